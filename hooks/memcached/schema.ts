@@ -1,0 +1,39 @@
+// Memcached, cache.example.com/v1alpha1: the Operator SDK tutorial's resource.
+import { Type, type Static } from '@sinclair/typebox';
+import type { ResourceDefinition } from '../../lib/hook.js';
+import { commonPrinterColumns, replicatedStatus, sizeField } from '../../lib/schemas.js';
+
+export const DEFAULT_IMAGE = 'memcached:1.6-alpine';
+export const DEFAULT_PORT = 11211;
+
+export const MemcachedSpec = Type.Object(
+  {
+    size: sizeField('Size is the size of the memcached deployment: the number of memcached pods.'),
+    image: Type.String({ minLength: 1, default: DEFAULT_IMAGE, description: 'The memcached container image.' }),
+    port: Type.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORT, description: 'The port memcached listens on.' }),
+  },
+  { description: 'MemcachedSpec defines the desired state of Memcached.' },
+);
+export type MemcachedSpec = Static<typeof MemcachedSpec>;
+
+export const MemcachedStatus = replicatedStatus({});
+
+export const resource: ResourceDefinition = {
+  group: 'cache.example.com',
+  version: 'v1alpha1',
+  kind: 'Memcached',
+  plural: 'memcacheds',
+  singular: 'memcached',
+  shortNames: ['mc'],
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'Memcached is a memcached Deployment and Service of a given size (the Operator SDK tutorial).',
+  spec: MemcachedSpec,
+  status: MemcachedStatus,
+  printerColumns: [
+    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of pods.' },
+    commonPrinterColumns.ready,
+    commonPrinterColumns.status,
+    commonPrinterColumns.age,
+  ],
+};

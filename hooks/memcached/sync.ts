@@ -1,0 +1,100 @@
+// Memcached: a Deployment of `size` memcached pods and a Service in front of them.
+// Pure decisions: request in, response out.
+import { conditionsFor, invalidSpecResponse, relatedPods } from '../../lib/hook.js';
+import { childLabels, selectorLabels } from '../../lib/labels.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  KubeObject,
+  ParentObject,
+} from '../../lib/metacontroller.js';
+import { dns1035Problem } from '../../lib/names.js';
+import { isTerminating, observed, observedNamed, statusNumber } from '../../lib/objects.js';
+import { replicaConditions } from '../../lib/replicas.js';
+import { specParser } from '../../lib/spec.js';
+import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
+
+const APP = 'memcached';
+const parser = specParser(MemcachedSpec);
+
+export function deployment(parent: ParentObject, spec: Spec): KubeObject {
+  const name = parent.metadata.name!;
+  const labels = childLabels(APP, name, 'cache');
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: parent.metadata.namespace, labels },
+    spec: {
+      replicas: spec.size,
+      selector: { matchLabels: selectorLabels(APP, name) },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: 'memcached',
+              image: spec.image,
+              command: ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', String(spec.port)],
+              ports: [{ name: 'memcached', containerPort: spec.port, protocol: 'TCP' }],
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export function service(parent: ParentObject, spec: Spec): KubeObject {
+  const name = parent.metadata.name!;
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'cache') },
+    spec: {
+      selector: selectorLabels(APP, name),
+      ports: [{ name: 'memcached', port: spec.port, targetPort: 'memcached', protocol: 'TCP' }],
+    },
+  };
+}
+
+export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
+  const parent = request.parent;
+  const name = parent.metadata.name ?? '';
+  const parsed = parser.parse(parent.spec);
+  const nameProblem = dns1035Problem(name);
+  if (!parsed.ok || nameProblem) {
+    return invalidSpecResponse(request, parsed.ok ? nameProblem! : parsed.message, now);
+  }
+  const spec = parsed.spec;
+
+  // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
+  const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  const pods = observed(request.related, 'Pod', 'v1').filter((p) => !isTerminating(p));
+  const readyReplicas = statusNumber(observedDeployment, 'readyReplicas');
+  const counts = {
+    desired: spec.size,
+    current: statusNumber(observedDeployment, 'replicas'),
+    ready: readyReplicas,
+    updated: statusNumber(observedDeployment, 'updatedReplicas'),
+    exists: observedDeployment !== undefined,
+  };
+  return {
+    status: {
+      nodes: pods.map((p) => p.metadata.name!),
+      replicas: counts.current,
+      readyReplicas,
+      ready: `${readyReplicas}/${spec.size}`,
+      observedGeneration: parent.metadata.generation ?? 0,
+      conditions: conditionsFor(parent, replicaConditions(counts), now),
+    },
+    children: [deployment(parent, spec), service(parent, spec)],
+  };
+}
+
+/** Asks for the pods of this Memcached so that status.nodes can list them. */
+export function customize(request: CustomizeRequest): CustomizeResponse {
+  const parent = request.parent;
+  return relatedPods(selectorLabels(APP, parent?.metadata.name ?? ''));
+}

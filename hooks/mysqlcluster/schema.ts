@@ -1,0 +1,64 @@
+// MySQLCluster, database.example.com/v1alpha1: a StatefulSet of MySQL members with their own volumes.
+import { Type, type Static } from '@sinclair/typebox';
+import type { ResourceDefinition } from '../../lib/hook.js';
+import { commonPrinterColumns, replicatedStatus, sizeField } from '../../lib/schemas.js';
+
+export const DEFAULT_VERSION = '8.0';
+/** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle. */
+export const VERSION_PATTERN = /^[0-9]+(\.[0-9]+){0,2}(-[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
+export const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$';
+
+export const MySQLClusterSpec = Type.Object(
+  {
+    size: sizeField('The number of MySQL members.'),
+    // YAML reads `version: 8.0` as the number 8, so the field takes a number or a string; the CRD cannot
+    // say "number or string" structurally and keeps it open, and the hook checks the format.
+    version: Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })], {
+      default: DEFAULT_VERSION,
+      description:
+        'MySQL version: the image is mysql:<version>. Quote it ("8.0"): unquoted, YAML turns 8.0 into 8, which is read as 8.0.',
+      'x-kubernetes-preserve-unknown-fields': true,
+    }),
+    storage: Type.Object(
+      {
+        size: Type.String({
+          pattern: QUANTITY_PATTERN,
+          default: '1Gi',
+          description: 'Size of each member data volume (a Kubernetes quantity). Fixed once the cluster exists.',
+        }),
+        storageClassName: Type.Optional(Type.String({ description: 'StorageClass of the data volumes.' })),
+      },
+      { default: {}, description: 'Each member keeps its data in a volume of its own.' },
+    ),
+  },
+  { description: 'MySQLClusterSpec defines the desired state of MySQLCluster.' },
+);
+export type MySQLClusterSpec = Static<typeof MySQLClusterSpec>;
+
+export const MySQLClusterStatus = replicatedStatus({
+  version: Type.Optional(Type.String({ description: 'The MySQL version in use (the image tag).' })),
+  secretName: Type.Optional(
+    Type.String({ description: 'The Secret holding the root password, once it has been observed.' }),
+  ),
+});
+
+export const resource: ResourceDefinition = {
+  group: 'database.example.com',
+  version: 'v1alpha1',
+  kind: 'MySQLCluster',
+  plural: 'mysqlclusters',
+  singular: 'mysqlcluster',
+  shortNames: ['mysql'],
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'MySQLCluster is a StatefulSet of MySQL members, their Services and a generated root password.',
+  spec: MySQLClusterSpec,
+  status: MySQLClusterStatus,
+  printerColumns: [
+    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of members.' },
+    commonPrinterColumns.ready,
+    { name: 'VERSION', type: 'string', jsonPath: '.status.version', description: 'MySQL version in use.' },
+    commonPrinterColumns.status,
+    commonPrinterColumns.age,
+  ],
+};

@@ -1,0 +1,72 @@
+// PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
+// Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
+import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
+import { childLabels } from '../../lib/labels.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { isPodReady, isTerminating, observed } from '../../lib/objects.js';
+import { replicaConditions } from '../../lib/replicas.js';
+import { specParser } from '../../lib/spec.js';
+import { PodSetSpec, type PodSetSpec as Spec } from './schema.js';
+
+const APP = 'podset';
+const parser = specParser(PodSetSpec);
+
+export function podName(parent: string, ordinal: number): string {
+  return `${parent}-${ordinal}`;
+}
+
+/** The ordinal of a pod of this PodSet, or undefined when the name is not <parent>-<n>. */
+export function ordinalOf(parent: string, podName: string): number | undefined {
+  const prefix = `${parent}-`;
+  if (!podName.startsWith(prefix)) return undefined;
+  const rest = podName.slice(prefix.length);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+export function pod(parent: ParentObject, spec: Spec, ordinal: number): KubeObject {
+  const name = parent.metadata.name!;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(name, ordinal),
+      namespace: parent.metadata.namespace,
+      // `app: <name>` is the label the seed's reconciler put on its pods; kept for people who select by it.
+      labels: { ...childLabels(APP, name, 'member'), app: name },
+    },
+    spec: {
+      containers: [{ name: 'busybox', image: spec.image, command: spec.command }],
+      restartPolicy: 'Always',
+    },
+  };
+}
+
+export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
+  const parent = request.parent;
+  const name = parent.metadata.name ?? '';
+  const parsed = parser.parse(parent.spec);
+  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
+  const spec = parsed.spec;
+
+  const pods = observed(request.children, 'Pod', 'v1')
+    .filter((p) => !isTerminating(p))
+    .map((p) => ({ pod: p, ordinal: ordinalOf(name, p.metadata.name ?? '') ?? Number.MAX_SAFE_INTEGER }))
+    .sort((a, b) => a.ordinal - b.ordinal || (a.pod.metadata.name! < b.pod.metadata.name! ? -1 : 1))
+    .map((p) => p.pod);
+  const ready = pods.filter(isPodReady).length;
+  const counts = { desired: spec.size, current: pods.length, ready, exists: true };
+
+  const children: KubeObject[] = [];
+  for (let i = 0; i < spec.size; i++) children.push(pod(parent, spec, i));
+  return {
+    status: {
+      nodes: pods.map((p) => p.metadata.name!),
+      replicas: pods.length,
+      readyReplicas: ready,
+      ready: `${ready}/${spec.size}`,
+      observedGeneration: parent.metadata.generation ?? 0,
+      conditions: conditionsFor(parent, replicaConditions(counts), now),
+    },
+    children,
+  };
+}

@@ -1,0 +1,132 @@
+// The Fastify app as a factory. It never listens: lib/server.ts does, and tests use app.inject().
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { hooks as allHooks } from '../hooks/index.js';
+import { defaultDeps, type Deps } from './deps.js';
+import type { HookContext, HookDefinition } from './hook.js';
+import {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  type HookName,
+  type ParentObject,
+} from './metacontroller.js';
+
+export interface AppOptions {
+  hooks?: HookDefinition[];
+  deps?: Partial<Deps>;
+  logger?: FastifyServerOptions['logger'];
+  /** Largest request body accepted, in bytes. Metacontroller sends every child of a parent. */
+  bodyLimit?: number;
+}
+
+export interface ServedHook {
+  name: string;
+  kind: string;
+  type: HookDefinition['type'];
+  hook: HookName;
+  method: 'POST';
+  path: string;
+}
+
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+export function buildApp(options: AppOptions = {}): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    ajv: {
+      // Never change what Metacontroller sent: no coercion, no removal, no defaults in the envelope.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const deps: Deps = { ...defaultDeps(), ...options.deps };
+  const definitions = options.hooks ?? allHooks;
+  const served: ServedHook[] = [];
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error, url: request.url }, 'hook failed');
+      // No stack traces or internals in bodies: the request id finds the log line.
+      return reply.code(status).send({
+        statusCode: status,
+        error: 'Internal Server Error',
+        message: `internal error; see the metaops log for request ${request.id}`,
+      });
+    }
+    const message = error.validation ? `invalid hook request: ${error.message}` : error.message;
+    return reply.code(status).send({ statusCode: status, error: httpError(status), message });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({
+      statusCode: 404,
+      error: 'Not Found',
+      message: `no route ${request.method} ${request.url}; GET /hooks lists the hooks served`,
+    });
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async () => ({ status: 'ok' }));
+  app.get('/hooks', async () => ({ hooks: served }));
+
+  for (const def of definitions) {
+    const kind = def.type === 'composite' ? def.resource.kind : def.name;
+    const add = (hook: HookName, body: TSchema, response: TSchema, handler: (body: never, ctx: HookContext) => unknown) => {
+      const path = `/hooks/${def.name}/${hook}`;
+      served.push({ name: def.name, kind, type: def.type, hook, method: 'POST', path });
+      app.post(path, { schema: { body, response: { 200: response } } }, async (request) => {
+        const target = parentOf(request.body as Record<string, unknown>);
+        const log = request.log.child({
+          hook: `${def.name}/${hook}`,
+          namespace: target?.metadata.namespace,
+          name: target?.metadata.name,
+          uid: target?.metadata.uid,
+        });
+        const result = await handler(request.body as never, { log, deps });
+        log.debug('hook answered');
+        return result;
+      });
+    };
+    if (def.type === 'composite') {
+      add('sync', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.sync(b, ctx));
+      if (def.finalize) add('finalize', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.finalize!(b, ctx));
+    } else {
+      add('sync', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.sync(b, ctx));
+      if (def.finalize) add('finalize', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.finalize!(b, ctx));
+    }
+    if (def.customize) add('customize', CustomizeRequest, CustomizeResponse, (b, ctx) => def.customize!(b, ctx));
+  }
+
+  return app as unknown as FastifyInstance;
+}
+
+function parentOf(body: Record<string, unknown> | undefined): ParentObject | undefined {
+  const target = (body?.['parent'] ?? body?.['object']) as ParentObject | undefined;
+  return target && typeof target === 'object' && target.metadata ? target : undefined;
+}
+
+function httpError(status: number): string {
+  switch (status) {
+    case 400:
+      return 'Bad Request';
+    case 404:
+      return 'Not Found';
+    case 405:
+      return 'Method Not Allowed';
+    case 413:
+      return 'Payload Too Large';
+    case 415:
+      return 'Unsupported Media Type';
+    default:
+      return 'Error';
+  }
+}

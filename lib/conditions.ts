@@ -1,0 +1,67 @@
+// Kubernetes-style status conditions (metav1.Condition), computed from what was observed.
+//
+// lastTransitionTime only moves when a condition's status changes: it is carried over from the parent's
+// current status otherwise, so the same observed state always gives the same answer.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ConditionStatus = Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]);
+
+export const Condition = Type.Object({
+  type: Type.String({ description: 'Type of condition in CamelCase, e.g. Ready.' }),
+  status: ConditionStatus,
+  reason: Type.String({ description: 'One-word CamelCase reason for the last transition.' }),
+  message: Type.String({ description: 'Human-readable details.' }),
+  lastTransitionTime: Type.String({ format: 'date-time' }),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type Condition = Static<typeof Condition>;
+
+export const Conditions = Type.Array(Condition, {
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+});
+
+export interface ConditionInput {
+  type: string;
+  status: boolean | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+/** The conditions currently reported in a parent's status, tolerant of anything malformed. */
+export function previousConditions(status: unknown): Condition[] {
+  if (!status || typeof status !== 'object') return [];
+  const list = (status as { conditions?: unknown }).conditions;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (c): c is Condition => !!c && typeof c === 'object' && typeof (c as Condition).type === 'string',
+  );
+}
+
+/** Builds the conditions, keeping each one's lastTransitionTime unless its status changed. */
+export function buildConditions(
+  inputs: ConditionInput[],
+  previous: Condition[],
+  observedGeneration: number | undefined,
+  now: Date,
+): Condition[] {
+  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return inputs.map((input) => {
+    const status = input.status === 'Unknown' ? 'Unknown' : input.status ? 'True' : 'False';
+    const before = previous.find((c) => c.type === input.type);
+    const lastTransitionTime = before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : stamp;
+    const condition: Condition = {
+      type: input.type,
+      status,
+      reason: input.reason,
+      message: input.message,
+      lastTransitionTime,
+    };
+    if (observedGeneration !== undefined) condition.observedGeneration = observedGeneration;
+    return condition;
+  });
+}
+
+export function findCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}

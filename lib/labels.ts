@@ -1,0 +1,66 @@
+// The Kubernetes recommended labels (app.kubernetes.io/*) on every child, and the stable selector subset.
+import type { LabelSelector } from './metacontroller.js';
+
+export const MANAGED_BY = 'metaops';
+
+/**
+ * The labels that select a parent's children. Only name and instance: they never change for the life of the
+ * parent, so selectors built from them stay valid across metaops versions and spec changes.
+ */
+export function selectorLabels(app: string, instance: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': app,
+    'app.kubernetes.io/instance': instance,
+  };
+}
+
+/** The full recommended set for a child object. */
+export function childLabels(
+  app: string,
+  instance: string,
+  component: string,
+  extra?: { version?: string | undefined; partOf?: string | undefined },
+): Record<string, string> {
+  const labels: Record<string, string> = {
+    ...selectorLabels(app, instance),
+    'app.kubernetes.io/component': component,
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+  };
+  if (extra?.version) labels['app.kubernetes.io/version'] = labelValue(extra.version);
+  if (extra?.partOf) labels['app.kubernetes.io/part-of'] = extra.partOf;
+  return labels;
+}
+
+/** Makes any string a valid label value (63 chars, alphanumerics, '-', '_', '.', alphanumeric at both ends). */
+export function labelValue(value: string): string {
+  const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 63);
+  return cleaned.replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
+}
+
+/** True when the labels satisfy the selector (matchLabels and matchExpressions, as Kubernetes defines them). */
+export function matchesSelector(labels: Record<string, string> | undefined, selector: LabelSelector): boolean {
+  const have = labels ?? {};
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (have[key] !== value) return false;
+  }
+  for (const expr of selector.matchExpressions ?? []) {
+    const present = Object.prototype.hasOwnProperty.call(have, expr.key);
+    const value = have[expr.key];
+    const values = expr.values ?? [];
+    switch (expr.operator) {
+      case 'In':
+        if (!present || !values.includes(value as string)) return false;
+        break;
+      case 'NotIn':
+        if (present && values.includes(value as string)) return false;
+        break;
+      case 'Exists':
+        if (!present) return false;
+        break;
+      case 'DoesNotExist':
+        if (present) return false;
+        break;
+    }
+  }
+  return true;
+}

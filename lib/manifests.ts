@@ -1,0 +1,217 @@
+// Generating Kubernetes manifests from the controllers' definitions: each CRD from its TypeBox schemas, each
+// CompositeController / DecoratorController from its hooks and child rules. `npm run manifests` writes them;
+// a test fails when the committed files differ from what this produces.
+import type { TSchema } from '@sinclair/typebox';
+import type { CompositeHookDefinition, HookDefinition, ResourceDefinition } from './hook.js';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+/**
+ * Turns a TypeBox (JSON Schema) schema into a Kubernetes structural schema: no $id, types everywhere,
+ * Records as additionalProperties, unions of literals as enums, T | null as nullable, open objects as
+ * x-kubernetes-preserve-unknown-fields.
+ */
+export function structural(schema: TSchema | JsonObject): JsonObject {
+  const src = JSON.parse(JSON.stringify(schema)) as JsonObject;
+  return convert(src);
+}
+
+function convert(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  // A field kept open on purpose (e.g. a number-or-string the hook checks): no type, no branches.
+  if (node['x-kubernetes-preserve-unknown-fields'] === true && Array.isArray(node['anyOf'])) {
+    copyAnnotations(node, out);
+    out['x-kubernetes-preserve-unknown-fields'] = true;
+    return out;
+  }
+  if (Array.isArray(node['anyOf'])) {
+    const branches = node['anyOf'] as JsonObject[];
+    const nonNull = branches.filter((b) => b['type'] !== 'null');
+    if (nonNull.length < branches.length && nonNull.length === 1) {
+      const inner = convert({ ...nonNull[0]!, ...withoutKeys(node, ['anyOf']) });
+      inner['nullable'] = true;
+      return inner;
+    }
+    if (branches.every((b) => 'const' in b)) {
+      const values = branches.map((b) => b['const'] as Json);
+      copyAnnotations(node, out);
+      out['type'] = typeof values[0] === 'number' ? 'number' : 'string';
+      out['enum'] = values;
+      return out;
+    }
+    throw new Error(`cannot express this union in a structural schema: ${JSON.stringify(node).slice(0, 200)}`);
+  }
+  if ('const' in node) {
+    copyAnnotations(node, out);
+    out['type'] = typeof node['const'] === 'number' ? 'number' : 'string';
+    out['enum'] = [node['const'] as Json];
+    return out;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    switch (key) {
+      case '$id':
+      case '$schema':
+        break;
+      case 'properties': {
+        const props: JsonObject = {};
+        for (const [name, sub] of Object.entries(value as JsonObject)) props[name] = convert(sub as JsonObject);
+        out['properties'] = props;
+        break;
+      }
+      case 'patternProperties': {
+        const subs = Object.values(value as JsonObject);
+        if (subs.length !== 1) throw new Error('only single-pattern Records are supported');
+        out['additionalProperties'] = convert(subs[0] as JsonObject);
+        break;
+      }
+      case 'additionalProperties':
+        if (value === true) out['x-kubernetes-preserve-unknown-fields'] = true;
+        else if (value && typeof value === 'object') out['additionalProperties'] = convert(value as JsonObject);
+        // `false` is how structural schemas behave anyway (unknown fields are pruned); it may not be written.
+        break;
+      case 'items':
+        out['items'] = convert(value as JsonObject);
+        break;
+      default:
+        out[key] = value as Json;
+    }
+  }
+  if (Array.isArray(out['required']) && out['properties']) {
+    // A defaulted field is filled in by the API server before validation: requiring it says nothing more,
+    // and would make an enclosing default such as `{}` invalid.
+    const props = out['properties'] as JsonObject;
+    const required = (out['required'] as string[]).filter((name) => !('default' in ((props[name] as JsonObject) ?? {})));
+    if (required.length) out['required'] = required;
+    else delete out['required'];
+  }
+  if (out['type'] === 'object' && out['properties'] && out['additionalProperties']) {
+    // properties and additionalProperties are mutually exclusive in a CRD schema.
+    delete out['additionalProperties'];
+  }
+  if (out['type'] === 'object' && !out['properties'] && !out['additionalProperties']) {
+    out['x-kubernetes-preserve-unknown-fields'] = true;
+  }
+  return out;
+}
+
+function copyAnnotations(from: JsonObject, to: JsonObject): void {
+  for (const key of ['description', 'default']) if (key in from) to[key] = from[key] as Json;
+}
+
+function withoutKeys(node: JsonObject, keys: string[]): JsonObject {
+  const copy: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) if (!keys.includes(k)) copy[k] = v;
+  return copy;
+}
+
+export function crdName(r: ResourceDefinition): string {
+  return `${r.plural}.${r.group}`;
+}
+
+export function crd(r: ResourceDefinition): JsonObject {
+  const names: JsonObject = { kind: r.kind, listKind: `${r.kind}List`, plural: r.plural, singular: r.singular };
+  if (r.shortNames?.length) names['shortNames'] = r.shortNames;
+  if (r.categories?.length) names['categories'] = r.categories;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: crdName(r),
+      labels: { 'app.kubernetes.io/part-of': 'metaops', 'app.kubernetes.io/managed-by': 'metaops' },
+    },
+    spec: {
+      group: r.group,
+      names,
+      scope: r.scope,
+      versions: [
+        {
+          name: r.version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: r.printerColumns.map((c) => ({ ...c }) as JsonObject),
+          schema: {
+            openAPIV3Schema: {
+              description: r.description,
+              type: 'object',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string', description: 'APIVersion of this representation of the object.' },
+                kind: { type: 'string', description: 'Kind of the REST resource this object represents.' },
+                metadata: { type: 'object' },
+                spec: structural(r.spec),
+                status: structural(r.status),
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Where Metacontroller reaches the hooks: the in-cluster Service, or a URL (the end-to-end suite). */
+export type WebhookTarget =
+  | { kind: 'service'; name: string; namespace: string; port: number }
+  | { kind: 'url'; base: string };
+
+export const PRODUCTION_TARGET: WebhookTarget = { kind: 'service', name: 'metaops', namespace: 'metaops', port: 80 };
+
+export interface ControllerOptions {
+  target: WebhookTarget;
+  timeout?: string;
+}
+
+function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
+  const path = `/hooks/${def.name}/${hook}`;
+  const timeout = options.timeout ?? '10s';
+  const t = options.target;
+  const wh: JsonObject =
+    t.kind === 'url'
+      ? { url: `${t.base}${path}`, timeout }
+      : { service: { name: t.name, namespace: t.namespace, port: t.port }, path, timeout };
+  return { webhook: wh };
+}
+
+export function controllerName(def: HookDefinition): string {
+  return `metaops-${def.name}`;
+}
+
+export function controller(def: HookDefinition, options: ControllerOptions): JsonObject {
+  const hooks: JsonObject = { sync: webhook(def, 'sync', options) };
+  if (def.finalize) hooks['finalize'] = webhook(def, 'finalize', options);
+  if (def.customize) hooks['customize'] = webhook(def, 'customize', options);
+  const rules = (def.type === 'composite' ? def.childResources : def.attachments).map((c) => {
+    const rule: JsonObject = { apiVersion: c.apiVersion, resource: c.resource };
+    if (c.updateStrategy) rule['updateStrategy'] = JSON.parse(JSON.stringify(c.updateStrategy)) as Json;
+    return rule;
+  });
+  const metadata = { name: controllerName(def), labels: { 'app.kubernetes.io/part-of': 'metaops' } };
+  if (def.type === 'composite') {
+    const spec: JsonObject = {
+      generateSelector: true,
+      parentResource: { apiVersion: `${def.resource.group}/${def.resource.version}`, resource: def.resource.plural },
+      childResources: rules,
+      hooks,
+    };
+    if (def.resyncPeriodSeconds) spec['resyncPeriodSeconds'] = def.resyncPeriodSeconds;
+    return { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata, spec };
+  }
+  const spec: JsonObject = {
+    resources: def.resources.map((r) => ({ ...r })),
+    attachments: rules,
+    hooks,
+  };
+  if (def.resyncPeriodSeconds) spec['resyncPeriodSeconds'] = def.resyncPeriodSeconds;
+  return { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata, spec };
+}
+
+/** The reason for each child rule's update strategy, in order, for comments in the generated YAML. */
+export function childRuleReasons(def: HookDefinition): string[] {
+  return (def.type === 'composite' ? def.childResources : def.attachments).map((c) => c.why);
+}
+
+export function compositeDefinitions(defs: HookDefinition[]): CompositeHookDefinition[] {
+  return defs.filter((d): d is CompositeHookDefinition => d.type === 'composite');
+}

@@ -1,0 +1,189 @@
+// The Metacontroller hook contract: what Metacontroller POSTs to a hook and what it expects back.
+//
+// Covers CompositeController sync/finalize, DecoratorController sync/finalize and the customize hook,
+// for hook API versions v1 and v2. The two versions differ in how the children/related maps are keyed
+// (`name`, or `namespace/name` when the parent is cluster scoped or for v2 related objects), so code reads
+// these maps by value (see lib/objects.ts) and never by constructing keys.
+//
+// Everything Kubernetes sends is declared open (`additionalProperties: true`): Metacontroller passes whole
+// objects and a hook must see every field of them. Response schemas are open too: Fastify's serialiser drops
+// undeclared properties, which would silently strip fields from the children we return.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+const open = { additionalProperties: true } as const;
+
+export const ObjectMeta = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    generateName: Type.Optional(Type.String()),
+    namespace: Type.Optional(Type.String()),
+    uid: Type.Optional(Type.String()),
+    generation: Type.Optional(Type.Integer()),
+    resourceVersion: Type.Optional(Type.String()),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+    annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
+    deletionTimestamp: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type ObjectMeta = Static<typeof ObjectMeta>;
+
+/** Any Kubernetes object as it travels on the wire. */
+export const KubeObject = Type.Object(
+  {
+    apiVersion: Type.String({ minLength: 1 }),
+    kind: Type.String({ minLength: 1 }),
+    metadata: ObjectMeta,
+  },
+  open,
+);
+export type KubeObject = Static<typeof KubeObject> & Record<string, unknown>;
+
+/** A parent object: like KubeObject, but its spec and status are always objects when present. */
+export const ParentObject = Type.Object(
+  {
+    apiVersion: Type.String({ minLength: 1 }),
+    kind: Type.String({ minLength: 1 }),
+    metadata: ObjectMeta,
+    spec: Type.Optional(Type.Object({}, open)),
+    status: Type.Optional(Type.Union([Type.Object({}, open), Type.Null()])),
+  },
+  open,
+);
+export type ParentObject = Static<typeof ParentObject> & Record<string, unknown>;
+
+/**
+ * `{"<Kind>.<apiVersion>": {"<name>" | "<namespace>/<name>": object}}`: the children or related objects
+ * Metacontroller observed, grouped by type. v1 keys by name when parent and child share a scope; v2 and
+ * cluster-scoped parents key by namespace/name.
+ */
+export const ObjectMap = Type.Record(Type.String(), Type.Record(Type.String(), KubeObject));
+export type ObjectMap = Record<string, Record<string, KubeObject>>;
+
+/** The CompositeController or DecoratorController object itself; hooks only read it. */
+export const ControllerObject = Type.Object({}, open);
+
+export const CompositeSyncRequest = Type.Object(
+  {
+    controller: ControllerObject,
+    parent: ParentObject,
+    children: Type.Optional(ObjectMap),
+    related: Type.Optional(Type.Union([ObjectMap, Type.Null()])),
+    finalizing: Type.Optional(Type.Boolean()),
+  },
+  open,
+);
+export type CompositeSyncRequest = {
+  controller: Record<string, unknown>;
+  parent: ParentObject;
+  children?: ObjectMap;
+  related?: ObjectMap | null;
+  finalizing?: boolean;
+};
+
+export const Status = Type.Object({}, open);
+export type Status = Record<string, unknown>;
+
+export const CompositeSyncResponse = Type.Object({
+  status: Type.Union([Status, Type.Null()]),
+  children: Type.Array(Type.Object({}, open)),
+  resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
+  finalized: Type.Optional(Type.Boolean()),
+});
+export type CompositeSyncResponse = {
+  status: Status | null;
+  children: KubeObject[];
+  resyncAfterSeconds?: number;
+  finalized?: boolean;
+};
+
+export const DecoratorSyncRequest = Type.Object(
+  {
+    controller: ControllerObject,
+    object: ParentObject,
+    attachments: Type.Optional(ObjectMap),
+    related: Type.Optional(Type.Union([ObjectMap, Type.Null()])),
+    finalizing: Type.Optional(Type.Boolean()),
+  },
+  open,
+);
+export type DecoratorSyncRequest = {
+  controller: Record<string, unknown>;
+  object: ParentObject;
+  attachments?: ObjectMap;
+  related?: ObjectMap | null;
+  finalizing?: boolean;
+};
+
+/** A null value removes the label or annotation. */
+const StringPatch = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
+
+export const DecoratorSyncResponse = Type.Object({
+  labels: Type.Optional(StringPatch),
+  annotations: Type.Optional(StringPatch),
+  status: Type.Optional(Type.Union([Status, Type.Null()])),
+  attachments: Type.Array(Type.Object({}, open)),
+  resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
+  finalized: Type.Optional(Type.Boolean()),
+});
+export type DecoratorSyncResponse = {
+  labels?: Record<string, string | null>;
+  annotations?: Record<string, string | null>;
+  status?: Status | null;
+  attachments: KubeObject[];
+  resyncAfterSeconds?: number;
+  finalized?: boolean;
+};
+
+/** The customize hook is sent the controller and the parent (CompositeController) or object (Decorator). */
+export const CustomizeRequest = Type.Object(
+  {
+    controller: ControllerObject,
+    parent: Type.Optional(ParentObject),
+    object: Type.Optional(ParentObject),
+  },
+  open,
+);
+export type CustomizeRequest = {
+  controller: Record<string, unknown>;
+  parent?: ParentObject;
+  object?: ParentObject;
+};
+
+export const LabelSelectorRequirement = Type.Object({
+  key: Type.String(),
+  operator: Type.Union([
+    Type.Literal('In'),
+    Type.Literal('NotIn'),
+    Type.Literal('Exists'),
+    Type.Literal('DoesNotExist'),
+  ]),
+  values: Type.Optional(Type.Array(Type.String())),
+});
+export const LabelSelector = Type.Object({
+  matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirement)),
+});
+export type LabelSelector = Static<typeof LabelSelector>;
+
+export const RelatedResourceRule = Type.Object({
+  apiVersion: Type.String(),
+  resource: Type.String(),
+  labelSelector: Type.Optional(LabelSelector),
+  namespace: Type.Optional(Type.String()),
+  names: Type.Optional(Type.Array(Type.String())),
+});
+export type RelatedResourceRule = Static<typeof RelatedResourceRule>;
+
+export const CustomizeResponse = Type.Object({
+  relatedResources: Type.Array(RelatedResourceRule),
+});
+export type CustomizeResponse = Static<typeof CustomizeResponse>;
+
+/** The hooks a route can serve. */
+export type HookName = 'sync' | 'finalize' | 'customize';
+
+export interface RouteSchemas {
+  body: TSchema;
+  response: TSchema;
+}

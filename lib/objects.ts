@@ -1,0 +1,115 @@
+// Reading what Metacontroller observed, and handing it back unchanged.
+import type { KubeObject, ObjectMap } from './metacontroller.js';
+
+/** The map key Metacontroller uses for a child type: `<Kind>.<apiVersion>`, e.g. `StatefulSet.apps/v1`. */
+export function typeKey(kind: string, apiVersion: string): string {
+  return `${kind}.${apiVersion}`;
+}
+
+/**
+ * The observed objects of one type, whatever the map is keyed by (v1 `name`, v2 `namespace/name`),
+ * sorted by namespace and name so that every answer built from them is deterministic.
+ */
+export function observed(map: ObjectMap | null | undefined, kind: string, apiVersion: string): KubeObject[] {
+  const group = map?.[typeKey(kind, apiVersion)];
+  if (!group) return [];
+  return Object.values(group).sort(compareObjects);
+}
+
+/** The observed object of a type with this name, if any. */
+export function observedNamed(
+  map: ObjectMap | null | undefined,
+  kind: string,
+  apiVersion: string,
+  name: string,
+): KubeObject | undefined {
+  const group = map?.[typeKey(kind, apiVersion)];
+  if (!group) return undefined;
+  // v1 keys by name; v2 (and cluster-scoped parents) by namespace/name: look the value up by its own name.
+  const direct = group[name];
+  if (direct && direct.metadata.name === name) return direct;
+  return Object.values(group).find((o) => o.metadata.name === name);
+}
+
+/** Every observed object of every type, in a stable order. */
+export function allObserved(map: ObjectMap | null | undefined): KubeObject[] {
+  if (!map) return [];
+  return Object.keys(map)
+    .sort()
+    .flatMap((key) => Object.values(map[key] ?? {}).sort(compareObjects));
+}
+
+export function compareObjects(a: KubeObject, b: KubeObject): number {
+  const an = a.metadata.namespace ?? '';
+  const bn = b.metadata.namespace ?? '';
+  if (an !== bn) return an < bn ? -1 : 1;
+  const a1 = a.metadata.name ?? '';
+  const b1 = b.metadata.name ?? '';
+  return a1 < b1 ? -1 : a1 > b1 ? 1 : 0;
+}
+
+/** The annotation in which Metacontroller's dynamic apply keeps the last desired state it applied. */
+export const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
+
+const SERVER_METADATA = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'ownerReferences',
+  'selfLink',
+  'finalizers',
+] as const;
+
+/**
+ * The desired form of an observed child, for answers that must leave it exactly as it is (an invalid spec,
+ * a dependency that is down). Metacontroller applies what a hook returns: returning the configuration it
+ * last applied changes nothing. When that annotation is absent (server-side apply), the object is returned
+ * without its server-populated fields and status.
+ */
+export function keepObserved(obj: KubeObject): KubeObject {
+  const lastApplied = obj.metadata.annotations?.[LAST_APPLIED];
+  if (lastApplied) {
+    try {
+      const parsed = JSON.parse(lastApplied) as KubeObject;
+      if (parsed && typeof parsed === 'object' && parsed.kind === obj.kind && parsed.metadata?.name === obj.metadata.name) {
+        return { ...parsed, apiVersion: obj.apiVersion, kind: obj.kind };
+      }
+    } catch {
+      // fall through to the sanitised copy
+    }
+  }
+  const copy = structuredClone(obj) as KubeObject;
+  delete copy['status'];
+  const meta = copy.metadata as Record<string, unknown>;
+  for (const field of SERVER_METADATA) delete meta[field];
+  const annotations = meta['annotations'] as Record<string, string> | undefined;
+  if (annotations) {
+    delete annotations[LAST_APPLIED];
+    delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
+    if (Object.keys(annotations).length === 0) delete meta['annotations'];
+  }
+  return copy;
+}
+
+/** Kubernetes Pod readiness: phase Running and the Ready condition True. */
+export function isPodReady(pod: KubeObject): boolean {
+  const status = pod['status'] as { phase?: string; conditions?: Array<{ type?: string; status?: string }> } | undefined;
+  if (!status || status.phase !== 'Running') return false;
+  return (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** True when the object is being deleted. */
+export function isTerminating(obj: KubeObject): boolean {
+  return Boolean(obj.metadata.deletionTimestamp);
+}
+
+/** Reads a numeric field of an observed object's status, 0 when absent. */
+export function statusNumber(obj: KubeObject | undefined, field: string): number {
+  const status = obj?.['status'] as Record<string, unknown> | undefined;
+  const value = status?.[field];
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
