@@ -47,6 +47,9 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Hooks speak JSON only: anything else is 415 Unsupported Media Type rather than a confusing 400.
+  app.removeContentTypeParser(['text/plain']);
+
   const deps: Deps = { ...defaultDeps(), ...options.deps };
   const definitions = options.hooks ?? allHooks;
   const served: ServedHook[] = [];

@@ -2,19 +2,28 @@
 //
 // lastTransitionTime only moves when a condition's status changes: it is carried over from the parent's
 // current status otherwise, so the same observed state always gives the same answer.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 export const ConditionStatus = Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]);
 
+// Only type and status are required: Metacontroller itself adds an `Updated` condition during rolling
+// updates, without a timestamp, and the CRD must accept it.
 export const Condition = Type.Object({
   type: Type.String({ description: 'Type of condition in CamelCase, e.g. Ready.' }),
   status: ConditionStatus,
-  reason: Type.String({ description: 'One-word CamelCase reason for the last transition.' }),
-  message: Type.String({ description: 'Human-readable details.' }),
-  lastTransitionTime: Type.String({ format: 'date-time' }),
+  reason: Type.Optional(Type.String({ description: 'One-word CamelCase reason for the last transition.' })),
+  message: Type.Optional(Type.String({ description: 'Human-readable details.' })),
+  lastTransitionTime: Type.Optional(Type.String({ format: 'date-time' })),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
-export type Condition = Static<typeof Condition>;
+export type Condition = {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+};
 
 export const Conditions = Type.Array(Condition, {
   'x-kubernetes-list-type': 'map',
@@ -62,6 +71,3 @@ export function buildConditions(
   });
 }
 
-export function findCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
-}

@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# Build: compile the TypeScript with every dependency installed.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY lib ./lib
+COPY hooks ./hooks
+RUN npm run build
+
+# Production dependencies only.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+
+# Runtime: compiled output and production dependencies, as a non-root user.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production PORT=8080
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER 10001:10001
+EXPOSE 8080
+ENTRYPOINT ["node", "dist/lib/server.js"]

@@ -1,0 +1,226 @@
+// The seeds' walkthroughs, run with kubectl against the real control plane. Each scenario asserts on
+// `kubectl get ... -o json` and waits with a time limit, never a fixed sleep. Returns notes for the report.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { ControlPlane } from './cluster.js';
+import { waitFor } from './cluster.js';
+
+export interface Scenario {
+  name: string;
+  run(plane: ControlPlane): Promise<string[] | void>;
+}
+
+const examples = (root: string, file: string) => join(root, 'manifests', 'examples', file);
+const secs = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+const condition = (obj: any, type: string) => obj?.status?.conditions?.find((c: any) => c.type === type);
+
+const memcached: Scenario = {
+  name: 'Memcached: the tutorial sample gets its Deployment and Service, nodes, scaling, deletion',
+  async run(k) {
+    const notes: string[] = [];
+    let t0 = Date.now();
+    await k.kubectl(['apply', '-f', examples(k.repo, 'memcached.yaml')]);
+    const deploy = await waitFor('Deployment memcached-sample with 3 replicas', async () => {
+      const d = await k.getOrUndefined(['deployment', 'memcached-sample']);
+      return d?.spec.replicas === 3 ? d : undefined;
+    });
+    assert.equal(deploy.spec.template.spec.containers[0].image, 'memcached:1.6-alpine');
+    const svc = await waitFor('Service memcached-sample', () => k.getOrUndefined(['service', 'memcached-sample']));
+    assert.equal(svc.spec.ports[0].port, 11211);
+    notes.push(`Deployment and Service created in ${secs(t0)}`);
+
+    t0 = Date.now();
+    const selector = 'app.kubernetes.io/instance=memcached-sample';
+    const mc = await waitFor('status.nodes to list 3 ready pods and Available=True', async () => {
+      await k.markPodsReady(selector);
+      const m = await k.json(['get', 'memcached', 'memcached-sample']);
+      return m.status?.nodes?.length === 3 && condition(m, 'Available')?.status === 'True' ? m : undefined;
+    }, 90_000);
+    const pods = await k.json(['get', 'pods', '-l', selector]);
+    assert.deepEqual([...mc.status.nodes].sort(), pods.items.map((p: any) => p.metadata.name).sort());
+    assert.equal(mc.status.readyReplicas, 3);
+    notes.push(`pods ready -> status.nodes and Available=True in ${secs(t0)}`);
+
+    t0 = Date.now();
+    await k.kubectl(['patch', 'memcached', 'memcached-sample', '--type=merge', '-p', '{"spec":{"size":4}}']);
+    await waitFor('size 4 reflected in the Deployment, status and nodes', async () => {
+      await k.markPodsReady(selector);
+      const m = await k.json(['get', 'memcached', 'memcached-sample']);
+      const d = await k.json(['get', 'deployment', 'memcached-sample']);
+      return d.spec.replicas === 4 && m.status?.nodes?.length === 4 && m.status.ready === '4/4';
+    }, 90_000);
+    notes.push(`size 3 -> 4 converged in ${secs(t0)}`);
+
+    t0 = Date.now();
+    await k.kubectl(['delete', 'memcached', 'memcached-sample', '--wait=true', '--timeout=60s']);
+    await waitFor('Deployment and Service to be garbage-collected', async () => {
+      const d = await k.getOrUndefined(['deployment', 'memcached-sample']);
+      const s = await k.getOrUndefined(['service', 'memcached-sample']);
+      return !d && !s;
+    }, 90_000);
+    notes.push(`delete -> children gone in ${secs(t0)}`);
+    return notes;
+  },
+};
+
+const podset: Scenario = {
+  name: 'PodSet: three pods by ordinal, a deleted pod returns, scale to 1, printer columns',
+  async run(k) {
+    const notes: string[] = [];
+    let t0 = Date.now();
+    await k.kubectl(['apply', '-f', examples(k.repo, 'podset.yaml')]);
+    const names = ['podset-sample-0', 'podset-sample-1', 'podset-sample-2'];
+    const podsOf = async () =>
+      (await k.json(['get', 'pods', '-l', 'app.kubernetes.io/instance=podset-sample'])).items.filter(
+        (p: any) => !p.metadata.deletionTimestamp,
+      );
+    const pods = await waitFor('three pods', async () => {
+      const items = await podsOf();
+      return items.length === 3 ? items : undefined;
+    });
+    assert.deepEqual(pods.map((p: any) => p.metadata.name).sort(), names);
+    for (const p of pods) {
+      assert.equal(p.spec.containers[0].image, 'busybox');
+      assert.deepEqual(p.spec.containers[0].command, ['sleep', '3600']);
+      assert.equal(p.metadata.ownerReferences?.[0]?.kind, 'PodSet', 'owned directly by the PodSet');
+    }
+    notes.push(`three pods in ${secs(t0)}`);
+
+    t0 = Date.now();
+    const before = pods.find((p: any) => p.metadata.name === 'podset-sample-1').metadata.uid;
+    await k.kubectl(['delete', 'pod', 'podset-sample-1', '--wait=true']);
+    await waitFor('podset-sample-1 to come back as a new pod', async () => {
+      const p = await k.getOrUndefined(['pod', 'podset-sample-1']);
+      return p && p.metadata.uid !== before && !p.metadata.deletionTimestamp;
+    });
+    notes.push(`deleted pod recreated under its name in ${secs(t0)}`);
+
+    t0 = Date.now();
+    await k.markPodsReady('app.kubernetes.io/instance=podset-sample');
+    await waitFor('status 3/3 ready', async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3');
+    await k.kubectl(['patch', 'podset', 'podset-sample', '--type=merge', '-p', '{"spec":{"size":1}}']);
+    await waitFor('only podset-sample-0 left', async () => {
+      const items = await podsOf();
+      return items.length === 1 && items[0].metadata.name === 'podset-sample-0';
+    });
+    const ps = await waitFor('status to report one pod', async () => {
+      const p = await k.json(['get', 'podset', 'podset-sample']);
+      return p.status?.nodes?.length === 1 ? p : undefined;
+    });
+    assert.deepEqual(ps.status.nodes, ['podset-sample-0']);
+    notes.push(`scale 3 -> 1 removed the two highest ordinals in ${secs(t0)}`);
+
+    const table = await k.kubectl(['get', 'podsets']);
+    const header = table.split('\n')[0]!.split(/\s+/);
+    assert.deepEqual(header, ['NAME', 'SIZE', 'READY', 'STATUS', 'AGE']);
+    assert.match(table.split('\n')[1]!, /^podset-sample\s+1\s+1\/1\s+Available\s+\d+s/);
+    notes.push(`kubectl get podsets: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
+    await k.kubectl(['delete', 'podset', 'podset-sample', '--wait=true']);
+    return notes;
+  },
+};
+
+const mysql: Scenario = {
+  name: 'MySQLCluster: seed YAML verbatim, password kept across resyncs and a hook restart, invalid spec deletes nothing',
+  async run(k) {
+    const notes: string[] = [];
+    let t0 = Date.now();
+    await k.kubectl(['apply', '-f', examples(k.repo, 'mysqlcluster.yaml')]);
+    const sts = await waitFor('StatefulSet my-mysql', () => k.getOrUndefined(['statefulset', 'my-mysql']));
+    assert.equal(sts.spec.replicas, 3);
+    assert.equal(sts.spec.template.spec.containers[0].image, 'mysql:8.0');
+    assert.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '1Gi');
+    const headless = await waitFor('headless Service', () => k.getOrUndefined(['service', 'my-mysql-headless']));
+    assert.equal(headless.spec.clusterIP, 'None');
+    const client = await waitFor('client Service', () => k.getOrUndefined(['service', 'my-mysql']));
+    assert.equal(client.spec.ports[0].port, 3306);
+    const secret = await waitFor('Secret', () => k.getOrUndefined(['secret', 'my-mysql-mysql']));
+    const password = secret.data['root-password'];
+    assert.ok(password && Buffer.from(password, 'base64').length >= 24);
+    notes.push(`StatefulSet, two Services and Secret in ${secs(t0)}`);
+
+    const uids = async () =>
+      Promise.all(
+        [['statefulset', 'my-mysql'], ['service', 'my-mysql'], ['service', 'my-mysql-headless'], ['secret', 'my-mysql-mysql']].map(
+          async (args) => (await k.json(['get', ...args])).metadata.uid as string,
+        ),
+      );
+    const before = await uids();
+
+    // Resyncs: a label change on the parent makes Metacontroller call the hook again.
+    t0 = Date.now();
+    for (let i = 1; i <= 3; i++) {
+      await k.kubectl(['label', 'mysqlcluster', 'my-mysql', `resync=${i}`, '--overwrite']);
+      await waitFor(`sync ${i} observed`, async () => {
+        const log = k.readLog('metaops');
+        return (log.match(/"hook":"mysqlcluster\/sync"/g) ?? []).length > i;
+      });
+    }
+    assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
+
+    // A restart of the hook server: nothing of the password lives in it.
+    await k.stopHooks();
+    await k.startHooks();
+    await k.kubectl(['patch', 'mysqlcluster', 'my-mysql', '--type=merge', '-p', '{"spec":{"size":2}}']);
+    await waitFor('size 2 applied after the restart', async () => (await k.json(['get', 'statefulset', 'my-mysql'])).spec.replicas === 2);
+    assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
+    assert.deepEqual(await uids(), before, 'no child was recreated');
+    notes.push(`password unchanged over 3 resyncs and a hook restart (${secs(t0)})`);
+
+    // An invalid spec: the hook reports it and keeps every child as it is.
+    t0 = Date.now();
+    await k.kubectl(['patch', 'mysqlcluster', 'my-mysql', '--type=merge', '-p', '{"spec":{"version":"eight"}}']);
+    const invalid = await waitFor('Ready=False InvalidSpec', async () => {
+      const m = await k.json(['get', 'mysqlcluster', 'my-mysql']);
+      const ready = condition(m, 'Ready');
+      return ready?.reason === 'InvalidSpec' && ready.observedGeneration === m.metadata.generation ? m : undefined;
+    });
+    assert.match(condition(invalid, 'Ready').message, /spec\.version is "eight"/);
+    const after = await k.json(['get', 'statefulset', 'my-mysql']);
+    assert.equal(after.spec.template.spec.containers[0].image, 'mysql:8.0');
+    assert.equal(after.spec.replicas, 2);
+    assert.deepEqual(await uids(), before, 'no child deleted or recreated');
+    notes.push(`invalid version -> InvalidSpec condition in ${secs(t0)}, all four children kept`);
+
+    const table = await k.kubectl(['get', 'mysqlclusters']);
+    assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'SIZE', 'READY', 'VERSION', 'STATUS', 'AGE']);
+    notes.push(`kubectl get mysqlclusters: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
+    await k.kubectl(['delete', 'mysqlcluster', 'my-mysql', '--wait=true']);
+    return notes;
+  },
+};
+
+const hookDown: Scenario = {
+  name: 'Hook server down: a change made meanwhile is applied once it is back, nothing deleted meanwhile',
+  async run(k) {
+    const notes: string[] = [];
+    await k.kubectl(['apply', '-f', examples(k.repo, 'podset.yaml')]);
+    const selector = 'app.kubernetes.io/instance=podset-sample';
+    const live = async () =>
+      (await k.json(['get', 'pods', '-l', selector])).items.filter((p: any) => !p.metadata.deletionTimestamp);
+    await waitFor('three pods', async () => (await live()).length === 3);
+    const uids = (await live()).map((p: any) => p.metadata.uid).sort();
+
+    await k.stopHooks();
+    const t0 = Date.now();
+    const errorsBefore = (k.readLog('metacontroller').match(/connection refused/g) ?? []).length;
+    await k.kubectl(['patch', 'podset', 'podset-sample', '--type=merge', '-p', '{"spec":{"size":5}}']);
+    // Wait until Metacontroller has tried the hook and failed, then check that nothing changed.
+    await waitFor('Metacontroller to fail reaching the hook', async () =>
+      (k.readLog('metacontroller').match(/connection refused/g) ?? []).length > errorsBefore,
+    );
+    assert.deepEqual((await live()).map((p: any) => p.metadata.uid).sort(), uids, 'no pod touched while the hook was down');
+    notes.push(`Metacontroller saw the hook down after ${secs(t0)}; the three pods were untouched`);
+
+    const t1 = Date.now();
+    await k.startHooks();
+    await waitFor('five pods once the hook is back', async () => (await live()).length === 5, 120_000);
+    const now = (await live()).map((p: any) => p.metadata.uid);
+    for (const uid of uids) assert.ok(now.includes(uid), 'the original pods are still there');
+    notes.push(`change applied ${secs(t1)} after the hook came back (Metacontroller's retry back-off)`);
+    await k.kubectl(['delete', 'podset', 'podset-sample', '--wait=true']);
+    return notes;
+  },
+};
+
+export const scenarios: Scenario[] = [memcached, podset, mysql, hookDown];

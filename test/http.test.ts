@@ -1,0 +1,132 @@
+import t from 'tap';
+import { buildApp } from '../lib/app.js';
+import { example, FIXED_NOW } from './fixtures/requests.js';
+
+function build(t: { teardown(fn: () => unknown): void }) {
+  const app = buildApp({ deps: { now: () => FIXED_NOW, randomSecret: () => 'fixed-password' } });
+  t.teardown(() => app.close());
+  return app;
+}
+
+t.test('GET /hooks lists every hook served', async (t) => {
+  const app = build(t);
+  const res = await app.inject({ method: 'GET', url: '/hooks' });
+  t.equal(res.statusCode, 200);
+  const paths = res.json().hooks.map((h: any) => h.path);
+  t.same(paths, [
+    '/hooks/memcached/sync',
+    '/hooks/memcached/customize',
+    '/hooks/podset/sync',
+    '/hooks/mysqlcluster/sync',
+    '/hooks/mysqlcluster/customize',
+  ]);
+});
+
+t.test('health and readiness', async (t) => {
+  const app = build(t);
+  t.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
+  t.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+});
+
+t.test('POST /hooks/memcached/sync answers with every field of every child', async (t) => {
+  const app = build(t);
+  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
+  t.equal(res.statusCode, 200);
+  const body = res.json();
+  const deploy = body.children.find((c: any) => c.kind === 'Deployment');
+  t.equal(deploy.spec.replicas, 3);
+  t.same(deploy.spec.template.spec.containers[0].command, ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', '11211']);
+  t.equal(body.status.conditions[0].lastTransitionTime, '2026-01-02T03:04:05Z');
+  t.notOk('finalized' in body, 'no fields Metacontroller does not know');
+});
+
+t.test('the three hooks answer their example requests', async (t) => {
+  const app = build(t);
+  for (const [url, file, kinds] of [
+    ['/hooks/podset/sync', 'podset-sync', ['Pod', 'Pod']],
+    ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', ['Secret', 'StatefulSet', 'Service', 'Service']],
+  ] as const) {
+    const res = await app.inject({ method: 'POST', url, payload: example(file) });
+    t.equal(res.statusCode, 200, url);
+    t.same(res.json().children.map((c: any) => c.kind), kinds);
+  }
+  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/customize', payload: example('memcached-customize') });
+  t.equal(res.json().relatedResources[0].resource, 'pods');
+});
+
+t.test('bad requests get a 4xx that says what is wrong', async (t) => {
+  const app = build(t);
+  const noParent = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: { controller: {} } });
+  t.equal(noParent.statusCode, 400);
+  t.match(noParent.json().message, /must have required property 'parent'/);
+
+  const badChildren = example('memcached-sync') as any;
+  badChildren.children = { 'Deployment.apps/v1': { x: { kind: 'Deployment' } } };
+  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: badChildren });
+  t.equal(res.statusCode, 400);
+  t.match(res.json().message, /children/);
+
+  const malformed = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"controller":',
+  });
+  t.equal(malformed.statusCode, 400);
+  t.match(malformed.json().message, /JSON/i);
+
+  const wrongType = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    headers: { 'content-type': 'text/plain' },
+    payload: 'hello',
+  });
+  t.equal(wrongType.statusCode, 415);
+
+  const unknown = await app.inject({ method: 'POST', url: '/hooks/nosuchkind/sync', payload: {} });
+  t.equal(unknown.statusCode, 404);
+  t.match(unknown.json().message, /GET \/hooks lists/);
+});
+
+t.test('an invalid spec is a 200 with a condition, not an error', async (t) => {
+  const app = build(t);
+  const req = example('memcached-sync') as any;
+  req.parent.spec.size = -1;
+  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: req });
+  t.equal(res.statusCode, 200);
+  t.match(res.json().status.conditions[0], { type: 'Ready', status: 'False', reason: 'InvalidSpec' });
+});
+
+t.test('a hook that throws is a 500 that hides the details', async (t) => {
+  const app = buildApp({
+    hooks: [
+      {
+        type: 'composite',
+        name: 'broken',
+        resource: {} as any,
+        childResources: [],
+        sync: () => {
+          throw new Error('secret internals');
+        },
+      },
+    ],
+  });
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'POST', url: '/hooks/broken/sync', payload: example('memcached-sync') });
+  t.equal(res.statusCode, 500);
+  t.notMatch(res.body, /secret internals/);
+  t.match(res.json().message, /see the metaops log for request/);
+});
+
+t.test('over a real socket', async (t) => {
+  const app = build(t);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const res = await fetch(`${address}/hooks/podset/sync`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(example('podset-sync')),
+  });
+  t.equal(res.status, 200);
+  const body = (await res.json()) as any;
+  t.same(body.children.map((c: any) => c.metadata.name), ['podset-sample-0', 'podset-sample-1']);
+});

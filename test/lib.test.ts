@@ -1,0 +1,95 @@
+import t from 'tap';
+import { buildConditions } from '../lib/conditions.js';
+import { labelValue, matchesSelector } from '../lib/labels.js';
+import type { KubeObject } from '../lib/metacontroller.js';
+import { dns1035Problem } from '../lib/names.js';
+import { allObserved, keepObserved, LAST_APPLIED, observedNamed } from '../lib/objects.js';
+import { objectMap } from './fixtures/requests.js';
+
+const deployment: KubeObject = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'ns', labels: { a: 'b' } },
+  spec: { replicas: 2 },
+};
+
+t.test('keepObserved returns what Metacontroller last applied', async (t) => {
+  const observed = {
+    ...structuredClone(deployment),
+    metadata: {
+      ...deployment.metadata,
+      uid: 'u',
+      resourceVersion: '7',
+      annotations: { [LAST_APPLIED]: JSON.stringify(deployment), other: 'x' },
+    },
+    spec: { replicas: 2, revisionHistoryLimit: 10 },
+    status: { replicas: 2 },
+  };
+  t.same(keepObserved(observed), deployment);
+});
+
+t.test('keepObserved without the annotation strips server fields and status', async (t) => {
+  const observed = {
+    ...structuredClone(deployment),
+    metadata: {
+      ...deployment.metadata,
+      uid: 'u',
+      resourceVersion: '7',
+      generation: 3,
+      creationTimestamp: 'then',
+      managedFields: [],
+      ownerReferences: [],
+      annotations: { [LAST_APPLIED]: '{not json' },
+    },
+    status: { replicas: 2 },
+  };
+  t.same(keepObserved(observed), deployment);
+});
+
+t.test('observed maps are read by value, whatever their keys', async (t) => {
+  for (const keying of ['v1', 'v2'] as const) {
+    const map = objectMap([deployment, { ...deployment, metadata: { name: 'api', namespace: 'ns' } }], keying);
+    t.equal(observedNamed(map, 'Deployment', 'apps/v1', 'web')?.metadata.name, 'web');
+    t.equal(observedNamed(map, 'Deployment', 'apps/v1', 'nope'), undefined);
+    t.same(allObserved(map).map((o) => o.metadata.name), ['api', 'web']);
+  }
+  t.same(allObserved(undefined), []);
+});
+
+t.test('label selectors as Kubernetes defines them', async (t) => {
+  const labels = { app: 'web', tier: 'front' };
+  t.ok(matchesSelector(labels, { matchLabels: { app: 'web' } }));
+  t.notOk(matchesSelector(labels, { matchLabels: { app: 'api' } }));
+  t.ok(matchesSelector(labels, { matchExpressions: [{ key: 'tier', operator: 'In', values: ['front', 'back'] }] }));
+  t.notOk(matchesSelector(labels, { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] }));
+  t.ok(matchesSelector(labels, { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }));
+  t.notOk(matchesSelector(labels, { matchExpressions: [{ key: 'zone', operator: 'Exists' }] }));
+  t.ok(matchesSelector(labels, { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }));
+  t.notOk(matchesSelector(undefined, { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }));
+  t.ok(matchesSelector(undefined, {}), 'an empty selector matches everything');
+});
+
+t.test('label values and Service names', async (t) => {
+  t.equal(labelValue('mysql:8.0'), 'mysql-8.0');
+  t.equal(labelValue('-x-'), 'x');
+  t.equal(labelValue('a'.repeat(80)).length, 63);
+  t.equal(dns1035Problem('web'), undefined);
+  t.match(dns1035Problem('1web'), /start with a letter/);
+  t.match(dns1035Problem('Web'), /lower-case/);
+  t.match(dns1035Problem('a'.repeat(60), '-headless'), /at most 63/);
+});
+
+t.test('conditions keep their transition time while their status holds', async (t) => {
+  const t1 = new Date('2026-01-01T00:00:00Z');
+  const t2 = new Date('2026-01-01T01:00:00Z');
+  const first = buildConditions([{ type: 'Ready', status: false, reason: 'A', message: 'a' }], [], 1, t1);
+  const same = buildConditions([{ type: 'Ready', status: false, reason: 'B', message: 'b' }], first, 2, t2);
+  t.equal(same[0]!.lastTransitionTime, '2026-01-01T00:00:00Z');
+  t.equal(same[0]!.reason, 'B');
+  t.equal(same[0]!.observedGeneration, 2);
+  const flipped = buildConditions([{ type: 'Ready', status: true, reason: 'C', message: 'c' }], same, 2, t2);
+  t.equal(flipped[0]!.lastTransitionTime, '2026-01-01T01:00:00Z');
+  const unknown = buildConditions([{ type: 'Ready', status: 'Unknown', reason: 'D', message: 'd' }], [], undefined, t2);
+  t.equal(unknown[0]!.status, 'Unknown');
+  t.notOk('observedGeneration' in unknown[0]!);
+});

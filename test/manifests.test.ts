@@ -1,0 +1,98 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import t from 'tap';
+import YAML from 'yaml';
+import { hooks } from '../hooks/index.js';
+import { crd, structural } from '../lib/manifests.js';
+import { renderManifests } from '../scripts/render-manifests.js';
+import { root } from './fixtures/requests.js';
+
+t.test('the committed CRDs and controllers are what the schemas generate', async (t) => {
+  const files = renderManifests();
+  t.ok(files.size >= 6);
+  for (const [path, text] of files) {
+    const committed = readFileSync(join(root, 'manifests', path), 'utf8');
+    t.equal(committed, text, `manifests/${path} is up to date (run npm run manifests)`);
+  }
+  for (const dir of ['crds', 'controllers']) {
+    for (const name of readdirSync(join(root, 'manifests', dir))) {
+      t.ok(files.has(`${dir}/${name}`), `manifests/${dir}/${name} is generated, not left over`);
+    }
+  }
+});
+
+/** The openAPIV3Schema of a generated CRD, checked the way the API server would: defaults first. */
+function validator(kind: string) {
+  const def = hooks.find((h) => h.type === 'composite' && h.resource.kind === kind);
+  if (!def || def.type !== 'composite') throw new Error(kind);
+  const schema = (crd(def.resource) as any).spec.versions[0].schema.openAPIV3Schema;
+  const ajv = new Ajv({ strict: false, useDefaults: true, allErrors: true });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  return ajv.compile(schema);
+}
+
+t.test('the seed resources in manifests/examples validate against the generated CRDs', async (t) => {
+  const dir = join(root, 'manifests', 'examples');
+  const seen: string[] = [];
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+    for (const doc of YAML.parseAllDocuments(readFileSync(join(dir, name), 'utf8'))) {
+      const obj = doc.toJS();
+      const validate = validator(obj.kind);
+      t.ok(validate(obj), `${name}: ${JSON.stringify(validate.errors)}`);
+      seen.push(obj.kind);
+    }
+  }
+  t.same(seen.sort(), ['Memcached', 'MySQLCluster', 'PodSet']);
+});
+
+t.test('the seed MySQLCluster is read as YAML reads it: version 8.0 is the number 8', async (t) => {
+  const obj = YAML.parse(readFileSync(join(root, 'manifests', 'examples', 'mysqlcluster.yaml'), 'utf8'));
+  t.equal(obj.spec.version, 8);
+  const validate = validator('MySQLCluster');
+  t.ok(validate(obj));
+  t.same(obj.spec.storage, { size: '1Gi' }, 'defaults are applied as the API server would');
+});
+
+t.test('the CRDs reject what the API server must reject', async (t) => {
+  const validate = validator('Memcached');
+  t.notOk(validate({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', metadata: {}, spec: { size: -1 } }));
+  t.notOk(validate({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', metadata: {}, spec: {} }));
+  t.ok(validate({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', metadata: {}, spec: { size: 0 } }));
+});
+
+t.test('CRD schemas are structural', async (t) => {
+  for (const def of hooks) {
+    if (def.type !== 'composite') continue;
+    const schema = (crd(def.resource) as any).spec.versions[0].schema.openAPIV3Schema;
+    const problems: string[] = [];
+    const walk = (node: any, path: string) => {
+      if (!node || typeof node !== 'object') return;
+      for (const bad of ['$ref', '$id', 'anyOf', 'oneOf', 'allOf', 'patternProperties', 'const']) {
+        if (bad in node) problems.push(`${path} has ${bad}`);
+      }
+      if (!node.type && !node['x-kubernetes-preserve-unknown-fields'] && !node['x-kubernetes-int-or-string']) {
+        problems.push(`${path} has no type`);
+      }
+      if (node.additionalProperties === false) problems.push(`${path} has additionalProperties: false`);
+      for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, `${path}.${k}`);
+      if (node.items) walk(node.items, `${path}[]`);
+      if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}{}`);
+    };
+    walk(schema, def.resource.kind);
+    t.same(problems, [], `${def.resource.kind} is structural`);
+    const columns = (crd(def.resource) as any).spec.versions[0].additionalPrinterColumns.map((c: any) => c.name);
+    t.ok(columns.includes('SIZE') && columns.includes('READY') && columns.includes('AGE'), `${def.resource.kind} columns`);
+  }
+});
+
+t.test('structural(): unions, records and nullables', async (t) => {
+  t.same(structural({ anyOf: [{ const: 'A' }, { const: 'B' }] } as any), { type: 'string', enum: ['A', 'B'] });
+  t.same(structural({ anyOf: [{ type: 'string' }, { type: 'null' }] } as any), { type: 'string', nullable: true });
+  t.same(structural({ type: 'object', patternProperties: { '^(.*)$': { type: 'string' } } } as any), {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  });
+  t.throws(() => structural({ anyOf: [{ type: 'string' }, { type: 'number' }] } as any), /structural/);
+});

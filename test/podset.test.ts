@@ -1,0 +1,74 @@
+import t from 'tap';
+import { ordinalOf, sync } from '../hooks/podset/sync.js';
+import type { KubeObject } from '../lib/metacontroller.js';
+import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
+
+const now = FIXED_NOW;
+const names = (children: KubeObject[]) => children.map((c) => c.metadata.name);
+
+t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', async (t) => {
+  const res = sync(request('podset', { size: 3 }), now);
+  t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  for (const pod of res.children as any[]) {
+    t.equal(pod.kind, 'Pod');
+    t.same(pod.spec.containers, [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'] }]);
+    t.equal(pod.metadata.labels.app, 'podset-sample');
+    t.equal(pod.metadata.labels['app.kubernetes.io/instance'], 'podset-sample');
+  }
+});
+
+t.test('image and command are overridable', async (t) => {
+  const res = sync(request('podset', { size: 1, image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'] }), now);
+  t.same((res.children[0] as any).spec.containers[0], { name: 'busybox', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'] });
+});
+
+t.test('scaling down removes the highest ordinals; status reports what exists', async (t) => {
+  const req = example('podset-sync'); // size 2, three pods observed, two ready
+  const res = sync(req, now);
+  t.same(names(res.children), ['podset-sample-0', 'podset-sample-1'], 'podset-sample-2 is dropped');
+  const status = res.status as any;
+  t.same(status.nodes, ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  t.equal(status.replicas, 3);
+  t.equal(status.readyReplicas, 2);
+  t.match(status.conditions.find((c: any) => c.type === 'Progressing'), { reason: 'ScalingDown' });
+});
+
+t.test('a deleted pod comes back under its own name', async (t) => {
+  const pods = [0, 2].map((i) =>
+    asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `podset-sample-${i}`, namespace: 'default' } }, readyPod),
+  );
+  const res = sync(request('podset', { size: 3 }, { children: objectMap(pods, 'v2') }), now);
+  t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  t.match((res.status as any).conditions.find((c: any) => c.type === 'Progressing'), { reason: 'ScalingUp' });
+});
+
+t.test('nodes are ordered by ordinal, not by string', async (t) => {
+  const pods = [10, 2, 1].map((i) =>
+    asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `podset-sample-${i}`, namespace: 'default' } }),
+  );
+  const res = sync(request('podset', { size: 11 }, { children: objectMap(pods) }), now);
+  t.same((res.status as any).nodes, ['podset-sample-1', 'podset-sample-2', 'podset-sample-10']);
+});
+
+t.test('ordinals', async (t) => {
+  t.equal(ordinalOf('web', 'web-0'), 0);
+  t.equal(ordinalOf('web', 'web-12'), 12);
+  t.equal(ordinalOf('web', 'web-1-0'), undefined);
+  t.equal(ordinalOf('web', 'web-01'), undefined);
+  t.equal(ordinalOf('web', 'other-1'), undefined);
+});
+
+t.test('size 0 keeps no pods and is Available', async (t) => {
+  const res = sync(request('podset', { size: 0 }), now);
+  t.same(res.children, []);
+  t.match((res.status as any).conditions.find((c: any) => c.type === 'Available'), { status: 'True' });
+});
+
+t.test('an invalid size deletes nothing', async (t) => {
+  const pods = [0, 1].map((i) =>
+    asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `podset-sample-${i}`, namespace: 'default' } }),
+  );
+  const res = sync(request('podset', { size: -2 }, { children: objectMap(pods) }), now);
+  t.same(names(res.children), ['podset-sample-0', 'podset-sample-1']);
+  t.match((res.status as any).conditions[0], { type: 'Ready', status: 'False', reason: 'InvalidSpec' });
+});
