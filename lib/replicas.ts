@@ -1,5 +1,8 @@
 // The Available / Progressing / Ready conditions of a replicated workload, from observed counts.
 import type { ConditionInput } from './conditions.js';
+import { conditionsFor } from './hook.js';
+import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
+import { isTerminating, observed, statusNumber } from './objects.js';
 
 export interface ReplicaCounts {
   /** The size the spec asks for. */
@@ -46,4 +49,45 @@ export function replicaConditions(c: ReplicaCounts): ConditionInput[] {
     },
     progressing,
   ];
+}
+
+/** The counts a Deployment or StatefulSet reports in its status (all 0 until it exists). */
+export function workloadCounts(workload: KubeObject | undefined, desired: number): ReplicaCounts {
+  return {
+    desired,
+    current: statusNumber(workload, 'replicas'),
+    ready: statusNumber(workload, 'readyReplicas'),
+    updated: statusNumber(workload, 'updatedReplicas'),
+    exists: workload !== undefined,
+  };
+}
+
+/** The names of the live pods among the related objects Metacontroller sent. */
+export function relatedPodNames(related: ObjectMap | null | undefined): string[] {
+  return observed(related, 'Pod', 'v1')
+    .filter((p) => !isTerminating(p))
+    .map((p) => p.metadata.name!);
+}
+
+/**
+ * The status of a replicated parent: member names, counts, `ready` as kubectl shows it, the generation it
+ * describes and the replica conditions; `ready` replaces the Ready condition when something else decides it.
+ */
+export function memberStatus(
+  parent: ParentObject,
+  counts: ReplicaCounts,
+  nodes: string[],
+  now: Date,
+  options: { extra?: ConditionInput[]; ready?: ConditionInput } = {},
+): Status {
+  const inputs = replicaConditions(counts);
+  if (options.ready) inputs[0] = options.ready;
+  return {
+    nodes,
+    replicas: counts.current,
+    readyReplicas: counts.ready,
+    ready: `${counts.ready}/${counts.desired}`,
+    observedGeneration: parent.metadata.generation ?? 0,
+    conditions: conditionsFor(parent, [...inputs, ...(options.extra ?? [])], now),
+  };
 }

@@ -1,3 +1,4 @@
+import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import { resource } from './schema.js';
 import { customize, sync } from './sync.js';
@@ -13,12 +14,7 @@ export const memcached: CompositeHookDefinition = {
       updateStrategy: { method: 'InPlace' },
       why: 'the Deployment rolls its own pods; updating it in place keeps the cache up during a change',
     },
-    {
-      apiVersion: 'v1',
-      resource: 'services',
-      updateStrategy: { method: 'InPlace' },
-      why: 'a Service is updated in place so that its cluster IP never changes',
-    },
+    serviceRule,
   ],
   sync: (request, ctx) => sync(request, ctx.deps.now()),
   customize: (request) => customize(request),

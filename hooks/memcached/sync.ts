@@ -1,6 +1,7 @@
 // Memcached: a Deployment of `size` memcached pods and a Service in front of them.
 // Pure decisions: request in, response out.
-import { conditionsFor, invalidSpecResponse, relatedPods } from '../../lib/hook.js';
+import { serviceChild } from '../../lib/children.js';
+import { invalidSpecResponse, relatedPods } from '../../lib/hook.js';
 import { childLabels, selectorLabels } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
@@ -11,8 +12,8 @@ import type {
   ParentObject,
 } from '../../lib/metacontroller.js';
 import { dns1035Problem } from '../../lib/names.js';
-import { isTerminating, observed, observedNamed, statusNumber } from '../../lib/objects.js';
-import { replicaConditions } from '../../lib/replicas.js';
+import { observedNamed } from '../../lib/objects.js';
+import { memberStatus, relatedPodNames, workloadCounts } from '../../lib/replicas.js';
 import { specParser } from '../../lib/spec.js';
 import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
@@ -48,15 +49,9 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
 
 export function service(parent: ParentObject, spec: Spec): KubeObject {
   const name = parent.metadata.name!;
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'cache') },
-    spec: {
-      selector: selectorLabels(APP, name),
-      ports: [{ name: 'memcached', port: spec.port, targetPort: 'memcached', protocol: 'TCP' }],
-    },
-  };
+  return serviceChild(parent, name, childLabels(APP, name, 'cache'), selectorLabels(APP, name), [
+    { name: 'memcached', port: spec.port },
+  ]);
 }
 
 export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
@@ -71,24 +66,8 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
 
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
-  const pods = observed(request.related, 'Pod', 'v1').filter((p) => !isTerminating(p));
-  const readyReplicas = statusNumber(observedDeployment, 'readyReplicas');
-  const counts = {
-    desired: spec.size,
-    current: statusNumber(observedDeployment, 'replicas'),
-    ready: readyReplicas,
-    updated: statusNumber(observedDeployment, 'updatedReplicas'),
-    exists: observedDeployment !== undefined,
-  };
   return {
-    status: {
-      nodes: pods.map((p) => p.metadata.name!),
-      replicas: counts.current,
-      readyReplicas,
-      ready: `${readyReplicas}/${spec.size}`,
-      observedGeneration: parent.metadata.generation ?? 0,
-      conditions: conditionsFor(parent, replicaConditions(counts), now),
-    },
+    status: memberStatus(parent, workloadCounts(observedDeployment, spec.size), relatedPodNames(request.related), now),
     children: [deployment(parent, spec), service(parent, spec)],
   };
 }

@@ -1,3 +1,4 @@
+import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import { resource } from './schema.js';
 import { customize, sync } from './sync.js';
@@ -13,12 +14,7 @@ export const mysqlcluster: CompositeHookDefinition = {
       updateStrategy: { method: 'InPlace' },
       why: 'the StatefulSet rolls its members one at a time itself and keeps their volumes; it must never be recreated',
     },
-    {
-      apiVersion: 'v1',
-      resource: 'services',
-      updateStrategy: { method: 'InPlace' },
-      why: 'Services are updated in place so that the client cluster IP never changes',
-    },
+    serviceRule,
     {
       apiVersion: 'v1',
       resource: 'secrets',

@@ -4,7 +4,8 @@
 // The password's only memory is the Secret itself: every sync re-emits the bytes it observes. A new password
 // is generated only when the cluster has never had one (the Secret was never observed): if a Secret that
 // existed disappears, the data directories still hold the old password, so the hook says so and waits.
-import { conditionsFor, invalidSpecResponse, relatedPods } from '../../lib/hook.js';
+import { serviceChild } from '../../lib/children.js';
+import { invalidSpecResponse, relatedPods } from '../../lib/hook.js';
 import { childLabels, selectorLabels } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
@@ -15,8 +16,8 @@ import type {
   ParentObject,
 } from '../../lib/metacontroller.js';
 import { dns1035Problem } from '../../lib/names.js';
-import { isTerminating, keepObserved, observed, observedNamed, statusNumber } from '../../lib/objects.js';
-import { replicaConditions } from '../../lib/replicas.js';
+import { keepObserved, observedNamed } from '../../lib/objects.js';
+import { memberStatus, relatedPodNames, workloadCounts } from '../../lib/replicas.js';
 import { specParser } from '../../lib/spec.js';
 import type { ConditionInput } from '../../lib/conditions.js';
 import { MySQLClusterSpec, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
@@ -59,31 +60,16 @@ export function secret(parent: ParentObject, encodedPassword: string): KubeObjec
 
 export function headlessService(parent: ParentObject): KubeObject {
   const name = parent.metadata.name!;
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: names.headless(name), namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'database') },
-    spec: {
-      clusterIP: 'None',
-      // Members must find each other before they are Ready (replication set-up, recovery).
-      publishNotReadyAddresses: true,
-      selector: selectorLabels(APP, name),
-      ports: [{ name: 'mysql', port: MYSQL_PORT, targetPort: 'mysql', protocol: 'TCP' }],
-    },
-  };
+  return serviceChild(parent, names.headless(name), childLabels(APP, name, 'database'), selectorLabels(APP, name), [
+    { name: 'mysql', port: MYSQL_PORT },
+  ], { headless: true });
 }
 
 export function clientService(parent: ParentObject): KubeObject {
   const name = parent.metadata.name!;
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: names.client(name), namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'database') },
-    spec: {
-      selector: selectorLabels(APP, name),
-      ports: [{ name: 'mysql', port: MYSQL_PORT, targetPort: 'mysql', protocol: 'TCP' }],
-    },
-  };
+  return serviceChild(parent, names.client(name), childLabels(APP, name, 'database'), selectorLabels(APP, name), [
+    { name: 'mysql', port: MYSQL_PORT },
+  ]);
 }
 
 export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
@@ -206,28 +192,12 @@ export function sync(request: CompositeSyncRequest, now: Date, newPassword: () =
   }
   children.push(statefulSet(parent, spec, claims), headlessService(parent), clientService(parent));
 
-  const pods = observed(request.related, 'Pod', 'v1').filter((p) => !isTerminating(p));
-  const readyReplicas = statusNumber(observedSts, 'readyReplicas');
-  const counts = {
-    desired: spec.size,
-    current: statusNumber(observedSts, 'replicas'),
-    ready: readyReplicas,
-    updated: statusNumber(observedSts, 'updatedReplicas'),
-    exists: observedSts !== undefined,
-  };
-  const conditionInputs = replicaConditions(counts);
-  if (extraConditions.some((c) => c.reason === 'CredentialsLost')) {
-    conditionInputs[0] = { type: 'Ready', status: false, reason: 'CredentialsLost', message: extraConditions[0]!.message };
-  }
-  const status: Record<string, unknown> = {
-    nodes: pods.map((p) => p.metadata.name!),
-    replicas: counts.current,
-    readyReplicas,
-    ready: `${readyReplicas}/${spec.size}`,
-    version,
-    observedGeneration: parent.metadata.generation ?? 0,
-    conditions: conditionsFor(parent, [...conditionInputs, ...extraConditions], now),
-  };
+  const lost = extraConditions.find((c) => c.reason === 'CredentialsLost');
+  const status = memberStatus(parent, workloadCounts(observedSts, spec.size), relatedPodNames(request.related), now, {
+    extra: extraConditions,
+    ...(lost ? { ready: { type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } } : {}),
+  });
+  status['version'] = version;
   if (observedSecret || previous.secretName === names.secret(name)) status['secretName'] = names.secret(name);
   return { status, children };
 }

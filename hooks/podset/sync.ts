@@ -1,10 +1,10 @@
 // PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
-import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
+import { invalidSpecResponse } from '../../lib/hook.js';
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observed } from '../../lib/objects.js';
-import { replicaConditions } from '../../lib/replicas.js';
+import { memberStatus } from '../../lib/replicas.js';
 import { specParser } from '../../lib/spec.js';
 import { PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
@@ -59,14 +59,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const children: KubeObject[] = [];
   for (let i = 0; i < spec.size; i++) children.push(pod(parent, spec, i));
   return {
-    status: {
-      nodes: pods.map((p) => p.metadata.name!),
-      replicas: pods.length,
-      readyReplicas: ready,
-      ready: `${ready}/${spec.size}`,
-      observedGeneration: parent.metadata.generation ?? 0,
-      conditions: conditionsFor(parent, replicaConditions(counts), now),
-    },
+    status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now),
     children,
   };
 }
