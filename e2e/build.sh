@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# Builds the real components of the end-to-end suite from the Go module proxy, into a cache outside the clone:
+# Builds the real components of the end-to-end suite and the EtcdCluster tests from the Go module proxy, into a
+# cache outside the clone:
 #   kube-apiserver, kube-controller-manager, kubectl   (k8s.io/kubernetes, e2e/tools/kube)
-#   etcd                                               (go.etcd.io/etcd/server/v3, e2e/tools/etcd)
+#   etcd v3.6 and v3.5                                 (go.etcd.io/etcd/server/v3, e2e/tools/etcd, e2e/tools/etcd35)
 #   metacontroller + its CRD manifests                 (github.com/metacontroller/metacontroller, e2e/tools/metacontroller)
 # Each is rebuilt only when missing. Prints the bin directory on the last line of stdout.
+# Usage: e2e/build.sh [kube] [etcd] [metacontroller]   (no argument: all of them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 KUBE_VERSION=v1.36.3
 ETCD_VERSION=v3.6.9
+ETCD_OLD_VERSION=v3.5.21   # a second etcd, for the real upgrade test
 MC_VERSION=v1.5.20
 # The cache key changes when a wrapper module changes, so a new pin rebuilds.
-key=$(cat "$here"/tools/*/go.mod "$here"/tools/*/go.sum "$0" | sha256sum | cut -c1-12)
-CACHE=${METAOPS_E2E_CACHE:-$HOME/.cache/metaops/e2e}/k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-mc-$MC_VERSION-$key
+key=$(cat "$here"/tools/*/go.mod "$here"/tools/*/go.sum | sha256sum | cut -c1-12)
+CACHE=${METAOPS_E2E_CACHE:-$HOME/.cache/metaops/e2e}/k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-$ETCD_OLD_VERSION-mc-$MC_VERSION-$key
 BIN=$CACHE/bin
 mkdir -p "$BIN"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 # The one Metacontroller release the proxy serves is not in the checksum database; go.sum pins its hash.
 export GONOSUMDB=github.com/metacontroller/metacontroller GONOSUMCHECK=1
 
+want() { [ $# -eq 0 ] || [ "${WANT:-}" = "" ] || [[ " $WANT " == *" $1 "* ]]; }
+WANT="$*"
 step() { echo "e2e-build: $*" >&2; }
 timed() { local start=$SECONDS; "$@"; step "  took $((SECONDS - start))s"; }
 
-if [ ! -x "$BIN/kube-apiserver" ] || [ ! -x "$BIN/kube-controller-manager" ] || [ ! -x "$BIN/kubectl" ]; then
+if want kube && { [ ! -x "$BIN/kube-apiserver" ] || [ ! -x "$BIN/kube-controller-manager" ] || [ ! -x "$BIN/kubectl" ]; }; then
   step "building kube-apiserver, kube-controller-manager and kubectl $KUBE_VERSION (cold: several minutes)"
   ldf="-s -w"
   minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
@@ -33,12 +38,19 @@ if [ ! -x "$BIN/kube-apiserver" ] || [ ! -x "$BIN/kube-controller-manager" ] || 
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl) >&2
 fi
 
-if [ ! -x "$BIN/etcd" ]; then
+if want etcd && [ ! -x "$BIN/etcd" ]; then
   step "building etcd $ETCD_VERSION"
   (cd "$here/tools/etcd" && timed go build -trimpath -ldflags "-s -w" -o "$BIN/etcd" go.etcd.io/etcd/server/v3) >&2
 fi
 
-if [ ! -x "$BIN/metacontroller" ] || [ ! -f "$CACHE/metacontroller/metacontroller-crds-v1.yaml" ]; then
+if want etcd && [ ! -x "$BIN/etcd-$ETCD_OLD_VERSION" ]; then
+  step "building etcd $ETCD_OLD_VERSION"
+  (cd "$here/tools/etcd35" && timed go build -trimpath -ldflags "-s -w" -o "$BIN/etcd-$ETCD_OLD_VERSION" go.etcd.io/etcd/server/v3) >&2
+fi
+# Member binaries by image tag, for the EtcdCluster tests' kubelet.
+ln -sf etcd "$BIN/etcd-$ETCD_VERSION"
+
+if want metacontroller && { [ ! -x "$BIN/metacontroller" ] || [ ! -f "$CACHE/metacontroller/metacontroller-crds-v1.yaml" ]; }; then
   step "building metacontroller $MC_VERSION"
   (cd "$here/tools/metacontroller" && timed go build -trimpath -ldflags "-s -w -X main.version=$MC_VERSION" \
     -o "$BIN/metacontroller" metacontroller) >&2

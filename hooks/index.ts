@@ -1,7 +1,8 @@
 // Every controller metaops serves. A new controller is a folder under hooks/ and a line here.
 import type { HookDefinition } from '../lib/hook.js';
+import { etcdcluster } from './etcdcluster/index.js';
 import { memcached } from './memcached/index.js';
 import { mysqlcluster } from './mysqlcluster/index.js';
 import { podset } from './podset/index.js';
 
-export const hooks: HookDefinition[] = [memcached, podset, mysqlcluster];
+export const hooks: HookDefinition[] = [memcached, podset, mysqlcluster, etcdcluster];

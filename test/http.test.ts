@@ -19,6 +19,9 @@ t.test('GET /hooks lists every hook served', async (t) => {
     '/hooks/podset/sync',
     '/hooks/mysqlcluster/sync',
     '/hooks/mysqlcluster/customize',
+    '/hooks/etcdcluster/sync',
+    '/hooks/etcdcluster/finalize',
+    '/hooks/etcdcluster/customize',
   ]);
 });
 

@@ -44,7 +44,12 @@ t.test('the seed resources in manifests/examples validate against the generated 
       seen.push(obj.kind);
     }
   }
-  t.same(seen.sort(), ['Memcached', 'MySQLCluster', 'PodSet']);
+  t.same(seen.sort(), ['EtcdCluster', 'Memcached', 'MySQLCluster', 'PodSet']);
+});
+
+t.test('kustomization.yaml installs every generated manifest', async (t) => {
+  const k = YAML.parse(readFileSync(join(root, 'manifests', 'kustomization.yaml'), 'utf8'));
+  for (const path of renderManifests().keys()) t.ok(k.resources.includes(path), `${path} is in kustomization.yaml`);
 });
 
 t.test('the seed MySQLCluster is read as YAML reads it: version 8.0 is the number 8', async (t) => {

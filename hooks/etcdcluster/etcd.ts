@@ -1,0 +1,206 @@
+// A small client for etcd's HTTP/JSON gateway on the client port: member list/add/remove/promote, health,
+// version and status. Every call has a hard deadline well below the webhook timeout.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export interface EtcdMember {
+  /** The member ID: a uint64, kept as the decimal string etcd's gateway sends. */
+  id: string;
+  /** Empty until the member has started. */
+  name: string;
+  peerURLs: string[];
+  clientURLs: string[];
+  isLearner: boolean;
+}
+
+export interface MemberHealth {
+  healthy: boolean;
+  /** etcdserver version, when the member answered. */
+  version?: string;
+  /** The leader's member ID as this member sees it. */
+  leader?: string;
+  error?: string;
+}
+
+export interface TlsFiles {
+  ca?: string;
+  cert?: string;
+  key?: string;
+}
+
+export interface EtcdClient {
+  /** Lists members through the first endpoint that answers. */
+  memberList(endpoints: string[]): Promise<{ members: EtcdMember[]; clusterVersion?: string }>;
+  memberAdd(endpoints: string[], peerURL: string, learner: boolean): Promise<EtcdMember>;
+  memberRemove(endpoints: string[], id: string): Promise<void>;
+  memberPromote(endpoints: string[], id: string): Promise<void>;
+  /** Health, version and leader of one member, through its own client URL. */
+  health(clientURL: string): Promise<MemberHealth>;
+}
+
+export class EtcdError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'Unreachable' | 'Timeout' | 'Rejected',
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpEtcdOptions {
+  /** Deadline of one HTTP call, in milliseconds. */
+  timeoutMs?: number;
+  /** Maps a URL before it is dialled (tests map pod DNS names to loopback addresses). */
+  resolve?: (url: string) => string;
+  tls?: TlsFiles;
+}
+
+type Json = Record<string, unknown>;
+
+/** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older). */
+const PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
+
+export class HttpEtcdClient implements EtcdClient {
+  private readonly timeoutMs: number;
+  private readonly resolve: (url: string) => string;
+  private readonly prefixByEndpoint = new Map<string, string>();
+
+  constructor(private readonly options: HttpEtcdOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 1500;
+    this.resolve = options.resolve ?? ((u) => u);
+  }
+
+  async memberList(endpoints: string[]) {
+    return this.first(endpoints, async (ep) => {
+      const body = await this.rpc(ep, '/cluster/member/list', { linearizable: true });
+      const members = ((body['members'] as Json[] | undefined) ?? []).map(toMember);
+      let clusterVersion: string | undefined;
+      try {
+        clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: string }).etcdcluster;
+      } catch {
+        clusterVersion = undefined;
+      }
+      return clusterVersion ? { members, clusterVersion } : { members };
+    });
+  }
+
+  async memberAdd(endpoints: string[], peerURL: string, learner: boolean) {
+    return this.first(endpoints, async (ep) => {
+      const body = await this.rpc(ep, '/cluster/member/add', learner ? { peerURLs: [peerURL], isLearner: true } : { peerURLs: [peerURL] });
+      return toMember((body['member'] as Json | undefined) ?? {});
+    });
+  }
+
+  async memberRemove(endpoints: string[], id: string) {
+    await this.first(endpoints, (ep) => this.rpc(ep, '/cluster/member/remove', { ID: id }));
+  }
+
+  async memberPromote(endpoints: string[], id: string) {
+    await this.first(endpoints, (ep) => this.rpc(ep, '/cluster/member/promote', { ID: id }));
+  }
+
+  async health(clientURL: string): Promise<MemberHealth> {
+    try {
+      const health = (await this.get(clientURL, '/health')) as { health?: string | boolean };
+      const version = (await this.get(clientURL, '/version')) as { etcdserver?: string };
+      let leader: string | undefined;
+      try {
+        const status = await this.rpc(clientURL, '/maintenance/status', {});
+        leader = typeof status['leader'] === 'string' ? status['leader'] : undefined;
+      } catch {
+        leader = undefined;
+      }
+      const healthy = health.health === true || health.health === 'true';
+      const result: MemberHealth = { healthy };
+      if (version.etcdserver) result.version = version.etcdserver;
+      if (leader) result.leader = leader;
+      return result;
+    } catch (err) {
+      return { healthy: false, error: (err as Error).message };
+    }
+  }
+
+  /** Tries each endpoint in turn; a rejection (etcd answered with an error) is not retried elsewhere. */
+  private async first<T>(endpoints: string[], call: (endpoint: string) => Promise<T>): Promise<T> {
+    if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
+    const errors: string[] = [];
+    for (const ep of endpoints) {
+      try {
+        return await call(ep);
+      } catch (err) {
+        if (err instanceof EtcdError && err.code === 'Rejected') throw err;
+        errors.push(`${ep}: ${(err as Error).message}`);
+      }
+    }
+    throw new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable');
+  }
+
+  private async rpc(endpoint: string, path: string, body: Json): Promise<Json> {
+    const known = this.prefixByEndpoint.get(endpoint);
+    for (const prefix of known ? [known] : PREFIXES) {
+      const res = await this.call('POST', endpoint + prefix + path, body);
+      if (res.status === 404 && !known) continue;
+      this.prefixByEndpoint.set(endpoint, prefix);
+      const json = parse(res.body);
+      if (res.status !== 200 || typeof json['code'] === 'number') {
+        throw new EtcdError(String(json['message'] ?? json['error'] ?? `HTTP ${res.status}`), 'Rejected');
+      }
+      return json;
+    }
+    throw new EtcdError(`${endpoint} has no v3 gateway`, 'Rejected');
+  }
+
+  private async get(endpoint: string, path: string): Promise<Json> {
+    const res = await this.call('GET', endpoint + path);
+    if (res.status !== 200) throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
+    return parse(res.body);
+  }
+
+  private call(method: string, url: string, body?: Json): Promise<{ status: number; body: string }> {
+    const target = new URL(this.resolve(url));
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const doRequest = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = doRequest(
+        target,
+        {
+          method,
+          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+          timeout: this.timeoutMs,
+          ...(target.protocol === 'https:' ? this.options.tls : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      // One deadline for the whole call, connect to last byte.
+      const timer = setTimeout(() => req.destroy(new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout')), this.timeoutMs);
+      req.on('close', () => clearTimeout(timer));
+      req.on('timeout', () => req.destroy(new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout')));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}
+
+function parse(text: string): Json {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' ? (value as Json) : {};
+  } catch {
+    return { message: text.slice(0, 200) };
+  }
+}
+
+function toMember(m: Json): EtcdMember {
+  return {
+    id: String(m['ID'] ?? ''),
+    name: typeof m['name'] === 'string' ? m['name'] : '',
+    peerURLs: Array.isArray(m['peerURLs']) ? (m['peerURLs'] as string[]) : [],
+    clientURLs: Array.isArray(m['clientURLs']) ? (m['clientURLs'] as string[]) : [],
+    isLearner: m['isLearner'] === true,
+  };
+}

@@ -1,0 +1,53 @@
+import { serviceRule } from '../../lib/children.js';
+import type { CompositeHookDefinition } from '../../lib/hook.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { observedNamed } from '../../lib/objects.js';
+import type { TlsFiles } from './etcd.js';
+import { resource } from './schema.js';
+import { finalize, sync } from './sync.js';
+
+/** The operator's client certificate for a TLS cluster, from the Secret named in TLS.static.operatorSecret. */
+function operatorTls(parent: KubeObject, related: Parameters<typeof observedNamed>[0]): TlsFiles | undefined {
+  const name = (parent['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static?.operatorSecret;
+  if (!name) return undefined;
+  const data = (observedNamed(related, 'Secret', 'v1', name)?.['data'] ?? {}) as Record<string, string>;
+  const read = (key: string) => (data[key] ? Buffer.from(data[key], 'base64').toString('utf8') : undefined);
+  const tls: TlsFiles = {};
+  const ca = read('etcd-client-ca.crt');
+  const cert = read('etcd-client.crt');
+  const key = read('etcd-client.key');
+  if (ca) tls.ca = ca;
+  if (cert) tls.cert = cert;
+  if (key) tls.key = key;
+  return tls;
+}
+
+export const etcdcluster: CompositeHookDefinition = {
+  type: 'composite',
+  name: 'etcdcluster',
+  resource,
+  childResources: [
+    {
+      apiVersion: 'v1',
+      resource: 'pods',
+      updateStrategy: { method: 'InPlace' },
+      why: 'the hook rolls members itself, one at a time; in place changes only the image of the member it chose (a pod image is mutable), every other field stays as the pod was created',
+    },
+    serviceRule,
+    {
+      apiVersion: 'v1',
+      resource: 'persistentvolumeclaims',
+      updateStrategy: { method: 'OnDelete' },
+      why: 'a member data volume is never replaced or changed under a running member',
+    },
+  ],
+  resyncPeriodSeconds: 30,
+  sync: (request, ctx) =>
+    sync(request, { etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)), now: ctx.deps.now() }),
+  finalize: (request) => finalize(request),
+  customize: (request) => {
+    const name = (request.parent?.['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static
+      ?.operatorSecret;
+    return { relatedResources: name ? [{ apiVersion: 'v1', resource: 'secrets', names: [name] }] : [] };
+  },
+};

@@ -1,0 +1,230 @@
+// How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
+import { serviceChild } from '../../lib/children.js';
+import { childLabels } from '../../lib/labels.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { EtcdClusterSpec } from './schema.js';
+
+export const CLIENT_PORT = 2379;
+export const PEER_PORT = 2380;
+export const DATA_DIR = '/var/etcd/data';
+export const ETCD_BINARY = '/usr/local/bin/etcd';
+const APP = 'etcd';
+
+export interface Cluster {
+  name: string;
+  namespace: string;
+  /** Appended to member DNS names: "" or ".cluster.local". */
+  domain: string;
+  peerTLS: boolean;
+  clientTLS: boolean;
+}
+
+export function clusterOf(parent: ParentObject, spec: EtcdClusterSpec): Cluster {
+  const domain = spec.pod?.clusterDomain ? `.${spec.pod.clusterDomain.replace(/^\./, '')}` : '';
+  return {
+    name: parent.metadata.name!,
+    namespace: parent.metadata.namespace ?? 'default',
+    domain,
+    peerTLS: Boolean(spec.TLS?.static?.member?.peerSecret),
+    clientTLS: Boolean(spec.TLS?.static?.member?.serverSecret),
+  };
+}
+
+/** A leading "v" is accepted: "v3.5.17" and "3.5.17" are the same version. */
+export function normalizeVersion(version: string): string {
+  return version.trim().replace(/^v/, '');
+}
+
+export function image(spec: EtcdClusterSpec): string {
+  return `${spec.repository}:v${normalizeVersion(spec.version)}`;
+}
+
+/** Member pods are <cluster>-<ordinal>; ordinals only grow, so a replaced member never reuses a name. */
+export function memberName(cluster: string, index: number): string {
+  return `${cluster}-${index}`;
+}
+
+export function memberIndex(cluster: string, name: string): number | undefined {
+  const prefix = `${cluster}-`;
+  if (!name.startsWith(prefix)) return undefined;
+  const rest = name.slice(prefix.length);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+/** The stable DNS name of a member: <pod>.<cluster>.<namespace>.svc[<domain>] (hostname + subdomain). */
+export function memberHost(c: Cluster, pod: string): string {
+  return `${pod}.${c.name}.${c.namespace}.svc${c.domain}`;
+}
+
+export function peerURL(c: Cluster, pod: string): string {
+  return `${c.peerTLS ? 'https' : 'http'}://${memberHost(c, pod)}:${PEER_PORT}`;
+}
+
+export function clientURL(c: Cluster, pod: string): string {
+  return `${c.clientTLS ? 'https' : 'http'}://${memberHost(c, pod)}:${CLIENT_PORT}`;
+}
+
+/** The pod name a peer URL belongs to, if it is one of this cluster's. */
+export function podOfPeerURL(c: Cluster, url: string): string | undefined {
+  try {
+    const host = new URL(url).hostname;
+    const suffix = `.${c.name}.${c.namespace}.svc${c.domain}`;
+    return host.endsWith(suffix) ? host.slice(0, -suffix.length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function selector(cluster: string): Record<string, string> {
+  // etcd-operator's labels, kept so that existing selectors (and the seed's tooling) still find the pods.
+  return { app: 'etcd', etcd_cluster: cluster };
+}
+
+function labels(cluster: string, version?: string): Record<string, string> {
+  return { ...childLabels(APP, cluster, 'member', { version }), ...selector(cluster) };
+}
+
+const PEER_TLS_DIR = '/etc/etcdtls/member/peer-tls';
+const SERVER_TLS_DIR = '/etc/etcdtls/member/server-tls';
+
+/** The etcd command line of a member. */
+export function memberCommand(c: Cluster, pod: string, initialCluster: string, state: 'new' | 'existing', token: string): string[] {
+  const peer = c.peerTLS ? 'https' : 'http';
+  const client = c.clientTLS ? 'https' : 'http';
+  const cmd = [
+    ETCD_BINARY,
+    `--data-dir=${DATA_DIR}`,
+    `--name=${pod}`,
+    `--initial-advertise-peer-urls=${peerURL(c, pod)}`,
+    `--listen-peer-urls=${peer}://0.0.0.0:${PEER_PORT}`,
+    `--listen-client-urls=${client}://0.0.0.0:${CLIENT_PORT}`,
+    `--advertise-client-urls=${clientURL(c, pod)}`,
+    `--initial-cluster=${initialCluster}`,
+    `--initial-cluster-state=${state}`,
+    `--initial-cluster-token=${token}`,
+  ];
+  if (c.peerTLS) {
+    cmd.push(
+      '--peer-client-cert-auth=true',
+      `--peer-trusted-ca-file=${PEER_TLS_DIR}/peer-ca.crt`,
+      `--peer-cert-file=${PEER_TLS_DIR}/peer.crt`,
+      `--peer-key-file=${PEER_TLS_DIR}/peer.key`,
+    );
+  }
+  if (c.clientTLS) {
+    cmd.push(
+      '--client-cert-auth=true',
+      `--trusted-ca-file=${SERVER_TLS_DIR}/server-ca.crt`,
+      `--cert-file=${SERVER_TLS_DIR}/server.crt`,
+      `--key-file=${SERVER_TLS_DIR}/server.key`,
+    );
+  }
+  return cmd;
+}
+
+/** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
+export function memberPod(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  pod: string,
+  initialCluster: string,
+  state: 'new' | 'existing',
+): KubeObject {
+  const c = clusterOf(parent, spec);
+  const version = normalizeVersion(spec.version);
+  const policy = spec.pod ?? {};
+  const volumes: unknown[] = [
+    policy.persistentVolumeClaimSpec
+      ? { name: 'etcd-data', persistentVolumeClaim: { claimName: pod } }
+      : { name: 'etcd-data', emptyDir: {} },
+  ];
+  const mounts: unknown[] = [{ name: 'etcd-data', mountPath: '/var/etcd' }];
+  if (c.peerTLS) {
+    volumes.push({ name: 'member-peer-tls', secret: { secretName: spec.TLS!.static!.member!.peerSecret } });
+    mounts.push({ name: 'member-peer-tls', mountPath: PEER_TLS_DIR, readOnly: true });
+  }
+  if (c.clientTLS) {
+    volumes.push({ name: 'member-server-tls', secret: { secretName: spec.TLS!.static!.member!.serverSecret } });
+    mounts.push({ name: 'member-server-tls', mountPath: SERVER_TLS_DIR, readOnly: true });
+  }
+  const probeEndpoint = `${c.clientTLS ? 'https' : 'http'}://localhost:${CLIENT_PORT}`;
+  const probe = [
+    '/usr/local/bin/etcdctl',
+    `--endpoints=${probeEndpoint}`,
+    ...(c.clientTLS
+      ? [`--cacert=${SERVER_TLS_DIR}/server-ca.crt`, `--cert=${SERVER_TLS_DIR}/server.crt`, `--key=${SERVER_TLS_DIR}/server.key`]
+      : []),
+    'endpoint',
+    'health',
+  ];
+  const container: Record<string, unknown> = {
+    name: 'etcd',
+    image: image(spec),
+    command: memberCommand(c, pod, initialCluster, state, parent.metadata.uid ?? c.name),
+    ports: [
+      { name: 'client', containerPort: CLIENT_PORT, protocol: 'TCP' },
+      { name: 'peer', containerPort: PEER_PORT, protocol: 'TCP' },
+    ],
+    env: [{ name: 'ETCDCTL_API', value: '3' }, ...(policy.etcdEnv ?? [])],
+    volumeMounts: mounts,
+    readinessProbe: { exec: { command: probe }, initialDelaySeconds: 1, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 3 },
+  };
+  if (policy.resources) container['resources'] = policy.resources;
+  const podSpec: Record<string, unknown> = {
+    hostname: pod,
+    subdomain: c.name,
+    // A member that dies is replaced (remove + add), never restarted in place with stale membership.
+    restartPolicy: 'Never',
+    containers: [container],
+    volumes,
+  };
+  if (policy.nodeSelector) podSpec['nodeSelector'] = policy.nodeSelector;
+  if (policy.tolerations) podSpec['tolerations'] = policy.tolerations;
+  if (policy.securityContext) podSpec['securityContext'] = policy.securityContext;
+  const affinity = policy.affinity ? structuredClone(policy.affinity) as Record<string, unknown> : undefined;
+  if (policy.antiAffinity) {
+    const anti = {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { labelSelector: { matchLabels: { etcd_cluster: c.name } }, topologyKey: 'kubernetes.io/hostname' },
+      ],
+    };
+    podSpec['affinity'] = { ...(affinity ?? {}), podAntiAffinity: anti };
+  } else if (affinity) {
+    podSpec['affinity'] = affinity;
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: pod,
+      namespace: parent.metadata.namespace,
+      labels: { ...(policy.labels ?? {}), ...labels(c.name, version) },
+      annotations: { ...(policy.annotations ?? {}), 'etcd.version': version },
+    },
+    spec: podSpec,
+  };
+}
+
+/** A member's data volume, when pod.persistentVolumeClaimSpec is set. */
+export function memberClaim(parent: ParentObject, spec: EtcdClusterSpec, pod: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: pod, namespace: parent.metadata.namespace, labels: labels(parent.metadata.name!) },
+    spec: structuredClone(spec.pod!.persistentVolumeClaimSpec) as Record<string, unknown>,
+  };
+}
+
+/** The headless peer Service <name> (2379 and 2380) and the client Service <name>-client (2379). */
+export function services(parent: ParentObject): KubeObject[] {
+  const name = parent.metadata.name!;
+  const l = childLabels(APP, name, 'service');
+  const ports = [
+    { name: 'client', port: CLIENT_PORT },
+    { name: 'peer', port: PEER_PORT },
+  ];
+  return [
+    serviceChild(parent, name, l, selector(name), ports, { headless: true }),
+    serviceChild(parent, `${name}-client`, l, selector(name), [{ name: 'client', port: CLIENT_PORT }]),
+  ];
+}

@@ -1,0 +1,150 @@
+// EtcdCluster, etcd.database.coreos.com/v1beta2: the CoreOS etcd-operator API, so that existing resources
+// move to metaops without touching their YAML.
+import { Type, type Static } from '@sinclair/typebox';
+import { Conditions } from '../../lib/conditions.js';
+import type { ResourceDefinition } from '../../lib/hook.js';
+import { commonPrinterColumns } from '../../lib/schemas.js';
+
+export const DEFAULT_REPOSITORY = 'quay.io/coreos/etcd';
+export const DEFAULT_VERSION = '3.2.13';
+/** etcd versions: 3.5.17, v3.5.17, 3.6.0-rc.1. */
+export const VERSION_PATTERN = /^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$/;
+
+const open = { 'x-kubernetes-preserve-unknown-fields': true } as const;
+const anyObject = (description: string) => Type.Object({}, { ...open, description });
+const stringMap = (description: string) => Type.Record(Type.String(), Type.String(), { description });
+
+export const PodPolicy = Type.Object(
+  {
+    labels: Type.Optional(stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).')),
+    annotations: Type.Optional(stringMap('Annotations added to every etcd pod.')),
+    nodeSelector: Type.Optional(stringMap('Node selector of the etcd pods.')),
+    affinity: Type.Optional(anyObject('Affinity of the etcd pods (core/v1 Affinity).')),
+    antiAffinity: Type.Optional(
+      Type.Boolean({ description: 'Schedule at most one member of this cluster per node.' }),
+    ),
+    resources: Type.Optional(anyObject('Resources of the etcd container (core/v1 ResourceRequirements).')),
+    tolerations: Type.Optional(Type.Array(anyObject('core/v1 Toleration'), { description: 'Tolerations of the etcd pods.' })),
+    etcdEnv: Type.Optional(Type.Array(anyObject('core/v1 EnvVar'), { description: 'Environment of the etcd container.' })),
+    securityContext: Type.Optional(anyObject('Pod security context (core/v1 PodSecurityContext).')),
+    persistentVolumeClaimSpec: Type.Optional(
+      anyObject('When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.'),
+    ),
+    clusterDomain: Type.Optional(
+      Type.String({ description: 'Cluster domain appended to member DNS names, e.g. ".cluster.local". Empty by default.' }),
+    ),
+    busyboxImage: Type.Optional(Type.String({ description: 'Accepted for compatibility; not used.' })),
+    DNSTimeoutInSecond: Type.Optional(Type.Integer({ description: 'Accepted for compatibility; not used.' })),
+  },
+  { description: 'Policy for the etcd pods.' },
+);
+
+export const TLSPolicy = Type.Object(
+  {
+    static: Type.Optional(
+      Type.Object({
+        member: Type.Optional(
+          Type.Object({
+            peerSecret: Type.Optional(
+              Type.String({ description: 'Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.' }),
+            ),
+            serverSecret: Type.Optional(
+              Type.String({ description: 'Secret with server.crt, server.key and server-ca.crt for client TLS.' }),
+            ),
+          }),
+        ),
+        operatorSecret: Type.Optional(
+          Type.String({
+            description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
+          }),
+        ),
+      }),
+    ),
+  },
+  { description: 'TLS of the cluster (static certificates from Secrets).' },
+);
+
+export const EtcdClusterSpec = Type.Object(
+  {
+    size: Type.Integer({ minimum: 1, description: 'Number of members; odd sizes tolerate the most failures.' }),
+    version: Type.String({
+      default: DEFAULT_VERSION,
+      description: 'etcd version; a leading "v" is accepted. The image is <repository>:v<version>.',
+    }),
+    repository: Type.String({ default: DEFAULT_REPOSITORY, description: 'etcd image repository.' }),
+    paused: Type.Boolean({ default: false, description: 'Stop every change to the cluster (membership, upgrades).' }),
+    pod: Type.Optional(PodPolicy),
+    TLS: Type.Optional(TLSPolicy),
+  },
+  { description: 'ClusterSpec, as etcd-operator v1beta2 had it.' },
+);
+export type EtcdClusterSpec = Static<typeof EtcdClusterSpec>;
+
+const MemberStatus = Type.Object({
+  name: Type.String(),
+  id: Type.Optional(Type.String({ description: 'etcd member ID (decimal).' })),
+  peerURL: Type.Optional(Type.String()),
+  clientURL: Type.Optional(Type.String()),
+  healthy: Type.Boolean(),
+  leader: Type.Optional(Type.Boolean()),
+  learner: Type.Optional(Type.Boolean()),
+  version: Type.Optional(Type.String()),
+});
+
+export const EtcdClusterStatus = Type.Object(
+  {
+    phase: Type.Optional(Type.String({ description: 'Creating, Running or Failed, as etcd-operator reported it.' })),
+    reason: Type.Optional(Type.String()),
+    controlPaused: Type.Optional(Type.Boolean()),
+    size: Type.Optional(Type.Integer({ description: 'Current number of members.' })),
+    serviceName: Type.Optional(Type.String({ description: 'The client Service.' })),
+    clientPort: Type.Optional(Type.Integer()),
+    members: Type.Optional(
+      Type.Object({
+        ready: Type.Optional(Type.Array(Type.String())),
+        unready: Type.Optional(Type.Array(Type.String())),
+      }),
+    ),
+    currentVersion: Type.Optional(Type.String()),
+    targetVersion: Type.Optional(Type.String()),
+    ready: Type.Optional(Type.String({ description: 'Healthy members over desired size.' })),
+    observedGeneration: Type.Optional(Type.Integer()),
+    memberList: Type.Optional(Type.Array(MemberStatus, { description: 'Every etcd member, with ids and the leader.' })),
+    leader: Type.Optional(Type.String({ description: 'Name of the leader.' })),
+    quorum: Type.Optional(
+      Type.Object({
+        members: Type.Integer(),
+        healthy: Type.Integer(),
+        needed: Type.Integer(),
+        ok: Type.Boolean(),
+        down: Type.Optional(Type.Array(Type.String())),
+      }),
+    ),
+    lastMemberIndex: Type.Optional(
+      Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),
+    ),
+    conditions: Type.Optional(Conditions),
+  },
+  { additionalProperties: false },
+);
+
+export const resource: ResourceDefinition = {
+  group: 'etcd.database.coreos.com',
+  version: 'v1beta2',
+  kind: 'EtcdCluster',
+  plural: 'etcdclusters',
+  singular: 'etcdcluster',
+  shortNames: ['etcd', 'etcdclus'],
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'EtcdCluster is an etcd cluster, compatible with the CoreOS etcd-operator v1beta2 API.',
+  spec: EtcdClusterSpec,
+  status: EtcdClusterStatus,
+  printerColumns: [
+    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of members.' },
+    commonPrinterColumns.ready,
+    { name: 'VERSION', type: 'string', jsonPath: '.status.currentVersion', description: 'etcd version running.' },
+    { name: 'PHASE', type: 'string', jsonPath: '.status.phase', priority: 1 },
+    commonPrinterColumns.age,
+  ],
+};

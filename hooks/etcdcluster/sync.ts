@@ -1,0 +1,127 @@
+// EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
+// membership change decided, answer with the pods and Services and an etcd-operator style status.
+import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { isTerminating, observed } from '../../lib/objects.js';
+import { specParser } from '../../lib/spec.js';
+import type { EtcdClient, MemberHealth } from './etcd.js';
+import { CLIENT_PORT, clientURL, clusterOf, memberClaim, normalizeVersion, services } from './members.js';
+import { decide, type Decision, type Observation } from './plan.js';
+import { EtcdClusterSpec, VERSION_PATTERN } from './schema.js';
+
+/** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
+export const STEP_SECONDS = 5;
+export const BACKOFF_SECONDS = 10;
+
+const parser = specParser(EtcdClusterSpec, (spec) =>
+  VERSION_PATTERN.test(spec.version.trim()) ? undefined : `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`,
+);
+
+export interface EtcdDeps {
+  etcd: EtcdClient;
+  now: Date;
+}
+
+/** Reads the member list and each pod's health, in parallel, within the client's deadlines. */
+export async function observe(parent: ParentObject, request: CompositeSyncRequest, etcd: EtcdClient, spec: EtcdClusterSpec): Promise<Observation> {
+  const c = clusterOf(parent, spec);
+  const all = observed(request.children, 'Pod', 'v1');
+  const pods = all.filter((p) => !isTerminating(p));
+  const terminating = all.filter(isTerminating).map((p) => p.metadata.name!);
+  const endpoints = pods.map((p) => clientURL(c, p.metadata.name!));
+  const health: Record<string, MemberHealth> = {};
+  const [list] = await Promise.all([
+    endpoints.length ? etcd.memberList(endpoints).then((v) => ({ ok: true as const, v }), (e: Error) => ({ ok: false as const, e })) : undefined,
+    ...pods.map(async (p) => {
+      health[p.metadata.name!] = await etcd.health(clientURL(c, p.metadata.name!));
+    }),
+  ]);
+  const obs: Observation = { pods, terminating, health };
+  if (list?.ok) obs.etcd = list.v;
+  else if (list) obs.etcdError = list.e.message;
+  return obs;
+}
+
+export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promise<CompositeSyncResponse> {
+  const parent = request.parent;
+  const parsed = parser.parse(parent.spec);
+  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, deps.now);
+  const spec = parsed.spec;
+  const obs = await observe(parent, request, deps.etcd, spec);
+  const decision = decide(parent, spec, obs);
+  const c = clusterOf(parent, spec);
+  const endpoints = obs.pods.map((p) => clientURL(c, p.metadata.name!));
+
+  let pods = decision.pods;
+  let failure: string | undefined;
+  if (decision.action) {
+    const a = decision.action;
+    try {
+      if (a.type === 'add') await deps.etcd.memberAdd(endpoints, a.peerURL, a.learner);
+      else if (a.type === 'remove') await deps.etcd.memberRemove(endpoints, a.id);
+      else await deps.etcd.memberPromote(endpoints, a.id);
+    } catch (err) {
+      failure = `${a.type} ${a.pod} failed: ${(err as Error).message}`;
+      pods = decision.fallbackPods;
+      // The ordinal was not used: the next attempt takes it again.
+      if (a.type === 'add') decision.lastMemberIndex -= 1;
+    }
+  }
+  return respond(request, spec, decision, pods, deps.now, failure);
+}
+
+function respond(
+  request: CompositeSyncRequest,
+  spec: EtcdClusterSpec,
+  d: Decision,
+  pods: KubeObject[],
+  now: Date,
+  failure?: string,
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const name = parent.metadata.name!;
+  const children: KubeObject[] = [...pods];
+  if (spec.pod?.persistentVolumeClaimSpec) {
+    for (const p of pods) children.push(memberClaim(parent, spec, p.metadata.name!));
+  }
+  children.push(...services(parent));
+
+  const conditions = [...d.conditions];
+  if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
+  const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
+  const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
+  const status: Record<string, unknown> = {
+    phase: d.phase,
+    controlPaused: Boolean(spec.paused),
+    size: d.members.length,
+    serviceName: `${name}-client`,
+    clientPort: CLIENT_PORT,
+    members: { ready, unready },
+    targetVersion: d.targetVersion ?? '',
+    ready: `${ready.length}/${spec.size}`,
+    observedGeneration: parent.metadata.generation ?? 0,
+    memberList: d.members,
+    lastMemberIndex: d.lastMemberIndex,
+    conditions: conditionsFor(parent, conditions, now),
+  };
+  if (d.reason) status['reason'] = d.reason;
+  const current = d.currentVersion ?? (currentStatus(parent)['currentVersion'] as string | undefined);
+  if (current) status['currentVersion'] = normalizeVersion(current);
+  const leader = d.members.find((m) => m.leader)?.name;
+  if (leader) status['leader'] = leader;
+  if (d.quorum) status['quorum'] = d.quorum;
+  const response: CompositeSyncResponse = { status, children };
+  if (failure) response.resyncAfterSeconds = BACKOFF_SECONDS;
+  else if (d.converging) response.resyncAfterSeconds = STEP_SECONDS;
+  return response;
+}
+
+/**
+ * Finalize: the pods, their claims and the Services are deleted by answering no children; the parent is
+ * released once none of them is observed any more.
+ */
+export function finalize(request: CompositeSyncRequest): CompositeSyncResponse {
+  const left = Object.values(request.children ?? {}).reduce((n, group) => n + Object.keys(group).length, 0);
+  const status = { ...currentStatus(request.parent), phase: 'Terminating' };
+  return left === 0 ? { status, children: [], finalized: true } : { status, children: [], finalized: false, resyncAfterSeconds: 2 };
+}
