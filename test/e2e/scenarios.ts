@@ -223,4 +223,53 @@ const hookDown: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [memcached, podset, mysql, hookDown];
+const etcd: Scenario = {
+  name: 'EtcdCluster: the seed etcd-cluster-cr.yaml applies verbatim; seed member pod and Services; columns; finalize',
+  async run(k) {
+    const notes: string[] = [];
+    const t0 = Date.now();
+    await k.kubectl(['apply', '-f', examples(k.repo, 'etcd-cluster-cr.yaml')]);
+    // No kubelet runs etcd here, so the cluster stays at its seed member (members join one at a time, each
+    // after the previous answers); the real membership changes are proven on real etcd in npm test.
+    const pod = await waitFor('seed member pod', () => k.getOrUndefined(['pod', 'example-etcd-cluster-0']));
+    const c = pod.spec.containers[0];
+    assert.equal(c.image, 'quay.io/coreos/etcd:v3.1.10');
+    assert.equal(pod.spec.hostname, 'example-etcd-cluster-0');
+    assert.equal(pod.spec.subdomain, 'example-etcd-cluster');
+    assert.equal(pod.spec.restartPolicy, 'Never');
+    assert.equal(pod.metadata.labels.etcd_cluster, 'example-etcd-cluster');
+    assert.equal(pod.metadata.annotations['etcd.version'], '3.1.10');
+    assert.ok(c.command.includes('--initial-cluster-state=new'));
+    assert.ok(c.command.includes('--initial-cluster=example-etcd-cluster-0=http://example-etcd-cluster-0.example-etcd-cluster.default.svc:2380'));
+    const peer = await waitFor('peer Service', () => k.getOrUndefined(['service', 'example-etcd-cluster']));
+    assert.equal(peer.spec.clusterIP, 'None');
+    assert.equal(peer.spec.publishNotReadyAddresses, true);
+    assert.deepEqual(peer.spec.ports.map((p: any) => p.port), [2379, 2380]);
+    const client = await waitFor('client Service', () => k.getOrUndefined(['service', 'example-etcd-cluster-client']));
+    assert.deepEqual(client.spec.ports.map((p: any) => p.port), [2379]);
+    assert.notEqual(client.spec.clusterIP, 'None');
+    const cluster = await waitFor('status reported', async () => {
+      const e = await k.json(['get', 'etcdcluster', 'example-etcd-cluster']);
+      return e.status?.phase ? e : undefined;
+    });
+    assert.equal(cluster.status.phase, 'Creating');
+    assert.equal(cluster.status.serviceName, 'example-etcd-cluster-client');
+    assert.equal(condition(cluster, 'Available').reason, 'Bootstrapping');
+    notes.push(`seed pod and both Services in ${secs(t0)}; phase ${cluster.status.phase}`);
+
+    const table = await k.kubectl(['get', 'etcdclusters']);
+    assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'SIZE', 'READY', 'VERSION', 'AGE']);
+    notes.push(`kubectl get etcdclusters: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
+    const short = await k.kubectl(['get', 'etcd']);
+    assert.match(short, /example-etcd-cluster/, 'short name etcd works');
+
+    const t1 = Date.now();
+    await k.kubectl(['delete', 'etcdcluster', 'example-etcd-cluster', '--wait=true', '--timeout=90s']);
+    assert.equal(await k.getOrUndefined(['pod', 'example-etcd-cluster-0']), undefined);
+    await waitFor('Services gone', async () => !(await k.getOrUndefined(['service', 'example-etcd-cluster'])) && !(await k.getOrUndefined(['service', 'example-etcd-cluster-client'])));
+    notes.push(`finalize removed the pod and Services before the EtcdCluster went (${secs(t1)})`);
+    return notes;
+  },
+};
+
+export const scenarios: Scenario[] = [memcached, podset, mysql, hookDown, etcd];
