@@ -4,5 +4,6 @@ import { etcdcluster } from './etcdcluster/index.js';
 import { memcached } from './memcached/index.js';
 import { mysqlcluster } from './mysqlcluster/index.js';
 import { podset } from './podset/index.js';
+import { s3 } from './s3/index.js';
 
-export const hooks: HookDefinition[] = [memcached, podset, mysqlcluster, etcdcluster];
+export const hooks: HookDefinition[] = [memcached, podset, mysqlcluster, etcdcluster, s3];

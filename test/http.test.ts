@@ -22,6 +22,8 @@ t.test('GET /hooks lists every hook served', async (t) => {
     '/hooks/etcdcluster/sync',
     '/hooks/etcdcluster/finalize',
     '/hooks/etcdcluster/customize',
+    '/hooks/s3/sync',
+    '/hooks/s3/finalize',
   ]);
 });
 

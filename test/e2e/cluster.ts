@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startMoto, type Moto } from '../fixtures/moto.js';
 
 const run = promisify(execFile);
 
@@ -58,6 +59,8 @@ export class ControlPlane {
   readonly procs: Proc[] = [];
   hookPort = 0;
   hookProc: Proc | undefined;
+  /** The S3/IAM server the hook server's AWS calls go to. */
+  moto: Moto | undefined;
   apiPort = 0;
 
   constructor(
@@ -158,6 +161,7 @@ export class ControlPlane {
       '--client-go-qps=100', '--client-go-burst=200', '-v=4',
     ]);
 
+    this.moto = await startMoto();
     this.hookPort = await freePort();
     await this.startHooks();
     writeFileSync(join(this.dir, 'controllers.yaml'), controllers(`http://127.0.0.1:${this.hookPort}`));
@@ -170,6 +174,10 @@ export class ControlPlane {
       PORT: String(this.hookPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'debug',
+      AWS_ENDPOINT_URL: this.moto!.endpoint,
+      AWS_REGION: this.moto!.region,
+      AWS_ACCESS_KEY_ID: this.moto!.admin.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: this.moto!.admin.secretAccessKey,
     });
     await waitFor('metaops /readyz', async () => {
       const res = await fetch(`http://127.0.0.1:${this.hookPort}/readyz`);
@@ -271,6 +279,7 @@ export class ControlPlane {
 
   /** Stops every process this harness started, by its own id, in reverse order. */
   async down(): Promise<void> {
+    await this.moto?.stop();
     for (const proc of [...this.procs].reverse()) {
       if (proc.child.exitCode === null && proc.child.signalCode === null) {
         proc.child.kill('SIGTERM');

@@ -1,0 +1,88 @@
+// S3, s3.metaops.dev/v1: an S3 bucket and a least-privilege IAM user, policy and access key for it, with the
+// credentials in a Secret (the seed's S3 operator, without its bugs).
+import { Type, type Static } from '@sinclair/typebox';
+import { Conditions } from '../../lib/conditions.js';
+import type { ResourceDefinition } from '../../lib/hook.js';
+import { commonPrinterColumns } from '../../lib/schemas.js';
+
+export const S3Spec = Type.Object(
+  {
+    bucketName: Type.String({
+      minLength: 3,
+      maxLength: 63,
+      pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$',
+      description: 'The bucket name (S3 naming rules: 3-63 lower-case letters, digits, dots and hyphens).',
+    }),
+    region: Type.Optional(
+      Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]+$', description: 'AWS region of the bucket; default: the operator\'s region.' }),
+    ),
+    versioning: Type.Boolean({ default: false, description: 'Enable object versioning.' }),
+    encryption: Type.Object(
+      {
+        type: Type.Union([Type.Literal('SSE-S3'), Type.Literal('SSE-KMS')], { default: 'SSE-S3' }),
+        kmsKeyId: Type.Optional(Type.String({ description: 'KMS key id or ARN, with SSE-KMS.' })),
+      },
+      { default: {}, description: 'Default server-side encryption of the bucket.' },
+    ),
+    publicAccessBlock: Type.Object(
+      {
+        blockPublicAcls: Type.Boolean({ default: true }),
+        ignorePublicAcls: Type.Boolean({ default: true }),
+        blockPublicPolicy: Type.Boolean({ default: true }),
+        restrictPublicBuckets: Type.Boolean({ default: true }),
+      },
+      { default: {}, description: 'S3 Block Public Access; every flag is on unless turned off.' },
+    ),
+    tags: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Tags of the bucket.' })),
+    deletionPolicy: Type.Union([Type.Literal('Retain'), Type.Literal('Delete')], {
+      default: 'Retain',
+      description: 'What happens to the bucket when the S3 resource is deleted or renamed.',
+    }),
+    forceDelete: Type.Boolean({
+      default: false,
+      description: 'With deletionPolicy Delete: empty the bucket (every object version) before deleting it.',
+    }),
+    secretName: Type.Optional(
+      Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253, description: 'Default: <name>-credentials.' }),
+    ),
+  },
+  { description: 'S3Spec: the bucket and how it is managed.' },
+);
+export type S3Spec = Static<typeof S3Spec>;
+
+export const S3Status = Type.Object(
+  {
+    bucketName: Type.Optional(Type.String()),
+    arn: Type.Optional(Type.String()),
+    region: Type.Optional(Type.String()),
+    iamUser: Type.Optional(Type.String()),
+    policyArn: Type.Optional(Type.String()),
+    accessKeyId: Type.Optional(Type.String({ description: 'The access key in the Secret (never the secret key).' })),
+    secretName: Type.Optional(Type.String()),
+    retainedBuckets: Type.Optional(
+      Type.Array(Type.String(), { description: 'Buckets left in place by deletionPolicy Retain (renames, deletion).' }),
+    ),
+    observedGeneration: Type.Optional(Type.Integer()),
+    conditions: Type.Optional(Conditions),
+  },
+  { additionalProperties: false },
+);
+
+export const resource: ResourceDefinition = {
+  group: 's3.metaops.dev',
+  version: 'v1',
+  kind: 'S3',
+  plural: 's3s',
+  singular: 's3',
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'S3 is an S3 bucket with a least-privilege IAM user, policy and access key kept in a Secret.',
+  spec: S3Spec,
+  status: S3Status,
+  printerColumns: [
+    { name: 'BUCKET', type: 'string', jsonPath: '.status.bucketName', description: 'The bucket.' },
+    { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    { name: 'REASON', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 },
+    commonPrinterColumns.age,
+  ],
+};
