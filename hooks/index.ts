@@ -3,7 +3,8 @@ import type { HookDefinition } from '../lib/hook.js';
 import { etcdcluster } from './etcdcluster/index.js';
 import { memcached } from './memcached/index.js';
 import { mysqlcluster } from './mysqlcluster/index.js';
+import { podbuggertool, podbuggertoolStatus } from './podbuggertool/index.js';
 import { podset } from './podset/index.js';
 import { s3 } from './s3/index.js';
 
-export const hooks: HookDefinition[] = [memcached, podset, mysqlcluster, etcdcluster, s3];
+export const hooks: HookDefinition[] = [memcached, podset, mysqlcluster, etcdcluster, s3, podbuggertool, podbuggertoolStatus];

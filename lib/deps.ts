@@ -1,7 +1,9 @@
 // The side effects hooks may use, passed in so that decisions stay pure and tests control them.
 import { randomBytes } from 'node:crypto';
 import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
+import { parseAllowlist } from '../hooks/podbuggertool/match.js';
 import { SdkAwsApi, type AwsApi } from '../hooks/s3/aws.js';
+import { HttpKubeApi, type KubeApi } from './kube.js';
 
 export interface Deps {
   /** The clock, read once per hook call for condition timestamps. */
@@ -12,14 +14,21 @@ export interface Deps {
   etcdClient(tls?: TlsFiles): EtcdClient;
   /** AWS (S3 and IAM), from the SDK's standard credential chain; created on first use. */
   aws(): AwsApi;
+  /** The Kubernetes API, for what Metacontroller cannot write (ephemeral containers); created on first use. */
+  kube(): KubeApi;
+  /** Debug images PodBuggerTools may use (METAOPS_DEBUG_IMAGE_ALLOWLIST); undefined: any. */
+  debugImageAllowlist: string[] | undefined;
 }
 
 export function defaultDeps(): Deps {
   let aws: AwsApi | undefined;
+  let kube: KubeApi | undefined;
   return {
     now: () => new Date(),
     randomSecret: (bytes) => randomBytes(bytes).toString('base64url'),
     etcdClient: (tls) => new HttpEtcdClient(tls ? { tls } : {}),
     aws: () => (aws ??= new SdkAwsApi()),
+    kube: () => (kube ??= new HttpKubeApi()),
+    debugImageAllowlist: parseAllowlist(process.env['METAOPS_DEBUG_IMAGE_ALLOWLIST']),
   };
 }

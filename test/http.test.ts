@@ -24,6 +24,10 @@ t.test('GET /hooks lists every hook served', async (t) => {
     '/hooks/etcdcluster/customize',
     '/hooks/s3/sync',
     '/hooks/s3/finalize',
+    '/hooks/podbuggertool/sync',
+    '/hooks/podbuggertool/customize',
+    '/hooks/podbuggertool-status/sync',
+    '/hooks/podbuggertool-status/customize',
   ]);
 });
 

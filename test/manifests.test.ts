@@ -44,7 +44,7 @@ t.test('the seed resources in manifests/examples validate against the generated 
       seen.push(obj.kind);
     }
   }
-  t.same(seen.sort(), ['EtcdCluster', 'Memcached', 'MySQLCluster', 'PodSet', 'S3']);
+  t.same(seen.sort(), ['EtcdCluster', 'Memcached', 'MySQLCluster', 'PodBuggerTool', 'PodSet', 'S3']);
 });
 
 t.test('kustomization.yaml installs every generated manifest', async (t) => {

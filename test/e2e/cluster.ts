@@ -178,6 +178,9 @@ export class ControlPlane {
       AWS_REGION: this.moto!.region,
       AWS_ACCESS_KEY_ID: this.moto!.admin.accessKeyId,
       AWS_SECRET_ACCESS_KEY: this.moto!.admin.secretAccessKey,
+      // The PodBuggerTool hook patches pods/ephemeralcontainers through the API server.
+      KUBECONFIG: this.kubeconfig,
+      METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*',
     });
     await waitFor('metaops /readyz', async () => {
       const res = await fetch(`http://127.0.0.1:${this.hookPort}/readyz`);

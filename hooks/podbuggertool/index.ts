@@ -1,0 +1,23 @@
+import type { CompositeHookDefinition, DecoratorHookDefinition } from '../../lib/hook.js';
+import { resource } from './schema.js';
+import { customizePod, customizeTool, syncPod, syncTool } from './sync.js';
+
+/** The pods: a DecoratorController whose hooks add the debug containers (`/hooks/podbuggertool/...`). */
+export const podbuggertool: DecoratorHookDefinition = {
+  type: 'decorator',
+  name: 'podbuggertool',
+  resources: [{ apiVersion: 'v1', resource: 'pods' }],
+  attachments: [],
+  sync: (request, ctx) => syncPod(request, { kube: ctx.deps.kube(), allowlist: ctx.deps.debugImageAllowlist, now: ctx.deps.now() }),
+  customize: () => customizePod(),
+};
+
+/** The tools: a CompositeController (no children) that reports their status (`/hooks/podbuggertool-status/...`). */
+export const podbuggertoolStatus: CompositeHookDefinition = {
+  type: 'composite',
+  name: 'podbuggertool-status',
+  resource,
+  childResources: [],
+  sync: (request, ctx) => syncTool(request, ctx.deps.debugImageAllowlist, ctx.deps.now()),
+  customize: (request) => customizeTool(request),
+};

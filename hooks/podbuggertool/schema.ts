@@ -1,0 +1,74 @@
+// PodBuggerTool, debug.metaops.dev/v1alpha1: pods whose labels match get an ephemeral debug container.
+import { Type, type Static } from '@sinclair/typebox';
+import { Conditions } from '../../lib/conditions.js';
+import type { ResourceDefinition } from '../../lib/hook.js';
+import { LabelSelector } from '../../lib/metacontroller.js';
+import { commonPrinterColumns } from '../../lib/schemas.js';
+
+export const PROFILES = ['general', 'baseline', 'restricted', 'netadmin', 'sysadmin'] as const;
+
+export const PodBuggerToolSpec = Type.Object(
+  {
+    selector: Type.Optional(
+      Type.Object(LabelSelector.properties, { description: 'The pods to debug: a standard label selector.' }),
+    ),
+    label: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9./_-]+(=[A-Za-z0-9._-]*)?$',
+        description: 'Shorthand for a selector of one label: "key=value" (or "key": the label exists).',
+      }),
+    ),
+    image: Type.String({ minLength: 1, description: 'The debug container image.' }),
+    command: Type.Optional(Type.Array(Type.String())),
+    args: Type.Optional(Type.Array(Type.String())),
+    targetContainerName: Type.Optional(
+      Type.String({ description: 'Share the process namespace of this container of the pod (kubectl debug --target).' }),
+    ),
+    env: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), value: Type.Optional(Type.String()) })),
+    ),
+    securityProfile: Type.Union(
+      PROFILES.map((p) => Type.Literal(p)),
+      {
+        default: 'general',
+        description:
+          'Security context of the container, as kubectl debug --profile: general (SYS_PTRACE), baseline, restricted, netadmin (NET_ADMIN, NET_RAW), sysadmin (privileged).',
+      },
+    ),
+  },
+  { description: 'PodBuggerToolSpec: which pods, and the debug container to add to them.' },
+);
+export type PodBuggerToolSpec = Static<typeof PodBuggerToolSpec>;
+
+export const PodBuggerToolStatus = Type.Object(
+  {
+    matched: Type.Optional(Type.Integer({ description: 'Pods in the namespace that match.' })),
+    injected: Type.Optional(Type.Integer({ description: 'Matching pods that carry the debug container.' })),
+    lastInjected: Type.Optional(Type.Array(Type.String(), { description: 'The pods injected most recently (up to 10).' })),
+    containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
+    observedGeneration: Type.Optional(Type.Integer()),
+    conditions: Type.Optional(Conditions),
+  },
+  { additionalProperties: false },
+);
+
+export const resource: ResourceDefinition = {
+  group: 'debug.metaops.dev',
+  version: 'v1alpha1',
+  kind: 'PodBuggerTool',
+  plural: 'podbuggertools',
+  singular: 'podbuggertool',
+  shortNames: ['pbt'],
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'PodBuggerTool adds an ephemeral debug container to the pods of its namespace whose labels match.',
+  spec: PodBuggerToolSpec,
+  status: PodBuggerToolStatus,
+  printerColumns: [
+    { name: 'IMAGE', type: 'string', jsonPath: '.spec.image' },
+    { name: 'MATCHED', type: 'integer', jsonPath: '.status.matched' },
+    { name: 'INJECTED', type: 'integer', jsonPath: '.status.injected' },
+    { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', priority: 1 },
+    commonPrinterColumns.age,
+  ],
+};
