@@ -38,9 +38,10 @@ if want kube && { [ ! -x "$BIN/kube-apiserver" ] || [ ! -x "$BIN/kube-controller
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl) >&2
 fi
 
-if want etcd && [ ! -x "$BIN/etcd" ]; then
-  step "building etcd $ETCD_VERSION"
-  (cd "$here/tools/etcd" && timed go build -trimpath -ldflags "-s -w" -o "$BIN/etcd" go.etcd.io/etcd/server/v3) >&2
+if want etcd && { [ ! -x "$BIN/etcd" ] || [ ! -x "$BIN/etcdutl" ]; }; then
+  step "building etcd and etcdutl $ETCD_VERSION"
+  (cd "$here/tools/etcd" && timed go build -trimpath -ldflags "-s -w" -o "$BIN/etcd" go.etcd.io/etcd/server/v3 &&
+    go build -trimpath -ldflags "-s -w" -o "$BIN/etcdutl" go.etcd.io/etcd/etcdutl/v3) >&2
 fi
 
 if want etcd && [ ! -x "$BIN/etcd-$ETCD_OLD_VERSION" ]; then

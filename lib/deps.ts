@@ -1,6 +1,7 @@
 // The side effects hooks may use, passed in so that decisions stay pure and tests control them.
 import { randomBytes } from 'node:crypto';
 import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
+import { DEFAULT_IMAGE } from '../hooks/etcdbackup/sync.js';
 import { parseAllowlist } from '../hooks/podbuggertool/match.js';
 import { SdkAwsApi, type AwsApi } from '../hooks/s3/aws.js';
 import { HttpKubeApi, type KubeApi } from './kube.js';
@@ -18,6 +19,8 @@ export interface Deps {
   kube(): KubeApi;
   /** Debug images PodBuggerTools may use (METAOPS_DEBUG_IMAGE_ALLOWLIST); undefined: any. */
   debugImageAllowlist: string[] | undefined;
+  /** This project's image (METAOPS_IMAGE), for the children that run `metaops` commands (backups, restores). */
+  image: string;
 }
 
 export function defaultDeps(): Deps {
@@ -30,5 +33,6 @@ export function defaultDeps(): Deps {
     aws: () => (aws ??= new SdkAwsApi()),
     kube: () => (kube ??= new HttpKubeApi()),
     debugImageAllowlist: parseAllowlist(process.env['METAOPS_DEBUG_IMAGE_ALLOWLIST']),
+    image: process.env['METAOPS_IMAGE'] ?? DEFAULT_IMAGE,
   };
 }

@@ -23,6 +23,7 @@ export const ObjectMeta = Type.Object(
     labels: Type.Optional(Type.Record(Type.String(), Type.String())),
     annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
     deletionTimestamp: Type.Optional(Type.String()),
+    creationTimestamp: Type.Optional(Type.String()),
   },
   open,
 );

@@ -1,6 +1,6 @@
 import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import type { KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
 import type { TlsFiles } from './etcd.js';
 import { resource } from './schema.js';
@@ -43,11 +43,18 @@ export const etcdcluster: CompositeHookDefinition = {
   ],
   resyncPeriodSeconds: 30,
   sync: (request, ctx) =>
-    sync(request, { etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)), now: ctx.deps.now() }),
+    sync(request, {
+      etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)),
+      now: ctx.deps.now(),
+      image: ctx.deps.image,
+    }),
   finalize: (request) => finalize(request),
   customize: (request) => {
     const name = (request.parent?.['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static
       ?.operatorSecret;
-    return { relatedResources: name ? [{ apiVersion: 'v1', resource: 'secrets', names: [name] }] : [] };
+    // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secret.
+    const rules: RelatedResourceRule[] = [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores' }];
+    if (name) rules.push({ apiVersion: 'v1', resource: 'secrets', names: [name] });
+    return { relatedResources: rules };
   },
 };

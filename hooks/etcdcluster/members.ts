@@ -2,6 +2,7 @@
 import { serviceChild } from '../../lib/children.js';
 import { childLabels } from '../../lib/labels.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { s3Access } from '../etcdbackup/sync.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export const CLIENT_PORT = 2379;
@@ -122,6 +123,53 @@ export function memberCommand(c: Cluster, pod: string, initialCluster: string, s
   return cmd;
 }
 
+/** Where a restore fetches the snapshot from, and with which image. */
+export interface RestoreSource {
+  s3: { path: string; awsSecret?: string | undefined; endpoint?: string | undefined; forcePathStyle?: boolean | undefined };
+  /** This project's image, which carries `metaops etcd-restore-fetch`. */
+  image: string;
+}
+
+const SNAPSHOT = '/var/etcd/snapshot.db';
+
+/**
+ * The init steps of a seed member restored from a snapshot: fetch it from S3 (this project's CLI), then
+ * `etcdutl snapshot restore` (etcdctl before 3.5) into the member's data directory.
+ */
+export function restoreInitContainers(c: Cluster, spec: EtcdClusterSpec, pod: string, token: string, source: RestoreSource): unknown[] {
+  const access = s3Access(source.s3);
+  const version = normalizeVersion(spec.version).split('.').map(Number);
+  const etcdutl = (version[0] ?? 0) > 3 || ((version[0] ?? 0) === 3 && (version[1] ?? 0) >= 5);
+  return [
+    {
+      name: 'fetch-snapshot',
+      image: source.image,
+      command: ['node', '/app/dist/lib/cli.js'],
+      args: ['etcd-restore-fetch', '--s3-path', source.s3.path, '--file', SNAPSHOT, ...access.args],
+      env: access.env,
+      envFrom: access.envFrom,
+      volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }, ...access.mounts],
+    },
+    {
+      name: 'restore-snapshot',
+      image: image(spec),
+      command: [
+        etcdutl ? '/usr/local/bin/etcdutl' : '/usr/local/bin/etcdctl',
+        'snapshot',
+        'restore',
+        SNAPSHOT,
+        `--data-dir=${DATA_DIR}`,
+        `--name=${pod}`,
+        `--initial-cluster=${pod}=${peerURL(c, pod)}`,
+        `--initial-advertise-peer-urls=${peerURL(c, pod)}`,
+        `--initial-cluster-token=${token}`,
+      ],
+      env: [{ name: 'ETCDCTL_API', value: '3' }],
+      volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+    },
+  ];
+}
+
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
 export function memberPod(
   parent: ParentObject,
@@ -129,6 +177,7 @@ export function memberPod(
   pod: string,
   initialCluster: string,
   state: 'new' | 'existing',
+  restore?: RestoreSource,
 ): KubeObject {
   const c = clusterOf(parent, spec);
   const version = normalizeVersion(spec.version);
@@ -178,6 +227,11 @@ export function memberPod(
     containers: [container],
     volumes,
   };
+  if (restore) {
+    podSpec['initContainers'] = restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore);
+    const aws = s3Access(restore.s3);
+    (podSpec['volumes'] as unknown[]).push(...aws.volumes);
+  }
   if (policy.nodeSelector) podSpec['nodeSelector'] = policy.nodeSelector;
   if (policy.tolerations) podSpec['tolerations'] = policy.tolerations;
   if (policy.securityContext) podSpec['securityContext'] = policy.securityContext;

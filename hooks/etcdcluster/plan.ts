@@ -19,6 +19,7 @@ import {
   peerURL,
   podOfPeerURL,
   type Cluster,
+  type RestoreSource,
 } from './members.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -37,6 +38,15 @@ export interface Observation {
   etcdError?: string;
   /** Health of each observed pod's member, by pod name. */
   health: Record<string, MemberHealth>;
+  /** The newest EtcdRestore naming this cluster, if any. */
+  restore?: { uid: string; name: string; source: RestoreSource };
+}
+
+/** Progress of a restore, kept in status.restore: Replacing (old members dropped) -> Restoring -> Restored. */
+export interface RestoreState {
+  uid: string;
+  name: string;
+  phase: 'Replacing' | 'Restoring' | 'Restored';
 }
 
 export interface MemberReport {
@@ -66,6 +76,7 @@ export interface Decision {
   targetVersion?: string;
   /** Whether another step is pending (drives resyncAfterSeconds). */
   converging: boolean;
+  restore?: RestoreState;
 }
 
 const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
@@ -100,7 +111,73 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
   return members.map((m) => `${m.pod}=${peerURL(c, m.pod)}`).join(',');
 }
 
+/**
+ * A restore replaces the cluster: an explicit request, and the only decision that drops every member.
+ * First the old members are dropped (their data goes with them), then a seed member starts from the snapshot,
+ * then the cluster grows back to its size as usual.
+ */
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
+  const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
+  const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
+  if (pending && !spec.paused) {
+    const d = decideMembers(parent, spec, { ...obs, etcd: undefined });
+    const message = `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`;
+    return {
+      ...d,
+      action: undefined,
+      pods: [],
+      phase: 'Creating',
+      reason: 'Restoring',
+      conditions: [
+        { type: 'Available', status: false, reason: 'Restoring', message },
+        { type: 'Recovering', status: true, reason: 'Restoring', message },
+      ],
+      members: [],
+      converging: true,
+      restore: { uid: pending.uid, name: pending.name, phase: 'Replacing' },
+    };
+  }
+  if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
+    if (obs.pods.length > 0 || obs.terminating.length > 0) {
+      return {
+        ...decideMembers(parent, spec, { ...obs, etcd: undefined }),
+        action: undefined,
+        pods: [],
+        phase: 'Creating',
+        reason: 'Restoring',
+        conditions: [{ type: 'Recovering', status: true, reason: 'Restoring', message: 'waiting for the old members to go' }],
+        converging: true,
+        restore: before,
+      };
+    }
+    const c = clusterOf(parent, spec);
+    const lastMemberIndex = Math.max(typeof (parent.status as any)?.lastMemberIndex === 'number' ? (parent.status as any).lastMemberIndex : -1, -1) + 1;
+    const seed = memberName(c.name, lastMemberIndex);
+    const message = `seed member ${seed} starts from the snapshot ${obs.restore.source.s3.path}`;
+    return {
+      pods: [memberPod(parent, spec, seed, initialCluster(c, [{ pod: seed }]), 'new', obs.restore.source)],
+      fallbackPods: [],
+      phase: 'Creating',
+      reason: 'Restoring',
+      conditions: [
+        { type: 'Available', status: false, reason: 'Restoring', message },
+        { type: 'Recovering', status: true, reason: 'Restoring', message },
+      ],
+      members: [],
+      lastMemberIndex,
+      converging: true,
+      restore: { ...before, phase: 'Restoring' },
+    };
+  }
+  const d = decideMembers(parent, spec, obs);
+  if (before) {
+    const restored = before.phase === 'Restored' || (!d.action && d.quorum?.ok === true && d.members.length === spec.size && d.members.every((m) => m.healthy));
+    d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
+  }
+  return d;
+}
+
+function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = normalizeVersion(spec.version);

@@ -120,6 +120,13 @@ export const EtcdClusterStatus = Type.Object(
         down: Type.Optional(Type.Array(Type.String())),
       }),
     ),
+    restore: Type.Optional(
+      Type.Object({
+        uid: Type.String(),
+        name: Type.String({ description: 'The EtcdRestore.' }),
+        phase: Type.String({ description: 'Replacing, Restoring or Restored.' }),
+      }),
+    ),
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),
     ),

@@ -5,7 +5,8 @@ import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObj
 import { isTerminating, observed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import type { EtcdClient, MemberHealth } from './etcd.js';
-import { CLIENT_PORT, clientURL, clusterOf, memberClaim, normalizeVersion, services } from './members.js';
+import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
+import { CLIENT_PORT, clientURL, clusterOf, memberClaim, normalizeVersion, services, type RestoreSource } from './members.js';
 import { decide, type Decision, type Observation } from './plan.js';
 import { EtcdClusterSpec, VERSION_PATTERN } from './schema.js';
 
@@ -20,6 +21,20 @@ const parser = specParser(EtcdClusterSpec, (spec) =>
 export interface EtcdDeps {
   etcd: EtcdClient;
   now: Date;
+  /** This project's image, for a restored member's fetch step. */
+  image?: string;
+}
+
+/** The newest EtcdRestore of this cluster among the related objects. */
+export function pendingRestore(request: CompositeSyncRequest, image: string): Observation['restore'] {
+  const name = request.parent.metadata.name;
+  const restores = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2')
+    .filter((r) => !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name)
+    .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
+  const r = restores[0];
+  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
+  if (!r || !s3?.path) return undefined;
+  return { uid: r.metadata.uid ?? r.metadata.name!, name: r.metadata.name!, source: { s3, image } };
 }
 
 /** Reads the member list and each pod's health, in parallel, within the client's deadlines. */
@@ -48,6 +63,8 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, deps.now);
   const spec = parsed.spec;
   const obs = await observe(parent, request, deps.etcd, spec);
+  const restore = pendingRestore(request, deps.image ?? DEFAULT_IMAGE);
+  if (restore) obs.restore = restore;
   const decision = decide(parent, spec, obs);
   const c = clusterOf(parent, spec);
   const endpoints = obs.pods.map((p) => clientURL(c, p.metadata.name!));
@@ -110,6 +127,7 @@ function respond(
   const leader = d.members.find((m) => m.leader)?.name;
   if (leader) status['leader'] = leader;
   if (d.quorum) status['quorum'] = d.quorum;
+  if (d.restore) status['restore'] = d.restore;
   const response: CompositeSyncResponse = { status, children };
   if (failure) response.resyncAfterSeconds = BACKOFF_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = STEP_SECONDS;

@@ -1,6 +1,9 @@
 //go:build tools
 
-// Package tools pins the etcd server command.
+// Package tools pins the etcd server and etcdutl (snapshot restore) commands.
 package tools
 
-import _ "go.etcd.io/etcd/server/v3"
+import (
+	_ "go.etcd.io/etcd/etcdutl/v3"
+	_ "go.etcd.io/etcd/server/v3"
+)

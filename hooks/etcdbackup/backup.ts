@@ -1,0 +1,226 @@
+// The work of a backup Job and of a restore init step, run by the `metaops` CLI in this project's image:
+// stream a snapshot out of etcd into S3 (multipart when large), prune old backups, fetch one back.
+import { createWriteStream } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import type { TlsFiles } from '../etcdcluster/etcd.js';
+
+/** S3 needs parts of at least 5 MiB (but the last). */
+export const PART_SIZE = 8 * 1024 * 1024;
+
+export interface BackupResult {
+  succeeded: boolean;
+  reason?: string;
+  etcdVersion?: string;
+  etcdRevision?: number;
+  key?: string;
+  size?: number;
+  lastSuccessDate?: string;
+  pruned?: string[];
+}
+
+/** `bucket/key` as etcd-operator wrote it. */
+export function splitPath(path: string): { bucket: string; key: string } {
+  const at = path.indexOf('/');
+  if (at <= 0 || at === path.length - 1) throw new Error(`s3.path "${path}" must be "<bucket>/<key>"`);
+  return { bucket: path.slice(0, at), key: path.slice(at + 1) };
+}
+
+/** Periodic backups are <key>_v<revision>_<date>; a one-off backup is written to <key> itself. */
+export function periodicKey(key: string, revision: number, date: Date): string {
+  const stamp = date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  return `${key}_v${revision}_${stamp}`;
+}
+
+interface EtcdEndpoint {
+  url: string;
+  tls?: TlsFiles;
+}
+
+function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number): Promise<import('node:http').IncomingMessage> {
+  const target = new URL(path, ep.url);
+  const payload = JSON.stringify(body);
+  const doRequest = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = doRequest(
+      target,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        ...(target.protocol === 'https:' ? ep.tls : {}),
+      },
+      (res) => {
+        if ((res.statusCode ?? 0) !== 200) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => reject(new Error(`${path}: HTTP ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`)));
+          return;
+        }
+        resolve(res);
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${path}: no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function json(ep: EtcdEndpoint, path: string, timeoutMs: number): Promise<any> {
+  const res = await post(ep, path, {}, timeoutMs);
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString());
+}
+
+/**
+ * The snapshot as a byte stream, from the gateway's /v3/maintenance/snapshot (newline-separated JSON
+ * messages, each with a base64 `blob`), without holding it in memory.
+ */
+export async function* snapshotStream(ep: EtcdEndpoint, timeoutMs: number): AsyncGenerator<Buffer> {
+  const res = await post(ep, '/v3/maintenance/snapshot', {}, timeoutMs);
+  let pending = '';
+  for await (const chunk of res) {
+    pending += (chunk as Buffer).toString('utf8');
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      if (line) yield decodeMessage(line);
+    }
+  }
+  if (pending.trim()) yield decodeMessage(pending.trim());
+}
+
+function decodeMessage(line: string): Buffer {
+  const msg = JSON.parse(line) as { result?: { blob?: string }; error?: { message?: string } };
+  if (msg.error) throw new Error(`snapshot: ${msg.error.message ?? 'error'}`);
+  return Buffer.from(msg.result?.blob ?? '', 'base64');
+}
+
+/** Uploads a stream: one PutObject when it fits in a part, else a multipart upload (aborted on failure). */
+export async function upload(s3: S3Client, bucket: string, key: string, chunks: AsyncIterable<Buffer>): Promise<number> {
+  let buffer: Buffer[] = [];
+  let buffered = 0;
+  let total = 0;
+  let uploadId: string | undefined;
+  const parts: Array<{ ETag: string; PartNumber: number }> = [];
+  const flush = async () => {
+    const body = Buffer.concat(buffer, buffered);
+    buffer = [];
+    buffered = 0;
+    if (!uploadId) {
+      uploadId = (await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))).UploadId!;
+    }
+    const partNumber = parts.length + 1;
+    const res = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body }));
+    parts.push({ ETag: res.ETag!, PartNumber: partNumber });
+  };
+  try {
+    for await (const chunk of chunks) {
+      buffer.push(chunk);
+      buffered += chunk.length;
+      total += chunk.length;
+      if (buffered >= PART_SIZE) await flush();
+    }
+    if (!uploadId) {
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.concat(buffer, buffered) }));
+      return total;
+    }
+    if (buffered > 0) await flush();
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    return total;
+  } catch (err) {
+    if (uploadId) await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Keeps the `max` newest periodic backups of a key (by revision, then date) and deletes the rest. */
+export async function prune(s3: S3Client, bucket: string, key: string, max: number): Promise<string[]> {
+  if (max <= 0) return [];
+  const found: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${key}_v`, ...(token ? { ContinuationToken: token } : {}) }));
+    for (const o of page.Contents ?? []) if (o.Key && /_v\d+_/.test(o.Key.slice(key.length))) found.push(o.Key);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  const rev = (k: string) => Number(/_v(\d+)_/.exec(k.slice(key.length))?.[1] ?? 0);
+  const sorted = found.sort((a, b) => rev(b) - rev(a) || (a < b ? 1 : -1));
+  const stale = sorted.slice(max);
+  for (const k of stale) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: k }));
+  return stale;
+}
+
+export interface BackupOptions {
+  endpoints: string[];
+  path: string;
+  periodic: boolean;
+  maxBackups: number;
+  timeoutMs: number;
+  s3: S3Client;
+  tls?: TlsFiles;
+  now?: () => Date;
+}
+
+/** One backup: the first endpoint that answers is snapshotted into S3. Never throws: failures are results. */
+export async function runBackup(o: BackupOptions): Promise<BackupResult> {
+  const now = o.now ?? (() => new Date());
+  let bucket: string;
+  let baseKey: string;
+  try {
+    ({ bucket, key: baseKey } = splitPath(o.path));
+  } catch (err) {
+    return { succeeded: false, reason: (err as Error).message };
+  }
+  const errors: string[] = [];
+  for (const url of o.endpoints) {
+    const ep: EtcdEndpoint = o.tls ? { url, tls: o.tls } : { url };
+    try {
+      const status = await json(ep, '/v3/maintenance/status', o.timeoutMs);
+      const revision = Number(status?.header?.revision ?? 0);
+      const version = String(status?.version ?? '');
+      const key = o.periodic ? periodicKey(baseKey, revision, now()) : baseKey;
+      let size: number;
+      try {
+        size = await upload(o.s3, bucket, key, snapshotStream(ep, o.timeoutMs));
+      } catch (err) {
+        return { succeeded: false, reason: `upload to s3://${bucket}/${key} failed: ${awsMessage(err)}`, etcdVersion: version, etcdRevision: revision };
+      }
+      let pruned: string[] = [];
+      if (o.periodic) pruned = await prune(o.s3, bucket, baseKey, o.maxBackups);
+      return { succeeded: true, etcdVersion: version, etcdRevision: revision, key, size, lastSuccessDate: now().toISOString(), pruned };
+    } catch (err) {
+      errors.push(`${url}: ${awsMessage(err)}`);
+    }
+  }
+  return { succeeded: false, reason: `no etcd endpoint could be snapshotted: ${errors.join('; ')}` };
+}
+
+function awsMessage(err: unknown): string {
+  const e = err as { name?: string; Code?: string; message?: string };
+  const code = e.Code ?? e.name;
+  return code && code !== 'Error' ? `${code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err));
+}
+
+/** The restore init step's first half: the snapshot from S3 into a local file. */
+export async function fetchSnapshot(s3: S3Client, path: string, file: string): Promise<number> {
+  const { bucket, key } = splitPath(path);
+  const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const body = res.Body as Readable;
+  await pipeline(body, createWriteStream(file));
+  return res.ContentLength ?? 0;
+}

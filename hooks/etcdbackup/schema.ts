@@ -1,0 +1,114 @@
+// EtcdBackup and EtcdRestore, etcd.database.coreos.com/v1beta2, as etcd-operator had them (S3 storage).
+import { Type, type Static } from '@sinclair/typebox';
+import { Conditions } from '../../lib/conditions.js';
+import type { ResourceDefinition } from '../../lib/hook.js';
+import { commonPrinterColumns } from '../../lib/schemas.js';
+
+export const S3Source = Type.Object(
+  {
+    path: Type.String({ pattern: '^[^/]+/.+$', description: 'Where the snapshot is: "<bucket>/<key>".' }),
+    awsSecret: Type.Optional(
+      Type.String({
+        description:
+          'Secret with AWS credentials: files `credentials` and `config` (etcd-operator), or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY keys.',
+      }),
+    ),
+    endpoint: Type.Optional(Type.String({ description: 'S3-compatible endpoint (MinIO, moto, ...).' })),
+    forcePathStyle: Type.Optional(Type.Boolean({ description: 'Path-style addressing (bucket in the path).' })),
+  },
+  { description: 'S3 storage of the snapshot.' },
+);
+export type S3Source = Static<typeof S3Source>;
+
+export const EtcdBackupSpec = Type.Object(
+  {
+    etcdEndpoints: Type.Optional(Type.Array(Type.String(), { description: 'etcd client URLs to snapshot (the first that answers).' })),
+    clusterName: Type.Optional(Type.String({ description: 'Or: an EtcdCluster of this namespace (its client Service).' })),
+    storageType: Type.Union([Type.Literal('S3')], { default: 'S3' }),
+    backupPolicy: Type.Object(
+      {
+        timeoutInSecond: Type.Integer({ minimum: 1, default: 60 }),
+        backupIntervalInSecond: Type.Integer({ minimum: 0, default: 0, description: '0: one backup; otherwise periodic (CronJob, minute granularity).' }),
+        maxBackups: Type.Integer({ minimum: 0, default: 0, description: 'Periodic backups kept (oldest pruned); 0: all.' }),
+      },
+      { default: {} },
+    ),
+    s3: S3Source,
+    clientTLSSecret: Type.Optional(
+      Type.String({ description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt for a TLS cluster.' }),
+    ),
+  },
+  { description: 'BackupSpec, as etcd-operator v1beta2 had it.' },
+);
+export type EtcdBackupSpec = Static<typeof EtcdBackupSpec>;
+
+export const EtcdBackupStatus = Type.Object(
+  {
+    succeeded: Type.Optional(Type.Boolean()),
+    reason: Type.Optional(Type.String()),
+    etcdVersion: Type.Optional(Type.String()),
+    etcdRevision: Type.Optional(Type.Integer()),
+    lastSuccessDate: Type.Optional(Type.String()),
+    key: Type.Optional(Type.String({ description: 'The S3 object the last backup wrote.' })),
+    observedGeneration: Type.Optional(Type.Integer()),
+    conditions: Type.Optional(Conditions),
+  },
+  { additionalProperties: false },
+);
+
+export const backupResource: ResourceDefinition = {
+  group: 'etcd.database.coreos.com',
+  version: 'v1beta2',
+  kind: 'EtcdBackup',
+  plural: 'etcdbackups',
+  singular: 'etcdbackup',
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'EtcdBackup snapshots an etcd cluster into S3, once or periodically (etcd-operator v1beta2 API).',
+  spec: EtcdBackupSpec,
+  status: EtcdBackupStatus,
+  printerColumns: [
+    { name: 'SUCCEEDED', type: 'boolean', jsonPath: '.status.succeeded' },
+    { name: 'REVISION', type: 'integer', jsonPath: '.status.etcdRevision' },
+    { name: 'LAST', type: 'string', jsonPath: '.status.lastSuccessDate' },
+    commonPrinterColumns.age,
+  ],
+};
+
+export const EtcdRestoreSpec = Type.Object(
+  {
+    etcdCluster: Type.Object({ name: Type.String({ minLength: 1 }) }, { description: 'The EtcdCluster to restore, in this namespace.' }),
+    backupStorageType: Type.Union([Type.Literal('S3')], { default: 'S3' }),
+    s3: S3Source,
+  },
+  { description: 'RestoreSpec, as etcd-operator v1beta2 had it.' },
+);
+export type EtcdRestoreSpec = Static<typeof EtcdRestoreSpec>;
+
+export const EtcdRestoreStatus = Type.Object(
+  {
+    succeeded: Type.Optional(Type.Boolean()),
+    reason: Type.Optional(Type.String()),
+    observedGeneration: Type.Optional(Type.Integer()),
+    conditions: Type.Optional(Conditions),
+  },
+  { additionalProperties: false },
+);
+
+export const restoreResource: ResourceDefinition = {
+  group: 'etcd.database.coreos.com',
+  version: 'v1beta2',
+  kind: 'EtcdRestore',
+  plural: 'etcdrestores',
+  singular: 'etcdrestore',
+  scope: 'Namespaced',
+  categories: ['metaops'],
+  description: 'EtcdRestore brings an EtcdCluster back from a snapshot in S3 (etcd-operator v1beta2 API).',
+  spec: EtcdRestoreSpec,
+  status: EtcdRestoreStatus,
+  printerColumns: [
+    { name: 'CLUSTER', type: 'string', jsonPath: '.spec.etcdCluster.name' },
+    { name: 'SUCCEEDED', type: 'boolean', jsonPath: '.status.succeeded' },
+    commonPrinterColumns.age,
+  ],
+};

@@ -1,0 +1,196 @@
+// EtcdBackup: the hook stays fast and stateless; the work runs in a child. A one-off backup is a Job, a
+// periodic one a CronJob, each running `metaops etcd-backup` from this project's image. The hook reports the
+// outcome from the Job and from the termination message of its pod (the CLI's JSON result).
+import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
+import { childLabels, selectorLabels } from '../../lib/labels.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  KubeObject,
+  ParentObject,
+} from '../../lib/metacontroller.js';
+import { observed, observedNamed } from '../../lib/objects.js';
+import { specParser } from '../../lib/spec.js';
+import type { BackupResult } from './backup.js';
+import { EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
+
+const APP = 'etcdbackup';
+export const DEFAULT_IMAGE = 'ghcr.io/metaops/metaops:0.1.0';
+const AWS_DIR = '/etc/metaops/aws';
+const TLS_DIR = '/etc/metaops/etcd-tls';
+
+const parser = specParser(EtcdBackupSpec, (spec) =>
+  spec.etcdEndpoints?.length || spec.clusterName ? undefined : 'spec.etcdEndpoints or spec.clusterName is required',
+);
+
+/** A CronJob schedule for an interval: minutes below an hour, hours above (CronJobs have minute granularity). */
+export function schedule(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  if (minutes < 60) return minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`;
+  const hours = Math.max(1, Math.round(minutes / 60));
+  return hours >= 24 ? '0 0 * * *' : `0 */${hours} * * *`;
+}
+
+export function endpointsOf(parent: ParentObject, spec: Spec): string[] {
+  if (spec.etcdEndpoints?.length) return spec.etcdEndpoints;
+  const scheme = spec.clientTLSSecret ? 'https' : 'http';
+  return [`${scheme}://${spec.clusterName}-client.${parent.metadata.namespace ?? 'default'}.svc:2379`];
+}
+
+/** The S3 access of a child container: the secret's files for the SDK, or its keys as environment. */
+export function s3Access(source: S3Source): { env: unknown[]; envFrom: unknown[]; volumes: unknown[]; mounts: unknown[]; args: string[] } {
+  const args: string[] = [];
+  if (source.endpoint) args.push('--s3-endpoint', source.endpoint);
+  if (source.forcePathStyle) args.push('--force-path-style');
+  if (!source.awsSecret) return { env: [], envFrom: [], volumes: [], mounts: [], args };
+  return {
+    env: [
+      { name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${AWS_DIR}/credentials` },
+      { name: 'AWS_CONFIG_FILE', value: `${AWS_DIR}/config` },
+    ],
+    envFrom: [{ secretRef: { name: source.awsSecret, optional: true } }],
+    volumes: [{ name: 'aws', secret: { secretName: source.awsSecret } }],
+    mounts: [{ name: 'aws', mountPath: AWS_DIR, readOnly: true }],
+    args,
+  };
+}
+
+function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: boolean): Record<string, unknown> {
+  const name = parent.metadata.name!;
+  const access = s3Access(spec.s3);
+  const args = [
+    'etcd-backup',
+    '--endpoints', endpointsOf(parent, spec).join(','),
+    '--s3-path', spec.s3.path,
+    '--timeout-seconds', String(spec.backupPolicy.timeoutInSecond),
+    ...(periodic ? ['--periodic', '--max-backups', String(spec.backupPolicy.maxBackups)] : []),
+    ...access.args,
+  ];
+  const volumes = [...access.volumes];
+  const mounts = [...access.mounts];
+  if (spec.clientTLSSecret) {
+    volumes.push({ name: 'etcd-tls', secret: { secretName: spec.clientTLSSecret } });
+    mounts.push({ name: 'etcd-tls', mountPath: TLS_DIR, readOnly: true });
+    args.push('--tls-dir', TLS_DIR);
+  }
+  return {
+    metadata: { labels: childLabels(APP, name, 'backup') },
+    spec: {
+      restartPolicy: 'Never',
+      securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'backup',
+          image,
+          command: ['node', '/app/dist/lib/cli.js'],
+          args,
+          env: access.env,
+          envFrom: access.envFrom,
+          volumeMounts: mounts,
+          terminationMessagePolicy: 'File',
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        },
+      ],
+      volumes,
+    },
+  };
+}
+
+export function backupChild(parent: ParentObject, spec: Spec, image: string): KubeObject {
+  const name = parent.metadata.name!;
+  const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
+  const jobSpec = {
+    backoffLimit: 2,
+    activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
+    template: podTemplate(parent, spec, image, periodic),
+  };
+  const metadata = { name: `${name}-backup`, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'backup') };
+  if (!periodic) return { apiVersion: 'batch/v1', kind: 'Job', metadata, spec: jobSpec };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata,
+    spec: {
+      schedule: schedule(spec.backupPolicy.backupIntervalInSecond),
+      concurrencyPolicy: 'Forbid',
+      successfulJobsHistoryLimit: 3,
+      failedJobsHistoryLimit: 3,
+      jobTemplate: { metadata: { labels: childLabels(APP, name, 'backup') }, spec: jobSpec },
+    },
+  };
+}
+
+/** The CLI's result in a finished pod's termination message, with the time it finished. */
+export function podResult(pod: KubeObject): { result: BackupResult; at: string } | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: any[] } | undefined)?.containerStatuses ?? [];
+  const terminated = statuses.find((s) => s.name === 'backup')?.state?.terminated;
+  if (!terminated?.message) return undefined;
+  try {
+    return { result: JSON.parse(terminated.message) as BackupResult, at: String(terminated.finishedAt ?? '') };
+  } catch {
+    return { result: { succeeded: false, reason: String(terminated.message).slice(0, 300) }, at: String(terminated.finishedAt ?? '') };
+  }
+}
+
+export function sync(request: CompositeSyncRequest, image: string, now: Date): CompositeSyncResponse {
+  const parent = request.parent;
+  const parsed = parser.parse(parent.spec);
+  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
+  const spec = parsed.spec;
+  const name = parent.metadata.name!;
+  const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
+  const child = backupChild(parent, spec, image);
+  const previous = currentStatus(parent) as Record<string, unknown>;
+
+  // The newest finished backup pod says how the last backup went.
+  const results = observed(request.related, 'Pod', 'v1')
+    .map(podResult)
+    .filter((r): r is { result: BackupResult; at: string } => r !== undefined)
+    .sort((a, b) => (a.at < b.at ? 1 : -1));
+  const latest = results[0]?.result;
+  const lastGood = results.find((r) => r.result.succeeded)?.result;
+  const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
+  const jobStatus = (job?.['status'] ?? {}) as { succeeded?: number; failed?: number; conditions?: Array<{ type: string; status: string; message?: string }> };
+  const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+
+  const status: Record<string, unknown> = { observedGeneration: parent.metadata.generation ?? 0 };
+  for (const k of ['succeeded', 'reason', 'etcdVersion', 'etcdRevision', 'lastSuccessDate', 'key']) {
+    if (previous[k] !== undefined) status[k] = previous[k];
+  }
+  if (latest) {
+    status['succeeded'] = latest.succeeded;
+    if (latest.succeeded) delete status['reason'];
+    else status['reason'] = latest.reason ?? 'backup failed';
+  }
+  if (lastGood) {
+    if (lastGood.etcdVersion) status['etcdVersion'] = lastGood.etcdVersion;
+    if (lastGood.etcdRevision !== undefined) status['etcdRevision'] = lastGood.etcdRevision;
+    if (lastGood.lastSuccessDate) status['lastSuccessDate'] = lastGood.lastSuccessDate;
+    if (lastGood.key) status['key'] = lastGood.key;
+  }
+  if (!latest && jobFailed) {
+    status['succeeded'] = false;
+    status['reason'] = jobFailed.message ?? 'the backup Job failed';
+  }
+  const done = status['succeeded'] === true || status['succeeded'] === false;
+  const condition = !done
+    ? { type: 'Ready', status: false as const, reason: 'Running', message: periodic ? `waiting for the first backup (${(child['spec'] as { schedule: string }).schedule})` : 'the backup Job is running' }
+    : status['succeeded']
+      ? { type: 'Ready', status: true as const, reason: 'BackupSucceeded', message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}` }
+      : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
+  status['conditions'] = conditionsFor(parent, [condition], now);
+  const response: CompositeSyncResponse = { status, children: [child] };
+  if (!done && !periodic) response.resyncAfterSeconds = 10;
+  return response;
+}
+
+/** The backup pods (labelled by the Job template), for their termination messages. */
+export function customize(request: CustomizeRequest): CustomizeResponse {
+  return {
+    relatedResources: [
+      { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, request.parent?.metadata.name ?? '') } },
+    ],
+  };
+}

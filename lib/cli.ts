@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// `metaops <command>`: the work that runs in children (Jobs, init containers) rather than in the hooks.
+//   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
+//                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
+//   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--s3-endpoint URL] [--force-path-style]
+// AWS credentials come from the SDK's standard chain (AWS_* variables, AWS_SHARED_CREDENTIALS_FILE, ...).
+// The backup's result is printed as JSON and written to the container's termination message, where the
+// EtcdBackup hook reads it.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { S3Client } from '@aws-sdk/client-s3';
+import { fetchSnapshot, runBackup } from '../hooks/etcdbackup/backup.js';
+
+const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
+
+function s3Client(endpoint: string | undefined, forcePathStyle: boolean): S3Client {
+  const url = endpoint || process.env['AWS_ENDPOINT_URL'];
+  return new S3Client({
+    region: process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1',
+    ...(url ? { endpoint: url } : {}),
+    forcePathStyle: forcePathStyle || Boolean(url),
+  });
+}
+
+function report(result: unknown): void {
+  const text = JSON.stringify(result);
+  console.log(text);
+  try {
+    if (existsSync(TERMINATION_LOG) || process.env['METAOPS_TERMINATION_LOG']) writeFileSync(TERMINATION_LOG, text);
+  } catch {
+    // no termination log outside a container
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      endpoints: { type: 'string' },
+      's3-path': { type: 'string' },
+      's3-endpoint': { type: 'string' },
+      'force-path-style': { type: 'boolean', default: false },
+      periodic: { type: 'boolean', default: false },
+      'max-backups': { type: 'string', default: '0' },
+      'timeout-seconds': { type: 'string', default: '60' },
+      'tls-dir': { type: 'string' },
+      file: { type: 'string' },
+    },
+    strict: true,
+  });
+  const s3 = s3Client(values['s3-endpoint'], values['force-path-style'] ?? false);
+  switch (command) {
+    case 'etcd-backup': {
+      if (!values.endpoints || !values['s3-path']) throw new Error('etcd-backup needs --endpoints and --s3-path');
+      const tlsDir = values['tls-dir'];
+      const tls = tlsDir
+        ? {
+            ca: readFileSync(join(tlsDir, 'etcd-client-ca.crt'), 'utf8'),
+            cert: readFileSync(join(tlsDir, 'etcd-client.crt'), 'utf8'),
+            key: readFileSync(join(tlsDir, 'etcd-client.key'), 'utf8'),
+          }
+        : undefined;
+      const result = await runBackup({
+        endpoints: values.endpoints.split(',').filter(Boolean),
+        path: values['s3-path'],
+        periodic: values.periodic ?? false,
+        maxBackups: Number(values['max-backups']),
+        timeoutMs: Number(values['timeout-seconds']) * 1000,
+        s3,
+        ...(tls ? { tls } : {}),
+      });
+      report(result);
+      return result.succeeded ? 0 : 1;
+    }
+    case 'etcd-restore-fetch': {
+      if (!values['s3-path'] || !values.file) throw new Error('etcd-restore-fetch needs --s3-path and --file');
+      try {
+        const size = await fetchSnapshot(s3, values['s3-path'], values.file);
+        report({ succeeded: true, size, file: values.file });
+        return 0;
+      } catch (err) {
+        report({ succeeded: false, reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}` });
+        return 1;
+      }
+    }
+    default:
+      console.error('usage: metaops etcd-backup ... | metaops etcd-restore-fetch ...');
+      return 2;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      console.error(`metaops: ${err.message}`);
+      process.exit(2);
+    },
+  );
+}
