@@ -1,6 +1,7 @@
 // The Fastify app as a factory. It never listens: lib/server.ts does, and tests use app.inject().
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createHash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
 import { hooks as allHooks } from '../hooks/index.js';
 import { defaultDeps, type Deps } from './deps.js';
@@ -75,6 +76,21 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       error: 'Not Found',
       message: `no route ${request.method} ${request.url}; GET /hooks lists the hooks served`,
     });
+  });
+
+  // ETag (Metacontroller's webhook `etag` option): a strong ETag from the response body; 304 Not Modified when
+  // the caller already holds this very answer. Hooks still run (their side effects are idempotent), but the
+  // unchanged answer is neither sent nor parsed and applied again.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'POST' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 32)}"`;
+    reply.header('etag', etag);
+    const match = request.headers['if-none-match'];
+    if (match && match.split(',').some((m) => m.trim() === etag)) {
+      reply.code(304);
+      return '';
+    }
+    return payload;
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -161,6 +161,11 @@ export const PRODUCTION_TARGET: WebhookTarget = { kind: 'service', name: 'metaop
 export interface ControllerOptions {
   target: WebhookTarget;
   timeout?: string;
+  /**
+   * Metacontroller's webhook `etag` cache (v4.x): the hooks answer 304 to an unchanged resync. On by default;
+   * off for Metacontroller releases that do not have the field (v1.5.x, which the end-to-end suite runs).
+   */
+  etag?: boolean;
 }
 
 function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
@@ -171,6 +176,8 @@ function webhook(def: HookDefinition, hook: string, options: ControllerOptions):
     t.kind === 'url'
       ? { url: `${t.base}${path}`, timeout }
       : { service: { name: t.name, namespace: t.namespace, port: t.port }, path, timeout };
+  // Customize answers are cached by Metacontroller already; sync and finalize answers carry ETags.
+  if ((options.etag ?? true) && hook !== 'customize') wh['etag'] = { enabled: true };
   return { webhook: wh };
 }
 

@@ -143,3 +143,22 @@ t.test('over a real socket', async (t) => {
   const body = (await res.json()) as any;
   t.same(body.children.map((c: any) => c.metadata.name), ['podset-sample-0', 'podset-sample-1']);
 });
+
+t.test('ETag: a strong tag from the body, 304 when the caller has this very answer', async (t) => {
+  const app = build(t);
+  const payload = example('memcached-sync');
+  const first = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload });
+  const etag = first.headers['etag'] as string;
+  t.match(etag, /^"[A-Za-z0-9_-]{32}"$/);
+  const again = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { 'if-none-match': etag } });
+  t.equal(again.statusCode, 304);
+  t.equal(again.body, '');
+  const other = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { 'if-none-match': '"stale"' } });
+  t.equal(other.statusCode, 200);
+  t.equal(other.headers['etag'], etag, 'same answer, same tag');
+  const changed = example('memcached-sync') as any;
+  changed.parent.spec.size = 5;
+  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: changed, headers: { 'if-none-match': etag } });
+  t.equal(res.statusCode, 200, 'a different answer is sent in full');
+  t.not(res.headers['etag'], etag);
+});

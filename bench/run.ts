@@ -1,0 +1,301 @@
+// `npm run bench`: autocannon against every Memcached / PodSet / MySQLCluster sync at 1, 10, 100 and 1000
+// children, beside a ceiling (a bare Fastify route answering a precomputed body of the same size) measured in
+// the same run; p99 at half the maximum rate; RSS of the server; ETag's saving on an unchanged resync; the pure
+// sync functions in-process from 1 to 10 000 children; the hooks that call out (S3 against moto, EtcdCluster
+// against real etcd) with the share of their time spent in remote calls. Writes bench/results.json and
+// bench/RESULTS.md.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { sync as memcachedSync } from '../hooks/memcached/sync.js';
+import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
+import { sync as podsetSync } from '../hooks/podset/sync.js';
+import type { CompositeSyncRequest, KubeObject } from '../lib/metacontroller.js';
+import { freePort } from '../test/e2e/cluster.js';
+import { asObserved, objectMap, readyPod, request, root } from '../test/fixtures/requests.js';
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
+const SIZES = [1, 10, 100, 1000];
+const now = new Date('2026-01-01T00:00:00Z');
+
+type Kind = 'memcached' | 'podset' | 'mysqlcluster';
+
+/** A realistic request with `n` children (PodSet: n pods) or `n` related pods (Memcached, MySQLCluster). */
+export function body(kind: Kind, n: number): CompositeSyncRequest {
+  const pods = (prefix: string) =>
+    Array.from({ length: n }, (_, i) =>
+      asObserved(
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `${prefix}-${i}`, namespace: 'default', labels: { 'app.kubernetes.io/instance': prefix } },
+          spec: { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }], restartPolicy: 'Always' },
+        },
+        readyPod,
+      ),
+    );
+  if (kind === 'podset') return request('podset', { size: n }, { children: objectMap(pods('podset-sample')) });
+  const base = request(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' });
+  const first = kind === 'memcached' ? memcachedSync(base, now) : mysqlSync(base, now, () => 'pw');
+  base.children = objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n })));
+  base.related = objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql'));
+  return base;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function start(cmd: string, args: string[], env: NodeJS.ProcessEnv, url: string): Promise<ChildProcess> {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      return child;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${cmd} did not start`);
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  rssMb: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string> } = {}): Promise<Run> {
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    body: payload,
+    headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
+  });
+  clearInterval(sampler);
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rssMb: Math.round(peak),
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx - (opts.headers?.['if-none-match'] ? result['3xx'] ?? 0 : 0),
+  };
+}
+
+/** Median time of `fn` over enough runs to fill ~300 ms (at least 5). */
+function timeIt(fn: () => unknown): number {
+  const samples: number[] = [];
+  const until = performance.now() + 300;
+  while (samples.length < 5 || (performance.now() < until && samples.length < 200)) {
+    const t0 = performance.now();
+    fn();
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+async function main(): Promise<void> {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-bench-'));
+  const hookPort = await freePort();
+  const server = await start(process.execPath, [join(root, 'dist', 'lib', 'server.js')], { PORT: String(hookPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, `http://127.0.0.1:${hookPort}/healthz`);
+  const rows: any[] = [];
+  try {
+    for (const kind of ['memcached', 'podset', 'mysqlcluster'] as Kind[]) {
+      for (const n of SIZES) {
+        const payload = JSON.stringify(body(kind, n));
+        const url = `http://127.0.0.1:${hookPort}/hooks/${kind}/sync`;
+        const answer = await (await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text();
+        const bodyFile = join(dir, `${kind}-${n}.json`);
+        writeFileSync(bodyFile, answer);
+        const ceilingPort = await freePort();
+        const ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`).catch(async () => {
+          throw new Error('ceiling did not start');
+        });
+        try {
+          const ceil = await load(`http://127.0.0.1:${ceilingPort}/ceiling`, payload, ceiling.pid!);
+          const hook = await load(url, payload, server.pid!);
+          const half = await load(url, payload, server.pid!, { rate: Math.max(1, Math.round(hook.rps / 2)) });
+          const row = {
+            hook: `${kind}/sync`,
+            children: n,
+            requestBytes: payload.length,
+            responseBytes: answer.length,
+            ceilingRps: ceil.rps,
+            hookRps: hook.rps,
+            fraction: Number((hook.rps / ceil.rps).toFixed(2)),
+            p50: hook.p50,
+            p99: hook.p99,
+            p99AtHalfRate: half.p99,
+            rssMb: hook.rssMb,
+            errors: hook.errors + half.errors,
+          };
+          rows.push(row);
+          console.log(JSON.stringify(row));
+        } finally {
+          ceiling.kill();
+        }
+      }
+    }
+    // ETag: an unchanged resync (If-None-Match matches) against the same request answered in full.
+    const payload = JSON.stringify(body('memcached', 10));
+    const url = `http://127.0.0.1:${hookPort}/hooks/memcached/sync`;
+    const first = await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } });
+    const etag = first.headers.get('etag')!;
+    await first.text();
+    const full = await load(url, payload, server.pid!);
+    const notModified = await load(url, payload, server.pid!, { headers: { 'if-none-match': etag } });
+    const etagRow = { fullRps: full.rps, notModifiedRps: notModified.rps, fullP99: full.p99, notModifiedP99: notModified.p99, responseBytes: (await (await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text()).length };
+    console.log(JSON.stringify({ etag: etagRow }));
+
+    // In-process: the pure sync functions from 1 to 10 000 children.
+    const inProcess: any[] = [];
+    for (const n of [1, 10, 100, 1000, 10000]) {
+      const reqs = { podset: body('podset', n), memcached: body('memcached', n), mysqlcluster: body('mysqlcluster', n) };
+      inProcess.push({
+        children: n,
+        podsetMs: timeIt(() => podsetSync(reqs.podset, now)),
+        memcachedMs: timeIt(() => memcachedSync(reqs.memcached, now)),
+        mysqlclusterMs: timeIt(() => mysqlSync(reqs.mysqlcluster, now, () => 'pw')),
+      });
+      console.log(JSON.stringify(inProcess[inProcess.length - 1]));
+    }
+    const outbound = await measureOutbound();
+    const machine = {
+      cpus: cpus().length,
+      model: cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      date: new Date().toISOString(),
+    };
+    const results = { machine, rows, etag: etagRow, inProcess, outbound };
+    writeFileSync(join(root, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
+    writeFileSync(join(root, 'bench', 'RESULTS.md'), report(results));
+    console.log('wrote bench/results.json and bench/RESULTS.md');
+  } finally {
+    server.kill();
+  }
+}
+
+/** S3 against moto and EtcdCluster against one real etcd member: time per sync, and how much is the remote call. */
+async function measureOutbound(): Promise<any> {
+  const { startMoto } = await import('../test/fixtures/moto.js');
+  const { SdkAwsApi } = await import('../hooks/s3/aws.js');
+  const { sync: s3Sync } = await import('../hooks/s3/sync.js');
+  const { EtcdKubelet } = await import('../test/fixtures/etcd-kubelet.js');
+  const { sync: etcdSync } = await import('../hooks/etcdcluster/sync.js');
+  const out: any = {};
+  const timed = <T extends object>(target: T, box: { ms: number; calls: number }): T =>
+    new Proxy(target, {
+      get(obj, prop, recv) {
+        const v = Reflect.get(obj, prop, recv);
+        if (typeof v !== 'function' || prop === 'withDeadline') return typeof v === 'function' ? v.bind(obj) : v;
+        return async (...args: unknown[]) => {
+          const t0 = performance.now();
+          try {
+            return await (v as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+          } finally {
+            box.ms += performance.now() - t0;
+            box.calls++;
+          }
+        };
+      },
+    });
+  const moto = await startMoto();
+  try {
+    const aws = new SdkAwsApi({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin });
+    let children: KubeObject[] = [];
+    const req = (): CompositeSyncRequest => ({
+      controller: {},
+      parent: { apiVersion: 's3.metaops.dev/v1', kind: 'S3', metadata: { name: 'bench', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-bench' }, status: { bucketName: 'metaops-bench' } },
+      children: objectMap(children.map((c) => asObserved(c)), 'v1', ['Secret.v1']),
+    });
+    children = (await s3Sync(req(), aws, new Date())).children;
+    const box = { ms: 0, calls: 0 };
+    const wrapped = timed(aws, box);
+    const n = 20;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await s3Sync(req(), wrapped, new Date());
+    const total = (performance.now() - t0) / n;
+    out.s3 = { syncMs: Number(total.toFixed(1)), remoteMs: Number((box.ms / n).toFixed(1)), remoteShare: Number((box.ms / n / total).toFixed(2)), remoteCallsPerSync: box.calls / n };
+  } finally {
+    await moto.stop();
+  }
+  const k = new EtcdKubelet('bench', { size: 1, version: '3.6.9' });
+  try {
+    await k.converge('size 1', (res) => (res.status as any).members.ready.length === 1);
+    const box = { ms: 0, calls: 0 };
+    const client = timed(k.client, box);
+    const n = 20;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      const pods = k.children.filter((c) => c.kind === 'Pod').map((p) => ({ ...asObserved(p), status: { phase: 'Running' } }));
+      await etcdSync({ controller: {}, parent: k.parent(), children: objectMap(pods, 'v1', ['Pod.v1']) }, { etcd: client, now: new Date() });
+    }
+    const total = (performance.now() - t0) / n;
+    out.etcdcluster = { syncMs: Number(total.toFixed(1)), remoteMs: Number((box.ms / n).toFixed(1)), remoteShare: Number((box.ms / n / total).toFixed(2)), remoteCallsPerSync: box.calls / n };
+  } finally {
+    await k.shutdown();
+  }
+  console.log(JSON.stringify({ outbound: out }));
+  return out;
+}
+
+function report(r: any): string {
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Measured by \`npm run bench\` on ${r.machine.date}: ${r.machine.cpus} cores (${r.machine.model}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}.`,
+    `autocannon on loopback, ${r.machine.connections} connections, ${r.machine.seconds} s per run; the ceiling is a bare Fastify route`,
+    'answering a precomputed body of the same size as the hook\'s answer, measured in the same run just before each hook.',
+    'This machine is shared and noisy: compare a row with its own ceiling, not with another run.',
+    '',
+    '## Hooks against the ceiling',
+    '',
+    '| hook | children | request B | response B | ceiling req/s | hook req/s | fraction | p50 ms | p99 ms | p99 ms at half rate | RSS MB | errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...r.rows.map((x: any) => `| ${x.hook} | ${x.children} | ${x.requestBytes} | ${x.responseBytes} | ${x.ceilingRps} | ${x.hookRps} | ${x.fraction} | ${x.p50} | ${x.p99} | ${x.p99AtHalfRate} | ${x.rssMb} | ${x.errors} |`),
+    '',
+    '## ETag on an unchanged resync (memcached/sync, 10 children)',
+    '',
+    `Full answer (${r.etag.responseBytes} B): ${r.etag.fullRps} req/s, p99 ${r.etag.fullP99} ms. With a matching If-None-Match (304, empty body): ${r.etag.notModifiedRps} req/s, p99 ${r.etag.notModifiedP99} ms.`,
+    '',
+    '## Pure sync functions in-process (median ms per call)',
+    '',
+    '| children | podset | memcached | mysqlcluster |',
+    '| ---: | ---: | ---: | ---: |',
+    ...r.inProcess.map((x: any) => `| ${x.children} | ${x.podsetMs.toFixed(3)} | ${x.memcachedMs.toFixed(3)} | ${x.mysqlclusterMs.toFixed(3)} |`),
+    '',
+    '## Hooks that call out (in-process, against the local test servers)',
+    '',
+    '| hook | ms per sync | ms in remote calls | share | remote calls per sync |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...Object.entries(r.outbound).map(([k, v]: [string, any]) => `| ${k} | ${v.syncMs} | ${v.remoteMs} | ${v.remoteShare} | ${v.remoteCallsPerSync} |`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+await main();
