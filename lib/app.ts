@@ -4,7 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
 import { hooks as allHooks } from '../hooks/index.js';
+import { authorized, type AuthConfig } from './auth.js';
 import { defaultDeps, type Deps } from './deps.js';
+import { Metrics } from './metrics.js';
 import type { HookContext, HookDefinition } from './hook.js';
 import {
   CompositeSyncRequest,
@@ -23,7 +25,28 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Largest request body accepted, in bytes. Metacontroller sends every child of a parent. */
   bodyLimit?: number;
+  /** Required credentials for the hook endpoints; none: open (health, readiness and metrics always are). */
+  auth?: AuthConfig;
+  /** A hook that has not answered by then gets a 503, well before Metacontroller's 10 s webhook timeout. */
+  hookDeadlineMs?: number;
+  metrics?: Metrics;
+  /** Serve TLS (and require client certificates when `ca` and `requestCert` are set). */
+  https?: { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean; rejectUnauthorized?: boolean };
 }
+
+/** Fields that never reach the log: credentials in headers, Secret data, AWS keys. */
+export const REDACT = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  '*.AWS_SECRET_ACCESS_KEY',
+  '*.secretAccessKey',
+  '*.SecretAccessKey',
+  '*.password',
+  'data',
+  '*.data',
+  'err.config',
+];
 
 export interface ServedHook {
   name: string;
@@ -35,10 +58,18 @@ export interface ServedHook {
 }
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+export const DEFAULT_HOOK_DEADLINE_MS = 8500;
 
 export function buildApp(options: AppOptions = {}): FastifyInstance {
+  const logger =
+    options.logger && typeof options.logger === 'object'
+      ? { ...(options.logger as object), redact: { paths: REDACT, censor: '[REDACTED]' } }
+      : (options.logger ?? false);
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.https ? { https: options.https } : {}),
+    logger,
+    // A request that has not arrived whole by then is dropped.
+    requestTimeout: 30_000,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
     logController: new LogController({ disableRequestLogging: true }),
@@ -51,13 +82,44 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   // Hooks speak JSON only: anything else is 415 Unsupported Media Type rather than a confusing 400.
   app.removeContentTypeParser(['text/plain']);
 
-  const deps: Deps = { ...defaultDeps(), ...options.deps };
+  const metrics = options.metrics ?? new Metrics();
+  const auth = options.auth ?? {};
+  const deadline = options.hookDeadlineMs ?? DEFAULT_HOOK_DEADLINE_MS;
+  const base: Deps = { ...defaultDeps(), ...options.deps };
+  // Every call to a dependency is counted and timed.
+  let aws: ReturnType<Deps['aws']> | undefined;
+  let kube: ReturnType<Deps['kube']> | undefined;
+  const deps: Deps = {
+    ...base,
+    aws: () => (aws ??= metrics.instrument(base.aws(), 'aws')),
+    kube: () => (kube ??= metrics.instrument(base.kube(), 'kube')),
+    etcdClient: (tls) => metrics.instrument(base.etcdClient(tls), 'etcd'),
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'POST' || !request.url.startsWith('/hooks/')) return;
+    if (!authorized(request.headers.authorization, auth)) {
+      reply.header('www-authenticate', auth.bearer ? 'Bearer realm="metaops"' : 'Basic realm="metaops"');
+      return reply.code(401).send({ statusCode: 401, error: 'Unauthorized', message: 'this hook needs the configured credentials' });
+    }
+    return undefined;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const url = request.routeOptions.url;
+    if (request.method !== 'POST' || !url?.startsWith('/hooks/')) return;
+    const hook = url.slice('/hooks/'.length);
+    const code = reply.statusCode;
+    const outcome = code === 304 ? 'not_modified' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
+    metrics.hookCalls.inc({ hook, outcome });
+    metrics.hookDuration.observe({ hook, outcome }, reply.elapsedTime / 1000);
+  });
   const definitions = options.hooks ?? allHooks;
   const served: ServedHook[] = [];
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-    if (status >= 500) {
+    if (status >= 500 && status !== 503) {
       request.log.error({ err: error, url: request.url }, 'hook failed');
       // No stack traces or internals in bodies: the request id finds the log line.
       return reply.code(status).send({
@@ -66,6 +128,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
         message: `internal error; see the metaops log for request ${request.id}`,
       });
     }
+    if (status === 503) reply.header('retry-after', '5');
     const message = error.validation ? `invalid hook request: ${error.message}` : error.message;
     return reply.code(status).send({ statusCode: status, error: httpError(status), message });
   });
@@ -93,6 +156,10 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     return payload;
   });
 
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => ({ status: 'ok' }));
   app.get('/hooks', async () => ({ hooks: served }));
@@ -110,9 +177,21 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
           name: target?.metadata.name,
           uid: target?.metadata.uid,
         });
-        const result = await handler(request.body as never, { log, deps });
-        log.debug('hook answered');
-        return result;
+        let timer: NodeJS.Timeout | undefined;
+        const overdue = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const err = new Error(`the hook did not answer within ${deadline} ms`) as Error & { statusCode: number };
+            err.statusCode = 503;
+            reject(err);
+          }, deadline);
+        });
+        try {
+          const result = await Promise.race([handler(request.body as never, { log, deps }), overdue]);
+          log.debug('hook answered');
+          return result;
+        } finally {
+          clearTimeout(timer);
+        }
       });
     };
     if (def.type === 'composite') {
@@ -137,6 +216,10 @@ function httpError(status: number): string {
   switch (status) {
     case 400:
       return 'Bad Request';
+    case 401:
+      return 'Unauthorized';
+    case 503:
+      return 'Service Unavailable';
     case 404:
       return 'Not Found';
     case 405:

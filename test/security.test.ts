@@ -1,0 +1,100 @@
+// Authentication, deadlines, metrics and log redaction of the hook service.
+import { Writable } from 'node:stream';
+import t from 'tap';
+import { buildApp } from '../lib/app.js';
+import { authFromEnv, authorized, safeEqual } from '../lib/auth.js';
+import { example, FIXED_NOW } from './fixtures/requests.js';
+
+t.test('constant-time comparison and the accepted schemes', async (t) => {
+  t.ok(safeEqual('abc', 'abc'));
+  t.notOk(safeEqual('abc', 'abd'));
+  t.notOk(safeEqual('abc', 'abcd'));
+  const auth = { bearer: 's3cret', basic: { user: 'mc', password: 'pw' } };
+  t.ok(authorized('Bearer s3cret', auth));
+  t.notOk(authorized('Bearer wrong', auth));
+  t.ok(authorized(`Basic ${Buffer.from('mc:pw').toString('base64')}`, auth));
+  t.notOk(authorized(`Basic ${Buffer.from('mc:no').toString('base64')}`, auth));
+  t.notOk(authorized(`Basic ${Buffer.from('nocolon').toString('base64')}`, auth));
+  t.notOk(authorized(undefined, auth));
+  t.ok(authorized(undefined, {}), 'no credentials configured: open');
+  t.same(authFromEnv({ METAOPS_AUTH_TOKEN: ' tok ', METAOPS_BASIC_AUTH: 'u:p:q' }), { bearer: 'tok', basic: { user: 'u', password: 'p:q' } });
+  t.throws(() => authFromEnv({ METAOPS_BASIC_AUTH: 'nouser' }));
+});
+
+t.test('with a token, hooks refuse strangers; health, readiness and metrics stay open', async (t) => {
+  const app = buildApp({ auth: { bearer: 'tok' }, deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  const payload = example('memcached-sync');
+  const none = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload });
+  t.equal(none.statusCode, 401);
+  t.equal(none.headers['www-authenticate'], 'Bearer realm="metaops"');
+  const wrong = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { authorization: 'Bearer nope' } });
+  t.equal(wrong.statusCode, 401);
+  const right = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { authorization: 'Bearer tok' } });
+  t.equal(right.statusCode, 200);
+  for (const url of ['/healthz', '/readyz', '/metrics']) t.equal((await app.inject({ url })).statusCode, 200, `${url} open`);
+});
+
+t.test('metrics count hook calls by outcome and dependency calls', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
+  await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: { controller: {} } });
+  const text = (await app.inject({ url: '/metrics' })).body;
+  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="ok"\} 1/);
+  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="client_error"\} 1/);
+  t.match(text, /metaops_hook_duration_seconds_bucket\{le="0.05",hook="memcached\/sync",outcome="ok"\}/);
+  t.match(text, /metaops_dependency_calls_total/);
+});
+
+t.test('a hook that overruns its deadline answers 503 with Retry-After, in time', async (t) => {
+  const app = buildApp({
+    hookDeadlineMs: 200,
+    hooks: [
+      {
+        type: 'composite',
+        name: 'slow',
+        resource: {} as any,
+        childResources: [],
+        sync: () => new Promise((r) => setTimeout(() => r({ status: {}, children: [] }), 2000)),
+      },
+    ],
+  });
+  t.teardown(() => app.close());
+  const started = Date.now();
+  const res = await app.inject({ method: 'POST', url: '/hooks/slow/sync', payload: example('memcached-sync') });
+  t.ok(Date.now() - started < 1500);
+  t.equal(res.statusCode, 503);
+  t.equal(res.headers['retry-after'], '5');
+  t.match(res.json().message, /did not answer within 200 ms/);
+});
+
+t.test('credentials never reach the log', async (t) => {
+  let logged = '';
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      logged += chunk.toString();
+      cb();
+    },
+  });
+  const app = buildApp({ logger: { level: 'trace', stream } as any, auth: { bearer: 'super-secret-token' }, deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  // A body full of credentials, and a request that fails so that it is logged with its details.
+  const payload = example('mysqlcluster-sync') as any;
+  payload.children['Secret.v1'] = {
+    'my-mysql-mysql': {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'my-mysql-mysql', namespace: 'default' },
+      data: { 'root-password': Buffer.from('hunter2-root-password').toString('base64') },
+    },
+  };
+  await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload, headers: { authorization: 'Bearer super-secret-token' } });
+  await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload, headers: { authorization: 'Bearer wrong-token-value' } });
+  app.log.info({ headers: { authorization: 'Bearer super-secret-token' }, data: { AWS_SECRET_ACCESS_KEY: 'x' } }, 'probe');
+  t.ok(logged.length > 0, 'something was logged');
+  t.notMatch(logged, /super-secret-token/);
+  t.notMatch(logged, /wrong-token-value/);
+  t.notMatch(logged, /aHVudGVyMi1yb290LXBhc3N3b3Jk|hunter2/);
+  t.match(logged, /\[REDACTED\]/);
+});
