@@ -79,6 +79,8 @@ interface Run {
 }
 
 async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string> } = {}): Promise<Run> {
+  // A warm-up second first, so that both sides are measured hot (JIT, connection pools).
+  await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections: CONNECTIONS, duration: 1 });
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
   const result = await autocannon({

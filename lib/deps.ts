@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
 import { DEFAULT_IMAGE } from '../hooks/etcdbackup/sync.js';
 import { parseAllowlist } from '../hooks/podbuggertool/match.js';
-import { SdkAwsApi, type AwsApi } from '../hooks/s3/aws.js';
+import type { AwsApi } from '../hooks/s3/aws.js';
 import { HttpKubeApi, type KubeApi } from './kube.js';
 
 export interface Deps {
@@ -13,8 +13,11 @@ export interface Deps {
   randomSecret(bytes: number): string;
   /** A client for etcd's member API, with the operator's TLS material when the cluster uses TLS. */
   etcdClient(tls?: TlsFiles): EtcdClient;
-  /** AWS (S3 and IAM), from the SDK's standard credential chain; created on first use. */
-  aws(): AwsApi;
+  /**
+   * AWS (S3 and IAM), from the SDK's standard credential chain; created on first use. The SDK is loaded only
+   * then, so a server that serves no S3 resource never pays its memory.
+   */
+  aws(): Promise<AwsApi>;
   /** The Kubernetes API, for what Metacontroller cannot write (ephemeral containers); created on first use. */
   kube(): KubeApi;
   /** Debug images PodBuggerTools may use (METAOPS_DEBUG_IMAGE_ALLOWLIST); undefined: any. */
@@ -24,13 +27,13 @@ export interface Deps {
 }
 
 export function defaultDeps(): Deps {
-  let aws: AwsApi | undefined;
+  let aws: Promise<AwsApi> | undefined;
   let kube: KubeApi | undefined;
   return {
     now: () => new Date(),
     randomSecret: (bytes) => randomBytes(bytes).toString('base64url'),
     etcdClient: (tls) => new HttpEtcdClient(tls ? { tls } : {}),
-    aws: () => (aws ??= new SdkAwsApi()),
+    aws: () => (aws ??= import('../hooks/s3/aws.js').then((m) => new m.SdkAwsApi())),
     kube: () => (kube ??= new HttpKubeApi()),
     debugImageAllowlist: parseAllowlist(process.env['METAOPS_DEBUG_IMAGE_ALLOWLIST']),
     image: process.env['METAOPS_IMAGE'] ?? DEFAULT_IMAGE,

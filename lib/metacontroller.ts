@@ -54,11 +54,25 @@ export const ParentObject = Type.Object(
 export type ParentObject = Static<typeof ParentObject> & Record<string, unknown>;
 
 /**
+ * An observed child or related object: checked for what the hooks rely on (apiVersion, kind, metadata.name),
+ * the rest passed through. Deep checks of every field of every child would cost more than the hook itself.
+ */
+export const ObservedObject = Type.Object(
+  {
+    apiVersion: Type.String({ minLength: 1 }),
+    kind: Type.String({ minLength: 1 }),
+    metadata: Type.Object({ name: Type.String({ minLength: 1 }) }, open),
+  },
+  open,
+);
+
+/**
  * `{"<Kind>.<apiVersion>": {"<name>" | "<namespace>/<name>": object}}`: the children or related objects
  * Metacontroller observed, grouped by type. v1 keys by name when parent and child share a scope; v2 and
- * cluster-scoped parents key by namespace/name.
+ * cluster-scoped parents key by namespace/name. (additionalProperties rather than a Record's
+ * patternProperties: the same meaning, without a regular expression test per key.)
  */
-export const ObjectMap = Type.Record(Type.String(), Type.Record(Type.String(), KubeObject));
+export const ObjectMap = Type.Object({}, { additionalProperties: Type.Object({}, { additionalProperties: ObservedObject }) });
 export type ObjectMap = Record<string, Record<string, KubeObject>>;
 
 /** The CompositeController or DecoratorController object itself; hooks only read it. */
@@ -85,9 +99,16 @@ export type CompositeSyncRequest = {
 export const Status = Type.Object({}, open);
 export type Status = Record<string, unknown>;
 
+/**
+ * Any JSON value, serialised as it is. Response schemas list exactly the fields Metacontroller knows (v2
+ * hooks unmarshal strictly), and leave children and status to the native serialiser: a schema that walked
+ * every field of every child would be slower than JSON.stringify and could only drop fields.
+ */
+const AnyJson = Type.Unsafe<unknown>({});
+
 export const CompositeSyncResponse = Type.Object({
-  status: Type.Union([Status, Type.Null()]),
-  children: Type.Array(Type.Object({}, open)),
+  status: AnyJson,
+  children: Type.Array(AnyJson),
   resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
   finalized: Type.Optional(Type.Boolean()),
 });
@@ -122,8 +143,8 @@ const StringPatch = Type.Record(Type.String(), Type.Union([Type.String(), Type.N
 export const DecoratorSyncResponse = Type.Object({
   labels: Type.Optional(StringPatch),
   annotations: Type.Optional(StringPatch),
-  status: Type.Optional(Type.Union([Status, Type.Null()])),
-  attachments: Type.Array(Type.Object({}, open)),
+  status: Type.Optional(AnyJson),
+  attachments: Type.Array(AnyJson),
   resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
   finalized: Type.Optional(Type.Boolean()),
 });

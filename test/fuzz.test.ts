@@ -12,8 +12,8 @@ const down = () => Promise.reject(new Error('dependency down'));
 const unreachable: Partial<Deps> = {
   now: () => FIXED_NOW,
   etcdClient: () => ({ memberList: down, memberAdd: down, memberRemove: down, memberPromote: down, health: async () => ({ healthy: false }) }),
-  aws: () => {
-    const api: any = new Proxy({}, { get: (_o, p) => (p === 'withDeadline' ? () => api : p === 'region' ? 'us-east-1' : p === 'endpoint' ? undefined : down) });
+  aws: async () => {
+    const api: any = new Proxy({}, { get: (_o, p) => (p === 'withDeadline' ? () => api : p === 'region' ? 'us-east-1' : p === 'endpoint' || p === 'then' ? undefined : down) });
     return api;
   },
   kube: () => ({ addEphemeralContainers: down }),

@@ -149,7 +149,7 @@ t.test('ETag: a strong tag from the body, 304 when the caller has this very answ
   const payload = example('memcached-sync');
   const first = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload });
   const etag = first.headers['etag'] as string;
-  t.match(etag, /^"[A-Za-z0-9_-]{32}"$/);
+  t.match(etag, /^"[A-Za-z0-9_-]{27}"$/);
   const again = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { 'if-none-match': etag } });
   t.equal(again.statusCode, 304);
   t.equal(again.body, '');

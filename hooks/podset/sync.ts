@@ -23,17 +23,18 @@ export function ordinalOf(parent: string, podName: string): number | undefined {
   return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
 }
 
-export function pod(parent: ParentObject, spec: Spec, ordinal: number): KubeObject {
+/** The labels every pod of a PodSet carries. */
+export function podLabels(parent: ParentObject): Record<string, string> {
   const name = parent.metadata.name!;
+  // `app: <name>` is the label the seed's reconciler put on its pods; kept for people who select by it.
+  return { ...childLabels(APP, name, 'member'), app: name };
+}
+
+export function pod(parent: ParentObject, spec: Spec, ordinal: number, labels = podLabels(parent)): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: {
-      name: podName(name, ordinal),
-      namespace: parent.metadata.namespace,
-      // `app: <name>` is the label the seed's reconciler put on its pods; kept for people who select by it.
-      labels: { ...childLabels(APP, name, 'member'), app: name },
-    },
+    metadata: { name: podName(parent.metadata.name!, ordinal), namespace: parent.metadata.namespace, labels },
     spec: {
       containers: [{ name: 'busybox', image: spec.image, command: spec.command }],
       restartPolicy: 'Always',
@@ -57,7 +58,9 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const counts = { desired: spec.size, current: pods.length, ready, exists: true };
 
   const children: KubeObject[] = [];
-  for (let i = 0; i < spec.size; i++) children.push(pod(parent, spec, i));
+  // One labels object for every pod: they are the same, and a large PodSet builds thousands of pods.
+  const labels = podLabels(parent);
+  for (let i = 0; i < spec.size; i++) children.push(pod(parent, spec, i, labels));
   return {
     status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now),
     children,

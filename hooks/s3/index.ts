@@ -19,6 +19,6 @@ export const s3: CompositeHookDefinition = {
   ],
   // AWS state can drift outside Kubernetes (a bucket deleted by hand): look again every five minutes.
   resyncPeriodSeconds: 300,
-  sync: (request, ctx) => sync(request, ctx.deps.aws().withDeadline(HOOK_BUDGET_MS), ctx.deps.now()),
-  finalize: (request, ctx) => finalize(request, ctx.deps.aws().withDeadline(HOOK_BUDGET_MS), ctx.deps.now()),
+  sync: async (request, ctx) => sync(request, (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS), ctx.deps.now()),
+  finalize: async (request, ctx) => finalize(request, (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS), ctx.deps.now()),
 };
