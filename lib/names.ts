@@ -16,3 +16,16 @@ export function dns1035Problem(name: string, suffix = ''): string | undefined {
   }
   return undefined;
 }
+
+/** `<base>-<ordinal>`: the names of members that are numbered (PodSet pods, etcd members). */
+export function ordinalName(base: string, ordinal: number): string {
+  return `${base}-${ordinal}`;
+}
+
+/** The ordinal of `<base>-<n>`, or undefined for any other name (leading zeros included). */
+export function ordinalOf(base: string, name: string): number | undefined {
+  const prefix = `${base}-`;
+  if (!name.startsWith(prefix)) return undefined;
+  const rest = name.slice(prefix.length);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}

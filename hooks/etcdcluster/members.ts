@@ -1,6 +1,7 @@
 // How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
 import { serviceChild } from '../../lib/children.js';
 import { childLabels } from '../../lib/labels.js';
+import { ordinalName, ordinalOf } from '../../lib/names.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { s3Access } from '../etcdbackup/sync.js';
 import type { EtcdClusterSpec } from './schema.js';
@@ -41,16 +42,8 @@ export function image(spec: EtcdClusterSpec): string {
 }
 
 /** Member pods are <cluster>-<ordinal>; ordinals only grow, so a replaced member never reuses a name. */
-export function memberName(cluster: string, index: number): string {
-  return `${cluster}-${index}`;
-}
-
-export function memberIndex(cluster: string, name: string): number | undefined {
-  const prefix = `${cluster}-`;
-  if (!name.startsWith(prefix)) return undefined;
-  const rest = name.slice(prefix.length);
-  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
-}
+export const memberName = ordinalName;
+export const memberIndex = ordinalOf;
 
 /** The stable DNS name of a member: <pod>.<cluster>.<namespace>.svc[<domain>] (hostname + subdomain). */
 export function memberHost(c: Cluster, pod: string): string {

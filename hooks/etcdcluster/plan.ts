@@ -119,55 +119,37 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
+  // While replacing: no member, no membership call, pods as `pods` says; the ordinals keep growing.
+  const restoring = (pods: KubeObject[], lastMemberIndex: number, restore: RestoreState, message: string): Decision => ({
+    pods,
+    fallbackPods: pods,
+    phase: 'Creating',
+    reason: 'Restoring',
+    conditions: [
+      { type: 'Available', status: false, reason: 'Restoring', message },
+      { type: 'Recovering', status: true, reason: 'Restoring', message },
+    ],
+    members: [],
+    lastMemberIndex,
+    converging: true,
+    restore,
+  });
+  const c = clusterOf(parent, spec);
+  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
+  const lastIndex = Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
   if (pending && !spec.paused) {
-    const d = decideMembers(parent, spec, { ...obs, etcd: undefined });
-    const message = `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`;
-    return {
-      ...d,
-      action: undefined,
-      pods: [],
-      phase: 'Creating',
-      reason: 'Restoring',
-      conditions: [
-        { type: 'Available', status: false, reason: 'Restoring', message },
-        { type: 'Recovering', status: true, reason: 'Restoring', message },
-      ],
-      members: [],
-      converging: true,
-      restore: { uid: pending.uid, name: pending.name, phase: 'Replacing' },
-    };
+    return restoring([], lastIndex, { uid: pending.uid, name: pending.name, phase: 'Replacing' },
+      `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`);
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
-    if (obs.pods.length > 0 || obs.terminating.length > 0) {
-      return {
-        ...decideMembers(parent, spec, { ...obs, etcd: undefined }),
-        action: undefined,
-        pods: [],
-        phase: 'Creating',
-        reason: 'Restoring',
-        conditions: [{ type: 'Recovering', status: true, reason: 'Restoring', message: 'waiting for the old members to go' }],
-        converging: true,
-        restore: before,
-      };
-    }
-    const c = clusterOf(parent, spec);
-    const lastMemberIndex = Math.max(typeof (parent.status as any)?.lastMemberIndex === 'number' ? (parent.status as any).lastMemberIndex : -1, -1) + 1;
-    const seed = memberName(c.name, lastMemberIndex);
-    const message = `seed member ${seed} starts from the snapshot ${obs.restore.source.s3.path}`;
-    return {
-      pods: [memberPod(parent, spec, seed, initialCluster(c, [{ pod: seed }]), 'new', obs.restore.source)],
-      fallbackPods: [],
-      phase: 'Creating',
-      reason: 'Restoring',
-      conditions: [
-        { type: 'Available', status: false, reason: 'Restoring', message },
-        { type: 'Recovering', status: true, reason: 'Restoring', message },
-      ],
-      members: [],
-      lastMemberIndex,
-      converging: true,
-      restore: { ...before, phase: 'Restoring' },
-    };
+    if (obs.pods.length > 0 || obs.terminating.length > 0) return restoring([], lastIndex, before, 'waiting for the old members to go');
+    const seed = memberName(c.name, lastIndex + 1);
+    return restoring(
+      [memberPod(parent, spec, seed, initialCluster(c, [{ pod: seed }]), 'new', obs.restore.source)],
+      lastIndex + 1,
+      { ...before, phase: 'Restoring' },
+      `seed member ${seed} starts from the snapshot ${obs.restore.source.s3.path}`,
+    );
   }
   const d = decideMembers(parent, spec, obs);
   if (before) {

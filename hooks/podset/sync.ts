@@ -5,23 +5,16 @@ import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observed } from '../../lib/objects.js';
 import { memberStatus } from '../../lib/replicas.js';
+import { ordinalName, ordinalOf } from '../../lib/names.js';
 import { specParser } from '../../lib/spec.js';
 import { PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
 const APP = 'podset';
 const parser = specParser(PodSetSpec);
 
-export function podName(parent: string, ordinal: number): string {
-  return `${parent}-${ordinal}`;
-}
-
-/** The ordinal of a pod of this PodSet, or undefined when the name is not <parent>-<n>. */
-export function ordinalOf(parent: string, podName: string): number | undefined {
-  const prefix = `${parent}-`;
-  if (!podName.startsWith(prefix)) return undefined;
-  const rest = podName.slice(prefix.length);
-  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
-}
+/** Pods are <podset>-<ordinal>. */
+export const podName = ordinalName;
+export { ordinalOf };
 
 /** The labels every pod of a PodSet carries. */
 export function podLabels(parent: ParentObject): Record<string, string> {

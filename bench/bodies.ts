@@ -1,0 +1,31 @@
+// Realistic hook request bodies for the benchmark and the soak.
+import { sync as memcachedSync } from '../hooks/memcached/sync.js';
+import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
+import type { CompositeSyncRequest } from '../lib/metacontroller.js';
+import { asObserved, objectMap, readyPod, request } from '../test/fixtures/requests.js';
+
+export type Kind = 'memcached' | 'podset' | 'mysqlcluster';
+const now = new Date('2026-01-01T00:00:00Z');
+
+/** A realistic request with `n` children (PodSet: n pods) or `n` related pods (Memcached, MySQLCluster). */
+export function body(kind: Kind, n: number): CompositeSyncRequest {
+  const pods = (prefix: string) =>
+    Array.from({ length: n }, (_, i) =>
+      asObserved(
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `${prefix}-${i}`, namespace: 'default', labels: { 'app.kubernetes.io/instance': prefix } },
+          spec: { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }], restartPolicy: 'Always' },
+        },
+        readyPod,
+      ),
+    );
+  if (kind === 'podset') return request('podset', { size: n }, { children: objectMap(pods('podset-sample')) });
+  const base = request(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' });
+  const first = kind === 'memcached' ? memcachedSync(base, now) : mysqlSync(base, now, () => 'pw');
+  base.children = objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n })));
+  base.related = objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql'));
+  return base;
+}
+
