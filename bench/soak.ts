@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { freePort } from '../test/e2e/cluster.js';
 import { example, root } from '../test/fixtures/requests.js';
 import { body } from './bodies.js';
+import { soakSection } from './report.js';
 
 const SECONDS = Number(process.env['SOAK_SECONDS'] ?? 300);
 const RATE = Number(process.env['SOAK_RATE'] ?? 400);
@@ -86,17 +87,6 @@ const soak = {
   samples,
 };
 writeFileSync(join(root, 'bench', 'soak.json'), JSON.stringify(soak, null, 2) + '\n');
-appendFileSync(
-  join(root, 'bench', 'RESULTS.md'),
-  [
-    '',
-    `## Soak (${SECONDS} s, ${RATE} req/s over ${requests.length} hooks)`,
-    '',
-    `${soak.requests} requests, ${soak.errors} errors, ${soak.non2xx} non-2xx answers, p99 ${soak.p99} ms. RSS: ${soak.rssMb.start} MB at start, ` +
-      `${soak.rssMb.secondMinute} MB in the second minute, ${soak.rssMb.lastMinute} MB in the last minute, ${soak.rssMb.max} MB at most ` +
-      '(samples every 10 s in bench/soak.json).',
-    '',
-  ].join('\n'),
-);
+appendFileSync(join(root, 'bench', 'RESULTS.md'), soakSection(soak));
 console.log(JSON.stringify(soak));
 process.exitCode = soak.errors === 0 && soak.non2xx === 0 ? 0 : 1;

@@ -16,6 +16,12 @@ export function observed(map: ObjectMap | null | undefined, kind: string, apiVer
   return Object.values(group).sort(compareObjects);
 }
 
+/** The observed objects of one type in no particular order, for callers that order them themselves. */
+export function observedUnordered(map: ObjectMap | null | undefined, kind: string, apiVersion: string): KubeObject[] {
+  const group = map?.[typeKey(kind, apiVersion)];
+  return group ? Object.values(group) : [];
+}
+
 /** The observed object of a type with this name, if any. */
 export function observedNamed(
   map: ObjectMap | null | undefined,

@@ -3,7 +3,7 @@
 import { invalidSpecResponse } from '../../lib/hook.js';
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { isPodReady, isTerminating, observed } from '../../lib/objects.js';
+import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
 import { memberStatus } from '../../lib/replicas.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import { specParser } from '../../lib/spec.js';
@@ -42,10 +42,11 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
   const spec = parsed.spec;
 
-  const pods = observed(request.children, 'Pod', 'v1')
+  // One sort, by ordinal (numbers compare cheaply; a large PodSet has thousands of pods), names breaking ties.
+  const pods = observedUnordered(request.children, 'Pod', 'v1')
     .filter((p) => !isTerminating(p))
     .map((p) => ({ pod: p, ordinal: ordinalOf(name, p.metadata.name ?? '') ?? Number.MAX_SAFE_INTEGER }))
-    .sort((a, b) => a.ordinal - b.ordinal || (a.pod.metadata.name! < b.pod.metadata.name! ? -1 : 1))
+    .sort((a, b) => a.ordinal - b.ordinal || (a.pod.metadata.name! < b.pod.metadata.name! ? -1 : a.pod.metadata.name! > b.pod.metadata.name! ? 1 : 0))
     .map((p) => p.pod);
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, exists: true };

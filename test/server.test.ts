@@ -1,0 +1,141 @@
+// The server process as deployed: TLS from files (reloaded when they change), client certificates (mTLS),
+// and graceful shutdown on SIGTERM that finishes the requests in flight.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request } from 'node:https';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { freePort } from './e2e/cluster.js';
+import { example, root } from './fixtures/requests.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'metaops-tls-'));
+const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+
+/** A CA, a server certificate for 127.0.0.1 signed by it (serial `serial`), and a client certificate. */
+function pki(serial: number): void {
+  if (serial === 1) {
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=metaops-test-ca', '-days', '1');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=metacontroller');
+    openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-out', 'client.crt', '-days', '1', '-set_serial', '100');
+  }
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `server${serial}.key`, '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-out', `server${serial}.crt`, '-days', '1', '-set_serial', String(serial), '-extfile', 'ext.cnf');
+}
+
+async function startServer(env: NodeJS.ProcessEnv, scheme: 'http' | 'https', port: number): Promise<{ proc: ChildProcess; exited: Promise<number | null> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  for (let i = 0; i < 100; i++) {
+    try {
+      await get(scheme, port, '/healthz', { rejectUnauthorized: false, ...clientCert() });
+      return { proc, exited };
+    } catch {
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+  throw new Error('server did not start');
+}
+
+function clientCert() {
+  try {
+    return { cert: readPem('client.crt'), key: readPem('client.key') };
+  } catch {
+    return {};
+  }
+}
+function readPem(name: string): Buffer {
+  return readFileSync(join(dir, name));
+}
+
+function get(scheme: 'http' | 'https', port: number, path: string, tls: Record<string, unknown> = {}): Promise<{ status: number; serial?: string }> {
+  return new Promise((resolve, reject) => {
+    const mod = scheme === 'https' ? request : httpRequest;
+    const req = mod({ host: '127.0.0.1', port, path, method: 'GET', agent: false, ...tls }, (res) => {
+      const serial = (res.socket as unknown as { getPeerCertificate?: () => { serialNumber?: string } }).getPeerCertificate?.().serialNumber;
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(serial ? { serial } : {}) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('TLS from files, reloaded when they change; mTLS refuses a caller without a client certificate', async (t) => {
+  pki(1);
+  writeFileSync(join(dir, 'tls.crt'), readPem('server1.crt'));
+  writeFileSync(join(dir, 'tls.key'), readPem('server1.key'));
+  const port = await freePort();
+  const { proc, exited } = await startServer(
+    { METAOPS_TLS_CERT_FILE: join(dir, 'tls.crt'), METAOPS_TLS_KEY_FILE: join(dir, 'tls.key'), METAOPS_TLS_CLIENT_CA_FILE: join(dir, 'ca.crt') },
+    'https',
+    port,
+  );
+  t.teardown(async () => {
+    proc.kill('SIGTERM');
+    await exited;
+  });
+  const ca = readPem('ca.crt');
+  const first = await get('https', port, '/healthz', { ca, ...clientCert() });
+  t.equal(first.status, 200);
+  t.equal(first.serial, '01', 'served with the first certificate');
+  await t.rejects(get('https', port, '/healthz', { ca }), 'no client certificate: refused');
+
+  // Rotate: new files in place (as a mounted Secret changes), then a new connection sees the new certificate.
+  pki(2);
+  writeFileSync(join(dir, 'tls.key.new'), readPem('server2.key'));
+  writeFileSync(join(dir, 'tls.crt.new'), readPem('server2.crt'));
+  renameSync(join(dir, 'tls.key.new'), join(dir, 'tls.key'));
+  renameSync(join(dir, 'tls.crt.new'), join(dir, 'tls.crt'));
+  let serial = first.serial;
+  for (let i = 0; i < 40 && serial !== '02'; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    serial = (await get('https', port, '/healthz', { ca, ...clientCert() })).serial;
+  }
+  t.equal(serial, '02', 'reloaded without a restart');
+});
+
+t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
+  // A "dependency" that accepts connections and never answers: the S3 hook waits on it until its deadline.
+  const sockets: Socket[] = [];
+  const blackhole = createServer((s) => sockets.push(s));
+  await new Promise<void>((r) => blackhole.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    blackhole.close();
+  });
+  const port = await freePort();
+  const { proc, exited } = await startServer(
+    {
+      AWS_ENDPOINT_URL: `http://127.0.0.1:${(blackhole.address() as { port: number }).port}`,
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1',
+    },
+    'http',
+    port,
+  );
+  const body = JSON.stringify({
+    ...example('memcached-sync'),
+    parent: { apiVersion: 's3.metaops.dev/v1', kind: 'S3', metadata: { name: 'slow', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-slow' } },
+    children: { 'Secret.v1': {} },
+  });
+  const started = Date.now();
+  const inFlight = fetch(`http://127.0.0.1:${port}/hooks/s3/sync`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  await new Promise((r) => setTimeout(r, 500));
+  proc.kill('SIGTERM');
+  const res = await inFlight;
+  t.equal(res.status, 200, 'the request in flight got its answer');
+  const json = (await res.json()) as any;
+  t.match(json.status.conditions[0], { type: 'Ready', status: 'False', reason: 'Unreachable' });
+  t.ok(Date.now() - started < 9000, 'within the deadline');
+  const code = await exited;
+  t.equal(code, 0, `then the server exited cleanly (exit code ${code})`);
+});
