@@ -82,11 +82,12 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
   };
 }
 
-/** Median time of `fn` over enough runs to fill ~300 ms (at least 5). */
+/** Median time of `fn`, after 3 warm-up calls, over enough runs to fill ~1 s (at least 15). */
 function timeIt(fn: () => unknown): number {
+  for (let i = 0; i < 3; i++) fn();
   const samples: number[] = [];
-  const until = performance.now() + 300;
-  while (samples.length < 5 || (performance.now() < until && samples.length < 200)) {
+  const until = performance.now() + 1000;
+  while (samples.length < 15 || (performance.now() < until && samples.length < 500)) {
     const t0 = performance.now();
     fn();
     samples.push(performance.now() - t0);
@@ -152,13 +153,11 @@ async function main(): Promise<void> {
     // In-process: the pure sync functions from 1 to 10 000 children.
     const inProcess: any[] = [];
     for (const n of [1, 10, 100, 1000, 10000]) {
-      const reqs = { podset: body('podset', n), memcached: body('memcached', n), mysqlcluster: body('mysqlcluster', n) };
-      inProcess.push({
-        children: n,
-        podsetMs: timeIt(() => podsetSync(reqs.podset, now)),
-        memcachedMs: timeIt(() => memcachedSync(reqs.memcached, now)),
-        mysqlclusterMs: timeIt(() => mysqlSync(reqs.mysqlcluster, now, () => 'pw')),
-      });
+      // One request alive at a time, so that each measurement has the heap to itself.
+      const podsetMs = timeIt(((r) => () => podsetSync(r, now))(body('podset', n)));
+      const memcachedMs = timeIt(((r) => () => memcachedSync(r, now))(body('memcached', n)));
+      const mysqlclusterMs = timeIt(((r) => () => mysqlSync(r, now, () => 'pw'))(body('mysqlcluster', n)));
+      inProcess.push({ children: n, podsetMs, memcachedMs, mysqlclusterMs });
       console.log(JSON.stringify(inProcess[inProcess.length - 1]));
     }
     const outbound = await measureOutbound();

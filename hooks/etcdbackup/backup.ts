@@ -1,7 +1,7 @@
 // The work of a backup Job and of a restore init step, run by the `metaops` CLI in this project's image:
 // stream a snapshot out of etcd into S3 (multipart when large), prune old backups, fetch one back.
 import { createWriteStream } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -50,7 +50,7 @@ interface EtcdEndpoint {
   tls?: TlsFiles;
 }
 
-function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number): Promise<import('node:http').IncomingMessage> {
+function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number): Promise<IncomingMessage> {
   const target = new URL(path, ep.url);
   const payload = JSON.stringify(body);
   const doRequest = target.protocol === 'https:' ? httpsRequest : httpRequest;
