@@ -18,6 +18,9 @@ key=$(cat "$here"/tools/*/go.mod "$here"/tools/*/go.sum | sha256sum | cut -c1-12
 CACHE=${METAOPS_E2E_CACHE:-$HOME/.cache/metaops/e2e}/k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-$ETCD_OLD_VERSION-mc-$MC_VERSION-$key
 BIN=$CACHE/bin
 mkdir -p "$BIN"
+# Test files start in parallel and may all ask for the components at once on a new machine: one build at a time.
+exec 9>"$CACHE/.lock"
+flock 9
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 # The one Metacontroller release the proxy serves is not in the checksum database; go.sum pins its hash.
 export GONOSUMDB=github.com/metacontroller/metacontroller GONOSUMCHECK=1
