@@ -166,6 +166,11 @@ export interface ControllerOptions {
    * off for Metacontroller releases that do not have the field (v1.5.x, which the end-to-end suite runs).
    */
   etag?: boolean;
+  /**
+   * The Secret (namespace, name, key) whose value Metacontroller (v4.x) sends as `Authorization: Bearer` on every
+   * hook call: the webhook `authorization` field. Pair it with METAOPS_AUTH_TOKEN on the server.
+   */
+  authorization?: { namespace: string; name: string; key: string };
 }
 
 function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
@@ -178,6 +183,9 @@ function webhook(def: HookDefinition, hook: string, options: ControllerOptions):
       : { service: { name: t.name, namespace: t.namespace, port: t.port }, path, timeout };
   // Customize answers are cached by Metacontroller already; sync and finalize answers carry ETags.
   if ((options.etag ?? true) && hook !== 'customize') wh['etag'] = { enabled: true };
+  if (options.authorization) {
+    wh['authorization'] = { type: 'Bearer', secretRef: { ...options.authorization } };
+  }
   return { webhook: wh };
 }
 

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import t from 'tap';
 import YAML from 'yaml';
 import { hooks } from '../hooks/index.js';
-import { crd, structural } from '../lib/manifests.js';
+import { controller, crd, PRODUCTION_TARGET, structural } from '../lib/manifests.js';
 import { renderManifests } from '../scripts/render-manifests.js';
 import { root } from './fixtures/requests.js';
 
@@ -100,4 +100,17 @@ t.test('structural(): unions, records and nullables', async (t) => {
     additionalProperties: { type: 'string' },
   });
   t.throws(() => structural({ anyOf: [{ type: 'string' }, { type: 'number' }] } as any), /structural/);
+});
+
+t.test('controllers can send the hook token (Metacontroller webhook authorization)', async (t) => {
+  const def = hooks.find((h) => h.name === 's3')!;
+  const c = controller(def, { target: PRODUCTION_TARGET, authorization: { namespace: 'metaops', name: 'metaops-hook-token', key: 'token' } }) as any;
+  for (const hook of ['sync', 'finalize']) {
+    t.same(c.spec.hooks[hook].webhook.authorization, {
+      type: 'Bearer',
+      secretRef: { namespace: 'metaops', name: 'metaops-hook-token', key: 'token' },
+    });
+  }
+  const plain = controller(def, { target: PRODUCTION_TARGET }) as any;
+  t.notOk(plain.spec.hooks.sync.webhook.authorization, 'off unless asked for');
 });
