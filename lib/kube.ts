@@ -2,9 +2,8 @@
 // subresource). In a cluster it uses the pod's service account; elsewhere the current context of KUBECONFIG
 // (server, CA or insecure-skip-tls-verify, bearer token or client certificate).
 import { readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
-import { request as httpRequest } from 'node:http';
 import YAML from 'yaml';
+import { call, type CallOptions } from './http.js';
 
 export interface KubeApi {
   /** Adds ephemeral containers to a pod (strategic merge by name on the ephemeralcontainers subresource). */
@@ -95,49 +94,31 @@ export class HttpKubeApi implements KubeApi {
     await this.call('PATCH', path, { spec: { ephemeralContainers: containers } }, 'application/strategic-merge-patch+json');
   }
 
-  private call(method: string, path: string, body: unknown, contentType: string): Promise<unknown> {
+  private async call(method: string, path: string, body: unknown, contentType: string): Promise<unknown> {
     const conn = this.connection();
-    const url = new URL(path, conn.server);
-    const payload = JSON.stringify(body);
-    const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = doRequest(
-        url,
-        {
-          method,
-          timeout: this.timeoutMs,
-          headers: {
-            'content-type': contentType,
-            'content-length': Buffer.byteLength(payload),
-            accept: 'application/json',
-            ...(conn.token ? { authorization: `Bearer ${conn.token}` } : {}),
-          },
-          ...(conn.ca ? { ca: conn.ca } : {}),
-          ...(conn.cert ? { cert: conn.cert } : {}),
-          ...(conn.key ? { key: conn.key } : {}),
-          rejectUnauthorized: !conn.insecure,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: any;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              parsed = { message: text.slice(0, 300) };
-            }
-            const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) resolve(parsed);
-            else reject(new KubeError(status, `${method} ${path}: ${status} ${parsed?.message ?? ''}`.trim()));
-          });
-        },
-      );
-      const timer = setTimeout(() => req.destroy(new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      req.on('close', () => clearTimeout(timer));
-      req.on('error', reject);
-      req.end(payload);
+    const tls: NonNullable<CallOptions['tls']> = { rejectUnauthorized: !conn.insecure };
+    if (conn.ca) tls.ca = conn.ca;
+    if (conn.cert) tls.cert = conn.cert;
+    if (conn.key) tls.key = conn.key;
+    const res = await call(new URL(path, conn.server), {
+      method,
+      headers: {
+        'content-type': contentType,
+        accept: 'application/json',
+        ...(conn.token ? { authorization: `Bearer ${conn.token}` } : {}),
+      },
+      body: JSON.stringify(body),
+      timeoutMs: this.timeoutMs,
+      tls,
+      timeoutError: () => new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`),
     });
+    let parsed: any;
+    try {
+      parsed = JSON.parse(res.body);
+    } catch {
+      parsed = { message: res.body.slice(0, 300) };
+    }
+    if (res.status >= 200 && res.status < 300) return parsed;
+    throw new KubeError(res.status, `${method} ${path}: ${res.status} ${parsed?.message ?? ''}`.trim());
   }
 }

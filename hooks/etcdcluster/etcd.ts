@@ -1,7 +1,6 @@
 // A small client for etcd's HTTP/JSON gateway on the client port: member list/add/remove/promote, health,
 // version and status. Every call has a hard deadline well below the webhook timeout.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { call } from '../../lib/http.js';
 
 export interface EtcdMember {
   /** The member ID: a uint64, kept as the decimal string etcd's gateway sends. */
@@ -157,31 +156,14 @@ export class HttpEtcdClient implements EtcdClient {
   }
 
   private call(method: string, url: string, body?: Json): Promise<{ status: number; body: string }> {
-    const target = new URL(this.resolve(url));
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const doRequest = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = doRequest(
-        target,
-        {
-          method,
-          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
-          timeout: this.timeoutMs,
-          ...(target.protocol === 'https:' ? this.options.tls : {}),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      // One deadline for the whole call, connect to last byte.
-      const timer = setTimeout(() => req.destroy(new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout')), this.timeoutMs);
-      req.on('close', () => clearTimeout(timer));
-      req.on('timeout', () => req.destroy(new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout')));
-      req.on('error', reject);
-      req.end(payload);
+    return call(new URL(this.resolve(url)), {
+      method,
+      headers: payload ? { 'content-type': 'application/json' } : {},
+      ...(payload !== undefined ? { body: payload } : {}),
+      timeoutMs: this.timeoutMs,
+      ...(this.options.tls ? { tls: this.options.tls } : {}),
+      timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
     });
   }
 }
