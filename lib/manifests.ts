@@ -2,7 +2,7 @@
 // CompositeController / DecoratorController from its hooks and child rules. `npm run manifests` writes them;
 // a test fails when the committed files differ from what this produces.
 import type { TSchema } from '@sinclair/typebox';
-import type { CompositeHookDefinition, HookDefinition, ResourceDefinition } from './hook.js';
+import type { HookDefinition, ResourceDefinition } from './hook.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -225,8 +225,4 @@ export function controller(def: HookDefinition, options: ControllerOptions): Jso
 /** The reason for each child rule's update strategy, in order, for comments in the generated YAML. */
 export function childRuleReasons(def: HookDefinition): string[] {
   return (def.type === 'composite' ? def.childResources : def.attachments).map((c) => c.why);
-}
-
-export function compositeDefinitions(defs: HookDefinition[]): CompositeHookDefinition[] {
-  return defs.filter((d): d is CompositeHookDefinition => d.type === 'composite');
 }

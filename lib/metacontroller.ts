@@ -8,7 +8,7 @@
 // Everything Kubernetes sends is declared open (`additionalProperties: true`): Metacontroller passes whole
 // objects and a hook must see every field of them. Response schemas are open too: Fastify's serialiser drops
 // undeclared properties, which would silently strip fields from the children we return.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 const open = { additionalProperties: true } as const;
 
@@ -96,7 +96,6 @@ export type CompositeSyncRequest = {
   finalizing?: boolean;
 };
 
-export const Status = Type.Object({}, open);
 export type Status = Record<string, unknown>;
 
 /**
@@ -204,8 +203,3 @@ export type CustomizeResponse = Static<typeof CustomizeResponse>;
 
 /** The hooks a route can serve. */
 export type HookName = 'sync' | 'finalize' | 'customize';
-
-export interface RouteSchemas {
-  body: TSchema;
-  response: TSchema;
-}
