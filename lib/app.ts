@@ -1,5 +1,12 @@
 // The Fastify app as a factory. It never listens: lib/server.ts does, and tests use app.inject().
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
@@ -174,40 +181,14 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     const add = (hook: HookName, body: TSchema, response: TSchema, handler: (body: never, ctx: HookContext) => unknown) => {
       const path = `/hooks/${def.name}/${hook}`;
       served.push({ name: def.name, kind, type: def.type, hook, method: 'POST', path });
+      const name = `${def.name}/${hook}`;
       app.post(path, { schema: { body, response: { 200: response } } }, async (request) => {
-        // The log context ({hook, namespace, name, uid}) is built only when something is logged: a child
-        // logger per call is a measurable share of a fast hook.
-        let log: FastifyBaseLogger | undefined;
-        const ctx: HookContext = {
-          deps,
-          get log() {
-            if (!log) {
-              const target = parentOf(request.body as Record<string, unknown>);
-              log = request.log.child({
-                hook: `${def.name}/${hook}`,
-                namespace: target?.metadata.namespace,
-                name: target?.metadata.name,
-                uid: target?.metadata.uid,
-              });
-            }
-            return log;
-          },
-        };
-        let timer: NodeJS.Timeout | undefined;
-        const overdue = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            const err = new Error(`the hook did not answer within ${deadline} ms`) as Error & { statusCode: number };
-            err.statusCode = 503;
-            reject(err);
-          }, deadline);
-        });
-        try {
-          const result = await Promise.race([handler(request.body as never, ctx), overdue]);
-          if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
-          return result;
-        } finally {
-          clearTimeout(timer);
-        }
+        const ctx = new CallContext(deps, request, name);
+        const answer = handler(request.body as never, ctx);
+        // Hooks that decide without calling out answer synchronously: there is nothing to time out.
+        const result = answer instanceof Promise ? await withDeadline(answer, deadline) : answer;
+        if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
+        return result;
       });
     };
     if (def.type === 'composite') {
@@ -221,6 +202,51 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   }
 
   return app as unknown as FastifyInstance;
+}
+
+/**
+ * What a hook call sees. A class rather than an object literal with a getter: a literal's getter is a new
+ * closure per call, which gives every context its own hidden class; at thousands of calls a second that
+ * showed as long scavenges, old-space growth and a p99 twice as high.
+ */
+class CallContext implements HookContext {
+  private logger: FastifyBaseLogger | undefined;
+  constructor(
+    readonly deps: Deps,
+    private readonly request: FastifyRequest,
+    private readonly hook: string,
+  ) {}
+
+  /** The log context ({hook, namespace, name, uid}) is built only when something is logged. */
+  get log(): FastifyBaseLogger {
+    if (!this.logger) {
+      const target = parentOf(this.request.body as Record<string, unknown>);
+      this.logger = this.request.log.child({
+        hook: this.hook,
+        namespace: target?.metadata.namespace,
+        name: target?.metadata.name,
+        uid: target?.metadata.uid,
+      });
+    }
+    return this.logger;
+  }
+}
+
+/** The hook's answer, or a 503 once `ms` have passed without one. */
+async function withDeadline<T>(answer: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const overdue = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new Error(`the hook did not answer within ${ms} ms`) as Error & { statusCode: number };
+      err.statusCode = 503;
+      reject(err);
+    }, ms);
+  });
+  try {
+    return await Promise.race([answer, overdue]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function parentOf(body: Record<string, unknown> | undefined): ParentObject | undefined {
