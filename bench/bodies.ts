@@ -1,8 +1,20 @@
 // Realistic hook request bodies for the benchmark and the soak.
+import { Value } from '@sinclair/typebox/value';
+import { hooks } from '../hooks/index.js';
 import { sync as memcachedSync } from '../hooks/memcached/sync.js';
 import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
 import type { CompositeSyncRequest } from '../lib/metacontroller.js';
 import { asObserved, objectMap, readyPod, request } from '../test/fixtures/requests.js';
+
+/**
+ * The spec as Metacontroller sends it: the API server has filled in the CRD's defaults (generated from the same
+ * schema the hook reads; test/manifests.test.ts checks that both default a spec alike).
+ */
+function served(kind: Kind, spec: Record<string, unknown>): Record<string, unknown> {
+  const def = hooks.find((h) => h.name === kind);
+  if (def?.type !== 'composite') throw new Error(kind);
+  return Value.Default(def.resource.spec, spec) as Record<string, unknown>;
+}
 
 export type Kind = 'memcached' | 'podset' | 'mysqlcluster';
 const now = new Date('2026-01-01T00:00:00Z');
@@ -21,8 +33,8 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
         readyPod,
       ),
     );
-  if (kind === 'podset') return request('podset', { size: n }, { children: objectMap(pods('podset-sample')) });
-  const base = request(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' });
+  if (kind === 'podset') return request('podset', served('podset', { size: n }), { children: objectMap(pods('podset-sample')) });
+  const base = request(kind, served(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' }));
   const first = kind === 'memcached' ? memcachedSync(base, now) : mysqlSync(base, now, () => 'pw');
   base.children = objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n })));
   base.related = objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql'));

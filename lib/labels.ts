@@ -22,7 +22,8 @@ export function childLabels(
   extra?: { version?: string | undefined; partOf?: string | undefined },
 ): Record<string, string> {
   const labels: Record<string, string> = {
-    ...selectorLabels(app, instance),
+    'app.kubernetes.io/name': app,
+    'app.kubernetes.io/instance': instance,
     'app.kubernetes.io/component': component,
     'app.kubernetes.io/managed-by': MANAGED_BY,
   };
@@ -31,8 +32,11 @@ export function childLabels(
   return labels;
 }
 
+const VALID_LABEL_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$/;
+
 /** Makes any string a valid label value (63 chars, alphanumerics, '-', '_', '.', alphanumeric at both ends). */
 export function labelValue(value: string): string {
+  if (VALID_LABEL_VALUE.test(value)) return value;
   const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 63);
   return cleaned.replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
 }

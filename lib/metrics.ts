@@ -2,6 +2,8 @@
 // hook and outcome, and the calls hooks make to AWS, etcd and the Kubernetes API, by outcome.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+export type HookOutcome = 'ok' | 'not_modified' | 'client_error' | 'error';
+
 export class Metrics {
   readonly registry = new Registry();
   readonly hookCalls = new Counter({
@@ -30,6 +32,21 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
     registers: [this.registry],
   });
+
+  /** Labelled children per hook and outcome, looked up once: a call records without building label objects. */
+  private readonly hookRecorders = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
+
+  /** One hook call: counted and its duration (seconds) observed. */
+  hookCall(hook: string, outcome: HookOutcome, seconds: number): void {
+    const key = outcome + ' ' + hook;
+    let recorder = this.hookRecorders.get(key);
+    if (!recorder) {
+      recorder = { calls: this.hookCalls.labels(hook, outcome), duration: this.hookDuration.labels(hook, outcome) };
+      this.hookRecorders.set(key, recorder);
+    }
+    recorder.calls.inc();
+    recorder.duration.observe(seconds);
+  }
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'metaops_' });

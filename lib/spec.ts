@@ -14,13 +14,18 @@ export interface SpecParser<S extends TSchema> {
   parse(spec: unknown): SpecResult<Static<S>>;
 }
 
-/** Compiles the schema once; parse() clones, fills defaults, then checks. */
+/**
+ * Compiles the schema once. parse() takes a spec that already carries every default as it is (the API server
+ * fills the CRD's defaults, which come from this same schema, so that is what Metacontroller sends); any other
+ * spec is cloned and defaulted first. Either way the spec is then checked. Hooks never modify the spec.
+ */
 export function specParser<S extends TSchema>(schema: S, extra?: (spec: Static<S>) => string | undefined): SpecParser<S> {
   const check: TypeCheck<S> = TypeCompiler.Compile(schema);
+  const complete = defaultsPresent(schema);
   return {
     schema,
     parse(spec: unknown): SpecResult<Static<S>> {
-      const value = Value.Default(schema, Value.Clone(spec ?? {}));
+      const value = spec !== undefined && complete(spec) ? spec : Value.Default(schema, Value.Clone(spec ?? {}));
       if (!check.Check(value)) {
         return { ok: false, message: describeErrors(check, value) };
       }
@@ -29,6 +34,46 @@ export function specParser<S extends TSchema>(schema: S, extra?: (spec: Static<S
       return { ok: true, spec: value };
     },
   };
+}
+
+type Present = (value: unknown) => boolean;
+const always: Present = () => true;
+const never: Present = () => false;
+
+/**
+ * A test, built once from the schema, of whether a value already has every default the schema declares
+ * (where a default would apply: a missing property of an object that is there). Schemas it does not know how
+ * to read (unions, maps) answer "no" when they hold a default, which sends the value through Value.Default.
+ */
+export function defaultsPresent(schema: TSchema): Present {
+  const s = schema as Record<string, unknown>;
+  // Its own default is the enclosing object's business (the property must be there); what is inside counts here.
+  if (!holdsDefault({ ...s, default: undefined })) return always;
+  const plainObject =
+    s['type'] === 'object' && !s['anyOf'] && !s['oneOf'] && !s['allOf'] && !holdsDefault(s['additionalProperties']) && !holdsDefault(s['patternProperties']);
+  if (plainObject) {
+    const props = Object.entries((s['properties'] ?? {}) as Record<string, TSchema>)
+      .map(([key, sub]) => ({ key, required: (sub as Record<string, unknown>)['default'] !== undefined, test: defaultsPresent(sub) }))
+      .filter((p) => p.required || p.test !== always);
+    return (v) => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return true;
+      const o = v as Record<string, unknown>;
+      for (const p of props) {
+        const x = o[p.key];
+        if (x === undefined ? p.required : !p.test(x)) return false;
+      }
+      return true;
+    };
+  }
+  if (s['type'] === 'array' && s['items'] && !Array.isArray(s['items'])) {
+    const item = defaultsPresent(s['items'] as TSchema);
+    return (v) => !Array.isArray(v) || v.every(item);
+  }
+  return never;
+}
+
+function holdsDefault(s: unknown): boolean {
+  return typeof s === 'object' && s !== null && JSON.stringify(s).includes('"default"');
 }
 
 function describeErrors<S extends TSchema>(check: TypeCheck<S>, value: unknown): string {

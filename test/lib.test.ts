@@ -72,6 +72,8 @@ t.test('label selectors as Kubernetes defines them', async (t) => {
 t.test('label values and Service names', async (t) => {
   t.equal(labelValue('mysql:8.0'), 'mysql-8.0');
   t.equal(labelValue('-x-'), 'x');
+  t.equal(labelValue('8.0'), '8.0', 'a valid value as it is');
+  t.equal(labelValue(''), '');
   t.equal(labelValue('a'.repeat(80)).length, 63);
   t.equal(dns1035Problem('web'), undefined);
   t.match(dns1035Problem('1web'), /start with a letter/);

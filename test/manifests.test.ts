@@ -7,6 +7,7 @@ import YAML from 'yaml';
 import { hooks } from '../hooks/index.js';
 import { controller, crd, PRODUCTION_TARGET, structural } from '../lib/manifests.js';
 import { renderManifests } from '../scripts/render-manifests.js';
+import { defaultsPresent, specParser } from '../lib/spec.js';
 import { root } from './fixtures/requests.js';
 
 t.test('the committed CRDs and controllers are what the schemas generate', async (t) => {
@@ -45,6 +46,24 @@ t.test('the seed resources in manifests/examples validate against the generated 
     }
   }
   t.same(seen.sort(), ['EtcdBackup', 'EtcdCluster', 'EtcdRestore', 'Memcached', 'MySQLCluster', 'PodBuggerTool', 'PodSet', 'S3']);
+});
+
+t.test('a spec defaulted by the API server (from the CRD) is what the hook would default it to, and is taken as it is', async (t) => {
+  const dir = join(root, 'manifests', 'examples');
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+    for (const doc of YAML.parseAllDocuments(readFileSync(join(dir, name), 'utf8'))) {
+      const raw = doc.toJS();
+      const served = doc.toJS();
+      t.ok(validator(served.kind)(served));
+      const def = hooks.flatMap((h) => (h.type === 'composite' ? [h.resource] : [])).find((r) => r.kind === served.kind)!;
+      t.ok(defaultsPresent(def.spec)(served.spec), `${name} ${served.kind}: every default is there`);
+      t.notOk(defaultsPresent(def.spec)({}), `${served.kind}: an empty spec lacks defaults`);
+      const parser = specParser(def.spec);
+      const fast = parser.parse(served.spec);
+      t.same(fast, parser.parse(raw.spec), `${name} ${served.kind}: same spec either way`);
+      if (fast.ok) t.equal(fast.spec, served.spec, 'no copy made');
+    }
+  }
 });
 
 t.test('kustomization.yaml installs every generated manifest', async (t) => {
