@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { hooks } from '../hooks/index.js';
 import { sync as memcachedSync } from '../hooks/memcached/sync.js';
 import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
-import type { CompositeSyncRequest } from '../lib/metacontroller.js';
+import type { CompositeSyncRequest, ObjectMap } from '../lib/metacontroller.js';
 import { asObserved, objectMap, readyPod, request } from '../test/fixtures/requests.js';
 
 /**
@@ -19,6 +19,19 @@ function served(kind: Kind, spec: Record<string, unknown>): Record<string, unkno
 export type Kind = 'memcached' | 'podset' | 'mysqlcluster';
 const now = new Date('2026-01-01T00:00:00Z');
 
+/**
+ * The maps in the order Metacontroller sends them: it encodes the request with Go's encoding/json, which
+ * writes map keys sorted (by bytes; every key here is ASCII, so JavaScript's string order is the same).
+ */
+function goOrder(map: ObjectMap | undefined): ObjectMap {
+  const sorted: ObjectMap = {};
+  for (const group of Object.keys(map ?? {}).sort()) {
+    const inner = map![group]!;
+    sorted[group] = Object.fromEntries(Object.keys(inner).sort().map((k) => [k, inner[k]!]));
+  }
+  return sorted;
+}
+
 /** A realistic request with `n` children (PodSet: n pods) or `n` related pods (Memcached, MySQLCluster). */
 export function body(kind: Kind, n: number): CompositeSyncRequest {
   const pods = (prefix: string) =>
@@ -33,11 +46,11 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
         readyPod,
       ),
     );
-  if (kind === 'podset') return request('podset', served('podset', { size: n }), { children: objectMap(pods('podset-sample')) });
+  if (kind === 'podset') return request('podset', served('podset', { size: n }), { children: goOrder(objectMap(pods('podset-sample'))) });
   const base = request(kind, served(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' }));
   const first = kind === 'memcached' ? memcachedSync(base, now) : mysqlSync(base, now, () => 'pw');
-  base.children = objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n })));
-  base.related = objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql'));
+  base.children = goOrder(objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n }))));
+  base.related = goOrder(objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql')));
   return base;
 }
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ordinalOf, sync } from '../hooks/podset/sync.js';
+import { byOrdinal, ordinalOf, sync } from '../hooks/podset/sync.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 
@@ -48,6 +48,22 @@ t.test('nodes are ordered by ordinal, not by string', async (t) => {
   );
   const res = sync(request('podset', { size: 11 }, { children: objectMap(pods) }), now);
   t.same((res.status as any).nodes, ['podset-sample-1', 'podset-sample-2', 'podset-sample-10']);
+});
+
+t.test('byOrdinal: ordinal order, far ordinals and other names after, as a sort would give', async (t) => {
+  const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name } }) as KubeObject;
+  const order = (names: string[]) => byOrdinal('web', names.map(pod)).map((p) => p.metadata.name);
+  t.same(order(['web-900', 'x', 'web-3', 'web-01', 'web-0', 'a']), ['web-0', 'web-3', 'web-900', 'a', 'web-01', 'x']);
+  t.same(order([]), []);
+  // Against the obvious sort, on random sets of names.
+  for (let run = 0; run < 50; run++) {
+    const names = new Set<string>();
+    const n = Math.floor(Math.random() * 40);
+    while (names.size < n) names.add(Math.random() < 0.8 ? `web-${Math.floor(Math.random() * 100)}` : `w${Math.floor(Math.random() * 100)}`);
+    const key = (s: string) => ordinalOf('web', s) ?? Number.MAX_SAFE_INTEGER;
+    const expected = [...names].sort((a, b) => key(a) - key(b) || (a < b ? -1 : a > b ? 1 : 0));
+    t.same(order([...names]), expected);
+  }
 });
 
 t.test('ordinals', async (t) => {
