@@ -11,19 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { sync as memcachedSync } from '../hooks/memcached/sync.js';
-import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
-import { sync as podsetSync } from '../hooks/podset/sync.js';
 import type { CompositeSyncRequest, KubeObject } from '../lib/metacontroller.js';
 import { freePort } from '../test/e2e/cluster.js';
 import { asObserved, objectMap, root } from '../test/fixtures/requests.js';
 import { body, type Kind } from './bodies.js';
 import { report } from './report.js';
 
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
+const HALF_RATE_SECONDS = 5;
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
 const SIZES = [1, 10, 100, 1000];
-const now = new Date('2026-01-01T00:00:00Z');
 
 
 function rssMb(pid: number): number {
@@ -57,9 +54,9 @@ interface Run {
   non2xx: number;
 }
 
-async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string> } = {}): Promise<Run> {
+async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string>; warm?: boolean; seconds?: number } = {}): Promise<Run> {
   // A warm-up second first, so that both sides are measured hot (JIT, connection pools).
-  await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections: CONNECTIONS, duration: 1 });
+  if (opts.warm !== false) await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections: CONNECTIONS, duration: 1 });
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
   const result = await autocannon({
@@ -68,7 +65,7 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
     body: payload,
     headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: opts.seconds ?? SECONDS,
     ...(opts.rate ? { overallRate: opts.rate } : {}),
   });
   clearInterval(sampler);
@@ -82,101 +79,133 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
   };
 }
 
-/** Median time of `fn`, after 3 warm-up calls, over enough runs to fill ~1 s (at least 15). */
-function timeIt(fn: () => unknown): number {
-  for (let i = 0; i < 3; i++) fn();
-  const samples: number[] = [];
-  const until = performance.now() + 1000;
-  while (samples.length < 15 || (performance.now() < until && samples.length < 500)) {
-    const t0 = performance.now();
-    fn();
-    samples.push(performance.now() - t0);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * The ceiling and the hook in alternating rounds (ROUNDS x SECONDS each, after a warm-up of both), medians
+ * of each: this machine's speed drifts by tens of percent within a minute, and alternating puts both under the
+ * same drift.
+ */
+async function compare(ceiling: { url: string; pid: number }, hook: { url: string; pid: number }, payload: string) {
+  const runs = { ceiling: [] as Run[], hook: [] as Run[] };
+  for (let i = 0; i < ROUNDS; i++) {
+    runs.ceiling.push(await load(ceiling.url, payload, ceiling.pid, { warm: i === 0 }));
+    runs.hook.push(await load(hook.url, payload, hook.pid, { warm: i === 0 }));
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
+  const summary = (rs: Run[]): Run => ({
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    rssMb: Math.max(...rs.map((r) => r.rssMb)),
+    errors: rs.reduce((n, r) => n + r.errors, 0),
+    non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
+  });
+  return { ceiling: summary(runs.ceiling), hook: summary(runs.hook), fractions: runs.hook.map((h, i) => Number((h.rps / runs.ceiling[i]!.rps).toFixed(2))) };
 }
+
+const serverScript = () => join(root, 'dist', 'lib', 'server.js');
+const startHook = async (port: number) =>
+  start(process.execPath, [serverScript()], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, `http://127.0.0.1:${port}/healthz`);
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'metaops-bench-'));
-  const hookPort = await freePort();
-  const server = await start(process.execPath, [join(root, 'dist', 'lib', 'server.js')], { PORT: String(hookPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, `http://127.0.0.1:${hookPort}/healthz`);
   const rows: any[] = [];
-  try {
-    for (const kind of ['memcached', 'podset', 'mysqlcluster'] as Kind[]) {
-      for (const n of SIZES) {
+  for (const kind of ['memcached', 'podset', 'mysqlcluster'] as Kind[]) {
+    for (const n of SIZES) {
+      // A new hook server for every row: its RSS is this row's, not the largest of the rows before it.
+      const hookPort = await freePort();
+      const server = await startHook(hookPort);
+      const ceilingPort = await freePort();
+      let ceiling: ChildProcess | undefined;
+      try {
+        // As Metacontroller sends it: encoded, then parsed (objects of many keys are V8 dictionaries).
         const payload = JSON.stringify(body(kind, n));
         const url = `http://127.0.0.1:${hookPort}/hooks/${kind}/sync`;
         const answer = await (await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text();
         const bodyFile = join(dir, `${kind}-${n}.json`);
         writeFileSync(bodyFile, answer);
-        const ceilingPort = await freePort();
-        const ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`).catch(async () => {
-          throw new Error('ceiling did not start');
-        });
-        try {
-          const ceil = await load(`http://127.0.0.1:${ceilingPort}/ceiling`, payload, ceiling.pid!);
-          const hook = await load(url, payload, server.pid!);
-          const half = await load(url, payload, server.pid!, { rate: Math.max(1, Math.round(hook.rps / 2)) });
-          const row = {
-            hook: `${kind}/sync`,
-            children: n,
-            requestBytes: payload.length,
-            responseBytes: answer.length,
-            ceilingRps: ceil.rps,
-            hookRps: hook.rps,
-            fraction: Number((hook.rps / ceil.rps).toFixed(2)),
-            p50: hook.p50,
-            p99: hook.p99,
-            p99AtHalfRate: half.p99,
-            rssMb: hook.rssMb,
-            errors: hook.errors + half.errors,
-          };
-          rows.push(row);
-          console.log(JSON.stringify(row));
-        } finally {
-          ceiling.kill();
-        }
+        ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`);
+        const { ceiling: ceil, hook, fractions } = await compare(
+          { url: `http://127.0.0.1:${ceilingPort}/ceiling`, pid: ceiling.pid! },
+          { url, pid: server.pid! },
+          payload,
+        );
+        const half = await load(url, payload, server.pid!, { rate: Math.max(1, Math.round(hook.rps / 2)), seconds: HALF_RATE_SECONDS });
+        const row = {
+          hook: `${kind}/sync`,
+          children: n,
+          requestBytes: payload.length,
+          responseBytes: answer.length,
+          ceilingRps: ceil.rps,
+          hookRps: hook.rps,
+          fraction: Number((hook.rps / ceil.rps).toFixed(2)),
+          roundFractions: fractions,
+          p50: hook.p50,
+          p99: hook.p99,
+          p99AtHalfRate: half.p99,
+          rssMb: Math.max(hook.rssMb, half.rssMb),
+          errors: hook.errors + half.errors + hook.non2xx + half.non2xx,
+        };
+        rows.push(row);
+        console.log(JSON.stringify(row));
+      } finally {
+        ceiling?.kill();
+        server.kill();
       }
     }
-    // ETag: an unchanged resync (If-None-Match matches) against the same request answered in full.
+  }
+  // ETag: an unchanged resync (If-None-Match matches) against the same request answered in full.
+  const hookPort = await freePort();
+  const server = await startHook(hookPort);
+  let etagRow;
+  try {
     const payload = JSON.stringify(body('memcached', 10));
     const url = `http://127.0.0.1:${hookPort}/hooks/memcached/sync`;
     const first = await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } });
     const etag = first.headers.get('etag')!;
-    await first.text();
-    const full = await load(url, payload, server.pid!);
-    const notModified = await load(url, payload, server.pid!, { headers: { 'if-none-match': etag } });
-    const etagRow = { fullRps: full.rps, notModifiedRps: notModified.rps, fullP99: full.p99, notModifiedP99: notModified.p99, responseBytes: (await (await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text()).length };
-    console.log(JSON.stringify({ etag: etagRow }));
-
-    // In-process: the pure sync functions from 1 to 10 000 children.
-    const inProcess: any[] = [];
-    for (const n of [1, 10, 100, 1000, 10000]) {
-      // One request alive at a time, so that each measurement has the heap to itself.
-      const podsetMs = timeIt(((r) => () => podsetSync(r, now))(body('podset', n)));
-      const memcachedMs = timeIt(((r) => () => memcachedSync(r, now))(body('memcached', n)));
-      const mysqlclusterMs = timeIt(((r) => () => mysqlSync(r, now, () => 'pw'))(body('mysqlcluster', n)));
-      inProcess.push({ children: n, podsetMs, memcachedMs, mysqlclusterMs });
-      console.log(JSON.stringify(inProcess[inProcess.length - 1]));
+    const responseBytes = (await first.text()).length;
+    const full: Run[] = [];
+    const notModified: Run[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      full.push(await load(url, payload, server.pid!, { warm: i === 0 }));
+      notModified.push(await load(url, payload, server.pid!, { headers: { 'if-none-match': etag }, warm: i === 0 }));
     }
-    const outbound = await measureOutbound();
-    const machine = {
-      cpus: cpus().length,
-      model: cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      seconds: SECONDS,
-      connections: CONNECTIONS,
-      date: new Date().toISOString(),
+    etagRow = {
+      fullRps: median(full.map((r) => r.rps)),
+      notModifiedRps: median(notModified.map((r) => r.rps)),
+      fullP99: median(full.map((r) => r.p99)),
+      notModifiedP99: median(notModified.map((r) => r.p99)),
+      responseBytes,
     };
-    const results = { machine, rows, etag: etagRow, inProcess, outbound };
-    writeFileSync(join(root, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
-    writeFileSync(join(root, 'bench', 'RESULTS.md'), report(results));
-    console.log('wrote bench/results.json and bench/RESULTS.md');
+    console.log(JSON.stringify({ etag: etagRow }));
   } finally {
     server.kill();
   }
+
+  // In-process: the pure sync functions from 1 to 10 000 children, in a process of their own so that the
+  // heap the HTTP runs left behind does not weigh on them.
+  const inProcess = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'inprocess.ts')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  for (const row of inProcess) console.log(JSON.stringify(row));
+  const outbound = await measureOutbound();
+  const machine = {
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    halfRateSeconds: HALF_RATE_SECONDS,
+    connections: CONNECTIONS,
+    date: new Date().toISOString(),
+  };
+  const results = { machine, rows, etag: etagRow, inProcess, outbound };
+  writeFileSync(join(root, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(join(root, 'bench', 'RESULTS.md'), report(results));
+  console.log('wrote bench/results.json and bench/RESULTS.md');
 }
 
 /** S3 against moto and EtcdCluster against one real etcd member: time per sync, and how much is the remote call. */

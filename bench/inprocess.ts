@@ -1,0 +1,35 @@
+// The pure sync functions in-process from 1 to 10 000 children (median ms per call), printed as JSON. Run by
+// bench/run.ts in a process of its own. Each request is encoded and parsed first, as the hook server receives
+// it: JSON.parse makes objects of many keys V8 dictionaries, and that is what a hook walks.
+import { performance } from 'node:perf_hooks';
+import { sync as memcachedSync } from '../hooks/memcached/sync.js';
+import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
+import { sync as podsetSync } from '../hooks/podset/sync.js';
+import { body, type Kind } from './bodies.js';
+
+const now = new Date('2026-01-01T00:00:00Z');
+const parsed = (kind: Kind, n: number) => JSON.parse(JSON.stringify(body(kind, n)));
+
+/** Median time of `fn`, after 3 warm-up calls, over enough runs to fill ~1 s (at least 15). */
+function timeIt(fn: () => unknown): number {
+  for (let i = 0; i < 3; i++) fn();
+  const samples: number[] = [];
+  const until = performance.now() + 1000;
+  while (samples.length < 15 || (performance.now() < until && samples.length < 500)) {
+    const t0 = performance.now();
+    fn();
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+const rows = [];
+for (const n of [1, 10, 100, 1000, 10000]) {
+  // One request alive at a time, so that each measurement has the heap to itself.
+  const podsetMs = timeIt(((r) => () => podsetSync(r, now))(parsed('podset', n)));
+  const memcachedMs = timeIt(((r) => () => memcachedSync(r, now))(parsed('memcached', n)));
+  const mysqlclusterMs = timeIt(((r) => () => mysqlSync(r, now, () => 'pw'))(parsed('mysqlcluster', n)));
+  rows.push({ children: n, podsetMs, memcachedMs, mysqlclusterMs });
+}
+process.stdout.write(JSON.stringify(rows) + '\n');
