@@ -25,7 +25,7 @@ export function specParser<S extends TSchema>(schema: S, extra?: (spec: Static<S
   return {
     schema,
     parse(spec: unknown): SpecResult<Static<S>> {
-      const value = spec !== undefined && complete(spec) ? spec : Value.Default(schema, Value.Clone(spec ?? {}));
+      const value = spec !== undefined && spec !== null && complete(spec) ? spec : Value.Default(schema, Value.Clone(spec ?? {}));
       if (!check.Check(value)) {
         return { ok: false, message: describeErrors(check, value) };
       }

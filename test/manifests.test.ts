@@ -62,6 +62,7 @@ t.test('a spec defaulted by the API server (from the CRD) is what the hook would
       const fast = parser.parse(served.spec);
       t.same(fast, parser.parse(raw.spec), `${name} ${served.kind}: same spec either way`);
       if (fast.ok) t.equal(fast.spec, served.spec, 'no copy made');
+      t.same(parser.parse(null), parser.parse({}), `${served.kind}: a null spec reads as an empty one`);
     }
   }
 });
