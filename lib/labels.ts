@@ -22,8 +22,7 @@ export function childLabels(
   extra?: { version?: string | undefined; partOf?: string | undefined },
 ): Record<string, string> {
   const labels: Record<string, string> = {
-    'app.kubernetes.io/name': app,
-    'app.kubernetes.io/instance': instance,
+    ...selectorLabels(app, instance),
     'app.kubernetes.io/component': component,
     'app.kubernetes.io/managed-by': MANAGED_BY,
   };
