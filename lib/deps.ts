@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
 import { DEFAULT_IMAGE } from '../hooks/etcdbackup/sync.js';
 import { parseAllowlist } from '../hooks/podbuggertool/match.js';
-import type { AwsApi } from '../hooks/s3/aws.js';
+import type { AwsApi } from '../hooks/s3/api.js';
 import { HttpKubeApi, type KubeApi } from './kube.js';
 
 export interface Deps {

@@ -2,7 +2,6 @@
 // subresource). In a cluster it uses the pod's service account; elsewhere the current context of KUBECONFIG
 // (server, CA or insecure-skip-tls-verify, bearer token or client certificate).
 import { readFileSync } from 'node:fs';
-import YAML from 'yaml';
 import { call, type CallOptions } from './http.js';
 
 export interface KubeApi {
@@ -51,7 +50,9 @@ function data(value: unknown, file: unknown): Buffer | undefined {
   return undefined;
 }
 
-export function fromKubeconfig(path: string): Connection {
+/** The connection a kubeconfig's current context names (the YAML parser is loaded only when one is used). */
+export async function fromKubeconfig(path: string): Promise<Connection> {
+  const { default: YAML } = await import('yaml');
   const cfg = YAML.parse(readFileSync(path, 'utf8')) as any;
   const ctxName = cfg['current-context'];
   const ctx = (cfg.contexts ?? []).find((c: any) => c.name === ctxName)?.context ?? cfg.contexts?.[0]?.context;
@@ -80,10 +81,10 @@ export class HttpKubeApi implements KubeApi {
     this.conn = conn;
   }
 
-  private connection(): Connection {
+  private async connection(): Promise<Connection> {
     if (this.conn) return this.conn;
     const kubeconfig = process.env['KUBECONFIG'];
-    const conn = kubeconfig ? fromKubeconfig(kubeconfig.split(':')[0]!) : fromServiceAccount();
+    const conn = kubeconfig ? await fromKubeconfig(kubeconfig.split(':')[0]!) : fromServiceAccount();
     if (!conn) throw new KubeError(0, 'no Kubernetes API: neither KUBECONFIG nor an in-cluster service account');
     this.conn = conn;
     return conn;
@@ -95,7 +96,7 @@ export class HttpKubeApi implements KubeApi {
   }
 
   private async call(method: string, path: string, body: unknown, contentType: string): Promise<unknown> {
-    const conn = this.connection();
+    const conn = await this.connection();
     const tls: NonNullable<CallOptions['tls']> = { rejectUnauthorized: !conn.insecure };
     if (conn.ca) tls.ca = conn.ca;
     if (conn.cert) tls.cert = conn.cert;

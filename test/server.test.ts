@@ -139,3 +139,28 @@ t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
   const code = await exited;
   t.equal(code, 0, `then the server exited cleanly (exit code ${code})`);
 });
+
+// Memory: the AWS SDK (S3 controller) and the YAML parser (kubeconfig) are loaded on first use, so a service that
+// serves no S3 resource and runs in-cluster never holds them (about 20 MB of RSS between them).
+t.test('building the app loads neither the AWS SDK nor the YAML parser; using them does', async (t) => {
+  const loaded = (extra: string) => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { buildApp } = await import(${JSON.stringify(join(root, 'lib', 'app.ts'))});
+      const app = await buildApp({ logger: false });
+      await app.ready();
+      ${extra}
+      const cache = Object.keys(createRequire(import.meta.url).cache);
+      const has = (name) => cache.some((k) => k.includes('/node_modules/' + name + '/'));
+      console.log(JSON.stringify({ sdk: has('@aws-sdk/client-s3') || has('@aws-sdk/client-iam'), yaml: has('yaml') }));
+      await app.close();`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    return JSON.parse(out.trim().split('\n').pop()!) as { sdk: boolean; yaml: boolean };
+  };
+  t.same(loaded(''), { sdk: false, yaml: false });
+  t.same(
+    loaded(`await import(${JSON.stringify(join(root, 'hooks', 's3', 'aws.ts'))}); await import('yaml');`),
+    { sdk: true, yaml: true },
+    'the check sees them once they are imported',
+  );
+});

@@ -8,7 +8,7 @@ import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import { AwsError, type AwsApi } from './aws.js';
+import { AwsError, type AwsApi } from './api.js';
 import { bucketArn, bucketNameProblem, bucketPolicy, policyName, userName } from './policy.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
