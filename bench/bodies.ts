@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { hooks } from '../hooks/index.js';
 import { sync as memcachedSync } from '../hooks/memcached/sync.js';
 import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
+import { sync as podsetSync } from '../hooks/podset/sync.js';
 import type { CompositeSyncRequest, ObjectMap } from '../lib/metacontroller.js';
 import { asObserved, objectMap, readyPod, request } from '../test/fixtures/requests.js';
 
@@ -46,11 +47,23 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
         readyPod,
       ),
     );
-  if (kind === 'podset') return request('podset', served('podset', { size: n }), { children: goOrder(objectMap(pods('podset-sample'))) });
-  const base = request(kind, served(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' }));
-  const first = kind === 'memcached' ? memcachedSync(base, now) : mysqlSync(base, now, () => 'pw');
-  base.children = goOrder(objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n }))));
-  base.related = goOrder(objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql')));
+  let base: CompositeSyncRequest;
+  if (kind === 'podset') {
+    base = request('podset', served('podset', { size: n }), { children: goOrder(objectMap(pods('podset-sample'))) });
+  } else {
+    base = request(kind, served(kind, kind === 'memcached' ? { size: n } : { size: n, version: '8.0' }));
+    const first = syncOf(kind, base);
+    base.children = goOrder(objectMap(first.children.map((c) => asObserved(c, { replicas: n, readyReplicas: n, updatedReplicas: n }))));
+    base.related = goOrder(objectMap(pods(kind === 'memcached' ? 'memcached-sample' : 'my-mysql')));
+  }
+  // A resync: the parent carries the status its previous sync wrote for these very children (Metacontroller
+  // resyncs every parent periodically, and most syncs of a settled cluster are such resyncs).
+  base.parent.status = syncOf(kind, base).status;
   return base;
+}
+
+function syncOf(kind: Kind, req: CompositeSyncRequest) {
+  if (kind === 'podset') return podsetSync(req, now);
+  return kind === 'memcached' ? memcachedSync(req, now) : mysqlSync(req, now, () => 'pw');
 }
 

@@ -54,11 +54,13 @@ export function buildConditions(
   observedGeneration: number | undefined,
   now: Date,
 ): Condition[] {
-  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Formatted only when a condition changes: on a resync of a settled parent every time is carried over.
+  let stamp: string | undefined;
   return inputs.map((input) => {
     const status = input.status === 'Unknown' ? 'Unknown' : input.status ? 'True' : 'False';
     const before = previous.find((c) => c.type === input.type);
-    const lastTransitionTime = before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : stamp;
+    const lastTransitionTime =
+      before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : (stamp ??= rfc3339(now));
     const condition: Condition = {
       type: input.type,
       status,
@@ -71,3 +73,9 @@ export function buildConditions(
   });
 }
 
+/** RFC 3339 to the second, as Kubernetes writes metav1.Time: 2026-01-01T00:00:00Z. */
+export function rfc3339(time: Date): string {
+  const iso = time.toISOString();
+  // toISOString always ends in .sssZ (for years 0 to 9999).
+  return iso.slice(0, iso.length - 5) + 'Z';
+}

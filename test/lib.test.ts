@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildConditions } from '../lib/conditions.js';
+import { buildConditions, rfc3339 } from '../lib/conditions.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { dns1035Problem } from '../lib/names.js';
@@ -94,4 +94,14 @@ t.test('conditions keep their transition time while their status holds', async (
   const unknown = buildConditions([{ type: 'Ready', status: 'Unknown', reason: 'D', message: 'd' }], [], undefined, t2);
   t.equal(unknown[0]!.status, 'Unknown');
   t.notOk('observedGeneration' in unknown[0]!);
+});
+
+t.test('rfc3339 writes metav1.Time: whole seconds, Z', async (t) => {
+  t.equal(rfc3339(new Date('2026-01-02T03:04:05.678Z')), '2026-01-02T03:04:05Z');
+  const wrong: string[] = [];
+  for (let run = 0; run < 1000; run++) {
+    const time = new Date(Math.floor(Math.random() * 253402300799999));
+    if (rfc3339(time) !== time.toISOString().replace(/\.\d{3}Z$/, 'Z')) wrong.push(time.toISOString());
+  }
+  t.same(wrong, [], 'the same as cutting the milliseconds off toISOString, for any time up to year 9999');
 });

@@ -72,6 +72,25 @@ t.test('ordinals', async (t) => {
   t.equal(ordinalOf('web', 'web-1-0'), undefined);
   t.equal(ordinalOf('web', 'web-01'), undefined);
   t.equal(ordinalOf('web', 'other-1'), undefined);
+  t.equal(ordinalOf('web', 'web-'), undefined);
+  t.equal(ordinalOf('web', 'web'), undefined);
+  t.equal(ordinalOf('web', 'webx1'), undefined);
+  t.equal(ordinalOf('web', 'web-12345678901234567890'), 12345678901234567890);
+  // The same reading as the plain regular expression, on random names around the base.
+  const plain = (base: string, name: string) => {
+    if (!name.startsWith(`${base}-`)) return undefined;
+    const rest = name.slice(base.length + 1);
+    return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+  };
+  const pieces = ['web', '-', '0', '1', '9', '00', '12', 'a', '/', ':', '9007199254740993'];
+  const wrong: string[] = [];
+  for (let run = 0; run < 2000; run++) {
+    let name = '';
+    const n = Math.floor(Math.random() * 6);
+    for (let i = 0; i < n; i++) name += pieces[Math.floor(Math.random() * pieces.length)];
+    if (ordinalOf('web', name) !== plain('web', name)) wrong.push(name);
+  }
+  t.same(wrong, [], 'the same as the regular expression on random names');
 });
 
 t.test('size 0 keeps no pods and is Available', async (t) => {

@@ -16,6 +16,7 @@ import {
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { rfc3339 } from '../../lib/conditions.js';
 import type { TlsFiles } from '../etcdcluster/etcd.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
@@ -41,7 +42,7 @@ export function splitPath(path: string): { bucket: string; key: string } {
 
 /** Periodic backups are <key>_v<revision>_<date>; a one-off backup is written to <key> itself. */
 export function periodicKey(key: string, revision: number, date: Date): string {
-  const stamp = date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  const stamp = rfc3339(date).replace(/:/g, '-');
   return `${key}_v${revision}_${stamp}`;
 }
 

@@ -20,7 +20,9 @@ export { ordinalOf };
 export function podLabels(parent: ParentObject): Record<string, string> {
   const name = parent.metadata.name!;
   // `app: <name>` is the label the seed's reconciler put on its pods; kept for people who select by it.
-  return { ...childLabels(APP, name, 'member'), app: name };
+  const labels = childLabels(APP, name, 'member');
+  labels['app'] = name;
+  return labels;
 }
 
 /** What every pod of a PodSet runs. */
