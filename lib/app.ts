@@ -13,6 +13,7 @@ import { hash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
 import { hooks as allHooks } from '../hooks/index.js';
 import { authorized, type AuthConfig } from './auth.js';
+import { lazyChildLoggerFactory } from './logging.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { Metrics } from './metrics.js';
 import type { HookContext, HookDefinition } from './hook.js';
@@ -81,6 +82,8 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
     logController: new LogController({ disableRequestLogging: true }),
+    // The request's child logger ({reqId}) is built when the request logs, not for every request.
+    childLoggerFactory: lazyChildLoggerFactory,
     ajv: {
       // Never change what Metacontroller sent: no coercion, no removal, no defaults in the envelope.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
