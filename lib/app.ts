@@ -168,13 +168,18 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       const path = `/hooks/${def.name}/${hook}`;
       served.push({ name: def.name, kind, type: def.type, hook, method: 'POST', path });
       const name = `${def.name}/${hook}`;
-      app.post(path, { schema: { body, response: { 200: response } } }, async (request, reply) => {
-        const ctx = new CallContext(deps, request, name);
-        const answer = handler(request.body as never, ctx);
-        // Hooks that decide without calling out answer synchronously: there is nothing to time out.
-        const result = answer instanceof Promise ? await withDeadline(answer, deadline) : answer;
+      const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
         if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
         return sendTagged(request, reply, reply.serializeInput(result as Record<string, unknown>, '200') as string);
+      };
+      app.post(path, { schema: { body, response: { 200: response } } }, (request, reply) => {
+        const ctx = new CallContext(deps, request, name);
+        const answer = handler(request.body as never, ctx);
+        if (answer instanceof Promise) return withDeadline(answer, deadline).then((result) => answered(request, reply, ctx, result));
+        // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
+        // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
+        answered(request, reply, ctx, answer);
+        return undefined;
       });
     };
     if (def.type === 'composite') {
