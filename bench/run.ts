@@ -50,15 +50,25 @@ interface Run {
   p50: number;
   p99: number;
   rssMb: number;
+  /** The server's CPU time (user + system, all its threads) per request answered. */
+  cpuUsPerRequest: number;
   errors: number;
   non2xx: number;
 }
+
+/** CPU time a process has used so far, in microseconds (/proc/<pid>/stat utime + stime, in clock ticks). */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS);
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string>; warm?: boolean; seconds?: number } = {}): Promise<Run> {
   // A warm-up second first, so that both sides are measured hot (JIT, connection pools).
   if (opts.warm !== false) await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections: CONNECTIONS, duration: 1 });
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
+  const cpuBefore = cpuUs(pid);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -69,11 +79,13 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
     ...(opts.rate ? { overallRate: opts.rate } : {}),
   });
   clearInterval(sampler);
+  const cpu = cpuUs(pid) - cpuBefore;
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     rssMb: Math.round(peak),
+    cpuUsPerRequest: Math.round(cpu / Math.max(1, result.requests.total)),
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx - (opts.headers?.['if-none-match'] ? result['3xx'] ?? 0 : 0),
   };
@@ -104,6 +116,7 @@ async function compare(ceiling: Target, hook: Target, payload: string) {
     p50: median(rs.map((r) => r.p50)),
     p99: median(rs.map((r) => r.p99)),
     rssMb: Math.max(...rs.map((r) => r.rssMb)),
+    cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)),
     errors: rs.reduce((n, r) => n + r.errors, 0),
     non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
   });
@@ -148,10 +161,17 @@ async function main(): Promise<void> {
           hookRps: hook.rps,
           fraction: Number((hook.rps / ceil.rps).toFixed(2)),
           roundFractions: fractions,
+          // Server CPU per request, medians of the rounds: less sensitive than requests/s to the load generator
+          // sharing this machine's two cores with the server.
+          ceilingCpuUs: ceil.cpuUsPerRequest,
+          hookCpuUs: hook.cpuUsPerRequest,
+          cpuFraction: Number((ceil.cpuUsPerRequest / hook.cpuUsPerRequest).toFixed(2)),
           p50: hook.p50,
           p99: hook.p99,
           p99AtHalfRate: half.p99,
           rssMb: Math.max(hook.rssMb, half.rssMb),
+          // The bare Fastify server's own peak on the same requests: the floor this row's RSS stands on.
+          ceilingRssMb: ceil.rssMb,
           errors: hook.errors + half.errors + hook.non2xx + half.non2xx,
         };
         rows.push(row);
