@@ -1,5 +1,5 @@
 // The side effects hooks may use, passed in so that decisions stay pure and tests control them.
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
 import { DEFAULT_IMAGE } from '../hooks/etcdbackup/sync.js';
 import { parseAllowlist } from '../hooks/podbuggertool/match.js';
@@ -26,13 +26,27 @@ export interface Deps {
   image: string;
 }
 
+const MAX_ETCD_CLIENTS = 64;
+
 export function defaultDeps(): Deps {
   let aws: Promise<AwsApi> | undefined;
   let kube: KubeApi | undefined;
+  // One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
+  // endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls every sync.
+  const etcdClients = new Map<string, EtcdClient>();
   return {
     now: () => new Date(),
     randomSecret: (bytes) => randomBytes(bytes).toString('base64url'),
-    etcdClient: (tls) => new HttpEtcdClient(tls ? { tls } : {}),
+    etcdClient: (tls) => {
+      const key = tls ? hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? ''])) : '';
+      let client = etcdClients.get(key);
+      if (!client) {
+        // Rotated certificates leave old identities behind: keep the most recent few.
+        if (etcdClients.size >= MAX_ETCD_CLIENTS) etcdClients.delete(etcdClients.keys().next().value!);
+        etcdClients.set(key, (client = new HttpEtcdClient(tls ? { tls } : {})));
+      }
+      return client;
+    },
     aws: () => (aws ??= import('../hooks/s3/aws.js').then((m) => new m.SdkAwsApi())),
     kube: () => (kube ??= new HttpKubeApi()),
     debugImageAllowlist: parseAllowlist(process.env['METAOPS_DEBUG_IMAGE_ALLOWLIST']),

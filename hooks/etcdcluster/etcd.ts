@@ -134,18 +134,26 @@ export class HttpEtcdClient implements EtcdClient {
     throw new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable');
   }
 
+  /**
+   * A call to the gateway under the prefix this endpoint serves: learnt on the first call and kept (a client
+   * lives as long as the server, lib/deps.ts), tried again from the start when etcd stops serving it (an upgrade
+   * from 3.3 to 3.5 drops /v3beta).
+   */
   private async rpc(endpoint: string, path: string, body: Json): Promise<Json> {
     const known = this.prefixByEndpoint.get(endpoint);
-    for (const prefix of known ? [known] : PREFIXES) {
+    for (const prefix of known ? [known, ...PREFIXES.filter((p) => p !== known)] : PREFIXES) {
       const res = await this.call('POST', endpoint + prefix + path, body);
-      if (res.status === 404 && !known) continue;
-      this.prefixByEndpoint.set(endpoint, prefix);
       const json = parse(res.body);
+      // A path etcd does not serve is a plain-text 404; etcd's own errors are JSON with a gRPC code, and some
+      // of them are 404s too (member not found).
+      if (res.status === 404 && typeof json['code'] !== 'number') continue;
+      this.prefixByEndpoint.set(endpoint, prefix);
       if (res.status !== 200 || typeof json['code'] === 'number') {
         throw new EtcdError(String(json['message'] ?? json['error'] ?? `HTTP ${res.status}`), 'Rejected');
       }
       return json;
     }
+    this.prefixByEndpoint.delete(endpoint);
     throw new EtcdError(`${endpoint} has no v3 gateway`, 'Rejected');
   }
 

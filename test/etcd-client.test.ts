@@ -1,0 +1,92 @@
+// HttpEtcdClient against a fake etcd gateway: which prefix it serves is learnt once and relearnt after an
+// upgrade; etcd's own 404s (member not found) are errors from etcd, not a missing gateway. The gateway's
+// answers are the ones etcd 3.5/3.6 give (checked with curl): a path it does not serve is a plain-text
+// "404 page not found", a missing member a JSON 404 with gRPC code 5.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { EtcdError, HttpEtcdClient } from '../hooks/etcdcluster/etcd.js';
+import { defaultDeps } from '../lib/deps.js';
+
+function fakeGateway() {
+  const state = { prefix: '/v3alpha', posts: [] as string[] };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const json = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      if (req.method === 'GET' && req.url === '/version') return json(200, { etcdserver: '3.2.13', etcdcluster: '3.2.0' });
+      if (req.method === 'POST') state.posts.push(req.url!);
+      if (req.method === 'POST' && req.url === `${state.prefix}/cluster/member/list`) {
+        return json(200, { members: [{ ID: '1', name: 'a', peerURLs: ['http://a:2380'], clientURLs: ['http://a:2379'] }] });
+      }
+      if (req.method === 'POST' && req.url === `${state.prefix}/cluster/member/remove`) {
+        return json(404, { error: 'etcdserver: member not found', code: 5, message: 'etcdserver: member not found' });
+      }
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('404 page not found\n');
+    });
+  });
+  return { state, server };
+}
+
+t.test('the gateway prefix is probed once, kept, and probed again when etcd stops serving it', async (t) => {
+  const { state, server } = fakeGateway();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new HttpEtcdClient();
+
+  const first = await client.memberList([endpoint]);
+  t.equal(first.members[0]?.name, 'a');
+  t.same(state.posts, ['/v3/cluster/member/list', '/v3beta/cluster/member/list', '/v3alpha/cluster/member/list'], 'a 3.2 gateway is found under /v3alpha');
+  state.posts.length = 0;
+  await client.memberList([endpoint]);
+  t.same(state.posts, ['/v3alpha/cluster/member/list'], 'the next call goes straight there');
+
+  // An upgrade to a version that no longer serves /v3alpha.
+  state.prefix = '/v3';
+  state.posts.length = 0;
+  const after = await client.memberList([endpoint]);
+  t.equal(after.members.length, 1, 'the call still succeeds');
+  t.same(state.posts, ['/v3alpha/cluster/member/list', '/v3/cluster/member/list']);
+  state.posts.length = 0;
+  await client.memberList([endpoint]);
+  t.same(state.posts, ['/v3/cluster/member/list']);
+});
+
+t.test("etcd's own 404 (member not found) is etcd's answer, not a missing gateway", async (t) => {
+  const { state, server } = fakeGateway();
+  state.prefix = '/v3';
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const err = await new HttpEtcdClient().memberRemove([endpoint], '12345').catch((e: unknown) => e);
+  t.ok(err instanceof EtcdError);
+  t.equal((err as EtcdError).code, 'Rejected');
+  t.match((err as EtcdError).message, /member not found/);
+  t.same(state.posts, ['/v3/cluster/member/remove'], 'asked once, under the first prefix');
+});
+
+t.test('a gateway under no known prefix is reported as such', async (t) => {
+  const { state, server } = fakeGateway();
+  state.prefix = '/v4';
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const err = await new HttpEtcdClient().memberList([endpoint]).catch((e: unknown) => e);
+  t.match((err as Error).message, /has no v3 gateway/);
+});
+
+t.test('the service keeps one etcd client per TLS identity', async (t) => {
+  const deps = defaultDeps();
+  t.equal(deps.etcdClient(), deps.etcdClient(), 'plain');
+  const tls = { ca: 'CA', cert: 'CERT', key: 'KEY' };
+  t.equal(deps.etcdClient(tls), deps.etcdClient({ ...tls }), 'the same certificates');
+  t.not(deps.etcdClient(tls), deps.etcdClient({ ...tls, cert: 'ROTATED' }), 'another certificate');
+  t.not(deps.etcdClient(tls), deps.etcdClient(), 'TLS or not');
+  t.not(defaultDeps().etcdClient(), deps.etcdClient(), 'per service, not global');
+});
