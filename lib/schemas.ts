@@ -26,6 +26,9 @@ export function replicatedStatus<P extends TProperties>(extra: P) {
 }
 
 export const commonPrinterColumns = {
+  /** `kubectl get`'s SIZE: spec.size, of members (a cluster) or pods. */
+  size: (of: 'members' | 'pods') =>
+    ({ name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: `Desired number of ${of}.` }) as const,
   ready: { name: 'READY', type: 'string', jsonPath: '.status.ready', description: 'Ready members over desired.' },
   status: {
     name: 'STATUS',

@@ -148,7 +148,7 @@ export const resource: ResourceDefinition = {
   spec: EtcdClusterSpec,
   status: EtcdClusterStatus,
   printerColumns: [
-    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of members.' },
+    commonPrinterColumns.size('members'),
     commonPrinterColumns.ready,
     { name: 'VERSION', type: 'string', jsonPath: '.status.currentVersion', description: 'etcd version running.' },
     { name: 'PHASE', type: 'string', jsonPath: '.status.phase', priority: 1 },

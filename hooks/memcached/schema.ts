@@ -31,7 +31,7 @@ export const resource: ResourceDefinition = {
   spec: MemcachedSpec,
   status: MemcachedStatus,
   printerColumns: [
-    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of pods.' },
+    commonPrinterColumns.size('pods'),
     commonPrinterColumns.ready,
     commonPrinterColumns.status,
     commonPrinterColumns.age,

@@ -55,7 +55,7 @@ export const resource: ResourceDefinition = {
   spec: MySQLClusterSpec,
   status: MySQLClusterStatus,
   printerColumns: [
-    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of members.' },
+    commonPrinterColumns.size('members'),
     commonPrinterColumns.ready,
     { name: 'VERSION', type: 'string', jsonPath: '.status.version', description: 'MySQL version in use.' },
     commonPrinterColumns.status,

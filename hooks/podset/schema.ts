@@ -35,7 +35,7 @@ export const resource: ResourceDefinition = {
   spec: PodSetSpec,
   status: PodSetStatus,
   printerColumns: [
-    { name: 'SIZE', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of pods.' },
+    commonPrinterColumns.size('pods'),
     commonPrinterColumns.ready,
     commonPrinterColumns.status,
     commonPrinterColumns.age,
