@@ -123,16 +123,6 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     });
   }
 
-  app.addHook('onResponse', (request, reply, done) => {
-    const url = request.routeOptions.url;
-    if (request.method === 'POST' && url?.startsWith('/hooks/')) {
-      const hook = url.slice('/hooks/'.length);
-      const code = reply.statusCode;
-      const outcome = code === 304 ? 'not_modified' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
-      metrics.hookCall(hook, outcome, reply.elapsedTime / 1000);
-    }
-    done();
-  });
   const definitions = options.hooks ?? allHooks;
   const served: ServedHook[] = [];
 
@@ -174,11 +164,19 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       const path = `/hooks/${def.name}/${hook}`;
       served.push({ name: def.name, kind, type: def.type, hook, method: 'POST', path });
       const name = `${def.name}/${hook}`;
+      // Counted and timed per route (a hook of its own, not a server-wide one that would have to find out which
+      // route answered): every answer, refusals and errors included.
+      const onResponse = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        const code = reply.statusCode;
+        const outcome = code === 304 ? 'not_modified' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
+        metrics.hookCall(name, outcome, reply.elapsedTime / 1000);
+        done();
+      };
       const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
         if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
         return sendTagged(request, reply, reply.serializeInput(result as Record<string, unknown>, '200') as string);
       };
-      app.post(path, { schema: { body, response: { 200: response } } }, (request, reply) => {
+      app.post(path, { schema: { body, response: { 200: response } }, onResponse }, (request, reply) => {
         const ctx = new CallContext(deps, request, name);
         const answer = handler(request.body as never, ctx);
         if (answer instanceof Promise) return withDeadline(answer, deadline).then((result) => answered(request, reply, ctx, result));

@@ -33,15 +33,23 @@ t.test('with a token, hooks refuse strangers; health, readiness and metrics stay
   const right = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { authorization: 'Bearer tok' } });
   t.equal(right.statusCode, 200);
   for (const url of ['/healthz', '/readyz', '/metrics']) t.equal((await app.inject({ url })).statusCode, 200, `${url} open`);
+  const text = (await app.inject({ url: '/metrics' })).body;
+  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="client_error"\} 2/, 'refusals are counted');
+  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="ok"\} 1/);
 });
 
 t.test('metrics count hook calls by outcome and dependency calls', async (t) => {
   const app = buildApp({ deps: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
+  const full = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
+  await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync'), headers: { 'if-none-match': full.headers['etag'] as string } });
   await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: { controller: {} } });
+  await app.inject({ method: 'POST', url: '/hooks/nosuch/sync', payload: {} });
   const text = (await app.inject({ url: '/metrics' })).body;
-  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="ok"\} 1/);
+  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="not_modified"\} 1/);
+  t.notMatch(text, /nosuch/, 'no route, no series');
+  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="ok"\} 2/);
   t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="client_error"\} 1/);
   t.match(text, /metaops_hook_duration_seconds_bucket\{le="0.05",hook="memcached\/sync",outcome="ok"\}/);
   t.match(text, /metaops_dependency_calls_total/);
