@@ -54,6 +54,8 @@ interface Run {
   rssMb: number;
   /** The server's CPU time (user + system, all its threads) per request answered. */
   cpuUsPerRequest: number;
+  /** Share of the machine's CPU time the hypervisor gave to other guests during the run (/proc/stat steal). */
+  stealPercent: number;
   errors: number;
   non2xx: number;
 }
@@ -65,12 +67,19 @@ function cpuUs(pid: number): number {
 }
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
+/** The machine's CPU ticks so far: all of them, and those the hypervisor gave to other guests (steal). */
+function machineTicks(): { total: number; steal: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+}
+
 async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string>; warm?: boolean; seconds?: number } = {}): Promise<Run> {
   // A warm-up second first, so that both sides are measured hot (JIT, connection pools).
   if (opts.warm !== false) await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections: CONNECTIONS, duration: 1 });
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
   const cpuBefore = cpuUs(pid);
+  const ticksBefore = machineTicks();
   const result = await autocannon({
     url,
     method: 'POST',
@@ -82,12 +91,15 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
   });
   clearInterval(sampler);
   const cpu = cpuUs(pid) - cpuBefore;
+  const ticksAfter = machineTicks();
+  const stealPercent = Math.round((100 * (ticksAfter.steal - ticksBefore.steal)) / Math.max(1, ticksAfter.total - ticksBefore.total));
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     rssMb: Math.round(peak),
     cpuUsPerRequest: Math.round(cpu / Math.max(1, result.requests.total)),
+    stealPercent,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx - (opts.headers?.['if-none-match'] ? result['3xx'] ?? 0 : 0),
   };
@@ -119,6 +131,7 @@ async function compare(ceiling: Target, hook: Target, payload: string) {
     p99: median(rs.map((r) => r.p99)),
     rssMb: Math.max(...rs.map((r) => r.rssMb)),
     cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)),
+    stealPercent: Math.max(...rs.map((r) => r.stealPercent)),
     errors: rs.reduce((n, r) => n + r.errors, 0),
     non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
   });
@@ -171,7 +184,10 @@ async function main(): Promise<void> {
           ceilingRps: ceil.rps,
           hookRps: hook.rps,
           fraction: Number((hook.rps / ceil.rps).toFixed(2)),
+          // Each round's hook run against the ceiling run just before it, under the same drift of the machine.
+          pairedFraction: median(fractions),
           roundFractions: fractions,
+          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent),
           // Server CPU per request, medians of the rounds: less sensitive than requests/s to the load generator
           // sharing this machine's two cores with the server.
           ceilingCpuUs: ceil.cpuUsPerRequest,
