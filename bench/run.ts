@@ -106,6 +106,13 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
 }
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+/**
+ * This machine is a VM on a shared host: at times the hypervisor gives a third of its CPU time to other guests
+ * (steal in /proc/stat), which halves a run's rate and stretches its p99. Runs with more steal than this are
+ * repeated (STEAL_RETRIES times at most; the steal that remains is reported per row).
+ */
+const STEAL_LIMIT = Number(process.env['BENCH_STEAL_LIMIT'] ?? 5);
+const STEAL_RETRIES = 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
@@ -121,9 +128,19 @@ interface Target {
 
 async function compare(ceiling: Target, hook: Target, payload: string) {
   const runs = { ceiling: [] as Run[], hook: [] as Run[] };
+  let retried = 0;
   for (let i = 0; i < ROUNDS; i++) {
-    runs.ceiling.push(await load(ceiling.url, payload, ceiling.pid, { warm: i === 0, ...(ceiling.headers ? { headers: ceiling.headers } : {}) }));
-    runs.hook.push(await load(hook.url, payload, hook.pid, { warm: i === 0, ...(hook.headers ? { headers: hook.headers } : {}) }));
+    // A round the hypervisor disturbed (steal above STEAL_LIMIT on either side) is run again, a few times at most.
+    for (let attempt = 0; ; attempt++) {
+      const c = await load(ceiling.url, payload, ceiling.pid, { warm: i === 0 && attempt === 0, ...(ceiling.headers ? { headers: ceiling.headers } : {}) });
+      const h = await load(hook.url, payload, hook.pid, { warm: i === 0 && attempt === 0, ...(hook.headers ? { headers: hook.headers } : {}) });
+      if (Math.max(c.stealPercent, h.stealPercent) <= STEAL_LIMIT || attempt === STEAL_RETRIES) {
+        runs.ceiling.push(c);
+        runs.hook.push(h);
+        break;
+      }
+      retried++;
+    }
   }
   const summary = (rs: Run[]): Run => ({
     rps: median(rs.map((r) => r.rps)),
@@ -135,7 +152,12 @@ async function compare(ceiling: Target, hook: Target, payload: string) {
     errors: rs.reduce((n, r) => n + r.errors, 0),
     non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
   });
-  return { ceiling: summary(runs.ceiling), hook: summary(runs.hook), fractions: runs.hook.map((h, i) => Number((h.rps / runs.ceiling[i]!.rps).toFixed(2))) };
+  return {
+    ceiling: summary(runs.ceiling),
+    hook: summary(runs.hook),
+    fractions: runs.hook.map((h, i) => Number((h.rps / runs.ceiling[i]!.rps).toFixed(2))),
+    retried,
+  };
 }
 
 const serverScript = () => join(root, 'dist', 'lib', 'server.js');
@@ -161,14 +183,20 @@ async function main(): Promise<void> {
         const bodyFile = join(dir, `${kind}-${n}.json`);
         writeFileSync(bodyFile, answer);
         ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`);
-        const { ceiling: ceil, hook, fractions } = await compare(
+        const { ceiling: ceil, hook, fractions, retried } = await compare(
           { url: `http://127.0.0.1:${ceilingPort}/ceiling`, pid: ceiling.pid! },
           { url, pid: server.pid! },
           payload,
         );
         const halves: Run[] = [];
         for (let i = 0; i < HALF_RATE_ROUNDS; i++) {
-          halves.push(await load(url, payload, server.pid!, { rate: Math.max(1, Math.round(hook.rps / 2)), seconds: HALF_RATE_SECONDS, warm: false }));
+          for (let attempt = 0; ; attempt++) {
+            const run = await load(url, payload, server.pid!, { rate: Math.max(1, Math.round(hook.rps / 2)), seconds: HALF_RATE_SECONDS, warm: false });
+            if (run.stealPercent <= STEAL_LIMIT || attempt === STEAL_RETRIES) {
+              halves.push(run);
+              break;
+            }
+          }
         }
         const half = {
           p99: median(halves.map((h) => h.p99)),
@@ -187,7 +215,8 @@ async function main(): Promise<void> {
           // Each round's hook run against the ceiling run just before it, under the same drift of the machine.
           pairedFraction: median(fractions),
           roundFractions: fractions,
-          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent),
+          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent, ...halves.map((h) => h.stealPercent)),
+          roundsRepeatedForSteal: retried,
           // Server CPU per request, medians of the rounds: less sensitive than requests/s to the load generator
           // sharing this machine's two cores with the server.
           ceilingCpuUs: ceil.cpuUsPerRequest,
@@ -248,6 +277,7 @@ async function main(): Promise<void> {
     rounds: ROUNDS,
     halfRateSeconds: HALF_RATE_SECONDS,
     halfRateRounds: HALF_RATE_ROUNDS,
+    stealLimitPercent: STEAL_LIMIT,
     connections: CONNECTIONS,
     date: new Date().toISOString(),
   };
