@@ -9,7 +9,7 @@ import { EtcdError, HttpEtcdClient } from '../hooks/etcdcluster/etcd.js';
 import { defaultDeps } from '../lib/deps.js';
 
 function fakeGateway() {
-  const state = { prefix: '/v3alpha', posts: [] as string[] };
+  const state = { prefix: '/v3', posts: [] as string[] };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -33,11 +33,17 @@ function fakeGateway() {
   return { state, server };
 }
 
+/** A fake gateway serving `prefix`, listening on loopback until the test ends, and its endpoint URL. */
+async function gateway(t: { teardown(fn: () => void): void }, prefix: string) {
+  const fake = fakeGateway();
+  fake.state.prefix = prefix;
+  await new Promise<void>((r) => fake.server.listen(0, '127.0.0.1', r));
+  t.teardown(() => fake.server.close());
+  return { state: fake.state, endpoint: `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}` };
+}
+
 t.test('the gateway prefix is probed once, kept, and probed again when etcd stops serving it', async (t) => {
-  const { state, server } = fakeGateway();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => server.close());
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { state, endpoint } = await gateway(t, '/v3alpha');
   const client = new HttpEtcdClient();
 
   const first = await client.memberList([endpoint]);
@@ -59,11 +65,7 @@ t.test('the gateway prefix is probed once, kept, and probed again when etcd stop
 });
 
 t.test("etcd's own 404 (member not found) is etcd's answer, not a missing gateway", async (t) => {
-  const { state, server } = fakeGateway();
-  state.prefix = '/v3';
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => server.close());
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { state, endpoint } = await gateway(t, '/v3');
   const err = await new HttpEtcdClient().memberRemove([endpoint], '12345').catch((e: unknown) => e);
   t.ok(err instanceof EtcdError);
   t.equal((err as EtcdError).code, 'Rejected');
@@ -72,11 +74,7 @@ t.test("etcd's own 404 (member not found) is etcd's answer, not a missing gatewa
 });
 
 t.test('a gateway under no known prefix is reported as such', async (t) => {
-  const { state, server } = fakeGateway();
-  state.prefix = '/v4';
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => server.close());
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { endpoint } = await gateway(t, '/v4');
   const err = await new HttpEtcdClient().memberList([endpoint]).catch((e: unknown) => e);
   t.match((err as Error).message, /has no v3 gateway/);
 });
