@@ -98,19 +98,13 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   const deadline = options.hookDeadlineMs ?? DEFAULT_HOOK_DEADLINE_MS;
   const base: Deps = { ...defaultDeps(), ...options.deps };
   // Every call to a dependency is counted and timed.
-  const instrumentedEtcd = new WeakMap<ReturnType<Deps['etcdClient']>, ReturnType<Deps['etcdClient']>>();
   let aws: ReturnType<Deps['aws']> | undefined;
   let kube: ReturnType<Deps['kube']> | undefined;
   const deps: Deps = {
     ...base,
     aws: () => (aws ??= base.aws().then((a) => metrics.instrument(a, 'aws'))),
     kube: () => (kube ??= metrics.instrument(base.kube(), 'kube')),
-    etcdClient: (tls) => {
-      const client = base.etcdClient(tls);
-      let counted = instrumentedEtcd.get(client);
-      if (!counted) instrumentedEtcd.set(client, (counted = metrics.instrument(client, 'etcd')));
-      return counted;
-    },
+    etcdClient: (tls) => metrics.instrument(base.etcdClient(tls), 'etcd'),
   };
 
   if (auth.bearer || auth.basic) {

@@ -52,10 +52,18 @@ export class Metrics {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'metaops_' });
   }
 
-  /** The same object, each async method of which is counted and timed as a call to `dependency`. */
+  /** The instrumented view of each object already instrumented (an object belongs to one dependency). */
+  private readonly instrumented = new WeakMap<object, object>();
+
+  /**
+   * The same object, each async method of which is counted and timed as a call to `dependency`. Asked again for
+   * the same object (a client kept for the life of the server), it gives the same view rather than a new one.
+   */
   instrument<T extends object>(target: T, dependency: 'aws' | 'etcd' | 'kube'): T {
+    const known = this.instrumented.get(target);
+    if (known) return known as T;
     const metrics = this;
-    return new Proxy(target, {
+    const view = new Proxy(target, {
       get(obj, prop, receiver) {
         const value = Reflect.get(obj, prop, receiver);
         if (typeof value !== 'function') return value;
@@ -83,5 +91,7 @@ export class Metrics {
         };
       },
     });
+    this.instrumented.set(target, view);
+    return view;
   }
 }

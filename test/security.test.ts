@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { buildApp } from '../lib/app.js';
 import { authFromEnv, authorized, safeEqual } from '../lib/auth.js';
+import { Metrics } from '../lib/metrics.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 t.test('constant-time comparison and the accepted schemes', async (t) => {
@@ -53,6 +54,16 @@ t.test('metrics count hook calls by outcome and dependency calls', async (t) => 
   t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="client_error"\} 1/);
   t.match(text, /metaops_hook_duration_seconds_bucket\{le="0.05",hook="memcached\/sync",outcome="ok"\}/);
   t.match(text, /metaops_dependency_calls_total/);
+});
+
+t.test('a dependency kept for the life of the server is instrumented once, and its calls still counted', async (t) => {
+  const metrics = new Metrics(false);
+  const client = { ping: async () => 'pong' };
+  const view = metrics.instrument(client, 'etcd');
+  t.equal(metrics.instrument(client, 'etcd'), view, 'the same view for the same object');
+  t.not(metrics.instrument({ ping: async () => 'pong' }, 'etcd'), view, 'another object, another view');
+  t.equal(await view.ping(), 'pong');
+  t.match(await metrics.registry.metrics(), /metaops_dependency_calls_total\{dependency="etcd",operation="ping",outcome="ok"\} 1/);
 });
 
 t.test('a hook that overruns its deadline answers 503 with Retry-After, in time', async (t) => {
