@@ -115,34 +115,26 @@ const STEAL_LIMIT = Number(process.env['BENCH_STEAL_LIMIT'] ?? 5);
 const STEAL_RETRIES = 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/**
- * The ceiling and the hook in alternating rounds (ROUNDS x SECONDS each, after a warm-up of both), medians
- * of each: this machine's speed drifts by tens of percent within a minute, and alternating puts both under the
- * same drift.
- */
 interface Target {
   url: string;
   pid: number;
   headers?: Record<string, string>;
 }
 
-async function compare(ceiling: Target, hook: Target, payload: string) {
-  const runs = { ceiling: [] as Run[], hook: [] as Run[] };
-  let retried = 0;
-  for (let i = 0; i < ROUNDS; i++) {
-    // A round the hypervisor disturbed (steal above STEAL_LIMIT on either side) is run again, a few times at most.
-    for (let attempt = 0; ; attempt++) {
-      const c = await load(ceiling.url, payload, ceiling.pid, { warm: i === 0 && attempt === 0, ...(ceiling.headers ? { headers: ceiling.headers } : {}) });
-      const h = await load(hook.url, payload, hook.pid, { warm: i === 0 && attempt === 0, ...(hook.headers ? { headers: hook.headers } : {}) });
-      if (Math.max(c.stealPercent, h.stealPercent) <= STEAL_LIMIT || attempt === STEAL_RETRIES) {
-        runs.ceiling.push(c);
-        runs.hook.push(h);
-        break;
-      }
-      retried++;
-    }
+/**
+ * Runs `attempt` (one round: one or more runs measured back to back) until the hypervisor took no more than
+ * STEAL_LIMIT of the machine during any of its runs, STEAL_RETRIES repeats at most; the last attempt is kept.
+ */
+async function undisturbed<R extends Run[]>(attempt: (first: boolean) => Promise<R>): Promise<{ runs: R; repeats: number }> {
+  for (let repeats = 0; ; repeats++) {
+    const runs = await attempt(repeats === 0);
+    if (Math.max(...runs.map((r) => r.stealPercent)) <= STEAL_LIMIT || repeats === STEAL_RETRIES) return { runs, repeats };
   }
-  const summary = (rs: Run[]): Run => ({
+}
+
+/** Medians of the runs (maxima for RSS and steal, sums for errors). */
+function summary(rs: Run[]): Run {
+  return {
     rps: median(rs.map((r) => r.rps)),
     p50: median(rs.map((r) => r.p50)),
     p99: median(rs.map((r) => r.p99)),
@@ -151,7 +143,28 @@ async function compare(ceiling: Target, hook: Target, payload: string) {
     stealPercent: Math.max(...rs.map((r) => r.stealPercent)),
     errors: rs.reduce((n, r) => n + r.errors, 0),
     non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
-  });
+  };
+}
+
+/**
+ * The ceiling and the hook in alternating rounds (ROUNDS x SECONDS each, after a warm-up of both), medians
+ * of each: this machine's speed drifts by tens of percent within a minute, and alternating puts both under the
+ * same drift.
+ */
+async function compare(ceiling: Target, hook: Target, payload: string) {
+  const runs = { ceiling: [] as Run[], hook: [] as Run[] };
+  let retried = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    const round = await undisturbed(async (first) => {
+      const warm = i === 0 && first;
+      const c = await load(ceiling.url, payload, ceiling.pid, { warm, ...(ceiling.headers ? { headers: ceiling.headers } : {}) });
+      const h = await load(hook.url, payload, hook.pid, { warm, ...(hook.headers ? { headers: hook.headers } : {}) });
+      return [c, h] as [Run, Run];
+    });
+    runs.ceiling.push(round.runs[0]);
+    runs.hook.push(round.runs[1]);
+    retried += round.repeats;
+  }
   return {
     ceiling: summary(runs.ceiling),
     hook: summary(runs.hook),
@@ -190,20 +203,11 @@ async function main(): Promise<void> {
         );
         const halves: Run[] = [];
         for (let i = 0; i < HALF_RATE_ROUNDS; i++) {
-          for (let attempt = 0; ; attempt++) {
-            const run = await load(url, payload, server.pid!, { rate: Math.max(1, Math.round(hook.rps / 2)), seconds: HALF_RATE_SECONDS, warm: false });
-            if (run.stealPercent <= STEAL_LIMIT || attempt === STEAL_RETRIES) {
-              halves.push(run);
-              break;
-            }
-          }
+          const rate = Math.max(1, Math.round(hook.rps / 2));
+          const { runs } = await undisturbed(async () => [await load(url, payload, server.pid!, { rate, seconds: HALF_RATE_SECONDS, warm: false })] as [Run]);
+          halves.push(runs[0]);
         }
-        const half = {
-          p99: median(halves.map((h) => h.p99)),
-          rssMb: Math.max(...halves.map((h) => h.rssMb)),
-          errors: halves.reduce((n, h) => n + h.errors, 0),
-          non2xx: halves.reduce((n, h) => n + h.non2xx, 0),
-        };
+        const half = summary(halves);
         const row = {
           hook: `${kind}/sync`,
           children: n,
@@ -215,7 +219,7 @@ async function main(): Promise<void> {
           // Each round's hook run against the ceiling run just before it, under the same drift of the machine.
           pairedFraction: median(fractions),
           roundFractions: fractions,
-          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent, ...halves.map((h) => h.stealPercent)),
+          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent, half.stealPercent),
           roundsRepeatedForSteal: retried,
           // Server CPU per request, medians of the rounds: less sensitive than requests/s to the load generator
           // sharing this machine's two cores with the server.
