@@ -62,7 +62,8 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
   return base;
 }
 
-function syncOf(kind: Kind, req: CompositeSyncRequest) {
+/** The kind's sync function on a request, at the benchmark's fixed clock (MySQLCluster's password source fixed too). */
+export function syncOf(kind: Kind, req: CompositeSyncRequest) {
   if (kind === 'podset') return podsetSync(req, now);
   return kind === 'memcached' ? memcachedSync(req, now) : mysqlSync(req, now, () => 'pw');
 }

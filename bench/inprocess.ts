@@ -2,12 +2,8 @@
 // bench/run.ts in a process of its own. Each request is encoded and parsed first, as the hook server receives
 // it: JSON.parse makes objects of many keys V8 dictionaries, and that is what a hook walks.
 import { performance } from 'node:perf_hooks';
-import { sync as memcachedSync } from '../hooks/memcached/sync.js';
-import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
-import { sync as podsetSync } from '../hooks/podset/sync.js';
-import { body, type Kind } from './bodies.js';
+import { body, syncOf, type Kind } from './bodies.js';
 
-const now = new Date('2026-01-01T00:00:00Z');
 const parsed = (kind: Kind, n: number) => JSON.parse(JSON.stringify(body(kind, n)));
 
 /** Median time of `fn`, after 3 warm-up calls, over enough runs to fill ~1 s (at least 15). */
@@ -38,10 +34,10 @@ const rows = [];
 for (const n of [1, 10, 100, 1000, 10000]) {
   // One request alive at a time, so that each measurement has the heap to itself.
   const podset = parsed('podset', n);
-  const podsetMs = timeIt(() => podsetSync(podset, now));
+  const podsetMs = timeIt(() => syncOf('podset', podset));
   const mapWalkMs = timeIt(() => walk(podset.children!['Pod.v1']!));
-  const memcachedMs = timeIt(((r) => () => memcachedSync(r, now))(parsed('memcached', n)));
-  const mysqlclusterMs = timeIt(((r) => () => mysqlSync(r, now, () => 'pw'))(parsed('mysqlcluster', n)));
+  const memcachedMs = timeIt(((r) => () => syncOf('memcached', r))(parsed('memcached', n)));
+  const mysqlclusterMs = timeIt(((r) => () => syncOf('mysqlcluster', r))(parsed('mysqlcluster', n)));
   rows.push({ children: n, podsetMs, memcachedMs, mysqlclusterMs, mapWalkMs });
 }
 process.stdout.write(JSON.stringify(rows) + '\n');
