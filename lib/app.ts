@@ -13,6 +13,7 @@ import { hash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
 import { hooks as allHooks } from '../hooks/index.js';
 import { authorized, type AuthConfig } from './auth.js';
+import { jsonTextOf } from './json.js';
 import { lazyChildLoggerFactory } from './logging.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { Metrics } from './metrics.js';
@@ -168,7 +169,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       };
       const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
         if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
-        return sendTagged(request, reply, reply.serializeInput(result as Record<string, unknown>, '200') as string);
+        return sendTagged(request, reply, serialized(reply, result as Record<string, unknown>));
       };
       app.post(path, { schema: { body, response: { 200: response } }, onResponse }, (request, reply) => {
         const ctx = new CallContext(deps, request, name);
@@ -219,6 +220,23 @@ class CallContext implements HookContext {
     }
     return this.logger;
   }
+}
+
+const NO_CHILDREN: unknown[] = [];
+const CHILDREN_SLOT = '"children":[]';
+
+/**
+ * The answer through the route's response schema (fast-json-stringify). Children whose JSON the hook wrote
+ * already (lib/json.ts) are spliced in rather than serialised again: the envelope is serialised with an empty
+ * list, whose slot is the last `"children":[]` in the text (status comes before it; only a number and a
+ * boolean after it).
+ */
+function serialized(reply: FastifyReply, result: Record<string, unknown>): string {
+  const children = jsonTextOf(result['children']);
+  if (children === undefined) return reply.serializeInput(result, '200') as string;
+  const text = reply.serializeInput(Object.assign({}, result, { children: NO_CHILDREN }), '200') as string;
+  const at = text.lastIndexOf(CHILDREN_SLOT) + CHILDREN_SLOT.length - 2;
+  return text.slice(0, at) + children + text.slice(at + 2);
 }
 
 /**

@@ -1,5 +1,8 @@
 import t from 'tap';
 import { buildApp } from '../lib/app.js';
+import { sync as memcachedSync } from '../hooks/memcached/sync.js';
+import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
+import { sync as podsetSync } from '../hooks/podset/sync.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 function build(t: { teardown(fn: () => unknown): void }) {
@@ -65,6 +68,28 @@ t.test('the three hooks answer their example requests', async (t) => {
   }
   const res = await app.inject({ method: 'POST', url: '/hooks/memcached/customize', payload: example('memcached-customize') });
   t.equal(res.json().relatedResources[0].resource, 'pods');
+});
+
+t.test('the body sent is the hook\'s answer exactly as JSON.stringify writes it: no field dropped, none reordered', async (t) => {
+  const app = build(t);
+  for (const [url, file, sync] of [
+    ['/hooks/memcached/sync', 'memcached-sync', (r: any) => memcachedSync(r, FIXED_NOW)],
+    ['/hooks/podset/sync', 'podset-sync', (r: any) => podsetSync(r, FIXED_NOW)],
+    ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', (r: any) => mysqlSync(r, FIXED_NOW, () => 'fixed-password')],
+  ] as const) {
+    const res = await app.inject({ method: 'POST', url, payload: example(file) });
+    t.equal(res.statusCode, 200, url);
+    t.equal(res.body, JSON.stringify(sync(example(file))), url);
+  }
+  // PodSet's pods come with their JSON written (lib/json.ts) and are spliced into the envelope; a command that
+  // holds the splice's sentinel makes it serialise them as usual. Both send the same bytes as JSON.stringify.
+  for (const command of [['sleep', '3600'], ['echo', '<metaops name>', '"quoted"']]) {
+    const req = example('podset-sync');
+    (req.parent.spec as { command: string[] }).command = command;
+    const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload: req });
+    t.equal(res.body, JSON.stringify(podsetSync(req, FIXED_NOW)), command.join(' '));
+    t.same(res.json().children[1].spec.containers[0].command, command);
+  }
 });
 
 t.test('bad requests get a 4xx that says what is wrong', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { byOrdinal, ordinalOf, sync } from '../hooks/podset/sync.js';
+import { jsonTextOf } from '../lib/json.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 
@@ -106,4 +107,9 @@ t.test('an invalid size deletes nothing', async (t) => {
   const res = sync(request('podset', { size: -2 }, { children: objectMap(pods) }), now);
   t.same(names(res.children), ['podset-sample-0', 'podset-sample-1']);
   t.match((res.status as any).conditions[0], { type: 'Ready', status: 'False', reason: 'InvalidSpec' });
+});
+
+t.test('the pods come with their JSON written once for all (the service sends it as is)', async (t) => {
+  const res = sync(request('podset', { size: 3 }), FIXED_NOW);
+  t.equal(jsonTextOf(res.children), JSON.stringify(res.children));
 });

@@ -1,6 +1,7 @@
 // PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
 import { invalidSpecResponse } from '../../lib/hook.js';
+import { alikeButName } from '../../lib/json.js';
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
@@ -45,12 +46,11 @@ export function pod(
   labels = podLabels(parent),
   template = podSpec(spec),
 ): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: podName(parent.metadata.name!, ordinal), namespace: parent.metadata.namespace, labels },
-    spec: template,
-  };
+  return namedPod(parent, podName(parent.metadata.name!, ordinal), labels, template);
+}
+
+function namedPod(parent: ParentObject, name: string, labels: Record<string, string>, template: Record<string, unknown>): KubeObject {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: parent.metadata.namespace, labels }, spec: template };
 }
 
 /**
@@ -86,10 +86,12 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, exists: true };
 
-  const children: KubeObject[] = [];
   const labels = podLabels(parent);
   const template = podSpec(spec);
-  for (let i = 0; i < spec.size; i++) children.push(pod(parent, spec, i, labels, template));
+  const names = new Array<string>(spec.size);
+  for (let i = 0; i < spec.size; i++) names[i] = podName(name, i);
+  // The pods differ only in their names: their JSON is written once, with each name spliced in.
+  const children = alikeButName(names, (podName) => namedPod(parent, podName, labels, template));
   return {
     status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now),
     children,
