@@ -201,13 +201,24 @@ async function main(): Promise<void> {
           { url, pid: server.pid! },
           payload,
         );
+        // The hook at half its own rate, and the ceiling at that same rate just before it: the ceiling's p99 is
+        // what the machine and the load generator sharing it give a server that does nothing.
         const halves: Run[] = [];
+        const ceilingHalves: Run[] = [];
+        const rate = Math.max(1, Math.round(hook.rps / 2));
         for (let i = 0; i < HALF_RATE_ROUNDS; i++) {
-          const rate = Math.max(1, Math.round(hook.rps / 2));
-          const { runs } = await undisturbed(async () => [await load(url, payload, server.pid!, { rate, seconds: HALF_RATE_SECONDS, warm: false })] as [Run]);
-          halves.push(runs[0]);
+          const { runs } = await undisturbed(
+            async () =>
+              [
+                await load(`http://127.0.0.1:${ceilingPort}/ceiling`, payload, ceiling!.pid!, { rate, seconds: HALF_RATE_SECONDS, warm: false }),
+                await load(url, payload, server.pid!, { rate, seconds: HALF_RATE_SECONDS, warm: false }),
+              ] as [Run, Run],
+          );
+          ceilingHalves.push(runs[0]);
+          halves.push(runs[1]);
         }
         const half = summary(halves);
+        const ceilingHalf = summary(ceilingHalves);
         const row = {
           hook: `${kind}/sync`,
           children: n,
@@ -219,7 +230,7 @@ async function main(): Promise<void> {
           // Each round's hook run against the ceiling run just before it, under the same drift of the machine.
           pairedFraction: median(fractions),
           roundFractions: fractions,
-          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent, half.stealPercent),
+          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent, half.stealPercent, ceilingHalf.stealPercent),
           roundsRepeatedForSteal: retried,
           // Server CPU per request, medians of the rounds: less sensitive than requests/s to the load generator
           // sharing this machine's two cores with the server.
@@ -230,6 +241,8 @@ async function main(): Promise<void> {
           p99: hook.p99,
           p99AtHalfRate: half.p99,
           p99AtHalfRateRounds: halves.map((h) => h.p99),
+          ceilingP99AtHalfRate: ceilingHalf.p99,
+          ceilingP99AtHalfRateRounds: ceilingHalves.map((h) => h.p99),
           rssMb: Math.max(hook.rssMb, half.rssMb),
           // The bare Fastify server's own peak on the same requests: the floor this row's RSS stands on.
           ceilingRssMb: ceil.rssMb,
