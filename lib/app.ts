@@ -13,7 +13,7 @@ import { hash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
 import { hooks as allHooks } from '../hooks/index.js';
 import { authorized, type AuthConfig } from './auth.js';
-import { jsonTextOf } from './json.js';
+import { joinedJson, jsonItemsOf } from './json.js';
 import { lazyChildLoggerFactory } from './logging.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { Metrics } from './metrics.js';
@@ -232,11 +232,11 @@ const CHILDREN_SLOT = '"children":[]';
  * boolean after it).
  */
 function serialized(reply: FastifyReply, result: Record<string, unknown>): string {
-  const children = jsonTextOf(result['children']);
+  const children = jsonItemsOf(result['children']);
   if (children === undefined) return reply.serializeInput(result, '200') as string;
   const text = reply.serializeInput(Object.assign({}, result, { children: NO_CHILDREN }), '200') as string;
   const at = text.lastIndexOf(CHILDREN_SLOT) + CHILDREN_SLOT.length - 2;
-  return text.slice(0, at) + children + text.slice(at + 2);
+  return joinedJson(text.slice(0, at), children, text.slice(at + 2));
 }
 
 /**

@@ -1,20 +1,33 @@
 // JSON text a hook already knows for (part of) its answer, so that the service does not serialise it again.
 
-const TEXT = Symbol('metaops.json');
+const ITEMS = Symbol('metaops.json');
 
 /**
- * Marks `list` with the JSON text it serialises to (what `JSON.stringify(list)` would write). The service
- * sends that text for the hook's children instead of serialising the list; the list itself stays an ordinary
- * array for everything else (tests, logs). A symbol key: JSON.stringify and every spread ignore it.
+ * Marks `list` with the JSON text of each of its items (what `JSON.stringify(list[i])` would write). The
+ * service writes those texts for the hook's children instead of serialising the list; the list itself stays an
+ * ordinary array for everything else (tests, logs). A symbol key: JSON.stringify and every spread ignore it.
  */
-export function withJsonText<T extends unknown[]>(list: T, text: string): T {
-  Object.defineProperty(list, TEXT, { value: text });
+export function withJsonItems<T extends unknown[]>(list: T, items: string[]): T {
+  Object.defineProperty(list, ITEMS, { value: items });
   return list;
 }
 
-/** The text `withJsonText` gave this value, if any. */
-export function jsonTextOf(value: unknown): string | undefined {
-  return (value as { [TEXT]?: string } | null | undefined)?.[TEXT];
+/** The item texts `withJsonItems` gave this value, if any. */
+export function jsonItemsOf(value: unknown): string[] | undefined {
+  return (value as { [ITEMS]?: string[] } | null | undefined)?.[ITEMS];
+}
+
+/**
+ * `before` + the JSON array of `items` + `after`, as one string built in one copy (a 1000-pod answer is
+ * ~0.4 MB: concatenating the array's text with the envelope would copy it again when it is hashed).
+ */
+export function joinedJson(before: string, items: readonly string[], after: string): string {
+  const n = items.length;
+  if (n === 0) return `${before}[]${after}`;
+  const parts = items.slice();
+  parts[0] = `${before}[${parts[0]!}`;
+  parts[n - 1] = `${parts[n - 1]!}]${after}`;
+  return parts.join(',');
 }
 
 /** A name no Kubernetes object has (object names are DNS labels or subdomains) and JSON writes unchanged. */
@@ -22,15 +35,15 @@ const SENTINEL = '<metaops name>';
 const SENTINEL_JSON = JSON.stringify(SENTINEL);
 
 /**
- * The objects `make` builds for each name, and their JSON as an array, for objects that are alike but for the
- * name `make` is given (a PodSet's pods; `make` must not otherwise depend on it): one object is serialised, with a sentinel for the name, and each name
- * is spliced into that text. A PodSet's answer is mostly its pods, and JSON.stringify is most of what
- * answering costs (bench/RESULTS.md). Should the sentinel occur anywhere else in the object (say in a
- * command), the text is written by JSON.stringify instead.
+ * The objects `make` builds for each name, marked with the JSON text of each, for objects that are alike but for
+ * the name `make` is given (a PodSet's pods; `make` must not otherwise depend on it): one object is serialised
+ * with a sentinel for the name, and each name is spliced into that text. A PodSet's answer is mostly its pods,
+ * and serialising them was most of what answering cost (bench/RESULTS.md). Should the sentinel occur anywhere
+ * else in the object (say in a command), the list is left to JSON.stringify.
  */
 export function alikeButName<T>(names: readonly string[], make: (name: string) => T): T[] {
   const objects = names.map(make);
-  if (objects.length === 0) return withJsonText(objects, '[]');
+  if (objects.length === 0) return withJsonItems(objects, []);
   const one = JSON.stringify(make(SENTINEL));
   const at = one.indexOf(SENTINEL_JSON);
   if (at < 0 || one.includes(SENTINEL_JSON, at + 1)) return objects;
@@ -38,5 +51,5 @@ export function alikeButName<T>(names: readonly string[], make: (name: string) =
   const tail = one.slice(at + SENTINEL_JSON.length);
   const texts = new Array<string>(names.length);
   for (let i = 0; i < names.length; i++) texts[i] = head + JSON.stringify(names[i]) + tail;
-  return withJsonText(objects, `[${texts.join(',')}]`);
+  return withJsonItems(objects, texts);
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { byOrdinal, ordinalOf, sync } from '../hooks/podset/sync.js';
-import { jsonTextOf } from '../lib/json.js';
+import { joinedJson, jsonItemsOf } from '../lib/json.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 
@@ -111,5 +111,5 @@ t.test('an invalid size deletes nothing', async (t) => {
 
 t.test('the pods come with their JSON written once for all (the service sends it as is)', async (t) => {
   const res = sync(request('podset', { size: 3 }), FIXED_NOW);
-  t.equal(jsonTextOf(res.children), JSON.stringify(res.children));
+  t.equal(joinedJson('', jsonItemsOf(res.children)!, ''), JSON.stringify(res.children));
 });
