@@ -79,7 +79,7 @@ export function report(r: any): string {
     '',
     `Measured by \`npm run bench\` on ${r.machine.date}: ${r.machine.cpus} cores (${r.machine.model}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}.`,
     `autocannon on loopback, ${r.machine.connections} connections. The ceiling is a bare Fastify route answering a precomputed body of the`,
-    `same size as the hook's answer; it and the hook alternate in ${r.machine.rounds ?? 1} rounds of ${r.machine.seconds} s (after a 1 s warm-up of each), and`,
+    `same size as the hook's answer; it and the hook alternate in ${r.machine.rounds ?? 1} rounds of ${r.machine.seconds} s (${r.machine.targetRounds ?? r.machine.rounds ?? 1} at 10 children, the rows the targets are judged on; after a 1 s warm-up of each), and`,
     `the table shows the medians; every row has a fresh hook server. p99 at half rate: the median of ${r.machine.halfRateRounds ?? 1} runs of ${r.machine.halfRateSeconds} s at half the hook's median rate,`,
     'each after a run of the ceiling at that same rate (its p99 is what the machine gives a server that does nothing).',
     'This machine is shared and noisy: compare a row with its own ceiling, not with another run.',
