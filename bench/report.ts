@@ -1,4 +1,6 @@
-// The RESULTS.md report of a benchmark run (bench/results.json), with the targets checked.
+// The RESULTS.md report of a benchmark run (bench/results.json), with the targets checked, and the soak's section.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 const growth = (r: any, key: string) =>
   (r.inProcess.find((x: any) => x.children === 10000)[key] / r.inProcess.find((x: any) => x.children === 1000)[key]).toFixed(1);
 
@@ -140,4 +142,16 @@ export function soakSection(soak: any): string {
       '(samples every 10 s in bench/soak.json): flat.',
     '',
   ].join('\n');
+}
+
+/**
+ * Writes bench/RESULTS.md from bench/results.json and, when there is one, bench/soak.json: the benchmark, the
+ * soak and `npm run bench:report` all write it this way, so each keeps the other's section.
+ */
+export function writeResults(root: string): void {
+  const dir = join(root, 'bench');
+  const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+  const soakFile = join(dir, 'soak.json');
+  const soak = existsSync(soakFile) ? soakSection(JSON.parse(readFileSync(soakFile, 'utf8'))) : '';
+  writeFileSync(join(dir, 'RESULTS.md'), report(results) + soak);
 }

@@ -15,7 +15,7 @@ import type { CompositeSyncRequest, KubeObject } from '../lib/metacontroller.js'
 import { freePort } from '../test/e2e/cluster.js';
 import { asObserved, objectMap, root } from '../test/fixtures/requests.js';
 import { body, type Kind } from './bodies.js';
-import { report } from './report.js';
+import { writeResults } from './report.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const HALF_RATE_SECONDS = 3;
@@ -308,7 +308,7 @@ async function main(): Promise<void> {
   };
   const results = { machine, rows, etag: etagRow, inProcess, outbound };
   writeFileSync(join(root, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
-  writeFileSync(join(root, 'bench', 'RESULTS.md'), report(results));
+  writeResults(root);
   console.log('wrote bench/results.json and bench/RESULTS.md');
 }
 

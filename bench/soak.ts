@@ -1,14 +1,14 @@
 // `npm run soak`: steady load on every pure hook (Memcached, PodSet, MySQLCluster sync and customize, EtcdBackup,
 // EtcdRestore, PodBuggerTool status) for SOAK_SECONDS (default 300) at a fixed total rate, sampling the server's
-// RSS every 10 s; fails on any error or non-2xx. Appends the result to bench/RESULTS.md and bench/soak.json.
+// RSS every 10 s; fails on any error or non-2xx. Writes the result to bench/soak.json and its section of bench/RESULTS.md.
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../test/e2e/cluster.js';
 import { example, root } from '../test/fixtures/requests.js';
 import { body } from './bodies.js';
-import { soakSection } from './report.js';
+import { writeResults } from './report.js';
 
 const SECONDS = Number(process.env['SOAK_SECONDS'] ?? 300);
 const RATE = Number(process.env['SOAK_RATE'] ?? 400);
@@ -87,6 +87,6 @@ const soak = {
   samples,
 };
 writeFileSync(join(root, 'bench', 'soak.json'), JSON.stringify(soak, null, 2) + '\n');
-appendFileSync(join(root, 'bench', 'RESULTS.md'), soakSection(soak));
+writeResults(root);
 console.log(JSON.stringify(soak));
 process.exitCode = soak.errors === 0 && soak.non2xx === 0 ? 0 : 1;
