@@ -108,7 +108,7 @@ const AnyJson = Type.Unsafe<unknown>({});
 /**
  * The list of children (or attachments): an array of objects, handed whole to JSON.stringify. Declared as an
  * array of any, fast-json-stringify calls JSON.stringify once per child and concatenates: at 10 pods that was
- * ~5 us more than one call on the whole list (bench/RESULTS.md). The hooks' types say it is an array.
+ * 3-5 us more than one call on the whole list (bench/RESULTS.md). The hooks' types say it is an array.
  */
 const ObjectList = Type.Unsafe<unknown[]>({ description: 'an array of Kubernetes objects' });
 

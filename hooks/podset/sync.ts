@@ -91,7 +91,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const names = new Array<string>(spec.size);
   for (let i = 0; i < spec.size; i++) names[i] = podName(name, i);
   // The pods differ only in their names: their JSON is written once, with each name spliced in.
-  const children = alikeButName(names, (podName) => namedPod(parent, podName, labels, template));
+  const children = alikeButName(names, (named) => namedPod(parent, named, labels, template));
   return {
     status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now),
     children,
