@@ -35,21 +35,10 @@ export function podSpec(spec: Spec): Record<string, unknown> {
 }
 
 /**
- * Pod `ordinal` of the PodSet. The labels and the pod spec are the same for every pod: a large PodSet passes one
- * of each to all its pods (they are only serialised), which keeps a 10 000-pod answer from allocating 10 000
- * copies.
+ * The pod named `name`. The labels and the pod spec are the same for every pod: a large PodSet passes one of
+ * each to all its pods (they are only serialised), which keeps a 10 000-pod answer from allocating 10 000 copies.
  */
-export function pod(
-  parent: ParentObject,
-  spec: Spec,
-  ordinal: number,
-  labels = podLabels(parent),
-  template = podSpec(spec),
-): KubeObject {
-  return namedPod(parent, podName(parent.metadata.name!, ordinal), labels, template);
-}
-
-function namedPod(parent: ParentObject, name: string, labels: Record<string, string>, template: Record<string, unknown>): KubeObject {
+function pod(parent: ParentObject, name: string, labels: Record<string, string>, template: Record<string, unknown>): KubeObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: parent.metadata.namespace, labels }, spec: template };
 }
 
@@ -91,7 +80,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const names = new Array<string>(spec.size);
   for (let i = 0; i < spec.size; i++) names[i] = podName(name, i);
   // The pods differ only in their names: their JSON is written once, with each name spliced in.
-  const children = alikeButName(names, (named) => namedPod(parent, named, labels, template));
+  const children = alikeButName(names, (named) => pod(parent, named, labels, template));
   return {
     status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now),
     children,
