@@ -153,18 +153,29 @@ function summary(rs: Run[]): Run {
 }
 
 /**
- * The ceiling and the hook in alternating rounds (`rounds` x SECONDS each, after a warm-up of both), medians
- * of each: this machine's speed drifts by tens of percent within a minute, and alternating puts both under the
- * same drift.
+ * The ceiling and the hook in alternating rounds (`rounds` x SECONDS each, after a warm-up of both unless
+ * `warmUp` is false), medians of each: this machine's speed drifts by tens of percent within a minute, and
+ * alternating puts both under the same drift. With `rate`, both are sent that many requests a second.
  */
-async function compare(ceiling: Target, hook: Target, payload: string, rounds = ROUNDS) {
+async function compare(
+  ceiling: Target,
+  hook: Target,
+  payload: string,
+  { rounds = ROUNDS, rate, seconds, warmUp = true }: { rounds?: number; rate?: number; seconds?: number; warmUp?: boolean } = {},
+) {
   const runs = { ceiling: [] as Run[], hook: [] as Run[] };
+  const options = (target: Target, warm: boolean) => ({
+    warm,
+    ...(target.headers ? { headers: target.headers } : {}),
+    ...(rate ? { rate } : {}),
+    ...(seconds ? { seconds } : {}),
+  });
   let retried = 0;
   for (let i = 0; i < rounds; i++) {
     const round = await undisturbed(async (first) => {
-      const warm = i === 0 && first;
-      const c = await load(ceiling.url, payload, ceiling.pid, { warm, ...(ceiling.headers ? { headers: ceiling.headers } : {}) });
-      const h = await load(hook.url, payload, hook.pid, { warm, ...(hook.headers ? { headers: hook.headers } : {}) });
+      const warm = warmUp && i === 0 && first;
+      const c = await load(ceiling.url, payload, ceiling.pid, options(ceiling, warm));
+      const h = await load(hook.url, payload, hook.pid, options(hook, warm));
       return [c, h] as [Run, Run];
     });
     runs.ceiling.push(round.runs[0]);
@@ -176,6 +187,7 @@ async function compare(ceiling: Target, hook: Target, payload: string, rounds = 
     hook: summary(runs.hook),
     fractions: runs.hook.map((h, i) => Number((h.rps / runs.ceiling[i]!.rps).toFixed(2))),
     retried,
+    runs,
   };
 }
 
@@ -202,30 +214,20 @@ async function main(): Promise<void> {
         const bodyFile = join(dir, `${kind}-${n}.json`);
         writeFileSync(bodyFile, answer);
         ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`);
-        const { ceiling: ceil, hook, fractions, retried } = await compare(
-          { url: `http://127.0.0.1:${ceilingPort}/ceiling`, pid: ceiling.pid! },
-          { url, pid: server.pid! },
-          payload,
-          n === TARGET_CHILDREN ? TARGET_ROUNDS : ROUNDS,
-        );
+        const ceilingTarget = { url: `http://127.0.0.1:${ceilingPort}/ceiling`, pid: ceiling.pid! };
+        const hookTarget = { url, pid: server.pid! };
+        const { ceiling: ceil, hook, fractions, retried } = await compare(ceilingTarget, hookTarget, payload, {
+          rounds: n === TARGET_CHILDREN ? TARGET_ROUNDS : ROUNDS,
+        });
         // The hook at half its own rate, and the ceiling at that same rate just before it: the ceiling's p99 is
         // what the machine and the load generator sharing it give a server that does nothing.
-        const halves: Run[] = [];
-        const ceilingHalves: Run[] = [];
-        const rate = Math.max(1, Math.round(hook.rps / 2));
-        for (let i = 0; i < HALF_RATE_ROUNDS; i++) {
-          const { runs } = await undisturbed(
-            async () =>
-              [
-                await load(`http://127.0.0.1:${ceilingPort}/ceiling`, payload, ceiling!.pid!, { rate, seconds: HALF_RATE_SECONDS, warm: false }),
-                await load(url, payload, server.pid!, { rate, seconds: HALF_RATE_SECONDS, warm: false }),
-              ] as [Run, Run],
-          );
-          ceilingHalves.push(runs[0]);
-          halves.push(runs[1]);
-        }
-        const half = summary(halves);
-        const ceilingHalf = summary(ceilingHalves);
+        const halfRate = await compare(ceilingTarget, hookTarget, payload, {
+          rounds: HALF_RATE_ROUNDS,
+          rate: Math.max(1, Math.round(hook.rps / 2)),
+          seconds: HALF_RATE_SECONDS,
+          warmUp: false,
+        });
+        const { hook: half, ceiling: ceilingHalf } = halfRate;
         const row = {
           hook: `${kind}/sync`,
           children: n,
@@ -247,9 +249,9 @@ async function main(): Promise<void> {
           p50: hook.p50,
           p99: hook.p99,
           p99AtHalfRate: half.p99,
-          p99AtHalfRateRounds: halves.map((h) => h.p99),
+          p99AtHalfRateRounds: halfRate.runs.hook.map((h) => h.p99),
           ceilingP99AtHalfRate: ceilingHalf.p99,
-          ceilingP99AtHalfRateRounds: ceilingHalves.map((h) => h.p99),
+          ceilingP99AtHalfRateRounds: halfRate.runs.ceiling.map((h) => h.p99),
           rssMb: Math.max(hook.rssMb, half.rssMb),
           // The bare Fastify server's own peak on the same requests: the floor this row's RSS stands on.
           ceilingRssMb: ceil.rssMb,
