@@ -10,10 +10,12 @@ import Fastify, {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { hash } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
 import { hooks as allHooks } from '../hooks/index.js';
-import { authorized, type AuthConfig } from './auth.js';
-import { joinedJson, jsonItemsOf } from './json.js';
+import { authorized, clientCertificateProblem, hasCredentials, type AuthConfig } from './auth.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
+import { joinedJson, jsonItemsOf, parseJsonBody } from './json.js';
 import { lazyChildLoggerFactory } from './logging.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { Metrics } from './metrics.js';
@@ -35,13 +37,23 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Largest request body accepted, in bytes. Metacontroller sends every child of a parent. */
   bodyLimit?: number;
-  /** Required credentials for the hook endpoints; none: open (health, readiness and metrics always are). */
+  /**
+   * Credentials every hook call must carry (health, readiness and metrics stay open). With none configured (and
+   * no client CA), pure hooks answer anyone and side-effecting hooks answer 401, unless `allowUnauthenticated`.
+   */
   auth?: AuthConfig;
+  /** Side-effecting hooks serve callers without credentials: for development only; the server logs a warning. */
+  allowUnauthenticated?: boolean;
+  /** With a client CA (`https.ca`): only certificates whose CN or DNS SAN is one of these may call a hook. */
+  clientNames?: string[];
   /** A hook that has not answered by then gets a 503, well before Metacontroller's 10 s webhook timeout. */
   hookDeadlineMs?: number;
   metrics?: Metrics;
-  /** Serve TLS (and require client certificates when `ca` and `requestCert` are set). */
-  https?: { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean; rejectUnauthorized?: boolean };
+  /**
+   * Serve TLS. With `ca`, every hook call must present a client certificate signed by it (checked per hook route,
+   * so that the kubelet's probes, which have none, still reach /healthz and /readyz).
+   */
+  https?: { cert: Buffer; key: Buffer; ca?: Buffer };
 }
 
 /** Fields that never reach the log: credentials in headers, Secret data, AWS keys. */
@@ -67,17 +79,28 @@ export interface ServedHook {
   path: string;
 }
 
-export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
-export const DEFAULT_HOOK_DEADLINE_MS = 8500;
+export { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS };
 
 export function buildApp(options: AppOptions = {}): FastifyInstance {
   const logger =
     options.logger && typeof options.logger === 'object'
       ? { ...(options.logger as object), redact: { paths: REDACT, censor: '[REDACTED]' } }
       : (options.logger ?? false);
+  const https = options.https;
   const app = Fastify({
-    ...(options.https ? { https: options.https } : {}),
+    // A client CA asks for certificates without dropping connections that have none: the hook routes refuse
+    // those (checkCaller), the probes answer them.
+    ...(https ? { https: { ...https, ...(https.ca ? { requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
     logger,
+    // Valid Kubernetes data may have keys named `__proto__` or `constructor` (a Secret's data key, a label, an
+    // S3 tag): JSON.parse makes them plain own properties, which is safe; refusing them would leave such a
+    // parent impossible to sync or delete. The code never copies request objects with Object.assign or by
+    // writing keys into `{}` (see lib/objects.ts), which is where such keys could do harm.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    // Malformed HTTP: answered and logged without the raw bytes (Fastify's default logs them, headers and
+    // credentials included, at trace).
+    clientErrorHandler,
     // A request that has not arrived whole by then is dropped.
     requestTimeout: 30_000,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -92,7 +115,14 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Hooks speak JSON only: anything else is 415 Unsupported Media Type rather than a confusing 400.
-  app.removeContentTypeParser(['text/plain']);
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
 
   const metrics = options.metrics ?? new Metrics();
   const auth = options.auth ?? {};
@@ -108,18 +138,20 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     etcdClient: (tls) => metrics.instrument(base.etcdClient(tls), 'etcd'),
   };
 
-  if (auth.bearer || auth.basic) {
-    app.addHook('onRequest', (request, reply, done) => {
-      if (request.method !== 'POST' || !request.url.startsWith('/hooks/') || authorized(request.headers.authorization, auth)) {
-        return done();
-      }
-      reply.header('www-authenticate', auth.bearer ? 'Bearer realm="metaops"' : 'Basic realm="metaops"');
-      reply.code(401).send({ statusCode: 401, error: 'Unauthorized', message: 'this hook needs the configured credentials' });
-    });
-  }
+  const guard: CallerGuard = {
+    auth,
+    mtls: Boolean(https?.ca),
+    ...(options.clientNames && options.clientNames.length > 0 ? { clientNames: options.clientNames } : {}),
+    allowUnauthenticated: options.allowUnauthenticated ?? false,
+  };
+  // What a caller that is not authenticated gets instead of the clients: a hook that reaches for one fails
+  // with 401 before any call is made (the routes of hooks declared `effects` refuse such callers earlier).
+  const pureDeps: Deps = { ...deps, aws: refuseClient, kube: refuseClient, etcdClient: refuseClient };
 
   const definitions = options.hooks ?? allHooks;
   const served: ServedHook[] = [];
+
+  app.decorateRequest('authenticated', false);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
@@ -128,21 +160,21 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       // No stack traces or internals in bodies: the request id finds the log line.
       return reply.code(status).send({
         statusCode: status,
-        error: 'Internal Server Error',
+        error: STATUS_CODES[status] ?? 'Internal Server Error',
         message: `internal error; see the metaops log for request ${request.id}`,
       });
     }
     if (status === 503) reply.header('retry-after', '5');
     const message = error.validation ? `invalid hook request: ${error.message}` : error.message;
-    return reply.code(status).send({ statusCode: status, error: httpError(status), message });
+    // Refusals and deadlines are logged (what was refused and why, never the headers or the body).
+    logRefusal(request, status, message);
+    return reply.code(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({
-      statusCode: 404,
-      error: 'Not Found',
-      message: `no route ${request.method} ${request.url}; GET /hooks lists the hooks served`,
-    });
+    const message = `no route ${request.method} ${request.url}; GET /hooks lists the hooks served`;
+    logRefusal(request, 404, message);
+    reply.code(404).send({ statusCode: 404, error: 'Not Found', message });
   });
 
   app.get('/metrics', async (_request, reply) => {
@@ -155,7 +187,13 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
 
   for (const def of definitions) {
     const kind = def.type === 'composite' ? def.resource.kind : def.name;
-    const add = (hook: HookName, body: TSchema, response: TSchema, handler: (body: never, ctx: HookContext) => unknown) => {
+    const add = (
+      hook: HookName,
+      body: TSchema,
+      response: TSchema,
+      handler: (body: never, ctx: HookContext) => unknown,
+      effects = def.effects === true,
+    ) => {
       const path = `/hooks/${def.name}/${hook}`;
       served.push({ name: def.name, kind, type: def.type, hook, method: 'POST', path });
       const name = `${def.name}/${hook}`;
@@ -171,8 +209,17 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
         if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
         return sendTagged(request, reply, serialized(reply, result as Record<string, unknown>));
       };
-      app.post(path, { schema: { body, response: { 200: response } }, onResponse }, (request, reply) => {
-        const ctx = new CallContext(deps, request, name);
+      // The caller is checked by the route itself, on the route Fastify's router chose (so no spelling of the
+      // URL reaches a hook around it), before the body is read.
+      const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        const refusal = checkCaller(guard, request, effects);
+        if (!refusal) return done();
+        logRefusal(request, refusal.status, refusal.message);
+        if (refusal.challenge) reply.header('www-authenticate', refusal.challenge);
+        reply.code(refusal.status).send({ statusCode: refusal.status, error: STATUS_CODES[refusal.status], message: refusal.message });
+      };
+      app.post(path, { schema: { body, response: { 200: response } }, onRequest, onResponse }, (request, reply) => {
+        const ctx = new CallContext(request.authenticated ? deps : pureDeps, request, name);
         const answer = handler(request.body as never, ctx);
         if (answer instanceof Promise) return withDeadline(answer, deadline).then((result) => answered(request, reply, ctx, result));
         // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
@@ -188,7 +235,8 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       add('sync', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.sync(b, ctx));
       if (def.finalize) add('finalize', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.finalize!(b, ctx));
     }
-    if (def.customize) add('customize', CustomizeRequest, CustomizeResponse, (b, ctx) => def.customize!(b, ctx));
+    // Customize answers only name related objects: pure, whatever the definition does in sync.
+    if (def.customize) add('customize', CustomizeRequest, CustomizeResponse, (b, ctx) => def.customize!(b, ctx), false);
   }
 
   return app as unknown as FastifyInstance;
@@ -278,23 +326,91 @@ function parentOf(body: Record<string, unknown> | undefined): ParentObject | und
   return target && typeof target === 'object' && target.metadata ? target : undefined;
 }
 
-function httpError(status: number): string {
-  switch (status) {
-    case 400:
-      return 'Bad Request';
-    case 401:
-      return 'Unauthorized';
-    case 503:
-      return 'Service Unavailable';
-    case 404:
-      return 'Not Found';
-    case 405:
-      return 'Method Not Allowed';
-    case 413:
-      return 'Payload Too Large';
-    case 415:
-      return 'Unsupported Media Type';
-    default:
-      return 'Error';
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller proved who it is (credentials or a client certificate): side-effecting clients are available. */
+    authenticated: boolean;
   }
+}
+
+interface CallerGuard {
+  auth: AuthConfig;
+  /** A client CA is configured: every hook call needs a certificate it signed. */
+  mtls: boolean;
+  clientNames?: string[];
+  allowUnauthenticated: boolean;
+}
+
+interface Refusal {
+  status: 401 | 403;
+  message: string;
+  challenge?: string;
+}
+
+/** How to configure credentials: the text of every 401 a side-effecting hook gives an unauthenticated caller. */
+export const HOW_TO_AUTHENTICATE =
+  'this hook acts on the cluster, etcd or AWS and serves only an authenticated caller: start metaops with ' +
+  'METAOPS_AUTH_TOKEN (and give Metacontroller the same token in the webhook `authorization` field; README, ' +
+  '"Security"), or, for local development only, METAOPS_ALLOW_UNAUTHENTICATED=true';
+
+/**
+ * Whether this caller may call this hook. Configured credentials are required on every hook; a configured client
+ * CA requires a certificate it signed (and one of the allowed names). A caller that passed either is
+ * authenticated; a side-effecting hook serves only authenticated callers unless the server was started with the
+ * explicit opt-out.
+ */
+function checkCaller(guard: CallerGuard, request: FastifyRequest, effects: boolean): Refusal | undefined {
+  if (guard.mtls) {
+    const problem = clientCertificateProblem(request.raw.socket, guard.clientNames);
+    if (problem) return { status: problem.includes('not allowed') ? 403 : 401, message: problem };
+  }
+  if (hasCredentials(guard.auth)) {
+    if (!authorized(request.headers.authorization, guard.auth)) {
+      return {
+        status: 401,
+        message: 'this hook needs the configured credentials',
+        challenge: guard.auth.bearer ? 'Bearer realm="metaops"' : 'Basic realm="metaops"',
+      };
+    }
+  }
+  const authenticated = guard.mtls || hasCredentials(guard.auth);
+  request.authenticated = authenticated || guard.allowUnauthenticated;
+  if (effects && !request.authenticated) {
+    return { status: 401, message: HOW_TO_AUTHENTICATE, challenge: 'Bearer realm="metaops"' };
+  }
+  return undefined;
+}
+
+/** The client factories an unauthenticated call gets: each refuses, before any connection is made. */
+function refuseClient(): never {
+  const err = new Error(HOW_TO_AUTHENTICATE) as Error & { statusCode: number };
+  err.statusCode = 401;
+  throw err;
+}
+
+/** One line per refused or timed-out hook call: who, what, why; never headers or bodies. */
+function logRefusal(request: FastifyRequest, status: number, message: string): void {
+  const line = { statusCode: status, method: request.method, url: request.url, remoteAddress: request.ip, reason: message };
+  if (status >= 500) request.log.warn(line, 'hook call failed');
+  else if (status === 404) request.log.info(line, 'no such route');
+  else request.log.warn(line, 'hook call refused');
+}
+
+/**
+ * Malformed HTTP (bad request line, header overflow, a request that did not arrive in time): the same answers as
+ * Fastify's default, logged at info with the error's code only. Node attaches the raw bytes to the error
+ * (`rawPacket`), and the default handler logs the whole error at trace: an Authorization header and all.
+ */
+function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message: 'malformed HTTP request' });
+  this.log.info({ statusCode: status, code: err.code, remoteAddress: socket.remoteAddress }, 'malformed HTTP request refused');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

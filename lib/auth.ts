@@ -1,7 +1,8 @@
-// Who may call the hooks: when a token is configured, only callers presenting it (Metacontroller's webhook
-// `authorization` Bearer token, or `basicAuth`), compared in constant time.
+// Who may call the hooks. Credentials are Metacontroller's webhook `authorization` (Bearer token) or `basicAuth`,
+// compared in constant time, and/or a client certificate (mTLS, Metacontroller's `clientTLS`). The check is
+// attached to each hook route (lib/app.ts), never to the text of the URL.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import type { TLSSocket } from 'node:tls';
 
 export interface AuthConfig {
   bearer?: string;
@@ -15,13 +16,24 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
+/** True when a Bearer token or Basic credentials are configured. */
+export function hasCredentials(auth: AuthConfig): boolean {
+  return Boolean(auth.bearer || auth.basic);
+}
+
+/**
+ * True when the Authorization header carries the configured credentials. With none configured nobody is
+ * authorized by a header (a caller is then authenticated only by a client certificate, or not at all).
+ */
 export function authorized(header: string | undefined, auth: AuthConfig): boolean {
-  if (!auth.bearer && !auth.basic) return true;
-  if (!header) return false;
-  const [scheme, value = ''] = header.split(' ', 2) as [string, string?];
-  if (auth.bearer && scheme.toLowerCase() === 'bearer') return safeEqual(value.trim(), auth.bearer);
-  if (auth.basic && scheme.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(value.trim(), 'base64').toString('utf8');
+  if (!hasCredentials(auth) || !header) return false;
+  const space = header.indexOf(' ');
+  if (space <= 0) return false;
+  const scheme = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  if (auth.bearer && scheme === 'bearer') return safeEqual(value, auth.bearer);
+  if (auth.basic && scheme === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
     const at = decoded.indexOf(':');
     if (at < 0) return false;
     // Both compared every time, so a wrong user costs the same as a wrong password.
@@ -32,23 +44,33 @@ export function authorized(header: string | undefined, auth: AuthConfig): boolea
   return false;
 }
 
-function secret(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const file = env[`${name}_FILE`];
-  if (file) return readFileSync(file, 'utf8').trim();
-  const value = env[name];
-  return value ? value.trim() : undefined;
+/** The names a client certificate proves: its subject CN and its DNS subject alternative names. */
+export function certificateNames(socket: TLSSocket): string[] {
+  const cert = socket.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return [];
+  const names: string[] = [];
+  const cn = cert.subject?.CN;
+  if (typeof cn === 'string') names.push(cn);
+  else if (Array.isArray(cn)) names.push(...(cn as string[]));
+  for (const entry of (cert.subjectaltname ?? '').split(',')) {
+    const trimmed = entry.trim();
+    if (trimmed.startsWith('DNS:')) names.push(trimmed.slice(4));
+  }
+  return names;
 }
 
-/** METAOPS_AUTH_TOKEN (or _FILE) and METAOPS_BASIC_AUTH "user:password" (or _FILE). */
-export function authFromEnv(env: NodeJS.ProcessEnv = process.env): AuthConfig {
-  const config: AuthConfig = {};
-  const bearer = secret(env, 'METAOPS_AUTH_TOKEN');
-  if (bearer) config.bearer = bearer;
-  const basic = secret(env, 'METAOPS_BASIC_AUTH');
-  if (basic) {
-    const at = basic.indexOf(':');
-    if (at <= 0) throw new Error('METAOPS_BASIC_AUTH must be "user:password"');
-    config.basic = { user: basic.slice(0, at), password: basic.slice(at + 1) };
+/**
+ * The client certificate check for one request: verified by the server's client CA and, when names are
+ * configured, naming one of them. The TLS layer asks for a certificate but does not drop a connection without
+ * one (the kubelet's probes have none), so every hook route checks here.
+ */
+export function clientCertificateProblem(socket: unknown, allowedNames: string[] | undefined): string | undefined {
+  const tls = socket as Partial<TLSSocket> | undefined;
+  if (!tls || typeof tls.getPeerCertificate !== 'function') return 'a client certificate is required (mTLS)';
+  if (tls.authorized !== true) return 'a client certificate signed by the configured CA is required (mTLS)';
+  if (allowedNames && allowedNames.length > 0) {
+    const names = certificateNames(tls as TLSSocket);
+    if (!names.some((n) => allowedNames.includes(n))) return 'this client certificate is not allowed to call the hooks';
   }
-  return config;
+  return undefined;
 }

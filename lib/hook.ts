@@ -65,6 +65,11 @@ export interface CompositeHookDefinition {
   name: string;
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
+  /**
+   * True when sync or finalize act on the world outside Metacontroller's apply (the Kubernetes API, etcd's
+   * member API, AWS). Such hooks serve only an authenticated caller (lib/app.ts), and get no clients otherwise.
+   */
+  effects?: boolean;
   resyncPeriodSeconds?: number;
   sync(request: CompositeSyncRequest, ctx: HookContext): CompositeSyncResponse | Promise<CompositeSyncResponse>;
   finalize?(request: CompositeSyncRequest, ctx: HookContext): CompositeSyncResponse | Promise<CompositeSyncResponse>;
@@ -76,6 +81,11 @@ export interface DecoratorHookDefinition {
   name: string;
   resources: Array<{ apiVersion: string; resource: string }>;
   attachments: ChildResourceRule[];
+  /**
+   * True when sync or finalize act on the world outside Metacontroller's apply (the Kubernetes API, etcd's
+   * member API, AWS). Such hooks serve only an authenticated caller (lib/app.ts), and get no clients otherwise.
+   */
+  effects?: boolean;
   resyncPeriodSeconds?: number;
   sync(request: DecoratorSyncRequest, ctx: HookContext): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
   finalize?(request: DecoratorSyncRequest, ctx: HookContext): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;

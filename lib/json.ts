@@ -53,3 +53,50 @@ export function alikeButName<T>(names: readonly string[], make: (name: string) =
   for (let i = 0; i < names.length; i++) texts[i] = head + JSON.stringify(names[i]) + tail;
   return withJsonItems(objects, texts);
 }
+
+/**
+ * The deepest nesting of objects and arrays a hook request may have. Kubernetes objects nest a few dozen levels;
+ * code that walks a value recursively (structuredClone, schema checks, serialisers) overflows the stack a few
+ * thousand levels down, so a deeper request is refused whole with a 400 rather than failing somewhere inside.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * How deep `text`'s arrays and objects nest, stopping as soon as it passes `limit`. One pass over the characters,
+ * skipping strings (brackets inside them do not count).
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Skip the string: to the next quote not escaped by a backslash.
+      for (i++; i < n; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 92 /* \ */) i++;
+        else if (s === 34) break;
+      }
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * The hook service's JSON body parser: JSON.parse, after refusing a body nested deeper than MAX_JSON_DEPTH. Keys
+ * such as `__proto__` stay plain own properties (valid Kubernetes data; see lib/app.ts).
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.length > MAX_JSON_DEPTH * 2 && jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw Object.assign(new Error(`request body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw Object.assign(new Error(`Body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 });
+  }
+}

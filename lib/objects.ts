@@ -42,8 +42,9 @@ export function observedNamed(
   const group = map?.[typeKey(kind, apiVersion)];
   if (!group) return undefined;
   // v1 keys by name; v2 (and cluster-scoped parents) by namespace/name: look the value up by its own name.
-  const direct = group[name];
-  if (direct && direct.metadata.name === name) return direct;
+  // Own keys only: a child named `constructor` or `toString` must not find Object.prototype's.
+  const direct = Object.hasOwn(group, name) ? group[name] : undefined;
+  if (direct && typeof direct === 'object' && direct.metadata?.name === name) return direct;
   return values(group).find((o) => o.metadata.name === name);
 }
 
@@ -98,17 +99,20 @@ export function keepObserved(obj: KubeObject): KubeObject {
       // fall through to the sanitised copy
     }
   }
-  const copy = structuredClone(obj) as KubeObject;
-  delete copy['status'];
-  const meta = copy.metadata as Record<string, unknown>;
+  // A shallow copy of the levels it changes (top, metadata, annotations): the rest is handed back as it came,
+  // which also spares a deep clone of whatever nesting an object has.
+  const { status: _status, ...copy } = obj as KubeObject & { status?: unknown };
+  const meta: Record<string, unknown> = { ...(obj.metadata as Record<string, unknown>) };
   for (const field of SERVER_METADATA) delete meta[field];
   const annotations = meta['annotations'] as Record<string, string> | undefined;
-  if (annotations) {
-    delete annotations[LAST_APPLIED];
-    delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
-    if (Object.keys(annotations).length === 0) delete meta['annotations'];
+  if (annotations && typeof annotations === 'object') {
+    const kept: Record<string, string> = { ...annotations };
+    delete kept[LAST_APPLIED];
+    delete kept['kubectl.kubernetes.io/last-applied-configuration'];
+    if (Object.keys(kept).length === 0) delete meta['annotations'];
+    else meta['annotations'] = kept;
   }
-  return copy;
+  return { ...copy, metadata: meta } as KubeObject;
 }
 
 /** Kubernetes Pod readiness: phase Running and the Ready condition True. */

@@ -2,10 +2,25 @@
 import { Type, type TProperties } from '@sinclair/typebox';
 import { Conditions } from './conditions.js';
 
-/** A replica count: a non-negative int32, as Kubernetes workloads have it. */
-export function sizeField(description: string) {
-  return Type.Integer({ minimum: 0, maximum: 2147483647, format: 'int32', description });
+/**
+ * A replica count, from 0 to `maximum`. Every sized kind states its own maximum (README, "Limits"): what the hook,
+ * Metacontroller and the API server can carry, since the status lists members by name and etcd refuses an
+ * object over 1.5 MiB. The CRD enforces it, and so does the hook (the same schema), so a request that did not
+ * come through the API server is refused too.
+ */
+export function sizeField(description: string, maximum: number) {
+  return Type.Integer({ minimum: 0, maximum, format: 'int32', description: `${description} At most ${maximum}.` });
 }
+
+/** The stated maxima of `spec.size`. */
+export const MAX_SIZE = {
+  /** Pods owned one by one: an answer of 1000 pods is ~1.5 MB, and the status names each. */
+  podset: 1000,
+  /** A Deployment's replicas; the status names each pod. */
+  memcached: 1000,
+  /** A primary and its replicas: more than 9 members is no longer one small replicated database. */
+  mysqlcluster: 9,
+} as const;
 
 /** The status every replicated kind reports: member names, counts and conditions. */
 export function replicatedStatus<P extends TProperties>(extra: P) {

@@ -1,43 +1,69 @@
 // The only file that listens: $HOST:$PORT (0.0.0.0:8080 by default), with graceful shutdown on SIGTERM/SIGINT
 // (in-flight requests finish), optional TLS reloaded when the files change, and optional client certificates.
+// Every setting is checked first (lib/config.ts): a wrong one stops the server with a message naming it.
 //
 //   PORT, HOST, LOG_LEVEL
-//   METAOPS_AUTH_TOKEN[_FILE]        Bearer token the hooks require (Metacontroller's webhook `authorization`)
+//   METAOPS_AUTH_TOKEN[_FILE]        Bearer token every hook requires (Metacontroller's webhook `authorization`)
 //   METAOPS_BASIC_AUTH[_FILE]        "user:password" the hooks accept (Metacontroller's `basicAuth`)
+//   METAOPS_ALLOW_UNAUTHENTICATED    true: side-effecting hooks serve callers without credentials (development)
 //   METAOPS_TLS_CERT_FILE, METAOPS_TLS_KEY_FILE   serve https (Metacontroller's `caBundle` trusts it)
-//   METAOPS_TLS_CLIENT_CA_FILE       require client certificates signed by this CA (mTLS, `clientTLS`)
-//   METAOPS_BODY_LIMIT               largest request body in bytes (default 32 MiB)
-//   METAOPS_HOOK_DEADLINE_MS         a hook's deadline (default 8500, below the 10 s webhook timeout)
+//   METAOPS_TLS_CLIENT_CA_FILE       hooks require client certificates signed by this CA (mTLS, `clientTLS`)
+//   METAOPS_TLS_CLIENT_NAMES         only these client certificate names (CN or DNS SAN), comma-separated
+//   METAOPS_BODY_LIMIT               largest request body in bytes (default 32 MiB, at most 64 MiB)
+//   METAOPS_HOOK_DEADLINE_MS         a hook's deadline (default 8500, 100..9500: below the 10 s webhook timeout)
 import { readFileSync, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
-import { buildApp, DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './app.js';
-import { authFromEnv } from './auth.js';
+import { buildApp } from './app.js';
+import { ConfigError, settingsFromEnv, type Settings } from './config.js';
 
-const env = process.env;
-const port = Number(env['PORT'] ?? 8080);
-const host = env['HOST'] ?? '0.0.0.0';
-const level = env['LOG_LEVEL'] ?? 'info';
-const certFile = env['METAOPS_TLS_CERT_FILE'];
-const keyFile = env['METAOPS_TLS_KEY_FILE'];
-const clientCaFile = env['METAOPS_TLS_CLIENT_CA_FILE'];
+let settings: Settings;
+try {
+  settings = settingsFromEnv(process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(2);
+}
+const tlsSettings = settings.tls;
 
 function tls() {
-  if (!certFile || !keyFile) return undefined;
+  if (!tlsSettings) return undefined;
   return {
-    cert: readFileSync(certFile),
-    key: readFileSync(keyFile),
-    ...(clientCaFile ? { ca: readFileSync(clientCaFile), requestCert: true, rejectUnauthorized: true } : {}),
+    cert: readFileSync(tlsSettings.certFile),
+    key: readFileSync(tlsSettings.keyFile),
+    ...(tlsSettings.clientCaFile ? { ca: readFileSync(tlsSettings.clientCaFile) } : {}),
   };
 }
 
 const https = tls();
 const app = buildApp({
-  logger: { level },
-  auth: authFromEnv(env),
-  bodyLimit: Number(env['METAOPS_BODY_LIMIT'] ?? DEFAULT_BODY_LIMIT),
-  hookDeadlineMs: Number(env['METAOPS_HOOK_DEADLINE_MS'] ?? DEFAULT_HOOK_DEADLINE_MS),
+  logger: { level: settings.logLevel },
+  auth: settings.auth,
+  allowUnauthenticated: settings.allowUnauthenticated,
+  bodyLimit: settings.bodyLimit,
+  hookDeadlineMs: settings.hookDeadlineMs,
+  ...(tlsSettings?.clientNames ? { clientNames: tlsSettings.clientNames } : {}),
   ...(https ? { https } : {}),
 });
+
+const authenticatedBy = [
+  ...(settings.auth.bearer ? ['Bearer token'] : []),
+  ...(settings.auth.basic ? ['Basic credentials'] : []),
+  ...(tlsSettings?.clientCaFile ? ['client certificate'] : []),
+];
+if (authenticatedBy.length > 0) {
+  app.log.info({ authenticatedBy }, 'hooks require authentication');
+  if (settings.allowUnauthenticated) app.log.warn('METAOPS_ALLOW_UNAUTHENTICATED is ignored: credentials are configured');
+} else if (settings.allowUnauthenticated) {
+  app.log.warn(
+    'METAOPS_ALLOW_UNAUTHENTICATED=true: hooks that act on the cluster, etcd and AWS serve callers WITHOUT credentials; ' +
+      'anyone who can reach this port can use them. For development only.',
+  );
+} else {
+  app.log.warn(
+    'no credentials configured (METAOPS_AUTH_TOKEN): pure hooks answer anyone; hooks that act on the cluster, etcd or AWS answer 401',
+  );
+}
 
 if (https) {
   // Certificates rotate (cert-manager): reload them without a restart.
@@ -50,7 +76,7 @@ if (https) {
       app.log.error({ err }, 'TLS certificate reload failed; keeping the previous one');
     }
   };
-  for (const file of [certFile!, keyFile!, ...(clientCaFile ? [clientCaFile] : [])]) watchFile(file, { interval: 2000 }, reload);
+  for (const file of [tlsSettings!.certFile, tlsSettings!.keyFile, ...(tlsSettings!.clientCaFile ? [tlsSettings!.clientCaFile] : [])]) watchFile(file, { interval: 2000 }, reload);
 }
 
 let closing = false;
@@ -75,7 +101,7 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 try {
-  await app.listen({ port, host });
+  await app.listen({ port: settings.port, host: settings.host });
 } catch (err) {
   app.log.error({ err }, 'cannot listen');
   process.exit(1);

@@ -2,7 +2,8 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { buildApp } from '../lib/app.js';
-import { authFromEnv, authorized, safeEqual } from '../lib/auth.js';
+import { authorized, safeEqual } from '../lib/auth.js';
+import { settingsFromEnv } from '../lib/config.js';
 import { Metrics } from '../lib/metrics.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
@@ -17,9 +18,14 @@ t.test('constant-time comparison and the accepted schemes', async (t) => {
   t.notOk(authorized(`Basic ${Buffer.from('mc:no').toString('base64')}`, auth));
   t.notOk(authorized(`Basic ${Buffer.from('nocolon').toString('base64')}`, auth));
   t.notOk(authorized(undefined, auth));
-  t.ok(authorized(undefined, {}), 'no credentials configured: open');
-  t.same(authFromEnv({ METAOPS_AUTH_TOKEN: ' tok ', METAOPS_BASIC_AUTH: 'u:p:q' }), { bearer: 'tok', basic: { user: 'u', password: 'p:q' } });
-  t.throws(() => authFromEnv({ METAOPS_BASIC_AUTH: 'nouser' }));
+  t.notOk(authorized('Bearer s3cret', {}), 'no credentials configured: no header authorizes anyone');
+  t.notOk(authorized('Bearer', auth), 'a scheme without a value');
+  t.notOk(authorized(`Token s3cret`, auth), 'another scheme');
+  t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN: ' tok-0123456789abcdef ', METAOPS_BASIC_AUTH: 'u:p:q' }).auth, {
+    bearer: 'tok-0123456789abcdef',
+    basic: { user: 'u', password: 'p:q' },
+  });
+  t.throws(() => settingsFromEnv({ METAOPS_BASIC_AUTH: 'nouser' }));
 });
 
 t.test('with a token, hooks refuse strangers; health, readiness and metrics stay open', async (t) => {

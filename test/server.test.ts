@@ -1,29 +1,24 @@
 // The server process as deployed: TLS from files (reloaded when they change), client certificates (mTLS),
 // and graceful shutdown on SIGTERM that finishes the requests in flight.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { freePort } from './e2e/cluster.js';
+import { Pki } from './fixtures/pki.js';
 import { example, root } from './fixtures/requests.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'metaops-tls-'));
-const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+const TOKEN = 'a-test-token-0123456789abcdef';
+const pki = new Pki();
+const dir = pki.dir;
+pki.issue('client', 'metacontroller');
 
-/** A CA, a server certificate for 127.0.0.1 signed by it (serial `serial`), and a client certificate. */
-function pki(serial: number): void {
-  if (serial === 1) {
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=metaops-test-ca', '-days', '1');
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=metacontroller');
-    openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-out', 'client.crt', '-days', '1', '-set_serial', '100');
-  }
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `server${serial}.key`, '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-out', `server${serial}.crt`, '-days', '1', '-set_serial', String(serial), '-extfile', 'ext.cnf');
+/** A server certificate for 127.0.0.1 signed by the test CA, with this serial. */
+function serverCert(serial: number): void {
+  pki.issue(`server${serial}`, '127.0.0.1', { serial, san: 'IP:127.0.0.1' });
 }
 
 async function startServer(env: NodeJS.ProcessEnv, scheme: 'http' | 'https', port: number): Promise<{ proc: ChildProcess; exited: Promise<number | null> }> {
@@ -68,8 +63,23 @@ function get(scheme: 'http' | 'https', port: number, path: string, tls: Record<s
   });
 }
 
-t.test('TLS from files, reloaded when they change; mTLS refuses a caller without a client certificate', async (t) => {
-  pki(1);
+function post(port: number, path: string, tls: Record<string, unknown>): Promise<{ status: number }> {
+  const body = JSON.stringify(example('memcached-sync'));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json' }, ...tls },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+t.test('TLS from files, reloaded when they change; mTLS: hooks refuse a caller without a client certificate, probes do not', async (t) => {
+  serverCert(1);
   writeFileSync(join(dir, 'tls.crt'), readPem('server1.crt'));
   writeFileSync(join(dir, 'tls.key'), readPem('server1.key'));
   const port = await freePort();
@@ -86,10 +96,15 @@ t.test('TLS from files, reloaded when they change; mTLS refuses a caller without
   const first = await get('https', port, '/healthz', { ca, ...clientCert() });
   t.equal(first.status, 200);
   t.equal(first.serial, '01', 'served with the first certificate');
-  await t.rejects(get('https', port, '/healthz', { ca }), 'no client certificate: refused');
+  // The kubelet's probes have no client certificate: they still reach /healthz and /readyz ...
+  t.equal((await get('https', port, '/healthz', { ca })).status, 200, 'probe without a client certificate: answered');
+  t.equal((await get('https', port, '/readyz', { ca })).status, 200);
+  // ... while a hook call without one is refused.
+  t.equal((await post(port, '/hooks/memcached/sync', { ca })).status, 401, 'hook without a client certificate: 401');
+  t.equal((await post(port, '/hooks/memcached/sync', { ca, ...clientCert() })).status, 200, 'hook with one: answered');
 
   // Rotate: new files in place (as a mounted Secret changes), then a new connection sees the new certificate.
-  pki(2);
+  serverCert(2);
   writeFileSync(join(dir, 'tls.key.new'), readPem('server2.key'));
   writeFileSync(join(dir, 'tls.crt.new'), readPem('server2.crt'));
   renameSync(join(dir, 'tls.key.new'), join(dir, 'tls.key'));
@@ -118,6 +133,7 @@ t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
       AWS_ACCESS_KEY_ID: 'AKIDTEST',
       AWS_SECRET_ACCESS_KEY: 'test',
       AWS_REGION: 'us-east-1',
+      METAOPS_AUTH_TOKEN: TOKEN,
     },
     'http',
     port,
@@ -128,7 +144,11 @@ t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
     children: { 'Secret.v1': {} },
   });
   const started = Date.now();
-  const inFlight = fetch(`http://127.0.0.1:${port}/hooks/s3/sync`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const inFlight = fetch(`http://127.0.0.1:${port}/hooks/s3/sync`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+  });
   await new Promise((r) => setTimeout(r, 500));
   proc.kill('SIGTERM');
   const res = await inFlight;

@@ -42,6 +42,7 @@ export const etcdcluster: CompositeHookDefinition = {
     },
   ],
   resyncPeriodSeconds: 30,
+  effects: true,
   sync: (request, ctx) =>
     sync(request, {
       etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)),

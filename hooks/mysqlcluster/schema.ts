@@ -1,7 +1,7 @@
 // MySQLCluster, database.example.com/v1alpha1: a StatefulSet of MySQL members with their own volumes.
 import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import { commonPrinterColumns, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
 export const DEFAULT_VERSION = '8.0';
 /** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle. */
@@ -10,7 +10,7 @@ export const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P
 
 export const MySQLClusterSpec = Type.Object(
   {
-    size: sizeField('The number of MySQL members.'),
+    size: sizeField('The number of MySQL members.', MAX_SIZE.mysqlcluster),
     // YAML reads `version: 8.0` as the number 8, so the field takes a number or a string; the CRD cannot
     // say "number or string" structurally and keeps it open, and the hook checks the format.
     version: Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })], {

@@ -203,8 +203,9 @@ export function sync(request: CompositeSyncRequest, now: Date, newPassword: () =
 }
 
 function storageOf(claims: unknown[]): string | undefined {
-  const data = claims.find((c) => (c as { metadata?: { name?: string } }).metadata?.name === 'data') ?? claims[0];
-  return (data as { spec?: { resources?: { requests?: { storage?: string } } } }).spec?.resources?.requests?.storage;
+  // Observed data, so any element may be malformed (null, a string): read defensively.
+  const data = claims.find((c) => (c as { metadata?: { name?: string } } | null)?.metadata?.name === 'data') ?? claims[0];
+  return (data as { spec?: { resources?: { requests?: { storage?: string } } } } | null)?.spec?.resources?.requests?.storage;
 }
 
 function stripClaimStatus(claim: unknown): unknown {

@@ -8,6 +8,7 @@ export const podbuggertool: DecoratorHookDefinition = {
   name: 'podbuggertool',
   resources: [{ apiVersion: 'v1', resource: 'pods' }],
   attachments: [],
+  effects: true,
   sync: (request, ctx) => syncPod(request, { kube: ctx.deps.kube(), allowlist: ctx.deps.debugImageAllowlist, now: ctx.deps.now() }),
   customize: () => customizePod(),
 };

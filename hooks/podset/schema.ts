@@ -1,14 +1,14 @@
 // PodSet, apps.jicki.cn/v1alpha1: a set of `size` pods owned directly, named by ordinal.
 import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import { commonPrinterColumns, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
 export const DEFAULT_IMAGE = 'busybox';
 export const DEFAULT_COMMAND = ['sleep', '3600'];
 
 export const PodSetSpec = Type.Object(
   {
-    size: sizeField('Size is the size of the PodSet deployment: the number of pods.'),
+    size: sizeField('Size is the size of the PodSet deployment: the number of pods.', MAX_SIZE.podset),
     image: Type.String({ minLength: 1, default: DEFAULT_IMAGE, description: 'The container image of every pod.' }),
     command: Type.Array(Type.String(), {
       minItems: 1,

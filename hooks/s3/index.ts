@@ -19,6 +19,7 @@ export const s3: CompositeHookDefinition = {
   ],
   // AWS state can drift outside Kubernetes (a bucket deleted by hand): look again every five minutes.
   resyncPeriodSeconds: 300,
+  effects: true,
   sync: async (request, ctx) => sync(request, (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS), ctx.deps.now()),
   finalize: async (request, ctx) => finalize(request, (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS), ctx.deps.now()),
 };

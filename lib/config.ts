@@ -1,0 +1,174 @@
+// The server's settings, read from the environment and checked before anything listens. A setting that is
+// present but wrong stops the server with a message naming it: a typo must never turn a check off (an empty
+// token once meant "no authentication"; a deadline of "10s" once became NaN and made every hook a 503).
+import { readFileSync } from 'node:fs';
+import type { AuthConfig } from './auth.js';
+
+export interface TlsSettings {
+  certFile: string;
+  keyFile: string;
+  /** Client certificates must be signed by this CA (mTLS) to call a hook. */
+  clientCaFile?: string;
+  /** When set, only client certificates whose CN or DNS SAN is listed may call a hook. */
+  clientNames?: string[];
+}
+
+export interface Settings {
+  port: number;
+  host: string;
+  logLevel: string;
+  auth: AuthConfig;
+  /** METAOPS_ALLOW_UNAUTHENTICATED=true: side-effecting hooks serve callers without credentials (logged). */
+  allowUnauthenticated: boolean;
+  bodyLimit: number;
+  hookDeadlineMs: number;
+  tls?: TlsSettings;
+}
+
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+/** Largest body accepted: what a 256 MiB server can parse with room to spare. */
+export const MAX_BODY_LIMIT = 64 * 1024 * 1024;
+export const DEFAULT_HOOK_DEADLINE_MS = 8500;
+/** Metacontroller's default webhook timeout is 10 s: a deadline at or past it answers nobody. */
+export const MAX_HOOK_DEADLINE_MS = 9500;
+export const MIN_HOOK_DEADLINE_MS = 100;
+/** A Bearer token shorter than this is refused: it can be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`metaops cannot start; fix these settings:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A whole number in [min, max] written in plain decimal digits, or a problem naming the variable. */
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const text = raw.trim();
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    problems.push(`${name}=${JSON.stringify(raw)}: expected a whole number from ${min} to ${max}${unitOf(name)}`);
+    return fallback;
+  }
+  return value;
+}
+
+function unitOf(name: string): string {
+  if (name.endsWith('_MS')) return ' (milliseconds, digits only: 8500, not 8.5s)';
+  if (name === 'METAOPS_BODY_LIMIT') return ' (bytes)';
+  return '';
+}
+
+/**
+ * A secret from NAME or NAME_FILE. Present but empty (or only white space) is a problem, not "unset": an
+ * operator who set it meant to turn authentication on.
+ */
+function secret(env: NodeJS.ProcessEnv, name: string, problems: string[]): string | undefined {
+  const file = env[`${name}_FILE`];
+  if (file !== undefined && env[name] !== undefined) {
+    problems.push(`${name} and ${name}_FILE are both set: set one`);
+    return undefined;
+  }
+  let value: string | undefined;
+  let from = name;
+  if (file !== undefined) {
+    from = `${name}_FILE=${file}`;
+    try {
+      value = readFileSync(file, 'utf8');
+    } catch (err) {
+      problems.push(`${from}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      return undefined;
+    }
+  } else {
+    value = env[name];
+  }
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') {
+    problems.push(`${from} is empty: set a value, or unset it`);
+    return undefined;
+  }
+  return trimmed;
+}
+
+function authSettings(env: NodeJS.ProcessEnv, problems: string[]): AuthConfig {
+  const auth: AuthConfig = {};
+  const bearer = secret(env, 'METAOPS_AUTH_TOKEN', problems);
+  if (bearer !== undefined) {
+    if (bearer.length < MIN_TOKEN_LENGTH) problems.push(`METAOPS_AUTH_TOKEN is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    else if (/\s/.test(bearer)) problems.push('METAOPS_AUTH_TOKEN contains white space');
+    else auth.bearer = bearer;
+  }
+  const basic = secret(env, 'METAOPS_BASIC_AUTH', problems);
+  if (basic !== undefined) {
+    const at = basic.indexOf(':');
+    if (at <= 0 || at === basic.length - 1) problems.push('METAOPS_BASIC_AUTH must be "user:password", both non-empty');
+    else auth.basic = { user: basic.slice(0, at), password: basic.slice(at + 1) };
+  }
+  return auth;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, problems: string[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return false;
+  const text = raw.trim().toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  problems.push(`${name}=${JSON.stringify(raw)}: expected true or false`);
+  return false;
+}
+
+function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | undefined {
+  const certFile = env['METAOPS_TLS_CERT_FILE'] || undefined;
+  const keyFile = env['METAOPS_TLS_KEY_FILE'] || undefined;
+  const clientCaFile = env['METAOPS_TLS_CLIENT_CA_FILE'] || undefined;
+  const names = env['METAOPS_TLS_CLIENT_NAMES'];
+  const clientNames = names === undefined ? undefined : names.split(',').map((n) => n.trim()).filter(Boolean);
+  if (!certFile && !keyFile) {
+    if (clientCaFile) problems.push('METAOPS_TLS_CLIENT_CA_FILE needs METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE');
+    if (names !== undefined) problems.push('METAOPS_TLS_CLIENT_NAMES needs TLS with METAOPS_TLS_CLIENT_CA_FILE');
+    return undefined;
+  }
+  if (!certFile || !keyFile) {
+    problems.push('METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE go together: set both or neither');
+    return undefined;
+  }
+  for (const [name, file] of [['METAOPS_TLS_CERT_FILE', certFile], ['METAOPS_TLS_KEY_FILE', keyFile], ['METAOPS_TLS_CLIENT_CA_FILE', clientCaFile]] as const) {
+    if (!file) continue;
+    try {
+      readFileSync(file);
+    } catch (err) {
+      problems.push(`${name}=${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (clientNames !== undefined) {
+    if (!clientCaFile) problems.push('METAOPS_TLS_CLIENT_NAMES needs METAOPS_TLS_CLIENT_CA_FILE');
+    if (clientNames.length === 0) problems.push('METAOPS_TLS_CLIENT_NAMES is empty: list the allowed names, or unset it');
+  }
+  return {
+    certFile,
+    keyFile,
+    ...(clientCaFile ? { clientCaFile } : {}),
+    ...(clientNames && clientNames.length > 0 ? { clientNames } : {}),
+  };
+}
+
+/** Every setting, checked; throws ConfigError listing every problem at once. */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
+  const problems: string[] = [];
+  const port = integer(env, 'PORT', 8080, 0, 65535, problems);
+  const host = (env['HOST'] ?? '0.0.0.0').trim();
+  if (host === '') problems.push('HOST is empty');
+  const logLevel = (env['LOG_LEVEL'] ?? 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(env['LOG_LEVEL'])}: expected one of ${LOG_LEVELS.join(', ')}`);
+  const auth = authSettings(env, problems);
+  const allowUnauthenticated = flag(env, 'METAOPS_ALLOW_UNAUTHENTICATED', problems);
+  const bodyLimit = integer(env, 'METAOPS_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, MAX_BODY_LIMIT, problems);
+  const hookDeadlineMs = integer(env, 'METAOPS_HOOK_DEADLINE_MS', DEFAULT_HOOK_DEADLINE_MS, MIN_HOOK_DEADLINE_MS, MAX_HOOK_DEADLINE_MS, problems);
+  const tls = tlsSettings(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { port, host, logLevel, auth, allowUnauthenticated, bodyLimit, hookDeadlineMs, ...(tls ? { tls } : {}) };
+}

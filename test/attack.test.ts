@@ -1,0 +1,357 @@
+// The hook server under attack: ways around authentication, side effects for strangers, valid Kubernetes data
+// that plain objects choke on (`__proto__`, `constructor`), nesting, sizes at and past the stated limits, and what
+// the log says about it. Each case was an outside finding against the server; each assertion fails without its fix.
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import t from 'tap';
+import { buildApp } from '../lib/app.js';
+import type { Deps } from '../lib/deps.js';
+import { example, FIXED_NOW } from './fixtures/requests.js';
+
+const TOKEN = 'attack-test-token-0123456789';
+
+/** Sends `head` + body over a fresh TCP connection exactly as written; resolves with the status code. */
+function raw(port: number, head: string, body = ''): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+    socket.end(`${head}\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+}
+
+t.test('a configured token cannot be walked around by spelling the request target differently (real socket)', async (t) => {
+  const app = buildApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const body = JSON.stringify(example('memcached-sync'));
+  t.equal(await raw(port, `POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer ${TOKEN}`, body), 200, 'the plain path with the token');
+  const targets = [
+    '/hooks/memcached/sync',
+    '/%68ooks/memcached/sync',
+    '/%68%6f%6f%6b%73/memcached/sync',
+    '/hooks/%6demcached/sync',
+    '/hooks/memcached/%73ync',
+    `http://127.0.0.1:${port}/hooks/memcached/sync`,
+    'http://evil.example/hooks/memcached/sync',
+    '//hooks/memcached/sync',
+    '/hooks//memcached/sync',
+    '/./hooks/memcached/sync',
+    '/x/../hooks/memcached/sync',
+    '/hooks/memcached/sync/',
+    '/hooks/memcached/sync?x=/healthz',
+    '/hooks/memcached/sync;a=b',
+    '/HOOKS/memcached/sync',
+    '/hooks%2Fmemcached%2Fsync',
+  ];
+  for (const target of targets) {
+    const status = await raw(port, `POST ${target} HTTP/1.1`, body);
+    t.ok(status === 401 || status === 404 || status === 400, `POST ${target} without the token: ${status}`);
+  }
+  for (const target of ['/%68ooks/memcached/sync', `http://127.0.0.1:${port}/hooks/memcached/sync`, '/hooks/memcached/sync?a=1']) {
+    t.equal(await raw(port, `POST ${target} HTTP/1.1\r\nauthorization: Bearer wrong-token-xxxxxxxx`, body), 401, `${target}: a wrong token is 401`);
+  }
+});
+
+/** Clients that record every call, so a test can say that nothing reached the API server, etcd or AWS. */
+function recordingDeps(calls: string[]): Partial<Deps> {
+  const recorder = (dependency: string): any =>
+    new Proxy(
+      {},
+      {
+        get: (_o, method) => {
+          if (method === 'then') return undefined;
+          if (method === 'withDeadline') return () => recorder(dependency);
+          if (method === 'region') return 'us-east-1';
+          return async () => {
+            calls.push(`${dependency}.${String(method)}`);
+            throw new Error('recorded');
+          };
+        },
+      },
+    );
+  return {
+    now: () => FIXED_NOW,
+    etcdClient: () => {
+      calls.push('etcdClient');
+      return recorder('etcd');
+    },
+    aws: async () => {
+      calls.push('aws');
+      return recorder('aws');
+    },
+    kube: () => {
+      calls.push('kube');
+      return recorder('kube');
+    },
+  };
+}
+
+const etcdCluster = () => ({
+  controller: {},
+  parent: {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name: 'example', namespace: 'default', uid: 'u-etcd', generation: 1 },
+    spec: { size: 3, version: '3.5.21' },
+  },
+  children: { 'Pod.v1': {}, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
+  related: {},
+  finalizing: false,
+});
+
+const s3 = (finalizing = false) => ({
+  controller: {},
+  parent: {
+    apiVersion: 's3.metaops.dev/v1',
+    kind: 'S3',
+    metadata: { name: 'bucket', namespace: 'default', uid: 'u-s3', generation: 1 },
+    spec: { bucketName: 'metaops-attack-bucket', deletionPolicy: 'Delete', forceDelete: true },
+    status: { bucketName: 'metaops-attack-bucket' },
+  },
+  children: { 'Secret.v1': {} },
+  related: {},
+  finalizing,
+});
+
+const pod = () => ({
+  controller: {},
+  object: {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'victim', namespace: 'default', uid: 'u-pod', labels: { app: 'web' } },
+    spec: { containers: [{ name: 'app', image: 'nginx' }] },
+    status: { phase: 'Running' },
+  },
+  attachments: {},
+  related: {
+    'PodBuggerTool.debug.metaops.dev/v1alpha1': {
+      tool: {
+        apiVersion: 'debug.metaops.dev/v1alpha1',
+        kind: 'PodBuggerTool',
+        metadata: { name: 'tool', namespace: 'default', uid: 'u-tool' },
+        spec: { selector: { matchLabels: { app: 'web' } }, image: 'busybox', profile: 'sysadmin' },
+      },
+    },
+  },
+  finalizing: false,
+});
+
+const sideEffecting: Array<[string, () => unknown]> = [
+  ['/hooks/etcdcluster/sync', etcdCluster],
+  ['/hooks/s3/sync', () => s3()],
+  ['/hooks/s3/finalize', () => s3(true)],
+  ['/hooks/podbuggertool/sync', pod],
+];
+
+t.test('without credentials, hooks that act on the world answer 401 and call nothing; pure hooks answer', async (t) => {
+  const calls: string[] = [];
+  const app = buildApp({ deps: recordingDeps(calls) });
+  t.teardown(() => app.close());
+  for (const [url, body] of sideEffecting) {
+    const res = await app.inject({ method: 'POST', url, payload: body() as object });
+    t.equal(res.statusCode, 401, `${url}: 401`);
+    t.match(res.json().message, /METAOPS_AUTH_TOKEN/, `${url}: says how to configure credentials`);
+  }
+  t.same(calls, [], 'no call to the API server, etcd or AWS');
+  for (const name of ['memcached-sync', 'podset-sync', 'mysqlcluster-sync']) {
+    const res = await app.inject({ method: 'POST', url: `/hooks/${name.replace('-', '/')}`, payload: example(name) });
+    t.equal(res.statusCode, 200, `${name}: a pure hook still answers without credentials`);
+  }
+  const customize = await app.inject({ method: 'POST', url: '/hooks/etcdcluster/customize', payload: { controller: {}, parent: etcdCluster().parent } });
+  t.equal(customize.statusCode, 200, 'a customize hook is pure');
+});
+
+t.test('with credentials, or the explicit opt-out, the same hooks act', async (t) => {
+  for (const [label, options, headers] of [
+    ['token', { auth: { bearer: TOKEN } }, { authorization: `Bearer ${TOKEN}` }],
+    ['opt-out', { allowUnauthenticated: true }, {}],
+  ] as const) {
+    const calls: string[] = [];
+    const app = buildApp({ ...options, deps: recordingDeps(calls) });
+    for (const [url, body] of sideEffecting) {
+      const res = await app.inject({ method: 'POST', url, payload: body() as object, headers });
+      t.not(res.statusCode, 401, `${label}: ${url} is served`);
+    }
+    t.ok(calls.includes('etcdClient') && calls.includes('aws'), `${label}: the hooks reached their clients (${calls.length} calls)`);
+    await app.close();
+  }
+  const calls: string[] = [];
+  const app = buildApp({ auth: { bearer: TOKEN }, deps: recordingDeps(calls) });
+  t.teardown(() => app.close());
+  const wrong = await app.inject({ method: 'POST', url: '/hooks/s3/finalize', payload: s3(true), headers: { authorization: 'Bearer not-the-token-at-all' } });
+  t.equal(wrong.statusCode, 401);
+  t.same(calls, [], 'a wrong token reaches nothing');
+});
+
+t.test('a hook without the `effects` flag still gets no clients for a stranger', async (t) => {
+  let reached = false;
+  const app = buildApp({
+    deps: { ...recordingDeps([]), aws: async () => ((reached = true), {} as never) },
+    hooks: [
+      {
+        type: 'composite',
+        name: 'sneaky',
+        resource: {} as any,
+        childResources: [],
+        sync: async (_request, ctx) => {
+          await ctx.deps.aws();
+          return { status: {}, children: [] };
+        },
+      },
+    ],
+  });
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'POST', url: '/hooks/sneaky/sync', payload: example('memcached-sync') });
+  t.equal(res.statusCode, 401);
+  t.notOk(reached, 'the AWS factory was never called');
+});
+
+/** An observed child of the request (a Service named after the parent, added when nothing is observed). */
+function anObservedChild(req: any): any {
+  const group = Object.values(req.children as Record<string, Record<string, any>>).find((g) => Object.keys(g).length > 0);
+  if (group) return Object.values(group)[0];
+  const name = req.parent.metadata.name;
+  const service = { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default', uid: 'u-svc' }, spec: { ports: [{ port: 1 }] } };
+  req.children['Service.v1'] = { [name]: service };
+  return service;
+}
+
+/** A request body with `key` spliced in as a raw JSON key (an object literal's `__proto__` would set the prototype). */
+function withKey(text: string, marker: string, key: string, value: string): string {
+  return text.replace(`"${marker}":"${marker}"`, `${JSON.stringify(key)}:${JSON.stringify(value)}`);
+}
+
+t.test('names and keys that plain objects know (`constructor`, `__proto__`, `toString`) are just data', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  for (const kind of ['memcached', 'podset', 'mysqlcluster']) {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+      const req = example(`${kind}-sync`) as any;
+      req.parent.metadata.name = name;
+      // The observed children keyed by that name too, as Metacontroller keys them.
+      for (const group of Object.values(req.children as Record<string, Record<string, any>>)) {
+        const first = Object.values(group)[0];
+        if (first) {
+          for (const k of Object.keys(group)) delete group[k];
+          first.metadata.name = name;
+          group[name] = first;
+        }
+      }
+      const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: JSON.stringify(req), headers: { 'content-type': 'application/json' } });
+      t.equal(res.statusCode, 200, `${kind} named ${name}: ${res.statusCode}`);
+    }
+    // `__proto__` as a label key of the parent and of an observed child, and as a child map key.
+    const req = example(`${kind}-sync`) as any;
+    req.parent.metadata.labels = { mark: 'mark' };
+    req.parent.spec.size = -1; // invalid: every observed child must come back exactly as it is
+    const child = anObservedChild(req);
+    child.metadata.labels = { mark: 'mark' };
+    const text = withKey(withKey(JSON.stringify(req), 'mark', '__proto__', 'x'), 'mark', '__proto__', 'y');
+    const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: text, headers: { 'content-type': 'application/json' } });
+    t.equal(res.statusCode, 200, `${kind}: a __proto__ label is valid data, not a 400`);
+    const kept = (res.json().children as any[]).find((c) => c.metadata.name === child.metadata.name);
+    t.ok(kept && Object.hasOwn(kept.metadata.labels, '__proto__'), `${kind}: the child's __proto__ label is returned as it was`);
+    t.equal(Object.getPrototypeOf(kept.metadata.labels), Object.prototype);
+  }
+});
+
+t.test('nesting: well past what Kubernetes objects use is answered; deeper than the stated limit is a clear 400', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  for (const [depth, expected] of [
+    [900, 200],
+    [2000, 400],
+    [200_000, 400],
+  ] as const) {
+    for (const kind of ['memcached', 'podset', 'mysqlcluster']) {
+      const req = example(`${kind}-sync`) as any;
+      req.parent.spec.size = -1; // invalid: observed children are returned unchanged, nesting and all
+      const child = anObservedChild(req);
+      (child.spec ??= {}).affinity = 'DEEP';
+      const text = JSON.stringify(req).replace('"DEEP"', '{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
+      const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: text, headers: { 'content-type': 'application/json' } });
+      t.equal(res.statusCode, expected, `${kind}, ${depth} levels: ${res.statusCode}`);
+      if (expected === 400) t.match(res.json().message, /nests deeper than 1000 levels/);
+      else t.equal(JSON.stringify(res.json()).split('{"a":').length - 1, depth, 'the nesting comes back whole');
+    }
+  }
+  // Brackets inside strings are not nesting.
+  const req = example('memcached-sync') as any;
+  req.parent.metadata.annotations = { note: '['.repeat(5000) + '{'.repeat(5000) };
+  t.equal((await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: req })).statusCode, 200);
+});
+
+t.test('malformed observed data is an answer, not a 500', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  const req = example('mysqlcluster-sync') as any;
+  const sts = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: req.parent.metadata.name, namespace: 'default' },
+    spec: { volumeClaimTemplates: [null, 'x', { metadata: null }] },
+  };
+  req.children['StatefulSet.apps/v1'] = { [sts.metadata.name]: sts };
+  const res = await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload: req });
+  t.equal(res.statusCode, 200, `volumeClaimTemplates: [null, ...]: ${res.statusCode}`);
+});
+
+t.test('sizes: the stated maxima are served; past them, InvalidSpec and every child kept', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  for (const [kind, max] of [
+    ['podset', 1000],
+    ['memcached', 1000],
+    ['mysqlcluster', 9],
+  ] as const) {
+    const at = example(`${kind}-sync`) as any;
+    at.parent.spec.size = max;
+    const ok = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: at });
+    t.equal(ok.statusCode, 200);
+    t.not(ok.json().status.conditions[0].reason, 'InvalidSpec', `${kind} at ${max}: served`);
+    for (const size of [max + 1, 2147483647]) {
+      const req = example(`${kind}-sync`) as any;
+      req.parent.spec.size = size;
+      const observed = Object.values(req.children as Record<string, Record<string, unknown>>).reduce((n, g) => n + Object.keys(g).length, 0);
+      const started = Date.now();
+      const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: req });
+      t.equal(res.statusCode, 200);
+      t.match(res.json().status.conditions[0], { reason: 'InvalidSpec', message: new RegExp(`less or equal to ${max}`) }, `${kind} at ${size}`);
+      t.equal(res.json().children.length, observed, 'every observed child kept');
+      t.ok(Date.now() - started < 2000, 'answered at once');
+    }
+  }
+});
+
+t.test('refusals are logged with their reason; credentials and raw bytes never are', async (t) => {
+  let logged = '';
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      logged += chunk.toString();
+      cb();
+    },
+  });
+  const app = buildApp({ logger: { level: 'trace', stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const body = JSON.stringify(example('memcached-sync'));
+  t.equal(await raw(port, 'POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer wrong-secret-in-header', body), 401);
+  t.equal(await raw(port, `POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer ${TOKEN}`, '{"controller":{}}'), 400);
+  // Malformed HTTP carrying the real token: refused, and the bytes are not written to the log.
+  t.equal(await raw(port, `POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer ${TOKEN}\r\nbad header line`, body), 400);
+  t.equal(await raw(port, `GET /nowhere HTTP/1.1`), 404);
+  await new Promise((r) => setTimeout(r, 50));
+  const lines = logged.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.ok(lines.some((l) => l['statusCode'] === 401 && /credentials/.test(String(l['reason']))), 'the 401 is logged with its reason');
+  t.ok(lines.some((l) => l['statusCode'] === 400 && /parent/.test(String(l['reason']))), 'the 400 is logged with its reason');
+  t.ok(lines.some((l) => l['statusCode'] === 400 && l['msg'] === 'malformed HTTP request refused'), 'the malformed request is logged');
+  t.ok(lines.some((l) => l['statusCode'] === 404), 'the 404 is logged');
+  t.notMatch(logged, TOKEN, 'the token is never logged');
+  t.notMatch(logged, 'wrong-secret-in-header', 'nor a wrong one');
+  t.notMatch(logged, 'rawPacket', 'nor raw packets');
+});
