@@ -158,6 +158,14 @@ export type WebhookTarget =
 
 export const PRODUCTION_TARGET: WebhookTarget = { kind: 'service', name: 'metaops', namespace: 'metaops', port: 80 };
 
+/**
+ * The Secret whose `token` every shipped webhook sends as `Authorization: Bearer` (Metacontroller v4.17's webhook
+ * `authorization` field: pkg/apis/metacontroller/v1alpha1/types.go, `Webhook.Authorization` with a `SecretKeyRef`
+ * of name, namespace and key). The Deployment reads the same key into METAOPS_AUTH_TOKEN. The README's install
+ * creates it before `kubectl apply -k manifests/`.
+ */
+export const PRODUCTION_AUTHORIZATION = { namespace: 'metaops', name: 'metaops-hook-token', key: 'token' } as const;
+
 export interface ControllerOptions {
   target: WebhookTarget;
   timeout?: string;

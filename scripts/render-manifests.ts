@@ -9,6 +9,7 @@ import {
   controllerName,
   crd,
   crdName,
+  PRODUCTION_AUTHORIZATION,
   PRODUCTION_TARGET,
   type ControllerOptions,
 } from '../lib/manifests.js';
@@ -38,7 +39,7 @@ export function renderManifests(defs: HookDefinition[] = hooks): Map<string, str
     if (def.type === 'composite') {
       files.set(`crds/${crdName(def.resource)}.yaml`, HEADER + toYaml(crd(def.resource)));
     }
-    files.set(`controllers/${controllerName(def)}.yaml`, HEADER + renderController(def, { target: PRODUCTION_TARGET }));
+    files.set(`controllers/${controllerName(def)}.yaml`, HEADER + renderController(def, { target: PRODUCTION_TARGET, authorization: { ...PRODUCTION_AUTHORIZATION } }));
   }
   return files;
 }

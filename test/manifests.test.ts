@@ -134,3 +134,26 @@ t.test('controllers can send the hook token (Metacontroller webhook authorizatio
   const plain = controller(def, { target: PRODUCTION_TARGET }) as any;
   t.notOk(plain.spec.hooks.sync.webhook.authorization, 'off unless asked for');
 });
+
+t.test('every webhook of every shipped controller carries credentials, and the Deployment requires the token', async (t) => {
+  const dir = join(root, 'manifests', 'controllers');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  t.equal(files.length, hooks.length, 'one controller per hook definition');
+  for (const file of files) {
+    const doc = YAML.parse(readFileSync(join(dir, file), 'utf8'));
+    const webhooks = Object.entries(doc.spec.hooks as Record<string, { webhook: Record<string, unknown> }>);
+    t.ok(webhooks.length > 0);
+    for (const [hook, { webhook }] of webhooks) {
+      t.same(
+        webhook['authorization'],
+        { type: 'Bearer', secretRef: { namespace: 'metaops', name: 'metaops-hook-token', key: 'token' } },
+        `${file} ${hook}: sends the token`,
+      );
+    }
+  }
+  const deployment = YAML.parse(readFileSync(join(root, 'manifests', 'deploy', 'deployment.yaml'), 'utf8'));
+  const env = deployment.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: any }>;
+  const token = env.find((e) => e.name === 'METAOPS_AUTH_TOKEN');
+  t.same(token?.valueFrom?.secretKeyRef, { name: 'metaops-hook-token', key: 'token' }, 'the token is read from the Secret, not optional');
+  t.notOk(env.some((e) => e.name === 'METAOPS_ALLOW_UNAUTHENTICATED'), 'the Deployment never opts out');
+});
