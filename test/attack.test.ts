@@ -355,3 +355,36 @@ t.test('refusals are logged with their reason; credentials and raw bytes never a
   t.notMatch(logged, 'wrong-secret-in-header', 'nor a wrong one');
   t.notMatch(logged, 'rawPacket', 'nor raw packets');
 });
+
+t.test('a dependency that answers without end is cut off at the stated size, not buffered', async (t) => {
+  const { createServer } = await import('node:http');
+  const { call, AnswerTooLargeError, MAX_ANSWER_BYTES } = await import('../lib/http.js');
+  let sent = 0;
+  const server = createServer((req, res) => {
+    if (req.url === '/declared') {
+      res.writeHead(200, { 'content-length': String(400 * 1024 * 1024) });
+      res.write('x');
+      return;
+    }
+    // 400 MB in 64 KiB chunks, for as long as the client reads.
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const pump = () => {
+      while (sent < 400 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    pump();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  const options = { method: 'GET', timeoutMs: 20_000, timeoutError: () => new Error('timeout') };
+  await t.rejects(call(new URL(`http://127.0.0.1:${port}/stream`), options), AnswerTooLargeError);
+  t.ok(sent < 64 * 1024 * 1024, `the server sent ${Math.round(sent / 1048576)} MiB before the call gave up (limit ${MAX_ANSWER_BYTES / 1048576} MiB)`);
+  await t.rejects(call(new URL(`http://127.0.0.1:${port}/declared`), options), AnswerTooLargeError, 'a declared length over the limit: refused before reading');
+  const small = await call(new URL(`http://127.0.0.1:${port}/stream`), { ...options, maxBytes: 1024 }).catch((e: Error) => e);
+  t.ok(small instanceof AnswerTooLargeError, 'the limit is per call');
+});
