@@ -6,7 +6,7 @@ import t from 'tap';
 import { hooks } from '../hooks/index.js';
 import { buildApp } from '../lib/app.js';
 import type { Deps } from '../lib/deps.js';
-import { FIXED_NOW } from './fixtures/requests.js';
+import { example, FIXED_NOW } from './fixtures/requests.js';
 
 const down = () => Promise.reject(new Error('dependency down'));
 const unreachable: Partial<Deps> = {
@@ -113,4 +113,96 @@ t.test('a body over the limit is a 413', async (t) => {
   t.teardown(() => small.close());
   const res = await small.inject({ method: 'POST', url: '/hooks/podset/sync', payload: { controller: {}, pad: 'x'.repeat(2000) } });
   t.equal(res.statusCode, 413);
+});
+
+// Ways around authentication: the hook paths percent-encoded at random, in absolute form with random hosts,
+// with doubled slashes, dot segments, queries and fragments, sent as written over a real socket. With a token
+// configured and none sent, no spelling may be served.
+t.test('spellings of a hook path never reach the hook without the token (real socket)', async (t) => {
+  const { connect } = await import('node:net');
+  const guarded = buildApp({ deps: unreachable, auth: { bearer: 'fuzz-token-0123456789abcdef' } });
+  t.teardown(() => guarded.close());
+  await guarded.listen({ port: 0, host: '127.0.0.1' });
+  const port = (guarded.server.address() as { port: number }).port;
+  const send = (target: string, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+      socket.end(`POST ${target} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+    });
+  const encode = (path: string, mask: boolean[]) =>
+    [...path].map((c, i) => (mask[i % mask.length] && c !== '/' ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c)).join('');
+  const served: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...hooks.flatMap((h) => ['sync', 'finalize', 'customize'].map((x) => `/hooks/${h.name}/${x}`))),
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+      fc.constantFrom('', 'http://127.0.0.1', 'http://evil.example:80', 'https://x', '/', '/.', '/a/..'),
+      fc.constantFrom('', '/', '?a=1', '#f', '?/healthz', ';x'),
+      fc.boolean(),
+      async (path, mask, prefix, suffix, upper) => {
+        const encoded = encode(path, mask);
+        const target = `${prefix}${upper ? encoded.toUpperCase().replace(/%([0-9A-F]{2})/g, (m) => m) : encoded}${suffix}`;
+        const status = await send(target.startsWith('/') || target.startsWith('http') ? target : `/${target}`, JSON.stringify(example('memcached-sync')));
+        if (status >= 200 && status < 400) served.push(`${target}: ${status}`);
+        return true;
+      },
+    ),
+    { numRuns: 200 },
+  );
+  t.same(served, [], 'no spelling was served without the token');
+});
+
+// Keys that plain objects know, inserted at random places of valid requests of every hook (every observed
+// object's labels, annotations, spec and data maps, and the child maps themselves): valid data, never a 5xx, never
+// refused as invalid JSON.
+t.test('prototype-named keys anywhere in a request: never a 5xx, never "not valid JSON"', async (t) => {
+  const keys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineSetter__'];
+  const failures: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...composite),
+      fc.constantFrom(...keys),
+      fc.constantFrom('labels', 'annotations', 'spec', 'childKey', 'parentName', 'childName'),
+      async (def, key, where) => {
+        if (def.type !== 'composite') return true;
+        const apiVersion = `${def.resource.group}/${def.resource.version}`;
+        const children = observedChildren(['fuzz', 'fuzz-0']);
+        const parent: any = { apiVersion, kind: def.resource.kind, metadata: { name: 'fuzz', namespace: 'default', generation: 1, labels: { MARK: 'MARK' }, annotations: { MARK: 'MARK' } }, spec: { size: 1, MARK: 'MARK' } };
+        if (where === 'parentName') parent.metadata.name = key;
+        if (where === 'childName') for (const g of Object.values(children)) for (const o of Object.values(g) as any[]) o.metadata.name = key;
+        let text = JSON.stringify({ controller: {}, parent, children: where === 'childKey' ? { ...children, MARK: { MARK: 'MARK' } } : children });
+        const marker = where === 'labels' || where === 'annotations' || where === 'spec' || where === 'childKey' ? '"MARK":"MARK"' : undefined;
+        if (marker) text = text.replaceAll(marker, `${JSON.stringify(key)}:"x"`);
+        else text = text.replaceAll('"MARK":"MARK"', '"m":"m"');
+        const res = await app.inject({ method: 'POST', url: `/hooks/${def.name}/sync`, payload: text, headers: { 'content-type': 'application/json' } });
+        if (res.statusCode >= 500 || /not valid JSON/.test(res.body)) failures.push(`${def.name} ${where}=${key}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+        return true;
+      },
+    ),
+    { numRuns: 300 },
+  );
+  t.same(failures, []);
+});
+
+t.test('sizes around the stated maxima: served up to the maximum, InvalidSpec past it', async (t) => {
+  const { MAX_SIZE } = await import('../lib/schemas.js');
+  const wrong: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...(Object.keys(MAX_SIZE) as Array<keyof typeof MAX_SIZE>)), fc.integer({ min: -3, max: 3 }), async (kind, delta) => {
+      const max = MAX_SIZE[kind];
+      const size = max + delta;
+      const req = example(`${kind}-sync`) as any;
+      req.parent.spec.size = size;
+      const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: req });
+      const reason = res.json().status?.conditions?.find((c: any) => c.type === 'Ready')?.reason;
+      if (res.statusCode !== 200 || (size > max) !== (reason === 'InvalidSpec')) wrong.push(`${kind} size ${size}: ${res.statusCode} ${reason}`);
+      return true;
+    }),
+    { numRuns: 60 },
+  );
+  t.same(wrong, []);
 });
