@@ -179,6 +179,8 @@ export interface ControllerOptions {
    * hook call: the webhook `authorization` field. Pair it with METAOPS_AUTH_TOKEN on the server.
    */
   authorization?: { namespace: string; name: string; key: string };
+  /** Overrides every controller's resync period (the end-to-end suite resyncs often, to check quiet at rest). */
+  resyncPeriodSeconds?: number;
 }
 
 function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
@@ -218,7 +220,8 @@ export function controller(def: HookDefinition, options: ControllerOptions): Jso
       childResources: rules,
       hooks,
     };
-    if (def.resyncPeriodSeconds) spec['resyncPeriodSeconds'] = def.resyncPeriodSeconds;
+    const resync = options.resyncPeriodSeconds ?? def.resyncPeriodSeconds;
+    if (resync) spec['resyncPeriodSeconds'] = resync;
     return { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata, spec };
   }
   const spec: JsonObject = {
@@ -226,7 +229,8 @@ export function controller(def: HookDefinition, options: ControllerOptions): Jso
     attachments: rules,
     hooks,
   };
-  if (def.resyncPeriodSeconds) spec['resyncPeriodSeconds'] = def.resyncPeriodSeconds;
+  const resync = options.resyncPeriodSeconds ?? def.resyncPeriodSeconds;
+  if (resync) spec['resyncPeriodSeconds'] = resync;
   return { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata, spec };
 }
 

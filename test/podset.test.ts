@@ -113,3 +113,27 @@ t.test('the pods come with their JSON written once for all (the service sends it
   const res = sync(request('podset', { size: 3 }), FIXED_NOW);
   t.equal(joinedJson('', jsonItemsOf(res.children)!, ''), JSON.stringify(res.children));
 });
+
+t.test('an evicted (Failed) or completed pod is deleted and then recreated under its name, across syncs', async (t) => {
+  // Sync 1: three pods, pod-1 evicted.
+  const first = sync(request('podset', { size: 3 }), FIXED_NOW);
+  const observedPods = first.children.map((c) => asObserved(c, readyPod));
+  observedPods[1]!['status'] = { phase: 'Failed', reason: 'Evicted' };
+  observedPods[2]!['status'] = { phase: 'Succeeded' };
+  const parent = { ...request('podset', { size: 3 }).parent, status: first.status };
+  const second = sync(request('podset', { size: 3 }, { parent, children: objectMap(observedPods) }), FIXED_NOW);
+  t.same(second.children.map((c) => c.metadata.name), ['podset-sample-0'], 'the finished pods are left out, so they are deleted');
+  t.equal(second.status['replicas'], 1, 'status counts only the live pod');
+  t.same(second.status['nodes'], ['podset-sample-0']);
+  // Sync 3: Metacontroller deleted them; they are terminating: still left out (the name is taken).
+  const terminating = observedPods.map((p, i) => (i === 0 ? p : { ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }));
+  const third = sync(request('podset', { size: 3 }, { parent: { ...parent, status: second.status }, children: objectMap(terminating) }), FIXED_NOW);
+  t.same(third.children.map((c) => c.metadata.name), ['podset-sample-0'], 'while the finished pods terminate, their names stay out of the answer');
+  t.equal(third.status['replicas'], 1);
+  // Sync 4: gone: desired again, so Metacontroller creates them under their names.
+  const fourth = sync(request('podset', { size: 3 }, { parent: { ...parent, status: third.status }, children: objectMap([observedPods[0]!]) }), FIXED_NOW);
+  t.same(fourth.children.map((c) => c.metadata.name), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  // A Running pod that is not Ready is kept (it may become Ready).
+  const slow = first.children.map((c) => asObserved(c, { phase: 'Running' }));
+  t.equal(sync(request('podset', { size: 3 }, { children: objectMap(slow) }), FIXED_NOW).children.length, 3);
+});

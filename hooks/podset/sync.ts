@@ -64,6 +64,12 @@ export function byOrdinal(base: string, pods: KubeObject[]): KubeObject[] {
   return ordered;
 }
 
+/** A pod whose phase is Failed or Succeeded: its containers will not run again. */
+export function isFinished(pod: KubeObject): boolean {
+  const phase = (pod['status'] as { phase?: unknown } | undefined)?.phase;
+  return phase === 'Failed' || phase === 'Succeeded';
+}
+
 export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
   const parent = request.parent;
   const name = parent.metadata.name ?? '';
@@ -71,14 +77,22 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
   const spec = parsed.spec;
 
-  const pods = byOrdinal(name, observedUnordered(request.children, 'Pod', 'v1').filter((p) => !isTerminating(p)));
+  const observedPods = observedUnordered(request.children, 'Pod', 'v1');
+  // A pod that has finished (evicted, OOM-killed under restartPolicy Never, completed) never runs again: it is
+  // left out of this answer, so Metacontroller deletes it, and once it is gone it is created again under its name.
+  const finished = new Set<string>();
+  for (const p of observedPods) if (isFinished(p)) finished.add(p.metadata.name!);
+  const pods = byOrdinal(name, observedPods.filter((p) => !isTerminating(p) && !isFinished(p)));
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, exists: true };
 
   const labels = podLabels(parent);
   const template = podSpec(spec);
-  const names = new Array<string>(spec.size);
-  for (let i = 0; i < spec.size; i++) names[i] = podName(name, i);
+  const names: string[] = [];
+  for (let i = 0; i < spec.size; i++) {
+    const podNamed = podName(name, i);
+    if (!finished.has(podNamed)) names.push(podNamed);
+  }
   // The pods differ only in their names: their JSON is written once, with each name spliced in.
   const children = alikeButName(names, (named) => pod(parent, named, labels, template));
   return {

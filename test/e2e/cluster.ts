@@ -53,6 +53,33 @@ export async function waitFor<T>(
   }
 }
 
+/** Every controller of the suite resyncs this often, so that a quiet period covers at least two resyncs. */
+export const E2E_RESYNC_SECONDS = 5;
+
+const PRESERVE_PARENT_PATCH = [
+  {
+    op: 'add',
+    path: '/spec/versions/0/schema/openAPIV3Schema/properties/parentPatch',
+    value: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
+];
+
+/** The kinds a quiet period watches in a scenario's namespace, besides its parents. */
+const WATCHED = [
+  'pods', 'services', 'secrets', 'configmaps', 'deployments.apps', 'statefulsets.apps', 'persistentvolumeclaims',
+  'jobs.batch', 'cronjobs.batch', 'poddisruptionbudgets.policy', 'controllerrevisions.metacontroller.k8s.io',
+];
+
+export interface QuietOptions {
+  namespace?: string;
+  /** The scenario's parents as `<resource>/<name>`, e.g. `memcacheds/memcached-sample`. */
+  parents: string[];
+  /** The hook routes that serve them, e.g. `memcached/sync`. */
+  hooks: string[];
+  /** How long nothing may change; at least two resyncs. */
+  seconds?: number;
+}
+
 export class ControlPlane {
   readonly dir: string;
   readonly kubeconfig: string;
@@ -153,6 +180,12 @@ export class ControlPlane {
       'apply', '-f', join(mc, 'metacontroller-namespace.yaml'), '-f', join(mc, 'metacontroller-rbac.yaml'),
       '-f', join(mc, 'metacontroller-crds-v1.yaml'),
     ]);
+    // Metacontroller v1.5.20's ControllerRevision CRD has no schema for `parentPatch`, so the API server prunes
+    // it; Metacontroller then sees every revision differ from what it wrote and rewrites it, which made a PodSet
+    // of two or more pods sync ~100 times a second. v4.17's CRD keeps the field
+    // (manifests/production/metacontroller-crds-v1.yaml: controllerrevisions, `parentPatch` with
+    // x-kubernetes-preserve-unknown-fields: true), and so does the suite's, as users run it.
+    await this.kubectl(['patch', 'crd', 'controllerrevisions.metacontroller.k8s.io', '--type=json', '-p', JSON.stringify(PRESERVE_PARENT_PATCH)]);
     await this.kubectl(['apply', '-f', join(this.repo, 'manifests', 'crds')]);
     await this.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
@@ -261,6 +294,68 @@ export class ControlPlane {
       marked.push(pod.metadata.name);
     }
     return marked;
+  }
+
+  /** resourceVersion of every watched object of the namespace and of the parents, by kind/name. */
+  private async versions(o: QuietOptions): Promise<Map<string, string>> {
+    const ns = o.namespace ?? 'default';
+    const out = new Map<string, string>();
+    const list = await this.json<{ items: any[] }>(['get', '-n', ns, [...WATCHED, ...new Set(o.parents.map((p) => p.split('/')[0]!))].join(',')]);
+    for (const item of list.items) out.set(`${item.kind}/${item.metadata.name}`, item.metadata.resourceVersion);
+    for (const parent of o.parents) {
+      if (!out.has(parent)) {
+        const obj = await this.getOrUndefined(['-n', ns, parent]);
+        if (obj) out.set(`${obj.kind}/${obj.metadata.name}`, obj.metadata.resourceVersion);
+      }
+    }
+    return out;
+  }
+
+  /** Calls each hook route has answered so far, from the hook server's own metrics. */
+  async hookCalls(): Promise<Map<string, number>> {
+    const text = await (await fetch(`http://127.0.0.1:${this.hookPort}/metrics`)).text();
+    const calls = new Map<string, number>();
+    for (const m of text.matchAll(/^metaops_hook_requests_total\{hook="([^"]+)",outcome="[^"]+"\} (\d+)/gm)) {
+      calls.set(m[1]!, (calls.get(m[1]!) ?? 0) + Number(m[2]));
+    }
+    return calls;
+  }
+
+  /**
+   * Quiet at rest: after a scenario converges, nothing changes for `seconds` (at least two resyncs of every
+   * controller): no watched object and no parent changes its resourceVersion, and each hook is called no more
+   * than its resyncs explain. A sync loop (a child or a status rewritten at every sync) fails here. Waits first
+   * (up to 30 s) for the last changes in flight to land; a system that never settles fails too.
+   */
+  async assertQuiet(o: QuietOptions): Promise<string> {
+    const seconds = o.seconds ?? E2E_RESYNC_SECONDS * 2 + 2;
+    const diff = (a: Map<string, string>, b: Map<string, string>) =>
+      [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).map((k) => `${k} ${a.get(k) ?? '-'} -> ${b.get(k) ?? '-'}`);
+    let before = await this.versions(o);
+    const settleBy = Date.now() + 30_000;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 3000));
+      const now = await this.versions(o);
+      const changed = diff(before, now);
+      before = now;
+      if (changed.length === 0) break;
+      if (Date.now() > settleBy) throw new Error(`never settled: still changing after 30 s: ${changed.slice(0, 8).join('; ')}`);
+    }
+    const callsBefore = await this.hookCalls();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const after = await this.versions(o);
+    const callsAfter = await this.hookCalls();
+    const changed = diff(before, after);
+    if (changed.length > 0) throw new Error(`not quiet at rest: within ${seconds}s ${changed.length} objects changed: ${changed.slice(0, 8).join('; ')}`);
+    // Each parent is synced once per resync (and once more at the edges): anything beyond is a loop.
+    const allowed = o.parents.length * (Math.ceil(seconds / E2E_RESYNC_SECONDS) + 2);
+    const counts: string[] = [];
+    for (const hook of o.hooks) {
+      const n = (callsAfter.get(hook) ?? 0) - (callsBefore.get(hook) ?? 0);
+      counts.push(`${hook} ${n}`);
+      if (n > allowed) throw new Error(`not quiet at rest: ${hook} called ${n} times in ${seconds}s (resyncs explain at most ${allowed})`);
+    }
+    return `quiet for ${seconds}s: ${before.size} objects unchanged, hook calls ${counts.join(', ')}`;
   }
 
   /** The tail of every component log, for a failed scenario. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { hooks } from '../../hooks/index.js';
 import { renderController } from '../../scripts/render-manifests.js';
 import { root } from '../fixtures/requests.js';
-import { ControlPlane } from './cluster.js';
+import { ControlPlane, E2E_RESYNC_SECONDS } from './cluster.js';
 import { scenarios } from './scenarios.js';
 
 function build(): string {
@@ -33,7 +33,10 @@ async function main(): Promise<number> {
     const started = Date.now();
     await plane.up((base) =>
       // Metacontroller v1.5.20 (the release the proxy serves) has no webhook `etag` field: leave it out.
-      hooks.map((d) => renderController(d, { target: { kind: 'url', base }, etag: false })).join('---\n'),
+      // Every controller resyncs every E2E_RESYNC_SECONDS, so that a scenario's quiet period covers resyncs.
+      hooks
+        .map((d) => renderController(d, { target: { kind: 'url', base }, etag: false, resyncPeriodSeconds: E2E_RESYNC_SECONDS }))
+        .join('---\n'),
     );
     console.log(`e2e: control plane up in ${((Date.now() - started) / 1000).toFixed(1)}s (${plane.dir})`);
     for (const scenario of scenarios) {

@@ -50,6 +50,7 @@ const memcached: Scenario = {
       return d.spec.replicas === 4 && m.status?.nodes?.length === 4 && m.status.ready === '4/4';
     }, 90_000);
     notes.push(`size 3 -> 4 converged in ${secs(t0)}`);
+    notes.push(await k.assertQuiet({ parents: ['memcacheds/memcached-sample'], hooks: ['memcached/sync'] }));
 
     t0 = Date.now();
     await k.kubectl(['delete', 'memcached', 'memcached-sample', '--wait=true', '--timeout=60s']);
@@ -98,6 +99,8 @@ const podset: Scenario = {
     t0 = Date.now();
     await k.markPodsReady('app.kubernetes.io/instance=podset-sample');
     await waitFor('status 3/3 ready', async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3');
+    // Three pods under a RollingRecreate strategy: the case that looped ~100 times a second.
+    notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     await k.kubectl(['patch', 'podset', 'podset-sample', '--type=merge', '-p', '{"spec":{"size":1}}']);
     await waitFor('only podset-sample-0 left', async () => {
       const items = await podsOf();
@@ -109,6 +112,9 @@ const podset: Scenario = {
     });
     assert.deepEqual(ps.status.nodes, ['podset-sample-0']);
     notes.push(`scale 3 -> 1 removed the two highest ordinals in ${secs(t0)}`);
+    notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
+    const updated = condition(await k.json(['get', 'podset', 'podset-sample']), 'Updated');
+    assert.ok(!updated || updated.status === 'True', `no stale Updated condition: ${JSON.stringify(updated)}`);
 
     const table = await k.kubectl(['get', 'podsets']);
     const header = table.split('\n')[0]!.split(/\s+/);
@@ -138,6 +144,7 @@ const mysql: Scenario = {
     const password = secret.data['root-password'];
     assert.ok(password && Buffer.from(password, 'base64').length >= 24);
     notes.push(`StatefulSet, two Services and Secret in ${secs(t0)}`);
+    notes.push(await k.assertQuiet({ parents: ['mysqlclusters/my-mysql'], hooks: ['mysqlcluster/sync'] }));
 
     const uids = async () =>
       Promise.all(
@@ -218,6 +225,7 @@ const hookDown: Scenario = {
     const now = (await live()).map((p: any) => p.metadata.uid);
     for (const uid of uids) assert.ok(now.includes(uid), 'the original pods are still there');
     notes.push(`change applied ${secs(t1)} after the hook came back (Metacontroller's retry back-off)`);
+    notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     await k.kubectl(['delete', 'podset', 'podset-sample', '--wait=true']);
     return notes;
   },
@@ -256,6 +264,7 @@ const etcd: Scenario = {
     assert.equal(cluster.status.serviceName, 'example-etcd-cluster-client');
     assert.equal(condition(cluster, 'Available').reason, 'Bootstrapping');
     notes.push(`seed pod and both Services in ${secs(t0)}; phase ${cluster.status.phase}`);
+    notes.push(await k.assertQuiet({ parents: ['etcdclusters/example-etcd-cluster'], hooks: ['etcdcluster/sync'] }));
 
     const table = await k.kubectl(['get', 'etcdclusters']);
     assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'SIZE', 'READY', 'VERSION', 'AGE']);
@@ -291,6 +300,7 @@ const s3: Scenario = {
     const table = await k.kubectl(['get', 's3']);
     assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'BUCKET', 'READY', 'AGE']);
     notes.push(`bucket, IAM user, policy, key and Secret in ${secs(t0)}; kubectl get s3: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
+    notes.push(await k.assertQuiet({ parents: ['s3s/s3-bucket-v1'], hooks: ['s3/sync'] }));
 
     // An object in the bucket and deletionPolicy Delete without forceDelete: deletion must wait.
     const { S3Client, PutObjectCommand, HeadBucketCommand } = await import('@aws-sdk/client-s3');
@@ -363,6 +373,13 @@ const podbuggertool: Scenario = {
     assert.equal((await ephemeral('dbg', 'web-1')).length, 1, 're-syncs do not duplicate');
     assert.equal((await ephemeral('dbg', 'plain')).length, 0, 'an unlabelled pod is untouched');
     assert.equal((await ephemeral('elsewhere', 'web-other')).length, 0, 'a pod in another namespace is untouched');
+    notes.push(
+      await k.assertQuiet({
+        namespace: 'dbg',
+        parents: ['pods/web-1', 'pods/web-2', 'pods/plain', 'podbuggertools/busybox-debugger'],
+        hooks: ['podbuggertool/sync', 'podbuggertool-status/sync'],
+      }),
+    );
     const table = await k.kubectl(['get', 'pbt', '-n', 'dbg']);
     assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'IMAGE', 'MATCHED', 'INJECTED', 'AGE']);
     notes.push(`kubectl get pbt: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
