@@ -44,6 +44,11 @@ export interface ResourceDefinition {
   spec: TSchema;
   status: TSchema;
   printerColumns: PrinterColumn[];
+  /**
+   * A scale subresource (`kubectl scale`, HorizontalPodAutoscaler): `spec.size` is the desired count,
+   * `status.replicas` the current one and `status.selector` the pods' label selector.
+   */
+  scale?: boolean;
 }
 
 export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';

@@ -14,6 +14,15 @@ export function selectorLabels(app: string, instance: string): Record<string, st
   };
 }
 
+/** The selector labels as one string (`key=value,...`, keys sorted), as the scale subresource reports it. */
+export function selectorString(app: string, instance: string): string {
+  const labels = selectorLabels(app, instance);
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
+}
+
 /** The full recommended set for a child object. */
 export function childLabels(
   app: string,

@@ -129,7 +129,9 @@ export function crd(r: ResourceDefinition): JsonObject {
           name: r.version,
           served: true,
           storage: true,
-          subresources: { status: {} },
+          subresources: r.scale
+            ? { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } }
+            : { status: {} },
           additionalPrinterColumns: r.printerColumns.map((c) => ({ ...c }) as JsonObject),
           schema: {
             openAPIV3Schema: {

@@ -80,11 +80,11 @@ export function memberStatus(
   counts: ReplicaCounts,
   nodes: string[],
   now: Date,
-  options: { extra?: ConditionInput[]; ready?: ConditionInput } = {},
+  options: { extra?: ConditionInput[]; ready?: ConditionInput; selector?: string } = {},
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
-  return {
+  const status: Status = {
     nodes,
     replicas: counts.current,
     readyReplicas: counts.ready,
@@ -92,4 +92,6 @@ export function memberStatus(
     observedGeneration: parent.metadata.generation ?? 0,
     conditions: conditionsFor(parent, [...inputs, ...(options.extra ?? [])], now),
   };
+  if (options.selector !== undefined) status['selector'] = options.selector;
+  return status;
 }

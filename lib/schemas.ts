@@ -27,6 +27,9 @@ export function replicatedStatus<P extends TProperties>(extra: P) {
   return Type.Object(
     {
       nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the member pods.' })),
+      selector: Type.Optional(
+        Type.String({ description: 'The label selector of the member pods, for the scale subresource (kubectl scale, HorizontalPodAutoscaler).' }),
+      ),
       replicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Members that exist.' })),
       readyReplicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Members that are Ready.' })),
       ready: Type.Optional(Type.String({ description: 'Ready members over desired, as kubectl shows it.' })),

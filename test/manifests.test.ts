@@ -157,3 +157,22 @@ t.test('every webhook of every shipped controller carries credentials, and the D
   t.same(token?.valueFrom?.secretKeyRef, { name: 'metaops-hook-token', key: 'token' }, 'the token is read from the Secret, not optional');
   t.notOk(env.some((e) => e.name === 'METAOPS_ALLOW_UNAUTHENTICATED'), 'the Deployment never opts out');
 });
+
+t.test('sized kinds have a scale subresource whose selector is the one their status reports', async (t) => {
+  const { sync: podsetSync } = await import('../hooks/podset/sync.js');
+  const { sync: memcachedSync } = await import('../hooks/memcached/sync.js');
+  const { example, FIXED_NOW } = await import('./fixtures/requests.js');
+  for (const [name, sync] of [['podset', podsetSync], ['memcached', memcachedSync]] as const) {
+    const def = hooks.find((h) => h.name === name)!;
+    if (def.type !== 'composite') throw new Error('composite');
+    const c = crd(def.resource) as any;
+    t.same(c.spec.versions[0].subresources.scale, { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' }, `${name}: scale`);
+    const res = sync(example(`${name}-sync`), FIXED_NOW);
+    const selector = String(res.status!['selector']);
+    const pod = res.children.find((o) => o.kind === 'Pod') ?? (res.children.find((o) => o.kind === 'Deployment') as any)?.spec.template;
+    for (const pair of selector.split(',')) {
+      const [k, v] = pair.split('=');
+      t.equal(pod.metadata.labels[k!], v, `${name}: the pods carry ${pair}`);
+    }
+  }
+});

@@ -123,13 +123,13 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   const parent = { ...request('podset', { size: 3 }).parent, status: first.status };
   const second = sync(request('podset', { size: 3 }, { parent, children: objectMap(observedPods) }), FIXED_NOW);
   t.same(second.children.map((c) => c.metadata.name), ['podset-sample-0'], 'the finished pods are left out, so they are deleted');
-  t.equal(second.status['replicas'], 1, 'status counts only the live pod');
-  t.same(second.status['nodes'], ['podset-sample-0']);
+  t.equal(second.status!['replicas'], 1, 'status counts only the live pod');
+  t.same(second.status!['nodes'], ['podset-sample-0']);
   // Sync 3: Metacontroller deleted them; they are terminating: still left out (the name is taken).
   const terminating = observedPods.map((p, i) => (i === 0 ? p : { ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }));
   const third = sync(request('podset', { size: 3 }, { parent: { ...parent, status: second.status }, children: objectMap(terminating) }), FIXED_NOW);
   t.same(third.children.map((c) => c.metadata.name), ['podset-sample-0'], 'while the finished pods terminate, their names stay out of the answer');
-  t.equal(third.status['replicas'], 1);
+  t.equal(third.status!['replicas'], 1);
   // Sync 4: gone: desired again, so Metacontroller creates them under their names.
   const fourth = sync(request('podset', { size: 3 }, { parent: { ...parent, status: third.status }, children: objectMap([observedPods[0]!]) }), FIXED_NOW);
   t.same(fourth.children.map((c) => c.metadata.name), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);

@@ -30,6 +30,7 @@ export const resource: ResourceDefinition = {
   description: 'Memcached is a memcached Deployment and Service of a given size (the Operator SDK tutorial).',
   spec: MemcachedSpec,
   status: MemcachedStatus,
+  scale: true,
   printerColumns: [
     commonPrinterColumns.size('pods'),
     commonPrinterColumns.ready,

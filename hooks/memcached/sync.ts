@@ -2,7 +2,7 @@
 // Pure decisions: request in, response out.
 import { serviceChild } from '../../lib/children.js';
 import { invalidSpecResponse, relatedPods } from '../../lib/hook.js';
-import { childLabels, selectorLabels } from '../../lib/labels.js';
+import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -67,7 +67,9 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   return {
-    status: memberStatus(parent, workloadCounts(observedDeployment, spec.size), relatedPodNames(request.related), now),
+    status: memberStatus(parent, workloadCounts(observedDeployment, spec.size), relatedPodNames(request.related), now, {
+      selector: selectorString(APP, name),
+    }),
     children: [deployment(parent, spec), service(parent, spec)],
   };
 }

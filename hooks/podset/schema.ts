@@ -34,6 +34,7 @@ export const resource: ResourceDefinition = {
   description: 'PodSet is the Schema for the podsets API: a set of pods of a given size.',
   spec: PodSetSpec,
   status: PodSetStatus,
+  scale: true,
   printerColumns: [
     commonPrinterColumns.size('pods'),
     commonPrinterColumns.ready,

@@ -2,7 +2,7 @@
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
 import { invalidSpecResponse } from '../../lib/hook.js';
 import { alikeButName } from '../../lib/json.js';
-import { childLabels } from '../../lib/labels.js';
+import { childLabels, selectorString } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
 import { memberStatus } from '../../lib/replicas.js';
@@ -96,7 +96,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   // The pods differ only in their names: their JSON is written once, with each name spliced in.
   const children = alikeButName(names, (named) => pod(parent, named, labels, template));
   return {
-    status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now),
+    status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now, { selector: selectorString(APP, name) }),
     children,
   };
 }

@@ -15,7 +15,7 @@ const secs = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 const condition = (obj: any, type: string) => obj?.status?.conditions?.find((c: any) => c.type === type);
 
 const memcached: Scenario = {
-  name: 'Memcached: the tutorial sample gets its Deployment and Service, nodes, scaling, deletion',
+  name: 'Memcached: the tutorial sample gets its Deployment and Service, nodes, kubectl scale, deletion',
   async run(k) {
     const notes: string[] = [];
     let t0 = Date.now();
@@ -42,7 +42,10 @@ const memcached: Scenario = {
     notes.push(`pods ready -> status.nodes and Available=True in ${secs(t0)}`);
 
     t0 = Date.now();
-    await k.kubectl(['patch', 'memcached', 'memcached-sample', '--type=merge', '-p', '{"spec":{"size":4}}']);
+    // The scale subresource: kubectl scale (and a HorizontalPodAutoscaler) set spec.size.
+    await k.kubectl(['scale', 'memcached', 'memcached-sample', '--replicas=4']);
+    const scale = await k.json(['get', '--raw', '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/memcached-sample/scale']);
+    assert.equal(scale.spec.replicas, 4);
     await waitFor('size 4 reflected in the Deployment, status and nodes', async () => {
       await k.markPodsReady(selector);
       const m = await k.json(['get', 'memcached', 'memcached-sample']);
@@ -65,7 +68,7 @@ const memcached: Scenario = {
 };
 
 const podset: Scenario = {
-  name: 'PodSet: three pods by ordinal, a deleted pod returns, scale to 1, printer columns',
+  name: 'PodSet: three pods by ordinal, a deleted pod returns, kubectl scale to 1, printer columns',
   async run(k) {
     const notes: string[] = [];
     let t0 = Date.now();
@@ -101,7 +104,7 @@ const podset: Scenario = {
     await waitFor('status 3/3 ready', async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3');
     // Three pods under a RollingRecreate strategy: the case that looped ~100 times a second.
     notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
-    await k.kubectl(['patch', 'podset', 'podset-sample', '--type=merge', '-p', '{"spec":{"size":1}}']);
+    await k.kubectl(['scale', 'podset', 'podset-sample', '--replicas=1']);
     await waitFor('only podset-sample-0 left', async () => {
       const items = await podsOf();
       return items.length === 1 && items[0].metadata.name === 'podset-sample-0';
