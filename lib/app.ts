@@ -46,7 +46,7 @@ export interface AppOptions {
   allowUnauthenticated?: boolean;
   /** With a client CA (`https.ca`): only certificates whose CN or DNS SAN is one of these may call a hook. */
   clientNames?: string[];
-  /** A hook that has not answered by then gets a 503, well before Metacontroller's 10 s webhook timeout. */
+  /** A hook that has not answered by then gets a 429 with Retry-After, well before Metacontroller's 10 s webhook timeout. */
   hookDeadlineMs?: number;
   metrics?: Metrics;
   /**
@@ -155,7 +155,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-    if (status >= 500 && status !== 503) {
+    if (status >= 500) {
       request.log.error({ err: error, url: request.url }, 'hook failed');
       // No stack traces or internals in bodies: the request id finds the log line.
       return reply.code(status).send({
@@ -164,7 +164,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
         message: `internal error; see the metaops log for request ${request.id}`,
       });
     }
-    if (status === 503) reply.header('retry-after', '5');
+    if (status === OVERLOADED) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     const message = error.validation ? `invalid hook request: ${error.message}` : error.message;
     // Refusals and deadlines are logged (what was refused and why, never the headers or the body).
     logRefusal(request, status, message);
@@ -201,7 +201,8 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       // route answered): every answer, refusals and errors included.
       const onResponse = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
         const code = reply.statusCode;
-        const outcome = code === 304 ? 'not_modified' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
+        const outcome =
+          code === 304 ? 'not_modified' : code === OVERLOADED ? 'deadline' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
         metrics.hookCall(name, outcome, reply.elapsedTime / 1000);
         done();
       };
@@ -304,13 +305,21 @@ function sendTagged(request: FastifyRequest, reply: FastifyReply, payload: strin
   return reply.type('application/json; charset=utf-8').send(payload);
 }
 
-/** The hook's answer, or a 503 once `ms` have passed without one. */
+/**
+ * What a hook that missed its deadline answers: 429 with Retry-After. Metacontroller v4.17 honours Retry-After only
+ * on a 429 (pkg/hooks/webhook.go L218-228: a TooManyRequestError that requeues the parent after that many seconds);
+ * any other status is a plain error, retried with its own back-off.
+ */
+export const OVERLOADED = 429;
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The hook's answer, or a 429 with Retry-After once `ms` have passed without one. */
 async function withDeadline<T>(answer: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const overdue = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const err = new Error(`the hook did not answer within ${ms} ms`) as Error & { statusCode: number };
-      err.statusCode = 503;
+      const err = new Error(`the hook did not answer within ${ms} ms; retry after ${RETRY_AFTER_SECONDS} s`) as Error & { statusCode: number };
+      err.statusCode = OVERLOADED;
       reject(err);
     }, ms);
   });
@@ -391,7 +400,7 @@ function refuseClient(): never {
 /** One line per refused or timed-out hook call: who, what, why; never headers or bodies. */
 function logRefusal(request: FastifyRequest, status: number, message: string): void {
   const line = { statusCode: status, method: request.method, url: request.url, remoteAddress: request.ip, reason: message };
-  if (status >= 500) request.log.warn(line, 'hook call failed');
+  if (status >= 500 || status === OVERLOADED) request.log.warn(line, 'hook call failed');
   else if (status === 404) request.log.info(line, 'no such route');
   else request.log.warn(line, 'hook call refused');
 }

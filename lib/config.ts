@@ -1,6 +1,6 @@
 // The server's settings, read from the environment and checked before anything listens. A setting that is
 // present but wrong stops the server with a message naming it: a typo must never turn a check off (an empty
-// token once meant "no authentication"; a deadline of "10s" once became NaN and made every hook a 503).
+// token once meant "no authentication"; a deadline of "10s" once became NaN and made every hook that calls out miss it at once).
 import { readFileSync } from 'node:fs';
 import type { AuthConfig } from './auth.js';
 

@@ -185,6 +185,26 @@ export interface ControllerOptions {
   resyncPeriodSeconds?: number;
 }
 
+/**
+ * Metacontroller's webhook ETag cache (v4.17, pkg/hooks/webhook.go L107-117): without `cacheTimeoutSeconds` its
+ * entries never expire (one full answer kept per parent ever seen; for a decorator on pods, per pod of the
+ * cluster), and it reads `cacheCleanupSeconds` whenever the timeout is set (L112-114: a timeout without a cleanup
+ * dereferences a nil pointer). Both are set: an entry lives ten minutes, expired entries are swept every five.
+ */
+export const ETAG = { enabled: true, cacheTimeoutSeconds: 600, cacheCleanupSeconds: 300 } as const;
+
+/**
+ * True when a child rule rolls (RollingRecreate, RollingInPlace). v4.17 then calls the sync hook once per
+ * ControllerRevision, concurrently (pkg/controller/composite/controller_revision.go L153-171), while its ETag cache
+ * is keyed by the parent's kind, namespace and name only (pkg/hooks/webhook_etag.go L38-48): one call's 304 can
+ * be answered from the cache entry another revision's call has just written, i.e. with another revision's
+ * children. Such controllers get no ETag.
+ */
+export function rolling(def: HookDefinition): boolean {
+  const rules = def.type === 'composite' ? def.childResources : def.attachments;
+  return rules.some((r) => r.updateStrategy?.method === 'RollingRecreate' || r.updateStrategy?.method === 'RollingInPlace');
+}
+
 function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
   const path = `/hooks/${def.name}/${hook}`;
   const timeout = options.timeout ?? '10s';
@@ -194,7 +214,7 @@ function webhook(def: HookDefinition, hook: string, options: ControllerOptions):
       ? { url: `${t.base}${path}`, timeout }
       : { service: { name: t.name, namespace: t.namespace, port: t.port }, path, timeout };
   // Customize answers are cached by Metacontroller already; sync and finalize answers carry ETags.
-  if ((options.etag ?? true) && hook !== 'customize') wh['etag'] = { enabled: true };
+  if ((options.etag ?? true) && hook !== 'customize' && !rolling(def)) wh['etag'] = { ...ETAG };
   if (options.authorization) {
     wh['authorization'] = { type: 'Bearer', secretRef: { ...options.authorization } };
   }

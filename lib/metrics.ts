@@ -2,7 +2,7 @@
 // hook and outcome, and the calls hooks make to AWS, etcd and the Kubernetes API, by outcome.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type HookOutcome = 'ok' | 'not_modified' | 'client_error' | 'error';
+export type HookOutcome = 'ok' | 'not_modified' | 'deadline' | 'client_error' | 'error';
 
 export class Metrics {
   readonly registry = new Registry();

@@ -176,3 +176,15 @@ t.test('sized kinds have a scale subresource whose selector is the one their sta
     }
   }
 });
+
+t.test('ETag: with an expiring cache everywhere, and off where children roll (v4.17 calls once per revision)', async (t) => {
+  for (const def of hooks) {
+    const c = controller(def, { target: PRODUCTION_TARGET }) as any;
+    const rolls = (def.type === 'composite' ? def.childResources : def.attachments).some((r) => /^Rolling/.test(r.updateStrategy?.method ?? ''));
+    for (const [hook, { webhook }] of Object.entries(c.spec.hooks as Record<string, { webhook: any }>)) {
+      if (hook === 'customize' || rolls) t.notOk(webhook.etag, `${def.name} ${hook}: no etag`);
+      else t.same(webhook.etag, { enabled: true, cacheTimeoutSeconds: 600, cacheCleanupSeconds: 300 }, `${def.name} ${hook}: etag that expires`);
+    }
+  }
+  t.ok(hooks.some((d) => d.name === 'podset' && !(controller(d, { target: PRODUCTION_TARGET }) as any).spec.hooks.sync.webhook.etag), 'PodSet (RollingRecreate) has none');
+});

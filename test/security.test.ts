@@ -72,7 +72,7 @@ t.test('a dependency kept for the life of the server is instrumented once, and i
   t.match(await metrics.registry.metrics(), /metaops_dependency_calls_total\{dependency="etcd",operation="ping",outcome="ok"\} 1/);
 });
 
-t.test('a hook that overruns its deadline answers 503 with Retry-After, in time', async (t) => {
+t.test('a hook that overruns its deadline answers 429 with Retry-After (what Metacontroller v4.17 honours), in time', async (t) => {
   const app = buildApp({
     hookDeadlineMs: 200,
     hooks: [
@@ -89,9 +89,10 @@ t.test('a hook that overruns its deadline answers 503 with Retry-After, in time'
   const started = Date.now();
   const res = await app.inject({ method: 'POST', url: '/hooks/slow/sync', payload: example('memcached-sync') });
   t.ok(Date.now() - started < 1500);
-  t.equal(res.statusCode, 503);
+  t.equal(res.statusCode, 429);
   t.equal(res.headers['retry-after'], '5');
   t.match(res.json().message, /did not answer within 200 ms/);
+  t.match((await app.inject({ url: '/metrics' })).body, /metaops_hook_requests_total\{hook="slow\/sync",outcome="deadline"\} 1/);
 });
 
 t.test('credentials never reach the log', async (t) => {
