@@ -32,20 +32,30 @@ export function observedUnordered(map: ObjectMap | null | undefined, kind: strin
   return group ? values(group) : [];
 }
 
-/** The observed object of a type with this name, if any. */
+/**
+ * The observed object of a type with this name, if any; with `namespace`, only one in that namespace. Related
+ * objects can come from other namespaces (Metacontroller v4.17 lists a rule that names objects without a
+ * namespace across all of them, and v2 hooks key by namespace/name), so a lookup for a namespaced parent passes
+ * the parent's namespace.
+ */
 export function observedNamed(
   map: ObjectMap | null | undefined,
   kind: string,
   apiVersion: string,
   name: string,
+  namespace?: string,
 ): KubeObject | undefined {
   const group = map?.[typeKey(kind, apiVersion)];
   if (!group) return undefined;
-  // v1 keys by name; v2 (and cluster-scoped parents) by namespace/name: look the value up by its own name.
-  // Own keys only: a child named `constructor` or `toString` must not find Object.prototype's.
+  const matches = (o: KubeObject | undefined): o is KubeObject =>
+    Boolean(o) && typeof o === 'object' && o!.metadata?.name === name && (namespace === undefined || (o!.metadata.namespace ?? '') === namespace);
+  // v1 keys by name; v2 (and cluster-scoped parents) by namespace/name. Own keys only: a child named
+  // `constructor` or `toString` must not find Object.prototype's.
   const direct = Object.hasOwn(group, name) ? group[name] : undefined;
-  if (direct && typeof direct === 'object' && direct.metadata?.name === name) return direct;
-  return values(group).find((o) => o.metadata.name === name);
+  if (matches(direct)) return direct;
+  const keyed = namespace !== undefined && Object.hasOwn(group, `${namespace}/${name}`) ? group[`${namespace}/${name}`] : undefined;
+  if (matches(keyed)) return keyed;
+  return values(group).find(matches);
 }
 
 /** Every observed object of every type, in a stable order. */

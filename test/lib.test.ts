@@ -130,3 +130,18 @@ t.test('alikeButName: the texts it gives are what JSON.stringify writes, whateve
   t.equal(joinedJson('{"a":', ['1', '2', '3'], ',"b":0}'), '{"a":[1,2,3],"b":0}');
   t.equal(joinedJson('{"a":', [], '}'), '{"a":[]}');
 });
+
+t.test('observedNamed with a namespace finds only that namespace\'s object, under v1 and v2 keys', async (t) => {
+  const secret = (ns: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: ns } });
+  for (const keying of ['v1', 'v2'] as const) {
+    const other = objectMap([secret('other')], keying);
+    t.equal(observedNamed(other, 'Secret', 'v1', 'tls', 'team'), undefined, `${keying}: another namespace's Secret is not ours`);
+    t.equal(observedNamed(other, 'Secret', 'v1', 'tls')?.metadata.namespace, 'other', `${keying}: without a namespace, any`);
+    const both = objectMap([secret('other'), secret('team')], 'v2');
+    t.equal(observedNamed(both, 'Secret', 'v1', 'tls', 'team')?.metadata.namespace, 'team');
+  }
+  const proto = objectMap([]);
+  proto['Secret.v1'] = {};
+  t.equal(observedNamed(proto, 'Secret', 'v1', 'constructor'), undefined, 'no prototype lookups');
+  t.equal(observedNamed(proto, 'Secret', 'v1', 'toString', 'team'), undefined);
+});
