@@ -388,3 +388,46 @@ t.test('a dependency that answers without end is cut off at the stated size, not
   const small = await call(new URL(`http://127.0.0.1:${port}/stream`), { ...options, maxBytes: 1024 }).catch((e: Error) => e);
   t.ok(small instanceof AnswerTooLargeError, 'the limit is per call');
 });
+
+t.test('mTLS: a certificate never replaces the token, probes need none, and client names can be restricted', async (t) => {
+  const { request } = await import('node:https');
+  const { Pki } = await import('./fixtures/pki.js');
+  const pki = new Pki();
+  const server = pki.issue('server', '127.0.0.1', { san: 'IP:127.0.0.1' });
+  const allowed = pki.issue('mc', 'metacontroller');
+  const stranger = pki.issue('other', 'someone-else', { san: 'DNS:intruder.example' });
+  const rogueCa = new Pki('rogue-ca');
+  const rogue = rogueCa.issue('rogue', 'metacontroller');
+  const app = buildApp({
+    auth: { bearer: TOKEN },
+    https: { ...server, ca: pki.read('ca.crt') },
+    clientNames: ['metacontroller'],
+    deps: { now: () => FIXED_NOW },
+  });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const body = JSON.stringify(example('memcached-sync'));
+  const probe = (path: string) => path === '/healthz' || path === '/readyz';
+  const call = (path: string, tls: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path, method: probe(path) ? 'GET' : 'POST', agent: false, ca: pki.read('ca.crt'), headers: { 'content-type': 'application/json', ...headers }, ...tls },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(probe(path) ? undefined : body);
+    });
+  const bearer = { authorization: `Bearer ${TOKEN}` };
+  t.equal(await call('/hooks/memcached/sync', allowed, bearer), 200, 'allowed certificate and the token: served');
+  t.equal(await call('/hooks/memcached/sync', allowed), 401, 'allowed certificate without the token: 401');
+  t.equal(await call('/%68ooks/memcached/sync', allowed), 401, 'nor by another spelling');
+  t.equal(await call('/hooks/memcached/sync', {}, bearer), 401, 'the token without a certificate: 401');
+  t.equal(await call('/hooks/memcached/sync', stranger, bearer), 403, 'a certificate of the CA with another name: 403');
+  t.equal(await call('/hooks/memcached/sync', rogue, bearer), 401, 'a certificate of another CA with the allowed name: 401');
+  t.equal(await call('/healthz', {}), 200, 'probes need no certificate');
+  t.equal(await call('/readyz', {}), 200);
+});
