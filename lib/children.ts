@@ -42,3 +42,23 @@ export const serviceRule: ChildResourceRule = {
   updateStrategy: { method: 'InPlace' },
   why: 'Services are updated in place so that a cluster IP never changes under its clients',
 };
+
+/**
+ * The pod-level security context that Pod Security `restricted` admits: a fixed non-root user (the image's own
+ * where it has one), seccomp RuntimeDefault, and an fsGroup where a volume must be writable by that user.
+ */
+export function restrictedPodSecurity(user: number, options: { fsGroup?: number } = {}): Record<string, unknown> {
+  const context: Record<string, unknown> = {
+    runAsNonRoot: true,
+    runAsUser: user,
+    runAsGroup: user,
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  if (options.fsGroup !== undefined) context['fsGroup'] = options.fsGroup;
+  return context;
+}
+
+/** The container-level part of Pod Security `restricted`: no privilege escalation, every capability dropped. */
+export function restrictedContainerSecurity(): Record<string, unknown> {
+  return { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+}

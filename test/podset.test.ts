@@ -12,7 +12,8 @@ t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', a
   t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
   for (const pod of res.children as any[]) {
     t.equal(pod.kind, 'Pod');
-    t.same(pod.spec.containers, [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'] }]);
+    t.same(pod.spec.containers, [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }]);
+    t.same(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } }, 'Pod Security restricted');
     t.equal(pod.metadata.labels.app, 'podset-sample');
     t.equal(pod.metadata.labels['app.kubernetes.io/instance'], 'podset-sample');
   }
@@ -20,7 +21,7 @@ t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', a
 
 t.test('image and command are overridable', async (t) => {
   const res = sync(request('podset', { size: 1, image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'] }), now);
-  t.same((res.children[0] as any).spec.containers[0], { name: 'busybox', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'] });
+  t.same((res.children[0] as any).spec.containers[0], { name: 'busybox', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } });
 });
 
 t.test('scaling down removes the highest ordinals; status reports what exists', async (t) => {

@@ -1,6 +1,6 @@
 // Memcached: a Deployment of `size` memcached pods and a Service in front of them.
 // Pure decisions: request in, response out.
-import { serviceChild } from '../../lib/children.js';
+import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from '../../lib/children.js';
 import { invalidSpecResponse, relatedPods } from '../../lib/hook.js';
 import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
@@ -18,6 +18,8 @@ import { specParser } from '../../lib/spec.js';
 import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
 const APP = 'memcached';
+/** The `memcache` user of the official memcached images (Debian and Alpine). */
+export const MEMCACHE_UID = 11211;
 const parser = specParser(MemcachedSpec);
 
 export function deployment(parent: ParentObject, spec: Spec): KubeObject {
@@ -33,12 +35,15 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
       template: {
         metadata: { labels },
         spec: {
+          // Pod Security `restricted`: the official image's own user, memcache (uid 11211).
+          securityContext: restrictedPodSecurity(MEMCACHE_UID),
           containers: [
             {
               name: 'memcached',
               image: spec.image,
               command: ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', String(spec.port)],
               ports: [{ name: 'memcached', containerPort: spec.port, protocol: 'TCP' }],
+              securityContext: restrictedContainerSecurity(),
             },
           ],
         },

@@ -1,5 +1,6 @@
 // PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
 import { invalidSpecResponse } from '../../lib/hook.js';
 import { alikeButName } from '../../lib/json.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
@@ -11,6 +12,7 @@ import { specParser } from '../../lib/spec.js';
 import { PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
 const APP = 'podset';
+const NOBODY = 65534;
 const parser = specParser(PodSetSpec);
 
 /** Pods are <podset>-<ordinal>. */
@@ -29,7 +31,9 @@ export function podLabels(parent: ParentObject): Record<string, string> {
 /** What every pod of a PodSet runs. */
 export function podSpec(spec: Spec): Record<string, unknown> {
   return {
-    containers: [{ name: 'busybox', image: spec.image, command: spec.command }],
+    // Pod Security `restricted`: busybox needs no user of its own; nobody (65534) it is.
+    securityContext: restrictedPodSecurity(NOBODY),
+    containers: [{ name: 'busybox', image: spec.image, command: spec.command, securityContext: restrictedContainerSecurity() }],
     restartPolicy: 'Always',
   };
 }

@@ -406,4 +406,31 @@ const podbuggertool: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [memcached, podset, mysql, hookDown, etcd, s3, podbuggertool];
+/**
+ * Pod Security `restricted` (enforced by kube-apiserver's PodSecurity admission, on by default): the seeds'
+ * resources applied in a namespace labelled to enforce it get their pods admitted.
+ */
+const restricted: Scenario = {
+  name: 'Restricted namespace: the pods of the seeds\' Memcached and PodSet are admitted under Pod Security restricted',
+  async run(k) {
+    const notes: string[] = [];
+    const ns = 'restricted';
+    await k.kubectl(['create', 'namespace', ns]);
+    await k.kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest']);
+    // The namespace refuses what `restricted` forbids (so the check below means something).
+    await assert.rejects(
+      k.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } })),
+      /violates PodSecurity "restricted/,
+    );
+    const t0 = Date.now();
+    await k.kubectl(['apply', '-n', ns, '-f', examples(k.repo, 'memcached.yaml'), '-f', examples(k.repo, 'podset.yaml')]);
+    const running = async (selector: string) => (await k.json(['get', 'pods', '-n', ns, '-l', selector])).items.length;
+    await waitFor('3 Memcached pods admitted (created by the ReplicaSet)', async () => (await running('app.kubernetes.io/instance=memcached-sample')) === 3, 90_000);
+    await waitFor('3 PodSet pods admitted (created by Metacontroller)', async () => (await running('app.kubernetes.io/instance=podset-sample')) === 3, 90_000);
+    notes.push(`Memcached and PodSet pods admitted under restricted in ${secs(t0)}`);
+    await k.kubectl(['delete', 'namespace', ns, '--wait=false']);
+    return notes;
+  },
+};
+
+export const scenarios: Scenario[] = [memcached, podset, mysql, hookDown, etcd, s3, podbuggertool, restricted];
