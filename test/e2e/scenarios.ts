@@ -44,7 +44,7 @@ const memcached: Scenario = {
     t0 = Date.now();
     // The scale subresource: kubectl scale (and a HorizontalPodAutoscaler) set spec.size.
     await k.kubectl(['scale', 'memcached', 'memcached-sample', '--replicas=4']);
-    const scale = await k.json(['get', '--raw', '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/memcached-sample/scale']);
+    const scale = JSON.parse(await k.kubectl(['get', '--raw', '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/memcached-sample/scale']));
     assert.equal(scale.spec.replicas, 4);
     await waitFor('size 4 reflected in the Deployment, status and nodes', async () => {
       await k.markPodsReady(selector);
@@ -380,7 +380,11 @@ const podbuggertool: Scenario = {
       await k.assertQuiet({
         namespace: 'dbg',
         parents: ['pods/web-1', 'pods/web-2', 'pods/plain', 'podbuggertools/busybox-debugger'],
-        hooks: ['podbuggertool/sync', 'podbuggertool-status/sync'],
+        hooks: [
+          // The decorator is called for the pods it watches, across the cluster.
+          { hook: 'podbuggertool/sync', parents: (await k.json(['get', 'pods', '-A'])).items.length },
+          'podbuggertool-status/sync',
+        ],
       }),
     );
     const table = await k.kubectl(['get', 'pbt', '-n', 'dbg']);
