@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { buildApp } from '../lib/app.js';
-import { authorized, safeEqual } from '../lib/auth.js';
+import { authorized, certificateNames, clientCertificateProblem, safeEqual } from '../lib/auth.js';
 import { settingsFromEnv } from '../lib/config.js';
 import { Metrics } from '../lib/metrics.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
@@ -123,4 +123,49 @@ t.test('credentials never reach the log', async (t) => {
   t.notMatch(logged, /wrong-token-value/);
   t.notMatch(logged, /aHVudGVyMi1yb290LXBhc3N3b3Jk|hunter2/);
   t.match(logged, /\[REDACTED\]/);
+});
+
+t.test('credential parsing: schemes are not interchangeable, white space is tolerated, nothing else', async (t) => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const basic = { basic: { user: 'mc', password: 'pw' } };
+  const bearer = { bearer: 's3cret' };
+  t.ok(authorized('Bearer  s3cret', bearer), 'extra spaces between scheme and token');
+  t.ok(authorized('bearer s3cret', bearer), 'the scheme is case-insensitive');
+  t.notOk(authorized('Basic ' + b64('mc:pw'), bearer), 'Basic credentials when only a token is configured');
+  t.notOk(authorized('Token ' + b64('mc:pw'), basic), 'the right Basic credentials under another scheme');
+  t.notOk(authorized('Bearer ' + b64('mc:pw'), basic), 'nor under Bearer');
+  t.ok(authorized('Basic ' + b64('mc:pw'), basic));
+  t.ok(authorized('Basic  ' + b64('mc:pw') + ' ', basic), 'white space around the Basic value');
+  t.notOk(authorized('Basic ' + b64('mc:pw:x'), basic), 'a password with more after it');
+  t.notOk(authorized('Basic ' + b64('mcpw'), basic), 'no colon');
+  t.notOk(authorized('s3cret', bearer), 'a bare token without a scheme');
+  t.notOk(authorized(' s3cret', bearer));
+});
+
+/** A TLS socket as the server sees it: verified or not, with this peer certificate. */
+const socket = (authorized: boolean, cert: Record<string, unknown>) => ({ authorized, getPeerCertificate: () => cert });
+
+t.test('client certificate names: CN and every DNS SAN, nothing else', async (t) => {
+  t.same(certificateNames(socket(true, { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:a.example, IP Address:127.0.0.1, DNS:b.example' }) as any), [
+    'metacontroller',
+    'a.example',
+    'b.example',
+  ]);
+  t.same(certificateNames(socket(true, { subject: { CN: ['x', 'y'] } }) as any), ['x', 'y'], 'several CNs');
+  t.same(certificateNames(socket(true, { subject: {}, subjectaltname: 'URI:spiffe://a, email:DNS:x' }) as any), [], 'URI and e-mail SANs are not names');
+  t.same(certificateNames(socket(true, {}) as any), [], 'no certificate');
+});
+
+t.test('client certificate check: verified by the CA, and one of the allowed names when names are set', async (t) => {
+  const mc = { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:mc.metacontroller.svc' };
+  t.match(clientCertificateProblem(undefined, undefined), /required/);
+  t.match(clientCertificateProblem({}, undefined), /required/, 'a plain TCP socket');
+  t.match(clientCertificateProblem(socket(false, mc), undefined), /signed by the configured CA/);
+  t.equal(clientCertificateProblem(socket(true, mc), undefined), undefined, 'verified, no names configured');
+  t.equal(clientCertificateProblem(socket(true, mc), []), undefined, 'an empty list restricts nothing');
+  t.equal(clientCertificateProblem(socket(true, mc), ['metacontroller']), undefined, 'by CN');
+  t.equal(clientCertificateProblem(socket(true, mc), ['mc.metacontroller.svc']), undefined, 'by DNS SAN');
+  t.match(clientCertificateProblem(socket(true, mc), ['other']), /not allowed/);
+  t.equal(clientCertificateProblem(socket(true, { subject: { CN: 'other' }, subjectaltname: 'DNS:metacontroller' }), ['metacontroller', 'x']), undefined);
+  t.equal(clientCertificateProblem(socket(true, { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:evil' }), ['metacontroller']), undefined, 'one allowed name is enough');
 });
