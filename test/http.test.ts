@@ -187,3 +187,20 @@ t.test('ETag: a strong tag from the body, 304 when the caller has this very answ
   t.equal(res.statusCode, 200, 'a different answer is sent in full');
   t.not(res.headers['etag'], etag);
 });
+
+t.test('ETag follows the answer, not the request: another request with the same answer is a 304', async (t) => {
+  const { createHash } = await import('node:crypto');
+  const app = build(t);
+  const first = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
+  const etag = first.headers['etag'] as string;
+  t.equal(etag, `"${createHash('sha1').update(first.body).digest('base64url')}"`, 'the tag is the digest of the body sent');
+  // A resync after an unrelated change: new resourceVersion and labels on the parent, the same answer.
+  const other = example('memcached-sync') as any;
+  other.parent.metadata.resourceVersion = '999999';
+  other.parent.metadata.labels = { ...(other.parent.metadata.labels ?? {}), resync: '7' };
+  other.controller = { ...(other.controller ?? {}), note: 'another request' };
+  const again = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: other, headers: { 'if-none-match': etag } });
+  t.equal(again.statusCode, 304, 'same answer to a different request: 304');
+  const multi = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: other, headers: { 'if-none-match': `"x", ${etag}` } });
+  t.equal(multi.statusCode, 304, 'a list of tags, one of them this one');
+});
