@@ -140,6 +140,8 @@ t.test('credential parsing: schemes are not interchangeable, white space is tole
   t.notOk(authorized('Basic ' + b64('mcpw'), basic), 'no colon');
   t.notOk(authorized('s3cret', bearer), 'a bare token without a scheme');
   t.notOk(authorized(' s3cret', bearer));
+  t.notOk(authorized('Bearer1', { bearer: 'Bearer1' }), 'no space: no scheme, whatever the rest says');
+  t.notOk(authorized('Basic ' + b64('abc'), { basic: { user: 'ab', password: 'abc' } }), 'no colon: not a user and a password');
 });
 
 /** A TLS socket as the server sees it: verified or not, with this peer certificate. */
@@ -159,7 +161,7 @@ t.test('client certificate names: CN and every DNS SAN, nothing else', async (t)
 t.test('client certificate check: verified by the CA, and one of the allowed names when names are set', async (t) => {
   const mc = { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:mc.metacontroller.svc' };
   t.match(clientCertificateProblem(undefined, undefined), /required/);
-  t.match(clientCertificateProblem({}, undefined), /required/, 'a plain TCP socket');
+  t.match(clientCertificateProblem({}, undefined), /^a client certificate is required/, 'a plain TCP socket');
   t.match(clientCertificateProblem(socket(false, mc), undefined), /signed by the configured CA/);
   t.equal(clientCertificateProblem(socket(true, mc), undefined), undefined, 'verified, no names configured');
   t.equal(clientCertificateProblem(socket(true, mc), []), undefined, 'an empty list restricts nothing');
