@@ -95,3 +95,30 @@ export function memberStatus(
   if (options.selector !== undefined) status['selector'] = options.selector;
   return status;
 }
+
+/** Longest message copied from a workload's condition into the parent's status. */
+const FAILURE_MESSAGE_MAX = 300;
+
+/**
+ * The Ready condition for a workload whose pods cannot be created: a Deployment reports the API server's refusal
+ * (Pod Security admission, a quota) in its ReplicaFailure condition. The message is the workload's own (stable
+ * while the failure lasts), capped; undefined when nothing is refused.
+ */
+export function workloadFailure(workload: KubeObject | undefined): ConditionInput | undefined {
+  const conditions = (workload?.['status'] as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conditions)) return undefined;
+  const failure = conditions.find(
+    (c): c is { reason?: unknown; message?: unknown } =>
+      typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'ReplicaFailure' && (c as { status?: unknown }).status === 'True',
+  );
+  if (!failure) return undefined;
+  const reason = typeof failure.reason === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(failure.reason) ? failure.reason : 'FailedCreate';
+  const detail = typeof failure.message === 'string' ? failure.message : 'the API server refused to create them';
+  const message = `pods cannot be created: ${detail}`;
+  return {
+    type: 'Ready',
+    status: false,
+    reason,
+    message: message.length > FAILURE_MESSAGE_MAX ? `${message.slice(0, FAILURE_MESSAGE_MAX - 3)}...` : message,
+  };
+}

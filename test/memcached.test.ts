@@ -131,3 +131,27 @@ t.test('lastTransitionTime moves only when a condition changes', async (t) => {
   const available = (changed.status as any).conditions.find((c: any) => c.type === 'Available');
   t.equal(available.lastTransitionTime, later.toISOString().replace(/\.\d{3}Z$/, 'Z'));
 });
+
+t.test('pods the API server refuses (Pod Security admission) are said in Ready, from the Deployment\'s ReplicaFailure', async (t) => {
+  const refusal = 'pods "memcached-sample-5d8f9c-" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true';
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'memcached-sample', namespace: 'default' },
+    spec: { replicas: 3 },
+    status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: refusal }] },
+  };
+  const req = request('memcached', { size: 3 }, { children: objectMap([deployment]) });
+  const ready = (sync(req, FIXED_NOW).status as any).conditions.find((c: any) => c.type === 'Ready');
+  t.match(ready, { status: 'False', reason: 'FailedCreate' });
+  t.match(ready.message, /violates PodSecurity "restricted:latest"/);
+  // The same observed state twice: the same status (quiet at rest).
+  t.same(sync(req, FIXED_NOW).status, sync(req, FIXED_NOW).status);
+  // Once the pods run, the failure no longer matters.
+  const healed = { ...deployment, status: { replicas: 3, readyReplicas: 3, conditions: [{ type: 'ReplicaFailure', status: 'False' }] } };
+  t.match((sync(request('memcached', { size: 3 }, { children: objectMap([healed]) }), FIXED_NOW).status as any).conditions[0], { reason: 'Available' });
+  const huge = { ...deployment, status: { conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'Bad reason!', message: 'x'.repeat(5000) }] } };
+  const capped = (sync(request('memcached', { size: 3 }, { children: objectMap([huge]) }), FIXED_NOW).status as any).conditions[0];
+  t.equal(capped.reason, 'FailedCreate', 'a reason that is not a CamelCase word is not copied');
+  t.ok(capped.message.length <= 300);
+});

@@ -13,7 +13,7 @@ import type {
 } from '../../lib/metacontroller.js';
 import { dns1035Problem } from '../../lib/names.js';
 import { observedNamed } from '../../lib/objects.js';
-import { memberStatus, relatedPodNames, workloadCounts } from '../../lib/replicas.js';
+import { memberStatus, relatedPodNames, workloadCounts, workloadFailure } from '../../lib/replicas.js';
 import { specParser } from '../../lib/spec.js';
 import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
@@ -71,9 +71,13 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
 
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  const counts = workloadCounts(observedDeployment, spec.size);
+  // Pods the API server refuses (Pod Security admission, a quota) are said in Ready, with the refusal's reason.
+  const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
   return {
-    status: memberStatus(parent, workloadCounts(observedDeployment, spec.size), relatedPodNames(request.related), now, {
+    status: memberStatus(parent, counts, relatedPodNames(request.related), now, {
       selector: selectorString(APP, name),
+      ...(refused ? { ready: refused } : {}),
     }),
     children: [deployment(parent, spec), service(parent, spec)],
   };
