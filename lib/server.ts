@@ -9,7 +9,7 @@
 //   METAOPS_TLS_CERT_FILE, METAOPS_TLS_KEY_FILE   serve https (Metacontroller's `caBundle` trusts it)
 //   METAOPS_TLS_CLIENT_CA_FILE       hooks require client certificates signed by this CA (mTLS, `clientTLS`)
 //   METAOPS_TLS_CLIENT_NAMES         only these client certificate names (CN or DNS SAN), comma-separated
-//   METAOPS_BODY_LIMIT               largest request body in bytes (default 32 MiB, at most 64 MiB)
+//   METAOPS_BODY_LIMIT               largest request body in bytes (default 8 MiB, at most 32 MiB)
 //   METAOPS_HOOK_DEADLINE_MS         a hook's deadline (default 8500, 100..9500: below the 10 s webhook timeout)
 import { readFileSync, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';

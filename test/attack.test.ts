@@ -16,7 +16,8 @@ function raw(port: number, head: string, body = ''): Promise<number> {
     const socket = connect(port, '127.0.0.1');
     let text = '';
     socket.on('data', (d) => (text += d.toString('latin1')));
-    socket.on('error', reject);
+    // A server that answers before reading the body closes the connection under the writer: the answer counts.
+    socket.on('error', (err) => (/^HTTP\/1\.1 \d{3}/.test(text) ? undefined : reject(err)));
     socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
     socket.end(`${head}\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
@@ -430,4 +431,40 @@ t.test('mTLS: a certificate never replaces the token, probes need none, and clie
   t.equal(await call('/hooks/memcached/sync', rogue, bearer), 401, 'a certificate of another CA with the allowed name: 401');
   t.equal(await call('/healthz', {}), 200, 'probes need no certificate');
   t.equal(await call('/readyz', {}), 200);
+});
+
+t.test('a request for no route, any method, is refused before its body is read (and is logged)', async (t) => {
+  let logged = '';
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      logged += chunk.toString();
+      cb();
+    },
+  });
+  const app = buildApp({ logger: { level: 'info', stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  // Not valid JSON: a parser that read it would answer 400; refused before reading, it is a 404.
+  const junk = '{'.repeat(10) + 'x';
+  for (const [method, target] of [
+    ['POST', '/nope'],
+    ['POST', '/healthz'],
+    ['PUT', '/hooks/s3/finalize'],
+    ['DELETE', '/hooks/s3/finalize'],
+    ['OPTIONS', '/hooks/memcached/sync'],
+    ['PATCH', '/hooks/etcdcluster/sync'],
+    ['POST', 'http://u:SECRET-IN-URL@127.0.0.1/nope?token=SECRET-IN-QUERY'],
+  ]) {
+    t.equal(await raw(port, `${method} ${target} HTTP/1.1`, junk), 404, `${method} ${target}: 404 without parsing`);
+  }
+  t.equal(await raw(port, 'POST /hooks/%zz/sync HTTP/1.1', junk), 400, 'an undecodable target: 400');
+  const memory = process.memoryUsage().rss;
+  const dense = '[' + Array(2_000_000).fill('{}').join(',') + ']';
+  t.equal(await raw(port, 'POST /nope HTTP/1.1', dense), 404);
+  t.ok(process.memoryUsage().rss - memory < 100 * 1024 * 1024, 'a dense body to no route costs no parse');
+  await new Promise((r) => setTimeout(r, 50));
+  t.match(logged, /"statusCode":404/);
+  t.match(logged, /"statusCode":400.*FST_ERR_BAD_URL|"statusCode":400/);
+  t.notMatch(logged, /SECRET-IN-URL|SECRET-IN-QUERY/, 'user information and queries are not logged');
 });

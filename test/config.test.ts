@@ -14,7 +14,7 @@ t.test('defaults: port 8080, no credentials, no opt-out, the stated body limit a
   const s = settingsFromEnv({});
   t.same(s, { port: 8080, host: '0.0.0.0', logLevel: 'info', auth: {}, allowUnauthenticated: false, bodyLimit: DEFAULT_BODY_LIMIT, hookDeadlineMs: DEFAULT_HOOK_DEADLINE_MS });
   t.equal(DEFAULT_HOOK_DEADLINE_MS, 8500, 'below Metacontroller\'s 10 s webhook timeout');
-  t.equal(DEFAULT_BODY_LIMIT, 32 * 1024 * 1024);
+  t.equal(DEFAULT_BODY_LIMIT, 8 * 1024 * 1024);
   t.equal(settingsFromEnv({ METAOPS_HOOK_DEADLINE_MS: '2000', PORT: '9000' }).hookDeadlineMs, 2000);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'true' }).allowUnauthenticated, true);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'false' }).allowUnauthenticated, false);
