@@ -104,7 +104,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     // A target the router cannot decode (`/hooks/%zz/sync`): refused in the same shape as every other refusal.
     frameworkErrors: (error, request, reply) => {
       logRefusal(request, 400, error.message);
-      reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: error.message });
+      (reply as FastifyReply).code(400).send({ statusCode: 400, error: 'Bad Request', message: error.message });
     },
     // A request that has not arrived whole by then is dropped.
     requestTimeout: 30_000,

@@ -12,6 +12,14 @@ export function sizeField(description: string, maximum: number) {
   return Type.Integer({ minimum: 0, maximum, format: 'int32', description: `${description} At most ${maximum}.` });
 }
 
+/** The longest container image reference accepted (registry, path, tag and digest fit well within it). */
+export const MAX_IMAGE_LENGTH = 512;
+
+/** A container image reference, bounded (a PodSet repeats it in every pod of its answer). */
+export function imageField(description: string, defaultImage: string) {
+  return Type.String({ minLength: 1, maxLength: MAX_IMAGE_LENGTH, default: defaultImage, description });
+}
+
 /** The stated maxima of `spec.size`. */
 export const MAX_SIZE = {
   /** Pods owned one by one: an answer of 1000 pods is ~1.5 MB, and the status names each. */

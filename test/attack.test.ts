@@ -468,3 +468,27 @@ t.test('a request for no route, any method, is refused before its body is read (
   t.match(logged, /"statusCode":400.*FST_ERR_BAD_URL|"statusCode":400/);
   t.notMatch(logged, /SECRET-IN-URL|SECRET-IN-QUERY/, 'user information and queries are not logged');
 });
+
+t.test('a PodSet cannot make a huge answer: image and command are bounded, and so is size times their length', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  const post = async (spec: Record<string, unknown>) => {
+    const req = example('podset-sync') as any;
+    req.parent.spec = spec;
+    const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload: req });
+    return { status: res.statusCode, bytes: res.body.length, ready: res.json().status?.conditions?.find((c: any) => c.type === 'Ready'), children: res.json().children?.length };
+  };
+  const longImage = await post({ size: 1000, image: 'x'.repeat(100_000) });
+  t.match(longImage, { status: 200, ready: { reason: 'InvalidSpec', message: /spec\.image/ }, children: 3 }, 'a 100 KB image: InvalidSpec, the three observed pods kept');
+  t.ok(longImage.bytes < 100_000, `answer ${longImage.bytes} bytes`);
+  const manyArgs = await post({ size: 1, command: Array(20_000).fill('x') });
+  t.match(manyArgs, { status: 200, ready: { reason: 'InvalidSpec' } }, '20 000 arguments: InvalidSpec');
+  const heavy = await post({ size: 1000, command: Array(64).fill('y'.repeat(4096)) });
+  t.match(heavy, { status: 200, ready: { reason: 'InvalidSpec', message: /more than the 4\.0 MiB a PodSet may have/ }, children: 3 }, 'size x command over 4 MiB: InvalidSpec');
+  t.ok(heavy.bytes < 100_000, `answer ${heavy.bytes} bytes`);
+  const fits = await post({ size: 10, command: Array(64).fill('y'.repeat(4096)) });
+  t.equal(fits.children, 10, 'the same command on 10 pods is served');
+  t.ok(fits.bytes < 4 * 1024 * 1024 * 1.1);
+  const thousand = await post({ size: 1000 });
+  t.equal(thousand.children, 1000, 'the stated maximum with the default pod is served');
+});

@@ -1,7 +1,7 @@
 // Memcached, cache.example.com/v1alpha1: the Operator SDK tutorial's resource.
 import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import { commonPrinterColumns, imageField, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
 export const DEFAULT_IMAGE = 'memcached:1.6-alpine';
 export const DEFAULT_PORT = 11211;
@@ -9,7 +9,7 @@ export const DEFAULT_PORT = 11211;
 export const MemcachedSpec = Type.Object(
   {
     size: sizeField('Size is the size of the memcached deployment: the number of memcached pods.', MAX_SIZE.memcached),
-    image: Type.String({ minLength: 1, default: DEFAULT_IMAGE, description: 'The memcached container image.' }),
+    image: imageField('The memcached container image.', DEFAULT_IMAGE),
     port: Type.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORT, description: 'The port memcached listens on.' }),
   },
   { description: 'MemcachedSpec defines the desired state of Memcached.' },

@@ -1,19 +1,27 @@
 // PodSet, apps.jicki.cn/v1alpha1: a set of `size` pods owned directly, named by ordinal.
 import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import { commonPrinterColumns, imageField, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
 export const DEFAULT_IMAGE = 'busybox';
 export const DEFAULT_COMMAND = ['sleep', '3600'];
+export const MAX_ARGUMENTS = 64;
+export const MAX_ARGUMENT_LENGTH = 4096;
+/**
+ * The most a PodSet's answer may weigh: every pod repeats the image and the command, so `size` times their
+ * length is bounded too (a 1000-pod PodSet with a 100 KB image once made a 100 MB answer and 385 MB of RSS).
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export const PodSetSpec = Type.Object(
   {
     size: sizeField('Size is the size of the PodSet deployment: the number of pods.', MAX_SIZE.podset),
-    image: Type.String({ minLength: 1, default: DEFAULT_IMAGE, description: 'The container image of every pod.' }),
-    command: Type.Array(Type.String(), {
+    image: imageField('The container image of every pod.', DEFAULT_IMAGE),
+    command: Type.Array(Type.String({ maxLength: MAX_ARGUMENT_LENGTH }), {
       minItems: 1,
+      maxItems: MAX_ARGUMENTS,
       default: DEFAULT_COMMAND,
-      description: 'The command every pod runs.',
+      description: `The command every pod runs (at most ${MAX_ARGUMENTS} arguments of ${MAX_ARGUMENT_LENGTH} characters).`,
     }),
   },
   { description: 'PodSetSpec defines the desired state of PodSet.' },

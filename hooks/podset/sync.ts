@@ -9,11 +9,22 @@ import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.
 import { memberStatus } from '../../lib/replicas.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import { specParser } from '../../lib/spec.js';
-import { PodSetSpec, type PodSetSpec as Spec } from './schema.js';
+import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
 const APP = 'podset';
 const NOBODY = 65534;
-const parser = specParser(PodSetSpec);
+const parser = specParser(PodSetSpec, answerTooLarge);
+
+/** The size of the answer this spec asks for, refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept). */
+function answerTooLarge(spec: Spec): string | undefined {
+  // Per pod: its image and arguments as JSON, plus ~600 bytes of names, labels and security context.
+  let perPod = 600 + spec.image.length;
+  for (const arg of spec.command) perPod += arg.length + 3;
+  const total = perPod * spec.size;
+  if (total <= MAX_ANSWER_BYTES) return undefined;
+  const mb = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+  return `spec.size ${spec.size} pods of ~${Math.ceil(perPod / 1024)} KiB each (image and command) make an answer of ~${mb(total)}, more than the ${mb(MAX_ANSWER_BYTES)} a PodSet may have: shorten spec.command or lower spec.size`;
+}
 
 /** Pods are <podset>-<ordinal>. */
 export const podName = ordinalName;
