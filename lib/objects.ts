@@ -1,4 +1,5 @@
 // Reading what Metacontroller observed, and handing it back unchanged.
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json.js';
 import type { KubeObject, ObjectMap } from './metacontroller.js';
 
 /** The map key Metacontroller uses for a child type: `<Kind>.<apiVersion>`, e.g. `StatefulSet.apps/v1`. */
@@ -99,7 +100,9 @@ const SERVER_METADATA = [
  */
 export function keepObserved(obj: KubeObject): KubeObject {
   const lastApplied = obj.metadata.annotations?.[LAST_APPLIED];
-  if (lastApplied) {
+  // The annotation is text anyone who can edit the object may write: nested deeper than a request may be, it
+  // is not parsed (serialising it back would overflow the stack), and the sanitised copy is used instead.
+  if (typeof lastApplied === 'string' && lastApplied && !jsonDepthExceeds(lastApplied, MAX_JSON_DEPTH)) {
     try {
       const parsed = JSON.parse(lastApplied) as KubeObject;
       if (parsed && typeof parsed === 'object' && parsed.kind === obj.kind && parsed.metadata?.name === obj.metadata.name) {
@@ -127,9 +130,13 @@ export function keepObserved(obj: KubeObject): KubeObject {
 
 /** Kubernetes Pod readiness: phase Running and the Ready condition True. */
 export function isPodReady(pod: KubeObject): boolean {
-  const status = pod['status'] as { phase?: string; conditions?: Array<{ type?: string; status?: string }> } | undefined;
-  if (!status || status.phase !== 'Running') return false;
-  return (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const status = pod['status'] as { phase?: unknown; conditions?: unknown } | undefined;
+  if (!status || typeof status !== 'object' || status.phase !== 'Running' || !Array.isArray(status.conditions)) return false;
+  // Observed data: any element may be malformed (null, a string).
+  return status.conditions.some((c: unknown) => {
+    const condition = c as { type?: unknown; status?: unknown } | null;
+    return condition !== null && typeof condition === 'object' && condition.type === 'Ready' && condition.status === 'True';
+  });
 }
 
 /** True when the object is being deleted. */

@@ -25,7 +25,7 @@ export function specParser<S extends TSchema>(schema: S, extra?: (spec: Static<S
   return {
     schema,
     parse(spec: unknown): SpecResult<Static<S>> {
-      const value = spec !== undefined && spec !== null && complete(spec) ? spec : Value.Default(schema, Value.Clone(spec ?? {}));
+      const value = spec !== undefined && spec !== null && complete(spec) ? spec : Value.Default(schema, cloneData(spec ?? {}));
       if (!check.Check(value)) {
         return { ok: false, message: describeErrors(check, value) };
       }
@@ -34,6 +34,16 @@ export function specParser<S extends TSchema>(schema: S, extra?: (spec: Static<S
       return { ok: true, spec: value };
     },
   };
+}
+
+/**
+ * A copy of JSON data that keeps every key as data. TypeBox's Value.Clone assigns keys one by one, so a key named
+ * `__proto__` (a label, a tag, a nodeSelector entry) became the copy's prototype: dropped from the data, and its
+ * contents readable through inheritance. JSON.parse defines such keys as own properties. Requests are JSON and
+ * nest at most MAX_JSON_DEPTH levels, so the round trip is safe.
+ */
+export function cloneData<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 type Present = (value: unknown) => boolean;

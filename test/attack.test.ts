@@ -492,3 +492,48 @@ t.test('a PodSet cannot make a huge answer: image and command are bounded, and s
   const thousand = await post({ size: 1000 });
   t.equal(thousand.children, 1000, 'the stated maximum with the default pod is served');
 });
+
+t.test('JSON inside an annotation is held to the same nesting limit (last-applied-configuration)', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  for (const kind of ['memcached', 'podset', 'mysqlcluster']) {
+    const req = example(`${kind}-sync`) as any;
+    req.parent.spec.size = -1; // invalid: observed children are handed back as they are
+    const child = anObservedChild(req);
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    child.metadata.annotations = { 'metacontroller.k8s.io/last-applied-configuration': `{"apiVersion":"v1","kind":"${child.kind}","metadata":{"name":"${child.metadata.name}"},"spec":${deep}}` };
+    const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: req });
+    t.equal(res.statusCode, 200, `${kind}: ${res.statusCode}`);
+    const kept = (res.json().children as any[]).find((c) => c.metadata.name === child.metadata.name);
+    t.ok(kept, `${kind}: the child is kept (its sanitised copy)`);
+  }
+});
+
+t.test('spec keys named __proto__ stay data: defaults are applied without losing them or reading through them', async (t) => {
+  const { Type } = await import('@sinclair/typebox');
+  const { specParser } = await import('../lib/spec.js');
+  const parser = specParser(
+    Type.Object({ size: Type.Integer(), image: Type.String({ default: 'busybox' }), tags: Type.Optional(Type.Record(Type.String(), Type.String())) }),
+  );
+  const kept = parser.parse(JSON.parse('{"size":1,"tags":{"__proto__":"v","team":"a"}}'));
+  t.ok(kept.ok);
+  if (kept.ok) {
+    t.ok(Object.hasOwn(kept.spec.tags!, '__proto__'), 'the __proto__ tag is kept');
+    t.same(Object.keys(kept.spec.tags!), ['__proto__', 'team']);
+    t.equal(kept.spec.image, 'busybox', 'defaults applied');
+  }
+  const inherited = parser.parse(JSON.parse('{"__proto__":{"size":2,"image":"evil/image"}}'));
+  t.match(inherited, { ok: false, message: /spec\.size is required/ }, 'nothing is read through a __proto__ key');
+});
+
+t.test('observed pods with malformed conditions are not ready, not a 500', async (t) => {
+  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  for (const conditions of [[null], {}, 'x', 5, [5, 'Ready'], null]) {
+    const req = example('podset-sync') as any;
+    const pod = Object.values(req.children['Pod.v1'] as Record<string, any>)[0];
+    pod.status = { phase: 'Running', conditions };
+    const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload: req });
+    t.equal(res.statusCode, 200, `conditions ${JSON.stringify(conditions)}: ${res.statusCode}`);
+  }
+});
