@@ -2,6 +2,7 @@
 // present but wrong stops the server with a message naming it: a typo must never turn a check off (an empty
 // token once meant "no authentication"; a deadline of "10s" once became NaN and made every hook that calls out miss it at once).
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { AuthConfig } from './auth.js';
 
 export interface TlsSettings {
@@ -104,6 +105,9 @@ function authSettings(env: NodeJS.ProcessEnv, problems: string[]): AuthConfig {
   if (bearer !== undefined) {
     if (bearer.length < MIN_TOKEN_LENGTH) problems.push(`METAOPS_AUTH_TOKEN is shorter than ${MIN_TOKEN_LENGTH} characters`);
     else if (/\s/.test(bearer)) problems.push('METAOPS_AUTH_TOKEN contains white space');
+    // A Bearer token is RFC 6750's token68 (ASCII letters, digits, -._~+/ and trailing =): anything else cannot
+    // travel in a header the same way on both sides (a UTF-8 token arrives as latin1 and never matches).
+    else if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(bearer)) problems.push('METAOPS_AUTH_TOKEN must be ASCII letters, digits and -._~+/ (e.g. `openssl rand -hex 32`)');
     else auth.bearer = bearer;
   }
   const basic = secret(env, 'METAOPS_BASIC_AUTH', problems);
@@ -126,9 +130,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, problems: string[]): boolean
 }
 
 function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | undefined {
-  const certFile = env['METAOPS_TLS_CERT_FILE'] || undefined;
-  const keyFile = env['METAOPS_TLS_KEY_FILE'] || undefined;
-  const clientCaFile = env['METAOPS_TLS_CLIENT_CA_FILE'] || undefined;
+  // Present but empty is a mistake, not "off": it would serve the token in clear, or turn mTLS off.
+  for (const name of ['METAOPS_TLS_CERT_FILE', 'METAOPS_TLS_KEY_FILE', 'METAOPS_TLS_CLIENT_CA_FILE', 'METAOPS_TLS_CLIENT_NAMES']) {
+    if (env[name] !== undefined && env[name]!.trim() === '') problems.push(`${name} is empty: set a value, or unset it`);
+  }
+  const certFile = env['METAOPS_TLS_CERT_FILE']?.trim() || undefined;
+  const keyFile = env['METAOPS_TLS_KEY_FILE']?.trim() || undefined;
+  const clientCaFile = env['METAOPS_TLS_CLIENT_CA_FILE']?.trim() || undefined;
   const names = env['METAOPS_TLS_CLIENT_NAMES'];
   const clientNames = names === undefined ? undefined : names.split(',').map((n) => n.trim()).filter(Boolean);
   if (!certFile && !keyFile) {
@@ -140,12 +148,36 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
     problems.push('METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE go together: set both or neither');
     return undefined;
   }
-  for (const [name, file] of [['METAOPS_TLS_CERT_FILE', certFile], ['METAOPS_TLS_KEY_FILE', keyFile], ['METAOPS_TLS_CLIENT_CA_FILE', clientCaFile]] as const) {
-    if (!file) continue;
+  const read = (name: string, file: string | undefined): Buffer | undefined => {
+    if (!file) return undefined;
     try {
-      readFileSync(file);
+      return readFileSync(file);
     } catch (err) {
       problems.push(`${name}=${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      return undefined;
+    }
+  };
+  const cert = read('METAOPS_TLS_CERT_FILE', certFile);
+  const key = read('METAOPS_TLS_KEY_FILE', keyFile);
+  const ca = read('METAOPS_TLS_CLIENT_CA_FILE', clientCaFile);
+  if (cert && key) {
+    // The files as TLS will use them: a certificate that is not PEM, or a key that is not its key, is refused here
+    // with its name rather than as a stack trace from listen().
+    try {
+      createSecureContext({ cert, key });
+    } catch (err) {
+      problems.push(`METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE cannot be used together: ${(err as Error).message}`);
+    }
+  }
+  if (ca) {
+    const text = ca.toString('utf8');
+    if (!text.includes('-----BEGIN CERTIFICATE-----')) problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: no PEM certificate in the file`);
+    else {
+      try {
+        createSecureContext({ ca });
+      } catch (err) {
+        problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: ${(err as Error).message}`);
+      }
     }
   }
   if (clientNames !== undefined) {
@@ -163,7 +195,7 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
 /** Every setting, checked; throws ConfigError listing every problem at once. */
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
   const problems: string[] = [];
-  const port = integer(env, 'PORT', 8080, 0, 65535, problems);
+  const port = integer(env, 'PORT', 8080, 1, 65535, problems);
   const host = (env['HOST'] ?? '0.0.0.0').trim();
   if (host === '') problems.push('HOST is empty');
   const logLevel = (env['LOG_LEVEL'] ?? 'info').trim().toLowerCase();

@@ -53,6 +53,9 @@ const authenticatedBy = [
 ];
 if (authenticatedBy.length > 0) {
   app.log.info({ authenticatedBy }, 'hooks require authentication');
+  if (tlsSettings?.clientCaFile && !tlsSettings.clientNames) {
+    app.log.warn('METAOPS_TLS_CLIENT_CA_FILE without METAOPS_TLS_CLIENT_NAMES: any client certificate of that CA is accepted');
+  }
   if (settings.allowUnauthenticated) app.log.warn('METAOPS_ALLOW_UNAUTHENTICATED is ignored: credentials are configured');
 } else if (settings.allowUnauthenticated) {
   app.log.warn(

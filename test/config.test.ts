@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS, settingsFromEnv } from '../lib/config.js';
+import { freePort } from './e2e/cluster.js';
+import { Pki } from './fixtures/pki.js';
 import { root } from './fixtures/requests.js';
 
 const TOKEN = 'config-test-token-0123456789';
@@ -18,10 +20,20 @@ t.test('defaults: port 8080, no credentials, no opt-out, the stated body limit a
   t.equal(settingsFromEnv({ METAOPS_HOOK_DEADLINE_MS: '2000', PORT: '9000' }).hookDeadlineMs, 2000);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'true' }).allowUnauthenticated, true);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'false' }).allowUnauthenticated, false);
+  t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN: 'abcDEF0123456789-._~+/==' }).auth, { bearer: 'abcDEF0123456789-._~+/==' }, 'token68 characters');
   const dir = mkdtempSync(join(tmpdir(), 'metaops-config-'));
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
   t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN_FILE: join(dir, 'token') }).auth, { bearer: TOKEN }, 'from a file, trailing newline trimmed');
 });
+
+const pki = new Pki();
+pki.issue('a', '127.0.0.1');
+pki.issue('b', '127.0.0.1');
+const files = mkdtempSync(join(tmpdir(), 'metaops-config-files-'));
+const notPem = join(files, 'not.pem');
+writeFileSync(notPem, 'this is not a certificate');
+const emptyFile = join(files, 'empty.pem');
+writeFileSync(emptyFile, '');
 
 t.test('every wrong setting is refused, by name', async (t) => {
   const cases: Array<[NodeJS.ProcessEnv, RegExp]> = [
@@ -49,6 +61,14 @@ t.test('every wrong setting is refused, by name', async (t) => {
     [{ METAOPS_TLS_CLIENT_CA_FILE: '/ca.crt' }, /METAOPS_TLS_CLIENT_CA_FILE needs/],
     [{ METAOPS_TLS_CLIENT_NAMES: 'metacontroller' }, /METAOPS_TLS_CLIENT_NAMES needs/],
     [{ METAOPS_TLS_CERT_FILE: '/nonexistent.crt', METAOPS_TLS_KEY_FILE: '/nonexistent.key' }, /cannot read the file/],
+    [{ METAOPS_TLS_CERT_FILE: '', METAOPS_TLS_KEY_FILE: '' }, /METAOPS_TLS_CERT_FILE is empty/],
+    [{ METAOPS_TLS_CLIENT_CA_FILE: ' ' }, /METAOPS_TLS_CLIENT_CA_FILE is empty/],
+    [{ METAOPS_AUTH_TOKEN: 'ä'.repeat(20) }, /ASCII letters, digits/],
+    [{ METAOPS_AUTH_TOKEN: 'a-token-with-a-"quote"-in-it' }, /ASCII letters, digits/],
+    [{ PORT: '0' }, /PORT/],
+    [{ METAOPS_TLS_CERT_FILE: notPem, METAOPS_TLS_KEY_FILE: notPem }, /cannot be used together/],
+    [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('b.key') }, /cannot be used together/],
+    [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('a.key'), METAOPS_TLS_CLIENT_CA_FILE: emptyFile }, /no PEM certificate/],
   ];
   for (const [env, message] of cases) {
     try {
@@ -74,7 +94,7 @@ t.test('the server refuses to start on a wrong setting, saying which (a real pro
   ] as const) {
     const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
       cwd: root,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+      env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', ...env },
       encoding: 'utf8',
       timeout: 30_000,
     });
@@ -88,7 +108,7 @@ t.test('the opt-out is announced as a warning at startup (a real process)', asyn
   const { spawn } = await import('node:child_process');
   const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', METAOPS_ALLOW_UNAUTHENTICATED: 'true' },
+    env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METAOPS_ALLOW_UNAUTHENTICATED: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
