@@ -2,13 +2,19 @@
 // that plain objects choke on (`__proto__`, `constructor`), nesting, sizes at and past the stated limits, and what
 // the log says about it. Each case was an outside finding against the server; each assertion fails without its fix.
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import t from 'tap';
 import { buildApp } from '../lib/app.js';
 import type { Deps } from '../lib/deps.js';
+import { captureLogs } from './fixtures/logs.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 const TOKEN = 'attack-test-token-0123456789';
+
+/** Starts the app on a free loopback port; its port. */
+async function listening(app: ReturnType<typeof buildApp>): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as { port: number }).port;
+}
 
 /** Sends `head` + body over a fresh TCP connection exactly as written; resolves with the status code. */
 function raw(port: number, head: string, body = ''): Promise<number> {
@@ -26,8 +32,7 @@ function raw(port: number, head: string, body = ''): Promise<number> {
 t.test('a configured token cannot be walked around by spelling the request target differently (real socket)', async (t) => {
   const app = buildApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
+  const port = await listening(app);
   const body = JSON.stringify(example('memcached-sync'));
   t.equal(await raw(port, `POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer ${TOKEN}`, body), 200, 'the plain path with the token');
   const targets = [
@@ -329,17 +334,10 @@ t.test('sizes: the stated maxima are served; past them, InvalidSpec and every ch
 });
 
 t.test('refusals are logged with their reason; credentials and raw bytes never are', async (t) => {
-  let logged = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      logged += chunk.toString();
-      cb();
-    },
-  });
-  const app = buildApp({ logger: { level: 'trace', stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  const logs = captureLogs();
+  const app = buildApp({ logger: { level: 'trace', stream: logs.stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
+  const port = await listening(app);
   const body = JSON.stringify(example('memcached-sync'));
   t.equal(await raw(port, 'POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer wrong-secret-in-header', body), 401);
   t.equal(await raw(port, `POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer ${TOKEN}`, '{"controller":{}}'), 400);
@@ -347,14 +345,14 @@ t.test('refusals are logged with their reason; credentials and raw bytes never a
   t.equal(await raw(port, `POST /hooks/memcached/sync HTTP/1.1\r\nauthorization: Bearer ${TOKEN}\r\nbad header line`, body), 400);
   t.equal(await raw(port, `GET /nowhere HTTP/1.1`), 404);
   await new Promise((r) => setTimeout(r, 50));
-  const lines = logged.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  t.ok(lines.some((l) => l['statusCode'] === 401 && /credentials/.test(String(l['reason']))), 'the 401 is logged with its reason');
-  t.ok(lines.some((l) => l['statusCode'] === 400 && /parent/.test(String(l['reason']))), 'the 400 is logged with its reason');
-  t.ok(lines.some((l) => l['statusCode'] === 400 && l['msg'] === 'malformed HTTP request refused'), 'the malformed request is logged');
-  t.ok(lines.some((l) => l['statusCode'] === 404), 'the 404 is logged');
-  t.notMatch(logged, TOKEN, 'the token is never logged');
-  t.notMatch(logged, 'wrong-secret-in-header', 'nor a wrong one');
-  t.notMatch(logged, 'rawPacket', 'nor raw packets');
+  const lines = logs.text().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.ok(lines.some((l) => l['statusCode'] === 401 && /credentials/.test(String(l['reason']))), 'the 401 is logs.text() with its reason');
+  t.ok(lines.some((l) => l['statusCode'] === 400 && /parent/.test(String(l['reason']))), 'the 400 is logs.text() with its reason');
+  t.ok(lines.some((l) => l['statusCode'] === 400 && l['msg'] === 'malformed HTTP request refused'), 'the malformed request is logs.text()');
+  t.ok(lines.some((l) => l['statusCode'] === 404), 'the 404 is logs.text()');
+  t.notMatch(logs.text(), TOKEN, 'the token is never logs.text()');
+  t.notMatch(logs.text(), 'wrong-secret-in-header', 'nor a wrong one');
+  t.notMatch(logs.text(), 'rawPacket', 'nor raw packets');
 });
 
 t.test('a dependency that answers without end is cut off at the stated size, not buffered', async (t) => {
@@ -406,8 +404,7 @@ t.test('mTLS: a certificate never replaces the token, probes need none, and clie
     deps: { now: () => FIXED_NOW },
   });
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
+  const port = await listening(app);
   const body = JSON.stringify(example('memcached-sync'));
   const probe = (path: string) => path === '/healthz' || path === '/readyz';
   const call = (path: string, tls: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -434,17 +431,10 @@ t.test('mTLS: a certificate never replaces the token, probes need none, and clie
 });
 
 t.test('a request for no route, any method, is refused before its body is read (and is logged)', async (t) => {
-  let logged = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      logged += chunk.toString();
-      cb();
-    },
-  });
-  const app = buildApp({ logger: { level: 'info', stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  const logs = captureLogs();
+  const app = buildApp({ logger: { level: 'info', stream: logs.stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
+  const port = await listening(app);
   // Not valid JSON: a parser that read it would answer 400; refused before reading, it is a 404.
   const junk = '{'.repeat(10) + 'x';
   for (const [method, target] of [
@@ -464,9 +454,9 @@ t.test('a request for no route, any method, is refused before its body is read (
   t.equal(await raw(port, 'POST /nope HTTP/1.1', dense), 404);
   t.ok(process.memoryUsage().rss - memory < 100 * 1024 * 1024, 'a dense body to no route costs no parse');
   await new Promise((r) => setTimeout(r, 50));
-  t.match(logged, /"statusCode":404/);
-  t.match(logged, /"statusCode":400.*FST_ERR_BAD_URL|"statusCode":400/);
-  t.notMatch(logged, /SECRET-IN-URL|SECRET-IN-QUERY/, 'user information and queries are not logged');
+  t.match(logs.text(), /"statusCode":404/);
+  t.match(logs.text(), /"statusCode":400.*FST_ERR_BAD_URL|"statusCode":400/);
+  t.notMatch(logs.text(), /SECRET-IN-URL|SECRET-IN-QUERY/, 'user information and queries are not logs.text()');
 });
 
 t.test('a PodSet cannot make a huge answer: image and command are bounded, and so is size times their length', async (t) => {
