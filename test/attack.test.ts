@@ -456,7 +456,7 @@ t.test('a request for no route, any method, is refused before its body is read (
   await new Promise((r) => setTimeout(r, 50));
   t.match(logs.text(), /"statusCode":404/);
   t.match(logs.text(), /"statusCode":400.*FST_ERR_BAD_URL|"statusCode":400/);
-  t.notMatch(logs.text(), /SECRET-IN-URL|SECRET-IN-QUERY/, 'user information and queries are not logs.text()');
+  t.notMatch(logs.text(), /SECRET-IN-URL|SECRET-IN-QUERY/, 'user information and queries are not logged');
 });
 
 t.test('a PodSet cannot make a huge answer: image and command are bounded, and so is size times their length', async (t) => {
