@@ -1,5 +1,5 @@
 // The Available / Progressing / Ready conditions of a replicated workload, from observed counts.
-import type { ConditionInput } from './conditions.js';
+import { previousConditions, type ConditionInput } from './conditions.js';
 import { conditionsFor } from './hook.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
 import { isTerminating, observedUnordered, statusNumber } from './objects.js';
@@ -51,6 +51,31 @@ export function replicaConditions(c: ReplicaCounts): ConditionInput[] {
   ];
 }
 
+/** How long members may stay missing before the status says that creating them is failing (as a Deployment's). */
+export const PROGRESS_DEADLINE_SECONDS = 600;
+
+/**
+ * Progressing=False / ProgressDeadlineExceeded when members have been missing (Creating, ScalingUp) since longer
+ * than PROGRESS_DEADLINE_SECONDS: children that Metacontroller cannot create (refused by Pod Security admission
+ * or a quota, too large for etcd) are otherwise invisible in the parent's status. The start is the Progressing
+ * condition's lastTransitionTime, which the status carries from sync to sync; once exceeded it stays so, with
+ * the same text, until the members exist.
+ */
+function stalled(parent: ParentObject, progressing: ConditionInput, c: ReplicaCounts, now: Date): ConditionInput | undefined {
+  if (progressing.status !== true || (progressing.reason !== 'Creating' && progressing.reason !== 'ScalingUp')) return undefined;
+  const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
+  const exceeded: ConditionInput = {
+    type: 'Progressing',
+    status: false,
+    reason: 'ProgressDeadlineExceeded',
+    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s: creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why`,
+  };
+  if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
+  if (before?.status !== 'True' || !before.lastTransitionTime) return undefined;
+  const since = Date.parse(before.lastTransitionTime);
+  return Number.isFinite(since) && now.getTime() - since > PROGRESS_DEADLINE_SECONDS * 1000 ? exceeded : undefined;
+}
+
 /** The counts a Deployment or StatefulSet reports in its status (all 0 until it exists). */
 export function workloadCounts(workload: KubeObject | undefined, desired: number): ReplicaCounts {
   return {
@@ -84,6 +109,11 @@ export function memberStatus(
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
+  const stall = stalled(parent, inputs[2]!, counts, now);
+  if (stall) {
+    inputs[2] = stall;
+    if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };
+  }
   const status: Status = {
     nodes,
     replicas: counts.current,

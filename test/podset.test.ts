@@ -138,3 +138,26 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   const slow = first.children.map((c) => asObserved(c, { phase: 'Running' }));
   t.equal(sync(request('podset', { size: 3 }, { children: objectMap(slow) }), FIXED_NOW).children.length, 3);
 });
+
+t.test('pods missing past the progress deadline are said in the status, stably, until they exist', async (t) => {
+  const { PROGRESS_DEADLINE_SECONDS } = await import('../lib/replicas.js');
+  const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
+  // Sync 1: nothing exists yet (Metacontroller cannot create the pods: admission refuses them).
+  const first = sync(request('podset', { size: 3 }), at(0));
+  t.equal(first.resyncAfterSeconds, 60, 'while pods are missing, the hook asks to be called again');
+  const cond = (r: any, type: string) => r.status.conditions.find((c: any) => c.type === type);
+  t.match(cond(first, 'Progressing'), { status: 'True', reason: 'ScalingUp' });
+  const feed = (prev: any, s: number) => sync(request('podset', { size: 3 }, { parent: { ...request('podset', { size: 3 }).parent, status: prev.status } }), at(s));
+  const early = feed(first, PROGRESS_DEADLINE_SECONDS - 1);
+  t.match(cond(early, 'Progressing'), { status: 'True', reason: 'ScalingUp' }, 'before the deadline: still progressing');
+  const late = feed(early, PROGRESS_DEADLINE_SECONDS + 1);
+  t.match(cond(late, 'Progressing'), { status: 'False', reason: 'ProgressDeadlineExceeded' });
+  t.match(cond(late, 'Ready'), { status: 'False', reason: 'ProgressDeadlineExceeded', message: /0 of 3 members exist/ });
+  const later = feed(late, PROGRESS_DEADLINE_SECONDS + 3600);
+  t.same(later.status, late.status, 'the same status on every later sync (quiet)');
+  // The pods appear: back to normal.
+  const pods = first.children.map((c) => asObserved(c, readyPod));
+  const healed = sync(request('podset', { size: 3 }, { parent: { ...request('podset', { size: 3 }).parent, status: later.status }, children: objectMap(pods) }), at(PROGRESS_DEADLINE_SECONDS + 3700));
+  t.match(cond(healed, 'Ready'), { status: 'True', reason: 'Available' });
+  t.notOk(healed.resyncAfterSeconds, 'nothing missing: no extra resync');
+});

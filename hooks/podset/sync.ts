@@ -13,6 +13,7 @@ import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.
 
 const APP = 'podset';
 const NOBODY = 65534;
+const MISSING_PODS_RESYNC_SECONDS = 60;
 const parser = specParser(PodSetSpec, answerTooLarge);
 
 /** The size of the answer this spec asks for, refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept). */
@@ -110,8 +111,10 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   }
   // The pods differ only in their names: their JSON is written once, with each name spliced in.
   const children = alikeButName(names, (named) => pod(parent, named, labels, template));
-  return {
-    status: memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now, { selector: selectorString(APP, name) }),
-    children,
-  };
+  const status = memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now, { selector: selectorString(APP, name) });
+  const response: CompositeSyncResponse = { status, children };
+  // Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are missing, look again
+  // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event.
+  if (counts.current < counts.desired) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
+  return response;
 }
