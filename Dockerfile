@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
+# Node.js 26, the newest LTS line (Active LTS since October 2026); CI runs the whole suite on it (scripts/node.sh).
 # Build: compile the TypeScript with every dependency installed.
-FROM node:20-bookworm-slim AS build
+FROM node:26-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
@@ -10,13 +11,13 @@ COPY hooks ./hooks
 RUN npm run build
 
 # Production dependencies only.
-FROM node:20-bookworm-slim AS deps
+FROM node:26-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 # Runtime: compiled output and production dependencies, as a non-root user.
-FROM node:20-bookworm-slim
+FROM node:26-slim
 ENV NODE_ENV=production PORT=8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
