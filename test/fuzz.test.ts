@@ -16,7 +16,7 @@ const unreachable: Partial<Deps> = {
     const api: any = new Proxy({}, { get: (_o, p) => (p === 'withDeadline' ? () => api : p === 'region' ? 'us-east-1' : p === 'endpoint' || p === 'then' ? undefined : down) });
     return api;
   },
-  kube: () => ({ addEphemeralContainers: down }),
+  kube: () => ({ get: down, addEphemeralContainers: down }),
 };
 
 const app = buildApp({ deps: unreachable, hookDeadlineMs: 3000 });
