@@ -162,6 +162,7 @@ t.test('the allowlist matches registry and repository, never a string prefix acr
   t.ok(imageAllowed('nicolaka/netshoot', ['nicolaka/netshoot:latest']));
   t.notOk(imageAllowed('nicolaka/netshoot:v1', ['nicolaka/netshoot:latest']));
   t.ok(imageAllowed('busybox:1.36', ['busybox:*']));
+  t.notOk(imageAllowed(`nicolaka/netshoot@sha256:${'e'.repeat(64)}`, ['nicolaka/netshoot:latest']), 'a digest alone is not :latest');
 
   // path/*: the repositories below a path of one registry, on a path-segment boundary.
   const org = ['ghcr.io/org/*'];
@@ -184,6 +185,8 @@ t.test('the allowlist matches registry and repository, never a string prefix acr
   t.ok(imageAllowed('quay.io/x/y:z', ['*']));
   t.notOk(imageAllowed('busybox', []));
   t.notOk(imageAllowed('busybox', ['busy*box', 'ghcr.io/o/debug-*', 'busybox:1*']));
+  t.notOk(imageAllowed('busybox:1', ['busybox:1*']), '`*` is no tag pattern: the entry is invalid');
+  t.notOk(imageAllowed(`busybox@sha256:${'f'.repeat(64)}`, [`busybox@sha256:${'f'.repeat(64)}*`]));
   t.notOk(imageAllowed('Not An Image', ['*']));
   t.ok(imageAllowed('busybox', ['nothing-here', 'busybox']), 'any entry may allow');
 });
@@ -300,6 +303,13 @@ t.test('the request is not trusted: the pod and the tools are read again from th
   const deleting = new FakeApi().put(dying).put(pod('web-1', { app: 'web' }));
   await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([tool('a', { label: 'app=web', image: 'busybox' })]) }, { kube: deleting, policy: ANY, now: FIXED_NOW });
   t.equal(deleting.patches.length, 0);
+
+  // The API server's pod is being deleted, the request's is not: nothing.
+  const leaving = pod('web-1', { app: 'web' });
+  leaving.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+  const podDying = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(leaving);
+  await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([podDying.stored('PodBuggerTool', 'dbg', 'a')]) }, { kube: podDying, policy: ANY, now: FIXED_NOW });
+  t.equal(podDying.patches.length, 0);
 
   // The pod is gone, or is another pod of the same name now: nothing, or a refused (409) PATCH retried later.
   const gone = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));

@@ -85,7 +85,6 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
   const pod = request.object;
   if (isTerminating(pod)) return { attachments: [] };
   const namespace = pod.metadata.namespace ?? 'default';
-  if (deps.policy.excludedNamespaces.includes(namespace)) return { attachments: [] };
   const podName = pod.metadata.name!;
   const record = recorded(pod);
   const failed = new Map<string, Failure>();
