@@ -2,6 +2,7 @@
 // subresource). In a cluster it uses the pod's service account; elsewhere the current context of KUBECONFIG
 // (server, CA or insecure-skip-tls-verify, bearer token or client certificate).
 import { readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { call, type CallOptions } from './http.js';
 import type { KubeObject } from './metacontroller.js';
 
@@ -10,6 +11,32 @@ export interface Precondition {
   uid?: string;
   resourceVersion?: string;
 }
+
+/** What an object reference in an event carries. */
+export interface ObjectReference {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** An events.k8s.io/v1 Event, as a hook reports a failure to act; the client adds who reports it. */
+export interface KubeEvent {
+  namespace: string;
+  /** Deterministic for one occurrence, so that a repeat is refused (409) rather than a second event. */
+  name: string;
+  eventTime: Date;
+  type: 'Normal' | 'Warning';
+  /** The same reason as the condition it accompanies. */
+  reason: string;
+  action: string;
+  note: string;
+  regarding: ObjectReference;
+  related?: ObjectReference;
+}
+
+export const REPORTING_CONTROLLER = 'metaops';
 
 export interface KubeApi {
   /** Reads one namespaced object; undefined when it does not exist (404). */
@@ -24,6 +51,26 @@ export interface KubeApi {
     containers: Array<Record<string, unknown>>,
     precondition?: Precondition,
   ): Promise<void>;
+  /** Records an event (events.k8s.io/v1, reportingController `metaops`); an event that exists already is no error. */
+  createEvent?(event: KubeEvent): Promise<void>;
+}
+
+/** An event as the API server takes it: eventTime in microseconds, the reporting controller and instance. */
+export function eventObject(event: KubeEvent, instance: string): Record<string, unknown> {
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: event.name, namespace: event.namespace },
+    eventTime: event.eventTime.toISOString().replace(/Z$/, '000Z'),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: instance,
+    action: event.action,
+    reason: event.reason,
+    type: event.type,
+    note: event.note.slice(0, 1024),
+    regarding: event.regarding,
+    ...(event.related ? { related: event.related } : {}),
+  };
 }
 
 export class KubeError extends Error {
@@ -175,6 +222,16 @@ export class HttpKubeApi implements KubeApi {
     const path = `${objectPath('v1', 'pods', namespace, pod)}/ephemeralcontainers`;
     const metadata = precondition && (precondition.uid || precondition.resourceVersion) ? { metadata: { ...precondition } } : {};
     await this.call('PATCH', path, { ...metadata, spec: { ephemeralContainers: containers } }, 'application/strategic-merge-patch+json');
+  }
+
+  async createEvent(event: KubeEvent): Promise<void> {
+    const path = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.namespace)}/events`;
+    try {
+      await this.call('POST', path, eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)), 'application/json');
+    } catch (err) {
+      if (err instanceof KubeError && err.status === 409) return;
+      throw err;
+    }
   }
 
   private async call(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {

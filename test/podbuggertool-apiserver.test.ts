@@ -113,7 +113,8 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
   t.equal(can('get', 'pods'), 'yes');
   t.equal(can('patch', 'pods/ephemeralcontainers'), 'yes');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
-  for (const [verb, what] of [['list', 'pods'], ['watch', 'pods'], ['patch', 'pods'], ['update', 'pods'], ['delete', 'pods'], ['create', 'pods/exec'], ['patch', 'pods/status'], ['list', 'podbuggertools.debug.metaops.dev'], ['get', 'secrets']]) {
+  t.equal(can('create', 'events.events.k8s.io'), 'yes');
+  for (const [verb, what] of [['list', 'pods'], ['watch', 'pods'], ['patch', 'pods'], ['update', 'pods'], ['delete', 'pods'], ['create', 'pods/exec'], ['patch', 'pods/status'], ['list', 'podbuggertools.debug.metaops.dev'], ['get', 'secrets'], ['create', 'events'], ['update', 'events.events.k8s.io']]) {
     t.equal(can(verb!, what!), 'no', `no ${verb} ${what}`);
   }
 });
@@ -177,4 +178,36 @@ t.test('a client without the rights: the failure is recorded with the API server
   );
   t.notOk(ok.resyncAfterSeconds);
   t.equal(ephemeral('dbg', 'web-2').length, 1);
+});
+
+t.test('a PATCH the API server refuses: the failure and an event on the tool, with the same reason', async (t) => {
+  apply(pod('web-3', { app: 'env' }));
+  // The CRD lets this through; the API server refuses an environment variable name with `=`.
+  apply(tool('bad-env', { label: 'app=env', image: 'busybox:1.36', env: [{ name: 'A=B', value: 'x' }] }));
+  const kube = client('metaops');
+  const lines: string[] = [];
+  const res = await syncPod(
+    { controller: {}, object: getJson(['pod', 'web-3', '-n', 'dbg']), related: related([getJson(['pbt', 'bad-env', '-n', 'dbg'])]) },
+    { kube, policy: DEFAULT_POLICY, now: new Date(), log: { warn: (_o, msg) => lines.push(msg) } },
+  );
+  t.same(JSON.parse(res.annotations!['debug.metaops.dev/failures']!), { 'bad-env': { container: 'debug-bad-env', reason: 'Invalid' } });
+  t.same(lines, ['PodBuggerTool dbg/bad-env: could not add debug-bad-env to pod dbg/web-3: Invalid']);
+  const events = JSON.parse(kubectl(['get', 'events.events.k8s.io', '-n', 'dbg', '-o', 'json'])).items as any[];
+  const mine = events.filter((e) => e.regarding?.name === 'bad-env');
+  t.equal(mine.length, 1);
+  t.match(mine[0], {
+    reportingController: 'metaops',
+    reason: 'InjectionFailed',
+    type: 'Warning',
+    action: 'AddEphemeralContainer',
+    note: 'could not add debug-bad-env to pod dbg/web-3: Invalid',
+    regarding: { kind: 'PodBuggerTool', name: 'bad-env', uid: getJson(['pbt', 'bad-env', '-n', 'dbg']).metadata.uid },
+    related: { kind: 'Pod', name: 'web-3' },
+  });
+  // The tool's status, from the pod with the annotation Metacontroller would write.
+  const annotated = getJson(['pod', 'web-3', '-n', 'dbg']);
+  annotated.metadata.annotations = { ...(annotated.metadata.annotations ?? {}), ...(res.annotations as Record<string, string>) };
+  const status = syncTool({ controller: {}, parent: getJson(['pbt', 'bad-env', '-n', 'dbg']) as any, related: { 'Pod.v1': { 'web-3': annotated } } }, DEFAULT_POLICY, FIXED_NOW).status as any;
+  t.match(status, { matched: 1, injected: 0, failed: 1 });
+  t.match(status.conditions[0], { type: 'Ready', status: 'False', reason: 'InjectionFailed', message: /web-3 \(Invalid\)/ });
 });

@@ -130,3 +130,45 @@ t.test('the service-account token is read again when it changes (bound tokens ro
   const gone = new HttpKubeApi(3000, { server, tokenFile: join(dir, 'missing') });
   t.match(await gone.get('v1', 'pods', 'dbg', 'a').catch((e: unknown) => e), { reason: 'Unauthorized' });
 });
+
+t.test('events: POSTed to events.k8s.io/v1 as reportingController metaops; one that exists already is no error', async (t) => {
+  let existing = false;
+  const { seen, server } = await apiServer(t, (req, res) => {
+    if (existing) return json(res, 409, status(409, 'AlreadyExists', 'events "a.x" already exists'));
+    existing = true;
+    return json(res, 201, JSON.parse(req.body));
+  });
+  const api = new HttpKubeApi(3000, { server, token: 'tok' });
+  const event = {
+    namespace: 'dbg',
+    name: 'a.0123456789abcdef',
+    eventTime: new Date('2026-01-02T03:04:05.678Z'),
+    type: 'Warning' as const,
+    reason: 'InjectionFailed',
+    action: 'AddEphemeralContainer',
+    note: 'could not add debug-a to pod dbg/web-1: Forbidden',
+    regarding: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', namespace: 'dbg', name: 'a', uid: 'u' },
+    related: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'web-1' },
+  };
+  await api.createEvent(event);
+  await api.createEvent(event);
+  t.equal(seen.length, 2);
+  t.equal(seen[0]!.method, 'POST');
+  t.equal(seen[0]!.path, '/apis/events.k8s.io/v1/namespaces/dbg/events');
+  t.equal(seen[0]!.contentType, 'application/json');
+  const body = JSON.parse(seen[0]!.body);
+  t.match(body, {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: 'a.0123456789abcdef', namespace: 'dbg' },
+    eventTime: '2026-01-02T03:04:05.678000Z',
+    reportingController: 'metaops',
+    reportingInstance: /^metaops-/,
+    action: 'AddEphemeralContainer',
+    reason: 'InjectionFailed',
+    type: 'Warning',
+    note: 'could not add debug-a to pod dbg/web-1: Forbidden',
+    regarding: event.regarding,
+    related: event.related,
+  });
+});

@@ -12,7 +12,7 @@ import {
   type DebugPolicy,
 } from '../hooks/podbuggertool/match.js';
 import { customizePod, customizeTool, syncPod, syncTool, type PodHookLog } from '../hooks/podbuggertool/sync.js';
-import { KubeError, type KubeApi, type Precondition } from '../lib/kube.js';
+import { KubeError, type KubeApi, type KubeEvent, type Precondition } from '../lib/kube.js';
 import type { KubeObject, ObjectMap } from '../lib/metacontroller.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
@@ -55,6 +55,8 @@ class FakeApi implements KubeApi {
   patches: Array<{ ns: string; pod: string; containers: any[]; precondition: Precondition | undefined }> = [];
   failPatch: Error | undefined;
   failGet: Error | undefined;
+  failEvent: Error | undefined;
+  events: KubeEvent[] = [];
   private rv = 10;
 
   /** Stores an object as the API server has it (the pod hook's truth, whatever the request says). */
@@ -73,6 +75,10 @@ class FakeApi implements KubeApi {
     const kind = resource === 'pods' ? 'Pod' : resource === 'podbuggertools' ? 'PodBuggerTool' : '?';
     const obj = this.stored(kind, ns, name);
     return obj ? structuredClone(obj) : undefined;
+  }
+  async createEvent(event: KubeEvent) {
+    if (this.failEvent) throw this.failEvent;
+    this.events.push(structuredClone(event));
   }
   async addEphemeralContainers(ns: string, name: string, containers: any[], precondition?: Precondition) {
     this.patches.push({ ns, pod: name, containers: structuredClone(containers), precondition });
@@ -406,18 +412,43 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged with th
   t.match(log.lines[0]!.msg, /PodBuggerTool dbg\/a: .*debug-a.* pod dbg\/web-1: Forbidden/);
   t.match(log.lines[0]!.obj, { podbuggertool: 'dbg/a', pod: 'dbg/web-1', reason: 'Forbidden', err: /forbidden/ });
 
-  // The same failure again: the same answer (quiet), whatever the error text.
+  // An event on the tool, the pod related, with the condition's reason.
+  t.equal(api.events.length, 1);
+  t.match(api.events[0], {
+    namespace: 'dbg',
+    name: /^a\.[0-9a-f]{16}$/,
+    type: 'Warning',
+    reason: 'InjectionFailed',
+    note: 'could not add debug-a to pod dbg/web-1: Forbidden',
+    regarding: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', namespace: 'dbg', name: 'a' },
+    related: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'web-1', uid: 'uid-web-1' },
+  });
+  t.equal(api.events[0]!.eventTime.toISOString(), FIXED_NOW.toISOString());
+
+  // The same failure again: the same answer (quiet), whatever the error text, and no second event.
   const p = api.stored('Pod', 'dbg', 'web-1');
   p.metadata.annotations = failed.annotations;
   api.put(p);
   api.failPatch = new KubeError(403, 'another text entirely', 'Forbidden');
   t.same(await syncFrom(api, ['dbg', 'web-1'], ANY, log, new Date(FIXED_NOW.getTime() + 30_000)), failed);
+  t.equal(api.events.length, 1, 'one event per failure, not per retry');
 
-  // A failure to read is a failure too; an unreachable API server has its own reason.
+  // A failure to read is a failure too; an unreachable API server has its own reason (and its own event).
   api.failGet = new Error('connect ECONNREFUSED 127.0.0.1:6443');
   const unreachable = await syncFrom(api, ['dbg', 'web-1'], ANY, log);
   t.same(JSON.parse(unreachable.annotations![FAILURES]!), { a: { container: 'debug-a', reason: 'Unreachable' } });
+  t.equal(api.events.length, 2);
+  t.equal(api.events[1]!.note, 'could not add debug-a to pod dbg/web-1: Unreachable');
+  t.not(api.events[1]!.name, api.events[0]!.name);
   api.failGet = undefined;
+
+  // Events that cannot be recorded are logged; the answer is the same.
+  const quiet = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
+  quiet.failPatch = new KubeError(403, 'x', 'Forbidden');
+  quiet.failEvent = new KubeError(403, 'events is forbidden', 'Forbidden');
+  const qlog = new Log();
+  t.same(await syncFrom(quiet, ['dbg', 'web-1'], ANY, qlog), failed);
+  t.match(qlog.lines[1]!.msg, /PodBuggerTool dbg\/a: could not record the event InjectionFailed: Forbidden/);
 
   // It works now: recorded, and the failure removed.
   api.failPatch = undefined;

@@ -3,7 +3,8 @@
 // containers itself through the Kubernetes API; the injection is recorded in an annotation on the pod.
 import type { ConditionInput } from '../../lib/conditions.js';
 import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
-import { errorReason, type KubeApi } from '../../lib/kube.js';
+import { createHash } from 'node:crypto';
+import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -48,6 +49,13 @@ export interface PodHookDeps {
   log?: PodHookLog;
 }
 
+/** An event name for one occurrence: the tool's name where it is valid, and a hash of what happened. */
+function eventName(tool: string, occurrence: string): string {
+  const hash = createHash('sha256').update(occurrence).digest('hex').slice(0, 16);
+  const prefix = tool.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 200).replace(/^-+|-+$/g, '');
+  return prefix ? `${prefix}.${hash}` : hash;
+}
+
 /** The pod hook's customize: the PodBuggerTools of the pod's namespace, as related objects. */
 export function customizePod(): CustomizeResponse {
   return { relatedResources: [{ apiVersion: TOOL_API, resource: resource.plural }] };
@@ -87,7 +95,9 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
   const namespace = pod.metadata.namespace ?? 'default';
   const podName = pod.metadata.name!;
   const record = recorded(pod);
+  const before = failures(pod);
   const failed = new Map<string, Failure>();
+  const events: KubeEvent[] = [];
   const added = new Map<string, Injection>();
 
   const observedTools = observed(request.related, resource.kind, TOOL_API);
@@ -109,11 +119,28 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
     };
     const fail = (tool: string, err: unknown) => {
       const reason = errorReason(err);
-      failed.set(tool, { container: containerName(tool), reason });
+      const container = containerName(tool);
+      failed.set(tool, { container, reason });
+      const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
       deps.log?.warn(
         { podbuggertool: `${namespace}/${tool}`, pod: `${namespace}/${podName}`, reason, err: err instanceof Error ? err.message : String(err) },
-        `PodBuggerTool ${namespace}/${tool}: could not add ${containerName(tool)} to pod ${namespace}/${podName}: ${reason}`,
+        `PodBuggerTool ${namespace}/${tool}: ${note}`,
       );
+      // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
+      if (before.get(tool)?.reason !== reason) {
+        const uid = observedTools.find((o) => o.metadata.name === tool && o.metadata.namespace === namespace)?.metadata.uid;
+        events.push({
+          namespace,
+          name: eventName(tool, `${namespace}/${tool}/${namespace}/${podName}/${pod.metadata.uid ?? ''}/${reason}`),
+          eventTime: deps.now,
+          type: 'Warning',
+          reason: 'InjectionFailed',
+          action: 'AddEphemeralContainer',
+          note,
+          regarding: { apiVersion: TOOL_API, kind: resource.kind, namespace, name: tool, ...(uid ? { uid } : {}) },
+          related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) },
+        });
+      }
     };
     let current: KubeObject | undefined;
     try {
@@ -149,6 +176,16 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
     }
   }
 
+  for (const event of events) {
+    try {
+      await deps.kube.createEvent?.(event);
+    } catch (err) {
+      deps.log?.warn(
+        { podbuggertool: `${namespace}/${event.regarding.name}`, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+        `PodBuggerTool ${namespace}/${event.regarding.name}: could not record the event ${event.reason}: ${errorReason(err)}`,
+      );
+    }
+  }
   for (const [tool, entry] of added) record.set(tool, entry);
   const response: DecoratorSyncResponse = { attachments: [] };
   const annotations: Record<string, string | null> = {};
