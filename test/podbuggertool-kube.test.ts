@@ -172,3 +172,15 @@ t.test('events: POSTed to events.k8s.io/v1 as reportingController metaops; one t
     related: event.related,
   });
 });
+
+t.test('a kubeconfig user with a tokenFile: the file is kept, to be read again when it changes', async (t) => {
+  const { fromKubeconfig } = await import('../lib/kube.js');
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-kc-'));
+  const path = join(dir, 'config');
+  writeFileSync(
+    path,
+    ['apiVersion: v1', 'kind: Config', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]',
+      `users: [{name: u, user: {tokenFile: "${join(dir, 'tok')}"}}]`, 'contexts: [{name: x, context: {cluster: c, user: u}}]', 'current-context: x', ''].join('\n'),
+  );
+  t.same(await fromKubeconfig(path), { server: 'https://127.0.0.1:6443', tokenFile: join(dir, 'tok') });
+});
