@@ -433,14 +433,24 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged with th
   t.same(await syncFrom(api, ['dbg', 'web-1'], ANY, log, new Date(FIXED_NOW.getTime() + 30_000)), failed);
   t.equal(api.events.length, 1, 'one event per failure, not per retry');
 
-  // A failure to read is a failure too; an unreachable API server has its own reason (and its own event).
+
+  // A failure to read is a failure too; an unreachable API server has its own reason (and no event: it could
+  // not be recorded either).
   api.failGet = new Error('connect ECONNREFUSED 127.0.0.1:6443');
   const unreachable = await syncFrom(api, ['dbg', 'web-1'], ANY, log);
   t.same(JSON.parse(unreachable.annotations![FAILURES]!), { a: { container: 'debug-a', reason: 'Unreachable' } });
-  t.equal(api.events.length, 2);
-  t.equal(api.events[1]!.note, 'could not add debug-a to pod dbg/web-1: Unreachable');
-  t.not(api.events[1]!.name, api.events[0]!.name);
+  t.equal(api.events.length, 1);
   api.failGet = undefined;
+
+  // Another failure: another event, under another name; the uid is the API server's tool's.
+  const stored = api.stored('PodBuggerTool', 'dbg', 'a');
+  stored.metadata.uid = 'uid-tool-a';
+  api.put(stored);
+  api.failPatch = new KubeError(422, 'invalid', 'Invalid');
+  await syncFrom(api, ['dbg', 'web-1'], ANY, log);
+  t.equal(api.events.length, 2);
+  t.match(api.events[1], { note: 'could not add debug-a to pod dbg/web-1: Invalid', regarding: { uid: 'uid-tool-a' } });
+  t.not(api.events[1]!.name, api.events[0]!.name);
 
   // Events that cannot be recorded are logged; the answer is the same.
   const quiet = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));

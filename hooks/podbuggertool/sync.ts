@@ -68,7 +68,7 @@ interface Candidate {
 
 /**
  * The tools of the pod's namespace that may add their container to this pod: not terminating, a valid spec
- * that selects the pod, allowed by the server's policy. `have` is the pod's ephemeral containers.
+ * that selects the pod, allowed by the server's policy.
  */
 function candidates(tools: KubeObject[], pod: KubeObject, namespace: string, policy: DebugPolicy): Candidate[] {
   const out: Candidate[] = [];
@@ -127,8 +127,9 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
         `PodBuggerTool ${namespace}/${tool}: ${note}`,
       );
       // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
-      if (before.get(tool)?.reason !== reason) {
-        const uid = observedTools.find((o) => o.metadata.name === tool && o.metadata.namespace === namespace)?.metadata.uid;
+      // Not when the API server cannot be reached: the event could not be either, and the hook has a deadline.
+      if (before.get(tool)?.reason !== reason && reason !== 'Unreachable') {
+        const uid = reread.get(tool)?.metadata.uid;
         events.push({
           namespace,
           name: eventName(tool, `${namespace}/${tool}/${namespace}/${podName}/${pod.metadata.uid ?? ''}/${reason}`),
@@ -142,6 +143,7 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
         });
       }
     };
+    const reread = new Map<string, KubeObject>();
     let current: KubeObject | undefined;
     try {
       current = await deps.kube.get('v1', 'pods', namespace, podName);
@@ -149,16 +151,18 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
       failAll(wanted, err);
     }
     if (current && !isTerminating(current) && (current.metadata.namespace ?? namespace) === namespace) {
-      // The tools as the API server has them now.
-      const tools: KubeObject[] = [];
-      for (const { tool } of wanted) {
-        try {
-          const real = await deps.kube.get(TOOL_API, resource.plural, namespace, tool);
-          if (real) tools.push(real);
-        } catch (err) {
-          fail(tool, err);
-        }
-      }
+      // The tools as the API server has them now (read side by side: the hook has a deadline).
+      await Promise.all(
+        wanted.map(async ({ tool }) => {
+          try {
+            const real = await deps.kube.get(TOOL_API, resource.plural, namespace, tool);
+            if (real) reread.set(tool, real);
+          } catch (err) {
+            fail(tool, err);
+          }
+        }),
+      );
+      const tools = wanted.flatMap(({ tool }) => (reread.has(tool) ? [reread.get(tool)!] : []));
       wanted = recordPresent(current, candidates(tools, current, namespace, deps.policy));
       if (wanted.length > 0) {
         try {
@@ -176,16 +180,18 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
     }
   }
 
-  for (const event of events) {
-    try {
-      await deps.kube.createEvent?.(event);
-    } catch (err) {
-      deps.log?.warn(
-        { podbuggertool: `${namespace}/${event.regarding.name}`, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
-        `PodBuggerTool ${namespace}/${event.regarding.name}: could not record the event ${event.reason}: ${errorReason(err)}`,
-      );
-    }
-  }
+  await Promise.all(
+    events.map(async (event) => {
+      try {
+        await deps.kube.createEvent?.(event);
+      } catch (err) {
+        deps.log?.warn(
+          { podbuggertool: `${namespace}/${event.regarding.name}`, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+          `PodBuggerTool ${namespace}/${event.regarding.name}: could not record the event ${event.reason}: ${errorReason(err)}`,
+        );
+      }
+    }),
+  );
   for (const [tool, entry] of added) record.set(tool, entry);
   const response: DecoratorSyncResponse = { attachments: [] };
   const annotations: Record<string, string | null> = {};
