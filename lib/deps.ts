@@ -2,7 +2,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
 import { DEFAULT_IMAGE } from '../hooks/etcdbackup/sync.js';
-import { parseAllowlist } from '../hooks/podbuggertool/match.js';
+import { policyFromEnv, type DebugPolicy } from '../hooks/podbuggertool/match.js';
 import type { AwsApi } from '../hooks/s3/api.js';
 import { HttpKubeApi, type KubeApi } from './kube.js';
 
@@ -20,8 +20,8 @@ export interface Deps {
   aws(): Promise<AwsApi>;
   /** The Kubernetes API, for what Metacontroller cannot write (ephemeral containers); created on first use. */
   kube(): KubeApi;
-  /** Debug images PodBuggerTools may use (METAOPS_DEBUG_IMAGE_ALLOWLIST); undefined: any. */
-  debugImageAllowlist: string[] | undefined;
+  /** What PodBuggerTools may do: images, security profiles, namespaces (METAOPS_DEBUG_*). */
+  debugPolicy: DebugPolicy;
   /** This project's image (METAOPS_IMAGE), for the children that run `metaops` commands (backups, restores). */
   image: string;
 }
@@ -49,7 +49,7 @@ export function defaultDeps(): Deps {
     },
     aws: () => (aws ??= import('../hooks/s3/aws.js').then((m) => new m.SdkAwsApi())),
     kube: () => (kube ??= new HttpKubeApi()),
-    debugImageAllowlist: parseAllowlist(process.env['METAOPS_DEBUG_IMAGE_ALLOWLIST']),
+    debugPolicy: policyFromEnv(process.env),
     image: process.env['METAOPS_IMAGE'] ?? DEFAULT_IMAGE,
   };
 }

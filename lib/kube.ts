@@ -1,43 +1,135 @@
 // A small Kubernetes API client for what Metacontroller cannot do for a hook (the pods/ephemeralcontainers
 // subresource). In a cluster it uses the pod's service account; elsewhere the current context of KUBECONFIG
 // (server, CA or insecure-skip-tls-verify, bearer token or client certificate).
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { call, type CallOptions } from './http.js';
+import type { KubeObject } from './metacontroller.js';
+
+/** Preconditions of a write: the apiserver refuses it (409) when the object is no longer this one. */
+export interface Precondition {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** What an object reference in an event carries. */
+export interface ObjectReference {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** An events.k8s.io/v1 Event, as a hook reports a failure to act; the client adds who reports it. */
+export interface KubeEvent {
+  namespace: string;
+  /** Deterministic for one occurrence, so that a repeat is refused (409) rather than a second event. */
+  name: string;
+  eventTime: Date;
+  type: 'Normal' | 'Warning';
+  /** The same reason as the condition it accompanies. */
+  reason: string;
+  action: string;
+  note: string;
+  regarding: ObjectReference;
+  related?: ObjectReference;
+}
+
+export const REPORTING_CONTROLLER = 'metaops';
 
 export interface KubeApi {
-  /** Adds ephemeral containers to a pod (strategic merge by name on the ephemeralcontainers subresource). */
-  addEphemeralContainers(namespace: string, pod: string, containers: Array<Record<string, unknown>>): Promise<void>;
+  /** Reads one namespaced object; undefined when it does not exist (404). */
+  get(apiVersion: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /**
+   * Adds ephemeral containers to a pod (strategic merge by name on the ephemeralcontainers subresource), only if
+   * the pod is still the one of the precondition.
+   */
+  addEphemeralContainers(
+    namespace: string,
+    pod: string,
+    containers: Array<Record<string, unknown>>,
+    precondition?: Precondition,
+  ): Promise<void>;
+  /** Records an event (events.k8s.io/v1, reportingController `metaops`); an event that exists already is no error. */
+  createEvent?(event: KubeEvent): Promise<void>;
+}
+
+/** An event as the API server takes it: eventTime in microseconds, the reporting controller and instance. */
+export function eventObject(event: KubeEvent, instance: string): Record<string, unknown> {
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: event.name, namespace: event.namespace },
+    eventTime: event.eventTime.toISOString().replace(/Z$/, '000Z'),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: instance,
+    action: event.action,
+    reason: event.reason,
+    type: event.type,
+    note: event.note.slice(0, 1024),
+    regarding: event.regarding,
+    ...(event.related ? { related: event.related } : {}),
+  };
 }
 
 export class KubeError extends Error {
+  /** The apiserver's Status reason (Forbidden, NotFound, Conflict, Invalid...), or one from the HTTP status. */
+  readonly reason: string;
+
   constructor(
     readonly status: number,
     message: string,
+    reason?: string,
   ) {
     super(message);
+    this.reason = reason && /^[A-Za-z]{1,64}$/.test(reason) ? reason : reasonOf(status);
   }
 }
 
-interface Connection {
+function reasonOf(status: number): string {
+  const known: Record<number, string> = {
+    0: 'Unreachable',
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'NotFound',
+    409: 'Conflict',
+    422: 'Invalid',
+    429: 'TooManyRequests',
+  };
+  return Object.hasOwn(known, status) ? known[status]! : status >= 500 ? 'ServerError' : `HTTP${status}`;
+}
+
+/** The stable reason of any error of a call (a KubeError's, else Unreachable): fit for a condition. */
+export function errorReason(err: unknown): string {
+  return err instanceof KubeError ? err.reason : 'Unreachable';
+}
+
+export interface Connection {
   server: string;
   ca?: string | Buffer;
   cert?: string | Buffer;
   key?: string | Buffer;
   token?: string;
+  /** A file the bearer token is read from, again whenever it changes (bound service-account tokens rotate). */
+  tokenFile?: string;
   insecure?: boolean;
 }
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-function fromServiceAccount(): Connection | undefined {
-  const host = process.env['KUBERNETES_SERVICE_HOST'];
-  const port = process.env['KUBERNETES_SERVICE_PORT'];
+/** The in-cluster connection: the service account's CA, and its token file (read at each change, not once). */
+export function fromServiceAccount(dir = SA_DIR, env: NodeJS.ProcessEnv = process.env): Connection | undefined {
+  const host = env['KUBERNETES_SERVICE_HOST'];
+  const port = env['KUBERNETES_SERVICE_PORT'];
   if (!host || !port) return undefined;
   try {
+    readFileSync(`${dir}/token`);
     return {
       server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
-      ca: readFileSync(`${SA_DIR}/ca.crt`),
-      token: readFileSync(`${SA_DIR}/token`, 'utf8').trim(),
+      ca: readFileSync(`${dir}/ca.crt`),
+      tokenFile: `${dir}/token`,
     };
   } catch {
     return undefined;
@@ -64,6 +156,7 @@ export async function fromKubeconfig(path: string): Promise<Connection> {
   if (ca) conn.ca = ca;
   if (cluster['insecure-skip-tls-verify']) conn.insecure = true;
   if (user.token) conn.token = user.token;
+  else if (typeof user.tokenFile === 'string') conn.tokenFile = user.tokenFile;
   const cert = data(user['client-certificate-data'], user['client-certificate']);
   const key = data(user['client-key-data'], user['client-key']);
   if (cert) conn.cert = cert;
@@ -71,8 +164,15 @@ export async function fromKubeconfig(path: string): Promise<Connection> {
   return conn;
 }
 
+/** The path of a namespaced object (core group under /api, the others under /apis). */
+export function objectPath(apiVersion: string, resource: string, namespace: string, name: string): string {
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/${encodeURIComponent(resource)}/${encodeURIComponent(name)}`;
+}
+
 export class HttpKubeApi implements KubeApi {
   private conn: Connection | undefined;
+  private token: { file: string; mtimeMs: number; size: number; ino: number; value: string } | undefined;
 
   constructor(
     private readonly timeoutMs = 3000,
@@ -90,13 +190,58 @@ export class HttpKubeApi implements KubeApi {
     return conn;
   }
 
-  async addEphemeralContainers(namespace: string, pod: string, containers: Array<Record<string, unknown>>): Promise<void> {
-    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/ephemeralcontainers`;
-    await this.call('PATCH', path, { spec: { ephemeralContainers: containers } }, 'application/strategic-merge-patch+json');
+  /** The bearer token: the fixed one, or the token file's content, read again when the file changed. */
+  private bearer(conn: Connection): string | undefined {
+    if (!conn.tokenFile) return conn.token;
+    const file = conn.tokenFile;
+    const st = statSync(file);
+    const cached = this.token;
+    if (cached && cached.file === file && cached.mtimeMs === st.mtimeMs && cached.size === st.size && cached.ino === st.ino) {
+      return cached.value;
+    }
+    const value = readFileSync(file, 'utf8').trim();
+    this.token = { file, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, value };
+    return value;
   }
 
-  private async call(method: string, path: string, body: unknown, contentType: string): Promise<unknown> {
+  async get(apiVersion: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    try {
+      return (await this.call('GET', objectPath(apiVersion, resource, namespace, name))) as KubeObject;
+    } catch (err) {
+      if (err instanceof KubeError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async addEphemeralContainers(
+    namespace: string,
+    pod: string,
+    containers: Array<Record<string, unknown>>,
+    precondition?: Precondition,
+  ): Promise<void> {
+    const path = `${objectPath('v1', 'pods', namespace, pod)}/ephemeralcontainers`;
+    const metadata = precondition && (precondition.uid || precondition.resourceVersion) ? { metadata: { ...precondition } } : {};
+    await this.call('PATCH', path, { ...metadata, spec: { ephemeralContainers: containers } }, 'application/strategic-merge-patch+json');
+  }
+
+  async createEvent(event: KubeEvent): Promise<void> {
+    const path = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.namespace)}/events`;
+    try {
+      await this.call('POST', path, eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)), 'application/json');
+    } catch (err) {
+      if (err instanceof KubeError && err.status === 409) return;
+      throw err;
+    }
+  }
+
+  private async call(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
     const conn = await this.connection();
+    let token: string | undefined;
+    try {
+      token = this.bearer(conn);
+    } catch (err) {
+      throw new KubeError(0, `${method} ${path}: cannot read the token file: ${(err as Error).message}`, 'Unauthorized');
+    }
     const tls: NonNullable<CallOptions['tls']> = { rejectUnauthorized: !conn.insecure };
     if (conn.ca) tls.ca = conn.ca;
     if (conn.cert) tls.cert = conn.cert;
@@ -104,11 +249,11 @@ export class HttpKubeApi implements KubeApi {
     const res = await call(new URL(path, conn.server), {
       method,
       headers: {
-        'content-type': contentType,
+        ...(contentType ? { 'content-type': contentType } : {}),
         accept: 'application/json',
-        ...(conn.token ? { authorization: `Bearer ${conn.token}` } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
       },
-      body: JSON.stringify(body),
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       timeoutMs: this.timeoutMs,
       tls,
       timeoutError: () => new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`),
@@ -120,6 +265,6 @@ export class HttpKubeApi implements KubeApi {
       parsed = { message: res.body.slice(0, 300) };
     }
     if (res.status >= 200 && res.status < 300) return parsed;
-    throw new KubeError(res.status, `${method} ${path}: ${res.status} ${parsed?.message ?? ''}`.trim());
+    throw new KubeError(res.status, `${method} ${path}: ${res.status} ${parsed?.message ?? ''}`.trim(), parsed?.reason);
   }
 }

@@ -19,7 +19,7 @@ const unreachable: Partial<Deps> = {
     const api: any = new Proxy({}, { get: (_o, p) => (p === 'withDeadline' ? () => api : p === 'region' ? 'us-east-1' : p === 'endpoint' || p === 'then' ? undefined : down) });
     return api;
   },
-  kube: () => ({ addEphemeralContainers: down }),
+  kube: () => ({ get: down, addEphemeralContainers: down }),
 };
 
 // The opt-out: these cases are about what hooks do with hostile input, not about who calls them (test/attack.test.ts).

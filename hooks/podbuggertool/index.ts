@@ -9,7 +9,7 @@ export const podbuggertool: DecoratorHookDefinition = {
   resources: [{ apiVersion: 'v1', resource: 'pods' }],
   attachments: [],
   effects: true,
-  sync: (request, ctx) => syncPod(request, { kube: ctx.deps.kube(), allowlist: ctx.deps.debugImageAllowlist, now: ctx.deps.now() }),
+  sync: (request, ctx) => syncPod(request, { kube: ctx.deps.kube(), policy: ctx.deps.debugPolicy, now: ctx.deps.now(), log: ctx.log }),
   customize: () => customizePod(),
 };
 
@@ -19,6 +19,6 @@ export const podbuggertoolStatus: CompositeHookDefinition = {
   name: 'podbuggertool-status',
   resource,
   childResources: [],
-  sync: (request, ctx) => syncTool(request, ctx.deps.debugImageAllowlist, ctx.deps.now()),
+  sync: (request, ctx) => syncTool(request, ctx.deps.debugPolicy, ctx.deps.now()),
   customize: (request) => customizeTool(request),
 };

@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { matchesSelector } from '../../lib/labels.js';
 import type { KubeObject, LabelSelector } from '../../lib/metacontroller.js';
 import { specParser } from '../../lib/spec.js';
-import { PodBuggerToolSpec, type PodBuggerToolSpec as Spec } from './schema.js';
+import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
 
 export const ANNOTATION = 'debug.metaops.dev/injections';
+export const FAILURES_ANNOTATION = 'debug.metaops.dev/failures';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) =>
   spec.selector || spec.label ? undefined : 'spec.selector or spec.label is required: a tool without one would debug every pod',
@@ -68,24 +69,174 @@ export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): R
   return c;
 }
 
-/** The names of the ephemeral containers a pod has. */
-export function ephemeralNames(pod: KubeObject): Set<string> {
-  const list = (pod['spec'] as { ephemeralContainers?: Array<{ name?: string }> } | undefined)?.ephemeralContainers ?? [];
-  return new Set(list.map((c) => c.name ?? ''));
+/** The ephemeral containers a pod has: name to image. */
+export function ephemeralImages(pod: KubeObject): Map<string, string> {
+  const list = (pod['spec'] as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+  const out = new Map<string, string>();
+  if (!Array.isArray(list)) return out;
+  for (const c of list as Array<{ name?: unknown; image?: unknown }>) {
+    if (c && typeof c.name === 'string') out.set(c.name, typeof c.image === 'string' ? c.image : '');
+  }
+  return out;
+}
+
+/** A container image reference, normalised as the container runtime resolves it (Docker Hub by default). */
+export interface ImageRef {
+  registry: string;
+  repository: string;
+  tag?: string;
+  digest?: string;
+}
+
+const PATH_SEGMENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[A-Za-z0-9=_-]{32,}$/;
+
+/** True when the first path component of a reference names a registry host (as the Docker reference grammar). */
+function isHost(component: string): boolean {
+  return component.includes('.') || component.includes(':') || component === 'localhost';
+}
+
+function normalRegistry(host: string): string {
+  const lower = host.toLowerCase();
+  return lower === 'index.docker.io' || lower === 'registry-1.docker.io' ? 'docker.io' : lower;
+}
+
+/** Splits `path` into registry and repository; undefined when a part is not valid. */
+function repositoryOf(path: string): { registry: string; repository: string } | undefined {
+  const parts = path.split('/');
+  let registry = 'docker.io';
+  if (parts.length > 1 && isHost(parts[0]!)) {
+    if (!HOST.test(parts[0]!)) return undefined;
+    registry = normalRegistry(parts.shift()!);
+  }
+  if (registry === 'docker.io' && parts.length === 1) parts.unshift('library');
+  if (!parts.every((p) => PATH_SEGMENT.test(p))) return undefined;
+  return { registry, repository: parts.join('/') };
+}
+
+/** Parses `[registry/]repository[:tag][@digest]`; undefined for anything that is not a valid reference. */
+export function parseImage(image: string): ImageRef | undefined {
+  let rest = image;
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!DIGEST.test(digest)) return undefined;
+  }
+  let tag: string | undefined;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!TAG.test(tag)) return undefined;
+  }
+  const repo = repositoryOf(rest);
+  if (!repo) return undefined;
+  return { ...repo, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
 }
 
 /**
- * The server-side allowlist of debug images (METAOPS_DEBUG_IMAGE_ALLOWLIST, comma separated): an exact image,
- * or a prefix ending in `*`. Undefined or empty: every image is allowed.
+ * One allowlist entry as a test on a parsed image. Matching is by registry and repository, never by string
+ * prefix (`busybox*` once allowed `busybox.evil.example/pwn`):
+ * - `*`: any image;
+ * - `registry/path/*` (or `path/*` on Docker Hub): any repository below that path of that registry;
+ * - `repository` or `repository*` or `repository:*`: that repository, any tag or digest;
+ * - `repository:tag`, `repository@digest`: exactly that (an image without a tag is `:latest`).
+ * An entry that is none of these matches nothing.
  */
-export function imageAllowed(image: string, allowlist: string[] | undefined): boolean {
-  if (!allowlist || allowlist.length === 0) return true;
-  return allowlist.some((entry) => (entry.endsWith('*') ? image.startsWith(entry.slice(0, -1)) : image === entry));
+export function allowlistEntry(entry: string): (image: ImageRef) => boolean {
+  const never = () => false;
+  if (entry === '*') return () => true;
+  if (entry.endsWith('/*')) {
+    const parts = entry.slice(0, -2).split('/');
+    let registry = 'docker.io';
+    if (isHost(parts[0]!)) {
+      if (!HOST.test(parts[0]!)) return never;
+      registry = normalRegistry(parts.shift()!);
+    }
+    if (parts.length > 0 && !parts.every((p) => PATH_SEGMENT.test(p))) return never;
+    const below = parts.length > 0 ? `${parts.join('/')}/` : '';
+    return (image) => image.registry === registry && image.repository.startsWith(below);
+  }
+  const anyTag = entry.endsWith('*');
+  const ref = parseImage(anyTag ? entry.slice(0, entry.endsWith(':*') ? -2 : -1) : entry);
+  if (!ref || (anyTag && (ref.tag !== undefined || ref.digest !== undefined))) return never;
+  return (image) => {
+    if (image.registry !== ref.registry || image.repository !== ref.repository) return false;
+    if (ref.digest !== undefined && image.digest !== ref.digest) return false;
+    if (ref.tag !== undefined && (image.tag ?? (image.digest ? undefined : 'latest')) !== ref.tag) return false;
+    return true;
+  };
 }
 
-export function parseAllowlist(value: string | undefined): string[] | undefined {
+/**
+ * The server-side allowlist of debug images (METAOPS_DEBUG_IMAGE_ALLOWLIST, comma separated; see
+ * allowlistEntry). An image that is not a valid reference is never allowed.
+ */
+export function imageAllowed(image: string, allowlist: readonly string[]): boolean {
+  const ref = parseImage(image);
+  if (!ref) return false;
+  return allowlist.some((entry) => allowlistEntry(entry)(ref));
+}
+
+export function parseList(value: string | undefined): string[] | undefined {
   const list = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   return list.length ? list : undefined;
+}
+
+/** What the server lets PodBuggerTools do, from its environment (never from a tool). */
+export interface DebugPolicy {
+  /** Images tools may use: METAOPS_DEBUG_IMAGE_ALLOWLIST, default `busybox` (Docker Hub's, any tag). */
+  allowlist: readonly string[];
+  /** Namespaces whose pods are never touched: METAOPS_DEBUG_EXCLUDED_NAMESPACES, default `kube-system`. */
+  excludedNamespaces: readonly string[];
+  /** Security profiles tools may ask for: METAOPS_DEBUG_PROFILES, default general, baseline, restricted. */
+  profiles: readonly Spec['securityProfile'][];
+}
+
+export const DEFAULT_POLICY: DebugPolicy = Object.freeze({
+  allowlist: Object.freeze(['busybox']),
+  excludedNamespaces: Object.freeze(['kube-system']),
+  // netadmin (NET_ADMIN, NET_RAW) and sysadmin (privileged) are off unless the operator turns them on.
+  profiles: Object.freeze(['general', 'baseline', 'restricted'] as const),
+});
+
+export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
+  const profiles = parseList(env['METAOPS_DEBUG_PROFILES']);
+  return {
+    allowlist: parseList(env['METAOPS_DEBUG_IMAGE_ALLOWLIST']) ?? DEFAULT_POLICY.allowlist,
+    excludedNamespaces: parseList(env['METAOPS_DEBUG_EXCLUDED_NAMESPACES']) ?? DEFAULT_POLICY.excludedNamespaces,
+    profiles: profiles
+      ? profiles.filter((p): p is Spec['securityProfile'] => (SCHEMA_PROFILES as readonly string[]).includes(p))
+      : DEFAULT_POLICY.profiles,
+  };
+}
+
+/** Why the policy refuses a tool in a namespace, or undefined when it may act. */
+export function refusal(
+  spec: Spec,
+  namespace: string,
+  policy: DebugPolicy,
+): { reason: 'ImageNotAllowed' | 'ProfileNotAllowed' | 'NamespaceExcluded'; message: string } | undefined {
+  if (!imageAllowed(spec.image, policy.allowlist)) {
+    return {
+      reason: 'ImageNotAllowed',
+      message: `image ${spec.image} is not in the server's debug image allowlist (${policy.allowlist.join(', ')}); nothing is injected`,
+    };
+  }
+  if (!policy.profiles.includes(spec.securityProfile)) {
+    return {
+      reason: 'ProfileNotAllowed',
+      message: `security profile ${spec.securityProfile} is not enabled on the server (${policy.profiles.join(', ')}); nothing is injected`,
+    };
+  }
+  if (policy.excludedNamespaces.includes(namespace)) {
+    return { reason: 'NamespaceExcluded', message: `namespace ${namespace} is excluded from debugging by the server; nothing is injected` };
+  }
+  return undefined;
 }
 
 export interface Injection {
@@ -94,16 +245,43 @@ export interface Injection {
   at: string;
 }
 
-/** The injections recorded on a pod (annotation), tolerant of anything malformed. */
-export function recorded(pod: KubeObject): Record<string, Injection> {
-  const text = pod.metadata.annotations?.[ANNOTATION];
-  if (!text) return {};
+/** A failed attempt to add a tool's container, as recorded on the pod: a stable reason, no raw error text. */
+export interface Failure {
+  container: string;
+  reason: string;
+}
+
+function recordMap<T>(pod: KubeObject, annotation: string, valid: (v: Record<string, unknown>) => boolean): Map<string, T> {
+  const out = new Map<string, T>();
+  const text = pod.metadata.annotations && Object.hasOwn(pod.metadata.annotations, annotation) ? pod.metadata.annotations[annotation] : undefined;
+  if (typeof text !== 'string' || !text) return out;
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, Injection>) : {};
+    value = JSON.parse(text);
   } catch {
-    return {};
+    return out;
   }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
+  // Own keys only: a tool may be called `constructor` or `__proto__`.
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry && typeof entry === 'object' && !Array.isArray(entry) && valid(entry as Record<string, unknown>)) out.set(key, entry as T);
+  }
+  return out;
+}
+
+/** The injections recorded on a pod (annotation), tolerant of anything malformed. */
+export function recorded(pod: KubeObject): Map<string, Injection> {
+  return recordMap<Injection>(pod, ANNOTATION, (e) => typeof e['container'] === 'string' && typeof e['image'] === 'string');
+}
+
+/** The failed injections recorded on a pod (annotation), tolerant of anything malformed. */
+export function failures(pod: KubeObject): Map<string, Failure> {
+  return recordMap<Failure>(pod, FAILURES_ANNOTATION, (e) => typeof e['reason'] === 'string');
+}
+
+/** A record as annotation text: keys sorted, so that the same record is always the same text. */
+export function recordText(record: Map<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries([...record.keys()].sort().map((k) => [k, record.get(k)])));
 }
 
 export function matches(spec: Spec, pod: KubeObject): boolean {

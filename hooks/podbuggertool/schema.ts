@@ -43,7 +43,11 @@ export type PodBuggerToolSpec = Static<typeof PodBuggerToolSpec>;
 export const PodBuggerToolStatus = Type.Object(
   {
     matched: Type.Optional(Type.Integer({ description: 'Pods in the namespace that match.' })),
-    injected: Type.Optional(Type.Integer({ description: 'Matching pods that carry the debug container.' })),
+    injected: Type.Optional(Type.Integer({ description: "Matching pods that carry the debug container with the tool's current image." })),
+    outdated: Type.Optional(
+      Type.Integer({ description: 'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).' }),
+    ),
+    failed: Type.Optional(Type.Integer({ description: 'Matching pods the debug container could not be added to (see the Ready condition).' })),
     lastInjected: Type.Optional(Type.Array(Type.String(), { description: 'The pods injected most recently (up to 10).' })),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     observedGeneration: Type.Optional(Type.Integer()),

@@ -1,0 +1,213 @@
+// PodBuggerTool's pod hook against a real kube-apiserver (and etcd), built by e2e/build.sh: the re-reads, the
+// ephemeral-container PATCH with its precondition, and the RBAC of manifests/deploy/rbac.yaml, with the hook
+// server's client authenticated as the `metaops` service account through a token file.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { DEFAULT_POLICY, type DebugPolicy } from '../hooks/podbuggertool/match.js';
+import { syncPod, syncTool } from '../hooks/podbuggertool/sync.js';
+import { HttpKubeApi, KubeError } from '../lib/kube.js';
+import type { KubeObject, ObjectMap } from '../lib/metacontroller.js';
+import { freePort, waitFor } from './e2e/cluster.js';
+import { FIXED_NOW, root } from './fixtures/requests.js';
+
+const bin = execFileSync('bash', [join(root, 'e2e', 'build.sh'), 'kube', 'etcd'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  .toString()
+  .trim()
+  .split('\n')
+  .pop()!;
+const dir = mkdtempSync(join(tmpdir(), 'metaops-pbt-apiserver-'));
+const procs: ChildProcess[] = [];
+function start(cmd: string, args: string[]): void {
+  const child = spawn(join(bin, cmd), args, { stdio: 'ignore' });
+  procs.push(child);
+}
+t.teardown(async () => {
+  for (const child of procs.reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+});
+
+const kubeconfig = join(dir, 'kubeconfig');
+function kubectl(args: string[], input?: string): string {
+  return execFileSync(join(bin, 'kubectl'), args, { env: { ...process.env, KUBECONFIG: kubeconfig }, input: input ?? '', stdio: ['pipe', 'pipe', 'pipe'] }).toString();
+}
+const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
+const getJson = (args: string[]) => JSON.parse(kubectl(['get', ...args, '-o', 'json'])) as KubeObject;
+
+let apiPort = 0;
+t.before(async () => {
+  const etcdPort = await freePort();
+  const peerPort = await freePort();
+  apiPort = await freePort();
+  start('etcd', [
+    '--data-dir', join(dir, 'etcd'),
+    '--listen-client-urls', `http://127.0.0.1:${etcdPort}`, '--advertise-client-urls', `http://127.0.0.1:${etcdPort}`,
+    '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
+    '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync', '--log-level=error',
+  ]);
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
+  writeFileSync(join(dir, 'tokens.csv'), 'admin-token,admin,admin,system:masters\n');
+  mkdirSync(join(dir, 'pki'));
+  start('kube-apiserver', [
+    '--etcd-servers', `http://127.0.0.1:${etcdPort}`,
+    '--bind-address', '127.0.0.1', '--secure-port', String(apiPort),
+    '--cert-dir', join(dir, 'pki'), '--external-hostname', 'localhost',
+    '--service-cluster-ip-range', '10.0.0.0/24',
+    '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local',
+    '--service-account-key-file', join(dir, 'sa.key'), '--service-account-signing-key-file', join(dir, 'sa.key'),
+    '--token-auth-file', join(dir, 'tokens.csv'),
+    // RBAC, so that the service account has exactly what manifests/deploy/rbac.yaml grants.
+    '--authorization-mode', 'RBAC',
+    '--disable-admission-plugins', 'ServiceAccount',
+  ]);
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1', 'kind: Config',
+      'clusters:', `- cluster: {server: "https://127.0.0.1:${apiPort}", insecure-skip-tls-verify: true}`, '  name: t',
+      'users:', '- name: admin', '  user: {token: admin-token}',
+      'contexts:', '- context: {cluster: t, user: admin}', '  name: t', 'current-context: t', '',
+    ].join('\n'),
+  );
+  await waitFor('kube-apiserver /readyz', async () => kubectl(['get', '--raw', '/readyz']).trim() === 'ok', 120_000);
+  kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
+  for (const ns of ['metaops', 'dbg']) apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'metaops', namespace: 'metaops' } });
+  apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody', namespace: 'metaops' } });
+  kubectl(['apply', '-f', join(root, 'manifests', 'deploy', 'rbac.yaml')]);
+  kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
+  for (const sa of ['metaops', 'nobody']) writeFileSync(join(dir, `${sa}.token`), kubectl(['create', 'token', sa, '-n', 'metaops']));
+});
+
+/** The hook server's client, as the service account `sa` through its token file. */
+const client = (sa: string) => new HttpKubeApi(5000, { server: `https://127.0.0.1:${apiPort}`, insecure: true, tokenFile: join(dir, `${sa}.token`) });
+const pod = (name: string, labels: Record<string, string>, ns = 'dbg') => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels },
+  spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+});
+const tool = (name: string, spec: Record<string, unknown>, ns = 'dbg') => ({ apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', metadata: { name, namespace: ns }, spec });
+function related(tools: KubeObject[]): ObjectMap {
+  return { 'PodBuggerTool.debug.metaops.dev/v1alpha1': Object.fromEntries(tools.map((x) => [x.metadata.name!, x])) };
+}
+const ephemeral = (ns: string, name: string) => ((getJson(['pod', name, '-n', ns])['spec'] as any).ephemeralContainers ?? []) as any[];
+
+t.test('the RBAC grants the hook server what it uses, and no more', async (t) => {
+  const can = (verb: string, what: string, ns = 'dbg') => {
+    const [resource, subresource] = what.split('/');
+    try {
+      return kubectl(['auth', 'can-i', verb, resource!, ...(subresource ? [`--subresource=${subresource}`] : []), '-n', ns, '--as', 'system:serviceaccount:metaops:metaops']).trim();
+    } catch (err) {
+      return String((err as { stdout?: Buffer }).stdout ?? '').trim();
+    }
+  };
+  t.equal(can('get', 'pods'), 'yes');
+  t.equal(can('patch', 'pods/ephemeralcontainers'), 'yes');
+  t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
+  t.equal(can('create', 'events.events.k8s.io'), 'yes');
+  for (const [verb, what] of [['list', 'pods'], ['watch', 'pods'], ['patch', 'pods'], ['update', 'pods'], ['delete', 'pods'], ['create', 'pods/exec'], ['patch', 'pods/status'], ['list', 'podbuggertools.debug.metaops.dev'], ['get', 'secrets'], ['create', 'events'], ['update', 'events.events.k8s.io']]) {
+    t.equal(can(verb!, what!), 'no', `no ${verb} ${what}`);
+  }
+});
+
+t.test('injection on a real API server: the tool and pod it has, once, with a precondition', async (t) => {
+  apply(pod('web-1', { app: 'web' }));
+  apply(tool('a', { label: 'app=web', image: 'busybox:1.36' }));
+  const kube = client('metaops');
+  const real = getJson(['pod', 'web-1', '-n', 'dbg']);
+  // The request lies about the tool: another image, a privileged profile, a command.
+  const lie = { ...getJson(['pbt', 'a', '-n', 'dbg']), spec: { label: 'app=web', image: 'evil.example/rootkit', securityProfile: 'sysadmin', command: ['sh', '-c', 'pwn'] } };
+  const policy: DebugPolicy = { ...DEFAULT_POLICY, allowlist: ['*'], profiles: ['general', 'sysadmin'] };
+  const res = await syncPod({ controller: {}, object: real, related: related([lie]) }, { kube, policy, now: FIXED_NOW });
+  t.notOk(res.resyncAfterSeconds, JSON.stringify(res));
+  const list = ephemeral('dbg', 'web-1');
+  t.equal(list.length, 1);
+  t.match(list[0], { name: 'debug-a', image: 'busybox:1.36', securityContext: { capabilities: { add: ['SYS_PTRACE'] } } });
+  t.notOk(list[0].command, "the request's command was not used");
+  t.same(Object.keys(JSON.parse(res.annotations!['debug.metaops.dev/injections']!)), ['a']);
+
+  // The same (now stale) request again: the re-read sees the container, nothing is added, no error.
+  const again = await syncPod({ controller: {}, object: real, related: related([lie]) }, { kube, policy, now: FIXED_NOW });
+  t.same(again, res);
+  t.equal(ephemeral('dbg', 'web-1').length, 1);
+
+  // The precondition is enforced by the API server: a stale resourceVersion or another uid is refused.
+  const stale = await kube.addEphemeralContainers('dbg', 'web-1', [{ name: 'debug-x', image: 'busybox' }], { resourceVersion: real.metadata.resourceVersion! }).catch((e: unknown) => e);
+  t.match(stale, { status: 409, reason: 'Conflict' });
+  const current = getJson(['pod', 'web-1', '-n', 'dbg']);
+  const otherUid = await kube
+    .addEphemeralContainers('dbg', 'web-1', [{ name: 'debug-x', image: 'busybox' }], { uid: '00000000-0000-0000-0000-000000000000', resourceVersion: current.metadata.resourceVersion! })
+    .catch((e: unknown) => e);
+  t.ok(otherUid instanceof KubeError && otherUid.status >= 400, `another uid is refused (${(otherUid as Error).message})`);
+  t.equal(ephemeral('dbg', 'web-1').length, 1);
+
+  // The status hook, on the pod as the API server has it.
+  const status = syncTool(
+    { controller: {}, parent: getJson(['pbt', 'a', '-n', 'dbg']) as any, related: { 'Pod.v1': { 'web-1': getJson(['pod', 'web-1', '-n', 'dbg']) } } },
+    policy,
+    FIXED_NOW,
+  ).status as any;
+  t.match(status, { matched: 1, injected: 1, outdated: 0, failed: 0 });
+  t.equal(ephemeral('dbg', 'web-1')[0].image, 'busybox:1.36');
+});
+
+t.test('a client without the rights: the failure is recorded with the API server reason, nothing added', async (t) => {
+  apply(pod('web-2', { app: 'web' }));
+  const lines: string[] = [];
+  const res = await syncPod(
+    { controller: {}, object: getJson(['pod', 'web-2', '-n', 'dbg']), related: related([getJson(['pbt', 'a', '-n', 'dbg'])]) },
+    { kube: client('nobody'), policy: DEFAULT_POLICY, now: FIXED_NOW, log: { warn: (_o, msg) => lines.push(msg) } },
+  );
+  t.same(JSON.parse(res.annotations!['debug.metaops.dev/failures']!), { a: { container: 'debug-a', reason: 'Forbidden' } });
+  t.equal(res.resyncAfterSeconds, 30);
+  t.match(lines[0], /PodBuggerTool dbg\/a: could not add debug-a to pod dbg\/web-2: Forbidden/);
+  t.same(ephemeral('dbg', 'web-2'), []);
+  // With the service account of the RBAC manifest it works.
+  const ok = await syncPod(
+    { controller: {}, object: getJson(['pod', 'web-2', '-n', 'dbg']), related: related([getJson(['pbt', 'a', '-n', 'dbg'])]) },
+    { kube: client('metaops'), policy: DEFAULT_POLICY, now: FIXED_NOW },
+  );
+  t.notOk(ok.resyncAfterSeconds);
+  t.equal(ephemeral('dbg', 'web-2').length, 1);
+});
+
+t.test('a PATCH the API server refuses: the failure and an event on the tool, with the same reason', async (t) => {
+  apply(pod('web-3', { app: 'env' }));
+  // The CRD lets this through; the API server refuses an environment variable name with `=`.
+  apply(tool('bad-env', { label: 'app=env', image: 'busybox:1.36', env: [{ name: 'A=B', value: 'x' }] }));
+  const kube = client('metaops');
+  const lines: string[] = [];
+  const res = await syncPod(
+    { controller: {}, object: getJson(['pod', 'web-3', '-n', 'dbg']), related: related([getJson(['pbt', 'bad-env', '-n', 'dbg'])]) },
+    { kube, policy: DEFAULT_POLICY, now: new Date(), log: { warn: (_o, msg) => lines.push(msg) } },
+  );
+  t.same(JSON.parse(res.annotations!['debug.metaops.dev/failures']!), { 'bad-env': { container: 'debug-bad-env', reason: 'Invalid' } });
+  t.same(lines, ['PodBuggerTool dbg/bad-env: could not add debug-bad-env to pod dbg/web-3: Invalid']);
+  const events = JSON.parse(kubectl(['get', 'events.events.k8s.io', '-n', 'dbg', '-o', 'json'])).items as any[];
+  const mine = events.filter((e) => e.regarding?.name === 'bad-env');
+  t.equal(mine.length, 1);
+  t.match(mine[0], {
+    reportingController: 'metaops',
+    reason: 'InjectionFailed',
+    type: 'Warning',
+    action: 'AddEphemeralContainer',
+    note: 'could not add debug-bad-env to pod dbg/web-3: Invalid',
+    regarding: { kind: 'PodBuggerTool', name: 'bad-env', uid: getJson(['pbt', 'bad-env', '-n', 'dbg']).metadata.uid },
+    related: { kind: 'Pod', name: 'web-3' },
+  });
+  // The tool's status, from the pod with the annotation Metacontroller would write.
+  const annotated = getJson(['pod', 'web-3', '-n', 'dbg']);
+  annotated.metadata.annotations = { ...(annotated.metadata.annotations ?? {}), ...(res.annotations as Record<string, string>) };
+  const status = syncTool({ controller: {}, parent: getJson(['pbt', 'bad-env', '-n', 'dbg']) as any, related: { 'Pod.v1': { 'web-3': annotated } } }, DEFAULT_POLICY, FIXED_NOW).status as any;
+  t.match(status, { matched: 1, injected: 0, failed: 1 });
+  t.match(status.conditions[0], { type: 'Ready', status: 'False', reason: 'InjectionFailed', message: /web-3 \(Invalid\)/ });
+});
