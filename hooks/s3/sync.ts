@@ -166,6 +166,8 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
   const parsed = parser.parse(parent.spec);
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
   const spec = parsed.spec;
+  const specTags = tagsOf(parent.spec);
+  if (typeof specTags === 'string') return invalidSpecResponse(request, specTags, now);
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
   const user = userName(owner.namespace, owner.name, owner.uid);
@@ -183,7 +185,7 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
     const found = await aws.findBucket(bucket, hint);
     let region: string;
     let tags: Map<string, string>;
-    const desiredTags = new Map<string, string>(Object.entries(spec.tags ?? {}));
+    const desiredTags = new Map<string, string>(specTags);
     for (const [k, v] of ownerTags(owner)) desiredTags.set(k, v);
     if (!found) {
       region = spec.region ?? aws.region;
@@ -346,6 +348,22 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
       resyncAfterSeconds: reason === 'Throttled' ? THROTTLED_SECONDS : BACKOFF_SECONDS,
     };
   }
+}
+
+/**
+ * spec.tags as sent, every own key included: the parsed spec may have lost a key such as `__proto__` (a clone
+ * through a plain object drops it), and it is an ordinary tag key for S3. A string when a value is not a string.
+ */
+function tagsOf(spec: unknown): Map<string, string> | string {
+  const tags = (spec as { tags?: unknown } | undefined)?.tags;
+  const out = new Map<string, string>();
+  if (tags === undefined || tags === null || typeof tags !== 'object' || Array.isArray(tags)) return out;
+  for (const key of Object.keys(tags)) {
+    const value = (tags as Record<string, unknown>)[key];
+    if (typeof value !== 'string') return `spec.tags["${key.slice(0, 128)}"] must be a string`;
+    out.set(key, value);
+  }
+  return out;
 }
 
 function bucketLists(created: Set<string>, retained: Set<string>): Record<string, string[] | undefined> {
