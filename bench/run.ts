@@ -344,7 +344,7 @@ async function measureOutbound(): Promise<any> {
     let children: KubeObject[] = [];
     const req = (): CompositeSyncRequest => ({
       controller: {},
-      parent: { apiVersion: 's3.metaops.dev/v1', kind: 'S3', metadata: { name: 'bench', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-bench' }, status: { bucketName: 'metaops-bench' } },
+      parent: { apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'bench', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-bench' }, status: { bucketName: 'metaops-bench' } },
       children: objectMap(children.map((c) => asObserved(c)), 'v1', ['Secret.v1']),
     });
     children = (await s3Sync(req(), aws, new Date())).children;

@@ -45,7 +45,7 @@ class Resource {
   ) {}
   request(): CompositeSyncRequest {
     const parent: any = {
-      apiVersion: 's3.metaops.dev/v1',
+      apiVersion: 'systek.no/v1',
       kind: 'S3',
       metadata: { name: this.name, namespace: this.namespace, uid: `uid-${this.name}`, generation: this.generation },
       spec: this.spec,
