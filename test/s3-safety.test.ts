@@ -273,6 +273,20 @@ t.test('a bucket from before the UID tag: taken when the status names it, refuse
   t.equal((await tagsOf('legacy-bucket'))['metaops.dev/owner-uid'], r.uid, 'the UID tag is added');
 });
 
+t.test('the IAM user of an older metaops (named without the UID) is deleted when the Secret gets the new key', async (t) => {
+  const legacyName = 'metaops-default-oldiam';
+  await admin.iam.send(new CreateUserCommand({ UserName: legacyName, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/oldiam' }] }));
+  const foreign = 'someone-elses-user';
+  await admin.iam.send(new CreateUserCommand({ UserName: foreign, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/other' }] }));
+  const r = new Resource('oldiam', { bucketName: 'oldiam-bucket' });
+  r.status = { iamUser: legacyName };
+  t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
+  t.notOk(await userExists(legacyName), 'deleted as the Secret gets the new user’s key');
+  r.status = { ...r.status, iamUser: foreign };
+  await r.sync();
+  t.ok(await userExists(foreign), "a status naming another resource's user deletes nothing");
+});
+
 t.test('a bucket in a second region is created, resynced and deleted, each call in its region', async (t) => {
   const r = new Resource('europe', { bucketName: 'europe-bucket', region: 'eu-west-1', deletionPolicy: 'Delete', forceDelete: true });
   t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
@@ -390,6 +404,12 @@ t.test('parents named like Object.prototype members and a tag key __proto__ work
     t.equal((res.children[0] as any)?.metadata.name, `${name}-credentials`);
   }
   t.equal((await tagsOf('proto-constructor-bucket'))['__proto__'], 'yes', 'the tag __proto__ is an ordinary tag');
+  // A Secret named like an Object.prototype member, looked up in the observed map: not a 500.
+  const r = new Resource('proto-secret', { bucketName: 'proto-secret-bucket', secretName: 'constructor' });
+  const res = await r.sync();
+  t.match(cond(res, 'Ready'), { status: 'True' }, 'secretName: constructor');
+  t.equal((res.children[0] as any)?.metadata.name, 'constructor');
+  t.match(cond(await r.sync(), 'Ready'), { status: 'True' }, 'and its resync, with the Secret observed');
 });
 
 t.test('a huge answer is cut off: the call fails, nothing is deleted', async (t) => {

@@ -11,7 +11,7 @@ import type { ConditionInput } from '../../lib/conditions.js';
 import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
+import { allObserved, keepObserved, observedUnordered } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from './api.js';
 import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
@@ -171,7 +171,10 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
   const user = userName(owner.namespace, owner.name, owner.uid);
-  const observedSecret = observedNamed(request.children, 'Secret', 'v1', secretName(parent, spec));
+  // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
+  // find Object.prototype's.
+  const wantedSecret = secretName(parent, spec);
+  const observedSecret = observedUnordered(request.children, 'Secret', 'v1').find((o) => o?.metadata?.name === wantedSecret);
   const recorded = recordedBuckets(previous);
   const created = new Set(recorded);
   const retained = new Set(previous.retainedBuckets);
@@ -280,8 +283,6 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
         ...currentStatus(parent),
         bucketName: bucket,
         region,
-        iamUser: user,
-        policyArn,
         accessKeyId: newest.id,
         ...bucketLists(created, retained),
         conditions: conditionsFor(
@@ -300,6 +301,10 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
       key = await aws.createAccessKey(user);
       for (const k of existing.slice(-1)) await aws.deleteAccessKey(user, k.id);
     }
+    // The Secret gets this user's key: the user an older metaops named after namespace and name alone goes,
+    // with its keys, as a rotated key does (only if its tag names this resource).
+    step = 'old IAM user';
+    await retireLegacyUser(aws, owner, previous, user);
 
     const status: Record<string, unknown> = {
       bucketName: bucket,
@@ -366,6 +371,20 @@ function tagsOf(spec: unknown): Map<string, string> | string {
   return out;
 }
 
+/**
+ * The IAM user named in status by a metaops from before the UID in names (`metaops-<namespace>-<name>`):
+ * deleted, keys and all, when its owner tag names this resource and no other UID. A status naming someone
+ * else's user changes nothing.
+ */
+async function retireLegacyUser(aws: AwsApi, owner: Owner, previous: Previous, user: string): Promise<void> {
+  const legacy = previous.iamUser;
+  if (!legacy || legacy === user) return;
+  const found = await aws.getUser(legacy);
+  if (!found || found.tags.get(OWNER_TAG) !== `${owner.namespace}/${owner.name}`) return;
+  if (!owns(owner, found.tags, true)) return;
+  await aws.deleteUser(legacy);
+}
+
 function bucketLists(created: Set<string>, retained: Set<string>): Record<string, string[] | undefined> {
   return {
     createdBuckets: created.size ? [...created].sort() : undefined,
@@ -402,6 +421,7 @@ export async function finalize(request: CompositeSyncRequest, aws: AwsApi, now: 
       const policy = await aws.getPolicy(policyArn);
       if (policy && owns(owner, policy.tags)) await aws.deletePolicy(policyArn);
     }
+    await retireLegacyUser(aws, owner, previous, user);
     const waiting: string[] = [];
     for (const bucket of [...created].sort()) {
       if (deletionPolicy === 'Retain') {
