@@ -28,6 +28,8 @@ let standInUrl: string;
 let admin: { s3: S3Client; iam: IAMClient };
 /** What the stand-in does beyond S3's region rules: answer this many bytes to the next IAM call. */
 let hostile: { bytes: number } | undefined;
+/** When set, GetBucketLocation answers this instead of the truth. */
+let wrongLocation: string | undefined;
 const redirects: string[] = [];
 
 /** The region a SigV4 request was signed for, and the service: Credential=<key>/<date>/<region>/<service>/aws4_request. */
@@ -63,6 +65,11 @@ t.before(async () => {
         return;
       }
       const bucket = url.pathname.split('/')[1];
+      if (wrongLocation !== undefined && url.searchParams.has('location')) {
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${wrongLocation}</LocationConstraint>`);
+        return;
+      }
       if (sig?.service === 's3' && bucket) {
         const isCreate = req.method === 'PUT' && /^\/[^/]+\/?$/.test(url.pathname) && [...url.searchParams.keys()].length === 0;
         if (isCreate) {
@@ -318,6 +325,27 @@ t.test('a bucket in a second region is created, resynced and deleted, each call 
   t.ok(await exists('europe-bucket-2'));
 });
 
+t.test('a nonsense region from AWS is refused: an error, nothing deleted', async (t) => {
+  const r = new Resource('nonsense', { bucketName: 'nonsense-bucket', deletionPolicy: 'Delete', forceDelete: true });
+  await r.sync();
+  const secret = r.children;
+  r.aws = newAws();
+  r.status = { ...r.status, region: undefined };
+  wrongLocation = '../../etc/passwd';
+  try {
+    const res = await r.sync();
+    t.match(cond(res, 'Ready'), { status: 'False', reason: 'AWSError', message: /InvalidRegion/ });
+    t.same(res.children.map((c) => c.metadata.name), secret.map((c) => c.metadata.name), 'the Secret kept');
+    const held = await r.finalize();
+    t.equal(held.finalized, false, 'finalize waits: the bucket cannot be found where AWS says');
+  } finally {
+    wrongLocation = undefined;
+  }
+  t.ok(await exists('nonsense-bucket'));
+  r.aws = newAws();
+  t.equal((await r.finalize()).finalized, true, 'and finishes once AWS makes sense');
+});
+
 t.test('rename with Delete: a non-empty old bucket stays listed with a condition until it is gone', async (t) => {
   const r = new Resource('mover', { bucketName: 'mover-v1', deletionPolicy: 'Delete' });
   await r.sync();
@@ -389,7 +417,7 @@ t.test('SSE-KMS with a key: the policy grants that key’s data-key and decrypt,
   const kms = doc.Statement.filter((s: any) => s.Action.some((a: string) => a.startsWith('kms:')));
   t.same(kms, [{ Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [`arn:aws:kms:us-east-1:123456789012:key/${keyId}`] }]);
   const plain = new Resource('nokms', { bucketName: 'nokms-bucket' });
-  await plain.sync();
+  t.match(cond(await plain.sync(), 'Ready'), { status: 'True' });
   const plainDoc = decodeURIComponent((await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: (plain.status as any).policyArn, VersionId: 'v1' }))).PolicyVersion!.Document!);
   t.notMatch(plainDoc, /kms:/, 'no KMS grant without a customer key');
   t.same(kmsGrant('alias/app', 'eu-west-1', 'aws', '123456789012'), { resource: 'arn:aws:kms:eu-west-1:123456789012:key/*', alias: 'alias/app' });
