@@ -408,6 +408,22 @@ t.test('no rotation in the race with the Secret', async (t) => {
   t.same(await keysOf(other.user), [newer]);
 });
 
+t.test('a young key the observed Secret does not hold is kept through the grace period, then deleted', async (t) => {
+  const r = new Resource('extra', { bucketName: 'extra-bucket' });
+  await r.sync();
+  const kept = r.secret()['AWS_ACCESS_KEY_ID'];
+  // A key a racing sync made, in a Secret the cache does not show.
+  const { CreateAccessKeyCommand } = await import('@aws-sdk/client-iam');
+  const young = (await admin.iam.send(new CreateAccessKeyCommand({ UserName: r.user }))).AccessKey!.AccessKeyId!;
+  const res = await r.sync();
+  t.match(cond(res, 'Ready'), { status: 'True' });
+  t.same((await keysOf(r.user)).sort(), [kept, young].sort(), 'kept in the grace period');
+  t.ok(res.resyncAfterSeconds! > 0 && res.resyncAfterSeconds! <= KEY_GRACE_SECONDS + 1, 'and the hook comes back when it ends');
+  r.later = KEY_GRACE_SECONDS + 1;
+  await r.sync();
+  t.same(await keysOf(r.user), [kept], 'deleted once older');
+});
+
 t.test('SSE-KMS with a key: the policy grants that key’s data-key and decrypt, nothing wider', async (t) => {
   const keyId = '1234abcd-12ab-34cd-56ef-1234567890ab';
   const r = new Resource('kms', { bucketName: 'kms-bucket', encryption: { type: 'SSE-KMS', kmsKeyId: keyId } });
