@@ -1,20 +1,60 @@
 // What the S3 controller needs of AWS (S3 and IAM), as a small interface, and the error its implementations
 // throw. No SDK here: the hooks import this, and the SDK (aws.ts) is loaded only when an S3 resource is synced.
+//
+// The interface is made of primitives (read this, create that); what is ours, and what may be changed or
+// deleted, is decided in sync.ts from the objects' own tags (see docs/s3-failures.md). The one exception is
+// deleteBucket, which re-reads the bucket's tags itself right before it empties or deletes anything.
 
-export interface BucketSettings {
-  region: string;
-  versioning: boolean;
-  encryption: { type: 'SSE-S3' | 'SSE-KMS'; kmsKeyId?: string | undefined };
-  publicAccessBlock: { blockPublicAcls: boolean; ignorePublicAcls: boolean; blockPublicPolicy: boolean; restrictPublicBuckets: boolean };
-  tags: Record<string, string>;
+export interface Encryption {
+  type: 'SSE-S3' | 'SSE-KMS';
+  kmsKeyId?: string | undefined;
 }
 
-/** The tag that marks a bucket as managed by one S3 resource: <namespace>/<name>. */
+export interface PublicAccessBlock {
+  blockPublicAcls: boolean;
+  ignorePublicAcls: boolean;
+  blockPublicPolicy: boolean;
+  restrictPublicBuckets: boolean;
+}
+
+export interface BucketSettings {
+  versioning: boolean;
+  encryption: Encryption;
+  publicAccessBlock: PublicAccessBlock;
+  /** Every tag of the bucket, the owner tags included. */
+  tags: Map<string, string>;
+}
+
+/** The tags that mark a bucket, IAM user or policy as made by one S3 resource. */
 export const OWNER_TAG = 'metaops.dev/owner';
+export const OWNER_UID_TAG = 'metaops.dev/owner-uid';
 
 export interface AccessKey {
   id: string;
   secret: string;
+}
+
+export interface AccessKeyInfo {
+  id: string;
+  /** IAM's own creation date of the key. */
+  created: Date;
+}
+
+export interface BucketFound {
+  /** The region the bucket is in (where every call about it goes). */
+  region: string;
+  tags: Map<string, string>;
+}
+
+export interface IamUser {
+  arn: string;
+  tags: Map<string, string>;
+}
+
+export interface IamPolicy {
+  arn: string;
+  defaultVersionId: string;
+  tags: Map<string, string>;
 }
 
 export interface AwsApi {
@@ -22,27 +62,45 @@ export interface AwsApi {
   readonly endpoint: string | undefined;
   /** The same API, every call of which is abandoned `ms` from now: one hook call's budget. */
   withDeadline(ms: number): AwsApi;
+
   /**
-   * Creates the bucket if this account does not own it yet, then applies every setting. A bucket this account
-   * already has is taken only if its `metaops.dev/owner` tag names `owner` (or `adopt` says it was ours);
-   * otherwise BucketAlreadyExists: another resource, or someone by hand, made it.
+   * The bucket's region and tags; undefined when no such bucket exists. `regionHint` is tried first (a wrong
+   * hint costs one redirect); the region found is remembered.
    */
-  ensureBucket(bucket: string, settings: BucketSettings, owner: string, adopt: boolean): Promise<void>;
-  bucketExists(bucket: string): Promise<boolean>;
-  /** 'notEmpty' when the bucket holds objects and `force` is false. */
-  deleteBucket(bucket: string, force: boolean): Promise<'deleted' | 'absent' | 'notEmpty'>;
-  ensureUser(user: string, tags: Record<string, string>): Promise<string>;
-  userExists(user: string): Promise<boolean>;
-  /** Creates the managed policy or makes `document` its default version; returns its ARN. */
-  ensurePolicy(name: string, document: string): Promise<string>;
-  policyExists(arn: string): Promise<boolean>;
+  findBucket(bucket: string, regionHint?: string): Promise<BucketFound | undefined>;
+  /** Creates the bucket in `region` and tags it at once. */
+  createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void>;
+  /** Reads each setting and writes only those that differ; returns the names of those written. */
+  applyBucketSettings(bucket: string, region: string, settings: BucketSettings, currentTags: Map<string, string>): Promise<string[]>;
+  /**
+   * Empties (with `force`, one page per call) and deletes the bucket, after re-reading its tags: a bucket whose
+   * tags `owned` does not accept is left alone ('notOwned'). 'notEmpty' when objects remain.
+   */
+  deleteBucket(
+    bucket: string,
+    force: boolean,
+    owned: (tags: Map<string, string>) => boolean,
+    regionHint?: string,
+  ): Promise<'deleted' | 'absent' | 'notEmpty' | 'notOwned'>;
+
+  getUser(user: string): Promise<IamUser | undefined>;
+  createUser(user: string, tags: Map<string, string>): Promise<IamUser>;
+  /** Deletes the user's keys, detaches its policies, deletes it. The caller checked its tags. */
+  deleteUser(user: string): Promise<void>;
+
+  getPolicy(arn: string): Promise<IamPolicy | undefined>;
+  policyDocument(arn: string, versionId: string): Promise<string>;
+  createPolicy(name: string, document: string, tags: Map<string, string>): Promise<string>;
+  /** Makes `document` the policy's default version (IAM keeps five: the oldest non-default goes first). */
+  setPolicyDocument(arn: string, document: string): Promise<void>;
+  deletePolicy(arn: string): Promise<void>;
+
+  attachedPolicies(user: string): Promise<string[]>;
   attachPolicy(user: string, policyArn: string): Promise<void>;
-  listAccessKeys(user: string): Promise<string[]>;
+
+  listAccessKeys(user: string): Promise<AccessKeyInfo[]>;
   createAccessKey(user: string): Promise<AccessKey>;
   deleteAccessKey(user: string, id: string): Promise<void>;
-  /** Detaches every policy, deletes every key, then the user. */
-  deleteUser(user: string): Promise<void>;
-  deletePolicy(arn: string): Promise<void>;
 }
 
 /** An AWS failure, with the service's error code (AccessDenied, BucketAlreadyExists, Throttling, ...). */
@@ -54,4 +112,25 @@ export class AwsError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Tags as AWS lists them, into a Map (a tag key such as `__proto__` is an ordinary key). */
+export function tagMap(list: ReadonlyArray<{ Key?: string | undefined; Value?: string | undefined }> | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const t of list ?? []) if (typeof t.Key === 'string') out.set(t.Key, t.Value ?? '');
+  return out;
+}
+
+export function tagList(tags: Map<string, string>): { Key: string; Value: string }[] {
+  return [...tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([Key, Value]) => ({ Key, Value }));
+}
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+/** A region as AWS names it; GetBucketLocation's legacy answers ('' and null for us-east-1, EU) mapped. */
+export function normaliseRegion(value: string | null | undefined): string {
+  if (value === undefined || value === null || value === '') return 'us-east-1';
+  if (value === 'EU') return 'eu-west-1';
+  if (!REGION.test(value)) throw new AwsError('InvalidRegion', `AWS named the region "${value.slice(0, 40)}"`, 'GetBucketLocation');
+  return value;
 }

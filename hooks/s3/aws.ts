@@ -1,6 +1,9 @@
 // The AWS SDK v3 implementation of the S3 controller's AwsApi (api.ts). Credentials come from the SDK's
 // standard chain (environment, web identity, ...); AWS_ENDPOINT_URL points it at MinIO, LocalStack or moto.
-// Every call has a deadline well below the webhook timeout. Loaded on first use (lib/deps.ts), never at startup.
+// Every call has a deadline well below the webhook timeout, every answer a size cap, and every call about a
+// bucket goes to the bucket's own region (the SDK does not follow S3's 301 PermanentRedirect).
+// Loaded on first use (lib/deps.ts), never at startup.
+import { Transform, type Readable } from 'node:stream';
 import {
   AttachUserPolicyCommand,
   CreateAccessKeyCommand,
@@ -18,15 +21,17 @@ import {
   IAMClient,
   ListAccessKeysCommand,
   ListAttachedUserPoliciesCommand,
-  ListPoliciesCommand,
   ListPolicyVersionsCommand,
 } from '@aws-sdk/client-iam';
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
   DeleteObjectsCommand,
+  GetBucketEncryptionCommand,
+  GetBucketLocationCommand,
   GetBucketTaggingCommand,
-  HeadBucketCommand,
+  GetBucketVersioningCommand,
+  GetPublicAccessBlockCommand,
   ListObjectVersionsCommand,
   PutBucketEncryptionCommand,
   PutBucketTaggingCommand,
@@ -34,9 +39,22 @@ import {
   PutPublicAccessBlockCommand,
   S3Client,
   type BucketLocationConstraint,
+  type ServerSideEncryptionByDefault,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { AwsError, OWNER_TAG, type AccessKey, type AwsApi, type BucketSettings } from './api.js';
+import {
+  AwsError,
+  normaliseRegion,
+  tagList,
+  tagMap,
+  type AccessKey,
+  type AccessKeyInfo,
+  type AwsApi,
+  type BucketFound,
+  type BucketSettings,
+  type IamPolicy,
+  type IamUser,
+} from './api.js';
 
 export interface SdkAwsOptions {
   region?: string;
@@ -44,14 +62,21 @@ export interface SdkAwsOptions {
   /** Per-request deadline; the whole sync stays below the 10 s webhook timeout. */
   requestTimeoutMs?: number;
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** The largest answer read from AWS, in bytes (default 8 MiB): beyond, the call fails (ResponseTooLarge). */
+  maxResponseBytes?: number;
 }
+
+/** The biggest expected answer is a ListObjectVersions page of 1000 versions with 1 KiB keys: about 1.5 MiB. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 function errorCode(err: unknown): string {
   const e = err as { name?: string; Code?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const code = e.Code ?? e.name ?? e.code ?? 'Unknown';
-  if (!/^Unknown/.test(code)) return code;
+  if (!/^(Unknown|\d{3})$/.test(code)) return code;
   // Bodiless answers (HEAD) carry only their HTTP status.
   switch (e.$metadata?.httpStatusCode) {
+    case 301:
+      return 'PermanentRedirect';
     case 403:
       return 'AccessDenied';
     case 404:
@@ -65,19 +90,67 @@ function errorCode(err: unknown): string {
 }
 
 const NOT_FOUND = new Set(['NoSuchEntity', 'NoSuchBucket', 'NotFound', 'NoSuchEntityException']);
+const REDIRECT = new Set(['PermanentRedirect', 'AuthorizationHeaderMalformed', 'IllegalLocationConstraintException']);
+
+/** An HTTP handler that refuses answers above a size: announced (content-length) or streamed. */
+class CappedHandler extends NodeHttpHandler {
+  constructor(
+    options: ConstructorParameters<typeof NodeHttpHandler>[0],
+    private readonly maxBytes: number,
+  ) {
+    super(options);
+  }
+  override async handle(...args: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
+    const out = await super.handle(...args);
+    const max = this.maxBytes;
+    const tooLarge = () => Object.assign(new Error(`AWS answered more than ${max} bytes`), { name: 'ResponseTooLarge' });
+    const declared = Number(out.response.headers['content-length'] ?? out.response.headers['Content-Length'] ?? 0);
+    const body = out.response.body as Readable | undefined;
+    if (declared > max) {
+      body?.destroy?.();
+      throw tooLarge();
+    }
+    if (body && typeof body.pipe === 'function') {
+      let seen = 0;
+      const capped = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          seen += chunk.length;
+          if (seen > max) {
+            body.destroy();
+            done(tooLarge());
+          } else done(null, chunk);
+        },
+      });
+      body.on('error', (err) => capped.destroy(err));
+      out.response.body = body.pipe(capped);
+    }
+    return out;
+  }
+}
+
+/** Regions remembered per bucket, and S3 clients per region, at most this many each. */
+const MAX_REMEMBERED = 4096;
 
 export class SdkAwsApi implements AwsApi {
   readonly region: string;
   readonly endpoint: string | undefined;
-  private readonly s3: S3Client;
+  /** The name of every AWS operation sent, in order, when a test or the benchmark asks for it. */
+  readonly sent: string[] | undefined;
   private readonly iam: IAMClient;
   private readonly requestTimeoutMs: number;
+  private readonly s3Config: ConstructorParameters<typeof S3Client>[0];
+  private readonly s3Clients = new Map<string, S3Client>();
+  private readonly bucketRegions = new Map<string, string>();
 
-  constructor(options: SdkAwsOptions = {}) {
+  constructor(options: SdkAwsOptions & { recordCalls?: boolean } = {}) {
     this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
     this.endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL'] ?? undefined;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 4000;
-    const requestHandler = new NodeHttpHandler({ connectionTimeout: 2000, requestTimeout: this.requestTimeoutMs });
+    this.sent = options.recordCalls ? [] : undefined;
+    const requestHandler = new CappedHandler(
+      { connectionTimeout: 2000, requestTimeout: this.requestTimeoutMs },
+      options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+    );
     const common = {
       region: this.region,
       requestHandler,
@@ -85,8 +158,22 @@ export class SdkAwsApi implements AwsApi {
       ...(this.endpoint ? { endpoint: this.endpoint } : {}),
       ...(options.credentials ? { credentials: options.credentials } : {}),
     };
-    this.s3 = new S3Client({ ...common, forcePathStyle: Boolean(this.endpoint) });
-    this.iam = new IAMClient(common);
+    this.s3Config = { ...common, forcePathStyle: Boolean(this.endpoint) };
+    this.iam = this.record(new IAMClient(common));
+  }
+
+  private record<C extends S3Client | IAMClient>(client: C): C {
+    const sent = this.sent;
+    if (sent) {
+      (client.middlewareStack as S3Client['middlewareStack']).add(
+        (next, context) => (args) => {
+          sent.push(String(context.commandName ?? '?').replace(/Command$/, ''));
+          return next(args);
+        },
+        { step: 'initialize', name: 'metaopsRecordCalls' },
+      );
+    }
+    return client;
   }
 
   /** The same API, every call of which is abandoned once `ms` have passed from now (one hook call's budget). */
@@ -108,248 +195,340 @@ export class SdkAwsApi implements AwsApi {
     try {
       return await fn();
     } catch (err) {
-      throw new AwsError(errorCode(err), (err as Error).message || errorCode(err), operation);
+      throw wrap(err, operation);
     }
   }
 
-  private s3For(region: string): S3Client {
-    return region === this.region ? this.s3 : new S3Client({ ...this.s3.config, region } as never);
-  }
-
-  async ensureBucket(bucket: string, settings: BucketSettings, owner: string, adopt: boolean): Promise<void> {
-    const s3 = this.s3For(settings.region);
-    const exists = await this.bucketExists(bucket);
-    if (exists) {
-      const tags = await s3.send(new GetBucketTaggingCommand({ Bucket: bucket }), this.opts()).then(
-        (r) => r.TagSet ?? [],
-        (err) => {
-          if (/NoSuchTagSet/.test(errorCode(err))) return [];
-          throw new AwsError(errorCode(err), (err as Error).message, 'GetBucketTagging');
-        },
-      );
-      const tagged = tags.find((t) => t.Key === OWNER_TAG)?.Value;
-      if (tagged ? tagged !== owner : !adopt) {
-        throw new AwsError(
-          'BucketAlreadyExists',
-          tagged ? `bucket ${bucket} belongs to S3 resource ${tagged}` : `bucket ${bucket} already exists and is not managed by metaops`,
-          'CreateBucket',
-        );
-      }
-    } else {
-      const configuration =
-        settings.region === 'us-east-1' ? undefined : { LocationConstraint: settings.region as BucketLocationConstraint };
-      await this.call('CreateBucket', () =>
-        s3.send(new CreateBucketCommand({ Bucket: bucket, ...(configuration ? { CreateBucketConfiguration: configuration } : {}) }), this.opts()),
-      );
+  private s3In(region: string): S3Client {
+    let client = this.s3Clients.get(region);
+    if (!client) {
+      if (this.s3Clients.size >= MAX_REMEMBERED) this.s3Clients.clear();
+      client = this.record(new S3Client({ ...this.s3Config, region }));
+      this.s3Clients.set(region, client);
     }
-    // The owner tag first, so that a bucket this call created is recognised as ours from now on.
-    const tags = Object.entries({ ...settings.tags, [OWNER_TAG]: owner }).map(([Key, Value]) => ({ Key, Value }));
-    await this.call('PutBucketTagging', () => s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tags } }), this.opts()));
-    await this.call('PutPublicAccessBlock', () =>
-      s3.send(
-        new PutPublicAccessBlockCommand({
-          Bucket: bucket,
-          PublicAccessBlockConfiguration: {
-            BlockPublicAcls: settings.publicAccessBlock.blockPublicAcls,
-            IgnorePublicAcls: settings.publicAccessBlock.ignorePublicAcls,
-            BlockPublicPolicy: settings.publicAccessBlock.blockPublicPolicy,
-            RestrictPublicBuckets: settings.publicAccessBlock.restrictPublicBuckets,
-          },
-        }),
-      this.opts(),
-      ),
-    );
-    await this.call('PutBucketEncryption', () =>
-      s3.send(
-        new PutBucketEncryptionCommand({
-          Bucket: bucket,
-          ServerSideEncryptionConfiguration: {
-            Rules: [
-              {
-                ApplyServerSideEncryptionByDefault:
-                  settings.encryption.type === 'SSE-KMS'
-                    ? { SSEAlgorithm: 'aws:kms', ...(settings.encryption.kmsKeyId ? { KMSMasterKeyID: settings.encryption.kmsKeyId } : {}) }
-                    : { SSEAlgorithm: 'AES256' },
-              },
-            ],
-          },
-        }),
-      this.opts(),
-      ),
-    );
-    await this.call('PutBucketVersioning', () =>
-      s3.send(
-        new PutBucketVersioningCommand({
-          Bucket: bucket,
-          VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' },
-        }),
-      this.opts(),
-      ),
-    );
+    return client;
   }
 
-  async bucketExists(bucket: string): Promise<boolean> {
+  private remember(bucket: string, region: string): void {
+    if (this.bucketRegions.size >= MAX_REMEMBERED && !this.bucketRegions.has(bucket)) {
+      this.bucketRegions.delete(this.bucketRegions.keys().next().value!);
+    }
+    this.bucketRegions.set(bucket, region);
+  }
+
+  /** The bucket's region from GetBucketLocation (answered from any region); undefined: no such bucket. */
+  private async locate(bucket: string): Promise<string | undefined> {
     try {
-      await this.s3.send(new HeadBucketCommand({ Bucket: bucket }), this.opts());
-      return true;
+      const res = await this.s3In(this.region).send(new GetBucketLocationCommand({ Bucket: bucket }), this.opts());
+      const region = normaliseRegion(res.LocationConstraint);
+      this.remember(bucket, region);
+      return region;
     } catch (err) {
-      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404 || NOT_FOUND.has(errorCode(err))) return false;
-      throw new AwsError(errorCode(err), (err as Error).message, 'HeadBucket');
+      if (err instanceof AwsError) throw err;
+      if (NOT_FOUND.has(errorCode(err))) {
+        this.bucketRegions.delete(bucket);
+        return undefined;
+      }
+      throw wrap(err, 'GetBucketLocation');
     }
   }
 
-  async deleteBucket(bucket: string, force: boolean): Promise<'deleted' | 'absent' | 'notEmpty'> {
-    if (!(await this.bucketExists(bucket))) return 'absent';
-    const listed = await this.call('ListObjectVersions', () => this.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }), this.opts()));
-    const objects = [...(listed.Versions ?? []), ...(listed.DeleteMarkers ?? [])];
-    if (objects.length > 0) {
-      if (!force) return 'notEmpty';
-      // One page per sync: a very large bucket empties over several syncs, each within the deadline.
-      await this.call('DeleteObjects', () =>
-        this.s3.send(
-          new DeleteObjectsCommand({
+  /**
+   * Runs `fn` against the bucket's region: the remembered one, else the hint, else the one GetBucketLocation
+   * names. A redirect (the bucket is elsewhere) re-locates it once. undefined: no such bucket.
+   */
+  private async inRegion<T>(bucket: string, hint: string | undefined, operation: string, fn: (s3: S3Client, region: string) => Promise<T>): Promise<{ value: T; region: string } | undefined> {
+    let region = this.bucketRegions.get(bucket) ?? hint ?? (await this.locate(bucket));
+    if (region === undefined) return undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return { value: await fn(this.s3In(region), region), region };
+      } catch (err) {
+        if (attempt > 0 || !REDIRECT.has(errorCode(err))) throw wrap(err, operation);
+        const located = await this.locate(bucket);
+        if (located === undefined) return undefined;
+        if (located === region) throw wrap(err, operation);
+        region = located;
+      }
+    }
+  }
+
+  async findBucket(bucket: string, regionHint?: string): Promise<BucketFound | undefined> {
+    try {
+      const found = await this.inRegion(bucket, regionHint, 'GetBucketTagging', async (s3) => {
+        try {
+          return tagMap((await s3.send(new GetBucketTaggingCommand({ Bucket: bucket }), this.opts())).TagSet);
+        } catch (err) {
+          if (/NoSuchTagSet/.test(errorCode(err))) return new Map<string, string>();
+          throw err;
+        }
+      });
+      if (!found) return undefined;
+      this.remember(bucket, found.region);
+      return { region: found.region, tags: found.value };
+    } catch (err) {
+      if (err instanceof AwsError && NOT_FOUND.has(err.code)) {
+        this.bucketRegions.delete(bucket);
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  async createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void> {
+    const s3 = this.s3In(region);
+    const configuration = region === 'us-east-1' ? undefined : { LocationConstraint: region as BucketLocationConstraint };
+    await this.call('CreateBucket', () =>
+      s3.send(new CreateBucketCommand({ Bucket: bucket, ...(configuration ? { CreateBucketConfiguration: configuration } : {}) }), this.opts()),
+    );
+    this.remember(bucket, region);
+    // The owner tags at once, so that the bucket this call created is recognised as ours from now on.
+    await this.call('PutBucketTagging', () => s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) } }), this.opts()));
+  }
+
+  async applyBucketSettings(bucket: string, region: string, settings: BucketSettings, currentTags: Map<string, string>): Promise<string[]> {
+    const s3 = this.s3In(region);
+    const missing = (codes: RegExp) => (err: unknown) => {
+      if (codes.test(errorCode(err))) return undefined;
+      throw err;
+    };
+    const [pab, enc, ver] = await this.call('GetBucketSettings', () =>
+      Promise.all([
+        s3
+          .send(new GetPublicAccessBlockCommand({ Bucket: bucket }), this.opts())
+          .then((r) => r.PublicAccessBlockConfiguration, missing(/NoSuchPublicAccessBlockConfiguration/)),
+        s3
+          .send(new GetBucketEncryptionCommand({ Bucket: bucket }), this.opts())
+          .then((r) => r.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault, missing(/ServerSideEncryptionConfigurationNotFound/)),
+        s3.send(new GetBucketVersioningCommand({ Bucket: bucket }), this.opts()).then((r) => r.Status),
+      ]),
+    );
+    const written: string[] = [];
+    if (!sameTags(currentTags, settings.tags)) {
+      await this.call('PutBucketTagging', () => s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) } }), this.opts()));
+      written.push('tags');
+    }
+    const want = settings.publicAccessBlock;
+    if (
+      Boolean(pab?.BlockPublicAcls) !== want.blockPublicAcls ||
+      Boolean(pab?.IgnorePublicAcls) !== want.ignorePublicAcls ||
+      Boolean(pab?.BlockPublicPolicy) !== want.blockPublicPolicy ||
+      Boolean(pab?.RestrictPublicBuckets) !== want.restrictPublicBuckets
+    ) {
+      await this.call('PutPublicAccessBlock', () =>
+        s3.send(
+          new PutPublicAccessBlockCommand({
             Bucket: bucket,
-            Delete: { Objects: objects.map((o) => ({ Key: o.Key!, ...(o.VersionId ? { VersionId: o.VersionId } : {}) })), Quiet: true },
+            PublicAccessBlockConfiguration: {
+              BlockPublicAcls: want.blockPublicAcls,
+              IgnorePublicAcls: want.ignorePublicAcls,
+              BlockPublicPolicy: want.blockPublicPolicy,
+              RestrictPublicBuckets: want.restrictPublicBuckets,
+            },
           }),
-        this.opts(),
+          this.opts(),
         ),
       );
+      written.push('publicAccessBlock');
+    }
+    const wantEnc: ServerSideEncryptionByDefault =
+      settings.encryption.type === 'SSE-KMS'
+        ? { SSEAlgorithm: 'aws:kms', ...(settings.encryption.kmsKeyId ? { KMSMasterKeyID: settings.encryption.kmsKeyId } : {}) }
+        : { SSEAlgorithm: 'AES256' };
+    if (!sameEncryption(enc, wantEnc)) {
+      await this.call('PutBucketEncryption', () =>
+        s3.send(
+          new PutBucketEncryptionCommand({ Bucket: bucket, ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: wantEnc }] } }),
+          this.opts(),
+        ),
+      );
+      written.push('encryption');
+    }
+    // A bucket never goes back to unversioned: off is Suspended, or never enabled.
+    if (settings.versioning ? ver !== 'Enabled' : ver === 'Enabled') {
+      await this.call('PutBucketVersioning', () =>
+        s3.send(
+          new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' } }),
+          this.opts(),
+        ),
+      );
+      written.push('versioning');
+    }
+    return written;
+  }
+
+  async deleteBucket(
+    bucket: string,
+    force: boolean,
+    owned: (tags: Map<string, string>) => boolean,
+    regionHint?: string,
+  ): Promise<'deleted' | 'absent' | 'notEmpty' | 'notOwned'> {
+    // The tags right before anything is emptied or deleted: status says what to delete, the tags whether we may.
+    const found = await this.findBucket(bucket, regionHint);
+    if (!found) return 'absent';
+    if (!owned(found.tags)) return 'notOwned';
+    const s3 = this.s3In(found.region);
+    const listed = await this.call('ListObjectVersions', () => s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }), this.opts()));
+    const objects = [...(listed.Versions ?? []), ...(listed.DeleteMarkers ?? [])];
+    if (objects.length > 0 || listed.IsTruncated) {
+      if (!force) return 'notEmpty';
+      // One page per call: a very large bucket empties over several syncs, each within the deadline.
+      if (objects.length > 0) {
+        await this.call('DeleteObjects', () =>
+          s3.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: objects.slice(0, 1000).map((o) => ({ Key: o.Key!, ...(o.VersionId ? { VersionId: o.VersionId } : {}) })), Quiet: true },
+            }),
+            this.opts(),
+          ),
+        );
+      }
       if (listed.IsTruncated) return 'notEmpty';
     }
-    await this.call('DeleteBucket', () => this.s3.send(new DeleteBucketCommand({ Bucket: bucket }), this.opts()));
+    try {
+      await s3.send(new DeleteBucketCommand({ Bucket: bucket }), this.opts());
+    } catch (err) {
+      if (NOT_FOUND.has(errorCode(err))) return 'absent';
+      // Objects written since the listing: try again at the next call.
+      if (errorCode(err) === 'BucketNotEmpty') return 'notEmpty';
+      throw wrap(err, 'DeleteBucket');
+    }
+    this.bucketRegions.delete(bucket);
     return 'deleted';
   }
 
-  async ensureUser(user: string, tags: Record<string, string>): Promise<string> {
+  async getUser(user: string): Promise<IamUser | undefined> {
     try {
       const got = await this.iam.send(new GetUserCommand({ UserName: user }), this.opts());
-      return got.User!.Arn!;
+      if (!got.User?.Arn) throw new AwsError('InvalidResponse', 'GetUser answered without the user', 'GetUser');
+      return { arn: got.User.Arn, tags: tagMap(got.User.Tags) };
     } catch (err) {
-      if (!NOT_FOUND.has(errorCode(err))) throw new AwsError(errorCode(err), (err as Error).message, 'GetUser');
+      if (err instanceof AwsError) throw err;
+      if (NOT_FOUND.has(errorCode(err))) return undefined;
+      throw wrap(err, 'GetUser');
     }
-    const created = await this.call('CreateUser', () =>
-      this.iam.send(new CreateUserCommand({ UserName: user, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }), this.opts()),
-    );
-    return created.User!.Arn!;
   }
 
-  async userExists(user: string): Promise<boolean> {
+  async createUser(user: string, tags: Map<string, string>): Promise<IamUser> {
+    const created = await this.call('CreateUser', () => this.iam.send(new CreateUserCommand({ UserName: user, Tags: tagList(tags) }), this.opts()));
+    if (!created.User?.Arn) throw new AwsError('InvalidResponse', 'CreateUser answered without the user', 'CreateUser');
+    return { arn: created.User.Arn, tags };
+  }
+
+  async deleteUser(user: string): Promise<void> {
+    for (const key of await this.listAccessKeys(user)) await this.deleteAccessKey(user, key.id);
+    for (const arn of await this.attachedPolicies(user)) {
+      await this.call('DetachUserPolicy', () => this.iam.send(new DetachUserPolicyCommand({ UserName: user, PolicyArn: arn }), this.opts()));
+    }
     try {
-      await this.iam.send(new GetUserCommand({ UserName: user }), this.opts());
-      return true;
+      await this.iam.send(new DeleteUserCommand({ UserName: user }), this.opts());
     } catch (err) {
-      if (NOT_FOUND.has(errorCode(err))) return false;
-      throw new AwsError(errorCode(err), (err as Error).message, 'GetUser');
+      if (!NOT_FOUND.has(errorCode(err))) throw wrap(err, 'DeleteUser');
     }
   }
 
-  /** The ARN of this account's managed policy with that name (works for users and roles alike). */
-  private async findPolicyArn(name: string): Promise<string> {
-    let marker: string | undefined;
-    do {
-      const page = await this.call('ListPolicies', () =>
-        this.iam.send(new ListPoliciesCommand({ Scope: 'Local', MaxItems: 1000, ...(marker ? { Marker: marker } : {}) }), this.opts()),
-      );
-      const found = page.Policies?.find((p) => p.PolicyName === name);
-      if (found?.Arn) return found.Arn;
-      marker = page.IsTruncated ? page.Marker : undefined;
-    } while (marker);
-    throw new AwsError('NoSuchEntity', `policy ${name} exists but could not be listed`, 'ListPolicies');
-  }
-
-  async ensurePolicy(name: string, document: string): Promise<string> {
+  async getPolicy(arn: string): Promise<IamPolicy | undefined> {
     try {
-      const created = await this.iam.send(new CreatePolicyCommand({ PolicyName: name, PolicyDocument: document }), this.opts());
-      return created.Policy!.Arn!;
+      const got = await this.iam.send(new GetPolicyCommand({ PolicyArn: arn }), this.opts());
+      if (!got.Policy?.Arn || !got.Policy.DefaultVersionId) throw new AwsError('InvalidResponse', 'GetPolicy answered without the policy', 'GetPolicy');
+      return { arn: got.Policy.Arn, defaultVersionId: got.Policy.DefaultVersionId, tags: tagMap(got.Policy.Tags) };
     } catch (err) {
-      if (errorCode(err) !== 'EntityAlreadyExists' && errorCode(err) !== 'EntityAlreadyExistsException') {
-        throw new AwsError(errorCode(err), (err as Error).message, 'CreatePolicy');
-      }
+      if (err instanceof AwsError) throw err;
+      if (NOT_FOUND.has(errorCode(err))) return undefined;
+      throw wrap(err, 'GetPolicy');
     }
-    const arn = await this.findPolicyArn(name);
-    const policy = await this.call('GetPolicy', () => this.iam.send(new GetPolicyCommand({ PolicyArn: arn }), this.opts()));
-    const current = await this.call('GetPolicyVersion', () =>
-      this.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: policy.Policy!.DefaultVersionId! }), this.opts()),
+  }
+
+  async policyDocument(arn: string, versionId: string): Promise<string> {
+    const got = await this.call('GetPolicyVersion', () => this.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: versionId }), this.opts()));
+    return decodeURIComponent(got.PolicyVersion?.Document ?? '');
+  }
+
+  async createPolicy(name: string, document: string, tags: Map<string, string>): Promise<string> {
+    const created = await this.call('CreatePolicy', () =>
+      this.iam.send(new CreatePolicyCommand({ PolicyName: name, PolicyDocument: document, Tags: tagList(tags) }), this.opts()),
     );
-    const have = decodeURIComponent(current.PolicyVersion?.Document ?? '');
-    if (sameJson(have, document)) return arn;
-    // IAM keeps at most five versions: drop the oldest non-default one first.
+    if (!created.Policy?.Arn) throw new AwsError('InvalidResponse', 'CreatePolicy answered without the policy', 'CreatePolicy');
+    return created.Policy.Arn;
+  }
+
+  async setPolicyDocument(arn: string, document: string): Promise<void> {
     const versions = await this.call('ListPolicyVersions', () => this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()));
-    const old = (versions.Versions ?? []).filter((v) => !v.IsDefaultVersion);
+    const old = (versions.Versions ?? []).filter((v) => !v.IsDefaultVersion).sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0));
     if (old.length >= 4) {
-      await this.call('DeletePolicyVersion', () =>
-        this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old[old.length - 1]!.VersionId! }), this.opts()),
-      );
+      await this.call('DeletePolicyVersion', () => this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old[0]!.VersionId! }), this.opts()));
     }
     await this.call('CreatePolicyVersion', () =>
       this.iam.send(new CreatePolicyVersionCommand({ PolicyArn: arn, PolicyDocument: document, SetAsDefault: true }), this.opts()),
     );
-    return arn;
-  }
-
-  async policyExists(arn: string): Promise<boolean> {
-    try {
-      await this.iam.send(new GetPolicyCommand({ PolicyArn: arn }), this.opts());
-      return true;
-    } catch (err) {
-      if (NOT_FOUND.has(errorCode(err))) return false;
-      throw new AwsError(errorCode(err), (err as Error).message, 'GetPolicy');
-    }
-  }
-
-  async attachPolicy(user: string, policyArn: string): Promise<void> {
-    await this.call('AttachUserPolicy', () => this.iam.send(new AttachUserPolicyCommand({ UserName: user, PolicyArn: policyArn }), this.opts()));
-  }
-
-  async listAccessKeys(user: string): Promise<string[]> {
-    const res = await this.call('ListAccessKeys', () => this.iam.send(new ListAccessKeysCommand({ UserName: user }), this.opts()));
-    return (res.AccessKeyMetadata ?? [])
-      .sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0))
-      .map((k) => k.AccessKeyId!);
-  }
-
-  async createAccessKey(user: string): Promise<AccessKey> {
-    const res = await this.call('CreateAccessKey', () => this.iam.send(new CreateAccessKeyCommand({ UserName: user }), this.opts()));
-    return { id: res.AccessKey!.AccessKeyId!, secret: res.AccessKey!.SecretAccessKey! };
-  }
-
-  async deleteAccessKey(user: string, id: string): Promise<void> {
-    try {
-      await this.iam.send(new DeleteAccessKeyCommand({ UserName: user, AccessKeyId: id }), this.opts());
-    } catch (err) {
-      if (!NOT_FOUND.has(errorCode(err))) throw new AwsError(errorCode(err), (err as Error).message, 'DeleteAccessKey');
-    }
-  }
-
-  async deleteUser(user: string): Promise<void> {
-    if (!(await this.userExists(user))) return;
-    for (const id of await this.listAccessKeys(user)) await this.deleteAccessKey(user, id);
-    const attached = await this.call('ListAttachedUserPolicies', () =>
-      this.iam.send(new ListAttachedUserPoliciesCommand({ UserName: user }), this.opts()),
-    );
-    for (const p of attached.AttachedPolicies ?? []) {
-      await this.call('DetachUserPolicy', () => this.iam.send(new DetachUserPolicyCommand({ UserName: user, PolicyArn: p.PolicyArn! }), this.opts()));
-    }
-    await this.call('DeleteUser', () => this.iam.send(new DeleteUserCommand({ UserName: user }), this.opts()));
   }
 
   async deletePolicy(arn: string): Promise<void> {
-    if (!(await this.policyExists(arn))) return;
     const versions = await this.call('ListPolicyVersions', () => this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()));
     for (const v of versions.Versions ?? []) {
       if (!v.IsDefaultVersion) {
         await this.call('DeletePolicyVersion', () => this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: v.VersionId! }), this.opts()));
       }
     }
-    await this.call('DeletePolicy', () => this.iam.send(new DeletePolicyCommand({ PolicyArn: arn }), this.opts()));
+    try {
+      await this.iam.send(new DeletePolicyCommand({ PolicyArn: arn }), this.opts());
+    } catch (err) {
+      if (!NOT_FOUND.has(errorCode(err))) throw wrap(err, 'DeletePolicy');
+    }
+  }
+
+  async attachedPolicies(user: string): Promise<string[]> {
+    const res = await this.call('ListAttachedUserPolicies', () => this.iam.send(new ListAttachedUserPoliciesCommand({ UserName: user }), this.opts()));
+    return (res.AttachedPolicies ?? []).flatMap((p) => (p.PolicyArn ? [p.PolicyArn] : []));
+  }
+
+  async attachPolicy(user: string, policyArn: string): Promise<void> {
+    await this.call('AttachUserPolicy', () => this.iam.send(new AttachUserPolicyCommand({ UserName: user, PolicyArn: policyArn }), this.opts()));
+  }
+
+  async listAccessKeys(user: string): Promise<AccessKeyInfo[]> {
+    const res = await this.call('ListAccessKeys', () => this.iam.send(new ListAccessKeysCommand({ UserName: user }), this.opts()));
+    return (res.AccessKeyMetadata ?? [])
+      .flatMap((k) => (k.AccessKeyId ? [{ id: k.AccessKeyId, created: k.CreateDate ?? new Date(0) }] : []))
+      .sort((a, b) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : 1));
+  }
+
+  async createAccessKey(user: string): Promise<AccessKey> {
+    const res = await this.call('CreateAccessKey', () => this.iam.send(new CreateAccessKeyCommand({ UserName: user }), this.opts()));
+    if (!res.AccessKey?.AccessKeyId || !res.AccessKey.SecretAccessKey) {
+      throw new AwsError('InvalidResponse', 'CreateAccessKey answered without the key', 'CreateAccessKey');
+    }
+    return { id: res.AccessKey.AccessKeyId, secret: res.AccessKey.SecretAccessKey };
+  }
+
+  async deleteAccessKey(user: string, id: string): Promise<void> {
+    try {
+      await this.iam.send(new DeleteAccessKeyCommand({ UserName: user, AccessKeyId: id }), this.opts());
+    } catch (err) {
+      if (!NOT_FOUND.has(errorCode(err))) throw wrap(err, 'DeleteAccessKey');
+    }
   }
 }
 
-function sameJson(a: string, b: string): boolean {
-  try {
-    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
-  } catch {
-    return false;
-  }
+function wrap(err: unknown, operation: string): AwsError {
+  if (err instanceof AwsError) return err;
+  const code = errorCode(err);
+  // AWS's own message, cut short: a hostile or broken server does not fill the status with it.
+  const message = String((err as Error)?.message || code).slice(0, 200);
+  return new AwsError(code, message, operation);
+}
+
+function sameTags(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
+/** AWS may name the KMS key by ARN when it was given by id: the same key either way. */
+function sameEncryption(have: ServerSideEncryptionByDefault | undefined, want: ServerSideEncryptionByDefault): boolean {
+  if (!have || have.SSEAlgorithm !== want.SSEAlgorithm) return false;
+  const h = have.KMSMasterKeyID ?? '';
+  const w = want.KMSMasterKeyID ?? '';
+  return h === w || (w !== '' && h.endsWith(`/${w}`));
 }

@@ -19,21 +19,25 @@ export function bucketNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** IAM names: at most 64 characters of [\w+=,.@-]; long ones keep a readable prefix and a hash. */
-function iamName(base: string, max = 64): string {
-  const clean = base.replace(/[^\w+=,.@-]/g, '-');
-  if (clean.length <= max) return clean;
-  const hash = createHash('sha256').update(base).digest('hex').slice(0, 8);
-  return `${clean.slice(0, max - 9)}-${hash}`;
+/** IAM names: at most `max` characters of [\w+=,.@-]. */
+function clean(base: string): string {
+  return base.replace(/[^\w+=,.@-]/g, '-');
 }
 
-/** The IAM user of an S3 resource: named after its namespace and name. */
-export function userName(namespace: string, name: string): string {
-  return iamName(`metaops-${namespace}-${name}`);
+/**
+ * The IAM user of an S3 resource: a readable `metaops-<namespace>-<name>` prefix, cut to fit IAM's 64
+ * characters, and 12 hex digits of a hash of the resource's UID. Joining namespace and name alone is ambiguous
+ * (`team`/`a-prod` and `team-a`/`prod`); the UID also tells apart a resource deleted and re-created under the
+ * same name.
+ */
+export function userName(namespace: string, name: string, uid: string): string {
+  const hash = createHash('sha256').update(uid).digest('hex').slice(0, 12);
+  return `${clean(`metaops-${namespace}-${name}`).slice(0, 64 - 13)}-${hash}`;
 }
 
-export function policyName(namespace: string, name: string): string {
-  return iamName(`metaops-${namespace}-${name}-bucket`, 128);
+/** The managed policy of an S3 resource: named like its user (users and policies are apart in IAM). */
+export function policyName(namespace: string, name: string, uid: string): string {
+  return userName(namespace, name, uid);
 }
 
 export function bucketArn(bucket: string): string {
@@ -44,7 +48,7 @@ export function bucketArn(bucket: string): string {
  * The bucket's own operations on the bucket and its objects, and nothing else. The seed's operator allowed
  * s3:* on the bucket ARN only, so every object operation was denied; object actions need `<bucket>/*`.
  */
-export function bucketPolicy(bucket: string): string {
+export function bucketPolicy(bucket: string, kms?: KmsGrant): string {
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
@@ -76,6 +80,46 @@ export function bucketPolicy(bucket: string): string {
         ],
         Resource: [`${bucketArn(bucket)}/*`],
       },
+      ...(kms
+        ? [
+            {
+              Sid: 'Kms',
+              Effect: 'Allow',
+              Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+              Resource: [kms.resource],
+              ...(kms.alias ? { Condition: { 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': kms.alias } } } : {}),
+            },
+          ]
+        : []),
     ],
   });
+}
+
+/** What the bucket's user may use of KMS: one key, or the key behind one alias. */
+export interface KmsGrant {
+  resource: string;
+  alias?: string;
+}
+
+/**
+ * The KMS grant for SSE-KMS with a customer key: that key's data-key and decrypt actions and nothing wider.
+ * A key ID becomes the key's ARN in the bucket's region and the account; an alias (name or ARN) is granted
+ * through the `kms:ResourceAliases` condition, as IAM cannot name a key by its alias. undefined: no key named
+ * (the AWS managed key, which S3 uses on the caller's behalf).
+ */
+export function kmsGrant(kmsKeyId: string | undefined, region: string, partition: string, account: string): KmsGrant | undefined {
+  if (!kmsKeyId) return undefined;
+  const arn = /^arn:([\w-]+):kms:([a-z0-9-]+):(\d{12}):(key|alias)\/(.+)$/.exec(kmsKeyId);
+  if (arn) {
+    const [, p, r, a, kind, rest] = arn;
+    return kind === 'key' ? { resource: kmsKeyId } : { resource: `arn:${p}:kms:${r}:${a}:key/*`, alias: `alias/${rest}` };
+  }
+  if (kmsKeyId.startsWith('alias/')) return { resource: `arn:${partition}:kms:${region}:${account}:key/*`, alias: kmsKeyId };
+  return { resource: `arn:${partition}:kms:${region}:${account}:key/${kmsKeyId}` };
+}
+
+/** The partition and account of an IAM ARN (arn:<partition>:iam::<account>:...). */
+export function arnParts(arn: string): { partition: string; account: string } | undefined {
+  const m = /^arn:([\w-]+):iam::(\d{12}):/.exec(arn);
+  return m ? { partition: m[1]!, account: m[2]! } : undefined;
 }

@@ -1,4 +1,5 @@
-// S3, s3.metaops.dev/v1: an S3 bucket and a least-privilege IAM user, policy and access key for it, with the
+// S3, systek.no/v1 (the seed's API, served verbatim: `operator-sdk init --domain systek.no` + `create api
+// --version v1 --kind S3`): an S3 bucket and a least-privilege IAM user, policy and access key for it, with the
 // credentials in a Secret (the seed's S3 operator, without its bugs).
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
@@ -59,8 +60,14 @@ export const S3Status = Type.Object(
     policyArn: Type.Optional(Type.String()),
     accessKeyId: Type.Optional(Type.String({ description: 'The access key in the Secret (never the secret key).' })),
     secretName: Type.Optional(Type.String()),
+    createdBuckets: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Buckets this resource created and has not deleted: the current one, and old ones a rename with deletionPolicy Delete could not delete yet. Only these are ever emptied or deleted, and only when their metaops.dev/owner-uid tag still names this resource.',
+      }),
+    ),
     retainedBuckets: Type.Optional(
-      Type.Array(Type.String(), { description: 'Buckets left in place by deletionPolicy Retain (renames, deletion).' }),
+      Type.Array(Type.String(), { description: 'Buckets left in place by deletionPolicy Retain (renames, deletion), or whose tags name another owner.' }),
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
@@ -69,7 +76,7 @@ export const S3Status = Type.Object(
 );
 
 export const resource: ResourceDefinition = {
-  group: 's3.metaops.dev',
+  group: 'systek.no',
   version: 'v1',
   kind: 'S3',
   plural: 's3s',

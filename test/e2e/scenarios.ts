@@ -285,7 +285,7 @@ const etcd: Scenario = {
 };
 
 const s3: Scenario = {
-  name: 'S3: kubectl apply -f s3.yaml makes the bucket and Secret; the finalizer holds the resource until cleanup is done',
+  name: 'S3 (systek.no/v1, the seed\'s API): kubectl apply -f s3.yaml makes the bucket and Secret; the finalizer holds the resource until cleanup is done',
   async run(k) {
     const notes: string[] = [];
     let t0 = Date.now();
@@ -294,8 +294,12 @@ const s3: Scenario = {
       const r = await k.json(['get', 's3', 's3-bucket-v1']);
       return condition(r, 'Ready')?.status === 'True' ? r : undefined;
     });
+    assert.equal(ready.apiVersion, 'systek.no/v1', '`kubectl get s3` is the seed\'s S3');
     assert.equal(ready.status.bucketName, 'systek-s3-bucket-v1');
-    assert.equal(ready.status.iamUser, 'metaops-default-s3-bucket-v1');
+    assert.match(ready.status.iamUser, /^metaops-default-s3-bucket-v1-[0-9a-f]{12}$/);
+    assert.deepEqual(ready.status.createdBuckets, ['systek-s3-bucket-v1']);
+    const kinds = (await k.kubectl(['api-resources', '--no-headers', '-o', 'name'])).split('\n').filter((n) => /^s3s?\./.test(n));
+    assert.deepEqual(kinds, ['s3s.systek.no'], '`kubectl get s3` is unambiguous');
     const secret = await waitFor('credentials Secret', () => k.getOrUndefined(['secret', 's3-bucket-v1-credentials']));
     const data = (key: string) => Buffer.from(secret.data[key], 'base64').toString();
     assert.equal(data('BUCKET_NAME'), 'systek-s3-bucket-v1');
