@@ -112,7 +112,7 @@ const etcdCluster = () => ({
 const s3 = (finalizing = false) => ({
   controller: {},
   parent: {
-    apiVersion: 's3.metaops.dev/v1',
+    apiVersion: 'systek.no/v1',
     kind: 'S3',
     metadata: { name: 'bucket', namespace: 'default', uid: 'u-s3', generation: 1 },
     spec: { bucketName: 'metaops-attack-bucket', deletionPolicy: 'Delete', forceDelete: true },

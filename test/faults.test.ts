@@ -66,7 +66,7 @@ t.teardown(async () => {
 });
 
 const parent = (status?: Record<string, unknown>): any => ({
-  apiVersion: 's3.metaops.dev/v1',
+  apiVersion: 'systek.no/v1',
   kind: 'S3',
   metadata: { name: 'faulty', namespace: 'default', uid: 'uid-faulty', generation: 1 },
   spec: { bucketName: 'metaops-faulty', deletionPolicy: 'Delete' },

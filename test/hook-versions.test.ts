@@ -51,7 +51,7 @@ function requests(): Array<[string, any]> {
   const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bucket-credentials', namespace: 'default', uid: 'u-s' }, data: { BUCKET_NAME: 'Yg==' } };
   const s3 = {
     controller: {},
-    parent: { apiVersion: 's3.metaops.dev/v1', kind: 'S3', metadata: { name: 'bucket', namespace: 'default', uid: 'u-b', generation: 1 }, spec: { bucketName: 'metaops-versions' } },
+    parent: { apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'bucket', namespace: 'default', uid: 'u-b', generation: 1 }, spec: { bucketName: 'metaops-versions' } },
     children: { 'Secret.v1': { 'bucket-credentials': secret } },
     related: {},
   };

@@ -140,7 +140,7 @@ t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
   );
   const body = JSON.stringify({
     ...example('memcached-sync'),
-    parent: { apiVersion: 's3.metaops.dev/v1', kind: 'S3', metadata: { name: 'slow', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-slow' } },
+    parent: { apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'slow', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-slow' } },
     children: { 'Secret.v1': {} },
   });
   const started = Date.now();
