@@ -124,7 +124,8 @@ export const EtcdClusterStatus = Type.Object(
       Type.Object({
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
-        phase: Type.String({ description: 'Replacing, Restoring or Restored.' }),
+        phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
+        reason: Type.Optional(Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' })),
       }),
     ),
     lastMemberIndex: Type.Optional(
