@@ -12,6 +12,8 @@ export interface CallOptions {
   tls?: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean };
   /** The error a call that overran its deadline fails with. */
   timeoutError: () => Error;
+  /** The most bytes of answer read; a longer answer fails the call (a dependency cannot exhaust memory). */
+  maxBytes?: number;
 }
 
 export function call(url: URL, o: CallOptions): Promise<{ status: number; body: string }> {
@@ -20,7 +22,15 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
   return new Promise((resolve, reject) => {
     const req = (https ? httpsRequest : httpRequest)(url, { method: o.method, headers, ...(https ? o.tls : {}) }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (o.maxBytes !== undefined && size > o.maxBytes) {
+          req.destroy(new Error(`answer larger than ${o.maxBytes} bytes`));
+          return;
+        }
+        chunks.push(c);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
