@@ -8,15 +8,22 @@ import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
 import { CLIENT_PORT, clientURL, clusterOf, memberClaim, memberIndex, normalizeVersion, services, type RestoreSource } from './members.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
-import { EtcdClusterSpec, VERSION_PATTERN } from './schema.js';
+import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 
 /** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
 export const STEP_SECONDS = 5;
 export const BACKOFF_SECONDS = 10;
 
-const parser = specParser(EtcdClusterSpec, (spec) =>
-  VERSION_PATTERN.test(spec.version.trim()) ? undefined : `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`,
-);
+const DOMAIN = new RegExp(DOMAIN_PATTERN);
+// Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
+// field that goes into a URL the hook dials is a DNS name, or the spec is refused (nothing is dialled).
+const parser = specParser(EtcdClusterSpec, (spec) => {
+  if (!VERSION_PATTERN.test(spec.version.trim())) return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
+  const domain = spec.pod?.clusterDomain;
+  if (domain && (domain.length > 200 || !DOMAIN.test(domain))) return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
+  if (spec.size > MAX_SIZE) return `spec.size is at most ${MAX_SIZE}`;
+  return undefined;
+});
 
 export interface EtcdDeps {
   etcd: EtcdClient;
@@ -79,7 +86,9 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   if (restore) obs.restore = restore;
   const decision = decide(parent, spec, obs);
   const c = clusterOf(parent, spec);
-  const endpoints = obs.pods.map((p) => clientURL(c, p.metadata.name!));
+  // A change goes through the healthy members first.
+  const healthyFirst = [...obs.pods].sort((a, b) => Number(obs.health[b.metadata.name!]?.healthy ?? false) - Number(obs.health[a.metadata.name!]?.healthy ?? false));
+  const endpoints = healthyFirst.map((p) => clientURL(c, p.metadata.name!));
 
   let pods = decision.pods;
   let failure: string | undefined;
