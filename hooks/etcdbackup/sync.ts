@@ -25,12 +25,23 @@ const parser = specParser(EtcdBackupSpec, (spec) =>
   spec.etcdEndpoints?.length || spec.clusterName ? undefined : 'spec.etcdEndpoints or spec.clusterName is required',
 );
 
-/** A CronJob schedule for an interval: minutes below an hour, hours above (CronJobs have minute granularity). */
+/** Step intervals a cron schedule keeps exactly: the divisors of an hour (minutes) and of a day (hours). */
+const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
+const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
+
+/**
+ * A CronJob schedule for an interval, rounded up to the next interval a cron schedule keeps evenly: whole
+ * minutes that divide an hour, then whole hours that divide a day (`*\/45` would fire at :00 and :45, so 45
+ * minutes becomes hourly). Intervals above 12 hours back up daily.
+ */
 export function schedule(seconds: number): string {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
-  if (minutes < 60) return minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`;
-  const hours = Math.max(1, Math.round(minutes / 60));
-  return hours >= 24 ? '0 0 * * *' : `0 */${hours} * * *`;
+  const m = MINUTE_STEPS.find((s) => s >= minutes);
+  if (m !== undefined) return m === 1 ? '* * * * *' : `*/${m} * * * *`;
+  const hours = Math.ceil(minutes / 60);
+  const h = HOUR_STEPS.find((s) => s >= hours);
+  if (h !== undefined) return h === 1 ? '0 * * * *' : `0 */${h} * * *`;
+  return '0 0 * * *';
 }
 
 export function endpointsOf(parent: ParentObject, spec: Spec): string[] {
