@@ -138,3 +138,19 @@ t.test('the EtcdCluster hook on etcd 3.3 (/v3beta) and 3.2 (/v3alpha): reads, th
     t.same(res.children.filter((x) => x.kind === 'Pod').map((x) => x.metadata.name), ['old-0', 'old-1']);
   }
 });
+
+t.test('health: a member that answers 503 with the NOSPACE alarm is reported with the alarm', async (t) => {
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(req.url === '/health' ? 503 : 200, { 'content-type': 'application/json' });
+      if (req.url === '/health') return res.end(JSON.stringify({ health: 'false', reason: 'ALARM NOSPACE' }));
+      if (req.url === '/version') return res.end(JSON.stringify({ etcdserver: '3.5.17', etcdcluster: '3.5.0' }));
+      res.end(JSON.stringify({ leader: '7', errors: ['memberID:7 alarm:NOSPACE '] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const h = await new HttpEtcdClient().health(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  t.same(h, { healthy: false, version: '3.5.17', leader: '7', alarm: 'NOSPACE' });
+});

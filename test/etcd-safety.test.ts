@@ -406,3 +406,51 @@ t.test('objects named constructor, __proto__ or toString: answered, never a cras
     t.match((res.status as any).conditions[0], { reason: 'ClusterNotFound' }, `EtcdRestore naming ${name}`);
   }
 });
+
+t.test('upgrades etcd cannot make in place are refused with a condition, nothing changed', async (t) => {
+  for (const [target, why] of [
+    ['3.4.0', /downgrade/],
+    ['3.7.0', /one minor version at a time/],
+    ['4.0.0', /major/],
+  ] as const) {
+    const loop = await running({ size: 3 });
+    const before = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+    loop.spec = { ...loop.spec, version: target, size: 4 };
+    for (let i = 0; i < 3; i++) await loop.step();
+    const images = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+    t.same(images.slice(0, 3), before, `${target}: no member's image changed`);
+    t.ok(images.every((i: string) => i === 'quay.io/coreos/etcd:v3.5.0'), `${target}: a new member takes the running version`);
+    t.match(condition(loop.last, 'Upgrading'), { status: 'False', reason: 'UpgradeRefused', message: why });
+    t.notOk(loop.s().targetVersion, 'no target reported');
+  }
+  // One minor up, or a patch change, goes ahead.
+  const ok = await running({ size: 3 });
+  ok.spec = { ...ok.spec, version: '3.6.0' };
+  await ok.step();
+  t.match(condition(ok.last, 'Upgrading'), { status: 'True', reason: 'UpgradingMember' });
+});
+
+t.test('a member with the NOSPACE alarm is reported as such, not as quorum lost', async (t) => {
+  const loop = await running({ size: 3 });
+  const health = loop.etcd.health.bind(loop.etcd);
+  loop.etcd.health = async (url: string) => {
+    const h = await health(url);
+    return { ...h, healthy: false, alarm: 'NOSPACE' as const };
+  };
+  loop.spec = { ...loop.spec, size: 5 };
+  const res = await loop.step();
+  t.match(condition(res, 'Available'), { status: 'False', reason: 'NoSpace', message: /NOSPACE/ });
+  t.equal(loop.s().reason, 'NoSpace');
+  t.equal(loop.s().quorum.ok, true, 'the members still count for quorum');
+  t.match(loop.s().memberList, [{ alarm: 'NOSPACE' }, { alarm: 'NOSPACE' }, { alarm: 'NOSPACE' }]);
+  t.same(loop.etcd.calls, [], 'no membership change while out of space');
+});
+
+t.test('a PodDisruptionBudget keeps a quorum of the desired size through drains', async (t) => {
+  for (const [size, min] of [[1, 1], [3, 2], [5, 3]] as const) {
+    const loop = await running({ size });
+    const pdb = loop.children.find((c) => c.kind === 'PodDisruptionBudget') as any;
+    t.equal(pdb?.apiVersion, 'policy/v1');
+    t.same(pdb?.spec, { minAvailable: min, selector: { matchLabels: { app: 'etcd', etcd_cluster: 'e' } } }, `size ${size}`);
+  }
+});

@@ -22,6 +22,8 @@ export interface MemberHealth {
   /** The leader's member ID as this member sees it. */
   leader?: string;
   error?: string;
+  /** NOSPACE when the member raised that alarm (its backend reached the quota; it refuses writes). */
+  alarm?: 'NOSPACE';
 }
 
 export interface TlsFiles {
@@ -116,7 +118,7 @@ export class HttpEtcdClient implements EtcdClient {
     try {
       // Asked together: a silent member costs one deadline, not three.
       const [health, version, status] = await Promise.all([
-        this.get(clientURL, '/health') as Promise<{ health?: unknown }>,
+        this.get(clientURL, '/health', true) as Promise<{ health?: unknown; reason?: unknown }>,
         this.get(clientURL, '/version') as Promise<{ etcdserver?: unknown }>,
         this.rpc(clientURL, '/maintenance/status', {}).catch(() => ({}) as Json),
       ]);
@@ -125,6 +127,9 @@ export class HttpEtcdClient implements EtcdClient {
       const result: MemberHealth = { healthy };
       if (typeof version.etcdserver === 'string' && VERSION.test(version.etcdserver)) result.version = version.etcdserver;
       if (leader) result.leader = leader;
+      // etcd 3.4+ says why it is unhealthy; its NOSPACE alarm is also in the status' errors.
+      const errors = Array.isArray(status['errors']) ? (status['errors'] as unknown[]) : [];
+      if (!healthy && (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))) result.alarm = 'NOSPACE';
       return result;
     } catch (err) {
       return { healthy: false, error: (err as Error).message };
@@ -193,9 +198,10 @@ export class HttpEtcdClient implements EtcdClient {
     throw new EtcdError(`${endpoint} has no v3 gateway`, 'Rejected');
   }
 
-  private async get(endpoint: string, path: string): Promise<Json> {
+  private async get(endpoint: string, path: string, anyStatus = false): Promise<Json> {
     const res = await this.call('GET', endpoint + path);
-    if (res.status !== 200) throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
+    // /health answers 503 with its JSON verdict when the member is unhealthy (an alarm, no leader).
+    if (res.status !== 200 && !(anyStatus && res.status === 503)) throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
     return parse(res.body);
   }
 

@@ -275,3 +275,17 @@ export function services(parent: ParentObject): KubeObject[] {
     serviceChild(parent, `${name}-client`, l, selector(name), [{ name: 'client', port: CLIENT_PORT }]),
   ];
 }
+
+/**
+ * The cluster's PodDisruptionBudget: a voluntary disruption (a node drain) may take a member only while a
+ * quorum of the desired size stays available (size 3: one at a time; size 1 or 2: none, a drain waits).
+ */
+export function disruptionBudget(parent: ParentObject, size: number): KubeObject {
+  const name = parent.metadata.name!;
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'disruption-budget') },
+    spec: { minAvailable: Math.floor(size / 2) + 1, selector: { matchLabels: selector(name) } },
+  };
+}

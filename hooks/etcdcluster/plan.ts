@@ -104,6 +104,8 @@ export interface MemberReport {
   leader?: boolean;
   learner?: boolean;
   version?: string;
+  /** An etcd alarm the member raised (NOSPACE: its backend reached the quota; writes are refused). */
+  alarm?: string;
 }
 
 export interface Decision {
@@ -207,7 +209,18 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy).
     if (obs.pods.length === 0 && obs.terminating.length === 0) return restoreFailed(lastIndex, before);
   }
-  const d = decideMembers(parent, spec, obs);
+  // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
+  // carries on at the version it runs (new or restarted members too), and a condition says why.
+  const running = Object.values(obs.health).filter((h) => h.healthy && h.version).map((h) => h.version!).sort(compareVersions)[0];
+  const refused = running ? upgradeRefusal(running, normalizeVersion(spec.version)) : undefined;
+  const d = decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused));
+  if (refused) {
+    d.conditions = [
+      ...d.conditions.filter((x) => x.type !== 'Upgrading'),
+      { type: 'Upgrading', status: false, reason: 'UpgradeRefused', message: `spec.version ${normalizeVersion(spec.version)} is refused: ${refused}; the cluster stays at ${running}` },
+    ];
+    delete d.targetVersion;
+  }
   if (before) {
     if (before.phase === 'Failed') {
       d.restore = before;
@@ -219,7 +232,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   return d;
 }
 
-function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
+/** `holdVersion`: no member's image is changed (an upgrade was refused; new members take the running version). */
+function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation, holdVersion = false): Decision {
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = normalizeVersion(spec.version);
@@ -359,12 +373,16 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     if (leaderId && member.id === leaderId) report.leader = true;
     if (member.isLearner) report.learner = true;
     if (h.version) report.version = h.version;
+    if (h.alarm) report.alarm = h.alarm;
     return report;
   });
+  // A member with the NOSPACE alarm answers (reads, its raft) but /health says false: it counts for quorum,
+  // and is reported as out of space, not as down.
+  const alive = (pod: string | undefined) => Boolean(pod && (healthOf(pod).healthy || healthOf(pod).alarm === 'NOSPACE'));
   const voting = members.filter((m) => !m.member.isLearner);
-  const healthyVoting = voting.filter((m) => m.pod && healthOf(m.pod).healthy);
+  const healthyVoting = voting.filter((m) => alive(m.pod));
   const needed = Math.floor(voting.length / 2) + 1;
-  const down = voting.filter((m) => !(m.pod && healthOf(m.pod).healthy)).map((m) => m.pod ?? m.member.id);
+  const down = voting.filter((m) => !alive(m.pod)).map((m) => m.pod ?? m.member.id);
   const quorum = { members: voting.length, healthy: healthyVoting.length, needed, ok: healthyVoting.length >= needed, down };
   const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(podImage(obs.pods[0]!));
@@ -394,6 +412,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`),
     ...extra,
   ];
+
+  const noSpace = reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
+  if (noSpace.length > 0) {
+    const message = `etcd raised the NOSPACE alarm (${noSpace.join(', ')}): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile`;
+    return { ...common, pods: kept, phase: 'Running', reason: 'NoSpace', conditions: [available(false, 'NoSpace', message), recovering(true, 'NoSpace', message)], converging: true };
+  }
 
   if (spec.paused) {
     return {
@@ -517,7 +541,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   }
 
   // 5. Version: one member at a time, the leader last; the next only once the last one runs the new version.
-  const outdated = live.filter((p) => podImage(p) !== targetImage);
+  const outdated = holdVersion ? [] : live.filter((p) => podImage(p) !== targetImage);
   if (outdated.length > 0) {
     const upgraded = live.filter((p) => podImage(p) === targetImage);
     const lagging = upgraded.find((p) => reports.find((r) => r.name === p.metadata.name)?.version !== targetVersion);
@@ -571,6 +595,17 @@ function scaling(status: boolean, reason: string, message: string): ConditionInp
 }
 function recovering(status: boolean, reason: string, message: string): ConditionInput {
   return { type: 'Recovering', status, reason, message };
+}
+
+/** Why etcd cannot go from `current` to `target` in place, or undefined when it can (one minor up, any patch). */
+export function upgradeRefusal(current: string, target: string): string | undefined {
+  const [cMajor, cMinor] = current.split('.').map((x) => Number.parseInt(x, 10));
+  const [tMajor, tMinor] = target.split('.').map((x) => Number.parseInt(x, 10));
+  if (cMajor === undefined || cMinor === undefined || tMajor === undefined || tMinor === undefined) return undefined;
+  if (tMajor !== cMajor) return `a change of major version (${cMajor} to ${tMajor}) is not supported`;
+  if (tMinor < cMinor) return `a downgrade from ${cMajor}.${cMinor} to ${tMajor}.${tMinor} is not supported in place (restore a backup instead)`;
+  if (tMinor > cMinor + 1) return `etcd upgrades one minor version at a time (${cMajor}.${cMinor} to ${cMajor}.${cMinor + 1} first)`;
+  return undefined;
 }
 
 export function compareVersions(a: string, b: string): number {

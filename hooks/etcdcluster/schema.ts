@@ -100,6 +100,7 @@ const MemberStatus = Type.Object({
   leader: Type.Optional(Type.Boolean()),
   learner: Type.Optional(Type.Boolean()),
   version: Type.Optional(Type.String()),
+  alarm: Type.Optional(Type.String({ description: 'An etcd alarm the member raised, e.g. NOSPACE.' })),
 });
 
 export const EtcdClusterStatus = Type.Object(

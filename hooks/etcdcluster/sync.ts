@@ -6,7 +6,7 @@ import { isTerminating, observed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
-import { CLIENT_PORT, clientURL, clusterOf, memberClaim, memberIndex, normalizeVersion, services, type RestoreSource } from './members.js';
+import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, services, type RestoreSource } from './members.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 
@@ -142,7 +142,7 @@ function respond(
       children.push(memberClaim(parent, spec, name));
     }
   }
-  children.push(...services(parent));
+  children.push(...services(parent), disruptionBudget(parent, spec.size));
 
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
