@@ -40,6 +40,12 @@ export const etcdcluster: CompositeHookDefinition = {
     },
     serviceRule,
     {
+      apiVersion: 'policy/v1',
+      resource: 'poddisruptionbudgets',
+      updateStrategy: { method: 'InPlace' },
+      why: 'the budget follows the size (a quorum of it stays through node drains); changing it in place never evicts anything',
+    },
+    {
       apiVersion: 'v1',
       resource: 'persistentvolumeclaims',
       updateStrategy: { method: 'OnDelete' },
