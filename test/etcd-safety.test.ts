@@ -454,3 +454,16 @@ t.test('a PodDisruptionBudget keeps a quorum of the desired size through drains'
     t.same(pdb?.spec, { minAvailable: min, selector: { matchLabels: { app: 'etcd', etcd_cluster: 'e' } } }, `size ${size}`);
   }
 });
+
+t.test('with storage, a member whose pod and claim are both gone is replaced (its data is gone)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.children = loop.children.filter((c) => c.metadata.name !== 'e-2' || c.kind === 'Service');
+  loop.etcd.up.delete('e-2');
+  const res = await loop.step();
+  t.same(loop.etcd.calls, ['remove 3'], 'removed, not restarted empty');
+  t.match(condition(res, 'Recovering'), { reason: 'ReplacingDeadMember' });
+  t.same(loop.claims(), ['e-0', 'e-1'], 'no empty claim recreated for it');
+  await loop.step();
+  t.same(loop.etcd.calls, ['remove 3', 'add e-3'], 'a new member takes its place');
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-3']);
+});

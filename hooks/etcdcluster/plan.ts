@@ -36,6 +36,8 @@ export interface Observation {
   /** The member list, when etcd answered. */
   etcd?: { members: EtcdMember[]; clusterVersion?: string };
   etcdError?: string;
+  /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
+  claims?: string[];
   /** Health of each observed pod's member, by pod name. */
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
@@ -390,9 +392,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
   // Pods of members whose pod is missing: a member added whose pod create failed, and (with storage) any
   // member whose pod was lost: it comes back under the same name on its claim, as the same member.
+  // A started member whose pod and claim are both gone has lost its data: it is replaced (remove + add) as
+  // without storage, never restarted empty under its old identity.
+  const dataGone = (pod: string) => storage && obs.claims !== undefined && !obs.claims.includes(pod);
   const recreated: KubeObject[] = [];
   for (const m of members) {
-    if ((storage || !m.member.name) && m.pod && !m.observed && !obs.terminating.includes(m.pod)) {
+    if ((storage || !m.member.name) && m.pod && !m.observed && !obs.terminating.includes(m.pod) && !(m.member.name && dataGone(m.pod))) {
       const peers = members.filter((x) => x.pod && (x.member.name || x === m)).map((x) => ({ pod: x.pod! }));
       recreated.push(memberPod(parent, spec, m.pod, initialCluster(c, peers), 'existing'));
     }
@@ -446,8 +451,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     };
   }
 
-  // 1. A dead member (its pod gone or finished), without storage: remove it; its replacement is a later add.
-  const dead = members.find((m) => m.member.name && m.pod && (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) && !obs.terminating.includes(m.pod));
+  // 1. A dead member (its pod gone or finished) without storage, or with its claim gone too: remove it; its
+  // replacement is a later add.
+  const dead = members.find(
+    (m) => m.member.name && m.pod && (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) && !obs.terminating.includes(m.pod) && (!storage || dataGone(m.pod)),
+  );
   if (dead) {
     return {
       ...common,

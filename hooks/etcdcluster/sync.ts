@@ -2,7 +2,7 @@
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { isTerminating, observed } from '../../lib/objects.js';
+import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
@@ -71,6 +71,7 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
     }),
   ]);
   const obs: Observation = { pods, terminating, health };
+  if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) obs.claims = observed(request.children, 'PersistentVolumeClaim', 'v1').map((c) => c.metadata.name!);
   if (list?.ok) obs.etcd = list.v;
   else if (list) obs.etcdError = list.e.message;
   return obs;
