@@ -295,8 +295,11 @@ t.test('a restore whose snapshot cannot be fetched ends succeeded: false, and a 
   await loop.step(); // Replacing: old members dropped
   for (const p of ['e-0', 'e-1', 'e-2']) loop.etcd.up.delete(p);
   loop.etcd.members = [];
-  await loop.step(); // the seed from the snapshot
-  t.same(loop.pods(), ['e-3']);
+  await loop.step(); // every member restored from the snapshot, started together
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  for (const p of loop.children.filter((c) => c.kind === 'Pod')) {
+    t.ok((p as any).spec.containers[0].command.includes('--initial-cluster=e-3=http://e-3.e.ns.svc:2380,e-4=http://e-4.e.ns.svc:2380,e-5=http://e-5.e.ns.svc:2380'));
+  }
   t.equal(loop.s().restore.phase, 'Restoring');
   loop.phase.set('e-3', 'Failed');
   const message = JSON.stringify({ succeeded: false, reason: 'InvalidAccessKeyId: The AWS Access Key Id you provided does not exist' });
@@ -325,7 +328,7 @@ t.test('a restore whose snapshot cannot be fetched ends succeeded: false, and a 
   await loop.step();
   t.match(loop.s().restore, { name: 'fixed', phase: 'Replacing' });
   await loop.step();
-  t.same(loop.pods(), ['e-4']);
+  t.same(loop.pods(), ['e-6', 'e-7', 'e-8']);
   t.match(loop.s().restore, { name: 'fixed', phase: 'Restoring' });
 });
 

@@ -1,5 +1,5 @@
 // EtcdBackup and EtcdRestore with real etcd and a real S3-compatible server (moto): the backup command run
-// exactly as the hook's Job would run it, the restore steps run by the test kubelet from the seed pod's init
+// exactly as the hook's Job would run it, the restore steps run by the test kubelet from the member pods' init
 // containers, every key read back.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -151,7 +151,7 @@ t.test('bad credentials or a missing bucket: a clear failed status, never a cras
   t.match(unreachable.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
 });
 
-t.test('restore: wipe the cluster, restore from the snapshot, every key back, grown to size', async (t) => {
+t.test('restore: wipe the cluster, restore from the snapshot, every key back, all members restored together', async (t) => {
   const k = new EtcdKubelet('rest', { size: 3, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   await k.converge('size 3', settled(3));

@@ -42,7 +42,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   } else if (mine && state.phase === 'Failed') {
     succeeded = false;
     reason = 'RestoreFailed';
-    message = `the snapshot could not be restored: ${String(state.reason ?? 'the seed member failed').slice(0, 200)}`;
+    message = `the snapshot could not be restored: ${String(state.reason ?? 'a restored member failed').slice(0, 200)}`;
   } else {
     reason = mine ? (state.phase ?? 'Pending') : 'Pending';
     message = mine ? `EtcdCluster ${clusterName}: ${state.phase}` : `waiting for EtcdCluster ${clusterName} to start the restore`;

@@ -126,10 +126,17 @@ export interface RestoreSource {
 const SNAPSHOT = '/var/etcd/snapshot.db';
 
 /**
- * The init steps of a seed member restored from a snapshot: fetch it from S3 (this project's CLI), then
+ * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
  * `etcdutl snapshot restore` (etcdctl before 3.5) into the member's data directory.
  */
-export function restoreInitContainers(c: Cluster, spec: EtcdClusterSpec, pod: string, token: string, source: RestoreSource): unknown[] {
+export function restoreInitContainers(
+  c: Cluster,
+  spec: EtcdClusterSpec,
+  pod: string,
+  token: string,
+  source: RestoreSource,
+  initialCluster = `${pod}=${peerURL(c, pod)}`,
+): unknown[] {
   const access = s3Access(source.s3);
   const version = normalizeVersion(spec.version).split('.').map(Number);
   const etcdutl = (version[0] ?? 0) > 3 || ((version[0] ?? 0) === 3 && (version[1] ?? 0) >= 5);
@@ -153,7 +160,7 @@ export function restoreInitContainers(c: Cluster, spec: EtcdClusterSpec, pod: st
         SNAPSHOT,
         `--data-dir=${DATA_DIR}`,
         `--name=${pod}`,
-        `--initial-cluster=${pod}=${peerURL(c, pod)}`,
+        `--initial-cluster=${initialCluster}`,
         `--initial-advertise-peer-urls=${peerURL(c, pod)}`,
         `--initial-cluster-token=${token}`,
       ],
@@ -221,7 +228,7 @@ export function memberPod(
     volumes,
   };
   if (restore) {
-    podSpec['initContainers'] = restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore);
+    podSpec['initContainers'] = restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster);
     const aws = s3Access(restore.s3);
     (podSpec['volumes'] as unknown[]).push(...aws.volumes);
   }

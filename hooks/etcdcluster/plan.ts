@@ -55,7 +55,7 @@ export interface RestoreState {
 
 /** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
 function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision {
-  const message = `EtcdRestore ${restore.name} failed (${restore.reason ?? 'the seed member did not start'}); fix the cause and create a new EtcdRestore`;
+  const message = `EtcdRestore ${restore.name} failed (${restore.reason ?? 'a restored member did not start'}); fix the cause and create a new EtcdRestore`;
   return {
     pods: [],
     fallbackPods: [],
@@ -85,7 +85,7 @@ function initFailure(pod: KubeObject): string {
     state?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
   }>;
   const failed = statuses.find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
-  if (!failed) return 'the seed member failed';
+  if (!failed) return 'a restored member failed';
   const t = failed.state!.terminated!;
   let reason = t.reason ?? 'Error';
   try {
@@ -163,8 +163,8 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
 
 /**
  * A restore replaces the cluster: an explicit request, and the only decision that drops every member.
- * First the old members are dropped (their data goes with them), then a seed member starts from the snapshot,
- * then the cluster grows back to its size as usual.
+ * First the old members are dropped (their data goes with them), then `size` members restored from the
+ * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
@@ -193,18 +193,21 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
     if (obs.pods.length > 0 || obs.terminating.length > 0) return restoring([], lastIndex, before, 'waiting for the old members to go');
-    const seed = memberName(c.name, lastIndex + 1);
+    // Every member is restored from the snapshot and they start together (etcd's documented way to restore a
+    // multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
+    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
+    const all = initialCluster(c, names.map((pod) => ({ pod })));
     return restoring(
-      [memberPod(parent, spec, seed, initialCluster(c, [{ pod: seed }]), 'new', obs.restore.source)],
-      lastIndex + 1,
+      names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
+      lastIndex + spec.size,
       { ...before, phase: 'Restoring' },
-      `seed member ${seed} starts from the snapshot ${obs.restore.source.s3.path}`,
+      `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
-  if (before?.phase === 'Restoring' && obs.restore?.uid === before.uid) {
-    // The seed's restore steps failed (the snapshot could not be fetched, or not restored): the restore ends
-    // failed, with the reason; the failed seed is dropped and nothing else is started until a new EtcdRestore.
-    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)));
+  if (before?.phase === 'Restoring') {
+    // A member's restore steps failed (the snapshot could not be fetched, or not restored): the restore ends
+    // failed, with the reason; its members are dropped and nothing else is started until a new EtcdRestore.
+    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && !obs.etcd);
     if (failed) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   }
   if (before?.phase === 'Failed') {
@@ -323,7 +326,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // Pods exist but no member list: bootstrapping, or quorum lost. No membership change either way.
   if (!obs.etcd) {
     const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
-    const bootstrapping = previous.phase === 'Creating' && known.length === 0;
+    // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
+    const restoringNow = (parent.status as { restore?: RestoreState } | undefined)?.restore?.phase === 'Restoring';
+    const bootstrapping = previous.phase === 'Creating' && known.length === 0 && !restoringNow;
     // A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over
     // with the current spec; nothing was ever stored in it.
     if (bootstrapping && obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || podImage(p) !== targetImage)) {
