@@ -470,3 +470,47 @@ t.test('with storage, a member whose pod and claim are both gone is replaced (it
   t.same(loop.etcd.calls, ['remove 3', 'add e-3'], 'a new member takes its place');
   t.same(loop.claims(), ['e-0', 'e-1', 'e-3']);
 });
+
+t.test('quiet at rest: once converged, more syncs give the same status and children', async (t) => {
+  const states: Array<[string, () => Promise<Loop>]> = [
+    ['running, with storage', () => running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } })],
+    [
+      'all members lost',
+      async () => {
+        const l = await running({ size: 3 });
+        l.lose('e-0', 'e-1', 'e-2');
+        await l.step();
+        return l;
+      },
+    ],
+    [
+      'quorum lost, with storage',
+      async () => {
+        const l = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+        l.etcd.listError = new EtcdError('timed out after 1500ms', 'Timeout');
+        l.etcd.up.delete('e-1');
+        l.etcd.up.delete('e-2');
+        await l.step();
+        return l;
+      },
+    ],
+    [
+      'upgrade refused',
+      async () => {
+        const l = await running({ size: 3 });
+        l.spec = { ...l.spec, version: '3.7.1' };
+        await l.step();
+        return l;
+      },
+    ],
+  ];
+  for (const [name, make] of states) {
+    const loop = await make();
+    await loop.step();
+    const first = JSON.stringify({ status: loop.status, children: loop.children });
+    for (let i = 0; i < 3; i++) {
+      await loop.step();
+      t.equal(JSON.stringify({ status: loop.status, children: loop.children }), first, `${name}: sync ${i + 2} unchanged`);
+    }
+  }
+});
