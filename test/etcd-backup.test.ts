@@ -112,3 +112,18 @@ t.test('the S3 region: environment first, then the config file of the credential
   t.equal(s3Region({ AWS_CONFIG_FILE: join(dir, 'missing') }), 'us-east-1');
   t.equal(s3Region({}), 'us-east-1');
 });
+
+t.test('a clusterName that is not a DNS label is refused: no Job dials a host made from it', async (t) => {
+  const { sync } = await import('../hooks/etcdbackup/sync.js');
+  const parent = (clusterName: string) => ({
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdBackup',
+    metadata: { name: 'b', namespace: 'ns', uid: 'u', generation: 1 },
+    spec: { clusterName, s3: { path: 'bucket/key' } },
+  });
+  const bad = sync({ controller: {}, parent: parent('x@127.0.0.1:18460/internal?q=1#') as any }, 'img', new Date(0));
+  t.match((bad.status as any).conditions[0], { reason: 'InvalidSpec', message: /clusterName/ });
+  t.same(bad.children, [], 'no backup Job');
+  const good = sync({ controller: {}, parent: parent('example-etcd-cluster') as any }, 'img', new Date(0));
+  t.match((good.children[0] as any).spec.template.spec.containers[0].args, ['etcd-backup', '--endpoints', 'http://example-etcd-cluster-client.ns.svc:2379']);
+});

@@ -14,16 +14,20 @@ import type {
 import { observed, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import type { BackupResult } from './backup.js';
-import { EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
+import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
 
 const APP = 'etcdbackup';
 export const DEFAULT_IMAGE = 'ghcr.io/metaops/metaops:0.1.0';
 const AWS_DIR = '/etc/metaops/aws';
 const TLS_DIR = '/etc/metaops/etcd-tls';
 
-const parser = specParser(EtcdBackupSpec, (spec) =>
-  spec.etcdEndpoints?.length || spec.clusterName ? undefined : 'spec.etcdEndpoints or spec.clusterName is required',
-);
+const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
+// Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
+const parser = specParser(EtcdBackupSpec, (spec) => {
+  if (!spec.etcdEndpoints?.length && !spec.clusterName) return 'spec.etcdEndpoints or spec.clusterName is required';
+  if (spec.clusterName && !CLUSTER_NAME.test(spec.clusterName)) return 'spec.clusterName must be the name of an EtcdCluster (a DNS label)';
+  return undefined;
+});
 
 /** Step intervals a cron schedule keeps exactly: the divisors of an hour (minutes) and of a day (hours). */
 const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
