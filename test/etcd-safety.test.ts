@@ -62,6 +62,7 @@ class Loop {
   phase = new Map<string, string>();
   podStatus = new Map<string, Record<string, unknown>>();
   last!: CompositeSyncResponse;
+  now = FIXED_NOW;
   constructor(
     public spec: Record<string, unknown>,
     readonly etcd: FakeEtcd,
@@ -96,7 +97,7 @@ class Loop {
         children: objectMap(this.observed(), 'v1', GROUPS),
         related: objectMap(this.related, 'v1', ['EtcdRestore.etcd.database.coreos.com/v1beta2', 'Secret.v1']),
       },
-      { etcd: this.etcd, now: FIXED_NOW, image: 'metaops:test' },
+      { etcd: this.etcd, now: this.now, image: 'metaops:test' },
     );
     this.status = this.last.status as Record<string, unknown>;
     this.children = this.last.children;
@@ -513,4 +514,34 @@ t.test('quiet at rest: once converged, more syncs give the same status and child
       t.equal(JSON.stringify({ status: loop.status, children: loop.children }), first, `${name}: sync ${i + 2} unchanged`);
     }
   }
+});
+
+t.test('a member that stays unhealthy for over 10 minutes, its pod still there, is replaced (quorum kept)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.etcd.up.delete('e-2'); // its pod Running, its etcd never answers again
+  await loop.step();
+  const since = loop.s().memberList.find((m: any) => m.name === 'e-2').unhealthySince;
+  t.equal(since, '2026-01-02T03:04:05Z', 'first seen recorded');
+  for (const minutes of [1, 5, 9]) {
+    loop.now = new Date(FIXED_NOW.getTime() + minutes * 60_000);
+    await loop.step();
+    t.equal(loop.s().memberList.find((m: any) => m.name === 'e-2').unhealthySince, since, `${minutes} min: the same time kept (no churn)`);
+  }
+  t.same(loop.etcd.calls, [], 'no change within 10 minutes');
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
+  loop.now = new Date(FIXED_NOW.getTime() + 11 * 60_000);
+  const res = await loop.step();
+  t.same(loop.etcd.calls, ['remove 3']);
+  t.match(condition(res, 'Recovering'), { reason: 'ReplacingUnhealthyMember', message: new RegExp(since) });
+  t.same(loop.claims(), ['e-0', 'e-1'], 'its claim goes with the recorded decision');
+  await loop.step();
+  t.same(loop.etcd.calls, ['remove 3', 'add e-3']);
+  // A member that becomes healthy again loses its mark.
+  const back = await running({ size: 3 });
+  back.etcd.up.delete('e-1');
+  await back.step();
+  t.ok(back.s().memberList.find((m: any) => m.name === 'e-1').unhealthySince);
+  back.etcd.up.add('e-1');
+  await back.step();
+  t.notOk(back.s().memberList.find((m: any) => m.name === 'e-1').unhealthySince);
 });

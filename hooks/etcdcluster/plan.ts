@@ -4,7 +4,7 @@
 // Order of concerns, as etcd-operator reconciled: a lost quorum stops everything; then dead members are
 // removed (their replacement is a later add); then the size; then the version, one member at a time.
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
-import type { ConditionInput } from '../../lib/conditions.js';
+import { rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { keepObserved } from '../../lib/objects.js';
 import type { EtcdMember, MemberHealth } from './etcd.js';
@@ -36,6 +36,8 @@ export interface Observation {
   /** The member list, when etcd answered. */
   etcd?: { members: EtcdMember[]; clusterVersion?: string };
   etcdError?: string;
+  /** The time of this sync (for how long a member has been unhealthy); without it no member is replaced for that. */
+  now?: Date;
   /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
   claims?: string[];
   /** Health of each observed pod's member, by pod name. */
@@ -108,7 +110,12 @@ export interface MemberReport {
   version?: string;
   /** An etcd alarm the member raised (NOSPACE: its backend reached the quota; writes are refused). */
   alarm?: string;
+  /** Since when a started member is seen unhealthy while etcd answers (kept as first seen: no churn). */
+  unhealthySince?: string;
 }
+
+/** A started member unhealthy for longer than this, while the others keep quorum without it, is replaced. */
+export const UNHEALTHY_REPLACE_SECONDS = 600;
 
 export interface Decision {
   action?: Action;
@@ -381,6 +388,10 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     if (member.isLearner) report.learner = true;
     if (h.version) report.version = h.version;
     if (h.alarm) report.alarm = h.alarm;
+    if (!h.healthy && !h.alarm && pod && member.name && !member.isLearner) {
+      const since = known.find((k) => k.name === pod)?.unhealthySince ?? (obs.now ? rfc3339(obs.now) : undefined);
+      if (since) report.unhealthySince = since;
+    }
     return report;
   });
   // A member with the NOSPACE alarm answers (reads, its raft) but /health says false: it counts for quorum,
@@ -501,6 +512,25 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     conditions: runningConditions([condition(true, reason, message)]),
     converging: true,
   });
+
+  // 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data
+  // that cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep
+  // quorum without it: removed (its claim with it, as a recorded decision), then a new member is added.
+  const stale = obs.now
+    ? reports.find((r) => r.unhealthySince && obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000)
+    : undefined;
+  if (stale && quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1) {
+    return {
+      ...common,
+      action: { type: 'remove', id: stale.id!, pod: stale.name, why: 'unhealthy' },
+      pods: livePods.filter((p) => p.metadata.name !== stale.name),
+      phase: 'Running',
+      conditions: runningConditions([
+        recovering(true, 'ReplacingUnhealthyMember', `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`),
+      ]),
+      converging: true,
+    };
+  }
 
   // 3. A learner that caught up is promoted to a voting member.
   const learner = members.find((m) => m.member.isLearner);

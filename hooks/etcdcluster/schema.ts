@@ -101,6 +101,9 @@ const MemberStatus = Type.Object({
   learner: Type.Optional(Type.Boolean()),
   version: Type.Optional(Type.String()),
   alarm: Type.Optional(Type.String({ description: 'An etcd alarm the member raised, e.g. NOSPACE.' })),
+  unhealthySince: Type.Optional(
+    Type.String({ description: 'Since when the started member is unhealthy; replaced after 10 minutes while the others keep quorum.' }),
+  ),
 });
 
 export const EtcdClusterStatus = Type.Object(

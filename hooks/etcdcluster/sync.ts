@@ -85,6 +85,7 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   const obs = await observe(parent, request, deps.etcd, spec);
   const restore = pendingRestore(request, deps.image ?? DEFAULT_IMAGE);
   if (restore) obs.restore = restore;
+  obs.now = deps.now;
   const decision = decide(parent, spec, obs);
   const c = clusterOf(parent, spec);
   // A change goes through the healthy members first.
