@@ -127,3 +127,26 @@ t.test('a clusterName that is not a DNS label is refused: no Job dials a host ma
   const good = sync({ controller: {}, parent: parent('example-etcd-cluster') as any }, 'img', new Date(0));
   t.match((good.children[0] as any).spec.template.spec.containers[0].args, ['etcd-backup', '--endpoints', 'http://example-etcd-cluster-client.ns.svc:2379']);
 });
+
+t.test('a failed backup reason goes into status short and printable', async (t) => {
+  const { sync } = await import('../hooks/etcdbackup/sync.js');
+  const parent = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdBackup',
+    metadata: { name: 'b', namespace: 'ns', uid: 'u', generation: 1 },
+    spec: { etcdEndpoints: ['http://e:2379'], s3: { path: 'bucket/key' } },
+  };
+  const reason = `AccessDenied: \u001b[31m${'x'.repeat(4000)}`;
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'b-backup-1', namespace: 'ns' },
+    status: { containerStatuses: [{ name: 'backup', state: { terminated: { message: JSON.stringify({ succeeded: false, reason }), finishedAt: '2026-01-01T00:00:00Z' } } }] },
+  };
+  const res = sync({ controller: {}, parent: parent as any, related: { 'Pod.v1': { [pod.metadata.name]: pod as any } } }, 'img', new Date(0));
+  const s = res.status as any;
+  t.equal(s.succeeded, false);
+  t.ok(s.reason.length <= 300, `${s.reason.length} characters`);
+  t.match(s.reason, /^AccessDenied: /);
+  t.notMatch(s.reason, /\u001b/);
+});

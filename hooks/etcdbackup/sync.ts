@@ -137,6 +137,12 @@ export function backupChild(parent: ParentObject, spec: Spec, image: string): Ku
   };
 }
 
+/** What a dependency said (an S3 error, via the Job's result) goes into status short and printable only. */
+function short(text: string, max = 300): string {
+  const clean = text.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
 /** The CLI's result in a finished pod's termination message, with the time it finished. */
 export function podResult(pod: KubeObject): { result: BackupResult; at: string } | undefined {
   const statuses = (pod['status'] as { containerStatuses?: any[] } | undefined)?.containerStatuses ?? [];
@@ -177,7 +183,7 @@ export function sync(request: CompositeSyncRequest, image: string, now: Date): C
   if (latest) {
     status['succeeded'] = latest.succeeded;
     if (latest.succeeded) delete status['reason'];
-    else status['reason'] = latest.reason ?? 'backup failed';
+    else status['reason'] = short(String(latest.reason ?? 'backup failed'));
   }
   if (lastGood) {
     if (lastGood.etcdVersion) status['etcdVersion'] = lastGood.etcdVersion;
@@ -187,7 +193,7 @@ export function sync(request: CompositeSyncRequest, image: string, now: Date): C
   }
   if (!latest && jobFailed) {
     status['succeeded'] = false;
-    status['reason'] = jobFailed.message ?? 'the backup Job failed';
+    status['reason'] = short(jobFailed.message ?? 'the backup Job failed');
   }
   const done = status['succeeded'] === true || status['succeeded'] === false;
   const condition = !done
