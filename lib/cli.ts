@@ -10,14 +10,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
-import { fetchSnapshot, runBackup } from '../hooks/etcdbackup/backup.js';
+import { fetchSnapshot, runBackup, s3Region } from '../hooks/etcdbackup/backup.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 
 function s3Client(endpoint: string | undefined, forcePathStyle: boolean): S3Client {
   const url = endpoint || process.env['AWS_ENDPOINT_URL'];
   return new S3Client({
-    region: process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1',
+    region: s3Region(),
     ...(url ? { endpoint: url } : {}),
     forcePathStyle: forcePathStyle || Boolean(url),
   });

@@ -1,5 +1,5 @@
 // EtcdBackup and EtcdRestore with real etcd and a real S3-compatible server (moto): the backup command run
-// exactly as the hook's Job would run it, the restore steps run by the test kubelet from the seed pod's init
+// exactly as the hook's Job would run it, the restore steps run by the test kubelet from the member pods' init
 // containers, every key read back.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
+import { sync as restoreSync } from '../hooks/etcdbackup/restore.js';
 import { sync as backupSync } from '../hooks/etcdbackup/sync.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from './fixtures/etcd-kubelet.js';
@@ -150,7 +151,7 @@ t.test('bad credentials or a missing bucket: a clear failed status, never a cras
   t.match(unreachable.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
 });
 
-t.test('restore: wipe the cluster, restore from the snapshot, every key back, grown to size', async (t) => {
+t.test('restore: wipe the cluster, restore from the snapshot, every key back, all members restored together', async (t) => {
   const k = new EtcdKubelet('rest', { size: 3, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   await k.converge('size 3', settled(3));
@@ -190,4 +191,82 @@ t.test('restore: wipe the cluster, restore from the snapshot, every key back, gr
   const pods = k.livePods();
   for (let i = 0; i < 3; i++) await k.step();
   t.same(k.livePods(), pods);
+});
+
+/** Plays Metacontroller for the EtcdRestores: after each cluster sync, their hook's status is written back. */
+function driveRestores(k: EtcdKubelet): void {
+  k.onStep = (clusterStatus) => {
+    const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: k.name, namespace: 'default' }, status: clusterStatus };
+    for (const r of k.related) {
+      const res = restoreSync({ controller: {}, parent: r as any, related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']) }, FIXED_NOW);
+      r['status'] = res.status;
+    }
+  };
+}
+
+const restoreOf = (name: string, cluster: string, path: string, created: string): KubeObject => ({
+  apiVersion: 'etcd.database.coreos.com/v1beta2',
+  kind: 'EtcdRestore',
+  metadata: { name, namespace: 'default', uid: `uid-${name}`, creationTimestamp: created },
+  spec: { etcdCluster: { name: cluster }, backupStorageType: 'S3', s3: { path, endpoint: moto.endpoint } },
+});
+
+t.test('a restore with bad credentials ends succeeded: false; a new EtcdRestore after the fix brings the cluster back', async (t) => {
+  const k = new EtcdKubelet('badrest', { size: 3, version: '3.6.9' });
+  t.teardown(() => k.shutdown());
+  driveRestores(k);
+  await k.converge('size 3', settled(3));
+  await k.put('kept', 'in the snapshot');
+  const spec = { etcdEndpoints: [k.endpoint('badrest-0')], s3: { path: 'etcd-backups/badrest/snap.db', endpoint: moto.endpoint } };
+  t.equal((await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result.succeeded, true);
+
+  k.nodeEnv = { AWS_ACCESS_KEY_ID: 'AKIDWRONG', AWS_SECRET_ACCESS_KEY: 'wrong', AWS_REGION: moto.region };
+  const bad = restoreOf('bad-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-01T00:00:00Z');
+  k.related = [bad];
+  await k.converge('restore failed', () => (bad['status'] as any)?.succeeded === false, 60_000);
+  t.match(bad['status'], { succeeded: false, reason: /InvalidAccessKeyId|AccessDenied|Forbidden|credentials/i });
+  for (let i = 0; i < 3; i++) {
+    const res = await k.step();
+    t.match(status(res), { phase: 'Failed', reason: 'RestoreFailed' }, 'stays failed, nothing bootstrapped over it');
+    t.same(k.livePods(), []);
+  }
+  // The user fixes the secret and creates a new EtcdRestore.
+  k.nodeEnv = { AWS_ACCESS_KEY_ID: moto.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey, AWS_REGION: moto.region };
+  const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-02T00:00:00Z');
+  k.related = [bad, fixed];
+  await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
+  t.equal((fixed['status'] as any).succeeded, true);
+  t.equal(await k.get('kept'), 'in the snapshot');
+});
+
+t.test('a cluster deleted and recreated under the same name is left alone by the old EtcdRestore', async (t) => {
+  const old = new EtcdKubelet('again', { size: 1, version: '3.6.9' });
+  await old.converge('size 1', settled(1));
+  await old.put('first life', 'x');
+  const spec = { etcdEndpoints: [old.endpoint('again-0')], s3: { path: 'etcd-backups/again/snap.db', endpoint: moto.endpoint } };
+  t.equal((await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result.succeeded, true);
+  old.nodeEnv = { AWS_ACCESS_KEY_ID: moto.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey, AWS_REGION: moto.region };
+  const restore = restoreOf('again-restore', 'again', 'etcd-backups/again/snap.db', '2026-01-01T00:00:00Z');
+  old.related = [restore];
+  driveRestores(old);
+  await old.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(1)(res), 120_000);
+  t.equal((restore['status'] as any).succeeded, true);
+  await old.shutdown(); // the EtcdCluster is deleted
+
+  const k = new EtcdKubelet('again', { size: 3, version: '3.6.9' });
+  t.teardown(() => k.shutdown());
+  k.creationTimestamp = '2026-02-01T00:00:00Z';
+  k.related = [restore];
+  driveRestores(k);
+  await k.converge('the new cluster', settled(3));
+  await k.put('second life', 'kept');
+  const pods = k.livePods();
+  for (let i = 0; i < 4; i++) {
+    const res = await k.step();
+    t.notOk(status(res).restore, 'no restore started');
+  }
+  t.same(k.livePods(), pods, 'no pod replaced');
+  t.equal(await k.get('second life'), 'kept');
+  t.equal(await k.get('first life'), undefined);
+  t.equal((restore['status'] as any).succeeded, true, 'the old restore keeps its verdict');
 });

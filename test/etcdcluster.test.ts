@@ -1,6 +1,6 @@
 // EtcdCluster decisions on observations built by hand; the real behaviour is in etcdcluster-real.test.ts.
 import t from 'tap';
-import type { EtcdClient, EtcdMember, MemberHealth } from '../hooks/etcdcluster/etcd.js';
+import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcluster/etcd.js';
 import { clusterOf, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
 import { decide, supportsLearners, type Observation } from '../hooks/etcdcluster/plan.js';
 import { finalize, sync } from '../hooks/etcdcluster/sync.js';
@@ -31,13 +31,15 @@ const member = (i: number, started = true, learner = false): EtcdMember => ({
 const healthy = (v = '3.5.0', leader = '1000'): MemberHealth => ({ healthy: true, version: v, leader });
 const names = (pods: KubeObject[]) => pods.map((p) => p.metadata.name);
 
-t.test('an empty cluster bootstraps one seed member', async (t) => {
+t.test('an empty cluster bootstraps its initial members together, all with --initial-cluster-state=new', async (t) => {
   const d = decide(parent({ size: 3 }), spec({ size: 3 }), { pods: [], terminating: [], health: {} });
-  t.same(names(d.pods), ['e-0']);
-  const cmd = (d.pods[0]!['spec'] as any).containers[0].command as string[];
-  t.ok(cmd.includes('--initial-cluster-state=new'));
-  t.ok(cmd.includes('--initial-cluster=e-0=http://e-0.e.ns.svc:2380'));
-  t.equal(d.lastMemberIndex, 0);
+  t.same(names(d.pods), ['e-0', 'e-1', 'e-2']);
+  for (const p of d.pods) {
+    const cmd = (p['spec'] as any).containers[0].command as string[];
+    t.ok(cmd.includes('--initial-cluster-state=new'));
+    t.ok(cmd.includes('--initial-cluster=e-0=http://e-0.e.ns.svc:2380,e-1=http://e-1.e.ns.svc:2380,e-2=http://e-2.e.ns.svc:2380'));
+  }
+  t.equal(d.lastMemberIndex, 2);
   t.equal(d.phase, 'Creating');
   t.notOk(d.action);
 });
@@ -138,7 +140,7 @@ class FailingClient implements EtcdClient {
     return { members: [member(0)], clusterVersion: '3.5.0' };
   }
   async memberAdd(): Promise<EtcdMember> {
-    throw new Error('etcdserver: unhealthy cluster');
+    throw new EtcdError('etcdserver: unhealthy cluster', 'Rejected');
   }
   async memberRemove() {}
   async memberPromote() {}

@@ -1,6 +1,6 @@
 // The work of a backup Job and of a restore init step, run by the `metaops` CLI in this project's image:
 // stream a snapshot out of etcd into S3 (multipart when large), prune old backups, fetch one back.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
@@ -49,7 +49,26 @@ export function periodicKey(key: string, revision: number, date: Date): string {
 interface EtcdEndpoint {
   url: string;
   tls?: TlsFiles;
+  /** The gateway prefix this endpoint serves, once found. */
+  prefix?: string;
 }
+
+/** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older), as the cluster hook probes them. */
+export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
+
+/** An answer other than 200: its status, and whether it is a plain-text 404 (a path etcd does not serve). */
+class HttpStatusError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly notServed: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The most bytes of a JSON answer (status, errors) read; the snapshot itself is streamed, never held. */
+const MAX_JSON_BYTES = 1024 * 1024;
 
 function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number): Promise<IncomingMessage> {
   const target = new URL(path, ep.url);
@@ -66,8 +85,20 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
       (res) => {
         if ((res.statusCode ?? 0) !== 200) {
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => reject(new Error(`${path}: HTTP ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`)));
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            if ((size += c.length) <= 4096) chunks.push(c);
+          });
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let notServed = res.statusCode === 404;
+            try {
+              notServed &&= typeof (JSON.parse(text) as { code?: unknown }).code !== 'number';
+            } catch {
+              // plain text: not etcd's own error
+            }
+            reject(new HttpStatusError(`${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`, res.statusCode ?? 0, notServed));
+          });
           return;
         }
         resolve(res);
@@ -82,8 +113,32 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
 async function json(ep: EtcdEndpoint, path: string, timeoutMs: number): Promise<any> {
   const res = await post(ep, path, {}, timeoutMs);
   const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
+  let size = 0;
+  for await (const c of res) {
+    if ((size += (c as Buffer).length) > MAX_JSON_BYTES) {
+      res.destroy();
+      throw new Error(`${path}: answer larger than ${MAX_JSON_BYTES} bytes`);
+    }
+    chunks.push(c as Buffer);
+  }
   return JSON.parse(Buffer.concat(chunks).toString());
+}
+
+/**
+ * A call under the gateway prefix this endpoint serves (/v3 on 3.4+, /v3beta on 3.3, /v3alpha before): found on
+ * the first call by trying each in turn (a path etcd does not serve is a plain-text 404), then kept.
+ */
+async function gatewayJson(ep: EtcdEndpoint, path: string, timeoutMs: number): Promise<any> {
+  for (const prefix of ep.prefix ? [ep.prefix] : GATEWAY_PREFIXES) {
+    try {
+      const body = await json(ep, prefix + path, timeoutMs);
+      ep.prefix = prefix;
+      return body;
+    } catch (err) {
+      if (!(err instanceof HttpStatusError && err.notServed)) throw err;
+    }
+  }
+  throw new Error(`${ep.url} serves no v3 gateway (${GATEWAY_PREFIXES.join(', ')})`);
 }
 
 /**
@@ -91,7 +146,7 @@ async function json(ep: EtcdEndpoint, path: string, timeoutMs: number): Promise<
  * messages, each with a base64 `blob`), without holding it in memory.
  */
 export async function* snapshotStream(ep: EtcdEndpoint, timeoutMs: number): AsyncGenerator<Buffer> {
-  const res = await post(ep, '/v3/maintenance/snapshot', {}, timeoutMs);
+  const res = await post(ep, `${ep.prefix ?? '/v3'}/maintenance/snapshot`, {}, timeoutMs);
   let pending = '';
   for await (const chunk of res) {
     pending += (chunk as Buffer).toString('utf8');
@@ -191,7 +246,7 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
   for (const url of o.endpoints) {
     const ep: EtcdEndpoint = o.tls ? { url, tls: o.tls } : { url };
     try {
-      const status = await json(ep, '/v3/maintenance/status', o.timeoutMs);
+      const status = await gatewayJson(ep, '/maintenance/status', o.timeoutMs);
       const revision = Number(status?.header?.revision ?? 0);
       const version = String(status?.version ?? '');
       const key = o.periodic ? periodicKey(baseKey, revision, now()) : baseKey;
@@ -215,6 +270,35 @@ function awsMessage(err: unknown): string {
   const e = err as { name?: string; Code?: string; message?: string };
   const code = e.Code ?? e.name;
   return code && code !== 'Error' ? `${code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err));
+}
+
+/**
+ * The S3 region: AWS_REGION or AWS_DEFAULT_REGION, else the `region` of the profile (AWS_PROFILE, or default) in
+ * the AWS config file (AWS_CONFIG_FILE: etcd-operator's secret carries one), else us-east-1.
+ */
+export function s3Region(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'];
+  if (fromEnv) return fromEnv;
+  const file = env['AWS_CONFIG_FILE'];
+  if (file) {
+    try {
+      const profile = env['AWS_PROFILE'] || 'default';
+      const wanted = profile === 'default' ? ['default', 'profile default'] : [`profile ${profile}`, profile];
+      let section = '';
+      for (const raw of readFileSync(file, 'utf8').split(/\r?\n/)) {
+        const line = raw.replace(/[#;].*$/, '').trim();
+        const header = /^\[\s*(.+?)\s*\]$/.exec(line);
+        if (header) section = header[1]!;
+        else if (wanted.includes(section)) {
+          const kv = /^region\s*=\s*(\S+)$/.exec(line);
+          if (kv) return kv[1]!;
+        }
+      }
+    } catch {
+      // no readable config file: the default below
+    }
+  }
+  return 'us-east-1';
 }
 
 /** The restore init step's first half: the snapshot from S3 into a local file. */

@@ -2,7 +2,7 @@
 // hooks/etcdcluster/plan.ts); this hook reports its progress from the cluster's status.
 import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
-import { observedNamed } from '../../lib/objects.js';
+import { observed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec } from './schema.js';
 
@@ -18,31 +18,43 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const parent = request.parent;
   const parsed = parser.parse(parent.spec);
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
+  const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
   const clusterName = parsed.spec.etcdCluster.name;
-  const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, clusterName);
-  const state = (cluster?.['status'] as { restore?: { uid?: string; phase?: string } } | undefined)?.restore;
-  const mine = state?.uid === (parent.metadata.uid ?? parent.metadata.name);
-  let succeeded = false;
+  // Found by its own name, never by a plain-object lookup (a cluster named "constructor" must not resolve).
+  const cluster = observed(request.related, 'EtcdCluster', CLUSTERS).find((c) => c.metadata.name === clusterName);
+  const state = (cluster?.['status'] as { restore?: { uid?: string; phase?: string; reason?: string } } | undefined)?.restore;
+  const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
+  // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the
+  // EtcdCluster hook ignores an EtcdRestore whose status.succeeded is set), whatever the cluster's status says.
+  let succeeded: boolean | undefined = typeof previous.succeeded === 'boolean' ? previous.succeeded : undefined;
   let reason: string;
   let message: string;
-  if (!cluster) {
+  if (succeeded !== undefined) {
+    reason = succeeded ? 'Restored' : 'RestoreFailed';
+    message = succeeded ? `EtcdCluster ${clusterName} was restored from the snapshot ${parsed.spec.s3.path}` : String(previous.reason ?? 'the restore failed');
+  } else if (!cluster) {
     reason = 'ClusterNotFound';
     message = `EtcdCluster ${clusterName} does not exist in this namespace`;
-  } else if (mine && state?.phase === 'Restored') {
+  } else if (mine && state.phase === 'Restored') {
     succeeded = true;
     reason = 'Restored';
     message = `EtcdCluster ${clusterName} runs from the snapshot ${parsed.spec.s3.path}`;
+  } else if (mine && state.phase === 'Failed') {
+    succeeded = false;
+    reason = 'RestoreFailed';
+    message = `the snapshot could not be restored: ${String(state.reason ?? 'a restored member failed').slice(0, 200)}`;
   } else {
-    reason = mine ? (state?.phase ?? 'Pending') : 'Pending';
-    message = mine ? `EtcdCluster ${clusterName}: ${state?.phase}` : `waiting for EtcdCluster ${clusterName} to start the restore`;
+    reason = mine ? (state.phase ?? 'Pending') : 'Pending';
+    message = mine ? `EtcdCluster ${clusterName}: ${state.phase}` : `waiting for EtcdCluster ${clusterName} to start the restore`;
   }
   const status: Record<string, unknown> = {
-    succeeded,
     observedGeneration: parent.metadata.generation ?? 0,
-    conditions: conditionsFor(parent, [{ type: 'Ready', status: succeeded, reason, message }], now),
+    conditions: conditionsFor(parent, [{ type: 'Ready', status: succeeded === true, reason, message }], now),
   };
-  if (!succeeded) status['reason'] = message;
+  // status.succeeded is set only once the restore is over: its presence is what makes the restore final.
+  if (succeeded !== undefined) status['succeeded'] = succeeded;
+  if (succeeded !== true) status['reason'] = message;
   const response: CompositeSyncResponse = { status, children: [] };
-  if (!succeeded) response.resyncAfterSeconds = 10;
+  if (succeeded === undefined) response.resyncAfterSeconds = 10;
   return response;
 }

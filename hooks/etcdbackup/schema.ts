@@ -4,6 +4,9 @@ import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
 import { commonPrinterColumns } from '../../lib/schemas.js';
 
+/** A DNS label: the EtcdCluster name goes into the client Service host name the backup Job dials. */
+export const CLUSTER_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+
 export const S3Source = Type.Object(
   {
     path: Type.String({ pattern: '^[^/]+/.+$', description: 'Where the snapshot is: "<bucket>/<key>".' }),
@@ -22,12 +25,20 @@ export type S3Source = Static<typeof S3Source>;
 
 export const EtcdBackupSpec = Type.Object(
   {
-    etcdEndpoints: Type.Optional(Type.Array(Type.String(), { description: 'etcd client URLs to snapshot (the first that answers).' })),
-    clusterName: Type.Optional(Type.String({ description: 'Or: an EtcdCluster of this namespace (its client Service).' })),
+    etcdEndpoints: Type.Optional(
+      Type.Array(Type.String({ maxLength: 512 }), { maxItems: 9, description: 'etcd client URLs to snapshot (the first that answers; at most 9).' }),
+    ),
+    clusterName: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        pattern: CLUSTER_NAME_PATTERN,
+        description: 'Or: an EtcdCluster of this namespace (its client Service; a DNS label).',
+      }),
+    ),
     storageType: Type.Union([Type.Literal('S3')], { default: 'S3' }),
     backupPolicy: Type.Object(
       {
-        timeoutInSecond: Type.Integer({ minimum: 1, default: 60 }),
+        timeoutInSecond: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
         backupIntervalInSecond: Type.Integer({ minimum: 0, default: 0, description: '0: one backup; otherwise periodic (CronJob, minute granularity).' }),
         maxBackups: Type.Integer({ minimum: 0, default: 0, description: 'Periodic backups kept (oldest pruned); 0: all.' }),
       },

@@ -14,23 +14,38 @@ import type {
 import { observed, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import type { BackupResult } from './backup.js';
-import { EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
+import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
 
 const APP = 'etcdbackup';
 export const DEFAULT_IMAGE = 'ghcr.io/metaops/metaops:0.1.0';
 const AWS_DIR = '/etc/metaops/aws';
 const TLS_DIR = '/etc/metaops/etcd-tls';
 
-const parser = specParser(EtcdBackupSpec, (spec) =>
-  spec.etcdEndpoints?.length || spec.clusterName ? undefined : 'spec.etcdEndpoints or spec.clusterName is required',
-);
+const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
+// Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
+const parser = specParser(EtcdBackupSpec, (spec) => {
+  if (!spec.etcdEndpoints?.length && !spec.clusterName) return 'spec.etcdEndpoints or spec.clusterName is required';
+  if (spec.clusterName && !CLUSTER_NAME.test(spec.clusterName)) return 'spec.clusterName must be the name of an EtcdCluster (a DNS label)';
+  return undefined;
+});
 
-/** A CronJob schedule for an interval: minutes below an hour, hours above (CronJobs have minute granularity). */
+/** Step intervals a cron schedule keeps exactly: the divisors of an hour (minutes) and of a day (hours). */
+const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
+const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
+
+/**
+ * A CronJob schedule for an interval, rounded up to the next interval a cron schedule keeps evenly: whole
+ * minutes that divide an hour, then whole hours that divide a day (`*\/45` would fire at :00 and :45, so 45
+ * minutes becomes hourly). Intervals above 12 hours back up daily.
+ */
 export function schedule(seconds: number): string {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
-  if (minutes < 60) return minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`;
-  const hours = Math.max(1, Math.round(minutes / 60));
-  return hours >= 24 ? '0 0 * * *' : `0 */${hours} * * *`;
+  const m = MINUTE_STEPS.find((s) => s >= minutes);
+  if (m !== undefined) return m === 1 ? '* * * * *' : `*/${m} * * * *`;
+  const hours = Math.ceil(minutes / 60);
+  const h = HOUR_STEPS.find((s) => s >= hours);
+  if (h !== undefined) return h === 1 ? '0 * * * *' : `0 */${h} * * *`;
+  return '0 0 * * *';
 }
 
 export function endpointsOf(parent: ParentObject, spec: Spec): string[] {
@@ -122,6 +137,12 @@ export function backupChild(parent: ParentObject, spec: Spec, image: string): Ku
   };
 }
 
+/** What a dependency said (an S3 error, via the Job's result) goes into status short and printable only. */
+function short(text: string, max = 300): string {
+  const clean = text.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
 /** The CLI's result in a finished pod's termination message, with the time it finished. */
 export function podResult(pod: KubeObject): { result: BackupResult; at: string } | undefined {
   const statuses = (pod['status'] as { containerStatuses?: any[] } | undefined)?.containerStatuses ?? [];
@@ -162,7 +183,7 @@ export function sync(request: CompositeSyncRequest, image: string, now: Date): C
   if (latest) {
     status['succeeded'] = latest.succeeded;
     if (latest.succeeded) delete status['reason'];
-    else status['reason'] = latest.reason ?? 'backup failed';
+    else status['reason'] = short(String(latest.reason ?? 'backup failed'));
   }
   if (lastGood) {
     if (lastGood.etcdVersion) status['etcdVersion'] = lastGood.etcdVersion;
@@ -172,7 +193,7 @@ export function sync(request: CompositeSyncRequest, image: string, now: Date): C
   }
   if (!latest && jobFailed) {
     status['succeeded'] = false;
-    status['reason'] = jobFailed.message ?? 'the backup Job failed';
+    status['reason'] = short(jobFailed.message ?? 'the backup Job failed');
   }
   const done = status['succeeded'] === true || status['succeeded'] === false;
   const condition = !done

@@ -1,5 +1,8 @@
 // A small client for etcd's HTTP/JSON gateway on the client port: member list/add/remove/promote, health,
-// version and status. Every call has a hard deadline well below the webhook timeout.
+// version and status. Every call has a hard deadline and a size limit; the work of one sync fits in a budget
+// well below the hook route's deadline (8.5 s): reads go to every member at once (the member list takes the
+// first answer; a member's health, version and status are asked together), so that silent members cost one
+// call deadline, not one each; a membership change tries the endpoints in turn within MUTATION_BUDGET_MS.
 import { call } from '../../lib/http.js';
 
 export interface EtcdMember {
@@ -19,6 +22,8 @@ export interface MemberHealth {
   /** The leader's member ID as this member sees it. */
   leader?: string;
   error?: string;
+  /** NOSPACE when the member raised that alarm (its backend reached the quota; it refuses writes). */
+  alarm?: 'NOSPACE';
 }
 
 export interface TlsFiles {
@@ -52,9 +57,20 @@ export interface HttpEtcdOptions {
   /** Maps a URL before it is dialled (tests map pod DNS names to loopback addresses). */
   resolve?: (url: string) => string;
   tls?: TlsFiles;
+  /** Total time a membership change may spend over endpoints tried in turn (MUTATION_BUDGET_MS). */
+  budgetMs?: number;
 }
 
 type Json = Record<string, unknown>;
+
+/** The largest answer read from etcd: its JSON answers are small (a member list of 9 is about 2 KiB). */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Deadline of one HTTP call to etcd. */
+export const CALL_TIMEOUT_MS = 1500;
+/** Total time a membership change may spend trying endpoints one after another. */
+export const MUTATION_BUDGET_MS = 3000;
+/** What an etcd version looks like; anything else a member answers is not reported. */
+const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]{1,40})?$/;
 
 /** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older). */
 const PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
@@ -65,21 +81,21 @@ export class HttpEtcdClient implements EtcdClient {
   private readonly prefixByEndpoint = new Map<string, string>();
 
   constructor(private readonly options: HttpEtcdOptions = {}) {
-    this.timeoutMs = options.timeoutMs ?? 1500;
+    this.timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
     this.resolve = options.resolve ?? ((u) => u);
   }
 
   async memberList(endpoints: string[]) {
-    return this.first(endpoints, async (ep) => {
+    return this.any(endpoints, async (ep) => {
       const body = await this.rpc(ep, '/cluster/member/list', { linearizable: true });
       const members = ((body['members'] as Json[] | undefined) ?? []).map(toMember);
       let clusterVersion: string | undefined;
       try {
-        clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: string }).etcdcluster;
+        clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: unknown }).etcdcluster as string | undefined;
       } catch {
         clusterVersion = undefined;
       }
-      return clusterVersion ? { members, clusterVersion } : { members };
+      return typeof clusterVersion === 'string' && VERSION.test(clusterVersion) ? { members, clusterVersion } : { members };
     });
   }
 
@@ -100,30 +116,55 @@ export class HttpEtcdClient implements EtcdClient {
 
   async health(clientURL: string): Promise<MemberHealth> {
     try {
-      const health = (await this.get(clientURL, '/health')) as { health?: string | boolean };
-      const version = (await this.get(clientURL, '/version')) as { etcdserver?: string };
-      let leader: string | undefined;
-      try {
-        const status = await this.rpc(clientURL, '/maintenance/status', {});
-        leader = typeof status['leader'] === 'string' ? status['leader'] : undefined;
-      } catch {
-        leader = undefined;
-      }
+      // Asked together: a silent member costs one deadline, not three.
+      const [health, version, status] = await Promise.all([
+        this.get(clientURL, '/health', true) as Promise<{ health?: unknown; reason?: unknown }>,
+        this.get(clientURL, '/version') as Promise<{ etcdserver?: unknown }>,
+        this.rpc(clientURL, '/maintenance/status', {}).catch(() => ({}) as Json),
+      ]);
+      const leader = typeof status['leader'] === 'string' && /^[0-9]{1,20}$/.test(status['leader']) ? status['leader'] : undefined;
       const healthy = health.health === true || health.health === 'true';
       const result: MemberHealth = { healthy };
-      if (version.etcdserver) result.version = version.etcdserver;
+      if (typeof version.etcdserver === 'string' && VERSION.test(version.etcdserver)) result.version = version.etcdserver;
       if (leader) result.leader = leader;
+      // etcd 3.4+ says why it is unhealthy; its NOSPACE alarm is also in the status' errors.
+      const errors = Array.isArray(status['errors']) ? (status['errors'] as unknown[]) : [];
+      if (!healthy && (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))) result.alarm = 'NOSPACE';
       return result;
     } catch (err) {
       return { healthy: false, error: (err as Error).message };
     }
   }
 
-  /** Tries each endpoint in turn; a rejection (etcd answered with an error) is not retried elsewhere. */
+  /** A read through every endpoint at once: the first answer wins; a rejection is an answer too. */
+  private async any<T>(endpoints: string[], call: (endpoint: string) => Promise<T>): Promise<T> {
+    if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
+    const errors: string[] = [];
+    return new Promise<T>((resolve, reject) => {
+      let left = endpoints.length;
+      for (const ep of endpoints) {
+        call(ep).then(resolve, (err: Error) => {
+          if (err instanceof EtcdError && err.code === 'Rejected') reject(err);
+          errors.push(`${ep}: ${err.message}`);
+          if (--left === 0) reject(new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'));
+        });
+      }
+    });
+  }
+
+  /**
+   * A change through each endpoint in turn (never two at once: an add must not happen twice), within
+   * MUTATION_BUDGET_MS; a rejection (etcd answered with an error) is not retried elsewhere.
+   */
   private async first<T>(endpoints: string[], call: (endpoint: string) => Promise<T>): Promise<T> {
     if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
     const errors: string[] = [];
+    const until = Date.now() + Math.max(this.options.budgetMs ?? MUTATION_BUDGET_MS, this.timeoutMs);
     for (const ep of endpoints) {
+      if (Date.now() + this.timeoutMs > until) {
+        errors.push('budget spent');
+        break;
+      }
       try {
         return await call(ep);
       } catch (err) {
@@ -157,9 +198,10 @@ export class HttpEtcdClient implements EtcdClient {
     throw new EtcdError(`${endpoint} has no v3 gateway`, 'Rejected');
   }
 
-  private async get(endpoint: string, path: string): Promise<Json> {
+  private async get(endpoint: string, path: string, anyStatus = false): Promise<Json> {
     const res = await this.call('GET', endpoint + path);
-    if (res.status !== 200) throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
+    // /health answers 503 with its JSON verdict when the member is unhealthy (an alarm, no leader).
+    if (res.status !== 200 && !(anyStatus && res.status === 503)) throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
     return parse(res.body);
   }
 
@@ -172,6 +214,7 @@ export class HttpEtcdClient implements EtcdClient {
       timeoutMs: this.timeoutMs,
       ...(this.options.tls ? { tls: this.options.tls } : {}),
       timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
+      maxBytes: MAX_ANSWER_BYTES,
     });
   }
 }

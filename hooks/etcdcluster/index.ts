@@ -1,17 +1,22 @@
 import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { observedNamed } from '../../lib/objects.js';
+import { observed } from '../../lib/objects.js';
 import type { TlsFiles } from './etcd.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
 
 /** The operator's client certificate for a TLS cluster, from the Secret named in TLS.static.operatorSecret. */
-function operatorTls(parent: KubeObject, related: Parameters<typeof observedNamed>[0]): TlsFiles | undefined {
+function operatorTls(parent: KubeObject, related: Parameters<typeof observed>[0]): TlsFiles | undefined {
   const name = (parent['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static?.operatorSecret;
   if (!name) return undefined;
-  const data = (observedNamed(related, 'Secret', 'v1', name)?.['data'] ?? {}) as Record<string, string>;
-  const read = (key: string) => (data[key] ? Buffer.from(data[key], 'base64').toString('utf8') : undefined);
+  // Found by its own name, never by a plain-object lookup (a name such as "constructor" must not resolve).
+  const secret = observed(related, 'Secret', 'v1').find((s) => s.metadata.name === name);
+  const data = (secret?.['data'] ?? {}) as Record<string, unknown>;
+  const read = (key: string) => {
+    const v = Object.hasOwn(data, key) ? data[key] : undefined;
+    return typeof v === 'string' && v ? Buffer.from(v, 'base64').toString('utf8') : undefined;
+  };
   const tls: TlsFiles = {};
   const ca = read('etcd-client-ca.crt');
   const cert = read('etcd-client.crt');
@@ -35,6 +40,12 @@ export const etcdcluster: CompositeHookDefinition = {
     },
     serviceRule,
     {
+      apiVersion: 'policy/v1',
+      resource: 'poddisruptionbudgets',
+      updateStrategy: { method: 'InPlace' },
+      why: 'the budget follows the size (a quorum of it stays through node drains); changing it in place never evicts anything',
+    },
+    {
       apiVersion: 'v1',
       resource: 'persistentvolumeclaims',
       updateStrategy: { method: 'OnDelete' },
@@ -48,6 +59,7 @@ export const etcdcluster: CompositeHookDefinition = {
       etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)),
       now: ctx.deps.now(),
       image: ctx.deps.image,
+      log: ctx.log,
     }),
   finalize: (request) => finalize(request),
   customize: (request) => {

@@ -126,10 +126,17 @@ export interface RestoreSource {
 const SNAPSHOT = '/var/etcd/snapshot.db';
 
 /**
- * The init steps of a seed member restored from a snapshot: fetch it from S3 (this project's CLI), then
+ * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
  * `etcdutl snapshot restore` (etcdctl before 3.5) into the member's data directory.
  */
-export function restoreInitContainers(c: Cluster, spec: EtcdClusterSpec, pod: string, token: string, source: RestoreSource): unknown[] {
+export function restoreInitContainers(
+  c: Cluster,
+  spec: EtcdClusterSpec,
+  pod: string,
+  token: string,
+  source: RestoreSource,
+  initialCluster = `${pod}=${peerURL(c, pod)}`,
+): unknown[] {
   const access = s3Access(source.s3);
   const version = normalizeVersion(spec.version).split('.').map(Number);
   const etcdutl = (version[0] ?? 0) > 3 || ((version[0] ?? 0) === 3 && (version[1] ?? 0) >= 5);
@@ -153,7 +160,7 @@ export function restoreInitContainers(c: Cluster, spec: EtcdClusterSpec, pod: st
         SNAPSHOT,
         `--data-dir=${DATA_DIR}`,
         `--name=${pod}`,
-        `--initial-cluster=${pod}=${peerURL(c, pod)}`,
+        `--initial-cluster=${initialCluster}`,
         `--initial-advertise-peer-urls=${peerURL(c, pod)}`,
         `--initial-cluster-token=${token}`,
       ],
@@ -221,7 +228,7 @@ export function memberPod(
     volumes,
   };
   if (restore) {
-    podSpec['initContainers'] = restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore);
+    podSpec['initContainers'] = restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster);
     const aws = s3Access(restore.s3);
     (podSpec['volumes'] as unknown[]).push(...aws.volumes);
   }
@@ -274,4 +281,18 @@ export function services(parent: ParentObject): KubeObject[] {
     serviceChild(parent, name, l, selector(name), ports, { headless: true }),
     serviceChild(parent, `${name}-client`, l, selector(name), [{ name: 'client', port: CLIENT_PORT }]),
   ];
+}
+
+/**
+ * The cluster's PodDisruptionBudget: a voluntary disruption (a node drain) may take a member only while a
+ * quorum of the desired size stays available (size 3: one at a time; size 1 or 2: none, a drain waits).
+ */
+export function disruptionBudget(parent: ParentObject, size: number): KubeObject {
+  const name = parent.metadata.name!;
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'disruption-budget') },
+    spec: { minAvailable: Math.floor(size / 2) + 1, selector: { matchLabels: selector(name) } },
+  };
 }

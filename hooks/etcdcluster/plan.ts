@@ -4,7 +4,7 @@
 // Order of concerns, as etcd-operator reconciled: a lost quorum stops everything; then dead members are
 // removed (their replacement is a later add); then the size; then the version, one member at a time.
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
-import type { ConditionInput } from '../../lib/conditions.js';
+import { rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { keepObserved } from '../../lib/objects.js';
 import type { EtcdMember, MemberHealth } from './etcd.js';
@@ -36,6 +36,10 @@ export interface Observation {
   /** The member list, when etcd answered. */
   etcd?: { members: EtcdMember[]; clusterVersion?: string };
   etcdError?: string;
+  /** The time of this sync (for how long a member has been unhealthy); without it no member is replaced for that. */
+  now?: Date;
+  /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
+  claims?: string[];
   /** Health of each observed pod's member, by pod name. */
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
@@ -46,7 +50,53 @@ export interface Observation {
 export interface RestoreState {
   uid: string;
   name: string;
-  phase: 'Replacing' | 'Restoring' | 'Restored';
+  phase: 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
+  reason?: string;
+}
+
+/** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
+function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision {
+  const message = `EtcdRestore ${restore.name} failed (${restore.reason ?? 'a restored member did not start'}); fix the cause and create a new EtcdRestore`;
+  return {
+    pods: [],
+    fallbackPods: [],
+    phase: 'Failed',
+    reason: 'RestoreFailed',
+    conditions: [
+      { type: 'Available', status: false, reason: 'RestoreFailed', message },
+      { type: 'Recovering', status: true, reason: 'RestoreFailed', message },
+    ],
+    members: [],
+    lastMemberIndex,
+    converging: false,
+    restore,
+  };
+}
+
+/** Printable ASCII only, at most `max` characters: what a dependency said never goes into status raw. */
+export function sanitize(text: string, max = 160): string {
+  const clean = text.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+/** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message), sanitised. */
+function initFailure(pod: KubeObject): string {
+  const statuses = ((pod['status'] as { initContainerStatuses?: unknown[] } | undefined)?.initContainerStatuses ?? []) as Array<{
+    name?: string;
+    state?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
+  }>;
+  const failed = statuses.find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
+  if (!failed) return 'a restored member failed';
+  const t = failed.state!.terminated!;
+  let reason = t.reason ?? 'Error';
+  try {
+    const parsed = JSON.parse(t.message ?? '') as { reason?: unknown };
+    if (typeof parsed.reason === 'string') reason = parsed.reason;
+  } catch {
+    if (t.message) reason = t.message;
+  }
+  return sanitize(`${failed.name ?? 'init'}: ${reason}`);
 }
 
 export interface MemberReport {
@@ -58,7 +108,14 @@ export interface MemberReport {
   leader?: boolean;
   learner?: boolean;
   version?: string;
+  /** An etcd alarm the member raised (NOSPACE: its backend reached the quota; writes are refused). */
+  alarm?: string;
+  /** Since when a started member is seen unhealthy while etcd answers (kept as first seen: no churn). */
+  unhealthySince?: string;
 }
+
+/** A started member unhealthy for longer than this, while the others keep quorum without it, is replaced. */
+export const UNHEALTHY_REPLACE_SECONDS = 600;
 
 export interface Decision {
   action?: Action;
@@ -113,8 +170,8 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
 
 /**
  * A restore replaces the cluster: an explicit request, and the only decision that drops every member.
- * First the old members are dropped (their data goes with them), then a seed member starts from the snapshot,
- * then the cluster grows back to its size as usual.
+ * First the old members are dropped (their data goes with them), then `size` members restored from the
+ * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
@@ -143,27 +200,56 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
     if (obs.pods.length > 0 || obs.terminating.length > 0) return restoring([], lastIndex, before, 'waiting for the old members to go');
-    const seed = memberName(c.name, lastIndex + 1);
+    // Every member is restored from the snapshot and they start together (etcd's documented way to restore a
+    // multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
+    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
+    const all = initialCluster(c, names.map((pod) => ({ pod })));
     return restoring(
-      [memberPod(parent, spec, seed, initialCluster(c, [{ pod: seed }]), 'new', obs.restore.source)],
-      lastIndex + 1,
+      names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
+      lastIndex + spec.size,
       { ...before, phase: 'Restoring' },
-      `seed member ${seed} starts from the snapshot ${obs.restore.source.s3.path}`,
+      `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
-  const d = decideMembers(parent, spec, obs);
+  if (before?.phase === 'Restoring') {
+    // A member's restore steps failed (the snapshot could not be fetched, or not restored): the restore ends
+    // failed, with the reason; its members are dropped and nothing else is started until a new EtcdRestore.
+    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && !obs.etcd);
+    if (failed) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+  }
+  if (before?.phase === 'Failed') {
+    // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy).
+    if (obs.pods.length === 0 && obs.terminating.length === 0) return restoreFailed(lastIndex, before);
+  }
+  // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
+  // carries on at the version it runs (new or restarted members too), and a condition says why.
+  const running = Object.values(obs.health).filter((h) => h.healthy && h.version).map((h) => h.version!).sort(compareVersions)[0];
+  const refused = running ? upgradeRefusal(running, normalizeVersion(spec.version)) : undefined;
+  const d = decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused));
+  if (refused) {
+    d.conditions = [
+      ...d.conditions.filter((x) => x.type !== 'Upgrading'),
+      { type: 'Upgrading', status: false, reason: 'UpgradeRefused', message: `spec.version ${normalizeVersion(spec.version)} is refused: ${refused}; the cluster stays at ${running}` },
+    ];
+    delete d.targetVersion;
+  }
   if (before) {
+    if (before.phase === 'Failed') {
+      d.restore = before;
+      return d;
+    }
     const restored = before.phase === 'Restored' || (!d.action && d.quorum?.ok === true && d.members.length === spec.size && d.members.every((m) => m.healthy));
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
 }
 
-function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
+/** `holdVersion`: no member's image is changed (an upgrade was refused; new members take the running version). */
+function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation, holdVersion = false): Decision {
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = normalizeVersion(spec.version);
-  const previous = (parent.status ?? {}) as { phase?: string; lastMemberIndex?: number; memberList?: unknown[] };
+  const previous = (parent.status ?? {}) as { phase?: string; reason?: string; lastMemberIndex?: number; memberList?: unknown[] };
   const kept = obs.pods.map(keepObserved);
 
   // Ordinals only grow: the next member takes one more than any ever seen.
@@ -179,12 +265,38 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const base = { fallbackPods: kept, lastMemberIndex, targetVersion: undefined as string | undefined };
   const podByName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
 
+  const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
+  // The members this cluster had when etcd last answered (with their IDs): they stay members, and keep their
+  // claims, whatever happened to their pods, until removed on purpose.
+  const known: MemberReport[] = (Array.isArray(previous.memberList) ? previous.memberList : [])
+    .filter((m): m is MemberReport => isMemberReport(m) && Boolean(m.id) && memberIndex(c.name, m.name) !== undefined)
+    .map(({ leader: _leader, ...m }) => ({ ...m, healthy: false }));
+  const markDown = (m: MemberReport): MemberReport => ({ ...m, healthy: false });
+  // Pods of known members, recreated under the same name on the same claim: etcd restarts them from their
+  // data as the same member (same ID); the initial-cluster flags are ignored when the data directory exists.
+  const restartPods = (missing: MemberReport[]) =>
+    missing.map((m) => memberPod(parent, spec, m.name, initialCluster(c, known.map((k) => ({ pod: k.name }))), 'existing'));
+
   // No pods at all.
   if (obs.pods.length === 0) {
     if (obs.terminating.length > 0) {
-      return { ...base, pods: [], phase: 'Creating', conditions: [scaling(true, 'WaitingForTermination', `waiting for ${obs.terminating.join(', ')} to go`)], members: [], converging: true };
+      return { ...base, pods: [], phase: 'Creating', conditions: [scaling(true, 'WaitingForTermination', `waiting for ${obs.terminating.join(', ')} to go`)], members: known, converging: true };
     }
-    const everRan = previous.phase === 'Running' || (Array.isArray(previous.memberList) && previous.memberList.length > 0);
+    // Whether the cluster ever held data: it ran, or it already reported every member lost (its own status
+    // fed back: a second sync must not bootstrap an empty cluster over the first one's verdict).
+    const everRan = previous.phase === 'Running' || previous.reason === 'AllMembersLost' || known.length > 0;
+    if (everRan && storage && known.length > 0) {
+      const message = `every member pod is gone; restarting ${known.map((m) => m.name).join(', ')} on their volumes`;
+      return {
+        ...base,
+        pods: restartPods(known),
+        phase: 'Running',
+        reason: 'MembersRestarting',
+        conditions: [available(false, 'MembersRestarting', message), recovering(true, 'RestartingMembers', message)],
+        members: known,
+        converging: true,
+      };
+    }
     if (everRan) {
       const message =
         'every member pod is gone and with them the data; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster';
@@ -194,43 +306,68 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
         phase: 'Failed',
         reason: 'AllMembersLost',
         conditions: [available(false, 'AllMembersLost', message), recovering(true, 'AllMembersLost', message)],
-        members: [],
+        members: known,
         converging: false,
       };
     }
-    // Bootstrap a seed member; the others join one at a time.
-    lastMemberIndex += 1;
-    const seed = memberName(c.name, lastMemberIndex);
+    // Bootstrap: the initial members start together (--initial-cluster-state=new for all of them), so no
+    // single member that never starts can cost a quorum that a one-by-one growth would have had to keep.
+    const initial = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastMemberIndex + 1 + i));
+    lastMemberIndex += spec.size;
+    const all = initialCluster(c, initial.map((pod) => ({ pod })));
     return {
       ...base,
       lastMemberIndex,
-      pods: [memberPod(parent, spec, seed, initialCluster(c, [{ pod: seed }]), 'new')],
+      pods: initial.map((pod) => memberPod(parent, spec, pod, all, 'new')),
       phase: 'Creating',
-      conditions: [available(false, 'Bootstrapping', `starting seed member ${seed}`), scaling(true, 'Bootstrapping', `seed member ${seed}`)],
+      conditions: [
+        available(false, 'Bootstrapping', `starting members ${initial.join(', ')}`),
+        scaling(true, 'Bootstrapping', `${initial.length} initial members`),
+      ],
       members: [],
       converging: true,
     };
   }
 
-  const healthOf = (pod: string) => obs.health[pod] ?? { healthy: false };
-  // Pods exist but no member list: bootstrapping, or quorum lost. Nothing is changed either way.
+  const healthOf = (pod: string) => (Object.hasOwn(obs.health, pod) ? obs.health[pod]! : { healthy: false });
+  // Pods exist but no member list: bootstrapping, or quorum lost. No membership change either way.
   if (!obs.etcd) {
-    const down = obs.pods.map((p) => p.metadata.name!).filter((n) => !healthOf(n).healthy);
-    const creating = previous.phase !== 'Running';
-    const members = obs.pods.map((p) => ({ name: p.metadata.name!, healthy: healthOf(p.metadata.name!).healthy }));
+    const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
+    // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
+    const restoringNow = (parent.status as { restore?: RestoreState } | undefined)?.restore?.phase === 'Restoring';
+    const bootstrapping = previous.phase === 'Creating' && known.length === 0 && !restoringNow;
+    // A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over
+    // with the current spec; nothing was ever stored in it.
+    if (bootstrapping && obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || podImage(p) !== targetImage)) {
+      const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+      return { ...base, pods: [], phase: 'Creating', conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)], members: [], converging: true };
+    }
+    // With storage, members whose pod vanished come back on their volumes (quorum may need them).
+    const missing = storage ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name)) : [];
+    const pods = [...kept.filter((p) => !(storage && DEAD_PHASES.has(phaseOf(p)) && known.some((m) => m.name === p.metadata.name))), ...restartPods(missing)];
+    const members: MemberReport[] = [
+      ...known.filter((m) => !podNames.has(m.name)).map(markDown),
+      ...obs.pods.map((p) => {
+        const k = known.find((m) => m.name === p.metadata.name);
+        return { ...(k ?? { name: p.metadata.name! }), healthy: healthOf(p.metadata.name!).healthy };
+      }),
+    ].sort((a, b) => (memberIndex(c.name, a.name) ?? 0) - (memberIndex(c.name, b.name) ?? 0));
+    const downNames = members.filter((m) => !m.healthy).map((m) => m.name);
+    const creating = previous.phase !== 'Running' && known.length === 0;
+    // The kind of failure only: the raw error alternates between syncs (status churn); it goes to the log.
     const message = creating
-      ? `waiting for the first members to answer (${obs.etcdError ?? 'no answer'})`
-      : `etcd does not answer: ${down.length} of ${obs.pods.length} members down (${down.join(', ') || 'none'}); nothing is changed until a quorum is back (${obs.etcdError ?? 'no answer'})`;
+      ? 'waiting for the first members to answer'
+      : `etcd does not answer: ${downNames.length} of ${members.length} members down (${downNames.join(', ') || 'none'}); no membership change until a quorum is back${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`;
     return {
       ...base,
-      pods: kept,
+      pods,
       phase: creating ? 'Creating' : 'Running',
       reason: creating ? undefined : 'QuorumLost',
       conditions: creating
         ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
         : [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)],
       members,
-      quorum: { members: obs.pods.length, healthy: obs.pods.length - down.length, needed: Math.floor(obs.pods.length / 2) + 1, ok: false, down },
+      quorum: { members: members.length, healthy: members.length - downNames.length, needed: Math.floor(members.length / 2) + 1, ok: false, down: downNames },
       converging: true,
     };
   }
@@ -250,25 +387,58 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     if (leaderId && member.id === leaderId) report.leader = true;
     if (member.isLearner) report.learner = true;
     if (h.version) report.version = h.version;
+    if (h.alarm) report.alarm = h.alarm;
+    if (!h.healthy && !h.alarm && pod && member.name && !member.isLearner) {
+      const since = known.find((k) => k.name === pod)?.unhealthySince ?? (obs.now ? rfc3339(obs.now) : undefined);
+      if (since) report.unhealthySince = since;
+    }
     return report;
   });
+  // A member with the NOSPACE alarm answers (reads, its raft) but /health says false: it counts for quorum,
+  // and is reported as out of space, not as down.
+  const alive = (pod: string | undefined) => Boolean(pod && (healthOf(pod).healthy || healthOf(pod).alarm === 'NOSPACE'));
   const voting = members.filter((m) => !m.member.isLearner);
-  const healthyVoting = voting.filter((m) => m.pod && healthOf(m.pod).healthy);
+  const healthyVoting = voting.filter((m) => alive(m.pod));
   const needed = Math.floor(voting.length / 2) + 1;
-  const down = voting.filter((m) => !(m.pod && healthOf(m.pod).healthy)).map((m) => m.pod ?? m.member.id);
+  const down = voting.filter((m) => !alive(m.pod)).map((m) => m.pod ?? m.member.id);
   const quorum = { members: voting.length, healthy: healthyVoting.length, needed, ok: healthyVoting.length >= needed, down };
   const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(podImage(obs.pods[0]!));
   const common = { ...base, members: reports, quorum, currentVersion };
 
+  // Pods of members whose pod is missing: a member added whose pod create failed, and (with storage) any
+  // member whose pod was lost: it comes back under the same name on its claim, as the same member.
+  // A started member whose pod and claim are both gone has lost its data: it is replaced (remove + add) as
+  // without storage, never restarted empty under its old identity.
+  const dataGone = (pod: string) => storage && obs.claims !== undefined && !obs.claims.includes(pod);
+  const recreated: KubeObject[] = [];
+  for (const m of members) {
+    if ((storage || !m.member.name) && m.pod && !m.observed && !obs.terminating.includes(m.pod) && !(m.member.name && dataGone(m.pod))) {
+      const peers = members.filter((x) => x.pod && (x.member.name || x === m)).map((x) => ({ pod: x.pod! }));
+      recreated.push(memberPod(parent, spec, m.pod, initialCluster(c, peers), 'existing'));
+    }
+  }
+  // With storage, a member pod that finished (crashed; restartPolicy Never) is dropped so that the next sync
+  // recreates it on its claim, as the same member.
+  const finishedWithStorage = storage
+    ? obs.pods.filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p))).map((p) => p.metadata.name!)
+    : [];
+
   if (!quorum.ok) {
-    const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. Nothing is changed until they return.`;
-    return { ...common, pods: kept, phase: 'Running', reason: 'QuorumLost', conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)], converging: true };
+    const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
+    const pods = [...kept.filter((p) => !finishedWithStorage.includes(p.metadata.name!)), ...recreated];
+    return { ...common, pods, phase: 'Running', reason: 'QuorumLost', conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)], converging: true };
   }
   const runningConditions = (extra: ConditionInput[]): ConditionInput[] => [
     available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`),
     ...extra,
   ];
+
+  const noSpace = reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
+  if (noSpace.length > 0) {
+    const message = `etcd raised the NOSPACE alarm (${noSpace.join(', ')}): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile`;
+    return { ...common, pods: kept, phase: 'Running', reason: 'NoSpace', conditions: [available(false, 'NoSpace', message), recovering(true, 'NoSpace', message)], converging: true };
+  }
 
   if (spec.paused) {
     return {
@@ -282,20 +452,26 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     };
   }
 
-  // Pods of members that were added but whose pod is missing (the create failed): recreate them.
-  const recreated: KubeObject[] = [];
-  for (const m of members) {
-    if (!m.member.name && m.pod && !m.observed && !obs.terminating.includes(m.pod)) {
-      const peers = members.filter((x) => x.pod && (x.member.name || x === m)).map((x) => ({ pod: x.pod! }));
-      recreated.push(memberPod(parent, spec, m.pod, initialCluster(c, peers), 'existing'));
-    }
-  }
   // Pods that are not members (a removal whose pod delete failed, leftovers): not part of the cluster, dropped.
   const live = obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
   const livePods = [...live.map(keepObserved), ...recreated];
 
-  // 1. A dead member (its pod gone or finished): remove it; its replacement is a later add.
-  const dead = members.find((m) => m.member.name && m.pod && (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) && !obs.terminating.includes(m.pod));
+  if (recreated.length > 0 || finishedWithStorage.length > 0) {
+    const names = [...recreated.map((p) => p.metadata.name!), ...finishedWithStorage];
+    return {
+      ...common,
+      pods: livePods,
+      phase: 'Running',
+      conditions: runningConditions([recovering(true, 'RestartingMember', `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}`)]),
+      converging: true,
+    };
+  }
+
+  // 1. A dead member (its pod gone or finished) without storage, or with its claim gone too: remove it; its
+  // replacement is a later add.
+  const dead = members.find(
+    (m) => m.member.name && m.pod && (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) && !obs.terminating.includes(m.pod) && (!storage || dataGone(m.pod)),
+  );
   if (dead) {
     return {
       ...common,
@@ -303,6 +479,27 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       pods: livePods.filter((p) => p.metadata.name !== dead.pod),
       phase: 'Running',
       conditions: runningConditions([recovering(true, 'ReplacingDeadMember', `member ${dead.pod} is gone: removing it, a new member will replace it`)]),
+      converging: true,
+    };
+  }
+
+  // 2. A pending addition that cannot finish is cancelled: a learner or a member that never started, when
+  // the size was lowered, or its pod failed, or the spec changed since (it is removed; a later add takes the
+  // current spec). Removing a learner never costs quorum; a voter only while the quorum holds without it.
+  const pending = members.filter((m) => (m.member.isLearner || !m.member.name) && !(m.pod && healthOf(m.pod).healthy));
+  const stuck = pending.find(
+    (m) =>
+      members.length > spec.size ||
+      !m.pod ||
+      (m.observed && (DEAD_PHASES.has(phaseOf(m.observed)) || podImage(m.observed) !== targetImage)),
+  );
+  if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
+    return {
+      ...common,
+      action: { type: 'remove', id: stuck.member.id, pod: stuck.pod ?? stuck.member.id, why: 'cancel' },
+      pods: livePods.filter((p) => p.metadata.name !== stuck.pod),
+      phase: 'Running',
+      conditions: runningConditions([scaling(true, 'CancellingAddition', `member ${stuck.pod ?? stuck.member.id} never started: its addition is cancelled`)]),
       converging: true,
     };
   }
@@ -316,7 +513,26 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     converging: true,
   });
 
-  // 2. A learner that caught up is promoted to a voting member.
+  // 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data
+  // that cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep
+  // quorum without it: removed (its claim with it, as a recorded decision), then a new member is added.
+  const stale = obs.now
+    ? reports.find((r) => r.unhealthySince && obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000)
+    : undefined;
+  if (stale && quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1) {
+    return {
+      ...common,
+      action: { type: 'remove', id: stale.id!, pod: stale.name, why: 'unhealthy' },
+      pods: livePods.filter((p) => p.metadata.name !== stale.name),
+      phase: 'Running',
+      conditions: runningConditions([
+        recovering(true, 'ReplacingUnhealthyMember', `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`),
+      ]),
+      converging: true,
+    };
+  }
+
+  // 3. A learner that caught up is promoted to a voting member.
   const learner = members.find((m) => m.member.isLearner);
   if (learner) {
     if (!learner.pod || !healthOf(learner.pod).healthy) {
@@ -335,7 +551,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     return waiting('WaitingForHealthy', `waiting for ${unhealthy.join(', ')} to be healthy before the next change`, scaling);
   }
 
-  // 3. Size: add one member (as a learner where etcd supports it) or remove one.
+  // 4. Size: add one member (as a learner where etcd supports it) or remove one.
   if (members.length < spec.size) {
     lastMemberIndex += 1;
     const pod = memberName(c.name, lastMemberIndex);
@@ -367,8 +583,8 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     };
   }
 
-  // 4. Version: one member at a time, the leader last; the next only once the last one runs the new version.
-  const outdated = live.filter((p) => podImage(p) !== targetImage);
+  // 5. Version: one member at a time, the leader last; the next only once the last one runs the new version.
+  const outdated = holdVersion ? [] : live.filter((p) => podImage(p) !== targetImage);
   if (outdated.length > 0) {
     const upgraded = live.filter((p) => podImage(p) === targetImage);
     const lagging = upgraded.find((p) => reports.find((r) => r.name === p.metadata.name)?.version !== targetVersion);
@@ -406,6 +622,10 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   };
 }
 
+function isMemberReport(m: unknown): m is MemberReport {
+  return typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string';
+}
+
 function phaseOf(pod: KubeObject): string {
   return ((pod['status'] as { phase?: string } | undefined)?.phase) ?? '';
 }
@@ -418,6 +638,17 @@ function scaling(status: boolean, reason: string, message: string): ConditionInp
 }
 function recovering(status: boolean, reason: string, message: string): ConditionInput {
   return { type: 'Recovering', status, reason, message };
+}
+
+/** Why etcd cannot go from `current` to `target` in place, or undefined when it can (one minor up, any patch). */
+export function upgradeRefusal(current: string, target: string): string | undefined {
+  const [cMajor, cMinor] = current.split('.').map((x) => Number.parseInt(x, 10));
+  const [tMajor, tMinor] = target.split('.').map((x) => Number.parseInt(x, 10));
+  if (cMajor === undefined || cMinor === undefined || tMajor === undefined || tMinor === undefined) return undefined;
+  if (tMajor !== cMajor) return `a change of major version (${cMajor} to ${tMajor}) is not supported`;
+  if (tMinor < cMinor) return `a downgrade from ${cMajor}.${cMinor} to ${tMajor}.${tMinor} is not supported in place (restore a backup instead)`;
+  if (tMinor > cMinor + 1) return `etcd upgrades one minor version at a time (${cMajor}.${cMinor} to ${cMajor}.${cMinor + 1} first)`;
+  return undefined;
 }
 
 export function compareVersions(a: string, b: string): number {

@@ -9,6 +9,13 @@ export const DEFAULT_REPOSITORY = 'quay.io/coreos/etcd';
 export const DEFAULT_VERSION = '3.2.13';
 /** etcd versions: 3.5.17, v3.5.17, 3.6.0-rc.1. */
 export const VERSION_PATTERN = /^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$/;
+/** A DNS domain (lower-case labels), with an optional leading dot: it goes into the member URLs the hook dials. */
+export const DOMAIN_PATTERN = '^\\.?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$';
+/**
+ * Most members a cluster may have. etcd recommends 3, 5 or 7; 9 leaves room for a rolling replacement. Each
+ * sync reads every member's health at once, so this also bounds the work of one sync.
+ */
+export const MAX_SIZE = 9;
 
 const open = { 'x-kubernetes-preserve-unknown-fields': true } as const;
 const anyObject = (description: string) => Type.Object({}, { ...open, description });
@@ -31,7 +38,11 @@ export const PodPolicy = Type.Object(
       anyObject('When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.'),
     ),
     clusterDomain: Type.Optional(
-      Type.String({ description: 'Cluster domain appended to member DNS names, e.g. ".cluster.local". Empty by default.' }),
+      Type.String({
+        maxLength: 200,
+        pattern: DOMAIN_PATTERN,
+        description: 'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
+      }),
     ),
     busyboxImage: Type.Optional(Type.String({ description: 'Accepted for compatibility; not used.' })),
     DNSTimeoutInSecond: Type.Optional(Type.Integer({ description: 'Accepted for compatibility; not used.' })),
@@ -66,7 +77,7 @@ export const TLSPolicy = Type.Object(
 
 export const EtcdClusterSpec = Type.Object(
   {
-    size: Type.Integer({ minimum: 1, description: 'Number of members; odd sizes tolerate the most failures.' }),
+    size: Type.Integer({ minimum: 1, maximum: MAX_SIZE, description: `Number of members (1 to ${MAX_SIZE}); odd sizes tolerate the most failures.` }),
     version: Type.String({
       default: DEFAULT_VERSION,
       description: 'etcd version; a leading "v" is accepted. The image is <repository>:v<version>.',
@@ -89,6 +100,10 @@ const MemberStatus = Type.Object({
   leader: Type.Optional(Type.Boolean()),
   learner: Type.Optional(Type.Boolean()),
   version: Type.Optional(Type.String()),
+  alarm: Type.Optional(Type.String({ description: 'An etcd alarm the member raised, e.g. NOSPACE.' })),
+  unhealthySince: Type.Optional(
+    Type.String({ description: 'Since when the started member is unhealthy; replaced after 10 minutes while the others keep quorum.' }),
+  ),
 });
 
 export const EtcdClusterStatus = Type.Object(
@@ -124,7 +139,8 @@ export const EtcdClusterStatus = Type.Object(
       Type.Object({
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
-        phase: Type.String({ description: 'Replacing, Restoring or Restored.' }),
+        phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
+        reason: Type.Optional(Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' })),
       }),
     ),
     lastMemberIndex: Type.Optional(

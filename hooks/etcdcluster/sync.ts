@@ -2,34 +2,53 @@
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { isTerminating, observed } from '../../lib/objects.js';
+import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import type { EtcdClient, MemberHealth } from './etcd.js';
+import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
-import { CLIENT_PORT, clientURL, clusterOf, memberClaim, normalizeVersion, services, type RestoreSource } from './members.js';
-import { decide, type Decision, type Observation } from './plan.js';
-import { EtcdClusterSpec, VERSION_PATTERN } from './schema.js';
+import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, services, type RestoreSource } from './members.js';
+import { decide, sanitize, type Decision, type Observation } from './plan.js';
+import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 
 /** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
 export const STEP_SECONDS = 5;
 export const BACKOFF_SECONDS = 10;
 
-const parser = specParser(EtcdClusterSpec, (spec) =>
-  VERSION_PATTERN.test(spec.version.trim()) ? undefined : `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`,
-);
+const DOMAIN = new RegExp(DOMAIN_PATTERN);
+// Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
+// field that goes into a URL the hook dials is a DNS name, or the spec is refused (nothing is dialled).
+const parser = specParser(EtcdClusterSpec, (spec) => {
+  if (!VERSION_PATTERN.test(spec.version.trim())) return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
+  const domain = spec.pod?.clusterDomain;
+  if (domain && (domain.length > 200 || !DOMAIN.test(domain))) return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
+  if (spec.size > MAX_SIZE) return `spec.size is at most ${MAX_SIZE}`;
+  return undefined;
+});
 
 export interface EtcdDeps {
   etcd: EtcdClient;
   now: Date;
   /** This project's image, for a restored member's fetch step. */
   image?: string;
+  /** Where the raw errors go (never into status). */
+  log?: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
 }
 
-/** The newest EtcdRestore of this cluster among the related objects. */
+const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
+
+/**
+ * The EtcdRestore that should act on this cluster, if any: the newest naming it that has not finished. The
+ * record of a restore lives on the EtcdRestore: one that succeeded or failed (status.succeeded set), or that
+ * is older than the cluster (a cluster deleted and recreated under the same name, or whose status was lost),
+ * never acts again.
+ */
 export function pendingRestore(request: CompositeSyncRequest, image: string): Observation['restore'] {
   const name = request.parent.metadata.name;
+  const born = request.parent.metadata.creationTimestamp ?? '';
   const restores = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2')
     .filter((r) => !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name)
+    .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
+    .filter((r) => !born || !r.metadata.creationTimestamp || Date.parse(r.metadata.creationTimestamp) >= Date.parse(born))
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];
   const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
@@ -44,7 +63,7 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
   const pods = all.filter((p) => !isTerminating(p));
   const terminating = all.filter(isTerminating).map((p) => p.metadata.name!);
   const endpoints = pods.map((p) => clientURL(c, p.metadata.name!));
-  const health: Record<string, MemberHealth> = {};
+  const health: Record<string, MemberHealth> = Object.create(null) as Record<string, MemberHealth>;
   const [list] = await Promise.all([
     endpoints.length ? etcd.memberList(endpoints).then((v) => ({ ok: true as const, v }), (e: Error) => ({ ok: false as const, e })) : undefined,
     ...pods.map(async (p) => {
@@ -52,6 +71,7 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
     }),
   ]);
   const obs: Observation = { pods, terminating, health };
+  if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) obs.claims = observed(request.children, 'PersistentVolumeClaim', 'v1').map((c) => c.metadata.name!);
   if (list?.ok) obs.etcd = list.v;
   else if (list) obs.etcdError = list.e.message;
   return obs;
@@ -65,26 +85,43 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   const obs = await observe(parent, request, deps.etcd, spec);
   const restore = pendingRestore(request, deps.image ?? DEFAULT_IMAGE);
   if (restore) obs.restore = restore;
+  obs.now = deps.now;
   const decision = decide(parent, spec, obs);
   const c = clusterOf(parent, spec);
-  const endpoints = obs.pods.map((p) => clientURL(c, p.metadata.name!));
+  // A change goes through the healthy members first.
+  const healthyFirst = [...obs.pods].sort((a, b) => Number(obs.health[b.metadata.name!]?.healthy ?? false) - Number(obs.health[a.metadata.name!]?.healthy ?? false));
+  const endpoints = healthyFirst.map((p) => clientURL(c, p.metadata.name!));
 
   let pods = decision.pods;
   let failure: string | undefined;
+  let removed: string | undefined;
   if (decision.action) {
     const a = decision.action;
     try {
       if (a.type === 'add') await deps.etcd.memberAdd(endpoints, a.peerURL, a.learner);
       else if (a.type === 'remove') await deps.etcd.memberRemove(endpoints, a.id);
       else await deps.etcd.memberPromote(endpoints, a.id);
+      if (a.type === 'remove') removed = a.pod;
     } catch (err) {
-      failure = `${a.type} ${a.pod} failed: ${(err as Error).message}`;
+      // The condition names the kind of failure; etcd's own rejection is short and stable, a network error is
+      // not (it alternates between syncs): that detail goes to the log only.
+      deps.log?.warn({ err, action: a.type, pod: a.pod }, 'etcd membership call failed');
+      failure = `${a.type} ${a.pod} failed: ${failureKind(err)}`;
       pods = decision.fallbackPods;
       // The ordinal was not used: the next attempt takes it again.
       if (a.type === 'add') decision.lastMemberIndex -= 1;
     }
   }
+  if (obs.etcdError) deps.log?.debug({ error: obs.etcdError }, 'etcd member list failed');
+  // A member removed on purpose leaves the member list (and so its claim goes) in this very answer.
+  if (removed) decision.members = decision.members.filter((m) => m.name !== removed);
   return respond(request, spec, decision, pods, deps.now, failure);
+}
+
+/** What went wrong, as a stable kind plus etcd's own (sanitised) rejection; never a changing network error. */
+function failureKind(err: unknown): string {
+  if (err instanceof EtcdError) return err.code === 'Rejected' ? `etcd refused: ${sanitize(err.message, 120)}` : err.code === 'Timeout' ? 'etcd did not answer in time' : 'no etcd member answered';
+  return 'the call failed';
 }
 
 function respond(
@@ -99,9 +136,15 @@ function respond(
   const name = parent.metadata.name!;
   const children: KubeObject[] = [...pods];
   if (spec.pod?.persistentVolumeClaimSpec) {
-    for (const p of pods) children.push(memberClaim(parent, spec, p.metadata.name!));
+    // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
+    // member list reported, which carries the last known members while etcd does not answer), whatever happened
+    // to its pod; it goes only when the member is removed on purpose, or with the EtcdCluster (finalize).
+    const claims = new Set([...pods.map((p) => p.metadata.name!), ...d.members.map((m) => m.name)]);
+    for (const name of [...claims].filter((n) => memberIndex(parent.metadata.name!, n) !== undefined).sort(byOrdinal(parent.metadata.name!))) {
+      children.push(memberClaim(parent, spec, name));
+    }
   }
-  children.push(...services(parent));
+  children.push(...services(parent), disruptionBudget(parent, spec.size));
 
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });

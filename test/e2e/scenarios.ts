@@ -240,8 +240,8 @@ const etcd: Scenario = {
     const notes: string[] = [];
     const t0 = Date.now();
     await k.kubectl(['apply', '-f', examples(k.repo, 'etcd-cluster-cr.yaml')]);
-    // No kubelet runs etcd here, so the cluster stays at its seed member (members join one at a time, each
-    // after the previous answers); the real membership changes are proven on real etcd in npm test.
+    // No kubelet runs etcd here, so the cluster stays at its bootstrap (the initial members start together);
+    // the real membership changes are proven on real etcd in npm test.
     const pod = await waitFor('seed member pod', () => k.getOrUndefined(['pod', 'example-etcd-cluster-0']));
     const c = pod.spec.containers[0];
     assert.equal(c.image, 'quay.io/coreos/etcd:v3.1.10');
@@ -251,7 +251,8 @@ const etcd: Scenario = {
     assert.equal(pod.metadata.labels.etcd_cluster, 'example-etcd-cluster');
     assert.equal(pod.metadata.annotations['etcd.version'], '3.1.10');
     assert.ok(c.command.includes('--initial-cluster-state=new'));
-    assert.ok(c.command.includes('--initial-cluster=example-etcd-cluster-0=http://example-etcd-cluster-0.example-etcd-cluster.default.svc:2380'));
+    const peerOf = (i: number) => `example-etcd-cluster-${i}=http://example-etcd-cluster-${i}.example-etcd-cluster.default.svc:2380`;
+    assert.ok(c.command.includes(`--initial-cluster=${[0, 1, 2].map(peerOf).join(',')}`));
     const peer = await waitFor('peer Service', () => k.getOrUndefined(['service', 'example-etcd-cluster']));
     assert.equal(peer.spec.clusterIP, 'None');
     assert.equal(peer.spec.publishNotReadyAddresses, true);

@@ -1,0 +1,547 @@
+// EtcdCluster and EtcdRestore promises that span syncs (issues 16, 19, 23): each answer (children and status)
+// is fed back as the next observed state, as Metacontroller does, for several syncs. etcd is a stand-in whose
+// member list and health the test sets; the real-etcd proofs are in etcdcluster-real.test.ts.
+import t from 'tap';
+import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcluster/etcd.js';
+import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
+import { sync } from '../hooks/etcdcluster/sync.js';
+import { sync as syncRestore } from '../hooks/etcdbackup/restore.js';
+import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
+import { FIXED_NOW, objectMap } from './fixtures/requests.js';
+
+const PVC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+const GROUPS = ['Pod.v1', 'Service.v1', 'PersistentVolumeClaim.v1'];
+
+/** A stand-in etcd: the members it lists, which pods answer, and what it does on membership calls. */
+class FakeEtcd implements EtcdClient {
+  members: EtcdMember[] = [];
+  /** Pods whose member answers (health and the member list through them). */
+  up = new Set<string>();
+  /** When set, the member list fails with this (etcd has no quorum). */
+  listError: Error | undefined;
+  calls: string[] = [];
+  private nextId = 100;
+  constructor(readonly cluster = 'e') {}
+  private podOf(url: string): string {
+    return new URL(url).hostname.split('.')[0]!;
+  }
+  async memberList(endpoints: string[]) {
+    if (this.listError) throw this.listError;
+    if (!endpoints.some((e) => this.up.has(this.podOf(e)))) throw new EtcdError('no etcd endpoint answered', 'Unreachable');
+    return { members: structuredClone(this.members), clusterVersion: '3.5.0' };
+  }
+  async memberAdd(_e: string[], peer: string, learner: boolean) {
+    this.calls.push(`add ${this.podOf(peer)}`);
+    const m: EtcdMember = { id: String(this.nextId++), name: '', peerURLs: [peer], clientURLs: [], isLearner: learner };
+    this.members.push(m);
+    return m;
+  }
+  async memberRemove(_e: string[], id: string) {
+    this.calls.push(`remove ${id}`);
+    this.members = this.members.filter((m) => m.id !== id);
+  }
+  async memberPromote(_e: string[], id: string) {
+    this.calls.push(`promote ${id}`);
+    for (const m of this.members) if (m.id === id) m.isLearner = false;
+  }
+  async health(url: string): Promise<MemberHealth> {
+    const pod = this.podOf(url);
+    const m = this.members.find((x) => x.peerURLs[0]?.startsWith(`http://${pod}.`));
+    if (!this.up.has(pod)) return { healthy: false, error: 'down' };
+    if (m && !m.name) m.name = pod; // a member gets its name when it starts
+    return { healthy: true, version: '3.5.0', leader: this.members[0]?.id ?? '' };
+  }
+}
+
+/** Metacontroller for one EtcdCluster: the answer's children (with a status) are the next sync's observed. */
+class Loop {
+  status: Record<string, unknown> | undefined;
+  children: KubeObject[] = [];
+  related: KubeObject[] = [];
+  /** Phase of each pod as observed (Running unless set). */
+  phase = new Map<string, string>();
+  podStatus = new Map<string, Record<string, unknown>>();
+  last!: CompositeSyncResponse;
+  now = FIXED_NOW;
+  constructor(
+    public spec: Record<string, unknown>,
+    readonly etcd: FakeEtcd,
+    readonly name = 'e',
+    readonly creationTimestamp = '2026-06-01T00:00:00Z',
+  ) {}
+  parent(): ParentObject {
+    const p: ParentObject = {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: this.name, namespace: 'ns', uid: `uid-${this.name}`, generation: 1, creationTimestamp: this.creationTimestamp },
+      spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...this.spec },
+    };
+    if (this.status) p.status = structuredClone(this.status);
+    return p;
+  }
+  observed(): KubeObject[] {
+    return this.children
+      .filter((c) => c.kind !== 'Service')
+      .map((c) => {
+        const o = structuredClone(c);
+        o.metadata.uid = `uid-${c.kind}-${c.metadata.name}`;
+        if (c.kind === 'Pod') o['status'] = { phase: this.phase.get(c.metadata.name!) ?? 'Running', ...(this.podStatus.get(c.metadata.name!) ?? {}) };
+        return o;
+      });
+  }
+  async step(): Promise<CompositeSyncResponse> {
+    this.last = await sync(
+      {
+        controller: {},
+        parent: this.parent(),
+        children: objectMap(this.observed(), 'v1', GROUPS),
+        related: objectMap(this.related, 'v1', ['EtcdRestore.etcd.database.coreos.com/v1beta2', 'Secret.v1']),
+      },
+      { etcd: this.etcd, now: this.now, image: 'metaops:test' },
+    );
+    this.status = this.last.status as Record<string, unknown>;
+    this.children = this.last.children;
+    return this.last;
+  }
+  /** Pods vanish (node replaced, namespace-wide delete): Metacontroller no longer observes them. */
+  lose(...pods: string[]) {
+    this.children = this.children.filter((c) => !(c.kind === 'Pod' && pods.includes(c.metadata.name!)));
+    for (const p of pods) this.etcd.up.delete(p);
+  }
+  pods(): string[] {
+    return this.children.filter((c) => c.kind === 'Pod').map((c) => c.metadata.name!).sort();
+  }
+  claims(): string[] {
+    return this.children.filter((c) => c.kind === 'PersistentVolumeClaim').map((c) => c.metadata.name!).sort();
+  }
+  s(): any {
+    return this.status;
+  }
+}
+
+/** A cluster of `size` members, running: the members exist in etcd and every pod answers. */
+async function running(spec: Record<string, unknown>, name = 'e'): Promise<Loop> {
+  const etcd = new FakeEtcd(name);
+  const loop = new Loop(spec, etcd, name);
+  const size = Number(spec['size']);
+  const c = clusterOf(loop.parent(), loop.parent().spec as any);
+  for (let i = 0; i < size; i++) {
+    etcd.members.push({ id: String(1 + i), name: `${name}-${i}`, peerURLs: [peerURL(c, `${name}-${i}`)], clientURLs: [], isLearner: false });
+    etcd.up.add(`${name}-${i}`);
+  }
+  for (let i = 0; i < 4 && loop.s()?.phase !== 'Running'; i++) await loop.step();
+  await loop.step();
+  return loop;
+}
+
+const condition = (res: CompositeSyncResponse, type: string) => (res.status as any).conditions.find((c: any) => c.type === type);
+
+t.test('all pods lost without storage: Failed/AllMembersLost on every sync, never a new empty cluster (issue 23)', async (t) => {
+  const loop = await running({ size: 3 });
+  t.equal(loop.s().phase, 'Running');
+  loop.lose('e-0', 'e-1', 'e-2');
+  for (let i = 0; i < 5; i++) {
+    const res = await loop.step();
+    t.equal(loop.s().phase, 'Failed', `sync ${i + 1}: Failed`);
+    t.equal(loop.s().reason, 'AllMembersLost');
+    t.same(loop.pods(), [], `sync ${i + 1}: no pod bootstrapped`);
+    t.match(condition(res, 'Available'), { status: 'False', reason: 'AllMembersLost' });
+  }
+  t.same(loop.s().memberList.map((m: any) => m.name), ['e-0', 'e-1', 'e-2'], 'the lost members are still reported');
+});
+
+t.test('all pods lost with storage: every claim kept, every member back under its name (issue 16.1)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
+  loop.lose('e-0', 'e-1', 'e-2');
+  const res = await loop.step();
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], 'no claim deleted');
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'the same members, same names');
+  t.notOk(loop.etcd.calls.length, 'no membership change');
+  t.match(condition(res, 'Recovering'), { status: 'True', reason: 'RestartingMembers' });
+  // The pods are back but etcd has not answered yet: claims stay, nothing else changes.
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
+    t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  }
+  for (const p of ['e-0', 'e-1', 'e-2']) loop.etcd.up.add(p);
+  await loop.step();
+  await loop.step();
+  t.equal(condition(loop.last, 'Available').status, 'True');
+  t.same(loop.etcd.members.map((m) => m.id), ['1', '2', '3'], 'same member IDs');
+  t.same(loop.etcd.calls, []);
+});
+
+t.test('two of three pods lost with storage and no quorum: claims kept, the two come back as themselves', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.lose('e-1', 'e-2');
+  loop.etcd.listError = new EtcdError('no quorum', 'Timeout');
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: every claim kept`);
+    t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: the lost members' pods recreated`);
+    t.equal(loop.s().reason, 'QuorumLost');
+  }
+  t.same(loop.etcd.calls, []);
+});
+
+t.test('one pod lost with storage, etcd answering: the same member comes back, no remove + add', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.lose('e-2');
+  const res = await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
+  t.match(condition(res, 'Recovering'), { reason: 'RestartingMember' });
+  loop.etcd.up.add('e-2');
+  await loop.step();
+  await loop.step();
+  t.same(loop.etcd.calls, [], 'no membership change');
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+});
+
+t.test('a crashed member pod with storage is dropped, then recreated as the same member', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.phase.set('e-1', 'Failed');
+  loop.etcd.up.delete('e-1');
+  await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-2'], 'the finished pod goes');
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], 'its claim stays');
+  loop.phase.delete('e-1');
+  await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'back under its name');
+  t.same(loop.etcd.calls, []);
+});
+
+t.test('etcd silent, status fed back: the claims of members whose pod is gone are kept', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.etcd.listError = new EtcdError('timed out', 'Timeout');
+  for (let i = 0; i < 4; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}`);
+  }
+  t.same(loop.s().memberList.map((m: any) => m.name), ['e-0', 'e-1', 'e-2']);
+});
+
+t.test('scale down: the removed member\'s claim goes with it, and stays gone', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.spec = { ...loop.spec, size: 2 };
+  await loop.step();
+  t.same(loop.etcd.calls, ['remove 3']);
+  t.same(loop.claims(), ['e-0', 'e-1']);
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-0', 'e-1'], `sync ${i + 1}: not back`);
+  }
+});
+
+t.test('finalize drops the claims (the one other way a claim goes)', async (t) => {
+  const { finalize } = await import('../hooks/etcdcluster/sync.js');
+  const loop = await running({ size: 1, pod: { persistentVolumeClaimSpec: PVC } });
+  const res = finalize({ controller: {}, parent: loop.parent(), children: objectMap(loop.observed(), 'v1', GROUPS) });
+  t.same(res.children, []);
+});
+
+const restoreObject = (name: string, created: string, status?: Record<string, unknown>): KubeObject => {
+  const r: KubeObject = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdRestore',
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, creationTimestamp: created },
+    spec: { etcdCluster: { name: 'e' }, backupStorageType: 'S3', s3: { path: 'bucket/snap.db', awsSecret: 'aws' } },
+  };
+  if (status) r['status'] = status;
+  return r;
+};
+
+t.test('an old restore never fires again: finished, or older than the cluster (issue 16.2)', async (t) => {
+  // A finished restore, and a cluster whose status has no record of it (recreated, or status lost).
+  const finished = await running({ size: 3 });
+  finished.related = [restoreObject('old', '2026-07-01T00:00:00Z', { succeeded: true })];
+  for (let i = 0; i < 3; i++) {
+    await finished.step();
+    t.same(finished.pods(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: every pod kept`);
+    t.notOk(finished.s().restore);
+  }
+  const failed = await running({ size: 3 });
+  failed.related = [restoreObject('old', '2026-07-01T00:00:00Z', { succeeded: false, reason: 'x' })];
+  await failed.step();
+  t.same(failed.pods(), ['e-0', 'e-1', 'e-2'], 'a failed restore does not act either');
+  // Not finished, but older than the cluster (created 2026-06-01): left alone too.
+  const older = await running({ size: 3 });
+  older.related = [restoreObject('older', '2026-05-01T00:00:00Z')];
+  await older.step();
+  t.same(older.pods(), ['e-0', 'e-1', 'e-2'], 'a restore older than the cluster does not act');
+  // A new one does.
+  const fresh = await running({ size: 3 });
+  fresh.related = [restoreObject('new', '2026-07-01T00:00:00Z')];
+  await fresh.step();
+  t.same(fresh.pods(), [], 'a new restore replaces the cluster');
+  t.match(fresh.s().restore, { name: 'new', phase: 'Replacing' });
+});
+
+t.test('the EtcdRestore keeps its verdict when the cluster forgets it', async (t) => {
+  const restore = restoreObject('r', '2026-07-01T00:00:00Z', { succeeded: true });
+  const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'e', namespace: 'ns' }, status: {} };
+  const res = syncRestore(
+    { controller: {}, parent: restore as ParentObject, related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']) },
+    FIXED_NOW,
+  );
+  t.equal((res.status as any).succeeded, true);
+});
+
+t.test('a restore whose snapshot cannot be fetched ends succeeded: false, and a new one recovers (issue 16.3)', async (t) => {
+  const loop = await running({ size: 3 });
+  const first = restoreObject('bad', '2026-07-01T00:00:00Z');
+  loop.related = [first];
+  await loop.step(); // Replacing: old members dropped
+  for (const p of ['e-0', 'e-1', 'e-2']) loop.etcd.up.delete(p);
+  loop.etcd.members = [];
+  await loop.step(); // every member restored from the snapshot, started together
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  for (const p of loop.children.filter((c) => c.kind === 'Pod')) {
+    t.ok((p as any).spec.containers[0].command.includes('--initial-cluster=e-3=http://e-3.e.ns.svc:2380,e-4=http://e-4.e.ns.svc:2380,e-5=http://e-5.e.ns.svc:2380'));
+  }
+  t.equal(loop.s().restore.phase, 'Restoring');
+  loop.phase.set('e-3', 'Failed');
+  const message = JSON.stringify({ succeeded: false, reason: 'InvalidAccessKeyId: The AWS Access Key Id you provided does not exist' });
+  loop.podStatus.set('e-3', { initContainerStatuses: [{ name: 'fetch-snapshot', state: { terminated: { exitCode: 1, message } } }] });
+  for (let i = 0; i < 4; i++) {
+    await loop.step();
+    t.equal(loop.s().restore.phase, 'Failed', `sync ${i + 1}`);
+    t.equal(loop.s().phase, 'Failed');
+    t.equal(loop.s().reason, 'RestoreFailed');
+    t.same(loop.pods(), [], 'nothing bootstrapped over the failed restore');
+  }
+  t.match(loop.s().restore.reason, /InvalidAccessKeyId/);
+  // The EtcdRestore reports it, and is final.
+  const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'e', namespace: 'ns' }, status: loop.s() };
+  const rs = syncRestore(
+    { controller: {}, parent: first as ParentObject, related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']) },
+    FIXED_NOW,
+  );
+  t.equal((rs.status as any).succeeded, false);
+  t.match((rs.status as any).reason, /InvalidAccessKeyId/);
+  first['status'] = rs.status;
+  // The user fixes the credentials and creates a new EtcdRestore.
+  loop.related = [first, restoreObject('fixed', '2026-07-02T00:00:00Z')];
+  loop.phase.clear();
+  loop.podStatus.clear();
+  await loop.step();
+  t.match(loop.s().restore, { name: 'fixed', phase: 'Replacing' });
+  await loop.step();
+  t.same(loop.pods(), ['e-6', 'e-7', 'e-8']);
+  t.match(loop.s().restore, { name: 'fixed', phase: 'Restoring' });
+});
+
+t.test('a bootstrap with a wrong version starts over once the spec is fixed (issue 16.3)', async (t) => {
+  const etcd = new FakeEtcd();
+  const loop = new Loop({ size: 3, version: '3.5.99' }, etcd);
+  for (let i = 0; i < 3; i++) await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  for (const p of ['e-0', 'e-1', 'e-2']) loop.phase.set(p, 'Pending'); // the image cannot be pulled
+  await loop.step();
+  t.equal(loop.s().phase, 'Creating');
+  loop.spec = { ...loop.spec, version: '3.5.0' };
+  await loop.step();
+  t.same(loop.pods(), [], 'the stuck members go');
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'new members with the fixed spec');
+  const images = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+  t.same(images, ['quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.5.0']);
+});
+
+t.test('a crashed seed member during bootstrap is replaced, not waited on forever', async (t) => {
+  const loop = new Loop({ size: 1 }, new FakeEtcd());
+  await loop.step();
+  t.same(loop.pods(), ['e-0']);
+  loop.phase.set('e-0', 'Failed');
+  await loop.step();
+  await loop.step();
+  t.same(loop.pods(), ['e-1']);
+});
+
+t.test('a learner that never starts is cancelled when the size is lowered or its pod fails (issue 16.4)', async (t) => {
+  const loop = await running({ size: 3 });
+  loop.spec = { ...loop.spec, size: 4 };
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3']);
+  t.ok(loop.etcd.members.find((m) => m.id === '100')?.isLearner, 'added as a learner');
+  await loop.step();
+  t.match(condition(loop.last, 'Scaling'), { reason: 'WaitingForLearner' });
+  loop.spec = { ...loop.spec, size: 3 };
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3', 'remove 100'], 'the pending learner is removed');
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  loop.spec = { ...loop.spec, size: 4 };
+  await loop.step();
+  loop.phase.set('e-4', 'Failed');
+  await loop.step();
+  t.same(loop.etcd.calls.slice(2), ['add e-4', 'remove 101'], 'a learner whose pod failed is removed too');
+});
+
+t.test('the member list error of the moment never reaches status: no churn (issue 19.3)', async (t) => {
+  const loop = await running({ size: 3 });
+  const errors = [
+    new EtcdError('no etcd endpoint answered (http://e-0.e.ns.svc:2379: getaddrinfo ENOTFOUND e-0.e.ns.svc)', 'Unreachable'),
+    new EtcdError('timed out after 1500ms', 'Timeout'),
+  ];
+  for (const p of ['e-1', 'e-2']) loop.etcd.up.delete(p);
+  const seen: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    loop.etcd.listError = errors[i % 2];
+    await loop.step();
+    seen.push(JSON.stringify(loop.s().conditions));
+  }
+  t.equal(new Set(seen.slice(1)).size, 1, 'the same status whichever error came');
+  t.notMatch(seen[1], /ENOTFOUND|timed out/);
+});
+
+t.test('objects named constructor, __proto__ or toString: answered, never a crash (issue 15.6)', async (t) => {
+  for (const name of ['constructor', '__proto__', 'toString']) {
+    const loop = new Loop({ size: 1, TLS: { static: { operatorSecret: name } } }, new FakeEtcd(name), name);
+    await t.resolves(loop.step(), `EtcdCluster ${name}`);
+    const restore: KubeObject = {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdRestore',
+      metadata: { name, namespace: 'ns', uid: 'u' },
+      spec: { etcdCluster: { name }, backupStorageType: 'S3', s3: { path: 'b/k' } },
+    };
+    const res = syncRestore({ controller: {}, parent: restore as ParentObject, related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': {} } }, FIXED_NOW);
+    t.match((res.status as any).conditions[0], { reason: 'ClusterNotFound' }, `EtcdRestore naming ${name}`);
+  }
+});
+
+t.test('upgrades etcd cannot make in place are refused with a condition, nothing changed', async (t) => {
+  for (const [target, why] of [
+    ['3.4.0', /downgrade/],
+    ['3.7.0', /one minor version at a time/],
+    ['4.0.0', /major/],
+  ] as const) {
+    const loop = await running({ size: 3 });
+    const before = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+    loop.spec = { ...loop.spec, version: target, size: 4 };
+    for (let i = 0; i < 3; i++) await loop.step();
+    const images = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+    t.same(images.slice(0, 3), before, `${target}: no member's image changed`);
+    t.ok(images.every((i: string) => i === 'quay.io/coreos/etcd:v3.5.0'), `${target}: a new member takes the running version`);
+    t.match(condition(loop.last, 'Upgrading'), { status: 'False', reason: 'UpgradeRefused', message: why });
+    t.notOk(loop.s().targetVersion, 'no target reported');
+  }
+  // One minor up, or a patch change, goes ahead.
+  const ok = await running({ size: 3 });
+  ok.spec = { ...ok.spec, version: '3.6.0' };
+  await ok.step();
+  t.match(condition(ok.last, 'Upgrading'), { status: 'True', reason: 'UpgradingMember' });
+});
+
+t.test('a member with the NOSPACE alarm is reported as such, not as quorum lost', async (t) => {
+  const loop = await running({ size: 3 });
+  const health = loop.etcd.health.bind(loop.etcd);
+  loop.etcd.health = async (url: string) => {
+    const h = await health(url);
+    return { ...h, healthy: false, alarm: 'NOSPACE' as const };
+  };
+  loop.spec = { ...loop.spec, size: 5 };
+  const res = await loop.step();
+  t.match(condition(res, 'Available'), { status: 'False', reason: 'NoSpace', message: /NOSPACE/ });
+  t.equal(loop.s().reason, 'NoSpace');
+  t.equal(loop.s().quorum.ok, true, 'the members still count for quorum');
+  t.match(loop.s().memberList, [{ alarm: 'NOSPACE' }, { alarm: 'NOSPACE' }, { alarm: 'NOSPACE' }]);
+  t.same(loop.etcd.calls, [], 'no membership change while out of space');
+});
+
+t.test('a PodDisruptionBudget keeps a quorum of the desired size through drains', async (t) => {
+  for (const [size, min] of [[1, 1], [3, 2], [5, 3]] as const) {
+    const loop = await running({ size });
+    const pdb = loop.children.find((c) => c.kind === 'PodDisruptionBudget') as any;
+    t.equal(pdb?.apiVersion, 'policy/v1');
+    t.same(pdb?.spec, { minAvailable: min, selector: { matchLabels: { app: 'etcd', etcd_cluster: 'e' } } }, `size ${size}`);
+  }
+});
+
+t.test('with storage, a member whose pod and claim are both gone is replaced (its data is gone)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.children = loop.children.filter((c) => c.metadata.name !== 'e-2' || c.kind === 'Service');
+  loop.etcd.up.delete('e-2');
+  const res = await loop.step();
+  t.same(loop.etcd.calls, ['remove 3'], 'removed, not restarted empty');
+  t.match(condition(res, 'Recovering'), { reason: 'ReplacingDeadMember' });
+  t.same(loop.claims(), ['e-0', 'e-1'], 'no empty claim recreated for it');
+  await loop.step();
+  t.same(loop.etcd.calls, ['remove 3', 'add e-3'], 'a new member takes its place');
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-3']);
+});
+
+t.test('quiet at rest: once converged, more syncs give the same status and children', async (t) => {
+  const states: Array<[string, () => Promise<Loop>]> = [
+    ['running, with storage', () => running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } })],
+    [
+      'all members lost',
+      async () => {
+        const l = await running({ size: 3 });
+        l.lose('e-0', 'e-1', 'e-2');
+        await l.step();
+        return l;
+      },
+    ],
+    [
+      'quorum lost, with storage',
+      async () => {
+        const l = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+        l.etcd.listError = new EtcdError('timed out after 1500ms', 'Timeout');
+        l.etcd.up.delete('e-1');
+        l.etcd.up.delete('e-2');
+        await l.step();
+        return l;
+      },
+    ],
+    [
+      'upgrade refused',
+      async () => {
+        const l = await running({ size: 3 });
+        l.spec = { ...l.spec, version: '3.7.1' };
+        await l.step();
+        return l;
+      },
+    ],
+  ];
+  for (const [name, make] of states) {
+    const loop = await make();
+    await loop.step();
+    const first = JSON.stringify({ status: loop.status, children: loop.children });
+    for (let i = 0; i < 3; i++) {
+      await loop.step();
+      t.equal(JSON.stringify({ status: loop.status, children: loop.children }), first, `${name}: sync ${i + 2} unchanged`);
+    }
+  }
+});
+
+t.test('a member that stays unhealthy for over 10 minutes, its pod still there, is replaced (quorum kept)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.etcd.up.delete('e-2'); // its pod Running, its etcd never answers again
+  await loop.step();
+  const since = loop.s().memberList.find((m: any) => m.name === 'e-2').unhealthySince;
+  t.equal(since, '2026-01-02T03:04:05Z', 'first seen recorded');
+  for (const minutes of [1, 5, 9]) {
+    loop.now = new Date(FIXED_NOW.getTime() + minutes * 60_000);
+    await loop.step();
+    t.equal(loop.s().memberList.find((m: any) => m.name === 'e-2').unhealthySince, since, `${minutes} min: the same time kept (no churn)`);
+  }
+  t.same(loop.etcd.calls, [], 'no change within 10 minutes');
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
+  loop.now = new Date(FIXED_NOW.getTime() + 11 * 60_000);
+  const res = await loop.step();
+  t.same(loop.etcd.calls, ['remove 3']);
+  t.match(condition(res, 'Recovering'), { reason: 'ReplacingUnhealthyMember', message: new RegExp(since) });
+  t.same(loop.claims(), ['e-0', 'e-1'], 'its claim goes with the recorded decision');
+  await loop.step();
+  t.same(loop.etcd.calls, ['remove 3', 'add e-3']);
+  // A member that becomes healthy again loses its mark.
+  const back = await running({ size: 3 });
+  back.etcd.up.delete('e-1');
+  await back.step();
+  t.ok(back.s().memberList.find((m: any) => m.name === 'e-1').unhealthySince);
+  back.etcd.up.add('e-1');
+  await back.step();
+  t.notOk(back.s().memberList.find((m: any) => m.name === 'e-1').unhealthySince);
+});
