@@ -72,13 +72,25 @@ export function clientService(parent: ParentObject): KubeObject {
   ]);
 }
 
+/**
+ * The claim template as the API server stores it (apiVersion and kind filled in, volumeMode defaulted, a
+ * `status: {phase: Pending}`). Metacontroller replaces a list without a `name` key as a whole: an answer that
+ * lacked what the server adds would differ from the stored StatefulSet at every sync and be written again.
+ */
 export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
   const claimSpec: Record<string, unknown> = {
     accessModes: ['ReadWriteOnce'],
     resources: { requests: { storage: spec.storage.size } },
   };
   if (spec.storage.storageClassName) claimSpec['storageClassName'] = spec.storage.storageClassName;
-  return { metadata: { name: 'data' }, spec: claimSpec };
+  claimSpec['volumeMode'] = 'Filesystem';
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'data' },
+    spec: claimSpec,
+    status: { phase: 'Pending' },
+  };
 }
 
 export function statefulSet(
@@ -188,7 +200,8 @@ export function sync(request: CompositeSyncRequest, now: Date, newPassword: () =
         message: `member volumes are ${have}; spec.storage.size ${spec.storage.size} applies only to a new cluster (resize the PersistentVolumeClaims directly)`,
       });
     }
-    claims = observedClaims.map(stripClaimStatus);
+    // Handed back exactly as stored: they cannot change, and anything else would be a diff at every sync.
+    claims = observedClaims;
   }
   children.push(statefulSet(parent, spec, claims), headlessService(parent), clientService(parent));
 
@@ -206,12 +219,6 @@ function storageOf(claims: unknown[]): string | undefined {
   // Observed data, so any element may be malformed (null, a string): read defensively.
   const data = claims.find((c) => (c as { metadata?: { name?: string } } | null)?.metadata?.name === 'data') ?? claims[0];
   return (data as { spec?: { resources?: { requests?: { storage?: string } } } } | null)?.spec?.resources?.requests?.storage;
-}
-
-function stripClaimStatus(claim: unknown): unknown {
-  if (!claim || typeof claim !== 'object') return claim;
-  const { status: _status, ...rest } = claim as Record<string, unknown>;
-  return rest;
 }
 
 /** Asks for the cluster's pods so that status.nodes can list them. */
