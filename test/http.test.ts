@@ -60,7 +60,7 @@ t.test('the three hooks answer their example requests', async (t) => {
   const app = build(t);
   for (const [url, file, kinds] of [
     ['/hooks/podset/sync', 'podset-sync', ['Pod', 'Pod']],
-    ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', ['Secret', 'StatefulSet', 'Service', 'Service']],
+    ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', ['Secret', 'StatefulSet', 'Service', 'Service', 'Service']],
   ] as const) {
     const res = await app.inject({ method: 'POST', url, payload: example(file) });
     t.equal(res.statusCode, 200, url);

@@ -36,7 +36,28 @@ export const MySQLClusterSpec = Type.Object(
 export type MySQLClusterSpec = Static<typeof MySQLClusterSpec>;
 
 export const MySQLClusterStatus = replicatedStatus({
-  version: Type.Optional(Type.String({ description: 'The MySQL version in use (the image tag).' })),
+  version: Type.Optional(
+    Type.String({
+      description: 'The MySQL version the member pods run (their image tag; several, comma-separated, during a rollout).',
+    }),
+  ),
+  primary: Type.Optional(Type.String({ description: 'The member that takes writes (member 0); the client Service sends them there.' })),
+  members: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ description: 'The member pod.' }),
+          role: Type.Union([Type.Literal('primary'), Type.Literal('replica')]),
+          ready: Type.Boolean({ description: 'The pod is Ready (a replica only while it replicates).' }),
+          replicating: Type.Optional(
+            Type.Boolean({ description: 'Replicas only: both replication threads run (the replication container is Ready).' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Each member pod, its role and whether it replicates.' },
+    ),
+  ),
   secretName: Type.Optional(
     Type.String({ description: 'The Secret holding the root password, once it has been observed.' }),
   ),
@@ -51,13 +72,15 @@ export const resource: ResourceDefinition = {
   shortNames: ['mysql'],
   scope: 'Namespaced',
   categories: ['metaops'],
-  description: 'MySQLCluster is a StatefulSet of MySQL members, their Services and a generated root password.',
+  description:
+    'MySQLCluster is a MySQL primary (member 0) with read replicas: a StatefulSet, a write Service to the primary, a read Service over every Ready member, and generated passwords.',
   spec: MySQLClusterSpec,
   status: MySQLClusterStatus,
   printerColumns: [
     commonPrinterColumns.size('members'),
     commonPrinterColumns.ready,
-    { name: 'VERSION', type: 'string', jsonPath: '.status.version', description: 'MySQL version in use.' },
+    { name: 'VERSION', type: 'string', jsonPath: '.status.version', description: 'MySQL version the pods run.' },
+    { name: 'PRIMARY', type: 'string', jsonPath: '.status.primary', description: 'The member that takes writes.', priority: 1 },
     commonPrinterColumns.status,
     commonPrinterColumns.age,
   ],

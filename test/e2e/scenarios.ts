@@ -146,7 +146,11 @@ const mysql: Scenario = {
     const secret = await waitFor('Secret', () => k.getOrUndefined(['secret', 'my-mysql-mysql']));
     const password = secret.data['root-password'];
     assert.ok(password && Buffer.from(password, 'base64').length >= 24);
-    notes.push(`StatefulSet, two Services and Secret in ${secs(t0)}`);
+    const read = await waitFor('read Service', () => k.getOrUndefined(['service', 'my-mysql-read']));
+    assert.equal(client.spec.selector['statefulset.kubernetes.io/pod-name'], 'my-mysql-0', 'writes go to the primary');
+    assert.equal(read.spec.selector['statefulset.kubernetes.io/pod-name'], undefined, 'reads go to every Ready member');
+    assert.ok(secret.data['replication-password']);
+    notes.push(`StatefulSet, three Services and Secret in ${secs(t0)}`);
     notes.push(await k.assertQuiet({ parents: ['mysqlclusters/my-mysql'], hooks: ['mysqlcluster/sync'] }));
 
     const uids = async () =>
@@ -159,6 +163,10 @@ const mysql: Scenario = {
 
     // Resyncs: a label change on the parent makes Metacontroller call the hook again.
     t0 = Date.now();
+    // At rest no child is written again: Metacontroller logs "Updating" for each child it updates.
+    const updates = () => (k.readLog('metacontroller').match(/"Updating" parent="default\/my-mysql"/g) ?? []).length;
+    await new Promise((r) => setTimeout(r, 3000)); // the creation's own syncs settle
+    const updatesBefore = updates();
     for (let i = 1; i <= 3; i++) {
       await k.kubectl(['label', 'mysqlcluster', 'my-mysql', `resync=${i}`, '--overwrite']);
       await waitFor(`sync ${i} observed`, async () => {
@@ -166,6 +174,8 @@ const mysql: Scenario = {
         return (log.match(/"hook":"mysqlcluster\/sync"/g) ?? []).length > i;
       });
     }
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(updates(), updatesBefore, 'no child updated by the resyncs of a settled cluster');
     assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
 
     // A restart of the hook server: nothing of the password lives in it.
@@ -175,7 +185,7 @@ const mysql: Scenario = {
     await waitFor('size 2 applied after the restart', async () => (await k.json(['get', 'statefulset', 'my-mysql'])).spec.replicas === 2);
     assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
     assert.deepEqual(await uids(), before, 'no child was recreated');
-    notes.push(`password unchanged over 3 resyncs and a hook restart (${secs(t0)})`);
+    notes.push(`password unchanged and no child updated over 3 resyncs, and a hook restart (${secs(t0)})`);
 
     // An invalid spec: the hook reports it and keeps every child as it is.
     t0 = Date.now();
