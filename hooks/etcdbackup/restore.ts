@@ -11,7 +11,10 @@ const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
 
 export function customize(request: CustomizeRequest): CustomizeResponse {
   const name = (request.parent?.['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name;
-  return { relatedResources: name ? [{ apiVersion: CLUSTERS, resource: 'etcdclusters', names: [name] }] : [] };
+  // Only a string names a cluster; and only in the restore's own namespace (v4.17 lists a names rule without a
+  // namespace across all of them: pkg/controller/common/customize/manager.go L665-683).
+  if (typeof name !== 'string' || !name) return { relatedResources: [] };
+  return { relatedResources: [{ apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '', names: [name] }] };
 }
 
 export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
@@ -21,7 +24,10 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
   const clusterName = parsed.spec.etcdCluster.name;
   // Found by its own name, never by a plain-object lookup (a cluster named "constructor" must not resolve).
-  const cluster = observed(request.related, 'EtcdCluster', CLUSTERS).find((c) => c.metadata.name === clusterName);
+  const namespace = parent.metadata.namespace ?? '';
+  const cluster = observed(request.related, 'EtcdCluster', CLUSTERS).find(
+    (c) => c.metadata.name === clusterName && (c.metadata.namespace ?? '') === namespace,
+  );
   const state = (cluster?.['status'] as { restore?: { uid?: string; phase?: string; reason?: string } } | undefined)?.restore;
   const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
   // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the

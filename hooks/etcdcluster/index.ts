@@ -11,7 +11,10 @@ function operatorTls(parent: KubeObject, related: Parameters<typeof observed>[0]
   const name = (parent['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static?.operatorSecret;
   if (!name) return undefined;
   // Found by its own name, never by a plain-object lookup (a name such as "constructor" must not resolve).
-  const secret = observed(related, 'Secret', 'v1').find((s) => s.metadata.name === name);
+  // And in the cluster's own namespace: Metacontroller v4.17 lists a rule that names objects without a namespace
+  // across every namespace (pkg/controller/common/customize/manager.go L665-683).
+  const namespace = parent.metadata.namespace ?? '';
+  const secret = observed(related, 'Secret', 'v1').find((s) => s.metadata.name === name && (s.metadata.namespace ?? '') === namespace);
   const data = (secret?.['data'] ?? {}) as Record<string, unknown>;
   const read = (key: string) => {
     const v = Object.hasOwn(data, key) ? data[key] : undefined;
@@ -67,7 +70,9 @@ export const etcdcluster: CompositeHookDefinition = {
       ?.operatorSecret;
     // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secret.
     const rules: RelatedResourceRule[] = [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores' }];
-    if (name) rules.push({ apiVersion: 'v1', resource: 'secrets', names: [name] });
+    // Confined to the cluster's namespace: a rule naming objects without one lists every namespace in v4.17
+    // (pkg/controller/common/customize/manager.go L665-683).
+    if (name) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace: request.parent?.metadata.namespace ?? '', names: [name] });
     return { relatedResources: rules };
   },
 };

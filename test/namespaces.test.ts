@@ -1,0 +1,72 @@
+// Related objects are the parent's own namespace's only. Metacontroller v4.17 lists a related rule that names objects
+// without a namespace across every namespace (pkg/controller/common/customize/manager.go L665-683), and v2 hooks key
+// related objects by namespace/name: an EtcdCluster must not read another namespace's TLS Secret, an EtcdRestore
+// must not act on another namespace's cluster.
+import t from 'tap';
+import { etcdrestore } from '../hooks/etcdbackup/index.js';
+import { etcdcluster } from '../hooks/etcdcluster/index.js';
+import type { Deps } from '../lib/deps.js';
+import { FIXED_NOW } from './fixtures/requests.js';
+
+const ctx = (tls: unknown[]) =>
+  ({
+    log: { child: () => ctx(tls).log, debug() {}, info() {}, warn() {}, error() {} } as any,
+    deps: {
+      now: () => FIXED_NOW,
+      image: 'metaops',
+      etcdClient: (files: unknown) => {
+        tls.push(files);
+        const down = () => Promise.reject(new Error('down'));
+        return { memberList: down, memberAdd: down, memberRemove: down, memberPromote: down, health: async () => ({ healthy: false }) };
+      },
+    } as unknown as Deps,
+  }) as any;
+
+const cluster = (namespace: string) => ({
+  apiVersion: 'etcd.database.coreos.com/v1beta2',
+  kind: 'EtcdCluster',
+  metadata: { name: 'example', namespace, uid: `u-${namespace}`, generation: 1 },
+  spec: { size: 1, version: '3.5.21', TLS: { static: { member: { peerSecret: 'peer', serverSecret: 'server' }, operatorSecret: 'etcd-client' } } },
+});
+
+t.test('customize rules that name objects carry the parent\'s namespace', async (t) => {
+  const rules = (etcdcluster.customize!({ controller: {}, parent: cluster('team') } as any, ctx([])) as any).relatedResources;
+  t.same(rules.find((r: any) => r.resource === 'secrets'), { apiVersion: 'v1', resource: 'secrets', namespace: 'team', names: ['etcd-client'] });
+  const restore = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdRestore', metadata: { name: 'r', namespace: 'team' }, spec: { etcdCluster: { name: 'example' } } };
+  const restoreRules = (etcdrestore.customize!({ controller: {}, parent: restore } as any, ctx([])) as any).relatedResources;
+  t.same(restoreRules, [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdclusters', namespace: 'team', names: ['example'] }]);
+  const odd = { ...restore, spec: { etcdCluster: { name: { toString: 1 } } } };
+  t.same((etcdrestore.customize!({ controller: {}, parent: odd } as any, ctx([])) as any).relatedResources, [], 'a name that is not a string names nothing');
+});
+
+t.test('another namespace\'s Secret of the same name is not the operator\'s TLS identity', async (t) => {
+  const secret = (namespace: string) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'etcd-client', namespace },
+    data: { 'etcd-client.crt': Buffer.from(`cert of ${namespace}`).toString('base64'), 'etcd-client.key': Buffer.from('k').toString('base64'), 'etcd-client-ca.crt': Buffer.from('ca').toString('base64') },
+  });
+  const seen: any[] = [];
+  const request = (secrets: any[]) => ({
+    controller: {},
+    parent: cluster('team'),
+    children: { 'Pod.v1': {}, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
+    related: { 'Secret.v1': Object.fromEntries(secrets.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s])) },
+  });
+  await etcdcluster.sync(request([secret('other')]) as any, ctx(seen));
+  t.notMatch(JSON.stringify(seen), /cert of other/, 'the other namespace\'s certificate is never used');
+  seen.length = 0;
+  await etcdcluster.sync(request([secret('other'), secret('team')]) as any, ctx(seen));
+  t.match(JSON.stringify(seen), /cert of team/, 'the cluster\'s own is');
+  t.notMatch(JSON.stringify(seen), /cert of other/);
+});
+
+t.test('an EtcdRestore does not see another namespace\'s cluster of the same name', async (t) => {
+  const restore = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdRestore', metadata: { name: 'r', namespace: 'team', uid: 'u-r', generation: 1 },
+    spec: { etcdCluster: { name: 'example' }, backupStorageType: 'S3', s3: { path: 'b/k', awsSecret: 'aws' } },
+  };
+  const other = { ...cluster('other'), status: { restore: { uid: 'u-r', phase: 'Restored' } } };
+  const res = (await etcdrestore.sync({ controller: {}, parent: restore, children: {}, related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': { 'other/example': other } } } as any, ctx([]))) as any;
+  t.match(res.status.conditions.find((c: any) => c.type === 'Ready') ?? res.status.conditions[0], { reason: 'ClusterNotFound' });
+});
