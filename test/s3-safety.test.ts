@@ -280,6 +280,15 @@ t.test('a bucket from before the UID tag: taken when the status names it, refuse
   t.equal((await tagsOf('legacy-bucket'))['metaops.dev/owner-uid'], r.uid, 'the UID tag is added');
 });
 
+t.test('a bucket tagged by name only (an older metaops) is never emptied or deleted on a forged status', async (t) => {
+  await foreignBucket('retained-legacy', { 'metaops.dev/owner': 'default/reborn' });
+  // A new resource of the same namespace/name, whose status claims it created the bucket, finalized with Delete.
+  const reborn = new Resource('reborn', { bucketName: 'other-bucket-of-reborn', deletionPolicy: 'Delete', forceDelete: true });
+  reborn.status = { bucketName: 'retained-legacy', createdBuckets: ['retained-legacy'] };
+  t.equal((await reborn.finalize()).finalized, true, 'the resource can go');
+  t.ok(await objectExists('retained-legacy', 'precious'), 'finalize deletes only under its own UID tag');
+});
+
 t.test('the IAM user of an older metaops (named without the UID) is deleted when the Secret gets the new key', async (t) => {
   const legacyName = 'metaops-default-oldiam';
   await admin.iam.send(new CreateUserCommand({ UserName: legacyName, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/oldiam' }] }));

@@ -222,7 +222,9 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
         retained.add(old);
         continue;
       }
-      const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, t, true));
+      // Emptied or deleted only under this resource's own UID tag: a bucket tagged by name alone (an older metaops)
+      // may be claimed by a sync, never destroyed on the strength of a status that anyone with s3s/status can write.
+      const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, t));
       if (result === 'notEmpty') waiting.push(old);
       else created.delete(old);
       if (result === 'notOwned') retained.add(old);
@@ -429,7 +431,8 @@ export async function finalize(request: CompositeSyncRequest, aws: AwsApi, now: 
         created.delete(bucket);
         continue;
       }
-      const result = await aws.deleteBucket(bucket, spec?.forceDelete ?? false, (t) => owns(owner, t, true));
+      // Only under this resource's own UID tag (see the rename above).
+      const result = await aws.deleteBucket(bucket, spec?.forceDelete ?? false, (t) => owns(owner, t));
       if (result === 'notEmpty') waiting.push(bucket);
       else created.delete(bucket);
       if (result === 'notOwned') notOwned.push(bucket);
