@@ -48,7 +48,7 @@ export interface ResourceDefinition {
    * A scale subresource (`kubectl scale`, HorizontalPodAutoscaler): `spec.size` is the desired count,
    * `status.replicas` the current one and `status.selector` the pods' label selector.
    */
-  scale?: boolean;
+  scale?: boolean | { statusReplicasPath: string };
 }
 
 export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';

@@ -130,7 +130,14 @@ export function crd(r: ResourceDefinition): JsonObject {
           served: true,
           storage: true,
           subresources: r.scale
-            ? { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } }
+            ? {
+                status: {},
+                scale: {
+                  specReplicasPath: '.spec.size',
+                  statusReplicasPath: typeof r.scale === 'object' ? r.scale.statusReplicasPath : '.status.replicas',
+                  labelSelectorPath: '.status.selector',
+                },
+              }
             : { status: {} },
           additionalPrinterColumns: r.printerColumns.map((c) => ({ ...c }) as JsonObject),
           schema: {

@@ -158,6 +158,17 @@ t.test('every webhook of every shipped controller carries credentials, and the D
   t.notOk(env.some((e) => e.name === 'METAOPS_ALLOW_UNAUTHENTICATED'), 'the Deployment never opts out');
 });
 
+t.test('every sized kind has a scale subresource (kubectl scale, HorizontalPodAutoscaler)', async (t) => {
+  const sized = hooks.filter((h) => h.type === 'composite' && (h.resource.spec as any).properties?.size);
+  t.same(sized.map((h) => h.name).sort(), ['etcdcluster', 'memcached', 'mysqlcluster', 'podset']);
+  for (const def of sized) {
+    if (def.type !== 'composite') continue;
+    const scale = (crd(def.resource) as any).spec.versions[0].subresources.scale;
+    t.match(scale, { specReplicasPath: '.spec.size', labelSelectorPath: '.status.selector', statusReplicasPath: /^\.status\.(replicas|size)$/ }, def.name);
+    t.ok((def.resource.status as any).properties.selector, `${def.name}: status.selector is in the schema`);
+  }
+});
+
 t.test('sized kinds have a scale subresource whose selector is the one their status reports', async (t) => {
   const { sync: podsetSync } = await import('../hooks/podset/sync.js');
   const { sync: memcachedSync } = await import('../hooks/memcached/sync.js');

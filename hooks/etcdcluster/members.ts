@@ -74,6 +74,11 @@ export function selector(cluster: string): Record<string, string> {
   return { app: 'etcd', etcd_cluster: cluster };
 }
 
+/** The member pods' selector as one string (`app=etcd,etcd_cluster=<name>`), as the scale subresource reports it. */
+export function selectorText(cluster: string): string {
+  return `app=etcd,etcd_cluster=${cluster}`;
+}
+
 function labels(cluster: string, version?: string): Record<string, string> {
   return { ...childLabels(APP, cluster, 'member', { version }), ...selector(cluster) };
 }

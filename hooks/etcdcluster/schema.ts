@@ -112,6 +112,7 @@ export const EtcdClusterStatus = Type.Object(
     reason: Type.Optional(Type.String()),
     controlPaused: Type.Optional(Type.Boolean()),
     size: Type.Optional(Type.Integer({ description: 'Current number of members.' })),
+    selector: Type.Optional(Type.String({ description: 'The member pods\' label selector, for the scale subresource (kubectl scale).' })),
     serviceName: Type.Optional(Type.String({ description: 'The client Service.' })),
     clientPort: Type.Optional(Type.Integer()),
     members: Type.Optional(
@@ -163,6 +164,7 @@ export const resource: ResourceDefinition = {
   description: 'EtcdCluster is an etcd cluster, compatible with the CoreOS etcd-operator v1beta2 API.',
   spec: EtcdClusterSpec,
   status: EtcdClusterStatus,
+  scale: { statusReplicasPath: '.status.size' },
   printerColumns: [
     commonPrinterColumns.size('members'),
     commonPrinterColumns.ready,

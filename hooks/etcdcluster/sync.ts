@@ -6,7 +6,7 @@ import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
-import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, services, type RestoreSource } from './members.js';
+import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 
@@ -154,6 +154,7 @@ function respond(
     phase: d.phase,
     controlPaused: Boolean(spec.paused),
     size: d.members.length,
+    selector: selectorText(name),
     serviceName: `${name}-client`,
     clientPort: CLIENT_PORT,
     members: { ready, unready },

@@ -76,6 +76,7 @@ export const resource: ResourceDefinition = {
     'MySQLCluster is a MySQL primary (member 0) with read replicas: a StatefulSet, a write Service to the primary, a read Service over every Ready member, and generated passwords.',
   spec: MySQLClusterSpec,
   status: MySQLClusterStatus,
+  scale: true,
   printerColumns: [
     commonPrinterColumns.size('members'),
     commonPrinterColumns.ready,

@@ -10,7 +10,7 @@
 import { serviceChild } from '../../lib/children.js';
 import type { ConditionInput } from '../../lib/conditions.js';
 import { invalidSpecResponse } from '../../lib/hook.js';
-import { childLabels, selectorLabels } from '../../lib/labels.js';
+import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -397,6 +397,7 @@ export function sync(request: CompositeSyncRequest, now: Date, newPassword: () =
   extraConditions.push(replicationCondition(members, spec.size));
   const lost = extraConditions.find((c) => c.reason === 'CredentialsLost');
   const status = memberStatus(parent, workloadCounts(observedSts, spec.size), members.map((m) => m.name), now, {
+    selector: selectorString(APP, name),
     extra: extraConditions,
     ...(lost ? { ready: { type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } } : {}),
   });

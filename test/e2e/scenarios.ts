@@ -181,7 +181,7 @@ const mysql: Scenario = {
     // A restart of the hook server: nothing of the password lives in it.
     await k.stopHooks();
     await k.startHooks();
-    await k.kubectl(['patch', 'mysqlcluster', 'my-mysql', '--type=merge', '-p', '{"spec":{"size":2}}']);
+    await k.kubectl(['scale', 'mysqlcluster', 'my-mysql', '--replicas=2']);
     await waitFor('size 2 applied after the restart', async () => (await k.json(['get', 'statefulset', 'my-mysql'])).spec.replicas === 2);
     assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
     assert.deepEqual(await uids(), before, 'no child was recreated');
@@ -283,6 +283,10 @@ const etcd: Scenario = {
     const table = await k.kubectl(['get', 'etcdclusters']);
     assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'SIZE', 'READY', 'VERSION', 'AGE']);
     notes.push(`kubectl get etcdclusters: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
+    const scale = JSON.parse(await k.kubectl(['get', '--raw', '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale']));
+    assert.equal(scale.spec.replicas, 3, 'the scale subresource reads spec.size');
+    await waitFor('status.selector in the scale subresource', async () =>
+      JSON.parse(await k.kubectl(['get', '--raw', '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale'])).status.selector === 'app=etcd,etcd_cluster=example-etcd-cluster');
     const short = await k.kubectl(['get', 'etcd']);
     assert.match(short, /example-etcd-cluster/, 'short name etcd works');
 
