@@ -287,6 +287,9 @@ const etcd: Scenario = {
     assert.equal(scale.spec.replicas, 3, 'the scale subresource reads spec.size');
     await waitFor('status.selector in the scale subresource', async () =>
       JSON.parse(await k.kubectl(['get', '--raw', '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale'])).status.selector === 'app=etcd,etcd_cluster=example-etcd-cluster');
+    // kubectl scale sets spec.size (the members follow as the membership rules allow; no kubelet runs etcd here).
+    await k.kubectl(['scale', 'etcdcluster', 'example-etcd-cluster', '--replicas=5']);
+    assert.equal((await k.json(['get', 'etcdcluster', 'example-etcd-cluster'])).spec.size, 5, 'kubectl scale set spec.size');
     const short = await k.kubectl(['get', 'etcd']);
     assert.match(short, /example-etcd-cluster/, 'short name etcd works');
 
@@ -451,6 +454,7 @@ const restricted: Scenario = {
     await waitFor('3 Memcached pods admitted (created by the ReplicaSet)', async () => (await running('app.kubernetes.io/instance=memcached-sample')) === 3, 90_000);
     await waitFor('3 PodSet pods admitted (created by Metacontroller)', async () => (await running('app.kubernetes.io/instance=podset-sample')) === 3, 90_000);
     notes.push(`Memcached and PodSet pods admitted under restricted in ${secs(t0)}`);
+    notes.push(await k.assertQuiet({ namespace: ns, parents: ['memcacheds/memcached-sample', 'podsets/podset-sample'], hooks: ['memcached/sync', 'podset/sync'] }));
     await k.kubectl(['delete', 'namespace', ns, '--wait=false']);
     return notes;
   },
