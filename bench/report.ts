@@ -123,6 +123,13 @@ export function report(r: any): string {
     ...Object.entries(r.outbound).map(([k, v]: [string, any]) => `| ${k} | ${v.syncMs} | ${v.remoteMs} | ${v.remoteShare} | ${v.remoteCallsPerSync} |`),
     '',
     '(EtcdCluster makes its calls in parallel, so the time summed over its remote calls can exceed the sync\'s wall time.)',
+    ...(r.outbound?.s3?.awsOperations
+      ? [
+          '',
+          `A converged S3 resource, resynced: ${r.outbound.s3.remoteCallsPerSync} AWS requests per sync, all reads (${r.outbound.s3.awsOperations.join(', ')}); counted on the SDK's middleware stack, each request once.` +
+            (r.outboundMeasured ? ` Measured ${r.outboundMeasured.date.slice(0, 10)} on Node ${r.outboundMeasured.node}.` : ''),
+        ]
+      : []),
     '',
     ...analysis(r),
     '',
