@@ -1,5 +1,5 @@
 // `npm run soak`: steady load on every pure hook (Memcached, PodSet, MySQLCluster sync and customize, EtcdBackup,
-// EtcdRestore, PodBuggerTool status) for SOAK_SECONDS (default 300) at a fixed total rate, sampling the server's
+// EtcdRestore, PodBuggerTool customize: its sync acts on pods) for SOAK_SECONDS (default 300) at a fixed total rate, sampling the server's
 // RSS every 10 s; fails on any error or non-2xx. Writes the result to bench/soak.json and its section of bench/RESULTS.md.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ const requests = [
     }),
   },
   {
-    path: '/hooks/podbuggertool-status/sync',
+    path: '/hooks/podbuggertool/customize',
     body: JSON.stringify({
       controller: {},
       parent: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', metadata: { name: 't', namespace: 'default', generation: 1 }, spec: { label: 'app=web', image: 'busybox' } },

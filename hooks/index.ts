@@ -4,7 +4,7 @@ import { etcdbackup, etcdrestore } from './etcdbackup/index.js';
 import { etcdcluster } from './etcdcluster/index.js';
 import { memcached } from './memcached/index.js';
 import { mysqlcluster } from './mysqlcluster/index.js';
-import { podbuggertool, podbuggertoolStatus } from './podbuggertool/index.js';
+import { podbuggertool } from './podbuggertool/index.js';
 import { podset } from './podset/index.js';
 import { s3 } from './s3/index.js';
 
@@ -17,5 +17,4 @@ export const hooks: HookDefinition[] = [
   etcdrestore,
   s3,
   podbuggertool,
-  podbuggertoolStatus,
 ];

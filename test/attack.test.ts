@@ -123,23 +123,23 @@ const s3 = (finalizing = false) => ({
   finalizing,
 });
 
-const pod = () => ({
+const tool = () => ({
   controller: {},
-  object: {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'victim', namespace: 'default', uid: 'u-pod', labels: { app: 'web' } },
-    spec: { containers: [{ name: 'app', image: 'nginx' }] },
-    status: { phase: 'Running' },
+  parent: {
+    apiVersion: 'debug.metaops.dev/v1alpha1',
+    kind: 'PodBuggerTool',
+    metadata: { name: 'tool', namespace: 'default', uid: 'u-tool', generation: 1 },
+    spec: { selector: { matchLabels: { app: 'web' } }, image: 'busybox', securityProfile: 'general' },
   },
-  attachments: {},
+  children: {},
   related: {
-    'PodBuggerTool.debug.metaops.dev/v1alpha1': {
-      tool: {
-        apiVersion: 'debug.metaops.dev/v1alpha1',
-        kind: 'PodBuggerTool',
-        metadata: { name: 'tool', namespace: 'default', uid: 'u-tool' },
-        spec: { selector: { matchLabels: { app: 'web' } }, image: 'busybox', profile: 'sysadmin' },
+    'Pod.v1': {
+      victim: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'victim', namespace: 'default', uid: 'u-pod', labels: { app: 'web' } },
+        spec: { containers: [{ name: 'app', image: 'nginx' }] },
+        status: { phase: 'Running' },
       },
     },
   },
@@ -150,7 +150,7 @@ const sideEffecting: Array<[string, () => unknown]> = [
   ['/hooks/etcdcluster/sync', etcdCluster],
   ['/hooks/s3/sync', () => s3()],
   ['/hooks/s3/finalize', () => s3(true)],
-  ['/hooks/podbuggertool/sync', pod],
+  ['/hooks/podbuggertool/sync', tool],
 ];
 
 t.test('without credentials, hooks that act on the world answer 401 and call nothing; pure hooks answer', async (t) => {

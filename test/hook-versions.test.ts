@@ -15,7 +15,7 @@ const deps: Partial<Deps> = {
     const api: any = new Proxy({}, { get: (_o, p) => (p === 'withDeadline' ? () => api : p === 'region' ? 'us-east-1' : p === 'endpoint' || p === 'then' ? undefined : down) });
     return api;
   },
-  kube: () => ({ addEphemeralContainers: down }) as any,
+  kube: () => ({ get: down, addEphemeralContainers: down }) as any,
 };
 
 type ObjectMap = Record<string, Record<string, any>>;
@@ -84,8 +84,7 @@ function requests(): Array<[string, any]> {
     ['mysqlcluster/sync', example('mysqlcluster-sync')],
     ['etcdcluster/sync', etcdCluster],
     ['s3/sync', s3],
-    ['podbuggertool/sync', { controller: {}, object: target, attachments: {}, related: { 'PodBuggerTool.debug.metaops.dev/v1alpha1': { tool } } }],
-    ['podbuggertool-status/sync', { controller: {}, parent: tool, children: {}, related: { 'Pod.v1': { 'web-1': target } } }],
+    ['podbuggertool/sync', { controller: {}, parent: tool, children: {}, related: { 'Pod.v1': { 'web-1': target } } }],
   ];
 }
 

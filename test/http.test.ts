@@ -33,8 +33,6 @@ t.test('GET /hooks lists every hook served', async (t) => {
     '/hooks/s3/finalize',
     '/hooks/podbuggertool/sync',
     '/hooks/podbuggertool/customize',
-    '/hooks/podbuggertool-status/sync',
-    '/hooks/podbuggertool-status/customize',
   ]);
 });
 

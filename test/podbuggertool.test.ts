@@ -1,4 +1,6 @@
 import t from 'tap';
+import YAML from 'yaml';
+import { hooks } from '../hooks/index.js';
 import {
   containerName,
   DEFAULT_POLICY,
@@ -11,19 +13,18 @@ import {
   selectorOf,
   type DebugPolicy,
 } from '../hooks/podbuggertool/match.js';
-import { customizePod, customizeTool, syncPod, syncTool, type PodHookLog } from '../hooks/podbuggertool/sync.js';
+import { customizeTool, MAX_PER_SYNC, syncTool, type ToolHookLog } from '../hooks/podbuggertool/sync.js';
 import { KubeError, type KubeApi, type KubeEvent, type Precondition } from '../lib/kube.js';
 import type { KubeObject, ObjectMap } from '../lib/metacontroller.js';
+import { renderManifests } from '../scripts/render-manifests.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
-const INJECTIONS = 'debug.metaops.dev/injections';
-const FAILURES = 'debug.metaops.dev/failures';
 const ANY: DebugPolicy = { ...DEFAULT_POLICY, allowlist: ['*'] };
 
 const tool = (name: string, spec: Record<string, unknown>, namespace = 'dbg'): KubeObject => ({
   apiVersion: 'debug.metaops.dev/v1alpha1',
   kind: 'PodBuggerTool',
-  metadata: { name, namespace, generation: 1 },
+  metadata: { name, namespace, generation: 1, uid: `uid-tool-${name}` },
   spec,
 });
 const pod = (name: string, labels: Record<string, string>, extra: Record<string, unknown> = {}, namespace = 'dbg'): any => ({
@@ -34,7 +35,7 @@ const pod = (name: string, labels: Record<string, string>, extra: Record<string,
 });
 
 /**
- * An observed-objects map as Metacontroller sends it, through JSON text: a tool called `__proto__` is then an
+ * An observed-objects map as Metacontroller sends it, through JSON text: a pod called `__proto__` is then an
  * own key, as it is on the wire (an object literal would make it the map's prototype instead).
  */
 function wire(objects: KubeObject[]): ObjectMap {
@@ -46,9 +47,9 @@ function wire(objects: KubeObject[]): ObjectMap {
   }
   return JSON.parse(`{${[...groups].map(([k, v]) => `${JSON.stringify(k)}:{${v.join(',')}}`).join(',')}}`);
 }
-const wirePod = (p: any) => JSON.parse(JSON.stringify(p));
+const copy = (x: any) => JSON.parse(JSON.stringify(x));
 
-/** The API server as far as the pod hook uses it: pods and tools to read, the ephemeral-container PATCH. */
+/** The API server as far as the tool hook uses it: pods and tools to read, the ephemeral-container PATCH. */
 class FakeApi implements KubeApi {
   objects = new Map<string, any>();
   gets: string[] = [];
@@ -59,11 +60,11 @@ class FakeApi implements KubeApi {
   events: KubeEvent[] = [];
   private rv = 10;
 
-  /** Stores an object as the API server has it (the pod hook's truth, whatever the request says). */
+  /** Stores an object as the API server has it (the hook's truth, whatever the request says). */
   put(obj: any): this {
-    const copy = structuredClone(obj);
-    copy.metadata.resourceVersion = String(++this.rv);
-    this.objects.set(`${copy.kind}/${copy.metadata.namespace}/${copy.metadata.name}`, copy);
+    const c = structuredClone(obj);
+    c.metadata.resourceVersion = String(++this.rv);
+    this.objects.set(`${c.kind}/${c.metadata.namespace}/${c.metadata.name}`, c);
     return this;
   }
   stored(kind: string, ns: string, name: string): any {
@@ -94,24 +95,37 @@ class FakeApi implements KubeApi {
     }
     this.put(p);
   }
+  /** Metacontroller writes the status the hook answered. */
+  setStatus(ns: string, name: string, status: unknown): void {
+    const tl = this.stored('PodBuggerTool', ns, name);
+    tl.status = structuredClone(status);
+    this.put(tl);
+  }
 }
 
-class Log implements PodHookLog {
+class Log implements ToolHookLog {
   lines: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   warn(obj: Record<string, unknown>, msg: string) {
     this.lines.push({ obj, msg });
   }
 }
 
-/** A sync as Metacontroller would send it: the pod and the tools of the API server, through JSON. */
-async function syncFrom(api: FakeApi, podKey: [string, string], policy: DebugPolicy = ANY, log?: Log, now = FIXED_NOW) {
-  const [ns, name] = podKey;
-  const tools = [...api.objects.values()].filter((o) => o.kind === 'PodBuggerTool' && o.metadata.namespace === ns);
-  return syncPod(
-    { controller: {}, object: wirePod(api.stored('Pod', ns, name)), related: wire(tools) },
-    { kube: api, policy, now, ...(log ? { log } : {}) },
-  );
+/**
+ * A sync as Metacontroller would send it: the tool and, as related objects, the pods of the API server. Every pod
+ * of every namespace is listed (more than Metacontroller would send), so that the hook's own selection is tested.
+ */
+async function syncFrom(api: FakeApi, toolKey: [string, string], policy: DebugPolicy = ANY, log?: Log, now = FIXED_NOW) {
+  const [ns, name] = toolKey;
+  const pods = [...api.objects.values()].filter((o) => o.kind === 'Pod');
+  return syncTool({ controller: {}, parent: copy(api.stored('PodBuggerTool', ns, name)), children: {}, related: wire(pods) }, { kube: api, policy, now, ...(log ? { log } : {}) });
 }
+/** Syncs and writes the answered status back, as Metacontroller does. */
+async function syncAndApply(api: FakeApi, toolKey: [string, string], policy: DebugPolicy = ANY, log?: Log, now = FIXED_NOW) {
+  const res = await syncFrom(api, toolKey, policy, log, now);
+  api.setStatus(toolKey[0], toolKey[1], res.status);
+  return res;
+}
+const ephemeralNames = (api: FakeApi, ns: string, name: string) => ((api.stored('Pod', ns, name).spec.ephemeralContainers ?? []) as any[]).map((c) => c.name);
 
 t.test('container names are valid DNS-1123 labels, whatever the tool is called', async (t) => {
   t.equal(containerName('busybox'), 'debug-busybox');
@@ -219,68 +233,99 @@ t.test('profiles and target container', async (t) => {
   t.notOk('targetContainerName' in noTarget, 'a target the pod does not have is not asked for');
 });
 
-t.test('a matching pod gets one container per matching tool, once', async (t) => {
+
+t.test('no hook is called about a pod no tool selects: no DecoratorController on pods, one CompositeController on the tools', async (t) => {
+  for (const def of hooks) {
+    if (def.type === 'decorator') t.notOk(def.resources.some((r) => r.resource === 'pods'), `${def.name} decorates no pods`);
+  }
+  for (const [path, text] of renderManifests()) {
+    if (!path.startsWith('controllers/')) continue;
+    const doc = YAML.parse(text);
+    if (doc.kind === 'DecoratorController') t.notOk(doc.spec.resources.some((r: any) => r.resource === 'pods'), `${path}: no decorator on pods`);
+  }
+  const pbt = YAML.parse(renderManifests().get('controllers/metaops-podbuggertool.yaml')!);
+  t.match(pbt, { kind: 'CompositeController', spec: { parentResource: { apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools' }, childResources: [] } });
+  t.equal(pbt.spec.hooks.sync.webhook.path, '/hooks/podbuggertool/sync');
+  t.equal(pbt.spec.hooks.customize.webhook.path, '/hooks/podbuggertool/customize');
+  const def = hooks.find((h) => h.name === 'podbuggertool')!;
+  t.equal(def.effects, true, 'the tool hook acts on pods: it serves only authenticated callers');
+  t.notOk(hooks.some((h) => h.name === 'podbuggertool-status'), 'no second controller on the tools');
+});
+
+t.test("the tool's sync injects into the pods it selects, never into one it does not select even if the request lists it", async (t) => {
   const api = new FakeApi()
     .put(tool('a', { label: 'app=web', image: 'busybox' }))
-    .put(tool('b', { selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'api'] }] }, image: 'alpine' }))
-    .put(tool('c', { label: 'app=db', image: 'busybox' }))
-    .put(tool('d', { label: 'app=web', image: 'busybox' }, 'elsewhere'))
-    .put(pod('web-1', { app: 'web' }));
-  const res = await syncFrom(api, ['dbg', 'web-1']);
-  t.equal(api.patches.length, 1);
-  t.same(api.patches[0]!.containers.map((c) => c.name), ['debug-a', 'debug-b']);
-  t.same(api.patches[0]!.precondition, { uid: 'uid-web-1', resourceVersion: api.patches[0]!.precondition!.resourceVersion });
-  const record = JSON.parse(res.annotations![INJECTIONS]!);
-  t.same(record, { a: { container: 'debug-a', image: 'busybox', at: FIXED_NOW.toISOString() }, b: { container: 'debug-b', image: 'alpine', at: FIXED_NOW.toISOString() } });
+    .put(pod('web-1', { app: 'web' }))
+    .put(pod('web-2', { app: 'web' }))
+    .put(pod('db-1', { app: 'db' }))
+    .put(pod('web-x', { app: 'web' }, {}, 'elsewhere'));
+  const res = await syncAndApply(api, ['dbg', 'a']);
+  t.same(api.patches.map((p) => `${p.ns}/${p.pod}`).sort(), ['dbg/web-1', 'dbg/web-2']);
+  t.same(ephemeralNames(api, 'dbg', 'web-1'), ['debug-a']);
+  t.same(ephemeralNames(api, 'dbg', 'db-1'), [], 'a pod of the namespace the tool does not select');
+  t.same(ephemeralNames(api, 'elsewhere', 'web-x'), [], 'a matching pod of another namespace');
+  t.notOk(api.gets.some((g) => g.includes('db-1') || g.includes('web-x')), 'not even read');
+  for (const p of api.patches) t.same(p.precondition, { uid: `uid-${p.pod}`, resourceVersion: p.precondition!.resourceVersion });
+  t.match(res.status, { matched: 2, injected: 2, outdated: 0, failed: 0, failures: [], lastInjected: ['web-1', 'web-2'], containerName: 'debug-a' });
+  t.match((res.status as any).conditions[0], { type: 'Ready', status: 'True', reason: 'Injecting', message: '2 of 2 matching pods carry debug-a' });
+  t.same(res.children, []);
   t.notOk(res.resyncAfterSeconds);
-  t.notOk(FAILURES in res.annotations!);
+  t.notOk(JSON.stringify(res).includes('debug.metaops.dev/injections'), 'no pod annotation');
 
-  // The pod now has them (and the annotation, as Metacontroller writes it): nothing is asked or added again.
-  const stored = api.stored('Pod', 'dbg', 'web-1');
-  stored.metadata.annotations = res.annotations;
-  api.put(stored);
+  // Two tools selecting the same pod: each adds its own container, in its own sync.
+  api.put(tool('b', { selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'api'] }] }, image: 'alpine' }));
+  await syncAndApply(api, ['dbg', 'b']);
+  t.same(ephemeralNames(api, 'dbg', 'web-1'), ['debug-a', 'debug-b']);
+
+  // At rest: the same answer, whatever the time, and no call to the API server at all.
   const gets = api.gets.length;
+  const patches = api.patches.length;
+  const rest = await syncFrom(api, ['dbg', 'a']);
   for (let i = 0; i < 3; i++) {
-    const again = await syncFrom(api, ['dbg', 'web-1'], ANY, undefined, new Date(FIXED_NOW.getTime() + 60_000 * (i + 1)));
-    t.same(again, res, 'the same answer, the injection time kept');
+    t.same(await syncFrom(api, ['dbg', 'a'], ANY, undefined, new Date(FIXED_NOW.getTime() + 60_000 * (i + 1))), rest, 'quiet');
   }
-  t.equal(api.patches.length, 1, 'no second PATCH');
-  t.equal(api.gets.length, gets, 'at rest, no call to the API server at all');
+  t.same(rest.status, res.status);
+  t.equal(api.patches.length, patches, 'no second PATCH');
+  t.equal(api.gets.length, gets, 'no read');
+
+  // A new matching pod: Metacontroller syncs the tool again (related pod added); only the new pod is touched.
+  api.put(pod('web-3', { app: 'web' }));
+  const more = await syncAndApply(api, ['dbg', 'a'], ANY, undefined, new Date(FIXED_NOW.getTime() + 1000));
+  t.same(api.patches.slice(patches).map((p) => p.pod), ['web-3']);
+  t.match(more.status, { matched: 3, injected: 3, lastInjected: ['web-3', 'web-1', 'web-2'] });
 });
 
 t.test('inject once: a request that lags behind the API server adds nothing twice', async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
-  const before = wirePod(api.stored('Pod', 'dbg', 'web-1'));
-  await syncFrom(api, ['dbg', 'web-1']);
+  const lagging = { controller: {}, parent: copy(api.stored('PodBuggerTool', 'dbg', 'a')), children: {}, related: wire([api.stored('Pod', 'dbg', 'web-1')]) };
+  const first = await syncTool(copy(lagging), { kube: api, policy: ANY, now: FIXED_NOW });
   t.equal(api.patches.length, 1);
   // Metacontroller's next request still carries the pod as it was before the PATCH.
-  const res = await syncPod({ controller: {}, object: before, related: wire([api.stored('PodBuggerTool', 'dbg', 'a')]) }, { kube: api, policy: ANY, now: FIXED_NOW });
+  const res = await syncTool(copy(lagging), { kube: api, policy: ANY, now: FIXED_NOW });
   t.equal(api.patches.length, 1, 'the re-read pod has the container: no second PATCH');
-  t.same(JSON.parse(res.annotations![INJECTIONS]!), { a: { container: 'debug-a', image: 'busybox', at: FIXED_NOW.toISOString() } });
+  t.match(res.status, { matched: 1, injected: 1, failed: 0 });
+  t.same(res.status, first.status);
   t.notOk(res.resyncAfterSeconds);
 
-  // A container of that name added by hand, with another image: kept, recorded with the image it has.
+  // A container of that name added by hand, with another image: kept, counted as outdated, nothing asked.
   const byHand = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('p', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'alpine' }] }));
-  const r2 = await syncFrom(byHand, ['dbg', 'p']);
-  t.equal(byHand.patches.length, 0);
-  t.equal(byHand.gets.length, 0);
-  t.same(JSON.parse(r2.annotations![INJECTIONS]!), { a: { container: 'debug-a', image: 'alpine', at: FIXED_NOW.toISOString() } });
+  const r2 = await syncFrom(byHand, ['dbg', 'a']);
+  t.equal(byHand.patches.length + byHand.gets.length, 0);
+  t.match(r2.status, { matched: 1, injected: 0, outdated: 1 });
 
-  // Two tools, one already there: only the other one is added.
-  const half = new FakeApi()
-    .put(tool('a', { label: 'app=web', image: 'busybox' }))
-    .put(tool('b', { label: 'app=web', image: 'busybox' }))
-    .put(pod('p', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] }));
-  await syncFrom(half, ['dbg', 'p']);
-  t.same(half.patches.map((p) => p.containers.map((c) => c.name)), [['debug-b']]);
+  // Another tool's container on the pod does not count.
+  const other = new FakeApi().put(tool('b', { label: 'app=web', image: 'busybox' })).put(pod('p', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] }));
+  await syncFrom(other, ['dbg', 'b']);
+  t.same(other.patches.map((p) => p.containers.map((c) => c.name)), [['debug-b']]);
 });
 
-t.test('the request is not trusted: the pod and the tools are read again from the API server', async (t) => {
+t.test('the request is not trusted: the tool and the pod are read again from the API server', async (t) => {
   // The API server's tool: busybox, general profile. The request claims a privileged tool with another image.
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox:1.36' })).put(pod('web-1', { app: 'web' }));
   const lie = tool('a', { label: 'app=web', image: 'evil.example/rootkit', securityProfile: 'sysadmin', command: ['sh', '-c', 'pwn'] });
   const policy: DebugPolicy = { ...ANY, profiles: ['general', 'sysadmin'] };
-  await syncPod({ controller: {}, object: wirePod(api.stored('Pod', 'dbg', 'web-1')), related: wire([lie]) }, { kube: api, policy, now: FIXED_NOW });
+  const req = (parent: KubeObject, pods: KubeObject[]) => ({ controller: {}, parent: copy(parent), children: {}, related: wire(pods) });
+  await syncTool(req(lie, [api.stored('Pod', 'dbg', 'web-1')]), { kube: api, policy, now: FIXED_NOW });
   t.equal(api.patches.length, 1);
   const c = api.patches[0]!.containers[0];
   t.equal(c.image, 'busybox:1.36', "the API server's image");
@@ -291,37 +336,52 @@ t.test('the request is not trusted: the pod and the tools are read again from th
 
   // A tool that exists only in the request: nothing.
   const none = new FakeApi().put(pod('web-1', { app: 'web' }));
-  const r = await syncPod({ controller: {}, object: wirePod(none.stored('Pod', 'dbg', 'web-1')), related: wire([tool('ghost', { label: 'app=web', image: 'busybox' })]) }, { kube: none, policy: ANY, now: FIXED_NOW });
+  const r = await syncTool(req(tool('ghost', { label: 'app=web', image: 'busybox' }), [none.stored('Pod', 'dbg', 'web-1')]), { kube: none, policy: ANY, now: FIXED_NOW });
   t.equal(none.patches.length, 0);
-  t.same(r, { attachments: [] }, 'no record, no failure');
+  t.match(r.status, { failed: 0, failures: [] }, 'no failure');
+
+  // Another tool of the same name now (another uid): nothing; the next sync is about it.
+  const recreated = new FakeApi().put({ ...tool('a', { label: 'app=web', image: 'busybox' }), metadata: { name: 'a', namespace: 'dbg', uid: 'other' } }).put(pod('web-1', { app: 'web' }));
+  await syncTool(req(tool('a', { label: 'app=web', image: 'busybox' }), [recreated.stored('Pod', 'dbg', 'web-1')]), { kube: recreated, policy: ANY, now: FIXED_NOW });
+  t.equal(recreated.patches.length, 0);
 
   // The request's pod carries the label, the API server's does not: nothing.
   const relabelled = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'db' }));
-  await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([relabelled.stored('PodBuggerTool', 'dbg', 'a')]) }, { kube: relabelled, policy: ANY, now: FIXED_NOW });
+  await syncTool(req(relabelled.stored('PodBuggerTool', 'dbg', 'a'), [pod('web-1', { app: 'web' })]), { kube: relabelled, policy: ANY, now: FIXED_NOW });
   t.equal(relabelled.patches.length, 0);
 
   // The API server's tool selects other pods, or is being deleted: nothing.
   const moved = new FakeApi().put(tool('a', { label: 'app=db', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
-  await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([tool('a', { label: 'app=web', image: 'busybox' })]) }, { kube: moved, policy: ANY, now: FIXED_NOW });
+  await syncTool(req(tool('a', { label: 'app=web', image: 'busybox' }), [pod('web-1', { app: 'web' })]), { kube: moved, policy: ANY, now: FIXED_NOW });
   t.equal(moved.patches.length, 0);
   const dying = tool('a', { label: 'app=web', image: 'busybox' });
   dying.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
   const deleting = new FakeApi().put(dying).put(pod('web-1', { app: 'web' }));
-  await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([tool('a', { label: 'app=web', image: 'busybox' })]) }, { kube: deleting, policy: ANY, now: FIXED_NOW });
+  await syncTool(req(tool('a', { label: 'app=web', image: 'busybox' }), [pod('web-1', { app: 'web' })]), { kube: deleting, policy: ANY, now: FIXED_NOW });
   t.equal(deleting.patches.length, 0);
+  // The request's tool is being deleted: nothing is even read.
+  const leavingTool = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
+  await syncTool(req(dying, [pod('web-1', { app: 'web' })]), { kube: leavingTool, policy: ANY, now: FIXED_NOW });
+  t.equal(leavingTool.patches.length + leavingTool.gets.length, 0);
+
+  // The API server's tool asks for a refused image: nothing.
+  const swapped = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox.evil.example/pwn' })).put(pod('web-1', { app: 'web' }));
+  await syncTool(req(tool('a', { label: 'app=web', image: 'busybox' }), [pod('web-1', { app: 'web' })]), { kube: swapped, policy: DEFAULT_POLICY, now: FIXED_NOW });
+  t.equal(swapped.patches.length, 0);
 
   // The API server's pod is being deleted, the request's is not: nothing.
   const leaving = pod('web-1', { app: 'web' });
   leaving.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
   const podDying = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(leaving);
-  await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([podDying.stored('PodBuggerTool', 'dbg', 'a')]) }, { kube: podDying, policy: ANY, now: FIXED_NOW });
+  await syncTool(req(podDying.stored('PodBuggerTool', 'dbg', 'a'), [pod('web-1', { app: 'web' })]), { kube: podDying, policy: ANY, now: FIXED_NOW });
   t.equal(podDying.patches.length, 0);
 
   // The pod is gone, or is another pod of the same name now: nothing, or a refused (409) PATCH retried later.
   const gone = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
-  const rg = await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([gone.stored('PodBuggerTool', 'dbg', 'a')]) }, { kube: gone, policy: ANY, now: FIXED_NOW });
+  const rg = await syncTool(req(gone.stored('PodBuggerTool', 'dbg', 'a'), [pod('web-1', { app: 'web' })]), { kube: gone, policy: ANY, now: FIXED_NOW });
   t.equal(gone.patches.length, 0);
-  t.same(rg, { attachments: [] });
+  t.match(rg.status, { matched: 1, injected: 0, failed: 0 });
+  t.notOk(rg.resyncAfterSeconds);
   const raced = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
   const real = raced.get.bind(raced);
   raced.get = async (...args) => {
@@ -329,85 +389,78 @@ t.test('the request is not trusted: the pod and the tools are read again from th
     if (args[1] === 'pods') raced.put(raced.stored('Pod', 'dbg', 'web-1')); // changed between the GET and the PATCH
     return obj;
   };
-  const rr = await syncFrom(raced, ['dbg', 'web-1']);
+  const rr = await syncFrom(raced, ['dbg', 'a']);
   t.equal(raced.stored('Pod', 'dbg', 'web-1').spec.ephemeralContainers, undefined, 'the precondition held the PATCH back');
-  t.same(JSON.parse(rr.annotations![FAILURES]!), { a: { container: 'debug-a', reason: 'Conflict' } });
+  t.same((rr.status as any).failures, [{ pod: 'web-1', reason: 'Conflict' }]);
   t.equal(rr.resyncAfterSeconds, 30);
 });
 
 t.test('excluded namespaces are never touched', async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }, 'kube-system')).put(pod('dns', { app: 'web' }, {}, 'kube-system'));
-  const res = await syncFrom(api, ['kube-system', 'dns'], { ...ANY, excludedNamespaces: DEFAULT_POLICY.excludedNamespaces });
-  t.same(res, { attachments: [] });
+  const res = await syncFrom(api, ['kube-system', 'a'], { ...ANY, excludedNamespaces: DEFAULT_POLICY.excludedNamespaces });
   t.equal(api.patches.length + api.gets.length, 0, 'not even a read');
+  t.match((res.status as any).conditions[0], { status: 'False', reason: 'NamespaceExcluded', message: /kube-system/ });
   const custom = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
-  await syncFrom(custom, ['dbg', 'web-1'], { ...ANY, excludedNamespaces: ['kube-system', 'dbg'] });
+  await syncFrom(custom, ['dbg', 'a'], { ...ANY, excludedNamespaces: ['kube-system', 'dbg'] });
   t.equal(custom.patches.length, 0);
-  await syncFrom(custom, ['dbg', 'web-1'], { ...ANY, excludedNamespaces: [] });
+  await syncFrom(custom, ['dbg', 'a'], { ...ANY, excludedNamespaces: [] });
   t.equal(custom.patches.length, 1, 'the same pod outside the exclusion is injected');
 });
 
 t.test('privileged profiles and images outside the allowlist inject nothing unless the server allows them', async (t) => {
   for (const profile of ['sysadmin', 'netadmin']) {
     const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox', securityProfile: profile })).put(pod('web-1', { app: 'web' }));
-    t.same(await syncFrom(api, ['dbg', 'web-1'], DEFAULT_POLICY), { attachments: [] }, `${profile} refused by default`);
-    t.equal(api.patches.length, 0);
-    await syncFrom(api, ['dbg', 'web-1'], { ...DEFAULT_POLICY, profiles: [...DEFAULT_POLICY.profiles, profile as 'sysadmin'] });
+    const refused = await syncFrom(api, ['dbg', 'a'], DEFAULT_POLICY);
+    t.match((refused.status as any).conditions[0], { status: 'False', reason: 'ProfileNotAllowed', message: new RegExp(profile) });
+    t.equal(api.patches.length + api.gets.length, 0, `${profile} refused by default`);
+    await syncFrom(api, ['dbg', 'a'], { ...DEFAULT_POLICY, profiles: [...DEFAULT_POLICY.profiles, profile as 'sysadmin'] });
     t.equal(api.patches.length, 1, `${profile} when enabled`);
   }
   const evil = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox.evil.example/pwn' })).put(pod('web-1', { app: 'web' }));
-  t.same(await syncFrom(evil, ['dbg', 'web-1'], { ...DEFAULT_POLICY, allowlist: ['busybox*'] }), { attachments: [] });
+  const r = await syncFrom(evil, ['dbg', 'a'], { ...DEFAULT_POLICY, allowlist: ['busybox*'] });
+  t.match((r.status as any).conditions[0], { status: 'False', reason: 'ImageNotAllowed' });
   t.equal(evil.patches.length + evil.gets.length, 0);
-  // The request's tool says busybox, the API server's a refused image: the re-read decides.
-  const swapped = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox.evil.example/pwn' })).put(pod('web-1', { app: 'web' }));
-  await syncPod({ controller: {}, object: pod('web-1', { app: 'web' }), related: wire([tool('a', { label: 'app=web', image: 'busybox' })]) }, { kube: swapped, policy: DEFAULT_POLICY, now: FIXED_NOW });
-  t.equal(swapped.patches.length, 0);
 });
 
 t.test('tools and pods named constructor, __proto__ or toString, and a label key __proto__, work', async (t) => {
   const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
   const api = new FakeApi();
   for (const n of names) api.put(tool(n, { label: '__proto__=yes', image: 'busybox' }));
-  api.put(pod('constructor', { __proto__: 'yes' } as any));
-  // An own label `__proto__`, as JSON gives it.
-  const stored = api.stored('Pod', 'dbg', 'constructor');
-  stored.metadata.labels = JSON.parse('{"__proto__":"yes"}');
-  t.ok(Object.hasOwn(stored.metadata.labels, '__proto__'));
-  const res = await syncFrom(api, ['dbg', 'constructor']);
-  t.same(api.patches.map((p) => p.containers.map((c) => c.name).sort()), [['debug-constructor', 'debug-hasownproperty', 'debug-proto', 'debug-tostring']]);
-  const record = JSON.parse(res.annotations![INJECTIONS]!);
-  t.same(Object.keys(record).sort(), [...names].sort());
-  t.equal(record['__proto__'].container, 'debug-proto');
-
-  // Next sync, with the containers and the annotation: quiet, and the record intact.
-  const p = api.stored('Pod', 'dbg', 'constructor');
-  p.metadata.annotations = res.annotations;
-  api.put(p);
-  const again = await syncFrom(api, ['dbg', 'constructor'], ANY, undefined, new Date(FIXED_NOW.getTime() + 1000));
-  t.same(again, res);
-  t.equal(api.patches.length, 1);
-
-  // A pod without the label is not selected by a `__proto__` selector.
-  const plain = new FakeApi().put(tool('constructor', { label: '__proto__=yes', image: 'busybox' })).put(pod('toString', { app: 'web' }));
-  t.same(await syncFrom(plain, ['dbg', 'toString']), { attachments: [] });
-  t.equal(plain.patches.length, 0);
-
-  // The tool's status: the pod is counted, whatever the names.
   for (const n of names) {
-    const parent = JSON.parse(JSON.stringify(api.stored('PodBuggerTool', 'dbg', n)));
-    const status = syncTool({ controller: {}, parent, related: wire([api.stored('Pod', 'dbg', 'constructor')]) }, ANY, FIXED_NOW).status as any;
-    t.match(status, { matched: 1, injected: 1, lastInjected: ['constructor'] }, `tool ${n}`);
+    api.put(pod(n, {}));
+    // An own label `__proto__`, as JSON gives it.
+    const stored = api.stored('Pod', 'dbg', n);
+    stored.metadata.labels = JSON.parse('{"__proto__":"yes"}');
+    t.ok(Object.hasOwn(stored.metadata.labels, '__proto__'));
   }
+  api.put(pod('plain', { app: 'web' }));
+  for (const n of names) {
+    const res = await syncAndApply(api, ['dbg', n]);
+    t.match(res.status, { matched: 4, injected: 4, failed: 0 }, `tool ${n}`);
+    t.same([...(res.status as any).lastInjected].sort(), [...names].sort());
+  }
+  for (const n of names) t.same(ephemeralNames(api, 'dbg', n), ['debug-constructor', 'debug-proto', 'debug-tostring', 'debug-hasownproperty']);
+  t.same(ephemeralNames(api, 'dbg', 'plain'), [], 'a pod without the label is not selected by a `__proto__` selector');
+  // Next sync: quiet.
+  const patches = api.patches.length;
+  const again = await syncFrom(api, ['dbg', '__proto__'], ANY, undefined, new Date(FIXED_NOW.getTime() + 1000));
+  t.same(again.status, api.stored('PodBuggerTool', 'dbg', '__proto__').status);
+  t.equal(api.patches.length, patches);
 });
 
-t.test('a failed PATCH: recorded on the pod with a stable reason, logged with the names, retried', async (t) => {
+t.test('a failed PATCH: in the status with a stable reason, logged with the names, an event, retried', async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
   api.failPatch = new KubeError(403, 'PATCH /api/v1/...: 403 pods "web-1" is forbidden: User "x" cannot patch resource', 'Forbidden');
   const log = new Log();
-  const failed = await syncFrom(api, ['dbg', 'web-1'], ANY, log);
+  const failed = await syncAndApply(api, ['dbg', 'a'], ANY, log);
   t.equal(failed.resyncAfterSeconds, 30);
-  t.notOk(INJECTIONS in failed.annotations!, 'a failed injection is not recorded as done');
-  t.same(JSON.parse(failed.annotations![FAILURES]!), { a: { container: 'debug-a', reason: 'Forbidden' } });
+  t.match(failed.status, { matched: 1, injected: 0, failed: 1, failures: [{ pod: 'web-1', reason: 'Forbidden' }], lastInjected: [] });
+  t.match((failed.status as any).conditions[0], {
+    type: 'Ready',
+    status: 'False',
+    reason: 'InjectionFailed',
+    message: 'debug-a could not be added to 1 of 1 matching pods: web-1 (Forbidden); retried every 30s',
+  });
   t.equal(log.lines.length, 1);
   t.match(log.lines[0]!.msg, /PodBuggerTool dbg\/a: .*debug-a.* pod dbg\/web-1: Forbidden/);
   t.match(log.lines[0]!.obj, { podbuggertool: 'dbg/a', pod: 'dbg/web-1', reason: 'Forbidden', err: /forbidden/ });
@@ -420,34 +473,28 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged with th
     type: 'Warning',
     reason: 'InjectionFailed',
     note: 'could not add debug-a to pod dbg/web-1: Forbidden',
-    regarding: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', namespace: 'dbg', name: 'a' },
+    regarding: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', namespace: 'dbg', name: 'a', uid: 'uid-tool-a' },
     related: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'web-1', uid: 'uid-web-1' },
   });
   t.equal(api.events[0]!.eventTime.toISOString(), FIXED_NOW.toISOString());
 
-  // The same failure again: the same answer (quiet), whatever the error text, and no second event.
-  const p = api.stored('Pod', 'dbg', 'web-1');
-  p.metadata.annotations = failed.annotations;
-  api.put(p);
+  // The same failure again: the same status (quiet), whatever the error text and the time, and no second event.
   api.failPatch = new KubeError(403, 'another text entirely', 'Forbidden');
-  t.same(await syncFrom(api, ['dbg', 'web-1'], ANY, log, new Date(FIXED_NOW.getTime() + 30_000)), failed);
+  const retry = await syncAndApply(api, ['dbg', 'a'], ANY, log, new Date(FIXED_NOW.getTime() + 30_000));
+  t.same(retry, failed);
   t.equal(api.events.length, 1, 'one event per failure, not per retry');
-
 
   // A failure to read is a failure too; an unreachable API server has its own reason (and no event: it could
   // not be recorded either).
   api.failGet = new Error('connect ECONNREFUSED 127.0.0.1:6443');
-  const unreachable = await syncFrom(api, ['dbg', 'web-1'], ANY, log);
-  t.same(JSON.parse(unreachable.annotations![FAILURES]!), { a: { container: 'debug-a', reason: 'Unreachable' } });
+  const unreachable = await syncAndApply(api, ['dbg', 'a'], ANY, log);
+  t.same((unreachable.status as any).failures, [{ pod: 'web-1', reason: 'Unreachable' }]);
   t.equal(api.events.length, 1);
   api.failGet = undefined;
 
-  // Another failure: another event, under another name; the uid is the API server's tool's.
-  const stored = api.stored('PodBuggerTool', 'dbg', 'a');
-  stored.metadata.uid = 'uid-tool-a';
-  api.put(stored);
+  // Another failure: another event, under another name.
   api.failPatch = new KubeError(422, 'invalid', 'Invalid');
-  await syncFrom(api, ['dbg', 'web-1'], ANY, log);
+  await syncAndApply(api, ['dbg', 'a'], ANY, log);
   t.equal(api.events.length, 2);
   t.match(api.events[1], { note: 'could not add debug-a to pod dbg/web-1: Invalid', regarding: { uid: 'uid-tool-a' } });
   t.not(api.events[1]!.name, api.events[0]!.name);
@@ -457,15 +504,33 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged with th
   quiet.failPatch = new KubeError(403, 'x', 'Forbidden');
   quiet.failEvent = new KubeError(403, 'events is forbidden', 'Forbidden');
   const qlog = new Log();
-  t.same(await syncFrom(quiet, ['dbg', 'web-1'], ANY, qlog), failed);
+  t.same(await syncFrom(quiet, ['dbg', 'a'], ANY, qlog), failed);
   t.match(qlog.lines[1]!.msg, /PodBuggerTool dbg\/a: could not record the event InjectionFailed: Forbidden/);
 
-  // It works now: recorded, and the failure removed.
+  // It works now: the failure is gone from the status.
   api.failPatch = undefined;
-  const ok = await syncFrom(api, ['dbg', 'web-1'], ANY, log);
-  t.equal(ok.annotations![FAILURES], null, 'the failure annotation is deleted');
-  t.ok(JSON.parse(ok.annotations![INJECTIONS]!).a);
+  const ok = await syncAndApply(api, ['dbg', 'a'], ANY, log);
+  t.match(ok.status, { matched: 1, injected: 1, failed: 0, failures: [], lastInjected: ['web-1'] });
+  t.match((ok.status as any).conditions[0], { status: 'True', reason: 'Injecting' });
   t.notOk(ok.resyncAfterSeconds);
+});
+
+t.test('many pods: a few per sync, failing ones last, the rest at the next sync', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
+  const n = MAX_PER_SYNC + 5;
+  const names = Array.from({ length: n }, (_, i) => `web-${String(i).padStart(2, '0')}`);
+  for (const name of names) api.put(pod(name, { app: 'web' }));
+  // web-00 fails.
+  const real = api.addEphemeralContainers.bind(api);
+  api.addEphemeralContainers = async (ns, name, c, p) => (name === 'web-00' ? Promise.reject(new KubeError(403, 'no', 'Forbidden')) : real(ns, name, c, p));
+  const first = await syncAndApply(api, ['dbg', 'a']);
+  t.equal(api.patches.length + 1, MAX_PER_SYNC, 'no more than MAX_PER_SYNC PATCHes');
+  t.equal(first.resyncAfterSeconds, 1, 'called again soon for the rest');
+  t.match(first.status, { matched: n, injected: MAX_PER_SYNC - 1, failed: 1 });
+  const second = await syncAndApply(api, ['dbg', 'a']);
+  t.match(second.status, { matched: n, injected: n - 1, failed: 1, failures: [{ pod: 'web-00', reason: 'Forbidden' }] });
+  t.equal(second.resyncAfterSeconds, 30);
+  for (const name of names.slice(1)) t.same(ephemeralNames(api, 'dbg', name), ['debug-a'], name);
 });
 
 t.test('terminating pods are left alone', async (t) => {
@@ -473,71 +538,40 @@ t.test('terminating pods are left alone', async (t) => {
   const gone = pod('p', { app: 'web' });
   gone.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
   api.put(gone);
-  t.same(await syncFrom(api, ['dbg', 'p']), { attachments: [] });
+  const res = await syncFrom(api, ['dbg', 'a']);
   t.equal(api.patches.length + api.gets.length, 0);
+  t.match(res.status, { matched: 0, injected: 0 });
 });
 
-const injectedAt = (tool: string, image: string, at: string) => ({ [INJECTIONS]: JSON.stringify({ [tool]: { container: `debug-${tool}`, image, at } }) });
-
-t.test('tool status: matched, injected, last injected, policy', async (t) => {
-  const p1 = pod('p1', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] });
-  p1.metadata.annotations = injectedAt('a', 'busybox', '2026-01-01T00:00:00Z');
-  const p2 = pod('p2', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] });
-  p2.metadata.annotations = injectedAt('a', 'busybox', '2026-01-02T00:00:00Z');
-  const p3 = pod('p3', { app: 'web' });
-  const other = pod('p4', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] }, 'elsewhere');
-  const req = { controller: {}, parent: tool('a', { label: 'app=web', image: 'busybox' }) as any, related: wire([p1, p2, p3, other]) };
-  const res = syncTool(req, DEFAULT_POLICY, FIXED_NOW);
-  t.match(res.status, { matched: 3, injected: 2, outdated: 0, failed: 0, lastInjected: ['p2', 'p1'], containerName: 'debug-a' });
-  t.match((res.status as any).conditions[0], { type: 'Ready', status: 'True', reason: 'Injecting', message: '2 of 3 matching pods carry debug-a' });
-  t.same(res.children, []);
-  const refused = syncTool(req, { ...DEFAULT_POLICY, allowlist: ['alpine*'] }, FIXED_NOW);
-  t.match((refused.status as any).conditions[0], { status: 'False', reason: 'ImageNotAllowed' });
-  const privileged = syncTool({ ...req, parent: tool('a', { label: 'app=web', image: 'busybox', securityProfile: 'sysadmin' }) as any }, DEFAULT_POLICY, FIXED_NOW);
-  t.match((privileged.status as any).conditions[0], { status: 'False', reason: 'ProfileNotAllowed', message: /sysadmin/ });
-  const excluded = syncTool({ ...req, parent: tool('a', { label: 'app=web', image: 'busybox' }, 'kube-system') as any }, DEFAULT_POLICY, FIXED_NOW);
-  t.match((excluded.status as any).conditions[0], { status: 'False', reason: 'NamespaceExcluded', message: /kube-system/ });
+t.test('tool status: matched, injected, last injected kept from the previous status', async (t) => {
+  const carrying = (name: string, image = 'busybox', ns = 'dbg') => pod(name, { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image }] }, ns);
+  const parent = tool('a', { label: 'app=web', image: 'busybox' }) as any;
+  parent.status = { lastInjected: ['p2', 'gone', 'p1'] };
+  const req = { controller: {}, parent, related: wire([carrying('p1'), carrying('p2'), pod('p3', { app: 'web' }), carrying('p4', 'busybox', 'elsewhere'), carrying('p5')]) };
+  const res = await syncTool(req, { kube: new FakeApi(), policy: { ...DEFAULT_POLICY, excludedNamespaces: ['dbg'] }, now: FIXED_NOW });
+  t.match(res.status, { matched: 4, injected: 3, outdated: 0, failed: 0, lastInjected: ['p2', 'p1', 'p5'], containerName: 'debug-a' });
 });
 
 t.test('a tool whose image changed does not count old-image pods as carrying its container', async (t) => {
   const old = pod('old', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox:1.35' }] });
-  old.metadata.annotations = injectedAt('a', 'busybox:1.35', '2026-01-03T00:00:00Z');
   const fresh = pod('fresh', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox:1.36' }] });
-  fresh.metadata.annotations = injectedAt('a', 'busybox:1.36', '2026-01-01T00:00:00Z');
-  const res = syncTool({ controller: {}, parent: tool('a', { label: 'app=web', image: 'busybox:1.36' }) as any, related: wire([old, fresh]) }, DEFAULT_POLICY, FIXED_NOW);
+  const api = new FakeApi();
+  const res = await syncTool({ controller: {}, parent: tool('a', { label: 'app=web', image: 'busybox:1.36' }) as any, related: wire([old, fresh]) }, { kube: api, policy: DEFAULT_POLICY, now: FIXED_NOW });
+  t.equal(api.gets.length, 0, 'an ephemeral container cannot be changed: nothing is tried');
   t.match(res.status, { matched: 2, injected: 1, outdated: 1, lastInjected: ['fresh'] });
   t.match((res.status as any).conditions[0].message, /1 of 2 matching pods carry debug-a; 1 carry it with an older image/);
 });
 
-t.test('a failure to act is a condition on the tool, naming the pods', async (t) => {
-  const failing = (name: string, reason: string) => {
-    const p = pod(name, { app: 'web' });
-    p.metadata.annotations = { [FAILURES]: JSON.stringify({ a: { container: 'debug-a', reason }, b: { container: 'debug-b', reason: 'Invalid' } }) };
-    return p;
-  };
-  const ok = pod('ok', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] });
-  const parent = tool('a', { label: 'app=web', image: 'busybox' }) as any;
-  const res = syncTool({ controller: {}, parent, related: wire([failing('web-2', 'Forbidden'), ok, failing('web-1', 'Conflict')]) }, DEFAULT_POLICY, FIXED_NOW);
-  t.match(res.status, { matched: 3, injected: 1, failed: 2 });
-  t.match((res.status as any).conditions[0], {
-    type: 'Ready',
-    status: 'False',
-    reason: 'InjectionFailed',
-    message: 'debug-a could not be added to 2 of 3 matching pods: web-1 (Conflict), web-2 (Forbidden); retried every 30s',
-  });
-  // Quiet: the same pods give the same status, the transition time kept.
-  parent.status = res.status;
-  const again = syncTool({ controller: {}, parent, related: wire([failing('web-2', 'Forbidden'), ok, failing('web-1', 'Conflict')]) }, DEFAULT_POLICY, new Date(FIXED_NOW.getTime() + 60_000));
-  t.same(again.status, res.status);
-  // Once the pods carry the container, a stale failure record does not count.
-  const healed = failing('web-1', 'Forbidden');
-  healed.spec.ephemeralContainers = [{ name: 'debug-a', image: 'busybox' }];
-  const r2 = syncTool({ controller: {}, parent: tool('a', { label: 'app=web', image: 'busybox' }) as any, related: wire([healed]) }, DEFAULT_POLICY, FIXED_NOW);
-  t.match((r2.status as any).conditions[0], { status: 'True', reason: 'Injecting' });
+t.test('an invalid spec: nothing is touched, the status kept, Ready=False', async (t) => {
+  const api = new FakeApi().put(pod('web-1', { app: 'web' }));
+  const parent = tool('a', { image: 'busybox' }) as any;
+  parent.status = { matched: 3, injected: 3 };
+  const res = await syncTool({ controller: {}, parent, related: wire([api.stored('Pod', 'dbg', 'web-1')]) }, { kube: api, policy: ANY, now: FIXED_NOW });
+  t.equal(api.gets.length + api.patches.length, 0);
+  t.match(res.status, { matched: 3, injected: 3, conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSpec' }] });
 });
 
-t.test('customize hooks', async (t) => {
-  t.same(customizePod(), { relatedResources: [{ apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools' }] });
+t.test('customize hook', async (t) => {
   t.same(customizeTool({ controller: {}, parent: tool('a', { label: 'app=web', image: 'x' }) as any }), {
     relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: { app: 'web' } } }],
   });

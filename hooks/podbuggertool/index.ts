@@ -1,24 +1,19 @@
-import type { CompositeHookDefinition, DecoratorHookDefinition } from '../../lib/hook.js';
+import type { CompositeHookDefinition } from '../../lib/hook.js';
 import { resource } from './schema.js';
-import { customizePod, customizeTool, syncPod, syncTool } from './sync.js';
+import { customizeTool, syncTool } from './sync.js';
 
-/** The pods: a DecoratorController whose hooks add the debug containers (`/hooks/podbuggertool/...`). */
-export const podbuggertool: DecoratorHookDefinition = {
-  type: 'decorator',
-  name: 'podbuggertool',
-  resources: [{ apiVersion: 'v1', resource: 'pods' }],
-  attachments: [],
-  effects: true,
-  sync: (request, ctx) => syncPod(request, { kube: ctx.deps.kube(), policy: ctx.deps.debugPolicy, now: ctx.deps.now(), log: ctx.log }),
-  customize: () => customizePod(),
-};
-
-/** The tools: a CompositeController (no children) that reports their status (`/hooks/podbuggertool-status/...`). */
-export const podbuggertoolStatus: CompositeHookDefinition = {
+/**
+ * The tools: a CompositeController (no children) whose customize hook asks for the pods each tool selects, and
+ * whose sync hook adds the tool's ephemeral container to them and reports (`/hooks/podbuggertool/...`). No hook
+ * is called about a pod no tool selects.
+ */
+export const podbuggertool: CompositeHookDefinition = {
   type: 'composite',
-  name: 'podbuggertool-status',
+  name: 'podbuggertool',
   resource,
   childResources: [],
-  sync: (request, ctx) => syncTool(request, ctx.deps.debugPolicy, ctx.deps.now()),
+  // The sync hook adds ephemeral containers through the Kubernetes API: it serves only authenticated callers.
+  effects: true,
+  sync: (request, ctx) => syncTool(request, { kube: ctx.deps.kube(), policy: ctx.deps.debugPolicy, now: ctx.deps.now(), log: ctx.log }),
   customize: (request) => customizeTool(request),
 };

@@ -5,9 +5,6 @@ import type { KubeObject, LabelSelector } from '../../lib/metacontroller.js';
 import { specParser } from '../../lib/spec.js';
 import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
 
-export const ANNOTATION = 'debug.metaops.dev/injections';
-export const FAILURES_ANNOTATION = 'debug.metaops.dev/failures';
-
 export const parser = specParser(PodBuggerToolSpec, (spec) =>
   spec.selector || spec.label ? undefined : 'spec.selector or spec.label is required: a tool without one would debug every pod',
 );
@@ -237,51 +234,6 @@ export function refusal(
     return { reason: 'NamespaceExcluded', message: `namespace ${namespace} is excluded from debugging by the server; nothing is injected` };
   }
   return undefined;
-}
-
-export interface Injection {
-  container: string;
-  image: string;
-  at: string;
-}
-
-/** A failed attempt to add a tool's container, as recorded on the pod: a stable reason, no raw error text. */
-export interface Failure {
-  container: string;
-  reason: string;
-}
-
-function recordMap<T>(pod: KubeObject, annotation: string, valid: (v: Record<string, unknown>) => boolean): Map<string, T> {
-  const out = new Map<string, T>();
-  const text = pod.metadata.annotations && Object.hasOwn(pod.metadata.annotations, annotation) ? pod.metadata.annotations[annotation] : undefined;
-  if (typeof text !== 'string' || !text) return out;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return out;
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
-  // Own keys only: a tool may be called `constructor` or `__proto__`.
-  for (const [key, entry] of Object.entries(value)) {
-    if (entry && typeof entry === 'object' && !Array.isArray(entry) && valid(entry as Record<string, unknown>)) out.set(key, entry as T);
-  }
-  return out;
-}
-
-/** The injections recorded on a pod (annotation), tolerant of anything malformed. */
-export function recorded(pod: KubeObject): Map<string, Injection> {
-  return recordMap<Injection>(pod, ANNOTATION, (e) => typeof e['container'] === 'string' && typeof e['image'] === 'string');
-}
-
-/** The failed injections recorded on a pod (annotation), tolerant of anything malformed. */
-export function failures(pod: KubeObject): Map<string, Failure> {
-  return recordMap<Failure>(pod, FAILURES_ANNOTATION, (e) => typeof e['reason'] === 'string');
-}
-
-/** A record as annotation text: keys sorted, so that the same record is always the same text. */
-export function recordText(record: Map<string, unknown>): string {
-  return JSON.stringify(Object.fromEntries([...record.keys()].sort().map((k) => [k, record.get(k)])));
 }
 
 export function matches(spec: Spec, pod: KubeObject): boolean {

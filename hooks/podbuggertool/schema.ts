@@ -47,7 +47,19 @@ export const PodBuggerToolStatus = Type.Object(
     outdated: Type.Optional(
       Type.Integer({ description: 'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).' }),
     ),
-    failed: Type.Optional(Type.Integer({ description: 'Matching pods the debug container could not be added to (see the Ready condition).' })),
+    failed: Type.Optional(Type.Integer({ description: 'Matching pods the debug container could not be added to (see failures and the Ready condition).' })),
+    failures: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            pod: Type.String(),
+            reason: Type.String({ description: 'Why, as the API server said it (Forbidden, Conflict, Invalid, ...; Unreachable): no raw error text.' }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 100, description: 'The matching pods the debug container could not be added to, by name (up to 100); retried.' },
+      ),
+    ),
     lastInjected: Type.Optional(Type.Array(Type.String(), { description: 'The pods injected most recently (up to 10).' })),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     observedGeneration: Type.Optional(Type.Integer()),

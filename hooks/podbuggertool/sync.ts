@@ -1,52 +1,51 @@
-// PodBuggerTool: a DecoratorController hook on pods (inject) and a CompositeController hook on the tools
-// (report). Metacontroller cannot write the pods/ephemeralcontainers subresource, so the pod hook adds the
-// containers itself through the Kubernetes API; the injection is recorded in an annotation on the pod.
+// PodBuggerTool: one CompositeController on the tools (no children). Its customize hook asks Metacontroller for
+// the pods the tool's selector matches, in the tool's namespace, as related objects; its sync hook adds the tool's
+// ephemeral container to those of them that lack it, and reports. Metacontroller cannot write the
+// pods/ephemeralcontainers subresource, so the hook adds the containers itself through the Kubernetes API.
+//
+// Nothing is ever called about a pod no tool selects: Metacontroller syncs a tool again when a pod its customize
+// rule selects is added, changed or deleted (v4.17.0 pkg/controller/common/customize/manager.go L284-286 register
+// the informer handlers; L299-322 onRelatedAdd/onRelatedUpdate and L343-351 notifyRelatedParents enqueue the
+// parents whose related rule matches the pod; v1.5.20 the same, L111 and L127-150), so a new matching pod, or a
+// pod relabelled into the selector, brings a sync of the tool.
+//
+// The record of an injection is the ephemeral container itself (`debug-<tool>`; it cannot be removed or changed)
+// and the tool's status: which pods carry it, which could not get it and why. No pod annotation is written.
 import type { ConditionInput } from '../../lib/conditions.js';
-import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
+import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
 import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  CustomizeRequest,
-  CustomizeResponse,
-  DecoratorSyncRequest,
-  DecoratorSyncResponse,
-  KubeObject,
-} from '../../lib/metacontroller.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse, KubeObject } from '../../lib/metacontroller.js';
 import { isTerminating, observed } from '../../lib/objects.js';
-import {
-  ANNOTATION,
-  containerName,
-  ephemeralContainer,
-  ephemeralImages,
-  failures,
-  FAILURES_ANNOTATION,
-  matches,
-  parser,
-  recorded,
-  recordText,
-  refusal,
-  selectorOf,
-  type DebugPolicy,
-  type Failure,
-  type Injection,
-} from './match.js';
+import { containerName, ephemeralContainer, ephemeralImages, matches, parser, refusal, selectorOf, type DebugPolicy } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
 export const RETRY_SECONDS = 30;
+/** Pods injected by one sync (the hook has a deadline); the rest are left to the next one, a second later. */
+export const MAX_PER_SYNC = 20;
+/** Pods read and patched side by side. */
+const CONCURRENCY = 5;
+/** Failures listed in the status (all are counted in `failed`). */
+export const MAX_FAILURES = 100;
+const LAST_INJECTED = 10;
 
 /** Where a failure to act is said: a log line that names the tool and the pod. */
-export interface PodHookLog {
+export interface ToolHookLog {
   warn(obj: Record<string, unknown>, msg: string): void;
 }
 
-export interface PodHookDeps {
+export interface ToolHookDeps {
   kube: KubeApi;
   policy: DebugPolicy;
   now: Date;
-  log?: PodHookLog;
+  log?: ToolHookLog;
+}
+
+/** A failed attempt to add the tool's container to a pod: a stable reason, no raw error text. */
+export interface PodFailure {
+  pod: string;
+  reason: string;
 }
 
 /** An event name for one occurrence: the tool's name where it is valid, and a hash of what happened. */
@@ -56,128 +55,150 @@ function eventName(tool: string, occurrence: string): string {
   return prefix ? `${prefix}.${hash}` : hash;
 }
 
-/** The pod hook's customize: the PodBuggerTools of the pod's namespace, as related objects. */
-export function customizePod(): CustomizeResponse {
-  return { relatedResources: [{ apiVersion: TOOL_API, resource: resource.plural }] };
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The tool hook's customize: the pods its selector matches, as related objects (in the tool's namespace). */
+export function customizeTool(request: CustomizeRequest): CustomizeResponse {
+  const parsed = parser.parse(request.parent?.['spec']);
+  if (!parsed.ok) return { relatedResources: [] };
+  return { relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: selectorOf(parsed.spec) }] };
 }
 
-interface Candidate {
-  tool: string;
-  spec: PodBuggerToolSpec;
-}
-
-/**
- * The tools of the pod's namespace that may add their container to this pod: not terminating, a valid spec
- * that selects the pod, allowed by the server's policy.
- */
-function candidates(tools: KubeObject[], pod: KubeObject, namespace: string, policy: DebugPolicy): Candidate[] {
-  const out: Candidate[] = [];
-  for (const tool of tools) {
-    if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace || !tool.metadata.name) continue;
-    const parsed = parser.parse(tool['spec']);
-    if (!parsed.ok || !matches(parsed.spec, pod) || refusal(parsed.spec, namespace, policy)) continue;
-    out.push({ tool: tool.metadata.name, spec: parsed.spec });
+/** The previous status's failures, tolerant of anything malformed. */
+function previousFailures(status: Record<string, unknown>): Map<string, string> {
+  const out = new Map<string, string>();
+  const list = status['failures'];
+  if (!Array.isArray(list)) return out;
+  for (const f of list as Array<{ pod?: unknown; reason?: unknown }>) {
+    if (f && typeof f.pod === 'string' && typeof f.reason === 'string') out.set(f.pod, f.reason);
   }
   return out;
 }
 
-/**
- * Adds, once, the debug container of every tool of the pod's namespace that matches it.
- *
- * The request says which tools might apply; it is not trusted for what is done. Before a PATCH the pod and each
- * tool are read again from the API server, the decision is made again on what it says, and the PATCH carries the
- * pod's uid and resourceVersion, so the containers added are the ones the real tools ask for, on the pod that
- * was looked at. Pods of excluded namespaces are never touched.
- */
-export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps): Promise<DecoratorSyncResponse> {
-  const pod = request.object;
-  if (isTerminating(pod)) return { attachments: [] };
-  const namespace = pod.metadata.namespace ?? 'default';
-  const podName = pod.metadata.name!;
-  const record = recorded(pod);
-  const before = failures(pod);
-  const failed = new Map<string, Failure>();
-  const events: KubeEvent[] = [];
-  const added = new Map<string, Injection>();
+function previousLast(status: Record<string, unknown>): string[] {
+  const list = status['lastInjected'];
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+}
 
-  const observedTools = observed(request.related, resource.kind, TOOL_API);
-  const recordPresent = (pod: KubeObject, list: Candidate[]) => {
-    const have = ephemeralImages(pod);
-    return list.filter(({ tool }) => {
-      const name = containerName(tool);
-      if (!have.has(name)) return true;
-      // Already there (by us or by hand): never added twice; recorded, with the image it has, if it was not.
-      if (!record.has(tool)) record.set(tool, { container: name, image: have.get(name)!, at: deps.now.toISOString() });
-      return false;
-    });
+/** Runs `fn` on every item, at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
   };
-  let wanted = recordPresent(pod, candidates(observedTools, pod, namespace, deps.policy));
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
 
-  if (wanted.length > 0) {
-    const failAll = (list: Candidate[], err: unknown) => {
-      for (const { tool } of list) fail(tool, err);
-    };
-    const fail = (tool: string, err: unknown) => {
-      const reason = errorReason(err);
-      const container = containerName(tool);
-      failed.set(tool, { container, reason });
-      const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
-      deps.log?.warn(
-        { podbuggertool: `${namespace}/${tool}`, pod: `${namespace}/${podName}`, reason, err: err instanceof Error ? err.message : String(err) },
-        `PodBuggerTool ${namespace}/${tool}: ${note}`,
-      );
-      // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
-      // Not when the API server cannot be reached: the event could not be either, and the hook has a deadline.
-      if (before.get(tool)?.reason !== reason && reason !== 'Unreachable') {
-        const uid = reread.get(tool)?.metadata.uid;
-        events.push({
-          namespace,
-          name: eventName(tool, `${namespace}/${tool}/${namespace}/${podName}/${pod.metadata.uid ?? ''}/${reason}`),
-          eventTime: deps.now,
-          type: 'Warning',
-          reason: 'InjectionFailed',
-          action: 'AddEphemeralContainer',
-          note,
-          regarding: { apiVersion: TOOL_API, kind: resource.kind, namespace, name: tool, ...(uid ? { uid } : {}) },
-          related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) },
+interface Outcome {
+  /** Pods the container was added to by this sync: name to image. */
+  added: Map<string, string>;
+  /** Pods found carrying the container on the re-read, though the request's pod did not: name to image. */
+  found: Map<string, string>;
+  failed: Map<string, string>;
+  /** Pods left for the next sync (more than MAX_PER_SYNC wanted it). */
+  deferred: number;
+}
+
+/**
+ * Adds the tool's container to the pods of `missing` (pods of the request that the request's tool selects and that
+ * do not carry it).
+ *
+ * The request says which pods might need it; it is not trusted for what is done. Before a PATCH the tool and the
+ * pod are read again from the API server, the decision is made again on what they say (the tool not being
+ * deleted, its spec valid and allowed by the server's policy, the pod in the tool's namespace, not terminating,
+ * selected by the tool, without the container), and the PATCH carries the pod's uid and resourceVersion, so the
+ * container added is the one the real tool asks for, on the pod that was looked at. Pods of excluded namespaces
+ * are never touched (refused before this is called).
+ */
+async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<string, string>, deps: ToolHookDeps): Promise<Outcome> {
+  const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
+  const toolName = tool.metadata.name!;
+  const namespace = tool.metadata.namespace ?? 'default';
+  const container = containerName(toolName);
+  const events: KubeEvent[] = [];
+  let realUid = tool.metadata.uid;
+
+  const fail = (podName: string, podUid: string | undefined, err: unknown) => {
+    const reason = errorReason(err);
+    out.failed.set(podName, reason);
+    const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
+    deps.log?.warn(
+      { podbuggertool: `${namespace}/${toolName}`, pod: `${namespace}/${podName}`, reason, err: err instanceof Error ? err.message : String(err) },
+      `PodBuggerTool ${namespace}/${toolName}: ${note}`,
+    );
+    // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
+    // Not when the API server cannot be reached: the event could not be either, and the hook has a deadline.
+    if (previous.get(podName) !== reason && reason !== 'Unreachable') {
+      events.push({
+        namespace,
+        name: eventName(toolName, `${namespace}/${toolName}/${namespace}/${podName}/${podUid ?? ''}/${reason}`),
+        eventTime: deps.now,
+        type: 'Warning',
+        reason: 'InjectionFailed',
+        action: 'AddEphemeralContainer',
+        note,
+        regarding: { apiVersion: TOOL_API, kind: resource.kind, namespace, name: toolName, ...(realUid ? { uid: realUid } : {}) },
+        related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
+      });
+    }
+  };
+
+  // Pods that failed before go last: a pod that keeps failing does not hold the others back.
+  const ordered = [...missing].sort((a, b) => {
+    const fa = previous.has(a.metadata.name!) ? 1 : 0;
+    const fb = previous.has(b.metadata.name!) ? 1 : 0;
+    return fa - fb || byName(a.metadata.name!, b.metadata.name!);
+  });
+  const now = ordered.slice(0, MAX_PER_SYNC);
+  out.deferred = ordered.length - now.length;
+  // What is not tried now keeps the failure it had.
+  for (const p of ordered.slice(MAX_PER_SYNC)) {
+    const reason = previous.get(p.metadata.name!);
+    if (reason) out.failed.set(p.metadata.name!, reason);
+  }
+
+  // The tool as the API server has it now.
+  let real: KubeObject | undefined;
+  try {
+    real = await deps.kube.get(TOOL_API, resource.plural, namespace, toolName);
+  } catch (err) {
+    for (const p of now) fail(p.metadata.name!, p.metadata.uid, err);
+  }
+  let spec: PodBuggerToolSpec | undefined;
+  if (real && !isTerminating(real) && (!tool.metadata.uid || !real.metadata.uid || real.metadata.uid === tool.metadata.uid)) {
+    realUid = real.metadata.uid ?? realUid;
+    const parsed = parser.parse(real['spec']);
+    if (parsed.ok && !refusal(parsed.spec, namespace, deps.policy)) spec = parsed.spec;
+  }
+
+  if (spec) {
+    const wanted = spec;
+    await eachLimited(now, CONCURRENCY, async (requested) => {
+      const podName = requested.metadata.name!;
+      let pod: KubeObject | undefined;
+      try {
+        pod = await deps.kube.get('v1', 'pods', namespace, podName);
+      } catch (err) {
+        fail(podName, requested.metadata.uid, err);
+        return;
+      }
+      if (!pod || isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(wanted, pod)) return;
+      const have = ephemeralImages(pod).get(container);
+      // Already there (by us, by hand, or the request lagged): never added twice.
+      if (have !== undefined) {
+        out.found.set(podName, have);
+        return;
+      }
+      try {
+        await deps.kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(toolName, wanted, pod)], {
+          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+          ...(pod.metadata.resourceVersion ? { resourceVersion: pod.metadata.resourceVersion } : {}),
         });
+        out.added.set(podName, wanted.image);
+      } catch (err) {
+        fail(podName, pod.metadata.uid, err);
       }
-    };
-    const reread = new Map<string, KubeObject>();
-    let current: KubeObject | undefined;
-    try {
-      current = await deps.kube.get('v1', 'pods', namespace, podName);
-    } catch (err) {
-      failAll(wanted, err);
-    }
-    if (current && !isTerminating(current) && (current.metadata.namespace ?? namespace) === namespace) {
-      // The tools as the API server has them now (read side by side: the hook has a deadline).
-      await Promise.all(
-        wanted.map(async ({ tool }) => {
-          try {
-            const real = await deps.kube.get(TOOL_API, resource.plural, namespace, tool);
-            if (real) reread.set(tool, real);
-          } catch (err) {
-            fail(tool, err);
-          }
-        }),
-      );
-      const tools = wanted.flatMap(({ tool }) => (reread.has(tool) ? [reread.get(tool)!] : []));
-      wanted = recordPresent(current, candidates(tools, current, namespace, deps.policy));
-      if (wanted.length > 0) {
-        try {
-          await deps.kube.addEphemeralContainers(
-            namespace,
-            podName,
-            wanted.map(({ tool, spec }) => ephemeralContainer(tool, spec, current!)),
-            { ...(current.metadata.uid ? { uid: current.metadata.uid } : {}), ...(current.metadata.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}) },
-          );
-          for (const { tool, spec } of wanted) added.set(tool, { container: containerName(tool), image: spec.image, at: deps.now.toISOString() });
-        } catch (err) {
-          failAll(wanted, err);
-        }
-      }
-    }
+    });
   }
 
   await Promise.all(
@@ -186,65 +207,59 @@ export async function syncPod(request: DecoratorSyncRequest, deps: PodHookDeps):
         await deps.kube.createEvent?.(event);
       } catch (err) {
         deps.log?.warn(
-          { podbuggertool: `${namespace}/${event.regarding.name}`, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
-          `PodBuggerTool ${namespace}/${event.regarding.name}: could not record the event ${event.reason}: ${errorReason(err)}`,
+          { podbuggertool: `${namespace}/${toolName}`, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+          `PodBuggerTool ${namespace}/${toolName}: could not record the event ${event.reason}: ${errorReason(err)}`,
         );
       }
     }),
   );
-  for (const [tool, entry] of added) record.set(tool, entry);
-  const response: DecoratorSyncResponse = { attachments: [] };
-  const annotations: Record<string, string | null> = {};
-  if (record.size > 0) annotations[ANNOTATION] = recordText(record);
-  // The failures of this sync only: a tool that now succeeds, or no longer applies, has none.
-  if (failed.size > 0) annotations[FAILURES_ANNOTATION] = recordText(failed);
-  else if (pod.metadata.annotations && Object.hasOwn(pod.metadata.annotations, FAILURES_ANNOTATION)) annotations[FAILURES_ANNOTATION] = null;
-  if (Object.keys(annotations).length > 0) response.annotations = annotations;
-  // Not recorded: the next sync tries again.
-  if (failed.size > 0) response.resyncAfterSeconds = RETRY_SECONDS;
-  return response;
+  return out;
 }
 
-/** The tool hook's customize: the pods its selector matches, as related objects. */
-export function customizeTool(request: CustomizeRequest): CustomizeResponse {
-  const parsed = parser.parse(request.parent?.['spec']);
-  if (!parsed.ok) return { relatedResources: [] };
-  return { relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: selectorOf(parsed.spec) }] };
-}
-
-/** Reports, on the tool, how many pods match, how many carry its container, and what could not be done. */
-export function syncTool(request: CompositeSyncRequest, policy: DebugPolicy, now: Date): CompositeSyncResponse {
+/**
+ * Adds the tool's container, once, to the pods it selects that lack it, and reports on the tool how many pods
+ * match, how many carry its container, and which could not get it and why. At rest (every matching pod carries
+ * it, or the same failures again) the API server is not called, or gives the same answer, and the status is the
+ * same.
+ */
+export async function syncTool(request: CompositeSyncRequest, deps: ToolHookDeps): Promise<CompositeSyncResponse> {
   const tool = request.parent;
   const parsed = parser.parse(tool.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
+  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, deps.now);
   const spec = parsed.spec;
   const toolName = tool.metadata.name!;
   const namespace = tool.metadata.namespace ?? 'default';
   const name = containerName(toolName);
+  const before = currentStatus(tool);
+  const previous = previousFailures(before);
+  // The pods the request lists that this tool selects: a pod the request lists but the tool does not select is
+  // neither counted nor touched.
   const pods = observed(request.related, 'Pod', 'v1').filter(
-    (p) => !isTerminating(p) && (p.metadata.namespace ?? 'default') === namespace && matches(spec, p),
+    (p) => !isTerminating(p) && (p.metadata.namespace ?? 'default') === namespace && p.metadata.name && matches(spec, p),
   );
+  const refused = refusal(spec, namespace, deps.policy);
+  const missing = pods.filter((p) => !ephemeralImages(p).has(name));
+  const outcome: Outcome =
+    refused || isTerminating(tool) || missing.length === 0
+      ? { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 }
+      : await inject(tool, missing, previous, deps);
+
   // A pod carries the tool only with the tool's current image: an ephemeral container cannot be changed, so a
   // pod injected before the image changed keeps the old one, and is counted apart.
-  const carrying = (p: KubeObject) => ephemeralImages(p).get(name);
-  const injected = pods.filter((p) => carrying(p) === spec.image);
+  const carrying = (p: KubeObject) => outcome.added.get(p.metadata.name!) ?? outcome.found.get(p.metadata.name!) ?? ephemeralImages(p).get(name);
+  const injected = pods.filter((p) => carrying(p) === spec.image).map((p) => p.metadata.name!);
   const outdated = pods.filter((p) => {
     const image = carrying(p);
     return image !== undefined && image !== spec.image;
   });
-  const failedPods = pods
-    .filter((p) => carrying(p) === undefined)
-    .flatMap((p) => {
-      const f = failures(p).get(toolName);
-      return f ? [{ pod: p.metadata.name!, reason: f.reason }] : [];
-    })
-    .sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0));
-  const last = injected
-    .map((p) => ({ name: p.metadata.name!, at: recorded(p).get(toolName)?.at ?? '' }))
-    .sort((a, b) => (a.at === b.at ? (a.name < b.name ? -1 : 1) : a.at < b.at ? 1 : -1))
-    .slice(0, 10)
-    .map((x) => x.name);
-  const refused = refusal(spec, namespace, policy);
+  const failedPods = [...outcome.failed]
+    .map(([pod, reason]) => ({ pod, reason }))
+    .sort((a, b) => byName(a.pod, b.pod));
+  // Most recent first: the pods this sync added, then those the last status named, then the others by name.
+  const carriers = new Set(injected);
+  const last = [...new Set([...[...outcome.added.keys()].sort(byName), ...previousLast(before), ...injected])]
+    .filter((p) => carriers.has(p))
+    .slice(0, LAST_INJECTED);
   const older = outdated.length > 0 ? `; ${outdated.length} carry it with an older image (ephemeral containers cannot be changed)` : '';
   let ready: ConditionInput;
   if (refused) ready = { type: 'Ready', status: false, reason: refused.reason, message: refused.message };
@@ -260,17 +275,22 @@ export function syncTool(request: CompositeSyncRequest, policy: DebugPolicy, now
   } else {
     ready = { type: 'Ready', status: true, reason: 'Injecting', message: `${injected.length} of ${pods.length} matching pods carry ${name}${older}` };
   }
-  return {
+  const response: CompositeSyncResponse = {
     status: {
       matched: pods.length,
       injected: injected.length,
       outdated: outdated.length,
       failed: failedPods.length,
+      failures: failedPods.slice(0, MAX_FAILURES),
       lastInjected: last,
       containerName: name,
       observedGeneration: tool.metadata.generation ?? 0,
-      conditions: conditionsFor(tool, [ready], now),
+      conditions: conditionsFor(tool, [ready], deps.now),
     },
     children: [],
   };
+  // Not done yet: the next sync tries again (sooner when pods were only left for later).
+  if (outcome.deferred > 0) response.resyncAfterSeconds = 1;
+  else if (failedPods.length > 0) response.resyncAfterSeconds = RETRY_SECONDS;
+  return response;
 }
