@@ -102,8 +102,18 @@ function reasonOf(status: number): string {
 }
 
 /** The stable reason of any error of a call (a KubeError's, else Unreachable): fit for a condition. */
+/**
+ * The stable reason of a failed call: the API server's own, `Unreachable` for a network failure or a deadline,
+ * `InvalidAnswer` for anything else (an answer the hook could not use): never a programming error disguised as a
+ * network one.
+ */
 export function errorReason(err: unknown): string {
-  return err instanceof KubeError ? err.reason : 'Unreachable';
+  if (err instanceof KubeError) return err.reason;
+  const code = (err as { code?: unknown } | null)?.code;
+  const name = (err as { name?: unknown } | null)?.name;
+  if (typeof code === 'string' && /^(E[A-Z]+|ERR_[A-Z_]+)$/.test(code)) return 'Unreachable';
+  if (name === 'TimeoutError' || name === 'AbortError' || name === 'AnswerTooLargeError') return 'Unreachable';
+  return 'InvalidAnswer';
 }
 
 export interface Connection {
@@ -205,12 +215,20 @@ export class HttpKubeApi implements KubeApi {
   }
 
   async get(apiVersion: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    let answer: unknown;
     try {
-      return (await this.call('GET', objectPath(apiVersion, resource, namespace, name))) as KubeObject;
+      answer = await this.call('GET', objectPath(apiVersion, resource, namespace, name));
     } catch (err) {
       if (err instanceof KubeError && err.status === 404) return undefined;
       throw err;
     }
+    // Whatever the server said, callers get the object they asked for or an error: an answer that is not that
+    // object (`{}`, a string, another object) is the server's failure, never a crash of the hook.
+    const meta = (answer as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+    if (!answer || typeof answer !== 'object' || Array.isArray(answer) || !meta || typeof meta !== 'object' || meta.name !== name || (meta.namespace ?? namespace) !== namespace) {
+      throw new KubeError(502, `the API server's answer for ${resource} ${namespace}/${name} is not that object`, 'InvalidAnswer');
+    }
+    return answer as KubeObject;
   }
 
   async addEphemeralContainers(

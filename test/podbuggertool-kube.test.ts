@@ -184,3 +184,23 @@ t.test('a kubeconfig user with a tokenFile: the file is kept, to be read again w
   );
   t.same(await fromKubeconfig(path), { server: 'https://127.0.0.1:6443', tokenFile: join(dir, 'tok') });
 });
+
+t.test('an answer that is not the object asked for is the server\'s failure (InvalidAnswer), never a crash', async (t) => {
+  const { server } = await apiServer(t, (req, res) => {
+    if (req.path.endsWith('/empty')) return json(res, 200, {});
+    if (req.path.endsWith('/text')) return json(res, 200, 'hello');
+    if (req.path.endsWith('/array')) return json(res, 200, [1, 2]);
+    if (req.path.endsWith('/other')) return json(res, 200, { metadata: { name: 'someone-else', namespace: 'dbg' } });
+    if (req.path.endsWith('/elsewhere')) return json(res, 200, { metadata: { name: 'elsewhere', namespace: 'kube-system' } });
+    return json(res, 200, { metadata: { name: 'web-1', namespace: 'dbg' } });
+  });
+  const api = new HttpKubeApi(3000, { server });
+  for (const name of ['empty', 'text', 'array', 'other', 'elsewhere']) {
+    const err = await api.get('v1', 'pods', 'dbg', name).catch((e: unknown) => e);
+    t.ok(err instanceof KubeError, `${name}: an error`);
+    t.equal(errorReason(err), 'InvalidAnswer', `${name}: InvalidAnswer`);
+  }
+  t.match(await api.get('v1', 'pods', 'dbg', 'web-1'), { metadata: { name: 'web-1' } });
+  t.equal(errorReason(Object.assign(new Error('x'), { code: 'ECONNRESET' })), 'Unreachable', 'a network failure');
+  t.equal(errorReason(new TypeError("Cannot read properties of undefined (reading 'x')")), 'InvalidAnswer', 'a programming error is not a network failure');
+});

@@ -129,7 +129,9 @@ const ephemeralNames = (api: FakeApi, ns: string, name: string) => ((api.stored(
 
 t.test('container names are valid DNS-1123 labels, whatever the tool is called', async (t) => {
   t.equal(containerName('busybox'), 'debug-busybox');
-  t.equal(containerName('My.Tool_v2'), 'debug-my-tool-v2');
+  t.match(containerName('My.Tool_v2'), /^debug-my-tool-v2-[0-9a-f]{8}$/, 'a name that is not a label keeps a hash');
+  t.not(containerName('x.y'), containerName('x-y'), 'x.y and x-y never share a container (second attack review F2)');
+  t.equal(containerName('x-y'), 'debug-x-y');
   const long = containerName('x'.repeat(80));
   t.ok(long.length <= 63);
   t.match(long, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
@@ -439,7 +441,7 @@ t.test('tools and pods named constructor, __proto__ or toString, and a label key
     t.match(res.status, { matched: 4, injected: 4, failed: 0 }, `tool ${n}`);
     t.same([...(res.status as any).lastInjected].sort(), [...names].sort());
   }
-  for (const n of names) t.same(ephemeralNames(api, 'dbg', n), ['debug-constructor', 'debug-proto', 'debug-tostring', 'debug-hasownproperty']);
+  for (const n of names) t.same(ephemeralNames(api, 'dbg', n), ['constructor', '__proto__', 'toString', 'hasOwnProperty'].map(containerName));
   t.same(ephemeralNames(api, 'dbg', 'plain'), [], 'a pod without the label is not selected by a `__proto__` selector');
   // Next sync: quiet.
   const patches = api.patches.length;
@@ -486,7 +488,7 @@ t.test('a failed PATCH: in the status with a stable reason, logged with the name
 
   // A failure to read is a failure too; an unreachable API server has its own reason (and no event: it could
   // not be recorded either).
-  api.failGet = new Error('connect ECONNREFUSED 127.0.0.1:6443');
+  api.failGet = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
   const unreachable = await syncAndApply(api, ['dbg', 'a'], ANY, log);
   t.same((unreachable.status as any).failures, [{ pod: 'web-1', reason: 'Unreachable' }]);
   t.equal(api.events.length, 1);
@@ -576,4 +578,13 @@ t.test('customize hook', async (t) => {
     relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: { app: 'web' } } }],
   });
   t.same(customizeTool({ controller: {}, parent: tool('a', { image: 'x' }) as any }), { relatedResources: [] });
+});
+
+t.test('an empty selector is refused like no selector: it would debug every pod of the namespace', async (t) => {
+  for (const spec of [{ selector: {} }, { selector: { matchLabels: {} } }, { selector: { matchLabels: {}, matchExpressions: [] } }]) {
+    const parsed = parser.parse({ image: 'busybox', ...spec });
+    t.match(parsed, { ok: false, message: /empty/ }, JSON.stringify(spec));
+  }
+  t.match(parser.parse({ image: 'busybox', selector: { matchLabels: { app: 'web' } } }), { ok: true });
+  t.match(parser.parse({ image: 'busybox', label: 'app' }), { ok: true }, 'label key alone: Exists');
 });

@@ -5,9 +5,13 @@ import type { KubeObject, LabelSelector } from '../../lib/metacontroller.js';
 import { specParser } from '../../lib/spec.js';
 import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
 
-export const parser = specParser(PodBuggerToolSpec, (spec) =>
-  spec.selector || spec.label ? undefined : 'spec.selector or spec.label is required: a tool without one would debug every pod',
-);
+export const parser = specParser(PodBuggerToolSpec, (spec) => {
+  if (!spec.selector && !spec.label) return 'spec.selector or spec.label is required: a tool without one would debug every pod';
+  // An empty selector (`{}`, `{matchLabels: {}}`) selects every pod as surely as none: refused the same way.
+  const s = selectorOf(spec);
+  const empty = Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0;
+  return empty ? 'spec.selector selects nothing in particular (it is empty): a tool would debug every pod of its namespace' : undefined;
+});
 
 /** The selector of a tool: `selector`, and the `label: key=value` shorthand, both required to hold. */
 export function selectorOf(spec: Spec): LabelSelector {
@@ -29,7 +33,10 @@ export function selectorOf(spec: Spec): LabelSelector {
  */
 export function containerName(tool: string): string {
   const base = `debug-${tool}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/-+/g, '-').replace(/-$/, '');
-  if (base.length <= 63) return base;
+  // `debug-<tool>` only when the tool's name is already a label (lower-case letters, digits, single dashes) and
+  // fits: then no other tool name maps to it. Any other name (`x.y`, which would become `debug-x-y`, the name of
+  // tool `x-y`) keeps a hash of the full name, so two tools never share a container.
+  if (base === `debug-${tool}` && base.length <= 63) return base;
   const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8);
   return `${base.slice(0, 54).replace(/-$/, '')}-${hash}`;
 }
