@@ -33,30 +33,48 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
   const https = url.protocol === 'https:';
   const headers = { ...(o.headers ?? {}), ...(o.body !== undefined ? { 'content-length': Buffer.byteLength(o.body) } : {}) };
   return new Promise((resolve, reject) => {
+    // Settled once; a failure destroys both streams without handing them an error to emit again (a destroyed
+    // response with an error and no listener would be an uncaught exception: the process would die).
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(err);
+      req.destroy();
+    };
     const req = (https ? httpsRequest : httpRequest)(url, { method: o.method, headers, ...(https ? o.tls : {}) }, (res) => {
+      res.on('error', fail);
       const chunks: Buffer[] = [];
       const limit = o.maxBytes ?? MAX_ANSWER_BYTES;
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > limit) {
-        req.destroy(new AnswerTooLargeError(limit));
+        res.destroy();
+        fail(new AnswerTooLargeError(limit));
         return;
       }
       let size = 0;
       res.on('data', (c: Buffer) => {
+        if (settled) return;
         size += c.length;
         if (size > limit) {
           chunks.length = 0;
-          req.destroy(new AnswerTooLargeError(limit));
+          res.destroy();
+          fail(new AnswerTooLargeError(limit));
           return;
         }
         chunks.push(c);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+      });
     });
-    const timer = setTimeout(() => req.destroy(o.timeoutError()), o.timeoutMs);
+    const timer = setTimeout(() => fail(o.timeoutError()), o.timeoutMs);
     req.on('close', () => clearTimeout(timer));
-    req.on('error', reject);
+    req.on('error', fail);
     req.end(o.body);
   });
 }

@@ -225,3 +225,44 @@ t.test('sizes around the stated maxima: served up to the maximum, InvalidSpec pa
   );
   t.same(wrong, []);
 });
+
+// Oversized dependency answers: a server answering any size, with or without Content-Length, chunked or not; the
+// call succeeds exactly when the answer fits the limit, and never buffers more than a little past it.
+t.test('dependency answers of random sizes around the limit: read when they fit, refused when they do not', async (t) => {
+  const { createServer } = await import('node:http');
+  const { call, AnswerTooLargeError } = await import('../lib/http.js');
+  let plan = { size: 0, declare: false, chunk: 1024 };
+  let sent = 0;
+  const server = createServer((_req, res) => {
+    sent = 0;
+    res.writeHead(200, plan.declare ? { 'content-length': String(plan.size) } : {});
+    const write = () => {
+      while (sent < plan.size) {
+        const n = Math.min(plan.chunk, plan.size - sent);
+        sent += n;
+        if (!res.write(Buffer.alloc(n, 0x61))) return void res.once('drain', write);
+      }
+      res.end();
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    write();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => server.close());
+  const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+  const wrong: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 0, max: 200_000 }), fc.boolean(), fc.integer({ min: 1, max: 65_536 }), fc.integer({ min: 1000, max: 100_000 }), async (size, declare, chunk, limit) => {
+      plan = { size, declare, chunk };
+      const result = await call(url, { method: 'GET', timeoutMs: 10_000, timeoutError: () => new Error('timeout'), maxBytes: limit }).then(
+        (r) => r.body.length,
+        (e: unknown) => e,
+      );
+      if (size <= limit && result !== size) wrong.push(`size ${size} limit ${limit}: ${String(result)}`);
+      if (size > limit && !(result instanceof AnswerTooLargeError)) wrong.push(`size ${size} limit ${limit}: not refused (${String(result)})`);
+      return true;
+    }),
+    { numRuns: 150 },
+  );
+  t.same(wrong, []);
+});
