@@ -102,10 +102,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     // credentials included, at trace).
     clientErrorHandler,
     // A target the router cannot decode (`/hooks/%zz/sync`): refused in the same shape as every other refusal.
-    frameworkErrors: (error, request, reply) => {
-      logRefusal(request, 400, error.message);
-      (reply as FastifyReply).code(400).send({ statusCode: 400, error: 'Bad Request', message: error.message });
-    },
+    frameworkErrors: (error, request, reply) => void refuse(request, reply as FastifyReply, 400, error.message),
     // A request that has not arrived whole by then is dropped.
     requestTimeout: 30_000,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -163,16 +160,14 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   // 32 MiB of `{}` to /nope once took the server from 84 MB to 1.2 GB.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.routeOptions.url !== undefined) return done();
-    const message = `no route ${request.method} ${safeUrl(request.url)}; GET /hooks lists the hooks served`;
-    logRefusal(request, 404, message);
     reply.header('connection', 'close');
-    reply.code(404).send({ statusCode: 404, error: 'Not Found', message });
+    notFound(request, reply);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {
-      request.log.error({ err: error, url: request.url }, 'hook failed');
+      request.log.error({ err: error, url: safeUrl(request.url) }, 'hook failed');
       // No stack traces or internals in bodies: the request id finds the log line.
       return reply.code(status).send({
         statusCode: status,
@@ -183,15 +178,10 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     if (status === OVERLOADED) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     const message = error.validation ? `invalid hook request: ${error.message}` : error.message;
     // Refusals and deadlines are logged (what was refused and why, never the headers or the body).
-    logRefusal(request, status, message);
-    return reply.code(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
+    return refuse(request, reply, status, message);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const message = `no route ${request.method} ${safeUrl(request.url)}; GET /hooks lists the hooks served`;
-    logRefusal(request, 404, message);
-    reply.code(404).send({ statusCode: 404, error: 'Not Found', message });
-  });
+  app.setNotFoundHandler(notFound);
 
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);
@@ -231,9 +221,8 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
       const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
         const refusal = checkCaller(guard, request, effects);
         if (!refusal) return done();
-        logRefusal(request, refusal.status, refusal.message);
         if (refusal.challenge) reply.header('www-authenticate', refusal.challenge);
-        reply.code(refusal.status).send({ statusCode: refusal.status, error: STATUS_CODES[refusal.status], message: refusal.message });
+        refuse(request, reply, refusal.status, refusal.message);
       };
       app.post(path, { schema: { body, response: { 200: response } }, onRequest, onResponse }, (request, reply) => {
         const ctx = new CallContext(request.authenticated ? deps : pureDeps, request, name);
@@ -417,6 +406,17 @@ function refuseClient(): never {
 function safeUrl(url: string): string {
   const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/, 1)[0] ?? '';
   return path.length > 200 ? `${path.slice(0, 200)}...` : path;
+}
+
+/** A refusal (4xx, or a missed deadline), logged and answered in the one shape every refusal has. */
+function refuse(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
+  logRefusal(request, status, message);
+  return reply.code(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
+}
+
+/** No route for this method and path: refused (before its body is read, by the server-wide onRequest hook). */
+function notFound(request: FastifyRequest, reply: FastifyReply): void {
+  refuse(request, reply, 404, `no route ${request.method} ${safeUrl(request.url)}; GET /hooks lists the hooks served`);
 }
 
 /** One line per refused or timed-out hook call: who, what, why; never headers, bodies or queries. */
