@@ -17,7 +17,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { rfc3339 } from '../../lib/conditions.js';
-import type { TlsFiles } from '../etcdcluster/etcd.js';
+import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcluster/etcd.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -53,8 +53,7 @@ interface EtcdEndpoint {
   prefix?: string;
 }
 
-/** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older), as the cluster hook probes them. */
-export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
+// The gateway prefixes (/v3, /v3beta, /v3alpha) are the cluster hook's list: one list for both probes.
 
 /** An answer other than 200: its status, and whether it is a plain-text 404 (a path etcd does not serve). */
 class HttpStatusError extends Error {

@@ -73,7 +73,7 @@ export const MUTATION_BUDGET_MS = 3000;
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]{1,40})?$/;
 
 /** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older). */
-const PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
+export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
 
 export class HttpEtcdClient implements EtcdClient {
   private readonly timeoutMs: number;
@@ -182,7 +182,7 @@ export class HttpEtcdClient implements EtcdClient {
    */
   private async rpc(endpoint: string, path: string, body: Json): Promise<Json> {
     const known = this.prefixByEndpoint.get(endpoint);
-    for (const prefix of known ? [known, ...PREFIXES.filter((p) => p !== known)] : PREFIXES) {
+    for (const prefix of known ? [known, ...GATEWAY_PREFIXES.filter((p) => p !== known)] : GATEWAY_PREFIXES) {
       const res = await this.call('POST', endpoint + prefix + path, body);
       const json = parse(res.body);
       // A path etcd does not serve is a plain-text 404; etcd's own errors are JSON with a gRPC code, and some
