@@ -2,7 +2,7 @@
 // hooks/etcdcluster/plan.ts); this hook reports its progress from the cluster's status.
 import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
-import { observed } from '../../lib/objects.js';
+import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec } from './schema.js';
 
@@ -23,11 +23,9 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
   const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
   const clusterName = parsed.spec.etcdCluster.name;
-  // Found by its own name, never by a plain-object lookup (a cluster named "constructor" must not resolve).
+  // observedNamed: own keys only (a cluster named "constructor" must not resolve), in the restore's namespace.
   const namespace = parent.metadata.namespace ?? '';
-  const cluster = observed(request.related, 'EtcdCluster', CLUSTERS).find(
-    (c) => c.metadata.name === clusterName && (c.metadata.namespace ?? '') === namespace,
-  );
+  const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, clusterName, namespace);
   const state = (cluster?.['status'] as { restore?: { uid?: string; phase?: string; reason?: string } } | undefined)?.restore;
   const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
   // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the

@@ -1,20 +1,20 @@
 import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { observed } from '../../lib/objects.js';
+import { observedNamed } from '../../lib/objects.js';
 import type { TlsFiles } from './etcd.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
 
 /** The operator's client certificate for a TLS cluster, from the Secret named in TLS.static.operatorSecret. */
-function operatorTls(parent: KubeObject, related: Parameters<typeof observed>[0]): TlsFiles | undefined {
+function operatorTls(parent: KubeObject, related: Parameters<typeof observedNamed>[0]): TlsFiles | undefined {
   const name = (parent['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static?.operatorSecret;
   if (!name) return undefined;
-  // Found by its own name, never by a plain-object lookup (a name such as "constructor" must not resolve).
+  // observedNamed: own keys only (a name such as "constructor" must not resolve).
   // And in the cluster's own namespace: Metacontroller v4.17 lists a rule that names objects without a namespace
   // across every namespace (pkg/controller/common/customize/manager.go L665-683).
   const namespace = parent.metadata.namespace ?? '';
-  const secret = observed(related, 'Secret', 'v1').find((s) => s.metadata.name === name && (s.metadata.namespace ?? '') === namespace);
+  const secret = observedNamed(related, 'Secret', 'v1', name, namespace);
   const data = (secret?.['data'] ?? {}) as Record<string, unknown>;
   const read = (key: string) => {
     const v = Object.hasOwn(data, key) ? data[key] : undefined;

@@ -11,7 +11,7 @@ import type { ConditionInput } from '../../lib/conditions.js';
 import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { allObserved, keepObserved, observedUnordered } from '../../lib/objects.js';
+import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from './api.js';
 import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
@@ -174,7 +174,7 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
   // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
   // find Object.prototype's.
   const wantedSecret = secretName(parent, spec);
-  const observedSecret = observedUnordered(request.children, 'Secret', 'v1').find((o) => o?.metadata?.name === wantedSecret);
+  const observedSecret = observedNamed(request.children, 'Secret', 'v1', wantedSecret);
   const recorded = recordedBuckets(previous);
   const created = new Set(recorded);
   const retained = new Set(previous.retainedBuckets);
