@@ -21,6 +21,7 @@ t.test('defaults: port 8080, no credentials, no opt-out, the stated body limit a
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'true' }).allowUnauthenticated, true);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'false' }).allowUnauthenticated, false);
   t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN: 'abcDEF0123456789-._~+/==' }).auth, { bearer: 'abcDEF0123456789-._~+/==' }, 'token68 characters');
+  t.doesNotThrow(() => settingsFromEnv({ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*,ghcr.io/acme/*,*', METAOPS_DEBUG_PROFILES: 'general,sysadmin' }), 'valid debug policy settings');
   const dir = mkdtempSync(join(tmpdir(), 'metaops-config-'));
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
   t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN_FILE: join(dir, 'token') }).auth, { bearer: TOKEN }, 'from a file, trailing newline trimmed');
@@ -66,6 +67,10 @@ t.test('every wrong setting is refused, by name', async (t) => {
     [{ METAOPS_AUTH_TOKEN: 'ä'.repeat(20) }, /ASCII letters, digits/],
     [{ METAOPS_AUTH_TOKEN: 'a-token-with-a-"quote"-in-it' }, /ASCII letters, digits/],
     [{ PORT: '0' }, /PORT/],
+    [{ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox,https://evil/x' }, /entry "https:\/\/evil\/x" .* would match nothing/],
+    [{ METAOPS_DEBUG_IMAGE_ALLOWLIST: ' ' }, /METAOPS_DEBUG_IMAGE_ALLOWLIST is empty/],
+    [{ METAOPS_DEBUG_PROFILES: 'general,sysadmn' }, /no profile "sysadmn"/],
+    [{ METAOPS_DEBUG_EXCLUDED_NAMESPACES: '' }, /METAOPS_DEBUG_EXCLUDED_NAMESPACES is empty/],
     [{ METAOPS_TLS_CERT_FILE: notPem, METAOPS_TLS_KEY_FILE: notPem }, /cannot be used together/],
     [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('b.key') }, /cannot be used together/],
     [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('a.key'), METAOPS_TLS_CLIENT_CA_FILE: emptyFile }, /no PEM certificate/],

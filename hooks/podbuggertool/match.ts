@@ -149,10 +149,10 @@ export function parseImage(image: string): ImageRef | undefined {
  * - `registry/path/*` (or `path/*` on Docker Hub): any repository below that path of that registry;
  * - `repository` or `repository*` or `repository:*`: that repository, any tag or digest;
  * - `repository:tag`, `repository@digest`: exactly that (an image without a tag is `:latest`).
- * An entry that is none of these matches nothing.
+ * An entry that is none of these is undefined (it would match nothing; the server refuses to start with it).
  */
-export function allowlistEntry(entry: string): (image: ImageRef) => boolean {
-  const never = () => false;
+export function allowlistEntry(entry: string): ((image: ImageRef) => boolean) | undefined {
+  const never = undefined;
   if (entry === '*') return () => true;
   if (entry.endsWith('/*')) {
     const parts = entry.slice(0, -2).split('/');
@@ -183,7 +183,7 @@ export function allowlistEntry(entry: string): (image: ImageRef) => boolean {
 export function imageAllowed(image: string, allowlist: readonly string[]): boolean {
   const ref = parseImage(image);
   if (!ref) return false;
-  return allowlist.some((entry) => allowlistEntry(entry)(ref));
+  return allowlist.some((entry) => allowlistEntry(entry)?.(ref) ?? false);
 }
 
 export function parseList(value: string | undefined): string[] | undefined {
@@ -217,6 +217,25 @@ export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
       ? profiles.filter((p): p is Spec['securityProfile'] => (SCHEMA_PROFILES as readonly string[]).includes(p))
       : DEFAULT_POLICY.profiles,
   };
+}
+
+/**
+ * What is wrong with the METAOPS_DEBUG_* settings, checked at startup with every other setting (lib/config.ts): an
+ * allowlist entry that could never match, a profile that does not exist, a variable set but empty (which would
+ * silently fall back to the default).
+ */
+export function policyProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  for (const name of ['METAOPS_DEBUG_IMAGE_ALLOWLIST', 'METAOPS_DEBUG_EXCLUDED_NAMESPACES', 'METAOPS_DEBUG_PROFILES']) {
+    if (env[name] !== undefined && !parseList(env[name])) problems.push(`${name} is empty: list values, or unset it for the default`);
+  }
+  for (const entry of parseList(env['METAOPS_DEBUG_IMAGE_ALLOWLIST']) ?? []) {
+    if (!allowlistEntry(entry)) problems.push(`METAOPS_DEBUG_IMAGE_ALLOWLIST entry ${JSON.stringify(entry)} is not an image reference, repository* or path/*: it would match nothing`);
+  }
+  for (const profile of parseList(env['METAOPS_DEBUG_PROFILES']) ?? []) {
+    if (!(SCHEMA_PROFILES as readonly string[]).includes(profile)) problems.push(`METAOPS_DEBUG_PROFILES: no profile ${JSON.stringify(profile)} (${SCHEMA_PROFILES.join(', ')})`);
+  }
+  return problems;
 }
 
 /** Why the policy refuses a tool in a namespace, or undefined when it may act. */
