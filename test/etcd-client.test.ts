@@ -89,53 +89,65 @@ t.test('the service keeps one etcd client per TLS identity', async (t) => {
   t.not(defaultDeps().etcdClient(), deps.etcdClient(), 'per service, not global');
 });
 
-t.test('the EtcdCluster hook on etcd 3.3 (/v3beta) and 3.2 (/v3alpha): reads, then grows with a voter', async (t) => {
+t.test('the EtcdCluster hook on etcd 3.3 (/v3beta) and 3.2 (/v3alpha): reads, grows 2 -> 3 with a voter, never 1 -> 2', async (t) => {
   const { sync } = await import('../hooks/etcdcluster/sync.js');
   const { memberPod, peerURL, clusterOf } = await import('../hooks/etcdcluster/members.js');
   const { asObserved, FIXED_NOW, objectMap } = await import('./fixtures/requests.js');
   for (const [prefix, version] of [['/v3beta', '3.3.25'], ['/v3alpha', '3.2.13']] as const) {
-    const spec = { repository: 'quay.io/coreos/etcd', paused: false, version, size: 2 };
-    const parent = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name: 'old', namespace: 'ns', uid: 'u', generation: 1 },
-      spec,
-      status: { phase: 'Running', lastMemberIndex: 0 },
-    };
-    const c = clusterOf(parent as any, spec as any);
-    const posts: Array<{ url: string; body: string }> = [];
-    const server: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (x) => (body += x));
-      req.on('end', () => {
-        const json = (value: unknown) => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(value));
-        };
-        if (req.method === 'POST') posts.push({ url: req.url!, body });
-        if (req.url === '/health') return json({ health: 'true' });
-        if (req.url === '/version') return json({ etcdserver: version, etcdcluster: version.replace(/\.\d+$/, '.0') });
-        if (req.url === `${prefix}/maintenance/status`) return json({ leader: '11', version });
-        if (req.url === `${prefix}/cluster/member/list`) {
-          return json({ members: [{ ID: '11', name: 'old-0', peerURLs: [peerURL(c, 'old-0')], clientURLs: ['http://x:2379'] }] });
-        }
-        if (req.url === `${prefix}/cluster/member/add`) return json({ member: { ID: '12', peerURLs: JSON.parse(body).peerURLs } });
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('404 page not found\n');
+    for (const started of [1, 2]) {
+      const spec = { repository: 'quay.io/coreos/etcd', paused: false, version, size: started + 1 };
+      const parent = {
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdCluster',
+        metadata: { name: 'old', namespace: 'ns', uid: 'u', generation: 1 },
+        spec,
+        status: { phase: 'Running', lastMemberIndex: started - 1 },
+      };
+      const c = clusterOf(parent as any, spec as any);
+      const names = Array.from({ length: started }, (_, i) => `old-${i}`);
+      const posts: Array<{ url: string; body: string }> = [];
+      const server: Server = createServer((req, res) => {
+        let body = '';
+        req.on('data', (x) => (body += x));
+        req.on('end', () => {
+          const json = (value: unknown) => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(value));
+          };
+          if (req.method === 'POST') posts.push({ url: req.url!, body });
+          if (req.url === '/health') return json({ health: 'true' });
+          if (req.url === '/version') return json({ etcdserver: version, etcdcluster: version.replace(/\.\d+$/, '.0') });
+          if (req.url === `${prefix}/maintenance/status`) return json({ leader: '11', version });
+          if (req.url === `${prefix}/cluster/member/list`) {
+            return json({ members: names.map((n, i) => ({ ID: String(11 + i), name: n, peerURLs: [peerURL(c, n)], clientURLs: ['http://x:2379'] })) });
+          }
+          if (req.url === `${prefix}/cluster/member/add`) return json({ member: { ID: '19', peerURLs: JSON.parse(body).peerURLs } });
+          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('404 page not found\n');
+        });
       });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    t.teardown(() => server.close());
-    const port = (server.address() as AddressInfo).port;
-    const client = new HttpEtcdClient({ resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}` });
-    const pod = asObserved(memberPod(parent as any, spec as any, 'old-0', '', 'new'), { phase: 'Running' });
-    const res = await sync({ controller: {}, parent: parent as any, children: objectMap([pod], 'v1', ['Pod.v1', 'Service.v1']) }, { etcd: client, now: FIXED_NOW });
-    const s = res.status as any;
-    t.match(s.memberList, [{ name: 'old-0', id: '11', healthy: true, leader: true, version }], `${version}: read through ${prefix}`);
-    const add = posts.find((p) => p.url.endsWith('/cluster/member/add'));
-    t.equal(add?.url, `${prefix}/cluster/member/add`, `${version}: the add goes through ${prefix}`);
-    t.same(JSON.parse(add!.body), { peerURLs: [peerURL(c, 'old-1')] }, `${version}: a voter, no learner before 3.4`);
-    t.same(res.children.filter((x) => x.kind === 'Pod').map((x) => x.metadata.name), ['old-0', 'old-1']);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      t.teardown(() => server.close());
+      const port = (server.address() as AddressInfo).port;
+      const client = new HttpEtcdClient({ resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}` });
+      const pods = names.map((n) => asObserved(memberPod(parent as any, spec as any, n, '', 'new'), { phase: 'Running' }));
+      const res = await sync({ controller: {}, parent: parent as any, children: objectMap(pods, 'v1', ['Pod.v1', 'Service.v1']) }, { etcd: client, now: FIXED_NOW });
+      const s = res.status as any;
+      t.match(s.memberList[0], { name: 'old-0', id: '11', healthy: true, leader: true, version }, `${version}: read through ${prefix}`);
+      const add = posts.find((p) => p.url.endsWith('/cluster/member/add'));
+      const podNames = res.children.filter((x) => x.kind === 'Pod').map((x) => x.metadata.name);
+      if (started === 1) {
+        // A second voter in a one-member cluster: a quorum of two with one running, until the new one starts.
+        t.equal(add, undefined, `${version}: no member is added to a one-member cluster`);
+        t.same(podNames, ['old-0'], `${version}: no new pod`);
+        t.match(s.conditions.find((x: any) => x.type === 'Scaling'), { status: 'False', reason: 'ScaleUpRefused', message: new RegExp(`etcd ${version.replace(/\.\d+$/, '.0')} has no learners`) });
+        t.match(s.conditions.find((x: any) => x.type === 'Available'), { status: 'True' }, `${version}: the cluster itself is available`);
+      } else {
+        t.equal(add?.url, `${prefix}/cluster/member/add`, `${version}: the add goes through ${prefix}`);
+        t.same(JSON.parse(add!.body), { peerURLs: [peerURL(c, 'old-2')] }, `${version}: a voter, no learner before 3.4`);
+        t.same(podNames, ['old-0', 'old-1', 'old-2']);
+      }
+    }
   }
 });
 

@@ -20,6 +20,9 @@ class FakeEtcd implements EtcdClient {
   /** When set, the member list fails with this (etcd has no quorum). */
   listError: Error | undefined;
   calls: string[] = [];
+  /** What /version says of the cluster (undefined: it did not answer), and what each member runs. */
+  clusterVersion: string | undefined = '3.5.0';
+  version = '3.5.0';
   private nextId = 100;
   constructor(readonly cluster = 'e') {}
   private podOf(url: string): string {
@@ -28,7 +31,8 @@ class FakeEtcd implements EtcdClient {
   async memberList(endpoints: string[]) {
     if (this.listError) throw this.listError;
     if (!endpoints.some((e) => this.up.has(this.podOf(e)))) throw new EtcdError('no etcd endpoint answered', 'Unreachable');
-    return { members: structuredClone(this.members), clusterVersion: '3.5.0' };
+    const members = structuredClone(this.members);
+    return this.clusterVersion ? { members, clusterVersion: this.clusterVersion } : { members };
   }
   async memberAdd(_e: string[], peer: string, learner: boolean) {
     this.calls.push(`add ${this.podOf(peer)}`);
@@ -49,7 +53,7 @@ class FakeEtcd implements EtcdClient {
     const m = this.members.find((x) => x.peerURLs[0]?.startsWith(`http://${pod}.`));
     if (!this.up.has(pod)) return { healthy: false, error: 'down' };
     if (m && !m.name) m.name = pod; // a member gets its name when it starts
-    return { healthy: true, version: '3.5.0', leader: this.members[0]?.id ?? '' };
+    return { healthy: true, version: this.version, leader: this.members[0]?.id ?? '' };
   }
 }
 
@@ -377,6 +381,83 @@ t.test('a learner that never starts is cancelled when the size is lowered or its
   loop.phase.set('e-4', 'Failed');
   await loop.step();
   t.same(loop.etcd.calls.slice(2), ['add e-4', 'remove 101'], 'a learner whose pod failed is removed too');
+});
+
+t.test('etcd < 3.4: a one-member cluster is never grown with a voter that could cost its quorum (issue 16.4)', async (t) => {
+  const loop = await running({ size: 1, version: '3.2.13' });
+  loop.etcd.clusterVersion = '3.2.0';
+  loop.etcd.version = '3.2.13';
+  await loop.step();
+  const settled = structuredClone(loop.status);
+  loop.spec = { ...loop.spec, size: 3 };
+  for (let i = 0; i < 3; i++) await loop.step();
+  t.same(loop.etcd.calls, [], 'no member add');
+  t.same(loop.pods(), ['e-0']);
+  t.match(condition(loop.last, 'Scaling'), { status: 'False', reason: 'ScaleUpRefused', message: /3\.2\.0 has no learners.*Upgrade to 3\.4.*EtcdRestore/ });
+  t.match(condition(loop.last, 'Available'), { status: 'True' });
+  t.not(loop.last.resyncAfterSeconds !== undefined && loop.last.resyncAfterSeconds < 30, true, 'no fast resync while refused');
+  const again = structuredClone(loop.status);
+  await loop.step();
+  t.same(loop.status, again, 'the refusal is quiet: the same status every sync');
+  t.not((settled as any).conditions, undefined);
+  // The version unknown (/version did not answer): no add either, until it is known.
+  loop.etcd.clusterVersion = undefined;
+  await loop.step();
+  t.same(loop.etcd.calls, []);
+  t.match(condition(loop.last, 'Scaling'), { status: 'False', reason: 'WaitingForVersion' });
+  // Two started members: the third is added as a voter (the quorum of three holds with the two).
+  loop.etcd.clusterVersion = '3.2.0';
+  loop.spec = { ...loop.spec, size: 1 };
+  const two = await running({ size: 2, version: '3.2.13' });
+  two.etcd.clusterVersion = '3.2.0';
+  two.spec = { ...two.spec, size: 3 };
+  await two.step();
+  t.same(two.etcd.calls, ['add e-2']);
+  t.equal(two.etcd.members.find((m) => m.id === '100')?.isLearner, false, 'a voter: 3.2 has no learners');
+  // From 3.4 on, a one-member cluster grows with a learner.
+  const learner = await running({ size: 1 });
+  learner.spec = { ...learner.spec, size: 2 };
+  await learner.step();
+  t.same(learner.etcd.calls, ['add e-1']);
+  t.equal(learner.etcd.members.find((m) => m.id === '100')?.isLearner, true);
+});
+
+t.test('an addition whose member never starts is cancelled after 10 minutes, then tried again (issue 16.3, 16.4)', async (t) => {
+  const loop = await running({ size: 3 });
+  loop.spec = { ...loop.spec, size: 4 };
+  const start = loop.now.getTime();
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3']);
+  loop.phase.set('e-3', 'Pending');
+  loop.podStatus.set('e-3', { containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'ImagePullBackOff', message: 'x' } } }] });
+  loop.now = new Date(start + 60_000);
+  await loop.step();
+  const since = loop.s().memberList.find((m: any) => m.name === 'e-3')?.pendingSince;
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  t.equal(since, iso(start + 60_000), 'pending since it was first seen in the member list');
+  loop.now = new Date(start + 9 * 60_000);
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3'], 'not cancelled within 10 minutes');
+  t.match(condition(loop.last, 'Scaling'), { reason: 'WaitingForLearner' });
+  t.equal(loop.s().memberList.find((m: any) => m.name === 'e-3')?.pendingSince, since, 'kept as first seen: no churn');
+  loop.now = new Date(start + 10 * 60_000);
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3'], 'not cancelled at exactly 10 minutes');
+  loop.now = new Date(start + 12 * 60_000);
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3', 'remove 100'], 'cancelled after 10 minutes');
+  t.match(condition(loop.last, 'Scaling'), { reason: 'CancellingAddition', message: /e-3 did not start within 10 minutes \(ImagePullBackOff\)/ });
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  await loop.step();
+  t.same(loop.etcd.calls, ['add e-3', 'remove 100', 'add e-4'], 'a new member is added');
+  loop.now = new Date(start + 13 * 60_000);
+  await loop.step();
+  t.same(loop.s().memberList.filter((m: any) => m.pendingSince).map((m: any) => [m.name, m.pendingSince]), [['e-4', iso(start + 13 * 60_000)]], 'the new addition has its own clock; started members have none');
+  // Once it starts, it is promoted and the clock goes.
+  loop.etcd.up.add('e-4');
+  for (let i = 0; i < 3; i++) await loop.step();
+  t.same(loop.etcd.calls.slice(3), ['promote 101']);
+  t.same(loop.s().memberList.filter((m: any) => m.pendingSince), []);
 });
 
 t.test('the member list error of the moment never reaches status: no churn (issue 19.3)', async (t) => {

@@ -74,17 +74,20 @@ t.test('a pod that is not a member is dropped; a learner added whose pod is miss
   t.equal(d.lastMemberIndex, 7, 'ordinals never go back');
 });
 
-t.test('scale up adds a learner on 3.4+, a voting member before', async (t) => {
-  const obs = (v: string): Observation => ({
-    pods: [pod(0)],
+t.test('scale up adds a learner on 3.4+, a voting member before (from two started members)', async (t) => {
+  const obs = (v: string, n = 1): Observation => ({
+    pods: Array.from({ length: n }, (_, i) => pod(i)),
     terminating: [],
-    health: { 'e-0': healthy(v) },
-    etcd: { members: [member(0)], clusterVersion: v },
+    health: Object.fromEntries(Array.from({ length: n }, (_, i) => [`e-${i}`, healthy(v)])),
+    etcd: { members: Array.from({ length: n }, (_, i) => member(i)), clusterVersion: v },
   });
   const d = decide(parent({ size: 2 }), spec({ size: 2 }), obs('3.5.0'));
   t.match(d.action, { type: 'add', pod: 'e-1', learner: true, peerURL: 'http://e-1.e.ns.svc:2380' });
   t.same(names(d.pods), ['e-0', 'e-1']);
-  t.match(decide(parent({ size: 2 }), spec({ size: 2 }), obs('3.3.0')).action, { type: 'add', learner: false });
+  t.match(decide(parent({ size: 3 }), spec({ size: 3 }), obs('3.3.0', 2)).action, { type: 'add', pod: 'e-2', learner: false });
+  const refused = decide(parent({ size: 2 }), spec({ size: 2 }), obs('3.3.0'));
+  t.equal(refused.action, undefined, 'no voter added to a one-member cluster before 3.4');
+  t.same(names(refused.pods), ['e-0']);
   t.ok(supportsLearners('3.4.0'));
   t.notOk(supportsLearners('3.3.9'));
   t.notOk(supportsLearners(undefined));

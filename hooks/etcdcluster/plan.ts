@@ -112,10 +112,18 @@ export interface MemberReport {
   alarm?: string;
   /** Since when a started member is seen unhealthy while etcd answers (kept as first seen: no churn). */
   unhealthySince?: string;
+  /** Since when an addition (a learner, or a voter that never started) is seen waiting for its member to start. */
+  pendingSince?: string;
 }
 
 /** A started member unhealthy for longer than this, while the others keep quorum without it, is replaced. */
 export const UNHEALTHY_REPLACE_SECONDS = 600;
+/**
+ * An addition whose member has not started (and caught up, for a learner) after this long is cancelled: its pod
+ * cannot be scheduled, its image cannot be pulled, it crashes before it answers. The next sync adds a new member
+ * with the spec of the moment, so nothing waits forever on one pod, and a fixed spec is taken at once.
+ */
+export const PENDING_ADD_SECONDS = 600;
 
 export interface Decision {
   action?: Action;
@@ -392,6 +400,10 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       const since = known.find((k) => k.name === pod)?.unhealthySince ?? (obs.now ? rfc3339(obs.now) : undefined);
       if (since) report.unhealthySince = since;
     }
+    if (!h.healthy && (member.isLearner || !member.name)) {
+      const since = known.find((k) => k.name === report.name)?.pendingSince ?? (obs.now ? rfc3339(obs.now) : undefined);
+      if (since) report.pendingSince = since;
+    }
     return report;
   });
   // A member with the NOSPACE alarm answers (reads, its raft) but /health says false: it counts for quorum,
@@ -486,20 +498,31 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // 2. A pending addition that cannot finish is cancelled: a learner or a member that never started, when
   // the size was lowered, or its pod failed, or the spec changed since (it is removed; a later add takes the
   // current spec). Removing a learner never costs quorum; a voter only while the quorum holds without it.
+  // An addition still pending after PENDING_ADD_SECONDS is cancelled too (a pod that stays Pending: an image
+  // that cannot be pulled, no node to run it).
+  const expired = (m: (typeof members)[number]) => {
+    const since = reports[members.indexOf(m)]?.pendingSince;
+    return Boolean(obs.now && since && obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
+  };
   const pending = members.filter((m) => (m.member.isLearner || !m.member.name) && !(m.pod && healthOf(m.pod).healthy));
   const stuck = pending.find(
     (m) =>
       members.length > spec.size ||
       !m.pod ||
-      (m.observed && (DEAD_PHASES.has(phaseOf(m.observed)) || podImage(m.observed) !== targetImage)),
+      (m.observed && (DEAD_PHASES.has(phaseOf(m.observed)) || podImage(m.observed) !== targetImage)) ||
+      expired(m),
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
+    const name = stuck.pod ?? stuck.member.id;
+    const why = expired(stuck) && members.length <= spec.size && stuck.pod && stuck.observed && !DEAD_PHASES.has(phaseOf(stuck.observed)) && podImage(stuck.observed) === targetImage
+      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
+      : 'never started: its addition is cancelled';
     return {
       ...common,
-      action: { type: 'remove', id: stuck.member.id, pod: stuck.pod ?? stuck.member.id, why: 'cancel' },
+      action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
       pods: livePods.filter((p) => p.metadata.name !== stuck.pod),
       phase: 'Running',
-      conditions: runningConditions([scaling(true, 'CancellingAddition', `member ${stuck.pod ?? stuck.member.id} never started: its addition is cancelled`)]),
+      conditions: runningConditions([scaling(true, 'CancellingAddition', `member ${name} ${why}`)]),
       converging: true,
     };
   }
@@ -553,9 +576,28 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
   // 4. Size: add one member (as a learner where etcd supports it) or remove one.
   if (members.length < spec.size) {
+    const learnerAdd = supportsLearners(obs.etcd.clusterVersion);
+    // Without learners (etcd < 3.4), a second voter added to a one-member cluster makes a quorum of two with one
+    // member running: if the new member never starts, the cluster stops, and removing it needs the quorum it
+    // lost. etcd allows this one add despite --strict-reconfig-check (its recovery case); metaops does not make
+    // it. From two started members on, a voter that never starts leaves the quorum whole (and is cancelled).
+    if (!learnerAdd && voting.length < 2) {
+      const versionKnown = obs.etcd.clusterVersion !== undefined;
+      const message = versionKnown
+        ? `etcd ${obs.etcd.clusterVersion} has no learners: a second member added to a one-member cluster stops it if it never starts. ` +
+          'Upgrade to 3.4 or later first (one minor version at a time) and the size is then reached with learners, ' +
+          `or back the cluster up and restore it (EtcdBackup, EtcdRestore): the ${spec.size} restored members start together`
+        : 'waiting for etcd to report its cluster version before growing a one-member cluster (without learners, before 3.4, that growth is refused)';
+      return {
+        ...common,
+        pods: livePods,
+        phase: 'Running',
+        conditions: runningConditions([scaling(false, versionKnown ? 'ScaleUpRefused' : 'WaitingForVersion', message)]),
+        converging: !versionKnown,
+      };
+    }
     lastMemberIndex += 1;
     const pod = memberName(c.name, lastMemberIndex);
-    const learnerAdd = supportsLearners(obs.etcd.clusterVersion);
     const peers = [...members.filter((m) => m.pod).map((m) => ({ pod: m.pod! })), { pod }];
     return {
       ...common,
@@ -624,6 +666,13 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
 function isMemberReport(m: unknown): m is MemberReport {
   return typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string';
+}
+
+/** Why a pod's first waiting container waits (ImagePullBackOff, CrashLoopBackOff...), or undefined. */
+function podWaiting(pod: KubeObject | undefined): string | undefined {
+  const status = pod?.['status'] as { containerStatuses?: Array<{ state?: { waiting?: { reason?: unknown } } }> } | undefined;
+  const reason = status?.containerStatuses?.find((c) => typeof c.state?.waiting?.reason === 'string')?.state?.waiting?.reason;
+  return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
 }
 
 function phaseOf(pod: KubeObject): string {

@@ -104,6 +104,9 @@ const MemberStatus = Type.Object({
   unhealthySince: Type.Optional(
     Type.String({ description: 'Since when the started member is unhealthy; replaced after 10 minutes while the others keep quorum.' }),
   ),
+  pendingSince: Type.Optional(
+    Type.String({ description: 'Since when the added member (a learner, or a voter not yet started) waits to start; cancelled after 10 minutes.' }),
+  ),
 });
 
 export const EtcdClusterStatus = Type.Object(
