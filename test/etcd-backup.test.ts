@@ -150,3 +150,32 @@ t.test('a failed backup reason goes into status short and printable', async (t) 
   t.match(s.reason, /^AccessDenied: /);
   t.notMatch(s.reason, /\u001b/);
 });
+
+t.test('prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)', async (t) => {
+  const { prune } = await import('../hooks/etcdbackup/backup.js');
+  const keys = new Set([
+    'snap_v9500_2026-01-01T00-00-00Z',
+    'snap_v10000_2026-01-01T01-00-00Z',
+    'other_v1_2026-01-01T00-00-00Z',
+    'snap.db',
+  ]);
+  const s3 = {
+    send: async (cmd: { constructor: { name: string }; input: { Prefix?: string; Key?: string } }) => {
+      if (cmd.constructor.name === 'ListObjectsV2Command') return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
+      if (cmd.constructor.name === 'DeleteObjectCommand') keys.delete(cmd.input.Key!);
+      return {};
+    },
+  } as any;
+  // The cluster was restored from an older snapshot: its revisions start lower than the stored backups'.
+  for (const [rev, hour] of [[9001, 2], [9050, 3], [9300, 4]] as const) {
+    const written = `snap_v${rev}_2026-01-01T0${hour}-00-00Z`;
+    keys.add(written);
+    await prune(s3, 'b', 'snap', 2, written);
+    t.ok(keys.has(written), `${written} survives the run that wrote it`);
+  }
+  t.same([...keys].filter((k) => k.startsWith('snap_v')).sort(), ['snap_v9050_2026-01-01T03-00-00Z', 'snap_v9300_2026-01-01T04-00-00Z'], 'the two newest by date');
+  t.ok(keys.has('other_v1_2026-01-01T00-00-00Z') && keys.has('snap.db'), 'other keys untouched');
+  // maxBackups 1: only the one just written stays.
+  keys.add('snap_v1_2026-01-01T05-00-00Z');
+  t.same(await prune(s3, 'b', 'snap', 1, 'snap_v1_2026-01-01T05-00-00Z'), ['snap_v9300_2026-01-01T04-00-00Z', 'snap_v9050_2026-01-01T03-00-00Z']);
+});

@@ -203,19 +203,24 @@ export async function upload(s3: S3Client, bucket: string, key: string, chunks: 
   }
 }
 
-/** Keeps the `max` newest periodic backups of a key (by revision, then date) and deletes the rest. */
-export async function prune(s3: S3Client, bucket: string, key: string, max: number): Promise<string[]> {
+/**
+ * Keeps the `max` newest periodic backups of a key and deletes the rest; the one just `written` is always kept
+ * and counts as the newest. Newest by the date in the name, not by revision: a revision goes down after a
+ * restore from an older snapshot or when the cluster is recreated, and the newest data must never be pruned.
+ */
+export async function prune(s3: S3Client, bucket: string, key: string, max: number, written?: string): Promise<string[]> {
   if (max <= 0) return [];
   const found: string[] = [];
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${key}_v`, ...(token ? { ContinuationToken: token } : {}) }));
-    for (const o of page.Contents ?? []) if (o.Key && /_v\d+_/.test(o.Key.slice(key.length))) found.push(o.Key);
+    for (const o of page.Contents ?? []) if (o.Key && /^_v\d+_/.test(o.Key.slice(key.length))) found.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  const rev = (k: string) => Number(/_v(\d+)_/.exec(k.slice(key.length))?.[1] ?? 0);
-  const sorted = found.sort((a, b) => rev(b) - rev(a) || (a < b ? 1 : -1));
-  const stale = sorted.slice(max);
+  const stamp = (k: string) => /^_v\d+_(.*)$/.exec(k.slice(key.length))?.[1] ?? '';
+  const rev = (k: string) => Number(/^_v(\d+)_/.exec(k.slice(key.length))?.[1] ?? 0);
+  const others = found.filter((k) => k !== written).sort((a, b) => (stamp(a) < stamp(b) ? 1 : stamp(a) > stamp(b) ? -1 : rev(b) - rev(a)));
+  const stale = others.slice(written ? max - 1 : max);
   for (const k of stale) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: k }));
   return stale;
 }
@@ -256,7 +261,7 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
         return { succeeded: false, reason: `upload to s3://${bucket}/${key} failed: ${awsMessage(err)}`, etcdVersion: version, etcdRevision: revision };
       }
       let pruned: string[] = [];
-      if (o.periodic) pruned = await prune(o.s3, bucket, baseKey, o.maxBackups);
+      if (o.periodic) pruned = await prune(o.s3, bucket, baseKey, o.maxBackups, key);
       return { succeeded: true, etcdVersion: version, etcdRevision: revision, key, size, lastSuccessDate: now().toISOString(), pruned };
     } catch (err) {
       errors.push(`${url}: ${awsMessage(err)}`);
