@@ -166,3 +166,38 @@ t.test('health: a member that answers 503 with the NOSPACE alarm is reported wit
   const h = await new HttpEtcdClient().health(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   t.same(h, { healthy: false, version: '3.5.17', leader: '7', alarm: 'NOSPACE' });
 });
+
+t.test('a learner refusing the member list does not fail the read while a voter answers (attack 7)', async (t) => {
+  const serve = async (handler: (url: string, res: import('node:http').ServerResponse) => void) => {
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => handler(req.url!, res));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.teardown(() => server.close());
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const json = (res: import('node:http').ServerResponse, status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  // etcd 3.6's answer from a learner (checked on real etcd by the attack): gRPC code 9 through the gateway.
+  const learner = await serve((url, res) =>
+    url.endsWith('/cluster/member/list')
+      ? json(res, 400, { error: 'etcdserver: rpc not supported for learner', code: 9, message: 'etcdserver: rpc not supported for learner' })
+      : json(res, 404, {}),
+  );
+  const voter = await serve((url, res) => {
+    if (!url.endsWith('/cluster/member/list')) return json(res, 404, {});
+    setTimeout(() => json(res, 200, { members: [{ ID: '1', name: 'a', peerURLs: ['http://a:2380'], clientURLs: ['http://a:2379'] }] }), 150);
+  });
+  const client = new HttpEtcdClient();
+  for (let i = 0; i < 3; i++) {
+    const list = await client.memberList([learner, voter]);
+    t.equal(list.members[0]?.name, 'a', `read ${i + 1}: the voter's answer`);
+  }
+  // Only rejections: the call fails with etcd's rejection.
+  const err = await client.memberList([learner]).catch((e: unknown) => e);
+  t.equal((err as EtcdError).code, 'Rejected');
+  t.match((err as EtcdError).message, /not supported for learner/);
+});

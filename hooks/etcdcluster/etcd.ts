@@ -136,17 +136,22 @@ export class HttpEtcdClient implements EtcdClient {
     }
   }
 
-  /** A read through every endpoint at once: the first answer wins; a rejection is an answer too. */
+  /**
+   * A read through every endpoint at once: the first success wins. A rejection from one member is not the
+   * cluster's answer (a learner refuses the member list: "rpc not supported for learner"), so the others are
+   * waited for; only when none succeeds is the call failed, with a rejection if there was one.
+   */
   private async any<T>(endpoints: string[], call: (endpoint: string) => Promise<T>): Promise<T> {
     if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
     const errors: string[] = [];
+    let rejection: EtcdError | undefined;
     return new Promise<T>((resolve, reject) => {
       let left = endpoints.length;
       for (const ep of endpoints) {
         call(ep).then(resolve, (err: Error) => {
-          if (err instanceof EtcdError && err.code === 'Rejected') reject(err);
+          if (err instanceof EtcdError && err.code === 'Rejected') rejection ??= err;
           errors.push(`${ep}: ${err.message}`);
-          if (--left === 0) reject(new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'));
+          if (--left === 0) reject(rejection ?? new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'));
         });
       }
     });
