@@ -283,6 +283,50 @@ t.test('an old restore never fires again: finished, or older than the cluster (i
   t.match(fresh.s().restore, { name: 'new', phase: 'Replacing' });
 });
 
+/** The EtcdRestore hook for `r`, against the cluster's status of the moment; its answer becomes its status. */
+function restoreHook(loop: Loop, r: KubeObject): Record<string, unknown> {
+  const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'e', namespace: 'ns' }, status: loop.s() };
+  const res = syncRestore({ controller: {}, parent: r as ParentObject, related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']) }, FIXED_NOW);
+  r['status'] = res.status;
+  return res.status as Record<string, unknown>;
+}
+
+/** The restored members answer: etcd lists them and every pod is up. */
+function restoredUp(loop: Loop) {
+  const c = clusterOf(loop.parent(), loop.parent().spec as any);
+  loop.etcd.members = loop.pods().map((p, i) => ({ id: String(500 + i), name: p, peerURLs: [peerURL(c, p)], clientURLs: [], isLearner: false }));
+  loop.etcd.up = new Set(loop.pods());
+}
+
+t.test('two unfinished EtcdRestores: the newer acts once, the older is superseded and never acts, even without its status (attack 1)', async (t) => {
+  const loop = await running({ size: 3 });
+  const a = restoreObject('a', '2026-07-01T00:00:00Z');
+  const b = restoreObject('b', '2026-07-02T00:00:00Z');
+  loop.related = [a, b];
+  await loop.step();
+  t.match(loop.s().restore, { name: 'b', phase: 'Replacing', created: '2026-07-02T00:00:00Z' }, 'the newest acts');
+  t.match(restoreHook(loop, a), { succeeded: false, reason: /newer EtcdRestore b/ }, 'the older one ends, superseded');
+  delete a['status']; // and even if its status is lost, it never acts
+  loop.etcd.members = [];
+  loop.etcd.up.clear();
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  restoredUp(loop);
+  for (let i = 0; i < 3 && loop.s().restore.phase !== 'Restored'; i++) await loop.step();
+  t.equal(loop.s().restore.phase, 'Restored');
+  t.equal(restoreHook(loop, b)['succeeded'], true);
+  for (let i = 0; i < 4; i++) {
+    await loop.step();
+    t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1} after: the restored cluster is kept`);
+    t.match(loop.s().restore, { name: 'b', phase: 'Restored' });
+  }
+  t.same(loop.etcd.calls.filter((c) => c.startsWith('remove')), [], 'no member removed');
+  // A third EtcdRestore, newer still, does act: restores stay possible.
+  loop.related = [a, b, restoreObject('c', '2026-07-03T00:00:00Z')];
+  await loop.step();
+  t.match(loop.s().restore, { name: 'c', phase: 'Replacing' });
+});
+
 t.test('the EtcdRestore keeps its verdict when the cluster forgets it', async (t) => {
   const restore = restoreObject('r', '2026-07-01T00:00:00Z', { succeeded: true });
   const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'e', namespace: 'ns' }, status: {} };

@@ -26,8 +26,12 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   // observedNamed: own keys only (a cluster named "constructor" must not resolve), in the restore's namespace.
   const namespace = parent.metadata.namespace ?? '';
   const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, clusterName, namespace);
-  const state = (cluster?.['status'] as { restore?: { uid?: string; phase?: string; reason?: string } } | undefined)?.restore;
+  const state = (cluster?.['status'] as { restore?: { uid?: string; name?: string; phase?: string; reason?: string; created?: string } } | undefined)?.restore;
   const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
+  // The cluster took a newer EtcdRestore than this one: this one never acts (the cluster hook ignores
+  // EtcdRestores older than the last it made); it ends failed, saying which one superseded it.
+  const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
+  const superseded = state !== undefined && !mine && state.created !== undefined && Date.parse(state.created) >= born;
   // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the
   // EtcdCluster hook ignores an EtcdRestore whose status.succeeded is set), whatever the cluster's status says.
   let succeeded: boolean | undefined = typeof previous.succeeded === 'boolean' ? previous.succeeded : undefined;
@@ -36,6 +40,10 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   if (succeeded !== undefined) {
     reason = succeeded ? 'Restored' : 'RestoreFailed';
     message = succeeded ? `EtcdCluster ${clusterName} was restored from the snapshot ${parsed.spec.s3.path}` : String(previous.reason ?? 'the restore failed');
+  } else if (superseded) {
+    succeeded = false;
+    reason = 'RestoreSuperseded';
+    message = `EtcdCluster ${clusterName} was restored by the newer EtcdRestore ${String(state.name ?? '')}; this one will not act`;
   } else if (!cluster) {
     reason = 'ClusterNotFound';
     message = `EtcdCluster ${clusterName} does not exist in this namespace`;

@@ -43,7 +43,7 @@ export interface Observation {
   /** Health of each observed pod's member, by pod name. */
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
-  restore?: { uid: string; name: string; source: RestoreSource };
+  restore?: { uid: string; name: string; source: RestoreSource; created?: string };
 }
 
 /** Progress of a restore, kept in status.restore: Replacing (old members dropped) -> Restoring -> Restored. */
@@ -51,6 +51,8 @@ export interface RestoreState {
   uid: string;
   name: string;
   phase: 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  /** The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after this one. */
+  created?: string;
   /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
   reason?: string;
 }
@@ -203,7 +205,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
   const lastIndex = Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
   if (pending && !spec.paused) {
-    return restoring([], lastIndex, { uid: pending.uid, name: pending.name, phase: 'Replacing' },
+    return restoring([], lastIndex, { uid: pending.uid, name: pending.name, phase: 'Replacing', ...(pending.created ? { created: pending.created } : {}) },
       `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`);
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {

@@ -144,6 +144,7 @@ export const EtcdClusterStatus = Type.Object(
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
         phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
+        created: Type.Optional(Type.String({ description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it." })),
         reason: Type.Optional(Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' })),
       }),
     ),

@@ -45,15 +45,21 @@ const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cl
 export function pendingRestore(request: CompositeSyncRequest, image: string): Observation['restore'] {
   const name = request.parent.metadata.name;
   const born = request.parent.metadata.creationTimestamp ?? '';
+  const last = (request.parent.status as { restore?: { uid?: string; created?: string } } | undefined)?.restore;
   const restores = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2')
     .filter((r) => !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name)
     .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
     .filter((r) => !born || !r.metadata.creationTimestamp || Date.parse(r.metadata.creationTimestamp) >= Date.parse(born))
+    // Only a restore newer than the last one this cluster made acts (or that one itself, while it runs): an
+    // older one left unfinished (superseded, or its status lost) never replaces what the newer one restored.
+    .filter((r) => !last?.created || (r.metadata.uid ?? r.metadata.name) === last.uid || Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created))
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];
   const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
   if (!r || !s3?.path) return undefined;
-  return { uid: r.metadata.uid ?? r.metadata.name!, name: r.metadata.name!, source: { s3, image } };
+  const found: NonNullable<Observation['restore']> = { uid: r.metadata.uid ?? r.metadata.name!, name: r.metadata.name!, source: { s3, image } };
+  if (r.metadata.creationTimestamp) found.created = r.metadata.creationTimestamp;
+  return found;
 }
 
 /** Reads the member list and each pod's health, in parallel, within the client's deadlines. */
