@@ -670,3 +670,149 @@ t.test('a member that stays unhealthy for over 10 minutes, its pod still there, 
   await back.step();
   t.notOk(back.s().memberList.find((m: any) => m.name === 'e-1').unhealthySince);
 });
+
+// Attack round on issue 16 (each of these lost data or acted wrongly before its fix).
+
+const READY = { conditions: [{ type: 'Ready', status: 'True' }] };
+const budget = (loop: Loop) => (loop.children.find((c) => c.kind === 'PodDisruptionBudget') as any).spec.minAvailable;
+
+t.test('a formed cluster the hook cannot reach is never bootstrapped again: spec change, crash, all pods lost (attack 2)', async (t) => {
+  const etcd = new FakeEtcd();
+  etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable'); // a wrong operatorSecret
+  const loop = new Loop({ size: 3, pod: { persistentVolumeClaimSpec: PVC } }, etcd);
+  await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  await loop.step();
+  t.equal(loop.s().phase, 'Creating', 'not Ready yet: still a bootstrap');
+  for (const p of loop.pods()) loop.podStatus.set(p, READY); // etcd serves: the readiness probe passes
+  await loop.step();
+  t.match(loop.s(), { phase: 'Running', reason: 'EtcdUnreachable' });
+  t.match(condition(loop.last, 'Available'), { status: 'False', reason: 'EtcdUnreachable', message: /operatorSecret/ });
+  loop.spec = { ...loop.spec, version: '3.5.1' };
+  loop.phase.set('e-2', 'Failed');
+  loop.podStatus.set('e-2', {});
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: no bootstrap over the formed cluster`);
+    t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: every claim kept`);
+  }
+  // Every pod lost: the members start again on their claims, under their names; no new empty members.
+  loop.lose('e-0', 'e-1', 'e-2');
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1} after all pods lost: the claims kept`);
+    t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: the members start again on their claims`);
+  }
+});
+
+t.test('status lost: the observed claims are kept, and nothing is bootstrapped over them (attack 6)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  // (a) Status lost, two pods gone, etcd silent.
+  loop.status = undefined;
+  loop.lose('e-1', 'e-2');
+  loop.etcd.listError = new EtcdError('no quorum', 'Unreachable');
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: the claims of the lost pods are kept`);
+    t.notSame(loop.s().phase, 'Creating');
+  }
+  // (b) Status lost again, with pods Failed: never taken for a failed bootstrap.
+  const b = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  b.status = undefined;
+  b.etcd.listError = new EtcdError('no quorum', 'Unreachable');
+  b.phase.set('e-1', 'Failed');
+  b.phase.set('e-2', 'Failed');
+  for (let i = 0; i < 4; i++) {
+    await b.step();
+    t.same(b.claims(), ['e-0', 'e-1', 'e-2'], `sync ${i + 1}: claims kept`);
+    t.ok(b.pods().includes('e-0'), `sync ${i + 1}: the live member kept`);
+    t.notMatch(b.s().conditions, [{ reason: 'RestartingBootstrap' }]);
+  }
+});
+
+t.test('a restore whose members vanish, or whose EtcdRestore is deleted, never ends as an empty cluster (attack 3)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step();
+  loop.etcd.members = [];
+  loop.etcd.up.clear();
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  loop.lose('e-3', 'e-4', 'e-5'); // a drain during the snapshot fetch
+  await loop.step();
+  t.same(loop.pods(), ['e-6', 'e-7', 'e-8'], 'started again');
+  t.ok(loop.children.filter((c) => c.kind === 'Pod').every((p: any) => (p.spec.initContainers ?? []).length > 0), 'from the snapshot (restore steps)');
+  t.equal(loop.s().restore.phase, 'Restoring', 'not Restored');
+  t.not(restoreHook(loop, loop.related[0]!)['succeeded'], true);
+  // The EtcdRestore deleted while Replacing, the old members gone: failed, nothing bootstrapped.
+  const d = await running({ size: 3 });
+  d.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await d.step();
+  d.related = [];
+  d.etcd.members = [];
+  d.etcd.up.clear();
+  for (let i = 0; i < 3; i++) {
+    await d.step();
+    t.same(d.pods(), [], `sync ${i + 1}: no empty cluster`);
+    t.match(d.s(), { phase: 'Failed', reason: 'RestoreFailed', restore: { phase: 'Failed' } });
+  }
+});
+
+t.test('a long restore is Restored once a quorum serves; a crash later is not a failed restore (attack 5)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step();
+  loop.etcd.members = [];
+  loop.etcd.up.clear();
+  await loop.step();
+  restoredUp(loop);
+  loop.etcd.up.delete('e-5'); // never healthy: no node for it
+  loop.phase.set('e-5', 'Pending');
+  await loop.step();
+  t.equal(loop.s().restore.phase, 'Restored', 'two of three serve the snapshot');
+  // Later: etcd silent for a sync and a member crashes (its restore steps had succeeded).
+  loop.etcd.listError = new EtcdError('timeout', 'Timeout');
+  loop.phase.set('e-3', 'Failed');
+  loop.podStatus.set('e-3', { initContainerStatuses: [{ name: 'fetch-snapshot', state: { terminated: { exitCode: 0 } } }] });
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1}: claims kept`);
+    t.not(loop.s().phase, 'Failed');
+  }
+  // Restoring (not yet Restored) is no different: a crashed member after its restore steps is not a failure.
+  const r2 = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  r2.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await r2.step();
+  r2.etcd.members = [];
+  r2.etcd.up.clear();
+  await r2.step();
+  r2.phase.set('e-3', 'Failed');
+  r2.podStatus.set('e-3', { initContainerStatuses: [{ name: 'fetch-snapshot', state: { terminated: { exitCode: 0 } } }] });
+  await r2.step();
+  t.equal(r2.s().restore.phase, 'Restoring');
+  t.same(r2.claims(), ['e-3', 'e-4', 'e-5']);
+});
+
+t.test('the PodDisruptionBudget follows the voters during a scale-down (attack 8)', async (t) => {
+  const loop = await running({ size: 5 });
+  t.equal(budget(loop), 3, 'at rest: a quorum of 5');
+  loop.spec = { ...loop.spec, size: 3 };
+  await loop.step();
+  t.equal(loop.etcd.members.length, 4);
+  t.equal(budget(loop), 3, 'four voters (quorum 3) and four pods: one may go, not two');
+  for (let i = 0; i < 4; i++) await loop.step();
+  t.equal(loop.etcd.members.length, 3);
+  t.equal(budget(loop), 2, 'at rest at 3');
+});
+
+t.test('a refused downgrade is not applied when no member answers (attack 9)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  t.equal(loop.s().currentVersion, '3.5.0');
+  loop.spec = { ...loop.spec, version: '3.3.0' };
+  await loop.step();
+  t.match(condition(loop.last, 'Upgrading'), { reason: 'UpgradeRefused' });
+  loop.lose('e-0', 'e-1', 'e-2');
+  for (let i = 0; i < 3; i++) await loop.step();
+  const images = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+  t.same(images, ['quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.5.0'], 'they come back at the version they ran');
+});

@@ -292,12 +292,19 @@ export function services(parent: ParentObject): KubeObject[] {
  * The cluster's PodDisruptionBudget: a voluntary disruption (a node drain) may take a member only while a
  * quorum of the desired size stays available (size 3: one at a time; size 1 or 2: none, a drain waits).
  */
-export function disruptionBudget(parent: ParentObject, size: number): KubeObject {
+/**
+ * minAvailable of the member pods: at rest a quorum of `size`. While the voters differ from the size (a
+ * scale-down or growth under way) or there are pods that are not voters (a learner), only as many pods may go as
+ * both the voters and the size tolerate losing: `pods` minus the smaller tolerance, never below a quorum of size.
+ */
+export function disruptionBudget(parent: ParentObject, size: number, voters = size, pods = size): KubeObject {
   const name = parent.metadata.name!;
+  const tolerance = (n: number) => n - (Math.floor(n / 2) + 1);
+  const minAvailable = Math.max(Math.floor(size / 2) + 1, pods - Math.min(tolerance(voters), tolerance(size)));
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'disruption-budget') },
-    spec: { minAvailable: Math.floor(size / 2) + 1, selector: { matchLabels: selector(name) } },
+    spec: { minAvailable, selector: { matchLabels: selector(name) } },
   };
 }

@@ -40,6 +40,8 @@ export interface Observation {
   now?: Date;
   /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
   claims?: string[];
+  /** Names of observed claims that are being deleted (a subset of `claims`). */
+  terminatingClaims?: string[];
   /** Health of each observed pod's member, by pod name. */
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
@@ -144,6 +146,11 @@ export interface Decision {
   /** Whether another step is pending (drives resyncAfterSeconds). */
   converging: boolean;
   restore?: RestoreState;
+  /**
+   * Observed claims kept although no pod or reported member names them: while etcd does not answer, every
+   * member claim seen is kept (status may be lost or stale; a claim goes only on a recorded decision).
+   */
+  keepClaims?: string[];
 }
 
 const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
@@ -221,11 +228,30 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
+  if (before?.phase === 'Replacing' && obs.restore?.uid !== before.uid && obs.pods.length === 0 && obs.terminating.length === 0) {
+    // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
+    return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: 'the EtcdRestore was deleted before the restore started' });
+  }
+  if (before?.phase === 'Restoring' && obs.pods.length === 0 && obs.terminating.length === 0) {
+    // The restored members vanished before they ran (a drain during the fetch): they start again from the
+    // snapshot, never as an empty cluster; without the EtcdRestore, the restore ends failed.
+    if (obs.restore?.uid !== before.uid) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: 'the restored members were lost and the EtcdRestore is gone' });
+    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
+    const all = initialCluster(c, names.map((pod) => ({ pod })));
+    return restoring(
+      names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
+      lastIndex + spec.size,
+      before,
+      `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${obs.restore.source.s3.path}`,
+    );
+  }
   if (before?.phase === 'Restoring') {
-    // A member's restore steps failed (the snapshot could not be fetched, or not restored): the restore ends
-    // failed, with the reason; its members are dropped and nothing else is started until a new EtcdRestore.
-    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && !obs.etcd);
-    if (failed) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+    // A member's restore steps failed (its init step, which fetches and restores the snapshot, exited with an
+    // error): the restore ends failed, with the reason; its members are dropped and nothing else is started
+    // until a new EtcdRestore. Only on that evidence, and only while no member serves: a member that crashed
+    // after its restore, or etcd silent for a moment, is not a failed restore.
+    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && initFailed(p));
+    if (failed && !obs.etcd && !obs.pods.some(isReady)) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   }
   if (before?.phase === 'Failed') {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy).
@@ -233,7 +259,11 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   }
   // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
   // carries on at the version it runs (new or restarted members too), and a condition says why.
-  const running = Object.values(obs.health).filter((h) => h.healthy && h.version).map((h) => h.version!).sort(compareVersions)[0];
+  // The version the members run: what the healthy ones say, else (none answers) the one status last reported.
+  const lastReported = (parent.status as { currentVersion?: unknown } | undefined)?.currentVersion;
+  const running =
+    Object.values(obs.health).filter((h) => h.healthy && h.version).map((h) => h.version!).sort(compareVersions)[0] ??
+    (typeof lastReported === 'string' && /^\d+\.\d+\.\d+$/.test(lastReported) ? lastReported : undefined);
   const refused = running ? upgradeRefusal(running, normalizeVersion(spec.version)) : undefined;
   const d = decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused));
   if (refused) {
@@ -248,7 +278,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       d.restore = before;
       return d;
     }
-    const restored = before.phase === 'Restored' || (!d.action && d.quorum?.ok === true && d.members.length === spec.size && d.members.every((m) => m.healthy));
+    // Restored once the restored members serve with a quorum: the snapshot is then the cluster's data.
+    const restored = before.phase === 'Restored' || (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0);
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
@@ -272,7 +303,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     .filter((i): i is number => i !== undefined);
   let lastMemberIndex = Math.max(typeof previous.lastMemberIndex === 'number' ? previous.lastMemberIndex : -1, ...seen, -1);
 
-  const base = { fallbackPods: kept, lastMemberIndex, targetVersion: undefined as string | undefined };
+  // Member claims seen and not being deleted: while etcd does not answer, they are kept whatever status says.
+  const claimsSeen = (obs.claims ?? []).filter((n) => memberIndex(c.name, n) !== undefined && !(obs.terminatingClaims ?? []).includes(n));
+  const base = { fallbackPods: kept, lastMemberIndex, targetVersion: undefined as string | undefined, keepClaims: obs.etcd ? [] : claimsSeen };
   const podByName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
 
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
@@ -294,7 +327,24 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     }
     // Whether the cluster ever held data: it ran, or it already reported every member lost (its own status
     // fed back: a second sync must not bootstrap an empty cluster over the first one's verdict).
-    const everRan = previous.phase === 'Running' || previous.reason === 'AllMembersLost' || known.length > 0;
+    const storedOnClaims = storage && claimsSeen.length > 0;
+    const everRan = previous.phase === 'Running' || previous.reason === 'AllMembersLost' || known.length > 0 || storedOnClaims;
+    if (storage && known.length === 0 && claimsSeen.length > 0) {
+      // Claims but no known member (status lost, or the members never reported): each claim's member starts
+      // again on it under its name; etcd restarts from the data where there is some, and the initial cluster
+      // of those names is the one they were bootstrapped with, so nothing is made empty over data.
+      const all = initialCluster(c, claimsSeen.map((pod) => ({ pod })));
+      const message = `every member pod is gone; starting ${claimsSeen.join(', ')} again on their volumes`;
+      return {
+        ...base,
+        pods: claimsSeen.map((pod) => memberPod(parent, spec, pod, all, 'new')),
+        phase: 'Running',
+        reason: 'MembersRestarting',
+        conditions: [available(false, 'MembersRestarting', message), recovering(true, 'RestartingMembers', message)],
+        members: [],
+        converging: true,
+      };
+    }
     if (everRan && storage && known.length > 0) {
       const message = `every member pod is gone; restarting ${known.map((m) => m.name).join(', ')} on their volumes`;
       return {
@@ -345,12 +395,17 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
     // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
     const restoringNow = (parent.status as { restore?: RestoreState } | undefined)?.restore?.phase === 'Restoring';
-    const bootstrapping = previous.phase === 'Creating' && known.length === 0 && !restoringNow;
+    // A member pod is Ready only when its etcd serves (the readiness probe asks etcd), so a cluster with a Ready
+    // pod has formed and may hold data, whether or not the hook can reach it (a wrong operatorSecret, a network
+    // policy): from then on it is never treated as a bootstrap again.
+    const formed = obs.pods.some(isReady);
+    const bootstrapping = previous.phase === 'Creating' && known.length === 0 && !restoringNow && !formed;
     // A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over
-    // with the current spec; nothing was ever stored in it.
+    // with the current spec; nothing was stored in it: the hook wrote Creating when it started these members,
+    // has seen no member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
     if (bootstrapping && obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || podImage(p) !== targetImage)) {
       const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
-      return { ...base, pods: [], phase: 'Creating', conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)], members: [], converging: true };
+      return { ...base, keepClaims: [], pods: [], phase: 'Creating', conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)], members: [], converging: true };
     }
     // With storage, members whose pod vanished come back on their volumes (quorum may need them).
     const missing = storage ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name)) : [];
@@ -363,19 +418,24 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       }),
     ].sort((a, b) => (memberIndex(c.name, a.name) ?? 0) - (memberIndex(c.name, b.name) ?? 0));
     const downNames = members.filter((m) => !m.healthy).map((m) => m.name);
-    const creating = previous.phase !== 'Running' && known.length === 0;
+    // Creating only while the hook's own record says it is bootstrapping (status lost: not assumed).
+    const creating = bootstrapping || (previous.phase === 'Creating' && restoringNow && !formed);
+    const unreachable = !creating && formed;
     // The kind of failure only: the raw error alternates between syncs (status churn); it goes to the log.
     const message = creating
       ? 'waiting for the first members to answer'
-      : `etcd does not answer: ${downNames.length} of ${members.length} members down (${downNames.join(', ') || 'none'}); no membership change until a quorum is back${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`;
+      : unreachable
+        ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`
+        : `etcd does not answer: ${downNames.length} of ${members.length} members down (${downNames.join(', ') || 'none'}); no membership change until a quorum is back${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`;
+    const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
     return {
       ...base,
       pods,
       phase: creating ? 'Creating' : 'Running',
-      reason: creating ? undefined : 'QuorumLost',
+      ...(creating ? {} : { reason }),
       conditions: creating
         ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
-        : [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)],
+        : [available(false, reason, message), recovering(true, reason, message)],
       members,
       quorum: { members: members.length, healthy: members.length - downNames.length, needed: Math.floor(members.length / 2) + 1, ok: false, down: downNames },
       converging: true,
@@ -668,6 +728,21 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
 function isMemberReport(m: unknown): m is MemberReport {
   return typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string';
+}
+
+/** The pod's Ready condition is True: its etcd answered the readiness probe (the member serves). */
+function isReady(pod: KubeObject): boolean {
+  const conditions = (pod['status'] as { conditions?: Array<{ type?: unknown; status?: unknown }> } | undefined)?.conditions;
+  return Array.isArray(conditions) && conditions.some((c) => c?.type === 'Ready' && c.status === 'True');
+}
+
+/** One of the pod's init steps (the snapshot fetch and restore) exited with an error. */
+function initFailed(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  return Array.isArray(statuses) && statuses.some((s: { state?: { terminated?: { exitCode?: unknown } } }) => {
+    const code = s?.state?.terminated?.exitCode;
+    return typeof code === 'number' && code !== 0;
+  });
 }
 
 /** Why a pod's first waiting container waits (ImagePullBackOff, CrashLoopBackOff...), or undefined. */

@@ -77,7 +77,11 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
     }),
   ]);
   const obs: Observation = { pods, terminating, health };
-  if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) obs.claims = observed(request.children, 'PersistentVolumeClaim', 'v1').map((c) => c.metadata.name!);
+  if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) {
+    const claims = observed(request.children, 'PersistentVolumeClaim', 'v1');
+    obs.claims = claims.map((c) => c.metadata.name!);
+    obs.terminatingClaims = claims.filter(isTerminating).map((c) => c.metadata.name!);
+  }
   if (list?.ok) obs.etcd = list.v;
   else if (list) obs.etcdError = list.e.message;
   return obs;
@@ -145,12 +149,14 @@ function respond(
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
     // member list reported, which carries the last known members while etcd does not answer), whatever happened
     // to its pod; it goes only when the member is removed on purpose, or with the EtcdCluster (finalize).
-    const claims = new Set([...pods.map((p) => p.metadata.name!), ...d.members.map((m) => m.name)]);
+    const claims = new Set([...pods.map((p) => p.metadata.name!), ...d.members.map((m) => m.name), ...(d.keepClaims ?? [])]);
     for (const name of [...claims].filter((n) => memberIndex(parent.metadata.name!, n) !== undefined).sort(byOrdinal(parent.metadata.name!))) {
       children.push(memberClaim(parent, spec, name));
     }
   }
-  children.push(...services(parent), disruptionBudget(parent, spec.size));
+  // The budget follows the voters as well as the size: while a scale-down or a growth is under way, a drain may
+  // take no more members than both the current voters and the desired size can lose.
+  children.push(...services(parent), disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length));
 
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
