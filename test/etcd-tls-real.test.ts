@@ -252,7 +252,7 @@ let moto: Moto | undefined;
 t.teardown(() => moto?.stop());
 
 /** Runs the backup container of the hook's Job as a kubelet would, its clientTLSSecret volume written to files. */
-async function runJob(child: KubeObject, secretData: Record<string, string | Buffer>): Promise<{ code: number; result: any }> {
+async function runJob(t: { equal: (...args: any[]) => unknown }, child: KubeObject, secretData: Record<string, string | Buffer>): Promise<{ code: number; result: any }> {
   const pod = (child as any).spec.template.spec;
   const container = pod.containers[0];
   const mount = container.volumeMounts.find((m: any) => m.name === 'etcd-tls');
@@ -289,7 +289,7 @@ t.test('a backup over TLS (clientTLSSecret, through the client Service) to S3, r
   k.clientService(); // the client Service's name resolves to a member
   let backup: { code: number; result: any } | undefined;
   await timed(t, 'backup over TLS', async () => {
-    backup = await runJob(job, data);
+    backup = await runJob(t, job, data);
   });
   t.equal(backup!.code, 0, JSON.stringify(backup!.result));
   t.match(backup!.result, { succeeded: true, key: 'tls/snap.db', etcdVersion: '3.6.9' });
@@ -298,9 +298,9 @@ t.test('a backup over TLS (clientTLSSecret, through the client Service) to S3, r
   );
   t.equal(head.ContentLength, backup!.result.size);
   // The same Job with a Secret of another CA fails, saying why; without a key, naming the file.
-  const refused = await runJob(job, operatorData(stranger));
+  const refused = await runJob(t, job, operatorData(stranger));
   t.match(refused.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
-  const missing = await runJob(job, { 'etcd-client-ca.crt': ca, 'etcd-client.crt': rotated });
+  const missing = await runJob(t, job, { 'etcd-client-ca.crt': ca, 'etcd-client.crt': rotated });
   t.match(missing.result, { succeeded: false, reason: /has no etcd-client.key/ });
 
   for (const key of keys) await k.put(key, 'junk');
