@@ -55,13 +55,25 @@ export async function main(argv: string[]): Promise<number> {
     case 'etcd-backup': {
       if (!values.endpoints || !values['s3-path']) throw new Error('etcd-backup needs --endpoints and --s3-path');
       const tlsDir = values['tls-dir'];
-      const tls = tlsDir
-        ? {
-            ca: readFileSync(join(tlsDir, 'etcd-client-ca.crt'), 'utf8'),
-            cert: readFileSync(join(tlsDir, 'etcd-client.crt'), 'utf8'),
-            key: readFileSync(join(tlsDir, 'etcd-client.key'), 'utf8'),
+      let tls: { ca: string; cert: string; key: string } | undefined;
+      if (tlsDir) {
+        // The clientTLSSecret's files: one that is missing (a key the Secret lacks) is the backup's failure,
+        // reported like any other, naming the file.
+        const missing: string[] = [];
+        const read = (file: string) => {
+          try {
+            return readFileSync(join(tlsDir, file), 'utf8');
+          } catch {
+            missing.push(file);
+            return '';
           }
-        : undefined;
+        };
+        tls = { ca: read('etcd-client-ca.crt'), cert: read('etcd-client.crt'), key: read('etcd-client.key') };
+        if (missing.length) {
+          report({ succeeded: false, reason: `the clientTLSSecret mounted at ${tlsDir} has no ${missing.join(', ')}` });
+          return 1;
+        }
+      }
       const result = await runBackup({
         endpoints: values.endpoints.split(',').filter(Boolean),
         path: values['s3-path'],

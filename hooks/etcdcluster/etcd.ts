@@ -4,6 +4,7 @@
 // first answer; a member's health, version and status are asked together), so that silent members cost one
 // call deadline, not one each; a membership change tries the endpoints in turn within MUTATION_BUDGET_MS.
 import { call } from '../../lib/http.js';
+import { tlsFailure } from './tls.js';
 
 export interface EtcdMember {
   /** The member ID: a uint64, kept as the decimal string etcd's gateway sends. */
@@ -24,6 +25,8 @@ export interface MemberHealth {
   error?: string;
   /** NOSPACE when the member raised that alarm (its backend reached the quota; it refuses writes). */
   alarm?: 'NOSPACE';
+  /** What a failed TLS handshake with the member means (tls.ts), when that is why it did not answer. */
+  tls?: string;
 }
 
 export interface TlsFiles {
@@ -45,7 +48,7 @@ export interface EtcdClient {
 export class EtcdError extends Error {
   constructor(
     message: string,
-    readonly code: 'Unreachable' | 'Timeout' | 'Rejected',
+    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS',
   ) {
     super(message);
   }
@@ -132,6 +135,7 @@ export class HttpEtcdClient implements EtcdClient {
       if (!healthy && (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))) result.alarm = 'NOSPACE';
       return result;
     } catch (err) {
+      if (err instanceof EtcdError && err.code === 'TLS') return { healthy: false, error: err.message, tls: err.message };
       return { healthy: false, error: (err as Error).message };
     }
   }
@@ -145,13 +149,22 @@ export class HttpEtcdClient implements EtcdClient {
     if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
     const errors: string[] = [];
     let rejection: EtcdError | undefined;
+    const tls = new Set<string>();
+    let tlsFailed = 0;
     return new Promise<T>((resolve, reject) => {
       let left = endpoints.length;
       for (const ep of endpoints) {
         call(ep).then(resolve, (err: Error) => {
           if (err instanceof EtcdError && err.code === 'Rejected') rejection ??= err;
           errors.push(`${ep}: ${err.message}`);
-          if (--left === 0) reject(rejection ?? new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'));
+          if (err instanceof EtcdError && err.code === 'TLS') {
+            tls.add(err.message);
+            tlsFailed++;
+          }
+          if (--left > 0) return;
+          // Every endpoint failed its TLS handshake: say what that means, not which network error came.
+          if (tlsFailed === endpoints.length) reject(new EtcdError([...tls].sort().join('; '), 'TLS'));
+          else reject(rejection ?? new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'));
         });
       }
     });
@@ -220,6 +233,9 @@ export class HttpEtcdClient implements EtcdClient {
       ...(this.options.tls ? { tls: this.options.tls } : {}),
       timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
       maxBytes: MAX_ANSWER_BYTES,
+    }).catch((err: unknown) => {
+      const why = tlsFailure(err);
+      throw why ? new EtcdError(why, 'TLS') : err;
     });
   }
 }

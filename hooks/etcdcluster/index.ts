@@ -1,34 +1,9 @@
 import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
-import type { KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { observedNamed } from '../../lib/objects.js';
-import type { TlsFiles } from './etcd.js';
+import type { RelatedResourceRule } from '../../lib/metacontroller.js';
+import { tlsSecretNames, tlsState } from './tls.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
-
-/** The operator's client certificate for a TLS cluster, from the Secret named in TLS.static.operatorSecret. */
-function operatorTls(parent: KubeObject, related: Parameters<typeof observedNamed>[0]): TlsFiles | undefined {
-  const name = (parent['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static?.operatorSecret;
-  if (!name) return undefined;
-  // observedNamed: own keys only (a name such as "constructor" must not resolve).
-  // And in the cluster's own namespace: Metacontroller v4.17 lists a rule that names objects without a namespace
-  // across every namespace (pkg/controller/common/customize/manager.go L665-683).
-  const namespace = parent.metadata.namespace ?? '';
-  const secret = observedNamed(related, 'Secret', 'v1', name, namespace);
-  const data = (secret?.['data'] ?? {}) as Record<string, unknown>;
-  const read = (key: string) => {
-    const v = Object.hasOwn(data, key) ? data[key] : undefined;
-    return typeof v === 'string' && v ? Buffer.from(v, 'base64').toString('utf8') : undefined;
-  };
-  const tls: TlsFiles = {};
-  const ca = read('etcd-client-ca.crt');
-  const cert = read('etcd-client.crt');
-  const key = read('etcd-client.key');
-  if (ca) tls.ca = ca;
-  if (cert) tls.cert = cert;
-  if (key) tls.key = key;
-  return tls;
-}
 
 export const etcdcluster: CompositeHookDefinition = {
   type: 'composite',
@@ -57,22 +32,28 @@ export const etcdcluster: CompositeHookDefinition = {
   ],
   resyncPeriodSeconds: 30,
   effects: true,
-  sync: (request, ctx) =>
-    sync(request, {
-      etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)),
-      now: ctx.deps.now(),
+  sync: (request, ctx) => {
+    const now = ctx.deps.now();
+    // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
+    // usable, is the client's identity.
+    const tls = tlsState(request.parent.spec, request.related, request.parent.metadata.namespace ?? '', now);
+    return sync(request, {
+      etcd: ctx.deps.etcdClient(tls?.operator),
+      now,
       image: ctx.deps.image,
       log: ctx.log,
-    }),
+      ...(tls ? { tls } : {}),
+    });
+  },
   finalize: (request) => finalize(request),
   customize: (request) => {
-    const name = (request.parent?.['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static
-      ?.operatorSecret;
-    // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secret.
+    // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secrets (checked
+    // before any pod that mounts them is made, and the operator's client certificate).
+    const names = [...new Set(Object.values(tlsSecretNames(request.parent?.['spec'])))].sort();
     const rules: RelatedResourceRule[] = [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores' }];
     // Confined to the cluster's namespace: a rule naming objects without one lists every namespace in v4.17
     // (pkg/controller/common/customize/manager.go L665-683).
-    if (name) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace: request.parent?.metadata.namespace ?? '', names: [name] });
+    if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace: request.parent?.metadata.namespace ?? '', names });
     return { relatedResources: rules };
   },
 };

@@ -9,6 +9,7 @@ import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
 import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
+import { tlsSecretNames, tlsSpecProblem, type TlsState } from './tls.js';
 
 /** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
 export const STEP_SECONDS = 5;
@@ -22,7 +23,7 @@ const parser = specParser(EtcdClusterSpec, (spec) => {
   const domain = spec.pod?.clusterDomain;
   if (domain && (domain.length > 200 || !DOMAIN.test(domain))) return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
   if (spec.size > MAX_SIZE) return `spec.size is at most ${MAX_SIZE}`;
-  return undefined;
+  return tlsSpecProblem(spec);
 });
 
 export interface EtcdDeps {
@@ -32,6 +33,14 @@ export interface EtcdDeps {
   image?: string;
   /** Where the raw errors go (never into status). */
   log?: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+  /** The Secrets of TLS.static, checked (tls.ts); `etcd` carries the operator's certificate when it is usable. */
+  tls?: TlsState;
+}
+
+/** A client that dials nothing: the operator's TLS material is unusable, every call fails with why. */
+function noDial(why: string): EtcdClient {
+  const fail = () => Promise.reject(new EtcdError(why, 'TLS'));
+  return { memberList: fail, memberAdd: fail, memberRemove: fail, memberPromote: fail, health: async () => ({ healthy: false, error: why, tls: why }) };
 }
 
 const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
@@ -63,7 +72,7 @@ export function pendingRestore(request: CompositeSyncRequest, image: string): Ob
 }
 
 /** Reads the member list and each pod's health, in parallel, within the client's deadlines. */
-export async function observe(parent: ParentObject, request: CompositeSyncRequest, etcd: EtcdClient, spec: EtcdClusterSpec): Promise<Observation> {
+export async function observe(parent: ParentObject, request: CompositeSyncRequest, etcd: EtcdClient, spec: EtcdClusterSpec): Promise<Observation & { tls?: string }> {
   const c = clusterOf(parent, spec);
   const all = observed(request.children, 'Pod', 'v1');
   const pods = all.filter((p) => !isTerminating(p));
@@ -76,7 +85,7 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
       health[p.metadata.name!] = await etcd.health(clientURL(c, p.metadata.name!));
     }),
   ]);
-  const obs: Observation = { pods, terminating, health };
+  const obs: Observation & { tls?: string } = { pods, terminating, health };
   if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) {
     const claims = observed(request.children, 'PersistentVolumeClaim', 'v1');
     obs.claims = claims.map((c) => c.metadata.name!);
@@ -84,6 +93,8 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
   }
   if (list?.ok) obs.etcd = list.v;
   else if (list) obs.etcdError = list.e.message;
+  // Every member failed the TLS handshake: what that means goes into a condition (tls.ts, tlsFailure).
+  if (list && !list.ok && list.e instanceof EtcdError && list.e.code === 'TLS') obs.tls = list.e.message;
   return obs;
 }
 
@@ -92,12 +103,23 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   const parsed = parser.parse(parent.spec);
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, deps.now);
   const spec = parsed.spec;
-  const obs = await observe(parent, request, deps.etcd, spec);
+  const c = clusterOf(parent, spec);
+  // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.
+  const operatorUnusable = Boolean(deps.tls && c.clientTLS && !deps.tls.operator);
+  const etcd = operatorUnusable ? noDial(deps.tls!.problems.join('; ')) : deps.etcd;
+  const obs = await observe(parent, request, etcd, spec);
   const restore = pendingRestore(request, deps.image ?? DEFAULT_IMAGE);
   if (restore) obs.restore = restore;
   obs.now = deps.now;
   const decision = decide(parent, spec, obs);
-  const c = clusterOf(parent, spec);
+  // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
+  // which Secret and what; fixing the Secret lets the next sync carry on.
+  const tlsProblems = [...(deps.tls?.problems ?? [])];
+  if (obs.tls && !operatorUnusable) {
+    const name = tlsSecretNames(spec).operatorSecret;
+    tlsProblems.push(`etcd cannot be reached with Secret ${parent.metadata.namespace ?? 'default'}/${name} (TLS.static.operatorSecret): ${obs.tls}`);
+  }
+  if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
   // A change goes through the healthy members first.
   const healthyFirst = [...obs.pods].sort((a, b) => Number(obs.health[b.metadata.name!]?.healthy ?? false) - Number(obs.health[a.metadata.name!]?.healthy ?? false));
   const endpoints = healthyFirst.map((p) => clientURL(c, p.metadata.name!));
@@ -128,8 +150,28 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   return respond(request, spec, decision, pods, deps.now, failure);
 }
 
+/** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
+function holdForTls(d: Decision, problems: string[], blind: boolean): void {
+  const message = `${problems.join('; ')}; no change is made until this is fixed`;
+  delete d.action;
+  d.pods = d.fallbackPods;
+  d.converging = true;
+  const held = ['Scaling', 'Upgrading', 'Recovering', ...(blind ? ['Available'] : [])];
+  d.conditions = [
+    ...(blind ? [{ type: 'Available', status: 'Unknown' as const, reason: 'TLSFailed', message }] : []),
+    ...d.conditions.filter((x) => !held.includes(x.type)),
+    { type: 'Synced', status: false, reason: 'TLSFailed', message },
+  ];
+  if (blind) {
+    // etcd was not seen: its quorum is not known, and the cluster is not reported lost.
+    delete d.quorum;
+    d.reason = 'TLSFailed';
+  }
+}
+
 /** What went wrong, as a stable kind plus etcd's own (sanitised) rejection; never a changing network error. */
 function failureKind(err: unknown): string {
+  if (err instanceof EtcdError && err.code === 'TLS') return `TLS: ${sanitize(err.message, 160)}`;
   if (err instanceof EtcdError) return err.code === 'Rejected' ? `etcd refused: ${sanitize(err.message, 120)}` : err.code === 'Timeout' ? 'etcd did not answer in time' : 'no etcd member answered';
   return 'the call failed';
 }
