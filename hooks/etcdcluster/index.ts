@@ -3,6 +3,8 @@ import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
 import type { TlsFiles } from './etcd.js';
+import { withEvents } from '../../lib/events.js';
+import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
 
@@ -57,13 +59,16 @@ export const etcdcluster: CompositeHookDefinition = {
   ],
   resyncPeriodSeconds: 30,
   effects: true,
-  sync: (request, ctx) =>
-    sync(request, {
-      etcd: ctx.deps.etcdClient(operatorTls(request.parent, request.related)),
-      now: ctx.deps.now(),
-      image: ctx.deps.image,
-      log: ctx.log,
-    }),
+  sync: (request, ctx) => {
+    const now = ctx.deps.now();
+    const etcd = ctx.deps.etcdClient(operatorTls(request.parent, request.related));
+    // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
+    const upgrades = upgradeEvents(request);
+    return withEvents(request, ctx.deps.events(), now, ctx.log, ETCDCLUSTER_EVENTS, (note) =>
+      sync(request, { etcd, now, image: ctx.deps.image, log: ctx.log, note }),
+      upgrades,
+    );
+  },
   finalize: (request) => finalize(request),
   customize: (request) => {
     const name = (request.parent?.['spec'] as { TLS?: { static?: { operatorSecret?: string } } } | undefined)?.TLS?.static

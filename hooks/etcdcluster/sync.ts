@@ -7,7 +7,9 @@ import { specParser } from '../../lib/spec.js';
 import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
 import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
+import { memberEvent, podsCreated } from './events.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
+import type { EventSpec } from '../../lib/events.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 
 /** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
@@ -32,6 +34,8 @@ export interface EtcdDeps {
   image?: string;
   /** Where the raw errors go (never into status). */
   log?: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+  /** Told of each membership change made (an Event, hooks/etcdcluster/events.ts); never changes the answer. */
+  note?: (event: EventSpec) => void;
 }
 
 const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
@@ -102,6 +106,7 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
       else if (a.type === 'remove') await deps.etcd.memberRemove(endpoints, a.id);
       else await deps.etcd.memberPromote(endpoints, a.id);
       if (a.type === 'remove') removed = a.pod;
+      deps.note?.(memberEvent(a));
     } catch (err) {
       // The condition names the kind of failure; etcd's own rejection is short and stable, a network error is
       // not (it alternates between syncs): that detail goes to the log only.
@@ -148,6 +153,8 @@ function respond(
 
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
+  // Whether Metacontroller could create the member pods answered (admission may refuse one): events.ts.
+  conditions.push(podsCreated(parent, observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!), pods.map((p) => p.metadata.name!), now));
   const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
   const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
   const status: Record<string, unknown> = {
