@@ -70,7 +70,7 @@ export const POD_ABSENT_SECONDS = 60;
  * returns the error of the create (pkg/controller/common/manage_children.go L626-633), keeps the status the hook
  * answered (pkg/controller/composite/controller.go L722-745: status is written whatever manageChildren said), and
  * records a Warning event `SyncError` with the API server's message on the parent (L612-618); v1.5.20 does the
- * same. The hook is never told: it sees the pod absent at every sync. A pod it answered that is still absent
+ * same (L559-573 and L467-472). The hook is never told: it sees the pod absent at every sync. A pod it answered that is still absent
  * POD_ABSENT_SECONDS after it was first missed (the time this condition went False, carried in its
  * lastTransitionTime) is reported as PodNotCreated, naming the pods and where the refusal is.
  */
