@@ -52,6 +52,14 @@ export interface EventRecorder {
 /** What an unauthenticated call gets: nothing is recorded. */
 export const NO_EVENTS: EventRecorder = { record: async () => undefined };
 
+/**
+ * The recorder of a hook call's dependencies; none (a hook definition called directly with partial dependencies,
+ * as some tests and tools do) records nothing.
+ */
+export function recorderOf(deps: { events?: () => EventRecorder }): EventRecorder {
+  return typeof deps.events === 'function' ? deps.events() : NO_EVENTS;
+}
+
 /** The resource an event is about, as an ObjectReference. */
 export function referenceOf(parent: ParentObject): ObjectReference {
   const ref: ObjectReference = {

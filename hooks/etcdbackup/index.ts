@@ -1,4 +1,4 @@
-import { withEvents } from '../../lib/events.js';
+import { recorderOf, withEvents } from '../../lib/events.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
 import { customize as customizeRestore, sync as syncRestore } from './restore.js';
@@ -23,10 +23,10 @@ export const etcdbackup: CompositeHookDefinition = {
       why: 'a periodic backup schedule or target changes in place, without losing the CronJob history',
     },
   ],
-  // Pure: the answer is sync's; Events (lib/events.ts) only for an authenticated caller (ctx.deps.events()).
+  // Pure: the answer is sync's; Events (lib/events.ts) only for an authenticated caller (recorderOf(ctx.deps)).
   sync: (request, ctx) => {
     const now = ctx.deps.now();
-    return withEvents(request, ctx.deps.events(), now, ctx.log, ETCDBACKUP_EVENTS, () => sync(request, ctx.deps.image, now), (response) => backupWritten(request, response));
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDBACKUP_EVENTS, () => sync(request, ctx.deps.image, now), (response) => backupWritten(request, response));
   },
   customize: (request) => customize(request),
 };
@@ -38,7 +38,7 @@ export const etcdrestore: CompositeHookDefinition = {
   childResources: [],
   sync: (request, ctx) => {
     const now = ctx.deps.now();
-    return withEvents(request, ctx.deps.events(), now, ctx.log, ETCDRESTORE_EVENTS, () => syncRestore(request, now));
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDRESTORE_EVENTS, () => syncRestore(request, now));
   },
   customize: (request) => customizeRestore(request),
 };

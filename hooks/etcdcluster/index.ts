@@ -3,7 +3,7 @@ import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
 import type { TlsFiles } from './etcd.js';
-import { withEvents } from '../../lib/events.js';
+import { recorderOf, withEvents } from '../../lib/events.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
@@ -64,7 +64,7 @@ export const etcdcluster: CompositeHookDefinition = {
     const etcd = ctx.deps.etcdClient(operatorTls(request.parent, request.related));
     // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
     const upgrades = upgradeEvents(request);
-    return withEvents(request, ctx.deps.events(), now, ctx.log, ETCDCLUSTER_EVENTS, (note) =>
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDCLUSTER_EVENTS, (note) =>
       sync(request, { etcd, now, image: ctx.deps.image, log: ctx.log, note }),
       upgrades,
     );

@@ -1,4 +1,4 @@
-import { withEvents, type ConditionEventRules } from '../../lib/events.js';
+import { recorderOf, withEvents, type ConditionEventRules } from '../../lib/events.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
@@ -42,11 +42,11 @@ export const s3: CompositeHookDefinition = {
   sync: async (request, ctx) => {
     const aws = (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS);
     const now = ctx.deps.now();
-    return withEvents(request, ctx.deps.events(), now, ctx.log, S3_EVENTS, (note) => sync(request, aws, now, note));
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, S3_EVENTS, (note) => sync(request, aws, now, note));
   },
   finalize: async (request, ctx) => {
     const aws = (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS);
     const now = ctx.deps.now();
-    return withEvents(request, ctx.deps.events(), now, ctx.log, S3_EVENTS, () => finalize(request, aws, now));
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, S3_EVENTS, () => finalize(request, aws, now));
   },
 };
