@@ -127,3 +127,27 @@ t.test('PodsCreated: a member pod still absent a minute after it was first misse
   const third = await sync({ ...request, parent: parent({ size: 1 }, second.status as any), children: objectMap([pod], 'v1', ['Pod.v1', 'Service.v1']) }, { etcd: never, now: later });
   t.match(cond(third), { status: 'True', reason: 'PodsExist' });
 });
+
+t.test('a bootstrap whose pods are refused keeps its names: no new ordinals at every sync (a hot loop under Metacontroller)', async (t) => {
+  const never = {
+    memberList: async () => ({ members: [] as EtcdMember[], clusterVersion: '' }),
+    health: async () => ({ healthy: false }),
+  } as unknown as EtcdClient;
+  let p = parent({ size: 3 });
+  const seen: string[][] = [];
+  const statuses: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await sync({ controller: {}, parent: p, children: objectMap([], 'v1', ['Pod.v1', 'Service.v1']) }, { etcd: never, now: new Date(FIXED_NOW.getTime() + i * 40_000) });
+    seen.push((res.children as KubeObject[]).filter((c) => c.kind === 'Pod').map((c) => c.metadata.name!));
+    statuses.push(JSON.stringify(res.status));
+    p = parent({ size: 3 }, res.status as any);
+  }
+  t.same(seen, Array(4).fill(['e-0', 'e-1', 'e-2']), 'the same three names every time');
+  t.equal(statuses[3], statuses[2], 'at rest once PodNotCreated is reported');
+  t.match(JSON.parse(statuses[3]!).conditions.find((c: any) => c.type === 'PodsCreated'), { reason: 'PodNotCreated' });
+
+  // A bootstrap whose pods did exist and went (deleted, or a member failed) still moves on to new names.
+  const existed = parent({ size: 1 }, { phase: 'Creating', lastMemberIndex: 0, conditions: [{ type: 'PodsCreated', status: 'True', reason: 'PodsExist', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] });
+  const res = await sync({ controller: {}, parent: existed, children: objectMap([], 'v1', ['Pod.v1', 'Service.v1']) }, { etcd: never, now: FIXED_NOW });
+  t.same((res.children as KubeObject[]).filter((c) => c.kind === 'Pod').map((c) => c.metadata.name), ['e-1']);
+});

@@ -93,3 +93,15 @@ export function podsCreated(parent: { status?: unknown }, observedPods: string[]
   }
   return { type: 'PodsCreated', status: false, reason: 'CreatingPods', message: `waiting for pod ${names} to be created` };
 }
+
+/**
+ * Whether the last answer's member pods were never created (PodsCreated=False in the current status) while
+ * nothing of them is left (no pod, none terminating, no claim): a bootstrap refused by admission. A new bootstrap
+ * then takes the same names again rather than the next ordinals: no process and no data ever had them, and new
+ * names at every sync would change the status at every sync (under Metacontroller, whose create fails at once,
+ * a hot loop of syncs and refused creates).
+ */
+export function neverCreated(status: unknown, obs: { pods: unknown[]; terminating: unknown[]; claims?: unknown[] }): boolean {
+  if (obs.pods.length > 0 || obs.terminating.length > 0 || (obs.claims?.length ?? 0) > 0) return false;
+  return previousConditions(status).some((c) => c.type === 'PodsCreated' && c.status === 'False');
+}
