@@ -525,15 +525,13 @@ const eventsRestrictedEtcd: Scenario = {
     });
     assert.match(why, /SyncError/, 'Metacontroller\'s own event carries the API server\'s refusal');
     notes.push(`refused pod reported ${secs(t0)} after the cluster was created: ${condition(rooted, 'PodsCreated').message.slice(0, 120)}...`);
-    // A bootstrap whose pods are all refused starts over under the next ordinals at every sync (plan.ts: no pod
-    // observed, so it bootstraps again from lastMemberIndex + 1): its status is not at rest. Reported; until it is
-    // fixed, that cluster goes before the quiet check, which covers the rest of the namespace.
-    await k.kubectl(['delete', 'etcdcluster', 'rooted', '-n', ns, '--wait=true', '--timeout=60s']);
+    assert.deepEqual(rooted.status.memberList ?? [], [], 'no member');
+    assert.equal(rooted.status.lastMemberIndex, 0, 'the refused bootstrap keeps its name (rooted-0), no new ordinal per sync');
 
     notes.push(await k.assertQuiet({
       namespace: ns,
-      parents: ['etcdclusters/example-etcd-cluster', 'etcdbackups/once', 's3s/taken'],
-      hooks: [{ hook: 'etcdcluster/sync', parents: 1 }, { hook: 'etcdbackup/sync', parents: 1 }, { hook: 's3/sync', parents: 1 }],
+      parents: ['etcdclusters/example-etcd-cluster', 'etcdclusters/rooted', 'etcdbackups/once', 's3s/taken'],
+      hooks: [{ hook: 'etcdcluster/sync', parents: 2 }, { hook: 'etcdbackup/sync', parents: 1 }, { hook: 's3/sync', parents: 1 }],
     }));
     await k.kubectl(['delete', 's3', 'taken', '-n', ns, '--wait=true', '--timeout=60s']);
     await k.kubectl(['delete', 'namespace', ns, '--wait=false']);
