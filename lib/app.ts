@@ -18,6 +18,7 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
 import { joinedJson, jsonItemsOf, parseJsonBody } from './json.js';
 import { lazyChildLoggerFactory } from './logging.js';
 import { defaultDeps, type Deps } from './deps.js';
+import { KubeEventRecorder, NO_EVENTS, type EventRecorder } from './events.js';
 import { Metrics } from './metrics.js';
 import type { HookContext, HookDefinition } from './hook.js';
 import {
@@ -133,11 +134,14 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   // Every call to a dependency is counted and timed.
   let aws: ReturnType<Deps['aws']> | undefined;
   let kube: ReturnType<Deps['kube']> | undefined;
+  let events: EventRecorder | undefined;
   const deps: Deps = {
     ...base,
     aws: () => (aws ??= base.aws().then((a) => metrics.instrument(a, 'aws'))),
     kube: () => (kube ??= metrics.instrument(base.kube(), 'kube')),
     etcdClient: (tls) => metrics.instrument(base.etcdClient(tls), 'etcd'),
+    // Events go through the (instrumented) Kubernetes client, unless a recorder was given.
+    events: () => (events ??= options.deps?.events ? options.deps.events() : new KubeEventRecorder(() => deps.kube())),
   };
 
   const guard: CallerGuard = {
@@ -148,7 +152,8 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   };
   // What a caller that is not authenticated gets instead of the clients: a hook that reaches for one fails
   // with 401 before any call is made (the routes of hooks declared `effects` refuse such callers earlier).
-  const pureDeps: Deps = { ...deps, aws: refuseClient, kube: refuseClient, etcdClient: refuseClient };
+  // Nor does it record Events: an Event is a side effect too.
+  const pureDeps: Deps = { ...deps, aws: refuseClient, kube: refuseClient, etcdClient: refuseClient, events: () => NO_EVENTS };
 
   const definitions = options.hooks ?? allHooks;
   const served: ServedHook[] = [];

@@ -4,6 +4,7 @@ import { HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdclu
 import { DEFAULT_IMAGE } from '../hooks/etcdbackup/sync.js';
 import { policyFromEnv, type DebugPolicy } from '../hooks/podbuggertool/match.js';
 import type { AwsApi } from '../hooks/s3/api.js';
+import { KubeEventRecorder, type EventRecorder } from './events.js';
 import { HttpKubeApi, type KubeApi } from './kube.js';
 
 export interface Deps {
@@ -20,6 +21,11 @@ export interface Deps {
   aws(): Promise<AwsApi>;
   /** The Kubernetes API, for what Metacontroller cannot write (ephemeral containers); created on first use. */
   kube(): KubeApi;
+  /**
+   * Where hooks record Events (lib/events.ts), through kube(). An unauthenticated call gets one that records
+   * nothing (lib/app.ts).
+   */
+  events(): EventRecorder;
   /** What PodBuggerTools may do: images, security profiles, namespaces (METAOPS_DEBUG_*). */
   debugPolicy: DebugPolicy;
   /** This project's image (METAOPS_IMAGE), for the children that run `metaops` commands (backups, restores). */
@@ -31,6 +37,7 @@ const MAX_ETCD_CLIENTS = 64;
 export function defaultDeps(): Deps {
   let aws: Promise<AwsApi> | undefined;
   let kube: KubeApi | undefined;
+  let events: EventRecorder | undefined;
   // One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
   // endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls every sync.
   const etcdClients = new Map<string, EtcdClient>();
@@ -49,6 +56,7 @@ export function defaultDeps(): Deps {
     },
     aws: () => (aws ??= import('../hooks/s3/aws.js').then((m) => new m.SdkAwsApi())),
     kube: () => (kube ??= new HttpKubeApi()),
+    events: () => (events ??= new KubeEventRecorder(() => (kube ??= new HttpKubeApi()))),
     debugPolicy: policyFromEnv(process.env),
     image: process.env['METAOPS_IMAGE'] ?? DEFAULT_IMAGE,
   };

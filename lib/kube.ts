@@ -51,8 +51,24 @@ export interface KubeApi {
     containers: Array<Record<string, unknown>>,
     precondition?: Precondition,
   ): Promise<void>;
-  /** Records an event (events.k8s.io/v1, reportingController `metaops`); an event that exists already is no error. */
-  createEvent?(event: KubeEvent): Promise<void>;
+  /**
+   * Records an event (events.k8s.io/v1, reportingController `metaops`); an event that exists already is no error
+   * (`'exists'`: its name is deterministic, so this is a repeat of that occurrence).
+   */
+  createEvent?(event: KubeEvent): Promise<'created' | 'exists' | void>;
+  /** Marks an existing event as a series (events.k8s.io/v1 `series`, a merge PATCH): seen `count` times, last at `lastObservedTime`. */
+  patchEventSeries?(namespace: string, name: string, series: EventSeries): Promise<void>;
+}
+
+/** events.k8s.io/v1 EventSeries: how often an event recurred (at least 2) and when it was last seen. */
+export interface EventSeries {
+  count: number;
+  lastObservedTime: Date;
+}
+
+/** A MicroTime as the API server takes it (RFC 3339 with microseconds). */
+export function microTime(time: Date): string {
+  return time.toISOString().replace(/Z$/, '000Z');
 }
 
 /** An event as the API server takes it: eventTime in microseconds, the reporting controller and instance. */
@@ -61,7 +77,7 @@ export function eventObject(event: KubeEvent, instance: string): Record<string, 
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: { name: event.name, namespace: event.namespace },
-    eventTime: event.eventTime.toISOString().replace(/Z$/, '000Z'),
+    eventTime: microTime(event.eventTime),
     reportingController: REPORTING_CONTROLLER,
     reportingInstance: instance,
     action: event.action,
@@ -242,14 +258,20 @@ export class HttpKubeApi implements KubeApi {
     await this.call('PATCH', path, { ...metadata, spec: { ephemeralContainers: containers } }, 'application/strategic-merge-patch+json');
   }
 
-  async createEvent(event: KubeEvent): Promise<void> {
+  async createEvent(event: KubeEvent): Promise<'created' | 'exists'> {
     const path = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.namespace)}/events`;
     try {
       await this.call('POST', path, eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)), 'application/json');
+      return 'created';
     } catch (err) {
-      if (err instanceof KubeError && err.status === 409) return;
+      if (err instanceof KubeError && err.status === 409) return 'exists';
       throw err;
     }
+  }
+
+  async patchEventSeries(namespace: string, name: string, series: EventSeries): Promise<void> {
+    const body = { series: { count: Math.max(2, Math.floor(series.count)), lastObservedTime: microTime(series.lastObservedTime) } };
+    await this.call('PATCH', objectPath('events.k8s.io/v1', 'events', namespace, name), body, 'application/merge-patch+json');
   }
 
   private async call(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {

@@ -199,3 +199,12 @@ t.test('ETag: with an expiring cache everywhere, and off where children roll (v4
   }
   t.ok(hooks.some((d) => d.name === 'podset' && !(controller(d, { target: PRODUCTION_TARGET }) as any).spec.hooks.sync.webhook.etag), 'PodSet (RollingRecreate) has none');
 });
+
+t.test('the hooks RBAC grants exactly create and patch on events.k8s.io events, and nothing on core events', async (t) => {
+  const docs = YAML.parseAllDocuments(readFileSync(join(root, 'manifests', 'deploy', 'rbac.yaml'), 'utf8')).map((d) => d.toJS());
+  const role = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'metaops-hooks');
+  const rules = role.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+  const events = rules.filter((r) => r.resources.includes('events') || r.resources.includes('*'));
+  t.same(events, [{ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] }]);
+  t.notOk(rules.some((r) => r.verbs.includes('*') || r.resources.includes('*') || r.apiGroups.includes('*')), 'no wildcard');
+});

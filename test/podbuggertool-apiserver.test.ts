@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_POLICY, type DebugPolicy } from '../hooks/podbuggertool/match.js';
 import { syncTool } from '../hooks/podbuggertool/sync.js';
+import { eventName, KubeEventRecorder } from '../lib/events.js';
 import { HttpKubeApi, KubeError } from '../lib/kube.js';
-import type { KubeObject, ObjectMap } from '../lib/metacontroller.js';
+import type { KubeObject, ObjectMap, ParentObject } from '../lib/metacontroller.js';
 import { freePort, waitFor } from './e2e/cluster.js';
 import { FIXED_NOW, root } from './fixtures/requests.js';
 
@@ -115,7 +116,8 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
   t.equal(can('patch', 'pods/ephemeralcontainers'), 'yes');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
   t.equal(can('create', 'events.events.k8s.io'), 'yes');
-  for (const [verb, what] of [['list', 'pods'], ['watch', 'pods'], ['patch', 'pods'], ['update', 'pods'], ['delete', 'pods'], ['create', 'pods/exec'], ['patch', 'pods/status'], ['list', 'podbuggertools.debug.metaops.dev'], ['get', 'secrets'], ['create', 'events'], ['update', 'events.events.k8s.io']]) {
+  t.equal(can('patch', 'events.events.k8s.io'), 'yes', 'a repeated event updates its series');
+  for (const [verb, what] of [['list', 'pods'], ['watch', 'pods'], ['patch', 'pods'], ['update', 'pods'], ['delete', 'pods'], ['create', 'pods/exec'], ['patch', 'pods/status'], ['list', 'podbuggertools.debug.metaops.dev'], ['get', 'secrets'], ['create', 'events'], ['patch', 'events'], ['update', 'events.events.k8s.io'], ['delete', 'events.events.k8s.io'], ['get', 'events.events.k8s.io']]) {
     t.equal(can(verb!, what!), 'no', `no ${verb} ${what}`);
   }
 });
@@ -205,4 +207,30 @@ t.test('a PATCH the API server refuses: the failure and an event on the tool, wi
     regarding: { kind: 'PodBuggerTool', name: 'bad-env', uid: getJson(['pbt', 'bad-env', '-n', 'dbg']).metadata.uid },
     related: { kind: 'Pod', name: 'web-3' },
   });
+});
+
+t.test('events on a real API server, as the service account: one event, then its series (create and patch only)', async (t) => {
+  const recorder = new KubeEventRecorder(() => client('metaops'));
+  const warnings: string[] = [];
+  const log = { info: () => undefined, warn: (_o: Record<string, unknown>, msg: string) => warnings.push(msg) };
+  const parent = getJson(['pbt', 'a', '-n', 'dbg']) as ParentObject;
+  const spec = { type: 'Warning' as const, reason: 'EtcdCallFailed', action: 'Reconcile', note: 'Synced: add e-1 failed: etcd did not answer in time', subject: 'Synced' };
+  for (let i = 0; i < 3; i++) await recorder.record(parent, [spec], new Date(FIXED_NOW.getTime() + i * 1000), log);
+  t.same(warnings.filter((w) => /could not record/.test(w)), [], 'every write allowed');
+  const name = eventName(parent, spec, FIXED_NOW);
+  const event = JSON.parse(kubectl(['get', 'events.events.k8s.io', name, '-n', 'dbg', '-o', 'json']));
+  t.match(event, {
+    reason: 'EtcdCallFailed',
+    type: 'Warning',
+    reportingController: 'metaops',
+    regarding: { kind: 'PodBuggerTool', name: 'a', uid: parent.metadata.uid },
+    series: { count: 3 },
+  });
+  t.match(event.series.lastObservedTime, /^2026-01-02T03:04:07/);
+  // kubectl describe shows it (the core/v1 view of the same event).
+  t.match(kubectl(['describe', 'pbt', 'a', '-n', 'dbg']), /Warning\s+EtcdCallFailed\s+.*metaops.*Synced: add e-1 failed/);
+  // Without the rights: logged, nothing thrown.
+  const denied: string[] = [];
+  await new KubeEventRecorder(() => client('nobody')).record(parent, [{ ...spec, subject: 'other' }], FIXED_NOW, { info: () => undefined, warn: (_o, msg) => denied.push(msg) });
+  t.match(denied.join('\n'), /could not record the event EtcdCallFailed: Forbidden/);
 });

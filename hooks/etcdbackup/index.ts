@@ -1,4 +1,6 @@
+import { recorderOf, withEvents } from '../../lib/events.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
+import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
 import { customize as customizeRestore, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
 import { customize, sync } from './sync.js';
@@ -21,7 +23,11 @@ export const etcdbackup: CompositeHookDefinition = {
       why: 'a periodic backup schedule or target changes in place, without losing the CronJob history',
     },
   ],
-  sync: (request, ctx) => sync(request, ctx.deps.image, ctx.deps.now()),
+  // Pure: the answer is sync's; Events (lib/events.ts) only for an authenticated caller (recorderOf(ctx.deps)).
+  sync: (request, ctx) => {
+    const now = ctx.deps.now();
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDBACKUP_EVENTS, () => sync(request, ctx.deps.image, now), (response) => backupWritten(request, response));
+  },
   customize: (request) => customize(request),
 };
 
@@ -30,6 +36,9 @@ export const etcdrestore: CompositeHookDefinition = {
   name: 'etcdrestore',
   resource: restoreResource,
   childResources: [],
-  sync: (request, ctx) => syncRestore(request, ctx.deps.now()),
+  sync: (request, ctx) => {
+    const now = ctx.deps.now();
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDRESTORE_EVENTS, () => syncRestore(request, now));
+  },
   customize: (request) => customizeRestore(request),
 };

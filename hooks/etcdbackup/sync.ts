@@ -14,6 +14,7 @@ import type {
 import { observed, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import type { BackupResult } from './backup.js';
+import { jobWithoutPod } from './events.js';
 import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
 
 const APP = 'etcdbackup';
@@ -196,7 +197,11 @@ export function sync(request: CompositeSyncRequest, image: string, now: Date): C
     status['reason'] = short(jobFailed.message ?? 'the backup Job failed');
   }
   const done = status['succeeded'] === true || status['succeeded'] === false;
-  const condition = !done
+  // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
+  const refused = done ? undefined : jobWithoutPod(job, observed(request.related, 'Pod', 'v1'), now);
+  const condition = refused
+    ? refused
+    : !done
     ? { type: 'Ready', status: false as const, reason: 'Running', message: periodic ? `waiting for the first backup (${(child['spec'] as { schedule: string }).schedule})` : 'the backup Job is running' }
     : status['succeeded']
       ? { type: 'Ready', status: true as const, reason: 'BackupSucceeded', message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}` }

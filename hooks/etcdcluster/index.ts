@@ -2,6 +2,8 @@ import { serviceRule } from '../../lib/children.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { RelatedResourceRule } from '../../lib/metacontroller.js';
 import { tlsSecretNames, tlsState } from './tls.js';
+import { recorderOf, withEvents } from '../../lib/events.js';
+import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { resource } from './schema.js';
 import { finalize, sync } from './sync.js';
 
@@ -37,13 +39,13 @@ export const etcdcluster: CompositeHookDefinition = {
     // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
     // usable, is the client's identity.
     const tls = tlsState(request.parent.spec, request.related, request.parent.metadata.namespace ?? '', now);
-    return sync(request, {
-      etcd: ctx.deps.etcdClient(tls?.operator),
-      now,
-      image: ctx.deps.image,
-      log: ctx.log,
-      ...(tls ? { tls } : {}),
-    });
+    const etcd = ctx.deps.etcdClient(tls?.operator);
+    // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
+    const upgrades = upgradeEvents(request);
+    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDCLUSTER_EVENTS, (note) =>
+      sync(request, { etcd, now, image: ctx.deps.image, log: ctx.log, note, ...(tls ? { tls } : {}) }),
+      upgrades,
+    );
   },
   finalize: (request) => finalize(request),
   customize: (request) => {

@@ -1,5 +1,5 @@
 // How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
-import { serviceChild } from '../../lib/children.js';
+import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from '../../lib/children.js';
 import { childLabels } from '../../lib/labels.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
@@ -11,6 +11,25 @@ export const PEER_PORT = 2380;
 export const DATA_DIR = '/var/etcd/data';
 export const ETCD_BINARY = '/usr/local/bin/etcd';
 const APP = 'etcd';
+
+/**
+ * The user member pods run as. No etcd image the API accepts needs root: quay.io/coreos/etcd v3.1-v3.3 (alpine)
+ * and v3.4-v3.5 (distroless) declare no USER, and etcd only writes its data directory, on the member's volume
+ * (an emptyDir, or a claim made writable by fsGroup). This project's image runs as 10001 (Dockerfile): the same
+ * user for the restore's fetch step, which writes the snapshot on that volume.
+ */
+export const MEMBER_USER = 10001;
+
+/**
+ * The member pod's security context: Pod Security `restricted` (non-root numeric user, seccomp RuntimeDefault),
+ * an fsGroup so that a claim is writable, applied only when the volume's root does not have it yet (etcd keeps its
+ * data directory 0700; a recursive change at every mount would loosen it). spec.pod.securityContext overrides any
+ * of these fields (runAsUser: 0 and runAsNonRoot: false for an image that must run as root, which a restricted
+ * namespace then refuses).
+ */
+export function memberPodSecurity(own?: Record<string, unknown>): Record<string, unknown> {
+  return { ...restrictedPodSecurity(MEMBER_USER, { fsGroup: MEMBER_USER }), fsGroupChangePolicy: 'OnRootMismatch', ...(own ?? {}) };
+}
 
 export interface Cluster {
   name: string;
@@ -154,6 +173,7 @@ export function restoreInitContainers(
       env: access.env,
       envFrom: access.envFrom,
       volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }, ...access.mounts],
+      securityContext: restrictedContainerSecurity(),
     },
     {
       name: 'restore-snapshot',
@@ -171,6 +191,7 @@ export function restoreInitContainers(
       ],
       env: [{ name: 'ETCDCTL_API', value: '3' }],
       volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+      securityContext: restrictedContainerSecurity(),
     },
   ];
 }
@@ -222,6 +243,7 @@ export function memberPod(
     env: [{ name: 'ETCDCTL_API', value: '3' }, ...(policy.etcdEnv ?? [])],
     volumeMounts: mounts,
     readinessProbe: { exec: { command: probe }, initialDelaySeconds: 1, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 3 },
+    securityContext: restrictedContainerSecurity(),
   };
   if (policy.resources) container['resources'] = policy.resources;
   const podSpec: Record<string, unknown> = {
@@ -239,7 +261,7 @@ export function memberPod(
   }
   if (policy.nodeSelector) podSpec['nodeSelector'] = policy.nodeSelector;
   if (policy.tolerations) podSpec['tolerations'] = policy.tolerations;
-  if (policy.securityContext) podSpec['securityContext'] = policy.securityContext;
+  podSpec['securityContext'] = memberPodSecurity(policy.securityContext as Record<string, unknown> | undefined);
   const affinity = policy.affinity ? structuredClone(policy.affinity) as Record<string, unknown> : undefined;
   if (policy.antiAffinity) {
     const anti = {

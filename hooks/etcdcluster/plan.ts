@@ -4,6 +4,7 @@
 // Order of concerns, as etcd-operator reconciled: a lost quorum stops everything; then dead members are
 // removed (their replacement is a later add); then the size; then the version, one member at a time.
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
+import { neverCreated } from './events.js';
 import { rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { keepObserved } from '../../lib/objects.js';
@@ -372,6 +373,8 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     }
     // Bootstrap: the initial members start together (--initial-cluster-state=new for all of them), so no
     // single member that never starts can cost a quorum that a one-by-one growth would have had to keep.
+    // A bootstrap refused by admission (its pods never created) is answered again under the same names (events.ts).
+    if (neverCreated(parent.status, obs)) lastMemberIndex = Math.max(-1, lastMemberIndex - spec.size);
     const initial = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastMemberIndex + 1 + i));
     lastMemberIndex += spec.size;
     const all = initialCluster(c, initial.map((pod) => ({ pod })));

@@ -33,7 +33,11 @@ export const PodPolicy = Type.Object(
     resources: Type.Optional(anyObject('Resources of the etcd container (core/v1 ResourceRequirements).')),
     tolerations: Type.Optional(Type.Array(anyObject('core/v1 Toleration'), { description: 'Tolerations of the etcd pods.' })),
     etcdEnv: Type.Optional(Type.Array(anyObject('core/v1 EnvVar'), { description: 'Environment of the etcd container.' })),
-    securityContext: Type.Optional(anyObject('Pod security context (core/v1 PodSecurityContext).')),
+    securityContext: Type.Optional(
+      anyObject(
+        'Pod security context (core/v1 PodSecurityContext). Its fields override the default, which Pod Security restricted admits: runAsNonRoot, runAsUser, runAsGroup and fsGroup 10001, fsGroupChangePolicy OnRootMismatch, seccompProfile RuntimeDefault.',
+      ),
+    ),
     persistentVolumeClaimSpec: Type.Optional(
       anyObject('When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.'),
     ),

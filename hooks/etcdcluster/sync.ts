@@ -7,7 +7,9 @@ import { specParser } from '../../lib/spec.js';
 import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
 import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
 import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
+import { memberEvent, podsCreated } from './events.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
+import type { EventSpec } from '../../lib/events.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { tlsSecretNames, tlsSpecProblem, type TlsState } from './tls.js';
 
@@ -33,6 +35,8 @@ export interface EtcdDeps {
   image?: string;
   /** Where the raw errors go (never into status). */
   log?: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+  /** Told of each membership change made (an Event, hooks/etcdcluster/events.ts); never changes the answer. */
+  note?: (event: EventSpec) => void;
   /** The Secrets of TLS.static, checked (tls.ts); `etcd` carries the operator's certificate when it is usable. */
   tls?: TlsState;
 }
@@ -134,6 +138,7 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
       else if (a.type === 'remove') await deps.etcd.memberRemove(endpoints, a.id);
       else await deps.etcd.memberPromote(endpoints, a.id);
       if (a.type === 'remove') removed = a.pod;
+      deps.note?.(memberEvent(a));
     } catch (err) {
       // The condition names the kind of failure; etcd's own rejection is short and stable, a network error is
       // not (it alternates between syncs): that detail goes to the log only.
@@ -202,6 +207,8 @@ function respond(
 
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
+  // Whether Metacontroller could create the member pods answered (admission may refuse one): events.ts.
+  conditions.push(podsCreated(parent, observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!), pods.map((p) => p.metadata.name!), now));
   const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
   const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
   const status: Record<string, unknown> = {

@@ -12,6 +12,7 @@ import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hoo
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
+import type { EventSpec } from '../../lib/events.js';
 import { specParser } from '../../lib/spec.js';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from './api.js';
 import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
@@ -161,7 +162,11 @@ function describe(err: unknown): string {
 }
 
 
-export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date): Promise<CompositeSyncResponse> {
+/**
+ * `note` is told of each transition made in AWS (an Event: BucketCreated, BucketRetained, AccessKeyCreated,
+ * KeyRotated); it never changes the answer.
+ */
+export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date, note: (event: EventSpec) => void = () => undefined): Promise<CompositeSyncResponse> {
   const parent = request.parent;
   const parsed = parser.parse(parent.spec);
   if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
@@ -194,6 +199,7 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
       region = spec.region ?? aws.region;
       await aws.createBucket(bucket, region, ownerTags(owner));
       tags = ownerTags(owner);
+      note({ type: 'Normal', reason: 'BucketCreated', action: 'CreateBucket', note: `created bucket ${bucket} in ${region}`, subject: bucket });
     } else {
       if (!owns(owner, found.tags, recorded.has(bucket))) throw new AwsError('BucketAlreadyExists', notOurs(owner, `bucket ${bucket}`, found.tags), 'CreateBucket');
       if (spec.region && spec.region !== found.region) {
@@ -220,6 +226,7 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
       if (spec.deletionPolicy === 'Retain') {
         created.delete(old);
         retained.add(old);
+        note({ type: 'Normal', reason: 'BucketRetained', action: 'RetainBucket', note: `old bucket ${old} is retained (deletionPolicy Retain); it is no longer managed`, subject: old });
         continue;
       }
       // Emptied or deleted only under this resource's own UID tag: a bucket tagged by name alone (an older metaops)
@@ -299,9 +306,15 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
       return { status, children: allObserved(request.children).map(keepObserved), resyncAfterSeconds: wait };
     } else {
       // Make room first: IAM allows two keys per user.
+      const rotated = existing.length > 0 || Boolean(keptId);
       for (const k of existing.slice(0, Math.max(0, existing.length - 1))) await aws.deleteAccessKey(user, k.id);
       key = await aws.createAccessKey(user);
       for (const k of existing.slice(-1)) await aws.deleteAccessKey(user, k.id);
+      note(
+        rotated
+          ? { type: 'Normal', reason: 'KeyRotated', action: 'CreateAccessKey', note: `new access key ${key.id} for IAM user ${user} in Secret ${wantedSecret}; the previous key is deleted`, subject: key.id }
+          : { type: 'Normal', reason: 'AccessKeyCreated', action: 'CreateAccessKey', note: `access key ${key.id} for IAM user ${user} in Secret ${wantedSecret}`, subject: key.id },
+      );
     }
     // The Secret gets this user's key: the user an older metaops named after namespace and name alone goes,
     // with its keys, as a rotated key does (only if its tag names this resource).

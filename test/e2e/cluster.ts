@@ -170,13 +170,13 @@ export class ControlPlane {
     );
     await waitFor('kube-apiserver /readyz', async () => (await this.kubectl(['get', '--raw', '/readyz'])).trim() === 'ok', 90_000);
 
-    // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets creating pods.
+    // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods.
     this.start('kube-controller-manager', join(this.bin, 'kube-controller-manager'), [
       '--kubeconfig', this.kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(kcmPort),
       '--service-account-private-key-file', join(this.dir, 'sa.key'),
       '--root-ca-file', join(pki, 'apiserver.crt'),
       '--controllers',
-      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller',
+      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller',
       '--leader-elect=false',
     ]);
 

@@ -1,0 +1,53 @@
+// What EtcdBackup and EtcdRestore syncs tell in Events (lib/events.ts), and how an EtcdBackup's status says that
+// its Job could not create a pod (a refusal by admission, Pod Security `restricted` for one).
+import type { ConditionInput } from '../../lib/conditions.js';
+import type { ConditionEventRules, EventSpec } from '../../lib/events.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+
+/** EtcdBackup: a failed backup (the CLI's result or the Job's Failed condition), a Job without a pod, a bad spec. */
+export const ETCDBACKUP_EVENTS: ConditionEventRules = {
+  action: 'Backup',
+  warnings: new Set(['BackupFailed', 'PodNotCreated', 'InvalidSpec']),
+};
+
+/** EtcdRestore: the restore's outcome, and a cluster that is not there. */
+export const ETCDRESTORE_EVENTS: ConditionEventRules = {
+  action: 'Restore',
+  warnings: new Set(['RestoreFailed', 'ClusterNotFound', 'InvalidSpec']),
+  normals: new Set(['Restored']),
+};
+
+/**
+ * A backup written: the answer reports a snapshot (status.key) that the current status did not. A periodic backup
+ * writes a new key each time, each one event; the same answer fed back says nothing.
+ */
+export function backupWritten(request: CompositeSyncRequest, response: CompositeSyncResponse): EventSpec[] {
+  const before = (request.parent.status ?? {}) as { key?: unknown };
+  const after = (response.status ?? {}) as { key?: unknown; succeeded?: unknown; etcdRevision?: unknown };
+  if (typeof after.key !== 'string' || !after.key || after.key === before.key || after.succeeded !== true) return [];
+  return [{ type: 'Normal', reason: 'BackupSucceeded', action: 'Backup', note: `snapshot at revision ${String(after.etcdRevision ?? '?')} written to ${after.key}`, subject: after.key }];
+}
+
+/** How long a backup Job may have no pod at all before the status says that its pods are refused. */
+export const JOB_POD_ABSENT_SECONDS = 60;
+
+/**
+ * A backup Job that, JOB_POD_ABSENT_SECONDS after its creation, has no pod (none active, succeeded or failed, none
+ * observed): the Job controller's creates are refused (Pod Security admission, a quota); it records FailedCreate
+ * events on the Job. Undefined otherwise.
+ */
+export function jobWithoutPod(job: KubeObject | undefined, pods: KubeObject[], now: Date): ConditionInput | undefined {
+  if (!job || pods.length > 0) return undefined;
+  const s = (job['status'] ?? {}) as { active?: number; succeeded?: number; failed?: number; conditions?: Array<{ type?: string; status?: string }> };
+  if ((s.active ?? 0) > 0 || (s.succeeded ?? 0) > 0 || (s.failed ?? 0) > 0) return undefined;
+  if (s.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return undefined;
+  const born = Date.parse(job.metadata.creationTimestamp ?? '');
+  if (!Number.isFinite(born) || now.getTime() - born < JOB_POD_ABSENT_SECONDS * 1000) return undefined;
+  const name = job.metadata.name ?? '';
+  return {
+    type: 'Ready',
+    status: false,
+    reason: 'PodNotCreated',
+    message: `the backup Job ${name} has created no pod in ${JOB_POD_ABSENT_SECONDS} s: the API server refuses its pods (for a namespace that enforces Pod Security, see the FailedCreate events: kubectl describe job ${name})`,
+  };
+}

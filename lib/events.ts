@@ -1,0 +1,221 @@
+// Kubernetes Events for what the hooks could not do and for the transitions they make (events.k8s.io/v1,
+// reportingController `metaops`, on the resource concerned, so that `kubectl describe` shows them).
+//
+// The hooks stay functions of what Metacontroller sends: what an answer is worth an event is computed from the
+// request and the answer (a condition that takes a failure reason it did not have; a step the hook took in this
+// very call), and recording it is a side effect behind the KubeApi interface that never changes the answer and
+// never fails the hook. A call that is not authenticated records nothing (lib/app.ts gives it NO_EVENTS).
+//
+// Aggregation: an event's name is a hash of the resource's UID, the reason, what it is about (a condition type, a
+// member) and a ten-minute bucket of time. The first occurrence in a bucket creates the event; a repeat in the
+// same bucket (a failure that comes back, a status Metacontroller could not write so that the transition is
+// seen again) is refused with 409 by the API server, and becomes a PATCH of the event's `series` (count and
+// lastObservedTime), as client-go's events library does. At most one event per resource, reason and subject
+// every ten minutes, however often it recurs.
+import { createHash } from 'node:crypto';
+import { errorReason, type KubeApi, type KubeEvent, type ObjectReference } from './kube.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, ParentObject } from './metacontroller.js';
+import { previousConditions } from './conditions.js';
+
+/** What a hook has to say, before it is addressed to a resource and named. */
+export interface EventSpec {
+  type: 'Normal' | 'Warning';
+  /** The same reason as the condition it accompanies (or the transition's own, CamelCase). */
+  reason: string;
+  /** What the hook was doing (events.k8s.io/v1 `action`), CamelCase. */
+  action: string;
+  note: string;
+  /** What makes two occurrences of the reason distinct (a condition type, a member, a key); part of the name. */
+  subject?: string;
+  related?: ObjectReference;
+}
+
+/** The time bucket of an event's name: a repeat within it is one event with a series. */
+export const EVENT_BUCKET_SECONDS = 600;
+/** How long a hook waits for its events before it answers (the writes go on; their outcome is only logged). */
+export const EVENT_WAIT_MS = 1000;
+/** Events being written at once; more are dropped (and logged) rather than queued behind a slow API server. */
+export const MAX_EVENTS_IN_FLIGHT = 64;
+/** Occurrence counts remembered for series (the most recent names). */
+const MAX_COUNTS = 1024;
+
+export interface EventLog {
+  info(obj: Record<string, unknown>, msg: string): void;
+  warn(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface EventRecorder {
+  /** Records `events` about `parent`; resolves when they are written or given up, never rejects. */
+  record(parent: ParentObject, events: EventSpec[], now: Date, log?: EventLog): Promise<void>;
+}
+
+/** What an unauthenticated call gets: nothing is recorded. */
+export const NO_EVENTS: EventRecorder = { record: async () => undefined };
+
+/**
+ * The recorder of a hook call's dependencies; none (a hook definition called directly with partial dependencies,
+ * as some tests and tools do) records nothing.
+ */
+export function recorderOf(deps: { events?: () => EventRecorder }): EventRecorder {
+  return typeof deps.events === 'function' ? deps.events() : NO_EVENTS;
+}
+
+/** The resource an event is about, as an ObjectReference. */
+export function referenceOf(parent: ParentObject): ObjectReference {
+  const ref: ObjectReference = {
+    apiVersion: String(parent['apiVersion'] ?? ''),
+    kind: String(parent['kind'] ?? ''),
+    namespace: parent.metadata.namespace ?? 'default',
+    name: parent.metadata.name ?? '',
+  };
+  if (parent.metadata.uid) ref.uid = parent.metadata.uid;
+  return ref;
+}
+
+/** The event's name: the resource's name where it is valid, and a hash of the occurrence and its time bucket. */
+export function eventName(parent: ParentObject, spec: EventSpec, now: Date): string {
+  const bucket = Math.floor(now.getTime() / (EVENT_BUCKET_SECONDS * 1000));
+  const who = parent.metadata.uid ?? `${parent.metadata.namespace ?? ''}/${parent.metadata.name ?? ''}`;
+  const hash = createHash('sha256').update(JSON.stringify([who, spec.reason, spec.subject ?? '', bucket])).digest('hex').slice(0, 16);
+  const prefix = (parent.metadata.name ?? '').toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 200).replace(/^[-.]+|[-.]+$/g, '');
+  return prefix ? `${prefix}.${hash}` : hash;
+}
+
+/** The events.k8s.io/v1 event for a spec about a parent. */
+export function eventFor(parent: ParentObject, spec: EventSpec, now: Date): KubeEvent {
+  const regarding = referenceOf(parent);
+  const event: KubeEvent = {
+    namespace: regarding.namespace,
+    name: eventName(parent, spec, now),
+    eventTime: now,
+    type: spec.type,
+    reason: spec.reason.slice(0, 128),
+    action: spec.action.slice(0, 128),
+    note: spec.note,
+    regarding,
+  };
+  if (spec.related) event.related = spec.related;
+  return event;
+}
+
+/** Records events through the Kubernetes API (created, or a series when the name exists), and logs each one. */
+export class KubeEventRecorder implements EventRecorder {
+  private readonly counts = new Map<string, number>();
+  private inFlight = 0;
+
+  constructor(private readonly kube: () => KubeApi) {}
+
+  async record(parent: ParentObject, events: EventSpec[], now: Date, log?: EventLog): Promise<void> {
+    if (events.length === 0) return;
+    const ref = referenceOf(parent);
+    const what = `${ref.kind} ${ref.namespace}/${ref.name}`;
+    const writes = events.map((spec) => {
+      // The log line that names the resource, whether or not the event can be written.
+      const line = { resource: `${ref.namespace}/${ref.name}`, kind: ref.kind, reason: spec.reason, type: spec.type };
+      if (spec.type === 'Warning') log?.warn(line, `${what}: ${spec.reason}: ${spec.note}`);
+      else log?.info(line, `${what}: ${spec.reason}: ${spec.note}`);
+      return this.write(eventFor(parent, spec, now), what, log);
+    });
+    await boundedWait(Promise.all(writes), EVENT_WAIT_MS);
+  }
+
+  private async write(event: KubeEvent, what: string, log?: EventLog): Promise<void> {
+    if (this.inFlight >= MAX_EVENTS_IN_FLIGHT) {
+      log?.warn({ reason: event.reason }, `${what}: the event ${event.reason} was dropped: ${MAX_EVENTS_IN_FLIGHT} events are being written already`);
+      return;
+    }
+    this.inFlight += 1;
+    try {
+      const kube = this.kube();
+      if (!kube.createEvent) return;
+      const outcome = await kube.createEvent(event);
+      if (outcome !== 'exists' || !kube.patchEventSeries) return;
+      // A repeat of an occurrence already recorded in this bucket: one event, counted.
+      const count = (this.counts.get(event.name) ?? 1) + 1;
+      this.counts.delete(event.name);
+      this.counts.set(event.name, count);
+      if (this.counts.size > MAX_COUNTS) this.counts.delete(this.counts.keys().next().value!);
+      await kube.patchEventSeries(event.namespace, event.name, { count, lastObservedTime: event.eventTime });
+    } catch (err) {
+      log?.warn(
+        { reason: event.reason, error: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+        `${what}: could not record the event ${event.reason}: ${errorReason(err)}`,
+      );
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+}
+
+/** Waits for `work` at most `ms`; never rejects (the work itself catches its errors). */
+async function boundedWait(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work.then(() => undefined, () => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Which condition reasons a kind reports as events. */
+export interface ConditionEventRules {
+  /** The events' action (what the hook was doing), e.g. Reconcile. */
+  action: string;
+  /** A condition that takes one of these reasons (with status False, or Unknown) is a Warning. */
+  warnings: ReadonlySet<string>;
+  /** A condition that takes one of these reasons is a Normal event (a transition worth telling). */
+  normals?: ReadonlySet<string>;
+}
+
+/**
+ * The events a new status says: each condition whose reason (or status) differs from the one in the parent's
+ * current status, when that reason is one the rules name. The same status fed back says nothing.
+ */
+export function conditionEvents(parent: ParentObject, status: unknown, rules: ConditionEventRules): EventSpec[] {
+  const before = previousConditions(parent.status);
+  const out: EventSpec[] = [];
+  for (const c of previousConditions(status)) {
+    const prev = before.find((p) => p.type === c.type);
+    if (prev && prev.reason === c.reason && prev.status === c.status) continue;
+    const reason = typeof c.reason === 'string' ? c.reason : '';
+    const warning = rules.warnings.has(reason) && c.status !== 'True';
+    if (!warning && !rules.normals?.has(reason)) continue;
+    // Two conditions that take the same reason at once (Ready and Synced) are one occurrence.
+    if (out.some((e) => e.reason === reason)) continue;
+    out.push({ type: warning ? 'Warning' : 'Normal', reason, action: rules.action, note: `${c.type}: ${String(c.message ?? '')}`, subject: c.type });
+  }
+  return out;
+}
+
+/**
+ * Runs a composite hook and records the events of its answer: the steps it reports through `note` while it runs,
+ * and the conditions it changed. The answer is the hook's, whatever happens to the events.
+ */
+export async function withEvents(
+  request: CompositeSyncRequest,
+  recorder: EventRecorder,
+  now: Date,
+  log: EventLog | undefined,
+  rules: ConditionEventRules,
+  run: (note: (event: EventSpec) => void) => CompositeSyncResponse | Promise<CompositeSyncResponse>,
+  extra?: (response: CompositeSyncResponse) => EventSpec[],
+): Promise<CompositeSyncResponse> {
+  const steps: EventSpec[] = [];
+  const response = await run((event) => steps.push(event));
+  let events: EventSpec[];
+  try {
+    events = [...steps, ...(extra?.(response) ?? []), ...conditionEvents(request.parent, response.status, rules)];
+  } catch (err) {
+    log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'the events of this answer could not be worked out');
+    return response;
+  }
+  try {
+    await recorder.record(request.parent, events, now, log);
+  } catch {
+    // A recorder never rejects; a broken one must not change the answer either.
+  }
+  return response;
+}
