@@ -816,3 +816,156 @@ t.test('a refused downgrade is not applied when no member answers (attack 9)', a
   const images = loop.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
   t.same(images, ['quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.5.0'], 'they come back at the version they ran');
 });
+
+// Second attack round on issue 16.
+
+t.test('an EtcdRestore of another namespace never acts on this cluster; customize asks for this namespace only (attack 2.1)', async (t) => {
+  const loop = await running({ size: 3 });
+  const foreign = restoreObject('x', '2026-07-01T00:00:00Z');
+  foreign.metadata.namespace = 'other-team';
+  (foreign['spec'] as any).s3.path = 'theirbucket/snap.db';
+  loop.related = [foreign];
+  for (let i = 0; i < 3; i++) await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  t.notOk(loop.s().restore);
+  const { etcdcluster } = await import('../hooks/etcdcluster/index.js');
+  const rules = (etcdcluster.customize as any)({ controller: {}, parent: loop.parent() }, {}).relatedResources;
+  t.ok(rules.length > 0 && rules.every((r: any) => r.namespace === 'ns'), 'every related rule names the namespace');
+});
+
+t.test('a restore the hook cannot follow (etcd unreachable) is Restored once a restored member is Ready; lost pods then keep their data (attack 2.2)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step();
+  loop.etcd.members = [];
+  loop.etcd.up.clear();
+  loop.etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable');
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  for (const p of loop.pods()) loop.podStatus.set(p, READY);
+  await loop.step();
+  t.equal(loop.s().restore.phase, 'Restored', 'Ready members serve the snapshot');
+  t.equal(restoreHook(loop, loop.related[0]!)['succeeded'], true);
+  // Clients wrote to the restored cluster; then every pod is lost.
+  loop.lose('e-3', 'e-4', 'e-5');
+  for (let i = 0; i < 3; i++) {
+    await loop.step();
+    t.same(loop.claims(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1}: the restored members' claims kept`);
+    t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1}: back on their claims, not restored again`);
+    t.ok(loop.children.filter((c) => c.kind === 'Pod').every((p: any) => !(p.spec.initContainers ?? []).length), 'no restore step');
+  }
+});
+
+t.test('an upgrade to an image that cannot be pulled is undone by fixing the spec, even without quorum (attack 2.3)', async (t) => {
+  for (const size of [1, 3]) {
+    const loop = await running({ size });
+    loop.spec = { ...loop.spec, version: '3.5.99' };
+    await loop.step();
+    const upgraded = loop.children.find((c: any) => c.kind === 'Pod' && c.spec.containers[0].image.endsWith('3.5.99'))!;
+    t.ok(upgraded, `size ${size}: one member moved to 3.5.99`);
+    const name = upgraded.metadata.name!;
+    loop.etcd.up.delete(name);
+    loop.phase.set(name, 'Pending');
+    loop.podStatus.set(name, { containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'ImagePullBackOff' } } }] });
+    if (size === 1) loop.etcd.listError = new EtcdError('no quorum', 'Unreachable');
+    await loop.step();
+    loop.spec = { ...loop.spec, version: '3.5.1' };
+    await loop.step();
+    const pod = loop.children.find((c) => c.kind === 'Pod' && c.metadata.name === name) as any;
+    t.equal(pod.spec.containers[0].image, 'quay.io/coreos/etcd:v3.5.1', `size ${size}: the fixed image is put back in place`);
+    t.same(loop.etcd.calls.filter((c) => c.startsWith('remove')), [], `size ${size}: no member removed`);
+  }
+});
+
+t.test('restored members partly lost before any served start again from the snapshot (attack 2.4)', async (t) => {
+  const loop = await running({ size: 3 });
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step();
+  loop.etcd.members = [];
+  loop.etcd.up.clear();
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  await loop.step(); // the pods exist (PodsCreated)
+  loop.lose('e-4', 'e-5');
+  await loop.step();
+  await loop.step();
+  t.same(loop.pods(), ['e-6', 'e-7', 'e-8'], 'all started again from the snapshot');
+  t.equal(loop.s().restore.phase, 'Restoring');
+});
+
+t.test('bootstrap pods that vanish before the cluster formed start the bootstrap again (attack 2.5)', async (t) => {
+  const loop = new Loop({ size: 3 }, new FakeEtcd());
+  await loop.step();
+  await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+  loop.lose('e-1', 'e-2');
+  await loop.step();
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+  // Pods refused by admission (never created) do not: no hot loop of new names.
+  const refused = new Loop({ size: 3 }, new FakeEtcd(), 'r');
+  await refused.step();
+  refused.children = refused.children.filter((c) => c.kind !== 'Pod');
+  for (let i = 0; i < 3; i++) await refused.step();
+  t.same(refused.children.filter((c) => c.kind === 'Pod').map((p) => p.metadata.name).sort(), ['r-0', 'r-1', 'r-2'], 'the same names answered');
+});
+
+t.test('with the member IDs never known, lost and crashed pods come back on their claims (attack 2.6)', async (t) => {
+  const etcd = new FakeEtcd();
+  etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable');
+  const loop = new Loop({ size: 3, pod: { persistentVolumeClaimSpec: PVC } }, etcd);
+  await loop.step();
+  await loop.step();
+  for (const p of loop.pods()) loop.podStatus.set(p, READY);
+  await loop.step();
+  t.equal(loop.s().reason, 'EtcdUnreachable');
+  loop.lose('e-1');
+  loop.phase.set('e-2', 'Failed');
+  loop.podStatus.set('e-2', {});
+  for (let i = 0; i < 3; i++) await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'e-1 and e-2 back under their names');
+  t.equal(loop.phase.get('e-2'), 'Failed'); // (the Loop keeps the phase it was told)
+  t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
+  const e1 = loop.children.find((c) => c.kind === 'Pod' && c.metadata.name === 'e-1') as any;
+  t.ok(e1.spec.containers[0].command.includes('--initial-cluster-state=existing'), 'rejoins as the member it was');
+});
+
+t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
+  const { prune } = await import('../hooks/etcdbackup/backup.js');
+  const keys = new Set(['prod_v2_v50_2026-01-01T00-00-00Z', 'prod_v1_before-upgrade', 'prod_v100_2026-01-01T00-00-00Z', 'prod_v101_2026-01-01T01-00-00Z', 'prod_v102_2026-01-01T02-00-00Z']);
+  const s3 = {
+    send: async (cmd: { constructor: { name: string }; input: { Prefix?: string; Key?: string } }) => {
+      if (cmd.constructor.name === 'ListObjectsV2Command') return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
+      if (cmd.constructor.name === 'DeleteObjectCommand') keys.delete(cmd.input.Key!);
+      return {};
+    },
+  } as any;
+  t.same(await prune(s3, 'b', 'prod', 2, 'prod_v102_2026-01-01T02-00-00Z'), ['prod_v100_2026-01-01T00-00-00Z']);
+  t.ok(keys.has('prod_v2_v50_2026-01-01T00-00-00Z') && keys.has('prod_v1_before-upgrade'), 'not ours: kept');
+});
+
+t.test('no unhealthy clock runs while quorum is lost (attack 2, not run before)', async (t) => {
+  const loop = await running({ size: 3 });
+  loop.etcd.up.delete('e-1');
+  loop.etcd.up.delete('e-2');
+  for (let i = 0; i < 3; i++) {
+    loop.now = new Date(loop.now.getTime() + 20 * 60_000);
+    await loop.step();
+    t.same(loop.s().memberList.filter((m: any) => m.unhealthySince), [], `sync ${i + 1}: no clock during the outage`);
+  }
+  loop.etcd.up.add('e-1'); // quorum back; e-2 slower
+  await loop.step();
+  t.same(loop.etcd.calls, [], 'e-2 not replaced at once');
+});
+
+t.test('an EtcdRestore older than its cluster ends OlderThanCluster; one applied with the cluster still acts (attack 2.9)', async (t) => {
+  const restore = restoreObject('r', '2026-05-01T00:00:00Z');
+  const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'e', namespace: 'ns', creationTimestamp: '2026-06-01T00:00:00Z' }, status: {} };
+  const res = syncRestore({ controller: {}, parent: restore as ParentObject, related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']) }, FIXED_NOW);
+  t.match(res.status, { succeeded: false, reason: /made before EtcdCluster e/ });
+  // Applied together: the restore stamped a second before the cluster (created 2026-06-01T00:00:00Z).
+  const loop = await running({ size: 3 });
+  loop.related = [restoreObject('together', '2026-05-31T23:59:58Z')];
+  await loop.step();
+  t.match(loop.s().restore, { name: 'together', phase: 'Replacing' });
+});

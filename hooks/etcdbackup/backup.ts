@@ -203,6 +203,9 @@ export async function upload(s3: S3Client, bucket: string, key: string, chunks: 
   }
 }
 
+/** What periodicKey appends: `_v<revision>_<date>`, the date as rfc3339 with `-` for `:`, nothing else. */
+const PERIODIC = /^_v\d+_\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
+
 /**
  * Keeps the `max` newest periodic backups of a key and deletes the rest; the one just `written` is always kept
  * and counts as the newest. Newest by the date in the name, not by revision: a revision goes down after a
@@ -214,7 +217,7 @@ export async function prune(s3: S3Client, bucket: string, key: string, max: numb
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${key}_v`, ...(token ? { ContinuationToken: token } : {}) }));
-    for (const o of page.Contents ?? []) if (o.Key && /^_v\d+_/.test(o.Key.slice(key.length))) found.push(o.Key);
+    for (const o of page.Contents ?? []) if (o.Key && PERIODIC.test(o.Key.slice(key.length))) found.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   const stamp = (k: string) => /^_v\d+_(.*)$/.exec(k.slice(key.length))?.[1] ?? '';

@@ -5,6 +5,7 @@ import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, Cus
 import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec } from './schema.js';
+import { RESTORE_SLACK_SECONDS } from '../etcdcluster/sync.js';
 
 const parser = specParser(EtcdRestoreSpec);
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
@@ -15,6 +16,13 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
   // namespace across all of them: pkg/controller/common/customize/manager.go L665-683).
   if (typeof name !== 'string' || !name) return { relatedResources: [] };
   return { relatedResources: [{ apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '', names: [name] }] };
+}
+
+/** The restore was created before the cluster, beyond the slack the cluster hook allows (it never acts). */
+function olderThan(restore: { metadata: { creationTimestamp?: string } }, cluster: { metadata: { creationTimestamp?: string } }): boolean {
+  const r = Date.parse(restore.metadata.creationTimestamp ?? '');
+  const c = Date.parse(cluster.metadata.creationTimestamp ?? '');
+  return Number.isFinite(r) && Number.isFinite(c) && r < c - RESTORE_SLACK_SECONDS * 1000;
 }
 
 export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
@@ -40,6 +48,10 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   if (succeeded !== undefined) {
     reason = succeeded ? 'Restored' : 'RestoreFailed';
     message = succeeded ? `EtcdCluster ${clusterName} was restored from the snapshot ${parsed.spec.s3.path}` : String(previous.reason ?? 'the restore failed');
+  } else if (cluster && olderThan(parent, cluster)) {
+    succeeded = false;
+    reason = 'OlderThanCluster';
+    message = `this EtcdRestore was made before EtcdCluster ${clusterName} (it was deleted and recreated since): it will not act on it; create a new EtcdRestore`;
   } else if (superseded) {
     succeeded = false;
     reason = 'RestoreSuperseded';

@@ -52,10 +52,11 @@ export const etcdcluster: CompositeHookDefinition = {
     // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secrets (checked
     // before any pod that mounts them is made, and the operator's client certificate).
     const names = [...new Set(Object.values(tlsSecretNames(request.parent?.['spec'])))].sort();
-    const rules: RelatedResourceRule[] = [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores' }];
-    // Confined to the cluster's namespace: a rule naming objects without one lists every namespace in v4.17
-    // (pkg/controller/common/customize/manager.go L665-683).
-    if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace: request.parent?.metadata.namespace ?? '', names });
+    // Confined to the cluster's namespace: a rule without one lists every namespace in v4.17
+    // (pkg/controller/common/customize/manager.go L665-683), with names or without.
+    const namespace = request.parent?.metadata.namespace ?? '';
+    const rules: RelatedResourceRule[] = [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace }];
+    if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace, names });
     return { relatedResources: rules };
   },
 };

@@ -155,6 +155,8 @@ export interface Decision {
 }
 
 const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
+/** Why a container waits when its image cannot be had. */
+const IMAGE_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
 function podImage(pod: KubeObject): string | undefined {
   const containers = (pod['spec'] as { containers?: Array<{ name?: string; image?: string }> } | undefined)?.containers;
@@ -163,8 +165,12 @@ function podImage(pod: KubeObject): string | undefined {
 
 function withImage(pod: KubeObject, img: string, version: string): KubeObject {
   const copy = keepObserved(pod);
-  const spec = copy['spec'] as { containers?: Array<{ name?: string; image?: string }> } | undefined;
-  const container = spec?.containers?.find((c) => c.name === 'etcd') ?? spec?.containers?.[0];
+  // Copies of the spec and its containers: the observed pod (the request) is never written to.
+  const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
+  if (spec) copy['spec'] = spec;
+  const containers = Array.isArray(spec?.['containers']) ? (spec!['containers'] as Array<{ name?: string; image?: string }>).map((c) => ({ ...c })) : undefined;
+  if (spec && containers) spec['containers'] = containers;
+  const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
   if (container) container.image = img;
   copy.metadata.annotations = { ...(copy.metadata.annotations ?? {}), 'etcd.version': version };
   return copy;
@@ -233,6 +239,10 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
     return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: 'the EtcdRestore was deleted before the restore started' });
   }
+  if (before?.phase === 'Restoring' && obs.pods.length > 0 && obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent) && !obs.etcd && !obs.pods.some(isReady) && obs.restore?.uid === before.uid) {
+    // Some restored members vanished before any served: they hold only the snapshot; all start again from it.
+    return restoring([], lastIndex, before, 'restored members were lost before they served: starting the restore again');
+  }
   if (before?.phase === 'Restoring' && obs.pods.length === 0 && obs.terminating.length === 0) {
     // The restored members vanished before they ran (a drain during the fetch): they start again from the
     // snapshot, never as an empty cluster; without the EtcdRestore, the restore ends failed.
@@ -280,7 +290,9 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       return d;
     }
     // Restored once the restored members serve with a quorum: the snapshot is then the cluster's data.
-    const restored = before.phase === 'Restored' || (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0);
+    // (Or once a restored member is Ready: its readiness probe asks etcd, so it serves the snapshot, even when
+    // the hook cannot reach it.)
+    const restored = before.phase === 'Restored' || (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) || obs.pods.some(isReady);
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
@@ -306,6 +318,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
   // Member claims seen and not being deleted: while etcd does not answer, they are kept whatever status says.
   const claimsSeen = (obs.claims ?? []).filter((n) => memberIndex(c.name, n) !== undefined && !(obs.terminatingClaims ?? []).includes(n));
+  // A member pod whose etcd cannot start on its image (it cannot be pulled: a version that does not exist) gets
+  // the spec's image in place, whatever else is decided: a fixed spec un-sticks it even while quorum is lost.
+  // (Decided on the observed pod, which has a status; applied to its copy.)
+  const stuckOnImage = new Set(obs.pods.filter((p) => podImage(p) !== targetImage && IMAGE_WAITING.has(podWaiting(p) ?? '')).map((p) => p.metadata.name!));
+  const unstick = (p: KubeObject): KubeObject => (stuckOnImage.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p);
+  kept.splice(0, kept.length, ...kept.map(unstick));
   const base = { fallbackPods: kept, lastMemberIndex, targetVersion: undefined as string | undefined, keepClaims: obs.etcd ? [] : claimsSeen };
   const podByName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
 
@@ -406,13 +424,24 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over
     // with the current spec; nothing was stored in it: the hook wrote Creating when it started these members,
     // has seen no member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
-    if (bootstrapping && obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || podImage(p) !== targetImage)) {
+    const vanished = obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent);
+    if (bootstrapping && (vanished || obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || podImage(p) !== targetImage))) {
       const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
       return { ...base, keepClaims: [], pods: [], phase: 'Creating', conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)], members: [], converging: true };
     }
     // With storage, members whose pod vanished come back on their volumes (quorum may need them).
     const missing = storage ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name)) : [];
-    const pods = [...kept.filter((p) => !(storage && DEAD_PHASES.has(phaseOf(p)) && known.some((m) => m.name === p.metadata.name))), ...restartPods(missing)];
+    // Members known only by their claims (the hook never had their IDs: it could not reach etcd, or status was
+    // lost) come back on them too, unless bootstrapping (their data directory may be empty).
+    const byClaim = storage && !bootstrapping ? claimsSeen.filter((n) => !known.some((m) => m.name === n) && !podNames.has(n) && !obs.terminating.includes(n)) : [];
+    const peers = [...new Set([...known.map((m) => m.name), ...claimsSeen])].map((pod) => ({ pod }));
+    const hasData = (name: string) => known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
+    const pods = [
+      ...kept.filter((p) => !(storage && DEAD_PHASES.has(phaseOf(p)) && hasData(p.metadata.name!))),
+      ...restartPods(missing),
+      ...byClaim.map((pod) => memberPod(parent, spec, pod, initialCluster(c, peers), 'existing')),
+    ];
+    if (byClaim.length > 0) missing.push(...byClaim.map((name) => ({ name, healthy: false })));
     const members: MemberReport[] = [
       ...known.filter((m) => !podNames.has(m.name)).map(markDown),
       ...obs.pods.map((p) => {
@@ -502,6 +531,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     : [];
 
   if (!quorum.ok) {
+    // No member's unhealthy clock runs while quorum is lost: after an outage, a member slower to return is not
+    // replaced at once for the time the whole cluster was down.
+    for (const r of reports) delete r.unhealthySince;
     const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
     const pods = [...kept.filter((p) => !finishedWithStorage.includes(p.metadata.name!)), ...recreated];
     return { ...common, pods, phase: 'Running', reason: 'QuorumLost', conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)], converging: true };
@@ -531,7 +563,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
   // Pods that are not members (a removal whose pod delete failed, leftovers): not part of the cluster, dropped.
   const live = obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
-  const livePods = [...live.map(keepObserved), ...recreated];
+  const livePods = [...live.map(keepObserved).map(unstick), ...recreated];
 
   if (recreated.length > 0 || finishedWithStorage.length > 0) {
     const names = [...recreated.map((p) => p.metadata.name!), ...finishedWithStorage];
@@ -731,6 +763,15 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 
 function isMemberReport(m: unknown): m is MemberReport {
   return typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string';
+}
+
+/**
+ * Every pod of the last answer existed at the last sync (PodsCreated=True in status): pods missing now vanished
+ * (deleted, evicted), as opposed to pods admission never let be created, which must not start anything over.
+ */
+function podsWereCreated(parent: ParentObject): boolean {
+  const conditions = (parent.status as { conditions?: Array<{ type?: unknown; status?: unknown }> } | undefined)?.conditions;
+  return Array.isArray(conditions) && conditions.some((c) => c?.type === 'PodsCreated' && c.status === 'True');
 }
 
 /** The pod's Ready condition is True: its etcd answered the readiness probe (the member serves). */

@@ -55,14 +55,22 @@ const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cl
  * is older than the cluster (a cluster deleted and recreated under the same name, or whose status was lost),
  * never acts again.
  */
+/** How much older than its cluster an EtcdRestore may be and still act (objects applied together). */
+export const RESTORE_SLACK_SECONDS = 5;
+
 export function pendingRestore(request: CompositeSyncRequest, image: string): Observation['restore'] {
   const name = request.parent.metadata.name;
   const born = request.parent.metadata.creationTimestamp ?? '';
   const last = (request.parent.status as { restore?: { uid?: string; created?: string } } | undefined)?.restore;
   const restores = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2')
+    // In the cluster's own namespace only: with hook version v2, Metacontroller v4.17 lists a rule without a
+    // namespace across every namespace (pkg/controller/common/customize/manager.go L665-683).
+    .filter((r) => (r.metadata.namespace ?? '') === (request.parent.metadata.namespace ?? ''))
     .filter((r) => !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name)
     .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
-    .filter((r) => !born || !r.metadata.creationTimestamp || Date.parse(r.metadata.creationTimestamp) >= Date.parse(born))
+    // Not older than the cluster (within RESTORE_SLACK_SECONDS: one `kubectl apply` of both may stamp the
+    // restore a second earlier): a restore made for a cluster since deleted never acts on its successor.
+    .filter((r) => !born || !r.metadata.creationTimestamp || Date.parse(r.metadata.creationTimestamp) >= Date.parse(born) - RESTORE_SLACK_SECONDS * 1000)
     // Only a restore newer than the last one this cluster made acts (or that one itself, while it runs): an
     // older one left unfinished (superseded, or its status lost) never replaces what the newer one restored.
     .filter((r) => !last?.created || (r.metadata.uid ?? r.metadata.name) === last.uid || Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created))
