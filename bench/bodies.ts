@@ -246,17 +246,24 @@ function controller(kind: Kind): Record<string, unknown> {
 /**
  * A realistic request with `n` children (PodSet: n pods) or `n` related pods (Memcached's pods; MySQLCluster:
  * its members, at most MAX_SIZE.mysqlcluster = 9, and past that other pods its selector matches, which are no
- * members: its answer stays MySQL-sized while the request grows).
+ * members: its answer stays MySQL-sized while the request grows). Past a kind's MAX_SIZE (PodSet and Memcached:
+ * 1000; only the in-process rows go further) the parent asks for that many.
  */
 export function body(kind: Kind, n: number): CompositeSyncRequest {
-  const size = kind === 'mysqlcluster' ? Math.min(n, MAX_SIZE.mysqlcluster) : n;
+  // A spec past the kind's maximum would be refused (InvalidSpec): the parent asks for the most it may have, and
+  // the request still carries n pods (the in-process rows go to 10 000).
+  const size = Math.min(n, MAX_SIZE[kind]);
   const base = request(kind, served(kind, kind === 'mysqlcluster' ? { size, version: '8.0' } : { size }));
   const parent = base.parent;
   const parentOwner: Owner = { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name! };
   // What metaops asked for with nothing observed: what Metacontroller created.
   const desired = syncOf(kind, base).children;
   if (kind === 'podset') {
-    base.children = objectMap(desired.map((p) => storedPod(p.metadata.name!, p.metadata.labels!, p['spec'] as Record<string, unknown>, parentOwner, 'metacontroller')));
+    const one = desired[0]!;
+    const name = parent.metadata.name!;
+    base.children = objectMap(
+      Array.from({ length: n }, (_, i) => storedPod(`${name}-${i}`, one.metadata.labels!, one['spec'] as Record<string, unknown>, parentOwner, 'metacontroller')),
+    );
   } else {
     const workload = desired.find((c) => c.kind === 'Deployment' || c.kind === 'StatefulSet')!;
     const wspec = workload['spec'] as Record<string, any>;
@@ -270,8 +277,13 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
     const pods: KubeObject[] = [];
     if (kind === 'memcached') {
       const rs = `${workload.metadata.name}-${suffix(workload.metadata.name!, 10)}`;
+      const used = new Set<string>();
       for (let i = 0; i < n; i++) {
-        pods.push(storedPod(`${rs}-${suffix(`${rs}-${i}`, 5)}`, { ...labels, 'pod-template-hash': rs.slice(-10) }, template, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs }, 'kube-controller-manager'));
+        // Five characters, as the ReplicaSet controller's names have; drawn again on a collision.
+        let tail = suffix(`${rs}-${i}`, 5);
+        for (let salt = 0; used.has(tail); salt++) tail = suffix(`${rs}-${i}-${salt}`, 5);
+        used.add(tail);
+        pods.push(storedPod(`${rs}-${tail}`, { ...labels, 'pod-template-hash': rs.slice(-10) }, template, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs }, 'kube-controller-manager'));
       }
     } else {
       const sts = workload.metadata.name!;
