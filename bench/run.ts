@@ -1,11 +1,12 @@
 // `npm run bench`: autocannon against every Memcached / PodSet / MySQLCluster sync at 1, 10, 100 and 1000
-// children, beside a ceiling (a bare Fastify route answering a precomputed body of the same size) measured in
-// the same run; p99 at half the maximum rate; RSS of the server; ETag's saving on an unchanged resync; the pure
-// sync functions in-process from 1 to 10 000 children; the hooks that call out (S3 against moto, EtcdCluster
-// against real etcd) with the share of their time spent in remote calls. Writes bench/results.json and
-// bench/RESULTS.md.
+// children, beside a ceiling (a bare Fastify route answering a precomputed body of the same size) and a peer (a
+// hook written by hand in the style of Metacontroller's examples, bench/peer.mjs) measured in the same run, in
+// alternating rounds, at 10 connections and at Metacontroller's own concurrency (5 workers per controller);
+// p99 at half rate; RSS of the server; ETag's saving on an unchanged resync; the pure sync functions
+// in-process from 1 to 10 000 children; the hooks that call out (S3 against moto, EtcdCluster against real
+// etcd) with the share of their time spent in remote calls. Writes bench/results.json and bench/RESULTS.md.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +17,16 @@ import { freePort } from '../test/e2e/cluster.js';
 import { asObserved, objectMap, root } from '../test/fixtures/requests.js';
 import { body, type Kind } from './bodies.js';
 import { writeResults } from './report.js';
+import { DEFAULT_BODY_LIMIT, MAX_BODY_LIMIT } from '../lib/config.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const HALF_RATE_SECONDS = 3;
 /** p99 at half rate is the median of this many runs: one run's p99 is a handful of requests, easily one stall. */
 const HALF_RATE_ROUNDS = 3;
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
+/** Metacontroller's default: 5 workers per controller (--workers), so at most 5 calls of one hook at once. */
+const METACONTROLLER_CONNECTIONS = 5;
+const METACONTROLLER_ROUNDS = Number(process.env['BENCH_MC_ROUNDS'] ?? 3);
 const SIZES = [1, 10, 100, 1000];
 
 
@@ -73,9 +78,10 @@ function machineTicks(): { total: number; steal: number } {
   return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
 }
 
-async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string>; warm?: boolean; seconds?: number } = {}): Promise<Run> {
+async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string>; warm?: boolean; seconds?: number; connections?: number } = {}): Promise<Run> {
+  const connections = opts.connections ?? CONNECTIONS;
   // A warm-up second first, so that both sides are measured hot (JIT, connection pools).
-  if (opts.warm !== false) await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections: CONNECTIONS, duration: 1 });
+  if (opts.warm !== false) await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections, duration: 1 });
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
   const cpuBefore = cpuUs(pid);
@@ -85,7 +91,7 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
     method: 'POST',
     body: payload,
     headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
-    connections: CONNECTIONS,
+    connections,
     duration: opts.seconds ?? SECONDS,
     ...(opts.rate ? { overallRate: opts.rate } : {}),
   });
@@ -110,7 +116,7 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
  * The rows the targets are judged on (10 children) get more rounds: on this machine one row's per-round
  * fractions spread by +-0.2, and whole runs of five rounds differed by that much.
  */
-const TARGET_ROUNDS = Number(process.env['BENCH_TARGET_ROUNDS'] ?? 11);
+const TARGET_ROUNDS = Number(process.env['BENCH_TARGET_ROUNDS'] ?? 7);
 const TARGET_CHILDREN = 10;
 /**
  * This machine is a VM on a shared host: at times the hypervisor gives a third of its CPU time to other guests
@@ -153,19 +159,19 @@ function summary(rs: Run[]): Run {
 }
 
 /**
- * The ceiling and the hook in alternating rounds (`rounds` x SECONDS each, after a warm-up of both unless
- * `warmUp` is false), medians of each: this machine's speed drifts by tens of percent within a minute, and
- * alternating puts both under the same drift. With `rate`, both are sent that many requests a second.
+ * The targets in alternating rounds (`rounds` x SECONDS each, after a warm-up of each unless `warmUp` is false),
+ * medians of each: this machine's speed drifts by tens of percent within a minute, and alternating puts all of
+ * them under the same drift. With `rate`, each is sent that many requests a second.
  */
-async function compare(
-  ceiling: Target,
-  hook: Target,
+async function compareAll(
+  targets: Target[],
   payload: string,
-  { rounds = ROUNDS, rate, seconds, warmUp = true }: { rounds?: number; rate?: number; seconds?: number; warmUp?: boolean } = {},
+  { rounds = ROUNDS, rate, seconds, warmUp = true, connections = CONNECTIONS }: { rounds?: number; rate?: number; seconds?: number; warmUp?: boolean; connections?: number } = {},
 ) {
-  const runs = { ceiling: [] as Run[], hook: [] as Run[] };
+  const runs = targets.map(() => [] as Run[]);
   const options = (target: Target, warm: boolean) => ({
     warm,
+    connections,
     ...(target.headers ? { headers: target.headers } : {}),
     ...(rate ? { rate } : {}),
     ...(seconds ? { seconds } : {}),
@@ -174,96 +180,166 @@ async function compare(
   for (let i = 0; i < rounds; i++) {
     const round = await undisturbed(async (first) => {
       const warm = warmUp && i === 0 && first;
-      const c = await load(ceiling.url, payload, ceiling.pid, options(ceiling, warm));
-      const h = await load(hook.url, payload, hook.pid, options(hook, warm));
-      return [c, h] as [Run, Run];
+      const out: Run[] = [];
+      for (const t of targets) out.push(await load(t.url, payload, t.pid, options(t, warm)));
+      return out;
     });
-    runs.ceiling.push(round.runs[0]);
-    runs.hook.push(round.runs[1]);
+    round.runs.forEach((r, j) => runs[j]!.push(r));
     retried += round.repeats;
   }
+  return { summaries: runs.map(summary), runs, retried };
+}
+
+/** The ceiling and one other target: medians of each, and each round's second run over the first run just before it. */
+async function compare(ceiling: Target, hook: Target, payload: string, opts: Parameters<typeof compareAll>[2] = {}) {
+  const { summaries, runs, retried } = await compareAll([ceiling, hook], payload, opts);
   return {
-    ceiling: summary(runs.ceiling),
-    hook: summary(runs.hook),
-    fractions: runs.hook.map((h, i) => Number((h.rps / runs.ceiling[i]!.rps).toFixed(2))),
+    ceiling: summaries[0]!,
+    hook: summaries[1]!,
+    fractions: runs[1]!.map((h, i) => Number((h.rps / runs[0]![i]!.rps).toFixed(2))),
     retried,
-    runs,
+    runs: { ceiling: runs[0]!, hook: runs[1]! },
   };
 }
 
+/** Per round, a over b (both from the same round), to two decimals. */
+const ratios = (a: Run[], b: Run[]) => a.map((x, i) => Number((x.rps / b[i]!.rps).toFixed(2)));
+const uptime = () => loadavg().map((x) => Number(x.toFixed(2)));
+
 const serverScript = () => join(root, 'dist', 'lib', 'server.js');
-const startHook = async (port: number) =>
-  start(process.execPath, [serverScript()], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, `http://127.0.0.1:${port}/healthz`);
+/** Past the default body limit (8 MiB: a MySQLCluster of 1000 pods is ~17 MB), the server is started with the most it allows. */
+const startHook = async (port: number, bodyLimit?: number) =>
+  start(
+    process.execPath,
+    [serverScript()],
+    { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...(bodyLimit ? { METAOPS_BODY_LIMIT: String(bodyLimit) } : {}) },
+    `http://127.0.0.1:${port}/healthz`,
+  );
+const startPeer = async (port: number) => start(process.execPath, [join(root, 'bench', 'peer.mjs')], { PORT: String(port) }, `http://127.0.0.1:${port}/`);
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'metaops-bench-'));
   const rows: any[] = [];
-  for (const kind of ['memcached', 'podset', 'mysqlcluster'] as Kind[]) {
-    for (const n of SIZES) {
+  const loadAtStart = uptime();
+  const only = process.env['BENCH_KINDS']?.split(',') as Kind[] | undefined;
+  const sizes = process.env['BENCH_SIZES']?.split(',').map(Number) ?? SIZES;
+  for (const kind of only ?? (['memcached', 'podset', 'mysqlcluster'] as Kind[])) {
+    for (const n of sizes) {
+      // As Metacontroller sends it: encoded, then parsed (objects of many keys are V8 dictionaries).
+      const payload = JSON.stringify(body(kind, n));
       // A new hook server for every row: its RSS is this row's, not the largest of the rows before it.
       const hookPort = await freePort();
-      const server = await startHook(hookPort);
+      const server = await startHook(hookPort, payload.length > DEFAULT_BODY_LIMIT ? MAX_BODY_LIMIT : undefined);
       const ceilingPort = await freePort();
+      const peerPort = await freePort();
       let ceiling: ChildProcess | undefined;
+      let peer: ChildProcess | undefined;
       try {
-        // As Metacontroller sends it: encoded, then parsed (objects of many keys are V8 dictionaries).
-        const payload = JSON.stringify(body(kind, n));
+        const loadBefore = uptime();
         const url = `http://127.0.0.1:${hookPort}/hooks/${kind}/sync`;
         const answer = await (await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text();
         const bodyFile = join(dir, `${kind}-${n}.json`);
         writeFileSync(bodyFile, answer);
         ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`);
+        peer = await startPeer(peerPort);
+        const peerUrl = `http://127.0.0.1:${peerPort}/hooks/${kind}/sync`;
+        const peerAnswer = await (await fetch(peerUrl, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text();
         const ceilingTarget = { url: `http://127.0.0.1:${ceilingPort}/ceiling`, pid: ceiling.pid! };
         const hookTarget = { url, pid: server.pid! };
-        const { ceiling: ceil, hook, fractions, retried } = await compare(ceilingTarget, hookTarget, payload, {
-          rounds: n === TARGET_CHILDREN ? TARGET_ROUNDS : ROUNDS,
-        });
-        // The hook at half its own rate, and the ceiling at that same rate just before it: the ceiling's p99 is
-        // what the machine and the load generator sharing it give a server that does nothing.
-        const halfRate = await compare(ceilingTarget, hookTarget, payload, {
+        const peerTarget = { url: peerUrl, pid: peer.pid! };
+        const targets = [ceilingTarget, hookTarget, peerTarget];
+        const full = await compareAll(targets, payload, { rounds: n === TARGET_CHILDREN ? TARGET_ROUNDS : ROUNDS });
+        const [ceil, hook, peerRun] = full.summaries as [Run, Run, Run];
+        // At Metacontroller's concurrency: 5 calls at once, as its 5 workers of one controller send them.
+        const mc = await compareAll(targets, payload, { rounds: METACONTROLLER_ROUNDS, connections: METACONTROLLER_CONNECTIONS, warmUp: false });
+        const [ceil5, hook5, peer5] = mc.summaries as [Run, Run, Run];
+        // All three at half the hook's own rate: the ceiling's p99 is what the machine and the load generator
+        // sharing it give a server that does nothing.
+        const halfRate = await compareAll(targets, payload, {
           rounds: HALF_RATE_ROUNDS,
           rate: Math.max(1, Math.round(hook.rps / 2)),
           seconds: HALF_RATE_SECONDS,
           warmUp: false,
         });
-        const { hook: half, ceiling: ceilingHalf } = halfRate;
+        const [ceilingHalf, half, peerHalf] = halfRate.summaries as [Run, Run, Run];
+        const all = [...full.summaries, ...mc.summaries, ...halfRate.summaries];
         const row = {
           hook: `${kind}/sync`,
           children: n,
           requestBytes: payload.length,
           responseBytes: answer.length,
+          peerResponseBytes: peerAnswer.length,
           ceilingRps: ceil.rps,
           hookRps: hook.rps,
+          peerRps: peerRun.rps,
           fraction: Number((hook.rps / ceil.rps).toFixed(2)),
           // Each round's hook run against the ceiling run just before it, under the same drift of the machine.
-          pairedFraction: median(fractions),
-          roundFractions: fractions,
-          stealPercent: Math.max(ceil.stealPercent, hook.stealPercent, half.stealPercent, ceilingHalf.stealPercent),
-          roundsRepeatedForSteal: retried,
+          pairedFraction: median(ratios(full.runs[1]!, full.runs[0]!)),
+          roundFractions: ratios(full.runs[1]!, full.runs[0]!),
+          // metaops over the peer: each round's hook run over the peer run just after it.
+          vsPeer: median(ratios(full.runs[1]!, full.runs[2]!)),
+          vsPeerRounds: ratios(full.runs[1]!, full.runs[2]!),
+          peerFraction: median(ratios(full.runs[2]!, full.runs[0]!)),
+          // The same at 5 connections (Metacontroller's 5 workers).
+          mc: {
+            ceilingRps: ceil5.rps,
+            hookRps: hook5.rps,
+            peerRps: peer5.rps,
+            vsPeer: median(ratios(mc.runs[1]!, mc.runs[2]!)),
+            vsPeerRounds: ratios(mc.runs[1]!, mc.runs[2]!),
+            fraction: median(ratios(mc.runs[1]!, mc.runs[0]!)),
+            hookCpuUs: hook5.cpuUsPerRequest,
+            peerCpuUs: peer5.cpuUsPerRequest,
+            p99: hook5.p99,
+            peerP99: peer5.p99,
+          },
+          stealPercent: Math.max(...all.map((r) => r.stealPercent)),
+          roundsRepeatedForSteal: full.retried + mc.retried + halfRate.retried,
           // Server CPU per request, medians of the rounds: less sensitive than requests/s to the load generator
           // sharing this machine's two cores with the server.
           ceilingCpuUs: ceil.cpuUsPerRequest,
           hookCpuUs: hook.cpuUsPerRequest,
+          peerCpuUs: peerRun.cpuUsPerRequest,
           cpuFraction: Number((ceil.cpuUsPerRequest / hook.cpuUsPerRequest).toFixed(2)),
           p50: hook.p50,
           p99: hook.p99,
+          peerP99: peerRun.p99,
+          halfRate: Math.max(1, Math.round(hook.rps / 2)),
           p99AtHalfRate: half.p99,
-          p99AtHalfRateRounds: halfRate.runs.hook.map((h) => h.p99),
+          p99AtHalfRateRounds: halfRate.runs[1]!.map((h) => h.p99),
           ceilingP99AtHalfRate: ceilingHalf.p99,
-          ceilingP99AtHalfRateRounds: halfRate.runs.ceiling.map((h) => h.p99),
-          rssMb: Math.max(hook.rssMb, half.rssMb),
+          ceilingP99AtHalfRateRounds: halfRate.runs[0]!.map((h) => h.p99),
+          peerP99AtHalfRate: peerHalf.p99,
+          peerP99AtHalfRateRounds: halfRate.runs[2]!.map((h) => h.p99),
+          rssMb: Math.max(hook.rssMb, half.rssMb, hook5.rssMb),
           // The bare Fastify server's own peak on the same requests: the floor this row's RSS stands on.
           ceilingRssMb: ceil.rssMb,
-          errors: hook.errors + half.errors + hook.non2xx + half.non2xx,
+          peerRssMb: Math.max(peerRun.rssMb, peerHalf.rssMb, peer5.rssMb),
+          errors: hook.errors + half.errors + hook.non2xx + half.non2xx + hook5.errors + hook5.non2xx,
+          peerErrors: peerRun.errors + peerRun.non2xx + peerHalf.errors + peerHalf.non2xx + peer5.errors + peer5.non2xx,
+          // `uptime`'s load averages (1, 5, 15 min) before and after the row: the machine is shared.
+          loadBefore,
+          loadAfter: uptime(),
         };
         rows.push(row);
         console.log(JSON.stringify(row));
       } finally {
         ceiling?.kill();
+        peer?.kill();
         server.kill();
       }
     }
+  }
+  if (process.env['BENCH_ONLY'] === 'rows') {
+    // Only the rows against the ceiling and the peer: the rest of bench/results.json is kept from the last run.
+    const file = join(root, 'bench', 'results.json');
+    const results = JSON.parse(readFileSync(file, 'utf8'));
+    results.rows = rows;
+    results.machine = { ...results.machine, ...machineNow(loadAtStart) };
+    writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+    writeResults(root);
+    return;
   }
   // ETag: an unchanged resync (If-None-Match matches) against the same request answered in full.
   const hookPort = await freePort();
@@ -294,7 +370,14 @@ async function main(): Promise<void> {
   );
   for (const row of inProcess) console.log(JSON.stringify(row));
   const outbound = await measureOutbound();
-  const machine = {
+  const results = { machine: machineNow(loadAtStart), rows, etag: etagRow, inProcess, outbound };
+  writeFileSync(join(root, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  writeResults(root);
+  console.log('wrote bench/results.json and bench/RESULTS.md');
+}
+
+function machineNow(loadAtStart: number[]) {
+  return {
     cpus: cpus().length,
     model: cpus()[0]?.model ?? 'unknown',
     memoryGb: Math.round(totalmem() / 2 ** 30),
@@ -306,12 +389,12 @@ async function main(): Promise<void> {
     halfRateRounds: HALF_RATE_ROUNDS,
     stealLimitPercent: STEAL_LIMIT,
     connections: CONNECTIONS,
+    metacontrollerConnections: METACONTROLLER_CONNECTIONS,
+    metacontrollerRounds: METACONTROLLER_ROUNDS,
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: uptime(),
     date: new Date().toISOString(),
   };
-  const results = { machine, rows, etag: etagRow, inProcess, outbound };
-  writeFileSync(join(root, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
-  writeResults(root);
-  console.log('wrote bench/results.json and bench/RESULTS.md');
 }
 
 /**

@@ -62,8 +62,10 @@ export function alikeButName<T>(names: readonly string[], make: (name: string) =
 export const MAX_JSON_DEPTH = 1000;
 
 /**
- * How deep `text`'s arrays and objects nest, stopping as soon as it passes `limit`. One pass over the characters,
- * skipping strings (brackets inside them do not count).
+ * How deep `text`'s arrays and objects nest, stopping as soon as it passes `limit`. One pass over the characters
+ * outside strings; a string is skipped whole, to its closing quote (the next quote not escaped by an odd run of
+ * backslashes), with indexOf: most of a Kubernetes object's text is strings, and a loop over each of their
+ * characters cost 60% of what JSON.parse then spent on the same body (bench/RESULTS.md); this costs ~30%.
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
@@ -71,11 +73,14 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      // Skip the string: to the next quote not escaped by a backslash.
-      for (i++; i < n; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 92 /* \ */) i++;
-        else if (s === 34) break;
+      for (;;) {
+        const quote = text.indexOf('"', i + 1);
+        if (quote < 0) return false;
+        let b = quote - 1;
+        while (text.charCodeAt(b) === 92 /* \ */) b--;
+        i = quote;
+        // An even number of backslashes before it (none, or escaped backslashes): the string ends here.
+        if ((quote - 1 - b) % 2 === 0) break;
       }
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (++depth > limit) return true;

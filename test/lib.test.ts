@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildConditions, rfc3339 } from '../lib/conditions.js';
 import fc from 'fast-check';
-import { alikeButName, joinedJson, jsonItemsOf, withJsonItems } from '../lib/json.js';
+import { alikeButName, joinedJson, jsonDepthExceeds, jsonItemsOf, withJsonItems } from '../lib/json.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { dns1035Problem } from '../lib/names.js';
@@ -144,4 +144,41 @@ t.test('observedNamed with a namespace finds only that namespace\'s object, unde
   proto['Secret.v1'] = {};
   t.equal(observedNamed(proto, 'Secret', 'v1', 'constructor'), undefined, 'no prototype lookups');
   t.equal(observedNamed(proto, 'Secret', 'v1', 'toString', 'team'), undefined);
+});
+
+/** The nesting scan, character by character: what jsonDepthExceeds must agree with. */
+function depthExceedsByChar(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length; i++) {
+        if (text[i] === '\\') i++;
+        else if (text[i] === '"') break;
+      }
+    } else if (c === '{' || c === '[') {
+      if (++depth > limit) return true;
+    } else if (c === '}' || c === ']') depth--;
+  }
+  return false;
+}
+
+t.test('jsonDepthExceeds skips strings whole, escaped quotes and backslashes included', async (t) => {
+  const nest = (inner: string) => `{"a":[${inner}]}`;
+  t.equal(jsonDepthExceeds(nest(nest('1')), 3), true, '4 levels past 3');
+  t.equal(jsonDepthExceeds(nest(nest('1')), 4), false);
+  t.equal(jsonDepthExceeds(nest('"[[[[[[{{{{"'), 2), false, 'brackets in a string do not count');
+  t.equal(jsonDepthExceeds(nest('"\\"[[[[[[\\""'), 2), false, 'an escaped quote does not end the string');
+  t.equal(jsonDepthExceeds(nest('"\\\\",[[[1]]]'), 2), true, 'an escaped backslash before the quote: the string ends there');
+  t.equal(jsonDepthExceeds(nest('"\\\\\\"[[[[["'), 2), false, 'three backslashes: the quote is escaped');
+  t.equal(jsonDepthExceeds('[[["unterminated [[[[[[', 3), false, 'an unterminated string ends the scan');
+  // Any text at all, JSON or not, with the characters that matter over-represented.
+  const texts = fc.oneof(
+    fc.json({ maxDepth: 6 }),
+    fc.array(fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ',', ':'), { maxLength: 60 }).map((cs) => cs.join('')),
+  );
+  fc.assert(
+    fc.property(texts, fc.integer({ min: 0, max: 6 }), (text, limit) => jsonDepthExceeds(text, limit) === depthExceedsByChar(text, limit)),
+    { numRuns: 3000 },
+  );
 });

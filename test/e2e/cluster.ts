@@ -98,6 +98,11 @@ export class ControlPlane {
   constructor(
     readonly bin: string,
     readonly repo: string,
+    /**
+     * The suite's defaults: the hook server logs at debug, and Metacontroller rediscovers every second and logs at
+     * -v=4 (what a failed scenario needs). bench/cluster.ts runs both as they run in production.
+     */
+    readonly options: { hookLogLevel?: string; metacontrollerArgs?: string[] } = {},
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'metaops-e2e-'));
     this.kubeconfig = join(this.dir, 'kubeconfig');
@@ -195,8 +200,8 @@ export class ControlPlane {
     await this.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
     this.start('metacontroller', join(this.bin, 'metacontroller'), [
-      '--client-config-path', this.kubeconfig, '--discovery-interval=1s', `--debug-addr=127.0.0.1:${mcPort}`,
-      '--client-go-qps=100', '--client-go-burst=200', '-v=4',
+      '--client-config-path', this.kubeconfig, `--debug-addr=127.0.0.1:${mcPort}`,
+      ...(this.options.metacontrollerArgs ?? ['--discovery-interval=1s', '--client-go-qps=100', '--client-go-burst=200', '-v=4']),
     ]);
 
     this.moto = await startMoto();
@@ -211,7 +216,7 @@ export class ControlPlane {
     this.hookProc = this.start('metaops', process.execPath, [join(this.repo, 'dist', 'lib', 'server.js')], {
       PORT: String(this.hookPort),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'debug',
+      LOG_LEVEL: this.options.hookLogLevel ?? 'debug',
       AWS_ENDPOINT_URL: this.moto!.endpoint,
       AWS_REGION: this.moto!.region,
       AWS_ACCESS_KEY_ID: this.moto!.admin.accessKeyId,
