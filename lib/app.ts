@@ -20,6 +20,7 @@ import { lazyChildLoggerFactory } from './logging.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { KubeEventRecorder, NO_EVENTS, type EventRecorder } from './events.js';
 import { Metrics } from './metrics.js';
+import { confineRelated } from './objects.js';
 import type { HookContext, HookDefinition } from './hook.js';
 import {
   CompositeSyncRequest,
@@ -239,12 +240,13 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
         return undefined;
       });
     };
+    // Every hook sees only the related objects of its parent's namespace (confineRelated).
     if (def.type === 'composite') {
-      add('sync', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.sync(b, ctx));
-      if (def.finalize) add('finalize', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.finalize!(b, ctx));
+      add('sync', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.sync(confineRelated(b), ctx));
+      if (def.finalize) add('finalize', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.finalize!(confineRelated(b), ctx));
     } else {
-      add('sync', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.sync(b, ctx));
-      if (def.finalize) add('finalize', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.finalize!(b, ctx));
+      add('sync', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.sync(confineRelated(b), ctx));
+      if (def.finalize) add('finalize', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.finalize!(confineRelated(b), ctx));
     }
     // Customize answers only name related objects: pure, whatever the definition does in sync.
     if (def.customize) add('customize', CustomizeRequest, CustomizeResponse, (b, ctx) => def.customize!(b, ctx), false);

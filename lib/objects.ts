@@ -150,3 +150,35 @@ export function statusNumber(obj: KubeObject | undefined, field: string): number
   const value = status?.[field];
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
+
+/**
+ * The request with its related objects confined to the parent's namespace (cluster-scoped objects, which have
+ * none, stay). Metacontroller v4.17 lists a rule that names objects without a namespace across every namespace
+ * with either hook version, and a label rule across every namespace with v2
+ * (pkg/controller/common/customize/manager.go L589-604, L665-683); a label rule cannot carry a namespace for
+ * v1.5.20 (it refuses labelSelector with namespace). So no hook ever sees another namespace's objects, whatever
+ * rule asked for them. The request is not copied: only `related` is replaced.
+ */
+export function confineRelated<T extends { parent?: { metadata?: { namespace?: string } } | null; related?: Record<string, Record<string, unknown>> }>(request: T): T {
+  const namespace = request.parent?.metadata?.namespace;
+  if (!namespace || !request.related) return request;
+  let foreign = false;
+  for (const group of Object.values(request.related)) {
+    for (const o of Object.values(group)) {
+      const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
+      if (typeof ns === 'string' && ns !== '' && ns !== namespace) foreign = true;
+    }
+  }
+  if (!foreign) return request;
+  const related: Record<string, Record<string, unknown>> = Object.create(null);
+  for (const key of Object.keys(request.related)) {
+    const kept: Record<string, unknown> = Object.create(null);
+    for (const [name, o] of Object.entries(request.related[key]!)) {
+      const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
+      if (typeof ns === 'string' && ns !== '' && ns !== namespace) continue;
+      kept[name] = o;
+    }
+    related[key] = kept;
+  }
+  return { ...request, related };
+}

@@ -458,6 +458,8 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
       {
         apiVersion: 'v1',
         resource: 'persistentvolumeclaims',
+        // A rule naming objects lists every namespace without one (v4.17 customize/manager.go L665-683).
+        namespace: request.parent?.metadata.namespace ?? '',
         names: Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => names.volume(name, i)),
       },
     ],
