@@ -18,6 +18,9 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'UpgradeRefused',
     'PodNotCreated',
     'InvalidSpec',
+    'TLSFailed',
+    'EtcdUnreachable',
+    'ScaleUpRefused',
   ]),
 };
 
