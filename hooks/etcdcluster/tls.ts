@@ -64,10 +64,14 @@ export function checkSecret(related: ObjectMap | null | undefined, namespace: st
   const files = { ca: read(keys.ca), cert: read(keys.cert), key: read(keys.key) };
   const missing = [keys.ca, keys.cert, keys.key].filter((k, i) => ![files.ca, files.cert, files.key][i]);
   if (missing.length) return { problem: `${where} has no ${missing.join(', ')}` };
-  let ca: X509Certificate;
+  // The CA file may be a bundle (several CAs during a rotation): every block must be a certificate, and one
+  // that has not expired is enough (an expired old CA beside the new one is not a problem).
+  let cas: X509Certificate[];
   let cert: X509Certificate;
   try {
-    ca = new X509Certificate(files.ca!);
+    const blocks = files.ca!.match(/-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----/g) ?? [];
+    if (blocks.length === 0 || blocks.length > 64) throw new Error('no certificate');
+    cas = blocks.map((b) => new X509Certificate(b));
   } catch {
     return { problem: `${where}: ${keys.ca} is not a PEM certificate` };
   }
@@ -84,8 +88,10 @@ export function checkSecret(related: ObjectMap | null | undefined, namespace: st
   }
   if (!cert.checkPrivateKey(key)) return { problem: `${where}: ${keys.key} is not the key of ${keys.cert}` };
   // Expiry only: a certificate issued a moment ago by a clock slightly ahead is not held against anyone.
-  for (const [file, c] of [[keys.cert, cert], [keys.ca, ca]] as const) {
-    if (Date.parse(c.validTo) < now.getTime()) return { problem: `${where}: ${file} expired on ${new Date(c.validTo).toISOString()}` };
+  if (Date.parse(cert.validTo) < now.getTime()) return { problem: `${where}: ${keys.cert} expired on ${new Date(cert.validTo).toISOString()}` };
+  if (cas.every((c) => Date.parse(c.validTo) < now.getTime())) {
+    const last = Math.max(...cas.map((c) => Date.parse(c.validTo)));
+    return { problem: `${where}: ${keys.ca} expired on ${new Date(last).toISOString()}` };
   }
   return { files: files as Required<TlsFiles> };
 }
