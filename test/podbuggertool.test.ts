@@ -588,3 +588,26 @@ t.test('an empty selector is refused like no selector: it would debug every pod 
   t.match(parser.parse({ image: 'busybox', selector: { matchLabels: { app: 'web' } } }), { ok: true });
   t.match(parser.parse({ image: 'busybox', label: 'app' }), { ok: true }, 'label key alone: Exists');
 });
+
+t.test('a slow API server: no call starts after the work budget, the rest waits for the next sync, failures kept (attack on issue 18)', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
+  const names = Array.from({ length: 20 }, (_, i) => `web-${String(i).padStart(2, '0')}`);
+  for (const name of names) api.put(pod(name, { app: 'web' }));
+  api.failPatch = new KubeError(403, 'no', 'Forbidden');
+  const slow = <T>(f: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => f().then(resolve, reject), 100));
+  const get = api.get.bind(api);
+  const patch = api.addEphemeralContainers.bind(api);
+  api.get = (...a) => slow(() => get(...a));
+  api.addEphemeralContainers = (...a) => slow(() => patch(...a));
+  const pods = [...api.objects.values()].filter((o) => o.kind === 'Pod');
+  const request = { controller: {}, parent: copy(api.stored('PodBuggerTool', 'dbg', 'a')), children: {}, related: wire(pods) };
+  const first = await syncTool(request, { kube: api, policy: ANY, now: FIXED_NOW, budgetMs: 250 });
+  t.ok(api.patches.length < names.length, `only the pods reached within the budget are tried (${api.patches.length})`);
+  t.equal(first.resyncAfterSeconds, 1, 'the rest at the next sync, a second later');
+  t.match(first.status, { failed: api.patches.length });
+  t.match((first.status as any).conditions.find((c: any) => c.type === 'Ready'), { status: 'False' }, 'a failing tool is not Ready');
+  // The failures found are kept by the next syncs, whichever pods they reach.
+  (request.parent as any).status = first.status;
+  const second = await syncTool(request, { kube: api, policy: ANY, now: FIXED_NOW, budgetMs: 250 });
+  t.ok((second.status as any).failed >= (first.status as any).failed, 'failures are not forgotten for pods not reached');
+});

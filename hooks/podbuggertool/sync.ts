@@ -40,7 +40,18 @@ export interface ToolHookDeps {
   policy: DebugPolicy;
   now: Date;
   log?: ToolHookLog;
+  /** How long after the call began a new API call may still start (default WORK_BUDGET_MS). */
+  budgetMs?: number;
 }
+
+/**
+ * No API call starts later than this after the sync began; the pods not reached are left to the next sync (a
+ * second later). With the kube client's 3 s per call and events waited for at most EVENTS_WAIT_MS, a sync ends
+ * by about 3.5 + 3 + 1 = 7.5 s, inside the route's 8.5 s deadline, however slow the API server is: otherwise a
+ * slow server turns every sync into a 429 whose status is never written (a tool left Ready while it fails).
+ */
+export const WORK_BUDGET_MS = 3500;
+const EVENTS_WAIT_MS = 1000;
 
 /** A failed attempt to add the tool's container to a pod: a stable reason, no raw error text. */
 export interface PodFailure {
@@ -112,6 +123,15 @@ interface Outcome {
  */
 async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<string, string>, deps: ToolHookDeps): Promise<Outcome> {
   const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
+  const began = performance.now();
+  const budget = deps.budgetMs ?? WORK_BUDGET_MS;
+  const late = () => performance.now() - began > budget;
+  // A pod not reached in time keeps the failure it had, and is tried by the next sync.
+  const defer = (podName: string) => {
+    out.deferred += 1;
+    const reason = previous.get(podName);
+    if (reason) out.failed.set(podName, reason);
+  };
   const toolName = tool.metadata.name!;
   const namespace = tool.metadata.namespace ?? 'default';
   const container = containerName(toolName);
@@ -175,6 +195,7 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
     const wanted = spec;
     await eachLimited(now, CONCURRENCY, async (requested) => {
       const podName = requested.metadata.name!;
+      if (late()) return defer(podName);
       let pod: KubeObject | undefined;
       try {
         pod = await deps.kube.get('v1', 'pods', namespace, podName);
@@ -189,6 +210,7 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
         out.found.set(podName, have);
         return;
       }
+      if (late()) return defer(podName);
       try {
         await deps.kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(toolName, wanted, pod)], {
           ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
@@ -201,7 +223,10 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
     });
   }
 
-  await Promise.all(
+  // Events are waited for at most EVENTS_WAIT_MS (they go on in the background): never past the deadline.
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_WAIT_MS)));
+  const written = Promise.all(
     events.map(async (event) => {
       try {
         await deps.kube.createEvent?.(event);
@@ -213,6 +238,8 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
       }
     }),
   );
+  await Promise.race([written, waited]);
+  clearTimeout(timer);
   return out;
 }
 
