@@ -37,6 +37,11 @@ export interface KubeEvent {
 }
 
 export const REPORTING_CONTROLLER = 'metaops';
+/**
+ * The most of an API server's answer to an event write that is read: an Event is a few KB, and up to 64 writes
+ * may be under way at once (lib/events.ts), so a hostile or broken server cannot make them hold 64 x 4 MiB.
+ */
+export const EVENT_ANSWER_BYTES = 64 * 1024;
 
 export interface KubeApi {
   /** Reads one namespaced object; undefined when it does not exist (404). */
@@ -261,7 +266,7 @@ export class HttpKubeApi implements KubeApi {
   async createEvent(event: KubeEvent): Promise<'created' | 'exists'> {
     const path = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.namespace)}/events`;
     try {
-      await this.call('POST', path, eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)), 'application/json');
+      await this.call('POST', path, eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)), 'application/json', EVENT_ANSWER_BYTES);
       return 'created';
     } catch (err) {
       if (err instanceof KubeError && err.status === 409) return 'exists';
@@ -271,10 +276,10 @@ export class HttpKubeApi implements KubeApi {
 
   async patchEventSeries(namespace: string, name: string, series: EventSeries): Promise<void> {
     const body = { series: { count: Math.max(2, Math.floor(series.count)), lastObservedTime: microTime(series.lastObservedTime) } };
-    await this.call('PATCH', objectPath('events.k8s.io/v1', 'events', namespace, name), body, 'application/merge-patch+json');
+    await this.call('PATCH', objectPath('events.k8s.io/v1', 'events', namespace, name), body, 'application/merge-patch+json', EVENT_ANSWER_BYTES);
   }
 
-  private async call(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+  private async call(method: string, path: string, body?: unknown, contentType?: string, maxBytes?: number): Promise<unknown> {
     const conn = await this.connection();
     let token: string | undefined;
     try {
@@ -295,6 +300,7 @@ export class HttpKubeApi implements KubeApi {
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       timeoutMs: this.timeoutMs,
+      ...(maxBytes ? { maxBytes } : {}),
       tls,
       timeoutError: () => new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`),
     });

@@ -204,3 +204,18 @@ t.test('an answer that is not the object asked for is the server\'s failure (Inv
   t.equal(errorReason(Object.assign(new Error('x'), { code: 'ECONNRESET' })), 'Unreachable', 'a network failure');
   t.equal(errorReason(new TypeError("Cannot read properties of undefined (reading 'x')")), 'InvalidAnswer', 'a programming error is not a network failure');
 });
+
+t.test('an event write reads at most EVENT_ANSWER_BYTES of the answer (attack on issue 18)', async (t) => {
+  const { EVENT_ANSWER_BYTES } = await import('../lib/kube.js');
+  const { server } = await apiServer(t, (req, res) => {
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+    const pad = 'x'.repeat(EVENT_ANSWER_BYTES + 1);
+    res.end(JSON.stringify(req.method === 'GET' ? { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'dbg' }, pad } : { kind: 'Event', pad }));
+  });
+  const api = new HttpKubeApi(3000, { server, token: 'tok' });
+  const event = { namespace: 'dbg', name: 'e1', eventTime: new Date(), type: 'Warning' as const, reason: 'X', action: 'Y', note: 'n', regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'p' } };
+  await t.rejects(api.createEvent(event), 'a huge answer fails the write');
+  await t.rejects(api.patchEventSeries('dbg', 'e1', { count: 2, lastObservedTime: new Date() }));
+  // A pod read is not held to that limit.
+  t.ok(await api.get('v1', 'pods', 'dbg', 'p'));
+});
