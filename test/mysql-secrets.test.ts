@@ -142,4 +142,7 @@ t.test('observedKey reads only own, non-empty string values', async (t) => {
   const req = request('mysqlcluster', spec);
   req.related = { 'PersistentVolumeClaim.v1': { a: null as any, b: 'x' as any, 'data-my-mysql-1': { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-my-mysql-1' } } } };
   t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-1'], 'malformed entries are skipped');
+  const claim = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name } });
+  req.related = { 'PersistentVolumeClaim.v1': { b: claim('data-my-mysql-2'), a: claim('data-my-mysql-0') } as any };
+  t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-0', 'data-my-mysql-2'], 'sorted, whatever the order of the map');
 });
