@@ -4,7 +4,7 @@
 // observed state (pods as observed, the status's member list and last ordinal), as Metacontroller does.
 import t from 'tap';
 import type { EtcdMember, MemberHealth } from '../hooks/etcdcluster/etcd.js';
-import { clusterOf, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
+import { clusterOf, disruptionBudget, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
 import { compareVersions, decide, sanitize, upgradeRefusal, UNHEALTHY_REPLACE_SECONDS, type Decision, type Observation } from '../hooks/etcdcluster/plan.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW } from './fixtures/requests.js';
@@ -259,4 +259,10 @@ t.test('upgrade refusals and version order', async (t) => {
   t.equal(sanitize('a\u0000b\n\tc   d'), 'a b c d');
   t.equal(sanitize('x'.repeat(200), 10), 'xxxxxxx...');
   t.equal(sanitize('x'.repeat(10), 10), 'xxxxxxxxxx');
+});
+
+t.test('the PodDisruptionBudget keeps a majority of the desired size, even sizes too', async (t) => {
+  for (const [size, min] of [[1, 1], [2, 2], [3, 2], [4, 3], [5, 3], [6, 4], [7, 4]] as const) {
+    t.equal((disruptionBudget(parent({ size }), size)['spec'] as any).minAvailable, min, `size ${size}: ${min} must stay`);
+  }
 });
