@@ -305,3 +305,258 @@ t.test('AWS errors: nothing deleted, the Secret kept, asked again later', async 
   t.equal(reasonOf(new AwsError('TimeoutError', 'no', 'GetUser')), 'Unreachable');
   t.equal(reasonOf(new Error('x')), 'AWSError');
 });
+
+const synced = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Synced');
+
+t.test('an untagged bucket is not adopted on the strength of a status that names it (a forged status)', async (t) => {
+  const aws = new FakeAws();
+  aws.buckets.set('victim', { region: 'us-east-1', tags: new Map(), objects: 1 });
+  const r = new Resource(aws, { bucketName: 'victim', deletionPolicy: 'Delete', forceDelete: true });
+  r.status = { bucketName: 'victim', createdBuckets: ['victim'] };
+  t.match(ready(await r.sync()), { reason: 'BucketAlreadyExists', message: /^bucket: CreateBucket: BucketAlreadyExists: bucket victim already exists and is not managed by metaops/ });
+  t.same(aws.buckets.get('victim')!.tags, new Map(), 'not tagged');
+  r.status = { bucketName: 'victim', createdBuckets: ['victim'] };
+  await r.finalize();
+  t.ok(aws.buckets.has('victim'), 'not deleted');
+});
+
+t.test('the bucket region: spec.region, else the region the status recorded for this bucket, as the hint; a bucket elsewhere is refused', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  r.status = { ...r.s(), region: 'eu-west-1' };
+  aws.buckets.get('mine')!.region = 'eu-west-1';
+  await r.sync();
+  r.spec = { ...r.spec, bucketName: 'other' };
+  r.status = { ...r.s(), bucketName: 'mine', region: 'eu-west-1' };
+  await r.sync();
+  t.same(aws.hints, [undefined, 'eu-west-1', undefined], 'no hint, the recorded region, none for another bucket');
+  const pinned = new FakeAws();
+  pinned.buckets.set('mine', { region: 'eu-west-1', tags: new Map(OURS), objects: 0 });
+  const p = new Resource(pinned, { bucketName: 'mine', region: 'us-west-2' });
+  t.match(ready(await p.sync()), { reason: 'RegionMismatch', message: /^bucket: GetBucketLocation: RegionMismatch: bucket mine is in eu-west-1, spec.region says us-west-2; a bucket cannot move/ });
+  t.same(pinned.hints, ['us-west-2']);
+  t.same(pinned.calls, [], 'nothing written');
+  const same = new Resource(pinned, { bucketName: 'mine', region: 'eu-west-1' });
+  t.match(ready(await same.sync()), { status: 'True' });
+  t.equal(same.s().region, 'eu-west-1');
+});
+
+t.test('a rename: Retain keeps the old bucket listed; Delete deletes it, waits while it is not empty, leaves a foreign one', async (t) => {
+  const setup = (policy: string, objects = 0) => {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'b-old', deletionPolicy: policy });
+    return { aws, r, objects };
+  };
+  {
+    const { aws, r } = setup('Retain');
+    await r.sync();
+    r.spec = { ...r.spec, bucketName: 'b-new' };
+    await r.sync();
+    t.ok(aws.buckets.has('b-old'));
+    t.same([r.s().createdBuckets, r.s().retainedBuckets], [['b-new'], ['b-old']]);
+  }
+  {
+    const { aws, r } = setup('Delete');
+    await r.sync();
+    aws.buckets.get('b-old')!.objects = 2;
+    r.spec = { ...r.spec, bucketName: 'b-new' };
+    const res = await r.sync();
+    t.ok(aws.buckets.has('b-old'), 'not empty: kept');
+    t.same(r.s().createdBuckets, ['b-new', 'b-old'], 'still listed as ours');
+    t.equal(res.resyncAfterSeconds, 30);
+    t.match(((res.status as any).conditions as any[]).find((c) => c.type === 'OldBucketDeleted'), {
+      status: 'False',
+      reason: 'BucketNotEmpty',
+      message: 'old bucket b-old is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain',
+    });
+    r.spec = { ...r.spec, forceDelete: true };
+    aws.buckets.get('b-old')!.objects = 0;
+    const done = await r.sync();
+    t.notOk(aws.buckets.has('b-old'), 'deleted once empty');
+    t.same(r.s().createdBuckets, ['b-new']);
+    t.notOk(((done.status as any).conditions as any[]).some((c) => c.type === 'OldBucketDeleted'));
+    t.equal(done.resyncAfterSeconds, undefined);
+  }
+  {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'b-new', deletionPolicy: 'Delete', forceDelete: true });
+    aws.buckets.set('a-full', { region: 'us-east-1', tags: new Map(OURS), objects: 1 });
+    aws.buckets.set('c-gone', { region: 'us-east-1', tags: new Map(OURS), objects: 0 });
+    r.status = { createdBuckets: ['c-gone', 'a-full'] };
+    const res = await r.sync();
+    t.same(aws.calls.filter((c) => c.startsWith('deleteBucket')), ['deleteBucket a-full', 'deleteBucket c-gone'], 'in name order; forceDelete empties');
+    t.equal(res.resyncAfterSeconds, undefined);
+  }
+});
+
+t.test('IAM refusals and an unusable ARN say where they stopped', async (t) => {
+  const aws = new FakeAws();
+  aws.users.set(USER, { tags: new Map([[OWNER_TAG, 'other/x'], [OWNER_UID_TAG, 'u']]), keys: [], policies: [] });
+  t.match(ready(await new Resource(aws, { bucketName: 'mine' }).sync()), { message: `IAM user: CreateUser: IAMNameTaken: IAM user ${USER} belongs to S3 resource other/x` });
+  const aws2 = new FakeAws();
+  aws2.policies.set(`arn:aws:iam::123456789012:policy/${USER}`, { tags: new Map([[OWNER_TAG, 'other/x']]), versions: ['{}'] });
+  t.match(ready(await new Resource(aws2, { bucketName: 'mine' }).sync()), { message: `IAM policy: CreatePolicy: IAMNameTaken: IAM policy ${USER} belongs to S3 resource other/x` });
+  const aws3 = new FakeAws();
+  aws3.userArn = () => 'not-an-arn';
+  const r3 = new Resource(aws3, { bucketName: 'mine' });
+  t.match(ready(await r3.sync()), { reason: 'AWSError', message: 'IAM user: GetUser: InvalidResponse: the IAM user has no usable ARN' });
+  t.equal(aws3.policies.size, 0, 'no policy made for a user without an account');
+  const aws4 = new FakeAws();
+  const r4 = new Resource(aws4, { bucketName: 'mine' });
+  await r4.sync();
+  r4.status = { ...r4.s(), iamUser: 'metaops-ns-app' };
+  aws4.getUser = async (u: string) => {
+    if (u === 'metaops-ns-app') throw new AwsError('ServiceFailure', 'down', 'GetUser');
+    return FakeAws.prototype.getUser.call(aws4, u);
+  };
+  t.match(ready(await r4.sync()), { message: /^old IAM user: GetUser: ServiceFailure/ });
+  const aws5 = new FakeAws();
+  const r5 = new Resource(aws5, { bucketName: 'mine' });
+  await r5.sync();
+  aws5.attachedPolicies = async () => {
+    throw new AwsError('ServiceFailure', 'down', 'ListAttachedUserPolicies');
+  };
+  t.match(ready(await r5.sync()), { message: /^IAM policy: ListAttachedUserPolicies/ });
+  const aws6 = new FakeAws();
+  const r6 = new Resource(aws6, { bucketName: 'bk1', deletionPolicy: 'Delete' });
+  await r6.sync();
+  r6.spec = { ...r6.spec, bucketName: 'bk2' };
+  aws6.deleteBucket = async () => {
+    throw new AwsError('ServiceFailure', 'down', 'DeleteBucket');
+  };
+  t.match(ready(await r6.sync()), { message: /^old buckets: DeleteBucket/ });
+});
+
+t.test('a legacy user named in the status that no longer exists changes nothing', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  r.status = { iamUser: 'metaops-ns-app' };
+  t.match(ready(await r.sync()), { status: 'True' });
+  r.status = { ...r.s(), iamUser: 'metaops-ns-app' };
+  t.equal((await r.finalize()).finalized, true);
+});
+
+t.test('the Secret is used only with both its key ID and its secret, and only while IAM has that key', async (t) => {
+  for (const [label, edit] of [
+    ['no secret', (d: Record<string, string>) => delete d['AWS_SECRET_ACCESS_KEY']],
+    ['no key ID', (d: Record<string, string>) => delete d['AWS_ACCESS_KEY_ID']],
+    ['a key IAM no longer has', (d: Record<string, string>) => (d['AWS_ACCESS_KEY_ID'] = Buffer.from('AKIAGONE').toString('base64'))],
+  ] as const) {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'mine' });
+    await r.sync();
+    const before = r.secret()!;
+    const s = r.children.find((c) => c.kind === 'Secret')!;
+    edit(s['data'] as Record<string, string>);
+    r.now = new Date(aws.now.getTime() + 3600_000);
+    aws.now = r.now;
+    await r.sync();
+    const after = r.secret()!;
+    t.not(after['AWS_ACCESS_KEY_ID'], before['AWS_ACCESS_KEY_ID'], `${label}: a new key`);
+    t.same(aws.keyIds(USER), [after['AWS_ACCESS_KEY_ID']], `${label}: the only one in IAM`);
+    t.equal(after['AWS_SECRET_ACCESS_KEY'], `secret-${after['AWS_ACCESS_KEY_ID']}`);
+  }
+});
+
+t.test('the grace period ends at exactly KEY_GRACE_SECONDS', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  const kept = aws.keyIds(USER)[0]!;
+  const other = aws.addKey(USER, KEY_GRACE_SECONDS);
+  await r.sync();
+  t.same(aws.keyIds(USER), [kept], `a key ${KEY_GRACE_SECONDS} s old beside the kept one is deleted`);
+  // Without the Secret, a newest key exactly at the limit is rotated, not waited for.
+  const aws2 = new FakeAws();
+  const r2 = new Resource(aws2, { bucketName: 'mine' });
+  await r2.sync();
+  const first = aws2.keyIds(USER)[0]!;
+  r2.children = [];
+  r2.now = new Date(aws2.now.getTime() + KEY_GRACE_SECONDS * 1000);
+  const res = await r2.sync();
+  t.match(ready(res), { status: 'True' });
+  t.notOk(aws2.keyIds(USER).includes(first));
+  t.ok(other.id);
+});
+
+t.test('while a young key\'s Secret is pending, Synced says when it would be rotated', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  r.children = [];
+  const res = await r.sync();
+  t.match(synced(res), { status: 'False', reason: 'SecretPending', message: `access key ${aws.keyIds(USER)[0]} is new; it is rotated only if its Secret is still missing after ${KEY_GRACE_SECONDS} s` });
+});
+
+t.test('finalize: answered only once the user and policy are confirmed gone; the policy from the status when the user is gone', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  aws.deletesUsers = false;
+  const waiting = await r.finalize();
+  t.equal(waiting.finalized, false, 'the user is still listed');
+  t.equal(waiting.resyncAfterSeconds, 10);
+  t.match(waiting.status, { conditions: [{ type: 'Finalized', status: 'False', reason: 'Deleting' }] });
+  // The user went another way; the policy is found by the ARN the status recorded.
+  const aws2 = new FakeAws();
+  const r2 = new Resource(aws2, { bucketName: 'mine' });
+  await r2.sync();
+  const policyArn = r2.s().policyArn as string;
+  aws2.users.delete(USER);
+  const done = await r2.finalize();
+  t.equal(done.finalized, true);
+  t.notOk(aws2.policies.has(policyArn), 'the policy named by the status is deleted');
+  t.match(done.status, { conditions: [{ reason: 'BucketRetained', message: 'access keys, policy and user deleted; bucket mine retained' }] });
+  // A policy the status names that is not ours: left, and the resource can still go.
+  const aws3 = new FakeAws();
+  const foreign = 'arn:aws:iam::123456789012:policy/theirs';
+  aws3.policies.set(foreign, { tags: new Map([[OWNER_UID_TAG, 'u-other']]), versions: ['{}'] });
+  const r3 = new Resource(aws3, { bucketName: 'mine' });
+  r3.status = { policyArn: foreign };
+  t.equal((await r3.finalize()).finalized, true);
+  t.ok(aws3.policies.has(foreign));
+  // Our policy that IAM still lists after the delete: not finalized.
+  const aws4 = new FakeAws();
+  const r4 = new Resource(aws4, { bucketName: 'mine' });
+  await r4.sync();
+  aws4.deletePolicy = async () => {};
+  t.equal((await r4.finalize()).finalized, false);
+  // A user whose ARN is unusable: deleted, and the policy still found from the status.
+  const aws5 = new FakeAws();
+  const r5 = new Resource(aws5, { bucketName: 'mine' });
+  await r5.sync();
+  aws5.userArn = () => 'nonsense';
+  t.equal((await r5.finalize()).finalized, true);
+  t.equal(aws5.policies.size, 0);
+});
+
+t.test('finalize with Delete: buckets in name order, emptied only with forceDelete, the message says what was done', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'bk2', deletionPolicy: 'Delete', forceDelete: true });
+  await r.sync();
+  aws.buckets.set('bk1', { region: 'us-east-1', tags: new Map(OURS), objects: 5 });
+  aws.buckets.get('bk2')!.objects = 5;
+  r.status = { ...r.s(), createdBuckets: ['bk2', 'bk1'] };
+  const done = await r.finalize();
+  t.equal(done.finalized, true);
+  t.same(aws.calls.filter((c) => c.startsWith('deleteBucket')), ['deleteBucket bk1', 'deleteBucket bk2']);
+  t.match(done.status, { conditions: [{ reason: 'Deleted', message: 'access keys, policy and user deleted and the buckets this resource created' }] });
+  // A spec that no longer parses: Retain, nothing emptied.
+  const aws2 = new FakeAws();
+  const r2 = new Resource(aws2, { bucketName: 'kept', deletionPolicy: 'Delete', forceDelete: true });
+  await r2.sync();
+  aws2.buckets.get('kept')!.objects = 1;
+  r2.spec = { ...r2.spec, bucketName: 'NOT VALID' };
+  const d2 = await r2.finalize();
+  t.equal(d2.finalized, true);
+  t.ok(aws2.buckets.has('kept'));
+  // Not empty, forceDelete false: waits, with the way out in the message.
+  const aws3 = new FakeAws();
+  const r3 = new Resource(aws3, { bucketName: 'full', deletionPolicy: 'Delete' });
+  await r3.sync();
+  aws3.buckets.get('full')!.objects = 1;
+  t.match((await r3.finalize()).status, {
+    conditions: [{ message: 'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain' }],
+  });
+});
