@@ -79,6 +79,10 @@ t.test('SSE-KMS: that key only, or the keys behind one alias through a condition
   t.same(arnParts('arn:aws-cn:iam::123456789012:user/x'), { partition: 'aws-cn', account: '123456789012' });
   t.equal(arnParts('arn:aws:iam::12345:user/x'), undefined);
   t.equal(arnParts('nonsense'), undefined);
+  t.equal(arnParts('xarn:aws:iam::123456789012:user/x'), undefined, 'an ARN from its first character');
+  t.same(kmsGrant('xarn:aws:kms:us-west-2:210987654321:key/k', 'eu-west-1', 'aws', '123456789012'), {
+    resource: 'arn:aws:kms:eu-west-1:123456789012:key/xarn:aws:kms:us-west-2:210987654321:key/k',
+  }, 'not an ARN: taken as a key ID');
 });
 
 t.test('IAM names: readable, within 64 characters, and told apart by the UID', async (t) => {
@@ -104,6 +108,7 @@ t.test('bucket names: the S3 rules beyond the CRD pattern', async (t) => {
   t.match(bucketNameProblem('a..b'), /two adjacent dots/);
   t.match(bucketNameProblem('192.168.1.1'), /IP address/);
   t.equal(bucketNameProblem('192.168.1.1a'), undefined);
+  t.equal(bucketNameProblem('abc.1.2.3.4'), undefined, 'dotted digits at the end of a name are not an address');
   for (const p of ['xn--abc', 'sthree-abc', 'amzn-s3-demo-abc']) t.match(bucketNameProblem(p), /must not begin/, p);
   for (const s of ['abc-s3alias', 'abc--ol-s3', 'abc.mrap', 'abc--x-s3', 'abc--table-s3']) t.match(bucketNameProblem(s), /must not end/, s);
 });
