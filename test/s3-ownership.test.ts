@@ -277,6 +277,7 @@ t.test('the IAM user of an older metaops is deleted only when its tags name this
     [new Map([[OWNER_TAG, 'ns/app'], [OWNER_UID_TAG, 'uid-app']]), true],
     [new Map([[OWNER_TAG, 'ns/app'], [OWNER_UID_TAG, 'uid-other']]), false],
     [new Map([[OWNER_TAG, 'other/app']]), false],
+    [new Map([[OWNER_TAG, 'other/app'], [OWNER_UID_TAG, 'uid-app']]), false],
     [new Map<string, string>(), false],
   ] as const) {
     const aws = new FakeAws();
@@ -375,6 +376,7 @@ t.test('a rename: Retain keeps the old bucket listed; Delete deletes it, waits w
     const done = await r.sync();
     t.notOk(aws.buckets.has('b-old'), 'deleted once empty');
     t.same(r.s().createdBuckets, ['b-new']);
+    t.notOk(r.s().retainedBuckets, 'and not listed as retained');
     t.notOk(((done.status as any).conditions as any[]).some((c) => c.type === 'OldBucketDeleted'));
     t.equal(done.resyncAfterSeconds, undefined);
   }
@@ -508,6 +510,13 @@ t.test('finalize: answered only once the user and policy are confirmed gone; the
   t.equal(done.finalized, true);
   t.notOk(aws2.policies.has(policyArn), 'the policy named by the status is deleted');
   t.match(done.status, { conditions: [{ reason: 'BucketRetained', message: 'access keys, policy and user deleted; bucket mine retained' }] });
+  // A status without the policy's ARN: found from the user's account.
+  const aws6 = new FakeAws();
+  const r6 = new Resource(aws6, { bucketName: 'mine' });
+  await r6.sync();
+  r6.status = {};
+  t.equal((await r6.finalize()).finalized, true);
+  t.equal(aws6.policies.size, 0, 'the policy is deleted');
   // A policy the status names that is not ours: left, and the resource can still go.
   const aws3 = new FakeAws();
   const foreign = 'arn:aws:iam::123456789012:policy/theirs';
@@ -541,7 +550,8 @@ t.test('finalize with Delete: buckets in name order, emptied only with forceDele
   const done = await r.finalize();
   t.equal(done.finalized, true);
   t.same(aws.calls.filter((c) => c.startsWith('deleteBucket')), ['deleteBucket bk1', 'deleteBucket bk2']);
-  t.match(done.status, { conditions: [{ reason: 'Deleted', message: 'access keys, policy and user deleted and the buckets this resource created' }] });
+  t.equal((done.status as any).conditions[0].message, 'access keys, policy and user deleted and the buckets this resource created');
+  t.equal((done.status as any).conditions[0].reason, 'Deleted');
   // A spec that no longer parses: Retain, nothing emptied.
   const aws2 = new FakeAws();
   const r2 = new Resource(aws2, { bucketName: 'kept', deletionPolicy: 'Delete', forceDelete: true });
