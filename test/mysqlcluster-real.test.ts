@@ -187,7 +187,7 @@ t.test("a replica whose replication stops is not Ready, and its sidecar restarts
   await sql(replica, 'STOP REPLICA');
   t.notOk(await probe(replica), 'stopped: the probe fails, so the member leaves the read Service');
   await until('the sidecar to restart replication', () => probe(replica), 30_000);
-  t.pass('replicating again');
+  t.ok(await probe(replica), 'replicating again: Ready');
 });
 
 t.test('the server probe fails on an authentication error, where mysqladmin ping did not', async (t) => {

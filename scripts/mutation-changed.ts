@@ -1,0 +1,115 @@
+// Mutation testing of the decision code changed since a base commit (docs/mutation.md): the lines of the modules
+// below that differ from the base are mutated, against the test files that guard each module, and each module's
+// score on those lines must reach its target (85% for the modules that guard data and access, 70% elsewhere).
+//
+//   npx tsx scripts/mutation-changed.ts [base]     base: MUTATION_BASE, else HEAD~1
+//   npx tsx scripts/mutation-changed.ts hooks/s3/policy.ts ...   whole modules (npm run test:mutation:module -- <file>)
+//
+// Prints `mutation: N passed, N failed` (one per module mutated) and exits 1 when a module misses its target;
+// prints `mutation: no decision code changed since <base>` and exits 0 when there is nothing to mutate.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Each mutated module: the fast test files that guard it, and its target score. */
+export const MODULES: Record<string, { tests: string[]; target: number }> = {
+  'lib/auth.ts': { tests: ['test/security.test.ts', 'test/attack.test.ts'], target: 85 },
+  'lib/app.ts': { tests: ['test/http.test.ts', 'test/etag.test.ts', 'test/security.test.ts'], target: 70 },
+  'lib/config.ts': { tests: ['test/config.test.ts', 'test/security.test.ts'], target: 70 },
+  'lib/json.ts': { tests: ['test/lib.test.ts', 'test/http.test.ts'], target: 70 },
+  'lib/objects.ts': { tests: ['test/lib.test.ts'], target: 70 },
+  'hooks/etcdcluster/plan.ts': { tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'], target: 85 },
+  'hooks/etcdcluster/members.ts': { tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'], target: 70 },
+  'hooks/s3/policy.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
+  'hooks/s3/sync.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
+  'hooks/podbuggertool/match.ts': { tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-match.test.ts'], target: 85 },
+  'hooks/podbuggertool/sync.ts': { tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-inject.test.ts'], target: 85 },
+  'hooks/mysqlcluster/sync.ts': { tests: ['test/mysqlcluster.test.ts', 'test/convergence.test.ts', 'test/mysql-secrets.test.ts'], target: 85 },
+  'hooks/podset/sync.ts': { tests: ['test/podset.test.ts'], target: 70 },
+  'hooks/memcached/sync.ts': { tests: ['test/memcached.test.ts'], target: 70 },
+};
+
+function git(...args: string[]): string {
+  return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+}
+
+/** The line ranges of `file` that are new or changed since `base` (from a zero-context diff). */
+function changedRanges(base: string, file: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const line of git('diff', '--unified=0', base, '--', file).split('\n')) {
+    const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (!m) continue;
+    const start = Number(m[1]);
+    const count = m[2] === undefined ? 1 : Number(m[2]);
+    if (count > 0) out.push([start, start + count - 1]);
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const whole = args.filter((a) => Object.hasOwn(MODULES, a));
+for (const a of args) if (a.endsWith('.ts') && !whole.includes(a)) throw new Error(`${a} is not one of the modules in scripts/mutation-changed.ts`);
+const base = args.find((a) => !a.endsWith('.ts')) ?? process.env['MUTATION_BASE'] ?? 'HEAD~1';
+if (whole.length === 0) {
+  try {
+    git('rev-parse', '--verify', '--quiet', `${base}^{commit}`);
+  } catch {
+    console.log(`mutation: no base commit ${base} in this clone; nothing to compare with`);
+    process.exit(0);
+  }
+}
+
+const mutate: string[] = [];
+const tests = new Set<string>();
+const modules: string[] = [];
+for (const [file, m] of Object.entries(MODULES)) {
+  if (whole.length > 0 && !whole.includes(file)) continue;
+  const ranges = whole.length > 0 ? [] : changedRanges(base, file);
+  if (whole.length === 0 && ranges.length === 0) continue;
+  modules.push(file);
+  if (whole.length > 0) mutate.push(file);
+  for (const [a, b] of ranges) mutate.push(`${file}:${a}-${b}`);
+  for (const t of m.tests) tests.add(t);
+}
+if (modules.length === 0) {
+  console.log(`mutation: no decision code changed since ${base}`);
+  process.exit(0);
+}
+
+const config = JSON.parse(readFileSync('stryker.config.json', 'utf8')) as Record<string, any>;
+delete config['$schema'];
+const dir = mkdtempSync(join(tmpdir(), 'metaops-mutation-'));
+const report = join(dir, 'mutation.json');
+Object.assign(config, {
+  mutate,
+  tap: { ...config['tap'], testFiles: [...tests].sort() },
+  reporters: ['clear-text', 'json'],
+  jsonReporter: { fileName: report },
+  thresholds: { high: 85, low: 70, break: null },
+});
+writeFileSync(join(dir, 'stryker.config.json'), JSON.stringify(config, null, 2));
+console.log(`mutation: ${modules.join(', ')} (${whole.length > 0 ? 'whole modules' : `lines changed since ${base}`}), tests: ${[...tests].join(', ')}`);
+const started = Date.now();
+const run = spawnSync('npx', ['stryker', 'run', join(dir, 'stryker.config.json')], { stdio: 'inherit' });
+if (run.status !== 0) {
+  console.log('mutation: Stryker failed');
+  console.log('mutation: 0 passed, 1 failed');
+  process.exit(1);
+}
+const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> }).files;
+let passed = 0;
+let failed = 0;
+for (const file of modules) {
+  const mutants = files[file]?.mutants ?? [];
+  const killed = mutants.filter((x) => x.status === 'Killed' || x.status === 'Timeout').length;
+  const valid = killed + mutants.filter((x) => x.status === 'Survived' || x.status === 'NoCoverage').length;
+  const score = valid === 0 ? 100 : (100 * killed) / valid;
+  const ok = score >= MODULES[file]!.target;
+  if (ok) passed++;
+  else failed++;
+  console.log(`mutation: ${file}: ${score.toFixed(1)}% of ${valid} mutants${whole.length > 0 ? '' : ' on the changed lines'} (target ${MODULES[file]!.target}%): ${ok ? 'ok' : 'BELOW TARGET'}`);
+}
+console.log(`mutation: ${Math.round((Date.now() - started) / 1000)} s`);
+console.log(`mutation: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
