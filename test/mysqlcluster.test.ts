@@ -284,6 +284,8 @@ t.test('customize asks for the pods and for the data volumes a cluster with this
   t.same(res.relatedResources[1], {
     apiVersion: 'v1',
     resource: 'persistentvolumeclaims',
+    // In the cluster's namespace: a names rule without one lists every namespace (v4.17).
+    namespace: 'default',
     names: Array.from({ length: 9 }, (_, i) => `data-my-mysql-${i}`),
   });
 });
