@@ -437,7 +437,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     const peers = [...new Set([...known.map((m) => m.name), ...claimsSeen])].map((pod) => ({ pod }));
     const hasData = (name: string) => known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
     const pods = [
-      ...kept.filter((p) => !(storage && DEAD_PHASES.has(phaseOf(p)) && hasData(p.metadata.name!))),
+      // (A crashed pod is dropped so that the next sync recreates it on its claim: decided on the observed pod,
+      // which has a phase; `kept` holds copies without status.)
+      ...kept.filter((_, i) => !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!))),
       ...restartPods(missing),
       ...byClaim.map((pod) => memberPod(parent, spec, pod, initialCluster(c, peers), 'existing')),
     ];
