@@ -5,6 +5,7 @@ import type { EventSpec, ConditionEventRules } from '../../lib/events.js';
 import { previousConditions } from '../../lib/conditions.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { observed } from '../../lib/objects.js';
+import { memberImage } from './members.js';
 
 /** Condition reasons of an EtcdCluster that are failures: each is a Warning event when a condition takes it. */
 export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
@@ -35,19 +36,13 @@ export function memberEvent(action: { type: 'add' | 'remove' | 'promote'; pod: s
   return { type: 'Normal', reason: 'MemberPromoted', action: 'MemberPromote', note: `promoted learner ${action.pod} to a voting member`, subject: action.pod };
 }
 
-function etcdImage(pod: KubeObject): string | undefined {
-  const containers = (pod['spec'] as { containers?: Array<{ name?: string; image?: string }> } | undefined)?.containers;
-  return containers?.find((c) => c.name === 'etcd')?.image ?? containers?.[0]?.image;
-}
-
 /**
  * An upgrade step: a member pod the answer gives another etcd image than it has (the hook upgrades one member at
  * a time). Once Metacontroller applied it, the pod has that image and the same answer says nothing. The images
- * are read before the sync runs (plan.ts's withImage writes the new image into the container object it shares
- * with the request), and compared with the answer after.
+ * are read before the sync runs and compared with the answer after.
  */
 export function upgradeEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
-  const before = new Map(observed(request.children, 'Pod', 'v1').map((p) => [p.metadata.name!, etcdImage(p)]));
+  const before = new Map(observed(request.children, 'Pod', 'v1').map((p) => [p.metadata.name!, memberImage(p)]));
   return (response) => upgradesIn(before, response);
 }
 
@@ -57,7 +52,7 @@ function upgradesIn(before: Map<string, string | undefined>, response: Composite
     const pod = child as KubeObject;
     if (pod.kind !== 'Pod' || !pod.metadata?.name) continue;
     const had = before.get(pod.metadata.name);
-    const wants = etcdImage(pod);
+    const wants = memberImage(pod);
     if (had === undefined || wants === undefined || had === wants) continue;
     out.push({ type: 'Normal', reason: 'UpgradingMember', action: 'Upgrade', note: `upgrading member ${pod.metadata.name}: ${had} -> ${wants}`, subject: `${pod.metadata.name}/${wants}` });
   }

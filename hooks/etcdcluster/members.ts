@@ -330,3 +330,9 @@ export function disruptionBudget(parent: ParentObject, size: number, voters = si
     spec: { minAvailable, selector: { matchLabels: selector(name) } },
   };
 }
+
+/** The image of a member pod's etcd container (the first container when none is named etcd). */
+export function memberImage(pod: KubeObject): string | undefined {
+  const containers = (pod['spec'] as { containers?: Array<{ name?: string; image?: string }> } | undefined)?.containers;
+  return containers?.find((c) => c.name === 'etcd')?.image ?? containers?.[0]?.image;
+}

@@ -5,9 +5,9 @@
 // removed (their replacement is a later add); then the size; then the version, one member at a time.
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
 import { neverCreated } from './events.js';
-import { rfc3339, type ConditionInput } from '../../lib/conditions.js';
+import { previousConditions, rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { keepObserved } from '../../lib/objects.js';
+import { isPodReady, keepObserved } from '../../lib/objects.js';
 import type { EtcdMember, MemberHealth } from './etcd.js';
 import {
   clientURL,
@@ -16,6 +16,7 @@ import {
   memberIndex,
   memberName,
   memberPod,
+  memberImage,
   normalizeVersion,
   peerURL,
   podOfPeerURL,
@@ -87,11 +88,7 @@ export function sanitize(text: string, max = 160): string {
 
 /** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message), sanitised. */
 function initFailure(pod: KubeObject): string {
-  const statuses = ((pod['status'] as { initContainerStatuses?: unknown[] } | undefined)?.initContainerStatuses ?? []) as Array<{
-    name?: string;
-    state?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
-  }>;
-  const failed = statuses.find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
+  const failed = failedInitStep(pod);
   if (!failed) return 'a restored member failed';
   const t = failed.state!.terminated!;
   let reason = t.reason ?? 'Error';
@@ -158,10 +155,6 @@ const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
 /** Why a container waits when its image cannot be had. */
 const IMAGE_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
-function podImage(pod: KubeObject): string | undefined {
-  const containers = (pod['spec'] as { containers?: Array<{ name?: string; image?: string }> } | undefined)?.containers;
-  return containers?.find((c) => c.name === 'etcd')?.image ?? containers?.[0]?.image;
-}
 
 function withImage(pod: KubeObject, img: string, version: string): KubeObject {
   const copy = keepObserved(pod);
@@ -239,7 +232,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
     return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: 'the EtcdRestore was deleted before the restore started' });
   }
-  if (before?.phase === 'Restoring' && obs.pods.length > 0 && obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent) && !obs.etcd && !obs.pods.some(isReady) && obs.restore?.uid === before.uid) {
+  if (before?.phase === 'Restoring' && obs.pods.length > 0 && obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent) && !obs.etcd && !obs.pods.some(isPodReady) && obs.restore?.uid === before.uid) {
     // Some restored members vanished before any served: they hold only the snapshot; all start again from it.
     return restoring([], lastIndex, before, 'restored members were lost before they served: starting the restore again');
   }
@@ -261,8 +254,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // error): the restore ends failed, with the reason; its members are dropped and nothing else is started
     // until a new EtcdRestore. Only on that evidence, and only while no member serves: a member that crashed
     // after its restore, or etcd silent for a moment, is not a failed restore.
-    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && initFailed(p));
-    if (failed && !obs.etcd && !obs.pods.some(isReady)) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && failedInitStep(p) !== undefined);
+    if (failed && !obs.etcd && !obs.pods.some(isPodReady)) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   }
   if (before?.phase === 'Failed') {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy).
@@ -292,7 +285,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // Restored once the restored members serve with a quorum: the snapshot is then the cluster's data.
     // (Or once a restored member is Ready: its readiness probe asks etcd, so it serves the snapshot, even when
     // the hook cannot reach it.)
-    const restored = before.phase === 'Restored' || (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) || obs.pods.some(isReady);
+    const restored = before.phase === 'Restored' || (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) || obs.pods.some(isPodReady);
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
@@ -321,7 +314,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // A member pod whose etcd cannot start on its image (it cannot be pulled: a version that does not exist) gets
   // the spec's image in place, whatever else is decided: a fixed spec un-sticks it even while quorum is lost.
   // (Decided on the observed pod, which has a status; applied to its copy.)
-  const stuckOnImage = new Set(obs.pods.filter((p) => podImage(p) !== targetImage && IMAGE_WAITING.has(podWaiting(p) ?? '')).map((p) => p.metadata.name!));
+  const stuckOnImage = new Set(obs.pods.filter((p) => memberImage(p) !== targetImage && IMAGE_WAITING.has(podWaiting(p) ?? '')).map((p) => p.metadata.name!));
   const unstick = (p: KubeObject): KubeObject => (stuckOnImage.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p);
   kept.splice(0, kept.length, ...kept.map(unstick));
   const base = { fallbackPods: kept, lastMemberIndex, targetVersion: undefined as string | undefined, keepClaims: obs.etcd ? [] : claimsSeen };
@@ -419,13 +412,13 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // A member pod is Ready only when its etcd serves (the readiness probe asks etcd), so a cluster with a Ready
     // pod has formed and may hold data, whether or not the hook can reach it (a wrong operatorSecret, a network
     // policy): from then on it is never treated as a bootstrap again.
-    const formed = obs.pods.some(isReady);
+    const formed = obs.pods.some(isPodReady);
     const bootstrapping = previous.phase === 'Creating' && known.length === 0 && !restoringNow && !formed;
     // A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over
     // with the current spec; nothing was stored in it: the hook wrote Creating when it started these members,
     // has seen no member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
     const vanished = obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent);
-    if (bootstrapping && (vanished || obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || podImage(p) !== targetImage))) {
+    if (bootstrapping && (vanished || obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || memberImage(p) !== targetImage))) {
       const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
       return { ...base, keepClaims: [], pods: [], phase: 'Creating', conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)], members: [], converging: true };
     }
@@ -511,7 +504,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const down = voting.filter((m) => !alive(m.pod)).map((m) => m.pod ?? m.member.id);
   const quorum = { members: voting.length, healthy: healthyVoting.length, needed, ok: healthyVoting.length >= needed, down };
   const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
-  const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(podImage(obs.pods[0]!));
+  const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(obs.pods[0]!));
   const common = { ...base, members: reports, quorum, currentVersion };
 
   // Pods of members whose pod is missing: a member added whose pod create failed, and (with storage) any
@@ -608,12 +601,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     (m) =>
       members.length > spec.size ||
       !m.pod ||
-      (m.observed && (DEAD_PHASES.has(phaseOf(m.observed)) || podImage(m.observed) !== targetImage)) ||
+      (m.observed && (DEAD_PHASES.has(phaseOf(m.observed)) || memberImage(m.observed) !== targetImage)) ||
       expired(m),
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
     const name = stuck.pod ?? stuck.member.id;
-    const why = expired(stuck) && members.length <= spec.size && stuck.pod && stuck.observed && !DEAD_PHASES.has(phaseOf(stuck.observed)) && podImage(stuck.observed) === targetImage
+    const why = expired(stuck) && members.length <= spec.size && stuck.pod && stuck.observed && !DEAD_PHASES.has(phaseOf(stuck.observed)) && memberImage(stuck.observed) === targetImage
       ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
       : 'never started: its addition is cancelled';
     return {
@@ -725,9 +718,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   }
 
   // 5. Version: one member at a time, the leader last; the next only once the last one runs the new version.
-  const outdated = holdVersion ? [] : live.filter((p) => podImage(p) !== targetImage);
+  const outdated = holdVersion ? [] : live.filter((p) => memberImage(p) !== targetImage);
   if (outdated.length > 0) {
-    const upgraded = live.filter((p) => podImage(p) === targetImage);
+    const upgraded = live.filter((p) => memberImage(p) === targetImage);
     const lagging = upgraded.find((p) => reports.find((r) => r.name === p.metadata.name)?.version !== targetVersion);
     const next = lagging
       ? undefined
@@ -772,20 +765,14 @@ function isMemberReport(m: unknown): m is MemberReport {
  * (deleted, evicted), as opposed to pods admission never let be created, which must not start anything over.
  */
 function podsWereCreated(parent: ParentObject): boolean {
-  const conditions = (parent.status as { conditions?: Array<{ type?: unknown; status?: unknown }> } | undefined)?.conditions;
-  return Array.isArray(conditions) && conditions.some((c) => c?.type === 'PodsCreated' && c.status === 'True');
+  return previousConditions(parent.status).some((c) => c.type === 'PodsCreated' && c.status === 'True');
 }
 
-/** The pod's Ready condition is True: its etcd answered the readiness probe (the member serves). */
-function isReady(pod: KubeObject): boolean {
-  const conditions = (pod['status'] as { conditions?: Array<{ type?: unknown; status?: unknown }> } | undefined)?.conditions;
-  return Array.isArray(conditions) && conditions.some((c) => c?.type === 'Ready' && c.status === 'True');
-}
-
-/** One of the pod's init steps (the snapshot fetch and restore) exited with an error. */
-function initFailed(pod: KubeObject): boolean {
+/** The first of the pod's init steps (the snapshot fetch and restore) that exited with an error, if any. */
+function failedInitStep(pod: KubeObject): { name?: string; state: { terminated: { exitCode: number; message?: string; reason?: string } } } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
-  return Array.isArray(statuses) && statuses.some((s: { state?: { terminated?: { exitCode?: unknown } } }) => {
+  if (!Array.isArray(statuses)) return undefined;
+  return statuses.find((s: { state?: { terminated?: { exitCode?: unknown } } } | null) => {
     const code = s?.state?.terminated?.exitCode;
     return typeof code === 'number' && code !== 0;
   });
