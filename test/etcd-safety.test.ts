@@ -732,13 +732,18 @@ t.test('status lost: the observed claims are kept, and nothing is bootstrapped o
   }
 });
 
-t.test('a restore whose members vanish, or whose EtcdRestore is deleted, never ends as an empty cluster (attack 3)', async (t) => {
-  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+/** An EtcdRestore `r` acts on the cluster: the old members go (Replacing), the restored ones start (Restoring). */
+async function restoreStarted(loop: Loop): Promise<void> {
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   await loop.step();
   loop.etcd.members = [];
   loop.etcd.up.clear();
   await loop.step();
+}
+
+t.test('a restore whose members vanish, or whose EtcdRestore is deleted, never ends as an empty cluster (attack 3)', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  await restoreStarted(loop);
   t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
   loop.lose('e-3', 'e-4', 'e-5'); // a drain during the snapshot fetch
   await loop.step();
@@ -762,11 +767,7 @@ t.test('a restore whose members vanish, or whose EtcdRestore is deleted, never e
 
 t.test('a long restore is Restored once a quorum serves; a crash later is not a failed restore (attack 5)', async (t) => {
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
+  await restoreStarted(loop);
   restoredUp(loop);
   loop.etcd.up.delete('e-5'); // never healthy: no node for it
   loop.phase.set('e-5', 'Pending');
@@ -783,11 +784,7 @@ t.test('a long restore is Restored once a quorum serves; a crash later is not a 
   }
   // Restoring (not yet Restored) is no different: a crashed member after its restore steps is not a failure.
   const r2 = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
-  r2.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await r2.step();
-  r2.etcd.members = [];
-  r2.etcd.up.clear();
-  await r2.step();
+  await restoreStarted(r2);
   r2.phase.set('e-3', 'Failed');
   r2.podStatus.set('e-3', { initContainerStatuses: [{ name: 'fetch-snapshot', state: { terminated: { exitCode: 0 } } }] });
   await r2.step();
@@ -881,11 +878,7 @@ t.test('an upgrade to an image that cannot be pulled is undone by fixing the spe
 
 t.test('restored members partly lost before any served start again from the snapshot (attack 2.4)', async (t) => {
   const loop = await running({ size: 3 });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
+  await restoreStarted(loop);
   t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
   await loop.step(); // the pods exist (PodsCreated)
   loop.lose('e-4', 'e-5');
