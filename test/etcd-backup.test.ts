@@ -151,6 +151,17 @@ t.test('a failed backup reason goes into status short and printable', async (t) 
   t.notMatch(s.reason, /\u001b/);
 });
 
+/** An S3 stand-in for prune: lists the keys of `keys` under a prefix and deletes from it. */
+function listingS3(keys: Set<string>): any {
+  return {
+    send: async (cmd: { constructor: { name: string }; input: { Prefix?: string; Key?: string } }) => {
+      if (cmd.constructor.name === 'ListObjectsV2Command') return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
+      if (cmd.constructor.name === 'DeleteObjectCommand') keys.delete(cmd.input.Key!);
+      return {};
+    },
+  };
+}
+
 t.test('prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)', async (t) => {
   const { prune } = await import('../hooks/etcdbackup/backup.js');
   const keys = new Set([
@@ -159,13 +170,7 @@ t.test('prune keeps the newest backups by date and never the one just written, w
     'other_v1_2026-01-01T00-00-00Z',
     'snap.db',
   ]);
-  const s3 = {
-    send: async (cmd: { constructor: { name: string }; input: { Prefix?: string; Key?: string } }) => {
-      if (cmd.constructor.name === 'ListObjectsV2Command') return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
-      if (cmd.constructor.name === 'DeleteObjectCommand') keys.delete(cmd.input.Key!);
-      return {};
-    },
-  } as any;
+  const s3 = listingS3(keys);
   // The cluster was restored from an older snapshot: its revisions start lower than the stored backups'.
   for (const [rev, hour] of [[9001, 2], [9050, 3], [9300, 4]] as const) {
     const written = `snap_v${rev}_2026-01-01T0${hour}-00-00Z`;
@@ -178,4 +183,12 @@ t.test('prune keeps the newest backups by date and never the one just written, w
   // maxBackups 1: only the one just written stays.
   keys.add('snap_v1_2026-01-01T05-00-00Z');
   t.same(await prune(s3, 'b', 'snap', 1, 'snap_v1_2026-01-01T05-00-00Z'), ['snap_v9300_2026-01-01T04-00-00Z', 'snap_v9050_2026-01-01T03-00-00Z']);
+});
+
+t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
+  const { prune } = await import('../hooks/etcdbackup/backup.js');
+  const keys = new Set(['prod_v2_v50_2026-01-01T00-00-00Z', 'prod_v1_before-upgrade', 'prod_v100_2026-01-01T00-00-00Z', 'prod_v101_2026-01-01T01-00-00Z', 'prod_v102_2026-01-01T02-00-00Z']);
+  const s3 = listingS3(keys);
+  t.same(await prune(s3, 'b', 'prod', 2, 'prod_v102_2026-01-01T02-00-00Z'), ['prod_v100_2026-01-01T00-00-00Z']);
+  t.ok(keys.has('prod_v2_v50_2026-01-01T00-00-00Z') && keys.has('prod_v1_before-upgrade'), 'not ours: kept');
 });
