@@ -432,3 +432,23 @@ t.test('EtcdCluster: TLSFailed, EtcdUnreachable and ScaleUpRefused are Warnings 
   t.equal(r2.statusCode, 200, r2.body);
   t.ok(kube2.created.some((e) => e.type === 'Warning' && e.reason === 'ScaleUpRefused'), 'a Warning event ScaleUpRefused');
 });
+
+t.test('EtcdRestore: a restore that will never act (superseded, older than its cluster) is a Warning', async (t) => {
+  for (const [restoreCreated, clusterStatus, reason] of [
+    ['2026-07-01T00:00:00Z', { restore: { uid: 'uid-newer', name: 'newer', phase: 'Restored', created: '2026-07-02T00:00:00Z' } }, 'RestoreSuperseded'],
+    ['2026-05-01T00:00:00Z', {}, 'OlderThanCluster'],
+  ] as const) {
+    const kube = new FakeKube();
+    const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'e', namespace: 'ns', creationTimestamp: '2026-06-01T00:00:00Z' }, status: clusterStatus };
+    const payload: CompositeSyncRequest = {
+      controller: {},
+      parent: { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdRestore', metadata: { name: 'r', namespace: 'ns', uid: 'uid-r', generation: 1, creationTimestamp: restoreCreated }, spec: { etcdCluster: { name: 'e' }, backupStorageType: 'S3', s3: { path: 'b/k' } } },
+      children: {},
+      related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': { e: cluster } },
+    };
+    const res = await app(kube).inject({ method: 'POST', url: '/hooks/etcdrestore/sync', payload, headers: auth });
+    t.equal(res.statusCode, 200);
+    t.equal(res.json().status.succeeded, false, reason);
+    t.same(kube.created.map((e) => [e.type, e.reason]), [['Warning', reason]]);
+  }
+});

@@ -13,7 +13,7 @@ export const ETCDBACKUP_EVENTS: ConditionEventRules = {
 /** EtcdRestore: the restore's outcome, and a cluster that is not there. */
 export const ETCDRESTORE_EVENTS: ConditionEventRules = {
   action: 'Restore',
-  warnings: new Set(['RestoreFailed', 'ClusterNotFound', 'InvalidSpec']),
+  warnings: new Set(['RestoreFailed', 'RestoreSuperseded', 'OlderThanCluster', 'ClusterNotFound', 'InvalidSpec']),
   normals: new Set(['Restored']),
 };
 
