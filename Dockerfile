@@ -8,6 +8,7 @@ RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY lib ./lib
 COPY hooks ./hooks
+COPY main ./main
 RUN npm run build
 
 # Production dependencies only.
@@ -25,4 +26,4 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER 10001:10001
 EXPOSE 8080
-ENTRYPOINT ["node", "dist/lib/server.js"]
+ENTRYPOINT ["node", "dist/main/server.js"]

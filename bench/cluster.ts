@@ -17,7 +17,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { hooks } from '../hooks/index.js';
+import { operators as hooks } from '../main/operators.js';
 import { rolling } from '../lib/manifests.js';
 import { renderController } from '../scripts/render-manifests.js';
 import { ControlPlane, freePort } from '../test/e2e/cluster.js';

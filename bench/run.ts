@@ -206,7 +206,7 @@ async function compare(ceiling: Target, hook: Target, payload: string, opts: Par
 const ratios = (a: Run[], b: Run[]) => a.map((x, i) => Number((x.rps / b[i]!.rps).toFixed(2)));
 const uptime = () => loadavg().map((x) => Number(x.toFixed(2)));
 
-const serverScript = () => join(root, 'dist', 'lib', 'server.js');
+const serverScript = () => join(root, 'dist', 'main', 'server.js');
 /** Past the default body limit (8 MiB: a MySQLCluster of 1000 pods is ~17 MB), the server is started with the most it allows. */
 const startHook = async (port: number, bodyLimit?: number) =>
   start(
@@ -402,7 +402,7 @@ function machineNow(loadAtStart: number[]) {
  * Secret fed back): time per sync, the share spent in AWS calls, and how many AWS operations one steady-state
  * sync sends (counted on the SDK's middleware stack, each request once).
  */
-async function measureS3(moto: { endpoint: string; region: string; admin: { accessKeyId: string; secretAccessKey: string } }, SdkAwsApi: typeof import('../hooks/s3/aws.js').SdkAwsApi, s3Sync: typeof import('../hooks/s3/sync.js').sync, timed: <T extends object>(target: T, box: { ms: number; calls: number }) => T): Promise<any> {
+async function measureS3(moto: { endpoint: string; region: string; admin: { accessKeyId: string; secretAccessKey: string } }, SdkAwsApi: typeof import('../hooks/s3/aws.js').SdkAwsApi, s3Sync: typeof import('../test/fixtures/hooks.js').s3Sync, timed: <T extends object>(target: T, box: { ms: number; calls: number }) => T): Promise<any> {
   const aws = new SdkAwsApi({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, recordCalls: true });
   let children: KubeObject[] = [];
   let status: Record<string, unknown> | undefined;
@@ -439,9 +439,9 @@ async function measureS3(moto: { endpoint: string; region: string; admin: { acce
 async function measureOutbound(): Promise<any> {
   const { startMoto } = await import('../test/fixtures/moto.js');
   const { SdkAwsApi } = await import('../hooks/s3/aws.js');
-  const { sync: s3Sync } = await import('../hooks/s3/sync.js');
+  const { s3Sync } = await import('../test/fixtures/hooks.js');
   const { EtcdKubelet } = await import('../test/fixtures/etcd-kubelet.js');
-  const { sync: etcdSync } = await import('../hooks/etcdcluster/sync.js');
+  const { etcdSync } = await import('../test/fixtures/hooks.js');
   const out: any = {};
   const timed = <T extends object>(target: T, box: { ms: number; calls: number }): T =>
     new Proxy(target, {

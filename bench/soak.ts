@@ -47,7 +47,7 @@ const requests = [
 ];
 
 const port = await freePort();
-const server = spawn(process.execPath, [join(root, 'dist', 'lib', 'server.js')], {
+const server = spawn(process.execPath, [join(root, 'dist', 'main', 'server.js')], {
   env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });

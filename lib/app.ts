@@ -1,4 +1,4 @@
-// The Fastify app as a factory. It never listens: lib/server.ts does, and tests use app.inject().
+// The Fastify app as a factory. It never listens: main/server.ts does, and tests use app.inject().
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -12,16 +12,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { hash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
-import { hooks as allHooks } from '../hooks/index.js';
 import { authorized, clientCertificateProblem, hasCredentials, type AuthConfig } from './auth.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
 import { joinedJson, jsonItemsOf, parseJsonBody } from './json.js';
 import { lazyChildLoggerFactory } from './logging.js';
-import { defaultDeps, type Deps } from './deps.js';
 import { KubeEventRecorder, NO_EVENTS, type EventRecorder } from './events.js';
+import { defaultServices } from './services.js';
 import { Metrics } from './metrics.js';
 import { confineRelated } from './objects.js';
-import type { HookContext, HookDefinition } from './hook.js';
+import type { HookContext, HookDefinition, Services } from './hook.js';
 import {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -34,8 +33,16 @@ import {
 } from './metacontroller.js';
 
 export interface AppOptions {
-  hooks?: HookDefinition[];
-  deps?: Partial<Deps>;
+  /** The operators served (the composition root's list, main/operators.ts, or a test's own). */
+  operators: HookDefinition[];
+  /** Replaces some of lib's services (a fixed clock, fixed secrets, a Kubernetes API stand-in). */
+  services?: Partial<Services>;
+  /** Replaces some of an operator's clients, by operator name: `{ etcdcluster: { etcd: () => fake } }`. */
+  clients?: Record<string, Record<string, unknown>>;
+  /** Replaces some of an operator's settings, by operator name: `{ etcdcluster: { image: 'x' } }`. */
+  settings?: Record<string, Record<string, unknown>>;
+  /** The environment operators build their clients from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   logger?: FastifyServerOptions['logger'];
   /** Largest request body accepted, in bytes. Metacontroller sends every child of a parent. */
   bodyLimit?: number;
@@ -83,7 +90,7 @@ export interface ServedHook {
 
 export { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS };
 
-export function buildApp(options: AppOptions = {}): FastifyInstance {
+export function buildApp(options: AppOptions): FastifyInstance {
   const logger =
     options.logger && typeof options.logger === 'object'
       ? { ...(options.logger as object), redact: { paths: REDACT, censor: '[REDACTED]' } }
@@ -131,19 +138,9 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
   const metrics = options.metrics ?? new Metrics();
   const auth = options.auth ?? {};
   const deadline = options.hookDeadlineMs ?? DEFAULT_HOOK_DEADLINE_MS;
-  const base: Deps = { ...defaultDeps(), ...options.deps };
-  // Every call to a dependency is counted and timed.
-  let aws: ReturnType<Deps['aws']> | undefined;
-  let kube: ReturnType<Deps['kube']> | undefined;
-  let events: EventRecorder | undefined;
-  const deps: Deps = {
-    ...base,
-    aws: () => (aws ??= base.aws().then((a) => metrics.instrument(a, 'aws'))),
-    kube: () => (kube ??= metrics.instrument(base.kube(), 'kube')),
-    etcdClient: (tls) => metrics.instrument(base.etcdClient(tls), 'etcd'),
-    // Events go through the (instrumented) Kubernetes client, unless a recorder was given.
-    events: () => (events ??= options.deps?.events ? options.deps.events() : new KubeEventRecorder(() => deps.kube())),
-  };
+  const services = instrumentedServices({ ...defaultServices(), ...options.services }, metrics, options.services?.events);
+  // An unauthenticated caller records no Events (an Event is a side effect too) and gets no Kubernetes API.
+  const pureServices: Services = { ...services, kube: refuseClient, events: () => NO_EVENTS };
 
   const guard: CallerGuard = {
     auth,
@@ -151,12 +148,7 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
     ...(options.clientNames && options.clientNames.length > 0 ? { clientNames: options.clientNames } : {}),
     allowUnauthenticated: options.allowUnauthenticated ?? false,
   };
-  // What a caller that is not authenticated gets instead of the clients: a hook that reaches for one fails
-  // with 401 before any call is made (the routes of hooks declared `effects` refuse such callers earlier).
-  // Nor does it record Events: an Event is a side effect too.
-  const pureDeps: Deps = { ...deps, aws: refuseClient, kube: refuseClient, etcdClient: refuseClient, events: () => NO_EVENTS };
-
-  const definitions = options.hooks ?? allHooks;
+  const definitions = options.operators;
   const served: ServedHook[] = [];
 
   app.decorateRequest('authenticated', false);
@@ -199,11 +191,18 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
 
   for (const def of definitions) {
     const kind = def.type === 'composite' ? def.resource.kind : def.name;
+    // The operator's clients, built once, each call counted and timed; and what a caller that is not
+    // authenticated gets instead: factories that fail with 401 before any call is made (the routes of hooks
+    // declared `effects` refuse such callers earlier).
+    const built = { ...(def.clients?.({ env: options.env ?? process.env }) as Record<string, unknown> | undefined), ...options.clients?.[def.name] };
+    const clients = instrumentedClients(built, metrics);
+    const refused = Object.fromEntries(Object.keys(built).map((key) => [key, refuseClient]));
+    const settings = { ...(def.settings?.({ env: options.env ?? process.env }) as Record<string, unknown> | undefined), ...options.settings?.[def.name] };
     const add = (
       hook: HookName,
       body: TSchema,
       response: TSchema,
-      handler: (body: never, ctx: HookContext) => unknown,
+      handler: (body: never, ctx: HookContext<any>) => unknown,
       effects = def.effects === true,
     ) => {
       const path = `/hooks/${def.name}/${hook}`;
@@ -231,9 +230,9 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
         refuse(request, reply, refusal.status, refusal.message);
       };
       app.post(path, { schema: { body, response: { 200: response } }, onRequest, onResponse }, (request, reply) => {
-        const ctx = new CallContext(request.authenticated ? deps : pureDeps, request, name);
+        const ctx = request.authenticated ? new CallContext(services, clients, settings, request, name) : new CallContext(pureServices, refused, settings, request, name);
         const answer = handler(request.body as never, ctx);
-        if (answer instanceof Promise) return withDeadline(answer, deadline).then((result) => answered(request, reply, ctx, result));
+        if (answer instanceof Promise) return withDeadline(answer, deadline, ctx).then((result) => answered(request, reply, ctx, result));
         // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
         // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
         answered(request, reply, ctx, answer);
@@ -260,13 +259,26 @@ export function buildApp(options: AppOptions = {}): FastifyInstance {
  * closure per call, which gives every context its own hidden class; at thousands of calls a second that
  * showed as long scavenges, old-space growth and a p99 twice as high.
  */
-class CallContext implements HookContext {
+class CallContext implements HookContext<Record<string, unknown>, Record<string, unknown>> {
   private logger: FastifyBaseLogger | undefined;
+  private controller: AbortController | undefined;
   constructor(
-    readonly deps: Deps,
+    readonly services: Services,
+    readonly clients: Record<string, unknown>,
+    readonly settings: Record<string, unknown>,
     private readonly request: FastifyRequest,
     private readonly hook: string,
   ) {}
+
+  /** Aborted when the route's deadline passes (made when a hook first asks for it). */
+  get signal(): AbortSignal {
+    return (this.controller ??= new AbortController()).signal;
+  }
+
+  /** The deadline passed: every client call made with the signal stops. */
+  abort(reason: Error): void {
+    this.controller?.abort(reason);
+  }
 
   /** The log context ({hook, namespace, name, uid}) is built only when something is logged. */
   get log(): FastifyBaseLogger {
@@ -325,13 +337,17 @@ function sendTagged(request: FastifyRequest, reply: FastifyReply, payload: strin
 export const OVERLOADED = 429;
 export const RETRY_AFTER_SECONDS = 5;
 
-/** The hook's answer, or a 429 with Retry-After once `ms` have passed without one. */
-async function withDeadline<T>(answer: Promise<T>, ms: number): Promise<T> {
+/**
+ * The hook's answer, or a 429 with Retry-After once `ms` have passed without one; then the call's signal is
+ * aborted, so that the client calls still running stop rather than act after the caller has given up.
+ */
+async function withDeadline<T>(answer: Promise<T>, ms: number, ctx: CallContext): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const overdue = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const err = new Error(`the hook did not answer within ${ms} ms; retry after ${RETRY_AFTER_SECONDS} s`) as Error & { statusCode: number };
       err.statusCode = OVERLOADED;
+      ctx.abort(err);
       reject(err);
     }, ms);
   });
@@ -400,6 +416,39 @@ function checkCaller(guard: CallerGuard, request: FastifyRequest, effects: boole
     return { status: 401, message: HOW_TO_AUTHENTICATE, challenge: 'Bearer realm="metaops"' };
   }
   return undefined;
+}
+
+/** lib's services with the Kubernetes API's calls counted and timed; Events go through it unless a recorder was given. */
+function instrumentedServices(base: Services, metrics: Metrics, events: Services['events'] | undefined): Services {
+  let kube: ReturnType<Services['kube']> | undefined;
+  let recorder: EventRecorder | undefined;
+  const services: Services = {
+    ...base,
+    kube: () => (kube ??= metrics.instrument(base.kube(), 'kube')),
+    events: () => (recorder ??= events ? events() : new KubeEventRecorder(() => services.kube())),
+  };
+  return services;
+}
+
+/**
+ * An operator's client factories, each client they make counted and timed under the factory's name (`etcd`,
+ * `aws`); a factory that answers a promise (a lazily loaded SDK) is instrumented when it resolves. Values that
+ * are not factories (settings) pass as they are.
+ */
+function instrumentedClients(built: Record<string, unknown>, metrics: Metrics): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, factory] of Object.entries(built)) {
+    if (typeof factory !== 'function') {
+      out[key] = factory;
+      continue;
+    }
+    const view = (client: unknown) => (client && typeof client === 'object' ? metrics.instrument(client, key) : client);
+    out[key] = (...args: unknown[]) => {
+      const client = (factory as (...a: unknown[]) => unknown)(...args);
+      return client instanceof Promise ? client.then(view) : view(client);
+    };
+  }
+  return out;
 }
 
 /** The client factories an unauthenticated call gets: each refuses, before any connection is made. */

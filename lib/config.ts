@@ -3,7 +3,6 @@
 // token once meant "no authentication"; a deadline of "10s" once became NaN and made every hook that calls out miss it at once).
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { policyProblems } from '../hooks/podbuggertool/match.js';
 import type { AuthConfig } from './auth.js';
 
 export interface TlsSettings {
@@ -194,7 +193,7 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
 }
 
 /** Every setting, checked; throws ConfigError listing every problem at once. */
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, operatorProblems: (env: NodeJS.ProcessEnv) => string[] = () => []): Settings {
   const problems: string[] = [];
   const port = integer(env, 'PORT', 8080, 1, 65535, problems);
   const host = (env['HOST'] ?? '0.0.0.0').trim();
@@ -206,7 +205,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
   const bodyLimit = integer(env, 'METAOPS_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, MAX_BODY_LIMIT, problems);
   const hookDeadlineMs = integer(env, 'METAOPS_HOOK_DEADLINE_MS', DEFAULT_HOOK_DEADLINE_MS, MIN_HOOK_DEADLINE_MS, MAX_HOOK_DEADLINE_MS, problems);
   const tls = tlsSettings(env, problems);
-  problems.push(...policyProblems(env));
+  problems.push(...operatorProblems(env));
   if (problems.length > 0) throw new ConfigError(problems);
   return { port, host, logLevel, auth, allowUnauthenticated, bodyLimit, hookDeadlineMs, ...(tls ? { tls } : {}) };
 }

@@ -14,11 +14,41 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
-import type { Deps } from './deps.js';
+import type { EventRecorder } from './events.js';
+import type { KubeApi } from './kube.js';
 
-export interface HookContext {
+/** What lib/ offers every operator: the clock, randomness, the Kubernetes API and Events. */
+export interface Services {
+  /** The clock, read once per hook call for condition timestamps. */
+  now(): Date;
+  /** A new random secret of this many bytes of entropy, URL-safe base64. */
+  randomSecret(bytes: number): string;
+  /** The Kubernetes API, for what Metacontroller cannot write (ephemeral containers, Events); created on first use. */
+  kube(): KubeApi;
+  /** Where hooks record Events (lib/events.ts). An unauthenticated call gets one that records nothing. */
+  events(): EventRecorder;
+}
+
+/**
+ * An operator's own clients: named factories (`etcd(tls)`, `aws()`, ...) built once per server by the operator's
+ * `clients` function. The app counts and times each client's calls, and gives an unauthenticated caller factories
+ * that refuse (401) before any connection is made.
+ */
+export type ClientFactories = Record<string, (...args: never[]) => unknown>;
+
+export interface HookContext<C = ClientFactories, K = unknown> {
   log: FastifyBaseLogger;
-  deps: Deps;
+  services: Services;
+  clients: C;
+  /** The operator's settings (its `settings` function's answer): configuration, not a way to act. */
+  settings: K;
+  /** Aborted when the route's deadline passes: client calls made with it stop then. */
+  signal: AbortSignal;
+}
+
+/** What an operator's `clients` and `settings` functions are given: the server's environment, read once at start. */
+export interface ClientEnvironment {
+  env: NodeJS.ProcessEnv;
 }
 
 /** One printer column of `kubectl get`. */
@@ -64,40 +94,46 @@ export interface ChildResourceRule {
   why: string;
 }
 
-export interface CompositeHookDefinition {
-  type: 'composite';
+/** What every definition may declare besides its hooks. */
+interface DefinitionBase<C, K> {
   /** Lower-case kind: the route segment, /hooks/<name>/... */
   name: string;
+  /**
+   * True when sync or finalize act on the world outside Metacontroller's apply (the Kubernetes API, etcd's
+   * member API, AWS). Such hooks serve only an authenticated caller (lib/app.ts), and get no clients otherwise.
+   */
+  effects?: boolean;
+  resyncPeriodSeconds?: number;
+  /**
+   * The operator's clients, built once per server from its environment: what acts on the world (the app counts
+   * their calls, and a caller that is not authenticated gets none).
+   */
+  clients?(environment: ClientEnvironment): C;
+  /** The operator's settings, read once per server from its environment (an image, a policy): every caller's. */
+  settings?(environment: ClientEnvironment): K;
+  /** What is wrong in the server's environment for this operator (checked at start; the server refuses to run). */
+  configProblems?(env: NodeJS.ProcessEnv): string[];
+}
+
+export interface CompositeHookDefinition<C = any, K = any> extends DefinitionBase<C, K> {
+  type: 'composite';
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
-  /**
-   * True when sync or finalize act on the world outside Metacontroller's apply (the Kubernetes API, etcd's
-   * member API, AWS). Such hooks serve only an authenticated caller (lib/app.ts), and get no clients otherwise.
-   */
-  effects?: boolean;
-  resyncPeriodSeconds?: number;
-  sync(request: CompositeSyncRequest, ctx: HookContext): CompositeSyncResponse | Promise<CompositeSyncResponse>;
-  finalize?(request: CompositeSyncRequest, ctx: HookContext): CompositeSyncResponse | Promise<CompositeSyncResponse>;
-  customize?(request: CustomizeRequest, ctx: HookContext): CustomizeResponse;
+  sync(request: CompositeSyncRequest, ctx: HookContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
+  finalize?(request: CompositeSyncRequest, ctx: HookContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
+  customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
 }
 
-export interface DecoratorHookDefinition {
+export interface DecoratorHookDefinition<C = any, K = any> extends DefinitionBase<C, K> {
   type: 'decorator';
-  name: string;
   resources: Array<{ apiVersion: string; resource: string }>;
   attachments: ChildResourceRule[];
-  /**
-   * True when sync or finalize act on the world outside Metacontroller's apply (the Kubernetes API, etcd's
-   * member API, AWS). Such hooks serve only an authenticated caller (lib/app.ts), and get no clients otherwise.
-   */
-  effects?: boolean;
-  resyncPeriodSeconds?: number;
-  sync(request: DecoratorSyncRequest, ctx: HookContext): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
-  finalize?(request: DecoratorSyncRequest, ctx: HookContext): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
-  customize?(request: CustomizeRequest, ctx: HookContext): CustomizeResponse;
+  sync(request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
+  finalize?(request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
+  customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
 }
 
-export type HookDefinition = CompositeHookDefinition | DecoratorHookDefinition;
+export type HookDefinition<C = any, K = any> = CompositeHookDefinition<C, K> | DecoratorHookDefinition<C, K>;
 
 /** The parent's current status as an object (it may be absent or null). */
 export function currentStatus(parent: ParentObject): Status {

@@ -14,6 +14,8 @@ export interface CallOptions {
   timeoutError: () => Error;
   /** The largest answer read, in bytes (default MAX_ANSWER_BYTES); a larger one fails the call. */
   maxBytes?: number;
+  /** Abandons the call when it aborts (the hook route's deadline), with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -73,6 +75,15 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       });
     });
     const timer = setTimeout(() => fail(o.timeoutError()), o.timeoutMs);
+    const signal = o.signal;
+    if (signal) {
+      const abandon = () => fail(signal.reason instanceof Error ? signal.reason : new Error('the hook call was abandoned'));
+      if (signal.aborted) abandon();
+      else {
+        signal.addEventListener('abort', abandon, { once: true });
+        req.on('close', () => signal.removeEventListener('abort', abandon));
+      }
+    }
     req.on('close', () => clearTimeout(timer));
     req.on('error', fail);
     req.end(o.body);

@@ -36,6 +36,8 @@ export interface KubeEvent {
   related?: ObjectReference;
 }
 
+/** Deadline of one call to the Kubernetes API. */
+export const KUBE_CALL_TIMEOUT_MS = 3000;
 export const REPORTING_CONTROLLER = 'metaops';
 /**
  * The most of an API server's answer to an event write that is read: an Event is a few KB, and up to 64 writes
@@ -206,7 +208,7 @@ export class HttpKubeApi implements KubeApi {
   private token: { file: string; mtimeMs: number; size: number; ino: number; value: string } | undefined;
 
   constructor(
-    private readonly timeoutMs = 3000,
+    private readonly timeoutMs = KUBE_CALL_TIMEOUT_MS,
     conn?: Connection,
   ) {
     this.conn = conn;

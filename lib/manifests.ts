@@ -175,6 +175,9 @@ export const PRODUCTION_TARGET: WebhookTarget = { kind: 'service', name: 'metaop
  */
 export const PRODUCTION_AUTHORIZATION = { namespace: 'metaops', name: 'metaops-hook-token', key: 'token' } as const;
 
+/** The webhook timeout the shipped controllers give Metacontroller (its own default too): every deadline is below it. */
+export const WEBHOOK_TIMEOUT_SECONDS = 10;
+
 export interface ControllerOptions {
   target: WebhookTarget;
   timeout?: string;
@@ -214,7 +217,7 @@ export function rolling(def: HookDefinition): boolean {
 
 function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
   const path = `/hooks/${def.name}/${hook}`;
-  const timeout = options.timeout ?? '10s';
+  const timeout = options.timeout ?? `${WEBHOOK_TIMEOUT_SECONDS}s`;
   const t = options.target;
   const wh: JsonObject =
     t.kind === 'url'

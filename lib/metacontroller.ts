@@ -72,11 +72,13 @@ export const ObservedObject = Type.Object(
  * cluster-scoped parents key by namespace/name. (additionalProperties rather than a Record's
  * patternProperties: the same meaning, without a regular expression test per key.)
  */
-export const ObjectMap = Type.Object({}, { additionalProperties: Type.Object({}, { additionalProperties: ObservedObject }) });
-export type ObjectMap = Record<string, Record<string, KubeObject>>;
+export const ObjectMap = Type.Unsafe<Record<string, Record<string, KubeObject>>>(
+  Type.Object({}, { additionalProperties: Type.Object({}, { additionalProperties: ObservedObject }) }),
+);
+export type ObjectMap = Static<typeof ObjectMap>;
 
 /** The CompositeController or DecoratorController object itself; hooks only read it. */
-export const ControllerObject = Type.Object({}, open);
+export const ControllerObject = Type.Unsafe<Record<string, unknown>>(Type.Object({}, open));
 
 export const CompositeSyncRequest = Type.Object(
   {
@@ -88,13 +90,7 @@ export const CompositeSyncRequest = Type.Object(
   },
   open,
 );
-export type CompositeSyncRequest = {
-  controller: Record<string, unknown>;
-  parent: ParentObject;
-  children?: ObjectMap;
-  related?: ObjectMap | null;
-  finalizing?: boolean;
-};
+export type CompositeSyncRequest = Static<typeof CompositeSyncRequest>;
 
 export type Status = Record<string, unknown>;
 
@@ -103,14 +99,14 @@ export type Status = Record<string, unknown>;
  * hooks unmarshal strictly), and leave children and status to the native serialiser: a schema that walked
  * every field of every child would be slower than JSON.stringify and could only drop fields.
  */
-const AnyJson = Type.Unsafe<unknown>({});
+const AnyJson = Type.Unsafe<Status | null>({});
 
 /**
  * The list of children (or attachments): an array of objects, handed whole to JSON.stringify. Declared as an
  * array of any, fast-json-stringify calls JSON.stringify once per child and concatenates: at 10 pods that was
  * 3-5 us more than one call on the whole list (bench/RESULTS.md). The hooks' types say it is an array.
  */
-const ObjectList = Type.Unsafe<unknown[]>({ description: 'an array of Kubernetes objects' });
+const ObjectList = Type.Unsafe<KubeObject[]>({ description: 'an array of Kubernetes objects' });
 
 export const CompositeSyncResponse = Type.Object({
   status: AnyJson,
@@ -118,12 +114,7 @@ export const CompositeSyncResponse = Type.Object({
   resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
   finalized: Type.Optional(Type.Boolean()),
 });
-export type CompositeSyncResponse = {
-  status: Status | null;
-  children: KubeObject[];
-  resyncAfterSeconds?: number;
-  finalized?: boolean;
-};
+export type CompositeSyncResponse = Static<typeof CompositeSyncResponse>;
 
 export const DecoratorSyncRequest = Type.Object(
   {
@@ -135,13 +126,7 @@ export const DecoratorSyncRequest = Type.Object(
   },
   open,
 );
-export type DecoratorSyncRequest = {
-  controller: Record<string, unknown>;
-  object: ParentObject;
-  attachments?: ObjectMap;
-  related?: ObjectMap | null;
-  finalizing?: boolean;
-};
+export type DecoratorSyncRequest = Static<typeof DecoratorSyncRequest>;
 
 /** A null value removes the label or annotation. */
 const StringPatch = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
@@ -154,14 +139,7 @@ export const DecoratorSyncResponse = Type.Object({
   resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
   finalized: Type.Optional(Type.Boolean()),
 });
-export type DecoratorSyncResponse = {
-  labels?: Record<string, string | null>;
-  annotations?: Record<string, string | null>;
-  status?: Status | null;
-  attachments: KubeObject[];
-  resyncAfterSeconds?: number;
-  finalized?: boolean;
-};
+export type DecoratorSyncResponse = Static<typeof DecoratorSyncResponse>;
 
 /** The customize hook is sent the controller and the parent (CompositeController) or object (Decorator). */
 export const CustomizeRequest = Type.Object(
@@ -172,11 +150,7 @@ export const CustomizeRequest = Type.Object(
   },
   open,
 );
-export type CustomizeRequest = {
-  controller: Record<string, unknown>;
-  parent?: ParentObject;
-  object?: ParentObject;
-};
+export type CustomizeRequest = Static<typeof CustomizeRequest>;
 
 export const LabelSelectorRequirement = Type.Object({
   key: Type.String(),

@@ -59,7 +59,7 @@ export class Metrics {
    * The same object, each async method of which is counted and timed as a call to `dependency`. Asked again for
    * the same object (a client kept for the life of the server), it gives the same view rather than a new one.
    */
-  instrument<T extends object>(target: T, dependency: 'aws' | 'etcd' | 'kube'): T {
+  instrument<T extends object>(target: T, dependency: string): T {
     const known = this.instrumented.get(target);
     if (known) return known as T;
     const metrics = this;

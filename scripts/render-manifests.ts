@@ -1,7 +1,7 @@
 // Renders every generated manifest to YAML text, keyed by its path under manifests/.
 // Used by `npm run manifests` (writes them) and by the drift test (compares them with the committed files).
 import YAML from 'yaml';
-import { hooks } from '../hooks/index.js';
+import { operators as hooks } from '../main/operators.js';
 import type { HookDefinition } from '../lib/hook.js';
 import {
   childRuleReasons,

@@ -3,8 +3,8 @@
 // the log says about it. Each case was an outside finding against the server; each assertion fails without its fix.
 import { connect } from 'node:net';
 import t from 'tap';
-import { buildApp } from '../lib/app.js';
-import type { Deps } from '../lib/deps.js';
+import { testApp as buildApp } from './fixtures/app.js';
+import type { TestDeps as Deps } from './fixtures/app.js';
 import { captureLogs } from './fixtures/logs.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
@@ -30,7 +30,7 @@ function raw(port: number, head: string, body = ''): Promise<number> {
 }
 
 t.test('a configured token cannot be walked around by spelling the request target differently (real socket)', async (t) => {
-  const app = buildApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ auth: { bearer: TOKEN }, services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   const port = await listening(app);
   const body = JSON.stringify(example('memcached-sync'));
@@ -70,7 +70,7 @@ function recordingDeps(calls: string[]): Partial<Deps> {
       {
         get: (_o, method) => {
           if (method === 'then') return undefined;
-          if (method === 'withDeadline') return () => recorder(dependency);
+          if (method === 'withDeadline' || method === 'withSignal') return () => recorder(dependency);
           if (method === 'region') return 'us-east-1';
           return async () => {
             calls.push(`${dependency}.${String(method)}`);
@@ -196,15 +196,15 @@ t.test('with credentials, or the explicit opt-out, the same hooks act', async (t
 t.test('a hook without the `effects` flag still gets no clients for a stranger', async (t) => {
   let reached = false;
   const app = buildApp({
-    deps: { ...recordingDeps([]), aws: async () => ((reached = true), {} as never) },
-    hooks: [
+    operators: [
       {
         type: 'composite',
         name: 'sneaky',
         resource: {} as any,
         childResources: [],
+        clients: () => ({ aws: async () => ((reached = true), {} as never) }),
         sync: async (_request, ctx) => {
-          await ctx.deps.aws();
+          await ctx.clients.aws();
           return { status: {}, children: [] };
         },
       },
@@ -232,7 +232,7 @@ function withKey(text: string, marker: string, key: string, value: string): stri
 }
 
 t.test('names and keys that plain objects know (`constructor`, `__proto__`, `toString`) are just data', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   for (const kind of ['memcached', 'podset', 'mysqlcluster']) {
     for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
@@ -266,7 +266,7 @@ t.test('names and keys that plain objects know (`constructor`, `__proto__`, `toS
 });
 
 t.test('nesting: well past what Kubernetes objects use is answered; deeper than the stated limit is a clear 400', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   for (const [depth, expected] of [
     [900, 200],
@@ -292,7 +292,7 @@ t.test('nesting: well past what Kubernetes objects use is answered; deeper than 
 });
 
 t.test('malformed observed data is an answer, not a 500', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   const req = example('mysqlcluster-sync') as any;
   const sts = {
@@ -307,7 +307,7 @@ t.test('malformed observed data is an answer, not a 500', async (t) => {
 });
 
 t.test('sizes: the stated maxima are served; past them, InvalidSpec and every child kept', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   for (const [kind, max] of [
     ['podset', 1000],
@@ -335,7 +335,7 @@ t.test('sizes: the stated maxima are served; past them, InvalidSpec and every ch
 
 t.test('refusals are logged with their reason; credentials and raw bytes never are', async (t) => {
   const logs = captureLogs();
-  const app = buildApp({ logger: { level: 'trace', stream: logs.stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ logger: { level: 'trace', stream: logs.stream } as any, auth: { bearer: TOKEN }, services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   const port = await listening(app);
   const body = JSON.stringify(example('memcached-sync'));
@@ -401,7 +401,7 @@ t.test('mTLS: a certificate never replaces the token, probes need none, and clie
     auth: { bearer: TOKEN },
     https: { ...server, ca: pki.read('ca.crt') },
     clientNames: ['metacontroller'],
-    deps: { now: () => FIXED_NOW },
+    services: { now: () => FIXED_NOW },
   });
   t.teardown(() => app.close());
   const port = await listening(app);
@@ -432,7 +432,7 @@ t.test('mTLS: a certificate never replaces the token, probes need none, and clie
 
 t.test('a request for no route, any method, is refused before its body is read (and is logged)', async (t) => {
   const logs = captureLogs();
-  const app = buildApp({ logger: { level: 'info', stream: logs.stream } as any, auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ logger: { level: 'info', stream: logs.stream } as any, auth: { bearer: TOKEN }, services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   const port = await listening(app);
   // Not valid JSON: a parser that read it would answer 400; refused before reading, it is a 404.
@@ -460,7 +460,7 @@ t.test('a request for no route, any method, is refused before its body is read (
 });
 
 t.test('a PodSet cannot make a huge answer: image and command are bounded, and so is size times their length', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   const post = async (spec: Record<string, unknown>) => {
     const req = example('podset-sync') as any;
@@ -484,7 +484,7 @@ t.test('a PodSet cannot make a huge answer: image and command are bounded, and s
 });
 
 t.test('JSON inside an annotation is held to the same nesting limit (last-applied-configuration)', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   for (const kind of ['memcached', 'podset', 'mysqlcluster']) {
     const req = example(`${kind}-sync`) as any;
@@ -517,7 +517,7 @@ t.test('spec keys named __proto__ stay data: defaults are applied without losing
 });
 
 t.test('observed pods with malformed conditions are not ready, not a 500', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   for (const conditions of [[null], {}, 'x', 5, [5, 'Ready'], null]) {
     const req = example('podset-sync') as any;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS, settingsFromEnv } from '../lib/config.js';
+import { configProblems } from '../main/operators.js';
 import { freePort } from './e2e/cluster.js';
 import { Pki } from './fixtures/pki.js';
 import { root } from './fixtures/requests.js';
@@ -21,7 +22,7 @@ t.test('defaults: port 8080, no credentials, no opt-out, the stated body limit a
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'true' }).allowUnauthenticated, true);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'false' }).allowUnauthenticated, false);
   t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN: 'abcDEF0123456789-._~+/==' }).auth, { bearer: 'abcDEF0123456789-._~+/==' }, 'token68 characters');
-  t.doesNotThrow(() => settingsFromEnv({ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*,ghcr.io/acme/*,*', METAOPS_DEBUG_PROFILES: 'general,sysadmin' }), 'valid debug policy settings');
+  t.doesNotThrow(() => settingsFromEnv({ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*,ghcr.io/acme/*,*', METAOPS_DEBUG_PROFILES: 'general,sysadmin' }, configProblems), 'valid debug policy settings');
   const dir = mkdtempSync(join(tmpdir(), 'metaops-config-'));
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
   t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN_FILE: join(dir, 'token') }).auth, { bearer: TOKEN }, 'from a file, trailing newline trimmed');
@@ -77,7 +78,7 @@ t.test('every wrong setting is refused, by name', async (t) => {
   ];
   for (const [env, message] of cases) {
     try {
-      settingsFromEnv(env);
+      settingsFromEnv(env, configProblems);
       t.fail(`${JSON.stringify(env)} was accepted`);
     } catch (err) {
       t.ok(err instanceof ConfigError, `${JSON.stringify(env)}: refused`);
@@ -97,7 +98,7 @@ t.test('the server refuses to start on a wrong setting, saying which (a real pro
     [{ METAOPS_HOOK_DEADLINE_MS: '10s' }, /METAOPS_HOOK_DEADLINE_MS="10s"/],
     [{ METAOPS_AUTH_TOKEN: ' ' }, /METAOPS_AUTH_TOKEN is empty/],
   ] as const) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
       cwd: root,
       env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', ...env },
       encoding: 'utf8',
@@ -111,7 +112,7 @@ t.test('the server refuses to start on a wrong setting, saying which (a real pro
 
 t.test('the opt-out is announced as a warning at startup (a real process)', async (t) => {
   const { spawn } = await import('node:child_process');
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
     cwd: root,
     env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METAOPS_ALLOW_UNAUTHENTICATED: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,9 +2,9 @@
 // Once the children it asked for exist, it asks for the same children again and reports the same status.
 import fc from 'fast-check';
 import t from 'tap';
-import { sync as memcached } from '../hooks/memcached/sync.js';
-import { sync as mysqlcluster } from '../hooks/mysqlcluster/sync.js';
-import { sync as podset } from '../hooks/podset/sync.js';
+import { memcachedSync as memcached } from './fixtures/hooks.js';
+import { mysqlSync as mysqlcluster } from './fixtures/hooks.js';
+import { podsetSync as podset } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
 

@@ -2,7 +2,7 @@
 // never the request. The same request whose answer changed must get the new answer in full, not a 304.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { buildApp } from '../lib/app.js';
+import { testApp as buildApp } from './fixtures/app.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 const digest = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -10,7 +10,7 @@ const digest = (body: string) => `"${createHash('sha1').update(body).digest('bas
 t.test('the same request with another answer: a new tag and the answer in full, never a 304', async (t) => {
   // A new MySQLCluster gets freshly generated passwords: the same request, a different answer each time.
   let n = 0;
-  const app = buildApp({ deps: { now: () => FIXED_NOW, randomSecret: () => `password-${++n}` } });
+  const app = buildApp({ services: { now: () => FIXED_NOW, randomSecret: () => `password-${++n}` } });
   t.teardown(() => app.close());
   const payload = example('mysqlcluster-sync');
   const first = await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload });
@@ -27,7 +27,7 @@ t.test('the same request with another answer: a new tag and the answer in full, 
 });
 
 t.test('a 304 carries the tag and no body; any other tag in the list does not match', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW, randomSecret: () => 'fixed' } });
+  const app = buildApp({ services: { now: () => FIXED_NOW, randomSecret: () => 'fixed' } });
   t.teardown(() => app.close());
   const payload = example('podset-sync');
   const first = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload });

@@ -114,7 +114,7 @@ t.test('the S3 region: environment first, then the config file of the credential
 });
 
 t.test('a clusterName that is not a DNS label is refused: no Job dials a host made from it', async (t) => {
-  const { sync } = await import('../hooks/etcdbackup/sync.js');
+  const { backupSync: sync } = await import('./fixtures/hooks.js');
   const parent = (clusterName: string) => ({
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     kind: 'EtcdBackup',
@@ -129,7 +129,7 @@ t.test('a clusterName that is not a DNS label is refused: no Job dials a host ma
 });
 
 t.test('a failed backup reason goes into status short and printable', async (t) => {
-  const { sync } = await import('../hooks/etcdbackup/sync.js');
+  const { backupSync: sync } = await import('./fixtures/hooks.js');
   const parent = {
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     kind: 'EtcdBackup',

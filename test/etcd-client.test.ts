@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { EtcdError, HttpEtcdClient } from '../hooks/etcdcluster/etcd.js';
-import { defaultDeps } from '../lib/deps.js';
+import { EtcdError, HttpEtcdClient } from '../hooks/etcdcommon/etcd.js';
+import { etcdClients } from '../hooks/etcdcommon/index.js';
 
 function fakeGateway() {
   const state = { prefix: '/v3', posts: [] as string[] };
@@ -80,17 +80,17 @@ t.test('a gateway under no known prefix is reported as such', async (t) => {
 });
 
 t.test('the service keeps one etcd client per TLS identity', async (t) => {
-  const deps = defaultDeps();
-  t.equal(deps.etcdClient(), deps.etcdClient(), 'plain');
+  const clients = etcdClients();
+  t.equal(clients.etcd(), clients.etcd(), 'plain');
   const tls = { ca: 'CA', cert: 'CERT', key: 'KEY' };
-  t.equal(deps.etcdClient(tls), deps.etcdClient({ ...tls }), 'the same certificates');
-  t.not(deps.etcdClient(tls), deps.etcdClient({ ...tls, cert: 'ROTATED' }), 'another certificate');
-  t.not(deps.etcdClient(tls), deps.etcdClient(), 'TLS or not');
-  t.not(defaultDeps().etcdClient(), deps.etcdClient(), 'per service, not global');
+  t.equal(clients.etcd(tls), clients.etcd({ ...tls }), 'the same certificates');
+  t.not(clients.etcd(tls), clients.etcd({ ...tls, cert: 'ROTATED' }), 'another certificate');
+  t.not(clients.etcd(tls), clients.etcd(), 'TLS or not');
+  t.not(etcdClients().etcd(), clients.etcd(), 'per service, not global');
 });
 
 t.test('the EtcdCluster hook on etcd 3.3 (/v3beta) and 3.2 (/v3alpha): reads, grows 2 -> 3 with a voter, never 1 -> 2', async (t) => {
-  const { sync } = await import('../hooks/etcdcluster/sync.js');
+  const { etcdSync: sync } = await import('./fixtures/hooks.js');
   const { memberPod, peerURL, clusterOf } = await import('../hooks/etcdcluster/members.js');
   const { asObserved, FIXED_NOW, objectMap } = await import('./fixtures/requests.js');
   for (const [prefix, version] of [['/v3beta', '3.3.25'], ['/v3alpha', '3.2.13']] as const) {

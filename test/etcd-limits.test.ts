@@ -4,9 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t from 'tap';
-import { HttpEtcdClient } from '../hooks/etcdcluster/etcd.js';
+import { HttpEtcdClient } from '../hooks/etcdcommon/etcd.js';
 import { memberPod } from '../hooks/etcdcluster/members.js';
-import { sync } from '../hooks/etcdcluster/sync.js';
+import { etcdSync as sync } from './fixtures/hooks.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
 

@@ -3,7 +3,7 @@
 // reaches the "etcd does not answer" branch). Promises that span syncs feed each decision back as the next
 // observed state (pods as observed, the status's member list and last ordinal), as Metacontroller does.
 import t from 'tap';
-import type { EtcdMember, MemberHealth } from '../hooks/etcdcluster/etcd.js';
+import type { EtcdMember, MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, disruptionBudget, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
 import { compareVersions, decide, sanitize, upgradeRefusal, UNHEALTHY_REPLACE_SECONDS, type Decision, type Observation } from '../hooks/etcdcluster/plan.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';

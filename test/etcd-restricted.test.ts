@@ -2,10 +2,10 @@
 // Jobs), and what the EtcdCluster status says when a member pod it answered is never created (admission refused
 // it). The e2e suite applies them in a namespace that enforces `restricted` (test/e2e/scenarios.ts).
 import t from 'tap';
-import type { EtcdClient, EtcdMember } from '../hooks/etcdcluster/etcd.js';
+import type { EtcdClient, EtcdMember } from '../hooks/etcdcommon/etcd.js';
 import { POD_ABSENT_SECONDS, podsCreated } from '../hooks/etcdcluster/events.js';
 import { MEMBER_USER, memberPod } from '../hooks/etcdcluster/members.js';
-import { sync } from '../hooks/etcdcluster/sync.js';
+import { etcdSync as sync } from './fixtures/hooks.js';
 import { backupChild } from '../hooks/etcdbackup/sync.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';

@@ -2,10 +2,10 @@
 // is fed back as the next observed state, as Metacontroller does, for several syncs. etcd is a stand-in whose
 // member list and health the test sets; the real-etcd proofs are in etcdcluster-real.test.ts.
 import t from 'tap';
-import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcluster/etcd.js';
+import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
-import { sync } from '../hooks/etcdcluster/sync.js';
-import { sync as syncRestore } from '../hooks/etcdbackup/restore.js';
+import { etcdSync as sync } from './fixtures/hooks.js';
+import { restoreSync as syncRestore } from './fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';
 

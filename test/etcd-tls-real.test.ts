@@ -11,8 +11,8 @@ import { connect } from 'node:tls';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { HttpEtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
-import { sync as backupSync } from '../hooks/etcdbackup/sync.js';
+import { HttpEtcdClient, type TlsFiles } from '../hooks/etcdcommon/etcd.js';
+import { backupSync } from './fixtures/hooks.js';
 import { call } from '../lib/http.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from './fixtures/etcd-kubelet.js';
@@ -265,7 +265,7 @@ async function runJob(t: { equal: (...args: any[]) => unknown }, child: KubeObje
   const env = { ...process.env, AWS_ACCESS_KEY_ID: moto!.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto!.admin.secretAccessKey, AWS_REGION: moto!.region, METAOPS_TERMINATION_LOG: log };
   let code = 0;
   try {
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli.ts'), ...args], { env, cwd: root });
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...args], { env, cwd: root });
   } catch (err) {
     code = (err as { code?: number }).code ?? 1;
   }

@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { EtcdError, HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcluster/etcd.js';
+import { EtcdError, HttpEtcdClient, type EtcdClient, type TlsFiles } from '../hooks/etcdcommon/etcd.js';
 import { etcdcluster } from '../hooks/etcdcluster/index.js';
-import { checkSecret, tlsFailure } from '../hooks/etcdcluster/tls.js';
-import type { Deps } from '../lib/deps.js';
+import { checkSecret } from '../hooks/etcdcluster/tls.js';
+import { tlsFailure } from '../hooks/etcdcommon/etcd.js';
+import { hookContext } from './fixtures/app.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { Pki } from './fixtures/pki.js';
 import { objectMap, root } from './fixtures/requests.js';
@@ -76,10 +77,7 @@ function recording(calls: string[], identities: Array<TlsFiles | undefined>): an
     memberPromote: async () => void calls.push('memberPromote'),
     health: async () => (calls.push('health'), { healthy: true, version: '3.6.9', leader: '1' }),
   };
-  return {
-    log: { warn() {}, debug() {} },
-    deps: { now: () => NOW, image: 'metaops', etcdClient: (tls?: TlsFiles) => (identities.push(tls), client) } as unknown as Deps,
-  };
+  return hookContext({ now: NOW, settings: { image: 'metaops' }, clients: { etcd: (tls?: TlsFiles) => (identities.push(tls), client) } });
 }
 const pod = (name: string) => ({
   apiVersion: 'v1',
@@ -189,7 +187,7 @@ t.test('the backup CLI: a clientTLSSecret without a key is a failed backup namin
   writeFileSync(join(dir, 'etcd-client-ca.crt'), ca);
   writeFileSync(join(dir, 'etcd-client.crt'), op.cert);
   const log = join(dir, 'termination-log');
-  const args = ['--import', 'tsx', join(root, 'lib', 'cli.ts'), 'etcd-backup', '--endpoints', 'https://localhost:1', '--s3-path', 'b/k', '--tls-dir', dir];
+  const args = ['--import', 'tsx', join(root, 'main', 'cli.ts'), 'etcd-backup', '--endpoints', 'https://localhost:1', '--s3-path', 'b/k', '--tls-dir', dir];
   const code = await promisify(execFile)(process.execPath, args, { cwd: root, env: { ...process.env, METAOPS_TERMINATION_LOG: log } }).then(
     () => 0,
     (e: { code?: number }) => e.code ?? -1,

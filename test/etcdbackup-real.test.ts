@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { sync as restoreSync } from '../hooks/etcdbackup/restore.js';
-import { sync as backupSync } from '../hooks/etcdbackup/sync.js';
+import { restoreSync } from './fixtures/hooks.js';
+import { backupSync } from './fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from './fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from './fixtures/moto.js';
@@ -43,7 +43,7 @@ function backupParent(spec: Record<string, unknown>): any {
 async function runJob(child: KubeObject, credentials = moto.admin): Promise<{ code: number; result: any }> {
   const jobSpec = child.kind === 'CronJob' ? (child as any).spec.jobTemplate.spec : (child as any).spec;
   const container = jobSpec.template.spec.containers[0];
-  t.same(container.command, ['node', '/app/dist/lib/cli.js']);
+  t.same(container.command, ['node', '/app/dist/main/cli.js']);
   const log = join(mkdtempSync(join(tmpdir(), 'metaops-job-')), 'termination-log');
   const env = {
     ...process.env,
@@ -54,7 +54,7 @@ async function runJob(child: KubeObject, credentials = moto.admin): Promise<{ co
   };
   let code = 0;
   try {
-    await run(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli.ts'), ...container.args], { env, cwd: root });
+    await run(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...container.args], { env, cwd: root });
   } catch (err) {
     code = (err as { code?: number }).code ?? 1;
   }

@@ -1,9 +1,10 @@
 // EtcdCluster decisions on observations built by hand; the real behaviour is in etcdcluster-real.test.ts.
 import t from 'tap';
-import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcluster/etcd.js';
+import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
 import { decide, supportsLearners, type Observation } from '../hooks/etcdcluster/plan.js';
-import { finalize, sync } from '../hooks/etcdcluster/sync.js';
+import { finalize } from '../hooks/etcdcluster/sync.js';
+import { etcdSync as sync } from './fixtures/hooks.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
 

@@ -2,10 +2,10 @@
 // fails included), and the etcd and S3 hooks through the server: the events a transition gives, once; none for an
 // unauthenticated caller; the same answer whatever happens to the events.
 import t from 'tap';
-import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcluster/etcd.js';
+import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { memberPod, clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
 import { AwsError, type AwsApi } from '../hooks/s3/api.js';
-import { buildApp } from '../lib/app.js';
+import { testApp as buildApp } from './fixtures/app.js';
 import { conditionEvents, eventFor, eventName, EVENT_BUCKET_SECONDS, KubeEventRecorder, type EventSpec } from '../lib/events.js';
 import type { EventSeries, KubeApi, KubeEvent } from '../lib/kube.js';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../lib/metacontroller.js';

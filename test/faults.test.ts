@@ -5,7 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import t from 'tap';
 import { SdkAwsApi } from '../hooks/s3/aws.js';
-import { finalize, sync } from '../hooks/s3/sync.js';
+import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { startMoto, type Moto } from './fixtures/moto.js';
 import { asObserved, objectMap } from './fixtures/requests.js';

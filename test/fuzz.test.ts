@@ -3,12 +3,12 @@
 // answers with fewer children than were observed.
 import fc from 'fast-check';
 import t from 'tap';
-import { hooks } from '../hooks/index.js';
+import { operators as hooks } from '../main/operators.js';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { buildApp } from '../lib/app.js';
+import { testApp as buildApp } from './fixtures/app.js';
 import { crd } from '../lib/manifests.js';
-import type { Deps } from '../lib/deps.js';
+import type { TestDeps as Deps } from './fixtures/app.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 const down = () => Promise.reject(new Error('dependency down'));

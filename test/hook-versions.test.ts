@@ -1,9 +1,9 @@
 // Metacontroller's hook version v2 keys observed and related objects by `namespace/name` instead of `name`
 // (v4.17: `spec.hooks.sync.version: v2`). Every hook must answer a v2-keyed request exactly as the v1-keyed one.
 import t from 'tap';
-import { hooks } from '../hooks/index.js';
-import { buildApp } from '../lib/app.js';
-import type { Deps } from '../lib/deps.js';
+import { operators as hooks } from '../main/operators.js';
+import { testApp as buildApp } from './fixtures/app.js';
+import type { TestDeps as Deps } from './fixtures/app.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 const down = () => Promise.reject(new Error('dependency down'));

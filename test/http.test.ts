@@ -1,12 +1,12 @@
 import t from 'tap';
-import { buildApp } from '../lib/app.js';
-import { sync as memcachedSync } from '../hooks/memcached/sync.js';
-import { sync as mysqlSync } from '../hooks/mysqlcluster/sync.js';
-import { sync as podsetSync } from '../hooks/podset/sync.js';
+import { testApp as buildApp } from './fixtures/app.js';
+import { memcachedSync } from './fixtures/hooks.js';
+import { mysqlSync } from './fixtures/hooks.js';
+import { podsetSync } from './fixtures/hooks.js';
 import { example, FIXED_NOW } from './fixtures/requests.js';
 
 function build(t: { teardown(fn: () => unknown): void }) {
-  const app = buildApp({ deps: { now: () => FIXED_NOW, randomSecret: () => 'fixed-password' } });
+  const app = buildApp({ services: { now: () => FIXED_NOW, randomSecret: () => 'fixed-password' } });
   t.teardown(() => app.close());
   return app;
 }
@@ -135,7 +135,7 @@ t.test('an invalid spec is a 200 with a condition, not an error', async (t) => {
 
 t.test('a hook that throws is a 500 that hides the details', async (t) => {
   const app = buildApp({
-    hooks: [
+    operators: [
       {
         type: 'composite',
         name: 'broken',

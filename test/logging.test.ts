@@ -1,7 +1,7 @@
 // The request logger is built lazily (lib/logging.ts); what it writes must be what pino's eager child wrote.
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { buildApp } from '../lib/app.js';
+import { testApp as buildApp } from './fixtures/app.js';
 import { LazyChildLogger } from '../lib/logging.js';
 import { example } from './fixtures/requests.js';
 
@@ -31,7 +31,7 @@ t.test('at warn, a successful call logs nothing; a failing one logs with its req
   const { lines, stream } = capture();
   const app = buildApp({
     logger: { level: 'warn', stream } as any,
-    hooks: [
+    operators: [
       {
         name: 'broken',
         type: 'composite',

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import t from 'tap';
 import YAML from 'yaml';
-import { hooks } from '../hooks/index.js';
+import { operators as hooks } from '../main/operators.js';
 import { controller, crd, PRODUCTION_TARGET, structural } from '../lib/manifests.js';
 import { renderManifests } from '../scripts/render-manifests.js';
 import { defaultsPresent, specParser } from '../lib/spec.js';
@@ -170,8 +170,7 @@ t.test('every sized kind has a scale subresource (kubectl scale, HorizontalPodAu
 });
 
 t.test('sized kinds have a scale subresource whose selector is the one their status reports', async (t) => {
-  const { sync: podsetSync } = await import('../hooks/podset/sync.js');
-  const { sync: memcachedSync } = await import('../hooks/memcached/sync.js');
+  const { podsetSync, memcachedSync } = await import('./fixtures/hooks.js');
   const { example, FIXED_NOW } = await import('./fixtures/requests.js');
   for (const [name, sync] of [['podset', podsetSync], ['memcached', memcachedSync]] as const) {
     const def = hooks.find((h) => h.name === name)!;

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { customize, sync } from '../hooks/memcached/sync.js';
+import { customize } from '../hooks/memcached/sync.js';
+import { memcachedSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 

@@ -2,7 +2,8 @@
 // replication passwords, so every answer (children and status) is fed back as the next observed state, as
 // Metacontroller does, over several syncs. A new root password is made only for a cluster that never had one.
 import t from 'tap';
-import { existingVolumes, observedKey, observedPassword, PASSWORD_KEY, REPLICATION_KEY, sync } from '../hooks/mysqlcluster/sync.js';
+import { existingVolumes, observedKey, observedPassword, PASSWORD_KEY, REPLICATION_KEY } from '../hooks/mysqlcluster/sync.js';
+import { mysqlSync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
 

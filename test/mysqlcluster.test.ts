@@ -1,5 +1,6 @@
 import t from 'tap';
-import { customize, normalizeVersion, PASSWORD_KEY, REPLICATION_KEY, sync } from '../hooks/mysqlcluster/sync.js';
+import { customize, normalizeVersion, PASSWORD_KEY, REPLICATION_KEY } from '../hooks/mysqlcluster/sync.js';
+import { mysqlSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
 

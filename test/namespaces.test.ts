@@ -5,7 +5,7 @@
 import t from 'tap';
 import { etcdrestore } from '../hooks/etcdbackup/index.js';
 import { etcdcluster } from '../hooks/etcdcluster/index.js';
-import type { Deps } from '../lib/deps.js';
+import { hookContext } from './fixtures/app.js';
 import { Pki } from './fixtures/pki.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
@@ -13,17 +13,16 @@ const pki = new Pki();
 const certs = { team: pki.issue('team', 'operator of team'), other: pki.issue('other', 'operator of other') };
 
 const ctx = (tls: unknown[]) =>
-  ({
-    log: { child: () => ctx(tls).log, debug() {}, info() {}, warn() {}, error() {} } as any,
-    deps: {
-      now: () => FIXED_NOW,
-      image: 'metaops',
-      etcdClient: (files: unknown) => {
+  hookContext({
+    now: FIXED_NOW,
+    settings: { image: 'metaops' },
+    clients: {
+      etcd: (files: unknown) => {
         tls.push(files);
         const down = () => Promise.reject(new Error('down'));
         return { memberList: down, memberAdd: down, memberRemove: down, memberPromote: down, health: async () => ({ healthy: false }) };
       },
-    } as unknown as Deps,
+    },
   }) as any;
 
 const cluster = (namespace: string) => ({
@@ -77,9 +76,9 @@ t.test('an EtcdRestore does not see another namespace\'s cluster of the same nam
 });
 
 t.test('no hook sees another namespace\'s related objects, whatever rule asked for them (attack on issue 18)', async (t) => {
-  const { buildApp } = await import('../lib/app.js');
+  const { testApp: buildApp } = await import('./fixtures/app.js');
   const { customize } = await import('../hooks/mysqlcluster/sync.js');
-  const app = buildApp({ deps: { now: () => FIXED_NOW, randomSecret: () => 'secret' }, allowUnauthenticated: true });
+  const app = buildApp({ services: { now: () => FIXED_NOW, randomSecret: () => 'secret' }, allowUnauthenticated: true });
   t.teardown(() => app.close());
   // MySQLCluster team-a/db, while team-b has the data volume of its own cluster named db (v4.17 lists a names rule
   // across every namespace; v2 keys related objects by namespace/name).

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_POLICY, type DebugPolicy } from '../hooks/podbuggertool/match.js';
-import { syncTool } from '../hooks/podbuggertool/sync.js';
+import { toolSync as syncTool } from './fixtures/hooks.js';
 import { eventName, KubeEventRecorder } from '../lib/events.js';
 import { HttpKubeApi, KubeError } from '../lib/kube.js';
 import type { KubeObject, ObjectMap, ParentObject } from '../lib/metacontroller.js';

@@ -4,7 +4,7 @@
 // another namespace, a pod that cannot be read).
 import t from 'tap';
 import { DEFAULT_POLICY, type DebugPolicy } from '../hooks/podbuggertool/match.js';
-import { syncTool } from '../hooks/podbuggertool/sync.js';
+import { toolSync as syncTool } from './fixtures/hooks.js';
 import { KubeError, type KubeApi, type KubeEvent, type Precondition } from '../lib/kube.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import YAML from 'yaml';
-import { hooks } from '../hooks/index.js';
+import { operators as hooks } from '../main/operators.js';
 import {
   containerName,
   DEFAULT_POLICY,
@@ -13,7 +13,8 @@ import {
   selectorOf,
   type DebugPolicy,
 } from '../hooks/podbuggertool/match.js';
-import { customizeTool, MAX_PER_SYNC, syncTool, type ToolHookLog } from '../hooks/podbuggertool/sync.js';
+import { customizeTool, MAX_PER_SYNC, type ToolHookLog } from '../hooks/podbuggertool/sync.js';
+import { toolSync as syncTool } from './fixtures/hooks.js';
 import { KubeError, type KubeApi, type KubeEvent, type Precondition } from '../lib/kube.js';
 import type { KubeObject, ObjectMap } from '../lib/metacontroller.js';
 import { renderManifests } from '../scripts/render-manifests.js';

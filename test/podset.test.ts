@@ -1,5 +1,6 @@
 import t from 'tap';
-import { byOrdinal, ordinalOf, sync } from '../hooks/podset/sync.js';
+import { byOrdinal, ordinalOf } from '../hooks/podset/sync.js';
+import { podsetSync as sync } from './fixtures/hooks.js';
 import { joinedJson, jsonItemsOf } from '../lib/json.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';

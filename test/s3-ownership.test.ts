@@ -4,7 +4,8 @@
 import t from 'tap';
 import { OWNER_TAG, OWNER_UID_TAG } from '../hooks/s3/api.js';
 import { userName } from '../hooks/s3/policy.js';
-import { finalize, KEY_GRACE_SECONDS, reasonOf, sync } from '../hooks/s3/sync.js';
+import { KEY_GRACE_SECONDS, reasonOf } from '../hooks/s3/sync.js';
+import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
 import { AwsError } from '../hooks/s3/api.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';

@@ -3,7 +3,7 @@
 // hook writes it, reads the policy IAM holds, and replaces a document that differs (checked on an in-memory AWS).
 import t from 'tap';
 import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from '../hooks/s3/policy.js';
-import { sync } from '../hooks/s3/sync.js';
+import { s3Sync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, ParentObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { FIXED_NOW } from './fixtures/requests.js';

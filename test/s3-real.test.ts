@@ -14,7 +14,8 @@ import { GetUserCommand, IAMClient, ListAccessKeysCommand, ListAttachedUserPolic
 import t from 'tap';
 import { SdkAwsApi } from '../hooks/s3/aws.js';
 import { userName } from '../hooks/s3/policy.js';
-import { finalize, KEY_GRACE_SECONDS, sync } from '../hooks/s3/sync.js';
+import { KEY_GRACE_SECONDS } from '../hooks/s3/sync.js';
+import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { asObserved, objectMap } from './fixtures/requests.js';
 import { startMoto, type Moto } from './fixtures/moto.js';

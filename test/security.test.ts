@@ -1,6 +1,6 @@
 // Authentication, deadlines, metrics and log redaction of the hook service.
 import t from 'tap';
-import { buildApp } from '../lib/app.js';
+import { testApp as buildApp } from './fixtures/app.js';
 import { authorized, certificateNames, clientCertificateProblem, safeEqual } from '../lib/auth.js';
 import { settingsFromEnv } from '../lib/config.js';
 import { Metrics } from '../lib/metrics.js';
@@ -29,7 +29,7 @@ t.test('constant-time comparison and the accepted schemes', async (t) => {
 });
 
 t.test('with a token, hooks refuse strangers; health, readiness and metrics stay open', async (t) => {
-  const app = buildApp({ auth: { bearer: 'tok' }, deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ auth: { bearer: 'tok' }, services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   const payload = example('memcached-sync');
   const none = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload });
@@ -46,7 +46,7 @@ t.test('with a token, hooks refuse strangers; health, readiness and metrics stay
 });
 
 t.test('metrics count hook calls by outcome and dependency calls', async (t) => {
-  const app = buildApp({ deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
   const full = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
@@ -75,7 +75,7 @@ t.test('a dependency kept for the life of the server is instrumented once, and i
 t.test('a hook that overruns its deadline answers 429 with Retry-After (what Metacontroller v4.17 honours), in time', async (t) => {
   const app = buildApp({
     hookDeadlineMs: 200,
-    hooks: [
+    operators: [
       {
         type: 'composite',
         name: 'slow',
@@ -97,7 +97,7 @@ t.test('a hook that overruns its deadline answers 429 with Retry-After (what Met
 
 t.test('credentials never reach the log', async (t) => {
   const logs = captureLogs();
-  const app = buildApp({ logger: { level: 'trace', stream: logs.stream } as any, auth: { bearer: 'super-secret-token' }, deps: { now: () => FIXED_NOW } });
+  const app = buildApp({ logger: { level: 'trace', stream: logs.stream } as any, auth: { bearer: 'super-secret-token' }, services: { now: () => FIXED_NOW } });
   t.teardown(() => app.close());
   // A body full of credentials, and a request that fails so that it is logged with its details.
   const payload = example('mysqlcluster-sync') as any;

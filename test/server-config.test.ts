@@ -1,4 +1,4 @@
-// The settings as the deployed server reads them from its environment (lib/server.ts, lib/config.ts, lib/deps.ts),
+// The settings as the deployed server reads them from its environment (main/server.ts, lib/config.ts, each operator's clients),
 // checked end to end on the server process: Basic credentials alone, the hook deadline (set, and its default),
 // and the PodBuggerTool image allowlist from METAOPS_DEBUG_IMAGE_ALLOWLIST. The values each test expects are
 // written out here, not read from the code under test.
@@ -16,7 +16,7 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 async function startServer(env: NodeJS.ProcessEnv, t: { teardown(fn: () => unknown): void }): Promise<number> {
   const port = await freePort();
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('METAOPS_') && !k.startsWith('AWS_')));
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
     cwd: root,
     env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'ignore', 'ignore'],

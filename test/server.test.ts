@@ -22,7 +22,7 @@ function serverCert(serial: number): void {
 }
 
 async function startServer(env: NodeJS.ProcessEnv, scheme: 'http' | 'https', port: number): Promise<{ proc: ChildProcess; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'lib', 'server.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -167,7 +167,8 @@ t.test('building the app loads neither the AWS SDK nor the YAML parser; using th
     const script = `
       import { createRequire } from 'node:module';
       const { buildApp } = await import(${JSON.stringify(join(root, 'lib', 'app.ts'))});
-      const app = await buildApp({ logger: false });
+      const { operators } = await import(${JSON.stringify(join(root, 'main', 'operators.ts'))});
+      const app = await buildApp({ operators, logger: false });
       await app.ready();
       ${extra}
       const cache = Object.keys(createRequire(import.meta.url).cache);

@@ -17,7 +17,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { rfc3339 } from '../../lib/conditions.js';
-import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcluster/etcd.js';
+import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
 export const PART_SIZE = 8 * 1024 * 1024;

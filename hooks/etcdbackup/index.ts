@@ -1,14 +1,16 @@
-import { recorderOf, withEvents } from '../../lib/events.js';
-import type { CompositeHookDefinition } from '../../lib/hook.js';
+import { defineComposite } from '../../lib/operator.js';
+import { etcdSettings } from '../etcdcommon/index.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
-import { customize as customizeRestore, sync as syncRestore } from './restore.js';
+import { customize as customizeRestore, parser as restoreParser, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
-import { customize, sync } from './sync.js';
+import { customize, parser, sync } from './sync.js';
 
-export const etcdbackup: CompositeHookDefinition = {
-  type: 'composite',
+export const etcdbackup = defineComposite({
   name: 'etcdbackup',
   resource: backupResource,
+  spec: parser,
+  // The image of the backup Job (the backup itself runs there, not in the hook).
+  settings: etcdSettings,
   childResources: [
     {
       apiVersion: 'batch/v1',
@@ -23,22 +25,19 @@ export const etcdbackup: CompositeHookDefinition = {
       why: 'a periodic backup schedule or target changes in place, without losing the CronJob history',
     },
   ],
-  // Pure: the answer is sync's; Events (lib/events.ts) only for an authenticated caller (recorderOf(ctx.deps)).
-  sync: (request, ctx) => {
-    const now = ctx.deps.now();
-    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDBACKUP_EVENTS, () => sync(request, ctx.deps.image, now), (response) => backupWritten(request, response));
-  },
-  customize: (request) => customize(request),
-};
+  // Pure: the answer is sync's; Events (lib/events.ts) only for an authenticated caller.
+  events: ETCDBACKUP_EVENTS,
+  eventsOf: (request) => (response) => backupWritten(request, response),
+  sync,
+  customize,
+});
 
-export const etcdrestore: CompositeHookDefinition = {
-  type: 'composite',
+export const etcdrestore = defineComposite({
   name: 'etcdrestore',
   resource: restoreResource,
+  spec: restoreParser,
   childResources: [],
-  sync: (request, ctx) => {
-    const now = ctx.deps.now();
-    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDRESTORE_EVENTS, () => syncRestore(request, now));
-  },
-  customize: (request) => customizeRestore(request),
-};
+  events: ETCDRESTORE_EVENTS,
+  sync: syncRestore,
+  customize: customizeRestore,
+});

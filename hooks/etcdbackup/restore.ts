@@ -1,13 +1,14 @@
 // EtcdRestore: the work is done by the EtcdCluster hook (a restore naming a cluster replaces it, see
 // hooks/etcdcluster/plan.ts); this hook reports its progress from the cluster's status.
-import { conditionsFor, invalidSpecResponse } from '../../lib/hook.js';
+import { conditionsFor } from '../../lib/hook.js';
+import type { SyncHook } from '../../lib/operator.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import { EtcdRestoreSpec } from './schema.js';
-import { RESTORE_SLACK_SECONDS } from '../etcdcluster/sync.js';
+import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
+import { RESTORE_SLACK_SECONDS, restoreStateOf } from '../etcdcommon/index.js';
 
-const parser = specParser(EtcdRestoreSpec);
+export const parser = specParser(EtcdRestoreSpec);
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
 
 export function customize(request: CustomizeRequest): CustomizeResponse {
@@ -25,16 +26,13 @@ function olderThan(restore: { metadata: { creationTimestamp?: string } }, cluste
   return Number.isFinite(r) && Number.isFinite(c) && r < c - RESTORE_SLACK_SECONDS * 1000;
 }
 
-export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
-  const parent = request.parent;
-  const parsed = parser.parse(parent.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
+export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
-  const clusterName = parsed.spec.etcdCluster.name;
+  const clusterName = spec.etcdCluster.name;
   // observedNamed: own keys only (a cluster named "constructor" must not resolve), in the restore's namespace.
   const namespace = parent.metadata.namespace ?? '';
   const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, clusterName, namespace);
-  const state = (cluster?.['status'] as { restore?: { uid?: string; name?: string; phase?: string; reason?: string; created?: string } } | undefined)?.restore;
+  const state = restoreStateOf(cluster);
   const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
   // The cluster took a newer EtcdRestore than this one: this one never acts (the cluster hook ignores
   // EtcdRestores older than the last it made); it ends failed, saying which one superseded it.
@@ -47,7 +45,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   let message: string;
   if (succeeded !== undefined) {
     reason = succeeded ? 'Restored' : 'RestoreFailed';
-    message = succeeded ? `EtcdCluster ${clusterName} was restored from the snapshot ${parsed.spec.s3.path}` : String(previous.reason ?? 'the restore failed');
+    message = succeeded ? `EtcdCluster ${clusterName} was restored from the snapshot ${spec.s3.path}` : String(previous.reason ?? 'the restore failed');
   } else if (cluster && olderThan(parent, cluster)) {
     succeeded = false;
     reason = 'OlderThanCluster';
@@ -62,7 +60,7 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
   } else if (mine && state.phase === 'Restored') {
     succeeded = true;
     reason = 'Restored';
-    message = `EtcdCluster ${clusterName} runs from the snapshot ${parsed.spec.s3.path}`;
+    message = `EtcdCluster ${clusterName} runs from the snapshot ${spec.s3.path}`;
   } else if (mine && state.phase === 'Failed') {
     succeeded = false;
     reason = 'RestoreFailed';
@@ -72,7 +70,6 @@ export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncRes
     message = mine ? `EtcdCluster ${clusterName}: ${state.phase}` : `waiting for EtcdCluster ${clusterName} to start the restore`;
   }
   const status: Record<string, unknown> = {
-    observedGeneration: parent.metadata.generation ?? 0,
     conditions: conditionsFor(parent, [{ type: 'Ready', status: succeeded === true, reason, message }], now),
   };
   // status.succeeded is set only once the restore is over: its presence is what makes the restore final.

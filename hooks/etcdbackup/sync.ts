@@ -1,7 +1,8 @@
 // EtcdBackup: the hook stays fast and stateless; the work runs in a child. A one-off backup is a Job, a
 // periodic one a CronJob, each running `metaops etcd-backup` from this project's image. The hook reports the
 // outcome from the Job and from the termination message of its pod (the CLI's JSON result).
-import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
+import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
@@ -13,18 +14,17 @@ import type {
 } from '../../lib/metacontroller.js';
 import { observed, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
+import { METAOPS_CLI, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import type { BackupResult } from './backup.js';
 import { jobWithoutPod } from './events.js';
-import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec, type S3Source } from './schema.js';
+import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
 
 const APP = 'etcdbackup';
-export const DEFAULT_IMAGE = 'ghcr.io/metaops/metaops:0.1.0';
-const AWS_DIR = '/etc/metaops/aws';
 const TLS_DIR = '/etc/metaops/etcd-tls';
 
 const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
 // Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
-const parser = specParser(EtcdBackupSpec, (spec) => {
+export const parser = specParser(EtcdBackupSpec, (spec) => {
   if (!spec.etcdEndpoints?.length && !spec.clusterName) return 'spec.etcdEndpoints or spec.clusterName is required';
   if (spec.clusterName && !CLUSTER_NAME.test(spec.clusterName)) return 'spec.clusterName must be the name of an EtcdCluster (a DNS label)';
   return undefined;
@@ -55,24 +55,6 @@ export function endpointsOf(parent: ParentObject, spec: Spec): string[] {
   return [`${scheme}://${spec.clusterName}-client.${parent.metadata.namespace ?? 'default'}.svc:2379`];
 }
 
-/** The S3 access of a child container: the secret's files for the SDK, or its keys as environment. */
-export function s3Access(source: S3Source): { env: unknown[]; envFrom: unknown[]; volumes: unknown[]; mounts: unknown[]; args: string[] } {
-  const args: string[] = [];
-  if (source.endpoint) args.push('--s3-endpoint', source.endpoint);
-  if (source.forcePathStyle) args.push('--force-path-style');
-  if (!source.awsSecret) return { env: [], envFrom: [], volumes: [], mounts: [], args };
-  return {
-    env: [
-      { name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${AWS_DIR}/credentials` },
-      { name: 'AWS_CONFIG_FILE', value: `${AWS_DIR}/config` },
-    ],
-    envFrom: [{ secretRef: { name: source.awsSecret, optional: true } }],
-    volumes: [{ name: 'aws', secret: { secretName: source.awsSecret } }],
-    mounts: [{ name: 'aws', mountPath: AWS_DIR, readOnly: true }],
-    args,
-  };
-}
-
 function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: boolean): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
@@ -100,7 +82,7 @@ function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: 
         {
           name: 'backup',
           image,
-          command: ['node', '/app/dist/lib/cli.js'],
+          command: METAOPS_CLI,
           args,
           env: access.env,
           envFrom: access.envFrom,
@@ -156,11 +138,8 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   }
 }
 
-export function sync(request: CompositeSyncRequest, image: string, now: Date): CompositeSyncResponse {
-  const parent = request.parent;
-  const parsed = parser.parse(parent.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
-  const spec = parsed.spec;
+export function sync({ request, parent, spec, now, settings }: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
+  const image = settings.image;
   const name = parent.metadata.name!;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const child = backupChild(parent, spec, image);
@@ -177,7 +156,7 @@ export function sync(request: CompositeSyncRequest, image: string, now: Date): C
   const jobStatus = (job?.['status'] ?? {}) as { succeeded?: number; failed?: number; conditions?: Array<{ type: string; status: string; message?: string }> };
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
 
-  const status: Record<string, unknown> = { observedGeneration: parent.metadata.generation ?? 0 };
+  const status: Record<string, unknown> = {};
   for (const k of ['succeeded', 'reason', 'etcdVersion', 'etcdRevision', 'lastSuccessDate', 'key']) {
     if (previous[k] !== undefined) status[k] = previous[k];
   }

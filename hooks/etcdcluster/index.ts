@@ -1,16 +1,18 @@
 import { serviceRule } from '../../lib/children.js';
-import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { RelatedResourceRule } from '../../lib/metacontroller.js';
-import { tlsSecretNames, tlsState } from './tls.js';
-import { recorderOf, withEvents } from '../../lib/events.js';
+import { defineComposite } from '../../lib/operator.js';
+import { etcdClients, etcdSettings } from '../etcdcommon/index.js';
+import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { resource } from './schema.js';
-import { finalize, sync } from './sync.js';
+import { finalize, parser, sync } from './sync.js';
 
-export const etcdcluster: CompositeHookDefinition = {
-  type: 'composite',
+export const etcdcluster = defineComposite({
   name: 'etcdcluster',
   resource,
+  spec: parser,
+  clients: etcdClients,
+  settings: etcdSettings,
   childResources: [
     {
       apiVersion: 'v1',
@@ -34,20 +36,11 @@ export const etcdcluster: CompositeHookDefinition = {
   ],
   resyncPeriodSeconds: 30,
   effects: true,
-  sync: (request, ctx) => {
-    const now = ctx.deps.now();
-    // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
-    // usable, is the client's identity.
-    const tls = tlsState(request.parent.spec, request.related, request.parent.metadata.namespace ?? '', now);
-    const etcd = ctx.deps.etcdClient(tls?.operator);
-    // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
-    const upgrades = upgradeEvents(request);
-    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, ETCDCLUSTER_EVENTS, (note) =>
-      sync(request, { etcd, now, image: ctx.deps.image, log: ctx.log, note, ...(tls ? { tls } : {}) }),
-      upgrades,
-    );
-  },
-  finalize: (request) => finalize(request),
+  // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
+  events: ETCDCLUSTER_EVENTS,
+  eventsOf: upgradeEvents,
+  sync,
+  finalize: ({ request }) => finalize(request),
   customize: (request) => {
     // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secrets (checked
     // before any pod that mounts them is made, and the operator's client certificate).
@@ -59,4 +52,4 @@ export const etcdcluster: CompositeHookDefinition = {
     if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace, names });
     return { relatedResources: rules };
   },
-};
+});

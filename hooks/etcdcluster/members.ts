@@ -3,7 +3,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from
 import { childLabels } from '../../lib/labels.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { s3Access } from '../etcdbackup/sync.js';
+import { METAOPS_CLI, s3Access } from '../etcdcommon/index.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export const CLIENT_PORT = 2379;
@@ -168,7 +168,7 @@ export function restoreInitContainers(
     {
       name: 'fetch-snapshot',
       image: source.image,
-      command: ['node', '/app/dist/lib/cli.js'],
+      command: METAOPS_CLI,
       args: ['etcd-restore-fetch', '--s3-path', source.s3.path, '--file', SNAPSHOT, ...access.args],
       env: access.env,
       envFrom: access.envFrom,

@@ -8,7 +8,8 @@ import { neverCreated } from './events.js';
 import { previousConditions, rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, keepObserved } from '../../lib/objects.js';
-import type { EtcdMember, MemberHealth } from './etcd.js';
+import type { EtcdMember, MemberHealth } from '../etcdcommon/etcd.js';
+import type { RestoreState } from '../etcdcommon/index.js';
 import {
   clientURL,
   clusterOf,
@@ -48,17 +49,6 @@ export interface Observation {
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
-}
-
-/** Progress of a restore, kept in status.restore: Replacing (old members dropped) -> Restoring -> Restored. */
-export interface RestoreState {
-  uid: string;
-  name: string;
-  phase: 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
-  /** The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after this one. */
-  created?: string;
-  /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
-  reason?: string;
 }
 
 /** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */

@@ -1,17 +1,18 @@
 // EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
-import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
+import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import type { SyncHook } from '../../lib/operator.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import { EtcdError, type EtcdClient, type MemberHealth } from './etcd.js';
-import { DEFAULT_IMAGE } from '../etcdbackup/sync.js';
+import { EtcdError, type EtcdClient, type MemberHealth } from '../etcdcommon/etcd.js';
+import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../etcdcommon/index.js';
 import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import type { EventSpec } from '../../lib/events.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
-import { tlsSecretNames, tlsSpecProblem, type TlsState } from './tls.js';
+import { tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
 /** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
 export const STEP_SECONDS = 5;
@@ -20,7 +21,7 @@ export const BACKOFF_SECONDS = 10;
 const DOMAIN = new RegExp(DOMAIN_PATTERN);
 // Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
 // field that goes into a URL the hook dials is a DNS name, or the spec is refused (nothing is dialled).
-const parser = specParser(EtcdClusterSpec, (spec) => {
+export const parser = specParser(EtcdClusterSpec, (spec) => {
   if (!VERSION_PATTERN.test(spec.version.trim())) return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
   const domain = spec.pod?.clusterDomain;
   if (domain && (domain.length > 200 || !DOMAIN.test(domain))) return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
@@ -28,18 +29,6 @@ const parser = specParser(EtcdClusterSpec, (spec) => {
   return tlsSpecProblem(spec);
 });
 
-export interface EtcdDeps {
-  etcd: EtcdClient;
-  now: Date;
-  /** This project's image, for a restored member's fetch step. */
-  image?: string;
-  /** Where the raw errors go (never into status). */
-  log?: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
-  /** Told of each membership change made (an Event, hooks/etcdcluster/events.ts); never changes the answer. */
-  note?: (event: EventSpec) => void;
-  /** The Secrets of TLS.static, checked (tls.ts); `etcd` carries the operator's certificate when it is usable. */
-  tls?: TlsState;
-}
 
 /** A client that dials nothing: the operator's TLS material is unusable, every call fails with why. */
 function noDial(why: string): EtcdClient {
@@ -55,9 +44,6 @@ const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cl
  * is older than the cluster (a cluster deleted and recreated under the same name, or whose status was lost),
  * never acts again.
  */
-/** How much older than its cluster an EtcdRestore may be and still act (objects applied together). */
-export const RESTORE_SLACK_SECONDS = 5;
-
 export function pendingRestore(request: CompositeSyncRequest, image: string): Observation['restore'] {
   const name = request.parent.metadata.name;
   const born = request.parent.metadata.creationTimestamp ?? '';
@@ -110,23 +96,26 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
   return obs;
 }
 
-export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promise<CompositeSyncResponse> {
-  const parent = request.parent;
-  const parsed = parser.parse(parent.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, deps.now);
-  const spec = parsed.spec;
+export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
+  const { request, parent, spec, now, clients, settings, log } = hook;
+  // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
+  // usable, is the client's identity.
+  const tls = tlsState(parent.spec, request.related, parent.metadata.namespace ?? '', now);
+  // Every etcd call of this sync stops when the route's deadline passes (hook.signal).
+  const shared = clients.etcd(tls?.operator);
+  const client = shared.withSignal?.(hook.signal) ?? shared;
   const c = clusterOf(parent, spec);
   // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.
-  const operatorUnusable = Boolean(deps.tls && c.clientTLS && !deps.tls.operator);
-  const etcd = operatorUnusable ? noDial(deps.tls!.problems.join('; ')) : deps.etcd;
+  const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
+  const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;
   const obs = await observe(parent, request, etcd, spec);
-  const restore = pendingRestore(request, deps.image ?? DEFAULT_IMAGE);
+  const restore = pendingRestore(request, settings.image);
   if (restore) obs.restore = restore;
-  obs.now = deps.now;
+  obs.now = now;
   const decision = decide(parent, spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.
-  const tlsProblems = [...(deps.tls?.problems ?? [])];
+  const tlsProblems = [...(tls?.problems ?? [])];
   if (obs.tls && !operatorUnusable) {
     const name = tlsSecretNames(spec).operatorSecret;
     tlsProblems.push(`etcd cannot be reached with Secret ${parent.metadata.namespace ?? 'default'}/${name} (TLS.static.operatorSecret): ${obs.tls}`);
@@ -142,25 +131,25 @@ export async function sync(request: CompositeSyncRequest, deps: EtcdDeps): Promi
   if (decision.action) {
     const a = decision.action;
     try {
-      if (a.type === 'add') await deps.etcd.memberAdd(endpoints, a.peerURL, a.learner);
-      else if (a.type === 'remove') await deps.etcd.memberRemove(endpoints, a.id);
-      else await deps.etcd.memberPromote(endpoints, a.id);
+      if (a.type === 'add') await client.memberAdd(endpoints, a.peerURL, a.learner);
+      else if (a.type === 'remove') await client.memberRemove(endpoints, a.id);
+      else await client.memberPromote(endpoints, a.id);
       if (a.type === 'remove') removed = a.pod;
-      deps.note?.(memberEvent(a));
+      hook.event(memberEvent(a));
     } catch (err) {
       // The condition names the kind of failure; etcd's own rejection is short and stable, a network error is
       // not (it alternates between syncs): that detail goes to the log only.
-      deps.log?.warn({ err, action: a.type, pod: a.pod }, 'etcd membership call failed');
+      log.warn({ err, action: a.type, pod: a.pod }, 'etcd membership call failed');
       failure = `${a.type} ${a.pod} failed: ${failureKind(err)}`;
       pods = decision.fallbackPods;
       // The ordinal was not used: the next attempt takes it again.
       if (a.type === 'add') decision.lastMemberIndex -= 1;
     }
   }
-  if (obs.etcdError) deps.log?.debug({ error: obs.etcdError }, 'etcd member list failed');
+  if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
   // A member removed on purpose leaves the member list (and so its claim goes) in this very answer.
   if (removed) decision.members = decision.members.filter((m) => m.name !== removed);
-  return respond(request, spec, decision, pods, deps.now, failure);
+  return respond(request, spec, decision, pods, now, failure);
 }
 
 /** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
@@ -229,7 +218,6 @@ function respond(
     members: { ready, unready },
     targetVersion: d.targetVersion ?? '',
     ready: `${ready.length}/${spec.size}`,
-    observedGeneration: parent.metadata.generation ?? 0,
     memberList: d.members,
     lastMemberIndex: d.lastMemberIndex,
     conditions: conditionsFor(parent, conditions, now),

@@ -5,7 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { ObjectMap } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
-import type { TlsFiles } from './etcd.js';
+import type { TlsFiles } from '../etcdcommon/etcd.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 /** The keys of each Secret, as etcd-operator named them. */
@@ -120,38 +120,3 @@ export function tlsState(spec: unknown, related: ObjectMap | null | undefined, n
   return state;
 }
 
-/** Node's TLS error codes, by what they mean for the operator's identity and etcd's server certificate. */
-const SERVER_NOT_TRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-]);
-const CLIENT_REFUSED = new Set([
-  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
-  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
-  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
-  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED',
-  'ERR_SSL_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE',
-  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
-  'ERR_SSL_TLSV1_ALERT_ACCESS_DENIED',
-]);
-
-/**
- * What a failed TLS handshake with etcd means, in words that stay the same between syncs; undefined when the
- * error is not about TLS (a refused connection, a timeout).
- */
-export function tlsFailure(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (typeof code !== 'string') return undefined;
-  if (code === 'CERT_HAS_EXPIRED') return "etcd's server certificate has expired";
-  if (code === 'CERT_NOT_YET_VALID') return "etcd's server certificate is not valid yet";
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "etcd's server certificate does not name the member (its SANs must cover *.<cluster>.<namespace>.svc)";
-  if (SERVER_NOT_TRUSTED.has(code)) return "etcd's server certificate is not signed by the CA in etcd-client-ca.crt";
-  if (CLIENT_REFUSED.has(code)) return 'etcd refused the client certificate etcd-client.crt (not signed by a CA etcd trusts, or expired)';
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'etcd does not serve TLS on its client port';
-  return undefined;
-}

@@ -1,12 +1,13 @@
 import { serviceRule } from '../../lib/children.js';
-import type { CompositeHookDefinition } from '../../lib/hook.js';
+import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { customize, sync } from './sync.js';
+import { customize, nameProblem, parser, sync } from './sync.js';
 
-export const memcached: CompositeHookDefinition = {
-  type: 'composite',
+export const memcached = defineComposite({
   name: 'memcached',
   resource,
+  spec: parser,
+  parentProblem: nameProblem,
   childResources: [
     {
       apiVersion: 'apps/v1',
@@ -16,6 +17,6 @@ export const memcached: CompositeHookDefinition = {
     },
     serviceRule,
   ],
-  sync: (request, ctx) => sync(request, ctx.deps.now()),
-  customize: (request) => customize(request),
-};
+  sync,
+  customize,
+});

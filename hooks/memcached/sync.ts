@@ -1,7 +1,8 @@
 // Memcached: a Deployment of `size` memcached pods and a Service in front of them.
 // Pure decisions: request in, response out.
 import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from '../../lib/children.js';
-import { invalidSpecResponse, relatedPods } from '../../lib/hook.js';
+import { relatedPods } from '../../lib/hook.js';
+import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
@@ -20,7 +21,7 @@ import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 const APP = 'memcached';
 /** The `memcache` user of the official memcached images (Debian and Alpine). */
 export const MEMCACHE_UID = 11211;
-const parser = specParser(MemcachedSpec);
+export const parser = specParser(MemcachedSpec);
 
 export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   const name = parent.metadata.name!;
@@ -59,15 +60,13 @@ export function service(parent: ParentObject, spec: Spec): KubeObject {
   ]);
 }
 
-export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
-  const parent = request.parent;
+/** A name too long for the Service and Deployment it needs. */
+export function nameProblem(parent: ParentObject): string | undefined {
+  return dns1035Problem(parent.metadata.name ?? '');
+}
+
+export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
-  const parsed = parser.parse(parent.spec);
-  const nameProblem = dns1035Problem(name);
-  if (!parsed.ok || nameProblem) {
-    return invalidSpecResponse(request, parsed.ok ? nameProblem! : parsed.message, now);
-  }
-  const spec = parsed.spec;
 
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);

@@ -1,12 +1,15 @@
 import { serviceRule } from '../../lib/children.js';
-import type { CompositeHookDefinition } from '../../lib/hook.js';
+import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { customize, sync } from './sync.js';
+import { customize, invalid, nameProblem, parser, sync, versionTypeProblem } from './sync.js';
 
-export const mysqlcluster: CompositeHookDefinition = {
-  type: 'composite',
+export const mysqlcluster = defineComposite({
   name: 'mysqlcluster',
   resource,
+  spec: parser,
+  specProblem: versionTypeProblem,
+  parentProblem: nameProblem,
+  invalidSpec: invalid,
   childResources: [
     {
       apiVersion: 'apps/v1',
@@ -22,6 +25,6 @@ export const mysqlcluster: CompositeHookDefinition = {
       why: 'the hook re-emits the observed password; in place keeps labels current without replacing the Secret',
     },
   ],
-  sync: (request, ctx) => sync(request, ctx.deps.now(), () => ctx.deps.randomSecret(24)),
-  customize: (request) => customize(request),
-};
+  sync,
+  customize,
+});

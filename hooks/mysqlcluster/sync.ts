@@ -10,6 +10,7 @@
 import { serviceChild } from '../../lib/children.js';
 import type { ConditionInput } from '../../lib/conditions.js';
 import { invalidSpecResponse } from '../../lib/hook.js';
+import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
   CompositeSyncRequest,
@@ -40,7 +41,7 @@ export function normalizeVersion(version: string | number): string {
   return version.trim();
 }
 
-const parser = specParser(MySQLClusterSpec, (spec) => {
+export const parser = specParser(MySQLClusterSpec, (spec) => {
   const version = normalizeVersion(spec.version);
   if (!VERSION_PATTERN.test(version)) {
     return `spec.version is ${JSON.stringify(spec.version)}: expected a MySQL version such as "8.0" or "8.0.36"`;
@@ -320,7 +321,7 @@ export function runningVersion(pods: KubeObject[]): string | undefined {
 }
 
 /** `spec.version` when it is neither a string nor a number: what the field takes, not a schema's words. */
-function versionTypeProblem(spec: unknown): string | undefined {
+export function versionTypeProblem(spec: unknown): string | undefined {
   if (!spec || typeof spec !== 'object') return undefined;
   const version = (spec as { version?: unknown }).version;
   if (version === undefined || typeof version === 'string' || typeof version === 'number') return undefined;
@@ -330,16 +331,17 @@ function versionTypeProblem(spec: unknown): string | undefined {
   );
 }
 
-export function sync(request: CompositeSyncRequest, now: Date, newPassword: () => string): CompositeSyncResponse {
-  const parent = request.parent;
+/** A name too long for the headless Service the StatefulSet needs. */
+export function nameProblem(parent: ParentObject): string | undefined {
+  return dns1035Problem(parent.metadata.name ?? '', '-headless');
+}
+
+/** The root and replication passwords a new cluster gets: 24 random bytes each. */
+const PASSWORD_BYTES = 24;
+
+export function sync({ request, parent, spec, now, services }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
-  const typeProblem = versionTypeProblem(parent.spec);
-  const parsed = typeProblem ? undefined : parser.parse(parent.spec);
-  const nameProblem = dns1035Problem(name, '-headless');
-  if (!parsed || !parsed.ok || nameProblem) {
-    return invalid(request, typeProblem ?? (parsed && !parsed.ok ? parsed.message : nameProblem!), now);
-  }
-  const spec = parsed.spec;
+  const newPassword = () => services.randomSecret(PASSWORD_BYTES);
   const previous = (parent.status ?? {}) as { secretName?: unknown };
 
   const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', names.statefulSet(name));
@@ -429,7 +431,7 @@ function replicationCondition(members: MemberState[], size: number): ConditionIn
  * An invalid spec changes nothing: children kept as they are, the rest of the status kept, and the last
  * conditions other than Ready (Available, Progressing, ...) kept as they were, beside Ready=False InvalidSpec.
  */
-function invalid(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse {
+export function invalid(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse {
   const res = invalidSpecResponse(request, message, now);
   const before = (request.parent.status as Status | undefined)?.['conditions'];
   if (Array.isArray(before)) {

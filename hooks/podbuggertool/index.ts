@@ -1,19 +1,23 @@
-import type { CompositeHookDefinition } from '../../lib/hook.js';
+import { defineComposite } from '../../lib/operator.js';
+import { parser, policyProblems } from './match.js';
 import { resource } from './schema.js';
-import { customizeTool, syncTool } from './sync.js';
+import { customizeTool, syncTool, toolSettings } from './sync.js';
 
 /**
  * The tools: a CompositeController (no children) whose customize hook asks for the pods each tool selects, and
  * whose sync hook adds the tool's ephemeral container to them and reports (`/hooks/podbuggertool/...`). No hook
  * is called about a pod no tool selects.
  */
-export const podbuggertool: CompositeHookDefinition = {
-  type: 'composite',
+export const podbuggertool = defineComposite({
   name: 'podbuggertool',
   resource,
+  spec: parser,
+  settings: toolSettings,
+  // METAOPS_DEBUG_*: a wrong setting stops the server at start, naming it.
+  configProblems: policyProblems,
   childResources: [],
   // The sync hook adds ephemeral containers through the Kubernetes API: it serves only authenticated callers.
   effects: true,
-  sync: (request, ctx) => syncTool(request, { kube: ctx.deps.kube(), policy: ctx.deps.debugPolicy, now: ctx.deps.now(), log: ctx.log }),
-  customize: (request) => customizeTool(request),
-};
+  sync: syncTool,
+  customize: customizeTool,
+});

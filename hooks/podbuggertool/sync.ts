@@ -12,16 +12,18 @@
 // The record of an injection is the ephemeral container itself (`debug-<tool>`; it cannot be removed or changed)
 // and the tool's status: which pods carry it, which could not get it and why. No pod annotation is written.
 import type { ConditionInput } from '../../lib/conditions.js';
-import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
+import { RETRY_SECONDS as RETRY } from '../../lib/errors.js';
+import { conditionsFor, currentStatus, type ClientEnvironment } from '../../lib/hook.js';
+import type { SyncHook } from '../../lib/operator.js';
 import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse, KubeObject } from '../../lib/metacontroller.js';
 import { isTerminating, observed } from '../../lib/objects.js';
-import { containerName, ephemeralContainer, ephemeralImages, matches, parser, refusal, selectorOf, type DebugPolicy } from './match.js';
+import { containerName, ephemeralContainer, ephemeralImages, matches, parser, policyFromEnv, refusal, selectorOf, type DebugPolicy } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
-export const RETRY_SECONDS = 30;
+export const RETRY_SECONDS = RETRY.failure;
 /** Pods injected by one sync (the hook has a deadline); the rest are left to the next one, a second later. */
 export const MAX_PER_SYNC = 20;
 /** Pods read and patched side by side. */
@@ -35,7 +37,18 @@ export interface ToolHookLog {
   warn(obj: Record<string, unknown>, msg: string): void;
 }
 
-export interface ToolHookDeps {
+/** The tools' settings: the debug policy (METAOPS_DEBUG_*) and the work budget. */
+export interface ToolSettings {
+  policy: DebugPolicy;
+  /** How long after the call began a new API call may still start. */
+  workBudgetMs: number;
+}
+
+export function toolSettings({ env }: ClientEnvironment): ToolSettings {
+  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
+}
+
+interface ToolHookDeps {
   kube: KubeApi;
   policy: DebugPolicy;
   now: Date;
@@ -249,11 +262,10 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
  * it, or the same failures again) the API server is not called, or gives the same answer, and the status is the
  * same.
  */
-export async function syncTool(request: CompositeSyncRequest, deps: ToolHookDeps): Promise<CompositeSyncResponse> {
+export async function syncTool(hook: SyncHook<PodBuggerToolSpec, unknown, ToolSettings>): Promise<CompositeSyncResponse> {
+  const { request, spec } = hook;
   const tool = request.parent;
-  const parsed = parser.parse(tool.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, deps.now);
-  const spec = parsed.spec;
+  const deps: ToolHookDeps = { kube: hook.services.kube(), policy: hook.settings.policy, now: hook.now, log: hook.log, budgetMs: hook.settings.workBudgetMs };
   const toolName = tool.metadata.name!;
   const namespace = tool.metadata.namespace ?? 'default';
   const name = containerName(toolName);
@@ -311,7 +323,6 @@ export async function syncTool(request: CompositeSyncRequest, deps: ToolHookDeps
       failures: failedPods.slice(0, MAX_FAILURES),
       lastInjected: last,
       containerName: name,
-      observedGeneration: tool.metadata.generation ?? 0,
       conditions: conditionsFor(tool, [ready], deps.now),
     },
     children: [],

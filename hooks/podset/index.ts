@@ -1,11 +1,11 @@
-import type { CompositeHookDefinition } from '../../lib/hook.js';
+import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { sync } from './sync.js';
+import { parser, sync } from './sync.js';
 
-export const podset: CompositeHookDefinition = {
-  type: 'composite',
+export const podset = defineComposite({
   name: 'podset',
   resource,
+  spec: parser,
   childResources: [
     {
       apiVersion: 'v1',
@@ -17,5 +17,5 @@ export const podset: CompositeHookDefinition = {
       why: "a pod's containers cannot be changed in place; a new image or command replaces pods one at a time, each after the previous one is Ready",
     },
   ],
-  sync: (request, ctx) => sync(request, ctx.deps.now()),
-};
+  sync,
+});

@@ -1,11 +1,11 @@
 // PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
-import { invalidSpecResponse } from '../../lib/hook.js';
 import { alikeButName } from '../../lib/json.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
+import type { SyncHook } from '../../lib/operator.js';
 import { memberStatus } from '../../lib/replicas.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import { specParser } from '../../lib/spec.js';
@@ -14,7 +14,7 @@ import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.
 const APP = 'podset';
 const NOBODY = 65534;
 const MISSING_PODS_RESYNC_SECONDS = 60;
-const parser = specParser(PodSetSpec, answerTooLarge);
+export const parser = specParser(PodSetSpec, answerTooLarge);
 
 /** The size of the answer this spec asks for, refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept). */
 function answerTooLarge(spec: Spec): string | undefined {
@@ -86,12 +86,8 @@ export function isFinished(pod: KubeObject): boolean {
   return phase === 'Failed' || phase === 'Succeeded';
 }
 
-export function sync(request: CompositeSyncRequest, now: Date): CompositeSyncResponse {
-  const parent = request.parent;
+export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
-  const parsed = parser.parse(parent.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
-  const spec = parsed.spec;
 
   const observedPods = observedUnordered(request.children, 'Pod', 'v1');
   // A pod that has finished (evicted, OOM-killed under restartPolicy Never, completed) never runs again: it is

@@ -61,7 +61,7 @@ export interface AwsApi {
   readonly region: string;
   readonly endpoint: string | undefined;
   /** The same API, every call of which is abandoned `ms` from now: one hook call's budget. */
-  withDeadline(ms: number): AwsApi;
+  withDeadline(ms: number, signal?: AbortSignal): AwsApi;
 
   /**
    * The bucket's region and tags; undefined when no such bucket exists. `regionHint` is tried first (a wrong

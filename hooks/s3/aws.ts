@@ -2,7 +2,7 @@
 // standard chain (environment, web identity, ...); AWS_ENDPOINT_URL points it at MinIO, LocalStack or moto.
 // Every call has a deadline well below the webhook timeout, every answer a size cap, and every call about a
 // bucket goes to the bucket's own region (the SDK does not follow S3's 301 PermanentRedirect).
-// Loaded on first use (lib/deps.ts), never at startup.
+// Loaded on first use (sync.ts s3Clients), never at startup.
 import { Transform, type Readable } from 'node:stream';
 import {
   AttachUserPolicyCommand,
@@ -128,6 +128,9 @@ class CappedHandler extends NodeHttpHandler {
   }
 }
 
+/** Deadline of one AWS request (the SDK may try twice within the hook's budget, HOOK_BUDGET_MS). */
+export const REQUEST_TIMEOUT_MS = 4000;
+
 /** Regions remembered per bucket, and S3 clients per region, at most this many each. */
 const MAX_REMEMBERED = 4096;
 
@@ -145,7 +148,7 @@ export class SdkAwsApi implements AwsApi {
   constructor(options: SdkAwsOptions & { recordCalls?: boolean } = {}) {
     this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
     this.endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL'] ?? undefined;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 4000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     this.sent = options.recordCalls ? [] : undefined;
     const requestHandler = new CappedHandler(
       { connectionTimeout: 2000, requestTimeout: this.requestTimeoutMs },
@@ -176,10 +179,13 @@ export class SdkAwsApi implements AwsApi {
     return client;
   }
 
-  /** The same API, every call of which is abandoned once `ms` have passed from now (one hook call's budget). */
-  withDeadline(ms: number): SdkAwsApi {
+  /**
+   * The same API, every call of which is abandoned once `ms` have passed from now (one hook call's budget), or
+   * when `signal` aborts (the hook route's deadline).
+   */
+  withDeadline(ms: number, signal?: AbortSignal): SdkAwsApi {
     const scoped = Object.create(this) as SdkAwsApi;
-    scoped.signal = AbortSignal.timeout(ms);
+    scoped.signal = signal ? AbortSignal.any([AbortSignal.timeout(ms), signal]) : AbortSignal.timeout(ms);
     return scoped;
   }
 

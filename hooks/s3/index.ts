@@ -1,10 +1,9 @@
-import { recorderOf, withEvents, type ConditionEventRules } from '../../lib/events.js';
-import type { CompositeHookDefinition } from '../../lib/hook.js';
+import type { ConditionEventRules } from '../../lib/events.js';
+import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { finalize, sync } from './sync.js';
+import { finalize, parser, s3Clients, sync, tagsProblem } from './sync.js';
 
-/** Everything AWS does in one hook call fits in this, below Metacontroller's 10 s webhook timeout. */
-export const HOOK_BUDGET_MS = 7000;
+export { HOOK_BUDGET_MS } from './sync.js';
 
 /** S3 condition reasons told as Events: every AWS failure (Ready, Synced, Finalized), and a bucket kept at deletion. */
 export const S3_EVENTS: ConditionEventRules = {
@@ -24,10 +23,12 @@ export const S3_EVENTS: ConditionEventRules = {
   normals: new Set(['BucketRetained']),
 };
 
-export const s3: CompositeHookDefinition = {
-  type: 'composite',
+export const s3 = defineComposite({
   name: 's3',
   resource,
+  spec: parser,
+  parentProblem: tagsProblem,
+  clients: s3Clients,
   childResources: [
     {
       apiVersion: 'v1',
@@ -39,14 +40,7 @@ export const s3: CompositeHookDefinition = {
   // AWS state can drift outside Kubernetes (a bucket deleted by hand): look again every five minutes.
   resyncPeriodSeconds: 300,
   effects: true,
-  sync: async (request, ctx) => {
-    const aws = (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS);
-    const now = ctx.deps.now();
-    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, S3_EVENTS, (note) => sync(request, aws, now, note));
-  },
-  finalize: async (request, ctx) => {
-    const aws = (await ctx.deps.aws()).withDeadline(HOOK_BUDGET_MS);
-    const now = ctx.deps.now();
-    return withEvents(request, recorderOf(ctx.deps), now, ctx.log, S3_EVENTS, () => finalize(request, aws, now));
-  },
-};
+  events: S3_EVENTS,
+  sync,
+  finalize,
+});

@@ -8,26 +8,52 @@
 // status recorded it as created by this resource *and* its tags, read right before, agree. What the hook does
 // when AWS is slow, wrong or someone else's: docs/s3-failures.md.
 import type { ConditionInput } from '../../lib/conditions.js';
-import { conditionsFor, currentStatus, invalidSpecResponse } from '../../lib/hook.js';
+import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
+import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
 import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
-import type { EventSpec } from '../../lib/events.js';
 import { specParser } from '../../lib/spec.js';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from './api.js';
 import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
-const parser = specParser(S3Spec, (spec) => {
+export const parser = specParser(S3Spec, (spec) => {
   const problem = bucketNameProblem(spec.bucketName);
   if (problem) return `spec.bucketName "${spec.bucketName}" ${problem}`;
   if (spec.encryption.type === 'SSE-S3' && spec.encryption.kmsKeyId) return 'spec.encryption.kmsKeyId is only used with type SSE-KMS';
   return undefined;
 });
 
-/** Seconds before retrying after an AWS error; throttling waits longer. */
-export const BACKOFF_SECONDS = 30;
-export const THROTTLED_SECONDS = 60;
+/** Everything AWS does in one hook call fits in this, below Metacontroller's 10 s webhook timeout. */
+export const HOOK_BUDGET_MS = 7000;
+
+/** The S3 hooks' clients: AWS (S3 and IAM) from the SDK's standard credential chain. */
+export interface S3Clients {
+  /**
+   * Created on first use; the SDK is loaded only then, so a server that serves no S3 resource never pays its
+   * memory (perf: docs/performance.md).
+   */
+  aws(): Promise<AwsApi>;
+}
+
+export function s3Clients(): S3Clients {
+  let aws: Promise<AwsApi> | undefined;
+  return { aws: () => (aws ??= import('./aws.js').then((m) => new m.SdkAwsApi())) };
+}
+
+/** An AWS failure as the framework renders it (lib/operator.ts): conditions, a resync, throttling waits longer. */
+function awsFailure(err: unknown, message: string, options: { conditions: string[]; status?: Record<string, unknown> }): TemporaryError {
+  const reason = reasonOf(err);
+  return new TemporaryError(reason, message, { ...options, retryAfterSeconds: reason === 'Throttled' ? RETRY_SECONDS.throttled : RETRY_SECONDS.failure });
+}
+
+/** Tags in the spec that are not a map of strings: said as an invalid spec. */
+export function tagsProblem(parent: ParentObject): string | undefined {
+  const tags = tagsOf(parent.spec);
+  return typeof tags === 'string' ? tags : undefined;
+}
 
 const keys = {
   id: 'AWS_ACCESS_KEY_ID',
@@ -163,16 +189,14 @@ function describe(err: unknown): string {
 
 
 /**
- * `note` is told of each transition made in AWS (an Event: BucketCreated, BucketRetained, AccessKeyCreated,
+ * Each transition made in AWS is told as an Event (hook.event: BucketCreated, BucketRetained, AccessKeyCreated,
  * KeyRotated); it never changes the answer.
  */
-export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date, note: (event: EventSpec) => void = () => undefined): Promise<CompositeSyncResponse> {
-  const parent = request.parent;
-  const parsed = parser.parse(parent.spec);
-  if (!parsed.ok) return invalidSpecResponse(request, parsed.message, now);
-  const spec = parsed.spec;
-  const specTags = tagsOf(parent.spec);
-  if (typeof specTags === 'string') return invalidSpecResponse(request, specTags, now);
+export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
+  const { request, parent, spec, now } = hook;
+  const note = hook.event;
+  const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
+  const specTags = tagsOf(parent.spec) as Map<string, string>;
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
   const user = userName(owner.namespace, owner.name, owner.uid);
@@ -342,31 +366,13 @@ export async function sync(request: CompositeSyncRequest, aws: AwsApi, now: Date
       ),
     };
     const res: CompositeSyncResponse = { status, children: [credentialsSecret(parent, spec, aws, key, region)] };
-    if (waiting.length) res.resyncAfterSeconds = BACKOFF_SECONDS;
+    if (waiting.length) res.resyncAfterSeconds = RETRY_SECONDS.failure;
     else if (recheckIn !== undefined) res.resyncAfterSeconds = recheckIn;
     return res;
   } catch (err) {
-    // Temporary or not, nothing already created is deleted: the Secret is kept as observed, and the
-    // hook asks to be called again. What was created is recorded, so that finalize can clean it up.
-    const reason = reasonOf(err);
-    const message = `${step}: ${describe(err)}`;
-    const status: Record<string, unknown> = {
-      ...currentStatus(parent),
-      ...bucketLists(created, retained),
-      conditions: conditionsFor(
-        parent,
-        [
-          { type: 'Ready', status: false, reason, message },
-          { type: 'Synced', status: false, reason, message },
-        ],
-        now,
-      ),
-    };
-    return {
-      status,
-      children: allObserved(request.children).map(keepObserved),
-      resyncAfterSeconds: reason === 'Throttled' ? THROTTLED_SECONDS : BACKOFF_SECONDS,
-    };
+    // Temporary or not, nothing already created is deleted: the Secret is kept as observed (lib/operator.ts),
+    // and the hook asks to be called again. What was created is recorded, so that finalize can clean it up.
+    throw awsFailure(err, `${step}: ${describe(err)}`, { conditions: ['Ready', 'Synced'], status: bucketLists(created, retained) });
   }
 }
 
@@ -412,13 +418,13 @@ function bucketLists(created: Set<string>, retained: Set<string>): Record<string
  * it), and the buckets this resource created per deletionPolicy (a non-empty one only with forceDelete; each
  * re-checked by its tags right before). `finalized` is answered only after checking that they are gone.
  */
-export async function finalize(request: CompositeSyncRequest, aws: AwsApi, now: Date): Promise<CompositeSyncResponse> {
-  const parent = request.parent;
+export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
+  const { parent, now } = hook;
+  const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
-  const parsed = parser.parse(parent.spec);
   // A spec that no longer validates: the safe choice, Retain.
-  const spec = parsed.ok ? parsed.spec : undefined;
+  const spec = hook.spec;
   const deletionPolicy = spec?.deletionPolicy ?? 'Retain';
   const user = userName(owner.namespace, owner.name, owner.uid);
   const created = recordedBuckets(previous);
@@ -483,15 +489,6 @@ export async function finalize(request: CompositeSyncRequest, aws: AwsApi, now: 
     };
     return done ? { status, children: [], finalized: true } : { status, children: [], finalized: false, resyncAfterSeconds: 10 };
   } catch (err) {
-    const reason = reasonOf(err);
-    return {
-      status: {
-        ...currentStatus(parent),
-        conditions: conditionsFor(parent, [{ type: 'Finalized', status: false, reason, message: describe(err) }], now),
-      },
-      children: allObserved(request.children).map(keepObserved),
-      finalized: false,
-      resyncAfterSeconds: reason === 'Throttled' ? THROTTLED_SECONDS : BACKOFF_SECONDS,
-    };
+    throw awsFailure(err, describe(err), { conditions: ['Finalized'] });
   }
 }

@@ -213,7 +213,7 @@ export class ControlPlane {
 
   /** Starts (or restarts) the metaops hook server from the compiled output. */
   async startHooks(): Promise<void> {
-    this.hookProc = this.start('metaops', process.execPath, [join(this.repo, 'dist', 'lib', 'server.js')], {
+    this.hookProc = this.start('metaops', process.execPath, [join(this.repo, 'dist', 'main', 'server.js')], {
       PORT: String(this.hookPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: this.options.hookLogLevel ?? 'debug',

@@ -4,7 +4,7 @@
 // printed when a scenario fails.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { hooks } from '../../hooks/index.js';
+import { operators as hooks } from '../../main/operators.js';
 import { renderController } from '../../scripts/render-manifests.js';
 import { root } from '../fixtures/requests.js';
 import { ControlPlane, E2E_RESYNC_SECONDS } from './cluster.js';

@@ -1,6 +1,6 @@
 // The only file that listens: $HOST:$PORT (0.0.0.0:8080 by default), with graceful shutdown on SIGTERM/SIGINT
 // (in-flight requests finish), optional TLS reloaded when the files change, and optional client certificates.
-// Every setting is checked first (lib/config.ts): a wrong one stops the server with a message naming it.
+// Every setting is checked first (lib/config.ts, and each operator's own): a wrong one stops the server with a message naming it.
 //
 //   PORT, HOST, LOG_LEVEL
 //   METAOPS_AUTH_TOKEN[_FILE]        Bearer token every hook requires (Metacontroller's webhook `authorization`)
@@ -13,12 +13,13 @@
 //   METAOPS_HOOK_DEADLINE_MS         a hook's deadline (default 8500, 100..9500: below the 10 s webhook timeout)
 import { readFileSync, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
-import { buildApp } from './app.js';
-import { ConfigError, settingsFromEnv, type Settings } from './config.js';
+import { buildApp } from '../lib/app.js';
+import { ConfigError, settingsFromEnv, type Settings } from '../lib/config.js';
+import { configProblems, operators } from './operators.js';
 
 let settings: Settings;
 try {
-  settings = settingsFromEnv(process.env);
+  settings = settingsFromEnv(process.env, configProblems);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`${err.message}\n`);
@@ -37,6 +38,7 @@ function tls() {
 
 const https = tls();
 const app = buildApp({
+  operators,
   logger: { level: settings.logLevel },
   auth: settings.auth,
   allowUnauthenticated: settings.allowUnauthenticated,

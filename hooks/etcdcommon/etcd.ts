@@ -4,7 +4,6 @@
 // first answer; a member's health, version and status are asked together), so that silent members cost one
 // call deadline, not one each; a membership change tries the endpoints in turn within MUTATION_BUDGET_MS.
 import { call } from '../../lib/http.js';
-import { tlsFailure } from './tls.js';
 
 export interface EtcdMember {
   /** The member ID: a uint64, kept as the decimal string etcd's gateway sends. */
@@ -43,6 +42,8 @@ export interface EtcdClient {
   memberPromote(endpoints: string[], id: string): Promise<void>;
   /** Health, version and leader of one member, through its own client URL. */
   health(clientURL: string): Promise<MemberHealth>;
+  /** The same client, every call of which stops when `signal` aborts (clients without one ignore the signal). */
+  withSignal?(signal: AbortSignal): EtcdClient;
 }
 
 export class EtcdError extends Error {
@@ -80,12 +81,21 @@ export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
 
 export class HttpEtcdClient implements EtcdClient {
   private readonly timeoutMs: number;
+  /** The hook call's signal (withSignal): every call stops when it aborts. */
+  private signal: AbortSignal | undefined;
   private readonly resolve: (url: string) => string;
   private readonly prefixByEndpoint = new Map<string, string>();
 
   constructor(private readonly options: HttpEtcdOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
     this.resolve = options.resolve ?? ((u) => u);
+  }
+
+  /** The same client (its gateway prefixes shared), every call of which stops when `signal` aborts. */
+  withSignal(signal: AbortSignal): HttpEtcdClient {
+    const scoped = Object.create(this) as HttpEtcdClient;
+    scoped.signal = signal;
+    return scoped;
   }
 
   async memberList(endpoints: string[]) {
@@ -195,7 +205,7 @@ export class HttpEtcdClient implements EtcdClient {
 
   /**
    * A call to the gateway under the prefix this endpoint serves: learnt on the first call and kept (a client
-   * lives as long as the server, lib/deps.ts), tried again from the start when etcd stops serving it (an upgrade
+   * lives as long as the server, etcdcommon/index.ts etcdClients), tried again from the start when etcd stops serving it (an upgrade
    * from 3.3 to 3.5 drops /v3beta).
    */
   private async rpc(endpoint: string, path: string, body: Json): Promise<Json> {
@@ -233,6 +243,7 @@ export class HttpEtcdClient implements EtcdClient {
       ...(this.options.tls ? { tls: this.options.tls } : {}),
       timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
       maxBytes: MAX_ANSWER_BYTES,
+      ...(this.signal ? { signal: this.signal } : {}),
     }).catch((err: unknown) => {
       const why = tlsFailure(err);
       throw why ? new EtcdError(why, 'TLS') : err;
@@ -257,4 +268,40 @@ function toMember(m: Json): EtcdMember {
     clientURLs: Array.isArray(m['clientURLs']) ? (m['clientURLs'] as string[]) : [],
     isLearner: m['isLearner'] === true,
   };
+}
+
+/** Node's TLS error codes, by what they mean for the operator's identity and etcd's server certificate. */
+const SERVER_NOT_TRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+const CLIENT_REFUSED = new Set([
+  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED',
+  'ERR_SSL_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE',
+  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+  'ERR_SSL_TLSV1_ALERT_ACCESS_DENIED',
+]);
+
+/**
+ * What a failed TLS handshake with etcd means, in words that stay the same between syncs; undefined when the
+ * error is not about TLS (a refused connection, a timeout).
+ */
+export function tlsFailure(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code === 'CERT_HAS_EXPIRED') return "etcd's server certificate has expired";
+  if (code === 'CERT_NOT_YET_VALID') return "etcd's server certificate is not valid yet";
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "etcd's server certificate does not name the member (its SANs must cover *.<cluster>.<namespace>.svc)";
+  if (SERVER_NOT_TRUSTED.has(code)) return "etcd's server certificate is not signed by the CA in etcd-client-ca.crt";
+  if (CLIENT_REFUSED.has(code)) return 'etcd refused the client certificate etcd-client.crt (not signed by a CA etcd trusts, or expired)';
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'etcd does not serve TLS on its client port';
+  return undefined;
 }

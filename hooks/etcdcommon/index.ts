@@ -1,0 +1,99 @@
+// What the etcd family (EtcdCluster, EtcdBackup, EtcdRestore) shares, in one place: the metaops image their
+// children run, how a child reaches S3, the status.restore contract between EtcdCluster and EtcdRestore, and the
+// clients (the etcd member API, the image setting). No operator imports another; they import this.
+import { hash } from 'node:crypto';
+import type { ClientEnvironment } from '../../lib/hook.js';
+import { HttpEtcdClient, type EtcdClient, type TlsFiles } from './etcd.js';
+
+/** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
+export const METAOPS_IMAGE_DEFAULT = 'ghcr.io/metaops/metaops:0.1.0';
+/** The `metaops` command line of those children (main/cli.ts in the image). */
+export const METAOPS_CLI = ['node', '/app/dist/main/cli.js'];
+
+const AWS_DIR = '/etc/metaops/aws';
+
+/** Where a backup lives or comes from: the bucket path, the AWS Secret, a compatible endpoint. */
+export interface S3Location {
+  awsSecret?: string | undefined;
+  endpoint?: string | undefined;
+  forcePathStyle?: boolean | undefined;
+}
+
+/** The S3 access of a child container: the secret's files for the SDK, or its keys as environment. */
+export function s3Access(source: S3Location): { env: unknown[]; envFrom: unknown[]; volumes: unknown[]; mounts: unknown[]; args: string[] } {
+  const args: string[] = [];
+  if (source.endpoint) args.push('--s3-endpoint', source.endpoint);
+  if (source.forcePathStyle) args.push('--force-path-style');
+  if (!source.awsSecret) return { env: [], envFrom: [], volumes: [], mounts: [], args };
+  return {
+    env: [
+      { name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${AWS_DIR}/credentials` },
+      { name: 'AWS_CONFIG_FILE', value: `${AWS_DIR}/config` },
+    ],
+    envFrom: [{ secretRef: { name: source.awsSecret, optional: true } }],
+    volumes: [{ name: 'aws', secret: { secretName: source.awsSecret } }],
+    mounts: [{ name: 'aws', mountPath: AWS_DIR, readOnly: true }],
+    args,
+  };
+}
+
+/** Progress of a restore, kept in the EtcdCluster's status.restore: Replacing (old members dropped) -> Restoring -> Restored. */
+export interface RestoreState {
+  uid: string;
+  name: string;
+  phase: 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  /** The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after this one. */
+  created?: string;
+  /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
+  reason?: string;
+}
+
+/** The restore state an EtcdCluster's status holds, if any. */
+export function restoreStateOf(cluster: object | undefined): Partial<RestoreState> | undefined {
+  const status = (cluster as { status?: unknown } | undefined)?.status;
+  if (!status || typeof status !== 'object') return undefined;
+  const restore = (status as { restore?: unknown }).restore;
+  return restore && typeof restore === 'object' ? (restore as Partial<RestoreState>) : undefined;
+}
+
+/**
+ * How much older than its cluster an EtcdRestore may be and still act: one `kubectl apply` of both may stamp the
+ * restore a moment before the cluster.
+ */
+export const RESTORE_SLACK_SECONDS = 5;
+
+/** The etcd family's clients. */
+export interface EtcdClients {
+  /** A client for etcd's member API, with the operator's TLS material when the cluster uses TLS. */
+  etcd(tls?: TlsFiles): EtcdClient;
+}
+
+/** The etcd family's settings. */
+export interface EtcdSettings {
+  /** This project's image (METAOPS_IMAGE), for the children that run `metaops` commands. */
+  image: string;
+}
+
+export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
+  return { image: env['METAOPS_IMAGE'] ?? METAOPS_IMAGE_DEFAULT };
+}
+
+const MAX_ETCD_CLIENTS = 64;
+
+export function etcdClients(): EtcdClients {
+  // One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
+  // endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls every sync.
+  const clients = new Map<string, EtcdClient>();
+  return {
+    etcd: (tls) => {
+      const key = tls ? hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? ''])) : '';
+      let client = clients.get(key);
+      if (!client) {
+        // Rotated certificates leave old identities behind: keep the most recent few.
+        if (clients.size >= MAX_ETCD_CLIENTS) clients.delete(clients.keys().next().value!);
+        clients.set(key, (client = new HttpEtcdClient(tls ? { tls } : {})));
+      }
+      return client;
+    },
+  };
+}

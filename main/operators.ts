@@ -1,0 +1,26 @@
+// The composition root's list: every operator metaops serves. A new operator is a folder under hooks/ and a
+// line here; lib/ knows none of them.
+import type { HookDefinition } from '../lib/hook.js';
+import { etcdbackup, etcdrestore } from '../hooks/etcdbackup/index.js';
+import { etcdcluster } from '../hooks/etcdcluster/index.js';
+import { memcached } from '../hooks/memcached/index.js';
+import { mysqlcluster } from '../hooks/mysqlcluster/index.js';
+import { podbuggertool } from '../hooks/podbuggertool/index.js';
+import { podset } from '../hooks/podset/index.js';
+import { s3 } from '../hooks/s3/index.js';
+
+export const operators: HookDefinition[] = [
+  memcached,
+  podset,
+  mysqlcluster,
+  etcdcluster,
+  etcdbackup,
+  etcdrestore,
+  s3,
+  podbuggertool,
+];
+
+/** What is wrong in the server's environment for any operator (lib/config.ts refuses to start with these). */
+export function configProblems(env: NodeJS.ProcessEnv): string[] {
+  return operators.flatMap((op) => op.configProblems?.(env) ?? []);
+}
