@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { CompositeSyncRequest, KubeObject } from '../lib/metacontroller.js';
-import { freePort } from '../test/e2e/cluster.js';
+import { freePort } from '../test/fixtures/net.js';
 import { asObserved, objectMap, root } from '../test/fixtures/requests.js';
 import { body, type Kind } from './bodies.js';
 import { writeResults } from './report.js';

@@ -33,13 +33,24 @@ export function renderController(def: HookDefinition, options: ControllerOptions
   });
 }
 
+/** The server's own objects (hand-written, manifests/deploy/), installed before the generated ones. */
+const DEPLOY = ['namespace', 'serviceaccount', 'rbac', 'deployment', 'service', 'pdb', 'networkpolicy'].map((n) => `deploy/${n}.yaml`);
+
 export function renderManifests(defs: HookDefinition[] = hooks): Map<string, string> {
   const files = new Map<string, string>();
+  const crds: string[] = [];
+  const controllers: string[] = [];
   for (const def of defs) {
     if (def.type === 'composite') {
-      files.set(`crds/${crdName(def.resource)}.yaml`, HEADER + toYaml(crd(def.resource)));
+      crds.push(`crds/${crdName(def.resource)}.yaml`);
+      files.set(crds[crds.length - 1]!, HEADER + toYaml(crd(def.resource)));
     }
-    files.set(`controllers/${controllerName(def)}.yaml`, HEADER + renderController(def, { target: PRODUCTION_TARGET, authorization: { ...PRODUCTION_AUTHORIZATION } }));
+    controllers.push(`controllers/${controllerName(def)}.yaml`);
+    files.set(controllers[controllers.length - 1]!, HEADER + renderController(def, { target: PRODUCTION_TARGET, authorization: { ...PRODUCTION_AUTHORIZATION } }));
   }
+  // `kubectl apply -k manifests/` installs the server, then every operator of the list: a new operator is in it
+  // without an edit.
+  const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...DEPLOY, ...crds, ...controllers] };
+  files.set('kustomization.yaml', '# kubectl apply -k manifests/   (after installing Metacontroller)\n' + HEADER + toYaml(kustomization));
   return files;
 }

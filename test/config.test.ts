@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS, settingsFromEnv } from '../lib/config.js';
 import { configProblems } from '../main/operators.js';
-import { freePort } from './e2e/cluster.js';
+import { freePort } from './fixtures/net.js';
 import { Pki } from './fixtures/pki.js';
 import { root } from './fixtures/requests.js';
 

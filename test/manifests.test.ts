@@ -69,7 +69,7 @@ t.test('a spec defaulted by the API server (from the CRD) is what the hook would
 
 t.test('kustomization.yaml installs every generated manifest', async (t) => {
   const k = YAML.parse(readFileSync(join(root, 'manifests', 'kustomization.yaml'), 'utf8'));
-  for (const path of renderManifests().keys()) t.ok(k.resources.includes(path), `${path} is in kustomization.yaml`);
+  for (const path of renderManifests().keys()) if (path !== 'kustomization.yaml') t.ok(k.resources.includes(path), `${path} is in kustomization.yaml`);
 });
 
 t.test('the seed MySQLCluster is read as YAML reads it: version 8.0 is the number 8', async (t) => {

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { freePort } from './e2e/cluster.js';
+import { freePort } from './fixtures/net.js';
 import { root } from './fixtures/requests.js';
 
 const BASIC = { user: 'metacontroller', password: 'a-long-password-0123' };

@@ -7,7 +7,7 @@ import { request } from 'node:https';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { freePort } from './e2e/cluster.js';
+import { freePort } from './fixtures/net.js';
 import { Pki } from './fixtures/pki.js';
 import { example, root } from './fixtures/requests.js';
 

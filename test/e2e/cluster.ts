@@ -3,11 +3,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../fixtures/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startMoto, type Moto } from '../fixtures/moto.js';
+export { freePort };
 
 const run = promisify(execFile);
 
@@ -16,18 +17,6 @@ export interface Proc {
   child: ChildProcess;
   log: string;
   exited: Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function waitFor<T>(
@@ -375,7 +364,7 @@ export class ControlPlane {
   logs(lines = 40): string {
     return this.procs
       .map((p) => {
-        let text = '';
+        let text: string;
         try {
           text = readFileSync(p.log, 'utf8');
         } catch {

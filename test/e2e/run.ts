@@ -8,7 +8,7 @@ import { operators as hooks } from '../../main/operators.js';
 import { renderController } from '../../scripts/render-manifests.js';
 import { root } from '../fixtures/requests.js';
 import { ControlPlane, E2E_RESYNC_SECONDS } from './cluster.js';
-import { scenarios } from './scenarios.js';
+import { scenarios } from './scenarios/index.js';
 
 function build(): string {
   const started = Date.now();

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { restoreSync } from './fixtures/hooks.js';
-import { backupSync } from './fixtures/hooks.js';
-import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { EtcdKubelet, etcdBin } from './fixtures/etcd-kubelet.js';
-import { startMoto, type Moto } from './fixtures/moto.js';
-import { FIXED_NOW, objectMap, root } from './fixtures/requests.js';
+import { restoreSync } from '../fixtures/hooks.js';
+import { backupSync } from '../fixtures/hooks.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { startMoto, type Moto } from '../fixtures/moto.js';
+import { FIXED_NOW, objectMap, root } from '../fixtures/requests.js';
 
 const run = promisify(execFile);
 etcdBin();

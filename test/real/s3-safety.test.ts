@@ -15,13 +15,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { CreateUserCommand, GetPolicyVersionCommand, GetUserCommand, IAMClient, ListAccessKeysCommand } from '@aws-sdk/client-iam';
 import t from 'tap';
-import { SdkAwsApi } from '../hooks/s3/aws.js';
-import { kmsGrant, userName } from '../hooks/s3/policy.js';
-import { KEY_GRACE_SECONDS } from '../hooks/s3/sync.js';
-import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { asObserved, objectMap } from './fixtures/requests.js';
-import { startMoto, type Moto } from './fixtures/moto.js';
+import { SdkAwsApi } from '../../hooks/s3/aws.js';
+import { kmsGrant, userName } from '../../hooks/s3/policy.js';
+import { KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
+import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { asObserved, objectMap } from '../fixtures/requests.js';
+import { startMoto, type Moto } from '../fixtures/moto.js';
 
 let moto: Moto;
 let standIn: Server;

@@ -11,14 +11,14 @@ import { connect } from 'node:tls';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { HttpEtcdClient, type TlsFiles } from '../hooks/etcdcommon/etcd.js';
-import { backupSync } from './fixtures/hooks.js';
-import { call } from '../lib/http.js';
-import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { EtcdKubelet, etcdBin } from './fixtures/etcd-kubelet.js';
-import { startMoto, type Moto } from './fixtures/moto.js';
-import { Pki } from './fixtures/pki.js';
-import { FIXED_NOW, root } from './fixtures/requests.js';
+import { HttpEtcdClient, type TlsFiles } from '../../hooks/etcdcommon/etcd.js';
+import { backupSync } from '../fixtures/hooks.js';
+import { call } from '../../lib/http.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { startMoto, type Moto } from '../fixtures/moto.js';
+import { Pki } from '../fixtures/pki.js';
+import { FIXED_NOW, root } from '../fixtures/requests.js';
 
 etcdBin(); // build or find the binaries before the clock starts
 

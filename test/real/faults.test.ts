@@ -4,11 +4,11 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import t from 'tap';
-import { SdkAwsApi } from '../hooks/s3/aws.js';
-import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
-import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { startMoto, type Moto } from './fixtures/moto.js';
-import { asObserved, objectMap } from './fixtures/requests.js';
+import { SdkAwsApi } from '../../hooks/s3/aws.js';
+import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { startMoto, type Moto } from '../fixtures/moto.js';
+import { asObserved, objectMap } from '../fixtures/requests.js';
 
 type Mode = { kind: 'pass' } | { kind: 'throttle' } | { kind: 'dropAfter'; remaining: number };
 

@@ -7,13 +7,14 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { DEFAULT_POLICY, type DebugPolicy } from '../hooks/podbuggertool/match.js';
-import { toolSync as syncTool } from './fixtures/hooks.js';
-import { eventName, KubeEventRecorder } from '../lib/events.js';
-import { HttpKubeApi, KubeError } from '../lib/kube.js';
-import type { KubeObject, ObjectMap, ParentObject } from '../lib/metacontroller.js';
-import { freePort, waitFor } from './e2e/cluster.js';
-import { FIXED_NOW, root } from './fixtures/requests.js';
+import { DEFAULT_POLICY, type DebugPolicy } from '../../hooks/podbuggertool/match.js';
+import { toolSync as syncTool } from '../fixtures/hooks.js';
+import { eventName, KubeEventRecorder } from '../../lib/events.js';
+import { HttpKubeApi, KubeError } from '../../lib/kube.js';
+import type { KubeObject, ObjectMap, ParentObject } from '../../lib/metacontroller.js';
+import { waitFor } from '../e2e/cluster.js';
+import { freePort } from '../fixtures/net.js';
+import { FIXED_NOW, root } from '../fixtures/requests.js';
 
 const bin = execFileSync('bash', [join(root, 'e2e', 'build.sh'), 'kube', 'etcd'], { stdio: ['ignore', 'pipe', 'inherit'] })
   .toString()

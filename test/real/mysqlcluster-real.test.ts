@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { CONFIG_SCRIPT, REPLICATION_PROBE, REPLICATION_SCRIPT, SERVER_PROBE } from '../hooks/mysqlcluster/scripts.js';
-import { freePort } from './e2e/cluster.js';
-import { root } from './fixtures/requests.js';
+import { CONFIG_SCRIPT, REPLICATION_PROBE, REPLICATION_SCRIPT, SERVER_PROBE } from '../../hooks/mysqlcluster/scripts.js';
+import { freePort } from '../fixtures/net.js';
+import { root } from '../fixtures/requests.js';
 
 const run = promisify(execFile);
 

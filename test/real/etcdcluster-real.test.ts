@@ -1,8 +1,8 @@
 // EtcdCluster on real etcd: the hook driven in a loop as Metacontroller would, its pods run as real etcd
 // processes by a test kubelet (test/fixtures/etcd-kubelet.ts), data checked with real puts and gets.
 import t from 'tap';
-import type { CompositeSyncResponse } from '../lib/metacontroller.js';
-import { EtcdKubelet, etcdBin } from './fixtures/etcd-kubelet.js';
+import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
+import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 
 etcdBin(); // build or find the binaries before the clock starts
 
