@@ -91,40 +91,7 @@ export interface ServedHook {
 export { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS };
 
 export function buildApp(options: AppOptions): FastifyInstance {
-  const logger =
-    options.logger && typeof options.logger === 'object'
-      ? { ...(options.logger as object), redact: { paths: REDACT, censor: '[REDACTED]' } }
-      : (options.logger ?? false);
-  const https = options.https;
-  const app = Fastify({
-    // A client CA asks for certificates without dropping connections that have none: the hook routes refuse
-    // those (checkCaller), the probes answer them.
-    ...(https ? { https: { ...https, ...(https.ca ? { requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
-    logger,
-    // Valid Kubernetes data may have keys named `__proto__` or `constructor` (a Secret's data key, a label, an
-    // S3 tag): JSON.parse makes them plain own properties, which is safe; refusing them would leave such a
-    // parent impossible to sync or delete. The code never copies request objects with Object.assign or by
-    // writing keys into `{}` (see lib/objects.ts), which is where such keys could do harm.
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
-    // Malformed HTTP: answered and logged without the raw bytes (Fastify's default logs them, headers and
-    // credentials included, at trace).
-    clientErrorHandler,
-    // A target the router cannot decode (`/hooks/%zz/sync`): refused in the same shape as every other refusal.
-    frameworkErrors: (error, request, reply) => void refuse(request, reply as FastifyReply, 400, error.message),
-    // A request that has not arrived whole by then is dropped.
-    requestTimeout: 30_000,
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
-    logController: new LogController({ disableRequestLogging: true }),
-    // The request's child logger ({reqId}) is built when the request logs, not for every request.
-    childLoggerFactory: lazyChildLoggerFactory,
-    ajv: {
-      // Never change what Metacontroller sent: no coercion, no removal, no defaults in the envelope.
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
-    },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-
+  const app = createFastify(options);
   // Hooks speak JSON only: anything else is 415 Unsupported Media Type rather than a confusing 400.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -144,11 +111,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   const guard: CallerGuard = {
     auth,
-    mtls: Boolean(https?.ca),
+    mtls: Boolean(options.https?.ca),
     ...(options.clientNames && options.clientNames.length > 0 ? { clientNames: options.clientNames } : {}),
     allowUnauthenticated: options.allowUnauthenticated ?? false,
   };
-  const definitions = options.operators;
   const served: ServedHook[] = [];
 
   app.decorateRequest('authenticated', false);
@@ -189,69 +155,145 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.get('/readyz', async () => ({ status: 'ok' }));
   app.get('/hooks', async () => ({ hooks: served }));
 
-  for (const def of definitions) {
-    const kind = def.type === 'composite' ? def.resource.kind : def.name;
-    // The operator's clients, built once, each call counted and timed; and what a caller that is not
-    // authenticated gets instead: factories that fail with 401 before any call is made (the routes of hooks
-    // declared `effects` refuse such callers earlier).
-    const built = { ...(def.clients?.({ env: options.env ?? process.env }) as Record<string, unknown> | undefined), ...options.clients?.[def.name] };
-    const clients = instrumentedClients(built, metrics);
-    const refused = Object.fromEntries(Object.keys(built).map((key) => [key, refuseClient]));
-    const settings = { ...(def.settings?.({ env: options.env ?? process.env }) as Record<string, unknown> | undefined), ...options.settings?.[def.name] };
-    const add = (
-      hook: HookName,
-      body: TSchema,
-      response: TSchema,
-      handler: (body: never, ctx: HookContext<any>) => unknown,
-      effects = def.effects === true,
-    ) => {
-      const path = `/hooks/${def.name}/${hook}`;
-      served.push({ name: def.name, kind, type: def.type, hook, method: 'POST', path });
-      const name = `${def.name}/${hook}`;
-      // Counted and timed per route (a hook of its own, not a server-wide one that would have to find out which
-      // route answered): every answer, refusals and errors included.
-      const onResponse = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        const code = reply.statusCode;
-        const outcome =
-          code === 304 ? 'not_modified' : code === OVERLOADED ? 'deadline' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
-        metrics.hookCall(name, outcome, reply.elapsedTime / 1000);
-        done();
-      };
-      const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
-        if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
-        return sendTagged(request, reply, serialized(reply, result as Record<string, unknown>));
-      };
-      // The caller is checked by the route itself, on the route Fastify's router chose (so no spelling of the
-      // URL reaches a hook around it), before the body is read.
-      const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        const refusal = checkCaller(guard, request, effects);
-        if (!refusal) return done();
-        if (refusal.challenge) reply.header('www-authenticate', refusal.challenge);
-        refuse(request, reply, refusal.status, refusal.message);
-      };
-      app.post(path, { schema: { body, response: { 200: response } }, onRequest, onResponse }, (request, reply) => {
-        const ctx = request.authenticated ? new CallContext(services, clients, settings, request, name) : new CallContext(pureServices, refused, settings, request, name);
-        const answer = handler(request.body as never, ctx);
-        if (answer instanceof Promise) return withDeadline(answer, deadline, ctx).then((result) => answered(request, reply, ctx, result));
-        // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
-        // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
-        answered(request, reply, ctx, answer);
-        return undefined;
-      });
-    };
-    // Every hook sees only the related objects of its parent's namespace (confineRelated).
-    if (def.type === 'composite') {
-      add('sync', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.sync(confineRelated(b), ctx));
-      if (def.finalize) add('finalize', CompositeSyncRequest, CompositeSyncResponse, (b, ctx) => def.finalize!(confineRelated(b), ctx));
-    } else {
-      add('sync', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.sync(confineRelated(b), ctx));
-      if (def.finalize) add('finalize', DecoratorSyncRequest, DecoratorSyncResponse, (b, ctx) => def.finalize!(confineRelated(b), ctx));
-    }
-    // Customize answers only name related objects: pure, whatever the definition does in sync.
-    if (def.customize) add('customize', CustomizeRequest, CustomizeResponse, (b, ctx) => def.customize!(b, ctx), false);
-  }
+  const routes: RouteContext = { guard, metrics, services, pureServices, deadline, served, options };
+  for (const def of options.operators) serveOperator(app, def, routes);
 
   return app as unknown as FastifyInstance;
+}
+
+/** The Fastify instance with the server-wide options (TLS, logging, parsing, limits). */
+function createFastify(options: AppOptions) {
+  const logger =
+    options.logger && typeof options.logger === 'object'
+      ? { ...(options.logger as object), redact: { paths: REDACT, censor: '[REDACTED]' } }
+      : (options.logger ?? false);
+  const https = options.https;
+  return Fastify({
+    // A client CA asks for certificates without dropping connections that have none: the hook routes refuse
+    // those (checkCaller), the probes answer them.
+    ...(https ? { https: { ...https, ...(https.ca ? { requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
+    logger,
+    // Valid Kubernetes data may have keys named `__proto__` or `constructor` (a Secret's data key, a label, an
+    // S3 tag): JSON.parse makes them plain own properties, which is safe; refusing them would leave such a
+    // parent impossible to sync or delete. The code never copies request objects with Object.assign or by
+    // writing keys into `{}` (see lib/objects.ts), which is where such keys could do harm.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    // Malformed HTTP: answered and logged without the raw bytes (Fastify's default logs them, headers and
+    // credentials included, at trace).
+    clientErrorHandler,
+    // A target the router cannot decode (`/hooks/%zz/sync`): refused in the same shape as every other refusal.
+    frameworkErrors: (error, request, reply) => void refuse(request, reply as FastifyReply, 400, error.message),
+    // A request that has not arrived whole by then is dropped.
+    requestTimeout: 30_000,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    // The request's child logger ({reqId}) is built when the request logs, not for every request.
+    childLoggerFactory: lazyChildLoggerFactory,
+    ajv: {
+      // Never change what Metacontroller sent: no coercion, no removal, no defaults in the envelope.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+}
+
+type App = ReturnType<typeof createFastify>;
+
+/** What every operator's routes share. */
+interface RouteContext {
+  guard: CallerGuard;
+  metrics: Metrics;
+  services: Services;
+  pureServices: Services;
+  deadline: number;
+  served: ServedHook[];
+  options: AppOptions;
+}
+
+/** One route of a definition: its hook, request and answer schemas, and how the definition answers it. */
+interface HookRoute {
+  hook: HookName;
+  body: TSchema;
+  response: TSchema;
+  handler: (body: never, ctx: HookContext<any, any>) => unknown;
+  effects: boolean;
+}
+
+/** The routes a definition has: sync, and finalize and customize when it defines them. */
+function routesOf(def: HookDefinition): HookRoute[] {
+  const effects = def.effects === true;
+  // Every hook sees only the related objects of its parent's namespace (confineRelated).
+  const routes: HookRoute[] =
+    def.type === 'composite'
+      ? [
+          { hook: 'sync', body: CompositeSyncRequest, response: CompositeSyncResponse, handler: (b, ctx) => def.sync(confineRelated(b), ctx), effects },
+          ...(def.finalize ? [{ hook: 'finalize' as const, body: CompositeSyncRequest, response: CompositeSyncResponse, handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx), effects }] : []),
+        ]
+      : [
+          { hook: 'sync', body: DecoratorSyncRequest, response: DecoratorSyncResponse, handler: (b, ctx) => def.sync(confineRelated(b), ctx), effects },
+          ...(def.finalize ? [{ hook: 'finalize' as const, body: DecoratorSyncRequest, response: DecoratorSyncResponse, handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx), effects }] : []),
+        ];
+  // Customize answers only name related objects: pure, whatever the definition does in sync.
+  if (def.customize) routes.push({ hook: 'customize', body: CustomizeRequest, response: CustomizeResponse, handler: (b, ctx) => def.customize!(b, ctx), effects: false });
+  return routes;
+}
+
+/**
+ * A definition's routes, with its clients and settings built once: each client call counted and timed; a caller
+ * that is not authenticated gets factories that fail with 401 before any call is made (the routes of hooks
+ * declared `effects` refuse such callers earlier).
+ */
+function serveOperator(app: App, def: HookDefinition, routes: RouteContext): void {
+  const env = { env: routes.options.env ?? process.env };
+  const built = { ...(def.clients?.(env) as Record<string, unknown> | undefined), ...routes.options.clients?.[def.name] };
+  const clients = instrumentedClients(built, routes.metrics);
+  const refused = Object.fromEntries(Object.keys(built).map((key) => [key, refuseClient]));
+  const settings = { ...(def.settings?.(env) as Record<string, unknown> | undefined), ...routes.options.settings?.[def.name] };
+  const kind = def.type === 'composite' ? def.resource.kind : def.name;
+  for (const route of routesOf(def)) {
+    const path = `/hooks/${def.name}/${route.hook}`;
+    routes.served.push({ name: def.name, kind, type: def.type, hook: route.hook, method: 'POST', path });
+    const name = `${def.name}/${route.hook}`;
+    const contextOf = (request: FastifyRequest) =>
+      request.authenticated ? new CallContext(routes.services, clients, settings, request, name) : new CallContext(routes.pureServices, refused, settings, request, name);
+    addRoute(app, path, route, { ...routes, name, contextOf });
+  }
+}
+
+/** One hook route: the caller checked before the body is read, the answer served with its ETag, the call counted. */
+function addRoute(app: App, path: string, route: HookRoute, routes: RouteContext & { name: string; contextOf: (request: FastifyRequest) => CallContext }): void {
+  const { metrics, guard, deadline, name, contextOf } = routes;
+  // Counted and timed per route (a hook of its own, not a server-wide one that would have to find out which
+  // route answered): every answer, refusals and errors included.
+  const onResponse = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const code = reply.statusCode;
+    const outcome = code === 304 ? 'not_modified' : code === OVERLOADED ? 'deadline' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
+    metrics.hookCall(name, outcome, reply.elapsedTime / 1000);
+    done();
+  };
+  const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
+    if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
+    return sendTagged(request, reply, serialized(reply, result as Record<string, unknown>));
+  };
+  // The caller is checked by the route itself, on the route Fastify's router chose (so no spelling of the
+  // URL reaches a hook around it), before the body is read.
+  const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const refusal = checkCaller(guard, request, route.effects);
+    if (!refusal) return done();
+    if (refusal.challenge) reply.header('www-authenticate', refusal.challenge);
+    refuse(request, reply, refusal.status, refusal.message);
+  };
+  app.post(path, { schema: { body: route.body, response: { 200: route.response } }, onRequest, onResponse }, (request, reply) => {
+    const ctx = contextOf(request);
+    const answer = route.handler(request.body as never, ctx);
+    if (answer instanceof Promise) return withDeadline(answer, deadline, ctx).then((result) => answered(request, reply, ctx, result));
+    // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
+    // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
+    answered(request, reply, ctx, answer);
+    return undefined;
+  });
 }
 
 /**

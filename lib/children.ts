@@ -12,6 +12,7 @@ export interface ServicePort {
  * A Service in the parent's namespace selecting the parent's pods. `headless` gives each member a stable DNS
  * name and publishes members before they are Ready (peers must find each other to become Ready).
  */
+// eslint-disable-next-line max-params -- a Service is its parent, name, labels, selector, ports and headlessness; every caller passes all six
 export function serviceChild(
   parent: ParentObject,
   name: string,

@@ -190,19 +190,24 @@ export function conditionEvents(parent: ParentObject, status: unknown, rules: Co
   return out;
 }
 
+/** What withEvents is given. */
+export interface EventfulCall {
+  request: CompositeSyncRequest;
+  recorder: EventRecorder;
+  now: Date;
+  log: EventLog | undefined;
+  rules: ConditionEventRules;
+  /** The hook, told where to report the steps it takes. */
+  run: (note: (event: EventSpec) => void) => CompositeSyncResponse | Promise<CompositeSyncResponse>;
+  /** More events read from the answer. */
+  extra?: ((response: CompositeSyncResponse) => EventSpec[]) | undefined;
+}
+
 /**
  * Runs a composite hook and records the events of its answer: the steps it reports through `note` while it runs,
  * and the conditions it changed. The answer is the hook's, whatever happens to the events.
  */
-export async function withEvents(
-  request: CompositeSyncRequest,
-  recorder: EventRecorder,
-  now: Date,
-  log: EventLog | undefined,
-  rules: ConditionEventRules,
-  run: (note: (event: EventSpec) => void) => CompositeSyncResponse | Promise<CompositeSyncResponse>,
-  extra?: (response: CompositeSyncResponse) => EventSpec[],
-): Promise<CompositeSyncResponse> {
+export async function withEvents({ request, recorder, now, log, rules, run, extra }: EventfulCall): Promise<CompositeSyncResponse> {
   const steps: EventSpec[] = [];
   const response = await run((event) => steps.push(event));
   let events: EventSpec[];

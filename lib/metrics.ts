@@ -62,29 +62,28 @@ export class Metrics {
   instrument<T extends object>(target: T, dependency: string): T {
     const known = this.instrumented.get(target);
     if (known) return known as T;
-    const metrics = this;
     const view = new Proxy(target, {
-      get(obj, prop, receiver) {
+      get: (obj, prop, receiver) => {
         const value = Reflect.get(obj, prop, receiver);
         if (typeof value !== 'function') return value;
         const operation = String(prop);
-        return function (this: unknown, ...args: unknown[]) {
+        return (...args: unknown[]) => {
           const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
-          // Methods that return the client itself (withDeadline) are instrumented in turn.
+          // Methods that return the client itself (withDeadline, withSignal) are instrumented in turn.
           if (result && typeof result === 'object' && !(result instanceof Promise) && result !== obj) {
-            return metrics.instrument(result as object, dependency);
+            return this.instrument(result as object, dependency);
           }
           if (!(result instanceof Promise)) return result;
-          const stop = metrics.dependencyDuration.startTimer({ dependency, operation });
+          const stop = this.dependencyDuration.startTimer({ dependency, operation });
           return result.then(
             (v) => {
               stop();
-              metrics.dependencyCalls.inc({ dependency, operation, outcome: 'ok' });
+              this.dependencyCalls.inc({ dependency, operation, outcome: 'ok' });
               return v;
             },
             (err: unknown) => {
               stop();
-              metrics.dependencyCalls.inc({ dependency, operation, outcome: 'error' });
+              this.dependencyCalls.inc({ dependency, operation, outcome: 'error' });
               throw err;
             },
           );

@@ -151,7 +151,7 @@ function call<S extends TSchema, C, K>(
   // synchronously where the hook does (no promise, no deadline timer).
   const recorder = op.events ? ctx.services.events() : NO_EVENTS;
   if (!op.events || recorder === NO_EVENTS) return answer(ignore);
-  return withEvents(request, recorder, now, ctx.log, op.events, answer, op.eventsOf?.(request));
+  return withEvents({ request, recorder, now, log: ctx.log, rules: op.events, run: answer, extra: op.eventsOf?.(request) });
 }
 
 function ignore(): void {}

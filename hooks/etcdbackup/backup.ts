@@ -296,10 +296,8 @@ export function s3Region(env: NodeJS.ProcessEnv = process.env): string {
         const line = raw.replace(/[#;].*$/, '').trim();
         const header = /^\[\s*(.+?)\s*\]$/.exec(line);
         if (header) section = header[1]!;
-        else if (wanted.includes(section)) {
-          const kv = /^region\s*=\s*(\S+)$/.exec(line);
-          if (kv) return kv[1]!;
-        }
+        const kv = !header && wanted.includes(section) ? /^region\s*=\s*(\S+)$/.exec(line) : null;
+        if (kv) return kv[1]!;
       }
     } catch {
       // no readable config file: the default below

@@ -2,7 +2,7 @@
 // hooks/etcdcluster/plan.ts); this hook reports its progress from the cluster's status.
 import { conditionsFor } from '../../lib/hook.js';
 import type { SyncHook } from '../../lib/operator.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
+import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
@@ -26,6 +26,7 @@ function olderThan(restore: { metadata: { creationTimestamp?: string } }, cluste
   return Number.isFinite(r) && Number.isFinite(c) && r < c - RESTORE_SLACK_SECONDS * 1000;
 }
 
+// eslint-disable-next-line complexity -- the restore's outcomes in the order they take precedence, one branch each, read top to bottom
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
   const clusterName = spec.etcdCluster.name;

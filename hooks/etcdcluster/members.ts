@@ -153,6 +153,7 @@ const SNAPSHOT = '/var/etcd/snapshot.db';
  * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
  * `etcdutl snapshot restore` (etcdctl before 3.5) into the member's data directory.
  */
+// eslint-disable-next-line max-params -- the cluster, its spec, the member, its token, and where the snapshot comes from: all six differ per restored member
 export function restoreInitContainers(
   c: Cluster,
   spec: EtcdClusterSpec,
@@ -197,6 +198,7 @@ export function restoreInitContainers(
 }
 
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
+// eslint-disable-next-line max-params, max-lines-per-function -- one member pod as a literal; an options object comes with the named steps of plan.ts (review item 5)
 export function memberPod(
   parent: ParentObject,
   spec: EtcdClusterSpec,

@@ -180,6 +180,7 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
  * First the old members are dropped (their data goes with them), then `size` members restored from the
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
+// eslint-disable-next-line max-lines-per-function, complexity -- the restore phases before the membership rules; to be split with decideMembers (review item 5), after its mutation tests (issue 23)
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
@@ -282,6 +283,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 }
 
 /** `holdVersion`: no member's image is changed (an upgrade was refused; new members take the running version). */
+// eslint-disable-next-line max-lines-per-function, complexity -- the membership rules of the header, in order; named steps are review item 5, done once the mutation tests guard every rule (issue 23)
 function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation, holdVersion = false): Decision {
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
@@ -466,6 +468,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   });
   const memberPods = new Set(members.map((m) => m.pod).filter(Boolean));
   const leaderId = Object.values(obs.health).find((h) => h.healthy && h.leader)?.leader;
+  // eslint-disable-next-line complexity -- one member's report: every field is optional on the wire
   const reports: MemberReport[] = members.map(({ member, pod }) => {
     const h = pod ? healthOf(pod) : { healthy: false };
     const report: MemberReport = { name: pod ?? member.name, id: member.id, healthy: h.healthy };

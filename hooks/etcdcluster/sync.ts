@@ -10,7 +10,6 @@ import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../e
 import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
-import type { EventSpec } from '../../lib/events.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
@@ -96,6 +95,7 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
   return obs;
 }
 
+// eslint-disable-next-line complexity -- observe, decide, one membership call, answer: the TLS hold and the failure fallback are the branches
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now, clients, settings, log } = hook;
   // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
@@ -178,6 +178,7 @@ function failureKind(err: unknown): string {
   return 'the call failed';
 }
 
+// eslint-disable-next-line max-params -- the request, the spec, the decision, the pods answered, the clock and the failure: what the answer is made of
 function respond(
   request: CompositeSyncRequest,
   spec: EtcdClusterSpec,

@@ -5,7 +5,6 @@ import { relatedPods } from '../../lib/hook.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
-  CompositeSyncRequest,
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,

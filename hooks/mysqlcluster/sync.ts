@@ -141,6 +141,7 @@ function secretEnv(name: string, envName: string, key: string) {
   return { name: envName, valueFrom: { secretKeyRef: { name: names.secret(name), key } } };
 }
 
+// eslint-disable-next-line max-lines-per-function -- the StatefulSet as one literal, in the order kubectl shows it
 export function statefulSet(
   parent: ParentObject,
   spec: Spec,
@@ -339,6 +340,7 @@ export function nameProblem(parent: ParentObject): string | undefined {
 /** The root and replication passwords a new cluster gets: 24 random bytes each. */
 const PASSWORD_BYTES = 24;
 
+// eslint-disable-next-line complexity -- the passwords' memory (observed, recorded, new) is spelled out, one branch per case the tests name
 export function sync({ request, parent, spec, now, services }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
   const newPassword = () => services.randomSecret(PASSWORD_BYTES);

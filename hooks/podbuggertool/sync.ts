@@ -17,7 +17,7 @@ import { conditionsFor, currentStatus, type ClientEnvironment } from '../../lib/
 import type { SyncHook } from '../../lib/operator.js';
 import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse, KubeObject } from '../../lib/metacontroller.js';
+import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse, KubeObject } from '../../lib/metacontroller.js';
 import { isTerminating, observed } from '../../lib/objects.js';
 import { containerName, ephemeralContainer, ephemeralImages, matches, parser, policyFromEnv, refusal, selectorOf, type DebugPolicy } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
@@ -134,6 +134,7 @@ interface Outcome {
  * container added is the one the real tool asks for, on the pod that was looked at. Pods of excluded namespaces
  * are never touched (refused before this is called).
  */
+// eslint-disable-next-line max-lines-per-function -- the budgeted worker pool and its outcome in one place, so that the deadline arithmetic is readable
 async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<string, string>, deps: ToolHookDeps): Promise<Outcome> {
   const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
   const began = performance.now();

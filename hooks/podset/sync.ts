@@ -3,7 +3,7 @@
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
 import { alikeButName } from '../../lib/json.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { memberStatus } from '../../lib/replicas.js';

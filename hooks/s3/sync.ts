@@ -12,7 +12,7 @@ import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
 import { childLabels } from '../../lib/labels.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from './api.js';
