@@ -97,8 +97,12 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
     ...(op.settings ? { settings: op.settings } : {}),
     ...(op.configProblems ? { configProblems: op.configProblems } : {}),
     sync: (request, ctx) =>
-      call(op, request, ctx, 'sync', (hook, parsed) => (parsed.ok ? sync({ ...hook, spec: parsed.spec }) : invalid(request, parsed.message, hook.now))),
-    ...(finalize ? { finalize: (request, ctx) => call(op, request, ctx, 'finalize', (hook, parsed) => finalize({ ...hook, spec: parsed.ok ? parsed.spec : undefined })) } : {}),
+      call(op, request, ctx, 'sync', (parsed, now, event) =>
+        parsed.ok ? sync(new HookCall(request, parsed.spec, now, ctx, event)) : invalid(request, parsed.message, now),
+      ),
+    ...(finalize
+      ? { finalize: (request, ctx) => call(op, request, ctx, 'finalize', (parsed, now, event) => finalize(new HookCall(request, parsed.ok ? parsed.spec : undefined, now, ctx, event))) }
+      : {}),
     ...(customize ? { customize: (request) => customize(request) } : {}),
   };
 }
@@ -120,28 +124,15 @@ function call<S extends TSchema, C, K>(
   request: CompositeSyncRequest,
   ctx: HookContext<C, K>,
   which: 'sync' | 'finalize',
-  run: (hook: Omit<SyncHook<Static<S>, C, K>, 'spec'>, parsed: Parsed<S>) => Answer,
+  run: (parsed: Parsed<S>, now: Date, event: (e: EventSpec) => void) => Answer,
 ): Answer {
   const now = ctx.services.now();
   const parsed = parse(op, request.parent);
   const answer = (event: (e: EventSpec) => void): Answer => {
-    const hook = {
-      request,
-      parent: request.parent,
-      observed: request.children,
-      related: request.related,
-      now,
-      signal: ctx.signal,
-      log: ctx.log,
-      clients: ctx.clients,
-      settings: ctx.settings,
-      services: ctx.services,
-      event,
-    };
     const stamp = (response: CompositeSyncResponse) => stamped(request.parent, response, parsed.ok);
     const failed = (err: unknown) => rendered(request, err, now, ctx.log, which);
     try {
-      const result = run(hook, parsed);
+      const result = run(parsed, now, event);
       return result instanceof Promise ? result.then(stamp, failed) : stamp(result);
     } catch (err) {
       return failed(err);
@@ -151,10 +142,49 @@ function call<S extends TSchema, C, K>(
   // synchronously where the hook does (no promise, no deadline timer).
   const recorder = op.events ? ctx.services.events() : NO_EVENTS;
   if (!op.events || recorder === NO_EVENTS) return answer(ignore);
-  return withEvents({ request, recorder, now, log: ctx.log, rules: op.events, run: answer, extra: op.eventsOf?.(request) });
+  // The call's logger is built only if an event is logged.
+  const log = { info: (obj: Record<string, unknown>, msg: string) => ctx.log.info(obj, msg), warn: (obj: Record<string, unknown>, msg: string) => ctx.log.warn(obj, msg) };
+  return withEvents({ request, recorder, now, log, rules: op.events, run: answer, extra: op.eventsOf?.(request) });
 }
 
 function ignore(): void {}
+
+/**
+ * What a hook is handed. A class, so that every call has the same shape, and so that the logger (a child logger
+ * with the parent's names) and the signal (an AbortController) are made only when the hook reaches for them: made
+ * for every call, they cost a pure hook of one child a fifth of its time (bench/ab.ts).
+ */
+class HookCall<Spec, C, K> implements SyncHook<Spec, C, K> {
+  readonly parent: ParentObject;
+  readonly observed: CompositeSyncRequest['children'];
+  readonly related: CompositeSyncRequest['related'];
+  constructor(
+    readonly request: CompositeSyncRequest,
+    readonly spec: Spec,
+    readonly now: Date,
+    private readonly ctx: HookContext<C, K>,
+    readonly event: (event: EventSpec) => void,
+  ) {
+    this.parent = request.parent;
+    this.observed = request.children;
+    this.related = request.related;
+  }
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+  get log(): FastifyBaseLogger {
+    return this.ctx.log;
+  }
+  get clients(): C {
+    return this.ctx.clients;
+  }
+  get settings(): K {
+    return this.ctx.settings;
+  }
+  get services(): Services {
+    return this.ctx.services;
+  }
+}
 
 /**
  * observedGeneration: the generation whose spec the status describes, stamped on an answer built for a valid spec
