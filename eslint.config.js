@@ -14,7 +14,10 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { ecmaVersion: 2022, sourceType: 'module' } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Wire data is read through narrow casts, and tests build loose fixtures: `any` is allowed, not encouraged.
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
@@ -24,7 +27,15 @@ export default tseslint.config(
   {
     // The hand-written peer and ceiling of the benchmark: plain Node.js scripts.
     files: ['bench/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', console: 'readonly', setTimeout: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        Buffer: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        URL: 'readonly',
+      },
+    },
   },
   {
     files: ['lib/**/*.ts', 'hooks/**/*.ts', 'main/**/*.ts'],
@@ -41,7 +52,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['../hooks/*', '../../hooks/*', '../main/*'], message: 'lib/ is the framework: it imports no operator (hooks/) and not the composition root (main/).' }] },
+        {
+          patterns: [
+            {
+              group: ['../hooks/*', '../../hooks/*', '../main/*'],
+              message: 'lib/ is the framework: it imports no operator (hooks/) and not the composition root (main/).',
+            },
+          ],
+        },
       ],
     },
   },

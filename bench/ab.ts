@@ -24,16 +24,30 @@ function buildBaseline(): string {
   if (existsSync(dir)) execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: root });
   execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: root, stdio: 'ignore' });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: dir, stdio: 'inherit' },
+  );
   return dir;
 }
 
 /** The server script of a built tree (main/ since the framework commit, lib/ before). */
-const serverOf = (dir: string) => [join(dir, 'dist', 'main', 'server.js'), join(dir, 'dist', 'lib', 'server.js')].find(existsSync)!;
+const serverOf = (dir: string) =>
+  [join(dir, 'dist', 'main', 'server.js'), join(dir, 'dist', 'lib', 'server.js')].find(existsSync)!;
 
 async function startServer(script: string): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [script], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METAOPS_BODY_LIMIT: String(32 * 1024 * 1024) }, stdio: 'ignore' });
+  const proc = spawn(process.execPath, [script], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      METAOPS_BODY_LIMIT: String(32 * 1024 * 1024),
+    },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {
@@ -54,9 +68,21 @@ function cpuSeconds(pid: number): number {
 
 async function load(url: string, pid: number, payload: string, seconds = SECONDS) {
   const before = cpuSeconds(pid);
-  const r = await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: seconds });
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    body: payload,
+    headers: { 'content-type': 'application/json' },
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
   const cpu = cpuSeconds(pid) - before;
-  return { rps: r.requests.average, p99: r.latency.p99, cpuUs: r.requests.total ? (cpu * 1e6) / r.requests.total : 0, non2xx: r.non2xx };
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    cpuUs: r.requests.total ? (cpu * 1e6) / r.requests.total : 0,
+    non2xx: r.non2xx,
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -74,7 +100,10 @@ async function main() {
         const servers = { now: await startServer(serverOf(root)), base: await startServer(serverOf(baseDir)) };
         try {
           for (const s of Object.values(servers)) await load(s.url + path, s.proc.pid!, payload, 1);
-          const runs = { now: [] as Awaited<ReturnType<typeof load>>[], base: [] as Awaited<ReturnType<typeof load>>[] };
+          const runs = {
+            now: [] as Awaited<ReturnType<typeof load>>[],
+            base: [] as Awaited<ReturnType<typeof load>>[],
+          };
           for (let i = 0; i < ROUNDS; i++) {
             runs.base.push(await load(servers.base.url + path, servers.base.proc.pid!, payload));
             runs.now.push(await load(servers.now.url + path, servers.now.proc.pid!, payload));
@@ -83,10 +112,16 @@ async function main() {
           const row = {
             hook: `${kind}/sync`,
             children: size,
-            rps: { base: Math.round(median(runs.base.map((r) => r.rps))), now: Math.round(median(runs.now.map((r) => r.rps))) },
+            rps: {
+              base: Math.round(median(runs.base.map((r) => r.rps))),
+              now: Math.round(median(runs.now.map((r) => r.rps))),
+            },
             ratio: Number(median(ratio).toFixed(2)),
             rounds: ratio.map((x) => Number(x.toFixed(2))),
-            cpuUs: { base: Math.round(median(runs.base.map((r) => r.cpuUs))), now: Math.round(median(runs.now.map((r) => r.cpuUs))) },
+            cpuUs: {
+              base: Math.round(median(runs.base.map((r) => r.cpuUs))),
+              now: Math.round(median(runs.now.map((r) => r.cpuUs))),
+            },
             p99: { base: median(runs.base.map((r) => r.p99)), now: median(runs.now.map((r) => r.p99)) },
             errors: runs.now.reduce((n, r) => n + r.non2xx, 0) + runs.base.reduce((n, r) => n + r.non2xx, 0),
           };
@@ -103,7 +138,16 @@ async function main() {
     execFileSync('git', ['worktree', 'remove', '--force', baseDir], { cwd: root });
     rmSync(baseDir, { recursive: true, force: true });
   }
-  const out = { ref, at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, load: { start: loadAtStart, end: loadavg()[0]!.toFixed(2) }, rows };
+  const out = {
+    ref,
+    at: new Date().toISOString(),
+    node: process.version,
+    connections: CONNECTIONS,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    load: { start: loadAtStart, end: loadavg()[0]!.toFixed(2) },
+    rows,
+  };
   writeFileSync(join(root, 'bench', 'ab.json'), JSON.stringify(out, null, 2) + '\n');
 }
 

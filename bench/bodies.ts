@@ -47,7 +47,11 @@ function fieldsV1(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => x && typeof x === 'object' && ('name' in x || 'type' in x))) {
+    if (
+      Array.isArray(v) &&
+      v.length > 0 &&
+      v.every((x) => x && typeof x === 'object' && ('name' in x || 'type' in x))
+    ) {
       const list: Record<string, unknown> = {};
       for (const item of v as Array<Record<string, unknown>>) {
         const key = 'name' in item ? { name: item['name'] } : { type: item['type'] };
@@ -55,7 +59,10 @@ function fieldsV1(value: unknown): Record<string, unknown> {
       }
       out[`f:${k}`] = list;
     } else if (v && typeof v === 'object' && !Array.isArray(v)) {
-      out[`f:${k}`] = Object.keys(v).length === 0 ? {} : { ...(k === 'labels' || k === 'annotations' ? {} : { '.': {} }), ...fieldsV1(v) };
+      out[`f:${k}`] =
+        Object.keys(v).length === 0
+          ? {}
+          : { ...(k === 'labels' || k === 'annotations' ? {} : { '.': {} }), ...fieldsV1(v) };
     } else {
       out[`f:${k}`] = {};
     }
@@ -78,7 +85,17 @@ interface ManagedEntry {
 }
 
 /** The object as the API server stores it: server-set metadata, owner, managedFields of each writer. */
-function stored(obj: KubeObject, opts: { owner?: Owner; generation?: boolean; annotations?: Record<string, string>; managers: ManagedEntry[]; status?: Record<string, unknown>; spec?: Record<string, unknown> }): KubeObject {
+function stored(
+  obj: KubeObject,
+  opts: {
+    owner?: Owner;
+    generation?: boolean;
+    annotations?: Record<string, string>;
+    managers: ManagedEntry[];
+    status?: Record<string, unknown>;
+    spec?: Record<string, unknown>;
+  },
+): KubeObject {
   const name = obj.metadata.name!;
   const metadata: Record<string, unknown> = {
     ...obj.metadata,
@@ -97,14 +114,26 @@ function stored(obj: KubeObject, opts: { owner?: Owner; generation?: boolean; an
     ...(opts.owner
       ? {
           ownerReferences: [
-            { apiVersion: opts.owner.apiVersion, blockOwnerDeletion: true, controller: true, kind: opts.owner.kind, name: opts.owner.name, uid: uid(opts.owner.name) },
+            {
+              apiVersion: opts.owner.apiVersion,
+              blockOwnerDeletion: true,
+              controller: true,
+              kind: opts.owner.kind,
+              name: opts.owner.name,
+              uid: uid(opts.owner.name),
+            },
           ],
         }
       : {}),
     resourceVersion: String(100000 + parseInt(suffix(name, 5), 16)),
     uid: uid(`${obj.kind}/${name}`),
   };
-  return { ...obj, metadata: metadata as KubeObject['metadata'], ...(opts.spec ? { spec: opts.spec } : {}), ...(opts.status ? { status: opts.status } : {}) };
+  return {
+    ...obj,
+    metadata: metadata as KubeObject['metadata'],
+    ...(opts.spec ? { spec: opts.spec } : {}),
+    ...(opts.status ? { status: opts.status } : {}),
+  };
 }
 
 /** Metacontroller's own entry for a child it created (it creates and updates with Update, manager `metacontroller`). */
@@ -114,7 +143,9 @@ const byMetacontroller = (child: KubeObject): ManagedEntry => ({
   apiVersion: child.apiVersion,
   fields: fieldsV1({
     metadata: { labels: child.metadata.labels, ownerReferences: [{ uid: 'x' }] },
-    ...Object.fromEntries(Object.entries(child).filter(([k]) => k !== 'metadata' && k !== 'apiVersion' && k !== 'kind')),
+    ...Object.fromEntries(
+      Object.entries(child).filter(([k]) => k !== 'metadata' && k !== 'apiVersion' && k !== 'kind'),
+    ),
   }),
 });
 
@@ -122,12 +153,16 @@ const byMetacontroller = (child: KubeObject): ManagedEntry => ({
 function podSpecStored(spec: Record<string, any>, name: string): Record<string, unknown> {
   const volume = `kube-api-access-${suffix(name, 5)}`;
   const container = (c: Record<string, any>) => ({
-    imagePullPolicy: String(c['image']).includes(':') && !String(c['image']).endsWith(':latest') ? 'IfNotPresent' : 'Always',
+    imagePullPolicy:
+      String(c['image']).includes(':') && !String(c['image']).endsWith(':latest') ? 'IfNotPresent' : 'Always',
     resources: {},
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
     ...c,
-    volumeMounts: [...(c['volumeMounts'] ?? []), { mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', name: volume, readOnly: true }],
+    volumeMounts: [
+      ...(c['volumeMounts'] ?? []),
+      { mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', name: volume, readOnly: true },
+    ],
   });
   return {
     dnsPolicy: 'ClusterFirst',
@@ -157,7 +192,11 @@ function podSpecStored(spec: Record<string, any>, name: string): Record<string, 
           sources: [
             { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
             { configMap: { items: [{ key: 'ca.crt', path: 'ca.crt' }], name: 'kube-root-ca.crt' } },
-            { downwardAPI: { items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }] } },
+            {
+              downwardAPI: {
+                items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }],
+              },
+            },
           ],
         },
       },
@@ -167,11 +206,13 @@ function podSpecStored(spec: Record<string, any>, name: string): Record<string, 
 
 /** The status a kubelet reports for a running, Ready pod. */
 function kubeletStatus(spec: Record<string, any>, name: string): Record<string, unknown> {
-  const ip = `10.244.${parseInt(suffix(name, 2), 16) % 250}.${parseInt(suffix(name + 'ip', 2), 16) % 250 + 2}`;
+  const ip = `10.244.${parseInt(suffix(name, 2), 16) % 250}.${(parseInt(suffix(name + 'ip', 2), 16) % 250) + 2}`;
   const host = `10.0.0.${(parseInt(suffix(name, 2), 16) % 7) + 10}`;
   const condition = (type: string) => ({ lastProbeTime: null, lastTransitionTime: STARTED, status: 'True', type });
   const state = (c: Record<string, any>, init: boolean) => ({
-    containerID: `containerd://${createHash('sha256').update(name + c['name']).digest('hex')}`,
+    containerID: `containerd://${createHash('sha256')
+      .update(name + c['name'])
+      .digest('hex')}`,
     image: `docker.io/library/${c['image']}`,
     imageID: `docker.io/library/${String(c['image']).split(':')[0]}@sha256:${createHash('sha256').update(String(c['image'])).digest('hex')}`,
     lastState: {},
@@ -179,15 +220,23 @@ function kubeletStatus(spec: Record<string, any>, name: string): Record<string, 
     ready: true,
     restartCount: 0,
     started: !init,
-    state: init ? { terminated: { containerID: 'x', exitCode: 0, finishedAt: STARTED, reason: 'Completed', startedAt: STARTED } } : { running: { startedAt: STARTED } },
-    volumeMounts: (c['volumeMounts'] ?? []).map((m: Record<string, unknown>) => ({ mountPath: m['mountPath'], name: m['name'], ...(m['readOnly'] ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}) })),
+    state: init
+      ? { terminated: { containerID: 'x', exitCode: 0, finishedAt: STARTED, reason: 'Completed', startedAt: STARTED } }
+      : { running: { startedAt: STARTED } },
+    volumeMounts: (c['volumeMounts'] ?? []).map((m: Record<string, unknown>) => ({
+      mountPath: m['mountPath'],
+      name: m['name'],
+      ...(m['readOnly'] ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}),
+    })),
   });
   return {
     conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
     containerStatuses: spec['containers'].map((c: Record<string, any>) => state(c, false)),
     hostIP: host,
     hostIPs: [{ ip: host }],
-    ...(spec['initContainers'] ? { initContainerStatuses: spec['initContainers'].map((c: Record<string, any>) => state(c, true)) } : {}),
+    ...(spec['initContainers']
+      ? { initContainerStatuses: spec['initContainers'].map((c: Record<string, any>) => state(c, true)) }
+      : {}),
     phase: 'Running',
     podIP: ip,
     podIPs: [{ ip }],
@@ -197,7 +246,13 @@ function kubeletStatus(spec: Record<string, any>, name: string): Record<string, 
 }
 
 /** A pod as the API server stores it once its owner created it and a kubelet runs it, Ready. */
-function storedPod(name: string, labels: Record<string, string>, template: Record<string, any>, owner: Owner, createdBy: string): KubeObject {
+function storedPod(
+  name: string,
+  labels: Record<string, string>,
+  template: Record<string, any>,
+  owner: Owner,
+  createdBy: string,
+): KubeObject {
   const spec = podSpecStored(template, name);
   const status = kubeletStatus(spec, name);
   const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels } };
@@ -206,19 +261,48 @@ function storedPod(name: string, labels: Record<string, string>, template: Recor
     spec,
     status,
     managers: [
-      { manager: createdBy, operation: 'Update', apiVersion: 'v1', fields: fieldsV1({ metadata: { labels, ownerReferences: [{ uid: 'x' }] }, spec: template }) },
-      { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', subresource: 'status', fields: fieldsV1({ status }) },
+      {
+        manager: createdBy,
+        operation: 'Update',
+        apiVersion: 'v1',
+        fields: fieldsV1({ metadata: { labels, ownerReferences: [{ uid: 'x' }] }, spec: template }),
+      },
+      {
+        manager: 'kubelet',
+        operation: 'Update',
+        apiVersion: 'v1',
+        subresource: 'status',
+        fields: fieldsV1({ status }),
+      },
     ],
   });
 }
 
 /** A child a controller created from the hook's answer, with the status its own controller wrote. */
-function storedChild(child: KubeObject, owner: Owner, status?: Record<string, unknown>, statusManager = 'kube-controller-manager'): KubeObject {
+function storedChild(
+  child: KubeObject,
+  owner: Owner,
+  status?: Record<string, unknown>,
+  statusManager = 'kube-controller-manager',
+): KubeObject {
   return stored(child, {
     owner,
     generation: child.kind === 'Deployment' || child.kind === 'StatefulSet',
     ...(status ? { status } : {}),
-    managers: [byMetacontroller(child), ...(status ? [{ manager: statusManager, operation: 'Update' as const, apiVersion: child.apiVersion, subresource: 'status', fields: fieldsV1({ status }) }] : [])],
+    managers: [
+      byMetacontroller(child),
+      ...(status
+        ? [
+            {
+              manager: statusManager,
+              operation: 'Update' as const,
+              apiVersion: child.apiVersion,
+              subresource: 'status',
+              fields: fieldsV1({ status }),
+            },
+          ]
+        : []),
+    ],
   });
 }
 
@@ -233,11 +317,20 @@ function goOrder<T>(value: T): T {
 
 /** The CompositeController as stored after `kubectl apply` (client-side: the last-applied annotation). */
 function controller(kind: Kind): Record<string, unknown> {
-  const manifest = parseYaml(readFileSync(join(root, 'manifests', 'controllers', `metaops-${kind}.yaml`), 'utf8')) as KubeObject;
+  const manifest = parseYaml(
+    readFileSync(join(root, 'manifests', 'controllers', `metaops-${kind}.yaml`), 'utf8'),
+  ) as KubeObject;
   return stored(manifest, {
     generation: true,
     annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(manifest) + '\n' },
-    managers: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: manifest.apiVersion, fields: fieldsV1(manifest) }],
+    managers: [
+      {
+        manager: 'kubectl-client-side-apply',
+        operation: 'Update',
+        apiVersion: manifest.apiVersion,
+        fields: fieldsV1(manifest),
+      },
+    ],
   });
 }
 
@@ -260,16 +353,60 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
     const one = desired[0]!;
     const name = parent.metadata.name!;
     base.children = objectMap(
-      Array.from({ length: n }, (_, i) => storedPod(`${name}-${i}`, one.metadata.labels!, one['spec'] as Record<string, unknown>, parentOwner, 'metacontroller')),
+      Array.from({ length: n }, (_, i) =>
+        storedPod(
+          `${name}-${i}`,
+          one.metadata.labels!,
+          one['spec'] as Record<string, unknown>,
+          parentOwner,
+          'metacontroller',
+        ),
+      ),
     );
   } else {
     const workload = desired.find((c) => c.kind === 'Deployment' || c.kind === 'StatefulSet')!;
     const wspec = workload['spec'] as Record<string, any>;
     const workloadStatus =
       kind === 'memcached'
-        ? { availableReplicas: size, conditions: [{ lastTransitionTime: STARTED, lastUpdateTime: STARTED, message: 'Deployment has minimum availability.', reason: 'MinimumReplicasAvailable', status: 'True', type: 'Available' }, { lastTransitionTime: CREATED, lastUpdateTime: STARTED, message: `ReplicaSet "${workload.metadata.name}-${suffix(workload.metadata.name!, 10)}" has successfully progressed.`, reason: 'NewReplicaSetAvailable', status: 'True', type: 'Progressing' }], observedGeneration: 1, readyReplicas: size, replicas: size, updatedReplicas: size }
-        : { availableReplicas: size, collisionCount: 0, currentReplicas: size, currentRevision: `${workload.metadata.name}-${suffix('rev', 10)}`, observedGeneration: 1, readyReplicas: size, replicas: size, updateRevision: `${workload.metadata.name}-${suffix('rev', 10)}`, updatedReplicas: size };
-    base.children = objectMap(desired.map((c) => storedChild(c, parentOwner, c === workload ? workloadStatus : undefined)));
+        ? {
+            availableReplicas: size,
+            conditions: [
+              {
+                lastTransitionTime: STARTED,
+                lastUpdateTime: STARTED,
+                message: 'Deployment has minimum availability.',
+                reason: 'MinimumReplicasAvailable',
+                status: 'True',
+                type: 'Available',
+              },
+              {
+                lastTransitionTime: CREATED,
+                lastUpdateTime: STARTED,
+                message: `ReplicaSet "${workload.metadata.name}-${suffix(workload.metadata.name!, 10)}" has successfully progressed.`,
+                reason: 'NewReplicaSetAvailable',
+                status: 'True',
+                type: 'Progressing',
+              },
+            ],
+            observedGeneration: 1,
+            readyReplicas: size,
+            replicas: size,
+            updatedReplicas: size,
+          }
+        : {
+            availableReplicas: size,
+            collisionCount: 0,
+            currentReplicas: size,
+            currentRevision: `${workload.metadata.name}-${suffix('rev', 10)}`,
+            observedGeneration: 1,
+            readyReplicas: size,
+            replicas: size,
+            updateRevision: `${workload.metadata.name}-${suffix('rev', 10)}`,
+            updatedReplicas: size,
+          };
+    base.children = objectMap(
+      desired.map((c) => storedChild(c, parentOwner, c === workload ? workloadStatus : undefined)),
+    );
     const labels = wspec['template'].metadata.labels as Record<string, string>;
     const template = wspec['template'].spec as Record<string, any>;
     const pods: KubeObject[] = [];
@@ -281,7 +418,15 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
         let tail = suffix(`${rs}-${i}`, 5);
         for (let salt = 0; used.has(tail); salt++) tail = suffix(`${rs}-${i}-${salt}`, 5);
         used.add(tail);
-        pods.push(storedPod(`${rs}-${tail}`, { ...labels, 'pod-template-hash': rs.slice(-10) }, template, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs }, 'kube-controller-manager'));
+        pods.push(
+          storedPod(
+            `${rs}-${tail}`,
+            { ...labels, 'pod-template-hash': rs.slice(-10) },
+            template,
+            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs },
+            'kube-controller-manager',
+          ),
+        );
       }
     } else {
       const sts = workload.metadata.name!;
@@ -289,17 +434,56 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
       for (let i = 0; i < n; i++) {
         const member = i < size;
         const name = member ? `${sts}-${i}` : `${sts}-backup-${suffix(String(i), 4)}z`;
-        pods.push(storedPod(name, member ? { ...labels, ...revision, 'apps.kubernetes.io/pod-index': String(i), 'statefulset.kubernetes.io/pod-name': name } : labels, template, { apiVersion: 'apps/v1', kind: 'StatefulSet', name: sts }, 'kube-controller-manager'));
+        pods.push(
+          storedPod(
+            name,
+            member
+              ? {
+                  ...labels,
+                  ...revision,
+                  'apps.kubernetes.io/pod-index': String(i),
+                  'statefulset.kubernetes.io/pod-name': name,
+                }
+              : labels,
+            template,
+            { apiVersion: 'apps/v1', kind: 'StatefulSet', name: sts },
+            'kube-controller-manager',
+          ),
+        );
       }
       const claims = (wspec['volumeClaimTemplates'] ?? []) as Array<Record<string, any>>;
       const pvcs = claims.flatMap((claim) =>
         Array.from({ length: size }, (_, i) =>
           stored(
-            { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `${claim['metadata'].name}-${sts}-${i}`, namespace: 'default', labels: selectorOf(labels) } },
             {
-              spec: { ...claim['spec'], storageClassName: 'standard', volumeMode: 'Filesystem', volumeName: `pvc-${uid(`pvc${i}`)}` },
-              status: { accessModes: claim['spec'].accessModes, capacity: claim['spec'].resources.requests, phase: 'Bound' },
-              managers: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', fields: fieldsV1({ spec: claim['spec'] }) }],
+              apiVersion: 'v1',
+              kind: 'PersistentVolumeClaim',
+              metadata: {
+                name: `${claim['metadata'].name}-${sts}-${i}`,
+                namespace: 'default',
+                labels: selectorOf(labels),
+              },
+            },
+            {
+              spec: {
+                ...claim['spec'],
+                storageClassName: 'standard',
+                volumeMode: 'Filesystem',
+                volumeName: `pvc-${uid(`pvc${i}`)}`,
+              },
+              status: {
+                accessModes: claim['spec'].accessModes,
+                capacity: claim['spec'].resources.requests,
+                phase: 'Bound',
+              },
+              managers: [
+                {
+                  manager: 'kube-controller-manager',
+                  operation: 'Update',
+                  apiVersion: 'v1',
+                  fields: fieldsV1({ spec: claim['spec'] }),
+                },
+              ],
             },
           ),
         ),
@@ -313,22 +497,47 @@ export function body(kind: Kind, n: number): CompositeSyncRequest {
   // resyncs every parent periodically, and most syncs of a settled cluster are such resyncs).
   const status = syncOf(kind, base).status ?? undefined;
   const spec = parent.spec as Record<string, unknown>;
-  const applied = { apiVersion: parent.apiVersion, kind: parent.kind, metadata: { name: parent.metadata.name, namespace: 'default' }, spec: kind === 'mysqlcluster' ? { size, version: '8.0' } : { size } };
+  const applied = {
+    apiVersion: parent.apiVersion,
+    kind: parent.kind,
+    metadata: { name: parent.metadata.name, namespace: 'default' },
+    spec: kind === 'mysqlcluster' ? { size, version: '8.0' } : { size },
+  };
   base.parent = stored({ ...parent, metadata: { name: parent.metadata.name!, namespace: 'default' } } as KubeObject, {
     generation: true,
     annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(applied) + '\n' },
     spec,
     ...(status ? { status } : {}),
     managers: [
-      { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: parent.apiVersion, fields: fieldsV1({ metadata: { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '' } }, spec: applied.spec }) },
-      ...(status ? [{ manager: 'metacontroller', operation: 'Update' as const, apiVersion: parent.apiVersion, subresource: 'status', fields: fieldsV1({ status }) }] : []),
+      {
+        manager: 'kubectl-client-side-apply',
+        operation: 'Update',
+        apiVersion: parent.apiVersion,
+        fields: fieldsV1({
+          metadata: { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '' } },
+          spec: applied.spec,
+        }),
+      },
+      ...(status
+        ? [
+            {
+              manager: 'metacontroller',
+              operation: 'Update' as const,
+              apiVersion: parent.apiVersion,
+              subresource: 'status',
+              fields: fieldsV1({ status }),
+            },
+          ]
+        : []),
     ],
   }) as CompositeSyncRequest['parent'];
   return goOrder(base);
 }
 
 function selectorOf(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => k === 'app.kubernetes.io/name' || k === 'app.kubernetes.io/instance'));
+  return Object.fromEntries(
+    Object.entries(labels).filter(([k]) => k === 'app.kubernetes.io/name' || k === 'app.kubernetes.io/instance'),
+  );
 }
 
 /** The kind's sync function on a request, at the benchmark's fixed clock (MySQLCluster's password source fixed too). */

@@ -5,5 +5,7 @@ import { readFileSync } from 'node:fs';
 
 const body = readFileSync(process.env.BODY_FILE, 'utf8');
 const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
-app.post('/ceiling', async (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(body));
+app.post('/ceiling', async (_request, reply) =>
+  reply.header('content-type', 'application/json; charset=utf-8').send(body),
+);
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -63,14 +63,19 @@ class Api {
           path,
           method,
           agent: this.agent,
-          headers: { authorization: 'Bearer admin-token', accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) },
+          headers: {
+            authorization: 'Bearer admin-token',
+            accept: 'application/json',
+            ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString();
-            if ((res.statusCode ?? 500) >= 300) return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
+            if ((res.statusCode ?? 500) >= 300)
+              return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
             resolve(text ? JSON.parse(text) : undefined);
           });
         },
@@ -103,7 +108,11 @@ async function markReady(api: Api): Promise<number> {
           phase: 'Running',
           podIP: '10.1.0.1',
           startTime: now,
-          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: now })),
+          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+            type,
+            status: 'True',
+            lastTransitionTime: now,
+          })),
           containerStatuses: (pod.spec.containers as any[]).map((c) => ({
             name: c.name,
             image: c.image,
@@ -146,7 +155,10 @@ function startProxy(port: number, target: () => number, etagPaths: Set<string>, 
       const path = req.url ?? '/';
       const hook = path.replace(/^\/hooks\//, '');
       let key: string | undefined;
-      const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length };
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'content-length': body.length,
+      };
       if (etagPaths.has(path)) {
         const parsed = JSON.parse(body.toString());
         const rootObject = parsed.parent ?? parsed.object;
@@ -155,25 +167,28 @@ function startProxy(port: number, target: () => number, etagPaths: Set<string>, 
         if (entry) headers['if-none-match'] = entry.etag;
       }
       const t0 = performance.now();
-      const out = http.request({ host: '127.0.0.1', port: target(), path, method: 'POST', headers, agent }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on('data', (c: Buffer) => parts.push(c));
-        answer.on('end', () => {
-          const ms = performance.now() - t0;
-          let status = answer.statusCode ?? 500;
-          let reply: Buffer = Buffer.concat(parts);
-          const notModified = status === 304 && headers['if-none-match'] !== undefined;
-          if (notModified) {
-            reply = cache.get(key!)!.body;
-            status = 200;
-          } else if (key && status === 200 && typeof answer.headers.etag === 'string') {
-            cache.set(key, { etag: answer.headers.etag, body: reply });
-          }
-          calls.push({ hook, ms, status: answer.statusCode ?? 500, notModified, at: Date.now() });
-          res.writeHead(status, { 'content-type': 'application/json', 'content-length': reply.length });
-          res.end(reply);
-        });
-      });
+      const out = http.request(
+        { host: '127.0.0.1', port: target(), path, method: 'POST', headers, agent },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (c: Buffer) => parts.push(c));
+          answer.on('end', () => {
+            const ms = performance.now() - t0;
+            let status = answer.statusCode ?? 500;
+            let reply: Buffer = Buffer.concat(parts);
+            const notModified = status === 304 && headers['if-none-match'] !== undefined;
+            if (notModified) {
+              reply = cache.get(key!)!.body;
+              status = 200;
+            } else if (key && status === 200 && typeof answer.headers.etag === 'string') {
+              cache.set(key, { etag: answer.headers.etag, body: reply });
+            }
+            calls.push({ hook, ms, status: answer.statusCode ?? 500, notModified, at: Date.now() });
+            res.writeHead(status, { 'content-type': 'application/json', 'content-length': reply.length });
+            res.end(reply);
+          });
+        },
+      );
       out.on('error', (err) => {
         calls.push({ hook, ms: performance.now() - t0, status: 502, notModified: false, at: Date.now() });
         res.writeHead(502);
@@ -187,9 +202,21 @@ function startProxy(port: number, target: () => number, etagPaths: Set<string>, 
 }
 
 const PARENTS = {
-  podset: { api: '/apis/apps.jicki.cn/v1alpha1/namespaces/default/podsets', yaml: (name: string) => `apiVersion: apps.jicki.cn/v1alpha1\nkind: PodSet\nmetadata:\n  name: ${name}\nspec:\n  size: ${PODS_PER_PARENT}\n` },
-  memcached: { api: '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds', yaml: (name: string) => `apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: ${name}\nspec:\n  size: ${PODS_PER_PARENT}\n` },
-  mysqlcluster: { api: '/apis/database.example.com/v1alpha1/namespaces/default/mysqlclusters', yaml: (name: string) => `apiVersion: database.example.com/v1alpha1\nkind: MySQLCluster\nmetadata:\n  name: ${name}\nspec:\n  size: ${PODS_PER_PARENT}\n  version: "8.0"\n` },
+  podset: {
+    api: '/apis/apps.jicki.cn/v1alpha1/namespaces/default/podsets',
+    yaml: (name: string) =>
+      `apiVersion: apps.jicki.cn/v1alpha1\nkind: PodSet\nmetadata:\n  name: ${name}\nspec:\n  size: ${PODS_PER_PARENT}\n`,
+  },
+  memcached: {
+    api: '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds',
+    yaml: (name: string) =>
+      `apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: ${name}\nspec:\n  size: ${PODS_PER_PARENT}\n`,
+  },
+  mysqlcluster: {
+    api: '/apis/database.example.com/v1alpha1/namespaces/default/mysqlclusters',
+    yaml: (name: string) =>
+      `apiVersion: database.example.com/v1alpha1\nkind: MySQLCluster\nmetadata:\n  name: ${name}\nspec:\n  size: ${PODS_PER_PARENT}\n  version: "8.0"\n`,
+  },
 } as const;
 type ParentKind = keyof typeof PARENTS;
 
@@ -205,18 +232,30 @@ const percentile = (xs: number[], p: number) => {
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
 async function runScale(bin: string, n: number): Promise<Record<string, unknown>> {
-  const counts: Record<ParentKind, number> = { podset: n, memcached: Math.max(1, Math.round(n / 10)), mysqlcluster: Math.max(1, Math.round(n / 10)) };
+  const counts: Record<ParentKind, number> = {
+    podset: n,
+    memcached: Math.max(1, Math.round(n / 10)),
+    mysqlcluster: Math.max(1, Math.round(n / 10)),
+  };
   const plane = new ControlPlane(bin, root, { hookLogLevel: 'info', metacontrollerArgs: METACONTROLLER_ARGS });
   const calls: CallLog[] = [];
   const proxyPort = await freePort();
-  const etagPaths = new Set(hooks.filter((d) => d.type === 'composite' && !rolling(d)).map((d) => `/hooks/${d.name}/sync`));
+  const etagPaths = new Set(
+    hooks.filter((d) => d.type === 'composite' && !rolling(d)).map((d) => `/hooks/${d.name}/sync`),
+  );
   const proxy = startProxy(proxyPort, () => plane.hookPort, etagPaths, calls);
   let api: Api | undefined;
   try {
     const upStarted = Date.now();
     await plane.up(() =>
       hooks
-        .map((d) => renderController(d, { target: { kind: 'url', base: `http://127.0.0.1:${proxyPort}` }, etag: false, resyncPeriodSeconds: RESYNC_SECONDS }))
+        .map((d) =>
+          renderController(d, {
+            target: { kind: 'url', base: `http://127.0.0.1:${proxyPort}` },
+            etag: false,
+            resyncPeriodSeconds: RESYNC_SECONDS,
+          }),
+        )
         .join('---\n'),
     );
     console.log(`cluster ${n}: control plane up in ${((Date.now() - upStarted) / 1000).toFixed(0)} s (${plane.dir})`);
@@ -229,14 +268,17 @@ async function runScale(bin: string, n: number): Promise<Record<string, unknown>
       etcd: () => pid('etcd'),
       'kube-controller-manager': () => pid('kube-controller-manager'),
     };
-    const cpu = () => Object.fromEntries(Object.entries(components).map(([k, f]) => [k, cpuSeconds(f())])) as Record<string, number>;
-    const minus = (a: Record<string, number>, b: Record<string, number>) => Object.fromEntries(Object.keys(a).map((k) => [k, round(a[k]! - b[k]!, 2)]));
+    const cpu = () =>
+      Object.fromEntries(Object.entries(components).map(([k, f]) => [k, cpuSeconds(f())])) as Record<string, number>;
+    const minus = (a: Record<string, number>, b: Record<string, number>) =>
+      Object.fromEntries(Object.keys(a).map((k) => [k, round(a[k]! - b[k]!, 2)]));
     // Let the control plane finish starting (controllers picked up, informers synced) before the clock starts.
     await new Promise((r) => setTimeout(r, 5000));
     calls.length = 0;
 
     const names: Array<[ParentKind, string]> = [];
-    for (const kind of Object.keys(counts) as ParentKind[]) for (let i = 0; i < counts[kind]; i++) names.push([kind, `${kind}-${i}`]);
+    for (const kind of Object.keys(counts) as ParentKind[])
+      for (let i = 0; i < counts[kind]; i++) names.push([kind, `${kind}-${i}`]);
     const manifest = names.map(([kind, name]) => PARENTS[kind].yaml(name)).join('---\n');
     writeFileSync(join(plane.dir, 'parents.yaml'), manifest);
     const cpu0 = cpu();
@@ -259,12 +301,17 @@ async function runScale(bin: string, n: number): Promise<Record<string, unknown>
         convergedMs = Date.now() - t0;
         break;
       }
-      if (Date.now() - t0 > CONVERGE_TIMEOUT_MS) throw new Error(`cluster ${n}: ${ready} of ${names.length} parents Ready after ${CONVERGE_TIMEOUT_MS / 1000} s`);
+      if (Date.now() - t0 > CONVERGE_TIMEOUT_MS)
+        throw new Error(
+          `cluster ${n}: ${ready} of ${names.length} parents Ready after ${CONVERGE_TIMEOUT_MS / 1000} s`,
+        );
       await new Promise((r) => setTimeout(r, 1000));
     }
     const cpuConverged = minus(cpu(), cpu0);
     const convergeCalls = calls.splice(0);
-    console.log(`cluster ${n}: ${names.length} parents Ready in ${(convergedMs / 1000).toFixed(1)} s, ${convergeCalls.length} hook calls`);
+    console.log(
+      `cluster ${n}: ${names.length} parents Ready in ${(convergedMs / 1000).toFixed(1)} s, ${convergeCalls.length} hook calls`,
+    );
 
     // At rest: nothing left to do but resyncs. A few seconds for the last status writes to land first.
     await new Promise((r) => setTimeout(r, 5000));
@@ -277,15 +324,30 @@ async function runScale(bin: string, n: number): Promise<Record<string, unknown>
     const cpuRest = minus(cpu(), cpuRest0);
     const restCalls = calls.splice(0);
     const perHook = (list: CallLog[]) => {
-      const out: Record<string, { calls: number; perParent: number; p50Ms: number; p99Ms: number; notModified: number }> = {};
+      const out: Record<
+        string,
+        { calls: number; perParent: number; p50Ms: number; p99Ms: number; notModified: number }
+      > = {};
       for (const hook of [...new Set(list.map((c) => c.hook))].sort()) {
         const mine = list.filter((c) => c.hook === hook);
         const kind = hook.split('/')[0] as ParentKind;
         out[hook] = {
           calls: mine.length,
           perParent: round(mine.length / (counts[kind] ?? 1), 2),
-          p50Ms: round(percentile(mine.map((c) => c.ms), 50), 2),
-          p99Ms: round(percentile(mine.map((c) => c.ms), 99), 2),
+          p50Ms: round(
+            percentile(
+              mine.map((c) => c.ms),
+              50,
+            ),
+            2,
+          ),
+          p99Ms: round(
+            percentile(
+              mine.map((c) => c.ms),
+              99,
+            ),
+            2,
+          ),
           notModified: mine.filter((c) => c.notModified).length,
         };
       }
@@ -305,8 +367,20 @@ async function runScale(bin: string, n: number): Promise<Record<string, unknown>
         calls: convergeCalls.length,
         callsPerParent: round(convergeCalls.length / names.length, 2),
         errors: convergeCalls.filter((c) => c.status >= 400).length,
-        p50Ms: round(percentile(convergeCalls.map((c) => c.ms), 50), 2),
-        p99Ms: round(percentile(convergeCalls.map((c) => c.ms), 99), 2),
+        p50Ms: round(
+          percentile(
+            convergeCalls.map((c) => c.ms),
+            50,
+          ),
+          2,
+        ),
+        p99Ms: round(
+          percentile(
+            convergeCalls.map((c) => c.ms),
+            99,
+          ),
+          2,
+        ),
         // Wall time the hook server spent answering, summed over calls (they overlap: 5 workers per controller).
         hookBusySeconds: round(convergeCalls.reduce((s, c) => s + c.ms, 0) / 1000, 2),
         cpuSeconds: cpuConverged,
@@ -318,9 +392,20 @@ async function runScale(bin: string, n: number): Promise<Record<string, unknown>
         callsPerMinute: round((restCalls.length * 60_000) / restMs, 0),
         callsPerParentPerResync: round(restCalls.length / names.length / REST_RESYNCS, 2),
         notModifiedShare: round(restCalls.filter((c) => c.notModified).length / Math.max(1, restCalls.length), 2),
-        notModifiedShareOfEtagHooks: round(etagCalls.filter((c) => c.notModified).length / Math.max(1, etagCalls.length), 2),
-        p99Ms: round(percentile(restCalls.map((c) => c.ms), 99), 2),
-        cpuSecondsPerMinute: Object.fromEntries(Object.entries(cpuRest).map(([k, v]) => [k, round((v * 60_000) / restMs, 2)])),
+        notModifiedShareOfEtagHooks: round(
+          etagCalls.filter((c) => c.notModified).length / Math.max(1, etagCalls.length),
+          2,
+        ),
+        p99Ms: round(
+          percentile(
+            restCalls.map((c) => c.ms),
+            99,
+          ),
+          2,
+        ),
+        cpuSecondsPerMinute: Object.fromEntries(
+          Object.entries(cpuRest).map(([k, v]) => [k, round((v * 60_000) / restMs, 2)]),
+        ),
         byHook: perHook(restCalls),
       },
       loadAverage: { before: load0.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
@@ -341,7 +426,13 @@ const scales = [];
 const started = new Date().toISOString();
 for (const n of SCALES) scales.push(await runScale(bin, n));
 const cluster = {
-  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, date: started },
+  machine: {
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    date: started,
+  },
   resyncSeconds: RESYNC_SECONDS,
   restResyncs: REST_RESYNCS,
   podsPerParent: PODS_PER_PARENT,

@@ -36,8 +36,18 @@ for (const n of [1, 10, 100, 1000, 10000]) {
   const podset = parsed('podset', n);
   const podsetMs = timeIt(() => syncOf('podset', podset));
   const mapWalkMs = timeIt(() => walk(podset.children!['Pod.v1']!));
-  const memcachedMs = timeIt(((r) => () => syncOf('memcached', r))(parsed('memcached', n)));
-  const mysqlclusterMs = timeIt(((r) => () => syncOf('mysqlcluster', r))(parsed('mysqlcluster', n)));
+  const memcachedMs = timeIt(
+    (
+      (r) => () =>
+        syncOf('memcached', r)
+    )(parsed('memcached', n)),
+  );
+  const mysqlclusterMs = timeIt(
+    (
+      (r) => () =>
+        syncOf('mysqlcluster', r)
+    )(parsed('mysqlcluster', n)),
+  );
   rows.push({ children: n, podsetMs, memcachedMs, mysqlclusterMs, mapWalkMs });
 }
 process.stdout.write(JSON.stringify(rows) + '\n');

@@ -14,7 +14,12 @@ const labelsFor = (app, name, component) => ({
 });
 
 const restricted = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
-const podSecurity = (uid) => ({ runAsNonRoot: true, runAsUser: uid, runAsGroup: uid, seccompProfile: { type: 'RuntimeDefault' } });
+const podSecurity = (uid) => ({
+  runAsNonRoot: true,
+  runAsUser: uid,
+  runAsGroup: uid,
+  seccompProfile: { type: 'RuntimeDefault' },
+});
 
 function isReady(pod) {
   const conditions = (pod.status && pod.status.conditions) || [];
@@ -35,7 +40,14 @@ function syncPodSet({ parent, children }) {
       metadata: { name: `${name}-${i}`, namespace: parent.metadata.namespace, labels },
       spec: {
         securityContext: podSecurity(65534),
-        containers: [{ name: 'busybox', image: parent.spec.image || 'busybox', command: parent.spec.command || ['sleep', '3600'], securityContext: restricted }],
+        containers: [
+          {
+            name: 'busybox',
+            image: parent.spec.image || 'busybox',
+            command: parent.spec.command || ['sleep', '3600'],
+            securityContext: restricted,
+          },
+        ],
         restartPolicy: 'Always',
       },
     });
@@ -140,9 +152,15 @@ function syncMySQL({ parent, children, related }) {
   const secretName = `${name}-mysql`;
   // Keep the passwords once they exist; new ones otherwise.
   const existing = (children['Secret.v1'] || {})[secretName];
-  const data = existing?.data ?? { 'root-password': Buffer.from(Math.random().toString(36).slice(2)).toString('base64'), 'replication-password': Buffer.from(Math.random().toString(36).slice(2)).toString('base64') };
+  const data = existing?.data ?? {
+    'root-password': Buffer.from(Math.random().toString(36).slice(2)).toString('base64'),
+    'replication-password': Buffer.from(Math.random().toString(36).slice(2)).toString('base64'),
+  };
   const fromSecret = (env, key) => ({ name: env, valueFrom: { secretKeyRef: { name: secretName, key } } });
-  const mounts = [{ name: 'conf', mountPath: '/etc/mysql/conf.d' }, { name: 'client', mountPath: '/etc/mysql-client' }];
+  const mounts = [
+    { name: 'conf', mountPath: '/etc/mysql/conf.d' },
+    { name: 'client', mountPath: '/etc/mysql-client' },
+  ];
   const service = (svcName, component, extra = {}, sel = selector) => ({
     apiVersion: 'v1',
     kind: 'Service',
@@ -159,7 +177,13 @@ function syncMySQL({ parent, children, related }) {
       members: members.map((p) => ({ name: p.metadata.name, ready: isReady(p) })),
     },
     children: [
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: secretName, namespace: ns, labels: labelsFor('mysql', name, 'credentials') }, type: 'Opaque', data },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: secretName, namespace: ns, labels: labelsFor('mysql', name, 'credentials') },
+        type: 'Opaque',
+        data,
+      },
       service(`${name}-headless`, 'database', { clusterIP: 'None', publishNotReadyAddresses: true }),
       service(name, 'primary', {}, { ...selector, 'statefulset.kubernetes.io/pod-name': `${name}-0` }),
       service(`${name}-read`, 'read'),
@@ -177,16 +201,30 @@ function syncMySQL({ parent, children, related }) {
               terminationGracePeriodSeconds: 30,
               securityContext: { ...podSecurity(999), fsGroup: 999 },
               initContainers: [
-                { name: 'config', image, command: ['bash', '-c', INIT], env: [fromSecret('MYSQL_ROOT_PASSWORD', 'root-password')], volumeMounts: mounts, securityContext: restricted },
+                {
+                  name: 'config',
+                  image,
+                  command: ['bash', '-c', INIT],
+                  env: [fromSecret('MYSQL_ROOT_PASSWORD', 'root-password')],
+                  volumeMounts: mounts,
+                  securityContext: restricted,
+                },
               ],
               containers: [
                 {
                   name: 'mysql',
                   image,
-                  env: [fromSecret('MYSQL_ROOT_PASSWORD', 'root-password'), { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' }],
+                  env: [
+                    fromSecret('MYSQL_ROOT_PASSWORD', 'root-password'),
+                    { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' },
+                  ],
                   ports: [{ name: 'mysql', containerPort: 3306, protocol: 'TCP' }],
                   volumeMounts: [{ name: 'data', mountPath: '/var/lib/mysql' }, ...mounts],
-                  readinessProbe: { exec: { command: ['mysqladmin', '--defaults-extra-file=/etc/mysql-client/client.cnf', 'ping'] }, initialDelaySeconds: 10, periodSeconds: 5 },
+                  readinessProbe: {
+                    exec: { command: ['mysqladmin', '--defaults-extra-file=/etc/mysql-client/client.cnf', 'ping'] },
+                    initialDelaySeconds: 10,
+                    periodSeconds: 5,
+                  },
                   livenessProbe: { tcpSocket: { port: 'mysql' }, initialDelaySeconds: 30, periodSeconds: 10 },
                   securityContext: restricted,
                 },
@@ -200,7 +238,11 @@ function syncMySQL({ parent, children, related }) {
                     { name: 'PRIMARY_HOST', value: `${name}-0.${name}-headless` },
                   ],
                   volumeMounts: mounts,
-                  readinessProbe: { exec: { command: ['bash', '-c', REPLICA_PROBE] }, initialDelaySeconds: 5, periodSeconds: 5 },
+                  readinessProbe: {
+                    exec: { command: ['bash', '-c', REPLICA_PROBE] },
+                    initialDelaySeconds: 5,
+                    periodSeconds: 5,
+                  },
                   securityContext: restricted,
                 },
               ],

@@ -29,7 +29,6 @@ const METACONTROLLER_CONNECTIONS = 5;
 const METACONTROLLER_ROUNDS = Number(process.env['BENCH_MC_ROUNDS'] ?? 3);
 const SIZES = [1, 10, 100, 1000];
 
-
 function rssMb(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -78,10 +77,29 @@ function machineTicks(): { total: number; steal: number } {
   return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
 }
 
-async function load(url: string, payload: string, pid: number, opts: { rate?: number; headers?: Record<string, string>; warm?: boolean; seconds?: number; connections?: number } = {}): Promise<Run> {
+async function load(
+  url: string,
+  payload: string,
+  pid: number,
+  opts: {
+    rate?: number;
+    headers?: Record<string, string>;
+    warm?: boolean;
+    seconds?: number;
+    connections?: number;
+  } = {},
+): Promise<Run> {
   const connections = opts.connections ?? CONNECTIONS;
   // A warm-up second first, so that both sides are measured hot (JIT, connection pools).
-  if (opts.warm !== false) await autocannon({ url, method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) }, connections, duration: 1 });
+  if (opts.warm !== false)
+    await autocannon({
+      url,
+      method: 'POST',
+      body: payload,
+      headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
+      connections,
+      duration: 1,
+    });
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200);
   const cpuBefore = cpuUs(pid);
@@ -98,7 +116,9 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
   clearInterval(sampler);
   const cpu = cpuUs(pid) - cpuBefore;
   const ticksAfter = machineTicks();
-  const stealPercent = Math.round((100 * (ticksAfter.steal - ticksBefore.steal)) / Math.max(1, ticksAfter.total - ticksBefore.total));
+  const stealPercent = Math.round(
+    (100 * (ticksAfter.steal - ticksBefore.steal)) / Math.max(1, ticksAfter.total - ticksBefore.total),
+  );
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
@@ -107,7 +127,7 @@ async function load(url: string, payload: string, pid: number, opts: { rate?: nu
     cpuUsPerRequest: Math.round(cpu / Math.max(1, result.requests.total)),
     stealPercent,
     errors: result.errors + result.timeouts,
-    non2xx: result.non2xx - (opts.headers?.['if-none-match'] ? result['3xx'] ?? 0 : 0),
+    non2xx: result.non2xx - (opts.headers?.['if-none-match'] ? (result['3xx'] ?? 0) : 0),
   };
 }
 
@@ -137,10 +157,13 @@ interface Target {
  * Runs `attempt` (one round: one or more runs measured back to back) until the hypervisor took no more than
  * STEAL_LIMIT of the machine during any of its runs, STEAL_RETRIES repeats at most; the last attempt is kept.
  */
-async function undisturbed<R extends Run[]>(attempt: (first: boolean) => Promise<R>): Promise<{ runs: R; repeats: number }> {
+async function undisturbed<R extends Run[]>(
+  attempt: (first: boolean) => Promise<R>,
+): Promise<{ runs: R; repeats: number }> {
   for (let repeats = 0; ; repeats++) {
     const runs = await attempt(repeats === 0);
-    if (Math.max(...runs.map((r) => r.stealPercent)) <= STEAL_LIMIT || repeats === STEAL_RETRIES) return { runs, repeats };
+    if (Math.max(...runs.map((r) => r.stealPercent)) <= STEAL_LIMIT || repeats === STEAL_RETRIES)
+      return { runs, repeats };
   }
 }
 
@@ -166,7 +189,13 @@ function summary(rs: Run[]): Run {
 async function compareAll(
   targets: Target[],
   payload: string,
-  { rounds = ROUNDS, rate, seconds, warmUp = true, connections = CONNECTIONS }: { rounds?: number; rate?: number; seconds?: number; warmUp?: boolean; connections?: number } = {},
+  {
+    rounds = ROUNDS,
+    rate,
+    seconds,
+    warmUp = true,
+    connections = CONNECTIONS,
+  }: { rounds?: number; rate?: number; seconds?: number; warmUp?: boolean; connections?: number } = {},
 ) {
   const runs = targets.map(() => [] as Run[]);
   const options = (target: Target, warm: boolean) => ({
@@ -212,10 +241,16 @@ const startHook = async (port: number, bodyLimit?: number) =>
   start(
     process.execPath,
     [serverScript()],
-    { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...(bodyLimit ? { METAOPS_BODY_LIMIT: String(bodyLimit) } : {}) },
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...(bodyLimit ? { METAOPS_BODY_LIMIT: String(bodyLimit) } : {}),
+    },
     `http://127.0.0.1:${port}/healthz`,
   );
-const startPeer = async (port: number) => start(process.execPath, [join(root, 'bench', 'peer.mjs')], { PORT: String(port) }, `http://127.0.0.1:${port}/`);
+const startPeer = async (port: number) =>
+  start(process.execPath, [join(root, 'bench', 'peer.mjs')], { PORT: String(port) }, `http://127.0.0.1:${port}/`);
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
@@ -238,13 +273,22 @@ async function main(): Promise<void> {
       try {
         const loadBefore = uptime();
         const url = `http://127.0.0.1:${hookPort}/hooks/${kind}/sync`;
-        const answer = await (await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text();
+        const answer = await (
+          await fetch(url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })
+        ).text();
         const bodyFile = join(dir, `${kind}-${n}.json`);
         writeFileSync(bodyFile, answer);
-        ceiling = await start(process.execPath, [join(root, 'bench', 'ceiling.mjs')], { PORT: String(ceilingPort), BODY_FILE: bodyFile }, `http://127.0.0.1:${ceilingPort}/`);
+        ceiling = await start(
+          process.execPath,
+          [join(root, 'bench', 'ceiling.mjs')],
+          { PORT: String(ceilingPort), BODY_FILE: bodyFile },
+          `http://127.0.0.1:${ceilingPort}/`,
+        );
         peer = await startPeer(peerPort);
         const peerUrl = `http://127.0.0.1:${peerPort}/hooks/${kind}/sync`;
-        const peerAnswer = await (await fetch(peerUrl, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })).text();
+        const peerAnswer = await (
+          await fetch(peerUrl, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } })
+        ).text();
         const ceilingTarget = { url: `http://127.0.0.1:${ceilingPort}/ceiling`, pid: ceiling.pid! };
         const hookTarget = { url, pid: server.pid! };
         const peerTarget = { url: peerUrl, pid: peer.pid! };
@@ -252,7 +296,11 @@ async function main(): Promise<void> {
         const full = await compareAll(targets, payload, { rounds: n === TARGET_CHILDREN ? TARGET_ROUNDS : ROUNDS });
         const [ceil, hook, peerRun] = full.summaries as [Run, Run, Run];
         // At Metacontroller's concurrency: 5 calls at once, as its 5 workers of one controller send them.
-        const mc = await compareAll(targets, payload, { rounds: METACONTROLLER_ROUNDS, connections: METACONTROLLER_CONNECTIONS, warmUp: false });
+        const mc = await compareAll(targets, payload, {
+          rounds: METACONTROLLER_ROUNDS,
+          connections: METACONTROLLER_CONNECTIONS,
+          warmUp: false,
+        });
         const [ceil5, hook5, peer5] = mc.summaries as [Run, Run, Run];
         // All three at half the hook's own rate: the ceiling's p99 is what the machine and the load generator
         // sharing it give a server that does nothing.
@@ -357,7 +405,13 @@ async function main(): Promise<void> {
       { url, pid: server.pid!, headers: { 'if-none-match': etag } },
       payload,
     );
-    etagRow = { fullRps: full.rps, notModifiedRps: notModified.rps, fullP99: full.p99, notModifiedP99: notModified.p99, responseBytes };
+    etagRow = {
+      fullRps: full.rps,
+      notModifiedRps: notModified.rps,
+      fullP99: full.p99,
+      notModifiedP99: notModified.p99,
+      responseBytes,
+    };
     console.log(JSON.stringify({ etag: etagRow }));
   } finally {
     server.kill();
@@ -366,7 +420,11 @@ async function main(): Promise<void> {
   // In-process: the pure sync functions from 1 to 10 000 children, in a process of their own so that the
   // heap the HTTP runs left behind does not weigh on them.
   const inProcess = JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'inprocess.ts')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'inprocess.ts')], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
   );
   for (const row of inProcess) console.log(JSON.stringify(row));
   const outbound = await measureOutbound();
@@ -402,14 +460,34 @@ function machineNow(loadAtStart: number[]) {
  * Secret fed back): time per sync, the share spent in AWS calls, and how many AWS operations one steady-state
  * sync sends (counted on the SDK's middleware stack, each request once).
  */
-async function measureS3(moto: { endpoint: string; region: string; admin: { accessKeyId: string; secretAccessKey: string } }, SdkAwsApi: typeof import('../hooks/s3/aws.js').SdkAwsApi, s3Sync: typeof import('../test/fixtures/hooks.js').s3Sync, timed: <T extends object>(target: T, box: { ms: number; calls: number }) => T): Promise<any> {
-  const aws = new SdkAwsApi({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, recordCalls: true });
+async function measureS3(
+  moto: { endpoint: string; region: string; admin: { accessKeyId: string; secretAccessKey: string } },
+  SdkAwsApi: typeof import('../hooks/s3/aws.js').SdkAwsApi,
+  s3Sync: typeof import('../test/fixtures/hooks.js').s3Sync,
+  timed: <T extends object>(target: T, box: { ms: number; calls: number }) => T,
+): Promise<any> {
+  const aws = new SdkAwsApi({
+    endpoint: moto.endpoint,
+    region: moto.region,
+    credentials: moto.admin,
+    recordCalls: true,
+  });
   let children: KubeObject[] = [];
   let status: Record<string, unknown> | undefined;
   const req = (): CompositeSyncRequest => ({
     controller: {},
-    parent: { apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'bench', namespace: 'default', uid: 'uid-bench', generation: 1 }, spec: { bucketName: 'metaops-bench' }, ...(status ? { status } : {}) },
-    children: objectMap(children.map((c) => asObserved(c)), 'v1', ['Secret.v1']),
+    parent: {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'bench', namespace: 'default', uid: 'uid-bench', generation: 1 },
+      spec: { bucketName: 'metaops-bench' },
+      ...(status ? { status } : {}),
+    },
+    children: objectMap(
+      children.map((c) => asObserved(c)),
+      'v1',
+      ['Secret.v1'],
+    ),
   });
   const step = async (api: typeof aws) => {
     const res = await s3Sync(req(), api, new Date());
@@ -473,11 +551,21 @@ async function measureOutbound(): Promise<any> {
     const n = 20;
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
-      const pods = k.children.filter((c) => c.kind === 'Pod').map((p) => ({ ...asObserved(p), status: { phase: 'Running' } }));
-      await etcdSync({ controller: {}, parent: k.parent(), children: objectMap(pods, 'v1', ['Pod.v1']) }, { etcd: client, now: new Date() });
+      const pods = k.children
+        .filter((c) => c.kind === 'Pod')
+        .map((p) => ({ ...asObserved(p), status: { phase: 'Running' } }));
+      await etcdSync(
+        { controller: {}, parent: k.parent(), children: objectMap(pods, 'v1', ['Pod.v1']) },
+        { etcd: client, now: new Date() },
+      );
     }
     const total = (performance.now() - t0) / n;
-    out.etcdcluster = { syncMs: Number(total.toFixed(1)), remoteMs: Number((box.ms / n).toFixed(1)), remoteShare: Number((box.ms / n / total).toFixed(2)), remoteCallsPerSync: box.calls / n };
+    out.etcdcluster = {
+      syncMs: Number(total.toFixed(1)),
+      remoteMs: Number((box.ms / n).toFixed(1)),
+      remoteShare: Number((box.ms / n / total).toFixed(2)),
+      remoteCallsPerSync: box.calls / n,
+    };
   } finally {
     await k.shutdown();
   }

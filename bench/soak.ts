@@ -27,21 +27,36 @@ const requests = [
     path: '/hooks/etcdbackup/sync',
     body: JSON.stringify({
       controller: {},
-      parent: { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdBackup', metadata: { name: 'b', namespace: 'default', generation: 1 }, spec: { clusterName: 'c', s3: { path: 'bucket/key' } } },
+      parent: {
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdBackup',
+        metadata: { name: 'b', namespace: 'default', generation: 1 },
+        spec: { clusterName: 'c', s3: { path: 'bucket/key' } },
+      },
     }),
   },
   {
     path: '/hooks/etcdrestore/sync',
     body: JSON.stringify({
       controller: {},
-      parent: { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdRestore', metadata: { name: 'r', namespace: 'default', generation: 1 }, spec: { etcdCluster: { name: 'c' }, s3: { path: 'bucket/key' } } },
+      parent: {
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdRestore',
+        metadata: { name: 'r', namespace: 'default', generation: 1 },
+        spec: { etcdCluster: { name: 'c' }, s3: { path: 'bucket/key' } },
+      },
     }),
   },
   {
     path: '/hooks/podbuggertool/customize',
     body: JSON.stringify({
       controller: {},
-      parent: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', metadata: { name: 't', namespace: 'default', generation: 1 }, spec: { label: 'app=web', image: 'busybox' } },
+      parent: {
+        apiVersion: 'debug.metaops.dev/v1alpha1',
+        kind: 'PodBuggerTool',
+        metadata: { name: 't', namespace: 'default', generation: 1 },
+        spec: { label: 'app=web', image: 'busybox' },
+      },
     }),
   },
 ];
@@ -61,14 +76,22 @@ for (let i = 0; i < 100; i++) {
 }
 const samples: Array<{ s: number; rssMb: number }> = [];
 const started = Date.now();
-const sampler = setInterval(() => samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: rssMb(server.pid!) }), 10_000);
+const sampler = setInterval(
+  () => samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: rssMb(server.pid!) }),
+  10_000,
+);
 samples.push({ s: 0, rssMb: rssMb(server.pid!) });
 const result = await autocannon({
   url: `http://127.0.0.1:${port}`,
   connections: 8,
   duration: SECONDS,
   overallRate: RATE,
-  requests: requests.map((r) => ({ method: 'POST', path: r.path, body: r.body, headers: { 'content-type': 'application/json' } })),
+  requests: requests.map((r) => ({
+    method: 'POST',
+    path: r.path,
+    body: r.body,
+    headers: { 'content-type': 'application/json' },
+  })),
 });
 clearInterval(sampler);
 samples.push({ s: SECONDS, rssMb: rssMb(server.pid!) });
@@ -83,7 +106,12 @@ const soak = {
   errors: result.errors + result.timeouts,
   non2xx: result.non2xx,
   p99: result.latency.p99,
-  rssMb: { start: samples[0]!.rssMb, secondMinute: avg(firstMinute), lastMinute: avg(lastMinute), max: Math.max(...samples.map((x) => x.rssMb)) },
+  rssMb: {
+    start: samples[0]!.rssMb,
+    secondMinute: avg(firstMinute),
+    lastMinute: avg(lastMinute),
+    max: Math.max(...samples.map((x) => x.rssMb)),
+  },
   samples,
 };
 writeFileSync(join(root, 'bench', 'soak.json'), JSON.stringify(soak, null, 2) + '\n');

@@ -105,7 +105,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = options.metrics ?? new Metrics();
   const auth = options.auth ?? {};
   const deadline = options.hookDeadlineMs ?? DEFAULT_HOOK_DEADLINE_MS;
-  const services = instrumentedServices({ ...defaultServices(), ...options.services }, metrics, options.services?.events);
+  const services = instrumentedServices(
+    { ...defaultServices(), ...options.services },
+    metrics,
+    options.services?.events,
+  );
   // An unauthenticated caller records no Events (an Event is a side effect too) and gets no Kubernetes API.
   const pureServices: Services = { ...services, kube: refuseClient, events: () => NO_EVENTS };
 
@@ -196,7 +200,6 @@ function createFastify(options: AppOptions) {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
-
 }
 
 type App = ReturnType<typeof createFastify>;
@@ -228,15 +231,54 @@ function routesOf(def: HookDefinition): HookRoute[] {
   const routes: HookRoute[] =
     def.type === 'composite'
       ? [
-          { hook: 'sync', body: CompositeSyncRequest, response: CompositeSyncResponse, handler: (b, ctx) => def.sync(confineRelated(b), ctx), effects },
-          ...(def.finalize ? [{ hook: 'finalize' as const, body: CompositeSyncRequest, response: CompositeSyncResponse, handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx), effects }] : []),
+          {
+            hook: 'sync',
+            body: CompositeSyncRequest,
+            response: CompositeSyncResponse,
+            handler: (b, ctx) => def.sync(confineRelated(b), ctx),
+            effects,
+          },
+          ...(def.finalize
+            ? [
+                {
+                  hook: 'finalize' as const,
+                  body: CompositeSyncRequest,
+                  response: CompositeSyncResponse,
+                  handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx),
+                  effects,
+                },
+              ]
+            : []),
         ]
       : [
-          { hook: 'sync', body: DecoratorSyncRequest, response: DecoratorSyncResponse, handler: (b, ctx) => def.sync(confineRelated(b), ctx), effects },
-          ...(def.finalize ? [{ hook: 'finalize' as const, body: DecoratorSyncRequest, response: DecoratorSyncResponse, handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx), effects }] : []),
+          {
+            hook: 'sync',
+            body: DecoratorSyncRequest,
+            response: DecoratorSyncResponse,
+            handler: (b, ctx) => def.sync(confineRelated(b), ctx),
+            effects,
+          },
+          ...(def.finalize
+            ? [
+                {
+                  hook: 'finalize' as const,
+                  body: DecoratorSyncRequest,
+                  response: DecoratorSyncResponse,
+                  handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx),
+                  effects,
+                },
+              ]
+            : []),
         ];
   // Customize answers only name related objects: pure, whatever the definition does in sync.
-  if (def.customize) routes.push({ hook: 'customize', body: CustomizeRequest, response: CustomizeResponse, handler: (b, ctx) => def.customize!(b, ctx), effects: false });
+  if (def.customize)
+    routes.push({
+      hook: 'customize',
+      body: CustomizeRequest,
+      response: CustomizeResponse,
+      handler: (b, ctx) => def.customize!(b, ctx),
+      effects: false,
+    });
   return routes;
 }
 
@@ -247,34 +289,57 @@ function routesOf(def: HookDefinition): HookRoute[] {
  */
 function serveOperator(app: App, def: HookDefinition, routes: RouteContext): void {
   const env = { env: routes.options.env ?? process.env };
-  const built = { ...(def.clients?.(env) as Record<string, unknown> | undefined), ...routes.options.clients?.[def.name] };
+  const built = {
+    ...(def.clients?.(env) as Record<string, unknown> | undefined),
+    ...routes.options.clients?.[def.name],
+  };
   const clients = instrumentedClients(built, routes.metrics);
   const refused = Object.fromEntries(Object.keys(built).map((key) => [key, refuseClient]));
-  const settings = { ...(def.settings?.(env) as Record<string, unknown> | undefined), ...routes.options.settings?.[def.name] };
+  const settings = {
+    ...(def.settings?.(env) as Record<string, unknown> | undefined),
+    ...routes.options.settings?.[def.name],
+  };
   const kind = def.type === 'composite' ? def.resource.kind : def.name;
   for (const route of routesOf(def)) {
     const path = `/hooks/${def.name}/${route.hook}`;
     routes.served.push({ name: def.name, kind, type: def.type, hook: route.hook, method: 'POST', path });
     const name = `${def.name}/${route.hook}`;
     const contextOf = (request: FastifyRequest) =>
-      request.authenticated ? new CallContext(routes.services, clients, settings, request, name) : new CallContext(routes.pureServices, refused, settings, request, name);
+      request.authenticated
+        ? new CallContext(routes.services, clients, settings, request, name)
+        : new CallContext(routes.pureServices, refused, settings, request, name);
     addRoute(app, path, route, { ...routes, name, contextOf });
   }
 }
 
 /** One hook route: the caller checked before the body is read, the answer served with its ETag, the call counted. */
-function addRoute(app: App, path: string, route: HookRoute, routes: RouteContext & { name: string; contextOf: (request: FastifyRequest) => CallContext }): void {
+function addRoute(
+  app: App,
+  path: string,
+  route: HookRoute,
+  routes: RouteContext & { name: string; contextOf: (request: FastifyRequest) => CallContext },
+): void {
   const { metrics, guard, deadline, name, contextOf } = routes;
   // Counted and timed per route (a hook of its own, not a server-wide one that would have to find out which
   // route answered): every answer, refusals and errors included.
   const onResponse = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const code = reply.statusCode;
-    const outcome = code === 304 ? 'not_modified' : code === OVERLOADED ? 'deadline' : code < 400 ? 'ok' : code < 500 ? 'client_error' : 'error';
+    const outcome =
+      code === 304
+        ? 'not_modified'
+        : code === OVERLOADED
+          ? 'deadline'
+          : code < 400
+            ? 'ok'
+            : code < 500
+              ? 'client_error'
+              : 'error';
     metrics.hookCall(name, outcome, reply.elapsedTime / 1000);
     done();
   };
   const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
-    if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug')) ctx.log.debug('hook answered');
+    if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug'))
+      ctx.log.debug('hook answered');
     return sendTagged(request, reply, serialized(reply, result as Record<string, unknown>));
   };
   // The caller is checked by the route itself, on the route Fastify's router chose (so no spelling of the
@@ -285,15 +350,20 @@ function addRoute(app: App, path: string, route: HookRoute, routes: RouteContext
     if (refusal.challenge) reply.header('www-authenticate', refusal.challenge);
     refuse(request, reply, refusal.status, refusal.message);
   };
-  app.post(path, { schema: { body: route.body, response: { 200: route.response } }, onRequest, onResponse }, (request, reply) => {
-    const ctx = contextOf(request);
-    const answer = route.handler(request.body as never, ctx);
-    if (answer instanceof Promise) return withDeadline(answer, deadline, ctx).then((result) => answered(request, reply, ctx, result));
-    // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
-    // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
-    answered(request, reply, ctx, answer);
-    return undefined;
-  });
+  app.post(
+    path,
+    { schema: { body: route.body, response: { 200: route.response } }, onRequest, onResponse },
+    (request, reply) => {
+      const ctx = contextOf(request);
+      const answer = route.handler(request.body as never, ctx);
+      if (answer instanceof Promise)
+        return withDeadline(answer, deadline, ctx).then((result) => answered(request, reply, ctx, result));
+      // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
+      // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
+      answered(request, reply, ctx, answer);
+      return undefined;
+    },
+  );
 }
 
 /**
@@ -387,7 +457,9 @@ async function withDeadline<T>(answer: Promise<T>, ms: number, ctx: CallContext)
   let timer: NodeJS.Timeout | undefined;
   const overdue = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const err = new Error(`the hook did not answer within ${ms} ms; retry after ${RETRY_AFTER_SECONDS} s`) as Error & { statusCode: number };
+      const err = new Error(
+        `the hook did not answer within ${ms} ms; retry after ${RETRY_AFTER_SECONDS} s`,
+      ) as Error & { statusCode: number };
       err.statusCode = OVERLOADED;
       ctx.abort(err);
       reject(err);
@@ -519,7 +591,13 @@ function notFound(request: FastifyRequest, reply: FastifyReply): void {
 
 /** One line per refused or timed-out hook call: who, what, why; never headers, bodies or queries. */
 function logRefusal(request: FastifyRequest, status: number, message: string): void {
-  const line = { statusCode: status, method: request.method, url: safeUrl(request.url), remoteAddress: request.ip, reason: message };
+  const line = {
+    statusCode: status,
+    method: request.method,
+    url: safeUrl(request.url),
+    remoteAddress: request.ip,
+    reason: message,
+  };
   if (status >= 500 || status === OVERLOADED) request.log.warn(line, 'hook call failed');
   else if (status === 404) request.log.info(line, 'no such route');
   else request.log.warn(line, 'hook call refused');
@@ -530,11 +608,18 @@ function logRefusal(request: FastifyRequest, status: number, message: string): v
  * Fastify's default, logged at info with the error's code only. Node attaches the raw bytes to the error
  * (`rawPacket`), and the default handler logs the whole error at trace: an Authorization header and all.
  */
-function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+function clientErrorHandler(
+  this: FastifyInstance,
+  err: NodeJS.ErrnoException,
+  socket: import('node:net').Socket,
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message: 'malformed HTTP request' });
-  this.log.info({ statusCode: status, code: err.code, remoteAddress: socket.remoteAddress }, 'malformed HTTP request refused');
+  this.log.info(
+    { statusCode: status, code: err.code, remoteAddress: socket.remoteAddress },
+    'malformed HTTP request refused',
+  );
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -27,7 +27,12 @@ export function serviceChild(
     spec['publishNotReadyAddresses'] = true;
   }
   spec['selector'] = selector;
-  spec['ports'] = ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort ?? p.name, protocol: 'TCP' }));
+  spec['ports'] = ports.map((p) => ({
+    name: p.name,
+    port: p.port,
+    targetPort: p.targetPort ?? p.name,
+    protocol: 'TCP',
+  }));
   return {
     apiVersion: 'v1',
     kind: 'Service',

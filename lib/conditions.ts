@@ -42,9 +42,7 @@ export function previousConditions(status: unknown): Condition[] {
   if (!status || typeof status !== 'object') return [];
   const list = (status as { conditions?: unknown }).conditions;
   if (!Array.isArray(list)) return [];
-  return list.filter(
-    (c): c is Condition => !!c && typeof c === 'object' && typeof (c as Condition).type === 'string',
-  );
+  return list.filter((c): c is Condition => !!c && typeof c === 'object' && typeof (c as Condition).type === 'string');
 }
 
 /** Builds the conditions, keeping each one's lastTransitionTime unless its status changed. */
@@ -60,7 +58,9 @@ export function buildConditions(
     const status = input.status === 'Unknown' ? 'Unknown' : input.status ? 'True' : 'False';
     const before = previous.find((c) => c.type === input.type);
     const lastTransitionTime =
-      before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : (stamp ??= rfc3339(now));
+      before && before.status === status && before.lastTransitionTime
+        ? before.lastTransitionTime
+        : (stamp ??= rfc3339(now));
     const condition: Condition = {
       type: input.type,
       status,

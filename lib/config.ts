@@ -50,7 +50,14 @@ export class ConfigError extends Error {
 
 /** A whole number in [min, max] written in plain decimal digits, or a problem naming the variable. */
 // eslint-disable-next-line max-params -- one call per setting reads as a table row: name, default, bounds, and where problems go
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+function integer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
   const raw = env[name];
   if (raw === undefined) return fallback;
   const text = raw.trim();
@@ -104,11 +111,13 @@ function authSettings(env: NodeJS.ProcessEnv, problems: string[]): AuthConfig {
   const auth: AuthConfig = {};
   const bearer = secret(env, 'METAOPS_AUTH_TOKEN', problems);
   if (bearer !== undefined) {
-    if (bearer.length < MIN_TOKEN_LENGTH) problems.push(`METAOPS_AUTH_TOKEN is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    if (bearer.length < MIN_TOKEN_LENGTH)
+      problems.push(`METAOPS_AUTH_TOKEN is shorter than ${MIN_TOKEN_LENGTH} characters`);
     else if (/\s/.test(bearer)) problems.push('METAOPS_AUTH_TOKEN contains white space');
     // A Bearer token is RFC 6750's token68 (ASCII letters, digits, -._~+/ and trailing =): anything else cannot
     // travel in a header the same way on both sides (a UTF-8 token arrives as latin1 and never matches).
-    else if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(bearer)) problems.push('METAOPS_AUTH_TOKEN must be ASCII letters, digits and -._~+/ (e.g. `openssl rand -hex 32`)');
+    else if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(bearer))
+      problems.push('METAOPS_AUTH_TOKEN must be ASCII letters, digits and -._~+/ (e.g. `openssl rand -hex 32`)');
     else auth.bearer = bearer;
   }
   const basic = secret(env, 'METAOPS_BASIC_AUTH', problems);
@@ -133,14 +142,26 @@ function flag(env: NodeJS.ProcessEnv, name: string, problems: string[]): boolean
 // eslint-disable-next-line complexity -- every TLS variable is checked and its problem said; one `if` per variable and pairing
 function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | undefined {
   // Present but empty is a mistake, not "off": it would serve the token in clear, or turn mTLS off.
-  for (const name of ['METAOPS_TLS_CERT_FILE', 'METAOPS_TLS_KEY_FILE', 'METAOPS_TLS_CLIENT_CA_FILE', 'METAOPS_TLS_CLIENT_NAMES']) {
-    if (env[name] !== undefined && env[name]!.trim() === '') problems.push(`${name} is empty: set a value, or unset it`);
+  for (const name of [
+    'METAOPS_TLS_CERT_FILE',
+    'METAOPS_TLS_KEY_FILE',
+    'METAOPS_TLS_CLIENT_CA_FILE',
+    'METAOPS_TLS_CLIENT_NAMES',
+  ]) {
+    if (env[name] !== undefined && env[name]!.trim() === '')
+      problems.push(`${name} is empty: set a value, or unset it`);
   }
   const certFile = env['METAOPS_TLS_CERT_FILE']?.trim() || undefined;
   const keyFile = env['METAOPS_TLS_KEY_FILE']?.trim() || undefined;
   const clientCaFile = env['METAOPS_TLS_CLIENT_CA_FILE']?.trim() || undefined;
   const names = env['METAOPS_TLS_CLIENT_NAMES'];
-  const clientNames = names === undefined ? undefined : names.split(',').map((n) => n.trim()).filter(Boolean);
+  const clientNames =
+    names === undefined
+      ? undefined
+      : names
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean);
   if (!certFile && !keyFile) {
     if (clientCaFile) problems.push('METAOPS_TLS_CLIENT_CA_FILE needs METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE');
     if (names !== undefined) problems.push('METAOPS_TLS_CLIENT_NAMES needs TLS with METAOPS_TLS_CLIENT_CA_FILE');
@@ -168,12 +189,15 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
     try {
       createSecureContext({ cert, key });
     } catch (err) {
-      problems.push(`METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE cannot be used together: ${(err as Error).message}`);
+      problems.push(
+        `METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE cannot be used together: ${(err as Error).message}`,
+      );
     }
   }
   if (ca) {
     const text = ca.toString('utf8');
-    if (!text.includes('-----BEGIN CERTIFICATE-----')) problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: no PEM certificate in the file`);
+    if (!text.includes('-----BEGIN CERTIFICATE-----'))
+      problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: no PEM certificate in the file`);
     else {
       try {
         createSecureContext({ ca });
@@ -184,7 +208,8 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
   }
   if (clientNames !== undefined) {
     if (!clientCaFile) problems.push('METAOPS_TLS_CLIENT_NAMES needs METAOPS_TLS_CLIENT_CA_FILE');
-    if (clientNames.length === 0) problems.push('METAOPS_TLS_CLIENT_NAMES is empty: list the allowed names, or unset it');
+    if (clientNames.length === 0)
+      problems.push('METAOPS_TLS_CLIENT_NAMES is empty: list the allowed names, or unset it');
   }
   return {
     certFile,
@@ -195,17 +220,28 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
 }
 
 /** Every setting, checked; throws ConfigError listing every problem at once. */
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, operatorProblems: (env: NodeJS.ProcessEnv) => string[] = () => []): Settings {
+export function settingsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  operatorProblems: (env: NodeJS.ProcessEnv) => string[] = () => [],
+): Settings {
   const problems: string[] = [];
   const port = integer(env, 'PORT', 8080, 1, 65535, problems);
   const host = (env['HOST'] ?? '0.0.0.0').trim();
   if (host === '') problems.push('HOST is empty');
   const logLevel = (env['LOG_LEVEL'] ?? 'info').trim().toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(env['LOG_LEVEL'])}: expected one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL=${JSON.stringify(env['LOG_LEVEL'])}: expected one of ${LOG_LEVELS.join(', ')}`);
   const auth = authSettings(env, problems);
   const allowUnauthenticated = flag(env, 'METAOPS_ALLOW_UNAUTHENTICATED', problems);
   const bodyLimit = integer(env, 'METAOPS_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, MAX_BODY_LIMIT, problems);
-  const hookDeadlineMs = integer(env, 'METAOPS_HOOK_DEADLINE_MS', DEFAULT_HOOK_DEADLINE_MS, MIN_HOOK_DEADLINE_MS, MAX_HOOK_DEADLINE_MS, problems);
+  const hookDeadlineMs = integer(
+    env,
+    'METAOPS_HOOK_DEADLINE_MS',
+    DEFAULT_HOOK_DEADLINE_MS,
+    MIN_HOOK_DEADLINE_MS,
+    MAX_HOOK_DEADLINE_MS,
+    problems,
+  );
   const tls = tlsSettings(env, problems);
   problems.push(...operatorProblems(env));
   if (problems.length > 0) throw new ConfigError(problems);

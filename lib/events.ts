@@ -76,8 +76,15 @@ export function referenceOf(parent: ParentObject): ObjectReference {
 export function eventName(parent: ParentObject, spec: EventSpec, now: Date): string {
   const bucket = Math.floor(now.getTime() / (EVENT_BUCKET_SECONDS * 1000));
   const who = parent.metadata.uid ?? `${parent.metadata.namespace ?? ''}/${parent.metadata.name ?? ''}`;
-  const hash = createHash('sha256').update(JSON.stringify([who, spec.reason, spec.subject ?? '', bucket])).digest('hex').slice(0, 16);
-  const prefix = (parent.metadata.name ?? '').toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 200).replace(/^[-.]+|[-.]+$/g, '');
+  const hash = createHash('sha256')
+    .update(JSON.stringify([who, spec.reason, spec.subject ?? '', bucket]))
+    .digest('hex')
+    .slice(0, 16);
+  const prefix = (parent.metadata.name ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .slice(0, 200)
+    .replace(/^[-.]+|[-.]+$/g, '');
   return prefix ? `${prefix}.${hash}` : hash;
 }
 
@@ -121,7 +128,10 @@ export class KubeEventRecorder implements EventRecorder {
 
   private async write(event: KubeEvent, what: string, log?: EventLog): Promise<void> {
     if (this.inFlight >= MAX_EVENTS_IN_FLIGHT) {
-      log?.warn({ reason: event.reason }, `${what}: the event ${event.reason} was dropped: ${MAX_EVENTS_IN_FLIGHT} events are being written already`);
+      log?.warn(
+        { reason: event.reason },
+        `${what}: the event ${event.reason} was dropped: ${MAX_EVENTS_IN_FLIGHT} events are being written already`,
+      );
       return;
     }
     this.inFlight += 1;
@@ -154,7 +164,13 @@ async function boundedWait(work: Promise<unknown>, ms: number): Promise<void> {
     timer = setTimeout(resolve, ms);
   });
   try {
-    await Promise.race([work.then(() => undefined, () => undefined), late]);
+    await Promise.race([
+      work.then(
+        () => undefined,
+        () => undefined,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -185,7 +201,13 @@ export function conditionEvents(parent: ParentObject, status: unknown, rules: Co
     if (!warning && !rules.normals?.has(reason)) continue;
     // Two conditions that take the same reason at once (Ready and Synced) are one occurrence.
     if (out.some((e) => e.reason === reason)) continue;
-    out.push({ type: warning ? 'Warning' : 'Normal', reason, action: rules.action, note: `${c.type}: ${String(c.message ?? '')}`, subject: c.type });
+    out.push({
+      type: warning ? 'Warning' : 'Normal',
+      reason,
+      action: rules.action,
+      note: `${c.type}: ${String(c.message ?? '')}`,
+      subject: c.type,
+    });
   }
   return out;
 }
@@ -207,14 +229,25 @@ export interface EventfulCall {
  * Runs a composite hook and records the events of its answer: the steps it reports through `note` while it runs,
  * and the conditions it changed. The answer is the hook's, whatever happens to the events.
  */
-export async function withEvents({ request, recorder, now, log, rules, run, extra }: EventfulCall): Promise<CompositeSyncResponse> {
+export async function withEvents({
+  request,
+  recorder,
+  now,
+  log,
+  rules,
+  run,
+  extra,
+}: EventfulCall): Promise<CompositeSyncResponse> {
   const steps: EventSpec[] = [];
   const response = await run((event) => steps.push(event));
   let events: EventSpec[];
   try {
     events = [...steps, ...(extra?.(response) ?? []), ...conditionEvents(request.parent, response.status, rules)];
   } catch (err) {
-    log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'the events of this answer could not be worked out');
+    log?.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'the events of this answer could not be worked out',
+    );
     return response;
   }
   try {

@@ -120,7 +120,10 @@ export interface CompositeHookDefinition<C = any, K = any> extends DefinitionBas
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
   sync(request: CompositeSyncRequest, ctx: HookContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
-  finalize?(request: CompositeSyncRequest, ctx: HookContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
+  finalize?(
+    request: CompositeSyncRequest,
+    ctx: HookContext<C, K>,
+  ): CompositeSyncResponse | Promise<CompositeSyncResponse>;
   customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
 }
 
@@ -129,7 +132,10 @@ export interface DecoratorHookDefinition<C = any, K = any> extends DefinitionBas
   resources: Array<{ apiVersion: string; resource: string }>;
   attachments: ChildResourceRule[];
   sync(request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
-  finalize?(request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
+  finalize?(
+    request: DecoratorSyncRequest,
+    ctx: HookContext<C, K>,
+  ): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
   customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
 }
 

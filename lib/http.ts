@@ -33,7 +33,10 @@ export class AnswerTooLargeError extends Error {
 
 export function call(url: URL, o: CallOptions): Promise<{ status: number; body: string }> {
   const https = url.protocol === 'https:';
-  const headers = { ...(o.headers ?? {}), ...(o.body !== undefined ? { 'content-length': Buffer.byteLength(o.body) } : {}) };
+  const headers = {
+    ...(o.headers ?? {}),
+    ...(o.body !== undefined ? { 'content-length': Buffer.byteLength(o.body) } : {}),
+  };
   return new Promise((resolve, reject) => {
     // Settled once; a failure destroys both streams without handing them an error to emit again (a destroyed
     // response with an error and no listener would be an uncaught exception: the process would die).
@@ -45,39 +48,44 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       reject(err);
       req.destroy();
     };
-    const req = (https ? httpsRequest : httpRequest)(url, { method: o.method, headers, ...(https ? o.tls : {}) }, (res) => {
-      res.on('error', fail);
-      const chunks: Buffer[] = [];
-      const limit = o.maxBytes ?? MAX_ANSWER_BYTES;
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > limit) {
-        res.destroy();
-        fail(new AnswerTooLargeError(limit));
-        return;
-      }
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (settled) return;
-        size += c.length;
-        if (size > limit) {
-          chunks.length = 0;
+    const req = (https ? httpsRequest : httpRequest)(
+      url,
+      { method: o.method, headers, ...(https ? o.tls : {}) },
+      (res) => {
+        res.on('error', fail);
+        const chunks: Buffer[] = [];
+        const limit = o.maxBytes ?? MAX_ANSWER_BYTES;
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > limit) {
           res.destroy();
           fail(new AnswerTooLargeError(limit));
           return;
         }
-        chunks.push(c);
-      });
-      res.on('end', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (settled) return;
+          size += c.length;
+          if (size > limit) {
+            chunks.length = 0;
+            res.destroy();
+            fail(new AnswerTooLargeError(limit));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
     const timer = setTimeout(() => fail(o.timeoutError()), o.timeoutMs);
     const signal = o.signal;
     if (signal) {
-      const abandon = () => fail(signal.reason instanceof Error ? signal.reason : new Error('the hook call was abandoned'));
+      const abandon = () =>
+        fail(signal.reason instanceof Error ? signal.reason : new Error('the hook call was abandoned'));
       if (signal.aborted) abandon();
       else {
         signal.addEventListener('abort', abandon, { once: true });

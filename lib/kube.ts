@@ -229,7 +229,13 @@ export class HttpKubeApi implements KubeApi {
     const file = conn.tokenFile;
     const st = statSync(file);
     const cached = this.token;
-    if (cached && cached.file === file && cached.mtimeMs === st.mtimeMs && cached.size === st.size && cached.ino === st.ino) {
+    if (
+      cached &&
+      cached.file === file &&
+      cached.mtimeMs === st.mtimeMs &&
+      cached.size === st.size &&
+      cached.ino === st.ino
+    ) {
       return cached.value;
     }
     const value = readFileSync(file, 'utf8').trim();
@@ -248,8 +254,20 @@ export class HttpKubeApi implements KubeApi {
     // Whatever the server said, callers get the object they asked for or an error: an answer that is not that
     // object (`{}`, a string, another object) is the server's failure, never a crash of the hook.
     const meta = (answer as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
-    if (!answer || typeof answer !== 'object' || Array.isArray(answer) || !meta || typeof meta !== 'object' || meta.name !== name || (meta.namespace ?? namespace) !== namespace) {
-      throw new KubeError(502, `the API server's answer for ${resource} ${namespace}/${name} is not that object`, 'InvalidAnswer');
+    if (
+      !answer ||
+      typeof answer !== 'object' ||
+      Array.isArray(answer) ||
+      !meta ||
+      typeof meta !== 'object' ||
+      meta.name !== name ||
+      (meta.namespace ?? namespace) !== namespace
+    ) {
+      throw new KubeError(
+        502,
+        `the API server's answer for ${resource} ${namespace}/${name} is not that object`,
+        'InvalidAnswer',
+      );
     }
     return answer as KubeObject;
   }
@@ -261,14 +279,26 @@ export class HttpKubeApi implements KubeApi {
     precondition?: Precondition,
   ): Promise<void> {
     const path = `${objectPath('v1', 'pods', namespace, pod)}/ephemeralcontainers`;
-    const metadata = precondition && (precondition.uid || precondition.resourceVersion) ? { metadata: { ...precondition } } : {};
-    await this.call('PATCH', path, { ...metadata, spec: { ephemeralContainers: containers } }, 'application/strategic-merge-patch+json');
+    const metadata =
+      precondition && (precondition.uid || precondition.resourceVersion) ? { metadata: { ...precondition } } : {};
+    await this.call(
+      'PATCH',
+      path,
+      { ...metadata, spec: { ephemeralContainers: containers } },
+      'application/strategic-merge-patch+json',
+    );
   }
 
   async createEvent(event: KubeEvent): Promise<'created' | 'exists'> {
     const path = `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(event.namespace)}/events`;
     try {
-      await this.call('POST', path, eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)), 'application/json', EVENT_ANSWER_BYTES);
+      await this.call(
+        'POST',
+        path,
+        eventObject(event, `${REPORTING_CONTROLLER}-${hostname()}`.slice(0, 128)),
+        'application/json',
+        EVENT_ANSWER_BYTES,
+      );
       return 'created';
     } catch (err) {
       if (err instanceof KubeError && err.status === 409) return 'exists';
@@ -277,17 +307,35 @@ export class HttpKubeApi implements KubeApi {
   }
 
   async patchEventSeries(namespace: string, name: string, series: EventSeries): Promise<void> {
-    const body = { series: { count: Math.max(2, Math.floor(series.count)), lastObservedTime: microTime(series.lastObservedTime) } };
-    await this.call('PATCH', objectPath('events.k8s.io/v1', 'events', namespace, name), body, 'application/merge-patch+json', EVENT_ANSWER_BYTES);
+    const body = {
+      series: { count: Math.max(2, Math.floor(series.count)), lastObservedTime: microTime(series.lastObservedTime) },
+    };
+    await this.call(
+      'PATCH',
+      objectPath('events.k8s.io/v1', 'events', namespace, name),
+      body,
+      'application/merge-patch+json',
+      EVENT_ANSWER_BYTES,
+    );
   }
 
-  private async call(method: string, path: string, body?: unknown, contentType?: string, maxBytes?: number): Promise<unknown> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    maxBytes?: number,
+  ): Promise<unknown> {
     const conn = await this.connection();
     let token: string | undefined;
     try {
       token = this.bearer(conn);
     } catch (err) {
-      throw new KubeError(0, `${method} ${path}: cannot read the token file: ${(err as Error).message}`, 'Unauthorized');
+      throw new KubeError(
+        0,
+        `${method} ${path}: cannot read the token file: ${(err as Error).message}`,
+        'Unauthorized',
+      );
     }
     const tls: NonNullable<CallOptions['tls']> = { rejectUnauthorized: !conn.insecure };
     if (conn.ca) tls.ca = conn.ca;

@@ -67,7 +67,11 @@ for (const method of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as con
  * Fastify's childLoggerFactory: lazy children for requests, except where a route asks for its own level or
  * serialisers (then the child must exist to carry them).
  */
-export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
+export function lazyChildLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildOptions,
+): FastifyBaseLogger {
   const opts = options as { level?: string; serializers?: unknown } | undefined;
   if (opts?.level || opts?.serializers) return logger.child(bindings, options);
   return new LazyChildLogger(logger, bindings, options);

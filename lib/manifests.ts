@@ -82,7 +82,9 @@ function convert(node: JsonObject): JsonObject {
     // A defaulted field is filled in by the API server before validation: requiring it says nothing more,
     // and would make an enclosing default such as `{}` invalid.
     const props = out['properties'] as JsonObject;
-    const required = (out['required'] as string[]).filter((name) => !('default' in ((props[name] as JsonObject) ?? {})));
+    const required = (out['required'] as string[]).filter(
+      (name) => !('default' in ((props[name] as JsonObject) ?? {})),
+    );
     if (required.length) out['required'] = required;
     else delete out['required'];
   }
@@ -163,8 +165,7 @@ export function crd(r: ResourceDefinition): JsonObject {
 
 /** Where Metacontroller reaches the hooks: the in-cluster Service, or a URL (the end-to-end suite). */
 export type WebhookTarget =
-  | { kind: 'service'; name: string; namespace: string; port: number }
-  | { kind: 'url'; base: string };
+  { kind: 'service'; name: string; namespace: string; port: number } | { kind: 'url'; base: string };
 
 export const PRODUCTION_TARGET: WebhookTarget = { kind: 'service', name: 'metaops', namespace: 'metaops', port: 80 };
 
@@ -213,7 +214,9 @@ export const ETAG = { enabled: true, cacheTimeoutSeconds: 600, cacheCleanupSecon
  */
 export function rolling(def: HookDefinition): boolean {
   const rules = def.type === 'composite' ? def.childResources : def.attachments;
-  return rules.some((r) => r.updateStrategy?.method === 'RollingRecreate' || r.updateStrategy?.method === 'RollingInPlace');
+  return rules.some(
+    (r) => r.updateStrategy?.method === 'RollingRecreate' || r.updateStrategy?.method === 'RollingInPlace',
+  );
 }
 
 function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {

@@ -34,7 +34,10 @@ export class Metrics {
   });
 
   /** Labelled children per hook and outcome, looked up once: a call records without building label objects. */
-  private readonly hookRecorders = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
+  private readonly hookRecorders = new Map<
+    string,
+    { calls: { inc(): void }; duration: { observe(v: number): void } }
+  >();
 
   /** One hook call: counted and its duration (seconds) observed. */
   hookCall(hook: string, outcome: HookOutcome, seconds: number): void {

@@ -49,12 +49,16 @@ export function observedNamed(
   const group = map?.[typeKey(kind, apiVersion)];
   if (!group) return undefined;
   const matches = (o: KubeObject | undefined): o is KubeObject =>
-    Boolean(o) && typeof o === 'object' && o!.metadata?.name === name && (namespace === undefined || (o!.metadata.namespace ?? '') === namespace);
+    Boolean(o) &&
+    typeof o === 'object' &&
+    o!.metadata?.name === name &&
+    (namespace === undefined || (o!.metadata.namespace ?? '') === namespace);
   // v1 keys by name; v2 (and cluster-scoped parents) by namespace/name. Own keys only: a child named
   // `constructor` or `toString` must not find Object.prototype's.
   const direct = Object.hasOwn(group, name) ? group[name] : undefined;
   if (matches(direct)) return direct;
-  const keyed = namespace !== undefined && Object.hasOwn(group, `${namespace}/${name}`) ? group[`${namespace}/${name}`] : undefined;
+  const keyed =
+    namespace !== undefined && Object.hasOwn(group, `${namespace}/${name}`) ? group[`${namespace}/${name}`] : undefined;
   if (matches(keyed)) return keyed;
   return values(group).find(matches);
 }
@@ -105,7 +109,12 @@ export function keepObserved(obj: KubeObject): KubeObject {
   if (typeof lastApplied === 'string' && lastApplied && !jsonDepthExceeds(lastApplied, MAX_JSON_DEPTH)) {
     try {
       const parsed = JSON.parse(lastApplied) as KubeObject;
-      if (parsed && typeof parsed === 'object' && parsed.kind === obj.kind && parsed.metadata?.name === obj.metadata.name) {
+      if (
+        parsed &&
+        typeof parsed === 'object' &&
+        parsed.kind === obj.kind &&
+        parsed.metadata?.name === obj.metadata.name
+      ) {
         return { ...parsed, apiVersion: obj.apiVersion, kind: obj.kind };
       }
     } catch {
@@ -131,11 +140,14 @@ export function keepObserved(obj: KubeObject): KubeObject {
 /** Kubernetes Pod readiness: phase Running and the Ready condition True. */
 export function isPodReady(pod: KubeObject): boolean {
   const status = pod['status'] as { phase?: unknown; conditions?: unknown } | undefined;
-  if (!status || typeof status !== 'object' || status.phase !== 'Running' || !Array.isArray(status.conditions)) return false;
+  if (!status || typeof status !== 'object' || status.phase !== 'Running' || !Array.isArray(status.conditions))
+    return false;
   // Observed data: any element may be malformed (null, a string).
   return status.conditions.some((c: unknown) => {
     const condition = c as { type?: unknown; status?: unknown } | null;
-    return condition !== null && typeof condition === 'object' && condition.type === 'Ready' && condition.status === 'True';
+    return (
+      condition !== null && typeof condition === 'object' && condition.type === 'Ready' && condition.status === 'True'
+    );
   });
 }
 
@@ -159,7 +171,12 @@ export function statusNumber(obj: KubeObject | undefined, field: string): number
  * v1.5.20 (it refuses labelSelector with namespace). So no hook ever sees another namespace's objects, whatever
  * rule asked for them. The request is not copied: only `related` is replaced.
  */
-export function confineRelated<T extends { parent?: { metadata?: { namespace?: string } } | null; related?: Record<string, Record<string, unknown>> }>(request: T): T {
+export function confineRelated<
+  T extends {
+    parent?: { metadata?: { namespace?: string } } | null;
+    related?: Record<string, Record<string, unknown>>;
+  },
+>(request: T): T {
   const namespace = request.parent?.metadata?.namespace;
   if (!namespace || !request.related) return request;
   let foreign = false;

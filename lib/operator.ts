@@ -17,7 +17,14 @@ import {
   type ResourceDefinition,
   type Services,
 } from './hook.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, CustomizeRequest, CustomizeResponse, ParentObject, Status } from './metacontroller.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  ParentObject,
+  Status,
+} from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
 import type { SpecParser } from './spec.js';
 
@@ -83,7 +90,9 @@ export interface CompositeOperator<S extends TSchema, C, K> {
 }
 
 /** A CompositeController's hooks from an operator's decisions (see the file header for what it adds). */
-export function defineComposite<S extends TSchema, C = Record<string, never>, K = Record<string, never>>(op: CompositeOperator<S, C, K>): CompositeHookDefinition<C, K> {
+export function defineComposite<S extends TSchema, C = Record<string, never>, K = Record<string, never>>(
+  op: CompositeOperator<S, C, K>,
+): CompositeHookDefinition<C, K> {
   const { sync, finalize, customize } = op;
   const invalid = op.invalidSpec ?? invalidSpecResponse;
   return {
@@ -101,7 +110,12 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         parsed.ok ? sync(new HookCall(request, parsed.spec, now, ctx, event)) : invalid(request, parsed.message, now),
       ),
     ...(finalize
-      ? { finalize: (request, ctx) => call(op, request, ctx, 'finalize', (parsed, now, event) => finalize(new HookCall(request, parsed.ok ? parsed.spec : undefined, now, ctx, event))) }
+      ? {
+          finalize: (request, ctx) =>
+            call(op, request, ctx, 'finalize', (parsed, now, event) =>
+              finalize(new HookCall(request, parsed.ok ? parsed.spec : undefined, now, ctx, event)),
+            ),
+        }
       : {}),
     ...(customize ? { customize: (request) => customize(request) } : {}),
   };
@@ -143,7 +157,10 @@ function call<S extends TSchema, C, K>(
   const recorder = op.events ? ctx.services.events() : NO_EVENTS;
   if (!op.events || recorder === NO_EVENTS) return answer(ignore);
   // The call's logger is built only if an event is logged.
-  const log = { info: (obj: Record<string, unknown>, msg: string) => ctx.log.info(obj, msg), warn: (obj: Record<string, unknown>, msg: string) => ctx.log.warn(obj, msg) };
+  const log = {
+    info: (obj: Record<string, unknown>, msg: string) => ctx.log.info(obj, msg),
+    warn: (obj: Record<string, unknown>, msg: string) => ctx.log.warn(obj, msg),
+  };
   return withEvents({ request, recorder, now, log, rules: op.events, run: answer, extra: op.eventsOf?.(request) });
 }
 
@@ -204,16 +221,29 @@ function stamped(parent: ParentObject, response: CompositeSyncResponse, valid: b
  * failure), the status kept with the failure's conditions False, and for a temporary one a resync. Anything else
  * thrown is a bug: it stays an error (500, logged with its request id), and Metacontroller retries with back-off.
  */
-function rendered(request: CompositeSyncRequest, err: unknown, now: Date, log: FastifyBaseLogger, which: 'sync' | 'finalize'): CompositeSyncResponse {
+function rendered(
+  request: CompositeSyncRequest,
+  err: unknown,
+  now: Date,
+  log: FastifyBaseLogger,
+  which: 'sync' | 'finalize',
+): CompositeSyncResponse {
   if (!isHookFailure(err)) throw err;
   const failure: HookFailure = err;
   const parent = request.parent;
   const types = failure.options.conditions ?? ['Ready'];
-  log.warn({ reason: failure.reason, error: failure.message, temporary: failure instanceof TemporaryError }, 'hook could not finish');
+  log.warn(
+    { reason: failure.reason, error: failure.message, temporary: failure instanceof TemporaryError },
+    'hook could not finish',
+  );
   const status: Status = {
     ...currentStatus(parent),
     ...failure.options.status,
-    conditions: conditionsFor(parent, types.map((type) => ({ type, status: false, reason: failure.reason, message: failure.message })), now),
+    conditions: conditionsFor(
+      parent,
+      types.map((type) => ({ type, status: false, reason: failure.reason, message: failure.message })),
+      now,
+    ),
   };
   const response: CompositeSyncResponse = { status, children: allObserved(request.children).map(keepObserved) };
   // A parent whose finalize failed is not released.
@@ -258,7 +288,12 @@ export function runPure<C, K>(
   return answer;
 }
 
-function invoke<C, K>(def: CompositeHookDefinition<C, K>, hook: 'sync' | 'finalize', request: CompositeSyncRequest, options: RunOptions<C, K>): Answer {
+function invoke<C, K>(
+  def: CompositeHookDefinition<C, K>,
+  hook: 'sync' | 'finalize',
+  request: CompositeSyncRequest,
+  options: RunOptions<C, K>,
+): Answer {
   const now = options.now ?? new Date();
   const services: Services = {
     now: () => now,

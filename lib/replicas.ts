@@ -22,17 +22,42 @@ export function replicaConditions(c: ReplicaCounts): ConditionInput[] {
   const available = c.exists && c.ready >= c.desired;
   let progressing: ConditionInput;
   if (!c.exists) {
-    progressing = { type: 'Progressing', status: true, reason: 'Creating', message: 'waiting for the children to be created' };
+    progressing = {
+      type: 'Progressing',
+      status: true,
+      reason: 'Creating',
+      message: 'waiting for the children to be created',
+    };
   } else if (c.current < c.desired) {
-    progressing = { type: 'Progressing', status: true, reason: 'ScalingUp', message: `${c.current} of ${c.desired} members exist` };
+    progressing = {
+      type: 'Progressing',
+      status: true,
+      reason: 'ScalingUp',
+      message: `${c.current} of ${c.desired} members exist`,
+    };
   } else if (c.current > c.desired) {
-    progressing = { type: 'Progressing', status: true, reason: 'ScalingDown', message: `${c.current} members exist, ${c.desired} wanted` };
+    progressing = {
+      type: 'Progressing',
+      status: true,
+      reason: 'ScalingDown',
+      message: `${c.current} members exist, ${c.desired} wanted`,
+    };
   } else if (c.updated !== undefined && c.updated < c.desired) {
-    progressing = { type: 'Progressing', status: true, reason: 'Updating', message: `${c.updated} of ${c.desired} members updated` };
+    progressing = {
+      type: 'Progressing',
+      status: true,
+      reason: 'Updating',
+      message: `${c.updated} of ${c.desired} members updated`,
+    };
   } else if (c.ready < c.desired) {
     progressing = { type: 'Progressing', status: true, reason: 'WaitingForReady', message: summary };
   } else {
-    progressing = { type: 'Progressing', status: false, reason: 'Complete', message: `all ${c.desired} members are up to date and ready` };
+    progressing = {
+      type: 'Progressing',
+      status: false,
+      reason: 'Complete',
+      message: `all ${c.desired} members are up to date and ready`,
+    };
   }
   return [
     {
@@ -61,8 +86,14 @@ export const PROGRESS_DEADLINE_SECONDS = 600;
  * condition's lastTransitionTime, which the status carries from sync to sync; once exceeded it stays so, with
  * the same text, until the members exist.
  */
-function stalled(parent: ParentObject, progressing: ConditionInput, c: ReplicaCounts, now: Date): ConditionInput | undefined {
-  if (progressing.status !== true || (progressing.reason !== 'Creating' && progressing.reason !== 'ScalingUp')) return undefined;
+function stalled(
+  parent: ParentObject,
+  progressing: ConditionInput,
+  c: ReplicaCounts,
+  now: Date,
+): ConditionInput | undefined {
+  if (progressing.status !== true || (progressing.reason !== 'Creating' && progressing.reason !== 'ScalingUp'))
+    return undefined;
   const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
   const exceeded: ConditionInput = {
     type: 'Progressing',
@@ -139,10 +170,16 @@ export function workloadFailure(workload: KubeObject | undefined): ConditionInpu
   if (!Array.isArray(conditions)) return undefined;
   const failure = conditions.find(
     (c): c is { reason?: unknown; message?: unknown } =>
-      typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'ReplicaFailure' && (c as { status?: unknown }).status === 'True',
+      typeof c === 'object' &&
+      c !== null &&
+      (c as { type?: unknown }).type === 'ReplicaFailure' &&
+      (c as { status?: unknown }).status === 'True',
   );
   if (!failure) return undefined;
-  const reason = typeof failure.reason === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(failure.reason) ? failure.reason : 'FailedCreate';
+  const reason =
+    typeof failure.reason === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(failure.reason)
+      ? failure.reason
+      : 'FailedCreate';
   const detail = typeof failure.message === 'string' ? failure.message : 'the API server refused to create them';
   const message = `pods cannot be created: ${detail}`;
   return {

@@ -36,7 +36,10 @@ export function replicatedStatus<P extends TProperties>(extra: P) {
     {
       nodes: Type.Optional(Type.Array(Type.String(), { description: 'Names of the member pods.' })),
       selector: Type.Optional(
-        Type.String({ description: 'The label selector of the member pods, for the scale subresource (kubectl scale, HorizontalPodAutoscaler).' }),
+        Type.String({
+          description:
+            'The label selector of the member pods, for the scale subresource (kubectl scale, HorizontalPodAutoscaler).',
+        }),
       ),
       replicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Members that exist.' })),
       readyReplicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Members that are Ready.' })),

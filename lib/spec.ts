@@ -19,13 +19,17 @@ export interface SpecParser<S extends TSchema> {
  * fills the CRD's defaults, which come from this same schema, so that is what Metacontroller sends); any other
  * spec is cloned and defaulted first. Either way the spec is then checked. Hooks never modify the spec.
  */
-export function specParser<S extends TSchema>(schema: S, extra?: (spec: Static<S>) => string | undefined): SpecParser<S> {
+export function specParser<S extends TSchema>(
+  schema: S,
+  extra?: (spec: Static<S>) => string | undefined,
+): SpecParser<S> {
   const check: TypeCheck<S> = TypeCompiler.Compile(schema);
   const complete = defaultsPresent(schema);
   return {
     schema,
     parse(spec: unknown): SpecResult<Static<S>> {
-      const value = spec !== undefined && spec !== null && complete(spec) ? spec : Value.Default(schema, cloneData(spec ?? {}));
+      const value =
+        spec !== undefined && spec !== null && complete(spec) ? spec : Value.Default(schema, cloneData(spec ?? {}));
       if (!check.Check(value)) {
         return { ok: false, message: describeErrors(check, value) };
       }
@@ -60,10 +64,19 @@ export function defaultsPresent(schema: TSchema): Present {
   // Its own default is the enclosing object's business (the property must be there); what is inside counts here.
   if (!holdsDefault({ ...s, default: undefined })) return always;
   const plainObject =
-    s['type'] === 'object' && !s['anyOf'] && !s['oneOf'] && !s['allOf'] && !holdsDefault(s['additionalProperties']) && !holdsDefault(s['patternProperties']);
+    s['type'] === 'object' &&
+    !s['anyOf'] &&
+    !s['oneOf'] &&
+    !s['allOf'] &&
+    !holdsDefault(s['additionalProperties']) &&
+    !holdsDefault(s['patternProperties']);
   if (plainObject) {
     const props = Object.entries((s['properties'] ?? {}) as Record<string, TSchema>)
-      .map(([key, sub]) => ({ key, required: (sub as Record<string, unknown>)['default'] !== undefined, test: defaultsPresent(sub) }))
+      .map(([key, sub]) => ({
+        key,
+        required: (sub as Record<string, unknown>)['default'] !== undefined,
+        test: defaultsPresent(sub),
+      }))
       .filter((p) => p.required || p.test !== always);
     return (v) => {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return true;

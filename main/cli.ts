@@ -93,7 +93,10 @@ export async function main(argv: string[]): Promise<number> {
         report({ succeeded: true, size, file: values.file });
         return 0;
       } catch (err) {
-        report({ succeeded: false, reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}` });
+        report({
+          succeeded: false,
+          reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}`,
+        });
         return 1;
       }
     }

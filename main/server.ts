@@ -56,9 +56,12 @@ const authenticatedBy = [
 if (authenticatedBy.length > 0) {
   app.log.info({ authenticatedBy }, 'hooks require authentication');
   if (tlsSettings?.clientCaFile && !tlsSettings.clientNames) {
-    app.log.warn('METAOPS_TLS_CLIENT_CA_FILE without METAOPS_TLS_CLIENT_NAMES: any client certificate of that CA is accepted');
+    app.log.warn(
+      'METAOPS_TLS_CLIENT_CA_FILE without METAOPS_TLS_CLIENT_NAMES: any client certificate of that CA is accepted',
+    );
   }
-  if (settings.allowUnauthenticated) app.log.warn('METAOPS_ALLOW_UNAUTHENTICATED is ignored: credentials are configured');
+  if (settings.allowUnauthenticated)
+    app.log.warn('METAOPS_ALLOW_UNAUTHENTICATED is ignored: credentials are configured');
 } else if (settings.allowUnauthenticated) {
   app.log.warn(
     'METAOPS_ALLOW_UNAUTHENTICATED=true: hooks that act on the cluster, etcd and AWS serve callers WITHOUT credentials; ' +
@@ -81,7 +84,12 @@ if (https) {
       app.log.error({ err }, 'TLS certificate reload failed; keeping the previous one');
     }
   };
-  for (const file of [tlsSettings!.certFile, tlsSettings!.keyFile, ...(tlsSettings!.clientCaFile ? [tlsSettings!.clientCaFile] : [])]) watchFile(file, { interval: 2000 }, reload);
+  for (const file of [
+    tlsSettings!.certFile,
+    tlsSettings!.keyFile,
+    ...(tlsSettings!.clientCaFile ? [tlsSettings!.clientCaFile] : []),
+  ])
+    watchFile(file, { interval: 2000 }, reload);
 }
 
 let closing = false;

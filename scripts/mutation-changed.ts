@@ -19,13 +19,28 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'lib/config.ts': { tests: ['test/config.test.ts', 'test/security.test.ts'], target: 70 },
   'lib/json.ts': { tests: ['test/lib.test.ts', 'test/http.test.ts'], target: 70 },
   'lib/objects.ts': { tests: ['test/lib.test.ts'], target: 70 },
-  'hooks/etcdcluster/plan.ts': { tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'], target: 85 },
-  'hooks/etcdcluster/members.ts': { tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'], target: 70 },
+  'hooks/etcdcluster/plan.ts': {
+    tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'],
+    target: 85,
+  },
+  'hooks/etcdcluster/members.ts': {
+    tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'],
+    target: 70,
+  },
   'hooks/s3/policy.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
   'hooks/s3/sync.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
-  'hooks/podbuggertool/match.ts': { tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-match.test.ts'], target: 85 },
-  'hooks/podbuggertool/sync.ts': { tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-inject.test.ts'], target: 85 },
-  'hooks/mysqlcluster/sync.ts': { tests: ['test/mysqlcluster.test.ts', 'test/convergence.test.ts', 'test/mysql-secrets.test.ts'], target: 85 },
+  'hooks/podbuggertool/match.ts': {
+    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-match.test.ts'],
+    target: 85,
+  },
+  'hooks/podbuggertool/sync.ts': {
+    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-inject.test.ts'],
+    target: 85,
+  },
+  'hooks/mysqlcluster/sync.ts': {
+    tests: ['test/mysqlcluster.test.ts', 'test/convergence.test.ts', 'test/mysql-secrets.test.ts'],
+    target: 85,
+  },
   'hooks/podset/sync.ts': { tests: ['test/podset.test.ts'], target: 70 },
   'hooks/memcached/sync.ts': { tests: ['test/memcached.test.ts'], target: 70 },
 };
@@ -49,7 +64,9 @@ function changedRanges(base: string, file: string): Array<[number, number]> {
 
 const args = process.argv.slice(2);
 const whole = args.filter((a) => Object.hasOwn(MODULES, a));
-for (const a of args) if (a.endsWith('.ts') && !whole.includes(a)) throw new Error(`${a} is not one of the modules in scripts/mutation-changed.ts`);
+for (const a of args)
+  if (a.endsWith('.ts') && !whole.includes(a))
+    throw new Error(`${a} is not one of the modules in scripts/mutation-changed.ts`);
 const base = args.find((a) => !a.endsWith('.ts')) ?? process.env['MUTATION_BASE'] ?? 'HEAD~1';
 if (whole.length === 0) {
   try {
@@ -89,7 +106,9 @@ Object.assign(config, {
   thresholds: { high: 85, low: 70, break: null },
 });
 writeFileSync(join(dir, 'stryker.config.json'), JSON.stringify(config, null, 2));
-console.log(`mutation: ${modules.join(', ')} (${whole.length > 0 ? 'whole modules' : `lines changed since ${base}`}), tests: ${[...tests].join(', ')}`);
+console.log(
+  `mutation: ${modules.join(', ')} (${whole.length > 0 ? 'whole modules' : `lines changed since ${base}`}), tests: ${[...tests].join(', ')}`,
+);
 const started = Date.now();
 const run = spawnSync('npx', ['stryker', 'run', join(dir, 'stryker.config.json')], { stdio: 'inherit' });
 if (run.status !== 0) {
@@ -97,7 +116,9 @@ if (run.status !== 0) {
   console.log('mutation: 0 passed, 1 failed');
   process.exit(1);
 }
-const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> }).files;
+const files = (
+  JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> }
+).files;
 let passed = 0;
 let failed = 0;
 for (const file of modules) {
@@ -108,7 +129,9 @@ for (const file of modules) {
   const ok = score >= MODULES[file]!.target;
   if (ok) passed++;
   else failed++;
-  console.log(`mutation: ${file}: ${score.toFixed(1)}% of ${valid} mutants${whole.length > 0 ? '' : ' on the changed lines'} (target ${MODULES[file]!.target}%): ${ok ? 'ok' : 'BELOW TARGET'}`);
+  console.log(
+    `mutation: ${file}: ${score.toFixed(1)}% of ${valid} mutants${whole.length > 0 ? '' : ' on the changed lines'} (target ${MODULES[file]!.target}%): ${ok ? 'ok' : 'BELOW TARGET'}`,
+  );
 }
 console.log(`mutation: ${Math.round((Date.now() - started) / 1000)} s`);
 console.log(`mutation: ${passed} passed, ${failed} failed`);

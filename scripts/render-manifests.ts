@@ -34,7 +34,9 @@ export function renderController(def: HookDefinition, options: ControllerOptions
 }
 
 /** The server's own objects (hand-written, manifests/deploy/), installed before the generated ones. */
-const DEPLOY = ['namespace', 'serviceaccount', 'rbac', 'deployment', 'service', 'pdb', 'networkpolicy'].map((n) => `deploy/${n}.yaml`);
+const DEPLOY = ['namespace', 'serviceaccount', 'rbac', 'deployment', 'service', 'pdb', 'networkpolicy'].map(
+  (n) => `deploy/${n}.yaml`,
+);
 
 export function renderManifests(defs: HookDefinition[] = hooks): Map<string, string> {
   const files = new Map<string, string>();
@@ -46,11 +48,21 @@ export function renderManifests(defs: HookDefinition[] = hooks): Map<string, str
       files.set(crds[crds.length - 1]!, HEADER + toYaml(crd(def.resource)));
     }
     controllers.push(`controllers/${controllerName(def)}.yaml`);
-    files.set(controllers[controllers.length - 1]!, HEADER + renderController(def, { target: PRODUCTION_TARGET, authorization: { ...PRODUCTION_AUTHORIZATION } }));
+    files.set(
+      controllers[controllers.length - 1]!,
+      HEADER + renderController(def, { target: PRODUCTION_TARGET, authorization: { ...PRODUCTION_AUTHORIZATION } }),
+    );
   }
   // `kubectl apply -k manifests/` installs the server, then every operator of the list: a new operator is in it
   // without an edit.
-  const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...DEPLOY, ...crds, ...controllers] };
-  files.set('kustomization.yaml', '# kubectl apply -k manifests/   (after installing Metacontroller)\n' + HEADER + toYaml(kustomization));
+  const kustomization = {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [...DEPLOY, ...crds, ...controllers],
+  };
+  files.set(
+    'kustomization.yaml',
+    '# kubectl apply -k manifests/   (after installing Metacontroller)\n' + HEADER + toYaml(kustomization),
+  );
   return files;
 }

@@ -15,17 +15,43 @@ const TOKEN = 'config-test-token-0123456789';
 
 t.test('defaults: port 8080, no credentials, no opt-out, the stated body limit and deadline', async (t) => {
   const s = settingsFromEnv({});
-  t.same(s, { port: 8080, host: '0.0.0.0', logLevel: 'info', auth: {}, allowUnauthenticated: false, bodyLimit: DEFAULT_BODY_LIMIT, hookDeadlineMs: DEFAULT_HOOK_DEADLINE_MS });
-  t.equal(DEFAULT_HOOK_DEADLINE_MS, 8500, 'below Metacontroller\'s 10 s webhook timeout');
+  t.same(s, {
+    port: 8080,
+    host: '0.0.0.0',
+    logLevel: 'info',
+    auth: {},
+    allowUnauthenticated: false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    hookDeadlineMs: DEFAULT_HOOK_DEADLINE_MS,
+  });
+  t.equal(DEFAULT_HOOK_DEADLINE_MS, 8500, "below Metacontroller's 10 s webhook timeout");
   t.equal(DEFAULT_BODY_LIMIT, 8 * 1024 * 1024);
   t.equal(settingsFromEnv({ METAOPS_HOOK_DEADLINE_MS: '2000', PORT: '9000' }).hookDeadlineMs, 2000);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'true' }).allowUnauthenticated, true);
   t.equal(settingsFromEnv({ METAOPS_ALLOW_UNAUTHENTICATED: 'false' }).allowUnauthenticated, false);
-  t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN: 'abcDEF0123456789-._~+/==' }).auth, { bearer: 'abcDEF0123456789-._~+/==' }, 'token68 characters');
-  t.doesNotThrow(() => settingsFromEnv({ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*,ghcr.io/acme/*,*', METAOPS_DEBUG_PROFILES: 'general,sysadmin' }, configProblems), 'valid debug policy settings');
+  t.same(
+    settingsFromEnv({ METAOPS_AUTH_TOKEN: 'abcDEF0123456789-._~+/==' }).auth,
+    { bearer: 'abcDEF0123456789-._~+/==' },
+    'token68 characters',
+  );
+  t.doesNotThrow(
+    () =>
+      settingsFromEnv(
+        {
+          METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*,ghcr.io/acme/*,*',
+          METAOPS_DEBUG_PROFILES: 'general,sysadmin',
+        },
+        configProblems,
+      ),
+    'valid debug policy settings',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'metaops-config-'));
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
-  t.same(settingsFromEnv({ METAOPS_AUTH_TOKEN_FILE: join(dir, 'token') }).auth, { bearer: TOKEN }, 'from a file, trailing newline trimmed');
+  t.same(
+    settingsFromEnv({ METAOPS_AUTH_TOKEN_FILE: join(dir, 'token') }).auth,
+    { bearer: TOKEN },
+    'from a file, trailing newline trimmed',
+  );
 });
 
 const pki = new Pki();
@@ -44,7 +70,10 @@ t.test('every wrong setting is refused, by name', async (t) => {
     [{ METAOPS_AUTH_TOKEN: 'short' }, /METAOPS_AUTH_TOKEN is shorter than 16/],
     [{ METAOPS_AUTH_TOKEN: 'has white space in the middle' }, /white space/],
     [{ METAOPS_AUTH_TOKEN: TOKEN, METAOPS_AUTH_TOKEN_FILE: '/x' }, /both set/],
-    [{ METAOPS_AUTH_TOKEN_FILE: '/nonexistent/token' }, /METAOPS_AUTH_TOKEN_FILE=\/nonexistent\/token: cannot read the file \(ENOENT\)/],
+    [
+      { METAOPS_AUTH_TOKEN_FILE: '/nonexistent/token' },
+      /METAOPS_AUTH_TOKEN_FILE=\/nonexistent\/token: cannot read the file \(ENOENT\)/,
+    ],
     [{ METAOPS_BASIC_AUTH: '' }, /METAOPS_BASIC_AUTH is empty/],
     [{ METAOPS_BASIC_AUTH: 'user:' }, /"user:password"/],
     [{ METAOPS_BASIC_AUTH: ':pw' }, /"user:password"/],
@@ -74,7 +103,14 @@ t.test('every wrong setting is refused, by name', async (t) => {
     [{ METAOPS_DEBUG_EXCLUDED_NAMESPACES: '' }, /METAOPS_DEBUG_EXCLUDED_NAMESPACES is empty/],
     [{ METAOPS_TLS_CERT_FILE: notPem, METAOPS_TLS_KEY_FILE: notPem }, /cannot be used together/],
     [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('b.key') }, /cannot be used together/],
-    [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('a.key'), METAOPS_TLS_CLIENT_CA_FILE: emptyFile }, /no PEM certificate/],
+    [
+      {
+        METAOPS_TLS_CERT_FILE: pki.path('a.crt'),
+        METAOPS_TLS_KEY_FILE: pki.path('a.key'),
+        METAOPS_TLS_CLIENT_CA_FILE: emptyFile,
+      },
+      /no PEM certificate/,
+    ],
   ];
   for (const [env, message] of cases) {
     try {
@@ -114,7 +150,13 @@ t.test('the opt-out is announced as a warning at startup (a real process)', asyn
   const { spawn } = await import('node:child_process');
   const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METAOPS_ALLOW_UNAUTHENTICATED: 'true' },
+    env: {
+      ...process.env,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      METAOPS_ALLOW_UNAUTHENTICATED: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

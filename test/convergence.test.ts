@@ -10,11 +10,17 @@ import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.j
 
 type Sync = (req: CompositeSyncRequest, now: Date) => CompositeSyncResponse;
 let n = 0;
-const kinds: Array<[string, 'memcached' | 'podset' | 'mysqlcluster', Sync, (size: number) => Record<string, unknown>]> = [
-  ['Memcached', 'memcached', memcached, (size) => ({ size })],
-  ['PodSet', 'podset', podset, (size) => ({ size })],
-  ['MySQLCluster', 'mysqlcluster', (r, now) => mysqlcluster(r, now, () => `pw-${++n}`), (size) => ({ size, version: '8.0' })],
-];
+const kinds: Array<[string, 'memcached' | 'podset' | 'mysqlcluster', Sync, (size: number) => Record<string, unknown>]> =
+  [
+    ['Memcached', 'memcached', memcached, (size) => ({ size })],
+    ['PodSet', 'podset', podset, (size) => ({ size })],
+    [
+      'MySQLCluster',
+      'mysqlcluster',
+      (r, now) => mysqlcluster(r, now, () => `pw-${++n}`),
+      (size) => ({ size, version: '8.0' }),
+    ],
+  ];
 
 /**
  * Random pre-existing children that look like the parent's own: pods named `<parent>-<ordinal>` with its
@@ -49,16 +55,26 @@ for (const [kind, name, sync, spec] of kinds) {
             {
               apiVersion: 'v1',
               kind: 'Pod',
-              metadata: { name: `${parentName}-${i}`, namespace: 'default', labels: { 'app.kubernetes.io/instance': parentName } },
+              metadata: {
+                name: `${parentName}-${i}`,
+                namespace: 'default',
+                labels: { 'app.kubernetes.io/instance': parentName },
+              },
             },
             { phase: 'Running' },
           ),
         );
-        const first = sync(request(name, spec(size), { children: objectMap(existing, keying as 'v1' | 'v2') }), FIXED_NOW);
+        const first = sync(
+          request(name, spec(size), { children: objectMap(existing, keying as 'v1' | 'v2') }),
+          FIXED_NOW,
+        );
         const problem = wanted(name, parentName, size, first.children);
         if (problem) throw new Error(`size ${size}: ${problem}`);
         // Metacontroller applies the answer: the children now exist as asked, and the parent has the status.
-        const observed = objectMap(first.children.map((c) => asObserved(c)), keying as 'v1' | 'v2');
+        const observed = objectMap(
+          first.children.map((c) => asObserved(c)),
+          keying as 'v1' | 'v2',
+        );
         const second = request(name, spec(size), { children: observed });
         second.parent.status = first.status;
         const again = sync(second, new Date(FIXED_NOW.getTime() + 3_600_000));
@@ -71,7 +87,12 @@ for (const [kind, name, sync, spec] of kinds) {
       }),
       { numRuns: 200 },
     );
-    t.notOk(result.failed, result.failed ? `counterexample ${JSON.stringify(result.counterexample)}: ${String(result.errorInstance)}` : 'held for 200 random cases');
+    t.notOk(
+      result.failed,
+      result.failed
+        ? `counterexample ${JSON.stringify(result.counterexample)}: ${String(result.errorInstance)}`
+        : 'held for 200 random cases',
+    );
     t.equal(result.numRuns, 200);
   });
 }

@@ -17,10 +17,16 @@ import { HOOK_BUDGET_MS } from '../hooks/s3/sync.js';
 const webhookMs = WEBHOOK_TIMEOUT_SECONDS * 1000;
 
 t.test('per call < hook budget < route deadline < webhook timeout', async (t) => {
-  t.ok(DEFAULT_HOOK_DEADLINE_MS <= MAX_HOOK_DEADLINE_MS && MAX_HOOK_DEADLINE_MS < webhookMs, 'even the largest configurable route deadline is below the webhook timeout');
+  t.ok(
+    DEFAULT_HOOK_DEADLINE_MS <= MAX_HOOK_DEADLINE_MS && MAX_HOOK_DEADLINE_MS < webhookMs,
+    'even the largest configurable route deadline is below the webhook timeout',
+  );
   // S3: each request, then the whole hook's budget.
   t.ok(REQUEST_TIMEOUT_MS < HOOK_BUDGET_MS, 'an AWS request ends within the S3 budget');
-  t.ok(HOOK_BUDGET_MS + EVENT_WAIT_MS < DEFAULT_HOOK_DEADLINE_MS, 'the S3 budget and its Events end before the route deadline');
+  t.ok(
+    HOOK_BUDGET_MS + EVENT_WAIT_MS < DEFAULT_HOOK_DEADLINE_MS,
+    'the S3 budget and its Events end before the route deadline',
+  );
   // EtcdCluster: the member list and the health reads (each one call deadline, endpoints at once), one change.
   const etcdWorst = 2 * CALL_TIMEOUT_MS + Math.max(MUTATION_BUDGET_MS, CALL_TIMEOUT_MS) + EVENT_WAIT_MS;
   t.ok(etcdWorst < DEFAULT_HOOK_DEADLINE_MS, `an EtcdCluster sync ends by ${etcdWorst} ms`);
@@ -53,11 +59,19 @@ t.test('the hook signal stops an etcd call under way, long before its own deadli
 
 t.test('the hook signal stops an AWS call under way', async (t) => {
   const endpoint = await silent(t);
-  const aws = new SdkAwsApi({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, requestTimeoutMs: 5000 });
+  const aws = new SdkAwsApi({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    requestTimeoutMs: 5000,
+  });
   const controller = new AbortController();
   const started = Date.now();
   setTimeout(() => controller.abort(new Error('the route deadline passed')), 100);
-  const err = await aws.withDeadline(HOOK_BUDGET_MS, controller.signal).findBucket('some-bucket').catch((e: unknown) => e);
+  const err = await aws
+    .withDeadline(HOOK_BUDGET_MS, controller.signal)
+    .findBucket('some-bucket')
+    .catch((e: unknown) => e);
   t.ok(err instanceof Error, 'the call failed');
   t.ok(Date.now() - started < 2000, `stopped after ${Date.now() - started} ms, not 5000`);
 });

@@ -17,7 +17,12 @@ t.test('the same request with another answer: a new tag and the answer in full, 
   t.equal(first.statusCode, 200);
   const etag = first.headers['etag'] as string;
   t.equal(etag, digest(first.body), 'the digest of the body sent');
-  const second = await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload, headers: { 'if-none-match': etag } });
+  const second = await app.inject({
+    method: 'POST',
+    url: '/hooks/mysqlcluster/sync',
+    payload,
+    headers: { 'if-none-match': etag },
+  });
   t.equal(second.statusCode, 200, 'the answer changed: sent in full');
   t.not(second.body, first.body);
   t.equal(second.headers['etag'], digest(second.body));
@@ -33,12 +38,22 @@ t.test('a 304 carries the tag and no body; any other tag in the list does not ma
   const first = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload });
   const etag = first.headers['etag'] as string;
   t.match(first.headers['content-type'], /^application\/json; charset=utf-8$/, 'an answer is JSON');
-  const again = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload, headers: { 'if-none-match': ` "a" , ${etag} ` } });
+  const again = await app.inject({
+    method: 'POST',
+    url: '/hooks/podset/sync',
+    payload,
+    headers: { 'if-none-match': ` "a" , ${etag} ` },
+  });
   t.equal(again.statusCode, 304);
   t.equal(again.headers['etag'], etag);
   t.equal(again.body, '');
   for (const other of ['"a", "b"', etag.slice(1, -1), `${etag}x`, '']) {
-    const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload, headers: { 'if-none-match': other } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/hooks/podset/sync',
+      payload,
+      headers: { 'if-none-match': other },
+    });
     t.equal(res.statusCode, 200, `If-None-Match ${JSON.stringify(other)}: no match`);
     t.equal(res.body, first.body);
   }

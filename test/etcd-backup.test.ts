@@ -17,7 +17,8 @@ function firings(cron: string): number[] {
   const matches = (field: string, v: number) =>
     field === '*' || (field.startsWith('*/') ? v % Number(field.slice(2)) === 0 : Number(field) === v);
   const out: number[] = [];
-  for (let m = 0; m < 7 * 24 * 60; m++) if (matches(minute!, m % 60) && matches(hour!, Math.floor(m / 60) % 24)) out.push(m);
+  for (let m = 0; m < 7 * 24 * 60; m++)
+    if (matches(minute!, m % 60) && matches(hour!, Math.floor(m / 60) % 24)) out.push(m);
   return out;
 }
 
@@ -80,7 +81,8 @@ function fakeS3() {
     objects,
     client: {
       send: async (cmd: { constructor: { name: string }; input: { Bucket: string; Key: string; Body?: Buffer } }) => {
-        if (cmd.constructor.name === 'PutObjectCommand') objects.set(`${cmd.input.Bucket}/${cmd.input.Key}`, Buffer.from(cmd.input.Body!));
+        if (cmd.constructor.name === 'PutObjectCommand')
+          objects.set(`${cmd.input.Bucket}/${cmd.input.Key}`, Buffer.from(cmd.input.Body!));
         return {};
       },
     } as any,
@@ -95,7 +97,14 @@ for (const [prefix, version] of [
   t.test(`a backup of etcd ${version} goes through ${prefix}`, async (t) => {
     const gw = await oldGateway(t, prefix, version);
     const s3 = fakeS3();
-    const result = await runBackup({ endpoints: [gw.url], path: 'bucket/snap.db', periodic: false, maxBackups: 0, timeoutMs: 2000, s3: s3.client });
+    const result = await runBackup({
+      endpoints: [gw.url],
+      path: 'bucket/snap.db',
+      periodic: false,
+      maxBackups: 0,
+      timeoutMs: 2000,
+      s3: s3.client,
+    });
     t.match(result, { succeeded: true, etcdVersion: version, etcdRevision: 42, key: 'snap.db' });
     t.equal(s3.objects.get('bucket/snap.db')?.toString(), `snap-of-${version}`);
     t.equal(gw.posts[gw.posts.length - 1], `${prefix}/maintenance/snapshot`);
@@ -106,7 +115,7 @@ t.test('the S3 region: environment first, then the config file of the credential
   const dir = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
   const config = join(dir, 'config');
   writeFileSync(config, '[default]\nregion = eu-west-3\noutput = json\n\n[profile other]\nregion=ap-south-1\n');
-  t.equal(s3Region({ AWS_CONFIG_FILE: config }), 'eu-west-3', 'etcd-operator\'s config file names the region');
+  t.equal(s3Region({ AWS_CONFIG_FILE: config }), 'eu-west-3', "etcd-operator's config file names the region");
   t.equal(s3Region({ AWS_CONFIG_FILE: config, AWS_PROFILE: 'other' }), 'ap-south-1');
   t.equal(s3Region({ AWS_CONFIG_FILE: config, AWS_REGION: 'us-west-2' }), 'us-west-2');
   t.equal(s3Region({ AWS_CONFIG_FILE: join(dir, 'missing') }), 'us-east-1');
@@ -125,7 +134,11 @@ t.test('a clusterName that is not a DNS label is refused: no Job dials a host ma
   t.match((bad.status as any).conditions[0], { reason: 'InvalidSpec', message: /clusterName/ });
   t.same(bad.children, [], 'no backup Job');
   const good = sync({ controller: {}, parent: parent('example-etcd-cluster') as any }, 'img', new Date(0));
-  t.match((good.children[0] as any).spec.template.spec.containers[0].args, ['etcd-backup', '--endpoints', 'http://example-etcd-cluster-client.ns.svc:2379']);
+  t.match((good.children[0] as any).spec.template.spec.containers[0].args, [
+    'etcd-backup',
+    '--endpoints',
+    'http://example-etcd-cluster-client.ns.svc:2379',
+  ]);
 });
 
 t.test('a failed backup reason goes into status short and printable', async (t) => {
@@ -141,9 +154,22 @@ t.test('a failed backup reason goes into status short and printable', async (t) 
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'b-backup-1', namespace: 'ns' },
-    status: { containerStatuses: [{ name: 'backup', state: { terminated: { message: JSON.stringify({ succeeded: false, reason }), finishedAt: '2026-01-01T00:00:00Z' } } }] },
+    status: {
+      containerStatuses: [
+        {
+          name: 'backup',
+          state: {
+            terminated: { message: JSON.stringify({ succeeded: false, reason }), finishedAt: '2026-01-01T00:00:00Z' },
+          },
+        },
+      ],
+    },
   };
-  const res = sync({ controller: {}, parent: parent as any, related: { 'Pod.v1': { [pod.metadata.name]: pod as any } } }, 'img', new Date(0));
+  const res = sync(
+    { controller: {}, parent: parent as any, related: { 'Pod.v1': { [pod.metadata.name]: pod as any } } },
+    'img',
+    new Date(0),
+  );
   const s = res.status as any;
   t.equal(s.succeeded, false);
   t.ok(s.reason.length <= 300, `${s.reason.length} characters`);
@@ -155,39 +181,60 @@ t.test('a failed backup reason goes into status short and printable', async (t) 
 function listingS3(keys: Set<string>): any {
   return {
     send: async (cmd: { constructor: { name: string }; input: { Prefix?: string; Key?: string } }) => {
-      if (cmd.constructor.name === 'ListObjectsV2Command') return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
+      if (cmd.constructor.name === 'ListObjectsV2Command')
+        return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
       if (cmd.constructor.name === 'DeleteObjectCommand') keys.delete(cmd.input.Key!);
       return {};
     },
   };
 }
 
-t.test('prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)', async (t) => {
-  const { prune } = await import('../hooks/etcdbackup/backup.js');
-  const keys = new Set([
-    'snap_v9500_2026-01-01T00-00-00Z',
-    'snap_v10000_2026-01-01T01-00-00Z',
-    'other_v1_2026-01-01T00-00-00Z',
-    'snap.db',
-  ]);
-  const s3 = listingS3(keys);
-  // The cluster was restored from an older snapshot: its revisions start lower than the stored backups'.
-  for (const [rev, hour] of [[9001, 2], [9050, 3], [9300, 4]] as const) {
-    const written = `snap_v${rev}_2026-01-01T0${hour}-00-00Z`;
-    keys.add(written);
-    await prune(s3, 'b', 'snap', 2, written);
-    t.ok(keys.has(written), `${written} survives the run that wrote it`);
-  }
-  t.same([...keys].filter((k) => k.startsWith('snap_v')).sort(), ['snap_v9050_2026-01-01T03-00-00Z', 'snap_v9300_2026-01-01T04-00-00Z'], 'the two newest by date');
-  t.ok(keys.has('other_v1_2026-01-01T00-00-00Z') && keys.has('snap.db'), 'other keys untouched');
-  // maxBackups 1: only the one just written stays.
-  keys.add('snap_v1_2026-01-01T05-00-00Z');
-  t.same(await prune(s3, 'b', 'snap', 1, 'snap_v1_2026-01-01T05-00-00Z'), ['snap_v9300_2026-01-01T04-00-00Z', 'snap_v9050_2026-01-01T03-00-00Z']);
-});
+t.test(
+  'prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)',
+  async (t) => {
+    const { prune } = await import('../hooks/etcdbackup/backup.js');
+    const keys = new Set([
+      'snap_v9500_2026-01-01T00-00-00Z',
+      'snap_v10000_2026-01-01T01-00-00Z',
+      'other_v1_2026-01-01T00-00-00Z',
+      'snap.db',
+    ]);
+    const s3 = listingS3(keys);
+    // The cluster was restored from an older snapshot: its revisions start lower than the stored backups'.
+    for (const [rev, hour] of [
+      [9001, 2],
+      [9050, 3],
+      [9300, 4],
+    ] as const) {
+      const written = `snap_v${rev}_2026-01-01T0${hour}-00-00Z`;
+      keys.add(written);
+      await prune(s3, 'b', 'snap', 2, written);
+      t.ok(keys.has(written), `${written} survives the run that wrote it`);
+    }
+    t.same(
+      [...keys].filter((k) => k.startsWith('snap_v')).sort(),
+      ['snap_v9050_2026-01-01T03-00-00Z', 'snap_v9300_2026-01-01T04-00-00Z'],
+      'the two newest by date',
+    );
+    t.ok(keys.has('other_v1_2026-01-01T00-00-00Z') && keys.has('snap.db'), 'other keys untouched');
+    // maxBackups 1: only the one just written stays.
+    keys.add('snap_v1_2026-01-01T05-00-00Z');
+    t.same(await prune(s3, 'b', 'snap', 1, 'snap_v1_2026-01-01T05-00-00Z'), [
+      'snap_v9300_2026-01-01T04-00-00Z',
+      'snap_v9050_2026-01-01T03-00-00Z',
+    ]);
+  },
+);
 
 t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
   const { prune } = await import('../hooks/etcdbackup/backup.js');
-  const keys = new Set(['prod_v2_v50_2026-01-01T00-00-00Z', 'prod_v1_before-upgrade', 'prod_v100_2026-01-01T00-00-00Z', 'prod_v101_2026-01-01T01-00-00Z', 'prod_v102_2026-01-01T02-00-00Z']);
+  const keys = new Set([
+    'prod_v2_v50_2026-01-01T00-00-00Z',
+    'prod_v1_before-upgrade',
+    'prod_v100_2026-01-01T00-00-00Z',
+    'prod_v101_2026-01-01T01-00-00Z',
+    'prod_v102_2026-01-01T02-00-00Z',
+  ]);
   const s3 = listingS3(keys);
   t.same(await prune(s3, 'b', 'prod', 2, 'prod_v102_2026-01-01T02-00-00Z'), ['prod_v100_2026-01-01T00-00-00Z']);
   t.ok(keys.has('prod_v2_v50_2026-01-01T00-00-00Z') && keys.has('prod_v1_before-upgrade'), 'not ours: kept');

@@ -18,10 +18,13 @@ function fakeGateway() {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(value));
       };
-      if (req.method === 'GET' && req.url === '/version') return json(200, { etcdserver: '3.2.13', etcdcluster: '3.2.0' });
+      if (req.method === 'GET' && req.url === '/version')
+        return json(200, { etcdserver: '3.2.13', etcdcluster: '3.2.0' });
       if (req.method === 'POST') state.posts.push(req.url!);
       if (req.method === 'POST' && req.url === `${state.prefix}/cluster/member/list`) {
-        return json(200, { members: [{ ID: '1', name: 'a', peerURLs: ['http://a:2380'], clientURLs: ['http://a:2379'] }] });
+        return json(200, {
+          members: [{ ID: '1', name: 'a', peerURLs: ['http://a:2380'], clientURLs: ['http://a:2379'] }],
+        });
       }
       if (req.method === 'POST' && req.url === `${state.prefix}/cluster/member/remove`) {
         return json(404, { error: 'etcdserver: member not found', code: 5, message: 'etcdserver: member not found' });
@@ -48,7 +51,11 @@ t.test('the gateway prefix is probed once, kept, and probed again when etcd stop
 
   const first = await client.memberList([endpoint]);
   t.equal(first.members[0]?.name, 'a');
-  t.same(state.posts, ['/v3/cluster/member/list', '/v3beta/cluster/member/list', '/v3alpha/cluster/member/list'], 'a 3.2 gateway is found under /v3alpha');
+  t.same(
+    state.posts,
+    ['/v3/cluster/member/list', '/v3beta/cluster/member/list', '/v3alpha/cluster/member/list'],
+    'a 3.2 gateway is found under /v3alpha',
+  );
   state.posts.length = 0;
   await client.memberList([endpoint]);
   t.same(state.posts, ['/v3alpha/cluster/member/list'], 'the next call goes straight there');
@@ -89,67 +96,106 @@ t.test('the service keeps one etcd client per TLS identity', async (t) => {
   t.not(etcdClients().etcd(), clients.etcd(), 'per service, not global');
 });
 
-t.test('the EtcdCluster hook on etcd 3.3 (/v3beta) and 3.2 (/v3alpha): reads, grows 2 -> 3 with a voter, never 1 -> 2', async (t) => {
-  const { etcdSync: sync } = await import('./fixtures/hooks.js');
-  const { memberPod, peerURL, clusterOf } = await import('../hooks/etcdcluster/members.js');
-  const { asObserved, FIXED_NOW, objectMap } = await import('./fixtures/requests.js');
-  for (const [prefix, version] of [['/v3beta', '3.3.25'], ['/v3alpha', '3.2.13']] as const) {
-    for (const started of [1, 2]) {
-      const spec = { repository: 'quay.io/coreos/etcd', paused: false, version, size: started + 1 };
-      const parent = {
-        apiVersion: 'etcd.database.coreos.com/v1beta2',
-        kind: 'EtcdCluster',
-        metadata: { name: 'old', namespace: 'ns', uid: 'u', generation: 1 },
-        spec,
-        status: { phase: 'Running', lastMemberIndex: started - 1 },
-      };
-      const c = clusterOf(parent as any, spec as any);
-      const names = Array.from({ length: started }, (_, i) => `old-${i}`);
-      const posts: Array<{ url: string; body: string }> = [];
-      const server: Server = createServer((req, res) => {
-        let body = '';
-        req.on('data', (x) => (body += x));
-        req.on('end', () => {
-          const json = (value: unknown) => {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(value));
-          };
-          if (req.method === 'POST') posts.push({ url: req.url!, body });
-          if (req.url === '/health') return json({ health: 'true' });
-          if (req.url === '/version') return json({ etcdserver: version, etcdcluster: version.replace(/\.\d+$/, '.0') });
-          if (req.url === `${prefix}/maintenance/status`) return json({ leader: '11', version });
-          if (req.url === `${prefix}/cluster/member/list`) {
-            return json({ members: names.map((n, i) => ({ ID: String(11 + i), name: n, peerURLs: [peerURL(c, n)], clientURLs: ['http://x:2379'] })) });
-          }
-          if (req.url === `${prefix}/cluster/member/add`) return json({ member: { ID: '19', peerURLs: JSON.parse(body).peerURLs } });
-          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-          res.end('404 page not found\n');
+t.test(
+  'the EtcdCluster hook on etcd 3.3 (/v3beta) and 3.2 (/v3alpha): reads, grows 2 -> 3 with a voter, never 1 -> 2',
+  async (t) => {
+    const { etcdSync: sync } = await import('./fixtures/hooks.js');
+    const { memberPod, peerURL, clusterOf } = await import('../hooks/etcdcluster/members.js');
+    const { asObserved, FIXED_NOW, objectMap } = await import('./fixtures/requests.js');
+    for (const [prefix, version] of [
+      ['/v3beta', '3.3.25'],
+      ['/v3alpha', '3.2.13'],
+    ] as const) {
+      for (const started of [1, 2]) {
+        const spec = { repository: 'quay.io/coreos/etcd', paused: false, version, size: started + 1 };
+        const parent = {
+          apiVersion: 'etcd.database.coreos.com/v1beta2',
+          kind: 'EtcdCluster',
+          metadata: { name: 'old', namespace: 'ns', uid: 'u', generation: 1 },
+          spec,
+          status: { phase: 'Running', lastMemberIndex: started - 1 },
+        };
+        const c = clusterOf(parent as any, spec as any);
+        const names = Array.from({ length: started }, (_, i) => `old-${i}`);
+        const posts: Array<{ url: string; body: string }> = [];
+        const server: Server = createServer((req, res) => {
+          let body = '';
+          req.on('data', (x) => (body += x));
+          req.on('end', () => {
+            const json = (value: unknown) => {
+              res.writeHead(200, { 'content-type': 'application/json' });
+              res.end(JSON.stringify(value));
+            };
+            if (req.method === 'POST') posts.push({ url: req.url!, body });
+            if (req.url === '/health') return json({ health: 'true' });
+            if (req.url === '/version')
+              return json({ etcdserver: version, etcdcluster: version.replace(/\.\d+$/, '.0') });
+            if (req.url === `${prefix}/maintenance/status`) return json({ leader: '11', version });
+            if (req.url === `${prefix}/cluster/member/list`) {
+              return json({
+                members: names.map((n, i) => ({
+                  ID: String(11 + i),
+                  name: n,
+                  peerURLs: [peerURL(c, n)],
+                  clientURLs: ['http://x:2379'],
+                })),
+              });
+            }
+            if (req.url === `${prefix}/cluster/member/add`)
+              return json({ member: { ID: '19', peerURLs: JSON.parse(body).peerURLs } });
+            res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+            res.end('404 page not found\n');
+          });
         });
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      t.teardown(() => server.close());
-      const port = (server.address() as AddressInfo).port;
-      const client = new HttpEtcdClient({ resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}` });
-      const pods = names.map((n) => asObserved(memberPod(parent as any, spec as any, n, '', 'new'), { phase: 'Running' }));
-      const res = await sync({ controller: {}, parent: parent as any, children: objectMap(pods, 'v1', ['Pod.v1', 'Service.v1']) }, { etcd: client, now: FIXED_NOW });
-      const s = res.status as any;
-      t.match(s.memberList[0], { name: 'old-0', id: '11', healthy: true, leader: true, version }, `${version}: read through ${prefix}`);
-      const add = posts.find((p) => p.url.endsWith('/cluster/member/add'));
-      const podNames = res.children.filter((x) => x.kind === 'Pod').map((x) => x.metadata.name);
-      if (started === 1) {
-        // A second voter in a one-member cluster: a quorum of two with one running, until the new one starts.
-        t.equal(add, undefined, `${version}: no member is added to a one-member cluster`);
-        t.same(podNames, ['old-0'], `${version}: no new pod`);
-        t.match(s.conditions.find((x: any) => x.type === 'Scaling'), { status: 'False', reason: 'ScaleUpRefused', message: new RegExp(`etcd ${version.replace(/\.\d+$/, '.0')} has no learners`) });
-        t.match(s.conditions.find((x: any) => x.type === 'Available'), { status: 'True' }, `${version}: the cluster itself is available`);
-      } else {
-        t.equal(add?.url, `${prefix}/cluster/member/add`, `${version}: the add goes through ${prefix}`);
-        t.same(JSON.parse(add!.body), { peerURLs: [peerURL(c, 'old-2')] }, `${version}: a voter, no learner before 3.4`);
-        t.same(podNames, ['old-0', 'old-1', 'old-2']);
+        await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+        t.teardown(() => server.close());
+        const port = (server.address() as AddressInfo).port;
+        const client = new HttpEtcdClient({ resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}` });
+        const pods = names.map((n) =>
+          asObserved(memberPod(parent as any, spec as any, n, '', 'new'), { phase: 'Running' }),
+        );
+        const res = await sync(
+          { controller: {}, parent: parent as any, children: objectMap(pods, 'v1', ['Pod.v1', 'Service.v1']) },
+          { etcd: client, now: FIXED_NOW },
+        );
+        const s = res.status as any;
+        t.match(
+          s.memberList[0],
+          { name: 'old-0', id: '11', healthy: true, leader: true, version },
+          `${version}: read through ${prefix}`,
+        );
+        const add = posts.find((p) => p.url.endsWith('/cluster/member/add'));
+        const podNames = res.children.filter((x) => x.kind === 'Pod').map((x) => x.metadata.name);
+        if (started === 1) {
+          // A second voter in a one-member cluster: a quorum of two with one running, until the new one starts.
+          t.equal(add, undefined, `${version}: no member is added to a one-member cluster`);
+          t.same(podNames, ['old-0'], `${version}: no new pod`);
+          t.match(
+            s.conditions.find((x: any) => x.type === 'Scaling'),
+            {
+              status: 'False',
+              reason: 'ScaleUpRefused',
+              message: new RegExp(`etcd ${version.replace(/\.\d+$/, '.0')} has no learners`),
+            },
+          );
+          t.match(
+            s.conditions.find((x: any) => x.type === 'Available'),
+            { status: 'True' },
+            `${version}: the cluster itself is available`,
+          );
+        } else {
+          t.equal(add?.url, `${prefix}/cluster/member/add`, `${version}: the add goes through ${prefix}`);
+          t.same(
+            JSON.parse(add!.body),
+            { peerURLs: [peerURL(c, 'old-2')] },
+            `${version}: a voter, no learner before 3.4`,
+          );
+          t.same(podNames, ['old-0', 'old-1', 'old-2']);
+        }
       }
     }
-  }
-});
+  },
+);
 
 t.test('health: a member that answers 503 with the NOSPACE alarm is reported with the alarm', async (t) => {
   const server: Server = createServer((req, res) => {
@@ -184,12 +230,22 @@ t.test('a learner refusing the member list does not fail the read while a voter 
   // etcd 3.6's answer from a learner (checked on real etcd by the attack): gRPC code 9 through the gateway.
   const learner = await serve((url, res) =>
     url.endsWith('/cluster/member/list')
-      ? json(res, 400, { error: 'etcdserver: rpc not supported for learner', code: 9, message: 'etcdserver: rpc not supported for learner' })
+      ? json(res, 400, {
+          error: 'etcdserver: rpc not supported for learner',
+          code: 9,
+          message: 'etcdserver: rpc not supported for learner',
+        })
       : json(res, 404, {}),
   );
   const voter = await serve((url, res) => {
     if (!url.endsWith('/cluster/member/list')) return json(res, 404, {});
-    setTimeout(() => json(res, 200, { members: [{ ID: '1', name: 'a', peerURLs: ['http://a:2380'], clientURLs: ['http://a:2379'] }] }), 150);
+    setTimeout(
+      () =>
+        json(res, 200, {
+          members: [{ ID: '1', name: 'a', peerURLs: ['http://a:2380'], clientURLs: ['http://a:2379'] }],
+        }),
+      150,
+    );
   });
   const client = new HttpEtcdClient();
   for (let i = 0; i < 3; i++) {

@@ -10,7 +10,10 @@ import { etcdSync as sync } from './fixtures/hooks.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
 
-async function listen(t: { teardown(fn: () => void): void }, handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; port: number }> {
+async function listen(
+  t: { teardown(fn: () => void): void },
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
@@ -38,28 +41,48 @@ function parent(spec: Record<string, unknown>, status?: Record<string, unknown>)
 
 const pods = (n: number, spec: Record<string, unknown> = {}): KubeObject[] =>
   Array.from({ length: n }, (_, i) =>
-    asObserved(memberPod(parent(spec), { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', size: n, ...spec } as any, `e-${i}`, '', 'existing'), {
-      phase: 'Running',
-    }),
+    asObserved(
+      memberPod(
+        parent(spec),
+        { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', size: n, ...spec } as any,
+        `e-${i}`,
+        '',
+        'existing',
+      ),
+      {
+        phase: 'Running',
+      },
+    ),
   );
 
-t.test('clusterDomain cannot point the hook elsewhere: refused, nothing dialled, nothing reflected (SSRF)', async (t) => {
-  let hits = 0;
-  const { port } = await listen(t, (_req, res) => {
-    hits++;
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end('INTERNAL-SECRET-TEXT');
-  });
-  const spec = { size: 1, pod: { clusterDomain: `x@127.0.0.1:${port}/internal?q=1#` } };
-  const res = await sync(
-    { controller: {}, parent: parent(spec, { phase: 'Running' }), children: objectMap(pods(1), 'v1', ['Pod.v1', 'Service.v1']) },
-    { etcd: new HttpEtcdClient({ timeoutMs: 500 }), now: FIXED_NOW },
-  );
-  t.equal(hits, 0, 'no request reached the address in the spec');
-  t.notMatch(JSON.stringify(res.status), /INTERNAL-SECRET-TEXT/);
-  t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /clusterDomain/ });
-  t.same(res.children.filter((c) => c.kind === 'Pod').map((c) => c.metadata.name), ['e-0'], 'the pods are kept');
-});
+t.test(
+  'clusterDomain cannot point the hook elsewhere: refused, nothing dialled, nothing reflected (SSRF)',
+  async (t) => {
+    let hits = 0;
+    const { port } = await listen(t, (_req, res) => {
+      hits++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('INTERNAL-SECRET-TEXT');
+    });
+    const spec = { size: 1, pod: { clusterDomain: `x@127.0.0.1:${port}/internal?q=1#` } };
+    const res = await sync(
+      {
+        controller: {},
+        parent: parent(spec, { phase: 'Running' }),
+        children: objectMap(pods(1), 'v1', ['Pod.v1', 'Service.v1']),
+      },
+      { etcd: new HttpEtcdClient({ timeoutMs: 500 }), now: FIXED_NOW },
+    );
+    t.equal(hits, 0, 'no request reached the address in the spec');
+    t.notMatch(JSON.stringify(res.status), /INTERNAL-SECRET-TEXT/);
+    t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /clusterDomain/ });
+    t.same(
+      res.children.filter((c) => c.kind === 'Pod').map((c) => c.metadata.name),
+      ['e-0'],
+      'the pods are kept',
+    );
+  },
+);
 
 t.test('an answer larger than the limit fails the call and is not read to the end (exhaustion)', async (t) => {
   const total = 64 * 1024 * 1024;
@@ -88,20 +111,29 @@ t.test('an answer larger than the limit fails the call and is not read to the en
 t.test('nine silent members: one sync well inside the route deadline, and QuorumLost is reported', async (t) => {
   // Members that accept the connection and never answer.
   const { port } = await listen(t, () => undefined);
-  const client = new HttpEtcdClient({ resolve: (url) => {
-    const u = new URL(url);
-    u.hostname = '127.0.0.1';
-    u.port = String(port);
-    return u.toString();
-  } });
+  const client = new HttpEtcdClient({
+    resolve: (url) => {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+  });
   const started = Date.now();
   const res = await sync(
-    { controller: {}, parent: parent({ size: 9 }, { phase: 'Running' }), children: objectMap(pods(9), 'v1', ['Pod.v1', 'Service.v1']) },
+    {
+      controller: {},
+      parent: parent({ size: 9 }, { phase: 'Running' }),
+      children: objectMap(pods(9), 'v1', ['Pod.v1', 'Service.v1']),
+    },
     { etcd: client, now: FIXED_NOW },
   );
   const ms = Date.now() - started;
   t.ok(ms < 4500, `one sync took ${ms} ms (the route's deadline is 8500)`);
-  t.match((res.status as any).conditions.find((c: any) => c.type === 'Available'), { status: 'False', reason: 'QuorumLost' });
+  t.match(
+    (res.status as any).conditions.find((c: any) => c.type === 'Available'),
+    { status: 'False', reason: 'QuorumLost' },
+  );
   t.equal(res.children.filter((c) => c.kind === 'Pod').length, 9, 'every pod kept');
 });
 
@@ -109,7 +141,8 @@ t.test('a version or leader a member answers is reported only when it looks like
   const { port } = await listen(t, (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (req.url === '/health') return res.end(JSON.stringify({ health: 'true' }));
-    if (req.url === '/version') return res.end(JSON.stringify({ etcdserver: 'see http://evil.example/<script>', etcdcluster: 'x'.repeat(5000) }));
+    if (req.url === '/version')
+      return res.end(JSON.stringify({ etcdserver: 'see http://evil.example/<script>', etcdcluster: 'x'.repeat(5000) }));
     res.end(JSON.stringify({ leader: 'not-an-id' }));
   });
   const h = await new HttpEtcdClient().health(`http://127.0.0.1:${port}`);
@@ -129,5 +162,9 @@ t.test('the CRD states the limits: size at most 9, clusterDomain a DNS name', as
     { etcd: new HttpEtcdClient(), now: FIXED_NOW },
   );
   t.match((tooBig.status as any).conditions[0], { reason: 'InvalidSpec' });
-  t.same(tooBig.children.filter((c) => c.kind === 'Pod'), [], 'no 50 pods');
+  t.same(
+    tooBig.children.filter((c) => c.kind === 'Pod'),
+    [],
+    'no 50 pods',
+  );
 });

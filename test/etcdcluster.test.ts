@@ -18,7 +18,8 @@ function parent(spec: Record<string, unknown>, status?: Record<string, unknown>)
   if (status) p.status = status;
   return p;
 }
-const spec = (s: Record<string, unknown>) => ({ repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...s }) as any;
+const spec = (s: Record<string, unknown>) =>
+  ({ repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...s }) as any;
 const c = clusterOf(parent({}), spec({}));
 const pod = (i: number, phase = 'Running', version = '3.5.0'): KubeObject =>
   asObserved(memberPod(parent({}), spec({ version }), `e-${i}`, '', 'existing'), { phase });
@@ -38,7 +39,11 @@ t.test('an empty cluster bootstraps its initial members together, all with --ini
   for (const p of d.pods) {
     const cmd = (p['spec'] as any).containers[0].command as string[];
     t.ok(cmd.includes('--initial-cluster-state=new'));
-    t.ok(cmd.includes('--initial-cluster=e-0=http://e-0.e.ns.svc:2380,e-1=http://e-1.e.ns.svc:2380,e-2=http://e-2.e.ns.svc:2380'));
+    t.ok(
+      cmd.includes(
+        '--initial-cluster=e-0=http://e-0.e.ns.svc:2380,e-1=http://e-1.e.ns.svc:2380,e-2=http://e-2.e.ns.svc:2380',
+      ),
+    );
   }
   t.equal(d.lastMemberIndex, 2);
   t.equal(d.phase, 'Creating');
@@ -46,14 +51,23 @@ t.test('an empty cluster bootstraps its initial members together, all with --ini
 });
 
 t.test('every pod gone after the cluster ran: Failed, nothing invented', async (t) => {
-  const d = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), { pods: [], terminating: [], health: {} });
+  const d = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), {
+    pods: [],
+    terminating: [],
+    health: {},
+  });
   t.same(d.pods, []);
   t.equal(d.phase, 'Failed');
   t.equal(d.reason, 'AllMembersLost');
 });
 
 t.test('etcd does not answer: every pod kept, quorum lost reported with the members down', async (t) => {
-  const obs: Observation = { pods: [pod(0), pod(1), pod(2)], terminating: [], health: { 'e-0': healthy() }, etcdError: 'timeout' };
+  const obs: Observation = {
+    pods: [pod(0), pod(1), pod(2)],
+    terminating: [],
+    health: { 'e-0': healthy() },
+    etcdError: 'timeout',
+  };
   const d = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), obs);
   t.same(names(d.pods), ['e-0', 'e-1', 'e-2']);
   t.match(d.conditions[0], { type: 'Available', status: false, reason: 'QuorumLost', message: /e-1, e-2/ });
@@ -85,7 +99,11 @@ t.test('scale up adds a learner on 3.4+, a voting member before (from two starte
   const d = decide(parent({ size: 2 }), spec({ size: 2 }), obs('3.5.0'));
   t.match(d.action, { type: 'add', pod: 'e-1', learner: true, peerURL: 'http://e-1.e.ns.svc:2380' });
   t.same(names(d.pods), ['e-0', 'e-1']);
-  t.match(decide(parent({ size: 3 }), spec({ size: 3 }), obs('3.3.0', 2)).action, { type: 'add', pod: 'e-2', learner: false });
+  t.match(decide(parent({ size: 3 }), spec({ size: 3 }), obs('3.3.0', 2)).action, {
+    type: 'add',
+    pod: 'e-2',
+    learner: false,
+  });
   const refused = decide(parent({ size: 2 }), spec({ size: 2 }), obs('3.3.0'));
   t.equal(refused.action, undefined, 'no voter added to a one-member cluster before 3.4');
   t.same(names(refused.pods), ['e-0']);
@@ -135,7 +153,10 @@ t.test('upgrade: the leader last, and never two at once', async (t) => {
     ...obs,
     pods: [pod(0), pod(1, 'Running', '3.6.0')],
   });
-  t.same(waiting.pods.map((p: any) => p.spec.containers[0].image), ['quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.6.0']);
+  t.same(
+    waiting.pods.map((p: any) => p.spec.containers[0].image),
+    ['quay.io/coreos/etcd:v3.5.0', 'quay.io/coreos/etcd:v3.6.0'],
+  );
   t.match(waiting.conditions[1], { type: 'Upgrading', reason: 'WaitingForMember' });
 });
 
@@ -155,21 +176,36 @@ class FailingClient implements EtcdClient {
 
 t.test('a failed membership call keeps the pods as they are and backs off', async (t) => {
   const p = parent({ size: 2, version: '3.5.0' }, { lastMemberIndex: 0 });
-  const res = await sync({ controller: {}, parent: p, children: objectMap([pod(0)], 'v1', ['Pod.v1', 'Service.v1']) }, {
-    etcd: new FailingClient(),
-    now: FIXED_NOW,
-  });
-  t.same(res.children.filter((c) => c.kind === 'Pod').map((c) => c.metadata.name), ['e-0']);
+  const res = await sync(
+    { controller: {}, parent: p, children: objectMap([pod(0)], 'v1', ['Pod.v1', 'Service.v1']) },
+    {
+      etcd: new FailingClient(),
+      now: FIXED_NOW,
+    },
+  );
+  t.same(
+    res.children.filter((c) => c.kind === 'Pod').map((c) => c.metadata.name),
+    ['e-0'],
+  );
   t.equal(res.resyncAfterSeconds, 10);
   const s = res.status as any;
   t.equal(s.lastMemberIndex, 0, 'the ordinal is not used up');
-  t.match(s.conditions.find((x: any) => x.type === 'Synced'), { status: 'False', reason: 'EtcdCallFailed', message: /unhealthy cluster/ });
+  t.match(
+    s.conditions.find((x: any) => x.type === 'Synced'),
+    { status: 'False', reason: 'EtcdCallFailed', message: /unhealthy cluster/ },
+  );
 });
 
 t.test('an invalid version is refused and the cluster left alone', async (t) => {
   const p = parent({ size: 3, version: 'latest' });
-  const res = await sync({ controller: {}, parent: p, children: objectMap([pod(0)]) }, { etcd: new FailingClient(), now: FIXED_NOW });
-  t.same(res.children.map((c) => c.metadata.name), ['e-0']);
+  const res = await sync(
+    { controller: {}, parent: p, children: objectMap([pod(0)]) },
+    { etcd: new FailingClient(), now: FIXED_NOW },
+  );
+  t.same(
+    res.children.map((c) => c.metadata.name),
+    ['e-0'],
+  );
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /spec\.version is "latest"/ });
 });
 

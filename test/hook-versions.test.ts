@@ -10,9 +10,28 @@ const down = () => Promise.reject(new Error('dependency down'));
 const deps: Partial<Deps> = {
   now: () => FIXED_NOW,
   randomSecret: () => 'not-random-in-this-test',
-  etcdClient: () => ({ memberList: down, memberAdd: down, memberRemove: down, memberPromote: down, health: async () => ({ healthy: false }) }) as any,
+  etcdClient: () =>
+    ({
+      memberList: down,
+      memberAdd: down,
+      memberRemove: down,
+      memberPromote: down,
+      health: async () => ({ healthy: false }),
+    }) as any,
   aws: async () => {
-    const api: any = new Proxy({}, { get: (_o, p) => (p === 'withDeadline' ? () => api : p === 'region' ? 'us-east-1' : p === 'endpoint' || p === 'then' ? undefined : down) });
+    const api: any = new Proxy(
+      {},
+      {
+        get: (_o, p) =>
+          p === 'withDeadline'
+            ? () => api
+            : p === 'region'
+              ? 'us-east-1'
+              : p === 'endpoint' || p === 'then'
+                ? undefined
+                : down,
+      },
+    );
     return api;
   },
   kube: () => ({ get: down, addEphemeralContainers: down }) as any,
@@ -41,28 +60,58 @@ const pod = (name: string, labels: Record<string, string>, ns = 'default') => ({
 
 /** A request per hook route, with observed children and related objects so that lookups by name are exercised. */
 function requests(): Array<[string, any]> {
-  const etcdPods = Object.fromEntries([0, 1, 2].map((i) => [`example-${i}`, pod(`example-${i}`, { etcd_cluster: 'example', app: 'etcd' })]));
+  const etcdPods = Object.fromEntries(
+    [0, 1, 2].map((i) => [`example-${i}`, pod(`example-${i}`, { etcd_cluster: 'example', app: 'etcd' })]),
+  );
   const etcdCluster = {
     controller: {},
-    parent: { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'example', namespace: 'default', uid: 'u-e', generation: 1 }, spec: { size: 3, version: '3.5.21' }, status: { phase: 'Running' } },
+    parent: {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: 'example', namespace: 'default', uid: 'u-e', generation: 1 },
+      spec: { size: 3, version: '3.5.21' },
+      status: { phase: 'Running' },
+    },
     children: { 'Pod.v1': etcdPods, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
     related: { 'EtcdRestore.etcd.database.coreos.com/v1beta2': {} },
   };
-  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bucket-credentials', namespace: 'default', uid: 'u-s' }, data: { BUCKET_NAME: 'Yg==' } };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bucket-credentials', namespace: 'default', uid: 'u-s' },
+    data: { BUCKET_NAME: 'Yg==' },
+  };
   const s3 = {
     controller: {},
-    parent: { apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'bucket', namespace: 'default', uid: 'u-b', generation: 1 }, spec: { bucketName: 'metaops-versions' } },
+    parent: {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'bucket', namespace: 'default', uid: 'u-b', generation: 1 },
+      spec: { bucketName: 'metaops-versions' },
+    },
     children: { 'Secret.v1': { 'bucket-credentials': secret } },
     related: {},
   };
-  const tool = { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', metadata: { name: 'tool', namespace: 'default', uid: 'u-t' }, spec: { label: 'app=web', image: 'busybox:1.36' } };
+  const tool = {
+    apiVersion: 'debug.metaops.dev/v1alpha1',
+    kind: 'PodBuggerTool',
+    metadata: { name: 'tool', namespace: 'default', uid: 'u-t' },
+    spec: { label: 'app=web', image: 'busybox:1.36' },
+  };
   const target = pod('web-1', { app: 'web' });
   const cluster = { ...etcdCluster.parent, status: { phase: 'Running', members: { ready: ['example-0'] } } };
   const backup = {
     controller: {},
     parent: {
-      apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdBackup', metadata: { name: 'nightly', namespace: 'default', uid: 'u-k', generation: 1 },
-      spec: { clusterName: 'example', storageType: 'S3', backupPolicy: { backupIntervalInSecond: 3600, maxBackups: 2 }, s3: { path: 'b/example', awsSecret: 'aws' } },
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdBackup',
+      metadata: { name: 'nightly', namespace: 'default', uid: 'u-k', generation: 1 },
+      spec: {
+        clusterName: 'example',
+        storageType: 'S3',
+        backupPolicy: { backupIntervalInSecond: 3600, maxBackups: 2 },
+        s3: { path: 'b/example', awsSecret: 'aws' },
+      },
     },
     children: { 'CronJob.batch/v1': {}, 'Job.batch/v1': {} },
     related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': { example: cluster }, 'Secret.v1': {}, 'Pod.v1': {} },
@@ -70,8 +119,14 @@ function requests(): Array<[string, any]> {
   const restore = {
     controller: {},
     parent: {
-      apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdRestore', metadata: { name: 'back', namespace: 'default', uid: 'u-r', generation: 1 },
-      spec: { etcdCluster: { name: 'example' }, backupStorageType: 'S3', s3: { path: 'b/example_v1', awsSecret: 'aws' } },
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdRestore',
+      metadata: { name: 'back', namespace: 'default', uid: 'u-r', generation: 1 },
+      spec: {
+        etcdCluster: { name: 'example' },
+        backupStorageType: 'S3',
+        s3: { path: 'b/example_v1', awsSecret: 'aws' },
+      },
     },
     children: {},
     related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': { example: cluster } },
@@ -104,5 +159,9 @@ t.test('every hook answers a v2-keyed request (namespace/name) exactly as the v1
     t.equal(two.statusCode, 200, `${route} v2`);
     t.same(two.json(), one.json(), `${route}: the same answer under v2 keys`);
   }
-  t.same([...served].filter((r) => !covered.has(r)), [], 'every sync route of the registry has a request here');
+  t.same(
+    [...served].filter((r) => !covered.has(r)),
+    [],
+    'every sync route of the registry has a request here',
+  );
 });

@@ -19,11 +19,18 @@ t.test('GET /hooks lists every hook served', async (t) => {
   const paths = res.json().hooks.map((h: any) => h.path);
   // Every operator of the list, each with the hooks its definition has, in the list's order.
   const expected = operators.flatMap((def) =>
-    ['sync', ...(def.finalize ? ['finalize'] : []), ...(def.customize ? ['customize'] : [])].map((hook) => `/hooks/${def.name}/${hook}`),
+    ['sync', ...(def.finalize ? ['finalize'] : []), ...(def.customize ? ['customize'] : [])].map(
+      (hook) => `/hooks/${def.name}/${hook}`,
+    ),
   );
   t.same(paths, expected);
   // Anchors, so that a definition losing a hook is noticed here too.
-  for (const path of ['/hooks/memcached/customize', '/hooks/etcdcluster/finalize', '/hooks/s3/finalize', '/hooks/podbuggertool/sync']) {
+  for (const path of [
+    '/hooks/memcached/customize',
+    '/hooks/etcdcluster/finalize',
+    '/hooks/s3/finalize',
+    '/hooks/podbuggertool/sync',
+  ]) {
     t.ok(paths.includes(path), path);
   }
 });
@@ -41,7 +48,16 @@ t.test('POST /hooks/memcached/sync answers with every field of every child', asy
   const body = res.json();
   const deploy = body.children.find((c: any) => c.kind === 'Deployment');
   t.equal(deploy.spec.replicas, 3);
-  t.same(deploy.spec.template.spec.containers[0].command, ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', '11211']);
+  t.same(deploy.spec.template.spec.containers[0].command, [
+    'memcached',
+    '-m',
+    '64',
+    '-o',
+    'modern',
+    '-v',
+    '-p',
+    '11211',
+  ]);
   t.equal(body.status.conditions[0].lastTransitionTime, '2026-01-02T03:04:05Z');
   t.notOk('finalized' in body, 'no fields Metacontroller does not know');
 });
@@ -54,33 +70,46 @@ t.test('the three hooks answer their example requests', async (t) => {
   ] as const) {
     const res = await app.inject({ method: 'POST', url, payload: example(file) });
     t.equal(res.statusCode, 200, url);
-    t.same(res.json().children.map((c: any) => c.kind), kinds);
+    t.same(
+      res.json().children.map((c: any) => c.kind),
+      kinds,
+    );
   }
-  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/customize', payload: example('memcached-customize') });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/customize',
+    payload: example('memcached-customize'),
+  });
   t.equal(res.json().relatedResources[0].resource, 'pods');
 });
 
-t.test('the body sent is the hook\'s answer exactly as JSON.stringify writes it: no field dropped, none reordered', async (t) => {
-  const app = build(t);
-  for (const [url, file, sync] of [
-    ['/hooks/memcached/sync', 'memcached-sync', (r: any) => memcachedSync(r, FIXED_NOW)],
-    ['/hooks/podset/sync', 'podset-sync', (r: any) => podsetSync(r, FIXED_NOW)],
-    ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', (r: any) => mysqlSync(r, FIXED_NOW, () => 'fixed-password')],
-  ] as const) {
-    const res = await app.inject({ method: 'POST', url, payload: example(file) });
-    t.equal(res.statusCode, 200, url);
-    t.equal(res.body, JSON.stringify(sync(example(file))), url);
-  }
-  // PodSet's pods come with their JSON written (lib/json.ts) and are spliced into the envelope; a command that
-  // holds the splice's sentinel makes it serialise them as usual. Both send the same bytes as JSON.stringify.
-  for (const command of [['sleep', '3600'], ['echo', '<metaops name>', '"quoted"']]) {
-    const req = example('podset-sync');
-    (req.parent.spec as { command: string[] }).command = command;
-    const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload: req });
-    t.equal(res.body, JSON.stringify(podsetSync(req, FIXED_NOW)), command.join(' '));
-    t.same(res.json().children[1].spec.containers[0].command, command);
-  }
-});
+t.test(
+  "the body sent is the hook's answer exactly as JSON.stringify writes it: no field dropped, none reordered",
+  async (t) => {
+    const app = build(t);
+    for (const [url, file, sync] of [
+      ['/hooks/memcached/sync', 'memcached-sync', (r: any) => memcachedSync(r, FIXED_NOW)],
+      ['/hooks/podset/sync', 'podset-sync', (r: any) => podsetSync(r, FIXED_NOW)],
+      ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', (r: any) => mysqlSync(r, FIXED_NOW, () => 'fixed-password')],
+    ] as const) {
+      const res = await app.inject({ method: 'POST', url, payload: example(file) });
+      t.equal(res.statusCode, 200, url);
+      t.equal(res.body, JSON.stringify(sync(example(file))), url);
+    }
+    // PodSet's pods come with their JSON written (lib/json.ts) and are spliced into the envelope; a command that
+    // holds the splice's sentinel makes it serialise them as usual. Both send the same bytes as JSON.stringify.
+    for (const command of [
+      ['sleep', '3600'],
+      ['echo', '<metaops name>', '"quoted"'],
+    ]) {
+      const req = example('podset-sync');
+      (req.parent.spec as { command: string[] }).command = command;
+      const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload: req });
+      t.equal(res.body, JSON.stringify(podsetSync(req, FIXED_NOW)), command.join(' '));
+      t.same(res.json().children[1].spec.containers[0].command, command);
+    }
+  },
+);
 
 t.test('bad requests get a 4xx that says what is wrong', async (t) => {
   const app = build(t);
@@ -156,7 +185,10 @@ t.test('over a real socket', async (t) => {
   });
   t.equal(res.status, 200);
   const body = (await res.json()) as any;
-  t.same(body.children.map((c: any) => c.metadata.name), ['podset-sample-0', 'podset-sample-1']);
+  t.same(
+    body.children.map((c: any) => c.metadata.name),
+    ['podset-sample-0', 'podset-sample-1'],
+  );
 });
 
 t.test('ETag: a strong tag from the body, 304 when the caller has this very answer', async (t) => {
@@ -165,15 +197,30 @@ t.test('ETag: a strong tag from the body, 304 when the caller has this very answ
   const first = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload });
   const etag = first.headers['etag'] as string;
   t.match(etag, /^"[A-Za-z0-9_-]{27}"$/);
-  const again = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { 'if-none-match': etag } });
+  const again = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload,
+    headers: { 'if-none-match': etag },
+  });
   t.equal(again.statusCode, 304);
   t.equal(again.body, '');
-  const other = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { 'if-none-match': '"stale"' } });
+  const other = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload,
+    headers: { 'if-none-match': '"stale"' },
+  });
   t.equal(other.statusCode, 200);
   t.equal(other.headers['etag'], etag, 'same answer, same tag');
   const changed = example('memcached-sync') as any;
   changed.parent.spec.size = 5;
-  const res = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: changed, headers: { 'if-none-match': etag } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload: changed,
+    headers: { 'if-none-match': etag },
+  });
   t.equal(res.statusCode, 200, 'a different answer is sent in full');
   t.not(res.headers['etag'], etag);
 });
@@ -183,14 +230,28 @@ t.test('ETag follows the answer, not the request: another request with the same 
   const app = build(t);
   const first = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
   const etag = first.headers['etag'] as string;
-  t.equal(etag, `"${createHash('sha1').update(first.body).digest('base64url')}"`, 'the tag is the digest of the body sent');
+  t.equal(
+    etag,
+    `"${createHash('sha1').update(first.body).digest('base64url')}"`,
+    'the tag is the digest of the body sent',
+  );
   // A resync after an unrelated change: new resourceVersion and labels on the parent, the same answer.
   const other = example('memcached-sync') as any;
   other.parent.metadata.resourceVersion = '999999';
   other.parent.metadata.labels = { ...(other.parent.metadata.labels ?? {}), resync: '7' };
   other.controller = { ...(other.controller ?? {}), note: 'another request' };
-  const again = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: other, headers: { 'if-none-match': etag } });
+  const again = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload: other,
+    headers: { 'if-none-match': etag },
+  });
   t.equal(again.statusCode, 304, 'same answer to a different request: 304');
-  const multi = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: other, headers: { 'if-none-match': `"x", ${etag}` } });
+  const multi = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload: other,
+    headers: { 'if-none-match': `"x", ${etag}` },
+  });
   t.equal(multi.statusCode, 304, 'a list of tags, one of them this one');
 });

@@ -25,12 +25,15 @@ const files = [...sources('lib'), ...sources('hooks'), ...sources('main')];
 const graph = new Map(files.map((f) => [f, importsOf(f).filter((i) => files.includes(i))]));
 
 t.test('the import scan finds every form of import', async (t) => {
-  const text = "import a from './a.js';\nimport type { B } from '../b/b.js';\nexport { c } from './c.js';\nconst d = await import('./d.js');\nimport './e.js';";
+  const text =
+    "import a from './a.js';\nimport type { B } from '../b/b.js';\nexport { c } from './c.js';\nconst d = await import('./d.js');\nimport './e.js';";
   t.same(importsOf('lib/x.ts', text), ['lib/a.ts', 'b/b.ts', 'lib/c.ts', 'lib/d.ts', 'lib/e.ts']);
 });
 
 t.test('lib/ imports no operator and not the composition root', async (t) => {
-  const upward = [...graph].flatMap(([f, deps]) => (f.startsWith('lib/') ? deps.filter((d) => !d.startsWith('lib/')).map((d) => `${f} -> ${d}`) : []));
+  const upward = [...graph].flatMap(([f, deps]) =>
+    f.startsWith('lib/') ? deps.filter((d) => !d.startsWith('lib/')).map((d) => `${f} -> ${d}`) : [],
+  );
   t.same(upward, []);
 });
 
@@ -38,11 +41,21 @@ t.test('no operator imports another (the etcd family shares hooks/etcdcommon)', 
   const folder = (f: string) => f.split('/')[1];
   const across = [...graph].flatMap(([f, deps]) =>
     f.startsWith('hooks/')
-      ? deps.filter((d) => d.startsWith('main/') || (d.startsWith('hooks/') && folder(d) !== folder(f) && folder(d) !== 'etcdcommon')).map((d) => `${f} -> ${d}`)
+      ? deps
+          .filter(
+            (d) =>
+              d.startsWith('main/') ||
+              (d.startsWith('hooks/') && folder(d) !== folder(f) && folder(d) !== 'etcdcommon'),
+          )
+          .map((d) => `${f} -> ${d}`)
       : [],
   );
   t.same(across, []);
-  const common = [...graph].flatMap(([f, deps]) => (f.startsWith('hooks/etcdcommon/') ? deps.filter((d) => d.startsWith('hooks/') && !d.startsWith('hooks/etcdcommon/')) : []));
+  const common = [...graph].flatMap(([f, deps]) =>
+    f.startsWith('hooks/etcdcommon/')
+      ? deps.filter((d) => d.startsWith('hooks/') && !d.startsWith('hooks/etcdcommon/'))
+      : [],
+  );
   t.same(common, [], 'the shared folder imports no operator either');
 });
 

@@ -53,7 +53,10 @@ t.test('observed maps are read by value, whatever their keys', async (t) => {
     const map = objectMap([deployment, { ...deployment, metadata: { name: 'api', namespace: 'ns' } }], keying);
     t.equal(observedNamed(map, 'Deployment', 'apps/v1', 'web')?.metadata.name, 'web');
     t.equal(observedNamed(map, 'Deployment', 'apps/v1', 'nope'), undefined);
-    t.same(allObserved(map).map((o) => o.metadata.name), ['api', 'web']);
+    t.same(
+      allObserved(map).map((o) => o.metadata.name),
+      ['api', 'web'],
+    );
   }
   t.same(allObserved(undefined), []);
 });
@@ -108,35 +111,54 @@ t.test('rfc3339 writes metav1.Time: whole seconds, Z', async (t) => {
   t.same(wrong, [], 'the same as cutting the milliseconds off toISOString, for any time up to year 9999');
 });
 
-t.test('alikeButName: the texts it gives are what JSON.stringify writes, whatever the strings in the objects', async (t) => {
-  const make = (extra: string) => (name: string) => ({ kind: 'Pod', metadata: { name, labels: { a: extra } }, spec: { command: [extra, 'sleep'] } });
-  const textOf = (list: unknown[]) => {
-    const items = jsonItemsOf(list);
-    return items && joinedJson('', items, '');
-  };
-  fc.assert(
-    fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 20 }), (names, extra) => {
-      const objects = alikeButName(names, make(extra));
-      return textOf(objects) === JSON.stringify(objects) && objects.every((o, i) => o.metadata.name === names[i]);
-    }),
-  );
-  // The sentinel elsewhere in the object, or the name used twice: no texts, so the list is serialised as usual.
-  t.equal(jsonItemsOf(alikeButName(['a', 'b'], make('<metaops name>'))), undefined);
-  t.equal(jsonItemsOf(alikeButName(['a'], (name) => ({ name, hostname: name }))), undefined);
-  t.equal(textOf(alikeButName([], make('x'))), '[]');
-  t.same(Object.keys(withJsonItems([1], ['1'])), ['0'], 'the texts are no enumerable key');
-  t.equal(JSON.stringify(withJsonItems([1], ['2'])), '[1]', 'and JSON.stringify ignores them');
-  t.equal(joinedJson('{"a":', ['1'], '}'), '{"a":[1]}');
-  t.equal(joinedJson('{"a":', ['1', '2', '3'], ',"b":0}'), '{"a":[1,2,3],"b":0}');
-  t.equal(joinedJson('{"a":', [], '}'), '{"a":[]}');
-});
+t.test(
+  'alikeButName: the texts it gives are what JSON.stringify writes, whatever the strings in the objects',
+  async (t) => {
+    const make = (extra: string) => (name: string) => ({
+      kind: 'Pod',
+      metadata: { name, labels: { a: extra } },
+      spec: { command: [extra, 'sleep'] },
+    });
+    const textOf = (list: unknown[]) => {
+      const items = jsonItemsOf(list);
+      return items && joinedJson('', items, '');
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 6 }),
+        fc.string({ unit: 'binary', maxLength: 20 }),
+        (names, extra) => {
+          const objects = alikeButName(names, make(extra));
+          return textOf(objects) === JSON.stringify(objects) && objects.every((o, i) => o.metadata.name === names[i]);
+        },
+      ),
+    );
+    // The sentinel elsewhere in the object, or the name used twice: no texts, so the list is serialised as usual.
+    t.equal(jsonItemsOf(alikeButName(['a', 'b'], make('<metaops name>'))), undefined);
+    t.equal(jsonItemsOf(alikeButName(['a'], (name) => ({ name, hostname: name }))), undefined);
+    t.equal(textOf(alikeButName([], make('x'))), '[]');
+    t.same(Object.keys(withJsonItems([1], ['1'])), ['0'], 'the texts are no enumerable key');
+    t.equal(JSON.stringify(withJsonItems([1], ['2'])), '[1]', 'and JSON.stringify ignores them');
+    t.equal(joinedJson('{"a":', ['1'], '}'), '{"a":[1]}');
+    t.equal(joinedJson('{"a":', ['1', '2', '3'], ',"b":0}'), '{"a":[1,2,3],"b":0}');
+    t.equal(joinedJson('{"a":', [], '}'), '{"a":[]}');
+  },
+);
 
-t.test('observedNamed with a namespace finds only that namespace\'s object, under v1 and v2 keys', async (t) => {
+t.test("observedNamed with a namespace finds only that namespace's object, under v1 and v2 keys", async (t) => {
   const secret = (ns: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: ns } });
   for (const keying of ['v1', 'v2'] as const) {
     const other = objectMap([secret('other')], keying);
-    t.equal(observedNamed(other, 'Secret', 'v1', 'tls', 'team'), undefined, `${keying}: another namespace's Secret is not ours`);
-    t.equal(observedNamed(other, 'Secret', 'v1', 'tls')?.metadata.namespace, 'other', `${keying}: without a namespace, any`);
+    t.equal(
+      observedNamed(other, 'Secret', 'v1', 'tls', 'team'),
+      undefined,
+      `${keying}: another namespace's Secret is not ours`,
+    );
+    t.equal(
+      observedNamed(other, 'Secret', 'v1', 'tls')?.metadata.namespace,
+      'other',
+      `${keying}: without a namespace, any`,
+    );
     const both = objectMap([secret('other'), secret('team')], 'v2');
     t.equal(observedNamed(both, 'Secret', 'v1', 'tls', 'team')?.metadata.namespace, 'team');
   }
@@ -169,7 +191,11 @@ t.test('jsonDepthExceeds skips strings whole, escaped quotes and backslashes inc
   t.equal(jsonDepthExceeds(nest(nest('1')), 4), false);
   t.equal(jsonDepthExceeds(nest('"[[[[[[{{{{"'), 2), false, 'brackets in a string do not count');
   t.equal(jsonDepthExceeds(nest('"\\"[[[[[[\\""'), 2), false, 'an escaped quote does not end the string');
-  t.equal(jsonDepthExceeds(nest('"\\\\",[[[1]]]'), 2), true, 'an escaped backslash before the quote: the string ends there');
+  t.equal(
+    jsonDepthExceeds(nest('"\\\\",[[[1]]]'), 2),
+    true,
+    'an escaped backslash before the quote: the string ends there',
+  );
   t.equal(jsonDepthExceeds(nest('"\\\\\\"[[[[["'), 2), false, 'three backslashes: the quote is escaped');
   t.equal(jsonDepthExceeds('[[["unterminated [[[[[[', 3), false, 'an unterminated string ends the scan');
   // Any text at all, JSON or not, with the characters that matter over-represented.
@@ -178,7 +204,11 @@ t.test('jsonDepthExceeds skips strings whole, escaped quotes and backslashes inc
     fc.array(fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ',', ':'), { maxLength: 60 }).map((cs) => cs.join('')),
   );
   fc.assert(
-    fc.property(texts, fc.integer({ min: 0, max: 6 }), (text, limit) => jsonDepthExceeds(text, limit) === depthExceedsByChar(text, limit)),
+    fc.property(
+      texts,
+      fc.integer({ min: 0, max: 6 }),
+      (text, limit) => jsonDepthExceeds(text, limit) === depthExceedsByChar(text, limit),
+    ),
     { numRuns: 3000 },
   );
 });

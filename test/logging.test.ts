@@ -24,7 +24,13 @@ t.test('at debug, each hook call logs one line bound to its request id and paren
   t.equal(res.statusCode, 200);
   const answered = lines.filter((l) => l['msg'] === 'hook answered');
   t.equal(answered.length, 1);
-  t.match(answered[0], { level: 20, reqId: String, hook: 'memcached/sync', name: 'memcached-sample', namespace: 'default' });
+  t.match(answered[0], {
+    level: 20,
+    reqId: String,
+    hook: 'memcached/sync',
+    name: 'memcached-sample',
+    namespace: 'default',
+  });
 });
 
 t.test('at warn, a successful call logs nothing; a failing one logs with its request id', async (t) => {
@@ -53,7 +59,11 @@ t.test('at warn, a successful call logs nothing; a failing one logs with its req
 t.test('LazyChildLogger builds the child only for a line at an enabled level', async (t) => {
   const built: unknown[] = [];
   const written: unknown[][] = [];
-  const child = { level: 'info', info: (...a: unknown[]) => written.push(a), isLevelEnabled: (l: string) => l !== 'debug' } as any;
+  const child = {
+    level: 'info',
+    info: (...a: unknown[]) => written.push(a),
+    isLevelEnabled: (l: string) => l !== 'debug',
+  } as any;
   const parent = {
     level: 'info',
     isLevelEnabled: (l: string) => l !== 'debug' && l !== 'trace',

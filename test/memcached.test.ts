@@ -31,8 +31,14 @@ t.test('a new Memcached gets a Deployment of its size and a Service', async (t) 
   t.equal((res.status as any).ready, '0/3');
   t.equal((res.status as any).observedGeneration, 1);
   const conditions = (res.status as any).conditions as any[];
-  t.match(conditions.find((c) => c.type === 'Available'), { status: 'False' });
-  t.match(conditions.find((c) => c.type === 'Progressing'), { status: 'True', reason: 'Creating' });
+  t.match(
+    conditions.find((c) => c.type === 'Available'),
+    { status: 'False' },
+  );
+  t.match(
+    conditions.find((c) => c.type === 'Progressing'),
+    { status: 'True', reason: 'Creating' },
+  );
 });
 
 t.test('image and port can be overridden', async (t) => {
@@ -47,27 +53,48 @@ t.test('status reports the observed pods and Deployment', async (t) => {
   const first = sync(request('memcached', { size: 3 }), now);
   const deploy = asObserved(child(first, 'Deployment'), { replicas: 3, readyReplicas: 3, updatedReplicas: 3 });
   const pods = ['b', 'a', 'c'].map((s) =>
-    asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `memcached-sample-x-${s}`, namespace: 'default' } }, readyPod),
+    asObserved(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: `memcached-sample-x-${s}`, namespace: 'default' } },
+      readyPod,
+    ),
   );
   for (const keying of ['v1', 'v2'] as const) {
-    const req = request('memcached', { size: 3 }, {
-      children: objectMap([deploy, asObserved(child(first, 'Service'))], keying),
-      related: objectMap(pods, keying),
-    });
+    const req = request(
+      'memcached',
+      { size: 3 },
+      {
+        children: objectMap([deploy, asObserved(child(first, 'Service'))], keying),
+        related: objectMap(pods, keying),
+      },
+    );
     const res = sync(req, now);
     const status = res.status as any;
-    t.same(status.nodes, ['memcached-sample-x-a', 'memcached-sample-x-b', 'memcached-sample-x-c'], `${keying}: nodes sorted`);
+    t.same(
+      status.nodes,
+      ['memcached-sample-x-a', 'memcached-sample-x-b', 'memcached-sample-x-c'],
+      `${keying}: nodes sorted`,
+    );
     t.equal(status.readyReplicas, 3);
     t.equal(status.ready, '3/3');
-    t.match(status.conditions.find((c: any) => c.type === 'Available'), { status: 'True' });
-    t.match(status.conditions.find((c: any) => c.type === 'Progressing'), { status: 'False', reason: 'Complete' });
+    t.match(
+      status.conditions.find((c: any) => c.type === 'Available'),
+      { status: 'True' },
+    );
+    t.match(
+      status.conditions.find((c: any) => c.type === 'Progressing'),
+      { status: 'False', reason: 'Complete' },
+    );
   }
 });
 
 t.test('a pod being deleted is not listed', async (t) => {
   const pods = [
     asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1', namespace: 'default' } }, readyPod),
-    asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p2', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z' } }),
+    asObserved({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p2', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z' },
+    }),
   ];
   const res = sync(request('memcached', { size: 1 }, { related: objectMap(pods) }), now);
   t.same((res.status as any).nodes, ['p1']);
@@ -133,26 +160,46 @@ t.test('lastTransitionTime moves only when a condition changes', async (t) => {
   t.equal(available.lastTransitionTime, later.toISOString().replace(/\.\d{3}Z$/, 'Z'));
 });
 
-t.test('pods the API server refuses (Pod Security admission) are said in Ready, from the Deployment\'s ReplicaFailure', async (t) => {
-  const refusal = 'pods "memcached-sample-5d8f9c-" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true';
-  const deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'memcached-sample', namespace: 'default' },
-    spec: { replicas: 3 },
-    status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: refusal }] },
-  };
-  const req = request('memcached', { size: 3 }, { children: objectMap([deployment]) });
-  const ready = (sync(req, FIXED_NOW).status as any).conditions.find((c: any) => c.type === 'Ready');
-  t.match(ready, { status: 'False', reason: 'FailedCreate' });
-  t.match(ready.message, /violates PodSecurity "restricted:latest"/);
-  // The same observed state twice: the same status (quiet at rest).
-  t.same(sync(req, FIXED_NOW).status, sync(req, FIXED_NOW).status);
-  // Once the pods run, the failure no longer matters.
-  const healed = { ...deployment, status: { replicas: 3, readyReplicas: 3, conditions: [{ type: 'ReplicaFailure', status: 'False' }] } };
-  t.match((sync(request('memcached', { size: 3 }, { children: objectMap([healed]) }), FIXED_NOW).status as any).conditions[0], { reason: 'Available' });
-  const huge = { ...deployment, status: { conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'Bad reason!', message: 'x'.repeat(5000) }] } };
-  const capped = (sync(request('memcached', { size: 3 }, { children: objectMap([huge]) }), FIXED_NOW).status as any).conditions[0];
-  t.equal(capped.reason, 'FailedCreate', 'a reason that is not a CamelCase word is not copied');
-  t.ok(capped.message.length <= 300);
-});
+t.test(
+  "pods the API server refuses (Pod Security admission) are said in Ready, from the Deployment's ReplicaFailure",
+  async (t) => {
+    const refusal =
+      'pods "memcached-sample-5d8f9c-" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true';
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'memcached-sample', namespace: 'default' },
+      spec: { replicas: 3 },
+      status: {
+        replicas: 0,
+        conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: refusal }],
+      },
+    };
+    const req = request('memcached', { size: 3 }, { children: objectMap([deployment]) });
+    const ready = (sync(req, FIXED_NOW).status as any).conditions.find((c: any) => c.type === 'Ready');
+    t.match(ready, { status: 'False', reason: 'FailedCreate' });
+    t.match(ready.message, /violates PodSecurity "restricted:latest"/);
+    // The same observed state twice: the same status (quiet at rest).
+    t.same(sync(req, FIXED_NOW).status, sync(req, FIXED_NOW).status);
+    // Once the pods run, the failure no longer matters.
+    const healed = {
+      ...deployment,
+      status: { replicas: 3, readyReplicas: 3, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
+    };
+    t.match(
+      (sync(request('memcached', { size: 3 }, { children: objectMap([healed]) }), FIXED_NOW).status as any)
+        .conditions[0],
+      { reason: 'Available' },
+    );
+    const huge = {
+      ...deployment,
+      status: {
+        conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'Bad reason!', message: 'x'.repeat(5000) }],
+      },
+    };
+    const capped = (sync(request('memcached', { size: 3 }, { children: objectMap([huge]) }), FIXED_NOW).status as any)
+      .conditions[0];
+    t.equal(capped.reason, 'FailedCreate', 'a reason that is not a CamelCase word is not copied');
+    t.ok(capped.message.length <= 300);
+  },
+);

@@ -2,7 +2,13 @@
 // replication passwords, so every answer (children and status) is fed back as the next observed state, as
 // Metacontroller does, over several syncs. A new root password is made only for a cluster that never had one.
 import t from 'tap';
-import { existingVolumes, observedKey, observedPassword, PASSWORD_KEY, REPLICATION_KEY } from '../hooks/mysqlcluster/sync.js';
+import {
+  existingVolumes,
+  observedKey,
+  observedPassword,
+  PASSWORD_KEY,
+  REPLICATION_KEY,
+} from '../hooks/mysqlcluster/sync.js';
 import { mysqlSync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
@@ -10,8 +16,10 @@ import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.j
 const SECRET = 'my-mysql-mysql';
 const spec = { size: 1, version: '8.0' };
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-const secretOf = (res: CompositeSyncResponse) => res.children.find((c) => c.kind === 'Secret' && c.metadata.name === SECRET) as any;
-const condition = (res: CompositeSyncResponse, type: string) => ((res.status as any).conditions as any[]).find((c) => c.type === type);
+const secretOf = (res: CompositeSyncResponse) =>
+  res.children.find((c) => c.kind === 'Secret' && c.metadata.name === SECRET) as any;
+const condition = (res: CompositeSyncResponse, type: string) =>
+  ((res.status as any).conditions as any[]).find((c) => c.type === type);
 const refuse = () => {
   throw new Error('a new password must not be generated');
 };
@@ -25,7 +33,11 @@ class Loop {
   newPassword = () => `generated-${++this.generated}`;
   step(): CompositeSyncResponse {
     const req: CompositeSyncRequest = request('mysqlcluster', spec, {
-      children: objectMap(this.children.map((c) => asObserved(c)), 'v1', ['Secret.v1', 'StatefulSet.apps/v1', 'Service.v1']),
+      children: objectMap(
+        this.children.map((c) => asObserved(c)),
+        'v1',
+        ['Secret.v1', 'StatefulSet.apps/v1', 'Service.v1'],
+      ),
       related: objectMap(this.related, 'v1', ['Pod.v1', 'PersistentVolumeClaim.v1']),
     });
     if (this.status) req.parent.status = structuredClone(this.status);
@@ -63,40 +75,52 @@ t.test('a Secret deleted after creation: no new password, sync after sync, while
   for (let i = 0; i < 3; i++) {
     const res = loop.step();
     t.notOk(secretOf(res), `sync ${i}: no Secret with a new password`);
-    t.equal((res.status as any).secretName, SECRET, `sync ${i}: the status still names the Secret (the memory of the next sync)`);
+    t.equal(
+      (res.status as any).secretName,
+      SECRET,
+      `sync ${i}: the status still names the Secret (the memory of the next sync)`,
+    );
     t.match(condition(res, 'Ready'), { status: 'False', reason: 'CredentialsLost' });
     t.match(condition(res, 'CredentialsAvailable'), {
       status: 'False',
       reason: 'CredentialsLost',
-      message: new RegExp(`Secret ${SECRET} \\(key ${PASSWORD_KEY}\\) was deleted or emptied after the cluster was created; they keep the root password`),
+      message: new RegExp(
+        `Secret ${SECRET} \\(key ${PASSWORD_KEY}\\) was deleted or emptied after the cluster was created; they keep the root password`,
+      ),
     });
   }
-  t.ok(loop.children.some((c) => c.kind === 'StatefulSet'), 'the StatefulSet is kept');
+  t.ok(
+    loop.children.some((c) => c.kind === 'StatefulSet'),
+    'the StatefulSet is kept',
+  );
 });
 
-t.test('a Secret emptied, or holding no usable password: kept as it is, never overwritten with a new one', async (t) => {
-  for (const [label, value] of [
-    ['emptied', ''],
-    ['a number', 12345],
-    ['null', null],
-    ['missing', undefined],
-  ] as const) {
-    const loop = new Loop();
-    loop.step();
-    const secret = loop.children.find((c) => c.kind === 'Secret')!;
-    const data = { ...(secret['data'] as Record<string, unknown>) };
-    if (value === undefined) delete data[PASSWORD_KEY];
-    else data[PASSWORD_KEY] = value;
-    secret['data'] = data;
-    loop.newPassword = refuse;
-    for (let i = 0; i < 2; i++) {
-      const res = loop.step();
-      t.same(secretOf(res)?.data, data, `${label}, sync ${i}: the observed Secret is kept unchanged`);
-      t.match(condition(res, 'Ready'), { reason: 'CredentialsLost' }, `${label}, sync ${i}`);
-      t.equal((res.status as any).secretName, SECRET);
+t.test(
+  'a Secret emptied, or holding no usable password: kept as it is, never overwritten with a new one',
+  async (t) => {
+    for (const [label, value] of [
+      ['emptied', ''],
+      ['a number', 12345],
+      ['null', null],
+      ['missing', undefined],
+    ] as const) {
+      const loop = new Loop();
+      loop.step();
+      const secret = loop.children.find((c) => c.kind === 'Secret')!;
+      const data = { ...(secret['data'] as Record<string, unknown>) };
+      if (value === undefined) delete data[PASSWORD_KEY];
+      else data[PASSWORD_KEY] = value;
+      secret['data'] = data;
+      loop.newPassword = refuse;
+      for (let i = 0; i < 2; i++) {
+        const res = loop.step();
+        t.same(secretOf(res)?.data, data, `${label}, sync ${i}: the observed Secret is kept unchanged`);
+        t.match(condition(res, 'Ready'), { reason: 'CredentialsLost' }, `${label}, sync ${i}`);
+        t.equal((res.status as any).secretName, SECRET);
+      }
     }
-  }
-});
+  },
+);
 
 t.test('a new cluster over the volumes of an old one gets no new password', async (t) => {
   const claim = (name: string, extra: Record<string, unknown> = {}): KubeObject => ({
@@ -109,7 +133,10 @@ t.test('a new cluster over the volumes of an old one gets no new password', asyn
   loop.newPassword = refuse;
   const res = loop.step();
   t.notOk(secretOf(res));
-  t.match(condition(res, 'CredentialsAvailable'), { reason: 'CredentialsLost', message: /does not exist, but data volumes of a cluster with this name do \(data-my-mysql-0\)/ });
+  t.match(condition(res, 'CredentialsAvailable'), {
+    reason: 'CredentialsLost',
+    message: /does not exist, but data volumes of a cluster with this name do \(data-my-mysql-0\)/,
+  });
   t.notOk((res.status as any).secretName, 'no Secret was ever observed or recorded');
   // Claims that are not this cluster's volumes, or that are going, or malformed entries, do not count.
   const other = new Loop();
@@ -141,9 +168,19 @@ t.test('observedKey reads only own, non-empty string values', async (t) => {
   t.equal(observedKey(s({}), 'toString'), undefined, 'an inherited member is not a key');
   t.equal(observedPassword(s({ [PASSWORD_KEY]: 'cHc=' })), 'cHc=');
   const req = request('mysqlcluster', spec);
-  req.related = { 'PersistentVolumeClaim.v1': { a: null as any, b: 'x' as any, 'data-my-mysql-1': { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-my-mysql-1' } } } };
+  req.related = {
+    'PersistentVolumeClaim.v1': {
+      a: null as any,
+      b: 'x' as any,
+      'data-my-mysql-1': { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-my-mysql-1' } },
+    },
+  };
   t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-1'], 'malformed entries are skipped');
   const claim = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name } });
   req.related = { 'PersistentVolumeClaim.v1': { b: claim('data-my-mysql-2'), a: claim('data-my-mysql-0') } as any };
-  t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-0', 'data-my-mysql-2'], 'sorted, whatever the order of the map');
+  t.same(
+    existingVolumes(req, 'my-mysql'),
+    ['data-my-mysql-0', 'data-my-mysql-2'],
+    'sorted, whatever the order of the map',
+  );
 });

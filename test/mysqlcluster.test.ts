@@ -29,7 +29,10 @@ t.test('the seed MySQLCluster (version: 8.0, read by YAML as 8) gets its five ch
   t.equal(sts.spec.serviceName, 'my-mysql-headless');
   t.equal(sts.spec.template.spec.containers[0].image, 'mysql:8.0');
   t.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '1Gi');
-  t.same(sts.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef, { name: 'my-mysql-mysql', key: PASSWORD_KEY });
+  t.same(sts.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef, {
+    name: 'my-mysql-mysql',
+    key: PASSWORD_KEY,
+  });
   t.equal(c['Service/my-mysql-headless'].spec.clusterIP, 'None');
   t.equal(c['Service/my-mysql'].spec.ports[0].port, 3306);
   const password = Buffer.from(c['Secret/my-mysql-mysql'].data[PASSWORD_KEY], 'base64').toString();
@@ -60,8 +63,14 @@ t.test('a Secret lost after creation is reported, and no new password is made', 
   t.notOk(byKind(res.children)['Secret/my-mysql-mysql']);
   t.ok(byKind(res.children)['StatefulSet/my-mysql'], 'the StatefulSet is kept');
   const conditions = (res.status as any).conditions;
-  t.match(conditions.find((c: any) => c.type === 'Ready'), { status: 'False', reason: 'CredentialsLost' });
-  t.match(conditions.find((c: any) => c.type === 'CredentialsAvailable'), { status: 'False', message: /Recreate the Secret/ });
+  t.match(
+    conditions.find((c: any) => c.type === 'Ready'),
+    { status: 'False', reason: 'CredentialsLost' },
+  );
+  t.match(
+    conditions.find((c: any) => c.type === 'CredentialsAvailable'),
+    { status: 'False', message: /Recreate the Secret/ },
+  );
 });
 
 t.test('versions: strings as written, numbers as YAML read them', async (t) => {
@@ -71,7 +80,11 @@ t.test('versions: strings as written, numbers as YAML read them', async (t) => {
   t.equal(normalizeVersion(' 5.7 '), '5.7');
   for (const version of ['latest', '8.0;rm', 'v8', '']) {
     const res = sync(request('mysqlcluster', { size: 1, version }), now, newPassword);
-    t.match((res.status as any).conditions[0], { reason: 'InvalidSpec' }, `version ${JSON.stringify(version)} is refused`);
+    t.match(
+      (res.status as any).conditions[0],
+      { reason: 'InvalidSpec' },
+      `version ${JSON.stringify(version)} is refused`,
+    );
     t.same(res.children, []);
   }
 });
@@ -95,15 +108,22 @@ t.test('volume claim templates are fixed once the StatefulSet exists', async (t)
   );
   const sts = byKind(res.children)['StatefulSet/my-mysql'];
   t.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '5Gi');
-  t.match((res.status as any).conditions.find((c: any) => c.type === 'StorageResized'), {
-    status: 'False',
-    reason: 'StorageImmutable',
-  });
+  t.match(
+    (res.status as any).conditions.find((c: any) => c.type === 'StorageResized'),
+    {
+      status: 'False',
+      reason: 'StorageImmutable',
+    },
+  );
 });
 
 t.test('a version change rolls the StatefulSet in place, selector unchanged', async (t) => {
-  const a = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)['StatefulSet/my-mysql'];
-  const b = byKind(sync(request('mysqlcluster', { size: 3, version: '8.4' }), now, newPassword).children)['StatefulSet/my-mysql'];
+  const a = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)[
+    'StatefulSet/my-mysql'
+  ];
+  const b = byKind(sync(request('mysqlcluster', { size: 3, version: '8.4' }), now, newPassword).children)[
+    'StatefulSet/my-mysql'
+  ];
   t.same(a.spec.selector, b.spec.selector);
   t.equal(b.spec.template.spec.containers[0].image, 'mysql:8.4');
 });
@@ -121,17 +141,30 @@ function storedStatefulSet(sts: KubeObject): KubeObject {
   return stored;
 }
 
-t.test('at rest the StatefulSet answered is the one the API server stores: its claim templates are not rewritten', async (t) => {
-  const first = sync(request('mysqlcluster', { size: 1, version: '8.0' }), now, newPassword);
-  const stored = first.children.map((c) => (c.kind === 'StatefulSet' ? storedStatefulSet(c) : asObserved(c)));
-  const storedSts = stored.find((c) => c.kind === 'StatefulSet') as any;
-  // The first answer already has the stored form, so creating it is not followed by an update.
-  t.same(byKind(first.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates, storedSts.spec.volumeClaimTemplates);
-  for (let i = 0; i < 3; i++) {
-    const res = sync(request('mysqlcluster', { size: 1, version: '8.0' }, { children: objectMap(stored) }), now, newPassword);
-    t.same(byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates, storedSts.spec.volumeClaimTemplates);
-  }
-});
+t.test(
+  'at rest the StatefulSet answered is the one the API server stores: its claim templates are not rewritten',
+  async (t) => {
+    const first = sync(request('mysqlcluster', { size: 1, version: '8.0' }), now, newPassword);
+    const stored = first.children.map((c) => (c.kind === 'StatefulSet' ? storedStatefulSet(c) : asObserved(c)));
+    const storedSts = stored.find((c) => c.kind === 'StatefulSet') as any;
+    // The first answer already has the stored form, so creating it is not followed by an update.
+    t.same(
+      byKind(first.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates,
+      storedSts.spec.volumeClaimTemplates,
+    );
+    for (let i = 0; i < 3; i++) {
+      const res = sync(
+        request('mysqlcluster', { size: 1, version: '8.0' }, { children: objectMap(stored) }),
+        now,
+        newPassword,
+      );
+      t.same(
+        byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates,
+        storedSts.spec.volumeClaimTemplates,
+      );
+    }
+  },
+);
 
 t.test('a primary and read replicas: writes go to member 0 only, reads to every Ready member', async (t) => {
   const c = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children);
@@ -140,7 +173,10 @@ t.test('a primary and read replicas: writes go to member 0 only, reads to every 
     'app.kubernetes.io/instance': 'my-mysql',
     'statefulset.kubernetes.io/pod-name': 'my-mysql-0',
   });
-  t.same(c['Service/my-mysql-read'].spec.selector, { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' });
+  t.same(c['Service/my-mysql-read'].spec.selector, {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+  });
   t.notOk(c['Service/my-mysql-read'].spec.clusterIP, 'a load-balanced Service: only Ready members');
   const pod = c['StatefulSet/my-mysql'].spec.template.spec;
   const sidecar = pod.containers.find((x: any) => x.name === 'replication');
@@ -149,41 +185,60 @@ t.test('a primary and read replicas: writes go to member 0 only, reads to every 
     { name: 'PRIMARY_HOST', value: 'my-mysql-0.my-mysql-headless' },
     'replicas follow member 0 by its stable name',
   );
-  t.same(sidecar.env.find((e: any) => e.name === 'REPLICATION_PASSWORD').valueFrom.secretKeyRef, { name: 'my-mysql-mysql', key: REPLICATION_KEY });
+  t.same(sidecar.env.find((e: any) => e.name === 'REPLICATION_PASSWORD').valueFrom.secretKeyRef, {
+    name: 'my-mysql-mysql',
+    key: REPLICATION_KEY,
+  });
   const secret = c['Secret/my-mysql-mysql'];
   t.ok(secret.data[REPLICATION_KEY], 'the replication credentials are in the Secret');
   t.not(secret.data[REPLICATION_KEY], secret.data[PASSWORD_KEY], 'a password of its own');
 });
 
 t.test("seed 001's labels on the MySQL pods; the selector stays the stable one", async (t) => {
-  const sts = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)['StatefulSet/my-mysql'];
+  const sts = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)[
+    'StatefulSet/my-mysql'
+  ];
   t.match(sts.spec.template.metadata.labels, { app: 'mysqlcluster', mysqlcluster_cr: 'my-mysql' });
-  t.same(sts.spec.selector, { matchLabels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' } });
+  t.same(sts.spec.selector, {
+    matchLabels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+  });
 });
 
-t.test('pods pass Pod Security restricted as user mysql (999); probes keep the password off command lines', async (t) => {
-  const sts = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)['StatefulSet/my-mysql'];
-  const pod = sts.spec.template.spec;
-  t.same(pod.securityContext, {
-    runAsNonRoot: true,
-    runAsUser: 999,
-    runAsGroup: 999,
-    fsGroup: 999,
-    seccompProfile: { type: 'RuntimeDefault' },
-  });
-  const containers = [...pod.initContainers, ...pod.containers];
-  t.equal(containers.length, 3);
-  for (const c of containers) {
-    t.same(c.securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, c.name);
-    t.notOk(c.securityContext.privileged, `${c.name} is not privileged`);
-  }
-  for (const c of pod.containers) {
-    const argv = JSON.stringify(c.readinessProbe.exec.command);
-    t.notMatch(argv, /PASSWORD|-p"|-p\$|--password/, `${c.name}'s probe has no password in its argv`);
-  }
-  t.same(pod.containers[0].readinessProbe.exec.command.slice(0, 2), ['mysql', '--defaults-extra-file=/etc/mysql-client/root.cnf']);
-  t.notMatch(JSON.stringify(pod.containers[0].readinessProbe), /mysqladmin/, 'not mysqladmin ping, which succeeds on Access denied');
-});
+t.test(
+  'pods pass Pod Security restricted as user mysql (999); probes keep the password off command lines',
+  async (t) => {
+    const sts = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)[
+      'StatefulSet/my-mysql'
+    ];
+    const pod = sts.spec.template.spec;
+    t.same(pod.securityContext, {
+      runAsNonRoot: true,
+      runAsUser: 999,
+      runAsGroup: 999,
+      fsGroup: 999,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const containers = [...pod.initContainers, ...pod.containers];
+    t.equal(containers.length, 3);
+    for (const c of containers) {
+      t.same(c.securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, c.name);
+      t.notOk(c.securityContext.privileged, `${c.name} is not privileged`);
+    }
+    for (const c of pod.containers) {
+      const argv = JSON.stringify(c.readinessProbe.exec.command);
+      t.notMatch(argv, /PASSWORD|-p"|-p\$|--password/, `${c.name}'s probe has no password in its argv`);
+    }
+    t.same(pod.containers[0].readinessProbe.exec.command.slice(0, 2), [
+      'mysql',
+      '--defaults-extra-file=/etc/mysql-client/root.cnf',
+    ]);
+    t.notMatch(
+      JSON.stringify(pod.containers[0].readinessProbe),
+      /mysqladmin/,
+      'not mysqladmin ping, which succeeds on Access denied',
+    );
+  },
+);
 
 /** A member pod as the kubelet reports it. */
 function memberPod(ordinal: number, opts: { image?: string; ready?: boolean; replicating?: boolean } = {}): KubeObject {
@@ -191,8 +246,17 @@ function memberPod(ordinal: number, opts: { image?: string; ready?: boolean; rep
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: `my-mysql-${ordinal}`, namespace: 'default', labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' } },
-    spec: { containers: [{ name: 'mysql', image: opts.image ?? 'mysql:8.0' }, { name: 'replication', image: opts.image ?? 'mysql:8.0' }] },
+    metadata: {
+      name: `my-mysql-${ordinal}`,
+      namespace: 'default',
+      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+    },
+    spec: {
+      containers: [
+        { name: 'mysql', image: opts.image ?? 'mysql:8.0' },
+        { name: 'replication', image: opts.image ?? 'mysql:8.0' },
+      ],
+    },
     status: {
       phase: 'Running',
       conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
@@ -206,7 +270,11 @@ function memberPod(ordinal: number, opts: { image?: string; ready?: boolean; rep
 
 t.test('status names the primary, says whether each replica replicates, and the version the pods run', async (t) => {
   const pods = [memberPod(0), memberPod(1), memberPod(2, { ready: false, replicating: false })];
-  const res = sync(request('mysqlcluster', { size: 3, version: '8.4' }, { related: objectMap(pods) }), now, newPassword);
+  const res = sync(
+    request('mysqlcluster', { size: 3, version: '8.4' }, { related: objectMap(pods) }),
+    now,
+    newPassword,
+  );
   const status = res.status as any;
   t.equal(status.primary, 'my-mysql-0');
   t.same(status.members, [
@@ -214,14 +282,24 @@ t.test('status names the primary, says whether each replica replicates, and the 
     { name: 'my-mysql-1', role: 'replica', ready: true, replicating: true },
     { name: 'my-mysql-2', role: 'replica', ready: false, replicating: false },
   ]);
-  t.match(status.conditions.find((c: any) => c.type === 'Replicating'), { status: 'False', reason: 'ReplicaNotReplicating', message: /my-mysql-2/ });
+  t.match(
+    status.conditions.find((c: any) => c.type === 'Replicating'),
+    { status: 'False', reason: 'ReplicaNotReplicating', message: /my-mysql-2/ },
+  );
   t.equal(status.version, '8.0', 'the spec asks for 8.4, the pods still run 8.0');
   t.same(status.nodes, ['my-mysql-0', 'my-mysql-1', 'my-mysql-2']);
 
   const rolling = [memberPod(0, { image: 'mysql:8.4' }), memberPod(1), memberPod(2, { image: 'mysql:8.4' })];
-  const mid = sync(request('mysqlcluster', { size: 3, version: '8.4' }, { related: objectMap(rolling) }), now, newPassword);
+  const mid = sync(
+    request('mysqlcluster', { size: 3, version: '8.4' }, { related: objectMap(rolling) }),
+    now,
+    newPassword,
+  );
   t.equal((mid.status as any).version, '8.0, 8.4', 'during a rollout: both');
-  t.match((mid.status as any).conditions.find((c: any) => c.type === 'Replicating'), { status: 'True', reason: 'AllReplicating' });
+  t.match(
+    (mid.status as any).conditions.find((c: any) => c.type === 'Replicating'),
+    { status: 'True', reason: 'AllReplicating' },
+  );
 });
 
 t.test('`version: {"major": 8}` says what the field takes', async (t) => {
@@ -235,8 +313,15 @@ t.test('`version: {"major": 8}` says what the field takes', async (t) => {
 t.test('while InvalidSpec, the last Available and Progressing conditions are kept', async (t) => {
   const spec = { size: 1, version: '8.0' };
   const first = sync(request('mysqlcluster', spec), now, newPassword);
-  const sts = asObserved(byKind(first.children)['StatefulSet/my-mysql'], { replicas: 1, readyReplicas: 1, updatedReplicas: 1 });
-  const observed = objectMap([...first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c)), sts]);
+  const sts = asObserved(byKind(first.children)['StatefulSet/my-mysql'], {
+    replicas: 1,
+    readyReplicas: 1,
+    updatedReplicas: 1,
+  });
+  const observed = objectMap([
+    ...first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c)),
+    sts,
+  ]);
   const settledReq = request('mysqlcluster', spec, { children: observed, related: objectMap([memberPod(0)]) });
   settledReq.parent.status = first.status;
   const settled = sync(settledReq, now, newPassword).status as any;
@@ -245,35 +330,69 @@ t.test('while InvalidSpec, the last Available and Progressing conditions are kep
   const badReq = request('mysqlcluster', { size: 1, version: 'eight' }, { children: observed });
   badReq.parent.status = settled;
   const bad = sync(badReq, new Date(now.getTime() + 60_000), newPassword).status as any;
-  t.match(bad.conditions.find((c: any) => c.type === 'Ready'), { status: 'False', reason: 'InvalidSpec' });
-  t.same(bad.conditions.find((c: any) => c.type === 'Available'), available, 'Available kept as it was');
-  t.same(bad.conditions.find((c: any) => c.type === 'Progressing'), settled.conditions.find((c: any) => c.type === 'Progressing'));
+  t.match(
+    bad.conditions.find((c: any) => c.type === 'Ready'),
+    { status: 'False', reason: 'InvalidSpec' },
+  );
+  t.same(
+    bad.conditions.find((c: any) => c.type === 'Available'),
+    available,
+    'Available kept as it was',
+  );
+  t.same(
+    bad.conditions.find((c: any) => c.type === 'Progressing'),
+    settled.conditions.find((c: any) => c.type === 'Progressing'),
+  );
   t.equal(bad.conditions.filter((c: any) => c.type === 'Ready').length, 1, 'one Ready condition');
 });
 
 /** A data volume the StatefulSet of a cluster named my-mysql made. */
 function volume(ordinal: number): KubeObject {
-  return { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `data-my-mysql-${ordinal}`, namespace: 'default' } } as KubeObject;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: `data-my-mysql-${ordinal}`, namespace: 'default' },
+  } as KubeObject;
 }
 
-t.test('the data volumes of a previous cluster with this name exist: CredentialsLost, never a new password', async (t) => {
-  const res = sync(request('mysqlcluster', { size: 3, version: '8.0' }, { related: objectMap([volume(0), volume(1)]) }), now, () => {
-    throw new Error('must not generate');
-  });
-  t.notOk(byKind(res.children)['Secret/my-mysql-mysql'], 'no Secret with a new password');
-  t.ok(byKind(res.children)['StatefulSet/my-mysql'], 'the cluster itself is still asked for');
-  const conditions = (res.status as any).conditions;
-  t.match(conditions.find((c: any) => c.type === 'Ready'), { status: 'False', reason: 'CredentialsLost' });
-  t.match(conditions.find((c: any) => c.type === 'CredentialsAvailable'), {
-    reason: 'CredentialsLost',
-    message: /data volumes of a cluster with this name do \(data-my-mysql-0, data-my-mysql-1\)/,
-  });
-  // Volumes of another cluster, or being deleted, do not count.
-  const other = { ...volume(0), metadata: { name: 'data-other-0', namespace: 'default' } } as KubeObject;
-  const going = { ...volume(1), metadata: { ...volume(1).metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } } as KubeObject;
-  const fresh = sync(request('mysqlcluster', { size: 3, version: '8.0' }, { related: objectMap([other, going]) }), now, newPassword);
-  t.ok(byKind(fresh.children)['Secret/my-mysql-mysql'], 'a new cluster gets its passwords');
-});
+t.test(
+  'the data volumes of a previous cluster with this name exist: CredentialsLost, never a new password',
+  async (t) => {
+    const res = sync(
+      request('mysqlcluster', { size: 3, version: '8.0' }, { related: objectMap([volume(0), volume(1)]) }),
+      now,
+      () => {
+        throw new Error('must not generate');
+      },
+    );
+    t.notOk(byKind(res.children)['Secret/my-mysql-mysql'], 'no Secret with a new password');
+    t.ok(byKind(res.children)['StatefulSet/my-mysql'], 'the cluster itself is still asked for');
+    const conditions = (res.status as any).conditions;
+    t.match(
+      conditions.find((c: any) => c.type === 'Ready'),
+      { status: 'False', reason: 'CredentialsLost' },
+    );
+    t.match(
+      conditions.find((c: any) => c.type === 'CredentialsAvailable'),
+      {
+        reason: 'CredentialsLost',
+        message: /data volumes of a cluster with this name do \(data-my-mysql-0, data-my-mysql-1\)/,
+      },
+    );
+    // Volumes of another cluster, or being deleted, do not count.
+    const other = { ...volume(0), metadata: { name: 'data-other-0', namespace: 'default' } } as KubeObject;
+    const going = {
+      ...volume(1),
+      metadata: { ...volume(1).metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+    } as KubeObject;
+    const fresh = sync(
+      request('mysqlcluster', { size: 3, version: '8.0' }, { related: objectMap([other, going]) }),
+      now,
+      newPassword,
+    );
+    t.ok(byKind(fresh.children)['Secret/my-mysql-mysql'], 'a new cluster gets its passwords');
+  },
+);
 
 t.test('customize asks for the pods and for the data volumes a cluster with this name would have', async (t) => {
   const res = customize({ parent: request('mysqlcluster', { size: 1 }).parent } as any);
@@ -302,7 +421,10 @@ t.test('password memory: each answer fed back as the next observed state, for se
   let related: KubeObject[] = [];
   const secrets: Array<Record<string, string>> = [];
   for (let i = 0; i < 6; i++) {
-    const req = request('mysqlcluster', spec, { children: objectMap(children.map((c) => asObserved(c))), related: objectMap(related) });
+    const req = request('mysqlcluster', spec, {
+      children: objectMap(children.map((c) => asObserved(c))),
+      related: objectMap(related),
+    });
     if (status) req.parent.status = status as any;
     const res = sync(req, new Date(now.getTime() + i * 60_000), gen);
     const secret = byKind(res.children)['Secret/my-mysql-mysql'];
@@ -324,7 +446,10 @@ t.test('password memory: each answer fed back as the next observed state, for se
     req.parent.status = status as any;
     const res = sync(req, now, gen);
     t.notOk(byKind(res.children)['Secret/my-mysql-mysql']);
-    t.match((res.status as any).conditions.find((c: any) => c.type === 'Ready'), { reason: 'CredentialsLost' });
+    t.match(
+      (res.status as any).conditions.find((c: any) => c.type === 'Ready'),
+      { reason: 'CredentialsLost' },
+    );
     children = res.children;
     status = res.status;
   }

@@ -36,7 +36,8 @@ class Api implements KubeApi {
     this.patches.push(`${ns}/${name}`);
     const p = this.objects.get(`Pod/${ns}/${name}`);
     if (!p) throw new KubeError(404, 'not found', 'NotFound');
-    if (pre?.resourceVersion && pre.resourceVersion !== p.metadata.resourceVersion) throw new KubeError(409, 'rv', 'Conflict');
+    if (pre?.resourceVersion && pre.resourceVersion !== p.metadata.resourceVersion)
+      throw new KubeError(409, 'rv', 'Conflict');
     const have = (p.spec.ephemeralContainers ??= []);
     for (const c of containers) {
       if (have.some((x: any) => x.name === c.name)) throw new KubeError(422, 'duplicate', 'Invalid');
@@ -63,11 +64,17 @@ const pod = (name: string, namespace: string | null = 'dbg'): KubeObject => ({
 });
 
 async function sync(api: Api, parent: KubeObject, pods: KubeObject[]): Promise<CompositeSyncResponse> {
-  return syncTool({ controller: {}, parent: structuredClone(parent), children: {}, related: objectMap(pods, 'v1', ['Pod.v1']) }, { kube: api, policy: ANY, now: FIXED_NOW });
+  return syncTool(
+    { controller: {}, parent: structuredClone(parent), children: {}, related: objectMap(pods, 'v1', ['Pod.v1']) },
+    { kube: api, policy: ANY, now: FIXED_NOW },
+  );
 }
 
 t.test('inject once over many syncs: the request lags, the status is written back, one PATCH per pod', async (t) => {
-  const api = new Api().put(tool('a', 'dbg', 'uid-a')).put(pod('p1')).put(pod('p2'));
+  const api = new Api()
+    .put(tool('a', 'dbg', 'uid-a'))
+    .put(pod('p1'))
+    .put(pod('p2'));
   // The request keeps showing the pods as they were before any PATCH (a stale informer cache).
   const stale = [pod('p1'), pod('p2')];
   let parent = api.objects.get(TOOL_KEY('dbg', 'a'));
@@ -80,17 +87,28 @@ t.test('inject once over many syncs: the request lags, the status is written bac
   }
   t.same(api.patches.sort(), ['dbg/p1', 'dbg/p2'], 'each pod patched once');
   t.same(statuses[3], statuses[1], 'the status settles');
-  for (const p of ['p1', 'p2']) t.same(api.objects.get(`Pod/dbg/${p}`).spec.ephemeralContainers.map((c: any) => c.name), ['debug-a']);
+  for (const p of ['p1', 'p2'])
+    t.same(
+      api.objects.get(`Pod/dbg/${p}`).spec.ephemeralContainers.map((c: any) => c.name),
+      ['debug-a'],
+    );
 });
 
-t.test('a request without the tool\'s UID: the API server\'s tool is used, and named by its UID in events', async (t) => {
-  const api = new Api().put(tool('a', 'dbg', 'uid-real')).put(pod('p1')).put(pod('p2'));
+t.test("a request without the tool's UID: the API server's tool is used, and named by its UID in events", async (t) => {
+  const api = new Api()
+    .put(tool('a', 'dbg', 'uid-real'))
+    .put(pod('p1'))
+    .put(pod('p2'));
   api.failPodGet.add('p2');
   const res = await sync(api, tool('a', 'dbg', undefined), [pod('p1'), pod('p2')]);
   t.same(api.patches, ['dbg/p1'], 'injected into the pod that could be read');
   t.match(res.status, { matched: 2, injected: 1, failed: 1, failures: [{ pod: 'p2', reason: 'Forbidden' }] });
   t.equal(api.events.length, 1);
-  t.match(api.events[0], { reason: 'InjectionFailed', regarding: { name: 'a', uid: 'uid-real' }, related: { name: 'p2', uid: 'uid-p2' } });
+  t.match(api.events[0], {
+    reason: 'InjectionFailed',
+    regarding: { name: 'a', uid: 'uid-real' },
+    related: { name: 'p2', uid: 'uid-p2' },
+  });
   // The API server's tool without a UID (an answer from something that is not quite the API server): still used.
   const bare = new Api().put(tool('b', 'dbg', undefined)).put(pod('p1'));
   await sync(bare, tool('b', 'dbg', 'uid-b'), [pod('p1')]);
@@ -103,14 +121,20 @@ t.test('a request without the tool\'s UID: the API server\'s tool is used, and n
 
 t.test('a pod read back from another namespace is not patched', async (t) => {
   const api = new Api().put(tool('a', 'dbg', 'uid-a')).put(pod('p1'));
-  api.answerPod.set('p1', { ...pod('p1', 'elsewhere'), metadata: { ...pod('p1', 'elsewhere').metadata, resourceVersion: '9' } });
+  api.answerPod.set('p1', {
+    ...pod('p1', 'elsewhere'),
+    metadata: { ...pod('p1', 'elsewhere').metadata, resourceVersion: '9' },
+  });
   const res = await sync(api, api.objects.get(TOOL_KEY('dbg', 'a')), [pod('p1')]);
   t.same(api.patches, []);
   t.match(res.status, { matched: 1, injected: 0, failed: 0 });
   // A pod read back without a namespace is the tool's namespace's.
   const bare = new Api().put(tool('a', 'dbg', 'uid-a')).put(pod('p1'));
   const noNs = pod('p1', null);
-  bare.answerPod.set('p1', { ...noNs, metadata: { ...noNs.metadata, resourceVersion: bare.objects.get('Pod/dbg/p1').metadata.resourceVersion } });
+  bare.answerPod.set('p1', {
+    ...noNs,
+    metadata: { ...noNs.metadata, resourceVersion: bare.objects.get('Pod/dbg/p1').metadata.resourceVersion },
+  });
   await sync(bare, bare.objects.get(TOOL_KEY('dbg', 'a')), [pod('p1')]);
   t.same(bare.patches, ['dbg/p1']);
 });

@@ -41,19 +41,42 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 };
-const status = (code: number, reason: string, message: string) => ({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+const status = (code: number, reason: string, message: string) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  status: 'Failure',
+  code,
+  reason,
+  message,
+});
 
 t.test('paths: core and named groups, names escaped', async (t) => {
   t.equal(objectPath('v1', 'pods', 'dbg', 'web-1'), '/api/v1/namespaces/dbg/pods/web-1');
-  t.equal(objectPath('debug.metaops.dev/v1alpha1', 'podbuggertools', 'dbg', 'a'), '/apis/debug.metaops.dev/v1alpha1/namespaces/dbg/podbuggertools/a');
+  t.equal(
+    objectPath('debug.metaops.dev/v1alpha1', 'podbuggertools', 'dbg', 'a'),
+    '/apis/debug.metaops.dev/v1alpha1/namespaces/dbg/podbuggertools/a',
+  );
   t.equal(objectPath('v1', 'pods', 'dbg', '../x'), '/api/v1/namespaces/dbg/pods/..%2Fx');
 });
 
 t.test('GET reads an object, 404 is undefined, other failures throw with the reason', async (t) => {
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'dbg', uid: 'u1', resourceVersion: '7' } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web-1', namespace: 'dbg', uid: 'u1', resourceVersion: '7' },
+  };
   const { seen, server } = await apiServer(t, (req, res) => {
     if (req.path === '/api/v1/namespaces/dbg/pods/web-1') return json(res, 200, pod);
-    if (req.path === '/api/v1/namespaces/dbg/pods/secret') return json(res, 403, status(403, 'Forbidden', 'pods "secret" is forbidden: User "system:serviceaccount:metaops:metaops" cannot get resource "pods"'));
+    if (req.path === '/api/v1/namespaces/dbg/pods/secret')
+      return json(
+        res,
+        403,
+        status(
+          403,
+          'Forbidden',
+          'pods "secret" is forbidden: User "system:serviceaccount:metaops:metaops" cannot get resource "pods"',
+        ),
+      );
     if (req.path === '/api/v1/namespaces/dbg/pods/broken') {
       res.writeHead(500);
       return res.end('<html>oops</html>');
@@ -65,7 +88,11 @@ t.test('GET reads an object, 404 is undefined, other failures throw with the rea
   t.equal(await api.get('debug.metaops.dev/v1alpha1', 'podbuggertools', 'dbg', 'gone'), undefined);
   const forbidden = await api.get('v1', 'pods', 'dbg', 'secret').catch((e: unknown) => e);
   t.ok(forbidden instanceof KubeError);
-  t.match(forbidden, { status: 403, reason: 'Forbidden', message: /GET \/api\/v1\/namespaces\/dbg\/pods\/secret: 403 pods "secret" is forbidden/ });
+  t.match(forbidden, {
+    status: 403,
+    reason: 'Forbidden',
+    message: /GET \/api\/v1\/namespaces\/dbg\/pods\/secret: 403 pods "secret" is forbidden/,
+  });
   t.equal(errorReason(forbidden), 'Forbidden');
   const broken = await api.get('v1', 'pods', 'dbg', 'broken').catch((e: unknown) => e);
   t.match(broken, { status: 500, reason: 'ServerError' });
@@ -85,7 +112,8 @@ t.test('GET reads an object, 404 is undefined, other failures throw with the rea
 t.test('the ephemeral-container PATCH: subresource, strategic merge, precondition in the body', async (t) => {
   const { seen, server } = await apiServer(t, (req, res) => {
     const body = JSON.parse(req.body);
-    if (body.metadata?.resourceVersion === 'stale') return json(res, 409, status(409, 'Conflict', 'the object has been modified'));
+    if (body.metadata?.resourceVersion === 'stale')
+      return json(res, 409, status(409, 'Conflict', 'the object has been modified'));
     return json(res, 200, { kind: 'Pod', metadata: { name: 'web-1' } });
   });
   const api = new HttpKubeApi(3000, { server, token: 'tok' });
@@ -94,10 +122,15 @@ t.test('the ephemeral-container PATCH: subresource, strategic merge, preconditio
   t.equal(seen[0]!.method, 'PATCH');
   t.equal(seen[0]!.path, '/api/v1/namespaces/dbg/pods/web-1/ephemeralcontainers');
   t.equal(seen[0]!.contentType, 'application/strategic-merge-patch+json');
-  t.same(JSON.parse(seen[0]!.body), { metadata: { uid: 'u1', resourceVersion: '7' }, spec: { ephemeralContainers: [container] } });
+  t.same(JSON.parse(seen[0]!.body), {
+    metadata: { uid: 'u1', resourceVersion: '7' },
+    spec: { ephemeralContainers: [container] },
+  });
   await api.addEphemeralContainers('dbg', 'web-1', [container]);
   t.same(JSON.parse(seen[1]!.body), { spec: { ephemeralContainers: [container] } }, 'no precondition, no metadata');
-  const conflict = await api.addEphemeralContainers('dbg', 'web-1', [container], { resourceVersion: 'stale' }).catch((e: unknown) => e);
+  const conflict = await api
+    .addEphemeralContainers('dbg', 'web-1', [container], { resourceVersion: 'stale' })
+    .catch((e: unknown) => e);
   t.match(conflict, { status: 409, reason: 'Conflict' });
 });
 
@@ -110,7 +143,10 @@ t.test('the service-account token is read again when it changes (bound tokens ro
   const conn = fromServiceAccount(dir, { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' })!;
   t.match(conn, { server: 'https://10.0.0.1:443', tokenFile: join(dir, 'token') });
   t.notOk('token' in conn, 'the token is not copied once and kept');
-  t.equal(fromServiceAccount(dir, { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' })!.server, 'https://[fd00::1]:443');
+  t.equal(
+    fromServiceAccount(dir, { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' })!.server,
+    'https://[fd00::1]:443',
+  );
 
   const api = new HttpKubeApi(3000, { ...conn, server });
   await api.get('v1', 'pods', 'dbg', 'a');
@@ -131,47 +167,56 @@ t.test('the service-account token is read again when it changes (bound tokens ro
   t.match(await gone.get('v1', 'pods', 'dbg', 'a').catch((e: unknown) => e), { reason: 'Unauthorized' });
 });
 
-t.test('events: POSTed to events.k8s.io/v1 as reportingController metaops; one that exists already is no error', async (t) => {
-  let existing = false;
-  const { seen, server } = await apiServer(t, (req, res) => {
-    if (existing) return json(res, 409, status(409, 'AlreadyExists', 'events "a.x" already exists'));
-    existing = true;
-    return json(res, 201, JSON.parse(req.body));
-  });
-  const api = new HttpKubeApi(3000, { server, token: 'tok' });
-  const event = {
-    namespace: 'dbg',
-    name: 'a.0123456789abcdef',
-    eventTime: new Date('2026-01-02T03:04:05.678Z'),
-    type: 'Warning' as const,
-    reason: 'InjectionFailed',
-    action: 'AddEphemeralContainer',
-    note: 'could not add debug-a to pod dbg/web-1: Forbidden',
-    regarding: { apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', namespace: 'dbg', name: 'a', uid: 'u' },
-    related: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'web-1' },
-  };
-  await api.createEvent(event);
-  await api.createEvent(event);
-  t.equal(seen.length, 2);
-  t.equal(seen[0]!.method, 'POST');
-  t.equal(seen[0]!.path, '/apis/events.k8s.io/v1/namespaces/dbg/events');
-  t.equal(seen[0]!.contentType, 'application/json');
-  const body = JSON.parse(seen[0]!.body);
-  t.match(body, {
-    apiVersion: 'events.k8s.io/v1',
-    kind: 'Event',
-    metadata: { name: 'a.0123456789abcdef', namespace: 'dbg' },
-    eventTime: '2026-01-02T03:04:05.678000Z',
-    reportingController: 'metaops',
-    reportingInstance: /^metaops-/,
-    action: 'AddEphemeralContainer',
-    reason: 'InjectionFailed',
-    type: 'Warning',
-    note: 'could not add debug-a to pod dbg/web-1: Forbidden',
-    regarding: event.regarding,
-    related: event.related,
-  });
-});
+t.test(
+  'events: POSTed to events.k8s.io/v1 as reportingController metaops; one that exists already is no error',
+  async (t) => {
+    let existing = false;
+    const { seen, server } = await apiServer(t, (req, res) => {
+      if (existing) return json(res, 409, status(409, 'AlreadyExists', 'events "a.x" already exists'));
+      existing = true;
+      return json(res, 201, JSON.parse(req.body));
+    });
+    const api = new HttpKubeApi(3000, { server, token: 'tok' });
+    const event = {
+      namespace: 'dbg',
+      name: 'a.0123456789abcdef',
+      eventTime: new Date('2026-01-02T03:04:05.678Z'),
+      type: 'Warning' as const,
+      reason: 'InjectionFailed',
+      action: 'AddEphemeralContainer',
+      note: 'could not add debug-a to pod dbg/web-1: Forbidden',
+      regarding: {
+        apiVersion: 'debug.metaops.dev/v1alpha1',
+        kind: 'PodBuggerTool',
+        namespace: 'dbg',
+        name: 'a',
+        uid: 'u',
+      },
+      related: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'web-1' },
+    };
+    await api.createEvent(event);
+    await api.createEvent(event);
+    t.equal(seen.length, 2);
+    t.equal(seen[0]!.method, 'POST');
+    t.equal(seen[0]!.path, '/apis/events.k8s.io/v1/namespaces/dbg/events');
+    t.equal(seen[0]!.contentType, 'application/json');
+    const body = JSON.parse(seen[0]!.body);
+    t.match(body, {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'a.0123456789abcdef', namespace: 'dbg' },
+      eventTime: '2026-01-02T03:04:05.678000Z',
+      reportingController: 'metaops',
+      reportingInstance: /^metaops-/,
+      action: 'AddEphemeralContainer',
+      reason: 'InjectionFailed',
+      type: 'Warning',
+      note: 'could not add debug-a to pod dbg/web-1: Forbidden',
+      regarding: event.regarding,
+      related: event.related,
+    });
+  },
+);
 
 t.test('a kubeconfig user with a tokenFile: the file is kept, to be read again when it changes', async (t) => {
   const { fromKubeconfig } = await import('../lib/kube.js');
@@ -179,41 +224,71 @@ t.test('a kubeconfig user with a tokenFile: the file is kept, to be read again w
   const path = join(dir, 'config');
   writeFileSync(
     path,
-    ['apiVersion: v1', 'kind: Config', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]',
-      `users: [{name: u, user: {tokenFile: "${join(dir, 'tok')}"}}]`, 'contexts: [{name: x, context: {cluster: c, user: u}}]', 'current-context: x', ''].join('\n'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]',
+      `users: [{name: u, user: {tokenFile: "${join(dir, 'tok')}"}}]`,
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+      '',
+    ].join('\n'),
   );
   t.same(await fromKubeconfig(path), { server: 'https://127.0.0.1:6443', tokenFile: join(dir, 'tok') });
 });
 
-t.test('an answer that is not the object asked for is the server\'s failure (InvalidAnswer), never a crash', async (t) => {
-  const { server } = await apiServer(t, (req, res) => {
-    if (req.path.endsWith('/empty')) return json(res, 200, {});
-    if (req.path.endsWith('/text')) return json(res, 200, 'hello');
-    if (req.path.endsWith('/array')) return json(res, 200, [1, 2]);
-    if (req.path.endsWith('/other')) return json(res, 200, { metadata: { name: 'someone-else', namespace: 'dbg' } });
-    if (req.path.endsWith('/elsewhere')) return json(res, 200, { metadata: { name: 'elsewhere', namespace: 'kube-system' } });
-    return json(res, 200, { metadata: { name: 'web-1', namespace: 'dbg' } });
-  });
-  const api = new HttpKubeApi(3000, { server });
-  for (const name of ['empty', 'text', 'array', 'other', 'elsewhere']) {
-    const err = await api.get('v1', 'pods', 'dbg', name).catch((e: unknown) => e);
-    t.ok(err instanceof KubeError, `${name}: an error`);
-    t.equal(errorReason(err), 'InvalidAnswer', `${name}: InvalidAnswer`);
-  }
-  t.match(await api.get('v1', 'pods', 'dbg', 'web-1'), { metadata: { name: 'web-1' } });
-  t.equal(errorReason(Object.assign(new Error('x'), { code: 'ECONNRESET' })), 'Unreachable', 'a network failure');
-  t.equal(errorReason(new TypeError("Cannot read properties of undefined (reading 'x')")), 'InvalidAnswer', 'a programming error is not a network failure');
-});
+t.test(
+  "an answer that is not the object asked for is the server's failure (InvalidAnswer), never a crash",
+  async (t) => {
+    const { server } = await apiServer(t, (req, res) => {
+      if (req.path.endsWith('/empty')) return json(res, 200, {});
+      if (req.path.endsWith('/text')) return json(res, 200, 'hello');
+      if (req.path.endsWith('/array')) return json(res, 200, [1, 2]);
+      if (req.path.endsWith('/other')) return json(res, 200, { metadata: { name: 'someone-else', namespace: 'dbg' } });
+      if (req.path.endsWith('/elsewhere'))
+        return json(res, 200, { metadata: { name: 'elsewhere', namespace: 'kube-system' } });
+      return json(res, 200, { metadata: { name: 'web-1', namespace: 'dbg' } });
+    });
+    const api = new HttpKubeApi(3000, { server });
+    for (const name of ['empty', 'text', 'array', 'other', 'elsewhere']) {
+      const err = await api.get('v1', 'pods', 'dbg', name).catch((e: unknown) => e);
+      t.ok(err instanceof KubeError, `${name}: an error`);
+      t.equal(errorReason(err), 'InvalidAnswer', `${name}: InvalidAnswer`);
+    }
+    t.match(await api.get('v1', 'pods', 'dbg', 'web-1'), { metadata: { name: 'web-1' } });
+    t.equal(errorReason(Object.assign(new Error('x'), { code: 'ECONNRESET' })), 'Unreachable', 'a network failure');
+    t.equal(
+      errorReason(new TypeError("Cannot read properties of undefined (reading 'x')")),
+      'InvalidAnswer',
+      'a programming error is not a network failure',
+    );
+  },
+);
 
 t.test('an event write reads at most EVENT_ANSWER_BYTES of the answer (attack on issue 18)', async (t) => {
   const { EVENT_ANSWER_BYTES } = await import('../lib/kube.js');
   const { server } = await apiServer(t, (req, res) => {
     res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
     const pad = 'x'.repeat(EVENT_ANSWER_BYTES + 1);
-    res.end(JSON.stringify(req.method === 'GET' ? { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'dbg' }, pad } : { kind: 'Event', pad }));
+    res.end(
+      JSON.stringify(
+        req.method === 'GET'
+          ? { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'dbg' }, pad }
+          : { kind: 'Event', pad },
+      ),
+    );
   });
   const api = new HttpKubeApi(3000, { server, token: 'tok' });
-  const event = { namespace: 'dbg', name: 'e1', eventTime: new Date(), type: 'Warning' as const, reason: 'X', action: 'Y', note: 'n', regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'p' } };
+  const event = {
+    namespace: 'dbg',
+    name: 'e1',
+    eventTime: new Date(),
+    type: 'Warning' as const,
+    reason: 'X',
+    action: 'Y',
+    note: 'n',
+    regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'dbg', name: 'p' },
+  };
   await t.rejects(api.createEvent(event), 'a huge answer fails the write');
   await t.rejects(api.patchEventSeries('dbg', 'e1', { count: 2, lastObservedTime: new Date() }));
   // A pod read is not held to that limit.

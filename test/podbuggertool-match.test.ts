@@ -34,12 +34,28 @@ const pod = (extra: Record<string, unknown> = { containers: [{ name: 'app', imag
 const bare: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' } };
 
 t.test('image references: registry, repository, tag and digest, exactly', async (t) => {
-  t.strictSame(parseImage('busybox'), { registry: 'docker.io', repository: 'library/busybox' }, 'no tag key when there is no tag');
+  t.strictSame(
+    parseImage('busybox'),
+    { registry: 'docker.io', repository: 'library/busybox' },
+    'no tag key when there is no tag',
+  );
   t.strictSame(parseImage('busybox:1.36'), { registry: 'docker.io', repository: 'library/busybox', tag: '1.36' });
-  t.strictSame(parseImage(`busybox@${D('a')}`), { registry: 'docker.io', repository: 'library/busybox', digest: D('a') });
-  t.strictSame(parseImage('localhost'), { registry: 'docker.io', repository: 'library/localhost' }, 'one component is a repository');
+  t.strictSame(parseImage(`busybox@${D('a')}`), {
+    registry: 'docker.io',
+    repository: 'library/busybox',
+    digest: D('a'),
+  });
+  t.strictSame(
+    parseImage('localhost'),
+    { registry: 'docker.io', repository: 'library/localhost' },
+    'one component is a repository',
+  );
   t.strictSame(parseImage('foo.bar'), { registry: 'docker.io', repository: 'library/foo.bar' });
-  t.strictSame(parseImage('localhost/app:1'), { registry: 'localhost', repository: 'app', tag: '1' }, 'localhost is a registry');
+  t.strictSame(
+    parseImage('localhost/app:1'),
+    { registry: 'localhost', repository: 'app', tag: '1' },
+    'localhost is a registry',
+  );
   t.strictSame(parseImage('localhost:5000/app'), { registry: 'localhost:5000', repository: 'app' });
   t.strictSame(parseImage('registry-1.docker.io/org/x'), { registry: 'docker.io', repository: 'org/x' });
   t.strictSame(parseImage('INDEX.docker.io/org/x'), { registry: 'docker.io', repository: 'org/x' });
@@ -47,8 +63,13 @@ t.test('image references: registry, repository, tag and digest, exactly', async 
   t.strictSame(parseImage('ab.c/x'), { registry: 'ab.c', repository: 'x' });
   t.strictSame(parseImage('[::1]:5000/x'), { registry: '[::1]:5000', repository: 'x' }, 'an IPv6 host');
   t.strictSame(parseImage('org/x'), { registry: 'docker.io', repository: 'org/x' }, 'a Docker Hub organisation');
-  for (const ok of ['org/a.b', 'org/a--b', 'org/a__b', 'org/a.bc', 'org/a_b-c.d']) t.ok(parseImage(ok), `${ok}: a valid path`);
-  t.strictSame(parseImage(`x@sha256+b64u:${'A'.repeat(43)}`), { registry: 'docker.io', repository: 'library/x', digest: `sha256+b64u:${'A'.repeat(43)}` }, 'a digest algorithm with a separator');
+  for (const ok of ['org/a.b', 'org/a--b', 'org/a__b', 'org/a.bc', 'org/a_b-c.d'])
+    t.ok(parseImage(ok), `${ok}: a valid path`);
+  t.strictSame(
+    parseImage(`x@sha256+b64u:${'A'.repeat(43)}`),
+    { registry: 'docker.io', repository: 'library/x', digest: `sha256+b64u:${'A'.repeat(43)}` },
+    'a digest algorithm with a separator',
+  );
   for (const bad of [
     'org/abc-',
     'org/-abc',
@@ -84,7 +105,16 @@ t.test('allowlist entries: path/* by registry and path, repository entries by re
   t.notOk(imageAllowed('localhost/app', ['docker.io/*']), 'localhost is not Docker Hub');
   t.ok(imageAllowed('registry-1.docker.io/library/busybox', ['busybox']), 'Docker Hub under another name');
   t.ok(imageAllowed('busybox', ['registry-1.docker.io/library/busybox']));
-  for (const entry of ['bad_host.io/*', 'ghcr.io/UPPER/*', 'ghcr.io/ok/BAD/*', 'ghcr.io/a..b/*', 'busy*box', 'busybox:1*', `busybox@${D('f')}*`, 'Not An Image']) {
+  for (const entry of [
+    'bad_host.io/*',
+    'ghcr.io/UPPER/*',
+    'ghcr.io/ok/BAD/*',
+    'ghcr.io/a..b/*',
+    'busy*box',
+    'busybox:1*',
+    `busybox@${D('f')}*`,
+    'Not An Image',
+  ]) {
     t.equal(allowlistEntry(entry), undefined, `${JSON.stringify(entry)} is no entry`);
   }
   t.ok(allowlistEntry('*')?.({ registry: 'quay.io', repository: 'x' }));
@@ -95,7 +125,10 @@ t.test('allowlist entries: path/* by registry and path, repository entries by re
   t.ok(tagged(parseImage('ghcr.io/o/d:1')!));
   t.notOk(tagged(parseImage('ghcr.io/o/d')!), 'no tag means latest');
   t.ok(allowlistEntry('ghcr.io/o/d:latest')!(parseImage('ghcr.io/o/d')!));
-  t.ok(allowlistEntry('ghcr.io/o/d:1')!(parseImage(`ghcr.io/o/d:1@${D('e')}`)!), 'a tag and a digest: the tag is checked');
+  t.ok(
+    allowlistEntry('ghcr.io/o/d:1')!(parseImage(`ghcr.io/o/d:1@${D('e')}`)!),
+    'a tag and a digest: the tag is checked',
+  );
   t.notOk(allowlistEntry(`ghcr.io/o/d@${D('e')}`)!(parseImage(`ghcr.io/o/d@${D('f')}`)!));
   t.notOk(allowlistEntry(`ghcr.io/o/d:1@${D('e')}`)!(parseImage(`ghcr.io/o/d:2@${D('e')}`)!), 'both must hold');
 });
@@ -107,7 +140,11 @@ t.test('the container of a tool: its name, fields and the security context of ea
   t.equal(containerName('A_'), `debug-a-${hash('A_')}`, 'a trailing dash is dropped');
   t.equal(containerName('x'.repeat(57)), `debug-${'x'.repeat(57)}`, '63 characters: kept');
   t.equal(containerName('x'.repeat(58)), `debug-${'x'.repeat(48)}-${hash('x'.repeat(58))}`, '64: cut and hashed');
-  t.equal(containerName(`${'x'.repeat(47)}.yy`), `debug-${'x'.repeat(47)}-${hash(`${'x'.repeat(47)}.yy`)}`, 'no dash before the hash twice');
+  t.equal(
+    containerName(`${'x'.repeat(47)}.yy`),
+    `debug-${'x'.repeat(47)}-${hash(`${'x'.repeat(47)}.yy`)}`,
+    'no dash before the hash twice',
+  );
 
   t.strictSame(ephemeralContainer('t', spec({}), pod()), {
     name: 'debug-t',
@@ -118,20 +155,46 @@ t.test('the container of a tool: its name, fields and the security context of ea
     terminationMessagePolicy: 'File',
     securityContext: { capabilities: { add: ['SYS_PTRACE'] } },
   });
-  const full = ephemeralContainer('t', spec({ command: ['sh'], args: ['-c', 'x'], env: [{ name: 'A', value: '1' }], targetContainerName: 'app' }), pod());
-  t.strictSame([full['command'], full['args'], full['env'], full['targetContainerName']], [['sh'], ['-c', 'x'], [{ name: 'A', value: '1' }], 'app']);
-  t.notOk('targetContainerName' in ephemeralContainer('t', spec({ targetContainerName: 'other' }), pod()), 'no such container in the pod');
-  t.notOk('targetContainerName' in ephemeralContainer('t', spec({ targetContainerName: 'app' }), bare), 'a pod without a spec');
+  const full = ephemeralContainer(
+    't',
+    spec({ command: ['sh'], args: ['-c', 'x'], env: [{ name: 'A', value: '1' }], targetContainerName: 'app' }),
+    pod(),
+  );
+  t.strictSame(
+    [full['command'], full['args'], full['env'], full['targetContainerName']],
+    [['sh'], ['-c', 'x'], [{ name: 'A', value: '1' }], 'app'],
+  );
+  t.notOk(
+    'targetContainerName' in ephemeralContainer('t', spec({ targetContainerName: 'other' }), pod()),
+    'no such container in the pod',
+  );
+  t.notOk(
+    'targetContainerName' in ephemeralContainer('t', spec({ targetContainerName: 'app' }), bare),
+    'a pod without a spec',
+  );
   const profile = (p: string) => ephemeralContainer('t', spec({ securityProfile: p }), pod())['securityContext'];
-  t.strictSame(profile('restricted'), { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
+  t.strictSame(profile('restricted'), {
+    runAsNonRoot: true,
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  });
   t.strictSame(profile('netadmin'), { capabilities: { add: ['NET_ADMIN', 'NET_RAW'] } });
   t.strictSame(profile('sysadmin'), { privileged: true });
   t.equal(profile('baseline'), undefined);
 });
 
 t.test('the ephemeral containers a pod has, tolerant of anything malformed', async (t) => {
-  const images = ephemeralImages(pod({ ephemeralContainers: [{ name: 'a', image: 'x' }, null, { name: 7 }, { image: 'y' }, { name: 'b' }, 'junk'] }));
-  t.strictSame([...images], [['a', 'x'], ['b', '']]);
+  const images = ephemeralImages(
+    pod({ ephemeralContainers: [{ name: 'a', image: 'x' }, null, { name: 7 }, { image: 'y' }, { name: 'b' }, 'junk'] }),
+  );
+  t.strictSame(
+    [...images],
+    [
+      ['a', 'x'],
+      ['b', ''],
+    ],
+  );
   t.equal(ephemeralImages(bare).size, 0);
   t.equal(ephemeralImages(pod({ ephemeralContainers: 'x' })).size, 0);
 });
@@ -144,10 +207,14 @@ t.test('a tool without a selector or label is refused with a message that says s
 
 t.test('refusals name the allowlist and the profiles', async (t) => {
   const policy = { ...DEFAULT_POLICY, allowlist: ['busybox', 'ghcr.io/o/*'] };
-  t.match(refusal(spec({ image: 'alpine' }), 'ns', policy), { reason: 'ImageNotAllowed', message: 'image alpine is not in the server\'s debug image allowlist (busybox, ghcr.io/o/*); nothing is injected' });
+  t.match(refusal(spec({ image: 'alpine' }), 'ns', policy), {
+    reason: 'ImageNotAllowed',
+    message: "image alpine is not in the server's debug image allowlist (busybox, ghcr.io/o/*); nothing is injected",
+  });
   t.match(refusal(spec({ securityProfile: 'sysadmin' }), 'ns', policy), {
     reason: 'ProfileNotAllowed',
-    message: 'security profile sysadmin is not enabled on the server (general, baseline, restricted); nothing is injected',
+    message:
+      'security profile sysadmin is not enabled on the server (general, baseline, restricted); nothing is injected',
   });
   t.match(refusal(spec({}), 'kube-system', policy), { reason: 'NamespaceExcluded' });
   t.equal(refusal(spec({}), 'ns', policy), undefined);
@@ -155,12 +222,21 @@ t.test('refusals name the allowlist and the profiles', async (t) => {
 
 t.test('METAOPS_DEBUG_* problems: empty, an entry that can never match, an unknown profile', async (t) => {
   t.same(policyProblems({}), []);
-  t.same(policyProblems({ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox, ghcr.io/o/*', METAOPS_DEBUG_PROFILES: 'general,sysadmin', METAOPS_DEBUG_EXCLUDED_NAMESPACES: 'a' }), []);
+  t.same(
+    policyProblems({
+      METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox, ghcr.io/o/*',
+      METAOPS_DEBUG_PROFILES: 'general,sysadmin',
+      METAOPS_DEBUG_EXCLUDED_NAMESPACES: 'a',
+    }),
+    [],
+  );
   for (const name of ['METAOPS_DEBUG_IMAGE_ALLOWLIST', 'METAOPS_DEBUG_EXCLUDED_NAMESPACES', 'METAOPS_DEBUG_PROFILES']) {
     t.same(policyProblems({ [name]: ' , ' }), [`${name} is empty: list values, or unset it for the default`]);
   }
   t.same(policyProblems({ METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox,busy*box' }), [
     'METAOPS_DEBUG_IMAGE_ALLOWLIST entry "busy*box" is not an image reference, repository* or path/*: it would match nothing',
   ]);
-  t.same(policyProblems({ METAOPS_DEBUG_PROFILES: 'general,root' }), ['METAOPS_DEBUG_PROFILES: no profile "root" (general, baseline, restricted, netadmin, sysadmin)']);
+  t.same(policyProblems({ METAOPS_DEBUG_PROFILES: 'general,root' }), [
+    'METAOPS_DEBUG_PROFILES: no profile "root" (general, baseline, restricted, netadmin, sysadmin)',
+  ]);
 });

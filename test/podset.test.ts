@@ -13,8 +13,19 @@ t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', a
   t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
   for (const pod of res.children as any[]) {
     t.equal(pod.kind, 'Pod');
-    t.same(pod.spec.containers, [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }]);
-    t.same(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } }, 'Pod Security restricted');
+    t.same(pod.spec.containers, [
+      {
+        name: 'busybox',
+        image: 'busybox',
+        command: ['sleep', '3600'],
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+      },
+    ]);
+    t.same(
+      pod.spec.securityContext,
+      { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } },
+      'Pod Security restricted',
+    );
     t.equal(pod.metadata.labels.app, 'podset-sample');
     t.equal(pod.metadata.labels['app.kubernetes.io/instance'], 'podset-sample');
   }
@@ -22,7 +33,12 @@ t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', a
 
 t.test('image and command are overridable', async (t) => {
   const res = sync(request('podset', { size: 1, image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'] }), now);
-  t.same((res.children[0] as any).spec.containers[0], { name: 'busybox', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 10'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } });
+  t.same((res.children[0] as any).spec.containers[0], {
+    name: 'busybox',
+    image: 'busybox:1.36',
+    command: ['sh', '-c', 'sleep 10'],
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  });
 });
 
 t.test('scaling down removes the highest ordinals; status reports what exists', async (t) => {
@@ -33,16 +49,25 @@ t.test('scaling down removes the highest ordinals; status reports what exists', 
   t.same(status.nodes, ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
   t.equal(status.replicas, 3);
   t.equal(status.readyReplicas, 2);
-  t.match(status.conditions.find((c: any) => c.type === 'Progressing'), { reason: 'ScalingDown' });
+  t.match(
+    status.conditions.find((c: any) => c.type === 'Progressing'),
+    { reason: 'ScalingDown' },
+  );
 });
 
 t.test('a deleted pod comes back under its own name', async (t) => {
   const pods = [0, 2].map((i) =>
-    asObserved({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `podset-sample-${i}`, namespace: 'default' } }, readyPod),
+    asObserved(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: `podset-sample-${i}`, namespace: 'default' } },
+      readyPod,
+    ),
   );
   const res = sync(request('podset', { size: 3 }, { children: objectMap(pods, 'v2') }), now);
   t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
-  t.match((res.status as any).conditions.find((c: any) => c.type === 'Progressing'), { reason: 'ScalingUp' });
+  t.match(
+    (res.status as any).conditions.find((c: any) => c.type === 'Progressing'),
+    { reason: 'ScalingUp' },
+  );
 });
 
 t.test('nodes are ordered by ordinal, not by string', async (t) => {
@@ -62,7 +87,8 @@ t.test('byOrdinal: ordinal order, far ordinals and other names after, as a sort 
   for (let run = 0; run < 50; run++) {
     const names = new Set<string>();
     const n = Math.floor(Math.random() * 40);
-    while (names.size < n) names.add(Math.random() < 0.8 ? `web-${Math.floor(Math.random() * 100)}` : `w${Math.floor(Math.random() * 100)}`);
+    while (names.size < n)
+      names.add(Math.random() < 0.8 ? `web-${Math.floor(Math.random() * 100)}` : `w${Math.floor(Math.random() * 100)}`);
     const key = (s: string) => ordinalOf('web', s) ?? Number.MAX_SAFE_INTEGER;
     const expected = [...names].sort((a, b) => key(a) - key(b) || (a < b ? -1 : a > b ? 1 : 0));
     t.same(order([...names]), expected);
@@ -78,7 +104,11 @@ t.test('ordinals', async (t) => {
   t.equal(ordinalOf('web', 'web-'), undefined);
   t.equal(ordinalOf('web', 'web'), undefined);
   t.equal(ordinalOf('web', 'webx1'), undefined);
-  t.equal(ordinalOf('web', 'web-12345678901234567890'), Number('12345678901234567890'), 'read as a number, precision lost as JSON would');
+  t.equal(
+    ordinalOf('web', 'web-12345678901234567890'),
+    Number('12345678901234567890'),
+    'read as a number, precision lost as JSON would',
+  );
   // The same reading as the plain regular expression, on random names around the base.
   const plain = (base: string, name: string) => {
     if (!name.startsWith(`${base}-`)) return undefined;
@@ -99,7 +129,10 @@ t.test('ordinals', async (t) => {
 t.test('size 0 keeps no pods and is Available', async (t) => {
   const res = sync(request('podset', { size: 0 }), now);
   t.same(res.children, []);
-  t.match((res.status as any).conditions.find((c: any) => c.type === 'Available'), { status: 'True' });
+  t.match(
+    (res.status as any).conditions.find((c: any) => c.type === 'Available'),
+    { status: 'True' },
+  );
 });
 
 t.test('an invalid size deletes nothing', async (t) => {
@@ -124,17 +157,40 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   observedPods[2]!['status'] = { phase: 'Succeeded' };
   const parent = { ...request('podset', { size: 3 }).parent, status: first.status };
   const second = sync(request('podset', { size: 3 }, { parent, children: objectMap(observedPods) }), FIXED_NOW);
-  t.same(second.children.map((c) => c.metadata.name), ['podset-sample-0'], 'the finished pods are left out, so they are deleted');
+  t.same(
+    second.children.map((c) => c.metadata.name),
+    ['podset-sample-0'],
+    'the finished pods are left out, so they are deleted',
+  );
   t.equal(second.status!['replicas'], 1, 'status counts only the live pod');
   t.same(second.status!['nodes'], ['podset-sample-0']);
   // Sync 3: Metacontroller deleted them; they are terminating: still left out (the name is taken).
-  const terminating = observedPods.map((p, i) => (i === 0 ? p : { ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }));
-  const third = sync(request('podset', { size: 3 }, { parent: { ...parent, status: second.status }, children: objectMap(terminating) }), FIXED_NOW);
-  t.same(third.children.map((c) => c.metadata.name), ['podset-sample-0'], 'while the finished pods terminate, their names stay out of the answer');
+  const terminating = observedPods.map((p, i) =>
+    i === 0 ? p : { ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } },
+  );
+  const third = sync(
+    request('podset', { size: 3 }, { parent: { ...parent, status: second.status }, children: objectMap(terminating) }),
+    FIXED_NOW,
+  );
+  t.same(
+    third.children.map((c) => c.metadata.name),
+    ['podset-sample-0'],
+    'while the finished pods terminate, their names stay out of the answer',
+  );
   t.equal(third.status!['replicas'], 1);
   // Sync 4: gone: desired again, so Metacontroller creates them under their names.
-  const fourth = sync(request('podset', { size: 3 }, { parent: { ...parent, status: third.status }, children: objectMap([observedPods[0]!]) }), FIXED_NOW);
-  t.same(fourth.children.map((c) => c.metadata.name), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  const fourth = sync(
+    request(
+      'podset',
+      { size: 3 },
+      { parent: { ...parent, status: third.status }, children: objectMap([observedPods[0]!]) },
+    ),
+    FIXED_NOW,
+  );
+  t.same(
+    fourth.children.map((c) => c.metadata.name),
+    ['podset-sample-0', 'podset-sample-1', 'podset-sample-2'],
+  );
   // A Running pod that is not Ready is kept (it may become Ready).
   const slow = first.children.map((c) => asObserved(c, { phase: 'Running' }));
   t.equal(sync(request('podset', { size: 3 }, { children: objectMap(slow) }), FIXED_NOW).children.length, 3);
@@ -148,17 +204,36 @@ t.test('pods missing past the progress deadline are said in the status, stably, 
   t.equal(first.resyncAfterSeconds, 60, 'while pods are missing, the hook asks to be called again');
   const cond = (r: any, type: string) => r.status.conditions.find((c: any) => c.type === type);
   t.match(cond(first, 'Progressing'), { status: 'True', reason: 'ScalingUp' });
-  const feed = (prev: any, s: number) => sync(request('podset', { size: 3 }, { parent: { ...request('podset', { size: 3 }).parent, status: prev.status } }), at(s));
+  const feed = (prev: any, s: number) =>
+    sync(
+      request('podset', { size: 3 }, { parent: { ...request('podset', { size: 3 }).parent, status: prev.status } }),
+      at(s),
+    );
   const early = feed(first, PROGRESS_DEADLINE_SECONDS - 1);
-  t.match(cond(early, 'Progressing'), { status: 'True', reason: 'ScalingUp' }, 'before the deadline: still progressing');
+  t.match(
+    cond(early, 'Progressing'),
+    { status: 'True', reason: 'ScalingUp' },
+    'before the deadline: still progressing',
+  );
   const late = feed(early, PROGRESS_DEADLINE_SECONDS + 1);
   t.match(cond(late, 'Progressing'), { status: 'False', reason: 'ProgressDeadlineExceeded' });
-  t.match(cond(late, 'Ready'), { status: 'False', reason: 'ProgressDeadlineExceeded', message: /0 of 3 members exist/ });
+  t.match(cond(late, 'Ready'), {
+    status: 'False',
+    reason: 'ProgressDeadlineExceeded',
+    message: /0 of 3 members exist/,
+  });
   const later = feed(late, PROGRESS_DEADLINE_SECONDS + 3600);
   t.same(later.status, late.status, 'the same status on every later sync (quiet)');
   // The pods appear: back to normal.
   const pods = first.children.map((c) => asObserved(c, readyPod));
-  const healed = sync(request('podset', { size: 3 }, { parent: { ...request('podset', { size: 3 }).parent, status: later.status }, children: objectMap(pods) }), at(PROGRESS_DEADLINE_SECONDS + 3700));
+  const healed = sync(
+    request(
+      'podset',
+      { size: 3 },
+      { parent: { ...request('podset', { size: 3 }).parent, status: later.status }, children: objectMap(pods) },
+    ),
+    at(PROGRESS_DEADLINE_SECONDS + 3700),
+  );
   t.match(cond(healed, 'Ready'), { status: 'True', reason: 'Available' });
   t.notOk(healed.resyncAfterSeconds, 'nothing missing: no extra resync');
 });

@@ -35,10 +35,25 @@ class Resource {
       apiVersion: 'metaops.dev/v1alpha1',
       kind: 'S3',
       metadata: { name: this.name, namespace: 'ns', uid: this.uid, generation: 1 },
-      spec: { versioning: false, encryption: { type: 'SSE-S3' }, publicAccessBlock: {}, deletionPolicy: 'Retain', forceDelete: false, ...this.spec },
+      spec: {
+        versioning: false,
+        encryption: { type: 'SSE-S3' },
+        publicAccessBlock: {},
+        deletionPolicy: 'Retain',
+        forceDelete: false,
+        ...this.spec,
+      },
     };
     if (this.status) parent.status = structuredClone(this.status);
-    return { controller: {}, parent, children: objectMap(this.children.map((c) => asObserved(c)), 'v1', ['Secret.v1']) };
+    return {
+      controller: {},
+      parent,
+      children: objectMap(
+        this.children.map((c) => asObserved(c)),
+        'v1',
+        ['Secret.v1'],
+      ),
+    };
   }
   async sync(): Promise<CompositeSyncResponse> {
     this.last = await sync(this.request(), this.aws, this.now);
@@ -54,7 +69,12 @@ class Resource {
   secret(name = `${this.name}-credentials`): Record<string, string> | undefined {
     const s = this.children.find((c) => c.kind === 'Secret' && c.metadata.name === name);
     if (!s) return undefined;
-    return Object.fromEntries(Object.entries(s['data'] as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    return Object.fromEntries(
+      Object.entries(s['data'] as Record<string, string>).map(([k, v]) => [
+        k,
+        Buffer.from(v, 'base64').toString('utf8'),
+      ]),
+    );
   }
   s(): any {
     return this.status;
@@ -65,8 +85,20 @@ const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as
 t.test('a bucket that exists without metaops tags is refused, never tagged, configured or deleted', async (t) => {
   for (const [label, tags] of [
     ['untagged', new Map<string, string>()],
-    ['tagged by another resource', new Map([[OWNER_TAG, 'other/x'], [OWNER_UID_TAG, 'uid-x']])],
-    ['tagged with another UID under this name (a resource deleted and re-created)', new Map([[OWNER_TAG, 'ns/app'], [OWNER_UID_TAG, 'uid-old']])],
+    [
+      'tagged by another resource',
+      new Map([
+        [OWNER_TAG, 'other/x'],
+        [OWNER_UID_TAG, 'uid-x'],
+      ]),
+    ],
+    [
+      'tagged with another UID under this name (a resource deleted and re-created)',
+      new Map([
+        [OWNER_TAG, 'ns/app'],
+        [OWNER_UID_TAG, 'uid-old'],
+      ]),
+    ],
     ['tagged by name only (an older metaops), not named by the status', new Map([[OWNER_TAG, 'ns/app']])],
   ] as const) {
     const aws = new FakeAws();
@@ -89,8 +121,20 @@ t.test('a bucket that exists without metaops tags is refused, never tagged, conf
 t.test('the refusal says whose the bucket is', async (t) => {
   const cases: Array<[Map<string, string>, RegExp]> = [
     [new Map(), /bucket theirs already exists and is not managed by metaops/],
-    [new Map([[OWNER_TAG, 'other/x'], [OWNER_UID_TAG, 'u']]), /bucket theirs belongs to S3 resource other\/x/],
-    [new Map([[OWNER_TAG, 'ns/app'], [OWNER_UID_TAG, 'uid-old']]), /made by an earlier S3 resource named ns\/app \(uid uid-old\), not this one; to hand it over, set its tag metaops.dev\/owner-uid to uid-app/],
+    [
+      new Map([
+        [OWNER_TAG, 'other/x'],
+        [OWNER_UID_TAG, 'u'],
+      ]),
+      /bucket theirs belongs to S3 resource other\/x/,
+    ],
+    [
+      new Map([
+        [OWNER_TAG, 'ns/app'],
+        [OWNER_UID_TAG, 'uid-old'],
+      ]),
+      /made by an earlier S3 resource named ns\/app \(uid uid-old\), not this one; to hand it over, set its tag metaops.dev\/owner-uid to uid-app/,
+    ],
   ];
   for (const [tags, message] of cases) {
     const aws = new FakeAws();
@@ -107,7 +151,7 @@ t.test('a bucket tagged by name only is taken when the status names it, and then
   const res = await r.sync();
   t.match(ready(res), { status: 'True' });
   t.equal(r.s().region, 'eu-west-1', 'the region the bucket is in');
-  t.equal(aws.buckets.get('legacy')!.tags.get(OWNER_UID_TAG), 'uid-app', 'tagged with this resource\'s UID now');
+  t.equal(aws.buckets.get('legacy')!.tags.get(OWNER_UID_TAG), 'uid-app', "tagged with this resource's UID now");
 });
 
 t.test('a bucket tagged by name only is never deleted on the strength of the status (finalize, rename)', async (t) => {
@@ -123,7 +167,9 @@ t.test('a bucket tagged by name only is never deleted on the strength of the sta
   const done = await r.finalize();
   t.ok(aws.buckets.has('legacy'), 'nor finalize');
   t.notOk(aws.buckets.has('new-one'), 'its own bucket goes');
-  t.match(done.status, { conditions: [{ type: 'Finalized', status: 'True', message: /legacy left alone: its tags name another owner/ }] });
+  t.match(done.status, {
+    conditions: [{ type: 'Finalized', status: 'True', message: /legacy left alone: its tags name another owner/ }],
+  });
 });
 
 t.test('an IAM user or policy of the same name that is not ours is refused, never used or deleted', async (t) => {
@@ -132,7 +178,7 @@ t.test('an IAM user or policy of the same name that is not ours is refused, neve
   const r = new Resource(aws, { bucketName: 'mine', deletionPolicy: 'Delete' });
   const res = await r.sync();
   t.match(ready(res), { status: 'False', reason: 'IAMNameTaken', message: /IAM user/ });
-  t.same(aws.keyIds(USER), [], 'no key made for someone else\'s user');
+  t.same(aws.keyIds(USER), [], "no key made for someone else's user");
   await r.finalize();
   t.ok(aws.users.has(USER), 'finalize leaves their user');
 
@@ -208,7 +254,11 @@ t.test('a Secret under another name does not stand for spec.secretName', async (
   await r.sync();
   const moved = r.secret('moved')!;
   t.ok(moved, 'the Secret spec.secretName names');
-  t.not(moved['AWS_ACCESS_KEY_ID'], old['AWS_ACCESS_KEY_ID'], 'with a new key: the old one was in a Secret that is not the one named');
+  t.not(
+    moved['AWS_ACCESS_KEY_ID'],
+    old['AWS_ACCESS_KEY_ID'],
+    'with a new key: the old one was in a Secret that is not the one named',
+  );
   t.same(aws.keyIds(USER), [moved['AWS_ACCESS_KEY_ID']], 'and only that key is left in IAM');
 });
 
@@ -239,7 +289,10 @@ t.test('IAM allows two keys per user: room is made before a new key, the old one
   aws.calls = [];
   const before = aws.keyIds(USER)[0];
   await r.sync();
-  t.same(aws.calls.filter((c) => c.includes('AccessKey')), [`createAccessKey ${USER}`, `deleteAccessKey ${USER} ${before}`]);
+  t.same(
+    aws.calls.filter((c) => c.includes('AccessKey')),
+    [`createAccessKey ${USER}`, `deleteAccessKey ${USER} ${before}`],
+  );
 });
 
 t.test('keys beside the kept one: old ones deleted, a young one kept until the grace period ends', async (t) => {
@@ -275,10 +328,28 @@ t.test('no rotation in the race with the Secret: a young key without its Secret 
 t.test('the IAM user of an older metaops is deleted only when its tags name this resource', async (t) => {
   for (const [tags, gone] of [
     [new Map([[OWNER_TAG, 'ns/app']]), true],
-    [new Map([[OWNER_TAG, 'ns/app'], [OWNER_UID_TAG, 'uid-app']]), true],
-    [new Map([[OWNER_TAG, 'ns/app'], [OWNER_UID_TAG, 'uid-other']]), false],
+    [
+      new Map([
+        [OWNER_TAG, 'ns/app'],
+        [OWNER_UID_TAG, 'uid-app'],
+      ]),
+      true,
+    ],
+    [
+      new Map([
+        [OWNER_TAG, 'ns/app'],
+        [OWNER_UID_TAG, 'uid-other'],
+      ]),
+      false,
+    ],
     [new Map([[OWNER_TAG, 'other/app']]), false],
-    [new Map([[OWNER_TAG, 'other/app'], [OWNER_UID_TAG, 'uid-app']]), false],
+    [
+      new Map([
+        [OWNER_TAG, 'other/app'],
+        [OWNER_UID_TAG, 'uid-app'],
+      ]),
+      false,
+    ],
     [new Map<string, string>(), false],
   ] as const) {
     const aws = new FakeAws();
@@ -308,102 +379,141 @@ t.test('AWS errors: nothing deleted, the Secret kept, asked again later', async 
   t.equal(reasonOf(new Error('x')), 'AWSError');
 });
 
-const synced = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Synced');
+const synced = (res: CompositeSyncResponse) =>
+  ((res.status as any).conditions as any[]).find((c) => c.type === 'Synced');
 
 t.test('an untagged bucket is not adopted on the strength of a status that names it (a forged status)', async (t) => {
   const aws = new FakeAws();
   aws.buckets.set('victim', { region: 'us-east-1', tags: new Map(), objects: 1 });
   const r = new Resource(aws, { bucketName: 'victim', deletionPolicy: 'Delete', forceDelete: true });
   r.status = { bucketName: 'victim', createdBuckets: ['victim'] };
-  t.match(ready(await r.sync()), { reason: 'BucketAlreadyExists', message: /^bucket: CreateBucket: BucketAlreadyExists: bucket victim already exists and is not managed by metaops/ });
+  t.match(ready(await r.sync()), {
+    reason: 'BucketAlreadyExists',
+    message: /^bucket: CreateBucket: BucketAlreadyExists: bucket victim already exists and is not managed by metaops/,
+  });
   t.same(aws.buckets.get('victim')!.tags, new Map(), 'not tagged');
   r.status = { bucketName: 'victim', createdBuckets: ['victim'] };
   await r.finalize();
   t.ok(aws.buckets.has('victim'), 'not deleted');
 });
 
-t.test('the bucket region: spec.region, else the region the status recorded for this bucket, as the hint; a bucket elsewhere is refused', async (t) => {
-  const aws = new FakeAws();
-  const r = new Resource(aws, { bucketName: 'mine' });
-  await r.sync();
-  r.status = { ...r.s(), region: 'eu-west-1' };
-  aws.buckets.get('mine')!.region = 'eu-west-1';
-  await r.sync();
-  r.spec = { ...r.spec, bucketName: 'other' };
-  r.status = { ...r.s(), bucketName: 'mine', region: 'eu-west-1' };
-  await r.sync();
-  t.same(aws.hints, [undefined, 'eu-west-1', undefined], 'no hint, the recorded region, none for another bucket');
-  const pinned = new FakeAws();
-  pinned.buckets.set('mine', { region: 'eu-west-1', tags: new Map(OURS), objects: 0 });
-  const p = new Resource(pinned, { bucketName: 'mine', region: 'us-west-2' });
-  t.match(ready(await p.sync()), { reason: 'RegionMismatch', message: /^bucket: GetBucketLocation: RegionMismatch: bucket mine is in eu-west-1, spec.region says us-west-2; a bucket cannot move/ });
-  t.same(pinned.hints, ['us-west-2']);
-  t.same(pinned.calls, [], 'nothing written');
-  const same = new Resource(pinned, { bucketName: 'mine', region: 'eu-west-1' });
-  t.match(ready(await same.sync()), { status: 'True' });
-  t.equal(same.s().region, 'eu-west-1');
-});
-
-t.test('a rename: Retain keeps the old bucket listed; Delete deletes it, waits while it is not empty, leaves a foreign one', async (t) => {
-  const setup = (policy: string, objects = 0) => {
+t.test(
+  'the bucket region: spec.region, else the region the status recorded for this bucket, as the hint; a bucket elsewhere is refused',
+  async (t) => {
     const aws = new FakeAws();
-    const r = new Resource(aws, { bucketName: 'b-old', deletionPolicy: policy });
-    return { aws, r, objects };
-  };
-  {
-    const { aws, r } = setup('Retain');
+    const r = new Resource(aws, { bucketName: 'mine' });
     await r.sync();
-    r.spec = { ...r.spec, bucketName: 'b-new' };
+    r.status = { ...r.s(), region: 'eu-west-1' };
+    aws.buckets.get('mine')!.region = 'eu-west-1';
     await r.sync();
-    t.ok(aws.buckets.has('b-old'));
-    t.same([r.s().createdBuckets, r.s().retainedBuckets], [['b-new'], ['b-old']]);
-  }
-  {
-    const { aws, r } = setup('Delete');
+    r.spec = { ...r.spec, bucketName: 'other' };
+    r.status = { ...r.s(), bucketName: 'mine', region: 'eu-west-1' };
     await r.sync();
-    aws.buckets.get('b-old')!.objects = 2;
-    r.spec = { ...r.spec, bucketName: 'b-new' };
-    const res = await r.sync();
-    t.ok(aws.buckets.has('b-old'), 'not empty: kept');
-    t.same(r.s().createdBuckets, ['b-new', 'b-old'], 'still listed as ours');
-    t.equal(res.resyncAfterSeconds, 30);
-    t.match(((res.status as any).conditions as any[]).find((c) => c.type === 'OldBucketDeleted'), {
-      status: 'False',
-      reason: 'BucketNotEmpty',
-      message: 'old bucket b-old is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain',
+    t.same(aws.hints, [undefined, 'eu-west-1', undefined], 'no hint, the recorded region, none for another bucket');
+    const pinned = new FakeAws();
+    pinned.buckets.set('mine', { region: 'eu-west-1', tags: new Map(OURS), objects: 0 });
+    const p = new Resource(pinned, { bucketName: 'mine', region: 'us-west-2' });
+    t.match(ready(await p.sync()), {
+      reason: 'RegionMismatch',
+      message:
+        /^bucket: GetBucketLocation: RegionMismatch: bucket mine is in eu-west-1, spec.region says us-west-2; a bucket cannot move/,
     });
-    r.spec = { ...r.spec, forceDelete: true };
-    aws.buckets.get('b-old')!.objects = 0;
-    const done = await r.sync();
-    t.notOk(aws.buckets.has('b-old'), 'deleted once empty');
-    t.same(r.s().createdBuckets, ['b-new']);
-    t.notOk(r.s().retainedBuckets, 'and not listed as retained');
-    t.notOk(((done.status as any).conditions as any[]).some((c) => c.type === 'OldBucketDeleted'));
-    t.equal(done.resyncAfterSeconds, undefined);
-  }
-  {
-    const aws = new FakeAws();
-    const r = new Resource(aws, { bucketName: 'b-new', deletionPolicy: 'Delete', forceDelete: true });
-    aws.buckets.set('a-full', { region: 'us-east-1', tags: new Map(OURS), objects: 1 });
-    aws.buckets.set('c-gone', { region: 'us-east-1', tags: new Map(OURS), objects: 0 });
-    r.status = { createdBuckets: ['c-gone', 'a-full'] };
-    const res = await r.sync();
-    t.same(aws.calls.filter((c) => c.startsWith('deleteBucket')), ['deleteBucket a-full', 'deleteBucket c-gone'], 'in name order; forceDelete empties');
-    t.equal(res.resyncAfterSeconds, undefined);
-  }
-});
+    t.same(pinned.hints, ['us-west-2']);
+    t.same(pinned.calls, [], 'nothing written');
+    const same = new Resource(pinned, { bucketName: 'mine', region: 'eu-west-1' });
+    t.match(ready(await same.sync()), { status: 'True' });
+    t.equal(same.s().region, 'eu-west-1');
+  },
+);
+
+t.test(
+  'a rename: Retain keeps the old bucket listed; Delete deletes it, waits while it is not empty, leaves a foreign one',
+  async (t) => {
+    const setup = (policy: string, objects = 0) => {
+      const aws = new FakeAws();
+      const r = new Resource(aws, { bucketName: 'b-old', deletionPolicy: policy });
+      return { aws, r, objects };
+    };
+    {
+      const { aws, r } = setup('Retain');
+      await r.sync();
+      r.spec = { ...r.spec, bucketName: 'b-new' };
+      await r.sync();
+      t.ok(aws.buckets.has('b-old'));
+      t.same([r.s().createdBuckets, r.s().retainedBuckets], [['b-new'], ['b-old']]);
+    }
+    {
+      const { aws, r } = setup('Delete');
+      await r.sync();
+      aws.buckets.get('b-old')!.objects = 2;
+      r.spec = { ...r.spec, bucketName: 'b-new' };
+      const res = await r.sync();
+      t.ok(aws.buckets.has('b-old'), 'not empty: kept');
+      t.same(r.s().createdBuckets, ['b-new', 'b-old'], 'still listed as ours');
+      t.equal(res.resyncAfterSeconds, 30);
+      t.match(
+        ((res.status as any).conditions as any[]).find((c) => c.type === 'OldBucketDeleted'),
+        {
+          status: 'False',
+          reason: 'BucketNotEmpty',
+          message:
+            'old bucket b-old is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain',
+        },
+      );
+      r.spec = { ...r.spec, forceDelete: true };
+      aws.buckets.get('b-old')!.objects = 0;
+      const done = await r.sync();
+      t.notOk(aws.buckets.has('b-old'), 'deleted once empty');
+      t.same(r.s().createdBuckets, ['b-new']);
+      t.notOk(r.s().retainedBuckets, 'and not listed as retained');
+      t.notOk(((done.status as any).conditions as any[]).some((c) => c.type === 'OldBucketDeleted'));
+      t.equal(done.resyncAfterSeconds, undefined);
+    }
+    {
+      const aws = new FakeAws();
+      const r = new Resource(aws, { bucketName: 'b-new', deletionPolicy: 'Delete', forceDelete: true });
+      aws.buckets.set('a-full', { region: 'us-east-1', tags: new Map(OURS), objects: 1 });
+      aws.buckets.set('c-gone', { region: 'us-east-1', tags: new Map(OURS), objects: 0 });
+      r.status = { createdBuckets: ['c-gone', 'a-full'] };
+      const res = await r.sync();
+      t.same(
+        aws.calls.filter((c) => c.startsWith('deleteBucket')),
+        ['deleteBucket a-full', 'deleteBucket c-gone'],
+        'in name order; forceDelete empties',
+      );
+      t.equal(res.resyncAfterSeconds, undefined);
+    }
+  },
+);
 
 t.test('IAM refusals and an unusable ARN say where they stopped', async (t) => {
   const aws = new FakeAws();
-  aws.users.set(USER, { tags: new Map([[OWNER_TAG, 'other/x'], [OWNER_UID_TAG, 'u']]), keys: [], policies: [] });
-  t.match(ready(await new Resource(aws, { bucketName: 'mine' }).sync()), { message: `IAM user: CreateUser: IAMNameTaken: IAM user ${USER} belongs to S3 resource other/x` });
+  aws.users.set(USER, {
+    tags: new Map([
+      [OWNER_TAG, 'other/x'],
+      [OWNER_UID_TAG, 'u'],
+    ]),
+    keys: [],
+    policies: [],
+  });
+  t.match(ready(await new Resource(aws, { bucketName: 'mine' }).sync()), {
+    message: `IAM user: CreateUser: IAMNameTaken: IAM user ${USER} belongs to S3 resource other/x`,
+  });
   const aws2 = new FakeAws();
-  aws2.policies.set(`arn:aws:iam::123456789012:policy/${USER}`, { tags: new Map([[OWNER_TAG, 'other/x']]), versions: ['{}'] });
-  t.match(ready(await new Resource(aws2, { bucketName: 'mine' }).sync()), { message: `IAM policy: CreatePolicy: IAMNameTaken: IAM policy ${USER} belongs to S3 resource other/x` });
+  aws2.policies.set(`arn:aws:iam::123456789012:policy/${USER}`, {
+    tags: new Map([[OWNER_TAG, 'other/x']]),
+    versions: ['{}'],
+  });
+  t.match(ready(await new Resource(aws2, { bucketName: 'mine' }).sync()), {
+    message: `IAM policy: CreatePolicy: IAMNameTaken: IAM policy ${USER} belongs to S3 resource other/x`,
+  });
   const aws3 = new FakeAws();
   aws3.userArn = () => 'not-an-arn';
   const r3 = new Resource(aws3, { bucketName: 'mine' });
-  t.match(ready(await r3.sync()), { reason: 'AWSError', message: 'IAM user: GetUser: InvalidResponse: the IAM user has no usable ARN' });
+  t.match(ready(await r3.sync()), {
+    reason: 'AWSError',
+    message: 'IAM user: GetUser: InvalidResponse: the IAM user has no usable ARN',
+  });
   t.equal(aws3.policies.size, 0, 'no policy made for a user without an account');
   const aws4 = new FakeAws();
   const r4 = new Resource(aws4, { bucketName: 'mine' });
@@ -444,7 +554,10 @@ t.test('the Secret is used only with both its key ID and its secret, and only wh
   for (const [label, edit] of [
     ['no secret', (d: Record<string, string>) => delete d['AWS_SECRET_ACCESS_KEY']],
     ['no key ID', (d: Record<string, string>) => delete d['AWS_ACCESS_KEY_ID']],
-    ['a key IAM no longer has', (d: Record<string, string>) => (d['AWS_ACCESS_KEY_ID'] = Buffer.from('AKIAGONE').toString('base64'))],
+    [
+      'a key IAM no longer has',
+      (d: Record<string, string>) => (d['AWS_ACCESS_KEY_ID'] = Buffer.from('AKIAGONE').toString('base64')),
+    ],
   ] as const) {
     const aws = new FakeAws();
     const r = new Resource(aws, { bucketName: 'mine' });
@@ -483,91 +596,114 @@ t.test('the grace period ends at exactly KEY_GRACE_SECONDS', async (t) => {
   t.ok(other.id);
 });
 
-t.test('while a young key\'s Secret is pending, Synced says when it would be rotated', async (t) => {
+t.test("while a young key's Secret is pending, Synced says when it would be rotated", async (t) => {
   const aws = new FakeAws();
   const r = new Resource(aws, { bucketName: 'mine' });
   await r.sync();
   r.children = [];
   const res = await r.sync();
-  t.match(synced(res), { status: 'False', reason: 'SecretPending', message: `access key ${aws.keyIds(USER)[0]} is new; it is rotated only if its Secret is still missing after ${KEY_GRACE_SECONDS} s` });
-});
-
-t.test('finalize: answered only once the user and policy are confirmed gone; the policy from the status when the user is gone', async (t) => {
-  const aws = new FakeAws();
-  const r = new Resource(aws, { bucketName: 'mine' });
-  await r.sync();
-  aws.deletesUsers = false;
-  const waiting = await r.finalize();
-  t.equal(waiting.finalized, false, 'the user is still listed');
-  t.equal(waiting.resyncAfterSeconds, 10);
-  t.match(waiting.status, { conditions: [{ type: 'Finalized', status: 'False', reason: 'Deleting' }] });
-  // The user went another way; the policy is found by the ARN the status recorded.
-  const aws2 = new FakeAws();
-  const r2 = new Resource(aws2, { bucketName: 'mine' });
-  await r2.sync();
-  const policyArn = r2.s().policyArn as string;
-  aws2.users.delete(USER);
-  const done = await r2.finalize();
-  t.equal(done.finalized, true);
-  t.notOk(aws2.policies.has(policyArn), 'the policy named by the status is deleted');
-  t.match(done.status, { conditions: [{ reason: 'BucketRetained', message: 'access keys, policy and user deleted; bucket mine retained' }] });
-  // A status without the policy's ARN: found from the user's account.
-  const aws6 = new FakeAws();
-  const r6 = new Resource(aws6, { bucketName: 'mine' });
-  await r6.sync();
-  r6.status = {};
-  t.equal((await r6.finalize()).finalized, true);
-  t.equal(aws6.policies.size, 0, 'the policy is deleted');
-  // A policy the status names that is not ours: left, and the resource can still go.
-  const aws3 = new FakeAws();
-  const foreign = 'arn:aws:iam::123456789012:policy/theirs';
-  aws3.policies.set(foreign, { tags: new Map([[OWNER_UID_TAG, 'u-other']]), versions: ['{}'] });
-  const r3 = new Resource(aws3, { bucketName: 'mine' });
-  r3.status = { policyArn: foreign };
-  t.equal((await r3.finalize()).finalized, true);
-  t.ok(aws3.policies.has(foreign));
-  // Our policy that IAM still lists after the delete: not finalized.
-  const aws4 = new FakeAws();
-  const r4 = new Resource(aws4, { bucketName: 'mine' });
-  await r4.sync();
-  aws4.deletePolicy = async () => {};
-  t.equal((await r4.finalize()).finalized, false);
-  // A user whose ARN is unusable: deleted, and the policy still found from the status.
-  const aws5 = new FakeAws();
-  const r5 = new Resource(aws5, { bucketName: 'mine' });
-  await r5.sync();
-  aws5.userArn = () => 'nonsense';
-  t.equal((await r5.finalize()).finalized, true);
-  t.equal(aws5.policies.size, 0);
-});
-
-t.test('finalize with Delete: buckets in name order, emptied only with forceDelete, the message says what was done', async (t) => {
-  const aws = new FakeAws();
-  const r = new Resource(aws, { bucketName: 'bk2', deletionPolicy: 'Delete', forceDelete: true });
-  await r.sync();
-  aws.buckets.set('bk1', { region: 'us-east-1', tags: new Map(OURS), objects: 5 });
-  aws.buckets.get('bk2')!.objects = 5;
-  r.status = { ...r.s(), createdBuckets: ['bk2', 'bk1'] };
-  const done = await r.finalize();
-  t.equal(done.finalized, true);
-  t.same(aws.calls.filter((c) => c.startsWith('deleteBucket')), ['deleteBucket bk1', 'deleteBucket bk2']);
-  t.equal((done.status as any).conditions[0].message, 'access keys, policy and user deleted and the buckets this resource created');
-  t.equal((done.status as any).conditions[0].reason, 'Deleted');
-  // A spec that no longer parses: Retain, nothing emptied.
-  const aws2 = new FakeAws();
-  const r2 = new Resource(aws2, { bucketName: 'kept', deletionPolicy: 'Delete', forceDelete: true });
-  await r2.sync();
-  aws2.buckets.get('kept')!.objects = 1;
-  r2.spec = { ...r2.spec, bucketName: 'NOT VALID' };
-  const d2 = await r2.finalize();
-  t.equal(d2.finalized, true);
-  t.ok(aws2.buckets.has('kept'));
-  // Not empty, forceDelete false: waits, with the way out in the message.
-  const aws3 = new FakeAws();
-  const r3 = new Resource(aws3, { bucketName: 'full', deletionPolicy: 'Delete' });
-  await r3.sync();
-  aws3.buckets.get('full')!.objects = 1;
-  t.match((await r3.finalize()).status, {
-    conditions: [{ message: 'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain' }],
+  t.match(synced(res), {
+    status: 'False',
+    reason: 'SecretPending',
+    message: `access key ${aws.keyIds(USER)[0]} is new; it is rotated only if its Secret is still missing after ${KEY_GRACE_SECONDS} s`,
   });
 });
+
+t.test(
+  'finalize: answered only once the user and policy are confirmed gone; the policy from the status when the user is gone',
+  async (t) => {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'mine' });
+    await r.sync();
+    aws.deletesUsers = false;
+    const waiting = await r.finalize();
+    t.equal(waiting.finalized, false, 'the user is still listed');
+    t.equal(waiting.resyncAfterSeconds, 10);
+    t.match(waiting.status, { conditions: [{ type: 'Finalized', status: 'False', reason: 'Deleting' }] });
+    // The user went another way; the policy is found by the ARN the status recorded.
+    const aws2 = new FakeAws();
+    const r2 = new Resource(aws2, { bucketName: 'mine' });
+    await r2.sync();
+    const policyArn = r2.s().policyArn as string;
+    aws2.users.delete(USER);
+    const done = await r2.finalize();
+    t.equal(done.finalized, true);
+    t.notOk(aws2.policies.has(policyArn), 'the policy named by the status is deleted');
+    t.match(done.status, {
+      conditions: [{ reason: 'BucketRetained', message: 'access keys, policy and user deleted; bucket mine retained' }],
+    });
+    // A status without the policy's ARN: found from the user's account.
+    const aws6 = new FakeAws();
+    const r6 = new Resource(aws6, { bucketName: 'mine' });
+    await r6.sync();
+    r6.status = {};
+    t.equal((await r6.finalize()).finalized, true);
+    t.equal(aws6.policies.size, 0, 'the policy is deleted');
+    // A policy the status names that is not ours: left, and the resource can still go.
+    const aws3 = new FakeAws();
+    const foreign = 'arn:aws:iam::123456789012:policy/theirs';
+    aws3.policies.set(foreign, { tags: new Map([[OWNER_UID_TAG, 'u-other']]), versions: ['{}'] });
+    const r3 = new Resource(aws3, { bucketName: 'mine' });
+    r3.status = { policyArn: foreign };
+    t.equal((await r3.finalize()).finalized, true);
+    t.ok(aws3.policies.has(foreign));
+    // Our policy that IAM still lists after the delete: not finalized.
+    const aws4 = new FakeAws();
+    const r4 = new Resource(aws4, { bucketName: 'mine' });
+    await r4.sync();
+    aws4.deletePolicy = async () => {};
+    t.equal((await r4.finalize()).finalized, false);
+    // A user whose ARN is unusable: deleted, and the policy still found from the status.
+    const aws5 = new FakeAws();
+    const r5 = new Resource(aws5, { bucketName: 'mine' });
+    await r5.sync();
+    aws5.userArn = () => 'nonsense';
+    t.equal((await r5.finalize()).finalized, true);
+    t.equal(aws5.policies.size, 0);
+  },
+);
+
+t.test(
+  'finalize with Delete: buckets in name order, emptied only with forceDelete, the message says what was done',
+  async (t) => {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'bk2', deletionPolicy: 'Delete', forceDelete: true });
+    await r.sync();
+    aws.buckets.set('bk1', { region: 'us-east-1', tags: new Map(OURS), objects: 5 });
+    aws.buckets.get('bk2')!.objects = 5;
+    r.status = { ...r.s(), createdBuckets: ['bk2', 'bk1'] };
+    const done = await r.finalize();
+    t.equal(done.finalized, true);
+    t.same(
+      aws.calls.filter((c) => c.startsWith('deleteBucket')),
+      ['deleteBucket bk1', 'deleteBucket bk2'],
+    );
+    t.equal(
+      (done.status as any).conditions[0].message,
+      'access keys, policy and user deleted and the buckets this resource created',
+    );
+    t.equal((done.status as any).conditions[0].reason, 'Deleted');
+    // A spec that no longer parses: Retain, nothing emptied.
+    const aws2 = new FakeAws();
+    const r2 = new Resource(aws2, { bucketName: 'kept', deletionPolicy: 'Delete', forceDelete: true });
+    await r2.sync();
+    aws2.buckets.get('kept')!.objects = 1;
+    r2.spec = { ...r2.spec, bucketName: 'NOT VALID' };
+    const d2 = await r2.finalize();
+    t.equal(d2.finalized, true);
+    t.ok(aws2.buckets.has('kept'));
+    // Not empty, forceDelete false: waits, with the way out in the message.
+    const aws3 = new FakeAws();
+    const r3 = new Resource(aws3, { bucketName: 'full', deletionPolicy: 'Delete' });
+    await r3.sync();
+    aws3.buckets.get('full')!.objects = 1;
+    t.match((await r3.finalize()).status, {
+      conditions: [
+        {
+          message:
+            'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain',
+        },
+      ],
+    });
+  },
+);

@@ -2,13 +2,27 @@
 // bucket ARN, the object operations on `<bucket>/*`, the KMS key when one is named, and nothing else. The sync
 // hook writes it, reads the policy IAM holds, and replaces a document that differs (checked on an in-memory AWS).
 import t from 'tap';
-import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from '../hooks/s3/policy.js';
+import {
+  arnParts,
+  bucketArn,
+  bucketNameProblem,
+  bucketPolicy,
+  kmsGrant,
+  policyName,
+  userName,
+} from '../hooks/s3/policy.js';
 import { s3Sync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, ParentObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
-const BUCKET_ACTIONS = ['s3:ListBucket', 's3:ListBucketVersions', 's3:ListBucketMultipartUploads', 's3:GetBucketLocation', 's3:GetBucketVersioning'];
+const BUCKET_ACTIONS = [
+  's3:ListBucket',
+  's3:ListBucketVersions',
+  's3:ListBucketMultipartUploads',
+  's3:GetBucketLocation',
+  's3:GetBucketVersioning',
+];
 const OBJECT_ACTIONS = [
   's3:GetObject',
   's3:GetObjectVersion',
@@ -53,7 +67,10 @@ t.test('the policy: bucket operations on the bucket, object operations on its ob
   t.notOk(allows(doc, 'iam:CreateAccessKey', '*'), 'no IAM');
   t.notOk(allows(doc, 'kms:Decrypt', 'arn:aws:kms:us-east-1:123456789012:key/k'), 'no KMS without a key');
   for (const s of doc.Statement) {
-    t.notOk([].concat(s.Action).some((a: string) => a.includes('*')), `${s.Sid}: no wildcard action`);
+    t.notOk(
+      [].concat(s.Action).some((a: string) => a.includes('*')),
+      `${s.Sid}: no wildcard action`,
+    );
     t.notOk(s.NotAction || s.NotResource, `${s.Sid}: no Not* element`);
   }
   t.equal(bucketArn('b'), 'arn:aws:s3:::b');
@@ -63,7 +80,12 @@ t.test('SSE-KMS: that key only, or the keys behind one alias through a condition
   const grant = kmsGrant('1234abcd-12ab-34cd-56ef-1234567890ab', 'eu-west-1', 'aws', '123456789012')!;
   t.same(grant, { resource: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab' });
   const doc = JSON.parse(bucketPolicy('b', grant));
-  t.same(doc.Statement[2], { Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [grant.resource] });
+  t.same(doc.Statement[2], {
+    Sid: 'Kms',
+    Effect: 'Allow',
+    Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+    Resource: [grant.resource],
+  });
   t.equal(doc.Statement.length, 3);
   const keyArn = 'arn:aws-cn:kms:cn-north-1:210987654321:key/k-1';
   t.same(kmsGrant(keyArn, 'eu-west-1', 'aws', '123456789012'), { resource: keyArn }, 'a key ARN is used as it is');
@@ -73,16 +95,22 @@ t.test('SSE-KMS: that key only, or the keys behind one alias through a condition
   });
   const alias = kmsGrant('alias/mine', 'eu-west-1', 'aws-us-gov', '123456789012')!;
   t.same(alias, { resource: 'arn:aws-us-gov:kms:eu-west-1:123456789012:key/*', alias: 'alias/mine' });
-  t.same(JSON.parse(bucketPolicy('b', alias)).Statement[2].Condition, { 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': 'alias/mine' } });
+  t.same(JSON.parse(bucketPolicy('b', alias)).Statement[2].Condition, {
+    'ForAnyValue:StringEquals': { 'kms:ResourceAliases': 'alias/mine' },
+  });
   t.equal(kmsGrant(undefined, 'eu-west-1', 'aws', '1'), undefined);
   t.equal(kmsGrant('', 'eu-west-1', 'aws', '1'), undefined);
   t.same(arnParts('arn:aws-cn:iam::123456789012:user/x'), { partition: 'aws-cn', account: '123456789012' });
   t.equal(arnParts('arn:aws:iam::12345:user/x'), undefined);
   t.equal(arnParts('nonsense'), undefined);
   t.equal(arnParts('xarn:aws:iam::123456789012:user/x'), undefined, 'an ARN from its first character');
-  t.same(kmsGrant('xarn:aws:kms:us-west-2:210987654321:key/k', 'eu-west-1', 'aws', '123456789012'), {
-    resource: 'arn:aws:kms:eu-west-1:123456789012:key/xarn:aws:kms:us-west-2:210987654321:key/k',
-  }, 'not an ARN: taken as a key ID');
+  t.same(
+    kmsGrant('xarn:aws:kms:us-west-2:210987654321:key/k', 'eu-west-1', 'aws', '123456789012'),
+    {
+      resource: 'arn:aws:kms:eu-west-1:123456789012:key/xarn:aws:kms:us-west-2:210987654321:key/k',
+    },
+    'not an ARN: taken as a key ID',
+  );
 });
 
 t.test('IAM names: readable, within 64 characters, and told apart by the UID', async (t) => {
@@ -110,7 +138,8 @@ t.test('bucket names: the S3 rules beyond the CRD pattern', async (t) => {
   t.equal(bucketNameProblem('192.168.1.1a'), undefined);
   t.equal(bucketNameProblem('abc.1.2.3.4'), undefined, 'dotted digits at the end of a name are not an address');
   for (const p of ['xn--abc', 'sthree-abc', 'amzn-s3-demo-abc']) t.match(bucketNameProblem(p), /must not begin/, p);
-  for (const s of ['abc-s3alias', 'abc--ol-s3', 'abc.mrap', 'abc--x-s3', 'abc--table-s3']) t.match(bucketNameProblem(s), /must not end/, s);
+  for (const s of ['abc-s3alias', 'abc--ol-s3', 'abc.mrap', 'abc--x-s3', 'abc--table-s3'])
+    t.match(bucketNameProblem(s), /must not end/, s);
 });
 
 function s3Request(spec: Record<string, unknown>, status?: Record<string, unknown>): CompositeSyncRequest {
@@ -118,7 +147,14 @@ function s3Request(spec: Record<string, unknown>, status?: Record<string, unknow
     apiVersion: 'metaops.dev/v1alpha1',
     kind: 'S3',
     metadata: { name: 'app', namespace: 'ns', uid: 'uid-app', generation: 1 },
-    spec: { versioning: false, encryption: { type: 'SSE-S3' }, publicAccessBlock: {}, deletionPolicy: 'Retain', forceDelete: false, ...spec },
+    spec: {
+      versioning: false,
+      encryption: { type: 'SSE-S3' },
+      publicAccessBlock: {},
+      deletionPolicy: 'Retain',
+      forceDelete: false,
+      ...spec,
+    },
   };
   if (status) parent.status = status;
   return { controller: {}, parent, children: { 'Secret.v1': {} } };
@@ -132,7 +168,11 @@ t.test('the sync writes that policy, attaches it, and replaces a document that d
   t.same(aws.document(policyArn), JSON.parse(bucketPolicy('app-data')));
   t.same(await aws.attachedPolicies(userName('ns', 'app', 'uid-app')), [policyArn]);
   // Someone widened the policy: the next sync reads it and puts the document back.
-  aws.policies.get(policyArn)!.versions.push(JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] }));
+  aws.policies
+    .get(policyArn)!
+    .versions.push(
+      JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] }),
+    );
   aws.calls = [];
   await sync(s3Request({ bucketName: 'app-data' }, res.status as Record<string, unknown>), aws, FIXED_NOW);
   t.same(aws.document(policyArn), JSON.parse(bucketPolicy('app-data')), 'the widened document is replaced');
@@ -141,12 +181,29 @@ t.test('the sync writes that policy, attaches it, and replaces a document that d
   aws.policies.get(policyArn)!.versions.push(JSON.stringify(JSON.parse(bucketPolicy('app-data')), null, 2));
   aws.calls = [];
   await sync(s3Request({ bucketName: 'app-data' }, res.status as Record<string, unknown>), aws, FIXED_NOW);
-  t.notOk(aws.calls.some((c) => c.startsWith('setPolicyDocument')), 'an equal document is not rewritten');
-  t.notOk(aws.calls.some((c) => c.startsWith('attachPolicy')), 'an attached policy is not attached again');
+  t.notOk(
+    aws.calls.some((c) => c.startsWith('setPolicyDocument')),
+    'an equal document is not rewritten',
+  );
+  t.notOk(
+    aws.calls.some((c) => c.startsWith('attachPolicy')),
+    'an attached policy is not attached again',
+  );
   // SSE-KMS with a key: the policy grows the key's statement.
-  await sync(s3Request({ bucketName: 'app-data', encryption: { type: 'SSE-KMS', kmsKeyId: 'k-1' } }, res.status as Record<string, unknown>), aws, FIXED_NOW);
+  await sync(
+    s3Request(
+      { bucketName: 'app-data', encryption: { type: 'SSE-KMS', kmsKeyId: 'k-1' } },
+      res.status as Record<string, unknown>,
+    ),
+    aws,
+    FIXED_NOW,
+  );
   t.same(aws.document(policyArn).Statement[2].Resource, ['arn:aws:kms:us-east-1:123456789012:key/k-1']);
   // SSE-KMS without a key (the AWS managed key): no KMS statement.
-  await sync(s3Request({ bucketName: 'app-data', encryption: { type: 'SSE-KMS' } }, res.status as Record<string, unknown>), aws, FIXED_NOW);
+  await sync(
+    s3Request({ bucketName: 'app-data', encryption: { type: 'SSE-KMS' } }, res.status as Record<string, unknown>),
+    aws,
+    FIXED_NOW,
+  );
   t.equal(aws.document(policyArn).Statement.length, 2);
 });

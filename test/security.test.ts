@@ -35,13 +35,28 @@ t.test('with a token, hooks refuse strangers; health, readiness and metrics stay
   const none = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload });
   t.equal(none.statusCode, 401);
   t.equal(none.headers['www-authenticate'], 'Bearer realm="metaops"');
-  const wrong = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { authorization: 'Bearer nope' } });
+  const wrong = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload,
+    headers: { authorization: 'Bearer nope' },
+  });
   t.equal(wrong.statusCode, 401);
-  const right = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload, headers: { authorization: 'Bearer tok' } });
+  const right = await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload,
+    headers: { authorization: 'Bearer tok' },
+  });
   t.equal(right.statusCode, 200);
-  for (const url of ['/healthz', '/readyz', '/metrics']) t.equal((await app.inject({ url })).statusCode, 200, `${url} open`);
+  for (const url of ['/healthz', '/readyz', '/metrics'])
+    t.equal((await app.inject({ url })).statusCode, 200, `${url} open`);
   const text = (await app.inject({ url: '/metrics' })).body;
-  t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="client_error"\} 2/, 'refusals are counted');
+  t.match(
+    text,
+    /metaops_hook_requests_total\{hook="memcached\/sync",outcome="client_error"\} 2/,
+    'refusals are counted',
+  );
   t.match(text, /metaops_hook_requests_total\{hook="memcached\/sync",outcome="ok"\} 1/);
 });
 
@@ -50,7 +65,12 @@ t.test('metrics count hook calls by outcome and dependency calls', async (t) => 
   t.teardown(() => app.close());
   await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
   const full = await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync') });
-  await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: example('memcached-sync'), headers: { 'if-none-match': full.headers['etag'] as string } });
+  await app.inject({
+    method: 'POST',
+    url: '/hooks/memcached/sync',
+    payload: example('memcached-sync'),
+    headers: { 'if-none-match': full.headers['etag'] as string },
+  });
   await app.inject({ method: 'POST', url: '/hooks/memcached/sync', payload: { controller: {} } });
   await app.inject({ method: 'POST', url: '/hooks/nosuch/sync', payload: {} });
   const text = (await app.inject({ url: '/metrics' })).body;
@@ -69,35 +89,48 @@ t.test('a dependency kept for the life of the server is instrumented once, and i
   t.equal(metrics.instrument(client, 'etcd'), view, 'the same view for the same object');
   t.not(metrics.instrument({ ping: async () => 'pong' }, 'etcd'), view, 'another object, another view');
   t.equal(await view.ping(), 'pong');
-  t.match(await metrics.registry.metrics(), /metaops_dependency_calls_total\{dependency="etcd",operation="ping",outcome="ok"\} 1/);
+  t.match(
+    await metrics.registry.metrics(),
+    /metaops_dependency_calls_total\{dependency="etcd",operation="ping",outcome="ok"\} 1/,
+  );
 });
 
-t.test('a hook that overruns its deadline answers 429 with Retry-After (what Metacontroller v4.17 honours), in time', async (t) => {
-  const app = buildApp({
-    hookDeadlineMs: 200,
-    operators: [
-      {
-        type: 'composite',
-        name: 'slow',
-        resource: {} as any,
-        childResources: [],
-        sync: () => new Promise((r) => setTimeout(() => r({ status: {}, children: [] }), 2000)),
-      },
-    ],
-  });
-  t.teardown(() => app.close());
-  const started = Date.now();
-  const res = await app.inject({ method: 'POST', url: '/hooks/slow/sync', payload: example('memcached-sync') });
-  t.ok(Date.now() - started < 1500);
-  t.equal(res.statusCode, 429);
-  t.equal(res.headers['retry-after'], '5');
-  t.match(res.json().message, /did not answer within 200 ms/);
-  t.match((await app.inject({ url: '/metrics' })).body, /metaops_hook_requests_total\{hook="slow\/sync",outcome="deadline"\} 1/);
-});
+t.test(
+  'a hook that overruns its deadline answers 429 with Retry-After (what Metacontroller v4.17 honours), in time',
+  async (t) => {
+    const app = buildApp({
+      hookDeadlineMs: 200,
+      operators: [
+        {
+          type: 'composite',
+          name: 'slow',
+          resource: {} as any,
+          childResources: [],
+          sync: () => new Promise((r) => setTimeout(() => r({ status: {}, children: [] }), 2000)),
+        },
+      ],
+    });
+    t.teardown(() => app.close());
+    const started = Date.now();
+    const res = await app.inject({ method: 'POST', url: '/hooks/slow/sync', payload: example('memcached-sync') });
+    t.ok(Date.now() - started < 1500);
+    t.equal(res.statusCode, 429);
+    t.equal(res.headers['retry-after'], '5');
+    t.match(res.json().message, /did not answer within 200 ms/);
+    t.match(
+      (await app.inject({ url: '/metrics' })).body,
+      /metaops_hook_requests_total\{hook="slow\/sync",outcome="deadline"\} 1/,
+    );
+  },
+);
 
 t.test('credentials never reach the log', async (t) => {
   const logs = captureLogs();
-  const app = buildApp({ logger: { level: 'trace', stream: logs.stream } as any, auth: { bearer: 'super-secret-token' }, services: { now: () => FIXED_NOW } });
+  const app = buildApp({
+    logger: { level: 'trace', stream: logs.stream } as any,
+    auth: { bearer: 'super-secret-token' },
+    services: { now: () => FIXED_NOW },
+  });
   t.teardown(() => app.close());
   // A body full of credentials, and a request that fails so that it is logged with its details.
   const payload = example('mysqlcluster-sync') as any;
@@ -109,9 +142,22 @@ t.test('credentials never reach the log', async (t) => {
       data: { 'root-password': Buffer.from('hunter2-root-password').toString('base64') },
     },
   };
-  await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload, headers: { authorization: 'Bearer super-secret-token' } });
-  await app.inject({ method: 'POST', url: '/hooks/mysqlcluster/sync', payload, headers: { authorization: 'Bearer wrong-token-value' } });
-  app.log.info({ headers: { authorization: 'Bearer super-secret-token' }, data: { AWS_SECRET_ACCESS_KEY: 'x' } }, 'probe');
+  await app.inject({
+    method: 'POST',
+    url: '/hooks/mysqlcluster/sync',
+    payload,
+    headers: { authorization: 'Bearer super-secret-token' },
+  });
+  await app.inject({
+    method: 'POST',
+    url: '/hooks/mysqlcluster/sync',
+    payload,
+    headers: { authorization: 'Bearer wrong-token-value' },
+  });
+  app.log.info(
+    { headers: { authorization: 'Bearer super-secret-token' }, data: { AWS_SECRET_ACCESS_KEY: 'x' } },
+    'probe',
+  );
   t.ok(logs.text().length > 0, 'something was logged');
   t.notMatch(logs.text(), /super-secret-token/);
   t.notMatch(logs.text(), /wrong-token-value/);
@@ -135,20 +181,31 @@ t.test('credential parsing: schemes are not interchangeable, white space is tole
   t.notOk(authorized('s3cret', bearer), 'a bare token without a scheme');
   t.notOk(authorized(' s3cret', bearer));
   t.notOk(authorized('Bearer1', { bearer: 'Bearer1' }), 'no space: no scheme, whatever the rest says');
-  t.notOk(authorized('Basic ' + b64('abc'), { basic: { user: 'ab', password: 'abc' } }), 'no colon: not a user and a password');
+  t.notOk(
+    authorized('Basic ' + b64('abc'), { basic: { user: 'ab', password: 'abc' } }),
+    'no colon: not a user and a password',
+  );
 });
 
 /** A TLS socket as the server sees it: verified or not, with this peer certificate. */
 const socket = (authorized: boolean, cert: Record<string, unknown>) => ({ authorized, getPeerCertificate: () => cert });
 
 t.test('client certificate names: CN and every DNS SAN, nothing else', async (t) => {
-  t.same(certificateNames(socket(true, { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:a.example, IP Address:127.0.0.1, DNS:b.example' }) as any), [
-    'metacontroller',
-    'a.example',
-    'b.example',
-  ]);
+  t.same(
+    certificateNames(
+      socket(true, {
+        subject: { CN: 'metacontroller' },
+        subjectaltname: 'DNS:a.example, IP Address:127.0.0.1, DNS:b.example',
+      }) as any,
+    ),
+    ['metacontroller', 'a.example', 'b.example'],
+  );
   t.same(certificateNames(socket(true, { subject: { CN: ['x', 'y'] } }) as any), ['x', 'y'], 'several CNs');
-  t.same(certificateNames(socket(true, { subject: {}, subjectaltname: 'URI:spiffe://a, email:DNS:x' }) as any), [], 'URI and e-mail SANs are not names');
+  t.same(
+    certificateNames(socket(true, { subject: {}, subjectaltname: 'URI:spiffe://a, email:DNS:x' }) as any),
+    [],
+    'URI and e-mail SANs are not names',
+  );
   t.same(certificateNames(socket(true, {}) as any), [], 'no certificate');
 });
 
@@ -162,6 +219,18 @@ t.test('client certificate check: verified by the CA, and one of the allowed nam
   t.equal(clientCertificateProblem(socket(true, mc), ['metacontroller']), undefined, 'by CN');
   t.equal(clientCertificateProblem(socket(true, mc), ['mc.metacontroller.svc']), undefined, 'by DNS SAN');
   t.match(clientCertificateProblem(socket(true, mc), ['other']), /not allowed/);
-  t.equal(clientCertificateProblem(socket(true, { subject: { CN: 'other' }, subjectaltname: 'DNS:metacontroller' }), ['metacontroller', 'x']), undefined);
-  t.equal(clientCertificateProblem(socket(true, { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:evil' }), ['metacontroller']), undefined, 'one allowed name is enough');
+  t.equal(
+    clientCertificateProblem(socket(true, { subject: { CN: 'other' }, subjectaltname: 'DNS:metacontroller' }), [
+      'metacontroller',
+      'x',
+    ]),
+    undefined,
+  );
+  t.equal(
+    clientCertificateProblem(socket(true, { subject: { CN: 'metacontroller' }, subjectaltname: 'DNS:evil' }), [
+      'metacontroller',
+    ]),
+    undefined,
+    'one allowed name is enough',
+  );
 });

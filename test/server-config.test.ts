@@ -15,7 +15,9 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 
 async function startServer(env: NodeJS.ProcessEnv, t: { teardown(fn: () => unknown): void }): Promise<number> {
   const port = await freePort();
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('METAOPS_') && !k.startsWith('AWS_')));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('METAOPS_') && !k.startsWith('AWS_')),
+  );
   const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
     cwd: root,
     env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
@@ -36,22 +38,38 @@ async function startServer(env: NodeJS.ProcessEnv, t: { teardown(fn: () => unkno
   throw new Error('server did not start');
 }
 
-function call(port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; json: any }> {
+function call(
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; json: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        agent: false,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -91,30 +109,68 @@ const awsEnv = (endpoint: string) => ({
   AWS_MAX_ATTEMPTS: '1',
 });
 
-t.test('Basic credentials alone: side-effecting hooks want exactly them, and the deadline set in the environment applies', async (t) => {
-  const port = await startServer(
-    { METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, METAOPS_HOOK_DEADLINE_MS: '300', ...awsEnv(await blackHole(t)) },
-    t,
-  );
-  t.equal((await call(port, 'POST', '/hooks/s3/sync', s3)).status, 401, 'no credentials');
-  t.equal((await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, 'wrong') })).status, 401, 'a wrong password');
-  t.equal((await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic('someone', BASIC.password) })).status, 401, 'a wrong user');
-  t.equal((await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: `Bearer ${BASIC.password}` })).status, 401, 'the password as a Bearer token');
-  t.equal((await call(port, 'POST', '/hooks/memcached/sync', { controller: {}, parent: { apiVersion: 'x/v1', kind: 'Memcached', metadata: { name: 'm' }, spec: {} }, children: {} })).status, 401, 'every hook, once credentials are configured');
-  const ok = await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, BASIC.password) });
-  // Past authentication, the S3 calls wait on an endpoint that never answers: the 300 ms deadline answers 429.
-  t.equal(ok.status, 429, 'the right Basic credentials reach the hook, which misses the 300 ms deadline');
-  t.equal(ok.headers['retry-after'], '5');
-});
+t.test(
+  'Basic credentials alone: side-effecting hooks want exactly them, and the deadline set in the environment applies',
+  async (t) => {
+    const port = await startServer(
+      {
+        METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`,
+        METAOPS_HOOK_DEADLINE_MS: '300',
+        ...awsEnv(await blackHole(t)),
+      },
+      t,
+    );
+    t.equal((await call(port, 'POST', '/hooks/s3/sync', s3)).status, 401, 'no credentials');
+    t.equal(
+      (await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, 'wrong') })).status,
+      401,
+      'a wrong password',
+    );
+    t.equal(
+      (await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic('someone', BASIC.password) })).status,
+      401,
+      'a wrong user',
+    );
+    t.equal(
+      (await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: `Bearer ${BASIC.password}` })).status,
+      401,
+      'the password as a Bearer token',
+    );
+    t.equal(
+      (
+        await call(port, 'POST', '/hooks/memcached/sync', {
+          controller: {},
+          parent: { apiVersion: 'x/v1', kind: 'Memcached', metadata: { name: 'm' }, spec: {} },
+          children: {},
+        })
+      ).status,
+      401,
+      'every hook, once credentials are configured',
+    );
+    const ok = await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, BASIC.password) });
+    // Past authentication, the S3 calls wait on an endpoint that never answers: the 300 ms deadline answers 429.
+    t.equal(ok.status, 429, 'the right Basic credentials reach the hook, which misses the 300 ms deadline');
+    t.equal(ok.headers['retry-after'], '5');
+  },
+);
 
-t.test('without METAOPS_HOOK_DEADLINE_MS the default deadline (8.5 s, pinned in config.test.ts) lets a hook that waits on AWS answer itself, not 429', async (t) => {
-  // Each S3 request gives up after 4 s (hooks/s3/aws.ts): the hook answers Unreachable well within the default.
-  const port = await startServer({ METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, ...awsEnv(await blackHole(t)) }, t);
-  const res = await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, BASIC.password) });
-  t.equal(res.status, 200, 'the hook answered itself');
-  t.match(res.json?.status?.conditions?.find((c: any) => c.type === 'Ready'), { status: 'False', reason: 'Unreachable' });
-  t.equal(res.json?.resyncAfterSeconds, 30);
-});
+t.test(
+  'without METAOPS_HOOK_DEADLINE_MS the default deadline (8.5 s, pinned in config.test.ts) lets a hook that waits on AWS answer itself, not 429',
+  async (t) => {
+    // Each S3 request gives up after 4 s (hooks/s3/aws.ts): the hook answers Unreachable well within the default.
+    const port = await startServer(
+      { METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, ...awsEnv(await blackHole(t)) },
+      t,
+    );
+    const res = await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, BASIC.password) });
+    t.equal(res.status, 200, 'the hook answered itself');
+    t.match(
+      res.json?.status?.conditions?.find((c: any) => c.type === 'Ready'),
+      { status: 'False', reason: 'Unreachable' },
+    );
+    t.equal(res.json?.resyncAfterSeconds, 30);
+  },
+);
 
 t.test('METAOPS_DEBUG_IMAGE_ALLOWLIST replaces the default allowlist (busybox) for PodBuggerTools', async (t) => {
   const tool = (image: string) => ({
@@ -129,16 +185,40 @@ t.test('METAOPS_DEBUG_IMAGE_ALLOWLIST replaces the default allowlist (busybox) f
     // The one pod the tool selects carries its container already: no call to the API server is needed.
     related: {
       'Pod.v1': {
-        web: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'ns', labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }], ephemeralContainers: [{ name: 'debug-dbg', image }] } },
+        web: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'web', namespace: 'ns', labels: { app: 'web' } },
+          spec: { containers: [{ name: 'app', image: 'nginx' }], ephemeralContainers: [{ name: 'debug-dbg', image }] },
+        },
       },
     },
   });
   const ready = (res: { json: any }) => res.json?.status?.conditions?.find((c: any) => c.type === 'Ready');
   const auth = { authorization: basic(BASIC.user, BASIC.password) };
-  const custom = await startServer({ METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, METAOPS_DEBUG_IMAGE_ALLOWLIST: 'ghcr.io/org/*' }, t);
-  t.match(ready(await call(custom, 'POST', '/hooks/podbuggertool/sync', tool('ghcr.io/org/tools:1'), auth)), { status: 'True', reason: 'Injecting' }, 'allowed by the environment');
-  t.match(ready(await call(custom, 'POST', '/hooks/podbuggertool/sync', tool('busybox:1.36'), auth)), { status: 'False', reason: 'ImageNotAllowed' }, 'the default is replaced, not added to');
+  const custom = await startServer(
+    { METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, METAOPS_DEBUG_IMAGE_ALLOWLIST: 'ghcr.io/org/*' },
+    t,
+  );
+  t.match(
+    ready(await call(custom, 'POST', '/hooks/podbuggertool/sync', tool('ghcr.io/org/tools:1'), auth)),
+    { status: 'True', reason: 'Injecting' },
+    'allowed by the environment',
+  );
+  t.match(
+    ready(await call(custom, 'POST', '/hooks/podbuggertool/sync', tool('busybox:1.36'), auth)),
+    { status: 'False', reason: 'ImageNotAllowed' },
+    'the default is replaced, not added to',
+  );
   const defaults = await startServer({ METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}` }, t);
-  t.match(ready(await call(defaults, 'POST', '/hooks/podbuggertool/sync', tool('busybox:1.36'), auth)), { status: 'True' }, 'busybox by default');
-  t.match(ready(await call(defaults, 'POST', '/hooks/podbuggertool/sync', tool('ghcr.io/org/tools:1'), auth)), { status: 'False', reason: 'ImageNotAllowed' }, 'nothing else by default');
+  t.match(
+    ready(await call(defaults, 'POST', '/hooks/podbuggertool/sync', tool('busybox:1.36'), auth)),
+    { status: 'True' },
+    'busybox by default',
+  );
+  t.match(
+    ready(await call(defaults, 'POST', '/hooks/podbuggertool/sync', tool('ghcr.io/org/tools:1'), auth)),
+    { status: 'False', reason: 'ImageNotAllowed' },
+    'nothing else by default',
+  );
 });

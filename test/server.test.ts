@@ -21,7 +21,11 @@ function serverCert(serial: number): void {
   pki.issue(`server${serial}`, '127.0.0.1', { serial, san: 'IP:127.0.0.1' });
 }
 
-async function startServer(env: NodeJS.ProcessEnv, scheme: 'http' | 'https', port: number): Promise<{ proc: ChildProcess; exited: Promise<number | null> }> {
+async function startServer(
+  env: NodeJS.ProcessEnv,
+  scheme: 'http' | 'https',
+  port: number,
+): Promise<{ proc: ChildProcess; exited: Promise<number | null> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
@@ -50,11 +54,18 @@ function readPem(name: string): Buffer {
   return readFileSync(join(dir, name));
 }
 
-function get(scheme: 'http' | 'https', port: number, path: string, tls: Record<string, unknown> = {}): Promise<{ status: number; serial?: string }> {
+function get(
+  scheme: 'http' | 'https',
+  port: number,
+  path: string,
+  tls: Record<string, unknown> = {},
+): Promise<{ status: number; serial?: string }> {
   return new Promise((resolve, reject) => {
     const mod = scheme === 'https' ? request : httpRequest;
     const req = mod({ host: '127.0.0.1', port, path, method: 'GET', agent: false, ...tls }, (res) => {
-      const serial = (res.socket as unknown as { getPeerCertificate?: () => { serialNumber?: string } }).getPeerCertificate?.().serialNumber;
+      const serial = (
+        res.socket as unknown as { getPeerCertificate?: () => { serialNumber?: string } }
+      ).getPeerCertificate?.().serialNumber;
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(serial ? { serial } : {}) }));
     });
@@ -67,7 +78,15 @@ function post(port: number, path: string, tls: Record<string, unknown>): Promise
   const body = JSON.stringify(example('memcached-sync'));
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json' }, ...tls },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json' },
+        ...tls,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
@@ -78,44 +97,55 @@ function post(port: number, path: string, tls: Record<string, unknown>): Promise
   });
 }
 
-t.test('TLS from files, reloaded when they change; mTLS: hooks refuse a caller without a client certificate, probes do not', async (t) => {
-  serverCert(1);
-  writeFileSync(join(dir, 'tls.crt'), readPem('server1.crt'));
-  writeFileSync(join(dir, 'tls.key'), readPem('server1.key'));
-  const port = await freePort();
-  const { proc, exited } = await startServer(
-    { METAOPS_TLS_CERT_FILE: join(dir, 'tls.crt'), METAOPS_TLS_KEY_FILE: join(dir, 'tls.key'), METAOPS_TLS_CLIENT_CA_FILE: join(dir, 'ca.crt') },
-    'https',
-    port,
-  );
-  t.teardown(async () => {
-    proc.kill('SIGTERM');
-    await exited;
-  });
-  const ca = readPem('ca.crt');
-  const first = await get('https', port, '/healthz', { ca, ...clientCert() });
-  t.equal(first.status, 200);
-  t.equal(first.serial, '01', 'served with the first certificate');
-  // The kubelet's probes have no client certificate: they still reach /healthz and /readyz ...
-  t.equal((await get('https', port, '/healthz', { ca })).status, 200, 'probe without a client certificate: answered');
-  t.equal((await get('https', port, '/readyz', { ca })).status, 200);
-  // ... while a hook call without one is refused.
-  t.equal((await post(port, '/hooks/memcached/sync', { ca })).status, 401, 'hook without a client certificate: 401');
-  t.equal((await post(port, '/hooks/memcached/sync', { ca, ...clientCert() })).status, 200, 'hook with one: answered');
+t.test(
+  'TLS from files, reloaded when they change; mTLS: hooks refuse a caller without a client certificate, probes do not',
+  async (t) => {
+    serverCert(1);
+    writeFileSync(join(dir, 'tls.crt'), readPem('server1.crt'));
+    writeFileSync(join(dir, 'tls.key'), readPem('server1.key'));
+    const port = await freePort();
+    const { proc, exited } = await startServer(
+      {
+        METAOPS_TLS_CERT_FILE: join(dir, 'tls.crt'),
+        METAOPS_TLS_KEY_FILE: join(dir, 'tls.key'),
+        METAOPS_TLS_CLIENT_CA_FILE: join(dir, 'ca.crt'),
+      },
+      'https',
+      port,
+    );
+    t.teardown(async () => {
+      proc.kill('SIGTERM');
+      await exited;
+    });
+    const ca = readPem('ca.crt');
+    const first = await get('https', port, '/healthz', { ca, ...clientCert() });
+    t.equal(first.status, 200);
+    t.equal(first.serial, '01', 'served with the first certificate');
+    // The kubelet's probes have no client certificate: they still reach /healthz and /readyz ...
+    t.equal((await get('https', port, '/healthz', { ca })).status, 200, 'probe without a client certificate: answered');
+    t.equal((await get('https', port, '/readyz', { ca })).status, 200);
+    // ... while a hook call without one is refused.
+    t.equal((await post(port, '/hooks/memcached/sync', { ca })).status, 401, 'hook without a client certificate: 401');
+    t.equal(
+      (await post(port, '/hooks/memcached/sync', { ca, ...clientCert() })).status,
+      200,
+      'hook with one: answered',
+    );
 
-  // Rotate: new files in place (as a mounted Secret changes), then a new connection sees the new certificate.
-  serverCert(2);
-  writeFileSync(join(dir, 'tls.key.new'), readPem('server2.key'));
-  writeFileSync(join(dir, 'tls.crt.new'), readPem('server2.crt'));
-  renameSync(join(dir, 'tls.key.new'), join(dir, 'tls.key'));
-  renameSync(join(dir, 'tls.crt.new'), join(dir, 'tls.crt'));
-  let serial = first.serial;
-  for (let i = 0; i < 40 && serial !== '02'; i++) {
-    await new Promise((r) => setTimeout(r, 250));
-    serial = (await get('https', port, '/healthz', { ca, ...clientCert() })).serial;
-  }
-  t.equal(serial, '02', 'reloaded without a restart');
-});
+    // Rotate: new files in place (as a mounted Secret changes), then a new connection sees the new certificate.
+    serverCert(2);
+    writeFileSync(join(dir, 'tls.key.new'), readPem('server2.key'));
+    writeFileSync(join(dir, 'tls.crt.new'), readPem('server2.crt'));
+    renameSync(join(dir, 'tls.key.new'), join(dir, 'tls.key'));
+    renameSync(join(dir, 'tls.crt.new'), join(dir, 'tls.crt'));
+    let serial = first.serial;
+    for (let i = 0; i < 40 && serial !== '02'; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      serial = (await get('https', port, '/healthz', { ca, ...clientCert() })).serial;
+    }
+    t.equal(serial, '02', 'reloaded without a restart');
+  },
+);
 
 t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
   // A "dependency" that accepts connections and never answers: the S3 hook waits on it until its deadline.
@@ -140,7 +170,12 @@ t.test('SIGTERM finishes the request in flight, then exits', async (t) => {
   );
   const body = JSON.stringify({
     ...example('memcached-sync'),
-    parent: { apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'slow', namespace: 'default', generation: 1 }, spec: { bucketName: 'metaops-slow' } },
+    parent: {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'slow', namespace: 'default', generation: 1 },
+      spec: { bucketName: 'metaops-slow' },
+    },
     children: { 'Secret.v1': {} },
   });
   const started = Date.now();
@@ -175,7 +210,10 @@ t.test('building the app loads neither the AWS SDK nor the YAML parser; using th
       const has = (name) => cache.some((k) => k.includes('/node_modules/' + name + '/'));
       console.log(JSON.stringify({ sdk: has('@aws-sdk/client-s3') || has('@aws-sdk/client-iam'), yaml: has('yaml') }));
       await app.close();`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     return JSON.parse(out.trim().split('\n').pop()!) as { sdk: boolean; yaml: boolean };
   };
   t.same(loaded(''), { sdk: false, yaml: false });

@@ -96,7 +96,13 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
             } catch {
               // plain text: not etcd's own error
             }
-            reject(new HttpStatusError(`${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`, res.statusCode ?? 0, notServed));
+            reject(
+              new HttpStatusError(
+                `${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`,
+                res.statusCode ?? 0,
+                notServed,
+              ),
+            );
           });
           return;
         }
@@ -166,7 +172,12 @@ function decodeMessage(line: string): Buffer {
 }
 
 /** Uploads a stream: one PutObject when it fits in a part, else a multipart upload (aborted on failure). */
-export async function upload(s3: S3Client, bucket: string, key: string, chunks: AsyncIterable<Buffer>): Promise<number> {
+export async function upload(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  chunks: AsyncIterable<Buffer>,
+): Promise<number> {
   let buffer: Buffer[] = [];
   let buffered = 0;
   let total = 0;
@@ -180,7 +191,9 @@ export async function upload(s3: S3Client, bucket: string, key: string, chunks: 
       uploadId = (await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))).UploadId!;
     }
     const partNumber = parts.length + 1;
-    const res = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body }));
+    const res = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body }),
+    );
     parts.push({ ETag: res.ETag!, PartNumber: partNumber });
   };
   try {
@@ -195,10 +208,20 @@ export async function upload(s3: S3Client, bucket: string, key: string, chunks: 
       return total;
     }
     if (buffered > 0) await flush();
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
     return total;
   } catch (err) {
-    if (uploadId) await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+    if (uploadId)
+      await s3
+        .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))
+        .catch(() => undefined);
     throw err;
   }
 }
@@ -211,18 +234,28 @@ const PERIODIC = /^_v\d+_\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
  * and counts as the newest. Newest by the date in the name, not by revision: a revision goes down after a
  * restore from an older snapshot or when the cluster is recreated, and the newest data must never be pruned.
  */
-export async function prune(s3: S3Client, bucket: string, key: string, max: number, written?: string): Promise<string[]> {
+export async function prune(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  max: number,
+  written?: string,
+): Promise<string[]> {
   if (max <= 0) return [];
   const found: string[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${key}_v`, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: `${key}_v`, ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) if (o.Key && PERIODIC.test(o.Key.slice(key.length))) found.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   const stamp = (k: string) => /^_v\d+_(.*)$/.exec(k.slice(key.length))?.[1] ?? '';
   const rev = (k: string) => Number(/^_v(\d+)_/.exec(k.slice(key.length))?.[1] ?? 0);
-  const others = found.filter((k) => k !== written).sort((a, b) => (stamp(a) < stamp(b) ? 1 : stamp(a) > stamp(b) ? -1 : rev(b) - rev(a)));
+  const others = found
+    .filter((k) => k !== written)
+    .sort((a, b) => (stamp(a) < stamp(b) ? 1 : stamp(a) > stamp(b) ? -1 : rev(b) - rev(a)));
   const stale = others.slice(written ? max - 1 : max);
   for (const k of stale) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: k }));
   return stale;
@@ -261,11 +294,24 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
       try {
         size = await upload(o.s3, bucket, key, snapshotStream(ep, o.timeoutMs));
       } catch (err) {
-        return { succeeded: false, reason: `upload to s3://${bucket}/${key} failed: ${awsMessage(err)}`, etcdVersion: version, etcdRevision: revision };
+        return {
+          succeeded: false,
+          reason: `upload to s3://${bucket}/${key} failed: ${awsMessage(err)}`,
+          etcdVersion: version,
+          etcdRevision: revision,
+        };
       }
       let pruned: string[] = [];
       if (o.periodic) pruned = await prune(o.s3, bucket, baseKey, o.maxBackups, key);
-      return { succeeded: true, etcdVersion: version, etcdRevision: revision, key, size, lastSuccessDate: now().toISOString(), pruned };
+      return {
+        succeeded: true,
+        etcdVersion: version,
+        etcdRevision: revision,
+        key,
+        size,
+        lastSuccessDate: now().toISOString(),
+        pruned,
+      };
     } catch (err) {
       errors.push(`${url}: ${awsMessage(err)}`);
     }

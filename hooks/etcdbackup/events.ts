@@ -25,7 +25,15 @@ export function backupWritten(request: CompositeSyncRequest, response: Composite
   const before = (request.parent.status ?? {}) as { key?: unknown };
   const after = (response.status ?? {}) as { key?: unknown; succeeded?: unknown; etcdRevision?: unknown };
   if (typeof after.key !== 'string' || !after.key || after.key === before.key || after.succeeded !== true) return [];
-  return [{ type: 'Normal', reason: 'BackupSucceeded', action: 'Backup', note: `snapshot at revision ${String(after.etcdRevision ?? '?')} written to ${after.key}`, subject: after.key }];
+  return [
+    {
+      type: 'Normal',
+      reason: 'BackupSucceeded',
+      action: 'Backup',
+      note: `snapshot at revision ${String(after.etcdRevision ?? '?')} written to ${after.key}`,
+      subject: after.key,
+    },
+  ];
 }
 
 /** How long a backup Job may have no pod at all before the status says that its pods are refused. */
@@ -38,9 +46,15 @@ export const JOB_POD_ABSENT_SECONDS = 60;
  */
 export function jobWithoutPod(job: KubeObject | undefined, pods: KubeObject[], now: Date): ConditionInput | undefined {
   if (!job || pods.length > 0) return undefined;
-  const s = (job['status'] ?? {}) as { active?: number; succeeded?: number; failed?: number; conditions?: Array<{ type?: string; status?: string }> };
+  const s = (job['status'] ?? {}) as {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    conditions?: Array<{ type?: string; status?: string }>;
+  };
   if ((s.active ?? 0) > 0 || (s.succeeded ?? 0) > 0 || (s.failed ?? 0) > 0) return undefined;
-  if (s.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return undefined;
+  if (s.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'))
+    return undefined;
   const born = Date.parse(job.metadata.creationTimestamp ?? '');
   if (!Number.isFinite(born) || now.getTime() - born < JOB_POD_ABSENT_SECONDS * 1000) return undefined;
   const name = job.metadata.name ?? '';

@@ -16,11 +16,23 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
   // Only a string names a cluster; and only in the restore's own namespace (v4.17 lists a names rule without a
   // namespace across all of them: pkg/controller/common/customize/manager.go L665-683).
   if (typeof name !== 'string' || !name) return { relatedResources: [] };
-  return { relatedResources: [{ apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '', names: [name] }] };
+  return {
+    relatedResources: [
+      {
+        apiVersion: CLUSTERS,
+        resource: 'etcdclusters',
+        namespace: request.parent?.metadata.namespace ?? '',
+        names: [name],
+      },
+    ],
+  };
 }
 
 /** The restore was created before the cluster, beyond the slack the cluster hook allows (it never acts). */
-function olderThan(restore: { metadata: { creationTimestamp?: string } }, cluster: { metadata: { creationTimestamp?: string } }): boolean {
+function olderThan(
+  restore: { metadata: { creationTimestamp?: string } },
+  cluster: { metadata: { creationTimestamp?: string } },
+): boolean {
   const r = Date.parse(restore.metadata.creationTimestamp ?? '');
   const c = Date.parse(cluster.metadata.creationTimestamp ?? '');
   return Number.isFinite(r) && Number.isFinite(c) && r < c - RESTORE_SLACK_SECONDS * 1000;
@@ -46,7 +58,9 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   let message: string;
   if (succeeded !== undefined) {
     reason = succeeded ? 'Restored' : 'RestoreFailed';
-    message = succeeded ? `EtcdCluster ${clusterName} was restored from the snapshot ${spec.s3.path}` : String(previous.reason ?? 'the restore failed');
+    message = succeeded
+      ? `EtcdCluster ${clusterName} was restored from the snapshot ${spec.s3.path}`
+      : String(previous.reason ?? 'the restore failed');
   } else if (cluster && olderThan(parent, cluster)) {
     succeeded = false;
     reason = 'OlderThanCluster';
@@ -68,7 +82,9 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     message = `the snapshot could not be restored: ${String(state.reason ?? 'a restored member failed').slice(0, 200)}`;
   } else {
     reason = mine ? (state.phase ?? 'Pending') : 'Pending';
-    message = mine ? `EtcdCluster ${clusterName}: ${state.phase}` : `waiting for EtcdCluster ${clusterName} to start the restore`;
+    message = mine
+      ? `EtcdCluster ${clusterName}: ${state.phase}`
+      : `waiting for EtcdCluster ${clusterName} to start the restore`;
   }
   const status: Record<string, unknown> = {
     conditions: conditionsFor(parent, [{ type: 'Ready', status: succeeded === true, reason, message }], now),

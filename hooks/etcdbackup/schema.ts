@@ -26,7 +26,10 @@ export type S3Source = Static<typeof S3Source>;
 export const EtcdBackupSpec = Type.Object(
   {
     etcdEndpoints: Type.Optional(
-      Type.Array(Type.String({ maxLength: 512 }), { maxItems: 9, description: 'etcd client URLs to snapshot (the first that answers; at most 9).' }),
+      Type.Array(Type.String({ maxLength: 512 }), {
+        maxItems: 9,
+        description: 'etcd client URLs to snapshot (the first that answers; at most 9).',
+      }),
     ),
     clusterName: Type.Optional(
       Type.String({
@@ -39,14 +42,24 @@ export const EtcdBackupSpec = Type.Object(
     backupPolicy: Type.Object(
       {
         timeoutInSecond: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
-        backupIntervalInSecond: Type.Integer({ minimum: 0, default: 0, description: '0: one backup; otherwise periodic (CronJob, minute granularity).' }),
-        maxBackups: Type.Integer({ minimum: 0, default: 0, description: 'Periodic backups kept (oldest pruned); 0: all.' }),
+        backupIntervalInSecond: Type.Integer({
+          minimum: 0,
+          default: 0,
+          description: '0: one backup; otherwise periodic (CronJob, minute granularity).',
+        }),
+        maxBackups: Type.Integer({
+          minimum: 0,
+          default: 0,
+          description: 'Periodic backups kept (oldest pruned); 0: all.',
+        }),
       },
       { default: {} },
     ),
     s3: S3Source,
     clientTLSSecret: Type.Optional(
-      Type.String({ description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt for a TLS cluster.' }),
+      Type.String({
+        description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt for a TLS cluster.',
+      }),
     ),
   },
   { description: 'BackupSpec, as etcd-operator v1beta2 had it.' },
@@ -88,7 +101,10 @@ export const backupResource: ResourceDefinition = {
 
 export const EtcdRestoreSpec = Type.Object(
   {
-    etcdCluster: Type.Object({ name: Type.String({ minLength: 1 }) }, { description: 'The EtcdCluster to restore, in this namespace.' }),
+    etcdCluster: Type.Object(
+      { name: Type.String({ minLength: 1 }) },
+      { description: 'The EtcdCluster to restore, in this namespace.' },
+    ),
     backupStorageType: Type.Union([Type.Literal('S3')], { default: 'S3' }),
     s3: S3Source,
   },

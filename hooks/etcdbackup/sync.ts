@@ -25,7 +25,8 @@ const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
 // Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
 export const parser = specParser(EtcdBackupSpec, (spec) => {
   if (!spec.etcdEndpoints?.length && !spec.clusterName) return 'spec.etcdEndpoints or spec.clusterName is required';
-  if (spec.clusterName && !CLUSTER_NAME.test(spec.clusterName)) return 'spec.clusterName must be the name of an EtcdCluster (a DNS label)';
+  if (spec.clusterName && !CLUSTER_NAME.test(spec.clusterName))
+    return 'spec.clusterName must be the name of an EtcdCluster (a DNS label)';
   return undefined;
 });
 
@@ -59,9 +60,12 @@ function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: 
   const access = s3Access(spec.s3);
   const args = [
     'etcd-backup',
-    '--endpoints', endpointsOf(parent, spec).join(','),
-    '--s3-path', spec.s3.path,
-    '--timeout-seconds', String(spec.backupPolicy.timeoutInSecond),
+    '--endpoints',
+    endpointsOf(parent, spec).join(','),
+    '--s3-path',
+    spec.s3.path,
+    '--timeout-seconds',
+    String(spec.backupPolicy.timeoutInSecond),
     ...(periodic ? ['--periodic', '--max-backups', String(spec.backupPolicy.maxBackups)] : []),
     ...access.args,
   ];
@@ -87,7 +91,11 @@ function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: 
           envFrom: access.envFrom,
           volumeMounts: mounts,
           terminationMessagePolicy: 'File',
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
         },
       ],
       volumes,
@@ -103,7 +111,11 @@ export function backupChild(parent: ParentObject, spec: Spec, image: string): Ku
     activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
     template: podTemplate(parent, spec, image, periodic),
   };
-  const metadata = { name: `${name}-backup`, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'backup') };
+  const metadata = {
+    name: `${name}-backup`,
+    namespace: parent.metadata.namespace,
+    labels: childLabels(APP, name, 'backup'),
+  };
   if (!periodic) return { apiVersion: 'batch/v1', kind: 'Job', metadata, spec: jobSpec };
   return {
     apiVersion: 'batch/v1',
@@ -121,7 +133,10 @@ export function backupChild(parent: ParentObject, spec: Spec, image: string): Ku
 
 /** What a dependency said (an S3 error, via the Job's result) goes into status short and printable only. */
 function short(text: string, max = 300): string {
-  const clean = text.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
 }
 
@@ -133,12 +148,21 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   try {
     return { result: JSON.parse(terminated.message) as BackupResult, at: String(terminated.finishedAt ?? '') };
   } catch {
-    return { result: { succeeded: false, reason: String(terminated.message).slice(0, 300) }, at: String(terminated.finishedAt ?? '') };
+    return {
+      result: { succeeded: false, reason: String(terminated.message).slice(0, 300) },
+      at: String(terminated.finishedAt ?? ''),
+    };
   }
 }
 
 // eslint-disable-next-line complexity -- the backup's status merges the previous one, the newest result and the Job's state: one `if` per field kept
-export function sync({ request, parent, spec, now, settings }: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
+export function sync({
+  request,
+  parent,
+  spec,
+  now,
+  settings,
+}: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
   const image = settings.image;
   const name = parent.metadata.name!;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
@@ -153,7 +177,11 @@ export function sync({ request, parent, spec, now, settings }: SyncHook<Spec, un
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
   const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
-  const jobStatus = (job?.['status'] ?? {}) as { succeeded?: number; failed?: number; conditions?: Array<{ type: string; status: string; message?: string }> };
+  const jobStatus = (job?.['status'] ?? {}) as {
+    succeeded?: number;
+    failed?: number;
+    conditions?: Array<{ type: string; status: string; message?: string }>;
+  };
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
 
   const status: Record<string, unknown> = {};
@@ -181,10 +209,22 @@ export function sync({ request, parent, spec, now, settings }: SyncHook<Spec, un
   const condition = refused
     ? refused
     : !done
-    ? { type: 'Ready', status: false as const, reason: 'Running', message: periodic ? `waiting for the first backup (${(child['spec'] as { schedule: string }).schedule})` : 'the backup Job is running' }
-    : status['succeeded']
-      ? { type: 'Ready', status: true as const, reason: 'BackupSucceeded', message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}` }
-      : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
+      ? {
+          type: 'Ready',
+          status: false as const,
+          reason: 'Running',
+          message: periodic
+            ? `waiting for the first backup (${(child['spec'] as { schedule: string }).schedule})`
+            : 'the backup Job is running',
+        }
+      : status['succeeded']
+        ? {
+            type: 'Ready',
+            status: true as const,
+            reason: 'BackupSucceeded',
+            message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}`,
+          }
+        : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
   status['conditions'] = conditionsFor(parent, [condition], now);
   const response: CompositeSyncResponse = { status, children: [child] };
   if (!done && !periodic) response.resyncAfterSeconds = 10;
@@ -195,7 +235,11 @@ export function sync({ request, parent, spec, now, settings }: SyncHook<Spec, un
 export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
-      { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, request.parent?.metadata.name ?? '') } },
+      {
+        apiVersion: 'v1',
+        resource: 'pods',
+        labelSelector: { matchLabels: selectorLabels(APP, request.parent?.metadata.name ?? '') },
+      },
     ],
   };
 }

@@ -26,14 +26,37 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
 };
 
 /** A membership change the hook made in this call (it succeeded): MemberAdded, MemberRemoved, MemberPromoted. */
-export function memberEvent(action: { type: 'add' | 'remove' | 'promote'; pod: string; learner?: boolean; why?: string }): EventSpec {
+export function memberEvent(action: {
+  type: 'add' | 'remove' | 'promote';
+  pod: string;
+  learner?: boolean;
+  why?: string;
+}): EventSpec {
   if (action.type === 'add') {
-    return { type: 'Normal', reason: 'MemberAdded', action: 'MemberAdd', note: `added member ${action.pod}${action.learner ? ' as a learner' : ''}`, subject: action.pod };
+    return {
+      type: 'Normal',
+      reason: 'MemberAdded',
+      action: 'MemberAdd',
+      note: `added member ${action.pod}${action.learner ? ' as a learner' : ''}`,
+      subject: action.pod,
+    };
   }
   if (action.type === 'remove') {
-    return { type: 'Normal', reason: 'MemberRemoved', action: 'MemberRemove', note: `removed member ${action.pod}${action.why ? ` (${action.why})` : ''}`, subject: action.pod };
+    return {
+      type: 'Normal',
+      reason: 'MemberRemoved',
+      action: 'MemberRemove',
+      note: `removed member ${action.pod}${action.why ? ` (${action.why})` : ''}`,
+      subject: action.pod,
+    };
   }
-  return { type: 'Normal', reason: 'MemberPromoted', action: 'MemberPromote', note: `promoted learner ${action.pod} to a voting member`, subject: action.pod };
+  return {
+    type: 'Normal',
+    reason: 'MemberPromoted',
+    action: 'MemberPromote',
+    note: `promoted learner ${action.pod} to a voting member`,
+    subject: action.pod,
+  };
 }
 
 /**
@@ -54,7 +77,13 @@ function upgradesIn(before: Map<string, string | undefined>, response: Composite
     const had = before.get(pod.metadata.name);
     const wants = memberImage(pod);
     if (had === undefined || wants === undefined || had === wants) continue;
-    out.push({ type: 'Normal', reason: 'UpgradingMember', action: 'Upgrade', note: `upgrading member ${pod.metadata.name}: ${had} -> ${wants}`, subject: `${pod.metadata.name}/${wants}` });
+    out.push({
+      type: 'Normal',
+      reason: 'UpgradingMember',
+      action: 'Upgrade',
+      note: `upgrading member ${pod.metadata.name}: ${had} -> ${wants}`,
+      subject: `${pod.metadata.name}/${wants}`,
+    });
   }
   return out;
 }
@@ -72,10 +101,16 @@ export const POD_ABSENT_SECONDS = 60;
  * POD_ABSENT_SECONDS after it was first missed (the time this condition went False, carried in its
  * lastTransitionTime) is reported as PodNotCreated, naming the pods and where the refusal is.
  */
-export function podsCreated(parent: { status?: unknown }, observedPods: string[], answeredPods: string[], now: Date): ConditionInput {
+export function podsCreated(
+  parent: { status?: unknown },
+  observedPods: string[],
+  answeredPods: string[],
+  now: Date,
+): ConditionInput {
   const have = new Set(observedPods);
   const absent = answeredPods.filter((p) => !have.has(p)).sort();
-  if (absent.length === 0) return { type: 'PodsCreated', status: true, reason: 'PodsExist', message: 'every member pod exists' };
+  if (absent.length === 0)
+    return { type: 'PodsCreated', status: true, reason: 'PodsExist', message: 'every member pod exists' };
   const prev = previousConditions(parent.status).find((c) => c.type === 'PodsCreated');
   const since = prev && prev.status === 'False' && prev.lastTransitionTime ? Date.parse(prev.lastTransitionTime) : NaN;
   const names = absent.slice(0, 5).join(', ') + (absent.length > 5 ? ` and ${absent.length - 5} more` : '');
@@ -89,7 +124,12 @@ export function podsCreated(parent: { status?: unknown }, observedPods: string[]
         '(for a namespace that enforces Pod Security, see the SyncError event on this EtcdCluster: kubectl describe)',
     };
   }
-  return { type: 'PodsCreated', status: false, reason: 'CreatingPods', message: `waiting for pod ${names} to be created` };
+  return {
+    type: 'PodsCreated',
+    status: false,
+    reason: 'CreatingPods',
+    message: `waiting for pod ${names} to be created`,
+  };
 }
 
 /**
@@ -99,7 +139,10 @@ export function podsCreated(parent: { status?: unknown }, observedPods: string[]
  * names at every sync would change the status at every sync (under Metacontroller, whose create fails at once,
  * a hot loop of syncs and refused creates).
  */
-export function neverCreated(status: unknown, obs: { pods: unknown[]; terminating: unknown[]; claims?: unknown[] }): boolean {
+export function neverCreated(
+  status: unknown,
+  obs: { pods: unknown[]; terminating: unknown[]; claims?: unknown[] },
+): boolean {
   if (obs.pods.length > 0 || obs.terminating.length > 0 || (obs.claims?.length ?? 0) > 0) return false;
   return previousConditions(status).some((c) => c.type === 'PodsCreated' && c.status === 'False');
 }

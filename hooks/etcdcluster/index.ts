@@ -48,7 +48,9 @@ export const etcdcluster = defineComposite({
     // Confined to the cluster's namespace: a rule without one lists every namespace in v4.17
     // (pkg/controller/common/customize/manager.go L665-683), with names or without.
     const namespace = request.parent?.metadata.namespace ?? '';
-    const rules: RelatedResourceRule[] = [{ apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace }];
+    const rules: RelatedResourceRule[] = [
+      { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace },
+    ];
     if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace, names });
     return { relatedResources: rules };
   },

@@ -28,7 +28,11 @@ export const MEMBER_USER = 10001;
  * namespace then refuses).
  */
 export function memberPodSecurity(own?: Record<string, unknown>): Record<string, unknown> {
-  return { ...restrictedPodSecurity(MEMBER_USER, { fsGroup: MEMBER_USER }), fsGroupChangePolicy: 'OnRootMismatch', ...(own ?? {}) };
+  return {
+    ...restrictedPodSecurity(MEMBER_USER, { fsGroup: MEMBER_USER }),
+    fsGroupChangePolicy: 'OnRootMismatch',
+    ...(own ?? {}),
+  };
 }
 
 export interface Cluster {
@@ -106,7 +110,13 @@ const PEER_TLS_DIR = '/etc/etcdtls/member/peer-tls';
 const SERVER_TLS_DIR = '/etc/etcdtls/member/server-tls';
 
 /** The etcd command line of a member. */
-export function memberCommand(c: Cluster, pod: string, initialCluster: string, state: 'new' | 'existing', token: string): string[] {
+export function memberCommand(
+  c: Cluster,
+  pod: string,
+  initialCluster: string,
+  state: 'new' | 'existing',
+  token: string,
+): string[] {
   const peer = c.peerTLS ? 'https' : 'http';
   const client = c.clientTLS ? 'https' : 'http';
   const cmd = [
@@ -142,7 +152,12 @@ export function memberCommand(c: Cluster, pod: string, initialCluster: string, s
 
 /** Where a restore fetches the snapshot from, and with which image. */
 export interface RestoreSource {
-  s3: { path: string; awsSecret?: string | undefined; endpoint?: string | undefined; forcePathStyle?: boolean | undefined };
+  s3: {
+    path: string;
+    awsSecret?: string | undefined;
+    endpoint?: string | undefined;
+    forcePathStyle?: boolean | undefined;
+  };
   /** This project's image, which carries `metaops etcd-restore-fetch`. */
   image: string;
 }
@@ -229,7 +244,11 @@ export function memberPod(
     '/usr/local/bin/etcdctl',
     `--endpoints=${probeEndpoint}`,
     ...(c.clientTLS
-      ? [`--cacert=${SERVER_TLS_DIR}/server-ca.crt`, `--cert=${SERVER_TLS_DIR}/server.crt`, `--key=${SERVER_TLS_DIR}/server.key`]
+      ? [
+          `--cacert=${SERVER_TLS_DIR}/server-ca.crt`,
+          `--cert=${SERVER_TLS_DIR}/server.crt`,
+          `--key=${SERVER_TLS_DIR}/server.key`,
+        ]
       : []),
     'endpoint',
     'health',
@@ -244,7 +263,13 @@ export function memberPod(
     ],
     env: [{ name: 'ETCDCTL_API', value: '3' }, ...(policy.etcdEnv ?? [])],
     volumeMounts: mounts,
-    readinessProbe: { exec: { command: probe }, initialDelaySeconds: 1, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 3 },
+    readinessProbe: {
+      exec: { command: probe },
+      initialDelaySeconds: 1,
+      periodSeconds: 5,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    },
     securityContext: restrictedContainerSecurity(),
   };
   if (policy.resources) container['resources'] = policy.resources;
@@ -257,14 +282,21 @@ export function memberPod(
     volumes,
   };
   if (restore) {
-    podSpec['initContainers'] = restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster);
+    podSpec['initContainers'] = restoreInitContainers(
+      c,
+      spec,
+      pod,
+      parent.metadata.uid ?? c.name,
+      restore,
+      initialCluster,
+    );
     const aws = s3Access(restore.s3);
     (podSpec['volumes'] as unknown[]).push(...aws.volumes);
   }
   if (policy.nodeSelector) podSpec['nodeSelector'] = policy.nodeSelector;
   if (policy.tolerations) podSpec['tolerations'] = policy.tolerations;
   podSpec['securityContext'] = memberPodSecurity(policy.securityContext as Record<string, unknown> | undefined);
-  const affinity = policy.affinity ? structuredClone(policy.affinity) as Record<string, unknown> : undefined;
+  const affinity = policy.affinity ? (structuredClone(policy.affinity) as Record<string, unknown>) : undefined;
   if (policy.antiAffinity) {
     const anti = {
       requiredDuringSchedulingIgnoredDuringExecution: [

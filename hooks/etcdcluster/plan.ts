@@ -72,7 +72,10 @@ function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision
 
 /** Printable ASCII only, at most `max` characters: what a dependency said never goes into status raw. */
 export function sanitize(text: string, max = 160): string {
-  const clean = text.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
 }
 
@@ -145,13 +148,14 @@ const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
 /** Why a container waits when its image cannot be had. */
 const IMAGE_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
-
 function withImage(pod: KubeObject, img: string, version: string): KubeObject {
   const copy = keepObserved(pod);
   // Copies of the spec and its containers: the observed pod (the request) is never written to.
   const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
   if (spec) copy['spec'] = spec;
-  const containers = Array.isArray(spec?.['containers']) ? (spec!['containers'] as Array<{ name?: string; image?: string }>).map((c) => ({ ...c })) : undefined;
+  const containers = Array.isArray(spec?.['containers'])
+    ? (spec!['containers'] as Array<{ name?: string; image?: string }>).map((c) => ({ ...c }))
+    : undefined;
   if (spec && containers) spec['containers'] = containers;
   const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
   if (container) container.image = img;
@@ -185,7 +189,12 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
   // While replacing: no member, no membership call, pods as `pods` says; the ordinals keep growing.
-  const restoring = (pods: KubeObject[], lastMemberIndex: number, restore: RestoreState, message: string): Decision => ({
+  const restoring = (
+    pods: KubeObject[],
+    lastMemberIndex: number,
+    restore: RestoreState,
+    message: string,
+  ): Decision => ({
     pods,
     fallbackPods: pods,
     phase: 'Creating',
@@ -201,17 +210,34 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   });
   const c = clusterOf(parent, spec);
   const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
-  const lastIndex = Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
+  const lastIndex = Math.max(
+    (parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1,
+    ...seen,
+    -1,
+  );
   if (pending && !spec.paused) {
-    return restoring([], lastIndex, { uid: pending.uid, name: pending.name, phase: 'Replacing', ...(pending.created ? { created: pending.created } : {}) },
-      `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`);
+    return restoring(
+      [],
+      lastIndex,
+      {
+        uid: pending.uid,
+        name: pending.name,
+        phase: 'Replacing',
+        ...(pending.created ? { created: pending.created } : {}),
+      },
+      `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`,
+    );
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
-    if (obs.pods.length > 0 || obs.terminating.length > 0) return restoring([], lastIndex, before, 'waiting for the old members to go');
+    if (obs.pods.length > 0 || obs.terminating.length > 0)
+      return restoring([], lastIndex, before, 'waiting for the old members to go');
     // Every member is restored from the snapshot and they start together (etcd's documented way to restore a
     // multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
     const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
-    const all = initialCluster(c, names.map((pod) => ({ pod })));
+    const all = initialCluster(
+      c,
+      names.map((pod) => ({ pod })),
+    );
     return restoring(
       names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
       lastIndex + spec.size,
@@ -219,20 +245,50 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
-  if (before?.phase === 'Replacing' && obs.restore?.uid !== before.uid && obs.pods.length === 0 && obs.terminating.length === 0) {
+  if (
+    before?.phase === 'Replacing' &&
+    obs.restore?.uid !== before.uid &&
+    obs.pods.length === 0 &&
+    obs.terminating.length === 0
+  ) {
     // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
-    return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: 'the EtcdRestore was deleted before the restore started' });
+    return restoreFailed(lastIndex, {
+      ...before,
+      phase: 'Failed',
+      reason: 'the EtcdRestore was deleted before the restore started',
+    });
   }
-  if (before?.phase === 'Restoring' && obs.pods.length > 0 && obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent) && !obs.etcd && !obs.pods.some(isPodReady) && obs.restore?.uid === before.uid) {
+  if (
+    before?.phase === 'Restoring' &&
+    obs.pods.length > 0 &&
+    obs.pods.length + obs.terminating.length < spec.size &&
+    podsWereCreated(parent) &&
+    !obs.etcd &&
+    !obs.pods.some(isPodReady) &&
+    obs.restore?.uid === before.uid
+  ) {
     // Some restored members vanished before any served: they hold only the snapshot; all start again from it.
-    return restoring([], lastIndex, before, 'restored members were lost before they served: starting the restore again');
+    return restoring(
+      [],
+      lastIndex,
+      before,
+      'restored members were lost before they served: starting the restore again',
+    );
   }
   if (before?.phase === 'Restoring' && obs.pods.length === 0 && obs.terminating.length === 0) {
     // The restored members vanished before they ran (a drain during the fetch): they start again from the
     // snapshot, never as an empty cluster; without the EtcdRestore, the restore ends failed.
-    if (obs.restore?.uid !== before.uid) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: 'the restored members were lost and the EtcdRestore is gone' });
+    if (obs.restore?.uid !== before.uid)
+      return restoreFailed(lastIndex, {
+        ...before,
+        phase: 'Failed',
+        reason: 'the restored members were lost and the EtcdRestore is gone',
+      });
     const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
-    const all = initialCluster(c, names.map((pod) => ({ pod })));
+    const all = initialCluster(
+      c,
+      names.map((pod) => ({ pod })),
+    );
     return restoring(
       names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
       lastIndex + spec.size,
@@ -246,7 +302,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // until a new EtcdRestore. Only on that evidence, and only while no member serves: a member that crashed
     // after its restore, or etcd silent for a moment, is not a failed restore.
     const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && failedInitStep(p) !== undefined);
-    if (failed && !obs.etcd && !obs.pods.some(isPodReady)) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+    if (failed && !obs.etcd && !obs.pods.some(isPodReady))
+      return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   }
   if (before?.phase === 'Failed') {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy).
@@ -257,14 +314,22 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // The version the members run: what the healthy ones say, else (none answers) the one status last reported.
   const lastReported = (parent.status as { currentVersion?: unknown } | undefined)?.currentVersion;
   const running =
-    Object.values(obs.health).filter((h) => h.healthy && h.version).map((h) => h.version!).sort(compareVersions)[0] ??
+    Object.values(obs.health)
+      .filter((h) => h.healthy && h.version)
+      .map((h) => h.version!)
+      .sort(compareVersions)[0] ??
     (typeof lastReported === 'string' && /^\d+\.\d+\.\d+$/.test(lastReported) ? lastReported : undefined);
   const refused = running ? upgradeRefusal(running, normalizeVersion(spec.version)) : undefined;
   const d = decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused));
   if (refused) {
     d.conditions = [
       ...d.conditions.filter((x) => x.type !== 'Upgrading'),
-      { type: 'Upgrading', status: false, reason: 'UpgradeRefused', message: `spec.version ${normalizeVersion(spec.version)} is refused: ${refused}; the cluster stays at ${running}` },
+      {
+        type: 'Upgrading',
+        status: false,
+        reason: 'UpgradeRefused',
+        message: `spec.version ${normalizeVersion(spec.version)} is refused: ${refused}; the cluster stays at ${running}`,
+      },
     ];
     delete d.targetVersion;
   }
@@ -276,7 +341,10 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // Restored once the restored members serve with a quorum: the snapshot is then the cluster's data.
     // (Or once a restored member is Ready: its readiness probe asks etcd, so it serves the snapshot, even when
     // the hook cannot reach it.)
-    const restored = before.phase === 'Restored' || (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) || obs.pods.some(isPodReady);
+    const restored =
+      before.phase === 'Restored' ||
+      (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) ||
+      obs.pods.some(isPodReady);
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
@@ -288,7 +356,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = normalizeVersion(spec.version);
-  const previous = (parent.status ?? {}) as { phase?: string; reason?: string; lastMemberIndex?: number; memberList?: unknown[] };
+  const previous = (parent.status ?? {}) as {
+    phase?: string;
+    reason?: string;
+    lastMemberIndex?: number;
+    memberList?: unknown[];
+  };
   const kept = obs.pods.map(keepObserved);
 
   // Ordinals only grow: the next member takes one more than any ever seen.
@@ -299,17 +372,33 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   ]
     .map((n) => memberIndex(c.name, n))
     .filter((i): i is number => i !== undefined);
-  let lastMemberIndex = Math.max(typeof previous.lastMemberIndex === 'number' ? previous.lastMemberIndex : -1, ...seen, -1);
+  let lastMemberIndex = Math.max(
+    typeof previous.lastMemberIndex === 'number' ? previous.lastMemberIndex : -1,
+    ...seen,
+    -1,
+  );
 
   // Member claims seen and not being deleted: while etcd does not answer, they are kept whatever status says.
-  const claimsSeen = (obs.claims ?? []).filter((n) => memberIndex(c.name, n) !== undefined && !(obs.terminatingClaims ?? []).includes(n));
+  const claimsSeen = (obs.claims ?? []).filter(
+    (n) => memberIndex(c.name, n) !== undefined && !(obs.terminatingClaims ?? []).includes(n),
+  );
   // A member pod whose etcd cannot start on its image (it cannot be pulled: a version that does not exist) gets
   // the spec's image in place, whatever else is decided: a fixed spec un-sticks it even while quorum is lost.
   // (Decided on the observed pod, which has a status; applied to its copy.)
-  const stuckOnImage = new Set(obs.pods.filter((p) => memberImage(p) !== targetImage && IMAGE_WAITING.has(podWaiting(p) ?? '')).map((p) => p.metadata.name!));
-  const unstick = (p: KubeObject): KubeObject => (stuckOnImage.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p);
+  const stuckOnImage = new Set(
+    obs.pods
+      .filter((p) => memberImage(p) !== targetImage && IMAGE_WAITING.has(podWaiting(p) ?? ''))
+      .map((p) => p.metadata.name!),
+  );
+  const unstick = (p: KubeObject): KubeObject =>
+    stuckOnImage.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p;
   kept.splice(0, kept.length, ...kept.map(unstick));
-  const base = { fallbackPods: kept, lastMemberIndex, targetVersion: undefined as string | undefined, keepClaims: obs.etcd ? [] : claimsSeen };
+  const base = {
+    fallbackPods: kept,
+    lastMemberIndex,
+    targetVersion: undefined as string | undefined,
+    keepClaims: obs.etcd ? [] : claimsSeen,
+  };
   const podByName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
 
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
@@ -322,22 +411,44 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // Pods of known members, recreated under the same name on the same claim: etcd restarts them from their
   // data as the same member (same ID); the initial-cluster flags are ignored when the data directory exists.
   const restartPods = (missing: MemberReport[]) =>
-    missing.map((m) => memberPod(parent, spec, m.name, initialCluster(c, known.map((k) => ({ pod: k.name }))), 'existing'));
+    missing.map((m) =>
+      memberPod(
+        parent,
+        spec,
+        m.name,
+        initialCluster(
+          c,
+          known.map((k) => ({ pod: k.name })),
+        ),
+        'existing',
+      ),
+    );
 
   // No pods at all.
   if (obs.pods.length === 0) {
     if (obs.terminating.length > 0) {
-      return { ...base, pods: [], phase: 'Creating', conditions: [scaling(true, 'WaitingForTermination', `waiting for ${obs.terminating.join(', ')} to go`)], members: known, converging: true };
+      return {
+        ...base,
+        pods: [],
+        phase: 'Creating',
+        conditions: [scaling(true, 'WaitingForTermination', `waiting for ${obs.terminating.join(', ')} to go`)],
+        members: known,
+        converging: true,
+      };
     }
     // Whether the cluster ever held data: it ran, or it already reported every member lost (its own status
     // fed back: a second sync must not bootstrap an empty cluster over the first one's verdict).
     const storedOnClaims = storage && claimsSeen.length > 0;
-    const everRan = previous.phase === 'Running' || previous.reason === 'AllMembersLost' || known.length > 0 || storedOnClaims;
+    const everRan =
+      previous.phase === 'Running' || previous.reason === 'AllMembersLost' || known.length > 0 || storedOnClaims;
     if (storage && known.length === 0 && claimsSeen.length > 0) {
       // Claims but no known member (status lost, or the members never reported): each claim's member starts
       // again on it under its name; etcd restarts from the data where there is some, and the initial cluster
       // of those names is the one they were bootstrapped with, so nothing is made empty over data.
-      const all = initialCluster(c, claimsSeen.map((pod) => ({ pod })));
+      const all = initialCluster(
+        c,
+        claimsSeen.map((pod) => ({ pod })),
+      );
       const message = `every member pod is gone; starting ${claimsSeen.join(', ')} again on their volumes`;
       return {
         ...base,
@@ -380,7 +491,10 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     if (neverCreated(parent.status, obs)) lastMemberIndex = Math.max(-1, lastMemberIndex - spec.size);
     const initial = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastMemberIndex + 1 + i));
     lastMemberIndex += spec.size;
-    const all = initialCluster(c, initial.map((pod) => ({ pod })));
+    const all = initialCluster(
+      c,
+      initial.map((pod) => ({ pod })),
+    );
     return {
       ...base,
       lastMemberIndex,
@@ -410,21 +524,38 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // with the current spec; nothing was stored in it: the hook wrote Creating when it started these members,
     // has seen no member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
     const vanished = obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent);
-    if (bootstrapping && (vanished || obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || memberImage(p) !== targetImage))) {
+    if (
+      bootstrapping &&
+      (vanished || obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || memberImage(p) !== targetImage))
+    ) {
       const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
-      return { ...base, keepClaims: [], pods: [], phase: 'Creating', conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)], members: [], converging: true };
+      return {
+        ...base,
+        keepClaims: [],
+        pods: [],
+        phase: 'Creating',
+        conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)],
+        members: [],
+        converging: true,
+      };
     }
     // With storage, members whose pod vanished come back on their volumes (quorum may need them).
     const missing = storage ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name)) : [];
     // Members known only by their claims (the hook never had their IDs: it could not reach etcd, or status was
     // lost) come back on them too, unless bootstrapping (their data directory may be empty).
-    const byClaim = storage && !bootstrapping ? claimsSeen.filter((n) => !known.some((m) => m.name === n) && !podNames.has(n) && !obs.terminating.includes(n)) : [];
+    const byClaim =
+      storage && !bootstrapping
+        ? claimsSeen.filter((n) => !known.some((m) => m.name === n) && !podNames.has(n) && !obs.terminating.includes(n))
+        : [];
     const peers = [...new Set([...known.map((m) => m.name), ...claimsSeen])].map((pod) => ({ pod }));
-    const hasData = (name: string) => known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
+    const hasData = (name: string) =>
+      known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
     const pods = [
       // (A crashed pod is dropped so that the next sync recreates it on its claim: decided on the observed pod,
       // which has a phase; `kept` holds copies without status.)
-      ...kept.filter((_, i) => !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!))),
+      ...kept.filter(
+        (_, i) => !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!)),
+      ),
       ...restartPods(missing),
       ...byClaim.map((pod) => memberPod(parent, spec, pod, initialCluster(c, peers), 'existing')),
     ];
@@ -456,7 +587,13 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
         ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
         : [available(false, reason, message), recovering(true, reason, message)],
       members,
-      quorum: { members: members.length, healthy: members.length - downNames.length, needed: Math.floor(members.length / 2) + 1, ok: false, down: downNames },
+      quorum: {
+        members: members.length,
+        healthy: members.length - downNames.length,
+        needed: Math.floor(members.length / 2) + 1,
+        ok: false,
+        down: downNames,
+      },
       converging: true,
     };
   }
@@ -490,12 +627,19 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   });
   // A member with the NOSPACE alarm answers (reads, its raft) but /health says false: it counts for quorum,
   // and is reported as out of space, not as down.
-  const alive = (pod: string | undefined) => Boolean(pod && (healthOf(pod).healthy || healthOf(pod).alarm === 'NOSPACE'));
+  const alive = (pod: string | undefined) =>
+    Boolean(pod && (healthOf(pod).healthy || healthOf(pod).alarm === 'NOSPACE'));
   const voting = members.filter((m) => !m.member.isLearner);
   const healthyVoting = voting.filter((m) => alive(m.pod));
   const needed = Math.floor(voting.length / 2) + 1;
   const down = voting.filter((m) => !alive(m.pod)).map((m) => m.pod ?? m.member.id);
-  const quorum = { members: voting.length, healthy: healthyVoting.length, needed, ok: healthyVoting.length >= needed, down };
+  const quorum = {
+    members: voting.length,
+    healthy: healthyVoting.length,
+    needed,
+    ok: healthyVoting.length >= needed,
+    down,
+  };
   const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(obs.pods[0]!));
   const common = { ...base, members: reports, quorum, currentVersion };
@@ -507,7 +651,13 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const dataGone = (pod: string) => storage && obs.claims !== undefined && !obs.claims.includes(pod);
   const recreated: KubeObject[] = [];
   for (const m of members) {
-    if ((storage || !m.member.name) && m.pod && !m.observed && !obs.terminating.includes(m.pod) && !(m.member.name && dataGone(m.pod))) {
+    if (
+      (storage || !m.member.name) &&
+      m.pod &&
+      !m.observed &&
+      !obs.terminating.includes(m.pod) &&
+      !(m.member.name && dataGone(m.pod))
+    ) {
       const peers = members.filter((x) => x.pod && (x.member.name || x === m)).map((x) => ({ pod: x.pod! }));
       recreated.push(memberPod(parent, spec, m.pod, initialCluster(c, peers), 'existing'));
     }
@@ -515,7 +665,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // With storage, a member pod that finished (crashed; restartPolicy Never) is dropped so that the next sync
   // recreates it on its claim, as the same member.
   const finishedWithStorage = storage
-    ? obs.pods.filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p))).map((p) => p.metadata.name!)
+    ? obs.pods
+        .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
+        .map((p) => p.metadata.name!)
     : [];
 
   if (!quorum.ok) {
@@ -524,7 +676,14 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     for (const r of reports) delete r.unhealthySince;
     const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
     const pods = [...kept.filter((p) => !finishedWithStorage.includes(p.metadata.name!)), ...recreated];
-    return { ...common, pods, phase: 'Running', reason: 'QuorumLost', conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)], converging: true };
+    return {
+      ...common,
+      pods,
+      phase: 'Running',
+      reason: 'QuorumLost',
+      conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)],
+      converging: true,
+    };
   }
   const runningConditions = (extra: ConditionInput[]): ConditionInput[] => [
     available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`),
@@ -534,7 +693,14 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const noSpace = reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
   if (noSpace.length > 0) {
     const message = `etcd raised the NOSPACE alarm (${noSpace.join(', ')}): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile`;
-    return { ...common, pods: kept, phase: 'Running', reason: 'NoSpace', conditions: [available(false, 'NoSpace', message), recovering(true, 'NoSpace', message)], converging: true };
+    return {
+      ...common,
+      pods: kept,
+      phase: 'Running',
+      reason: 'NoSpace',
+      conditions: [available(false, 'NoSpace', message), recovering(true, 'NoSpace', message)],
+      converging: true,
+    };
   }
 
   if (spec.paused) {
@@ -543,7 +709,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       pods: kept,
       phase: 'Running',
       conditions: runningConditions([
-        { type: 'Paused', status: true, reason: 'SpecPaused', message: 'spec.paused is true: no membership change or upgrade is made' },
+        {
+          type: 'Paused',
+          status: true,
+          reason: 'SpecPaused',
+          message: 'spec.paused is true: no membership change or upgrade is made',
+        },
       ]),
       converging: false,
     };
@@ -559,7 +730,13 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       ...common,
       pods: livePods,
       phase: 'Running',
-      conditions: runningConditions([recovering(true, 'RestartingMember', `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}`)]),
+      conditions: runningConditions([
+        recovering(
+          true,
+          'RestartingMember',
+          `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}`,
+        ),
+      ]),
       converging: true,
     };
   }
@@ -567,7 +744,12 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // 1. A dead member (its pod gone or finished) without storage, or with its claim gone too: remove it; its
   // replacement is a later add.
   const dead = members.find(
-    (m) => m.member.name && m.pod && (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) && !obs.terminating.includes(m.pod) && (!storage || dataGone(m.pod)),
+    (m) =>
+      m.member.name &&
+      m.pod &&
+      (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) &&
+      !obs.terminating.includes(m.pod) &&
+      (!storage || dataGone(m.pod)),
   );
   if (dead) {
     return {
@@ -575,7 +757,13 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       action: { type: 'remove', id: dead.member.id, pod: dead.pod!, why: 'dead' },
       pods: livePods.filter((p) => p.metadata.name !== dead.pod),
       phase: 'Running',
-      conditions: runningConditions([recovering(true, 'ReplacingDeadMember', `member ${dead.pod} is gone: removing it, a new member will replace it`)]),
+      conditions: runningConditions([
+        recovering(
+          true,
+          'ReplacingDeadMember',
+          `member ${dead.pod} is gone: removing it, a new member will replace it`,
+        ),
+      ]),
       converging: true,
     };
   }
@@ -599,9 +787,15 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
     const name = stuck.pod ?? stuck.member.id;
-    const why = expired(stuck) && members.length <= spec.size && stuck.pod && stuck.observed && !DEAD_PHASES.has(phaseOf(stuck.observed)) && memberImage(stuck.observed) === targetImage
-      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
-      : 'never started: its addition is cancelled';
+    const why =
+      expired(stuck) &&
+      members.length <= spec.size &&
+      stuck.pod &&
+      stuck.observed &&
+      !DEAD_PHASES.has(phaseOf(stuck.observed)) &&
+      memberImage(stuck.observed) === targetImage
+        ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
+        : 'never started: its addition is cancelled';
     return {
       ...common,
       action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
@@ -613,7 +807,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   }
 
   const unhealthy = reports.filter((r) => !r.healthy).map((r) => r.name);
-  const waiting = (reason: string, message: string, condition: (s: boolean, r: string, m: string) => ConditionInput): Decision => ({
+  const waiting = (
+    reason: string,
+    message: string,
+    condition: (s: boolean, r: string, m: string) => ConditionInput,
+  ): Decision => ({
     ...common,
     pods: livePods,
     phase: 'Running',
@@ -625,7 +823,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // that cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep
   // quorum without it: removed (its claim with it, as a recorded decision), then a new member is added.
   const stale = obs.now
-    ? reports.find((r) => r.unhealthySince && obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000)
+    ? reports.find(
+        (r) => r.unhealthySince && obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
+      )
     : undefined;
   if (stale && quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1) {
     return {
@@ -634,7 +834,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       pods: livePods.filter((p) => p.metadata.name !== stale.name),
       phase: 'Running',
       conditions: runningConditions([
-        recovering(true, 'ReplacingUnhealthyMember', `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`),
+        recovering(
+          true,
+          'ReplacingUnhealthyMember',
+          `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`,
+        ),
       ]),
       converging: true,
     };
@@ -656,7 +860,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     };
   }
   if (unhealthy.length > 0) {
-    return waiting('WaitingForHealthy', `waiting for ${unhealthy.join(', ')} to be healthy before the next change`, scaling);
+    return waiting(
+      'WaitingForHealthy',
+      `waiting for ${unhealthy.join(', ')} to be healthy before the next change`,
+      scaling,
+    );
   }
 
   // 4. Size: add one member (as a learner where etcd supports it) or remove one.
@@ -690,22 +898,27 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       action: { type: 'add', pod, peerURL: peerURL(c, pod), learner: learnerAdd },
       pods: [...livePods, memberPod(parent, spec, pod, initialCluster(c, peers), 'existing')],
       phase: 'Running',
-      conditions: runningConditions([scaling(true, 'ScalingUp', `adding member ${pod} (${members.length + 1} of ${spec.size})`)]),
+      conditions: runningConditions([
+        scaling(true, 'ScalingUp', `adding member ${pod} (${members.length + 1} of ${spec.size})`),
+      ]),
       converging: true,
     };
   }
   if (members.length > spec.size) {
     // The highest ordinal that is not the leader.
-    const victim = [...members]
-      .filter((m) => m.pod)
-      .sort((a, b) => (memberIndex(c.name, b.pod!) ?? 0) - (memberIndex(c.name, a.pod!) ?? 0))
-      .find((m) => m.member.id !== leaderId) ?? members[0]!;
+    const victim =
+      [...members]
+        .filter((m) => m.pod)
+        .sort((a, b) => (memberIndex(c.name, b.pod!) ?? 0) - (memberIndex(c.name, a.pod!) ?? 0))
+        .find((m) => m.member.id !== leaderId) ?? members[0]!;
     return {
       ...common,
       action: { type: 'remove', id: victim.member.id, pod: victim.pod!, why: 'scale down' },
       pods: livePods.filter((p) => p.metadata.name !== victim.pod),
       phase: 'Running',
-      conditions: runningConditions([scaling(true, 'ScalingDown', `removing member ${victim.pod} (${members.length - 1} of ${spec.size})`)]),
+      conditions: runningConditions([
+        scaling(true, 'ScalingDown', `removing member ${victim.pod} (${members.length - 1} of ${spec.size})`),
+      ]),
       converging: true,
     };
   }
@@ -722,7 +935,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
           const lb = reports.find((r) => r.name === b.metadata.name)?.leader ? 1 : 0;
           return la - lb || (memberIndex(c.name, a.metadata.name!) ?? 0) - (memberIndex(c.name, b.metadata.name!) ?? 0);
         })[0];
-    const pods = livePods.map((p) => (next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion) : p));
+    const pods = livePods.map((p) =>
+      next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion) : p,
+    );
     const message = next
       ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
       : `waiting for ${lagging!.metadata.name} to run ${targetVersion}`;
@@ -731,7 +946,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       targetVersion,
       pods,
       phase: 'Running',
-      conditions: runningConditions([{ type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message }]),
+      conditions: runningConditions([
+        { type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message },
+      ]),
       converging: true,
     };
   }
@@ -762,7 +979,9 @@ function podsWereCreated(parent: ParentObject): boolean {
 }
 
 /** The first of the pod's init steps (the snapshot fetch and restore) that exited with an error, if any. */
-function failedInitStep(pod: KubeObject): { name?: string; state: { terminated: { exitCode: number; message?: string; reason?: string } } } | undefined {
+function failedInitStep(
+  pod: KubeObject,
+): { name?: string; state: { terminated: { exitCode: number; message?: string; reason?: string } } } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return undefined;
   return statuses.find((s: { state?: { terminated?: { exitCode?: unknown } } } | null) => {
@@ -773,13 +992,15 @@ function failedInitStep(pod: KubeObject): { name?: string; state: { terminated: 
 
 /** Why a pod's first waiting container waits (ImagePullBackOff, CrashLoopBackOff...), or undefined. */
 function podWaiting(pod: KubeObject | undefined): string | undefined {
-  const status = pod?.['status'] as { containerStatuses?: Array<{ state?: { waiting?: { reason?: unknown } } }> } | undefined;
-  const reason = status?.containerStatuses?.find((c) => typeof c.state?.waiting?.reason === 'string')?.state?.waiting?.reason;
+  const status = pod?.['status'] as
+    { containerStatuses?: Array<{ state?: { waiting?: { reason?: unknown } } }> } | undefined;
+  const reason = status?.containerStatuses?.find((c) => typeof c.state?.waiting?.reason === 'string')?.state?.waiting
+    ?.reason;
   return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
 }
 
 function phaseOf(pod: KubeObject): string {
-  return ((pod['status'] as { phase?: string } | undefined)?.phase) ?? '';
+  return (pod['status'] as { phase?: string } | undefined)?.phase ?? '';
 }
 
 function available(status: boolean, reason: string, message: string): ConditionInput {
@@ -798,8 +1019,10 @@ export function upgradeRefusal(current: string, target: string): string | undefi
   const [tMajor, tMinor] = target.split('.').map((x) => Number.parseInt(x, 10));
   if (cMajor === undefined || cMinor === undefined || tMajor === undefined || tMinor === undefined) return undefined;
   if (tMajor !== cMajor) return `a change of major version (${cMajor} to ${tMajor}) is not supported`;
-  if (tMinor < cMinor) return `a downgrade from ${cMajor}.${cMinor} to ${tMajor}.${tMinor} is not supported in place (restore a backup instead)`;
-  if (tMinor > cMinor + 1) return `etcd upgrades one minor version at a time (${cMajor}.${cMinor} to ${cMajor}.${cMinor + 1} first)`;
+  if (tMinor < cMinor)
+    return `a downgrade from ${cMajor}.${cMinor} to ${tMajor}.${tMinor} is not supported in place (restore a backup instead)`;
+  if (tMinor > cMinor + 1)
+    return `etcd upgrades one minor version at a time (${cMajor}.${cMinor} to ${cMajor}.${cMinor + 1} first)`;
   return undefined;
 }
 

@@ -23,16 +23,20 @@ const stringMap = (description: string) => Type.Record(Type.String(), Type.Strin
 
 export const PodPolicy = Type.Object(
   {
-    labels: Type.Optional(stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).')),
+    labels: Type.Optional(
+      stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).'),
+    ),
     annotations: Type.Optional(stringMap('Annotations added to every etcd pod.')),
     nodeSelector: Type.Optional(stringMap('Node selector of the etcd pods.')),
     affinity: Type.Optional(anyObject('Affinity of the etcd pods (core/v1 Affinity).')),
-    antiAffinity: Type.Optional(
-      Type.Boolean({ description: 'Schedule at most one member of this cluster per node.' }),
-    ),
+    antiAffinity: Type.Optional(Type.Boolean({ description: 'Schedule at most one member of this cluster per node.' })),
     resources: Type.Optional(anyObject('Resources of the etcd container (core/v1 ResourceRequirements).')),
-    tolerations: Type.Optional(Type.Array(anyObject('core/v1 Toleration'), { description: 'Tolerations of the etcd pods.' })),
-    etcdEnv: Type.Optional(Type.Array(anyObject('core/v1 EnvVar'), { description: 'Environment of the etcd container.' })),
+    tolerations: Type.Optional(
+      Type.Array(anyObject('core/v1 Toleration'), { description: 'Tolerations of the etcd pods.' }),
+    ),
+    etcdEnv: Type.Optional(
+      Type.Array(anyObject('core/v1 EnvVar'), { description: 'Environment of the etcd container.' }),
+    ),
     securityContext: Type.Optional(
       anyObject(
         'Pod security context (core/v1 PodSecurityContext). Its fields override the default, which Pod Security restricted admits: runAsNonRoot, runAsUser, runAsGroup and fsGroup 10001, fsGroupChangePolicy OnRootMismatch, seccompProfile RuntimeDefault.',
@@ -45,7 +49,8 @@ export const PodPolicy = Type.Object(
       Type.String({
         maxLength: 200,
         pattern: DOMAIN_PATTERN,
-        description: 'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
+        description:
+          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
       }),
     ),
     busyboxImage: Type.Optional(Type.String({ description: 'Accepted for compatibility; not used.' })),
@@ -70,7 +75,8 @@ export const TLSPolicy = Type.Object(
         ),
         operatorSecret: Type.Optional(
           Type.String({
-            description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
+            description:
+              'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
           }),
         ),
       }),
@@ -81,7 +87,11 @@ export const TLSPolicy = Type.Object(
 
 export const EtcdClusterSpec = Type.Object(
   {
-    size: Type.Integer({ minimum: 1, maximum: MAX_SIZE, description: `Number of members (1 to ${MAX_SIZE}); odd sizes tolerate the most failures.` }),
+    size: Type.Integer({
+      minimum: 1,
+      maximum: MAX_SIZE,
+      description: `Number of members (1 to ${MAX_SIZE}); odd sizes tolerate the most failures.`,
+    }),
     version: Type.String({
       default: DEFAULT_VERSION,
       description: 'etcd version; a leading "v" is accepted. The image is <repository>:v<version>.',
@@ -106,10 +116,16 @@ const MemberStatus = Type.Object({
   version: Type.Optional(Type.String()),
   alarm: Type.Optional(Type.String({ description: 'An etcd alarm the member raised, e.g. NOSPACE.' })),
   unhealthySince: Type.Optional(
-    Type.String({ description: 'Since when the started member is unhealthy; replaced after 10 minutes while the others keep quorum.' }),
+    Type.String({
+      description:
+        'Since when the started member is unhealthy; replaced after 10 minutes while the others keep quorum.',
+    }),
   ),
   pendingSince: Type.Optional(
-    Type.String({ description: 'Since when the added member (a learner, or a voter not yet started) waits to start; cancelled after 10 minutes.' }),
+    Type.String({
+      description:
+        'Since when the added member (a learner, or a voter not yet started) waits to start; cancelled after 10 minutes.',
+    }),
   ),
 });
 
@@ -119,7 +135,9 @@ export const EtcdClusterStatus = Type.Object(
     reason: Type.Optional(Type.String()),
     controlPaused: Type.Optional(Type.Boolean()),
     size: Type.Optional(Type.Integer({ description: 'Current number of members.' })),
-    selector: Type.Optional(Type.String({ description: 'The member pods\' label selector, for the scale subresource (kubectl scale).' })),
+    selector: Type.Optional(
+      Type.String({ description: "The member pods' label selector, for the scale subresource (kubectl scale)." }),
+    ),
     serviceName: Type.Optional(Type.String({ description: 'The client Service.' })),
     clientPort: Type.Optional(Type.Integer()),
     members: Type.Optional(
@@ -148,8 +166,14 @@ export const EtcdClusterStatus = Type.Object(
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
         phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
-        created: Type.Optional(Type.String({ description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it." })),
-        reason: Type.Optional(Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' })),
+        created: Type.Optional(
+          Type.String({
+            description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it.",
+          }),
+        ),
+        reason: Type.Optional(
+          Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' }),
+        ),
       }),
     ),
     lastMemberIndex: Type.Optional(

@@ -2,12 +2,28 @@
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { SyncHook } from '../../lib/operator.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  KubeObject,
+  ParentObject,
+} from '../../lib/metacontroller.js';
 import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type EtcdClient, type MemberHealth } from '../etcdcommon/etcd.js';
 import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../etcdcommon/index.js';
-import { CLIENT_PORT, clientURL, clusterOf, disruptionBudget, memberClaim, memberIndex, normalizeVersion, selectorText, services, type RestoreSource } from './members.js';
+import {
+  CLIENT_PORT,
+  clientURL,
+  clusterOf,
+  disruptionBudget,
+  memberClaim,
+  memberIndex,
+  normalizeVersion,
+  selectorText,
+  services,
+  type RestoreSource,
+} from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
@@ -21,21 +37,29 @@ const DOMAIN = new RegExp(DOMAIN_PATTERN);
 // Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
 // field that goes into a URL the hook dials is a DNS name, or the spec is refused (nothing is dialled).
 export const parser = specParser(EtcdClusterSpec, (spec) => {
-  if (!VERSION_PATTERN.test(spec.version.trim())) return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
+  if (!VERSION_PATTERN.test(spec.version.trim()))
+    return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
   const domain = spec.pod?.clusterDomain;
-  if (domain && (domain.length > 200 || !DOMAIN.test(domain))) return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
+  if (domain && (domain.length > 200 || !DOMAIN.test(domain)))
+    return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
   if (spec.size > MAX_SIZE) return `spec.size is at most ${MAX_SIZE}`;
   return tlsSpecProblem(spec);
 });
 
-
 /** A client that dials nothing: the operator's TLS material is unusable, every call fails with why. */
 function noDial(why: string): EtcdClient {
   const fail = () => Promise.reject(new EtcdError(why, 'TLS'));
-  return { memberList: fail, memberAdd: fail, memberRemove: fail, memberPromote: fail, health: async () => ({ healthy: false, error: why, tls: why }) };
+  return {
+    memberList: fail,
+    memberAdd: fail,
+    memberRemove: fail,
+    memberPromote: fail,
+    health: async () => ({ healthy: false, error: why, tls: why }),
+  };
 }
 
-const byOrdinal = (cluster: string) => (a: string, b: string) => (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
+const byOrdinal = (cluster: string) => (a: string, b: string) =>
+  (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
 
 /**
  * The EtcdRestore that should act on this cluster, if any: the newest naming it that has not finished. The
@@ -51,25 +75,47 @@ export function pendingRestore(request: CompositeSyncRequest, image: string): Ob
     // In the cluster's own namespace only: with hook version v2, Metacontroller v4.17 lists a rule without a
     // namespace across every namespace (pkg/controller/common/customize/manager.go L665-683).
     .filter((r) => (r.metadata.namespace ?? '') === (request.parent.metadata.namespace ?? ''))
-    .filter((r) => !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name)
+    .filter(
+      (r) =>
+        !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name,
+    )
     .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
     // Not older than the cluster (within RESTORE_SLACK_SECONDS: one `kubectl apply` of both may stamp the
     // restore a second earlier): a restore made for a cluster since deleted never acts on its successor.
-    .filter((r) => !born || !r.metadata.creationTimestamp || Date.parse(r.metadata.creationTimestamp) >= Date.parse(born) - RESTORE_SLACK_SECONDS * 1000)
+    .filter(
+      (r) =>
+        !born ||
+        !r.metadata.creationTimestamp ||
+        Date.parse(r.metadata.creationTimestamp) >= Date.parse(born) - RESTORE_SLACK_SECONDS * 1000,
+    )
     // Only a restore newer than the last one this cluster made acts (or that one itself, while it runs): an
     // older one left unfinished (superseded, or its status lost) never replaces what the newer one restored.
-    .filter((r) => !last?.created || (r.metadata.uid ?? r.metadata.name) === last.uid || Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created))
+    .filter(
+      (r) =>
+        !last?.created ||
+        (r.metadata.uid ?? r.metadata.name) === last.uid ||
+        Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created),
+    )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];
   const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
   if (!r || !s3?.path) return undefined;
-  const found: NonNullable<Observation['restore']> = { uid: r.metadata.uid ?? r.metadata.name!, name: r.metadata.name!, source: { s3, image } };
+  const found: NonNullable<Observation['restore']> = {
+    uid: r.metadata.uid ?? r.metadata.name!,
+    name: r.metadata.name!,
+    source: { s3, image },
+  };
   if (r.metadata.creationTimestamp) found.created = r.metadata.creationTimestamp;
   return found;
 }
 
 /** Reads the member list and each pod's health, in parallel, within the client's deadlines. */
-export async function observe(parent: ParentObject, request: CompositeSyncRequest, etcd: EtcdClient, spec: EtcdClusterSpec): Promise<Observation & { tls?: string }> {
+export async function observe(
+  parent: ParentObject,
+  request: CompositeSyncRequest,
+  etcd: EtcdClient,
+  spec: EtcdClusterSpec,
+): Promise<Observation & { tls?: string }> {
   const c = clusterOf(parent, spec);
   const all = observed(request.children, 'Pod', 'v1');
   const pods = all.filter((p) => !isTerminating(p));
@@ -77,7 +123,12 @@ export async function observe(parent: ParentObject, request: CompositeSyncReques
   const endpoints = pods.map((p) => clientURL(c, p.metadata.name!));
   const health: Record<string, MemberHealth> = Object.create(null) as Record<string, MemberHealth>;
   const [list] = await Promise.all([
-    endpoints.length ? etcd.memberList(endpoints).then((v) => ({ ok: true as const, v }), (e: Error) => ({ ok: false as const, e })) : undefined,
+    endpoints.length
+      ? etcd.memberList(endpoints).then(
+          (v) => ({ ok: true as const, v }),
+          (e: Error) => ({ ok: false as const, e }),
+        )
+      : undefined,
     ...pods.map(async (p) => {
       health[p.metadata.name!] = await etcd.health(clientURL(c, p.metadata.name!));
     }),
@@ -118,11 +169,16 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   const tlsProblems = [...(tls?.problems ?? [])];
   if (obs.tls && !operatorUnusable) {
     const name = tlsSecretNames(spec).operatorSecret;
-    tlsProblems.push(`etcd cannot be reached with Secret ${parent.metadata.namespace ?? 'default'}/${name} (TLS.static.operatorSecret): ${obs.tls}`);
+    tlsProblems.push(
+      `etcd cannot be reached with Secret ${parent.metadata.namespace ?? 'default'}/${name} (TLS.static.operatorSecret): ${obs.tls}`,
+    );
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
   // A change goes through the healthy members first.
-  const healthyFirst = [...obs.pods].sort((a, b) => Number(obs.health[b.metadata.name!]?.healthy ?? false) - Number(obs.health[a.metadata.name!]?.healthy ?? false));
+  const healthyFirst = [...obs.pods].sort(
+    (a, b) =>
+      Number(obs.health[b.metadata.name!]?.healthy ?? false) - Number(obs.health[a.metadata.name!]?.healthy ?? false),
+  );
   const endpoints = healthyFirst.map((p) => clientURL(c, p.metadata.name!));
 
   let pods = decision.pods;
@@ -174,7 +230,12 @@ function holdForTls(d: Decision, problems: string[], blind: boolean): void {
 /** What went wrong, as a stable kind plus etcd's own (sanitised) rejection; never a changing network error. */
 function failureKind(err: unknown): string {
   if (err instanceof EtcdError && err.code === 'TLS') return `TLS: ${sanitize(err.message, 160)}`;
-  if (err instanceof EtcdError) return err.code === 'Rejected' ? `etcd refused: ${sanitize(err.message, 120)}` : err.code === 'Timeout' ? 'etcd did not answer in time' : 'no etcd member answered';
+  if (err instanceof EtcdError)
+    return err.code === 'Rejected'
+      ? `etcd refused: ${sanitize(err.message, 120)}`
+      : err.code === 'Timeout'
+        ? 'etcd did not answer in time'
+        : 'no etcd member answered';
   return 'the call failed';
 }
 
@@ -194,8 +255,14 @@ function respond(
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
     // member list reported, which carries the last known members while etcd does not answer), whatever happened
     // to its pod; it goes only when the member is removed on purpose, or with the EtcdCluster (finalize).
-    const claims = new Set([...pods.map((p) => p.metadata.name!), ...d.members.map((m) => m.name), ...(d.keepClaims ?? [])]);
-    for (const name of [...claims].filter((n) => memberIndex(parent.metadata.name!, n) !== undefined).sort(byOrdinal(parent.metadata.name!))) {
+    const claims = new Set([
+      ...pods.map((p) => p.metadata.name!),
+      ...d.members.map((m) => m.name),
+      ...(d.keepClaims ?? []),
+    ]);
+    for (const name of [...claims]
+      .filter((n) => memberIndex(parent.metadata.name!, n) !== undefined)
+      .sort(byOrdinal(parent.metadata.name!))) {
       children.push(memberClaim(parent, spec, name));
     }
   }
@@ -206,7 +273,14 @@ function respond(
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
   // Whether Metacontroller could create the member pods answered (admission may refuse one): events.ts.
-  conditions.push(podsCreated(parent, observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!), pods.map((p) => p.metadata.name!), now));
+  conditions.push(
+    podsCreated(
+      parent,
+      observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!),
+      pods.map((p) => p.metadata.name!),
+      now,
+    ),
+  );
   const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
   const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
   const status: Record<string, unknown> = {
@@ -243,5 +317,7 @@ function respond(
 export function finalize(request: CompositeSyncRequest): CompositeSyncResponse {
   const left = Object.values(request.children ?? {}).reduce((n, group) => n + Object.keys(group).length, 0);
   const status = { ...currentStatus(request.parent), phase: 'Terminating' };
-  return left === 0 ? { status, children: [], finalized: true } : { status, children: [], finalized: false, resyncAfterSeconds: 2 };
+  return left === 0
+    ? { status, children: [], finalized: true }
+    : { status, children: [], finalized: false, resyncAfterSeconds: 2 };
 }

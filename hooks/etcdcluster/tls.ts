@@ -18,8 +18,11 @@ export type SecretRole = keyof typeof SECRET_KEYS;
 
 /** The Secrets TLS.static names, by role (operatorSecret, peerSecret, serverSecret). */
 export function tlsSecretNames(spec: unknown): Partial<Record<SecretRole, string>> {
-  const s = (spec as { TLS?: { static?: { operatorSecret?: unknown; member?: { peerSecret?: unknown; serverSecret?: unknown } } } } | undefined)?.TLS
-    ?.static;
+  const s = (
+    spec as
+      | { TLS?: { static?: { operatorSecret?: unknown; member?: { peerSecret?: unknown; serverSecret?: unknown } } } }
+      | undefined
+  )?.TLS?.static;
   const names: Partial<Record<SecretRole, string>> = {};
   const put = (role: SecretRole, v: unknown) => {
     if (typeof v === 'string' && v) names[role] = v;
@@ -50,7 +53,13 @@ export interface SecretCheck {
  * Reads and checks one Secret of TLS.static: present in the cluster's namespace, every key there, each one PEM
  * that parses, the key belonging to the certificate, the certificate valid now.
  */
-export function checkSecret(related: ObjectMap | null | undefined, namespace: string, role: SecretRole, name: string, now: Date): SecretCheck {
+export function checkSecret(
+  related: ObjectMap | null | undefined,
+  namespace: string,
+  role: SecretRole,
+  name: string,
+  now: Date,
+): SecretCheck {
   const where = `Secret ${namespace}/${name} (TLS.static.${role === 'operatorSecret' ? '' : 'member.'}${role})`;
   // observedNamed: own keys only (a name such as "constructor" must not resolve), in the cluster's namespace.
   const secret = observedNamed(related, 'Secret', 'v1', name, namespace);
@@ -88,7 +97,8 @@ export function checkSecret(related: ObjectMap | null | undefined, namespace: st
   }
   if (!cert.checkPrivateKey(key)) return { problem: `${where}: ${keys.key} is not the key of ${keys.cert}` };
   // Expiry only: a certificate issued a moment ago by a clock slightly ahead is not held against anyone.
-  if (Date.parse(cert.validTo) < now.getTime()) return { problem: `${where}: ${keys.cert} expired on ${new Date(cert.validTo).toISOString()}` };
+  if (Date.parse(cert.validTo) < now.getTime())
+    return { problem: `${where}: ${keys.cert} expired on ${new Date(cert.validTo).toISOString()}` };
   if (cas.every((c) => Date.parse(c.validTo) < now.getTime())) {
     const last = Math.max(...cas.map((c) => Date.parse(c.validTo)));
     return { problem: `${where}: ${keys.ca} expired on ${new Date(last).toISOString()}` };
@@ -104,12 +114,21 @@ export interface TlsState {
 }
 
 /** The Secrets of a cluster's TLS.static, checked; undefined for a cluster without TLS. */
-export function tlsState(spec: unknown, related: ObjectMap | null | undefined, namespace: string, now: Date): TlsState | undefined {
+export function tlsState(
+  spec: unknown,
+  related: ObjectMap | null | undefined,
+  namespace: string,
+  now: Date,
+): TlsState | undefined {
   const names = tlsSecretNames(spec);
   if (!names.operatorSecret && !names.peerSecret && !names.serverSecret) return undefined;
   const state: TlsState = { problems: [] };
   // The operator's certificate is only used against members that serve TLS (etcd-operator ignored it otherwise).
-  const roles: SecretRole[] = [...(names.serverSecret ? (['operatorSecret'] as const) : []), 'peerSecret', 'serverSecret'];
+  const roles: SecretRole[] = [
+    ...(names.serverSecret ? (['operatorSecret'] as const) : []),
+    'peerSecret',
+    'serverSecret',
+  ];
   for (const role of roles) {
     const name = names[role];
     if (!name) continue;
@@ -119,4 +138,3 @@ export function tlsState(spec: unknown, related: ObjectMap | null | undefined, n
   }
   return state;
 }
-

@@ -104,17 +104,24 @@ export class HttpEtcdClient implements EtcdClient {
       const members = ((body['members'] as Json[] | undefined) ?? []).map(toMember);
       let clusterVersion: string | undefined;
       try {
-        clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: unknown }).etcdcluster as string | undefined;
+        clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: unknown }).etcdcluster as
+          string | undefined;
       } catch {
         clusterVersion = undefined;
       }
-      return typeof clusterVersion === 'string' && VERSION.test(clusterVersion) ? { members, clusterVersion } : { members };
+      return typeof clusterVersion === 'string' && VERSION.test(clusterVersion)
+        ? { members, clusterVersion }
+        : { members };
     });
   }
 
   async memberAdd(endpoints: string[], peerURL: string, learner: boolean) {
     return this.first(endpoints, async (ep) => {
-      const body = await this.rpc(ep, '/cluster/member/add', learner ? { peerURLs: [peerURL], isLearner: true } : { peerURLs: [peerURL] });
+      const body = await this.rpc(
+        ep,
+        '/cluster/member/add',
+        learner ? { peerURLs: [peerURL], isLearner: true } : { peerURLs: [peerURL] },
+      );
       return toMember((body['member'] as Json | undefined) ?? {});
     });
   }
@@ -135,17 +142,24 @@ export class HttpEtcdClient implements EtcdClient {
         this.get(clientURL, '/version') as Promise<{ etcdserver?: unknown }>,
         this.rpc(clientURL, '/maintenance/status', {}).catch(() => ({}) as Json),
       ]);
-      const leader = typeof status['leader'] === 'string' && /^[0-9]{1,20}$/.test(status['leader']) ? status['leader'] : undefined;
+      const leader =
+        typeof status['leader'] === 'string' && /^[0-9]{1,20}$/.test(status['leader']) ? status['leader'] : undefined;
       const healthy = health.health === true || health.health === 'true';
       const result: MemberHealth = { healthy };
-      if (typeof version.etcdserver === 'string' && VERSION.test(version.etcdserver)) result.version = version.etcdserver;
+      if (typeof version.etcdserver === 'string' && VERSION.test(version.etcdserver))
+        result.version = version.etcdserver;
       if (leader) result.leader = leader;
       // etcd 3.4+ says why it is unhealthy; its NOSPACE alarm is also in the status' errors.
       const errors = Array.isArray(status['errors']) ? (status['errors'] as unknown[]) : [];
-      if (!healthy && (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))) result.alarm = 'NOSPACE';
+      if (
+        !healthy &&
+        (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))
+      )
+        result.alarm = 'NOSPACE';
       return result;
     } catch (err) {
-      if (err instanceof EtcdError && err.code === 'TLS') return { healthy: false, error: err.message, tls: err.message };
+      if (err instanceof EtcdError && err.code === 'TLS')
+        return { healthy: false, error: err.message, tls: err.message };
       return { healthy: false, error: (err as Error).message };
     }
   }
@@ -229,7 +243,8 @@ export class HttpEtcdClient implements EtcdClient {
   private async get(endpoint: string, path: string, anyStatus = false): Promise<Json> {
     const res = await this.call('GET', endpoint + path);
     // /health answers 503 with its JSON verdict when the member is unhealthy (an alarm, no leader).
-    if (res.status !== 200 && !(anyStatus && res.status === 503)) throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
+    if (res.status !== 200 && !(anyStatus && res.status === 503))
+      throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
     return parse(res.body);
   }
 
@@ -299,9 +314,11 @@ export function tlsFailure(err: unknown): string | undefined {
   if (typeof code !== 'string') return undefined;
   if (code === 'CERT_HAS_EXPIRED') return "etcd's server certificate has expired";
   if (code === 'CERT_NOT_YET_VALID') return "etcd's server certificate is not valid yet";
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "etcd's server certificate does not name the member (its SANs must cover *.<cluster>.<namespace>.svc)";
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return "etcd's server certificate does not name the member (its SANs must cover *.<cluster>.<namespace>.svc)";
   if (SERVER_NOT_TRUSTED.has(code)) return "etcd's server certificate is not signed by the CA in etcd-client-ca.crt";
-  if (CLIENT_REFUSED.has(code)) return 'etcd refused the client certificate etcd-client.crt (not signed by a CA etcd trusts, or expired)';
+  if (CLIENT_REFUSED.has(code))
+    return 'etcd refused the client certificate etcd-client.crt (not signed by a CA etcd trusts, or expired)';
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'etcd does not serve TLS on its client port';
   return undefined;
 }

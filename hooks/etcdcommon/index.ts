@@ -20,7 +20,13 @@ export interface S3Location {
 }
 
 /** The S3 access of a child container: the secret's files for the SDK, or its keys as environment. */
-export function s3Access(source: S3Location): { env: unknown[]; envFrom: unknown[]; volumes: unknown[]; mounts: unknown[]; args: string[] } {
+export function s3Access(source: S3Location): {
+  env: unknown[];
+  envFrom: unknown[];
+  volumes: unknown[];
+  mounts: unknown[];
+  args: string[];
+} {
   const args: string[] = [];
   if (source.endpoint) args.push('--s3-endpoint', source.endpoint);
   if (source.forcePathStyle) args.push('--force-path-style');

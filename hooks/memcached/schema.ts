@@ -10,7 +10,12 @@ export const MemcachedSpec = Type.Object(
   {
     size: sizeField('Size is the size of the memcached deployment: the number of memcached pods.', MAX_SIZE.memcached),
     image: imageField('The memcached container image.', DEFAULT_IMAGE),
-    port: Type.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORT, description: 'The port memcached listens on.' }),
+    port: Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      default: DEFAULT_PORT,
+      description: 'The port memcached listens on.',
+    }),
   },
   { description: 'MemcachedSpec defines the desired state of Memcached.' },
 );

@@ -38,10 +38,13 @@ export type MySQLClusterSpec = Static<typeof MySQLClusterSpec>;
 export const MySQLClusterStatus = replicatedStatus({
   version: Type.Optional(
     Type.String({
-      description: 'The MySQL version the member pods run (their image tag; several, comma-separated, during a rollout).',
+      description:
+        'The MySQL version the member pods run (their image tag; several, comma-separated, during a rollout).',
     }),
   ),
-  primary: Type.Optional(Type.String({ description: 'The member that takes writes (member 0); the client Service sends them there.' })),
+  primary: Type.Optional(
+    Type.String({ description: 'The member that takes writes (member 0); the client Service sends them there.' }),
+  ),
   members: Type.Optional(
     Type.Array(
       Type.Object(
@@ -50,7 +53,9 @@ export const MySQLClusterStatus = replicatedStatus({
           role: Type.Union([Type.Literal('primary'), Type.Literal('replica')]),
           ready: Type.Boolean({ description: 'The pod is Ready (a replica only while it replicates).' }),
           replicating: Type.Optional(
-            Type.Boolean({ description: 'Replicas only: both replication threads run (the replication container is Ready).' }),
+            Type.Boolean({
+              description: 'Replicas only: both replication threads run (the replication container is Ready).',
+            }),
           ),
         },
         { additionalProperties: false },
@@ -81,7 +86,13 @@ export const resource: ResourceDefinition = {
     commonPrinterColumns.size('members'),
     commonPrinterColumns.ready,
     { name: 'VERSION', type: 'string', jsonPath: '.status.version', description: 'MySQL version the pods run.' },
-    { name: 'PRIMARY', type: 'string', jsonPath: '.status.primary', description: 'The member that takes writes.', priority: 1 },
+    {
+      name: 'PRIMARY',
+      type: 'string',
+      jsonPath: '.status.primary',
+      description: 'The member that takes writes.',
+      priority: 1,
+    },
     commonPrinterColumns.status,
     commonPrinterColumns.age,
   ],

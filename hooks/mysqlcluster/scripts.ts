@@ -29,8 +29,11 @@ sql() { mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B "$@"; }
 `;
 
 /** Init container: the server's replication options and the client option file (the root password). */
-export const CONFIG_SCRIPT = String.raw`set -eu
-` + common + String.raw`umask 077
+export const CONFIG_SCRIPT =
+  String.raw`set -eu
+` +
+  common +
+  String.raw`umask 077
 cat > "$CONF_DIR/replication.cnf" <<EOF
 # Written by metaops for member $ordinal (0 is the primary): a unique server id, a binary log and GTIDs.
 [mysqld]
@@ -57,9 +60,12 @@ echo "member $ordinal configured"
  * (once: it is written to the binary log, and so reaches the replicas); on the others, points the server at
  * member 0, starts replication, restarts it if it stops, and keeps the server read-only.
  */
-export const REPLICATION_SCRIPT = String.raw`set -u
+export const REPLICATION_SCRIPT =
+  String.raw`set -u
 trap 'kill $! 2>/dev/null; exit 0' TERM INT
-` + common + String.raw`pause() { sleep "$1" & wait $!; }
+` +
+  common +
+  String.raw`pause() { sleep "$1" & wait $!; }
 quote() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e "s/'/''/g"; }
 until sql -e 'SELECT 1' >/dev/null 2>&1; do pause 2; done
 if sql -N -e 'SELECT VERSION()' | grep -qi mariadb; then flavour=mariadb; else flavour=mysql; fi
@@ -102,8 +108,11 @@ done
  * Readiness of the sidecar: member 0 is writable and has the replication user; another member's replication
  * threads both run. A member that is not replicating is not Ready, so it leaves the read Service.
  */
-export const REPLICATION_PROBE = String.raw`set -u
-` + common + String.raw`if [ "$ordinal" = 0 ]; then
+export const REPLICATION_PROBE =
+  String.raw`set -u
+` +
+  common +
+  String.raw`if [ "$ordinal" = 0 ]; then
   [ "$(sql -N -e 'SELECT @@global.read_only')" = 0 ] && [ "$(sql -N -e "SELECT COUNT(*) FROM mysql.user WHERE user = 'replication'")" -ge 1 ]
 else
   status=$(sql -e 'SHOW REPLICA STATUS\G') && printf '%s\n' "$status" | grep -Eq '_IO_Running: Yes' && printf '%s\n' "$status" | grep -Eq '_SQL_Running: Yes'

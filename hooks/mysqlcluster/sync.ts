@@ -75,7 +75,11 @@ export function secret(parent: ParentObject, encodedRoot: string, encodedReplica
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: names.secret(name), namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'credentials') },
+    metadata: {
+      name: names.secret(name),
+      namespace: parent.metadata.namespace,
+      labels: childLabels(APP, name, 'credentials'),
+    },
     type: 'Opaque',
     data: { [PASSWORD_KEY]: encodedRoot, [REPLICATION_KEY]: encodedReplication },
   };
@@ -83,9 +87,14 @@ export function secret(parent: ParentObject, encodedRoot: string, encodedReplica
 
 export function headlessService(parent: ParentObject): KubeObject {
   const name = parent.metadata.name!;
-  return serviceChild(parent, names.headless(name), childLabels(APP, name, 'database'), selectorLabels(APP, name), [
-    { name: 'mysql', port: MYSQL_PORT },
-  ], { headless: true });
+  return serviceChild(
+    parent,
+    names.headless(name),
+    childLabels(APP, name, 'database'),
+    selectorLabels(APP, name),
+    [{ name: 'mysql', port: MYSQL_PORT }],
+    { headless: true },
+  );
 }
 
 /** The client Service: writes go to member 0, the primary, and nowhere else. */
@@ -284,7 +293,13 @@ function ordinalOf(clusterName: string, podName: string): number | undefined {
 function containerReady(pod: KubeObject, container: string): boolean {
   const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   if (!Array.isArray(statuses)) return false;
-  return statuses.some((s) => s && typeof s === 'object' && (s as { name?: unknown }).name === container && (s as { ready?: unknown }).ready === true);
+  return statuses.some(
+    (s) =>
+      s &&
+      typeof s === 'object' &&
+      (s as { name?: unknown }).name === container &&
+      (s as { ready?: unknown }).ready === true,
+  );
 }
 
 /** Each member pod: its role, readiness and (for a replica) whether it replicates. */
@@ -312,8 +327,7 @@ export function runningVersion(pods: KubeObject[]): string | undefined {
     const containers = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
     if (!Array.isArray(containers)) continue;
     const mysql = containers.find((c) => c && typeof c === 'object' && (c as { name?: unknown }).name === 'mysql') as
-      | { image?: unknown }
-      | undefined;
+      { image?: unknown } | undefined;
     if (typeof mysql?.image !== 'string') continue;
     const at = mysql.image.lastIndexOf(':');
     if (at > mysql.image.lastIndexOf('/')) tags.add(mysql.image.slice(at + 1));
@@ -380,7 +394,8 @@ export function sync({ request, parent, spec, now, services }: SyncHook<Spec, un
   // Volume claim templates cannot change once the StatefulSet exists: keep what it has, and say so if the
   // spec asks for something else.
   let claims: unknown[] = [volumeClaimTemplate(spec)];
-  const observedClaims = (observedSts?.['spec'] as { volumeClaimTemplates?: unknown[] } | undefined)?.volumeClaimTemplates;
+  const observedClaims = (observedSts?.['spec'] as { volumeClaimTemplates?: unknown[] } | undefined)
+    ?.volumeClaimTemplates;
   if (observedSts && Array.isArray(observedClaims) && observedClaims.length > 0) {
     const have = storageOf(observedClaims);
     if (have !== spec.storage.size) {
@@ -400,11 +415,17 @@ export function sync({ request, parent, spec, now, services }: SyncHook<Spec, un
   const members = memberStates(name, pods);
   extraConditions.push(replicationCondition(members, spec.size));
   const lost = extraConditions.find((c) => c.reason === 'CredentialsLost');
-  const status = memberStatus(parent, workloadCounts(observedSts, spec.size), members.map((m) => m.name), now, {
-    selector: selectorString(APP, name),
-    extra: extraConditions,
-    ...(lost ? { ready: { type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } } : {}),
-  });
+  const status = memberStatus(
+    parent,
+    workloadCounts(observedSts, spec.size),
+    members.map((m) => m.name),
+    now,
+    {
+      selector: selectorString(APP, name),
+      extra: extraConditions,
+      ...(lost ? { ready: { type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } } : {}),
+    },
+  );
   if (spec.size > 0) status['primary'] = names.member(name, 0);
   status['members'] = members;
   const version = runningVersion(pods);
@@ -421,12 +442,27 @@ function replicationCondition(members: MemberState[], size: number): ConditionIn
   }
   const behind = replicas.filter((m) => !m.replicating).map((m) => m.name);
   if (behind.length > 0) {
-    return { type: 'Replicating', status: false, reason: 'ReplicaNotReplicating', message: `not replicating from the primary: ${behind.join(', ')}` };
+    return {
+      type: 'Replicating',
+      status: false,
+      reason: 'ReplicaNotReplicating',
+      message: `not replicating from the primary: ${behind.join(', ')}`,
+    };
   }
   if (replicas.length < size - 1) {
-    return { type: 'Replicating', status: false, reason: 'ReplicasMissing', message: `${replicas.length} of ${size - 1} replicas exist` };
+    return {
+      type: 'Replicating',
+      status: false,
+      reason: 'ReplicasMissing',
+      message: `${replicas.length} of ${size - 1} replicas exist`,
+    };
   }
-  return { type: 'Replicating', status: true, reason: 'AllReplicating', message: `${replicas.length} replicas replicate from ${members[0]?.name ?? 'the primary'}` };
+  return {
+    type: 'Replicating',
+    status: true,
+    reason: 'AllReplicating',
+    message: `${replicas.length} replicas replicate from ${members[0]?.name ?? 'the primary'}`,
+  };
 }
 
 /**
@@ -446,8 +482,10 @@ export function invalid(request: CompositeSyncRequest, message: string, now: Dat
 
 function storageOf(claims: unknown[]): string | undefined {
   // Observed data, so any element may be malformed (null, a string): read defensively.
-  const data = claims.find((c) => (c as { metadata?: { name?: string } } | null)?.metadata?.name === 'data') ?? claims[0];
-  return (data as { spec?: { resources?: { requests?: { storage?: string } } } } | null)?.spec?.resources?.requests?.storage;
+  const data =
+    claims.find((c) => (c as { metadata?: { name?: string } } | null)?.metadata?.name === 'data') ?? claims[0];
+  return (data as { spec?: { resources?: { requests?: { storage?: string } } } } | null)?.spec?.resources?.requests
+    ?.storage;
 }
 
 /**

@@ -6,11 +6,14 @@ import { specParser } from '../../lib/spec.js';
 import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
-  if (!spec.selector && !spec.label) return 'spec.selector or spec.label is required: a tool without one would debug every pod';
+  if (!spec.selector && !spec.label)
+    return 'spec.selector or spec.label is required: a tool without one would debug every pod';
   // An empty selector (`{}`, `{matchLabels: {}}`) selects every pod as surely as none: refused the same way.
   const s = selectorOf(spec);
   const empty = Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0;
-  return empty ? 'spec.selector selects nothing in particular (it is empty): a tool would debug every pod of its namespace' : undefined;
+  return empty
+    ? 'spec.selector selects nothing in particular (it is empty): a tool would debug every pod of its namespace'
+    : undefined;
 });
 
 /** The selector of a tool: `selector`, and the `label: key=value` shorthand, both required to hold. */
@@ -21,7 +24,8 @@ export function selectorOf(spec: Spec): LabelSelector {
   };
   if (spec.label) {
     const [key, value] = spec.label.split('=', 2) as [string, string | undefined];
-    if (value === undefined) selector.matchExpressions = [...(selector.matchExpressions ?? []), { key, operator: 'Exists' }];
+    if (value === undefined)
+      selector.matchExpressions = [...(selector.matchExpressions ?? []), { key, operator: 'Exists' }];
     else selector.matchLabels = { ...(selector.matchLabels ?? {}), [key]: value };
   }
   return selector;
@@ -32,7 +36,11 @@ export function selectorOf(spec: Spec): LabelSelector {
  * containers after images, and `/` or `:` made them invalid). Long names keep a hash of the full name.
  */
 export function containerName(tool: string): string {
-  const base = `debug-${tool}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/-+/g, '-').replace(/-$/, '');
+  const base = `debug-${tool}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/-$/, '');
   // `debug-<tool>` only when the tool's name is already a label (lower-case letters, digits, single dashes) and
   // fits: then no other tool name maps to it. Any other name (`x.y`, which would become `debug-x-y`, the name of
   // tool `x-y`) keeps a hash of the full name, so two tools never share a container.
@@ -66,8 +74,11 @@ export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): R
   if (spec.command) c['command'] = spec.command;
   if (spec.args) c['args'] = spec.args;
   if (spec.env) c['env'] = spec.env;
-  const containers = ((pod['spec'] as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? []).map((x) => x.name);
-  if (spec.targetContainerName && containers.includes(spec.targetContainerName)) c['targetContainerName'] = spec.targetContainerName;
+  const containers = ((pod['spec'] as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? []).map(
+    (x) => x.name,
+  );
+  if (spec.targetContainerName && containers.includes(spec.targetContainerName))
+    c['targetContainerName'] = spec.targetContainerName;
   const sc = PROFILES[spec.securityProfile];
   if (sc) c['securityContext'] = structuredClone(sc);
   return c;
@@ -93,7 +104,8 @@ export interface ImageRef {
 }
 
 const PATH_SEGMENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[A-Za-z0-9=_-]{32,}$/;
 
@@ -187,7 +199,10 @@ export function imageAllowed(image: string, allowlist: readonly string[]): boole
 }
 
 export function parseList(value: string | undefined): string[] | undefined {
-  const list = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return list.length ? list : undefined;
 }
 
@@ -227,13 +242,18 @@ export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
 export function policyProblems(env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
   for (const name of ['METAOPS_DEBUG_IMAGE_ALLOWLIST', 'METAOPS_DEBUG_EXCLUDED_NAMESPACES', 'METAOPS_DEBUG_PROFILES']) {
-    if (env[name] !== undefined && !parseList(env[name])) problems.push(`${name} is empty: list values, or unset it for the default`);
+    if (env[name] !== undefined && !parseList(env[name]))
+      problems.push(`${name} is empty: list values, or unset it for the default`);
   }
   for (const entry of parseList(env['METAOPS_DEBUG_IMAGE_ALLOWLIST']) ?? []) {
-    if (!allowlistEntry(entry)) problems.push(`METAOPS_DEBUG_IMAGE_ALLOWLIST entry ${JSON.stringify(entry)} is not an image reference, repository* or path/*: it would match nothing`);
+    if (!allowlistEntry(entry))
+      problems.push(
+        `METAOPS_DEBUG_IMAGE_ALLOWLIST entry ${JSON.stringify(entry)} is not an image reference, repository* or path/*: it would match nothing`,
+      );
   }
   for (const profile of parseList(env['METAOPS_DEBUG_PROFILES']) ?? []) {
-    if (!(SCHEMA_PROFILES as readonly string[]).includes(profile)) problems.push(`METAOPS_DEBUG_PROFILES: no profile ${JSON.stringify(profile)} (${SCHEMA_PROFILES.join(', ')})`);
+    if (!(SCHEMA_PROFILES as readonly string[]).includes(profile))
+      problems.push(`METAOPS_DEBUG_PROFILES: no profile ${JSON.stringify(profile)} (${SCHEMA_PROFILES.join(', ')})`);
   }
   return problems;
 }
@@ -257,7 +277,10 @@ export function refusal(
     };
   }
   if (policy.excludedNamespaces.includes(namespace)) {
-    return { reason: 'NamespaceExcluded', message: `namespace ${namespace} is excluded from debugging by the server; nothing is injected` };
+    return {
+      reason: 'NamespaceExcluded',
+      message: `namespace ${namespace} is excluded from debugging by the server; nothing is injected`,
+    };
   }
   return undefined;
 }

@@ -22,7 +22,9 @@ export const PodBuggerToolSpec = Type.Object(
     command: Type.Optional(Type.Array(Type.String())),
     args: Type.Optional(Type.Array(Type.String())),
     targetContainerName: Type.Optional(
-      Type.String({ description: 'Share the process namespace of this container of the pod (kubectl debug --target).' }),
+      Type.String({
+        description: 'Share the process namespace of this container of the pod (kubectl debug --target).',
+      }),
     ),
     env: Type.Optional(
       Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), value: Type.Optional(Type.String()) })),
@@ -43,24 +45,41 @@ export type PodBuggerToolSpec = Static<typeof PodBuggerToolSpec>;
 export const PodBuggerToolStatus = Type.Object(
   {
     matched: Type.Optional(Type.Integer({ description: 'Pods in the namespace that match.' })),
-    injected: Type.Optional(Type.Integer({ description: "Matching pods that carry the debug container with the tool's current image." })),
-    outdated: Type.Optional(
-      Type.Integer({ description: 'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).' }),
+    injected: Type.Optional(
+      Type.Integer({ description: "Matching pods that carry the debug container with the tool's current image." }),
     ),
-    failed: Type.Optional(Type.Integer({ description: 'Matching pods the debug container could not be added to (see failures and the Ready condition).' })),
+    outdated: Type.Optional(
+      Type.Integer({
+        description:
+          'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).',
+      }),
+    ),
+    failed: Type.Optional(
+      Type.Integer({
+        description: 'Matching pods the debug container could not be added to (see failures and the Ready condition).',
+      }),
+    ),
     failures: Type.Optional(
       Type.Array(
         Type.Object(
           {
             pod: Type.String(),
-            reason: Type.String({ description: 'Why, as the API server said it (Forbidden, Conflict, Invalid, ...; Unreachable): no raw error text.' }),
+            reason: Type.String({
+              description:
+                'Why, as the API server said it (Forbidden, Conflict, Invalid, ...; Unreachable): no raw error text.',
+            }),
           },
           { additionalProperties: false },
         ),
-        { maxItems: 100, description: 'The matching pods the debug container could not be added to, by name (up to 100); retried.' },
+        {
+          maxItems: 100,
+          description: 'The matching pods the debug container could not be added to, by name (up to 100); retried.',
+        },
       ),
     ),
-    lastInjected: Type.Optional(Type.Array(Type.String(), { description: 'The pods injected most recently (up to 10).' })),
+    lastInjected: Type.Optional(
+      Type.Array(Type.String(), { description: 'The pods injected most recently (up to 10).' }),
+    ),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),

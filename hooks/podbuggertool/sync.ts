@@ -17,9 +17,24 @@ import { conditionsFor, currentStatus, type ClientEnvironment } from '../../lib/
 import type { SyncHook } from '../../lib/operator.js';
 import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
-import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse, KubeObject } from '../../lib/metacontroller.js';
+import type {
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  KubeObject,
+} from '../../lib/metacontroller.js';
 import { isTerminating, observed } from '../../lib/objects.js';
-import { containerName, ephemeralContainer, ephemeralImages, matches, parser, policyFromEnv, refusal, selectorOf, type DebugPolicy } from './match.js';
+import {
+  containerName,
+  ephemeralContainer,
+  ephemeralImages,
+  matches,
+  parser,
+  policyFromEnv,
+  refusal,
+  selectorOf,
+  type DebugPolicy,
+} from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
@@ -75,7 +90,11 @@ export interface PodFailure {
 /** An event name for one occurrence: the tool's name where it is valid, and a hash of what happened. */
 function eventName(tool: string, occurrence: string): string {
   const hash = createHash('sha256').update(occurrence).digest('hex').slice(0, 16);
-  const prefix = tool.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 200).replace(/^-+|-+$/g, '');
+  const prefix = tool
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 200)
+    .replace(/^-+|-+$/g, '');
   return prefix ? `${prefix}.${hash}` : hash;
 }
 
@@ -135,7 +154,12 @@ interface Outcome {
  * are never touched (refused before this is called).
  */
 // eslint-disable-next-line max-lines-per-function -- the budgeted worker pool and its outcome in one place, so that the deadline arithmetic is readable
-async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<string, string>, deps: ToolHookDeps): Promise<Outcome> {
+async function inject(
+  tool: KubeObject,
+  missing: KubeObject[],
+  previous: Map<string, string>,
+  deps: ToolHookDeps,
+): Promise<Outcome> {
   const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
   const began = performance.now();
   const budget = deps.budgetMs ?? WORK_BUDGET_MS;
@@ -157,7 +181,12 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
     out.failed.set(podName, reason);
     const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
     deps.log?.warn(
-      { podbuggertool: `${namespace}/${toolName}`, pod: `${namespace}/${podName}`, reason, err: err instanceof Error ? err.message : String(err) },
+      {
+        podbuggertool: `${namespace}/${toolName}`,
+        pod: `${namespace}/${podName}`,
+        reason,
+        err: err instanceof Error ? err.message : String(err),
+      },
       `PodBuggerTool ${namespace}/${toolName}: ${note}`,
     );
     // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
@@ -171,7 +200,13 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
         reason: 'InjectionFailed',
         action: 'AddEphemeralContainer',
         note,
-        regarding: { apiVersion: TOOL_API, kind: resource.kind, namespace, name: toolName, ...(realUid ? { uid: realUid } : {}) },
+        regarding: {
+          apiVersion: TOOL_API,
+          kind: resource.kind,
+          namespace,
+          name: toolName,
+          ...(realUid ? { uid: realUid } : {}),
+        },
         related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
       });
     }
@@ -199,7 +234,11 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
     for (const p of now) fail(p.metadata.name!, p.metadata.uid, err);
   }
   let spec: PodBuggerToolSpec | undefined;
-  if (real && !isTerminating(real) && (!tool.metadata.uid || !real.metadata.uid || real.metadata.uid === tool.metadata.uid)) {
+  if (
+    real &&
+    !isTerminating(real) &&
+    (!tool.metadata.uid || !real.metadata.uid || real.metadata.uid === tool.metadata.uid)
+  ) {
     realUid = real.metadata.uid ?? realUid;
     const parsed = parser.parse(real['spec']);
     if (parsed.ok && !refusal(parsed.spec, namespace, deps.policy)) spec = parsed.spec;
@@ -217,7 +256,8 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
         fail(podName, requested.metadata.uid, err);
         return;
       }
-      if (!pod || isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(wanted, pod)) return;
+      if (!pod || isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(wanted, pod))
+        return;
       const have = ephemeralImages(pod).get(container);
       // Already there (by us, by hand, or the request lagged): never added twice.
       if (have !== undefined) {
@@ -246,7 +286,11 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
         await deps.kube.createEvent?.(event);
       } catch (err) {
         deps.log?.warn(
-          { podbuggertool: `${namespace}/${toolName}`, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+          {
+            podbuggertool: `${namespace}/${toolName}`,
+            reason: errorReason(err),
+            err: err instanceof Error ? err.message : String(err),
+          },
           `PodBuggerTool ${namespace}/${toolName}: could not record the event ${event.reason}: ${errorReason(err)}`,
         );
       }
@@ -263,10 +307,19 @@ async function inject(tool: KubeObject, missing: KubeObject[], previous: Map<str
  * it, or the same failures again) the API server is not called, or gives the same answer, and the status is the
  * same.
  */
-export async function syncTool(hook: SyncHook<PodBuggerToolSpec, unknown, ToolSettings>): Promise<CompositeSyncResponse> {
+// eslint-disable-next-line max-lines-per-function -- the tool's status is one literal of six counts and a condition; the decisions are in match.ts and inject()
+export async function syncTool(
+  hook: SyncHook<PodBuggerToolSpec, unknown, ToolSettings>,
+): Promise<CompositeSyncResponse> {
   const { request, spec } = hook;
   const tool = request.parent;
-  const deps: ToolHookDeps = { kube: hook.services.kube(), policy: hook.settings.policy, now: hook.now, log: hook.log, budgetMs: hook.settings.workBudgetMs };
+  const deps: ToolHookDeps = {
+    kube: hook.services.kube(),
+    policy: hook.settings.policy,
+    now: hook.now,
+    log: hook.log,
+    budgetMs: hook.settings.workBudgetMs,
+  };
   const toolName = tool.metadata.name!;
   const namespace = tool.metadata.namespace ?? 'default';
   const name = containerName(toolName);
@@ -275,7 +328,8 @@ export async function syncTool(hook: SyncHook<PodBuggerToolSpec, unknown, ToolSe
   // The pods the request lists that this tool selects: a pod the request lists but the tool does not select is
   // neither counted nor touched.
   const pods = observed(request.related, 'Pod', 'v1').filter(
-    (p) => !isTerminating(p) && (p.metadata.namespace ?? 'default') === namespace && p.metadata.name && matches(spec, p),
+    (p) =>
+      !isTerminating(p) && (p.metadata.namespace ?? 'default') === namespace && p.metadata.name && matches(spec, p),
   );
   const refused = refusal(spec, namespace, deps.policy);
   const missing = pods.filter((p) => !ephemeralImages(p).has(name));
@@ -286,25 +340,30 @@ export async function syncTool(hook: SyncHook<PodBuggerToolSpec, unknown, ToolSe
 
   // A pod carries the tool only with the tool's current image: an ephemeral container cannot be changed, so a
   // pod injected before the image changed keeps the old one, and is counted apart.
-  const carrying = (p: KubeObject) => outcome.added.get(p.metadata.name!) ?? outcome.found.get(p.metadata.name!) ?? ephemeralImages(p).get(name);
+  const carrying = (p: KubeObject) =>
+    outcome.added.get(p.metadata.name!) ?? outcome.found.get(p.metadata.name!) ?? ephemeralImages(p).get(name);
   const injected = pods.filter((p) => carrying(p) === spec.image).map((p) => p.metadata.name!);
   const outdated = pods.filter((p) => {
     const image = carrying(p);
     return image !== undefined && image !== spec.image;
   });
-  const failedPods = [...outcome.failed]
-    .map(([pod, reason]) => ({ pod, reason }))
-    .sort((a, b) => byName(a.pod, b.pod));
+  const failedPods = [...outcome.failed].map(([pod, reason]) => ({ pod, reason })).sort((a, b) => byName(a.pod, b.pod));
   // Most recent first: the pods this sync added, then those the last status named, then the others by name.
   const carriers = new Set(injected);
   const last = [...new Set([...[...outcome.added.keys()].sort(byName), ...previousLast(before), ...injected])]
     .filter((p) => carriers.has(p))
     .slice(0, LAST_INJECTED);
-  const older = outdated.length > 0 ? `; ${outdated.length} carry it with an older image (ephemeral containers cannot be changed)` : '';
+  const older =
+    outdated.length > 0
+      ? `; ${outdated.length} carry it with an older image (ephemeral containers cannot be changed)`
+      : '';
   let ready: ConditionInput;
   if (refused) ready = { type: 'Ready', status: false, reason: refused.reason, message: refused.message };
   else if (failedPods.length > 0) {
-    const shown = failedPods.slice(0, 5).map((f) => `${f.pod} (${f.reason})`).join(', ');
+    const shown = failedPods
+      .slice(0, 5)
+      .map((f) => `${f.pod} (${f.reason})`)
+      .join(', ');
     const more = failedPods.length > 5 ? ` and ${failedPods.length - 5} more` : '';
     ready = {
       type: 'Ready',
@@ -313,7 +372,12 @@ export async function syncTool(hook: SyncHook<PodBuggerToolSpec, unknown, ToolSe
       message: `${name} could not be added to ${failedPods.length} of ${pods.length} matching pods: ${shown}${more}; retried every ${RETRY_SECONDS}s`,
     };
   } else {
-    ready = { type: 'Ready', status: true, reason: 'Injecting', message: `${injected.length} of ${pods.length} matching pods carry ${name}${older}` };
+    ready = {
+      type: 'Ready',
+      status: true,
+      reason: 'Injecting',
+      message: `${injected.length} of ${pods.length} matching pods carry ${name}${older}`,
+    };
   }
   const response: CompositeSyncResponse = {
     status: {

@@ -45,7 +45,9 @@ export function podSpec(spec: Spec): Record<string, unknown> {
   return {
     // Pod Security `restricted`: busybox needs no user of its own; nobody (65534) it is.
     securityContext: restrictedPodSecurity(NOBODY),
-    containers: [{ name: 'busybox', image: spec.image, command: spec.command, securityContext: restrictedContainerSecurity() }],
+    containers: [
+      { name: 'busybox', image: spec.image, command: spec.command, securityContext: restrictedContainerSecurity() },
+    ],
     restartPolicy: 'Always',
   };
 }
@@ -54,8 +56,18 @@ export function podSpec(spec: Spec): Record<string, unknown> {
  * The pod named `name`. The labels and the pod spec are the same for every pod: a large PodSet passes one of
  * each to all its pods (they are only serialised), which keeps a 10 000-pod answer from allocating 10 000 copies.
  */
-function pod(parent: ParentObject, name: string, labels: Record<string, string>, template: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: parent.metadata.namespace, labels }, spec: template };
+function pod(
+  parent: ParentObject,
+  name: string,
+  labels: Record<string, string>,
+  template: Record<string, unknown>,
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: parent.metadata.namespace, labels },
+    spec: template,
+  };
 }
 
 /**
@@ -94,7 +106,10 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   // left out of this answer, so Metacontroller deletes it, and once it is gone it is created again under its name.
   const finished = new Set<string>();
   for (const p of observedPods) if (isFinished(p)) finished.add(p.metadata.name!);
-  const pods = byOrdinal(name, observedPods.filter((p) => !isTerminating(p) && !isFinished(p)));
+  const pods = byOrdinal(
+    name,
+    observedPods.filter((p) => !isTerminating(p) && !isFinished(p)),
+  );
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, exists: true };
 
@@ -107,7 +122,13 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   }
   // The pods differ only in their names: their JSON is written once, with each name spliced in.
   const children = alikeButName(names, (named) => pod(parent, named, labels, template));
-  const status = memberStatus(parent, counts, pods.map((p) => p.metadata.name!), now, { selector: selectorString(APP, name) });
+  const status = memberStatus(
+    parent,
+    counts,
+    pods.map((p) => p.metadata.name!),
+    now,
+    { selector: selectorString(APP, name) },
+  );
   const response: CompositeSyncResponse = { status, children };
   // Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are missing, look again
   // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event.

@@ -71,7 +71,12 @@ export interface AwsApi {
   /** Creates the bucket in `region` and tags it at once. */
   createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void>;
   /** Reads each setting and writes only those that differ; returns the names of those written. */
-  applyBucketSettings(bucket: string, region: string, settings: BucketSettings, currentTags: Map<string, string>): Promise<string[]>;
+  applyBucketSettings(
+    bucket: string,
+    region: string,
+    settings: BucketSettings,
+    currentTags: Map<string, string>,
+  ): Promise<string[]>;
   /**
    * Empties (with `force`, one page per call) and deletes the bucket, after re-reading its tags: a bucket whose
    * tags `owned` does not accept is left alone ('notOwned'). 'notEmpty' when objects remain.
@@ -115,7 +120,9 @@ export class AwsError extends Error {
 }
 
 /** Tags as AWS lists them, into a Map (a tag key such as `__proto__` is an ordinary key). */
-export function tagMap(list: ReadonlyArray<{ Key?: string | undefined; Value?: string | undefined }> | undefined): Map<string, string> {
+export function tagMap(
+  list: ReadonlyArray<{ Key?: string | undefined; Value?: string | undefined }> | undefined,
+): Map<string, string> {
   const out = new Map<string, string>();
   for (const t of list ?? []) if (typeof t.Key === 'string') out.set(t.Key, t.Value ?? '');
   return out;
@@ -131,6 +138,7 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 export function normaliseRegion(value: string | null | undefined): string {
   if (value === undefined || value === null || value === '') return 'us-east-1';
   if (value === 'EU') return 'eu-west-1';
-  if (!REGION.test(value)) throw new AwsError('InvalidRegion', `AWS named the region "${value.slice(0, 40)}"`, 'GetBucketLocation');
+  if (!REGION.test(value))
+    throw new AwsError('InvalidRegion', `AWS named the region "${value.slice(0, 40)}"`, 'GetBucketLocation');
   return value;
 }

@@ -103,7 +103,8 @@ class CappedHandler extends NodeHttpHandler {
   override async handle(...args: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
     const out = await super.handle(...args);
     const max = this.maxBytes;
-    const tooLarge = () => Object.assign(new Error(`AWS answered more than ${max} bytes`), { name: 'ResponseTooLarge' });
+    const tooLarge = () =>
+      Object.assign(new Error(`AWS answered more than ${max} bytes`), { name: 'ResponseTooLarge' });
     const declared = Number(out.response.headers['content-length'] ?? out.response.headers['Content-Length'] ?? 0);
     const body = out.response.body as Readable | undefined;
     if (declared > max) {
@@ -243,7 +244,12 @@ export class SdkAwsApi implements AwsApi {
    * Runs `fn` against the bucket's region: the remembered one, else the hint, else the one GetBucketLocation
    * names. A redirect (the bucket is elsewhere) re-locates it once. undefined: no such bucket.
    */
-  private async inRegion<T>(bucket: string, hint: string | undefined, operation: string, fn: (s3: S3Client, region: string) => Promise<T>): Promise<{ value: T; region: string } | undefined> {
+  private async inRegion<T>(
+    bucket: string,
+    hint: string | undefined,
+    operation: string,
+    fn: (s3: S3Client, region: string) => Promise<T>,
+  ): Promise<{ value: T; region: string } | undefined> {
     let region = this.bucketRegions.get(bucket) ?? hint ?? (await this.locate(bucket));
     if (region === undefined) return undefined;
     for (let attempt = 0; ; attempt++) {
@@ -283,16 +289,31 @@ export class SdkAwsApi implements AwsApi {
 
   async createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void> {
     const s3 = this.s3In(region);
-    const configuration = region === 'us-east-1' ? undefined : { LocationConstraint: region as BucketLocationConstraint };
+    const configuration =
+      region === 'us-east-1' ? undefined : { LocationConstraint: region as BucketLocationConstraint };
     await this.call('CreateBucket', () =>
-      s3.send(new CreateBucketCommand({ Bucket: bucket, ...(configuration ? { CreateBucketConfiguration: configuration } : {}) }), this.opts()),
+      s3.send(
+        new CreateBucketCommand({
+          Bucket: bucket,
+          ...(configuration ? { CreateBucketConfiguration: configuration } : {}),
+        }),
+        this.opts(),
+      ),
     );
     this.remember(bucket, region);
     // The owner tags at once, so that the bucket this call created is recognised as ours from now on.
-    await this.call('PutBucketTagging', () => s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) } }), this.opts()));
+    await this.call('PutBucketTagging', () =>
+      s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) } }), this.opts()),
+    );
   }
 
-  async applyBucketSettings(bucket: string, region: string, settings: BucketSettings, currentTags: Map<string, string>): Promise<string[]> {
+  // eslint-disable-next-line max-lines-per-function -- five bucket settings, each read, compared and written in the same three steps, in the order S3 applies them
+  async applyBucketSettings(
+    bucket: string,
+    region: string,
+    settings: BucketSettings,
+    currentTags: Map<string, string>,
+  ): Promise<string[]> {
     const s3 = this.s3In(region);
     const missing = (codes: RegExp) => (err: unknown) => {
       if (codes.test(errorCode(err))) return undefined;
@@ -305,13 +326,21 @@ export class SdkAwsApi implements AwsApi {
           .then((r) => r.PublicAccessBlockConfiguration, missing(/NoSuchPublicAccessBlockConfiguration/)),
         s3
           .send(new GetBucketEncryptionCommand({ Bucket: bucket }), this.opts())
-          .then((r) => r.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault, missing(/ServerSideEncryptionConfigurationNotFound/)),
+          .then(
+            (r) => r.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault,
+            missing(/ServerSideEncryptionConfigurationNotFound/),
+          ),
         s3.send(new GetBucketVersioningCommand({ Bucket: bucket }), this.opts()).then((r) => r.Status),
       ]),
     );
     const written: string[] = [];
     if (!sameTags(currentTags, settings.tags)) {
-      await this.call('PutBucketTagging', () => s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) } }), this.opts()));
+      await this.call('PutBucketTagging', () =>
+        s3.send(
+          new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) } }),
+          this.opts(),
+        ),
+      );
       written.push('tags');
     }
     const want = settings.publicAccessBlock;
@@ -339,12 +368,18 @@ export class SdkAwsApi implements AwsApi {
     }
     const wantEnc: ServerSideEncryptionByDefault =
       settings.encryption.type === 'SSE-KMS'
-        ? { SSEAlgorithm: 'aws:kms', ...(settings.encryption.kmsKeyId ? { KMSMasterKeyID: settings.encryption.kmsKeyId } : {}) }
+        ? {
+            SSEAlgorithm: 'aws:kms',
+            ...(settings.encryption.kmsKeyId ? { KMSMasterKeyID: settings.encryption.kmsKeyId } : {}),
+          }
         : { SSEAlgorithm: 'AES256' };
     if (!sameEncryption(enc, wantEnc)) {
       await this.call('PutBucketEncryption', () =>
         s3.send(
-          new PutBucketEncryptionCommand({ Bucket: bucket, ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: wantEnc }] } }),
+          new PutBucketEncryptionCommand({
+            Bucket: bucket,
+            ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: wantEnc }] },
+          }),
           this.opts(),
         ),
       );
@@ -354,7 +389,10 @@ export class SdkAwsApi implements AwsApi {
     if (settings.versioning ? ver !== 'Enabled' : ver === 'Enabled') {
       await this.call('PutBucketVersioning', () =>
         s3.send(
-          new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' } }),
+          new PutBucketVersioningCommand({
+            Bucket: bucket,
+            VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' },
+          }),
           this.opts(),
         ),
       );
@@ -374,7 +412,9 @@ export class SdkAwsApi implements AwsApi {
     if (!found) return 'absent';
     if (!owned(found.tags)) return 'notOwned';
     const s3 = this.s3In(found.region);
-    const listed = await this.call('ListObjectVersions', () => s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }), this.opts()));
+    const listed = await this.call('ListObjectVersions', () =>
+      s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }), this.opts()),
+    );
     const objects = [...(listed.Versions ?? []), ...(listed.DeleteMarkers ?? [])];
     if (objects.length > 0 || listed.IsTruncated) {
       if (!force) return 'notEmpty';
@@ -384,7 +424,12 @@ export class SdkAwsApi implements AwsApi {
           s3.send(
             new DeleteObjectsCommand({
               Bucket: bucket,
-              Delete: { Objects: objects.slice(0, 1000).map((o) => ({ Key: o.Key!, ...(o.VersionId ? { VersionId: o.VersionId } : {}) })), Quiet: true },
+              Delete: {
+                Objects: objects
+                  .slice(0, 1000)
+                  .map((o) => ({ Key: o.Key!, ...(o.VersionId ? { VersionId: o.VersionId } : {}) })),
+                Quiet: true,
+              },
             }),
             this.opts(),
           ),
@@ -417,7 +462,9 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async createUser(user: string, tags: Map<string, string>): Promise<IamUser> {
-    const created = await this.call('CreateUser', () => this.iam.send(new CreateUserCommand({ UserName: user, Tags: tagList(tags) }), this.opts()));
+    const created = await this.call('CreateUser', () =>
+      this.iam.send(new CreateUserCommand({ UserName: user, Tags: tagList(tags) }), this.opts()),
+    );
     if (!created.User?.Arn) throw new AwsError('InvalidResponse', 'CreateUser answered without the user', 'CreateUser');
     return { arn: created.User.Arn, tags };
   }
@@ -425,7 +472,9 @@ export class SdkAwsApi implements AwsApi {
   async deleteUser(user: string): Promise<void> {
     for (const key of await this.listAccessKeys(user)) await this.deleteAccessKey(user, key.id);
     for (const arn of await this.attachedPolicies(user)) {
-      await this.call('DetachUserPolicy', () => this.iam.send(new DetachUserPolicyCommand({ UserName: user, PolicyArn: arn }), this.opts()));
+      await this.call('DetachUserPolicy', () =>
+        this.iam.send(new DetachUserPolicyCommand({ UserName: user, PolicyArn: arn }), this.opts()),
+      );
     }
     try {
       await this.iam.send(new DeleteUserCommand({ UserName: user }), this.opts());
@@ -437,7 +486,8 @@ export class SdkAwsApi implements AwsApi {
   async getPolicy(arn: string): Promise<IamPolicy | undefined> {
     try {
       const got = await this.iam.send(new GetPolicyCommand({ PolicyArn: arn }), this.opts());
-      if (!got.Policy?.Arn || !got.Policy.DefaultVersionId) throw new AwsError('InvalidResponse', 'GetPolicy answered without the policy', 'GetPolicy');
+      if (!got.Policy?.Arn || !got.Policy.DefaultVersionId)
+        throw new AwsError('InvalidResponse', 'GetPolicy answered without the policy', 'GetPolicy');
       return { arn: got.Policy.Arn, defaultVersionId: got.Policy.DefaultVersionId, tags: tagMap(got.Policy.Tags) };
     } catch (err) {
       if (err instanceof AwsError) throw err;
@@ -447,34 +497,53 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async policyDocument(arn: string, versionId: string): Promise<string> {
-    const got = await this.call('GetPolicyVersion', () => this.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: versionId }), this.opts()));
+    const got = await this.call('GetPolicyVersion', () =>
+      this.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: versionId }), this.opts()),
+    );
     return decodeURIComponent(got.PolicyVersion?.Document ?? '');
   }
 
   async createPolicy(name: string, document: string, tags: Map<string, string>): Promise<string> {
     const created = await this.call('CreatePolicy', () =>
-      this.iam.send(new CreatePolicyCommand({ PolicyName: name, PolicyDocument: document, Tags: tagList(tags) }), this.opts()),
+      this.iam.send(
+        new CreatePolicyCommand({ PolicyName: name, PolicyDocument: document, Tags: tagList(tags) }),
+        this.opts(),
+      ),
     );
-    if (!created.Policy?.Arn) throw new AwsError('InvalidResponse', 'CreatePolicy answered without the policy', 'CreatePolicy');
+    if (!created.Policy?.Arn)
+      throw new AwsError('InvalidResponse', 'CreatePolicy answered without the policy', 'CreatePolicy');
     return created.Policy.Arn;
   }
 
   async setPolicyDocument(arn: string, document: string): Promise<void> {
-    const versions = await this.call('ListPolicyVersions', () => this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()));
-    const old = (versions.Versions ?? []).filter((v) => !v.IsDefaultVersion).sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0));
+    const versions = await this.call('ListPolicyVersions', () =>
+      this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()),
+    );
+    const old = (versions.Versions ?? [])
+      .filter((v) => !v.IsDefaultVersion)
+      .sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0));
     if (old.length >= 4) {
-      await this.call('DeletePolicyVersion', () => this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old[0]!.VersionId! }), this.opts()));
+      await this.call('DeletePolicyVersion', () =>
+        this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: old[0]!.VersionId! }), this.opts()),
+      );
     }
     await this.call('CreatePolicyVersion', () =>
-      this.iam.send(new CreatePolicyVersionCommand({ PolicyArn: arn, PolicyDocument: document, SetAsDefault: true }), this.opts()),
+      this.iam.send(
+        new CreatePolicyVersionCommand({ PolicyArn: arn, PolicyDocument: document, SetAsDefault: true }),
+        this.opts(),
+      ),
     );
   }
 
   async deletePolicy(arn: string): Promise<void> {
-    const versions = await this.call('ListPolicyVersions', () => this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()));
+    const versions = await this.call('ListPolicyVersions', () =>
+      this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()),
+    );
     for (const v of versions.Versions ?? []) {
       if (!v.IsDefaultVersion) {
-        await this.call('DeletePolicyVersion', () => this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: v.VersionId! }), this.opts()));
+        await this.call('DeletePolicyVersion', () =>
+          this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: v.VersionId! }), this.opts()),
+        );
       }
     }
     try {
@@ -485,23 +554,31 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async attachedPolicies(user: string): Promise<string[]> {
-    const res = await this.call('ListAttachedUserPolicies', () => this.iam.send(new ListAttachedUserPoliciesCommand({ UserName: user }), this.opts()));
+    const res = await this.call('ListAttachedUserPolicies', () =>
+      this.iam.send(new ListAttachedUserPoliciesCommand({ UserName: user }), this.opts()),
+    );
     return (res.AttachedPolicies ?? []).flatMap((p) => (p.PolicyArn ? [p.PolicyArn] : []));
   }
 
   async attachPolicy(user: string, policyArn: string): Promise<void> {
-    await this.call('AttachUserPolicy', () => this.iam.send(new AttachUserPolicyCommand({ UserName: user, PolicyArn: policyArn }), this.opts()));
+    await this.call('AttachUserPolicy', () =>
+      this.iam.send(new AttachUserPolicyCommand({ UserName: user, PolicyArn: policyArn }), this.opts()),
+    );
   }
 
   async listAccessKeys(user: string): Promise<AccessKeyInfo[]> {
-    const res = await this.call('ListAccessKeys', () => this.iam.send(new ListAccessKeysCommand({ UserName: user }), this.opts()));
+    const res = await this.call('ListAccessKeys', () =>
+      this.iam.send(new ListAccessKeysCommand({ UserName: user }), this.opts()),
+    );
     return (res.AccessKeyMetadata ?? [])
       .flatMap((k) => (k.AccessKeyId ? [{ id: k.AccessKeyId, created: k.CreateDate ?? new Date(0) }] : []))
       .sort((a, b) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : 1));
   }
 
   async createAccessKey(user: string): Promise<AccessKey> {
-    const res = await this.call('CreateAccessKey', () => this.iam.send(new CreateAccessKeyCommand({ UserName: user }), this.opts()));
+    const res = await this.call('CreateAccessKey', () =>
+      this.iam.send(new CreateAccessKeyCommand({ UserName: user }), this.opts()),
+    );
     if (!res.AccessKey?.AccessKeyId || !res.AccessKey.SecretAccessKey) {
       throw new AwsError('InvalidResponse', 'CreateAccessKey answered without the key', 'CreateAccessKey');
     }

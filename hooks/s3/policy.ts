@@ -12,7 +12,8 @@ export function bucketNameProblem(name: string): string | undefined {
   }
   if (name.includes('..')) return 'must not contain two adjacent dots';
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return 'must not be formatted as an IP address';
-  for (const prefix of ['xn--', 'sthree-', 'amzn-s3-demo-']) if (name.startsWith(prefix)) return `must not begin with "${prefix}"`;
+  for (const prefix of ['xn--', 'sthree-', 'amzn-s3-demo-'])
+    if (name.startsWith(prefix)) return `must not begin with "${prefix}"`;
   for (const suffix of ['-s3alias', '--ol-s3', '.mrap', '--x-s3', '--table-s3']) {
     if (name.endsWith(suffix)) return `must not end with "${suffix}"`;
   }
@@ -107,14 +108,22 @@ export interface KmsGrant {
  * through the `kms:ResourceAliases` condition, as IAM cannot name a key by its alias. undefined: no key named
  * (the AWS managed key, which S3 uses on the caller's behalf).
  */
-export function kmsGrant(kmsKeyId: string | undefined, region: string, partition: string, account: string): KmsGrant | undefined {
+export function kmsGrant(
+  kmsKeyId: string | undefined,
+  region: string,
+  partition: string,
+  account: string,
+): KmsGrant | undefined {
   if (!kmsKeyId) return undefined;
   const arn = /^arn:([\w-]+):kms:([a-z0-9-]+):(\d{12}):(key|alias)\/(.+)$/.exec(kmsKeyId);
   if (arn) {
     const [, p, r, a, kind, rest] = arn;
-    return kind === 'key' ? { resource: kmsKeyId } : { resource: `arn:${p}:kms:${r}:${a}:key/*`, alias: `alias/${rest}` };
+    return kind === 'key'
+      ? { resource: kmsKeyId }
+      : { resource: `arn:${p}:kms:${r}:${a}:key/*`, alias: `alias/${rest}` };
   }
-  if (kmsKeyId.startsWith('alias/')) return { resource: `arn:${partition}:kms:${region}:${account}:key/*`, alias: kmsKeyId };
+  if (kmsKeyId.startsWith('alias/'))
+    return { resource: `arn:${partition}:kms:${region}:${account}:key/*`, alias: kmsKeyId };
   return { resource: `arn:${partition}:kms:${region}:${account}:key/${kmsKeyId}` };
 }
 

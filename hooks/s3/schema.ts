@@ -15,7 +15,10 @@ export const S3Spec = Type.Object(
       description: 'The bucket name (S3 naming rules: 3-63 lower-case letters, digits, dots and hyphens).',
     }),
     region: Type.Optional(
-      Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]+$', description: 'AWS region of the bucket; default: the operator\'s region.' }),
+      Type.String({
+        pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]+$',
+        description: "AWS region of the bucket; default: the operator's region.",
+      }),
     ),
     versioning: Type.Boolean({ default: false, description: 'Enable object versioning.' }),
     encryption: Type.Object(
@@ -44,7 +47,11 @@ export const S3Spec = Type.Object(
       description: 'With deletionPolicy Delete: empty the bucket (every object version) before deleting it.',
     }),
     secretName: Type.Optional(
-      Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253, description: 'Default: <name>-credentials.' }),
+      Type.String({
+        pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+        maxLength: 253,
+        description: 'Default: <name>-credentials.',
+      }),
     ),
   },
   { description: 'S3Spec: the bucket and how it is managed.' },
@@ -67,7 +74,10 @@ export const S3Status = Type.Object(
       }),
     ),
     retainedBuckets: Type.Optional(
-      Type.Array(Type.String(), { description: 'Buckets left in place by deletionPolicy Retain (renames, deletion), or whose tags name another owner.' }),
+      Type.Array(Type.String(), {
+        description:
+          'Buckets left in place by deletionPolicy Retain (renames, deletion), or whose tags name another owner.',
+      }),
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),

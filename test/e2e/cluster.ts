@@ -30,7 +30,8 @@ export async function waitFor<T>(
   for (;;) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false && value !== null) return value as Exclude<T, undefined | false | null>;
+      if (value !== undefined && value !== false && value !== null)
+        return value as Exclude<T, undefined | false | null>;
     } catch (err) {
       lastError = err;
     }
@@ -57,8 +58,17 @@ const PRESERVE_PARENT_PATCH = [
 
 /** The kinds a quiet period watches in a scenario's namespace, besides its parents. */
 const WATCHED = [
-  'pods', 'services', 'secrets', 'configmaps', 'deployments.apps', 'statefulsets.apps', 'persistentvolumeclaims',
-  'jobs.batch', 'cronjobs.batch', 'poddisruptionbudgets.policy', 'controllerrevisions.metacontroller.k8s.io',
+  'pods',
+  'services',
+  'secrets',
+  'configmaps',
+  'deployments.apps',
+  'statefulsets.apps',
+  'persistentvolumeclaims',
+  'jobs.batch',
+  'cronjobs.batch',
+  'poddisruptionbudgets.policy',
+  'controllerrevisions.metacontroller.k8s.io',
 ];
 
 export interface QuietOptions {
@@ -117,13 +127,20 @@ export class ControlPlane {
     const kcmPort = await freePort();
     const mcPort = await freePort();
     this.start('etcd', join(this.bin, 'etcd'), [
-      '--data-dir', join(this.dir, 'etcd'),
-      '--listen-client-urls', `http://127.0.0.1:${etcdPort}`,
-      '--advertise-client-urls', `http://127.0.0.1:${etcdPort}`,
-      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster', `default=http://127.0.0.1:${peerPort}`,
-      '--unsafe-no-fsync', '--log-level=warn',
+      '--data-dir',
+      join(this.dir, 'etcd'),
+      '--listen-client-urls',
+      `http://127.0.0.1:${etcdPort}`,
+      '--advertise-client-urls',
+      `http://127.0.0.1:${etcdPort}`,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster',
+      `default=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync',
+      '--log-level=warn',
     ]);
 
     // Service-account signing key (PKCS#1 PEM) and a static admin token.
@@ -133,16 +150,30 @@ export class ControlPlane {
     const pki = join(this.dir, 'pki');
     mkdirSync(pki);
     this.start('kube-apiserver', join(this.bin, 'kube-apiserver'), [
-      '--etcd-servers', `http://127.0.0.1:${etcdPort}`,
-      '--bind-address', '127.0.0.1', '--secure-port', String(this.apiPort),
-      '--cert-dir', pki, '--external-hostname', 'localhost',
-      '--service-cluster-ip-range', '10.0.0.0/24',
-      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local',
-      '--service-account-key-file', join(this.dir, 'sa.key'),
-      '--service-account-signing-key-file', join(this.dir, 'sa.key'),
-      '--token-auth-file', join(this.dir, 'tokens.csv'),
-      '--authorization-mode', 'AlwaysAllow',
-      '--disable-admission-plugins', 'ServiceAccount',
+      '--etcd-servers',
+      `http://127.0.0.1:${etcdPort}`,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(this.apiPort),
+      '--cert-dir',
+      pki,
+      '--external-hostname',
+      'localhost',
+      '--service-cluster-ip-range',
+      '10.0.0.0/24',
+      '--service-account-issuer',
+      'https://kubernetes.default.svc.cluster.local',
+      '--service-account-key-file',
+      join(this.dir, 'sa.key'),
+      '--service-account-signing-key-file',
+      join(this.dir, 'sa.key'),
+      '--token-auth-file',
+      join(this.dir, 'tokens.csv'),
+      '--authorization-mode',
+      'AlwaysAllow',
+      '--disable-admission-plugins',
+      'ServiceAccount',
     ]);
     writeFileSync(
       this.kubeconfig,
@@ -162,13 +193,24 @@ export class ControlPlane {
         '',
       ].join('\n'),
     );
-    await waitFor('kube-apiserver /readyz', async () => (await this.kubectl(['get', '--raw', '/readyz'])).trim() === 'ok', 90_000);
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => (await this.kubectl(['get', '--raw', '/readyz'])).trim() === 'ok',
+      90_000,
+    );
 
     // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods.
     this.start('kube-controller-manager', join(this.bin, 'kube-controller-manager'), [
-      '--kubeconfig', this.kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(kcmPort),
-      '--service-account-private-key-file', join(this.dir, 'sa.key'),
-      '--root-ca-file', join(pki, 'apiserver.crt'),
+      '--kubeconfig',
+      this.kubeconfig,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(kcmPort),
+      '--service-account-private-key-file',
+      join(this.dir, 'sa.key'),
+      '--root-ca-file',
+      join(pki, 'apiserver.crt'),
       '--controllers',
       'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller',
       '--leader-elect=false',
@@ -176,21 +218,40 @@ export class ControlPlane {
 
     const mc = join(this.bin, '..', 'metacontroller');
     await this.kubectl([
-      'apply', '-f', join(mc, 'metacontroller-namespace.yaml'), '-f', join(mc, 'metacontroller-rbac.yaml'),
-      '-f', join(mc, 'metacontroller-crds-v1.yaml'),
+      'apply',
+      '-f',
+      join(mc, 'metacontroller-namespace.yaml'),
+      '-f',
+      join(mc, 'metacontroller-rbac.yaml'),
+      '-f',
+      join(mc, 'metacontroller-crds-v1.yaml'),
     ]);
     // Metacontroller v1.5.20's ControllerRevision CRD has no schema for `parentPatch`, so the API server prunes
     // it; Metacontroller then sees every revision differ from what it wrote and rewrites it, which made a PodSet
     // of two or more pods sync ~100 times a second. v4.17's CRD keeps the field
     // (manifests/production/metacontroller-crds-v1.yaml: controllerrevisions, `parentPatch` with
     // x-kubernetes-preserve-unknown-fields: true), and so does the suite's, as users run it.
-    await this.kubectl(['patch', 'crd', 'controllerrevisions.metacontroller.k8s.io', '--type=json', '-p', JSON.stringify(PRESERVE_PARENT_PATCH)]);
+    await this.kubectl([
+      'patch',
+      'crd',
+      'controllerrevisions.metacontroller.k8s.io',
+      '--type=json',
+      '-p',
+      JSON.stringify(PRESERVE_PARENT_PATCH),
+    ]);
     await this.kubectl(['apply', '-f', join(this.repo, 'manifests', 'crds')]);
     await this.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
     this.start('metacontroller', join(this.bin, 'metacontroller'), [
-      '--client-config-path', this.kubeconfig, `--debug-addr=127.0.0.1:${mcPort}`,
-      ...(this.options.metacontrollerArgs ?? ['--discovery-interval=1s', '--client-go-qps=100', '--client-go-burst=200', '-v=4']),
+      '--client-config-path',
+      this.kubeconfig,
+      `--debug-addr=127.0.0.1:${mcPort}`,
+      ...(this.options.metacontrollerArgs ?? [
+        '--discovery-interval=1s',
+        '--client-go-qps=100',
+        '--client-go-burst=200',
+        '-v=4',
+      ]),
     ]);
 
     this.moto = await startMoto();
@@ -288,7 +349,13 @@ export class ControlPlane {
         },
       };
       await this.kubectl([
-        'patch', 'pod', pod.metadata.name, '--subresource=status', '--type=merge', '-p', JSON.stringify(status),
+        'patch',
+        'pod',
+        pod.metadata.name,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify(status),
       ]);
       marked.push(pod.metadata.name);
     }
@@ -299,7 +366,12 @@ export class ControlPlane {
   private async versions(o: QuietOptions): Promise<Map<string, string>> {
     const ns = o.namespace ?? 'default';
     const out = new Map<string, string>();
-    const list = await this.json<{ items: any[] }>(['get', '-n', ns, [...WATCHED, ...new Set(o.parents.map((p) => p.split('/')[0]!))].join(',')]);
+    const list = await this.json<{ items: any[] }>([
+      'get',
+      '-n',
+      ns,
+      [...WATCHED, ...new Set(o.parents.map((p) => p.split('/')[0]!))].join(','),
+    ]);
     for (const item of list.items) out.set(`${item.kind}/${item.metadata.name}`, item.metadata.resourceVersion);
     for (const parent of o.parents) {
       if (!out.has(parent)) {
@@ -329,7 +401,9 @@ export class ControlPlane {
   async assertQuiet(o: QuietOptions): Promise<string> {
     const seconds = o.seconds ?? E2E_RESYNC_SECONDS * 2 + 2;
     const diff = (a: Map<string, string>, b: Map<string, string>) =>
-      [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).map((k) => `${k} ${a.get(k) ?? '-'} -> ${b.get(k) ?? '-'}`);
+      [...new Set([...a.keys(), ...b.keys()])]
+        .filter((k) => a.get(k) !== b.get(k))
+        .map((k) => `${k} ${a.get(k) ?? '-'} -> ${b.get(k) ?? '-'}`);
     let before = await this.versions(o);
     const settleBy = Date.now() + 30_000;
     for (;;) {
@@ -338,14 +412,18 @@ export class ControlPlane {
       const changed = diff(before, now);
       before = now;
       if (changed.length === 0) break;
-      if (Date.now() > settleBy) throw new Error(`never settled: still changing after 30 s: ${changed.slice(0, 8).join('; ')}`);
+      if (Date.now() > settleBy)
+        throw new Error(`never settled: still changing after 30 s: ${changed.slice(0, 8).join('; ')}`);
     }
     const callsBefore = await this.hookCalls();
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const after = await this.versions(o);
     const callsAfter = await this.hookCalls();
     const changed = diff(before, after);
-    if (changed.length > 0) throw new Error(`not quiet at rest: within ${seconds}s ${changed.length} objects changed: ${changed.slice(0, 8).join('; ')}`);
+    if (changed.length > 0)
+      throw new Error(
+        `not quiet at rest: within ${seconds}s ${changed.length} objects changed: ${changed.slice(0, 8).join('; ')}`,
+      );
     // Each parent is synced once per resync, or as often as its own answer asks (resyncAfterSeconds, 2 s at the
     // shortest, while a dependency is out of reach), plus the edges; Metacontroller's retries after an outage
     // drain too. A sync loop is calls many times a second.
@@ -355,7 +433,10 @@ export class ControlPlane {
       const allowed = parents * (Math.ceil(seconds / MIN_RESYNC_SECONDS) + 2);
       const n = (callsAfter.get(hook) ?? 0) - (callsBefore.get(hook) ?? 0);
       counts.push(`${hook} ${n}`);
-      if (n > allowed) throw new Error(`not quiet at rest: ${hook} called ${n} times in ${seconds}s (resyncs explain at most ${allowed})`);
+      if (n > allowed)
+        throw new Error(
+          `not quiet at rest: ${hook} called ${n} times in ${seconds}s (resyncs explain at most ${allowed})`,
+        );
     }
     return `quiet for ${seconds}s: ${before.size} objects unchanged, hook calls ${counts.join(', ')}`;
   }

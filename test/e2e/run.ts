@@ -35,7 +35,9 @@ async function main(): Promise<number> {
       // Metacontroller v1.5.20 (the release the proxy serves) has no webhook `etag` field: leave it out.
       // Every controller resyncs every E2E_RESYNC_SECONDS, so that a scenario's quiet period covers resyncs.
       hooks
-        .map((d) => renderController(d, { target: { kind: 'url', base }, etag: false, resyncPeriodSeconds: E2E_RESYNC_SECONDS }))
+        .map((d) =>
+          renderController(d, { target: { kind: 'url', base }, etag: false, resyncPeriodSeconds: E2E_RESYNC_SECONDS }),
+        )
         .join('---\n'),
     );
     console.log(`e2e: control plane up in ${((Date.now() - started) / 1000).toFixed(1)}s (${plane.dir})`);

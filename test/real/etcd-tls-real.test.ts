@@ -40,11 +40,16 @@ const ca = pki.read('ca.crt');
 const peer = pki.issue('peer', 'etcd-peer', { san: PEER_SAN });
 const server = pki.issue('server', 'etcd-server', { san: SERVER_SAN });
 const operator = pki.issue('operator', 'metaops-operator');
-const operatorData = (files = operator, caFile = ca) => ({ 'etcd-client-ca.crt': caFile, 'etcd-client.crt': files.cert, 'etcd-client.key': files.key });
+const operatorData = (files = operator, caFile = ca) => ({
+  'etcd-client-ca.crt': caFile,
+  'etcd-client.crt': files.cert,
+  'etcd-client.key': files.key,
+});
 const operatorFiles: TlsFiles = { ca: ca.toString(), cert: operator.cert.toString(), key: operator.key.toString() };
 
 const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) => status(res).conditions.find((c: any) => c.type === type);
+const condition = (res: CompositeSyncResponse, type: string) =>
+  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number, version?: string) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return (
@@ -81,24 +86,43 @@ t.teardown(() => k.shutdown());
 /** The serial number of the certificate a member presents on a port (client 2379, peer 2380). */
 function servedSerial(pod: string, port: number, client: { cert: Buffer; key: Buffer }): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: `${pod}.${NAME}.${NS}.svc`, port, ca, cert: client.cert, key: client.key, servername: `${pod}.${NAME}.${NS}.svc` }, () => {
-      resolve(socket.getPeerCertificate().serialNumber);
-      socket.end();
-    });
+    const socket = connect(
+      {
+        host: `${pod}.${NAME}.${NS}.svc`,
+        port,
+        ca,
+        cert: client.cert,
+        key: client.key,
+        servername: `${pod}.${NAME}.${NS}.svc`,
+      },
+      () => {
+        resolve(socket.getPeerCertificate().serialNumber);
+        socket.end();
+      },
+    );
     socket.on('error', reject);
   });
 }
 const serialOf = (cert: Buffer) => new X509Certificate(cert).serialNumber;
 
-const members = () => new HttpEtcdClient({ tls: operatorFiles, timeoutMs: 3000 }).memberList(k.livePods().map((p) => k.endpoint(p)));
+const members = () =>
+  new HttpEtcdClient({ tls: operatorFiles, timeoutMs: 3000 }).memberList(k.livePods().map((p) => k.endpoint(p)));
 const pids = () => k.livePods().map((p) => `${p}:${k.members.get(p)!.proc?.pid}`);
 
 t.test('a serverSecret without an operatorSecret is refused with InvalidSpec before any pod is made', async (t) => {
-  const bad = new EtcdKubelet('noop', { size: 3, version: '3.6.9', TLS: { static: { member: { peerSecret: 'tls-peer', serverSecret: 'tls-server' } } } });
+  const bad = new EtcdKubelet('noop', {
+    size: 3,
+    version: '3.6.9',
+    TLS: { static: { member: { peerSecret: 'tls-peer', serverSecret: 'tls-server' } } },
+  });
   t.teardown(() => bad.shutdown());
   for (let i = 0; i < 2; i++) {
     const res = await bad.step();
-    t.match(condition(res, 'Ready'), { status: 'False', reason: 'InvalidSpec', message: /serverSecret needs TLS.static.operatorSecret/ });
+    t.match(condition(res, 'Ready'), {
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: /serverSecret needs TLS.static.operatorSecret/,
+    });
     t.same(res.children, []);
   }
   t.same(bad.livePods(), []);
@@ -114,20 +138,41 @@ t.test('3 members with peer and client TLS come up; the client certificate is re
   t.match(cmd, /--peer-client-cert-auth=true/);
   t.match(cmd, /--client-cert-auth=true/);
   const res = await k.step();
-  t.ok(status(res).memberList.every((m: any) => m.peerURL.startsWith('https://') && m.clientURL.startsWith('https://')), 'https peer and client URLs');
+  t.ok(
+    status(res).memberList.every((m: any) => m.peerURL.startsWith('https://') && m.clientURL.startsWith('https://')),
+    'https peer and client URLs',
+  );
   await k.put('tls-key', 'over TLS');
   t.equal(await k.get('tls-key'), 'over TLS');
   const range = (url: string, tls?: Record<string, unknown>) =>
-    call(new URL(`${url}/v3/kv/range`), { method: 'POST', body: JSON.stringify({ key: Buffer.from('tls-key').toString('base64') }), timeoutMs: 3000, timeoutError: () => new Error('timeout'), ...(tls ? { tls } : {}) });
+    call(new URL(`${url}/v3/kv/range`), {
+      method: 'POST',
+      body: JSON.stringify({ key: Buffer.from('tls-key').toString('base64') }),
+      timeoutMs: 3000,
+      timeoutError: () => new Error('timeout'),
+      ...(tls ? { tls } : {}),
+    });
   await t.rejects(range(k.endpoint('tls-0'), { ca }), 'without a client certificate: refused');
   const rogueCa = new Pki('rogue');
   const rogueCert = rogueCa.issue('rogue', 'metaops-operator');
-  await t.rejects(range(k.endpoint('tls-0'), { ca, cert: rogueCert.cert, key: rogueCert.key }), 'with another CA\'s certificate: refused');
+  await t.rejects(
+    range(k.endpoint('tls-0'), { ca, cert: rogueCert.cert, key: rogueCert.key }),
+    "with another CA's certificate: refused",
+  );
   const plain = await range(k.endpoint('tls-0').replace('https:', 'http:')).catch((e: Error) => e);
   t.ok(plain instanceof Error || plain.status === 400, 'plain http: no data');
-  t.notMatch(JSON.stringify(plain instanceof Error ? plain.message : plain.body), /over TLS|b3ZlciBUTFM/, 'plain http: no data');
+  t.notMatch(
+    JSON.stringify(plain instanceof Error ? plain.message : plain.body),
+    /over TLS|b3ZlciBUTFM/,
+    'plain http: no data',
+  );
   const peerPort = (tls: Record<string, unknown>) =>
-    call(new URL(`https://tls-0.${NAME}.${NS}.svc:2380/members`), { method: 'GET', timeoutMs: 3000, timeoutError: () => new Error('timeout'), tls });
+    call(new URL(`https://tls-0.${NAME}.${NS}.svc:2380/members`), {
+      method: 'GET',
+      timeoutMs: 3000,
+      timeoutError: () => new Error('timeout'),
+      tls,
+    });
   t.equal((await peerPort({ ca, cert: peer.cert, key: peer.key })).status, 200, 'the peer port answers a member');
   await t.rejects(peerPort({ ca }), 'the peer port refuses a client without a certificate');
   t.equal(await servedSerial('tls-0', 2379, operator), serialOf(server.cert), 'members serve the server certificate');
@@ -151,7 +196,11 @@ t.test('3 -> 5 -> 3 over TLS, data intact', async (t) => {
 t.test('a member whose pod is deleted is replaced over TLS', async (t) => {
   await timed(t, 'member replaced', async () => {
     await k.deletePod('tls-1');
-    await k.converge('dead member seen', (res) => condition(res, 'Recovering')?.reason === 'ReplacingDeadMember', 20_000);
+    await k.converge(
+      'dead member seen',
+      (res) => condition(res, 'Recovering')?.reason === 'ReplacingDeadMember',
+      20_000,
+    );
     await k.converge('replaced', settled(3));
   });
   t.same(k.livePods(), ['tls-0', 'tls-2', 'tls-5']);
@@ -162,11 +211,17 @@ t.test('upgrade 3.5.21 -> 3.6.9 over TLS, one member at a time', async (t) => {
   const seen: number[] = [];
   await timed(t, 'upgrade 3.5.21 -> 3.6.9', async () => {
     k.setSpec({ ...k.spec, version: '3.6.9' });
-    await k.converge('all on 3.6.9', (res) => {
-      const upgraded = res.children.filter((c) => c.kind === 'Pod' && (c as any).spec.containers[0].image.endsWith(':v3.6.9')).length;
-      if (seen[seen.length - 1] !== upgraded) seen.push(upgraded);
-      return settled(3, '3.6.9')(res);
-    }, 120_000);
+    await k.converge(
+      'all on 3.6.9',
+      (res) => {
+        const upgraded = res.children.filter(
+          (c) => c.kind === 'Pod' && (c as any).spec.containers[0].image.endsWith(':v3.6.9'),
+        ).length;
+        if (seen[seen.length - 1] !== upgraded) seen.push(upgraded);
+        return settled(3, '3.6.9')(res);
+      },
+      120_000,
+    );
   });
   t.same(seen, [1, 2, 3]);
   t.equal(await k.get('tls-key'), 'over TLS');
@@ -176,83 +231,139 @@ const rogue = new Pki('another-ca');
 const stranger = rogue.issue('stranger', 'metaops-operator');
 const expired = pki.issue('expired', 'metaops-operator', { days: -1 });
 
-t.test('a bad operator Secret: a condition naming the Secret and the problem, nothing changed; fixed, it recovers', async (t) => {
-  const faults = [
-    ['a certificate of another CA', operatorData(stranger), 'Synced', /Secret default\/tls-operator \(TLS.static.operatorSecret\): etcd refused the client certificate etcd-client.crt/],
-    ['an expired certificate', operatorData(expired), 'Synced', /Secret default\/tls-operator \(TLS.static.operatorSecret\): etcd-client.crt expired on/],
-    ['a CA that did not sign the servers', operatorData(operator, rogue.read('ca.crt')), 'Synced', /Secret default\/tls-operator \(TLS.static.operatorSecret\): etcd's server certificate is not signed by the CA in etcd-client-ca.crt/],
-    ['a missing key', { 'etcd-client-ca.crt': ca, 'etcd-client.crt': operator.cert }, 'Synced', /Secret default\/tls-operator \(TLS.static.operatorSecret\) has no etcd-client.key/],
-  ] as const;
-  for (const [what, data, type, message] of faults) {
-    await timed(t, `operator Secret with ${what}: held, then recovered`, async () => {
-      const before = { pods: k.livePods(), pids: pids(), ids: (await members()).members.map((m) => m.id).sort() };
-      k.setSecret('tls-operator', data);
-      let last: CompositeSyncResponse | undefined;
+t.test(
+  'a bad operator Secret: a condition naming the Secret and the problem, nothing changed; fixed, it recovers',
+  async (t) => {
+    const faults = [
+      [
+        'a certificate of another CA',
+        operatorData(stranger),
+        'Synced',
+        /Secret default\/tls-operator \(TLS.static.operatorSecret\): etcd refused the client certificate etcd-client.crt/,
+      ],
+      [
+        'an expired certificate',
+        operatorData(expired),
+        'Synced',
+        /Secret default\/tls-operator \(TLS.static.operatorSecret\): etcd-client.crt expired on/,
+      ],
+      [
+        'a CA that did not sign the servers',
+        operatorData(operator, rogue.read('ca.crt')),
+        'Synced',
+        /Secret default\/tls-operator \(TLS.static.operatorSecret\): etcd's server certificate is not signed by the CA in etcd-client-ca.crt/,
+      ],
+      [
+        'a missing key',
+        { 'etcd-client-ca.crt': ca, 'etcd-client.crt': operator.cert },
+        'Synced',
+        /Secret default\/tls-operator \(TLS.static.operatorSecret\) has no etcd-client.key/,
+      ],
+    ] as const;
+    for (const [what, data, type, message] of faults) {
+      await timed(t, `operator Secret with ${what}: held, then recovered`, async () => {
+        const before = { pods: k.livePods(), pids: pids(), ids: (await members()).members.map((m) => m.id).sort() };
+        k.setSecret('tls-operator', data);
+        let last: CompositeSyncResponse | undefined;
+        for (let i = 0; i < 3; i++) {
+          last = await k.step();
+          t.match(
+            condition(last, type),
+            { status: 'False', reason: 'TLSFailed', message },
+            `${what}: the condition says which Secret and what`,
+          );
+          t.match(condition(last, 'Available'), { status: 'Unknown', reason: 'TLSFailed' });
+          t.same(
+            last.children
+              .filter((c) => c.kind === 'Pod')
+              .map((p) => p.metadata.name)
+              .sort(),
+            before.pods,
+            `${what}: every pod answered`,
+          );
+        }
+        t.equal(status(last!).reason, 'TLSFailed');
+        t.same(pids(), before.pids, `${what}: no member restarted`);
+        t.same((await members()).members.map((m) => m.id).sort(), before.ids, `${what}: no membership change`);
+        t.equal(await k.get('tls-key'), 'over TLS', `${what}: the data is there`);
+        k.setSecret('tls-operator', operatorData());
+        await k.converge(`recovered from ${what}`, settled(3));
+        t.same(k.livePods(), before.pods);
+      });
+    }
+  },
+);
+
+t.test(
+  'a member Secret missing a key: a dead member is not replaced by a pod that could not start; fixed, it is',
+  async (t) => {
+    await timed(t, 'peer Secret without peer.key: held, then recovered', async () => {
+      k.setSecret('tls-peer', { 'peer-ca.crt': ca, 'peer.crt': peer.cert });
+      const ids = (await members()).members.map((m) => m.id).sort();
+      await k.deletePod('tls-5');
       for (let i = 0; i < 3; i++) {
-        last = await k.step();
-        t.match(condition(last, type), { status: 'False', reason: 'TLSFailed', message }, `${what}: the condition says which Secret and what`);
-        t.match(condition(last, 'Available'), { status: 'Unknown', reason: 'TLSFailed' });
-        t.same(last.children.filter((c) => c.kind === 'Pod').map((p) => p.metadata.name).sort(), before.pods, `${what}: every pod answered`);
+        const res = await k.step();
+        t.match(condition(res, 'Synced'), {
+          status: 'False',
+          reason: 'TLSFailed',
+          message: /Secret default\/tls-peer \(TLS.static.member.peerSecret\) has no peer.key/,
+        });
+        t.same(k.livePods(), ['tls-0', 'tls-2'], 'no member added');
       }
-      t.equal(status(last!).reason, 'TLSFailed');
-      t.same(pids(), before.pids, `${what}: no member restarted`);
-      t.same((await members()).members.map((m) => m.id).sort(), before.ids, `${what}: no membership change`);
-      t.equal(await k.get('tls-key'), 'over TLS', `${what}: the data is there`);
-      k.setSecret('tls-operator', operatorData());
-      await k.converge(`recovered from ${what}`, settled(3));
-      t.same(k.livePods(), before.pods);
+      t.same(
+        (await members()).members.map((m) => m.id).sort(),
+        ids,
+        'the dead member is not removed either (the cluster would shrink with no replacement able to join)',
+      );
+      k.setSecret('tls-peer', { 'peer-ca.crt': ca, 'peer.crt': peer.cert, 'peer.key': peer.key });
+      await k.converge('replaced after the fix', settled(3));
     });
-  }
-});
+    t.same(k.livePods(), ['tls-0', 'tls-2', 'tls-6']);
+    t.equal(await k.get('tls-key'), 'over TLS');
+  },
+);
 
-t.test('a member Secret missing a key: a dead member is not replaced by a pod that could not start; fixed, it is', async (t) => {
-  await timed(t, 'peer Secret without peer.key: held, then recovered', async () => {
-    k.setSecret('tls-peer', { 'peer-ca.crt': ca, 'peer.crt': peer.cert });
-    const ids = (await members()).members.map((m) => m.id).sort();
-    await k.deletePod('tls-5');
-    for (let i = 0; i < 3; i++) {
-      const res = await k.step();
-      t.match(condition(res, 'Synced'), { status: 'False', reason: 'TLSFailed', message: /Secret default\/tls-peer \(TLS.static.member.peerSecret\) has no peer.key/ });
-      t.same(k.livePods(), ['tls-0', 'tls-2'], 'no member added');
-    }
-    t.same((await members()).members.map((m) => m.id).sort(), ids, 'the dead member is not removed either (the cluster would shrink with no replacement able to join)');
-    k.setSecret('tls-peer', { 'peer-ca.crt': ca, 'peer.crt': peer.cert, 'peer.key': peer.key });
-    await k.converge('replaced after the fix', settled(3));
-  });
-  t.same(k.livePods(), ['tls-0', 'tls-2', 'tls-6']);
-  t.equal(await k.get('tls-key'), 'over TLS');
-});
-
-t.test('rotated certificates (Secrets updated) are served on the next connection, without a restart or a lost quorum', async (t) => {
-  await timed(t, 'server, peer and operator certificates rotated', async () => {
-    const before = pids();
-    const server2 = pki.issue('server2', 'etcd-server', { san: SERVER_SAN, serial: 9001 });
-    const peer2 = pki.issue('peer2', 'etcd-peer', { san: PEER_SAN, serial: 9002 });
-    const operator2 = pki.issue('operator2', 'metaops-operator', { serial: 9003 });
-    k.setSecret('tls-server', { 'server-ca.crt': ca, 'server.crt': server2.cert, 'server.key': server2.key });
-    k.setSecret('tls-peer', { 'peer-ca.crt': ca, 'peer.crt': peer2.cert, 'peer.key': peer2.key });
-    k.setSecret('tls-operator', operatorData(operator2));
-    for (const pod of k.livePods()) {
-      t.equal(await servedSerial(pod, 2379, operator2), serialOf(server2.cert), `${pod} serves the new server certificate`);
-      t.equal(await servedSerial(pod, 2380, peer2), serialOf(peer2.cert), `${pod} serves the new peer certificate`);
-    }
-    for (let i = 0; i < 4; i++) {
-      const res = await k.step();
-      t.equal(status(res).quorum.ok, true, 'quorum kept');
-      t.ok(settled(3)(res), 'settled, with the new operator certificate');
-    }
-    t.same(pids(), before, 'no member restarted');
-    k.clientTls = { ...operatorFiles, cert: operator2.cert.toString(), key: operator2.key.toString() };
-    await k.put('rotated', 'yes');
-    t.equal(await k.get('rotated'), 'yes');
-  });
-});
+t.test(
+  'rotated certificates (Secrets updated) are served on the next connection, without a restart or a lost quorum',
+  async (t) => {
+    await timed(t, 'server, peer and operator certificates rotated', async () => {
+      const before = pids();
+      const server2 = pki.issue('server2', 'etcd-server', { san: SERVER_SAN, serial: 9001 });
+      const peer2 = pki.issue('peer2', 'etcd-peer', { san: PEER_SAN, serial: 9002 });
+      const operator2 = pki.issue('operator2', 'metaops-operator', { serial: 9003 });
+      k.setSecret('tls-server', { 'server-ca.crt': ca, 'server.crt': server2.cert, 'server.key': server2.key });
+      k.setSecret('tls-peer', { 'peer-ca.crt': ca, 'peer.crt': peer2.cert, 'peer.key': peer2.key });
+      k.setSecret('tls-operator', operatorData(operator2));
+      for (const pod of k.livePods()) {
+        t.equal(
+          await servedSerial(pod, 2379, operator2),
+          serialOf(server2.cert),
+          `${pod} serves the new server certificate`,
+        );
+        t.equal(await servedSerial(pod, 2380, peer2), serialOf(peer2.cert), `${pod} serves the new peer certificate`);
+      }
+      for (let i = 0; i < 4; i++) {
+        const res = await k.step();
+        t.equal(status(res).quorum.ok, true, 'quorum kept');
+        t.ok(settled(3)(res), 'settled, with the new operator certificate');
+      }
+      t.same(pids(), before, 'no member restarted');
+      k.clientTls = { ...operatorFiles, cert: operator2.cert.toString(), key: operator2.key.toString() };
+      await k.put('rotated', 'yes');
+      t.equal(await k.get('rotated'), 'yes');
+    });
+  },
+);
 
 let moto: Moto | undefined;
 t.teardown(() => moto?.stop());
 
 /** Runs the backup container of the hook's Job as a kubelet would, its clientTLSSecret volume written to files. */
-async function runJob(t: { equal: (...args: any[]) => unknown }, child: KubeObject, secretData: Record<string, string | Buffer>): Promise<{ code: number; result: any }> {
+async function runJob(
+  t: { equal: (...args: any[]) => unknown },
+  child: KubeObject,
+  secretData: Record<string, string | Buffer>,
+): Promise<{ code: number; result: any }> {
   const pod = (child as any).spec.template.spec;
   const container = pod.containers[0];
   const mount = container.volumeMounts.find((m: any) => m.name === 'etcd-tls');
@@ -262,61 +373,107 @@ async function runJob(t: { equal: (...args: any[]) => unknown }, child: KubeObje
   for (const [key, value] of Object.entries(secretData)) writeFileSync(join(dir, key), value);
   const log = join(dir, 'termination-log');
   const args = (container.args as string[]).map((a) => a.replaceAll(mount.mountPath, dir));
-  const env = { ...process.env, AWS_ACCESS_KEY_ID: moto!.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto!.admin.secretAccessKey, AWS_REGION: moto!.region, METAOPS_TERMINATION_LOG: log };
+  const env = {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: moto!.admin.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: moto!.admin.secretAccessKey,
+    AWS_REGION: moto!.region,
+    METAOPS_TERMINATION_LOG: log,
+  };
   let code = 0;
   try {
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...args], { env, cwd: root });
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...args], {
+      env,
+      cwd: root,
+    });
   } catch (err) {
     code = (err as { code?: number }).code ?? 1;
   }
   return { code, result: JSON.parse(readFileSync(log, 'utf8')) };
 }
 
-t.test('a backup over TLS (clientTLSSecret, through the client Service) to S3, restored into a TLS cluster', async (t) => {
-  await timed(t, 'moto started', async () => {
-    moto = await startMoto();
-    const admin = new S3Client({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, forcePathStyle: true });
-    await admin.send(new CreateBucketCommand({ Bucket: 'tls-backups' }));
-  });
-  const keys = Array.from({ length: 10 }, (_, i) => `backed-up-${i}`);
-  for (const key of keys) await k.put(key, `v-${key}`);
-  const rotated = readFileSync(join(pki.dir, 'operator2.crt'));
-  const data = operatorData({ cert: rotated, key: pki.read('operator2.key') });
-  const spec = { clusterName: NAME, clientTLSSecret: 'tls-operator', s3: { path: 'tls-backups/tls/snap.db', endpoint: moto!.endpoint, forcePathStyle: true } };
-  const parent = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdBackup', metadata: { name: 'nightly', namespace: NS, uid: 'uid-nightly', generation: 1 }, spec } as any;
-  const job = backupSync({ controller: {}, parent }, 'metaops:test', FIXED_NOW).children[0]!;
-  t.match((job as any).spec.template.spec.containers[0].args, ['etcd-backup', '--endpoints', `https://${NAME}-client.${NS}.svc:2379`]);
-  k.clientService(); // the client Service's name resolves to a member
-  let backup: { code: number; result: any } | undefined;
-  await timed(t, 'backup over TLS', async () => {
-    backup = await runJob(t, job, data);
-  });
-  t.equal(backup!.code, 0, JSON.stringify(backup!.result));
-  t.match(backup!.result, { succeeded: true, key: 'tls/snap.db', etcdVersion: '3.6.9' });
-  const head = await new S3Client({ endpoint: moto!.endpoint, region: moto!.region, credentials: moto!.admin, forcePathStyle: true }).send(
-    new HeadObjectCommand({ Bucket: 'tls-backups', Key: 'tls/snap.db' }),
-  );
-  t.equal(head.ContentLength, backup!.result.size);
-  // The same Job with a Secret of another CA fails, saying why; without a key, naming the file.
-  const refused = await runJob(t, job, operatorData(stranger));
-  t.match(refused.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
-  const missing = await runJob(t, job, { 'etcd-client-ca.crt': ca, 'etcd-client.crt': rotated });
-  t.match(missing.result, { succeeded: false, reason: /has no etcd-client.key/ });
-
-  for (const key of keys) await k.put(key, 'junk');
-  k.nodeEnv = { AWS_ACCESS_KEY_ID: moto!.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto!.admin.secretAccessKey, AWS_REGION: moto!.region };
-  k.related = [
-    {
+t.test(
+  'a backup over TLS (clientTLSSecret, through the client Service) to S3, restored into a TLS cluster',
+  async (t) => {
+    await timed(t, 'moto started', async () => {
+      moto = await startMoto();
+      const admin = new S3Client({
+        endpoint: moto.endpoint,
+        region: moto.region,
+        credentials: moto.admin,
+        forcePathStyle: true,
+      });
+      await admin.send(new CreateBucketCommand({ Bucket: 'tls-backups' }));
+    });
+    const keys = Array.from({ length: 10 }, (_, i) => `backed-up-${i}`);
+    for (const key of keys) await k.put(key, `v-${key}`);
+    const rotated = readFileSync(join(pki.dir, 'operator2.crt'));
+    const data = operatorData({ cert: rotated, key: pki.read('operator2.key') });
+    const spec = {
+      clusterName: NAME,
+      clientTLSSecret: 'tls-operator',
+      s3: { path: 'tls-backups/tls/snap.db', endpoint: moto!.endpoint, forcePathStyle: true },
+    };
+    const parent = {
       apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdRestore',
-      metadata: { name: 'tls-restore', namespace: NS, uid: 'uid-tls-restore', creationTimestamp: '2026-01-01T00:00:00Z' },
-      spec: { etcdCluster: { name: NAME }, backupStorageType: 'S3', s3: { path: 'tls-backups/tls/snap.db', endpoint: moto!.endpoint } },
-    },
-  ];
-  await timed(t, 'restore into a TLS cluster', async () => {
-    await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
-  });
-  t.notOk(k.livePods().includes('tls-0'), 'new members');
-  for (const key of keys) t.equal(await k.get(key), `v-${key}`, `${key} restored`);
-  t.comment(`times: ${times.join('; ')}`);
-});
+      kind: 'EtcdBackup',
+      metadata: { name: 'nightly', namespace: NS, uid: 'uid-nightly', generation: 1 },
+      spec,
+    } as any;
+    const job = backupSync({ controller: {}, parent }, 'metaops:test', FIXED_NOW).children[0]!;
+    t.match((job as any).spec.template.spec.containers[0].args, [
+      'etcd-backup',
+      '--endpoints',
+      `https://${NAME}-client.${NS}.svc:2379`,
+    ]);
+    k.clientService(); // the client Service's name resolves to a member
+    let backup: { code: number; result: any } | undefined;
+    await timed(t, 'backup over TLS', async () => {
+      backup = await runJob(t, job, data);
+    });
+    t.equal(backup!.code, 0, JSON.stringify(backup!.result));
+    t.match(backup!.result, { succeeded: true, key: 'tls/snap.db', etcdVersion: '3.6.9' });
+    const head = await new S3Client({
+      endpoint: moto!.endpoint,
+      region: moto!.region,
+      credentials: moto!.admin,
+      forcePathStyle: true,
+    }).send(new HeadObjectCommand({ Bucket: 'tls-backups', Key: 'tls/snap.db' }));
+    t.equal(head.ContentLength, backup!.result.size);
+    // The same Job with a Secret of another CA fails, saying why; without a key, naming the file.
+    const refused = await runJob(t, job, operatorData(stranger));
+    t.match(refused.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
+    const missing = await runJob(t, job, { 'etcd-client-ca.crt': ca, 'etcd-client.crt': rotated });
+    t.match(missing.result, { succeeded: false, reason: /has no etcd-client.key/ });
+
+    for (const key of keys) await k.put(key, 'junk');
+    k.nodeEnv = {
+      AWS_ACCESS_KEY_ID: moto!.admin.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: moto!.admin.secretAccessKey,
+      AWS_REGION: moto!.region,
+    };
+    k.related = [
+      {
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdRestore',
+        metadata: {
+          name: 'tls-restore',
+          namespace: NS,
+          uid: 'uid-tls-restore',
+          creationTimestamp: '2026-01-01T00:00:00Z',
+        },
+        spec: {
+          etcdCluster: { name: NAME },
+          backupStorageType: 'S3',
+          s3: { path: 'tls-backups/tls/snap.db', endpoint: moto!.endpoint },
+        },
+      },
+    ];
+    await timed(t, 'restore into a TLS cluster', async () => {
+      await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
+    });
+    t.notOk(k.livePods().includes('tls-0'), 'new members');
+    for (const key of keys) t.equal(await k.get(key), `v-${key}`, `${key} restored`);
+    t.comment(`times: ${times.join('; ')}`);
+  },
+);

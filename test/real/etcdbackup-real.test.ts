@@ -54,7 +54,10 @@ async function runJob(child: KubeObject, credentials = moto.admin): Promise<{ co
   };
   let code = 0;
   try {
-    await run(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...container.args], { env, cwd: root });
+    await run(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...container.args], {
+      env,
+      cwd: root,
+    });
   } catch (err) {
     code = (err as { code?: number }).code ?? 1;
   }
@@ -67,7 +70,11 @@ function finishedPod(result: unknown, at: string): KubeObject {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: `nightly-backup-${at.replace(/\D/g, '')}`, namespace: 'default' },
-    status: { containerStatuses: [{ name: 'backup', state: { terminated: { message: JSON.stringify(result), finishedAt: at } } }] },
+    status: {
+      containerStatuses: [
+        { name: 'backup', state: { terminated: { message: JSON.stringify(result), finishedAt: at } } },
+      ],
+    },
   };
 }
 
@@ -76,7 +83,10 @@ t.test('one backup: a Job; the snapshot lands in S3 with the revision reported',
   t.teardown(() => k.shutdown());
   await k.converge('size 1', settled(1));
   for (let i = 0; i < 20; i++) await k.put(`key-${i}`, `value-${i}`);
-  const spec = { etcdEndpoints: [k.endpoint('src-0')], s3: { path: 'etcd-backups/src/once.db', endpoint: moto.endpoint, forcePathStyle: true } };
+  const spec = {
+    etcdEndpoints: [k.endpoint('src-0')],
+    s3: { path: 'etcd-backups/src/once.db', endpoint: moto.endpoint, forcePathStyle: true },
+  };
   const first = backupSync({ controller: {}, parent: backupParent(spec) }, 'metaops:test', FIXED_NOW);
   const job = first.children[0]!;
   t.equal(job.kind, 'Job');
@@ -96,7 +106,12 @@ t.test('one backup: a Job; the snapshot lands in S3 with the revision reported',
     'metaops:test',
     FIXED_NOW,
   );
-  t.match(status(reported), { succeeded: true, etcdRevision: result.etcdRevision, etcdVersion: '3.6.9', key: 'src/once.db' });
+  t.match(status(reported), {
+    succeeded: true,
+    etcdRevision: result.etcdRevision,
+    etcdVersion: '3.6.9',
+    key: 'src/once.db',
+  });
   t.match(status(reported).conditions[0], { status: 'True', reason: 'BackupSucceeded' });
 });
 
@@ -122,7 +137,11 @@ t.test('periodic backups with maxBackups 2 leave exactly the two newest', async 
   const listed = await admin.send(new ListObjectsV2Command({ Bucket: 'etcd-backups', Prefix: 'per/snap' }));
   const keys = (listed.Contents ?? []).map((o) => o.Key!).sort();
   t.equal(keys.length, 2, `exactly two left: ${keys.join(', ')}`);
-  for (const rev of revisions.slice(-2)) t.ok(keys.some((key) => key.includes(`_v${rev}_`)), `revision ${rev} kept`);
+  for (const rev of revisions.slice(-2))
+    t.ok(
+      keys.some((key) => key.includes(`_v${rev}_`)),
+      `revision ${rev} kept`,
+    );
 });
 
 t.test('bad credentials or a missing bucket: a clear failed status, never a crash', async (t) => {
@@ -130,7 +149,8 @@ t.test('bad credentials or a missing bucket: a clear failed status, never a cras
   t.teardown(() => k.shutdown());
   await k.converge('size 1', settled(1));
   const spec = (path: string) => ({ etcdEndpoints: [k.endpoint('bad-0')], s3: { path, endpoint: moto.endpoint } });
-  const job = (path: string) => backupSync({ controller: {}, parent: backupParent(spec(path)) }, 'x', FIXED_NOW).children[0]!;
+  const job = (path: string) =>
+    backupSync({ controller: {}, parent: backupParent(spec(path)) }, 'x', FIXED_NOW).children[0]!;
   const denied = await runJob(job('etcd-backups/bad.db'), { accessKeyId: 'AKIDWRONG', secretAccessKey: 'wrong' });
   t.equal(denied.code, 1);
   t.equal(denied.result.succeeded, false);
@@ -139,68 +159,126 @@ t.test('bad credentials or a missing bucket: a clear failed status, never a cras
   t.equal(missing.result.succeeded, false);
   t.match(missing.result.reason, /NoSuchBucket/);
   const reported = backupSync(
-    { controller: {}, parent: backupParent(spec('no-such-bucket/x.db')), related: objectMap([finishedPod(missing.result, '2026-01-01T00:00:00Z')]) },
+    {
+      controller: {},
+      parent: backupParent(spec('no-such-bucket/x.db')),
+      related: objectMap([finishedPod(missing.result, '2026-01-01T00:00:00Z')]),
+    },
     'x',
     FIXED_NOW,
   );
   t.match(status(reported), { succeeded: false, reason: /NoSuchBucket/ });
   t.match(status(reported).conditions[0], { status: 'False', reason: 'BackupFailed' });
   const unreachable = await runJob(
-    backupSync({ controller: {}, parent: backupParent({ etcdEndpoints: ['http://127.0.0.1:1'], backupPolicy: { timeoutInSecond: 2 }, s3: { path: 'etcd-backups/x', endpoint: moto.endpoint } }) }, 'x', FIXED_NOW).children[0]!,
+    backupSync(
+      {
+        controller: {},
+        parent: backupParent({
+          etcdEndpoints: ['http://127.0.0.1:1'],
+          backupPolicy: { timeoutInSecond: 2 },
+          s3: { path: 'etcd-backups/x', endpoint: moto.endpoint },
+        }),
+      },
+      'x',
+      FIXED_NOW,
+    ).children[0]!,
   );
   t.match(unreachable.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
 });
 
-t.test('restore: wipe the cluster, restore from the snapshot, every key back, all members restored together', async (t) => {
-  const k = new EtcdKubelet('rest', { size: 3, version: '3.6.9' });
-  t.teardown(() => k.shutdown());
-  await k.converge('size 3', settled(3));
-  const keys = Array.from({ length: 30 }, (_, i) => `restore-key-${i}`);
-  for (const key of keys) await k.put(key, `v-${key}`);
-  // The members of the moment (under load a bootstrap may have started over with new ordinals).
-  const before = k.livePods();
-  const spec = { etcdEndpoints: [k.endpoint(before[0]!)], s3: { path: 'etcd-backups/rest/snap.db', endpoint: moto.endpoint } };
-  const backup = await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!);
-  t.equal(backup.result.succeeded, true);
+t.test(
+  'restore: wipe the cluster, restore from the snapshot, every key back, all members restored together',
+  async (t) => {
+    const k = new EtcdKubelet('rest', { size: 3, version: '3.6.9' });
+    t.teardown(() => k.shutdown());
+    await k.converge('size 3', settled(3));
+    const keys = Array.from({ length: 30 }, (_, i) => `restore-key-${i}`);
+    for (const key of keys) await k.put(key, `v-${key}`);
+    // The members of the moment (under load a bootstrap may have started over with new ordinals).
+    const before = k.livePods();
+    const spec = {
+      etcdEndpoints: [k.endpoint(before[0]!)],
+      s3: { path: 'etcd-backups/rest/snap.db', endpoint: moto.endpoint },
+    };
+    const backup = await runJob(
+      backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!,
+    );
+    t.equal(backup.result.succeeded, true);
 
-  // Wipe: every key overwritten with junk and a new key written after the backup.
-  for (const key of keys) await k.put(key, 'junk');
-  await k.put('after-backup', 'gone after restore');
+    // Wipe: every key overwritten with junk and a new key written after the backup.
+    for (const key of keys) await k.put(key, 'junk');
+    await k.put('after-backup', 'gone after restore');
 
-  k.nodeEnv = { AWS_ACCESS_KEY_ID: moto.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey, AWS_REGION: moto.region };
-  k.related = [
-    {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdRestore',
-      metadata: { name: 'rest-from-snap', namespace: 'default', uid: 'uid-restore-1', creationTimestamp: '2026-01-01T00:00:00Z' },
-      spec: { etcdCluster: { name: 'rest' }, backupStorageType: 'S3', s3: { path: 'etcd-backups/rest/snap.db', endpoint: moto.endpoint } },
-    },
-  ];
-  const started = Date.now();
-  const phases: string[] = [];
-  const done = await k.converge('restored to size 3', (res) => {
-    const phase = status(res).restore?.phase;
-    if (phase && phases[phases.length - 1] !== phase) phases.push(phase);
-    return phase === 'Restored' && settled(3)(res);
-  }, 120_000);
-  t.comment(`restore took ${((Date.now() - started) / 1000).toFixed(1)}s over ${done.syncs} syncs; phases ${phases.join(' -> ')}`);
-  t.same(phases, ['Replacing', 'Restoring', 'Restored']);
-  t.equal(k.livePods().length, 3);
-  t.same(k.livePods().filter((p) => before.includes(p)), [], 'the old members were replaced');
-  for (const key of keys) t.equal(await k.get(key), `v-${key}`, `${key} restored`);
-  t.equal(await k.get('after-backup'), undefined, 'nothing written after the snapshot survives');
-  // The restore happens once: more syncs change nothing.
-  const pods = k.livePods();
-  for (let i = 0; i < 3; i++) await k.step();
-  t.same(k.livePods(), pods);
-});
+    k.nodeEnv = {
+      AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
+      AWS_REGION: moto.region,
+    };
+    k.related = [
+      {
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdRestore',
+        metadata: {
+          name: 'rest-from-snap',
+          namespace: 'default',
+          uid: 'uid-restore-1',
+          creationTimestamp: '2026-01-01T00:00:00Z',
+        },
+        spec: {
+          etcdCluster: { name: 'rest' },
+          backupStorageType: 'S3',
+          s3: { path: 'etcd-backups/rest/snap.db', endpoint: moto.endpoint },
+        },
+      },
+    ];
+    const started = Date.now();
+    const phases: string[] = [];
+    const done = await k.converge(
+      'restored to size 3',
+      (res) => {
+        const phase = status(res).restore?.phase;
+        if (phase && phases[phases.length - 1] !== phase) phases.push(phase);
+        return phase === 'Restored' && settled(3)(res);
+      },
+      120_000,
+    );
+    t.comment(
+      `restore took ${((Date.now() - started) / 1000).toFixed(1)}s over ${done.syncs} syncs; phases ${phases.join(' -> ')}`,
+    );
+    t.same(phases, ['Replacing', 'Restoring', 'Restored']);
+    t.equal(k.livePods().length, 3);
+    t.same(
+      k.livePods().filter((p) => before.includes(p)),
+      [],
+      'the old members were replaced',
+    );
+    for (const key of keys) t.equal(await k.get(key), `v-${key}`, `${key} restored`);
+    t.equal(await k.get('after-backup'), undefined, 'nothing written after the snapshot survives');
+    // The restore happens once: more syncs change nothing.
+    const pods = k.livePods();
+    for (let i = 0; i < 3; i++) await k.step();
+    t.same(k.livePods(), pods);
+  },
+);
 
 /** Plays Metacontroller for the EtcdRestores: after each cluster sync, their hook's status is written back. */
 function driveRestores(k: EtcdKubelet): void {
   k.onStep = (clusterStatus) => {
-    const cluster = { apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: k.name, namespace: 'default' }, status: clusterStatus };
+    const cluster = {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: k.name, namespace: 'default' },
+      status: clusterStatus,
+    };
     for (const r of k.related) {
-      const res = restoreSync({ controller: {}, parent: r as any, related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']) }, FIXED_NOW);
+      const res = restoreSync(
+        {
+          controller: {},
+          parent: r as any,
+          related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
+        },
+        FIXED_NOW,
+      );
       r['status'] = res.status;
     }
   };
@@ -213,41 +291,66 @@ const restoreOf = (name: string, cluster: string, path: string, created: string)
   spec: { etcdCluster: { name: cluster }, backupStorageType: 'S3', s3: { path, endpoint: moto.endpoint } },
 });
 
-t.test('a restore with bad credentials ends succeeded: false; a new EtcdRestore after the fix brings the cluster back', async (t) => {
-  const k = new EtcdKubelet('badrest', { size: 3, version: '3.6.9' });
-  t.teardown(() => k.shutdown());
-  driveRestores(k);
-  await k.converge('size 3', settled(3));
-  await k.put('kept', 'in the snapshot');
-  const spec = { etcdEndpoints: [k.endpoint('badrest-0')], s3: { path: 'etcd-backups/badrest/snap.db', endpoint: moto.endpoint } };
-  t.equal((await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result.succeeded, true);
+t.test(
+  'a restore with bad credentials ends succeeded: false; a new EtcdRestore after the fix brings the cluster back',
+  async (t) => {
+    const k = new EtcdKubelet('badrest', { size: 3, version: '3.6.9' });
+    t.teardown(() => k.shutdown());
+    driveRestores(k);
+    await k.converge('size 3', settled(3));
+    await k.put('kept', 'in the snapshot');
+    const spec = {
+      etcdEndpoints: [k.endpoint('badrest-0')],
+      s3: { path: 'etcd-backups/badrest/snap.db', endpoint: moto.endpoint },
+    };
+    t.equal(
+      (await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result
+        .succeeded,
+      true,
+    );
 
-  k.nodeEnv = { AWS_ACCESS_KEY_ID: 'AKIDWRONG', AWS_SECRET_ACCESS_KEY: 'wrong', AWS_REGION: moto.region };
-  const bad = restoreOf('bad-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-01T00:00:00Z');
-  k.related = [bad];
-  await k.converge('restore failed', () => (bad['status'] as any)?.succeeded === false, 60_000);
-  t.match(bad['status'], { succeeded: false, reason: /InvalidAccessKeyId|AccessDenied|Forbidden|credentials/i });
-  for (let i = 0; i < 3; i++) {
-    const res = await k.step();
-    t.match(status(res), { phase: 'Failed', reason: 'RestoreFailed' }, 'stays failed, nothing bootstrapped over it');
-    t.same(k.livePods(), []);
-  }
-  // The user fixes the secret and creates a new EtcdRestore.
-  k.nodeEnv = { AWS_ACCESS_KEY_ID: moto.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey, AWS_REGION: moto.region };
-  const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-02T00:00:00Z');
-  k.related = [bad, fixed];
-  await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
-  t.equal((fixed['status'] as any).succeeded, true);
-  t.equal(await k.get('kept'), 'in the snapshot');
-});
+    k.nodeEnv = { AWS_ACCESS_KEY_ID: 'AKIDWRONG', AWS_SECRET_ACCESS_KEY: 'wrong', AWS_REGION: moto.region };
+    const bad = restoreOf('bad-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-01T00:00:00Z');
+    k.related = [bad];
+    await k.converge('restore failed', () => (bad['status'] as any)?.succeeded === false, 60_000);
+    t.match(bad['status'], { succeeded: false, reason: /InvalidAccessKeyId|AccessDenied|Forbidden|credentials/i });
+    for (let i = 0; i < 3; i++) {
+      const res = await k.step();
+      t.match(status(res), { phase: 'Failed', reason: 'RestoreFailed' }, 'stays failed, nothing bootstrapped over it');
+      t.same(k.livePods(), []);
+    }
+    // The user fixes the secret and creates a new EtcdRestore.
+    k.nodeEnv = {
+      AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
+      AWS_REGION: moto.region,
+    };
+    const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-02T00:00:00Z');
+    k.related = [bad, fixed];
+    await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
+    t.equal((fixed['status'] as any).succeeded, true);
+    t.equal(await k.get('kept'), 'in the snapshot');
+  },
+);
 
 t.test('a cluster deleted and recreated under the same name is left alone by the old EtcdRestore', async (t) => {
   const old = new EtcdKubelet('again', { size: 1, version: '3.6.9' });
   await old.converge('size 1', settled(1));
   await old.put('first life', 'x');
-  const spec = { etcdEndpoints: [old.endpoint('again-0')], s3: { path: 'etcd-backups/again/snap.db', endpoint: moto.endpoint } };
-  t.equal((await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result.succeeded, true);
-  old.nodeEnv = { AWS_ACCESS_KEY_ID: moto.admin.accessKeyId, AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey, AWS_REGION: moto.region };
+  const spec = {
+    etcdEndpoints: [old.endpoint('again-0')],
+    s3: { path: 'etcd-backups/again/snap.db', endpoint: moto.endpoint },
+  };
+  t.equal(
+    (await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result
+      .succeeded,
+    true,
+  );
+  old.nodeEnv = {
+    AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
+    AWS_REGION: moto.region,
+  };
   const restore = restoreOf('again-restore', 'again', 'etcd-backups/again/snap.db', '2026-01-01T00:00:00Z');
   old.related = [restore];
   driveRestores(old);

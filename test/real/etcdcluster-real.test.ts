@@ -7,7 +7,8 @@ import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 etcdBin(); // build or find the binaries before the clock starts
 
 const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) => status(res).conditions.find((c: any) => c.type === type);
+const condition = (res: CompositeSyncResponse, type: string) =>
+  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number, version?: string) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return (
@@ -113,19 +114,29 @@ t.test('version 3.5.21 -> 3.6.9: one member at a time, on real binaries', async 
   k.setSpec({ ...k.spec, version: '3.6.9' });
   const seen: number[] = [];
   const started = Date.now();
-  await k.converge('all on 3.6.9', (res) => {
-    const images = res.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
-    const upgradedNow = images.filter((i: string) => i.endsWith(':v3.6.9')).length;
-    if (seen[seen.length - 1] !== upgradedNow) seen.push(upgradedNow);
-    return settled(3, '3.6.9')(res);
-  }, 120_000);
-  t.comment(`upgrade took ${secs(Date.now() - started)}; members on the new version, step by step: ${seen.join(' -> ')}`);
+  await k.converge(
+    'all on 3.6.9',
+    (res) => {
+      const images = res.children.filter((c) => c.kind === 'Pod').map((p: any) => p.spec.containers[0].image);
+      const upgradedNow = images.filter((i: string) => i.endsWith(':v3.6.9')).length;
+      if (seen[seen.length - 1] !== upgradedNow) seen.push(upgradedNow);
+      return settled(3, '3.6.9')(res);
+    },
+    120_000,
+  );
+  t.comment(
+    `upgrade took ${secs(Date.now() - started)}; members on the new version, step by step: ${seen.join(' -> ')}`,
+  );
   t.same(seen, [1, 2, 3], 'one member at a time');
   t.equal(await k.get('before'), 'upgrade');
 });
 
 const PVC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
-const claims = (res: CompositeSyncResponse) => res.children.filter((c) => c.kind === 'PersistentVolumeClaim').map((c) => c.metadata.name).sort();
+const claims = (res: CompositeSyncResponse) =>
+  res.children
+    .filter((c) => c.kind === 'PersistentVolumeClaim')
+    .map((c) => c.metadata.name)
+    .sort();
 
 t.test('PVC-backed: all three pods lost, every member back from its claim with every key', async (t) => {
   const k = cluster(t, 'pvcall', { size: 3, version: '3.6.9', pod: { persistentVolumeClaimSpec: PVC } });
@@ -138,7 +149,11 @@ t.test('PVC-backed: all three pods lost, every member back from its claim with e
   const back = await k.converge('back', settled(3));
   t.comment(`all pods lost: back in ${secs(back.ms)} (${back.syncs} syncs)`);
   t.same(k.livePods(), ['pvcall-0', 'pvcall-1', 'pvcall-2'], 'the same members');
-  t.same(status(await k.step()).memberList.map((m: any) => m.id), ids, 'the same member IDs');
+  t.same(
+    status(await k.step()).memberList.map((m: any) => m.id),
+    ids,
+    'the same member IDs',
+  );
   for (let i = 0; i < 20; i++) t.equal(await k.get(`all-${i}`), `v${i}`);
 });
 

@@ -57,7 +57,12 @@ t.before(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   const port = (proxy.address() as { port: number }).port;
-  aws = new SdkAwsApi({ endpoint: `http://127.0.0.1:${port}`, region: moto.region, credentials: moto.admin, requestTimeoutMs: 2000 });
+  aws = new SdkAwsApi({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: moto.region,
+    credentials: moto.admin,
+    requestTimeoutMs: 2000,
+  });
 });
 t.teardown(async () => {
   for (const s of sockets) s.destroy();
@@ -72,43 +77,80 @@ const parent = (status?: Record<string, unknown>): any => ({
   spec: { bucketName: 'metaops-faulty', deletionPolicy: 'Delete' },
   ...(status ? { status } : {}),
 });
-const cond = (res: CompositeSyncResponse, type: string) => (res.status as any).conditions.find((c: any) => c.type === type);
+const cond = (res: CompositeSyncResponse, type: string) =>
+  (res.status as any).conditions.find((c: any) => c.type === type);
 
 t.test('throttling, a server that stops mid-sync, and recovery: nothing deleted, no key rotated', async (t) => {
   mode = { kind: 'pass' };
   const first = await sync({ controller: {}, parent: parent() }, aws.withDeadline(7000), new Date());
   t.match(cond(first, 'Ready'), { status: 'True' });
   const secret = first.children as KubeObject[];
-  const observed = () => objectMap(secret.map((c) => asObserved(c)), 'v1', ['Secret.v1']);
+  const observed = () =>
+    objectMap(
+      secret.map((c) => asObserved(c)),
+      'v1',
+      ['Secret.v1'],
+    );
 
   mode = { kind: 'throttle' };
   let started = Date.now();
-  const throttled = await sync({ controller: {}, parent: parent(first.status!), children: observed() }, aws.withDeadline(7000), new Date());
+  const throttled = await sync(
+    { controller: {}, parent: parent(first.status!), children: observed() },
+    aws.withDeadline(7000),
+    new Date(),
+  );
   t.ok(Date.now() - started < 9000, 'answered within the deadline');
   t.match(cond(throttled, 'Ready'), { status: 'False', reason: 'Throttled', message: /SlowDown|Throttling/ });
   t.equal(throttled.resyncAfterSeconds, 60, 'a longer back-off when throttled');
-  t.same(throttled.children.map((c) => c.metadata.name), ['faulty-credentials'], 'the Secret is kept');
+  t.same(
+    throttled.children.map((c) => c.metadata.name),
+    ['faulty-credentials'],
+    'the Secret is kept',
+  );
 
   mode = { kind: 'dropAfter', remaining: 3 };
   started = Date.now();
-  const dropped = await sync({ controller: {}, parent: parent(first.status!), children: observed() }, aws.withDeadline(7000), new Date());
+  const dropped = await sync(
+    { controller: {}, parent: parent(first.status!), children: observed() },
+    aws.withDeadline(7000),
+    new Date(),
+  );
   t.ok(Date.now() - started < 9000, 'answered within the deadline');
   t.match(cond(dropped, 'Ready'), { status: 'False', reason: 'Unreachable' });
   t.equal(dropped.resyncAfterSeconds, 30);
-  t.same(dropped.children.map((c) => c.metadata.name), ['faulty-credentials']);
+  t.same(
+    dropped.children.map((c) => c.metadata.name),
+    ['faulty-credentials'],
+  );
 
   mode = { kind: 'pass' };
-  const back = await sync({ controller: {}, parent: parent(first.status!), children: observed() }, aws.withDeadline(7000), new Date());
+  const back = await sync(
+    { controller: {}, parent: parent(first.status!), children: observed() },
+    aws.withDeadline(7000),
+    new Date(),
+  );
   t.match(cond(back, 'Ready'), { status: 'True' });
   t.same(back.children, first.children, 'the same key: faults never rotated it');
 
   // Finalize while the server is down: not finalized, and it says why.
   mode = { kind: 'dropAfter', remaining: 0 };
-  const held = await finalize({ controller: {}, parent: parent(back.status!), children: observed() }, aws.withDeadline(7000), new Date());
+  const held = await finalize(
+    { controller: {}, parent: parent(back.status!), children: observed() },
+    aws.withDeadline(7000),
+    new Date(),
+  );
   t.equal(held.finalized, false);
   t.match((held.status as any).conditions[0], { type: 'Finalized', status: 'False', reason: 'Unreachable' });
-  t.same(held.children.map((c) => c.metadata.name), ['faulty-credentials'], 'nothing given up while AWS cannot confirm');
+  t.same(
+    held.children.map((c) => c.metadata.name),
+    ['faulty-credentials'],
+    'nothing given up while AWS cannot confirm',
+  );
   mode = { kind: 'pass' };
-  const done = await finalize({ controller: {}, parent: parent(back.status!), children: observed() }, aws.withDeadline(7000), new Date());
+  const done = await finalize(
+    { controller: {}, parent: parent(back.status!), children: observed() },
+    aws.withDeadline(7000),
+    new Date(),
+  );
   t.equal(done.finalized, true);
 });

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { CONFIG_SCRIPT, REPLICATION_PROBE, REPLICATION_SCRIPT, SERVER_PROBE } from '../../hooks/mysqlcluster/scripts.js';
+import {
+  CONFIG_SCRIPT,
+  REPLICATION_PROBE,
+  REPLICATION_SCRIPT,
+  SERVER_PROBE,
+} from '../../hooks/mysqlcluster/scripts.js';
 import { freePort } from '../fixtures/net.js';
 import { root } from '../fixtures/requests.js';
 
@@ -65,7 +70,11 @@ t.teardown(async () => {
 /** A client on the member's port as `user`, SQL on stdin. */
 async function sql(m: Member, statement: string, user = 'root', password = ROOT_PASSWORD): Promise<string> {
   const cnf = join(m.dir, `client-${user}.cnf`);
-  writeFileSync(cnf, `[client]\nuser=${user}\npassword="${password.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"\nhost=127.0.0.1\nport=${m.port}\nprotocol=TCP\n`, { mode: 0o600 });
+  writeFileSync(
+    cnf,
+    `[client]\nuser=${user}\npassword="${password.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"\nhost=127.0.0.1\nport=${m.port}\nprotocol=TCP\n`,
+    { mode: 0o600 },
+  );
   const { stdout } = await run('mysql', [`--defaults-extra-file=${cnf}`, '-N', '-B', '-e', statement]);
   return stdout.trim();
 }
@@ -80,7 +89,8 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last).split('\n')[0]}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last).split('\n')[0]}` : ''}`);
     await new Promise((r) => setTimeout(r, 300));
   }
 }
@@ -132,9 +142,13 @@ async function startMember(ordinal: number, primaryPort: number | undefined): Pr
       '',
     ].join('\n'),
   );
-  await run('mariadb-install-db', [`--defaults-file=${cnf}`, '--auth-root-authentication-method=normal', '--skip-test-db'], {
-    env: { PATH: process.env['PATH'] },
-  });
+  await run(
+    'mariadb-install-db',
+    [`--defaults-file=${cnf}`, '--auth-root-authentication-method=normal', '--skip-test-db'],
+    {
+      env: { PATH: process.env['PATH'] },
+    },
+  );
   const bin = join(serverDir, 'mariadbd');
   m.server = spawn(bin, [`--defaults-file=${cnf}`], { stdio: 'ignore' });
   const socket = join(dir, 'mysqld.sock');
@@ -156,7 +170,10 @@ t.test('member 0 is a writable primary, the others replicate from it with GTIDs'
   await until('the primary to be ready', () => probe(primary));
   t.equal(await sql(primary, 'SELECT @@global.read_only'), '0', 'the primary takes writes');
   // Data written before the replicas exist: a new member catches up from the binary log.
-  await sql(primary, "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, item VARCHAR(20)); INSERT INTO shop.orders VALUES (1, 'tea');");
+  await sql(
+    primary,
+    "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, item VARCHAR(20)); INSERT INTO shop.orders VALUES (1, 'tea');",
+  );
   await sql(primary, "CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'; GRANT ALL ON shop.* TO 'app'@'%';");
   const replicas = [await startMember(1, primary.port), await startMember(2, primary.port)];
   for (const r of replicas) {
@@ -174,14 +191,25 @@ t.test('member 0 is a writable primary, the others replicate from it with GTIDs'
     });
     t.equal(rows, 'tea,coffee', `member ${r.ordinal} has the primary's rows`);
     t.equal(await sql(r, 'SELECT @@global.read_only'), '1', `member ${r.ordinal} is read-only`);
-    await t.rejects(sql(r, "INSERT INTO shop.orders VALUES (9, 'diverged')", 'app', 'app-pw'), /read-only|READ.ONLY/i,
-      `a client writing to member ${r.ordinal} is refused, so data cannot diverge`);
-    t.equal(await sql(r, 'SELECT COUNT(*) FROM mysql.user WHERE user = "replication"'), '1', 'the replication user came through the binary log');
+    await t.rejects(
+      sql(r, "INSERT INTO shop.orders VALUES (9, 'diverged')", 'app', 'app-pw'),
+      /read-only|READ.ONLY/i,
+      `a client writing to member ${r.ordinal} is refused, so data cannot diverge`,
+    );
+    t.equal(
+      await sql(r, 'SELECT COUNT(*) FROM mysql.user WHERE user = "replication"'),
+      '1',
+      'the replication user came through the binary log',
+    );
   }
-  t.match(await sql(replicas[0]!, 'SELECT @@gtid_slave_pos'), /^0-100-\d+$/, 'the replica follows the primary (server id 100) by GTID');
+  t.match(
+    await sql(replicas[0]!, 'SELECT @@gtid_slave_pos'),
+    /^0-100-\d+$/,
+    'the replica follows the primary (server id 100) by GTID',
+  );
 });
 
-t.test("a replica whose replication stops is not Ready, and its sidecar restarts it", async (t) => {
+t.test('a replica whose replication stops is not Ready, and its sidecar restarts it', async (t) => {
   const replica = members.find((m) => m.ordinal === 1)!;
   t.ok(await probe(replica), 'replicating: Ready');
   await sql(replica, 'STOP REPLICA');
@@ -194,13 +222,21 @@ t.test('the server probe fails on an authentication error, where mysqladmin ping
   const m = members[0]!;
   const [cmd, optionFile, ...rest] = SERVER_PROBE;
   t.equal(optionFile, '--defaults-extra-file=/etc/mysql-client/root.cnf', 'the password is read from the option file');
-  t.notOk(SERVER_PROBE.some((a) => a.includes('PASSWORD') || a.startsWith('-p')), 'no password on the command line');
+  t.notOk(
+    SERVER_PROBE.some((a) => a.includes('PASSWORD') || a.startsWith('-p')),
+    'no password on the command line',
+  );
   const probeWith = (cnfDir: string) => run(cmd!, [`--defaults-extra-file=${join(cnfDir, 'root.cnf')}`, ...rest]);
   await t.resolves(probeWith(m.env['CLIENT_DIR']!), 'the option file the config script wrote authenticates');
   const wrong = join(m.dir, 'wrong');
   mkdirSync(wrong, { recursive: true });
-  await run('bash', ['-c', CONFIG_SCRIPT], { env: { ...m.env, MYSQL_ROOT_PASSWORD: 'not-the-password', CLIENT_DIR: wrong, CONF_DIR: wrong } });
+  await run('bash', ['-c', CONFIG_SCRIPT], {
+    env: { ...m.env, MYSQL_ROOT_PASSWORD: 'not-the-password', CLIENT_DIR: wrong, CONF_DIR: wrong },
+  });
   await t.rejects(probeWith(wrong), /Access denied/, 'a wrong password fails the probe');
   // The old probe: `mysqladmin ping` exits 0 on "Access denied", so a member with a wrong password looked Ready.
-  await t.resolves(run('mysqladmin', [`--defaults-extra-file=${join(wrong, 'root.cnf')}`, 'ping']), 'mysqladmin ping succeeds regardless');
+  await t.resolves(
+    run('mysqladmin', [`--defaults-extra-file=${join(wrong, 'root.cnf')}`, 'ping']),
+    'mysqladmin ping succeeds regardless',
+  );
 });

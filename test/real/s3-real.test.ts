@@ -52,7 +52,15 @@ class Resource {
       spec: this.spec,
     };
     if (this.status) parent.status = this.status;
-    return { controller: {}, parent, children: objectMap(this.children.map((c) => asObserved(c)), 'v1', ['Secret.v1']) };
+    return {
+      controller: {},
+      parent,
+      children: objectMap(
+        this.children.map((c) => asObserved(c)),
+        'v1',
+        ['Secret.v1'],
+      ),
+    };
   }
   /** Seconds added to the clock the hook is given (a sync that runs later). */
   later = 0;
@@ -70,7 +78,9 @@ class Resource {
   }
   secret(): Record<string, string> {
     const s = this.children.find((c) => c.kind === 'Secret') as any;
-    return Object.fromEntries(Object.entries(s?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]));
+    return Object.fromEntries(
+      Object.entries(s?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]),
+    );
   }
   clientOf(): S3Client {
     const s = this.secret();
@@ -83,10 +93,17 @@ class Resource {
   }
 }
 
-const cond = (res: CompositeSyncResponse, type: string) => (res.status as any).conditions.find((c: any) => c.type === type);
+const cond = (res: CompositeSyncResponse, type: string) =>
+  (res.status as any).conditions.find((c: any) => c.type === type);
 const keysOf = async (user: string) =>
-  ((await admin.iam.send(new ListAccessKeysCommand({ UserName: user }))).AccessKeyMetadata ?? []).map((k) => k.AccessKeyId);
-const bucketExists = (b: string) => admin.s3.send(new HeadBucketCommand({ Bucket: b })).then(() => true, () => false);
+  ((await admin.iam.send(new ListAccessKeysCommand({ UserName: user }))).AccessKeyMetadata ?? []).map(
+    (k) => k.AccessKeyId,
+  );
+const bucketExists = (b: string) =>
+  admin.s3.send(new HeadBucketCommand({ Bucket: b })).then(
+    () => true,
+    () => false,
+  );
 
 t.test('create: bucket, user, policy, key and Secret; the key works on its bucket only', async (t) => {
   await admin.s3.send(new (await import('@aws-sdk/client-s3')).CreateBucketCommand({ Bucket: 'someone-elses-bucket' }));
@@ -101,28 +118,49 @@ t.test('create: bucket, user, policy, key and Secret; the key works on its bucke
   t.equal(s.iamUser, photosUser);
   t.equal(s.policyArn, `arn:aws:iam::123456789012:policy/${photosUser}`);
   const secret = r.secret();
-  t.same(Object.keys(secret).sort(), ['AWS_ACCESS_KEY_ID', 'AWS_ENDPOINT_URL', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'BUCKET_NAME']);
+  t.same(Object.keys(secret).sort(), [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_ENDPOINT_URL',
+    'AWS_REGION',
+    'AWS_SECRET_ACCESS_KEY',
+    'BUCKET_NAME',
+  ]);
   t.equal(secret['BUCKET_NAME'], 'metaops-photos');
   t.equal((res.children[0] as any).metadata.name, 'photos-credentials');
   const attached = await admin.iam.send(new ListAttachedUserPoliciesCommand({ UserName: photosUser }));
-  t.same(attached.AttachedPolicies?.map((p) => p.PolicyArn), [s.policyArn]);
+  t.same(
+    attached.AttachedPolicies?.map((p) => p.PolicyArn),
+    [s.policyArn],
+  );
 
   // The settings.
   t.equal((await admin.s3.send(new GetBucketVersioningCommand({ Bucket: 'metaops-photos' }))).Status, 'Enabled');
   const tags = (await admin.s3.send(new GetBucketTaggingCommand({ Bucket: 'metaops-photos' }))).TagSet ?? [];
-  t.same(Object.fromEntries(tags.map((x) => [x.Key, x.Value])), { team: 'a', 'metaops.dev/owner': 'team-a/photos', 'metaops.dev/owner-uid': 'uid-photos' });
-  const pab = (await admin.s3.send(new GetPublicAccessBlockCommand({ Bucket: 'metaops-photos' }))).PublicAccessBlockConfiguration;
+  t.same(Object.fromEntries(tags.map((x) => [x.Key, x.Value])), {
+    team: 'a',
+    'metaops.dev/owner': 'team-a/photos',
+    'metaops.dev/owner-uid': 'uid-photos',
+  });
+  const pab = (await admin.s3.send(new GetPublicAccessBlockCommand({ Bucket: 'metaops-photos' })))
+    .PublicAccessBlockConfiguration;
   t.match(pab, { BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true });
   const enc = await admin.s3.send(new GetBucketEncryptionCommand({ Bucket: 'metaops-photos' }));
-  t.equal(enc.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault?.SSEAlgorithm, 'AES256');
+  t.equal(
+    enc.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault?.SSEAlgorithm,
+    'AES256',
+  );
 
   // Least privilege, for real: objects in its bucket work, another bucket is denied.
   const client = r.clientOf();
   await client.send(new PutObjectCommand({ Bucket: 'metaops-photos', Key: 'cat.jpg', Body: 'meow' }));
   const got = await client.send(new GetObjectCommand({ Bucket: 'metaops-photos', Key: 'cat.jpg' }));
   t.equal(await got.Body!.transformToString(), 'meow');
-  await t.rejects(client.send(new PutObjectCommand({ Bucket: 'someone-elses-bucket', Key: 'x', Body: 'y' })), { name: 'AccessDenied' });
-  await t.rejects(client.send(new GetObjectCommand({ Bucket: 'someone-elses-bucket', Key: 'x' })), { name: 'AccessDenied' });
+  await t.rejects(client.send(new PutObjectCommand({ Bucket: 'someone-elses-bucket', Key: 'x', Body: 'y' })), {
+    name: 'AccessDenied',
+  });
+  await t.rejects(client.send(new GetObjectCommand({ Bucket: 'someone-elses-bucket', Key: 'x' })), {
+    name: 'AccessDenied',
+  });
 
   // Resync: the same key, the same Secret, no new key.
   const before = r.children;
@@ -157,7 +195,11 @@ t.test('rename: the new bucket is created; Retain keeps the old one and says so'
   t.equal(r.secret()['BUCKET_NAME'], 'metaops-docs-v2');
   const client = r.clientOf();
   await client.send(new PutObjectCommand({ Bucket: 'metaops-docs-v2', Key: 'a', Body: 'b' }));
-  await t.rejects(client.send(new PutObjectCommand({ Bucket: 'metaops-docs-v1', Key: 'a', Body: 'b' })), { name: 'AccessDenied' }, 'the policy moved with the name');
+  await t.rejects(
+    client.send(new PutObjectCommand({ Bucket: 'metaops-docs-v1', Key: 'a', Body: 'b' })),
+    { name: 'AccessDenied' },
+    'the policy moved with the name',
+  );
 });
 
 t.test('rename with Delete removes the old bucket', async (t) => {
@@ -176,7 +218,9 @@ t.test('delete with Retain: keys, policy and user go, the bucket stays', async (
   t.equal(res.finalized, true);
   t.match((res.status as any).conditions[0], { reason: 'BucketRetained', message: /retained/ });
   t.ok(await bucketExists('metaops-keep'));
-  await t.rejects(admin.iam.send(new GetUserCommand({ UserName: userName('team-a', 'keep', 'uid-keep') })), { name: 'NoSuchEntity' });
+  await t.rejects(admin.iam.send(new GetUserCommand({ UserName: userName('team-a', 'keep', 'uid-keep') })), {
+    name: 'NoSuchEntity',
+  });
   t.same(res.children, [], 'the Secret goes too');
 });
 
@@ -202,14 +246,18 @@ t.test('a bucket another resource owns: BucketAlreadyExists, nothing touched', a
   t.match(cond(res, 'Ready'), { status: 'False', reason: 'BucketAlreadyExists', message: /team-a\/first/ });
   t.equal(res.resyncAfterSeconds, 30);
   t.same(res.children, []);
-  await t.rejects(admin.iam.send(new GetUserCommand({ UserName: userName('team-b', 'second', 'uid-second') })), { name: 'NoSuchEntity' });
+  await t.rejects(admin.iam.send(new GetUserCommand({ UserName: userName('team-b', 'second', 'uid-second') })), {
+    name: 'NoSuchEntity',
+  });
 });
 
 t.test('an invalid name: InvalidSpec, nothing created', async (t) => {
   const r = new Resource('bad', { bucketName: 'Bad_Name' });
   const res = await r.sync();
   t.match(cond(res, 'Ready'), { status: 'False', reason: 'InvalidSpec', message: /bucketName/ });
-  await t.rejects(admin.iam.send(new GetUserCommand({ UserName: userName('team-a', 'bad', 'uid-bad') })), { name: 'NoSuchEntity' });
+  await t.rejects(admin.iam.send(new GetUserCommand({ UserName: userName('team-a', 'bad', 'uid-bad') })), {
+    name: 'NoSuchEntity',
+  });
   const ip = new Resource('ip', { bucketName: '192.168.1.1' });
   t.match(cond(await ip.sync(), 'Ready'), { reason: 'InvalidSpec', message: /IP address/ });
 });
@@ -218,11 +266,19 @@ t.test('AWS refusing the operator: AccessDenied condition, the Secret kept, a ba
   const r = new Resource('denied', { bucketName: 'metaops-denied' });
   await r.sync();
   const secretBefore = r.children;
-  const weak = new SdkAwsApi({ endpoint: moto.endpoint, region: moto.region, credentials: { accessKeyId: 'AKIDNOTREAL', secretAccessKey: 'nope' } });
+  const weak = new SdkAwsApi({
+    endpoint: moto.endpoint,
+    region: moto.region,
+    credentials: { accessKeyId: 'AKIDNOTREAL', secretAccessKey: 'nope' },
+  });
   const res = await sync(r.request(), weak, new Date());
   t.match(cond(res, 'Ready'), { status: 'False', reason: 'AccessDenied' });
   t.equal(res.resyncAfterSeconds, 30);
-  t.same(res.children.map((c) => c.metadata.name), secretBefore.map((c) => c.metadata.name), 'nothing already created is deleted');
+  t.same(
+    res.children.map((c) => c.metadata.name),
+    secretBefore.map((c) => c.metadata.name),
+    'nothing already created is deleted',
+  );
 });
 
 t.test('a server that stops answering: the hook answers within its deadline', async (t) => {

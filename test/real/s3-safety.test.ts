@@ -13,7 +13,13 @@ import {
   S3Client,
   DeleteObjectCommand,
 } from '@aws-sdk/client-s3';
-import { CreateUserCommand, GetPolicyVersionCommand, GetUserCommand, IAMClient, ListAccessKeysCommand } from '@aws-sdk/client-iam';
+import {
+  CreateUserCommand,
+  GetPolicyVersionCommand,
+  GetUserCommand,
+  IAMClient,
+  ListAccessKeysCommand,
+} from '@aws-sdk/client-iam';
 import t from 'tap';
 import { SdkAwsApi } from '../../hooks/s3/aws.js';
 import { kmsGrant, userName } from '../../hooks/s3/policy.js';
@@ -68,16 +74,22 @@ t.before(async () => {
       const bucket = url.pathname.split('/')[1];
       if (wrongLocation !== undefined && url.searchParams.has('location')) {
         res.writeHead(200, { 'content-type': 'application/xml' });
-        res.end(`<?xml version="1.0" encoding="UTF-8"?><LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${wrongLocation}</LocationConstraint>`);
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?><LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${wrongLocation}</LocationConstraint>`,
+        );
         return;
       }
       if (sig?.service === 's3' && bucket) {
-        const isCreate = req.method === 'PUT' && /^\/[^/]+\/?$/.test(url.pathname) && [...url.searchParams.keys()].length === 0;
+        const isCreate =
+          req.method === 'PUT' && /^\/[^/]+\/?$/.test(url.pathname) && [...url.searchParams.keys()].length === 0;
         if (isCreate) {
-          const location = /<LocationConstraint>([^<]*)<\/LocationConstraint>/.exec(body.toString())?.[1] || 'us-east-1';
+          const location =
+            /<LocationConstraint>([^<]*)<\/LocationConstraint>/.exec(body.toString())?.[1] || 'us-east-1';
           if (location !== sig.region) {
             res.writeHead(400, { 'content-type': 'application/xml' });
-            res.end(`<Error><Code>IllegalLocationConstraintException</Code><Message>The ${location} location constraint is incompatible for the region specific endpoint this request was sent to.</Message></Error>`);
+            res.end(
+              `<Error><Code>IllegalLocationConstraintException</Code><Message>The ${location} location constraint is incompatible for the region specific endpoint this request was sent to.</Message></Error>`,
+            );
             return;
           }
         } else if (!url.searchParams.has('location')) {
@@ -97,10 +109,13 @@ t.before(async () => {
           }
         }
       }
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       upstream.end(body);
     });
@@ -115,7 +130,14 @@ t.teardown(async () => {
 
 /** A new AWS client through the stand-in: nothing remembered (regions), every call recorded. */
 const newAws = (options: { maxResponseBytes?: number } = {}) =>
-  new SdkAwsApi({ endpoint: standInUrl, region: 'us-east-1', credentials: moto.admin, recordCalls: true, requestTimeoutMs: 3000, ...options });
+  new SdkAwsApi({
+    endpoint: standInUrl,
+    region: 'us-east-1',
+    credentials: moto.admin,
+    recordCalls: true,
+    requestTimeoutMs: 3000,
+    ...options,
+  });
 
 /** An S3 resource and the Metacontroller loop around it. */
 class Resource {
@@ -137,7 +159,15 @@ class Resource {
       spec: this.spec,
     };
     if (this.status) parent.status = this.status;
-    return { controller: {}, parent, children: objectMap(this.children.map((c) => asObserved(c)), 'v1', ['Secret.v1']) };
+    return {
+      controller: {},
+      parent,
+      children: objectMap(
+        this.children.map((c) => asObserved(c)),
+        'v1',
+        ['Secret.v1'],
+      ),
+    };
   }
   private now() {
     return new Date(Date.now() + this.later * 1000);
@@ -159,7 +189,9 @@ class Resource {
   }
   secret(): Record<string, string> {
     const s = this.children.find((c) => c.kind === 'Secret') as any;
-    return Object.fromEntries(Object.entries(s?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]));
+    return Object.fromEntries(
+      Object.entries(s?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]),
+    );
   }
   client(): S3Client {
     const s = this.secret();
@@ -172,21 +204,50 @@ class Resource {
   }
 }
 
-const cond = (res: CompositeSyncResponse, type: string) => (res.status as any)?.conditions?.find((c: any) => c.type === type);
-const exists = (b: string) => admin.s3.send(new HeadBucketCommand({ Bucket: b })).then(() => true, () => false);
-const objectExists = (b: string, k: string) => admin.s3.send(new HeadObjectCommand({ Bucket: b, Key: k })).then(() => true, () => false);
+const cond = (res: CompositeSyncResponse, type: string) =>
+  (res.status as any)?.conditions?.find((c: any) => c.type === type);
+const exists = (b: string) =>
+  admin.s3.send(new HeadBucketCommand({ Bucket: b })).then(
+    () => true,
+    () => false,
+  );
+const objectExists = (b: string, k: string) =>
+  admin.s3.send(new HeadObjectCommand({ Bucket: b, Key: k })).then(
+    () => true,
+    () => false,
+  );
 const tagsOf = async (b: string) =>
-  Object.fromEntries(((await admin.s3.send(new GetBucketTaggingCommand({ Bucket: b })).catch(() => ({ TagSet: [] }))).TagSet ?? []).map((x) => [x.Key, x.Value]));
-const keysOf = async (user: string) => ((await admin.iam.send(new ListAccessKeysCommand({ UserName: user }))).AccessKeyMetadata ?? []).map((k) => k.AccessKeyId);
-const userExists = (u: string) => admin.iam.send(new GetUserCommand({ UserName: u })).then(() => true, () => false);
+  Object.fromEntries(
+    ((await admin.s3.send(new GetBucketTaggingCommand({ Bucket: b })).catch(() => ({ TagSet: [] }))).TagSet ?? []).map(
+      (x) => [x.Key, x.Value],
+    ),
+  );
+const keysOf = async (user: string) =>
+  ((await admin.iam.send(new ListAccessKeysCommand({ UserName: user }))).AccessKeyMetadata ?? []).map(
+    (k) => k.AccessKeyId,
+  );
+const userExists = (u: string) =>
+  admin.iam.send(new GetUserCommand({ UserName: u })).then(
+    () => true,
+    () => false,
+  );
 async function foreignBucket(name: string, tags?: Record<string, string>) {
   await admin.s3.send(new CreateBucketCommand({ Bucket: name }));
   await admin.s3.send(new PutObjectCommand({ Bucket: name, Key: 'precious', Body: 'data' }));
-  if (tags) await admin.s3.send(new PutBucketTaggingCommand({ Bucket: name, Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) } }));
+  if (tags)
+    await admin.s3.send(
+      new PutBucketTaggingCommand({
+        Bucket: name,
+        Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
+      }),
+    );
 }
 
 t.test("another owner's bucket survives sync and finalize with Delete and forceDelete", async (t) => {
-  await foreignBucket('their-tagged-bucket', { 'metaops.dev/owner': 'other/app', 'metaops.dev/owner-uid': 'uid-other' });
+  await foreignBucket('their-tagged-bucket', {
+    'metaops.dev/owner': 'other/app',
+    'metaops.dev/owner-uid': 'uid-other',
+  });
   await foreignBucket('their-untagged-bucket');
   for (const bucket of ['their-tagged-bucket', 'their-untagged-bucket']) {
     const r = new Resource(`grab-${bucket}`, { bucketName: bucket, deletionPolicy: 'Delete', forceDelete: true });
@@ -233,11 +294,16 @@ t.test('tenants whose names join alike do not collide', async (t) => {
   await a.client().send(new PutObjectCommand({ Bucket: 'tenant-team-a-prod', Key: 'k', Body: 'v' }));
   t.equal((await b.finalize()).finalized, true);
   t.ok(await userExists(a.user), "b's delete left a's user alone");
-  await t.resolves(a.client().send(new PutObjectCommand({ Bucket: 'tenant-team-a-prod', Key: 'k2', Body: 'v' })), "a's key still works");
+  await t.resolves(
+    a.client().send(new PutObjectCommand({ Bucket: 'tenant-team-a-prod', Key: 'k2', Body: 'v' })),
+    "a's key still works",
+  );
 
   // An IAM user that has the name but another owner's tags is refused, never changed or deleted.
   const c = new Resource('squat', { bucketName: 'tenant-squat' }, 'team-c');
-  await admin.iam.send(new CreateUserCommand({ UserName: c.user, Tags: [{ Key: 'metaops.dev/owner-uid', Value: 'someone-else' }] }));
+  await admin.iam.send(
+    new CreateUserCommand({ UserName: c.user, Tags: [{ Key: 'metaops.dev/owner-uid', Value: 'someone-else' }] }),
+  );
   const res = await c.sync();
   t.match(cond(res, 'Ready'), { status: 'False', reason: 'IAMNameTaken' });
   t.same(await keysOf(c.user), [], 'no key made for it');
@@ -250,9 +316,18 @@ t.test('a re-created resource does not take over the retained bucket', async (t)
   await first.sync();
   await first.client().send(new PutObjectCommand({ Bucket: 'recreated-bucket', Key: 'precious', Body: 'data' }));
   t.equal((await first.finalize()).finalized, true);
-  const second = new Resource('again', { bucketName: 'recreated-bucket', deletionPolicy: 'Delete', forceDelete: true }, 'default', 'uid-second');
+  const second = new Resource(
+    'again',
+    { bucketName: 'recreated-bucket', deletionPolicy: 'Delete', forceDelete: true },
+    'default',
+    'uid-second',
+  );
   const res = await second.sync();
-  t.match(cond(res, 'Ready'), { status: 'False', reason: 'BucketAlreadyExists', message: /earlier S3 resource.*metaops.dev\/owner-uid to uid-second/ });
+  t.match(cond(res, 'Ready'), {
+    status: 'False',
+    reason: 'BucketAlreadyExists',
+    message: /earlier S3 resource.*metaops.dev\/owner-uid to uid-second/,
+  });
   t.equal((await second.finalize()).finalized, true);
   t.ok(await objectExists('recreated-bucket', 'precious'), 'the retained bucket survives');
 });
@@ -267,7 +342,10 @@ t.test('status lost: the bucket is recognised by its tag, nothing re-created', a
   t.match(cond(res, 'Ready'), { status: 'True' });
   t.same((res.status as any).createdBuckets, ['amnesia-bucket']);
   t.equal((res.status as any).accessKeyId, before.accessKeyId, 'the same key');
-  t.notOk(r.aws.sent!.some((c) => /^Create/.test(c)), `nothing created: ${r.aws.sent!.join(' ')}`);
+  t.notOk(
+    r.aws.sent!.some((c) => /^Create/.test(c)),
+    `nothing created: ${r.aws.sent!.join(' ')}`,
+  );
 });
 
 t.test('a bucket from before the UID tag: taken when the status names it, refused otherwise', async (t) => {
@@ -283,30 +361,49 @@ t.test('a bucket from before the UID tag: taken when the status names it, refuse
 t.test('a bucket tagged by name only (an older metaops) is never emptied or deleted on a forged status', async (t) => {
   await foreignBucket('retained-legacy', { 'metaops.dev/owner': 'default/reborn' });
   // A new resource of the same namespace/name, whose status claims it created the bucket, finalized with Delete.
-  const reborn = new Resource('reborn', { bucketName: 'other-bucket-of-reborn', deletionPolicy: 'Delete', forceDelete: true });
+  const reborn = new Resource('reborn', {
+    bucketName: 'other-bucket-of-reborn',
+    deletionPolicy: 'Delete',
+    forceDelete: true,
+  });
   reborn.status = { bucketName: 'retained-legacy', createdBuckets: ['retained-legacy'] };
   t.equal((await reborn.finalize()).finalized, true, 'the resource can go');
   t.ok(await objectExists('retained-legacy', 'precious'), 'finalize deletes only under its own UID tag');
 });
 
-t.test('the IAM user of an older metaops (named without the UID) is deleted when the Secret gets the new key', async (t) => {
-  const legacyName = 'metaops-default-oldiam';
-  await admin.iam.send(new CreateUserCommand({ UserName: legacyName, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/oldiam' }] }));
-  const foreign = 'someone-elses-user';
-  await admin.iam.send(new CreateUserCommand({ UserName: foreign, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/other' }] }));
-  const r = new Resource('oldiam', { bucketName: 'oldiam-bucket' });
-  r.status = { iamUser: legacyName };
-  t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
-  t.notOk(await userExists(legacyName), 'deleted as the Secret gets the new user’s key');
-  r.status = { ...r.status, iamUser: foreign };
-  await r.sync();
-  t.ok(await userExists(foreign), "a status naming another resource's user deletes nothing");
-});
+t.test(
+  'the IAM user of an older metaops (named without the UID) is deleted when the Secret gets the new key',
+  async (t) => {
+    const legacyName = 'metaops-default-oldiam';
+    await admin.iam.send(
+      new CreateUserCommand({ UserName: legacyName, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/oldiam' }] }),
+    );
+    const foreign = 'someone-elses-user';
+    await admin.iam.send(
+      new CreateUserCommand({ UserName: foreign, Tags: [{ Key: 'metaops.dev/owner', Value: 'default/other' }] }),
+    );
+    const r = new Resource('oldiam', { bucketName: 'oldiam-bucket' });
+    r.status = { iamUser: legacyName };
+    t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
+    t.notOk(await userExists(legacyName), 'deleted as the Secret gets the new user’s key');
+    r.status = { ...r.status, iamUser: foreign };
+    await r.sync();
+    t.ok(await userExists(foreign), "a status naming another resource's user deletes nothing");
+  },
+);
 
 t.test('a bucket in a second region is created, resynced and deleted, each call in its region', async (t) => {
-  const r = new Resource('europe', { bucketName: 'europe-bucket', region: 'eu-west-1', deletionPolicy: 'Delete', forceDelete: true });
+  const r = new Resource('europe', {
+    bucketName: 'europe-bucket',
+    region: 'eu-west-1',
+    deletionPolicy: 'Delete',
+    forceDelete: true,
+  });
   t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
-  t.equal((await admin.s3.send(new GetBucketLocationCommand({ Bucket: 'europe-bucket' }))).LocationConstraint, 'eu-west-1');
+  t.equal(
+    (await admin.s3.send(new GetBucketLocationCommand({ Bucket: 'europe-bucket' }))).LocationConstraint,
+    'eu-west-1',
+  );
   t.equal(r.secret()['AWS_REGION'], 'eu-west-1');
   await r.client().send(new PutObjectCommand({ Bucket: 'europe-bucket', Key: 'data', Body: 'x' }));
   const before = redirects.length;
@@ -344,7 +441,11 @@ t.test('a nonsense region from AWS is refused: an error, nothing deleted', async
   try {
     const res = await r.sync();
     t.match(cond(res, 'Ready'), { status: 'False', reason: 'AWSError', message: /InvalidRegion/ });
-    t.same(res.children.map((c) => c.metadata.name), secret.map((c) => c.metadata.name), 'the Secret kept');
+    t.same(
+      res.children.map((c) => c.metadata.name),
+      secret.map((c) => c.metadata.name),
+      'the Secret kept',
+    );
     const held = await r.finalize();
     t.equal(held.finalized, false, 'finalize waits: the bucket cannot be found where AWS says');
   } finally {
@@ -382,7 +483,10 @@ t.test('a converged resource makes only a few reads per resync, and the same ans
   const res = await r.sync();
   const calls = r.aws.sent!;
   t.ok(calls.length <= 9, `${calls.length} calls: ${calls.join(' ')}`);
-  t.notOk(calls.some((c) => !/^(Get|List|Head)/.test(c)), 'reads only');
+  t.notOk(
+    calls.some((c) => !/^(Get|List|Head)/.test(c)),
+    'reads only',
+  );
   t.same(res.status, first, 'quiet at rest: the same status');
 });
 
@@ -427,7 +531,10 @@ t.test('a young key the observed Secret does not hold is kept through the grace 
   const res = await r.sync();
   t.match(cond(res, 'Ready'), { status: 'True' });
   t.same((await keysOf(r.user)).sort(), [kept, young].sort(), 'kept in the grace period');
-  t.ok(res.resyncAfterSeconds! > 0 && res.resyncAfterSeconds! <= KEY_GRACE_SECONDS + 1, 'and the hook comes back when it ends');
+  t.ok(
+    res.resyncAfterSeconds! > 0 && res.resyncAfterSeconds! <= KEY_GRACE_SECONDS + 1,
+    'and the hook comes back when it ends',
+  );
   r.later = KEY_GRACE_SECONDS + 1;
   await r.sync();
   t.same(await keysOf(r.user), [kept], 'deleted once older');
@@ -438,20 +545,42 @@ t.test('SSE-KMS with a key: the policy grants that key’s data-key and decrypt,
   const r = new Resource('kms', { bucketName: 'kms-bucket', encryption: { type: 'SSE-KMS', kmsKeyId: keyId } });
   t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
   const arn = (r.status as any).policyArn;
-  const doc = JSON.parse(decodeURIComponent((await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: 'v1' }))).PolicyVersion!.Document!));
+  const doc = JSON.parse(
+    decodeURIComponent(
+      (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: 'v1' }))).PolicyVersion!.Document!,
+    ),
+  );
   const kms = doc.Statement.filter((s: any) => s.Action.some((a: string) => a.startsWith('kms:')));
-  t.same(kms, [{ Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [`arn:aws:kms:us-east-1:123456789012:key/${keyId}`] }]);
+  t.same(kms, [
+    {
+      Sid: 'Kms',
+      Effect: 'Allow',
+      Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      Resource: [`arn:aws:kms:us-east-1:123456789012:key/${keyId}`],
+    },
+  ]);
   const plain = new Resource('nokms', { bucketName: 'nokms-bucket' });
   t.match(cond(await plain.sync(), 'Ready'), { status: 'True' });
-  const plainDoc = decodeURIComponent((await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: (plain.status as any).policyArn, VersionId: 'v1' }))).PolicyVersion!.Document!);
+  const plainDoc = decodeURIComponent(
+    (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: (plain.status as any).policyArn, VersionId: 'v1' })))
+      .PolicyVersion!.Document!,
+  );
   t.notMatch(plainDoc, /kms:/, 'no KMS grant without a customer key');
-  t.same(kmsGrant('alias/app', 'eu-west-1', 'aws', '123456789012'), { resource: 'arn:aws:kms:eu-west-1:123456789012:key/*', alias: 'alias/app' });
-  t.same(kmsGrant('arn:aws:kms:eu-north-1:111122223333:key/k1', 'eu-west-1', 'aws', '123456789012'), { resource: 'arn:aws:kms:eu-north-1:111122223333:key/k1' });
+  t.same(kmsGrant('alias/app', 'eu-west-1', 'aws', '123456789012'), {
+    resource: 'arn:aws:kms:eu-west-1:123456789012:key/*',
+    alias: 'alias/app',
+  });
+  t.same(kmsGrant('arn:aws:kms:eu-north-1:111122223333:key/k1', 'eu-west-1', 'aws', '123456789012'), {
+    resource: 'arn:aws:kms:eu-north-1:111122223333:key/k1',
+  });
 });
 
 t.test('parents named like Object.prototype members and a tag key __proto__ work', async (t) => {
   for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-    const r = new Resource(name, { bucketName: `proto-${name.replace(/_/g, '').toLowerCase()}-bucket`, tags: JSON.parse('{"__proto__": "yes", "team": "x"}') });
+    const r = new Resource(name, {
+      bucketName: `proto-${name.replace(/_/g, '').toLowerCase()}-bucket`,
+      tags: JSON.parse('{"__proto__": "yes", "team": "x"}'),
+    });
     const res = await r.sync();
     t.match(cond(res, 'Ready'), { status: 'True' }, name);
     t.equal((res.children[0] as any)?.metadata.name, `${name}-credentials`);
@@ -474,6 +603,10 @@ t.test('a huge answer is cut off: the call fails, nothing is deleted', async (t)
   const res = await r.sync();
   hostile = undefined;
   t.match(cond(res, 'Ready'), { status: 'False', reason: 'ResponseTooLarge' });
-  t.same(res.children.map((c) => c.metadata.name), secret.map((c) => c.metadata.name), 'the Secret is kept');
+  t.same(
+    res.children.map((c) => c.metadata.name),
+    secret.map((c) => c.metadata.name),
+    'the Secret is kept',
+  );
   t.match(cond(await r.sync(), 'Ready'), { status: 'True' }, 'and the next answer is read again');
 });

@@ -19,10 +19,20 @@ export const greeting = defineComposite({
   resource,
   spec: specParser(GreetingSpec),
   parentProblem: (parent) => (parent.metadata.name === 'nameless' ? 'a Greeting needs a real name' : undefined),
-  childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' }, why: 'a message changes in place' }],
+  childResources: [
+    {
+      apiVersion: 'v1',
+      resource: 'configmaps',
+      updateStrategy: { method: 'InPlace' },
+      why: 'a message changes in place',
+    },
+  ],
   clients: () => ({ translator: (): Translator => identity }),
   settings: ({ env }) => ({ language: env['TOY_LANGUAGE'] ?? 'en' }),
-  configProblems: (env) => (env['TOY_LANGUAGE'] !== undefined && !/^[a-z]{2}$/.test(env['TOY_LANGUAGE']) ? [`TOY_LANGUAGE=${env['TOY_LANGUAGE']}: expected two letters`] : []),
+  configProblems: (env) =>
+    env['TOY_LANGUAGE'] !== undefined && !/^[a-z]{2}$/.test(env['TOY_LANGUAGE'])
+      ? [`TOY_LANGUAGE=${env['TOY_LANGUAGE']}: expected two letters`]
+      : [],
   sync: async ({ parent, spec, now, signal, clients, settings }) => {
     // The client first, outside the try: a caller that may not use it is refused (401), not a failed translation.
     const translator = clients.translator();
@@ -30,13 +40,25 @@ export const greeting = defineComposite({
     try {
       said = await translator.translate(spec.message, settings.language, signal);
     } catch (err) {
-      throw new TemporaryError('TranslatorDown', `the translator failed: ${(err as Error).message}`, { retryAfterSeconds: 7 });
+      throw new TemporaryError('TranslatorDown', `the translator failed: ${(err as Error).message}`, {
+        retryAfterSeconds: 7,
+      });
     }
     if (spec.shout) said = said.toUpperCase();
     const name = parent.metadata.name!;
     return {
-      status: { said, conditions: conditionsFor(parent, [{ type: 'Ready', status: true, reason: 'Said', message: said }], now) },
-      children: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: parent.metadata.namespace ?? 'default' }, data: { message: said } }],
+      status: {
+        said,
+        conditions: conditionsFor(parent, [{ type: 'Ready', status: true, reason: 'Said', message: said }], now),
+      },
+      children: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, namespace: parent.metadata.namespace ?? 'default' },
+          data: { message: said },
+        },
+      ],
     };
   },
 });

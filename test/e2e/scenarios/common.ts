@@ -11,4 +11,3 @@ export interface Scenario {
 export const examples = (root: string, file: string) => join(root, 'manifests', 'examples', file);
 export const secs = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 export const condition = (obj: any, type: string) => obj?.status?.conditions?.find((c: any) => c.type === type);
-

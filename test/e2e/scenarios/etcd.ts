@@ -20,14 +20,21 @@ export const etcd: Scenario = {
     assert.equal(pod.metadata.labels.etcd_cluster, 'example-etcd-cluster');
     assert.equal(pod.metadata.annotations['etcd.version'], '3.1.10');
     assert.ok(c.command.includes('--initial-cluster-state=new'));
-    const peerOf = (i: number) => `example-etcd-cluster-${i}=http://example-etcd-cluster-${i}.example-etcd-cluster.default.svc:2380`;
+    const peerOf = (i: number) =>
+      `example-etcd-cluster-${i}=http://example-etcd-cluster-${i}.example-etcd-cluster.default.svc:2380`;
     assert.ok(c.command.includes(`--initial-cluster=${[0, 1, 2].map(peerOf).join(',')}`));
     const peer = await waitFor('peer Service', () => k.getOrUndefined(['service', 'example-etcd-cluster']));
     assert.equal(peer.spec.clusterIP, 'None');
     assert.equal(peer.spec.publishNotReadyAddresses, true);
-    assert.deepEqual(peer.spec.ports.map((p: any) => p.port), [2379, 2380]);
+    assert.deepEqual(
+      peer.spec.ports.map((p: any) => p.port),
+      [2379, 2380],
+    );
     const client = await waitFor('client Service', () => k.getOrUndefined(['service', 'example-etcd-cluster-client']));
-    assert.deepEqual(client.spec.ports.map((p: any) => p.port), [2379]);
+    assert.deepEqual(
+      client.spec.ports.map((p: any) => p.port),
+      [2379],
+    );
     assert.notEqual(client.spec.clusterIP, 'None');
     // The suite's kubelet marks pods Ready without running etcd. A Ready member means a formed cluster to the hook
     // (its readiness probe asks etcd), which it then cannot reach: Running / EtcdUnreachable, never a new
@@ -48,20 +55,44 @@ export const etcd: Scenario = {
     const table = await k.kubectl(['get', 'etcdclusters']);
     assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'SIZE', 'READY', 'VERSION', 'AGE']);
     notes.push(`kubectl get etcdclusters: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
-    const scale = JSON.parse(await k.kubectl(['get', '--raw', '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale']));
+    const scale = JSON.parse(
+      await k.kubectl([
+        'get',
+        '--raw',
+        '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale',
+      ]),
+    );
     assert.equal(scale.spec.replicas, 3, 'the scale subresource reads spec.size');
-    await waitFor('status.selector in the scale subresource', async () =>
-      JSON.parse(await k.kubectl(['get', '--raw', '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale'])).status.selector === 'app=etcd,etcd_cluster=example-etcd-cluster');
+    await waitFor(
+      'status.selector in the scale subresource',
+      async () =>
+        JSON.parse(
+          await k.kubectl([
+            'get',
+            '--raw',
+            '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale',
+          ]),
+        ).status.selector === 'app=etcd,etcd_cluster=example-etcd-cluster',
+    );
     // kubectl scale sets spec.size (the members follow as the membership rules allow; no kubelet runs etcd here).
     await k.kubectl(['scale', 'etcdcluster', 'example-etcd-cluster', '--replicas=5']);
-    assert.equal((await k.json(['get', 'etcdcluster', 'example-etcd-cluster'])).spec.size, 5, 'kubectl scale set spec.size');
+    assert.equal(
+      (await k.json(['get', 'etcdcluster', 'example-etcd-cluster'])).spec.size,
+      5,
+      'kubectl scale set spec.size',
+    );
     const short = await k.kubectl(['get', 'etcd']);
     assert.match(short, /example-etcd-cluster/, 'short name etcd works');
 
     const t1 = Date.now();
     await k.kubectl(['delete', 'etcdcluster', 'example-etcd-cluster', '--wait=true', '--timeout=90s']);
     assert.equal(await k.getOrUndefined(['pod', 'example-etcd-cluster-0']), undefined);
-    await waitFor('Services gone', async () => !(await k.getOrUndefined(['service', 'example-etcd-cluster'])) && !(await k.getOrUndefined(['service', 'example-etcd-cluster-client'])));
+    await waitFor(
+      'Services gone',
+      async () =>
+        !(await k.getOrUndefined(['service', 'example-etcd-cluster'])) &&
+        !(await k.getOrUndefined(['service', 'example-etcd-cluster-client'])),
+    );
     notes.push(`finalize removed the pod and Services before the EtcdCluster went (${secs(t1)})`);
     return notes;
   },

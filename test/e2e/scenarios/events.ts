@@ -9,34 +9,76 @@ export const eventsRestrictedEtcd: Scenario = {
     const notes: string[] = [];
     const ns = 'restricted-etcd';
     await k.kubectl(['create', 'namespace', ns]);
-    await k.kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest']);
+    await k.kubectl([
+      'label',
+      'namespace',
+      ns,
+      'pod-security.kubernetes.io/enforce=restricted',
+      'pod-security.kubernetes.io/enforce-version=latest',
+    ]);
     const t0 = Date.now();
     // A cluster that asks for root (spec.pod.securityContext overrides the default): admission refuses its pod.
-    await k.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({
-      apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdCluster', metadata: { name: 'rooted' },
-      spec: { size: 1, version: '3.5.17', pod: { securityContext: { runAsUser: 0, runAsNonRoot: false } } },
-    }));
+    await k.kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdCluster',
+        metadata: { name: 'rooted' },
+        spec: { size: 1, version: '3.5.17', pod: { securityContext: { runAsUser: 0, runAsNonRoot: false } } },
+      }),
+    );
     // The seed cluster and a one-off backup of it.
     await k.kubectl(['apply', '-n', ns, '-f', examples(k.repo, 'etcd-cluster-cr.yaml')]);
-    await k.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({
-      apiVersion: 'etcd.database.coreos.com/v1beta2', kind: 'EtcdBackup', metadata: { name: 'once' },
-      spec: { clusterName: 'example-etcd-cluster', storageType: 'S3', backupPolicy: { backupIntervalInSecond: 0 }, s3: { path: 'backups/example', awsSecret: 'aws' } },
-    }));
+    await k.kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdBackup',
+        metadata: { name: 'once' },
+        spec: {
+          clusterName: 'example-etcd-cluster',
+          storageType: 'S3',
+          backupPolicy: { backupIntervalInSecond: 0 },
+          s3: { path: 'backups/example', awsSecret: 'aws' },
+        },
+      }),
+    );
     const pods = async (selector: string) => (await k.json(['get', 'pods', '-n', ns, '-l', selector])).items as any[];
-    const members = await waitFor('3 member pods admitted under restricted', async () => {
-      const list = await pods('etcd_cluster=example-etcd-cluster');
-      return list.length === 3 ? list : undefined;
-    }, 90_000);
+    const members = await waitFor(
+      '3 member pods admitted under restricted',
+      async () => {
+        const list = await pods('etcd_cluster=example-etcd-cluster');
+        return list.length === 3 ? list : undefined;
+      },
+      90_000,
+    );
     assert.deepEqual(members[0].spec.securityContext.seccompProfile, { type: 'RuntimeDefault' });
     assert.equal(members[0].spec.securityContext.runAsNonRoot, true);
-    await waitFor('the backup Job\'s pod admitted under restricted', async () => (await pods('app.kubernetes.io/name=etcdbackup,app.kubernetes.io/instance=once')).length > 0, 90_000);
+    await waitFor(
+      "the backup Job's pod admitted under restricted",
+      async () => (await pods('app.kubernetes.io/name=etcdbackup,app.kubernetes.io/instance=once')).length > 0,
+      90_000,
+    );
     notes.push(`3 etcd member pods and the backup Job's pod admitted under restricted in ${secs(t0)}`);
 
     // An AWS failure: the bucket exists in moto, made by someone else.
     const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3');
-    const admin = new S3Client({ endpoint: k.moto!.endpoint, region: k.moto!.region, forcePathStyle: true, credentials: k.moto!.admin });
+    const admin = new S3Client({
+      endpoint: k.moto!.endpoint,
+      region: k.moto!.region,
+      forcePathStyle: true,
+      credentials: k.moto!.admin,
+    });
     await admin.send(new CreateBucketCommand({ Bucket: 'metaops-e2e-taken' }));
-    await k.kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'systek.no/v1', kind: 'S3', metadata: { name: 'taken' }, spec: { bucketName: 'metaops-e2e-taken' } }));
+    await k.kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'systek.no/v1',
+        kind: 'S3',
+        metadata: { name: 'taken' },
+        spec: { bucketName: 'metaops-e2e-taken' },
+      }),
+    );
     const taken = await waitFor('S3 Ready=False BucketAlreadyExists', async () => {
       const r = await k.json(['get', 's3', 'taken', '-n', ns]);
       return condition(r, 'Ready')?.reason === 'BucketAlreadyExists' ? r : undefined;
@@ -46,29 +88,47 @@ export const eventsRestrictedEtcd: Scenario = {
       return /Warning\s+BucketAlreadyExists\s+.*metaops/.test(text) ? text : undefined;
     });
     const line = described.split('\n').find((l) => /BucketAlreadyExists/.test(l) && /Warning/.test(l))!;
-    notes.push(`kubectl describe s3 taken: ${line.trim().replace(/\s+/g, ' ')} (condition: ${condition(taken, 'Ready').message})`);
+    notes.push(
+      `kubectl describe s3 taken: ${line.trim().replace(/\s+/g, ' ')} (condition: ${condition(taken, 'Ready').message})`,
+    );
 
     // The refused pod: the status says so once it has been absent a minute; both events in describe.
-    const rooted = await waitFor('EtcdCluster rooted: PodsCreated=False PodNotCreated', async () => {
-      const r = await k.json(['get', 'etcdcluster', 'rooted', '-n', ns]);
-      return condition(r, 'PodsCreated')?.reason === 'PodNotCreated' ? r : undefined;
-    }, 150_000);
+    const rooted = await waitFor(
+      'EtcdCluster rooted: PodsCreated=False PodNotCreated',
+      async () => {
+        const r = await k.json(['get', 'etcdcluster', 'rooted', '-n', ns]);
+        return condition(r, 'PodsCreated')?.reason === 'PodNotCreated' ? r : undefined;
+      },
+      150_000,
+    );
     assert.equal(condition(rooted, 'PodsCreated').status, 'False');
     assert.equal((await pods('etcd_cluster=rooted')).length, 0, 'no pod of the root cluster was admitted');
     const why = await waitFor('PodNotCreated and the refusal in kubectl describe etcdcluster', async () => {
       const text = await k.kubectl(['describe', 'etcdcluster', 'rooted', '-n', ns]);
       return /Warning\s+PodNotCreated/.test(text) && /violates PodSecurity/.test(text) ? text : undefined;
     });
-    assert.match(why, /SyncError/, 'Metacontroller\'s own event carries the API server\'s refusal');
-    notes.push(`refused pod reported ${secs(t0)} after the cluster was created: ${condition(rooted, 'PodsCreated').message.slice(0, 120)}...`);
+    assert.match(why, /SyncError/, "Metacontroller's own event carries the API server's refusal");
+    notes.push(
+      `refused pod reported ${secs(t0)} after the cluster was created: ${condition(rooted, 'PodsCreated').message.slice(0, 120)}...`,
+    );
     assert.deepEqual(rooted.status.memberList ?? [], [], 'no member');
-    assert.equal(rooted.status.lastMemberIndex, 0, 'the refused bootstrap keeps its name (rooted-0), no new ordinal per sync');
+    assert.equal(
+      rooted.status.lastMemberIndex,
+      0,
+      'the refused bootstrap keeps its name (rooted-0), no new ordinal per sync',
+    );
 
-    notes.push(await k.assertQuiet({
-      namespace: ns,
-      parents: ['etcdclusters/example-etcd-cluster', 'etcdclusters/rooted', 'etcdbackups/once', 's3s/taken'],
-      hooks: [{ hook: 'etcdcluster/sync', parents: 2 }, { hook: 'etcdbackup/sync', parents: 1 }, { hook: 's3/sync', parents: 1 }],
-    }));
+    notes.push(
+      await k.assertQuiet({
+        namespace: ns,
+        parents: ['etcdclusters/example-etcd-cluster', 'etcdclusters/rooted', 'etcdbackups/once', 's3s/taken'],
+        hooks: [
+          { hook: 'etcdcluster/sync', parents: 2 },
+          { hook: 'etcdbackup/sync', parents: 1 },
+          { hook: 's3/sync', parents: 1 },
+        ],
+      }),
+    );
     await k.kubectl(['delete', 's3', 'taken', '-n', ns, '--wait=true', '--timeout=60s']);
     await k.kubectl(['delete', 'namespace', ns, '--wait=false']);
     return notes;

@@ -19,10 +19,15 @@ export const hookDown: Scenario = {
     const errorsBefore = (k.readLog('metacontroller').match(/connection refused/g) ?? []).length;
     await k.kubectl(['patch', 'podset', 'podset-sample', '--type=merge', '-p', '{"spec":{"size":5}}']);
     // Wait until Metacontroller has tried the hook and failed, then check that nothing changed.
-    await waitFor('Metacontroller to fail reaching the hook', async () =>
-      (k.readLog('metacontroller').match(/connection refused/g) ?? []).length > errorsBefore,
+    await waitFor(
+      'Metacontroller to fail reaching the hook',
+      async () => (k.readLog('metacontroller').match(/connection refused/g) ?? []).length > errorsBefore,
     );
-    assert.deepEqual((await live()).map((p: any) => p.metadata.uid).sort(), uids, 'no pod touched while the hook was down');
+    assert.deepEqual(
+      (await live()).map((p: any) => p.metadata.uid).sort(),
+      uids,
+      'no pod touched while the hook was down',
+    );
     notes.push(`Metacontroller saw the hook down after ${secs(t0)}; the three pods were untouched`);
 
     const t1 = Date.now();

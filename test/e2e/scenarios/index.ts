@@ -11,4 +11,14 @@ import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 
 export type { Scenario };
-export const scenarios: Scenario[] = [memcached, podset, mysql, hookDown, etcd, s3, podbuggertool, restricted, eventsRestrictedEtcd];
+export const scenarios: Scenario[] = [
+  memcached,
+  podset,
+  mysql,
+  hookDown,
+  etcd,
+  s3,
+  podbuggertool,
+  restricted,
+  eventsRestrictedEtcd,
+];

@@ -20,11 +20,15 @@ export const memcached: Scenario = {
 
     t0 = Date.now();
     const selector = 'app.kubernetes.io/instance=memcached-sample';
-    const mc = await waitFor('status.nodes to list 3 ready pods and Available=True', async () => {
-      await k.markPodsReady(selector);
-      const m = await k.json(['get', 'memcached', 'memcached-sample']);
-      return m.status?.nodes?.length === 3 && condition(m, 'Available')?.status === 'True' ? m : undefined;
-    }, 90_000);
+    const mc = await waitFor(
+      'status.nodes to list 3 ready pods and Available=True',
+      async () => {
+        await k.markPodsReady(selector);
+        const m = await k.json(['get', 'memcached', 'memcached-sample']);
+        return m.status?.nodes?.length === 3 && condition(m, 'Available')?.status === 'True' ? m : undefined;
+      },
+      90_000,
+    );
     const pods = await k.json(['get', 'pods', '-l', selector]);
     assert.deepEqual([...mc.status.nodes].sort(), pods.items.map((p: any) => p.metadata.name).sort());
     assert.equal(mc.status.readyReplicas, 3);
@@ -33,24 +37,38 @@ export const memcached: Scenario = {
     t0 = Date.now();
     // The scale subresource: kubectl scale (and a HorizontalPodAutoscaler) set spec.size.
     await k.kubectl(['scale', 'memcached', 'memcached-sample', '--replicas=4']);
-    const scale = JSON.parse(await k.kubectl(['get', '--raw', '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/memcached-sample/scale']));
+    const scale = JSON.parse(
+      await k.kubectl([
+        'get',
+        '--raw',
+        '/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/memcached-sample/scale',
+      ]),
+    );
     assert.equal(scale.spec.replicas, 4);
-    await waitFor('size 4 reflected in the Deployment, status and nodes', async () => {
-      await k.markPodsReady(selector);
-      const m = await k.json(['get', 'memcached', 'memcached-sample']);
-      const d = await k.json(['get', 'deployment', 'memcached-sample']);
-      return d.spec.replicas === 4 && m.status?.nodes?.length === 4 && m.status.ready === '4/4';
-    }, 90_000);
+    await waitFor(
+      'size 4 reflected in the Deployment, status and nodes',
+      async () => {
+        await k.markPodsReady(selector);
+        const m = await k.json(['get', 'memcached', 'memcached-sample']);
+        const d = await k.json(['get', 'deployment', 'memcached-sample']);
+        return d.spec.replicas === 4 && m.status?.nodes?.length === 4 && m.status.ready === '4/4';
+      },
+      90_000,
+    );
     notes.push(`size 3 -> 4 converged in ${secs(t0)}`);
     notes.push(await k.assertQuiet({ parents: ['memcacheds/memcached-sample'], hooks: ['memcached/sync'] }));
 
     t0 = Date.now();
     await k.kubectl(['delete', 'memcached', 'memcached-sample', '--wait=true', '--timeout=60s']);
-    await waitFor('Deployment and Service to be garbage-collected', async () => {
-      const d = await k.getOrUndefined(['deployment', 'memcached-sample']);
-      const s = await k.getOrUndefined(['service', 'memcached-sample']);
-      return !d && !s;
-    }, 90_000);
+    await waitFor(
+      'Deployment and Service to be garbage-collected',
+      async () => {
+        const d = await k.getOrUndefined(['deployment', 'memcached-sample']);
+        const s = await k.getOrUndefined(['service', 'memcached-sample']);
+        return !d && !s;
+      },
+      90_000,
+    );
     notes.push(`delete -> children gone in ${secs(t0)}`);
     return notes;
   },

@@ -29,9 +29,12 @@ export const mysql: Scenario = {
 
     const uids = async () =>
       Promise.all(
-        [['statefulset', 'my-mysql'], ['service', 'my-mysql'], ['service', 'my-mysql-headless'], ['secret', 'my-mysql-mysql']].map(
-          async (args) => (await k.json(['get', ...args])).metadata.uid as string,
-        ),
+        [
+          ['statefulset', 'my-mysql'],
+          ['service', 'my-mysql'],
+          ['service', 'my-mysql-headless'],
+          ['secret', 'my-mysql-mysql'],
+        ].map(async (args) => (await k.json(['get', ...args])).metadata.uid as string),
       );
     const before = await uids();
 
@@ -56,7 +59,10 @@ export const mysql: Scenario = {
     await k.stopHooks();
     await k.startHooks();
     await k.kubectl(['scale', 'mysqlcluster', 'my-mysql', '--replicas=2']);
-    await waitFor('size 2 applied after the restart', async () => (await k.json(['get', 'statefulset', 'my-mysql'])).spec.replicas === 2);
+    await waitFor(
+      'size 2 applied after the restart',
+      async () => (await k.json(['get', 'statefulset', 'my-mysql'])).spec.replicas === 2,
+    );
     assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
     assert.deepEqual(await uids(), before, 'no child was recreated');
     notes.push(`password unchanged and no child updated over 3 resyncs, and a hook restart (${secs(t0)})`);

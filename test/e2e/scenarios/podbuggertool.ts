@@ -9,7 +9,9 @@ export const podbuggertool: Scenario = {
     const notes: string[] = [];
     const pod = (name: string, ns: string, labels: Record<string, string>) =>
       JSON.stringify({
-        apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels },
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: ns, labels },
         spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
       });
     await k.kubectl(['create', 'namespace', 'dbg']);
@@ -64,10 +66,15 @@ export const podbuggertool: Scenario = {
     notes.push(`kubectl get pbt: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
 
     // An image outside the server's allowlist (busybox* here): a condition, and nothing injected.
-    await k.kubectl(['apply', '-f', '-'], JSON.stringify({
-      apiVersion: 'debug.metaops.dev/v1alpha1', kind: 'PodBuggerTool', metadata: { name: 'netshoot', namespace: 'dbg' },
-      spec: { label: 'app=web', image: 'nicolaka/netshoot:latest', securityProfile: 'netadmin' },
-    }));
+    await k.kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'debug.metaops.dev/v1alpha1',
+        kind: 'PodBuggerTool',
+        metadata: { name: 'netshoot', namespace: 'dbg' },
+        spec: { label: 'app=web', image: 'nicolaka/netshoot:latest', securityProfile: 'netadmin' },
+      }),
+    );
     const refused = await waitFor('ImageNotAllowed', async () => {
       const t = await k.json(['get', 'pbt', 'netshoot', '-n', 'dbg']);
       return condition(t, 'Ready')?.reason === 'ImageNotAllowed' ? t : undefined;
@@ -77,7 +84,10 @@ export const podbuggertool: Scenario = {
     const before = syncs();
     await k.kubectl(['label', 'pod', 'web-1', '-n', 'dbg', 'resync=after', '--overwrite']);
     await waitFor('the refused tool synced again after its pod changed', async () => syncs() > before);
-    assert.deepEqual((await ephemeral('dbg', 'web-1')).map((c) => c.name), ['debug-busybox-debugger']);
+    assert.deepEqual(
+      (await ephemeral('dbg', 'web-1')).map((c) => c.name),
+      ['debug-busybox-debugger'],
+    );
     notes.push(`disallowed image refused: ${condition(refused, 'Ready').message}`);
     return notes;
   },

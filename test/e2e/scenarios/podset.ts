@@ -37,7 +37,10 @@ export const podset: Scenario = {
 
     t0 = Date.now();
     await k.markPodsReady('app.kubernetes.io/instance=podset-sample');
-    await waitFor('status 3/3 ready', async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3');
+    await waitFor(
+      'status 3/3 ready',
+      async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3',
+    );
     // Three pods under a RollingRecreate strategy: the case that looped ~100 times a second.
     notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     await k.kubectl(['scale', 'podset', 'podset-sample', '--replicas=1']);
