@@ -15,7 +15,7 @@ const ref = process.argv[2] ?? 'HEAD~1';
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const CONNECTIONS = 5;
-const KINDS: Kind[] = ['podset', 'memcached', 'mysqlcluster'];
+const KINDS = (process.env['BENCH_KINDS'] ?? 'podset,memcached,mysqlcluster').split(',') as Kind[];
 const SIZES = (process.env['BENCH_SIZES'] ?? '1,10,100').split(',').map(Number);
 
 /** The other commit, built in a worktree of its own (dependencies shared with this tree). */

@@ -14,7 +14,7 @@ import { STATUS_CODES } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
 import { authorized, clientCertificateProblem, hasCredentials, type AuthConfig } from './auth.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
-import { joinedJson, jsonItemsOf, parseJsonBody } from './json.js';
+import { parseJsonBody } from './json.js';
 import { lazyChildLoggerFactory } from './logging.js';
 import { KubeEventRecorder, NO_EVENTS, type EventRecorder } from './events.js';
 import { defaultServices } from './services.js';
@@ -340,7 +340,7 @@ function addRoute(
   const answered = (request: FastifyRequest, reply: FastifyReply, ctx: CallContext, result: unknown) => {
     if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug'))
       ctx.log.debug('hook answered');
-    return sendTagged(request, reply, serialized(reply, result as Record<string, unknown>));
+    return sendTagged(request, reply, reply.serializeInput(result as Record<string, unknown>, '200') as string);
   };
   // The caller is checked by the route itself, on the route Fastify's router chose (so no spelling of the
   // URL reaches a hook around it), before the body is read.
@@ -405,23 +405,6 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
     }
     return this.logger;
   }
-}
-
-const NO_CHILDREN: unknown[] = [];
-const CHILDREN_SLOT = '"children":[]';
-
-/**
- * The answer through the route's response schema (fast-json-stringify). Children whose JSON the hook wrote
- * already (lib/json.ts) are spliced in rather than serialised again: the envelope is serialised with an empty
- * list, whose slot is the last `"children":[]` in the text (status comes before it; only a number and a
- * boolean after it).
- */
-function serialized(reply: FastifyReply, result: Record<string, unknown>): string {
-  const children = jsonItemsOf(result['children']);
-  if (children === undefined) return reply.serializeInput(result, '200') as string;
-  const text = reply.serializeInput(Object.assign({}, result, { children: NO_CHILDREN }), '200') as string;
-  const at = text.lastIndexOf(CHILDREN_SLOT) + CHILDREN_SLOT.length - 2;
-  return joinedJson(text.slice(0, at), children, text.slice(at + 2));
 }
 
 /**

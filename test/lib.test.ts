@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildConditions, rfc3339 } from '../lib/conditions.js';
 import fc from 'fast-check';
-import { alikeButName, joinedJson, jsonDepthExceeds, jsonItemsOf, withJsonItems } from '../lib/json.js';
+import { jsonDepthExceeds } from '../lib/json.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { dns1035Problem } from '../lib/names.js';
@@ -110,40 +110,6 @@ t.test('rfc3339 writes metav1.Time: whole seconds, Z', async (t) => {
   }
   t.same(wrong, [], 'the same as cutting the milliseconds off toISOString, for any time up to year 9999');
 });
-
-t.test(
-  'alikeButName: the texts it gives are what JSON.stringify writes, whatever the strings in the objects',
-  async (t) => {
-    const make = (extra: string) => (name: string) => ({
-      kind: 'Pod',
-      metadata: { name, labels: { a: extra } },
-      spec: { command: [extra, 'sleep'] },
-    });
-    const textOf = (list: unknown[]) => {
-      const items = jsonItemsOf(list);
-      return items && joinedJson('', items, '');
-    };
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 6 }),
-        fc.string({ unit: 'binary', maxLength: 20 }),
-        (names, extra) => {
-          const objects = alikeButName(names, make(extra));
-          return textOf(objects) === JSON.stringify(objects) && objects.every((o, i) => o.metadata.name === names[i]);
-        },
-      ),
-    );
-    // The sentinel elsewhere in the object, or the name used twice: no texts, so the list is serialised as usual.
-    t.equal(jsonItemsOf(alikeButName(['a', 'b'], make('<metaops name>'))), undefined);
-    t.equal(jsonItemsOf(alikeButName(['a'], (name) => ({ name, hostname: name }))), undefined);
-    t.equal(textOf(alikeButName([], make('x'))), '[]');
-    t.same(Object.keys(withJsonItems([1], ['1'])), ['0'], 'the texts are no enumerable key');
-    t.equal(JSON.stringify(withJsonItems([1], ['2'])), '[1]', 'and JSON.stringify ignores them');
-    t.equal(joinedJson('{"a":', ['1'], '}'), '{"a":[1]}');
-    t.equal(joinedJson('{"a":', ['1', '2', '3'], ',"b":0}'), '{"a":[1,2,3],"b":0}');
-    t.equal(joinedJson('{"a":', [], '}'), '{"a":[]}');
-  },
-);
 
 t.test("observedNamed with a namespace finds only that namespace's object, under v1 and v2 keys", async (t) => {
   const secret = (ns: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: ns } });

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { byOrdinal, ordinalOf } from '../hooks/podset/sync.js';
 import { podsetSync as sync } from './fixtures/hooks.js';
-import { joinedJson, jsonItemsOf } from '../lib/json.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 
@@ -142,11 +141,6 @@ t.test('an invalid size deletes nothing', async (t) => {
   const res = sync(request('podset', { size: -2 }, { children: objectMap(pods) }), now);
   t.same(names(res.children), ['podset-sample-0', 'podset-sample-1']);
   t.match((res.status as any).conditions[0], { type: 'Ready', status: 'False', reason: 'InvalidSpec' });
-});
-
-t.test('the pods come with their JSON written once for all (the service sends it as is)', async (t) => {
-  const res = sync(request('podset', { size: 3 }), FIXED_NOW);
-  t.equal(joinedJson('', jsonItemsOf(res.children)!, ''), JSON.stringify(res.children));
 });
 
 t.test('an evicted (Failed) or completed pod is deleted and then recreated under its name, across syncs', async (t) => {

@@ -1,7 +1,6 @@
 // PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
-import { alikeButName } from '../../lib/json.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
@@ -120,8 +119,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     const podNamed = podName(name, i);
     if (!finished.has(podNamed)) names.push(podNamed);
   }
-  // The pods differ only in their names: their JSON is written once, with each name spliced in.
-  const children = alikeButName(names, (named) => pod(parent, named, labels, template));
+  const children = names.map((named) => pod(parent, named, labels, template));
   const status = memberStatus(
     parent,
     counts,
