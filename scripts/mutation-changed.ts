@@ -3,14 +3,16 @@
 // score on those lines must reach its target (85% for the modules that guard data and access, 70% elsewhere).
 //
 //   npx tsx scripts/mutation-changed.ts [base]     base: MUTATION_BASE, else HEAD~1
+//   npx tsx scripts/mutation-changed.ts --list [base]   only print the line ranges that would be mutated
 //   npx tsx scripts/mutation-changed.ts hooks/s3/policy.ts ...   whole modules (npm run test:mutation:module -- <file>)
 //
 // Prints `mutation: N passed, N failed` (one per module mutated) and exits 1 when a module misses its target;
 // prints `mutation: no decision code changed since <base>` and exits 0 when there is nothing to mutate.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as prettier from 'prettier';
 
 /** Each mutated module: the fast test files that guard it, and its target score. */
 export const MODULES: Record<string, { tests: string[]; target: number }> = {
@@ -49,10 +51,30 @@ function git(...args: string[]): string {
   return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 }
 
-/** The line ranges of `file` that are new or changed since `base` (from a zero-context diff). */
-function changedRanges(base: string, file: string): Array<[number, number]> {
+/**
+ * The line ranges of `file` whose code differs from `base`, formatting aside: the base version is first formatted
+ * with this tree's prettier configuration, so a commit that only reformats (quotes, wrapping, trailing commas)
+ * brings no lines to mutate, while any change of a token does. A file new since `base` is changed everywhere.
+ */
+async function changedRanges(base: string, file: string): Promise<Array<[number, number]>> {
+  let before: string;
+  try {
+    before = git('show', `${base}:${file}`);
+  } catch {
+    before = '';
+  }
+  if (before !== '') {
+    const options = (await prettier.resolveConfig(file)) ?? {};
+    before = await prettier.format(before, { ...options, filepath: file });
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-diff-'));
+  writeFileSync(join(dir, 'base.ts'), before);
+  const diff = spawnSync('git', ['diff', '--no-index', '--unified=0', join(dir, 'base.ts'), file], {
+    encoding: 'utf8',
+  });
+  rmSync(dir, { recursive: true, force: true });
   const out: Array<[number, number]> = [];
-  for (const line of git('diff', '--unified=0', base, '--', file).split('\n')) {
+  for (const line of diff.stdout.split('\n')) {
     const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line);
     if (!m) continue;
     const start = Number(m[1]);
@@ -62,7 +84,8 @@ function changedRanges(base: string, file: string): Array<[number, number]> {
   return out;
 }
 
-const args = process.argv.slice(2);
+const args = process.argv.slice(2).filter((a) => a !== '--list');
+const listOnly = process.argv.includes('--list');
 const whole = args.filter((a) => Object.hasOwn(MODULES, a));
 for (const a of args)
   if (a.endsWith('.ts') && !whole.includes(a))
@@ -82,7 +105,7 @@ const tests = new Set<string>();
 const modules: string[] = [];
 for (const [file, m] of Object.entries(MODULES)) {
   if (whole.length > 0 && !whole.includes(file)) continue;
-  const ranges = whole.length > 0 ? [] : changedRanges(base, file);
+  const ranges = whole.length > 0 ? [] : await changedRanges(base, file);
   if (whole.length === 0 && ranges.length === 0) continue;
   modules.push(file);
   if (whole.length > 0) mutate.push(file);
@@ -91,6 +114,11 @@ for (const [file, m] of Object.entries(MODULES)) {
 }
 if (modules.length === 0) {
   console.log(`mutation: no decision code changed since ${base}`);
+  process.exit(0);
+}
+
+if (listOnly) {
+  console.log(mutate.join('\n'));
   process.exit(0);
 }
 
