@@ -5,6 +5,8 @@
 
 /** How long after a failure the next sync comes, by kind of failure (seconds). One table for every operator. */
 export const RETRY_SECONDS = {
+  /** A step of the hook's own that has just been taken (an etcd member added): the next one follows once it shows. */
+  step: 5,
   /** A step that is under way elsewhere (a Job running, a member joining): look again soon. */
   soon: 10,
   /** A dependency that failed or refused (AWS, etcd, the Kubernetes API). */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { customize, normalizeVersion, PASSWORD_KEY, REPLICATION_KEY } from '../hooks/mysqlcluster/sync.js';
+import { customize, mysqlVersion, PASSWORD_KEY, REPLICATION_KEY } from '../hooks/mysqlcluster/sync.js';
 import { mysqlSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
@@ -74,10 +74,10 @@ t.test('a Secret lost after creation is reported, and no new password is made', 
 });
 
 t.test('versions: strings as written, numbers as YAML read them', async (t) => {
-  t.equal(normalizeVersion(8), '8.0');
-  t.equal(normalizeVersion(8.4), '8.4');
-  t.equal(normalizeVersion('8.0.36'), '8.0.36');
-  t.equal(normalizeVersion(' 5.7 '), '5.7');
+  t.equal(mysqlVersion(8), '8.0');
+  t.equal(mysqlVersion(8.4), '8.4');
+  t.equal(mysqlVersion('8.0.36'), '8.0.36');
+  t.equal(mysqlVersion(' 5.7 '), '5.7');
   for (const version of ['latest', '8.0;rm', 'v8', '']) {
     const res = sync(request('mysqlcluster', { size: 1, version }), now, newPassword);
     t.match(

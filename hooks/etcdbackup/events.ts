@@ -1,5 +1,6 @@
 // What EtcdBackup and EtcdRestore syncs tell in Events (lib/events.ts), and how an EtcdBackup's status says that
 // its Job could not create a pod (a refusal by admission, Pod Security `restricted` for one).
+import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { ConditionInput } from '../../lib/conditions.js';
 import type { ConditionEventRules, EventSpec } from '../../lib/events.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
@@ -46,12 +47,7 @@ export const JOB_POD_ABSENT_SECONDS = 60;
  */
 export function jobWithoutPod(job: KubeObject | undefined, pods: KubeObject[], now: Date): ConditionInput | undefined {
   if (!job || pods.length > 0) return undefined;
-  const s = (job['status'] ?? {}) as {
-    active?: number;
-    succeeded?: number;
-    failed?: number;
-    conditions?: Array<{ type?: string; status?: string }>;
-  };
+  const s = (job['status'] ?? {}) as JobStatus;
   if ((s.active ?? 0) > 0 || (s.succeeded ?? 0) > 0 || (s.failed ?? 0) > 0) return undefined;
   if (s.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'))
     return undefined;

@@ -1,6 +1,7 @@
 // EtcdRestore: the work is done by the EtcdCluster hook (a restore naming a cluster replaces it, see
 // hooks/etcdcluster/plan.ts); this hook reports its progress from the cluster's status.
 import { conditionsFor } from '../../lib/hook.js';
+import { RETRY_SECONDS } from '../../lib/errors.js';
 import type { SyncHook } from '../../lib/operator.js';
 import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
@@ -93,6 +94,6 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   if (succeeded !== undefined) status['succeeded'] = succeeded;
   if (succeeded !== true) status['reason'] = message;
   const response: CompositeSyncResponse = { status, children: [] };
-  if (succeeded === undefined) response.resyncAfterSeconds = 10;
+  if (succeeded === undefined) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
 }

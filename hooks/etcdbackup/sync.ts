@@ -2,6 +2,9 @@
 // periodic one a CronJob, each running `metaops etcd-backup` from this project's image. The hook reports the
 // outcome from the Job and from the termination message of its pod (the CLI's JSON result).
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import type { JobStatus } from 'kubernetes-types/batch/v1.js';
+import type { PodStatus } from 'kubernetes-types/core/v1.js';
+import { RETRY_SECONDS } from '../../lib/errors.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels } from '../../lib/labels.js';
 import type {
@@ -142,7 +145,7 @@ function short(text: string, max = 300): string {
 
 /** The CLI's result in a finished pod's termination message, with the time it finished. */
 export function podResult(pod: KubeObject): { result: BackupResult; at: string } | undefined {
-  const statuses = (pod['status'] as { containerStatuses?: any[] } | undefined)?.containerStatuses ?? [];
+  const statuses = (pod['status'] as PodStatus | undefined)?.containerStatuses ?? [];
   const terminated = statuses.find((s) => s.name === 'backup')?.state?.terminated;
   if (!terminated?.message) return undefined;
   try {
@@ -177,11 +180,7 @@ export function sync({
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
   const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
-  const jobStatus = (job?.['status'] ?? {}) as {
-    succeeded?: number;
-    failed?: number;
-    conditions?: Array<{ type: string; status: string; message?: string }>;
-  };
+  const jobStatus = (job?.['status'] ?? {}) as JobStatus;
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
 
   const status: Record<string, unknown> = {};
@@ -227,7 +226,7 @@ export function sync({
         : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
   status['conditions'] = conditionsFor(parent, [condition], now);
   const response: CompositeSyncResponse = { status, children: [child] };
-  if (!done && !periodic) response.resyncAfterSeconds = 10;
+  if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
 }
 

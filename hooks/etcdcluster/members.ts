@@ -56,12 +56,12 @@ export function clusterOf(parent: ParentObject, spec: EtcdClusterSpec): Cluster 
 }
 
 /** A leading "v" is accepted: "v3.5.17" and "3.5.17" are the same version. */
-export function normalizeVersion(version: string): string {
+export function etcdVersion(version: string): string {
   return version.trim().replace(/^v/, '');
 }
 
 export function image(spec: EtcdClusterSpec): string {
-  return `${spec.repository}:v${normalizeVersion(spec.version)}`;
+  return `${spec.repository}:v${etcdVersion(spec.version)}`;
 }
 
 /** Member pods are <cluster>-<ordinal>; ordinals only grow, so a replaced member never reuses a name. */
@@ -178,7 +178,7 @@ export function restoreInitContainers(
   initialCluster = `${pod}=${peerURL(c, pod)}`,
 ): unknown[] {
   const access = s3Access(source.s3);
-  const version = normalizeVersion(spec.version).split('.').map(Number);
+  const version = etcdVersion(spec.version).split('.').map(Number);
   const etcdutl = (version[0] ?? 0) > 3 || ((version[0] ?? 0) === 3 && (version[1] ?? 0) >= 5);
   return [
     {
@@ -223,7 +223,7 @@ export function memberPod(
   restore?: RestoreSource,
 ): KubeObject {
   const c = clusterOf(parent, spec);
-  const version = normalizeVersion(spec.version);
+  const version = etcdVersion(spec.version);
   const policy = spec.pod ?? {};
   const volumes: unknown[] = [
     policy.persistentVolumeClaimSpec

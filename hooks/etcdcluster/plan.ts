@@ -18,7 +18,7 @@ import {
   memberName,
   memberPod,
   memberImage,
-  normalizeVersion,
+  etcdVersion,
   peerURL,
   podOfPeerURL,
   type Cluster,
@@ -165,7 +165,7 @@ function withImage(pod: KubeObject, img: string, version: string): KubeObject {
 
 function versionOfImage(img: string | undefined): string | undefined {
   const tag = img?.split(':').pop();
-  return tag ? normalizeVersion(tag) : undefined;
+  return tag ? etcdVersion(tag) : undefined;
 }
 
 /** etcd supports learners (non-voting members that catch up before they count) from 3.4. */
@@ -319,7 +319,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       .map((h) => h.version!)
       .sort(compareVersions)[0] ??
     (typeof lastReported === 'string' && /^\d+\.\d+\.\d+$/.test(lastReported) ? lastReported : undefined);
-  const refused = running ? upgradeRefusal(running, normalizeVersion(spec.version)) : undefined;
+  const refused = running ? upgradeRefusal(running, etcdVersion(spec.version)) : undefined;
   const d = decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused));
   if (refused) {
     d.conditions = [
@@ -328,7 +328,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
         type: 'Upgrading',
         status: false,
         reason: 'UpgradeRefused',
-        message: `spec.version ${normalizeVersion(spec.version)} is refused: ${refused}; the cluster stays at ${running}`,
+        message: `spec.version ${etcdVersion(spec.version)} is refused: ${refused}; the cluster stays at ${running}`,
       },
     ];
     delete d.targetVersion;
@@ -355,7 +355,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
 function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation, holdVersion = false): Decision {
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
-  const targetVersion = normalizeVersion(spec.version);
+  const targetVersion = etcdVersion(spec.version);
   const previous = (parent.status ?? {}) as {
     phase?: string;
     reason?: string;

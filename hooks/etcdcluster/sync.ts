@@ -1,6 +1,7 @@
 // EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import { RETRY_SECONDS } from '../../lib/errors.js';
 import type { SyncHook } from '../../lib/operator.js';
 import type {
   CompositeSyncRequest,
@@ -19,7 +20,7 @@ import {
   disruptionBudget,
   memberClaim,
   memberIndex,
-  normalizeVersion,
+  etcdVersion,
   selectorText,
   services,
   type RestoreSource,
@@ -29,9 +30,12 @@ import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
-/** Seconds before the next step while the cluster converges, and after a failed call to etcd. */
-export const STEP_SECONDS = 5;
-export const BACKOFF_SECONDS = 10;
+/**
+ * Seconds before the next step while the cluster converges, and after a failed call to etcd: `soon`, not
+ * `failure`, since a member that restarts answers again within seconds and a call to etcd is cheap.
+ */
+export const ETCD_STEP_SECONDS = RETRY_SECONDS.step;
+export const ETCD_RETRY_SECONDS = RETRY_SECONDS.soon;
 
 const DOMAIN = new RegExp(DOMAIN_PATTERN);
 // Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
@@ -299,14 +303,14 @@ function respond(
   };
   if (d.reason) status['reason'] = d.reason;
   const current = d.currentVersion ?? (currentStatus(parent)['currentVersion'] as string | undefined);
-  if (current) status['currentVersion'] = normalizeVersion(current);
+  if (current) status['currentVersion'] = etcdVersion(current);
   const leader = d.members.find((m) => m.leader)?.name;
   if (leader) status['leader'] = leader;
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
   const response: CompositeSyncResponse = { status, children };
-  if (failure) response.resyncAfterSeconds = BACKOFF_SECONDS;
-  else if (d.converging) response.resyncAfterSeconds = STEP_SECONDS;
+  if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
+  else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
   return response;
 }
 

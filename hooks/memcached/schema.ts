@@ -3,13 +3,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
 import { commonPrinterColumns, imageField, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
-export const DEFAULT_IMAGE = 'memcached:1.6-alpine';
+export const MEMCACHED_IMAGE = 'memcached:1.6-alpine';
 export const DEFAULT_PORT = 11211;
 
 export const MemcachedSpec = Type.Object(
   {
     size: sizeField('Size is the size of the memcached deployment: the number of memcached pods.', MAX_SIZE.memcached),
-    image: imageField('The memcached container image.', DEFAULT_IMAGE),
+    image: imageField('The memcached container image.', MEMCACHED_IMAGE),
     port: Type.Integer({
       minimum: 1,
       maximum: 65535,

@@ -36,13 +36,13 @@ export const REPLICATION_CONTAINER = 'replication';
 export const MYSQL_PORT = 3306;
 
 /** `version` as an image tag: a string as written, a number as YAML read it (8 -> "8.0", 8.4 -> "8.4"). */
-export function normalizeVersion(version: string | number): string {
+export function mysqlVersion(version: string | number): string {
   if (typeof version === 'number') return Number.isInteger(version) ? `${version}.0` : String(version);
   return version.trim();
 }
 
 export const parser = specParser(MySQLClusterSpec, (spec) => {
-  const version = normalizeVersion(spec.version);
+  const version = mysqlVersion(spec.version);
   if (!VERSION_PATTERN.test(version)) {
     return `spec.version is ${JSON.stringify(spec.version)}: expected a MySQL version such as "8.0" or "8.0.36"`;
   }
@@ -157,7 +157,7 @@ export function statefulSet(
   claimTemplates: unknown[] = [volumeClaimTemplate(spec)],
 ): KubeObject {
   const name = parent.metadata.name!;
-  const version = normalizeVersion(spec.version);
+  const version = mysqlVersion(spec.version);
   const image = `mysql:${version}`;
   const labels = childLabels(APP, name, 'database', { version });
   const podLabels = { ...labels, ...seedLabels(name) };

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
 import { commonPrinterColumns, imageField, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
-export const DEFAULT_IMAGE = 'busybox';
+export const PODSET_IMAGE = 'busybox';
 export const DEFAULT_COMMAND = ['sleep', '3600'];
 export const MAX_ARGUMENTS = 64;
 export const MAX_ARGUMENT_LENGTH = 4096;
@@ -16,7 +16,7 @@ export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export const PodSetSpec = Type.Object(
   {
     size: sizeField('Size is the size of the PodSet deployment: the number of pods.', MAX_SIZE.podset),
-    image: imageField('The container image of every pod.', DEFAULT_IMAGE),
+    image: imageField('The container image of every pod.', PODSET_IMAGE),
     command: Type.Array(Type.String({ maxLength: MAX_ARGUMENT_LENGTH }), {
       minItems: 1,
       maxItems: MAX_ARGUMENTS,

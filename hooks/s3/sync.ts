@@ -583,7 +583,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
     };
     return done
       ? { status, children: [], finalized: true }
-      : { status, children: [], finalized: false, resyncAfterSeconds: 10 };
+      : { status, children: [], finalized: false, resyncAfterSeconds: RETRY_SECONDS.soon };
   } catch (err) {
     throw awsFailure(err, describe(err), { conditions: ['Finalized'] });
   }
