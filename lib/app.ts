@@ -15,7 +15,6 @@ import type { TSchema } from '@sinclair/typebox';
 import { authorized, clientCertificateProblem, hasCredentials, type AuthConfig } from './auth.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
 import { parseJsonBody } from './json.js';
-import { lazyChildLoggerFactory } from './logging.js';
 import { KubeEventRecorder, NO_EVENTS, type EventRecorder } from './events.js';
 import { defaultServices } from './services.js';
 import { Metrics } from './metrics.js';
@@ -193,8 +192,6 @@ function createFastify(options: AppOptions) {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
     logController: new LogController({ disableRequestLogging: true }),
-    // The request's child logger ({reqId}) is built when the request logs, not for every request.
-    childLoggerFactory: lazyChildLoggerFactory,
     ajv: {
       // Never change what Metacontroller sent: no coercion, no removal, no defaults in the envelope.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },

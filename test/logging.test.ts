@@ -2,7 +2,6 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { testApp as buildApp } from './fixtures/app.js';
-import { LazyChildLogger } from '../lib/logging.js';
 import { example } from './fixtures/requests.js';
 
 function capture() {
@@ -54,28 +53,4 @@ t.test('at warn, a successful call logs nothing; a failing one logs with its req
   t.equal(failed.length, 1);
   t.match(failed[0], { level: 50, reqId: String, err: { message: 'boom' } });
   t.equal(lines.filter((l) => (l['level'] as number) < 40).length, 0, 'nothing below warn');
-});
-
-t.test('LazyChildLogger builds the child only for a line at an enabled level', async (t) => {
-  const built: unknown[] = [];
-  const written: unknown[][] = [];
-  const child = {
-    level: 'info',
-    info: (...a: unknown[]) => written.push(a),
-    isLevelEnabled: (l: string) => l !== 'debug',
-  } as any;
-  const parent = {
-    level: 'info',
-    isLevelEnabled: (l: string) => l !== 'debug' && l !== 'trace',
-    child: (b: unknown) => (built.push(b), child),
-  } as any;
-  const lazy = new LazyChildLogger(parent, { reqId: 'req-1' }, {});
-  lazy.debug('not enabled');
-  t.same(built, [], 'a disabled level builds nothing');
-  t.equal(lazy.level, 'info');
-  lazy.info({ a: 1 }, 'hello');
-  t.same(built, [{ reqId: 'req-1' }]);
-  t.same(written, [[{ a: 1 }, 'hello']]);
-  lazy.info('again');
-  t.equal(built.length, 1, 'built once');
 });
