@@ -411,7 +411,7 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
  * response schema produced, rather than in an onSend hook that every request would pass through.
  */
 function sendTagged(request: FastifyRequest, reply: FastifyReply, payload: string): FastifyReply {
-  // SHA-1 is plenty to tell two answers apart (this is no signature), and cheaper than SHA-256.
+  // SHA-1 is plenty to tell two answers apart (this is no signature), and cheaper than SHA-256. perf: docs/performance.md
   const etag = `"${hash('sha1', payload, 'base64url')}"`;
   reply.header('etag', etag);
   const match = request.headers['if-none-match'];

@@ -9,7 +9,7 @@ export const MAX_JSON_DEPTH = 1000;
  * How deep `text`'s arrays and objects nest, stopping as soon as it passes `limit`. One pass over the characters
  * outside strings; a string is skipped whole, to its closing quote (the next quote not escaped by an odd run of
  * backslashes), with indexOf: most of a Kubernetes object's text is strings, and a loop over each of their
- * characters cost 60% of what JSON.parse then spent on the same body (bench/RESULTS.md); this costs ~30%.
+ * characters cost 60% of what JSON.parse then spent on the same body (bench/RESULTS.md); this costs ~30% (perf: docs/performance.md).
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;

@@ -177,6 +177,7 @@ function data(value: unknown, file: unknown): Buffer | undefined {
 
 /** The connection a kubeconfig's current context names (the YAML parser is loaded only when one is used). */
 export async function fromKubeconfig(path: string): Promise<Connection> {
+  // perf: loaded on first use, only the CLI of backup Jobs reads kubeconfig YAML (docs/performance.md).
   const { default: YAML } = await import('yaml');
   const cfg = YAML.parse(readFileSync(path, 'utf8')) as any;
   const ctxName = cfg['current-context'];

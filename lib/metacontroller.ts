@@ -55,7 +55,7 @@ export type ParentObject = Static<typeof ParentObject> & Record<string, unknown>
 
 /**
  * An observed child or related object: checked for what the hooks rely on (apiVersion, kind, metadata.name),
- * the rest passed through. Deep checks of every field of every child would cost more than the hook itself.
+ * the rest passed through. Deep checks of every field of every child would cost more than the hook itself (perf: docs/performance.md).
  */
 export const ObservedObject = Type.Object(
   {

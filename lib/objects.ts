@@ -19,7 +19,7 @@ export function observed(map: ObjectMap | null | undefined, kind: string, apiVer
 
 /**
  * The values of a map as JSON.parse built it. A map of many objects is a dictionary-mode object in V8, and
- * for..in walks one about twice as fast as Object.values (measured at 10 000 keys).
+ * for..in walks one about twice as fast as Object.values (measured at 10 000 keys; perf: docs/performance.md).
  */
 function values(group: Record<string, KubeObject>): KubeObject[] {
   const out: KubeObject[] = [];

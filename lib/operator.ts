@@ -169,7 +169,7 @@ function ignore(): void {}
 /**
  * What a hook is handed. A class, so that every call has the same shape, and so that the logger (a child logger
  * with the parent's names) and the signal (an AbortController) are made only when the hook reaches for them: made
- * for every call, they cost a pure hook of one child a fifth of its time (bench/ab.ts).
+ * for every call, they cost a pure hook of one child a fifth of its time (bench/ab.ts; perf: docs/performance.md).
  */
 class HookCall<Spec, C, K> implements SyncHook<Spec, C, K> {
   readonly parent: ParentObject;

@@ -120,7 +120,7 @@ export function workloadCounts(workload: KubeObject | undefined, desired: number
 
 /** The names of the live pods among the related objects Metacontroller sent. */
 export function relatedPodNames(related: ObjectMap | null | undefined): string[] {
-  // Sorting the names (the default string order) rather than the objects keeps thousands of pods cheap.
+  // Sorting the names (the default string order) rather than the objects keeps thousands of pods cheap (perf: docs/performance.md).
   return observedUnordered(related, 'Pod', 'v1')
     .filter((p) => !isTerminating(p))
     .map((p) => p.metadata.name!)

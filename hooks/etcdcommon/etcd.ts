@@ -136,7 +136,7 @@ export class HttpEtcdClient implements EtcdClient {
 
   async health(clientURL: string): Promise<MemberHealth> {
     try {
-      // Asked together: a silent member costs one deadline, not three.
+      // Asked together: a silent member costs one deadline, not three (perf: docs/performance.md).
       const [health, version, status] = await Promise.all([
         this.get(clientURL, '/health', true) as Promise<{ health?: unknown; reason?: unknown }>,
         this.get(clientURL, '/version') as Promise<{ etcdserver?: unknown }>,

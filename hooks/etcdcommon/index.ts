@@ -87,7 +87,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
 const MAX_ETCD_CLIENTS = 64;
 
 export function etcdClients(): EtcdClients {
-  // One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
+  // perf: docs/performance.md. One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
   // endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls every sync.
   const clients = new Map<string, EtcdClient>();
   return {
