@@ -384,9 +384,12 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
     return (this.controller ??= new AbortController()).signal;
   }
 
-  /** The deadline passed: every client call made with the signal stops. */
+  /**
+   * The deadline passed: every client call made with the signal stops. A hook that asks for the signal only
+   * later (after an await) gets it already aborted: the controller is made here if it was not yet.
+   */
   abort(reason: Error): void {
-    this.controller?.abort(reason);
+    (this.controller ??= new AbortController()).abort(reason);
   }
 
   /** The log context ({hook, namespace, name, uid}) is built only when something is logged. */

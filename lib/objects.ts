@@ -72,12 +72,18 @@ export function allObserved(map: ObjectMap | null | undefined): KubeObject[] {
 }
 
 export function compareObjects(a: KubeObject, b: KubeObject): number {
-  const an = a.metadata.namespace ?? '';
-  const bn = b.metadata.namespace ?? '';
+  // Only names are checked by the envelope schema: a namespace of another type (an object with its own
+  // toString, which `<` would call) sorts as none rather than throwing.
+  const an = textOf(a.metadata.namespace);
+  const bn = textOf(b.metadata.namespace);
   if (an !== bn) return an < bn ? -1 : 1;
-  const a1 = a.metadata.name ?? '';
-  const b1 = b.metadata.name ?? '';
+  const a1 = textOf(a.metadata.name);
+  const b1 = textOf(b.metadata.name);
   return a1 < b1 ? -1 : a1 > b1 ? 1 : 0;
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 /** The annotation in which Metacontroller's dynamic apply keeps the last desired state it applied. */

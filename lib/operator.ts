@@ -161,10 +161,27 @@ function call<S extends TSchema, C, K>(
     info: (obj: Record<string, unknown>, msg: string) => ctx.log.info(obj, msg),
     warn: (obj: Record<string, unknown>, msg: string) => ctx.log.warn(obj, msg),
   };
-  return withEvents({ request, recorder, now, log, rules: op.events, run: answer, extra: op.eventsOf?.(request) });
+  return withEvents({ request, recorder, now, log, rules: op.events, run: answer, extra: eventsOf(op, request, ctx) });
 }
 
 function ignore(): void {}
+
+/**
+ * The operator's reader of more Events, given the request. Events never change the answer: a reader that fails
+ * on input it did not expect is logged and told nothing, and the hook answers as it would without Events.
+ */
+function eventsOf<S extends TSchema, C, K>(
+  op: CompositeOperator<S, C, K>,
+  request: CompositeSyncRequest,
+  ctx: HookContext<C, K>,
+): ((response: CompositeSyncResponse) => EventSpec[]) | undefined {
+  try {
+    return op.eventsOf?.(request);
+  } catch (err) {
+    ctx.log.warn({ err }, 'events: the request could not be read for Events; none are told for this call');
+    return undefined;
+  }
+}
 
 /**
  * What a hook is handed. A class, so that every call has the same shape, and so that the logger (a child logger

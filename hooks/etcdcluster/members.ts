@@ -367,6 +367,12 @@ export function disruptionBudget(parent: ParentObject, size: number, voters = si
 
 /** The image of a member pod's etcd container (the first container when none is named etcd). */
 export function memberImage(pod: KubeObject): string | undefined {
-  const containers = (pod['spec'] as { containers?: Array<{ name?: string; image?: string }> } | undefined)?.containers;
-  return containers?.find((c) => c.name === 'etcd')?.image ?? containers?.[0]?.image;
+  const listed = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
+  if (!Array.isArray(listed)) return undefined;
+  // Observed pods are input: an entry that is not an object (null) is no container.
+  const containers = listed.filter(
+    (c): c is { name?: unknown; image?: unknown } => c !== null && typeof c === 'object',
+  );
+  const image = (c: { image?: unknown } | undefined) => (typeof c?.image === 'string' ? c.image : undefined);
+  return image(containers.find((c) => c.name === 'etcd')) ?? image(containers[0]);
 }

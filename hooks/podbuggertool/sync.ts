@@ -70,6 +70,8 @@ interface ToolHookDeps {
   log?: ToolHookLog;
   /** How long after the call began a new API call may still start (default WORK_BUDGET_MS). */
   budgetMs?: number;
+  /** Aborted when the route's deadline passed (the caller was answered 429): no API call starts after it. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -163,7 +165,7 @@ async function inject(
   const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
   const began = performance.now();
   const budget = deps.budgetMs ?? WORK_BUDGET_MS;
-  const late = () => performance.now() - began > budget;
+  const late = () => deps.signal?.aborted === true || performance.now() - began > budget;
   // A pod not reached in time keeps the failure it had, and is tried by the next sync.
   const defer = (podName: string) => {
     out.deferred += 1;
@@ -319,6 +321,7 @@ export async function syncTool(
     now: hook.now,
     log: hook.log,
     budgetMs: hook.settings.workBudgetMs,
+    signal: hook.signal,
   };
   const toolName = tool.metadata.name!;
   const namespace = tool.metadata.namespace ?? 'default';
