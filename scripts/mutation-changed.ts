@@ -25,7 +25,12 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'lib/json.ts': { tests: ['test/lib.test.ts', 'test/http.test.ts'], target: 70 },
   'lib/objects.ts': { tests: ['test/lib.test.ts', 'test/attack-framework.test.ts'], target: 70 },
   'hooks/etcdcluster/plan.ts': {
-    tests: ['test/etcdcluster.test.ts', 'test/etcd-safety.test.ts', 'test/etcd-plan.test.ts'],
+    tests: [
+      'test/etcdcluster.test.ts',
+      'test/etcd-safety.test.ts',
+      'test/etcd-plan.test.ts',
+      'test/etcd-plan-branches.test.ts',
+    ],
     target: 85,
   },
   'hooks/etcdcluster/members.ts': {
@@ -33,6 +38,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster.test.ts',
       'test/etcd-safety.test.ts',
       'test/etcd-plan.test.ts',
+      'test/etcd-plan-branches.test.ts',
       'test/attack-framework.test.ts',
     ],
     target: 70,

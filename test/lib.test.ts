@@ -5,7 +5,7 @@ import { jsonDepthExceeds } from '../lib/json.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { dns1035Problem } from '../lib/names.js';
-import { allObserved, keepObserved, LAST_APPLIED, observedNamed } from '../lib/objects.js';
+import { allObserved, compareObjects, keepObserved, LAST_APPLIED, observedNamed } from '../lib/objects.js';
 import { objectMap } from './fixtures/requests.js';
 
 const deployment: KubeObject = {
@@ -177,4 +177,17 @@ t.test('jsonDepthExceeds skips strings whole, escaped quotes and backslashes inc
     ),
     { numRuns: 3000 },
   );
+});
+
+t.test('compareObjects: by namespace, then name; a namespace that is not a string sorts as none', async (t) => {
+  const o = (namespace: unknown, name: string) =>
+    ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name } }) as never;
+  t.ok(compareObjects(o('a', 'z'), o('b', 'a')) < 0, 'the namespace first');
+  t.ok(compareObjects(o('b', 'a'), o('a', 'z')) > 0);
+  t.ok(compareObjects(o('a', 'a'), o('a', 'b')) < 0, 'then the name');
+  t.equal(compareObjects(o('a', 'a'), o('a', 'a')), 0);
+  const odd = JSON.parse('{"toString": 1}');
+  t.equal(compareObjects(o(odd, 'x'), o(undefined, 'x')), 0, 'an object namespace is as none');
+  t.ok(compareObjects(o(odd, 'x'), o('A', 'x')) < 0, 'so it sorts before every namespace');
+  t.ok(compareObjects(o(7, 'x'), o('0', 'x')) < 0);
 });

@@ -369,10 +369,8 @@ export function disruptionBudget(parent: ParentObject, size: number, voters = si
 export function memberImage(pod: KubeObject): string | undefined {
   const listed = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
   if (!Array.isArray(listed)) return undefined;
-  // Observed pods are input: an entry that is not an object (null) is no container.
-  const containers = listed.filter(
-    (c): c is { name?: unknown; image?: unknown } => c !== null && typeof c === 'object',
-  );
-  const image = (c: { image?: unknown } | undefined) => (typeof c?.image === 'string' ? c.image : undefined);
-  return image(containers.find((c) => c.name === 'etcd')) ?? image(containers[0]);
+  // Observed pods are input: an entry may be anything (null), and is then no container.
+  const containers = listed as Array<{ name?: unknown; image?: unknown } | null>;
+  const chosen = containers.find((c) => c?.name === 'etcd') ?? containers[0];
+  return typeof chosen?.image === 'string' ? chosen.image : undefined;
 }

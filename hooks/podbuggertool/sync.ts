@@ -71,7 +71,7 @@ interface ToolHookDeps {
   /** How long after the call began a new API call may still start (default WORK_BUDGET_MS). */
   budgetMs?: number;
   /** Aborted when the route's deadline passed (the caller was answered 429): no API call starts after it. */
-  signal?: AbortSignal;
+  signal: AbortSignal;
 }
 
 /**
@@ -165,7 +165,9 @@ async function inject(
   const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
   const began = performance.now();
   const budget = deps.budgetMs ?? WORK_BUDGET_MS;
-  const late = () => deps.signal?.aborted === true || performance.now() - began > budget;
+  const late = () => performance.now() - began > budget;
+  // No API call starts once the route's deadline passed either.
+  const over = () => deps.signal.aborted || late();
   // A pod not reached in time keeps the failure it had, and is tried by the next sync.
   const defer = (podName: string) => {
     out.deferred += 1;
@@ -250,7 +252,7 @@ async function inject(
     const wanted = spec;
     await eachLimited(now, CONCURRENCY, async (requested) => {
       const podName = requested.metadata.name!;
-      if (late()) return defer(podName);
+      if (over()) return defer(podName);
       let pod: KubeObject | undefined;
       try {
         pod = await deps.kube.get('v1', 'pods', namespace, podName);
@@ -266,7 +268,7 @@ async function inject(
         out.found.set(podName, have);
         return;
       }
-      if (late()) return defer(podName);
+      if (over()) return defer(podName);
       try {
         await deps.kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(toolName, wanted, pod)], {
           ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
