@@ -554,3 +554,55 @@ t.test('an eventsOf that throws on input it did not expect changes nothing in th
   t.same(withEvents.status, { seen: 1, observedGeneration: 1 });
   t.match(warned, [/events: the request could not be read/], 'the failure is logged');
 });
+
+t.test(
+  'PodBuggerTool stops where the deadline finds it: before the pod is read, and before it is patched',
+  async (t) => {
+    const { podbuggertool } = await import('../hooks/podbuggertool/index.js');
+    // The deadline passes while the tool is read (abortAt 'tool') or while the pod is (abortAt 'victim').
+    for (const abortAt of ['tool', 'victim']) {
+      const deadline = new AbortController();
+      const read: string[] = [];
+      const patched: string[] = [];
+      const seen: Record<string, unknown> = {
+        tool: toolRequest().parent,
+        victim: toolRequest().related['Pod.v1'].victim,
+      };
+      const kube: KubeApi = {
+        get: async (_a, _r, _ns, name) => {
+          read.push(name);
+          if (name === abortAt) deadline.abort(new Error('deadline'));
+          return structuredClone(seen[name]) as never;
+        },
+        addEphemeralContainers: async (_ns, pod) => void patched.push(pod),
+        createEvent: async () => 'created',
+      };
+      const res = await runHook(podbuggertool, 'sync', toolRequest() as never, {
+        now: FIXED_NOW,
+        services: { kube: () => kube },
+        settings: { policy: DEFAULT_POLICY, workBudgetMs: 60_000 },
+        signal: deadline.signal,
+      });
+      t.same(read, abortAt === 'tool' ? ['tool'] : ['tool', 'victim'], `${abortAt}: nothing read after the deadline`);
+      t.same(patched, [], `${abortAt}: nothing patched`);
+      t.equal((res.status as { injected?: number }).injected, 0, `${abortAt}: nothing reported injected`);
+    }
+    // The control: without the deadline the same pod is read and patched.
+    const patched: string[] = [];
+    const seen: Record<string, unknown> = {
+      tool: toolRequest().parent,
+      victim: toolRequest().related['Pod.v1'].victim,
+    };
+    await runHook(podbuggertool, 'sync', toolRequest() as never, {
+      now: FIXED_NOW,
+      services: {
+        kube: () => ({
+          get: async (_a, _r, _ns, name) => structuredClone(seen[name]) as never,
+          addEphemeralContainers: async (_ns, pod) => void patched.push(pod),
+        }),
+      },
+      settings: { policy: DEFAULT_POLICY, workBudgetMs: 60_000 },
+    });
+    t.same(patched, ['victim']);
+  },
+);
