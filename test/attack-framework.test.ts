@@ -9,7 +9,7 @@ import { FakeAws } from './fixtures/fake-aws.js';
 import type { AwsApi } from '../hooks/s3/api.js';
 import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
 import type { KubeApi } from '../lib/kube.js';
-import { asObserved, example, FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { asObserved, debugToolRequest, example, FIXED_NOW, objectMap } from './fixtures/requests.js';
 import { memberPod } from '../hooks/etcdcluster/members.js';
 import type { ParentObject } from '../lib/metacontroller.js';
 import { defineComposite, runHook, silentLog } from '../lib/operator.js';
@@ -35,27 +35,7 @@ const s3Request = () => ({
   related: {},
 });
 
-const toolRequest = () => ({
-  controller: {},
-  parent: {
-    apiVersion: 'debug.metaops.dev/v1alpha1',
-    kind: 'PodBuggerTool',
-    metadata: { name: 'tool', namespace: 'default', uid: 'u-tool', generation: 1 },
-    spec: { selector: { matchLabels: { app: 'web' } }, image: 'busybox', securityProfile: 'general' },
-  },
-  children: {},
-  related: {
-    'Pod.v1': {
-      victim: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'victim', namespace: 'default', uid: 'u-pod', labels: { app: 'web' } },
-        spec: { containers: [{ name: 'app', image: 'nginx' }] },
-        status: { phase: 'Running' },
-      },
-    },
-  },
-});
+const toolRequest = debugToolRequest;
 
 const etcdRequest = () => ({
   controller: {},

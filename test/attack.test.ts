@@ -6,7 +6,7 @@ import t from 'tap';
 import { testApp as buildApp } from './fixtures/app.js';
 import type { TestDeps as Deps } from './fixtures/app.js';
 import { captureLogs } from './fixtures/logs.js';
-import { example, FIXED_NOW } from './fixtures/requests.js';
+import { debugToolRequest, example, FIXED_NOW } from './fixtures/requests.js';
 
 const TOKEN = 'attack-test-token-0123456789';
 
@@ -140,28 +140,7 @@ const s3 = (finalizing = false) => ({
   finalizing,
 });
 
-const tool = () => ({
-  controller: {},
-  parent: {
-    apiVersion: 'debug.metaops.dev/v1alpha1',
-    kind: 'PodBuggerTool',
-    metadata: { name: 'tool', namespace: 'default', uid: 'u-tool', generation: 1 },
-    spec: { selector: { matchLabels: { app: 'web' } }, image: 'busybox', securityProfile: 'general' },
-  },
-  children: {},
-  related: {
-    'Pod.v1': {
-      victim: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'victim', namespace: 'default', uid: 'u-pod', labels: { app: 'web' } },
-        spec: { containers: [{ name: 'app', image: 'nginx' }] },
-        status: { phase: 'Running' },
-      },
-    },
-  },
-  finalizing: false,
-});
+const tool = debugToolRequest;
 
 const sideEffecting: Array<[string, () => unknown]> = [
   ['/hooks/etcdcluster/sync', etcdCluster],

@@ -1,13 +1,14 @@
 // The etcd findings of issue 15: a spec field cannot make the hook dial elsewhere (SSRF), an answer cannot
 // exhaust memory, and silent members cannot push one sync past the hook route's deadline (8.5 s). Each is run
 // with the real HttpEtcdClient against loopback servers.
+import { etcdParent } from './fixtures/etcd.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t from 'tap';
 import { HttpEtcdClient } from '../hooks/etcdcommon/etcd.js';
 import { memberPod } from '../hooks/etcdcluster/members.js';
 import { etcdSync as sync } from './fixtures/hooks.js';
-import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
+import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
 
 async function listen(
@@ -28,16 +29,7 @@ async function listen(
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>): ParentObject {
-  const p: ParentObject = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns', uid: 'uid-e', generation: 1 },
-    spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...spec },
-  };
-  if (status) p.status = status;
-  return p;
-}
+const parent = etcdParent;
 
 const pods = (n: number, spec: Record<string, unknown> = {}): KubeObject[] =>
   Array.from({ length: n }, (_, i) =>

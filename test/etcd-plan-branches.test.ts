@@ -4,40 +4,22 @@
 // another step follows. The other plan tests check one promise across many states; these check that each state
 // is told and acted on exactly, so that a changed word, flag or boundary in the plan is seen.
 import t from 'tap';
-import type { EtcdMember, MemberHealth } from '../hooks/etcdcommon/etcd.js';
-import { clusterOf, memberImage, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
+import type { MemberHealth } from '../hooks/etcdcommon/etcd.js';
+import { memberImage, peerURL } from '../hooks/etcdcluster/members.js';
 import { decide, PENDING_ADD_SECONDS, type Decision, type Observation } from '../hooks/etcdcluster/plan.js';
-import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { asObserved, FIXED_NOW, readyPod } from './fixtures/requests.js';
+import type { KubeObject } from '../lib/metacontroller.js';
+import { down, etcdCluster, etcdMember, etcdParent, etcdPod, etcdSpec, up } from './fixtures/etcd.js';
+import { FIXED_NOW, readyPod } from './fixtures/requests.js';
 
 const STORAGE = { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } };
 const SNAPSHOT = { s3: { path: 'bucket/snap.db', awsSecret: 'aws' }, image: 'metaops:test' };
 
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>): ParentObject {
-  const p: ParentObject = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns', uid: 'uid-e', generation: 1 },
-    spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...spec },
-  };
-  if (status) p.status = status;
-  return p;
-}
-const spec = (s: Record<string, unknown>) =>
-  ({ repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...s }) as any;
-const c = clusterOf(parent({}), spec({}));
+const parent = etcdParent;
+const spec = etcdSpec;
+const c = etcdCluster;
 const url = (i: number) => peerURL(c, `e-${i}`);
-const pod = (i: number, status: Record<string, unknown> = { phase: 'Running' }, s: Record<string, unknown> = {}) =>
-  asObserved(memberPod(parent(s), spec(s), `e-${i}`, '', 'existing'), status);
-const member = (i: number, started = true, learner = false): EtcdMember => ({
-  id: String(1000 + i),
-  name: started ? `e-${i}` : '',
-  peerURLs: [url(i)],
-  clientURLs: started ? [`http://e-${i}.e.ns.svc:2379`] : [],
-  isLearner: learner,
-});
-const up = (leader = '1000', version = '3.5.0'): MemberHealth => ({ healthy: true, version, leader });
-const down: MemberHealth = { healthy: false, error: 'connection refused' };
+const pod = etcdPod;
+const member = etcdMember;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const known = (...ids: number[]) => ids.map((i) => ({ name: `e-${i}`, id: String(1000 + i), healthy: true }));
 

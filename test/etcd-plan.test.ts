@@ -4,7 +4,7 @@
 // observed state (pods as observed, the status's member list and last ordinal), as Metacontroller does.
 import t from 'tap';
 import type { EtcdMember, MemberHealth } from '../hooks/etcdcommon/etcd.js';
-import { clusterOf, disruptionBudget, memberPod, peerURL } from '../hooks/etcdcluster/members.js';
+import { disruptionBudget, peerURL } from '../hooks/etcdcluster/members.js';
 import {
   compareVersions,
   decide,
@@ -14,33 +14,15 @@ import {
   type Decision,
   type Observation,
 } from '../hooks/etcdcluster/plan.js';
-import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
+import type { KubeObject } from '../lib/metacontroller.js';
+import { down, etcdCluster, etcdMember, etcdParent, etcdPod, etcdSpec, up } from './fixtures/etcd.js';
 import { asObserved, FIXED_NOW } from './fixtures/requests.js';
 
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>): ParentObject {
-  const p: ParentObject = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns', uid: 'uid-e', generation: 1 },
-    spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...spec },
-  };
-  if (status) p.status = status;
-  return p;
-}
-const spec = (s: Record<string, unknown>) =>
-  ({ repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...s }) as any;
-const c = clusterOf(parent({}), spec({}));
-const pod = (i: number, phase = 'Running', version = '3.5.0'): KubeObject =>
-  asObserved(memberPod(parent({}), spec({ version }), `e-${i}`, '', 'existing'), { phase });
-const member = (i: number, started = true, learner = false): EtcdMember => ({
-  id: String(1000 + i),
-  name: started ? `e-${i}` : '',
-  peerURLs: [peerURL(c, `e-${i}`)],
-  clientURLs: started ? [`http://e-${i}.e.ns.svc:2379`] : [],
-  isLearner: learner,
-});
-const up = (leader = '1000', v = '3.5.0'): MemberHealth => ({ healthy: true, version: v, leader });
-const down: MemberHealth = { healthy: false, error: 'connection refused' };
+const parent = etcdParent;
+const spec = etcdSpec;
+const c = etcdCluster;
+const pod = (i: number, phase = 'Running', version = '3.5.0'): KubeObject => etcdPod(i, { phase }, { version });
+const member = etcdMember;
 const names = (pods: KubeObject[]) => pods.map((p) => p.metadata.name).sort();
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 

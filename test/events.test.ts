@@ -1,6 +1,7 @@
 // Events (lib/events.ts): names and aggregation, the recorder against fakes of the Kubernetes API (one that
 // fails included), and the etcd and S3 hooks through the server: the events a transition gives, once; none for an
 // unauthenticated caller; the same answer whatever happens to the events.
+import { etcdParent } from './fixtures/etcd.js';
 import t from 'tap';
 import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { memberPod, clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
@@ -171,16 +172,6 @@ t.test(
 
 // --- Through the server ---------------------------------------------------------------------------------------
 
-const etcdParent = (spec: Record<string, unknown>, status?: Record<string, unknown>): ParentObject => {
-  const p: ParentObject = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns', uid: 'uid-e', generation: 1 },
-    spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...spec },
-  };
-  if (status) p.status = status;
-  return p;
-};
 const cluster = clusterOf(etcdParent({}), etcdParent({}).spec as any);
 const member = (i: number): EtcdMember => ({
   id: String(1000 + i),
