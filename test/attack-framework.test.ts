@@ -55,7 +55,9 @@ function etcdWithPods() {
   const parent = req.parent as unknown as ParentObject;
   const spec = { repository: 'quay.io/coreos/etcd', paused: false, size: 3, version: '3.5.21' } as never;
   const pods = [0, 1, 2].map((i) =>
-    asObserved(memberPod(parent, spec, `example-${i}`, '', 'existing'), { phase: 'Running' }),
+    asObserved(memberPod({ parent, spec, name: `example-${i}`, initialCluster: '', state: 'existing' }), {
+      phase: 'Running',
+    }),
   );
   return { ...req, children: { ...req.children, ...objectMap(pods) } };
 }

@@ -152,7 +152,10 @@ t.test(
         const port = (server.address() as AddressInfo).port;
         const client = new HttpEtcdClient({ resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}` });
         const pods = names.map((n) =>
-          asObserved(memberPod(parent as any, spec as any, n, '', 'new'), { phase: 'Running' }),
+          asObserved(
+            memberPod({ parent: parent as any, spec: spec as any, name: n, initialCluster: '', state: 'new' }),
+            { phase: 'Running' },
+          ),
         );
         const res = await sync(
           { controller: {}, parent: parent as any, children: objectMap(pods, 'v1', ['Pod.v1', 'Service.v1']) },

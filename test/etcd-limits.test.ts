@@ -34,13 +34,13 @@ const parent = etcdParent;
 const pods = (n: number, spec: Record<string, unknown> = {}): KubeObject[] =>
   Array.from({ length: n }, (_, i) =>
     asObserved(
-      memberPod(
-        parent(spec),
-        { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', size: n, ...spec } as any,
-        `e-${i}`,
-        '',
-        'existing',
-      ),
+      memberPod({
+        parent: parent(spec),
+        spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', size: n, ...spec } as any,
+        name: `e-${i}`,
+        initialCluster: '',
+        state: 'existing',
+      }),
       {
         phase: 'Running',
       },

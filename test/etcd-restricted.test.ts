@@ -101,14 +101,14 @@ t.test(
     ];
     for (const [label, extra, restoring] of variants) {
       const p = parent(extra);
-      const pod = memberPod(
-        p,
-        p.spec as any,
-        'e-0',
-        'e-0=http://e-0.e.ns.svc:2380',
-        'new',
-        restoring ? restore : undefined,
-      );
+      const pod = memberPod({
+        parent: p,
+        spec: p.spec as any,
+        name: 'e-0',
+        initialCluster: 'e-0=http://e-0.e.ns.svc:2380',
+        state: 'new',
+        restore: restoring ? restore : undefined,
+      });
       const spec = pod['spec'] as any;
       t.same(restrictedProblems(spec), [], `${label}: admitted by restricted`);
       t.match(
@@ -137,7 +137,9 @@ t.test(
   'spec.pod.securityContext overrides field by field (an image that must run as root is a documented choice)',
   async (t) => {
     const p = parent({ pod: { securityContext: { runAsUser: 0, runAsNonRoot: false } } });
-    const spec = memberPod(p, p.spec as any, 'e-0', '', 'new')['spec'] as any;
+    const spec = memberPod({ parent: p, spec: p.spec as any, name: 'e-0', initialCluster: '', state: 'new' })[
+      'spec'
+    ] as any;
     t.match(spec.securityContext, {
       runAsUser: 0,
       runAsNonRoot: false,
@@ -146,7 +148,9 @@ t.test(
     });
     t.match(restrictedProblems(spec), ['pod runAsUser 0'], 'which restricted then refuses');
     const own = parent({ pod: { securityContext: { runAsUser: 2000, fsGroup: 2000 } } });
-    const ownSpec = memberPod(own, own.spec as any, 'e-0', '', 'new')['spec'] as any;
+    const ownSpec = memberPod({ parent: own, spec: own.spec as any, name: 'e-0', initialCluster: '', state: 'new' })[
+      'spec'
+    ] as any;
     t.match(ownSpec.securityContext, { runAsUser: 2000, fsGroup: 2000, runAsNonRoot: true });
     t.same(restrictedProblems(ownSpec), []);
   },

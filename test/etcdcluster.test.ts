@@ -22,7 +22,10 @@ const spec = (s: Record<string, unknown>) =>
   ({ repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...s }) as any;
 const c = clusterOf(parent({}), spec({}));
 const pod = (i: number, phase = 'Running', version = '3.5.0'): KubeObject =>
-  asObserved(memberPod(parent({}), spec({ version }), `e-${i}`, '', 'existing'), { phase });
+  asObserved(
+    memberPod({ parent: parent({}), spec: spec({ version }), name: `e-${i}`, initialCluster: '', state: 'existing' }),
+    { phase },
+  );
 const member = (i: number, started = true, learner = false): EtcdMember => ({
   id: String(1000 + i),
   name: started ? `e-${i}` : '',
@@ -228,7 +231,7 @@ t.test('pod policy reaches the pods', async (t) => {
     },
     TLS: { static: { member: { peerSecret: 'peer', serverSecret: 'server' }, operatorSecret: 'op' } },
   });
-  const p = memberPod(parent({}), s, 'e-0', 'x', 'new') as any;
+  const p = memberPod({ parent: parent({}), spec: s, name: 'e-0', initialCluster: 'x', state: 'new' }) as any;
   t.equal(p.metadata.labels.team, 'a');
   t.equal(p.metadata.labels.app, 'etcd', 'the selector labels win');
   t.same(p.spec.nodeSelector, { disk: 'ssd' });

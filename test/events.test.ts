@@ -182,7 +182,16 @@ const member = (i: number): EtcdMember => ({
 });
 const healthy: MemberHealth = { healthy: true, version: '3.5.0', leader: '1000' };
 const memberPodOf = (i: number) =>
-  asObserved(memberPod(etcdParent({}), etcdParent({}).spec as any, `e-${i}`, '', 'existing'), { phase: 'Running' });
+  asObserved(
+    memberPod({
+      parent: etcdParent({}),
+      spec: etcdParent({}).spec as any,
+      name: `e-${i}`,
+      initialCluster: '',
+      state: 'existing',
+    }),
+    { phase: 'Running' },
+  );
 
 /** etcd with the members given; an add is refused when `refuse` is set. */
 class FakeEtcd implements EtcdClient {

@@ -212,16 +212,22 @@ export function restoreInitContainers(
   ];
 }
 
+export interface MemberPodOptions {
+  parent: ParentObject;
+  spec: EtcdClusterSpec;
+  /** The member's name, which is its pod's (and its claim's). */
+  name: string;
+  /** `--initial-cluster`: the members it starts with (`name=peerURL,...`). */
+  initialCluster: string;
+  /** `--initial-cluster-state`: `new` for members that bootstrap together, `existing` to join or restart. */
+  state: 'new' | 'existing';
+  /** Where its data comes from when it is restored from a snapshot. */
+  restore?: RestoreSource | undefined;
+}
+
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
-// eslint-disable-next-line max-params, max-lines-per-function -- one member pod as a literal; an options object comes with the named steps of plan.ts (review item 5)
-export function memberPod(
-  parent: ParentObject,
-  spec: EtcdClusterSpec,
-  pod: string,
-  initialCluster: string,
-  state: 'new' | 'existing',
-  restore?: RestoreSource,
-): KubeObject {
+// eslint-disable-next-line max-lines-per-function -- one member pod as a literal
+export function memberPod({ parent, spec, name: pod, initialCluster, state, restore }: MemberPodOptions): KubeObject {
   const c = clusterOf(parent, spec);
   const version = etcdVersion(spec.version);
   const policy = spec.pod ?? {};

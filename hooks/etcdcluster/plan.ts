@@ -239,7 +239,9 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       names.map((pod) => ({ pod })),
     );
     return restoring(
-      names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
+      names.map((pod) =>
+        memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: obs.restore!.source }),
+      ),
       lastIndex + spec.size,
       { ...before, phase: 'Restoring' },
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
@@ -290,7 +292,9 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       names.map((pod) => ({ pod })),
     );
     return restoring(
-      names.map((pod) => memberPod(parent, spec, pod, all, 'new', obs.restore!.source)),
+      names.map((pod) =>
+        memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: obs.restore!.source }),
+      ),
       lastIndex + spec.size,
       before,
       `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${obs.restore.source.s3.path}`,
@@ -412,16 +416,16 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // data as the same member (same ID); the initial-cluster flags are ignored when the data directory exists.
   const restartPods = (missing: MemberReport[]) =>
     missing.map((m) =>
-      memberPod(
+      memberPod({
         parent,
         spec,
-        m.name,
-        initialCluster(
+        name: m.name,
+        initialCluster: initialCluster(
           c,
           known.map((k) => ({ pod: k.name })),
         ),
-        'existing',
-      ),
+        state: 'existing',
+      }),
     );
 
   // No pods at all.
@@ -452,7 +456,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       const message = `every member pod is gone; starting ${claimsSeen.join(', ')} again on their volumes`;
       return {
         ...base,
-        pods: claimsSeen.map((pod) => memberPod(parent, spec, pod, all, 'new')),
+        pods: claimsSeen.map((pod) => memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new' })),
         phase: 'Running',
         reason: 'MembersRestarting',
         conditions: [available(false, 'MembersRestarting', message), recovering(true, 'RestartingMembers', message)],
@@ -498,7 +502,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     return {
       ...base,
       lastMemberIndex,
-      pods: initial.map((pod) => memberPod(parent, spec, pod, all, 'new')),
+      pods: initial.map((pod) => memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new' })),
       phase: 'Creating',
       conditions: [
         available(false, 'Bootstrapping', `starting members ${initial.join(', ')}`),
@@ -557,7 +561,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
         (_, i) => !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!)),
       ),
       ...restartPods(missing),
-      ...byClaim.map((pod) => memberPod(parent, spec, pod, initialCluster(c, peers), 'existing')),
+      ...byClaim.map((pod) =>
+        memberPod({ parent, spec, name: pod, initialCluster: initialCluster(c, peers), state: 'existing' }),
+      ),
     ];
     if (byClaim.length > 0) missing.push(...byClaim.map((name) => ({ name, healthy: false })));
     const members: MemberReport[] = [
@@ -659,7 +665,9 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       !(m.member.name && dataGone(m.pod))
     ) {
       const peers = members.filter((x) => x.pod && (x.member.name || x === m)).map((x) => ({ pod: x.pod! }));
-      recreated.push(memberPod(parent, spec, m.pod, initialCluster(c, peers), 'existing'));
+      recreated.push(
+        memberPod({ parent, spec, name: m.pod, initialCluster: initialCluster(c, peers), state: 'existing' }),
+      );
     }
   }
   // With storage, a member pod that finished (crashed; restartPolicy Never) is dropped so that the next sync
@@ -896,7 +904,10 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       ...common,
       lastMemberIndex,
       action: { type: 'add', pod, peerURL: peerURL(c, pod), learner: learnerAdd },
-      pods: [...livePods, memberPod(parent, spec, pod, initialCluster(c, peers), 'existing')],
+      pods: [
+        ...livePods,
+        memberPod({ parent, spec, name: pod, initialCluster: initialCluster(c, peers), state: 'existing' }),
+      ],
       phase: 'Running',
       conditions: runningConditions([
         scaling(true, 'ScalingUp', `adding member ${pod} (${members.length + 1} of ${spec.size})`),
