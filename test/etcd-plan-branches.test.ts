@@ -945,3 +945,45 @@ t.test('memberImage: the etcd container, else the first; anything else in the li
   t.equal(memberImage(withContainers(undefined)), undefined);
   t.equal(memberImage({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'e-0' } }), undefined, 'a pod without spec');
 });
+
+t.test('each action comes with the answer for its success and for its failure', async (t) => {
+  // Remove: on success the member leaves the list at once; on failure every observed pod stays.
+  const dead = healthy(3);
+  dead.pods = [pod(0), pod(1), pod(2, { phase: 'Failed' })];
+  const r = decide(parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 3 }), dead);
+  t.same(
+    r.onSuccess?.members.map((m) => m.name),
+    ['e-0', 'e-1'],
+  );
+  t.same(
+    r.onFailure?.pods.map((p) => p.metadata.name),
+    ['e-0', 'e-1', 'e-2'],
+  );
+  t.equal(r.onFailure?.lastMemberIndex, 2);
+  // Add: a failed add gives its ordinal back, so that the next attempt takes the same name.
+  const a = decide(parent({ size: 4 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 4 }), healthy(3));
+  t.equal(a.lastMemberIndex, 3);
+  t.same(
+    a.onFailure?.pods.map((x) => x.metadata.name),
+    ['e-0', 'e-1', 'e-2'],
+    'the new member is not asked for',
+  );
+  t.equal(a.onFailure?.lastMemberIndex, 2);
+  t.same(
+    a.onSuccess?.members.map((m) => m.name),
+    ['e-0', 'e-1', 'e-2'],
+  );
+  // Promote: nothing leaves, nothing is given back.
+  const obs = healthy(3);
+  obs.etcd!.members.push(member(3, true, true));
+  obs.pods.push(pod(3));
+  obs.health['e-3'] = up();
+  const p = decide(parent({ size: 4 }, { phase: 'Running', lastMemberIndex: 3 }), spec({ size: 4 }), obs);
+  t.equal(p.action?.type, 'promote');
+  t.same(p.onSuccess?.members, p.members);
+  t.equal(p.onFailure?.lastMemberIndex, 3);
+  // No action, no outcomes.
+  const rest = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), healthy(3));
+  t.notOk(rest.onSuccess);
+  t.notOk(rest.onFailure);
+});

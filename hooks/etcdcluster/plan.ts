@@ -142,6 +142,21 @@ export interface Decision {
    * member claim seen is kept (status may be lost or stale; a claim goes only on a recorded decision).
    */
   keepClaims?: string[];
+  /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
+  onSuccess?: { members: MemberReport[] };
+  /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */
+  onFailure?: { pods: KubeObject[]; lastMemberIndex: number };
+}
+
+/** The answer for either outcome of the decision's action, decided here rather than edited by the caller. */
+function withOutcomes(d: Decision): Decision {
+  const a = d.action;
+  if (!a) return d;
+  return {
+    ...d,
+    onSuccess: { members: a.type === 'remove' ? d.members.filter((m) => m.name !== a.pod) : d.members },
+    onFailure: { pods: d.fallbackPods, lastMemberIndex: a.type === 'add' ? d.lastMemberIndex - 1 : d.lastMemberIndex },
+  };
 }
 
 const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
@@ -324,7 +339,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       .sort(compareVersions)[0] ??
     (typeof lastReported === 'string' && /^\d+\.\d+\.\d+$/.test(lastReported) ? lastReported : undefined);
   const refused = running ? upgradeRefusal(running, etcdVersion(spec.version)) : undefined;
-  const d = decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused));
+  const d = withOutcomes(decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused)));
   if (refused) {
     d.conditions = [
       ...d.conditions.filter((x) => x.type !== 'Upgrading'),

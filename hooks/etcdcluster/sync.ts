@@ -150,7 +150,6 @@ export async function observe(
   return obs;
 }
 
-// eslint-disable-next-line complexity -- observe, decide, one membership call, answer: the TLS hold and the failure fallback are the branches
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now, clients, settings, log } = hook;
   // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
@@ -185,31 +184,26 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   );
   const endpoints = healthyFirst.map((p) => clientURL(c, p.metadata.name!));
 
-  let pods = decision.pods;
+  let answer: Decision = decision;
   let failure: string | undefined;
-  let removed: string | undefined;
   if (decision.action) {
     const a = decision.action;
     try {
       if (a.type === 'add') await client.memberAdd(endpoints, a.peerURL, a.learner);
       else if (a.type === 'remove') await client.memberRemove(endpoints, a.id);
       else await client.memberPromote(endpoints, a.id);
-      if (a.type === 'remove') removed = a.pod;
+      answer = { ...decision, ...decision.onSuccess };
       hook.event(memberEvent(a));
     } catch (err) {
       // The condition names the kind of failure; etcd's own rejection is short and stable, a network error is
       // not (it alternates between syncs): that detail goes to the log only.
       log.warn({ err, action: a.type, pod: a.pod }, 'etcd membership call failed');
       failure = `${a.type} ${a.pod} failed: ${failureKind(err)}`;
-      pods = decision.fallbackPods;
-      // The ordinal was not used: the next attempt takes it again.
-      if (a.type === 'add') decision.lastMemberIndex -= 1;
+      answer = { ...decision, ...decision.onFailure };
     }
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
-  // A member removed on purpose leaves the member list (and so its claim goes) in this very answer.
-  if (removed) decision.members = decision.members.filter((m) => m.name !== removed);
-  return respond(request, spec, decision, pods, now, failure);
+  return respond(request, spec, answer, now, failure);
 }
 
 /** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
@@ -243,16 +237,15 @@ function failureKind(err: unknown): string {
   return 'the call failed';
 }
 
-// eslint-disable-next-line max-params -- the request, the spec, the decision, the pods answered, the clock and the failure: what the answer is made of
 function respond(
   request: CompositeSyncRequest,
   spec: EtcdClusterSpec,
   d: Decision,
-  pods: KubeObject[],
   now: Date,
   failure?: string,
 ): CompositeSyncResponse {
   const parent = request.parent;
+  const pods = d.pods;
   const name = parent.metadata.name!;
   const children: KubeObject[] = [...pods];
   if (spec.pod?.persistentVolumeClaimSpec) {
