@@ -9,14 +9,28 @@
 // when AWS is slow, wrong or someone else's: docs/s3-failures.md.
 import type { ConditionInput } from '../../lib/conditions.js';
 import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
+import type { EventSpec } from '../../lib/events.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
-import { childLabels } from '../../lib/labels.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from './api.js';
-import { arnParts, bucketArn, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
+import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AccessKey, type AwsApi } from './api.js';
+import {
+  bucketCreated,
+  bucketLists,
+  bucketRetained,
+  credentialsSecret,
+  keptKey,
+  keyCreated,
+  oldBucketsCondition,
+  pendingStatus,
+  planKeys,
+  planOldBuckets,
+  readyStatus,
+  resyncAfter,
+} from './plan.js';
+import { arnParts, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
 export const parser = specParser(S3Spec, (spec) => {
@@ -63,23 +77,11 @@ export function tagsProblem(parent: ParentObject): string | undefined {
   return typeof tags === 'string' ? tags : undefined;
 }
 
-const keys = {
-  id: 'AWS_ACCESS_KEY_ID',
-  secret: 'AWS_SECRET_ACCESS_KEY',
-  region: 'AWS_REGION',
-  bucket: 'BUCKET_NAME',
-  endpoint: 'AWS_ENDPOINT_URL',
-} as const;
+export { KEY_GRACE_SECONDS } from './plan.js';
 
 export function secretName(parent: ParentObject, spec: Spec): string {
   return spec.secretName ?? `${parent.metadata.name}-credentials`;
 }
-
-const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-const unb64 = (s: unknown) => (typeof s === 'string' ? Buffer.from(s, 'base64').toString('utf8') : undefined);
-
-/** A key younger than this may sit in a Secret that Metacontroller's cache does not show yet. */
-export const KEY_GRACE_SECONDS = 120;
 
 interface Owner {
   namespace: string;
@@ -157,33 +159,6 @@ function sameJson(a: string, b: string): boolean {
   }
 }
 
-function credentialsSecret(
-  parent: ParentObject,
-  spec: Spec,
-  aws: AwsApi,
-  key: { id: string; secret: string },
-  region: string,
-): KubeObject {
-  const data: Record<string, string> = {
-    [keys.id]: b64(key.id),
-    [keys.secret]: b64(key.secret),
-    [keys.region]: b64(region),
-    [keys.bucket]: b64(spec.bucketName),
-  };
-  if (aws.endpoint) data[keys.endpoint] = b64(aws.endpoint);
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: secretName(parent, spec),
-      namespace: parent.metadata.namespace,
-      labels: childLabels('s3', parent.metadata.name!, 'credentials'),
-    },
-    type: 'Opaque',
-    data,
-  };
-}
-
 /** AWS error codes as condition reasons. */
 export function reasonOf(err: unknown): string {
   const code = err instanceof AwsError ? err.code : 'Unknown';
@@ -213,255 +188,232 @@ function describe(err: unknown): string {
   return (err as Error)?.message ?? String(err);
 }
 
+/** One sync's inputs, and the buckets it records as created and retained as it goes (on failure too). */
+interface SyncRun {
+  aws: AwsApi;
+  spec: Spec;
+  owner: Owner;
+  previous: Previous;
+  /** The IAM user of this resource. */
+  user: string;
+  /** The credentials Secret's name. */
+  secretName: string;
+  observedSecret: KubeObject | undefined;
+  specTags: Map<string, string>;
+  /** The buckets the status records as created by this resource, as the sync found them. */
+  recorded: ReadonlySet<string>;
+  created: Set<string>;
+  retained: Set<string>;
+  /** Conditions beside Ready and Synced (old buckets waiting). */
+  notes: ConditionInput[];
+  note: (event: EventSpec) => void;
+  now: Date;
+}
+
 /**
- * Each transition made in AWS is told as an Event (hook.event: BucketCreated, BucketRetained, AccessKeyCreated,
- * KeyRotated); it never changes the answer.
+ * The sync: the bucket, the buckets a rename left behind, the IAM user, its policy, its access key, the user of
+ * an older metaops, in the order AWS needs them, each a named step; the answer is built from what they made
+ * (plan.ts). Each transition made in AWS is told as an Event (hook.event: BucketCreated, BucketRetained,
+ * AccessKeyCreated, KeyRotated); it never changes the answer.
  */
-// eslint-disable-next-line max-lines-per-function, complexity -- bucket, rename, user, policy, key and Secret in the order AWS needs them; the split into a pure plan and named effects (review item 4) is not done yet
 export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now } = hook;
-  const note = hook.event;
   const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
-  const specTags = tagsOf(parent.spec) as Map<string, string>;
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
-  const user = userName(owner.namespace, owner.name, owner.uid);
-  // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
-  // find Object.prototype's.
   const wantedSecret = secretName(parent, spec);
-  const observedSecret = observedNamed(request.children, 'Secret', 'v1', wantedSecret);
   const recorded = recordedBuckets(previous);
-  const created = new Set(recorded);
-  const retained = new Set(previous.retainedBuckets);
-  const notes: ConditionInput[] = [];
+  const run: SyncRun = {
+    aws,
+    spec,
+    owner,
+    previous,
+    user: userName(owner.namespace, owner.name, owner.uid),
+    secretName: wantedSecret,
+    // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
+    // find Object.prototype's.
+    observedSecret: observedNamed(request.children, 'Secret', 'v1', wantedSecret),
+    specTags: tagsOf(parent.spec) as Map<string, string>,
+    recorded,
+    created: new Set(recorded),
+    retained: new Set(previous.retainedBuckets),
+    notes: [],
+    note: hook.event,
+    now,
+  };
+  const step = stepsOf(run);
+  const region = await step('bucket', () => ensureBucket(run));
+  const waiting = await step('old buckets', () => retireOldBuckets(run));
+  const arn = await step('IAM user', () => ensureUser(run));
+  const policyArn = await step('IAM policy', () => ensurePolicy(run, arn, region));
+  const key = await step('access key', () => ensureKey(run));
+  const synced = { bucket: spec.bucketName, region, secretName: wantedSecret };
+  if ('pending' in key) {
+    const status = pendingStatus(
+      parent,
+      { ...synced, lists: bucketLists(run.created, run.retained) },
+      key.pending,
+      now,
+    );
+    return { status, children: allObserved(request.children).map(keepObserved), resyncAfterSeconds: key.wait };
+  }
+  // The Secret gets this user's key: the user an older metaops named after namespace and name alone goes,
+  // with its keys, as a rotated key does (only if its tag names this resource).
+  await step('old IAM user', () => retireLegacyUser(aws, owner, previous, run.user));
+  const done = { ...synced, lists: bucketLists(run.created, run.retained) };
+  return {
+    status: readyStatus(parent, { ...done, user: run.user, policyArn, keyId: key.key.id }, run.notes, now),
+    children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
+    ...resyncAfter(waiting, key.recheckIn),
+  };
+}
+
+/**
+ * Runs a named step of the sync. A failure, temporary or not, deletes nothing already created: it is answered
+ * as `<step>: <what AWS said>` on Ready and Synced, the Secret kept as observed (lib/operator.ts), the hook
+ * called again; what was created so far is recorded, so that finalize can clean it up.
+ */
+function stepsOf(run: SyncRun) {
+  return async <T>(name: string, effect: () => Promise<T>): Promise<T> => {
+    try {
+      return await effect();
+    } catch (err) {
+      throw awsFailure(err, `${name}: ${describe(err)}`, {
+        conditions: ['Ready', 'Synced'],
+        status: bucketLists(run.created, run.retained),
+      });
+    }
+  };
+}
+
+/** The bucket: ours by its tags, or created now; someone else's is refused and never touched. Its region. */
+async function ensureBucket(run: SyncRun): Promise<string> {
+  const { aws, spec, owner, previous } = run;
   const bucket = spec.bucketName;
-  let step = 'bucket';
-
-  try {
-    // The bucket: ours by its tags, or created now; someone else's is refused and never touched.
-    const hint = spec.region ?? (previous.bucketName === bucket ? previous.region : undefined);
-    const found = await aws.findBucket(bucket, hint);
-    let region: string;
-    let tags: Map<string, string>;
-    const desiredTags = new Map<string, string>(specTags);
-    for (const [k, v] of ownerTags(owner)) desiredTags.set(k, v);
-    if (!found) {
-      region = spec.region ?? aws.region;
-      await aws.createBucket(bucket, region, ownerTags(owner));
-      tags = ownerTags(owner);
-      note({
-        type: 'Normal',
-        reason: 'BucketCreated',
-        action: 'CreateBucket',
-        note: `created bucket ${bucket} in ${region}`,
-        subject: bucket,
-      });
-    } else {
-      if (!owns(owner, found.tags, recorded.has(bucket)))
-        throw new AwsError('BucketAlreadyExists', notOurs(owner, `bucket ${bucket}`, found.tags), 'CreateBucket');
-      if (spec.region && spec.region !== found.region) {
-        throw new AwsError(
-          'RegionMismatch',
-          `bucket ${bucket} is in ${found.region}, spec.region says ${spec.region}; a bucket cannot move`,
-          'GetBucketLocation',
-        );
-      }
-      region = found.region;
-      tags = found.tags;
-    }
-    created.add(bucket);
-    retained.delete(bucket);
-    await aws.applyBucketSettings(
-      bucket,
-      region,
-      {
-        versioning: spec.versioning,
-        encryption: spec.encryption,
-        publicAccessBlock: spec.publicAccessBlock,
-        tags: desiredTags,
-      },
-      tags,
-    );
-
-    // Buckets a rename left behind: Retain lists them; Delete deletes them (re-checking their tags), and one
-    // that is not empty stays listed, with a condition, until it is gone.
-    step = 'old buckets';
-    const waiting: string[] = [];
-    for (const old of [...created].sort()) {
-      if (old === bucket) continue;
-      if (spec.deletionPolicy === 'Retain') {
-        created.delete(old);
-        retained.add(old);
-        note({
-          type: 'Normal',
-          reason: 'BucketRetained',
-          action: 'RetainBucket',
-          note: `old bucket ${old} is retained (deletionPolicy Retain); it is no longer managed`,
-          subject: old,
-        });
-        continue;
-      }
-      // Emptied or deleted only under this resource's own UID tag: a bucket tagged by name alone (an older metaops)
-      // may be claimed by a sync, never destroyed on the strength of a status that anyone with s3s/status can write.
-      const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, t));
-      if (result === 'notEmpty') waiting.push(old);
-      else created.delete(old);
-      if (result === 'notOwned') retained.add(old);
-    }
-    if (waiting.length) {
-      notes.push({
-        type: 'OldBucketDeleted',
-        status: false,
-        reason: 'BucketNotEmpty',
-        message: spec.forceDelete
-          ? `emptying old bucket ${waiting.join(', ')}`
-          : `old bucket ${waiting.join(', ')} is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain`,
-      });
-    }
-
-    step = 'IAM user';
-    let iamUser = await aws.getUser(user);
-    if (!iamUser) iamUser = await aws.createUser(user, ownerTags(owner));
-    else if (!owns(owner, iamUser.tags))
-      throw new AwsError('IAMNameTaken', notOurs(owner, `IAM user ${user}`, iamUser.tags), 'CreateUser');
-    const arn = arnParts(iamUser.arn);
-    if (!arn) throw new AwsError('InvalidResponse', 'the IAM user has no usable ARN', 'GetUser');
-
-    step = 'IAM policy';
-    const policy = policyName(owner.namespace, owner.name, owner.uid);
-    const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policy}`;
-    const document = bucketPolicy(
-      bucket,
-      spec.encryption.type === 'SSE-KMS'
-        ? kmsGrant(spec.encryption.kmsKeyId, region, arn.partition, arn.account)
-        : undefined,
-    );
-    const existingPolicy = await aws.getPolicy(policyArn);
-    if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));
-    else if (!owns(owner, existingPolicy.tags))
-      throw new AwsError('IAMNameTaken', notOurs(owner, `IAM policy ${policy}`, existingPolicy.tags), 'CreatePolicy');
-    else if (!sameJson(await aws.policyDocument(policyArn, existingPolicy.defaultVersionId), document))
-      await aws.setPolicyDocument(policyArn, document);
-    if (!(await aws.attachedPolicies(user)).includes(policyArn)) await aws.attachPolicy(user, policyArn);
-
-    // The access key: the one in the observed Secret while IAM still has it. Otherwise a new one, unless IAM
-    // has a key younger than the grace period: that one is in a Secret Metacontroller's cache does not show yet
-    // (a sync that races the Secret's creation must not rotate the key it just made).
-    step = 'access key';
-    const existing = await aws.listAccessKeys(user);
-    const ageOf = (k: { created: Date }) => (now.getTime() - k.created.getTime()) / 1000;
-    const data = (observedSecret?.['data'] ?? {}) as Record<string, unknown>;
-    const keptId = Object.hasOwn(data, keys.id) ? unb64(data[keys.id]) : undefined;
-    const keptSecret = Object.hasOwn(data, keys.secret) ? unb64(data[keys.secret]) : undefined;
-    let key: { id: string; secret: string } | undefined;
-    let recheckIn: number | undefined;
-    const newest = existing[existing.length - 1];
-    if (keptId && keptSecret && existing.some((k) => k.id === keptId)) {
-      key = { id: keptId, secret: keptSecret };
-      for (const k of existing) {
-        if (k.id === keptId) continue;
-        if (ageOf(k) >= KEY_GRACE_SECONDS) await aws.deleteAccessKey(user, k.id);
-        else recheckIn = Math.min(recheckIn ?? Infinity, Math.ceil(KEY_GRACE_SECONDS - ageOf(k)) + 1);
-      }
-    } else if (newest && ageOf(newest) < KEY_GRACE_SECONDS) {
-      const wait = Math.max(5, Math.ceil(KEY_GRACE_SECONDS - ageOf(newest)) + 1);
-      const status: Record<string, unknown> = {
-        ...currentStatus(parent),
-        bucketName: bucket,
-        region,
-        accessKeyId: newest.id,
-        ...bucketLists(created, retained),
-        conditions: conditionsFor(
-          parent,
-          [
-            {
-              type: 'Ready',
-              status: false,
-              reason: 'SecretPending',
-              message: `waiting for Secret ${secretName(parent, spec)} with access key ${newest.id} to be observed`,
-            },
-            {
-              type: 'Synced',
-              status: false,
-              reason: 'SecretPending',
-              message: `access key ${newest.id} is new; it is rotated only if its Secret is still missing after ${KEY_GRACE_SECONDS} s`,
-            },
-          ],
-          now,
-        ),
-      };
-      return { status, children: allObserved(request.children).map(keepObserved), resyncAfterSeconds: wait };
-    } else {
-      // Make room first: IAM allows two keys per user.
-      const rotated = existing.length > 0 || Boolean(keptId);
-      for (const k of existing.slice(0, Math.max(0, existing.length - 1))) await aws.deleteAccessKey(user, k.id);
-      key = await aws.createAccessKey(user);
-      for (const k of existing.slice(-1)) await aws.deleteAccessKey(user, k.id);
-      note(
-        rotated
-          ? {
-              type: 'Normal',
-              reason: 'KeyRotated',
-              action: 'CreateAccessKey',
-              note: `new access key ${key.id} for IAM user ${user} in Secret ${wantedSecret}; the previous key is deleted`,
-              subject: key.id,
-            }
-          : {
-              type: 'Normal',
-              reason: 'AccessKeyCreated',
-              action: 'CreateAccessKey',
-              note: `access key ${key.id} for IAM user ${user} in Secret ${wantedSecret}`,
-              subject: key.id,
-            },
+  const hint = spec.region ?? (previous.bucketName === bucket ? previous.region : undefined);
+  const found = await aws.findBucket(bucket, hint);
+  let region: string;
+  let tags: Map<string, string>;
+  const desiredTags = new Map<string, string>(run.specTags);
+  for (const [k, v] of ownerTags(owner)) desiredTags.set(k, v);
+  if (!found) {
+    region = spec.region ?? aws.region;
+    await aws.createBucket(bucket, region, ownerTags(owner));
+    tags = ownerTags(owner);
+    run.note(bucketCreated(bucket, region));
+  } else {
+    if (!owns(owner, found.tags, run.recorded.has(bucket)))
+      throw new AwsError('BucketAlreadyExists', notOurs(owner, `bucket ${bucket}`, found.tags), 'CreateBucket');
+    if (spec.region && spec.region !== found.region) {
+      throw new AwsError(
+        'RegionMismatch',
+        `bucket ${bucket} is in ${found.region}, spec.region says ${spec.region}; a bucket cannot move`,
+        'GetBucketLocation',
       );
     }
-    // The Secret gets this user's key: the user an older metaops named after namespace and name alone goes,
-    // with its keys, as a rotated key does (only if its tag names this resource).
-    step = 'old IAM user';
-    await retireLegacyUser(aws, owner, previous, user);
-
-    const status: Record<string, unknown> = {
-      bucketName: bucket,
-      arn: bucketArn(bucket),
-      region,
-      iamUser: user,
-      policyArn,
-      accessKeyId: key.id,
-      secretName: secretName(parent, spec),
-      ...bucketLists(created, retained),
-      observedGeneration: parent.metadata.generation ?? 0,
-      conditions: conditionsFor(
-        parent,
-        [
-          {
-            type: 'Ready',
-            status: true,
-            reason: 'Available',
-            message: `bucket ${bucket} and its credentials in Secret ${secretName(parent, spec)}`,
-          },
-          {
-            type: 'Synced',
-            status: true,
-            reason: 'Synced',
-            message: 'bucket, user, policy and access key are as specified',
-          },
-          ...notes,
-        ],
-        now,
-      ),
-    };
-    const res: CompositeSyncResponse = { status, children: [credentialsSecret(parent, spec, aws, key, region)] };
-    if (waiting.length) res.resyncAfterSeconds = RETRY_SECONDS.failure;
-    else if (recheckIn !== undefined) res.resyncAfterSeconds = recheckIn;
-    return res;
-  } catch (err) {
-    // Temporary or not, nothing already created is deleted: the Secret is kept as observed (lib/operator.ts),
-    // and the hook asks to be called again. What was created is recorded, so that finalize can clean it up.
-    throw awsFailure(err, `${step}: ${describe(err)}`, {
-      conditions: ['Ready', 'Synced'],
-      status: bucketLists(created, retained),
-    });
+    region = found.region;
+    tags = found.tags;
   }
+  run.created.add(bucket);
+  run.retained.delete(bucket);
+  await aws.applyBucketSettings(
+    bucket,
+    region,
+    {
+      versioning: spec.versioning,
+      encryption: spec.encryption,
+      publicAccessBlock: spec.publicAccessBlock,
+      tags: desiredTags,
+    },
+    tags,
+  );
+  return region;
+}
+
+/**
+ * Buckets a rename left behind: Retain lists them; Delete deletes them (re-checking their tags), and one that is
+ * not empty stays listed, with a condition, until it is gone. The buckets still waiting.
+ */
+async function retireOldBuckets(run: SyncRun): Promise<string[]> {
+  const { aws, spec, owner, created, retained } = run;
+  const plan = planOldBuckets(created, spec.bucketName, spec.deletionPolicy);
+  for (const old of plan.retain) {
+    created.delete(old);
+    retained.add(old);
+    run.note(bucketRetained(old));
+  }
+  const waiting: string[] = [];
+  for (const old of plan.delete) {
+    // Emptied or deleted only under this resource's own UID tag: a bucket tagged by name alone (an older metaops)
+    // may be claimed by a sync, never destroyed on the strength of a status that anyone with s3s/status can write.
+    const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, t));
+    if (result === 'notEmpty') waiting.push(old);
+    else created.delete(old);
+    if (result === 'notOwned') retained.add(old);
+  }
+  const condition = oldBucketsCondition(waiting, spec.forceDelete);
+  if (condition) run.notes.push(condition);
+  return waiting;
+}
+
+/** The IAM user: ours by its tags, or created now. Its ARN's partition and account. */
+async function ensureUser(run: SyncRun): Promise<{ partition: string; account: string }> {
+  const { aws, owner, user } = run;
+  let iamUser = await aws.getUser(user);
+  if (!iamUser) iamUser = await aws.createUser(user, ownerTags(owner));
+  else if (!owns(owner, iamUser.tags))
+    throw new AwsError('IAMNameTaken', notOurs(owner, `IAM user ${user}`, iamUser.tags), 'CreateUser');
+  const arn = arnParts(iamUser.arn);
+  if (!arn) throw new AwsError('InvalidResponse', 'the IAM user has no usable ARN', 'GetUser');
+  return arn;
+}
+
+/** The policy allowing the bucket's operations (ours by its tags, its document as specified), attached. Its ARN. */
+async function ensurePolicy(
+  run: SyncRun,
+  arn: { partition: string; account: string },
+  region: string,
+): Promise<string> {
+  const { aws, spec, owner, user } = run;
+  const policy = policyName(owner.namespace, owner.name, owner.uid);
+  const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policy}`;
+  const document = bucketPolicy(
+    spec.bucketName,
+    spec.encryption.type === 'SSE-KMS'
+      ? kmsGrant(spec.encryption.kmsKeyId, region, arn.partition, arn.account)
+      : undefined,
+  );
+  const existingPolicy = await aws.getPolicy(policyArn);
+  if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));
+  else if (!owns(owner, existingPolicy.tags))
+    throw new AwsError('IAMNameTaken', notOurs(owner, `IAM policy ${policy}`, existingPolicy.tags), 'CreatePolicy');
+  else if (!sameJson(await aws.policyDocument(policyArn, existingPolicy.defaultVersionId), document))
+    await aws.setPolicyDocument(policyArn, document);
+  if (!(await aws.attachedPolicies(user)).includes(policyArn)) await aws.attachPolicy(user, policyArn);
+  return policyArn;
+}
+
+/**
+ * The access key, as planKeys says: the one in the observed Secret while IAM still has it (the others deleted
+ * once past the grace period). Otherwise a new one, unless IAM has a key younger than the grace period: that
+ * one is in a Secret Metacontroller's cache does not show yet (a sync that races the Secret's creation must not
+ * rotate the key it just made), and is waited for. Room is made first: IAM allows two keys per user.
+ */
+async function ensureKey(
+  run: SyncRun,
+): Promise<{ key: AccessKey; recheckIn: number | undefined } | { pending: string; wait: number }> {
+  const { aws, user } = run;
+  const plan = planKeys(await aws.listAccessKeys(user), keptKey(run.observedSecret), run.now);
+  if ('pending' in plan) return { pending: plan.pending.id, wait: plan.wait };
+  if ('keep' in plan) {
+    for (const id of plan.deleteOld) await aws.deleteAccessKey(user, id);
+    return { key: plan.keep, recheckIn: plan.recheckIn };
+  }
+  for (const id of plan.deleteBefore) await aws.deleteAccessKey(user, id);
+  const key = await aws.createAccessKey(user);
+  for (const id of plan.deleteAfter) await aws.deleteAccessKey(user, id);
+  run.note(keyCreated(plan.rotated, key.id, user, run.secretName));
+  return { key, recheckIn: undefined };
 }
 
 /**
@@ -492,13 +444,6 @@ async function retireLegacyUser(aws: AwsApi, owner: Owner, previous: Previous, u
   if (!found || found.tags.get(OWNER_TAG) !== `${owner.namespace}/${owner.name}`) return;
   if (!owns(owner, found.tags, true)) return;
   await aws.deleteUser(legacy);
-}
-
-function bucketLists(created: Set<string>, retained: Set<string>): Record<string, string[] | undefined> {
-  return {
-    createdBuckets: created.size ? [...created].sort() : undefined,
-    retainedBuckets: retained.size ? [...retained].sort() : undefined,
-  };
 }
 
 /**

@@ -1,0 +1,274 @@
+// The S3 sync's decisions, without I/O (sync.ts reads AWS, asks these, and does what they say, in order): which
+// access key the Secret gets and which keys go, what becomes of the buckets a rename left behind, and the
+// answers the sync gives (the ready status and its Secret, the status while a new key's Secret is pending).
+// What is ours is not decided here: it comes from the AWS objects' own tags (sync.ts, docs/s3-failures.md).
+import type { ConditionInput } from '../../lib/conditions.js';
+import { RETRY_SECONDS } from '../../lib/errors.js';
+import type { EventSpec } from '../../lib/events.js';
+import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import { childLabels } from '../../lib/labels.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { AccessKey, AccessKeyInfo } from './api.js';
+import { bucketArn } from './policy.js';
+
+/** A key younger than this may sit in a Secret that Metacontroller's cache does not show yet. */
+export const KEY_GRACE_SECONDS = 120;
+
+/** The keys of the credentials Secret's data. */
+export const SECRET_KEYS = {
+  id: 'AWS_ACCESS_KEY_ID',
+  secret: 'AWS_SECRET_ACCESS_KEY',
+  region: 'AWS_REGION',
+  bucket: 'BUCKET_NAME',
+  endpoint: 'AWS_ENDPOINT_URL',
+} as const;
+
+// UTF-8 both ways (Buffer's default).
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const unb64 = (s: unknown) => (typeof s === 'string' ? Buffer.from(s, 'base64').toString() : undefined);
+
+/** The key ID and secret the observed Secret holds, each read from its own data key only. */
+export interface KeptKey {
+  id: string | undefined;
+  secret: string | undefined;
+}
+
+export function keptKey(observedSecret: KubeObject | undefined): KeptKey {
+  const data = (observedSecret?.['data'] ?? {}) as Record<string, unknown>;
+  return {
+    id: Object.hasOwn(data, SECRET_KEYS.id) ? unb64(data[SECRET_KEYS.id]) : undefined,
+    secret: Object.hasOwn(data, SECRET_KEYS.secret) ? unb64(data[SECRET_KEYS.secret]) : undefined,
+  };
+}
+
+/**
+ * What to do with the user's access keys:
+ * - keep: the key in the observed Secret, while IAM still has it; `deleteOld`, the other keys older than the
+ *   grace period; `recheckIn`, when the youngest of the others will be old enough to go (seconds), if any.
+ * - pending: IAM's newest key is younger than the grace period and is not the Secret's: it is in a Secret
+ *   Metacontroller's cache does not show yet (a sync that races the Secret's creation must not rotate the key it
+ *   just made); nothing is created or deleted, the sync looks again in `wait` seconds.
+ * - create: a new key; IAM allows two per user, so `deleteBefore` go before it is created, `deleteAfter` (the
+ *   newest old one) after. `rotated`: there was a key before (in IAM or in the Secret).
+ */
+export type KeyPlan =
+  | { keep: AccessKey; deleteOld: string[]; recheckIn: number | undefined }
+  | { pending: AccessKeyInfo; wait: number }
+  | { create: true; deleteBefore: string[]; deleteAfter: string[]; rotated: boolean };
+
+/** `existing`: the user's keys as IAM lists them, oldest first (by IAM's own creation date). */
+export function planKeys(existing: readonly AccessKeyInfo[], kept: KeptKey, now: Date): KeyPlan {
+  const ageOf = (k: AccessKeyInfo) => (now.getTime() - k.created.getTime()) / 1000;
+  if (kept.id && kept.secret && existing.some((k) => k.id === kept.id)) {
+    const deleteOld: string[] = [];
+    let recheckIn: number | undefined;
+    for (const k of existing) {
+      if (k.id === kept.id) continue;
+      if (ageOf(k) >= KEY_GRACE_SECONDS) deleteOld.push(k.id);
+      else recheckIn = Math.min(recheckIn ?? Infinity, Math.ceil(KEY_GRACE_SECONDS - ageOf(k)) + 1);
+    }
+    return { keep: { id: kept.id, secret: kept.secret }, deleteOld, recheckIn };
+  }
+  const newest = existing[existing.length - 1];
+  if (newest && ageOf(newest) < KEY_GRACE_SECONDS)
+    return { pending: newest, wait: Math.max(5, Math.ceil(KEY_GRACE_SECONDS - ageOf(newest)) + 1) };
+  return {
+    create: true,
+    deleteBefore: existing.slice(0, -1).map((k) => k.id),
+    deleteAfter: existing.slice(-1).map((k) => k.id),
+    rotated: existing.length > 0 || Boolean(kept.id),
+  };
+}
+
+/**
+ * The buckets this resource created other than `bucket` (a rename left them behind), in name order: all
+ * retained (listed, no longer managed) under Retain, else all to delete (deleteBucket re-checks their tags).
+ */
+export function planOldBuckets(
+  created: Iterable<string>,
+  bucket: string,
+  deletionPolicy: 'Retain' | 'Delete',
+): { retain: string[]; delete: string[] } {
+  const old = [...created].filter((b) => b !== bucket).sort();
+  return deletionPolicy === 'Retain' ? { retain: old, delete: [] } : { retain: [], delete: old };
+}
+
+/** The condition of old buckets that are not empty yet (undefined when none is waiting). */
+export function oldBucketsCondition(waiting: readonly string[], forceDelete: boolean): ConditionInput | undefined {
+  if (!waiting.length) return undefined;
+  return {
+    type: 'OldBucketDeleted',
+    status: false,
+    reason: 'BucketNotEmpty',
+    message: forceDelete
+      ? `emptying old bucket ${waiting.join(', ')}`
+      : `old bucket ${waiting.join(', ')} is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain`,
+  };
+}
+
+/** The buckets created and retained, as the status lists them (sorted; absent when empty). */
+export function bucketLists(created: Set<string>, retained: Set<string>): Record<string, string[] | undefined> {
+  return {
+    createdBuckets: created.size ? [...created].sort() : undefined,
+    retainedBuckets: retained.size ? [...retained].sort() : undefined,
+  };
+}
+
+export function bucketCreated(bucket: string, region: string): EventSpec {
+  return {
+    type: 'Normal',
+    reason: 'BucketCreated',
+    action: 'CreateBucket',
+    note: `created bucket ${bucket} in ${region}`,
+    subject: bucket,
+  };
+}
+
+export function bucketRetained(bucket: string): EventSpec {
+  return {
+    type: 'Normal',
+    reason: 'BucketRetained',
+    action: 'RetainBucket',
+    note: `old bucket ${bucket} is retained (deletionPolicy Retain); it is no longer managed`,
+    subject: bucket,
+  };
+}
+
+/** The Event of a new key: KeyRotated when it replaces one, else AccessKeyCreated. */
+export function keyCreated(rotated: boolean, keyId: string, user: string, secretName: string): EventSpec {
+  return rotated
+    ? {
+        type: 'Normal',
+        reason: 'KeyRotated',
+        action: 'CreateAccessKey',
+        note: `new access key ${keyId} for IAM user ${user} in Secret ${secretName}; the previous key is deleted`,
+        subject: keyId,
+      }
+    : {
+        type: 'Normal',
+        reason: 'AccessKeyCreated',
+        action: 'CreateAccessKey',
+        note: `access key ${keyId} for IAM user ${user} in Secret ${secretName}`,
+        subject: keyId,
+      };
+}
+
+/** What the sync has made: the statuses and the Secret are built from it. */
+export interface Synced {
+  bucket: string;
+  region: string;
+  /** The credentials Secret's name. */
+  secretName: string;
+  /** bucketLists of the buckets created and retained. */
+  lists: Record<string, string[] | undefined>;
+}
+
+/**
+ * The status while IAM's newest key (`keyId`) waits for its Secret to be observed: the rest of the status kept,
+ * Ready and Synced False, SecretPending.
+ */
+export function pendingStatus(parent: ParentObject, synced: Synced, keyId: string, now: Date): Record<string, unknown> {
+  return {
+    ...currentStatus(parent),
+    bucketName: synced.bucket,
+    region: synced.region,
+    accessKeyId: keyId,
+    ...synced.lists,
+    conditions: conditionsFor(
+      parent,
+      [
+        {
+          type: 'Ready',
+          status: false,
+          reason: 'SecretPending',
+          message: `waiting for Secret ${synced.secretName} with access key ${keyId} to be observed`,
+        },
+        {
+          type: 'Synced',
+          status: false,
+          reason: 'SecretPending',
+          message: `access key ${keyId} is new; it is rotated only if its Secret is still missing after ${KEY_GRACE_SECONDS} s`,
+        },
+      ],
+      now,
+    ),
+  };
+}
+
+/** The status once everything is as specified: Ready and Synced True, followed by `notes` (old buckets). */
+export function readyStatus(
+  parent: ParentObject,
+  synced: Synced & { user: string; policyArn: string; keyId: string },
+  notes: ConditionInput[],
+  now: Date,
+): Record<string, unknown> {
+  return {
+    bucketName: synced.bucket,
+    arn: bucketArn(synced.bucket),
+    region: synced.region,
+    iamUser: synced.user,
+    policyArn: synced.policyArn,
+    accessKeyId: synced.keyId,
+    secretName: synced.secretName,
+    ...synced.lists,
+    observedGeneration: parent.metadata.generation ?? 0,
+    conditions: conditionsFor(
+      parent,
+      [
+        {
+          type: 'Ready',
+          status: true,
+          reason: 'Available',
+          message: `bucket ${synced.bucket} and its credentials in Secret ${synced.secretName}`,
+        },
+        {
+          type: 'Synced',
+          status: true,
+          reason: 'Synced',
+          message: 'bucket, user, policy and access key are as specified',
+        },
+        ...notes,
+      ],
+      now,
+    ),
+  };
+}
+
+/**
+ * When a ready sync asks to be called again (the answer's resyncAfterSeconds, absent for the resync period): soon
+ * while old buckets wait, else when a young key may go.
+ */
+export function resyncAfter(
+  waiting: readonly string[],
+  recheckIn: number | undefined,
+): { resyncAfterSeconds?: number } {
+  if (waiting.length) return { resyncAfterSeconds: RETRY_SECONDS.failure };
+  return recheckIn === undefined ? {} : { resyncAfterSeconds: recheckIn };
+}
+
+/** The credentials Secret: the key, the region, the bucket and (when AWS is not the default) the endpoint. */
+export function credentialsSecret(
+  parent: ParentObject,
+  synced: Synced,
+  key: AccessKey,
+  endpoint: string | undefined,
+): KubeObject {
+  const data: Record<string, string> = {
+    [SECRET_KEYS.id]: b64(key.id),
+    [SECRET_KEYS.secret]: b64(key.secret),
+    [SECRET_KEYS.region]: b64(synced.region),
+    [SECRET_KEYS.bucket]: b64(synced.bucket),
+  };
+  if (endpoint) data[SECRET_KEYS.endpoint] = b64(endpoint);
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: synced.secretName,
+      namespace: parent.metadata.namespace,
+      labels: childLabels('s3', parent.metadata.name!, 'credentials'),
+    },
+    type: 'Opaque',
+    data,
+  };
+}
