@@ -45,6 +45,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   'hooks/s3/policy.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
   'hooks/s3/sync.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
+  'hooks/s3/plan.ts': {
+    tests: ['test/s3-plan.test.ts', 'test/s3-ownership.test.ts', 'test/s3-policy.test.ts'],
+    target: 85,
+  },
   'hooks/podbuggertool/match.ts': {
     tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-match.test.ts'],
     target: 85,
