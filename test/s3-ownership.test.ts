@@ -240,6 +240,11 @@ t.test('the access key: kept in the Secret named by spec.secretName, sync after 
     t.same(r.secret('custom-creds'), first, `sync ${i}: the same key`);
   }
   t.same(aws.keyIds(USER), [first['AWS_ACCESS_KEY_ID']], 'one key in IAM');
+  t.same(
+    (r.s().conditions as any[]).map((c) => c.type),
+    ['Ready', 'Synced'],
+    'Ready and Synced, and no other condition',
+  );
   t.equal(aws.calls.filter((c) => c.startsWith('createAccessKey')).length, 1, 'made once');
 });
 
@@ -317,7 +322,16 @@ t.test('no rotation in the race with the Secret: a young key without its Secret 
   const id = aws.keyIds(USER)[0]!;
   r.children = [];
   const res = await r.sync();
-  t.match(ready(res), { status: 'False', reason: 'SecretPending', message: new RegExp(id) });
+  t.match(ready(res), {
+    status: 'False',
+    reason: 'SecretPending',
+    message: `waiting for Secret app-credentials with access key ${id} to be observed`,
+  });
+  t.match(
+    r.s(),
+    { bucketName: 'mine', region: 'us-east-1', accessKeyId: id, createdBuckets: ['mine'], iamUser: USER },
+    'the bucket, its region and the key waited for; the rest of the status kept',
+  );
   t.same(aws.keyIds(USER), [id], 'not rotated');
   t.equal(res.resyncAfterSeconds, KEY_GRACE_SECONDS + 1);
   t.equal(r.s().accessKeyId, id);
@@ -371,6 +385,12 @@ t.test('AWS errors: nothing deleted, the Secret kept, asked again later', async 
   };
   const res = await r.sync();
   t.match(ready(res), { status: 'False', reason: 'Throttled', message: /access key: ListAccessKeys: Throttling/ });
+  t.match(
+    ((res.status as any).conditions as any[]).find((c) => c.type === 'Synced'),
+    { status: 'False', reason: 'Throttled', message: /access key: ListAccessKeys: Throttling/ },
+    'Synced says it too',
+  );
+  t.same(r.s().createdBuckets, ['mine'], 'the bucket still recorded as created');
   t.equal(res.resyncAfterSeconds, 60);
   t.same(r.secret(), secret, 'the Secret is kept as observed');
   t.equal(reasonOf(new AwsError('AccessDenied', 'no', 'GetUser')), 'AccessDenied');
