@@ -11,6 +11,7 @@ import {
   bucketLists,
   bucketRetained,
   credentialsSecret,
+  grantedKmsKey,
   keptKey,
   keyCreated,
   oldBucketsCondition,
@@ -266,6 +267,13 @@ t.test('oldBucketsCondition: old buckets that are not empty yet', async (t) => {
     reason: 'BucketNotEmpty',
     message: 'emptying old bucket a, c',
   });
+});
+
+t.test('grantedKmsKey: the KMS key of SSE-KMS only', async (t) => {
+  t.equal(grantedKmsKey({ type: 'SSE-KMS', kmsKeyId: 'alias/app' }), 'alias/app');
+  t.equal(grantedKmsKey({ type: 'SSE-KMS' }), undefined, 'SSE-KMS with the AWS managed key: none');
+  t.equal(grantedKmsKey({ type: 'SSE-S3' }), undefined);
+  t.equal(grantedKmsKey({ type: 'SSE-S3', kmsKeyId: 'alias/app' }), undefined, 'a key beside SSE-S3 is not granted');
 });
 
 t.test('bucketLists: sorted, absent when empty', async (t) => {

@@ -8,7 +8,7 @@ import type { EventSpec } from '../../lib/events.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import { childLabels } from '../../lib/labels.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import type { AccessKey, AccessKeyInfo } from './api.js';
+import type { AccessKey, AccessKeyInfo, Encryption } from './api.js';
 import { bucketArn } from './policy.js';
 
 /** A key younger than this may sit in a Secret that Metacontroller's cache does not show yet. */
@@ -104,6 +104,14 @@ export function oldBucketsCondition(waiting: readonly string[], forceDelete: boo
       ? `emptying old bucket ${waiting.join(', ')}`
       : `old bucket ${waiting.join(', ')} is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain`,
   };
+}
+
+/**
+ * The KMS key the bucket's policy grants the use of: spec.encryption's key under SSE-KMS only (the spec check
+ * also refuses a kmsKeyId with SSE-S3).
+ */
+export function grantedKmsKey(encryption: Encryption): string | undefined {
+  return encryption.type === 'SSE-KMS' ? encryption.kmsKeyId : undefined;
 }
 
 /** The buckets created and retained, as the status lists them (sorted; absent when empty). */

@@ -21,6 +21,7 @@ import {
   bucketLists,
   bucketRetained,
   credentialsSecret,
+  grantedKmsKey,
   keptKey,
   keyCreated,
   oldBucketsCondition,
@@ -379,10 +380,7 @@ async function ensurePolicy(
   const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policy}`;
   const document = bucketPolicy(
     spec.bucketName,
-    // Stryker disable next-line ConditionalExpression: the spec check refuses a kmsKeyId with SSE-S3, and kmsGrant of no key is undefined
-    spec.encryption.type === 'SSE-KMS'
-      ? kmsGrant(spec.encryption.kmsKeyId, region, arn.partition, arn.account)
-      : undefined,
+    kmsGrant(grantedKmsKey(spec.encryption), region, arn.partition, arn.account),
   );
   const existingPolicy = await aws.getPolicy(policyArn);
   if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));
