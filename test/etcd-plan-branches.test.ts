@@ -6,7 +6,16 @@
 import t from 'tap';
 import type { MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { memberImage, peerURL } from '../hooks/etcdcluster/members.js';
-import { decide, PENDING_ADD_SECONDS, type Decision, type Observation } from '../hooks/etcdcluster/plan.js';
+import {
+  compareVersions,
+  decide,
+  PENDING_ADD_SECONDS,
+  sanitize,
+  supportsLearners,
+  upgradeRefusal,
+  type Decision,
+  type Observation,
+} from '../hooks/etcdcluster/plan.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { down, etcdCluster, etcdMember, etcdParent, etcdPod, etcdSpec, up } from './fixtures/etcd.js';
 import { FIXED_NOW, readyPod } from './fixtures/requests.js';
@@ -986,4 +995,333 @@ t.test('each action comes with the answer for its success and for its failure', 
   const rest = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), healthy(3));
   t.notOk(rest.onSuccess);
   t.notOk(rest.onFailure);
+});
+
+t.test('every decision while etcd answers is phase Running, and says whether another step follows', async (t) => {
+  const since = (seconds: number) => new Date(FIXED_NOW.getTime() - seconds * 1000).toISOString();
+  const withLearner = (
+    started: boolean,
+    health: MemberHealth,
+    status: Record<string, unknown> = { phase: 'Running' },
+  ) => {
+    const obs = healthy(3);
+    obs.etcd!.members.push(member(3, started, true));
+    obs.pods.push(pod(3));
+    obs.health['e-3'] = health;
+    return { status, obs };
+  };
+  const cases: Array<[string, () => Decision, boolean, string | undefined]> = [
+    [
+      'quorum lost',
+      () => {
+        const obs = healthy(3);
+        obs.health['e-1'] = down;
+        obs.health['e-2'] = down;
+        return decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), obs);
+      },
+      true,
+      'QuorumLost',
+    ],
+    [
+      'no space',
+      () => {
+        const obs = healthy(3);
+        obs.health['e-1'] = { healthy: false, alarm: 'NOSPACE' } as MemberHealth;
+        return decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), obs);
+      },
+      true,
+      'NoSpace',
+    ],
+    [
+      'paused',
+      () => decide(parent({ size: 4, paused: true }), spec({ size: 4, paused: true }), healthy(3)),
+      false,
+      undefined,
+    ],
+    [
+      'restarting a member',
+      () => {
+        const obs = healthy(3, { claims: ['e-0', 'e-1', 'e-2'] });
+        obs.pods = [pod(0, {}, { pod: STORAGE }), pod(1, {}, { pod: STORAGE })];
+        return decide(parent({ size: 3, pod: STORAGE }, { phase: 'Running' }), spec({ size: 3, pod: STORAGE }), obs);
+      },
+      true,
+      undefined,
+    ],
+    [
+      'a dead member',
+      () => {
+        const obs = healthy(3);
+        obs.pods = [pod(0), pod(1)];
+        return decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), obs);
+      },
+      true,
+      undefined,
+    ],
+    [
+      'an addition cancelled',
+      () => {
+        const { obs, status } = withLearner(false, down);
+        return decide(parent({ size: 3 }, status), spec({ size: 3 }), obs);
+      },
+      true,
+      undefined,
+    ],
+    [
+      'a learner waited for',
+      () => {
+        const { obs, status } = withLearner(false, down);
+        return decide(parent({ size: 4 }, status), spec({ size: 4 }), obs);
+      },
+      true,
+      undefined,
+    ],
+    [
+      'a learner promoted',
+      () => {
+        const { obs, status } = withLearner(true, up());
+        return decide(parent({ size: 4 }, status), spec({ size: 4 }), obs);
+      },
+      true,
+      undefined,
+    ],
+    [
+      'an unhealthy member replaced',
+      () => {
+        const obs = { ...healthy(3), now: FIXED_NOW };
+        obs.health['e-2'] = down;
+        const memberList = [...known(0, 1), { ...known(2)[0]!, healthy: false, unhealthySince: since(601) }];
+        return decide(parent({ size: 3 }, { phase: 'Running', memberList }), spec({ size: 3 }), obs);
+      },
+      true,
+      undefined,
+    ],
+    [
+      'growth refused before 3.4',
+      () => {
+        const obs = healthy(1);
+        obs.etcd!.clusterVersion = '3.3.0';
+        return decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), obs);
+      },
+      false,
+      undefined,
+    ],
+    ['a member added', () => decide(parent({ size: 4 }), spec({ size: 4 }), healthy(3)), true, undefined],
+    ['a member removed', () => decide(parent({ size: 2 }), spec({ size: 2 }), healthy(3)), true, undefined],
+    [
+      'a member upgraded',
+      () => decide(parent({ size: 3, version: '3.6.0' }), spec({ size: 3, version: '3.6.0' }), healthy(3)),
+      true,
+      undefined,
+    ],
+    ['at rest', () => decide(parent({ size: 3 }), spec({ size: 3 }), healthy(3)), false, undefined],
+    [
+      'at rest with a pod that is no member (dropped: one more sync)',
+      () => {
+        const obs = healthy(3);
+        obs.pods.push(pod(7));
+        return decide(parent({ size: 3 }), spec({ size: 3 }), obs);
+      },
+      true,
+      undefined,
+    ],
+  ];
+  for (const [label, make, converging, reason] of cases) {
+    const d = make();
+    t.equal(d.phase, 'Running', `${label}: Running`);
+    t.equal(d.converging, converging, `${label}: converging ${converging}`);
+    t.equal(d.reason, reason, `${label}: reason`);
+  }
+});
+
+t.test('a member that finished with storage is dropped and named, then recreated as itself', async (t) => {
+  const obs = healthy(3, { claims: ['e-0', 'e-1', 'e-2'] });
+  obs.pods = [
+    pod(0, {}, { pod: STORAGE }),
+    pod(1, {}, { pod: STORAGE }),
+    pod(2, { phase: 'Succeeded' }, { pod: STORAGE }),
+  ];
+  const d = decide(parent({ size: 3, pod: STORAGE }, { phase: 'Running' }), spec({ size: 3, pod: STORAGE }), obs);
+  t.same(names(d), ['e-0', 'e-1'], 'the finished pod is dropped, so that the next sync recreates it');
+  t.same(d.conditions[1], {
+    type: 'Recovering',
+    status: true,
+    reason: 'RestartingMember',
+    message: 'restarting e-2 as the same member',
+  });
+  t.notOk(d.action);
+  // While quorum is lost too.
+  obs.health['e-1'] = down;
+  obs.health['e-0'] = down;
+  const lost = decide(parent({ size: 3, pod: STORAGE }, { phase: 'Running' }), spec({ size: 3, pod: STORAGE }), obs);
+  t.equal(lost.reason, 'QuorumLost');
+  t.same(names(lost), ['e-0', 'e-1']);
+});
+
+t.test('pods that are not quite what the plan expects: no status, odd statuses, odd member lists', async (t) => {
+  // A pod without status (a phase of '') is live; a member list with junk entries keeps only real reports.
+  const bare = pod(1);
+  delete bare['status'];
+  const obs = healthy(3);
+  obs.pods[1] = bare;
+  const d = decide(
+    parent(
+      { size: 3 },
+      { phase: 'Running', memberList: [null, 'e-0', { id: '1000' }, { name: 7 }, ...known(0, 1, 2)] },
+    ),
+    spec({ size: 3 }),
+    obs,
+  );
+  t.same(names(d), ['e-0', 'e-1', 'e-2']);
+  t.equal(d.converging, false);
+  // etcd silent: the junk of the member list is no member.
+  const silent = decide(
+    parent(
+      { size: 3 },
+      { phase: 'Running', memberList: [null, 'e-9', { id: '1009' }, { name: 9 }, ...known(0, 1, 2)] },
+    ),
+    spec({ size: 3 }),
+    { pods: [pod(0), bare], terminating: [], health: { 'e-0': up(), 'e-1': down } },
+  );
+  t.same(
+    silent.members.map((m) => m.name),
+    ['e-0', 'e-1', 'e-2'],
+  );
+  t.same(silent.quorum, { members: 3, healthy: 1, needed: 2, ok: false, down: ['e-1', 'e-2'] });
+  // Waiting reasons read from container statuses that lack parts.
+  for (const containerStatuses of [
+    [{}],
+    [{ state: {} }],
+    [{ state: { waiting: {} } }],
+    [{ state: { waiting: { reason: 5 } } }],
+  ]) {
+    const odd = healthy(3, { now: FIXED_NOW });
+    odd.etcd!.members.push(member(3, false, true));
+    odd.pods.push(pod(3, { phase: 'Pending', containerStatuses }));
+    odd.health['e-3'] = down;
+    const memberList = [
+      ...known(0, 1, 2),
+      { name: 'e-3', id: '1003', healthy: false, learner: true, pendingSince: '2025-01-01T00:00:00Z' },
+    ];
+    const c = decide(parent({ size: 4 }, { phase: 'Running', memberList }), spec({ size: 4 }), odd);
+    t.equal(
+      c.conditions[1]!.message,
+      'member e-3 did not start within 10 minutes: its addition is cancelled, a new member will be added',
+      JSON.stringify(containerStatuses),
+    );
+  }
+});
+
+t.test('init steps read from statuses that lack parts: only a non-zero exit code is a failed restore', async (t) => {
+  const restore = { uid: 'r1', name: 'rest', source: SNAPSHOT };
+  const restoring = { uid: 'r1', name: 'rest', phase: 'Restoring' };
+  const run = (status: Record<string, unknown> | undefined) => {
+    const p = pod(3, { phase: 'Failed' });
+    if (status) p['status'] = status;
+    else delete p['status'];
+    return decide(
+      parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
+      spec({ size: 3 }),
+      {
+        pods: [p, pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })],
+        terminating: [],
+        health: {},
+        restore,
+      },
+    );
+  };
+  for (const status of [
+    undefined,
+    { phase: 'Failed' },
+    { phase: 'Failed', initContainerStatuses: 'broken' },
+    { phase: 'Failed', initContainerStatuses: [null, {}, { state: {} }, { state: { terminated: {} } }] },
+    { phase: 'Failed', initContainerStatuses: [{ state: { terminated: { exitCode: '1' } } }] },
+    { phase: 'Failed', initContainerStatuses: [{ state: { terminated: { exitCode: 0 } } }] },
+  ]) {
+    const d = run(status);
+    t.not(d.reason, 'RestoreFailed', `${JSON.stringify(status)}: not a failed restore`);
+    t.same(d.restore, restoring);
+  }
+  // The reasons of a failed step: the JSON reason, the container's reason, 'Error', the step's name or 'init'.
+  const reasonOf = (terminated: Record<string, unknown>, name?: string) =>
+    run({
+      phase: 'Failed',
+      initContainerStatuses: [{ ...(name ? { name } : {}), state: { terminated: { exitCode: 1, ...terminated } } }],
+    }).restore?.reason;
+  t.equal(reasonOf({ message: '{"code":7}', reason: 'OOMKilled' }, 'fetch-snapshot'), 'fetch-snapshot: OOMKilled');
+  t.equal(reasonOf({}, 'fetch-snapshot'), 'fetch-snapshot: Error');
+  t.equal(reasonOf({ message: '{"reason":"no such bucket"}' }), 'init: no such bucket');
+  t.equal(reasonOf({ message: '  spaced\u0000out  ' }, 'fetch-snapshot'), 'fetch-snapshot: spaced out');
+});
+
+t.test('restore records: a failed restore stays failed, a restored one stays restored', async (t) => {
+  const failed = { uid: 'r1', name: 'rest', phase: 'Failed', reason: 'x' };
+  // The user started members again by hand after a failed restore: the record is kept as it is.
+  const d = decide(parent({ size: 3 }, { phase: 'Failed', restore: failed }), spec({ size: 3 }), healthy(3));
+  t.same(d.restore, failed);
+  const restored = { uid: 'r1', name: 'rest', phase: 'Restored' };
+  const obs = healthy(3);
+  obs.health['e-1'] = down;
+  obs.health['e-2'] = down;
+  const later = decide(parent({ size: 3 }, { phase: 'Running', restore: restored }), spec({ size: 3 }), obs);
+  t.same(later.restore, restored, 'a restored cluster that loses its quorum later was still restored');
+  // Restoring, etcd answering with a quorum but no member reported (an empty member list): not yet restored.
+  const restoring = { uid: 'r1', name: 'rest', phase: 'Restoring' };
+  const none = decide(parent({ size: 3 }, { phase: 'Creating', restore: restoring }), spec({ size: 3 }), {
+    pods: [pod(3, { phase: 'Pending' })],
+    terminating: [],
+    health: {},
+    etcd: { members: [] },
+  });
+  t.same(none.restore, restoring);
+});
+
+t.test('the running version: healthy members only; a reported version only when it is one', async (t) => {
+  // e-0 unhealthy reports 3.4.0: not the running version, so 3.6.0 is one minor up from 3.5.0.
+  const obs = healthy(3);
+  obs.health['e-0'] = { healthy: false, version: '3.4.0' } as MemberHealth;
+  const d = decide(parent({ size: 3, version: '3.6.0' }), spec({ size: 3, version: '3.6.0' }), obs);
+  t.notOk(d.conditions.some((x) => x.reason === 'UpgradeRefused'));
+  t.equal(d.currentVersion, '3.5.0');
+  const refused = decide(parent({ size: 3, version: '3.7.0' }), spec({ size: 3, version: '3.7.0' }), healthy(3));
+  t.same(
+    refused.conditions.filter((x) => x.type === 'Upgrading').map((x) => x.reason),
+    ['UpgradeRefused'],
+    'the refusal replaces the Upgrading condition',
+  );
+  // The version last reported, when no member answers: taken only when it is a whole version.
+  for (const [reported, refusedToo] of [
+    ['3.15.0', true],
+    ['13.5.0', true],
+    ['3.5.10', true],
+    ['3.5.0-rc.1', false],
+    ['v3.5.0', false],
+    [5, false],
+  ] as const) {
+    const r = decide(
+      parent({ size: 3, version: '3.4.0' }, { phase: 'Running', currentVersion: reported, memberList: known(0, 1, 2) }),
+      spec({ size: 3, version: '3.4.0' }),
+      { pods: range(3).map((i) => pod(i)), terminating: [], health: {} },
+    );
+    t.equal(
+      r.conditions.some((x) => x.reason === 'UpgradeRefused'),
+      refusedToo,
+      `reported ${reported}`,
+    );
+  }
+});
+
+t.test('version helpers at their edges', async (t) => {
+  t.equal(supportsLearners('4.0.0'), true);
+  t.equal(supportsLearners('3.4.0'), true);
+  t.equal(supportsLearners('3.3.9'), false);
+  t.equal(supportsLearners('2.9.0'), false);
+  t.equal(supportsLearners(undefined), false);
+  t.ok(compareVersions('3.5', '3.5.1') < 0);
+  t.ok(compareVersions('3.5.1', '3.5') > 0);
+  t.equal(compareVersions('3.5.0', '3.5'), 0);
+  t.equal(upgradeRefusal('3.5.0', '4.0'), 'a change of major version (3 to 4) is not supported');
+  t.equal(upgradeRefusal('3.5.0', '4'), undefined, 'a target without a minor version is not judged');
+  t.equal(sanitize('  a\u0007\u0007b  '), 'a b');
+  t.equal(sanitize('x'.repeat(200)), `${'x'.repeat(157)}...`);
 });
