@@ -36,20 +36,36 @@ export const etcd: Scenario = {
       [2379],
     );
     assert.notEqual(client.spec.clusterIP, 'None');
-    // The suite's kubelet marks pods Ready without running etcd. A Ready member means a formed cluster to the hook
-    // (its readiness probe asks etcd), which it then cannot reach: Running / EtcdUnreachable, never a new
-    // bootstrap. Before the pods are Ready: Creating / Bootstrapping. Which one is read depends on timing. A sync
-    // that Metacontroller sends before its cache holds the first status sees pods and no record of a bootstrap:
-    // the hook does not assume one and says QuorumLost (Running) until the pods are Ready; waited past.
-    const cluster = await waitFor('status Creating/Bootstrapping or Running/EtcdUnreachable', async () => {
-      const e = await k.json(['get', 'etcdcluster', 'example-etcd-cluster']);
-      return ['Bootstrapping', 'EtcdUnreachable'].includes(condition(e, 'Available')?.reason) ? e : undefined;
-    });
-    const formed = cluster.status.phase === 'Running';
-    assert.equal(cluster.status.phase, formed ? 'Running' : 'Creating');
+    // No kubelet runs etcd here and the pods are never Ready, so etcd never answers. What the hook reports then
+    // depends on the status Metacontroller sends: with the status of the bootstrap it wrote, Creating /
+    // Bootstrapping. With a Ready pod (another scenario's kubelet), Running / EtcdUnreachable. A sync that
+    // Metacontroller sends before its cache holds that first status sees pods and no record of a bootstrap, and
+    // the hook does not assume one (a lost status must not restart a cluster that holds data): Running /
+    // QuorumLost, which stays until a member answers. All three are right for what the hook was shown; which one
+    // is read depends on timing (under load, the third).
+    const expected: Record<string, string> = {
+      Bootstrapping: 'Creating',
+      EtcdUnreachable: 'Running',
+      QuorumLost: 'Running',
+    };
+    // Read until the same one is read twice, 3 s apart (the stale sync, if any, comes right after the first).
+    let last = '';
+    const cluster = await waitFor(
+      'status Creating/Bootstrapping, Running/EtcdUnreachable or Running/QuorumLost, twice',
+      async () => {
+        const e = await k.json(['get', 'etcdcluster', 'example-etcd-cluster']);
+        const seen = condition(e, 'Available')?.reason ?? '';
+        const settled = seen === last && Object.hasOwn(expected, seen);
+        last = seen;
+        if (!settled) await new Promise((r) => setTimeout(r, 3000));
+        return settled ? e : undefined;
+      },
+    );
+    const reason = condition(cluster, 'Available').reason as string;
+    assert.equal(cluster.status.phase, expected[reason]);
     assert.equal(cluster.status.serviceName, 'example-etcd-cluster-client');
-    assert.equal(condition(cluster, 'Available').reason, formed ? 'EtcdUnreachable' : 'Bootstrapping');
-    notes.push(`seed pod and both Services in ${secs(t0)}; phase ${cluster.status.phase}`);
+    assert.equal(cluster.status.controlPaused, false);
+    notes.push(`seed pod and both Services in ${secs(t0)}; phase ${cluster.status.phase} (${reason})`);
     notes.push(await k.assertQuiet({ parents: ['etcdclusters/example-etcd-cluster'], hooks: ['etcdcluster/sync'] }));
 
     const table = await k.kubectl(['get', 'etcdclusters']);
