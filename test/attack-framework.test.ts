@@ -3,7 +3,7 @@
 // the same answer for the same observed state, and hostile but valid JSON answered, never a 500 or a polluted
 // prototype.
 import t from 'tap';
-import { testApp as buildApp } from './fixtures/app.js';
+import { failingClient, testApp as buildApp } from './fixtures/app.js';
 import { DEFAULT_POLICY } from '../hooks/podbuggertool/match.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import type { AwsApi } from '../hooks/s3/api.js';
@@ -301,21 +301,7 @@ t.test(
   'hostile status on an invalid spec, every operator: 200, every child kept, the status kept, no pollution',
   async (t) => {
     const calls: string[] = [];
-    const failing = (what: string): any =>
-      new Proxy(
-        {},
-        {
-          get: (_o, m) => {
-            if (m === 'then') return undefined;
-            if (m === 'withDeadline' || m === 'withSignal') return () => failing(what);
-            if (m === 'region') return 'us-east-1';
-            return async () => {
-              calls.push(`${what}.${String(m)}`);
-              throw new Error('down');
-            };
-          },
-        },
-      );
+    const failing = (what: string) => failingClient(calls, what);
     const app = buildApp({
       auth: { bearer: TOKEN },
       deps: {

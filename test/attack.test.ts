@@ -3,7 +3,7 @@
 // the log says about it. Each case was an outside finding against the server; each assertion fails without its fix.
 import { connect } from 'node:net';
 import t from 'tap';
-import { testApp as buildApp } from './fixtures/app.js';
+import { failingClient, testApp as buildApp } from './fixtures/app.js';
 import type { TestDeps as Deps } from './fixtures/app.js';
 import { captureLogs } from './fixtures/logs.js';
 import { debugToolRequest, example, FIXED_NOW } from './fixtures/requests.js';
@@ -81,21 +81,7 @@ t.test(
 
 /** Clients that record every call, so a test can say that nothing reached the API server, etcd or AWS. */
 function recordingDeps(calls: string[]): Partial<Deps> {
-  const recorder = (dependency: string): any =>
-    new Proxy(
-      {},
-      {
-        get: (_o, method) => {
-          if (method === 'then') return undefined;
-          if (method === 'withDeadline' || method === 'withSignal') return () => recorder(dependency);
-          if (method === 'region') return 'us-east-1';
-          return async () => {
-            calls.push(`${dependency}.${String(method)}`);
-            throw new Error('recorded');
-          };
-        },
-      },
-    );
+  const recorder = (dependency: string) => failingClient(calls, dependency, 'recorded');
   return {
     now: () => FIXED_NOW,
     etcdClient: () => {
