@@ -39,6 +39,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcd-safety.test.ts',
       'test/etcd-plan.test.ts',
       'test/etcd-plan-branches.test.ts',
+      'test/etcd-members.test.ts',
       'test/attack-framework.test.ts',
     ],
     target: 70,
