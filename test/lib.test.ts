@@ -5,7 +5,18 @@ import { jsonDepthExceeds } from '../lib/json.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { dns1035Problem } from '../lib/names.js';
-import { allObserved, compareObjects, keepObserved, LAST_APPLIED, observedNamed } from '../lib/objects.js';
+import {
+  allObserved,
+  compareObjects,
+  confineRelated,
+  isPodReady,
+  keepObserved,
+  LAST_APPLIED,
+  observed,
+  observedNamed,
+  observedUnordered,
+  statusNumber,
+} from '../lib/objects.js';
 import { objectMap } from './fixtures/requests.js';
 
 const deployment: KubeObject = {
@@ -190,4 +201,118 @@ t.test('compareObjects: by namespace, then name; a namespace that is not a strin
   t.equal(compareObjects(o(odd, 'x'), o(undefined, 'x')), 0, 'an object namespace is as none');
   t.ok(compareObjects(o(odd, 'x'), o('A', 'x')) < 0, 'so it sorts before every namespace');
   t.ok(compareObjects(o(7, 'x'), o('0', 'x')) < 0);
+});
+
+t.test('observed objects: absent maps, order, v2 keys, and readiness and numbers read from odd statuses', async (t) => {
+  const pod = (name: string, namespace = 'ns', extra: Record<string, unknown> = {}) =>
+    ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, ...extra }) as KubeObject;
+  t.same(observed(undefined, 'Pod', 'v1'), []);
+  t.same(observed(null, 'Pod', 'v1'), []);
+  t.same(observedUnordered(null, 'Pod', 'v1'), []);
+  t.equal(observedNamed(undefined, 'Pod', 'v1', 'a'), undefined);
+  const map = { 'Pod.v1': { 'ns/b': pod('b'), 'ns/a': pod('a'), 'other/a': pod('a', 'other') } } as never;
+  t.same(
+    observed(map, 'Pod', 'v1').map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+    ['ns/a', 'ns/b', 'other/a'],
+    'sorted by namespace, then name',
+  );
+  t.equal(observedNamed(map, 'Pod', 'v1', 'a', 'other')?.metadata.namespace, 'other', 'v2 key namespace/name');
+  t.equal(observedNamed(map, 'Pod', 'v1', 'a', 'ns')?.metadata.namespace, 'ns');
+  t.equal(observedNamed(map, 'Pod', 'v1', 'a', 'none'), undefined);
+  t.same(
+    allObserved({ 'Service.v1': { s: { ...pod('s'), kind: 'Service' } }, 'Pod.v1': { p: pod('p') } } as never).map(
+      (o) => o.kind,
+    ),
+    ['Pod', 'Service'],
+    'types in the order of their keys',
+  );
+
+  const ready = { type: 'Ready', status: 'True' };
+  t.equal(isPodReady(pod('p', 'ns', { status: { phase: 'Running', conditions: [null, 'x', ready] } })), true);
+  t.equal(isPodReady(pod('p', 'ns', { status: { phase: 'Pending', conditions: [ready] } })), false);
+  t.equal(
+    isPodReady(pod('p', 'ns', { status: { phase: 'Running', conditions: [{ type: 'Other', status: 'True' }] } })),
+    false,
+  );
+  t.equal(
+    isPodReady(pod('p', 'ns', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] } })),
+    false,
+  );
+  t.equal(isPodReady(pod('p', 'ns', { status: 'Running' })), false);
+  t.equal(isPodReady(pod('p', 'ns')), false);
+
+  t.equal(statusNumber(pod('p', 'ns', { status: { replicas: 3 } }), 'replicas'), 3);
+  t.equal(statusNumber(pod('p', 'ns', { status: { replicas: '3' } }), 'replicas'), 0);
+  t.equal(statusNumber(pod('p', 'ns', { status: { replicas: Infinity } }), 'replicas'), 0);
+  t.equal(statusNumber(undefined, 'replicas'), 0);
+});
+
+t.test('confineRelated: related objects of another namespace are dropped, the rest kept as sent', async (t) => {
+  const obj = (name: string, namespace?: unknown) => ({
+    metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+  });
+  const request = {
+    parent: { metadata: { namespace: 'ns' } },
+    related: {
+      'Secret.v1': { a: obj('a', 'ns'), b: obj('b', 'other'), c: obj('c', ''), d: obj('d'), e: null, f: obj('f', 7) },
+    },
+  };
+  const confined = confineRelated(request);
+  t.same(Object.keys(confined.related['Secret.v1']!), ['a', 'c', 'd', 'e', 'f']);
+  t.equal(request.related['Secret.v1'].b.metadata.namespace, 'other', 'the request itself is not changed');
+  // Nothing foreign: the very same request. No namespace on the parent, or no related: as sent.
+  const own = {
+    parent: { metadata: { namespace: 'ns' } },
+    related: { 'Secret.v1': { a: obj('a', 'ns'), c: obj('c', '') } },
+  };
+  t.equal(confineRelated(own), own);
+  const clusterScoped = { parent: { metadata: {} }, related: request.related };
+  t.equal(confineRelated(clusterScoped), clusterScoped);
+  const noRelated = { parent: { metadata: { namespace: 'ns' } } };
+  t.equal(confineRelated(noRelated), noRelated);
+  t.equal(confineRelated({ parent: null, related: request.related }).related, request.related);
+});
+
+t.test('keepObserved: the last applied object only when it is this object; otherwise a clean copy', async (t) => {
+  const base = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'cm',
+      namespace: 'ns',
+      uid: 'u',
+      resourceVersion: '7',
+      annotations: {} as Record<string, string>,
+    },
+    data: { live: 'yes' },
+    status: { x: 1 },
+  };
+  const withApplied = (applied: unknown, more: Record<string, string> = {}) =>
+    ({
+      ...base,
+      metadata: { ...base.metadata, annotations: { [LAST_APPLIED]: JSON.stringify(applied), ...more } },
+    }) as unknown as KubeObject;
+  const applied = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { applied: 'yes' } };
+  t.same(keepObserved(withApplied(applied)), applied, 'the last applied object');
+  for (const [label, other] of [
+    ['another kind', { ...applied, kind: 'Secret' }],
+    ['another name', { ...applied, metadata: { name: 'other' } }],
+    ['no metadata', { ...applied, metadata: undefined }],
+    ['null', null],
+    ['a string', 'cm'],
+  ] as const) {
+    const kept = keepObserved(withApplied(other, { note: 'n' })) as any;
+    t.same(kept.data, { live: 'yes' }, `${label}: the observed object`);
+    t.same(kept.metadata.annotations, { note: 'n' }, `${label}: other annotations kept, last-applied dropped`);
+    t.notOk(kept.status, `${label}: no status`);
+    t.notOk(kept.metadata.uid, `${label}: no server fields`);
+  }
+  const bare = keepObserved(
+    withApplied({ kind: 'Secret' }, { 'kubectl.kubernetes.io/last-applied-configuration': '{}' }),
+  ) as any;
+  t.notOk('annotations' in bare.metadata, 'no annotation left: none at all');
+  t.same(
+    keepObserved({ ...base, metadata: { ...base.metadata, annotations: 'x' as never } } as never).metadata.annotations,
+    'x',
+  );
 });
