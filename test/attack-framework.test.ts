@@ -9,7 +9,14 @@ import { FakeAws } from './fixtures/fake-aws.js';
 import type { AwsApi } from '../hooks/s3/api.js';
 import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
 import type { KubeApi } from '../lib/kube.js';
-import { asObserved, debugToolRequest, example, FIXED_NOW, objectMap } from './fixtures/requests.js';
+import {
+  asObserved,
+  debugToolRequest,
+  etcdClusterRequest,
+  example,
+  FIXED_NOW,
+  objectMap,
+} from './fixtures/requests.js';
 import { memberPod } from '../hooks/etcdcluster/members.js';
 import type { ParentObject } from '../lib/metacontroller.js';
 import { defineComposite, runHook, silentLog } from '../lib/operator.js';
@@ -37,17 +44,7 @@ const s3Request = () => ({
 
 const toolRequest = debugToolRequest;
 
-const etcdRequest = () => ({
-  controller: {},
-  parent: {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'example', namespace: 'default', uid: 'u-etcd', generation: 1 },
-    spec: { size: 3, version: '3.5.21' },
-  },
-  children: { 'Pod.v1': {}, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
-  related: {},
-});
+const etcdRequest = etcdClusterRequest;
 
 /** An EtcdCluster with three running member pods: the hook must ask etcd about them. */
 function etcdWithPods() {

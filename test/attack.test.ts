@@ -6,7 +6,7 @@ import t from 'tap';
 import { failingClient, testApp as buildApp } from './fixtures/app.js';
 import type { TestDeps as Deps } from './fixtures/app.js';
 import { captureLogs } from './fixtures/logs.js';
-import { debugToolRequest, example, FIXED_NOW } from './fixtures/requests.js';
+import { debugToolRequest, etcdClusterRequest, example, FIXED_NOW } from './fixtures/requests.js';
 
 const TOKEN = 'attack-test-token-0123456789';
 
@@ -99,18 +99,7 @@ function recordingDeps(calls: string[]): Partial<Deps> {
   };
 }
 
-const etcdCluster = () => ({
-  controller: {},
-  parent: {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'example', namespace: 'default', uid: 'u-etcd', generation: 1 },
-    spec: { size: 3, version: '3.5.21' },
-  },
-  children: { 'Pod.v1': {}, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
-  related: {},
-  finalizing: false,
-});
+const etcdCluster = etcdClusterRequest;
 
 const s3 = (finalizing = false) => ({
   controller: {},
