@@ -170,7 +170,7 @@ export function statusNumber(obj: KubeObject | undefined, field: string): number
 }
 
 /**
- * The request with its related objects confined to the parent's namespace (cluster-scoped objects, which have
+ * The request with its related objects confined to the parent's (or decorated object's) namespace (cluster-scoped objects, which have
  * none, stay). Metacontroller v4.17 lists a rule that names objects without a namespace across every namespace
  * with either hook version, and a label rule across every namespace with v2
  * (pkg/controller/common/customize/manager.go L589-604, L665-683); a label rule cannot carry a namespace for
@@ -180,28 +180,27 @@ export function statusNumber(obj: KubeObject | undefined, field: string): number
 export function confineRelated<
   T extends {
     parent?: { metadata?: { namespace?: string } } | null;
+    object?: { metadata?: { namespace?: string } } | null;
     related?: Record<string, Record<string, unknown>>;
   },
 >(request: T): T {
-  const namespace = request.parent?.metadata?.namespace;
+  // A CompositeController's parent, or a DecoratorController's object.
+  const namespace = (request.parent ?? request.object)?.metadata?.namespace;
   if (!namespace || !request.related) return request;
-  let foreign = false;
-  for (const group of Object.values(request.related)) {
-    for (const o of Object.values(group)) {
-      const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
-      if (typeof ns === 'string' && ns !== '' && ns !== namespace) foreign = true;
-    }
-  }
-  if (!foreign) return request;
-  const related: Record<string, Record<string, unknown>> = Object.create(null);
-  for (const key of Object.keys(request.related)) {
+  const related = request.related;
+  if (!Object.keys(related).some((key) => Object.values(related[key]!).some((o) => inOtherNamespace(o, namespace))))
+    return request;
+  const confined: Record<string, Record<string, unknown>> = Object.create(null);
+  for (const key of Object.keys(related)) {
     const kept: Record<string, unknown> = Object.create(null);
-    for (const [name, o] of Object.entries(request.related[key]!)) {
-      const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
-      if (typeof ns === 'string' && ns !== '' && ns !== namespace) continue;
-      kept[name] = o;
-    }
-    related[key] = kept;
+    for (const [name, o] of Object.entries(related[key]!)) if (!inOtherNamespace(o, namespace)) kept[name] = o;
+    confined[key] = kept;
   }
-  return { ...request, related };
+  return { ...request, related: confined };
+}
+
+/** An object of a namespace other than `namespace` (a cluster-scoped one, which has none, is not). */
+function inOtherNamespace(o: unknown, namespace: string): boolean {
+  const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
+  return typeof ns === 'string' && ns !== '' && ns !== namespace;
 }
