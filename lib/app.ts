@@ -91,7 +91,12 @@ export { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS };
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = createFastify(options);
-  // Hooks speak JSON only: anything else is 415 Unsupported Media Type rather than a confusing 400.
+  // Hooks speak JSON only: anything else is 415 Unsupported Media Type rather than a confusing 400. The body is
+  // parsed by lib/json.ts, not by Fastify's parser (so its proto-poisoning options do not apply): valid
+  // Kubernetes data may have keys named `__proto__` or `constructor` (a Secret's data key, a label, an S3 tag);
+  // JSON.parse makes them plain own properties, which is safe, and refusing them would leave such a parent
+  // impossible to sync or delete. The code never copies request objects with Object.assign or by writing keys
+  // into `{}` (see lib/objects.ts), which is where such keys could do harm.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -176,12 +181,6 @@ function createFastify(options: AppOptions) {
     // those (checkCaller), the probes answer them.
     ...(https ? { https: { ...https, ...(https.ca ? { requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
     logger,
-    // Valid Kubernetes data may have keys named `__proto__` or `constructor` (a Secret's data key, a label, an
-    // S3 tag): JSON.parse makes them plain own properties, which is safe; refusing them would leave such a
-    // parent impossible to sync or delete. The code never copies request objects with Object.assign or by
-    // writing keys into `{}` (see lib/objects.ts), which is where such keys could do harm.
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
     // Malformed HTTP: answered and logged without the raw bytes (Fastify's default logs them, headers and
     // credentials included, at trace).
     clientErrorHandler,
@@ -394,16 +393,17 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
 
   /** The log context ({hook, namespace, name, uid}) is built only when something is logged. */
   get log(): FastifyBaseLogger {
-    if (!this.logger) {
-      const target = parentOf(this.request.body as Record<string, unknown>);
-      this.logger = this.request.log.child({
-        hook: this.hook,
-        namespace: target?.metadata.namespace,
-        name: target?.metadata.name,
-        uid: target?.metadata.uid,
-      });
-    }
-    return this.logger;
+    return (this.logger ??= this.childLogger());
+  }
+
+  private childLogger(): FastifyBaseLogger {
+    const target = parentOf(this.request.body as Record<string, unknown>);
+    return this.request.log.child({
+      hook: this.hook,
+      namespace: target?.metadata.namespace,
+      name: target?.metadata.name,
+      uid: target?.metadata.uid,
+    });
   }
 }
 
@@ -418,7 +418,7 @@ function sendTagged(request: FastifyRequest, reply: FastifyReply, payload: strin
   const etag = `"${hash('sha1', payload, 'base64url')}"`;
   reply.header('etag', etag);
   const match = request.headers['if-none-match'];
-  if (match !== undefined && (match === etag || match.split(',').some((m) => m.trim() === etag))) {
+  if (match !== undefined && match.split(',').some((m) => m.trim() === etag)) {
     return reply.code(304).send();
   }
   return reply.type('application/json; charset=utf-8').send(payload);
@@ -455,9 +455,9 @@ async function withDeadline<T>(answer: Promise<T>, ms: number, ctx: CallContext)
   }
 }
 
-function parentOf(body: Record<string, unknown> | undefined): ParentObject | undefined {
-  const target = (body?.['parent'] ?? body?.['object']) as ParentObject | undefined;
-  return target && typeof target === 'object' && target.metadata ? target : undefined;
+/** The parent (or decorated object) of a validated hook request: a customize request may have neither. */
+function parentOf(body: Record<string, unknown>): ParentObject | undefined {
+  return (body['parent'] ?? body['object']) as ParentObject | undefined;
 }
 
 declare module 'fastify' {
@@ -557,7 +557,7 @@ function refuseClient(): never {
 
 /** The request target without a query or user information (which a caller may fill with anything). */
 function safeUrl(url: string): string {
-  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/, 1)[0] ?? '';
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/[?#].*$/s, '');
   return path.length > 200 ? `${path.slice(0, 200)}...` : path;
 }
 
@@ -581,7 +581,8 @@ function logRefusal(request: FastifyRequest, status: number, message: string): v
     remoteAddress: request.ip,
     reason: message,
   };
-  if (status >= 500 || status === OVERLOADED) request.log.warn(line, 'hook call failed');
+  // Refusals are 4xx (errors of 500 and above are logged by the error handler); a missed deadline is a failure.
+  if (status === OVERLOADED) request.log.warn(line, 'hook call failed');
   else if (status === 404) request.log.info(line, 'no such route');
   else request.log.warn(line, 'hook call refused');
 }
