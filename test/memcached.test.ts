@@ -203,3 +203,57 @@ t.test(
     t.ok(capped.message.length <= 300);
   },
 );
+
+t.test('the children whole: what memcached runs with, and the Service in front of it', async (t) => {
+  const res = sync(request('memcached', { size: 2, port: 11311 }), now);
+  const labels = {
+    'app.kubernetes.io/name': 'memcached',
+    'app.kubernetes.io/instance': 'memcached-sample',
+    'app.kubernetes.io/component': 'cache',
+    'app.kubernetes.io/managed-by': 'metaops',
+  };
+  const deploy = child(res, 'Deployment');
+  t.same(deploy.metadata, { name: 'memcached-sample', namespace: 'default', labels });
+  t.same(deploy.spec.template.metadata, { labels });
+  const container = deploy.spec.template.spec.containers[0];
+  t.equal(container.name, 'memcached');
+  t.same(container.command, ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', '11311']);
+  t.same(container.ports, [{ name: 'memcached', containerPort: 11311, protocol: 'TCP' }]);
+  const svc = child(res, 'Service');
+  t.same(svc.metadata, { name: 'memcached-sample', namespace: 'default', labels });
+  t.same(svc.spec.ports, [{ name: 'memcached', port: 11311, targetPort: 'memcached', protocol: 'TCP' }]);
+});
+
+t.test('a ReplicaFailure left on a Deployment whose pods are all ready does not hold Ready false', async (t) => {
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'memcached-sample', namespace: 'default' },
+    spec: { replicas: 2 },
+    status: {
+      replicas: 2,
+      readyReplicas: 2,
+      updatedReplicas: 2,
+      conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'an old refusal' }],
+    },
+  };
+  const res = sync(request('memcached', { size: 2 }, { children: objectMap([deployment]) }), now);
+  const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
+  t.match(ready, { status: 'True' });
+  t.notMatch(ready.message ?? '', /old refusal/);
+  // One pod short: the refusal is what Ready says.
+  deployment.status.readyReplicas = 1;
+  const short = sync(request('memcached', { size: 2 }, { children: objectMap([deployment]) }), now);
+  t.match(
+    (short.status as any).conditions.find((c: any) => c.type === 'Ready'),
+    { status: 'False', reason: 'FailedCreate', message: 'pods cannot be created: an old refusal' },
+  );
+});
+
+t.test('customize without a parent (never sent for a CompositeController) answers, naming no instance', async (t) => {
+  const res = customize({ controller: {} } as never);
+  t.same(res.relatedResources[0]!.labelSelector!.matchLabels, {
+    'app.kubernetes.io/name': 'memcached',
+    'app.kubernetes.io/instance': '',
+  });
+});
