@@ -13,72 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as prettier from 'prettier';
-
-/** Each mutated module: the fast test files that guard it, and its target score. */
-export const MODULES: Record<string, { tests: string[]; target: number }> = {
-  'lib/auth.ts': { tests: ['test/security.test.ts', 'test/attack.test.ts'], target: 85 },
-  'lib/app.ts': {
-    tests: ['test/http.test.ts', 'test/etag.test.ts', 'test/security.test.ts', 'test/attack-framework.test.ts'],
-    target: 70,
-  },
-  'lib/config.ts': { tests: ['test/config.test.ts', 'test/security.test.ts'], target: 70 },
-  'lib/json.ts': { tests: ['test/lib.test.ts', 'test/http.test.ts'], target: 70 },
-  'lib/objects.ts': {
-    tests: [
-      'test/lib.test.ts',
-      'test/attack-framework.test.ts',
-      'test/namespaces.test.ts',
-      'test/attack.test.ts',
-      'test/memcached.test.ts',
-      'test/mysqlcluster.test.ts',
-      'test/podset.test.ts',
-      'test/convergence.test.ts',
-      'test/hook-versions.test.ts',
-      'test/etcd-tls.test.ts',
-    ],
-    target: 70,
-  },
-  'hooks/etcdcluster/plan.ts': {
-    tests: [
-      'test/etcdcluster.test.ts',
-      'test/etcd-safety.test.ts',
-      'test/etcd-plan.test.ts',
-      'test/etcd-plan-branches.test.ts',
-    ],
-    target: 85,
-  },
-  'hooks/etcdcluster/members.ts': {
-    tests: [
-      'test/etcdcluster.test.ts',
-      'test/etcd-safety.test.ts',
-      'test/etcd-plan.test.ts',
-      'test/etcd-plan-branches.test.ts',
-      'test/etcd-members.test.ts',
-      'test/attack-framework.test.ts',
-    ],
-    target: 70,
-  },
-  'hooks/s3/policy.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
-  'hooks/s3/sync.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
-  'hooks/s3/plan.ts': {
-    tests: ['test/s3-plan.test.ts', 'test/s3-ownership.test.ts', 'test/s3-policy.test.ts'],
-    target: 85,
-  },
-  'hooks/podbuggertool/match.ts': {
-    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-match.test.ts'],
-    target: 85,
-  },
-  'hooks/podbuggertool/sync.ts': {
-    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-inject.test.ts', 'test/attack-framework.test.ts'],
-    target: 85,
-  },
-  'hooks/mysqlcluster/sync.ts': {
-    tests: ['test/mysqlcluster.test.ts', 'test/convergence.test.ts', 'test/mysql-secrets.test.ts'],
-    target: 85,
-  },
-  'hooks/podset/sync.ts': { tests: ['test/podset.test.ts'], target: 70 },
-  'hooks/memcached/sync.ts': { tests: ['test/memcached.test.ts'], target: 70 },
-};
+import { MODULES } from './mutation-modules.js';
 
 function git(...args: string[]): string {
   return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
