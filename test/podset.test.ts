@@ -1,5 +1,6 @@
 import t from 'tap';
-import { byOrdinal, ordinalOf } from '../hooks/podset/sync.js';
+import { byOrdinal, ordinalOf, parser } from '../hooks/podset/sync.js';
+import { MAX_ANSWER_BYTES } from '../hooks/podset/schema.js';
 import { podsetSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
@@ -230,4 +231,45 @@ t.test('pods missing past the progress deadline are said in the status, stably, 
   );
   t.match(cond(healed, 'Ready'), { status: 'True', reason: 'Available' });
   t.notOk(healed.resyncAfterSeconds, 'nothing missing: no extra resync');
+});
+
+t.test(
+  "every pod whole: its labels, the seed's app label, restartPolicy Always; the status selects them",
+  async (t) => {
+    const res = sync(request('podset', { size: 1 }), now);
+    const pod = res.children[0] as any;
+    t.same(pod.metadata, {
+      name: 'podset-sample-0',
+      namespace: 'default',
+      labels: {
+        'app.kubernetes.io/name': 'podset',
+        'app.kubernetes.io/instance': 'podset-sample',
+        'app.kubernetes.io/component': 'member',
+        'app.kubernetes.io/managed-by': 'metaops',
+        app: 'podset-sample',
+      },
+    });
+    t.equal(pod.spec.restartPolicy, 'Always');
+    t.equal((res.status as any).selector, 'app.kubernetes.io/instance=podset-sample,app.kubernetes.io/name=podset');
+  },
+);
+
+t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image and each argument + 3)', async (t) => {
+  // 512 pods of 600 + 7 (busybox) + (4096 + 3) + (3483 + 3) = 8192 bytes: exactly the limit.
+  t.equal(512 * 8192, MAX_ANSWER_BYTES);
+  const spec = (last: number) => ({ size: 512, image: 'busybox', command: ['x'.repeat(4096), 'y'.repeat(last)] });
+  t.equal(parser.parse(spec(3483)).ok, true, 'at the limit');
+  const over = parser.parse(spec(3484));
+  t.same(over, {
+    ok: false,
+    message:
+      'spec.size 512 pods of ~9 KiB each (image and command) make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
+      'PodSet may have: shorten spec.command or lower spec.size',
+  });
+  // The image counts as much as an argument's characters.
+  t.equal(parser.parse({ ...spec(3482), image: 'busybox2' }).ok, true);
+  t.equal(parser.parse({ ...spec(3482), image: 'busybox23' }).ok, false);
+  // Each argument counts 3 bytes more than its characters.
+  t.equal(parser.parse({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3480), ''] }).ok, true);
+  t.equal(parser.parse({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3481), ''] }).ok, false);
 });
