@@ -67,7 +67,7 @@ interface ToolHookDeps {
   kube: KubeApi;
   policy: DebugPolicy;
   now: Date;
-  log?: ToolHookLog;
+  log: ToolHookLog;
   /** How long after the call began a new API call may still start (default WORK_BUDGET_MS). */
   budgetMs?: number;
   /** Aborted when the route's deadline passed (the caller was answered 429): no API call starts after it. */
@@ -184,7 +184,7 @@ async function inject(
     const reason = errorReason(err);
     out.failed.set(podName, reason);
     const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
-    deps.log?.warn(
+    deps.log.warn(
       {
         podbuggertool: `${namespace}/${toolName}`,
         pod: `${namespace}/${podName}`,
@@ -289,7 +289,7 @@ async function inject(
       try {
         await deps.kube.createEvent?.(event);
       } catch (err) {
-        deps.log?.warn(
+        deps.log.warn(
           {
             podbuggertool: `${namespace}/${toolName}`,
             reason: errorReason(err),
