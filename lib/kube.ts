@@ -63,6 +63,11 @@ export interface KubeApi {
    * (`'exists'`: its name is deterministic, so this is a repeat of that occurrence).
    */
   createEvent?(event: KubeEvent): Promise<'created' | 'exists' | void>;
+  /**
+   * The same client, every call of which stops when `signal` aborts (the hook call's deadline passed): a call in
+   * flight is abandoned rather than finished after the caller was answered. Clients without it ignore the signal.
+   */
+  withSignal?(signal: AbortSignal): KubeApi;
   /** Marks an existing event as a series (events.k8s.io/v1 `series`, a merge PATCH): seen `count` times, last at `lastObservedTime`. */
   patchEventSeries?(namespace: string, name: string, series: EventSeries): Promise<void>;
 }
@@ -205,22 +210,33 @@ export function objectPath(apiVersion: string, resource: string, namespace: stri
 }
 
 export class HttpKubeApi implements KubeApi {
-  private conn: Connection | undefined;
-  private token: { file: string; mtimeMs: number; size: number; ino: number; value: string } | undefined;
+  /** The connection and the token read, shared by every view withSignal makes of this client. */
+  private readonly cache: {
+    conn?: Connection;
+    token?: { file: string; mtimeMs: number; size: number; ino: number; value: string };
+  };
+  /** The hook call's signal (withSignal): every call stops when it aborts. */
+  private signal: AbortSignal | undefined;
 
   constructor(
     private readonly timeoutMs = KUBE_CALL_TIMEOUT_MS,
     conn?: Connection,
   ) {
-    this.conn = conn;
+    this.cache = conn ? { conn } : {};
+  }
+
+  withSignal(signal: AbortSignal): HttpKubeApi {
+    const scoped = Object.create(this) as HttpKubeApi;
+    scoped.signal = signal;
+    return scoped;
   }
 
   private async connection(): Promise<Connection> {
-    if (this.conn) return this.conn;
+    if (this.cache.conn) return this.cache.conn;
     const kubeconfig = process.env['KUBECONFIG'];
     const conn = kubeconfig ? await fromKubeconfig(kubeconfig.split(':')[0]!) : fromServiceAccount();
     if (!conn) throw new KubeError(0, 'no Kubernetes API: neither KUBECONFIG nor an in-cluster service account');
-    this.conn = conn;
+    this.cache.conn = conn;
     return conn;
   }
 
@@ -229,7 +245,7 @@ export class HttpKubeApi implements KubeApi {
     if (!conn.tokenFile) return conn.token;
     const file = conn.tokenFile;
     const st = statSync(file);
-    const cached = this.token;
+    const cached = this.cache.token;
     if (
       cached &&
       cached.file === file &&
@@ -240,7 +256,7 @@ export class HttpKubeApi implements KubeApi {
       return cached.value;
     }
     const value = readFileSync(file, 'utf8').trim();
-    this.token = { file, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, value };
+    this.cache.token = { file, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, value };
     return value;
   }
 
@@ -351,6 +367,7 @@ export class HttpKubeApi implements KubeApi {
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       timeoutMs: this.timeoutMs,
+      ...(this.signal ? { signal: this.signal } : {}),
       ...(maxBytes ? { maxBytes } : {}),
       tls,
       timeoutError: () => new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`),

@@ -135,7 +135,7 @@ t.test('deadline (control): EtcdCluster reads its signal before it waits, and th
 
 t.test('deadline: PodBuggerTool does not PATCH pods after the caller was answered 429', async (t) => {
   // METAOPS_HOOK_DEADLINE_MS may be as low as 100 ms (lib/config.ts MIN_HOOK_DEADLINE_MS), while the tool's work
-  // budget is 3.5 s and its Kubernetes calls take no signal: the route gives up, the hook goes on and patches.
+  // budget is 3.5 s: were the signal not checked before each call, the route would give up while the hook goes on and patches.
   const patched: string[] = [];
   const seen: Record<string, unknown> = {
     tool: { ...toolRequest().parent },
@@ -167,6 +167,46 @@ t.test('deadline: PodBuggerTool does not PATCH pods after the caller was answere
   const before = patched.length;
   await sleep(600);
   t.same(patched.slice(before), [], 'no pod is patched after the 429');
+});
+
+t.test("deadline: PodBuggerTool's Kubernetes call in flight at the deadline is abandoned, not finished", async (t) => {
+  // Checking the signal between calls is not enough: a call already sent at the deadline would run to its own
+  // 3 s limit. The hook makes its calls through the client's withSignal view, which abandons them at the abort.
+  const abandoned: string[] = [];
+  const hang = () => new Promise<never>(() => undefined);
+  const kube: KubeApi = {
+    get: hang,
+    addEphemeralContainers: hang,
+    withSignal: (signal) => ({
+      get: (_a, _r, _ns, name) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => {
+            abandoned.push(name);
+            reject(signal.reason as Error);
+          }),
+        ),
+      addEphemeralContainers: hang,
+    }),
+  };
+  const app = buildApp({
+    auth: { bearer: TOKEN },
+    hookDeadlineMs: 100,
+    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: DEFAULT_POLICY },
+  });
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/hooks/podbuggertool/sync',
+    headers: AUTH,
+    payload: toolRequest(),
+  });
+  t.equal(res.statusCode, 429);
+  await sleep(50);
+  t.same(
+    abandoned,
+    [toolRequest().parent.metadata.name],
+    'the re-read of the tool, in flight, abandoned at the deadline',
+  );
 });
 
 /** An etcd client that answers: a healthy three-member cluster. */

@@ -294,3 +294,35 @@ t.test('an event write reads at most EVENT_ANSWER_BYTES of the answer (attack on
   // A pod read is not held to that limit.
   t.ok(await api.get('v1', 'pods', 'dbg', 'p'));
 });
+
+t.test(
+  'withSignal: a call in flight stops when the signal aborts; the client itself and other views go on',
+  async (t) => {
+    const { seen, server } = await apiServer(t, (req, res) => {
+      if (req.path.endsWith('/slow')) return; // never answered
+      json(res, 200, { kind: 'Pod', metadata: { name: 'a', namespace: 'dbg' } });
+    });
+    const api = new HttpKubeApi(10_000, { server, token: 'tok' });
+    const controller = new AbortController();
+    const view = api.withSignal(controller.signal);
+    const began = Date.now();
+    const pending = view.get('v1', 'pods', 'dbg', 'slow').catch((e: unknown) => e);
+    setTimeout(() => controller.abort(new Error('the hook call is over')), 50);
+    const err = await pending;
+    t.match(err, { message: 'the hook call is over' });
+    t.ok(Date.now() - began < 5000, `abandoned at the abort, not at the 10 s limit (${Date.now() - began} ms)`);
+    // The view answers like the client while its signal has not aborted; the client never had a signal.
+    const other = api.withSignal(new AbortController().signal);
+    t.match(await other.get('v1', 'pods', 'dbg', 'a'), { metadata: { name: 'a' } });
+    t.match(await api.get('v1', 'pods', 'dbg', 'a'), { metadata: { name: 'a' } });
+    // An aborted view makes no call at all.
+    const before = seen.length;
+    t.match(await view.get('v1', 'pods', 'dbg', 'a').catch((e: unknown) => e), { message: 'the hook call is over' });
+    await new Promise((r) => setTimeout(r, 50));
+    t.equal(seen.length, before, 'nothing sent');
+    t.same(
+      seen.map((s) => s.authorization),
+      ['Bearer tok', 'Bearer tok', 'Bearer tok'],
+    );
+  },
+);

@@ -317,8 +317,10 @@ export async function syncTool(
 ): Promise<CompositeSyncResponse> {
   const { request, spec } = hook;
   const tool = request.parent;
+  const kube = hook.services.kube();
   const deps: ToolHookDeps = {
-    kube: hook.services.kube(),
+    // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
+    kube: kube.withSignal?.(hook.signal) ?? kube,
     policy: hook.settings.policy,
     now: hook.now,
     log: hook.log,
