@@ -1,5 +1,16 @@
 import t from 'tap';
-import { customize, mysqlVersion, PASSWORD_KEY, REPLICATION_KEY } from '../hooks/mysqlcluster/sync.js';
+import {
+  customize,
+  existingVolumes,
+  invalid,
+  memberStates,
+  mysqlVersion,
+  PASSWORD_KEY,
+  REPLICATION_KEY,
+  runningVersion,
+  versionTypeProblem,
+} from '../hooks/mysqlcluster/sync.js';
+import { CONFIG_SCRIPT, REPLICATION_PROBE, REPLICATION_SCRIPT, SERVER_PROBE } from '../hooks/mysqlcluster/scripts.js';
 import { mysqlSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
@@ -454,4 +465,310 @@ t.test('password memory: each answer fed back as the next observed state, for se
     status = res.status;
   }
   t.equal(generated, 2, 'still only the first two');
+});
+
+/** The variables a shell script reads (`$NAME`, `${NAME}`) that it does not set itself. */
+function scriptVariables(script: string): string[] {
+  const read = new Set([...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!));
+  for (const m of script.matchAll(/(?:^|[\s;(])([A-Z_][A-Z0-9_]*)=/gm)) read.delete(m[1]!);
+  return [...read].sort();
+}
+
+t.test('the member pod is wired together: every script, probe, mount and Service finds what it names', async (t) => {
+  const res = sync(request('mysqlcluster', { size: 3, version: '8.4' }), now, newPassword);
+  const c = byKind(res.children);
+  const sts = c['StatefulSet/my-mysql'];
+  const pod = sts.spec.template.spec;
+  const [init] = pod.initContainers;
+  const [mysql, replication] = pod.containers;
+  t.same(
+    [init.name, mysql.name, replication.name],
+    ['config', 'mysql', 'replication'],
+    'the container names the status and probes read',
+  );
+  for (const x of [init, mysql, replication]) t.equal(x.image, 'mysql:8.4', x.name);
+  t.same(init.command, ['bash', '-c', CONFIG_SCRIPT]);
+  t.same(replication.command, ['bash', '-c', REPLICATION_SCRIPT]);
+  t.same(replication.readinessProbe.exec.command, ['bash', '-c', REPLICATION_PROBE]);
+  t.same(mysql.readinessProbe.exec.command, SERVER_PROBE);
+
+  // Every variable a script reads is in its container's environment, with the value the pod needs.
+  const envOf = (x: any) => Object.fromEntries(x.env.map((e: any) => [e.name, e]));
+  const secretRef = (key: string) => ({ valueFrom: { secretKeyRef: { name: 'my-mysql-mysql', key } } });
+  for (const [x, script] of [
+    [init, CONFIG_SCRIPT],
+    [replication, REPLICATION_SCRIPT + REPLICATION_PROBE],
+  ] as const) {
+    const env = envOf(x);
+    for (const v of scriptVariables(script)) t.ok(env[v], `${x.name}: $${v} is set`);
+  }
+  const mountOf = (x: any, volume: string) => x.volumeMounts.find((m: any) => m.name === volume)?.mountPath;
+  for (const x of [init, replication]) {
+    const env = envOf(x);
+    t.same(env['POD_NAME'], {
+      name: 'POD_NAME',
+      valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } },
+    });
+    t.equal(env['CONF_DIR'].value, mountOf(x, 'conf'), `${x.name}: CONF_DIR is where conf is mounted`);
+    t.equal(env['CLIENT_DIR'].value, mountOf(x, 'client'), `${x.name}: CLIENT_DIR is where client is mounted`);
+    t.equal(env['MYSQL_PORT'].value, '3306');
+  }
+  t.match(envOf(init)['MYSQL_ROOT_PASSWORD'], secretRef(PASSWORD_KEY));
+  t.match(envOf(mysql)['MYSQL_ROOT_PASSWORD'], secretRef(PASSWORD_KEY));
+  t.same(envOf(mysql)['MYSQL_INITDB_SKIP_TZINFO'], { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' });
+  t.match(envOf(replication)['REPLICATION_PASSWORD'], secretRef(REPLICATION_KEY));
+  t.equal(envOf(replication)['PRIMARY_HOST'].value, 'my-mysql-0.my-mysql-headless');
+  t.equal(envOf(replication)['PRIMARY_PORT'].value, '3306');
+  t.same(Object.keys(c['Secret/my-mysql-mysql'].data).sort(), [REPLICATION_KEY, PASSWORD_KEY].sort());
+  t.equal(c['Secret/my-mysql-mysql'].type, 'Opaque');
+
+  // The server's probe reads the client file the config script writes, in the client volume.
+  t.ok(
+    SERVER_PROBE.includes(`--defaults-extra-file=${mountOf(mysql, 'client')}/root.cnf`),
+    'the probe reads the client directory',
+  );
+  t.equal(mountOf(mysql, 'conf'), mountOf(init, 'conf'), 'the server reads the configuration the init container wrote');
+  t.equal(mountOf(mysql, 'data'), '/var/lib/mysql');
+  // Every mount names a volume of the pod or a claim template; the password file's volume is in memory only.
+  const volumes = new Map(pod.volumes.map((v: any) => [v.name, v]));
+  const claims = sts.spec.volumeClaimTemplates.map((v: any) => v.metadata.name);
+  t.same(claims, ['data']);
+  for (const x of [init, mysql, replication])
+    for (const m of x.volumeMounts) t.ok(volumes.has(m.name) || claims.includes(m.name), `${x.name}: ${m.name}`);
+  t.same(volumes.get('client'), { name: 'client', emptyDir: { medium: 'Memory' } });
+  t.same(volumes.get('conf'), { name: 'conf', emptyDir: {} });
+  t.same(sts.spec.volumeClaimTemplates[0].spec.accessModes, ['ReadWriteOnce']);
+  t.notOk('storageClassName' in sts.spec.volumeClaimTemplates[0].spec, 'the default storage class unless one is named');
+  const fast = sync(
+    request('mysqlcluster', { size: 1, version: '8.4', storage: { size: '2Gi', storageClassName: 'fast' } }),
+    now,
+    newPassword,
+  );
+  t.equal(byKind(fast.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates[0].spec.storageClassName, 'fast');
+
+  // The Services: each targets the named port the server listens on, and selects pods of the template.
+  t.same(mysql.ports, [{ name: 'mysql', containerPort: 3306, protocol: 'TCP' }]);
+  t.same(mysql.livenessProbe.tcpSocket, { port: 'mysql' });
+  const podLabels = sts.spec.template.metadata.labels;
+  for (const [svc, component] of [
+    ['Service/my-mysql', 'primary'],
+    ['Service/my-mysql-read', 'read'],
+    ['Service/my-mysql-headless', 'database'],
+  ] as const) {
+    t.same(c[svc].spec.ports, [{ name: 'mysql', port: 3306, targetPort: 'mysql', protocol: 'TCP' }], svc);
+    t.equal(c[svc].metadata.labels['app.kubernetes.io/component'], component, svc);
+    for (const [k, v] of Object.entries(c[svc].spec.selector))
+      if (k !== 'statefulset.kubernetes.io/pod-name') t.equal(podLabels[k], v, `${svc} selects ${k}`);
+  }
+  t.equal(c['Service/my-mysql'].spec.selector['statefulset.kubernetes.io/pod-name'], 'my-mysql-0');
+  t.equal(c['Secret/my-mysql-mysql'].metadata.labels['app.kubernetes.io/component'], 'credentials');
+  t.same(sts.metadata.labels, {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+    'app.kubernetes.io/component': 'database',
+    'app.kubernetes.io/managed-by': 'metaops',
+    'app.kubernetes.io/version': '8.4',
+  });
+});
+
+t.test('Replicating: each case with its words, and the primary named even when its pod is missing', async (t) => {
+  const replicating = (size: number, pods: KubeObject[]) =>
+    (
+      sync(request('mysqlcluster', { size, version: '8.0' }, { related: objectMap(pods) }), now, newPassword)
+        .status as any
+    ).conditions.find((c: any) => c.type === 'Replicating');
+  t.match(replicating(1, [memberPod(0)]), {
+    status: 'True',
+    reason: 'NoReplicas',
+    message: 'the cluster is the primary alone',
+  });
+  t.match(replicating(0, []), { status: 'True', reason: 'NoReplicas' });
+  t.match(replicating(3, [memberPod(0), memberPod(1)]), {
+    status: 'False',
+    reason: 'ReplicasMissing',
+    message: '1 of 2 replicas exist',
+  });
+  t.match(replicating(3, [memberPod(0), memberPod(1), memberPod(2)]), {
+    status: 'True',
+    reason: 'AllReplicating',
+    message: '2 replicas replicate from my-mysql-0',
+  });
+  t.match(replicating(3, [memberPod(2), memberPod(1)]), {
+    status: 'True',
+    reason: 'AllReplicating',
+    message: '2 replicas replicate from my-mysql-0',
+  });
+  t.match(replicating(3, [memberPod(0), memberPod(1, { replicating: false }), memberPod(2, { replicating: false })]), {
+    status: 'False',
+    reason: 'ReplicaNotReplicating',
+    message: 'not replicating from the primary: my-mysql-1, my-mysql-2',
+  });
+});
+
+t.test("members: by ordinal, only this cluster's, replication read from the container status as it is", async (t) => {
+  const odd = (name: string, status: unknown) =>
+    ({ ...memberPod(1), metadata: { ...memberPod(1).metadata, name }, status }) as KubeObject;
+  const pods = [
+    memberPod(10),
+    memberPod(2, { replicating: false }),
+    memberPod(0),
+    odd('my-mysql-01', {}),
+    odd('my-mysql-x', {}),
+    odd('other-1', {}),
+    odd('my-mysql', {}),
+    odd('my-mysql-3', { containerStatuses: 'replication' }),
+    odd('my-mysql-4', { containerStatuses: [null, 'replication', { name: 'replication', ready: 'true' }] }),
+    odd('my-mysql-5', null),
+  ];
+  t.same(memberStates('my-mysql', pods), [
+    { name: 'my-mysql-0', role: 'primary', ready: true },
+    { name: 'my-mysql-2', role: 'replica', ready: true, replicating: false },
+    { name: 'my-mysql-3', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-4', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-5', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-10', role: 'replica', ready: true, replicating: true },
+  ]);
+  // Terminating pods are not members.
+  const leaving = {
+    ...memberPod(1),
+    metadata: { ...memberPod(1).metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+  };
+  const res = sync(
+    request('mysqlcluster', { size: 2, version: '8.0' }, { related: objectMap([memberPod(0), leaving as KubeObject]) }),
+    now,
+    newPassword,
+  );
+  t.same(
+    (res.status as any).members.map((m: any) => m.name),
+    ['my-mysql-0'],
+  );
+});
+
+t.test('the running version: the tag of each mysql container, whatever else the pods hold', async (t) => {
+  const withContainers = (containers: unknown) => ({ ...memberPod(0), spec: { containers } }) as KubeObject;
+  t.equal(runningVersion([]), undefined);
+  t.equal(runningVersion([memberPod(0, { image: 'mysql:8.4' }), memberPod(1, { image: 'mysql:8.0' })]), '8.0, 8.4');
+  t.equal(runningVersion([memberPod(0, { image: 'registry.local:5000/mysql' })]), undefined, 'a port is no tag');
+  t.equal(runningVersion([memberPod(0, { image: 'registry.local:5000/mysql:8.4' })]), '8.4');
+  t.equal(runningVersion([memberPod(0, { image: 'mysql' })]), undefined);
+  t.equal(
+    runningVersion([
+      withContainers('mysql:9'),
+      withContainers([null, { name: 'mysql' }, { name: 'mysql', image: 7 }]),
+      withContainers([{ name: 'replication', image: 'mysql:9.9' }]),
+      { ...memberPod(0), spec: null } as unknown as KubeObject,
+    ]),
+    undefined,
+  );
+});
+
+t.test('a version of the wrong type is said as such; anything else is left to the schema', async (t) => {
+  t.equal(versionTypeProblem(null), undefined);
+  t.equal(versionTypeProblem('8.0'), undefined);
+  t.equal(versionTypeProblem({}), undefined);
+  t.equal(versionTypeProblem({ version: '8.0' }), undefined);
+  t.equal(versionTypeProblem({ version: 8 }), undefined);
+  t.equal(
+    versionTypeProblem({ version: [8] }),
+    'spec.version is [8]: expected a MySQL version as a string, such as "8.0" or "8.0.36" (an unquoted 8.0 is read as 8, which means 8.0)',
+  );
+  t.match(versionTypeProblem({ version: true }), /^spec.version is true: /);
+});
+
+t.test(
+  'storage: the stored claim templates kept, their data claim read wherever it is, a resize said when asked',
+  async (t) => {
+    const stored = (templates: unknown[]) => ({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'my-mysql', namespace: 'default' },
+      spec: { replicas: 1, volumeClaimTemplates: templates },
+    });
+    const claim = (name: string, size: string) => ({
+      metadata: { name },
+      spec: { resources: { requests: { storage: size } } },
+    });
+    const resized = (templates: unknown[], size = '1Gi') => {
+      const res = sync(
+        request(
+          'mysqlcluster',
+          { size: 1, version: '8.0', storage: { size } },
+          { children: objectMap([stored(templates)]) },
+        ),
+        now,
+        newPassword,
+      );
+      return {
+        templates: byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates,
+        condition: (res.status as any).conditions.find((c: any) => c.type === 'StorageResized'),
+      };
+    };
+    const templates = [claim('logs', '5Gi'), claim('data', '1Gi')];
+    t.same(resized(templates).templates, templates, 'handed back as stored');
+    t.equal(resized(templates).condition, undefined, 'the data claim is 1Gi as asked: nothing to say');
+    t.match(resized(templates, '2Gi').condition, {
+      status: 'False',
+      reason: 'StorageImmutable',
+      message:
+        'member volumes are 1Gi; spec.storage.size 2Gi applies only to a new cluster (resize the PersistentVolumeClaims directly)',
+    });
+    t.match(
+      resized([claim('other', '2Gi'), claim('more', '3Gi')]).condition,
+      { message: /^member volumes are 2Gi;/ },
+      'the first claim when none is named data',
+    );
+    t.equal(resized([null, 'x']).condition, undefined, 'a size that cannot be read is not said to differ');
+    // No stored templates: the spec's.
+    t.equal(resized([]).templates[0].spec.resources.requests.storage, '1Gi');
+  },
+);
+
+t.test("existing volumes: this cluster's claims that are not going away, by name", async (t) => {
+  const claim = (name: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'default', ...extra },
+  });
+  const req = request(
+    'mysqlcluster',
+    { size: 1, version: '8.0' },
+    {
+      related: objectMap([
+        claim('data-my-mysql-1'),
+        claim('data-my-mysql-0'),
+        claim('data-my-mysql-9'),
+        claim('data-my-mysql-8'),
+        claim('data-other-0'),
+        claim('data-my-mysql-2', { deletionTimestamp: '2026-01-01T00:00:00Z' }),
+      ]),
+    },
+  );
+  t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-0', 'data-my-mysql-1', 'data-my-mysql-8']);
+});
+
+t.test('an invalid spec keeps the conditions other than Ready, whatever else the list holds', async (t) => {
+  const req = request('mysqlcluster', { size: 1, version: '8.0' });
+  req.parent.status = {
+    conditions: [null, 'x', { type: 'Ready', status: 'True' }, { type: 'Available', status: 'True' }],
+  };
+  const res = invalid(req, 'bad', now);
+  t.same(
+    (res.status as any).conditions.map((c: any) => [c.type, c.reason ?? c.status]),
+    [
+      ['Ready', 'InvalidSpec'],
+      ['Available', 'True'],
+    ],
+  );
+});
+
+t.test('customize without a parent, and in a namespace', async (t) => {
+  const none = customize({ controller: {} } as never);
+  t.equal(none.relatedResources[1]!.namespace, '');
+  t.equal(none.relatedResources[0]!.labelSelector!.matchLabels!['app.kubernetes.io/instance'], '');
+  const there = customize({
+    controller: {},
+    parent: { ...request('mysqlcluster', {}).parent, metadata: { name: 'db', namespace: 'prod' } },
+  } as never);
+  t.equal(there.relatedResources[1]!.namespace, 'prod');
+  t.equal(there.relatedResources[1]!.names![0], 'data-db-0');
 });

@@ -398,7 +398,8 @@ export function sync({ request, parent, spec, now, services }: SyncHook<Spec, un
     ?.volumeClaimTemplates;
   if (observedSts && Array.isArray(observedClaims) && observedClaims.length > 0) {
     const have = storageOf(observedClaims);
-    if (have !== spec.storage.size) {
+    // A stored size that cannot be read is not said to differ: the stored templates are kept either way.
+    if (have !== undefined && have !== spec.storage.size) {
       extraConditions.push({
         type: 'StorageResized',
         status: false,
@@ -413,7 +414,7 @@ export function sync({ request, parent, spec, now, services }: SyncHook<Spec, un
 
   const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => !isTerminating(p));
   const members = memberStates(name, pods);
-  extraConditions.push(replicationCondition(members, spec.size));
+  extraConditions.push(replicationCondition(members, spec.size, names.member(name, 0)));
   const lost = extraConditions.find((c) => c.reason === 'CredentialsLost');
   const status = memberStatus(
     parent,
@@ -435,7 +436,7 @@ export function sync({ request, parent, spec, now, services }: SyncHook<Spec, un
 }
 
 /** Replicating: every replica that exists has both replication threads running. */
-function replicationCondition(members: MemberState[], size: number): ConditionInput {
+function replicationCondition(members: MemberState[], size: number, primary: string): ConditionInput {
   const replicas = members.filter((m) => m.role === 'replica');
   if (size <= 1) {
     return { type: 'Replicating', status: true, reason: 'NoReplicas', message: 'the cluster is the primary alone' };
@@ -461,7 +462,7 @@ function replicationCondition(members: MemberState[], size: number): ConditionIn
     type: 'Replicating',
     status: true,
     reason: 'AllReplicating',
-    message: `${replicas.length} replicas replicate from ${members[0]?.name ?? 'the primary'}`,
+    message: `${replicas.length} replicas replicate from ${primary}`,
   };
 }
 
