@@ -4,7 +4,8 @@
 import t from 'tap';
 import { OWNER_TAG, OWNER_UID_TAG } from '../hooks/s3/api.js';
 import { userName } from '../hooks/s3/policy.js';
-import { KEY_GRACE_SECONDS, reasonOf } from '../hooks/s3/sync.js';
+import { KEY_GRACE_SECONDS, reasonOf, s3Clients } from '../hooks/s3/sync.js';
+import { RETRY_SECONDS } from '../lib/errors.js';
 import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
 import { AwsError } from '../hooks/s3/api.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
@@ -727,3 +728,180 @@ t.test(
     });
   },
 );
+
+const finalized = (res: CompositeSyncResponse) =>
+  ((res.status as any).conditions as any[]).find((c) => c.type === 'Finalized');
+
+t.test('finalize says what it did, in each ending', async (t) => {
+  // Delete: everything this resource made goes.
+  const deleted = new Resource(new FakeAws(), { bucketName: 'mine', deletionPolicy: 'Delete' });
+  await deleted.sync();
+  const d = await deleted.finalize();
+  t.same(d.children, []);
+  t.equal(d.finalized, true);
+  t.equal(d.resyncAfterSeconds, undefined);
+  t.match(finalized(d), {
+    status: 'True',
+    reason: 'Deleted',
+    message: 'access keys, policy and user deleted and the buckets this resource created',
+  });
+  // Retain, with buckets retained before (in no order): each named, sorted; malformed entries of the status left out.
+  const retain = new Resource(new FakeAws(), { bucketName: 'mine' });
+  await retain.sync();
+  retain.status = { ...retain.status, retainedBuckets: ['zeta', 7, 'alpha', null] };
+  const r = await retain.finalize();
+  t.equal(r.finalized, true);
+  t.match(finalized(r), {
+    reason: 'BucketRetained',
+    message: 'access keys, policy and user deleted; bucket alpha, mine, zeta retained',
+  });
+  t.same(r.children, []);
+  t.same((r.status as any).retainedBuckets, ['alpha', 'mine', 'zeta']);
+  // Delete, with a bucket retained by an earlier Retain: that one stays, and is said.
+  const mixed = new Resource(new FakeAws(), { bucketName: 'mine', deletionPolicy: 'Delete' });
+  await mixed.sync();
+  mixed.status = { ...mixed.status, retainedBuckets: ['old'] };
+  t.match(finalized(await mixed.finalize()), {
+    reason: 'BucketRetained',
+    message: 'access keys, policy and user deleted; bucket old retained',
+  });
+  // A bucket whose tags now name another owner is left alone, and said.
+  const aws = new FakeAws();
+  const taken = new Resource(aws, { bucketName: 'mine', deletionPolicy: 'Delete' });
+  await taken.sync();
+  aws.buckets.get('mine')!.tags = new Map([[OWNER_UID_TAG, 'someone-else']]);
+  const tk = await taken.finalize();
+  t.ok(aws.buckets.has('mine'));
+  t.match(finalized(tk), {
+    message:
+      'access keys, policy and user deleted and the buckets this resource created; mine left alone: its tags name another owner',
+  });
+});
+
+t.test('finalize that must wait: a bucket not empty, deletions not yet confirmed', async (t) => {
+  const aws = new FakeAws();
+  const full = new Resource(aws, { bucketName: 'full', deletionPolicy: 'Delete' });
+  await full.sync();
+  aws.buckets.get('full')!.objects = 2;
+  const f = await full.finalize();
+  t.same(f.children, []);
+  t.equal(f.finalized, false);
+  t.equal(f.resyncAfterSeconds, RETRY_SECONDS.soon);
+  t.match(finalized(f), {
+    status: 'False',
+    reason: 'BucketNotEmpty',
+    message:
+      'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain',
+  });
+  // With forceDelete, a bucket AWS has not emptied yet.
+  const aws2 = new FakeAws();
+  const forced = new Resource(aws2, { bucketName: 'full', deletionPolicy: 'Delete', forceDelete: true });
+  await forced.sync();
+  aws2.deleteBucket = async () => 'notEmpty';
+  t.match(finalized(await forced.finalize()), { reason: 'BucketNotEmpty', message: 'emptying bucket full' });
+  // IAM has not let the user go yet.
+  const aws3 = new FakeAws();
+  const slow = new Resource(aws3, { bucketName: 'bkt-b' });
+  await slow.sync();
+  aws3.deletesUsers = false;
+  const w = await slow.finalize();
+  t.equal(w.finalized, false);
+  t.same(w.children, []);
+  t.match(finalized(w), { status: 'False', reason: 'Deleting', message: 'waiting for AWS to confirm the deletions' });
+});
+
+t.test('finalize when AWS fails: nothing claimed, asked again, later when throttled', async (t) => {
+  for (const [code, reason, retry] of [
+    ['Throttling', 'Throttled', RETRY_SECONDS.throttled],
+    ['InternalError', 'AWSError', RETRY_SECONDS.failure],
+  ] as const) {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'bkt-b', deletionPolicy: 'Delete' });
+    await r.sync();
+    aws.getUser = async () => {
+      throw new AwsError(code, 'no', 'GetUser');
+    };
+    const res = await r.finalize();
+    t.equal(res.finalized, false, code);
+    t.equal(res.resyncAfterSeconds, retry, code);
+    t.match(finalized(res), { status: 'False', reason, message: `GetUser: ${code}: no` });
+    t.ok(aws.buckets.has('bkt-b'), 'the bucket is kept');
+  }
+});
+
+t.test('a sync that fails: throttling waits longer than other failures; each failure said plainly', async (t) => {
+  const failing = async (err: unknown) => {
+    const aws = new FakeAws();
+    const r = new Resource(aws, { bucketName: 'bkt-b' });
+    aws.findBucket = async () => {
+      throw err;
+    };
+    return r.sync();
+  };
+  const throttled = await failing(new AwsError('SlowDown', 'slow', 'HeadBucket'));
+  t.equal(throttled.resyncAfterSeconds, RETRY_SECONDS.throttled);
+  const other = await failing(new AwsError('InternalError', 'oops', 'HeadBucket'));
+  t.equal(other.resyncAfterSeconds, RETRY_SECONDS.failure);
+  t.match(ready(other), { reason: 'AWSError', message: /HeadBucket: InternalError: oops/ });
+  const aborted = await failing(new AwsError('AbortError', 'aborted', 'HeadBucket'));
+  t.match(ready(aborted), { reason: 'Unreachable', message: /HeadBucket: no answer within the deadline/ });
+  t.notMatch(ready(aborted).message, /aborted/);
+  const plain = await failing(new Error('connect ECONNREFUSED 127.0.0.1:443'));
+  t.match(ready(plain), { reason: 'Unreachable', message: /connect ECONNREFUSED/ });
+  const thrown = await failing('a string thrown');
+  t.match(ready(thrown), { reason: 'AWSError', message: /a string thrown/ });
+  t.equal(reasonOf(new AwsError('ResponseTooLarge', 'big', 'ListBuckets')), 'ResponseTooLarge');
+  t.equal(reasonOf(undefined), 'AWSError');
+  t.equal(reasonOf(null), 'AWSError');
+});
+
+t.test(
+  'the spec: a bucket name AWS refuses, a KMS key without SSE-KMS, a tag that is not a string, whatever its key',
+  async (t) => {
+    const invalid = async (spec: Record<string, unknown>) => {
+      const aws = new FakeAws();
+      const res = await new Resource(aws, spec).sync();
+      t.same(aws.calls, [], 'nothing done in AWS');
+      return ready(res);
+    };
+    t.match(await invalid({ bucketName: 'my..bucket' }), {
+      reason: 'InvalidSpec',
+      message: /^spec.bucketName "my..bucket" /,
+    });
+    t.match(await invalid({ bucketName: 'good-name', encryption: { type: 'SSE-S3', kmsKeyId: 'k' } }), {
+      reason: 'InvalidSpec',
+      message: 'spec.encryption.kmsKeyId is only used with type SSE-KMS',
+    });
+    t.match(await invalid({ bucketName: 'good-name', tags: JSON.parse('{"team": "a", "__proto__": 5}') }), {
+      reason: 'InvalidSpec',
+      message: 'spec.tags.__proto__ is 5: expected string',
+    });
+    // Tags that are strings go to the bucket with the owner's.
+    const aws = new FakeAws();
+    await new Resource(aws, { bucketName: 'tagged', tags: { team: 'a' } }).sync();
+    t.same(Object.fromEntries(aws.buckets.get('tagged')!.tags), {
+      team: 'a',
+      [OWNER_TAG]: 'ns/app',
+      [OWNER_UID_TAG]: 'uid-app',
+    });
+  },
+);
+
+t.test('a bucket made by an earlier resource of this name, without a UID tag, is refused and said so', async (t) => {
+  const aws = new FakeAws();
+  aws.buckets.set('old', { region: 'us-east-1', tags: new Map([[OWNER_TAG, 'ns/app']]), objects: 0 });
+  const res = await new Resource(aws, { bucketName: 'old' }).sync();
+  t.match(ready(res), {
+    status: 'False',
+    message:
+      /bucket old was made by an earlier S3 resource named ns\/app \(uid unknown\), not this one; to hand it over, set its tag/,
+  });
+});
+
+t.test('the AWS client is made once per server, on first use', async (t) => {
+  const clients = s3Clients();
+  const first = clients.aws();
+  t.equal(clients.aws(), first, 'the same client');
+  t.ok(typeof (await first).withDeadline === 'function');
+  t.not(s3Clients().aws(), first, 'another server, another client');
+});

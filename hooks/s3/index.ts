@@ -1,7 +1,7 @@
 import type { ConditionEventRules } from '../../lib/events.js';
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { finalize, parser, s3Clients, sync, tagsProblem } from './sync.js';
+import { finalize, parser, s3Clients, sync } from './sync.js';
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
@@ -27,7 +27,6 @@ export const s3 = defineComposite({
   name: 's3',
   resource,
   spec: parser,
-  parentProblem: tagsProblem,
   clients: s3Clients,
   childResources: [
     {

@@ -72,12 +72,6 @@ function awsFailure(
   });
 }
 
-/** Tags in the spec that are not a map of strings: said as an invalid spec. */
-export function tagsProblem(parent: ParentObject): string | undefined {
-  const tags = tagsOf(parent.spec);
-  return typeof tags === 'string' ? tags : undefined;
-}
-
 export { KEY_GRACE_SECONDS } from './plan.js';
 
 export function secretName(parent: ParentObject, spec: Spec): string {
@@ -234,7 +228,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
     // find Object.prototype's.
     observedSecret: observedNamed(request.children, 'Secret', 'v1', wantedSecret),
-    specTags: tagsOf(parent.spec) as Map<string, string>,
+    specTags: tagsOf(parent.spec),
     recorded,
     created: new Set(recorded),
     retained: new Set(previous.retainedBuckets),
@@ -416,19 +410,13 @@ async function ensureKey(
 }
 
 /**
- * spec.tags as sent, every own key included: the parsed spec may have lost a key such as `__proto__` (a clone
- * through a plain object drops it), and it is an ordinary tag key for S3. A string when a value is not a string.
+ * spec.tags as sent, every own key included: a key such as `__proto__` is an ordinary tag key for S3, and reading
+ * the raw object (into a Map, never into `{}`) keeps it. The spec was checked against the schema first (every
+ * value of every own key a string, `__proto__` included), so this only reads.
  */
-function tagsOf(spec: unknown): Map<string, string> | string {
-  const tags = (spec as { tags?: unknown } | undefined)?.tags;
-  const out = new Map<string, string>();
-  if (tags === undefined || tags === null || typeof tags !== 'object' || Array.isArray(tags)) return out;
-  for (const key of Object.keys(tags)) {
-    const value = (tags as Record<string, unknown>)[key];
-    if (typeof value !== 'string') return `spec.tags["${key.slice(0, 128)}"] must be a string`;
-    out.set(key, value);
-  }
-  return out;
+function tagsOf(spec: ParentObject['spec']): Map<string, string> {
+  const tags = (spec as { tags?: Record<string, string> } | undefined)?.tags ?? {};
+  return new Map(Object.entries(tags));
 }
 
 /**
