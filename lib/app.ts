@@ -251,7 +251,7 @@ function routesOf(def: HookDefinition): HookRoute[] {
             hook: 'sync',
             body: DecoratorSyncRequest,
             response: DecoratorSyncResponse,
-            handler: (b, ctx) => def.sync(confineRelated(b), ctx),
+            handler: (b, ctx) => def.sync(confineRelated(b, 'object'), ctx),
             effects,
           },
           ...(def.finalize
@@ -260,7 +260,7 @@ function routesOf(def: HookDefinition): HookRoute[] {
                   hook: 'finalize' as const,
                   body: DecoratorSyncRequest,
                   response: DecoratorSyncResponse,
-                  handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx),
+                  handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b, 'object'), ctx),
                   effects,
                 },
               ]
@@ -300,10 +300,12 @@ function serveOperator(app: App, def: HookDefinition, routes: RouteContext): voi
     const path = `/hooks/${def.name}/${route.hook}`;
     routes.served.push({ name: def.name, kind, type: def.type, hook: route.hook, method: 'POST', path });
     const name = `${def.name}/${route.hook}`;
+    // A decorator's sync and finalize are about `object` (a `parent` there is unchecked); customize about either.
+    const about = { name, decorated: def.type === 'decorator' && route.hook !== 'customize' };
     const contextOf = (request: FastifyRequest) =>
       request.authenticated
-        ? new CallContext(routes.services, clients, settings, request, name)
-        : new CallContext(routes.pureServices, refused, settings, request, name);
+        ? new CallContext(routes.services, clients, settings, request, about)
+        : new CallContext(routes.pureServices, refused, settings, request, about);
     addRoute(app, path, route, { ...routes, name, contextOf });
   }
 }
@@ -375,7 +377,8 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
     readonly clients: Record<string, unknown>,
     readonly settings: Record<string, unknown>,
     private readonly request: FastifyRequest,
-    private readonly hook: string,
+    /** The route's name (`<operator>/<hook>`), and whether its request is about a decorator's `object`. */
+    private readonly route: { name: string; decorated: boolean },
   ) {}
 
   /** Aborted when the route's deadline passes (made when a hook first asks for it). */
@@ -397,9 +400,9 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
   }
 
   private childLogger(): FastifyBaseLogger {
-    const target = parentOf(this.request.body as Record<string, unknown>);
+    const target = parentOf(this.request.body as Record<string, unknown>, this.route.decorated);
     return this.request.log.child({
-      hook: this.hook,
+      hook: this.route.name,
       namespace: target?.metadata.namespace,
       name: target?.metadata.name,
       uid: target?.metadata.uid,
@@ -455,9 +458,12 @@ async function withDeadline<T>(answer: Promise<T>, ms: number, ctx: CallContext)
   }
 }
 
-/** The parent (or decorated object) of a validated hook request: a customize request may have neither. */
-function parentOf(body: Record<string, unknown>): ParentObject | undefined {
-  return (body['parent'] ?? body['object']) as ParentObject | undefined;
+/**
+ * The parent (or decorated object) of a validated hook request: a customize request may have neither. A decorator's
+ * sync or finalize request is read for its `object` only: its schema does not check a `parent` it may also carry.
+ */
+function parentOf(body: Record<string, unknown>, decorated: boolean): ParentObject | undefined {
+  return (decorated ? body['object'] : (body['parent'] ?? body['object'])) as ParentObject | undefined;
 }
 
 declare module 'fastify' {

@@ -183,9 +183,10 @@ export function confineRelated<
     object?: { metadata?: { namespace?: string } } | null;
     related?: Record<string, Record<string, unknown>>;
   },
->(request: T): T {
-  // A CompositeController's parent, or a DecoratorController's object.
-  const namespace = (request.parent ?? request.object)?.metadata?.namespace;
+>(request: T, owner: 'parent' | 'object' = 'parent'): T {
+  // A CompositeController's parent, or a DecoratorController's object: only the member its route validated (the
+  // envelope is open, so a decorator request may carry a `parent` of any shape, or the other way round).
+  const namespace = request[owner]?.metadata?.namespace;
   if (!namespace || !request.related) return request;
   const related = request.related;
   if (!Object.keys(related).some((key) => Object.values(related[key]!).some((o) => inOtherNamespace(o, namespace))))
