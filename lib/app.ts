@@ -184,8 +184,10 @@ function createFastify(options: AppOptions) {
     // Malformed HTTP: answered and logged without the raw bytes (Fastify's default logs them, headers and
     // credentials included, at trace).
     clientErrorHandler,
-    // A target the router cannot decode (`/hooks/%zz/sync`): refused in the same shape as every other refusal.
-    frameworkErrors: (error, request, reply) => void refuse(request, reply as FastifyReply, 400, error.message),
+    // A target the router cannot decode (`/hooks/%zz/sync`): refused in the same shape as every other refusal. Not
+    // with the router's message, which quotes the whole target (query, user information and host included).
+    frameworkErrors: (_error, request, reply) =>
+      void refuse(request, reply as FastifyReply, 400, 'the request target is not a valid URL'),
     // A request that has not arrived whole by then is dropped.
     requestTimeout: 30_000,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
