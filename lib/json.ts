@@ -46,6 +46,10 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw Object.assign(new Error(`Body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 });
+    // V8 quotes the body around an unexpected token (`Unexpected token 'h', ..."assword": hunter2"... is not valid
+    // JSON`): that text is neither echoed nor logged, only the messages that say where the body went wrong.
+    const detail = (err as Error).message;
+    const where = detail.endsWith(' is not valid JSON') ? '' : `: ${detail}`;
+    throw Object.assign(new Error(`Body is not valid JSON${where}`), { statusCode: 400 });
   }
 }

@@ -108,3 +108,24 @@ t.test(
     t.match(logs.text(), '"url":"/hooks/%zz/sync"');
   },
 );
+
+t.test('a body that is not JSON: no text of it in the refusal or the log', async (t) => {
+  // V8 quotes the text around an unexpected token (`Unexpected token 'h', ..."assword": hunter2"... is not valid
+  // JSON`): a form or a credential posted as JSON would reach the log at warn.
+  const logs = captureLogs();
+  const seen: Array<Record<string, unknown>> = [];
+  const a = app(t, [decorator(seen)], logs);
+  for (const payload of ['{"password": hunter2}', 'token=hunter2&user=x', 'hunter2']) {
+    const res = await a.inject({
+      method: 'POST',
+      url: '/hooks/decor/sync',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+    t.equal(res.statusCode, 400, payload);
+    t.match(res.json().message, /^Body is not valid JSON/);
+    t.notMatch(res.body, /hunter2|assword/, `${payload}: not echoed`);
+  }
+  t.notMatch(logs.text(), /hunter2|assword/, 'not logged');
+  t.equal(seen.length, 0);
+});
