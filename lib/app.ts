@@ -563,9 +563,13 @@ function refuseClient(): never {
   throw err;
 }
 
-/** The request target without a query or user information (which a caller may fill with anything). */
+/**
+ * The request target without a query or user information (which a caller may fill with anything). An absolute-form
+ * target loses everything up to its last `@` before a query, then the host: user information with a `/` in it
+ * (`http://user:pa/ss@host/path`) is not a path.
+ */
 function safeUrl(url: string): string {
-  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/[?#].*$/s, '');
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/(?:[^?#]*@)?[^/?#]*/i, '').replace(/[?#].*$/s, '');
   return path.length > 200 ? `${path.slice(0, 200)}...` : path;
 }
 

@@ -109,6 +109,30 @@ t.test(
   },
 );
 
+t.test('an absolute-form target whose user information holds a slash: neither it nor the host logged', async (t) => {
+  // The authority ended at the first `/`, so `http://user:pw/hunter2@evil.example/nope` was logged as
+  // `/hunter2@evil.example/nope`: the rest of the password and the host (a client that puts a password with a `/`
+  // in the URL as it is).
+  const logs = captureLogs();
+  const a = app(t, [], logs);
+  await a.listen({ port: 0, host: '127.0.0.1' });
+  const port = (a.server.address() as { port: number }).port;
+  for (const target of ['http://user:pw/hunter2@evil.example/nope?q=1', 'http://user/hunter2@evil.example/nope']) {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      );
+      let got = '';
+      socket.on('data', (d) => (got += d.toString()));
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    t.notMatch(answer, /hunter2|evil/, `${target}: not echoed`);
+  }
+  t.notMatch(logs.text(), /hunter2|evil/, 'not logged');
+  t.match(logs.text(), '"url":"/nope"');
+});
+
 t.test('a body that is not JSON: no text of it in the refusal or the log', async (t) => {
   // V8 quotes the text around an unexpected token (`Unexpected token 'h', ..."assword": hunter2"... is not valid
   // JSON`): a form or a credential posted as JSON would reach the log at warn.
