@@ -17,6 +17,14 @@ export function dns1035Problem(name: string, suffix = ''): string | undefined {
   return undefined;
 }
 
+/**
+ * Names in the order `[...names].sort()` gives (UTF-16 code units, not the locale's): a comparator for the lists a
+ * status or a request holds in that order (failures, members, tags).
+ */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** `<base>-<ordinal>`: the names of members that are numbered (PodSet pods, etcd members). */
 export function ordinalName(base: string, ordinal: number): string {
   return `${base}-${ordinal}`;

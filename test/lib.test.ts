@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { jsonDepthExceeds } from '../lib/json.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
-import { dns1035Problem } from '../lib/names.js';
+import { byCodeUnits, dns1035Problem } from '../lib/names.js';
 import {
   allObserved,
   compareObjects,
@@ -315,4 +315,21 @@ t.test('keepObserved: the last applied object only when it is this object; other
     keepObserved({ ...base, metadata: { ...base.metadata, annotations: 'x' as never } } as never).metadata.annotations,
     'x',
   );
+});
+
+t.test('byCodeUnits: the order of a plain sort, equal names equal', async (t) => {
+  t.equal(byCodeUnits('a', 'b'), -1);
+  t.equal(byCodeUnits('b', 'a'), 1);
+  t.equal(byCodeUnits('a', 'a'), 0);
+  t.equal(byCodeUnits('B', 'a'), -1, 'code units, not the locale: upper case first');
+  t.equal(byCodeUnits('web-10', 'web-2'), -1, 'strings, not numbers');
+  // Long lists in any order (merged runs, not only insertion), against the comparator-less sort.
+  for (let run = 0; run < 20; run++) {
+    const names = Array.from({ length: 300 }, () =>
+      Math.random()
+        .toString(36)
+        .slice(2, 2 + Math.ceil(Math.random() * 6)),
+    );
+    t.same([...names].sort(byCodeUnits), [...names].sort());
+  }
 });

@@ -257,7 +257,8 @@ t.test("Ready's message: pods carrying the container, and those with an older im
     return p;
   };
   const res = await sync(api, tool('a', 'dbg', 'uid-a'), [withImage('p1', 'busybox'), withImage('p2', 'busybox')]);
-  t.match(ready(res), { status: 'True', reason: 'Injecting', message: '2 of 2 matching pods carry debug-a' });
+  t.match(ready(res), { status: 'True', reason: 'Injecting' });
+  t.equal(ready(res).message, '2 of 2 matching pods carry debug-a', 'no word of older images when there are none');
   t.equal(res.resyncAfterSeconds, undefined, 'at rest');
   const older = await sync(api, tool('a', 'dbg', 'uid-a'), [withImage('p1', 'busybox'), withImage('p2', 'alpine')]);
   t.equal(
@@ -356,4 +357,46 @@ t.test('settings from the environment, and customize without a tool', async (t) 
   t.same(toolSettings({ env }), { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS });
   t.equal(WORK_BUDGET_MS, 3500);
   t.same(customizeTool({ controller: {} }), { relatedResources: [] });
+});
+
+t.test(
+  'lastInjected: the ten most recent, the ones added now by name whatever order their PATCHes ended in',
+  async (t) => {
+    const api = new Api().put(tool('a', 'dbg', 'uid-a'));
+    const fresh = ['e', 'd', 'c', 'b', 'a'].map((n) => pod(n));
+    for (const p of fresh) api.put(p);
+    // The PATCH of a ends last, e's first.
+    const patch = api.addEphemeralContainers.bind(api);
+    api.addEphemeralContainers = async (ns, name, containers, pre) => {
+      await new Promise((r) => setTimeout(r, 10 * (5 - fresh.findIndex((p) => p.metadata.name === name))));
+      return patch(ns, name, containers, pre);
+    };
+    const carrying = Array.from({ length: 12 }, (_, i) => {
+      const p = pod(`old-${String(i).padStart(2, '0')}`) as any;
+      p.spec.ephemeralContainers = [{ name: 'debug-a', image: 'busybox' }];
+      return p;
+    });
+    const res = await sync(api, tool('a', 'dbg', 'uid-a'), [...carrying, ...fresh]);
+    t.match(res.status, { matched: 17, injected: 17 });
+    t.same((res.status as any).lastInjected, [
+      'a',
+      'b',
+      'c',
+      'd',
+      'e',
+      'old-00',
+      'old-01',
+      'old-02',
+      'old-03',
+      'old-04',
+    ]);
+  },
+);
+
+t.test("an Event's name starts with at most 200 characters of the tool's name", async (t) => {
+  const long = 'x'.repeat(250);
+  const api = new Api().put(tool(long, 'dbg', 'uid-t')).put(pod('p1'));
+  api.failPodGet.add('p1');
+  await sync(api, tool(long, 'dbg', 'uid-t'), [pod('p1')]);
+  t.match(api.events[0]!.name, new RegExp(`^${'x'.repeat(200)}\\.[0-9a-f]{16}$`));
 });

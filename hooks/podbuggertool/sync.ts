@@ -23,6 +23,7 @@ import type {
   CustomizeResponse,
   KubeObject,
 } from '../../lib/metacontroller.js';
+import { byCodeUnits } from '../../lib/names.js';
 import { isTerminating, observed } from '../../lib/objects.js';
 import {
   containerName,
@@ -99,8 +100,6 @@ function eventName(tool: string, occurrence: string): string {
     .replace(/^-+|-+$/g, '');
   return prefix ? `${prefix}.${hash}` : hash;
 }
-
-const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The tool hook's customize: the pods its selector matches, as related objects (in the tool's namespace). */
 export function customizeTool(request: CustomizeRequest): CustomizeResponse {
@@ -220,7 +219,7 @@ async function inject(
   const ordered = [...missing].sort((a, b) => {
     const fa = previous.has(a.metadata.name!) ? 1 : 0;
     const fb = previous.has(b.metadata.name!) ? 1 : 0;
-    return fa - fb || byName(a.metadata.name!, b.metadata.name!);
+    return fa - fb || byCodeUnits(a.metadata.name!, b.metadata.name!);
   });
   const now = ordered.slice(0, MAX_PER_SYNC);
   out.deferred = ordered.length - now.length;
@@ -354,10 +353,12 @@ export async function syncTool(
     const image = carrying(p);
     return image !== undefined && image !== spec.image;
   });
-  const failedPods = [...outcome.failed].map(([pod, reason]) => ({ pod, reason })).sort((a, b) => byName(a.pod, b.pod));
+  const failedPods = [...outcome.failed]
+    .map(([pod, reason]) => ({ pod, reason }))
+    .sort((a, b) => byCodeUnits(a.pod, b.pod));
   // Most recent first: the pods this sync added, then those the last status named, then the others by name.
   const carriers = new Set(injected);
-  const last = [...new Set([...[...outcome.added.keys()].sort(byName), ...previousLast(before), ...injected])]
+  const last = [...new Set([...[...outcome.added.keys()].sort(byCodeUnits), ...previousLast(before), ...injected])]
     .filter((p) => carriers.has(p))
     .slice(0, LAST_INJECTED);
   const older =

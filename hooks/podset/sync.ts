@@ -6,7 +6,7 @@ import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { memberStatus } from '../../lib/replicas.js';
-import { ordinalName, ordinalOf } from '../../lib/names.js';
+import { byCodeUnits, ordinalName, ordinalOf } from '../../lib/names.js';
 import { specParser } from '../../lib/spec.js';
 import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
@@ -86,7 +86,7 @@ export function byOrdinal(base: string, pods: KubeObject[]): KubeObject[] {
   }
   const ordered: KubeObject[] = [];
   for (const pod of slots) if (pod) ordered.push(pod);
-  rest.sort((a, b) => a.ordinal - b.ordinal || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  rest.sort((a, b) => a.ordinal - b.ordinal || byCodeUnits(a.name, b.name));
   for (const r of rest) ordered.push(r.pod);
   return ordered;
 }

@@ -4,6 +4,7 @@
 // The interface is made of primitives (read this, create that); what is ours, and what may be changed or
 // deleted, is decided in sync.ts from the objects' own tags (see docs/s3-failures.md). The one exception is
 // deleteBucket, which re-reads the bucket's tags itself right before it empties or deletes anything.
+import { byCodeUnits } from '../../lib/names.js';
 
 export interface Encryption {
   type: 'SSE-S3' | 'SSE-KMS';
@@ -129,7 +130,7 @@ export function tagMap(
 }
 
 export function tagList(tags: Map<string, string>): { Key: string; Value: string }[] {
-  return [...tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([Key, Value]) => ({ Key, Value }));
+  return [...tags].sort(([a], [b]) => byCodeUnits(a, b)).map(([Key, Value]) => ({ Key, Value }));
 }
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
