@@ -772,3 +772,101 @@ t.test('customize without a parent, and in a namespace', async (t) => {
   t.equal(there.relatedResources[1]!.namespace, 'prod');
   t.equal(there.relatedResources[1]!.names![0], 'data-db-0');
 });
+
+t.test('names users and the image rely on: the Secret keys, the configuration directory', async (t) => {
+  // Existing clusters' Secrets hold these keys, and people read the password from them (docs/mysqlcluster.md).
+  t.equal(PASSWORD_KEY, 'root-password');
+  t.equal(REPLICATION_KEY, 'replication-password');
+  const res = sync(request('mysqlcluster', { size: 1, version: '8.0' }), now, newPassword);
+  const sts = byKind(res.children)['StatefulSet/my-mysql'];
+  // The official image reads every .cnf file of /etc/mysql/conf.d.
+  t.same(
+    sts.spec.template.spec.containers[0].volumeMounts.find((m: any) => m.name === 'conf'),
+    { name: 'conf', mountPath: '/etc/mysql/conf.d' },
+  );
+});
+
+t.test('a healthy cluster is Ready; size 0 names no primary', async (t) => {
+  const sts = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'my-mysql', namespace: 'default' },
+    spec: { replicas: 2 },
+    status: { replicas: 2, readyReplicas: 2, updatedReplicas: 2, currentReplicas: 2 },
+  };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'my-mysql-mysql', namespace: 'default' },
+    data: { [PASSWORD_KEY]: 'cm9vdA==', [REPLICATION_KEY]: 'cmVwbA==' },
+  };
+  const res = sync(
+    request(
+      'mysqlcluster',
+      { size: 2, version: '8.0' },
+      { children: objectMap([sts, secret]), related: objectMap([memberPod(0), memberPod(1)]) },
+    ),
+    now,
+    newPassword,
+  );
+  t.match(
+    (res.status as any).conditions.find((c: any) => c.type === 'Ready'),
+    { status: 'True' },
+  );
+  t.equal((res.status as any).primary, 'my-mysql-0');
+  const none = sync(request('mysqlcluster', { size: 0, version: '8.0' }), now, newPassword);
+  t.notOk('primary' in (none.status as any), 'no member, no primary');
+});
+
+t.test("members are this cluster's pods only, whatever the length of the names", async (t) => {
+  const named = (name: string) => ({ ...memberPod(0), metadata: { ...memberPod(0).metadata, name } }) as KubeObject;
+  // `zz-1` is as long as `db-1`: only the prefix tells them apart.
+  t.same(
+    memberStates('db', [named('db-0'), named('zz-1'), named('db-1')]).map((m) => m.name),
+    ['db-0', 'db-1'],
+  );
+});
+
+t.test('a name too long for the headless Service is refused, the suffix counted', async (t) => {
+  for (const [length, refused] of [
+    [54, false],
+    [55, true],
+  ] as const) {
+    const req = request('mysqlcluster', { size: 1, version: '8.0' });
+    req.parent.metadata.name = 'm'.repeat(length);
+    const res = sync(req, now, newPassword);
+    const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
+    if (refused) {
+      t.same(res.children, [], `${length}: nothing applied`);
+      t.match(ready, { reason: 'InvalidSpec', message: /-headless" must be at most 63 characters/ });
+    } else t.not(ready.reason, 'InvalidSpec', `${length}: fits`);
+  }
+});
+
+t.test('stored claim templates without a readable size: no resize said, no failure', async (t) => {
+  for (const data of [
+    { metadata: { name: 'data' } },
+    { metadata: { name: 'data' }, spec: {} },
+    {
+      metadata: { name: 'data' },
+      spec: { resources: {} },
+    },
+  ]) {
+    const sts = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'my-mysql', namespace: 'default' },
+      spec: { replicas: 1, volumeClaimTemplates: [data] },
+    };
+    const res = sync(
+      request('mysqlcluster', { size: 1, version: '8.0' }, { children: objectMap([sts]) }),
+      now,
+      newPassword,
+    );
+    t.equal(
+      (res.status as any).conditions.find((c: any) => c.type === 'StorageResized'),
+      undefined,
+    );
+    t.same(byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates, [data], 'kept as stored');
+  }
+});

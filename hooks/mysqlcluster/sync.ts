@@ -154,7 +154,8 @@ function secretEnv(name: string, envName: string, key: string) {
 export function statefulSet(
   parent: ParentObject,
   spec: Spec,
-  claimTemplates: unknown[] = [volumeClaimTemplate(spec)],
+  /** The claim templates: the spec's for a new cluster, the stored ones once the StatefulSet exists. */
+  claimTemplates: unknown[],
 ): KubeObject {
   const name = parent.metadata.name!;
   const version = mysqlVersion(spec.version);
