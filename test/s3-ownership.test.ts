@@ -905,3 +905,107 @@ t.test('the AWS client is made once per server, on first use', async (t) => {
   t.ok(typeof (await first).withDeadline === 'function');
   t.not(s3Clients().aws(), first, 'another server, another client');
 });
+
+t.test('finalize: several buckets waiting or left alone are each named; a resource that made nothing', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine', deletionPolicy: 'Delete' });
+  await r.sync();
+  // A bucket this resource made before a rename, recorded in its status, and as full as the current one.
+  aws.buckets.set('older', { region: 'us-east-1', tags: new Map(OURS), objects: 1 });
+  aws.buckets.get('mine')!.objects = 1;
+  r.status = { ...r.status, createdBuckets: ['mine', 'older'] };
+  t.match(finalized(await r.finalize()), { message: /^bucket mine, older is not empty and forceDelete is false/ });
+  const other = new Map([[OWNER_UID_TAG, 'someone-else']]);
+  aws.buckets.get('mine')!.tags = other;
+  aws.buckets.get('older')!.tags = other;
+  t.match(finalized(await r.finalize()), { message: /; mine, older left alone: its tags name another owner$/ });
+
+  // Retain, and no bucket was ever made (the first sync failed before it): retained, with nothing to name.
+  const nothing = new Resource(new FakeAws(), { bucketName: 'never-made' });
+  const n = await nothing.finalize();
+  t.equal(n.finalized, true);
+  t.same(finalized(n), {
+    type: 'Finalized',
+    status: 'True',
+    reason: 'BucketRetained',
+    message: 'access keys, policy and user deleted',
+    lastTransitionTime: finalized(n).lastTransitionTime,
+    observedGeneration: 1,
+  });
+});
+
+t.test('finalize with a spec that no longer validates keeps every bucket (Retain, no forceDelete)', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine', deletionPolicy: 'Delete', forceDelete: true });
+  await r.sync();
+  aws.buckets.get('mine')!.objects = 3;
+  r.spec = { ...r.spec, bucketName: 'NOT VALID' };
+  const res = await r.finalize();
+  t.equal(res.finalized, true);
+  t.ok(aws.buckets.has('mine'));
+  t.match(finalized(res), { reason: 'BucketRetained', message: /bucket mine retained/ });
+});
+
+t.test('the status is read for what it holds: strings where strings are expected, at most 100 buckets', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  const many = Array.from({ length: 150 }, (_, i) => `kept-${String(i).padStart(3, '0')}`);
+  r.status = { ...r.status, retainedBuckets: many, region: 5, bucketName: 'mine', createdBuckets: ['mine'] };
+  aws.hints.length = 0;
+  await r.sync();
+  t.same(aws.hints, [undefined], 'a region that is not a string is no hint');
+  const done = await r.finalize();
+  t.equal((done.status as any).retainedBuckets.length, 101, 'the first 100 of the status, and this one');
+});
+
+t.test('a policy document AWS answers that is not JSON is written again', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  aws.policyDocument = async () => 'not json {';
+  aws.calls.length = 0;
+  await r.sync();
+  t.ok(
+    aws.calls.some((c) => c.startsWith('setPolicyDocument ')),
+    'the policy is set again',
+  );
+});
+
+t.test('an AWS failure that is not even an error value is said, not a crash', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  aws.findBucket = async () => {
+    throw undefined;
+  };
+  const res = await r.sync();
+  t.match(ready(res), { status: 'False', reason: 'AWSError', message: /undefined/ });
+});
+
+t.test('finalize asks IAM for a policy only when it knows its ARN', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  await r.sync();
+  aws.users.clear();
+  r.status = { ...r.status, policyArn: undefined };
+  // As IAM does: GetPolicy without an ARN is a validation error.
+  aws.getPolicy = async (arn: string) => {
+    if (typeof arn !== 'string') throw new AwsError('ValidationError', 'PolicyArn is required', 'GetPolicy');
+    return undefined;
+  };
+  const res = await r.finalize();
+  t.equal(res.finalized, true);
+});
+
+t.test('a parent without a UID or namespace (a hand-made request) is owned as default/<name>', async (t) => {
+  const aws = new FakeAws();
+  const r = new Resource(aws, { bucketName: 'mine' });
+  const request = r.request();
+  delete (request.parent.metadata as any).uid;
+  delete (request.parent.metadata as any).namespace;
+  await sync(request, aws, aws.now);
+  t.same(Object.fromEntries(aws.buckets.get('mine')!.tags), {
+    [OWNER_TAG]: 'default/app',
+    [OWNER_UID_TAG]: 'default/app',
+  });
+});

@@ -447,6 +447,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
   // A spec that no longer validates: the safe choice, Retain.
   const spec = hook.spec;
   const deletionPolicy = spec?.deletionPolicy ?? 'Retain';
+  const forceDelete = spec?.forceDelete ?? false;
   const user = userName(owner.namespace, owner.name, owner.uid);
   const created = recordedBuckets(previous);
   const retained = new Set(previous.retainedBuckets);
@@ -473,7 +474,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
         continue;
       }
       // Only under this resource's own UID tag (see the rename above).
-      const result = await aws.deleteBucket(bucket, spec?.forceDelete ?? false, (t) => owns(owner, t));
+      const result = await aws.deleteBucket(bucket, forceDelete, (t) => owns(owner, t));
       if (result === 'notEmpty') waiting.push(bucket);
       else created.delete(bucket);
       if (result === 'notOwned') notOwned.push(bucket);
@@ -489,7 +490,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
           type: 'Finalized',
           status: false,
           reason: 'BucketNotEmpty',
-          message: spec?.forceDelete
+          message: forceDelete
             ? `emptying bucket ${waiting.join(', ')}`
             : `bucket ${waiting.join(', ')} is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain`,
         }
