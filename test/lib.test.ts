@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildConditions, rfc3339 } from '../lib/conditions.js';
 import fc from 'fast-check';
-import { jsonDepthExceeds } from '../lib/json.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from '../lib/json.js';
 import { labelValue, matchesSelector } from '../lib/labels.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { byCodeUnits, dns1035Problem } from '../lib/names.js';
@@ -332,4 +332,51 @@ t.test('byCodeUnits: the order of a plain sort, equal names equal', async (t) =>
     );
     t.same([...names].sort(byCodeUnits), [...names].sort());
   }
+});
+
+t.test(
+  'parseJsonBody: nesting up to the limit parsed, one level more refused; long shallow bodies parsed',
+  async (t) => {
+    const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    t.equal(MAX_JSON_DEPTH, 1000);
+    t.ok(Array.isArray(parseJsonBody(deep(1000))), '1000 levels');
+    const refused = (() => {
+      try {
+        parseJsonBody(deep(1001));
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    t.match(refused, { message: 'request body nests deeper than 1000 levels', statusCode: 400 });
+    const long = JSON.stringify({ items: Array.from({ length: 2000 }, (_, i) => ({ name: `n${i}` })) });
+    t.ok(long.length > 20_000);
+    t.equal((parseJsonBody(long) as { items: unknown[] }).items.length, 2000);
+  },
+);
+
+t.test('parseJsonBody: a malformed body is refused with where it went wrong, never with its text', async (t) => {
+  const refusal = (text: string) => {
+    try {
+      parseJsonBody(text);
+    } catch (err) {
+      return err as Error & { statusCode: number };
+    }
+    throw new Error('parsed');
+  };
+  const quoted = refusal('{"password": hunter2}');
+  t.equal(quoted.statusCode, 400);
+  t.equal(quoted.message, 'Body is not valid JSON', 'the token and the text around it are not quoted');
+  t.equal(
+    refusal('{"a": 1').message,
+    `Body is not valid JSON: ${(() => {
+      try {
+        JSON.parse('{"a": 1');
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })()}`,
+  );
+  t.notMatch(refusal('{"a": 1').message, /is not valid JSON$/);
 });
