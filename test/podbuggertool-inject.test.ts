@@ -368,7 +368,7 @@ t.test(
     // The PATCH of a ends last, e's first.
     const patch = api.addEphemeralContainers.bind(api);
     api.addEphemeralContainers = async (ns, name, containers, pre) => {
-      await new Promise((r) => setTimeout(r, 10 * (5 - fresh.findIndex((p) => p.metadata.name === name))));
+      await new Promise((r) => setTimeout(r, 10 * (1 + fresh.findIndex((p) => p.metadata.name === name))));
       return patch(ns, name, containers, pre);
     };
     const carrying = Array.from({ length: 12 }, (_, i) => {
