@@ -870,3 +870,15 @@ t.test('stored claim templates without a readable size: no resize said, no failu
     t.same(byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates, [data], 'kept as stored');
   }
 });
+
+t.test('a MySQLCluster without a name (a hand-made request) is refused for its name', async (t) => {
+  const req = request('mysqlcluster', { size: 1, version: '8.0' });
+  delete (req.parent.metadata as { name?: string }).name;
+  const res = sync(req, now, newPassword);
+  t.same(res.children, []);
+  t.match((res.status as any).conditions[0], {
+    reason: 'InvalidSpec',
+    message:
+      'metadata.name "" cannot name a Service: it must start with a letter and contain only lower-case letters, digits and \'-\'',
+  });
+});
