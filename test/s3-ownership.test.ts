@@ -915,6 +915,13 @@ t.test('finalize: several buckets waiting or left alone are each named; a resour
   aws.buckets.get('mine')!.objects = 1;
   r.status = { ...r.status, createdBuckets: ['mine', 'older'] };
   t.match(finalized(await r.finalize()), { message: /^bucket mine, older is not empty and forceDelete is false/ });
+  // With forceDelete, while AWS empties them.
+  const deleteBucket = aws.deleteBucket.bind(aws);
+  aws.deleteBucket = async () => 'notEmpty';
+  r.spec = { ...r.spec, forceDelete: true };
+  t.match(finalized(await r.finalize()), { message: 'emptying bucket mine, older' });
+  aws.deleteBucket = deleteBucket;
+  r.spec = { ...r.spec, forceDelete: false };
   const other = new Map([[OWNER_UID_TAG, 'someone-else']]);
   aws.buckets.get('mine')!.tags = other;
   aws.buckets.get('older')!.tags = other;
