@@ -325,8 +325,9 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   }
   if (before?.phase === 'Failed') {
-    // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy).
-    if (obs.pods.length === 0 && obs.terminating.length === 0) return restoreFailed(lastIndex, before);
+    // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while
+    // the members it dropped are still being deleted, it reads failed all the same.
+    if (obs.pods.length === 0) return restoreFailed(lastIndex, before);
   }
   // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
   // carries on at the version it runs (new or restarted members too), and a condition says why.
