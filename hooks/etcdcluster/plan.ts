@@ -361,10 +361,11 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // Restored once the restored members serve with a quorum: the snapshot is then the cluster's data.
     // (Or once a restored member is Ready: its readiness probe asks etcd, so it serves the snapshot, even when
     // the hook cannot reach it.)
+    // (Only a restore whose members were started: the old members of one never started are not its result.)
     const restored =
       before.phase === 'Restored' ||
-      (obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) ||
-      obs.pods.some(isPodReady);
+      (before.phase === 'Restoring' &&
+        ((obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) || obs.pods.some(isPodReady)));
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
