@@ -1152,3 +1152,65 @@ t.test('a pod stuck on an image it cannot pull gets the spec image, a sidecar li
     ],
   );
 });
+
+t.test('with storage, when the request did not list claims, a lost member pod comes back as itself', async (t) => {
+  const obs = healthy(3);
+  obs.pods = [pod(0, {}, { pod: STORAGE }), pod(1, {}, { pod: STORAGE })];
+  delete obs.health['e-2'];
+  const d = decide(
+    parent({ size: 3, pod: STORAGE }, { phase: 'Running', lastMemberIndex: 2 }),
+    spec({ size: 3, pod: STORAGE }),
+    obs,
+  );
+  t.strictSame(view(d), {
+    pods: [
+      ...kept(0, 1),
+      { name: 'e-2', cluster: cluster(0, 1, 2), state: 'existing', image: 'quay.io/coreos/etcd:v3.5.0' },
+    ],
+    phase: 'Running',
+    conditions: [
+      available(2, 3),
+      { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-2 as the same member' },
+    ],
+    members: [
+      report(0, { leader: true }),
+      report(1),
+      { name: 'e-2', id: '1002', healthy: false, peerURL: url(2), clientURL: clientURL(c, 'e-2') },
+    ],
+    lastMemberIndex: 2,
+    converging: true,
+  });
+});
+
+t.test('an upgrade leaves the leader last whatever order its pods are listed in', async (t) => {
+  const obs = healthy(3);
+  obs.pods.reverse();
+  const d = decide(parent({ size: 3, version: '3.5.1' }), spec({ size: 3, version: '3.5.1' }), obs);
+  t.equal(d.conditions[1]!.message, 'upgrading e-1 to 3.5.1 (0 of 3 done)');
+  t.strictSame(
+    d.pods.map((p) => [p.metadata.name, memberImage(p)]),
+    [
+      ['e-2', 'quay.io/coreos/etcd:v3.5.0'],
+      ['e-1', 'quay.io/coreos/etcd:v3.5.1'],
+      ['e-0', 'quay.io/coreos/etcd:v3.5.0'],
+    ],
+  );
+});
+
+t.test('etcd silent while every member says it is healthy: none down, still no membership change', async (t) => {
+  const d = decide(
+    parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2, memberList: known(0, 1, 2) }),
+    spec({ size: 3 }),
+    { pods: range(3).map((i) => pod(i)), terminating: [], health: { 'e-0': up(), 'e-1': up(), 'e-2': up() } },
+  );
+  const message = 'etcd does not answer: 0 of 3 members down (none); no membership change until a quorum is back';
+  t.strictSame(view(d), {
+    pods: kept(0, 1, 2),
+    phase: 'Running',
+    reason: 'QuorumLost',
+    conditions: both('QuorumLost', message),
+    members: [0, 1, 2].map((i) => ({ name: `e-${i}`, id: String(1000 + i), healthy: true })),
+    lastMemberIndex: 2,
+    converging: true,
+  });
+});
