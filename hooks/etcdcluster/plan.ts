@@ -262,11 +262,18 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
+  // Old members kept after the EtcdRestore went before they were dropped (reported since, or their claims still
+  // live): they hold the data, and a loss of their pods is answered as for any cluster.
+  const reported = (parent.status as { memberList?: unknown } | undefined)?.memberList;
+  const oldMembersKept =
+    (Array.isArray(reported) && reported.length > 0) ||
+    (obs.claims ?? []).some((n) => memberIndex(c.name, n) !== undefined && !obs.terminatingClaims?.includes(n));
   if (
     before?.phase === 'Replacing' &&
     obs.restore?.uid !== before.uid &&
     obs.pods.length === 0 &&
-    obs.terminating.length === 0
+    obs.terminating.length === 0 &&
+    !oldMembersKept
   ) {
     // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
     return restoreFailed(lastIndex, {
