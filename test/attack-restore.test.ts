@@ -203,3 +203,22 @@ t.test(
     }
   },
 );
+
+t.test(
+  'a restore cancelled before its old members were dropped, etcd silent: a crashed or lost member is no failed bootstrap',
+  async (t) => {
+    for (const change of ['crashed', 'lost', 'upgrade'] as const) {
+      const loop = await cancelledBeforeReplaced({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+      loop.etcd.listError = new EtcdError('no quorum', 'Unreachable');
+      if (change === 'crashed') loop.phase.set('e-2', 'Failed');
+      if (change === 'lost') loop.lose('e-2');
+      if (change === 'upgrade') loop.spec = { ...loop.spec, version: '3.5.1' };
+      for (let i = 0; i < 3; i++) {
+        await loop.step();
+        t.same(loop.claims(), ['e-0', 'e-1', 'e-2'], `${change}, sync ${i + 1}: no member claim deleted`);
+        t.ok(loop.pods().includes('e-0') && loop.pods().includes('e-1'), `${change}, sync ${i + 1}: members kept`);
+        t.not(loop.s().phase, 'Failed', `${change}, sync ${i + 1}: not failed`);
+      }
+    }
+  },
+);

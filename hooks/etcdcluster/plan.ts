@@ -542,12 +542,15 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   if (!obs.etcd) {
     const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
     // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
-    const restoringNow = (parent.status as { restore?: RestoreState } | undefined)?.restore?.phase === 'Restoring';
+    const restorePhase = (parent.status as { restore?: RestoreState } | undefined)?.restore?.phase;
+    const restoringNow = restorePhase === 'Restoring';
     // A member pod is Ready only when its etcd serves (the readiness probe asks etcd), so a cluster with a Ready
     // pod has formed and may hold data, whether or not the hook can reach it (a wrong operatorSecret, a network
     // policy): from then on it is never treated as a bootstrap again.
     const formed = obs.pods.some(isPodReady);
-    const bootstrapping = previous.phase === 'Creating' && known.length === 0 && !restoringNow && !formed;
+    // (Nor while Replacing: pods seen then are old members kept when the EtcdRestore went before they were dropped.)
+    const bootstrapping =
+      previous.phase === 'Creating' && known.length === 0 && !restoringNow && restorePhase !== 'Replacing' && !formed;
     // A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over
     // with the current spec; nothing was stored in it: the hook wrote Creating when it started these members,
     // has seen no member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
