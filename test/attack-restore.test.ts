@@ -4,9 +4,9 @@
 import t from 'tap';
 import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
-import { etcdSync as sync } from './fixtures/hooks.js';
+import { etcdSync as sync, mysqlSync } from './fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { FIXED_NOW, objectMap, request } from './fixtures/requests.js';
 
 const PVC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
 const GROUPS = ['Pod.v1', 'Service.v1', 'PersistentVolumeClaim.v1'];
@@ -219,6 +219,30 @@ t.test(
         t.ok(loop.pods().includes('e-0') && loop.pods().includes('e-1'), `${change}, sync ${i + 1}: members kept`);
         t.not(loop.s().phase, 'Failed', `${change}, sync ${i + 1}: not failed`);
       }
+    }
+  },
+);
+
+t.test(
+  'a stored claim template whose size is not a quantity string cannot be read: kept, no StorageResized',
+  async (t) => {
+    for (const storage of [{}, [], true, null, { value: '1Gi' }]) {
+      const data = { metadata: { name: 'data' }, spec: { resources: { requests: { storage } } } };
+      const sts = {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'my-mysql', namespace: 'default' },
+        spec: { replicas: 1, volumeClaimTemplates: [data] },
+      };
+      const res = mysqlSync(
+        request('mysqlcluster', { size: 1, version: '8.0' }, { children: objectMap([sts]) }),
+        FIXED_NOW,
+        () => 'x',
+      );
+      const resized = (res.status as any).conditions.find((c: any) => c.type === 'StorageResized');
+      t.equal(resized, undefined, `storage ${JSON.stringify(storage)}: not said to differ (${resized?.message})`);
+      const answered = res.children.find((c) => c.kind === 'StatefulSet') as any;
+      t.same(answered.spec.volumeClaimTemplates, [data], 'kept as stored');
     }
   },
 );

@@ -486,8 +486,10 @@ function storageOf(claims: unknown[]): string | undefined {
   // Observed data, so any element may be malformed (null, a string): read defensively.
   const data =
     claims.find((c) => (c as { metadata?: { name?: string } } | null)?.metadata?.name === 'data') ?? claims[0];
-  return (data as { spec?: { resources?: { requests?: { storage?: string } } } } | null)?.spec?.resources?.requests
-    ?.storage;
+  const storage = (data as { spec?: { resources?: { requests?: { storage?: unknown } } } } | null)?.spec?.resources
+    ?.requests?.storage;
+  // A quantity is stored as a string: anything else cannot be read.
+  return typeof storage === 'string' ? storage : undefined;
 }
 
 /**
