@@ -4,7 +4,9 @@
 import t from 'tap';
 import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
-import { etcdSync as sync, mysqlSync } from './fixtures/hooks.js';
+import { etcdSync as sync, mysqlSync, s3Sync } from './fixtures/hooks.js';
+import { FakeAws } from './fixtures/fake-aws.js';
+import { parseJsonBody } from '../lib/json.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { FIXED_NOW, objectMap, request } from './fixtures/requests.js';
 
@@ -246,3 +248,31 @@ t.test(
     }
   },
 );
+
+t.test('S3: a tag whose key holds a line break gets no non-string value past the spec check to AWS', async (t) => {
+  for (const tags of [
+    '{"team\\n":1}',
+    '{"a\\rb":{"x":"y"}}',
+    '{"\\u2028":null}',
+    '{"\\n":["v"]}',
+    '{"ok":"yes","x\\n":true}',
+  ]) {
+    const aws = new FakeAws();
+    // Raw JSON as Metacontroller sends it, parsed as the service parses a body.
+    const request = parseJsonBody(
+      `{"controller":{},"parent":{"apiVersion":"systek.no/v1","kind":"S3","metadata":{"name":"app","namespace":"ns","uid":"uid-app","generation":1},` +
+        `"spec":{"bucketName":"attack-tags","tags":${tags}}},"children":{"Secret.v1":{}}}`,
+    ) as any;
+    const res = await s3Sync(request, aws, aws.now);
+    const values = [...aws.buckets.values()].flatMap((b) => [...b.tags.values()]);
+    t.ok(
+      values.every((v) => typeof v === 'string'),
+      `tags ${tags}: every tag value AWS got is a string (${JSON.stringify(values)})`,
+    );
+    t.match(
+      (res.status as any).conditions,
+      [{ type: 'Ready', status: 'False', reason: 'InvalidSpec' }],
+      `tags ${tags}: refused`,
+    );
+  }
+});

@@ -37,7 +37,10 @@ export const S3Spec = Type.Object(
       },
       { default: {}, description: 'S3 Block Public Access; every flag is on unless turned off.' },
     ),
-    tags: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Tags of the bucket.' })),
+    // Any key: a plain string key's pattern ^(.*)$ fails on a line break, and such a key's value went unchecked.
+    tags: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String(), { description: 'Tags of the bucket.' }),
+    ),
     deletionPolicy: Type.Union([Type.Literal('Retain'), Type.Literal('Delete')], {
       default: 'Retain',
       description: 'What happens to the bucket when the S3 resource is deleted or renamed.',
