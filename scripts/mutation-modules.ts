@@ -42,6 +42,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcd-plan.test.ts',
       'test/etcd-plan-branches.test.ts',
       'test/etcd-plan-survivors.test.ts',
+      'test/attack-restore.test.ts',
     ],
     target: 85,
   },
@@ -58,7 +59,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 70,
   },
   'hooks/s3/policy.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
-  'hooks/s3/sync.ts': { tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts'], target: 85 },
+  'hooks/s3/sync.ts': {
+    tests: ['test/s3-policy.test.ts', 'test/s3-ownership.test.ts', 'test/attack-restore.test.ts'],
+    target: 85,
+  },
   'hooks/s3/plan.ts': {
     tests: ['test/s3-plan.test.ts', 'test/s3-ownership.test.ts', 'test/s3-policy.test.ts'],
     target: 85,
@@ -72,7 +76,12 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/mysqlcluster/sync.ts': {
-    tests: ['test/mysqlcluster.test.ts', 'test/convergence.test.ts', 'test/mysql-secrets.test.ts'],
+    tests: [
+      'test/mysqlcluster.test.ts',
+      'test/convergence.test.ts',
+      'test/mysql-secrets.test.ts',
+      'test/attack-restore.test.ts',
+    ],
     target: 85,
   },
   'hooks/podset/sync.ts': { tests: ['test/podset.test.ts'], target: 70 },

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
+import { parser as etcdParser } from '../hooks/etcdcluster/sync.js';
 import { etcdSync as sync, mysqlSync, s3Sync } from './fixtures/hooks.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { parseJsonBody } from '../lib/json.js';
@@ -276,3 +277,15 @@ t.test('S3: a tag whose key holds a line break gets no non-string value past the
     );
   }
 });
+
+t.test(
+  'EtcdCluster: a pod label, annotation or node selector under a key with a line break is checked too',
+  async (t) => {
+    for (const field of ['labels', 'annotations', 'nodeSelector']) {
+      const number = etcdParser.parse(parseJsonBody(`{"size":3,"pod":{"${field}":{"a\\n":1}}}`));
+      t.equal(number.ok, false, `${field}: a number refused`);
+      const text = etcdParser.parse(parseJsonBody(`{"size":3,"pod":{"${field}":{"a\\n":"b"}}}`));
+      t.equal(text.ok, true, `${field}: a string under the same key accepted`);
+    }
+  },
+);

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns } from '../../lib/schemas.js';
+import { commonPrinterColumns, stringMap } from '../../lib/schemas.js';
 
 export const DEFAULT_REPOSITORY = 'quay.io/coreos/etcd';
 export const DEFAULT_VERSION = '3.2.13';
@@ -19,7 +19,6 @@ export const MAX_SIZE = 9;
 
 const open = { 'x-kubernetes-preserve-unknown-fields': true } as const;
 const anyObject = (description: string) => Type.Object({}, { ...open, description });
-const stringMap = (description: string) => Type.Record(Type.String(), Type.String(), { description });
 
 export const PodPolicy = Type.Object(
   {

@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns } from '../../lib/schemas.js';
+import { commonPrinterColumns, stringMap } from '../../lib/schemas.js';
 
 export const S3Spec = Type.Object(
   {
@@ -37,10 +37,7 @@ export const S3Spec = Type.Object(
       },
       { default: {}, description: 'S3 Block Public Access; every flag is on unless turned off.' },
     ),
-    // Any key: a plain string key's pattern ^(.*)$ fails on a line break, and such a key's value went unchecked.
-    tags: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String(), { description: 'Tags of the bucket.' }),
-    ),
+    tags: Type.Optional(stringMap('Tags of the bucket.')),
     deletionPolicy: Type.Union([Type.Literal('Retain'), Type.Literal('Delete')], {
       default: 'Retain',
       description: 'What happens to the bucket when the S3 resource is deleted or renamed.',
