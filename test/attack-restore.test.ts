@@ -208,6 +208,61 @@ t.test(
 );
 
 t.test(
+  'a restore cancelled before its old members were dropped: either record of them (the member list or a live claim) keeps them',
+  async (t) => {
+    const lostAll = async (change: (loop: Loop) => void) => {
+      const loop = await cancelledBeforeReplaced({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+      await loop.step();
+      loop.lose('e-0', 'e-1', 'e-2');
+      change(loop);
+      await loop.step();
+      return loop;
+    };
+    // The status's member list lost too: the claims still in place say the old members hold data.
+    const byClaims = await lostAll((loop) => {
+      loop.status = { ...loop.status, memberList: [] };
+    });
+    t.same(byClaims.claims(), ['e-0', 'e-1', 'e-2'], 'claims kept');
+    t.same(byClaims.pods(), ['e-0', 'e-1', 'e-2'], 'the members come back on them');
+    // The claims gone (deleted by hand), the member list still there: not a failed restore.
+    const byList = await lostAll((loop) => {
+      loop.children = loop.children.filter((c) => c.kind !== 'PersistentVolumeClaim');
+    });
+    t.not(byList.s().reason, 'RestoreFailed', 'the member list says the old members ran');
+    // Neither: the members went with the restore; it failed, and nothing is bootstrapped.
+    for (const [why, change] of [
+      [
+        'no claim',
+        (loop: Loop) => {
+          loop.status = { ...loop.status, memberList: [] };
+          loop.children = loop.children.filter((c) => c.kind !== 'PersistentVolumeClaim');
+        },
+      ],
+      [
+        'every claim being deleted',
+        (loop: Loop) => {
+          loop.status = { ...loop.status, memberList: [] };
+          for (const c of loop.children)
+            if (c.kind === 'PersistentVolumeClaim') c.metadata.deletionTimestamp = '2026-07-01T00:00:10Z';
+        },
+      ],
+      [
+        "only another cluster's claims",
+        (loop: Loop) => {
+          loop.status = { ...loop.status, memberList: [] };
+          for (const c of loop.children)
+            if (c.kind === 'PersistentVolumeClaim') c.metadata.name = `other-${c.metadata.name!.split('-')[1]}`;
+        },
+      ],
+    ] as const) {
+      const gone = await lostAll(change);
+      t.match(gone.s(), { phase: 'Failed', reason: 'RestoreFailed' }, why);
+      t.same(gone.pods(), [], `${why}: nothing bootstrapped`);
+    }
+  },
+);
+
+t.test(
   'a restore cancelled before its old members were dropped, etcd silent: a crashed or lost member is no failed bootstrap',
   async (t) => {
     for (const change of ['crashed', 'lost', 'upgrade'] as const) {
