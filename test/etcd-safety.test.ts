@@ -2,164 +2,12 @@
 // is fed back as the next observed state, as Metacontroller does, for several syncs. etcd is a stand-in whose
 // member list and health the test sets; the real-etcd proofs are in etcdcluster-real.test.ts.
 import t from 'tap';
-import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
+import { EtcdError } from '../hooks/etcdcommon/etcd.js';
 import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
-import { etcdSync as sync } from './fixtures/hooks.js';
 import { restoreSync as syncRestore } from './fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';
-
-const PVC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
-const GROUPS = ['Pod.v1', 'Service.v1', 'PersistentVolumeClaim.v1'];
-
-/** A stand-in etcd: the members it lists, which pods answer, and what it does on membership calls. */
-class FakeEtcd implements EtcdClient {
-  members: EtcdMember[] = [];
-  /** Pods whose member answers (health and the member list through them). */
-  up = new Set<string>();
-  /** When set, the member list fails with this (etcd has no quorum). */
-  listError: Error | undefined;
-  calls: string[] = [];
-  /** What /version says of the cluster (undefined: it did not answer), and what each member runs. */
-  clusterVersion: string | undefined = '3.5.0';
-  version = '3.5.0';
-  private nextId = 100;
-  constructor(readonly cluster = 'e') {}
-  private podOf(url: string): string {
-    return new URL(url).hostname.split('.')[0]!;
-  }
-  async memberList(endpoints: string[]) {
-    if (this.listError) throw this.listError;
-    if (!endpoints.some((e) => this.up.has(this.podOf(e))))
-      throw new EtcdError('no etcd endpoint answered', 'Unreachable');
-    const members = structuredClone(this.members);
-    return this.clusterVersion ? { members, clusterVersion: this.clusterVersion } : { members };
-  }
-  async memberAdd(_e: string[], peer: string, learner: boolean) {
-    this.calls.push(`add ${this.podOf(peer)}`);
-    const m: EtcdMember = { id: String(this.nextId++), name: '', peerURLs: [peer], clientURLs: [], isLearner: learner };
-    this.members.push(m);
-    return m;
-  }
-  async memberRemove(_e: string[], id: string) {
-    this.calls.push(`remove ${id}`);
-    this.members = this.members.filter((m) => m.id !== id);
-  }
-  async memberPromote(_e: string[], id: string) {
-    this.calls.push(`promote ${id}`);
-    for (const m of this.members) if (m.id === id) m.isLearner = false;
-  }
-  async health(url: string): Promise<MemberHealth> {
-    const pod = this.podOf(url);
-    const m = this.members.find((x) => x.peerURLs[0]?.startsWith(`http://${pod}.`));
-    if (!this.up.has(pod)) return { healthy: false, error: 'down' };
-    if (m && !m.name) m.name = pod; // a member gets its name when it starts
-    return { healthy: true, version: this.version, leader: this.members[0]?.id ?? '' };
-  }
-}
-
-/** Metacontroller for one EtcdCluster: the answer's children (with a status) are the next sync's observed. */
-class Loop {
-  status: Record<string, unknown> | undefined;
-  children: KubeObject[] = [];
-  related: KubeObject[] = [];
-  /** Phase of each pod as observed (Running unless set). */
-  phase = new Map<string, string>();
-  podStatus = new Map<string, Record<string, unknown>>();
-  last!: CompositeSyncResponse;
-  now = FIXED_NOW;
-  constructor(
-    public spec: Record<string, unknown>,
-    readonly etcd: FakeEtcd,
-    readonly name = 'e',
-    readonly creationTimestamp = '2026-06-01T00:00:00Z',
-  ) {}
-  parent(): ParentObject {
-    const p: ParentObject = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: {
-        name: this.name,
-        namespace: 'ns',
-        uid: `uid-${this.name}`,
-        generation: 1,
-        creationTimestamp: this.creationTimestamp,
-      },
-      spec: { repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...this.spec },
-    };
-    if (this.status) p.status = structuredClone(this.status);
-    return p;
-  }
-  observed(): KubeObject[] {
-    return this.children
-      .filter((c) => c.kind !== 'Service')
-      .map((c) => {
-        const o = structuredClone(c);
-        o.metadata.uid = `uid-${c.kind}-${c.metadata.name}`;
-        if (c.kind === 'Pod')
-          o['status'] = {
-            phase: this.phase.get(c.metadata.name!) ?? 'Running',
-            ...(this.podStatus.get(c.metadata.name!) ?? {}),
-          };
-        return o;
-      });
-  }
-  async step(): Promise<CompositeSyncResponse> {
-    this.last = await sync(
-      {
-        controller: {},
-        parent: this.parent(),
-        children: objectMap(this.observed(), 'v1', GROUPS),
-        related: objectMap(this.related, 'v1', ['EtcdRestore.etcd.database.coreos.com/v1beta2', 'Secret.v1']),
-      },
-      { etcd: this.etcd, now: this.now, image: 'metaops:test' },
-    );
-    this.status = this.last.status as Record<string, unknown>;
-    this.children = this.last.children;
-    return this.last;
-  }
-  /** Pods vanish (node replaced, namespace-wide delete): Metacontroller no longer observes them. */
-  lose(...pods: string[]) {
-    this.children = this.children.filter((c) => !(c.kind === 'Pod' && pods.includes(c.metadata.name!)));
-    for (const p of pods) this.etcd.up.delete(p);
-  }
-  pods(): string[] {
-    return this.children
-      .filter((c) => c.kind === 'Pod')
-      .map((c) => c.metadata.name!)
-      .sort();
-  }
-  claims(): string[] {
-    return this.children
-      .filter((c) => c.kind === 'PersistentVolumeClaim')
-      .map((c) => c.metadata.name!)
-      .sort();
-  }
-  s(): any {
-    return this.status;
-  }
-}
-
-/** A cluster of `size` members, running: the members exist in etcd and every pod answers. */
-async function running(spec: Record<string, unknown>, name = 'e'): Promise<Loop> {
-  const etcd = new FakeEtcd(name);
-  const loop = new Loop(spec, etcd, name);
-  const size = Number(spec['size']);
-  const c = clusterOf(loop.parent(), loop.parent().spec as any);
-  for (let i = 0; i < size; i++) {
-    etcd.members.push({
-      id: String(1 + i),
-      name: `${name}-${i}`,
-      peerURLs: [peerURL(c, `${name}-${i}`)],
-      clientURLs: [],
-      isLearner: false,
-    });
-    etcd.up.add(`${name}-${i}`);
-  }
-  for (let i = 0; i < 4 && loop.s()?.phase !== 'Running'; i++) await loop.step();
-  await loop.step();
-  return loop;
-}
+import { FakeEtcd, GROUPS, Loop, PVC, restoreObject, running } from './fixtures/etcd-loop.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
@@ -283,17 +131,6 @@ t.test('finalize drops the claims (the one other way a claim goes)', async (t) =
   const res = finalize({ controller: {}, parent: loop.parent(), children: objectMap(loop.observed(), 'v1', GROUPS) });
   t.same(res.children, []);
 });
-
-const restoreObject = (name: string, created: string, status?: Record<string, unknown>): KubeObject => {
-  const r: KubeObject = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdRestore',
-    metadata: { name, namespace: 'ns', uid: `uid-${name}`, creationTimestamp: created },
-    spec: { etcdCluster: { name: 'e' }, backupStorageType: 'S3', s3: { path: 'bucket/snap.db', awsSecret: 'aws' } },
-  };
-  if (status) r['status'] = status;
-  return r;
-};
 
 t.test('an old restore never fires again: finished, or older than the cluster (issue 16.2)', async (t) => {
   // A finished restore, and a cluster whose status has no record of it (recreated, or status lost).
