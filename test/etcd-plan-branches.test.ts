@@ -5,7 +5,7 @@
 // is told and acted on exactly, so that a changed word, flag or boundary in the plan is seen.
 import t from 'tap';
 import type { MemberHealth } from '../hooks/etcdcommon/etcd.js';
-import { memberImage, peerURL } from '../hooks/etcdcluster/members.js';
+import { memberImage } from '../hooks/etcdcluster/members.js';
 import {
   compareVersions,
   decide,
@@ -17,48 +17,37 @@ import {
   type Observation,
 } from '../hooks/etcdcluster/plan.js';
 import type { KubeObject } from '../lib/metacontroller.js';
-import { down, etcdCluster, etcdMember, etcdParent, etcdPod, etcdSpec, up } from './fixtures/etcd.js';
+import {
+  down,
+  etcdHealthy,
+  etcdInitialCluster,
+  etcdKnown,
+  etcdMember,
+  etcdParent,
+  etcdPeerURL,
+  etcdPod,
+  etcdSnapshot,
+  etcdSpec,
+  etcdStarted,
+  etcdStorage,
+  up,
+} from './fixtures/etcd.js';
 import { FIXED_NOW, readyPod } from './fixtures/requests.js';
-
-const STORAGE = { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } };
-const SNAPSHOT = { s3: { path: 'bucket/snap.db', awsSecret: 'aws' }, image: 'metaops:test' };
 
 const parent = etcdParent;
 const spec = etcdSpec;
-const c = etcdCluster;
-const url = (i: number) => peerURL(c, `e-${i}`);
 const pod = etcdPod;
 const member = etcdMember;
+const url = etcdPeerURL;
+const known = etcdKnown;
+const cluster = etcdInitialCluster;
+const started = etcdStarted;
+const healthy = etcdHealthy;
+const STORAGE = etcdStorage;
+const SNAPSHOT = etcdSnapshot;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
-const known = (...ids: number[]) => ids.map((i) => ({ name: `e-${i}`, id: String(1000 + i), healthy: true }));
 
-/** The flags a pod's etcd starts with, and its image. */
-function started(p: KubeObject) {
-  const container = (p['spec'] as any).containers.find((x: any) => x.name === 'etcd');
-  const command: string[] = container.command;
-  const flag = (name: string) => command.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const init = ((p['spec'] as any).initContainers ?? []).map((x: any) => x.name);
-  return {
-    name: p.metadata.name,
-    cluster: flag('initial-cluster'),
-    state: flag('initial-cluster-state'),
-    image: container.image,
-    ...(init.length ? { init } : {}),
-  };
-}
-const cluster = (...ids: number[]) => ids.map((i) => `e-${i}=${url(i)}`).join(',');
 const names = (d: Decision) => d.pods.map((p) => p.metadata.name).sort();
-
-/** n voting members with running, healthy pods (e-0 leads), etcd answering. */
-function healthy(n: number, extra: Partial<Observation> = {}): Observation {
-  return {
-    pods: range(n).map((i) => pod(i)),
-    terminating: [],
-    health: Object.fromEntries(range(n).map((i) => [`e-${i}`, up()])),
-    etcd: { members: range(n).map((i) => member(i)), clusterVersion: '3.5.0' },
-    ...extra,
-  };
-}
 
 t.test('no pods, one still terminating: wait for it, nothing started', async (t) => {
   const d = decide(parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 3 }), {

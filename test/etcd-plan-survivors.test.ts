@@ -4,7 +4,7 @@
 // so a field set to undefined is what the API server would store, no field.
 import t from 'tap';
 import type { MemberHealth } from '../hooks/etcdcommon/etcd.js';
-import { clientURL, memberImage, peerURL } from '../hooks/etcdcluster/members.js';
+import { clientURL, memberImage } from '../hooks/etcdcluster/members.js';
 import {
   decide,
   PENDING_ADD_SECONDS,
@@ -14,40 +14,41 @@ import {
 } from '../hooks/etcdcluster/plan.js';
 import { rfc3339 } from '../lib/conditions.js';
 import type { KubeObject } from '../lib/metacontroller.js';
-import { down, etcdCluster, etcdMember, etcdParent, etcdPod, etcdSpec, up } from './fixtures/etcd.js';
+import {
+  down,
+  etcdCluster,
+  etcdHealthy,
+  etcdInitialCluster,
+  etcdKnown,
+  etcdMember,
+  etcdParent,
+  etcdPeerURL,
+  etcdPod,
+  etcdSnapshot,
+  etcdSpec,
+  etcdStarted,
+  etcdStorage,
+  up,
+} from './fixtures/etcd.js';
 import { FIXED_NOW, readyPod } from './fixtures/requests.js';
 
-const STORAGE = { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } };
-const SNAPSHOT = { s3: { path: 'bucket/snap.db', awsSecret: 'aws' }, image: 'metaops:test' };
-const RESTORE = { uid: 'r1', name: 'rest', source: SNAPSHOT };
+const RESTORE = { uid: 'r1', name: 'rest', source: etcdSnapshot };
 const RESTORING = { uid: 'r1', name: 'rest', phase: 'Restoring' };
 const PODS_CREATED = [{ type: 'PodsCreated', status: 'True', reason: 'Created', message: '' }];
 
 const parent = etcdParent;
 const spec = etcdSpec;
 const c = etcdCluster;
-const url = (i: number) => peerURL(c, `e-${i}`);
 const pod = etcdPod;
 const member = etcdMember;
+const url = etcdPeerURL;
+const known = etcdKnown;
+const cluster = etcdInitialCluster;
+const started = etcdStarted;
+const healthy = etcdHealthy;
+const STORAGE = etcdStorage;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
-const known = (...ids: number[]) => ids.map((i) => ({ name: `e-${i}`, id: String(1000 + i), healthy: true }));
-const cluster = (...ids: number[]) => ids.map((i) => `e-${i}=${url(i)}`).join(',');
 const ago = (seconds: number) => new Date(FIXED_NOW.getTime() - seconds * 1000).toISOString();
-
-/** The flags a pod's etcd starts with, and its image. */
-function started(p: KubeObject) {
-  const container = (p['spec'] as any).containers.find((x: any) => x.name === 'etcd');
-  const command: string[] = container.command;
-  const flag = (name: string) => command.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const init = ((p['spec'] as any).initContainers ?? []).map((x: any) => x.name);
-  return {
-    name: p.metadata.name,
-    cluster: flag('initial-cluster'),
-    state: flag('initial-cluster-state'),
-    image: container.image,
-    ...(init.length ? { init } : {}),
-  };
-}
 
 /** The decision as status and children carry it (JSON): pods by their name, flags and image. */
 function view(d: Decision, pods: (p: KubeObject) => unknown = started) {
@@ -79,16 +80,6 @@ const report = (i: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** n voting members with running, healthy pods (e-0 leads), etcd answering. */
-function healthy(n: number, extra: Partial<Observation> = {}): Observation {
-  return {
-    pods: range(n).map((i) => pod(i)),
-    terminating: [],
-    health: Object.fromEntries(range(n).map((i) => [`e-${i}`, up()])),
-    etcd: { members: range(n).map((i) => member(i)), clusterVersion: '3.5.0' },
-    ...extra,
-  };
-}
 const available = (healthyCount: number, total: number) => ({
   type: 'Available',
   status: true,
