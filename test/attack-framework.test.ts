@@ -133,6 +133,17 @@ t.test('deadline (control): EtcdCluster reads its signal before it waits, and th
   t.equal(signals[0]!.aborted, true, 'aborted at the deadline');
 });
 
+/** An authenticated PodBuggerTool sync through the app, with this Kubernetes API and hook deadline. */
+async function toolSyncWithDeadline(t: { teardown(fn: () => unknown): void }, kube: KubeApi, deadlineMs: number) {
+  const app = buildApp({
+    auth: { bearer: TOKEN },
+    hookDeadlineMs: deadlineMs,
+    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: DEFAULT_POLICY },
+  });
+  t.teardown(() => app.close());
+  return app.inject({ method: 'POST', url: '/hooks/podbuggertool/sync', headers: AUTH, payload: toolRequest() });
+}
+
 t.test('deadline: PodBuggerTool does not PATCH pods after the caller was answered 429', async (t) => {
   // METAOPS_HOOK_DEADLINE_MS may be as low as 100 ms (lib/config.ts MIN_HOOK_DEADLINE_MS), while the tool's work
   // budget is 3.5 s: were the signal not checked before each call, the route would give up while the hook goes on and patches.
@@ -151,18 +162,7 @@ t.test('deadline: PodBuggerTool does not PATCH pods after the caller was answere
     },
     createEvent: async () => 'created',
   };
-  const app = buildApp({
-    auth: { bearer: TOKEN },
-    hookDeadlineMs: 100,
-    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: DEFAULT_POLICY },
-  });
-  t.teardown(() => app.close());
-  const res = await app.inject({
-    method: 'POST',
-    url: '/hooks/podbuggertool/sync',
-    headers: AUTH,
-    payload: toolRequest(),
-  });
+  const res = await toolSyncWithDeadline(t, kube, 100);
   t.equal(res.statusCode, 429, 'the deadline answers 429');
   const before = patched.length;
   await sleep(600);
@@ -188,18 +188,7 @@ t.test("deadline: PodBuggerTool's Kubernetes call in flight at the deadline is a
       addEphemeralContainers: hang,
     }),
   };
-  const app = buildApp({
-    auth: { bearer: TOKEN },
-    hookDeadlineMs: 100,
-    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: DEFAULT_POLICY },
-  });
-  t.teardown(() => app.close());
-  const res = await app.inject({
-    method: 'POST',
-    url: '/hooks/podbuggertool/sync',
-    headers: AUTH,
-    payload: toolRequest(),
-  });
+  const res = await toolSyncWithDeadline(t, kube, 100);
   t.equal(res.statusCode, 429);
   await sleep(50);
   t.same(
