@@ -4,7 +4,6 @@
 // the test, so that nothing but lib/app.ts decides what is seen.
 import t from 'tap';
 import { request as httpsRequest } from 'node:https';
-import { connect } from 'node:net';
 import { EventEmitter } from 'node:events';
 import { buildApp, HOW_TO_AUTHENTICATE, RETRY_AFTER_SECONDS, type AppOptions } from '../lib/app.js';
 import type { HookContext, HookDefinition } from '../lib/hook.js';
@@ -12,6 +11,7 @@ import type { EventRecorder } from '../lib/events.js';
 import { Metrics } from '../lib/metrics.js';
 import { captureLogs } from './fixtures/logs.js';
 import { Pki } from './fixtures/pki.js';
+import { rawGet } from './fixtures/net.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 
@@ -219,18 +219,8 @@ t.test('an absolute-form target is logged without its scheme, user information, 
   const a = app(t, { operators: [], logger: { level: 'info', stream: logs.stream } });
   await a.listen({ port: 0, host: '127.0.0.1' });
   const port = (a.server.address() as { port: number }).port;
-  const get = (target: string) =>
-    new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () =>
-        socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
-      );
-      let got = '';
-      socket.on('data', (d) => (got += d.toString()));
-      socket.on('end', () => resolve(got));
-      socket.on('error', reject);
-    });
   for (const target of ['http://user:pw@evil.example:99/nope?q=1', 'https://evil.example/nope?q=1']) {
-    const answer = await get(target);
+    const answer = await rawGet(port, target);
     t.match(answer, /^HTTP\/1.1 404/);
     t.match(answer, 'no route GET /nope;', target);
     t.notMatch(answer, /user|pw|evil|q=1/);

@@ -1,7 +1,7 @@
 // Attacks on the confinement of related objects, the body parser, the URL in refusals and the log context
 // (lib/app.ts, lib/objects.ts, lib/json.ts): hostile but well-formed requests, each answered as the promise says.
 import t from 'tap';
-import { connect } from 'node:net';
+import { rawGet } from './fixtures/net.js';
 import { buildApp } from '../lib/app.js';
 import type { HookContext, HookDefinition } from '../lib/hook.js';
 import { Metrics } from '../lib/metrics.js';
@@ -85,22 +85,12 @@ t.test(
     const a = app(t, [], logs);
     await a.listen({ port: 0, host: '127.0.0.1' });
     const port = (a.server.address() as { port: number }).port;
-    const raw = (target: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () =>
-          socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
-        );
-        let got = '';
-        socket.on('data', (d) => (got += d.toString()));
-        socket.on('end', () => resolve(got));
-        socket.on('error', reject);
-      });
     for (const target of [
       '/hooks/%zz/sync?token=hunter2',
       'http://user:hunter2@evil.example/hooks/toy/sync#frag',
       'http://user:hunter2@evil.example/hooks/%zz?q=hunter2',
     ]) {
-      const answer = await raw(target);
+      const answer = await rawGet(port, target);
       t.match(answer, /^HTTP\/1.1 400/, target);
       t.notMatch(answer, /hunter2|evil|user|frag/, `${target}: not echoed`);
     }
@@ -118,15 +108,7 @@ t.test('an absolute-form target whose user information holds a slash: neither it
   await a.listen({ port: 0, host: '127.0.0.1' });
   const port = (a.server.address() as { port: number }).port;
   for (const target of ['http://user:pw/hunter2@evil.example/nope?q=1', 'http://user/hunter2@evil.example/nope']) {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () =>
-        socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
-      );
-      let got = '';
-      socket.on('data', (d) => (got += d.toString()));
-      socket.on('end', () => resolve(got));
-      socket.on('error', reject);
-    });
+    const answer = await rawGet(port, target);
     t.notMatch(answer, /hunter2|evil/, `${target}: not echoed`);
   }
   t.notMatch(logs.text(), /hunter2|evil/, 'not logged');
