@@ -262,19 +262,12 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
-  // Old members kept after the EtcdRestore went before they were dropped (reported since, or their claims still
-  // live): they hold the data, and a loss of their pods is answered as for any cluster.
-  const reported = (parent.status as { memberList?: unknown } | undefined)?.memberList;
-  const oldMembersKept =
-    (Array.isArray(reported) && reported.length > 0) ||
-    // Stryker disable next-line ArrayDeclaration: without claims, a list of a name that is no member's is the same
-    (obs.claims ?? []).some((n) => memberIndex(c.name, n) !== undefined && !obs.terminatingClaims?.includes(n));
   if (
     before?.phase === 'Replacing' &&
     obs.restore?.uid !== before.uid &&
     obs.pods.length === 0 &&
     obs.terminating.length === 0 &&
-    !oldMembersKept
+    !oldMembersKept(parent, c.name, obs)
   ) {
     // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
     return restoreFailed(lastIndex, {
@@ -379,6 +372,22 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   return d;
 }
 
+/** The member claims observed that are not being deleted. */
+function liveMemberClaims(cluster: string, obs: Observation): string[] {
+  // Stryker disable next-line ArrayDeclaration: a name that is no member's is filtered out, the same as no claim
+  return (obs.claims ?? []).filter((n) => memberIndex(cluster, n) !== undefined && !obs.terminatingClaims?.includes(n));
+}
+
+/**
+ * Old members kept after an EtcdRestore went before they were dropped (reported since, or their claims still live):
+ * they hold the data, and a loss of their pods is answered as for any cluster.
+ */
+function oldMembersKept(parent: ParentObject, cluster: string, obs: Observation): boolean {
+  // Asked only with a restore record, which lives in the status: the status is there.
+  const reported = (parent.status as { memberList?: unknown }).memberList;
+  return (Array.isArray(reported) && reported.length > 0) || liveMemberClaims(cluster, obs).length > 0;
+}
+
 /** `holdVersion`: no member's image is changed (an upgrade was refused; new members take the running version). */
 // eslint-disable-next-line max-lines-per-function, complexity -- the membership rules of the header, in order; named steps are review item 5, done once the mutation tests guard every rule (issue 23)
 function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation, holdVersion = false): Decision {
@@ -408,9 +417,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   );
 
   // Member claims seen and not being deleted: while etcd does not answer, they are kept whatever status says.
-  const claimsSeen = (obs.claims ?? []).filter(
-    (n) => memberIndex(c.name, n) !== undefined && !(obs.terminatingClaims ?? []).includes(n),
-  );
+  const claimsSeen = liveMemberClaims(c.name, obs);
   // A member pod whose etcd cannot start on its image (it cannot be pulled: a version that does not exist) gets
   // the spec's image in place, whatever else is decided: a fixed spec un-sticks it even while quorum is lost.
   // (Decided on the observed pod, which has a status; applied to its copy.)
