@@ -170,9 +170,9 @@ export function statusNumber(obj: KubeObject | undefined, field: string): number
 }
 
 /**
- * The request with its related objects confined to the parent's (or decorated object's) namespace (cluster-scoped objects, which have
- * none, stay). Metacontroller v4.17 lists a rule that names objects without a namespace across every namespace
- * with either hook version, and a label rule across every namespace with v2
+ * The request with its related objects confined to the namespace of its parent (or decorated object, `owner`);
+ * cluster-scoped objects, which have none, stay. Metacontroller v4.17 lists a rule that names objects without a
+ * namespace across every namespace with either hook version, and a label rule across every namespace with v2
  * (pkg/controller/common/customize/manager.go L589-604, L665-683); a label rule cannot carry a namespace for
  * v1.5.20 (it refuses labelSelector with namespace). So no hook ever sees another namespace's objects, whatever
  * rule asked for them. The request is not copied: only `related` is replaced.

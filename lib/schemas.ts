@@ -3,12 +3,6 @@ import { Type, type TProperties } from '@sinclair/typebox';
 import { Conditions } from './conditions.js';
 
 /**
- * A replica count, from 0 to `maximum`. Every sized kind states its own maximum (README, "Limits"): what the hook,
- * Metacontroller and the API server can carry, since the status lists members by name and etcd refuses an
- * object over 1.5 MiB. The CRD enforces it, and so does the hook (the same schema), so a request that did not
- * come through the API server is refused too.
- */
-/**
  * A map of strings under any key. A Record with plain string keys checks its values through the key pattern
  * `^(.*)$`, which a key holding a line break (\n, \r, U+2028, U+2029) does not match: such a key's value went
  * unchecked. This pattern matches every key, so every value is checked (the generated CRD is the same).
@@ -17,6 +11,12 @@ export function stringMap(description: string) {
   return Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String(), { description });
 }
 
+/**
+ * A replica count, from 0 to `maximum`. Every sized kind states its own maximum (README, "Limits"): what the hook,
+ * Metacontroller and the API server can carry, since the status lists members by name and etcd refuses an
+ * object over 1.5 MiB. The CRD enforces it, and so does the hook (the same schema), so a request that did not
+ * come through the API server is refused too.
+ */
 export function sizeField(description: string, maximum: number) {
   return Type.Integer({ minimum: 0, maximum, format: 'int32', description: `${description} At most ${maximum}.` });
 }
