@@ -213,11 +213,18 @@ interface RouteContext {
   options: AppOptions;
 }
 
-/** One route of a definition: its hook, request and answer schemas, and how the definition answers it. */
+/**
+ * What a request is about: a CompositeController's `parent`, a DecoratorController's `object` (only the member its
+ * schema checks: the envelope is open, so it may carry the other of any shape), or either for customize.
+ */
+type Subject = 'parent' | 'object' | 'either';
+
+/** One route of a definition: its hook, request and answer schemas, what it is about, and how the definition answers it. */
 interface HookRoute {
   hook: HookName;
   body: TSchema;
   response: TSchema;
+  subject: Subject;
   handler: (body: never, ctx: HookContext<any, any>) => unknown;
   effects: boolean;
 }
@@ -225,55 +232,28 @@ interface HookRoute {
 /** The routes a definition has: sync, and finalize and customize when it defines them. */
 function routesOf(def: HookDefinition): HookRoute[] {
   const effects = def.effects === true;
-  // Every hook sees only the related objects of its parent's namespace (confineRelated).
-  const routes: HookRoute[] =
+  const [subject, body, response] =
     def.type === 'composite'
-      ? [
-          {
-            hook: 'sync',
-            body: CompositeSyncRequest,
-            response: CompositeSyncResponse,
-            handler: (b, ctx) => def.sync(confineRelated(b), ctx),
-            effects,
-          },
-          ...(def.finalize
-            ? [
-                {
-                  hook: 'finalize' as const,
-                  body: CompositeSyncRequest,
-                  response: CompositeSyncResponse,
-                  handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b), ctx),
-                  effects,
-                },
-              ]
-            : []),
-        ]
-      : [
-          {
-            hook: 'sync',
-            body: DecoratorSyncRequest,
-            response: DecoratorSyncResponse,
-            handler: (b, ctx) => def.sync(confineRelated(b, 'object'), ctx),
-            effects,
-          },
-          ...(def.finalize
-            ? [
-                {
-                  hook: 'finalize' as const,
-                  body: DecoratorSyncRequest,
-                  response: DecoratorSyncResponse,
-                  handler: (b: never, ctx: HookContext<any, any>) => def.finalize!(confineRelated(b, 'object'), ctx),
-                  effects,
-                },
-              ]
-            : []),
-        ];
+      ? (['parent', CompositeSyncRequest, CompositeSyncResponse] as const)
+      : (['object', DecoratorSyncRequest, DecoratorSyncResponse] as const);
+  // Every sync and finalize sees only the related objects of its subject's namespace (confineRelated).
+  const syncRoute = (hook: 'sync' | 'finalize', answer: (b: never, ctx: HookContext<any, any>) => unknown) => ({
+    hook,
+    body,
+    response,
+    subject,
+    handler: (b: never, ctx: HookContext<any, any>) => answer(confineRelated(b, subject) as never, ctx),
+    effects,
+  });
+  const routes: HookRoute[] = [syncRoute('sync', (b, ctx) => def.sync(b, ctx))];
+  if (def.finalize) routes.push(syncRoute('finalize', (b, ctx) => def.finalize!(b, ctx)));
   // Customize answers only name related objects: pure, whatever the definition does in sync.
   if (def.customize)
     routes.push({
       hook: 'customize',
       body: CustomizeRequest,
       response: CustomizeResponse,
+      subject: 'either',
       handler: (b, ctx) => def.customize!(b, ctx),
       effects: false,
     });
@@ -302,8 +282,7 @@ function serveOperator(app: App, def: HookDefinition, routes: RouteContext): voi
     const path = `/hooks/${def.name}/${route.hook}`;
     routes.served.push({ name: def.name, kind, type: def.type, hook: route.hook, method: 'POST', path });
     const name = `${def.name}/${route.hook}`;
-    // A decorator's sync and finalize are about `object` (a `parent` there is unchecked); customize about either.
-    const about = { name, decorated: def.type === 'decorator' && route.hook !== 'customize' };
+    const about = { name, subject: route.subject };
     const contextOf = (request: FastifyRequest) =>
       request.authenticated
         ? new CallContext(routes.services, clients, settings, request, about)
@@ -379,8 +358,8 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
     readonly clients: Record<string, unknown>,
     readonly settings: Record<string, unknown>,
     private readonly request: FastifyRequest,
-    /** The route's name (`<operator>/<hook>`), and whether its request is about a decorator's `object`. */
-    private readonly route: { name: string; decorated: boolean },
+    /** The route's name (`<operator>/<hook>`), and what its request is about. */
+    private readonly route: { name: string; subject: Subject },
   ) {}
 
   /** Aborted when the route's deadline passes (made when a hook first asks for it). */
@@ -402,7 +381,7 @@ class CallContext implements HookContext<Record<string, unknown>, Record<string,
   }
 
   private childLogger(): FastifyBaseLogger {
-    const target = parentOf(this.request.body as Record<string, unknown>, this.route.decorated);
+    const target = subjectOf(this.request.body as Record<string, unknown>, this.route.subject);
     return this.request.log.child({
       hook: this.route.name,
       namespace: target?.metadata.namespace,
@@ -460,12 +439,9 @@ async function withDeadline<T>(answer: Promise<T>, ms: number, ctx: CallContext)
   }
 }
 
-/**
- * The parent (or decorated object) of a validated hook request: a customize request may have neither. A decorator's
- * sync or finalize request is read for its `object` only: its schema does not check a `parent` it may also carry.
- */
-function parentOf(body: Record<string, unknown>, decorated: boolean): ParentObject | undefined {
-  return (decorated ? body['object'] : (body['parent'] ?? body['object'])) as ParentObject | undefined;
+/** The object a validated hook request is about (a customize request may have neither). */
+function subjectOf(body: Record<string, unknown>, subject: Subject): ParentObject | undefined {
+  return (subject === 'either' ? (body['parent'] ?? body['object']) : body[subject]) as ParentObject | undefined;
 }
 
 declare module 'fastify' {
