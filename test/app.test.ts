@@ -402,9 +402,15 @@ t.test(
     await a.inject(post('/hooks/toy/sync', syncBody));
     await a.inject(post('/hooks/plain/sync', decoratorBody));
     await a.inject(post('/hooks/toy/customize', { controller: {} }));
+    await a.inject(post('/hooks/toy/customize', { controller: {}, parent }));
     const lines = logged(logs);
     const answered = lines.filter((l) => l.msg === 'hook answered');
-    t.equal(answered.length, 3);
+    t.equal(answered.length, 4);
+    t.match(
+      answered[3],
+      { hook: 'toy/customize', namespace: 'ns', name: 'one', uid: 'u-1' },
+      'customize names its parent',
+    );
     t.match(answered[0], { level: 20, hook: 'toy/sync', namespace: 'ns', name: 'one', uid: 'u-1' });
     t.match(answered[1], { hook: 'plain/sync', namespace: 'ns', name: 'one', uid: 'u-1' });
     t.match(answered[2], { hook: 'toy/customize' });
