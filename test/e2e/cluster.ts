@@ -1,14 +1,19 @@
 // A real control plane on loopback for the end-to-end suite: etcd, kube-apiserver, kube-controller-manager,
 // Metacontroller and the metaops hook server, each a process this harness started and alone will stop.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../fixtures/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startMoto, type Moto } from '../fixtures/moto.js';
+import { operators } from '../../main/operators.js';
+import { PRODUCTION_AUTHORIZATION } from '../../lib/manifests.js';
+import { renderController } from '../../scripts/render-manifests.js';
+import { MANIFEST_FILES, v1, verify, type MetacontrollerRelease } from './metacontroller.js';
 export { freePort };
+export type { MetacontrollerRelease };
 
 const run = promisify(execFile);
 
@@ -94,17 +99,51 @@ export class ControlPlane {
   moto: Moto | undefined;
   apiPort = 0;
 
+  /** The Metacontroller release this plane runs (test/e2e/metacontroller.ts); scenarios read `mc.features`. */
+  readonly mc: MetacontrollerRelease;
+  /**
+   * The Bearer token the hook server requires, in the Secret the controllers' webhook `authorization` names
+   * (PRODUCTION_AUTHORIZATION), when the release can send it; undefined otherwise.
+   */
+  readonly hookToken: string | undefined;
+
   constructor(
     readonly bin: string,
     readonly repo: string,
     /**
-     * The suite's defaults: the hook server logs at debug, and Metacontroller rediscovers every second and logs at
-     * -v=4 (what a failed scenario needs). bench/cluster.ts runs both as they run in production.
+     * The suite's defaults: the hook server logs at debug, and Metacontroller (v1.5.20 unless `metacontroller`
+     * says otherwise) rediscovers every second and logs verbosely (what a failed scenario needs).
+     * `metacontrollerArgs` replaces the release's defaultArgs (the addresses it serves on are always set);
+     * bench/cluster.ts runs both as they run in production.
      */
-    readonly options: { hookLogLevel?: string; metacontrollerArgs?: string[] } = {},
+    readonly options: {
+      hookLogLevel?: string;
+      metacontrollerArgs?: string[];
+      metacontroller?: MetacontrollerRelease;
+    } = {},
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'metaops-e2e-'));
     this.kubeconfig = join(this.dir, 'kubeconfig');
+    this.mc = options.metacontroller ?? v1(bin);
+    this.hookToken = this.mc.features.authorization ? randomBytes(32).toString('hex') : undefined;
+  }
+
+  /**
+   * The controllers as shipped (manifests/controllers/), pointed at `base` and resyncing every
+   * E2E_RESYNC_SECONDS: with webhook `etag` and `authorization` where the release has them, without where it does
+   * not (v1.5.20 rejects neither field: it drops them, and would then call without credentials).
+   */
+  controllers(base: string): string {
+    return operators
+      .map((d) =>
+        renderController(d, {
+          target: { kind: 'url', base },
+          etag: this.mc.features.etag,
+          ...(this.mc.features.authorization ? { authorization: { ...PRODUCTION_AUTHORIZATION } } : {}),
+          resyncPeriodSeconds: E2E_RESYNC_SECONDS,
+        }),
+      )
+      .join('---\n');
   }
 
   private start(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
@@ -119,8 +158,12 @@ export class ControlPlane {
     return proc;
   }
 
-  /** Starts everything; `controllers` renders the controller manifests for a hook base URL. */
-  async up(controllers: (baseUrl: string) => string): Promise<void> {
+  /**
+   * Starts everything; `controllers` renders the controller manifests for a hook base URL (default: the shipped
+   * controllers for this release, `controllers()`).
+   */
+  async up(controllers: (baseUrl: string) => string = (base) => this.controllers(base)): Promise<void> {
+    verify(this.mc);
     const etcdPort = await freePort();
     const peerPort = await freePort();
     this.apiPort = await freePort();
@@ -216,49 +259,74 @@ export class ControlPlane {
       '--leader-elect=false',
     ]);
 
-    const mc = join(this.bin, '..', 'metacontroller');
-    await this.kubectl([
-      'apply',
-      '-f',
-      join(mc, 'metacontroller-namespace.yaml'),
-      '-f',
-      join(mc, 'metacontroller-rbac.yaml'),
-      '-f',
-      join(mc, 'metacontroller-crds-v1.yaml'),
-    ]);
-    // Metacontroller v1.5.20's ControllerRevision CRD has no schema for `parentPatch`, so the API server prunes
-    // it; Metacontroller then sees every revision differ from what it wrote and rewrites it, which made a PodSet
-    // of two or more pods sync ~100 times a second. v4.17's CRD keeps the field
-    // (manifests/production/metacontroller-crds-v1.yaml: controllerrevisions, `parentPatch` with
-    // x-kubernetes-preserve-unknown-fields: true), and so does the suite's, as users run it.
-    await this.kubectl([
-      'patch',
-      'crd',
-      'controllerrevisions.metacontroller.k8s.io',
-      '--type=json',
-      '-p',
-      JSON.stringify(PRESERVE_PARENT_PATCH),
-    ]);
-    await this.kubectl(['apply', '-f', join(this.repo, 'manifests', 'crds')]);
-    await this.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+    await this.kubectl(['apply', ...MANIFEST_FILES.flatMap((f) => ['-f', join(this.mc.manifests, f)])]);
+    if (!this.mc.features.revisionKeepsParentPatch) {
+      // Metacontroller v1.5.20's ControllerRevision CRD has no schema for `parentPatch`, so the API server prunes
+      // it; Metacontroller then sees every revision differ from what it wrote and rewrites it, which made a PodSet
+      // of two or more pods sync ~100 times a second. v4.17's CRD keeps the field
+      // (manifests/production/metacontroller-crds-v1.yaml: controllerrevisions, `parentPatch` with
+      // x-kubernetes-preserve-unknown-fields: true), and so does the suite's, as users run it.
+      await this.kubectl([
+        'patch',
+        'crd',
+        'controllerrevisions.metacontroller.k8s.io',
+        '--type=json',
+        '-p',
+        JSON.stringify(PRESERVE_PARENT_PATCH),
+      ]);
+    }
+    await this.installCrds();
+    if (this.hookToken) {
+      // The Secret the shipped controllers' webhook `authorization` reads (README, "Install in a cluster").
+      const { namespace, name, key } = PRODUCTION_AUTHORIZATION;
+      await this.kubectl(['create', 'namespace', namespace]);
+      await this.kubectl(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name, namespace },
+          stringData: { [key]: this.hookToken },
+        }),
+      );
+    }
 
-    this.start('metacontroller', join(this.bin, 'metacontroller'), [
-      '--client-config-path',
-      this.kubeconfig,
-      `--debug-addr=127.0.0.1:${mcPort}`,
-      ...(this.options.metacontrollerArgs ?? [
-        '--discovery-interval=1s',
-        '--client-go-qps=100',
-        '--client-go-burst=200',
-        '-v=4',
-      ]),
+    this.start('metacontroller', this.mc.binary, [
+      ...this.mc.connect({ kubeconfig: this.kubeconfig, port: mcPort, healthPort: await freePort() }),
+      ...(this.options.metacontrollerArgs ?? this.mc.defaultArgs),
     ]);
 
     this.moto = await startMoto();
     this.hookPort = await freePort();
     await this.startHooks();
     writeFileSync(join(this.dir, 'controllers.yaml'), controllers(`http://127.0.0.1:${this.hookPort}`));
+    await this.installControllers();
+  }
+
+  /** metaops's CRDs (manifests/crds/), applied and Established. */
+  async installCrds(): Promise<void> {
+    await this.kubectl(['apply', '-f', join(this.repo, 'manifests', 'crds')]);
+    await this.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  }
+
+  /** The suite's controllers (what `up` rendered), applied again: after a scenario replaced them. */
+  async installControllers(): Promise<void> {
     await this.kubectl(['apply', '-f', join(this.dir, 'controllers.yaml')]);
+  }
+
+  /** Helm (built by e2e/build.sh) on this control plane, with its state in the plane's own folder. */
+  async helm(args: string[]): Promise<string> {
+    const { stdout } = await run(join(this.bin, 'helm'), args, {
+      env: {
+        ...process.env,
+        KUBECONFIG: this.kubeconfig,
+        HELM_CACHE_HOME: join(this.dir, 'helm', 'cache'),
+        HELM_CONFIG_HOME: join(this.dir, 'helm', 'config'),
+        HELM_DATA_HOME: join(this.dir, 'helm', 'data'),
+      },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout;
   }
 
   /** Starts (or restarts) the metaops hook server from the compiled output. */
@@ -274,10 +342,13 @@ export class ControlPlane {
       // The PodBuggerTool hook patches pods/ephemeralcontainers through the API server.
       KUBECONFIG: this.kubeconfig,
       METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*',
-      // Metacontroller v1.5.20 (the release the Go module proxy serves) has no webhook `authorization` field, so
-      // it cannot send credentials: the suite runs the server with the explicit, logged opt-out. Shipped
-      // controllers carry credentials (test/manifests.test.ts).
-      METAOPS_ALLOW_UNAUTHENTICATED: 'true',
+      // With a release that sends credentials (webhook `authorization`), the server requires the token as in
+      // production. v1.5.20 has no such field and cannot send any: for it alone the suite runs the server with
+      // the explicit, logged opt-out. Shipped controllers carry credentials (test/manifests.test.ts).
+      ...(this.hookToken
+        ? { METAOPS_AUTH_TOKEN: this.hookToken, METAOPS_ALLOW_UNAUTHENTICATED: undefined }
+        : { METAOPS_AUTH_TOKEN: undefined, METAOPS_ALLOW_UNAUTHENTICATED: 'true' }),
+      METAOPS_BASIC_AUTH: undefined,
     });
     await waitFor('metaops /readyz', async () => {
       const res = await fetch(`http://127.0.0.1:${this.hookPort}/readyz`);
