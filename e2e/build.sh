@@ -4,8 +4,9 @@
 #   kube-apiserver, kube-controller-manager, kubectl   (k8s.io/kubernetes, e2e/tools/kube)
 #   etcd v3.6 and v3.5                                 (go.etcd.io/etcd/server/v3, e2e/tools/etcd, e2e/tools/etcd35)
 #   metacontroller + its CRD manifests                 (github.com/metacontroller/metacontroller, e2e/tools/metacontroller)
+#   helm                                               (helm.sh/helm/v3, e2e/tools/helm; cached on its own, linked in)
 # Each is rebuilt only when missing. Prints the bin directory on the last line of stdout.
-# Usage: e2e/build.sh [kube] [etcd] [metacontroller]   (no argument: all of them)
+# Usage: e2e/build.sh [kube] [etcd] [metacontroller] [helm]   (no argument: all of them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -13,9 +14,21 @@ KUBE_VERSION=v1.36.3
 ETCD_VERSION=v3.6.9
 ETCD_OLD_VERSION=v3.5.21   # a second etcd, for the real upgrade test
 MC_VERSION=v1.5.20
-# The cache key changes when a wrapper module changes, so a new pin rebuilds.
-key=$(cat "$here"/tools/*/go.mod "$here"/tools/*/go.sum | sha256sum | cut -c1-12)
-CACHE=${METAOPS_E2E_CACHE:-$HOME/.cache/metaops/e2e}/k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-$ETCD_OLD_VERSION-mc-$MC_VERSION-$key
+HELM_VERSION=$(sed -nE 's/^require helm.sh\/helm\/v3 (v[0-9.]+)$/\1/p' "$here/tools/helm/go.mod")
+# The cache key changes when a wrapper module changes, so a new pin rebuilds. Helm has its own (a new Helm does
+# not rebuild Kubernetes).
+key=$(for f in go.mod go.sum; do for t in etcd etcd35 kube metacontroller; do cat "$here/tools/$t/$f"; done; done |
+  sha256sum | cut -c1-12)
+ROOT=${METAOPS_E2E_CACHE:-$HOME/.cache/metaops/e2e}
+CACHE=$ROOT/k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-$ETCD_OLD_VERSION-mc-$MC_VERSION-$key
+# As Helm's Makefile builds it: the Kubernetes version it renders for (.Capabilities, kubeVersion checks, lint's
+# deprecations) is its client-go's, 0.N -> 1.N.
+HELM_KUBE_MINOR=$(sed -nE 's/^\s*k8s.io\/client-go v0\.([0-9]+)\..*/\1/p' "$here/tools/helm/go.mod")
+HELM_LDFLAGS="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+  HELM_LDFLAGS="$HELM_LDFLAGS -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$HELM_KUBE_MINOR"
+done
+HELM_DIR=$ROOT/helm-$HELM_VERSION-$( (cat "$here"/tools/helm/go.mod "$here"/tools/helm/go.sum; echo "$HELM_LDFLAGS") | sha256sum | cut -c1-12)
 BIN=$CACHE/bin
 mkdir -p "$BIN"
 # Test files start in parallel and may all ask for the components at once on a new machine: one build at a time.
@@ -66,6 +79,13 @@ if want metacontroller && { [ ! -x "$BIN/metacontroller" ] || [ ! -f "$CACHE/met
   done
   chmod -R u+w "$CACHE/metacontroller"
 fi
+
+if want helm && [ ! -x "$HELM_DIR/helm" ]; then
+  step "building helm $HELM_VERSION"
+  mkdir -p "$HELM_DIR"
+  (cd "$here/tools/helm" && timed go build -trimpath -ldflags "$HELM_LDFLAGS" -o "$HELM_DIR/helm" helm.sh/helm/v3/cmd/helm) >&2
+fi
+if want helm; then ln -sfn "$HELM_DIR/helm" "$BIN/helm"; fi
 
 step "components ready in $BIN"
 echo "$BIN"

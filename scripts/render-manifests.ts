@@ -34,7 +34,7 @@ export function renderController(def: HookDefinition, options: ControllerOptions
 }
 
 /** The server's own objects (hand-written, manifests/deploy/), installed before the generated ones. */
-const DEPLOY = ['namespace', 'serviceaccount', 'rbac', 'deployment', 'service', 'pdb', 'networkpolicy'].map(
+export const DEPLOY = ['namespace', 'serviceaccount', 'rbac', 'deployment', 'service', 'pdb', 'networkpolicy'].map(
   (n) => `deploy/${n}.yaml`,
 );
 

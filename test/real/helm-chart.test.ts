@@ -1,0 +1,164 @@
+// The Helm chart with a real Helm (built from the Go module proxy by e2e/build.sh): `helm lint`, and `helm template`
+// compared with `kubectl kustomize manifests/`, so that the chart and the kustomize install cannot drift; then each
+// value a user sets is seen in what Helm renders. Installing it on a control plane is the e2e scenario `helm`.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import YAML from 'yaml';
+import { operators } from '../../main/operators.js';
+import { root } from '../fixtures/requests.js';
+
+const bin = execFileSync('bash', [join(root, 'e2e', 'build.sh'), 'kube', 'helm'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
+  .toString()
+  .trim()
+  .split('\n')
+  .pop()!;
+const chart = join(root, 'charts', 'metaops');
+const helm = (args: string[]) => execFileSync(join(bin, 'helm'), args, { encoding: 'utf8', env: helmEnv() });
+const helmEnv = () => ({
+  ...process.env,
+  HELM_CACHE_HOME: '/tmp/metaops-helm/cache',
+  HELM_CONFIG_HOME: '/tmp/metaops-helm/config',
+  HELM_DATA_HOME: '/tmp/metaops-helm/data',
+});
+const docs = (text: string): any[] =>
+  YAML.parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o);
+const key = (o: any) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const render = (args: string[] = []) => docs(helm(['template', 'metaops', chart, '--namespace', 'metaops', ...args]));
+const byKey = (objs: any[]) => new Map(objs.map((o) => [key(o), o]));
+
+t.test('helm lint passes, with the default values and with every knob set', async (t) => {
+  t.match(helm(['lint', '--strict', chart]), /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  t.match(
+    helm([
+      'lint',
+      '--strict',
+      chart,
+      '--set',
+      'authToken.create=true,replicas=3,operators.s3=false,debugPolicy.imageAllowlist={busybox*}',
+    ]),
+    /0 chart\(s\) failed/,
+  );
+});
+
+t.test('with its defaults the chart renders what kustomize renders (less the Namespace, CRDs kept)', async (t) => {
+  const kustomized = docs(
+    execFileSync(join(bin, 'kubectl'), ['kustomize', join(root, 'manifests')], { encoding: 'utf8' }),
+  );
+  const rendered = render();
+  const expected = kustomized.filter((o) => o.kind !== 'Namespace');
+  t.ok(expected.length >= 20, `${expected.length} objects from kustomize`);
+  t.ok(
+    kustomized.some((o) => o.kind === 'Namespace' && o.metadata.name === 'metaops'),
+    'kustomize makes the namespace; helm install --create-namespace does',
+  );
+  const crds = rendered.filter((o) => o.kind === 'CustomResourceDefinition');
+  t.equal(crds.length, operators.filter((d) => d.type === 'composite').length);
+  for (const crd of crds) {
+    t.same(
+      crd.metadata.annotations,
+      { 'helm.sh/resource-policy': 'keep' },
+      `${crd.metadata.name}: helm uninstall keeps it`,
+    );
+    delete crd.metadata.annotations;
+  }
+  t.same([...byKey(rendered).keys()].sort(), [...byKey(expected).keys()].sort(), 'the same objects');
+  const r = byKey(rendered);
+  for (const o of expected) t.same(r.get(key(o)), o, `${key(o)} is the same`);
+});
+
+t.test('each value shows in what Helm renders', async (t) => {
+  const out = render([
+    '--namespace',
+    'ops',
+    '--set',
+    [
+      'image.repository=registry.example:5000/team/metaops',
+      'image.tag=1.2.3',
+      'image.pullPolicy=Always',
+      'replicas=3',
+      'resources.requests.cpu=250m',
+      'resources.limits.memory=1Gi',
+      'logLevel=debug',
+      'authToken.create=true',
+      'authToken.secretName=hooks-token',
+      'authToken.key=bearer',
+      'authToken.value=0123456789abcdef0123456789abcdef',
+      'operators.s3=false',
+      'operators.podbuggertool=false',
+      'debugPolicy.imageAllowlist={busybox*,ghcr.io/org/*}',
+      'debugPolicy.profiles={general,baseline}',
+      'debugPolicy.excludedNamespaces={kube-system,prod}',
+      'metacontroller.namespace=mc',
+    ].join(','),
+  ]);
+  const objs = byKey(out);
+  const deployment = objs.get('Deployment/ops/metaops');
+  t.ok(deployment, 'the Deployment is in the release namespace');
+  const c = deployment.spec.template.spec.containers[0];
+  t.equal(c.image, 'registry.example:5000/team/metaops:1.2.3');
+  t.equal(c.imagePullPolicy, 'Always');
+  t.equal(deployment.spec.replicas, 3);
+  t.same(
+    c.resources,
+    { requests: { cpu: '250m', memory: '96Mi' }, limits: { memory: '1Gi' } },
+    'merged with the defaults',
+  );
+  const env = Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+  t.equal(env.LOG_LEVEL, 'debug');
+  t.same(env.METAOPS_AUTH_TOKEN, { secretKeyRef: { name: 'hooks-token', key: 'bearer' } });
+  t.equal(env.METAOPS_DEBUG_IMAGE_ALLOWLIST, 'busybox*,ghcr.io/org/*');
+  t.equal(env.METAOPS_DEBUG_PROFILES, 'general,baseline');
+  t.equal(env.METAOPS_DEBUG_EXCLUDED_NAMESPACES, 'kube-system,prod');
+  const secret = objs.get('Secret/ops/hooks-token');
+  t.equal(Buffer.from(secret.data.bearer, 'base64').toString(), '0123456789abcdef0123456789abcdef');
+  t.notOk(objs.has('CustomResourceDefinition//s3s.systek.no'), 'S3 off: no CRD');
+  t.notOk(objs.has('CompositeController//metaops-s3'), 'S3 off: no controller');
+  t.notOk(objs.has('CompositeController//metaops-podbuggertool'), 'PodBuggerTool off: no controller');
+  const memcached = objs.get('CompositeController//metaops-memcached');
+  const hook = memcached.spec.hooks.sync.webhook;
+  t.same(hook.service, { name: 'metaops', namespace: 'ops', port: 80 }, 'webhooks call the release namespace');
+  t.same(hook.authorization.secretRef, { namespace: 'ops', name: 'hooks-token', key: 'bearer' });
+  t.equal(objs.get('ServiceAccount/ops/metaops')?.kind, 'ServiceAccount');
+  t.equal(objs.get('ClusterRoleBinding//metaops-hooks').subjects[0].namespace, 'ops');
+  const policy = objs.get('NetworkPolicy/ops/metaops-hooks');
+  t.same(policy.spec.ingress[0].from[0].namespaceSelector.matchLabels, { 'kubernetes.io/metadata.name': 'mc' });
+});
+
+t.test(
+  'authToken.create without a value makes a random token; webhook.url points the controllers elsewhere',
+  async (t) => {
+    const objs = byKey(render(['--set', 'authToken.create=true,webhook.url=http://127.0.0.1:8080/']));
+    const token = Buffer.from(objs.get('Secret/metaops/metaops-hook-token').data.token, 'base64').toString();
+    t.match(token, /^[A-Za-z0-9]{64}$/, 'a 64-character token, as the server accepts');
+    const other = Buffer.from(
+      byKey(render(['--set', 'authToken.create=true'])).get('Secret/metaops/metaops-hook-token').data.token,
+      'base64',
+    ).toString();
+    t.not(other, token, 'a new one each time it is made (an existing Secret is kept by lookup on a cluster)');
+    const hook = objs.get('CompositeController//metaops-etcdcluster').spec.hooks.sync.webhook;
+    t.equal(hook.url, 'http://127.0.0.1:8080/hooks/etcdcluster/sync');
+    t.notOk(hook.service, 'no Service target beside the URL');
+    t.notOk(hook.path);
+  },
+);
+
+t.test("the README's kustomize overlay points the manifests at another image", async (t) => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const overlay = /cat > my-metaops\/kustomization\.yaml <<'YAML'\n([\s\S]*?)\nYAML\n/.exec(readme)?.[1];
+  t.ok(overlay, 'the README has the overlay');
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-overlay-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'my-metaops'));
+  symlinkSync(join(root, 'manifests'), join(dir, 'manifests'));
+  writeFileSync(join(dir, 'my-metaops', 'kustomization.yaml'), overlay!);
+  const objs = docs(execFileSync(join(bin, 'kubectl'), ['kustomize', join(dir, 'my-metaops')], { encoding: 'utf8' }));
+  const deployment = objs.find((o) => o.kind === 'Deployment' && o.metadata.name === 'metaops');
+  t.equal(deployment.spec.template.spec.containers[0].image, 'registry.example.com/metaops:0.1.0');
+});
