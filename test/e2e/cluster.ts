@@ -528,6 +528,11 @@ export class ControlPlane {
       .join('\n');
   }
 
+  /** How many times Metacontroller has updated a child of the parent `namespace/name` so far (from its log). */
+  childUpdates(namespace: string, name: string): number {
+    return this.mc.childUpdates(this.readLog('metacontroller'), namespace, name);
+  }
+
   readLog(name: string): string {
     const proc = this.procs.find((p) => p.name === name);
     return proc ? readFileSync(proc.log, 'utf8') : '';

@@ -35,6 +35,8 @@ export interface MetacontrollerRelease {
   connect(o: { kubeconfig: string; port: number; healthPort: number }): string[];
   /** The suite's defaults for everything else: fast discovery, a generous client rate limit, verbose logs. */
   defaultArgs: string[];
+  /** How many times its log says it updated a child of the parent `namespace/name` (its log formats differ). */
+  childUpdates(log: string, namespace: string, name: string): number;
 }
 
 export const MANIFEST_FILES = [
@@ -55,6 +57,9 @@ export function v1(bin: string): MetacontrollerRelease {
     features: { etag: false, authorization: false, revisionKeepsParentPatch: false },
     connect: (o) => ['--client-config-path', o.kubeconfig, `--debug-addr=127.0.0.1:${o.port}`],
     defaultArgs: [...TUNING, '-v=4'],
+    // klog: I1125 ... manage_children.go:...] ... "Updating" parent="default/my-mysql" child=...
+    childUpdates: (log, namespace, name) =>
+      log.split('\n').filter((l) => l.includes(`"Updating" parent="${namespace}/${name}"`)).length,
   };
 }
 
@@ -83,6 +88,17 @@ export function v4(repo: string): MetacontrollerRelease {
       `--health-probe-bind-address=127.0.0.1:${o.healthPort}`,
     ],
     defaultArgs: [...TUNING, '--zap-log-level=4'],
+    // zap JSON: {"level":"info","msg":"Updating","parent":{"kind":..,"namespace":..,"name":..},"child":{..},...}
+    childUpdates: (log, namespace, name) =>
+      log.split('\n').filter((l) => {
+        if (!l.includes('"msg":"Updating"')) return false;
+        try {
+          const entry = JSON.parse(l) as { msg?: string; parent?: { namespace?: string; name?: string } };
+          return entry.msg === 'Updating' && entry.parent?.namespace === namespace && entry.parent.name === name;
+        } catch {
+          return false;
+        }
+      }).length,
   };
 }
 

@@ -9,6 +9,7 @@ import { s3 } from './s3.js';
 import { podbuggertool } from './podbuggertool.js';
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
+import { helm } from './helm.js';
 
 export type { Scenario };
 export const scenarios: Scenario[] = [
@@ -21,4 +22,6 @@ export const scenarios: Scenario[] = [
   podbuggertool,
   restricted,
   eventsRestrictedEtcd,
+  // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
+  helm,
 ];

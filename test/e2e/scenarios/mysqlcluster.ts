@@ -41,7 +41,7 @@ export const mysql: Scenario = {
     // Resyncs: a label change on the parent makes Metacontroller call the hook again.
     t0 = Date.now();
     // At rest no child is written again: Metacontroller logs "Updating" for each child it updates.
-    const updates = () => (k.readLog('metacontroller').match(/"Updating" parent="default\/my-mysql"/g) ?? []).length;
+    const updates = () => k.childUpdates('default', 'my-mysql');
     await new Promise((r) => setTimeout(r, 3000)); // the creation's own syncs settle
     const updatesBefore = updates();
     for (let i = 1; i <= 3; i++) {
