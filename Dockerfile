@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
 # Node.js 26, the newest LTS line (Active LTS since October 2026); CI runs the whole suite on it (scripts/node.sh).
+# CI builds this file as it is with buildah, runs the image and checks it: `npm run image` (scripts/image.sh, which
+# makes node:26-slim locally where it cannot be pulled), then writes build/metaops-<version>.oci.tar.
 # Build: compile the TypeScript with every dependency installed.
 FROM node:26-slim AS build
 WORKDIR /app
