@@ -3,7 +3,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, stringMap } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  freeForm,
+  freeFormList,
+  MAX_IMAGE_LENGTH,
+  MAX_NAME_LENGTH,
+  stringMap,
+} from '../../lib/schemas.js';
 
 export const DEFAULT_REPOSITORY = 'quay.io/coreos/etcd';
 export const DEFAULT_VERSION = '3.2.13';
@@ -17,32 +24,42 @@ export const DOMAIN_PATTERN = '^\\.?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-
  */
 export const MAX_SIZE = 9;
 
-const open = { 'x-kubernetes-preserve-unknown-fields': true } as const;
-const anyObject = (description: string) => Type.Object({}, { ...open, description });
+/** Label maps of the member pods: Kubernetes' label value length, and room for prefixed keys. */
+const LABELS = { maxProperties: 64, maxValueLength: 63, maxBytes: 16 * 1024 };
 
 export const PodPolicy = Type.Object(
   {
     labels: Type.Optional(
-      stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).'),
+      stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).', LABELS),
     ),
-    annotations: Type.Optional(stringMap('Annotations added to every etcd pod.')),
-    nodeSelector: Type.Optional(stringMap('Node selector of the etcd pods.')),
-    affinity: Type.Optional(anyObject('Affinity of the etcd pods (core/v1 Affinity).')),
+    annotations: Type.Optional(
+      stringMap('Annotations added to every etcd pod.', {
+        maxProperties: 64,
+        maxValueLength: 16 * 1024,
+        maxBytes: 32 * 1024,
+      }),
+    ),
+    nodeSelector: Type.Optional(stringMap('Node selector of the etcd pods.', LABELS)),
+    affinity: Type.Optional(freeForm('Affinity of the etcd pods (core/v1 Affinity).', 16 * 1024)),
     antiAffinity: Type.Optional(Type.Boolean({ description: 'Schedule at most one member of this cluster per node.' })),
-    resources: Type.Optional(anyObject('Resources of the etcd container (core/v1 ResourceRequirements).')),
+    resources: Type.Optional(freeForm('Resources of the etcd container (core/v1 ResourceRequirements).', 4 * 1024)),
     tolerations: Type.Optional(
-      Type.Array(anyObject('core/v1 Toleration'), { description: 'Tolerations of the etcd pods.' }),
+      freeFormList('Tolerations of the etcd pods.', { what: 'core/v1 Toleration', maxBytes: 1024 }, 32, 16 * 1024),
     ),
     etcdEnv: Type.Optional(
-      Type.Array(anyObject('core/v1 EnvVar'), { description: 'Environment of the etcd container.' }),
+      freeFormList('Environment of the etcd container.', { what: 'core/v1 EnvVar', maxBytes: 8 * 1024 }, 64, 32 * 1024),
     ),
     securityContext: Type.Optional(
-      anyObject(
+      freeForm(
         'Pod security context (core/v1 PodSecurityContext). Its fields override the default, which Pod Security restricted admits: runAsNonRoot, runAsUser, runAsGroup and fsGroup 10001, fsGroupChangePolicy OnRootMismatch, seccompProfile RuntimeDefault.',
+        4 * 1024,
       ),
     ),
     persistentVolumeClaimSpec: Type.Optional(
-      anyObject('When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.'),
+      freeForm(
+        'When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.',
+        8 * 1024,
+      ),
     ),
     clusterDomain: Type.Optional(
       Type.String({
@@ -52,7 +69,9 @@ export const PodPolicy = Type.Object(
           'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
       }),
     ),
-    busyboxImage: Type.Optional(Type.String({ description: 'Accepted for compatibility; not used.' })),
+    busyboxImage: Type.Optional(
+      Type.String({ maxLength: MAX_IMAGE_LENGTH, description: 'Accepted for compatibility; not used.' }),
+    ),
     DNSTimeoutInSecond: Type.Optional(Type.Integer({ description: 'Accepted for compatibility; not used.' })),
   },
   { description: 'Policy for the etcd pods.' },
@@ -65,15 +84,22 @@ export const TLSPolicy = Type.Object(
         member: Type.Optional(
           Type.Object({
             peerSecret: Type.Optional(
-              Type.String({ description: 'Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.' }),
+              Type.String({
+                maxLength: MAX_NAME_LENGTH,
+                description: 'Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.',
+              }),
             ),
             serverSecret: Type.Optional(
-              Type.String({ description: 'Secret with server.crt, server.key and server-ca.crt for client TLS.' }),
+              Type.String({
+                maxLength: MAX_NAME_LENGTH,
+                description: 'Secret with server.crt, server.key and server-ca.crt for client TLS.',
+              }),
             ),
           }),
         ),
         operatorSecret: Type.Optional(
           Type.String({
+            maxLength: MAX_NAME_LENGTH,
             description:
               'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
           }),
@@ -93,9 +119,14 @@ export const EtcdClusterSpec = Type.Object(
     }),
     version: Type.String({
       default: DEFAULT_VERSION,
+      maxLength: 64,
       description: 'etcd version; a leading "v" is accepted. The image is <repository>:v<version>.',
     }),
-    repository: Type.String({ default: DEFAULT_REPOSITORY, description: 'etcd image repository.' }),
+    repository: Type.String({
+      default: DEFAULT_REPOSITORY,
+      maxLength: MAX_IMAGE_LENGTH,
+      description: 'etcd image repository.',
+    }),
     paused: Type.Boolean({ default: false, description: 'Stop every change to the cluster (membership, upgrades).' }),
     pod: Type.Optional(PodPolicy),
     TLS: Type.Optional(TLSPolicy),

@@ -8,7 +8,7 @@
 // status recorded it as created by this resource *and* its tags, read right before, agree. What the hook does
 // when AWS is slow, wrong or someone else's: docs/s3-failures.md.
 import type { ConditionInput } from '../../lib/conditions.js';
-import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
+import { PermanentError, RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
 import type { EventSpec } from '../../lib/events.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
@@ -31,7 +31,7 @@ import {
   readyStatus,
   resyncAfter,
 } from './plan.js';
-import { arnParts, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
+import { arnParts, bucketNameProblem, bucketPolicy, kmsKeyRefusal, policyName, userName } from './policy.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
 export const parser = specParser(S3Spec, (spec) => {
@@ -273,10 +273,10 @@ function stepsOf(run: SyncRun) {
     try {
       return await effect();
     } catch (err) {
-      throw awsFailure(err, `${name}: ${describe(err)}`, {
-        conditions: ['Ready', 'Synced'],
-        status: bucketLists(run.created, run.retained),
-      });
+      const options = { conditions: ['Ready', 'Synced'], status: bucketLists(run.created, run.retained) };
+      // A spec the step refused (a KMS key of another account): that reason, not an AWS failure's.
+      if (err instanceof PermanentError) throw new PermanentError(err.reason, `${name}: ${err.message}`, options);
+      throw awsFailure(err, `${name}: ${describe(err)}`, options);
     }
   };
 }
@@ -372,10 +372,10 @@ async function ensurePolicy(
   const { aws, spec, owner, user } = run;
   const policy = policyName(owner.namespace, owner.name, owner.uid);
   const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policy}`;
-  const document = bucketPolicy(
-    spec.bucketName,
-    kmsGrant(grantedKmsKey(spec.encryption), region, arn.partition, arn.account),
-  );
+  const key = grantedKmsKey(spec.encryption);
+  const refusal = key ? kmsKeyRefusal(key, { ...arn, region }) : undefined;
+  if (refusal) throw new PermanentError('InvalidSpec', `spec.encryption.kmsKeyId: ${refusal}`);
+  const document = bucketPolicy(spec.bucketName, key);
   const existingPolicy = await aws.getPolicy(policyArn);
   if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));
   else if (!owns(owner, existingPolicy.tags))
