@@ -14,8 +14,12 @@ import {
   kmsKeyParts,
   kmsKeyRefusal,
   policyName,
+  scrubAwsText,
   userName,
 } from '../hooks/s3/policy.js';
+import { AwsError } from '../hooks/s3/api.js';
+import { s3 } from '../hooks/s3/index.js';
+import { runHook } from '../lib/operator.js';
 import { s3Sync as sync } from './fixtures/hooks.js';
 import type { CompositeSyncRequest, ParentObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
@@ -347,7 +351,6 @@ t.test('a key of another account or region is never granted, even when the allow
 t.test(
   'the server reads its KMS allowlist from METAOPS_KMS_KEY_ALLOWLIST and refuses to start with a bad one',
   async (t) => {
-    const { s3 } = await import('../hooks/s3/index.js');
     t.same(s3.settings!({ env: { METAOPS_KMS_KEY_ALLOWLIST: `team-b=${KEY_B}` } }), {
       kms: [{ arn: KEY_B, namespace: 'team-b' }],
     });
@@ -385,3 +388,48 @@ t.test(
     t.same(kmsGranted(aws), [KEY_B]);
   },
 );
+
+t.test('AWS errors reach the status and Events without the operator’s account ID or IAM identity', async (t) => {
+  const said =
+    'User: arn:aws:iam::123456789012:user/metaops-operator is not authorized to perform: iam:CreateUser on ' +
+    'resource: arn:aws:iam::123456789012:user/metaops-team-a-app-0123456789ab because no identity-based policy ' +
+    'allows the iam:CreateUser action (account 123456789012, key AKIAIOSFODNN7EXAMPLE, role ' +
+    'arn:aws-cn:sts::210987654321:assumed-role/ops/session-1)';
+  t.equal(
+    scrubAwsText(said),
+    'User: arn:aws:iam::<account>:user/<name> is not authorized to perform: iam:CreateUser on resource: ' +
+      'arn:aws:iam::<account>:user/<name> because no identity-based policy allows the iam:CreateUser action ' +
+      '(account <account>, key <access key>, role arn:aws-cn:sts::<account>:assumed-role/<name>)',
+  );
+  t.equal(scrubAwsText('Account ID: 123456789012.'), 'Account ID: <account>.');
+  t.equal(scrubAwsText('accountId=123456789012'), 'accountId=<account>');
+  t.equal(
+    scrubAwsText('arn:aws:s3:::bucket-123456789012'),
+    'arn:aws:s3:::bucket-123456789012',
+    'a bucket ARN has no account',
+  );
+  t.equal(scrubAwsText('bucket 1234567890123 and 12345678901'), 'bucket 1234567890123 and 12345678901');
+  t.equal(scrubAwsText(KEY_A), KEY_A.replace('123456789012', '<account>'));
+
+  class Refusing extends FakeAws {
+    override async createUser(): Promise<never> {
+      throw new AwsError('AccessDenied', said.slice(0, 200), 'CreateUser');
+    }
+  }
+  const events: Array<{ reason: string; note: string }> = [];
+  const res = await runHook(s3, 'sync', tenantRequest('team-a', undefined, 'team-a-data'), {
+    now: FIXED_NOW,
+    clients: { aws: async () => new Refusing() },
+    services: { events: () => ({ record: async (_p, e) => void events.push(...e) }) },
+  });
+  const text = JSON.stringify(res.status) + JSON.stringify(events);
+  t.match((res.status as any).conditions[0], {
+    reason: 'AccessDenied',
+    message: /^IAM user: CreateUser: AccessDenied: User: arn:aws:iam::<account>:user\/<name> is not authorized/,
+  });
+  t.ok(
+    events.some((e) => e.reason === 'AccessDenied'),
+    'told as an Event',
+  );
+  t.notMatch(text, /123456789012|metaops-operator/, 'neither the account nor the identity');
+});

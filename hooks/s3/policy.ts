@@ -197,3 +197,17 @@ export function arnParts(arn: string): { partition: string; account: string } | 
   const m = /^arn:([\w-]+):iam::(\d{12}):/.exec(arn);
   return m ? { partition: m[1]!, account: m[2]! } : undefined;
 }
+
+/**
+ * AWS's words as a tenant may read them (a condition, an Event): without the operator's account ID and IAM identity,
+ * which AWS puts in its errors ("User: arn:aws:iam::123456789012:user/metaops is not authorized to perform ...").
+ * The account in every ARN becomes `<account>`, the name of every IAM principal in an ARN `<name>`, an account ID
+ * AWS names in words `<account>`, an access key ID `<access key>`.
+ */
+export function scrubAwsText(text: string): string {
+  return text
+    .replace(/\b(arn:[\w-]+:[\w-]+:[\w-]*:)\d{12}(?=:)/g, '$1<account>')
+    .replace(/(:(?:user|role|assumed-role|federated-user|group)\/)[^\s"',;)]+/g, '$1<name>')
+    .replace(/\b(account(?:\s*id)?\s*[:=]?\s*)\d{12}\b/gi, '$1<account>')
+    .replace(/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, '<access key>');
+}

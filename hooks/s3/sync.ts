@@ -31,7 +31,15 @@ import {
   readyStatus,
   resyncAfter,
 } from './plan.js';
-import { arnParts, bucketNameProblem, bucketPolicy, kmsKeyRefusal, policyName, userName } from './policy.js';
+import {
+  arnParts,
+  bucketNameProblem,
+  bucketPolicy,
+  kmsKeyRefusal,
+  policyName,
+  scrubAwsText,
+  userName,
+} from './policy.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
 export const parser = specParser(S3Spec, (spec) => {
@@ -177,10 +185,11 @@ export function reasonOf(err: unknown): string {
   return 'AWSError';
 }
 
+/** An AWS failure as the status and Events say it: AWS's words without the operator's account and identity. */
 function describe(err: unknown): string {
   if (err instanceof AwsError && /Abort/.test(err.code)) return `${err.operation}: no answer within the deadline`;
-  if (err instanceof AwsError) return `${err.operation}: ${err.code}: ${err.message}`;
-  return (err as Error)?.message ?? String(err);
+  if (err instanceof AwsError) return scrubAwsText(`${err.operation}: ${err.code}: ${err.message}`);
+  return scrubAwsText((err as Error)?.message ?? String(err));
 }
 
 /** One sync's inputs, and the buckets it records as created and retained as it goes (on failure too). */
