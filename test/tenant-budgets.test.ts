@@ -1,12 +1,13 @@
 // What one tenant can use of what every tenant shares: the Events the hook server writes (lib/events.ts, a share per
 // namespace of the writes under way and of the rate), and the log, where an API server's words arrive as one bounded
-// line (lib/kube.ts).
+// line (lib/kube.ts); and the etcd client's memory of the endpoints it dialled (hooks/etcdcommon/etcd.ts).
 import { createServer } from 'node:http';
 import t from 'tap';
 import { KubeEventRecorder, MAX_EVENTS_IN_FLIGHT, NAMESPACE_EVENTS, type EventSpec } from '../lib/events.js';
 import { boundedText, HttpKubeApi, KubeError, MAX_ERROR_TEXT, type KubeApi, type KubeEvent } from '../lib/kube.js';
 import type { ParentObject } from '../lib/metacontroller.js';
 import { FIXED_NOW } from './fixtures/requests.js';
+import { HttpEtcdClient, MAX_KNOWN_PREFIXES } from '../hooks/etcdcommon/etcd.js';
 
 /** An API server whose event writes in `hanging` namespaces never finish; the others are written at once. */
 class Kube implements KubeApi {
@@ -142,4 +143,28 @@ t.test("the API server's words are one bounded line: in errors, and so in every 
   const failed = lines.find((l) => l.includes('could not record the event'));
   t.ok(failed, 'the failure is logged');
   t.ok(failed!.length < 500, `in ${failed!.length} characters`);
+});
+
+t.test('the etcd client remembers the gateway prefix of at most MAX_KNOWN_PREFIXES endpoints', async (t) => {
+  // Every member of every cluster, ever, is an endpoint, and the client lives as long as the server.
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ members: [{ ID: '1', name: 'a', peerURLs: [], clientURLs: [] }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  const client = new HttpEtcdClient({ resolve: (url) => url.replace(/\/\/[^/]+/, `//127.0.0.1:${port}`) });
+  const known = () => (client as unknown as { prefixByEndpoint: Map<string, string> }).prefixByEndpoint;
+  for (let i = 0; i < MAX_KNOWN_PREFIXES + 100; i++) await client.memberList([`http://m${i}.tenant-a.example:2379`]);
+  t.equal(known().size, MAX_KNOWN_PREFIXES);
+  t.notOk(known().has('http://m0.tenant-a.example:2379'), 'the least recently used is forgotten');
+  t.ok(known().has(`http://m${MAX_KNOWN_PREFIXES + 99}.tenant-a.example:2379`));
+  // One used again is kept.
+  await client.memberList(['http://m200.tenant-a.example:2379']);
+  for (let i = 0; i < 10; i++) await client.memberList([`http://n${i}.tenant-b.example:2379`]);
+  t.ok(known().has('http://m200.tenant-a.example:2379'));
 });

@@ -78,6 +78,11 @@ const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]{1,40})?$/;
 
 /** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older). */
 export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
+/**
+ * Endpoints whose prefix is remembered, the least recently used forgotten first (and learnt again): the client
+ * lives as long as the server, and every member of every cluster, ever, is an endpoint.
+ */
+export const MAX_KNOWN_PREFIXES = 1024;
 
 export class HttpEtcdClient implements EtcdClient {
   private readonly timeoutMs: number;
@@ -230,7 +235,10 @@ export class HttpEtcdClient implements EtcdClient {
       // A path etcd does not serve is a plain-text 404; etcd's own errors are JSON with a gRPC code, and some
       // of them are 404s too (member not found).
       if (res.status === 404 && typeof json['code'] !== 'number') continue;
+      this.prefixByEndpoint.delete(endpoint);
       this.prefixByEndpoint.set(endpoint, prefix);
+      if (this.prefixByEndpoint.size > MAX_KNOWN_PREFIXES)
+        this.prefixByEndpoint.delete(this.prefixByEndpoint.keys().next().value!);
       if (res.status !== 200 || typeof json['code'] === 'number') {
         throw new EtcdError(String(json['message'] ?? json['error'] ?? `HTTP ${res.status}`), 'Rejected');
       }
