@@ -11,7 +11,6 @@
 // after start is the baseline of the same run. Writes bench/memory.json and the table in docs/operating.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { operators } from '../main/operators.js';
 import type { CompositeHookDefinition } from '../lib/hook.js';
@@ -60,39 +59,20 @@ async function start(): Promise<{ proc: ChildProcess; port: number }> {
   throw new Error('the server did not start');
 }
 
-function post(port: number, path: string, body: string): Promise<{ status: number; bytes: number; ready?: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          authorization: `Bearer ${TOKEN}`,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let ready: string | undefined;
-          try {
-            const conditions = JSON.parse(text).status?.conditions ?? [];
-            ready = conditions.find((c: { type: string }) => c.type === 'Ready')?.reason;
-          } catch {
-            ready = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, bytes: text.length, ...(ready ? { ready } : {}) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+async function post(
+  port: number,
+  path: string,
+  body: string,
+): Promise<{ status: number; bytes: number; ready?: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
   });
+  const text = await res.text();
+  const conditions = (JSON.parse(text).status?.conditions ?? []) as Array<{ type: string; reason?: string }>;
+  const ready = conditions.find((c) => c.type === 'Ready')?.reason;
+  return { status: res.status, bytes: text.length, ...(ready ? { ready } : {}) };
 }
 
 /** The request Metacontroller sends at a resync: the parent, and the children the hook answered, as observed. */
