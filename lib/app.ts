@@ -205,7 +205,7 @@ function createFastify(options: AppOptions) {
   const timeouts = {
     requestTimeout,
     headersTimeout: Math.ceil(requestTimeout / 3),
-    connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, Math.ceil(requestTimeout / 4)),
+    connectionsCheckingInterval: CHECK_INTERVAL_MS,
   };
   return Fastify({
     // A client CA asks for certificates without dropping connections that have none: the hook routes refuse
@@ -687,7 +687,7 @@ function clientErrorHandler(
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message: 'malformed HTTP request' });
-  if (this.refusals?.take() ?? true)
+  if (this.refusals.take())
     this.log.info(
       { statusCode: status, code: err.code, remoteAddress: socket.remoteAddress },
       'malformed HTTP request refused',

@@ -767,6 +767,41 @@ t.test('refused requests are logged up to a rate, and the rest counted in one li
   t.match(summary[0].msg, /more refused requests were not logged \(at most 10 lines a second\)/);
 });
 
+t.test('malformed HTTP is logged within the same budget', async (t) => {
+  const logs = captureLogs();
+  const a = app(t, {
+    operators: [],
+    logger: { level: 'info', stream: logs.stream },
+    refusalLog: { perSecond: 1, burst: 5 },
+  });
+  await a.ready();
+  for (let i = 0; i < 40; i++)
+    a.server.emit('clientError', Object.assign(new Error('bad'), { code: 'HPE_INVALID_METHOD' }), new FakeSocket());
+  t.equal(logged(logs).filter((l) => l.msg === 'malformed HTTP request refused').length, 5);
+  a.refusals.flush();
+  t.match(logged(logs).at(-1), { notLogged: 35 });
+});
+
+t.test('a call refused after its body arrived keeps its connection', async (t) => {
+  const a = app(t, { operators: [composite([])] });
+  await a.listen({ port: 0, host: '127.0.0.1' });
+  const port = (a.server.address() as { port: number }).port;
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(
+        'POST /hooks/toy/sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      ),
+    );
+    socket.on('data', (d) => {
+      resolve(d.toString());
+      socket.destroy();
+    });
+    socket.on('error', reject);
+  });
+  t.match(answer, /^HTTP\/1.1 400 /);
+  t.match(answer, /connection: keep-alive/i, 'the connection stays for the next call');
+});
+
 t.test('the refusal log budget: a burst, refilled over time, and the count said once', async (t) => {
   let now = 0;
   const lines: Array<[Record<string, unknown>, string]> = [];

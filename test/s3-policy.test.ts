@@ -132,6 +132,8 @@ t.test('SSE-KMS: one exact key ARN, granted as it is', async (t) => {
     `spec.encryption.kmsKeyId "${'k'.repeat(77)}..." is not the ARN of a KMS key (arn:<partition>:kms:<region>:<account>:key/<key id>): aliases, key IDs and wildcards are never granted`,
     'a long value is cut short in the message',
   );
+  t.match(kmsKeyIdProblem({ encryption: { kmsKeyId: 'k'.repeat(80) } }), `"${'k'.repeat(80)}" is not`, '80: whole');
+  t.match(kmsKeyIdProblem({ encryption: { kmsKeyId: 'k'.repeat(81) } }), `"${'k'.repeat(77)}..." is not`, '81: cut');
   t.same(arnParts('arn:aws-cn:iam::123456789012:user/x'), { partition: 'aws-cn', account: '123456789012' });
   t.equal(arnParts('arn:aws:iam::12345:user/x'), undefined);
   t.equal(arnParts('nonsense'), undefined);
@@ -141,6 +143,11 @@ t.test('SSE-KMS: one exact key ARN, granted as it is', async (t) => {
 t.test('the KMS allowlist: key ARNs, for every namespace or for one', async (t) => {
   const env = (v: string) => ({ METAOPS_KMS_KEY_ALLOWLIST: v });
   t.same(kmsAllowlistFromEnv({}), [], 'unset: no key');
+  t.strictSame(kmsAllowlistFromEnv(env(KEY_A)), [{ arn: KEY_A }], 'for every namespace: no namespace named');
+  for (const ns of ['team-b-', '-team', `${'a'.repeat(64)}`, 'a.b', 'Team'])
+    t.same(kmsAllowlistFromEnv(env(`${ns}=${KEY_B}`)), [], `${ns}: not a namespace`);
+  t.strictSame(kmsAllowlistFromEnv(env(`${'a'.repeat(63)}=${KEY_B}`)), [{ arn: KEY_B, namespace: 'a'.repeat(63) }]);
+  t.strictSame(kmsAllowlistFromEnv(env(`a=${KEY_B}`)), [{ arn: KEY_B, namespace: 'a' }]);
   t.same(kmsAllowlistFromEnv(env(` ${KEY_A} , team-b=${KEY_B},`)), [
     { arn: KEY_A },
     { arn: KEY_B, namespace: 'team-b' },
@@ -403,6 +410,7 @@ t.test('AWS errors reach the status and Events without the operator’s account 
   );
   t.equal(scrubAwsText('Account ID: 123456789012.'), 'Account ID: <account>.');
   t.equal(scrubAwsText('accountId=123456789012'), 'accountId=<account>');
+  t.equal(scrubAwsText('Account\t=\t123456789012'), 'Account\t=\t<account>');
   t.equal(
     scrubAwsText('arn:aws:s3:::bucket-123456789012'),
     'arn:aws:s3:::bucket-123456789012',

@@ -133,8 +133,8 @@ function kmsEntry(text: string): { arn: string; namespace?: string } | undefined
   return NAMESPACE.test(namespace) ? { arn, namespace } : undefined;
 }
 
-function entries(value: string | undefined): string[] {
-  return (value ?? '')
+function entries(value: string): string[] {
+  return value
     .split(',')
     .map((e) => e.trim())
     .filter(Boolean);
@@ -145,7 +145,8 @@ function entries(value: string | undefined): string[] {
  * unset, no key may be named and SSE-KMS uses the AWS managed key.
  */
 export function kmsAllowlistFromEnv(env: NodeJS.ProcessEnv): KmsAllowlist {
-  return entries(env['METAOPS_KMS_KEY_ALLOWLIST']).flatMap((e) => kmsEntry(e) ?? []);
+  const value = env['METAOPS_KMS_KEY_ALLOWLIST'];
+  return value === undefined ? [] : entries(value).flatMap((e) => kmsEntry(e) ?? []);
 }
 
 /** What is wrong with METAOPS_KMS_KEY_ALLOWLIST (the server refuses to start): set but empty, or an entry that is no key. */
