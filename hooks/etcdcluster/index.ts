@@ -1,7 +1,7 @@
 import { serviceRule } from '../../lib/children.js';
 import type { RelatedResourceRule } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
-import { etcdClients, etcdSettings } from '../etcdcommon/index.js';
+import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { resource } from './schema.js';
@@ -13,6 +13,7 @@ export const etcdcluster = defineComposite({
   spec: parser,
   clients: etcdClients,
   settings: etcdSettings,
+  configProblems: etcdSettingsProblems,
   childResources: [
     {
       apiVersion: 'v1',

@@ -81,15 +81,28 @@ export function clientURL(c: Cluster, pod: string): string {
   return `${c.clientTLS ? 'https' : 'http'}://${memberHost(c, pod)}:${CLIENT_PORT}`;
 }
 
-/** The pod name a peer URL belongs to, if it is one of this cluster's. */
+/**
+ * The pod name a peer URL belongs to, if it is one of this cluster's: `<pod>.<cluster>.<namespace>.svc`, with or
+ * without a domain after it (the domain a spec named may have changed since the member was added). Whose member
+ * it is was settled before (observe.ts: only a member list of this cluster's own ID is read).
+ */
 export function podOfPeerURL(c: Cluster, url: string): string | undefined {
+  let host: string;
   try {
-    const host = new URL(url).hostname;
-    const suffix = `.${c.name}.${c.namespace}.svc${c.domain}`;
-    return host.endsWith(suffix) ? host.slice(0, -suffix.length) : undefined;
+    host = new URL(url).hostname;
   } catch {
     return undefined;
   }
+  const marker = `.${c.name}.${c.namespace}.svc`;
+  const at = host.indexOf(marker);
+  const pod = host.slice(0, Math.max(at, 0));
+  const rest = host.slice(at + marker.length);
+  return pod && !pod.includes('.') && (rest === '' || rest.startsWith('.')) ? pod : undefined;
+}
+
+/** The pod of a member of this cluster's member list: by its peer URL, else by its name (once it started). */
+export function podOfMember(c: Cluster, m: { name: string; peerURLs: string[] }): string | undefined {
+  return podOfPeerURL(c, m.peerURLs[0] ?? '') ?? (m.name || undefined);
 }
 
 export function selector(cluster: string): Record<string, string> {

@@ -20,6 +20,7 @@ import {
   memberImage,
   etcdVersion,
   peerURL,
+  podOfMember,
   podOfPeerURL,
   type Cluster,
   type RestoreSource,
@@ -639,9 +640,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     };
   }
 
-  // Match members and pods by peer URL (a member has no name until it starts).
+  // Match members and pods by peer URL (a member has no name until it starts), else by the member's name: the
+  // list is this cluster's (its cluster ID was checked), and a pod counts as healthy only when its own answer
+  // carries the member's ID (observe.ts).
   const members = obs.etcd.members.map((m) => {
-    const pod = podOfPeerURL(c, m.peerURLs[0] ?? '') ?? (m.name || undefined);
+    const pod = podOfMember(c, m);
     return { member: m, pod, observed: pod ? podByName.get(pod) : undefined };
   });
   const memberPods = new Set(members.map((m) => m.pod).filter(Boolean));

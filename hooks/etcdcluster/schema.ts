@@ -151,6 +151,13 @@ export const EtcdClusterStatus = Type.Object(
     observedGeneration: Type.Optional(Type.Integer()),
     memberList: Type.Optional(Type.Array(MemberStatus, { description: 'Every etcd member, with ids and the leader.' })),
     leader: Type.Optional(Type.String({ description: 'Name of the leader.' })),
+    clusterID: Type.Optional(
+      Type.String({
+        maxLength: 20,
+        description:
+          "The etcd cluster ID of this EtcdCluster's members (decimal): only answers carrying it are read or acted on.",
+      }),
+    ),
     quorum: Type.Optional(
       Type.Object({
         members: Type.Integer(),
