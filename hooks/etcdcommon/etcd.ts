@@ -180,7 +180,8 @@ export class HttpEtcdClient implements EtcdClient {
   private signal: AbortSignal | undefined;
   private readonly resolve: (url: string) => string;
   private readonly prefixByEndpoint = new Map<string, string>();
-  private readonly limiter: Limiter;
+  /** The server's cap on calls in flight (shared by the clients etcdClients makes). */
+  readonly limiter: Limiter;
   /** A sync's view (scoped): the hosts it may dial, its own cap, and the address each host had in this sync. */
   private scope: { dial: DialScope; limiter: Limiter; addresses: Map<string, Promise<LookupAddress>> } | undefined;
 
