@@ -350,7 +350,12 @@ t.test('a member whose pod is gone, with storage: restarted as the same member, 
     obs,
   );
   t.same(d.conditions, [
-    { type: 'Available', status: true, reason: 'QuorumAvailable', message: '2 of 3 members healthy' },
+    {
+      type: 'Available',
+      status: true,
+      reason: 'Degraded',
+      message: '2 of 3 members healthy (down: e-1): one more failure loses quorum',
+    },
     { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-1 as the same member' },
   ]);
   t.same(names(d), ['e-0', 'e-1', 'e-2']);

@@ -80,12 +80,24 @@ const report = (i: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const available = (healthyCount: number, total: number) => ({
-  type: 'Available',
-  status: true,
-  reason: 'QuorumAvailable',
-  message: `${healthyCount} of ${total} members healthy`,
-});
+/** Available while a quorum holds: every member healthy, or Degraded with the members down and what is left. */
+const available = (healthyCount: number, total: number, down: string[] = []) => {
+  if (down.length === 0)
+    return {
+      type: 'Available',
+      status: true,
+      reason: 'QuorumAvailable',
+      message: `${healthyCount} of ${total} members healthy`,
+    };
+  const spare = healthyCount - (Math.floor(total / 2) + 1);
+  const left = spare === 0 ? 'one more failure loses quorum' : `${spare} more failure${spare > 1 ? 's' : ''} tolerated`;
+  return {
+    type: 'Available',
+    status: true,
+    reason: 'Degraded',
+    message: `${healthyCount} of ${total} members healthy (down: ${down.join(', ')}): ${left}`,
+  };
+};
 const atRest = (n: number, version = '3.5.0') => [
   available(n, n),
   { type: 'Scaling', status: false, reason: 'AtSize', message: `${n} members` },
@@ -835,7 +847,7 @@ t.test('members: ordinals seen in the member list count, an unstarted member rec
     pods: [...kept(0, 1, 2, 4), { name: 'e-3', cluster: cluster(0, 1, 2, 3), state: 'existing', image }],
     phase: 'Running',
     conditions: [
-      available(3, 4),
+      available(3, 4, ['e-4']),
       { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-3 as the same member' },
     ],
     members: [
@@ -867,7 +879,7 @@ t.test('members: a pod without a health entry is reported unhealthy; leader flag
     pods: kept(0, 1, 2, 3, 4),
     phase: 'Running',
     conditions: [
-      available(3, 5),
+      available(3, 5, ['e-0', 'e-1']),
       {
         type: 'Scaling',
         status: true,
@@ -994,7 +1006,7 @@ t.test('a voter that never started is cancelled while the others keep quorum wit
     pods: [0, 1].map((i) => ({ name: `e-${i}`, cluster: '', state: 'existing', image })),
     phase: 'Running',
     conditions: [
-      available(2, 3),
+      available(2, 3, ['e-2']),
       {
         type: 'Scaling',
         status: true,
@@ -1076,7 +1088,7 @@ t.test('an unhealthy member is replaced after the limit, not at it; the conditio
   const after = decide(parent({ size: 3 }, status(UNHEALTHY_REPLACE_SECONDS + 1)), spec({ size: 3 }), obs);
   t.strictSame(after.action, { type: 'remove', id: '1002', pod: 'e-2', why: 'unhealthy' });
   t.strictSame(after.conditions, [
-    available(2, 3),
+    available(2, 3, ['e-2']),
     {
       type: 'Recovering',
       status: true,
@@ -1160,7 +1172,7 @@ t.test('with storage, when the request did not list claims, a lost member pod co
     ],
     phase: 'Running',
     conditions: [
-      available(2, 3),
+      available(2, 3, ['e-2']),
       { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-2 as the same member' },
     ],
     members: [

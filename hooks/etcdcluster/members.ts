@@ -163,6 +163,40 @@ export function memberCommand(
   return cmd;
 }
 
+/** etcd-operator's busybox image for the DNS check (spec.pod.busyboxImage overrides it). */
+export const DEFAULT_BUSYBOX_IMAGE = 'busybox:1.28.0-glibc';
+
+/**
+ * The `check-dns` init step, as etcd-operator made it: wait until the member's own DNS name resolves, since etcd
+ * exits on a peer name it cannot resolve. spec.pod.DNSTimeoutInSecond bounds the wait (0, the default: no bound);
+ * past it the step fails and the kubelet tries it again.
+ */
+export function checkDns(c: Cluster, spec: EtcdClusterSpec, pod: string): Record<string, unknown> {
+  const timeout = Math.max(0, Math.floor(spec.pod?.DNSTimeoutInSecond ?? 0));
+  // Only DNS labels and digits go into the script: the names are checked (identity.ts, names.ts), the timeout is
+  // an integer.
+  const script = [
+    `TIMEOUT_READY=${timeout}`,
+    `while ( ! nslookup ${memberHost(c, pod)} )`,
+    'do',
+    '  # If TIMEOUT_READY is 0 we should never time out and exit',
+    '  TIMEOUT_READY=$(( TIMEOUT_READY-1 ))',
+    '  if [ $TIMEOUT_READY -eq 0 ];',
+    '  then',
+    '    echo "Timed out waiting for DNS entry"',
+    '    exit 1',
+    '  fi',
+    '  sleep 1',
+    'done',
+  ].join('\n');
+  return {
+    name: 'check-dns',
+    image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
+    command: ['/bin/sh', '-c', script],
+    securityContext: restrictedContainerSecurity(),
+  };
+}
+
 /** Where a restore fetches the snapshot from, and with which image. */
 export interface RestoreSource {
   s3: {
@@ -295,19 +329,18 @@ export function memberPod({ parent, spec, name: pod, initialCluster, state, rest
   const podSpec: Record<string, unknown> = {
     hostname: pod,
     subdomain: c.name,
-    // A member that dies is replaced (remove + add), never restarted in place with stale membership.
-    restartPolicy: 'Never',
+    // A member whose etcd exits (a crash, an OOM kill, a container runtime restart) is restarted in place by the
+    // kubelet: the same member, on its data (an emptyDir outlives its container). One whose pod is gone, or that
+    // stays unhealthy past UNHEALTHY_REPLACE_SECONDS, is replaced (plan.ts).
+    restartPolicy: 'Always',
+    // Its own DNS name first: etcd exits on a peer name that does not resolve yet (check-dns, as etcd-operator).
+    initContainers: [checkDns(c, spec, pod)],
     containers: [container],
     volumes,
   };
   if (restore) {
-    podSpec['initContainers'] = restoreInitContainers(
-      c,
-      spec,
-      pod,
-      parent.metadata.uid ?? c.name,
-      restore,
-      initialCluster,
+    (podSpec['initContainers'] as unknown[]).push(
+      ...restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster),
     );
     const aws = s3Access(restore.s3);
     (podSpec['volumes'] as unknown[]).push(...aws.volumes);
@@ -332,7 +365,8 @@ export function memberPod({ parent, spec, name: pod, initialCluster, state, rest
     metadata: {
       name: pod,
       namespace: parent.metadata.namespace,
-      labels: { ...(policy.labels ?? {}), ...labels(c.name, version) },
+      // etcd_node names the member, as etcd-operator labelled its pods.
+      labels: { ...(policy.labels ?? {}), ...labels(c.name, version), etcd_node: pod },
       annotations: { ...(policy.annotations ?? {}), 'etcd.version': version },
     },
     spec: podSpec,

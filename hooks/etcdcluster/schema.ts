@@ -49,11 +49,24 @@ export const PodPolicy = Type.Object(
         maxLength: 200,
         pattern: DOMAIN_PATTERN,
         description:
-          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
+          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default. Only a domain the metaops server allows (its own, METAOPS_ETCD_CLUSTER_DOMAIN, or one of METAOPS_ETCD_CLUSTER_DOMAINS) is used; another holds the cluster as it is.',
       }),
     ),
-    busyboxImage: Type.Optional(Type.String({ description: 'Accepted for compatibility; not used.' })),
-    DNSTimeoutInSecond: Type.Optional(Type.Integer({ description: 'Accepted for compatibility; not used.' })),
+    busyboxImage: Type.Optional(
+      Type.String({
+        maxLength: 512,
+        description:
+          "Image of the init step that waits for the member's DNS name before etcd starts (nslookup, as etcd-operator); default busybox:1.28.0-glibc.",
+      }),
+    ),
+    DNSTimeoutInSecond: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86400,
+        description:
+          "Seconds the init step waits for the member's DNS name before it fails and is tried again; 0 (the default) waits without a bound.",
+      }),
+    ),
   },
   { description: 'Policy for the etcd pods.' },
 );
@@ -181,6 +194,18 @@ export const EtcdClusterStatus = Type.Object(
           Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' }),
         ),
       }),
+    ),
+    upgradeFailed: Type.Optional(
+      Type.Object(
+        {
+          version: Type.String({ description: 'The version that failed: held as long as spec.version asks for it.' }),
+          from: Type.String({ description: 'The version the cluster ran, which its members keep.' }),
+          member: Type.String(),
+          reason: Type.String({ maxLength: 200 }),
+          since: Type.String(),
+        },
+        { description: 'An upgrade that failed on a member: halted, every member on `from` (issue 30.4).' },
+      ),
     ),
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),

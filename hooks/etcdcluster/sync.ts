@@ -258,6 +258,7 @@ function respond(
   if (leader) status['leader'] = leader;
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
+  if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d) };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
