@@ -3,6 +3,7 @@
 //   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
 //   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--s3-endpoint URL] [--force-path-style]
+//   metaops etcd-restore-check --s3-path BUCKET/KEY [--aws-secret NAME] [--s3-endpoint URL] [--force-path-style]
 // AWS credentials come from the SDK's standard chain (AWS_* variables, AWS_SHARED_CREDENTIALS_FILE, ...).
 // The backup's result is printed as JSON and written to the container's termination message, where the
 // EtcdBackup hook reads it.
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { fetchSnapshot, runBackup, s3Region } from '../hooks/etcdbackup/backup.js';
+import { checkSnapshot } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 
@@ -47,6 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       'timeout-seconds': { type: 'string', default: '60' },
       'tls-dir': { type: 'string' },
       file: { type: 'string' },
+      'aws-secret': { type: 'string' },
     },
     strict: true,
   });
@@ -100,8 +103,15 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
       }
     }
+    case 'etcd-restore-check': {
+      // A restore's check before any member is dropped (hooks/etcdcommon/snapshot.ts).
+      if (!values['s3-path']) throw new Error('etcd-restore-check needs --s3-path');
+      const result = await checkSnapshot(s3, values['s3-path'], { awsSecret: values['aws-secret'] });
+      report(result);
+      return result.succeeded ? 0 : 1;
+    }
     default:
-      console.error('usage: metaops etcd-backup ... | metaops etcd-restore-fetch ...');
+      console.error('usage: metaops etcd-backup ... | metaops etcd-restore-fetch ... | metaops etcd-restore-check ...');
       return 2;
   }
 }

@@ -26,6 +26,7 @@ import {
   etcdParent,
   etcdPeerURL,
   etcdPod,
+  etcdCheck,
   etcdSnapshot,
   etcdSpec,
   etcdStarted,
@@ -658,10 +659,19 @@ t.test('a refused upgrade: the condition says why, the cluster stays at its vers
 
 t.test('restore: replacing, waiting for the old members, then every member from the snapshot', async (t) => {
   const restore = { uid: 'r1', name: 'rest', source: SNAPSHOT, created: '2026-01-02T03:00:00Z' };
-  const first = decide(parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 3 }), {
+  // Its snapshot is checked first, the cluster as it is (test/etcd-restore-check.test.ts); then it acts.
+  const checking = decide(parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 3 }), {
     ...healthy(3),
     restore,
   });
+  t.same(checking.restore, { uid: 'r1', name: 'rest', phase: 'Checking', created: '2026-01-02T03:00:00Z' });
+  t.same(names(checking), ['e-0', 'e-1', 'e-2'], 'the members kept while the snapshot is checked');
+  t.equal(checking.restoreCheck?.metadata.name, 'e-restore-check');
+  const first = decide(
+    parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2, restore: checking.restore }),
+    spec({ size: 3 }),
+    { ...healthy(3), restore, restoreCheck: etcdCheck('r1') },
+  );
   const replacing = 'EtcdRestore rest: replacing the cluster with the snapshot bucket/snap.db';
   t.same(first.pods, [], 'the old members are dropped');
   t.same(first.fallbackPods, []);

@@ -17,6 +17,7 @@ import type { KubeObject } from '../lib/metacontroller.js';
 import {
   down,
   etcdCluster,
+  etcdCheck,
   etcdHealthy,
   etcdInitialCluster,
   etcdKnown,
@@ -191,9 +192,15 @@ t.test('restore: the old members still listed are waited for, whether or not the
 
 t.test('restore: ordinals grow past every pod seen, when status lost its count', async (t) => {
   // No lastMemberIndex in status: the pods e-0..e-2 still count, so the next members are e-3 on.
-  const first = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), {
+  const checked = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), {
     ...healthy(3),
     restore: RESTORE,
+  });
+  t.same(checked.restore, { uid: 'r1', name: 'rest', phase: 'Checking' }, 'its snapshot checked first');
+  const first = decide(parent({ size: 3 }, { phase: 'Running', restore: checked.restore }), spec({ size: 3 }), {
+    ...healthy(3),
+    restore: RESTORE,
+    restoreCheck: etcdCheck('r1'),
   });
   t.equal(first.lastMemberIndex, 2);
   t.same(first.restore, { uid: 'r1', name: 'rest', phase: 'Replacing' });

@@ -18,6 +18,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'RestoreFailed',
     'UpgradeRefused',
     'UpgradeFailed',
+    'RestoreRefused',
     'ForeignMember',
     'ClusterDomainNotAllowed',
     'PodNotCreated',

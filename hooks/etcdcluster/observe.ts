@@ -12,6 +12,7 @@ import { idOf } from '../etcdcommon/identity.js';
 import { clusterIdentity } from './identity.js';
 import { clientURL, clusterOf, memberIndex, podOfMember, type Cluster } from './members.js';
 import type { Observation } from './plan.js';
+import { checkPodName } from './restore.js';
 import { MAX_SIZE, type EtcdClusterSpec } from './schema.js';
 
 /** The most pods one sync dials: every member of the largest cluster, and room for an addition and leftovers. */
@@ -103,7 +104,9 @@ export async function observe(
 ): Promise<Observed> {
   const c = clusterOf(parent, spec);
   const status = (parent.status ?? {}) as StatusMemory;
-  const all = observed(request.children, 'Pod', 'v1');
+  // The restore's check pod is no member (restore.ts): observed apart.
+  const check = checkPodName(c.name);
+  const all = observed(request.children, 'Pod', 'v1').filter((p) => p.metadata.name !== check);
   const pods = all.filter((p) => !isTerminating(p));
   const dialled = podsToDial(c.name, pods, status);
   const accept = identityOf(parent, c, pods, status, domains);
@@ -139,6 +142,8 @@ export async function observe(
   obs.foreign.sort((x, y) => memberIndex(c.name, x)! - memberIndex(c.name, y)!);
   // Every member failed the TLS handshake: what that means goes into a condition (tls.ts, tlsFailure).
   if (failure?.code === 'TLS') obs.tls = failure.message;
+  const checkPod = observed(request.children, 'Pod', 'v1').find((p) => p.metadata.name === check);
+  if (checkPod && !isTerminating(checkPod)) obs.restoreCheck = checkPod;
   return withClaims(obs, request);
 }
 

@@ -27,6 +27,7 @@ import {
 } from './members.js';
 import { crashLooping, DEAD_PHASES, etcdWaiting, IMAGE_WAITING, phaseOf, podWaiting, sanitize } from './pods.js';
 import { detectFailure, failureMessage, recordedFailure, type UpgradeFailure } from './upgrade.js';
+import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export { sanitize };
@@ -54,6 +55,8 @@ export interface Observation {
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
+  restoreCheck?: KubeObject;
 }
 
 /** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
@@ -138,6 +141,8 @@ export interface Decision {
    * member claim seen is kept (status may be lost or stale; a claim goes only on a recorded decision).
    */
   keepClaims?: string[];
+  /** The pod that checks a pending restore's snapshot (restore.ts), answered beside the members. */
+  restoreCheck?: KubeObject;
   /** A failed upgrade that holds the cluster at the version it ran (upgrade.ts), kept in status. */
   upgradeFailed?: UpgradeFailure;
   /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
@@ -193,10 +198,106 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
  * First the old members are dropped (their data goes with them), then `size` members restored from the
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
-// eslint-disable-next-line max-lines-per-function, complexity -- the restore phases before the membership rules; to be split with decideMembers (review item 5), after its mutation tests (issue 23)
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
+  const now = obs.now ? { since: rfc3339(obs.now) } : {};
+  // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
+  if (pending && !spec.paused) {
+    const record: RestoreState = {
+      uid: pending.uid,
+      name: pending.name,
+      phase: 'Checking',
+      ...(pending.created ? { created: pending.created } : {}),
+      ...now,
+    };
+    return asChecked(checking(parent, spec, obs, record, pending.source));
+  }
+  if (before?.phase !== 'Checking') return asChecked(decideRestore(parent, spec, obs));
+  if (obs.restore?.uid !== before.uid)
+    return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
+  // A check pod made for another restore, or with other arguments (the EtcdRestore's spec edited since), proves
+  // nothing: it is dropped, and a new one checks.
+  const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
+  const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
+  if (obs.restoreCheck && !check)
+    return asChecked({
+      ...checking(parent, spec, obs, before, obs.restore.source),
+      restoreCheck: undefined,
+    } as Decision);
+  const verdict = checkVerdict(check, before.since, obs.now);
+  if (verdict.state === 'failed') return asChecked(refused(parent, spec, obs, before, verdict.reason));
+  if (verdict.state === 'waiting' || spec.paused)
+    return asChecked(checking(parent, spec, obs, before, obs.restore.source));
+  // The snapshot is there and intact: only now are the old members dropped.
+  return asChecked(decideRestore(parent, spec, obs, { ...before, phase: 'Replacing', ...now }));
+}
+
+/** The cluster as it is while its restore's snapshot is checked, with the check pod beside its members. */
+function checking(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  record: RestoreState,
+  source: RestoreSource,
+): Decision {
+  const { restore: _ignored, ...running } = obs;
+  const d = decideRestore(parent, spec, running);
+  return { ...d, restore: record, restoreCheck: restoreCheckPod(parent, spec, source, record.uid), converging: true };
+}
+
+/** A restore ended before any member was dropped: the cluster as it is, the record failed with the reason. */
+function refused(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  record: RestoreState,
+  reason: string,
+): Decision {
+  const { restore: _ignored, ...running } = obs;
+  const d = decideRestore(parent, spec, running);
+  return { ...d, restore: { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true } };
+}
+
+/** The Restore condition while a restore's check runs, and once one ended with the cluster untouched. */
+function asChecked(d: Decision): Decision {
+  const r = d.restore;
+  if (r?.phase === 'Checking') {
+    d.conditions = [
+      ...d.conditions,
+      {
+        type: 'Restore',
+        status: true,
+        reason: 'CheckingSnapshot',
+        message: `EtcdRestore ${r.name}: its snapshot is fetched and checked before any member is dropped`,
+      },
+    ];
+  } else if (r?.phase === 'Failed' && r.untouched) {
+    d.conditions = [
+      ...d.conditions,
+      {
+        type: 'Restore',
+        status: false,
+        reason: 'RestoreRefused',
+        message: `EtcdRestore ${r.name} was not carried out: ${r.reason ?? 'its snapshot check failed'}; the cluster is as it was`,
+      },
+    ];
+  }
+  return d;
+}
+
+/**
+ * The restore phases once its check passed (`replacing`: the restore to replace the cluster with now), then the
+ * membership rules.
+ */
+// eslint-disable-next-line max-lines-per-function, complexity -- the restore phases before the membership rules; to be split with decideMembers (review item 5), after its mutation tests (issue 23)
+function decideRestore(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  replacing?: RestoreState,
+): Decision {
+  const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   // While replacing: no member, no membership call, pods as `pods` says; the ordinals keep growing.
   const restoring = (
     pods: KubeObject[],
@@ -224,17 +325,12 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     ...seen,
     -1,
   );
-  if (pending && !spec.paused) {
+  if (replacing && obs.restore) {
     return restoring(
       [],
       lastIndex,
-      {
-        uid: pending.uid,
-        name: pending.name,
-        phase: 'Replacing',
-        ...(pending.created ? { created: pending.created } : {}),
-      },
-      `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`,
+      replacing,
+      `EtcdRestore ${replacing.name}: replacing the cluster with the snapshot ${obs.restore.source.s3.path}`,
     );
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
@@ -252,7 +348,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
         memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: obs.restore!.source }),
       ),
       lastIndex + spec.size,
-      { ...before, phase: 'Restoring' },
+      // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
+      { ...before, phase: 'Restoring', ...(obs.now ? { since: rfc3339(obs.now) } : {}) },
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
@@ -319,10 +416,15 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     const failed = obs.pods.find((p) => failedInitStep(p) !== undefined);
     if (failed && !obs.etcd && !obs.pods.some(isPodReady))
       return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+    // Nor may it wait forever: restored members that have not served within RESTORE_SECONDS end it failed, naming
+    // why their pods wait (an image that cannot be pulled, a node that never comes, a fetch that hangs).
+    const overdue = !obs.etcd && !obs.pods.some(isPodReady) ? restoreOverdue(before, obs.pods, obs.now) : undefined;
+    if (overdue) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: overdue });
   }
-  if (before?.phase === 'Failed') {
+  if (before?.phase === 'Failed' && !before.untouched) {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while
-    // the members it dropped are still being deleted, it reads failed all the same.
+    // the members it dropped are still being deleted, it reads failed all the same. (One refused by its check
+    // dropped nothing: the cluster goes on as any other.)
     if (obs.pods.length === 0) return restoreFailed(lastIndex, before);
   }
   // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster

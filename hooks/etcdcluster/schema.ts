@@ -184,7 +184,13 @@ export const EtcdClusterStatus = Type.Object(
       Type.Object({
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
-        phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
+        phase: Type.String({ description: 'Checking, Replacing, Restoring, Restored or Failed.' }),
+        since: Type.Optional(
+          Type.String({ description: 'When Checking or Restoring began: their deadlines count from it.' }),
+        ),
+        untouched: Type.Optional(
+          Type.Boolean({ description: 'The restore ended before any member was dropped: the cluster runs as it was.' }),
+        ),
         created: Type.Optional(
           Type.String({
             description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it.",

@@ -268,7 +268,7 @@ function respond(
 /** The pods decided, their claims, the Services and the PodDisruptionBudget. */
 function childrenOf(parent: ParentObject, spec: EtcdClusterSpec, d: Decision): KubeObject[] {
   const pods = d.pods;
-  const children: KubeObject[] = [...pods];
+  const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
     // member list reported, which carries the last known members while etcd does not answer), whatever happened

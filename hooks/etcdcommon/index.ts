@@ -43,11 +43,18 @@ export function s3Access(source: S3Location): {
   };
 }
 
-/** Progress of a restore, kept in the EtcdCluster's status.restore: Replacing (old members dropped) -> Restoring -> Restored. */
+/**
+ * Progress of a restore, kept in the EtcdCluster's status.restore: Checking (the snapshot fetched and verified, the
+ * cluster untouched) -> Replacing (old members dropped) -> Restoring -> Restored; or Failed.
+ */
 export interface RestoreState {
   uid: string;
   name: string;
-  phase: 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  phase: 'Checking' | 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  /** When the current phase began (Checking, Restoring): their deadlines count from it. */
+  since?: string;
+  /** The restore ended before any member was dropped (its check failed): the cluster runs as it was. */
+  untouched?: boolean;
   /** The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after this one. */
   created?: string;
   /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
