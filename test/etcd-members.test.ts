@@ -210,16 +210,20 @@ t.test("a member pod follows the spec's pod policy", async (t) => {
 
 t.test('a restored member: fetch the snapshot, then restore it with the tool of its etcd version', async (t) => {
   const pod = podOf({ version: '3.5.9' }, SOURCE);
-  const [dnsCheck, fetch, restore] = pod.spec.initContainers;
+  const [dnsCheck, fetch, restore, place] = pod.spec.initContainers;
   t.equal(dnsCheck.name, 'check-dns', 'the DNS wait first');
   t.equal(fetch.name, 'fetch-snapshot');
   t.equal(fetch.image, 'metaops:test');
-  t.same(fetch.args.slice(0, 5), [
+  t.same(fetch.args.slice(0, 9), [
     'etcd-restore-fetch',
     '--s3-path',
     'bucket/snap.db',
     '--file',
     '/var/etcd/snapshot.db',
+    '--restore-dir',
+    '/var/etcd/restored',
+    '--data-dir',
+    '/var/etcd/data',
   ]);
   t.same(fetch.volumeMounts[0], { name: 'etcd-data', mountPath: '/var/etcd' });
   t.equal(restore.name, 'restore-snapshot');
@@ -229,7 +233,7 @@ t.test('a restored member: fetch the snapshot, then restore it with the tool of 
     'snapshot',
     'restore',
     '/var/etcd/snapshot.db',
-    '--data-dir=/var/etcd/data',
+    '--data-dir=/var/etcd/restored',
     '--name=e-0',
     '--initial-cluster=e-0=http://x:2380',
     '--initial-advertise-peer-urls=http://e-0.e.ns.svc:2380',
@@ -237,6 +241,15 @@ t.test('a restored member: fetch the snapshot, then restore it with the tool of 
   ]);
   t.same(restore.env, [{ name: 'ETCDCTL_API', value: '3' }]);
   t.same(restore.volumeMounts, [{ name: 'etcd-data', mountPath: '/var/etcd' }]);
+  // Restored aside, then placed: steps run again after the member started leave its data (a sandbox recreated).
+  t.same(place, {
+    name: 'place-snapshot',
+    image: 'metaops:test',
+    command: ['node', '/app/dist/main/cli.js'],
+    args: ['etcd-restore-place', '--restore-dir', '/var/etcd/restored', '--data-dir', '/var/etcd/data'],
+    volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  });
   // etcdutl from 3.5 on (4.x too); etcdctl before.
   const tool = (version: string) => podOf({ version }, SOURCE).spec.initContainers[2].command[0];
   t.equal(tool('3.4.27'), '/usr/local/bin/etcdctl');

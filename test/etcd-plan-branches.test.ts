@@ -712,7 +712,7 @@ t.test('restore: replacing, waiting for the old members, then every member from 
       cluster: cluster(3, 4, 5),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot'],
+      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
     })),
   );
   t.equal(start.lastMemberIndex, 5);
@@ -790,7 +790,7 @@ t.test(
     t.same(names(lost), ['e-6', 'e-7', 'e-8']);
     t.same(
       lost.pods.map((p) => started(p).init),
-      Array(3).fill(['fetch-snapshot', 'restore-snapshot']),
+      Array(3).fill(['fetch-snapshot', 'restore-snapshot', 'place-snapshot']),
     );
     t.equal(
       lost.conditions[0]!.message,

@@ -227,7 +227,7 @@ t.test('restore: ordinals grow past every pod seen, when status lost its count',
       cluster: cluster(0, 1, 2),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot'],
+      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
     })),
   );
   t.equal(start.lastMemberIndex, 2);
@@ -402,7 +402,7 @@ t.test('restore: restored members still terminating are waited for before all st
       cluster: cluster(6, 7, 8),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot'],
+      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
     })),
     phase: 'Creating',
     reason: 'Restoring',

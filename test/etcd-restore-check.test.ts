@@ -430,3 +430,41 @@ t.test('checkSnapshot: credentials, path, the object and its errors', async (t) 
     'the file is there',
   );
 });
+
+t.test('restore steps run again after the member started keep its data: prepareRestore, placeRestored', async (t) => {
+  const { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { placeRestored, prepareRestore } = await import('../hooks/etcdcommon/snapshot.js');
+  const root = mkdtempSync(join(tmpdir(), 'h-etcd-restore-steps-'));
+  t.teardown(async () => (await import('node:fs')).rmSync(root, { recursive: true, force: true }));
+  const file = join(root, 'snapshot.db');
+  const restored = join(root, 'restored');
+  const data = join(root, 'data');
+  // First run: nothing there yet: fetch, restore aside, place.
+  mkdirSync(join(restored, 'stale'), { recursive: true });
+  t.equal(prepareRestore(file, restored, data), 'fetch');
+  t.notOk(existsSync(restored), 'a stale restore directory emptied');
+  writeFileSync(file, 'snapshot');
+  mkdirSync(join(restored, 'member'), { recursive: true });
+  writeFileSync(join(restored, 'member', 'db'), 'restored');
+  mkdirSync(data); // an empty data directory left by a crash before the place step
+  t.equal(placeRestored(restored, data), 'placed');
+  t.equal(readFileSync(join(data, 'member', 'db'), 'utf8'), 'restored');
+  t.notOk(existsSync(restored));
+  // The member ran and wrote; then its sandbox is recreated and the steps run again.
+  writeFileSync(join(data, 'member', 'db'), 'newer than the snapshot');
+  t.equal(prepareRestore(file, restored, data), 'kept', 'no fetch: the member has its data and the snapshot is kept');
+  mkdirSync(join(restored, 'member'), { recursive: true });
+  writeFileSync(join(restored, 'member', 'db'), 'restored again');
+  t.equal(placeRestored(restored, data), 'kept');
+  t.equal(readFileSync(join(data, 'member', 'db'), 'utf8'), 'newer than the snapshot', 'its data kept');
+  t.notOk(existsSync(restored), 'the restore thrown away');
+  // The snapshot gone (never kept): fetched again.
+  (await import('node:fs')).rmSync(file);
+  t.equal(prepareRestore(file, restored, data), 'fetch');
+  // Nothing restored and no data: an error, not an empty member.
+  const empty = join(root, 'empty');
+  t.throws(() => placeRestored(join(root, 'none'), empty), /holds no restored member/);
+  t.notOk(existsSync(empty));
+});

@@ -210,6 +210,8 @@ export interface RestoreSource {
 }
 
 const SNAPSHOT = '/var/etcd/snapshot.db';
+/** Where etcdutl restores the snapshot before the place step makes it the member's data (DATA_DIR). */
+const RESTORED_DIR = '/var/etcd/restored';
 
 /**
  * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
@@ -232,7 +234,19 @@ export function restoreInitContainers(
       name: 'fetch-snapshot',
       image: source.image,
       command: METAOPS_CLI,
-      args: ['etcd-restore-fetch', '--s3-path', source.s3.path, '--file', SNAPSHOT, ...access.args],
+      // Run again after the member started (a sandbox recreated), it keeps the member's data and the snapshot.
+      args: [
+        'etcd-restore-fetch',
+        '--s3-path',
+        source.s3.path,
+        '--file',
+        SNAPSHOT,
+        '--restore-dir',
+        RESTORED_DIR,
+        '--data-dir',
+        DATA_DIR,
+        ...access.args,
+      ],
       env: access.env,
       envFrom: access.envFrom,
       volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }, ...access.mounts],
@@ -246,13 +260,22 @@ export function restoreInitContainers(
         'snapshot',
         'restore',
         SNAPSHOT,
-        `--data-dir=${DATA_DIR}`,
+        `--data-dir=${RESTORED_DIR}`,
         `--name=${pod}`,
         `--initial-cluster=${initialCluster}`,
         `--initial-advertise-peer-urls=${peerURL(c, pod)}`,
         `--initial-cluster-token=${token}`,
       ],
       env: [{ name: 'ETCDCTL_API', value: '3' }],
+      volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+      securityContext: restrictedContainerSecurity(),
+    },
+    {
+      // The restored data becomes the member's, unless it has data already (these steps ran again).
+      name: 'place-snapshot',
+      image: source.image,
+      command: METAOPS_CLI,
+      args: ['etcd-restore-place', '--restore-dir', RESTORED_DIR, '--data-dir', DATA_DIR],
       volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
       securityContext: restrictedContainerSecurity(),
     },

@@ -4,7 +4,8 @@
 // match). `metaops etcd-restore-check` runs it in a pod of the EtcdCluster (hooks/etcdcluster/restore.ts), with
 // the restore's S3 access; its result is the pod's termination message.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
@@ -79,4 +80,31 @@ export async function checkSnapshot(
   } catch (err) {
     return { succeeded: false, reason: `s3://${path}: ${reasonOf(err)}` };
   }
+}
+
+/**
+ * A restored member's init steps run again whenever its pod's sandbox is recreated (a node reboot, a container
+ * runtime restart): they must leave a member that already has its data alone. Before the fetch: the temporary
+ * restore directory is emptied, and when the member's data is there (and the snapshot it came from is kept beside
+ * it), nothing is fetched: etcdutl restores the kept snapshot into the temporary directory again, and the place step
+ * then throws that away. 'fetch' when the snapshot must be fetched.
+ */
+export function prepareRestore(file: string, restoreDir: string, dataDir: string): 'fetch' | 'kept' {
+  rmSync(restoreDir, { recursive: true, force: true });
+  return existsSync(join(dataDir, 'member')) && existsSync(file) ? 'kept' : 'fetch';
+}
+
+/**
+ * The last init step of a restored member: the data etcdutl restored becomes the member's, unless the member
+ * already has data (the steps ran again after it started: its data is newer than the snapshot). 'placed' or 'kept'.
+ */
+export function placeRestored(restoreDir: string, dataDir: string): 'placed' | 'kept' {
+  if (existsSync(join(dataDir, 'member'))) {
+    rmSync(restoreDir, { recursive: true, force: true });
+    return 'kept';
+  }
+  if (!existsSync(join(restoreDir, 'member'))) throw new Error(`${restoreDir} holds no restored member`);
+  rmSync(dataDir, { recursive: true, force: true });
+  renameSync(restoreDir, dataDir);
+  return 'placed';
 }
