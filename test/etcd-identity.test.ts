@@ -338,3 +338,30 @@ t.test(
     t.equal(podOfMember(c, m('', 'http://10.0.0.1:2380')), undefined);
   },
 );
+
+t.test(
+  'an EtcdCluster recreated under the same name whose pods start on the old claims: the old cluster is not taken as its own',
+  async (t) => {
+    // The first EtcdCluster e ran with claims; it was deleted leaving them (orphaned), and e was created again: its
+    // new members mount the claims of the same names, and etcd starts from the old data (the old cluster's ID).
+    const old = await running({
+      size: 3,
+      pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } },
+    });
+    const again = new Loop(old.spec, old.etcd);
+    again.uid = 'uid-e-second';
+    for (let i = 0; i < 4; i++) {
+      const res = await again.step();
+      t.equal(again.s().phase, 'Creating', `sync ${i + 1}: still its bootstrap`);
+      t.notOk(again.s().clusterID, 'the old cluster ID is not recorded as its own');
+      t.notOk(
+        again.s().memberList.some((m: any) => m.id),
+        'no member of the old cluster is listed',
+      );
+      if (i > 0) t.match(condition(res, 'Synced'), { reason: 'ForeignMember' });
+    }
+    t.same(again.pods(), ['e-0', 'e-1', 'e-2'], 'nothing deleted: the old data stays on its claims');
+    t.same(again.claims(), ['e-0', 'e-1', 'e-2']);
+    t.same(old.etcd.calls, [], 'no membership change');
+  },
+);
