@@ -6,7 +6,8 @@
 // recorded. A member's own answer (its health) counts only when it carries that cluster ID and the member ID the
 // member list gives the pod's peer URL. What another cluster answers is never read into the status or acted on.
 import { PermanentError } from '../../lib/errors.js';
-import { clusterIdOf, idOf, initialMemberId } from '../etcdcommon/identity.js';
+import { createHash } from 'node:crypto';
+import { idOf } from '../etcdcommon/identity.js';
 import { plainDomain, CLUSTER_DOMAIN_DEFAULT, type EtcdSettings } from '../etcdcommon/index.js';
 import type { DialScope } from '../etcdcommon/etcd.js';
 import { PEER_PORT, memberIndex, type Cluster } from './members.js';
@@ -62,10 +63,10 @@ export function dialScope(c: Cluster, settings: Partial<EtcdSettings>, signal: A
 
 /**
  * How many ordinals the search for a bootstrap or restore goes back: a cluster's ordinals only grow, one per
- * member ever added, so this covers any cluster that has not replaced thousands of members; past it, the ID the
+ * member ever added, so this covers any cluster that has not replaced hundreds of members; past it, the ID the
  * status recorded is what counts.
  */
-export const IDENTITY_SEARCH_ORDINALS = 1024;
+export const IDENTITY_SEARCH_ORDINALS = 256;
 
 export interface IdentityInput {
   cluster: Cluster;
@@ -81,37 +82,42 @@ export interface IdentityInput {
 
 /**
  * Whether a cluster ID is this EtcdCluster's: the one recorded, or the ID of a set of its members started
- * together (a bootstrap or a restore: consecutive ordinals, at most MAX_SIZE of them) with its token.
+ * together (a bootstrap or a restore: consecutive ordinals, at most MAX_SIZE of them) with its token. The IDs it
+ * could have made are computed once, on the first ID that is not the recorded one.
  */
 export function clusterIdentity(input: IdentityInput): (clusterId: string | undefined) => boolean {
-  const known = new Map<string, boolean>();
   const recorded = idOf(input.recorded);
+  let made: Set<string> | undefined;
   return (clusterId) => {
     const id = idOf(clusterId);
     if (!id) return false;
     if (id === recorded) return true;
-    let verdict = known.get(id);
-    if (verdict === undefined) {
-      verdict = madeHere(input, id);
-      known.set(id, verdict);
-    }
-    return verdict;
+    made ??= madeHere(input);
+    return made.has(id);
   };
 }
 
-function madeHere(input: IdentityInput, id: string): boolean {
+/** The first 8 bytes of a sha1, as etcd takes an ID from one. */
+const sha8 = (data: Buffer) => createHash('sha1').update(data).digest().subarray(0, 8);
+
+/** Every cluster ID a bootstrap or restore of this EtcdCluster's members could have: etcd's genID of each window. */
+function madeHere(input: IdentityInput): Set<string> {
   const c = input.cluster;
   const scheme = c.peerTLS ? 'https' : 'http';
   const last = Math.min(Math.max(input.lastMemberIndex, -1), IDENTITY_SEARCH_ORDINALS);
+  const out = new Set<string>();
   for (const suffix of [...new Set(['', c.domain, ...input.domains.map((d) => `.${d}`)])]) {
+    // Each member's ID as etcd's computeMemberID makes it (one peer URL, the token, no time), 8 bytes big-endian.
     const ids = Array.from({ length: last + 1 }, (_, i) =>
-      initialMemberId([`${scheme}://${c.name}-${i}.${c.name}.${c.namespace}.svc${suffix}:${PEER_PORT}`], input.token),
+      sha8(Buffer.from(`${scheme}://${c.name}-${i}.${c.name}.${c.namespace}.svc${suffix}:${PEER_PORT}${input.token}`)),
     );
     for (let from = 0; from <= last; from++) {
       for (let n = 1; n <= MAX_SIZE && from + n <= last + 1; n++) {
-        if (clusterIdOf(ids.slice(from, from + n)) === id) return true;
+        // genID: the sorted IDs (byte order of big-endian uint64s is their numeric order), hashed.
+        const window = ids.slice(from, from + n).sort(Buffer.compare);
+        out.add(sha8(Buffer.concat(window)).readBigUInt64BE(0).toString());
       }
     }
   }
-  return false;
+  return out;
 }
