@@ -84,7 +84,7 @@ t.test(
       if (restoring)
         t.same(
           spec.initContainers.map((c: any) => c.name),
-          ['fetch-snapshot', 'restore-snapshot'],
+          ['check-dns', 'fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
           `${label}: init containers checked too`,
         );
     }

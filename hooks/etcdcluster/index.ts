@@ -2,7 +2,7 @@ import { jsonBytes, kib, namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
 import type { RelatedResourceRule } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
-import { etcdClients, etcdSettings } from '../etcdcommon/index.js';
+import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { MAX_SIZE, resource } from './schema.js';
@@ -33,6 +33,7 @@ export const etcdcluster = defineComposite({
     },
     advice: 'make spec.pod smaller',
   },
+  configProblems: etcdSettingsProblems,
   childResources: [
     {
       apiVersion: 'v1',

@@ -66,13 +66,24 @@ export const PodPolicy = Type.Object(
         maxLength: 200,
         pattern: DOMAIN_PATTERN,
         description:
-          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
+          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default. Only a domain the metaops server allows (its own, METAOPS_ETCD_CLUSTER_DOMAIN, or one of METAOPS_ETCD_CLUSTER_DOMAINS) is used; another holds the cluster as it is.',
       }),
     ),
     busyboxImage: Type.Optional(
-      Type.String({ maxLength: MAX_IMAGE_LENGTH, description: 'Accepted for compatibility; not used.' }),
+      Type.String({
+        maxLength: MAX_IMAGE_LENGTH,
+        description:
+          "Image of the init step that waits for the member's DNS name before etcd starts (nslookup, as etcd-operator); default busybox:1.28.0-glibc.",
+      }),
     ),
-    DNSTimeoutInSecond: Type.Optional(Type.Integer({ description: 'Accepted for compatibility; not used.' })),
+    DNSTimeoutInSecond: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86400,
+        description:
+          "Seconds the init step waits for the member's DNS name before it fails and is tried again; 0 (the default) waits without a bound.",
+      }),
+    ),
   },
   { description: 'Policy for the etcd pods.' },
 );
@@ -182,6 +193,13 @@ export const EtcdClusterStatus = Type.Object(
     observedGeneration: Type.Optional(Type.Integer()),
     memberList: Type.Optional(Type.Array(MemberStatus, { description: 'Every etcd member, with ids and the leader.' })),
     leader: Type.Optional(Type.String({ description: 'Name of the leader.' })),
+    clusterID: Type.Optional(
+      Type.String({
+        maxLength: 20,
+        description:
+          "The etcd cluster ID of this EtcdCluster's members (decimal): only answers carrying it are read or acted on.",
+      }),
+    ),
     quorum: Type.Optional(
       Type.Object({
         members: Type.Integer(),
@@ -195,7 +213,13 @@ export const EtcdClusterStatus = Type.Object(
       Type.Object({
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
-        phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
+        phase: Type.String({ description: 'Checking, Replacing, Restoring, Restored or Failed.' }),
+        since: Type.Optional(
+          Type.String({ description: 'When Checking or Restoring began: their deadlines count from it.' }),
+        ),
+        untouched: Type.Optional(
+          Type.Boolean({ description: 'The restore ended before any member was dropped: the cluster runs as it was.' }),
+        ),
         created: Type.Optional(
           Type.String({
             description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it.",
@@ -205,6 +229,18 @@ export const EtcdClusterStatus = Type.Object(
           Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' }),
         ),
       }),
+    ),
+    upgradeFailed: Type.Optional(
+      Type.Object(
+        {
+          version: Type.String({ description: 'The version that failed: held as long as spec.version asks for it.' }),
+          from: Type.String({ description: 'The version the cluster ran, which its members keep.' }),
+          member: Type.String(),
+          reason: Type.String({ maxLength: 200 }),
+          since: Type.String(),
+        },
+        { description: 'An upgrade that failed on a member: halted, every member on `from` (issue 30.4).' },
+      ),
     ),
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),
