@@ -9,9 +9,9 @@ import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './
 const now = FIXED_NOW;
 const names = (children: KubeObject[]) => children.map((c) => c.metadata.name);
 
-t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', async (t) => {
+t.test('size 3 gives three busybox pods running sleep 3600, named <name>-pod-<ordinal>', async (t) => {
   const res = sync(request('podset', { size: 3 }), now);
-  t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  t.same(names(res.children), ['podset-sample-pod-0', 'podset-sample-pod-1', 'podset-sample-pod-2']);
   for (const pod of res.children as any[]) {
     t.equal(pod.kind, 'Pod');
     t.same(pod.spec.containers, [
@@ -155,11 +155,11 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   const second = sync(request('podset', { size: 3 }, { parent, children: objectMap(observedPods) }), FIXED_NOW);
   t.same(
     second.children.map((c) => c.metadata.name),
-    ['podset-sample-0'],
+    ['podset-sample-pod-0'],
     'the finished pods are left out, so they are deleted',
   );
   t.equal(second.status!['replicas'], 1, 'status counts only the live pod');
-  t.same(second.status!['nodes'], ['podset-sample-0']);
+  t.same(second.status!['nodes'], ['podset-sample-pod-0']);
   // Sync 3: Metacontroller deleted them; they are terminating: still left out (the name is taken).
   const terminating = observedPods.map((p, i) =>
     i === 0 ? p : { ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } },
@@ -170,7 +170,7 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   );
   t.same(
     third.children.map((c) => c.metadata.name),
-    ['podset-sample-0'],
+    ['podset-sample-pod-0'],
     'while the finished pods terminate, their names stay out of the answer',
   );
   t.equal(third.status!['replicas'], 1);
@@ -185,7 +185,7 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   );
   t.same(
     fourth.children.map((c) => c.metadata.name),
-    ['podset-sample-0', 'podset-sample-1', 'podset-sample-2'],
+    ['podset-sample-pod-0', 'podset-sample-pod-1', 'podset-sample-pod-2'],
   );
   // A Running pod that is not Ready is kept (it may become Ready).
   const slow = first.children.map((c) => asObserved(c, { phase: 'Running' }));
@@ -240,7 +240,7 @@ t.test(
     const res = sync(request('podset', { size: 1 }), now);
     const pod = res.children[0] as any;
     t.same(pod.metadata, {
-      name: 'podset-sample-0',
+      name: 'podset-sample-pod-0',
       namespace: 'default',
       labels: {
         'app.kubernetes.io/name': 'podset',

@@ -1,20 +1,35 @@
-// PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
+// PodSet: `size` pods named <name>-pod-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
 import { kib, type AnswerBudget } from '../../lib/budget.js';
+//
+// Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
+// and from another PodSet's (lib/ownership.ts). A PodSet made before that keeps naming its pods `<name>-<ordinal>`
+// while it has any (answering new names would delete every running pod at once).
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  KubeObject,
+  ParentObject,
+} from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
+import type { ChildName } from '../../lib/ownership.js';
 import { memberStatus } from '../../lib/replicas.js';
 import { byCodeUnits, ordinalName, ordinalOf } from '../../lib/names.js';
+import { MAX_SIZE } from '../../lib/schemas.js';
 import { specParser } from '../../lib/spec.js';
+import { imageProblem, parentNameProblem } from '../../lib/values.js';
 import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
 const APP = 'podset';
 const NOBODY = 65534;
 const MISSING_PODS_RESYNC_SECONDS = 60;
-export const parser = specParser(PodSetSpec);
+export const parser = specParser(PodSetSpec, (spec) => {
+  const image = imageProblem(spec.image);
+  return image ? `spec.image ${JSON.stringify(spec.image)} ${image}` : undefined;
+});
 
 /**
  * The answer this spec asks for (lib/budget.ts), refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept):
@@ -34,9 +49,46 @@ export const answerBudget: AnswerBudget<Spec> = {
   maxBytes: MAX_ANSWER_BYTES,
 };
 
-/** Pods are <podset>-<ordinal>. */
+/** What the pods' names start with: `<podset>-pod`, or `<podset>` for a PodSet made before the `-pod-`. */
+export function podBase(name: string, legacy = false): string {
+  return legacy ? name : `${name}-pod`;
+}
+
+/** Pods are <base>-<ordinal>. */
 export const podName = ordinalName;
 export { ordinalOf };
+
+/** Whether this PodSet names its pods as a metaops from before `-pod-` did: it has such a pod. */
+export function legacyNames(request: CompositeSyncRequest): boolean {
+  const name = request.parent.metadata.name ?? '';
+  return observedUnordered(request.children, 'Pod', 'v1').some(
+    (p) => ordinalOf(name, p.metadata.name ?? '') !== undefined,
+  );
+}
+
+/** The names a PodSet's name makes: its pods' (at the highest ordinal) and its label values. */
+export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  const name = parent.metadata.name ?? '';
+  const size = (parent.spec as { size?: unknown } | undefined)?.size;
+  const last = typeof size === 'number' && size > 0 ? Math.min(size, MAX_SIZE.podset) - 1 : 0;
+  return parentNameProblem(name, [
+    { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
+    { what: 'Pod', rule: 'dns1123Subdomain', suffix: podName(podBase('', legacyNames(request)), last) },
+  ]);
+}
+
+/** Every name a PodSet's pods may take: each ordinal below its size (at most the maximum), in either form. */
+export function childNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name ?? '';
+  const size = (parent.spec as { size?: unknown } | undefined)?.size;
+  const count = typeof size === 'number' && Number.isInteger(size) && size > 0 ? Math.min(size, MAX_SIZE.podset) : 0;
+  const names: ChildName[] = [];
+  for (let i = 0; i < count; i++) {
+    names.push({ apiVersion: 'v1', kind: 'Pod', name: podName(podBase(name), i) });
+    names.push({ apiVersion: 'v1', kind: 'Pod', name: podName(podBase(name, true), i) });
+  }
+  return names;
+}
 
 /** The labels every pod of a PodSet carries. */
 export function podLabels(parent: ParentObject): Record<string, string> {
@@ -107,6 +159,7 @@ export function isFinished(pod: KubeObject): boolean {
 
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
+  const base = podBase(name, legacyNames(request));
 
   const observedPods = observedUnordered(request.children, 'Pod', 'v1');
   // A pod that has finished (evicted, OOM-killed under restartPolicy Never, completed) never runs again: it is
@@ -114,7 +167,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const finished = new Set<string>();
   for (const p of observedPods) if (isFinished(p)) finished.add(p.metadata.name!);
   const pods = byOrdinal(
-    name,
+    base,
     observedPods.filter((p) => !isTerminating(p) && !isFinished(p)),
   );
   const ready = pods.filter(isPodReady).length;
@@ -124,7 +177,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const template = podSpec(spec);
   const names: string[] = [];
   for (let i = 0; i < spec.size; i++) {
-    const podNamed = podName(name, i);
+    const podNamed = podName(base, i);
     if (!finished.has(podNamed)) names.push(podNamed);
   }
   const children = names.map((named) => pod(parent, named, labels, template));
