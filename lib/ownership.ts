@@ -167,6 +167,18 @@ export function heldForTakenNames(
   };
 }
 
+/** The names of an answer's children that another owner holds (takenNames). */
+export function takenIn(request: CompositeSyncRequest, response: CompositeSyncResponse): TakenName[] {
+  if (!request.related) return [];
+  const wanted: ChildName[] = [];
+  for (const c of response.children ?? []) {
+    const child = c as KubeObject;
+    if (child?.metadata?.name && child.kind && child.apiVersion)
+      wanted.push({ apiVersion: child.apiVersion, kind: child.kind, name: child.metadata.name });
+  }
+  return takenNames(request, wanted);
+}
+
 /**
  * The answer as it stands when none of its children's names is held by another owner; otherwise held
  * (heldForTakenNames), with the status the hook computed. Children observed as the parent's are not looked up.
@@ -176,14 +188,7 @@ export function guardAnswer(
   response: CompositeSyncResponse,
   now: Date,
 ): CompositeSyncResponse {
-  if (!request.related) return response;
-  const wanted: ChildName[] = [];
-  for (const c of response.children ?? []) {
-    const child = c as KubeObject;
-    if (child?.metadata?.name && child.kind && child.apiVersion)
-      wanted.push({ apiVersion: child.apiVersion, kind: child.kind, name: child.metadata.name });
-  }
-  const taken = takenNames(request, wanted);
+  const taken = takenIn(request, response);
   if (taken.length === 0) return response;
   const status = response.status && typeof response.status === 'object' ? (response.status as Status) : undefined;
   return heldForTakenNames(request, taken, now, status);

@@ -1,17 +1,57 @@
 import { jsonBytes, kib, namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
-import type { RelatedResourceRule } from '../../lib/metacontroller.js';
+import type { ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
+import type { ChildName } from '../../lib/ownership.js';
+import { parentNameProblem } from '../../lib/values.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
 
+/**
+ * The names an EtcdCluster's name makes: its Services (`<name>`, `<name>-client`, coreos's), its budget, its member
+ * pods' subdomain and labels. A name the API server refuses for one of them is InvalidSpec.
+ */
+export function etcdNameProblem(parent: ParentObject): string | undefined {
+  return parentNameProblem(parent.metadata.name ?? '', [
+    { what: 'Service', rule: 'dns1035', suffix: '-client' },
+    { what: 'Service', rule: 'dns1035' },
+    { what: 'label etcd_cluster', rule: 'labelValue' },
+  ]);
+}
+
+/**
+ * The names an EtcdCluster's children may take, asked for by name (lib/ownership.ts): its Services and budget, the
+ * members its status lists, and the next MAX_SIZE ordinals (a new member's pod and claim).
+ */
+export function etcdChildNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name ?? '';
+  const status = (parent.status ?? {}) as { lastMemberIndex?: unknown; memberList?: unknown };
+  const last = typeof status.lastMemberIndex === 'number' && status.lastMemberIndex >= 0 ? status.lastMemberIndex : -1;
+  const members = Array.isArray(status.memberList)
+    ? (status.memberList as Array<{ name?: unknown } | null>)
+        .slice(0, 2 * MAX_SIZE)
+        .map((m) => m?.name)
+        .filter((n): n is string => typeof n === 'string' && n.startsWith(`${name}-`))
+    : [];
+  const pods = [...members, ...Array.from({ length: MAX_SIZE }, (_, i) => `${name}-${last + 1 + i}`)];
+  return [
+    { apiVersion: 'v1', kind: 'Service', name },
+    { apiVersion: 'v1', kind: 'Service', name: `${name}-client` },
+    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name },
+    ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
+    ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),
+  ];
+}
+
 export const etcdcluster = defineComposite({
   name: 'etcdcluster',
   resource,
   spec: parser,
+  parentProblem: etcdNameProblem,
+  childNames: etcdChildNames,
   clients: etcdClients,
   settings: etcdSettings,
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and

@@ -1,0 +1,175 @@
+// Names and values the children cannot carry (lib/values.ts and each kind's checks): a parent name or a spec value
+// the API server (or the kubelet) would refuse in a child is answered InvalidSpec naming the field, before anything
+// running is replaced, and a reverted spec is back where it was at once.
+import t from 'tap';
+import { nameProblem as memcachedName } from '../hooks/memcached/sync.js';
+import { nameProblem as podsetName } from '../hooks/podset/sync.js';
+import { nameProblem as s3Name } from '../hooks/s3/sync.js';
+import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
+import { imageProblem, parentNameProblem, quantityProblem, ruleProblem } from '../lib/values.js';
+import { memcachedSync, mysqlSync, podsetSync } from './fixtures/hooks.js';
+import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
+
+const now = FIXED_NOW;
+const ready = (res: CompositeSyncResponse) => (res.status as any).conditions.find((c: any) => c.type === 'Ready');
+
+t.test('name rules: Kubernetes\u2019 own, with their limits', async (t) => {
+  t.equal(ruleProblem('dns1035', 'a'.repeat(63)), undefined);
+  t.equal(ruleProblem('dns1035', 'a'.repeat(64)), 'must be at most 63 characters (it has 64)');
+  for (const bad of ['1a', 'a.b', 'A', 'a-', '-a', 'a_b', ''])
+    t.match(ruleProblem('dns1035', bad), /must start with a letter/, `dns1035 ${JSON.stringify(bad)}`);
+  t.equal(ruleProblem('dns1123Label', '1a'), undefined, 'a label may start with a digit');
+  t.match(ruleProblem('dns1123Label', 'a.b'), /DNS-1123 label/);
+  t.equal(ruleProblem('dns1123Subdomain', 'a.b-c.d'), undefined);
+  t.equal(ruleProblem('dns1123Subdomain', 'a'.repeat(253)), undefined);
+  t.match(ruleProblem('dns1123Subdomain', 'a'.repeat(254)), /at most 253/);
+  for (const bad of ['a..b', '.a', 'a.', 'A.b', 'a_b'])
+    t.match(ruleProblem('dns1123Subdomain', bad), /DNS-1123 subdomain/, `subdomain ${bad}`);
+  t.equal(ruleProblem('labelValue', ''), undefined, 'an empty label value is valid');
+  t.equal(ruleProblem('labelValue', 'A_b.c-D'), undefined);
+  for (const bad of ['-a', 'a-', 'a b', 'a/b', 'a'.repeat(64)]) t.ok(ruleProblem('labelValue', bad), `label ${bad}`);
+  t.equal(
+    parentNameProblem('shop', [{ what: 'StatefulSet', rule: 'dns1123Label', suffix: '-mysql', max: 5, why: 'why' }]),
+    'metadata.name "shop" cannot name StatefulSet "shop-mysql": it must be at most 5 characters (it has 10) (why)',
+  );
+  t.equal(
+    parentNameProblem('x', [
+      { what: 'PersistentVolumeClaim', rule: 'dns1123Subdomain', prefix: 'data-', suffix: '-0' },
+    ]),
+    undefined,
+  );
+  t.match(
+    parentNameProblem('X', [{ what: 'PersistentVolumeClaim', rule: 'dns1123Subdomain', prefix: 'data-' }]),
+    /cannot name PersistentVolumeClaim "data-X"/,
+  );
+});
+
+t.test('image references: what the API server accepts and the kubelet can pull', async (t) => {
+  for (const ok of [
+    'busybox',
+    'busybox:1.36',
+    'library/busybox:latest',
+    'docker.io/library/busybox',
+    'registry.example.com:5000/team/app:v1.2.3',
+    'localhost/app',
+    'localhost:5000/app_x__y.z-w:tag',
+    '[::1]:5000/app',
+    `busybox@sha256:${'a'.repeat(64)}`,
+    `busybox:1.36@sha256:${'a'.repeat(64)}`,
+    `a:${'w'.repeat(128)}`,
+    'Registry.Example.com/app',
+  ])
+    t.equal(imageProblem(ok), undefined, ok);
+  for (const [bad, why] of [
+    ['', /empty/],
+    ['busybox ', /whitespace/],
+    [' busybox', /whitespace/],
+    ['busy box', /not an image reference/],
+    ['BusyBox', /not an image reference/],
+    ['busybox:', /tag/],
+    ['busybox:.x', /tag/],
+    [`busybox:${'w'.repeat(129)}`, /tag/],
+    ['busybox@sha256:abc', /digest/],
+    ['busybox@', /digest/],
+    ['-busybox', /not an image reference/],
+    ['busybox/', /not an image reference/],
+    ['a//b', /not an image reference/],
+    [`${'a'.repeat(256)}`, /longer than 255/],
+    ['reg:abc/app', /not an image reference/],
+  ] as const)
+    t.match(imageProblem(bad), why, JSON.stringify(bad));
+});
+
+t.test('quantities of a volume: the forms the schema allows, greater than zero, within int64', async (t) => {
+  for (const ok of ['1Gi', '500Mi', '10G', '1', '0.5Gi', '1.5', '999999999999999999'])
+    t.equal(quantityProblem(ok), undefined, ok);
+  t.equal(quantityProblem('0'), 'must be greater than zero');
+  t.equal(quantityProblem('0Gi'), 'must be greater than zero');
+  t.equal(quantityProblem('0.0Mi'), 'must be greater than zero');
+  t.equal(quantityProblem('1000000000000000000'), 'is too large');
+  t.equal(quantityProblem('0001Gi'), undefined, 'leading zeros are not digits of the value');
+  for (const bad of ['1 Gi', '1gi', '-1Gi', '1e3', 'Gi', '']) t.match(quantityProblem(bad), /must be a quantity/, bad);
+});
+
+t.test('parent names each kind\u2019s children cannot carry: InvalidSpec naming the child', async (t) => {
+  const p = (name: string, spec: Record<string, unknown> = {}) =>
+    ({ apiVersion: 'x/v1', kind: 'K', metadata: { name, namespace: 'ns' }, spec }) as any;
+  const none = { controller: {}, parent: p('x'), children: {} };
+  // Memcached: its Service <name>-memcached (a DNS-1035 label, 63).
+  t.equal(memcachedName(p('a'.repeat(53)), none), undefined);
+  t.match(memcachedName(p('a'.repeat(54)), none), /cannot name Service "a{54}-memcached": it must be at most 63/);
+  t.match(memcachedName(p('web.cache'), none), /cannot name Service "web.cache-memcached"/);
+  // PodSet: its pods' labels (63) and names, at the highest ordinal.
+  t.equal(podsetName(p('a'.repeat(63), { size: 1000 }), none), undefined);
+  t.match(
+    podsetName(p('a'.repeat(64), { size: 1 }), none),
+    /cannot name label app.kubernetes.io\/instance "a{64}": it must be at most 63/,
+  );
+  t.equal(podsetName(p('web.a', { size: 2 }), none), undefined, 'dots: valid in labels and pod names');
+  t.match(podsetName(p('Web', { size: 2 }), none), /cannot name Pod "Web-pod-1"/);
+  // S3: the Secret's labels and its default name.
+  t.equal(s3Name(p('a'.repeat(63))), undefined);
+  t.match(s3Name(p('a'.repeat(64))), /label app.kubernetes.io\/instance/);
+});
+
+t.test(
+  'PodSet: an image the API server refuses is InvalidSpec; no pod is replaced; the revert heals at once',
+  async (t) => {
+    const first = podsetSync(request('podset', { size: 2 }), now);
+    const running = first.children.map((c) => asObserved(c, readyPod));
+    const observed = objectMap(running);
+    // The issue's edit: "busybox " (a trailing space the CRD accepts).
+    const bad = podsetSync(request('podset', { size: 2, image: 'busybox ' }, { children: observed }), now);
+    t.match(ready(bad), {
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: 'spec.image "busybox " must not have leading or trailing whitespace',
+    });
+    t.same(
+      bad.children.map((c) => (c as any).spec.containers[0].image),
+      ['busybox', 'busybox'],
+      'both running pods answered as they are: none is deleted for a replacement that cannot be created',
+    );
+    const reverted = podsetSync(request('podset', { size: 2, image: 'busybox' }, { children: observed }), now);
+    t.same(reverted.children, first.children, 'reverted: the same pods, nothing to replace or recreate');
+    t.match(ready(reverted), { status: 'True' });
+    for (const image of ['Busybox', 'busybox::1', 'busybox@sha256:1'])
+      t.match(ready(podsetSync(request('podset', { size: 1, image }), now)), {
+        reason: 'InvalidSpec',
+        message: /spec\.image/,
+      });
+  },
+);
+
+t.test('Memcached: an image the kubelet cannot pull is InvalidSpec, the Deployment kept as it is', async (t) => {
+  const first = memcachedSync(request('memcached', { size: 2 }), now);
+  const observed = objectMap(first.children.map((c) => asObserved(c)));
+  const bad = memcachedSync(request('memcached', { size: 2, image: 'memcached:1.6 ' }, { children: observed }), now);
+  t.match(ready(bad), { reason: 'InvalidSpec', message: /^spec\.image "memcached:1\.6 " must not have/ });
+  const deploy = bad.children.find((c) => c.kind === 'Deployment') as KubeObject & { spec: any };
+  t.equal(deploy.spec.template.spec.containers[0].image, 'memcached:1.6-alpine');
+});
+
+t.test('MySQLCluster: storage values a volume claim cannot carry are InvalidSpec', async (t) => {
+  for (const [storage, message] of [
+    [{ size: '0Gi' }, 'spec.storage.size "0Gi" must be greater than zero'],
+    [
+      { size: '1Gi', storageClassName: 'Fast_SSD' },
+      /^spec\.storage\.storageClassName "Fast_SSD" must contain only lower-case/,
+    ],
+    [{ size: '1Gi', storageClassName: 'a'.repeat(254) }, /must be at most 253/],
+  ] as const) {
+    const res = mysqlSync(request('mysqlcluster', { size: 1, version: '8.0', storage }), now);
+    t.match(ready(res), { reason: 'InvalidSpec', message }, JSON.stringify(storage));
+    t.same(res.children, []);
+  }
+  const fine = mysqlSync(
+    request('mysqlcluster', {
+      size: 1,
+      version: '8.0',
+      storage: { size: '2Gi', storageClassName: 'fast-ssd.example' },
+    }),
+    now,
+  );
+  t.not(ready(fine).reason, 'InvalidSpec');
+});
