@@ -10,7 +10,7 @@
 //                         (<statefulset>-%s.<headless>); member 0 asks members 1..8 what they hold
 //   TERMINATION_LOG       replication only: where member 0 says why it will not open (/dev/termination-log, which
 //                         the kubelet reports as the container's termination message)
-//   MYSQL_PORT            the local server's port (3306)
+//   MYSQL_HOST, MYSQL_PORT  the local server's address and port (127.0.0.1, 3306)
 //   CONF_DIR              where the server's extra option file goes (/etc/mysql/conf.d)
 //   CLIENT_DIR            where the client option file goes (an in-memory volume)
 //
@@ -65,7 +65,7 @@ quote() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'; }
   echo '[client]'
   echo 'user=root'
   printf 'password="%s"\n' "$(quote "$MYSQL_ROOT_PASSWORD")"
-  echo 'host=127.0.0.1'
+  echo "host=$MYSQL_HOST"
   echo "port=$MYSQL_PORT"
   echo 'protocol=TCP'
 } > "$CLIENT_DIR/root.cnf"

@@ -258,6 +258,7 @@ export function statefulSet(
   const dirs = [
     { name: 'CONF_DIR', value: CONF_DIR },
     { name: 'CLIENT_DIR', value: CLIENT_DIR },
+    { name: 'MYSQL_HOST', value: '127.0.0.1' },
     { name: 'MYSQL_PORT', value: String(MYSQL_PORT) },
   ];
   const mounts = [
