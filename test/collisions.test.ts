@@ -4,6 +4,7 @@
 // (no pod, no membership change, no IAM key) and changing nothing it has.
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
+import { backupNameProblem, etcdbackup } from '../hooks/etcdbackup/index.js';
 import { etcdChildNames, etcdNameProblem } from '../hooks/etcdcluster/index.js';
 import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
 import { memcached } from '../hooks/memcached/index.js';
@@ -14,7 +15,7 @@ import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObj
 import { controllerOf, heldForTakenNames, holderOf, namedRules, takenCondition, takenNames } from '../lib/ownership.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { etcdParent } from './fixtures/etcd.js';
-import { etcdSync, memcachedSync, mysqlSync, podsetSync, s3Sync } from './fixtures/hooks.js';
+import { backupSync, etcdSync, memcachedSync, mysqlSync, podsetSync, s3Sync } from './fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 
 const now = FIXED_NOW;
@@ -421,3 +422,48 @@ t.test('every kind with named children asks for them by name in customize', asyn
     for (const r of named) t.equal(r.namespace, NS, `${kind} ${r.resource}: in the parent's namespace`);
   }
 });
+
+t.test(
+  'EtcdBackup: a Job name another owner holds is JobNameTaken; names too long for its Job or CronJob are InvalidSpec',
+  async (t) => {
+    const parent = (name: string, interval = 0): ParentObject =>
+      ({
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdBackup',
+        metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1 },
+        spec: {
+          clusterName: 'example-etcd-cluster',
+          s3: { path: 'bucket/key' },
+          ...(interval ? { backupPolicy: { backupIntervalInSecond: interval } } : {}),
+        },
+      }) as ParentObject;
+    const job = held('Job', 'batch/v1', 'nightly-backup', { kind: 'EtcdBackup', name: 'nightly', uid: 'uid-old' });
+    job.metadata.namespace = 'ns';
+    const res = backupSync(
+      { controller: {}, parent: parent('nightly'), children: {}, related: objectMap([job]) },
+      'img',
+      now,
+    );
+    t.match(ready(res) ?? (res.status as any).conditions[0], {
+      status: 'False',
+      reason: 'JobNameTaken',
+      message: /^Job nightly-backup belongs to EtcdBackup nightly \(uid uid-old\)/,
+    });
+    t.same(res.children, []);
+    t.equal(backupNameProblem(parent('a'.repeat(56))), undefined, 'a one-off backup: its Job\u2019s pods label it, 63');
+    t.match(
+      backupNameProblem(parent('a'.repeat(57))),
+      /cannot name label job-name "a{57}-backup": it must be at most 63/,
+    );
+    t.equal(backupNameProblem(parent('a'.repeat(45), 60)), undefined, 'a periodic one: its CronJob, 52');
+    t.match(backupNameProblem(parent('a'.repeat(46), 60)), /cannot name CronJob "a{46}-backup": it must be at most 52/);
+    const rules = etcdbackup.customize!({ controller: {}, parent: parent('nightly') }, {} as never).relatedResources;
+    t.same(
+      rules.filter((r) => r.names),
+      [
+        { apiVersion: 'batch/v1', resource: 'cronjobs', namespace: 'ns', names: ['nightly-backup'] },
+        { apiVersion: 'batch/v1', resource: 'jobs', namespace: 'ns', names: ['nightly-backup'] },
+      ],
+    );
+  },
+);
