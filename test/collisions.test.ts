@@ -467,3 +467,20 @@ t.test(
     );
   },
 );
+
+t.test(
+  'PodSet customize asks only for the pods it does not have yet, so that a settled PodSet asks for none',
+  async (t) => {
+    const ask = (status?: Record<string, unknown>) => {
+      const req = parentOf('podset', 'web', { size: 3 });
+      if (status) req.parent.status = status as never;
+      return podset.customize!({ controller: {}, parent: req.parent }, {} as never).relatedResources.find(
+        (r) => r.names,
+      )?.names;
+    };
+    t.same(ask(), ['web-0', 'web-1', 'web-2', 'web-pod-0', 'web-pod-1', 'web-pod-2'], 'a new PodSet: every name');
+    t.same(ask({ nodes: ['web-pod-0', 'web-pod-2'] }), ['web-0', 'web-1', 'web-2', 'web-pod-1']);
+    t.equal(ask({ nodes: ['web-pod-0', 'web-pod-1', 'web-pod-2', 'web-0', 'web-1', 'web-2'] }), undefined, 'none');
+    t.same(ask({ nodes: 'web-pod-0' })!.length, 6, 'a status that cannot be read: every name');
+  },
+);

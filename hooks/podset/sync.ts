@@ -77,15 +77,22 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
   ]);
 }
 
-/** Every name a PodSet's pods may take: each ordinal below its size (at most the maximum), in either form. */
+/**
+ * The names a PodSet's pods may take that it does not have yet: each ordinal below its size (at most the maximum),
+ * in either form, but for the pods its status lists. Metacontroller asks customize again when the spec changes (a
+ * scale) and every 20 minutes (v4.17 customize/manager.go, its response cache): a settled PodSet asks for none, and
+ * the request does not carry its pods twice (as children and as related objects).
+ */
 export function childNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name ?? '';
   const size = (parent.spec as { size?: unknown } | undefined)?.size;
   const count = typeof size === 'number' && Number.isInteger(size) && size > 0 ? Math.min(size, MAX_SIZE.podset) : 0;
+  const listed = (parent.status as { nodes?: unknown } | null | undefined)?.nodes;
+  const have = new Set(Array.isArray(listed) ? listed.slice(0, MAX_SIZE.podset) : []);
   const names: ChildName[] = [];
   for (let i = 0; i < count; i++) {
-    names.push({ apiVersion: 'v1', kind: 'Pod', name: podName(podBase(name), i) });
-    names.push({ apiVersion: 'v1', kind: 'Pod', name: podName(podBase(name, true), i) });
+    for (const pod of [podName(podBase(name), i), podName(podBase(name, true), i)])
+      if (!have.has(pod)) names.push({ apiVersion: 'v1', kind: 'Pod', name: pod });
   }
   return names;
 }
