@@ -130,3 +130,59 @@ export function quantityProblem(value: string): string | undefined {
   if (whole!.replace(/^0+/, '').length > MAX_QUANTITY_DIGITS) return 'is too large';
   return undefined;
 }
+
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** What is wrong with a label or annotation key (`[prefix/]name`, a qualified name), or undefined. */
+export function labelKeyProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined) {
+    const p = ruleProblem('dns1123Subdomain', prefix);
+    if (p) return `has a prefix that ${p}`;
+  }
+  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME.test(name))
+    return "must be [prefix/]name, the name at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+  return undefined;
+}
+
+/**
+ * The first key or value of a string map copied into labels (`values: true`) or annotations that the API server
+ * refuses, as `<field>.<key> ...` (undefined when all are valid).
+ */
+export function stringMapProblem(
+  field: string,
+  map: Record<string, string> | undefined,
+  values: 'label' | 'any',
+): string | undefined {
+  for (const [key, value] of Object.entries(map ?? {})) {
+    const k = labelKeyProblem(key);
+    if (k) return `${field} key ${JSON.stringify(key)} ${k}`;
+    const v = values === 'label' ? ruleProblem('labelValue', value) : undefined;
+    if (v) return `${field}.${key} ${JSON.stringify(value)} ${v}`;
+  }
+  return undefined;
+}
+
+const RESOURCE_QUANTITY = /^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
+
+/**
+ * What is wrong with a container's resources (requests and limits: a quantity per resource, as a string or a
+ * number), or undefined. A quantity the API server cannot parse, or a negative one, refuses the whole pod.
+ */
+export function resourcesProblem(field: string, resources: unknown): string | undefined {
+  if (resources === undefined) return undefined;
+  for (const part of ['requests', 'limits']) {
+    const map = (resources as Record<string, unknown> | null)?.[part];
+    if (map === undefined) continue;
+    if (!map || typeof map !== 'object' || Array.isArray(map)) return `${field}.${part} must be a map of quantities`;
+    for (const [name, q] of Object.entries(map as Record<string, unknown>)) {
+      const ok =
+        (typeof q === 'number' && Number.isFinite(q) && q >= 0) ||
+        (typeof q === 'string' && q.length <= 64 && RESOURCE_QUANTITY.test(q));
+      if (!ok) return `${field}.${part}.${name} ${JSON.stringify(q)} is not a quantity (such as 500m, 1, 256Mi, 1Gi)`;
+    }
+  }
+  return undefined;
+}

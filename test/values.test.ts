@@ -6,8 +6,18 @@ import { nameProblem as memcachedName } from '../hooks/memcached/sync.js';
 import { nameProblem as podsetName } from '../hooks/podset/sync.js';
 import { nameProblem as s3Name } from '../hooks/s3/sync.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { imageProblem, parentNameProblem, quantityProblem, ruleProblem } from '../lib/values.js';
-import { memcachedSync, mysqlSync, podsetSync } from './fixtures/hooks.js';
+import {
+  imageProblem,
+  labelKeyProblem,
+  parentNameProblem,
+  quantityProblem,
+  resourcesProblem,
+  ruleProblem,
+  stringMapProblem,
+} from '../lib/values.js';
+import { etcdValueProblem } from '../hooks/etcdcluster/index.js';
+import { etcdParent } from './fixtures/etcd.js';
+import { etcdSync, memcachedSync, mysqlSync, podsetSync } from './fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 
 const now = FIXED_NOW;
@@ -172,4 +182,67 @@ t.test('MySQLCluster: storage values a volume claim cannot carry are InvalidSpec
     now,
   );
   t.not(ready(fine).reason, 'InvalidSpec');
+});
+
+t.test('label keys, label maps and container resources: what the API server accepts', async (t) => {
+  for (const ok of ['app', 'app.kubernetes.io/name', 'a_b.c-d', 'example.com/x', 'A'])
+    t.equal(labelKeyProblem(ok), undefined, ok);
+  for (const [bad, why] of [
+    ['', /\[prefix\/\]name/],
+    ['-a', /\[prefix\/\]name/],
+    ['a/', /\[prefix\/\]name/],
+    ['Example.com/x', /prefix that must contain only lower-case/],
+    [`${'a'.repeat(64)}`, /\[prefix\/\]name/],
+    ['a b', /\[prefix\/\]name/],
+  ] as const)
+    t.match(labelKeyProblem(bad), why, JSON.stringify(bad));
+  t.equal(stringMapProblem('f', { team: 'a', 'x.io/y': 'b-c' }, 'label'), undefined);
+  t.equal(stringMapProblem('f', undefined, 'label'), undefined);
+  t.match(stringMapProblem('f', { team: 'a b' }, 'label'), /^f\.team "a b" must contain only letters/);
+  t.match(stringMapProblem('f', { 'a b': 'x' }, 'any'), /^f key "a b" must be \[prefix\/\]name/);
+  t.equal(stringMapProblem('f', { note: 'any text at all, with spaces' }, 'any'), undefined, 'annotation values: any');
+  t.equal(resourcesProblem('r', undefined), undefined);
+  t.equal(
+    resourcesProblem('r', { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: 1, memory: '1e9' } }),
+    undefined,
+  );
+  t.match(resourcesProblem('r', { requests: { cpu: 'lots' } }), /^r\.requests\.cpu "lots" is not a quantity/);
+  t.match(resourcesProblem('r', { limits: { memory: '-1Gi' } }), /limits\.memory/);
+  t.match(resourcesProblem('r', { limits: { memory: -1 } }), /limits\.memory -1/);
+  t.match(resourcesProblem('r', { requests: 'x' }), /r\.requests must be a map of quantities/);
+});
+
+t.test('EtcdCluster: values its member pods and claims cannot carry are InvalidSpec', async (t) => {
+  const parent = (spec: Record<string, unknown>) => etcdParent(spec);
+  t.equal(etcdValueProblem(parent({ size: 1 })), undefined);
+  const bare = { ...parent({}), spec: { size: 1, version: 'v3.5.0' } };
+  t.equal(etcdValueProblem(bare), undefined, 'no repository: the default one');
+  for (const [spec, message] of [
+    [
+      { repository: 'quay.io/coreos/etcd ' },
+      /make the image "quay.io\/coreos\/etcd :v3\.5\.0", which is not an image reference/,
+    ],
+    [{ repository: 'Quay.io/CoreOS/etcd' }, /which is not an image reference/],
+    [{ pod: { labels: { tier: 'a b' } } }, /^spec\.pod\.labels\.tier "a b"/],
+    [{ pod: { nodeSelector: { 'disk type': 'ssd' } } }, /^spec\.pod\.nodeSelector key "disk type"/],
+    [{ pod: { annotations: { 'a b': 'x' } } }, /^spec\.pod\.annotations key/],
+    [{ pod: { resources: { requests: { cpu: 'half' } } } }, /^spec\.pod\.resources\.requests\.cpu "half"/],
+    [
+      { pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '0Gi' } } } } },
+      /storage "0Gi" must be greater than zero/,
+    ],
+    [
+      { pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: 1 } } } } },
+      /storage 1 must be a quantity/,
+    ],
+    [{ TLS: { static: { member: { peerSecret: 'Peer_TLS' } } } }, /^spec\.TLS\.static\.member\.peerSecret "Peer_TLS"/],
+    [{ TLS: { static: { operatorSecret: 'op tls' } } }, /^spec\.TLS\.static\.operatorSecret/],
+  ] as const)
+    t.match(etcdValueProblem(parent(spec as Record<string, unknown>)), message, JSON.stringify(spec));
+  const res = await etcdSync(
+    { controller: {}, parent: parent({ size: 1, pod: { labels: { tier: 'a b' } } }), children: {} },
+    { etcd: { memberList: async () => ({ members: [] }), health: async () => ({ healthy: false }) } as never, now },
+  );
+  t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /spec\.pod\.labels\.tier/ });
+  t.same(res.children, [], 'no member pod the API server would refuse');
 });

@@ -3,11 +3,18 @@ import { serviceRule } from '../../lib/children.js';
 import type { ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
 import type { ChildName } from '../../lib/ownership.js';
-import { parentNameProblem } from '../../lib/values.js';
+import {
+  imageProblem,
+  parentNameProblem,
+  quantityProblem,
+  resourcesProblem,
+  ruleProblem,
+  stringMapProblem,
+} from '../../lib/values.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
-import { MAX_SIZE, resource } from './schema.js';
+import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
 
 /**
@@ -20,6 +27,64 @@ export function etcdNameProblem(parent: ParentObject): string | undefined {
     { what: 'Service', rule: 'dns1035' },
     { what: 'label etcd_cluster', rule: 'labelValue' },
   ]);
+}
+
+/**
+ * The values an EtcdCluster copies into its member pods and claims that the API server or the kubelet would refuse:
+ * the image (`<repository>:v<version>`), the pods' labels, annotations and node selector, the container's resources,
+ * the TLS Secrets' names and the claims' storage request. The spec's schema has already been checked.
+ */
+export function etcdValueProblem(parent: ParentObject): string | undefined {
+  const spec = (parent.spec ?? {}) as {
+    repository?: unknown;
+    version?: unknown;
+    pod?: Record<string, unknown>;
+    TLS?: { static?: { member?: Record<string, unknown>; operatorSecret?: unknown } };
+  };
+  const version = typeof spec.version === 'string' ? spec.version.trim().replace(/^v/, '') : '';
+  const image = `${typeof spec.repository === 'string' ? spec.repository : DEFAULT_REPOSITORY}:v${version}`;
+  const imageWrong = imageProblem(image);
+  if (imageWrong)
+    return `spec.repository and spec.version make the image ${JSON.stringify(image)}, which ${imageWrong}`;
+  const pod = spec.pod ?? {};
+  const maps = [
+    stringMapProblem('spec.pod.labels', pod['labels'] as Record<string, string> | undefined, 'label'),
+    stringMapProblem('spec.pod.nodeSelector', pod['nodeSelector'] as Record<string, string> | undefined, 'label'),
+    stringMapProblem('spec.pod.annotations', pod['annotations'] as Record<string, string> | undefined, 'any'),
+    resourcesProblem('spec.pod.resources', pod['resources']),
+  ].find(Boolean);
+  if (maps) return maps;
+  return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
+}
+
+/** The storage request of the members' claims, when they have one. */
+function claimProblem(claim: unknown): string | undefined {
+  const storage = (claim as { resources?: { requests?: { storage?: unknown } } } | undefined)?.resources?.requests
+    ?.storage;
+  if (storage === undefined) return undefined;
+  const wrong = typeof storage === 'string' ? quantityProblem(storage) : 'must be a quantity such as 1Gi';
+  return wrong
+    ? `spec.pod.persistentVolumeClaimSpec.resources.requests.storage ${JSON.stringify(storage)} ${wrong}`
+    : undefined;
+}
+
+/** The TLS Secrets' names: each a Secret a pod mounts (or the hook reads), so a DNS-1123 subdomain. */
+function tlsNameProblem(tls: { static?: { member?: Record<string, unknown>; operatorSecret?: unknown } } | undefined) {
+  const secrets: Array<[string, unknown]> = [
+    ['spec.TLS.static.member.peerSecret', tls?.static?.member?.['peerSecret']],
+    ['spec.TLS.static.member.serverSecret', tls?.static?.member?.['serverSecret']],
+    ['spec.TLS.static.operatorSecret', tls?.static?.operatorSecret],
+  ];
+  for (const [field, name] of secrets) {
+    const wrong = typeof name === 'string' ? ruleProblem('dns1123Subdomain', name) : undefined;
+    if (wrong) return `${field} "${String(name)}" ${wrong}`;
+  }
+  return undefined;
+}
+
+/** The EtcdCluster's problems beyond its spec's schema: its name, then the values its children carry. */
+export function etcdParentProblem(parent: ParentObject): string | undefined {
+  return etcdNameProblem(parent) ?? etcdValueProblem(parent);
 }
 
 /**
@@ -50,7 +115,7 @@ export const etcdcluster = defineComposite({
   name: 'etcdcluster',
   resource,
   spec: parser,
-  parentProblem: etcdNameProblem,
+  parentProblem: etcdParentProblem,
   childNames: etcdChildNames,
   clients: etcdClients,
   settings: etcdSettings,
