@@ -337,6 +337,23 @@ t.test('member 0 restarted with its data opens for writes again', async (t) => {
     );
 });
 
+t.test('a replica whose data directory was wiped copies the primary again, and stays read-only', async (t) => {
+  const primary = members.find((m) => m.ordinal === 0)!;
+  const replica = members.find((m) => m.ordinal === 2)!;
+  await stopMember(replica);
+  await initialise(replica);
+  await startServer(replica, true);
+  startSidecar(replica);
+  const rows = await until('the wiped replica to have every row again', async () => {
+    const out = await sql(replica, 'SELECT COUNT(*) FROM shop.orders').catch(() => '');
+    return out === '3' ? out : undefined;
+  });
+  t.equal(rows, '3', 'every row, from the primary\u2019s binary log');
+  t.equal(await position(replica), await position(primary), 'the same transactions as the primary');
+  await until('its sidecar to report it replicating', () => probe(replica));
+  t.equal(await sql(replica, 'SELECT @@global.read_only'), '1', 'read-only');
+});
+
 t.test(
   'member 0 whose data directory was wiped stays read-only while a replica holds more transactions, and says so',
   async (t) => {
