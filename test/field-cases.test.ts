@@ -124,7 +124,9 @@ t.test('3. a primary whose data directory was lost stays read-only, and the stat
       name: 'db-mysql-0',
       namespace: 'default',
       labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db-mysql', uid: 'u-sts', controller: true }],
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db-mysql', uid: 'u-sts', controller: true },
+      ],
     },
     status: {
       phase: 'Running',
