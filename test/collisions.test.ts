@@ -12,7 +12,15 @@ import { mysqlcluster } from '../hooks/mysqlcluster/index.js';
 import { podset } from '../hooks/podset/index.js';
 import { s3 } from '../hooks/s3/index.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { controllerOf, heldForTakenNames, holderOf, namedRules, takenCondition, takenNames } from '../lib/ownership.js';
+import {
+  controllerOf,
+  heldForTakenNames,
+  holderOf,
+  namedRules,
+  takenCondition,
+  takenIn,
+  takenNames,
+} from '../lib/ownership.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { etcdParent } from './fixtures/etcd.js';
 import { backupSync, etcdSync, memcachedSync, mysqlSync, podsetSync, s3Sync } from './fixtures/hooks.js';
@@ -482,5 +490,57 @@ t.test(
     t.same(ask({ nodes: ['web-pod-0', 'web-pod-2'] }), ['web-0', 'web-1', 'web-2', 'web-pod-1']);
     t.equal(ask({ nodes: ['web-pod-0', 'web-pod-1', 'web-pod-2', 'web-0', 'web-1', 'web-2'] }), undefined, 'none');
     t.same(ask({ nodes: 'web-pod-0' })!.length, 6, 'a status that cannot be read: every name');
+  },
+);
+
+t.test(
+  'lib/ownership at its edges: no related objects, a parent without a uid, a holder that names nothing',
+  async (t) => {
+    const req = parentOf('memcached', 'x', specs.memcached);
+    const want = [{ apiVersion: 'v1', kind: 'Service', name: 's' }];
+    t.same(
+      takenIn({ ...req, related: undefined as never }, { status: {}, children: [held('Service', 'v1', 's')] }),
+      [],
+    );
+    t.same(takenNames(req, want), [], 'no related objects: nothing is known to be taken');
+    // A parent without a uid (a hand-made request) owns nothing by reference, not even objects without one.
+    const noUid = { ...req, parent: { ...req.parent, metadata: { ...req.parent.metadata, uid: undefined } } };
+    noUid.related = objectMap([
+      {
+        ...held('Service', 'v1', 's'),
+        metadata: { name: 's', namespace: NS, ownerReferences: [{ kind: 'K', name: 'k', controller: true }] },
+      } as KubeObject,
+    ]);
+    t.same(
+      takenNames(noUid as CompositeSyncRequest, want).map((x) => x.holder),
+      ['K k (uid ?)'],
+    );
+    const odd = {
+      ...held('Service', 'v1', 's'),
+      metadata: { name: 's', ownerReferences: [{ kind: 7, name: '', controller: true }] },
+    };
+    t.equal(holderOf(odd as KubeObject), '? ? (uid ?)');
+    const long = {
+      ...odd,
+      metadata: { name: 's', ownerReferences: [{ kind: 'K'.repeat(300), name: 'n', uid: 'u', controller: true }] },
+    };
+    t.equal(holderOf(long as KubeObject), `${'K'.repeat(253)} n (uid u)`);
+    const nameless = { ...req.parent, kind: undefined } as unknown as ParentObject;
+    t.match(takenCondition(nameless, [{ child: want[0]!, holder: 'h' }]).message, /: this parent does not take/);
+    // The answer a hook computed is held with its own status; without one, with the parent's.
+    const answer = heldForTakenNames(req, [{ child: want[0]!, holder: 'h' }], now);
+    t.same(
+      (answer.status as any).conditions.map((c: any) => c.reason),
+      ['ServiceNameTaken'],
+    );
+    // Children without a name or kind are no names.
+    req.related = objectMap([held('Service', 'v1', 's')]);
+    t.same(
+      takenIn(req, {
+        status: {},
+        children: [{ kind: 'Service', metadata: {} } as never, null as never, held('Service', 'v1', 's')],
+      }).map((x) => x.child.name),
+      ['s'],
+    );
   },
 );
