@@ -76,9 +76,7 @@ interface OwnerRef {
 export function controllerOf(obj: KubeObject): OwnerRef | undefined {
   const refs = (obj.metadata as { ownerReferences?: unknown }).ownerReferences;
   if (!Array.isArray(refs)) return undefined;
-  return (refs as unknown[]).find(
-    (r): r is OwnerRef => typeof r === 'object' && r !== null && (r as OwnerRef).controller === true,
-  );
+  return (refs as unknown[]).find((r): r is OwnerRef => (r as OwnerRef | null)?.controller === true);
 }
 
 /** A name another owner holds: the child wanted, and who holds it, in words. */
@@ -170,12 +168,10 @@ export function heldForTakenNames(
 /** The names of an answer's children that another owner holds (takenNames). */
 export function takenIn(request: CompositeSyncRequest, response: CompositeSyncResponse): TakenName[] {
   if (!request.related) return [];
-  const wanted: ChildName[] = [];
-  for (const c of response.children ?? []) {
-    const child = c as KubeObject;
-    if (child?.metadata?.name && child.kind && child.apiVersion)
-      wanted.push({ apiVersion: child.apiVersion, kind: child.kind, name: child.metadata.name });
-  }
+  // The hook's own children: each with its kind and name (what else an answer may hold names nothing).
+  const wanted = response.children.flatMap((c: KubeObject | null) =>
+    c?.metadata?.name ? [{ apiVersion: c.apiVersion, kind: c.kind, name: c.metadata.name }] : [],
+  );
   return takenNames(request, wanted);
 }
 
@@ -190,6 +186,5 @@ export function guardAnswer(
 ): CompositeSyncResponse {
   const taken = takenIn(request, response);
   if (taken.length === 0) return response;
-  const status = response.status && typeof response.status === 'object' ? (response.status as Status) : undefined;
-  return heldForTakenNames(request, taken, now, status);
+  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined);
 }

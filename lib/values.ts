@@ -114,7 +114,7 @@ export function imageProblem(image: string): string | undefined {
   return undefined;
 }
 
-const QUANTITY = /^([0-9]+)(?:\.([0-9]+))?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+const QUANTITY = /^([0-9]+)(?:\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 /** A quantity's digits beyond which the API server's int64 (bytes) no longer holds it. */
 const MAX_QUANTITY_DIGITS = 18;
 
@@ -125,9 +125,9 @@ const MAX_QUANTITY_DIGITS = 18;
 export function quantityProblem(value: string): string | undefined {
   const m = QUANTITY.exec(value);
   if (!m) return 'must be a quantity such as 1Gi, 500Mi or 10G';
-  const [, whole, fraction] = m;
-  if (!/[1-9]/.test(`${whole}${fraction ?? ''}`)) return 'must be greater than zero';
-  if (whole!.replace(/^0+/, '').length > MAX_QUANTITY_DIGITS) return 'is too large';
+  // The suffixes are letters: a digit other than 0 anywhere makes a value above zero.
+  if (!/[1-9]/.test(value)) return 'must be greater than zero';
+  if (m[1]!.replace(/^0+/, '').length > MAX_QUANTITY_DIGITS) return 'is too large';
   return undefined;
 }
 

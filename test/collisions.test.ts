@@ -544,3 +544,70 @@ t.test(
     );
   },
 );
+
+t.test(
+  'lib/ownership: every kind\u2019s resource, a parent without a namespace, the message whole, what a hold keeps',
+  async (t) => {
+    const kinds: Array<[string, string, string]> = [
+      ['ConfigMap', 'v1', 'configmaps'],
+      ['CronJob', 'batch/v1', 'cronjobs'],
+      ['Deployment', 'apps/v1', 'deployments'],
+      ['Job', 'batch/v1', 'jobs'],
+      ['PersistentVolumeClaim', 'v1', 'persistentvolumeclaims'],
+      ['Pod', 'v1', 'pods'],
+      ['PodDisruptionBudget', 'policy/v1', 'poddisruptionbudgets'],
+      ['Secret', 'v1', 'secrets'],
+      ['Service', 'v1', 'services'],
+      ['StatefulSet', 'apps/v1', 'statefulsets'],
+    ];
+    for (const [kind, apiVersion, resource] of kinds)
+      t.same(namedRules('n', [{ apiVersion, kind, name: 'x' }]), [
+        { apiVersion, resource, namespace: 'n', names: ['x'] },
+      ]);
+    // A hand-made request without a namespace: objects without one are in it.
+    const bare = parentOf('memcached', 'x', specs.memcached);
+    delete (bare.parent.metadata as { namespace?: string }).namespace;
+    bare.related = objectMap([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } } as KubeObject]);
+    t.equal(takenNames(bare, [{ apiVersion: 'v1', kind: 'Service', name: 's' }]).length, 1);
+    // The message whole; three names are all listed, with nothing more said.
+    const three = ['a', 'b', 'c'].map((name) => ({ child: { apiVersion: 'v1', kind: 'Pod', name }, holder: 'h' }));
+    t.equal(
+      takenCondition(bare.parent, three).message,
+      "Pod a belongs to h; Pod b belongs to h; Pod c belongs to h: this Memcached does not take or serve another owner's objects, and creates nothing that depends on them; rename this Memcached, or delete or rename what holds the name",
+    );
+    // A hold keeps the conditions other than Ready that are conditions, and none when there were none.
+    const req = parentOf('memcached', 'x', specs.memcached);
+    const kept = heldForTakenNames(req, three, now, {
+      conditions: [null, 'x', { type: 'Ready', status: 'True' }, { type: 'Available', status: 'True' }],
+    });
+    t.same(
+      (kept.status as any).conditions.map((c: any) => c.type),
+      ['Ready', 'Available'],
+    );
+    t.same(
+      (heldForTakenNames(req, three, now, { ready: '0/1' }).status as any).conditions.map((c: any) => c.type),
+      ['Ready'],
+    );
+    // An answer without a status is held with the parent's.
+    req.parent.status = { ready: '2/2' } as never;
+    req.related = objectMap([held('Service', 'v1', 'x-memcached')]);
+    const guarded = memcachedSync(req, now);
+    t.equal((guarded.status as any).ready, '0/1', 'the hook\u2019s own status when it has one');
+    const { guardAnswer } = await import('../lib/ownership.js');
+    const statusless = guardAnswer(req, { status: null, children: [held('Service', 'v1', 'x-memcached')] }, now);
+    t.equal((statusless.status as any).ready, '2/2', 'else the parent\u2019s');
+  },
+);
+
+t.test('PodSet customize: at most the maximum size of names, none for a size that is no number', async (t) => {
+  const ask = (size: unknown) =>
+    podset.customize!(
+      { controller: {}, parent: { ...parentOf('podset', 'web', { size: 1 }).parent, spec: { size } } },
+      {} as never,
+    ).relatedResources.find((r) => r.names)?.names?.length ?? 0;
+  t.equal(ask(5000), 2000, 'a hand-made request over the maximum: the maximum, in either form');
+  t.equal(ask('x'), 0);
+  t.equal(ask(undefined), 0);
+  t.equal(ask(0), 0);
+  t.equal(ask(2), 4);
+});

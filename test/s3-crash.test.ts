@@ -288,3 +288,108 @@ t.test(
     }
   },
 );
+
+/** The call count at which a first sync of `bucket` leaves the bucket created and untagged. */
+async function untaggedAt(bucket: string): Promise<number> {
+  for (let n = 0; n < 50; n++) {
+    const probe = new Resource(new FakeAws(), { bucketName: bucket });
+    await probe.killed('sync', n);
+    const b = probe.fake.buckets.get(bucket);
+    if (b && b.tags.size === 0) return n;
+  }
+  throw new Error('never untagged');
+}
+
+t.test(
+  'the record of intent adopts only an untagged bucket it names, and costs no write it does not need',
+  async (t) => {
+    const n = await untaggedAt('intent-a');
+    // The bucket the record names was tagged by someone else meanwhile: refused, left as it is.
+    const r = new Resource(new FakeAws(), { bucketName: 'intent-a' });
+    await r.killed('sync', n);
+    r.fake.buckets.get('intent-a')!.tags = new Map([[OWNER_UID_TAG, 'uid-other']]);
+    t.match(ready(await r.run('sync')), { status: 'False', reason: 'BucketAlreadyExists' });
+    t.same([...r.fake.buckets.get('intent-a')!.tags], [[OWNER_UID_TAG, 'uid-other']], 'not retagged');
+    // Taken back: no tagBucket before the settings, no second record.
+    const back = new Resource(new FakeAws(), { bucketName: 'intent-a' });
+    await back.killed('sync', n);
+    back.fake.calls = [];
+    await back.run('sync');
+    t.notOk(
+      back.fake.calls.some((c) => c.startsWith('tagBucket') || c.startsWith('tagUser')),
+      back.fake.calls.join('; '),
+    );
+    t.ok(back.fake.calls.includes(`untagUser ${USER} ${BUCKET_INTENT_TAG}`), 'the record removed');
+    // Killed right after the record, before CreateBucket: the next sync creates the bucket without recording again.
+    const early = new Resource(new FakeAws(), { bucketName: 'intent-b' });
+    const recordAt = n - 1;
+    await early.killed('sync', recordAt);
+    t.equal(early.fake.users.get(USER)!.tags.get(BUCKET_INTENT_TAG), 'intent-b');
+    t.notOk(early.fake.buckets.has('intent-b'));
+    early.fake.calls = [];
+    await early.run('sync');
+    t.same(
+      early.fake.calls.filter((c) => c.startsWith('tagUser')),
+      [],
+      'the record stands: not written twice',
+    );
+    t.ok(early.fake.buckets.has('intent-b'));
+    // A record naming another bucket that someone else tagged meanwhile: not taken, not recorded.
+    const moved = new Resource(new FakeAws(), { bucketName: 'intent-c' });
+    await moved.killed('sync', await untaggedAt('intent-c'));
+    moved.fake.buckets.get('intent-c')!.tags = new Map([[OWNER_UID_TAG, 'uid-other']]);
+    moved.spec = { ...moved.spec, bucketName: 'intent-d' };
+    await converge(moved);
+    t.same([...moved.fake.buckets.get('intent-c')!.tags], [[OWNER_UID_TAG, 'uid-other']]);
+    t.same(moved.status!['createdBuckets'], ['intent-d'], 'only its own bucket recorded');
+  },
+);
+
+t.test(
+  'finalize: a record naming a bucket someone else tagged, or one already recorded; a user that is not ours',
+  async (t) => {
+    const n = await untaggedAt('fin-a');
+    const r = new Resource(new FakeAws(), { bucketName: 'fin-a', deletionPolicy: 'Retain' });
+    await r.killed('sync', n);
+    r.fake.buckets.get('fin-a')!.tags = new Map([[OWNER_UID_TAG, 'uid-other']]);
+    const res = await r.run('finalize');
+    t.equal(res.finalized, true);
+    t.same([...r.fake.buckets.get('fin-a')!.tags], [[OWNER_UID_TAG, 'uid-other']], 'not tagged');
+    t.notOk(r.status!['retainedBuckets'], 'not listed as this resource\u2019s');
+    // A record naming a bucket the status already records: no second look-up of it.
+    const ok = new Resource(new FakeAws(), { bucketName: 'fin-b', deletionPolicy: 'Delete' });
+    await converge(ok);
+    ok.fake.users.get(USER)!.tags.set(BUCKET_INTENT_TAG, 'fin-b');
+    ok.fake.hints = [];
+    t.equal((await ok.run('finalize')).finalized, true);
+    t.equal(ok.fake.hints.length, 0, 'the recorded bucket is not looked up again for the record');
+    // The user of that name is someone else's (and the status names a policy): nothing is detached or deleted.
+    const fake = new FakeAws();
+    fake.users.set(USER, { tags: new Map([[OWNER_UID_TAG, 'uid-other']]), keys: [], policies: ['arn:p'] });
+    fake.policies.set('arn:p', { tags: new Map([[OWNER_UID_TAG, 'uid-other']]), versions: ['{}'] });
+    const stranger = new Resource(fake, { bucketName: 'fin-c' });
+    stranger.status = { policyArn: 'arn:p' };
+    t.equal((await stranger.run('finalize')).finalized, true, 'nothing of ours to wait for');
+    t.same(fake.calls, [], 'no call that changes anything');
+    t.ok(fake.users.has(USER) && fake.policies.has('arn:p'));
+  },
+);
+
+t.test(
+  'finalize while a bucket is not empty: keys revoked at once; the user, which holds the record, and its policy wait',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'fin-full', deletionPolicy: 'Delete' });
+    await converge(r);
+    r.fake.buckets.get('fin-full')!.objects = 2;
+    const res = await r.run('finalize');
+    t.equal(res.finalized, false);
+    t.match((res.status as any).conditions[0], { reason: 'BucketNotEmpty' });
+    t.same(r.fake.keyIds(USER), [], 'the credentials no longer work');
+    t.ok(r.fake.users.has(USER), 'the user stays');
+    t.equal(r.fake.policies.size, 1, 'and its policy');
+    r.fake.buckets.get('fin-full')!.objects = 0;
+    t.equal((await r.run('finalize')).finalized, true);
+    t.same([...r.fake.users.keys()], []);
+    t.equal(r.fake.policies.size, 0);
+  },
+);

@@ -116,7 +116,11 @@ t.test('parent names each kind\u2019s children cannot carry: InvalidSpec naming 
     /cannot name label app.kubernetes.io\/instance "a{64}": it must be at most 63/,
   );
   t.equal(podsetName(p('web.a', { size: 2 }), none), undefined, 'dots: valid in labels and pod names');
-  t.match(podsetName(p('Web', { size: 2 }), none), /cannot name Pod "Web-pod-1"/);
+  t.equal(
+    podsetName(p('Web', { size: 2 }), none),
+    `metadata.name "Web" cannot name Pod "Web-pod-999": it must contain only lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit (a DNS-1123 subdomain)`,
+    'the highest ordinal a PodSet may have',
+  );
   // S3: the Secret's labels and its default name.
   t.equal(s3Name(p('a'.repeat(63))), undefined);
   t.match(s3Name(p('a'.repeat(64))), /label app.kubernetes.io\/instance/);
@@ -245,4 +249,46 @@ t.test('EtcdCluster: values its member pods and claims cannot carry are InvalidS
   );
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /spec\.pod\.labels\.tier/ });
   t.same(res.children, [], 'no member pod the API server would refuse');
+});
+
+t.test('the rules\u2019 words and edges, exactly', async (t) => {
+  t.equal(ruleProblem('dns1123Label', 'a'), undefined, 'one character');
+  t.equal(ruleProblem('dns1035', 'a'), undefined);
+  t.equal(ruleProblem('dns1123Subdomain', 'a'), undefined);
+  const says = {
+    dns1035: "must start with a letter and contain only lower-case letters, digits and '-' (a DNS-1035 label)",
+    dns1123Label:
+      "must contain only lower-case letters, digits and '-', and start and end with a letter or digit (a DNS-1123 label)",
+    dns1123Subdomain:
+      "must contain only lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit (a DNS-1123 subdomain)",
+    labelValue:
+      "must contain only letters, digits, '-', '_' and '.', and start and end with a letter or digit (a label value)",
+  } as const;
+  for (const [rule, words] of Object.entries(says)) t.equal(ruleProblem(rule as keyof typeof says, '-'), words, rule);
+  t.equal(
+    parentNameProblem('X', [{ what: 'PersistentVolumeClaim', rule: 'dns1123Subdomain', prefix: 'data-' }]),
+    `metadata.name "X" cannot name PersistentVolumeClaim "data-X": it ${says.dns1123Subdomain}`,
+    'no reason in brackets when none is given',
+  );
+  // S3: its Secret's labels, then the Secret's default name.
+  const p = (name?: string) => ({ apiVersion: 'x/v1', kind: 'S3', metadata: { name, namespace: 'ns' } }) as any;
+  t.equal(s3Name(p()), `metadata.name "" cannot name Secret "-credentials": it ${says.dns1123Subdomain}`);
+  t.equal(s3Name(p('A')), `metadata.name "A" cannot name Secret "A-credentials": it ${says.dns1123Subdomain}`);
+  // Image references at their edges.
+  const hex = 'a'.repeat(64);
+  for (const ok of [`b@sha256+b64u.x-y_z:${hex}`, `${'a'.repeat(255)}:tag`, `b@SHA256:${hex.toUpperCase()}`])
+    t.equal(imageProblem(ok), undefined, ok.slice(0, 40));
+  for (const bad of [
+    `b@sha256+1x:${hex}`,
+    `b@!sha256:${hex}`,
+    `b@sha256:${hex}!`,
+    `b@sha256++x:${hex}`,
+    `b@sha256+:${hex}`,
+  ])
+    t.match(imageProblem(bad), /digest/, bad.slice(0, 30));
+  t.match(imageProblem(`${'a'.repeat(256)}:tag`), /longer than 255/);
+  // Quantities: a fraction of several digits; leading zeros are not digits of the value.
+  t.equal(quantityProblem('1.25Gi'), undefined);
+  t.equal(quantityProblem(`00${'9'.repeat(18)}`), undefined);
+  t.equal(quantityProblem(`0${'9'.repeat(19)}`), 'is too large');
 });

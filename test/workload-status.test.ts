@@ -369,3 +369,241 @@ t.test('MySQL versions: 8.0.23 or later (the replication the scripts use), and n
   const patch = mysqlSync(request('mysqlcluster', { size: 1, version: '8.0.30' }, { related: objectMap([pod]) }), now);
   t.match(cond(patch, 'Ready'), { reason: 'InvalidSpec', message: /older than 8\.0\.36/ });
 });
+
+t.test(
+  'Memcached Degraded: every failing reason, odd pod statuses, the limits of the list, the whole conditions',
+  async (t) => {
+    const pod = (name: string, status: unknown) =>
+      ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, status }) as KubeObject;
+    const waiting = (reason: string) => ({ containerStatuses: [{ state: { waiting: { reason } } }] });
+    for (const reason of [
+      'CrashLoopBackOff',
+      'ImagePullBackOff',
+      'ErrImagePull',
+      'InvalidImageName',
+      'CreateContainerConfigError',
+      'CreateContainerError',
+      'RunContainerError',
+    ])
+      t.equal(podFailure(pod('p', waiting(reason))), reason);
+    t.equal(podFailure(pod('p', undefined)), undefined, 'no status yet');
+    t.equal(podFailure(pod('p', { containerStatuses: 5 })), undefined, 'statuses that are no list');
+    t.equal(
+      podFailure(
+        pod('p', { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ContainerCreating' } } }] }),
+      ),
+      undefined,
+    );
+    t.same(
+      degraded(
+        undefined,
+        ['a', 'b', 'c'].map((n) => pod(n, waiting('ErrImagePull'))),
+      ),
+      {
+        type: 'Degraded',
+        status: true,
+        reason: 'PodsFailing',
+        message: '3 pods failing: a: ErrImagePull, b: ErrImagePull, c: ErrImagePull',
+      },
+    );
+    t.same(degraded(undefined, [pod('a', { phase: 'Failed' })]).message, '1 pod failing: a: Failed');
+    const deployment = (conditions: unknown[]) =>
+      ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'm' }, status: { conditions } }) as KubeObject;
+    t.same(
+      degraded(deployment([{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' }]), []),
+      { type: 'Degraded', status: true, reason: 'FailedCreate', message: 'pods cannot be created: quota' },
+    );
+    t.same(degraded(deployment([{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }]), []), {
+      type: 'Degraded',
+      status: true,
+      reason: 'ProgressDeadlineExceeded',
+      message: 'Deployment m did not progress within its deadline',
+    });
+    for (const other of [
+      { type: 'Progressing', status: 'False', reason: 'Paused' },
+      { type: 'Progressing', status: 'True', reason: 'ProgressDeadlineExceeded' },
+      null,
+      'Progressing',
+    ])
+      t.equal(degraded(deployment([other]), []).status, false, JSON.stringify(other));
+  },
+);
+
+t.test(
+  'Memcached Events whole: created, scaled, Degraded on a new one and when its reason changes; none for nothing created',
+  async (t) => {
+    const told = async (req: CompositeSyncRequest) => {
+      const events: EventSpec[] = [];
+      const res = await runHook(memcached, 'sync', req, {
+        now,
+        services: { events: () => ({ record: async (_p, e) => void events.push(...e) }) },
+      });
+      return { res, events };
+    };
+    const created = await told(request('memcached', { size: 2 }));
+    t.same(created.events, [
+      {
+        type: 'Normal',
+        reason: 'Created',
+        action: 'Create',
+        note: 'created Deployment memcached-sample of 2 pods and Service memcached-sample-memcached',
+        subject: 'memcached-sample',
+      },
+    ]);
+    const observed = created.res.children.map((c) => asObserved(c));
+    const scaled = request('memcached', { size: 4 }, { children: objectMap(observed) });
+    t.same((await told(scaled)).events, [
+      {
+        type: 'Normal',
+        reason: 'Scaled',
+        action: 'Scale',
+        note: 'scaled Deployment memcached-sample from 2 to 4 pods',
+        subject: '4',
+      },
+    ]);
+    const crash = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'm-1', namespace: 'default' },
+      status: { containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
+    } as KubeObject;
+    const fresh = await told(request('memcached', { size: 2 }, { related: objectMap([crash]) }));
+    t.same(fresh.events[1], {
+      type: 'Warning',
+      reason: 'PodsFailing',
+      action: 'Reconcile',
+      note: 'Degraded: 1 pod failing: m-1: CrashLoopBackOff',
+      subject: 'Degraded',
+    });
+    // Still degraded, for another reason: told again.
+    const refused = {
+      ...observed[0]!,
+      status: { conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' }] },
+    } as KubeObject;
+    const again = request('memcached', { size: 2 }, { children: objectMap([refused, observed[1]!]) });
+    again.parent.status = fresh.res.status as never;
+    t.same(
+      (await told(again)).events.map((e) => e.reason),
+      ['FailedCreate'],
+    );
+    // An invalid spec of a new Memcached creates nothing: no Created.
+    t.same(
+      (await told(request('memcached', { size: 2, image: 'a b' }))).events.map((e) => e.reason),
+      ['InvalidSpec'],
+    );
+    // customize asks for its pods by label, its Deployment and both Service names by name.
+    t.same(memcached.customize!({ controller: {}, parent: request('memcached', { size: 1 }).parent }, {} as never), {
+      relatedResources: [
+        {
+          apiVersion: 'v1',
+          resource: 'pods',
+          labelSelector: {
+            matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'memcached-sample' },
+          },
+        },
+        { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'default', names: ['memcached-sample'] },
+        {
+          apiVersion: 'v1',
+          resource: 'services',
+          namespace: 'default',
+          names: ['memcached-sample', 'memcached-sample-memcached'],
+        },
+      ],
+    });
+  },
+);
+
+t.test(
+  'MySQLCluster: its status while the StatefulSet takes a spec, member 0 among the pods, running tags that are no version',
+  async (t) => {
+    const first = mysqlSync(request('mysqlcluster', { size: 2, version: '8.0' }), now);
+    const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
+    const sts = applied(wanted, { replicas: 2, readyReplicas: 2, updatedReplicas: 2, observedGeneration: 1 });
+    const others = first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c));
+    const at = (spec: Record<string, unknown>) =>
+      mysqlSync(request('mysqlcluster', spec, { children: objectMap([sts, ...others]) }), now);
+    t.match(cond(at({ size: 2, version: '8.0' }), 'Progressing'), { status: 'False', reason: 'Complete' });
+    t.same(cond(at({ size: 3, version: '8.0' }), 'Progressing'), {
+      ...cond(at({ size: 3, version: '8.0' }), 'Progressing'),
+      type: 'Progressing',
+      status: 'True',
+      reason: 'Updating',
+      message: 'StatefulSet my-mysql-mysql is given the new spec',
+    });
+    t.equal((first.status as any).readService, 'my-mysql-mysql-read');
+    t.equal((first.status as any).writeService, 'my-mysql-mysql');
+    // Member 0's refusal is read from member 0's pod, whatever order the pods come in.
+    const replica = {
+      ...member0({ message: `${PRIMARY_BEHIND} x` }),
+      metadata: { ...member0().metadata, name: 'my-mysql-mysql-1' },
+    };
+    const open = member0({ ready: true });
+    const req = request(
+      'mysqlcluster',
+      { size: 2, version: '8.0' },
+      { related: objectMap([replica as KubeObject, open]) },
+    );
+    t.not(
+      cond(mysqlSync(req, now), 'Ready').reason,
+      'PrimaryBehind',
+      'a replica\u2019s message is not member 0\u2019s',
+    );
+    // Pods running a tag that names no version (latest): not a downgrade of anything.
+    const latest = {
+      ...member0({ ready: true }),
+      spec: { containers: [{ name: 'mysql', image: 'mysql:latest' }] },
+    } as KubeObject;
+    t.not(
+      cond(
+        mysqlSync(request('mysqlcluster', { size: 1, version: '8.0' }, { related: objectMap([latest]) }), now),
+        'Ready',
+      ).reason,
+      'InvalidSpec',
+    );
+    // customize asks for each kind of child by name, with its API version.
+    const rules = mysqlcluster.customize!(
+      { controller: {}, parent: request('mysqlcluster', {}).parent },
+      {} as never,
+    ).relatedResources;
+    t.same(
+      rules.filter((r) => r.names).map((r) => `${r.apiVersion} ${r.resource}`),
+      ['apps/v1 statefulsets', 'v1 persistentvolumeclaims', 'v1 pods', 'v1 secrets', 'v1 services'],
+    );
+  },
+);
+
+t.test('MySQLCluster Events whole: created, scaled; nothing for a new cluster that creates nothing', async (t) => {
+  const told = async (req: CompositeSyncRequest) => {
+    const events: EventSpec[] = [];
+    const res = await runHook(mysqlcluster, 'sync', req, {
+      now,
+      services: { randomSecret: () => 'pw', events: () => ({ record: async (_p, e) => void events.push(...e) }) },
+    });
+    return { res, events };
+  };
+  const created = await told(request('mysqlcluster', { size: 1, version: '8.0' }));
+  t.same(created.events, [
+    {
+      type: 'Normal',
+      reason: 'Created',
+      action: 'Create',
+      note: 'created StatefulSet my-mysql-mysql of 1 members, Services my-mysql-mysql (writes), my-mysql-mysql-read (reads) and my-mysql-mysql-headless',
+      subject: 'my-mysql-mysql',
+    },
+  ]);
+  const observed = objectMap(created.res.children.map((c) => asObserved(c)));
+  t.same((await told(request('mysqlcluster', { size: 3, version: '8.0' }, { children: observed }))).events, [
+    {
+      type: 'Normal',
+      reason: 'Scaled',
+      action: 'Scale',
+      note: 'scaled StatefulSet my-mysql-mysql from 1 to 3 members',
+      subject: '3',
+    },
+  ]);
+  t.same((await told(request('mysqlcluster', { size: 1, version: '8.0' }, { children: observed }))).events, []);
+  t.same(
+    (await told(request('mysqlcluster', { size: 1, version: '5.7' }))).events.map((e) => e.reason),
+    ['InvalidSpec'],
+  );
+});

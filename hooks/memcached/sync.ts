@@ -44,7 +44,7 @@ export function serviceName(name: string, legacy = false): string {
  * name, or (none observed) its status records it. The status is only believed for one of the two names.
  */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name ?? '';
+  const name = request.parent.metadata.name!;
   const has = (n: string) => observedNamed(request.children, 'Service', 'v1', n) !== undefined;
   if (has(serviceName(name))) return false;
   if (has(serviceName(name, true))) return true;
@@ -81,30 +81,25 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   };
 }
 
-export function service(parent: ParentObject, spec: Spec, legacy = false): KubeObject {
+export function service(parent: ParentObject, spec: Spec, legacy: boolean): KubeObject {
   const name = parent.metadata.name!;
   return serviceChild(parent, serviceName(name, legacy), childLabels(APP, name, 'cache'), selectorLabels(APP, name), [
     { name: 'memcached', port: spec.port },
   ]);
 }
 
-/** The names a Memcached's name makes, with the longest suffix of each rule. */
-function derivedNames(legacy: boolean): DerivedName[] {
-  return [
-    { what: 'Service', rule: 'dns1035', suffix: legacy ? '' : '-memcached' },
-    { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
-    { what: 'Deployment', rule: 'dns1123Subdomain' },
-  ];
-}
-
-/** A name the Service, the Deployment or the pods' labels cannot carry. */
-export function nameProblem(parent: ParentObject, request?: CompositeSyncRequest): string | undefined {
-  return parentNameProblem(parent.metadata.name ?? '', derivedNames(request ? legacyNames(request) : false));
+/**
+ * A name the Service cannot carry. Its rule (a DNS-1035 label) is the strictest of the names a Memcached's name makes:
+ * a name that makes the Service also makes the Deployment (a DNS-1123 subdomain) and the pods' labels.
+ */
+export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  const service: DerivedName = { what: 'Service', rule: 'dns1035', suffix: legacyNames(request) ? '' : '-memcached' };
+  return parentNameProblem(parent.metadata.name ?? '', [service]);
 }
 
 /** Every name a Memcached's children may take (either Service name). */
 export function childNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name!;
   return [
     { apiVersion: 'apps/v1', kind: 'Deployment', name },
     { apiVersion: 'v1', kind: 'Service', name: serviceName(name) },
@@ -127,10 +122,11 @@ const FAILING = new Set([
 export function podFailure(pod: KubeObject): string | undefined {
   const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
   if (status?.phase === 'Failed') return 'Failed';
-  const containers = Array.isArray(status?.containerStatuses) ? (status.containerStatuses as unknown[]) : [];
+  const containers = status?.containerStatuses;
+  if (!Array.isArray(containers)) return undefined;
   for (const c of containers) {
     const reason = (c as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting?.reason;
-    if (typeof reason === 'string' && FAILING.has(reason)) return reason;
+    if (FAILING.has(reason as string)) return reason as string;
   }
   return undefined;
 }
@@ -175,7 +171,7 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
 }
 
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name!;
   const legacy = legacyNames(request);
   const wanted = deployment(parent, spec);
 
@@ -202,24 +198,27 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
  * pods that start failing. Read from the observed Deployment and status (before) and the answer (after).
  */
 export function memcachedEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
-  const name = request.parent.metadata.name ?? '';
+  const name = request.parent.metadata.name!;
   const had = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const wasDegraded = conditionOf(request.parent.status, 'Degraded');
+  const svc = serviceName(name, legacyNames(request));
   return (response) => {
     const out: EventSpec[] = [];
-    const deploy = (response.children ?? []).find((c) => c.kind === 'Deployment') as KubeObject | undefined;
+    const deploy = response.children.find((c) => c.kind === 'Deployment');
     const replicas = (deploy?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
-    if (deploy && !had) {
-      const svc = (response.children ?? []).find((c) => c.kind === 'Service')?.metadata.name;
-      out.push({
-        type: 'Normal',
-        reason: 'Created',
-        action: 'Create',
-        note: `created Deployment ${name} of ${String(replicas)} pods and Service ${String(svc)}`,
-        subject: name,
-      });
-    } else if (deploy && typeof hadReplicas === 'number' && typeof replicas === 'number' && hadReplicas !== replicas) {
+    // An answer without the Deployment (an invalid spec of a new Memcached) created nothing; one that keeps the
+    // observed Deployment (held, invalid) has its replicas.
+    if (!had) {
+      if (deploy)
+        out.push({
+          type: 'Normal',
+          reason: 'Created',
+          action: 'Create',
+          note: `created Deployment ${name} of ${String(replicas)} pods and Service ${svc}`,
+          subject: name,
+        });
+    } else if (hadReplicas !== replicas) {
       out.push({
         type: 'Normal',
         reason: 'Scaled',
@@ -228,8 +227,10 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
         subject: String(replicas),
       });
     }
+    // A Degraded reason that Ready takes too (a refused pod) is told once, as Ready's (lib/events.ts).
     const now = conditionOf(response.status, 'Degraded');
-    if (now?.status === 'True' && (wasDegraded?.status !== 'True' || wasDegraded.reason !== now.reason)) {
+    const told = conditionOf(response.status, 'Ready')?.reason === now?.reason;
+    if (now?.status === 'True' && !told && (wasDegraded?.status !== 'True' || wasDegraded.reason !== now.reason)) {
       out.push({
         type: 'Warning',
         reason: String(now.reason),
@@ -252,9 +253,7 @@ interface ConditionSeen {
 function conditionOf(status: unknown, type: string): ConditionSeen | undefined {
   const list = (status as { conditions?: unknown } | null | undefined)?.conditions;
   if (!Array.isArray(list)) return undefined;
-  return (list as unknown[]).find(
-    (c): c is ConditionSeen => typeof c === 'object' && c !== null && (c as { type?: unknown }).type === type,
-  );
+  return (list as unknown[]).find((c): c is ConditionSeen => (c as { type?: unknown } | null)?.type === type);
 }
 
 /** Asks for the pods of this Memcached so that status.nodes can list them. */

@@ -130,7 +130,7 @@ export function namesOf(name: string, legacy = false): Names {
  * Answering the other names would delete the StatefulSet and Services its clients use.
  */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name ?? '';
+  const name = request.parent.metadata.name!;
   const [now, before] = [namesOf(name), namesOf(name, true)];
   const has = (kind: string, apiVersion: string, n: string) =>
     observedNamed(request.children, kind, apiVersion, n) !== undefined;
@@ -478,9 +478,9 @@ function derivedNames(n: Names): DerivedName[] {
 }
 
 /** A name the cluster's Services, StatefulSet, pods, labels or Secret cannot carry. */
-export function nameProblem(parent: ParentObject, request?: CompositeSyncRequest): string | undefined {
+export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
   const name = parent.metadata.name ?? '';
-  return parentNameProblem(name, derivedNames(namesOf(name, request ? legacyNames(request) : false)));
+  return parentNameProblem(name, derivedNames(namesOf(name, legacyNames(request))));
 }
 
 /**
@@ -506,7 +506,7 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
   const version = (parent.spec as { version?: unknown } | undefined)?.version;
   if (typeof version !== 'string' && typeof version !== 'number') return undefined;
   const wanted = versionNumbers(mysqlVersion(version));
-  const running = runningNumbers(request, namesOf(parent.metadata.name ?? '', legacyNames(request)));
+  const running = runningNumbers(request, namesOf(parent.metadata.name!, legacyNames(request)));
   if (!running || compareVersions(wanted, running) >= 0) return undefined;
   return `spec.version ${JSON.stringify(version)} is older than ${running.join('.')}, which the members run: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
@@ -518,7 +518,7 @@ export function parentProblem(parent: ParentObject, request: CompositeSyncReques
 
 /** The ordinal of a member pod of this cluster, by its name. */
 function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
-  return ordinalOf(n.statefulSet, pod.metadata.name ?? '');
+  return ordinalOf(n.statefulSet, pod.metadata.name!);
 }
 
 /**
@@ -527,7 +527,7 @@ function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
  * StatefulSet would mount it: another owner's data).
  */
 export function takenMembers(request: CompositeSyncRequest, n: Names, size: number): ReturnType<typeof takenNames> {
-  const name = request.parent.metadata.name ?? '';
+  const name = request.parent.metadata.name!;
   const wanted: ChildName[] = [];
   for (let i = 0; i < size; i++) {
     wanted.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
@@ -654,7 +654,7 @@ function claimTemplates(spec: Spec, observedSts: KubeObject | undefined): { clai
 
 export function sync(hook: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const { request, parent, spec, now } = hook;
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name!;
   const n = namesOf(name, legacyNames(request));
   const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
@@ -781,7 +781,7 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
  * previous one of this name never gets a new password.
  */
 export function childNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name!;
   const out: ChildName[] = [];
   for (const n of [namesOf(name), namesOf(name, true)]) {
     out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
@@ -800,35 +800,36 @@ export function childNames(parent: ParentObject): ChildName[] {
  * StatefulSet (before) and the answer (after).
  */
 export function mysqlEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
-  const name = request.parent.metadata.name ?? '';
-  const n = namesOf(name, legacyNames(request));
+  const n = namesOf(request.parent.metadata.name!, legacyNames(request));
   const had = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   return (response) => {
-    const sts = (response.children ?? []).find((c) => c.kind === 'StatefulSet') as KubeObject | undefined;
+    const sts = response.children.find((c) => c.kind === 'StatefulSet');
     const replicas = (sts?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
-    if (sts && !had) {
-      return [
-        {
-          type: 'Normal',
-          reason: 'Created',
-          action: 'Create',
-          note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
-          subject: n.statefulSet,
-        },
-      ];
+    // An answer without the StatefulSet (an invalid or held new cluster) created nothing; one that keeps the observed
+    // StatefulSet has its replicas.
+    if (!had) {
+      return sts
+        ? [
+            {
+              type: 'Normal',
+              reason: 'Created',
+              action: 'Create',
+              note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
+              subject: n.statefulSet,
+            },
+          ]
+        : [];
     }
-    if (sts && typeof hadReplicas === 'number' && typeof replicas === 'number' && hadReplicas !== replicas) {
-      return [
-        {
-          type: 'Normal',
-          reason: 'Scaled',
-          action: 'Scale',
-          note: `scaled StatefulSet ${n.statefulSet} from ${hadReplicas} to ${replicas} members`,
-          subject: String(replicas),
-        },
-      ];
-    }
-    return [];
+    if (hadReplicas === replicas) return [];
+    return [
+      {
+        type: 'Normal',
+        reason: 'Scaled',
+        action: 'Scale',
+        note: `scaled StatefulSet ${n.statefulSet} from ${String(hadReplicas)} to ${String(replicas)} members`,
+        subject: String(replicas),
+      },
+    ];
   };
 }

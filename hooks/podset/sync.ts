@@ -60,20 +60,22 @@ export { ordinalOf };
 
 /** Whether this PodSet names its pods as a metaops from before `-pod-` did: it has such a pod. */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name ?? '';
-  return observedUnordered(request.children, 'Pod', 'v1').some(
-    (p) => ordinalOf(name, p.metadata.name ?? '') !== undefined,
-  );
+  const name = request.parent.metadata.name!;
+  return observedUnordered(request.children, 'Pod', 'v1').some((p) => ordinalOf(name, p.metadata.name!) !== undefined);
 }
 
-/** The names a PodSet's name makes: its pods' (at the highest ordinal) and its label values. */
+/**
+ * The names a PodSet's name makes: its label values (`app`, the instance: at most 63) and its pods' names (at the
+ * highest ordinal a PodSet may have).
+ */
 export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
-  const name = parent.metadata.name ?? '';
-  const size = (parent.spec as { size?: unknown } | undefined)?.size;
-  const last = typeof size === 'number' && size > 0 ? Math.min(size, MAX_SIZE.podset) - 1 : 0;
-  return parentNameProblem(name, [
+  return parentNameProblem(parent.metadata.name ?? '', [
     { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
-    { what: 'Pod', rule: 'dns1123Subdomain', suffix: podName(podBase('', legacyNames(request)), last) },
+    {
+      what: 'Pod',
+      rule: 'dns1123Subdomain',
+      suffix: podName(podBase('', legacyNames(request)), MAX_SIZE.podset - 1),
+    },
   ]);
 }
 
@@ -84,9 +86,9 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
  * the request does not carry its pods twice (as children and as related objects).
  */
 export function childNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name ?? '';
-  const size = (parent.spec as { size?: unknown } | undefined)?.size;
-  const count = typeof size === 'number' && Number.isInteger(size) && size > 0 ? Math.min(size, MAX_SIZE.podset) : 0;
+  const name = parent.metadata.name!;
+  // Not a number (a spec the CRD would refuse): NaN, so no name.
+  const count = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE.podset);
   const listed = (parent.status as { nodes?: unknown } | null | undefined)?.nodes;
   const have = new Set(Array.isArray(listed) ? listed.slice(0, MAX_SIZE.podset) : []);
   const names: ChildName[] = [];

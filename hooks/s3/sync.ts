@@ -99,7 +99,7 @@ export function secretName(parent: ParentObject, spec: Spec): string {
 /** The Secret an S3 resource may want (its spec's, or `<name>-credentials`), asked for by name (lib/ownership.ts). */
 export function childNames(parent: ParentObject): ChildName[] {
   const named = (parent.spec as { secretName?: unknown } | undefined)?.secretName;
-  const name = typeof named === 'string' && named ? named : `${parent.metadata.name ?? ''}-credentials`;
+  const name = typeof named === 'string' ? named : `${parent.metadata.name!}-credentials`;
   return [{ apiVersion: 'v1', kind: 'Secret', name }];
 }
 
@@ -413,7 +413,6 @@ async function ensureBucket(run: SyncRun): Promise<string> {
   // The bucket carries its owner tags: the record of intent has done its work.
   if (intent !== undefined || !found) {
     await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
-    run.iamUser?.tags.delete(BUCKET_INTENT_TAG);
   }
   return region;
 }
@@ -561,13 +560,19 @@ async function revokeUser(
   const policy = policyName(owner.namespace, owner.name, owner.uid);
   const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : policyArn;
   const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
-  const pending = intent !== undefined && !created.has(intent) ? await aws.findBucket(intent) : undefined;
-  if (intent !== undefined && pending && (pending.tags.size === 0 || owns(owner, pending.tags))) {
-    if (pending.tags.size === 0) await aws.tagBucket(intent, pending.region, ownerTags(owner));
-    created.add(intent);
-  }
+  if (intent !== undefined && !created.has(intent)) await recordIntent(down, intent);
   for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
   return ownArn ? { ours: true, policyArn: ownArn } : { ours: true };
+}
+
+/** The bucket a record of intent names: untagged (a killed sync's), tagged now; ours, recorded; else none of ours. */
+async function recordIntent(down: Teardown, intent: string): Promise<void> {
+  const { aws, owner } = down;
+  const pending = await aws.findBucket(intent);
+  if (!pending) return;
+  if (pending.tags.size === 0) await aws.tagBucket(intent, pending.region, ownerTags(owner));
+  else if (!owns(owner, pending.tags)) return;
+  down.created.add(intent);
 }
 
 /** The buckets this resource created, per deletionPolicy: those still waiting (not empty). */
