@@ -292,3 +292,12 @@ t.test('the rules\u2019 words and edges, exactly', async (t) => {
   t.equal(quantityProblem(`00${'9'.repeat(18)}`), undefined);
   t.equal(quantityProblem(`0${'9'.repeat(19)}`), 'is too large');
 });
+
+t.test('a parent without a name (a hand-made request) is refused for the names its children need', async (t) => {
+  const nameless = request('memcached', { size: 1 });
+  delete (nameless.parent.metadata as { name?: string }).name;
+  t.match(ready(memcachedSync(nameless, now)), {
+    reason: 'InvalidSpec',
+    message: /^metadata\.name "" cannot name Service "-memcached"/,
+  });
+});

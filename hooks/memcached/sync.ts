@@ -44,7 +44,7 @@ export function serviceName(name: string, legacy = false): string {
  * name, or (none observed) its status records it. The status is only believed for one of the two names.
  */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name ?? '';
   const has = (n: string) => observedNamed(request.children, 'Service', 'v1', n) !== undefined;
   if (has(serviceName(name))) return false;
   if (has(serviceName(name, true))) return true;

@@ -130,7 +130,7 @@ export function namesOf(name: string, legacy = false): Names {
  * Answering the other names would delete the StatefulSet and Services its clients use.
  */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name ?? '';
   const [now, before] = [namesOf(name), namesOf(name, true)];
   const has = (kind: string, apiVersion: string, n: string) =>
     observedNamed(request.children, kind, apiVersion, n) !== undefined;
