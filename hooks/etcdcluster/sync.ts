@@ -117,7 +117,6 @@ export function pendingRestore(request: CompositeSyncRequest, image: string): Ob
   return found;
 }
 
-// eslint-disable-next-line complexity -- observe, decide, hold (TLS, a name another owner holds), act, answer: each hold is one early step
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now, clients, settings, log } = hook;
   // A cluster domain the server does not allow steers no dial and no pod: nothing is done until it is fixed.
