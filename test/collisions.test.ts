@@ -611,3 +611,28 @@ t.test('PodSet customize: at most the maximum size of names, none for a size tha
   t.equal(ask(0), 0);
   t.equal(ask(2), 4);
 });
+
+t.test('MySQLCluster customize asks for every name its children may take, in both naming schemes', async (t) => {
+  const req = parentOf('mysqlcluster', 'db', { size: 1, version: '8.0' });
+  const rules = mysqlcluster.customize!({ controller: {}, parent: req.parent }, {} as never).relatedResources;
+  const asked = (resource: string) =>
+    rules
+      .filter((r) => r.resource === resource && r.names)
+      .flatMap((r) => r.names ?? [])
+      .sort();
+  const ordinals = (base: string) => Array.from({ length: 9 }, (_, i) => `${base}-${i}`);
+  t.same(asked('statefulsets'), ['db', 'db-mysql'], 'the StatefulSet, new and older');
+  t.same(
+    asked('services'),
+    ['db', 'db-headless', 'db-mysql', 'db-mysql-headless', 'db-mysql-read', 'db-read'],
+    'the headless, write and read Services, new and older',
+  );
+  t.same(asked('pods'), [...ordinals('db'), ...ordinals('db-mysql')], 'every member the largest cluster has');
+  t.same(
+    asked('persistentvolumeclaims'),
+    [...ordinals('data-db'), ...ordinals('data-db-mysql')],
+    'and its data volume',
+  );
+  t.same(asked('secrets'), ['db-mysql'], 'the credentials Secret: one name');
+  for (const r of rules.filter((r) => r.names)) t.equal(r.namespace, NS, `${r.resource}: in the parent's namespace`);
+});
