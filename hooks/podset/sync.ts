@@ -37,8 +37,9 @@ export const parser = specParser(PodSetSpec, (spec) => {
  */
 export const answerBudget: AnswerBudget<Spec> = {
   estimate(spec, parent) {
-    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names.
-    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + spec.image.length;
+    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names (the
+    // pod's own with `-pod`).
+    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + '-pod'.length + spec.image.length;
     for (const arg of spec.command) perPod += arg.length + 3;
     return {
       bytes: perPod * spec.size,
