@@ -285,7 +285,8 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
   // The user first (a read): someone else's refuses the resource before anything is made, and ours may hold the
   // record of a bucket a killed sync was creating.
   run.iamUser = await step('IAM user', () => findUser(run));
-  const region = await step('bucket', () => ensureBucket(run));
+  // A new bucket's record of intent is on the user, made then (its own step: a refused CreateUser is the user's).
+  const region = await step('bucket', () => ensureBucket(run, () => step('IAM user', () => userOf(run))));
   const waiting = await step('old buckets', () => retireOldBuckets(run));
   const arn = await step('IAM user', () => ensureUser(run));
   const policyArn = await step('IAM policy', () => ensurePolicy(run, arn, region));
@@ -317,14 +318,21 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
  * called again; what was created so far is recorded, so that finalize can clean it up.
  */
 function stepsOf(run: SyncRun) {
+  // The failures a step answered: one inside another step keeps the inner step's name.
+  const answered = new WeakSet<object>();
   return async <T>(name: string, effect: () => Promise<T>): Promise<T> => {
     try {
       return await effect();
     } catch (err) {
+      if (answered.has(err as object)) throw err;
       const options = { conditions: ['Ready', 'Synced'], status: bucketLists(run.created, run.retained) };
       // A spec the step refused (a KMS key of another account): that reason, not an AWS failure's.
-      if (err instanceof PermanentError) throw new PermanentError(err.reason, `${name}: ${err.message}`, options);
-      throw awsFailure(err, `${name}: ${describe(err)}`, options);
+      const failure =
+        err instanceof PermanentError
+          ? new PermanentError(err.reason, `${name}: ${err.message}`, options)
+          : awsFailure(err, `${name}: ${describe(err)}`, options);
+      answered.add(failure);
+      throw failure;
     }
   };
 }
@@ -363,9 +371,10 @@ async function settleIntent(run: SyncRun, intent: string): Promise<void> {
  * Crash-consistent: before CreateBucket, this resource's IAM user (ours by its tags from the call that created it)
  * records the bucket's name (BUCKET_INTENT_TAG); the owner tags follow the bucket's creation, and the record is
  * removed once they are on it. A sync killed between those calls leaves an untagged bucket that the record names:
- * the next sync takes it back. An untagged bucket without that record is never adopted.
+ * the next sync takes it back. An untagged bucket without that record is never adopted. `makeUser` finds or makes
+ * that user.
  */
-async function ensureBucket(run: SyncRun): Promise<string> {
+async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Promise<string> {
   const { aws, spec, owner, previous } = run;
   const bucket = spec.bucketName;
   const hint = spec.region ?? (previous.bucketName === bucket ? previous.region : undefined);
@@ -378,7 +387,7 @@ async function ensureBucket(run: SyncRun): Promise<string> {
   let tags: Map<string, string>;
   if (!found) {
     region = spec.region ?? aws.region;
-    await userOf(run);
+    await makeUser();
     if (intent !== bucket) await aws.tagUser(run.user, new Map([[BUCKET_INTENT_TAG, bucket]]));
     await aws.createBucket(bucket, region, ownerTags(owner));
     tags = ownerTags(owner);
