@@ -27,6 +27,7 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
+import { guardAnswer, namedRules, type ChildName } from './ownership.js';
 import type { SpecParser } from './spec.js';
 
 /** What a sync hook is given. */
@@ -71,8 +72,11 @@ export interface CompositeOperator<S extends TSchema, C, K> {
   spec: SpecParser<S>;
   /** A problem of the raw spec told before the schema's words (a field of the wrong type, said plainly). */
   specProblem?(spec: unknown): string | undefined;
-  /** A problem of the parent beyond its spec (a name too long for the children it needs). */
-  parentProblem?(parent: ParentObject): string | undefined;
+  /**
+   * A problem of the parent beyond its spec: a name too long for the children it needs, a value the children cannot
+   * carry given what was observed (a downgrade). Answered InvalidSpec, as a spec the schema refuses.
+   */
+  parentProblem?(parent: ParentObject, request: CompositeSyncRequest): string | undefined;
   /**
    * A problem of a valid spec under the server's settings (a KMS key the server does not allow in the parent's
    * namespace): answered InvalidSpec, every observed child kept, before the sync acts. Finalize is not held by it.
@@ -84,6 +88,12 @@ export interface CompositeOperator<S extends TSchema, C, K> {
    * states one (test/budget.test.ts); a definition made for a test alone may go without.
    */
   answerBudget?: AnswerBudget<Static<S>>;
+  /**
+   * Every name the parent's children may take (each naming scheme it may use): customize asks for the objects of
+   * those names whoever owns them, and a sync whose answer wants a name another owner holds is held, Ready=False
+   * `<Kind>NameTaken` (lib/ownership.ts).
+   */
+  childNames?(parent: ParentObject): ChildName[];
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
   /** The hooks act outside Metacontroller's apply: they serve only an authenticated caller (lib/app.ts). */
@@ -108,8 +118,9 @@ export interface CompositeOperator<S extends TSchema, C, K> {
 export function defineComposite<S extends TSchema, C = Record<string, never>, K = Record<string, never>>(
   op: CompositeOperator<S, C, K>,
 ): CompositeHookDefinition<C, K> {
-  const { sync, finalize, customize } = op;
+  const { sync, finalize } = op;
   const invalid = op.invalidSpec ?? invalidSpecResponse;
+  const customize = customizeOf(op);
   return {
     type: 'composite',
     name: op.name,
@@ -122,9 +133,14 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
     ...(op.configProblems ? { configProblems: op.configProblems } : {}),
     ...(op.answerBudget ? { answerBudget: op.answerBudget as AnswerBudget<unknown> } : {}),
     sync: (request, ctx) =>
-      call(op, request, ctx, 'sync', (parsed, now, event) =>
-        parsed.ok ? sync(new HookCall(request, parsed.spec, now, ctx, event)) : invalid(request, parsed.message, now),
-      ),
+      call(op, request, ctx, 'sync', (parsed, now, event) => {
+        if (!parsed.ok) return invalid(request, parsed.message, now);
+        const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
+        if (!op.childNames) return answer;
+        return answer instanceof Promise
+          ? answer.then((a) => guardAnswer(request, a, now))
+          : guardAnswer(request, answer, now);
+      }),
     ...(finalize
       ? {
           finalize: (request, ctx) =>
@@ -154,6 +170,23 @@ function customizeFor(
   return customize(request);
 }
 
+/**
+ * The operator's customize: its own rules, and the rules that ask for every name its children may take
+ * (childNames), so that a name another owner holds is seen.
+ */
+function customizeOf<S extends TSchema, C, K>(
+  op: CompositeOperator<S, C, K>,
+): ((request: CustomizeRequest) => CustomizeResponse) | undefined {
+  const { customize, childNames } = op;
+  if (!childNames) return customize;
+  return (request) => {
+    const own = customize?.(request).relatedResources ?? [];
+    const parent = request.parent;
+    if (!parent) return { relatedResources: own };
+    return { relatedResources: [...own, ...namedRules(parent.metadata.namespace ?? '', childNames(parent))] };
+  };
+}
+
 type Parsed<S extends TSchema> = ReturnType<SpecParser<S>['parse']>;
 
 /**
@@ -162,16 +195,17 @@ type Parsed<S extends TSchema> = ReturnType<SpecParser<S>['parse']>;
  */
 function parse<S extends TSchema, C, K>(
   op: CompositeOperator<S, C, K>,
-  parent: ParentObject,
+  request: CompositeSyncRequest,
   which: 'sync' | 'finalize',
   settings: K,
 ): Parsed<S> {
+  const parent = request.parent;
   const early = op.specProblem?.(parent.spec);
   if (early) return { ok: false, message: early };
   const parsed = op.spec.parse(parent.spec);
   if (!parsed.ok) return parsed;
   const late =
-    op.parentProblem?.(parent) ??
+    op.parentProblem?.(parent, request) ??
     (which === 'sync'
       ? (op.settingsProblem?.(parsed.spec, settings, parent) ??
         (op.answerBudget && answerBudgetProblem(op.resource.kind, op.answerBudget, parsed.spec, parent)))
@@ -188,7 +222,7 @@ function call<S extends TSchema, C, K>(
   run: (parsed: Parsed<S>, now: Date, event: (e: EventSpec) => void) => Answer,
 ): Answer {
   const now = ctx.services.now();
-  const parsed = parse(op, request.parent, which, ctx.settings);
+  const parsed = parse(op, request, which, ctx.settings);
   const answer = (event: (e: EventSpec) => void): Answer => {
     const stamp = (response: CompositeSyncResponse) => stamped(request.parent, response, parsed.ok);
     const failed = (err: unknown) => rendered(request, err, now, ctx.log, which);

@@ -2,7 +2,7 @@
 import { previousConditions, type ConditionInput } from './conditions.js';
 import { conditionsFor } from './hook.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
-import { isTerminating, observedUnordered, statusNumber } from './objects.js';
+import { isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
 
 export interface ReplicaCounts {
   /** The size the spec asks for. */
@@ -129,17 +129,19 @@ export function relatedPodNames(related: ObjectMap | null | undefined): string[]
 
 /**
  * The status of a replicated parent: member names, counts, `ready` as kubectl shows it, the generation it
- * describes and the replica conditions; `ready` replaces the Ready condition when something else decides it.
+ * describes and the replica conditions; `ready` and `progressing` replace those conditions when something else
+ * decides them.
  */
 export function memberStatus(
   parent: ParentObject,
   counts: ReplicaCounts,
   nodes: string[],
   now: Date,
-  options: { extra?: ConditionInput[]; ready?: ConditionInput; selector?: string } = {},
+  options: { extra?: ConditionInput[]; ready?: ConditionInput; progressing?: ConditionInput; selector?: string } = {},
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
+  if (options.progressing) inputs[2] = options.progressing;
   const stall = stalled(parent, inputs[2]!, counts, now);
   if (stall) {
     inputs[2] = stall;
@@ -188,4 +190,47 @@ export function workloadFailure(workload: KubeObject | undefined): ConditionInpu
     reason,
     message: message.length > FAILURE_MESSAGE_MAX ? `${message.slice(0, FAILURE_MESSAGE_MAX - 3)}...` : message,
   };
+}
+
+/** JSON with every object's keys sorted: Metacontroller stores what it applied with Go's (sorted) key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Why a workload (Deployment, StatefulSet) is not yet running the spec this answer gives it, or undefined: the
+ * spec Metacontroller last applied (its last-applied annotation) differs from the answer's, which Metacontroller
+ * applies after this sync; or the workload's controller has not observed its latest generation. A status built
+ * from the workload's counts describes an older spec until then: it must not say the change is complete.
+ */
+export function workloadPending(workload: KubeObject | undefined, desired: KubeObject): string | undefined {
+  if (!workload) return undefined;
+  const kind = `${desired.kind} ${desired.metadata.name}`;
+  const applied = workload.metadata.annotations?.[LAST_APPLIED];
+  let appliedSpec: unknown;
+  if (typeof applied === 'string') {
+    try {
+      appliedSpec = (JSON.parse(applied) as { spec?: unknown }).spec;
+    } catch {
+      appliedSpec = undefined;
+    }
+  }
+  if (appliedSpec === undefined) appliedSpec = { replicas: (workload['spec'] as { replicas?: unknown })?.replicas };
+  const wanted =
+    typeof applied === 'string' ? desired['spec'] : { replicas: (desired['spec'] as { replicas?: unknown })?.replicas };
+  if (canonical(appliedSpec) !== canonical(wanted)) return `${kind} is given the new spec`;
+  const generation = workload.metadata.generation;
+  const seen = (workload['status'] as { observedGeneration?: unknown } | undefined)?.observedGeneration;
+  if (typeof generation === 'number' && (typeof seen !== 'number' || seen < generation))
+    return `${kind} has not observed generation ${generation} yet`;
+  return undefined;
 }

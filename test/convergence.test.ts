@@ -28,12 +28,21 @@ const kinds: Array<[string, 'memcached' | 'podset' | 'mysqlcluster', Sync, (size
  */
 const strayPods = fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 8 });
 
-/** What the answer must hold whatever was observed: the kind's own description of `size`, independent of the hook. */
-function wanted(name: string, parentName: string, size: number, children: KubeObject[]): string | undefined {
+/**
+ * What the answer must hold whatever was observed: the kind's own description of `size`, independent of the hook. A
+ * PodSet that has pods named `<parent>-<ordinal>` (made before `-pod-`) keeps naming them so.
+ */
+function wanted(
+  name: string,
+  parentName: string,
+  size: number,
+  children: KubeObject[],
+  legacy: boolean,
+): string | undefined {
   const of = (kind: string) => children.filter((c) => c.kind === kind);
   if (name === 'podset') {
     const names = of('Pod').map((p) => p.metadata.name);
-    const expected = Array.from({ length: size }, (_, i) => `${parentName}-${i}`);
+    const expected = Array.from({ length: size }, (_, i) => (legacy ? `${parentName}-${i}` : `${parentName}-pod-${i}`));
     return JSON.stringify(names) === JSON.stringify(expected) ? undefined : `pods ${names.length} != ${size}`;
   }
   const workload = of(name === 'memcached' ? 'Deployment' : 'StatefulSet');
@@ -68,7 +77,7 @@ for (const [kind, name, sync, spec] of kinds) {
           request(name, spec(size), { children: objectMap(existing, keying as 'v1' | 'v2') }),
           FIXED_NOW,
         );
-        const problem = wanted(name, parentName, size, first.children);
+        const problem = wanted(name, parentName, size, first.children, existing.length > 0);
         if (problem) throw new Error(`size ${size}: ${problem}`);
         // Metacontroller applies the answer: the children now exist as asked, and the parent has the status.
         const observed = objectMap(

@@ -598,6 +598,8 @@ function fakeAws(fail?: AwsError): AwsApi {
     applyBucketSettings: async () => [],
     getUser: async () => undefined,
     createUser: async (user) => ({ arn: `arn:aws:iam::123456789012:user/${user}`, tags: new Map() }),
+    tagUser: async () => undefined,
+    untagUser: async () => undefined,
     getPolicy: async () => undefined,
     createPolicy: async (name) => `arn:aws:iam::123456789012:policy/${name}`,
     attachedPolicies: async () => [],

@@ -220,7 +220,7 @@ t.test('the children whole: what memcached runs with, and the Service in front o
   t.same(container.command, ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', '11311']);
   t.same(container.ports, [{ name: 'memcached', containerPort: 11311, protocol: 'TCP' }]);
   const svc = child(res, 'Service');
-  t.same(svc.metadata, { name: 'memcached-sample', namespace: 'default', labels });
+  t.same(svc.metadata, { name: 'memcached-sample-memcached', namespace: 'default', labels });
   t.same(svc.spec.ports, [{ name: 'memcached', port: 11311, targetPort: 'memcached', protocol: 'TCP' }]);
 });
 

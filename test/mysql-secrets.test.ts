@@ -4,6 +4,7 @@
 import t from 'tap';
 import {
   existingVolumes,
+  namesOf,
   observedKey,
   observedPassword,
   PASSWORD_KEY,
@@ -123,24 +124,28 @@ t.test(
 );
 
 t.test('a new cluster over the volumes of an old one gets no new password', async (t) => {
+  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
   const claim = (name: string, extra: Record<string, unknown> = {}): KubeObject => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: 'default', uid: `uid-${name}`, ...extra },
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, labels, ...extra },
   });
   const loop = new Loop();
-  loop.related = [claim('data-my-mysql-0')];
+  loop.related = [claim('data-my-mysql-mysql-0')];
   loop.newPassword = refuse;
   const res = loop.step();
   t.notOk(secretOf(res));
   t.match(condition(res, 'CredentialsAvailable'), {
     reason: 'CredentialsLost',
-    message: /does not exist, but data volumes of a cluster with this name do \(data-my-mysql-0\)/,
+    message: /does not exist, but data volumes of a cluster with this name do \(data-my-mysql-mysql-0\)/,
   });
   t.notOk((res.status as any).secretName, 'no Secret was ever observed or recorded');
   // Claims that are not this cluster's volumes, or that are going, or malformed entries, do not count.
   const other = new Loop();
-  other.related = [claim('data-other-0'), claim('data-my-mysql-0', { deletionTimestamp: '2026-01-01T00:00:00Z' })];
+  other.related = [
+    claim('data-other-0'),
+    claim('data-my-mysql-mysql-0', { deletionTimestamp: '2026-01-01T00:00:00Z' }),
+  ];
   const fresh = other.step();
   t.ok(secretOf(fresh), 'a fresh cluster gets its passwords');
   t.equal(other.generated, 2);
@@ -158,6 +163,7 @@ t.test('a cluster from before replication gets a replication password, its root 
 });
 
 t.test('observedKey reads only own, non-empty string values', async (t) => {
+  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
   const s = (data: unknown) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET }, data }) as KubeObject;
   t.equal(observedKey(s({ k: 'djE=' }), 'k'), 'djE=');
   t.equal(observedKey(s({ k: '' }), 'k'), undefined);
@@ -172,15 +178,21 @@ t.test('observedKey reads only own, non-empty string values', async (t) => {
     'PersistentVolumeClaim.v1': {
       a: null as any,
       b: 'x' as any,
-      'data-my-mysql-1': { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-my-mysql-1' } },
+      'data-my-mysql-mysql-1': {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: 'data-my-mysql-mysql-1', labels },
+      },
     },
   };
-  t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-1'], 'malformed entries are skipped');
-  const claim = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name } });
-  req.related = { 'PersistentVolumeClaim.v1': { b: claim('data-my-mysql-2'), a: claim('data-my-mysql-0') } as any };
+  t.same(existingVolumes(req, namesOf('my-mysql')), ['data-my-mysql-mysql-1'], 'malformed entries are skipped');
+  const claim = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, labels } });
+  req.related = {
+    'PersistentVolumeClaim.v1': { b: claim('data-my-mysql-mysql-2'), a: claim('data-my-mysql-mysql-0') } as any,
+  };
   t.same(
-    existingVolumes(req, 'my-mysql'),
-    ['data-my-mysql-0', 'data-my-mysql-2'],
+    existingVolumes(req, namesOf('my-mysql')),
+    ['data-my-mysql-mysql-0', 'data-my-mysql-mysql-2'],
     'sorted, whatever the order of the map',
   );
 });

@@ -5,12 +5,14 @@ import {
   invalid,
   memberStates,
   mysqlVersion,
+  namesOf,
   PASSWORD_KEY,
   REPLICATION_KEY,
   runningVersion,
   versionTypeProblem,
 } from '../hooks/mysqlcluster/sync.js';
 import { CONFIG_SCRIPT, REPLICATION_PROBE, REPLICATION_SCRIPT, SERVER_PROBE } from '../hooks/mysqlcluster/scripts.js';
+import { mysqlcluster } from '../hooks/mysqlcluster/index.js';
 import { mysqlSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
@@ -30,22 +32,22 @@ t.test('the seed MySQLCluster (version: 8.0, read by YAML as 8) gets its five ch
   const c = byKind(res.children);
   t.same(Object.keys(c).sort(), [
     'Secret/my-mysql-mysql',
-    'Service/my-mysql',
-    'Service/my-mysql-headless',
-    'Service/my-mysql-read',
-    'StatefulSet/my-mysql',
+    'Service/my-mysql-mysql',
+    'Service/my-mysql-mysql-headless',
+    'Service/my-mysql-mysql-read',
+    'StatefulSet/my-mysql-mysql',
   ]);
-  const sts = c['StatefulSet/my-mysql'];
+  const sts = c['StatefulSet/my-mysql-mysql'];
   t.equal(sts.spec.replicas, 3);
-  t.equal(sts.spec.serviceName, 'my-mysql-headless');
+  t.equal(sts.spec.serviceName, 'my-mysql-mysql-headless');
   t.equal(sts.spec.template.spec.containers[0].image, 'mysql:8.0');
   t.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '1Gi');
   t.same(sts.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef, {
     name: 'my-mysql-mysql',
     key: PASSWORD_KEY,
   });
-  t.equal(c['Service/my-mysql-headless'].spec.clusterIP, 'None');
-  t.equal(c['Service/my-mysql'].spec.ports[0].port, 3306);
+  t.equal(c['Service/my-mysql-mysql-headless'].spec.clusterIP, 'None');
+  t.equal(c['Service/my-mysql-mysql'].spec.ports[0].port, 3306);
   const password = Buffer.from(c['Secret/my-mysql-mysql'].data[PASSWORD_KEY], 'base64').toString();
   t.match(password, /^generated-/);
   t.notOk((res.status as any).version, 'no pod runs yet, so no version is claimed');
@@ -72,7 +74,7 @@ t.test('a Secret lost after creation is reported, and no new password is made', 
     throw new Error('must not generate');
   });
   t.notOk(byKind(res.children)['Secret/my-mysql-mysql']);
-  t.ok(byKind(res.children)['StatefulSet/my-mysql'], 'the StatefulSet is kept');
+  t.ok(byKind(res.children)['StatefulSet/my-mysql-mysql'], 'the StatefulSet is kept');
   const conditions = (res.status as any).conditions;
   t.match(
     conditions.find((c: any) => c.type === 'Ready'),
@@ -105,7 +107,7 @@ t.test('an invalid spec keeps the running cluster as it is', async (t) => {
   const observed = objectMap(first.children.map((c) => asObserved(c)));
   const res = sync(request('mysqlcluster', { size: 3, version: 'eight' }, { children: observed }), now, newPassword);
   t.equal(res.children.length, 5);
-  t.equal(byKind(res.children)['StatefulSet/my-mysql'].spec.template.spec.containers[0].image, 'mysql:8.0');
+  t.equal(byKind(res.children)['StatefulSet/my-mysql-mysql'].spec.template.spec.containers[0].image, 'mysql:8.0');
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /spec\.version is "eight"/ });
 });
 
@@ -117,7 +119,7 @@ t.test('volume claim templates are fixed once the StatefulSet exists', async (t)
     now,
     newPassword,
   );
-  const sts = byKind(res.children)['StatefulSet/my-mysql'];
+  const sts = byKind(res.children)['StatefulSet/my-mysql-mysql'];
   t.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '5Gi');
   t.match(
     (res.status as any).conditions.find((c: any) => c.type === 'StorageResized'),
@@ -130,10 +132,10 @@ t.test('volume claim templates are fixed once the StatefulSet exists', async (t)
 
 t.test('a version change rolls the StatefulSet in place, selector unchanged', async (t) => {
   const a = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)[
-    'StatefulSet/my-mysql'
+    'StatefulSet/my-mysql-mysql'
   ];
   const b = byKind(sync(request('mysqlcluster', { size: 3, version: '8.4' }), now, newPassword).children)[
-    'StatefulSet/my-mysql'
+    'StatefulSet/my-mysql-mysql'
   ];
   t.same(a.spec.selector, b.spec.selector);
   t.equal(b.spec.template.spec.containers[0].image, 'mysql:8.4');
@@ -160,7 +162,7 @@ t.test(
     const storedSts = stored.find((c) => c.kind === 'StatefulSet') as any;
     // The first answer already has the stored form, so creating it is not followed by an update.
     t.same(
-      byKind(first.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates,
+      byKind(first.children)['StatefulSet/my-mysql-mysql'].spec.volumeClaimTemplates,
       storedSts.spec.volumeClaimTemplates,
     );
     for (let i = 0; i < 3; i++) {
@@ -170,7 +172,7 @@ t.test(
         newPassword,
       );
       t.same(
-        byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates,
+        byKind(res.children)['StatefulSet/my-mysql-mysql'].spec.volumeClaimTemplates,
         storedSts.spec.volumeClaimTemplates,
       );
     }
@@ -179,21 +181,21 @@ t.test(
 
 t.test('a primary and read replicas: writes go to member 0 only, reads to every Ready member', async (t) => {
   const c = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children);
-  t.same(c['Service/my-mysql'].spec.selector, {
+  t.same(c['Service/my-mysql-mysql'].spec.selector, {
     'app.kubernetes.io/name': 'mysql',
     'app.kubernetes.io/instance': 'my-mysql',
-    'statefulset.kubernetes.io/pod-name': 'my-mysql-0',
+    'statefulset.kubernetes.io/pod-name': 'my-mysql-mysql-0',
   });
-  t.same(c['Service/my-mysql-read'].spec.selector, {
+  t.same(c['Service/my-mysql-mysql-read'].spec.selector, {
     'app.kubernetes.io/name': 'mysql',
     'app.kubernetes.io/instance': 'my-mysql',
   });
-  t.notOk(c['Service/my-mysql-read'].spec.clusterIP, 'a load-balanced Service: only Ready members');
-  const pod = c['StatefulSet/my-mysql'].spec.template.spec;
+  t.notOk(c['Service/my-mysql-mysql-read'].spec.clusterIP, 'a load-balanced Service: only Ready members');
+  const pod = c['StatefulSet/my-mysql-mysql'].spec.template.spec;
   const sidecar = pod.containers.find((x: any) => x.name === 'replication');
   t.same(
     sidecar.env.find((e: any) => e.name === 'PRIMARY_HOST'),
-    { name: 'PRIMARY_HOST', value: 'my-mysql-0.my-mysql-headless' },
+    { name: 'PRIMARY_HOST', value: 'my-mysql-mysql-0.my-mysql-mysql-headless' },
     'replicas follow member 0 by its stable name',
   );
   t.same(sidecar.env.find((e: any) => e.name === 'REPLICATION_PASSWORD').valueFrom.secretKeyRef, {
@@ -207,7 +209,7 @@ t.test('a primary and read replicas: writes go to member 0 only, reads to every 
 
 t.test("seed 001's labels on the MySQL pods; the selector stays the stable one", async (t) => {
   const sts = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)[
-    'StatefulSet/my-mysql'
+    'StatefulSet/my-mysql-mysql'
   ];
   t.match(sts.spec.template.metadata.labels, { app: 'mysqlcluster', mysqlcluster_cr: 'my-mysql' });
   t.same(sts.spec.selector, {
@@ -219,7 +221,7 @@ t.test(
   'pods pass Pod Security restricted as user mysql (999); probes keep the password off command lines',
   async (t) => {
     const sts = byKind(sync(request('mysqlcluster', { size: 3, version: '8.0' }), now, newPassword).children)[
-      'StatefulSet/my-mysql'
+      'StatefulSet/my-mysql-mysql'
     ];
     const pod = sts.spec.template.spec;
     t.same(pod.securityContext, {
@@ -258,9 +260,10 @@ function memberPod(ordinal: number, opts: { image?: string; ready?: boolean; rep
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: `my-mysql-${ordinal}`,
+      name: `my-mysql-mysql-${ordinal}`,
       namespace: 'default',
       labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'my-mysql-mysql', controller: true }],
     },
     spec: {
       containers: [
@@ -287,18 +290,18 @@ t.test('status names the primary, says whether each replica replicates, and the 
     newPassword,
   );
   const status = res.status as any;
-  t.equal(status.primary, 'my-mysql-0');
+  t.equal(status.primary, 'my-mysql-mysql-0');
   t.same(status.members, [
-    { name: 'my-mysql-0', role: 'primary', ready: true },
-    { name: 'my-mysql-1', role: 'replica', ready: true, replicating: true },
-    { name: 'my-mysql-2', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-mysql-0', role: 'primary', ready: true },
+    { name: 'my-mysql-mysql-1', role: 'replica', ready: true, replicating: true },
+    { name: 'my-mysql-mysql-2', role: 'replica', ready: false, replicating: false },
   ]);
   t.match(
     status.conditions.find((c: any) => c.type === 'Replicating'),
-    { status: 'False', reason: 'ReplicaNotReplicating', message: /my-mysql-2/ },
+    { status: 'False', reason: 'ReplicaNotReplicating', message: /my-mysql-mysql-2/ },
   );
   t.equal(status.version, '8.0', 'the spec asks for 8.4, the pods still run 8.0');
-  t.same(status.nodes, ['my-mysql-0', 'my-mysql-1', 'my-mysql-2']);
+  t.same(status.nodes, ['my-mysql-mysql-0', 'my-mysql-mysql-1', 'my-mysql-mysql-2']);
 
   const rolling = [memberPod(0, { image: 'mysql:8.4' }), memberPod(1), memberPod(2, { image: 'mysql:8.4' })];
   const mid = sync(
@@ -324,7 +327,7 @@ t.test('`version: {"major": 8}` says what the field takes', async (t) => {
 t.test('while InvalidSpec, the last Available and Progressing conditions are kept', async (t) => {
   const spec = { size: 1, version: '8.0' };
   const first = sync(request('mysqlcluster', spec), now, newPassword);
-  const sts = asObserved(byKind(first.children)['StatefulSet/my-mysql'], {
+  const sts = asObserved(byKind(first.children)['StatefulSet/my-mysql-mysql'], {
     replicas: 1,
     readyReplicas: 1,
     updatedReplicas: 1,
@@ -357,12 +360,16 @@ t.test('while InvalidSpec, the last Available and Progressing conditions are kep
   t.equal(bad.conditions.filter((c: any) => c.type === 'Ready').length, 1, 'one Ready condition');
 });
 
-/** A data volume the StatefulSet of a cluster named my-mysql made. */
-function volume(ordinal: number): KubeObject {
+/** A data volume the StatefulSet of a cluster named my-mysql made (labelled with its selector). */
+function volume(ordinal: number, legacy = false): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: `data-my-mysql-${ordinal}`, namespace: 'default' },
+    metadata: {
+      name: legacy ? `data-my-mysql-${ordinal}` : `data-my-mysql-mysql-${ordinal}`,
+      namespace: 'default',
+      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+    },
   } as KubeObject;
 }
 
@@ -377,7 +384,7 @@ t.test(
       },
     );
     t.notOk(byKind(res.children)['Secret/my-mysql-mysql'], 'no Secret with a new password');
-    t.ok(byKind(res.children)['StatefulSet/my-mysql'], 'the cluster itself is still asked for');
+    t.ok(byKind(res.children)['StatefulSet/my-mysql-mysql'], 'the cluster itself is still asked for');
     const conditions = (res.status as any).conditions;
     t.match(
       conditions.find((c: any) => c.type === 'Ready'),
@@ -387,7 +394,7 @@ t.test(
       conditions.find((c: any) => c.type === 'CredentialsAvailable'),
       {
         reason: 'CredentialsLost',
-        message: /data volumes of a cluster with this name do \(data-my-mysql-0, data-my-mysql-1\)/,
+        message: /data volumes of a cluster with this name do \(data-my-mysql-mysql-0, data-my-mysql-mysql-1\)/,
       },
     );
     // Volumes of another cluster, or being deleted, do not count.
@@ -405,20 +412,37 @@ t.test(
   },
 );
 
-t.test('customize asks for the pods and for the data volumes a cluster with this name would have', async (t) => {
-  const res = customize({ parent: request('mysqlcluster', { size: 1 }).parent } as any);
+t.test('customize asks for the pods, and by name for every child, pod and volume either naming may take', async (t) => {
+  const res = mysqlcluster.customize!(
+    { controller: {}, parent: request('mysqlcluster', { size: 1 }).parent },
+    {} as never,
+  );
   t.same(res.relatedResources[0], {
     apiVersion: 'v1',
     resource: 'pods',
     labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' } },
   });
-  t.same(res.relatedResources[1], {
-    apiVersion: 'v1',
-    resource: 'persistentvolumeclaims',
-    // In the cluster's namespace: a names rule without one lists every namespace (v4.17).
-    namespace: 'default',
-    names: Array.from({ length: 9 }, (_, i) => `data-my-mysql-${i}`),
-  });
+  const rule = (resource: string) => res.relatedResources.find((r) => r.resource === resource && r.names)!;
+  // In the cluster's namespace: a names rule without one lists every namespace (v4.17).
+  t.equal(rule('persistentvolumeclaims').namespace, 'default');
+  t.same(
+    rule('persistentvolumeclaims').names,
+    [
+      ...Array.from({ length: 9 }, (_, i) => `data-my-mysql-${i}`),
+      ...Array.from({ length: 9 }, (_, i) => `data-my-mysql-mysql-${i}`),
+    ].sort(),
+  );
+  t.same(rule('services').names, [
+    'my-mysql',
+    'my-mysql-headless',
+    'my-mysql-mysql',
+    'my-mysql-mysql-headless',
+    'my-mysql-mysql-read',
+    'my-mysql-read',
+  ]);
+  t.same(rule('statefulsets').names, ['my-mysql', 'my-mysql-mysql']);
+  t.same(rule('secrets').names, ['my-mysql-mysql']);
+  t.equal(rule('pods').names!.length, 18);
 });
 
 t.test('password memory: each answer fed back as the next observed state, for several syncs', async (t) => {
@@ -443,7 +467,7 @@ t.test('password memory: each answer fed back as the next observed state, for se
     secrets.push(secret.data);
     children = res.children;
     status = res.status;
-    related = [0, 1, 2].map(volume);
+    related = [0, 1, 2].map((i) => volume(i));
   }
   t.equal(generated, 2, 'two passwords (root, replication), generated once, on the first sync');
   for (const data of secrets) t.same(data, secrets[0], 'the same bytes at every sync');
@@ -477,7 +501,7 @@ function scriptVariables(script: string): string[] {
 t.test('the member pod is wired together: every script, probe, mount and Service finds what it names', async (t) => {
   const res = sync(request('mysqlcluster', { size: 3, version: '8.4' }), now, newPassword);
   const c = byKind(res.children);
-  const sts = c['StatefulSet/my-mysql'];
+  const sts = c['StatefulSet/my-mysql-mysql'];
   const pod = sts.spec.template.spec;
   const [init] = pod.initContainers;
   const [mysql, replication] = pod.containers;
@@ -517,7 +541,7 @@ t.test('the member pod is wired together: every script, probe, mount and Service
   t.match(envOf(mysql)['MYSQL_ROOT_PASSWORD'], secretRef(PASSWORD_KEY));
   t.same(envOf(mysql)['MYSQL_INITDB_SKIP_TZINFO'], { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' });
   t.match(envOf(replication)['REPLICATION_PASSWORD'], secretRef(REPLICATION_KEY));
-  t.equal(envOf(replication)['PRIMARY_HOST'].value, 'my-mysql-0.my-mysql-headless');
+  t.equal(envOf(replication)['PRIMARY_HOST'].value, 'my-mysql-mysql-0.my-mysql-mysql-headless');
   t.equal(envOf(replication)['PRIMARY_PORT'].value, '3306');
   t.same(Object.keys(c['Secret/my-mysql-mysql'].data).sort(), [REPLICATION_KEY, PASSWORD_KEY].sort());
   t.equal(c['Secret/my-mysql-mysql'].type, 'Opaque');
@@ -544,23 +568,26 @@ t.test('the member pod is wired together: every script, probe, mount and Service
     now,
     newPassword,
   );
-  t.equal(byKind(fast.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates[0].spec.storageClassName, 'fast');
+  t.equal(
+    byKind(fast.children)['StatefulSet/my-mysql-mysql'].spec.volumeClaimTemplates[0].spec.storageClassName,
+    'fast',
+  );
 
   // The Services: each targets the named port the server listens on, and selects pods of the template.
   t.same(mysql.ports, [{ name: 'mysql', containerPort: 3306, protocol: 'TCP' }]);
   t.same(mysql.livenessProbe.tcpSocket, { port: 'mysql' });
   const podLabels = sts.spec.template.metadata.labels;
   for (const [svc, component] of [
-    ['Service/my-mysql', 'primary'],
-    ['Service/my-mysql-read', 'read'],
-    ['Service/my-mysql-headless', 'database'],
+    ['Service/my-mysql-mysql', 'primary'],
+    ['Service/my-mysql-mysql-read', 'read'],
+    ['Service/my-mysql-mysql-headless', 'database'],
   ] as const) {
     t.same(c[svc].spec.ports, [{ name: 'mysql', port: 3306, targetPort: 'mysql', protocol: 'TCP' }], svc);
     t.equal(c[svc].metadata.labels['app.kubernetes.io/component'], component, svc);
     for (const [k, v] of Object.entries(c[svc].spec.selector))
       if (k !== 'statefulset.kubernetes.io/pod-name') t.equal(podLabels[k], v, `${svc} selects ${k}`);
   }
-  t.equal(c['Service/my-mysql'].spec.selector['statefulset.kubernetes.io/pod-name'], 'my-mysql-0');
+  t.equal(c['Service/my-mysql-mysql'].spec.selector['statefulset.kubernetes.io/pod-name'], 'my-mysql-mysql-0');
   t.equal(c['Secret/my-mysql-mysql'].metadata.labels['app.kubernetes.io/component'], 'credentials');
   t.same(sts.metadata.labels, {
     'app.kubernetes.io/name': 'mysql',
@@ -591,17 +618,17 @@ t.test('Replicating: each case with its words, and the primary named even when i
   t.match(replicating(3, [memberPod(0), memberPod(1), memberPod(2)]), {
     status: 'True',
     reason: 'AllReplicating',
-    message: '2 replicas replicate from my-mysql-0',
+    message: '2 replicas replicate from my-mysql-mysql-0',
   });
   t.match(replicating(3, [memberPod(2), memberPod(1)]), {
     status: 'True',
     reason: 'AllReplicating',
-    message: '2 replicas replicate from my-mysql-0',
+    message: '2 replicas replicate from my-mysql-mysql-0',
   });
   t.match(replicating(3, [memberPod(0), memberPod(1, { replicating: false }), memberPod(2, { replicating: false })]), {
     status: 'False',
     reason: 'ReplicaNotReplicating',
-    message: 'not replicating from the primary: my-mysql-1, my-mysql-2',
+    message: 'not replicating from the primary: my-mysql-mysql-1, my-mysql-mysql-2',
   });
 });
 
@@ -612,21 +639,21 @@ t.test("members: by ordinal, only this cluster's, replication read from the cont
     memberPod(10),
     memberPod(2, { replicating: false }),
     memberPod(0),
-    odd('my-mysql-01', {}),
+    odd('my-mysql-mysql-01', {}),
     odd('my-mysql-x', {}),
     odd('other-1', {}),
     odd('my-mysql', {}),
-    odd('my-mysql-3', { containerStatuses: 'replication' }),
-    odd('my-mysql-4', { containerStatuses: [null, 'replication', { name: 'replication', ready: 'true' }] }),
-    odd('my-mysql-5', null),
+    odd('my-mysql-mysql-3', { containerStatuses: 'replication' }),
+    odd('my-mysql-mysql-4', { containerStatuses: [null, 'replication', { name: 'replication', ready: 'true' }] }),
+    odd('my-mysql-mysql-5', null),
   ];
-  t.same(memberStates('my-mysql', pods), [
-    { name: 'my-mysql-0', role: 'primary', ready: true },
-    { name: 'my-mysql-2', role: 'replica', ready: true, replicating: false },
-    { name: 'my-mysql-3', role: 'replica', ready: false, replicating: false },
-    { name: 'my-mysql-4', role: 'replica', ready: false, replicating: false },
-    { name: 'my-mysql-5', role: 'replica', ready: false, replicating: false },
-    { name: 'my-mysql-10', role: 'replica', ready: true, replicating: true },
+  t.same(memberStates('my-mysql-mysql', pods), [
+    { name: 'my-mysql-mysql-0', role: 'primary', ready: true },
+    { name: 'my-mysql-mysql-2', role: 'replica', ready: true, replicating: false },
+    { name: 'my-mysql-mysql-3', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-mysql-4', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-mysql-5', role: 'replica', ready: false, replicating: false },
+    { name: 'my-mysql-mysql-10', role: 'replica', ready: true, replicating: true },
   ]);
   // Terminating pods are not members.
   const leaving = {
@@ -640,7 +667,7 @@ t.test("members: by ordinal, only this cluster's, replication read from the cont
   );
   t.same(
     (res.status as any).members.map((m: any) => m.name),
-    ['my-mysql-0'],
+    ['my-mysql-mysql-0'],
   );
 });
 
@@ -681,7 +708,7 @@ t.test(
     const stored = (templates: unknown[]) => ({
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
-      metadata: { name: 'my-mysql', namespace: 'default' },
+      metadata: { name: 'my-mysql-mysql', namespace: 'default' },
       spec: { replicas: 1, volumeClaimTemplates: templates },
     });
     const claim = (name: string, size: string) => ({
@@ -699,7 +726,7 @@ t.test(
         newPassword,
       );
       return {
-        templates: byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates,
+        templates: byKind(res.children)['StatefulSet/my-mysql-mysql'].spec.volumeClaimTemplates,
         condition: (res.status as any).conditions.find((c: any) => c.type === 'StorageResized'),
       };
     };
@@ -724,26 +751,31 @@ t.test(
 );
 
 t.test("existing volumes: this cluster's claims that are not going away, by name", async (t) => {
+  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
   const claim = (name: string, extra: Record<string, unknown> = {}) => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: 'default', ...extra },
+    metadata: { name, namespace: 'default', labels, ...extra },
   });
   const req = request(
     'mysqlcluster',
     { size: 1, version: '8.0' },
     {
       related: objectMap([
-        claim('data-my-mysql-1'),
-        claim('data-my-mysql-0'),
-        claim('data-my-mysql-9'),
-        claim('data-my-mysql-8'),
+        claim('data-my-mysql-mysql-1'),
+        claim('data-my-mysql-mysql-0'),
+        claim('data-my-mysql-mysql-9'),
+        claim('data-my-mysql-mysql-8'),
         claim('data-other-0'),
-        claim('data-my-mysql-2', { deletionTimestamp: '2026-01-01T00:00:00Z' }),
+        claim('data-my-mysql-mysql-2', { deletionTimestamp: '2026-01-01T00:00:00Z' }),
       ]),
     },
   );
-  t.same(existingVolumes(req, 'my-mysql'), ['data-my-mysql-0', 'data-my-mysql-1', 'data-my-mysql-8']);
+  t.same(existingVolumes(req, namesOf('my-mysql')), [
+    'data-my-mysql-mysql-0',
+    'data-my-mysql-mysql-1',
+    'data-my-mysql-mysql-8',
+  ]);
 });
 
 t.test('an invalid spec keeps the conditions other than Ready, whatever else the list holds', async (t) => {
@@ -763,14 +795,15 @@ t.test('an invalid spec keeps the conditions other than Ready, whatever else the
 
 t.test('customize without a parent, and in a namespace', async (t) => {
   const none = customize({ controller: {} } as never);
-  t.equal(none.relatedResources[1]!.namespace, '');
   t.equal(none.relatedResources[0]!.labelSelector!.matchLabels!['app.kubernetes.io/instance'], '');
-  const there = customize({
-    controller: {},
-    parent: { ...request('mysqlcluster', {}).parent, metadata: { name: 'db', namespace: 'prod' } },
-  } as never);
-  t.equal(there.relatedResources[1]!.namespace, 'prod');
-  t.equal(there.relatedResources[1]!.names![0], 'data-db-0');
+  t.same(mysqlcluster.customize!({ controller: {} }, {} as never).relatedResources.length, 1, 'no parent: no names');
+  const there = mysqlcluster.customize!(
+    { controller: {}, parent: { ...request('mysqlcluster', {}).parent, metadata: { name: 'db', namespace: 'prod' } } },
+    {} as never,
+  );
+  const claims = there.relatedResources.find((r) => r.resource === 'persistentvolumeclaims')!;
+  t.equal(claims.namespace, 'prod');
+  t.equal(claims.names![0], 'data-db-0');
 });
 
 t.test('names users and the image rely on: the Secret keys, the configuration directory', async (t) => {
@@ -778,7 +811,7 @@ t.test('names users and the image rely on: the Secret keys, the configuration di
   t.equal(PASSWORD_KEY, 'root-password');
   t.equal(REPLICATION_KEY, 'replication-password');
   const res = sync(request('mysqlcluster', { size: 1, version: '8.0' }), now, newPassword);
-  const sts = byKind(res.children)['StatefulSet/my-mysql'];
+  const sts = byKind(res.children)['StatefulSet/my-mysql-mysql'];
   // The official image reads every .cnf file of /etc/mysql/conf.d.
   t.same(
     sts.spec.template.spec.containers[0].volumeMounts.find((m: any) => m.name === 'conf'),
@@ -790,7 +823,7 @@ t.test('a healthy cluster is Ready; size 0 names no primary', async (t) => {
   const sts = {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { name: 'my-mysql', namespace: 'default' },
+    metadata: { name: 'my-mysql-mysql', namespace: 'default' },
     spec: { replicas: 2 },
     status: { replicas: 2, readyReplicas: 2, updatedReplicas: 2, currentReplicas: 2 },
   };
@@ -813,7 +846,7 @@ t.test('a healthy cluster is Ready; size 0 names no primary', async (t) => {
     (res.status as any).conditions.find((c: any) => c.type === 'Ready'),
     { status: 'True' },
   );
-  t.equal((res.status as any).primary, 'my-mysql-0');
+  t.equal((res.status as any).primary, 'my-mysql-mysql-0');
   const none = sync(request('mysqlcluster', { size: 0, version: '8.0' }), now, newPassword);
   t.notOk('primary' in (none.status as any), 'no member, no primary');
 });
@@ -827,21 +860,43 @@ t.test("members are this cluster's pods only, whatever the length of the names",
   );
 });
 
-t.test('a name too long for the headless Service is refused, the suffix counted', async (t) => {
-  for (const [length, refused] of [
-    [54, false],
-    [55, true],
-  ] as const) {
-    const req = request('mysqlcluster', { size: 1, version: '8.0' });
-    req.parent.metadata.name = 'm'.repeat(length);
-    const res = sync(req, now, newPassword);
-    const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
-    if (refused) {
-      t.same(res.children, [], `${length}: nothing applied`);
-      t.match(ready, { reason: 'InvalidSpec', message: /-headless" must be at most 63 characters/ });
-    } else t.not(ready.reason, 'InvalidSpec', `${length}: fits`);
-  }
-});
+t.test(
+  'a name too long for the StatefulSet (its revision label) or the Services is refused, the suffix counted',
+  async (t) => {
+    for (const [length, refused] of [
+      [46, false],
+      [47, true],
+    ] as const) {
+      const req = request('mysqlcluster', { size: 1, version: '8.0' });
+      req.parent.metadata.name = 'm'.repeat(length);
+      const res = sync(req, now, newPassword);
+      const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
+      if (refused) {
+        t.same(res.children, [], `${length}: nothing applied`);
+        t.match(ready, {
+          reason: 'InvalidSpec',
+          message: new RegExp(
+            `^metadata.name "m{47}" cannot name StatefulSet "m{47}-mysql": it must be at most 52 characters \\(it has 53\\) \\(a StatefulSet's pods carry its name`,
+          ),
+        });
+      } else t.not(ready.reason, 'InvalidSpec', `${length}: fits`);
+    }
+    // A cluster made before the suffix keeps its names: its limit is its own (52, the StatefulSet <name>).
+    for (const [length, refused] of [
+      [52, false],
+      [53, true],
+    ] as const) {
+      const name = 'm'.repeat(length);
+      const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace: 'default' }, spec: {} };
+      const req = request('mysqlcluster', { size: 1, version: '8.0' }, { children: objectMap([sts]) });
+      req.parent.metadata.name = name;
+      const ready = (sync(req, now, newPassword).status as any).conditions.find((c: any) => c.type === 'Ready');
+      if (refused)
+        t.match(ready, { reason: 'InvalidSpec', message: /cannot name StatefulSet "m{53}": it must be at most 52/ });
+      else t.not(ready.reason, 'InvalidSpec', `legacy ${length}: fits`);
+    }
+  },
+);
 
 t.test('stored claim templates without a readable size: no resize said, no failure', async (t) => {
   for (const data of [
@@ -855,7 +910,7 @@ t.test('stored claim templates without a readable size: no resize said, no failu
     const sts = {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
-      metadata: { name: 'my-mysql', namespace: 'default' },
+      metadata: { name: 'my-mysql-mysql', namespace: 'default' },
       spec: { replicas: 1, volumeClaimTemplates: [data] },
     };
     const res = sync(
@@ -867,7 +922,7 @@ t.test('stored claim templates without a readable size: no resize said, no failu
       (res.status as any).conditions.find((c: any) => c.type === 'StorageResized'),
       undefined,
     );
-    t.same(byKind(res.children)['StatefulSet/my-mysql'].spec.volumeClaimTemplates, [data], 'kept as stored');
+    t.same(byKind(res.children)['StatefulSet/my-mysql-mysql'].spec.volumeClaimTemplates, [data], 'kept as stored');
   }
 });
 
@@ -879,6 +934,6 @@ t.test('a MySQLCluster without a name (a hand-made request) is refused for its n
   t.match((res.status as any).conditions[0], {
     reason: 'InvalidSpec',
     message:
-      'metadata.name "" cannot name a Service: it must start with a letter and contain only lower-case letters, digits and \'-\'',
+      'metadata.name "" cannot name Service "-mysql-headless": it must start with a letter and contain only lower-case letters, digits and \'-\' (a DNS-1035 label)',
   });
 });

@@ -9,9 +9,9 @@ import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from './
 const now = FIXED_NOW;
 const names = (children: KubeObject[]) => children.map((c) => c.metadata.name);
 
-t.test('size 3 gives three busybox pods running sleep 3600, named by ordinal', async (t) => {
+t.test('size 3 gives three busybox pods running sleep 3600, named <name>-pod-<ordinal>', async (t) => {
   const res = sync(request('podset', { size: 3 }), now);
-  t.same(names(res.children), ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);
+  t.same(names(res.children), ['podset-sample-pod-0', 'podset-sample-pod-1', 'podset-sample-pod-2']);
   for (const pod of res.children as any[]) {
     t.equal(pod.kind, 'Pod');
     t.same(pod.spec.containers, [
@@ -155,11 +155,11 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   const second = sync(request('podset', { size: 3 }, { parent, children: objectMap(observedPods) }), FIXED_NOW);
   t.same(
     second.children.map((c) => c.metadata.name),
-    ['podset-sample-0'],
+    ['podset-sample-pod-0'],
     'the finished pods are left out, so they are deleted',
   );
   t.equal(second.status!['replicas'], 1, 'status counts only the live pod');
-  t.same(second.status!['nodes'], ['podset-sample-0']);
+  t.same(second.status!['nodes'], ['podset-sample-pod-0']);
   // Sync 3: Metacontroller deleted them; they are terminating: still left out (the name is taken).
   const terminating = observedPods.map((p, i) =>
     i === 0 ? p : { ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } },
@@ -170,7 +170,7 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   );
   t.same(
     third.children.map((c) => c.metadata.name),
-    ['podset-sample-0'],
+    ['podset-sample-pod-0'],
     'while the finished pods terminate, their names stay out of the answer',
   );
   t.equal(third.status!['replicas'], 1);
@@ -185,7 +185,7 @@ t.test('an evicted (Failed) or completed pod is deleted and then recreated under
   );
   t.same(
     fourth.children.map((c) => c.metadata.name),
-    ['podset-sample-0', 'podset-sample-1', 'podset-sample-2'],
+    ['podset-sample-pod-0', 'podset-sample-pod-1', 'podset-sample-pod-2'],
   );
   // A Running pod that is not Ready is kept (it may become Ready).
   const slow = first.children.map((c) => asObserved(c, { phase: 'Running' }));
@@ -240,7 +240,7 @@ t.test(
     const res = sync(request('podset', { size: 1 }), now);
     const pod = res.children[0] as any;
     t.same(pod.metadata, {
-      name: 'podset-sample-0',
+      name: 'podset-sample-pod-0',
       namespace: 'default',
       labels: {
         'app.kubernetes.io/name': 'podset',
@@ -256,7 +256,8 @@ t.test(
 );
 
 t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image and each argument + 3)', async (t) => {
-  // 512 pods of 600 + 7 (busybox) + (4096 + 3) + (3483 + 3) = 8192 bytes: exactly the limit (a parent named '').
+  // 512 pods of 600 + 4 (the `-pod` of its name) + 7 (busybox) + (4096 + 3) + (3479 + 3) = 8192 bytes: exactly the
+  // limit (a parent named '').
   t.equal(512 * 8192, MAX_ANSWER_BYTES);
   const spec = (last: number) => ({ size: 512, image: 'busybox', command: ['x'.repeat(4096), 'y'.repeat(last)] });
   const check = (s: Record<string, unknown>, name = '') => {
@@ -266,23 +267,23 @@ t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image
     return problem ? { ok: false, message: problem } : { ok: true };
   };
   const parent = request('podset', {}).parent;
-  t.same(check(spec(3483)), { ok: true }, 'at the limit');
-  t.same(check(spec(3484)), {
+  t.same(check(spec(3479)), { ok: true }, 'at the limit');
+  t.same(check(spec(3480)), {
     ok: false,
     message:
       'spec.size 512 pods of ~9 KiB each (image and command) make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
       'PodSet may have: shorten spec.command or lower spec.size',
   });
   // The image counts as much as an argument's characters.
-  t.same(check({ ...spec(3482), image: 'busybox2' }), { ok: true });
-  t.equal(check({ ...spec(3482), image: 'busybox23' }).ok, false);
+  t.same(check({ ...spec(3478), image: 'busybox2' }), { ok: true });
+  t.equal(check({ ...spec(3478), image: 'busybox23' }).ok, false);
   // Each argument counts 3 bytes more than its characters.
-  t.same(check({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3480), ''] }), { ok: true });
-  t.equal(check({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3481), ''] }).ok, false);
+  t.same(check({ ...spec(3479), command: ['x'.repeat(4096), 'y'.repeat(3476), ''] }), { ok: true });
+  t.equal(check({ ...spec(3479), command: ['x'.repeat(4096), 'y'.repeat(3477), ''] }).ok, false);
   // The parent's name counts four times per pod (the pod's name and labels).
-  t.same(check(spec(3479), 'a'), { ok: true });
-  t.equal(check(spec(3480), 'a').ok, false);
+  t.same(check(spec(3475), 'a'), { ok: true });
+  t.equal(check(spec(3476), 'a').ok, false);
   // The framework refuses it: InvalidSpec, the observed pods kept.
-  const res = sync(request('podset', spec(3484)), now);
+  const res = sync(request('podset', spec(3480)), now);
   t.match(res.status, { conditions: [{ type: 'Ready', reason: 'InvalidSpec', message: /more than the 4\.0 MiB/ }] });
 });

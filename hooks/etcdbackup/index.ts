@@ -1,15 +1,51 @@
 import { jsonBytes, namesBytes } from '../../lib/budget.js';
+import type { ParentObject } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
+import type { ChildName } from '../../lib/ownership.js';
+import { parentNameProblem, type DerivedName } from '../../lib/values.js';
 import { etcdSettings } from '../etcdcommon/index.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
 import { customize as customizeRestore, parser as restoreParser, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
 import { customize, parser, sync } from './sync.js';
 
+/**
+ * The names an EtcdBackup's name makes: its Job or CronJob `<name>-backup` (the Job's pods carry its name in a label;
+ * the CronJob controller adds 11 characters to the Jobs it makes) and the label of its instance.
+ */
+export function backupNameProblem(parent: ParentObject): string | undefined {
+  const interval = (parent.spec as { backupPolicy?: { backupIntervalInSecond?: unknown } } | undefined)?.backupPolicy
+    ?.backupIntervalInSecond;
+  const names: DerivedName[] = [
+    { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
+    { what: 'label job-name', rule: 'labelValue', suffix: '-backup' },
+  ];
+  if (typeof interval === 'number' && interval > 0)
+    names.push({
+      what: 'CronJob',
+      rule: 'dns1123Subdomain',
+      suffix: '-backup',
+      max: 52,
+      why: 'the CronJob controller names its Jobs after it with 11 more characters',
+    });
+  return parentNameProblem(parent.metadata.name ?? '', names);
+}
+
+/** The names an EtcdBackup's children may take, asked for by name (lib/ownership.ts). */
+export function backupChildNames(parent: ParentObject): ChildName[] {
+  const name = `${parent.metadata.name ?? ''}-backup`;
+  return [
+    { apiVersion: 'batch/v1', kind: 'Job', name },
+    { apiVersion: 'batch/v1', kind: 'CronJob', name },
+  ];
+}
+
 export const etcdbackup = defineComposite({
   name: 'etcdbackup',
   resource: backupResource,
   spec: parser,
+  parentProblem: backupNameProblem,
+  childNames: backupChildNames,
   // The image of the backup Job (the backup itself runs there, not in the hook).
   settings: etcdSettings,
   // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names.

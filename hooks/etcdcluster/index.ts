@@ -1,17 +1,122 @@
 import { jsonBytes, kib, namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
-import type { RelatedResourceRule } from '../../lib/metacontroller.js';
+import type { ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
+import type { ChildName } from '../../lib/ownership.js';
+import {
+  imageProblem,
+  parentNameProblem,
+  quantityProblem,
+  resourcesProblem,
+  ruleProblem,
+  stringMapProblem,
+} from '../../lib/values.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
-import { MAX_SIZE, resource } from './schema.js';
+import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
+
+/**
+ * The names an EtcdCluster's name makes: its Services (`<name>`, `<name>-client`, coreos's), its budget, its member
+ * pods' subdomain and labels. A name the API server refuses for one of them is InvalidSpec.
+ */
+export function etcdNameProblem(parent: ParentObject): string | undefined {
+  return parentNameProblem(parent.metadata.name ?? '', [
+    { what: 'Service', rule: 'dns1035', suffix: '-client' },
+    { what: 'Service', rule: 'dns1035' },
+    { what: 'label etcd_cluster', rule: 'labelValue' },
+  ]);
+}
+
+/**
+ * The values an EtcdCluster copies into its member pods and claims that the API server or the kubelet would refuse:
+ * the image (`<repository>:v<version>`), the pods' labels, annotations and node selector, the container's resources,
+ * the TLS Secrets' names and the claims' storage request. The spec's schema has already been checked.
+ */
+export function etcdValueProblem(parent: ParentObject): string | undefined {
+  const spec = (parent.spec ?? {}) as {
+    repository?: unknown;
+    version?: unknown;
+    pod?: Record<string, unknown>;
+    TLS?: { static?: { member?: Record<string, unknown>; operatorSecret?: unknown } };
+  };
+  const version = typeof spec.version === 'string' ? spec.version.trim().replace(/^v/, '') : '';
+  const image = `${typeof spec.repository === 'string' ? spec.repository : DEFAULT_REPOSITORY}:v${version}`;
+  const imageWrong = imageProblem(image);
+  if (imageWrong)
+    return `spec.repository and spec.version make the image ${JSON.stringify(image)}, which ${imageWrong}`;
+  const pod = spec.pod ?? {};
+  const maps = [
+    stringMapProblem('spec.pod.labels', pod['labels'] as Record<string, string> | undefined, 'label'),
+    stringMapProblem('spec.pod.nodeSelector', pod['nodeSelector'] as Record<string, string> | undefined, 'label'),
+    stringMapProblem('spec.pod.annotations', pod['annotations'] as Record<string, string> | undefined, 'any'),
+    resourcesProblem('spec.pod.resources', pod['resources']),
+  ].find(Boolean);
+  if (maps) return maps;
+  return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
+}
+
+/** The storage request of the members' claims, when they have one. */
+function claimProblem(claim: unknown): string | undefined {
+  const storage = (claim as { resources?: { requests?: { storage?: unknown } } } | undefined)?.resources?.requests
+    ?.storage;
+  if (storage === undefined) return undefined;
+  const wrong = typeof storage === 'string' ? quantityProblem(storage) : 'must be a quantity such as 1Gi';
+  return wrong
+    ? `spec.pod.persistentVolumeClaimSpec.resources.requests.storage ${JSON.stringify(storage)} ${wrong}`
+    : undefined;
+}
+
+/** The TLS Secrets' names: each a Secret a pod mounts (or the hook reads), so a DNS-1123 subdomain. */
+function tlsNameProblem(tls: { static?: { member?: Record<string, unknown>; operatorSecret?: unknown } } | undefined) {
+  const secrets: Array<[string, unknown]> = [
+    ['spec.TLS.static.member.peerSecret', tls?.static?.member?.['peerSecret']],
+    ['spec.TLS.static.member.serverSecret', tls?.static?.member?.['serverSecret']],
+    ['spec.TLS.static.operatorSecret', tls?.static?.operatorSecret],
+  ];
+  for (const [field, name] of secrets) {
+    const wrong = typeof name === 'string' ? ruleProblem('dns1123Subdomain', name) : undefined;
+    if (wrong) return `${field} "${String(name)}" ${wrong}`;
+  }
+  return undefined;
+}
+
+/** The EtcdCluster's problems beyond its spec's schema: its name, then the values its children carry. */
+export function etcdParentProblem(parent: ParentObject): string | undefined {
+  return etcdNameProblem(parent) ?? etcdValueProblem(parent);
+}
+
+/**
+ * The names an EtcdCluster's children may take, asked for by name (lib/ownership.ts): its Services and budget, the
+ * members its status lists, and the next MAX_SIZE ordinals (a new member's pod and claim).
+ */
+export function etcdChildNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name ?? '';
+  const status = (parent.status ?? {}) as { lastMemberIndex?: unknown; memberList?: unknown };
+  const last = typeof status.lastMemberIndex === 'number' && status.lastMemberIndex >= 0 ? status.lastMemberIndex : -1;
+  const members = Array.isArray(status.memberList)
+    ? (status.memberList as Array<{ name?: unknown } | null>)
+        .slice(0, 2 * MAX_SIZE)
+        .map((m) => m?.name)
+        .filter((n): n is string => typeof n === 'string' && n.startsWith(`${name}-`))
+    : [];
+  const pods = [...members, ...Array.from({ length: MAX_SIZE }, (_, i) => `${name}-${last + 1 + i}`)];
+  return [
+    { apiVersion: 'v1', kind: 'Service', name },
+    { apiVersion: 'v1', kind: 'Service', name: `${name}-client` },
+    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name },
+    ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
+    ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),
+  ];
+}
 
 export const etcdcluster = defineComposite({
   name: 'etcdcluster',
   resource,
   spec: parser,
+  parentProblem: etcdParentProblem,
+  childNames: etcdChildNames,
   clients: etcdClients,
   settings: etcdSettings,
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and

@@ -11,6 +11,7 @@ import type {
   ParentObject,
 } from '../../lib/metacontroller.js';
 import { isTerminating, observed } from '../../lib/objects.js';
+import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../etcdcommon/index.js';
@@ -143,6 +144,10 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
     );
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
+  // A child name another owner holds (lib/ownership.ts): nothing is made, and no member is added for a pod that
+  // could not be created.
+  const taken = takenIn(request, respond(request, spec, decision, now));
+  if (taken.length > 0) return heldForTakenNames(request, taken, now);
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods

@@ -1,8 +1,21 @@
 import { namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
+import type { ConditionEventRules } from '../../lib/events.js';
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { customize, nameProblem, parser, sync } from './sync.js';
+import { childNames, customize, memcachedEvents, nameProblem, parser, sync } from './sync.js';
+
+/** Memcached condition reasons told as Warning events (lib/events.ts); created, scaled and failing pods: sync.ts. */
+export const MEMCACHED_EVENTS: ConditionEventRules = {
+  action: 'Reconcile',
+  warnings: new Set([
+    'InvalidSpec',
+    'ServiceNameTaken',
+    'DeploymentNameTaken',
+    'FailedCreate',
+    'ProgressDeadlineExceeded',
+  ]),
+};
 
 export const memcached = defineComposite({
   name: 'memcached',
@@ -17,6 +30,7 @@ export const memcached = defineComposite({
     }),
     advice: 'shorten spec.image',
   },
+  childNames,
   childResources: [
     {
       apiVersion: 'apps/v1',
@@ -26,6 +40,8 @@ export const memcached = defineComposite({
     },
     serviceRule,
   ],
+  events: MEMCACHED_EVENTS,
+  eventsOf: memcachedEvents,
   sync,
   customize,
 });

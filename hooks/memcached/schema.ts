@@ -21,7 +21,14 @@ export const MemcachedSpec = Type.Object(
 );
 export type MemcachedSpec = Static<typeof MemcachedSpec>;
 
-export const MemcachedStatus = replicatedStatus({});
+export const MemcachedStatus = replicatedStatus({
+  serviceName: Type.Optional(
+    Type.String({
+      description:
+        'The Service in front of the pods: <name>-memcached (<name> for a Memcached made before the suffix, which keeps it).',
+    }),
+  ),
+});
 
 export const resource: ResourceDefinition = {
   group: 'cache.example.com',

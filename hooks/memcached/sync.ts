@@ -1,26 +1,55 @@
 // Memcached: a Deployment of `size` memcached pods and a Service in front of them.
 // Pure decisions: request in, response out.
+//
+// Names: the Deployment is `<name>` (the tutorial's), the Service `<name>-memcached`, so that a Memcached, a
+// MySQLCluster and an EtcdCluster of one name never want the same Service (lib/ownership.ts). A Memcached made
+// before that keeps its Service `<name>`, which its clients use: the observed Service, else status.serviceName,
+// says which (a child the answer left out would be deleted).
 import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from '../../lib/children.js';
-import { relatedPods } from '../../lib/hook.js';
+import type { ConditionInput } from '../../lib/conditions.js';
+import type { EventSpec } from '../../lib/events.js';
+import { currentStatus, relatedPods } from '../../lib/hook.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
+  CompositeSyncRequest,
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { dns1035Problem } from '../../lib/names.js';
-import { observedNamed } from '../../lib/objects.js';
-import { memberStatus, relatedPodNames, workloadCounts, workloadFailure } from '../../lib/replicas.js';
+import { isTerminating, observedNamed, observedUnordered } from '../../lib/objects.js';
+import type { ChildName } from '../../lib/ownership.js';
+import { memberStatus, relatedPodNames, workloadCounts, workloadFailure, workloadPending } from '../../lib/replicas.js';
 import { specParser } from '../../lib/spec.js';
+import { imageProblem, parentNameProblem, type DerivedName } from '../../lib/values.js';
 import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
 const APP = 'memcached';
 /** The `memcache` user of the official memcached images (Debian and Alpine). */
 export const MEMCACHE_UID = 11211;
-export const parser = specParser(MemcachedSpec);
+export const parser = specParser(MemcachedSpec, (spec) => {
+  const problem = imageProblem(spec.image);
+  return problem ? `spec.image ${JSON.stringify(spec.image)} ${problem}` : undefined;
+});
+
+/** The Service's name: `<name>-memcached`; `<name>` for a Memcached made before the suffix (`legacy`). */
+export function serviceName(name: string, legacy = false): string {
+  return legacy ? name : `${name}-memcached`;
+}
+
+/**
+ * Whether this Memcached keeps the Service name of a metaops from before the suffix: its observed Service has that
+ * name, or (none observed) its status records it. The status is only believed for one of the two names.
+ */
+export function legacyNames(request: CompositeSyncRequest): boolean {
+  const name = request.parent.metadata.name ?? '';
+  const has = (n: string) => observedNamed(request.children, 'Service', 'v1', n) !== undefined;
+  if (has(serviceName(name))) return false;
+  if (has(serviceName(name, true))) return true;
+  return currentStatus(request.parent)['serviceName'] === serviceName(name, true);
+}
 
 export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   const name = parent.metadata.name!;
@@ -52,33 +81,179 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   };
 }
 
-export function service(parent: ParentObject, spec: Spec): KubeObject {
+export function service(parent: ParentObject, spec: Spec, legacy: boolean): KubeObject {
   const name = parent.metadata.name!;
-  return serviceChild(parent, name, childLabels(APP, name, 'cache'), selectorLabels(APP, name), [
+  return serviceChild(parent, serviceName(name, legacy), childLabels(APP, name, 'cache'), selectorLabels(APP, name), [
     { name: 'memcached', port: spec.port },
   ]);
 }
 
-/** A name too long for the Service and Deployment it needs. */
-export function nameProblem(parent: ParentObject): string | undefined {
-  return dns1035Problem(parent.metadata.name ?? '');
+/**
+ * A name the Service cannot carry. Its rule (a DNS-1035 label) is the strictest of the names a Memcached's name makes:
+ * a name that makes the Service also makes the Deployment (a DNS-1123 subdomain) and the pods' labels.
+ */
+export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  const service: DerivedName = { what: 'Service', rule: 'dns1035', suffix: legacyNames(request) ? '' : '-memcached' };
+  return parentNameProblem(parent.metadata.name ?? '', [service]);
+}
+
+/** Every name a Memcached's children may take (either Service name). */
+export function childNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name!;
+  return [
+    { apiVersion: 'apps/v1', kind: 'Deployment', name },
+    { apiVersion: 'v1', kind: 'Service', name: serviceName(name) },
+    { apiVersion: 'v1', kind: 'Service', name: serviceName(name, true) },
+  ];
+}
+
+/** Container waiting reasons that mean a pod is failing rather than starting. */
+const FAILING = new Set([
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
+
+/** Why a pod is failing (a container's waiting reason, or the pod's phase Failed), or undefined. */
+export function podFailure(pod: KubeObject): string | undefined {
+  const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
+  if (status?.phase === 'Failed') return 'Failed';
+  const containers = status?.containerStatuses;
+  if (!Array.isArray(containers)) return undefined;
+  for (const c of containers) {
+    const reason = (c as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting?.reason;
+    if (FAILING.has(reason as string)) return reason as string;
+  }
+  return undefined;
+}
+
+/** Pods named in the Degraded message, at most. */
+const LISTED_PODS = 3;
+
+/**
+ * Degraded (the Operator SDK sample's condition): True when pods fail (a container that crashes or whose image
+ * cannot be pulled, a pod Failed), when the Deployment cannot create its pods, or when its rollout passed its
+ * progress deadline. The message names the pods and their reasons, never the kubelet's changing words.
+ */
+export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): ConditionInput {
+  const failing = pods
+    .filter((p) => !isTerminating(p))
+    .flatMap((p) => {
+      const why = podFailure(p);
+      return why ? [`${p.metadata.name}: ${why}`] : [];
+    })
+    .sort();
+  if (failing.length > 0) {
+    const more = failing.length > LISTED_PODS ? ` and ${failing.length - LISTED_PODS} more` : '';
+    return {
+      type: 'Degraded',
+      status: true,
+      reason: 'PodsFailing',
+      message: `${failing.length} pod${failing.length > 1 ? 's' : ''} failing: ${failing.slice(0, LISTED_PODS).join(', ')}${more}`,
+    };
+  }
+  const refused = workloadFailure(workload);
+  if (refused) return { type: 'Degraded', status: true, reason: refused.reason, message: refused.message };
+  const stalled = conditionOf(workload?.['status'], 'Progressing');
+  if (stalled?.status === 'False' && stalled.reason === 'ProgressDeadlineExceeded') {
+    return {
+      type: 'Degraded',
+      status: true,
+      reason: 'ProgressDeadlineExceeded',
+      message: `Deployment ${workload!.metadata.name} did not progress within its deadline`,
+    };
+  }
+  return { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no pod is failing' };
 }
 
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name!;
+  const legacy = legacyNames(request);
+  const wanted = deployment(parent, spec);
 
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   const counts = workloadCounts(observedDeployment, spec.size);
   // Pods the API server refuses (Pod Security admission, a quota) are said in Ready, with the refusal's reason.
   const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
-  return {
-    status: memberStatus(parent, counts, relatedPodNames(request.related), now, {
-      selector: selectorString(APP, name),
-      ...(refused ? { ready: refused } : {}),
-    }),
-    children: [deployment(parent, spec), service(parent, spec)],
+  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
+  const pending = workloadPending(observedDeployment, wanted);
+  const pods = observedUnordered(request.related, 'Pod', 'v1');
+  const status = memberStatus(parent, counts, relatedPodNames(request.related), now, {
+    selector: selectorString(APP, name),
+    ...(refused ? { ready: refused } : {}),
+    ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
+    extra: [degraded(observedDeployment, pods)],
+  });
+  status['serviceName'] = serviceName(name, legacy);
+  return { status, children: [wanted, service(parent, spec, legacy)] };
+}
+
+/**
+ * Events beside the conditions' (lib/events.ts): the Deployment and Service created, the Deployment scaled, and
+ * pods that start failing. Read from the observed Deployment and status (before) and the answer (after).
+ */
+export function memcachedEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
+  const name = request.parent.metadata.name!;
+  const had = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  const wasDegraded = conditionOf(request.parent.status, 'Degraded');
+  const svc = serviceName(name, legacyNames(request));
+  return (response) => {
+    const out: EventSpec[] = [];
+    const deploy = response.children.find((c) => c.kind === 'Deployment');
+    const replicas = (deploy?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+    // An answer without the Deployment (an invalid spec of a new Memcached) created nothing; one that keeps the
+    // observed Deployment (held, invalid) has its replicas.
+    if (!had) {
+      if (deploy)
+        out.push({
+          type: 'Normal',
+          reason: 'Created',
+          action: 'Create',
+          note: `created Deployment ${name} of ${String(replicas)} pods and Service ${svc}`,
+          subject: name,
+        });
+    } else if (hadReplicas !== replicas) {
+      out.push({
+        type: 'Normal',
+        reason: 'Scaled',
+        action: 'Scale',
+        note: `scaled Deployment ${name} from ${hadReplicas} to ${replicas} pods`,
+        subject: String(replicas),
+      });
+    }
+    // A Degraded reason that Ready takes too (a refused pod) is told once, as Ready's (lib/events.ts).
+    const now = conditionOf(response.status, 'Degraded');
+    const told = conditionOf(response.status, 'Ready')?.reason === now?.reason;
+    if (now?.status === 'True' && !told && (wasDegraded?.status !== 'True' || wasDegraded.reason !== now.reason)) {
+      out.push({
+        type: 'Warning',
+        reason: String(now.reason),
+        action: 'Reconcile',
+        note: `Degraded: ${String(now.message)}`,
+        subject: 'Degraded',
+      });
+    }
+    return out;
   };
+}
+
+interface ConditionSeen {
+  type: string;
+  status?: unknown;
+  reason?: unknown;
+  message?: unknown;
+}
+
+function conditionOf(status: unknown, type: string): ConditionSeen | undefined {
+  const list = (status as { conditions?: unknown } | null | undefined)?.conditions;
+  if (!Array.isArray(list)) return undefined;
+  return (list as unknown[]).find((c): c is ConditionSeen => (c as { type?: unknown } | null)?.type === type);
 }
 
 /** Asks for the pods of this Memcached so that status.nodes can list them. */

@@ -1,15 +1,45 @@
 import { jsonBytes, namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
+import type { ConditionEventRules } from '../../lib/events.js';
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { customize, invalid, nameProblem, parser, sync, versionTypeProblem } from './sync.js';
+import {
+  childNames,
+  customize,
+  invalid,
+  mysqlEvents,
+  parentProblem,
+  parser,
+  sync,
+  versionTypeProblem,
+} from './sync.js';
+
+/** MySQLCluster condition reasons told as Warning events (lib/events.ts); created and scaled: sync.ts. */
+export const MYSQLCLUSTER_EVENTS: ConditionEventRules = {
+  action: 'Reconcile',
+  warnings: new Set([
+    'InvalidSpec',
+    'CredentialsLost',
+    'PrimaryBehind',
+    'PrimaryUnverified',
+    'ReplicaNotReplicating',
+    'StorageImmutable',
+    'ProgressDeadlineExceeded',
+    'ServiceNameTaken',
+    'StatefulSetNameTaken',
+    'SecretNameTaken',
+    'PodNameTaken',
+    'PersistentVolumeClaimNameTaken',
+  ]),
+};
 
 export const mysqlcluster = defineComposite({
   name: 'mysqlcluster',
   resource,
   spec: parser,
   specProblem: versionTypeProblem,
-  parentProblem: nameProblem,
+  parentProblem,
+  childNames,
   invalidSpec: invalid,
   // A StatefulSet (with its scripts), three Services and a Secret: their fixed fields, the spec's strings, the names.
   answerBudget: {
@@ -34,6 +64,8 @@ export const mysqlcluster = defineComposite({
       why: 'the hook re-emits the observed password; in place keeps labels current without replacing the Secret',
     },
   ],
+  events: MYSQLCLUSTER_EVENTS,
+  eventsOf: mysqlEvents,
   sync,
   customize,
 });

@@ -4,7 +4,7 @@ import type { ResourceDefinition } from '../../lib/hook.js';
 import { commonPrinterColumns, MAX_NAME_LENGTH, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
 export const DEFAULT_VERSION = '8.0';
-/** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle. */
+/** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle (8.0.23 or later: sync.ts). */
 export const VERSION_PATTERN = /^[0-9]+(\.[0-9]+){0,2}(-[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
 export const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$';
 
@@ -69,6 +69,13 @@ export const MySQLClusterStatus = replicatedStatus({
   secretName: Type.Optional(
     Type.String({ description: 'The Secret holding the root password, once it has been observed.' }),
   ),
+  writeService: Type.Optional(
+    Type.String({
+      description:
+        'The Service that takes writes (member 0): <name>-mysql (<name> for a cluster made before the suffix, which keeps it).',
+    }),
+  ),
+  readService: Type.Optional(Type.String({ description: 'The Service over every Ready member, for reads.' })),
 });
 
 export const resource: ResourceDefinition = {

@@ -6,7 +6,11 @@
 //   MYSQL_ROOT_PASSWORD   config only: written into the client option file, never onto a command line
 //   REPLICATION_PASSWORD  replication only: the password of the `replication` user
 //   PRIMARY_HOST, PRIMARY_PORT  replication only: member 0's stable DNS name and port
-//   MYSQL_PORT            the local server's port (3306)
+//   PEER_HOST_FORMAT      replication only: the members' DNS names, as a printf format of the ordinal
+//                         (<statefulset>-%s.<headless>); member 0 asks members 1..8 what they hold
+//   TERMINATION_LOG       replication only: where member 0 says why it will not open (/dev/termination-log, which
+//                         the kubelet reports as the container's termination message)
+//   MYSQL_HOST, MYSQL_PORT  the local server's address and port (127.0.0.1, 3306)
 //   CONF_DIR              where the server's extra option file goes (/etc/mysql/conf.d)
 //   CLIENT_DIR            where the client option file goes (an in-memory volume)
 //
@@ -17,7 +21,18 @@
 // MASTER_USE_GTID=slave_pos. The script asks the server which it is. Options only one of them knows are
 // written with the `loose-` prefix, which the other ignores.
 //
+// Every member's server starts read-only (the option file says so): member 0 opens for writes only once its sidecar
+// has checked that no other member holds a transaction it lacks (a data directory lost and initialised again, a
+// volume restored from an old backup). Otherwise it stays read-only and its sidecar exits with a message that
+// starts with PRIMARY_BEHIND or PRIMARY_UNVERIFIED; the kubelet restarts it (checking again), and the hook reads
+// the message from the pod's status (sync.ts primaryRefusal).
+//
 // Written with String.raw and without any `${`, so that what TypeScript holds is byte for byte what bash runs.
+
+/** The start of member 0's termination message when a replica holds transactions it lacks. */
+export const PRIMARY_BEHIND = 'primary-behind:';
+/** The start of member 0's termination message when it has no data and a replica that exists does not answer. */
+export const PRIMARY_UNVERIFIED = 'primary-unverified:';
 
 /**
  * The member ordinal, from POD_NAME, and the client that reads the password from the option file. Column names
@@ -42,13 +57,15 @@ log-bin=mysql-bin
 loose-log-slave-updates=ON
 loose-gtid-mode=ON
 loose-enforce-gtid-consistency=ON
+# Read-only until the replication sidecar opens member 0 (replication threads and root are not held back).
+read_only=ON
 EOF
 quote() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'; }
 {
   echo '[client]'
   echo 'user=root'
   printf 'password="%s"\n' "$(quote "$MYSQL_ROOT_PASSWORD")"
-  echo 'host=127.0.0.1'
+  echo "host=$MYSQL_HOST"
   echo "port=$MYSQL_PORT"
   echo 'protocol=TCP'
 } > "$CLIENT_DIR/root.cnf"
@@ -70,7 +87,72 @@ quote() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e "s/'/''/g"; }
 until sql -e 'SELECT 1' >/dev/null 2>&1; do pause 2; done
 if sql -N -e 'SELECT VERSION()' | grep -qi mariadb; then flavour=mariadb; else flavour=mysql; fi
 password=$(quote "$REPLICATION_PASSWORD")
+# The transactions this server holds: MySQL's gtid_executed, MariaDB's gtid_current_pos (one domain-server-seq per
+# replication domain); empty for a data directory that never took a logged transaction. Another server's with -h.
+position() {
+  if [ "$flavour" = mariadb ]; then q='SELECT @@global.gtid_current_pos'; else q="SELECT REPLACE(@@global.gtid_executed, '\n', '')"; fi
+  sql --connect-timeout=3 "$@" -N -e "$q"
+}
+# MariaDB: whether position $2 lacks a transaction position $1 has (a higher sequence number in a domain): 0 it
+# does, 1 it does not, 2 a position cannot be read.
+lacks_mariadb() {
+  local IFS=, theirs=$1 mine=$2 entry d own domain seq
+  for entry in $theirs; do
+    case "$entry" in *[!0-9-]*|'') return 2 ;; esac
+    IFS=-; set -- $entry; IFS=,
+    [ "$#" -eq 3 ] || return 2
+    domain=$1; seq=$3; own=''
+    for d in $mine; do
+      IFS=-; set -- $d; IFS=,
+      if [ "$#" -eq 3 ] && [ "$1" = "$domain" ]; then own=$3; fi
+    done
+    if [ -z "$own" ] || [ "$seq" -gt "$own" ]; then return 0; fi
+  done
+  return 1
+}
+# Whether this server lacks a transaction of position $1: 0 it does, 1 it does not, 2 cannot tell.
+lacks() {
+  if [ "$flavour" = mariadb ]; then lacks_mariadb "$1" "$own_position"; return; fi
+  case "$1" in *[!0-9A-Za-z:,_-]*) return 2 ;; esac
+  local subset
+  subset=$(sql -N -e "SELECT GTID_SUBSET('$1', REPLACE(@@global.gtid_executed, '\n', ''))") || return 2
+  case "$subset" in 0) return 0 ;; 1) return 1 ;; *) return 2 ;; esac
+}
+# Member 0 will not open: the reason where the kubelet reports it (the termination message), then exit.
+refuse() {
+  printf '%s\n' "$1" > "$TERMINATION_LOG" 2>/dev/null || true
+  echo "member 0 stays read-only: $1" >&2
+  exit 3
+}
+# Member 0 opens only when no other member holds a transaction it lacks. A member whose name does not resolve does
+# not exist; one that resolves but does not answer is waited for (a minute), and then only an empty member 0
+# refuses: one with data opens (a restart of the whole cluster may start member 0 first).
+check_primary() {
+  own_position=$(position) || return 1
+  local i host pos behind='' silent='' tries shown
+  for i in 1 2 3 4 5 6 7 8; do
+    host=$(printf "$PEER_HOST_FORMAT" "$i")
+    getent hosts "$host" >/dev/null 2>&1 || continue
+    tries=0
+    until pos=$(position -h "$host"); do
+      tries=$((tries + 1))
+      if [ "$tries" -ge 12 ]; then silent="$silent $host"; break; fi
+      pause 5
+    done
+    [ "$tries" -ge 12 ] && continue
+    lacks "$pos"
+    case $? in
+      0) behind="$behind $host has $pos;" ;;
+      2) silent="$silent $host" ;;
+    esac
+  done
+  shown=$own_position; [ -n "$shown" ] || shown='no transactions'
+  if [ -n "$behind" ]; then refuse "primary-behind: member 0 has $shown;$behind"; fi
+  if [ -z "$own_position" ] && [ -n "$silent" ]; then refuse "primary-unverified: member 0 has no transactions; no answer from$silent"; fi
+  return 0
+}
 primary() {
+  if [ "$(sql -N -e 'SELECT @@global.read_only')" != 0 ]; then check_primary || return 1; fi
   sql <<SQL
 SET GLOBAL read_only = OFF;
 CREATE USER IF NOT EXISTS 'replication'@'%' IDENTIFIED BY '$password';

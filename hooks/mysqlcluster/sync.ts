@@ -1,15 +1,25 @@
 // MySQLCluster: a primary with read replicas, as Kubernetes' "replicated stateful application" tutorial does.
 // A StatefulSet of MySQL members (each with its own data volume): member 0 is the primary, members 1..N-1
-// replicate from it (GTIDs; scripts.ts). The client Service `<name>` sends writes to member 0 only, the read
-// Service `<name>-read` spans every Ready member, and a headless Service gives each member a stable name. A
+// replicate from it (GTIDs; scripts.ts). The client Service `<name>-mysql` sends writes to member 0 only, the read
+// Service `<name>-mysql-read` spans every Ready member, and a headless Service gives each member a stable name. A
 // Secret holds the root and replication passwords, generated once.
+//
+// Names: everything is `<name>-mysql...` (the StatefulSet, so its pods are `<name>-mysql-<i>`), so that a
+// MySQLCluster never wants the Service or pods of a Memcached, EtcdCluster or PodSet of the same name, nor another
+// MySQLCluster's (`shop`'s read Service is not `shop-read`'s write Service). A cluster made before keeps the names
+// its clients and volumes have (namesOf(name, true)): its observed StatefulSet or Services, its volumes, or its
+// status.writeService say so. Objects of those names that another owner holds are never taken (lib/ownership.ts).
+//
+// Member 0 opens for writes only when no replica holds transactions it lacks (scripts.ts); when it refuses, its
+// sidecar says why in its termination message and the status names the case (PrimaryBehind, PrimaryUnverified).
 //
 // The passwords' only memory is the Secret itself: every sync re-emits the bytes it observes. A new root
 // password is generated only when the cluster has never had one: not if a Secret that existed disappears, and
 // not if data volumes of a previous cluster with this name exist (they keep the password they were made with).
 import { serviceChild } from '../../lib/children.js';
 import type { ConditionInput } from '../../lib/conditions.js';
-import { invalidSpecResponse } from '../../lib/hook.js';
+import type { EventSpec } from '../../lib/events.js';
+import { currentStatus, invalidSpecResponse } from '../../lib/hook.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
 import type {
@@ -21,13 +31,21 @@ import type {
   ParentObject,
   Status,
 } from '../../lib/metacontroller.js';
-import { dns1035Problem } from '../../lib/names.js';
 import { isPodReady, isTerminating, keepObserved, observedNamed, observedUnordered } from '../../lib/objects.js';
-import { memberStatus, workloadCounts } from '../../lib/replicas.js';
+import { controllerOf, heldForTakenNames, takenNames, type ChildName } from '../../lib/ownership.js';
+import { memberStatus, workloadCounts, workloadPending } from '../../lib/replicas.js';
 import { MAX_SIZE } from '../../lib/schemas.js';
 import { specParser } from '../../lib/spec.js';
+import { parentNameProblem, quantityProblem, ruleProblem, type DerivedName } from '../../lib/values.js';
 import { MySQLClusterSpec, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
-import { CONFIG_SCRIPT, REPLICATION_PROBE, REPLICATION_SCRIPT, SERVER_PROBE } from './scripts.js';
+import {
+  CONFIG_SCRIPT,
+  PRIMARY_BEHIND,
+  PRIMARY_UNVERIFIED,
+  REPLICATION_PROBE,
+  REPLICATION_SCRIPT,
+  SERVER_PROBE,
+} from './scripts.js';
 
 const APP = 'mysql';
 export const PASSWORD_KEY = 'root-password';
@@ -41,26 +59,99 @@ export function mysqlVersion(version: string | number): string {
   return version.trim();
 }
 
+/** The oldest MySQL the member scripts work with: CHANGE REPLICATION SOURCE TO came in 8.0.23. */
+export const MIN_VERSION = [8, 0, 23] as const;
+
+/** The numbers of a version (8.0.36-debian: [8, 0, 36]); its suffix is not compared. */
+export function versionNumbers(version: string): number[] {
+  return (/^[0-9]+(\.[0-9]+){0,2}/.exec(version)?.[0] ?? '').split('.').filter(Boolean).map(Number);
+}
+
+/**
+ * a against b over the parts both name (8.0 and 8.0.36 are alike: the tag 8.0 is the newest 8.0.x): negative,
+ * zero or positive.
+ */
+export function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
 export const parser = specParser(MySQLClusterSpec, (spec) => {
   const version = mysqlVersion(spec.version);
   if (!VERSION_PATTERN.test(version)) {
     return `spec.version is ${JSON.stringify(spec.version)}: expected a MySQL version such as "8.0" or "8.0.36"`;
   }
+  // 8 and 8.0 name the newest 8.x and 8.0.x; 8.0.22 and 5.7 cannot run the replication the members set up.
+  if (compareVersions(versionNumbers(version), MIN_VERSION) < 0 || versionNumbers(version).length === 0) {
+    return `spec.version is ${JSON.stringify(spec.version)}: the members need MySQL ${MIN_VERSION.join('.')} or later (CHANGE REPLICATION SOURCE TO)`;
+  }
+  const size = quantityProblem(spec.storage.size);
+  if (size) return `spec.storage.size "${spec.storage.size}" ${size}`;
+  const storageClass = spec.storage.storageClassName;
+  const classProblem = storageClass === undefined ? undefined : ruleProblem('dns1123Subdomain', storageClass);
+  if (classProblem) return `spec.storage.storageClassName "${storageClass}" ${classProblem}`;
   return undefined;
 });
 
-export const names = {
-  statefulSet: (name: string) => name,
-  headless: (name: string) => `${name}-headless`,
+/** The names of a cluster's children and of what its StatefulSet makes. */
+export interface Names {
+  /** The names of a cluster made before the `-mysql` suffix. */
+  legacy: boolean;
+  statefulSet: string;
+  headless: string;
   /** Writes: member 0, the primary, only. */
-  client: (name: string) => name,
+  client: string;
   /** Reads: every Ready member (the primary, and replicas that are replicating). */
-  read: (name: string) => `${name}-read`,
-  secret: (name: string) => `${name}-mysql`,
-  member: (name: string, ordinal: number) => `${name}-${ordinal}`,
+  read: string;
+  secret: string;
+  member(ordinal: number): string;
   /** StatefulSet claims are named <template>-<statefulset>-<ordinal>. */
-  volume: (name: string, ordinal: number) => `data-${name}-${ordinal}`,
-};
+  volume(ordinal: number): string;
+}
+
+/** A cluster's names: `<name>-mysql...`, or (`legacy`) those of a cluster made before the suffix. */
+export function namesOf(name: string, legacy = false): Names {
+  const sts = legacy ? name : `${name}-mysql`;
+  return {
+    legacy,
+    statefulSet: sts,
+    headless: `${sts}-headless`,
+    client: sts,
+    read: `${sts}-read`,
+    secret: `${name}-mysql`,
+    member: (ordinal) => `${sts}-${ordinal}`,
+    volume: (ordinal) => `data-${sts}-${ordinal}`,
+  };
+}
+
+/**
+ * Whether this cluster keeps the names of a metaops from before the suffix: its observed StatefulSet or Services
+ * have them, else its data volumes do (a cluster recreated over them), else its status.writeService records them.
+ * Answering the other names would delete the StatefulSet and Services its clients use.
+ */
+export function legacyNames(request: CompositeSyncRequest): boolean {
+  const name = request.parent.metadata.name ?? '';
+  const [now, before] = [namesOf(name), namesOf(name, true)];
+  const has = (kind: string, apiVersion: string, n: string) =>
+    observedNamed(request.children, kind, apiVersion, n) !== undefined;
+  if (has('StatefulSet', 'apps/v1', now.statefulSet) || has('Service', 'v1', now.headless)) return false;
+  if (has('StatefulSet', 'apps/v1', before.statefulSet) || has('Service', 'v1', before.headless)) return true;
+  if (has('Service', 'v1', before.client) || has('Service', 'v1', before.read)) return true;
+  if (existingVolumes(request, now).length > 0) return false;
+  if (existingVolumes(request, before).length > 0) return true;
+  return currentStatus(request.parent)['writeService'] === before.client;
+}
+
+/** Whether a data volume is this cluster's: its StatefulSet labels the claims it makes with its selector. */
+export function volumeOurs(name: string, claim: KubeObject): boolean {
+  const labels = claim.metadata.labels;
+  return (
+    !!labels &&
+    typeof labels === 'object' &&
+    labels['app.kubernetes.io/name'] === APP &&
+    labels['app.kubernetes.io/instance'] === name
+  );
+}
 
 /** The labels seed 001's reconciler puts on the MySQL pods. */
 export function seedLabels(name: string): Record<string, string> {
@@ -76,7 +167,7 @@ export function secret(parent: ParentObject, encodedRoot: string, encodedReplica
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: names.secret(name),
+      name: namesOf(name).secret,
       namespace: parent.metadata.namespace,
       labels: childLabels(APP, name, 'credentials'),
     },
@@ -85,11 +176,11 @@ export function secret(parent: ParentObject, encodedRoot: string, encodedReplica
   };
 }
 
-export function headlessService(parent: ParentObject): KubeObject {
+export function headlessService(parent: ParentObject, n: Names): KubeObject {
   const name = parent.metadata.name!;
   return serviceChild(
     parent,
-    names.headless(name),
+    n.headless,
     childLabels(APP, name, 'database'),
     selectorLabels(APP, name),
     [{ name: 'mysql', port: MYSQL_PORT }],
@@ -98,19 +189,19 @@ export function headlessService(parent: ParentObject): KubeObject {
 }
 
 /** The client Service: writes go to member 0, the primary, and nowhere else. */
-export function clientService(parent: ParentObject): KubeObject {
+export function clientService(parent: ParentObject, n: Names): KubeObject {
   const name = parent.metadata.name!;
   const selector = selectorLabels(APP, name);
-  selector[POD_NAME_LABEL] = names.member(name, 0);
-  return serviceChild(parent, names.client(name), childLabels(APP, name, 'primary'), selector, [
+  selector[POD_NAME_LABEL] = n.member(0);
+  return serviceChild(parent, n.client, childLabels(APP, name, 'primary'), selector, [
     { name: 'mysql', port: MYSQL_PORT },
   ]);
 }
 
 /** The read Service: every Ready member. */
-export function readService(parent: ParentObject): KubeObject {
+export function readService(parent: ParentObject, n: Names): KubeObject {
   const name = parent.metadata.name!;
-  return serviceChild(parent, names.read(name), childLabels(APP, name, 'read'), selectorLabels(APP, name), [
+  return serviceChild(parent, n.read, childLabels(APP, name, 'read'), selectorLabels(APP, name), [
     { name: 'mysql', port: MYSQL_PORT },
   ]);
 }
@@ -147,7 +238,7 @@ const CONF_DIR = '/etc/mysql/conf.d';
 const CLIENT_DIR = '/etc/mysql-client';
 
 function secretEnv(name: string, envName: string, key: string) {
-  return { name: envName, valueFrom: { secretKeyRef: { name: names.secret(name), key } } };
+  return { name: envName, valueFrom: { secretKeyRef: { name: namesOf(name).secret, key } } };
 }
 
 // eslint-disable-next-line max-lines-per-function -- the StatefulSet as one literal, in the order kubectl shows it
@@ -156,6 +247,7 @@ export function statefulSet(
   spec: Spec,
   /** The claim templates: the spec's for a new cluster, the stored ones once the StatefulSet exists. */
   claimTemplates: unknown[],
+  n: Names = namesOf(parent.metadata.name!),
 ): KubeObject {
   const name = parent.metadata.name!;
   const version = mysqlVersion(spec.version);
@@ -166,6 +258,7 @@ export function statefulSet(
   const dirs = [
     { name: 'CONF_DIR', value: CONF_DIR },
     { name: 'CLIENT_DIR', value: CLIENT_DIR },
+    { name: 'MYSQL_HOST', value: '127.0.0.1' },
     { name: 'MYSQL_PORT', value: String(MYSQL_PORT) },
   ];
   const mounts = [
@@ -175,10 +268,13 @@ export function statefulSet(
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { name: names.statefulSet(name), namespace: parent.metadata.namespace, labels },
+    metadata: { name: n.statefulSet, namespace: parent.metadata.namespace, labels },
     spec: {
       replicas: spec.size,
-      serviceName: names.headless(name),
+      serviceName: n.headless,
+      // All members start at once (a new cluster's StatefulSet only: the field cannot change), so that member 0,
+      // coming back, can ask the others what data they hold before it opens for writes (scripts.ts).
+      ...(n.legacy ? {} : { podManagementPolicy: 'Parallel' }),
       selector: { matchLabels: selectorLabels(APP, name) },
       template: {
         metadata: { labels: podLabels },
@@ -231,7 +327,11 @@ export function statefulSet(
               env: [
                 podName,
                 secretEnv(name, 'REPLICATION_PASSWORD', REPLICATION_KEY),
-                { name: 'PRIMARY_HOST', value: `${names.member(name, 0)}.${names.headless(name)}` },
+                { name: 'PRIMARY_HOST', value: `${n.member(0)}.${n.headless}` },
+                // Member 0 asks the others what they hold: <statefulset>-<ordinal>.<headless>.
+                { name: 'PEER_HOST_FORMAT', value: `${n.statefulSet}-%s.${n.headless}` },
+                // Why member 0 stays read-only, where the kubelet reports it (primaryRefusal reads it back).
+                { name: 'TERMINATION_LOG', value: '/dev/termination-log' },
                 { name: 'PRIMARY_PORT', value: String(MYSQL_PORT) },
                 ...dirs,
               ],
@@ -267,11 +367,24 @@ export function observedPassword(observedSecret: KubeObject | undefined): string
   return observedKey(observedSecret, PASSWORD_KEY);
 }
 
-/** The data volumes (claims) of this cluster's members that exist, from a previous cluster or this one. */
-export function existingVolumes(request: CompositeSyncRequest, name: string): string[] {
-  const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => names.volume(name, i)));
+/**
+ * The data volumes (claims) of this cluster's members that exist under names `n`, from a previous cluster or this
+ * one: named as its StatefulSet names them and labelled as it labels them (a claim of that name that another owner
+ * made is not this cluster's data: takenNames says so).
+ */
+export function existingVolumes(request: CompositeSyncRequest, n: Names): string[] {
+  const name = request.parent.metadata.name ?? '';
+  const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => n.volume(i)));
   return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1')
-    .filter((c) => c && typeof c === 'object' && c.metadata && wanted.has(c.metadata.name!) && !isTerminating(c))
+    .filter(
+      (c) =>
+        c &&
+        typeof c === 'object' &&
+        c.metadata &&
+        wanted.has(c.metadata.name!) &&
+        !isTerminating(c) &&
+        volumeOurs(name, c),
+    )
     .map((c) => c.metadata.name!)
     .sort();
 }
@@ -347,76 +460,229 @@ export function versionTypeProblem(spec: unknown): string | undefined {
   );
 }
 
-/** A name too long for the headless Service the StatefulSet needs. */
-export function nameProblem(parent: ParentObject): string | undefined {
-  return dns1035Problem(parent.metadata.name ?? '', '-headless');
+/** The names a cluster's name makes under `n`, with the longest suffix of each rule. */
+function derivedNames(n: Names): DerivedName[] {
+  const base = n.legacy ? '' : '-mysql';
+  return [
+    { what: 'Service', rule: 'dns1035', suffix: `${base}-headless` },
+    {
+      what: 'StatefulSet',
+      rule: 'dns1123Label',
+      suffix: base,
+      max: 52,
+      why: "a StatefulSet's pods carry its name and an 11-character revision hash in a label of at most 63",
+    },
+    { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
+    { what: 'Secret', rule: 'dns1123Subdomain', suffix: '-mysql' },
+  ];
+}
+
+/** A name the cluster's Services, StatefulSet, pods, labels or Secret cannot carry. */
+export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  const name = parent.metadata.name ?? '';
+  return parentNameProblem(name, derivedNames(namesOf(name, legacyNames(request))));
+}
+
+/**
+ * The newest MySQL version the cluster runs or was given: its StatefulSet's image and its pods'. A data directory
+ * written by a newer MySQL cannot be opened by an older one.
+ */
+export function runningNumbers(request: CompositeSyncRequest, n: Names): number[] | undefined {
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  const template = (sts?.['spec'] as { template?: KubeObject } | undefined)?.template;
+  const tags = [
+    ...(template && typeof template === 'object' ? [runningVersion([template as KubeObject])] : []),
+    runningVersion(observedUnordered(request.related, 'Pod', 'v1').filter((p) => memberOrdinal(n, p) !== undefined)),
+  ]
+    .filter((v): v is string => v !== undefined)
+    .flatMap((v) => v.split(', '))
+    .map(versionNumbers)
+    .filter((v) => v.length > 0);
+  return tags.sort((a, b) => compareVersions(b, a))[0];
+}
+
+/** A spec.version older than what the cluster runs: MySQL does not go back (InvalidSpec, nothing replaced). */
+export function downgradeProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  const version = (parent.spec as { version?: unknown } | undefined)?.version;
+  if (typeof version !== 'string' && typeof version !== 'number') return undefined;
+  const wanted = versionNumbers(mysqlVersion(version));
+  const running = runningNumbers(request, namesOf(parent.metadata.name!, legacyNames(request)));
+  if (!running || compareVersions(wanted, running) >= 0) return undefined;
+  return `spec.version ${JSON.stringify(version)} is older than ${running.join('.')}, which the members run: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
+}
+
+/** The parent's problems beyond its spec: its name, then a downgrade. */
+export function parentProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  return nameProblem(parent, request) ?? downgradeProblem(parent, request);
+}
+
+/** The ordinal of a member pod of this cluster, by its name. */
+function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
+  return ordinalOf(n.statefulSet, pod.metadata.name!);
+}
+
+/**
+ * The pods and data volumes the StatefulSet will make for members below `size` that another owner holds: a pod of
+ * that name not made by this cluster's StatefulSet, a claim of that name not labelled as this cluster's (the
+ * StatefulSet would mount it: another owner's data).
+ */
+export function takenMembers(request: CompositeSyncRequest, n: Names, size: number): ReturnType<typeof takenNames> {
+  const name = request.parent.metadata.name!;
+  const wanted: ChildName[] = [];
+  for (let i = 0; i < size; i++) {
+    wanted.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
+    wanted.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
+  }
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  return takenNames(request, wanted, (child, obj) => {
+    if (child.kind === 'PersistentVolumeClaim') return volumeOurs(name, obj);
+    const ref = controllerOf(obj);
+    return ref?.kind === 'StatefulSet' && ref.name === n.statefulSet && (!sts || ref.uid === sts.metadata.uid);
+  });
+}
+
+/** Why member 0 refuses to open for writes, as its replication sidecar said on exit (scripts.ts), if it does. */
+export interface PrimaryRefusal {
+  reason: 'PrimaryBehind' | 'PrimaryUnverified';
+  /** The sidecar's own words, after the marker. */
+  detail: string;
+}
+
+/** The longest part of the sidecar's message copied into the status. */
+const REFUSAL_MAX = 400;
+
+/**
+ * Member 0's refusal to open, read from its replication container: not ready, and its last termination message
+ * starts with a marker the script writes. A container that has since become ready opened: its old message is over.
+ */
+export function primaryRefusal(pod: KubeObject | undefined): PrimaryRefusal | undefined {
+  const statuses = (pod?.['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return undefined;
+  const sidecar = (statuses as unknown[]).find(
+    (c): c is Record<string, unknown> =>
+      typeof c === 'object' && c !== null && (c as { name?: unknown }).name === REPLICATION_CONTAINER,
+  );
+  if (!sidecar || sidecar['ready'] === true) return undefined;
+  for (const field of ['state', 'lastState']) {
+    const message = (sidecar[field] as { terminated?: { message?: unknown } } | undefined)?.terminated?.message;
+    if (typeof message !== 'string') continue;
+    for (const [marker, reason] of [
+      [PRIMARY_BEHIND, 'PrimaryBehind'],
+      [PRIMARY_UNVERIFIED, 'PrimaryUnverified'],
+    ] as const) {
+      if (message.startsWith(marker)) {
+        const detail = message.slice(marker.length).trim().replace(/\s+/g, ' ');
+        return { reason, detail: detail.length > REFUSAL_MAX ? `${detail.slice(0, REFUSAL_MAX - 3)}...` : detail };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Ready=False for a member 0 that stays read-only: the case and what the user can do. */
+export function refusalCondition(n: Names, refusal: PrimaryRefusal): ConditionInput {
+  const what =
+    refusal.reason === 'PrimaryBehind'
+      ? `${n.member(0)} holds fewer transactions than a replica (its data directory was lost or replaced): ${refusal.detail}. It stays read-only and takes no writes, so nothing a replica holds is lost. To recover, give member 0 the data of the replica that has the most (clone it, or restore a backup into its volume), or, if that data is to be given up, delete the replicas' volumes`
+      : `${n.member(0)} has no data yet and cannot ask every replica whether it holds any: ${refusal.detail}. It stays read-only until they answer. If a replica's data is gone for good, delete that replica's volume`;
+  return {
+    type: 'Ready',
+    status: false,
+    reason: refusal.reason,
+    message: `${what} (docs/mysqlcluster.md, "A primary with less data than its replicas").`,
+  };
 }
 
 /** The root and replication passwords a new cluster gets: 24 random bytes each. */
 const PASSWORD_BYTES = 24;
 
-// eslint-disable-next-line complexity -- the passwords' memory (observed, recorded, new) is spelled out, one branch per case the tests name
-export function sync({ request, parent, spec, now, services }: SyncHook<Spec, unknown>): CompositeSyncResponse {
-  const name = parent.metadata.name ?? '';
-  const newPassword = () => services.randomSecret(PASSWORD_BYTES);
-  const previous = (parent.status ?? {}) as { secretName?: unknown };
-
-  const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', names.statefulSet(name));
-  const observedSecret = observedNamed(request.children, 'Secret', 'v1', names.secret(name));
-  const extraConditions: ConditionInput[] = [];
-  const children: KubeObject[] = [];
-  const encode = () => Buffer.from(newPassword(), 'utf8').toString('base64');
-
-  // The passwords: the observed ones; a new root password only if this cluster never had one.
+/**
+ * The Secret the answer carries, from the passwords' memory: the observed ones; a new root password only if this
+ * cluster never had one (no Secret observed or recorded, no data volumes). `lost`: the condition when it had one.
+ */
+function passwords(
+  hook: SyncHook<Spec, unknown>,
+  n: Names,
+  observedSecret: KubeObject | undefined,
+): { secret?: KubeObject; lost?: ConditionInput } {
+  const { request, parent, services } = hook;
+  const previous = currentStatus(parent) as { secretName?: unknown };
+  const encode = () => Buffer.from(services.randomSecret(PASSWORD_BYTES), 'utf8').toString('base64');
   const keptRoot = observedPassword(observedSecret);
-  const volumes = existingVolumes(request, name);
-  if (keptRoot) {
-    // A replication password is made when missing (a cluster from before replication): the primary's
-    // sidecar sets the replication user's password from the Secret.
-    children.push(secret(parent, keptRoot, observedKey(observedSecret, REPLICATION_KEY) ?? encode()));
-  } else if (observedSecret || previous.secretName === names.secret(name) || volumes.length > 0) {
-    const why =
-      observedSecret || previous.secretName === names.secret(name)
-        ? `Secret ${names.secret(name)} (key ${PASSWORD_KEY}) was deleted or emptied after the cluster was created`
-        : `Secret ${names.secret(name)} does not exist, but data volumes of a cluster with this name do (${volumes.join(', ')})`;
-    extraConditions.push({
-      type: 'CredentialsAvailable',
-      status: false,
-      reason: 'CredentialsLost',
-      message:
-        `${why}; they keep the root password they were made with, so no new one is generated. ` +
-        `Recreate the Secret with that password under key ${PASSWORD_KEY}.`,
-    });
-    if (observedSecret) children.push(keepObserved(observedSecret));
-  } else {
-    children.push(secret(parent, encode(), encode()));
-  }
+  // A replication password is made when missing (a cluster from before replication): the primary's sidecar sets
+  // the replication user's password from the Secret.
+  if (keptRoot) return { secret: secret(parent, keptRoot, observedKey(observedSecret, REPLICATION_KEY) ?? encode()) };
+  const volumes = existingVolumes(request, n);
+  const recorded = observedSecret !== undefined || previous.secretName === n.secret;
+  if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode()) };
+  const why = recorded
+    ? `Secret ${n.secret} (key ${PASSWORD_KEY}) was deleted or emptied after the cluster was created`
+    : `Secret ${n.secret} does not exist, but data volumes of a cluster with this name do (${volumes.join(', ')})`;
+  const lost: ConditionInput = {
+    type: 'CredentialsAvailable',
+    status: false,
+    reason: 'CredentialsLost',
+    message:
+      `${why}; they keep the root password they were made with, so no new one is generated. ` +
+      `Recreate the Secret with that password under key ${PASSWORD_KEY}.`,
+  };
+  return observedSecret ? { secret: keepObserved(observedSecret), lost } : { lost };
+}
 
-  // Volume claim templates cannot change once the StatefulSet exists: keep what it has, and say so if the
-  // spec asks for something else.
-  let claims: unknown[] = [volumeClaimTemplate(spec)];
+/**
+ * The claim templates: the spec's for a new cluster; once the StatefulSet exists, exactly as stored (they cannot
+ * change, and anything else would be a diff at every sync), with a condition when the spec asks for another size.
+ */
+function claimTemplates(spec: Spec, observedSts: KubeObject | undefined): { claims: unknown[]; note?: ConditionInput } {
   const observedClaims = (observedSts?.['spec'] as { volumeClaimTemplates?: unknown[] } | undefined)
     ?.volumeClaimTemplates;
-  if (observedSts && Array.isArray(observedClaims) && observedClaims.length > 0) {
-    const have = storageOf(observedClaims);
-    // A stored size that cannot be read is not said to differ: the stored templates are kept either way.
-    if (have !== undefined && have !== spec.storage.size) {
-      extraConditions.push({
-        type: 'StorageResized',
-        status: false,
-        reason: 'StorageImmutable',
-        message: `member volumes are ${have}; spec.storage.size ${spec.storage.size} applies only to a new cluster (resize the PersistentVolumeClaims directly)`,
-      });
-    }
-    // Handed back exactly as stored: they cannot change, and anything else would be a diff at every sync.
-    claims = observedClaims;
-  }
-  children.push(statefulSet(parent, spec, claims), headlessService(parent), clientService(parent), readService(parent));
+  if (!observedSts || !Array.isArray(observedClaims) || observedClaims.length === 0)
+    return { claims: [volumeClaimTemplate(spec)] };
+  const have = storageOf(observedClaims);
+  // A stored size that cannot be read is not said to differ: the stored templates are kept either way.
+  if (have === undefined || have === spec.storage.size) return { claims: observedClaims };
+  return {
+    claims: observedClaims,
+    note: {
+      type: 'StorageResized',
+      status: false,
+      reason: 'StorageImmutable',
+      message: `member volumes are ${have}; spec.storage.size ${spec.storage.size} applies only to a new cluster (resize the PersistentVolumeClaims directly)`,
+    },
+  };
+}
 
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => !isTerminating(p));
-  const members = memberStates(name, pods);
-  extraConditions.push(replicationCondition(members, spec.size, names.member(name, 0)));
-  const lost = extraConditions.find((c) => c.reason === 'CredentialsLost');
+export function sync(hook: SyncHook<Spec, unknown>): CompositeSyncResponse {
+  const { request, parent, spec, now } = hook;
+  const name = parent.metadata.name!;
+  const n = namesOf(name, legacyNames(request));
+  const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
+
+  const { secret: credentials, lost } = passwords(hook, n, observedSecret);
+  const { claims, note } = claimTemplates(spec, observedSts);
+  const wantedSts = statefulSet(parent, spec, claims, n);
+  const children: KubeObject[] = [
+    ...(credentials ? [credentials] : []),
+    wantedSts,
+    headlessService(parent, n),
+    clientService(parent, n),
+    readService(parent, n),
+  ];
+
+  const pods = observedUnordered(request.related, 'Pod', 'v1').filter(
+    (p) => !isTerminating(p) && memberOrdinal(n, p) !== undefined,
+  );
+  const members = memberStates(n.statefulSet, pods);
+  const extra: ConditionInput[] = [...(lost ? [lost] : []), ...(note ? [note] : [])];
+  extra.push(replicationCondition(members, spec.size, n.member(0)));
+  const refusal = primaryRefusal(pods.find((p) => p.metadata.name === n.member(0)));
+  const ready = lost
+    ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)
+    : refusal
+      ? refusalCondition(n, refusal)
+      : undefined;
+  const pending = workloadPending(observedSts, wantedSts);
   const status = memberStatus(
     parent,
     workloadCounts(observedSts, spec.size),
@@ -424,15 +690,22 @@ export function sync({ request, parent, spec, now, services }: SyncHook<Spec, un
     now,
     {
       selector: selectorString(APP, name),
-      extra: extraConditions,
-      ...(lost ? { ready: { type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } } : {}),
+      extra,
+      ...(ready ? { ready } : {}),
+      ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
     },
   );
-  if (spec.size > 0) status['primary'] = names.member(name, 0);
+  if (spec.size > 0) status['primary'] = n.member(0);
   status['members'] = members;
   const version = runningVersion(pods);
   if (version) status['version'] = version;
-  if (observedSecret || previous.secretName === names.secret(name)) status['secretName'] = names.secret(name);
+  if (observedSecret || (currentStatus(parent) as { secretName?: unknown }).secretName === n.secret)
+    status['secretName'] = n.secret;
+  status['writeService'] = n.client;
+  status['readService'] = n.read;
+  // Pods and volumes the StatefulSet would make under names another owner holds: nothing is created or changed.
+  const taken = takenMembers(request, n, spec.size);
+  if (taken.length > 0) return heldForTakenNames(request, taken, now, status);
   return { status, children };
 }
 
@@ -492,22 +765,71 @@ function storageOf(claims: unknown[]): string | undefined {
   return typeof storage === 'string' ? storage : undefined;
 }
 
-/**
- * Asks for the cluster's pods (status.members, status.version) and for the data volumes a cluster with this
- * name would have, so that a new cluster over an old one's volumes never gets a new password.
- */
+/** Asks for the cluster's pods (status.members, status.version, member 0's refusal to open). */
 export function customize(request: CustomizeRequest): CustomizeResponse {
   const name = request.parent?.metadata.name ?? '';
   return {
     relatedResources: [
       { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, name) } },
-      {
-        apiVersion: 'v1',
-        resource: 'persistentvolumeclaims',
-        // A rule naming objects lists every namespace without one (v4.17 customize/manager.go L665-683).
-        namespace: request.parent?.metadata.namespace ?? '',
-        names: Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => names.volume(name, i)),
-      },
     ],
+  };
+}
+
+/**
+ * Every name a cluster's children, pods and data volumes may take, under either naming: asked for by name
+ * (lib/ownership.ts), so that a name another owner holds is seen, and a new cluster over the data volumes of a
+ * previous one of this name never gets a new password.
+ */
+export function childNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name!;
+  const out: ChildName[] = [];
+  for (const n of [namesOf(name), namesOf(name, true)]) {
+    out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
+    for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
+    for (let i = 0; i < MAX_SIZE.mysqlcluster; i++) {
+      out.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
+      out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
+    }
+  }
+  out.push({ apiVersion: 'v1', kind: 'Secret', name: namesOf(name).secret });
+  return out;
+}
+
+/**
+ * Events beside the conditions' (lib/events.ts): the StatefulSet created and scaled, read from the observed
+ * StatefulSet (before) and the answer (after).
+ */
+export function mysqlEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
+  const n = namesOf(request.parent.metadata.name!, legacyNames(request));
+  const had = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  return (response) => {
+    const sts = response.children.find((c) => c.kind === 'StatefulSet');
+    const replicas = (sts?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+    // An answer without the StatefulSet (an invalid or held new cluster) created nothing; one that keeps the observed
+    // StatefulSet has its replicas.
+    if (!had) {
+      return sts
+        ? [
+            {
+              type: 'Normal',
+              reason: 'Created',
+              action: 'Create',
+              note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
+              subject: n.statefulSet,
+            },
+          ]
+        : [];
+    }
+    if (hadReplicas === replicas) return [];
+    return [
+      {
+        type: 'Normal',
+        reason: 'Scaled',
+        action: 'Scale',
+        note: `scaled StatefulSet ${n.statefulSet} from ${String(hadReplicas)} to ${String(replicas)} members`,
+        subject: String(replicas),
+      },
+    ];
   };
 }

@@ -1,12 +1,14 @@
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { answerBudget, parser, sync } from './sync.js';
+import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
   resource,
   spec: parser,
   answerBudget,
+  parentProblem: nameProblem,
+  childNames,
   childResources: [
     {
       apiVersion: 'v1',

@@ -1,20 +1,35 @@
-// PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
+// PodSet: `size` pods named <name>-pod-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
 import { kib, type AnswerBudget } from '../../lib/budget.js';
+//
+// Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
+// and from another PodSet's (lib/ownership.ts). A PodSet made before that keeps naming its pods `<name>-<ordinal>`
+// while it has any (answering new names would delete every running pod at once).
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  KubeObject,
+  ParentObject,
+} from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
+import type { ChildName } from '../../lib/ownership.js';
 import { memberStatus } from '../../lib/replicas.js';
 import { byCodeUnits, ordinalName, ordinalOf } from '../../lib/names.js';
+import { MAX_SIZE } from '../../lib/schemas.js';
 import { specParser } from '../../lib/spec.js';
+import { imageProblem, parentNameProblem } from '../../lib/values.js';
 import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 
 const APP = 'podset';
 const NOBODY = 65534;
 const MISSING_PODS_RESYNC_SECONDS = 60;
-export const parser = specParser(PodSetSpec);
+export const parser = specParser(PodSetSpec, (spec) => {
+  const image = imageProblem(spec.image);
+  return image ? `spec.image ${JSON.stringify(spec.image)} ${image}` : undefined;
+});
 
 /**
  * The answer this spec asks for (lib/budget.ts), refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept):
@@ -22,8 +37,9 @@ export const parser = specParser(PodSetSpec);
  */
 export const answerBudget: AnswerBudget<Spec> = {
   estimate(spec, parent) {
-    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names.
-    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + spec.image.length;
+    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names (the
+    // pod's own with `-pod`).
+    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + '-pod'.length + spec.image.length;
     for (const arg of spec.command) perPod += arg.length + 3;
     return {
       bytes: perPod * spec.size,
@@ -34,9 +50,55 @@ export const answerBudget: AnswerBudget<Spec> = {
   maxBytes: MAX_ANSWER_BYTES,
 };
 
-/** Pods are <podset>-<ordinal>. */
+/** What the pods' names start with: `<podset>-pod`, or `<podset>` for a PodSet made before the `-pod-`. */
+export function podBase(name: string, legacy = false): string {
+  return legacy ? name : `${name}-pod`;
+}
+
+/** Pods are <base>-<ordinal>. */
 export const podName = ordinalName;
 export { ordinalOf };
+
+/** Whether this PodSet names its pods as a metaops from before `-pod-` did: it has such a pod. */
+export function legacyNames(request: CompositeSyncRequest): boolean {
+  const name = request.parent.metadata.name!;
+  return observedUnordered(request.children, 'Pod', 'v1').some((p) => ordinalOf(name, p.metadata.name!) !== undefined);
+}
+
+/**
+ * The names a PodSet's name makes: its label values (`app`, the instance: at most 63) and its pods' names (at the
+ * highest ordinal a PodSet may have).
+ */
+export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
+  return parentNameProblem(parent.metadata.name ?? '', [
+    { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
+    {
+      what: 'Pod',
+      rule: 'dns1123Subdomain',
+      suffix: podName(podBase('', legacyNames(request)), MAX_SIZE.podset - 1),
+    },
+  ]);
+}
+
+/**
+ * The names a PodSet's pods may take that it does not have yet: each ordinal below its size (at most the maximum),
+ * in either form, but for the pods its status lists. Metacontroller asks customize again when the spec changes (a
+ * scale) and every 20 minutes (v4.17 customize/manager.go, its response cache): a settled PodSet asks for none, and
+ * the request does not carry its pods twice (as children and as related objects).
+ */
+export function childNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name!;
+  // Not a number (a spec the CRD would refuse): NaN, so no name.
+  const count = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE.podset);
+  const listed = (parent.status as { nodes?: unknown } | null | undefined)?.nodes;
+  const have = new Set(Array.isArray(listed) ? listed.slice(0, MAX_SIZE.podset) : []);
+  const names: ChildName[] = [];
+  for (let i = 0; i < count; i++) {
+    for (const pod of [podName(podBase(name), i), podName(podBase(name, true), i)])
+      if (!have.has(pod)) names.push({ apiVersion: 'v1', kind: 'Pod', name: pod });
+  }
+  return names;
+}
 
 /** The labels every pod of a PodSet carries. */
 export function podLabels(parent: ParentObject): Record<string, string> {
@@ -107,6 +169,7 @@ export function isFinished(pod: KubeObject): boolean {
 
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
+  const base = podBase(name, legacyNames(request));
 
   const observedPods = observedUnordered(request.children, 'Pod', 'v1');
   // A pod that has finished (evicted, OOM-killed under restartPolicy Never, completed) never runs again: it is
@@ -114,7 +177,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const finished = new Set<string>();
   for (const p of observedPods) if (isFinished(p)) finished.add(p.metadata.name!);
   const pods = byOrdinal(
-    name,
+    base,
     observedPods.filter((p) => !isTerminating(p) && !isFinished(p)),
   );
   const ready = pods.filter(isPodReady).length;
@@ -124,7 +187,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const template = podSpec(spec);
   const names: string[] = [];
   for (let i = 0; i < spec.size; i++) {
-    const podNamed = podName(name, i);
+    const podNamed = podName(base, i);
     if (!finished.has(podNamed)) names.push(podNamed);
   }
   const children = names.map((named) => pod(parent, named, labels, template));

@@ -29,6 +29,12 @@ export interface BucketSettings {
 /** The tags that mark a bucket, IAM user or policy as made by one S3 resource. */
 export const OWNER_TAG = 'metaops.dev/owner';
 export const OWNER_UID_TAG = 'metaops.dev/owner-uid';
+/**
+ * The record of intent on the resource's own IAM user, written before CreateBucket and removed once the bucket
+ * carries its owner tags: the bucket it names, if it exists without any tag, was created by this resource (a sync
+ * killed between CreateBucket and PutBucketTagging), and is taken back rather than refused as someone else's.
+ */
+export const BUCKET_INTENT_TAG = 'metaops.dev/creating-bucket';
 
 export interface AccessKey {
   id: string;
@@ -71,6 +77,8 @@ export interface AwsApi {
   findBucket(bucket: string, regionHint?: string): Promise<BucketFound | undefined>;
   /** Creates the bucket in `region` and tags it at once. */
   createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void>;
+  /** Replaces the bucket's tags. */
+  tagBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void>;
   /** Reads each setting and writes only those that differ; returns the names of those written. */
   applyBucketSettings(
     bucket: string,
@@ -93,6 +101,10 @@ export interface AwsApi {
   createUser(user: string, tags: Map<string, string>): Promise<IamUser>;
   /** Deletes the user's keys, detaches its policies, deletes it. The caller checked its tags. */
   deleteUser(user: string): Promise<void>;
+  /** Sets these tags on the user (its other tags stay). */
+  tagUser(user: string, tags: Map<string, string>): Promise<void>;
+  /** Removes these tag keys from the user. */
+  untagUser(user: string, keys: string[]): Promise<void>;
 
   getPolicy(arn: string): Promise<IamPolicy | undefined>;
   policyDocument(arn: string, versionId: string): Promise<string>;
@@ -103,6 +115,7 @@ export interface AwsApi {
 
   attachedPolicies(user: string): Promise<string[]>;
   attachPolicy(user: string, policyArn: string): Promise<void>;
+  detachPolicy(user: string, policyArn: string): Promise<void>;
 
   listAccessKeys(user: string): Promise<AccessKeyInfo[]>;
   createAccessKey(user: string): Promise<AccessKey>;

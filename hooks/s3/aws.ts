@@ -22,6 +22,8 @@ import {
   ListAccessKeysCommand,
   ListAttachedUserPoliciesCommand,
   ListPolicyVersionsCommand,
+  TagUserCommand,
+  UntagUserCommand,
 } from '@aws-sdk/client-iam';
 import {
   CreateBucketCommand,
@@ -302,8 +304,15 @@ export class SdkAwsApi implements AwsApi {
     );
     this.remember(bucket, region);
     // The owner tags at once, so that the bucket this call created is recognised as ours from now on.
+    await this.tagBucket(bucket, region, tags);
+  }
+
+  async tagBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void> {
     await this.call('PutBucketTagging', () =>
-      s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) } }), this.opts()),
+      this.s3In(region).send(
+        new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) } }),
+        this.opts(),
+      ),
     );
   }
 
@@ -471,16 +480,24 @@ export class SdkAwsApi implements AwsApi {
 
   async deleteUser(user: string): Promise<void> {
     for (const key of await this.listAccessKeys(user)) await this.deleteAccessKey(user, key.id);
-    for (const arn of await this.attachedPolicies(user)) {
-      await this.call('DetachUserPolicy', () =>
-        this.iam.send(new DetachUserPolicyCommand({ UserName: user, PolicyArn: arn }), this.opts()),
-      );
-    }
+    for (const arn of await this.attachedPolicies(user)) await this.detachPolicy(user, arn);
     try {
       await this.iam.send(new DeleteUserCommand({ UserName: user }), this.opts());
     } catch (err) {
       if (!NOT_FOUND.has(errorCode(err))) throw wrap(err, 'DeleteUser');
     }
+  }
+
+  async tagUser(user: string, tags: Map<string, string>): Promise<void> {
+    await this.call('TagUser', () =>
+      this.iam.send(new TagUserCommand({ UserName: user, Tags: tagList(tags) }), this.opts()),
+    );
+  }
+
+  async untagUser(user: string, keys: string[]): Promise<void> {
+    await this.call('UntagUser', () =>
+      this.iam.send(new UntagUserCommand({ UserName: user, TagKeys: keys }), this.opts()),
+    );
   }
 
   async getPolicy(arn: string): Promise<IamPolicy | undefined> {
@@ -564,6 +581,15 @@ export class SdkAwsApi implements AwsApi {
     await this.call('AttachUserPolicy', () =>
       this.iam.send(new AttachUserPolicyCommand({ UserName: user, PolicyArn: policyArn }), this.opts()),
     );
+  }
+
+  async detachPolicy(user: string, policyArn: string): Promise<void> {
+    try {
+      await this.iam.send(new DetachUserPolicyCommand({ UserName: user, PolicyArn: policyArn }), this.opts());
+    } catch (err) {
+      // Detached already (a call that did its work and whose answer was lost): what was asked holds.
+      if (!NOT_FOUND.has(errorCode(err))) throw wrap(err, 'DetachUserPolicy');
+    }
   }
 
   async listAccessKeys(user: string): Promise<AccessKeyInfo[]> {

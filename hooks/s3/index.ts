@@ -10,7 +10,7 @@ import {
   type KmsAllowlist,
 } from './policy.js';
 import { resource } from './schema.js';
-import { finalize, parser, s3Clients, secretName, sync } from './sync.js';
+import { childNames, finalize, nameProblem, parser, s3Clients, secretName, sync } from './sync.js';
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
@@ -28,6 +28,7 @@ export const S3_EVENTS: ConditionEventRules = {
     'ResponseTooLarge',
     'BucketNotEmpty',
     'InvalidSpec',
+    'SecretNameTaken',
   ]),
   normals: new Set(['BucketRetained']),
 };
@@ -57,6 +58,8 @@ export const s3 = defineComposite({
     }),
     advice: 'shorten spec.secretName',
   },
+  parentProblem: nameProblem,
+  childNames,
   clients: s3Clients,
   childResources: [
     {

@@ -14,8 +14,18 @@ import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
+import { takenCondition, takenNames, TAKEN_RESYNC_SECONDS, type ChildName } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
-import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AccessKey, type AwsApi } from './api.js';
+import { parentNameProblem } from '../../lib/values.js';
+import {
+  AwsError,
+  BUCKET_INTENT_TAG,
+  OWNER_TAG,
+  OWNER_UID_TAG,
+  type AccessKey,
+  type AwsApi,
+  type IamUser,
+} from './api.js';
 import {
   bucketCreated,
   bucketLists,
@@ -84,6 +94,21 @@ export { KEY_GRACE_SECONDS } from './plan.js';
 
 export function secretName(parent: ParentObject, spec: Spec): string {
   return spec.secretName ?? `${parent.metadata.name}-credentials`;
+}
+
+/** The Secret an S3 resource may want (its spec's, or `<name>-credentials`), asked for by name (lib/ownership.ts). */
+export function childNames(parent: ParentObject): ChildName[] {
+  const named = (parent.spec as { secretName?: unknown } | undefined)?.secretName;
+  const name = typeof named === 'string' ? named : `${parent.metadata.name!}-credentials`;
+  return [{ apiVersion: 'v1', kind: 'Secret', name }];
+}
+
+/** A name the credentials Secret's labels or its default name cannot carry. */
+export function nameProblem(parent: ParentObject): string | undefined {
+  return parentNameProblem(parent.metadata.name ?? '', [
+    { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
+    { what: 'Secret', rule: 'dns1123Subdomain', suffix: '-credentials' },
+  ]);
 }
 
 interface Owner {
@@ -200,6 +225,8 @@ interface SyncRun {
   previous: Previous;
   /** The IAM user of this resource. */
   user: string;
+  /** The IAM user as found (or made) by this sync, once it is: its tags hold the record of intent. */
+  iamUser?: IamUser;
   /** The credentials Secret's name. */
   secretName: string;
   observedSecret: KubeObject | undefined;
@@ -245,8 +272,21 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     note: hook.event,
     now,
   };
+  // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
+  const taken = takenNames(request, [{ apiVersion: 'v1', kind: 'Secret', name: wantedSecret }]);
+  if (taken.length > 0) {
+    const { reason, message } = takenCondition(parent, taken);
+    throw new TemporaryError(reason, message, {
+      conditions: ['Ready', 'Synced'],
+      retryAfterSeconds: TAKEN_RESYNC_SECONDS,
+    });
+  }
   const step = stepsOf(run);
-  const region = await step('bucket', () => ensureBucket(run));
+  // The user first (a read): someone else's refuses the resource before anything is made, and ours may hold the
+  // record of a bucket a killed sync was creating.
+  run.iamUser = await step('IAM user', () => findUser(run));
+  // A new bucket's record of intent is on the user, made then (its own step: a refused CreateUser is the user's).
+  const region = await step('bucket', () => ensureBucket(run, () => step('IAM user', () => userOf(run))));
   const waiting = await step('old buckets', () => retireOldBuckets(run));
   const arn = await step('IAM user', () => ensureUser(run));
   const policyArn = await step('IAM policy', () => ensurePolicy(run, arn, region));
@@ -278,35 +318,83 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
  * called again; what was created so far is recorded, so that finalize can clean it up.
  */
 function stepsOf(run: SyncRun) {
+  // The failures a step answered: one inside another step keeps the inner step's name.
+  const answered = new WeakSet<object>();
   return async <T>(name: string, effect: () => Promise<T>): Promise<T> => {
     try {
       return await effect();
     } catch (err) {
+      if (answered.has(err as object)) throw err;
       const options = { conditions: ['Ready', 'Synced'], status: bucketLists(run.created, run.retained) };
       // A spec the step refused (a KMS key of another account): that reason, not an AWS failure's.
-      if (err instanceof PermanentError) throw new PermanentError(err.reason, `${name}: ${err.message}`, options);
-      throw awsFailure(err, `${name}: ${describe(err)}`, options);
+      const failure =
+        err instanceof PermanentError
+          ? new PermanentError(err.reason, `${name}: ${err.message}`, options)
+          : awsFailure(err, `${name}: ${describe(err)}`, options);
+      answered.add(failure);
+      throw failure;
     }
   };
 }
 
-/** The bucket: ours by its tags, or created now; someone else's is refused and never touched. Its region. */
-async function ensureBucket(run: SyncRun): Promise<string> {
+/** The IAM user of this resource as it is: ours by its tags, absent, or someone else's (refused, never touched). */
+async function findUser(run: SyncRun): Promise<IamUser | undefined> {
+  const { aws, owner, user } = run;
+  const iamUser = await aws.getUser(user);
+  if (iamUser && !owns(owner, iamUser.tags))
+    throw new AwsError('IAMNameTaken', notOurs(owner, `IAM user ${user}`, iamUser.tags), 'CreateUser');
+  return iamUser;
+}
+
+/** This resource's IAM user: found, or created now (tagged in the same call, so it is ours from its first moment). */
+async function userOf(run: SyncRun): Promise<IamUser> {
+  run.iamUser ??= (await findUser(run)) ?? (await run.aws.createUser(run.user, ownerTags(run.owner)));
+  return run.iamUser;
+}
+
+/**
+ * The bucket a record of intent names, other than the one wanted now (the spec's bucket changed after a sync died
+ * between CreateBucket and PutBucketTagging): if it exists without any tag it is this resource's, so it gets the
+ * owner tags and is recorded as created (a rename then retains or deletes it); if it has tags, they say whose it is.
+ */
+async function settleIntent(run: SyncRun, intent: string): Promise<void> {
+  const found = await run.aws.findBucket(intent);
+  if (found && found.tags.size === 0) {
+    await run.aws.tagBucket(intent, found.region, ownerTags(run.owner));
+    run.created.add(intent);
+  }
+}
+
+/**
+ * The bucket: ours by its tags, or created now; someone else's is refused and never touched. Its region.
+ *
+ * Crash-consistent: before CreateBucket, this resource's IAM user (ours by its tags from the call that created it)
+ * records the bucket's name (BUCKET_INTENT_TAG); the owner tags follow the bucket's creation, and the record is
+ * removed once they are on it. A sync killed between those calls leaves an untagged bucket that the record names:
+ * the next sync takes it back. An untagged bucket without that record is never adopted. `makeUser` finds or makes
+ * that user.
+ */
+async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Promise<string> {
   const { aws, spec, owner, previous } = run;
   const bucket = spec.bucketName;
   const hint = spec.region ?? (previous.bucketName === bucket ? previous.region : undefined);
   const found = await aws.findBucket(bucket, hint);
-  let region: string;
-  let tags: Map<string, string>;
+  const intent = run.iamUser?.tags.get(BUCKET_INTENT_TAG);
+  if (intent !== undefined && intent !== bucket) await settleIntent(run, intent);
   const desiredTags = new Map<string, string>(run.specTags);
   for (const [k, v] of ownerTags(owner)) desiredTags.set(k, v);
+  let region: string;
+  let tags: Map<string, string>;
   if (!found) {
     region = spec.region ?? aws.region;
+    await makeUser();
+    if (intent !== bucket) await aws.tagUser(run.user, new Map([[BUCKET_INTENT_TAG, bucket]]));
     await aws.createBucket(bucket, region, ownerTags(owner));
     tags = ownerTags(owner);
     run.note(bucketCreated(bucket, region));
   } else {
-    if (!owns(owner, found.tags, run.recorded.has(bucket)))
+    const ours = owns(owner, found.tags, run.recorded.has(bucket)) || (found.tags.size === 0 && intent === bucket);
+    if (!ours)
       throw new AwsError('BucketAlreadyExists', notOurs(owner, `bucket ${bucket}`, found.tags), 'CreateBucket');
     if (spec.region && spec.region !== found.region) {
       throw new AwsError(
@@ -331,6 +419,10 @@ async function ensureBucket(run: SyncRun): Promise<string> {
     },
     tags,
   );
+  // The bucket carries its owner tags: the record of intent has done its work.
+  if (intent !== undefined || !found) {
+    await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+  }
   return region;
 }
 
@@ -362,11 +454,7 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
 
 /** The IAM user: ours by its tags, or created now. Its ARN's partition and account. */
 async function ensureUser(run: SyncRun): Promise<{ partition: string; account: string }> {
-  const { aws, owner, user } = run;
-  let iamUser = await aws.getUser(user);
-  if (!iamUser) iamUser = await aws.createUser(user, ownerTags(owner));
-  else if (!owns(owner, iamUser.tags))
-    throw new AwsError('IAMNameTaken', notOurs(owner, `IAM user ${user}`, iamUser.tags), 'CreateUser');
+  const iamUser = await userOf(run);
   const arn = arnParts(iamUser.arn);
   if (!arn) throw new AwsError('InvalidResponse', 'the IAM user has no usable ARN', 'GetUser');
   return arn;
@@ -444,11 +532,88 @@ async function retireLegacyUser(aws: AwsApi, owner: Owner, previous: Previous, u
 }
 
 /**
- * Finalize: the access keys, the policy and the user are removed (each only if its tags say this resource made
- * it), and the buckets this resource created per deletionPolicy (a non-empty one only with forceDelete; each
- * re-checked by its tags right before). `finalized` is answered only after checking that they are gone.
+ * Finalize: the access keys are deleted first (the credentials stop working), then the buckets this resource created
+ * go per deletionPolicy (a non-empty one only with forceDelete; each re-checked by its tags right before), then the
+ * policy and the user, each only if its tags say this resource made it. `finalized` is answered only after checking
+ * that they are gone.
+ *
+ * Crash-consistent: the user, whose tags hold the record of a bucket being created (BUCKET_INTENT_TAG), goes last
+ * and only once no bucket waits, so a bucket a killed sync created but could not tag is found, tagged and deleted
+ * (or retained) like the others; the policy goes before the user, whose ARN names the policy's account.
  */
-// eslint-disable-next-line complexity -- keys, policy, user and buckets removed in the order IAM allows, each only when its tags name this resource
+/** What one finalize works on: AWS, whose resource it is, and the buckets as it records them. */
+interface Teardown {
+  aws: AwsApi;
+  owner: Owner;
+  user: string;
+  deletionPolicy: 'Retain' | 'Delete';
+  forceDelete: boolean;
+  created: Set<string>;
+  retained: Set<string>;
+  notOwned: string[];
+}
+
+/**
+ * The user's part, first: the policy's ARN (from the user's, which names the account), a bucket the record of intent
+ * names (a sync killed before tagging it: tagged now, and recorded as created), and the access keys, deleted so that
+ * the credentials stop working. Whether the user is this resource's.
+ */
+async function revokeUser(
+  down: Teardown,
+  policyArn: string | undefined,
+): Promise<{ ours: boolean; policyArn?: string }> {
+  const { aws, owner, user, created } = down;
+  const iamUser = await aws.getUser(user);
+  if (!iamUser || !owns(owner, iamUser.tags)) return policyArn ? { ours: false, policyArn } : { ours: false };
+  const arn = arnParts(iamUser.arn);
+  const policy = policyName(owner.namespace, owner.name, owner.uid);
+  const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : policyArn;
+  const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
+  if (intent !== undefined && !created.has(intent)) await recordIntent(down, intent);
+  for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
+  return ownArn ? { ours: true, policyArn: ownArn } : { ours: true };
+}
+
+/** The bucket a record of intent names: untagged (a killed sync's), tagged now; ours, recorded; else none of ours. */
+async function recordIntent(down: Teardown, intent: string): Promise<void> {
+  const { aws, owner } = down;
+  const pending = await aws.findBucket(intent);
+  if (!pending) return;
+  if (pending.tags.size === 0) await aws.tagBucket(intent, pending.region, ownerTags(owner));
+  else if (!owns(owner, pending.tags)) return;
+  down.created.add(intent);
+}
+
+/** The buckets this resource created, per deletionPolicy: those still waiting (not empty). */
+async function removeBuckets(down: Teardown): Promise<string[]> {
+  const { aws, owner, created, retained } = down;
+  const waiting: string[] = [];
+  for (const bucket of [...created].sort()) {
+    if (down.deletionPolicy === 'Retain') {
+      retained.add(bucket);
+      created.delete(bucket);
+      continue;
+    }
+    // Only under this resource's own UID tag (see the rename above).
+    const result = await aws.deleteBucket(bucket, down.forceDelete, (t) => owns(owner, t));
+    if (result === 'notEmpty') waiting.push(bucket);
+    else created.delete(bucket);
+    if (result === 'notOwned') down.notOwned.push(bucket);
+  }
+  return waiting;
+}
+
+/** The policy (detached from the user first), then the user, each only when its tags name this resource. */
+async function removeIam(down: Teardown, userOurs: boolean, policyArn: string | undefined): Promise<void> {
+  const { aws, owner, user } = down;
+  const policy = policyArn ? await aws.getPolicy(policyArn) : undefined;
+  if (policyArn && policy && owns(owner, policy.tags)) {
+    if (userOurs && (await aws.attachedPolicies(user)).includes(policyArn)) await aws.detachPolicy(user, policyArn);
+    await aws.deletePolicy(policyArn);
+  }
+  if (userOurs) await aws.deleteUser(user);
+}
+
 export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
   const { parent, now } = hook;
   const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
@@ -459,35 +624,25 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
   const deletionPolicy = spec?.deletionPolicy ?? 'Retain';
   const forceDelete = spec?.forceDelete === true;
   const user = userName(owner.namespace, owner.name, owner.uid);
-  const created = recordedBuckets(previous);
-  const retained = new Set(previous.retainedBuckets);
-  const notOwned: string[] = [];
+  const down: Teardown = {
+    aws,
+    owner,
+    user,
+    deletionPolicy,
+    forceDelete,
+    created: recordedBuckets(previous),
+    retained: new Set(previous.retainedBuckets),
+    notOwned: [],
+  };
+  const { created, retained, notOwned } = down;
   try {
-    let policyArn = previous.policyArn;
-    const iamUser = await aws.getUser(user);
-    if (iamUser && owns(owner, iamUser.tags)) {
-      const arn = arnParts(iamUser.arn);
-      if (arn)
-        policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
-      await aws.deleteUser(user);
-    }
-    if (policyArn) {
-      const policy = await aws.getPolicy(policyArn);
-      if (policy && owns(owner, policy.tags)) await aws.deletePolicy(policyArn);
-    }
-    await retireLegacyUser(aws, owner, previous, user);
-    const waiting: string[] = [];
-    for (const bucket of [...created].sort()) {
-      if (deletionPolicy === 'Retain') {
-        retained.add(bucket);
-        created.delete(bucket);
-        continue;
-      }
-      // Only under this resource's own UID tag (see the rename above).
-      const result = await aws.deleteBucket(bucket, forceDelete, (t) => owns(owner, t));
-      if (result === 'notEmpty') waiting.push(bucket);
-      else created.delete(bucket);
-      if (result === 'notOwned') notOwned.push(bucket);
+    const revoked = await revokeUser(down, previous.policyArn);
+    const policyArn = revoked.policyArn;
+    const waiting = await removeBuckets(down);
+    // The user, which holds the record of intent, and its policy go once no bucket waits.
+    if (waiting.length === 0) {
+      await removeIam(down, revoked.ours, policyArn);
+      await retireLegacyUser(aws, owner, previous, user);
     }
     const userLeft = await aws.getUser(user);
     const userGone = !userLeft || !owns(owner, userLeft.tags);

@@ -1,21 +1,28 @@
 // MySQLCluster's member scripts (hooks/mysqlcluster/scripts.ts), the very texts the pods run, against real
-// MySQL-compatible servers: Debian's MariaDB, installed by e2e/mariadb.sh, started by this test on loopback on free
-// ports with data directories under /tmp, and stopped by it. Member 0 is the primary; the others replicate
-// from it. What differs from MySQL 8 is said in scripts.ts and the README (the CHANGE statement, GTID options).
+// MySQL-compatible servers: Debian's MariaDB, installed by e2e/mariadb.sh, started by this test on loopback with data
+// directories under /tmp, and stopped by it. Member 0 is the primary; the others replicate from it. What differs from
+// MySQL 8 is said in scripts.ts and the README (the CHANGE statement, GTID options).
+//
+// Each member has its own loopback address and a DNS name in /etc/hosts (marked with this process's id, removed
+// again) as a pod has through the headless Service, so that member 0 can ask the others what they hold, and a member
+// that does not exist does not resolve.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import {
   CONFIG_SCRIPT,
+  PRIMARY_BEHIND,
   REPLICATION_PROBE,
   REPLICATION_SCRIPT,
   SERVER_PROBE,
 } from '../../hooks/mysqlcluster/scripts.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { mysqlSync } from '../fixtures/hooks.js';
 import { freePort } from '../fixtures/net.js';
-import { root } from '../fixtures/requests.js';
+import { FIXED_NOW, objectMap, request, root } from '../fixtures/requests.js';
 
 const run = promisify(execFile);
 
@@ -38,14 +45,47 @@ const ROOT_PASSWORD = `ro'ot"pa\\ss word`;
 const REPLICATION_PASSWORD = `re'pl"i\\cation`;
 const base = mkdtempSync(join(tmpdir(), 'metaops-mysql-'));
 
+/** The members' DNS names, as the headless Service gives them: <statefulset>-<ordinal>.<headless>. */
+const NAME_FORMAT = `my-mysql-mysql-%s.m${process.pid}.metaops-mysql.test`;
+const hostOf = (ordinal: number) => NAME_FORMAT.replace('%s', String(ordinal));
+/** Each member's own loopback address (one port for all, as in a pod network). */
+const IP_BASE = 20 + Math.floor(Math.random() * 200);
+const ipOf = (ordinal: number) => `127.0.${IP_BASE}.${10 + ordinal}`;
+const PORT = await freePort();
+
+const HOSTS = process.env['METAOPS_HOSTS_FILE'] ?? '/etc/hosts';
+const MARK = '# metaops-mysql-test pid=';
+function cleanHosts(): void {
+  if (!existsSync(HOSTS)) return;
+  const text = readFileSync(HOSTS, 'utf8');
+  const kept = text.split('\n').filter((line) => {
+    const at = line.indexOf(MARK);
+    if (at < 0) return true;
+    const pid = Number(line.slice(at + MARK.length));
+    if (pid === process.pid) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  writeFileSync(HOSTS, kept.join('\n'));
+}
+cleanHosts();
+process.on('exit', cleanHosts);
+
 interface Member {
   ordinal: number;
+  ip: string;
   port: number;
   dir: string;
   env: NodeJS.ProcessEnv;
   server?: ChildProcess;
   sidecar?: ChildProcess;
   sidecarLog: string;
+  /** The sidecar's termination message (what the kubelet reports), once it exited. */
+  terminationLog: string;
 }
 const members: Member[] = [];
 
@@ -72,7 +112,7 @@ async function sql(m: Member, statement: string, user = 'root', password = ROOT_
   const cnf = join(m.dir, `client-${user}.cnf`);
   writeFileSync(
     cnf,
-    `[client]\nuser=${user}\npassword="${password.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"\nhost=127.0.0.1\nport=${m.port}\nprotocol=TCP\n`,
+    `[client]\nuser=${user}\npassword="${password.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"\nhost=${m.ip}\nport=${m.port}\nprotocol=TCP\n`,
     { mode: 0o600 },
   );
   const { stdout } = await run('mysql', [`--defaults-extra-file=${cnf}`, '-N', '-B', '-e', statement]);
@@ -104,69 +144,101 @@ async function probe(m: Member): Promise<boolean> {
   }
 }
 
+/** A member's data directory, initialised the way the official image's entrypoint does (root, binary log off). */
+async function initialise(m: Member): Promise<void> {
+  rmSync(join(m.dir, 'data'), { recursive: true, force: true });
+  mkdirSync(join(m.dir, 'data'), { recursive: true });
+  await run(
+    'mariadb-install-db',
+    [`--defaults-file=${join(m.dir, 'my.cnf')}`, '--auth-root-authentication-method=normal', '--skip-test-db'],
+    { env: { PATH: process.env['PATH'] } },
+  );
+}
+
 /**
- * One member as its pod runs it: the config init script, then the server (initialised the way the official
- * image's entrypoint does: root's password set with the binary log off), then the replication sidecar.
+ * The member's server, started and answering; on a new data directory (`fresh`), root's password set as the
+ * entrypoint sets it.
  */
-async function startMember(ordinal: number, primaryPort: number | undefined): Promise<Member> {
-  const port = await freePort();
+async function startServer(m: Member, fresh: boolean): Promise<void> {
+  m.server = spawn(join(serverDir, 'mariadbd'), [`--defaults-file=${join(m.dir, 'my.cnf')}`], { stdio: 'ignore' });
+  const socket = join(m.dir, 'mysqld.sock');
+  const local = (statement: string) => run('mysql', ['--no-defaults', '-uroot', `--socket=${socket}`, '-e', statement]);
+  const answers = fresh ? () => local('SELECT 1') : () => sql(m, 'SELECT 1');
+  await until(`member ${m.ordinal} to start`, async () => (await answers(), true), 60_000);
+  if (!fresh) return;
+  const pw = ROOT_PASSWORD.replace(/\\/g, '\\\\').replace(/'/g, "''");
+  await local(
+    `SET sql_log_bin = 0; ALTER USER 'root'@'localhost' IDENTIFIED BY '${pw}'; CREATE USER 'root'@'%' IDENTIFIED BY '${pw}'; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;`,
+  );
+}
+
+/** The replication sidecar, as the kubelet starts it (again after it exits). */
+function startSidecar(m: Member): void {
+  rmSync(m.terminationLog, { force: true });
+  m.sidecarLog = '';
+  m.sidecar = spawn('bash', ['-c', REPLICATION_SCRIPT], { env: m.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = (d: Buffer) => (m.sidecarLog = (m.sidecarLog + d.toString()).slice(-4000));
+  m.sidecar.stdout!.on('data', log);
+  m.sidecar.stderr!.on('data', log);
+}
+
+/** Stops a member's sidecar and server, as a pod deleted; its data directory stays. */
+async function stopMember(m: Member): Promise<void> {
+  m.sidecar?.kill('SIGTERM');
+  await exited(m.sidecar, 5000);
+  m.server?.kill('SIGTERM');
+  await exited(m.server, 30_000);
+}
+
+/**
+ * One member as its pod runs it: its DNS name, the config init script, then the server (initialised the way the
+ * official image's entrypoint does: root's password set with the binary log off), then the replication sidecar.
+ */
+async function startMember(ordinal: number): Promise<Member> {
   const dir = join(base, `member-${ordinal}`);
   for (const d of ['data', 'conf.d', 'client']) mkdirSync(join(dir, d), { recursive: true });
+  const ip = ipOf(ordinal);
+  appendFileSync(HOSTS, `${ip} ${hostOf(ordinal)} ${MARK}${process.pid}\n`);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
-    POD_NAME: `my-mysql-${ordinal}`,
+    POD_NAME: `my-mysql-mysql-${ordinal}`,
     MYSQL_ROOT_PASSWORD: ROOT_PASSWORD,
     REPLICATION_PASSWORD,
-    PRIMARY_HOST: '127.0.0.1',
-    PRIMARY_PORT: String(primaryPort ?? port),
-    MYSQL_PORT: String(port),
+    PRIMARY_HOST: hostOf(0),
+    PRIMARY_PORT: String(PORT),
+    PEER_HOST_FORMAT: NAME_FORMAT,
+    TERMINATION_LOG: join(dir, 'termination-log'),
+    MYSQL_HOST: ip,
+    MYSQL_PORT: String(PORT),
     CONF_DIR: join(dir, 'conf.d'),
     CLIENT_DIR: join(dir, 'client'),
   };
-  const m: Member = { ordinal, port, dir, env, sidecarLog: '' };
+  const m: Member = { ordinal, ip, port: PORT, dir, env, sidecarLog: '', terminationLog: env['TERMINATION_LOG']! };
   members.push(m);
   await run('bash', ['-c', CONFIG_SCRIPT], { env });
-  const cnf = join(dir, 'my.cnf');
   writeFileSync(
-    cnf,
+    join(dir, 'my.cnf'),
     [
       '[mysqld]',
       `datadir=${join(dir, 'data')}`,
       `socket=${join(dir, 'mysqld.sock')}`,
       `pid-file=${join(dir, 'mysqld.pid')}`,
       `log-error=${join(dir, 'error.log')}`,
-      `port=${port}`,
-      'bind-address=127.0.0.1',
+      `port=${PORT}`,
+      `bind-address=${ip}`,
       'user=root',
       `!includedir ${join(dir, 'conf.d')}`,
       '',
     ].join('\n'),
   );
-  await run(
-    'mariadb-install-db',
-    [`--defaults-file=${cnf}`, '--auth-root-authentication-method=normal', '--skip-test-db'],
-    {
-      env: { PATH: process.env['PATH'] },
-    },
-  );
-  const bin = join(serverDir, 'mariadbd');
-  m.server = spawn(bin, [`--defaults-file=${cnf}`], { stdio: 'ignore' });
-  const socket = join(dir, 'mysqld.sock');
-  const local = (statement: string) => run('mysql', ['--no-defaults', '-uroot', `--socket=${socket}`, '-e', statement]);
-  await until(`member ${ordinal} to start`, async () => (await local('SELECT 1'), true), 60_000);
-  const pw = ROOT_PASSWORD.replace(/\\/g, '\\\\').replace(/'/g, "''");
-  await local(
-    `SET sql_log_bin = 0; ALTER USER 'root'@'localhost' IDENTIFIED BY '${pw}'; CREATE USER 'root'@'%' IDENTIFIED BY '${pw}'; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;`,
-  );
-  m.sidecar = spawn('bash', ['-c', REPLICATION_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = (d: Buffer) => (m.sidecarLog = (m.sidecarLog + d.toString()).slice(-4000));
-  m.sidecar.stdout!.on('data', log);
-  m.sidecar.stderr!.on('data', log);
+  await initialise(m);
+  await startServer(m, true);
+  startSidecar(m);
   return m;
 }
 
 t.test('member 0 is a writable primary, the others replicate from it with GTIDs', async (t) => {
-  const primary = await startMember(0, undefined);
+  const primary = await startMember(0);
   await until('the primary to be ready', () => probe(primary));
   t.equal(await sql(primary, 'SELECT @@global.read_only'), '0', 'the primary takes writes');
   // Data written before the replicas exist: a new member catches up from the binary log.
@@ -175,13 +247,17 @@ t.test('member 0 is a writable primary, the others replicate from it with GTIDs'
     "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, item VARCHAR(20)); INSERT INTO shop.orders VALUES (1, 'tea');",
   );
   await sql(primary, "CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'; GRANT ALL ON shop.* TO 'app'@'%';");
-  const replicas = [await startMember(1, primary.port), await startMember(2, primary.port)];
+  const replicas = [await startMember(1), await startMember(2)];
   for (const r of replicas) {
     await until(`member ${r.ordinal} to replicate`, () => probe(r)).catch(async (err) => {
       const status = await sql(r, 'SHOW REPLICA STATUS\\G').catch((e) => String(e));
       throw new Error(`${err.message}; sidecar: ${r.sidecarLog}; status: ${status}`);
     });
-    t.match(r.sidecarLog, /replicates from 127\.0\.0\.1/, `member ${r.ordinal}'s sidecar pointed it at the primary`);
+    t.match(
+      r.sidecarLog,
+      /replicates from my-mysql-mysql-0\./,
+      `member ${r.ordinal}'s sidecar pointed it at the primary`,
+    );
   }
   await sql(primary, "INSERT INTO shop.orders VALUES (2, 'coffee');");
   for (const r of replicas) {
@@ -240,3 +316,110 @@ t.test('the server probe fails on an authentication error, where mysqladmin ping
     'mysqladmin ping succeeds regardless',
   );
 });
+
+/** The transactions a member holds, as MariaDB writes them (domain-server-seq per domain). */
+const position = (m: Member) => sql(m, 'SELECT @@global.gtid_current_pos');
+
+t.test('member 0 restarted with its data opens for writes again', async (t) => {
+  const primary = members.find((m) => m.ordinal === 0)!;
+  await stopMember(primary);
+  await startServer(primary, false);
+  t.equal(await sql(primary, 'SELECT @@global.read_only'), '1', 'every server starts read-only');
+  startSidecar(primary);
+  await until('the primary to open again', () => probe(primary), 60_000).catch((err) => {
+    throw new Error(`${err.message}; sidecar: ${primary.sidecarLog}`);
+  });
+  t.equal(await sql(primary, 'SELECT @@global.read_only'), '0', 'it holds all the replicas hold: it opens');
+  await sql(primary, "INSERT INTO shop.orders VALUES (3, 'juice');");
+  for (const r of members.filter((m) => m.ordinal > 0))
+    await until(`member ${r.ordinal} to replicate the new row`, async () =>
+      (await sql(r, 'SELECT COUNT(*) FROM shop.orders')) === '3' ? true : undefined,
+    );
+});
+
+t.test('a replica whose data directory was wiped copies the primary again, and stays read-only', async (t) => {
+  const primary = members.find((m) => m.ordinal === 0)!;
+  const replica = members.find((m) => m.ordinal === 2)!;
+  await stopMember(replica);
+  await initialise(replica);
+  await startServer(replica, true);
+  startSidecar(replica);
+  const rows = await until('the wiped replica to have every row again', async () => {
+    const out = await sql(replica, 'SELECT COUNT(*) FROM shop.orders').catch(() => '');
+    return out === '3' ? out : undefined;
+  });
+  t.equal(rows, '3', 'every row, from the primary\u2019s binary log');
+  t.equal(await position(replica), await position(primary), 'the same transactions as the primary');
+  await until('its sidecar to report it replicating', () => probe(replica));
+  t.equal(await sql(replica, 'SELECT @@global.read_only'), '1', 'read-only');
+});
+
+t.test(
+  'member 0 whose data directory was wiped stays read-only while a replica holds more transactions, and says so',
+  async (t) => {
+    const primary = members.find((m) => m.ordinal === 0)!;
+    const replica = members.find((m) => m.ordinal === 1)!;
+    const held = await position(replica);
+    t.match(held, /^0-100-\d+$/, `the replica holds ${held}`);
+    // The volume is lost: the pod comes back on an empty data directory, which the entrypoint initialises.
+    await stopMember(primary);
+    await initialise(primary);
+    await startServer(primary, true);
+    t.equal(await position(primary), '', 'member 0 holds no transaction');
+    for (let restart = 1; restart <= 2; restart++) {
+      startSidecar(primary);
+      const code = await new Promise<number | null>((resolve) => primary.sidecar!.once('exit', (c) => resolve(c)));
+      t.equal(code, 3, `start ${restart}: the sidecar exits (the kubelet restarts it and it checks again)`);
+      const message = readFileSync(primary.terminationLog, 'utf8').trim();
+      t.ok(message.startsWith(PRIMARY_BEHIND), `start ${restart}: ${message}`);
+      t.match(
+        message,
+        new RegExp(`${hostOf(1).replace(/\./g, '\\.')} has ${held}`),
+        'it names the replica and what it holds',
+      );
+      t.equal(await sql(primary, 'SELECT @@global.read_only'), '1', 'member 0 stays read-only');
+      t.notOk(await probe(primary), 'and is not Ready: the write Service sends no client there');
+      t.equal(
+        await sql(primary, "SELECT COUNT(*) FROM mysql.user WHERE user = 'replication'"),
+        '0',
+        'nothing was written to it: no replication user',
+      );
+    }
+    t.equal(await position(replica), held, 'the replica keeps every transaction');
+    t.equal(await sql(replica, 'SELECT COUNT(*) FROM shop.orders'), '3', 'and every row');
+    // The status says so: the pod as the kubelet reports it, with the sidecar's termination message.
+    const message = readFileSync(primary.terminationLog, 'utf8');
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'my-mysql-mysql-0',
+        namespace: 'default',
+        labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'my-mysql-mysql', uid: 'u', controller: true },
+        ],
+      },
+      spec: { containers: [{ name: 'mysql', image: 'mysql:8.0' }] },
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'mysql', ready: true },
+          {
+            name: 'replication',
+            ready: false,
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState: { terminated: { exitCode: 3, message } },
+          },
+        ],
+      },
+    } as unknown as KubeObject;
+    const res = mysqlSync(
+      request('mysqlcluster', { size: 3, version: '8.0' }, { related: objectMap([pod]) }),
+      FIXED_NOW,
+    );
+    const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
+    t.equal(ready.reason, 'PrimaryBehind');
+    t.match(ready.message, new RegExp(`holds fewer transactions than a replica.*${held}.*stays read-only`));
+  },
+);

@@ -10,6 +10,7 @@ import { podbuggertool } from './podbuggertool.js';
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
+import { collisions } from './collisions.js';
 
 export type { Scenario };
 export const scenarios: Scenario[] = [
@@ -24,4 +25,5 @@ export const scenarios: Scenario[] = [
   eventsRestrictedEtcd,
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
   helm,
+  collisions,
 ];

@@ -14,7 +14,9 @@ export const memcached: Scenario = {
       return d?.spec.replicas === 3 ? d : undefined;
     });
     assert.equal(deploy.spec.template.spec.containers[0].image, 'memcached:1.6-alpine');
-    const svc = await waitFor('Service memcached-sample', () => k.getOrUndefined(['service', 'memcached-sample']));
+    const svc = await waitFor('Service memcached-sample-memcached', () =>
+      k.getOrUndefined(['service', 'memcached-sample-memcached']),
+    );
     assert.equal(svc.spec.ports[0].port, 11211);
     notes.push(`Deployment and Service created in ${secs(t0)}`);
 
@@ -64,7 +66,7 @@ export const memcached: Scenario = {
       'Deployment and Service to be garbage-collected',
       async () => {
         const d = await k.getOrUndefined(['deployment', 'memcached-sample']);
-        const s = await k.getOrUndefined(['service', 'memcached-sample']);
+        const s = await k.getOrUndefined(['service', 'memcached-sample-memcached']);
         return !d && !s;
       },
       90_000,

@@ -9,19 +9,23 @@ export const mysql: Scenario = {
     const notes: string[] = [];
     let t0 = Date.now();
     await k.kubectl(['apply', '-f', examples(k.repo, 'mysqlcluster.yaml')]);
-    const sts = await waitFor('StatefulSet my-mysql', () => k.getOrUndefined(['statefulset', 'my-mysql']));
+    const sts = await waitFor('StatefulSet my-mysql-mysql', () => k.getOrUndefined(['statefulset', 'my-mysql-mysql']));
     assert.equal(sts.spec.replicas, 3);
     assert.equal(sts.spec.template.spec.containers[0].image, 'mysql:8.0');
     assert.equal(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage, '1Gi');
-    const headless = await waitFor('headless Service', () => k.getOrUndefined(['service', 'my-mysql-headless']));
+    const headless = await waitFor('headless Service', () => k.getOrUndefined(['service', 'my-mysql-mysql-headless']));
     assert.equal(headless.spec.clusterIP, 'None');
-    const client = await waitFor('client Service', () => k.getOrUndefined(['service', 'my-mysql']));
+    const client = await waitFor('client Service', () => k.getOrUndefined(['service', 'my-mysql-mysql']));
     assert.equal(client.spec.ports[0].port, 3306);
     const secret = await waitFor('Secret', () => k.getOrUndefined(['secret', 'my-mysql-mysql']));
     const password = secret.data['root-password'];
     assert.ok(password && Buffer.from(password, 'base64').length >= 24);
-    const read = await waitFor('read Service', () => k.getOrUndefined(['service', 'my-mysql-read']));
-    assert.equal(client.spec.selector['statefulset.kubernetes.io/pod-name'], 'my-mysql-0', 'writes go to the primary');
+    const read = await waitFor('read Service', () => k.getOrUndefined(['service', 'my-mysql-mysql-read']));
+    assert.equal(
+      client.spec.selector['statefulset.kubernetes.io/pod-name'],
+      'my-mysql-mysql-0',
+      'writes go to the primary',
+    );
     assert.equal(read.spec.selector['statefulset.kubernetes.io/pod-name'], undefined, 'reads go to every Ready member');
     assert.ok(secret.data['replication-password']);
     notes.push(`StatefulSet, three Services and Secret in ${secs(t0)}`);
@@ -30,9 +34,9 @@ export const mysql: Scenario = {
     const uids = async () =>
       Promise.all(
         [
-          ['statefulset', 'my-mysql'],
-          ['service', 'my-mysql'],
-          ['service', 'my-mysql-headless'],
+          ['statefulset', 'my-mysql-mysql'],
+          ['service', 'my-mysql-mysql'],
+          ['service', 'my-mysql-mysql-headless'],
           ['secret', 'my-mysql-mysql'],
         ].map(async (args) => (await k.json(['get', ...args])).metadata.uid as string),
       );
@@ -61,7 +65,7 @@ export const mysql: Scenario = {
     await k.kubectl(['scale', 'mysqlcluster', 'my-mysql', '--replicas=2']);
     await waitFor(
       'size 2 applied after the restart',
-      async () => (await k.json(['get', 'statefulset', 'my-mysql'])).spec.replicas === 2,
+      async () => (await k.json(['get', 'statefulset', 'my-mysql-mysql'])).spec.replicas === 2,
     );
     assert.equal((await k.json(['get', 'secret', 'my-mysql-mysql'])).data['root-password'], password);
     assert.deepEqual(await uids(), before, 'no child was recreated');
@@ -76,7 +80,7 @@ export const mysql: Scenario = {
       return ready?.reason === 'InvalidSpec' && ready.observedGeneration === m.metadata.generation ? m : undefined;
     });
     assert.match(condition(invalid, 'Ready').message, /spec\.version is "eight"/);
-    const after = await k.json(['get', 'statefulset', 'my-mysql']);
+    const after = await k.json(['get', 'statefulset', 'my-mysql-mysql']);
     assert.equal(after.spec.template.spec.containers[0].image, 'mysql:8.0');
     assert.equal(after.spec.replicas, 2);
     assert.deepEqual(await uids(), before, 'no child deleted or recreated');

@@ -4,12 +4,12 @@ import { waitFor } from '../cluster.js';
 import { examples, secs, condition, type Scenario } from './common.js';
 
 export const podset: Scenario = {
-  name: 'PodSet: three pods by ordinal, a deleted pod returns, kubectl scale to 1, printer columns',
+  name: 'PodSet: three pods <name>-pod-<ordinal>, a deleted pod returns, kubectl scale to 1, printer columns',
   async run(k) {
     const notes: string[] = [];
     let t0 = Date.now();
     await k.kubectl(['apply', '-f', examples(k.repo, 'podset.yaml')]);
-    const names = ['podset-sample-0', 'podset-sample-1', 'podset-sample-2'];
+    const names = ['podset-sample-pod-0', 'podset-sample-pod-1', 'podset-sample-pod-2'];
     const podsOf = async () =>
       (await k.json(['get', 'pods', '-l', 'app.kubernetes.io/instance=podset-sample'])).items.filter(
         (p: any) => !p.metadata.deletionTimestamp,
@@ -27,10 +27,10 @@ export const podset: Scenario = {
     notes.push(`three pods in ${secs(t0)}`);
 
     t0 = Date.now();
-    const before = pods.find((p: any) => p.metadata.name === 'podset-sample-1').metadata.uid;
-    await k.kubectl(['delete', 'pod', 'podset-sample-1', '--wait=true']);
-    await waitFor('podset-sample-1 to come back as a new pod', async () => {
-      const p = await k.getOrUndefined(['pod', 'podset-sample-1']);
+    const before = pods.find((p: any) => p.metadata.name === 'podset-sample-pod-1').metadata.uid;
+    await k.kubectl(['delete', 'pod', 'podset-sample-pod-1', '--wait=true']);
+    await waitFor('podset-sample-pod-1 to come back as a new pod', async () => {
+      const p = await k.getOrUndefined(['pod', 'podset-sample-pod-1']);
       return p && p.metadata.uid !== before && !p.metadata.deletionTimestamp;
     });
     notes.push(`deleted pod recreated under its name in ${secs(t0)}`);
@@ -44,15 +44,15 @@ export const podset: Scenario = {
     // Three pods under a RollingRecreate strategy: the case that looped ~100 times a second.
     notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     await k.kubectl(['scale', 'podset', 'podset-sample', '--replicas=1']);
-    await waitFor('only podset-sample-0 left', async () => {
+    await waitFor('only podset-sample-pod-0 left', async () => {
       const items = await podsOf();
-      return items.length === 1 && items[0].metadata.name === 'podset-sample-0';
+      return items.length === 1 && items[0].metadata.name === 'podset-sample-pod-0';
     });
     const ps = await waitFor('status to report one pod', async () => {
       const p = await k.json(['get', 'podset', 'podset-sample']);
       return p.status?.nodes?.length === 1 ? p : undefined;
     });
-    assert.deepEqual(ps.status.nodes, ['podset-sample-0']);
+    assert.deepEqual(ps.status.nodes, ['podset-sample-pod-0']);
     notes.push(`scale 3 -> 1 removed the two highest ordinals in ${secs(t0)}`);
     notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     const updated = condition(await k.json(['get', 'podset', 'podset-sample']), 'Updated');

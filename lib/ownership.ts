@@ -1,0 +1,190 @@
+// Child names another owner holds. Metacontroller creates the children a hook answers; when an object of that name
+// already exists and is not the parent's (another parent's child, something made by hand), its create fails and it
+// says nothing to the hook (dynamic apply swallows AlreadyExists; server-side apply would even take the object
+// over). The hook would then report a child it does not have, and the clients of that name would reach the other
+// owner's pods. So a kind asks for each name its children may take as a related object (customize, by name, in the
+// parent's namespace: `namedRules`), and before anything depends on a name, checks who holds it (`takenNames`):
+// an object of that name that is neither observed as the parent's child nor owned by the parent's UID belongs to
+// someone else, and the parent answers Ready=False `<Kind>NameTaken` naming the holder, creating and changing
+// nothing (`heldForTakenNames`).
+import { conditionsFor, currentStatus } from './hook.js';
+import type { ConditionInput } from './conditions.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  KubeObject,
+  ParentObject,
+  RelatedResourceRule,
+  Status,
+} from './metacontroller.js';
+import { allObserved, keepObserved, observedNamed } from './objects.js';
+
+/** A child a parent may want, by type and name. */
+export interface ChildName {
+  apiVersion: string;
+  kind: string;
+  name: string;
+}
+
+/** The API resource of each child kind the operators make (the plural a customize rule names). */
+const RESOURCES: Readonly<Record<string, string>> = {
+  ConfigMap: 'configmaps',
+  CronJob: 'cronjobs',
+  Deployment: 'deployments',
+  Job: 'jobs',
+  PersistentVolumeClaim: 'persistentvolumeclaims',
+  Pod: 'pods',
+  PodDisruptionBudget: 'poddisruptionbudgets',
+  Secret: 'secrets',
+  Service: 'services',
+  StatefulSet: 'statefulsets',
+};
+
+/** Seconds before a parent held by a taken name looks again (the holder may be gone by then). */
+export const TAKEN_RESYNC_SECONDS = 30;
+
+/**
+ * The customize rules that ask for the objects these names name, whoever owns them: one rule per type, in the
+ * parent's namespace (a rule naming objects without one lists every namespace in Metacontroller v4.17), names
+ * sorted and without repeats.
+ */
+export function namedRules(namespace: string, names: readonly ChildName[]): RelatedResourceRule[] {
+  const byType = new Map<string, { apiVersion: string; resource: string; names: Set<string> }>();
+  for (const n of names) {
+    const resource = RESOURCES[n.kind];
+    if (!resource) throw new Error(`lib/ownership: no resource known for kind ${n.kind}`);
+    const key = `${n.apiVersion} ${resource}`;
+    let entry = byType.get(key);
+    if (!entry) byType.set(key, (entry = { apiVersion: n.apiVersion, resource, names: new Set() }));
+    entry.names.add(n.name);
+  }
+  return [...byType.keys()].sort().map((key) => {
+    const e = byType.get(key)!;
+    return { apiVersion: e.apiVersion, resource: e.resource, namespace, names: [...e.names].sort() };
+  });
+}
+
+interface OwnerRef {
+  apiVersion?: unknown;
+  kind?: unknown;
+  name?: unknown;
+  uid?: unknown;
+  controller?: unknown;
+}
+
+/** The controller reference of an object (observed data: any entry may be malformed). */
+export function controllerOf(obj: KubeObject): OwnerRef | undefined {
+  const refs = (obj.metadata as { ownerReferences?: unknown }).ownerReferences;
+  if (!Array.isArray(refs)) return undefined;
+  return (refs as unknown[]).find((r): r is OwnerRef => (r as OwnerRef | null)?.controller === true);
+}
+
+/** A name another owner holds: the child wanted, and who holds it, in words. */
+export interface TakenName {
+  child: ChildName;
+  holder: string;
+}
+
+/** Who holds an object, in words: its controller (kind, name, uid), or nobody. */
+export function holderOf(obj: KubeObject): string {
+  const ref = controllerOf(obj);
+  const going = obj.metadata.deletionTimestamp ? ' (being deleted)' : '';
+  if (!ref) return `no controller (made by hand, or left behind)${going}`;
+  const text = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, 253) : '?');
+  return `${text(ref.kind)} ${text(ref.name)} (uid ${text(ref.uid)})${going}`;
+}
+
+/**
+ * The wanted names that another owner holds: an object of that type and name in the parent's namespace (among the
+ * related objects customize asked for) that is not the parent's. The parent's own are those observed as its
+ * children, those whose controller reference is the parent's UID, and those `ours` accepts (objects another of the
+ * parent's children makes, such as a StatefulSet's pods). Names not seen at all are free.
+ */
+export function takenNames(
+  request: CompositeSyncRequest,
+  wanted: readonly ChildName[],
+  ours?: (child: ChildName, obj: KubeObject) => boolean,
+): TakenName[] {
+  const parent = request.parent;
+  const namespace = parent.metadata.namespace ?? '';
+  const taken: TakenName[] = [];
+  for (const child of wanted) {
+    const obj = observedNamed(request.related, child.kind, child.apiVersion, child.name, namespace);
+    if (!obj) continue;
+    if (observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)) continue;
+    const ref = controllerOf(obj);
+    if (ref && parent.metadata.uid !== undefined && ref.uid === parent.metadata.uid) continue;
+    if (ours?.(child, obj)) continue;
+    taken.push({ child, holder: holderOf(obj) });
+  }
+  return taken;
+}
+
+/** Taken names listed in a condition message, at most this many (a PodSet may want a thousand pods). */
+const LISTED = 3;
+
+/**
+ * Ready=False `<Kind>NameTaken` (the kind of the first name taken) naming each holder, and what the user can do.
+ */
+export function takenCondition(parent: ParentObject, taken: readonly TakenName[]): ConditionInput {
+  const what = String(parent['kind'] ?? 'parent');
+  const listed = taken
+    .slice(0, LISTED)
+    .map((t) => `${t.child.kind} ${t.child.name} belongs to ${t.holder}`)
+    .join('; ');
+  const more = taken.length > LISTED ? ` (and ${taken.length - LISTED} more)` : '';
+  return {
+    type: 'Ready',
+    status: false,
+    reason: `${taken[0]!.child.kind}NameTaken`,
+    message:
+      `${listed}${more}: this ${what} does not take or serve another owner's objects, and creates nothing that ` +
+      `depends on them; rename this ${what}, or delete or rename what holds the name`,
+  };
+}
+
+/**
+ * The answer of a parent whose children's names another owner holds: every observed child kept as it is (nothing is
+ * created, changed or deleted), the status the hook computed (or the parent's own) with Ready replaced by
+ * takenCondition, and a look again in TAKEN_RESYNC_SECONDS.
+ */
+export function heldForTakenNames(
+  request: CompositeSyncRequest,
+  taken: readonly TakenName[],
+  now: Date,
+  status: Status = currentStatus(request.parent),
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const [ready] = conditionsFor(parent, [takenCondition(parent, taken)], now);
+  const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
+  const others = before.filter((c) => c && typeof c === 'object' && c.type !== 'Ready');
+  return {
+    status: { ...status, conditions: [ready, ...others] },
+    children: allObserved(request.children).map(keepObserved),
+    resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
+  };
+}
+
+/** The names of an answer's children that another owner holds (takenNames). */
+export function takenIn(request: CompositeSyncRequest, response: CompositeSyncResponse): TakenName[] {
+  if (!request.related) return [];
+  // The hook's own children: each with its kind and name (what else an answer may hold names nothing).
+  const wanted = response.children.flatMap((c: KubeObject | null) =>
+    c?.metadata?.name ? [{ apiVersion: c.apiVersion, kind: c.kind, name: c.metadata.name }] : [],
+  );
+  return takenNames(request, wanted);
+}
+
+/**
+ * The answer as it stands when none of its children's names is held by another owner; otherwise held
+ * (heldForTakenNames), with the status the hook computed. Children observed as the parent's are not looked up.
+ */
+export function guardAnswer(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  now: Date,
+): CompositeSyncResponse {
+  const taken = takenIn(request, response);
+  if (taken.length === 0) return response;
+  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined);
+}
