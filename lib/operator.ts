@@ -52,8 +52,11 @@ export interface SyncHook<Spec, C, K = unknown> {
   event(event: EventSpec): void;
 }
 
-/** What a finalize hook is given: the spec only when it is valid (a parent is deleted whatever its spec). */
-export interface FinalizeHook<Spec, C, K = unknown> extends Omit<SyncHook<Spec, C, K>, 'spec'> {
+/**
+ * What a finalize hook is given: the spec only when it is valid (a parent is deleted whatever its spec), and no
+ * related objects (customize asks for none once the parent is being deleted: `customizeFor`).
+ */
+export interface FinalizeHook<Spec, C, K = unknown> extends Omit<SyncHook<Spec, C, K>, 'spec' | 'related'> {
   spec: Spec | undefined;
 }
 
@@ -130,8 +133,25 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
             ),
         }
       : {}),
-    ...(customize ? { customize: (request) => customize(request) } : {}),
+    ...(customize ? { customize: (request) => customizeFor(request, customize, finalize !== undefined) } : {}),
   };
+}
+
+/**
+ * A parent that is being deleted and that a finalize hook releases is answered no related objects. Metacontroller
+ * (v1.5.20 and v4.17.2, pkg/controller/composite/controller.go syncParentObject) looks the related objects up
+ * before it calls finalize, and a look-up that fails fails the whole sync: at uninstall the CRD of a related kind
+ * (an EtcdCluster's EtcdRestores) can be gone before the parent is finalized, and the parent would keep its
+ * finalizer, and its own CRD, for good. Finalize reads only the children. Deletion bumps the generation, which
+ * keys Metacontroller's cache of customize answers, so the answer is asked again once the parent is deleted.
+ */
+function customizeFor(
+  request: CustomizeRequest,
+  customize: (request: CustomizeRequest) => CustomizeResponse,
+  finalizes: boolean,
+): CustomizeResponse {
+  if (finalizes && request.parent?.metadata?.deletionTimestamp) return { relatedResources: [] };
+  return customize(request);
 }
 
 type Parsed<S extends TSchema> = ReturnType<SpecParser<S>['parse']>;
