@@ -542,6 +542,71 @@ export class ControlPlane {
       .join('\n');
   }
 
+  /**
+   * Deletes the CRDs of `selector` and waits until every one is gone. When one is still there after `timeoutMs`,
+   * the error says which objects hold it and why (`stuckObjects`), instead of kubectl's "timed out waiting".
+   */
+  async deleteCrds(selector: string, timeoutMs = 120_000): Promise<void> {
+    await this.kubectl(['delete', 'crd', '-l', selector, '--wait=false']);
+    const left = async () => (await this.json(['get', 'crd', '-l', selector])).items as any[];
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if ((await left()).length === 0) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`CRDs of ${selector} not deleted in ${timeoutMs / 1000}s:\n${await this.stuckObjects(selector)}`);
+  }
+
+  /**
+   * For each CRD of `selector` still there: its Terminating condition, then every object of it still there with
+   * its deletionTimestamp and finalizers, the last error Metacontroller logged about it, and the last call the
+   * hook server answered for it.
+   */
+  async stuckObjects(selector: string): Promise<string> {
+    const lines: string[] = [];
+    const mcLog = this.readLog('metacontroller').split('\n');
+    const hookLog = this.readLog('metaops').split('\n');
+    const last = (log: string[], test: (l: string) => boolean) => {
+      for (let i = log.length - 1; i >= 0; i--) if (test(log[i]!)) return log[i]!.slice(0, 400);
+      return '(none)';
+    };
+    for (const crd of (await this.json(['get', 'crd', '-l', selector])).items as any[]) {
+      const terminating = crd.status?.conditions?.find((c: any) => c.type === 'Terminating');
+      lines.push(
+        `crd/${crd.metadata.name}: deletionTimestamp ${crd.metadata.deletionTimestamp ?? '-'}, finalizers ` +
+          `${JSON.stringify(crd.metadata.finalizers ?? [])}, Terminating ${terminating?.reason ?? '-'}: ${terminating?.message ?? ''}`,
+      );
+      let items: any[];
+      try {
+        items = (await this.json(['get', crd.metadata.name, '--all-namespaces'])).items;
+      } catch (err) {
+        lines.push(`  (cannot list: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+        continue;
+      }
+      for (const o of items) {
+        const key = `${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+        lines.push(
+          `  ${o.kind} ${key}: deletionTimestamp ${o.metadata.deletionTimestamp ?? '-'}, finalizers ` +
+            `${JSON.stringify(o.metadata.finalizers ?? [])}, phase ${o.status?.phase ?? '-'}`,
+        );
+        // v4.17.2 logs JSON ('restricted-etcd/rooted'), v1.5.20 klog ("restricted-etcd/rooted").
+        lines.push(
+          `    Metacontroller's last error about it: ${last(mcLog, (l) => l.includes(key) && /error|^E\d/.test(l))}`,
+        );
+        const [ns, name] = o.metadata.namespace
+          ? [o.metadata.namespace, o.metadata.name]
+          : [undefined, o.metadata.name];
+        lines.push(
+          `    the hook server's last call for it: ${last(
+            hookLog,
+            (l) => l.includes(`"name":"${name}"`) && (!ns || l.includes(`"namespace":"${ns}"`)),
+          )}`,
+        );
+      }
+    }
+    return lines.join('\n');
+  }
+
   /** How many times Metacontroller has updated a child of the parent `namespace/name` so far (from its log). */
   childUpdates(namespace: string, name: string): number {
     return this.mc.childUpdates(this.readLog('metacontroller'), namespace, name);

@@ -23,12 +23,49 @@ export const helm: Scenario = {
   name: 'Helm: helm install puts the CRDs and controllers in place, a Memcached converges, helm uninstall keeps the CRDs',
   async run(k) {
     const notes: string[] = [];
+    // Uninstall with a resource still there: an EtcdCluster with a member pod (its finalize takes more than one
+    // sync) relates the EtcdRestores of its namespace, whose CRD goes with the others. An empty CRD is removed at
+    // once, so it can be gone before the cluster is finalized; the scenario takes that order on purpose, and waits
+    // until Metacontroller no longer finds the kind (a sync of the cluster then fails on it, on both releases).
+    const ns = 'helm-uninstall';
+    await k.kubectl(['create', 'namespace', ns]);
+    await k.kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdCluster',
+        metadata: { name: 'left' },
+        spec: { size: 1, version: '3.5.17' },
+      }),
+    );
+    await waitFor('the member pod of EtcdCluster left', () => k.getOrUndefined(['pod', 'left-0', '-n', ns]));
     let t0 = Date.now();
-    // CRDs first, while their controllers still run: a parent with a finalizer (S3) is finalized by its hook.
-    await k.kubectl(['delete', 'crd', '-l', LABEL, '--wait=true', '--timeout=120s']);
+    await k.kubectl(['delete', 'crd', 'etcdrestores.etcd.database.coreos.com', '--wait=true', '--timeout=60s']);
+    await waitFor(
+      "Metacontroller's sync of EtcdCluster left fails on the etcdrestores it no longer finds",
+      async () =>
+        k
+          .readLog('metacontroller')
+          .split('\n')
+          .some((l) => l.includes(`${ns}/left`) && l.includes("can't find resource etcdrestores")),
+      30_000,
+    );
+    // CRDs first, while their controllers still run: a parent with a finalizer (S3, EtcdCluster) is finalized by
+    // its hook. On a timeout the error lists the objects left and why (plane.stuckObjects).
+    await k.deleteCrds(LABEL);
+    const finalized = k
+      .readLog('metaops')
+      .split('\n')
+      .filter((l) => l.includes('"hook":"etcdcluster/finalize"') && l.includes(`"namespace":"${ns}"`)).length;
+    assert.ok(finalized > 0, 'EtcdCluster left went through its finalize hook');
+    notes.push(
+      `an EtcdCluster with a member pod, the etcdrestores CRD it relates gone first: finalized (${finalized} finalize ` +
+        `calls) and every CRD removed in ${secs(t0)}`,
+    );
+    t0 = Date.now();
     await k.kubectl(['delete', 'compositecontrollers,decoratorcontrollers', '-l', LABEL, '--wait=true']);
     assert.equal((await k.json(['get', 'crd', '-l', LABEL])).items.length, 0, 'no metaops CRD left');
-    notes.push(`the suite's CRDs and controllers removed in ${secs(t0)}`);
+    notes.push(`then the suite's controllers removed in ${secs(t0)}`);
 
     t0 = Date.now();
     const chart = join(k.repo, 'charts', 'metaops');
@@ -94,6 +131,7 @@ export const helm: Scenario = {
     await k.installCrds();
     await k.installControllers();
     await k.kubectl(['delete', 'memcached', 'memcached-sample', '--wait=true']);
+    await k.kubectl(['delete', 'namespace', ns, '--wait=false']);
     return notes;
   },
 };
