@@ -248,8 +248,10 @@ t.test(
         'app.kubernetes.io/component': 'member',
         'app.kubernetes.io/managed-by': 'metaops',
         app: 'podset-sample',
+        'metaops.dev/template-hash': (res.status as any).templateHash,
       },
     });
+    t.match((res.status as any).templateHash, /^[0-9a-f]{10}$/, 'the template hash: 10 hex digits');
     t.equal(pod.spec.restartPolicy, 'Always');
     t.equal((res.status as any).selector, 'app.kubernetes.io/instance=podset-sample,app.kubernetes.io/name=podset');
   },
