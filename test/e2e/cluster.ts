@@ -95,6 +95,8 @@ export class ControlPlane {
   readonly procs: Proc[] = [];
   hookPort = 0;
   hookProc: Proc | undefined;
+  private mcProc: Proc | undefined;
+  private mcArgs: string[] = [];
   /** The S3/IAM server the hook server's AWS calls go to. */
   moto: Moto | undefined;
   apiPort = 0;
@@ -146,9 +148,9 @@ export class ControlPlane {
       .join('---\n');
   }
 
-  private start(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  private start(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, flags = 'w'): Proc {
     const log = join(this.dir, `${name}.log`);
-    const out = createWriteStream(log);
+    const out = createWriteStream(log, { flags });
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
@@ -291,16 +293,32 @@ export class ControlPlane {
       );
     }
 
-    this.start('metacontroller', this.mc.binary, [
+    this.mcArgs = [
       ...this.mc.connect({ kubeconfig: this.kubeconfig, port: mcPort, healthPort: await freePort() }),
       ...(this.options.metacontrollerArgs ?? this.mc.defaultArgs),
-    ]);
+    ];
+    this.startMetacontroller();
 
     this.moto = await startMoto();
     this.hookPort = await freePort();
     await this.startHooks();
     writeFileSync(join(this.dir, 'controllers.yaml'), controllers(`http://127.0.0.1:${this.hookPort}`));
     await this.installControllers();
+  }
+
+  /** Starts Metacontroller (again, after killMetacontroller) with the arguments `up` chose; its log goes on. */
+  startMetacontroller(): void {
+    this.mcProc = this.start('metacontroller', this.mc.binary, this.mcArgs, {}, 'a');
+  }
+
+  /** Kills Metacontroller with SIGKILL, as a node failure or an OOM kill would: no clean shutdown. */
+  async killMetacontroller(): Promise<void> {
+    const proc = this.mcProc;
+    if (!proc) return;
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    this.procs.splice(this.procs.indexOf(proc), 1);
+    this.mcProc = undefined;
   }
 
   /** metaops's CRDs (manifests/crds/), applied and Established. */

@@ -2,6 +2,7 @@
 import type { Scenario } from './common.js';
 import { memcached } from './memcached.js';
 import { podset } from './podset.js';
+import { rollout } from './rollout.js';
 import { mysql } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
@@ -15,6 +16,7 @@ export type { Scenario };
 export const scenarios: Scenario[] = [
   memcached,
   podset,
+  rollout,
   mysql,
   hookDown,
   etcd,
