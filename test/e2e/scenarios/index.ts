@@ -3,7 +3,7 @@ import type { Scenario } from './common.js';
 import { memcached } from './memcached.js';
 import { podset } from './podset.js';
 import { rollout } from './rollout.js';
-import { mysql } from './mysqlcluster.js';
+import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
 import { s3 } from './s3.js';
@@ -18,6 +18,7 @@ export const scenarios: Scenario[] = [
   podset,
   rollout,
   mysql,
+  mysqlRecovered,
   hookDown,
   etcd,
   s3,
