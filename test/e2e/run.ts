@@ -64,7 +64,9 @@ async function runOn(bin: string, mc: MetacontrollerRelease): Promise<{ passed: 
     failed++;
     console.log(`not ok - ${tag} control plane: ${err instanceof Error ? err.stack : String(err)}\n${plane.logs()}`);
   } finally {
-    await plane.down();
+    // A failed run keeps the plane's folder (component logs, etcd data); E2E_KEEP=1 keeps every one.
+    await plane.down(failed > 0 || process.env['E2E_KEEP'] === '1');
+    if (failed > 0) console.log(`e2e: ${tag} kept ${plane.dir}`);
     planes.delete(plane);
   }
   return { passed, failed };

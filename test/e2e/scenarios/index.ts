@@ -11,6 +11,7 @@ import { podbuggertool } from './podbuggertool.js';
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
+import { generatedSelector, adoption, strategies, authorization, resyncAfter } from './features.js';
 
 export type { Scenario };
 export const scenarios: Scenario[] = [
@@ -25,6 +26,11 @@ export const scenarios: Scenario[] = [
   podbuggertool,
   restricted,
   eventsRestrictedEtcd,
+  generatedSelector,
+  adoption,
+  strategies,
+  authorization,
+  resyncAfter,
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
   helm,
 ];

@@ -188,13 +188,7 @@ export const mysqlRecovered: Scenario = {
         'which lets Metacontroller adopt it: ',
         password,
         async () => {
-          const seen = (k.readLog('metaops').match(/"hook":"mysqlcluster\/sync".*"name":"reborn"/g) ?? []).length;
-          await waitFor(
-            'two more syncs',
-            async () =>
-              (k.readLog('metaops').match(/"hook":"mysqlcluster\/sync".*"name":"reborn"/g) ?? []).length >= seen + 2,
-            30_000,
-          );
+          await k.moreSyncs('mysqlcluster/sync', REBORN, 2, k.syncsOf('mysqlcluster/sync', REBORN));
           const orphan = await k.json(['get', 'secret', secretName]);
           assert.equal(orphan.metadata.ownerReferences, undefined, 'a Secret without the label is not adopted');
           assert.equal(condition(await get(), 'Ready').reason, 'CredentialsLost');

@@ -41,7 +41,7 @@ export const podset: Scenario = {
       'status 3/3 ready',
       async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3',
     );
-    // Three pods under a RollingRecreate strategy: the case that looped ~100 times a second.
+    // Three pods (under the RollingRecreate of old, the case that looped ~100 times a second on v1.5.20).
     notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     await k.kubectl(['scale', 'podset', 'podset-sample', '--replicas=1']);
     await waitFor('only podset-sample-0 left', async () => {

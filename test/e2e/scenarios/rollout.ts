@@ -89,11 +89,6 @@ function uids(kubelet: Kubelet): string[] {
   return MEMBERS.map((m) => s.pods.get(m)?.uid ?? '-');
 }
 
-/** How many times the hook has answered this PodSet's sync so far (its log names the parent). */
-function syncs(k: ControlPlane): number {
-  return (k.readLog('metaops').match(new RegExp(`"hook":"podset/sync".*"name":"${NAME}"`, 'g')) ?? []).length;
-}
-
 export const rollout: Scenario = {
   name:
     'PodSet rollout: an image change replaces one pod at a time with the others Ready; an invalid image replaces ' +
@@ -141,12 +136,7 @@ export const rollout: Scenario = {
         return ready?.reason === 'InvalidSpec' && ready.observedGeneration === p.metadata.generation ? p : undefined;
       });
       assert.match(condition(invalid, 'Ready').message, /spec\.image/);
-      const seen = syncs(k);
-      await waitFor(
-        'two more syncs of the invalid spec',
-        async () => syncs(k) >= seen + 2,
-        4 * E2E_RESYNC_SECONDS * 1000,
-      );
+      await k.moreSyncs('podset/sync', NAME, 2, k.syncsOf('podset/sync', NAME));
       assert.deepEqual(uids(kubelet), before, 'no pod replaced for an invalid image');
       assert.equal(kubelet.latest()!.pods.size, SIZE);
       notes.push(`invalid image "busybox:1.36 ": ${condition(invalid, 'Ready').message}; no pod replaced`);
@@ -217,8 +207,7 @@ async function stuckThenReverted(k: ControlPlane, kubelet: Kubelet, kill: boolea
     k.startMetacontroller();
   }
   // Syncs go on (each pod change, the controller's resync): none replaces another pod.
-  const seen = syncs(k);
-  await waitFor('two more syncs while it waits', async () => syncs(k) >= seen + 2, 6 * E2E_RESYNC_SECONDS * 1000);
+  await k.moreSyncs('podset/sync', NAME, 2, k.syncsOf('podset/sync', NAME));
   assert.deepEqual(log.replaced(), [`${NAME}-2`], 'only the first member was replaced');
   assert.ok(log.worst().count <= 1, `at most one member down: ${log.worst().members}`);
   notes.push(
