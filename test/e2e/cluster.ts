@@ -244,7 +244,8 @@ export class ControlPlane {
       90_000,
     );
 
-    // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods.
+    // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods,
+    // ResourceQuotas' usage (what their admission counts).
     this.start('kube-controller-manager', join(this.bin, 'kube-controller-manager'), [
       '--kubeconfig',
       this.kubeconfig,
@@ -257,7 +258,7 @@ export class ControlPlane {
       '--root-ca-file',
       join(pki, 'apiserver.crt'),
       '--controllers',
-      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller',
+      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,resourcequota-controller',
       '--leader-elect=false',
     ]);
 

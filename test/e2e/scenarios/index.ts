@@ -2,7 +2,7 @@
 import type { Scenario } from './common.js';
 import { memcached } from './memcached.js';
 import { podset } from './podset.js';
-import { rollout } from './rollout.js';
+import { rollout, rolloutBlocked } from './rollout.js';
 import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
@@ -18,6 +18,7 @@ export const scenarios: Scenario[] = [
   memcached,
   podset,
   rollout,
+  rolloutBlocked,
   mysql,
   mysqlRecovered,
   hookDown,

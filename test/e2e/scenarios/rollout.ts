@@ -228,3 +228,84 @@ async function stuckThenReverted(k: ControlPlane, kubelet: Kubelet, kill: boolea
   );
   return notes;
 }
+
+/**
+ * A replacement the API server refuses (a ResourceQuota lowered under a running PodSet): the rollout deletes the
+ * one pod it replaces, the new one cannot be created, and nothing more is replaced; the status says what it waits
+ * for and that `kubectl get events` says why, which it does (Metacontroller's SyncError on the PodSet). Once the
+ * quota allows it, the rollout finishes.
+ */
+export const rolloutBlocked: Scenario = {
+  name: 'PodSet rollout whose replacement cannot be created (a quota): one pod short and no more, the status sends the user to kubectl get events, which says why; the rollout finishes once the quota allows',
+  async run(k) {
+    const notes: string[] = [];
+    const ns = 'quota';
+    await k.kubectl(['create', 'namespace', ns]);
+    const kubelet = new Kubelet(k, { namespace: ns, selector: 'app.kubernetes.io/instance=q' });
+    kubelet.start();
+    try {
+      await k.kubectl(
+        ['apply', '-n', ns, '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'apps.jicki.cn/v1alpha1',
+          kind: 'PodSet',
+          metadata: { name: 'q' },
+          spec: { size: 2 },
+        }),
+      );
+      const get = () => k.json(['get', 'podset', '-n', ns, 'q']);
+      await waitFor('2 pods Ready', async () => (await get()).status?.ready === '2/2');
+      const quota = (pods: number) =>
+        k.kubectl(
+          ['apply', '-n', ns, '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'ResourceQuota',
+            metadata: { name: 'pods' },
+            spec: { hard: { pods: String(pods) } },
+          }),
+        );
+      await quota(1);
+      await waitFor(
+        'the quota counted',
+        async () => (await k.json(['get', 'resourcequota', '-n', ns, 'pods'])).status?.used?.pods === '2',
+      );
+      const t0 = Date.now();
+      await k.kubectl(['patch', 'podset', '-n', ns, 'q', '--type=merge', '-p', '{"spec":{"image":"busybox:1.36"}}']);
+      const waiting = await waitFor('Updated=False waiting for q-1 to be created', async () => {
+        const p = await get();
+        const updated = condition(p, 'Updated');
+        return updated?.reason === 'RolloutWaiting' && /waiting for q-1 to be created/.test(updated.message)
+          ? p
+          : undefined;
+      });
+      const message = condition(waiting, 'Updated').message as string;
+      assert.match(message, /\(if it stays missing, kubectl get events says why\)$/);
+      // What the message says: kubectl get events.
+      const events = await waitFor('kubectl get events to say why', async () => {
+        const text = await k.kubectl(['get', 'events', '-n', ns]);
+        return /exceeded quota/.test(text) && /q-1/.test(text) ? text : undefined;
+      });
+      const line = events.split('\n').find((l) => /exceeded quota/.test(l))!;
+      await k.moreSyncs('podset/sync', 'q', 2, k.syncsOf('podset/sync', 'q', ns), ns);
+      assert.equal(kubelet.latest()!.pods.size, 1, 'one pod short, and no more');
+      assert.equal(kubelet.latest()!.pods.get('q-0')?.image, 'busybox', 'q-0 not replaced while q-1 cannot be made');
+      notes.push(`replacement refused by the quota: ${message}`);
+      notes.push(`kubectl get events: ${line.replace(/\s+/g, ' ').slice(0, 240)}`);
+      await quota(2);
+      await waitFor(
+        'the rollout finished once the quota allows',
+        async () => {
+          const p = await get();
+          return condition(p, 'Updated')?.status === 'True' && p.status.ready === '2/2' ? p : undefined;
+        },
+        90_000,
+      );
+      notes.push(`quota raised: the rollout finished ${secs(t0)} after the image change`);
+      await k.kubectl(['delete', 'namespace', ns, '--wait=false']);
+      return notes;
+    } finally {
+      await kubelet.stop();
+    }
+  },
+};
