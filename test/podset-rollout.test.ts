@@ -246,6 +246,7 @@ t.test('nothing is replaced while a member is missing, being deleted or finished
       `${what}: -1 and -2 kept`,
     );
     t.match(cond(res, 'Updated'), { status: 'False', reason: 'RolloutWaiting', message }, what);
+    t.match(cond(res, 'Updated').message, /next to replace: podset-sample-2; /, `${what}: the next is a live pod`);
     for (const c of res.children.filter((c) => c.metadata.name !== 'podset-sample-0'))
       t.equal(image(c), 'busybox', `${what}: ${c.metadata.name} as it is`);
   }
@@ -308,6 +309,14 @@ t.test('pods from before the hash: current when they run the spec image and comm
   (none as any).spec.containers = [null];
   t.notOk(isCurrent(none, hash, spec), 'a malformed container');
   t.notOk(isCurrent({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } }, hash, spec), 'no spec');
+  const nullLabels = legacy(0, 'busybox', ['sleep', '3600']);
+  (nullLabels.metadata as any).labels = null;
+  t.ok(isCurrent(nullLabels, hash, spec), 'labels null: read as none');
+  (nullLabels.metadata as any).labels = 'x';
+  t.ok(isCurrent(nullLabels, hash, spec), 'labels a string: read as none');
+  const undef = legacy(0, 'busybox', ['sleep', '3600']);
+  (undef as any).spec.containers = [undefined];
+  t.notOk(isCurrent(undef, hash, spec), 'an undefined container');
   const labelled = legacy(0, 'busybox', ['sleep', '3600']);
   labelled.metadata.labels![TEMPLATE_HASH_LABEL] = 'other';
   t.notOk(isCurrent(labelled, hash, spec), 'a hash label decides, whatever the container runs');
@@ -382,4 +391,23 @@ t.test("why a pod is not Ready: its first waiting container's reason, or its pha
   );
   t.equal(notReadyReason(pod({ phase: 'x'.repeat(33) })), '', 'nor a phase that is not one');
   t.equal(notReadyReason(pod({ phase: 7, containerStatuses: 'x' })), '');
+  t.equal(
+    notReadyReason(pod({ phase: 'Pending', containerStatuses: [{}, { state: {} }, { state: { waiting: {} } }] })),
+    ': phase Pending',
+    'statuses without a state, or waiting without a reason',
+  );
+  for (const reason of ['1Err', 'Err Pull', 'Err_Pull', 'Err-Pull', '', 'E'.repeat(65)])
+    t.equal(
+      notReadyReason(pod({ containerStatuses: [{ state: { waiting: { reason } } }] })),
+      '',
+      `not one word of at most 64: ${JSON.stringify(reason)}`,
+    );
+  t.equal(
+    notReadyReason(pod({ containerStatuses: [{ state: { waiting: { reason: 'E'.repeat(64) } } }] })),
+    `: ${'E'.repeat(64)}`,
+  );
+  t.equal(notReadyReason(pod({ containerStatuses: [{ state: { waiting: { reason: 'E2' } } }] })), ': E2');
+  for (const phase of ['', 'Pen ding', 'P'.repeat(33)])
+    t.equal(notReadyReason(pod({ phase })), '', JSON.stringify(phase));
+  t.equal(notReadyReason(pod({ phase: 'P'.repeat(32) })), `: phase ${'P'.repeat(32)}`);
 });

@@ -31,16 +31,14 @@ export interface LegacyTemplate {
  * hash) it carries none and its container runs the spec's image and command, which is all that template varied on.
  */
 export function isCurrent(pod: KubeObject, hash: string, legacy: LegacyTemplate): boolean {
-  const labels = pod.metadata.labels;
-  const carried = labels && typeof labels === 'object' ? labels[TEMPLATE_HASH_LABEL] : undefined;
+  // Observed data: labels may be anything (null, a string); reading a key of those gives undefined.
+  const carried = (pod.metadata.labels as Record<string, unknown> | null | undefined)?.[TEMPLATE_HASH_LABEL];
   if (carried !== undefined) return carried === hash;
   const containers = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
   if (!Array.isArray(containers) || containers.length !== 1) return false;
-  const c = containers[0] as { image?: unknown; command?: unknown } | null;
+  const c = containers[0] as { image?: unknown; command?: unknown } | null | undefined;
   return (
-    c !== null &&
-    typeof c === 'object' &&
-    c.image === legacy.image &&
+    c?.image === legacy.image &&
     Array.isArray(c.command) &&
     c.command.length === legacy.command.length &&
     c.command.every((arg, i) => arg === legacy.command[i])
@@ -86,12 +84,11 @@ export function notReadyReason(pod: KubeObject | undefined): string {
   return typeof phase === 'string' && phase !== 'Running' && /^[A-Za-z]{1,32}$/.test(phase) ? `: phase ${phase}` : '';
 }
 
-/** What a member not Ready is waiting for, in words. */
+/** What the rollout waits for, in words: a member missing, going, or (live) on the current template and not Ready. */
 function waitingFor(m: Member): string {
   if (m.state === 'absent') return `${m.name} to be created (if it stays missing, kubectl get events says why)`;
   if (m.state === 'going') return `${m.name} to be deleted and made again`;
-  const which = m.current ? 'current' : 'outdated';
-  return `${m.name} (${which} template) to be Ready${notReadyReason(m.pod)}`;
+  return `${m.name} (current template) to be Ready${notReadyReason(m.pod)}`;
 }
 
 /**

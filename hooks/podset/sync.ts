@@ -121,17 +121,16 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   // A pod that has finished (evicted, OOM-killed under restartPolicy Never, completed) never runs again: it is
   // left out of this answer, so Metacontroller deletes it, and once it is gone it is created again under its name.
   const finished = new Set<string>();
-  const going = new Set<string>();
-  for (const p of observedPods) {
-    if (isFinished(p)) finished.add(p.metadata.name!);
-    else if (isTerminating(p)) going.add(p.metadata.name!);
-  }
+  for (const p of observedPods) if (isFinished(p)) finished.add(p.metadata.name!);
   const pods = byOrdinal(
     name,
     observedPods.filter((p) => !isTerminating(p) && !isFinished(p)),
   );
   const live = new Map<string, KubeObject>();
   for (const p of pods) live.set(p.metadata.name!, p);
+  // A member observed but not live is being deleted, or finished (and left out below): going, made again once gone.
+  const seen = new Set<string>();
+  for (const p of observedPods) seen.add(p.metadata.name!);
 
   const template = podSpec(spec);
   const labels = podLabels(parent);
@@ -142,7 +141,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     const podNamed = podName(name, i);
     const pod = live.get(podNamed);
     if (pod) members.push(liveMember(podNamed, pod, hash, spec));
-    else members.push({ name: podNamed, state: finished.has(podNamed) || going.has(podNamed) ? 'going' : 'absent' });
+    else members.push({ name: podNamed, state: seen.has(podNamed) ? 'going' : 'absent' });
   }
   const rollout = planRollout(members, hash);
 

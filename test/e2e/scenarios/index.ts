@@ -3,6 +3,7 @@ import type { Scenario } from './common.js';
 import { memcached } from './memcached.js';
 import { podset } from './podset.js';
 import { rollout, rolloutBlocked } from './rollout.js';
+import { rollingCanary } from './rolling-canary.js';
 import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
@@ -19,6 +20,7 @@ export const scenarios: Scenario[] = [
   podset,
   rollout,
   rolloutBlocked,
+  rollingCanary,
   mysql,
   mysqlRecovered,
   hookDown,
