@@ -60,8 +60,8 @@ export const podset: Scenario = {
 
     const table = await k.kubectl(['get', 'podsets']);
     const header = table.split('\n')[0]!.split(/\s+/);
-    assert.deepEqual(header, ['NAME', 'SIZE', 'READY', 'STATUS', 'AGE']);
-    assert.match(table.split('\n')[1]!, /^podset-sample\s+1\s+1\/1\s+Available\s+\d+s/);
+    assert.deepEqual(header, ['NAME', 'SIZE', 'READY', 'UP-TO-DATE', 'STATUS', 'AGE']);
+    assert.match(table.split('\n')[1]!, /^podset-sample\s+1\s+1\/1\s+1\s+Available\s+\d+s/);
     notes.push(`kubectl get podsets: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
     await k.kubectl(['delete', 'podset', 'podset-sample', '--wait=true']);
     return notes;
