@@ -257,8 +257,8 @@ t.test(
   },
 );
 
-t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image and each argument + 3)', async (t) => {
-  // 512 pods of 600 + 7 (busybox) + (4096 + 3) + (3483 + 3) = 8192 bytes: exactly the limit (a parent named '').
+t.test('the answer a spec asks for is bounded: size times (~640 bytes, the image and each argument + 3)', async (t) => {
+  // 512 pods of 640 + 7 (busybox) + (4096 + 3) + (3443 + 3) = 8192 bytes: exactly the limit (a parent named '').
   t.equal(512 * 8192, MAX_ANSWER_BYTES);
   const spec = (last: number) => ({ size: 512, image: 'busybox', command: ['x'.repeat(4096), 'y'.repeat(last)] });
   const check = (s: Record<string, unknown>, name = '') => {
@@ -268,23 +268,23 @@ t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image
     return problem ? { ok: false, message: problem } : { ok: true };
   };
   const parent = request('podset', {}).parent;
-  t.same(check(spec(3483)), { ok: true }, 'at the limit');
-  t.same(check(spec(3484)), {
+  t.same(check(spec(3443)), { ok: true }, 'at the limit');
+  t.same(check(spec(3444)), {
     ok: false,
     message:
       'spec.size 512 pods of ~9 KiB each (image and command) make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
       'PodSet may have: shorten spec.command or lower spec.size',
   });
   // The image counts as much as an argument's characters.
-  t.same(check({ ...spec(3482), image: 'busybox2' }), { ok: true });
-  t.equal(check({ ...spec(3482), image: 'busybox23' }).ok, false);
+  t.same(check({ ...spec(3442), image: 'busybox2' }), { ok: true });
+  t.equal(check({ ...spec(3442), image: 'busybox23' }).ok, false);
   // Each argument counts 3 bytes more than its characters.
-  t.same(check({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3480), ''] }), { ok: true });
-  t.equal(check({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3481), ''] }).ok, false);
+  t.same(check({ ...spec(3443), command: ['x'.repeat(4096), 'y'.repeat(3440), ''] }), { ok: true });
+  t.equal(check({ ...spec(3443), command: ['x'.repeat(4096), 'y'.repeat(3441), ''] }).ok, false);
   // The parent's name counts four times per pod (the pod's name and labels).
-  t.same(check(spec(3479), 'a'), { ok: true });
-  t.equal(check(spec(3480), 'a').ok, false);
+  t.same(check(spec(3439), 'a'), { ok: true });
+  t.equal(check(spec(3440), 'a').ok, false);
   // The framework refuses it: InvalidSpec, the observed pods kept.
-  const res = sync(request('podset', spec(3484)), now);
+  const res = sync(request('podset', spec(3444)), now);
   t.match(res.status, { conditions: [{ type: 'Ready', reason: 'InvalidSpec', message: /more than the 4\.0 MiB/ }] });
 });

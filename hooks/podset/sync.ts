@@ -31,8 +31,9 @@ export const parser = specParser(PodSetSpec);
  */
 export const answerBudget: AnswerBudget<Spec> = {
   estimate(spec, parent) {
-    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names.
-    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + spec.image.length;
+    // Per pod: its image and arguments as JSON, plus ~640 bytes of labels (the template hash's ~40 among them) and
+    // security context, and the names.
+    let perPod = 640 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + spec.image.length;
     for (const arg of spec.command) perPod += arg.length + 3;
     return {
       bytes: perPod * spec.size,
