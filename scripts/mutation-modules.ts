@@ -129,6 +129,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/podset/sync.ts': {
     tests: [
       'test/podset.test.ts',
+      'test/podset-rollout.test.ts',
       'test/collisions.test.ts',
       'test/values.test.ts',
       'test/convergence.test.ts',
@@ -137,6 +138,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     ],
     target: 70,
   },
+  'hooks/podset/rollout.ts': { tests: ['test/podset-rollout.test.ts', 'test/podset.test.ts'], target: 70 },
   'hooks/memcached/sync.ts': {
     tests: [
       'test/memcached.test.ts',

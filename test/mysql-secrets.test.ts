@@ -118,6 +118,10 @@ t.test(
         t.same(secretOf(res)?.data, data, `${label}, sync ${i}: the observed Secret is kept unchanged`);
         t.match(condition(res, 'Ready'), { reason: 'CredentialsLost' }, `${label}, sync ${i}`);
         t.equal((res.status as any).secretName, SECRET);
+        // The Secret is there (a child already): the instruction puts its key back, it does not create it.
+        const { message } = condition(res, 'CredentialsAvailable');
+        t.match(message, `patch secret ${SECRET} --type=merge`, `${label}: the key put back`);
+        t.notMatch(message, /create secret/, `${label}: not created again`);
       }
     }
   },

@@ -80,9 +80,41 @@ t.test('a Secret lost after creation is reported, and no new password is made', 
     conditions.find((c: any) => c.type === 'Ready'),
     { status: 'False', reason: 'CredentialsLost' },
   );
+  const uid = req.parent.metadata.uid!;
+  t.ok(uid, 'the example parent has a uid');
+  t.equal(
+    conditions.find((c: any) => c.type === 'CredentialsAvailable').message,
+    'Secret my-mysql-mysql (key root-password) was deleted or emptied after the cluster was created; they keep the ' +
+      'root password they were made with, so no new one is generated. Create it with that password and the label ' +
+      `controller-uid=${uid}, which lets Metacontroller adopt it: kubectl -n default create secret generic ` +
+      'my-mysql-mysql --from-literal=root-password=<password> && kubectl -n default label secret my-mysql-mysql ' +
+      `controller-uid=${uid}`,
+    'the commands that recover it, with the label Metacontroller adopts by (test/e2e runs them)',
+  );
+  t.equal(
+    conditions.find((c: any) => c.type === 'Ready').message,
+    conditions.find((c: any) => c.type === 'CredentialsAvailable').message,
+  );
+});
+
+t.test("an emptied Secret: the instruction puts the key back in it (it is the cluster's already)", async (t) => {
+  const { recovery } = await import('../hooks/mysqlcluster/sync.js');
+  const req = request('mysqlcluster', { size: 1, version: '8.0' });
+  t.equal(
+    recovery(req.parent, 'my-mysql-mysql', true),
+    'Put that password back under key root-password: kubectl -n default patch secret my-mysql-mysql ' +
+      `--type=merge -p '{"stringData":{"root-password":"<password>"}}'`,
+  );
+  const elsewhere = { ...req.parent, metadata: { ...req.parent.metadata, namespace: 'shop', name: 'db', uid: 'u-1' } };
+  t.equal(
+    recovery(elsewhere, 'db-mysql', false),
+    'Create it with that password and the label controller-uid=u-1, which lets Metacontroller adopt it: ' +
+      'kubectl -n shop create secret generic db-mysql --from-literal=root-password=<password> && ' +
+      'kubectl -n shop label secret db-mysql controller-uid=u-1',
+  );
   t.match(
-    conditions.find((c: any) => c.type === 'CredentialsAvailable'),
-    { status: 'False', message: /Recreate the Secret/ },
+    recovery({ ...elsewhere, metadata: { name: 'db' } }, 'db-mysql', true),
+    /kubectl -n default patch secret db-mysql /,
   );
 });
 

@@ -6,6 +6,7 @@ import t from 'tap';
 import { legacyNames as memcachedLegacy } from '../hooks/memcached/sync.js';
 import { legacyNames as mysqlLegacy, namesOf } from '../hooks/mysqlcluster/sync.js';
 import { legacyNames as podsetLegacy } from '../hooks/podset/sync.js';
+import { TEMPLATE_HASH_LABEL } from '../hooks/podset/rollout.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { memcachedSync, mysqlSync, podsetSync } from './fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
@@ -157,7 +158,13 @@ t.test(
 );
 
 t.test('PodSet: an older PodSet keeps its pods <name>-<ordinal>; once it has none, the new names', async (t) => {
-  const old = [0, 1, 2].map((i) => asObserved(obj('Pod', 'v1', `podset-sample-${i}`), readyPod));
+  // As a metaops from before `-pod-` (and before the template hash) made them: the spec's container, no hash label.
+  const made = podsetSync(request('podset', { size: 3 }), now).children;
+  const old = made.map((p, i) => {
+    const labels = { ...p.metadata.labels };
+    delete labels[TEMPLATE_HASH_LABEL];
+    return asObserved({ ...p, metadata: { ...p.metadata, name: `podset-sample-${i}`, labels } }, readyPod);
+  });
   const upgraded = podsetSync(request('podset', { size: 3 }, { children: objectMap(old) }), now);
   t.same(names(upgraded), ['Pod/podset-sample-0', 'Pod/podset-sample-1', 'Pod/podset-sample-2'], 'no pod replaced');
   t.same((upgraded.status as any).nodes, ['podset-sample-0', 'podset-sample-1', 'podset-sample-2']);

@@ -248,15 +248,17 @@ t.test(
         'app.kubernetes.io/component': 'member',
         'app.kubernetes.io/managed-by': 'metaops',
         app: 'podset-sample',
+        'metaops.dev/template-hash': (res.status as any).templateHash,
       },
     });
+    t.match((res.status as any).templateHash, /^[0-9a-f]{10}$/, 'the template hash: 10 hex digits');
     t.equal(pod.spec.restartPolicy, 'Always');
     t.equal((res.status as any).selector, 'app.kubernetes.io/instance=podset-sample,app.kubernetes.io/name=podset');
   },
 );
 
-t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image and each argument + 3)', async (t) => {
-  // 512 pods of 600 + 4 (the `-pod` of its name) + 7 (busybox) + (4096 + 3) + (3479 + 3) = 8192 bytes: exactly the
+t.test('the answer a spec asks for is bounded: size times (~640 bytes, the image and each argument + 3)', async (t) => {
+  // 512 pods of 640 + 4 (the `-pod` of its name) + 7 (busybox) + (4096 + 3) + (3439 + 3) = 8192 bytes: exactly the
   // limit (a parent named '').
   t.equal(512 * 8192, MAX_ANSWER_BYTES);
   const spec = (last: number) => ({ size: 512, image: 'busybox', command: ['x'.repeat(4096), 'y'.repeat(last)] });
@@ -267,23 +269,23 @@ t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image
     return problem ? { ok: false, message: problem } : { ok: true };
   };
   const parent = request('podset', {}).parent;
-  t.same(check(spec(3479)), { ok: true }, 'at the limit');
-  t.same(check(spec(3480)), {
+  t.same(check(spec(3439)), { ok: true }, 'at the limit');
+  t.same(check(spec(3440)), {
     ok: false,
     message:
       'spec.size 512 pods of ~9 KiB each (image and command) make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
       'PodSet may have: shorten spec.command or lower spec.size',
   });
   // The image counts as much as an argument's characters.
-  t.same(check({ ...spec(3478), image: 'busybox2' }), { ok: true });
-  t.equal(check({ ...spec(3478), image: 'busybox23' }).ok, false);
+  t.same(check({ ...spec(3438), image: 'busybox2' }), { ok: true });
+  t.equal(check({ ...spec(3438), image: 'busybox23' }).ok, false);
   // Each argument counts 3 bytes more than its characters.
-  t.same(check({ ...spec(3479), command: ['x'.repeat(4096), 'y'.repeat(3476), ''] }), { ok: true });
-  t.equal(check({ ...spec(3479), command: ['x'.repeat(4096), 'y'.repeat(3477), ''] }).ok, false);
+  t.same(check({ ...spec(3439), command: ['x'.repeat(4096), 'y'.repeat(3436), ''] }), { ok: true });
+  t.equal(check({ ...spec(3439), command: ['x'.repeat(4096), 'y'.repeat(3437), ''] }).ok, false);
   // The parent's name counts four times per pod (the pod's name and labels).
-  t.same(check(spec(3475), 'a'), { ok: true });
-  t.equal(check(spec(3476), 'a').ok, false);
+  t.same(check(spec(3435), 'a'), { ok: true });
+  t.equal(check(spec(3436), 'a').ok, false);
   // The framework refuses it: InvalidSpec, the observed pods kept.
-  const res = sync(request('podset', spec(3480)), now);
+  const res = sync(request('podset', spec(3440)), now);
   t.match(res.status, { conditions: [{ type: 'Ready', reason: 'InvalidSpec', message: /more than the 4\.0 MiB/ }] });
 });

@@ -593,6 +593,27 @@ export function refusalCondition(n: Names, refusal: PrimaryRefusal): ConditionIn
   };
 }
 
+/**
+ * How to give the cluster its root password back, as commands to run (test/e2e runs them word for word). A Secret
+ * that exists is the cluster's child already: its key is put back. One that is gone is created with the label
+ * `controller-uid=<the parent's uid>`: Metacontroller adopts only a Secret its generated selector matches, and a
+ * Secret without it would stay someone else's.
+ */
+export function recovery(parent: ParentObject, secretName: string, exists: boolean): string {
+  const ns = parent.metadata.namespace ?? 'default';
+  if (exists)
+    return (
+      `Put that password back under key ${PASSWORD_KEY}: kubectl -n ${ns} patch secret ${secretName} --type=merge ` +
+      `-p '{"stringData":{"${PASSWORD_KEY}":"<password>"}}'`
+    );
+  const uid = parent.metadata.uid ?? '';
+  return (
+    `Create it with that password and the label controller-uid=${uid}, which lets Metacontroller adopt it: ` +
+    `kubectl -n ${ns} create secret generic ${secretName} --from-literal=${PASSWORD_KEY}=<password> && ` +
+    `kubectl -n ${ns} label secret ${secretName} controller-uid=${uid}`
+  );
+}
+
 /** The root and replication passwords a new cluster gets: 24 random bytes each. */
 const PASSWORD_BYTES = 24;
 
@@ -624,7 +645,7 @@ function passwords(
     reason: 'CredentialsLost',
     message:
       `${why}; they keep the root password they were made with, so no new one is generated. ` +
-      `Recreate the Secret with that password under key ${PASSWORD_KEY}.`,
+      recovery(parent, n.secret, observedSecret !== undefined),
   };
   return observedSecret ? { secret: keepObserved(observedSecret), lost } : { lost };
 }

@@ -13,11 +13,8 @@ export const podset = defineComposite({
     {
       apiVersion: 'v1',
       resource: 'pods',
-      updateStrategy: {
-        method: 'RollingRecreate',
-        statusChecks: { conditions: [{ type: 'Ready', status: 'True' }] },
-      },
-      why: "a pod's containers cannot be changed in place; a new image or command replaces pods one at a time, each after the previous one is Ready",
+      updateStrategy: { method: 'OnDelete' },
+      why: 'the hook replaces outdated pods itself, one at a time (hooks/podset/rollout.ts), and Metacontroller only creates and deletes them: its RollingRecreate never finishes on v4 (docs/metacontroller.md)',
     },
   ],
   sync,

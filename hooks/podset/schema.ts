@@ -28,7 +28,20 @@ export const PodSetSpec = Type.Object(
 );
 export type PodSetSpec = Static<typeof PodSetSpec>;
 
-export const PodSetStatus = replicatedStatus({});
+export const PodSetStatus = replicatedStatus({
+  updatedReplicas: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'Pods made from the current template (the rest are replaced one at a time).',
+    }),
+  ),
+  templateHash: Type.Optional(
+    Type.String({
+      maxLength: 63,
+      description: 'The current template: the value of the metaops.dev/template-hash label its pods carry.',
+    }),
+  ),
+});
 
 export const resource: ResourceDefinition = {
   group: 'apps.jicki.cn',
@@ -46,6 +59,12 @@ export const resource: ResourceDefinition = {
   printerColumns: [
     commonPrinterColumns.size('pods'),
     commonPrinterColumns.ready,
+    {
+      name: 'UP-TO-DATE',
+      type: 'integer',
+      jsonPath: '.status.updatedReplicas',
+      description: 'Pods made from the current template.',
+    },
     commonPrinterColumns.status,
     commonPrinterColumns.age,
   ],

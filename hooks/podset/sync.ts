@@ -1,5 +1,6 @@
 // PodSet: `size` pods named <name>-pod-<ordinal>, owned directly by the PodSet.
-// Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
+// Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name; a changed
+// template replaces the pods one at a time (rollout.ts).
 import { kib, type AnswerBudget } from '../../lib/budget.js';
 //
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
@@ -13,7 +14,7 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { isPodReady, isTerminating, observedUnordered } from '../../lib/objects.js';
+import { isPodReady, isTerminating, keepObserved, observedUnordered } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
 import type { ChildName } from '../../lib/ownership.js';
 import { memberStatus } from '../../lib/replicas.js';
@@ -22,6 +23,14 @@ import { MAX_SIZE } from '../../lib/schemas.js';
 import { specParser } from '../../lib/spec.js';
 import { imageProblem, parentNameProblem } from '../../lib/values.js';
 import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
+import {
+  liveMember,
+  planRollout,
+  ROLLOUT_RESYNC_SECONDS,
+  TEMPLATE_HASH_LABEL,
+  templateHash,
+  type Member,
+} from './rollout.js';
 
 const APP = 'podset';
 const NOBODY = 65534;
@@ -37,9 +46,9 @@ export const parser = specParser(PodSetSpec, (spec) => {
  */
 export const answerBudget: AnswerBudget<Spec> = {
   estimate(spec, parent) {
-    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names (the
-    // pod's own with `-pod`).
-    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + '-pod'.length + spec.image.length;
+    // Per pod: its image and arguments as JSON, plus ~640 bytes of labels (the template hash's ~40 among them) and
+    // security context, and the names (the pod's own with `-pod`).
+    let perPod = 640 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + '-pod'.length + spec.image.length;
     for (const arg of spec.command) perPod += arg.length + 3;
     return {
       bytes: perPod * spec.size,
@@ -180,27 +189,49 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     base,
     observedPods.filter((p) => !isTerminating(p) && !isFinished(p)),
   );
-  const ready = pods.filter(isPodReady).length;
-  const counts = { desired: spec.size, current: pods.length, ready, exists: true };
+  const live = new Map<string, KubeObject>();
+  for (const p of pods) live.set(p.metadata.name!, p);
+  // A member observed but not live is being deleted, or finished (and left out below): going, made again once gone.
+  const seen = new Set<string>();
+  for (const p of observedPods) seen.add(p.metadata.name!);
 
-  const labels = podLabels(parent);
   const template = podSpec(spec);
-  const names: string[] = [];
+  const labels = podLabels(parent);
+  const hash = templateHash(labels, template);
+  labels[TEMPLATE_HASH_LABEL] = hash;
+  const members: Member[] = [];
   for (let i = 0; i < spec.size; i++) {
     const podNamed = podName(base, i);
-    if (!finished.has(podNamed)) names.push(podNamed);
+    const pod = live.get(podNamed);
+    if (pod) members.push(liveMember(podNamed, pod, hash, spec));
+    else members.push({ name: podNamed, state: seen.has(podNamed) ? 'going' : 'absent' });
   }
-  const children = names.map((named) => pod(parent, named, labels, template));
+  const rollout = planRollout(members, hash);
+
+  // The answer: the current template for every member but the outdated pods, which stay as they are (OnDelete:
+  // Metacontroller changes no pod in place either way) until the rollout replaces them; left out: the pod the
+  // rollout replaces now, finished pods, and pods beyond the size.
+  const children: KubeObject[] = [];
+  for (const m of members) {
+    if (m.name === rollout.replace || finished.has(m.name)) continue;
+    children.push(m.pod && !m.current ? keepObserved(m.pod) : pod(parent, m.name, labels, template));
+  }
+  const ready = pods.filter(isPodReady).length;
+  const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(
     parent,
     counts,
     pods.map((p) => p.metadata.name!),
     now,
-    { selector: selectorString(APP, name) },
+    { selector: selectorString(APP, name), extra: [rollout.condition] },
   );
+  status['updatedReplicas'] = rollout.updated;
+  status['templateHash'] = hash;
   const response: CompositeSyncResponse = { status, children };
   // Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are missing, look again
-  // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event.
-  if (counts.current < counts.desired) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
+  // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A rollout
+  // goes on at each pod's change; it also looks again on its own.
+  if (rollout.outdated > 0) response.resyncAfterSeconds = ROLLOUT_RESYNC_SECONDS;
+  else if (counts.current < counts.desired) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
   return response;
 }

@@ -2,7 +2,7 @@
 // Metacontroller and the metaops hook server, each a process this harness started and alone will stop.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from '../fixtures/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +95,8 @@ export class ControlPlane {
   readonly procs: Proc[] = [];
   hookPort = 0;
   hookProc: Proc | undefined;
+  private mcProc: Proc | undefined;
+  private mcArgs: string[] = [];
   /** The S3/IAM server the hook server's AWS calls go to. */
   moto: Moto | undefined;
   apiPort = 0;
@@ -146,9 +148,9 @@ export class ControlPlane {
       .join('---\n');
   }
 
-  private start(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  private start(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, flags = 'w'): Proc {
     const log = join(this.dir, `${name}.log`);
-    const out = createWriteStream(log);
+    const out = createWriteStream(log, { flags });
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
@@ -242,7 +244,8 @@ export class ControlPlane {
       90_000,
     );
 
-    // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods.
+    // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods,
+    // ResourceQuotas' usage (what their admission counts).
     this.start('kube-controller-manager', join(this.bin, 'kube-controller-manager'), [
       '--kubeconfig',
       this.kubeconfig,
@@ -255,7 +258,7 @@ export class ControlPlane {
       '--root-ca-file',
       join(pki, 'apiserver.crt'),
       '--controllers',
-      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller',
+      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,resourcequota-controller',
       '--leader-elect=false',
     ]);
 
@@ -291,16 +294,32 @@ export class ControlPlane {
       );
     }
 
-    this.start('metacontroller', this.mc.binary, [
+    this.mcArgs = [
       ...this.mc.connect({ kubeconfig: this.kubeconfig, port: mcPort, healthPort: await freePort() }),
       ...(this.options.metacontrollerArgs ?? this.mc.defaultArgs),
-    ]);
+    ];
+    this.startMetacontroller();
 
     this.moto = await startMoto();
     this.hookPort = await freePort();
     await this.startHooks();
     writeFileSync(join(this.dir, 'controllers.yaml'), controllers(`http://127.0.0.1:${this.hookPort}`));
     await this.installControllers();
+  }
+
+  /** Starts Metacontroller (again, after killMetacontroller) with the arguments `up` chose; its log goes on. */
+  startMetacontroller(): void {
+    this.mcProc = this.start('metacontroller', this.mc.binary, this.mcArgs, {}, 'a');
+  }
+
+  /** Kills Metacontroller with SIGKILL, as a node failure or an OOM kill would: no clean shutdown. */
+  async killMetacontroller(): Promise<void> {
+    const proc = this.mcProc;
+    if (!proc) return;
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    this.procs.splice(this.procs.indexOf(proc), 1);
+    this.mcProc = undefined;
   }
 
   /** metaops's CRDs (manifests/crds/), applied and Established. */
@@ -482,48 +501,89 @@ export class ControlPlane {
       [...new Set([...a.keys(), ...b.keys()])]
         .filter((k) => a.get(k) !== b.get(k))
         .map((k) => `${k} ${a.get(k) ?? '-'} -> ${b.get(k) ?? '-'}`);
-    let before = await this.versions(o);
-    const settleBy = Date.now() + 30_000;
+    // A window of `seconds` in which nothing changed: its first and last snapshots are equal (a resourceVersion
+    // never comes back, so any change in between shows). Looked at every 3 s; a change starts the window again,
+    // for up to 30 s (the last changes in flight landing), so a settled system is measured at once.
+    const snapshot = async () => ({
+      at: Date.now(),
+      versions: await this.versions(o),
+      calls: await this.hookCalls(),
+      unchanged: await this.hookCalls('not_modified'),
+    });
+    let start = await snapshot();
+    const settleBy = start.at + 30_000;
     for (;;) {
-      await new Promise((r) => setTimeout(r, 3000));
+      const left = start.at + seconds * 1000 - Date.now();
+      if (left <= 0) break;
+      await new Promise((r) => setTimeout(r, Math.min(3000, left)));
       const now = await this.versions(o);
-      const changed = diff(before, now);
-      before = now;
-      if (changed.length === 0) break;
+      const changed = diff(start.versions, now);
+      if (changed.length === 0) continue;
       if (Date.now() > settleBy)
-        throw new Error(`never settled: still changing after 30 s: ${changed.slice(0, 8).join('; ')}`);
+        throw new Error(
+          `not quiet at rest: still changing 30 s after the scenario converged: ${changed.slice(0, 8).join('; ')}`,
+        );
+      start = await snapshot();
     }
-    const callsBefore = await this.hookCalls();
-    const unchangedBefore = await this.hookCalls('not_modified');
-    await new Promise((r) => setTimeout(r, seconds * 1000));
     const after = await this.versions(o);
     const callsAfter = await this.hookCalls();
     const unchangedAfter = await this.hookCalls('not_modified');
-    const changed = diff(before, after);
+    const changed = diff(start.versions, after);
     if (changed.length > 0)
       throw new Error(
         `not quiet at rest: within ${seconds}s ${changed.length} objects changed: ${changed.slice(0, 8).join('; ')}`,
       );
     // Each parent is synced once per resync, or as often as its own answer asks (resyncAfterSeconds, 2 s at the
     // shortest, while a dependency is out of reach), plus the edges; Metacontroller's retries after an outage
-    // drain too. A sync loop is calls many times a second.
+    // drain too. A sync loop is calls many times a second. And at least once per resync period but one: the
+    // controllers' resyncPeriodSeconds is honoured (a parent no event touches is still looked at).
     const counts: string[] = [];
     for (const entry of o.hooks) {
       const { hook, parents } = typeof entry === 'string' ? { hook: entry, parents: o.parents.length } : entry;
       const allowed = parents * (Math.ceil(seconds / MIN_RESYNC_SECONDS) + 2);
-      const n = (callsAfter.get(hook) ?? 0) - (callsBefore.get(hook) ?? 0);
-      const unchanged = (unchangedAfter.get(hook) ?? 0) - (unchangedBefore.get(hook) ?? 0);
+      const least = parents * (Math.floor(seconds / E2E_RESYNC_SECONDS) - 1);
+      const n = (callsAfter.get(hook) ?? 0) - (start.calls.get(hook) ?? 0);
+      const unchanged = (unchangedAfter.get(hook) ?? 0) - (start.unchanged.get(hook) ?? 0);
       counts.push(`${hook} ${n}${this.etagFor(hook) ? ` (${unchanged} answered 304)` : ''}`);
       if (n > allowed)
         throw new Error(
           `not quiet at rest: ${hook} called ${n} times in ${seconds}s (resyncs explain at most ${allowed})`,
+        );
+      if (n < least)
+        throw new Error(
+          `resync: ${hook} called ${n} times in ${seconds}s, fewer than ${least} (${parents} parents resynced every ${E2E_RESYNC_SECONDS}s)`,
         );
       // Where the controller has a webhook ETag, Metacontroller resends the last one and an unchanged answer is 304:
       // resyncs at rest are answered 304, or the ETag is not working as shipped.
       if (this.etagFor(hook) && n >= 2 && unchanged === 0)
         throw new Error(`webhook etag: ${hook} called ${n} times at rest in ${seconds}s, none answered 304`);
     }
-    return `quiet for ${seconds}s: ${before.size} objects unchanged, hook calls ${counts.join(', ')}`;
+    return `quiet for ${seconds}s: ${start.versions.size} objects unchanged, hook calls ${counts.join(', ')}`;
+  }
+
+  /** How many times the hook server has answered `route` (e.g. `podset/sync`) about one parent, from its log. */
+  syncsOf(route: string, name: string, namespace = 'default'): number {
+    const needle = `"hook":"${route}","namespace":"${namespace}","name":"${name}",`;
+    let n = 0;
+    for (const line of this.readLog('metaops').split('\n'))
+      if (line.includes(needle) && line.includes('"msg":"hook answered"')) n++;
+    return n;
+  }
+
+  /** Waits until the hook has answered `route` about the parent `count` more times than `from`. */
+  async moreSyncs(
+    route: string,
+    name: string,
+    count: number,
+    from: number,
+    namespace = 'default',
+    timeoutMs = (count + 2) * E2E_RESYNC_SECONDS * 1000,
+  ): Promise<void> {
+    await waitFor(
+      `${count} more ${route} calls about ${namespace}/${name}`,
+      async () => this.syncsOf(route, name, namespace) >= from + count,
+      timeoutMs,
+    );
   }
 
   /** The tail of every component log, for a failed scenario. */
@@ -617,8 +677,11 @@ export class ControlPlane {
     return proc ? readFileSync(proc.log, 'utf8') : '';
   }
 
-  /** Stops every process this harness started, by its own id, in reverse order. */
-  async down(): Promise<void> {
+  /**
+   * Stops every process this harness started, by its own id, in reverse order; then removes the plane's folder
+   * (etcd's data, the logs) unless `keep` (a failed run keeps it for its logs).
+   */
+  async down(keep = false): Promise<void> {
     await this.moto?.stop();
     for (const proc of [...this.procs].reverse()) {
       if (proc.child.exitCode === null && proc.child.signalCode === null) {
@@ -628,5 +691,6 @@ export class ControlPlane {
         clearTimeout(timer);
       }
     }
+    if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
 }

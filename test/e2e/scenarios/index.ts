@@ -2,7 +2,9 @@
 import type { Scenario } from './common.js';
 import { memcached } from './memcached.js';
 import { podset } from './podset.js';
-import { mysql } from './mysqlcluster.js';
+import { rollout, rolloutBlocked } from './rollout.js';
+import { rollingCanary } from './rolling-canary.js';
+import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
 import { s3 } from './s3.js';
@@ -11,18 +13,28 @@ import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
 import { collisions } from './collisions.js';
+import { generatedSelector, adoption, strategies, authorization, resyncAfter } from './features.js';
 
 export type { Scenario };
 export const scenarios: Scenario[] = [
   memcached,
   podset,
+  rollout,
+  rolloutBlocked,
+  rollingCanary,
   mysql,
+  mysqlRecovered,
   hookDown,
   etcd,
   s3,
   podbuggertool,
   restricted,
   eventsRestrictedEtcd,
+  generatedSelector,
+  adoption,
+  strategies,
+  authorization,
+  resyncAfter,
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
   helm,
   collisions,

@@ -1,6 +1,9 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
-import { waitFor } from '../cluster.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { waitFor, type ControlPlane } from '../cluster.js';
+import { Kubelet } from '../kubelet.js';
 import { examples, secs, condition, type Scenario } from './common.js';
 
 export const mysql: Scenario = {
@@ -91,5 +94,168 @@ export const mysql: Scenario = {
     notes.push(`kubectl get mysqlclusters: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
     await k.kubectl(['delete', 'mysqlcluster', 'my-mysql', '--wait=true']);
     return notes;
+  },
+};
+
+/**
+ * The commands a condition message gives after `lead` (joined by ` && `), with `<password>` filled in, each run by
+ * bash as a user would; `between` runs after each but the last.
+ */
+async function followInstruction(
+  k: ControlPlane,
+  message: string,
+  lead: string,
+  password: string,
+  between?: (done: string) => Promise<void>,
+): Promise<string> {
+  const at = message.indexOf(lead);
+  assert.ok(at >= 0, `the message gives a command after "${lead}": ${message}`);
+  const text = message.slice(at + lead.length);
+  const commands = text.split(' && ');
+  const run = promisify(execFile);
+  for (const [i, command] of commands.entries()) {
+    await run('bash', ['-c', command.replace('<password>', password)], {
+      env: { ...process.env, PATH: `${k.bin}:${process.env['PATH']}`, KUBECONFIG: k.kubeconfig },
+    });
+    if (i < commands.length - 1) await between?.(command);
+  }
+  return text;
+}
+
+const REBORN = 'reborn';
+
+/**
+ * CredentialsLost, recovered by doing what the condition says: a MySQLCluster deleted and created again under its
+ * name finds its old data volumes and no Secret, makes no password and says how to give the old one back; the
+ * commands of the message, run word for word (the password filled in), make it Ready with that password. The same
+ * for a Secret whose password was removed.
+ */
+export const mysqlRecovered: Scenario = {
+  name: "MySQLCluster deleted and created again over its volumes: CredentialsLost, and the condition's commands run word for word make it Ready with its old password",
+  async run(k) {
+    const notes: string[] = [];
+    const kubelet = new Kubelet(k, { selector: `app.kubernetes.io/instance=${REBORN}` });
+    kubelet.start();
+    try {
+      const manifest = JSON.stringify({
+        apiVersion: 'database.example.com/v1alpha1',
+        kind: 'MySQLCluster',
+        metadata: { name: REBORN },
+        spec: { size: 2, version: '8.0' },
+      });
+      const get = () => k.json(['get', 'mysqlcluster', REBORN]);
+      const ready = (what: string) =>
+        waitFor(
+          what,
+          async () => {
+            const m = await get();
+            const c = condition(m, 'Ready');
+            return c?.status === 'True' && c.observedGeneration === m.metadata.generation ? m : undefined;
+          },
+          90_000,
+        );
+      const lost = (what: RegExp) =>
+        waitFor(`Ready=False CredentialsLost: ${what}`, async () => {
+          const m = await get();
+          const c = condition(m, 'Ready');
+          return c?.reason === 'CredentialsLost' && what.test(c.message) ? m : undefined;
+        });
+      const secretName = `${REBORN}-mysql`;
+      const rootPassword = async () =>
+        Buffer.from((await k.json(['get', 'secret', secretName])).data['root-password'], 'base64').toString();
+
+      let t0 = Date.now();
+      await k.kubectl(['apply', '-f', '-'], manifest);
+      await ready('the first cluster Ready');
+      const password = await rootPassword();
+      const claims = (await k.json(['get', 'pvc'])).items
+        .map((c: any) => c.metadata.name)
+        .filter((n: string) => n.startsWith(`data-${REBORN}-`))
+        .sort();
+      assert.deepEqual(claims, [`data-${REBORN}-0`, `data-${REBORN}-1`]);
+      notes.push(`a cluster of 2 Ready in ${secs(t0)}, its volumes ${claims.join(', ')}`);
+
+      // Deleted (its Secret goes with it, its volumes stay) and created again under its name.
+      t0 = Date.now();
+      await k.kubectl(['delete', 'mysqlcluster', REBORN, '--wait=true']);
+      await waitFor('the old Secret garbage-collected', async () => !(await k.getOrUndefined(['secret', secretName])));
+      await k.kubectl(['apply', '-f', '-'], manifest);
+      const reborn = await lost(/data volumes of a cluster with this name do/);
+      const message = condition(reborn, 'Ready').message as string;
+      assert.ok(message.includes(`controller-uid=${reborn.metadata.uid}`), 'the message names the label to adopt by');
+      assert.equal(await k.getOrUndefined(['secret', secretName]), undefined, 'no Secret with a new password');
+      // Between the two commands: the Secret without the label is not adopted (the instruction of old, which
+      // changed nothing), whatever the syncs.
+      const command = await followInstruction(
+        k,
+        message,
+        'which lets Metacontroller adopt it: ',
+        password,
+        async () => {
+          await k.moreSyncs('mysqlcluster/sync', REBORN, 2, k.syncsOf('mysqlcluster/sync', REBORN));
+          const orphan = await k.json(['get', 'secret', secretName]);
+          assert.equal(orphan.metadata.ownerReferences, undefined, 'a Secret without the label is not adopted');
+          assert.equal(condition(await get(), 'Ready').reason, 'CredentialsLost');
+        },
+      );
+      const back = await ready('Ready once the Secret is back');
+      assert.equal(await rootPassword(), password, 'the old password');
+      const secret = await k.json(['get', 'secret', secretName]);
+      assert.equal(
+        secret.metadata.ownerReferences?.[0]?.uid,
+        back.metadata.uid,
+        'the Secret adopted by the new cluster',
+      );
+      assert.ok(secret.data['replication-password'], 'a replication password added');
+      notes.push(
+        `recreated: ${message.slice(0, message.indexOf(';'))}; the Secret created without the label stayed an orphan over two syncs`,
+      );
+      notes.push(
+        `ran the condition's command word for word (${command.replace(/ --from-literal=\S+/, ' --from-literal=root-password=...')}): Ready in ${secs(t0)}, the Secret adopted`,
+      );
+
+      // The root password removed from the Secret: the hook keeps the Secret as Metacontroller last applied it
+      // (keepObserved), and that configuration holds the password, so Metacontroller puts it back by itself.
+      t0 = Date.now();
+      await k.kubectl([
+        'patch',
+        'secret',
+        secretName,
+        '--type=json',
+        '-p',
+        '[{"op":"remove","path":"/data/root-password"}]',
+      ]);
+      await waitFor('the password back by itself', async () => (await rootPassword().catch(() => '')) === password);
+      await ready('Ready with the password back');
+      notes.push(
+        `root-password removed from the Secret: put back by Metacontroller from its last-applied configuration in ${secs(t0)}`,
+      );
+
+      // The Secret replaced by one without the key nor that configuration (kubectl replace): CredentialsLost stays,
+      // and the message says how to put the key back.
+      t0 = Date.now();
+      const replaced = await k.json(['get', 'secret', secretName]);
+      delete replaced.data['root-password'];
+      delete replaced.metadata.annotations?.['metacontroller.k8s.io/last-applied-configuration'];
+      await k.kubectl(['replace', '-f', '-'], JSON.stringify(replaced));
+      const emptied = await lost(/was deleted or emptied after the cluster was created/);
+      await followInstruction(
+        k,
+        condition(emptied, 'Ready').message,
+        'Put that password back under key root-password: ',
+        password,
+      );
+      await ready('Ready once the password is back');
+      assert.equal(await rootPassword(), password);
+      notes.push(
+        `the Secret replaced without root-password: CredentialsLost; the condition's command put it back: Ready in ${secs(t0)}`,
+      );
+      notes.push(await k.assertQuiet({ parents: [`mysqlclusters/${REBORN}`], hooks: ['mysqlcluster/sync'] }));
+      await k.kubectl(['delete', 'mysqlcluster', REBORN, '--wait=true']);
+      await k.kubectl(['delete', 'pvc', ...claims, '--wait=false']);
+      return notes;
+    } finally {
+      await kubelet.stop();
+    }
   },
 };

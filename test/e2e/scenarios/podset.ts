@@ -41,7 +41,7 @@ export const podset: Scenario = {
       'status 3/3 ready',
       async () => (await k.json(['get', 'podset', 'podset-sample'])).status?.ready === '3/3',
     );
-    // Three pods under a RollingRecreate strategy: the case that looped ~100 times a second.
+    // Three pods (under the RollingRecreate of old, the case that looped ~100 times a second on v1.5.20).
     notes.push(await k.assertQuiet({ parents: ['podsets/podset-sample'], hooks: ['podset/sync'] }));
     await k.kubectl(['scale', 'podset', 'podset-sample', '--replicas=1']);
     await waitFor('only podset-sample-pod-0 left', async () => {
@@ -60,8 +60,8 @@ export const podset: Scenario = {
 
     const table = await k.kubectl(['get', 'podsets']);
     const header = table.split('\n')[0]!.split(/\s+/);
-    assert.deepEqual(header, ['NAME', 'SIZE', 'READY', 'STATUS', 'AGE']);
-    assert.match(table.split('\n')[1]!, /^podset-sample\s+1\s+1\/1\s+Available\s+\d+s/);
+    assert.deepEqual(header, ['NAME', 'SIZE', 'READY', 'UP-TO-DATE', 'STATUS', 'AGE']);
+    assert.match(table.split('\n')[1]!, /^podset-sample\s+1\s+1\/1\s+1\s+Available\s+\d+s/);
     notes.push(`kubectl get podsets: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
     await k.kubectl(['delete', 'podset', 'podset-sample', '--wait=true']);
     return notes;

@@ -1,0 +1,169 @@
+// PodSet's own rollout: which outdated pod, if any, is replaced now. Metacontroller only creates the pods the hook
+// names and deletes those it leaves out (the pods' update strategy is OnDelete); the hook decides everything else,
+// from what it observes: the template hash each pod carries and whether it is Ready.
+//
+// Why not Metacontroller's RollingRecreate: on v4 (since its observed children are keyed `namespace/name`) its
+// rolling update looks children up by bare name and never finds a namespaced one, so a rollout stops after the first
+// pod, waiting forever on "missing child" (docs/metacontroller.md).
+import { createHash } from 'node:crypto';
+import type { ConditionInput } from '../../lib/conditions.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { isPodReady } from '../../lib/objects.js';
+
+/** The label on every pod naming the template it was made from (a hash of its labels and pod spec). */
+export const TEMPLATE_HASH_LABEL = 'metaops.dev/template-hash';
+/** While a rollout is not finished, the hook asks to be called again this often (pod events call it sooner). */
+export const ROLLOUT_RESYNC_SECONDS = 30;
+
+/** The template hash: 10 hex digits of the SHA-256 of the pod's labels and spec as the answer writes them. */
+export function templateHash(labels: Record<string, string>, spec: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify({ labels, spec })).digest('hex').slice(0, 10);
+}
+
+/** The template of a pod made before pods carried a hash: its one container's image and command. */
+export interface LegacyTemplate {
+  image: string;
+  command: string[];
+}
+
+/**
+ * True when the pod runs the current template: it carries the current hash, or (made by a metaops from before the
+ * hash) it carries none and its container runs the spec's image and command, which is all that template varied on.
+ */
+export function isCurrent(pod: KubeObject, hash: string, legacy: LegacyTemplate): boolean {
+  // Observed data: labels may be anything (null, a string); reading a key of those gives undefined.
+  const carried = (pod.metadata.labels as Record<string, unknown> | null | undefined)?.[TEMPLATE_HASH_LABEL];
+  if (carried !== undefined) return carried === hash;
+  const containers = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
+  if (!Array.isArray(containers) || containers.length !== 1) return false;
+  const c = containers[0] as { image?: unknown; command?: unknown } | null | undefined;
+  return (
+    c?.image === legacy.image &&
+    Array.isArray(c.command) &&
+    c.command.length === legacy.command.length &&
+    c.command.every((arg, i) => arg === legacy.command[i])
+  );
+}
+
+/** One member of the PodSet (an ordinal below its size), as observed. */
+export interface Member {
+  name: string;
+  /** absent: no pod of that name; going: being deleted, or finished (it is deleted and made again). */
+  state: 'absent' | 'going' | 'live';
+  /** The live pod. */
+  pod?: KubeObject;
+  current?: boolean;
+  ready?: boolean;
+}
+
+export interface RolloutPlan {
+  /** The member to replace now: left out of the answer, Metacontroller deletes it; made again on a later sync. */
+  replace?: string;
+  /** Live members on the current template. */
+  updated: number;
+  /** Live members on an older one. */
+  outdated: number;
+  /** `Updated`: whether every pod runs the current template, else how far the rollout is and what it waits for. */
+  condition: ConditionInput;
+}
+
+/** Why a pod is not Ready, in a word or two (the kubelet's reason for its first waiting container), or ''. */
+export function notReadyReason(pod: KubeObject | undefined): string {
+  if (!pod) return '';
+  const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
+  const statuses = status?.containerStatuses;
+  if (Array.isArray(statuses)) {
+    for (const s of statuses) {
+      const waiting = (s as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting;
+      const reason = waiting?.reason;
+      if (typeof reason === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(reason)) return `: ${reason}`;
+    }
+  }
+  // Running and not Ready says nothing more than "to be Ready" does.
+  const phase = status?.phase;
+  return typeof phase === 'string' && phase !== 'Running' && /^[A-Za-z]{1,32}$/.test(phase) ? `: phase ${phase}` : '';
+}
+
+/** What the rollout waits for, in words: a member missing, going, or (live) on the current template and not Ready. */
+function waitingFor(m: Member): string {
+  if (m.state === 'absent') return `${m.name} to be created (if it stays missing, kubectl get events says why)`;
+  if (m.state === 'going') return `${m.name} to be deleted and made again`;
+  return `${m.name} (current template) to be Ready${notReadyReason(m.pod)}`;
+}
+
+/**
+ * The next step of the rollout, one pod at a time:
+ * - nothing is replaced while a member is missing or being deleted (a replacement in flight);
+ * - an outdated pod that is not Ready goes first (replacing it costs no availability), but only while every pod on
+ *   the current template is Ready: the new template is proven on one pod before the next is replaced;
+ * - an outdated Ready pod is replaced only when every other member is Ready;
+ * - among equals, the highest ordinal first (as a StatefulSet rolls).
+ * `members` are in ordinal order.
+ */
+export function planRollout(members: readonly Member[], hash: string): RolloutPlan {
+  let updated = 0;
+  let outdated = 0;
+  for (const m of members) {
+    if (m.state !== 'live') continue;
+    if (m.current) updated++;
+    else outdated++;
+  }
+  const size = members.length;
+  const progress = `${updated} of ${size} pods on template ${hash}`;
+  if (outdated === 0) {
+    return {
+      updated,
+      outdated,
+      condition: {
+        type: 'Updated',
+        status: true,
+        reason: 'UpToDate',
+        message: `every pod is made from template ${hash}`,
+      },
+    };
+  }
+  const waiting = (on: Member, next: Member): RolloutPlan => ({
+    updated,
+    outdated,
+    condition: {
+      type: 'Updated',
+      status: false,
+      reason: 'RolloutWaiting',
+      message: `${progress}; next to replace: ${next.name}; waiting for ${waitingFor(on)}`,
+    },
+  });
+  const candidate = pickCandidate(members);
+  const inFlight = members.find((m) => m.state !== 'live');
+  if (inFlight) return waiting(inFlight, candidate);
+  // The new template proven first: a pod on it that is not Ready holds the rollout. Past this point every member is
+  // live and every current one Ready; a Ready candidate means no outdated pod is not Ready either (those are picked
+  // first), so an outdated Ready pod is replaced only when every other member is Ready.
+  const unproven = members.find((m) => m.current && !m.ready);
+  if (unproven) return waiting(unproven, candidate);
+  return {
+    replace: candidate.name,
+    updated,
+    outdated,
+    condition: {
+      type: 'Updated',
+      status: false,
+      reason: 'RollingOut',
+      message: `${progress}; replacing ${candidate.name} (outdated${candidate.ready ? '' : ', not Ready'}), one pod at a time`,
+    },
+  };
+}
+
+/** The outdated live member to replace next: not Ready before Ready, then the highest ordinal. */
+function pickCandidate(members: readonly Member[]): Member {
+  let pick: Member | undefined;
+  for (const m of members) {
+    if (m.state !== 'live' || m.current) continue;
+    if (!pick || !m.ready || pick.ready) pick = m;
+  }
+  return pick!;
+}
+
+/** Reads a pod's readiness and template for the plan. */
+export function liveMember(name: string, pod: KubeObject, hash: string, legacy: LegacyTemplate): Member {
+  return { name, state: 'live', pod, current: isCurrent(pod, hash, legacy), ready: isPodReady(pod) };
+}
