@@ -1,0 +1,316 @@
+// A PodBuggerTool acts only as its author could (hooks/podbuggertool/author.ts): the author stamped by the API
+// server's admission policy, trusted only with the policy in place and its epoch, and asked about with a
+// SubjectAccessReview for exactly what the tool does. Tenant A (alice) may write PodBuggerTools in tenant B's
+// namespace (a careless or shared role) but may not add ephemeral containers there: her tool touches none of
+// tenant B's pods, while bob's own tool does.
+import t from 'tap';
+import {
+  AUTHOR_ANNOTATION,
+  AUTHOR_CACHE_MS,
+  AUTHOR_POLICY,
+  AUTHOR_RIGHT,
+  AuthorCache,
+  AuthorCheck,
+  authorPolicyObjects,
+  parseStamp,
+} from '../hooks/podbuggertool/author.js';
+import { FAILURES_ANNOTATION } from '../hooks/podbuggertool/match.js';
+import { KubeError } from '../lib/kube.js';
+import { ANY, EPOCH, FakeApi, inject, injectAll, pod, stamp, status, tool } from './fixtures/pbt.js';
+
+const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
+
+t.test('the stamp: v1, the epoch, the user, the UID and the groups, each escaped', async (t) => {
+  t.same(parseStamp('v1;e1;alice;u-1;team-a,system:authenticated'), {
+    epoch: 'e1',
+    user: 'alice',
+    uid: 'u-1',
+    groups: ['team-a', 'system:authenticated'],
+  });
+  t.same(parseStamp('v1;e1;a%3Bb%2Cc%25d;;g%2C1,g%3B2'), {
+    epoch: 'e1',
+    user: 'a;b,c%d',
+    uid: '',
+    groups: ['g,1', 'g;2'],
+  });
+  t.same(
+    parseStamp('v1;e1;a%41;;'),
+    { epoch: 'e1', user: 'a%41', uid: '', groups: [] },
+    'only what the policy escapes is unescaped',
+  );
+  t.same(parseStamp(stamp('o;dd,user%', ['x,y'])), {
+    epoch: EPOCH,
+    user: 'o;dd,user%',
+    uid: 'uid-o;dd,user%',
+    groups: ['x,y'],
+  });
+  for (const bad of [
+    undefined,
+    7,
+    '',
+    'v1',
+    'v2;e;u;;',
+    'v1;e;u;;;',
+    'v1;;u;;',
+    'v1;e;;;',
+    'v1;e;u;',
+    `v1;e;${'u'.repeat(17000)};;`,
+  ])
+    t.equal(parseStamp(bad), undefined, JSON.stringify(bad)?.slice(0, 40));
+});
+
+t.test('the admission policy: a ConfigMap (the epoch), the policy, its binding', async (t) => {
+  const [params, policy, binding] = authorPolicyObjects() as any[];
+  t.match(params, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHOR_POLICY, namespace: 'metaops' } });
+  t.match(policy, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingAdmissionPolicy',
+    metadata: { name: AUTHOR_POLICY },
+    spec: {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          { apiGroups: ['debug.metaops.dev'], operations: ['CREATE', 'UPDATE'], resources: ['podbuggertools'] },
+        ],
+      },
+    },
+  });
+  const variables = Object.fromEntries(policy.spec.variables.map((v: any) => [v.name, v.expression]));
+  t.equal(variables.epoch, 'string(params.metadata.uid)');
+  t.match(variables.stamp, /request\.userInfo\.username/);
+  t.match(variables.stamp, /request\.userInfo\.groups/);
+  t.match(variables.value, /variables\.changed \? variables\.stamp/);
+  t.match(policy.spec.mutations[0].applyConfiguration.expression, AUTHOR_ANNOTATION);
+  t.same(binding.spec, {
+    policyName: AUTHOR_POLICY,
+    paramRef: { name: AUTHOR_POLICY, namespace: 'metaops', parameterNotFoundAction: 'Deny' },
+  });
+  t.same(AUTHOR_RIGHT, { verb: 'patch', group: '', resource: 'pods', subresource: 'ephemeralcontainers' });
+});
+
+t.test('verify: a stamp of the policy in force, and an author the API server allows', async (t) => {
+  const check = (api: FakeApi, cache = new AuthorCache()) => new AuthorCheck(api, cache);
+  const stamped = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+  const api = new FakeApi();
+  api.allow = (user, ns) => user === 'alice' && ns === 'team-b';
+  t.same(await check(api).verify(stamped), { allowed: true, author: 'alice' });
+  t.same(api.reviews, [
+    {
+      user: 'alice',
+      groups: ['system:authenticated'],
+      attributes: {
+        namespace: 'team-b',
+        verb: 'patch',
+        group: '',
+        resource: 'pods',
+        subresource: 'ephemeralcontainers',
+      },
+    },
+  ]);
+  api.allow = () => false;
+  t.same(await check(api).verify(stamped), {
+    allowed: false,
+    reason: 'AuthorNotAllowed',
+    message:
+      'its author alice may not patch pods/ephemeralcontainers in namespace team-b, and a tool does nothing its author could not do; nothing is injected',
+  });
+  // No stamp, or one that is not the policy's: unverified, and the API server is not even asked about the author.
+  for (const annotations of [undefined, {}, { [AUTHOR_ANNOTATION]: 'admin' }, { [AUTHOR_ANNOTATION]: '' }]) {
+    const api2 = new FakeApi();
+    const unstamped = { ...stamped, metadata: { ...stamped.metadata, annotations } };
+    t.match(await check(api2).verify(unstamped), {
+      allowed: false,
+      reason: 'AuthorUnverified',
+      message: /no author stamp/,
+    });
+    t.equal(api2.reviews.length, 0);
+  }
+  const oldEpoch = {
+    ...stamped,
+    metadata: {
+      ...stamped.metadata,
+      annotations: { [AUTHOR_ANNOTATION]: stamp('admin', ['system:masters'], 'before') },
+    },
+  };
+  t.match(await check(new FakeApi()).verify(oldEpoch), {
+    allowed: false,
+    reason: 'AuthorUnverified',
+    message: /not made by the admission policy in force/,
+  });
+  // The policy, its binding or its ConfigMap missing, or bound otherwise: no stamp can be trusted.
+  for (const [why, change] of [
+    ['no policy', (a: FakeApi) => a.remove('MutatingAdmissionPolicy', '', AUTHOR_POLICY)],
+    ['no binding', (a: FakeApi) => a.remove('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY)],
+    ['no ConfigMap', (a: FakeApi) => a.remove('ConfigMap', 'metaops', AUTHOR_POLICY)],
+    [
+      'bound to another policy',
+      (a: FakeApi) => (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.policyName = 'other'),
+    ],
+    [
+      'another parameter',
+      (a: FakeApi) => (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.name = 'x'),
+    ],
+    [
+      'a parameter elsewhere',
+      (a: FakeApi) =>
+        (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace = 'team-b'),
+    ],
+    [
+      'a binding without a spec',
+      (a: FakeApi) => delete a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec,
+    ],
+    ['a ConfigMap without a UID', (a: FakeApi) => delete a.stored('ConfigMap', 'metaops', AUTHOR_POLICY).metadata.uid],
+  ] as const) {
+    const api3 = new FakeApi();
+    change(api3);
+    t.match(
+      await check(api3).verify(stamped),
+      { allowed: false, reason: 'AuthorUnverified', message: /is not installed/ },
+      why,
+    );
+    t.equal(api3.reviews.length, 0, `${why}: no review`);
+  }
+  // A failure of the API server is the caller's to report, not a verdict.
+  const down = new FakeApi();
+  down.failReview = new KubeError(503, 'unavailable', 'ServiceUnavailable');
+  await t.rejects(check(down).verify(stamped), { reason: 'ServiceUnavailable' } as unknown as Error);
+  const review = new FakeApi();
+  review.create = async () => ({ apiVersion: 'v1', kind: 'x', metadata: { name: 'x' }, status: { allowed: 'true' } });
+  t.match(await check(review).verify(stamped), { allowed: false }, 'only allowed: true allows');
+  // A tool without a namespace is in "default".
+  const bare = new FakeApi();
+  await check(bare).verify({ ...stamped, metadata: { ...stamped.metadata, namespace: undefined } });
+  t.equal(bare.reviews[0]!.attributes['namespace'], 'default');
+});
+
+t.test('answers are remembered for AUTHOR_CACHE_MS: a revoked right stops the tool within that', async (t) => {
+  let now = 0;
+  const cache = new AuthorCache(() => now);
+  const api = new FakeApi();
+  const stamped = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+  const check = new AuthorCheck(api, cache);
+  t.equal(AUTHOR_CACHE_MS, 10_000);
+  t.match(await check.verify(stamped), { allowed: true });
+  const gets = api.gets.length;
+  api.allow = () => false;
+  now = AUTHOR_CACHE_MS - 1;
+  t.match(await check.verify(stamped), { allowed: true }, 'remembered');
+  t.equal(api.reviews.length, 1);
+  t.equal(api.gets.length, gets, 'the policy too');
+  now = AUTHOR_CACHE_MS;
+  t.match(await check.verify(stamped), { allowed: false, reason: 'AuthorNotAllowed' }, 'asked again');
+  t.equal(api.reviews.length, 2);
+  t.ok(api.gets.length > gets);
+  // Another namespace, another user, other groups: other answers.
+  await check.verify(tool('a', { label: 'x=y', image: 'busybox' }, 'team-a', 'alice'));
+  await check.verify(tool('a', { label: 'x=y', image: 'busybox' }, 'team-b', 'bob'));
+  t.equal(api.reviews.length, 4);
+  // The policy removed: within AUTHOR_CACHE_MS no stamp is trusted any more.
+  api.allow = () => true;
+  api.remove('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY);
+  now = 3 * AUTHOR_CACHE_MS;
+  t.match(await check.verify(stamped), { reason: 'AuthorUnverified' });
+  // At most 1000 answers are kept.
+  for (let i = 0; i < 1100; i++) cache.remember(`k${i}`, true);
+  t.equal(cache.answers.size, 1000);
+  t.notOk(cache.answers.has('k0'));
+  t.ok(cache.answers.has('k1099'));
+  t.ok(new AuthorCache().fresh(Date.now()), 'the wall clock by default');
+});
+
+/** Tenant A (alice) may write PodBuggerTools in both namespaces; she may add ephemeral containers only in hers. */
+function tenants(): FakeApi {
+  const api = new FakeApi();
+  api.allow = (user, ns) => (user === 'alice' && ns === 'team-a') || (user === 'bob' && ns === 'team-b');
+  api.put(pod('a-web', { app: 'web' }, {}, 'team-a'));
+  api.put(pod('b-web', { app: 'web' }, {}, 'team-b'));
+  api.put(pod('b-db', { app: 'db' }, {}, 'team-b'));
+  return api;
+}
+
+t.test(
+  "tenant A's tool in tenant B's namespace injects nothing; B's own tool and A's in her namespace do",
+  async (t) => {
+    const api = tenants();
+    api.put(
+      tool(
+        'sneak',
+        { label: 'app', image: 'busybox', command: ['sh', '-c', 'cat /proc/1/environ'] },
+        'team-b',
+        'alice',
+      ),
+    );
+    for (let i = 0; i < 3; i++) await injectAll(api, 'team-b');
+    t.same(api.ephemeralNames('team-b', 'b-web'), [], "alice's command runs in none of bob's pods");
+    t.same(api.ephemeralNames('team-b', 'b-db'), []);
+    t.equal(api.patches.length, 0);
+    t.equal(
+      api.stored('Pod', 'team-b', 'b-web').metadata.annotations,
+      undefined,
+      'nothing recorded on the pods either',
+    );
+    const refused = await status(api, ['team-b', 'sneak']);
+    t.match(ready(refused), {
+      status: 'False',
+      reason: 'AuthorNotAllowed',
+      message: /alice may not patch pods\/ephemeralcontainers in namespace team-b/,
+    });
+    t.match(refused.status, { matched: 2, injected: 0, pending: 2 });
+
+    // Alice re-applies the tool with bob's name written in: the stamp is the API server's, not hers to write (the
+    // real policy replaces it; here a forged stamp without the epoch, or with an old one, is not trusted).
+    const forged = tool('sneak', { label: 'app', image: 'busybox' }, 'team-b', null);
+    forged.metadata.annotations = { [AUTHOR_ANNOTATION]: 'v1;guess;bob;uid-bob;team-b' };
+    api.put(forged);
+    await injectAll(api, 'team-b');
+    t.equal(api.patches.length, 0, 'a forged stamp is not trusted');
+
+    // Bob's tool in his namespace, and alice's in hers: injected.
+    api.put(tool('mine', { label: 'app=web', image: 'busybox' }, 'team-b', 'bob'));
+    api.put(tool('hers', { label: 'app=web', image: 'busybox' }, 'team-a', 'alice'));
+    await injectAll(api, 'team-b');
+    await injectAll(api, 'team-a');
+    t.same(api.ephemeralNames('team-b', 'b-web'), ['debug-mine']);
+    t.same(api.ephemeralNames('team-a', 'a-web'), ['debug-hers']);
+    t.match(ready(await status(api, ['team-b', 'mine'])), { status: 'True', reason: 'Injected' });
+    // Every review asked about exactly the act, in the tool's own namespace.
+    for (const r of api.reviews)
+      t.match(r.attributes, {
+        verb: 'patch',
+        resource: 'pods',
+        subresource: 'ephemeralcontainers',
+        namespace: /^team-[ab]$/,
+      });
+    // Bob loses the right: his tool adds nothing to the next pod.
+    api.allow = () => false;
+    api.put(pod('b-web-2', { app: 'web' }, {}, 'team-b'));
+    await injectAll(api, 'team-b');
+    t.same(api.ephemeralNames('team-b', 'b-web-2'), []);
+  },
+);
+
+t.test(
+  'the check off (METAOPS_DEBUG_AUTHOR_CHECK=off): tools act with the server’s rights, nothing is asked',
+  async (t) => {
+    const api = tenants();
+    api.put(tool('sneak', { label: 'app=web', image: 'busybox' }, 'team-b', null));
+    await injectAll(api, 'team-b', { policy: { ...ANY, authorCheck: 'off' } });
+    t.same(api.ephemeralNames('team-b', 'b-web'), ['debug-sneak']);
+    t.equal(api.reviews.length, 0);
+    t.equal(api.gets.filter((g) => g.includes('admission')).length, 0);
+  },
+);
+
+t.test('the author cannot be asked about: recorded on the pod as a failure, retried', async (t) => {
+  const api = tenants();
+  api.put(tool('mine', { label: 'app=web', image: 'busybox' }, 'team-b', 'bob'));
+  api.failReview = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  const res = await inject(api, ['team-b', 'b-web']);
+  t.same(res, {
+    attachments: [],
+    annotations: { [FAILURES_ANNOTATION]: '{"debug-mine":"Unreachable"}' },
+    resyncAfterSeconds: 30,
+  });
+  t.equal(api.patches.length, 0);
+});
