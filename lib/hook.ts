@@ -118,6 +118,8 @@ export interface OperatorBase<C, K> {
   settings?(environment: ClientEnvironment): K;
   /** What is wrong in the server's environment for this operator (checked at start; the server refuses to run). */
   configProblems?(env: NodeJS.ProcessEnv): string[];
+  /** What the server's environment makes this operator do that an operator of the cluster should know (logged at start). */
+  configWarnings?(env: NodeJS.ProcessEnv): string[];
   /**
    * Objects the operator ships besides its CRD and controller (an admission policy), by file name under
    * manifests/: `npm run manifests` writes them, with the comment, and lists them in the kustomization.

@@ -131,6 +131,7 @@ function baseOf<C, K>(op: OperatorBase<C, K>): OperatorBase<C, K> {
     ...(op.clients ? { clients: op.clients } : {}),
     ...(op.settings ? { settings: op.settings } : {}),
     ...(op.configProblems ? { configProblems: op.configProblems } : {}),
+    ...(op.configWarnings ? { configWarnings: op.configWarnings } : {}),
     ...(op.manifests ? { manifests: op.manifests } : {}),
   };
 }

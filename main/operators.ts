@@ -25,3 +25,8 @@ export const operators: HookDefinition[] = [
 export function configProblems(env: NodeJS.ProcessEnv): string[] {
   return operators.flatMap((op) => op.configProblems?.(env) ?? []);
 }
+
+/** What the environment makes an operator do that the server warns about at start. */
+export function configWarnings(env: NodeJS.ProcessEnv): string[] {
+  return operators.flatMap((op) => op.configWarnings?.(env) ?? []);
+}

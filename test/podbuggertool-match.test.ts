@@ -21,6 +21,7 @@ import {
   podState,
   policyFromEnv,
   policyProblems,
+  policyWarnings,
   recordedFailures,
   refusal,
   runsAsRoot,
@@ -656,4 +657,12 @@ t.test('the allowlist matches registry and repository, never a string prefix acr
   t.notOk(imageAllowed(`busybox@sha256:${'f'.repeat(64)}`, [`busybox@sha256:${'f'.repeat(64)}*`]));
   t.notOk(imageAllowed('Not An Image', ['*']));
   t.ok(imageAllowed('busybox', ['nothing-here', 'busybox']), 'any entry may allow');
+});
+
+t.test('the author check off is said at start', async (t) => {
+  t.same(policyWarnings({}), []);
+  t.same(policyWarnings({ METAOPS_DEBUG_AUTHOR_CHECK: 'subjectaccessreview' }), []);
+  t.match(policyWarnings({ METAOPS_DEBUG_AUTHOR_CHECK: 'off' }), [
+    /^METAOPS_DEBUG_AUTHOR_CHECK=off: PodBuggerTools act with the hook server's rights, whoever wrote them/,
+  ]);
 });

@@ -222,3 +222,42 @@ t.test('METAOPS_DEBUG_IMAGE_ALLOWLIST replaces the default allowlist (busybox) f
     'nothing else by default',
   );
 });
+
+t.test('METAOPS_DEBUG_AUTHOR_CHECK=off is said at start, once, as a warning', async (t) => {
+  const port = await freePort();
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('METAOPS_') && !k.startsWith('AWS_')),
+  );
+  const start = (env: NodeJS.ProcessEnv) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
+      cwd: root,
+      env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise((r) => proc.on('exit', r));
+    return { proc, exited, out: () => out };
+  };
+  for (const [env, expected] of [
+    [{ METAOPS_DEBUG_AUTHOR_CHECK: 'off' }, 1],
+    [{}, 0],
+  ] as const) {
+    const server = start(env);
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await call(port, 'GET', '/healthz')).status === 200) break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+    server.proc.kill('SIGTERM');
+    await server.exited;
+    const warnings = server
+      .out()
+      .split('\n')
+      .filter((l) => l.includes('METAOPS_DEBUG_AUTHOR_CHECK=off'));
+    t.equal(warnings.length, expected, JSON.stringify(env));
+    if (expected) t.match(JSON.parse(warnings[0]!), { level: 40, msg: /whoever wrote them/ });
+  }
+});

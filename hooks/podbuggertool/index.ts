@@ -1,7 +1,7 @@
 import { defineComposite, defineDecorator } from '../../lib/operator.js';
 import { authorPolicyObjects } from './author.js';
 import { customizeInjector, injectPod, toolClients, toolSettings } from './inject.js';
-import { parser, policyProblems } from './match.js';
+import { parser, policyProblems, policyWarnings } from './match.js';
 import { resource } from './schema.js';
 import { syncTool } from './sync.js';
 
@@ -16,8 +16,9 @@ export const podbuggertoolInjector = defineDecorator({
   attachments: [],
   settings: toolSettings,
   clients: toolClients,
-  // METAOPS_DEBUG_*: a wrong setting stops the server at start, naming it.
+  // METAOPS_DEBUG_*: a wrong setting stops the server at start, naming it; the author check off is said.
   configProblems: policyProblems,
+  configWarnings: policyWarnings,
   // It adds ephemeral containers through the Kubernetes API: it serves only authenticated callers.
   effects: true,
   sync: injectPod,

@@ -329,6 +329,15 @@ export function policyProblems(env: NodeJS.ProcessEnv): string[] {
   return problems;
 }
 
+/** What the METAOPS_DEBUG_* settings make tools do that the server says at start. */
+export function policyWarnings(env: NodeJS.ProcessEnv): string[] {
+  return env['METAOPS_DEBUG_AUTHOR_CHECK'] === 'off'
+    ? [
+        "METAOPS_DEBUG_AUTHOR_CHECK=off: PodBuggerTools act with the hook server's rights, whoever wrote them: anyone who may create a PodBuggerTool in a namespace may run commands in its pods (docs/podbuggertool.md, Who may debug)",
+      ]
+    : [];
+}
+
 /** Why the policy refuses a tool in a namespace, or undefined when it may act. */
 export function refusal(
   spec: Spec,
