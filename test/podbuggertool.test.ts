@@ -68,13 +68,11 @@ t.test(
       t.equal(def.effects, true, `${def.name} acts (PATCH, reads, reviews): authenticated callers only`);
       t.ok(hooks.includes(def), `${def.name} is served`);
     }
-    t.same(customizeInjector({ controller: {}, object: pod('p', {}, {}, 'team-a') }), {
-      relatedResources: [{ apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools', namespace: 'team-a' }],
-    });
-    t.same(customizeInjector({ controller: {} }), { relatedResources: [] });
-    t.same(customizeInjector({ controller: {}, object: { ...pod('p', {}), metadata: { name: 'p' } } }), {
-      relatedResources: [],
-    });
+    // The same rule for every pod: Metacontroller lists the tools of the pod's own namespace.
+    for (const object of [pod('p', {}, {}, 'team-a'), pod('q', {}, {}, 'dbg'), undefined])
+      t.same(customizeInjector({ controller: {}, ...(object ? { object } : {}) }), {
+        relatedResources: [{ apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools' }],
+      });
     const env = { METAOPS_DEBUG_IMAGE_ALLOWLIST: 'docker.io/library/busybox' };
     t.same(toolSettings({ env }), { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS });
     t.equal(WORK_BUDGET_MS, 3500);
@@ -682,7 +680,7 @@ t.test('the request through the app: related tools of other namespaces never rea
   });
   t.same(
     customize.json(),
-    { relatedResources: [{ apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools', namespace: 'dbg' }] },
+    { relatedResources: [{ apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools' }] },
     'customize names the tools of the pod’s namespace',
   );
   t.equal(

@@ -73,11 +73,16 @@ export function toolClients(): ToolClients {
   return { authors: (kube) => new AuthorCheck(kube, cache) };
 }
 
-/** The injector's customize: the PodBuggerTools of the pod's own namespace. */
-export function customizeInjector(request: CustomizeRequest): CustomizeResponse {
-  const namespace = request.object?.metadata?.namespace;
-  if (typeof namespace !== 'string' || namespace === '') return { relatedResources: [] };
-  return { relatedResources: [{ apiVersion: TOOL_API, resource: resource.plural, namespace }] };
+/**
+ * The injector's customize: the PodBuggerTools of the pod's own namespace. The rule names no namespace: for a
+ * namespaced object and a v1 hook, Metacontroller lists the related objects of the object's namespace (v4.17
+ * pkg/controller/common/customize/manager.go GetRelatedObjects, selectByLabels; v1.5.20 the same) and wakes a pod
+ * only for a change of a tool of its namespace (v4.17 matchesRelatedRule). A rule that named the pod's namespace
+ * would say the same, but v1.5.20 caches customize answers by object name alone, so that a pod of another namespace
+ * with the same name would be handed this namespace's rule, and refused. The answer is the same for every pod.
+ */
+export function customizeInjector(_request: CustomizeRequest): CustomizeResponse {
+  return { relatedResources: [{ apiVersion: TOOL_API, resource: resource.plural }] };
 }
 
 /** A tool of the request: its name, uid and valid spec. */
