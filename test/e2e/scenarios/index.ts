@@ -7,6 +7,7 @@ import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
 import { s3 } from './s3.js';
 import { podbuggertool } from './podbuggertool.js';
+import { podbuggertoolAtRest, podbuggertoolAtScale } from './podbuggertool-scale.js';
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
@@ -24,4 +25,7 @@ export const scenarios: Scenario[] = [
   eventsRestrictedEtcd,
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
   helm,
+  // Last: they fill the cluster with thousands of pods.
+  podbuggertoolAtScale,
+  podbuggertoolAtRest,
 ];

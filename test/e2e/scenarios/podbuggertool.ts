@@ -1,26 +1,48 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
-import { waitFor } from '../cluster.js';
+import { join } from 'node:path';
+import { waitFor, type ControlPlane } from '../cluster.js';
 import { examples, secs, condition, type Scenario } from './common.js';
 
+/**
+ * The author policy (manifests/admission/): every PodBuggerTool is stamped with the user who wrote it, and the hook
+ * server acts for a tool only with that stamp (this API server allows every review: AlwaysAllow). Installed before
+ * any tool is written; applying it again changes nothing.
+ */
+export async function installAuthorPolicy(k: ControlPlane): Promise<void> {
+  await k.kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'metaops' } }),
+  );
+  await k.kubectl(['apply', '-f', join(k.repo, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+}
+
+export const pod = (name: string, ns: string, labels: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: ns, labels },
+  spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+});
+
 export const podbuggertool: Scenario = {
-  name: 'PodBuggerTool: matching pods get exactly one ephemeral container; others untouched; allowlist enforced',
+  name: 'PodBuggerTool: the injector adds exactly one container to matching pods; others untouched; refusals said',
   async run(k) {
     const notes: string[] = [];
-    const pod = (name: string, ns: string, labels: Record<string, string>) =>
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name, namespace: ns, labels },
-        spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
-      });
+    await installAuthorPolicy(k);
+    const apply = (obj: unknown) => k.kubectl(['apply', '-f', '-'], JSON.stringify(obj));
     await k.kubectl(['create', 'namespace', 'dbg']);
     await k.kubectl(['create', 'namespace', 'elsewhere']);
-    await k.kubectl(['apply', '-f', '-'], pod('web-1', 'dbg', { app: 'web' }));
-    await k.kubectl(['apply', '-f', '-'], pod('plain', 'dbg', { app: 'db' }));
-    await k.kubectl(['apply', '-f', '-'], pod('web-other', 'elsewhere', { app: 'web' }));
+    await apply(pod('web-1', 'dbg', { app: 'web' }));
+    await apply(pod('plain', 'dbg', { app: 'db' }));
+    // The same name in another namespace (Metacontroller v1.5.20 caches customize answers by name alone).
+    await apply(pod('web-1', 'elsewhere', { app: 'web' }));
     let t0 = Date.now();
-    await k.kubectl(['apply', '-f', examples(k.repo, 'podbuggertool.yaml')]);
+    // The policy applies a moment after it is created: the tool is applied again until it carries its stamp.
+    await waitFor('the tool stamped with its author', async () => {
+      await k.kubectl(['apply', '-f', examples(k.repo, 'podbuggertool.yaml')]);
+      const tool = await k.json(['get', 'pbt', 'busybox-debugger', '-n', 'dbg']);
+      return (tool.metadata.annotations?.['debug.metaops.dev/author'] ?? '').startsWith('v1;');
+    });
     const ephemeral = async (ns: string, name: string) =>
       ((await k.json(['get', 'pod', name, '-n', ns])).spec.ephemeralContainers ?? []) as any[];
     const injected = await waitFor('web-1 to get the debug container', async () => {
@@ -30,70 +52,111 @@ export const podbuggertool: Scenario = {
     assert.equal(injected.length, 1);
     assert.equal(injected[0].name, 'debug-busybox-debugger');
     assert.equal(injected[0].image, 'busybox:1.36');
-    assert.deepEqual(injected[0].securityContext?.capabilities?.add, ['SYS_PTRACE']);
+    assert.equal(injected[0].securityContext, undefined, 'the default profile (baseline) adds no capability');
     notes.push(`existing matching pod injected ${secs(t0)} after the tool was created`);
 
     t0 = Date.now();
-    await k.kubectl(['apply', '-f', '-'], pod('web-2', 'dbg', { app: 'web' }));
+    await apply(pod('web-2', 'dbg', { app: 'web' }));
     await waitFor('a pod created later gets it too', async () => (await ephemeral('dbg', 'web-2')).length === 1);
     notes.push(`pod created later injected in ${secs(t0)}`);
-    // The record is the container itself and the tool's status: no pod annotation is written.
+    // The record is the container itself and the tool's status: nothing is written on a pod that took it.
     const annotations = (await k.json(['get', 'pod', 'web-2', '-n', 'dbg'])).metadata.annotations ?? {};
     assert.equal(Object.keys(annotations).filter((a) => a.startsWith('debug.metaops.dev/')).length, 0);
-    // No controller watches every pod: the hook is only called about the tools, with the pods they select.
     const decorators = (await k.json(['get', 'decoratorcontrollers'])).items.map((d: any) => d.metadata.name);
-    assert.ok(!decorators.includes('metaops-podbuggertool'), `no DecoratorController on pods: ${decorators}`);
+    assert.ok(decorators.includes('metaops-podbuggertool-injector'), `the injector decorates pods: ${decorators}`);
 
-    // Re-syncs add nothing: relabel to trigger syncs, then check once more.
+    // Changes of the pods bring calls that add nothing: relabel to make them, then check once more.
     for (let i = 0; i < 3; i++) await k.kubectl(['label', 'pod', 'web-1', '-n', 'dbg', `resync=${i}`, '--overwrite']);
-    const tool = await waitFor('tool status matched=2 injected=2', async () => {
-      const t = await k.json(['get', 'pbt', 'busybox-debugger', '-n', 'dbg']);
-      return t.status?.matched === 2 && t.status?.injected === 2 ? t : undefined;
-    });
-    assert.deepEqual([...tool.status.lastInjected].sort(), ['web-1', 'web-2']);
-    assert.equal((await ephemeral('dbg', 'web-1')).length, 1, 're-syncs do not duplicate');
+    const tool = await waitFor(
+      'tool status matched=2 injected=2',
+      async () => {
+        const t = await k.json(['get', 'pbt', 'busybox-debugger', '-n', 'dbg']);
+        return t.status?.matched === 2 && t.status?.injected === 2 && condition(t, 'Ready')?.status === 'True'
+          ? t
+          : undefined;
+      },
+      90_000,
+    );
+    assert.equal(condition(tool, 'Ready').reason, 'Injected');
+    assert.equal((await ephemeral('dbg', 'web-1')).length, 1, 'no duplicate');
     assert.equal((await ephemeral('dbg', 'plain')).length, 0, 'an unlabelled pod is untouched');
-    assert.equal((await ephemeral('elsewhere', 'web-other')).length, 0, 'a pod in another namespace is untouched');
+    assert.equal((await ephemeral('elsewhere', 'web-1')).length, 0, 'a pod in another namespace is untouched');
+    const pods = (await k.json(['get', 'pods', '-A'])).items.length;
     notes.push(
       await k.assertQuiet({
         namespace: 'dbg',
         parents: ['pods/web-1', 'pods/web-2', 'pods/plain', 'podbuggertools/busybox-debugger'],
-        hooks: [{ hook: 'podbuggertool/sync', parents: 1 }],
+        // The injector decorates every pod of the cluster, each resynced every E2E_RESYNC_SECONDS here.
+        hooks: [
+          { hook: 'podbuggertool/sync', parents: 1 },
+          { hook: 'podbuggertool-injector/sync', parents: pods },
+        ],
       }),
     );
     const table = await k.kubectl(['get', 'pbt', '-n', 'dbg']);
-    assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'IMAGE', 'MATCHED', 'INJECTED', 'AGE']);
+    assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'IMAGE', 'MATCHED', 'INJECTED', 'PENDING', 'AGE']);
     notes.push(`kubectl get pbt: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
 
     // An image outside the server's allowlist (busybox* here): a condition, and nothing injected.
-    await k.kubectl(
-      ['apply', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'debug.metaops.dev/v1alpha1',
-        kind: 'PodBuggerTool',
-        metadata: { name: 'netshoot', namespace: 'dbg' },
-        spec: { label: 'app=web', image: 'nicolaka/netshoot:latest', securityProfile: 'netadmin' },
-      }),
-    );
+    await apply({
+      apiVersion: 'debug.metaops.dev/v1alpha1',
+      kind: 'PodBuggerTool',
+      metadata: { name: 'netshoot', namespace: 'dbg' },
+      spec: { label: 'app=web', image: 'nicolaka/netshoot:latest', securityProfile: 'netadmin' },
+    });
     const refused = await waitFor('ImageNotAllowed', async () => {
       const t = await k.json(['get', 'pbt', 'netshoot', '-n', 'dbg']);
       return condition(t, 'Ready')?.reason === 'ImageNotAllowed' ? t : undefined;
     });
     assert.equal(refused.status.injected, 0);
-    const syncs = () => (k.readLog('metaops').match(/"hook":"podbuggertool\/sync".*"name":"netshoot"/g) ?? []).length;
-    const before = syncs();
+    notes.push(`disallowed image refused: ${condition(refused, 'Ready').message}`);
+    // The restricted profile with busybox and no user: busybox runs as root, which restricted forbids.
+    await apply({
+      apiVersion: 'debug.metaops.dev/v1alpha1',
+      kind: 'PodBuggerTool',
+      metadata: { name: 'strict', namespace: 'dbg' },
+      spec: { label: 'app=web', image: 'busybox:1.36', securityProfile: 'restricted' },
+    });
+    const root = await waitFor('RunsAsRoot', async () => {
+      const t = await k.json(['get', 'pbt', 'strict', '-n', 'dbg']);
+      return condition(t, 'Ready')?.reason === 'RunsAsRoot' ? t : undefined;
+    });
+    assert.equal(root.status.injected, 0);
+    assert.equal(root.status.skipped, 2);
+    notes.push(`restricted as root refused: ${condition(root, 'Ready').message}`);
+    // A pod that has completed is skipped, and said so (it completes before a tool selects it).
+    await apply(pod('done', 'dbg', { app: 'job' }));
+    await k.kubectl([
+      'patch',
+      'pod',
+      'done',
+      '-n',
+      'dbg',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"phase":"Succeeded"}}',
+    ]);
+    await k.kubectl(['label', 'pod', 'done', '-n', 'dbg', 'app=web', '--overwrite']);
+    const calls = async () => (await k.hookCalls()).get('podbuggertool-injector/sync') ?? 0;
+    const before = await calls();
     await k.kubectl(['label', 'pod', 'web-1', '-n', 'dbg', 'resync=after', '--overwrite']);
-    await waitFor('the refused tool synced again after its pod changed', async () => syncs() > before);
+    await waitFor('the injector called again after the pod changed', async () => (await calls()) > before);
     assert.deepEqual(
       (await ephemeral('dbg', 'web-1')).map((c) => c.name),
       ['debug-busybox-debugger'],
+      'neither the refused image nor the root container was added',
     );
-    notes.push(`disallowed image refused: ${condition(refused, 'Ready').message}`);
+    const skipped = await waitFor(
+      'the completed pod skipped',
+      async () => {
+        const t = await k.json(['get', 'pbt', 'busybox-debugger', '-n', 'dbg']);
+        return t.status?.skips?.some((s: any) => s.pod === 'done' && s.reason === 'PodCompleted') ? t : undefined;
+      },
+      90_000,
+    );
+    assert.equal((await ephemeral('dbg', 'done')).length, 0);
+    notes.push(`completed pod skipped: ${condition(skipped, 'Ready').message}`);
     return notes;
   },
 };
-
-/**
- * Pod Security `restricted` (enforced by kube-apiserver's PodSecurity admission, on by default): the seeds'
- * resources applied in a namespace labelled to enforce it get their pods admitted.
- */
