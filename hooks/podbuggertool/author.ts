@@ -231,7 +231,7 @@ export class AuthorCheck {
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the tool has no author stamp from the admission policy ${AUTHOR_POLICY}: apply it again (the policy stamps whoever writes its spec); nothing is injected`,
+        message: `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): change its spec, or delete it and create it again, and the policy stamps whoever does; nothing is injected`,
       };
     const epoch = await this.currentEpoch(over);
     if (epoch === undefined)
@@ -244,7 +244,7 @@ export class AuthorCheck {
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the tool's author stamp was not made by the admission policy in force (it was installed after the stamp): apply the tool again; nothing is injected`,
+        message: `the tool's author stamp was not made by the admission policy in force (it was installed after the stamp): change the tool's spec, or delete it and create it again; nothing is injected`,
       };
     if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
     return {
