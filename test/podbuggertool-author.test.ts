@@ -152,9 +152,13 @@ t.test('verify: a stamp of the policy in force, and an author the API server all
       (a: FakeApi) => (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.name = 'x'),
     ],
     [
-      'a parameter elsewhere',
+      'a parameter in a namespace without it',
       (a: FakeApi) =>
         (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace = 'team-b'),
+    ],
+    [
+      'a binding naming no namespace',
+      (a: FakeApi) => delete a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace,
     ],
     [
       'a binding without a spec',
@@ -171,6 +175,21 @@ t.test('verify: a stamp of the policy in force, and an author the API server all
     );
     t.equal(api3.reviews.length, 0, `${why}: no review`);
   }
+  // Installed in another namespace (a Helm release's): the binding says where its ConfigMap is.
+  const ops = new FakeApi();
+  ops.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace = 'ops';
+  ops.put({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: AUTHOR_POLICY, namespace: 'ops', uid: 'epoch-ops' },
+  });
+  t.match(await check(ops).verify(stamped), { reason: 'AuthorUnverified' }, "a stamp of metaops' epoch");
+  const opsStamped = {
+    ...stamped,
+    metadata: { ...stamped.metadata, annotations: { [AUTHOR_ANNOTATION]: stamp('alice', ['team-a'], 'epoch-ops') } },
+  };
+  t.same(await check(ops).verify(opsStamped), { allowed: true, author: 'alice' });
+  t.ok(ops.gets.includes('v1 configmaps ops/metaops-podbuggertool-author'));
   // A failure of the API server is the caller's to report, not a verdict.
   const down = new FakeApi();
   down.failReview = new KubeError(503, 'unavailable', 'ServiceUnavailable');

@@ -17,7 +17,10 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';
 /** The name of the policy, its binding and its parameter ConfigMap. */
 export const AUTHOR_POLICY = 'metaops-podbuggertool-author';
-/** Where the parameter ConfigMap lives: the hook server's namespace (manifests/deploy/namespace.yaml). */
+/**
+ * Where the shipped parameter ConfigMap lives: the hook server's namespace (manifests/deploy/namespace.yaml; the Helm
+ * chart puts it in the release's). The hook reads the namespace from the binding, which only an administrator writes.
+ */
 export const AUTHOR_POLICY_NAMESPACE = 'metaops';
 const ADMISSION_API = 'admissionregistration.k8s.io/v1';
 
@@ -174,24 +177,34 @@ export class AuthorCheck {
     private readonly cache: AuthorCache,
   ) {}
 
-  /** The policy's epoch: the UID of its parameter ConfigMap, when the policy and its binding are in place. */
+  /**
+   * The policy's epoch: the UID of its parameter ConfigMap, when the policy and its binding (to that policy and a
+   * ConfigMap named after it) are in place. The ConfigMap's namespace is the one the binding names (the hook server's
+   * own, wherever it was installed): only a cluster administrator may write the binding.
+   */
   private async currentEpoch(over: () => boolean): Promise<string | undefined> {
     const cached = this.cache.epoch;
     if (cached && this.cache.fresh(cached.at)) return cached.value;
     if (over()) throw new OutOfTime();
-    const [policy, binding, params] = await Promise.all([
+    const [policy, binding] = await Promise.all([
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicybindings', '', AUTHOR_POLICY),
-      this.kube.get('v1', 'configmaps', AUTHOR_POLICY_NAMESPACE, AUTHOR_POLICY),
     ]);
     const spec = binding?.['spec'] as
-      { policyName?: unknown; paramRef?: { name?: unknown; namespace?: unknown } } | undefined;
+      | { policyName?: unknown; paramRef?: { name?: unknown; namespace?: unknown } }
+      | undefined;
+    const namespace = spec?.paramRef?.namespace;
     const bound =
       policy !== undefined &&
       spec?.policyName === AUTHOR_POLICY &&
       spec.paramRef?.name === AUTHOR_POLICY &&
-      spec.paramRef.namespace === AUTHOR_POLICY_NAMESPACE;
-    const value = bound && params?.metadata.uid ? params.metadata.uid : undefined;
+      typeof namespace === 'string' &&
+      namespace !== '';
+    let value: string | undefined;
+    if (bound) {
+      if (over()) throw new OutOfTime();
+      value = (await this.kube.get('v1', 'configmaps', namespace, AUTHOR_POLICY))?.metadata.uid || undefined;
+    }
     this.cache.epoch = { value, at: this.cache.clock() };
     return value;
   }

@@ -139,6 +139,7 @@ export class ControlPlane {
         renderController(d, {
           target: { kind: 'url', base },
           etag: this.mc.features.etag,
+          ignoreStatusChanges: this.mc.features.ignoreStatusChanges,
           ...(this.mc.features.authorization ? { authorization: { ...PRODUCTION_AUTHORIZATION } } : {}),
           resyncPeriodSeconds: E2E_RESYNC_SECONDS,
         }),

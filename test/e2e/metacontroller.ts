@@ -21,6 +21,8 @@ export interface MetacontrollerFeatures {
    * second): the suite patches that CRD as v4's ships it.
    */
   revisionKeepsParentPatch: boolean;
+  /** A DecoratorController's `ignoreStatusChanges` (no call about a change of a decorated object's status alone). */
+  ignoreStatusChanges: boolean;
 }
 
 export interface MetacontrollerRelease {
@@ -54,7 +56,7 @@ export function v1(bin: string): MetacontrollerRelease {
     source: 'github.com/metacontroller/metacontroller v1.5.20 built from the Go module proxy (e2e/build.sh)',
     binary: join(bin, 'metacontroller'),
     manifests: join(bin, '..', 'metacontroller'),
-    features: { etag: false, authorization: false, revisionKeepsParentPatch: false },
+    features: { etag: false, authorization: false, revisionKeepsParentPatch: false, ignoreStatusChanges: false },
     connect: (o) => ['--client-config-path', o.kubeconfig, `--debug-addr=127.0.0.1:${o.port}`],
     defaultArgs: [...TUNING, '-v=4'],
     // klog: I1125 ... manage_children.go:...] ... "Updating" parent="default/my-mysql" child=...
@@ -80,7 +82,7 @@ export function v4(repo: string): MetacontrollerRelease {
     source: `${dir} (built from tag v4.17.2; SHA-256 checked)`,
     binary,
     manifests: dir,
-    features: { etag: true, authorization: true, revisionKeepsParentPatch: true },
+    features: { etag: true, authorization: true, revisionKeepsParentPatch: true, ignoreStatusChanges: true },
     connect: (o) => [
       `--kubeconfig=${o.kubeconfig}`,
       `--metrics-address=127.0.0.1:${o.port}`,

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { podbuggertool as toolDefinition, podbuggertoolInjector } from '../../../hooks/podbuggertool/index.js';
+import { PRODUCTION_AUTHORIZATION } from '../../../lib/manifests.js';
 import { renderController } from '../../../scripts/render-manifests.js';
 import { E2E_RESYNC_SECONDS, waitFor, type ControlPlane } from '../cluster.js';
 import { condition, secs, type Scenario } from './common.js';
@@ -59,14 +60,19 @@ async function measuringProxy(
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats, server };
 }
 
-/** The two PodBuggerTool controllers as they ship (v1.5.20 lacks etag and ignoreStatusChanges), at `base`. */
-function controllers(base: string, resyncPeriodSeconds?: number): string {
+/**
+ * The two PodBuggerTool controllers as they ship, at `base`, with the webhook fields this release has (v1.5.20 has
+ * no etag, authorization nor ignoreStatusChanges).
+ */
+function controllers(k: ControlPlane, base: string, resyncPeriodSeconds?: number): string {
+  const features = k.mc.features;
   return [toolDefinition, podbuggertoolInjector]
     .map((d) =>
       renderController(d, {
         target: { kind: 'url', base },
-        etag: false,
-        ignoreStatusChanges: false,
+        etag: features.etag,
+        ignoreStatusChanges: features.ignoreStatusChanges,
+        ...(features.authorization ? { authorization: { ...PRODUCTION_AUTHORIZATION } } : {}),
         ...(resyncPeriodSeconds ? { resyncPeriodSeconds } : {}),
       }),
     )
@@ -77,11 +83,11 @@ function controllers(base: string, resyncPeriodSeconds?: number): string {
 async function asShipped<T>(k: ControlPlane, fn: (stats: Map<string, RouteStats>) => Promise<T>): Promise<T> {
   await installAuthorPolicy(k);
   const proxy = await measuringProxy(k.hookPort);
-  await k.kubectl(['apply', '-f', '-'], controllers(proxy.base));
+  await k.kubectl(['apply', '-f', '-'], controllers(k, proxy.base));
   try {
     return await fn(proxy.stats);
   } finally {
-    await k.kubectl(['apply', '-f', '-'], controllers(`http://127.0.0.1:${k.hookPort}`, E2E_RESYNC_SECONDS));
+    await k.kubectl(['apply', '-f', '-'], controllers(k, `http://127.0.0.1:${k.hookPort}`, E2E_RESYNC_SECONDS));
     proxy.server.close();
   }
 }
