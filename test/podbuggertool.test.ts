@@ -332,6 +332,11 @@ t.test('the server policy: excluded namespaces, profiles and images inject nothi
     attachments: [],
   });
   t.equal(excluded.gets.length + excluded.patches.length, 0, 'not even a read');
+  // Not even an annotation of ours removed (one recorded before the namespace was excluded stays).
+  excluded.annotate('kube-system', 'dns', { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden"}' });
+  t.same(await inject(excluded, ['kube-system', 'dns'], { policy: { ...ANY, excludedNamespaces: ['kube-system'] } }), {
+    attachments: [],
+  });
   const custom = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
   await inject(custom, ['dbg', 'web-1'], { policy: { ...ANY, excludedNamespaces: ['kube-system', 'dbg'] } });
   t.equal(custom.patches.length, 0);

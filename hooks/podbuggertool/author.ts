@@ -191,8 +191,7 @@ export class AuthorCheck {
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicybindings', '', AUTHOR_POLICY),
     ]);
     const spec = binding?.['spec'] as
-      | { policyName?: unknown; paramRef?: { name?: unknown; namespace?: unknown } }
-      | undefined;
+      { policyName?: unknown; paramRef?: { name?: unknown; namespace?: unknown } } | undefined;
     const namespace = spec?.paramRef?.namespace;
     const bound =
       policy !== undefined &&

@@ -129,9 +129,9 @@ interface Work {
  */
 export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): Promise<DecoratorSyncResponse> {
   const pod = hook.object;
-  // A pod being deleted is left as it is: nothing added, nothing written.
-  if (isTerminating(pod)) return { attachments: [] };
   const namespace = pod.metadata.namespace ?? 'default';
+  // A pod being deleted, or of a namespace the server never touches, is left as it is: nothing added or written.
+  if (isTerminating(pod) || hook.settings.policy.excludedNamespaces.includes(namespace)) return { attachments: [] };
   const wanted = wantedBy(pod, toolsOf(hook.related, namespace), hook.settings.policy);
   // The record keeps the failures of the tools that still want the pod: one that succeeded, was deleted or no
   // longer selects it has none.
