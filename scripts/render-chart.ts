@@ -131,10 +131,17 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
   return out;
 }
 
+/** An operator's switch in the values (`index` for a name a template field cannot spell, with a `-`). */
+export function operatorSwitch(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+    ? `.Values.operators.${name}`
+    : `index .Values.operators ${JSON.stringify(name)}`;
+}
+
 function operatorTemplates(defs: HookDefinition[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const def of defs) {
-    const guard = (body: string) => `${HEADER}{{- if .Values.operators.${def.name} }}\n${body}{{- end }}\n`;
+    const guard = (body: string) => `${HEADER}{{- if ${operatorSwitch(def.name)} }}\n${body}{{- end }}\n`;
     if (def.type === 'composite') {
       const obj = crd(def.resource) as any;
       // helm uninstall must not delete a CRD: that would delete every resource of its kind.

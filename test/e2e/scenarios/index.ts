@@ -6,7 +6,7 @@ import { mysql } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
 import { s3 } from './s3.js';
-import { podbuggertool } from './podbuggertool.js';
+import { podbuggertool, podbuggertoolUpgrade } from './podbuggertool.js';
 import { podbuggertoolAtRest, podbuggertoolAtScale } from './podbuggertool-scale.js';
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
@@ -21,6 +21,7 @@ export const scenarios: Scenario[] = [
   etcd,
   s3,
   podbuggertool,
+  podbuggertoolUpgrade,
   restricted,
   eventsRestrictedEtcd,
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
