@@ -104,12 +104,12 @@ function toolsOf(related: ObjectMap | null | undefined, namespace: string): Tool
 }
 
 /**
- * The tools that want this pod now: they select it, the server's policy allows them in its namespace, and the pod
- * lacks their container and can take it (pending, or failed before). Tools that failed before come last.
+ * The tools that want this pod now: they select it, the server's policy allows them in its namespace (its
+ * exclusions are the caller's), and the pod lacks their container and can take it (pending, or failed before).
+ * Tools that failed before come last.
  */
 export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): Tool[] {
   const namespace = pod.metadata.namespace ?? 'default';
-  if (policy.excludedNamespaces.includes(namespace)) return [];
   const rank = (t: Tool) => (podState(pod, t.name, t.spec).state === 'failed' ? 1 : 0);
   return tools
     .filter((t) => matches(t.spec, pod) && !refusal(t.spec, namespace, policy))
