@@ -27,6 +27,15 @@ export const helm: Scenario = {
     // CRDs first, while their controllers still run: a parent with a finalizer (S3) is finalized by its hook.
     await k.kubectl(['delete', 'crd', '-l', LABEL, '--wait=true', '--timeout=120s']);
     await k.kubectl(['delete', 'compositecontrollers,decoratorcontrollers', '-l', LABEL, '--wait=true']);
+    // PodBuggerTool's author policy, when a scenario installed it (manifests/admission/): the chart ships its own.
+    await k.kubectl([
+      'delete',
+      'mutatingadmissionpolicybindings,mutatingadmissionpolicies',
+      '-l',
+      LABEL,
+      '--wait=true',
+    ]);
+    await k.kubectl(['delete', 'configmaps', '-n', 'metaops', '-l', LABEL, '--wait=true']);
     assert.equal((await k.json(['get', 'crd', '-l', LABEL])).items.length, 0, 'no metaops CRD left');
     notes.push(`the suite's CRDs and controllers removed in ${secs(t0)}`);
 

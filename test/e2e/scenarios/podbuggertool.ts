@@ -10,6 +10,10 @@ import { examples, secs, condition, type Scenario } from './common.js';
  * any tool is written; applying it again changes nothing.
  */
 export async function installAuthorPolicy(k: ControlPlane): Promise<void> {
+  // The CRD first, whatever a scenario before did with the suite's CRDs (Helm replaces them).
+  const crd = join(k.repo, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml');
+  await k.kubectl(['apply', '-f', crd]);
+  await k.kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', crd]);
   await k.kubectl(
     ['apply', '-f', '-'],
     JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'metaops' } }),
