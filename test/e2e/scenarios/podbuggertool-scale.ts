@@ -242,12 +242,10 @@ export const podbuggertoolAtRest: Scenario = {
     return asShipped(k, async () => {
       // No tool anywhere: whatever the hook server does now is for the pods no tool selects.
       await k.kubectl(['delete', 'podbuggertools', '--all', '--all-namespaces']);
+      // Nor pods of the scenario before (its 4000 pods are being deleted with their namespace).
       await waitFor(
-        'no namespace of an earlier scenario still being emptied',
-        async () => {
-          const namespaces = (await k.json(['get', 'namespaces'])).items as any[];
-          return !namespaces.some((n) => n.status?.phase === 'Terminating');
-        },
+        'the namespace of the scenario at scale gone',
+        async () => !(await k.getOrUndefined(['namespace', 'scale'])),
         10 * 60_000,
         3000,
       );
