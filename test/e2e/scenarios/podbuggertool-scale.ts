@@ -10,7 +10,7 @@ import { PRODUCTION_AUTHORIZATION } from '../../../lib/manifests.js';
 import { renderController } from '../../../scripts/render-manifests.js';
 import { E2E_RESYNC_SECONDS, waitFor, type ControlPlane } from '../cluster.js';
 import { condition, secs, type Scenario } from './common.js';
-import { installAuthorPolicy } from './podbuggertool.js';
+import { installAuthorPolicy, writeTool } from './podbuggertool.js';
 
 /** What the proxy saw of one hook route: requests, and the largest and total body sizes. */
 interface RouteStats {
@@ -186,7 +186,7 @@ export const podbuggertoolAtScale: Scenario = {
         spec: { label: 'app=big', image: 'busybox:1.36' },
       };
       t0 = Date.now();
-      await k.kubectl(['apply', '-f', '-'], JSON.stringify(tool));
+      await writeTool(k, tool);
       // While not done, every status read says so, and never counts more than the pods really carry (read after it).
       const snapshots: string[] = [];
       const lies: string[] = [];

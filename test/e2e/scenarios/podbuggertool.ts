@@ -21,6 +21,40 @@ export async function installAuthorPolicy(k: ControlPlane): Promise<void> {
   await k.kubectl(['apply', '-f', join(k.repo, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
 }
 
+/**
+ * Writes a tool (an object, or a file) as a user would, and again until the author policy has stamped it. The API
+ * server takes a new policy, or its parameter ConfigMap made again, in after a while (seconds, tens of seconds on
+ * this loaded machine): before, a write is refused ("no params found") or, once, went through without a stamp, which
+ * a tool keeps until its spec changes. Answers the stamp and how many writes it took.
+ */
+export async function writeTool(
+  k: ControlPlane,
+  tool: Record<string, any> | string,
+): Promise<{ stamp: string; writes: number }> {
+  const [namespace, name] =
+    typeof tool === 'string'
+      ? ['dbg', 'busybox-debugger'] // manifests/examples/podbuggertool.yaml
+      : [tool['metadata'].namespace as string, tool['metadata'].name as string];
+  let writes = 0;
+  const stamp = await waitFor(
+    `the tool ${namespace}/${name} stamped with its author`,
+    async () => {
+      writes += 1;
+      if (typeof tool === 'string') await k.kubectl(['apply', '-f', tool]);
+      else await k.kubectl(['apply', '-f', '-'], JSON.stringify(tool));
+      const value = (await k.json(['get', 'pbt', name, '-n', namespace])).metadata.annotations?.[
+        'debug.metaops.dev/author'
+      ];
+      if (typeof value === 'string' && value.startsWith('v1;')) return value;
+      await k.kubectl(['delete', 'pbt', name, '-n', namespace, '--wait=true']);
+      return undefined;
+    },
+    120_000,
+    500,
+  );
+  return { stamp, writes };
+}
+
 export const pod = (name: string, ns: string, labels: Record<string, string>) => ({
   apiVersion: 'v1',
   kind: 'Pod',
@@ -41,19 +75,7 @@ export const podbuggertool: Scenario = {
     // The same name in another namespace (Metacontroller v1.5.20 caches customize answers by name alone).
     await apply(pod('web-1', 'elsewhere', { app: 'web' }));
     let t0 = Date.now();
-    // A tool written while the API server is still taking the policy in carries no stamp, and keeps none until its
-    // spec changes (its status says AuthorUnverified): written again until it is stamped, and said when it had to be.
-    let writes = 0;
-    const stamp = await waitFor('the tool stamped with its author', async () => {
-      writes += 1;
-      await k.kubectl(['apply', '-f', examples(k.repo, 'podbuggertool.yaml')]);
-      const value = (await k.json(['get', 'pbt', 'busybox-debugger', '-n', 'dbg'])).metadata.annotations?.[
-        'debug.metaops.dev/author'
-      ];
-      if (typeof value === 'string' && value.startsWith('v1;')) return value;
-      await k.kubectl(['delete', 'pbt', 'busybox-debugger', '-n', 'dbg', '--wait=true']);
-      return undefined;
-    });
+    const { stamp, writes } = await writeTool(k, examples(k.repo, 'podbuggertool.yaml'));
     assert.match(stamp, /^v1;[^;]+;admin;admin;system:masters,system:authenticated$/, 'stamped with its author');
     if (writes > 1) notes.push(`the tool was written ${writes} times before the policy stamped it`);
     const ephemeral = async (ns: string, name: string) =>
@@ -111,7 +133,7 @@ export const podbuggertool: Scenario = {
     notes.push(`kubectl get pbt: ${table.split('\n')[1]!.replace(/\s+/g, ' ')}`);
 
     // An image outside the server's allowlist (busybox* here): a condition, and nothing injected.
-    await apply({
+    await writeTool(k, {
       apiVersion: 'debug.metaops.dev/v1alpha1',
       kind: 'PodBuggerTool',
       metadata: { name: 'netshoot', namespace: 'dbg' },
@@ -124,7 +146,7 @@ export const podbuggertool: Scenario = {
     assert.equal(refused.status.injected, 0);
     notes.push(`disallowed image refused: ${condition(refused, 'Ready').message}`);
     // The restricted profile with busybox and no user: busybox runs as root, which restricted forbids.
-    await apply({
+    await writeTool(k, {
       apiVersion: 'debug.metaops.dev/v1alpha1',
       kind: 'PodBuggerTool',
       metadata: { name: 'strict', namespace: 'dbg' },
@@ -210,15 +232,12 @@ export const podbuggertoolUpgrade: Scenario = {
         ]),
       ),
     );
-    await k.kubectl(
-      ['apply', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'debug.metaops.dev/v1alpha1',
-        kind: 'PodBuggerTool',
-        metadata: { name: 'up', namespace: 'upgrade' },
-        spec: { label: 'app=up', image: 'busybox:1.36' },
-      }),
-    );
+    await writeTool(k, {
+      apiVersion: 'debug.metaops.dev/v1alpha1',
+      kind: 'PodBuggerTool',
+      metadata: { name: 'up', namespace: 'upgrade' },
+      spec: { label: 'app=up', image: 'busybox:1.36' },
+    });
     const tool = await waitFor(
       'the tool counting three pods, two carrying its current image',
       async () => {
