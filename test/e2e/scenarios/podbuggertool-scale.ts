@@ -242,7 +242,8 @@ export const podbuggertoolAtRest: Scenario = {
     return asShipped(k, async () => {
       // No tool anywhere: whatever the hook server does now is for the pods no tool selects.
       await k.kubectl(['delete', 'podbuggertools', '--all', '--all-namespaces']);
-      // Nor pods of the scenario before (its 4000 pods are being deleted with their namespace).
+      // Nor pods of the scenario before (its 4000 pods go with their namespace, whether it passed or not).
+      await k.kubectl(['delete', 'namespace', 'scale', '--ignore-not-found', '--wait=false']);
       await waitFor(
         'the namespace of the scenario at scale gone',
         async () => !(await k.getOrUndefined(['namespace', 'scale'])),
