@@ -1,5 +1,5 @@
 // A PodBuggerTool acts only as its author could (hooks/podbuggertool/author.ts): the author stamped by the API
-// server's admission policy, trusted only with the policy in place and its epoch, and asked about with a
+// server's admission policy, trusted only on a tool created after the policy was in place, and asked about with a
 // SubjectAccessReview for exactly what the tool does. Tenant A (alice) may write PodBuggerTools in tenant B's
 // namespace (a careless or shared role) but may not add ephemeral containers there: her tool touches none of
 // tenant B's pods, while bob's own tool does.
@@ -7,6 +7,7 @@ import t from 'tap';
 import {
   AUTHOR_ANNOTATION,
   AUTHOR_CACHE_MS,
+  AUTHOR_GRACE_MS,
   AUTHOR_POLICY,
   AUTHOR_RIGHT,
   AuthorCache,
@@ -16,58 +17,42 @@ import {
 } from '../hooks/podbuggertool/author.js';
 import { FAILURES_ANNOTATION } from '../hooks/podbuggertool/match.js';
 import { KubeError } from '../lib/kube.js';
-import { ANY, EPOCH, FakeApi, inject, injectAll, pod, stamp, status, tool } from './fixtures/pbt.js';
+import { ANY, FakeApi, POLICY_CREATED, inject, injectAll, pod, stamp, status, tool } from './fixtures/pbt.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
-t.test('the stamp: v1, the epoch, the user, the UID and the groups, each escaped', async (t) => {
-  t.same(parseStamp('v1;e1;alice;u-1;team-a,system:authenticated'), {
-    epoch: 'e1',
+t.test('the stamp: v1, the user, the UID and the groups, each escaped', async (t) => {
+  t.same(parseStamp('v1;alice;u-1;team-a,system:authenticated'), {
     user: 'alice',
     uid: 'u-1',
     groups: ['team-a', 'system:authenticated'],
   });
-  t.same(parseStamp('v1;e1;a%3Bb%2Cc%25d;;g%2C1,g%3B2'), {
-    epoch: 'e1',
-    user: 'a;b,c%d',
-    uid: '',
-    groups: ['g,1', 'g;2'],
-  });
-  t.same(
-    parseStamp('v1;e1;a%41;;'),
-    { epoch: 'e1', user: 'a%41', uid: '', groups: [] },
-    'only what the policy escapes is unescaped',
-  );
-  t.same(parseStamp(stamp('o;dd,user%', ['x,y'])), {
-    epoch: EPOCH,
-    user: 'o;dd,user%',
-    uid: 'uid-o;dd,user%',
-    groups: ['x,y'],
-  });
+  t.same(parseStamp('v1;a%3Bb%2Cc%25d;;g%2C1,g%3B2'), { user: 'a;b,c%d', uid: '', groups: ['g,1', 'g;2'] });
+  t.same(parseStamp('v1;a%41;;'), { user: 'a%41', uid: '', groups: [] }, 'only what the policy escapes is unescaped');
+  t.same(parseStamp(stamp('o;dd,user%', ['x,y'])), { user: 'o;dd,user%', uid: 'uid-o;dd,user%', groups: ['x,y'] });
   for (const bad of [
     undefined,
     7,
     '',
     'v1',
-    'v2;e;u;;',
-    'v1;e;u;;;',
-    'v1;;u;;',
-    'v1;e;;;',
-    'v1;e;u;',
-    `v1;e;${'u'.repeat(17000)};;`,
+    'v2;u;;',
+    'v1;u;;;',
+    'v1;;u;',
+    'v1;u;',
+    'v1;e;u;;',
+    `v1;${'u'.repeat(17000)};;`,
   ])
     t.equal(parseStamp(bad), undefined, JSON.stringify(bad)?.slice(0, 40));
 });
 
-t.test('the admission policy: a ConfigMap (the epoch), the policy, its binding', async (t) => {
-  const [params, policy, binding] = authorPolicyObjects() as any[];
-  t.match(params, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHOR_POLICY, namespace: 'metaops' } });
+t.test('the admission policy and its binding: no parameter', async (t) => {
+  const [policy, binding] = authorPolicyObjects() as any[];
+  t.equal(authorPolicyObjects().length, 2);
   t.match(policy, {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingAdmissionPolicy',
     metadata: { name: AUTHOR_POLICY },
     spec: {
-      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
       failurePolicy: 'Fail',
       matchConstraints: {
         resourceRules: [
@@ -76,16 +61,16 @@ t.test('the admission policy: a ConfigMap (the epoch), the policy, its binding',
       },
     },
   });
+  t.notOk('paramKind' in policy.spec, 'a policy with parameters is lost by the API server once made again');
   const variables = Object.fromEntries(policy.spec.variables.map((v: any) => [v.name, v.expression]));
-  t.equal(variables.epoch, 'string(params.metadata.uid)');
-  t.match(variables.stamp, /request\.userInfo\.username/);
+  t.match(variables.stamp, /^'v1;' \+ request\.userInfo\.username/);
   t.match(variables.stamp, /request\.userInfo\.groups/);
-  t.match(variables.value, /variables\.changed \? variables\.stamp/);
+  t.equal(
+    variables.value,
+    "variables.changed ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
+  );
   t.match(policy.spec.mutations[0].applyConfiguration.expression, AUTHOR_ANNOTATION);
-  t.same(binding.spec, {
-    policyName: AUTHOR_POLICY,
-    paramRef: { name: AUTHOR_POLICY, namespace: 'metaops', parameterNotFoundAction: 'Deny' },
-  });
+  t.same(binding.spec, { policyName: AUTHOR_POLICY });
   t.same(AUTHOR_RIGHT, { verb: 'patch', group: '', resource: 'pods', subresource: 'ephemeralcontainers' });
 });
 
@@ -126,45 +111,60 @@ t.test('verify: a stamp of the policy in force, and an author the API server all
     });
     t.equal(api2.reviews.length, 0);
   }
-  const oldEpoch = {
-    ...stamped,
-    metadata: {
-      ...stamped.metadata,
-      annotations: { [AUTHOR_ANNOTATION]: stamp('admin', ['system:masters'], 'before') },
-    },
-  };
-  t.match(await check(new FakeApi()).verify(oldEpoch), {
-    allowed: false,
-    reason: 'AuthorUnverified',
-    message: /not made by the admission policy in force/,
-  });
-  // The policy, its binding or its ConfigMap missing, or bound otherwise: no stamp can be trusted.
+  // A tool created before the policy and its binding were in place, or within the grace after: its stamp may be its
+  // writer's.
+  const at = (ms: number) => new Date(Date.parse(POLICY_CREATED) + ms).toISOString();
+  for (const [created, trusted] of [
+    ['2025-12-31T00:00:00Z', false],
+    [POLICY_CREATED, false],
+    [at(AUTHOR_GRACE_MS), false],
+    [at(AUTHOR_GRACE_MS + 1000), true],
+    ['not a time', false],
+    [undefined, false],
+  ] as const) {
+    const api4 = new FakeApi();
+    const aged = { ...stamped, metadata: { ...stamped.metadata, creationTimestamp: created } };
+    const verdict = await check(api4).verify(aged);
+    if (trusted) t.same(verdict, { allowed: true, author: 'alice' }, String(created));
+    else
+      t.match(
+        verdict,
+        {
+          allowed: false,
+          reason: 'AuthorUnverified',
+          message: /was created before the admission policy .* was in place \(or within 10 s of it\)/,
+        },
+        String(created),
+      );
+  }
+  // The later of the two counts: a binding made again after the policy.
+  const rebound = new FakeApi();
+  rebound.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).metadata.creationTimestamp =
+    '2026-01-03T00:00:00Z';
+  t.match(await check(rebound).verify(stamped), { reason: 'AuthorUnverified' }, 'a binding newer than the tool');
+  const repoliced = new FakeApi();
+  repoliced.stored('MutatingAdmissionPolicy', '', AUTHOR_POLICY).metadata.creationTimestamp = '2026-01-03T00:00:00Z';
+  t.match(await check(repoliced).verify(stamped), { reason: 'AuthorUnverified' }, 'a policy newer than the tool');
+  // The policy or its binding missing, bound otherwise, or without a time: no stamp can be trusted.
   for (const [why, change] of [
     ['no policy', (a: FakeApi) => a.remove('MutatingAdmissionPolicy', '', AUTHOR_POLICY)],
     ['no binding', (a: FakeApi) => a.remove('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY)],
-    ['no ConfigMap', (a: FakeApi) => a.remove('ConfigMap', 'metaops', AUTHOR_POLICY)],
     [
       'bound to another policy',
       (a: FakeApi) => (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.policyName = 'other'),
     ],
     [
-      'another parameter',
-      (a: FakeApi) => (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.name = 'x'),
-    ],
-    [
-      'a parameter in a namespace without it',
-      (a: FakeApi) =>
-        (a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace = 'team-b'),
-    ],
-    [
-      'a binding naming no namespace',
-      (a: FakeApi) => delete a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace,
-    ],
-    [
       'a binding without a spec',
       (a: FakeApi) => delete a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec,
     ],
-    ['a ConfigMap without a UID', (a: FakeApi) => delete a.stored('ConfigMap', 'metaops', AUTHOR_POLICY).metadata.uid],
+    [
+      'a policy without a time',
+      (a: FakeApi) => delete a.stored('MutatingAdmissionPolicy', '', AUTHOR_POLICY).metadata.creationTimestamp,
+    ],
+    [
+      'a binding without a time',
+      (a: FakeApi) => delete a.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).metadata.creationTimestamp,
+    ],
   ] as const) {
     const api3 = new FakeApi();
     change(api3);
@@ -175,21 +175,6 @@ t.test('verify: a stamp of the policy in force, and an author the API server all
     );
     t.equal(api3.reviews.length, 0, `${why}: no review`);
   }
-  // Installed in another namespace (a Helm release's): the binding says where its ConfigMap is.
-  const ops = new FakeApi();
-  ops.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY).spec.paramRef.namespace = 'ops';
-  ops.put({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: AUTHOR_POLICY, namespace: 'ops', uid: 'epoch-ops' },
-  });
-  t.match(await check(ops).verify(stamped), { reason: 'AuthorUnverified' }, "a stamp of metaops' epoch");
-  const opsStamped = {
-    ...stamped,
-    metadata: { ...stamped.metadata, annotations: { [AUTHOR_ANNOTATION]: stamp('alice', ['team-a'], 'epoch-ops') } },
-  };
-  t.same(await check(ops).verify(opsStamped), { allowed: true, author: 'alice' });
-  t.ok(ops.gets.includes('v1 configmaps ops/metaops-podbuggertool-author'));
   // A failure of the API server is the caller's to report, not a verdict.
   const down = new FakeApi();
   down.failReview = new KubeError(503, 'unavailable', 'ServiceUnavailable');
@@ -277,10 +262,12 @@ t.test(
     });
     t.match(refused.status, { matched: 2, injected: 0, pending: 2 });
 
-    // Alice re-applies the tool with bob's name written in: the stamp is the API server's, not hers to write (the
-    // real policy replaces it; here a forged stamp without the epoch, or with an old one, is not trusted).
+    // A tool with bob's name written in by hand, from before the policy: the stamp is the API server's, not hers to
+    // write (the real policy replaces it at every write since; one made before the policy is not trusted).
     const forged = tool('sneak', { label: 'app', image: 'busybox' }, 'team-b', null);
-    forged.metadata.annotations = { [AUTHOR_ANNOTATION]: 'v1;guess;bob;uid-bob;team-b' };
+    forged.metadata.annotations = { [AUTHOR_ANNOTATION]: 'v1;bob;uid-bob;team-b' };
+    // Written (by hand) while the policy was not in place: created before it.
+    forged.metadata.creationTimestamp = '2025-12-31T00:00:00Z';
     api.put(forged);
     await injectAll(api, 'team-b');
     t.equal(api.patches.length, 0, 'a forged stamp is not trusted');

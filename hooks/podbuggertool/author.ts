@@ -5,29 +5,24 @@
 // The model (docs/podbuggertool.md, "Who may debug"): the API server stamps the author. A MutatingAdmissionPolicy
 // shipped with metaops (admissionregistration.k8s.io/v1) writes `debug.metaops.dev/author` on every create, and on
 // every update that changes the spec, from the request's own user information (name, UID, groups); on any other
-// update it puts back the stamp the tool had, so no client can set or change it. The stamp carries the UID of the
-// policy's parameter ConfigMap (the epoch): a stamp made before the policy was installed, or by hand while it was
-// not, does not carry it and is not trusted. Before acting, the hook asks the API server (SubjectAccessReview)
-// whether the author may patch pods/ephemeralcontainers in the tool's namespace: what the tool does, and what
-// `kubectl debug` needs.
+// update it puts back the stamp the tool had, so no client can set or change it. A stamp is trusted only on a tool
+// created after the policy and its binding (their creationTimestamps, which no client sets): a tool written before
+// they were in place (or while they were not) may carry a stamp written by hand. Before acting, the hook asks the API
+// server (SubjectAccessReview) whether the author may patch pods/ephemeralcontainers in the tool's namespace: what
+// the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
+// API server of Kubernetes 1.36 stopped finding a policy's parameters once the policy had been deleted and created
+// again, and refused every tool write: no parameter is used.)
 import type { KubeApi } from '../../lib/kube.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 
 /** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
 export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';
-/** The name of the policy, its binding and its parameter ConfigMap. */
+/** The name of the policy and of its binding. */
 export const AUTHOR_POLICY = 'metaops-podbuggertool-author';
-/**
- * Where the shipped parameter ConfigMap lives: the hook server's namespace (manifests/deploy/namespace.yaml; the Helm
- * chart puts it in the release's). The hook reads the namespace from the binding, which only an administrator writes.
- */
-export const AUTHOR_POLICY_NAMESPACE = 'metaops';
 const ADMISSION_API = 'admissionregistration.k8s.io/v1';
 
 /** The author of a tool's spec, as the admission policy stamped it. */
 export interface Author {
-  /** The UID of the policy's parameter ConfigMap when the stamp was made. */
-  epoch: string;
   user: string;
   uid: string;
   groups: string[];
@@ -38,15 +33,14 @@ function unescape(part: string): string {
   return part.replace(/%(25|3B|2C)/g, (_, code: string) => ({ '25': '%', '3B': ';', '2C': ',' })[code]!);
 }
 
-/** A stamp `v1;<epoch>;<user>;<uid>;<group>,<group>...`, or undefined for anything else. */
+/** A stamp `v1;<user>;<uid>;<group>,<group>...`, or undefined for anything else. */
 export function parseStamp(text: unknown): Author | undefined {
   if (typeof text !== 'string' || text.length > 16 * 1024) return undefined;
   const parts = text.split(';');
-  if (parts.length !== 5 || parts[0] !== 'v1') return undefined;
-  const [, epoch, user, uid, groups] = parts as [string, string, string, string, string];
-  if (!epoch || !user) return undefined;
+  if (parts.length !== 4 || parts[0] !== 'v1') return undefined;
+  const [, user, uid, groups] = parts as [string, string, string, string];
+  if (!user) return undefined;
   return {
-    epoch,
     user: unescape(user),
     uid: unescape(uid),
     groups: groups === '' ? [] : groups.split(',').map(unescape),
@@ -57,28 +51,18 @@ export function parseStamp(text: unknown): Author | undefined {
 const escaped = (s: string) => `${s}.replace('%', '%25').replace(';', '%3B').replace(',', '%2C')`;
 
 /**
- * The objects that make the stamp: the parameter ConfigMap (its UID is the epoch), the MutatingAdmissionPolicy and
- * its binding. Shipped in manifests/admission/ (npm run manifests).
+ * The objects that make the stamp: the MutatingAdmissionPolicy and its binding. Shipped in manifests/admission/ (npm
+ * run manifests) and in the Helm chart.
  */
 export function authorPolicyObjects(): Array<Record<string, unknown>> {
   const labels = { 'app.kubernetes.io/part-of': 'metaops' };
   const stored = `request.operation == 'UPDATE' && has(oldObject.metadata.annotations) && '${AUTHOR_ANNOTATION}' in oldObject.metadata.annotations ? oldObject.metadata.annotations['${AUTHOR_ANNOTATION}'] : ''`;
   return [
     {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: AUTHOR_POLICY, namespace: AUTHOR_POLICY_NAMESPACE, labels },
-      data: {
-        about:
-          'The parameter of the MutatingAdmissionPolicy metaops-podbuggertool-author: its UID is in every author stamp. Deleting and creating it again makes every stamp made before untrusted (docs/podbuggertool.md).',
-      },
-    },
-    {
       apiVersion: ADMISSION_API,
       kind: 'MutatingAdmissionPolicy',
       metadata: { name: AUTHOR_POLICY, labels },
       spec: {
-        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
         matchConstraints: {
           resourceRules: [
             {
@@ -92,7 +76,6 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
         failurePolicy: 'Fail',
         reinvocationPolicy: 'Never',
         variables: [
-          { name: 'epoch', expression: 'string(params.metadata.uid)' },
           {
             name: 'changed',
             expression: "request.operation == 'CREATE' || object.spec != oldObject.spec",
@@ -101,7 +84,7 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
           {
             name: 'stamp',
             expression: [
-              "'v1;' + variables.epoch + ';'",
+              "'v1;'",
               escaped('request.userInfo.username'),
               `';' + ${escaped("(has(request.userInfo.uid) ? request.userInfo.uid : '')")}`,
               `';' + (has(request.userInfo.groups) ? request.userInfo.groups.map(g, ${escaped('g')}).join(',') : '')`,
@@ -110,7 +93,7 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
           {
             name: 'value',
             expression:
-              "variables.changed ? variables.stamp : (variables.stored.startsWith('v1;' + variables.epoch + ';') ? variables.stored : '')",
+              "variables.changed ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
           },
         ],
         mutations: [
@@ -127,10 +110,7 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
       apiVersion: ADMISSION_API,
       kind: 'MutatingAdmissionPolicyBinding',
       metadata: { name: AUTHOR_POLICY, labels },
-      spec: {
-        policyName: AUTHOR_POLICY,
-        paramRef: { name: AUTHOR_POLICY, namespace: AUTHOR_POLICY_NAMESPACE, parameterNotFoundAction: 'Deny' },
-      },
+      spec: { policyName: AUTHOR_POLICY },
     },
   ];
 }
@@ -147,13 +127,21 @@ export class OutOfTime extends Error {
   }
 }
 
-/** How long a policy's epoch and an author's answer are reused (a revoked right stops the tool within this). */
+/**
+ * A tool created within this time of the policy (or its binding) is not trusted: the API server applies a new policy
+ * a moment after it is created (a second or two here), and a tool written in between keeps whatever annotation its
+ * writer gave it.
+ */
+export const AUTHOR_GRACE_MS = 10_000;
+
+/** How long the policy's state and an author's answer are reused (a revoked right stops the tool within this). */
 export const AUTHOR_CACHE_MS = 10_000;
 const MAX_ANSWERS = 1000;
 
-/** What is remembered between hook calls: the policy's epoch and the API server's answers, each for a while. */
+/** What is remembered between hook calls: since when the policy is in place, and the API server's answers. */
 export class AuthorCache {
-  epoch: { value: string | undefined; at: number } | undefined;
+  /** The time since which the policy and its binding are in place (ms), or undefined when they are not. */
+  since: { value: number | undefined; at: number } | undefined;
   readonly answers = new Map<string, { allowed: boolean; at: number }>();
   constructor(readonly clock: () => number = Date.now) {}
 
@@ -178,33 +166,21 @@ export class AuthorCheck {
   ) {}
 
   /**
-   * The policy's epoch: the UID of its parameter ConfigMap, when the policy and its binding (to that policy and a
-   * ConfigMap named after it) are in place. The ConfigMap's namespace is the one the binding names (the hook server's
-   * own, wherever it was installed): only a cluster administrator may write the binding.
+   * Since when the policy and its binding (to that policy) are both in place: the later of their creationTimestamps
+   * (ms), or undefined when either is missing.
    */
-  private async currentEpoch(over: () => boolean): Promise<string | undefined> {
-    const cached = this.cache.epoch;
+  private async inPlaceSince(over: () => boolean): Promise<number | undefined> {
+    const cached = this.cache.since;
     if (cached && this.cache.fresh(cached.at)) return cached.value;
     if (over()) throw new OutOfTime();
     const [policy, binding] = await Promise.all([
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicybindings', '', AUTHOR_POLICY),
     ]);
-    const spec = binding?.['spec'] as
-      { policyName?: unknown; paramRef?: { name?: unknown; namespace?: unknown } } | undefined;
-    const namespace = spec?.paramRef?.namespace;
-    const bound =
-      policy !== undefined &&
-      spec?.policyName === AUTHOR_POLICY &&
-      spec.paramRef?.name === AUTHOR_POLICY &&
-      typeof namespace === 'string' &&
-      namespace !== '';
-    let value: string | undefined;
-    if (bound) {
-      if (over()) throw new OutOfTime();
-      value = (await this.kube.get('v1', 'configmaps', namespace, AUTHOR_POLICY))?.metadata.uid || undefined;
-    }
-    this.cache.epoch = { value, at: this.cache.clock() };
+    const bound = (binding?.['spec'] as { policyName?: unknown } | undefined)?.policyName === AUTHOR_POLICY;
+    const created = [policy, binding].map((o) => Date.parse(o?.metadata.creationTimestamp ?? ''));
+    const value = policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
+    this.cache.since = { value, at: this.cache.clock() };
     return value;
   }
 
@@ -243,20 +219,22 @@ export class AuthorCheck {
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): change its spec, or delete it and create it again, and the policy stamps whoever does; nothing is injected`,
+        message: `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): delete it and create it again, and the policy stamps whoever does; nothing is injected`,
       };
-    const epoch = await this.currentEpoch(over);
-    if (epoch === undefined)
+    const since = await this.inPlaceSince(over);
+    if (since === undefined)
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (and its binding and ConfigMap) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
       };
-    if (author.epoch !== epoch)
+    // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
+    const created = Date.parse(tool.metadata.creationTimestamp ?? '');
+    if (!(created > since + AUTHOR_GRACE_MS))
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the tool's author stamp was not made by the admission policy in force (it was installed after the stamp): change the tool's spec, or delete it and create it again; nothing is injected`,
+        message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
       };
     if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
     return {

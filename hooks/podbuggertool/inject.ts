@@ -67,7 +67,7 @@ export function toolSettings({ env }: ClientEnvironment): ToolSettings {
   return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
 }
 
-/** The author check's client: one memory per server (the policy's epoch, the API server's answers). */
+/** The author check's client: one memory per server (since when the policy is in place, the API server's answers). */
 export function toolClients(): ToolClients {
   const cache = new AuthorCache();
   return { authors: (kube) => new AuthorCheck(kube, cache) };

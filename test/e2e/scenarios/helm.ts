@@ -35,7 +35,6 @@ export const helm: Scenario = {
       LABEL,
       '--wait=true',
     ]);
-    await k.kubectl(['delete', 'configmaps', '-n', 'metaops', '-l', LABEL, '--wait=true']);
     assert.equal((await k.json(['get', 'crd', '-l', LABEL])).items.length, 0, 'no metaops CRD left');
     notes.push(`the suite's CRDs and controllers removed in ${secs(t0)}`);
 
