@@ -320,3 +320,61 @@ t.test('the author cannot be asked about: recorded on the pod as a failure, retr
   });
   t.equal(api.patches.length, 0);
 });
+
+t.test('the review asked: a SubjectAccessReview with the author UID when stamped, and no status is no', async (t) => {
+  const stamped = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+  const api = new FakeApi();
+  const bodies: any[] = [];
+  const calls: string[] = [];
+  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
+    calls.push(`${apiVersion} ${resource} ${ns}`);
+    bodies.push(structuredClone(body));
+    return { ...body };
+  };
+  t.same(await new AuthorCheck(api, new AuthorCache()).verify(stamped), {
+    allowed: false,
+    reason: 'AuthorNotAllowed',
+    message:
+      'its author alice may not patch pods/ephemeralcontainers in namespace team-b, and a tool does nothing its author could not do; nothing is injected',
+  });
+  t.same(calls, ['authorization.k8s.io/v1 subjectaccessreviews '], 'cluster-scoped');
+  t.same(bodies[0], {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: {
+      user: 'alice',
+      uid: 'uid-alice',
+      groups: ['system:authenticated'],
+      resourceAttributes: { namespace: 'team-b', ...AUTHOR_RIGHT },
+    },
+  });
+  // A stamp without a UID asks without one.
+  const noUid = structuredClone(stamped);
+  noUid.metadata.annotations![AUTHOR_ANNOTATION] = 'v1;alice;;system:authenticated';
+  await new AuthorCheck(api, new AuthorCache()).verify(noUid);
+  t.notOk('uid' in bodies[1].spec);
+});
+
+t.test('out of time: no call starts, before the policy read or before the review', async (t) => {
+  const stamped = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+  const api = new FakeApi();
+  const err = await new AuthorCheck(api, new AuthorCache()).verify(stamped, () => true).catch((e: Error) => e);
+  t.equal((err as Error).name, 'OutOfTime');
+  t.equal((err as Error).message, 'the work budget was spent before the author could be checked');
+  t.same(api.gets, [], 'the policy not read');
+  // The policy's state remembered: the review is the next call, and it does not start either.
+  const cache = new AuthorCache();
+  await new AuthorCheck(api, cache).verify(tool('b', { label: 'app=web', image: 'busybox' }, 'team-b', 'bob'));
+  const reviews = api.reviews.length;
+  await t.rejects(
+    new AuthorCheck(api, cache).verify(stamped, () => true),
+    { name: 'OutOfTime' },
+  );
+  t.equal(api.reviews.length, reviews, 'no review asked');
+});
+
+t.test('a stamp of 16 KiB is read; a longer one is not a stamp', async (t) => {
+  const head = 'v1;u;;';
+  t.match(parseStamp(head + 'g'.repeat(16 * 1024 - head.length)), { user: 'u' });
+  t.equal(parseStamp(head + 'g'.repeat(16 * 1024 - head.length + 1)), undefined);
+});

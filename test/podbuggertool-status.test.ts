@@ -430,3 +430,44 @@ t.test("the author's answer is remembered for a while: a busy namespace does not
   for (let i = 0; i < 3; i++) await status(api, ['dbg', 'a'], { cache, now: later(60 * i) });
   t.equal(api.reviews.length, 1);
 });
+
+t.test(
+  'the lists are in pod name order whatever order the API server answers in; Ready names five, more says so',
+  async (t) => {
+    const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox', targetContainerName: 'app' }));
+    const list = api.list.bind(api);
+    api.list = async (...args: Parameters<FakeApi['list']>) => {
+      const page = await list(...args);
+      return { ...page, items: [...page.items].reverse() };
+    };
+    for (const n of ['f1', 'f2', 'f3', 'f4', 'f5']) {
+      api.put(pod(n, { app: 'web' }, { containers: [{ name: 'app' }] }));
+      api.annotate('dbg', n, { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden"}' });
+    }
+    for (const n of ['s1', 's2']) api.put(pod(n, { app: 'web' }, { containers: [{ name: 'sidecar' }] }));
+    const res = await status(api, ['dbg', 'a']);
+    t.same(
+      (res.status as any).failures,
+      ['f1', 'f2', 'f3', 'f4', 'f5'].map((pod) => ({ pod, reason: 'Forbidden' })),
+    );
+    t.same(
+      (res.status as any).skips,
+      ['s1', 's2'].map((pod) => ({ pod, reason: 'TargetContainerMissing' })),
+    );
+    t.equal(
+      ready(res).message,
+      'debug-a could not be added to 5 of 7 matching pods: f1 (Forbidden), f2 (Forbidden), f3 (Forbidden), f4 (Forbidden), f5 (Forbidden); retried every 30s',
+      'exactly five: all named, no "and more"',
+    );
+  },
+);
+
+t.test('a status counted this very second is held (the echo of its own write)', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
+  api.put(pod('p', { app: 'web' }));
+  const first = await statusAndApply(api, ['dbg', 'a']);
+  const lists = api.lists.length;
+  const echo = await status(api, ['dbg', 'a'], { now: new Date(Date.parse((first.status as any).countedAt)) });
+  t.same(echo.status, api.stored('PodBuggerTool', 'dbg', 'a').status);
+  t.equal(api.lists.length, lists, 'not counted again');
+});
