@@ -471,3 +471,14 @@ t.test('a status counted this very second is held (the echo of its own write)', 
   t.same(echo.status, api.stored('PodBuggerTool', 'dbg', 'a').status);
   t.equal(api.lists.length, lists, 'not counted again');
 });
+
+t.test('skipped pods: all counted, the first MAX_LISTED by name listed', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox', targetContainerName: 'app' }));
+  for (const n of names(MAX_LISTED + 3, 's')) api.put(pod(n, { app: 'web' }, { containers: [{ name: 'sidecar' }] }));
+  const res = await status(api, ['dbg', 'a']);
+  t.match(res.status, { matched: MAX_LISTED + 3, skipped: MAX_LISTED + 3 });
+  t.same(
+    (res.status as any).skips,
+    names(MAX_LISTED, 's').map((pod) => ({ pod, reason: 'TargetContainerMissing' })),
+  );
+});
