@@ -15,6 +15,7 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
+import type { AnswerBudget } from './budget.js';
 import type { EventRecorder } from './events.js';
 import type { KubeApi } from './kube.js';
 
@@ -125,6 +126,8 @@ export interface OperatorBase<C, K> {
    * manifests/: `npm run manifests` writes them, with the comment, and lists them in the kustomization.
    */
   manifests?(): Array<{ file: string; comment: string; objects: Array<Record<string, unknown>> }>;
+  /** How large the answer to a spec may be (lib/budget.ts); every operator of main/operators.ts states one. */
+  answerBudget?: AnswerBudget<unknown>;
 }
 
 export interface CompositeHookDefinition<C = any, K = any> extends OperatorBase<C, K> {

@@ -1,3 +1,4 @@
+import { jsonBytes, namesBytes } from '../../lib/budget.js';
 import { defineComposite } from '../../lib/operator.js';
 import { etcdSettings } from '../etcdcommon/index.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
@@ -11,6 +12,14 @@ export const etcdbackup = defineComposite({
   spec: parser,
   // The image of the backup Job (the backup itself runs there, not in the hook).
   settings: etcdSettings,
+  // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names.
+  answerBudget: {
+    estimate: (spec, parent) => ({
+      bytes: 8192 + namesBytes(parent) + 2 * jsonBytes(spec),
+      what: 'a backup Job or CronJob',
+    }),
+    advice: 'shorten spec.etcdEndpoints or spec.s3',
+  },
   childResources: [
     {
       apiVersion: 'batch/v1',
@@ -36,6 +45,8 @@ export const etcdrestore = defineComposite({
   name: 'etcdrestore',
   resource: restoreResource,
   spec: restoreParser,
+  // No children: the restore is carried out by the EtcdCluster's hook.
+  answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
   childResources: [],
   events: ETCDRESTORE_EVENTS,
   sync: syncRestore,

@@ -21,6 +21,8 @@ export const podbuggertoolInjector = defineDecorator({
   configWarnings: policyWarnings,
   // It adds ephemeral containers through the Kubernetes API: it serves only authenticated callers.
   effects: true,
+  // No attachments: the answer is the pod's failure record (one annotation, a reason per tool of its namespace).
+  answerBudget: { estimate: () => ({ bytes: 0, what: 'no attachments' }), advice: '' },
   sync: injectPod,
   customize: customizeInjector,
 });
@@ -35,6 +37,8 @@ export const podbuggertool = defineComposite({
   spec: parser,
   settings: toolSettings,
   clients: toolClients,
+  // No children: the debug containers are added to pods through the API (the status lists at most 100 failures).
+  answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
   childResources: [],
   // Counted again at every resync: a pod added at rest is in the status within a minute.
   resyncPeriodSeconds: 60,

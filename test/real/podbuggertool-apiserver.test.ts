@@ -153,6 +153,8 @@ t.before(async () => {
   apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody', namespace: 'metaops' } });
   kubectl(['apply', '-f', join(root, 'manifests', 'deploy', 'rbac.yaml')]);
   kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  // The namespaces the tests debug in are opted in, as a cluster admin would (manifests/deploy/rbac.yaml).
+  for (const ns of ['dbg', 'team-a', 'team-b']) optIn(ns);
   kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
   // What the tenants may do: write PodBuggerTools in both namespaces (a shared role, too broad), and add
   // ephemeral containers only in their own.
@@ -224,6 +226,19 @@ const tool = (name: string, spec: Record<string, unknown>, ns = 'dbg') => ({
   metadata: { name, namespace: ns },
   spec,
 });
+/** A namespace opted in by a cluster admin: the hook server may read, list and debug its pods (manifests/deploy/rbac.yaml). */
+function optIn(ns: string): void {
+  kubectl([
+    'create',
+    'rolebinding',
+    'metaops-podbuggertool',
+    '-n',
+    ns,
+    '--clusterrole=metaops-podbuggertool',
+    '--serviceaccount=metaops:metaops',
+  ]);
+}
+
 const ephemeral = (ns: string, name: string) =>
   ((getJson(['pod', name, '-n', ns])['spec'] as any).ephemeralContainers ?? []) as any[];
 
@@ -304,6 +319,10 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
   t.equal(can('get', 'pods'), 'yes', 're-read before a PATCH');
   t.equal(can('list', 'pods'), 'yes', "the count behind a tool's status");
   t.equal(can('patch', 'pods/ephemeralcontainers'), 'yes');
+  // Only where an admin bound metaops-podbuggertool: not in a namespace that did not opt in.
+  t.equal(can('get', 'pods', 'metaops'), 'no', 'no pods get in a namespace not opted in');
+  t.equal(can('patch', 'pods/ephemeralcontainers', 'metaops'), 'no', 'no ephemeral containers there');
+  t.equal(can('create', 'events.events.k8s.io', 'metaops'), 'yes', 'Events everywhere');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
   t.equal(can('create', 'subjectaccessreviews.authorization.k8s.io', undefined), 'yes', "the author's check");
   t.equal(
@@ -552,6 +571,7 @@ t.test('injection on a real API server: the tool and the pod it has, once, with 
 
 t.test('the count on a real API server: pages of the selected pods, every state', async (t) => {
   kubectl(['create', 'namespace', 'many']);
+  optIn('many');
   const items = Array.from({ length: 60 }, (_, i) =>
     pod(`p${String(i).padStart(2, '0')}`, { app: i < 50 ? 'web' : 'db' }, 'many'),
   );
@@ -607,6 +627,7 @@ t.test(
     // The namespace's Pod Security level is the administrator's: `restricted` refuses a container without its
     // security context, whatever the hook server's own rights.
     kubectl(['create', 'namespace', 'strict']);
+    optIn('strict');
     kubectl(['label', 'namespace', 'strict', 'pod-security.kubernetes.io/enforce=restricted']);
     const restrictedPod = {
       ...pod('web-3', { app: 'web' }, 'strict'),
