@@ -61,8 +61,11 @@ export interface AppOptions {
    * REQUEST_TIMEOUT_MS. Checked every CHECK_INTERVAL_MS at most, so that the bound holds within a second.
    */
   requestTimeoutMs?: number;
-  /** Refusals logged at most this often (lines per second, and a burst); the rest are counted in one line. */
-  refusalLog?: { perSecond: number; burst: number };
+  /**
+   * Refusals logged at most this often (lines per second, and a burst); the rest are counted in one line. `clock`
+   * (milliseconds, default performance.now) is what the rate is measured by.
+   */
+  refusalLog?: { perSecond: number; burst: number; clock?: () => number };
   metrics?: Metrics;
   /**
    * Serve TLS. With `ca`, every hook call must present a client certificate signed by it (checked per hook route,
@@ -143,7 +146,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.decorateRequest('authenticated', false);
   // Refusals are logged one line each, up to a rate: a flood of refused requests cannot flood the log.
-  const refusals = new RefusalLog(options.refusalLog ?? REFUSAL_LOG, app.log);
+  const refusals = new RefusalLog(options.refusalLog ?? REFUSAL_LOG, app.log, options.refusalLog?.clock);
   app.decorate('refusals', refusals);
   app.addHook('onClose', (_instance, done) => {
     refusals.flush();

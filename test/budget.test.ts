@@ -15,7 +15,15 @@ import { freeForm, MAX_BYTES, stringMap } from '../lib/schemas.js';
 import { byteBounds, specParser } from '../lib/spec.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { failingClient, testApp } from './fixtures/app.js';
-import { blob, LONGEST_NAMESPACE, oversizedParent, syncRequest, WORST_SPECS, worstParent } from './fixtures/worst.js';
+import {
+  blob,
+  LONGEST_NAMESPACE,
+  oversizedParent,
+  syncRequest,
+  WORST_SETTINGS,
+  WORST_SPECS,
+  worstParent,
+} from './fixtures/worst.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
 
 const composites = operators.filter((d): d is CompositeHookDefinition => d.type === 'composite');
@@ -118,11 +126,12 @@ t.test('every kind states an answer budget', async (t) => {
   for (const def of operators) t.ok(def.answerBudget, `${def.name} has one`);
 });
 
-/** What a kind's sync answers for `parent`, with stand-ins for the clients that act. */
+/** What a kind's sync answers for `parent`, with stand-ins for the clients that act, on a server that allows it. */
 function answer(def: CompositeHookDefinition, parent: ParentObject, children = {}): Promise<CompositeSyncResponse> {
   const calls: string[] = [];
   return runHook(def, 'sync', syncRequest(parent, children), {
     now: FIXED_NOW,
+    settings: WORST_SETTINGS,
     clients: { aws: async () => new FakeAws(), etcd: () => failingClient(calls, 'etcd') },
     services: { kube: () => failingClient(calls, 'kube') },
   });
