@@ -279,9 +279,14 @@ const CLUSTER_NOTES: string[] = [
   "  pods not yet Running, once a second, and the list of parents it polls for Ready add to the API server's CPU.",
 ];
 
+/** Everything after this line of bench/RESULTS.md is written by hand (figures of other runs): kept as it is. */
+export const KEPT_MARKER =
+  '<!-- Written by hand below this line (figures of other runs, with how they were taken): kept by npm run bench. -->';
+
 /**
  * Writes bench/RESULTS.md from bench/results.json and, when there are, bench/cluster.json and bench/soak.json: the benchmark, the
- * soak, the cluster benchmark and `npm run bench:report` all write it this way, so each keeps the others' sections.
+ * soak, the cluster benchmark and `npm run bench:report` all write it this way, so each keeps the others' sections,
+ * and the sections written by hand after KEPT_MARKER.
  */
 export function writeResults(root: string): void {
   const dir = join(root, 'bench');
@@ -290,5 +295,9 @@ export function writeResults(root: string): void {
   const soak = existsSync(soakFile) ? soakSection(JSON.parse(readFileSync(soakFile, 'utf8'))) : '';
   const clusterFile = join(dir, 'cluster.json');
   const cluster = existsSync(clusterFile) ? clusterSection(JSON.parse(readFileSync(clusterFile, 'utf8'))) : '';
-  writeFileSync(join(dir, 'RESULTS.md'), report(results) + cluster + soak);
+  const file = join(dir, 'RESULTS.md');
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const at = before.indexOf(KEPT_MARKER);
+  const kept = at >= 0 ? `\n${before.slice(at)}` : '';
+  writeFileSync(file, report(results) + cluster + soak + kept);
 }

@@ -9,6 +9,7 @@ import type {
   CustomizeResponse,
   DecoratorSyncRequest,
   DecoratorSyncResponse,
+  LabelSelector,
   ParentObject,
   RelatedResourceRule,
   Status,
@@ -95,8 +96,12 @@ export interface ChildResourceRule {
   why: string;
 }
 
-/** What every definition may declare besides its hooks. */
-interface DefinitionBase<C, K> {
+/**
+ * What every operator declares besides its hooks, whichever controller it is (a CompositeController on a custom
+ * resource, a DecoratorController on existing objects): the one definition interface that defineComposite and
+ * defineDecorator (lib/operator.ts) both take, and that the app and the manifests read.
+ */
+export interface OperatorBase<C, K> {
   /** Lower-case kind: the route segment, /hooks/<name>/... */
   name: string;
   /**
@@ -114,11 +119,18 @@ interface DefinitionBase<C, K> {
   settings?(environment: ClientEnvironment): K;
   /** What is wrong in the server's environment for this operator (checked at start; the server refuses to run). */
   configProblems?(env: NodeJS.ProcessEnv): string[];
+  /** What the server's environment makes this operator do that an operator of the cluster should know (logged at start). */
+  configWarnings?(env: NodeJS.ProcessEnv): string[];
+  /**
+   * Objects the operator ships besides its CRD and controller (an admission policy), by file name under
+   * manifests/: `npm run manifests` writes them, with the comment, and lists them in the kustomization.
+   */
+  manifests?(): Array<{ file: string; comment: string; objects: Array<Record<string, unknown>> }>;
   /** How large the answer to a spec may be (lib/budget.ts); every operator of main/operators.ts states one. */
   answerBudget?: AnswerBudget<unknown>;
 }
 
-export interface CompositeHookDefinition<C = any, K = any> extends DefinitionBase<C, K> {
+export interface CompositeHookDefinition<C = any, K = any> extends OperatorBase<C, K> {
   type: 'composite';
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
@@ -130,9 +142,25 @@ export interface CompositeHookDefinition<C = any, K = any> extends DefinitionBas
   customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
 }
 
-export interface DecoratorHookDefinition<C = any, K = any> extends DefinitionBase<C, K> {
+/**
+ * The objects a DecoratorController decorates: a resource, narrowed where Metacontroller allows it. Metacontroller
+ * calls no hook about an object its selectors leave out, and with `ignoreStatusChanges` (v4.x) none about a change
+ * of status alone (pkg/controller/decorator/controller.go, updateParentObject).
+ */
+export interface DecoratedResource {
+  apiVersion: string;
+  resource: string;
+  labelSelector?: LabelSelector;
+  annotationSelector?: {
+    matchAnnotations?: Record<string, string>;
+    matchExpressions?: LabelSelector['matchExpressions'];
+  };
+  ignoreStatusChanges?: boolean;
+}
+
+export interface DecoratorHookDefinition<C = any, K = any> extends OperatorBase<C, K> {
   type: 'decorator';
-  resources: Array<{ apiVersion: string; resource: string }>;
+  resources: DecoratedResource[];
   attachments: ChildResourceRule[];
   sync(request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
   finalize?(

@@ -45,9 +45,34 @@ export const REPORTING_CONTROLLER = 'metaops';
  */
 export const EVENT_ANSWER_BYTES = 64 * 1024;
 
+/** One page of a list: its objects, and the token of the next page when there is one. */
+export interface ListPage {
+  items: KubeObject[];
+  continue?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  /** The most objects in the page (the API server may answer fewer). */
+  limit: number;
+  /** The token of the previous page. */
+  continue?: string;
+  /** The largest answer read, in bytes (default: lib/http.ts MAX_ANSWER_BYTES). */
+  maxBytes?: number;
+}
+
 export interface KubeApi {
-  /** Reads one namespaced object; undefined when it does not exist (404). */
+  /**
+   * Reads one object; undefined when it does not exist (404). `namespace` is '' for a cluster-scoped object.
+   */
   get(apiVersion: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Lists one page of the objects of a namespace (`labelSelector`, `limit`, `continue`). */
+  list?(apiVersion: string, resource: string, namespace: string, options: ListOptions): Promise<ListPage>;
+  /**
+   * Creates an object and answers what the API server made of it: for a review (a SubjectAccessReview) that is
+   * the answer itself. `namespace` is '' for a cluster-scoped resource.
+   */
+  create?(apiVersion: string, resource: string, namespace: string, body: Record<string, unknown>): Promise<KubeObject>;
   /**
    * Adds ephemeral containers to a pod (strategic merge by name on the ephemeralcontainers subresource), only if
    * the pod is still the one of the precondition.
@@ -219,10 +244,19 @@ export async function fromKubeconfig(path: string): Promise<Connection> {
   return conn;
 }
 
-/** The path of a namespaced object (core group under /api, the others under /apis). */
-export function objectPath(apiVersion: string, resource: string, namespace: string, name: string): string {
+/**
+ * The path of a resource's collection (core group under /api, the others under /apis), in a namespace, or
+ * cluster-wide when `namespace` is ''.
+ */
+export function collectionPath(apiVersion: string, resource: string, namespace: string): string {
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  return `${base}/namespaces/${encodeURIComponent(namespace)}/${encodeURIComponent(resource)}/${encodeURIComponent(name)}`;
+  const scope = namespace === '' ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  return `${base}${scope}/${encodeURIComponent(resource)}`;
+}
+
+/** The path of an object: namespaced, or cluster-scoped when `namespace` is ''. */
+export function objectPath(apiVersion: string, resource: string, namespace: string, name: string): string {
+  return `${collectionPath(apiVersion, resource, namespace)}/${encodeURIComponent(name)}`;
 }
 
 export class HttpKubeApi implements KubeApi {
@@ -301,6 +335,46 @@ export class HttpKubeApi implements KubeApi {
         `the API server's answer for ${resource} ${namespace}/${name} is not that object`,
         'InvalidAnswer',
       );
+    }
+    return answer as KubeObject;
+  }
+
+  async list(apiVersion: string, resource: string, namespace: string, options: ListOptions): Promise<ListPage> {
+    const query = new URLSearchParams({ limit: String(Math.max(1, Math.floor(options.limit))) });
+    if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+    if (options.continue) query.set('continue', options.continue);
+    const path = `${collectionPath(apiVersion, resource, namespace)}?${query.toString()}`;
+    const answer = (await this.call('GET', path, undefined, undefined, options.maxBytes)) as {
+      items?: unknown;
+      metadata?: { continue?: unknown };
+    } | null;
+    // A list is a list, or the server's failure: never a crash of the caller.
+    if (!answer || typeof answer !== 'object' || !Array.isArray(answer.items)) {
+      throw new KubeError(
+        502,
+        `the API server's answer for ${resource} in ${namespace} is not a list`,
+        'InvalidAnswer',
+      );
+    }
+    const next = answer.metadata?.continue;
+    return {
+      items: (answer.items as unknown[]).filter(
+        (o): o is KubeObject =>
+          Boolean(o) && typeof o === 'object' && typeof (o as KubeObject).metadata?.name === 'string',
+      ),
+      ...(typeof next === 'string' && next !== '' ? { continue: next } : {}),
+    };
+  }
+
+  async create(
+    apiVersion: string,
+    resource: string,
+    namespace: string,
+    body: Record<string, unknown>,
+  ): Promise<KubeObject> {
+    const answer = await this.call('POST', collectionPath(apiVersion, resource, namespace), body, 'application/json');
+    if (!answer || typeof answer !== 'object' || Array.isArray(answer)) {
+      throw new KubeError(502, `the API server's answer to a new ${resource} is not an object`, 'InvalidAnswer');
     }
     return answer as KubeObject;
   }

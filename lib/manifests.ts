@@ -198,6 +198,12 @@ export interface ControllerOptions {
   authorization?: { namespace: string; name: string; key: string };
   /** Overrides every controller's resync period (the end-to-end suite resyncs often, to check quiet at rest). */
   resyncPeriodSeconds?: number;
+  /**
+   * A DecoratorController's `ignoreStatusChanges` (v4.x: no hook call about a change of a decorated object's status
+   * alone). On by default where the definition asks for it; off for Metacontroller releases that do not have the
+   * field (v1.5.x, whose CRD refuses it).
+   */
+  ignoreStatusChanges?: boolean;
 }
 
 /**
@@ -264,7 +270,10 @@ export function controller(def: HookDefinition, options: ControllerOptions): Jso
     return { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata, spec };
   }
   const spec: JsonObject = {
-    resources: def.resources.map((r) => ({ ...r })),
+    resources: def.resources.map((r) => {
+      const { ignoreStatusChanges, ...rule } = JSON.parse(JSON.stringify(r)) as JsonObject;
+      return ignoreStatusChanges && (options.ignoreStatusChanges ?? true) ? { ...rule, ignoreStatusChanges } : rule;
+    }),
     attachments: rules,
     hooks,
   };

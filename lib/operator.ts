@@ -1,7 +1,11 @@
-// One way to define an operator. defineComposite owns what every operator used to write itself: it parses the
-// spec against its schema and answers InvalidSpec (every child kept), stamps observedGeneration, hands the hook
-// what it needs in one object, renders a TemporaryError or PermanentError (lib/errors.ts) as conditions, a log
-// line and a resync, and tells the conditions' failures (and the steps the hook reports) as Events.
+// One way to define an operator, one front door for both of Metacontroller's controller types. defineComposite (a
+// CompositeController on a custom resource) owns what every operator used to write itself: it parses the spec
+// against its schema and answers InvalidSpec (every child kept), stamps observedGeneration, hands the hook what it
+// needs in one object, renders a TemporaryError or PermanentError (lib/errors.ts) as conditions, a log line and a
+// resync, and tells the conditions' failures (and the steps the hook reports) as Events. defineDecorator (a
+// DecoratorController on objects that exist already, such as pods) takes the same definition (OperatorBase,
+// lib/hook.ts), hands its hook the same call context, and renders the same failures: every attachment kept, the
+// object's labels, annotations and status left as they are, and for a temporary failure a resync.
 import type { FastifyBaseLogger } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
 import { answerBudgetProblem, type AnswerBudget } from './budget.js';
@@ -12,9 +16,12 @@ import {
   currentStatus,
   invalidSpecResponse,
   type ChildResourceRule,
-  type ClientEnvironment,
   type CompositeHookDefinition,
+  type DecoratedResource,
+  type DecoratorHookDefinition,
   type HookContext,
+  type HookDefinition,
+  type OperatorBase,
   type ResourceDefinition,
   type Services,
 } from './hook.js';
@@ -23,6 +30,8 @@ import type {
   CompositeSyncResponse,
   CustomizeRequest,
   CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
   ParentObject,
   Status,
 } from './metacontroller.js';
@@ -63,9 +72,7 @@ export interface FinalizeHook<Spec, C, K = unknown> extends Omit<SyncHook<Spec, 
 
 type Answer = CompositeSyncResponse | Promise<CompositeSyncResponse>;
 
-export interface CompositeOperator<S extends TSchema, C, K> {
-  /** Lower-case kind: the route segment, /hooks/<name>/... */
-  name: string;
+export interface CompositeOperator<S extends TSchema, C, K> extends OperatorBase<C, K> {
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
   /** The spec's schema and its checks beyond the schema (lib/spec.ts). */
@@ -96,12 +103,6 @@ export interface CompositeOperator<S extends TSchema, C, K> {
   childNames?(parent: ParentObject): ChildName[];
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
-  /** The hooks act outside Metacontroller's apply: they serve only an authenticated caller (lib/app.ts). */
-  effects?: boolean;
-  resyncPeriodSeconds?: number;
-  clients?(environment: ClientEnvironment): C;
-  settings?(environment: ClientEnvironment): K;
-  configProblems?(env: NodeJS.ProcessEnv): string[];
   /** Which condition reasons become Events (none: the operator records no Events). */
   events?: ConditionEventRules;
   /**
@@ -114,6 +115,52 @@ export interface CompositeOperator<S extends TSchema, C, K> {
   customize?(request: CustomizeRequest): CustomizeResponse;
 }
 
+/** What a DecoratorController's sync (or finalize) hook is given: the object, and the same call context. */
+export interface DecorateHook<C, K = unknown> {
+  request: DecoratorSyncRequest;
+  /** The decorated object (a pod, ...): Metacontroller's copy, as its informer has it. */
+  object: ParentObject;
+  /** The attachments observed, by `Kind.apiVersion`, then name. */
+  attachments: DecoratorSyncRequest['attachments'];
+  /** The related objects customize asked for, confined to the object's namespace. */
+  related: DecoratorSyncRequest['related'];
+  /** The clock, read once for this call. */
+  now: Date;
+  /** Aborted when the route's deadline passes. */
+  signal: AbortSignal;
+  log: FastifyBaseLogger;
+  clients: C;
+  /** The operator's settings (configuration read once from the environment). */
+  settings: K;
+  services: Services;
+}
+
+type DecoratorAnswer = DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
+
+export interface DecoratorOperator<C, K> extends OperatorBase<C, K> {
+  /** The objects decorated, narrowed by label and annotation selectors where that is possible. */
+  resources: DecoratedResource[];
+  attachments: ChildResourceRule[];
+  sync(hook: DecorateHook<C, K>): DecoratorAnswer;
+  finalize?(hook: DecorateHook<C, K>): DecoratorAnswer;
+  /** The related objects each decorated object's hooks are sent (pure: it names them, it does not act). */
+  customize?(request: CustomizeRequest): CustomizeResponse;
+}
+
+/** What both definitions copy from an operator as it is: its name and what every operator may declare. */
+function baseOf<C, K>(op: OperatorBase<C, K>): OperatorBase<C, K> {
+  return {
+    name: op.name,
+    ...(op.effects !== undefined ? { effects: op.effects } : {}),
+    ...(op.resyncPeriodSeconds !== undefined ? { resyncPeriodSeconds: op.resyncPeriodSeconds } : {}),
+    ...(op.clients ? { clients: op.clients } : {}),
+    ...(op.settings ? { settings: op.settings } : {}),
+    ...(op.configProblems ? { configProblems: op.configProblems } : {}),
+    ...(op.configWarnings ? { configWarnings: op.configWarnings } : {}),
+    ...(op.manifests ? { manifests: op.manifests } : {}),
+  };
+}
+
 /** A CompositeController's hooks from an operator's decisions (see the file header for what it adds). */
 export function defineComposite<S extends TSchema, C = Record<string, never>, K = Record<string, never>>(
   op: CompositeOperator<S, C, K>,
@@ -123,14 +170,9 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   const customize = customizeOf(op);
   return {
     type: 'composite',
-    name: op.name,
+    ...baseOf(op),
     resource: op.resource,
     childResources: op.childResources,
-    ...(op.effects !== undefined ? { effects: op.effects } : {}),
-    ...(op.resyncPeriodSeconds !== undefined ? { resyncPeriodSeconds: op.resyncPeriodSeconds } : {}),
-    ...(op.clients ? { clients: op.clients } : {}),
-    ...(op.settings ? { settings: op.settings } : {}),
-    ...(op.configProblems ? { configProblems: op.configProblems } : {}),
     ...(op.answerBudget ? { answerBudget: op.answerBudget as AnswerBudget<unknown> } : {}),
     sync: (request, ctx) =>
       call(op, request, ctx, 'sync', (parsed, now, event) => {
@@ -184,6 +226,38 @@ function customizeOf<S extends TSchema, C, K>(
     const parent = request.parent;
     if (!parent) return { relatedResources: own };
     return { relatedResources: [...own, ...namedRules(parent.metadata.namespace ?? '', childNames(parent))] };
+  };
+}
+
+/**
+ * A DecoratorController's hooks from an operator's decisions: the hook is handed the object and the call context,
+ * and a TemporaryError or PermanentError it throws becomes an answer that changes nothing (every attachment kept,
+ * no label, annotation or status), with a log line and, for a temporary one, a resync.
+ */
+export function defineDecorator<C = Record<string, never>, K = Record<string, never>>(
+  op: DecoratorOperator<C, K>,
+): DecoratorHookDefinition<C, K> {
+  const { sync, finalize, customize } = op;
+  const decorate =
+    (which: 'sync' | 'finalize', run: (hook: DecorateHook<C, K>) => DecoratorAnswer) =>
+    (request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorAnswer => {
+      const failed = (err: unknown) => renderedDecoration(request, err, ctx.log, which);
+      try {
+        const result = run(new DecorateCall(request, ctx.services.now(), ctx));
+        return result instanceof Promise ? result.catch(failed) : result;
+      } catch (err) {
+        return failed(err);
+      }
+    };
+  return {
+    type: 'decorator',
+    ...baseOf(op),
+    resources: op.resources.map((r) => ({ ...r })),
+    attachments: op.attachments,
+    ...(op.answerBudget ? { answerBudget: op.answerBudget } : {}),
+    sync: decorate('sync', sync),
+    ...(finalize ? { finalize: decorate('finalize', finalize) } : {}),
+    ...(customize ? { customize: (request) => customize(request) } : {}),
   };
 }
 
@@ -301,6 +375,60 @@ class HookCall<Spec, C, K> implements SyncHook<Spec, C, K> {
   }
 }
 
+/** What a decorator's hook is handed: the same lazy call context as HookCall, about the decorated object. */
+class DecorateCall<C, K> implements DecorateHook<C, K> {
+  readonly object: ParentObject;
+  readonly attachments: DecoratorSyncRequest['attachments'];
+  readonly related: DecoratorSyncRequest['related'];
+  constructor(
+    readonly request: DecoratorSyncRequest,
+    readonly now: Date,
+    private readonly ctx: HookContext<C, K>,
+  ) {
+    this.object = request.object;
+    this.attachments = request.attachments;
+    this.related = request.related;
+  }
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+  get log(): FastifyBaseLogger {
+    return this.ctx.log;
+  }
+  get clients(): C {
+    return this.ctx.clients;
+  }
+  get settings(): K {
+    return this.ctx.settings;
+  }
+  get services(): Services {
+    return this.ctx.services;
+  }
+}
+
+/**
+ * A decorator's TemporaryError or PermanentError as an answer that changes nothing: every observed attachment kept,
+ * no label, annotation or status in it (Metacontroller leaves them as they are), a finalize not released, and for a
+ * temporary failure a resync. Anything else thrown is a bug: a 500, logged with its request id.
+ */
+function renderedDecoration(
+  request: DecoratorSyncRequest,
+  err: unknown,
+  log: FastifyBaseLogger,
+  which: 'sync' | 'finalize',
+): DecoratorSyncResponse {
+  if (!isHookFailure(err)) throw err;
+  const failure: HookFailure = err;
+  log.warn(
+    { reason: failure.reason, error: failure.message, temporary: failure instanceof TemporaryError },
+    'hook could not finish',
+  );
+  const response: DecoratorSyncResponse = { attachments: allObserved(request.attachments).map(keepObserved) };
+  if (which === 'finalize') response.finalized = false;
+  if (failure instanceof TemporaryError) response.resyncAfterSeconds = failure.retryAfterSeconds;
+  return response;
+}
+
 /**
  * observedGeneration: the generation whose spec the status describes, stamped on an answer built for a valid spec
  * unless the hook set it (a hook that holds its previous status keeps the previous value). An invalid spec's
@@ -360,38 +488,43 @@ export interface RunOptions<C, K> {
   signal?: AbortSignal;
 }
 
+type RequestOf<D> = D extends DecoratorHookDefinition ? DecoratorSyncRequest : CompositeSyncRequest;
+type ResponseOf<D> = D extends DecoratorHookDefinition ? DecoratorSyncResponse : CompositeSyncResponse;
+type ClientsOf<D> = D extends HookDefinition<infer C, any> ? C : never;
+type SettingsOf<D> = D extends HookDefinition<any, infer K> ? K : never;
+
 /**
  * A definition's sync or finalize called directly, without HTTP (tests, tools): the same answer the route gives
  * (before serialisation), with the given clock, clients and services; Events recorded only through a given
- * `services.events`.
+ * `services.events`. A composite's hook takes a composite request, a decorator's a decorator request.
  */
-export function runHook<C, K>(
-  def: CompositeHookDefinition<C, K>,
+export function runHook<D extends HookDefinition>(
+  def: D,
   hook: 'sync' | 'finalize',
-  request: CompositeSyncRequest,
-  options: RunOptions<C, K> = {},
-): Promise<CompositeSyncResponse> {
-  return Promise.resolve(invoke(def, hook, request, options));
+  request: RequestOf<D>,
+  options: RunOptions<ClientsOf<D>, SettingsOf<D>> = {},
+): Promise<ResponseOf<D>> {
+  return Promise.resolve(invoke(def, hook, request, options) as ResponseOf<D> | Promise<ResponseOf<D>>);
 }
 
 /** runHook for a hook that answers synchronously (one that tells no Events and calls no client). */
-export function runPure<C, K>(
-  def: CompositeHookDefinition<C, K>,
+export function runPure<D extends HookDefinition>(
+  def: D,
   hook: 'sync' | 'finalize',
-  request: CompositeSyncRequest,
-  options: RunOptions<C, K> = {},
-): CompositeSyncResponse {
+  request: RequestOf<D>,
+  options: RunOptions<ClientsOf<D>, SettingsOf<D>> = {},
+): ResponseOf<D> {
   const answer = invoke(def, hook, request, options);
   if (answer instanceof Promise) throw new Error(`${def.name} ${hook} answered asynchronously: use runHook`);
-  return answer;
+  return answer as ResponseOf<D>;
 }
 
 function invoke<C, K>(
-  def: CompositeHookDefinition<C, K>,
+  def: HookDefinition<C, K>,
   hook: 'sync' | 'finalize',
-  request: CompositeSyncRequest,
+  request: CompositeSyncRequest | DecoratorSyncRequest,
   options: RunOptions<C, K>,
-): Answer {
+): unknown {
   const now = options.now ?? new Date();
   const services: Services = {
     now: () => now,
@@ -409,7 +542,8 @@ function invoke<C, K>(
     settings: { ...(def.settings?.({ env: {} }) ?? {}), ...options.settings } as K,
     signal: options.signal ?? new AbortController().signal,
   };
-  const fn = hook === 'sync' ? def.sync : def.finalize;
+  const fn = (hook === 'sync' ? def.sync : def.finalize) as
+    ((request: unknown, ctx: HookContext<C, K>) => unknown) | undefined;
   if (!fn) throw new Error(`${def.name} has no ${hook} hook`);
   return fn(request, ctx);
 }

@@ -5,7 +5,7 @@ import { etcdbackup, etcdrestore } from '../hooks/etcdbackup/index.js';
 import { etcdcluster } from '../hooks/etcdcluster/index.js';
 import { memcached } from '../hooks/memcached/index.js';
 import { mysqlcluster } from '../hooks/mysqlcluster/index.js';
-import { podbuggertool } from '../hooks/podbuggertool/index.js';
+import { podbuggertool, podbuggertoolInjector } from '../hooks/podbuggertool/index.js';
 import { podset } from '../hooks/podset/index.js';
 import { s3 } from '../hooks/s3/index.js';
 
@@ -18,9 +18,15 @@ export const operators: HookDefinition[] = [
   etcdrestore,
   s3,
   podbuggertool,
+  podbuggertoolInjector,
 ];
 
 /** What is wrong in the server's environment for any operator (lib/config.ts refuses to start with these). */
 export function configProblems(env: NodeJS.ProcessEnv): string[] {
   return operators.flatMap((op) => op.configProblems?.(env) ?? []);
+}
+
+/** What the environment makes an operator do that the server warns about at start. */
+export function configWarnings(env: NodeJS.ProcessEnv): string[] {
+  return operators.flatMap((op) => op.configWarnings?.(env) ?? []);
 }

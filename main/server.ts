@@ -15,7 +15,7 @@ import { readFileSync, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import { buildApp } from '../lib/app.js';
 import { ConfigError, settingsFromEnv, type Settings } from '../lib/config.js';
-import { configProblems, operators } from './operators.js';
+import { configProblems, configWarnings, operators } from './operators.js';
 
 let settings: Settings;
 try {
@@ -72,6 +72,8 @@ if (authenticatedBy.length > 0) {
     'no credentials configured (METAOPS_AUTH_TOKEN): pure hooks answer anyone; hooks that act on the cluster, etcd or AWS answer 401',
   );
 }
+
+for (const warning of configWarnings(process.env)) app.log.warn(warning);
 
 if (https) {
   // Certificates rotate (cert-manager): reload them without a restart.

@@ -105,11 +105,19 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/podbuggertool/match.ts': {
-    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-match.test.ts'],
+    tests: ['test/podbuggertool-match.test.ts', 'test/podbuggertool.test.ts', 'test/podbuggertool-status.test.ts'],
     target: 85,
   },
   'hooks/podbuggertool/sync.ts': {
-    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-inject.test.ts', 'test/attack-framework.test.ts'],
+    tests: ['test/podbuggertool-status.test.ts', 'test/podbuggertool.test.ts', 'test/podbuggertool-author.test.ts'],
+    target: 85,
+  },
+  'hooks/podbuggertool/inject.ts': {
+    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-author.test.ts', 'test/attack-framework.test.ts'],
+    target: 85,
+  },
+  'hooks/podbuggertool/author.ts': {
+    tests: ['test/podbuggertool-author.test.ts', 'test/podbuggertool-status.test.ts', 'test/podbuggertool.test.ts'],
     target: 85,
   },
   'hooks/mysqlcluster/sync.ts': {

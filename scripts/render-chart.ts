@@ -41,12 +41,19 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
         ['profiles', 'METAOPS_DEBUG_PROFILES'],
         ['excludedNamespaces', 'METAOPS_DEBUG_EXCLUDED_NAMESPACES'],
       ] as const
-    ).flatMap(([value, env]) => [
-      `${i}{{- with .Values.debugPolicy.${value} }}`,
-      `${i}- name: ${env}`,
-      `${i}  value: {{ join "," . | quote }}`,
-      `${i}{{- end }}`,
-    ]),
+    )
+      .flatMap(([value, env]) => [
+        `${i}{{- with .Values.debugPolicy.${value} }}`,
+        `${i}- name: ${env}`,
+        `${i}  value: {{ join "," . | quote }}`,
+        `${i}{{- end }}`,
+      ])
+      .concat([
+        `${i}{{- with .Values.debugPolicy.authorCheck }}`,
+        `${i}- name: METAOPS_DEBUG_AUTHOR_CHECK`,
+        `${i}  value: {{ . | quote }}`,
+        `${i}{{- end }}`,
+      ]),
   webhookTarget: (i) => [
     `${i}{{- if .Values.webhook.url }}`,
     `${i}url: {{ printf "%s%s" (trimSuffix "/" .Values.webhook.url) PATH | quote }}`,
@@ -124,10 +131,17 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
   return out;
 }
 
+/** An operator's switch in the values (`index` for a name a template field cannot spell, with a `-`). */
+export function operatorSwitch(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+    ? `.Values.operators.${name}`
+    : `index .Values.operators ${JSON.stringify(name)}`;
+}
+
 function operatorTemplates(defs: HookDefinition[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const def of defs) {
-    const guard = (body: string) => `${HEADER}{{- if .Values.operators.${def.name} }}\n${body}{{- end }}\n`;
+    const guard = (body: string) => `${HEADER}{{- if ${operatorSwitch(def.name)} }}\n${body}{{- end }}\n`;
     if (def.type === 'composite') {
       const obj = crd(def.resource) as any;
       // helm uninstall must not delete a CRD: that would delete every resource of its kind.
@@ -156,8 +170,24 @@ function operatorTemplates(defs: HookDefinition[]): Map<string, string> {
       result.push(lines[i]!);
     }
     out.set(`templates/controllers/${controllerName(def)}.yaml`, guard(template(result.join('\n'))));
+    // What the operator ships besides (an admission policy), in the release's namespace where it names the server's.
+    for (const extra of def.manifests?.() ?? []) {
+      const comment = extra.comment.replace(/^/gm, '# ').replace(/# $/gm, '#');
+      const docs = extra.objects.map((o) => toYaml(inReleaseNamespace(structuredClone(o))));
+      out.set(`templates/${extra.file}`, guard(template(`${comment}\n${docs.join('---\n')}`)));
+    }
   }
   return out;
+}
+
+/** Every `namespace` field that names the server's namespace, as the release's (a marker the template replaces). */
+function inReleaseNamespace<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(inReleaseNamespace) as T;
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] = k === 'namespace' && v === NAMESPACE ? mark('namespace') : inReleaseNamespace(v);
+  return out as T;
 }
 
 export function renderChart(
@@ -197,7 +227,7 @@ export function renderChart(
       value: '',
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
-    debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [] },
+    debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '' },
     metacontroller: { namespace: 'metacontroller' },
     webhook: { url: '' },
   });
@@ -225,7 +255,8 @@ export function renderChart(
     ['debugPolicy'],
     "What PodBuggerTools may do (docs/podbuggertool.md); empty keeps the server's defaults.\n" +
       'imageAllowlist: METAOPS_DEBUG_IMAGE_ALLOWLIST, profiles: METAOPS_DEBUG_PROFILES,\n' +
-      'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES.',
+      'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES, authorCheck: METAOPS_DEBUG_AUTHOR_CHECK ("off" lets\n' +
+      "every tool act with the server's rights, whoever wrote it).",
   );
   comment(
     ['metacontroller'],

@@ -42,7 +42,13 @@ export function renderManifests(defs: HookDefinition[] = hooks): Map<string, str
   const files = new Map<string, string>();
   const crds: string[] = [];
   const controllers: string[] = [];
+  const shipped: string[] = [];
   for (const def of defs) {
+    for (const extra of def.manifests?.() ?? []) {
+      shipped.push(extra.file);
+      const comment = extra.comment.replace(/^/gm, '# ').replace(/# $/gm, '#');
+      files.set(extra.file, `${HEADER}${comment}\n${extra.objects.map((o) => toYaml(o)).join('---\n')}`);
+    }
     if (def.type === 'composite') {
       crds.push(`crds/${crdName(def.resource)}.yaml`);
       files.set(crds[crds.length - 1]!, HEADER + toYaml(crd(def.resource)));
@@ -58,7 +64,7 @@ export function renderManifests(defs: HookDefinition[] = hooks): Map<string, str
   const kustomization = {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
-    resources: [...DEPLOY, ...crds, ...controllers],
+    resources: [...DEPLOY, ...crds, ...shipped, ...controllers],
   };
   files.set(
     'kustomization.yaml',

@@ -11,6 +11,7 @@ import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
 import type { KubeApi } from '../lib/kube.js';
 import {
   asObserved,
+  debugInjectorRequest,
   debugToolRequest,
   etcdClusterRequest,
   example,
@@ -43,6 +44,9 @@ const s3Request = () => ({
 });
 
 const toolRequest = debugToolRequest;
+const podRequest = debugInjectorRequest;
+/** The server's debug policy with the author check off: these tests are about the deadline, not the author. */
+const NO_AUTHOR_CHECK = { ...DEFAULT_POLICY, authorCheck: 'off' as const };
 
 const etcdRequest = etcdClusterRequest;
 
@@ -133,15 +137,20 @@ t.test('deadline (control): EtcdCluster reads its signal before it waits, and th
   t.equal(signals[0]!.aborted, true, 'aborted at the deadline');
 });
 
-/** An authenticated PodBuggerTool sync through the app, with this Kubernetes API and hook deadline. */
+/** An authenticated PodBuggerTool injection through the app, with this Kubernetes API and hook deadline. */
 async function toolSyncWithDeadline(t: { teardown(fn: () => unknown): void }, kube: KubeApi, deadlineMs: number) {
   const app = buildApp({
     auth: { bearer: TOKEN },
     hookDeadlineMs: deadlineMs,
-    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: DEFAULT_POLICY },
+    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: NO_AUTHOR_CHECK },
   });
   t.teardown(() => app.close());
-  return app.inject({ method: 'POST', url: '/hooks/podbuggertool/sync', headers: AUTH, payload: toolRequest() });
+  return app.inject({
+    method: 'POST',
+    url: '/hooks/podbuggertool-injector/sync',
+    headers: AUTH,
+    payload: podRequest(),
+  });
 }
 
 t.test('deadline: PodBuggerTool does not PATCH pods after the caller was answered 429', async (t) => {
@@ -150,7 +159,7 @@ t.test('deadline: PodBuggerTool does not PATCH pods after the caller was answere
   const patched: string[] = [];
   const seen: Record<string, unknown> = {
     tool: { ...toolRequest().parent },
-    victim: toolRequest().related['Pod.v1'].victim,
+    victim: podRequest().object,
   };
   const kube: KubeApi = {
     get: async (_a, _r, _ns, name) => {
@@ -192,9 +201,9 @@ t.test("deadline: PodBuggerTool's Kubernetes call in flight at the deadline is a
   t.equal(res.statusCode, 429);
   await sleep(50);
   t.same(
-    abandoned,
-    [toolRequest().parent.metadata.name],
-    'the re-read of the tool, in flight, abandoned at the deadline',
+    abandoned.sort(),
+    [toolRequest().parent.metadata.name, podRequest().object.metadata.name].sort(),
+    'the re-reads of the pod and the tool, in flight, abandoned at the deadline',
   );
 });
 
@@ -552,15 +561,15 @@ t.test('an eventsOf that throws on input it did not expect changes nothing in th
 t.test(
   'PodBuggerTool stops where the deadline finds it: before the pod is read, and before it is patched',
   async (t) => {
-    const { podbuggertool } = await import('../hooks/podbuggertool/index.js');
-    // The deadline passes while the tool is read (abortAt 'tool') or while the pod is (abortAt 'victim').
+    const { podbuggertoolInjector } = await import('../hooks/podbuggertool/index.js');
+    // The deadline passes while the pod and the tool are read (side by side): nothing is patched after it.
     for (const abortAt of ['tool', 'victim']) {
       const deadline = new AbortController();
       const read: string[] = [];
       const patched: string[] = [];
       const seen: Record<string, unknown> = {
         tool: toolRequest().parent,
-        victim: toolRequest().related['Pod.v1'].victim,
+        victim: podRequest().object,
       };
       const kube: KubeApi = {
         get: async (_a, _r, _ns, name) => {
@@ -571,23 +580,23 @@ t.test(
         addEphemeralContainers: async (_ns, pod) => void patched.push(pod),
         createEvent: async () => 'created',
       };
-      const res = await runHook(podbuggertool, 'sync', toolRequest() as never, {
+      const res = await runHook(podbuggertoolInjector, 'sync', podRequest() as never, {
         now: FIXED_NOW,
         services: { kube: () => kube },
-        settings: { policy: DEFAULT_POLICY, workBudgetMs: 60_000 },
+        settings: { policy: NO_AUTHOR_CHECK, workBudgetMs: 60_000 },
         signal: deadline.signal,
       });
-      t.same(read, abortAt === 'tool' ? ['tool'] : ['tool', 'victim'], `${abortAt}: nothing read after the deadline`);
+      t.same(read.sort(), ['tool', 'victim'], `${abortAt}: the two reads, and nothing after the deadline`);
       t.same(patched, [], `${abortAt}: nothing patched`);
-      t.equal((res.status as { injected?: number }).injected, 0, `${abortAt}: nothing reported injected`);
+      t.same(res, { attachments: [], resyncAfterSeconds: 1 }, `${abortAt}: left for the next call`);
     }
     // The control: without the deadline the same pod is read and patched.
     const patched: string[] = [];
     const seen: Record<string, unknown> = {
       tool: toolRequest().parent,
-      victim: toolRequest().related['Pod.v1'].victim,
+      victim: podRequest().object,
     };
-    await runHook(podbuggertool, 'sync', toolRequest() as never, {
+    await runHook(podbuggertoolInjector, 'sync', podRequest() as never, {
       now: FIXED_NOW,
       services: {
         kube: () => ({
@@ -595,7 +604,7 @@ t.test(
           addEphemeralContainers: async (_ns, pod) => void patched.push(pod),
         }),
       },
-      settings: { policy: DEFAULT_POLICY, workBudgetMs: 60_000 },
+      settings: { policy: NO_AUTHOR_CHECK, workBudgetMs: 60_000 },
     });
     t.same(patched, ['victim']);
   },

@@ -6,7 +6,7 @@ import t from 'tap';
 import { failingClient, testApp as buildApp } from './fixtures/app.js';
 import type { TestDeps as Deps } from './fixtures/app.js';
 import { captureLogs } from './fixtures/logs.js';
-import { debugToolRequest, etcdClusterRequest, example, FIXED_NOW } from './fixtures/requests.js';
+import { debugInjectorRequest, debugToolRequest, etcdClusterRequest, example, FIXED_NOW } from './fixtures/requests.js';
 
 const TOKEN = 'attack-test-token-0123456789';
 
@@ -122,6 +122,7 @@ const sideEffecting: Array<[string, () => unknown]> = [
   ['/hooks/s3/sync', () => s3()],
   ['/hooks/s3/finalize', () => s3(true)],
   ['/hooks/podbuggertool/sync', tool],
+  ['/hooks/podbuggertool-injector/sync', debugInjectorRequest],
 ];
 
 t.test('without credentials, hooks that act on the world answer 401 and call nothing; pure hooks answer', async (t) => {

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import t from 'tap';
 import YAML from 'yaml';
 import { operators } from '../main/operators.js';
-import { renderChart } from '../scripts/render-chart.js';
+import { operatorSwitch, renderChart } from '../scripts/render-chart.js';
 import { root } from './fixtures/requests.js';
 
 const chart = join(root, 'charts', 'metaops');
@@ -41,8 +41,16 @@ t.test('values: one switch per operator, and every knob the README names', async
 t.test('each operator is its own switch: its CRD and its controller, nothing else', async (t) => {
   const files = renderChart();
   for (const def of operators) {
-    const guarded = [...files].filter(([, text]) => text.includes(`{{- if .Values.operators.${def.name} }}`));
-    const expected = def.type === 'composite' ? 2 : 1;
+    const guarded = [...files].filter(([, text]) => text.includes(`{{- if ${operatorSwitch(def.name)} }}`));
+    // Its CRD (a composite's), its controller, and what it ships besides (PodBuggerTool's admission policy).
+    const expected = (def.type === 'composite' ? 2 : 1) + (def.manifests?.().length ?? 0);
     t.equal(guarded.length, expected, `${def.name}: ${guarded.map(([p]) => p).join(', ')}`);
   }
+});
+
+t.test("an operator's switch is a template expression whatever its name", async (t) => {
+  t.equal(operatorSwitch('memcached'), '.Values.operators.memcached');
+  t.equal(operatorSwitch('podbuggertool-injector'), 'index .Values.operators "podbuggertool-injector"');
+  t.equal(operatorSwitch('_x1'), '.Values.operators._x1');
+  t.equal(operatorSwitch('1x'), 'index .Values.operators "1x"');
 });

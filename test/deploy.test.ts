@@ -60,7 +60,8 @@ t.test('pods are granted per namespace only: no ClusterRoleBinding holds them', 
     'no pod rule is bound cluster-wide',
   );
   t.same(roles.get('metaops-podbuggertool'), [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+    // get: the injector reads a pod again before its PATCH; list: a tool's status counts the pods it selects.
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods/ephemeralcontainers'], verbs: ['patch'] },
   ]);
   t.notOk(

@@ -139,7 +139,19 @@ function requests(): Array<[string, any]> {
     ['mysqlcluster/sync', example('mysqlcluster-sync')],
     ['etcdcluster/sync', etcdCluster],
     ['s3/sync', s3],
-    ['podbuggertool/sync', { controller: {}, parent: tool, children: {}, related: { 'Pod.v1': { 'web-1': target } } }],
+    ['podbuggertool/sync', { controller: {}, parent: tool, children: {} }],
+    [
+      'podbuggertool-injector/sync',
+      {
+        controller: {},
+        object: {
+          ...target,
+          metadata: { ...target.metadata, annotations: { 'debug.metaops.dev/failures': '{"debug-gone":"Invalid"}' } },
+        },
+        attachments: {},
+        related: { 'PodBuggerTool.debug.metaops.dev/v1alpha1': { tool } },
+      },
+    ],
   ];
 }
 

@@ -30,6 +30,8 @@ t.test('GET /hooks lists every hook served', async (t) => {
     '/hooks/etcdcluster/finalize',
     '/hooks/s3/finalize',
     '/hooks/podbuggertool/sync',
+    '/hooks/podbuggertool-injector/sync',
+    '/hooks/podbuggertool-injector/customize',
   ]) {
     t.ok(paths.includes(path), path);
   }

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { errorReason, fromServiceAccount, HttpKubeApi, KubeError, objectPath } from '../lib/kube.js';
+import { collectionPath, errorReason, fromServiceAccount, HttpKubeApi, KubeError, objectPath } from '../lib/kube.js';
 
 interface Seen {
   method: string;
@@ -57,6 +57,80 @@ t.test('paths: core and named groups, names escaped', async (t) => {
     '/apis/debug.metaops.dev/v1alpha1/namespaces/dbg/podbuggertools/a',
   );
   t.equal(objectPath('v1', 'pods', 'dbg', '../x'), '/api/v1/namespaces/dbg/pods/..%2Fx');
+  t.equal(
+    objectPath('admissionregistration.k8s.io/v1', 'mutatingadmissionpolicies', '', 'p'),
+    '/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies/p',
+    'cluster-scoped: no namespace',
+  );
+  t.equal(collectionPath('v1', 'pods', 'a b'), '/api/v1/namespaces/a%20b/pods');
+  t.equal(
+    collectionPath('authorization.k8s.io/v1', 'subjectaccessreviews', ''),
+    '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+  );
+});
+
+t.test('LIST: one page, its selector, limit and continue; anything but a list is the server’s failure', async (t) => {
+  const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'dbg' } });
+  const { seen, server } = await apiServer(t, (req, res) => {
+    if (req.path.includes('continue=c1'))
+      return json(res, 200, { kind: 'PodList', metadata: { continue: '' }, items: [pod('c')] });
+    if (req.path.startsWith('/api/v1/namespaces/dbg/pods?'))
+      return json(res, 200, {
+        kind: 'PodList',
+        metadata: { continue: 'c1' },
+        items: [pod('a'), null, { metadata: {} }, 'x', pod('b')],
+      });
+    if (req.path.startsWith('/api/v1/namespaces/odd/pods?')) return json(res, 200, { kind: 'PodList', items: 'no' });
+    if (req.path.startsWith('/api/v1/namespaces/null/pods?')) return json(res, 200, null);
+    if (req.path.startsWith('/api/v1/namespaces/big/pods?')) return json(res, 200, { items: [pod('x'.repeat(500))] });
+    return json(res, 403, status(403, 'Forbidden', 'pods is forbidden'));
+  });
+  const api = new HttpKubeApi(3000, { server, token: 'tok' });
+  const first = await api.list('v1', 'pods', 'dbg', { labelSelector: 'app=web,tier in (a,b)', limit: 2.7 });
+  t.same(first, { items: [pod('a'), pod('b')], continue: 'c1' }, 'objects with names only');
+  const next = await api.list('v1', 'pods', 'dbg', { limit: 0, continue: 'c1' });
+  t.same(next, { items: [pod('c')] }, 'an empty continue is the last page');
+  t.same(
+    seen.map((s) => [s.method, s.path]),
+    [
+      ['GET', '/api/v1/namespaces/dbg/pods?limit=2&labelSelector=app%3Dweb%2Ctier+in+%28a%2Cb%29'],
+      ['GET', '/api/v1/namespaces/dbg/pods?limit=1&continue=c1'],
+    ],
+  );
+  for (const ns of ['odd', 'null'])
+    t.match(
+      await api.list('v1', 'pods', ns, { limit: 1 }).catch((e: unknown) => e),
+      { status: 502, reason: 'InvalidAnswer' },
+      ns,
+    );
+  t.match(await api.list('v1', 'pods', 'other', { limit: 1 }).catch((e: unknown) => e), {
+    status: 403,
+    reason: 'Forbidden',
+  });
+  t.match(await api.list('v1', 'pods', 'big', { limit: 1, maxBytes: 100 }).catch((e: unknown) => e), {
+    name: 'AnswerTooLargeError',
+  });
+});
+
+t.test('CREATE: a review posted to its collection, the answer returned', async (t) => {
+  const { seen, server } = await apiServer(t, (req, res) => {
+    if (req.path === '/apis/authorization.k8s.io/v1/subjectaccessreviews')
+      return json(res, 201, { ...JSON.parse(req.body), status: { allowed: true } });
+    if (req.path === '/api/v1/namespaces/dbg/configmaps') return json(res, 201, 'a string');
+    return json(res, 403, status(403, 'Forbidden', 'no'));
+  });
+  const api = new HttpKubeApi(3000, { server, token: 'tok' });
+  const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'alice' } };
+  t.same(await api.create('authorization.k8s.io/v1', 'subjectaccessreviews', '', review), {
+    ...review,
+    status: { allowed: true },
+  });
+  t.same([seen[0]!.method, seen[0]!.contentType, JSON.parse(seen[0]!.body)], ['POST', 'application/json', review]);
+  t.match(await api.create('v1', 'configmaps', 'dbg', {}).catch((e: unknown) => e), {
+    status: 502,
+    reason: 'InvalidAnswer',
+  });
+  t.match(await api.create('v1', 'secrets', 'dbg', {}).catch((e: unknown) => e), { status: 403, reason: 'Forbidden' });
 });
 
 t.test('GET reads an object, 404 is undefined, other failures throw with the reason', async (t) => {

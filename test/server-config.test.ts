@@ -173,52 +173,91 @@ t.test(
 );
 
 t.test('METAOPS_DEBUG_IMAGE_ALLOWLIST replaces the default allowlist (busybox) for PodBuggerTools', async (t) => {
-  const tool = (image: string) => ({
+  // The injector asked about a pod that a tool of this image selects. An image the server allows is acted on: the
+  // pod is read again, which fails here (no Kubernetes API), and the failure is recorded on the pod. An image it
+  // refuses is not acted on: no call, nothing recorded.
+  const request = (image: string) => ({
     controller: {},
-    parent: {
-      apiVersion: 'debug.metaops.dev/v1alpha1',
-      kind: 'PodBuggerTool',
-      metadata: { name: 'dbg', namespace: 'ns', uid: 'uid-dbg', generation: 1 },
-      spec: { label: 'app=web', image },
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'ns', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'nginx' }] },
     },
-    children: {},
-    // The one pod the tool selects carries its container already: no call to the API server is needed.
+    attachments: {},
     related: {
-      'Pod.v1': {
-        web: {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'web', namespace: 'ns', labels: { app: 'web' } },
-          spec: { containers: [{ name: 'app', image: 'nginx' }], ephemeralContainers: [{ name: 'debug-dbg', image }] },
+      'PodBuggerTool.debug.metaops.dev/v1alpha1': {
+        dbg: {
+          apiVersion: 'debug.metaops.dev/v1alpha1',
+          kind: 'PodBuggerTool',
+          metadata: { name: 'dbg', namespace: 'ns', uid: 'uid-dbg', generation: 1 },
+          spec: { label: 'app=web', image },
         },
       },
     },
   });
-  const ready = (res: { json: any }) => res.json?.status?.conditions?.find((c: any) => c.type === 'Ready');
+  const actedOn = (res: { json: any }) =>
+    typeof res.json?.annotations?.['debug.metaops.dev/failures'] === 'string' ? 'acted on' : 'left alone';
   const auth = { authorization: basic(BASIC.user, BASIC.password) };
   const custom = await startServer(
     { METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, METAOPS_DEBUG_IMAGE_ALLOWLIST: 'ghcr.io/org/*' },
     t,
   );
-  t.match(
-    ready(await call(custom, 'POST', '/hooks/podbuggertool/sync', tool('ghcr.io/org/tools:1'), auth)),
-    { status: 'True', reason: 'Injecting' },
+  const url = '/hooks/podbuggertool-injector/sync';
+  t.equal(
+    actedOn(await call(custom, 'POST', url, request('ghcr.io/org/tools:1'), auth)),
+    'acted on',
     'allowed by the environment',
   );
-  t.match(
-    ready(await call(custom, 'POST', '/hooks/podbuggertool/sync', tool('busybox:1.36'), auth)),
-    { status: 'False', reason: 'ImageNotAllowed' },
+  t.equal(
+    actedOn(await call(custom, 'POST', url, request('busybox:1.36'), auth)),
+    'left alone',
     'the default is replaced, not added to',
   );
   const defaults = await startServer({ METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}` }, t);
-  t.match(
-    ready(await call(defaults, 'POST', '/hooks/podbuggertool/sync', tool('busybox:1.36'), auth)),
-    { status: 'True' },
-    'busybox by default',
-  );
-  t.match(
-    ready(await call(defaults, 'POST', '/hooks/podbuggertool/sync', tool('ghcr.io/org/tools:1'), auth)),
-    { status: 'False', reason: 'ImageNotAllowed' },
+  t.equal(actedOn(await call(defaults, 'POST', url, request('busybox:1.36'), auth)), 'acted on', 'busybox by default');
+  t.equal(
+    actedOn(await call(defaults, 'POST', url, request('ghcr.io/org/tools:1'), auth)),
+    'left alone',
     'nothing else by default',
   );
+});
+
+t.test('METAOPS_DEBUG_AUTHOR_CHECK=off is said at start, once, as a warning', async (t) => {
+  const port = await freePort();
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('METAOPS_') && !k.startsWith('AWS_')),
+  );
+  const start = (env: NodeJS.ProcessEnv) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'main', 'server.ts')], {
+      cwd: root,
+      env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise((r) => proc.on('exit', r));
+    return { proc, exited, out: () => out };
+  };
+  for (const [env, expected] of [
+    [{ METAOPS_DEBUG_AUTHOR_CHECK: 'off' }, 1],
+    [{}, 0],
+  ] as const) {
+    const server = start(env);
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await call(port, 'GET', '/healthz')).status === 200) break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+    server.proc.kill('SIGTERM');
+    await server.exited;
+    const warnings = server
+      .out()
+      .split('\n')
+      .filter((l) => l.includes('METAOPS_DEBUG_AUTHOR_CHECK=off'));
+    t.equal(warnings.length, expected, JSON.stringify(env));
+    if (expected) t.match(JSON.parse(warnings[0]!), { level: 40, msg: /whoever wrote them/ });
+  }
 });

@@ -1,25 +1,70 @@
-import { defineComposite } from '../../lib/operator.js';
-import { parser, policyProblems } from './match.js';
+import { defineComposite, defineDecorator } from '../../lib/operator.js';
+import { authorPolicyObjects } from './author.js';
+import { customizeInjector, injectPod, toolClients, toolSettings } from './inject.js';
+import { parser, policyProblems, policyWarnings } from './match.js';
 import { resource } from './schema.js';
-import { customizeTool, syncTool, toolSettings } from './sync.js';
+import { syncTool } from './sync.js';
 
 /**
- * The tools: a CompositeController (no children) whose customize hook asks for the pods each tool selects, and
- * whose sync hook adds the tool's ephemeral container to them and reports (`/hooks/podbuggertool/...`). No hook
- * is called about a pod no tool selects.
+ * The injector: a DecoratorController on pods (`/hooks/podbuggertool-injector/...`), one pod per request, with the
+ * PodBuggerTools of its namespace as related objects. It adds the containers of the tools that select the pod.
+ */
+export const podbuggertoolInjector = defineDecorator({
+  name: 'podbuggertool-injector',
+  // A pod's status alone (the kubelet's reports) is nothing the injector decides on: no hook call for it (v4.x).
+  resources: [{ apiVersion: 'v1', resource: 'pods', ignoreStatusChanges: true }],
+  attachments: [],
+  settings: toolSettings,
+  clients: toolClients,
+  // METAOPS_DEBUG_*: a wrong setting stops the server at start, naming it; the author check off is said.
+  configProblems: policyProblems,
+  configWarnings: policyWarnings,
+  // It adds ephemeral containers through the Kubernetes API: it serves only authenticated callers.
+  effects: true,
+  // No attachments: the answer is the pod's failure record (one annotation, a reason per tool of its namespace).
+  answerBudget: { estimate: () => ({ bytes: 0, what: 'no attachments' }), advice: '' },
+  sync: injectPod,
+  customize: customizeInjector,
+});
+
+/**
+ * The tools: a CompositeController without children or related objects (`/hooks/podbuggertool/...`), whose sync
+ * counts, from the API server, the pods each tool selects and where they stand, and reports.
  */
 export const podbuggertool = defineComposite({
   name: 'podbuggertool',
   resource,
   spec: parser,
   settings: toolSettings,
+  clients: toolClients,
   // No children: the debug containers are added to pods through the API (the status lists at most 100 failures).
   answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
-  // METAOPS_DEBUG_*: a wrong setting stops the server at start, naming it.
-  configProblems: policyProblems,
   childResources: [],
-  // The sync hook adds ephemeral containers through the Kubernetes API: it serves only authenticated callers.
+  // Counted again at every resync: a pod added at rest is in the status within a minute.
+  resyncPeriodSeconds: 60,
+  // It reads pods and asks the API server about the tool's author: only for authenticated callers.
   effects: true,
+  events: {
+    action: 'Inject',
+    warnings: new Set([
+      'AuthorUnverified',
+      'AuthorNotAllowed',
+      'ImageNotAllowed',
+      'ProfileNotAllowed',
+      'NamespaceExcluded',
+      'RunsAsRoot',
+      'TargetContainerMissing',
+      'CountIncomplete',
+    ]),
+  },
+  // The admission policy that stamps every tool with its author (author.ts): manifests/admission/.
+  manifests: () => [
+    {
+      file: 'admission/podbuggertool-author.yaml',
+      comment:
+        'Who wrote each PodBuggerTool, stamped by the API server (Kubernetes 1.36+: admissionregistration.k8s.io/v1\nMutatingAdmissionPolicy). The hook server acts for a tool only if its author may patch\npods/ephemeralcontainers in the tool\'s namespace (docs/podbuggertool.md, "Who may debug").',
+      objects: authorPolicyObjects(),
+    },
+  ],
   sync: syncTool,
-  customize: customizeTool,
 });

@@ -1,4 +1,5 @@
-// Pure PodBuggerTool decisions: which tools match a pod, the container each one adds, its name, the allowlist.
+// Pure PodBuggerTool decisions: which tools match a pod, what state a pod is in for a tool (carrying its container,
+// pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
 import { matchesSelector } from '../../lib/labels.js';
 import type { KubeObject, LabelSelector } from '../../lib/metacontroller.js';
@@ -11,10 +12,57 @@ export const parser = specParser(PodBuggerToolSpec, (spec) => {
   // An empty selector (`{}`, `{matchLabels: {}}`) selects every pod as surely as none: refused the same way.
   const s = selectorOf(spec);
   const empty = Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0;
-  return empty
-    ? 'spec.selector selects nothing in particular (it is empty): a tool would debug every pod of its namespace'
-    : undefined;
+  if (empty)
+    return 'spec.selector selects nothing in particular (it is empty): a tool would debug every pod of its namespace';
+  return selectorProblem(s);
 });
+
+// Label keys and values as Kubernetes validates them (a prefix that is a DNS subdomain, a name of 63 characters).
+const LABEL_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
+const LABEL_PREFIX = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$/;
+
+function labelKeyValid(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  if (slash < 0) return LABEL_NAME.test(key);
+  const prefix = key.slice(0, slash);
+  return prefix.length <= 253 && LABEL_PREFIX.test(prefix) && LABEL_NAME.test(key.slice(slash + 1));
+}
+
+/**
+ * What is wrong with a selector as Kubernetes would see it: a key or value no label can have, In or NotIn without
+ * values, Exists or DoesNotExist with some. The selector is sent to the API server as text (the status's count
+ * lists the pods it selects), and that text has no escaping: only valid keys and values are ever written into it.
+ */
+export function selectorProblem(selector: LabelSelector): string | undefined {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (!labelKeyValid(key)) return `spec.selector: ${JSON.stringify(key)} is not a valid label key`;
+    if (!LABEL_VALUE.test(value)) return `spec.selector: ${JSON.stringify(value)} is not a valid label value`;
+  }
+  for (const e of selector.matchExpressions ?? []) {
+    if (!labelKeyValid(e.key)) return `spec.selector: ${JSON.stringify(e.key)} is not a valid label key`;
+    const values = e.values ?? [];
+    const needs = e.operator === 'In' || e.operator === 'NotIn';
+    if (needs && values.length === 0) return `spec.selector: ${e.operator} on ${e.key} needs values`;
+    if (!needs && values.length > 0) return `spec.selector: ${e.operator} on ${e.key} takes no values`;
+    const bad = values.find((v) => !LABEL_VALUE.test(v));
+    if (bad !== undefined) return `spec.selector: ${JSON.stringify(bad)} is not a valid label value`;
+  }
+  return undefined;
+}
+
+/** A valid selector as the API server's `labelSelector` parameter (`k=v,k in (a,b),k,!k`). */
+export function selectorText(selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of selector.matchExpressions ?? []) {
+    const values = [...(e.values ?? [])].join(',');
+    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}
 
 /** The selector of a tool: `selector`, and the `label: key=value` shorthand, both required to hold. */
 export function selectorOf(spec: Spec): LabelSelector {
@@ -49,7 +97,7 @@ export function containerName(tool: string): string {
   return `${base.slice(0, 54).replace(/-$/, '')}-${hash}`;
 }
 
-const PROFILES: Record<Spec['securityProfile'], Record<string, unknown> | undefined> = {
+const PROFILE_CONTEXTS: Record<Spec['securityProfile'], Record<string, unknown> | undefined> = {
   general: { capabilities: { add: ['SYS_PTRACE'] } },
   baseline: undefined,
   restricted: {
@@ -74,14 +122,23 @@ export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): R
   if (spec.command) c['command'] = spec.command;
   if (spec.args) c['args'] = spec.args;
   if (spec.env) c['env'] = spec.env;
-  const containers = ((pod['spec'] as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? []).map(
-    (x) => x.name,
-  );
-  if (spec.targetContainerName && containers.includes(spec.targetContainerName))
+  if (spec.targetContainerName && containerNames(pod).includes(spec.targetContainerName))
     c['targetContainerName'] = spec.targetContainerName;
-  const sc = PROFILES[spec.securityProfile];
-  if (sc) c['securityContext'] = structuredClone(sc);
+  const profile = PROFILE_CONTEXTS[spec.securityProfile];
+  const sc: Record<string, unknown> = profile ? structuredClone(profile) : {};
+  if (spec.runAsUser !== undefined) sc['runAsUser'] = spec.runAsUser;
+  if (Object.keys(sc).length > 0) c['securityContext'] = sc;
   return c;
+}
+
+/** The names of a pod's (regular) containers, tolerant of anything malformed. */
+export function containerNames(pod: KubeObject): string[] {
+  const list = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((x: unknown) => {
+    const name = (x as { name?: unknown } | null)?.name;
+    return typeof name === 'string' ? [name] : [];
+  });
 }
 
 /** The ephemeral containers a pod has: name to image. */
@@ -212,15 +269,25 @@ export interface DebugPolicy {
   allowlist: readonly string[];
   /** Namespaces whose pods are never touched: METAOPS_DEBUG_EXCLUDED_NAMESPACES, default `kube-system`. */
   excludedNamespaces: readonly string[];
-  /** Security profiles tools may ask for: METAOPS_DEBUG_PROFILES, default general, baseline, restricted. */
+  /** Security profiles tools may ask for: METAOPS_DEBUG_PROFILES, default baseline, restricted. */
   profiles: readonly Spec['securityProfile'][];
+  /**
+   * Whether a tool's author must be allowed to do what it does (METAOPS_DEBUG_AUTHOR_CHECK): `subjectaccessreview`
+   * (the default, author.ts), or `off`, where every tool acts with the hook server's rights (a single-tenant cluster
+   * without the admission policy; the server warns at start).
+   */
+  authorCheck: 'subjectaccessreview' | 'off';
 }
+
+const AUTHOR_CHECKS = ['subjectaccessreview', 'off'] as const;
 
 export const DEFAULT_POLICY: DebugPolicy = Object.freeze({
   allowlist: Object.freeze(['busybox']),
   excludedNamespaces: Object.freeze(['kube-system']),
-  // netadmin (NET_ADMIN, NET_RAW) and sysadmin (privileged) are off unless the operator turns them on.
-  profiles: Object.freeze(['general', 'baseline', 'restricted'] as const),
+  // No capability unless the administrator allows it: general (SYS_PTRACE), netadmin (NET_ADMIN, NET_RAW) and
+  // sysadmin (privileged) are off unless METAOPS_DEBUG_PROFILES lists them.
+  profiles: Object.freeze(['baseline', 'restricted'] as const),
+  authorCheck: 'subjectaccessreview',
 });
 
 export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
@@ -231,6 +298,7 @@ export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
     profiles: profiles
       ? profiles.filter((p): p is Spec['securityProfile'] => (SCHEMA_PROFILES as readonly string[]).includes(p))
       : DEFAULT_POLICY.profiles,
+    authorCheck: env['METAOPS_DEBUG_AUTHOR_CHECK'] === 'off' ? 'off' : 'subjectaccessreview',
   };
 }
 
@@ -251,11 +319,23 @@ export function policyProblems(env: NodeJS.ProcessEnv): string[] {
         `METAOPS_DEBUG_IMAGE_ALLOWLIST entry ${JSON.stringify(entry)} is not an image reference, repository* or path/*: it would match nothing`,
       );
   }
+  const check = env['METAOPS_DEBUG_AUTHOR_CHECK'];
+  if (check !== undefined && !(AUTHOR_CHECKS as readonly string[]).includes(check))
+    problems.push(`METAOPS_DEBUG_AUTHOR_CHECK: ${JSON.stringify(check)} is not ${AUTHOR_CHECKS.join(' or ')}`);
   for (const profile of parseList(env['METAOPS_DEBUG_PROFILES']) ?? []) {
     if (!(SCHEMA_PROFILES as readonly string[]).includes(profile))
       problems.push(`METAOPS_DEBUG_PROFILES: no profile ${JSON.stringify(profile)} (${SCHEMA_PROFILES.join(', ')})`);
   }
   return problems;
+}
+
+/** What the METAOPS_DEBUG_* settings make tools do that the server says at start. */
+export function policyWarnings(env: NodeJS.ProcessEnv): string[] {
+  return env['METAOPS_DEBUG_AUTHOR_CHECK'] === 'off'
+    ? [
+        "METAOPS_DEBUG_AUTHOR_CHECK=off: PodBuggerTools act with the hook server's rights, whoever wrote them: anyone who may create a PodBuggerTool in a namespace may run commands in its pods (docs/podbuggertool.md, Who may debug)",
+      ]
+    : [];
 }
 
 /** Why the policy refuses a tool in a namespace, or undefined when it may act. */
@@ -287,4 +367,106 @@ export function refusal(
 
 export function matches(spec: Spec, pod: KubeObject): boolean {
   return matchesSelector(pod.metadata.labels, selectorOf(spec));
+}
+
+/**
+ * The annotation in which the injector records, on a pod, the tools whose container could not be added and why:
+ * `{"<container>": "<Reason>"}`. Written by Metacontroller from the injector's answer, only when a PATCH failed (and
+ * removed once it succeeds): the tool's status reads it when it counts.
+ */
+export const FAILURES_ANNOTATION = 'debug.metaops.dev/failures';
+/** Longer than any honest record (a reason per tool of the namespace): not read. */
+const MAX_RECORD_CHARS = 16 * 1024;
+const REASON = /^[A-Za-z]{1,64}$/;
+
+/** The failures recorded on a pod, by container name; anything malformed (the annotation is anyone's to edit) is none. */
+export function recordedFailures(pod: KubeObject): Map<string, string> {
+  const out = new Map<string, string>();
+  const annotations = pod.metadata.annotations;
+  const text = annotations && Object.hasOwn(annotations, FAILURES_ANNOTATION) ? annotations[FAILURES_ANNOTATION] : '';
+  if (typeof text !== 'string' || text === '' || text.length > MAX_RECORD_CHARS) return out;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return out;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
+  for (const [container, reason] of Object.entries(value)) {
+    if (typeof reason === 'string' && REASON.test(reason)) out.set(container, reason);
+  }
+  return out;
+}
+
+/** A record as annotation text, keys sorted (the same record is always the same text); null when empty (removed). */
+export function failuresText(record: Map<string, string>): string | null {
+  if (record.size === 0) return null;
+  const keys = [...record.keys()].sort();
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, record.get(k)])));
+}
+
+/** Why a pod cannot take a tool's container. */
+export type SkipReason = 'PodCompleted' | 'TargetContainerMissing' | 'RunsAsRoot';
+
+/** Where a matching pod stands for one tool. */
+export type PodState =
+  | { state: 'injected' }
+  | { state: 'outdated'; image: string }
+  | { state: 'pending' }
+  | { state: 'skipped'; reason: SkipReason }
+  | { state: 'failed'; reason: string };
+
+/** The pod's phase, when it has one. */
+function phaseOf(pod: KubeObject): unknown {
+  return (pod['status'] as { phase?: unknown } | undefined)?.phase;
+}
+
+/**
+ * True when the restricted profile would run the tool's container as root, or as a user the hook cannot see. The
+ * profile sets runAsNonRoot, and the kubelet then refuses to start a container whose user is root (busybox's, and
+ * most debug images'): such a container would never run. The user is known when the tool says it (runAsUser) or the
+ * pod does (its securityContext.runAsUser, which an ephemeral container inherits); an image's own user is not.
+ */
+export function runsAsRoot(pod: KubeObject, spec: Spec): boolean {
+  if (spec.securityProfile !== 'restricted') return false;
+  const podUser = ((pod['spec'] as { securityContext?: { runAsUser?: unknown } } | undefined)?.securityContext ?? {})
+    .runAsUser;
+  const user = spec.runAsUser ?? podUser;
+  return !(typeof user === 'number' && user > 0);
+}
+
+/** True when the kubelet refused to start the container because its user is root (runAsNonRoot). */
+function refusedAsRoot(pod: KubeObject, container: string): boolean {
+  const statuses = (pod['status'] as { ephemeralContainerStatuses?: unknown } | undefined)?.ephemeralContainerStatuses;
+  if (!Array.isArray(statuses)) return false;
+  return statuses.some((s: unknown) => {
+    const status = s as { name?: unknown; state?: { waiting?: { reason?: unknown; message?: unknown } } } | null;
+    const waiting = status?.state?.waiting;
+    return (
+      status?.name === container &&
+      waiting?.reason === 'CreateContainerConfigError' &&
+      typeof waiting.message === 'string' &&
+      /runAsNonRoot|non-root/i.test(waiting.message)
+    );
+  });
+}
+
+/**
+ * Where a pod the tool selects stands: carrying the container (with the tool's image, or an older one), skipped (it
+ * cannot take it), failed (the last attempt failed, as recorded on the pod, or the kubelet refused it), or pending.
+ */
+export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
+  const container = containerName(tool);
+  const image = ephemeralImages(pod).get(container);
+  if (image !== undefined) {
+    if (refusedAsRoot(pod, container)) return { state: 'failed', reason: 'RunsAsRoot' };
+    return image === spec.image ? { state: 'injected' } : { state: 'outdated', image };
+  }
+  const phase = phaseOf(pod);
+  if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };
+  if (spec.targetContainerName && !containerNames(pod).includes(spec.targetContainerName))
+    return { state: 'skipped', reason: 'TargetContainerMissing' };
+  if (runsAsRoot(pod, spec)) return { state: 'skipped', reason: 'RunsAsRoot' };
+  const failure = recordedFailures(pod).get(container);
+  return failure ? { state: 'failed', reason: failure } : { state: 'pending' };
 }

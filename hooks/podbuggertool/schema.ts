@@ -69,19 +69,41 @@ export const PodBuggerToolSpec = Type.Object(
     securityProfile: Type.Union(
       PROFILES.map((p) => Type.Literal(p)),
       {
-        default: 'general',
+        default: 'baseline',
         description:
-          'Security context of the container, as kubectl debug --profile: general (SYS_PTRACE), baseline, restricted, netadmin (NET_ADMIN, NET_RAW), sysadmin (privileged).',
+          "Security context of the container, as kubectl debug --profile: baseline (no capability added; the default), restricted (non-root, every capability dropped), general (SYS_PTRACE), netadmin (NET_ADMIN, NET_RAW), sysadmin (privileged). The server's METAOPS_DEBUG_PROFILES says which may be used (baseline and restricted unless the administrator adds others).",
       },
+    ),
+    runAsUser: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        description:
+          "The user ID the debug container runs as (not root). The restricted profile needs a non-root user the hook can see: this, or the pod's securityContext.runAsUser.",
+      }),
     ),
   },
   { description: 'PodBuggerToolSpec: which pods, and the debug container to add to them.' },
 );
 export type PodBuggerToolSpec = Static<typeof PodBuggerToolSpec>;
 
+const PodReasons = (description: string) =>
+  Type.Array(
+    Type.Object(
+      {
+        pod: Type.String(),
+        reason: Type.String({
+          description: 'A stable reason (Forbidden, RunsAsRoot, PodCompleted, ...): no raw error text.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: 100, description },
+  );
+
 export const PodBuggerToolStatus = Type.Object(
   {
-    matched: Type.Optional(Type.Integer({ description: 'Pods in the namespace that match.' })),
+    matched: Type.Optional(Type.Integer({ description: 'Pods of the namespace the tool selects (not terminating).' })),
     injected: Type.Optional(
       Type.Integer({ description: "Matching pods that carry the debug container with the tool's current image." }),
     ),
@@ -91,33 +113,33 @@ export const PodBuggerToolStatus = Type.Object(
           'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).',
       }),
     ),
-    failed: Type.Optional(
+    pending: Type.Optional(
       Type.Integer({
-        description: 'Matching pods the debug container could not be added to (see failures and the Ready condition).',
+        description: 'Matching pods that do not carry it yet, and have neither failed nor been skipped.',
       }),
     ),
-    failures: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            pod: Type.String(),
-            reason: Type.String({
-              description:
-                'Why, as the API server said it (Forbidden, Conflict, Invalid, ...; Unreachable): no raw error text.',
-            }),
-          },
-          { additionalProperties: false },
-        ),
-        {
-          maxItems: 100,
-          description: 'The matching pods the debug container could not be added to, by name (up to 100); retried.',
-        },
-      ),
+    skipped: Type.Optional(
+      Type.Integer({
+        description:
+          'Matching pods that cannot take the container: completed (Succeeded or Failed), without the target container, or running it as root under the restricted profile (see skips).',
+      }),
     ),
-    lastInjected: Type.Optional(
-      Type.Array(Type.String(), { description: 'The pods injected most recently (up to 10).' }),
+    failed: Type.Optional(
+      Type.Integer({
+        description:
+          'Matching pods the debug container could not be added to, or that refused to run it (see failures and the Ready condition).',
+      }),
     ),
+    failures: Type.Optional(PodReasons('The failed pods, by name (up to 100); retried.')),
+    skips: Type.Optional(PodReasons('The skipped pods, by name (up to 100).')),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
+    countedAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the counts last changed. They are recounted every 10 s while pods are pending or failing, and at every resync (60 s) otherwise.',
+      }),
+    ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
   },
@@ -140,6 +162,7 @@ export const resource: ResourceDefinition = {
     { name: 'IMAGE', type: 'string', jsonPath: '.spec.image' },
     { name: 'MATCHED', type: 'integer', jsonPath: '.status.matched' },
     { name: 'INJECTED', type: 'integer', jsonPath: '.status.injected' },
+    { name: 'PENDING', type: 'integer', jsonPath: '.status.pending' },
     { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', priority: 1 },
     commonPrinterColumns.age,
   ],

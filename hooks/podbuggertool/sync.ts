@@ -1,407 +1,278 @@
-// PodBuggerTool: one CompositeController on the tools (no children). Its customize hook asks Metacontroller for
-// the pods the tool's selector matches, in the tool's namespace, as related objects; its sync hook adds the tool's
-// ephemeral container to those of them that lack it, and reports. Metacontroller cannot write the
-// pods/ephemeralcontainers subresource, so the hook adds the containers itself through the Kubernetes API.
+// The tool's own hook: a CompositeController on PodBuggerTools, without children or related objects, that reports
+// on each tool. The injection is the injector's (inject.ts, a DecoratorController on pods); this hook counts.
 //
-// Nothing is ever called about a pod no tool selects: Metacontroller syncs a tool again when a pod its customize
-// rule selects is added, changed or deleted (v4.17.0 pkg/controller/common/customize/manager.go L284-286 register
-// the informer handlers; L299-322 onRelatedAdd/onRelatedUpdate and L343-351 notifyRelatedParents enqueue the
-// parents whose related rule matches the pod; v1.5.20 the same, L111 and L127-150), so a new matching pod, or a
-// pod relabelled into the selector, brings a sync of the tool.
+// It counts from the API server, not from Metacontroller's request: it lists the pods the tool selects, a page at a
+// time (PAGE_SIZE), and reads on each pod where it stands (match.ts podState: its container, its phase, its
+// containers, the failure the injector recorded on it, the kubelet's refusal). No request or answer grows with the
+// pods: the request is the tool alone. The counts are as fresh as the last count: every REFRESH_SECONDS while pods
+// are pending or failing, at every resync (60 s) otherwise; `countedAt` says when they last changed. A count that
+// does not finish within COUNT_BUDGET_MS keeps the last complete counts and says so (CountIncomplete).
 //
-// The record of an injection is the ephemeral container itself (`debug-<tool>`; it cannot be removed or changed)
-// and the tool's status: which pods carry it, which could not get it and why. No pod annotation is written.
-import type { ConditionInput } from '../../lib/conditions.js';
-import { RETRY_SECONDS as RETRY } from '../../lib/errors.js';
-import { conditionsFor, currentStatus, type ClientEnvironment } from '../../lib/hook.js';
-import type { SyncHook } from '../../lib/operator.js';
-import { createHash } from 'node:crypto';
-import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
-import type {
-  CompositeSyncResponse,
-  CustomizeRequest,
-  CustomizeResponse,
-  KubeObject,
-} from '../../lib/metacontroller.js';
+// At rest the counts do not change, and neither does the status: nothing is written, so nothing wakes the pods of
+// the namespace (every change of a tool makes Metacontroller sync every pod whose related objects it is).
+import { rfc3339, type ConditionInput } from '../../lib/conditions.js';
+import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
+import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import { errorReason, type KubeApi } from '../../lib/kube.js';
+import type { CompositeSyncResponse, KubeObject, ParentObject, Status } from '../../lib/metacontroller.js';
 import { byCodeUnits } from '../../lib/names.js';
-import { isTerminating, observed } from '../../lib/objects.js';
-import {
-  containerName,
-  ephemeralContainer,
-  ephemeralImages,
-  matches,
-  parser,
-  policyFromEnv,
-  refusal,
-  selectorOf,
-  type DebugPolicy,
-} from './match.js';
-import { resource, type PodBuggerToolSpec } from './schema.js';
+import { isTerminating } from '../../lib/objects.js';
+import type { SyncHook } from '../../lib/operator.js';
+import { OutOfTime, type AuthorVerdict } from './author.js';
+import { containerName, matches, podState, refusal, selectorOf, selectorText, type PodState } from './match.js';
+import type { PodBuggerToolSpec } from './schema.js';
+import type { ToolClients, ToolSettings } from './inject.js';
 
-export const TOOL_API = `${resource.group}/${resource.version}`;
-export const RETRY_SECONDS = RETRY.failure;
-/** Pods injected by one sync (the hook has a deadline); the rest are left to the next one, a second later. */
-export const MAX_PER_SYNC = 20;
-/** Pods read and patched side by side. */
-const CONCURRENCY = 5;
-/** Failures listed in the status (all are counted in `failed`). */
-export const MAX_FAILURES = 100;
-const LAST_INJECTED = 10;
+/** How often the counts are taken again while pods are pending or failing (and the least time between two). */
+export const REFRESH_SECONDS = 10;
+/** The most pods read in one page of the count. */
+export const PAGE_SIZE = 250;
+/** No call (the author's check, a page of the count) starts later than this after the sync began. */
+export const COUNT_BUDGET_MS = 4000;
+/** Pods listed by name in `failures` and in `skips` (all are counted). */
+export const MAX_LISTED = 100;
 
-/** Where a failure to act is said: a log line that names the tool and the pod. */
-export interface ToolHookLog {
-  warn(obj: Record<string, unknown>, msg: string): void;
-}
-
-/** The tools' settings: the debug policy (METAOPS_DEBUG_*) and the work budget. */
-export interface ToolSettings {
-  policy: DebugPolicy;
-  /** How long after the call began a new API call may still start. */
-  workBudgetMs: number;
-}
-
-export function toolSettings({ env }: ClientEnvironment): ToolSettings {
-  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
-}
-
-interface ToolHookDeps {
-  kube: KubeApi;
-  policy: DebugPolicy;
-  now: Date;
-  log: ToolHookLog;
-  /** How long after the call began a new API call may still start (default WORK_BUDGET_MS). */
-  budgetMs?: number;
-  /** Aborted when the route's deadline passed (the caller was answered 429): no API call starts after it. */
-  signal: AbortSignal;
-}
-
-/**
- * No API call starts later than this after the sync began; the pods not reached are left to the next sync (a
- * second later). With the kube client's 3 s per call and events waited for at most EVENTS_WAIT_MS, a sync ends
- * by about 3.5 + 3 + 1 = 7.5 s, inside the route's 8.5 s deadline, however slow the API server is: otherwise a
- * slow server turns every sync into a 429 whose status is never written (a tool left Ready while it fails).
- */
-export const WORK_BUDGET_MS = 3500;
-const EVENTS_WAIT_MS = 1000;
-
-/** A failed attempt to add the tool's container to a pod: a stable reason, no raw error text. */
-export interface PodFailure {
+interface PodReason {
   pod: string;
   reason: string;
 }
 
-/** An event name for one occurrence: the tool's name where it is valid, and a hash of what happened. */
-function eventName(tool: string, occurrence: string): string {
-  const hash = createHash('sha256').update(occurrence).digest('hex').slice(0, 16);
-  const prefix = tool
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, 200)
-    .replace(/^-+|-+$/g, '');
-  return prefix ? `${prefix}.${hash}` : hash;
+/** The counts of one complete pass over the pods the tool selects. */
+export interface Counts {
+  matched: number;
+  injected: number;
+  outdated: number;
+  pending: number;
+  skipped: number;
+  failed: number;
+  failures: PodReason[];
+  skips: PodReason[];
 }
 
-/** The tool hook's customize: the pods its selector matches, as related objects (in the tool's namespace). */
-export function customizeTool(request: CustomizeRequest): CustomizeResponse {
-  const parsed = parser.parse(request.parent?.['spec']);
-  if (!parsed.ok) return { relatedResources: [] };
-  return { relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: selectorOf(parsed.spec) }] };
+const COUNT_FIELDS = ['matched', 'injected', 'outdated', 'pending', 'skipped', 'failed'] as const;
+
+function emptyCounts(): Counts {
+  return { matched: 0, injected: 0, outdated: 0, pending: 0, skipped: 0, failed: 0, failures: [], skips: [] };
 }
 
-/** The previous status's failures, tolerant of anything malformed. */
-function previousFailures(status: Record<string, unknown>): Map<string, string> {
-  const out = new Map<string, string>();
-  const list = status['failures'];
-  if (!Array.isArray(list)) return out;
-  for (const f of list as Array<{ pod?: unknown; reason?: unknown }>) {
-    if (f && typeof f.pod === 'string' && typeof f.reason === 'string') out.set(f.pod, f.reason);
-  }
-  return out;
+/** Adds one pod's state to the counts. */
+export function tally(counts: Counts, pod: string, state: PodState): void {
+  counts.matched += 1;
+  counts[state.state] += 1;
+  if (state.state === 'failed') counts.failures.push({ pod, reason: state.reason });
+  if (state.state === 'skipped') counts.skips.push({ pod, reason: state.reason });
 }
 
-function previousLast(status: Record<string, unknown>): string[] {
-  const list = status['lastInjected'];
-  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** Runs `fn` on every item, at most `limit` at a time. */
-async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+/** The counts as they go into the status: the lists sorted by pod name and cut to MAX_LISTED. */
+function finished(counts: Counts): Counts {
+  const byPod = (a: PodReason, b: PodReason) => byCodeUnits(a.pod, b.pod);
+  return {
+    ...counts,
+    failures: counts.failures.sort(byPod).slice(0, MAX_LISTED),
+    skips: counts.skips.sort(byPod).slice(0, MAX_LISTED),
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-interface Outcome {
-  /** Pods the container was added to by this sync: name to image. */
-  added: Map<string, string>;
-  /** Pods found carrying the container on the re-read, though the request's pod did not: name to image. */
-  found: Map<string, string>;
-  failed: Map<string, string>;
-  /** Pods left for the next sync (more than MAX_PER_SYNC wanted it). */
-  deferred: number;
+/** The counts of the previous status, when it has them all (a status of an older version, or none, has not). */
+function previousCounts(status: Status): Counts | undefined {
+  const out = emptyCounts();
+  for (const field of COUNT_FIELDS) {
+    const value = status[field];
+    if (typeof value !== 'number') return undefined;
+    out[field] = value;
+  }
+  const list = (value: unknown): PodReason[] | undefined =>
+    Array.isArray(value) &&
+    value.every(
+      (x: unknown) => typeof (x as PodReason)?.pod === 'string' && typeof (x as PodReason)?.reason === 'string',
+    )
+      ? (value as PodReason[]).map((x) => ({ pod: x.pod, reason: x.reason }))
+      : undefined;
+  const failures = list(status['failures']);
+  const skips = list(status['skips']);
+  if (!failures || !skips) return undefined;
+  return { ...out, failures, skips };
 }
+
+type CountResult = { complete: true; counts: Counts } | { complete: false; read: number };
 
 /**
- * Adds the tool's container to the pods of `missing` (pods of the request that the request's tool selects and that
- * do not carry it).
- *
- * The request says which pods might need it; it is not trusted for what is done. Before a PATCH the tool and the
- * pod are read again from the API server, the decision is made again on what they say (the tool not being
- * deleted, its spec valid and allowed by the server's policy, the pod in the tool's namespace, not terminating,
- * selected by the tool, without the container), and the PATCH carries the pod's uid and resourceVersion, so the
- * container added is the one the real tool asks for, on the pod that was looked at. Pods of excluded namespaces
- * are never touched (refused before this is called).
+ * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
+ * with large annotations) is asked for again at half the size. No page is asked for after the budget.
  */
-// eslint-disable-next-line max-lines-per-function -- the budgeted worker pool and its outcome in one place, so that the deadline arithmetic is readable
-async function inject(
-  tool: KubeObject,
-  missing: KubeObject[],
-  previous: Map<string, string>,
-  deps: ToolHookDeps,
-): Promise<Outcome> {
-  const out: Outcome = { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 };
-  const began = performance.now();
-  const budget = deps.budgetMs ?? WORK_BUDGET_MS;
-  const late = () => performance.now() - began > budget;
-  // No API call starts once the route's deadline passed either.
-  const over = () => deps.signal.aborted || late();
-  // A pod not reached in time keeps the failure it had, and is tried by the next sync.
-  const defer = (podName: string) => {
-    out.deferred += 1;
-    const reason = previous.get(podName);
-    if (reason) out.failed.set(podName, reason);
-  };
-  const toolName = tool.metadata.name!;
+export async function countPods(
+  kube: KubeApi,
+  tool: ParentObject,
+  spec: PodBuggerToolSpec,
+  over: () => boolean,
+): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
-  const container = containerName(toolName);
-  const events: KubeEvent[] = [];
-  let realUid = tool.metadata.uid;
-
-  const fail = (podName: string, podUid: string | undefined, err: unknown) => {
-    const reason = errorReason(err);
-    out.failed.set(podName, reason);
-    const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
-    deps.log.warn(
-      {
-        podbuggertool: `${namespace}/${toolName}`,
-        pod: `${namespace}/${podName}`,
-        reason,
-        err: err instanceof Error ? err.message : String(err),
-      },
-      `PodBuggerTool ${namespace}/${toolName}: ${note}`,
-    );
-    // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
-    // Not when the API server cannot be reached: the event could not be either, and the hook has a deadline.
-    if (previous.get(podName) !== reason && reason !== 'Unreachable') {
-      events.push({
-        namespace,
-        name: eventName(toolName, `${namespace}/${toolName}/${namespace}/${podName}/${podUid ?? ''}/${reason}`),
-        eventTime: deps.now,
-        type: 'Warning',
-        reason: 'InjectionFailed',
-        action: 'AddEphemeralContainer',
-        note,
-        regarding: {
-          apiVersion: TOOL_API,
-          kind: resource.kind,
-          namespace,
-          name: toolName,
-          ...(realUid ? { uid: realUid } : {}),
-        },
-        related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
+  const name = tool.metadata.name!;
+  const counts = emptyCounts();
+  const labelSelector = selectorText(selectorOf(spec));
+  let limit = PAGE_SIZE;
+  let next: string | undefined;
+  let read = 0;
+  for (;;) {
+    if (over()) return { complete: false, read };
+    let items: KubeObject[];
+    try {
+      const page = await kube.list!('v1', 'pods', namespace, {
+        labelSelector,
+        limit,
+        ...(next ? { continue: next } : {}),
       });
+      items = page.items;
+      next = page.continue;
+    } catch (err) {
+      if ((err as Error | undefined)?.name === 'AnswerTooLargeError' && limit > 1) {
+        limit = Math.max(1, Math.floor(limit / 2));
+        continue;
+      }
+      throw err;
     }
-  };
-
-  // Pods that failed before go last: a pod that keeps failing does not hold the others back.
-  const ordered = [...missing].sort((a, b) => {
-    const fa = previous.has(a.metadata.name!) ? 1 : 0;
-    const fb = previous.has(b.metadata.name!) ? 1 : 0;
-    return fa - fb || byCodeUnits(a.metadata.name!, b.metadata.name!);
-  });
-  const now = ordered.slice(0, MAX_PER_SYNC);
-  out.deferred = ordered.length - now.length;
-  // What is not tried now keeps the failure it had.
-  for (const p of ordered.slice(MAX_PER_SYNC)) {
-    const reason = previous.get(p.metadata.name!);
-    if (reason) out.failed.set(p.metadata.name!, reason);
+    read += items.length;
+    for (const pod of items) {
+      // The server's selection is checked again: only the tool's own selector, read here, decides.
+      if (isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(spec, pod)) continue;
+      tally(counts, pod.metadata.name!, podState(pod, name, spec));
+    }
+    if (!next) return { complete: true, counts: finished(counts) };
   }
-
-  // The tool as the API server has it now.
-  let real: KubeObject | undefined;
-  try {
-    real = await deps.kube.get(TOOL_API, resource.plural, namespace, toolName);
-  } catch (err) {
-    for (const p of now) fail(p.metadata.name!, p.metadata.uid, err);
-  }
-  let spec: PodBuggerToolSpec | undefined;
-  if (
-    real &&
-    !isTerminating(real) &&
-    (!tool.metadata.uid || !real.metadata.uid || real.metadata.uid === tool.metadata.uid)
-  ) {
-    realUid = real.metadata.uid ?? realUid;
-    const parsed = parser.parse(real['spec']);
-    if (parsed.ok && !refusal(parsed.spec, namespace, deps.policy)) spec = parsed.spec;
-  }
-
-  if (spec) {
-    const wanted = spec;
-    await eachLimited(now, CONCURRENCY, async (requested) => {
-      const podName = requested.metadata.name!;
-      if (over()) return defer(podName);
-      let pod: KubeObject | undefined;
-      try {
-        pod = await deps.kube.get('v1', 'pods', namespace, podName);
-      } catch (err) {
-        fail(podName, requested.metadata.uid, err);
-        return;
-      }
-      if (!pod || isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(wanted, pod))
-        return;
-      const have = ephemeralImages(pod).get(container);
-      // Already there (by us, by hand, or the request lagged): never added twice.
-      if (have !== undefined) {
-        out.found.set(podName, have);
-        return;
-      }
-      if (over()) return defer(podName);
-      try {
-        await deps.kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(toolName, wanted, pod)], {
-          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
-          ...(pod.metadata.resourceVersion ? { resourceVersion: pod.metadata.resourceVersion } : {}),
-        });
-        out.added.set(podName, wanted.image);
-      } catch (err) {
-        fail(podName, pod.metadata.uid, err);
-      }
-    });
-  }
-
-  // Events are waited for at most EVENTS_WAIT_MS (they go on in the background): never past the deadline.
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_WAIT_MS)));
-  const written = Promise.all(
-    events.map(async (event) => {
-      try {
-        await deps.kube.createEvent?.(event);
-      } catch (err) {
-        deps.log.warn(
-          {
-            podbuggertool: `${namespace}/${toolName}`,
-            reason: errorReason(err),
-            err: err instanceof Error ? err.message : String(err),
-          },
-          `PodBuggerTool ${namespace}/${toolName}: could not record the event ${event.reason}: ${errorReason(err)}`,
-        );
-      }
-    }),
-  );
-  await Promise.race([written, waited]);
-  clearTimeout(timer);
-  return out;
 }
 
 /**
- * Adds the tool's container, once, to the pods it selects that lack it, and reports on the tool how many pods
- * match, how many carry its container, and which could not get it and why. At rest (every matching pod carries
- * it, or the same failures again) the API server is not called, or gives the same answer, and the status is the
- * same.
+ * The previous status, held: the counts were taken less than REFRESH_SECONDS ago for this very spec (this sync is
+ * the echo of writing them). Counting again now would only write again, and wake every pod of the namespace.
  */
-// eslint-disable-next-line max-lines-per-function -- the tool's status is one literal of six counts and a condition; the decisions are in match.ts and inject()
-export async function syncTool(
-  hook: SyncHook<PodBuggerToolSpec, unknown, ToolSettings>,
-): Promise<CompositeSyncResponse> {
-  const { request, spec } = hook;
-  const tool = request.parent;
-  const kube = hook.services.kube();
-  const deps: ToolHookDeps = {
-    // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
-    kube: kube.withSignal?.(hook.signal) ?? kube,
-    policy: hook.settings.policy,
-    now: hook.now,
-    log: hook.log,
-    budgetMs: hook.settings.workBudgetMs,
-    signal: hook.signal,
-  };
-  const toolName = tool.metadata.name!;
-  const namespace = tool.metadata.namespace ?? 'default';
-  const name = containerName(toolName);
-  const before = currentStatus(tool);
-  const previous = previousFailures(before);
-  // The pods the request lists that this tool selects: a pod the request lists but the tool does not select is
-  // neither counted nor touched.
-  const pods = observed(request.related, 'Pod', 'v1').filter(
-    (p) =>
-      !isTerminating(p) && (p.metadata.namespace ?? 'default') === namespace && p.metadata.name && matches(spec, p),
-  );
-  const refused = refusal(spec, namespace, deps.policy);
-  const missing = pods.filter((p) => !ephemeralImages(p).has(name));
-  const outcome: Outcome =
-    refused || isTerminating(tool) || missing.length === 0
-      ? { added: new Map(), found: new Map(), failed: new Map(), deferred: 0 }
-      : await inject(tool, missing, previous, deps);
+function held(tool: ParentObject, before: Status, now: Date): CompositeSyncResponse | undefined {
+  const at = typeof before['countedAt'] === 'string' ? Date.parse(before['countedAt']) : NaN;
+  const age = (now.getTime() - at) / 1000;
+  if (!(age >= 0 && age < REFRESH_SECONDS)) return undefined;
+  if (before['observedGeneration'] !== (tool.metadata.generation ?? 0)) return undefined;
+  return { status: before, children: [], resyncAfterSeconds: Math.max(1, Math.ceil(REFRESH_SECONDS - age)) };
+}
 
-  // A pod carries the tool only with the tool's current image: an ephemeral container cannot be changed, so a
-  // pod injected before the image changed keeps the old one, and is counted apart.
-  const carrying = (p: KubeObject) =>
-    outcome.added.get(p.metadata.name!) ?? outcome.found.get(p.metadata.name!) ?? ephemeralImages(p).get(name);
-  const injected = pods.filter((p) => carrying(p) === spec.image).map((p) => p.metadata.name!);
-  const outdated = pods.filter((p) => {
-    const image = carrying(p);
-    return image !== undefined && image !== spec.image;
-  });
-  const failedPods = [...outcome.failed]
-    .map(([pod, reason]) => ({ pod, reason }))
-    .sort((a, b) => byCodeUnits(a.pod, b.pod));
-  // Most recent first: the pods this sync added, then those the last status named, then the others by name.
-  const carriers = new Set(injected);
-  const last = [...new Set([...[...outcome.added.keys()].sort(byCodeUnits), ...previousLast(before), ...injected])]
-    .filter((p) => carriers.has(p))
-    .slice(0, LAST_INJECTED);
-  const older =
-    outdated.length > 0
-      ? `; ${outdated.length} carry it with an older image (ephemeral containers cannot be changed)`
-      : '';
-  let ready: ConditionInput;
-  if (refused) ready = { type: 'Ready', status: false, reason: refused.reason, message: refused.message };
-  else if (failedPods.length > 0) {
-    const shown = failedPods
+/** The tool's Ready condition, from the first thing that keeps it from being done. */
+function readiness(
+  name: string,
+  counts: Counts,
+  refused: { reason: string; message: string } | undefined,
+  incomplete: number | undefined,
+): ConditionInput {
+  const not = (reason: string, message: string): ConditionInput => ({ type: 'Ready', status: false, reason, message });
+  if (refused) return not(refused.reason, refused.message);
+  if (incomplete !== undefined)
+    return not(
+      'CountIncomplete',
+      `${incomplete} pods were read within ${COUNT_BUDGET_MS / 1000} s, not all of them: the counts are those of the last complete count; counted again in ${REFRESH_SECONDS}s`,
+    );
+  const list = (entries: PodReason[], reason?: string) => {
+    const shown = entries.filter((e) => !reason || e.reason === reason);
+    const named = shown
       .slice(0, 5)
-      .map((f) => `${f.pod} (${f.reason})`)
+      .map((f) => (reason ? f.pod : `${f.pod} (${f.reason})`))
       .join(', ');
-    const more = failedPods.length > 5 ? ` and ${failedPods.length - 5} more` : '';
-    ready = {
-      type: 'Ready',
-      status: false,
-      reason: 'InjectionFailed',
-      message: `${name} could not be added to ${failedPods.length} of ${pods.length} matching pods: ${shown}${more}; retried every ${RETRY_SECONDS}s`,
-    };
-  } else {
-    ready = {
-      type: 'Ready',
-      status: true,
-      reason: 'Injecting',
-      message: `${injected.length} of ${pods.length} matching pods carry ${name}${older}`,
-    };
+    return shown.length > 5 ? `${named} and more` : named;
+  };
+  const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
+  if (counts.failed > 0)
+    return not(
+      'InjectionFailed',
+      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried every ${RETRY_SECONDS.failure}s`,
+    );
+  if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
+    return not(
+      'RunsAsRoot',
+      `the restricted profile runs the container as a non-root user, and none is set for ${list(counts.skips, 'RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
+    );
+  if (counts.skips.some((s) => s.reason === 'TargetContainerMissing'))
+    return not(
+      'TargetContainerMissing',
+      `spec.targetContainerName is not a container of ${list(counts.skips, 'TargetContainerMissing')}: those pods are skipped`,
+    );
+  if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
+  const older =
+    counts.outdated > 0
+      ? `; ${counts.outdated} carry it with an older image (ephemeral containers cannot be changed)`
+      : '';
+  const completed = counts.skipped > 0 ? `; ${counts.skipped} completed pods skipped` : '';
+  return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${older}${completed}` };
+}
+
+/** Whether the tool's author may do what it does (author.ts), as the tool's status tells it. */
+async function authorRefusal(
+  hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
+  kube: KubeApi,
+  over: () => boolean,
+): Promise<Exclude<AuthorVerdict, { allowed: true }> | undefined> {
+  if (hook.settings.policy.authorCheck === 'off') return undefined;
+  let verdict: AuthorVerdict;
+  try {
+    verdict = await hook.clients.authors(kube).verify(hook.parent, over);
+  } catch (err) {
+    // Out of time: the count that follows is cut short too, and says so.
+    if (err instanceof OutOfTime) return undefined;
+    throw new TemporaryError(
+      errorReason(err),
+      `could not ask the API server whether the tool's author may debug this namespace: ${errorReason(err)}`,
+      { retryAfterSeconds: RETRY_SECONDS.failure },
+    );
   }
+  return verdict.allowed ? undefined : verdict;
+}
+
+/**
+ * The tool's status: how many pods it selects, carry its container (with its image, or an older one), are pending,
+ * were skipped or failed, and why; Ready says what keeps it from being done. At rest the same status, so nothing is
+ * written.
+ */
+export async function syncTool(
+  hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
+): Promise<CompositeSyncResponse> {
+  const { parent: tool, spec, now } = hook;
+  const namespace = tool.metadata.namespace ?? 'default';
+  const before = currentStatus(tool);
+  const hold = held(tool, before, now);
+  if (hold) return hold;
+  const base = hook.services.kube();
+  const kube = base.withSignal?.(hook.signal) ?? base;
+  const policy = hook.settings.policy;
+  const excluded = policy.excludedNamespaces.includes(namespace);
+  // No call starts later than COUNT_BUDGET_MS into the sync, nor after the route's deadline.
+  const began = performance.now();
+  const over = () => hook.signal.aborted || performance.now() - began > COUNT_BUDGET_MS;
+  const refused = refusal(spec, namespace, policy) ?? (excluded ? undefined : await authorRefusal(hook, kube, over));
+  // Pods of an excluded namespace are never touched, and not even read.
+  let result: CountResult;
+  try {
+    result = excluded ? { complete: true, counts: emptyCounts() } : await countPods(kube, tool, spec, over);
+  } catch (err) {
+    // A refused tool says why it is refused, whatever the count; an allowed one, why it could not be counted.
+    if (refused) result = { complete: false, read: 0 };
+    else
+      throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
+        retryAfterSeconds: RETRY_SECONDS.failure,
+      });
+  }
+  const last = previousCounts(before);
+  const counts = result.complete ? result.counts : (last ?? emptyCounts());
+  const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
+  const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
+  const ready = readiness(tool.metadata.name!, counts, refused, result.complete ? undefined : result.read);
   const response: CompositeSyncResponse = {
     status: {
-      matched: pods.length,
-      injected: injected.length,
-      outdated: outdated.length,
-      failed: failedPods.length,
-      failures: failedPods.slice(0, MAX_FAILURES),
-      lastInjected: last,
-      containerName: name,
-      conditions: conditionsFor(tool, [ready], deps.now),
+      ...counts,
+      containerName: containerName(tool.metadata.name!),
+      countedAt,
+      conditions: conditionsFor(tool, [ready], now),
     },
     children: [],
   };
-  // Not done yet: the next sync tries again (sooner when pods were only left for later).
-  if (outcome.deferred > 0) response.resyncAfterSeconds = 1;
-  else if (failedPods.length > 0) response.resyncAfterSeconds = RETRY_SECONDS;
+  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure). A refused tool
+  // waits for its resync: nothing changes for it until its spec, its author's rights or the server's policy do.
+  if (refused) return response;
+  if (!result.complete || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
+  else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
   return response;
 }

@@ -141,6 +141,7 @@ export class ControlPlane {
         renderController(d, {
           target: { kind: 'url', base },
           etag: this.mc.features.etag,
+          ignoreStatusChanges: this.mc.features.ignoreStatusChanges,
           ...(this.mc.features.authorization ? { authorization: { ...PRODUCTION_AUTHORIZATION } } : {}),
           resyncPeriodSeconds: E2E_RESYNC_SECONDS,
         }),
@@ -260,6 +261,9 @@ export class ControlPlane {
       '--controllers',
       'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,resourcequota-controller',
       '--leader-elect=false',
+      // Its default of 20 requests a second would take a minute to make or replace 1000 pods (PodBuggerTool at rest).
+      '--kube-api-qps=100',
+      '--kube-api-burst=200',
     ]);
 
     await this.kubectl(['apply', ...MANIFEST_FILES.flatMap((f) => ['-f', join(this.mc.manifests, f)])]);

@@ -28,6 +28,8 @@ export interface MetacontrollerFeatures {
    * waits forever on "missing child" (docs/metacontroller.md). No shipped controller uses them.
    */
   rollingUpdate: boolean;
+  /** A DecoratorController's `ignoreStatusChanges` (no call about a change of a decorated object's status alone). */
+  ignoreStatusChanges: boolean;
 }
 
 export interface MetacontrollerRelease {
@@ -61,7 +63,13 @@ export function v1(bin: string): MetacontrollerRelease {
     source: 'github.com/metacontroller/metacontroller v1.5.20 built from the Go module proxy (e2e/build.sh)',
     binary: join(bin, 'metacontroller'),
     manifests: join(bin, '..', 'metacontroller'),
-    features: { etag: false, authorization: false, revisionKeepsParentPatch: false, rollingUpdate: true },
+    features: {
+      etag: false,
+      authorization: false,
+      revisionKeepsParentPatch: false,
+      rollingUpdate: true,
+      ignoreStatusChanges: false,
+    },
     connect: (o) => ['--client-config-path', o.kubeconfig, `--debug-addr=127.0.0.1:${o.port}`],
     defaultArgs: [...TUNING, '-v=4'],
     // klog: I1125 ... manage_children.go:...] ... "Updating" parent="default/my-mysql" child=...
@@ -87,7 +95,13 @@ export function v4(repo: string): MetacontrollerRelease {
     source: `${dir} (built from tag v4.17.2; SHA-256 checked)`,
     binary,
     manifests: dir,
-    features: { etag: true, authorization: true, revisionKeepsParentPatch: true, rollingUpdate: false },
+    features: {
+      etag: true,
+      authorization: true,
+      revisionKeepsParentPatch: true,
+      rollingUpdate: false,
+      ignoreStatusChanges: true,
+    },
     connect: (o) => [
       `--kubeconfig=${o.kubeconfig}`,
       `--metrics-address=127.0.0.1:${o.port}`,

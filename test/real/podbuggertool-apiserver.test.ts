@@ -1,17 +1,29 @@
-// PodBuggerTool's tool hook against a real kube-apiserver (and etcd), built by e2e/build.sh: the re-reads, the
-// ephemeral-container PATCH with its precondition, and the RBAC of manifests/deploy/rbac.yaml, with the hook
-// server's client authenticated as the `metaops` service account through a token file.
+// PodBuggerTool against a real kube-apiserver (and etcd), built by e2e/build.sh, with RBAC: the injector's re-reads
+// and ephemeral-container PATCH with its precondition, the count behind the tool's status, the RBAC of
+// manifests/deploy/rbac.yaml (the hook server's client authenticated as the `metaops` service account through a
+// token file), and the author model: the admission policy of manifests/admission/ stamping each tool with the user
+// who wrote it, and a SubjectAccessReview for that user. Tenant A (alice) may write PodBuggerTools in tenant B's
+// namespace but may not add ephemeral containers there; tenant B (bob) may in his.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { DEFAULT_POLICY, type DebugPolicy } from '../../hooks/podbuggertool/match.js';
-import { toolSync as syncTool } from '../fixtures/hooks.js';
+import {
+  AUTHOR_ANNOTATION,
+  AUTHOR_GRACE_MS,
+  AuthorCache,
+  AuthorCheck,
+  parseStamp,
+} from '../../hooks/podbuggertool/author.js';
+import { podbuggertool, podbuggertoolInjector } from '../../hooks/podbuggertool/index.js';
+import { WORK_BUDGET_MS } from '../../hooks/podbuggertool/inject.js';
+import { DEFAULT_POLICY, FAILURES_ANNOTATION, type DebugPolicy } from '../../hooks/podbuggertool/match.js';
 import { eventName, KubeEventRecorder } from '../../lib/events.js';
-import { HttpKubeApi, KubeError } from '../../lib/kube.js';
-import type { KubeObject, ObjectMap, ParentObject } from '../../lib/metacontroller.js';
+import { HttpKubeApi, KubeError, type KubeApi } from '../../lib/kube.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { runHook } from '../../lib/operator.js';
 import { waitFor } from '../e2e/cluster.js';
 import { freePort } from '../fixtures/net.js';
 import { FIXED_NOW, root } from '../fixtures/requests.js';
@@ -49,6 +61,8 @@ function kubectl(args: string[], input?: string): string {
   }).toString();
 }
 const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
+/** kubectl as one of the tokens' users. */
+const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
 const getJson = (args: string[]) => JSON.parse(kubectl(['get', ...args, '-o', 'json'])) as KubeObject;
 
 let apiPort = 0;
@@ -74,7 +88,17 @@ t.before(async () => {
   ]);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
-  writeFileSync(join(dir, 'tokens.csv'), 'admin-token,admin,admin,system:masters\n');
+  // Tenant A, tenant B, and a user whose name has every character the stamp escapes.
+  writeFileSync(
+    join(dir, 'tokens.csv'),
+    [
+      'admin-token,admin,admin,system:masters',
+      'alice-token,alice,uid-alice,team-a',
+      'bob-token,bob,uid-bob,team-b',
+      'odd-token,"o;dd,user%",uid-odd,g;1%',
+      '',
+    ].join('\n'),
+  );
   mkdirSync(join(dir, 'pki'));
   start('kube-apiserver', [
     '--etcd-servers',
@@ -123,21 +147,62 @@ t.before(async () => {
   );
   await waitFor('kube-apiserver /readyz', async () => kubectl(['get', '--raw', '/readyz']).trim() === 'ok', 120_000);
   kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
-  for (const ns of ['metaops', 'dbg']) apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const ns of ['metaops', 'dbg', 'team-a', 'team-b'])
+    apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'metaops', namespace: 'metaops' } });
   apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody', namespace: 'metaops' } });
   kubectl(['apply', '-f', join(root, 'manifests', 'deploy', 'rbac.yaml')]);
-  // The namespace the tests debug in is opted in, as a cluster admin would (manifests/deploy/rbac.yaml).
+  kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  // The namespaces the tests debug in are opted in, as a cluster admin would (manifests/deploy/rbac.yaml).
+  for (const ns of ['dbg', 'team-a', 'team-b']) optIn(ns);
+  kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
+  // What the tenants may do: write PodBuggerTools in both namespaces (a shared role, too broad), and add
+  // ephemeral containers only in their own.
   kubectl([
     'create',
-    'rolebinding',
-    'metaops-podbuggertool',
-    '-n',
-    'dbg',
-    '--clusterrole=metaops-podbuggertool',
-    '--serviceaccount=metaops:metaops',
+    'clusterrole',
+    'tool-writer',
+    '--verb=get,list,create,update,patch,delete',
+    '--resource=podbuggertools.debug.metaops.dev',
   ]);
-  kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
+  kubectl(['create', 'clusterrole', 'debugger', '--verb=patch', '--resource=pods/ephemeralcontainers']);
+  for (const [user, ns, role] of [
+    ['alice', 'team-a', 'tool-writer'],
+    ['alice', 'team-b', 'tool-writer'],
+    ['alice', 'team-a', 'debugger'],
+    ['bob', 'team-b', 'tool-writer'],
+    ['bob', 'team-b', 'debugger'],
+    ['o;dd,user%', 'team-a', 'tool-writer'],
+    ['o;dd,user%', 'team-a', 'debugger'],
+  ] as const)
+    kubectl([
+      'create',
+      'rolebinding',
+      `${role}-${user.replace(/[^a-z]/g, '')}`,
+      '-n',
+      ns,
+      `--clusterrole=${role}`,
+      `--user=${user}`,
+    ]);
+  // The API server serves the new kind a moment after the CRD is Established, and the policy applies a moment
+  // after it is created: a tool written by then carries a stamp.
+  await waitFor(
+    'the author policy in force',
+    async () => {
+      kubectl(['apply', '-f', '-'], JSON.stringify(tool('probe', { label: 'x=y', image: 'busybox' })));
+      const stamped = getJson(['pbt', 'probe', '-n', 'dbg']).metadata.annotations?.[AUTHOR_ANNOTATION];
+      kubectl(['delete', 'pbt', 'probe', '-n', 'dbg']);
+      return typeof stamped === 'string' && stamped.startsWith('v1;');
+    },
+    60_000,
+  );
+  // A tool is trusted only past the policy's grace after its creation (author.ts AUTHOR_GRACE_MS).
+  const since = Math.max(
+    ...['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding'].map((kind) =>
+      Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!),
+    ),
+  );
+  await new Promise((r) => setTimeout(r, Math.max(0, since + AUTHOR_GRACE_MS + 1500 - Date.now())));
   for (const sa of ['metaops', 'nobody'])
     writeFileSync(join(dir, `${sa}.token`), kubectl(['create', 'token', sa, '-n', 'metaops']));
 });
@@ -161,30 +226,89 @@ const tool = (name: string, spec: Record<string, unknown>, ns = 'dbg') => ({
   metadata: { name, namespace: ns },
   spec,
 });
-function related(pods: KubeObject[]): ObjectMap {
-  return { 'Pod.v1': Object.fromEntries(pods.map((x) => [x.metadata.name!, x])) };
+/** A namespace opted in by a cluster admin: the hook server may read, list and debug its pods (manifests/deploy/rbac.yaml). */
+function optIn(ns: string): void {
+  kubectl([
+    'create',
+    'rolebinding',
+    'metaops-podbuggertool',
+    '-n',
+    ns,
+    '--clusterrole=metaops-podbuggertool',
+    '--serviceaccount=metaops:metaops',
+  ]);
 }
-const request = (parent: KubeObject, pods: KubeObject[]) => ({
-  controller: {},
-  parent: parent as any,
-  children: {},
-  related: related(pods),
-});
+
 const ephemeral = (ns: string, name: string) =>
   ((getJson(['pod', name, '-n', ns])['spec'] as any).ephemeralContainers ?? []) as any[];
 
+/** The injector and the tool's status as Metacontroller calls them, with the hook server's client as `sa`. */
+const ANY: DebugPolicy = { ...DEFAULT_POLICY, allowlist: ['*'] };
+function hooksAs(sa: string, policy: DebugPolicy = ANY) {
+  const kube: KubeApi = client(sa);
+  const cache = new AuthorCache();
+  const options = (log?: (msg: string) => void) => ({
+    now: new Date(),
+    services: { kube: () => kube },
+    settings: { policy, workBudgetMs: WORK_BUDGET_MS },
+    clients: { authors: (k: KubeApi) => new AuthorCheck(k, cache) },
+    ...(log
+      ? {
+          log: {
+            warn: (_o: unknown, msg: string) => log(msg),
+            info() {},
+            debug() {},
+            error() {},
+            child() {
+              return this;
+            },
+          } as never,
+        }
+      : {}),
+  });
+  return {
+    kube,
+    /** The injector asked about a pod: the pod, and the tools of its namespace, as the API server has them now. */
+    inject: async (ns: string, name: string, log?: (msg: string) => void, tools?: KubeObject[]) => {
+      const related = tools ?? (JSON.parse(kubectl(['get', 'pbt', '-n', ns, '-o', 'json'])).items as KubeObject[]);
+      const request = {
+        controller: {},
+        object: getJson(['pod', name, '-n', ns]),
+        attachments: {},
+        related: {
+          'PodBuggerTool.debug.metaops.dev/v1alpha1': Object.fromEntries(related.map((x) => [x.metadata.name!, x])),
+        },
+      };
+      const res = await runHook(podbuggertoolInjector, 'sync', request as never, options(log));
+      // Metacontroller writes the annotations it answers.
+      for (const [k, v] of Object.entries(res.annotations ?? {}))
+        kubectl(['annotate', '--overwrite', 'pod', name, '-n', ns, v === null ? `${k}-` : `${k}=${v}`]);
+      return res;
+    },
+    status: (ns: string, name: string) =>
+      runHook(
+        podbuggertool,
+        'sync',
+        { controller: {}, parent: getJson(['pbt', name, '-n', ns]), children: {} } as never,
+        options(),
+      ),
+  };
+}
+const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
+
 t.test('the RBAC grants the hook server what it uses, and no more', async (t) => {
-  const can = (verb: string, what: string, ns = 'dbg') => {
-    const [resource, subresource] = what.split('/');
+  const can = (verb: string, what: string, ns: string | undefined = 'dbg') => {
+    // `pods/exec` is a subresource; `configmaps/<name>` a name.
+    const [resource, part] = what.split('/');
+    const subresource = ['ephemeralcontainers', 'exec', 'attach', 'status'].includes(part ?? '') ? part : undefined;
     try {
       return kubectl([
         'auth',
         'can-i',
         verb,
-        resource!,
+        subresource ? resource! : what,
         ...(subresource ? [`--subresource=${subresource}`] : []),
-        '-n',
-        ns,
+        ...(ns ? ['-n', ns] : []),
         '--as',
         'system:serviceaccount:metaops:metaops',
       ]).trim();
@@ -192,44 +316,209 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
       return String((err as { stdout?: Buffer }).stdout ?? '').trim();
     }
   };
-  t.equal(can('get', 'pods'), 'yes');
+  t.equal(can('get', 'pods'), 'yes', 're-read before a PATCH');
+  t.equal(can('list', 'pods'), 'yes', "the count behind a tool's status");
   t.equal(can('patch', 'pods/ephemeralcontainers'), 'yes');
   // Only where an admin bound metaops-podbuggertool: not in a namespace that did not opt in.
   t.equal(can('get', 'pods', 'metaops'), 'no', 'no pods get in a namespace not opted in');
   t.equal(can('patch', 'pods/ephemeralcontainers', 'metaops'), 'no', 'no ephemeral containers there');
   t.equal(can('create', 'events.events.k8s.io', 'metaops'), 'yes', 'Events everywhere');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
+  t.equal(can('create', 'subjectaccessreviews.authorization.k8s.io', undefined), 'yes', "the author's check");
+  t.equal(
+    can('get', 'mutatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined),
+    'yes',
+  );
+  t.equal(
+    can('get', 'mutatingadmissionpolicybindings.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined),
+    'yes',
+  );
   t.equal(can('create', 'events.events.k8s.io'), 'yes');
   t.equal(can('patch', 'events.events.k8s.io'), 'yes', 'a repeated event updates its series');
-  for (const [verb, what] of [
-    ['list', 'pods'],
+  for (const [verb, what, ns] of [
     ['watch', 'pods'],
     ['patch', 'pods'],
     ['update', 'pods'],
     ['delete', 'pods'],
     ['create', 'pods/exec'],
+    ['create', 'pods/attach'],
     ['patch', 'pods/status'],
     ['list', 'podbuggertools.debug.metaops.dev'],
+    ['update', 'podbuggertools.debug.metaops.dev'],
     ['get', 'secrets'],
+    ['get', 'configmaps'],
+    ['get', 'configmaps', 'metaops'],
+    ['get', 'configmaps/other', 'metaops'],
+    ['get', 'configmaps/metaops-podbuggertool-author', 'metaops'],
+    ['update', 'configmaps/metaops-podbuggertool-author', 'metaops'],
+    ['get', 'mutatingadmissionpolicies.admissionregistration.k8s.io/other', undefined],
+    ['update', 'mutatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined],
+    ['delete', 'mutatingadmissionpolicybindings.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined],
     ['create', 'events'],
     ['patch', 'events'],
     ['update', 'events.events.k8s.io'],
     ['delete', 'events.events.k8s.io'],
     ['get', 'events.events.k8s.io'],
-  ]) {
-    t.equal(can(verb!, what!), 'no', `no ${verb} ${what}`);
+  ] as Array<[string, string, string | undefined]>) {
+    t.equal(
+      can(verb, what, ns === undefined && what.includes('admission') ? undefined : (ns ?? 'dbg')),
+      'no',
+      `no ${verb} ${what}`,
+    );
   }
 });
 
-t.test('injection on a real API server: the tool and pod it has, once, with a precondition', async (t) => {
+t.test('the author stamp is the API server’s: whoever writes the spec, never what a client writes', async (t) => {
+  const A = (ns: string, name: string) => getJson(['pbt', name, '-n', ns]).metadata.annotations?.[AUTHOR_ANNOTATION];
+  const forged = { ...tool('stamped', { label: 'app=web', image: 'busybox' }, 'team-b') } as any;
+  forged.metadata.annotations = { [AUTHOR_ANNOTATION]: 'v1;admin;admin;system:masters' };
+  as('alice-token', ['apply', '-f', '-'], JSON.stringify(forged));
+  t.same(
+    parseStamp(A('team-b', 'stamped')),
+    { user: 'alice', uid: 'uid-alice', groups: ['team-a', 'system:authenticated'] },
+    'created by alice, whatever she wrote',
+  );
+  const first = A('team-b', 'stamped');
+  as('bob-token', ['label', 'pbt', 'stamped', '-n', 'team-b', 'reviewed=yes']);
+  t.equal(A('team-b', 'stamped'), first, 'a label by bob: still alice’s');
+  as('bob-token', [
+    'annotate',
+    '--overwrite',
+    'pbt',
+    'stamped',
+    '-n',
+    'team-b',
+    `${AUTHOR_ANNOTATION}=v1;bob;uid-bob;team-b`,
+  ]);
+  t.equal(A('team-b', 'stamped'), first, 'the stamp rewritten by bob: put back');
+  as('bob-token', ['annotate', 'pbt', 'stamped', '-n', 'team-b', `${AUTHOR_ANNOTATION}-`]);
+  t.equal(A('team-b', 'stamped'), first, 'removed by bob: put back');
+  as('bob-token', [
+    'patch',
+    'pbt',
+    'stamped',
+    '-n',
+    'team-b',
+    '--type=merge',
+    '-p',
+    '{"spec":{"image":"busybox:1.37"}}',
+  ]);
+  t.same(
+    parseStamp(A('team-b', 'stamped')),
+    { user: 'bob', uid: 'uid-bob', groups: ['team-b', 'system:authenticated'] },
+    'the spec changed by bob: bob’s now',
+  );
+  // Names with the characters the stamp escapes come back whole.
+  as('odd-token', ['apply', '-f', '-'], JSON.stringify(tool('odd', { label: 'app=web', image: 'busybox' }, 'team-a')));
+  t.same(parseStamp(A('team-a', 'odd')), {
+    user: 'o;dd,user%',
+    uid: 'uid-odd',
+    groups: ['g;1%', 'system:authenticated'],
+  });
+  kubectl(['delete', 'pbt', 'stamped', '-n', 'team-b']);
+});
+
+t.test("tenant A's tool in tenant B's namespace injects nothing; B's own, and A's in her namespace, do", async (t) => {
+  apply(pod('b-web', { app: 'web' }, 'team-b'));
+  apply(pod('a-web', { app: 'web' }, 'team-a'));
+  as(
+    'alice-token',
+    ['apply', '-f', '-'],
+    JSON.stringify(
+      tool('sneak', { label: 'app=web', image: 'busybox', command: ['sh', '-c', 'cat /proc/1/environ'] }, 'team-b'),
+    ),
+  );
+  const hooks = hooksAs('metaops');
+  for (let i = 0; i < 2; i++) t.same(await hooks.inject('team-b', 'b-web'), { attachments: [] });
+  t.same(ephemeral('team-b', 'b-web'), [], "alice's command runs in none of bob's pods");
+  t.match(ready(await hooks.status('team-b', 'sneak')), {
+    status: 'False',
+    reason: 'AuthorNotAllowed',
+    message: /alice may not patch pods\/ephemeralcontainers in namespace team-b/,
+  });
+  // Bob's own tool, and alice's in her own namespace: injected.
+  as('bob-token', ['apply', '-f', '-'], JSON.stringify(tool('mine', { label: 'app=web', image: 'busybox' }, 'team-b')));
+  as(
+    'alice-token',
+    ['apply', '-f', '-'],
+    JSON.stringify(tool('hers', { label: 'app=web', image: 'busybox' }, 'team-a')),
+  );
+  await hooks.inject('team-b', 'b-web');
+  await hooks.inject('team-a', 'a-web');
+  t.same(
+    ephemeral('team-b', 'b-web').map((c) => c.name),
+    ['debug-mine'],
+  );
+  t.same(
+    ephemeral('team-a', 'a-web').map((c) => c.name),
+    ['debug-hers'],
+  );
+  t.match(ready(await hooks.status('team-b', 'mine')), { status: 'True', reason: 'Injected' });
+  // Bob changes alice's tool (he may write tools in his namespace): it is his now, and it acts.
+  as('bob-token', ['patch', 'pbt', 'sneak', '-n', 'team-b', '--type=merge', '-p', '{"spec":{"command":["sh"]}}']);
+  await hooks.inject('team-b', 'b-web');
+  t.same(
+    ephemeral('team-b', 'b-web')
+      .map((c) => c.name)
+      .sort(),
+    ['debug-mine', 'debug-sneak'],
+  );
+});
+
+t.test(
+  'the policy installed again: stamps are made again at once, tools from before are no longer trusted',
+  async (t) => {
+    const admission = join(root, 'manifests', 'admission', 'podbuggertool-author.yaml');
+    kubectl(['delete', '-f', admission]);
+    kubectl(['apply', '-f', admission]);
+    const check = () => new AuthorCheck(client('metaops'), new AuthorCache());
+    // A policy with a parameter (an earlier design) was never applied again by this API server once made again.
+    await waitFor(
+      'the policy made again in force',
+      async () => {
+        as(
+          'alice-token',
+          ['apply', '-f', '-'],
+          JSON.stringify(tool('again', { label: 'x=y', image: 'busybox' }, 'team-a')),
+        );
+        const stamped = getJson(['pbt', 'again', '-n', 'team-a']).metadata.annotations?.[AUTHOR_ANNOTATION];
+        if (typeof stamped === 'string' && stamped.startsWith('v1;alice;')) return true;
+        kubectl(['delete', 'pbt', 'again', '-n', 'team-a']);
+        return false;
+      },
+      60_000,
+    );
+    t.match(await check().verify(getJson(['pbt', 'hers', '-n', 'team-a'])), {
+      allowed: false,
+      reason: 'AuthorUnverified',
+      message: /was created before the admission policy/,
+    });
+    t.match(
+      await check().verify(getJson(['pbt', 'again', '-n', 'team-a'])),
+      { allowed: false, reason: 'AuthorUnverified' },
+      'within the grace',
+    );
+    await new Promise((r) => setTimeout(r, AUTHOR_GRACE_MS + 1500));
+    kubectl(['delete', 'pbt', 'again', '-n', 'team-a']);
+    as(
+      'alice-token',
+      ['apply', '-f', '-'],
+      JSON.stringify(tool('again', { label: 'x=y', image: 'busybox' }, 'team-a')),
+    );
+    t.same(await check().verify(getJson(['pbt', 'again', '-n', 'team-a'])), { allowed: true, author: 'alice' });
+    kubectl(['delete', 'pbt', 'again', '-n', 'team-a']);
+  },
+);
+
+t.test('injection on a real API server: the tool and the pod it has, once, with a precondition', async (t) => {
   apply(pod('web-1', { app: 'web' }));
   apply(pod('db-1', { app: 'db' }));
-  apply(tool('a', { label: 'app=web', image: 'busybox:1.36' }));
-  const kube = client('metaops');
-  const real = getJson(['pod', 'web-1', '-n', 'dbg']);
-  // The request lies about the tool (another image, a privileged profile, a command) and lists a pod it does not select.
+  kubectl(['apply', '-f', '-'], JSON.stringify(tool('a', { label: 'app=web', image: 'busybox:1.36' })));
+  const hooks = hooksAs('metaops', { ...ANY, profiles: ['baseline', 'sysadmin'] });
+  const real = getJson(['pbt', 'a', '-n', 'dbg']);
+  // The request lies about the tool (another image, a privileged profile, a command).
   const lie = {
-    ...getJson(['pbt', 'a', '-n', 'dbg']),
+    ...real,
     spec: {
       label: 'app=web',
       image: 'evil.example/rootkit',
@@ -237,37 +526,37 @@ t.test('injection on a real API server: the tool and pod it has, once, with a pr
       command: ['sh', '-c', 'pwn'],
     },
   };
-  const policy: DebugPolicy = { ...DEFAULT_POLICY, allowlist: ['*'], profiles: ['general', 'sysadmin'] };
-  const res = await syncTool(request(lie, [real, getJson(['pod', 'db-1', '-n', 'dbg'])]), {
-    kube,
-    policy,
-    now: FIXED_NOW,
-  });
-  t.notOk(res.resyncAfterSeconds, JSON.stringify(res));
+  const stale = getJson(['pod', 'web-1', '-n', 'dbg']);
+  t.same(await hooks.inject('dbg', 'web-1', undefined, [lie]), { attachments: [] });
   const list = ephemeral('dbg', 'web-1');
   t.equal(list.length, 1);
-  t.match(list[0], {
-    name: 'debug-a',
-    image: 'busybox:1.36',
-    securityContext: { capabilities: { add: ['SYS_PTRACE'] } },
-  });
+  t.match(list[0], { name: 'debug-a', image: 'busybox:1.36' });
+  t.notOk(list[0].securityContext, "the API server's profile, not the request's");
   t.notOk(list[0].command, "the request's command was not used");
   t.same(ephemeral('dbg', 'db-1'), [], 'a pod the tool does not select is not touched');
-
-  // The same (now stale) request again: the re-read sees the container, nothing is added, no error.
-  const again = await syncTool(request(lie, [real]), { kube, policy, now: FIXED_NOW });
-  t.notOk(again.resyncAfterSeconds);
+  t.same(await hooks.inject('dbg', 'db-1'), { attachments: [] });
+  // A stale request again: the re-read sees the container, nothing is added.
+  const request = {
+    controller: {},
+    object: stale,
+    attachments: {},
+    related: { 'PodBuggerTool.debug.metaops.dev/v1alpha1': { a: real } },
+  };
+  const again = await runHook(podbuggertoolInjector, 'sync', request as never, {
+    services: { kube: () => hooks.kube },
+    settings: { policy: ANY, workBudgetMs: WORK_BUDGET_MS },
+  });
+  t.same(again, { attachments: [] });
   t.equal(ephemeral('dbg', 'web-1').length, 1);
-
   // The precondition is enforced by the API server: a stale resourceVersion or another uid is refused.
-  const stale = await kube
+  const conflict = await hooks.kube
     .addEphemeralContainers('dbg', 'web-1', [{ name: 'debug-x', image: 'busybox' }], {
-      resourceVersion: real.metadata.resourceVersion!,
+      resourceVersion: stale.metadata.resourceVersion!,
     })
     .catch((e: unknown) => e);
-  t.match(stale, { status: 409, reason: 'Conflict' });
+  t.match(conflict, { status: 409, reason: 'Conflict' });
   const current = getJson(['pod', 'web-1', '-n', 'dbg']);
-  const otherUid = await kube
+  const otherUid = await hooks.kube
     .addEphemeralContainers('dbg', 'web-1', [{ name: 'debug-x', image: 'busybox' }], {
       uid: '00000000-0000-0000-0000-000000000000',
       resourceVersion: current.metadata.resourceVersion!,
@@ -278,82 +567,137 @@ t.test('injection on a real API server: the tool and pod it has, once, with a pr
     `another uid is refused (${(otherUid as Error).message})`,
   );
   t.equal(ephemeral('dbg', 'web-1').length, 1);
+});
 
-  // The status, on the pod as the API server has it.
-  const status = (
-    await syncTool(request(getJson(['pbt', 'a', '-n', 'dbg']), [getJson(['pod', 'web-1', '-n', 'dbg'])]), {
-      kube,
-      policy,
-      now: FIXED_NOW,
-    })
-  ).status as any;
-  t.match(status, { matched: 1, injected: 1, outdated: 0, failed: 0 });
+t.test('the count on a real API server: pages of the selected pods, every state', async (t) => {
+  kubectl(['create', 'namespace', 'many']);
+  optIn('many');
+  const items = Array.from({ length: 60 }, (_, i) =>
+    pod(`p${String(i).padStart(2, '0')}`, { app: i < 50 ? 'web' : 'db' }, 'many'),
+  );
+  kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  kubectl(['apply', '-f', '-'], JSON.stringify(tool('count', { label: 'app=web', image: 'busybox' }, 'many')));
+  const hooks = hooksAs('metaops');
+  const before = await hooks.status('many', 'count');
+  t.match(before.status, { matched: 50, injected: 0, pending: 50 });
+  t.match(ready(before), { reason: 'Injecting', message: '0 of 50 matching pods carry debug-count; 50 pending' });
+  for (const p of items.slice(0, 20)) await hooks.inject('many', p.metadata.name);
+  kubectl([
+    'patch',
+    'pod',
+    'p30',
+    '-n',
+    'many',
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    '{"status":{"phase":"Succeeded"}}',
+  ]);
+  const during = await hooks.status('many', 'count');
+  t.match(during.status, {
+    matched: 50,
+    injected: 20,
+    pending: 29,
+    skipped: 1,
+    skips: [{ pod: 'p30', reason: 'PodCompleted' }],
+  });
+  // A page of one pod at a time gives the same counts (the continue token of a real server).
+  const { countPods } = await import('../../hooks/podbuggertool/sync.js');
+  const listed: number[] = [];
+  const paged: KubeApi = {
+    ...hooks.kube,
+    get: hooks.kube.get.bind(hooks.kube),
+    addEphemeralContainers: hooks.kube.addEphemeralContainers.bind(hooks.kube),
+    list: (v, r, ns, o) =>
+      hooks.kube.list!(v, r, ns, { ...o, limit: 7 }).then((page) => (listed.push(page.items.length), page)),
+  };
+  const counted = await countPods(
+    paged,
+    getJson(['pbt', 'count', '-n', 'many']) as ParentObject,
+    { label: 'app=web', image: 'busybox', securityProfile: 'baseline' } as never,
+    () => false,
+  );
+  t.match(counted, { complete: true, counts: { matched: 50, injected: 20, pending: 29, skipped: 1 } });
+  t.same(listed, [7, 7, 7, 7, 7, 7, 7, 1], 'eight pages of the 50 selected pods');
 });
 
 t.test(
-  'a client without the rights: the failure is in the status with the API server reason, nothing added',
+  'a PATCH the API server refuses: recorded on the pod, an event on the tool, the reason in its status',
   async (t) => {
-    apply(pod('web-2', { app: 'web' }));
+    // The namespace's Pod Security level is the administrator's: `restricted` refuses a container without its
+    // security context, whatever the hook server's own rights.
+    kubectl(['create', 'namespace', 'strict']);
+    optIn('strict');
+    kubectl(['label', 'namespace', 'strict', 'pod-security.kubernetes.io/enforce=restricted']);
+    const restrictedPod = {
+      ...pod('web-3', { app: 'web' }, 'strict'),
+      spec: {
+        securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+        containers: [
+          {
+            name: 'app',
+            image: 'nginx:1.27',
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+          },
+        ],
+      },
+    };
+    apply(restrictedPod);
+    kubectl(['apply', '-f', '-'], JSON.stringify(tool('loose', { label: 'app=web', image: 'busybox:1.36' }, 'strict')));
     const lines: string[] = [];
-    const parent = getJson(['pbt', 'a', '-n', 'dbg']);
-    const pods = [getJson(['pod', 'web-1', '-n', 'dbg']), getJson(['pod', 'web-2', '-n', 'dbg'])];
-    const res = await syncTool(request(parent, pods), {
-      kube: client('nobody'),
-      policy: DEFAULT_POLICY,
-      now: FIXED_NOW,
-      log: { warn: (_o: Record<string, unknown>, msg: string) => lines.push(msg) },
+    const hooks = hooksAs('metaops');
+    const res = await hooks.inject('strict', 'web-3', (msg) => lines.push(msg));
+    t.same(res, {
+      attachments: [],
+      annotations: { [FAILURES_ANNOTATION]: '{"debug-loose":"Forbidden"}' },
+      resyncAfterSeconds: 30,
     });
-    t.match(res.status, { matched: 2, injected: 1, failed: 1, failures: [{ pod: 'web-2', reason: 'Forbidden' }] });
-    t.equal(res.resyncAfterSeconds, 30);
-    t.match(lines[0], /PodBuggerTool dbg\/a: could not add debug-a to pod dbg\/web-2: Forbidden/);
-    t.same(ephemeral('dbg', 'web-2'), []);
-    // With the service account of the RBAC manifest it works.
-    const ok = await syncTool(request(parent, pods), {
-      kube: client('metaops'),
-      policy: DEFAULT_POLICY,
-      now: FIXED_NOW,
-    });
-    t.notOk(ok.resyncAfterSeconds);
-    t.equal(ephemeral('dbg', 'web-2').length, 1);
+    t.same(lines, ['PodBuggerTool strict/loose: could not add debug-loose to pod strict/web-3: Forbidden']);
+    t.same(ephemeral('strict', 'web-3'), []);
+    const events = JSON.parse(kubectl(['get', 'events.events.k8s.io', '-n', 'strict', '-o', 'json'])).items as any[];
+    t.match(
+      events.filter((e) => e.regarding?.name === 'loose'),
+      [
+        {
+          reportingController: 'metaops',
+          reason: 'InjectionFailed',
+          type: 'Warning',
+          action: 'AddEphemeralContainer',
+          note: 'could not add debug-loose to pod strict/web-3: Forbidden',
+          regarding: {
+            kind: 'PodBuggerTool',
+            name: 'loose',
+            uid: getJson(['pbt', 'loose', '-n', 'strict']).metadata.uid,
+          },
+          related: { kind: 'Pod', name: 'web-3' },
+        },
+      ],
+    );
+    const status = await hooks.status('strict', 'loose');
+    t.match(status.status, { matched: 1, failed: 1, failures: [{ pod: 'web-3', reason: 'Forbidden' }] });
+    t.match(ready(status), { reason: 'InjectionFailed', message: /web-3 \(Forbidden\)/ });
+    // The restricted profile, with a non-root user: admitted.
+    kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify(
+        tool(
+          'loose',
+          { label: 'app=web', image: 'busybox:1.36', securityProfile: 'restricted', runAsUser: 65534 },
+          'strict',
+        ),
+      ),
+    );
+    t.same(await hooks.inject('strict', 'web-3'), { attachments: [], annotations: { [FAILURES_ANNOTATION]: null } });
+    t.match(ephemeral('strict', 'web-3'), [
+      { name: 'debug-loose', securityContext: { runAsNonRoot: true, runAsUser: 65534 } },
+    ]);
+    // A client without the rights (not the manifest's service account): Forbidden, nothing added.
+    apply(pod('web-4', { app: 'web' }));
+    const denied = await hooksAs('nobody').inject('dbg', 'web-4');
+    t.match(denied, { annotations: { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden"}' } });
+    t.same(ephemeral('dbg', 'web-4'), []);
   },
 );
-
-t.test('a PATCH the API server refuses: the failure and an event on the tool, with the same reason', async (t) => {
-  apply(pod('web-3', { app: 'env' }));
-  // The CRD lets this through; the API server refuses an environment variable name with `=`.
-  apply(tool('bad-env', { label: 'app=env', image: 'busybox:1.36', env: [{ name: 'A=B', value: 'x' }] }));
-  const kube = client('metaops');
-  const lines: string[] = [];
-  const res = await syncTool(
-    request(getJson(['pbt', 'bad-env', '-n', 'dbg']), [getJson(['pod', 'web-3', '-n', 'dbg'])]),
-    {
-      kube,
-      policy: DEFAULT_POLICY,
-      now: new Date(),
-      log: { warn: (_o: Record<string, unknown>, msg: string) => lines.push(msg) },
-    },
-  );
-  t.match(res.status, { matched: 1, injected: 0, failed: 1, failures: [{ pod: 'web-3', reason: 'Invalid' }] });
-  t.match((res.status as any).conditions[0], {
-    type: 'Ready',
-    status: 'False',
-    reason: 'InjectionFailed',
-    message: /web-3 \(Invalid\)/,
-  });
-  t.same(lines, ['PodBuggerTool dbg/bad-env: could not add debug-bad-env to pod dbg/web-3: Invalid']);
-  const events = JSON.parse(kubectl(['get', 'events.events.k8s.io', '-n', 'dbg', '-o', 'json'])).items as any[];
-  const mine = events.filter((e) => e.regarding?.name === 'bad-env');
-  t.equal(mine.length, 1);
-  t.match(mine[0], {
-    reportingController: 'metaops',
-    reason: 'InjectionFailed',
-    type: 'Warning',
-    action: 'AddEphemeralContainer',
-    note: 'could not add debug-bad-env to pod dbg/web-3: Invalid',
-    regarding: { kind: 'PodBuggerTool', name: 'bad-env', uid: getJson(['pbt', 'bad-env', '-n', 'dbg']).metadata.uid },
-    related: { kind: 'Pod', name: 'web-3' },
-  });
-});
 
 t.test(
   'events on a real API server, as the service account: one event, then its series (create and patch only)',

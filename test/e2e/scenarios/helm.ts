@@ -64,6 +64,14 @@ export const helm: Scenario = {
     );
     t0 = Date.now();
     await k.kubectl(['delete', 'compositecontrollers,decoratorcontrollers', '-l', LABEL, '--wait=true']);
+    // PodBuggerTool's author policy, when a scenario installed it (manifests/admission/): the chart ships its own.
+    await k.kubectl([
+      'delete',
+      'mutatingadmissionpolicybindings,mutatingadmissionpolicies',
+      '-l',
+      LABEL,
+      '--wait=true',
+    ]);
     assert.equal((await k.json(['get', 'crd', '-l', LABEL])).items.length, 0, 'no metaops CRD left');
     notes.push(`then the suite's controllers removed in ${secs(t0)}`);
 

@@ -8,7 +8,8 @@ import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
 import { s3 } from './s3.js';
-import { podbuggertool } from './podbuggertool.js';
+import { podbuggertool, podbuggertoolUpgrade } from './podbuggertool.js';
+import { podbuggertoolAtRest, podbuggertoolAtScale } from './podbuggertool-scale.js';
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
@@ -28,6 +29,7 @@ export const scenarios: Scenario[] = [
   etcd,
   s3,
   podbuggertool,
+  podbuggertoolUpgrade,
   restricted,
   eventsRestrictedEtcd,
   generatedSelector,
@@ -38,4 +40,7 @@ export const scenarios: Scenario[] = [
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back: any scenario may follow it.
   helm,
   collisions,
+  // Last: they fill the cluster with thousands of pods.
+  podbuggertoolAtScale,
+  podbuggertoolAtRest,
 ];

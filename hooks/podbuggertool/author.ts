@@ -1,0 +1,246 @@
+// Who wrote a PodBuggerTool, and whether that user could do what the tool does. A tool runs its command in every
+// pod it selects through the hook server's own service account; without this check it is pods/exec by proxy for
+// anyone who may create PodBuggerTools.
+//
+// The model (docs/podbuggertool.md, "Who may debug"): the API server stamps the author. A MutatingAdmissionPolicy
+// shipped with metaops (admissionregistration.k8s.io/v1) writes `debug.metaops.dev/author` on every create, and on
+// every update that changes the spec, from the request's own user information (name, UID, groups); on any other
+// update it puts back the stamp the tool had, so no client can set or change it. A stamp is trusted only on a tool
+// created after the policy and its binding (their creationTimestamps, which no client sets): a tool written before
+// they were in place (or while they were not) may carry a stamp written by hand. Before acting, the hook asks the API
+// server (SubjectAccessReview) whether the author may patch pods/ephemeralcontainers in the tool's namespace: what
+// the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
+// API server of Kubernetes 1.36 stopped finding a policy's parameters once the policy had been deleted and created
+// again, and refused every tool write: no parameter is used.)
+import type { KubeApi } from '../../lib/kube.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+
+/** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
+export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';
+/** The name of the policy and of its binding. */
+export const AUTHOR_POLICY = 'metaops-podbuggertool-author';
+const ADMISSION_API = 'admissionregistration.k8s.io/v1';
+
+/** The author of a tool's spec, as the admission policy stamped it. */
+export interface Author {
+  user: string;
+  uid: string;
+  groups: string[];
+}
+
+/** `%`, `;` and `,` escaped, as the policy writes every part (a user or group name may contain any of them). */
+function unescape(part: string): string {
+  return part.replace(/%(25|3B|2C)/g, (_, code: string) => ({ '25': '%', '3B': ';', '2C': ',' })[code]!);
+}
+
+/** A stamp `v1;<user>;<uid>;<group>,<group>...`, or undefined for anything else. */
+export function parseStamp(text: unknown): Author | undefined {
+  if (typeof text !== 'string' || text.length > 16 * 1024) return undefined;
+  const parts = text.split(';');
+  if (parts.length !== 4 || parts[0] !== 'v1') return undefined;
+  const [, user, uid, groups] = parts as [string, string, string, string];
+  if (!user) return undefined;
+  return {
+    user: unescape(user),
+    uid: unescape(uid),
+    groups: groups === '' ? [] : groups.split(',').map(unescape),
+  };
+}
+
+/** A CEL expression that escapes `%`, `;` and `,` in the string `s`, as parseStamp undoes it. */
+const escaped = (s: string) => `${s}.replace('%', '%25').replace(';', '%3B').replace(',', '%2C')`;
+
+/**
+ * The objects that make the stamp: the MutatingAdmissionPolicy and its binding. Shipped in manifests/admission/ (npm
+ * run manifests) and in the Helm chart.
+ */
+export function authorPolicyObjects(): Array<Record<string, unknown>> {
+  const labels = { 'app.kubernetes.io/part-of': 'metaops' };
+  const stored = `request.operation == 'UPDATE' && has(oldObject.metadata.annotations) && '${AUTHOR_ANNOTATION}' in oldObject.metadata.annotations ? oldObject.metadata.annotations['${AUTHOR_ANNOTATION}'] : ''`;
+  return [
+    {
+      apiVersion: ADMISSION_API,
+      kind: 'MutatingAdmissionPolicy',
+      metadata: { name: AUTHOR_POLICY, labels },
+      spec: {
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['debug.metaops.dev'],
+              apiVersions: ['*'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['podbuggertools'],
+            },
+          ],
+        },
+        failurePolicy: 'Fail',
+        reinvocationPolicy: 'Never',
+        variables: [
+          {
+            name: 'changed',
+            expression: "request.operation == 'CREATE' || object.spec != oldObject.spec",
+          },
+          { name: 'stored', expression: stored },
+          {
+            name: 'stamp',
+            expression: [
+              "'v1;'",
+              escaped('request.userInfo.username'),
+              `';' + ${escaped("(has(request.userInfo.uid) ? request.userInfo.uid : '')")}`,
+              `';' + (has(request.userInfo.groups) ? request.userInfo.groups.map(g, ${escaped('g')}).join(',') : '')`,
+            ].join(' + '),
+          },
+          {
+            name: 'value',
+            expression:
+              "variables.changed ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
+          },
+        ],
+        mutations: [
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: {
+              expression: `Object{metadata: Object.metadata{annotations: {"${AUTHOR_ANNOTATION}": variables.value}}}`,
+            },
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: ADMISSION_API,
+      kind: 'MutatingAdmissionPolicyBinding',
+      metadata: { name: AUTHOR_POLICY, labels },
+      spec: { policyName: AUTHOR_POLICY },
+    },
+  ];
+}
+
+export type AuthorVerdict =
+  | { allowed: true; author: string }
+  | { allowed: false; reason: 'AuthorUnverified' | 'AuthorNotAllowed'; message: string };
+
+/** The caller's budget was spent before a call the check needed: the caller comes back later. */
+export class OutOfTime extends Error {
+  constructor() {
+    super('the work budget was spent before the author could be checked');
+    this.name = 'OutOfTime';
+  }
+}
+
+/**
+ * A tool created within this time of the policy (or its binding) is not trusted: the API server applies a new policy
+ * a moment after it is created (a second or two here), and a tool written in between keeps whatever annotation its
+ * writer gave it.
+ */
+export const AUTHOR_GRACE_MS = 10_000;
+
+/** How long the policy's state and an author's answer are reused (a revoked right stops the tool within this). */
+export const AUTHOR_CACHE_MS = 10_000;
+const MAX_ANSWERS = 1000;
+
+/** What is remembered between hook calls: since when the policy is in place, and the API server's answers. */
+export class AuthorCache {
+  /** The time since which the policy and its binding are in place (ms), or undefined when they are not. */
+  since: { value: number | undefined; at: number } | undefined;
+  readonly answers = new Map<string, { allowed: boolean; at: number }>();
+  constructor(readonly clock: () => number = Date.now) {}
+
+  fresh(at: number): boolean {
+    return this.clock() - at < AUTHOR_CACHE_MS;
+  }
+
+  remember(key: string, allowed: boolean): void {
+    if (this.answers.size >= MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, { allowed, at: this.clock() });
+  }
+}
+
+/** The verb and resource a tool's author must hold in its namespace: adding an ephemeral container to a pod. */
+export const AUTHOR_RIGHT = { verb: 'patch', group: '', resource: 'pods', subresource: 'ephemeralcontainers' } as const;
+
+/** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
+export class AuthorCheck {
+  constructor(
+    private readonly kube: KubeApi,
+    private readonly cache: AuthorCache,
+  ) {}
+
+  /**
+   * Since when the policy and its binding (to that policy) are both in place: the later of their creationTimestamps
+   * (ms), or undefined when either is missing.
+   */
+  private async inPlaceSince(over: () => boolean): Promise<number | undefined> {
+    const cached = this.cache.since;
+    if (cached && this.cache.fresh(cached.at)) return cached.value;
+    if (over()) throw new OutOfTime();
+    const [policy, binding] = await Promise.all([
+      this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
+      this.kube.get(ADMISSION_API, 'mutatingadmissionpolicybindings', '', AUTHOR_POLICY),
+    ]);
+    const bound = (binding?.['spec'] as { policyName?: unknown } | undefined)?.policyName === AUTHOR_POLICY;
+    const created = [policy, binding].map((o) => Date.parse(o?.metadata.creationTimestamp ?? ''));
+    const value = policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
+    this.cache.since = { value, at: this.cache.clock() };
+    return value;
+  }
+
+  private async allowed(author: Author, namespace: string, over: () => boolean): Promise<boolean> {
+    const key = JSON.stringify([author.user, author.uid, author.groups, namespace]);
+    const cached = this.cache.answers.get(key);
+    if (cached && this.cache.fresh(cached.at)) return cached.allowed;
+    if (over()) throw new OutOfTime();
+    const review = await this.kube.create!('authorization.k8s.io/v1', 'subjectaccessreviews', '', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: author.user,
+        ...(author.uid ? { uid: author.uid } : {}),
+        groups: author.groups,
+        resourceAttributes: { namespace, ...AUTHOR_RIGHT },
+      },
+    });
+    const allowed = (review['status'] as { allowed?: unknown } | undefined)?.allowed === true;
+    this.cache.remember(key, allowed);
+    return allowed;
+  }
+
+  /**
+   * Whether the tool, as the API server has it, may act in its namespace: its stamp is the policy's, and its author
+   * may patch pods/ephemeralcontainers there. Errors of the API server are thrown (the caller reports them), and so
+   * is OutOfTime when `over` says no call may start any more.
+   */
+  async verify(tool: KubeObject, over: () => boolean = () => false): Promise<AuthorVerdict> {
+    const namespace = tool.metadata.namespace ?? 'default';
+    const annotations = tool.metadata.annotations;
+    const author = parseStamp(
+      annotations && Object.hasOwn(annotations, AUTHOR_ANNOTATION) ? annotations[AUTHOR_ANNOTATION] : undefined,
+    );
+    if (!author)
+      return {
+        allowed: false,
+        reason: 'AuthorUnverified',
+        message: `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): delete it and create it again, and the policy stamps whoever does; nothing is injected`,
+      };
+    const since = await this.inPlaceSince(over);
+    if (since === undefined)
+      return {
+        allowed: false,
+        reason: 'AuthorUnverified',
+        message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
+      };
+    // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
+    const created = Date.parse(tool.metadata.creationTimestamp ?? '');
+    if (!(created > since + AUTHOR_GRACE_MS))
+      return {
+        allowed: false,
+        reason: 'AuthorUnverified',
+        message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
+      };
+    if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
+    return {
+      allowed: false,
+      reason: 'AuthorNotAllowed',
+      message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace}, and a tool does nothing its author could not do; nothing is injected`,
+    };
+  }
+}

@@ -1,0 +1,324 @@
+// The injector: a DecoratorController hook on pods, one pod per request. Its customize hook asks Metacontroller for
+// the PodBuggerTools of the pod's namespace as related objects, so a request carries one pod and the tools beside
+// it, however many pods a tool selects. Its sync hook adds the container of each tool that selects the pod and that
+// it lacks. Metacontroller cannot write the pods/ephemeralcontainers subresource, so the hook PATCHes it through the
+// Kubernetes API; a failure is recorded on the pod (an annotation in the answer, which Metacontroller writes) for the
+// tool's status to count, and told as an Event on the tool.
+//
+// A pod no tool selects costs one hook call and no API call: the answer comes from the request alone, and is the
+// same at every call (nothing is written). Before a PATCH the hook reads the pod and the tool again from the API
+// server, decides again on what they say there, checks that the tool's author may do it (author.ts), and sends the
+// PATCH with the pod's uid and resourceVersion as preconditions.
+import { createHash } from 'node:crypto';
+import { RETRY_SECONDS } from '../../lib/errors.js';
+import type { ClientEnvironment } from '../../lib/hook.js';
+import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
+import type {
+  CustomizeRequest,
+  CustomizeResponse,
+  DecoratorSyncResponse,
+  KubeObject,
+  ObjectMap,
+} from '../../lib/metacontroller.js';
+import { byCodeUnits } from '../../lib/names.js';
+import { isTerminating, observed } from '../../lib/objects.js';
+import type { DecorateHook } from '../../lib/operator.js';
+import { AuthorCache, AuthorCheck, OutOfTime } from './author.js';
+import {
+  containerName,
+  ephemeralContainer,
+  FAILURES_ANNOTATION,
+  failuresText,
+  matches,
+  parser,
+  podState,
+  policyFromEnv,
+  recordedFailures,
+  refusal,
+  type DebugPolicy,
+} from './match.js';
+import { resource, type PodBuggerToolSpec } from './schema.js';
+
+export const TOOL_API = `${resource.group}/${resource.version}`;
+
+/** The settings of both hooks: the debug policy (METAOPS_DEBUG_*) and the work budget. */
+export interface ToolSettings {
+  policy: DebugPolicy;
+  /** How long after the call began a new API call may still start. */
+  workBudgetMs: number;
+}
+
+/** The clients of both hooks: the author check, made over the call's Kubernetes API, remembering across calls. */
+export interface ToolClients {
+  authors: (kube: KubeApi) => AuthorCheck;
+}
+
+/**
+ * No API call starts later than this after the call began; what is not reached is left to the next sync. With the
+ * kube client's 3 s per call and events waited for at most EVENTS_WAIT_MS, a call ends by about 3.5 + 3 + 1 = 7.5 s,
+ * inside the route's 8.5 s deadline, however slow the API server is (test/deadlines.test.ts).
+ */
+export const WORK_BUDGET_MS = 3500;
+const EVENTS_WAIT_MS = 1000;
+/** A PATCH refused because the pod changed since it was read: read it again soon (not a failure). */
+const CONFLICT_RETRY_SECONDS = 1;
+
+export function toolSettings({ env }: ClientEnvironment): ToolSettings {
+  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
+}
+
+/** The author check's client: one memory per server (since when the policy is in place, the API server's answers). */
+export function toolClients(): ToolClients {
+  const cache = new AuthorCache();
+  return { authors: (kube) => new AuthorCheck(kube, cache) };
+}
+
+/**
+ * The injector's customize: the PodBuggerTools of the pod's own namespace. The rule names no namespace: for a
+ * namespaced object and a v1 hook, Metacontroller lists the related objects of the object's namespace (v4.17
+ * pkg/controller/common/customize/manager.go GetRelatedObjects, selectByLabels; v1.5.20 the same) and wakes a pod
+ * only for a change of a tool of its namespace (v4.17 matchesRelatedRule). A rule that named the pod's namespace
+ * would say the same, but v1.5.20 caches customize answers by object name alone, so that a pod of another namespace
+ * with the same name would be handed this namespace's rule, and refused. The answer is the same for every pod.
+ */
+export function customizeInjector(_request: CustomizeRequest): CustomizeResponse {
+  return { relatedResources: [{ apiVersion: TOOL_API, resource: resource.plural }] };
+}
+
+/** A tool of the request: its name, uid and valid spec. */
+export interface Tool {
+  name: string;
+  uid: string | undefined;
+  spec: PodBuggerToolSpec;
+}
+
+/** The tools of the request that may act on pods of `namespace`: in it, not being deleted, with a valid spec. */
+function toolsOf(related: ObjectMap | null | undefined, namespace: string): Tool[] {
+  const out: Tool[] = [];
+  for (const tool of observed(related, resource.kind, TOOL_API)) {
+    if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace) continue;
+    const parsed = parser.parse(tool['spec']);
+    if (parsed.ok) out.push({ name: tool.metadata.name!, uid: tool.metadata.uid, spec: parsed.spec });
+  }
+  return out;
+}
+
+/**
+ * The tools that want this pod now: they select it, the server's policy allows them in its namespace (its
+ * exclusions are the caller's), and the pod lacks their container and can take it (pending, or failed before).
+ * Tools that failed before come last.
+ */
+export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): Tool[] {
+  const namespace = pod.metadata.namespace ?? 'default';
+  const rank = (t: Tool) => (podState(pod, t.name, t.spec).state === 'failed' ? 1 : 0);
+  return tools
+    .filter((t) => matches(t.spec, pod) && !refusal(t.spec, namespace, policy))
+    .filter((t) => ['pending', 'failed'].includes(podState(pod, t.name, t.spec).state))
+    .sort((a, b) => rank(a) - rank(b) || byCodeUnits(a.name, b.name));
+}
+
+interface Work {
+  /** The failures to record on the pod, by container. */
+  record: Map<string, string>;
+  resyncAfterSeconds?: number;
+}
+
+/**
+ * Adds, once, the container of each tool of the pod's namespace that selects it and that it lacks (one per call;
+ * the next at the next call, a second later), and records on the pod which could not be added and why.
+ */
+export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): Promise<DecoratorSyncResponse> {
+  const pod = hook.object;
+  const namespace = pod.metadata.namespace ?? 'default';
+  // A pod being deleted, or of a namespace the server never touches, is left as it is: nothing added or written.
+  if (isTerminating(pod) || hook.settings.policy.excludedNamespaces.includes(namespace)) return { attachments: [] };
+  const wanted = wantedBy(pod, toolsOf(hook.related, namespace), hook.settings.policy);
+  // The record keeps the failures of the tools that still want the pod: one that succeeded, was deleted or no
+  // longer selects it has none.
+  const containers = new Set(wanted.map((t) => containerName(t.name)));
+  const record = new Map([...recordedFailures(pod)].filter(([container]) => containers.has(container)));
+  const work: Work = wanted.length === 0 ? { record } : await inject(hook, pod, wanted[0]!, record);
+  if (wanted.length > 1) work.resyncAfterSeconds = Math.min(work.resyncAfterSeconds ?? 1, 1);
+  return answer(pod, work);
+}
+
+/** The answer: the failures annotation only when it changes (Metacontroller writes nothing otherwise). */
+function answer(pod: KubeObject, work: Work): DecoratorSyncResponse {
+  const response: DecoratorSyncResponse = { attachments: [] };
+  const annotations = pod.metadata.annotations;
+  const current =
+    annotations && Object.hasOwn(annotations, FAILURES_ANNOTATION) ? annotations[FAILURES_ANNOTATION] : null;
+  const text = failuresText(work.record);
+  if (text !== current) response.annotations = { [FAILURES_ANNOTATION]: text };
+  if (work.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = work.resyncAfterSeconds;
+  return response;
+}
+
+/** An event name for one occurrence: the tool's name where it is valid, and a hash of what happened. */
+export function eventName(tool: string, occurrence: string): string {
+  const hash = createHash('sha256').update(occurrence).digest('hex').slice(0, 16);
+  const prefix = tool
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 200)
+    .replace(/^-+|-+$/g, '');
+  return prefix ? `${prefix}.${hash}` : hash;
+}
+
+/**
+ * One tool's container for one pod. The request says the pod might need it; it is not trusted for what is done:
+ * the pod and the tool are read again, the decision is made again on what they say (the tool the same one, not
+ * being deleted, valid, allowed by the policy, selecting the pod; the pod in the namespace, not being deleted,
+ * lacking the container and able to take it), the tool's author is checked, and the PATCH carries the pod's uid and
+ * resourceVersion.
+ */
+// eslint-disable-next-line max-lines-per-function -- one pass of read, decide, check and act, each step stopping at the budget; its failure paths are the point
+async function inject(
+  hook: DecorateHook<ToolClients, ToolSettings>,
+  requested: KubeObject,
+  tool: Tool,
+  record: Map<string, string>,
+): Promise<Work> {
+  const base = hook.services.kube();
+  // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
+  const kube = base.withSignal?.(hook.signal) ?? base;
+  const namespace = requested.metadata.namespace ?? 'default';
+  const podName = requested.metadata.name!;
+  const container = containerName(tool.name);
+  const previous = record.get(container);
+  const began = performance.now();
+  const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
+  const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
+  const done = (): Work => {
+    record.delete(container);
+    return { record };
+  };
+  let toolUid = tool.uid;
+  let podUid = requested.metadata.uid;
+  const events: KubeEvent[] = [];
+
+  const fail = (err: unknown): Work => {
+    const reason = errorReason(err);
+    if (reason === 'Conflict') return later;
+    record.set(container, reason);
+    const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
+    hook.log.warn(
+      {
+        podbuggertool: `${namespace}/${tool.name}`,
+        pod: `${namespace}/${podName}`,
+        reason,
+        err: err instanceof Error ? err.message : String(err),
+      },
+      `PodBuggerTool ${namespace}/${tool.name}: ${note}`,
+    );
+    // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
+    // Not when the API server cannot be reached: the event could not be either, and the hook has a deadline.
+    if (previous !== reason && reason !== 'Unreachable') {
+      events.push({
+        namespace,
+        name: eventName(tool.name, `${namespace}/${tool.name}/${namespace}/${podName}/${podUid ?? ''}/${reason}`),
+        eventTime: hook.now,
+        type: 'Warning',
+        reason: 'InjectionFailed',
+        action: 'AddEphemeralContainer',
+        note,
+        regarding: {
+          apiVersion: TOOL_API,
+          kind: resource.kind,
+          namespace,
+          name: tool.name,
+          ...(toolUid ? { uid: toolUid } : {}),
+        },
+        related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
+      });
+    }
+    return { record, resyncAfterSeconds: RETRY_SECONDS.failure };
+  };
+
+  const act = async (): Promise<Work> => {
+    if (over()) return later;
+    let pod: KubeObject | undefined;
+    let real: KubeObject | undefined;
+    try {
+      // The pod and the tool as the API server has them now, side by side.
+      [pod, real] = await Promise.all([
+        kube.get('v1', 'pods', namespace, podName),
+        kube.get(TOOL_API, resource.plural, namespace, tool.name),
+      ]);
+    } catch (err) {
+      return fail(err);
+    }
+    podUid = pod?.metadata.uid ?? podUid;
+    toolUid = real?.metadata.uid && !tool.uid ? real.metadata.uid : toolUid;
+    const spec = decidedAgain(namespace, pod, real, tool, hook.settings.policy);
+    if (!spec) return done();
+    if (hook.settings.policy.authorCheck !== 'off') {
+      try {
+        const verdict = await hook.clients.authors(kube).verify(real!, over);
+        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
+        if (!verdict.allowed) return done();
+      } catch (err) {
+        return err instanceof OutOfTime ? later : fail(err);
+      }
+    }
+    if (over()) return later;
+    try {
+      await kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(tool.name, spec, pod!)], {
+        ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),
+        ...(pod!.metadata.resourceVersion ? { resourceVersion: pod!.metadata.resourceVersion } : {}),
+      });
+    } catch (err) {
+      return fail(err);
+    }
+    return done();
+  };
+
+  const work = await act();
+  await tell(kube, events, hook);
+  return work;
+}
+
+/**
+ * The tool's spec, when the decision made on the request holds on the pod and the tool as the API server has them:
+ * the pod there, in the namespace, not being deleted; the tool the same one (not another of that name, which the
+ * next call is about), not being deleted, valid, allowed by the policy, selecting the pod; the pod lacking its
+ * container and able to take it (never added twice: by us, by hand, or a request that lagged).
+ */
+export function decidedAgain(
+  namespace: string,
+  pod: KubeObject | undefined,
+  real: KubeObject | undefined,
+  tool: Tool,
+  policy: DebugPolicy,
+): PodBuggerToolSpec | undefined {
+  if (!pod || !real || isTerminating(pod) || isTerminating(real)) return undefined;
+  const here = (o: KubeObject) => (o.metadata.namespace ?? namespace) === namespace;
+  if (!here(pod) || !here(real)) return undefined;
+  if (tool.uid && real.metadata.uid && real.metadata.uid !== tool.uid) return undefined;
+  const parsed = parser.parse(real['spec']);
+  if (!parsed.ok || refusal(parsed.spec, namespace, policy) || !matches(parsed.spec, pod)) return undefined;
+  const state = podState(pod, tool.name, parsed.spec).state;
+  return state === 'pending' || state === 'failed' ? parsed.spec : undefined;
+}
+
+/** Events are waited for at most EVENTS_WAIT_MS (they go on in the background): never past the deadline. */
+async function tell(kube: KubeApi, events: KubeEvent[], hook: DecorateHook<ToolClients, ToolSettings>): Promise<void> {
+  if (events.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_WAIT_MS)));
+  const written = Promise.all(
+    events.map(async (event) => {
+      try {
+        await kube.createEvent?.(event);
+      } catch (err) {
+        const tool = `${event.namespace}/${event.regarding.name}`;
+        hook.log.warn(
+          { podbuggertool: tool, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+          `PodBuggerTool ${tool}: could not record the event ${event.reason}: ${errorReason(err)}`,
+        );
+      }
+    }),
+  );
+  await Promise.race([written, waited]);
+  clearTimeout(timer);
+}
