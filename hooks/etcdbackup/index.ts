@@ -1,5 +1,6 @@
 import { defineComposite } from '../../lib/operator.js';
 import { etcdSettings } from '../etcdcommon/index.js';
+import { tenancyProblems } from '../etcdcommon/tenancy.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
 import { customize as customizeRestore, parser as restoreParser, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
@@ -9,8 +10,9 @@ export const etcdbackup = defineComposite({
   name: 'etcdbackup',
   resource: backupResource,
   spec: parser,
-  // The image of the backup Job (the backup itself runs there, not in the hook).
+  // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
+  configProblems: tenancyProblems,
   childResources: [
     {
       apiVersion: 'batch/v1',
@@ -36,6 +38,8 @@ export const etcdrestore = defineComposite({
   name: 'etcdrestore',
   resource: restoreResource,
   spec: restoreParser,
+  // Where a restore may come from (hooks/etcdcommon/tenancy.ts).
+  settings: etcdSettings,
   childResources: [],
   events: ETCDRESTORE_EVENTS,
   sync: syncRestore,
