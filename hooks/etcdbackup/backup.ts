@@ -581,9 +581,13 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   };
 }
 
+/** What S3 said: its error code and message; an answer without a body (to a HEAD) by its HTTP status. */
 function awsMessage(err: unknown): string {
   const e = err as { name?: string; Code?: string; message?: string };
   const code = e.Code ?? e.name;
+  const status = httpStatus(err);
+  if ((code === 'Unknown' || code === 'UnknownError') && status)
+    return `HTTP ${status}${status === 403 ? ' (Forbidden: the credentials may not read this object)' : ''}`;
   return code && code !== 'Error' ? `${code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err));
 }
 

@@ -1,0 +1,186 @@
+// Whose credentials a backup pod uses (issue 29.6): with an awsSecret, that Secret's and nothing else: not the
+// node's (the instance metadata service answers every pod of every namespace), not a `credential_process` or
+// `endpoint_url` in its files, not a NODE_OPTIONS or AWS_ENDPOINT_URL key in it. The Job the hook makes is run as a
+// kubelet would run it (test/fixtures/backup-kubelet.ts) against a stand-in S3 that records who signed each request,
+// a stand-in instance metadata service, and a stand-in etcd gateway.
+import { createServer, type IncomingMessage } from 'node:http';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { etcdbackup } from '../hooks/etcdbackup/index.js';
+import { etcdSettings } from '../hooks/etcdcommon/index.js';
+import { runPure } from '../lib/operator.js';
+import { backupRequest } from './fixtures/backup.js';
+import { runBackupPod } from './fixtures/backup-kubelet.js';
+import { fakeGateway } from './fixtures/fake-s3.js';
+import { FIXED_NOW } from './fixtures/requests.js';
+
+/** An HTTP server that records each request (method, path, Authorization) and answers `answer`. */
+async function recorder(
+  t: { teardown(fn: () => void): void },
+  answer: (req: IncomingMessage) => { status: number; body: string; headers?: Record<string, string> },
+) {
+  const seen: Array<{ method: string; url: string; auth: string }> = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, auth: String(req.headers['authorization'] ?? '') });
+      const a = answer(req);
+      res.writeHead(a.status, a.headers ?? { 'content-type': 'application/xml' });
+      res.end(a.body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const denied = () => ({
+  status: 403,
+  body: '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+});
+
+/** The instance metadata service (IMDSv2) of a node, handing out the node role's credentials. */
+function imds() {
+  return (req: IncomingMessage) => {
+    if (req.method === 'PUT') return { status: 200, body: 'token', headers: { 'content-type': 'text/plain' } };
+    if (req.url === '/latest/meta-data/iam/security-credentials/')
+      return { status: 200, body: 'node-role', headers: { 'content-type': 'text/plain' } };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        Code: 'Success',
+        AccessKeyId: 'AKIDNODEROLE',
+        SecretAccessKey: 'node-secret',
+        Token: 'node-token',
+        Expiration: new Date(Date.now() + 3600_000).toISOString(),
+      }),
+    };
+  };
+}
+
+async function setting(t: { teardown(fn: () => void): void }) {
+  const s3 = await recorder(t, denied);
+  const evil = await recorder(t, denied);
+  const metadata = await recorder(t, imds());
+  const gw = await fakeGateway(t, { revision: 7, clusterId: '99' });
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-cred-'));
+  const marker = join(dir, 'ran');
+  const hook = join(dir, 'hook.cjs');
+  writeFileSync(hook, `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`);
+  const job = (s3spec: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+    runPure(
+      etcdbackup,
+      'sync',
+      backupRequest({
+        namespace: 'team-a',
+        spec: { etcdEndpoints: ['http://example-client:2379'], s3: { endpoint: s3.url, ...s3spec } },
+        clusters: [
+          {
+            apiVersion: 'etcd.database.coreos.com/v1beta2',
+            kind: 'EtcdCluster',
+            metadata: { name: 'example', namespace: 'team-a' },
+          },
+        ],
+      }),
+      { now: FIXED_NOW, settings: etcdSettings({ env: { METAOPS_BACKUP_S3_ENDPOINTS: s3.url, ...env } }) },
+    ).children[0]!;
+  // The pod dials the gateway in place of the cluster's client Service (what cluster DNS would resolve).
+  const run = (child: ReturnType<typeof job>, secrets: Record<string, Record<string, string>>) => {
+    const c = structuredClone(child) as any;
+    const container = (c.kind === 'CronJob' ? c.spec.jobTemplate.spec : c.spec).template.spec.containers[0];
+    container.args = container.args.map((a: string) => (a.startsWith('http://example-client.') ? gw.url : a));
+    return runBackupPod(c, {
+      secrets,
+      node: {
+        AWS_EC2_METADATA_SERVICE_ENDPOINT: metadata.url,
+        AWS_EC2_METADATA_V1_DISABLED: 'false',
+      },
+    });
+  };
+  const signer = () =>
+    s3.seen.map((r) => /Credential=([^/]+)\/\d+\/([^/]+)\//.exec(r.auth)?.slice(1, 3).join(' ') ?? r.auth);
+  return { s3, evil, metadata, marker, hook, job, run, signer, gw };
+}
+
+t.test("a Secret's keys: those credentials, and no other key of it reaches the pod", async (t) => {
+  const s = await setting(t);
+  const child = s.job({ path: 'bucket/team-a/once.db', awsSecret: 'aws' });
+  const r = await s.run(child, {
+    aws: {
+      AWS_ACCESS_KEY_ID: 'AKIDTENANT',
+      AWS_SECRET_ACCESS_KEY: 'tenant-secret',
+      AWS_REGION: 'eu-north-1',
+      AWS_ENDPOINT_URL: s.evil.url,
+      AWS_ENDPOINT_URL_S3: s.evil.url,
+      NODE_OPTIONS: `--require ${s.hook}`,
+    },
+  });
+  t.match(r.result, { succeeded: false, reason: /HTTP 403 \(Forbidden/, backupUid: 'uid-team-a-nightly' });
+  t.same(s.signer(), ['AKIDTENANT eu-north-1'], "signed with the Secret's key, in its region");
+  t.same(s.evil.seen, [], 'AWS_ENDPOINT_URL of the Secret: never used');
+  t.notOk(existsSync(s.marker), 'NODE_OPTIONS of the Secret: never run');
+  t.same(s.metadata.seen, [], "the node's credentials: never asked for");
+});
+
+t.test("a Secret's files (etcd-operator's): their keys read as values, nothing in them run or followed", async (t) => {
+  const s = await setting(t);
+  const child = s.job({ path: 'bucket/team-a/once.db', awsSecret: 'aws' });
+  const r = await s.run(child, {
+    aws: {
+      credentials: `[default]\naws_access_key_id = AKIDFILE\naws_secret_access_key = file-secret\ncredential_process = node ${s.hook}\n`,
+      config: `[default]\nregion = eu-west-3\nendpoint_url = ${s.evil.url}\ncredential_process = node ${s.hook}\n`,
+    },
+  });
+  t.match(r.result, { succeeded: false, reason: /HTTP 403/ });
+  t.same(s.signer(), ['AKIDFILE eu-west-3']);
+  t.same(s.evil.seen, []);
+  t.notOk(existsSync(s.marker), 'credential_process: never run');
+  t.same(s.metadata.seen, []);
+});
+
+t.test('a Secret without credentials fails the backup; the node’s are not used in their place', async (t) => {
+  const s = await setting(t);
+  const child = s.job({ path: 'bucket/team-a/once.db', awsSecret: 'aws' });
+  for (const secret of [
+    {} as Record<string, string>,
+    { AWS_ACCESS_KEY_ID: 'AKIDHALF' },
+    { credentials: `[default]\ncredential_process = node ${s.hook}\n` },
+    { credentials: '[other]\naws_access_key_id = A\naws_secret_access_key = B\n' },
+  ]) {
+    const r = await s.run(child, { aws: secret });
+    t.equal(r.code, 1);
+    t.match(
+      r.result,
+      { succeeded: false, reason: /holds no credentials/, backupUid: 'uid-team-a-nightly' },
+      JSON.stringify(secret),
+    );
+  }
+  t.same(s.metadata.seen, [], 'the instance metadata service never asked');
+  t.same(s.s3.seen, [], 'S3 never called');
+  t.notOk(existsSync(s.marker));
+});
+
+t.test("control: where the admin allows ambient credentials, the pod does use the node's", async (t) => {
+  const s = await setting(t);
+  const child = s.job({ path: 'bucket/team-a/once.db' }, { METAOPS_BACKUP_AMBIENT_CREDENTIALS: 'team-a' });
+  const r = await s.run(child, {});
+  t.match(r.result, { succeeded: false, reason: /HTTP 403/ });
+  t.ok(s.metadata.seen.length > 0, 'the stand-in instance metadata service is what a pod without a Secret would use');
+  t.match(s.signer(), ['AKIDNODEROLE us-east-1']);
+});
+
+t.test("control: the SDK given a tenant's credentials file runs its credential_process", async (t) => {
+  const s = await setting(t);
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-cred-'));
+  writeFileSync(join(dir, 'credentials'), `[default]\ncredential_process = node ${s.hook}\n`);
+  const child = s.job({ path: 'bucket/team-a/once.db' }, { METAOPS_BACKUP_AMBIENT_CREDENTIALS: 'team-a' });
+  // What a Job with AWS_SHARED_CREDENTIALS_FILE on the Secret's file (the hook before) would have done.
+  const c = structuredClone(child) as any;
+  c.spec.template.spec.containers[0].env = [{ name: 'AWS_SHARED_CREDENTIALS_FILE', value: join(dir, 'credentials') }];
+  await s.run(c, {});
+  t.ok(existsSync(s.marker), "the command in the file ran: why the Secret's files are never handed to the SDK");
+});
