@@ -46,7 +46,12 @@ function s3Client(
     ...(credentials ? { credentials } : {}),
     forcePathStyle: (values['force-path-style'] ?? false) || Boolean(url),
     maxAttempts: 3,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 5000, requestTimeout: timeoutMs }),
+    // throwOnRequestTimeout: without it a request past its timeout only logs a warning and waits on.
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: 5000,
+      requestTimeout: timeoutMs,
+      throwOnRequestTimeout: true,
+    }),
   });
 }
 

@@ -184,3 +184,37 @@ t.test("control: the SDK given a tenant's credentials file runs its credential_p
   await s.run(c, {});
   t.ok(existsSync(s.marker), "the command in the file ran: why the Secret's files are never handed to the SDK");
 });
+
+t.test('a silent S3 fails the backup within its timeout, not at the Job deadline', async (t) => {
+  const s = await setting(t);
+  // Accepts connections, never answers.
+  const silent = createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => silent.closeAllConnections() ?? silent.close());
+  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const child = runPure(
+    etcdbackup,
+    'sync',
+    backupRequest({
+      namespace: 'team-a',
+      spec: {
+        etcdEndpoints: ['http://example-client:2379'],
+        backupPolicy: { timeoutInSecond: 1 },
+        s3: { path: 'bucket/team-a/once.db', awsSecret: 'aws', endpoint: url },
+      },
+      clusters: [
+        {
+          apiVersion: 'etcd.database.coreos.com/v1beta2',
+          kind: 'EtcdCluster',
+          metadata: { name: 'example', namespace: 'team-a' },
+        },
+      ],
+    }),
+    { now: FIXED_NOW, settings: etcdSettings({ env: { METAOPS_BACKUP_S3_ENDPOINTS: url } }) },
+  ).children[0]!;
+  const started = Date.now();
+  const r = await s.run(child, { aws: { AWS_ACCESS_KEY_ID: 'A', AWS_SECRET_ACCESS_KEY: 'B' } });
+  const took = Date.now() - started;
+  t.match(r.result, { succeeded: false, reason: /could not be checked before writing.*timeout/i });
+  t.ok(took < 20_000, `failed after ${took} ms (timeoutInSecond 1, 3 attempts), not at the Job's deadline`);
+});
