@@ -3,13 +3,13 @@
 // containers, every key read back.
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { etcdbackup, etcdrestore } from '../../hooks/etcdbackup/index.js';
+import { etcdrestore } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
 import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { backupPod, backupRequest, etcdCluster } from '../fixtures/backup.js';
-import { runBackupPod } from '../fixtures/backup-kubelet.js';
+import { backupPod } from '../fixtures/backup.js';
+import { BackupRig } from '../fixtures/backup-kubelet.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
@@ -28,60 +28,13 @@ const status = (res: CompositeSyncResponse) => res.status as any;
 const settled = (size: number) => (res: CompositeSyncResponse) =>
   status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
-/** The server's settings for these tests: moto is an S3 endpoint backups may name (METAOPS_BACKUP_S3_ENDPOINTS). */
-const serverEnv = () => ({ METAOPS_IMAGE: 'metaops:test', METAOPS_BACKUP_S3_ENDPOINTS: moto.endpoint });
-
-/** The EtcdBackup hook's answer for an EtcdBackup `nightly` of namespace default, its clusters as related. */
-function backupHook(
-  spec: Record<string, unknown>,
-  o: {
-    name?: string;
-    uid?: string;
-    clusters?: string[];
-    status?: Record<string, unknown>;
-    pods?: KubeObject[];
-    children?: KubeObject[];
-  } = {},
-): CompositeSyncResponse {
-  return runPure(
-    etcdbackup,
-    'sync',
-    backupRequest({
-      namespace: 'default',
-      name: o.name ?? 'nightly',
-      uid: o.uid ?? 'uid-nightly',
-      spec,
-      clusters: (o.clusters ?? []).map((c) => etcdCluster(c, 'default')),
-      ...(o.status ? { status: o.status } : {}),
-      ...(o.pods ? { pods: o.pods } : {}),
-      ...(o.children ? { children: o.children } : {}),
-    }),
-    { now: FIXED_NOW, settings: etcdSettings({ env: serverEnv() }) },
-  );
-}
-
-/** The Secret `aws` of namespace default, holding these credentials (etcd-operator's keys). */
-const awsSecret = (c: { accessKeyId: string; secretAccessKey: string }) => ({
-  aws: { AWS_ACCESS_KEY_ID: c.accessKeyId, AWS_SECRET_ACCESS_KEY: c.secretAccessKey, AWS_REGION: moto.region },
+let rig: BackupRig;
+t.before(() => {
+  rig = new BackupRig(moto.endpoint, moto.region);
 });
-
-/**
- * Runs the backup container of the hook's Job (or CronJob) as a kubelet would (test/fixtures/backup-kubelet.ts),
- * with the Secret `aws`; cluster DNS is played by pointing the client Service's name at `endpoint`.
- */
-async function runJob(
-  child: KubeObject,
-  endpoint: string,
-  credentials = moto.admin,
-): Promise<{ code: number; result: any }> {
-  const c = structuredClone(child) as any;
-  const container = (c.kind === 'CronJob' ? c.spec.jobTemplate.spec : c.spec).template.spec.containers[0];
-  const at = container.args.indexOf('--endpoints');
-  container.args[at + 1] = endpoint;
-  const { code, result, stderr } = await runBackupPod(c, { secrets: awsSecret(credentials) });
-  if (!result) throw new Error(`the backup command wrote no result: ${stderr}`);
-  return { code, result };
-}
+const backupHook = (...args: Parameters<BackupRig['hook']>) => rig.hook(...args);
+const runJob = (child: KubeObject, endpoint: string, credentials = moto.admin) => rig.run(child, endpoint, credentials);
+const serverEnv = () => rig.serverEnv();
 
 /**
  * The server's settings for restores from moto without an awsSecret: namespace default may use the node's
