@@ -78,6 +78,29 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     ],
     target: 85,
   },
+  // Backups (issues 29.6, 30.2, 30.3): what a backup or restore may reach, what pruning may delete, the one-off record.
+  'hooks/etcdcommon/tenancy.ts': {
+    tests: ['test/etcd-tenancy-rules.test.ts', 'test/etcd-backup-tenancy.test.ts'],
+    target: 85,
+  },
+  'hooks/etcdbackup/lineage.ts': {
+    tests: ['test/etcd-backup-lineage.test.ts', 'test/etcd-backup.test.ts'],
+    target: 85,
+  },
+  'hooks/etcdbackup/backup.ts': { tests: ['test/etcd-backup-lineage.test.ts', 'test/etcd-backup.test.ts'], target: 85 },
+  'hooks/etcdbackup/sync.ts': {
+    tests: [
+      'test/etcd-backup-record.test.ts',
+      'test/etcd-backup-tenancy.test.ts',
+      'test/etcd-backup.test.ts',
+      'test/etcd-restricted.test.ts',
+    ],
+    target: 85,
+  },
+  'hooks/etcdbackup/restore.ts': {
+    tests: ['test/etcd-backup-tenancy.test.ts', 'test/etcd-safety.test.ts', 'test/namespaces.test.ts'],
+    target: 85,
+  },
   'hooks/podset/sync.ts': { tests: ['test/podset.test.ts'], target: 70 },
   'hooks/memcached/sync.ts': { tests: ['test/memcached.test.ts'], target: 70 },
 };
