@@ -88,7 +88,13 @@ t.test('a one-off backup whose Job is deleted (a TTL, a clean-up) is not taken a
     t.match(loop.s().conditions[0], { status: 'True', reason: 'BackupSucceeded', message: /taken once/ });
     t.notOk(loop.last.resyncAfterSeconds);
   }
+  // The cluster is deleted since: a snapshot taken is still taken, nothing to refuse.
+  loop.clusters = [];
+  loop.step();
+  t.same(loop.last.children, []);
+  t.match(loop.s().conditions[0], { status: 'True', reason: 'BackupSucceeded' });
   // Another path: another snapshot, taken once too.
+  loop.clusters = [etcdCluster('example', 'ns')];
   loop.spec = { ...ONCE, s3: { path: 'bucket/ns/after-upgrade.db', awsSecret: 'aws' } };
   loop.step();
   t.same(loop.kinds(), ['Job'], 'a new path is a new snapshot');

@@ -14,7 +14,7 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { observed, observedNamed } from '../../lib/objects.js';
+import { keepObserved, observed, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import { etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
@@ -264,53 +264,11 @@ function namespaceClusters(request: SyncHook<Spec, unknown, EtcdSettings>['reque
   return observed(request.related, 'EtcdCluster', CLUSTERS).filter((c) => (c.metadata.namespace ?? '') === namespace);
 }
 
-// eslint-disable-next-line complexity, max-lines-per-function -- the backup's status merges the previous one, the newest result and the Job's state: one `if` per field kept
-export function sync({
-  request,
-  parent,
-  spec,
-  now,
-  settings,
-}: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
-  const image = settings.image;
-  const name = parent.metadata.name!;
-  const namespace = parent.metadata.namespace ?? '';
-  const uid = parent.metadata.uid ?? '';
-  const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
-  const previous = currentStatus(parent) as Status;
-  const status: Status = {};
-  for (const k of CARRIED) if (previous[k] !== undefined) status[k] = previous[k];
-
-  // What the backup may reach (issue 29.6): refused, it runs nothing (a CronJob made before is dropped).
-  const policy = tenancyOf(settings);
-  const clusters = namespaceClusters(request, namespace);
-  const targets = etcdTargets(
-    namespace,
-    spec,
-    clusters.map((c) => c.metadata.name!),
-    policy,
-  );
-  const s3Problem = s3TargetProblem(namespace, spec.s3, policy);
-  if (s3Problem || !targets.ok) {
-    const refusal = s3Problem
-      ? { reason: 'NotAllowed', message: s3Problem }
-      : (targets as { reason: string; message: string });
-    status['conditions'] = conditionsFor(
-      parent,
-      [{ type: 'Ready', status: false, reason: refusal.reason, message: refusal.message }],
-      now,
-    );
-    mirrorReason(status);
-    const response: CompositeSyncResponse = { status, children: [] };
-    if (refusal.reason === 'ClusterNotFound') response.resyncAfterSeconds = RETRY_SECONDS.failure;
-    return response;
-  }
-  const child = backupChild(parent, spec, image, targets.endpoints);
-  const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
-
-  // The newest finished backup pod of this EtcdBackup says how the last backup went (a namesake's, deleted and
-  // recreated, is not this one's).
-  const pods = observed(request.related, 'Pod', 'v1');
+/**
+ * The newest results of this EtcdBackup's finished backup pods: the newest, and the newest that succeeded (a
+ * namesake's, deleted and recreated, is not this one's: its results carry another UID).
+ */
+function newestResults(pods: KubeObject[], uid: string): { latest?: BackupResult; lastGood?: BackupResult } {
   const results = pods
     .map(podResult)
     .filter((r): r is { result: BackupResult; at: string } => r !== undefined)
@@ -318,10 +276,16 @@ export function sync({
     .sort((a, b) => (a.at < b.at ? 1 : -1));
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
-  const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
-  const jobStatus = (job?.['status'] ?? {}) as JobStatus;
-  const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  return { ...(latest ? { latest } : {}), ...(lastGood ? { lastGood } : {}) };
+}
 
+/** The outcome of the newest backup into the status carried over: success, reason, what the last good one wrote. */
+function applyOutcome(
+  status: Status,
+  latest: BackupResult | undefined,
+  lastGood: BackupResult | undefined,
+  jobFailed: { message?: string } | undefined,
+): void {
   if (latest) {
     status['succeeded'] = latest.succeeded;
     if (latest.succeeded) delete status['reason'];
@@ -332,10 +296,6 @@ export function sync({
     if (lastGood.etcdRevision !== undefined) status['etcdRevision'] = lastGood.etcdRevision;
     if (lastGood.lastSuccessDate) status['lastSuccessDate'] = lastGood.lastSuccessDate;
     if (lastGood.key) status['key'] = lastGood.key;
-    if (periodic) {
-      const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
-      if (lineage) status['lineage'] = lineage;
-    }
     if (lastGood.pruneProblem) status['pruneProblem'] = short(lastGood.pruneProblem);
     else delete status['pruneProblem'];
   }
@@ -344,11 +304,76 @@ export function sync({
     status['reason'] = short(jobFailed.message ?? 'the backup Job failed');
   }
   mirrorReason(status);
-  const done = status['succeeded'] === true || status['succeeded'] === false;
-  // A one-off backup is taken once (issue 30.3): once its snapshot of this path is recorded here, its Job is not
-  // made again when it is gone (a TTL, a clean-up); while it is there it stays, as it is.
+}
+
+function succeededCondition(spec: Spec, status: Status, note = '') {
+  return {
+    type: 'Ready',
+    status: true as const,
+    reason: 'BackupSucceeded',
+    message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}${note}${status['pruneProblem'] ? `; ${String(status['pruneProblem'])}` : ''}`,
+  };
+}
+
+// eslint-disable-next-line complexity -- the outcome, the one-off record, the refusal, then the state of the Job: read top to bottom
+export function sync({
+  request,
+  parent,
+  spec,
+  now,
+  settings,
+}: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
+  const name = parent.metadata.name!;
+  const namespace = parent.metadata.namespace ?? '';
+  const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
+  const previous = currentStatus(parent) as Status;
+  const status: Status = {};
+  for (const k of CARRIED) if (previous[k] !== undefined) status[k] = previous[k];
+
+  // The newest finished backup pod says how the last backup went.
+  const pods = observed(request.related, 'Pod', 'v1');
+  const { latest, lastGood } = newestResults(pods, parent.metadata.uid ?? '');
+  const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
+  const jobStatus = (job?.['status'] ?? {}) as JobStatus;
+  const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  applyOutcome(status, latest, lastGood, jobFailed);
+
+  // A one-off backup is taken once (issue 30.3): once its snapshot of this path is recorded here, nothing runs
+  // again: its Job is kept as it is while it is there, and not made again when it is gone (a TTL, a clean-up).
   const key = spec.s3.path.slice(spec.s3.path.indexOf('/') + 1);
-  const taken = !periodic && status['succeeded'] === true && status['key'] === key;
+  if (!periodic && status['succeeded'] === true && status['key'] === key) {
+    const note = job ? '' : ' (taken once: the Job is not made again)';
+    status['conditions'] = conditionsFor(parent, [succeededCondition(spec, status, note)], now);
+    return { status, children: job ? [keepObserved(job)] : [] };
+  }
+
+  // What the backup may reach (issue 29.6): refused, it runs nothing (a CronJob made before is dropped).
+  const policy = tenancyOf(settings);
+  const clusters = namespaceClusters(request, namespace);
+  const names = clusters.map((c) => c.metadata.name!);
+  const targets = etcdTargets(namespace, spec, names, policy);
+  const s3Problem = s3TargetProblem(namespace, spec.s3, policy);
+  if (s3Problem || !targets.ok) {
+    const refusal = s3Problem
+      ? { reason: 'NotAllowed', message: s3Problem }
+      : (targets as { reason: string; message: string });
+    status['conditions'] = conditionsFor(
+      parent,
+      [{ type: 'Ready', status: false, reason: refusal.reason, message: refusal.message }],
+      now,
+    );
+    const response: CompositeSyncResponse = { status, children: [] };
+    if (refusal.reason === 'ClusterNotFound') response.resyncAfterSeconds = RETRY_SECONDS.failure;
+    return response;
+  }
+  const child = backupChild(parent, spec, settings.image, targets.endpoints);
+  if (periodic && lastGood) {
+    const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
+    const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
+    if (lineage) status['lineage'] = lineage;
+  }
+
+  const done = status['succeeded'] === true || status['succeeded'] === false;
   // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
   const refused = done ? undefined : jobWithoutPod(job, pods, now);
   const condition = refused
@@ -363,18 +388,13 @@ export function sync({
             : 'the backup Job is running',
         }
       : status['succeeded']
-        ? {
-            type: 'Ready',
-            status: true as const,
-            reason: 'BackupSucceeded',
-            message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}${taken && !job ? ' (taken once: the Job is not made again)' : ''}${status['pruneProblem'] ? `; ${String(status['pruneProblem'])}` : ''}`,
-          }
+        ? succeededCondition(spec, status)
         : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
   const conditions = [condition];
   if (periodic && status['lineage'])
     conditions.push(lineageCondition(status['lineage'] as LineageStatus, spec.backupPolicy.maxBackups));
   status['conditions'] = conditionsFor(parent, conditions, now);
-  const response: CompositeSyncResponse = { status, children: taken && !job ? [] : [child] };
+  const response: CompositeSyncResponse = { status, children: [child] };
   if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
 }
