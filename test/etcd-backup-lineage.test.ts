@@ -3,7 +3,14 @@
 // that keeps object metadata. Each run's S3 is the next run's: what one run wrote is what the next one reads. The
 // same cases on real etcd and moto: test/real/etcdbackup-real.test.ts.
 import t from 'tap';
-import { MAX_EXAMINED, MAX_LISTED, runBackup, type BackupResult } from '../hooks/etcdbackup/backup.js';
+import {
+  clusterIdOf,
+  MAX_EXAMINED,
+  MAX_LISTED,
+  PART_SIZE,
+  runBackup,
+  type BackupResult,
+} from '../hooks/etcdbackup/backup.js';
 import {
   dateOfStamp,
   decideLineage,
@@ -469,4 +476,47 @@ t.test('a periodic key that exists already is not overwritten', async (t) => {
     s3.objects.get('bucket/ns/snap_v10_2026-01-01T00-00-00Z')!.body.toString(),
     'another writer, the same second',
   );
+});
+
+t.test('etcd that half-works: a snapshot that breaks off writes nothing and prunes nothing', async (t) => {
+  const s3 = new FakeS3();
+  const state = { revision: 10, clusterId: CLUSTER_1, snapshotFails: false, snapshot: undefined as string | undefined };
+  const gw = await fakeGateway(t, state);
+  for (let i = 0; i < 2; i++) await run(s3, gw.url, { at: hour(i), max: 1 });
+  const before = s3.keys();
+  state.snapshotFails = true;
+  const small = await run(s3, gw.url, { at: hour(2), max: 1 });
+  t.match(small, { succeeded: false, reason: /upload .* failed: .*snapshot aborted/ });
+  // A large one breaks off after a part went up: the multipart upload is aborted.
+  state.snapshot = 'x'.repeat(PART_SIZE + 1000);
+  const large = await run(s3, gw.url, { at: hour(3), max: 1 });
+  t.match(large, { succeeded: false, reason: /snapshot aborted/ });
+  t.equal(s3.count('UploadPart'), 1, 'a part was sent');
+  t.equal(s3.openUploads, 0, 'and the upload aborted');
+  t.same(s3.keys(), before, 'nothing written, nothing pruned');
+});
+
+t.test('a gateway that gives no cluster ID: the lineage rests on the EtcdBackup and the revision', async (t) => {
+  t.equal(clusterIdOf({ header: { cluster_id: '1234' } }), '4d2');
+  for (const none of [
+    undefined,
+    {},
+    { header: {} },
+    { header: { cluster_id: '' } },
+    { header: { cluster_id: '0' } },
+    { header: { cluster_id: 'x' } },
+  ])
+    t.equal(clusterIdOf(none), 'unknown', JSON.stringify(none));
+  const s3 = new FakeS3();
+  const state: { revision: number; clusterId?: string } = { revision: 10 };
+  const gw = await fakeGateway(t, state);
+  for (let i = 0; i < 3; i++) {
+    state.revision += 1;
+    await run(s3, gw.url, { at: hour(i), max: 1 });
+  }
+  t.same(s3.keys(), ['ns/snap_v13_2026-01-01T02-00-00Z'], 'pruned as usual');
+  t.equal(s3.objects.get('bucket/ns/snap_v13_2026-01-01T02-00-00Z')!.metadata[META.cluster], 'unknown');
+  state.revision = 2;
+  t.match(await run(s3, gw.url, { at: hour(3), max: 1 }), { lineageBreak: { reason: 'RevisionWentBack' } });
+  t.equal(s3.keys().length, 2);
 });

@@ -385,13 +385,17 @@ export interface BackupOptions {
   backup?: BackupIdentity;
 }
 
-/** etcd's cluster ID (a uint64 the gateway gives as a decimal string) in hex, as etcdctl prints it. */
-function clusterIdOf(status: any): string {
+/**
+ * etcd's cluster ID (a uint64 the gateway gives as a decimal string) in hex, as etcdctl prints it; `unknown` when
+ * the answer has none (the lineage then rests on the EtcdBackup and the revision alone).
+ */
+export function clusterIdOf(status: any): string {
   const raw = status?.header?.cluster_id;
   try {
-    return raw === undefined || raw === null || raw === '' ? '' : BigInt(String(raw)).toString(16);
+    const id = BigInt(String(raw ?? ''));
+    return id > 0n ? id.toString(16) : 'unknown';
   } catch {
-    return '';
+    return 'unknown';
   }
 }
 
