@@ -13,7 +13,8 @@ import { etcdbackup } from '../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../hooks/etcdcommon/index.js';
 import { runPure } from '../lib/operator.js';
 import { backupRequest } from './fixtures/backup.js';
-import { runBackupPod } from './fixtures/backup-kubelet.js';
+import { runBackupPod, runContainer } from './fixtures/backup-kubelet.js';
+import { memberPod } from '../hooks/etcdcluster/members.js';
 import { fakeGateway } from './fixtures/fake-s3.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
@@ -217,4 +218,37 @@ t.test('a silent S3 fails the backup within its timeout, not at the Job deadline
   const took = Date.now() - started;
   t.match(r.result, { succeeded: false, reason: /could not be checked before writing.*timeout/i });
   t.ok(took < 20_000, `failed after ${took} ms (timeoutInSecond 1, 3 attempts), not at the Job's deadline`);
+});
+
+t.test("a restore's fetch step: the awsSecret's credentials only, never the node's", async (t) => {
+  const s = await setting(t);
+  const parent: any = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name: 'web', namespace: 'team-a', uid: 'uid-web' },
+    spec: { size: 1, version: '3.5.17' },
+  };
+  const pod = memberPod({
+    parent,
+    spec: parent.spec,
+    name: 'web-0',
+    initialCluster: '',
+    state: 'new',
+    restore: { s3: { path: 'bucket/team-a/snap.db', awsSecret: 'aws', endpoint: s.s3.url }, image: 'metaops:test' },
+  })['spec'] as any;
+  const fetch = pod.initContainers.find((c: any) => c.name === 'fetch-snapshot');
+  t.same(fetch.envFrom ?? [], [], 'no envFrom');
+  const node = { AWS_EC2_METADATA_SERVICE_ENDPOINT: s.metadata.url, AWS_EC2_METADATA_V1_DISABLED: 'false' };
+  const empty = await runContainer(pod, fetch, { secrets: { aws: { NODE_OPTIONS: `--require ${s.hook}` } }, node });
+  t.match(empty.result, { succeeded: false, reason: /holds no credentials/ });
+  t.same(s.metadata.seen, [], 'the node’s credentials never asked for');
+  t.same(s.s3.seen, []);
+  t.notOk(existsSync(s.marker));
+  const keyed = await runContainer(pod, fetch, {
+    secrets: { aws: { AWS_ACCESS_KEY_ID: 'AKIDRESTORE', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'ap-south-1' } },
+    node,
+  });
+  t.match(keyed.result, { succeeded: false });
+  t.same(s.signer(), ['AKIDRESTORE ap-south-1'], "fetched with the Secret's key");
+  t.same(s.metadata.seen, []);
 });

@@ -8,7 +8,7 @@ import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
 import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { backupPod } from '../fixtures/backup.js';
+import { backupPod, etcdRestore } from '../fixtures/backup.js';
 import { BackupRig } from '../fixtures/backup-kubelet.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
@@ -329,4 +329,39 @@ t.test('a cluster deleted and recreated under the same name is left alone by the
   t.equal(await k.get('second life'), 'kept');
   t.equal(await k.get('first life'), undefined);
   t.equal((restore['status'] as any).succeeded, true, 'the old restore keeps its verdict');
+});
+
+t.test("a restore with an awsSecret fetches with that Secret's credentials, under the strict settings", async (t) => {
+  const k = new EtcdKubelet('secrest', { size: 1, version: '3.6.9' });
+  t.teardown(() => k.shutdown());
+  driveRestores(k);
+  await k.converge('size 1', settled(1));
+  await k.put('kept', 'in the snapshot');
+  const path = 'etcd-backups/default/secrest/snap.db';
+  const spec = { clusterName: 'secrest', s3: { path, endpoint: moto.endpoint, awsSecret: 'aws' } };
+  t.equal(
+    (await runJob(backupHook(spec, { clusters: ['secrest'] }).children[0]!, k.endpoint('secrest-0'))).result.succeeded,
+    true,
+  );
+  await k.put('kept', 'overwritten after the snapshot');
+  // No ambient credentials allowed, none on the node: only the Secret's.
+  k.settings = { backup: tenancyFromEnv(serverEnv()) };
+  k.nodeEnv = {};
+  k.setSecret('restore-aws', {
+    AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
+    AWS_REGION: moto.region,
+  });
+  k.related = [
+    etcdRestore(
+      'with-secret',
+      'default',
+      'secrest',
+      { path, endpoint: moto.endpoint, awsSecret: 'restore-aws' },
+      '2026-01-01T00:00:00Z',
+    ),
+  ];
+  await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(1)(res), 120_000);
+  t.equal(await k.get('kept'), 'in the snapshot');
+  t.equal((k.related[0]!['status'] as any).succeeded, true);
 });
