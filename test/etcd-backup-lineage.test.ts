@@ -302,8 +302,24 @@ t.test('objects without a lineage (etcd-operator, an older metaops, a copy by ha
   ]);
   // A Job of an older hook names no EtcdBackup: it writes, and prunes nothing.
   const old = await run(s3, gw.url, { uid: '', at: hour(5), max: 1 });
-  t.match(old, { succeeded: true, pruned: [], pruneProblem: /does not name its EtcdBackup/ });
-  t.equal(s3.keys('bucket', 'ns/').length, 5);
+  t.match(old, {
+    succeeded: true,
+    pruned: [],
+    pruneProblem: 'this Job does not name its EtcdBackup (made by an older hook): nothing pruned',
+  });
+  t.equal(s3.objects.get('bucket/ns/snap_v10_2026-01-01T05-00-00Z')!.metadata[META.since], '2026-01-01T05-00-00Z');
+  // Its listing fails too: both said, within the bound.
+  s3.fault = (cmd) => (cmd === 'ListObjectsV2' ? s3Error('InternalError', 500, 'x'.repeat(1000)) : undefined);
+  const both = await run(s3, gw.url, { uid: '', at: hour(6), max: 1 });
+  t.match(
+    both.pruneProblem,
+    /^the snapshots under s3:\/\/bucket\/ns\/snap could not be listed, nothing pruned: InternalError: x+$/,
+  );
+  t.equal(both.pruneProblem!.length, 600);
+  s3.fault = undefined;
+  const bothShort = await run(s3, gw.url, { uid: '', at: hour(7), max: 1 });
+  t.equal(bothShort.pruneProblem, 'this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
+  t.equal(s3.keys('bucket', 'ns/').length, 7, 'three more written, none pruned');
 });
 
 t.test('S3 half-working: a failed delete, list or metadata read costs the pruning, never the snapshot', async (t) => {
@@ -343,16 +359,20 @@ t.test('S3 half-working: a failed delete, list or metadata read costs the prunin
   });
   t.equal(s3.keys().length, 4);
 
-  // Metadata unreadable (no s3:GetObject): nothing is anyone's, nothing pruned.
-  s3.fault = (cmd) => (cmd === 'HeadObject' ? s3Error('Forbidden', 403) : undefined);
-  const blind = await run(s3, gw.url, { at: hour(5), max: 1 });
-  t.match(blind, { succeeded: true, pruned: [] });
-  t.equal(s3.keys().length, 5);
-
-  // Back to normal: the lineage the snapshot of hour 4 began (its listing failed) goes on and is pruned.
+  // Back to normal at once: the lineage the snapshot of hour 4 began (its listing failed) goes on and is pruned.
   s3.fault = undefined;
-  const healed = await run(s3, gw.url, { at: hour(6), max: 1 });
-  t.ok(healed.pruned!.length >= 1, `pruned again: ${healed.pruned!.join(', ')}`);
+  const next = await run(s3, gw.url, { at: hour(5), max: 1 });
+  t.same(next.pruned, ['ns/snap_v10_2026-01-01T04-00-00Z']);
+  t.notOk(next.pruneProblem);
+
+  // Metadata unreadable (no s3:GetObject): nothing is anyone's, nothing pruned, and each object read once.
+  s3.fault = (cmd) => (cmd === 'HeadObject' ? s3Error('Forbidden', 403) : undefined);
+  const heads = s3.count('HeadObject');
+  const blind = await run(s3, gw.url, { at: hour(6), max: 1 });
+  t.match(blind, { succeeded: true, pruned: [] });
+  t.notOk(blind.pruneProblem, 'no problem to report: a new lineage begins');
+  t.equal(s3.count('HeadObject') - heads, 4, 'the four snapshots there, each read once');
+  t.equal(s3.keys().length, 5);
   t.ok(s3.objects.has('bucket/ns/snap_v10_2026-01-01T03-00-00Z'), 'the lineage before the failed listing is kept');
 
   // The upload itself fails: a failed result, nothing deleted.
@@ -392,11 +412,136 @@ t.test('more keys than the listing bound: nothing pruned, and said', async (t) =
   const s3 = new FakeS3();
   const gw = await fakeGateway(t, { revision: 10, clusterId: CLUSTER_1 });
   await run(s3, gw.url, { at: hour(0), max: 1 });
-  for (let i = 0; i < MAX_LISTED + 1000; i++) s3.put('bucket', `ns/snap_v${i}_zz`);
-  await run(s3, gw.url, { at: hour(1), max: 1 });
-  const r = await run(s3, gw.url, { at: hour(2), max: 1 });
-  t.match(r, { succeeded: true, pruned: [], pruneProblem: new RegExp(`more than ${MAX_LISTED} objects`) });
-  t.equal(s3.keys('bucket', 'ns/snap_v10_2026').length, 3, 'the three snapshots of the lineage kept');
+  // With the snapshot of hour 0, one key more than the bound under the prefix.
+  for (let i = 0; i < MAX_LISTED; i++) s3.put('bucket', `ns/snap_v${i}_zz`);
+  const r = await run(s3, gw.url, { at: hour(1), max: 1 });
+  t.match(r, {
+    succeeded: true,
+    pruned: [],
+    pruneProblem: `more than ${MAX_LISTED} objects under s3://bucket/ns/snap_v: nothing pruned`,
+  });
+  t.equal(s3.keys('bucket', 'ns/snap_v10_2026').length, 2, 'both snapshots of the lineage kept');
+  t.equal(s3.count('ListObjectsV2'), 1 + MAX_LISTED / 1000, 'listing stopped at the bound');
+
+  // Keys under the path but outside the prefix of its snapshots are not listed.
+  const other = new FakeS3();
+  for (let i = 0; i < MAX_LISTED + 5; i++) other.put('bucket', `ns/other/x${i}`);
+  for (let i = 0; i < 3; i++) await run(other, gw.url, { at: hour(i), max: 1 });
+  t.equal(other.keys('bucket', 'ns/snap').length, 1, 'pruned as usual');
+  t.equal(other.count('ListObjectsV2'), 3);
+});
+
+t.test('a lineage longer than a batch of reads: pruned whole, each snapshot read once', async (t) => {
+  const s3 = new FakeS3();
+  const since = '2026-01-01T00-00-00Z';
+  const stampAt = (m: number) => `2026-01-01T00-${String(m).padStart(2, '0')}-00Z`;
+  for (let m = 0; m < 20; m++)
+    s3.put('bucket', `ns/snap_v${100 + m}_${stampAt(m)}`, 'x', lineageMeta('uid-a', hex(CLUSTER_1), since, 100 + m));
+  const gw = await fakeGateway(t, { revision: 200, clusterId: CLUSTER_1 });
+  const r = await run(s3, gw.url, { at: hour(1), max: 12 });
+  t.same(
+    r.pruned,
+    [8, 7, 6, 5, 4, 3, 2, 1, 0].map((m) => `ns/snap_v${100 + m}_${stampAt(m)}`),
+    'the 9 oldest: 12 kept with the one written',
+  );
+  t.notOk(r.pruneProblem);
+  t.equal(s3.count('HeadObject'), 20, 'twenty snapshots, twenty reads');
+
+  // maxBackups 0: the lineage is found, nothing more is read, nothing deleted.
+  const all = new FakeS3();
+  for (let m = 0; m < 20; m++)
+    all.put('bucket', `ns/snap_v${100 + m}_${stampAt(m)}`, 'x', lineageMeta('uid-a', hex(CLUSTER_1), since, 100 + m));
+  const keep = await run(all, gw.url, { at: hour(1), max: 0 });
+  t.same(keep.pruned, []);
+  t.equal(all.count('HeadObject'), 8, 'one batch of reads finds its previous snapshot');
+  t.equal(all.keys().length, 21);
+
+  // A read that fails is not tried again in the same run.
+  const flaky = new FakeS3();
+  for (let m = 0; m < 20; m++)
+    flaky.put('bucket', `ns/snap_v${100 + m}_${stampAt(m)}`, 'x', lineageMeta('uid-a', hex(CLUSTER_1), since, 100 + m));
+  flaky.fault = (cmd, input) =>
+    cmd === 'HeadObject' && input.Key === `ns/snap_v110_${stampAt(10)}` ? s3Error('InternalError', 500) : undefined;
+  const f = await run(flaky, gw.url, { at: hour(1), max: 12 });
+  t.equal(flaky.count('HeadObject'), 20);
+  t.notOk(f.pruned!.includes(`ns/snap_v110_${stampAt(10)}`));
+});
+
+t.test('S3 answers without a body, or says "not found" its own way', async (t) => {
+  const gw = await fakeGateway(t, { revision: 42, clusterId: CLUSTER_1 });
+  const once = { periodic: false, path: 'bucket/ns/once.db', at: hour(0) };
+  for (const [err, reason] of [
+    [s3Error('Unknown', 403), 'HTTP 403 (Forbidden: the credentials may not read this object)'],
+    [s3Error('UnknownError', 500), 'HTTP 500'],
+    [Object.assign(new Error('no status'), { name: 'Unknown' }), 'Unknown: no status'],
+  ] as const) {
+    const s3 = new FakeS3();
+    s3.fault = (cmd) => (cmd === 'HeadObject' ? err : undefined);
+    const r = await run(s3, gw.url, once);
+    t.equal(
+      r.reason,
+      `s3://bucket/ns/once.db could not be checked before writing (a one-off backup never overwrites a snapshot): ${reason}`,
+    );
+  }
+  for (const err of [
+    Object.assign(new Error('x'), { name: 'NoSuchKey' }),
+    Object.assign(new Error('x'), { name: 'NotFound' }),
+    s3Error('SomethingElse', 404),
+  ]) {
+    const s3 = new FakeS3();
+    s3.fault = (cmd) => (cmd === 'HeadObject' ? err : undefined);
+    t.match(await run(s3, gw.url, once), { succeeded: true, key: 'ns/once.db' }, `${err.name}: no object there`);
+  }
+  const s3 = new FakeS3();
+  s3.fault = (cmd) => (cmd === 'PutObject' ? s3Error('AccessDenied', 403, 'Access Denied') : undefined);
+  t.match(await run(s3, gw.url, once), {
+    succeeded: false,
+    reason: 'upload to s3://bucket/ns/once.db failed: AccessDenied: Access Denied',
+  });
+});
+
+t.test('a one-off snapshot of its own with sparse metadata is still its own', async (t) => {
+  const s3 = new FakeS3();
+  s3.put('bucket', 'ns/once.db', 'x', { [META.uid]: 'uid-a' });
+  const gw = await fakeGateway(t, { revision: 42, clusterId: CLUSTER_1 });
+  const r = await run(s3, gw.url, { periodic: false, path: 'bucket/ns/once.db', at: hour(0) });
+  t.same(r, { succeeded: true, alreadyTaken: true, key: 'ns/once.db', lastSuccessDate: '' });
+});
+
+t.test('no etcd endpoint answers: every one tried, each said', async (t) => {
+  const s3 = new FakeS3();
+  const broken = await fakeGateway(t, { revision: 1, clusterId: CLUSTER_1, statusFails: true });
+  const r = await runBackup({
+    endpoints: ['http://127.0.0.1:1', broken.url],
+    path: 'bucket/ns/snap',
+    periodic: true,
+    maxBackups: 1,
+    timeoutMs: 2000,
+    s3: s3.client,
+    backup: { uid: 'uid-a', name: 'ns/a' },
+  });
+  t.equal(r.succeeded, false);
+  t.match(
+    r.reason,
+    new RegExp(
+      `^no etcd endpoint could be snapshotted: http://127.0.0.1:1: .*ECONNREFUSED.*; ${broken.url}: .*HTTP 500`,
+    ),
+  );
+  t.same(s3.calls, []);
+  t.same(Object.keys(r).sort(), ['reason', 'succeeded']);
+});
+
+t.test('a status without header or version: revision 0, version and cluster unknown', async (t) => {
+  const s3 = new FakeS3();
+  const gw = await fakeGateway(t, { revision: 0, bare: true });
+  const r = await run(s3, gw.url, { at: hour(0) });
+  t.match(r, {
+    succeeded: true,
+    etcdRevision: 0,
+    etcdVersion: '',
+    clusterId: 'unknown',
+    key: 'ns/snap_v0_2026-01-01T00-00-00Z',
+  });
 });
 
 t.test('no snapshot of its own among the newest read: a new lineage, nothing pruned', async (t) => {

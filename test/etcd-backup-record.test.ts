@@ -339,3 +339,124 @@ t.test('a prune that failed is in the status and a Warning, once per snapshot', 
   loop.step();
   t.notOk('pruneProblem' in loop.s(), 'cleared by a clean run');
 });
+
+t.test('a one-off Job that failed without a pod to say why: its Failed condition is the reason', async (t) => {
+  const loop = new BackupLoop(ONCE);
+  const job = (conditions: unknown[]) => [asObserved(loop.step().children[0]!, { failed: 3, conditions })];
+  loop.children = job([{ type: 'Failed', status: 'True', message: 'Job has reached the specified backoff limit' }]);
+  loop.step();
+  t.match(loop.s(), {
+    succeeded: false,
+    reason: 'Job has reached the specified backoff limit',
+    Reason: 'Job has reached the specified backoff limit',
+  });
+  t.match(loop.s().conditions[0], { status: 'False', reason: 'BackupFailed' });
+  const fresh = new BackupLoop(ONCE);
+  fresh.step();
+  fresh.children = [asObserved(fresh.last.children[0]!, { conditions: [{ type: 'Failed', status: 'True' }] })];
+  fresh.step();
+  t.match(fresh.s(), { succeeded: false, reason: 'the backup Job failed' });
+  for (const conditions of [
+    [{ type: 'Failed', status: 'False', message: 'not yet' }],
+    [{ type: 'Suspended', status: 'True', message: 'suspended' }],
+  ]) {
+    const l = new BackupLoop(ONCE);
+    l.step();
+    l.children = [asObserved(l.last.children[0]!, { active: 1, conditions })];
+    l.step();
+    t.notOk('succeeded' in l.s(), JSON.stringify(conditions));
+    t.match(l.s().conditions[0], { reason: 'Running', message: 'the backup Job is running' });
+    t.equal(l.last.resyncAfterSeconds, 10);
+  }
+});
+
+t.test('what the hook answers, word for word: the Job, the messages, the related objects it asks for', async (t) => {
+  const { customize } = await import('../hooks/etcdbackup/sync.js');
+  t.same(customize({ controller: {}, parent: backupRequest({ spec: ONCE, namespace: 'team-a' }).parent } as any), {
+    relatedResources: [
+      {
+        apiVersion: 'v1',
+        resource: 'pods',
+        labelSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'etcdbackup', 'app.kubernetes.io/instance': 'nightly' },
+        },
+      },
+      { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdclusters', namespace: 'team-a' },
+    ],
+  });
+  t.same(customize({ controller: {} } as any).relatedResources[1], {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    resource: 'etcdclusters',
+    namespace: '',
+  });
+  const loop = new BackupLoop({
+    ...ONCE,
+    clusterName: undefined,
+    etcdEndpoints: ['http://example-client:2379', 'http://other-client:2379'],
+  });
+  loop.clusters = [etcdCluster('example', 'ns'), etcdCluster('other', 'ns')];
+  loop.step();
+  const args: string[] = (loop.last.children[0] as any).spec.template.spec.containers[0].args;
+  t.equal(args[args.indexOf('--endpoints') + 1], 'http://example-client.ns.svc:2379,http://other-client.ns.svc:2379');
+  loop.pods = [backupPod('nightly', 'ns', ok('ns/before-upgrade.db'), '2026-01-01T00:00:00Z')];
+  loop.step();
+  t.equal(loop.s().conditions[0].message, 'snapshot at revision 42 in s3://bucket/ns/before-upgrade.db');
+  loop.children = [];
+  loop.step();
+  t.equal(
+    loop.s().conditions[0].message,
+    'snapshot at revision 42 in s3://bucket/ns/before-upgrade.db (taken once: the Job is not made again)',
+  );
+  // The same EtcdBackup made periodic: its snapshots are another series, the CronJob is made.
+  loop.spec = { ...loop.spec, backupPolicy: { backupIntervalInSecond: 3600 } };
+  loop.step();
+  t.same(loop.kinds(), ['CronJob']);
+  // A refusal is the Ready condition's, and only a missing cluster is looked at again.
+  const refused = new BackupLoop({ ...ONCE, s3: { path: 'bucket/elsewhere/x', awsSecret: 'aws' } });
+  refused.step();
+  t.match(refused.s().conditions, [{ type: 'Ready', status: 'False', reason: 'NotAllowed' }]);
+  t.notOk(refused.last.resyncAfterSeconds);
+});
+
+t.test(
+  'the lineage in status: a result without one keeps it; a restore at the very moment explains a break',
+  async (t) => {
+    const loop = new BackupLoop(PERIODIC);
+    loop.pods = [lineageResult('ns/nightly_v10_2026-01-01T00-00-00Z', '2026-01-01T00:00:05Z')];
+    loop.step();
+    const kept = loop.s().lineage;
+    loop.pods = [
+      lineageResult('ns/nightly_v10_2026-01-01T00-00-00Z', '2026-01-01T00:00:05Z'),
+      backupPod('nightly', 'ns', ok('ns/nightly_v11_2026-01-01T01-00-00Z'), '2026-01-01T01:00:05Z'),
+    ];
+    loop.step();
+    t.same(loop.s().lineage, kept, 'a result of an older command (no lineage) changes nothing');
+    const noCluster = new BackupLoop(PERIODIC);
+    noCluster.status = { lineage: kept };
+    noCluster.pods = [
+      lineageResult('k', '2026-01-01T00:00:05Z', { clusterId: undefined, lineage: '2026-01-01T05-00-00Z' }),
+    ];
+    noCluster.step();
+    t.same(noCluster.s().lineage, kept);
+
+    const at = new BackupLoop(PERIODIC);
+    at.clusters = [
+      etcdCluster('example', 'ns', { restore: { name: 'exact', phase: 'Restored', created: '2026-01-01T01:00:00Z' } }),
+    ];
+    at.pods = [
+      lineageResult('k2', '2026-01-01T02:00:05Z', {
+        clusterId: 'c9',
+        lineage: '2026-01-01T02-00-00Z',
+        lineageBreak: {
+          reason: 'EtcdClusterChanged',
+          key: 'k',
+          revision: 9,
+          clusterId: 'c1',
+          date: '2026-01-01T01:00:00Z',
+        },
+      }),
+    ];
+    at.step();
+    t.equal(at.s().lineage.previous.restoredBy, 'exact');
+  },
+);

@@ -244,11 +244,27 @@ t.test(
         },
         { now: FIXED_NOW },
       );
-      t.match((res.status as any).conditions[0], { status: 'False', reason: 'NotAllowed' });
+      t.match((res.status as any).conditions[0], {
+        status: 'False',
+        reason: 'NotAllowed',
+        message: /^spec\.s3\.(path|awsSecret|endpoint).*; EtcdCluster e is left as it is$/,
+      });
       t.notOk('succeeded' in (res.status as object), 'not final: a corrected spec can still act');
       t.notOk(res.resyncAfterSeconds, 'nothing to wait for');
     }
-    // Its own prefix: the restore goes ahead.
+    // Its own prefix: the restore goes ahead (and its hook looks again until it is over).
+    const pending = runPure(
+      etcdrestore,
+      'sync',
+      {
+        controller: {},
+        parent: etcdRestore('mine', 'ns', 'e', { path: 'shared/ns/e.db', awsSecret: 'aws' }) as any,
+        related: objectMap([etcdCluster('e', 'ns', loop.s())], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
+      },
+      { now: FIXED_NOW },
+    );
+    t.match((pending.status as any).conditions[0], { reason: 'Pending' });
+    t.equal(pending.resyncAfterSeconds, 10);
     loop.related = [
       etcdRestore(
         'mine',
@@ -267,4 +283,5 @@ t.test('a restore record already final is kept whatever the policy says now', as
   const r = { ...etcdRestore('old', 'ns', 'e', { path: 'b/elsewhere' }), status: { succeeded: true } };
   const res = runPure(etcdrestore, 'sync', { controller: {}, parent: r as any, related: {} }, { now: FIXED_NOW });
   t.match(res.status, { succeeded: true, conditions: [{ reason: 'Restored' }] });
+  t.notOk(res.resyncAfterSeconds, 'over: nothing to look at again');
 });

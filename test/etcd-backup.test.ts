@@ -247,3 +247,81 @@ t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async
     'not ours: kept',
   );
 });
+
+t.test(
+  "an awsSecret's files are read as plain values: its keys and region, comments and other profiles left",
+  async (t) => {
+    const { iniProfile, secretCredentials } = await import('../hooks/etcdbackup/backup.js');
+    const text = [
+      '; etcd-operator credentials',
+      '[other]',
+      'aws_access_key_id = OTHER',
+      '[default] # the profile used',
+      '  aws_access_key_id = AKIDFILE  ',
+      'AWS_Secret_Access_Key=file-secret # a comment',
+      '#aws_session_token = commented-out',
+      'aws_access_key_id = second-is-ignored',
+      'region = two words',
+      'x aws_session_token=not-a-key-line',
+      'credential_process=A B',
+      '[default]x',
+      'endpoint_url = http://after-a-broken-header',
+      'x[other]',
+      'role_arn = still-default',
+    ].join('\n');
+    t.same(
+      { ...iniProfile(text) },
+      {
+        aws_access_key_id: 'AKIDFILE',
+        aws_secret_access_key: 'file-secret',
+        endpoint_url: 'http://after-a-broken-header',
+        role_arn: 'still-default',
+      },
+    );
+    t.same({ ...iniProfile(text, 'other') }, { aws_access_key_id: 'OTHER' });
+    t.same({ ...iniProfile('[profile default]\nregion=eu-north-1\n') }, { region: 'eu-north-1' });
+    t.same({ ...iniProfile('[ profile x ]\nregion=r\n', 'x') }, { region: 'r' });
+    t.same({ ...iniProfile('region=before-any-header\n') }, {});
+
+    const dir = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
+    writeFileSync(join(dir, 'credentials'), text);
+    t.same(secretCredentials({}, dir), { accessKeyId: 'AKIDFILE', secretAccessKey: 'file-secret' });
+    t.same(
+      secretCredentials(
+        { AWS_ACCESS_KEY_ID: 'ENV', AWS_SECRET_ACCESS_KEY: 'env-secret', AWS_SESSION_TOKEN: 'tok' },
+        dir,
+      ),
+      { accessKeyId: 'ENV', secretAccessKey: 'env-secret', sessionToken: 'tok' },
+      'the keys first',
+    );
+    t.same(
+      secretCredentials({ AWS_ACCESS_KEY_ID: 'ENV' }, dir),
+      { accessKeyId: 'AKIDFILE', secretAccessKey: 'file-secret' },
+      'half a key: the file',
+    );
+    t.same(secretCredentials({ AWS_SECRET_ACCESS_KEY: 'only' }, dir), {
+      accessKeyId: 'AKIDFILE',
+      secretAccessKey: 'file-secret',
+    });
+    const tokened = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
+    writeFileSync(
+      join(tokened, 'credentials'),
+      '[default]\naws_access_key_id=A\naws_secret_access_key=B\naws_session_token=T\n',
+    );
+    t.same(secretCredentials({}, tokened), { accessKeyId: 'A', secretAccessKey: 'B', sessionToken: 'T' });
+    for (const bad of [
+      '[default]\naws_access_key_id=A\n',
+      '[default]\naws_secret_access_key=B\n',
+      '',
+      '[other]\naws_access_key_id=A\naws_secret_access_key=B\n',
+    ]) {
+      const d = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
+      writeFileSync(join(d, 'credentials'), bad);
+      t.equal(secretCredentials({}, d), undefined, JSON.stringify(bad));
+    }
+    t.equal(secretCredentials({}, join(dir, 'missing')), undefined, 'no file');
+    writeFileSync(join(dir, 'config'), '[profile default]\nregion = sa-east-1 ; the region\n');
+    t.equal(s3Region({}, join(dir, 'config')), 'sa-east-1');
+    t.equal(s3Region({ AWS_DEFAULT_REGION: 'ca-central-1' }, join(dir, 'config')), 'ca-central-1');
+  },
+);

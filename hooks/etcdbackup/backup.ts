@@ -307,9 +307,8 @@ export async function listSnapshots(
       if (s) snapshots.push(s);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    if (token && listed >= MAX_LISTED) return { snapshots: snapshots.sort(newestFirst), truncated: true };
-  } while (token);
-  return { snapshots: snapshots.sort(newestFirst), truncated: false };
+  } while (token && listed < MAX_LISTED);
+  return { snapshots: snapshots.sort(newestFirst), truncated: token !== undefined };
 }
 
 /** Reads the metadata of these snapshots (a few at a time); one that cannot be read gets `null`: no one's. */
@@ -392,7 +391,7 @@ export interface BackupOptions {
 export function clusterIdOf(status: any): string {
   const raw = status?.header?.cluster_id;
   try {
-    const id = BigInt(String(raw ?? ''));
+    const id = BigInt(String(raw));
     return id > 0n ? id.toString(16) : 'unknown';
   } catch {
     return 'unknown';
@@ -526,46 +525,50 @@ async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> 
  * cluster's revision did not go down (lineage.ts), then that lineage pruned to `maxBackups`. A listing or metadata
  * read that fails costs the pruning, never the snapshot, and never deletes on a guess.
  */
-// eslint-disable-next-line complexity -- list, decide the lineage, write, prune: each step's failure is a field of the result
 async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult> {
   const now = (o.now ?? (() => new Date()))();
   const stamp = stampOf(now);
   const key = periodicKey(t.baseKey, t.cluster.revision, now);
   const problems: string[] = [];
-  let snapshots: Snapshot[] = [];
-  let decided: { lineage: Lineage; break?: LineageBreak } | undefined;
+  let found: { snapshots: Snapshot[]; decided?: { lineage: Lineage; break?: LineageBreak } } | undefined;
   try {
     const listed = await listSnapshots(o.s3, t.bucket, t.baseKey);
-    snapshots = listed.snapshots;
-    if (listed.truncated)
-      problems.push(`more than ${MAX_LISTED} objects under s3://${t.bucket}/${t.baseKey}_v: nothing pruned`);
-    if (snapshots.some((s) => s.key === key))
+    if (listed.snapshots.some((s) => s.key === key))
       return {
         succeeded: false,
         reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot`,
       };
-    if (o.backup && !listed.truncated) {
-      const { previous, examined } = await previousOwn(o.s3, t.bucket, snapshots, o.backup.uid);
+    found = { snapshots: listed.snapshots };
+    if (listed.truncated)
+      problems.push(`more than ${MAX_LISTED} objects under s3://${t.bucket}/${t.baseKey}_v: nothing pruned`);
+    else if (o.backup) {
+      const { previous, examined } = await previousOwn(o.s3, t.bucket, listed.snapshots, o.backup.uid);
       if (!previous && examined >= MAX_EXAMINED)
         problems.push(
           `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
         );
-      decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp);
+      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp);
     }
   } catch (err) {
     problems.push(
       `the snapshots under s3://${t.bucket}/${t.baseKey} could not be listed, nothing pruned: ${awsMessage(err)}`,
     );
   }
-  const lineage = decided?.lineage ?? { uid: o.backup?.uid ?? '', clusterId: t.cluster.clusterId, since: stamp };
+  const decided = found?.decided;
+  // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
+  const since = decided?.lineage.since ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
-  const size = await write(o, t, key, metadataOf(o, t, lineage.since, now));
+  const size = await write(o, t, key, metadataOf(o, t, since, now));
   if (typeof size !== 'number') return size;
   const pruned: string[] = [];
-  // A lineage begun with this snapshot has nothing older to prune.
-  if (decided && lineage.since !== stamp && o.maxBackups > 0) {
+  if (o.maxBackups > 0 && decided) {
     try {
-      await pruneLineage(o.s3, t.bucket, snapshots, { lineage, max: o.maxBackups, written: key, deleted: pruned });
+      await pruneLineage(o.s3, t.bucket, found!.snapshots, {
+        lineage: decided.lineage,
+        max: o.maxBackups,
+        written: key,
+        deleted: pruned,
+      });
     } catch (err) {
       problems.push(`pruning stopped after ${pruned.length} deletion(s): ${awsMessage(err)}`);
     }
@@ -578,7 +581,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
     key,
     size,
     lastSuccessDate: now.toISOString(),
-    lineage: lineage.since,
+    lineage: since,
     ...(decided?.break ? { lineageBreak: decided.break } : {}),
     pruned,
     ...(problems.length ? { pruneProblem: problems.join('; ').slice(0, 600) } : {}),
@@ -600,14 +603,15 @@ function awsMessage(err: unknown): string {
  * file. Only plain `key = value` lines are read; nothing in the file is run or followed.
  */
 export function iniProfile(text: string, profile = 'default'): Record<string, string> {
-  const wanted = profile === 'default' ? ['default', 'profile default'] : [`profile ${profile}`, profile];
+  const wanted = [profile, `profile ${profile}`];
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  let section = '';
+  let section: string | undefined;
   for (const raw of text.split(/\r?\n/)) {
+    // A comment: a line that begins with # or ;, or the rest of a line after whitespace and one of them.
     const line = raw.replace(/(^|\s)[#;].*$/, '').trim();
     const header = /^\[\s*(.+?)\s*\]$/.exec(line);
-    if (header) section = header[1]!;
-    const kv = !header && wanted.includes(section) ? /^([A-Za-z0-9_]+)\s*=\s*(\S+)$/.exec(line) : null;
+    if (header) section = header[1];
+    const kv = !header && wanted.includes(section ?? '') ? /^([A-Za-z0-9_]+)\s*=\s*(\S+)$/.exec(line) : null;
     if (kv && !(kv[1]!.toLowerCase() in out)) out[kv[1]!.toLowerCase()] = kv[2]!;
   }
   return out;

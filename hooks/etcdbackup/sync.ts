@@ -216,7 +216,8 @@ export function lineageStatus(before: unknown, good: BackupResult, clusters: Kub
   if (!good.lineage || !good.clusterId) return before as LineageStatus | undefined;
   const since = dateOfStamp(good.lineage);
   const kept = before as Partial<LineageStatus> | undefined;
-  if (kept?.since === since && kept.clusterID === good.clusterId) return kept as LineageStatus;
+  // The same lineage (one EtcdBackup begins one at a time): what status holds, with the break it began with.
+  if (kept?.since === since) return kept as LineageStatus;
   const out: LineageStatus = { clusterID: good.clusterId, since };
   const b = good.lineageBreak;
   if (b) {
@@ -402,7 +403,6 @@ export function sync({
 /** The failure reason, under etcd-operator's spelling too (its BackupStatus says `Reason`). */
 function mirrorReason(status: Status): void {
   if (typeof status['reason'] === 'string') status['Reason'] = status['reason'];
-  else delete status['Reason'];
 }
 
 /** The backup pods (labelled by the Job template), for their termination messages, and the namespace's clusters. */
