@@ -47,6 +47,24 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
       `${i}  value: {{ join "," . | quote }}`,
       `${i}{{- end }}`,
     ]),
+  backupEnv: (i) => [
+    ...(
+      [
+        ['ambientCredentials', 'METAOPS_BACKUP_AMBIENT_CREDENTIALS'],
+        ['s3Endpoints', 'METAOPS_BACKUP_S3_ENDPOINTS'],
+        ['etcdEndpoints', 'METAOPS_BACKUP_ETCD_ENDPOINTS'],
+      ] as const
+    ).flatMap(([value, env]) => [
+      `${i}{{- with .Values.backupPolicy.${value} }}`,
+      `${i}- name: ${env}`,
+      `${i}  value: {{ join "," . | quote }}`,
+      `${i}{{- end }}`,
+    ]),
+    `${i}{{- with .Values.backupPolicy.clusterDomain }}`,
+    `${i}- name: METAOPS_CLUSTER_DOMAIN`,
+    `${i}  value: {{ . | quote }}`,
+    `${i}{{- end }}`,
+  ],
   webhookTarget: (i) => [
     `${i}{{- if .Values.webhook.url }}`,
     `${i}url: {{ printf "%s%s" (trimSuffix "/" .Values.webhook.url) PATH | quote }}`,
@@ -115,6 +133,7 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
           });
           const env = doc.getIn([...at, 'env'], true) as YAML.YAMLSeq | undefined;
           if (env) env.add(doc.createNode(mark('debugEnv')));
+          if (env) env.add(doc.createNode(mark('backupEnv')));
         });
       }
       kept.push(doc.toString({ lineWidth: 0 }));
@@ -198,6 +217,7 @@ export function renderChart(
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [] },
+    backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [], clusterDomain: '' },
     metacontroller: { namespace: 'metacontroller' },
     webhook: { url: '' },
   });
@@ -226,6 +246,13 @@ export function renderChart(
     "What PodBuggerTools may do (docs/podbuggertool.md); empty keeps the server's defaults.\n" +
       'imageAllowlist: METAOPS_DEBUG_IMAGE_ALLOWLIST, profiles: METAOPS_DEBUG_PROFILES,\n' +
       'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES.',
+  );
+  comment(
+    ['backupPolicy'],
+    'Where EtcdBackups and EtcdRestores may reach (docs/etcdbackup.md); empty keeps the strict defaults.\n' +
+      'ambientCredentials: METAOPS_BACKUP_AMBIENT_CREDENTIALS (namespaces, or "*", that may go without an awsSecret),\n' +
+      's3Endpoints: METAOPS_BACKUP_S3_ENDPOINTS, etcdEndpoints: METAOPS_BACKUP_ETCD_ENDPOINTS (URL or namespace=URL),\n' +
+      'clusterDomain: METAOPS_CLUSTER_DOMAIN (default cluster.local).',
   );
   comment(
     ['metacontroller'],
