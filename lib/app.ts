@@ -12,7 +12,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { hash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
-import { authorized, clientCertificateProblem, hasCredentials, type AuthConfig } from './auth.js';
+import { authorizationProblem, authorized, clientCertificateProblem, hasCredentials, type AuthConfig } from './auth.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
 import { parseJsonBody } from './json.js';
 import { KubeEventRecorder, NO_EVENTS, type EventRecorder } from './events.js';
@@ -56,6 +56,13 @@ export interface AppOptions {
   clientNames?: string[];
   /** A hook that has not answered by then gets a 429 with Retry-After, well before Metacontroller's 10 s webhook timeout. */
   hookDeadlineMs?: number;
+  /**
+   * A request that has not arrived whole by then (its headers by a third of it) is dropped: default
+   * REQUEST_TIMEOUT_MS. Checked every CHECK_INTERVAL_MS at most, so that the bound holds within a second.
+   */
+  requestTimeoutMs?: number;
+  /** Refusals logged at most this often (lines per second, and a burst); the rest are counted in one line. */
+  refusalLog?: { perSecond: number; burst: number };
   metrics?: Metrics;
   /**
    * Serve TLS. With `ca`, every hook call must present a client certificate signed by it (checked per hook route,
@@ -88,6 +95,15 @@ export interface ServedHook {
 }
 
 export { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS };
+
+/** A request that has not arrived whole by then is dropped (docs/operating.md: 30 s). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** How often the server looks for requests past their time (Node's default, 30 s, doubled the bound). */
+export const CHECK_INTERVAL_MS = 1000;
+/** The oldest TLS version served. */
+export const MIN_TLS_VERSION = 'TLSv1.2';
+/** Refusal log lines: at most REFUSAL_LOG.perSecond a second after a burst of REFUSAL_LOG.burst. */
+export const REFUSAL_LOG = { perSecond: 10, burst: 50 } as const;
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = createFastify(options);
@@ -126,6 +142,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const served: ServedHook[] = [];
 
   app.decorateRequest('authenticated', false);
+  // Refusals are logged one line each, up to a rate: a flood of refused requests cannot flood the log.
+  const refusals = new RefusalLog(options.refusalLog ?? REFUSAL_LOG, app.log);
+  app.decorate('refusals', refusals);
+  app.addHook('onClose', (_instance, done) => {
+    refusals.flush();
+    done();
+  });
 
   // A request for no route is answered before its body is read: Fastify would otherwise parse it (up to the body
   // limit) for the 404 handler, and the callers' checks belong to the hook routes. One unauthenticated POST of
@@ -176,10 +199,27 @@ function createFastify(options: AppOptions) {
       ? { ...(options.logger as object), redact: { paths: REDACT, censor: '[REDACTED]' } }
       : (options.logger ?? false);
   const https = options.https;
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // Node looks for requests past their time only every `connectionsCheckingInterval` (30 s by default) and gives
+  // headers 60 s of their own: a partial request was held 60-90 s. The headers get a third of the request's time.
+  const timeouts = {
+    requestTimeout,
+    headersTimeout: Math.ceil(requestTimeout / 3),
+    connectionsCheckingInterval: CHECK_INTERVAL_MS,
+  };
   return Fastify({
     // A client CA asks for certificates without dropping connections that have none: the hook routes refuse
-    // those (checkCaller), the probes answer them.
-    ...(https ? { https: { ...https, ...(https.ca ? { requestCert: true, rejectUnauthorized: false } : {}) } } : {}),
+    // those (checkCaller), the probes answer them. TLS 1.2 at least, whatever Node's defaults were set to.
+    ...(https
+      ? {
+          https: {
+            ...https,
+            ...(https.ca ? { requestCert: true, rejectUnauthorized: false } : {}),
+            minVersion: MIN_TLS_VERSION,
+            ...timeouts,
+          },
+        }
+      : { http: timeouts }),
     logger,
     // Malformed HTTP: answered and logged without the raw bytes (Fastify's default logs them, headers and
     // credentials included, at trace).
@@ -189,7 +229,7 @@ function createFastify(options: AppOptions) {
     frameworkErrors: (_error, request, reply) =>
       void refuse(request, reply as FastifyReply, 400, 'the request target is not a valid URL'),
     // A request that has not arrived whole by then is dropped.
-    requestTimeout: 30_000,
+    requestTimeout,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // One line per hook call is logged by the handler itself (at debug); Fastify's own pair would double it.
     logController: new LogController({ disableRequestLogging: true }),
@@ -449,6 +489,57 @@ declare module 'fastify' {
     /** The caller proved who it is (credentials or a client certificate): side-effecting clients are available. */
     authenticated: boolean;
   }
+  interface FastifyInstance {
+    /** How many refusals may still be logged now (RefusalLog). */
+    refusals: RefusalLog;
+  }
+}
+
+/**
+ * The budget of refusal log lines: a token bucket of `burst` lines refilled at `perSecond`. A refusal over it is
+ * counted, and the count is logged in one line a second later: 110,000 refused requests once wrote 11.5 MiB of log
+ * in 3 s. Errors (5xx) and missed deadlines are never held back.
+ */
+export class RefusalLog {
+  private tokens: number;
+  private last: number;
+  private dropped = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly rate: { perSecond: number; burst: number },
+    private readonly log: Pick<FastifyBaseLogger, 'warn'>,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.tokens = rate.burst;
+    this.last = clock();
+  }
+
+  /** Whether one more refusal may be logged now; one that may not is counted, and said by flush(). */
+  take(): boolean {
+    const now = this.clock();
+    this.tokens = Math.min(this.rate.burst, this.tokens + ((now - this.last) / 1000) * this.rate.perSecond);
+    this.last = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return true;
+    }
+    this.dropped += 1;
+    this.timer ??= setTimeout(() => this.flush(), 1000).unref();
+    return false;
+  }
+
+  /** Logs how many refusals were not logged since the last time, if any. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.dropped === 0) return;
+    this.log.warn(
+      { notLogged: this.dropped },
+      `${this.dropped} more refused requests were not logged (at most ${this.rate.perSecond} lines a second)`,
+    );
+    this.dropped = 0;
+  }
 }
 
 interface CallerGuard {
@@ -460,7 +551,7 @@ interface CallerGuard {
 }
 
 interface Refusal {
-  status: 401 | 403;
+  status: 400 | 401 | 403;
   message: string;
   challenge?: string;
 }
@@ -478,6 +569,8 @@ export const HOW_TO_AUTHENTICATE =
  * explicit opt-out.
  */
 function checkCaller(guard: CallerGuard, request: FastifyRequest, effects: boolean): Refusal | undefined {
+  const ambiguous = authorizationProblem(request.raw.rawHeaders);
+  if (ambiguous) return { status: 400, message: ambiguous };
   if (guard.mtls) {
     const problem = clientCertificateProblem(request.raw.socket, guard.clientNames);
     if (problem) return { status: problem.includes('not allowed') ? 403 : 401, message: problem };
@@ -549,9 +642,14 @@ function safeUrl(url: string): string {
   return path.length > 200 ? `${path.slice(0, 200)}...` : path;
 }
 
-/** A refusal (4xx, or a missed deadline), logged and answered in the one shape every refusal has. */
+/**
+ * A refusal (4xx, or a missed deadline), logged and answered in the one shape every refusal has. A request refused
+ * before its body arrived (a 401 from the route's onRequest, a 404) closes its connection: the server neither reads
+ * nor waits for a body it will not use.
+ */
 function refuse(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
   logRefusal(request, status, message);
+  if (!request.raw.complete) reply.header('connection', 'close');
   return reply.code(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
 }
 
@@ -571,6 +669,7 @@ function logRefusal(request: FastifyRequest, status: number, message: string): v
   };
   // Refusals are 4xx (errors of 500 and above are logged by the error handler); a missed deadline is a failure.
   if (status === OVERLOADED) request.log.warn(line, 'hook call failed');
+  else if (!request.server.refusals.take()) return;
   else if (status === 404) request.log.info(line, 'no such route');
   else request.log.warn(line, 'hook call refused');
 }
@@ -588,10 +687,11 @@ function clientErrorHandler(
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message: 'malformed HTTP request' });
-  this.log.info(
-    { statusCode: status, code: err.code, remoteAddress: socket.remoteAddress },
-    'malformed HTTP request refused',
-  );
+  if (this.refusals.take())
+    this.log.info(
+      { statusCode: status, code: err.code, remoteAddress: socket.remoteAddress },
+      'malformed HTTP request refused',
+    );
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

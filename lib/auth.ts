@@ -44,6 +44,17 @@ export function authorized(header: string | undefined, auth: AuthConfig): boolea
   return false;
 }
 
+/**
+ * Why a request's Authorization headers cannot be read as one set of credentials: more than one. Node keeps only the
+ * first of several (and a proxy may keep another), so a request carrying two is refused rather than read either way.
+ * `rawHeaders`: the request's header names and values, alternating, as they came.
+ */
+export function authorizationProblem(rawHeaders: readonly string[]): string | undefined {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') seen += 1;
+  return seen > 1 ? 'more than one Authorization header: send one' : undefined;
+}
+
 /** The names a client certificate proves: its subject CN and its DNS subject alternative names. */
 export function certificateNames(socket: TLSSocket): string[] {
   const cert = socket.getPeerCertificate();

@@ -36,6 +36,13 @@ export const EVENT_BUCKET_SECONDS = 600;
 export const EVENT_WAIT_MS = 1000;
 /** Events being written at once; more are dropped (and logged) rather than queued behind a slow API server. */
 export const MAX_EVENTS_IN_FLIGHT = 64;
+/**
+ * Each namespace's share: events of one namespace being written at once, and written in a burst and then per
+ * second. One tenant's objects (a thousand failing parents, a hanging write) cannot use up what the others' get.
+ */
+export const NAMESPACE_EVENTS = { inFlight: 8, burst: 30, perSecond: 1 } as const;
+/** Namespaces whose budget is remembered (the least recently seen is forgotten first, and starts afresh). */
+const MAX_NAMESPACES = 4096;
 /** Occurrence counts remembered for series (the most recent names). */
 const MAX_COUNTS = 1024;
 
@@ -109,8 +116,39 @@ export function eventFor(parent: ParentObject, spec: EventSpec, now: Date): Kube
 export class KubeEventRecorder implements EventRecorder {
   private readonly counts = new Map<string, number>();
   private inFlight = 0;
+  /** Per namespace: events being written, and the tokens of its rate (refilled at NAMESPACE_EVENTS.perSecond). */
+  private readonly namespaces = new Map<string, { inFlight: number; tokens: number; at: number }>();
 
-  constructor(private readonly kube: () => KubeApi) {}
+  constructor(
+    private readonly kube: () => KubeApi,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /** Why this namespace may not write one more event now, or undefined (and its budget is taken). */
+  private namespaceRefusal(namespace: string): string | undefined {
+    const now = this.clock();
+    let share = this.namespaces.get(namespace);
+    if (share) this.namespaces.delete(namespace);
+    share ??= { inFlight: 0, tokens: NAMESPACE_EVENTS.burst, at: now };
+    this.namespaces.set(namespace, share);
+    if (this.namespaces.size > MAX_NAMESPACES) {
+      const [oldest, old] = this.namespaces.entries().next().value!;
+      // One with writes under way stays: forgetting it would let it past its share.
+      if (old.inFlight === 0) this.namespaces.delete(oldest);
+    }
+    share.tokens = Math.min(
+      NAMESPACE_EVENTS.burst,
+      share.tokens + ((now - share.at) / 1000) * NAMESPACE_EVENTS.perSecond,
+    );
+    share.at = now;
+    if (share.inFlight >= NAMESPACE_EVENTS.inFlight)
+      return `${NAMESPACE_EVENTS.inFlight} events of namespace ${namespace} are being written already`;
+    if (share.tokens < 1)
+      return `namespace ${namespace} wrote its ${NAMESPACE_EVENTS.burst} events, and gets ${NAMESPACE_EVENTS.perSecond} a second`;
+    share.tokens -= 1;
+    share.inFlight += 1;
+    return undefined;
+  }
 
   async record(parent: ParentObject, events: EventSpec[], now: Date, log?: EventLog): Promise<void> {
     if (events.length === 0) return;
@@ -134,6 +172,11 @@ export class KubeEventRecorder implements EventRecorder {
       );
       return;
     }
+    const refusal = this.namespaceRefusal(event.namespace);
+    if (refusal) {
+      log?.warn({ reason: event.reason }, `${what}: the event ${event.reason} was dropped: ${refusal}`);
+      return;
+    }
     this.inFlight += 1;
     try {
       const kube = this.kube();
@@ -153,6 +196,8 @@ export class KubeEventRecorder implements EventRecorder {
       );
     } finally {
       this.inFlight -= 1;
+      const share = this.namespaces.get(event.namespace);
+      if (share) share.inFlight -= 1;
     }
   }
 }

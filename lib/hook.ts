@@ -14,6 +14,7 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
+import type { AnswerBudget } from './budget.js';
 import type { EventRecorder } from './events.js';
 import type { KubeApi } from './kube.js';
 
@@ -113,6 +114,8 @@ interface DefinitionBase<C, K> {
   settings?(environment: ClientEnvironment): K;
   /** What is wrong in the server's environment for this operator (checked at start; the server refuses to run). */
   configProblems?(env: NodeJS.ProcessEnv): string[];
+  /** How large the answer to a spec may be (lib/budget.ts); every operator of main/operators.ts states one. */
+  answerBudget?: AnswerBudget<unknown>;
 }
 
 export interface CompositeHookDefinition<C = any, K = any> extends DefinitionBase<C, K> {

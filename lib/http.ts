@@ -2,6 +2,7 @@
 // the Kubernetes API. The answer is read whole; callers decide what a status means.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 
 export interface CallOptions {
   method: string;
@@ -16,6 +17,11 @@ export interface CallOptions {
   maxBytes?: number;
   /** Abandons the call when it aborts (the hook route's deadline), with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * How the host name is looked up (node:net's `lookup` option): a caller that pins addresses gives its own. The
+   * call then opens a connection of its own (a pooled one, made with another lookup, could reach another address).
+   */
+  lookup?: LookupFunction;
 }
 
 /**
@@ -50,7 +56,7 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
     };
     const req = (https ? httpsRequest : httpRequest)(
       url,
-      { method: o.method, headers, ...(https ? o.tls : {}) },
+      { method: o.method, headers, ...(https ? o.tls : {}), ...(o.lookup ? { lookup: o.lookup, agent: false } : {}) },
       (res) => {
         res.on('error', fail);
         const chunks: Buffer[] = [];

@@ -101,6 +101,22 @@ export function eventObject(event: KubeEvent, instance: string): Record<string, 
   };
 }
 
+/** The most of an API server's own words an error carries (they reach logs and, through hooks, statuses). */
+export const MAX_ERROR_TEXT = 200;
+
+/**
+ * Text from elsewhere as one bounded line: control characters (line breaks, terminal escapes) and runs of white
+ * space become one space, and the text is cut to `max` characters. An API server, or anything answering in its place,
+ * may say anything, at any length: its words are logged as a line of metaops, never verbatim.
+ */
+export function boundedText(value: unknown, max: number): string {
+  // \p{Cc}: the control characters (line breaks, terminal escapes); \s: line and paragraph separators, white space.
+  const line = String(value)
+    .replace(/[\p{Cc}\s]+/gu, ' ')
+    .trim();
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}
+
 export class KubeError extends Error {
   /** The apiserver's Status reason (Forbidden, NotFound, Conflict, Invalid...), or one from the HTTP status. */
   readonly reason: string;
@@ -376,9 +392,10 @@ export class HttpKubeApi implements KubeApi {
     try {
       parsed = JSON.parse(res.body);
     } catch {
-      parsed = { message: res.body.slice(0, 300) };
+      parsed = { message: res.body };
     }
     if (res.status >= 200 && res.status < 300) return parsed;
-    throw new KubeError(res.status, `${method} ${path}: ${res.status} ${parsed?.message ?? ''}`.trim(), parsed?.reason);
+    const said = boundedText(parsed?.message ?? '', MAX_ERROR_TEXT);
+    throw new KubeError(res.status, `${method} ${path}: ${res.status} ${said}`.trim(), parsed?.reason);
   }
 }

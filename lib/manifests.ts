@@ -3,6 +3,7 @@
 // a test fails when the committed files differ from what this produces.
 import type { TSchema } from '@sinclair/typebox';
 import type { HookDefinition, ResourceDefinition } from './hook.js';
+import { MAX_BYTES } from './schemas.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -51,8 +52,10 @@ function convert(node: JsonObject): JsonObject {
   }
   for (const [key, value] of Object.entries(node)) {
     switch (key) {
+      // MAX_BYTES is no keyword a CRD knows: the hook enforces it, the description says it (lib/schemas.ts).
       case '$id':
       case '$schema':
+      case MAX_BYTES:
         break;
       case 'properties': {
         const props: JsonObject = {};

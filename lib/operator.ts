@@ -4,6 +4,7 @@
 // line and a resync, and tells the conditions' failures (and the steps the hook reports) as Events.
 import type { FastifyBaseLogger } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
+import { answerBudgetProblem, type AnswerBudget } from './budget.js';
 import { isHookFailure, TemporaryError, type HookFailure } from './errors.js';
 import { NO_EVENTS, withEvents, type ConditionEventRules, type EventSpec } from './events.js';
 import {
@@ -69,6 +70,17 @@ export interface CompositeOperator<S extends TSchema, C, K> {
   specProblem?(spec: unknown): string | undefined;
   /** A problem of the parent beyond its spec (a name too long for the children it needs). */
   parentProblem?(parent: ParentObject): string | undefined;
+  /**
+   * A problem of a valid spec under the server's settings (a KMS key the server does not allow in the parent's
+   * namespace): answered InvalidSpec, every observed child kept, before the sync acts. Finalize is not held by it.
+   */
+  settingsProblem?(spec: Static<S>, settings: K, parent: ParentObject): string | undefined;
+  /**
+   * How large the answer to a spec is (lib/budget.ts): a sync whose spec asks for more than the budget is answered
+   * InvalidSpec, every observed child kept, before the hook builds anything. Every operator of main/operators.ts
+   * states one (test/budget.test.ts); a definition made for a test alone may go without.
+   */
+  answerBudget?: AnswerBudget<Static<S>>;
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
   /** The hooks act outside Metacontroller's apply: they serve only an authenticated caller (lib/app.ts). */
@@ -105,6 +117,7 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
     ...(op.clients ? { clients: op.clients } : {}),
     ...(op.settings ? { settings: op.settings } : {}),
     ...(op.configProblems ? { configProblems: op.configProblems } : {}),
+    ...(op.answerBudget ? { answerBudget: op.answerBudget as AnswerBudget<unknown> } : {}),
     sync: (request, ctx) =>
       call(op, request, ctx, 'sync', (parsed, now, event) =>
         parsed.ok ? sync(new HookCall(request, parsed.spec, now, ctx, event)) : invalid(request, parsed.message, now),
@@ -123,12 +136,26 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
 
 type Parsed<S extends TSchema> = ReturnType<SpecParser<S>['parse']>;
 
-/** The spec checked: the raw spec's problem, then the schema and its checks, then the parent's problem. */
-function parse<S extends TSchema, C, K>(op: CompositeOperator<S, C, K>, parent: ParentObject): Parsed<S> {
+/**
+ * The spec checked: the raw spec's problem, then the schema and its checks, then the parent's problem, then (for a
+ * sync: a parent is finalized whatever its spec) the server's settings and the answer budget.
+ */
+function parse<S extends TSchema, C, K>(
+  op: CompositeOperator<S, C, K>,
+  parent: ParentObject,
+  which: 'sync' | 'finalize',
+  settings: K,
+): Parsed<S> {
   const early = op.specProblem?.(parent.spec);
   if (early) return { ok: false, message: early };
   const parsed = op.spec.parse(parent.spec);
-  const late = parsed.ok ? op.parentProblem?.(parent) : undefined;
+  if (!parsed.ok) return parsed;
+  const late =
+    op.parentProblem?.(parent) ??
+    (which === 'sync'
+      ? (op.settingsProblem?.(parsed.spec, settings, parent) ??
+        (op.answerBudget && answerBudgetProblem(op.resource.kind, op.answerBudget, parsed.spec, parent)))
+      : undefined);
   return late ? { ok: false, message: late } : parsed;
 }
 
@@ -141,7 +168,7 @@ function call<S extends TSchema, C, K>(
   run: (parsed: Parsed<S>, now: Date, event: (e: EventSpec) => void) => Answer,
 ): Answer {
   const now = ctx.services.now();
-  const parsed = parse(op, request.parent);
+  const parsed = parse(op, request.parent, which, ctx.settings);
   const answer = (event: (e: EventSpec) => void): Answer => {
     const stamp = (response: CompositeSyncResponse) => stamped(request.parent, response, parsed.ok);
     const failed = (err: unknown) => rendered(request, err, now, ctx.log, which);

@@ -3,13 +3,71 @@ import { Type, type TProperties } from '@sinclair/typebox';
 import { Conditions } from './conditions.js';
 
 /**
- * A map of strings under any key. A Record with plain string keys checks its values through the key pattern
- * `^(.*)$`, which a key holding a line break (\n, \r, U+2028, U+2029) does not match: such a key's value went
- * unchecked. This pattern matches every key, so every value is checked (the generated CRD is the same).
+ * The schema keyword of a bound on a value's size as JSON (UTF-8 bytes). A CRD's structural schema can bound a
+ * string's length and a list's or a map's entries, but not what a free-form object (an affinity, a claim spec)
+ * holds, nor the keys of a map: such fields carry this bound, which the hook enforces (lib/spec.ts: InvalidSpec,
+ * every child kept) and the CRD's description states. It is left out of the CRD itself (lib/manifests.ts).
  */
-export function stringMap(description: string) {
-  return Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String(), { description });
+export const MAX_BYTES = 'x-metaops-max-bytes';
+
+/** How large a value copied from a spec into children may be, said as the CRD describes it. */
+function sizeNote(maxBytes: number): string {
+  return `At most ${maxBytes >= 1024 ? `${maxBytes / 1024} KiB` : `${maxBytes} bytes`} as JSON.`;
 }
+
+/** A map's bounds: its entries, each value's length, and its whole size as JSON (which bounds the keys too). */
+export interface MapBounds {
+  maxProperties: number;
+  maxValueLength: number;
+  maxBytes: number;
+}
+
+/**
+ * A map of strings under any key, bounded. A Record with plain string keys checks its values through the key
+ * pattern `^(.*)$`, which a key holding a line break (\n, \r, U+2028, U+2029) does not match: such a key's value
+ * went unchecked. This pattern matches every key, so every value is checked (the generated CRD is the same).
+ */
+export function stringMap(description: string, bounds: MapBounds) {
+  return Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String({ maxLength: bounds.maxValueLength }), {
+    maxProperties: bounds.maxProperties,
+    [MAX_BYTES]: bounds.maxBytes,
+    description: `${description} At most ${bounds.maxProperties} entries. ${sizeNote(bounds.maxBytes)}`,
+  });
+}
+
+/**
+ * A free-form object (a core/v1 type the CRD keeps open: `x-kubernetes-preserve-unknown-fields`), bounded: at most
+ * `maxBytes` as JSON, which the hook enforces, and at most `maxProperties` fields at its top level, which the CRD
+ * enforces too.
+ */
+export function freeForm(description: string, maxBytes: number, maxProperties = 32) {
+  return Type.Object(
+    {},
+    {
+      'x-kubernetes-preserve-unknown-fields': true,
+      maxProperties,
+      [MAX_BYTES]: maxBytes,
+      description: `${description} ${sizeNote(maxBytes)}`,
+    },
+  );
+}
+
+/** A list of free-form objects (tolerations, environment variables), bounded in entries, each and as a whole. */
+export function freeFormList(
+  description: string,
+  item: { what: string; maxBytes: number },
+  maxItems: number,
+  maxBytes: number,
+) {
+  return Type.Array(freeForm(item.what, item.maxBytes), {
+    maxItems,
+    [MAX_BYTES]: maxBytes,
+    description: `${description} At most ${maxItems} entries. ${sizeNote(maxBytes)}`,
+  });
+}
+
+/** The longest name of a Kubernetes object (a DNS subdomain) a spec may name: a Secret, a StorageClass. */
+export const MAX_NAME_LENGTH = 253;
 
 /**
  * A replica count, from 0 to `maximum`. Every sized kind states its own maximum (README, "Limits"): what the hook,

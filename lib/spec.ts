@@ -6,6 +6,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
+import { MAX_BYTES } from './schemas.js';
 
 export type SpecResult<T> = { ok: true; spec: T } | { ok: false; message: string };
 
@@ -25,6 +26,7 @@ export function specParser<S extends TSchema>(
 ): SpecParser<S> {
   const check: TypeCheck<S> = TypeCompiler.Compile(schema);
   const complete = defaultsPresent(schema);
+  const sized = byteBounds(schema);
   return {
     schema,
     parse(spec: unknown): SpecResult<Static<S>> {
@@ -33,11 +35,59 @@ export function specParser<S extends TSchema>(
       if (!check.Check(value)) {
         return { ok: false, message: describeErrors(check, value) };
       }
-      const problem = extra?.(value);
+      const problem = oversized(sized, value) ?? extra?.(value);
       if (problem) return { ok: false, message: problem };
       return { ok: true, spec: value };
     },
   };
+}
+
+/** A field whose value may be at most `max` bytes as JSON: its path from the spec (`*`: any key, `[]`: any item). */
+interface ByteBound {
+  path: string[];
+  max: number;
+}
+
+/**
+ * The fields of a schema that carry a bound on their size as JSON (MAX_BYTES, lib/schemas.ts): found once, when
+ * the parser is made, through properties, list items and map values.
+ */
+export function byteBounds(schema: TSchema, path: string[] = []): ByteBound[] {
+  const s = schema as Record<string, unknown>;
+  const out: ByteBound[] = [];
+  if (typeof s[MAX_BYTES] === 'number') out.push({ path, max: s[MAX_BYTES] });
+  for (const [key, sub] of Object.entries((s['properties'] ?? {}) as Record<string, TSchema>))
+    out.push(...byteBounds(sub, [...path, key]));
+  if (s['items'] && !Array.isArray(s['items'])) out.push(...byteBounds(s['items'] as TSchema, [...path, '[]']));
+  for (const sub of Object.values((s['patternProperties'] ?? {}) as Record<string, TSchema>))
+    out.push(...byteBounds(sub, [...path, '*']));
+  return out;
+}
+
+/** The first field over its bound, said with its path and size; undefined when every one fits. */
+function oversized(bounds: readonly ByteBound[], spec: unknown): string | undefined {
+  for (const bound of bounds) {
+    let found: string | undefined;
+    visit(spec, bound.path, 'spec', (value, at) => {
+      const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
+      if (bytes > bound.max) found ??= `${at} is ${bytes} bytes as JSON: at most ${bound.max}`;
+    });
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Calls `fn` with every value at `path` below `value` (a valid spec: lists and objects where the schema says). */
+function visit(value: unknown, path: readonly string[], at: string, fn: (value: unknown, at: string) => void): void {
+  if (value === undefined) return;
+  if (path.length === 0) return fn(value, at);
+  const [step, ...rest] = path as [string, ...string[]];
+  if (step === '[]') {
+    if (Array.isArray(value)) value.forEach((item, i) => visit(item, rest, `${at}[${i}]`, fn));
+  } else if (value !== null && typeof value === 'object') {
+    const keys = step === '*' ? Object.keys(value) : Object.hasOwn(value, step) ? [step] : [];
+    for (const key of keys) visit((value as Record<string, unknown>)[key], rest, `${at}.${key}`, fn);
+  }
 }
 
 /**

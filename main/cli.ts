@@ -3,11 +3,15 @@
 //   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
 //                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME]
-//   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--s3-endpoint URL] [--force-path-style]
-//                       [--aws-dir DIR]
+//   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--restore-dir DIR --data-dir DIR]
+//                              [--s3-endpoint URL] [--force-path-style] [--aws-dir DIR]
+//   metaops etcd-restore-place --restore-dir DIR --data-dir DIR
+//   metaops etcd-restore-check --s3-path BUCKET/KEY [--aws-secret NAME] [--aws-dir DIR] [--s3-endpoint URL]
+//                              [--force-path-style]
 // AWS credentials: with --aws-dir (an awsSecret mounted there), only that Secret's (its AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY keys, else its `credentials` file, read as plain values), never the pod's ambient ones;
-// without it (a namespace the server allows ambient credentials), the SDK's standard chain.
+// without it (a namespace the server allows ambient credentials), the SDK's standard chain. A restore's check and
+// its fetch use the same client as a backup: the same credentials rule, the same deadline on every S3 call.
 // The backup's result is printed as JSON and written to the container's termination message, where the
 // EtcdBackup hook reads it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { fetchSnapshot, runBackup, s3Region, secretCredentials } from '../hooks/etcdbackup/backup.js';
+import { checkSnapshot, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 
@@ -27,7 +32,7 @@ class NoCredentials extends Error {}
  * deadline on every call (a silent S3 fails the command instead of holding the Job until its own deadline).
  */
 function s3Client(
-  values: { 's3-endpoint'?: string; 'force-path-style'?: boolean; 'aws-dir'?: string },
+  values: { 's3-endpoint'?: string; 'force-path-style'?: boolean; 'aws-dir'?: string; 'aws-secret'?: string },
   timeoutMs: number,
 ): S3Client {
   const url = values['s3-endpoint'] || process.env['AWS_ENDPOINT_URL'];
@@ -35,9 +40,11 @@ function s3Client(
   let credentials: ReturnType<typeof secretCredentials>;
   if (dir) {
     credentials = secretCredentials(process.env, dir);
+    // A restore's check names its Secret (mounted optional there, so that a missing one is this answer).
+    const secret = values['aws-secret'];
     if (!credentials)
       throw new NoCredentials(
-        `the awsSecret mounted at ${dir} holds no credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY keys, or a credentials file with a [default] profile)`,
+        `${secret ? `the awsSecret ${secret} was not found in this namespace, or it` : `the awsSecret mounted at ${dir}`} holds no credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY keys, or a credentials file with a [default] profile)`,
       );
   }
   return new S3Client({
@@ -99,20 +106,42 @@ export async function main(argv: string[]): Promise<number> {
       'tls-dir': { type: 'string' },
       file: { type: 'string' },
       'aws-dir': { type: 'string' },
+      'aws-secret': { type: 'string' },
       'backup-uid': { type: 'string' },
       'backup-name': { type: 'string' },
+      'restore-dir': { type: 'string' },
+      'data-dir': { type: 'string' },
     },
     strict: true,
   });
   const timeoutMs = Number(values['timeout-seconds']) * 1000;
-  let s3: S3Client;
+  // The client is made when a step first needs S3: a restored member's init step run again on its kept data asks
+  // nothing of S3, so it needs no credentials (its Secret may be gone by then).
+  const s3 = () => s3Client(values, timeoutMs);
   try {
-    s3 = s3Client(values, timeoutMs);
+    if (command?.startsWith('etcd-restore-')) return await restoreCommand(command, values, s3);
+    return await backupCommand(command, values, s3, timeoutMs);
   } catch (err) {
     if (!(err instanceof NoCredentials)) throw err;
     report({ succeeded: false, reason: err.message }, values['backup-uid']);
     return 1;
   }
+}
+
+async function backupCommand(
+  command: string | undefined,
+  values: {
+    endpoints?: string;
+    's3-path'?: string;
+    periodic?: boolean;
+    'max-backups'?: string;
+    'tls-dir'?: string;
+    'backup-uid'?: string;
+    'backup-name'?: string;
+  },
+  s3: () => S3Client,
+  timeoutMs: number,
+): Promise<number> {
   switch (command) {
     case 'etcd-backup': {
       if (!values.endpoints || !values['s3-path']) throw new Error('etcd-backup needs --endpoints and --s3-path');
@@ -128,17 +157,40 @@ export async function main(argv: string[]): Promise<number> {
         periodic: values.periodic ?? false,
         maxBackups: Number(values['max-backups']),
         timeoutMs,
-        s3,
+        s3: s3(),
         ...(tls ? { tls } : {}),
         ...(values['backup-uid'] ? { backup: { uid: values['backup-uid'], name: values['backup-name'] ?? '' } } : {}),
       });
       report(result, values['backup-uid']);
       return result.succeeded ? 0 : 1;
     }
+    default:
+      console.error(
+        'usage: metaops etcd-backup ... | metaops etcd-restore-fetch|etcd-restore-place|etcd-restore-check ...',
+      );
+      return 2;
+  }
+}
+
+/** The steps of a restore: its check before anything is dropped, and a restored member's init steps. */
+async function restoreCommand(
+  command: string,
+  values: { 's3-path'?: string; file?: string; 'restore-dir'?: string; 'data-dir'?: string; 'aws-secret'?: string },
+  s3: () => S3Client,
+): Promise<number> {
+  switch (command) {
     case 'etcd-restore-fetch': {
       if (!values['s3-path'] || !values.file) throw new Error('etcd-restore-fetch needs --s3-path and --file');
+      // Run again after the member started (its pod's sandbox recreated): its data and the kept snapshot stay.
+      const restoreDir = values['restore-dir'];
+      const dataDir = values['data-dir'];
+      if (restoreDir && dataDir && prepareRestore(values.file, restoreDir, dataDir) === 'kept') {
+        report({ succeeded: true, kept: true, file: values.file }, undefined);
+        return 0;
+      }
+      const client = s3();
       try {
-        const size = await fetchSnapshot(s3, values['s3-path'], values.file);
+        const size = await fetchSnapshot(client, values['s3-path'], values.file);
         report({ succeeded: true, size, file: values.file }, undefined);
         return 0;
       } catch (err) {
@@ -149,8 +201,26 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
       }
     }
+    case 'etcd-restore-place': {
+      if (!values['restore-dir'] || !values['data-dir'])
+        throw new Error('etcd-restore-place needs --restore-dir and --data-dir');
+      try {
+        report({ succeeded: true, data: placeRestored(values['restore-dir'], values['data-dir']) }, undefined);
+        return 0;
+      } catch (err) {
+        report({ succeeded: false, reason: (err as Error).message }, undefined);
+        return 1;
+      }
+    }
+    case 'etcd-restore-check': {
+      // A restore's check before any member is dropped (hooks/etcdcommon/snapshot.ts).
+      if (!values['s3-path']) throw new Error('etcd-restore-check needs --s3-path');
+      const result = await checkSnapshot(s3(), values['s3-path'], { awsSecret: values['aws-secret'] });
+      report(result, undefined);
+      return result.succeeded ? 0 : 1;
+    }
     default:
-      console.error('usage: metaops etcd-backup ... | metaops etcd-restore-fetch ...');
+      console.error(`metaops: unknown command ${command}`);
       return 2;
   }
 }

@@ -45,9 +45,45 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 70,
   },
   'hooks/etcdcluster/plan.ts': {
-    tests: [...ETCD_PLAN_TESTS, 'test/attack-restore.test.ts'],
+    tests: [
+      ...ETCD_PLAN_TESTS,
+      'test/attack-restore.test.ts',
+      'test/etcd-upgrade.test.ts',
+      'test/etcd-restarts.test.ts',
+      'test/etcd-restore-check.test.ts',
+    ],
     target: 85,
   },
+  // Whose etcd a cluster reads and acts on (issue 29.1), and how many dials a sync makes (29.4).
+  'hooks/etcdcluster/identity.ts': { tests: ['test/etcd-identity.test.ts', 'test/etcd-dials.test.ts'], target: 85 },
+  'hooks/etcdcluster/observe.ts': {
+    tests: [
+      'test/etcd-identity.test.ts',
+      'test/etcd-dials.test.ts',
+      'test/etcdcluster.test.ts',
+      'test/etcd-tls.test.ts',
+    ],
+    target: 85,
+  },
+  'hooks/etcdcommon/identity.ts': { tests: ['test/etcd-identity.test.ts'], target: 85 },
+  'hooks/etcdcommon/etcd.ts': {
+    tests: [
+      'test/etcd-client.test.ts',
+      'test/etcd-limits.test.ts',
+      'test/etcd-identity.test.ts',
+      'test/etcd-dials.test.ts',
+      'test/deadlines.test.ts',
+    ],
+    target: 85,
+  },
+  // A failed upgrade stops (30.4), members restart in place (30.1), a restore checks before it acts (30.5).
+  'hooks/etcdcluster/upgrade.ts': { tests: ['test/etcd-upgrade.test.ts'], target: 85 },
+  'hooks/etcdcluster/pods.ts': {
+    tests: [...ETCD_PLAN_TESTS, 'test/etcd-upgrade.test.ts', 'test/etcd-restarts.test.ts'],
+    target: 85,
+  },
+  'hooks/etcdcluster/restore.ts': { tests: ['test/etcd-restore-check.test.ts'], target: 85 },
+  'hooks/etcdcommon/snapshot.ts': { tests: ['test/etcd-restore-check.test.ts'], target: 85 },
   'hooks/etcdcluster/members.ts': {
     tests: [...ETCD_PLAN_TESTS, 'test/etcd-members.test.ts', 'test/attack-framework.test.ts'],
     target: 70,

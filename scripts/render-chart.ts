@@ -60,9 +60,14 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
       `${i}  value: {{ join "," . | quote }}`,
       `${i}{{- end }}`,
     ]),
-    `${i}{{- with .Values.backupPolicy.clusterDomain }}`,
-    `${i}- name: METAOPS_CLUSTER_DOMAIN`,
+    // The server's one cluster domain setting: the EtcdCluster hook's member names and a backup's endpoints.
+    `${i}{{- with .Values.etcdPolicy.clusterDomain }}`,
+    `${i}- name: METAOPS_ETCD_CLUSTER_DOMAIN`,
     `${i}  value: {{ . | quote }}`,
+    `${i}{{- end }}`,
+    `${i}{{- with .Values.etcdPolicy.clusterDomains }}`,
+    `${i}- name: METAOPS_ETCD_CLUSTER_DOMAINS`,
+    `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
   ],
   webhookTarget: (i) => [
@@ -217,7 +222,8 @@ export function renderChart(
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [] },
-    backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [], clusterDomain: '' },
+    etcdPolicy: { clusterDomain: '', clusterDomains: [] },
+    backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     metacontroller: { namespace: 'metacontroller' },
     webhook: { url: '' },
   });
@@ -248,11 +254,16 @@ export function renderChart(
       'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES.',
   );
   comment(
+    ['etcdPolicy'],
+    "The Kubernetes cluster's DNS domain for the etcd family (docs/etcdcluster.md, docs/etcdbackup.md).\n" +
+      "clusterDomain: METAOPS_ETCD_CLUSTER_DOMAIN (default cluster.local): EtcdCluster members and a backup's\n" +
+      'etcdEndpoints are named in it; clusterDomains: METAOPS_ETCD_CLUSTER_DOMAINS, other domains a spec may name.',
+  );
+  comment(
     ['backupPolicy'],
     'Where EtcdBackups and EtcdRestores may reach (docs/etcdbackup.md); empty keeps the strict defaults.\n' +
       'ambientCredentials: METAOPS_BACKUP_AMBIENT_CREDENTIALS (namespaces, or "*", that may go without an awsSecret),\n' +
-      's3Endpoints: METAOPS_BACKUP_S3_ENDPOINTS, etcdEndpoints: METAOPS_BACKUP_ETCD_ENDPOINTS (URL or namespace=URL),\n' +
-      'clusterDomain: METAOPS_CLUSTER_DOMAIN (default cluster.local).',
+      's3Endpoints: METAOPS_BACKUP_S3_ENDPOINTS, etcdEndpoints: METAOPS_BACKUP_ETCD_ENDPOINTS (URL or namespace=URL).',
   );
   comment(
     ['metacontroller'],

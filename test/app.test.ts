@@ -4,8 +4,19 @@
 // the test, so that nothing but lib/app.ts decides what is seen.
 import t from 'tap';
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
+import tls from 'node:tls';
 import { EventEmitter } from 'node:events';
-import { buildApp, HOW_TO_AUTHENTICATE, RETRY_AFTER_SECONDS, type AppOptions } from '../lib/app.js';
+import {
+  buildApp,
+  CHECK_INTERVAL_MS,
+  HOW_TO_AUTHENTICATE,
+  MIN_TLS_VERSION,
+  RefusalLog,
+  REQUEST_TIMEOUT_MS,
+  RETRY_AFTER_SECONDS,
+  type AppOptions,
+} from '../lib/app.js';
 import type { HookContext, HookDefinition } from '../lib/hook.js';
 import type { EventRecorder } from '../lib/events.js';
 import { Metrics } from '../lib/metrics.js';
@@ -728,4 +739,217 @@ t.test('malformed HTTP: answered with its status and a JSON body, logged without
   client('HPE_INVALID_METHOD', closed);
   t.equal(closed.written, '');
   t.equal(closed.destroyed, true);
+});
+
+t.test('refused requests are logged up to a rate, and the rest counted in one line', async (t) => {
+  const logs = captureLogs();
+  const metrics = new Metrics(false);
+  const a = app(t, {
+    operators: [composite([], { effects: true })],
+    auth: { bearer: 'a-token-of-some-length' },
+    logger: { level: 'info', stream: logs.stream },
+    metrics,
+  });
+  // A flood of refused calls: every one answered and counted, a burst of them logged.
+  for (let i = 0; i < 300; i++) t.equal((await a.inject(post('/hooks/toy/sync', syncBody))).statusCode, 401);
+  const refused = () => logged(logs).filter((l) => l.msg === 'hook call refused');
+  t.ok(refused().length <= 55, `${refused().length} of 300 refusals logged`);
+  t.ok(refused().length >= 50, 'the first ones are logged');
+  t.match(
+    await metrics.registry.metrics(),
+    /metaops_hook_requests_total\{hook="toy\/sync",outcome="client_error"\} 300/,
+  );
+  // The rest is said in one line, a second later (or when the server closes).
+  await new Promise((r) => setTimeout(r, 1100));
+  const summary = logged(logs).filter((l) => l.notLogged !== undefined);
+  t.equal(summary.length, 1, 'one line for the rest');
+  t.equal(summary[0].notLogged + refused().length, 300, 'every refusal logged or counted');
+  t.match(summary[0].msg, /more refused requests were not logged \(at most 10 lines a second\)/);
+});
+
+t.test('malformed HTTP is logged within the same budget', async (t) => {
+  const logs = captureLogs();
+  const a = app(t, {
+    operators: [],
+    logger: { level: 'info', stream: logs.stream },
+    refusalLog: { perSecond: 1, burst: 5 },
+  });
+  await a.ready();
+  for (let i = 0; i < 40; i++)
+    a.server.emit('clientError', Object.assign(new Error('bad'), { code: 'HPE_INVALID_METHOD' }), new FakeSocket());
+  t.equal(logged(logs).filter((l) => l.msg === 'malformed HTTP request refused').length, 5);
+  a.refusals.flush();
+  t.match(logged(logs).at(-1), { notLogged: 35 });
+});
+
+t.test('a call refused after its body arrived keeps its connection', async (t) => {
+  const a = app(t, { operators: [composite([])] });
+  await a.listen({ port: 0, host: '127.0.0.1' });
+  const port = (a.server.address() as { port: number }).port;
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(
+        'POST /hooks/toy/sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      ),
+    );
+    socket.on('data', (d) => {
+      resolve(d.toString());
+      socket.destroy();
+    });
+    socket.on('error', reject);
+  });
+  t.match(answer, /^HTTP\/1.1 400 /);
+  t.match(answer, /connection: keep-alive/i, 'the connection stays for the next call');
+});
+
+t.test('the refusal log budget: a burst, refilled over time, and the count said once', async (t) => {
+  let now = 0;
+  const lines: Array<[Record<string, unknown>, string]> = [];
+  const budget = new RefusalLog(
+    { perSecond: 2, burst: 3 },
+    { warn: (o: any, m: any) => lines.push([o, m]) } as any,
+    () => now,
+  );
+  t.same([budget.take(), budget.take(), budget.take(), budget.take()], [true, true, true, false]);
+  now = 400; // 0.8 of a line
+  t.equal(budget.take(), false);
+  now = 500; // one whole line
+  t.equal(budget.take(), true);
+  t.equal(budget.take(), false);
+  now = 100_000;
+  t.same(
+    [budget.take(), budget.take(), budget.take(), budget.take()],
+    [true, true, true, false],
+    'never more than the burst',
+  );
+  budget.flush();
+  t.same(lines, [[{ notLogged: 4 }, '4 more refused requests were not logged (at most 2 lines a second)']]);
+  budget.flush();
+  t.equal(lines.length, 1, 'nothing more to say');
+});
+
+t.test('two Authorization headers are refused, whichever of them is right', async (t) => {
+  const seen: Seen[] = [];
+  const a = app(t, { operators: [composite(seen, { effects: true })], auth: { bearer: 'a-token-of-some-length' } });
+  const good = 'Bearer a-token-of-some-length';
+  for (const headers of [
+    [good, 'Bearer wrong'],
+    ['Bearer wrong', good],
+    [good, good],
+  ]) {
+    const res = await a.inject({
+      method: 'POST',
+      url: '/hooks/toy/sync',
+      payload: syncBody,
+      // Repeated headers, as light-my-request sends a list (one raw header each).
+      headers: { 'content-type': 'application/json', authorization: headers as unknown as string },
+    });
+    t.equal(res.statusCode, 400, headers.join(' + '));
+    t.equal(res.json().message, 'more than one Authorization header: send one');
+  }
+  t.equal(seen.length, 0, 'no hook ran');
+  // A pure hook too: the request is ambiguous whoever serves it.
+  const pure = app(t, { operators: [composite([], { name: 'pure' })] });
+  const res = await pure.inject({
+    method: 'POST',
+    url: '/hooks/pure/sync',
+    payload: syncBody,
+    headers: { authorization: ['Bearer x', 'Bearer y'] as unknown as string },
+  });
+  t.equal(res.statusCode, 400);
+  t.equal((await a.inject({ ...post('/hooks/toy/sync', syncBody), headers: { authorization: good } })).statusCode, 200);
+});
+
+/** A socket to `port` that sends `head` (and `body`), and what the server answered until it closed, and when. */
+function partial(port: number, head: string, body = ''): Promise<{ answer: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1', () => socket.write(head + body));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    socket.on('close', () => resolve({ answer, closedAfterMs: performance.now() - started }));
+    socket.on('error', () => undefined);
+    socket.setTimeout(20_000, () => reject(new Error(`still open after 20 s; answered: ${answer}`)));
+  });
+}
+
+t.test('a request that does not arrive whole is dropped within its timeout, headers or body', async (t) => {
+  const a = app(t, { operators: [composite([], { name: 'pure' })], requestTimeoutMs: 1500 });
+  await a.listen({ port: 0, host: '127.0.0.1' });
+  const port = (a.server.address() as { port: number }).port;
+  t.equal(a.server.requestTimeout, 1500);
+  t.equal(a.server.headersTimeout, 500, 'headers get a third of it');
+  // Headers that never end: closed within the headers' time and the check's interval (Node checks every 30 s by
+  // default: the bound was 60-90 s).
+  const headers = await partial(port, 'POST /hooks/pure/sync HTTP/1.1\r\nHost: x\r\n');
+  t.ok(headers.closedAfterMs < 4000, `closed after ${Math.round(headers.closedAfterMs)} ms`);
+  t.match(headers.answer, /^HTTP\/1.1 408 /);
+  // A body that never ends, on a route that reads it.
+  const body = await partial(
+    port,
+    'POST /hooks/pure/sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
+    '{"controller":',
+  );
+  t.ok(body.closedAfterMs > 1000 && body.closedAfterMs < 4000, `closed after ${Math.round(body.closedAfterMs)} ms`);
+  t.match(body.answer, /^HTTP\/1.1 408 /);
+  t.equal(REQUEST_TIMEOUT_MS, 30_000, 'the documented bound, by default');
+  t.ok(CHECK_INTERVAL_MS <= 1000);
+  const plain = app(t, { operators: [] });
+  await plain.listen({ port: 0, host: '127.0.0.1' });
+  t.equal(plain.server.requestTimeout, 30_000);
+  t.equal(plain.server.headersTimeout, 10_000);
+});
+
+t.test('a call refused before its body arrived closes its connection at once', async (t) => {
+  const a = app(t, { operators: [composite([], { effects: true })], auth: { bearer: 'a-token-of-some-length' } });
+  await a.listen({ port: 0, host: '127.0.0.1' });
+  const port = (a.server.address() as { port: number }).port;
+  // A declared megabyte, of which ten bytes come: the 401 is answered and the connection closed, rather than held
+  // until the body or the request's time runs out.
+  for (const head of [
+    'POST /hooks/toy/sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n',
+    'POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n',
+  ]) {
+    const res = await partial(port, head, '{"a":"0123');
+    t.match(res.answer, /^HTTP\/1.1 (401|404) /);
+    t.match(res.answer, /connection: close/i);
+    t.ok(res.closedAfterMs < 1000, `closed after ${Math.round(res.closedAfterMs)} ms`);
+  }
+});
+
+t.test('TLS 1.2 at least, even where Node’s defaults were lowered (--tls-min-v1.0)', async (t) => {
+  const before = { min: tls.DEFAULT_MIN_VERSION, ciphers: tls.DEFAULT_CIPHERS };
+  tls.DEFAULT_MIN_VERSION = 'TLSv1';
+  tls.DEFAULT_CIPHERS = 'DEFAULT@SECLEVEL=0';
+  t.teardown(() => {
+    tls.DEFAULT_MIN_VERSION = before.min;
+    tls.DEFAULT_CIPHERS = before.ciphers;
+  });
+  const pki = new Pki();
+  const a = app(t, { operators: [], https: pki.issue('server', 'metaops', { san: 'IP:127.0.0.1' }) });
+  await a.listen({ port: 0, host: '127.0.0.1' });
+  const port = (a.server.address() as { port: number }).port;
+  const hello = (maxVersion: tls.SecureVersion) =>
+    new Promise<string>((resolve) => {
+      const c = tls.connect(
+        {
+          port,
+          host: '127.0.0.1',
+          rejectUnauthorized: false,
+          minVersion: 'TLSv1',
+          maxVersion,
+          ciphers: 'DEFAULT@SECLEVEL=0',
+        },
+        () => {
+          resolve(String(c.getProtocol()));
+          c.destroy();
+        },
+      );
+      c.on('error', (e) => resolve(`refused: ${e.message}`));
+    });
+  t.match(await hello('TLSv1.1'), /^refused: .*protocol version/);
+  t.match(await hello('TLSv1'), /^refused: /);
+  t.equal(await hello('TLSv1.2'), 'TLSv1.2');
+  t.equal(await hello('TLSv1.3'), 'TLSv1.3');
+  t.equal(MIN_TLS_VERSION, 'TLSv1.2');
 });

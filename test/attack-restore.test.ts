@@ -15,6 +15,7 @@ async function cancelledBeforeReplaced(spec: Record<string, unknown>): Promise<L
   const loop = await running(spec);
   const before = loop.children;
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step(); // Checking: the snapshot is there
   await loop.step(); // Replacing: no pod, no claim answered
   loop.children = before; // that answer was not applied yet
   loop.related = [];

@@ -4,7 +4,7 @@
 // kubelet would run it (test/fixtures/backup-kubelet.ts) against a stand-in S3 that records who signed each request,
 // a stand-in instance metadata service, and a stand-in etcd gateway.
 import { createServer, type IncomingMessage } from 'node:http';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,11 @@ import t from 'tap';
 import { etcdbackup } from '../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../hooks/etcdcommon/index.js';
 import { runPure } from '../lib/operator.js';
+import { main } from '../main/cli.js';
 import { backupRequest } from './fixtures/backup.js';
 import { runBackupPod, runContainer } from './fixtures/backup-kubelet.js';
 import { memberPod } from '../hooks/etcdcluster/members.js';
+import { restoreCheckPod } from '../hooks/etcdcluster/restore.js';
 import { fakeGateway } from './fixtures/fake-s3.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
@@ -252,3 +254,73 @@ t.test("a restore's fetch step: the awsSecret's credentials only, never the node
   t.same(s.signer(), ['AKIDRESTORE ap-south-1'], "fetched with the Secret's key");
   t.same(s.metadata.seen, []);
 });
+
+t.test(
+  "a restore's check step: the awsSecret's credentials only, never the node's; a missing Secret named",
+  async (t) => {
+    const s = await setting(t);
+    const parent: any = {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: 'web', namespace: 'team-a', uid: 'uid-web' },
+      spec: { size: 1, version: '3.5.17' },
+    };
+    const pod = restoreCheckPod(
+      parent,
+      parent.spec,
+      { s3: { path: 'bucket/team-a/snap.db', awsSecret: 'aws', endpoint: s.s3.url }, image: 'metaops:test' },
+      'uid-r',
+    )['spec'] as any;
+    const check = pod.containers[0];
+    t.same(check.envFrom, [], 'no envFrom');
+    const node = { AWS_EC2_METADATA_SERVICE_ENDPOINT: s.metadata.url, AWS_EC2_METADATA_V1_DISABLED: 'false' };
+    const missing = await runContainer(pod, check, { secrets: {}, node });
+    t.match(missing.result, {
+      succeeded: false,
+      reason: /^the awsSecret aws was not found in this namespace, or it holds no credentials/,
+    });
+    const empty = await runContainer(pod, check, { secrets: { aws: { NODE_OPTIONS: `--require ${s.hook}` } }, node });
+    t.match(empty.result, { succeeded: false, reason: /awsSecret aws .* holds no credentials/ });
+    t.same(s.metadata.seen, [], 'the node’s credentials never asked for');
+    t.same(s.s3.seen, [], 'nothing asked of S3 without the credentials the restore names');
+    t.notOk(existsSync(s.marker), 'no key of the Secret reaches the environment');
+    const keyed = await runContainer(pod, check, {
+      secrets: { aws: { AWS_ACCESS_KEY_ID: 'AKIDCHECK', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'eu-north-1' } },
+      node,
+    });
+    t.match(keyed.result, { succeeded: false, reason: /AccessDenied/ });
+    t.same(s.signer(), ['AKIDCHECK eu-north-1'], "checked with the Secret's key");
+    t.same(s.metadata.seen, []);
+  },
+);
+
+t.test(
+  "a restored member's fetch step run again on its kept data asks nothing of S3, so needs no credentials",
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'metaops-refetch-'));
+    mkdirSync(join(dir, 'data', 'member'), { recursive: true });
+    writeFileSync(join(dir, 'snapshot.db'), 'kept');
+    mkdirSync(join(dir, 'aws')); // its Secret since emptied (or deleted: an optional volume left out)
+    const args = [
+      '--s3-path',
+      'bucket/team-a/snap.db',
+      '--file',
+      join(dir, 'snapshot.db'),
+      '--aws-dir',
+      join(dir, 'aws'),
+    ];
+    const log = t.capture(console, 'log');
+    const kept = [
+      'etcd-restore-fetch',
+      ...args,
+      '--restore-dir',
+      join(dir, 'restore'),
+      '--data-dir',
+      join(dir, 'data'),
+    ];
+    t.equal(await main(kept), 0);
+    t.match(JSON.parse(log()[0]!.args[0]), { succeeded: true, kept: true });
+    t.equal(await main(['etcd-restore-fetch', ...args]), 1, 'a first fetch does need them');
+    t.match(JSON.parse(log()[0]!.args[0]), { succeeded: false, reason: /holds no credentials/ });
+  },
+);

@@ -274,6 +274,12 @@ t.test(
         '2026-07-01T00:00:00Z',
       ),
     ];
+    // Checked first (the check pod fetches its own snapshot), then the members are replaced.
+    await loop.step();
+    t.equal(loop.s().restore?.phase, 'Checking');
+    t.match(loop.checkPod(), {
+      spec: { containers: [{ args: ['etcd-restore-check', '--s3-path', 'shared/ns/e_v1_2026-01-01T00-00-00Z'] }] },
+    });
     await loop.step();
     t.equal(loop.s().restore?.phase, 'Replacing');
   },

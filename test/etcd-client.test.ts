@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { EtcdError, HttpEtcdClient } from '../hooks/etcdcommon/etcd.js';
+import { clusterIdOf, initialMemberId } from '../hooks/etcdcommon/identity.js';
 import { etcdClients } from '../hooks/etcdcommon/index.js';
 
 function fakeGateway() {
@@ -117,6 +118,9 @@ t.test(
         };
         const c = clusterOf(parent as any, spec as any);
         const names = Array.from({ length: started }, (_, i) => `old-${i}`);
+        // The IDs etcd gives a bootstrap of these members (EtcdCluster old, UID u), as its answers carry them.
+        const ids = names.map((n) => initialMemberId([peerURL(c, n)], 'u'));
+        const header = (pod: number) => ({ cluster_id: clusterIdOf(ids), member_id: ids[pod] ?? '1', raft_term: '2' });
         const posts: Array<{ url: string; body: string }> = [];
         const server: Server = createServer((req, res) => {
           let body = '';
@@ -126,23 +130,27 @@ t.test(
               res.writeHead(200, { 'content-type': 'application/json' });
               res.end(JSON.stringify(value));
             };
-            if (req.method === 'POST') posts.push({ url: req.url!, body });
-            if (req.url === '/health') return json({ health: 'true' });
-            if (req.url === '/version')
-              return json({ etcdserver: version, etcdcluster: version.replace(/\.\d+$/, '.0') });
-            if (req.url === `${prefix}/maintenance/status`) return json({ leader: '11', version });
-            if (req.url === `${prefix}/cluster/member/list`) {
+            // /<pod ordinal>/<path>: which member was dialled (resolve below).
+            const [, ordinal, ...rest] = req.url!.split('/');
+            const url = `/${rest.join('/')}`;
+            const pod = Number(ordinal);
+            if (req.method === 'POST') posts.push({ url, body });
+            if (url === '/health') return json({ health: 'true' });
+            if (url === '/version') return json({ etcdserver: version, etcdcluster: version.replace(/\.\d+$/, '.0') });
+            if (url === `${prefix}/maintenance/status`) return json({ header: header(pod), leader: ids[0], version });
+            if (url === `${prefix}/cluster/member/list`) {
               return json({
+                header: header(pod),
                 members: names.map((n, i) => ({
-                  ID: String(11 + i),
+                  ID: ids[i],
                   name: n,
                   peerURLs: [peerURL(c, n)],
                   clientURLs: ['http://x:2379'],
                 })),
               });
             }
-            if (req.url === `${prefix}/cluster/member/add`)
-              return json({ member: { ID: '19', peerURLs: JSON.parse(body).peerURLs } });
+            if (url === `${prefix}/cluster/member/add`)
+              return json({ header: header(pod), member: { ID: '19', peerURLs: JSON.parse(body).peerURLs } });
             res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
             res.end('404 page not found\n');
           });
@@ -150,7 +158,10 @@ t.test(
         await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
         t.teardown(() => server.close());
         const port = (server.address() as AddressInfo).port;
-        const client = new HttpEtcdClient({ resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}` });
+        const client = new HttpEtcdClient({
+          resolve: (url) =>
+            `http://127.0.0.1:${port}/${new URL(url).hostname.split('.')[0]!.slice('old-'.length)}${new URL(url).pathname}`,
+        });
         const pods = names.map((n) =>
           asObserved(
             memberPod({ parent: parent as any, spec: spec as any, name: n, initialCluster: '', state: 'new' }),
@@ -164,7 +175,7 @@ t.test(
         const s = res.status as any;
         t.match(
           s.memberList[0],
-          { name: 'old-0', id: '11', healthy: true, leader: true, version },
+          { name: 'old-0', id: ids[0], healthy: true, leader: true, version },
           `${version}: read through ${prefix}`,
         );
         const add = posts.find((p) => p.url.endsWith('/cluster/member/add'));

@@ -105,13 +105,52 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
   t.same(pod.spec.volumes, [{ name: 'etcd-data', emptyDir: {} }]);
   t.equal(pod.spec.hostname, 'e-0');
   t.equal(pod.spec.subdomain, 'e');
-  t.equal(pod.spec.restartPolicy, 'Never');
-  t.notOk(pod.spec.initContainers);
+  // Restarted in place when etcd exits (issue 30.1); its own DNS name waited for first (issue 30.6).
+  t.equal(pod.spec.restartPolicy, 'Always');
+  t.same(pod.spec.initContainers, [
+    {
+      name: 'check-dns',
+      image: 'busybox:1.28.0-glibc',
+      command: [
+        '/bin/sh',
+        '-c',
+        [
+          'TIMEOUT_READY=0',
+          'while ( ! nslookup e-0.e.ns.svc )',
+          'do',
+          '  # If TIMEOUT_READY is 0 we should never time out and exit',
+          '  TIMEOUT_READY=$(( TIMEOUT_READY-1 ))',
+          '  if [ $TIMEOUT_READY -eq 0 ];',
+          '  then',
+          '    echo "Timed out waiting for DNS entry"',
+          '    exit 1',
+          '  fi',
+          '  sleep 1',
+          'done',
+        ].join('\n'),
+      ],
+      securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    },
+  ]);
+  const dns = podOf({ pod: { busyboxImage: 'registry.local/busybox:1.36', DNSTimeoutInSecond: 90 } }).spec
+    .initContainers[0];
+  t.equal(dns.image, 'registry.local/busybox:1.36', 'spec.pod.busyboxImage');
+  t.match(dns.command[2], /^TIMEOUT_READY=90\n/, 'spec.pod.DNSTimeoutInSecond');
+  t.match(
+    podOf({ pod: { clusterDomain: 'cluster.local' } }).spec.initContainers[0].command[2],
+    /nslookup e-0\.e\.ns\.svc\.cluster\.local /,
+    'the name etcd advertises',
+  );
   t.notOk(pod.spec.affinity);
   t.notOk(pod.spec.nodeSelector);
   t.notOk(pod.spec.tolerations);
   t.equal(pod.spec.securityContext.fsGroupChangePolicy, 'OnRootMismatch');
-  t.match(pod.metadata.labels, { app: 'etcd', etcd_cluster: 'e' });
+  t.match(pod.metadata.labels, { app: 'etcd', etcd_cluster: 'e', etcd_node: 'e-0' });
+  t.equal(
+    podOf({ pod: { labels: { etcd_node: 'x', etcd_cluster: 'x', team: 't' } } }).metadata.labels.etcd_node,
+    'e-0',
+    "etcd-operator's etcd_node label names the member; a pod label cannot override it",
+  );
   t.same(pod.metadata.annotations, { 'etcd.version': '3.5.9' });
 
   const tls = podOf({ TLS }).spec;
@@ -171,15 +210,20 @@ t.test("a member pod follows the spec's pod policy", async (t) => {
 
 t.test('a restored member: fetch the snapshot, then restore it with the tool of its etcd version', async (t) => {
   const pod = podOf({ version: '3.5.9' }, SOURCE);
-  const [fetch, restore] = pod.spec.initContainers;
+  const [dnsCheck, fetch, restore, place] = pod.spec.initContainers;
+  t.equal(dnsCheck.name, 'check-dns', 'the DNS wait first');
   t.equal(fetch.name, 'fetch-snapshot');
   t.equal(fetch.image, 'metaops:test');
-  t.same(fetch.args.slice(0, 5), [
+  t.same(fetch.args.slice(0, 9), [
     'etcd-restore-fetch',
     '--s3-path',
     'bucket/snap.db',
     '--file',
     '/var/etcd/snapshot.db',
+    '--restore-dir',
+    '/var/etcd/restored',
+    '--data-dir',
+    '/var/etcd/data',
   ]);
   t.same(fetch.volumeMounts[0], { name: 'etcd-data', mountPath: '/var/etcd' });
   t.equal(restore.name, 'restore-snapshot');
@@ -189,7 +233,7 @@ t.test('a restored member: fetch the snapshot, then restore it with the tool of 
     'snapshot',
     'restore',
     '/var/etcd/snapshot.db',
-    '--data-dir=/var/etcd/data',
+    '--data-dir=/var/etcd/restored',
     '--name=e-0',
     '--initial-cluster=e-0=http://x:2380',
     '--initial-advertise-peer-urls=http://e-0.e.ns.svc:2380',
@@ -197,8 +241,17 @@ t.test('a restored member: fetch the snapshot, then restore it with the tool of 
   ]);
   t.same(restore.env, [{ name: 'ETCDCTL_API', value: '3' }]);
   t.same(restore.volumeMounts, [{ name: 'etcd-data', mountPath: '/var/etcd' }]);
+  // Restored aside, then placed: steps run again after the member started leave its data (a sandbox recreated).
+  t.same(place, {
+    name: 'place-snapshot',
+    image: 'metaops:test',
+    command: ['node', '/app/dist/main/cli.js'],
+    args: ['etcd-restore-place', '--restore-dir', '/var/etcd/restored', '--data-dir', '/var/etcd/data'],
+    volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  });
   // etcdutl from 3.5 on (4.x too); etcdctl before.
-  const tool = (version: string) => podOf({ version }, SOURCE).spec.initContainers[1].command[0];
+  const tool = (version: string) => podOf({ version }, SOURCE).spec.initContainers[2].command[0];
   t.equal(tool('3.4.27'), '/usr/local/bin/etcdctl');
   t.equal(tool('3.6.0'), '/usr/local/bin/etcdutl');
   t.equal(tool('4.0.0'), '/usr/local/bin/etcdutl');

@@ -26,6 +26,7 @@ import {
   etcdParent,
   etcdPeerURL,
   etcdPod,
+  etcdCheck,
   etcdSnapshot,
   etcdSpec,
   etcdStarted,
@@ -350,7 +351,12 @@ t.test('a member whose pod is gone, with storage: restarted as the same member, 
     obs,
   );
   t.same(d.conditions, [
-    { type: 'Available', status: true, reason: 'QuorumAvailable', message: '2 of 3 members healthy' },
+    {
+      type: 'Available',
+      status: true,
+      reason: 'Degraded',
+      message: '2 of 3 members healthy (down: e-1): one more failure loses quorum',
+    },
     { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-1 as the same member' },
   ]);
   t.same(names(d), ['e-0', 'e-1', 'e-2']);
@@ -653,10 +659,19 @@ t.test('a refused upgrade: the condition says why, the cluster stays at its vers
 
 t.test('restore: replacing, waiting for the old members, then every member from the snapshot', async (t) => {
   const restore = { uid: 'r1', name: 'rest', source: SNAPSHOT, created: '2026-01-02T03:00:00Z' };
-  const first = decide(parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 3 }), {
+  // Its snapshot is checked first, the cluster as it is (test/etcd-restore-check.test.ts); then it acts.
+  const checking = decide(parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 3 }), {
     ...healthy(3),
     restore,
   });
+  t.same(checking.restore, { uid: 'r1', name: 'rest', phase: 'Checking', created: '2026-01-02T03:00:00Z' });
+  t.same(names(checking), ['e-0', 'e-1', 'e-2'], 'the members kept while the snapshot is checked');
+  t.equal(checking.restoreCheck?.metadata.name, 'e-restore-check');
+  const first = decide(
+    parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2, restore: checking.restore }),
+    spec({ size: 3 }),
+    { ...healthy(3), restore, restoreCheck: etcdCheck('r1') },
+  );
   const replacing = 'EtcdRestore rest: replacing the cluster with the snapshot bucket/snap.db';
   t.same(first.pods, [], 'the old members are dropped');
   t.same(first.fallbackPods, []);
@@ -697,7 +712,7 @@ t.test('restore: replacing, waiting for the old members, then every member from 
       cluster: cluster(3, 4, 5),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot'],
+      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
     })),
   );
   t.equal(start.lastMemberIndex, 5);
@@ -775,7 +790,7 @@ t.test(
     t.same(names(lost), ['e-6', 'e-7', 'e-8']);
     t.same(
       lost.pods.map((p) => started(p).init),
-      Array(3).fill(['fetch-snapshot', 'restore-snapshot']),
+      Array(3).fill(['fetch-snapshot', 'restore-snapshot', 'place-snapshot']),
     );
     t.equal(
       lost.conditions[0]!.message,

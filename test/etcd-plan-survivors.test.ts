@@ -17,6 +17,7 @@ import type { KubeObject } from '../lib/metacontroller.js';
 import {
   down,
   etcdCluster,
+  etcdCheck,
   etcdHealthy,
   etcdInitialCluster,
   etcdKnown,
@@ -80,12 +81,24 @@ const report = (i: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const available = (healthyCount: number, total: number) => ({
-  type: 'Available',
-  status: true,
-  reason: 'QuorumAvailable',
-  message: `${healthyCount} of ${total} members healthy`,
-});
+/** Available while a quorum holds: every member healthy, or Degraded with the members down and what is left. */
+const available = (healthyCount: number, total: number, down: string[] = []) => {
+  if (down.length === 0)
+    return {
+      type: 'Available',
+      status: true,
+      reason: 'QuorumAvailable',
+      message: `${healthyCount} of ${total} members healthy`,
+    };
+  const spare = healthyCount - (Math.floor(total / 2) + 1);
+  const left = spare === 0 ? 'one more failure loses quorum' : `${spare} more failure${spare > 1 ? 's' : ''} tolerated`;
+  return {
+    type: 'Available',
+    status: true,
+    reason: 'Degraded',
+    message: `${healthyCount} of ${total} members healthy (down: ${down.join(', ')}): ${left}`,
+  };
+};
 const atRest = (n: number, version = '3.5.0') => [
   available(n, n),
   { type: 'Scaling', status: false, reason: 'AtSize', message: `${n} members` },
@@ -179,9 +192,15 @@ t.test('restore: the old members still listed are waited for, whether or not the
 
 t.test('restore: ordinals grow past every pod seen, when status lost its count', async (t) => {
   // No lastMemberIndex in status: the pods e-0..e-2 still count, so the next members are e-3 on.
-  const first = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), {
+  const checked = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), {
     ...healthy(3),
     restore: RESTORE,
+  });
+  t.same(checked.restore, { uid: 'r1', name: 'rest', phase: 'Checking' }, 'its snapshot checked first');
+  const first = decide(parent({ size: 3 }, { phase: 'Running', restore: checked.restore }), spec({ size: 3 }), {
+    ...healthy(3),
+    restore: RESTORE,
+    restoreCheck: etcdCheck('r1'),
   });
   t.equal(first.lastMemberIndex, 2);
   t.same(first.restore, { uid: 'r1', name: 'rest', phase: 'Replacing' });
@@ -208,7 +227,7 @@ t.test('restore: ordinals grow past every pod seen, when status lost its count',
       cluster: cluster(0, 1, 2),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot'],
+      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
     })),
   );
   t.equal(start.lastMemberIndex, 2);
@@ -383,7 +402,7 @@ t.test('restore: restored members still terminating are waited for before all st
       cluster: cluster(6, 7, 8),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot'],
+      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
     })),
     phase: 'Creating',
     reason: 'Restoring',
@@ -835,7 +854,7 @@ t.test('members: ordinals seen in the member list count, an unstarted member rec
     pods: [...kept(0, 1, 2, 4), { name: 'e-3', cluster: cluster(0, 1, 2, 3), state: 'existing', image }],
     phase: 'Running',
     conditions: [
-      available(3, 4),
+      available(3, 4, ['e-4']),
       { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-3 as the same member' },
     ],
     members: [
@@ -867,7 +886,7 @@ t.test('members: a pod without a health entry is reported unhealthy; leader flag
     pods: kept(0, 1, 2, 3, 4),
     phase: 'Running',
     conditions: [
-      available(3, 5),
+      available(3, 5, ['e-0', 'e-1']),
       {
         type: 'Scaling',
         status: true,
@@ -994,7 +1013,7 @@ t.test('a voter that never started is cancelled while the others keep quorum wit
     pods: [0, 1].map((i) => ({ name: `e-${i}`, cluster: '', state: 'existing', image })),
     phase: 'Running',
     conditions: [
-      available(2, 3),
+      available(2, 3, ['e-2']),
       {
         type: 'Scaling',
         status: true,
@@ -1076,7 +1095,7 @@ t.test('an unhealthy member is replaced after the limit, not at it; the conditio
   const after = decide(parent({ size: 3 }, status(UNHEALTHY_REPLACE_SECONDS + 1)), spec({ size: 3 }), obs);
   t.strictSame(after.action, { type: 'remove', id: '1002', pod: 'e-2', why: 'unhealthy' });
   t.strictSame(after.conditions, [
-    available(2, 3),
+    available(2, 3, ['e-2']),
     {
       type: 'Recovering',
       status: true,
@@ -1160,7 +1179,7 @@ t.test('with storage, when the request did not list claims, a lost member pod co
     ],
     phase: 'Running',
     conditions: [
-      available(2, 3),
+      available(2, 3, ['e-2']),
       { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-2 as the same member' },
     ],
     members: [

@@ -9,49 +9,7 @@ import { etcdSync as sync } from './fixtures/hooks.js';
 import { backupChild } from '../hooks/etcdbackup/sync.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
-
-/**
- * The checks of Pod Security `restricted` (latest) that a pod spec can fail: the baseline ones this code could
- * touch (privileged, host namespaces, hostPath, added capabilities) and the restricted ones (volume types,
- * allowPrivilegeEscalation false, runAsNonRoot, runAsUser not 0, seccomp RuntimeDefault or Localhost, capabilities
- * drop ALL and add at most NET_BIND_SERVICE), for every container and init container.
- */
-function restrictedProblems(spec: any): string[] {
-  const problems: string[] = [];
-  const pod = spec.securityContext ?? {};
-  if (spec.hostNetwork || spec.hostPID || spec.hostIPC) problems.push('host namespaces');
-  const allowedVolumes = new Set([
-    'configMap',
-    'csi',
-    'downwardAPI',
-    'emptyDir',
-    'ephemeral',
-    'persistentVolumeClaim',
-    'projected',
-    'secret',
-  ]);
-  for (const v of spec.volumes ?? []) {
-    const kind = Object.keys(v).find((k) => k !== 'name');
-    if (!kind || !allowedVolumes.has(kind)) problems.push(`volume ${v.name}: ${kind}`);
-  }
-  if (pod.runAsUser === 0) problems.push('pod runAsUser 0');
-  const seccompOk = (s: any) => s?.type === 'RuntimeDefault' || s?.type === 'Localhost';
-  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-    const sc = c.securityContext ?? {};
-    if (sc.privileged) problems.push(`${c.name}: privileged`);
-    if (sc.allowPrivilegeEscalation !== false) problems.push(`${c.name}: allowPrivilegeEscalation not false`);
-    if (!(sc.runAsNonRoot === true || (sc.runAsNonRoot === undefined && pod.runAsNonRoot === true)))
-      problems.push(`${c.name}: runAsNonRoot not true`);
-    if (sc.runAsUser === 0) problems.push(`${c.name}: runAsUser 0`);
-    if (!(seccompOk(sc.seccompProfile) || (sc.seccompProfile === undefined && seccompOk(pod.seccompProfile))))
-      problems.push(`${c.name}: seccomp`);
-    if (!(sc.capabilities?.drop ?? []).includes('ALL')) problems.push(`${c.name}: capabilities not dropped`);
-    for (const cap of sc.capabilities?.add ?? [])
-      if (cap !== 'NET_BIND_SERVICE') problems.push(`${c.name}: adds ${cap}`);
-    if (c.ports?.some((p: any) => p.hostPort)) problems.push(`${c.name}: hostPort`);
-  }
-  return problems;
-}
+import { restrictedProblems } from './fixtures/pod-security.js';
 
 const parent = (spec: Record<string, unknown> = {}, status?: Record<string, unknown>): ParentObject => {
   const p: ParentObject = {
@@ -126,7 +84,7 @@ t.test(
       if (restoring)
         t.same(
           spec.initContainers.map((c: any) => c.name),
-          ['fetch-snapshot', 'restore-snapshot'],
+          ['check-dns', 'fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
           `${label}: init containers checked too`,
         );
     }

@@ -154,6 +154,9 @@ t.test('an old restore never fires again: finished, or older than the cluster (i
   const fresh = await running({ size: 3 });
   fresh.related = [restoreObject('new', '2026-07-01T00:00:00Z')];
   await fresh.step();
+  t.match(fresh.s().restore, { name: 'new', phase: 'Checking' }, 'its snapshot checked first');
+  t.same(fresh.pods(), ['e-0', 'e-1', 'e-2'], 'the cluster untouched meanwhile');
+  await fresh.step();
   t.same(fresh.pods(), [], 'a new restore replaces the cluster');
   t.match(fresh.s().restore, { name: 'new', phase: 'Replacing' });
 });
@@ -195,6 +198,8 @@ t.test(
     const b = restoreObject('b', '2026-07-02T00:00:00Z');
     loop.related = [a, b];
     await loop.step();
+    t.match(loop.s().restore, { name: 'b', phase: 'Checking', created: '2026-07-02T00:00:00Z' }, 'the newest');
+    await loop.step();
     t.match(loop.s().restore, { name: 'b', phase: 'Replacing', created: '2026-07-02T00:00:00Z' }, 'the newest acts');
     t.match(
       restoreHook(loop, a),
@@ -222,6 +227,7 @@ t.test(
     );
     // A third EtcdRestore, newer still, does act: restores stay possible.
     loop.related = [a, b, restoreObject('c', '2026-07-03T00:00:00Z')];
+    await loop.step();
     await loop.step();
     t.match(loop.s().restore, { name: 'c', phase: 'Replacing' });
   },
@@ -252,6 +258,7 @@ t.test(
     const loop = await running({ size: 3 });
     const first = restoreObject('bad', '2026-07-01T00:00:00Z');
     loop.related = [first];
+    await loop.step(); // Checking: the snapshot is there (the pods' own fetch fails later: credentials changed)
     await loop.step(); // Replacing: old members dropped
     for (const p of ['e-0', 'e-1', 'e-2']) loop.etcd.up.delete(p);
     loop.etcd.members = [];
@@ -303,6 +310,8 @@ t.test(
     loop.related = [first, restoreObject('fixed', '2026-07-02T00:00:00Z')];
     loop.phase.clear();
     loop.podStatus.clear();
+    await loop.step();
+    t.match(loop.s().restore, { name: 'fixed', phase: 'Checking' });
     await loop.step();
     t.match(loop.s().restore, { name: 'fixed', phase: 'Replacing' });
     await loop.step();
@@ -742,7 +751,8 @@ t.test('status lost: the observed claims are kept, and nothing is bootstrapped o
 /** An EtcdRestore `r` acts on the cluster: the old members go (Replacing), the restored ones start (Restoring). */
 async function restoreStarted(loop: Loop): Promise<void> {
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
+  await loop.step(); // Checking
+  await loop.step(); // Replacing
   loop.etcd.members = [];
   loop.etcd.up.clear();
   await loop.step();
@@ -766,6 +776,7 @@ t.test(
     // The EtcdRestore deleted while Replacing, the old members gone: failed, nothing bootstrapped.
     const d = await running({ size: 3 });
     d.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+    await d.step();
     await d.step();
     d.related = [];
     d.etcd.members = [];
@@ -865,6 +876,7 @@ t.test(
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
     loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
     await loop.step();
+    await loop.step();
     loop.etcd.members = [];
     loop.etcd.up.clear();
     loop.etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable');
@@ -881,7 +893,9 @@ t.test(
       t.same(loop.claims(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1}: the restored members' claims kept`);
       t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1}: back on their claims, not restored again`);
       t.ok(
-        loop.children.filter((c) => c.kind === 'Pod').every((p: any) => !(p.spec.initContainers ?? []).length),
+        loop.children
+          .filter((c) => c.kind === 'Pod')
+          .every((p: any) => p.spec.initContainers.every((x: any) => x.name === 'check-dns')),
         'no restore step',
       );
     }
@@ -1023,6 +1037,7 @@ t.test(
     // Applied together: the restore stamped a second before the cluster (created 2026-06-01T00:00:00Z).
     const loop = await running({ size: 3 });
     loop.related = [restoreObject('together', '2026-05-31T23:59:58Z')];
+    await loop.step();
     await loop.step();
     t.match(loop.s().restore, { name: 'together', phase: 'Replacing' });
   },

@@ -12,6 +12,7 @@ import {
   tenancyFromEnv,
   tenancyProblems,
 } from '../hooks/etcdcommon/tenancy.js';
+import { etcdSettings } from '../hooks/etcdcommon/index.js';
 import { configProblems } from '../main/operators.js';
 import { etcdRestore } from './fixtures/backup.js';
 
@@ -24,13 +25,17 @@ t.test('the rules, one by one', async (t) => {
   t.equal(normalUrl('http://h:9000/base/'), 'http://h:9000/base');
   for (const bad of ['ftp://h', 'http://u@h', 'http://h/#x', 'http://h/?', 'h:1', '', 'http://[::1'])
     t.equal(normalUrl(bad), undefined, bad);
-  t.equal(clusterOfHost('web-client', A, 'cluster.local'), 'web');
-  t.equal(clusterOfHost(`web-client.${A}.svc.k8s.internal`, A, 'k8s.internal'), 'web');
-  t.equal(clusterOfHost(`web-client.${A}.svc.cluster.local`, A, 'k8s.internal'), undefined);
-  t.equal(clusterOfHost('web', A, 'cluster.local'), undefined);
-  t.equal(clusterOfHost('-client', A, 'cluster.local'), undefined);
-  t.equal(clusterOfHost(`web-client.${B}`, A, 'cluster.local'), undefined);
-  t.equal(clusterOfHost(`web-client.${A}.pod`, A, 'cluster.local'), undefined);
+  const local = ['cluster.local'];
+  t.equal(clusterOfHost('web-client', A, local), 'web');
+  t.equal(clusterOfHost(`web-client.${A}`, A, local), 'web');
+  t.equal(clusterOfHost(`web-client.${A}.svc`, A, local), 'web');
+  t.equal(clusterOfHost(`web-client.${A}.svc.k8s.internal`, A, ['k8s.internal']), 'web');
+  t.equal(clusterOfHost(`web-client.${A}.svc.cluster.local`, A, ['k8s.internal']), undefined);
+  t.equal(clusterOfHost(`web-client.${A}.svc.corp.example`, A, ['k8s.internal', 'corp.example']), 'web');
+  t.equal(clusterOfHost('web', A, local), undefined);
+  t.equal(clusterOfHost('-client', A, local), undefined);
+  t.equal(clusterOfHost(`web-client.${B}`, A, local), undefined);
+  t.equal(clusterOfHost(`web-client.${A}.pod`, A, local), undefined);
   t.same(etcdTargets(A, { clusterName: 'web' }, ['web'], STRICT_TENANCY), {
     ok: true,
     endpoints: [`http://web-client.${A}.svc:2379`],
@@ -66,30 +71,48 @@ t.test('the rules, one by one', async (t) => {
     METAOPS_BACKUP_AMBIENT_CREDENTIALS: ` ${A} , *`,
     METAOPS_BACKUP_S3_ENDPOINTS: `http://a:1, ${B}=https://b`,
     METAOPS_BACKUP_ETCD_ENDPOINTS: 'http://e:2379/',
-    METAOPS_CLUSTER_DOMAIN: 'K8S.Internal.',
+    // One cluster domain setting for the whole server: the EtcdCluster hook's, read by etcdSettings.
+    METAOPS_ETCD_CLUSTER_DOMAIN: 'K8S.Internal.',
+    METAOPS_ETCD_CLUSTER_DOMAINS: 'corp.example',
   };
-  t.same(tenancyFromEnv(env), {
+  t.same(etcdSettings({ env }).backup, {
     ambient: { all: true, namespaces: [A] },
     s3Endpoints: [{ url: 'http://a:1' }, { namespace: B, url: 'https://b' }],
     etcdEndpoints: [{ url: 'http://e:2379' }],
-    clusterDomain: 'k8s.internal',
+    clusterDomains: ['k8s.internal', 'corp.example'],
   });
+  t.same(etcdSettings({ env: {} }).backup, STRICT_TENANCY);
+  // A backup names a cluster's client Service in the domain the EtcdCluster hook dials its members in.
+  const inDomain = { etcdEndpoints: [`http://web-client.${A}.svc.k8s.internal:2379`] };
+  t.same(etcdTargets(A, inDomain, ['web'], etcdSettings({ env }).backup!), {
+    ok: true,
+    endpoints: [`http://web-client.${A}.svc:2379`],
+    clusters: ['web'],
+  });
+  t.match(etcdTargets(A, inDomain, ['web'], etcdSettings({ env: {} }).backup!), { ok: false, reason: 'NotAllowed' });
+  t.match(
+    etcdTargets(A, inDomain, ['web'], etcdSettings({ env: { METAOPS_CLUSTER_DOMAIN: 'k8s.internal' } }).backup!),
+    { ok: false, reason: 'NotAllowed' },
+    'the old name of the setting is no setting',
+  );
   t.same(tenancyFromEnv({}), STRICT_TENANCY);
-  t.same(tenancyFromEnv({ METAOPS_CLUSTER_DOMAIN: 'bad domain' }).clusterDomain, 'cluster.local');
   t.same(tenancyProblems(env), []);
   t.same(tenancyProblems({}), []);
   const problems = tenancyProblems({
     METAOPS_BACKUP_AMBIENT_CREDENTIALS: 'Team_A',
     METAOPS_BACKUP_S3_ENDPOINTS: 'ftp://x, Bad_NS=http://y, http://u@z',
     METAOPS_BACKUP_ETCD_ENDPOINTS: ' , ',
-    METAOPS_CLUSTER_DOMAIN: 'a..b',
   });
-  t.equal(problems.length, 6, problems.join('\n'));
+  t.equal(problems.length, 5, problems.join('\n'));
   t.match(problems.join('\n'), /METAOPS_BACKUP_ETCD_ENDPOINTS is empty/);
   t.match(problems.join('\n'), /"Team_A" is not a namespace/);
   t.match(problems.join('\n'), /"ftp:\/\/x" is not an http\(s\) URL/);
   t.match(problems.join('\n'), /namespace "Bad_NS"/);
-  t.match(problems.join('\n'), /METAOPS_CLUSTER_DOMAIN: "a\.\.b"/);
+  t.match(
+    configProblems({ METAOPS_ETCD_CLUSTER_DOMAIN: 'a..b' }),
+    [/METAOPS_ETCD_CLUSTER_DOMAIN and METAOPS_ETCD_CLUSTER_DOMAINS take DNS domains .*"a\.\.b"/],
+    'a wrong cluster domain is refused once, by the setting the EtcdCluster hook reads',
+  );
   t.equal(
     restoreSourceProblem(
       etcdRestore('r', 'ns', 'e', { path: 'b/ns/x' }),

@@ -17,6 +17,7 @@ import { hookContext } from './fixtures/app.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { Pki } from './fixtures/pki.js';
 import { objectMap, root } from './fixtures/requests.js';
+import { etcdClusterId, identified } from './fixtures/etcd.js';
 
 const pki = new Pki();
 const op = pki.issue('op', 'etcd-operator');
@@ -100,13 +101,17 @@ function recording(calls: string[], identities: Array<TlsFiles | undefined>): an
     clientURLs: [],
     isLearner: false,
   }));
-  const client: EtcdClient = {
-    memberList: async () => (calls.push('memberList'), { members, clusterVersion: '3.6.0' }),
-    memberAdd: async () => (calls.push('memberAdd'), members[0]!),
-    memberRemove: async () => void calls.push('memberRemove'),
-    memberPromote: async () => void calls.push('memberPromote'),
-    health: async () => (calls.push('health'), { healthy: true, version: '3.6.9', leader: '1' }),
-  };
+  const client: EtcdClient = identified(
+    {
+      memberList: async () => (calls.push('memberList'), { members, clusterVersion: '3.6.0' }),
+      memberAdd: async () => (calls.push('memberAdd'), members[0]!),
+      memberRemove: async () => void calls.push('memberRemove'),
+      memberPromote: async () => void calls.push('memberPromote'),
+      health: async () => (calls.push('health'), { healthy: true, version: '3.6.9', leader: '1' }),
+    },
+    etcdClusterId(3, 'e', 'ns', true, 'u-e'),
+    () => members,
+  );
   return hookContext({
     now: NOW,
     settings: { image: 'metaops' },

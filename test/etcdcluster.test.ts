@@ -7,6 +7,7 @@ import { finalize } from '../hooks/etcdcluster/sync.js';
 import { etcdSync as sync } from './fixtures/hooks.js';
 import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { etcdClusterId, upAs } from './fixtures/etcd.js';
 
 function parent(spec: Record<string, unknown>, status?: Record<string, unknown>): ParentObject {
   const p: ParentObject = {
@@ -165,7 +166,7 @@ t.test('upgrade: the leader last, and never two at once', async (t) => {
 
 class FailingClient implements EtcdClient {
   async memberList() {
-    return { members: [member(0)], clusterVersion: '3.5.0' };
+    return { members: [member(0)], clusterVersion: '3.5.0', clusterId: etcdClusterId(1) };
   }
   async memberAdd(): Promise<EtcdMember> {
     throw new EtcdError('etcdserver: unhealthy cluster', 'Rejected');
@@ -173,7 +174,7 @@ class FailingClient implements EtcdClient {
   async memberRemove() {}
   async memberPromote() {}
   async health() {
-    return healthy();
+    return upAs(0, etcdClusterId(1), healthy());
   }
 }
 

@@ -1,7 +1,7 @@
 // Events (lib/events.ts): names and aggregation, the recorder against fakes of the Kubernetes API (one that
 // fails included), and the etcd and S3 hooks through the server: the events a transition gives, once; none for an
 // unauthenticated caller; the same answer whatever happens to the events.
-import { etcdParent } from './fixtures/etcd.js';
+import { etcdClusterId, etcdParent, upAs } from './fixtures/etcd.js';
 import t from 'tap';
 import { EtcdError, type EtcdClient, type EtcdMember, type MemberHealth } from '../hooks/etcdcommon/etcd.js';
 import { memberPod, clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
@@ -201,7 +201,7 @@ class FakeEtcd implements EtcdClient {
     private readonly refuse = false,
   ) {}
   async memberList() {
-    return { members: this.members, clusterVersion: '3.5.0' };
+    return { members: this.members, clusterVersion: '3.5.0', clusterId: etcdClusterId(1) };
   }
   async memberAdd(_e: string[], peerURL: string, learner: boolean): Promise<EtcdMember> {
     this.adds += 1;
@@ -229,8 +229,10 @@ class FakeEtcd implements EtcdClient {
         : m,
     );
   }
-  async health() {
-    return healthy;
+  async health(url: string) {
+    const pod = new URL(url).hostname.split('.')[0];
+    const m = this.members.find((x) => x.peerURLs[0]?.includes(`//${pod}.`));
+    return { ...healthy, clusterId: etcdClusterId(1), ...(m ? { memberId: m.id } : {}) };
   }
 }
 
@@ -690,13 +692,13 @@ t.test(
     const old = new FakeEtcd([member(0)]);
     (old as any).version = '3.2.13';
     const b = app(kube2, {
-      memberList: async () => ({ members: [member(0)], clusterVersion: '3.2.0' }),
+      memberList: async () => ({ members: [member(0)], clusterVersion: '3.2.0', clusterId: etcdClusterId(1) }),
       memberAdd: async () => {
         throw new Error('must not add');
       },
       memberRemove: async () => undefined,
       memberPromote: async () => undefined,
-      health: async () => ({ healthy: true, version: '3.2.13', leader: '1' }),
+      health: async () => ({ ...upAs(0, etcdClusterId(1)), version: '3.2.13', leader: '1' }),
     } as EtcdClient);
     const grow: CompositeSyncRequest = {
       controller: {},

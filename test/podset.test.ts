@@ -1,5 +1,6 @@
 import t from 'tap';
-import { byOrdinal, ordinalOf, parser } from '../hooks/podset/sync.js';
+import { answerBudget, byOrdinal, ordinalOf, parser } from '../hooks/podset/sync.js';
+import { answerBudgetProblem } from '../lib/budget.js';
 import { MAX_ANSWER_BYTES } from '../hooks/podset/schema.js';
 import { podsetSync as sync } from './fixtures/hooks.js';
 import type { KubeObject } from '../lib/metacontroller.js';
@@ -255,21 +256,33 @@ t.test(
 );
 
 t.test('the answer a spec asks for is bounded: size times (~600 bytes, the image and each argument + 3)', async (t) => {
-  // 512 pods of 600 + 7 (busybox) + (4096 + 3) + (3483 + 3) = 8192 bytes: exactly the limit.
+  // 512 pods of 600 + 7 (busybox) + (4096 + 3) + (3483 + 3) = 8192 bytes: exactly the limit (a parent named '').
   t.equal(512 * 8192, MAX_ANSWER_BYTES);
   const spec = (last: number) => ({ size: 512, image: 'busybox', command: ['x'.repeat(4096), 'y'.repeat(last)] });
-  t.equal(parser.parse(spec(3483)).ok, true, 'at the limit');
-  const over = parser.parse(spec(3484));
-  t.same(over, {
+  const check = (s: Record<string, unknown>, name = '') => {
+    const parsed = parser.parse(s);
+    if (!parsed.ok) return parsed;
+    const problem = answerBudgetProblem('PodSet', answerBudget, parsed.spec, { ...parent, metadata: { name } });
+    return problem ? { ok: false, message: problem } : { ok: true };
+  };
+  const parent = request('podset', {}).parent;
+  t.same(check(spec(3483)), { ok: true }, 'at the limit');
+  t.same(check(spec(3484)), {
     ok: false,
     message:
       'spec.size 512 pods of ~9 KiB each (image and command) make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
       'PodSet may have: shorten spec.command or lower spec.size',
   });
   // The image counts as much as an argument's characters.
-  t.equal(parser.parse({ ...spec(3482), image: 'busybox2' }).ok, true);
-  t.equal(parser.parse({ ...spec(3482), image: 'busybox23' }).ok, false);
+  t.same(check({ ...spec(3482), image: 'busybox2' }), { ok: true });
+  t.equal(check({ ...spec(3482), image: 'busybox23' }).ok, false);
   // Each argument counts 3 bytes more than its characters.
-  t.equal(parser.parse({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3480), ''] }).ok, true);
-  t.equal(parser.parse({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3481), ''] }).ok, false);
+  t.same(check({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3480), ''] }), { ok: true });
+  t.equal(check({ ...spec(3483), command: ['x'.repeat(4096), 'y'.repeat(3481), ''] }).ok, false);
+  // The parent's name counts four times per pod (the pod's name and labels).
+  t.same(check(spec(3479), 'a'), { ok: true });
+  t.equal(check(spec(3480), 'a').ok, false);
+  // The framework refuses it: InvalidSpec, the observed pods kept.
+  const res = sync(request('podset', spec(3484)), now);
+  t.match(res.status, { conditions: [{ type: 'Ready', reason: 'InvalidSpec', message: /more than the 4\.0 MiB/ }] });
 });

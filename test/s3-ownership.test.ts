@@ -868,7 +868,8 @@ t.test(
       reason: 'InvalidSpec',
       message: /^spec.bucketName "my..bucket" /,
     });
-    t.match(await invalid({ bucketName: 'good-name', encryption: { type: 'SSE-S3', kmsKeyId: 'k' } }), {
+    const key = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    t.match(await invalid({ bucketName: 'good-name', encryption: { type: 'SSE-S3', kmsKeyId: key } }), {
       reason: 'InvalidSpec',
       message: 'spec.encryption.kmsKeyId is only used with type SSE-KMS',
     });

@@ -1,7 +1,13 @@
 // Authentication, deadlines, metrics and log redaction of the hook service.
 import t from 'tap';
 import { testApp as buildApp } from './fixtures/app.js';
-import { authorized, certificateNames, clientCertificateProblem, safeEqual } from '../lib/auth.js';
+import {
+  authorizationProblem,
+  authorized,
+  certificateNames,
+  clientCertificateProblem,
+  safeEqual,
+} from '../lib/auth.js';
 import { settingsFromEnv } from '../lib/config.js';
 import { Metrics } from '../lib/metrics.js';
 import { captureLogs } from './fixtures/logs.js';
@@ -233,4 +239,19 @@ t.test('client certificate check: verified by the CA, and one of the allowed nam
     undefined,
     'one allowed name is enough',
   );
+});
+
+t.test('Authorization headers: one is read, two or more are refused, whatever their case or place', async (t) => {
+  t.equal(authorizationProblem([]), undefined);
+  t.equal(authorizationProblem(['Host', 'x', 'Authorization', 'Bearer a']), undefined);
+  t.equal(
+    authorizationProblem(['authorization', 'Bearer a', 'accept', 'authorization']),
+    undefined,
+    'a value is no name',
+  );
+  const two = 'more than one Authorization header: send one';
+  t.equal(authorizationProblem(['Authorization', 'Bearer a', 'authorization', 'Bearer b']), two);
+  t.equal(authorizationProblem(['AUTHORIZATION', 'Bearer a', 'Host', 'x', 'Authorization', '']), two);
+  t.equal(authorizationProblem(['authorization', 'a', 'authorization', 'b', 'authorization', 'c']), two);
+  t.equal(authorizationProblem(['Proxy-Authorization', 'a', 'Authorization', 'b']), undefined);
 });

@@ -1,3 +1,4 @@
+import { jsonBytes, namesBytes } from '../../lib/budget.js';
 import { defineComposite } from '../../lib/operator.js';
 import { etcdSettings } from '../etcdcommon/index.js';
 import { tenancyProblems } from '../etcdcommon/tenancy.js';
@@ -13,6 +14,14 @@ export const etcdbackup = defineComposite({
   // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
   configProblems: tenancyProblems,
+  // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names.
+  answerBudget: {
+    estimate: (spec, parent) => ({
+      bytes: 8192 + namesBytes(parent) + 2 * jsonBytes(spec),
+      what: 'a backup Job or CronJob',
+    }),
+    advice: 'shorten spec.etcdEndpoints or spec.s3',
+  },
   childResources: [
     {
       apiVersion: 'batch/v1',
@@ -40,6 +49,8 @@ export const etcdrestore = defineComposite({
   spec: restoreParser,
   // Where a restore may come from (hooks/etcdcommon/tenancy.ts).
   settings: etcdSettings,
+  // No children: the restore is carried out by the EtcdCluster's hook.
+  answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
   childResources: [],
   events: ETCDRESTORE_EVENTS,
   sync: syncRestore,

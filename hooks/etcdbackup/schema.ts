@@ -2,21 +2,27 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns } from '../../lib/schemas.js';
+import { commonPrinterColumns, MAX_NAME_LENGTH } from '../../lib/schemas.js';
 
 /** A DNS label: the EtcdCluster name goes into the client Service host name the backup Job dials. */
 export const CLUSTER_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 
 export const S3Source = Type.Object(
   {
-    path: Type.String({ pattern: '^[^/]+/.+$', description: 'Where the snapshot is: "<bucket>/<key>".' }),
+    path: Type.String({
+      pattern: '^[^/]+/.+$',
+      // A bucket name (63) and an S3 key (1024).
+      maxLength: 1088,
+      description: 'Where the snapshot is: "<bucket>/<key>".',
+    }),
     awsSecret: Type.Optional(
       Type.String({
+        maxLength: MAX_NAME_LENGTH,
         description:
           'Secret with AWS credentials: files `credentials` and `config` (etcd-operator), or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY keys.',
       }),
     ),
-    endpoint: Type.Optional(Type.String({ description: 'S3-compatible endpoint (MinIO, moto, ...).' })),
+    endpoint: Type.Optional(Type.String({ maxLength: 512, description: 'S3-compatible endpoint (MinIO, moto, ...).' })),
     forcePathStyle: Type.Optional(Type.Boolean({ description: 'Path-style addressing (bucket in the path).' })),
   },
   { description: 'S3 storage of the snapshot.' },
@@ -58,6 +64,7 @@ export const EtcdBackupSpec = Type.Object(
     s3: S3Source,
     clientTLSSecret: Type.Optional(
       Type.String({
+        maxLength: MAX_NAME_LENGTH,
         description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt for a TLS cluster.',
       }),
     ),
@@ -124,7 +131,7 @@ export const backupResource: ResourceDefinition = {
 export const EtcdRestoreSpec = Type.Object(
   {
     etcdCluster: Type.Object(
-      { name: Type.String({ minLength: 1 }) },
+      { name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) },
       { description: 'The EtcdCluster to restore, in this namespace.' },
     ),
     backupStorageType: Type.Union([Type.Literal('S3')], { default: 'S3' }),

@@ -1,10 +1,11 @@
+import { jsonBytes, kib, namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
 import type { RelatedResourceRule } from '../../lib/metacontroller.js';
 import { defineComposite } from '../../lib/operator.js';
-import { etcdClients, etcdSettings } from '../etcdcommon/index.js';
+import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
-import { resource } from './schema.js';
+import { MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
 
 export const etcdcluster = defineComposite({
@@ -13,6 +14,26 @@ export const etcdcluster = defineComposite({
   spec: parser,
   clients: etcdClients,
   settings: etcdSettings,
+  // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
+  // the names; two Services and a PodDisruptionBudget.
+  answerBudget: {
+    estimate: (spec, parent) => {
+      // A pod repeats spec.pod (its claim spec goes to the claim instead), the image twice, the TLS Secrets' names.
+      const perMember =
+        8192 +
+        namesBytes(parent) +
+        jsonBytes(spec.pod) +
+        jsonBytes(spec.pod?.persistentVolumeClaimSpec) +
+        2 * (jsonBytes(spec.repository) + jsonBytes(spec.version)) +
+        2 * jsonBytes(spec.TLS);
+      return {
+        bytes: (MAX_SIZE + 1) * perMember + 3 * (2048 + namesBytes(parent)),
+        what: `${MAX_SIZE + 1} members of ~${kib(perMember)} each (spec.pod)`,
+      };
+    },
+    advice: 'make spec.pod smaller',
+  },
+  configProblems: etcdSettingsProblems,
   childResources: [
     {
       apiVersion: 'v1',

@@ -81,15 +81,28 @@ export function clientURL(c: Cluster, pod: string): string {
   return `${c.clientTLS ? 'https' : 'http'}://${memberHost(c, pod)}:${CLIENT_PORT}`;
 }
 
-/** The pod name a peer URL belongs to, if it is one of this cluster's. */
+/**
+ * The pod name a peer URL belongs to, if it is one of this cluster's: `<pod>.<cluster>.<namespace>.svc`, with or
+ * without a domain after it (the domain a spec named may have changed since the member was added). Whose member
+ * it is was settled before (observe.ts: only a member list of this cluster's own ID is read).
+ */
 export function podOfPeerURL(c: Cluster, url: string): string | undefined {
+  let host: string;
   try {
-    const host = new URL(url).hostname;
-    const suffix = `.${c.name}.${c.namespace}.svc${c.domain}`;
-    return host.endsWith(suffix) ? host.slice(0, -suffix.length) : undefined;
+    host = new URL(url).hostname;
   } catch {
     return undefined;
   }
+  const marker = `.${c.name}.${c.namespace}.svc`;
+  const at = host.indexOf(marker);
+  const pod = host.slice(0, Math.max(at, 0));
+  const rest = host.slice(at + marker.length);
+  return pod && !pod.includes('.') && (rest === '' || rest.startsWith('.')) ? pod : undefined;
+}
+
+/** The pod of a member of this cluster's member list: by its peer URL, else by its name (once it started). */
+export function podOfMember(c: Cluster, m: { name: string; peerURLs: string[] }): string | undefined {
+  return podOfPeerURL(c, m.peerURLs[0] ?? '') ?? (m.name || undefined);
 }
 
 export function selector(cluster: string): Record<string, string> {
@@ -150,6 +163,40 @@ export function memberCommand(
   return cmd;
 }
 
+/** etcd-operator's busybox image for the DNS check (spec.pod.busyboxImage overrides it). */
+export const DEFAULT_BUSYBOX_IMAGE = 'busybox:1.28.0-glibc';
+
+/**
+ * The `check-dns` init step, as etcd-operator made it: wait until the member's own DNS name resolves, since etcd
+ * exits on a peer name it cannot resolve. spec.pod.DNSTimeoutInSecond bounds the wait (0, the default: no bound);
+ * past it the step fails and the kubelet tries it again.
+ */
+export function checkDns(c: Cluster, spec: EtcdClusterSpec, pod: string): Record<string, unknown> {
+  const timeout = Math.max(0, Math.floor(spec.pod?.DNSTimeoutInSecond ?? 0));
+  // Only DNS labels and digits go into the script: the names are checked (identity.ts, names.ts), the timeout is
+  // an integer.
+  const script = [
+    `TIMEOUT_READY=${timeout}`,
+    `while ( ! nslookup ${memberHost(c, pod)} )`,
+    'do',
+    '  # If TIMEOUT_READY is 0 we should never time out and exit',
+    '  TIMEOUT_READY=$(( TIMEOUT_READY-1 ))',
+    '  if [ $TIMEOUT_READY -eq 0 ];',
+    '  then',
+    '    echo "Timed out waiting for DNS entry"',
+    '    exit 1',
+    '  fi',
+    '  sleep 1',
+    'done',
+  ].join('\n');
+  return {
+    name: 'check-dns',
+    image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
+    command: ['/bin/sh', '-c', script],
+    securityContext: restrictedContainerSecurity(),
+  };
+}
+
 /** Where a restore fetches the snapshot from, and with which image. */
 export interface RestoreSource {
   s3: {
@@ -163,6 +210,8 @@ export interface RestoreSource {
 }
 
 const SNAPSHOT = '/var/etcd/snapshot.db';
+/** Where etcdutl restores the snapshot before the place step makes it the member's data (DATA_DIR). */
+const RESTORED_DIR = '/var/etcd/restored';
 
 /**
  * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
@@ -185,7 +234,19 @@ export function restoreInitContainers(
       name: 'fetch-snapshot',
       image: source.image,
       command: METAOPS_CLI,
-      args: ['etcd-restore-fetch', '--s3-path', source.s3.path, '--file', SNAPSHOT, ...access.args],
+      // Run again after the member started (a sandbox recreated), it keeps the member's data and the snapshot.
+      args: [
+        'etcd-restore-fetch',
+        '--s3-path',
+        source.s3.path,
+        '--file',
+        SNAPSHOT,
+        '--restore-dir',
+        RESTORED_DIR,
+        '--data-dir',
+        DATA_DIR,
+        ...access.args,
+      ],
       env: access.env,
       envFrom: access.envFrom,
       volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }, ...access.mounts],
@@ -199,13 +260,22 @@ export function restoreInitContainers(
         'snapshot',
         'restore',
         SNAPSHOT,
-        `--data-dir=${DATA_DIR}`,
+        `--data-dir=${RESTORED_DIR}`,
         `--name=${pod}`,
         `--initial-cluster=${initialCluster}`,
         `--initial-advertise-peer-urls=${peerURL(c, pod)}`,
         `--initial-cluster-token=${token}`,
       ],
       env: [{ name: 'ETCDCTL_API', value: '3' }],
+      volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
+      securityContext: restrictedContainerSecurity(),
+    },
+    {
+      // The restored data becomes the member's, unless it has data already (these steps ran again).
+      name: 'place-snapshot',
+      image: source.image,
+      command: METAOPS_CLI,
+      args: ['etcd-restore-place', '--restore-dir', RESTORED_DIR, '--data-dir', DATA_DIR],
       volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd' }],
       securityContext: restrictedContainerSecurity(),
     },
@@ -282,19 +352,18 @@ export function memberPod({ parent, spec, name: pod, initialCluster, state, rest
   const podSpec: Record<string, unknown> = {
     hostname: pod,
     subdomain: c.name,
-    // A member that dies is replaced (remove + add), never restarted in place with stale membership.
-    restartPolicy: 'Never',
+    // A member whose etcd exits (a crash, an OOM kill, a container runtime restart) is restarted in place by the
+    // kubelet: the same member, on its data (an emptyDir outlives its container). One whose pod is gone, or that
+    // stays unhealthy past UNHEALTHY_REPLACE_SECONDS, is replaced (plan.ts).
+    restartPolicy: 'Always',
+    // Its own DNS name first: etcd exits on a peer name that does not resolve yet (check-dns, as etcd-operator).
+    initContainers: [checkDns(c, spec, pod)],
     containers: [container],
     volumes,
   };
   if (restore) {
-    podSpec['initContainers'] = restoreInitContainers(
-      c,
-      spec,
-      pod,
-      parent.metadata.uid ?? c.name,
-      restore,
-      initialCluster,
+    (podSpec['initContainers'] as unknown[]).push(
+      ...restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster),
     );
     const aws = s3Access(restore.s3);
     (podSpec['volumes'] as unknown[]).push(...aws.volumes);
@@ -319,7 +388,8 @@ export function memberPod({ parent, spec, name: pod, initialCluster, state, rest
     metadata: {
       name: pod,
       namespace: parent.metadata.namespace,
-      labels: { ...(policy.labels ?? {}), ...labels(c.name, version) },
+      // etcd_node names the member, as etcd-operator labelled its pods.
+      labels: { ...(policy.labels ?? {}), ...labels(c.name, version), etcd_node: pod },
       annotations: { ...(policy.annotations ?? {}), 'etcd.version': version },
     },
     spec: podSpec,

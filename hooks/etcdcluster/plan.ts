@@ -20,11 +20,17 @@ import {
   memberImage,
   etcdVersion,
   peerURL,
+  podOfMember,
   podOfPeerURL,
   type Cluster,
   type RestoreSource,
 } from './members.js';
+import { crashLooping, DEAD_PHASES, etcdWaiting, IMAGE_WAITING, phaseOf, podWaiting, sanitize } from './pods.js';
+import { detectFailure, failureMessage, recordedFailure, type UpgradeFailure } from './upgrade.js';
+import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
+
+export { sanitize };
 
 export type Action =
   | { type: 'add'; pod: string; peerURL: string; learner: boolean }
@@ -49,6 +55,8 @@ export interface Observation {
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
+  restoreCheck?: KubeObject;
 }
 
 /** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
@@ -70,20 +78,11 @@ function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision
   };
 }
 
-/** Printable ASCII only, at most `max` characters: what a dependency said never goes into status raw. */
-export function sanitize(text: string, max = 160): string {
-  const clean = text
-    .replace(/[^\x20-\x7e]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
-}
-
 /** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message), sanitised. */
 function initFailure(pod: KubeObject): string {
   const failed = failedInitStep(pod);
   if (!failed) return 'a restored member failed';
-  const t = failed.state!.terminated!;
+  const t = failed.terminated;
   let reason = t.reason ?? 'Error';
   try {
     const parsed = JSON.parse(t.message ?? '') as { reason?: unknown };
@@ -142,6 +141,10 @@ export interface Decision {
    * member claim seen is kept (status may be lost or stale; a claim goes only on a recorded decision).
    */
   keepClaims?: string[];
+  /** The pod that checks a pending restore's snapshot (restore.ts), answered beside the members. */
+  restoreCheck?: KubeObject;
+  /** A failed upgrade that holds the cluster at the version it ran (upgrade.ts), kept in status. */
+  upgradeFailed?: UpgradeFailure;
   /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
   onSuccess?: { members: MemberReport[] };
   /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */
@@ -158,10 +161,6 @@ function withOutcomes(d: Decision): Decision {
     onFailure: { pods: d.fallbackPods, lastMemberIndex: a.type === 'add' ? d.lastMemberIndex - 1 : d.lastMemberIndex },
   };
 }
-
-const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
-/** Why a container waits when its image cannot be had. */
-const IMAGE_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
 function withImage(pod: KubeObject, img: string, version: string): KubeObject {
   const copy = keepObserved(pod);
@@ -199,10 +198,106 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
  * First the old members are dropped (their data goes with them), then `size` members restored from the
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
-// eslint-disable-next-line max-lines-per-function, complexity -- the restore phases before the membership rules; to be split with decideMembers (review item 5), after its mutation tests (issue 23)
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
+  const now = obs.now ? { since: rfc3339(obs.now) } : {};
+  // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
+  if (pending && !spec.paused) {
+    const record: RestoreState = {
+      uid: pending.uid,
+      name: pending.name,
+      phase: 'Checking',
+      ...(pending.created ? { created: pending.created } : {}),
+      ...now,
+    };
+    return asChecked(checking(parent, spec, obs, record, pending.source));
+  }
+  if (before?.phase !== 'Checking') return asChecked(decideRestore(parent, spec, obs));
+  if (obs.restore?.uid !== before.uid)
+    return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
+  // A check pod made for another restore, or with other arguments (the EtcdRestore's spec edited since), proves
+  // nothing: it is dropped, and a new one checks.
+  const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
+  const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
+  if (obs.restoreCheck && !check)
+    return asChecked({
+      ...checking(parent, spec, obs, before, obs.restore.source),
+      restoreCheck: undefined,
+    } as Decision);
+  const verdict = checkVerdict(check, before.since, obs.now);
+  if (verdict.state === 'failed') return asChecked(refused(parent, spec, obs, before, verdict.reason));
+  if (verdict.state === 'waiting' || spec.paused)
+    return asChecked(checking(parent, spec, obs, before, obs.restore.source));
+  // The snapshot is there and intact: only now are the old members dropped.
+  return asChecked(decideRestore(parent, spec, obs, { ...before, phase: 'Replacing', ...now }));
+}
+
+/** The cluster as it is while its restore's snapshot is checked, with the check pod beside its members. */
+function checking(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  record: RestoreState,
+  source: RestoreSource,
+): Decision {
+  const { restore: _ignored, ...running } = obs;
+  const d = decideRestore(parent, spec, running);
+  return { ...d, restore: record, restoreCheck: restoreCheckPod(parent, spec, source, record.uid), converging: true };
+}
+
+/** A restore ended before any member was dropped: the cluster as it is, the record failed with the reason. */
+function refused(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  record: RestoreState,
+  reason: string,
+): Decision {
+  const { restore: _ignored, ...running } = obs;
+  const d = decideRestore(parent, spec, running);
+  return { ...d, restore: { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true } };
+}
+
+/** The Restore condition while a restore's check runs, and once one ended with the cluster untouched. */
+function asChecked(d: Decision): Decision {
+  const r = d.restore;
+  if (r?.phase === 'Checking') {
+    d.conditions = [
+      ...d.conditions,
+      {
+        type: 'Restore',
+        status: true,
+        reason: 'CheckingSnapshot',
+        message: `EtcdRestore ${r.name}: its snapshot is fetched and checked before any member is dropped`,
+      },
+    ];
+  } else if (r?.phase === 'Failed' && r.untouched) {
+    d.conditions = [
+      ...d.conditions,
+      {
+        type: 'Restore',
+        status: false,
+        reason: 'RestoreRefused',
+        message: `EtcdRestore ${r.name} was not carried out: ${r.reason ?? 'its snapshot check failed'}; the cluster is as it was`,
+      },
+    ];
+  }
+  return d;
+}
+
+/**
+ * The restore phases once its check passed (`replacing`: the restore to replace the cluster with now), then the
+ * membership rules.
+ */
+// eslint-disable-next-line max-lines-per-function, complexity -- the restore phases before the membership rules; to be split with decideMembers (review item 5), after its mutation tests (issue 23)
+function decideRestore(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  replacing?: RestoreState,
+): Decision {
+  const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   // While replacing: no member, no membership call, pods as `pods` says; the ordinals keep growing.
   const restoring = (
     pods: KubeObject[],
@@ -230,17 +325,12 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     ...seen,
     -1,
   );
-  if (pending && !spec.paused) {
+  if (replacing && obs.restore) {
     return restoring(
       [],
       lastIndex,
-      {
-        uid: pending.uid,
-        name: pending.name,
-        phase: 'Replacing',
-        ...(pending.created ? { created: pending.created } : {}),
-      },
-      `EtcdRestore ${pending.name}: replacing the cluster with the snapshot ${pending.source.s3.path}`,
+      replacing,
+      `EtcdRestore ${replacing.name}: replacing the cluster with the snapshot ${obs.restore.source.s3.path}`,
     );
   }
   if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
@@ -258,7 +348,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
         memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: obs.restore!.source }),
       ),
       lastIndex + spec.size,
-      { ...before, phase: 'Restoring' },
+      // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
+      { ...before, phase: 'Restoring', ...(obs.now ? { since: rfc3339(obs.now) } : {}) },
       `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
     );
   }
@@ -321,13 +412,19 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // error): the restore ends failed, with the reason; its members are dropped and nothing else is started
     // until a new EtcdRestore. Only on that evidence, and only while no member serves: a member that crashed
     // after its restore, or etcd silent for a moment, is not a failed restore.
-    const failed = obs.pods.find((p) => DEAD_PHASES.has(phaseOf(p)) && failedInitStep(p) !== undefined);
+    // (Under restartPolicy Never the pod failed; under Always the kubelet retries the step, which failed.)
+    const failed = obs.pods.find((p) => failedInitStep(p) !== undefined);
     if (failed && !obs.etcd && !obs.pods.some(isPodReady))
       return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+    // Nor may it wait forever: restored members that have not served within RESTORE_SECONDS end it failed, naming
+    // why their pods wait (an image that cannot be pulled, a node that never comes, a fetch that hangs).
+    const overdue = !obs.etcd && !obs.pods.some(isPodReady) ? restoreOverdue(before, obs.pods, obs.now) : undefined;
+    if (overdue) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: overdue });
   }
-  if (before?.phase === 'Failed') {
+  if (before?.phase === 'Failed' && !before.untouched) {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while
-    // the members it dropped are still being deleted, it reads failed all the same.
+    // the members it dropped are still being deleted, it reads failed all the same. (One refused by its check
+    // dropped nothing: the cluster goes on as any other.)
     if (obs.pods.length === 0) return restoreFailed(lastIndex, before);
   }
   // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
@@ -341,7 +438,31 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       .sort(compareVersions)[0] ??
     (typeof lastReported === 'string' && /^\d+\.\d+\.\d+$/.test(lastReported) ? lastReported : undefined);
   const refused = running ? upgradeRefusal(running, etcdVersion(spec.version)) : undefined;
-  const d = withOutcomes(decideMembers(parent, refused ? { ...spec, version: running! } : spec, obs, Boolean(refused)));
+  // A member that failed on the version upgraded to halts the upgrade (upgrade.ts): every member on the version the
+  // cluster ran, as long as spec.version asks for the one that failed.
+  const failure = refused
+    ? undefined
+    : (recordedFailure(parent.status, etcdVersion(spec.version)) ??
+      detectFailure({
+        pods: obs.pods,
+        targetImage: image(spec),
+        target: etcdVersion(spec.version),
+        running,
+        previous: parent.status,
+        now: obs.now,
+      }));
+  const held = refused ? running! : failure?.from;
+  const d = withOutcomes(
+    decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
+  );
+  if (failure) {
+    d.conditions = [
+      ...d.conditions.filter((x) => x.type !== 'Upgrading'),
+      { type: 'Upgrading', status: false, reason: 'UpgradeFailed', message: failureMessage(failure) },
+    ];
+    delete d.targetVersion;
+    d.upgradeFailed = failure;
+  }
   if (refused) {
     d.conditions = [
       ...d.conditions.filter((x) => x.type !== 'Upgrading'),
@@ -390,7 +511,13 @@ function oldMembersKept(parent: ParentObject, cluster: string, obs: Observation)
 
 /** `holdVersion`: no member's image is changed (an upgrade was refused; new members take the running version). */
 // eslint-disable-next-line max-lines-per-function, complexity -- the membership rules of the header, in order; named steps are review item 5, done once the mutation tests guard every rule (issue 23)
-function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation, holdVersion = false): Decision {
+function decideMembers(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  holdVersion = false,
+  rollBack?: string,
+): Decision {
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = etcdVersion(spec.version);
@@ -421,9 +548,17 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // A member pod whose etcd cannot start on its image (it cannot be pulled: a version that does not exist) gets
   // the spec's image in place, whatever else is decided: a fixed spec un-sticks it even while quorum is lost.
   // (Decided on the observed pod, which has a status; applied to its copy.)
+  // So does one whose etcd keeps exiting on an image other than the spec's (a failed upgrade rolled back, or a
+  // spec.version put back): the same member, on its data, starts again on the version that ran.
   const stuckOnImage = new Set(
     obs.pods
-      .filter((p) => memberImage(p) !== targetImage && IMAGE_WAITING.has(podWaiting(p) ?? ''))
+      .filter(
+        (p) =>
+          memberImage(p) !== targetImage &&
+          (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
+            etcdWaiting(p) === 'CrashLoopBackOff' ||
+            p.metadata.name === rollBack),
+      )
       .map((p) => p.metadata.name!),
   );
   const unstick = (p: KubeObject): KubeObject =>
@@ -563,10 +698,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     // with the current spec; nothing was stored in it: the hook wrote Creating when it started these members,
     // has seen no member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
     const vanished = obs.pods.length + obs.terminating.length < spec.size && podsWereCreated(parent);
-    if (
-      bootstrapping &&
-      (vanished || obs.pods.some((p) => DEAD_PHASES.has(phaseOf(p)) || memberImage(p) !== targetImage))
-    ) {
+    if (bootstrapping && (vanished || obs.pods.some((p) => crashLooping(p) || memberImage(p) !== targetImage))) {
       const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
       return {
         ...base,
@@ -639,9 +771,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     };
   }
 
-  // Match members and pods by peer URL (a member has no name until it starts).
+  // Match members and pods by peer URL (a member has no name until it starts), else by the member's name: the
+  // list is this cluster's (its cluster ID was checked), and a pod counts as healthy only when its own answer
+  // carries the member's ID (observe.ts).
   const members = obs.etcd.members.map((m) => {
-    const pod = podOfPeerURL(c, m.peerURLs[0] ?? '') ?? (m.name || undefined);
+    const pod = podOfMember(c, m);
     return { member: m, pod, observed: pod ? podByName.get(pod) : undefined };
   });
   const memberPods = new Set(members.map((m) => m.pod).filter(Boolean));
@@ -728,8 +862,11 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       converging: true,
     };
   }
+  // Available says how many more failures the cluster tolerates once a member is down (Degraded).
   const runningConditions = (extra: ConditionInput[]): ConditionInput[] => [
-    available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`),
+    down.length === 0
+      ? available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`)
+      : available(true, 'Degraded', degraded(quorum)),
     ...extra,
   ];
 
@@ -825,7 +962,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     (m) =>
       members.length > spec.size ||
       !m.pod ||
-      (m.observed && (DEAD_PHASES.has(phaseOf(m.observed)) || memberImage(m.observed) !== targetImage)) ||
+      (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== targetImage)) ||
       expired(m),
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
@@ -835,7 +972,7 @@ function decideMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       members.length <= spec.size &&
       stuck.pod &&
       stuck.observed &&
-      !DEAD_PHASES.has(phaseOf(stuck.observed)) &&
+      !crashLooping(stuck.observed) &&
       memberImage(stuck.observed) === targetImage
         ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
         : 'never started: its addition is cancelled';
@@ -1024,29 +1161,32 @@ function podsWereCreated(parent: ParentObject): boolean {
   return previousConditions(parent.status).some((c) => c.type === 'PodsCreated' && c.status === 'True');
 }
 
-/** The first of the pod's init steps (the snapshot fetch and restore) that exited with an error, if any. */
-function failedInitStep(
-  pod: KubeObject,
-): { name?: string; state: { terminated: { exitCode: number; message?: string; reason?: string } } } | undefined {
+type Terminated = { exitCode: number; message?: string; reason?: string };
+type InitStatus = { name?: string; state?: { terminated?: Terminated }; lastState?: { terminated?: Terminated } };
+const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number' && t.exitCode !== 0;
+
+/**
+ * The first of the pod's restore steps (the snapshot fetch and restore; not the DNS wait) that exited with an
+ * error, if any, and how: as it ended (restartPolicy Never), or as it last ended before the kubelet tries it again
+ * (Always).
+ */
+function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return undefined;
-  return statuses.find((s: { state?: { terminated?: { exitCode?: unknown } } } | null) => {
-    const code = s?.state?.terminated?.exitCode;
-    return typeof code === 'number' && code !== 0;
-  });
+  for (const s of statuses as Array<InitStatus | null>) {
+    if (!s || s.name === 'check-dns') continue;
+    const terminated = failedExit(s.state?.terminated) ? s.state!.terminated! : s.lastState?.terminated;
+    if (failedExit(terminated)) return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
+  }
+  return undefined;
 }
 
-/** Why a pod's first waiting container waits (ImagePullBackOff, CrashLoopBackOff...), or undefined. */
-function podWaiting(pod: KubeObject | undefined): string | undefined {
-  const status = pod?.['status'] as
-    { containerStatuses?: Array<{ state?: { waiting?: { reason?: unknown } } }> } | undefined;
-  const reason = status?.containerStatuses?.find((c) => typeof c.state?.waiting?.reason === 'string')?.state?.waiting
-    ?.reason;
-  return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
-}
-
-function phaseOf(pod: KubeObject): string {
-  return (pod['status'] as { phase?: string } | undefined)?.phase ?? '';
+/** How a quorum with members down stands: who is down and how many more failures it tolerates. */
+function degraded(q: { members: number; healthy: number; needed: number; down: string[] }): string {
+  const spare = q.healthy - q.needed;
+  const tolerance =
+    spare === 0 ? 'one more failure loses quorum' : `${spare} more failure${spare > 1 ? 's' : ''} tolerated`;
+  return `${q.healthy} of ${q.members} members healthy (down: ${q.down.join(', ')}): ${tolerance}`;
 }
 
 function available(status: boolean, reason: string, message: string): ConditionInput {

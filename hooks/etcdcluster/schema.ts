@@ -3,7 +3,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, stringMap } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  freeForm,
+  freeFormList,
+  MAX_IMAGE_LENGTH,
+  MAX_NAME_LENGTH,
+  stringMap,
+} from '../../lib/schemas.js';
 
 export const DEFAULT_REPOSITORY = 'quay.io/coreos/etcd';
 export const DEFAULT_VERSION = '3.2.13';
@@ -17,43 +24,66 @@ export const DOMAIN_PATTERN = '^\\.?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-
  */
 export const MAX_SIZE = 9;
 
-const open = { 'x-kubernetes-preserve-unknown-fields': true } as const;
-const anyObject = (description: string) => Type.Object({}, { ...open, description });
+/** Label maps of the member pods: Kubernetes' label value length, and room for prefixed keys. */
+const LABELS = { maxProperties: 64, maxValueLength: 63, maxBytes: 16 * 1024 };
 
 export const PodPolicy = Type.Object(
   {
     labels: Type.Optional(
-      stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).'),
+      stringMap('Labels added to every etcd pod (the app and etcd_cluster labels cannot be overridden).', LABELS),
     ),
-    annotations: Type.Optional(stringMap('Annotations added to every etcd pod.')),
-    nodeSelector: Type.Optional(stringMap('Node selector of the etcd pods.')),
-    affinity: Type.Optional(anyObject('Affinity of the etcd pods (core/v1 Affinity).')),
+    annotations: Type.Optional(
+      stringMap('Annotations added to every etcd pod.', {
+        maxProperties: 64,
+        maxValueLength: 16 * 1024,
+        maxBytes: 32 * 1024,
+      }),
+    ),
+    nodeSelector: Type.Optional(stringMap('Node selector of the etcd pods.', LABELS)),
+    affinity: Type.Optional(freeForm('Affinity of the etcd pods (core/v1 Affinity).', 16 * 1024)),
     antiAffinity: Type.Optional(Type.Boolean({ description: 'Schedule at most one member of this cluster per node.' })),
-    resources: Type.Optional(anyObject('Resources of the etcd container (core/v1 ResourceRequirements).')),
+    resources: Type.Optional(freeForm('Resources of the etcd container (core/v1 ResourceRequirements).', 4 * 1024)),
     tolerations: Type.Optional(
-      Type.Array(anyObject('core/v1 Toleration'), { description: 'Tolerations of the etcd pods.' }),
+      freeFormList('Tolerations of the etcd pods.', { what: 'core/v1 Toleration', maxBytes: 1024 }, 32, 16 * 1024),
     ),
     etcdEnv: Type.Optional(
-      Type.Array(anyObject('core/v1 EnvVar'), { description: 'Environment of the etcd container.' }),
+      freeFormList('Environment of the etcd container.', { what: 'core/v1 EnvVar', maxBytes: 8 * 1024 }, 64, 32 * 1024),
     ),
     securityContext: Type.Optional(
-      anyObject(
+      freeForm(
         'Pod security context (core/v1 PodSecurityContext). Its fields override the default, which Pod Security restricted admits: runAsNonRoot, runAsUser, runAsGroup and fsGroup 10001, fsGroupChangePolicy OnRootMismatch, seccompProfile RuntimeDefault.',
+        4 * 1024,
       ),
     ),
     persistentVolumeClaimSpec: Type.Optional(
-      anyObject('When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.'),
+      freeForm(
+        'When set, each member keeps its data in a PersistentVolumeClaim of this spec instead of an emptyDir.',
+        8 * 1024,
+      ),
     ),
     clusterDomain: Type.Optional(
       Type.String({
         maxLength: 200,
         pattern: DOMAIN_PATTERN,
         description:
-          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default.',
+          'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default. Only a domain the metaops server allows (its own, METAOPS_ETCD_CLUSTER_DOMAIN, or one of METAOPS_ETCD_CLUSTER_DOMAINS) is used; another holds the cluster as it is.',
       }),
     ),
-    busyboxImage: Type.Optional(Type.String({ description: 'Accepted for compatibility; not used.' })),
-    DNSTimeoutInSecond: Type.Optional(Type.Integer({ description: 'Accepted for compatibility; not used.' })),
+    busyboxImage: Type.Optional(
+      Type.String({
+        maxLength: MAX_IMAGE_LENGTH,
+        description:
+          "Image of the init step that waits for the member's DNS name before etcd starts (nslookup, as etcd-operator); default busybox:1.28.0-glibc.",
+      }),
+    ),
+    DNSTimeoutInSecond: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86400,
+        description:
+          "Seconds the init step waits for the member's DNS name before it fails and is tried again; 0 (the default) waits without a bound.",
+      }),
+    ),
   },
   { description: 'Policy for the etcd pods.' },
 );
@@ -65,15 +95,22 @@ export const TLSPolicy = Type.Object(
         member: Type.Optional(
           Type.Object({
             peerSecret: Type.Optional(
-              Type.String({ description: 'Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.' }),
+              Type.String({
+                maxLength: MAX_NAME_LENGTH,
+                description: 'Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.',
+              }),
             ),
             serverSecret: Type.Optional(
-              Type.String({ description: 'Secret with server.crt, server.key and server-ca.crt for client TLS.' }),
+              Type.String({
+                maxLength: MAX_NAME_LENGTH,
+                description: 'Secret with server.crt, server.key and server-ca.crt for client TLS.',
+              }),
             ),
           }),
         ),
         operatorSecret: Type.Optional(
           Type.String({
+            maxLength: MAX_NAME_LENGTH,
             description:
               'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
           }),
@@ -93,9 +130,14 @@ export const EtcdClusterSpec = Type.Object(
     }),
     version: Type.String({
       default: DEFAULT_VERSION,
+      maxLength: 64,
       description: 'etcd version; a leading "v" is accepted. The image is <repository>:v<version>.',
     }),
-    repository: Type.String({ default: DEFAULT_REPOSITORY, description: 'etcd image repository.' }),
+    repository: Type.String({
+      default: DEFAULT_REPOSITORY,
+      maxLength: MAX_IMAGE_LENGTH,
+      description: 'etcd image repository.',
+    }),
     paused: Type.Boolean({ default: false, description: 'Stop every change to the cluster (membership, upgrades).' }),
     pod: Type.Optional(PodPolicy),
     TLS: Type.Optional(TLSPolicy),
@@ -151,6 +193,13 @@ export const EtcdClusterStatus = Type.Object(
     observedGeneration: Type.Optional(Type.Integer()),
     memberList: Type.Optional(Type.Array(MemberStatus, { description: 'Every etcd member, with ids and the leader.' })),
     leader: Type.Optional(Type.String({ description: 'Name of the leader.' })),
+    clusterID: Type.Optional(
+      Type.String({
+        maxLength: 20,
+        description:
+          "The etcd cluster ID of this EtcdCluster's members (decimal): only answers carrying it are read or acted on.",
+      }),
+    ),
     quorum: Type.Optional(
       Type.Object({
         members: Type.Integer(),
@@ -164,7 +213,13 @@ export const EtcdClusterStatus = Type.Object(
       Type.Object({
         uid: Type.String(),
         name: Type.String({ description: 'The EtcdRestore.' }),
-        phase: Type.String({ description: 'Replacing, Restoring, Restored or Failed.' }),
+        phase: Type.String({ description: 'Checking, Replacing, Restoring, Restored or Failed.' }),
+        since: Type.Optional(
+          Type.String({ description: 'When Checking or Restoring began: their deadlines count from it.' }),
+        ),
+        untouched: Type.Optional(
+          Type.Boolean({ description: 'The restore ended before any member was dropped: the cluster runs as it was.' }),
+        ),
         created: Type.Optional(
           Type.String({
             description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it.",
@@ -174,6 +229,18 @@ export const EtcdClusterStatus = Type.Object(
           Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' }),
         ),
       }),
+    ),
+    upgradeFailed: Type.Optional(
+      Type.Object(
+        {
+          version: Type.String({ description: 'The version that failed: held as long as spec.version asks for it.' }),
+          from: Type.String({ description: 'The version the cluster ran, which its members keep.' }),
+          member: Type.String(),
+          reason: Type.String({ maxLength: 200 }),
+          since: Type.String(),
+        },
+        { description: 'An upgrade that failed on a member: halted, every member on `from` (issue 30.4).' },
+      ),
     ),
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),

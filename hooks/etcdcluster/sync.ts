@@ -1,6 +1,7 @@
 // EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import type { ConditionInput } from '../../lib/conditions.js';
 import { RETRY_SECONDS } from '../../lib/errors.js';
 import type { SyncHook } from '../../lib/operator.js';
 import type {
@@ -9,9 +10,9 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { isTerminating, observed, typeKey } from '../../lib/objects.js';
+import { isTerminating, observed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import { EtcdError, type EtcdClient, type MemberHealth } from '../etcdcommon/etcd.js';
+import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../etcdcommon/index.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import {
@@ -27,6 +28,8 @@ import {
   type RestoreSource,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
+import { checkClusterDomain, dialScope, domainsOf } from './identity.js';
+import { observe, type Observed } from './observe.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
@@ -120,56 +123,19 @@ export function pendingRestore(
   return found;
 }
 
-/** Reads the member list and each pod's health, in parallel, within the client's deadlines. */
-export async function observe(
-  parent: ParentObject,
-  request: CompositeSyncRequest,
-  etcd: EtcdClient,
-  spec: EtcdClusterSpec,
-): Promise<Observation & { tls?: string }> {
-  const c = clusterOf(parent, spec);
-  const all = observed(request.children, 'Pod', 'v1');
-  const pods = all.filter((p) => !isTerminating(p));
-  const terminating = all.filter(isTerminating).map((p) => p.metadata.name!);
-  const endpoints = pods.map((p) => clientURL(c, p.metadata.name!));
-  const health: Record<string, MemberHealth> = Object.create(null) as Record<string, MemberHealth>;
-  const [list] = await Promise.all([
-    endpoints.length
-      ? etcd.memberList(endpoints).then(
-          (v) => ({ ok: true as const, v }),
-          (e: Error) => ({ ok: false as const, e }),
-        )
-      : undefined,
-    ...pods.map(async (p) => {
-      health[p.metadata.name!] = await etcd.health(clientURL(c, p.metadata.name!));
-    }),
-  ]);
-  const obs: Observation & { tls?: string } = { pods, terminating, health };
-  if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) {
-    const claims = observed(request.children, 'PersistentVolumeClaim', 'v1');
-    obs.claims = claims.map((c) => c.metadata.name!);
-    obs.terminatingClaims = claims.filter(isTerminating).map((c) => c.metadata.name!);
-  }
-  if (list?.ok) obs.etcd = list.v;
-  else if (list) obs.etcdError = list.e.message;
-  // Every member failed the TLS handshake: what that means goes into a condition (tls.ts, tlsFailure).
-  if (list && !list.ok && list.e instanceof EtcdError && list.e.code === 'TLS') obs.tls = list.e.message;
-  return obs;
-}
-
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now, clients, settings, log } = hook;
+  // A cluster domain the server does not allow steers no dial and no pod: nothing is done until it is fixed.
+  checkClusterDomain(spec, settings);
   // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
   // usable, is the client's identity.
   const tls = tlsState(parent.spec, request.related, parent.metadata.namespace ?? '', now);
-  // Every etcd call of this sync stops when the route's deadline passes (hook.signal).
-  const shared = clients.etcd(tls?.operator);
-  const client = shared.withSignal?.(hook.signal) ?? shared;
   const c = clusterOf(parent, spec);
+  const client = syncClient(clients.etcd(tls?.operator), dialScope(c, settings, hook.signal));
   // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.
   const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
   const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;
-  const obs = await observe(parent, request, etcd, spec);
+  const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   const restore = pendingRestore(request, settings.image, tenancyOf(settings));
   if (restore) obs.restore = restore;
   obs.now = now;
@@ -184,12 +150,11 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
     );
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
-  // A change goes through the healthy members first.
-  const healthyFirst = [...obs.pods].sort(
-    (a, b) =>
-      Number(obs.health[b.metadata.name!]?.healthy ?? false) - Number(obs.health[a.metadata.name!]?.healthy ?? false),
-  );
-  const endpoints = healthyFirst.map((p) => clientURL(c, p.metadata.name!));
+  // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
+  // their addresses were looked up once, so the change reaches the member that answered.
+  const endpoints = obs.pods
+    .filter((p) => obs.health[p.metadata.name!]?.healthy === true)
+    .map((p) => clientURL(c, p.metadata.name!));
 
   let answer: Decision = decision;
   let failure: string | undefined;
@@ -210,7 +175,27 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
     }
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
-  return respond(request, spec, answer, now, failure);
+  return respond(request, spec, withIdentity(answer, obs), now, failure);
+}
+
+/**
+ * The answer with what the observation says of identity: the cluster ID this sync read (kept in status, with the
+ * last one when etcd was not read), and a condition naming pods whose address answered as another cluster.
+ */
+function withIdentity(d: Decision, obs: Observed): Answer {
+  const out: Answer = { ...d };
+  if (obs.clusterId) out.clusterId = obs.clusterId;
+  if (obs.foreign.length > 0) out.foreign = obs.foreign;
+  return out;
+}
+
+/**
+ * The sync's view of the client: every etcd call of it stops when the route's deadline passes, reaches only
+ * this cluster's member names, and counts against the sync's and the server's caps on calls in flight.
+ */
+function syncClient(shared: EtcdClient, scope: DialScope): EtcdClient {
+  if (shared.scoped) return shared.scoped(scope);
+  return shared.withSignal?.(scope.signal) ?? shared;
 }
 
 /** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
@@ -244,17 +229,53 @@ function failureKind(err: unknown): string {
   return 'the call failed';
 }
 
+type Answer = Decision & { clusterId?: string; foreign?: string[] };
+
 function respond(
   request: CompositeSyncRequest,
   spec: EtcdClusterSpec,
-  d: Decision,
+  d: Answer,
   now: Date,
   failure?: string,
 ): CompositeSyncResponse {
   const parent = request.parent;
-  const pods = d.pods;
   const name = parent.metadata.name!;
-  const children: KubeObject[] = [...pods];
+  const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
+  const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
+  const status: Record<string, unknown> = {
+    phase: d.phase,
+    controlPaused: Boolean(spec.paused),
+    size: d.members.length,
+    selector: selectorText(name),
+    serviceName: `${name}-client`,
+    clientPort: CLIENT_PORT,
+    members: { ready, unready },
+    targetVersion: d.targetVersion ?? '',
+    ready: `${ready.length}/${spec.size}`,
+    memberList: d.members,
+    lastMemberIndex: d.lastMemberIndex,
+    conditions: conditionsFor(parent, conditionsOf(request, d, now, failure), now),
+  };
+  if (d.reason) status['reason'] = d.reason;
+  const clusterId = clusterIdOf(parent, d);
+  if (clusterId) status['clusterID'] = clusterId;
+  const current = d.currentVersion ?? (currentStatus(parent)['currentVersion'] as string | undefined);
+  if (current) status['currentVersion'] = etcdVersion(current);
+  const leader = d.members.find((m) => m.leader)?.name;
+  if (leader) status['leader'] = leader;
+  if (d.quorum) status['quorum'] = d.quorum;
+  if (d.restore) status['restore'] = d.restore;
+  if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
+  const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d) };
+  if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
+  else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
+  return response;
+}
+
+/** The pods decided, their claims, the Services and the PodDisruptionBudget. */
+function childrenOf(parent: ParentObject, spec: EtcdClusterSpec, d: Decision): KubeObject[] {
+  const pods = d.pods;
+  const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
     // member list reported, which carries the last known members while etcd does not answer), whatever happened
@@ -273,45 +294,41 @@ function respond(
   // The budget follows the voters as well as the size: while a scale-down or a growth is under way, a drain may
   // take no more members than both the current voters and the desired size can lose.
   children.push(...services(parent), disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length));
+  return children;
+}
 
+/** The decision's conditions, with the failed call, foreign answers and whether the pods answered exist. */
+function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failure?: string): ConditionInput[] {
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
+  if (d.foreign && !failure) conditions.push(foreignCondition(d.foreign));
   // Whether Metacontroller could create the member pods answered (admission may refuse one): events.ts.
   conditions.push(
     podsCreated(
-      parent,
+      request.parent,
       observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!),
-      pods.map((p) => p.metadata.name!),
+      d.pods.map((p) => p.metadata.name!),
       now,
     ),
   );
-  const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
-  const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
-  const status: Record<string, unknown> = {
-    phase: d.phase,
-    controlPaused: Boolean(spec.paused),
-    size: d.members.length,
-    selector: selectorText(name),
-    serviceName: `${name}-client`,
-    clientPort: CLIENT_PORT,
-    members: { ready, unready },
-    targetVersion: d.targetVersion ?? '',
-    ready: `${ready.length}/${spec.size}`,
-    memberList: d.members,
-    lastMemberIndex: d.lastMemberIndex,
-    conditions: conditionsFor(parent, conditions, now),
+  return conditions;
+}
+
+/** The ID of the etcd cluster this EtcdCluster made, as last read (identity.ts): only its answers count. */
+function clusterIdOf(parent: ParentObject, d: { clusterId?: string }): string | undefined {
+  const id = d.clusterId ?? currentStatus(parent)['clusterID'];
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+/** Pods whose address answered as another etcd cluster's member: named, and nothing read through them. */
+function foreignCondition(pods: string[]): ConditionInput {
+  const names = pods.slice(0, 5).join(', ') + (pods.length > 5 ? ` and ${pods.length - 5} more` : '');
+  return {
+    type: 'Synced',
+    status: false,
+    reason: 'ForeignMember',
+    message: `the address of ${names} answered as a member of an etcd cluster this EtcdCluster did not make: nothing is read from it or changed through it (check the pods and Services of this namespace that carry the cluster's labels)`,
   };
-  if (d.reason) status['reason'] = d.reason;
-  const current = d.currentVersion ?? (currentStatus(parent)['currentVersion'] as string | undefined);
-  if (current) status['currentVersion'] = etcdVersion(current);
-  const leader = d.members.find((m) => m.leader)?.name;
-  if (leader) status['leader'] = leader;
-  if (d.quorum) status['quorum'] = d.quorum;
-  if (d.restore) status['restore'] = d.restore;
-  const response: CompositeSyncResponse = { status, children };
-  if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
-  else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
-  return response;
 }
 
 /**

@@ -3,7 +3,12 @@
 // well below the hook route's deadline (8.5 s): reads go to every member at once (the member list takes the
 // first answer; a member's health, version and status are asked together), so that silent members cost one
 // call deadline, not one each; a membership change tries the endpoints in turn within MUTATION_BUDGET_MS.
+// The calls in flight are capped per sync (a view made by `scoped`) and per server (every client etcdClients
+// makes shares one Limiter), and a sync's view dials only the host names its scope allows (the cluster's own
+// member names), each looked up once per sync so that every call of the sync reaches the same address.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { call } from '../../lib/http.js';
+import { idOf } from './identity.js';
 
 export interface EtcdMember {
   /** The member ID: a uint64, kept as the decimal string etcd's gateway sends. */
@@ -26,6 +31,9 @@ export interface MemberHealth {
   alarm?: 'NOSPACE';
   /** What a failed TLS handshake with the member means (tls.ts), when that is why it did not answer. */
   tls?: string;
+  /** The cluster and member IDs the member's own status answer carried (its identity), when it answered. */
+  clusterId?: string;
+  memberId?: string;
 }
 
 export interface TlsFiles {
@@ -34,9 +42,33 @@ export interface TlsFiles {
   key?: string;
 }
 
+/** What a member list answer holds: the members, the cluster version, and the cluster's ID from its header. */
+export interface MemberListAnswer {
+  members: EtcdMember[];
+  clusterVersion?: string;
+  clusterId?: string;
+}
+
+/**
+ * What one sync's view of a client may dial, and how much at once: `scoped` makes it. Anything else is refused
+ * before a socket is opened.
+ */
+export interface DialScope {
+  signal: AbortSignal;
+  /** Whether a URL's host name is one of the cluster's own member addresses. */
+  allows(hostname: string): boolean;
+  /** The name looked up in DNS for an allowed host name (its fully qualified form). */
+  lookupName(hostname: string): string;
+  /** At most this many calls of the view in flight at once (SYNC_MAX_CALLS by default). */
+  maxCalls?: number;
+}
+
 export interface EtcdClient {
-  /** Lists members through the first endpoint that answers. */
-  memberList(endpoints: string[]): Promise<{ members: EtcdMember[]; clusterVersion?: string }>;
+  /**
+   * Lists members through the first endpoint that answers with an answer `accept` takes (by the cluster ID of its
+   * header): an answer of another cluster is no answer.
+   */
+  memberList(endpoints: string[], accept?: (clusterId: string | undefined) => boolean): Promise<MemberListAnswer>;
   memberAdd(endpoints: string[], peerURL: string, learner: boolean): Promise<EtcdMember>;
   memberRemove(endpoints: string[], id: string): Promise<void>;
   memberPromote(endpoints: string[], id: string): Promise<void>;
@@ -44,12 +76,14 @@ export interface EtcdClient {
   health(clientURL: string): Promise<MemberHealth>;
   /** The same client, every call of which stops when `signal` aborts (clients without one ignore the signal). */
   withSignal?(signal: AbortSignal): EtcdClient;
+  /** One sync's view: its signal, the only hosts it dials, its own cap on calls in flight. */
+  scoped?(scope: DialScope): EtcdClient;
 }
 
 export class EtcdError extends Error {
   constructor(
     message: string,
-    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS',
+    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused',
   ) {
     super(message);
   }
@@ -63,6 +97,60 @@ export interface HttpEtcdOptions {
   tls?: TlsFiles;
   /** Total time a membership change may spend over endpoints tried in turn (MUTATION_BUDGET_MS). */
   budgetMs?: number;
+  /** The server's cap on calls in flight, shared by every client of the server (etcdClients). */
+  limiter?: Limiter;
+  /** DNS lookup (tests); node:dns lookup by default. */
+  dnsLookup?: (name: string) => Promise<LookupAddress>;
+}
+
+/** At most `max` tasks at once; the others wait their turn, in order, or until their signal aborts. */
+export class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** The most tasks seen in flight at once (what a test or a metric reads). */
+  peak = 0;
+  constructor(readonly max: number) {}
+
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    if (this.active < this.max) {
+      this.take();
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', abandon);
+        this.take();
+        resolve();
+      };
+      const abandon = () => {
+        const at = this.waiting.indexOf(go);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(abortReason(signal!));
+      };
+      this.waiting.push(go);
+      signal?.addEventListener('abort', abandon, { once: true });
+    });
+  }
+
+  private take(): void {
+    this.active++;
+    this.peak = Math.max(this.peak, this.active);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the hook call was abandoned');
 }
 
 type Json = Record<string, unknown>;
@@ -71,6 +159,13 @@ type Json = Record<string, unknown>;
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 /** Deadline of one HTTP call to etcd. */
 export const CALL_TIMEOUT_MS = 1500;
+/**
+ * Calls to etcd in flight at once, over every sync of the server, and within one sync. A sync dials at most
+ * MAX_DIALLED_PODS members (hooks/etcdcluster/sync.ts), three calls each and a member list: it fits in one round,
+ * so nine silent members still cost one call deadline.
+ */
+export const SERVER_MAX_CALLS = 256;
+export const SYNC_MAX_CALLS = 64;
 /** Total time a membership change may spend trying endpoints one after another. */
 export const MUTATION_BUDGET_MS = 3000;
 /** What an etcd version looks like; anything else a member answers is not reported. */
@@ -78,6 +173,11 @@ const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]{1,40})?$/;
 
 /** The gateway prefixes by etcd version: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2 and older). */
 export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
+/**
+ * Endpoints whose prefix is remembered, the least recently used forgotten first (and learnt again): the client
+ * lives as long as the server, and every member of every cluster, ever, is an endpoint.
+ */
+export const MAX_KNOWN_PREFIXES = 1024;
 
 export class HttpEtcdClient implements EtcdClient {
   private readonly timeoutMs: number;
@@ -85,10 +185,15 @@ export class HttpEtcdClient implements EtcdClient {
   private signal: AbortSignal | undefined;
   private readonly resolve: (url: string) => string;
   private readonly prefixByEndpoint = new Map<string, string>();
+  /** The server's cap on calls in flight (shared by the clients etcdClients makes). */
+  readonly limiter: Limiter;
+  /** A sync's view (scoped): the hosts it may dial, its own cap, and the address each host had in this sync. */
+  private scope: { dial: DialScope; limiter: Limiter; addresses: Map<string, Promise<LookupAddress>> } | undefined;
 
   constructor(private readonly options: HttpEtcdOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
     this.resolve = options.resolve ?? ((u) => u);
+    this.limiter = options.limiter ?? new Limiter(SERVER_MAX_CALLS);
   }
 
   /** The same client (its gateway prefixes shared), every call of which stops when `signal` aborts. */
@@ -98,9 +203,23 @@ export class HttpEtcdClient implements EtcdClient {
     return scoped;
   }
 
-  async memberList(endpoints: string[]) {
+  /**
+   * One sync's view (its gateway prefixes and the server's cap shared): its signal, the only host names it
+   * dials, each looked up once (every call of the sync reaches the address the first one reached: the identity
+   * a member proved in one call holds for the next), and at most `maxCalls` of its calls in flight.
+   */
+  scoped(dial: DialScope): HttpEtcdClient {
+    const view = this.withSignal(dial.signal);
+    view.scope = { dial, limiter: new Limiter(dial.maxCalls ?? SYNC_MAX_CALLS), addresses: new Map() };
+    return view;
+  }
+
+  async memberList(endpoints: string[], accept?: (clusterId: string | undefined) => boolean) {
     return this.any(endpoints, async (ep) => {
       const body = await this.rpc(ep, '/cluster/member/list', { linearizable: true });
+      const clusterId = idOf((body['header'] as Json | undefined)?.['cluster_id']);
+      if (accept && !accept(clusterId))
+        throw new EtcdError(`${ep} answered for another etcd cluster (${clusterId ?? 'no cluster ID'})`, 'Foreign');
       const members = ((body['members'] as Json[] | undefined) ?? []).map(toMember);
       let clusterVersion: string | undefined;
       try {
@@ -109,9 +228,10 @@ export class HttpEtcdClient implements EtcdClient {
       } catch {
         clusterVersion = undefined;
       }
-      return typeof clusterVersion === 'string' && VERSION.test(clusterVersion)
-        ? { members, clusterVersion }
-        : { members };
+      const answer: MemberListAnswer = { members };
+      if (typeof clusterVersion === 'string' && VERSION.test(clusterVersion)) answer.clusterVersion = clusterVersion;
+      if (clusterId) answer.clusterId = clusterId;
+      return answer;
     });
   }
 
@@ -149,6 +269,12 @@ export class HttpEtcdClient implements EtcdClient {
       if (typeof version.etcdserver === 'string' && VERSION.test(version.etcdserver))
         result.version = version.etcdserver;
       if (leader) result.leader = leader;
+      // Who answered: the IDs in the status answer's header (checked by the caller against its own cluster).
+      const header = status['header'] as Json | undefined;
+      const clusterId = idOf(header?.['cluster_id']);
+      const memberId = idOf(header?.['member_id']);
+      if (clusterId) result.clusterId = clusterId;
+      if (memberId) result.memberId = memberId;
       // etcd 3.4+ says why it is unhealthy; its NOSPACE alarm is also in the status' errors.
       const errors = Array.isArray(status['errors']) ? (status['errors'] as unknown[]) : [];
       if (
@@ -173,6 +299,7 @@ export class HttpEtcdClient implements EtcdClient {
     if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
     const errors: string[] = [];
     let rejection: EtcdError | undefined;
+    let foreign: EtcdError | undefined;
     const tls = new Set<string>();
     let tlsFailed = 0;
     return new Promise<T>((resolve, reject) => {
@@ -180,6 +307,7 @@ export class HttpEtcdClient implements EtcdClient {
       for (const ep of endpoints) {
         call(ep).then(resolve, (err: Error) => {
           if (err instanceof EtcdError && err.code === 'Rejected') rejection ??= err;
+          if (err instanceof EtcdError && err.code === 'Foreign') foreign ??= err;
           errors.push(`${ep}: ${err.message}`);
           if (err instanceof EtcdError && err.code === 'TLS') {
             tls.add(err.message);
@@ -188,7 +316,10 @@ export class HttpEtcdClient implements EtcdClient {
           if (--left > 0) return;
           // Every endpoint failed its TLS handshake: say what that means, not which network error came.
           if (tlsFailed === endpoints.length) reject(new EtcdError([...tls].sort().join('; '), 'TLS'));
-          else reject(rejection ?? new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'));
+          else
+            reject(
+              foreign ?? rejection ?? new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'),
+            );
         });
       }
     });
@@ -230,7 +361,10 @@ export class HttpEtcdClient implements EtcdClient {
       // A path etcd does not serve is a plain-text 404; etcd's own errors are JSON with a gRPC code, and some
       // of them are 404s too (member not found).
       if (res.status === 404 && typeof json['code'] !== 'number') continue;
+      this.prefixByEndpoint.delete(endpoint);
       this.prefixByEndpoint.set(endpoint, prefix);
+      if (this.prefixByEndpoint.size > MAX_KNOWN_PREFIXES)
+        this.prefixByEndpoint.delete(this.prefixByEndpoint.keys().next().value!);
       if (res.status !== 200 || typeof json['code'] === 'number') {
         throw new EtcdError(String(json['message'] ?? json['error'] ?? `HTTP ${res.status}`), 'Rejected');
       }
@@ -249,21 +383,60 @@ export class HttpEtcdClient implements EtcdClient {
   }
 
   private call(method: string, url: string, body?: Json): Promise<{ status: number; body: string }> {
+    const scope = this.scope;
+    // A sync's view dials only its cluster's member names: anything else is refused before a socket opens.
+    const host = new URL(url).hostname;
+    if (scope && !scope.dial.allows(host))
+      return Promise.reject(new EtcdError(`${host} is not an address of this cluster`, 'Refused'));
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    return call(new URL(this.resolve(url)), {
-      method,
-      headers: payload ? { 'content-type': 'application/json' } : {},
-      ...(payload !== undefined ? { body: payload } : {}),
-      timeoutMs: this.timeoutMs,
-      ...(this.options.tls ? { tls: this.options.tls } : {}),
-      timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
-      maxBytes: MAX_ANSWER_BYTES,
-      ...(this.signal ? { signal: this.signal } : {}),
-    }).catch((err: unknown) => {
-      const why = tlsFailure(err);
-      throw why ? new EtcdError(why, 'TLS') : err;
-    });
+    const send = () =>
+      call(new URL(this.resolve(url)), {
+        method,
+        headers: payload ? { 'content-type': 'application/json' } : {},
+        ...(payload !== undefined ? { body: payload } : {}),
+        timeoutMs: this.timeoutMs,
+        ...(this.options.tls ? { tls: this.options.tls } : {}),
+        timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
+        maxBytes: MAX_ANSWER_BYTES,
+        ...(this.signal ? { signal: this.signal } : {}),
+        ...(scope ? { lookup: this.pinnedLookup(scope) } : {}),
+      }).catch((err: unknown) => {
+        const why = tlsFailure(err);
+        throw why ? new EtcdError(why, 'TLS') : err;
+      });
+    // The sync's own cap first, then the server's: a sync that waits for the server holds none of its own turns.
+    const server = () => this.limiter.run(send, this.signal);
+    return scope ? scope.limiter.run(server, this.signal) : server();
   }
+
+  /**
+   * The lookup of a sync's view: a host name's fully qualified form (the scope's), looked up once per sync and
+   * kept, so that every call of the sync to that member reaches the same address.
+   */
+  private pinnedLookup(scope: NonNullable<HttpEtcdClient['scope']>) {
+    const lookup = this.options.dnsLookup ?? defaultLookup;
+    return (
+      hostname: string,
+      options: { all?: boolean },
+      done: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ) => {
+      let found = scope.addresses.get(hostname);
+      if (!found) {
+        found = lookup(scope.dial.lookupName(hostname));
+        scope.addresses.set(hostname, found);
+      }
+      found.then(
+        (a) => (options.all ? done(null, [a]) : done(null, a.address, a.family)),
+        (err: Error) => done(err, options.all ? [] : ''),
+      );
+    };
+  }
+}
+
+function defaultLookup(name: string): Promise<LookupAddress> {
+  return new Promise((resolve, reject) =>
+    dnsLookup(name, { verbatim: true }, (err, address, family) => (err ? reject(err) : resolve({ address, family }))),
+  );
 }
 
 function parse(text: string): Json {

@@ -3,7 +3,7 @@
 // clients (the etcd member API, the image setting). No operator imports another; they import this.
 import { hash } from 'node:crypto';
 import type { ClientEnvironment } from '../../lib/hook.js';
-import { HttpEtcdClient, type EtcdClient, type TlsFiles } from './etcd.js';
+import { HttpEtcdClient, Limiter, SERVER_MAX_CALLS, type EtcdClient, type TlsFiles } from './etcd.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
@@ -67,11 +67,18 @@ export function s3Access(source: S3Location): {
   };
 }
 
-/** Progress of a restore, kept in the EtcdCluster's status.restore: Replacing (old members dropped) -> Restoring -> Restored. */
+/**
+ * Progress of a restore, kept in the EtcdCluster's status.restore: Checking (the snapshot fetched and verified, the
+ * cluster untouched) -> Replacing (old members dropped) -> Restoring -> Restored; or Failed.
+ */
 export interface RestoreState {
   uid: string;
   name: string;
-  phase: 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  phase: 'Checking' | 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
+  /** When the current phase began (Checking, Restoring): their deadlines count from it. */
+  since?: string;
+  /** The restore ended before any member was dropped (its check failed): the cluster runs as it was. */
+  untouched?: boolean;
   /** The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after this one. */
   created?: string;
   /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
@@ -102,12 +109,60 @@ export interface EtcdClients {
 export interface EtcdSettings {
   /** This project's image (METAOPS_IMAGE), for the children that run `metaops` commands. */
   image: string;
-  /** Where backups and restores may reach (tenancy.ts); the strict default when absent. */
+  /**
+   * The Kubernetes cluster's DNS domain (METAOPS_ETCD_CLUSTER_DOMAIN, default cluster.local): member names are
+   * looked up as `<pod>.<cluster>.<namespace>.svc.<domain>`, whatever a spec says.
+   */
+  clusterDomain?: string;
+  /**
+   * The other domains a spec's pod.clusterDomain may name (METAOPS_ETCD_CLUSTER_DOMAINS, comma-separated; none
+   * by default): the server's own domain and these, nothing else.
+   */
+  allowedDomains?: string[];
+  /**
+   * Where backups and restores may reach (tenancy.ts; their etcdEndpoints in the domains above); the strict
+   * default when absent.
+   */
   backup?: BackupTenancy;
 }
 
+export const CLUSTER_DOMAIN_DEFAULT = 'cluster.local';
+/** A DNS domain as the settings take it: lower-case labels, no leading or trailing dot. */
+const DOMAIN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+
+/** A domain as written in a spec or a setting (".cluster.local", "cluster.local.") in its plain form. */
+export function plainDomain(domain: string): string {
+  return domain.trim().replace(/^\./, '').replace(/\.$/, '').toLowerCase();
+}
+
+function domainList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map(plainDomain)
+    .filter((d) => d !== '');
+}
+
 export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
-  return { image: env['METAOPS_IMAGE'] ?? METAOPS_IMAGE_DEFAULT, backup: tenancyFromEnv(env) };
+  const clusterDomain = plainDomain(env['METAOPS_ETCD_CLUSTER_DOMAIN'] ?? '') || CLUSTER_DOMAIN_DEFAULT;
+  const allowedDomains = domainList(env['METAOPS_ETCD_CLUSTER_DOMAINS']);
+  return {
+    image: env['METAOPS_IMAGE'] ?? METAOPS_IMAGE_DEFAULT,
+    clusterDomain,
+    allowedDomains,
+    // One cluster domain setting for the whole server: a backup's endpoints are checked against the same domains.
+    backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
+  };
+}
+
+/** What is wrong with the etcd settings of the server's environment (the server refuses to start). */
+export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
+  const { clusterDomain, allowedDomains } = etcdSettings({ env });
+  return [clusterDomain!, ...allowedDomains!]
+    .filter((d) => d.length > 200 || !DOMAIN.test(d))
+    .map(
+      (d) =>
+        `METAOPS_ETCD_CLUSTER_DOMAIN and METAOPS_ETCD_CLUSTER_DOMAINS take DNS domains such as cluster.local: ${JSON.stringify(d.slice(0, 80))} is not one`,
+    );
 }
 
 const MAX_ETCD_CLIENTS = 64;
@@ -116,6 +171,8 @@ export function etcdClients(): EtcdClients {
   // perf: docs/performance.md. One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
   // endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls every sync.
   const clients = new Map<string, EtcdClient>();
+  // One cap on calls to etcd in flight for the whole server, whichever cluster or TLS identity they are for.
+  const limiter = new Limiter(SERVER_MAX_CALLS);
   return {
     etcd: (tls) => {
       const key = tls ? hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? ''])) : '';
@@ -123,7 +180,7 @@ export function etcdClients(): EtcdClients {
       if (!client) {
         // Rotated certificates leave old identities behind: keep the most recent few.
         if (clients.size >= MAX_ETCD_CLIENTS) clients.delete(clients.keys().next().value!);
-        clients.set(key, (client = new HttpEtcdClient(tls ? { tls } : {})));
+        clients.set(key, (client = new HttpEtcdClient(tls ? { tls, limiter } : { limiter })));
       }
       return client;
     },

@@ -23,27 +23,29 @@ export interface BackupTenancy {
   s3Endpoints: readonly AllowEntry[];
   /** etcd endpoints outside the namespace's own EtcdClusters that a backup may snapshot. */
   etcdEndpoints: readonly AllowEntry[];
-  /** The cluster's DNS domain (METAOPS_CLUSTER_DOMAIN, default cluster.local): `<svc>.<ns>.svc.<domain>`. */
-  clusterDomain: string;
+  /**
+   * The DNS domains a client Service may be named in (`<svc>.<ns>.svc.<domain>`): the server's one cluster domain
+   * setting, METAOPS_ETCD_CLUSTER_DOMAIN (default cluster.local), then METAOPS_ETCD_CLUSTER_DOMAINS, as the
+   * EtcdCluster hook reads them (etcdSettings in index.ts).
+   */
+  clusterDomains: readonly string[];
 }
 
 export const AMBIENT_ENV = 'METAOPS_BACKUP_AMBIENT_CREDENTIALS';
 export const S3_ENDPOINTS_ENV = 'METAOPS_BACKUP_S3_ENDPOINTS';
 export const ETCD_ENDPOINTS_ENV = 'METAOPS_BACKUP_ETCD_ENDPOINTS';
-export const CLUSTER_DOMAIN_ENV = 'METAOPS_CLUSTER_DOMAIN';
 
 /** The default: every backup brings its own Secret, AWS's endpoint only, the namespace's own clusters only. */
 export const STRICT_TENANCY: BackupTenancy = Object.freeze({
   ambient: Object.freeze({ all: false, namespaces: Object.freeze([]) }),
   s3Endpoints: Object.freeze([]),
   etcdEndpoints: Object.freeze([]),
-  clusterDomain: 'cluster.local',
+  clusterDomains: Object.freeze(['cluster.local']),
 });
 
 /** The etcd client port of an EtcdCluster's client Service. */
 const CLIENT_PORT = '2379';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DOMAIN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
 
 function list(value: string | undefined): string[] {
   return (value ?? '')
@@ -84,14 +86,20 @@ function entries(value: string | undefined): { entries: AllowEntry[]; problems: 
   return { entries: out, problems };
 }
 
-export function tenancyFromEnv(env: NodeJS.ProcessEnv): BackupTenancy {
+/**
+ * The backup settings of the server's environment; `clusterDomains` are the server's cluster domains as
+ * etcdSettings reads them (METAOPS_ETCD_CLUSTER_DOMAIN and METAOPS_ETCD_CLUSTER_DOMAINS, checked there).
+ */
+export function tenancyFromEnv(
+  env: NodeJS.ProcessEnv,
+  clusterDomains: readonly string[] = STRICT_TENANCY.clusterDomains,
+): BackupTenancy {
   const ambient = list(env[AMBIENT_ENV]);
-  const domain = env[CLUSTER_DOMAIN_ENV]?.trim().replace(/\.$/, '').toLowerCase();
   return {
     ambient: { all: ambient.includes('*'), namespaces: ambient.filter((n) => n !== '*') },
     s3Endpoints: entries(env[S3_ENDPOINTS_ENV]).entries,
     etcdEndpoints: entries(env[ETCD_ENDPOINTS_ENV]).entries,
-    clusterDomain: domain && DOMAIN.test(domain) ? domain : STRICT_TENANCY.clusterDomain,
+    clusterDomains,
   };
 }
 
@@ -108,9 +116,6 @@ export function tenancyProblems(env: NodeJS.ProcessEnv): string[] {
     for (const bad of entries(env[name]).problems)
       problems.push(`${name}: ${bad} is not an http(s) URL or namespace=URL (no credentials, query or fragment)`);
   }
-  const domain = env[CLUSTER_DOMAIN_ENV];
-  if (domain !== undefined && !DOMAIN.test(domain.trim().replace(/\.$/, '').toLowerCase()))
-    problems.push(`${CLUSTER_DOMAIN_ENV}: ${JSON.stringify(domain)} is not a DNS domain`);
   return problems;
 }
 
@@ -182,13 +187,13 @@ export interface EtcdTargetSpec {
  * The EtcdCluster an in-cluster name of this namespace points at: `<cluster>-client` alone, or followed by
  * `.<namespace>`, `.<namespace>.svc` or `.<namespace>.svc.<cluster domain>`; undefined for any other host.
  */
-export function clusterOfHost(host: string, namespace: string, clusterDomain: string): string | undefined {
+export function clusterOfHost(host: string, namespace: string, clusterDomains: readonly string[]): string | undefined {
   const [first = '', ...rest] = host.split('.');
   if (!first.endsWith('-client')) return undefined;
   const cluster = first.slice(0, -'-client'.length);
   if (!DNS_LABEL.test(cluster)) return undefined;
   const tail = rest.join('.');
-  const forms = ['', namespace, `${namespace}.svc`, `${namespace}.svc.${clusterDomain}`];
+  const forms = ['', namespace, `${namespace}.svc`, ...clusterDomains.map((d) => `${namespace}.svc.${d}`)];
   return forms.includes(tail) ? cluster : undefined;
 }
 
@@ -221,7 +226,7 @@ export function etcdTargets(
         continue;
       }
       const u = url ? new URL(url) : undefined;
-      const cluster = u ? clusterOfHost(u.hostname, namespace, policy.clusterDomain) : undefined;
+      const cluster = u ? clusterOfHost(u.hostname, namespace, policy.clusterDomains) : undefined;
       if (!u || cluster === undefined || u.port !== CLIENT_PORT || u.pathname !== '/')
         return {
           ok: false,

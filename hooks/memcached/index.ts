@@ -1,3 +1,4 @@
+import { namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
@@ -8,6 +9,14 @@ export const memcached = defineComposite({
   resource,
   spec: parser,
   parentProblem: nameProblem,
+  // A Deployment and a Service: their fixed fields, the image and the names.
+  answerBudget: {
+    estimate: (spec, parent) => ({
+      bytes: 2 * (4096 + namesBytes(parent)) + spec.image.length,
+      what: 'a Deployment and a Service',
+    }),
+    advice: 'shorten spec.image',
+  },
   childResources: [
     {
       apiVersion: 'apps/v1',

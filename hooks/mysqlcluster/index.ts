@@ -1,3 +1,4 @@
+import { jsonBytes, namesBytes } from '../../lib/budget.js';
 import { serviceRule } from '../../lib/children.js';
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
@@ -10,6 +11,14 @@ export const mysqlcluster = defineComposite({
   specProblem: versionTypeProblem,
   parentProblem: nameProblem,
   invalidSpec: invalid,
+  // A StatefulSet (with its scripts), three Services and a Secret: their fixed fields, the spec's strings, the names.
+  answerBudget: {
+    estimate: (spec, parent) => ({
+      bytes: 32 * 1024 + 5 * namesBytes(parent) + 4 * jsonBytes(spec.version) + jsonBytes(spec.storage),
+      what: 'a StatefulSet, its Services and Secret',
+    }),
+    advice: 'shorten spec.version or spec.storage',
+  },
   childResources: [
     {
       apiVersion: 'apps/v1',

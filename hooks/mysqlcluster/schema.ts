@@ -1,7 +1,7 @@
 // MySQLCluster, database.example.com/v1alpha1: a StatefulSet of MySQL members with their own volumes.
 import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import { commonPrinterColumns, MAX_NAME_LENGTH, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
 
 export const DEFAULT_VERSION = '8.0';
 /** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle. */
@@ -13,7 +13,7 @@ export const MySQLClusterSpec = Type.Object(
     size: sizeField('The number of MySQL members.', MAX_SIZE.mysqlcluster),
     // YAML reads `version: 8.0` as the number 8, so the field takes a number or a string; the CRD cannot
     // say "number or string" structurally and keeps it open, and the hook checks the format.
-    version: Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })], {
+    version: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Number({ minimum: 0 })], {
       default: DEFAULT_VERSION,
       description:
         'MySQL version: the image is mysql:<version>. Quote it ("8.0"): unquoted, YAML turns 8.0 into 8, which is read as 8.0.',
@@ -23,10 +23,13 @@ export const MySQLClusterSpec = Type.Object(
       {
         size: Type.String({
           pattern: QUANTITY_PATTERN,
+          maxLength: 32,
           default: '1Gi',
           description: 'Size of each member data volume (a Kubernetes quantity). Fixed once the cluster exists.',
         }),
-        storageClassName: Type.Optional(Type.String({ description: 'StorageClass of the data volumes.' })),
+        storageClassName: Type.Optional(
+          Type.String({ maxLength: MAX_NAME_LENGTH, description: 'StorageClass of the data volumes.' }),
+        ),
       },
       { default: {}, description: 'Each member keeps its data in a volume of its own.' },
     ),

@@ -13,6 +13,8 @@ export const podbuggertool = defineComposite({
   resource,
   spec: parser,
   settings: toolSettings,
+  // No children: the debug containers are added to pods through the API (the status lists at most 100 failures).
+  answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
   // METAOPS_DEBUG_*: a wrong setting stops the server at start, naming it.
   configProblems: policyProblems,
   childResources: [],

@@ -2,32 +2,69 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { LabelSelector } from '../../lib/metacontroller.js';
-import { commonPrinterColumns } from '../../lib/schemas.js';
+import { LabelSelectorRequirement } from '../../lib/metacontroller.js';
+import { commonPrinterColumns, MAX_IMAGE_LENGTH, stringMap } from '../../lib/schemas.js';
+
+/** A label key (an optional DNS-subdomain prefix, a slash, a name) and a label value, at their Kubernetes maxima. */
+const LABEL_KEY_LENGTH = 317;
+const LABEL_VALUE_LENGTH = 63;
+/** What a debug container runs, bounded as a PodSet's command is: it is added to every pod the tool selects. */
+const ARGUMENTS = { maxItems: 64, maxLength: 4096 };
 
 export const PROFILES = ['general', 'baseline', 'restricted', 'netadmin', 'sysadmin'] as const;
 
 export const PodBuggerToolSpec = Type.Object(
   {
     selector: Type.Optional(
-      Type.Object(LabelSelector.properties, { description: 'The pods to debug: a standard label selector.' }),
+      Type.Object(
+        {
+          matchLabels: Type.Optional(
+            stringMap('Labels the pods carry.', {
+              maxProperties: 32,
+              maxValueLength: LABEL_VALUE_LENGTH,
+              maxBytes: 16 * 1024,
+            }),
+          ),
+          matchExpressions: Type.Optional(
+            Type.Array(
+              Type.Object({
+                ...LabelSelectorRequirement.properties,
+                key: Type.String({ maxLength: LABEL_KEY_LENGTH }),
+                values: Type.Optional(Type.Array(Type.String({ maxLength: LABEL_VALUE_LENGTH }), { maxItems: 64 })),
+              }),
+              { maxItems: 16 },
+            ),
+          ),
+        },
+        { description: 'The pods to debug: a standard label selector.' },
+      ),
     ),
     label: Type.Optional(
       Type.String({
+        maxLength: LABEL_KEY_LENGTH + 1 + LABEL_VALUE_LENGTH,
         pattern: '^[A-Za-z0-9./_-]+(=[A-Za-z0-9._-]*)?$',
         description: 'Shorthand for a selector of one label: "key=value" (or "key": the label exists).',
       }),
     ),
-    image: Type.String({ minLength: 1, description: 'The debug container image.' }),
-    command: Type.Optional(Type.Array(Type.String())),
-    args: Type.Optional(Type.Array(Type.String())),
+    image: Type.String({ minLength: 1, maxLength: MAX_IMAGE_LENGTH, description: 'The debug container image.' }),
+    command: Type.Optional(
+      Type.Array(Type.String({ maxLength: ARGUMENTS.maxLength }), { maxItems: ARGUMENTS.maxItems }),
+    ),
+    args: Type.Optional(Type.Array(Type.String({ maxLength: ARGUMENTS.maxLength }), { maxItems: ARGUMENTS.maxItems })),
     targetContainerName: Type.Optional(
       Type.String({
+        maxLength: LABEL_VALUE_LENGTH,
         description: 'Share the process namespace of this container of the pod (kubectl debug --target).',
       }),
     ),
     env: Type.Optional(
-      Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), value: Type.Optional(Type.String()) })),
+      Type.Array(
+        Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 256 }),
+          value: Type.Optional(Type.String({ maxLength: ARGUMENTS.maxLength })),
+        }),
+        { maxItems: 64 },
+      ),
     ),
     securityProfile: Type.Union(
       PROFILES.map((p) => Type.Literal(p)),

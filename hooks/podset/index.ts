@@ -1,11 +1,12 @@
 import { defineComposite } from '../../lib/operator.js';
 import { resource } from './schema.js';
-import { parser, sync } from './sync.js';
+import { answerBudget, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
   resource,
   spec: parser,
+  answerBudget,
   childResources: [
     {
       apiVersion: 'v1',

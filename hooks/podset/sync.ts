@@ -1,5 +1,6 @@
 // PodSet: `size` pods named <name>-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name.
+import { kib, type AnswerBudget } from '../../lib/budget.js';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
 import { childLabels, selectorString } from '../../lib/labels.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
@@ -13,18 +14,25 @@ import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.
 const APP = 'podset';
 const NOBODY = 65534;
 const MISSING_PODS_RESYNC_SECONDS = 60;
-export const parser = specParser(PodSetSpec, answerTooLarge);
+export const parser = specParser(PodSetSpec);
 
-/** The size of the answer this spec asks for, refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept). */
-function answerTooLarge(spec: Spec): string | undefined {
-  // Per pod: its image and arguments as JSON, plus ~600 bytes of names, labels and security context.
-  let perPod = 600 + spec.image.length;
-  for (const arg of spec.command) perPod += arg.length + 3;
-  const total = perPod * spec.size;
-  if (total <= MAX_ANSWER_BYTES) return undefined;
-  const mb = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
-  return `spec.size ${spec.size} pods of ~${Math.ceil(perPod / 1024)} KiB each (image and command) make an answer of ~${mb(total)}, more than the ${mb(MAX_ANSWER_BYTES)} a PodSet may have: shorten spec.command or lower spec.size`;
-}
+/**
+ * The answer this spec asks for (lib/budget.ts), refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept):
+ * every pod repeats the image and the command.
+ */
+export const answerBudget: AnswerBudget<Spec> = {
+  estimate(spec, parent) {
+    // Per pod: its image and arguments as JSON, plus ~600 bytes of labels and security context and the names.
+    let perPod = 600 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + spec.image.length;
+    for (const arg of spec.command) perPod += arg.length + 3;
+    return {
+      bytes: perPod * spec.size,
+      what: `spec.size ${spec.size} pods of ~${kib(perPod)} each (image and command)`,
+    };
+  },
+  advice: 'shorten spec.command or lower spec.size',
+  maxBytes: MAX_ANSWER_BYTES,
+};
 
 /** Pods are <podset>-<ordinal>. */
 export const podName = ordinalName;

@@ -1,7 +1,16 @@
+import { jsonBytes } from '../../lib/budget.js';
 import type { ConditionEventRules } from '../../lib/events.js';
+import type { ClientEnvironment } from '../../lib/hook.js';
 import { defineComposite } from '../../lib/operator.js';
+import {
+  kmsAllowlistFromEnv,
+  kmsAllowlistProblems,
+  kmsKeyIdProblem,
+  kmsKeyNotAllowed,
+  type KmsAllowlist,
+} from './policy.js';
 import { resource } from './schema.js';
-import { finalize, parser, s3Clients, sync } from './sync.js';
+import { finalize, parser, s3Clients, secretName, sync } from './sync.js';
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
@@ -23,10 +32,31 @@ export const S3_EVENTS: ConditionEventRules = {
   normals: new Set(['BucketRetained']),
 };
 
+/** What the server allows S3 resources: the KMS keys they may name (METAOPS_KMS_KEY_ALLOWLIST). */
+export interface S3Settings {
+  kms: KmsAllowlist;
+}
+
 export const s3 = defineComposite({
   name: 's3',
   resource,
   spec: parser,
+  specProblem: kmsKeyIdProblem,
+  settings: ({ env }: ClientEnvironment): S3Settings => ({ kms: kmsAllowlistFromEnv(env) }),
+  configProblems: kmsAllowlistProblems,
+  // A customer managed key only where the server allows it, checked before any AWS call.
+  settingsProblem: (spec, settings: S3Settings, parent) =>
+    spec.encryption.type === 'SSE-KMS' && spec.encryption.kmsKeyId
+      ? kmsKeyNotAllowed(spec.encryption.kmsKeyId, parent.metadata.namespace ?? 'default', settings.kms)
+      : undefined,
+  // One Secret: the keys, region, bucket, endpoint, names and labels fit in 4 KiB besides its name.
+  answerBudget: {
+    estimate: (spec, parent) => ({
+      bytes: 4096 + 2 * jsonBytes(secretName(parent, spec)),
+      what: 'the credentials Secret',
+    }),
+    advice: 'shorten spec.secretName',
+  },
   clients: s3Clients,
   childResources: [
     {

@@ -47,9 +47,10 @@ export function bucketArn(bucket: string): string {
 
 /**
  * The bucket's own operations on the bucket and its objects, and nothing else. The seed's operator allowed
- * s3:* on the bucket ARN only, so every object operation was denied; object actions need `<bucket>/*`.
+ * s3:* on the bucket ARN only, so every object operation was denied; object actions need `<bucket>/*`. With a KMS
+ * key (an exact key ARN that kmsKeyRefusal accepted), also that key's data-key and decrypt actions.
  */
-export function bucketPolicy(bucket: string, kms?: KmsGrant): string {
+export function bucketPolicy(bucket: string, kmsKeyArn?: string): string {
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
@@ -81,54 +82,133 @@ export function bucketPolicy(bucket: string, kms?: KmsGrant): string {
         ],
         Resource: [`${bucketArn(bucket)}/*`],
       },
-      ...(kms
-        ? [
-            {
-              Sid: 'Kms',
-              Effect: 'Allow',
-              Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
-              Resource: [kms.resource],
-              ...(kms.alias ? { Condition: { 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': kms.alias } } } : {}),
-            },
-          ]
+      ...(kmsKeyArn
+        ? [{ Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] }]
         : []),
     ],
   });
 }
 
-/** What the bucket's user may use of KMS: one key, or the key behind one alias. */
-export interface KmsGrant {
-  resource: string;
-  alias?: string;
+/**
+ * An exact KMS key ARN, `arn:<partition>:kms:<region>:<account>:key/<key id>`, the key ID a UUID or a multi-Region
+ * key's `mrk-` and 32 hex digits: nothing an IAM policy reads as more than one key (no `*`, no alias, no bare ID
+ * that the region and account would have to complete). The CRD's pattern for spec.encryption.kmsKeyId.
+ */
+export const KMS_KEY_ARN_PATTERN =
+  '^arn:aws(-[a-z]+)*:kms:[a-z]{2}(-[a-z]+)+-[0-9]+:[0-9]{12}:key/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$';
+const KMS_KEY_ARN = new RegExp(KMS_KEY_ARN_PATTERN);
+
+/** The parts of an exact KMS key ARN; undefined for anything else. */
+export function kmsKeyParts(arn: string): { partition: string; region: string; account: string } | undefined {
+  if (!KMS_KEY_ARN.test(arn)) return undefined;
+  const [, partition, , region, account] = arn.split(':') as [string, string, string, string, string];
+  return { partition, region, account };
 }
 
 /**
- * The KMS grant for SSE-KMS with a customer key: that key's data-key and decrypt actions and nothing wider.
- * A key ID becomes the key's ARN in the bucket's region and the account; an alias (name or ARN) is granted
- * through the `kms:ResourceAliases` condition, as IAM cannot name a key by its alias. undefined: no key named
- * (the AWS managed key, which S3 uses on the caller's behalf).
+ * Why spec.encryption.kmsKeyId, read from the raw spec before the schema, is no exact key ARN (undefined when it is,
+ * or is absent): said plainly, rather than as the CRD pattern it misses.
  */
-export function kmsGrant(
-  kmsKeyId: string | undefined,
-  region: string,
-  partition: string,
-  account: string,
-): KmsGrant | undefined {
-  if (!kmsKeyId) return undefined;
-  const arn = /^arn:([\w-]+):kms:([a-z0-9-]+):(\d{12}):(key|alias)\/(.+)$/.exec(kmsKeyId);
-  if (arn) {
-    const [, p, r, a, kind, rest] = arn;
-    return kind === 'key'
-      ? { resource: kmsKeyId }
-      : { resource: `arn:${p}:kms:${r}:${a}:key/*`, alias: `alias/${rest}` };
-  }
-  if (kmsKeyId.startsWith('alias/'))
-    return { resource: `arn:${partition}:kms:${region}:${account}:key/*`, alias: kmsKeyId };
-  return { resource: `arn:${partition}:kms:${region}:${account}:key/${kmsKeyId}` };
+export function kmsKeyIdProblem(spec: unknown): string | undefined {
+  const encryption = (spec as { encryption?: unknown } | null | undefined)?.encryption;
+  const id = (encryption as { kmsKeyId?: unknown } | null | undefined)?.kmsKeyId;
+  if (typeof id !== 'string' || KMS_KEY_ARN.test(id)) return undefined;
+  const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 77)}...` : id);
+  return `spec.encryption.kmsKeyId ${shown} is not the ARN of a KMS key (arn:<partition>:kms:<region>:<account>:key/<key id>): aliases, key IDs and wildcards are never granted`;
+}
+
+/** What METAOPS_KMS_KEY_ALLOWLIST allows: each key ARN, for every namespace or for the namespaces named. */
+export type KmsAllowlist = ReadonlyArray<{ arn: string; namespace?: string }>;
+
+/** A namespace name (a DNS label). */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** One allowlist entry: `<key ARN>` (every namespace) or `<namespace>=<key ARN>`; undefined when it is neither. */
+function kmsEntry(text: string): { arn: string; namespace?: string } | undefined {
+  const eq = text.indexOf('=');
+  const namespace = eq < 0 ? undefined : text.slice(0, eq);
+  const arn = text.slice(eq + 1);
+  if (!kmsKeyParts(arn)) return undefined;
+  if (namespace === undefined) return { arn };
+  return NAMESPACE.test(namespace) ? { arn, namespace } : undefined;
+}
+
+function entries(value: string): string[] {
+  return value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The server's KMS allowlist (METAOPS_KMS_KEY_ALLOWLIST, comma separated, as METAOPS_DEBUG_IMAGE_ALLOWLIST is):
+ * unset, no key may be named and SSE-KMS uses the AWS managed key.
+ */
+export function kmsAllowlistFromEnv(env: NodeJS.ProcessEnv): KmsAllowlist {
+  const value = env['METAOPS_KMS_KEY_ALLOWLIST'];
+  return value === undefined ? [] : entries(value).flatMap((e) => kmsEntry(e) ?? []);
+}
+
+/** What is wrong with METAOPS_KMS_KEY_ALLOWLIST (the server refuses to start): set but empty, or an entry that is no key. */
+export function kmsAllowlistProblems(env: NodeJS.ProcessEnv): string[] {
+  const value = env['METAOPS_KMS_KEY_ALLOWLIST'];
+  if (value === undefined) return [];
+  const listed = entries(value);
+  if (listed.length === 0) return ['METAOPS_KMS_KEY_ALLOWLIST is empty: list key ARNs, or unset it'];
+  return listed
+    .filter((e) => !kmsEntry(e))
+    .map(
+      (e) =>
+        `METAOPS_KMS_KEY_ALLOWLIST entry ${JSON.stringify(e)} is not <key ARN> or <namespace>=<key ARN> (arn:<partition>:kms:<region>:<account>:key/<key id>; no alias, no wildcard)`,
+    );
+}
+
+/**
+ * Why a parent in `namespace` may not name this KMS key, or undefined when the server's allowlist allows it there.
+ * Checked before any AWS call: a key the server does not allow is never put on a bucket or in a policy.
+ */
+export function kmsKeyNotAllowed(arn: string, namespace: string, allowlist: KmsAllowlist): string | undefined {
+  if (allowlist.some((e) => e.arn === arn && (e.namespace === undefined || e.namespace === namespace)))
+    return undefined;
+  return allowlist.length === 0
+    ? `spec.encryption.kmsKeyId: this server allows no customer managed KMS key (METAOPS_KMS_KEY_ALLOWLIST); leave kmsKeyId out to use the AWS managed key`
+    : `spec.encryption.kmsKeyId ${arn} is not allowed for namespace ${namespace} by the server's KMS key allowlist (METAOPS_KMS_KEY_ALLOWLIST); nothing is granted`;
+}
+
+/**
+ * Why the bucket's user may not be granted this key, or undefined when it is an exact key ARN in the operator's
+ * own partition and account (those of its IAM user) and in the bucket's region (where S3 can use it). Checked
+ * again where the policy is written, whatever the allowlist says: a key of another account is never granted.
+ */
+export function kmsKeyRefusal(
+  arn: string,
+  where: { partition: string; account: string; region: string },
+): string | undefined {
+  const key = kmsKeyParts(arn);
+  if (!key) return `${arn} is not the ARN of a KMS key`;
+  if (key.partition !== where.partition || key.account !== where.account)
+    return `the KMS key ${arn} is not in the operator's AWS account; it is never granted`;
+  if (key.region !== where.region)
+    return `the KMS key ${arn} is not in the bucket's region ${where.region}; it is never granted`;
+  return undefined;
 }
 
 /** The partition and account of an IAM ARN (arn:<partition>:iam::<account>:...). */
 export function arnParts(arn: string): { partition: string; account: string } | undefined {
   const m = /^arn:([\w-]+):iam::(\d{12}):/.exec(arn);
   return m ? { partition: m[1]!, account: m[2]! } : undefined;
+}
+
+/**
+ * AWS's words as a tenant may read them (a condition, an Event): without the operator's account ID and IAM identity,
+ * which AWS puts in its errors ("User: arn:aws:iam::123456789012:user/metaops is not authorized to perform ...").
+ * The account in every ARN becomes `<account>`, the name of every IAM principal in an ARN `<name>`, an account ID
+ * AWS names in words `<account>`, an access key ID `<access key>`.
+ */
+export function scrubAwsText(text: string): string {
+  return text
+    .replace(/\b(arn:[\w-]+:[\w-]+:[\w-]*:)\d{12}(?=:)/g, '$1<account>')
+    .replace(/(:(?:user|role|assumed-role|federated-user|group)\/)[^\s"',;)]+/g, '$1<name>')
+    .replace(/\b(account(?:\s*id)?\s*[:=]?\s*)\d{12}\b/gi, '$1<account>')
+    .replace(/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, '<access key>');
 }

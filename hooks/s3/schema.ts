@@ -5,6 +5,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
 import { commonPrinterColumns, stringMap } from '../../lib/schemas.js';
+import { KMS_KEY_ARN_PATTERN } from './policy.js';
+
+/** S3 allows 50 tags on a bucket, keys of 128 and values of 256 characters; metaops adds its two owner tags. */
+export const MAX_TAGS = 48;
 
 export const S3Spec = Type.Object(
   {
@@ -17,6 +21,7 @@ export const S3Spec = Type.Object(
     region: Type.Optional(
       Type.String({
         pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]+$',
+        maxLength: 32,
         description: "AWS region of the bucket; default: the operator's region.",
       }),
     ),
@@ -24,7 +29,14 @@ export const S3Spec = Type.Object(
     encryption: Type.Object(
       {
         type: Type.Union([Type.Literal('SSE-S3'), Type.Literal('SSE-KMS')], { default: 'SSE-S3' }),
-        kmsKeyId: Type.Optional(Type.String({ description: 'KMS key id or ARN, with SSE-KMS.' })),
+        kmsKeyId: Type.Optional(
+          Type.String({
+            pattern: KMS_KEY_ARN_PATTERN,
+            maxLength: 128,
+            description:
+              "With SSE-KMS: the ARN of a customer managed key (arn:<partition>:kms:<region>:<account>:key/<key id>) in the operator's account and the bucket's region, which the server's settings allow for this namespace (METAOPS_KMS_KEY_ALLOWLIST). Aliases, key IDs and wildcards are refused. Without it: the AWS managed key.",
+          }),
+        ),
       },
       { default: {}, description: 'Default server-side encryption of the bucket.' },
     ),
@@ -37,7 +49,9 @@ export const S3Spec = Type.Object(
       },
       { default: {}, description: 'S3 Block Public Access; every flag is on unless turned off.' },
     ),
-    tags: Type.Optional(stringMap('Tags of the bucket.')),
+    tags: Type.Optional(
+      stringMap('Tags of the bucket.', { maxProperties: MAX_TAGS, maxValueLength: 256, maxBytes: 24 * 1024 }),
+    ),
     deletionPolicy: Type.Union([Type.Literal('Retain'), Type.Literal('Delete')], {
       default: 'Retain',
       description: 'What happens to the bucket when the S3 resource is deleted or renamed.',

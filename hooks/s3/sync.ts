@@ -8,7 +8,7 @@
 // status recorded it as created by this resource *and* its tags, read right before, agree. What the hook does
 // when AWS is slow, wrong or someone else's: docs/s3-failures.md.
 import type { ConditionInput } from '../../lib/conditions.js';
-import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
+import { PermanentError, RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
 import type { EventSpec } from '../../lib/events.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
@@ -31,7 +31,15 @@ import {
   readyStatus,
   resyncAfter,
 } from './plan.js';
-import { arnParts, bucketNameProblem, bucketPolicy, kmsGrant, policyName, userName } from './policy.js';
+import {
+  arnParts,
+  bucketNameProblem,
+  bucketPolicy,
+  kmsKeyRefusal,
+  policyName,
+  scrubAwsText,
+  userName,
+} from './policy.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
 export const parser = specParser(S3Spec, (spec) => {
@@ -177,10 +185,11 @@ export function reasonOf(err: unknown): string {
   return 'AWSError';
 }
 
+/** An AWS failure as the status and Events say it: AWS's words without the operator's account and identity. */
 function describe(err: unknown): string {
   if (err instanceof AwsError && /Abort/.test(err.code)) return `${err.operation}: no answer within the deadline`;
-  if (err instanceof AwsError) return `${err.operation}: ${err.code}: ${err.message}`;
-  return (err as Error)?.message ?? String(err);
+  if (err instanceof AwsError) return scrubAwsText(`${err.operation}: ${err.code}: ${err.message}`);
+  return scrubAwsText((err as Error)?.message ?? String(err));
 }
 
 /** One sync's inputs, and the buckets it records as created and retained as it goes (on failure too). */
@@ -273,10 +282,10 @@ function stepsOf(run: SyncRun) {
     try {
       return await effect();
     } catch (err) {
-      throw awsFailure(err, `${name}: ${describe(err)}`, {
-        conditions: ['Ready', 'Synced'],
-        status: bucketLists(run.created, run.retained),
-      });
+      const options = { conditions: ['Ready', 'Synced'], status: bucketLists(run.created, run.retained) };
+      // A spec the step refused (a KMS key of another account): that reason, not an AWS failure's.
+      if (err instanceof PermanentError) throw new PermanentError(err.reason, `${name}: ${err.message}`, options);
+      throw awsFailure(err, `${name}: ${describe(err)}`, options);
     }
   };
 }
@@ -372,10 +381,10 @@ async function ensurePolicy(
   const { aws, spec, owner, user } = run;
   const policy = policyName(owner.namespace, owner.name, owner.uid);
   const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policy}`;
-  const document = bucketPolicy(
-    spec.bucketName,
-    kmsGrant(grantedKmsKey(spec.encryption), region, arn.partition, arn.account),
-  );
+  const key = grantedKmsKey(spec.encryption);
+  const refusal = key ? kmsKeyRefusal(key, { ...arn, region }) : undefined;
+  if (refusal) throw new PermanentError('InvalidSpec', `spec.encryption.kmsKeyId: ${refusal}`);
+  const document = bucketPolicy(spec.bucketName, key);
   const existingPolicy = await aws.getPolicy(policyArn);
   if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));
   else if (!owns(owner, existingPolicy.tags))

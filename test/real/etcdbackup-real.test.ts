@@ -206,7 +206,7 @@ t.test(
     t.comment(
       `restore took ${((Date.now() - started) / 1000).toFixed(1)}s over ${done.syncs} syncs; phases ${phases.join(' -> ')}`,
     );
-    t.same(phases, ['Replacing', 'Restoring', 'Restored']);
+    t.same(phases, ['Checking', 'Replacing', 'Restoring', 'Restored']);
     t.equal(k.livePods().length, 3);
     t.same(
       k.livePods().filter((p) => before.includes(p)),
@@ -277,11 +277,17 @@ t.test(
     k.related = [bad];
     await k.converge('restore failed', () => (bad['status'] as any)?.succeeded === false, 60_000);
     t.match(bad['status'], { succeeded: false, reason: /InvalidAccessKeyId|AccessDenied|Forbidden|credentials/i });
+    // Its snapshot check failed before any member was dropped: the cluster runs on, untouched (issue 30.5).
     for (let i = 0; i < 3; i++) {
       const res = await k.step();
-      t.match(status(res), { phase: 'Failed', reason: 'RestoreFailed' }, 'stays failed, nothing bootstrapped over it');
-      t.same(k.livePods(), []);
+      t.match(
+        status(res),
+        { phase: 'Running', restore: { phase: 'Failed', untouched: true } },
+        'the cluster untouched',
+      );
+      t.same(k.livePods(), ['badrest-0', 'badrest-1', 'badrest-2']);
     }
+    t.equal(await k.get('kept'), 'in the snapshot');
     // The user fixes the secret and creates a new EtcdRestore.
     restoresFromMoto(k);
     const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/default/badrest/snap.db', '2026-01-02T00:00:00Z');

@@ -127,6 +127,16 @@ t.before(async () => {
   apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'metaops', namespace: 'metaops' } });
   apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody', namespace: 'metaops' } });
   kubectl(['apply', '-f', join(root, 'manifests', 'deploy', 'rbac.yaml')]);
+  // The namespace the tests debug in is opted in, as a cluster admin would (manifests/deploy/rbac.yaml).
+  kubectl([
+    'create',
+    'rolebinding',
+    'metaops-podbuggertool',
+    '-n',
+    'dbg',
+    '--clusterrole=metaops-podbuggertool',
+    '--serviceaccount=metaops:metaops',
+  ]);
   kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
   for (const sa of ['metaops', 'nobody'])
     writeFileSync(join(dir, `${sa}.token`), kubectl(['create', 'token', sa, '-n', 'metaops']));
@@ -184,6 +194,10 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
   };
   t.equal(can('get', 'pods'), 'yes');
   t.equal(can('patch', 'pods/ephemeralcontainers'), 'yes');
+  // Only where an admin bound metaops-podbuggertool: not in a namespace that did not opt in.
+  t.equal(can('get', 'pods', 'metaops'), 'no', 'no pods get in a namespace not opted in');
+  t.equal(can('patch', 'pods/ephemeralcontainers', 'metaops'), 'no', 'no ephemeral containers there');
+  t.equal(can('create', 'events.events.k8s.io', 'metaops'), 'yes', 'Events everywhere');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
   t.equal(can('create', 'events.events.k8s.io'), 'yes');
   t.equal(can('patch', 'events.events.k8s.io'), 'yes', 'a repeated event updates its series');

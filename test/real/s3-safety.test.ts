@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-iam';
 import t from 'tap';
 import { SdkAwsApi } from '../../hooks/s3/aws.js';
-import { kmsGrant, userName } from '../../hooks/s3/policy.js';
+import { userName, type KmsAllowlist } from '../../hooks/s3/policy.js';
 import { KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
 import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
@@ -145,6 +145,8 @@ class Resource {
   children: KubeObject[] = [];
   aws = newAws();
   later = 0;
+  /** The server's KMS allowlist (METAOPS_KMS_KEY_ALLOWLIST). */
+  kms: KmsAllowlist = [];
   constructor(
     readonly name: string,
     public spec: Record<string, unknown>,
@@ -173,7 +175,7 @@ class Resource {
     return new Date(Date.now() + this.later * 1000);
   }
   async sync(): Promise<CompositeSyncResponse> {
-    const res = await sync(this.request(), this.aws.withDeadline(7000), this.now());
+    const res = await sync(this.request(), this.aws.withDeadline(7000), this.now(), { kms: this.kms });
     this.status = res.status ?? undefined;
     this.children = res.children;
     return res;
@@ -540,39 +542,78 @@ t.test('a young key the observed Secret does not hold is kept through the grace 
   t.same(await keysOf(r.user), [kept], 'deleted once older');
 });
 
-t.test('SSE-KMS with a key: the policy grants that key’s data-key and decrypt, nothing wider', async (t) => {
-  const keyId = '1234abcd-12ab-34cd-56ef-1234567890ab';
-  const r = new Resource('kms', { bucketName: 'kms-bucket', encryption: { type: 'SSE-KMS', kmsKeyId: keyId } });
-  t.match(cond(await r.sync(), 'Ready'), { status: 'True' });
-  const arn = (r.status as any).policyArn;
-  const doc = JSON.parse(
+t.test('SSE-KMS: tenant B’s own key is granted exactly; tenant A cannot name it, "*" or an alias', async (t) => {
+  const keyB = 'arn:aws:kms:us-east-1:123456789012:key/bbbbbbbb-12ab-34cd-56ef-1234567890ab';
+  const allowlist = [{ arn: keyB, namespace: 'team-b' }];
+  /** The KMS resources the policy attached to a user grants, read back from IAM (none without a policy). */
+  const granted = async (r: Resource): Promise<string[]> => {
+    const arn = (r.status as any)?.policyArn;
+    if (!arn) return [];
+    const doc = JSON.parse(
+      decodeURIComponent(
+        (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: 'v1' }))).PolicyVersion!
+          .Document!,
+      ),
+    );
+    return doc.Statement.filter((s: any) => s.Action.some((a: string) => a.startsWith('kms:'))).flatMap(
+      (s: any) => s.Resource,
+    );
+  };
+  const b = new Resource(
+    'kms',
+    { bucketName: 'team-b-kms', encryption: { type: 'SSE-KMS', kmsKeyId: keyB } },
+    'team-b',
+  );
+  b.kms = allowlist;
+  t.match(cond(await b.sync(), 'Ready'), { status: 'True' });
+  t.same(await granted(b), [keyB], 'B’s policy in IAM grants B’s key, nothing wider');
+  const kmsStatement = JSON.parse(
     decodeURIComponent(
-      (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: 'v1' }))).PolicyVersion!.Document!,
+      (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: (b.status as any).policyArn, VersionId: 'v1' })))
+        .PolicyVersion!.Document!,
     ),
+  ).Statement.find((s: any) => s.Sid === 'Kms');
+  t.same(kmsStatement, {
+    Sid: 'Kms',
+    Effect: 'Allow',
+    Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+    Resource: [keyB],
+  });
+  for (const [i, kmsKeyId] of [
+    '*',
+    'alias/aws/s3',
+    'arn:aws:kms:us-east-1:123456789012:alias/team-b',
+    keyB,
+  ].entries()) {
+    const a = new Resource(
+      `kms${i}`,
+      { bucketName: `team-a-kms-${i}`, encryption: { type: 'SSE-KMS', kmsKeyId } },
+      'team-a',
+    );
+    a.kms = allowlist;
+    t.match(cond(await a.sync(), 'Ready'), { status: 'False', reason: 'InvalidSpec' }, `${kmsKeyId}: InvalidSpec`);
+    await t.rejects(
+      admin.iam.send(new GetUserCommand({ UserName: a.user })),
+      /NoSuchEntity|cannot be found/,
+      `${kmsKeyId}: no IAM user`,
+    );
+    await t.rejects(admin.s3.send(new HeadBucketCommand({ Bucket: `team-a-kms-${i}` })), `${kmsKeyId}: no bucket`);
+  }
+  // A key of another account, even one the server lists: no policy grants it.
+  const foreign = 'arn:aws:kms:us-east-1:210987654321:key/aaaaaaaa-12ab-34cd-56ef-1234567890ab';
+  const f = new Resource(
+    'kmsf',
+    { bucketName: 'team-a-kms-f', encryption: { type: 'SSE-KMS', kmsKeyId: foreign } },
+    'team-a',
   );
-  const kms = doc.Statement.filter((s: any) => s.Action.some((a: string) => a.startsWith('kms:')));
-  t.same(kms, [
-    {
-      Sid: 'Kms',
-      Effect: 'Allow',
-      Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
-      Resource: [`arn:aws:kms:us-east-1:123456789012:key/${keyId}`],
-    },
-  ]);
-  const plain = new Resource('nokms', { bucketName: 'nokms-bucket' });
+  f.kms = [{ arn: foreign }];
+  const res = await f.sync();
+  t.match(cond(res, 'Ready'), { status: 'False', reason: 'InvalidSpec', message: /not in the operator's AWS account/ });
+  t.notMatch(cond(res, 'Ready').message, /123456789012/, "the operator's account is not in the status");
+  t.same(await granted(f), []);
+  const plain = new Resource('nokms', { bucketName: 'nokms-bucket', encryption: { type: 'SSE-KMS' } });
   t.match(cond(await plain.sync(), 'Ready'), { status: 'True' });
-  const plainDoc = decodeURIComponent(
-    (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: (plain.status as any).policyArn, VersionId: 'v1' })))
-      .PolicyVersion!.Document!,
-  );
-  t.notMatch(plainDoc, /kms:/, 'no KMS grant without a customer key');
-  t.same(kmsGrant('alias/app', 'eu-west-1', 'aws', '123456789012'), {
-    resource: 'arn:aws:kms:eu-west-1:123456789012:key/*',
-    alias: 'alias/app',
-  });
-  t.same(kmsGrant('arn:aws:kms:eu-north-1:111122223333:key/k1', 'eu-west-1', 'aws', '123456789012'), {
-    resource: 'arn:aws:kms:eu-north-1:111122223333:key/k1',
-  });
+  t.same(await granted(plain), [], 'no KMS grant without a customer key');
 });
 
 t.test('parents named like Object.prototype members and a tag key __proto__ work', async (t) => {

@@ -19,6 +19,13 @@ export const greeting = defineComposite({
   resource,
   spec: specParser(GreetingSpec),
   parentProblem: (parent) => (parent.metadata.name === 'nameless' ? 'a Greeting needs a real name' : undefined),
+  answerBudget: {
+    estimate: (spec, parent) => ({
+      bytes: 1024 + 4 * spec.message.length + 4 * (parent.metadata.name ?? '').length,
+      what: 'a ConfigMap',
+    }),
+    advice: 'shorten spec.message',
+  },
   childResources: [
     {
       apiVersion: 'v1',

@@ -1,0 +1,49 @@
+// What an observed member pod's status says: whether it finished, why its etcd waits, whether its etcd keeps exiting.
+// Observed pods are input: every field may be missing or of another type.
+import type { KubeObject } from '../../lib/metacontroller.js';
+
+/** Phases of a pod that will not run again (restartPolicy Never, or evicted). */
+export const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
+/** Why a container waits when its image cannot be had. */
+export const IMAGE_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
+
+/** Printable ASCII only, at most `max` characters: what a dependency said never goes into status raw. */
+export function sanitize(text: string, max = 160): string {
+  const clean = text
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+export function phaseOf(pod: KubeObject): string {
+  return (pod['status'] as { phase?: string } | undefined)?.phase ?? '';
+}
+
+/** Why a pod's first waiting container waits (ImagePullBackOff, CrashLoopBackOff...), or undefined. */
+export function podWaiting(pod: KubeObject | undefined): string | undefined {
+  const status = pod?.['status'] as
+    { containerStatuses?: Array<{ state?: { waiting?: { reason?: unknown } } }> } | undefined;
+  const reason = status?.containerStatuses?.find((c) => typeof c.state?.waiting?.reason === 'string')?.state?.waiting
+    ?.reason;
+  return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
+}
+
+/** Why the pod's etcd container waits, if it does. */
+export function etcdWaiting(pod: KubeObject): string | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return undefined;
+  const etcd = (statuses as Array<{ name?: unknown; state?: { waiting?: { reason?: unknown } } } | null>).find(
+    (c) => c?.name === 'etcd',
+  );
+  const reason = etcd?.state?.waiting?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+/**
+ * Whether the pod's etcd exited and has not come back: the pod finished (restartPolicy Never), or the kubelet
+ * waits to restart its container after it exited by itself (CrashLoopBackOff).
+ */
+export function crashLooping(pod: KubeObject): boolean {
+  return DEAD_PHASES.has(phaseOf(pod)) || etcdWaiting(pod) === 'CrashLoopBackOff';
+}

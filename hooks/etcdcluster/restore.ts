@@ -1,0 +1,162 @@
+// A restore checks before it acts (issue 30.5). An EtcdRestore naming this cluster first gets a check pod
+// (`<cluster>-restore-check`): it fetches the snapshot with the restore's own S3 access (its awsSecret, bucket,
+// key, endpoint) and verifies it as etcd will (hooks/etcdcommon/snapshot.ts). Meanwhile the cluster runs as
+// always. Only a check that passed lets the plan drop the old members (Replacing); a check that failed, or that
+// did not finish within RESTORE_CHECK_SECONDS, ends the restore failed with its reason (the EtcdRestore says
+// succeeded: false), and the cluster is untouched. Once the old members are dropped, the restored members have
+// RESTORE_SECONDS to serve; past that the restore ends RestoreFailed, naming why the pods wait.
+import { restrictedContainerSecurity } from '../../lib/children.js';
+import { childLabels } from '../../lib/labels.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
+import { memberPodSecurity, type RestoreSource } from './members.js';
+import { sanitize } from './pods.js';
+import type { EtcdClusterSpec } from './schema.js';
+
+/** How long the snapshot check may take (fetching a large snapshot included) before the restore is refused. */
+export const RESTORE_CHECK_SECONDS = 600;
+/** How long restored members may take to serve after the old members were dropped. */
+export const RESTORE_SECONDS = 900;
+
+/** The check pod's name: no member is named so (members are `<cluster>-<ordinal>`). */
+export function checkPodName(cluster: string): string {
+  return `${cluster}-restore-check`;
+}
+
+/** The pod that checks a restore's snapshot before anything is dropped. */
+export function restoreCheckPod(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  source: RestoreSource,
+  restoreUid: string,
+): KubeObject {
+  const name = parent.metadata.name!;
+  // The Secret is optional here, so that a missing one is the check's answer (with its name), not a pod that never
+  // starts; the check still refuses to go on without the credentials it names.
+  const access = s3Access(source.s3);
+  const volumes = access.volumes.map((v) => {
+    const volume = v as { name: string; secret?: Record<string, unknown> };
+    return volume.secret ? { ...volume, secret: { ...volume.secret, optional: true } } : volume;
+  });
+  const args = ['etcd-restore-check', '--s3-path', source.s3.path, ...access.args];
+  if (source.s3.awsSecret) args.push('--aws-secret', source.s3.awsSecret);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: checkPodName(name),
+      namespace: parent.metadata.namespace,
+      labels: childLabels('etcd', name, 'restore-check'),
+      annotations: { 'etcd.database.coreos.com/restore-uid': restoreUid },
+    },
+    spec: {
+      restartPolicy: 'Never',
+      containers: [
+        {
+          name: 'check',
+          image: source.image,
+          command: METAOPS_CLI,
+          args,
+          env: access.env,
+          envFrom: access.envFrom,
+          volumeMounts: access.mounts,
+          securityContext: restrictedContainerSecurity(),
+        },
+      ],
+      volumes,
+      securityContext: memberPodSecurity(spec.pod?.securityContext as Record<string, unknown> | undefined),
+    },
+  };
+}
+
+/** Whether an observed check pod is the one `expected` describes: the same restore, the same command. */
+export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
+  const key = 'etcd.database.coreos.com/restore-uid';
+  const container = (p: KubeObject) => (p['spec'] as { containers?: unknown[] } | undefined)?.containers?.[0];
+  const command = (p: KubeObject) => {
+    const c = container(p) as { image?: unknown; args?: unknown } | undefined;
+    return JSON.stringify([c?.image, c?.args]);
+  };
+  return (
+    observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
+    command(observed) === command(expected)
+  );
+}
+
+export type CheckVerdict = { state: 'passed' } | { state: 'failed'; reason: string } | { state: 'waiting' };
+
+interface ContainerState {
+  name?: unknown;
+  state?: { terminated?: { exitCode?: unknown; message?: unknown; reason?: unknown }; waiting?: { reason?: unknown } };
+}
+
+/** The check container's state, if the pod reports one. */
+function checkState(pod: KubeObject): ContainerState['state'] | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return undefined;
+  return (statuses as Array<ContainerState | null>).find((c) => c?.name === 'check')?.state;
+}
+
+/** What the check's termination message says went wrong (the CLI's JSON reason), sanitised. */
+function failureOf(t: { exitCode?: unknown; message?: unknown; reason?: unknown }): string {
+  try {
+    const parsed = JSON.parse(String(t.message ?? '')) as { reason?: unknown };
+    if (typeof parsed.reason === 'string' && parsed.reason) return sanitize(parsed.reason, 180);
+  } catch {
+    // not the CLI's JSON: the container's own reason below
+  }
+  return sanitize(`the snapshot check exited with ${String(t.exitCode)} (${String(t.reason ?? 'Error')})`, 180);
+}
+
+/** Why a pod waits: its phase and the first waiting reason of a container (or init container), if any. */
+export function waitingReason(pod: KubeObject): string {
+  const status = (pod['status'] ?? {}) as {
+    phase?: unknown;
+    initContainerStatuses?: unknown;
+    containerStatuses?: unknown;
+  };
+  for (const list of [status.initContainerStatuses, status.containerStatuses]) {
+    for (const c of (Array.isArray(list) ? list : []) as Array<ContainerState | null>) {
+      const reason = c?.state?.waiting?.reason;
+      if (typeof reason === 'string' && reason) return sanitize(`${String(c!.name)}: ${reason}`, 80);
+    }
+  }
+  return typeof status.phase === 'string' && status.phase ? sanitize(status.phase, 40) : 'not started';
+}
+
+/**
+ * The check's verdict: passed or failed as its container ended; past RESTORE_CHECK_SECONDS since the check began
+ * without an end, failed, naming why the pod waits.
+ */
+export function checkVerdict(
+  pod: KubeObject | undefined,
+  since: string | undefined,
+  now: Date | undefined,
+): CheckVerdict {
+  const ended = pod ? checkState(pod)?.terminated : undefined;
+  if (ended && ended.exitCode === 0) return { state: 'passed' };
+  if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
+  const began = Date.parse(since ?? '');
+  if (now && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000) {
+    const why = pod ? waitingReason(pod) : 'its pod was not created';
+    return {
+      state: 'failed',
+      reason: `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`,
+    };
+  }
+  return { state: 'waiting' };
+}
+
+/**
+ * Why a restore that dropped its old members ends failed for time: its members have not served within
+ * RESTORE_SECONDS of its start. Undefined while there is time, or without a start time.
+ */
+export function restoreOverdue(record: RestoreState, pods: KubeObject[], now: Date | undefined): string | undefined {
+  const began = Date.parse(record.since ?? '');
+  if (!now || !Number.isFinite(began) || now.getTime() - began <= RESTORE_SECONDS * 1000) return undefined;
+  const waiting = pods.map((p) => `${p.metadata.name}: ${waitingReason(p)}`).slice(0, 3);
+  return sanitize(
+    `the restored members did not serve within ${RESTORE_SECONDS / 60} minutes (${waiting.join('; ') || 'no pod'})`,
+    200,
+  );
+}
