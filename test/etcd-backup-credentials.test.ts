@@ -222,14 +222,17 @@ t.test('a silent S3 fails the backup within its timeout, not at the Job deadline
   t.ok(took < 20_000, `failed after ${took} ms (timeoutInSecond 1, 3 attempts), not at the Job's deadline`);
 });
 
+/** Tenant A's EtcdCluster `web`, restored from a snapshot. */
+const webCluster = (): any => ({
+  apiVersion: 'etcd.database.coreos.com/v1beta2',
+  kind: 'EtcdCluster',
+  metadata: { name: 'web', namespace: 'team-a', uid: 'uid-web' },
+  spec: { size: 1, version: '3.5.17' },
+});
+
 t.test("a restore's fetch step: the awsSecret's credentials only, never the node's", async (t) => {
   const s = await setting(t);
-  const parent: any = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'web', namespace: 'team-a', uid: 'uid-web' },
-    spec: { size: 1, version: '3.5.17' },
-  };
+  const parent = webCluster();
   const pod = memberPod({
     parent,
     spec: parent.spec,
@@ -259,12 +262,7 @@ t.test(
   "a restore's check step: the awsSecret's credentials only, never the node's; a missing Secret named",
   async (t) => {
     const s = await setting(t);
-    const parent: any = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name: 'web', namespace: 'team-a', uid: 'uid-web' },
-      spec: { size: 1, version: '3.5.17' },
-    };
+    const parent = webCluster();
     const pod = restoreCheckPod(
       parent,
       parent.spec,
