@@ -1,7 +1,10 @@
 // The rules of hooks/etcdcommon/tenancy.ts one by one (issue 29.6): URLs as compared with the allowlists, the
 // in-cluster names of a namespace's EtcdClusters, S3 paths, the server's settings and what is wrong with them. The
 // tenants' cases, through the hooks: test/etcd-backup-tenancy.test.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
+import YAML from 'yaml';
 import {
   clusterOfHost,
   etcdTargets,
@@ -15,6 +18,7 @@ import {
 import { etcdSettings } from '../hooks/etcdcommon/index.js';
 import { configProblems } from '../main/operators.js';
 import { etcdRestore } from './fixtures/backup.js';
+import { root } from './fixtures/requests.js';
 
 const A = 'team-a';
 const B = 'team-b';
@@ -125,4 +129,23 @@ t.test('the rules, one by one', async (t) => {
     configProblems({ METAOPS_BACKUP_S3_ENDPOINTS: 'nope' }).some((p) => p.includes('METAOPS_BACKUP_S3_ENDPOINTS')),
     'the server refuses to start on it',
   );
+});
+
+t.test('the example EtcdBackup and EtcdRestore (manifests/examples) pass the rules in namespace default', async (t) => {
+  const docs = YAML.parseAllDocuments(readFileSync(join(root, 'manifests/examples/etcd-backup.yaml'), 'utf8')).map(
+    (d) => d.toJS(),
+  );
+  t.same(
+    docs.map((d) => d.kind),
+    ['EtcdBackup', 'EtcdRestore'],
+  );
+  for (const d of docs) {
+    t.equal(s3TargetProblem('default', d.spec.s3, STRICT_TENANCY), undefined, d.kind);
+    t.match(s3TargetProblem('other', d.spec.s3, STRICT_TENANCY), /under its own prefix/, `${d.kind} elsewhere`);
+  }
+  t.same(etcdTargets('default', docs[0].spec, ['example-etcd-cluster'], STRICT_TENANCY), {
+    ok: true,
+    endpoints: ['http://example-etcd-cluster-client.default.svc:2379'],
+    clusters: ['example-etcd-cluster'],
+  });
 });
