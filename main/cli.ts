@@ -2,39 +2,93 @@
 // `metaops <command>`: the work that runs in children (Jobs, init containers) rather than in the hooks.
 //   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
+//                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME]
 //   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--restore-dir DIR --data-dir DIR]
-//                              [--s3-endpoint URL] [--force-path-style]
+//                              [--s3-endpoint URL] [--force-path-style] [--aws-dir DIR]
 //   metaops etcd-restore-place --restore-dir DIR --data-dir DIR
-//   metaops etcd-restore-check --s3-path BUCKET/KEY [--aws-secret NAME] [--s3-endpoint URL] [--force-path-style]
-// AWS credentials come from the SDK's standard chain (AWS_* variables, AWS_SHARED_CREDENTIALS_FILE, ...).
+//   metaops etcd-restore-check --s3-path BUCKET/KEY [--aws-secret NAME] [--aws-dir DIR] [--s3-endpoint URL]
+//                              [--force-path-style]
+// AWS credentials: with --aws-dir (an awsSecret mounted there), only that Secret's (its AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY keys, else its `credentials` file, read as plain values), never the pod's ambient ones;
+// without it (a namespace the server allows ambient credentials), the SDK's standard chain. A restore's check and
+// its fetch use the same client as a backup: the same credentials rule, the same deadline on every S3 call.
 // The backup's result is printed as JSON and written to the container's termination message, where the
 // EtcdBackup hook reads it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
-import { fetchSnapshot, runBackup, s3Region } from '../hooks/etcdbackup/backup.js';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { fetchSnapshot, runBackup, s3Region, secretCredentials } from '../hooks/etcdbackup/backup.js';
 import { checkSnapshot, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 
-function s3Client(endpoint: string | undefined, forcePathStyle: boolean): S3Client {
-  const url = endpoint || process.env['AWS_ENDPOINT_URL'];
+/** An awsSecret that holds no credentials: the command fails rather than use the pod's ambient ones. */
+class NoCredentials extends Error {}
+
+/**
+ * The S3 client of a command: the endpoint given, the Secret's credentials (--aws-dir) or the standard chain, and a
+ * deadline on every call (a silent S3 fails the command instead of holding the Job until its own deadline).
+ */
+function s3Client(
+  values: { 's3-endpoint'?: string; 'force-path-style'?: boolean; 'aws-dir'?: string; 'aws-secret'?: string },
+  timeoutMs: number,
+): S3Client {
+  const url = values['s3-endpoint'] || process.env['AWS_ENDPOINT_URL'];
+  const dir = values['aws-dir'];
+  let credentials: ReturnType<typeof secretCredentials>;
+  if (dir) {
+    credentials = secretCredentials(process.env, dir);
+    // A restore's check names its Secret (mounted optional there, so that a missing one is this answer).
+    const secret = values['aws-secret'];
+    if (!credentials)
+      throw new NoCredentials(
+        `${secret ? `the awsSecret ${secret} was not found in this namespace, or it` : `the awsSecret mounted at ${dir}`} holds no credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY keys, or a credentials file with a [default] profile)`,
+      );
+  }
   return new S3Client({
-    region: s3Region(),
+    region: dir ? s3Region(process.env, join(dir, 'config')) : s3Region(),
     ...(url ? { endpoint: url } : {}),
-    forcePathStyle: forcePathStyle || Boolean(url),
+    ...(credentials ? { credentials } : {}),
+    forcePathStyle: (values['force-path-style'] ?? false) || Boolean(url),
+    maxAttempts: 3,
+    // throwOnRequestTimeout: without it a request past its timeout only logs a warning and waits on.
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: 5000,
+      requestTimeout: timeoutMs,
+      throwOnRequestTimeout: true,
+    }),
   });
 }
 
-function report(result: unknown): void {
-  const text = JSON.stringify(result);
+/** The result, as JSON on stdout and in the termination message (where the EtcdBackup hook reads it). */
+function report(result: object, uid: string | undefined): void {
+  const text = JSON.stringify(uid ? { ...result, backupUid: uid } : result);
   console.log(text);
   try {
     if (existsSync(TERMINATION_LOG) || process.env['METAOPS_TERMINATION_LOG']) writeFileSync(TERMINATION_LOG, text);
   } catch {
     // no termination log outside a container
   }
+}
+
+/**
+ * The clientTLSSecret's files, or what is missing: a file the Secret lacks is the backup's failure, reported like
+ * any other, naming the file.
+ */
+function clientTls(dir: string): { ca: string; cert: string; key: string } | string {
+  const missing: string[] = [];
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(dir, file), 'utf8');
+    } catch {
+      missing.push(file);
+      return '';
+    }
+  };
+  const tls = { ca: read('etcd-client-ca.crt'), cert: read('etcd-client.crt'), key: read('etcd-client.key') };
+  return missing.length ? `the clientTLSSecret mounted at ${dir} has no ${missing.join(', ')}` : tls;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -51,47 +105,63 @@ export async function main(argv: string[]): Promise<number> {
       'timeout-seconds': { type: 'string', default: '60' },
       'tls-dir': { type: 'string' },
       file: { type: 'string' },
+      'aws-dir': { type: 'string' },
       'aws-secret': { type: 'string' },
+      'backup-uid': { type: 'string' },
+      'backup-name': { type: 'string' },
       'restore-dir': { type: 'string' },
       'data-dir': { type: 'string' },
     },
     strict: true,
   });
-  const s3 = s3Client(values['s3-endpoint'], values['force-path-style'] ?? false);
-  if (command?.startsWith('etcd-restore-')) return restoreCommand(command, values, s3);
+  const timeoutMs = Number(values['timeout-seconds']) * 1000;
+  // The client is made when a step first needs S3: a restored member's init step run again on its kept data asks
+  // nothing of S3, so it needs no credentials (its Secret may be gone by then).
+  const s3 = () => s3Client(values, timeoutMs);
+  try {
+    if (command?.startsWith('etcd-restore-')) return await restoreCommand(command, values, s3);
+    return await backupCommand(command, values, s3, timeoutMs);
+  } catch (err) {
+    if (!(err instanceof NoCredentials)) throw err;
+    report({ succeeded: false, reason: err.message }, values['backup-uid']);
+    return 1;
+  }
+}
+
+async function backupCommand(
+  command: string | undefined,
+  values: {
+    endpoints?: string;
+    's3-path'?: string;
+    periodic?: boolean;
+    'max-backups'?: string;
+    'tls-dir'?: string;
+    'backup-uid'?: string;
+    'backup-name'?: string;
+  },
+  s3: () => S3Client,
+  timeoutMs: number,
+): Promise<number> {
   switch (command) {
     case 'etcd-backup': {
       if (!values.endpoints || !values['s3-path']) throw new Error('etcd-backup needs --endpoints and --s3-path');
       const tlsDir = values['tls-dir'];
-      let tls: { ca: string; cert: string; key: string } | undefined;
-      if (tlsDir) {
-        // The clientTLSSecret's files: one that is missing (a key the Secret lacks) is the backup's failure,
-        // reported like any other, naming the file.
-        const missing: string[] = [];
-        const read = (file: string) => {
-          try {
-            return readFileSync(join(tlsDir, file), 'utf8');
-          } catch {
-            missing.push(file);
-            return '';
-          }
-        };
-        tls = { ca: read('etcd-client-ca.crt'), cert: read('etcd-client.crt'), key: read('etcd-client.key') };
-        if (missing.length) {
-          report({ succeeded: false, reason: `the clientTLSSecret mounted at ${tlsDir} has no ${missing.join(', ')}` });
-          return 1;
-        }
+      const tls = tlsDir ? clientTls(tlsDir) : undefined;
+      if (typeof tls === 'string') {
+        report({ succeeded: false, reason: tls }, values['backup-uid']);
+        return 1;
       }
       const result = await runBackup({
         endpoints: values.endpoints.split(',').filter(Boolean),
         path: values['s3-path'],
         periodic: values.periodic ?? false,
         maxBackups: Number(values['max-backups']),
-        timeoutMs: Number(values['timeout-seconds']) * 1000,
-        s3,
+        timeoutMs,
+        s3: s3(),
         ...(tls ? { tls } : {}),
+        ...(values['backup-uid'] ? { backup: { uid: values['backup-uid'], name: values['backup-name'] ?? '' } } : {}),
       });
-      report(result);
+      report(result, values['backup-uid']);
       return result.succeeded ? 0 : 1;
     }
     default:
@@ -106,7 +176,7 @@ export async function main(argv: string[]): Promise<number> {
 async function restoreCommand(
   command: string,
   values: { 's3-path'?: string; file?: string; 'restore-dir'?: string; 'data-dir'?: string; 'aws-secret'?: string },
-  s3: S3Client,
+  s3: () => S3Client,
 ): Promise<number> {
   switch (command) {
     case 'etcd-restore-fetch': {
@@ -115,18 +185,19 @@ async function restoreCommand(
       const restoreDir = values['restore-dir'];
       const dataDir = values['data-dir'];
       if (restoreDir && dataDir && prepareRestore(values.file, restoreDir, dataDir) === 'kept') {
-        report({ succeeded: true, kept: true, file: values.file });
+        report({ succeeded: true, kept: true, file: values.file }, undefined);
         return 0;
       }
+      const client = s3();
       try {
-        const size = await fetchSnapshot(s3, values['s3-path'], values.file);
-        report({ succeeded: true, size, file: values.file });
+        const size = await fetchSnapshot(client, values['s3-path'], values.file);
+        report({ succeeded: true, size, file: values.file }, undefined);
         return 0;
       } catch (err) {
-        report({
-          succeeded: false,
-          reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}`,
-        });
+        report(
+          { succeeded: false, reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}` },
+          undefined,
+        );
         return 1;
       }
     }
@@ -134,18 +205,18 @@ async function restoreCommand(
       if (!values['restore-dir'] || !values['data-dir'])
         throw new Error('etcd-restore-place needs --restore-dir and --data-dir');
       try {
-        report({ succeeded: true, data: placeRestored(values['restore-dir'], values['data-dir']) });
+        report({ succeeded: true, data: placeRestored(values['restore-dir'], values['data-dir']) }, undefined);
         return 0;
       } catch (err) {
-        report({ succeeded: false, reason: (err as Error).message });
+        report({ succeeded: false, reason: (err as Error).message }, undefined);
         return 1;
       }
     }
     case 'etcd-restore-check': {
       // A restore's check before any member is dropped (hooks/etcdcommon/snapshot.ts).
       if (!values['s3-path']) throw new Error('etcd-restore-check needs --s3-path');
-      const result = await checkSnapshot(s3, values['s3-path'], { awsSecret: values['aws-secret'] });
-      report(result);
+      const result = await checkSnapshot(s3(), values['s3-path'], { awsSecret: values['aws-secret'] });
+      report(result, undefined);
       return result.succeeded ? 0 : 1;
     }
     default:

@@ -162,4 +162,27 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'lib/ownership.ts': { tests: ['test/collisions.test.ts', 'test/field-cases.test.ts'], target: 85 },
   /** What the API server and the kubelet accept in names and values copied into children. */
   'lib/values.ts': { tests: ['test/values.test.ts', 'test/collisions.test.ts'], target: 85 },
+  // Backups (issues 29.6, 30.2, 30.3): what a backup or restore may reach, what pruning may delete, the one-off record.
+  'hooks/etcdcommon/tenancy.ts': {
+    tests: ['test/etcd-tenancy-rules.test.ts', 'test/etcd-backup-tenancy.test.ts'],
+    target: 85,
+  },
+  'hooks/etcdbackup/lineage.ts': {
+    tests: ['test/etcd-backup-lineage.test.ts', 'test/etcd-backup.test.ts'],
+    target: 85,
+  },
+  'hooks/etcdbackup/backup.ts': { tests: ['test/etcd-backup-lineage.test.ts', 'test/etcd-backup.test.ts'], target: 85 },
+  'hooks/etcdbackup/sync.ts': {
+    tests: [
+      'test/etcd-backup-record.test.ts',
+      'test/etcd-backup-tenancy.test.ts',
+      'test/etcd-backup.test.ts',
+      'test/etcd-restricted.test.ts',
+    ],
+    target: 85,
+  },
+  'hooks/etcdbackup/restore.ts': {
+    tests: ['test/etcd-backup-tenancy.test.ts', 'test/etcd-safety.test.ts', 'test/namespaces.test.ts'],
+    target: 85,
+  },
 };

@@ -54,6 +54,29 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
         `${i}  value: {{ . | quote }}`,
         `${i}{{- end }}`,
       ]),
+  backupEnv: (i) => [
+    ...(
+      [
+        ['ambientCredentials', 'METAOPS_BACKUP_AMBIENT_CREDENTIALS'],
+        ['s3Endpoints', 'METAOPS_BACKUP_S3_ENDPOINTS'],
+        ['etcdEndpoints', 'METAOPS_BACKUP_ETCD_ENDPOINTS'],
+      ] as const
+    ).flatMap(([value, env]) => [
+      `${i}{{- with .Values.backupPolicy.${value} }}`,
+      `${i}- name: ${env}`,
+      `${i}  value: {{ join "," . | quote }}`,
+      `${i}{{- end }}`,
+    ]),
+    // The server's one cluster domain setting: the EtcdCluster hook's member names and a backup's endpoints.
+    `${i}{{- with .Values.etcdPolicy.clusterDomain }}`,
+    `${i}- name: METAOPS_ETCD_CLUSTER_DOMAIN`,
+    `${i}  value: {{ . | quote }}`,
+    `${i}{{- end }}`,
+    `${i}{{- with .Values.etcdPolicy.clusterDomains }}`,
+    `${i}- name: METAOPS_ETCD_CLUSTER_DOMAINS`,
+    `${i}  value: {{ join "," . | quote }}`,
+    `${i}{{- end }}`,
+  ],
   webhookTarget: (i) => [
     `${i}{{- if .Values.webhook.url }}`,
     `${i}url: {{ printf "%s%s" (trimSuffix "/" .Values.webhook.url) PATH | quote }}`,
@@ -122,6 +145,7 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
           });
           const env = doc.getIn([...at, 'env'], true) as YAML.YAMLSeq | undefined;
           if (env) env.add(doc.createNode(mark('debugEnv')));
+          if (env) env.add(doc.createNode(mark('backupEnv')));
         });
       }
       kept.push(doc.toString({ lineWidth: 0 }));
@@ -228,6 +252,8 @@ export function renderChart(
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '' },
+    etcdPolicy: { clusterDomain: '', clusterDomains: [] },
+    backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     metacontroller: { namespace: 'metacontroller' },
     webhook: { url: '' },
   });
@@ -257,6 +283,18 @@ export function renderChart(
       'imageAllowlist: METAOPS_DEBUG_IMAGE_ALLOWLIST, profiles: METAOPS_DEBUG_PROFILES,\n' +
       'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES, authorCheck: METAOPS_DEBUG_AUTHOR_CHECK ("off" lets\n' +
       "every tool act with the server's rights, whoever wrote it).",
+  );
+  comment(
+    ['etcdPolicy'],
+    "The Kubernetes cluster's DNS domain for the etcd family (docs/etcdcluster.md, docs/etcdbackup.md).\n" +
+      "clusterDomain: METAOPS_ETCD_CLUSTER_DOMAIN (default cluster.local): EtcdCluster members and a backup's\n" +
+      'etcdEndpoints are named in it; clusterDomains: METAOPS_ETCD_CLUSTER_DOMAINS, other domains a spec may name.',
+  );
+  comment(
+    ['backupPolicy'],
+    'Where EtcdBackups and EtcdRestores may reach (docs/etcdbackup.md); empty keeps the strict defaults.\n' +
+      'ambientCredentials: METAOPS_BACKUP_AMBIENT_CREDENTIALS (namespaces, or "*", that may go without an awsSecret),\n' +
+      's3Endpoints: METAOPS_BACKUP_S3_ENDPOINTS, etcdEndpoints: METAOPS_BACKUP_ETCD_ENDPOINTS (URL or namespace=URL).',
   );
   comment(
     ['metacontroller'],

@@ -124,16 +124,16 @@ t.test('the S3 region: environment first, then the config file of the credential
 
 t.test('a clusterName that is not a DNS label is refused: no Job dials a host made from it', async (t) => {
   const { backupSync: sync } = await import('./fixtures/hooks.js');
-  const parent = (clusterName: string) => ({
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdBackup',
-    metadata: { name: 'b', namespace: 'ns', uid: 'u', generation: 1 },
-    spec: { clusterName, s3: { path: 'bucket/key' } },
-  });
-  const bad = sync({ controller: {}, parent: parent('x@127.0.0.1:18460/internal?q=1#') as any }, 'img', new Date(0));
+  const { backupRequest, etcdCluster } = await import('./fixtures/backup.js');
+  const request = (clusterName: string) =>
+    backupRequest({
+      spec: { clusterName, s3: { path: 'bucket/ns/key', awsSecret: 'aws' } },
+      clusters: [etcdCluster('example-etcd-cluster', 'ns')],
+    });
+  const bad = sync(request('x@127.0.0.1:18460/internal?q=1#'), 'img', new Date(0));
   t.match((bad.status as any).conditions[0], { reason: 'InvalidSpec', message: /clusterName/ });
   t.same(bad.children, [], 'no backup Job');
-  const good = sync({ controller: {}, parent: parent('example-etcd-cluster') as any }, 'img', new Date(0));
+  const good = sync(request('example-etcd-cluster'), 'img', new Date(0));
   t.match((good.children[0] as any).spec.template.spec.containers[0].args, [
     'etcd-backup',
     '--endpoints',
@@ -141,32 +141,15 @@ t.test('a clusterName that is not a DNS label is refused: no Job dials a host ma
   ]);
 });
 
-t.test('a failed backup reason goes into status short and printable', async (t) => {
+t.test('a failed backup reason goes into status short and printable, under both spellings', async (t) => {
   const { backupSync: sync } = await import('./fixtures/hooks.js');
-  const parent = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdBackup',
-    metadata: { name: 'b', namespace: 'ns', uid: 'u', generation: 1 },
-    spec: { etcdEndpoints: ['http://e:2379'], s3: { path: 'bucket/key' } },
-  };
+  const { backupPod, backupRequest } = await import('./fixtures/backup.js');
   const reason = `AccessDenied: \u001b[31m${'x'.repeat(4000)}`;
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'b-backup-1', namespace: 'ns' },
-    status: {
-      containerStatuses: [
-        {
-          name: 'backup',
-          state: {
-            terminated: { message: JSON.stringify({ succeeded: false, reason }), finishedAt: '2026-01-01T00:00:00Z' },
-          },
-        },
-      ],
-    },
-  };
   const res = sync(
-    { controller: {}, parent: parent as any, related: { 'Pod.v1': { [pod.metadata.name]: pod as any } } },
+    backupRequest({
+      spec: { etcdEndpoints: ['http://example-client:2379'], s3: { path: 'bucket/ns/key', awsSecret: 'aws' } },
+      pods: [backupPod('nightly', 'ns', { succeeded: false, reason }, '2026-01-01T00:00:00Z')],
+    }),
     'img',
     new Date(0),
   );
@@ -175,67 +158,170 @@ t.test('a failed backup reason goes into status short and printable', async (t) 
   t.ok(s.reason.length <= 300, `${s.reason.length} characters`);
   t.match(s.reason, /^AccessDenied: /);
   t.notOk(s.reason.includes('\u001b'), 'no terminal escape');
+  t.equal(s.Reason, s.reason, "etcd-operator's spelling (BackupStatus.Reason) says the same");
 });
-
-/** An S3 stand-in for prune: lists the keys of `keys` under a prefix and deletes from it. */
-function listingS3(keys: Set<string>): any {
-  return {
-    send: async (cmd: { constructor: { name: string }; input: { Prefix?: string; Key?: string } }) => {
-      if (cmd.constructor.name === 'ListObjectsV2Command')
-        return { Contents: [...keys].filter((k) => k.startsWith(cmd.input.Prefix!)).map((Key) => ({ Key })) };
-      if (cmd.constructor.name === 'DeleteObjectCommand') keys.delete(cmd.input.Key!);
-      return {};
-    },
-  };
-}
 
 t.test(
   'prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)',
   async (t) => {
-    const { prune } = await import('../hooks/etcdbackup/backup.js');
-    const keys = new Set([
-      'snap_v9500_2026-01-01T00-00-00Z',
-      'snap_v10000_2026-01-01T01-00-00Z',
-      'other_v1_2026-01-01T00-00-00Z',
-      'snap.db',
-    ]);
-    const s3 = listingS3(keys);
-    // The cluster was restored from an older snapshot: its revisions start lower than the stored backups'.
+    const { FakeS3, fakeGateway } = await import('./fixtures/fake-s3.js');
+    const s3 = new FakeS3(['b']);
+    const state = { revision: 9500, clusterId: '77' };
+    const gw = await fakeGateway(t, state);
+    const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
+    const backup = (h: number, max = 2) =>
+      runBackup({
+        endpoints: [gw.url],
+        path: 'b/ns/snap',
+        periodic: true,
+        maxBackups: max,
+        timeoutMs: 2000,
+        s3: s3.client,
+        now: () => at(h),
+        backup: { uid: 'u', name: 'ns/nightly' },
+      });
+    await backup(0);
+    state.revision = 10000;
+    await backup(1);
+    s3.put('b', 'ns/other_v1_2026-01-01T00-00-00Z');
+    s3.put('b', 'ns/snap.db');
+    // The cluster was restored from an older snapshot (new members: a new cluster ID): its revisions start lower
+    // than the stored backups'. Each snapshot survives the run that wrote it; the older lineage is kept whole.
+    state.clusterId = '78';
     for (const [rev, hour] of [
       [9001, 2],
       [9050, 3],
       [9300, 4],
     ] as const) {
-      const written = `snap_v${rev}_2026-01-01T0${hour}-00-00Z`;
-      keys.add(written);
-      await prune(s3, 'b', 'snap', 2, written);
-      t.ok(keys.has(written), `${written} survives the run that wrote it`);
+      state.revision = rev;
+      const r = await backup(hour);
+      t.ok(s3.objects.has(`b/${r.key}`), `${r.key} survives the run that wrote it`);
     }
     t.same(
-      [...keys].filter((k) => k.startsWith('snap_v')).sort(),
-      ['snap_v9050_2026-01-01T03-00-00Z', 'snap_v9300_2026-01-01T04-00-00Z'],
-      'the two newest by date',
+      s3.keys('b', 'ns/snap_v'),
+      [
+        'ns/snap_v10000_2026-01-01T01-00-00Z',
+        'ns/snap_v9050_2026-01-01T03-00-00Z',
+        'ns/snap_v9300_2026-01-01T04-00-00Z',
+        'ns/snap_v9500_2026-01-01T00-00-00Z',
+      ],
+      'the two newest of the new lineage by date, and the whole lineage before the restore',
     );
-    t.ok(keys.has('other_v1_2026-01-01T00-00-00Z') && keys.has('snap.db'), 'other keys untouched');
-    // maxBackups 1: only the one just written stays.
-    keys.add('snap_v1_2026-01-01T05-00-00Z');
-    t.same(await prune(s3, 'b', 'snap', 1, 'snap_v1_2026-01-01T05-00-00Z'), [
-      'snap_v9300_2026-01-01T04-00-00Z',
-      'snap_v9050_2026-01-01T03-00-00Z',
-    ]);
+    t.ok(
+      s3.objects.has('b/ns/other_v1_2026-01-01T00-00-00Z') && s3.objects.has('b/ns/snap.db'),
+      'other keys untouched',
+    );
+    // maxBackups 1: only the one just written stays of its lineage.
+    state.revision = 1;
+    state.clusterId = '78';
+    const r = await backup(5, 1);
+    t.same(r.pruned, [], 'a revision gone back begins a new lineage: nothing pruned over it');
+    state.revision = 2;
+    t.same((await backup(6, 1)).pruned, ['ns/snap_v1_2026-01-01T05-00-00Z']);
   },
 );
 
 t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
-  const { prune } = await import('../hooks/etcdbackup/backup.js');
-  const keys = new Set([
-    'prod_v2_v50_2026-01-01T00-00-00Z',
-    'prod_v1_before-upgrade',
-    'prod_v100_2026-01-01T00-00-00Z',
-    'prod_v101_2026-01-01T01-00-00Z',
-    'prod_v102_2026-01-01T02-00-00Z',
-  ]);
-  const s3 = listingS3(keys);
-  t.same(await prune(s3, 'b', 'prod', 2, 'prod_v102_2026-01-01T02-00-00Z'), ['prod_v100_2026-01-01T00-00-00Z']);
-  t.ok(keys.has('prod_v2_v50_2026-01-01T00-00-00Z') && keys.has('prod_v1_before-upgrade'), 'not ours: kept');
+  const { FakeS3, fakeGateway } = await import('./fixtures/fake-s3.js');
+  const { META } = await import('../hooks/etcdbackup/lineage.js');
+  const s3 = new FakeS3(['b']);
+  const mine = { [META.uid]: 'u', [META.cluster]: '4d', [META.since]: '2026-01-01T00-00-00Z', [META.revision]: '100' };
+  s3.put('b', 'ns/prod_v2_v50_2026-01-01T00-00-00Z', 'x', mine);
+  s3.put('b', 'ns/prod_v1_before-upgrade', 'x', mine);
+  s3.put('b', 'ns/prod_v100_2026-01-01T00-00-00Z', 'x', mine);
+  s3.put('b', 'ns/prod_v101_2026-01-01T01-00-00Z', 'x', { ...mine, [META.revision]: '101' });
+  const gw = await fakeGateway(t, { revision: 102, clusterId: '77' });
+  const r = await runBackup({
+    endpoints: [gw.url],
+    path: 'b/ns/prod',
+    periodic: true,
+    maxBackups: 2,
+    timeoutMs: 2000,
+    s3: s3.client,
+    now: () => new Date('2026-01-01T02:00:00Z'),
+    backup: { uid: 'u', name: 'ns/prod' },
+  });
+  t.same(r.pruned, ['ns/prod_v100_2026-01-01T00-00-00Z']);
+  t.ok(
+    s3.objects.has('b/ns/prod_v2_v50_2026-01-01T00-00-00Z') && s3.objects.has('b/ns/prod_v1_before-upgrade'),
+    'not ours: kept',
+  );
 });
+
+t.test(
+  "an awsSecret's files are read as plain values: its keys and region, comments and other profiles left",
+  async (t) => {
+    const { iniProfile, secretCredentials } = await import('../hooks/etcdbackup/backup.js');
+    const text = [
+      '; etcd-operator credentials',
+      '[other]',
+      'aws_access_key_id = OTHER',
+      '[default] # the profile used',
+      '  aws_access_key_id = AKIDFILE  ',
+      'AWS_Secret_Access_Key=file-secret # a comment',
+      '#aws_session_token = commented-out',
+      'aws_access_key_id = second-is-ignored',
+      'region = two words',
+      'x aws_session_token=not-a-key-line',
+      'credential_process=A B',
+      '[default]x',
+      'endpoint_url = http://after-a-broken-header',
+      'x[other]',
+      'role_arn = still-default',
+    ].join('\n');
+    t.same(
+      { ...iniProfile(text) },
+      {
+        aws_access_key_id: 'AKIDFILE',
+        aws_secret_access_key: 'file-secret',
+        endpoint_url: 'http://after-a-broken-header',
+        role_arn: 'still-default',
+      },
+    );
+    t.same({ ...iniProfile(text, 'other') }, { aws_access_key_id: 'OTHER' });
+    t.same({ ...iniProfile('[profile default]\nregion=eu-north-1\n') }, { region: 'eu-north-1' });
+    t.same({ ...iniProfile('[ profile x ]\nregion=r\n', 'x') }, { region: 'r' });
+    t.same({ ...iniProfile('region=before-any-header\n') }, {});
+
+    const dir = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
+    writeFileSync(join(dir, 'credentials'), text);
+    t.same(secretCredentials({}, dir), { accessKeyId: 'AKIDFILE', secretAccessKey: 'file-secret' });
+    t.same(
+      secretCredentials(
+        { AWS_ACCESS_KEY_ID: 'ENV', AWS_SECRET_ACCESS_KEY: 'env-secret', AWS_SESSION_TOKEN: 'tok' },
+        dir,
+      ),
+      { accessKeyId: 'ENV', secretAccessKey: 'env-secret', sessionToken: 'tok' },
+      'the keys first',
+    );
+    t.same(
+      secretCredentials({ AWS_ACCESS_KEY_ID: 'ENV' }, dir),
+      { accessKeyId: 'AKIDFILE', secretAccessKey: 'file-secret' },
+      'half a key: the file',
+    );
+    t.same(secretCredentials({ AWS_SECRET_ACCESS_KEY: 'only' }, dir), {
+      accessKeyId: 'AKIDFILE',
+      secretAccessKey: 'file-secret',
+    });
+    const tokened = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
+    writeFileSync(
+      join(tokened, 'credentials'),
+      '[default]\naws_access_key_id=A\naws_secret_access_key=B\naws_session_token=T\n',
+    );
+    t.same(secretCredentials({}, tokened), { accessKeyId: 'A', secretAccessKey: 'B', sessionToken: 'T' });
+    for (const bad of [
+      '[default]\naws_access_key_id=A\n',
+      '[default]\naws_secret_access_key=B\n',
+      '',
+      '[other]\naws_access_key_id=A\naws_secret_access_key=B\n',
+    ]) {
+      const d = mkdtempSync(join(tmpdir(), 'metaops-aws-'));
+      writeFileSync(join(d, 'credentials'), bad);
+      t.equal(secretCredentials({}, d), undefined, JSON.stringify(bad));
+    }
+    t.equal(secretCredentials({}, join(dir, 'missing')), undefined, 'no file');
+    writeFileSync(join(dir, 'config'), '[profile default]\nregion = sa-east-1 ; the region\n');
+    t.equal(s3Region({}, join(dir, 'config')), 'sa-east-1');
+    t.equal(s3Region({ AWS_DEFAULT_REGION: 'ca-central-1' }, join(dir, 'config')), 'ca-central-1');
+  },
+);

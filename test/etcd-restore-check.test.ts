@@ -150,14 +150,14 @@ t.test('a check pod of another restore, or for another path, proves nothing: rep
   loop.related = [r];
   await loop.step();
   // The EtcdRestore's path edited after its check pod was made: the pod's verdict is about the old path.
-  (r['spec'] as any).s3.path = 'bucket/other.db';
+  (r['spec'] as any).s3.path = 'bucket/ns/other.db';
   await loop.step();
   t.equal(loop.s().restore.phase, 'Checking', 'not taken as passed');
   t.notOk(loop.checkPod(), 'the stale check pod dropped');
   t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
   await loop.step();
   t.match(loop.checkPod(), {
-    spec: { containers: [{ args: ['etcd-restore-check', '--s3-path', 'bucket/other.db'] }] },
+    spec: { containers: [{ args: ['etcd-restore-check', '--s3-path', 'bucket/ns/other.db'] }] },
   });
   await loop.step();
   t.equal(loop.s().restore.phase, 'Replacing', 'the new check passed');
@@ -269,13 +269,23 @@ t.test('the check pod: the restore’s S3 access with its Secret optional, no me
     '--s3-endpoint',
     'http://minio:9000',
     '--force-path-style',
+    '--aws-dir',
+    '/etc/metaops/aws',
     '--aws-secret',
     'aws',
   ]);
   t.equal(c.image, 'metaops:test');
   t.same(pod.spec.volumes, [{ name: 'aws', secret: { secretName: 'aws', optional: true } }]);
   t.same(c.volumeMounts, [{ name: 'aws', mountPath: '/etc/metaops/aws', readOnly: true }]);
-  t.same(c.envFrom, [{ secretRef: { name: 'aws', optional: true } }]);
+  // The Secret's credentials only, as a backup takes them (its keys one by one, no envFrom, no metadata service).
+  t.same(c.envFrom, []);
+  t.match(c.env, [
+    {
+      name: 'AWS_ACCESS_KEY_ID',
+      valueFrom: { secretKeyRef: { name: 'aws', key: 'AWS_ACCESS_KEY_ID', optional: true } },
+    },
+  ]);
+  t.ok(c.env.some((e: any) => e.name === 'AWS_EC2_METADATA_DISABLED' && e.value === 'true'));
   t.same(c.securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
   t.match(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 10001 });
   const ambient = restoreCheckPod(etcdParent({}), etcdSpec({}), { s3: { path: 'b/k' }, image: 'i' }, 'u') as any;

@@ -129,9 +129,10 @@ t.test('backup Jobs and CronJobs pass restricted', async (t) => {
         clientTLSSecret: 'tls',
         storageType: 'S3',
         backupPolicy: { backupIntervalInSecond: interval, maxBackups: 2, timeoutInSecond: 60 },
-        s3: { path: 'b/e', awsSecret: 'aws' },
+        s3: { path: 'b/ns/e', awsSecret: 'aws' },
       } as any,
       'img',
+      ['https://e-client.ns.svc:2379'],
     );
     const template = interval ? (child['spec'] as any).jobTemplate.spec.template : (child['spec'] as any).template;
     t.same(restrictedProblems(template.spec), [], `${child.kind}: admitted by restricted`);

@@ -504,7 +504,7 @@ t.test('objects named constructor, __proto__ or toString: answered, never a cras
       apiVersion: 'etcd.database.coreos.com/v1beta2',
       kind: 'EtcdRestore',
       metadata: { name, namespace: 'ns', uid: 'u' },
-      spec: { etcdCluster: { name }, backupStorageType: 'S3', s3: { path: 'b/k' } },
+      spec: { etcdCluster: { name }, backupStorageType: 'S3', s3: { path: 'b/ns/k', awsSecret: 'aws' } },
     };
     const res = syncRestore(
       {

@@ -389,7 +389,7 @@ const backupParent = (status?: Record<string, unknown>): ParentObject => {
       clusterName: 'e',
       storageType: 'S3',
       backupPolicy: { backupIntervalInSecond: 0, maxBackups: 0, timeoutInSecond: 60 },
-      s3: { path: 'bucket/e' },
+      s3: { path: 'bucket/ns/e', awsSecret: 'aws' },
     },
   };
   if (status) p.status = status;
@@ -406,7 +406,16 @@ const backupRequest = (job: KubeObject, status?: Record<string, unknown>): Compo
   controller: {},
   parent: backupParent(status),
   children: objectMap([job], 'v1', ['Job.batch/v1', 'CronJob.batch/v1']),
-  related: { 'Pod.v1': {} },
+  related: {
+    'Pod.v1': {},
+    'EtcdCluster.etcd.database.coreos.com/v1beta2': {
+      e: {
+        apiVersion: 'etcd.database.coreos.com/v1beta2',
+        kind: 'EtcdCluster',
+        metadata: { name: 'e', namespace: 'ns' },
+      },
+    },
+  },
 });
 const failedJob = backupJob({
   failed: 3,
@@ -490,7 +499,7 @@ t.test('EtcdBackup: a backup written is an event, once per snapshot', async (t) 
   });
   const request = (pods: KubeObject[], status?: Record<string, unknown>): CompositeSyncRequest => ({
     ...backupRequest(backupJob({ succeeded: 1 }), status),
-    related: objectMap(pods, 'v1', ['Pod.v1']),
+    related: { ...backupRequest(backupJob({})).related, ...objectMap(pods, 'v1', ['Pod.v1']) },
   });
   const a = app(kube);
   const first = await a.inject({
@@ -569,7 +578,7 @@ t.test('EtcdRestore: a restore that names no cluster is a Warning', async (t) =>
       apiVersion: 'etcd.database.coreos.com/v1beta2',
       kind: 'EtcdRestore',
       metadata: { name: 'r', namespace: 'ns', uid: 'uid-r', generation: 1 },
-      spec: { etcdCluster: { name: 'gone' }, backupStorageType: 'S3', s3: { path: 'b/k' } },
+      spec: { etcdCluster: { name: 'gone' }, backupStorageType: 'S3', s3: { path: 'b/ns/k', awsSecret: 'aws' } },
     },
     children: {},
     related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': {} },
@@ -729,7 +738,7 @@ t.test('EtcdRestore: a restore that will never act (superseded, older than its c
         apiVersion: 'etcd.database.coreos.com/v1beta2',
         kind: 'EtcdRestore',
         metadata: { name: 'r', namespace: 'ns', uid: 'uid-r', generation: 1, creationTimestamp: restoreCreated },
-        spec: { etcdCluster: { name: 'e' }, backupStorageType: 'S3', s3: { path: 'b/k' } },
+        spec: { etcdCluster: { name: 'e' }, backupStorageType: 'S3', s3: { path: 'b/ns/k', awsSecret: 'aws' } },
       },
       children: {},
       related: { 'EtcdCluster.etcd.database.coreos.com/v1beta2': { e: cluster } },

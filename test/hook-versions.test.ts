@@ -110,7 +110,7 @@ function requests(): Array<[string, any]> {
         clusterName: 'example',
         storageType: 'S3',
         backupPolicy: { backupIntervalInSecond: 3600, maxBackups: 2 },
-        s3: { path: 'b/example', awsSecret: 'aws' },
+        s3: { path: 'b/default/example', awsSecret: 'aws' },
       },
     },
     children: { 'CronJob.batch/v1': {}, 'Job.batch/v1': {} },
@@ -125,7 +125,7 @@ function requests(): Array<[string, any]> {
       spec: {
         etcdCluster: { name: 'example' },
         backupStorageType: 'S3',
-        s3: { path: 'b/example_v1', awsSecret: 'aws' },
+        s3: { path: 'b/default/example_v1', awsSecret: 'aws' },
       },
     },
     children: {},

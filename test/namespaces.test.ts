@@ -100,7 +100,7 @@ t.test("an EtcdRestore does not see another namespace's cluster of the same name
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     kind: 'EtcdRestore',
     metadata: { name: 'r', namespace: 'team', uid: 'u-r', generation: 1 },
-    spec: { etcdCluster: { name: 'example' }, backupStorageType: 'S3', s3: { path: 'b/k', awsSecret: 'aws' } },
+    spec: { etcdCluster: { name: 'example' }, backupStorageType: 'S3', s3: { path: 'b/team/k', awsSecret: 'aws' } },
   };
   const other = { ...cluster('other'), status: { restore: { uid: 'u-r', phase: 'Restored' } } };
   const res = (await etcdrestore.sync(

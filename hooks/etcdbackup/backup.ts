@@ -1,6 +1,7 @@
 // The work of a backup Job and of a restore init step, run by the `metaops` CLI in this project's image:
 // stream a snapshot out of etcd into S3 (multipart when large), prune old backups, fetch one back.
 import { createWriteStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
@@ -11,13 +12,24 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { rfc3339 } from '../../lib/conditions.js';
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
+import {
+  decideLineage,
+  META,
+  newestFirst,
+  periodicSnapshot,
+  stampOf,
+  toPrune,
+  type Lineage,
+  type LineageBreak,
+  type Snapshot,
+} from './lineage.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -31,6 +43,18 @@ export interface BackupResult {
   size?: number;
   lastSuccessDate?: string;
   pruned?: string[];
+  /** The etcd cluster ID (hex) the snapshot is of. */
+  clusterId?: string;
+  /** A periodic snapshot's lineage: when it began (lineage.ts). */
+  lineage?: string;
+  /** This snapshot began a new lineage although the EtcdBackup had one: why, and its last snapshot (kept). */
+  lineageBreak?: LineageBreak;
+  /** The snapshot was written, but pruning was skipped or stopped: why. */
+  pruneProblem?: string;
+  /** A one-off backup found its own snapshot already there (its Job ran again): nothing written. */
+  alreadyTaken?: boolean;
+  /** The UID of the EtcdBackup that ran it (the CLI adds it): the hook takes no other's result for its own. */
+  backupUid?: string;
 }
 
 /** `bucket/key` as etcd-operator wrote it. */
@@ -42,8 +66,7 @@ export function splitPath(path: string): { bucket: string; key: string } {
 
 /** Periodic backups are <key>_v<revision>_<date>; a one-off backup is written to <key> itself. */
 export function periodicKey(key: string, revision: number, date: Date): string {
-  const stamp = rfc3339(date).replace(/:/g, '-');
-  return `${key}_v${revision}_${stamp}`;
+  return `${key}_v${revision}_${stampOf(date)}`;
 }
 
 interface EtcdEndpoint {
@@ -171,12 +194,16 @@ function decodeMessage(line: string): Buffer {
   return Buffer.from(msg.result?.blob ?? '', 'base64');
 }
 
-/** Uploads a stream: one PutObject when it fits in a part, else a multipart upload (aborted on failure). */
+/**
+ * Uploads a stream with its metadata: one PutObject when it fits in a part, else a multipart upload (aborted on
+ * failure).
+ */
 export async function upload(
   s3: S3Client,
   bucket: string,
   key: string,
   chunks: AsyncIterable<Buffer>,
+  metadata: Record<string, string> = {},
 ): Promise<number> {
   let buffer: Buffer[] = [];
   let buffered = 0;
@@ -188,7 +215,8 @@ export async function upload(
     buffer = [];
     buffered = 0;
     if (!uploadId) {
-      uploadId = (await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))).UploadId!;
+      uploadId = (await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, Metadata: metadata })))
+        .UploadId!;
     }
     const partNumber = parts.length + 1;
     const res = await s3.send(
@@ -204,7 +232,9 @@ export async function upload(
       if (buffered >= PART_SIZE) await flush();
     }
     if (!uploadId) {
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.concat(buffer, buffered) }));
+      await s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.concat(buffer, buffered), Metadata: metadata }),
+      );
       return total;
     }
     if (buffered > 0) await flush();
@@ -226,39 +256,119 @@ export async function upload(
   }
 }
 
-/** What periodicKey appends: `_v<revision>_<date>`, the date as rfc3339 with `-` for `:`, nothing else. */
-const PERIODIC = /^_v\d+_\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
+/** The most keys listed under a path, and the most snapshots whose metadata one run reads. */
+export const MAX_LISTED = 10_000;
+export const MAX_EXAMINED = 500;
+/** Metadata reads at once. */
+const HEAD_CONCURRENCY = 8;
 
-/**
- * Keeps the `max` newest periodic backups of a key and deletes the rest; the one just `written` is always kept
- * and counts as the newest. Newest by the date in the name, not by revision: a revision goes down after a
- * restore from an older snapshot or when the cluster is recreated, and the newest data must never be pruned.
- */
-export async function prune(
+/** Who takes the backup: the EtcdBackup's UID (its lineage, tenancy.ts and lineage.ts) and `<namespace>/<name>`. */
+export interface BackupIdentity {
+  uid: string;
+  name: string;
+}
+
+function httpStatus(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+}
+
+function notFound(err: unknown): boolean {
+  const name = (err as { name?: string }).name;
+  return name === 'NotFound' || name === 'NoSuchKey' || httpStatus(err) === 404;
+}
+
+/** An object's metadata; undefined when there is no such object. Other failures throw. */
+async function head(s3: S3Client, bucket: string, key: string): Promise<Record<string, string> | undefined> {
+  try {
+    const res = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return res.Metadata ?? {};
+  } catch (err) {
+    if (notFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** The periodic snapshots of a path, newest first; `truncated` when there were more than MAX_LISTED keys. */
+export async function listSnapshots(
   s3: S3Client,
   bucket: string,
-  key: string,
-  max: number,
-  written?: string,
-): Promise<string[]> {
-  if (max <= 0) return [];
-  const found: string[] = [];
+  base: string,
+): Promise<{ snapshots: Snapshot[]; truncated: boolean }> {
+  const snapshots: Snapshot[] = [];
+  let listed = 0;
   let token: string | undefined;
   do {
     const page = await s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: `${key}_v`, ...(token ? { ContinuationToken: token } : {}) }),
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: `${base}_v`, ...(token ? { ContinuationToken: token } : {}) }),
     );
-    for (const o of page.Contents ?? []) if (o.Key && PERIODIC.test(o.Key.slice(key.length))) found.push(o.Key);
+    for (const o of page.Contents ?? []) {
+      listed++;
+      const s = o.Key ? periodicSnapshot(base, o.Key) : undefined;
+      if (s) snapshots.push(s);
+    }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  const stamp = (k: string) => /^_v\d+_(.*)$/.exec(k.slice(key.length))?.[1] ?? '';
-  const rev = (k: string) => Number(/^_v(\d+)_/.exec(k.slice(key.length))?.[1] ?? 0);
-  const others = found
-    .filter((k) => k !== written)
-    .sort((a, b) => (stamp(a) < stamp(b) ? 1 : stamp(a) > stamp(b) ? -1 : rev(b) - rev(a)));
-  const stale = others.slice(written ? max - 1 : max);
-  for (const k of stale) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: k }));
-  return stale;
+  } while (token && listed < MAX_LISTED);
+  return { snapshots: snapshots.sort(newestFirst), truncated: token !== undefined };
+}
+
+/** Reads the metadata of these snapshots (a few at a time); one that cannot be read gets `null`: no one's. */
+async function examine(s3: S3Client, bucket: string, snapshots: Snapshot[]): Promise<void> {
+  for (let i = 0; i < snapshots.length; i += HEAD_CONCURRENCY) {
+    await Promise.all(
+      snapshots.slice(i, i + HEAD_CONCURRENCY).map(async (s) => {
+        try {
+          s.meta = (await head(s3, bucket, s.key)) ?? null;
+        } catch {
+          s.meta = null;
+        }
+      }),
+    );
+  }
+}
+
+/**
+ * The newest snapshot this EtcdBackup wrote, read newest first in batches within the budget (metadata is read
+ * only until it is found). Undefined when none is among the first MAX_EXAMINED.
+ */
+async function previousOwn(
+  s3: S3Client,
+  bucket: string,
+  snapshots: Snapshot[],
+  uid: string,
+): Promise<{ previous: Snapshot | undefined; examined: number }> {
+  let examined = 0;
+  while (examined < Math.min(snapshots.length, MAX_EXAMINED)) {
+    const batch = snapshots.slice(examined, Math.min(examined + HEAD_CONCURRENCY, MAX_EXAMINED));
+    await examine(s3, bucket, batch);
+    examined += batch.length;
+    const own = batch.find((s) => s.meta?.[META.uid] === uid);
+    if (own) return { previous: own, examined };
+  }
+  return { previous: undefined, examined };
+}
+
+/**
+ * Prunes the lineage a snapshot was just written to: reads the metadata of the snapshots taken since the lineage
+ * began (older ones cannot be of it), within the budget, and deletes those of the lineage beyond the `max` newest.
+ * Returns the keys deleted; throws what S3 said if a call failed (the keys deleted until then in `deleted`).
+ */
+async function pruneLineage(
+  s3: S3Client,
+  bucket: string,
+  snapshots: Snapshot[],
+  o: { lineage: Lineage; max: number; written: string; deleted: string[] },
+): Promise<void> {
+  const { lineage, max, written, deleted } = o;
+  const window = snapshots.filter((s) => s.stamp >= lineage.since && s.key !== written).slice(0, MAX_EXAMINED);
+  await examine(
+    s3,
+    bucket,
+    window.filter((s) => s.meta === undefined),
+  );
+  for (const key of toPrune(window, lineage, max, written)) {
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    deleted.push(key);
+  }
 }
 
 export interface BackupOptions {
@@ -270,11 +380,26 @@ export interface BackupOptions {
   s3: S3Client;
   tls?: TlsFiles;
   now?: () => Date;
+  /** The EtcdBackup taking it; without one (a Job of an older hook) nothing is pruned and no one-off is checked. */
+  backup?: BackupIdentity;
+}
+
+/**
+ * etcd's cluster ID (a uint64 the gateway gives as a decimal string) in hex, as etcdctl prints it; `unknown` when
+ * the answer has none (the lineage then rests on the EtcdBackup and the revision alone).
+ */
+export function clusterIdOf(status: any): string {
+  const raw = status?.header?.cluster_id;
+  try {
+    const id = BigInt(String(raw));
+    return id > 0n ? id.toString(16) : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** One backup: the first endpoint that answers is snapshotted into S3. Never throws: failures are results. */
 export async function runBackup(o: BackupOptions): Promise<BackupResult> {
-  const now = o.now ?? (() => new Date());
   let bucket: string;
   let baseKey: string;
   try {
@@ -285,71 +410,262 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
   const errors: string[] = [];
   for (const url of o.endpoints) {
     const ep: EtcdEndpoint = o.tls ? { url, tls: o.tls } : { url };
+    let status: any;
     try {
-      const status = await gatewayJson(ep, '/maintenance/status', o.timeoutMs);
-      const revision = Number(status?.header?.revision ?? 0);
-      const version = String(status?.version ?? '');
-      const key = o.periodic ? periodicKey(baseKey, revision, now()) : baseKey;
-      let size: number;
-      try {
-        size = await upload(o.s3, bucket, key, snapshotStream(ep, o.timeoutMs));
-      } catch (err) {
-        return {
-          succeeded: false,
-          reason: `upload to s3://${bucket}/${key} failed: ${awsMessage(err)}`,
-          etcdVersion: version,
-          etcdRevision: revision,
-        };
-      }
-      let pruned: string[] = [];
-      if (o.periodic) pruned = await prune(o.s3, bucket, baseKey, o.maxBackups, key);
-      return {
-        succeeded: true,
-        etcdVersion: version,
-        etcdRevision: revision,
-        key,
-        size,
-        lastSuccessDate: now().toISOString(),
-        pruned,
-      };
+      status = await gatewayJson(ep, '/maintenance/status', o.timeoutMs);
     } catch (err) {
       errors.push(`${url}: ${awsMessage(err)}`);
+      continue;
     }
+    // This endpoint answered: the backup is taken from it, and whatever happens next is its result (no other
+    // endpoint is tried: a second snapshot would be written, or pruned over).
+    const at = {
+      bucket,
+      baseKey,
+      ep,
+      cluster: {
+        revision: Number(status?.header?.revision ?? 0),
+        version: String(status?.version ?? ''),
+        clusterId: clusterIdOf(status),
+      },
+    };
+    return o.periodic ? periodicBackup(o, at) : oneOffBackup(o, at);
   }
   return { succeeded: false, reason: `no etcd endpoint could be snapshotted: ${errors.join('; ')}` };
 }
 
+interface Target {
+  bucket: string;
+  baseKey: string;
+  ep: EtcdEndpoint;
+  cluster: { revision: number; version: string; clusterId: string };
+}
+
+function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date): Record<string, string> {
+  return {
+    ...(o.backup ? { [META.uid]: o.backup.uid, [META.backup]: o.backup.name } : {}),
+    [META.cluster]: t.cluster.clusterId,
+    [META.revision]: String(t.cluster.revision),
+    [META.version]: t.cluster.version,
+    [META.since]: since,
+    [META.taken]: taken.toISOString(),
+  };
+}
+
+/** Streams the snapshot to `key`; a failed result, or the size written. */
+async function write(
+  o: BackupOptions,
+  t: Target,
+  key: string,
+  metadata: Record<string, string>,
+): Promise<BackupResult | number> {
+  try {
+    return await upload(o.s3, t.bucket, key, snapshotStream(t.ep, o.timeoutMs), metadata);
+  } catch (err) {
+    return {
+      succeeded: false,
+      reason: `upload to s3://${t.bucket}/${key} failed: ${awsMessage(err)}`,
+      etcdVersion: t.cluster.version,
+      etcdRevision: t.cluster.revision,
+    };
+  }
+}
+
+/**
+ * A one-off backup writes the path's key once (issue 30.3): an object already there is never overwritten. One this
+ * EtcdBackup wrote is its result (the Job ran again: its record was lost); another's, or one it cannot read, is a
+ * failure that says whose it is.
+ */
+async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> {
+  const now = (o.now ?? (() => new Date()))();
+  const key = t.baseKey;
+  let existing: Record<string, string> | undefined;
+  try {
+    existing = o.backup ? await head(o.s3, t.bucket, key) : undefined;
+  } catch (err) {
+    return {
+      succeeded: false,
+      reason: `s3://${t.bucket}/${key} could not be checked before writing (a one-off backup never overwrites a snapshot): ${awsMessage(err)}`,
+    };
+  }
+  if (existing) {
+    if (o.backup && existing[META.uid] === o.backup.uid) {
+      const revision = Number(existing[META.revision]);
+      return {
+        succeeded: true,
+        alreadyTaken: true,
+        key,
+        ...(existing[META.version] ? { etcdVersion: existing[META.version] } : {}),
+        ...(Number.isFinite(revision) ? { etcdRevision: revision } : {}),
+        ...(existing[META.cluster] ? { clusterId: existing[META.cluster] } : {}),
+        lastSuccessDate: existing[META.taken] ?? '',
+      };
+    }
+    const whose = existing[META.backup] ? `EtcdBackup ${existing[META.backup]}` : 'someone else';
+    return {
+      succeeded: false,
+      reason: `s3://${t.bucket}/${key} already holds a snapshot, written by ${whose}: a one-off backup never overwrites one (name another s3.path, or delete that object)`,
+    };
+  }
+  const size = await write(o, t, key, metadataOf(o, t, stampOf(now), now));
+  if (typeof size !== 'number') return size;
+  return {
+    succeeded: true,
+    etcdVersion: t.cluster.version,
+    etcdRevision: t.cluster.revision,
+    clusterId: t.cluster.clusterId,
+    key,
+    size,
+    lastSuccessDate: now.toISOString(),
+  };
+}
+
+/**
+ * A periodic backup: `<key>_v<revision>_<date>`, in the lineage of this EtcdBackup's previous snapshot when the same
+ * cluster's revision did not go down (lineage.ts), then that lineage pruned to `maxBackups`. A listing or metadata
+ * read that fails costs the pruning, never the snapshot, and never deletes on a guess.
+ */
+async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult> {
+  const now = (o.now ?? (() => new Date()))();
+  const stamp = stampOf(now);
+  const key = periodicKey(t.baseKey, t.cluster.revision, now);
+  const problems: string[] = [];
+  let found: { snapshots: Snapshot[]; decided?: { lineage: Lineage; break?: LineageBreak } } | undefined;
+  try {
+    const listed = await listSnapshots(o.s3, t.bucket, t.baseKey);
+    if (listed.snapshots.some((s) => s.key === key))
+      return {
+        succeeded: false,
+        reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot`,
+      };
+    found = { snapshots: listed.snapshots };
+    if (listed.truncated)
+      problems.push(`more than ${MAX_LISTED} objects under s3://${t.bucket}/${t.baseKey}_v: nothing pruned`);
+    else if (o.backup) {
+      const { previous, examined } = await previousOwn(o.s3, t.bucket, listed.snapshots, o.backup.uid);
+      if (!previous && examined >= MAX_EXAMINED)
+        problems.push(
+          `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
+        );
+      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp);
+    }
+  } catch (err) {
+    problems.push(
+      `the snapshots under s3://${t.bucket}/${t.baseKey} could not be listed, nothing pruned: ${awsMessage(err)}`,
+    );
+  }
+  const decided = found?.decided;
+  // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
+  const since = decided?.lineage.since ?? stamp;
+  if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
+  const size = await write(o, t, key, metadataOf(o, t, since, now));
+  if (typeof size !== 'number') return size;
+  const pruned: string[] = [];
+  if (o.maxBackups > 0 && decided) {
+    try {
+      await pruneLineage(o.s3, t.bucket, found!.snapshots, {
+        lineage: decided.lineage,
+        max: o.maxBackups,
+        written: key,
+        deleted: pruned,
+      });
+    } catch (err) {
+      problems.push(`pruning stopped after ${pruned.length} deletion(s): ${awsMessage(err)}`);
+    }
+  }
+  return {
+    succeeded: true,
+    etcdVersion: t.cluster.version,
+    etcdRevision: t.cluster.revision,
+    clusterId: t.cluster.clusterId,
+    key,
+    size,
+    lastSuccessDate: now.toISOString(),
+    lineage: since,
+    ...(decided?.break ? { lineageBreak: decided.break } : {}),
+    pruned,
+    ...(problems.length ? { pruneProblem: problems.join('; ').slice(0, 600) } : {}),
+  };
+}
+
+/** What S3 said: its error code and message; an answer without a body (to a HEAD) by its HTTP status. */
 function awsMessage(err: unknown): string {
   const e = err as { name?: string; Code?: string; message?: string };
   const code = e.Code ?? e.name;
+  const status = httpStatus(err);
+  if ((code === 'Unknown' || code === 'UnknownError') && status)
+    return `HTTP ${status}${status === 403 ? ' (Forbidden: the credentials may not read this object)' : ''}`;
   return code && code !== 'Error' ? `${code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err));
 }
 
 /**
- * The S3 region: AWS_REGION or AWS_DEFAULT_REGION, else the `region` of the profile (AWS_PROFILE, or default) in
- * the AWS config file (AWS_CONFIG_FILE: etcd-operator's secret carries one), else us-east-1.
+ * The keys of one profile of an AWS ini file (`credentials` or `config`): `[name]`, or `[profile name]` in a config
+ * file. Only plain `key = value` lines are read; nothing in the file is run or followed.
  */
-export function s3Region(env: NodeJS.ProcessEnv = process.env): string {
+export function iniProfile(text: string, profile = 'default'): Record<string, string> {
+  const wanted = [profile, `profile ${profile}`];
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  let section: string | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    // A comment: a line that begins with # or ;, or the rest of a line after whitespace and one of them.
+    const line = raw.replace(/(^|\s)[#;].*$/, '').trim();
+    const header = /^\[\s*(.+?)\s*\]$/.exec(line);
+    if (header) section = header[1];
+    const kv = !header && wanted.includes(section ?? '') ? /^([A-Za-z0-9_]+)\s*=\s*(\S+)$/.exec(line) : null;
+    if (kv && !(kv[1]!.toLowerCase() in out)) out[kv[1]!.toLowerCase()] = kv[2]!;
+  }
+  return out;
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The S3 region: AWS_REGION or AWS_DEFAULT_REGION, else the `region` of the profile (AWS_PROFILE, or default) in
+ * the AWS config file (`configFile`, else AWS_CONFIG_FILE: etcd-operator's secret carries one), else us-east-1.
+ */
+export function s3Region(env: NodeJS.ProcessEnv = process.env, configFile = env['AWS_CONFIG_FILE']): string {
   const fromEnv = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'];
   if (fromEnv) return fromEnv;
-  const file = env['AWS_CONFIG_FILE'];
-  if (file) {
-    try {
-      const profile = env['AWS_PROFILE'] || 'default';
-      const wanted = profile === 'default' ? ['default', 'profile default'] : [`profile ${profile}`, profile];
-      let section = '';
-      for (const raw of readFileSync(file, 'utf8').split(/\r?\n/)) {
-        const line = raw.replace(/[#;].*$/, '').trim();
-        const header = /^\[\s*(.+?)\s*\]$/.exec(line);
-        if (header) section = header[1]!;
-        const kv = !header && wanted.includes(section) ? /^region\s*=\s*(\S+)$/.exec(line) : null;
-        if (kv) return kv[1]!;
-      }
-    } catch {
-      // no readable config file: the default below
-    }
-  }
-  return 'us-east-1';
+  const region = configFile ? iniProfile(readText(configFile), env['AWS_PROFILE'] || 'default')['region'] : undefined;
+  return region || 'us-east-1';
+}
+
+export interface StaticCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/**
+ * The credentials of an `awsSecret` (issue 29.6): its AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY keys (given to the
+ * container one by one), else the `[default]` profile's keys of its `credentials` file (mounted at `dir`), read
+ * here as plain values. Undefined when it holds neither: the caller then fails rather than fall back to the pod's
+ * ambient credentials.
+ */
+export function secretCredentials(env: NodeJS.ProcessEnv, dir: string): StaticCredentials | undefined {
+  const id = env['AWS_ACCESS_KEY_ID'];
+  const secret = env['AWS_SECRET_ACCESS_KEY'];
+  if (id && secret)
+    return {
+      accessKeyId: id,
+      secretAccessKey: secret,
+      ...(env['AWS_SESSION_TOKEN'] ? { sessionToken: env['AWS_SESSION_TOKEN'] } : {}),
+    };
+  const p = iniProfile(readText(join(dir, 'credentials')));
+  const fileId = p['aws_access_key_id'];
+  const fileSecret = p['aws_secret_access_key'];
+  if (!fileId || !fileSecret) return undefined;
+  return {
+    accessKeyId: fileId,
+    secretAccessKey: fileSecret,
+    ...(p['aws_session_token'] ? { sessionToken: p['aws_session_token'] } : {}),
+  };
 }
 
 /** The restore init step's first half: the snapshot from S3 into a local file. */

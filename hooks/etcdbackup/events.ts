@@ -8,25 +8,47 @@ import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '..
 /** EtcdBackup: a failed backup (the CLI's result or the Job's Failed condition), a Job without a pod, a bad spec. */
 export const ETCDBACKUP_EVENTS: ConditionEventRules = {
   action: 'Backup',
-  warnings: new Set(['BackupFailed', 'PodNotCreated', 'InvalidSpec']),
+  warnings: new Set([
+    'BackupFailed',
+    'PodNotCreated',
+    'InvalidSpec',
+    'NotAllowed',
+    'ClusterNotFound',
+    'RevisionWentBack',
+    'EtcdClusterChanged',
+  ]),
+  normals: new Set(['Restored']),
 };
 
 /** EtcdRestore: the restore's outcome, and a cluster that is not there. */
 export const ETCDRESTORE_EVENTS: ConditionEventRules = {
   action: 'Restore',
-  warnings: new Set(['RestoreFailed', 'RestoreSuperseded', 'OlderThanCluster', 'ClusterNotFound', 'InvalidSpec']),
+  warnings: new Set([
+    'RestoreFailed',
+    'RestoreSuperseded',
+    'OlderThanCluster',
+    'ClusterNotFound',
+    'InvalidSpec',
+    'NotAllowed',
+  ]),
   normals: new Set(['Restored']),
 };
 
 /**
  * A backup written: the answer reports a snapshot (status.key) that the current status did not. A periodic backup
- * writes a new key each time, each one event; the same answer fed back says nothing.
+ * writes a new key each time, each one event, and a Warning when its pruning was skipped or stopped; the same
+ * answer fed back says nothing.
  */
 export function backupWritten(request: CompositeSyncRequest, response: CompositeSyncResponse): EventSpec[] {
   const before = (request.parent.status ?? {}) as { key?: unknown };
-  const after = (response.status ?? {}) as { key?: unknown; succeeded?: unknown; etcdRevision?: unknown };
+  const after = (response.status ?? {}) as {
+    key?: unknown;
+    succeeded?: unknown;
+    etcdRevision?: unknown;
+    pruneProblem?: unknown;
+  };
   if (typeof after.key !== 'string' || !after.key || after.key === before.key || after.succeeded !== true) return [];
-  return [
+  const events: EventSpec[] = [
     {
       type: 'Normal',
       reason: 'BackupSucceeded',
@@ -35,6 +57,15 @@ export function backupWritten(request: CompositeSyncRequest, response: Composite
       subject: after.key,
     },
   ];
+  if (typeof after.pruneProblem === 'string' && after.pruneProblem)
+    events.push({
+      type: 'Warning',
+      reason: 'PruneFailed',
+      action: 'Prune',
+      note: after.pruneProblem,
+      subject: after.key,
+    });
+  return events;
 }
 
 /** How long a backup Job may have no pod at all before the status says that its pods are refused. */

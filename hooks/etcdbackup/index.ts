@@ -4,6 +4,7 @@ import { defineComposite } from '../../lib/operator.js';
 import type { ChildName } from '../../lib/ownership.js';
 import { parentNameProblem, type DerivedName } from '../../lib/values.js';
 import { etcdSettings } from '../etcdcommon/index.js';
+import { tenancyProblems } from '../etcdcommon/tenancy.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
 import { customize as customizeRestore, parser as restoreParser, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
@@ -46,8 +47,9 @@ export const etcdbackup = defineComposite({
   spec: parser,
   parentProblem: backupNameProblem,
   childNames: backupChildNames,
-  // The image of the backup Job (the backup itself runs there, not in the hook).
+  // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
+  configProblems: tenancyProblems,
   // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names.
   answerBudget: {
     estimate: (spec, parent) => ({
@@ -81,6 +83,8 @@ export const etcdrestore = defineComposite({
   name: 'etcdrestore',
   resource: restoreResource,
   spec: restoreParser,
+  // Where a restore may come from (hooks/etcdcommon/tenancy.ts).
+  settings: etcdSettings,
   // No children: the restore is carried out by the EtcdCluster's hook.
   answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
   childResources: [],

@@ -7,7 +7,8 @@ import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from 
 import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
-import { RESTORE_SLACK_SECONDS, restoreStateOf } from '../etcdcommon/index.js';
+import { RESTORE_SLACK_SECONDS, restoreStateOf, type EtcdSettings } from '../etcdcommon/index.js';
+import { restoreSourceProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 
 export const parser = specParser(EtcdRestoreSpec);
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
@@ -40,7 +41,13 @@ function olderThan(
 }
 
 // eslint-disable-next-line complexity -- the restore's outcomes in the order they take precedence, one branch each, read top to bottom
-export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
+export function sync({
+  request,
+  parent,
+  spec,
+  now,
+  settings,
+}: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
   const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
   const clusterName = spec.etcdCluster.name;
   // observedNamed: own keys only (a cluster named "constructor" must not resolve), in the restore's namespace.
@@ -57,7 +64,13 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   let succeeded: boolean | undefined = typeof previous.succeeded === 'boolean' ? previous.succeeded : undefined;
   let reason: string;
   let message: string;
-  if (succeeded !== undefined) {
+  // A source outside the namespace's own (issue 29.6): the cluster hook never restores from it; not final, so a
+  // corrected spec can still act.
+  const refused = restoreSourceProblem(parent, tenancyOf(settings));
+  if (succeeded === undefined && refused) {
+    reason = 'NotAllowed';
+    message = `${refused}; EtcdCluster ${clusterName} is left as it is`;
+  } else if (succeeded !== undefined) {
     reason = succeeded ? 'Restored' : 'RestoreFailed';
     message = succeeded
       ? `EtcdCluster ${clusterName} was restored from the snapshot ${spec.s3.path}`
@@ -94,6 +107,6 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   if (succeeded !== undefined) status['succeeded'] = succeeded;
   if (succeeded !== true) status['reason'] = message;
   const response: CompositeSyncResponse = { status, children: [] };
-  if (succeeded === undefined) response.resyncAfterSeconds = RETRY_SECONDS.soon;
+  if (succeeded === undefined && !refused) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
 }

@@ -73,14 +73,36 @@ export const EtcdBackupSpec = Type.Object(
 );
 export type EtcdBackupSpec = Static<typeof EtcdBackupSpec>;
 
+/** Why a periodic backup began a new lineage although it had one (lineage.ts): its last snapshot before, kept. */
+export const LineagePrevious = Type.Object({
+  reason: Type.String({ description: 'RevisionWentBack or EtcdClusterChanged.' }),
+  key: Type.String({ description: 'The newest snapshot of the lineage before.' }),
+  revision: Type.Integer(),
+  clusterID: Type.String(),
+  date: Type.String(),
+  restoredBy: Type.Optional(Type.String({ description: 'The EtcdRestore that explains the change, if one does.' })),
+});
+
 export const EtcdBackupStatus = Type.Object(
   {
     succeeded: Type.Optional(Type.Boolean()),
     reason: Type.Optional(Type.String()),
+    Reason: Type.Optional(Type.String({ description: "The same as reason, spelled as etcd-operator's BackupStatus." })),
     etcdVersion: Type.Optional(Type.String()),
     etcdRevision: Type.Optional(Type.Integer()),
     lastSuccessDate: Type.Optional(Type.String()),
     key: Type.Optional(Type.String({ description: 'The S3 object the last backup wrote.' })),
+    lineage: Type.Optional(
+      Type.Object(
+        {
+          clusterID: Type.String({ description: 'The etcd cluster ID (hex) of the snapshots of this lineage.' }),
+          since: Type.String({ description: 'When its first snapshot was taken.' }),
+          previous: Type.Optional(LineagePrevious),
+        },
+        { description: 'The lineage periodic snapshots are pruned within: this EtcdBackup, one etcd cluster.' },
+      ),
+    ),
+    pruneProblem: Type.Optional(Type.String({ description: 'Why the last backup pruned nothing, or stopped.' })),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
   },

@@ -14,15 +14,18 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { observed, observedNamed } from '../../lib/objects.js';
+import { keepObserved, observed, observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
-import { METAOPS_CLI, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
+import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
+import { etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
+import { dateOfStamp } from './lineage.js';
 import { jobWithoutPod } from './events.js';
 import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
 
 const APP = 'etcdbackup';
 const TLS_DIR = '/etc/metaops/etcd-tls';
+const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
 
 const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
 // Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
@@ -52,24 +55,29 @@ export function schedule(seconds: number): string {
   return '0 0 * * *';
 }
 
-export function endpointsOf(parent: ParentObject, spec: Spec): string[] {
-  if (spec.etcdEndpoints?.length) return spec.etcdEndpoints;
-  const scheme = spec.clientTLSSecret ? 'https' : 'http';
-  return [`${scheme}://${spec.clusterName}-client.${parent.metadata.namespace ?? 'default'}.svc:2379`];
-}
-
-function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: boolean): Record<string, unknown> {
+function podTemplate(
+  parent: ParentObject,
+  spec: Spec,
+  image: string,
+  endpoints: string[],
+  periodic: boolean,
+): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
   const args = [
     'etcd-backup',
     '--endpoints',
-    endpointsOf(parent, spec).join(','),
+    endpoints.join(','),
     '--s3-path',
     spec.s3.path,
     '--timeout-seconds',
     String(spec.backupPolicy.timeoutInSecond),
     ...(periodic ? ['--periodic', '--max-backups', String(spec.backupPolicy.maxBackups)] : []),
+    // Its lineage (lineage.ts): snapshots are recorded as this EtcdBackup's, and it prunes no other's.
+    '--backup-uid',
+    parent.metadata.uid ?? '',
+    '--backup-name',
+    `${parent.metadata.namespace ?? ''}/${name}`,
     ...access.args,
   ];
   const volumes = [...access.volumes];
@@ -106,13 +114,14 @@ function podTemplate(parent: ParentObject, spec: Spec, image: string, periodic: 
   };
 }
 
-export function backupChild(parent: ParentObject, spec: Spec, image: string): KubeObject {
+/** The backup's child: a Job for a one-off backup, a CronJob for a periodic one, dialling `endpoints`. */
+export function backupChild(parent: ParentObject, spec: Spec, image: string, endpoints: string[]): KubeObject {
   const name = parent.metadata.name!;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const jobSpec = {
     backoffLimit: 2,
     activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
-    template: podTemplate(parent, spec, image, periodic),
+    template: podTemplate(parent, spec, image, endpoints, periodic),
   };
   const metadata = {
     name: `${name}-backup`,
@@ -158,35 +167,126 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   }
 }
 
-// eslint-disable-next-line complexity -- the backup's status merges the previous one, the newest result and the Job's state: one `if` per field kept
-export function sync({
-  request,
-  parent,
-  spec,
-  now,
-  settings,
-}: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
-  const image = settings.image;
-  const name = parent.metadata.name!;
-  const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
-  const child = backupChild(parent, spec, image);
-  const previous = currentStatus(parent) as Record<string, unknown>;
+/** The status fields a backup's outcome sets, carried from one sync to the next. */
+const CARRIED = [
+  'succeeded',
+  'reason',
+  'etcdVersion',
+  'etcdRevision',
+  'lastSuccessDate',
+  'key',
+  'lineage',
+  'pruneProblem',
+] as const;
 
-  // The newest finished backup pod says how the last backup went.
-  const results = observed(request.related, 'Pod', 'v1')
+type Status = Record<string, unknown>;
+interface Previous {
+  reason: string;
+  key: string;
+  revision: number;
+  clusterID: string;
+  date: string;
+  restoredBy?: string;
+}
+interface LineageStatus {
+  clusterID: string;
+  since: string;
+  previous?: Previous;
+}
+
+/**
+ * The EtcdRestore that explains a lineage break, if one does: a restore of one of the clusters the backup dials,
+ * over (Restored) and made after the last snapshot of the lineage before.
+ */
+function restoreExplaining(clusters: KubeObject[], brokeAfter: string): string | undefined {
+  for (const cluster of clusters) {
+    const r = restoreStateOf(cluster);
+    if (r?.phase === 'Restored' && r.created && r.name && Date.parse(r.created) >= Date.parse(brokeAfter))
+      return r.name;
+  }
+  return undefined;
+}
+
+/**
+ * The lineage of the newest snapshot (a periodic backup's result, lineage.ts), kept in status: the same lineage
+ * keeps what status holds (the break it began with, if any); a new one records its break, and the EtcdRestore that
+ * explains it.
+ */
+export function lineageStatus(before: unknown, good: BackupResult, clusters: KubeObject[]): LineageStatus | undefined {
+  if (!good.lineage || !good.clusterId) return before as LineageStatus | undefined;
+  const since = dateOfStamp(good.lineage);
+  const kept = before as Partial<LineageStatus> | undefined;
+  // The same lineage (one EtcdBackup begins one at a time): what status holds, with the break it began with.
+  if (kept?.since === since) return kept as LineageStatus;
+  const out: LineageStatus = { clusterID: good.clusterId, since };
+  const b = good.lineageBreak;
+  if (b) {
+    const restoredBy = restoreExplaining(clusters, b.date);
+    out.previous = {
+      reason: b.reason,
+      key: b.key,
+      revision: b.revision,
+      clusterID: b.clusterId,
+      date: b.date,
+      ...(restoredBy ? { restoredBy } : {}),
+    };
+  }
+  return out;
+}
+
+/** The Lineage condition of a periodic backup: what its pruning is confined to, and a break it began with. */
+export function lineageCondition(lineage: LineageStatus, maxBackups: number) {
+  const keeps = maxBackups > 0 ? `pruning keeps the ${maxBackups} newest of them` : 'every one is kept (maxBackups 0)';
+  const scope = `snapshots of etcd cluster ${lineage.clusterID} taken by this EtcdBackup since ${lineage.since}: ${keeps}; no other snapshot under the path is ever pruned`;
+  const p = lineage.previous;
+  if (!p) return { type: 'Lineage', status: true as const, reason: 'Continuous', message: scope };
+  const before = `the lineage before (its last snapshot ${p.key}, revision ${p.revision} of cluster ${p.clusterID}, ${p.date}) is kept, never pruned`;
+  if (p.restoredBy)
+    return {
+      type: 'Lineage',
+      status: true as const,
+      reason: 'Restored',
+      message: `a new lineage after EtcdRestore ${p.restoredBy}: ${scope}; ${before}`,
+    };
+  const what =
+    p.reason === 'RevisionWentBack'
+      ? `the revision of etcd cluster ${lineage.clusterID} went back from ${p.revision} with no EtcdRestore (the cluster was rebuilt or rolled back)`
+      : `the etcd cluster changed from ${p.clusterID} to ${lineage.clusterID} with no EtcdRestore (lost and recreated under the same name?)`;
+  return {
+    type: 'Lineage',
+    status: false as const,
+    reason: p.reason,
+    message: `${what}: a new lineage began; ${before} (delete it by hand once it is not needed); ${scope}`,
+  };
+}
+
+/** The clusters of the backup's namespace (its customize asks for them; a v2 hook may send others). */
+function namespaceClusters(request: SyncHook<Spec, unknown, EtcdSettings>['request'], namespace: string): KubeObject[] {
+  return observed(request.related, 'EtcdCluster', CLUSTERS).filter((c) => (c.metadata.namespace ?? '') === namespace);
+}
+
+/**
+ * The newest results of this EtcdBackup's finished backup pods: the newest, and the newest that succeeded (a
+ * namesake's, deleted and recreated, is not this one's: its results carry another UID).
+ */
+function newestResults(pods: KubeObject[], uid: string): { latest?: BackupResult; lastGood?: BackupResult } {
+  const results = pods
     .map(podResult)
     .filter((r): r is { result: BackupResult; at: string } => r !== undefined)
+    .filter((r) => r.result.backupUid === undefined || r.result.backupUid === uid)
     .sort((a, b) => (a.at < b.at ? 1 : -1));
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
-  const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
-  const jobStatus = (job?.['status'] ?? {}) as JobStatus;
-  const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  return { ...(latest ? { latest } : {}), ...(lastGood ? { lastGood } : {}) };
+}
 
-  const status: Record<string, unknown> = {};
-  for (const k of ['succeeded', 'reason', 'etcdVersion', 'etcdRevision', 'lastSuccessDate', 'key']) {
-    if (previous[k] !== undefined) status[k] = previous[k];
-  }
+/** The outcome of the newest backup into the status carried over: success, reason, what the last good one wrote. */
+function applyOutcome(
+  status: Status,
+  latest: BackupResult | undefined,
+  lastGood: BackupResult | undefined,
+  jobFailed: { message?: string } | undefined,
+): void {
   if (latest) {
     status['succeeded'] = latest.succeeded;
     if (latest.succeeded) delete status['reason'];
@@ -197,14 +297,86 @@ export function sync({
     if (lastGood.etcdRevision !== undefined) status['etcdRevision'] = lastGood.etcdRevision;
     if (lastGood.lastSuccessDate) status['lastSuccessDate'] = lastGood.lastSuccessDate;
     if (lastGood.key) status['key'] = lastGood.key;
+    if (lastGood.pruneProblem) status['pruneProblem'] = short(lastGood.pruneProblem);
+    else delete status['pruneProblem'];
   }
   if (!latest && jobFailed) {
     status['succeeded'] = false;
     status['reason'] = short(jobFailed.message ?? 'the backup Job failed');
   }
+  mirrorReason(status);
+}
+
+function succeededCondition(spec: Spec, status: Status, note = '') {
+  return {
+    type: 'Ready',
+    status: true as const,
+    reason: 'BackupSucceeded',
+    message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}${note}${status['pruneProblem'] ? `; ${String(status['pruneProblem'])}` : ''}`,
+  };
+}
+
+// eslint-disable-next-line complexity -- the outcome, the one-off record, the refusal, then the state of the Job: read top to bottom
+export function sync({
+  request,
+  parent,
+  spec,
+  now,
+  settings,
+}: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
+  const name = parent.metadata.name!;
+  const namespace = parent.metadata.namespace ?? '';
+  const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
+  const previous = currentStatus(parent) as Status;
+  const status: Status = {};
+  for (const k of CARRIED) if (previous[k] !== undefined) status[k] = previous[k];
+
+  // The newest finished backup pod says how the last backup went.
+  const pods = observed(request.related, 'Pod', 'v1');
+  const { latest, lastGood } = newestResults(pods, parent.metadata.uid ?? '');
+  const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
+  const jobStatus = (job?.['status'] ?? {}) as JobStatus;
+  const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  applyOutcome(status, latest, lastGood, jobFailed);
+
+  // A one-off backup is taken once (issue 30.3): once its snapshot of this path is recorded here, nothing runs
+  // again: its Job is kept as it is while it is there, and not made again when it is gone (a TTL, a clean-up).
+  const key = spec.s3.path.slice(spec.s3.path.indexOf('/') + 1);
+  if (!periodic && status['succeeded'] === true && status['key'] === key) {
+    const note = job ? '' : ' (taken once: the Job is not made again)';
+    status['conditions'] = conditionsFor(parent, [succeededCondition(spec, status, note)], now);
+    return { status, children: job ? [keepObserved(job)] : [] };
+  }
+
+  // What the backup may reach (issue 29.6): refused, it runs nothing (a CronJob made before is dropped).
+  const policy = tenancyOf(settings);
+  const clusters = namespaceClusters(request, namespace);
+  const names = clusters.map((c) => c.metadata.name!);
+  const targets = etcdTargets(namespace, spec, names, policy);
+  const s3Problem = s3TargetProblem(namespace, spec.s3, policy);
+  if (s3Problem || !targets.ok) {
+    const refusal = s3Problem
+      ? { reason: 'NotAllowed', message: s3Problem }
+      : (targets as { reason: string; message: string });
+    status['conditions'] = conditionsFor(
+      parent,
+      [{ type: 'Ready', status: false, reason: refusal.reason, message: refusal.message }],
+      now,
+    );
+    const response: CompositeSyncResponse = { status, children: [] };
+    if (refusal.reason === 'ClusterNotFound') response.resyncAfterSeconds = RETRY_SECONDS.failure;
+    return response;
+  }
+  const child = backupChild(parent, spec, settings.image, targets.endpoints);
+  if (periodic && lastGood) {
+    const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
+    const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
+    if (lineage) status['lineage'] = lineage;
+  }
+
   const done = status['succeeded'] === true || status['succeeded'] === false;
   // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
-  const refused = done ? undefined : jobWithoutPod(job, observed(request.related, 'Pod', 'v1'), now);
+  const refused = done ? undefined : jobWithoutPod(job, pods, now);
   const condition = refused
     ? refused
     : !done
@@ -217,20 +389,23 @@ export function sync({
             : 'the backup Job is running',
         }
       : status['succeeded']
-        ? {
-            type: 'Ready',
-            status: true as const,
-            reason: 'BackupSucceeded',
-            message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}`,
-          }
+        ? succeededCondition(spec, status)
         : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
-  status['conditions'] = conditionsFor(parent, [condition], now);
+  const conditions = [condition];
+  if (periodic && status['lineage'])
+    conditions.push(lineageCondition(status['lineage'] as LineageStatus, spec.backupPolicy.maxBackups));
+  status['conditions'] = conditionsFor(parent, conditions, now);
   const response: CompositeSyncResponse = { status, children: [child] };
   if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
 }
 
-/** The backup pods (labelled by the Job template), for their termination messages. */
+/** The failure reason, under etcd-operator's spelling too (its BackupStatus says `Reason`). */
+function mirrorReason(status: Status): void {
+  if (typeof status['reason'] === 'string') status['Reason'] = status['reason'];
+}
+
+/** The backup pods (labelled by the Job template), for their termination messages, and the namespace's clusters. */
 export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
@@ -239,6 +414,9 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
         resource: 'pods',
         labelSelector: { matchLabels: selectorLabels(APP, request.parent?.metadata.name ?? '') },
       },
+      // The clusters a backup may dial are its namespace's own (issue 29.6); confined to it (a rule without a
+      // namespace lists every namespace in v4.17: pkg/controller/common/customize/manager.go L665-683).
+      { apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '' },
     ],
   };
 }

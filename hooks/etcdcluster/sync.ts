@@ -15,6 +15,7 @@ import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../etcdcommon/index.js';
+import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import {
   CLIENT_PORT,
   clientURL,
@@ -75,7 +76,11 @@ const byOrdinal = (cluster: string) => (a: string, b: string) =>
  * is older than the cluster (a cluster deleted and recreated under the same name, or whose status was lost),
  * never acts again.
  */
-export function pendingRestore(request: CompositeSyncRequest, image: string): Observation['restore'] {
+export function pendingRestore(
+  request: CompositeSyncRequest,
+  image: string,
+  policy: BackupTenancy = STRICT_TENANCY,
+): Observation['restore'] {
   const name = request.parent.metadata.name;
   const born = request.parent.metadata.creationTimestamp ?? '';
   const last = (request.parent.status as { restore?: { uid?: string; created?: string } } | undefined)?.restore;
@@ -88,6 +93,8 @@ export function pendingRestore(request: CompositeSyncRequest, image: string): Ob
         !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name,
     )
     .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
+    // Only from a source of the restore's own namespace (issue 29.6; hooks/etcdcommon/tenancy.ts).
+    .filter((r) => restoreSourceProblem(r, policy) === undefined)
     // Not older than the cluster (within RESTORE_SLACK_SECONDS: one `kubectl apply` of both may stamp the
     // restore a second earlier): a restore made for a cluster since deleted never acts on its successor.
     .filter(
@@ -130,7 +137,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
   const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  const restore = pendingRestore(request, settings.image);
+  const restore = pendingRestore(request, settings.image, tenancyOf(settings));
   if (restore) obs.restore = restore;
   obs.now = now;
   const decision = decide(parent, spec, obs);

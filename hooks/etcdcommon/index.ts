@@ -4,6 +4,7 @@
 import { hash } from 'node:crypto';
 import type { ClientEnvironment } from '../../lib/hook.js';
 import { HttpEtcdClient, Limiter, SERVER_MAX_CALLS, type EtcdClient, type TlsFiles } from './etcd.js';
+import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
 export const METAOPS_IMAGE_DEFAULT = 'ghcr.io/metaops/metaops:0.1.0';
@@ -19,7 +20,23 @@ export interface S3Location {
   forcePathStyle?: boolean | undefined;
 }
 
-/** The S3 access of a child container: the secret's files for the SDK, or its keys as environment. */
+/** The keys of an `awsSecret` a child reads, each by name: no other key of the Secret reaches its environment. */
+export const AWS_SECRET_KEYS = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+] as const;
+
+/**
+ * The S3 access of a child container. With an `awsSecret`: its credentials only, never the pod's ambient ones
+ * (the node's role is every namespace's): the listed keys one by one (envFrom would hand the tenant the whole
+ * environment, NODE_OPTIONS and AWS_ENDPOINT_URL included), and its `credentials`/`config` files mounted where
+ * `metaops` reads their keys itself (`--aws-dir`; the SDK never loads them, so no `credential_process` or
+ * `endpoint_url` of theirs runs), with the instance metadata service turned off. Without one (a namespace the
+ * server allows ambient credentials, see tenancy.ts): the SDK's default chain.
+ */
 export function s3Access(source: S3Location): {
   env: unknown[];
   envFrom: unknown[];
@@ -31,15 +48,22 @@ export function s3Access(source: S3Location): {
   if (source.endpoint) args.push('--s3-endpoint', source.endpoint);
   if (source.forcePathStyle) args.push('--force-path-style');
   if (!source.awsSecret) return { env: [], envFrom: [], volumes: [], mounts: [], args };
+  const secretName = source.awsSecret;
   return {
     env: [
-      { name: 'AWS_SHARED_CREDENTIALS_FILE', value: `${AWS_DIR}/credentials` },
-      { name: 'AWS_CONFIG_FILE', value: `${AWS_DIR}/config` },
+      ...AWS_SECRET_KEYS.map((key) => ({
+        name: key,
+        valueFrom: { secretKeyRef: { name: secretName, key, optional: true } },
+      })),
+      { name: 'AWS_EC2_METADATA_DISABLED', value: 'true' },
+      // The SDK reads no files of its own: metaops reads the Secret's (--aws-dir).
+      { name: 'AWS_SHARED_CREDENTIALS_FILE', value: '/dev/null' },
+      { name: 'AWS_CONFIG_FILE', value: '/dev/null' },
     ],
-    envFrom: [{ secretRef: { name: source.awsSecret, optional: true } }],
-    volumes: [{ name: 'aws', secret: { secretName: source.awsSecret } }],
+    envFrom: [],
+    volumes: [{ name: 'aws', secret: { secretName } }],
     mounts: [{ name: 'aws', mountPath: AWS_DIR, readOnly: true }],
-    args,
+    args: [...args, '--aws-dir', AWS_DIR],
   };
 }
 
@@ -95,6 +119,11 @@ export interface EtcdSettings {
    * by default): the server's own domain and these, nothing else.
    */
   allowedDomains?: string[];
+  /**
+   * Where backups and restores may reach (tenancy.ts; their etcdEndpoints in the domains above); the strict
+   * default when absent.
+   */
+  backup?: BackupTenancy;
 }
 
 export const CLUSTER_DOMAIN_DEFAULT = 'cluster.local';
@@ -114,10 +143,14 @@ function domainList(value: string | undefined): string[] {
 }
 
 export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
+  const clusterDomain = plainDomain(env['METAOPS_ETCD_CLUSTER_DOMAIN'] ?? '') || CLUSTER_DOMAIN_DEFAULT;
+  const allowedDomains = domainList(env['METAOPS_ETCD_CLUSTER_DOMAINS']);
   return {
     image: env['METAOPS_IMAGE'] ?? METAOPS_IMAGE_DEFAULT,
-    clusterDomain: plainDomain(env['METAOPS_ETCD_CLUSTER_DOMAIN'] ?? '') || CLUSTER_DOMAIN_DEFAULT,
-    allowedDomains: domainList(env['METAOPS_ETCD_CLUSTER_DOMAINS']),
+    clusterDomain,
+    allowedDomains,
+    // One cluster domain setting for the whole server: a backup's endpoints are checked against the same domains.
+    backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
   };
 }
 

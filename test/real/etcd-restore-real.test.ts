@@ -10,7 +10,9 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
-import { restoreSync } from '../fixtures/hooks.js';
+import { etcdrestore } from '../../hooks/etcdbackup/index.js';
+import { etcdSettings } from '../../hooks/etcdcommon/index.js';
+import { runPure } from '../../lib/operator.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
 import { FIXED_NOW, objectMap, root } from '../fixtures/requests.js';
 
@@ -33,8 +35,15 @@ const status = (res: CompositeSyncResponse) => res.status as any;
 const settled = (size: number) => (res: CompositeSyncResponse) =>
   status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
+/**
+ * The server's settings: the strict tenancy (each restore under its namespace's prefix, with its own Secret), moto
+ * the one S3 endpoint allowed.
+ */
+const serverSettings = () => etcdSettings({ env: { METAOPS_BACKUP_S3_ENDPOINTS: moto.endpoint } });
+
 /** Plays Metacontroller for the EtcdRestores: after each cluster sync, their hook's status is written back. */
 function driveRestores(k: EtcdKubelet): void {
+  k.settings = { backup: serverSettings().backup! };
   k.onStep = (clusterStatus) => {
     const cluster = {
       apiVersion: 'etcd.database.coreos.com/v1beta2',
@@ -43,13 +52,15 @@ function driveRestores(k: EtcdKubelet): void {
       status: clusterStatus,
     };
     for (const r of k.related) {
-      const res = restoreSync(
+      const res = runPure(
+        etcdrestore,
+        'sync',
         {
           controller: {},
           parent: r as any,
           related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
         },
-        FIXED_NOW,
+        { now: FIXED_NOW, settings: serverSettings() },
       );
       r['status'] = res.status;
     }
@@ -82,7 +93,7 @@ t.test(
         '--endpoints',
         k.endpoint('chk-0'),
         '--s3-path',
-        'etcd-backups/chk/snap.db',
+        'etcd-backups/default/chk/snap.db',
         '--s3-endpoint',
         moto.endpoint,
       ],
@@ -109,11 +120,11 @@ t.test(
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       [
         'a missing Secret',
-        { path: 'etcd-backups/chk/snap.db', awsSecret: 'no-such-secret' },
+        { path: 'etcd-backups/default/chk/snap.db', awsSecret: 'no-such-secret' },
         /awsSecret no-such-secret was not found/,
       ],
-      ['a wrong key', { path: 'etcd-backups/chk/no-such.db', awsSecret: 'aws' }, /NoSuchKey/],
-      ['a wrong bucket', { path: 'no-such-bucket/snap.db', awsSecret: 'aws' }, /NoSuchBucket/],
+      ['a wrong key', { path: 'etcd-backups/default/chk/no-such.db', awsSecret: 'aws' }, /NoSuchKey/],
+      ['a wrong bucket', { path: 'no-such-bucket/default/chk/snap.db', awsSecret: 'aws' }, /NoSuchBucket/],
     ];
     let day = 1;
     for (const [what, s3, reason] of cases) {
@@ -152,7 +163,10 @@ t.test(
 
     // Everything right: checked, then restored.
     k.nodeEnv = {}; // the restored members' fetch uses the Secret too
-    const good = restore('good', '2026-07-09T00:00:00Z', { path: 'etcd-backups/chk/snap.db', awsSecret: 'aws' });
+    const good = restore('good', '2026-07-09T00:00:00Z', {
+      path: 'etcd-backups/default/chk/snap.db',
+      awsSecret: 'aws',
+    });
     k.related = [...k.related, good];
     const phases: string[] = [];
     await k.converge(

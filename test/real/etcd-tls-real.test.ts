@@ -12,13 +12,14 @@ import { promisify } from 'node:util';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
 import { HttpEtcdClient, type TlsFiles } from '../../hooks/etcdcommon/etcd.js';
-import { backupSync } from '../fixtures/hooks.js';
+import { BackupRig } from '../fixtures/backup-kubelet.js';
+import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
 import { call } from '../../lib/http.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
 import { Pki } from '../fixtures/pki.js';
-import { FIXED_NOW, root } from '../fixtures/requests.js';
+import { root } from '../fixtures/requests.js';
 
 etcdBin(); // build or find the binaries before the clock starts
 
@@ -412,15 +413,12 @@ t.test(
     const spec = {
       clusterName: NAME,
       clientTLSSecret: 'tls-operator',
-      s3: { path: 'tls-backups/tls/snap.db', endpoint: moto!.endpoint, forcePathStyle: true },
+      s3: { path: `tls-backups/${NS}/tls/snap.db`, endpoint: moto!.endpoint, forcePathStyle: true },
     };
-    const parent = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdBackup',
-      metadata: { name: 'nightly', namespace: NS, uid: 'uid-nightly', generation: 1 },
-      spec,
-    } as any;
-    const job = backupSync({ controller: {}, parent }, 'metaops:test', FIXED_NOW).children[0]!;
+    // The server lets this namespace's backups use the pod's own credentials (the test gives them as environment).
+    const allowed = { METAOPS_BACKUP_AMBIENT_CREDENTIALS: NS, METAOPS_BACKUP_S3_ENDPOINTS: moto!.endpoint };
+    const rig = new BackupRig(moto!.endpoint, moto!.region, allowed);
+    const job = rig.hook(spec, { namespace: NS, clusters: [NAME] }).children[0]!;
     t.match((job as any).spec.template.spec.containers[0].args, [
       'etcd-backup',
       '--endpoints',
@@ -432,13 +430,13 @@ t.test(
       backup = await runJob(t, job, data);
     });
     t.equal(backup!.code, 0, JSON.stringify(backup!.result));
-    t.match(backup!.result, { succeeded: true, key: 'tls/snap.db', etcdVersion: '3.6.9' });
+    t.match(backup!.result, { succeeded: true, key: `${NS}/tls/snap.db`, etcdVersion: '3.6.9' });
     const head = await new S3Client({
       endpoint: moto!.endpoint,
       region: moto!.region,
       credentials: moto!.admin,
       forcePathStyle: true,
-    }).send(new HeadObjectCommand({ Bucket: 'tls-backups', Key: 'tls/snap.db' }));
+    }).send(new HeadObjectCommand({ Bucket: 'tls-backups', Key: `${NS}/tls/snap.db` }));
     t.equal(head.ContentLength, backup!.result.size);
     // The same Job with a Secret of another CA fails, saying why; without a key, naming the file.
     const refused = await runJob(t, job, operatorData(stranger));
@@ -447,6 +445,7 @@ t.test(
     t.match(missing.result, { succeeded: false, reason: /has no etcd-client.key/ });
 
     for (const key of keys) await k.put(key, 'junk');
+    k.settings = { backup: tenancyFromEnv(allowed) };
     k.nodeEnv = {
       AWS_ACCESS_KEY_ID: moto!.admin.accessKeyId,
       AWS_SECRET_ACCESS_KEY: moto!.admin.secretAccessKey,
@@ -465,7 +464,7 @@ t.test(
         spec: {
           etcdCluster: { name: NAME },
           backupStorageType: 'S3',
-          s3: { path: 'tls-backups/tls/snap.db', endpoint: moto!.endpoint },
+          s3: { path: `tls-backups/${NS}/tls/snap.db`, endpoint: moto!.endpoint },
         },
       },
     ];

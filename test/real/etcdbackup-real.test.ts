@@ -1,21 +1,19 @@
 // EtcdBackup and EtcdRestore with real etcd and a real S3-compatible server (moto): the backup command run
 // exactly as the hook's Job would run it, the restore steps run by the test kubelet from the member pods' init
 // containers, every key read back.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { restoreSync } from '../fixtures/hooks.js';
-import { backupSync } from '../fixtures/hooks.js';
+import { etcdrestore } from '../../hooks/etcdbackup/index.js';
+import { etcdSettings } from '../../hooks/etcdcommon/index.js';
+import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
+import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { backupPod, etcdRestore } from '../fixtures/backup.js';
+import { BackupRig } from '../fixtures/backup-kubelet.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
-import { FIXED_NOW, objectMap, root } from '../fixtures/requests.js';
+import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
-const run = promisify(execFile);
 etcdBin();
 let moto: Moto;
 let admin: S3Client;
@@ -30,53 +28,32 @@ const status = (res: CompositeSyncResponse) => res.status as any;
 const settled = (size: number) => (res: CompositeSyncResponse) =>
   status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
-function backupParent(spec: Record<string, unknown>): any {
-  return {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdBackup',
-    metadata: { name: 'nightly', namespace: 'default', uid: 'uid-nightly', generation: 1 },
-    spec,
-  };
-}
+let rig: BackupRig;
+t.before(() => {
+  rig = new BackupRig(moto.endpoint, moto.region);
+});
+const backupHook = (...args: Parameters<BackupRig['hook']>) => rig.hook(...args);
+const runJob = (child: KubeObject, endpoint: string, credentials = moto.admin) => rig.run(child, endpoint, credentials);
+const serverEnv = () => rig.serverEnv();
 
-/** Runs the backup container of the hook's Job (or CronJob) as a kubelet would; returns its result. */
-async function runJob(child: KubeObject, credentials = moto.admin): Promise<{ code: number; result: any }> {
-  const jobSpec = child.kind === 'CronJob' ? (child as any).spec.jobTemplate.spec : (child as any).spec;
-  const container = jobSpec.template.spec.containers[0];
-  t.same(container.command, ['node', '/app/dist/main/cli.js']);
-  const log = join(mkdtempSync(join(tmpdir(), 'metaops-job-')), 'termination-log');
-  const env = {
-    ...process.env,
+/**
+ * The server's settings for restores from moto without an awsSecret: namespace default may use the node's
+ * credentials (METAOPS_BACKUP_AMBIENT_CREDENTIALS), which the test kubelet gives every init container.
+ */
+const restoreEnv = () => ({ ...serverEnv(), METAOPS_BACKUP_AMBIENT_CREDENTIALS: 'default' });
+
+function restoresFromMoto(k: EtcdKubelet, credentials = moto.admin): void {
+  k.settings = { backup: tenancyFromEnv(restoreEnv()) };
+  k.nodeEnv = {
     AWS_ACCESS_KEY_ID: credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_REGION: moto.region,
-    METAOPS_TERMINATION_LOG: log,
   };
-  let code = 0;
-  try {
-    await run(process.execPath, ['--import', 'tsx', join(root, 'main', 'cli.ts'), ...container.args], {
-      env,
-      cwd: root,
-    });
-  } catch (err) {
-    code = (err as { code?: number }).code ?? 1;
-  }
-  return { code, result: JSON.parse(readFileSync(log, 'utf8')) };
 }
 
 /** A finished backup pod, as the hook observes it: the CLI's result as its termination message. */
-function finishedPod(result: unknown, at: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: `nightly-backup-${at.replace(/\D/g, '')}`, namespace: 'default' },
-    status: {
-      containerStatuses: [
-        { name: 'backup', state: { terminated: { message: JSON.stringify(result), finishedAt: at } } },
-      ],
-    },
-  };
-}
+const finishedPod = (result: unknown, at: string, name = 'nightly'): KubeObject =>
+  backupPod(name, 'default', result, at);
 
 t.test('one backup: a Job; the snapshot lands in S3 with the revision reported', async (t) => {
   const k = new EtcdKubelet('src', { size: 1, version: '3.6.9' });
@@ -84,33 +61,30 @@ t.test('one backup: a Job; the snapshot lands in S3 with the revision reported',
   await k.converge('size 1', settled(1));
   for (let i = 0; i < 20; i++) await k.put(`key-${i}`, `value-${i}`);
   const spec = {
-    etcdEndpoints: [k.endpoint('src-0')],
-    s3: { path: 'etcd-backups/src/once.db', endpoint: moto.endpoint, forcePathStyle: true },
+    clusterName: 'src',
+    s3: { path: 'etcd-backups/default/src/once.db', endpoint: moto.endpoint, forcePathStyle: true, awsSecret: 'aws' },
   };
-  const first = backupSync({ controller: {}, parent: backupParent(spec) }, 'metaops:test', FIXED_NOW);
+  const first = backupHook(spec, { clusters: ['src'] });
   const job = first.children[0]!;
   t.equal(job.kind, 'Job');
   t.match(status(first).conditions[0], { reason: 'Running' });
-  const { code, result } = await runJob(job);
+  const { code, result } = await runJob(job, k.endpoint('src-0'));
   t.equal(code, 0);
   t.equal(result.succeeded, true);
-  t.equal(result.key, 'src/once.db');
+  t.equal(result.key, 'default/src/once.db');
   t.equal(result.etcdVersion, '3.6.9');
   t.ok(result.etcdRevision >= 21, `revision ${result.etcdRevision} covers the 20 puts`);
-  const object = await admin.send(new GetObjectCommand({ Bucket: 'etcd-backups', Key: 'src/once.db' }));
+  const object = await admin.send(new GetObjectCommand({ Bucket: 'etcd-backups', Key: 'default/src/once.db' }));
   t.equal(object.ContentLength, result.size);
   t.ok(result.size > 10_000, `a real snapshot (${result.size} bytes)`);
+  t.match(object.Metadata, { 'metaops-backup-uid': 'uid-nightly', 'etcd-cluster-id': result.clusterId });
 
-  const reported = backupSync(
-    { controller: {}, parent: backupParent(spec), related: objectMap([finishedPod(result, '2026-01-01T00:00:00Z')]) },
-    'metaops:test',
-    FIXED_NOW,
-  );
+  const reported = backupHook(spec, { clusters: ['src'], pods: [finishedPod(result, '2026-01-01T00:00:00Z')] });
   t.match(status(reported), {
     succeeded: true,
     etcdRevision: result.etcdRevision,
     etcdVersion: '3.6.9',
-    key: 'src/once.db',
+    key: 'default/src/once.db',
   });
   t.match(status(reported).conditions[0], { status: 'True', reason: 'BackupSucceeded' });
 });
@@ -120,21 +94,23 @@ t.test('periodic backups with maxBackups 2 leave exactly the two newest', async 
   t.teardown(() => k.shutdown());
   await k.converge('size 1', settled(1));
   const spec = {
-    etcdEndpoints: [k.endpoint('per-0')],
+    clusterName: 'per',
     backupPolicy: { backupIntervalInSecond: 600, maxBackups: 2 },
-    s3: { path: 'etcd-backups/per/snap', endpoint: moto.endpoint },
+    s3: { path: 'etcd-backups/default/per/snap', endpoint: moto.endpoint, awsSecret: 'aws' },
   };
-  const cron = backupSync({ controller: {}, parent: backupParent(spec) }, 'metaops:test', FIXED_NOW).children[0]!;
+  const cron = backupHook(spec, { clusters: ['per'] }).children[0]!;
   t.equal(cron.kind, 'CronJob');
   t.equal((cron as any).spec.schedule, '*/10 * * * *');
   const revisions: number[] = [];
   for (let i = 0; i < 4; i++) {
     await k.put(`tick`, String(i));
-    const { result } = await runJob(cron);
+    const { result } = await runJob(cron, k.endpoint('per-0'));
     t.equal(result.succeeded, true);
     revisions.push(result.etcdRevision);
+    // Two runs in the same second would name the same key: the CronJob runs one a minute at most.
+    await new Promise((r) => setTimeout(r, 1100));
   }
-  const listed = await admin.send(new ListObjectsV2Command({ Bucket: 'etcd-backups', Prefix: 'per/snap' }));
+  const listed = await admin.send(new ListObjectsV2Command({ Bucket: 'etcd-backups', Prefix: 'default/per/snap' }));
   const keys = (listed.Contents ?? []).map((o) => o.Key!).sort();
   t.equal(keys.length, 2, `exactly two left: ${keys.join(', ')}`);
   for (const rev of revisions.slice(-2))
@@ -148,40 +124,31 @@ t.test('bad credentials or a missing bucket: a clear failed status, never a cras
   const k = new EtcdKubelet('bad', { size: 1, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   await k.converge('size 1', settled(1));
-  const spec = (path: string) => ({ etcdEndpoints: [k.endpoint('bad-0')], s3: { path, endpoint: moto.endpoint } });
-  const job = (path: string) =>
-    backupSync({ controller: {}, parent: backupParent(spec(path)) }, 'x', FIXED_NOW).children[0]!;
-  const denied = await runJob(job('etcd-backups/bad.db'), { accessKeyId: 'AKIDWRONG', secretAccessKey: 'wrong' });
+  const spec = (path: string, timeoutInSecond = 60) => ({
+    clusterName: 'bad',
+    backupPolicy: { timeoutInSecond },
+    s3: { path, endpoint: moto.endpoint, awsSecret: 'aws' },
+  });
+  const job = (path: string) => backupHook(spec(path), { clusters: ['bad'] }).children[0]!;
+  const denied = await runJob(job('etcd-backups/default/bad.db'), k.endpoint('bad-0'), {
+    accessKeyId: 'AKIDWRONG',
+    secretAccessKey: 'wrong',
+  });
   t.equal(denied.code, 1);
   t.equal(denied.result.succeeded, false);
-  t.match(denied.result.reason, /InvalidAccessKeyId|AccessDenied|Forbidden|InvalidClientTokenId/);
-  const missing = await runJob(job('no-such-bucket/x.db'));
+  t.match(denied.result.reason, /InvalidAccessKeyId|AccessDenied|Forbidden|InvalidClientTokenId|HTTP 403/);
+  const missing = await runJob(job('no-such-bucket/default/x.db'), k.endpoint('bad-0'));
   t.equal(missing.result.succeeded, false);
-  t.match(missing.result.reason, /NoSuchBucket/);
-  const reported = backupSync(
-    {
-      controller: {},
-      parent: backupParent(spec('no-such-bucket/x.db')),
-      related: objectMap([finishedPod(missing.result, '2026-01-01T00:00:00Z')]),
-    },
-    'x',
-    FIXED_NOW,
-  );
-  t.match(status(reported), { succeeded: false, reason: /NoSuchBucket/ });
+  t.match(missing.result.reason, /NoSuchBucket|HTTP 404/);
+  const reported = backupHook(spec('no-such-bucket/default/x.db'), {
+    clusters: ['bad'],
+    pods: [finishedPod(missing.result, '2026-01-01T00:00:00Z')],
+  });
+  t.match(status(reported), { succeeded: false, reason: missing.result.reason });
   t.match(status(reported).conditions[0], { status: 'False', reason: 'BackupFailed' });
   const unreachable = await runJob(
-    backupSync(
-      {
-        controller: {},
-        parent: backupParent({
-          etcdEndpoints: ['http://127.0.0.1:1'],
-          backupPolicy: { timeoutInSecond: 2 },
-          s3: { path: 'etcd-backups/x', endpoint: moto.endpoint },
-        }),
-      },
-      'x',
-      FIXED_NOW,
-    ).children[0]!,
+    backupHook(spec('etcd-backups/default/x', 2), { clusters: ['bad'] }).children[0]!,
+    'http://127.0.0.1:1',
   );
   t.match(unreachable.result, { succeeded: false, reason: /no etcd endpoint could be snapshotted/ });
 });
@@ -197,23 +164,17 @@ t.test(
     // The members of the moment (under load a bootstrap may have started over with new ordinals).
     const before = k.livePods();
     const spec = {
-      etcdEndpoints: [k.endpoint(before[0]!)],
-      s3: { path: 'etcd-backups/rest/snap.db', endpoint: moto.endpoint },
+      clusterName: 'rest',
+      s3: { path: 'etcd-backups/default/rest/snap.db', endpoint: moto.endpoint, awsSecret: 'aws' },
     };
-    const backup = await runJob(
-      backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!,
-    );
+    const backup = await runJob(backupHook(spec, { clusters: ['rest'] }).children[0]!, k.endpoint(before[0]!));
     t.equal(backup.result.succeeded, true);
 
     // Wipe: every key overwritten with junk and a new key written after the backup.
     for (const key of keys) await k.put(key, 'junk');
     await k.put('after-backup', 'gone after restore');
 
-    k.nodeEnv = {
-      AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
-      AWS_REGION: moto.region,
-    };
+    restoresFromMoto(k);
     k.related = [
       {
         apiVersion: 'etcd.database.coreos.com/v1beta2',
@@ -227,7 +188,7 @@ t.test(
         spec: {
           etcdCluster: { name: 'rest' },
           backupStorageType: 'S3',
-          s3: { path: 'etcd-backups/rest/snap.db', endpoint: moto.endpoint },
+          s3: { path: 'etcd-backups/default/rest/snap.db', endpoint: moto.endpoint },
         },
       },
     ];
@@ -271,13 +232,15 @@ function driveRestores(k: EtcdKubelet): void {
       status: clusterStatus,
     };
     for (const r of k.related) {
-      const res = restoreSync(
+      const res = runPure(
+        etcdrestore,
+        'sync',
         {
           controller: {},
           parent: r as any,
           related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
         },
-        FIXED_NOW,
+        { now: FIXED_NOW, settings: etcdSettings({ env: restoreEnv() }) },
       );
       r['status'] = res.status;
     }
@@ -300,17 +263,17 @@ t.test(
     await k.converge('size 3', settled(3));
     await k.put('kept', 'in the snapshot');
     const spec = {
-      etcdEndpoints: [k.endpoint('badrest-0')],
-      s3: { path: 'etcd-backups/badrest/snap.db', endpoint: moto.endpoint },
+      clusterName: 'badrest',
+      s3: { path: 'etcd-backups/default/badrest/snap.db', endpoint: moto.endpoint, awsSecret: 'aws' },
     };
     t.equal(
-      (await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result
+      (await runJob(backupHook(spec, { clusters: ['badrest'] }).children[0]!, k.endpoint('badrest-0'))).result
         .succeeded,
       true,
     );
 
-    k.nodeEnv = { AWS_ACCESS_KEY_ID: 'AKIDWRONG', AWS_SECRET_ACCESS_KEY: 'wrong', AWS_REGION: moto.region };
-    const bad = restoreOf('bad-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-01T00:00:00Z');
+    restoresFromMoto(k, { accessKeyId: 'AKIDWRONG', secretAccessKey: 'wrong' });
+    const bad = restoreOf('bad-creds', 'badrest', 'etcd-backups/default/badrest/snap.db', '2026-01-01T00:00:00Z');
     k.related = [bad];
     await k.converge('restore failed', () => (bad['status'] as any)?.succeeded === false, 60_000);
     t.match(bad['status'], { succeeded: false, reason: /InvalidAccessKeyId|AccessDenied|Forbidden|credentials/i });
@@ -326,12 +289,8 @@ t.test(
     }
     t.equal(await k.get('kept'), 'in the snapshot');
     // The user fixes the secret and creates a new EtcdRestore.
-    k.nodeEnv = {
-      AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
-      AWS_REGION: moto.region,
-    };
-    const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/badrest/snap.db', '2026-01-02T00:00:00Z');
+    restoresFromMoto(k);
+    const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/default/badrest/snap.db', '2026-01-02T00:00:00Z');
     k.related = [bad, fixed];
     await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
     t.equal((fixed['status'] as any).succeeded, true);
@@ -344,20 +303,15 @@ t.test('a cluster deleted and recreated under the same name is left alone by the
   await old.converge('size 1', settled(1));
   await old.put('first life', 'x');
   const spec = {
-    etcdEndpoints: [old.endpoint('again-0')],
-    s3: { path: 'etcd-backups/again/snap.db', endpoint: moto.endpoint },
+    clusterName: 'again',
+    s3: { path: 'etcd-backups/default/again/snap.db', endpoint: moto.endpoint, awsSecret: 'aws' },
   };
   t.equal(
-    (await runJob(backupSync({ controller: {}, parent: backupParent(spec) }, 'x', FIXED_NOW).children[0]!)).result
-      .succeeded,
+    (await runJob(backupHook(spec, { clusters: ['again'] }).children[0]!, old.endpoint('again-0'))).result.succeeded,
     true,
   );
-  old.nodeEnv = {
-    AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
-    AWS_REGION: moto.region,
-  };
-  const restore = restoreOf('again-restore', 'again', 'etcd-backups/again/snap.db', '2026-01-01T00:00:00Z');
+  restoresFromMoto(old);
+  const restore = restoreOf('again-restore', 'again', 'etcd-backups/default/again/snap.db', '2026-01-01T00:00:00Z');
   old.related = [restore];
   driveRestores(old);
   await old.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(1)(res), 120_000);
@@ -367,6 +321,7 @@ t.test('a cluster deleted and recreated under the same name is left alone by the
   const k = new EtcdKubelet('again', { size: 3, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   k.creationTimestamp = '2026-02-01T00:00:00Z';
+  restoresFromMoto(k);
   k.related = [restore];
   driveRestores(k);
   await k.converge('the new cluster', settled(3));
@@ -380,4 +335,39 @@ t.test('a cluster deleted and recreated under the same name is left alone by the
   t.equal(await k.get('second life'), 'kept');
   t.equal(await k.get('first life'), undefined);
   t.equal((restore['status'] as any).succeeded, true, 'the old restore keeps its verdict');
+});
+
+t.test("a restore with an awsSecret fetches with that Secret's credentials, under the strict settings", async (t) => {
+  const k = new EtcdKubelet('secrest', { size: 1, version: '3.6.9' });
+  t.teardown(() => k.shutdown());
+  driveRestores(k);
+  await k.converge('size 1', settled(1));
+  await k.put('kept', 'in the snapshot');
+  const path = 'etcd-backups/default/secrest/snap.db';
+  const spec = { clusterName: 'secrest', s3: { path, endpoint: moto.endpoint, awsSecret: 'aws' } };
+  t.equal(
+    (await runJob(backupHook(spec, { clusters: ['secrest'] }).children[0]!, k.endpoint('secrest-0'))).result.succeeded,
+    true,
+  );
+  await k.put('kept', 'overwritten after the snapshot');
+  // No ambient credentials allowed, none on the node: only the Secret's.
+  k.settings = { backup: tenancyFromEnv(serverEnv()) };
+  k.nodeEnv = {};
+  k.setSecret('restore-aws', {
+    AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
+    AWS_REGION: moto.region,
+  });
+  k.related = [
+    etcdRestore(
+      'with-secret',
+      'default',
+      'secrest',
+      { path, endpoint: moto.endpoint, awsSecret: 'restore-aws' },
+      '2026-01-01T00:00:00Z',
+    ),
+  ];
+  await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(1)(res), 120_000);
+  t.equal(await k.get('kept'), 'in the snapshot');
+  t.equal((k.related[0]!['status'] as any).succeeded, true);
 });

@@ -95,6 +95,11 @@ t.test('each value shows in what Helm renders', async (t) => {
       'debugPolicy.imageAllowlist={busybox*,ghcr.io/org/*}',
       'debugPolicy.profiles={general,baseline}',
       'debugPolicy.excludedNamespaces={kube-system,prod}',
+      'backupPolicy.ambientCredentials={platform}',
+      'backupPolicy.s3Endpoints={http://minio.storage.svc:9000,team-a=https://s3.example}',
+      'backupPolicy.etcdEndpoints={https://etcd.example:2379}',
+      'etcdPolicy.clusterDomain=k8s.internal',
+      'etcdPolicy.clusterDomains={corp.example,b.example}',
       'metacontroller.namespace=mc',
     ].join(','),
   ]);
@@ -116,6 +121,11 @@ t.test('each value shows in what Helm renders', async (t) => {
   t.equal(env.METAOPS_DEBUG_IMAGE_ALLOWLIST, 'busybox*,ghcr.io/org/*');
   t.equal(env.METAOPS_DEBUG_PROFILES, 'general,baseline');
   t.equal(env.METAOPS_DEBUG_EXCLUDED_NAMESPACES, 'kube-system,prod');
+  t.equal(env.METAOPS_BACKUP_AMBIENT_CREDENTIALS, 'platform');
+  t.equal(env.METAOPS_BACKUP_S3_ENDPOINTS, 'http://minio.storage.svc:9000,team-a=https://s3.example');
+  t.equal(env.METAOPS_BACKUP_ETCD_ENDPOINTS, 'https://etcd.example:2379');
+  t.equal(env.METAOPS_ETCD_CLUSTER_DOMAIN, 'k8s.internal');
+  t.equal(env.METAOPS_ETCD_CLUSTER_DOMAINS, 'corp.example,b.example');
   const secret = objs.get('Secret/ops/hooks-token');
   t.equal(Buffer.from(secret.data.bearer, 'base64').toString(), '0123456789abcdef0123456789abcdef');
   t.notOk(objs.has('CustomResourceDefinition//s3s.systek.no'), 'S3 off: no CRD');

@@ -39,7 +39,7 @@ export const eventsRestrictedEtcd: Scenario = {
           clusterName: 'example-etcd-cluster',
           storageType: 'S3',
           backupPolicy: { backupIntervalInSecond: 0 },
-          s3: { path: 'backups/example', awsSecret: 'aws' },
+          s3: { path: `backups/${ns}/example`, awsSecret: 'aws' },
         },
       }),
     );

@@ -1,0 +1,127 @@
+// Which snapshots a periodic backup may prune (issue 30.2): only those of its own lineage. A lineage is the run of
+// snapshots one EtcdBackup (its UID) took of one etcd cluster (the cluster ID etcd reports) while the revision
+// only grew. Each snapshot records its lineage in its S3 object metadata; pruning reads it back and deletes nothing
+// else: not another EtcdBackup's snapshots on the same path, not those of a cluster since lost and recreated under
+// the same name (a new cluster ID), not those taken before the revision went backwards (a cluster rebuilt with the
+// same identity, a rollback), nor any object whose metadata it could not read. Pure: backup.ts does the S3 calls.
+import { rfc3339 } from '../../lib/conditions.js';
+
+/** The S3 user metadata of a snapshot (lower case: S3 gives metadata keys back in lower case). */
+export const META = {
+  /** The EtcdBackup that wrote it: its UID, and `<namespace>/<name>` for people. */
+  uid: 'metaops-backup-uid',
+  backup: 'metaops-backup',
+  /** The etcd cluster ID (hex, as etcdctl prints it), revision and version at the snapshot. */
+  cluster: 'etcd-cluster-id',
+  revision: 'etcd-revision',
+  version: 'etcd-version',
+  /** When the lineage began: the stamp of its first snapshot. */
+  since: 'metaops-lineage-since',
+  /** When the snapshot was taken (RFC 3339). */
+  taken: 'metaops-taken',
+} as const;
+
+/** The identity of a lineage: one EtcdBackup, one etcd cluster, since a date (a stamp as in the key). */
+export interface Lineage {
+  uid: string;
+  clusterId: string;
+  since: string;
+}
+
+/** A periodic snapshot under a path: its key, the stamp and revision its name carries, its metadata once read. */
+export interface Snapshot {
+  key: string;
+  stamp: string;
+  revision: number;
+  /** Its metadata: undefined while not read, null when it could not be read (the snapshot then counts as no one's). */
+  meta?: Record<string, string> | null;
+}
+
+/** The date of a key, as periodicKey writes it: RFC 3339 with `-` for `:`. */
+export function stampOf(date: Date): string {
+  return rfc3339(date).replace(/:/g, '-');
+}
+
+/** A stamp back as an RFC 3339 date (for comparison with Kubernetes timestamps). */
+export function dateOfStamp(stamp: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2}T)(\d{2})-(\d{2})-(\d{2})Z$/.exec(stamp);
+  return m ? `${m[1]}${m[2]}:${m[3]}:${m[4]}Z` : '';
+}
+
+/** What periodicKey appends to the path's key: `_v<revision>_<stamp>`, nothing else. */
+const PERIODIC = /^_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
+
+/** A periodic snapshot of `base`, or undefined for any other key under the same prefix (`base_v2`, `base.old`). */
+export function periodicSnapshot(base: string, key: string): Snapshot | undefined {
+  if (!key.startsWith(base)) return undefined;
+  const m = PERIODIC.exec(key.slice(base.length));
+  return m ? { key, revision: Number(m[1]), stamp: m[2]! } : undefined;
+}
+
+/** Newest first: by the stamp in the name, then the higher revision. */
+export function newestFirst(a: Snapshot, b: Snapshot): number {
+  if (a.stamp !== b.stamp) return a.stamp < b.stamp ? 1 : -1;
+  return b.revision - a.revision;
+}
+
+/** The lineage a snapshot's metadata records, if it records one whole. */
+export function lineageOf(meta: Record<string, string> | null | undefined): Lineage | undefined {
+  const uid = meta?.[META.uid];
+  const clusterId = meta?.[META.cluster];
+  const since = meta?.[META.since];
+  return uid && clusterId && since ? { uid, clusterId, since } : undefined;
+}
+
+export function sameLineage(a: Lineage | undefined, b: Lineage): boolean {
+  return a !== undefined && a.uid === b.uid && a.clusterId === b.clusterId && a.since === b.since;
+}
+
+/** Why a new lineage began although this EtcdBackup had one: the snapshot it last took, and what changed. */
+export interface LineageBreak {
+  reason: 'RevisionWentBack' | 'EtcdClusterChanged';
+  /** The newest snapshot of the lineage before. */
+  key: string;
+  revision: number;
+  clusterId: string;
+  /** When it was taken (RFC 3339). */
+  date: string;
+}
+
+/**
+ * The lineage of a new snapshot at `revision` of cluster `clusterId`, given the newest snapshot this EtcdBackup
+ * wrote before (`previous`, metadata read): its lineage goes on when the cluster is the same and the revision did
+ * not go down; otherwise a new one begins at `stamp`, and the break says why (none for a first snapshot).
+ */
+export function decideLineage(
+  previous: Snapshot | undefined,
+  uid: string,
+  clusterId: string,
+  revision: number,
+  stamp: string,
+): { lineage: Lineage; break?: LineageBreak } {
+  const fresh: Lineage = { uid, clusterId, since: stamp };
+  const before = lineageOf(previous?.meta);
+  if (!previous || !before || before.uid !== uid) return { lineage: fresh };
+  const was = Number(previous.meta?.[META.revision] ?? previous.revision);
+  if (before.clusterId === clusterId && was <= revision) return { lineage: before };
+  return {
+    lineage: fresh,
+    break: {
+      reason: before.clusterId === clusterId ? 'RevisionWentBack' : 'EtcdClusterChanged',
+      key: previous.key,
+      revision: was,
+      clusterId: before.clusterId,
+      date: previous.meta?.[META.taken] ?? dateOfStamp(previous.stamp),
+    },
+  };
+}
+
+/**
+ * The snapshots to delete: those whose metadata records `lineage`, beyond its `max` newest, the one just `written`
+ * counting as the newest (and never deleted). Nothing when `max` is 0 (keep all).
+ */
+export function toPrune(snapshots: readonly Snapshot[], lineage: Lineage, max: number, written: string): string[] {
+  if (max <= 0) return [];
+  const mine = snapshots.filter((s) => s.key !== written && sameLineage(lineageOf(s.meta), lineage)).sort(newestFirst);
+  return mine.slice(max - 1).map((s) => s.key);
+}
