@@ -25,6 +25,7 @@ import { FakeAws } from './fixtures/fake-aws.js';
 import { etcdParent } from './fixtures/etcd.js';
 import { backupSync, etcdSync, memcachedSync, mysqlSync, podsetSync, s3Sync } from './fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
+import { etcdCluster as etcdClusterOf } from './fixtures/backup.js';
 
 const now = FIXED_NOW;
 const NS = 'shop';
@@ -441,14 +442,19 @@ t.test(
         metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1 },
         spec: {
           clusterName: 'example-etcd-cluster',
-          s3: { path: 'bucket/key' },
+          s3: { path: 'bucket/ns/key', awsSecret: 'aws' },
           ...(interval ? { backupPolicy: { backupIntervalInSecond: interval } } : {}),
         },
       }) as ParentObject;
     const job = held('Job', 'batch/v1', 'nightly-backup', { kind: 'EtcdBackup', name: 'nightly', uid: 'uid-old' });
     job.metadata.namespace = 'ns';
     const res = backupSync(
-      { controller: {}, parent: parent('nightly'), children: {}, related: objectMap([job]) },
+      {
+        controller: {},
+        parent: parent('nightly'),
+        children: {},
+        related: objectMap([job, etcdClusterOf('example-etcd-cluster', 'ns')]),
+      },
       'img',
       now,
     );

@@ -53,6 +53,13 @@ function wanted(
   return undefined;
 }
 
+/** Whether pods of the older form <name>-<ordinal> are among these. */
+function legacyIn(parentName: string, pods: KubeObject[]): boolean {
+  return pods.some(
+    (p) => /^\d+$/.test(p.metadata.name!.slice(parentName.length + 1)) && p.metadata.name!.startsWith(`${parentName}-`),
+  );
+}
+
 /** Feeds PodSet's answers back as OnDelete applies them until it names all its pods; at most one left out each time. */
 function podsetRollout(
   parentName: string,
@@ -61,11 +68,12 @@ function podsetRollout(
   answer: CompositeSyncResponse,
   keying: 'v1' | 'v2',
 ): CompositeSyncResponse {
-  // A PodSet with pods named <name>-<ordinal> (from before `-pod-`) keeps that form (hooks/podset/sync.ts).
-  const base = existing.length > 0 ? parentName : `${parentName}-pod`;
-  const expected = Array.from({ length: size }, (_, i) => `${base}-${i}`);
   let pods = existing;
   for (let round = 0; round <= size + 2; round++) {
+    // A PodSet with pods named <name>-<ordinal> (from before `-pod-`) keeps that form while it has any
+    // (hooks/podset/sync.ts); once the rollout has replaced the last of them, the new names.
+    const base = legacyIn(parentName, pods) ? parentName : `${parentName}-pod`;
+    const expected = Array.from({ length: size }, (_, i) => `${base}-${i}`);
     const named = new Set(answer.children.map((c) => c.metadata.name));
     const left = expected.filter((n) => !named.has(n));
     if (left.length > 1) throw new Error(`size ${size}, round ${round}: ${left.length} members left out: ${left}`);
@@ -107,7 +115,7 @@ for (const [kind, name, sync, spec] of kinds) {
         // answer leaving out at most one member, Metacontroller applying it as OnDelete does (create what is
         // missing, delete what is left out, change nothing in place); the answers reach the fixed point after.
         if (name === 'podset') first = podsetRollout(parentName, size, existing, first, keying as 'v1' | 'v2');
-        const problem = wanted(name, parentName, size, first.children, existing.length > 0);
+        const problem = wanted(name, parentName, size, first.children, legacyIn(parentName, first.children));
         if (problem) throw new Error(`size ${size}: ${problem}`);
         // Metacontroller applies the answer: the children now exist as asked, and the parent has the status.
         const observed = objectMap(
