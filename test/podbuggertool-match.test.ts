@@ -413,6 +413,12 @@ t.test('where a pod stands for a tool', async (t) => {
     "another tool's",
   );
   t.same(podState(podWith({}), tool, s), { state: 'pending' });
+  // A container or init container already named debug-<tool>: the API server refuses the PATCH for good.
+  const taken = { state: 'skipped', reason: 'ContainerNameTaken' };
+  t.same(podState(podWith({ containers: [{ name: 'app' }, { name: 'debug-a' }] }), tool, s), taken);
+  t.same(podState(podWith({ initContainers: [{ name: 'debug-a' }] }), tool, s), taken, 'an init container');
+  t.same(podState(podWith({ initContainers: [{ name: 'debug-b' }] }), tool, s), { state: 'pending' });
+  t.same(podState(podWith({ initContainers: 'x' }), tool, s), { state: 'pending' }, 'initContainers not a list');
   t.same(podState(podWith({}, { phase: 'Succeeded' }), tool, s), { state: 'skipped', reason: 'PodCompleted' });
   t.same(podState(podWith({}, { phase: 'Failed' }), tool, s), { state: 'skipped', reason: 'PodCompleted' });
   t.same(podState(podWith({}, { phase: 'Pending' }), tool, s), { state: 'pending' });

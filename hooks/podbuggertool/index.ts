@@ -54,6 +54,7 @@ export const podbuggertool = defineComposite({
       'NamespaceExcluded',
       'RunsAsRoot',
       'TargetContainerMissing',
+      'ContainerNameTaken',
       'CountIncomplete',
     ]),
   },

@@ -132,8 +132,8 @@ export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): R
 }
 
 /** The names of a pod's (regular) containers, tolerant of anything malformed. */
-export function containerNames(pod: KubeObject): string[] {
-  const list = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
+export function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' = 'containers'): string[] {
+  const list = (pod['spec'] as Record<string, unknown> | undefined)?.[field];
   if (!Array.isArray(list)) return [];
   return list.flatMap((x: unknown) => {
     const name = (x as { name?: unknown } | null)?.name;
@@ -406,7 +406,7 @@ export function failuresText(record: Map<string, string>): string | null {
 }
 
 /** Why a pod cannot take a tool's container. */
-export type SkipReason = 'PodCompleted' | 'TargetContainerMissing' | 'RunsAsRoot';
+export type SkipReason = 'PodCompleted' | 'TargetContainerMissing' | 'ContainerNameTaken' | 'RunsAsRoot';
 
 /** Where a matching pod stands for one tool. */
 export type PodState =
@@ -466,6 +466,10 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
   if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };
   if (spec.targetContainerName && !containerNames(pod).includes(spec.targetContainerName))
     return { state: 'skipped', reason: 'TargetContainerMissing' };
+  // Container names are unique across a pod's containers, init and ephemeral: the API server refuses the PATCH
+  // (422) as long as the pod lives, so it is not sent.
+  if (containerNames(pod, 'initContainers').includes(container) || containerNames(pod).includes(container))
+    return { state: 'skipped', reason: 'ContainerNameTaken' };
   if (runsAsRoot(pod, spec)) return { state: 'skipped', reason: 'RunsAsRoot' };
   const failure = recordedFailures(pod).get(container);
   return failure ? { state: 'failed', reason: failure } : { state: 'pending' };

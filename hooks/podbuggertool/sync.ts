@@ -191,6 +191,11 @@ function readiness(
       'TargetContainerMissing',
       `spec.targetContainerName is not a container of ${list(counts.skips, 'TargetContainerMissing')}: those pods are skipped`,
     );
+  if (counts.skips.some((s) => s.reason === 'ContainerNameTaken'))
+    return not(
+      'ContainerNameTaken',
+      `${list(counts.skips, 'ContainerNameTaken')} already have a container named ${containerName(name)}: those pods are skipped (rename the tool, or the container)`,
+    );
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
   const older =
     counts.outdated > 0
