@@ -57,10 +57,21 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
 }
 
-/** The storage request of the members' claims, when they have one. */
+/**
+ * The members' claims: a claim that picks its volume (volumeName, selector) or fills it from another namespace
+ * (dataSourceRef.namespace) would let whoever writes the EtcdCluster bind a PersistentVolume made for someone else,
+ * with the rights of the controller that creates the claims; then the storage request, when there is one.
+ */
 function claimProblem(claim: unknown): string | undefined {
-  const storage = (claim as { resources?: { requests?: { storage?: unknown } } } | undefined)?.resources?.requests
-    ?.storage;
+  const c = (claim ?? {}) as { volumeName?: unknown; selector?: unknown; dataSourceRef?: { namespace?: unknown } };
+  const field = 'spec.pod.persistentVolumeClaimSpec';
+  if (c.volumeName !== undefined)
+    return `${field}.volumeName is not allowed: a member's claim takes a volume its storage class provisions, not one chosen by name`;
+  if (c.selector !== undefined)
+    return `${field}.selector is not allowed: a member's claim takes a volume its storage class provisions, not existing volumes chosen by label`;
+  if (c.dataSourceRef?.namespace !== undefined)
+    return `${field}.dataSourceRef.namespace is not allowed: a member's volume is filled only from its own namespace`;
+  const storage = (c as { resources?: { requests?: { storage?: unknown } } }).resources?.requests?.storage;
   if (storage === undefined) return undefined;
   const wrong = typeof storage === 'string' ? quantityProblem(storage) : 'must be a quantity such as 1Gi';
   return wrong
