@@ -16,7 +16,8 @@ export const etcd: Scenario = {
     assert.equal(c.image, 'quay.io/coreos/etcd:v3.1.10');
     assert.equal(pod.spec.hostname, 'example-etcd-cluster-0');
     assert.equal(pod.spec.subdomain, 'example-etcd-cluster');
-    assert.equal(pod.spec.restartPolicy, 'Never');
+    // A member whose etcd exits is restarted in place, its data kept (docs/etcdcluster.md).
+    assert.equal(pod.spec.restartPolicy, 'Always');
     assert.equal(pod.metadata.labels.etcd_cluster, 'example-etcd-cluster');
     assert.equal(pod.metadata.annotations['etcd.version'], '3.1.10');
     assert.ok(c.command.includes('--initial-cluster-state=new'));

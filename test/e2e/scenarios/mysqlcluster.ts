@@ -172,7 +172,7 @@ export const mysqlRecovered: Scenario = {
         .map((c: any) => c.metadata.name)
         .filter((n: string) => n.startsWith(`data-${REBORN}-`))
         .sort();
-      assert.deepEqual(claims, [`data-${REBORN}-0`, `data-${REBORN}-1`]);
+      assert.deepEqual(claims, [`data-${REBORN}-mysql-0`, `data-${REBORN}-mysql-1`]);
       notes.push(`a cluster of 2 Ready in ${secs(t0)}, its volumes ${claims.join(', ')}`);
 
       // Deleted (its Secret goes with it, its volumes stay) and created again under its name.
