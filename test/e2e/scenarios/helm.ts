@@ -120,7 +120,7 @@ export const helm: Scenario = {
       k.getOrUndefined(['deployment', 'memcached-sample']),
     );
     assert.equal(deployment.spec.replicas, 3);
-    assert.ok(await k.getOrUndefined(['service', 'memcached-sample']), 'and its Service');
+    assert.ok(await k.getOrUndefined(['service', 'memcached-sample-memcached']), 'and its Service');
     await waitFor('the Memcached status written', async () => {
       const m = await k.json(['get', 'memcached', 'memcached-sample']);
       return m.status?.observedGeneration === m.metadata.generation;
