@@ -189,6 +189,16 @@ t.test('Ready says what keeps the tool from being done, in order', async (t) => 
     reason: 'TargetContainerMissing',
     message: 'spec.targetContainerName is not a container of t1: those pods are skipped',
   });
+  const taken = await check({}, [
+    ['n1', { containers: [{ name: 'app' }, { name: 'debug-a' }] }],
+    ['n2', { containers: [{ name: 'app' }] }],
+  ]);
+  t.match(ready(taken), {
+    status: 'False',
+    reason: 'ContainerNameTaken',
+    message: 'a container named debug-a is already in n1: those pods are skipped (rename the tool, or the container)',
+  });
+  t.match(taken.status, { skipped: 1, pending: 1, skips: [{ pod: 'n1', reason: 'ContainerNameTaken' }] });
   const completed = await check({}, [
     ['c1', { ephemeralContainers: [{ name: 'debug-a', image: 'alpine' }] }],
     ['c2', {}, { phase: 'Failed' }],

@@ -194,7 +194,7 @@ function readiness(
   if (counts.skips.some((s) => s.reason === 'ContainerNameTaken'))
     return not(
       'ContainerNameTaken',
-      `${list(counts.skips, 'ContainerNameTaken')} already have a container named ${containerName(name)}: those pods are skipped (rename the tool, or the container)`,
+      `a container named ${containerName(name)} is already in ${list(counts.skips, 'ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
     );
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
   const older =
