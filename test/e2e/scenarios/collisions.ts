@@ -108,7 +108,12 @@ export const collisions: Scenario = {
       await k.assertQuiet({
         namespace: NS,
         parents: ['mysqlclusters/shop', 'etcdclusters/shop-mysql', 's3s/first', 's3s/second'],
-        hooks: ['mysqlcluster/sync', 'etcdcluster/sync', 's3/sync'],
+        // Each hook's own parents: one MySQLCluster, one EtcdCluster, two S3s.
+        hooks: [
+          { hook: 'mysqlcluster/sync', parents: 1 },
+          { hook: 'etcdcluster/sync', parents: 1 },
+          { hook: 's3/sync', parents: 2 },
+        ],
       }),
     );
     const after = await get('secret', 'shared-credentials');
