@@ -4,20 +4,7 @@
 import t from 'tap';
 import { etcdSync } from './fixtures/hooks.js';
 import { FIXED_NOW } from './fixtures/requests.js';
-
-const quietEtcd = {
-  memberList: async () => ({ members: [] }),
-  health: async () => ({ healthy: false, error: 'down' }),
-  memberAdd: async () => {
-    throw new Error('no member may be added');
-  },
-  memberRemove: async () => {
-    throw new Error('no member may be removed');
-  },
-  memberPromote: async () => {
-    throw new Error('no member may be promoted');
-  },
-};
+import { quietEtcd } from './fixtures/etcd.js';
 
 function request(claim: Record<string, unknown>) {
   return {

@@ -15,6 +15,7 @@ import { FakeAws } from './fixtures/fake-aws.js';
 import { etcdParent } from './fixtures/etcd.js';
 import { etcdSync, memcachedSync, mysqlSync, podsetSync, s3Sync } from './fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
+import { quietEtcd } from './fixtures/etcd.js';
 
 const now = FIXED_NOW;
 const ready = (res: CompositeSyncResponse) => (res.status as any).conditions.find((c: any) => c.type === 'Ready');
@@ -22,19 +23,6 @@ const named = (res: CompositeSyncResponse) => res.children.map((c) => `${c.kind}
 const inNamespace = (req: CompositeSyncRequest, name: string, uid: string) => {
   req.parent.metadata = { ...req.parent.metadata, name, namespace: 'shop', uid };
   return req;
-};
-const quietEtcd = {
-  memberList: async () => ({ members: [] }),
-  health: async () => ({ healthy: false, error: 'down' }),
-  memberAdd: async () => {
-    throw new Error('no member may be added');
-  },
-  memberRemove: async () => {
-    throw new Error('no member may be removed');
-  },
-  memberPromote: async () => {
-    throw new Error('no member may be promoted');
-  },
 };
 
 t.test('1. children of parents side by side never collide, and one another owner holds is never taken', async (t) => {
