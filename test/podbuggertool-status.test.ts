@@ -492,3 +492,51 @@ t.test('skipped pods: all counted, the first MAX_LISTED by name listed', async (
     names(MAX_LISTED, 's').map((pod) => ({ pod, reason: 'TargetContainerMissing' })),
   );
 });
+
+/** A status as the API server hands it back: Go writes an object's keys sorted. */
+function asStored(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asStored);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, asStored((value as Record<string, unknown>)[k])]),
+  );
+}
+
+t.test(
+  'at rest the held answer and a new count are the same answer, byte for byte (the webhook ETag holds)',
+  async (t) => {
+    const api = new FakeApi()
+      .put(tool('a', { label: 'app=web', image: 'busybox' }))
+      .put(pod('p', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] }));
+    const counted = await status(api, ['dbg', 'a']);
+    t.equal(ready(counted).reason, 'Injected');
+    api.setStatus('dbg', 'a', asStored(counted.status) as never);
+    const lists = api.lists.length;
+    const echoes = [];
+    for (const seconds of [1, 4, REFRESH_SECONDS - 1])
+      echoes.push(await status(api, ['dbg', 'a'], { now: later(seconds) }));
+    t.equal(api.lists.length, lists, 'the echoes are held: not counted again');
+    const recount = await status(api, ['dbg', 'a'], { now: later(60) });
+    t.equal(api.lists.length, lists + 1, 'counted at the resync');
+    for (const echo of echoes) t.equal(JSON.stringify(echo), JSON.stringify(recount));
+    t.equal(recount.resyncAfterSeconds, undefined, 'at rest: the resync period');
+  },
+);
+
+t.test('a held Ready the counts do not explain is looked at again: a refusal is not held', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('p', { app: 'web' }));
+  const counted = await status(api, ['dbg', 'a']);
+  const refused = {
+    ...(counted.status as any),
+    conditions: [{ ...ready(counted), reason: 'AuthorForbidden', message: 'no' }],
+  };
+  api.setStatus('dbg', 'a', refused);
+  const lists = api.lists.length;
+  await status(api, ['dbg', 'a'], { now: later(1) });
+  t.equal(api.lists.length, lists + 1, 'counted again');
+  api.setStatus('dbg', 'a', { ...(counted.status as any), conditions: [] });
+  await status(api, ['dbg', 'a'], { now: later(1) });
+  t.equal(api.lists.length, lists + 2, 'no Ready at all: counted again');
+});

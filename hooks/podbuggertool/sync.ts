@@ -10,7 +10,7 @@
 //
 // At rest the counts do not change, and neither does the status: nothing is written, so nothing wakes the pods of
 // the namespace (every change of a tool makes Metacontroller sync every pod whose related objects it is).
-import { rfc3339, type ConditionInput } from '../../lib/conditions.js';
+import { previousConditions, rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import { errorReason, type KubeApi } from '../../lib/kube.js';
@@ -144,13 +144,55 @@ export async function countPods(
 /**
  * The previous status, held: the counts were taken less than REFRESH_SECONDS ago for this very spec (this sync is
  * the echo of writing them). Counting again now would only write again, and wake every pod of the namespace.
+ * The held answer is built as a count's answer is, from the previous counts: at rest (nothing pending, failing or
+ * cut short) it is that answer byte for byte, so Metacontroller's webhook ETag sees an unchanged answer whether the
+ * counts were held or taken; while not done it asks to be called again when the REFRESH_SECONDS are up. A previous
+ * Ready the counts do not explain (a refusal, a cut-short count) is not held: the sync looks again.
  */
 function held(tool: ParentObject, before: Status, now: Date): CompositeSyncResponse | undefined {
   const at = typeof before['countedAt'] === 'string' ? Date.parse(before['countedAt']) : NaN;
   const age = (now.getTime() - at) / 1000;
   if (!(age >= 0 && age < REFRESH_SECONDS)) return undefined;
   if (before['observedGeneration'] !== (tool.metadata.generation ?? 0)) return undefined;
-  return { status: before, children: [], resyncAfterSeconds: Math.max(1, Math.ceil(REFRESH_SECONDS - age)) };
+  const counts = previousCounts(before);
+  if (!counts) return undefined;
+  const ready = readiness(tool.metadata.name!, counts, undefined, undefined);
+  const shown = previousConditions(before).find((c) => c.type === 'Ready');
+  if (
+    !shown ||
+    shown.status !== (ready.status ? 'True' : 'False') ||
+    shown.reason !== ready.reason ||
+    shown.message !== ready.message
+  )
+    return undefined;
+  const response = answer(tool, now, { counts, countedAt: before['countedAt'] as string, ready });
+  if (response.resyncAfterSeconds !== undefined)
+    response.resyncAfterSeconds = Math.max(1, Math.ceil(REFRESH_SECONDS - age));
+  return response;
+}
+
+/** A count's answer: the counts, when they last changed, Ready; called again soon while not done. */
+function answer(
+  tool: ParentObject,
+  now: Date,
+  o: { counts: Counts; countedAt: string; ready: ConditionInput; refused?: boolean; complete?: boolean },
+): CompositeSyncResponse {
+  const { counts, countedAt, ready } = o;
+  const response: CompositeSyncResponse = {
+    status: {
+      ...counts,
+      containerName: containerName(tool.metadata.name!),
+      countedAt,
+      conditions: conditionsFor(tool, [ready], now),
+    },
+    children: [],
+  };
+  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure). A refused tool
+  // waits for its resync: nothing changes for it until its spec, its author's rights or the server's policy do.
+  if (o.refused) return response;
+  if (o.complete === false || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
+  else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
+  return response;
 }
 
 /** The tool's Ready condition, from the first thing that keeps it from being done. */
@@ -265,19 +307,5 @@ export async function syncTool(
   const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
   const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
   const ready = readiness(tool.metadata.name!, counts, refused, result.complete ? undefined : result.read);
-  const response: CompositeSyncResponse = {
-    status: {
-      ...counts,
-      containerName: containerName(tool.metadata.name!),
-      countedAt,
-      conditions: conditionsFor(tool, [ready], now),
-    },
-    children: [],
-  };
-  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure). A refused tool
-  // waits for its resync: nothing changes for it until its spec, its author's rights or the server's policy do.
-  if (refused) return response;
-  if (!result.complete || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
-  else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
-  return response;
+  return answer(tool, now, { counts, countedAt, ready, refused: !!refused, complete: result.complete });
 }
