@@ -413,9 +413,37 @@ t.test('AWS errors reach the status and Events without the operator’s account 
   t.equal(scrubAwsText('Account\t=\t123456789012'), 'Account\t=\t<account>');
   t.equal(
     scrubAwsText('arn:aws:s3:::bucket-123456789012'),
-    'arn:aws:s3:::bucket-123456789012',
-    'a bucket ARN has no account',
+    'arn:aws:s3:::bucket-<account>',
+    'twelve digits are taken for an account wherever they stand, even in a bucket name',
   );
+  // Bare, as AWS writes the account in many messages and documents.
+  t.equal(
+    scrubAwsText('The account 123456789012 owns it; "Principal":{"AWS":"123456789012"} (owner:123456789012)'),
+    'The account <account> owns it; "Principal":{"AWS":"<account>"} (owner:<account>)',
+  );
+  t.equal(scrubAwsText('owner 123456789012.'), 'owner <account>.');
+  t.equal(scrubAwsText('id123456789012x'), 'id<account>x', 'next to letters too');
+  // IAM unique IDs: users, roles (and assumed-role sessions), groups, instance profiles, policies, keys.
+  t.equal(
+    scrubAwsText(
+      'userid AIDAJQABLZS4A3QDU576Q, session AROA3XFRBF535PLBIFPI4:botocore-session-1 (AGPAJ4EXAMPLE7TTNGMW2)',
+    ),
+    'userid <unique id>, session <unique id>:botocore-session-1 (<unique id>)',
+  );
+  for (const id of [
+    'AIPAJ2EXAMPLEQRSTUVWX',
+    'ANPAJ2UCCR6DPCEXAMPLE',
+    'ANVAJ2UCCR6DPCEXAMPLE',
+    'APKAEIBAERJR2EXAMPLE',
+    'ASCACKCEVSQ6C2EXAMPLE',
+    'ACCAJ2EXAMPLEQRSTUVWX',
+    'ABIAJ2EXAMPLEQRSTUVWX',
+  ])
+    t.equal(scrubAwsText(`id=${id};`), 'id=<unique id>;', id);
+  // Access keys of every length AWS uses, and a key with a run of twelve digits leaves no part behind.
+  t.equal(scrubAwsText('ASIAY34FZKBOKMUTVV7A and AKIA123456789012ABCD'), '<access key> and <access key>');
+  t.equal(scrubAwsText('AIDA123456789012345678'), '<unique id>');
+  t.equal(scrubAwsText('the word AIDAN and ASIA stay'), 'the word AIDAN and ASIA stay', 'too short for an ID');
   t.equal(scrubAwsText('bucket 1234567890123 and 12345678901'), 'bucket 1234567890123 and 12345678901');
   t.equal(scrubAwsText(KEY_A), KEY_A.replace('123456789012', '<account>'));
 
@@ -440,4 +468,30 @@ t.test('AWS errors reach the status and Events without the operator’s account 
     'told as an Event',
   );
   t.notMatch(text, /123456789012|metaops-operator/, 'neither the account nor the identity');
+});
+
+t.test('AWS errors that name the account bare or an IAM unique ID reach the tenant without them', async (t) => {
+  const said =
+    'Access Denied for 123456789012 (principal AROA3XFRBF535PLBIFPI4:metaops, user AIDAJQABLZS4A3QDU576Q, key ASIAY34FZKBOKMUTVV7A)';
+  class Refusing extends FakeAws {
+    override async createUser(): Promise<never> {
+      throw new AwsError('AccessDenied', said, 'CreateUser');
+    }
+  }
+  const events: Array<{ reason: string; note: string }> = [];
+  const res = await runHook(s3, 'sync', tenantRequest('team-a', undefined, 'team-a-data'), {
+    now: FIXED_NOW,
+    clients: { aws: async () => new Refusing() },
+    services: { events: () => ({ record: async (_p, e) => void events.push(...e) }) },
+  });
+  t.match((res.status as any).conditions[0], {
+    reason: 'AccessDenied',
+    message: /Access Denied for <account> \(principal <unique id>:metaops, user <unique id>, key <access key>\)/,
+  });
+  t.ok(
+    events.some((e) => e.reason === 'AccessDenied'),
+    'told as an Event',
+  );
+  const text = JSON.stringify(res.status) + JSON.stringify(events);
+  t.notMatch(text, /123456789012|AROA3|AIDAJ|ASIAY/, 'neither the account nor an IAM ID, in the status or the Events');
 });
