@@ -77,6 +77,47 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
   ],
+  // The rule for HTTPS out (the API server, AWS): anywhere by default (manifests/deploy/networkpolicy.yaml says
+  // why), or only to the CIDRs the values name.
+  httpsEgress: (i) => [
+    `${i}{{- $egress := .Values.networkPolicy.egress }}`,
+    `${i}{{- if eq $egress.https "restricted" }}`,
+    `${i}{{- if not $egress.apiServerCidrs }}`,
+    `${i}{{- fail "networkPolicy.egress.https=restricted needs networkPolicy.egress.apiServerCidrs: the hooks must reach the API server (kubectl get endpoints kubernetes)" }}`,
+    `${i}{{- end }}`,
+    `${i}- to:`,
+    `${i}    {{- range $egress.apiServerCidrs }}`,
+    `${i}    - ipBlock:`,
+    `${i}        cidr: {{ . | quote }}`,
+    `${i}    {{- end }}`,
+    `${i}  ports:`,
+    `${i}    - port: 443`,
+    `${i}      protocol: TCP`,
+    `${i}    - port: 6443`,
+    `${i}      protocol: TCP`,
+    `${i}{{- with $egress.awsCidrs }}`,
+    `${i}- to:`,
+    `${i}    {{- range . }}`,
+    `${i}    - ipBlock:`,
+    `${i}        cidr: {{ . | quote }}`,
+    `${i}    {{- end }}`,
+    `${i}  ports:`,
+    `${i}    - port: 443`,
+    `${i}      protocol: TCP`,
+    `${i}{{- end }}`,
+    `${i}{{- else if eq $egress.https "anywhere" }}`,
+    `${i}- ports:`,
+    `${i}    - port: 443`,
+    `${i}      protocol: TCP`,
+    `${i}    - port: 6443`,
+    `${i}      protocol: TCP`,
+    `${i}{{- else }}`,
+    `${i}{{- fail "networkPolicy.egress.https is anywhere or restricted" }}`,
+    `${i}{{- end }}`,
+    `${i}{{- with $egress.extra }}`,
+    `${i}{{- toYaml . | nindent ${i.length} }}`,
+    `${i}{{- end }}`,
+  ],
   webhookTarget: (i) => [
     `${i}{{- if .Values.webhook.url }}`,
     `${i}url: {{ printf "%s%s" (trimSuffix "/" .Values.webhook.url) PATH | quote }}`,
@@ -125,6 +166,11 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
             );
         }),
       );
+      if (obj.kind === 'NetworkPolicy') {
+        // The one egress rule without a destination is HTTPS anywhere: the values may narrow it.
+        const open = (obj.spec?.egress ?? []).findIndex((rule: any) => !rule.to);
+        if (open >= 0) doc.setIn(['spec', 'egress', open], mark('httpsEgress'));
+      }
       if (obj.kind === 'Deployment') {
         doc.setIn(['spec', 'replicas'], mark('replicas'));
         const containers = obj.spec.template.spec.containers as any[];
@@ -255,6 +301,7 @@ export function renderChart(
     etcdPolicy: { clusterDomain: '', clusterDomains: [] },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     metacontroller: { namespace: 'metacontroller' },
+    networkPolicy: { egress: { https: 'anywhere', apiServerCidrs: [], awsCidrs: [], extra: [] } },
     webhook: { url: '' },
   });
   const comment = (path: string[], text: string) => {
@@ -299,6 +346,15 @@ export function renderChart(
   comment(
     ['metacontroller'],
     'Where Metacontroller runs: the only namespace the NetworkPolicy admits hook calls from.',
+  );
+  comment(
+    ['networkPolicy'],
+    'Where the hook server may connect besides DNS and etcd members (docs/operating.md, "Network").\n' +
+      'egress.https: anywhere (the default: 443 and 6443 to any address, since a NetworkPolicy cannot name the API\n' +
+      'server or AWS, and no address a tenant writes is dialled on them) or restricted: 443 and 6443 only to\n' +
+      'apiServerCidrs (required: kubectl get endpoints kubernetes) and 443 to awsCidrs (S3 and IAM, or the VPC\n' +
+      'endpoints or proxy that reach them; empty: no AWS, so the S3 operator cannot work). extra: more egress rules as\n' +
+      'written (an S3-compatible endpoint on another port).',
   );
   comment(
     ['webhook'],

@@ -159,6 +159,84 @@ t.test(
   },
 );
 
+t.test('the NetworkPolicy: HTTPS anywhere by default, or only to the CIDRs the values name', async (t) => {
+  const policyOf = (args: string[] = []) => byKey(render(args)).get('NetworkPolicy/metaops/metaops-hooks');
+  const https = (rule: any) => (rule.ports ?? []).some((p: any) => p.port === 443 || p.port === 6443);
+  const open = policyOf().spec.egress.filter(https);
+  t.same(
+    open,
+    [
+      {
+        ports: [
+          { port: 443, protocol: 'TCP' },
+          { port: 6443, protocol: 'TCP' },
+        ],
+      },
+    ],
+    'by default: anywhere',
+  );
+
+  const restricted = policyOf([
+    '--set',
+    'networkPolicy.egress.https=restricted,networkPolicy.egress.apiServerCidrs={10.0.0.1/32,10.0.0.2/32},networkPolicy.egress.awsCidrs={52.216.0.0/15}',
+  ]);
+  const rules = restricted.spec.egress.filter(https);
+  t.same(rules, [
+    {
+      to: [{ ipBlock: { cidr: '10.0.0.1/32' } }, { ipBlock: { cidr: '10.0.0.2/32' } }],
+      ports: [
+        { port: 443, protocol: 'TCP' },
+        { port: 6443, protocol: 'TCP' },
+      ],
+    },
+    { to: [{ ipBlock: { cidr: '52.216.0.0/15' } }], ports: [{ port: 443, protocol: 'TCP' }] },
+  ]);
+  t.ok(
+    restricted.spec.egress.every((r: any) => r.to?.length),
+    'restricted: no egress rule without a destination is left',
+  );
+  t.same(restricted.spec.egress.slice(0, 2), policyOf().spec.egress.slice(0, 2), 'DNS and etcd members as before');
+  const noAws = policyOf([
+    '--set',
+    'networkPolicy.egress.https=restricted,networkPolicy.egress.apiServerCidrs={10.0.0.1/32}',
+  ]);
+  t.equal(noAws.spec.egress.filter(https).length, 1, 'no awsCidrs: the API server only');
+  t.throws(
+    () => render(['--set', 'networkPolicy.egress.https=restricted']),
+    /apiServerCidrs/,
+    'restricted without the API server is refused: the hooks could not work',
+  );
+  t.throws(() => render(['--set', 'networkPolicy.egress.https=everywhere']), /anywhere or restricted/);
+
+  const values = join(mkdtempSync(join(tmpdir(), 'metaops-values-')), 'values.yaml');
+  t.teardown(() => rmSync(join(values, '..'), { recursive: true, force: true }));
+  writeFileSync(
+    values,
+    YAML.stringify({
+      networkPolicy: {
+        egress: {
+          extra: [
+            {
+              to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'storage' } } }],
+              ports: [{ port: 9000, protocol: 'TCP' }],
+            },
+          ],
+        },
+      },
+    }),
+  );
+  const extra = policyOf(['-f', values]).spec.egress;
+  t.same(
+    extra.at(-1),
+    {
+      to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'storage' } } }],
+      ports: [{ port: 9000, protocol: 'TCP' }],
+    },
+    'extra rules as written (MinIO in-cluster)',
+  );
+  t.same(extra.filter(https), open, 'beside the default');
+});
+
 t.test("the README's kustomize overlay points the manifests at another image", async (t) => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const overlay = /cat > my-metaops\/kustomization\.yaml <<'YAML'\n([\s\S]*?)\nYAML\n/.exec(readme)?.[1];
