@@ -7,6 +7,7 @@ import {
   mysqlVersion,
   namesOf,
   PASSWORD_KEY,
+  PEERS_KEY,
   REPLICATION_KEY,
   runningVersion,
   versionTypeProblem,
@@ -575,7 +576,9 @@ t.test('the member pod is wired together: every script, probe, mount and Service
   t.match(envOf(replication)['REPLICATION_PASSWORD'], secretRef(REPLICATION_KEY));
   t.equal(envOf(replication)['PRIMARY_HOST'].value, 'my-mysql-mysql-0.my-mysql-mysql-headless');
   t.equal(envOf(replication)['PRIMARY_PORT'].value, '3306');
-  t.same(Object.keys(c['Secret/my-mysql-mysql'].data).sort(), [REPLICATION_KEY, PASSWORD_KEY].sort());
+  t.same(Object.keys(c['Secret/my-mysql-mysql'].data).sort(), [REPLICATION_KEY, PASSWORD_KEY, PEERS_KEY].sort());
+  // Member 0 reads which members may hold data from the Secret's peers key, mounted where PEERS_FILE points.
+  t.equal(envOf(replication)['PEERS_FILE'].value, `${mountOf(replication, 'peers')}/${PEERS_KEY}`);
   t.equal(c['Secret/my-mysql-mysql'].type, 'Opaque');
 
   // The server's probe reads the client file the config script writes, in the client volume.

@@ -8,6 +8,9 @@
 //   PRIMARY_HOST, PRIMARY_PORT  replication only: member 0's stable DNS name and port
 //   PEER_HOST_FORMAT      replication only: the members' DNS names, as a printf format of the ordinal
 //                         (<statefulset>-%s.<headless>); member 0 asks members 1..8 what they hold
+//   PEERS_FILE            replication only: the ordinals of the members that may hold data, as the hook last wrote
+//                         them (a key of the cluster's Secret, mounted, so it follows a scale without a restart)
+//   PEER_TRIES, PEER_TIMEOUT  replication only, optional: rounds (12) and seconds a peer's answer may take (10)
 //   TERMINATION_LOG       replication only: where member 0 says why it will not open (/dev/termination-log, which
 //                         the kubelet reports as the container's termination message)
 //   MYSQL_HOST, MYSQL_PORT  the local server's address and port (127.0.0.1, 3306)
@@ -31,7 +34,10 @@
 
 /** The start of member 0's termination message when a replica holds transactions it lacks. */
 export const PRIMARY_BEHIND = 'primary-behind:';
-/** The start of member 0's termination message when it has no data and a replica that exists does not answer. */
+/**
+ * The start of member 0's termination message when it has no data and a member that may hold data cannot be asked
+ * (its name does not resolve, it does not answer, or another server answers at its address).
+ */
 export const PRIMARY_UNVERIFIED = 'primary-unverified:';
 
 /**
@@ -80,6 +86,9 @@ echo "member $ordinal configured"
 export const REPLICATION_SCRIPT =
   String.raw`set -u
 trap 'kill $! 2>/dev/null; exit 0' TERM INT
+PEER_TRIES=$(printenv PEER_TRIES || echo 12)
+PEER_TIMEOUT=$(printenv PEER_TIMEOUT || echo 10)
+PEERS_FILE=$(printenv PEERS_FILE || echo /nonexistent)
 ` +
   common +
   String.raw`pause() { sleep "$1" & wait $!; }
@@ -88,11 +97,9 @@ until sql -e 'SELECT 1' >/dev/null 2>&1; do pause 2; done
 if sql -N -e 'SELECT VERSION()' | grep -qi mariadb; then flavour=mariadb; else flavour=mysql; fi
 password=$(quote "$REPLICATION_PASSWORD")
 # The transactions this server holds: MySQL's gtid_executed, MariaDB's gtid_current_pos (one domain-server-seq per
-# replication domain); empty for a data directory that never took a logged transaction. Another server's with -h.
-position() {
-  if [ "$flavour" = mariadb ]; then q='SELECT @@global.gtid_current_pos'; else q="SELECT REPLACE(@@global.gtid_executed, '\n', '')"; fi
-  sql --connect-timeout=3 "$@" -N -e "$q"
-}
+# replication domain); empty for a data directory that never took a logged transaction.
+if [ "$flavour" = mariadb ]; then own_query='@@global.gtid_current_pos'; else own_query="REPLACE(@@global.gtid_executed, '\n', '')"; fi
+position() { sql --connect-timeout=3 -N -e "SELECT $own_query"; }
 # MariaDB: whether position $2 lacks a transaction position $1 has (a higher sequence number in a domain): 0 it
 # does, 1 it does not, 2 a position cannot be read.
 lacks_mariadb() {
@@ -124,10 +131,68 @@ refuse() {
   echo "member 0 stays read-only: $1" >&2
   exit 3
 }
-# Member 0 opens only when no other member holds a transaction it lacks. A member whose name does not resolve does
-# not exist; one that resolves but does not answer is waited for (a minute), and then only an empty member 0
-# refuses: one with data opens (a restart of the whole cluster may start member 0 first).
+# Member 0 opens only when no other member holds a transaction it lacks. The members that may hold data are those
+# PEERS_FILE lists (the hook writes the ordinals 1..size-1 and those of every data volume of the cluster; a file that
+# is missing lists 1..8): each is asked, for up to PEER_TRIES rounds five seconds apart, as the server that answers
+# at its name with its own server id (100 + ordinal; another server at a stale address is not it), within
+# PEER_TIMEOUT seconds. A member whose name does not resolve (its pod has no address yet: Pending, or on a lost
+# node), that refuses, times out, or answers as another server cannot be asked: unknown. An empty member 0 never
+# opens while a member is unknown; one with data opens (a restart of the whole cluster may start member 0 first),
+# without waiting for a member whose name does not resolve.
+# A member 1..8 not listed is asked when its name resolves (a pod still running after a scale-down) and skipped
+# when it does not.
 check_primary() {
+  own_position=$(position) || return 1
+  local i host out id pos listed peers behind='' unknown='' round tries=$PEER_TRIES why shown
+  if [ -r "$PEERS_FILE" ]; then listed=$(tr -c '0-9' ' ' < "$PEERS_FILE"); else listed='1 2 3 4 5 6 7 8'; fi
+  peers=''
+  for i in 1 2 3 4 5 6 7 8; do
+    host=$(printf "$PEER_HOST_FORMAT" "$i")
+    case " $listed " in
+      *" $i "*) peers="$peers $i" ;;
+      *) getent hosts "$host" >/dev/null 2>&1 && peers="$peers $i" ;;
+    esac
+  done
+  round=1
+  while [ -n "$peers" ]; do
+    local waiting='' reasons=''
+    for i in $peers; do
+      host=$(printf "$PEER_HOST_FORMAT" "$i")
+      if ! getent hosts "$host" >/dev/null 2>&1; then
+        why="$host does not resolve (its pod has no address)"
+        # A member 0 with data does not wait for a pod that is not there: it opens whatever that member holds.
+        if [ -n "$own_position" ]; then unknown="$unknown $why;"; continue; fi
+      elif ! out=$(timeout "$PEER_TIMEOUT" mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B -N --connect-timeout=3 -h "$host" -e "SELECT @@global.server_id, $own_query" 2>/dev/null); then
+        why="$host does not answer"
+      else
+        id=$(printf '%s\n' "$out" | cut -f1)
+        pos=$(printf '%s\n' "$out" | cut -s -f2)
+        if [ "$id" != "$((100 + i))" ]; then
+          why="$host answers as server id $id, not member $i (a stale address)"
+        else
+          lacks "$pos"
+          case $? in
+            0) behind="$behind $host has $pos;" ;;
+            2) unknown="$unknown $host answers a position that cannot be read;" ;;
+          esac
+          continue
+        fi
+      fi
+      waiting="$waiting $i"; reasons="$reasons $why;"
+    done
+    peers=$waiting
+    if [ -z "$peers" ]; then break; fi
+    if [ "$round" -ge "$tries" ]; then unknown="$unknown$reasons"; break; fi
+    round=$((round + 1))
+    pause 5
+  done
+  shown=$own_position; [ -n "$shown" ] || shown='no transactions'
+  if [ -n "$behind" ]; then refuse "primary-behind: member 0 has $shown;$behind"; fi
+  if [ -z "$own_position" ] && [ -n "$unknown" ]; then refuse "primary-unverified: member 0 has no transactions and cannot ask every member that may hold data:$unknown"; fi
+  if [ -n "$unknown" ]; then echo "member 0 holds $shown and opens without asking:$unknown" >&2; fi
+  return 0
+}
+primary() {
   own_position=$(position) || return 1
   local i host pos behind='' silent='' tries shown
   for i in 1 2 3 4 5 6 7 8; do

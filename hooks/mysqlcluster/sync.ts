@@ -161,7 +161,28 @@ export function seedLabels(name: string): Record<string, string> {
 /** The label the StatefulSet controller puts on each of its pods. */
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 
-export function secret(parent: ParentObject, encodedRoot: string, encodedReplication: string): KubeObject {
+/** The Secret's key that lists the members that may hold data (PEERS_FILE of scripts.ts). */
+export const PEERS_KEY = 'peers';
+const PEERS_DIR = '/etc/mysql-peers';
+
+/**
+ * The members other than 0 that may hold data, as member 0's sidecar reads them before it opens for writes: those the
+ * spec asks for (1..size-1) and every one whose data volume exists (a member scaled away keeps its volume and data).
+ */
+export function peerOrdinals(size: number, volumes: readonly string[], n: Names): number[] {
+  const out = new Set<number>();
+  for (let i = 1; i < size; i++) out.add(i);
+  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++) if (volumes.includes(n.volume(i))) out.add(i);
+  return [...out].sort((a, b) => a - b);
+}
+
+export function secret(
+  parent: ParentObject,
+  encodedRoot: string,
+  encodedReplication: string,
+  /** peerOrdinals, for member 0's sidecar (a mounted key follows a scale without restarting a pod). */
+  peers: readonly number[] = [],
+): KubeObject {
   const name = parent.metadata.name!;
   return {
     apiVersion: 'v1',
@@ -172,7 +193,11 @@ export function secret(parent: ParentObject, encodedRoot: string, encodedReplica
       labels: childLabels(APP, name, 'credentials'),
     },
     type: 'Opaque',
-    data: { [PASSWORD_KEY]: encodedRoot, [REPLICATION_KEY]: encodedReplication },
+    data: {
+      [PASSWORD_KEY]: encodedRoot,
+      [REPLICATION_KEY]: encodedReplication,
+      [PEERS_KEY]: Buffer.from(`${peers.join(' ')}\n`, 'utf8').toString('base64'),
+    },
   };
 }
 
@@ -330,12 +355,14 @@ export function statefulSet(
                 { name: 'PRIMARY_HOST', value: `${n.member(0)}.${n.headless}` },
                 // Member 0 asks the others what they hold: <statefulset>-<ordinal>.<headless>.
                 { name: 'PEER_HOST_FORMAT', value: `${n.statefulSet}-%s.${n.headless}` },
+                // Which of them may hold data: a key of the Secret, mounted, so that it follows a scale.
+                { name: 'PEERS_FILE', value: `${PEERS_DIR}/${PEERS_KEY}` },
                 // Why member 0 stays read-only, where the kubelet reports it (primaryRefusal reads it back).
                 { name: 'TERMINATION_LOG', value: '/dev/termination-log' },
                 { name: 'PRIMARY_PORT', value: String(MYSQL_PORT) },
                 ...dirs,
               ],
-              volumeMounts: mounts,
+              volumeMounts: [...mounts, { name: 'peers', mountPath: PEERS_DIR, readOnly: true }],
               readinessProbe: {
                 exec: { command: ['bash', '-c', REPLICATION_PROBE] },
                 initialDelaySeconds: 5,
@@ -347,6 +374,15 @@ export function statefulSet(
           volumes: [
             { name: 'conf', emptyDir: {} },
             { name: 'client', emptyDir: { medium: 'Memory' } },
+            // Only the peers key (not the passwords); optional, so that a Secret from before it is not a failed mount.
+            {
+              name: 'peers',
+              secret: {
+                secretName: namesOf(name).secret,
+                items: [{ key: PEERS_KEY, path: PEERS_KEY }],
+                optional: true,
+              },
+            },
           ],
         },
       },
@@ -626,16 +662,18 @@ function passwords(
   n: Names,
   observedSecret: KubeObject | undefined,
 ): { secret?: KubeObject; lost?: ConditionInput } {
-  const { request, parent, services } = hook;
+  const { request, parent, services, spec } = hook;
+  const volumes = existingVolumes(request, n);
+  const peers = peerOrdinals(spec.size, volumes, n);
   const previous = currentStatus(parent) as { secretName?: unknown };
   const encode = () => Buffer.from(services.randomSecret(PASSWORD_BYTES), 'utf8').toString('base64');
   const keptRoot = observedPassword(observedSecret);
   // A replication password is made when missing (a cluster from before replication): the primary's sidecar sets
   // the replication user's password from the Secret.
-  if (keptRoot) return { secret: secret(parent, keptRoot, observedKey(observedSecret, REPLICATION_KEY) ?? encode()) };
-  const volumes = existingVolumes(request, n);
+  if (keptRoot)
+    return { secret: secret(parent, keptRoot, observedKey(observedSecret, REPLICATION_KEY) ?? encode(), peers) };
   const recorded = observedSecret !== undefined || previous.secretName === n.secret;
-  if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode()) };
+  if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode(), peers) };
   const why = recorded
     ? `Secret ${n.secret} (key ${PASSWORD_KEY}) was deleted or emptied after the cluster was created`
     : `Secret ${n.secret} does not exist, but data volumes of a cluster with this name do (${volumes.join(', ')})`;

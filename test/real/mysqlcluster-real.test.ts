@@ -6,236 +6,27 @@
 // Each member has its own loopback address and a DNS name in /etc/hosts (marked with this process's id, removed
 // again) as a pod has through the headless Service, so that member 0 can ask the others what they hold, and a member
 // that does not exist does not resolve.
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import {
-  CONFIG_SCRIPT,
-  PRIMARY_BEHIND,
-  REPLICATION_PROBE,
-  REPLICATION_SCRIPT,
-  SERVER_PROBE,
-} from '../../hooks/mysqlcluster/scripts.js';
+import { CONFIG_SCRIPT, PRIMARY_BEHIND, SERVER_PROBE } from '../../hooks/mysqlcluster/scripts.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { freePort } from '../fixtures/net.js';
-import { FIXED_NOW, objectMap, request, root } from '../fixtures/requests.js';
-
-const run = promisify(execFile);
-
-let serverDir: string;
-try {
-  serverDir = execFileSync('bash', [join(root, 'e2e', 'mariadb.sh')], { stdio: ['ignore', 'pipe', 'pipe'] })
-    .toString()
-    .trim()
-    .split('\n')
-    .pop()!;
-} catch (err) {
-  const reason = (err as { stderr?: Buffer }).stderr?.toString().trim() || String(err);
-  console.error(`SKIPPED: no MySQL-compatible server could be installed (${reason})`);
-  t.plan(0, `SKIPPED LOUDLY: MariaDB could not be installed by e2e/mariadb.sh: ${reason}`);
-  process.exit(0);
-}
-
-// Passwords with every character the option file and SQL quoting must survive.
-const ROOT_PASSWORD = `ro'ot"pa\\ss word`;
-const REPLICATION_PASSWORD = `re'pl"i\\cation`;
-const base = mkdtempSync(join(tmpdir(), 'metaops-mysql-'));
-
-/** The members' DNS names, as the headless Service gives them: <statefulset>-<ordinal>.<headless>. */
-const NAME_FORMAT = `my-mysql-mysql-%s.m${process.pid}.metaops-mysql.test`;
-const hostOf = (ordinal: number) => NAME_FORMAT.replace('%s', String(ordinal));
-/** Each member's own loopback address (one port for all, as in a pod network). */
-const IP_BASE = 20 + Math.floor(Math.random() * 200);
-const ipOf = (ordinal: number) => `127.0.${IP_BASE}.${10 + ordinal}`;
-const PORT = await freePort();
-
-const HOSTS = process.env['METAOPS_HOSTS_FILE'] ?? '/etc/hosts';
-const MARK = '# metaops-mysql-test pid=';
-function cleanHosts(): void {
-  if (!existsSync(HOSTS)) return;
-  const text = readFileSync(HOSTS, 'utf8');
-  const kept = text.split('\n').filter((line) => {
-    const at = line.indexOf(MARK);
-    if (at < 0) return true;
-    const pid = Number(line.slice(at + MARK.length));
-    if (pid === process.pid) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  writeFileSync(HOSTS, kept.join('\n'));
-}
-cleanHosts();
-process.on('exit', cleanHosts);
-
-interface Member {
-  ordinal: number;
-  ip: string;
-  port: number;
-  dir: string;
-  env: NodeJS.ProcessEnv;
-  server?: ChildProcess;
-  sidecar?: ChildProcess;
-  sidecarLog: string;
-  /** The sidecar's termination message (what the kubelet reports), once it exited. */
-  terminationLog: string;
-}
-const members: Member[] = [];
-
-async function exited(p: ChildProcess | undefined, ms: number): Promise<void> {
-  if (!p || p.exitCode !== null || p.signalCode !== null) return;
-  await Promise.race([new Promise((r) => p.once('exit', r)), new Promise((r) => setTimeout(r, ms))]);
-}
-
-t.teardown(async () => {
-  for (const m of members) m.sidecar?.kill('SIGTERM');
-  for (const m of members) m.server?.kill('SIGTERM');
-  for (const m of members) {
-    await exited(m.sidecar, 5000);
-    await exited(m.server, 20000);
-    if (m.server && m.server.exitCode === null && m.server.signalCode === null) m.server.kill('SIGKILL');
-    m.sidecar?.stdout?.destroy();
-    m.sidecar?.stderr?.destroy();
-  }
-  rmSync(base, { recursive: true, force: true });
-});
-
-/** A client on the member's port as `user`, SQL on stdin. */
-async function sql(m: Member, statement: string, user = 'root', password = ROOT_PASSWORD): Promise<string> {
-  const cnf = join(m.dir, `client-${user}.cnf`);
-  writeFileSync(
-    cnf,
-    `[client]\nuser=${user}\npassword="${password.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"\nhost=${m.ip}\nport=${m.port}\nprotocol=TCP\n`,
-    { mode: 0o600 },
-  );
-  const { stdout } = await run('mysql', [`--defaults-extra-file=${cnf}`, '-N', '-B', '-e', statement]);
-  return stdout.trim();
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last).split('\n')[0]}` : ''}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-async function probe(m: Member): Promise<boolean> {
-  try {
-    await run('bash', ['-c', REPLICATION_PROBE], { env: m.env });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A member's data directory, initialised the way the official image's entrypoint does (root, binary log off). */
-async function initialise(m: Member): Promise<void> {
-  rmSync(join(m.dir, 'data'), { recursive: true, force: true });
-  mkdirSync(join(m.dir, 'data'), { recursive: true });
-  await run(
-    'mariadb-install-db',
-    [`--defaults-file=${join(m.dir, 'my.cnf')}`, '--auth-root-authentication-method=normal', '--skip-test-db'],
-    { env: { PATH: process.env['PATH'] } },
-  );
-}
-
-/**
- * The member's server, started and answering; on a new data directory (`fresh`), root's password set as the
- * entrypoint sets it.
- */
-async function startServer(m: Member, fresh: boolean): Promise<void> {
-  m.server = spawn(join(serverDir, 'mariadbd'), [`--defaults-file=${join(m.dir, 'my.cnf')}`], { stdio: 'ignore' });
-  const socket = join(m.dir, 'mysqld.sock');
-  const local = (statement: string) => run('mysql', ['--no-defaults', '-uroot', `--socket=${socket}`, '-e', statement]);
-  const answers = fresh ? () => local('SELECT 1') : () => sql(m, 'SELECT 1');
-  await until(`member ${m.ordinal} to start`, async () => (await answers(), true), 60_000);
-  if (!fresh) return;
-  const pw = ROOT_PASSWORD.replace(/\\/g, '\\\\').replace(/'/g, "''");
-  await local(
-    `SET sql_log_bin = 0; ALTER USER 'root'@'localhost' IDENTIFIED BY '${pw}'; CREATE USER 'root'@'%' IDENTIFIED BY '${pw}'; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;`,
-  );
-}
-
-/** The replication sidecar, as the kubelet starts it (again after it exits). */
-function startSidecar(m: Member): void {
-  rmSync(m.terminationLog, { force: true });
-  m.sidecarLog = '';
-  m.sidecar = spawn('bash', ['-c', REPLICATION_SCRIPT], { env: m.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = (d: Buffer) => (m.sidecarLog = (m.sidecarLog + d.toString()).slice(-4000));
-  m.sidecar.stdout!.on('data', log);
-  m.sidecar.stderr!.on('data', log);
-}
-
-/** Stops a member's sidecar and server, as a pod deleted; its data directory stays. */
-async function stopMember(m: Member): Promise<void> {
-  m.sidecar?.kill('SIGTERM');
-  await exited(m.sidecar, 5000);
-  m.server?.kill('SIGTERM');
-  await exited(m.server, 30_000);
-}
-
-/**
- * One member as its pod runs it: its DNS name, the config init script, then the server (initialised the way the
- * official image's entrypoint does: root's password set with the binary log off), then the replication sidecar.
- */
-async function startMember(ordinal: number): Promise<Member> {
-  const dir = join(base, `member-${ordinal}`);
-  for (const d of ['data', 'conf.d', 'client']) mkdirSync(join(dir, d), { recursive: true });
-  const ip = ipOf(ordinal);
-  appendFileSync(HOSTS, `${ip} ${hostOf(ordinal)} ${MARK}${process.pid}\n`);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env['PATH'],
-    POD_NAME: `my-mysql-mysql-${ordinal}`,
-    MYSQL_ROOT_PASSWORD: ROOT_PASSWORD,
-    REPLICATION_PASSWORD,
-    PRIMARY_HOST: hostOf(0),
-    PRIMARY_PORT: String(PORT),
-    PEER_HOST_FORMAT: NAME_FORMAT,
-    TERMINATION_LOG: join(dir, 'termination-log'),
-    MYSQL_HOST: ip,
-    MYSQL_PORT: String(PORT),
-    CONF_DIR: join(dir, 'conf.d'),
-    CLIENT_DIR: join(dir, 'client'),
-  };
-  const m: Member = { ordinal, ip, port: PORT, dir, env, sidecarLog: '', terminationLog: env['TERMINATION_LOG']! };
-  members.push(m);
-  await run('bash', ['-c', CONFIG_SCRIPT], { env });
-  writeFileSync(
-    join(dir, 'my.cnf'),
-    [
-      '[mysqld]',
-      `datadir=${join(dir, 'data')}`,
-      `socket=${join(dir, 'mysqld.sock')}`,
-      `pid-file=${join(dir, 'mysqld.pid')}`,
-      `log-error=${join(dir, 'error.log')}`,
-      `port=${PORT}`,
-      `bind-address=${ip}`,
-      'user=root',
-      `!includedir ${join(dir, 'conf.d')}`,
-      '',
-    ].join('\n'),
-  );
-  await initialise(m);
-  await startServer(m, true);
-  startSidecar(m);
-  return m;
-}
+import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import {
+  hostOf,
+  members,
+  probe,
+  sql,
+  startMember,
+  startServer,
+  startSidecar,
+  stopMember,
+  initialise,
+  until,
+  run,
+  type Member,
+} from '../fixtures/mysql-members.js';
 
 t.test('member 0 is a writable primary, the others replicate from it with GTIDs', async (t) => {
   const primary = await startMember(0);
