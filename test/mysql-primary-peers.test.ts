@@ -33,6 +33,8 @@ t.test('the members that may hold data: those the spec asks for and those whose 
   t.same(peerOrdinals(2, [n.volume(5), n.volume(3)], n), [1, 3, 5], 'members scaled away keep their data');
   t.same(peerOrdinals(2, ['data-other-mysql-4'], n), [1], 'another cluster’s volume is not a member');
   t.same(peerOrdinals(1, [n.volume(8)], n), [8], 'the last ordinal a cluster can have');
+  t.same(peerOrdinals(1, [n.volume(9)], n), [], 'no ordinal past it');
+  t.same(peerOrdinals(9, [], n), [1, 2, 3, 4, 5, 6, 7, 8], 'the largest cluster');
 });
 
 t.test('the Secret carries them, from the spec and the observed volumes', async (t) => {

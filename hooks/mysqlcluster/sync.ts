@@ -170,10 +170,9 @@ const PEERS_DIR = '/etc/mysql-peers';
  * spec asks for (1..size-1) and every one whose data volume exists (a member scaled away keeps its volume and data).
  */
 export function peerOrdinals(size: number, volumes: readonly string[], n: Names): number[] {
-  const out = new Set<number>();
-  for (let i = 1; i < size; i++) out.add(i);
-  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++) if (volumes.includes(n.volume(i))) out.add(i);
-  return [...out].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++) if (i < size || volumes.includes(n.volume(i))) out.push(i);
+  return out;
 }
 
 export function secret(
@@ -181,7 +180,7 @@ export function secret(
   encodedRoot: string,
   encodedReplication: string,
   /** peerOrdinals, for member 0's sidecar (a mounted key follows a scale without restarting a pod). */
-  peers: readonly number[] = [],
+  peers: readonly number[],
 ): KubeObject {
   const name = parent.metadata.name!;
   return {
@@ -196,7 +195,7 @@ export function secret(
     data: {
       [PASSWORD_KEY]: encodedRoot,
       [REPLICATION_KEY]: encodedReplication,
-      [PEERS_KEY]: Buffer.from(`${peers.join(' ')}\n`, 'utf8').toString('base64'),
+      [PEERS_KEY]: Buffer.from(`${peers.join(' ')}\n`).toString('base64'),
     },
   };
 }
