@@ -161,6 +161,26 @@ t.test('a failed backup reason goes into status short and printable, under both 
   t.equal(s.Reason, s.reason, "etcd-operator's spelling (BackupStatus.Reason) says the same");
 });
 
+t.test('a failed backup reason reaches the status without an AWS account or IAM identity', async (t) => {
+  const { backupSync: sync } = await import('./fixtures/hooks.js');
+  const { backupPod, backupRequest } = await import('./fixtures/backup.js');
+  // With ambient credentials the Job runs as the operator's node role, and AWS names it.
+  const reason =
+    'AccessDenied: User: arn:aws:sts::123456789012:assumed-role/node-role/i-0abc is not authorized to perform: ' +
+    's3:PutObject (account 123456789012, principal AROA3XFRBF535PLBIFPI4:i-0abc, owner 210987654321)';
+  const res = sync(
+    backupRequest({
+      spec: { etcdEndpoints: ['http://example-client:2379'], s3: { path: 'bucket/ns/key', awsSecret: 'aws' } },
+      pods: [backupPod('nightly', 'ns', { succeeded: false, reason }, '2026-01-01T00:00:00Z')],
+    }),
+    'img',
+    new Date(0),
+  );
+  const text = JSON.stringify(res.status);
+  t.match((res.status as any).reason, /^AccessDenied: User: arn:aws:sts::<account>:assumed-role\/<name> is not/);
+  t.notMatch(text, /123456789012|210987654321|AROA3|node-role/, 'no account, role or unique ID anywhere in the status');
+});
+
 t.test(
   'prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)',
   async (t) => {

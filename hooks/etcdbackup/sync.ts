@@ -4,6 +4,7 @@
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
+import { scrubAwsText } from '../../lib/aws-text.js';
 import { RETRY_SECONDS } from '../../lib/errors.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { childLabels, selectorLabels } from '../../lib/labels.js';
@@ -143,9 +144,12 @@ export function backupChild(parent: ParentObject, spec: Spec, image: string, end
   };
 }
 
-/** What a dependency said (an S3 error, via the Job's result) goes into status short and printable only. */
+/**
+ * What a dependency said (an S3 error, via the Job's result) goes into status short, printable, and without an AWS
+ * account or IAM identity (ambient credentials are the operator's; lib/aws-text.ts).
+ */
 function short(text: string, max = 300): string {
-  const clean = text
+  const clean = scrubAwsText(text)
     .replace(/[^\x20-\x7e]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
