@@ -98,7 +98,7 @@ t.test('verify: a stamp of the policy in force, and an author the API server all
     allowed: false,
     reason: 'AuthorNotAllowed',
     message:
-      'its author alice may not patch pods/ephemeralcontainers in namespace team-b, and a tool does nothing its author could not do; nothing is injected',
+      'its author alice may not patch pods/ephemeralcontainers in namespace team-b (asked of the API server now, with the groups system:authenticated stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected',
   });
   // No stamp, or one that is not the policy's: unverified, and the API server is not even asked about the author.
   for (const annotations of [undefined, {}, { [AUTHOR_ANNOTATION]: 'admin' }, { [AUTHOR_ANNOTATION]: '' }]) {
@@ -201,7 +201,7 @@ t.test('answers are remembered for AUTHOR_CACHE_MS: a revoked right stops the to
   now = AUTHOR_CACHE_MS - 1;
   t.match(await check.verify(stamped), { allowed: true }, 'remembered');
   t.equal(api.reviews.length, 1);
-  t.equal(api.gets.length, gets, 'the policy too');
+  t.equal(api.gets.length, gets + 2, 'the policy and its binding are read again at every check, never remembered');
   now = AUTHOR_CACHE_MS;
   t.match(await check.verify(stamped), { allowed: false, reason: 'AuthorNotAllowed' }, 'asked again');
   t.equal(api.reviews.length, 2);
@@ -210,11 +210,21 @@ t.test('answers are remembered for AUTHOR_CACHE_MS: a revoked right stops the to
   await check.verify(tool('a', { label: 'x=y', image: 'busybox' }, 'team-a', 'alice'));
   await check.verify(tool('a', { label: 'x=y', image: 'busybox' }, 'team-b', 'bob'));
   t.equal(api.reviews.length, 4);
-  // The policy removed: within AUTHOR_CACHE_MS no stamp is trusted any more.
+  // The policy removed: at the next check no stamp is trusted any more, with the author's answer still remembered.
   api.allow = () => true;
-  api.remove('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY);
   now = 3 * AUTHOR_CACHE_MS;
-  t.match(await check.verify(stamped), { reason: 'AuthorUnverified' });
+  t.match(await check.verify(stamped), { allowed: true });
+  api.remove('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY);
+  now += 1;
+  t.match(await check.verify(stamped), { reason: 'AuthorUnverified' }, 'the binding gone: at once');
+  // Made again: its new creationTimestamp counts at once too (the tool, older, is no longer trusted).
+  api.put({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingAdmissionPolicyBinding',
+    metadata: { name: AUTHOR_POLICY, creationTimestamp: '2026-01-03T00:00:00Z' },
+    spec: { policyName: AUTHOR_POLICY },
+  });
+  t.match(await check.verify(stamped), { reason: 'AuthorUnverified', message: /was created before/ }, 'made again');
   // At most 1000 answers are kept.
   for (let i = 0; i < 1100; i++) cache.remember(`k${i}`, true);
   t.equal(cache.answers.size, 1000);
@@ -335,7 +345,7 @@ t.test('the review asked: a SubjectAccessReview with the author UID when stamped
     allowed: false,
     reason: 'AuthorNotAllowed',
     message:
-      'its author alice may not patch pods/ephemeralcontainers in namespace team-b, and a tool does nothing its author could not do; nothing is injected',
+      'its author alice may not patch pods/ephemeralcontainers in namespace team-b (asked of the API server now, with the groups system:authenticated stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected',
   });
   t.same(calls, ['authorization.k8s.io/v1 subjectaccessreviews '], 'cluster-scoped');
   t.same(bodies[0], {
@@ -362,7 +372,7 @@ t.test('out of time: no call starts, before the policy read or before the review
   t.equal((err as Error).name, 'OutOfTime');
   t.equal((err as Error).message, 'the work budget was spent before the author could be checked');
   t.same(api.gets, [], 'the policy not read');
-  // The policy's state remembered: the review is the next call, and it does not start either.
+  // With the author's answer unknown, neither the policy's read nor the review starts.
   const cache = new AuthorCache();
   await new AuthorCheck(api, cache).verify(tool('b', { label: 'app=web', image: 'busybox' }, 'team-b', 'bob'));
   const reviews = api.reviews.length;

@@ -12,6 +12,13 @@
 // the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
 // API server of Kubernetes 1.36 stopped finding a policy's parameters once the policy had been deleted and created
 // again, and refused every tool write: no parameter is used.)
+//
+// What a revocation does. The review asks about the stamped user, UID and groups against the authorizer as it is at
+// the time of the check (RBAC bindings now), never against a verdict of the tool's creation: a RoleBinding or
+// ClusterRoleBinding revoked, whether it names the user or one of the stamped groups, refuses the author from the
+// next review on (AUTHOR_CACHE_MS at most). Group membership is the authenticator's, told only in the request that
+// wrote the spec, and nothing can derive it again later: a user taken out of a group at the identity provider keeps
+// that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
 import type { KubeApi } from '../../lib/kube.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 
@@ -115,6 +122,13 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
   ];
 }
 
+/** The stamped groups as a refusal names them: the first five, and how many more. */
+function groupsText(groups: string[]): string {
+  if (groups.length === 0) return 'no groups';
+  const shown = groups.slice(0, 5).join(', ');
+  return `the groups ${shown}${groups.length > 5 ? ` and ${groups.length - 5} more` : ''}`;
+}
+
 export type AuthorVerdict =
   | { allowed: true; author: string }
   | { allowed: false; reason: 'AuthorUnverified' | 'AuthorNotAllowed'; message: string };
@@ -134,25 +148,42 @@ export class OutOfTime extends Error {
  */
 export const AUTHOR_GRACE_MS = 10_000;
 
-/** How long the policy's state and an author's answer are reused (a revoked right stops the tool within this). */
+/**
+ * How long an author's answer (the SubjectAccessReview's) is reused: a binding revoked (the user's own or one of a
+ * group the stamp names) stops injection into new pods within this; a grant starts it within this (and the tool's
+ * resync, when its status said refused). The state of the admission policy is not remembered: it is read at every
+ * check, so a policy removed or made again is seen at once.
+ */
 export const AUTHOR_CACHE_MS = 10_000;
 const MAX_ANSWERS = 1000;
 
-/** What is remembered between hook calls: since when the policy is in place, and the API server's answers. */
+/**
+ * The API server's answers about authors, remembered between hook calls; one per server, shared by the injector and
+ * the tool's status (authorCacheFor), so that a refusal either of them heard is the answer of both.
+ */
 export class AuthorCache {
-  /** The time since which the policy and its binding are in place (ms), or undefined when they are not. */
-  since: { value: number | undefined; at: number } | undefined;
   readonly answers = new Map<string, { allowed: boolean; at: number }>();
   constructor(readonly clock: () => number = Date.now) {}
 
   fresh(at: number): boolean {
-    return this.clock() - at < AUTHOR_CACHE_MS;
+    const age = this.clock() - at;
+    return age >= 0 && age < AUTHOR_CACHE_MS;
   }
 
   remember(key: string, allowed: boolean): void {
+    this.answers.delete(key);
     if (this.answers.size >= MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, { allowed, at: this.clock() });
   }
+}
+
+const shared = new WeakMap<object, AuthorCache>();
+
+/** The author cache of a server (its environment object): the same for both PodBuggerTool hooks. */
+export function authorCacheFor(environment: object): AuthorCache {
+  let cache = shared.get(environment);
+  if (!cache) shared.set(environment, (cache = new AuthorCache()));
+  return cache;
 }
 
 /** The verb and resource a tool's author must hold in its namespace: adding an ephemeral container to a pod. */
@@ -170,8 +201,7 @@ export class AuthorCheck {
    * (ms), or undefined when either is missing.
    */
   private async inPlaceSince(over: () => boolean): Promise<number | undefined> {
-    const cached = this.cache.since;
-    if (cached && this.cache.fresh(cached.at)) return cached.value;
+    // Read at every check, never remembered: a policy removed (or made again) counts from the next check on.
     if (over()) throw new OutOfTime();
     const [policy, binding] = await Promise.all([
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
@@ -179,9 +209,7 @@ export class AuthorCheck {
     ]);
     const bound = (binding?.['spec'] as { policyName?: unknown } | undefined)?.policyName === AUTHOR_POLICY;
     const created = [policy, binding].map((o) => Date.parse(o?.metadata.creationTimestamp ?? ''));
-    const value = policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
-    this.cache.since = { value, at: this.cache.clock() };
-    return value;
+    return policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
   }
 
   private async allowed(author: Author, namespace: string, over: () => boolean): Promise<boolean> {
@@ -240,7 +268,7 @@ export class AuthorCheck {
     return {
       allowed: false,
       reason: 'AuthorNotAllowed',
-      message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace}, and a tool does nothing its author could not do; nothing is injected`,
+      message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected`,
     };
   }
 }

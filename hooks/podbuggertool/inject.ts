@@ -23,7 +23,7 @@ import type {
 import { byCodeUnits } from '../../lib/names.js';
 import { isTerminating, observed } from '../../lib/objects.js';
 import type { DecorateHook } from '../../lib/operator.js';
-import { AuthorCache, AuthorCheck, OutOfTime } from './author.js';
+import { AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
 import {
   containerName,
   ephemeralContainer,
@@ -67,9 +67,12 @@ export function toolSettings({ env }: ClientEnvironment): ToolSettings {
   return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
 }
 
-/** The author check's client: one memory per server (since when the policy is in place, the API server's answers). */
-export function toolClients(): ToolClients {
-  const cache = new AuthorCache();
+/**
+ * The author check's client: one memory of the API server's answers per server, the same for the injector and the
+ * tool's status (both are built from the server's one environment), so a refusal either heard holds for both.
+ */
+export function toolClients(environment: ClientEnvironment): ToolClients {
+  const cache = authorCacheFor(environment.env);
   return { authors: (kube) => new AuthorCheck(kube, cache) };
 }
 
@@ -92,11 +95,15 @@ export interface Tool {
   spec: PodBuggerToolSpec;
 }
 
-/** The tools of the request that may act on pods of `namespace`: in it, not being deleted, with a valid spec. */
+/**
+ * The tools of the request that may act on pods of `namespace`: in it, not being deleted, with a valid spec, and not
+ * refused by their own status (statusRefusal: such a tool costs no API call; when its status changes, Metacontroller
+ * calls about the pod again).
+ */
 function toolsOf(related: ObjectMap | null | undefined, namespace: string): Tool[] {
   const out: Tool[] = [];
   for (const tool of observed(related, resource.kind, TOOL_API)) {
-    if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace) continue;
+    if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace || statusRefusal(tool)) continue;
     const parsed = parser.parse(tool['spec']);
     if (parsed.ok) out.push({ name: tool.metadata.name!, uid: tool.metadata.uid, spec: parsed.spec });
   }
@@ -252,6 +259,9 @@ async function inject(
     toolUid = real?.metadata.uid && !tool.uid ? real.metadata.uid : toolUid;
     const spec = decidedAgain(namespace, pod, real, tool, hook.settings.policy);
     if (!spec) return done();
+    // A refusal the tool's own sync recorded for this very spec holds here too, whatever this server remembers or
+    // the order in which the two controllers run: no pod gets the container until that sync finds it allowed.
+    if (statusRefusal(real!)) return done();
     if (hook.settings.policy.authorCheck !== 'off') {
       try {
         const verdict = await hook.clients.authors(kube).verify(real!, over);
@@ -299,6 +309,33 @@ export function decidedAgain(
   if (!parsed.ok || refusal(parsed.spec, namespace, policy) || !matches(parsed.spec, pod)) return undefined;
   const state = podState(pod, tool.name, parsed.spec).state;
   return state === 'pending' || state === 'failed' ? parsed.spec : undefined;
+}
+
+/** The refusals of a tool's status (sync.ts): its author's, or the server's policy's. */
+export const REFUSALS: ReadonlySet<string> = new Set([
+  'AuthorUnverified',
+  'AuthorNotAllowed',
+  'ImageNotAllowed',
+  'ProfileNotAllowed',
+  'NamespaceExcluded',
+]);
+
+/**
+ * The reason the tool's status gives for refusing it, when that status is of the tool's current generation (the
+ * author stamp changes only with the spec, and so with the generation): the injector does not act on such a tool,
+ * even when its own check would allow it (an answer remembered from before a revocation, a replica of the server
+ * with an older policy). The status only adds refusals: a status without one leaves the decision to the checks.
+ */
+export function statusRefusal(tool: KubeObject): string | undefined {
+  const status = tool['status'] as { observedGeneration?: unknown; conditions?: unknown } | undefined;
+  if (!status || status.observedGeneration !== (tool.metadata.generation ?? 0)) return undefined;
+  if (!Array.isArray(status.conditions)) return undefined;
+  const ready = (status.conditions as Array<{ type?: unknown; status?: unknown; reason?: unknown } | null>).find(
+    (c) => c?.type === 'Ready',
+  );
+  return ready?.status === 'False' && typeof ready.reason === 'string' && REFUSALS.has(ready.reason)
+    ? ready.reason
+    : undefined;
 }
 
 /** Events are waited for at most EVENTS_WAIT_MS (they go on in the background): never past the deadline. */

@@ -203,7 +203,15 @@ function readiness(
   incomplete: number | undefined,
 ): ConditionInput {
   const not = (reason: string, message: string): ConditionInput => ({ type: 'Ready', status: false, reason, message });
-  if (refused) return not(refused.reason, refused.message);
+  if (refused) {
+    // What was added before the refusal stays: an ephemeral container cannot be removed. Said, and counted.
+    const carrying = counts.injected + counts.outdated;
+    const kept =
+      carrying > 0
+        ? `; ${carrying} of ${counts.matched} matching pods already carry ${containerName(name)} from before, and keep it (an ephemeral container cannot be removed; delete those pods to be rid of it)`
+        : '';
+    return not(refused.reason, `${refused.message}${kept}`);
+  }
   if (incomplete !== undefined)
     return not(
       'CountIncomplete',

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import {
   AUTHOR_ANNOTATION,
+  AUTHOR_CACHE_MS,
   AUTHOR_GRACE_MS,
   AuthorCache,
   AuthorCheck,
@@ -96,6 +97,9 @@ t.before(async () => {
       'alice-token,alice,uid-alice,team-a',
       'bob-token,bob,uid-bob,team-b',
       'odd-token,"o;dd,user%",uid-odd,g;1%',
+      // Rights revoked: carol's by her own RoleBinding, dave's by his group's.
+      'carol-token,carol,uid-carol,team-c',
+      'dave-token,dave,uid-dave,team-d',
       '',
     ].join('\n'),
   );
@@ -174,6 +178,9 @@ t.before(async () => {
     ['bob', 'team-b', 'debugger'],
     ['o;dd,user%', 'team-a', 'tool-writer'],
     ['o;dd,user%', 'team-a', 'debugger'],
+    ['carol', 'dbg', 'tool-writer'],
+    ['carol', 'dbg', 'debugger'],
+    ['dave', 'dbg', 'tool-writer'],
   ] as const)
     kubectl([
       'create',
@@ -184,6 +191,8 @@ t.before(async () => {
       `--clusterrole=${role}`,
       `--user=${user}`,
     ]);
+  // Dave may debug dbg as a member of team-d (a RoleBinding of the group), not by name.
+  kubectl(['create', 'rolebinding', 'debugger-team-d', '-n', 'dbg', '--clusterrole=debugger', '--group=team-d']);
   // The API server serves the new kind a moment after the CRD is Established, and the policy applies a moment
   // after it is created: a tool written by then carries a stamp.
   await waitFor(
@@ -464,6 +473,84 @@ t.test("tenant A's tool in tenant B's namespace injects nothing; B's own, and A'
     ['debug-mine', 'debug-sneak'],
   );
 });
+
+t.test(
+  'a revoked RoleBinding, of the user or of a stamped group: no container in pods made past AUTHOR_CACHE_MS, Ready=False says why, those added before stay and are counted',
+  async (t) => {
+    as('carol-token', ['apply', '-f', '-'], JSON.stringify(tool('by-user', { label: 'team=cd', image: 'busybox' })));
+    as('dave-token', ['apply', '-f', '-'], JSON.stringify(tool('by-group', { label: 'team=cd', image: 'busybox' })));
+    t.match(parseStamp(getJson(['pbt', 'by-group', '-n', 'dbg']).metadata.annotations?.[AUTHOR_ANNOTATION]), {
+      user: 'dave',
+      groups: ['team-d', 'system:authenticated'],
+    });
+    apply(pod('cd-1', { team: 'cd' }));
+    const hooks = hooksAs('metaops');
+    for (let i = 0; i < 2; i++) await hooks.inject('dbg', 'cd-1');
+    t.same(
+      ephemeral('dbg', 'cd-1')
+        .map((c) => c.name)
+        .sort(),
+      ['debug-by-group', 'debug-by-user'],
+      'both allowed, dave through his group',
+    );
+    kubectl(['delete', 'rolebinding', 'debugger-carol', 'debugger-team-d', '-n', 'dbg']);
+    const revoked = Date.now();
+    // The API server's authorizer follows the deletion (its informer): the reviews say no.
+    await waitFor(
+      'the revocations in force',
+      async () =>
+        await Promise.all(
+          ['carol', 'dave'].map((user) =>
+            new AuthorCheck(client('metaops'), new AuthorCache()).verify(
+              getJson(['pbt', user === 'carol' ? 'by-user' : 'by-group', '-n', 'dbg']),
+            ),
+          ),
+        ).then((v) => v.every((x) => !x.allowed)),
+      30_000,
+    );
+    // Past AUTHOR_CACHE_MS after the revocation, the server that injected before (its answers remembered) adds
+    // nothing to a new pod.
+    await new Promise((r) => setTimeout(r, Math.max(0, revoked + AUTHOR_CACHE_MS + 200 - Date.now())));
+    apply(pod('cd-2', { team: 'cd' }));
+    for (let i = 0; i < 2; i++) t.match(await hooks.inject('dbg', 'cd-2'), { attachments: [], annotations: undefined });
+    t.same(ephemeral('dbg', 'cd-2'), [], 'nothing added to a pod made after the revocation');
+    t.equal(ephemeral('dbg', 'cd-1').length, 2, 'the containers added before stay');
+    for (const [name, who] of [
+      [
+        'by-user',
+        /its author carol may not patch pods\/ephemeralcontainers in namespace dbg \(asked of the API server now, with the groups team-c, system:authenticated/,
+      ],
+      [
+        'by-group',
+        /its author dave may not patch pods\/ephemeralcontainers in namespace dbg \(asked of the API server now, with the groups team-d, system:authenticated/,
+      ],
+    ] as const) {
+      const res = await hooks.status('dbg', name);
+      t.match(ready(res), { status: 'False', reason: 'AuthorNotAllowed', message: who }, name);
+      t.match(
+        ready(res).message,
+        new RegExp(`1 of 2 matching pods already carry debug-${name} from before, and keep it`),
+        `${name}: the container it added is said and counted`,
+      );
+      t.match(res.status, { matched: 2, injected: 1, pending: 1 });
+      kubectl([
+        'patch',
+        'pbt',
+        name,
+        '-n',
+        'dbg',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: res.status }),
+      ]);
+    }
+    // Their status written (as Metacontroller does): a pod they select costs no call and asks no resync.
+    apply(pod('cd-3', { team: 'cd' }));
+    t.same(await hooks.inject('dbg', 'cd-3'), { attachments: [] });
+    t.same(ephemeral('dbg', 'cd-3'), []);
+  },
+);
 
 t.test(
   'the policy installed again: stamps are made again at once, tools from before are no longer trusted',
