@@ -110,15 +110,30 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/podbuggertool/sync.ts': {
-    tests: ['test/podbuggertool-status.test.ts', 'test/podbuggertool.test.ts', 'test/podbuggertool-author.test.ts'],
+    tests: [
+      'test/podbuggertool-status.test.ts',
+      'test/podbuggertool.test.ts',
+      'test/podbuggertool-author.test.ts',
+      'test/podbuggertool-revocation.test.ts',
+    ],
     target: 85,
   },
   'hooks/podbuggertool/inject.ts': {
-    tests: ['test/podbuggertool.test.ts', 'test/podbuggertool-author.test.ts', 'test/attack-framework.test.ts'],
+    tests: [
+      'test/podbuggertool.test.ts',
+      'test/podbuggertool-author.test.ts',
+      'test/attack-framework.test.ts',
+      'test/podbuggertool-revocation.test.ts',
+    ],
     target: 85,
   },
   'hooks/podbuggertool/author.ts': {
-    tests: ['test/podbuggertool-author.test.ts', 'test/podbuggertool-status.test.ts', 'test/podbuggertool.test.ts'],
+    tests: [
+      'test/podbuggertool-author.test.ts',
+      'test/podbuggertool-status.test.ts',
+      'test/podbuggertool.test.ts',
+      'test/podbuggertool-revocation.test.ts',
+    ],
     target: 85,
   },
   'hooks/mysqlcluster/sync.ts': {
