@@ -253,3 +253,71 @@ t.test(
     t.equal(api.patches.length, 1);
   },
 );
+
+t.test('the Ready condition alone binds the injector: another condition, or none, refuses nothing', async (t) => {
+  const x = tool('a', { label: 'app=web', image: 'busybox' });
+  x.status = {
+    observedGeneration: 1,
+    conditions: [
+      { type: 'Other', status: 'False', reason: 'AuthorNotAllowed' },
+      { type: 'Ready', status: 'True', reason: 'Injected' },
+    ],
+  };
+  t.equal(statusRefusal(x), undefined, 'Ready=True');
+  x.status.conditions = [{ type: 'Other', status: 'False', reason: 'AuthorNotAllowed' }];
+  t.equal(statusRefusal(x), undefined, 'no Ready');
+  x.status.conditions = [];
+  t.equal(statusRefusal(x), undefined);
+});
+
+t.test('the refusal names the groups asked with: none, or the first five and how many more', async (t) => {
+  const { api } = rbac();
+  const asked = async (groups: string[]) => {
+    const x = tool('a', { label: 'app=web', image: 'busybox' }, 'dbg', null);
+    x.metadata.annotations = { [AUTHOR_ANNOTATION]: stamp('erin', groups) };
+    api.put(x);
+    const res = await status(api, ['dbg', 'a'], { now: later(60) });
+    return ready(res).message as string;
+  };
+  t.equal(
+    await asked([]),
+    'its author erin may not patch pods/ephemeralcontainers in namespace dbg (asked of the API server now, with no groups stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected',
+    'nothing carried: nothing more said',
+  );
+  t.match(
+    await asked(['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7']),
+    /with the groups g1, g2, g3, g4, g5 and 2 more stamped when/,
+  );
+  t.match(await asked(['g1', 'g2', 'g3', 'g4', 'g5']), /with the groups g1, g2, g3, g4, g5 stamped when/);
+});
+
+t.test('a refused tool counts the containers it added with an older image too', async (t) => {
+  const { api } = rbac();
+  api.put(tool('a', { label: 'app=web', image: 'busybox:2' }, 'dbg', 'mallory'));
+  api.put(pod('old', { app: 'web' }, { ephemeralContainers: [{ name: 'debug-a', image: 'busybox:1' }] }));
+  api.put(pod('new', { app: 'web' }));
+  const res = await status(api, ['dbg', 'a'], { now: later(60) });
+  t.match(res.status, { matched: 2, injected: 0, outdated: 1, pending: 1 });
+  t.match(ready(res), {
+    reason: 'AuthorNotAllowed',
+    message: /nothing more is injected; 1 of 2 matching pods already carry debug-a from before, and keep it/,
+  });
+});
+
+t.test('an answer from a clock that went back is not fresh: asked again', async (t) => {
+  let clock = 10_000;
+  const cache = new AuthorCache(() => clock);
+  cache.remember('k', true);
+  t.ok(cache.fresh(cache.answers.get('k')!.at));
+  clock = 5_000;
+  t.notOk(cache.fresh(cache.answers.get('k')!.at), 'an answer from the future');
+  clock = 10_000 + AUTHOR_CACHE_MS - 1;
+  t.ok(cache.fresh(cache.answers.get('k')!.at));
+  // Remembered again, a key moves to the end: the oldest answers are the ones dropped at 1000.
+  for (let i = 0; i < 999; i++) cache.remember(`x${i}`, true);
+  cache.remember('k', false);
+  cache.remember('y', true);
+  t.ok(cache.answers.has('k'), 'the answer just heard is kept');
+  t.notOk(cache.answers.has('x0'));
+  t.equal(cache.answers.size, 1000);
+});
