@@ -203,16 +203,28 @@ function claimDocument(bucket: string): string {
  * resource holds it. First writer wins: a CreatePolicy refused as existing is read back.
  */
 async function holdClaim(aws: AwsApi, owner: Owner, userArn: string, bucket: string): Promise<boolean> {
+  return (await claimHolder(aws, owner, userArn, bucket)) === undefined;
+}
+
+/** As holdClaim: undefined when the claim is ours (found or made now), else the tags of the claim another holds. */
+async function claimHolder(
+  aws: AwsApi,
+  owner: Owner,
+  userArn: string,
+  bucket: string,
+): Promise<Map<string, string> | undefined> {
   const arn = claimArnOf(userArn, bucket);
   const claim = await aws.getPolicy(arn);
-  if (claim) return owns(owner, claim.tags);
+  if (claim) return owns(owner, claim.tags) ? undefined : claim.tags;
   try {
     await aws.createPolicy(claimName(bucket), claimDocument(bucket), ownerTags(owner));
-    return true;
+    return undefined;
   } catch (err) {
     if (!(err instanceof AwsError && err.code === 'EntityAlreadyExists')) throw err;
+    // Made between our read and our create: read again (gone again by now: held by nobody we can name).
     const raced = await aws.getPolicy(arn);
-    return raced !== undefined && owns(owner, raced.tags);
+    if (!raced) return new Map();
+    return owns(owner, raced.tags) ? undefined : raced.tags;
   }
 }
 
@@ -525,10 +537,21 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
  */
 async function claimOrRefuse(run: SyncRun, userArn: string, found: unknown): Promise<void> {
   const bucket = run.spec.bucketName;
-  if (await holdClaim(run.aws, run.owner, userArn, bucket)) return;
+  const holder = await claimHolder(run.aws, run.owner, userArn, bucket);
+  if (!holder) return;
   await run.aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
   run.log.info({ bucket, found: found !== undefined }, 'S3: the bucket is claimed by another resource');
-  throw new AwsError('BucketAlreadyExists', `bucket ${bucket} belongs to another S3 resource`, 'CreateBucket');
+  // The claim of an earlier resource of this name is told as such (with how to hand it over); any other is
+  // "another S3 resource", unnamed.
+  const message = holder.has(OWNER_UID_TAG)
+    ? notOurs(run, `bucket ${bucket}`, holder)
+    : `bucket ${bucket} belongs to another S3 resource`;
+  const handOver = holder.get(OWNER_TAG) === `${run.owner.namespace}/${run.owner.name}`;
+  throw new AwsError(
+    'BucketAlreadyExists',
+    handOver ? `${message} (on its claim, IAM policy ${claimName(bucket)})` : message,
+    'CreateBucket',
+  );
 }
 
 /**
