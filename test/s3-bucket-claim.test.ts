@@ -313,3 +313,30 @@ t.test('a resource re-created under the same name does not take the claim its pr
   await a.sync();
   t.match(a.ready(), { status: 'True' });
 });
+
+t.test(
+  'the revocation of a lost grant fails: the refusal stands, said with the failure, and is tried again',
+  async (t) => {
+    const fake = new FakeAws();
+    const a = new Resource(fake, 'team-a', { bucketName: 'shared' });
+    await a.sync();
+    fake.buckets.get('shared')!.tags = new Map([[OWNER_UID_TAG, 'uid-team-b']]);
+    const detach = fake.detachPolicy.bind(fake);
+    fake.detachPolicy = async () => {
+      throw new AwsError('Throttling', 'slow down', 'DetachUserPolicy');
+    };
+    const res = await a.sync();
+    t.match(a.ready(), {
+      status: 'False',
+      reason: 'Throttled',
+      message: /belongs to another S3 resource; revoking this resource's grant to it: DetachUserPolicy: Throttling/,
+    });
+    t.equal(res.resyncAfterSeconds, 60);
+    t.equal(res.children.length, 1, 'the Secret is kept until the keys are gone');
+    fake.detachPolicy = detach;
+    const again = await a.sync();
+    t.match(a.ready(), { status: 'False', reason: 'BucketAlreadyExists', message: /revoked$/ });
+    t.same(again.children, []);
+    t.same(fake.keyIds(a.user), []);
+  },
+);

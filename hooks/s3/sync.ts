@@ -562,27 +562,39 @@ async function claimOrRefuse(run: SyncRun, userArn: string, found: unknown): Pro
  */
 async function lostBucket(run: SyncRun, err: unknown): Promise<never> {
   if (reasonOfFailure(err) !== 'BucketAlreadyExists' || !run.iamUser) throw err;
-  const { aws, owner, user, spec } = run;
-  const arn = arnParts(run.iamUser.arn);
-  const policyArn =
-    arn && `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
-  const policy = policyArn ? await aws.getPolicy(policyArn) : undefined;
-  if (!policyArn || !policy || !owns(owner, policy.tags)) throw err;
-  const document = await aws.policyDocument(policyArn, policy.defaultVersionId);
-  if (!document.includes(`:s3:::${spec.bucketName}"`)) throw err;
-  if ((await aws.attachedPolicies(user)).includes(policyArn)) await aws.detachPolicy(user, policyArn);
-  for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
-  run.log.warn({ bucket: spec.bucketName, user }, "S3: the bucket is another resource's: grant and keys revoked");
   const failure = err as TemporaryError;
+  let revoked: boolean;
+  try {
+    revoked = await revokeGrant(run, run.iamUser.arn);
+  } catch (cause) {
+    // The refusal stands; the revocation is tried again at the next sync.
+    throw awsFailure(cause, `${failure.message}; revoking this resource's grant to it: ${describe(cause)}`, {
+      conditions: ['Ready', 'Synced'],
+      ...(failure.options.status ? { status: failure.options.status } : {}),
+    });
+  }
+  if (!revoked) throw err;
   throw new TemporaryError(
     failure.reason,
     `${failure.message}; this resource's grant to it and its access keys were revoked`,
-    {
-      ...failure.options,
-      children: [],
-      retryAfterSeconds: failure.retryAfterSeconds,
-    },
+    { ...failure.options, children: [], retryAfterSeconds: failure.retryAfterSeconds },
   );
+}
+
+/** When this resource's own policy grants the spec's bucket: detached, the user's keys deleted. Whether it did. */
+async function revokeGrant(run: SyncRun, userArn: string): Promise<boolean> {
+  const { aws, owner, user, spec } = run;
+  const arn = arnParts(userArn);
+  if (!arn) return false;
+  const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
+  const policy = await aws.getPolicy(policyArn);
+  if (!policy || !owns(owner, policy.tags)) return false;
+  const document = await aws.policyDocument(policyArn, policy.defaultVersionId);
+  if (!document.includes(`:s3:::${spec.bucketName}"`)) return false;
+  if ((await aws.attachedPolicies(user)).includes(policyArn)) await aws.detachPolicy(user, policyArn);
+  for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
+  run.log.warn({ bucket: spec.bucketName, user }, "S3: the bucket is another resource's: grant and keys revoked");
+  return true;
 }
 
 function reasonOfFailure(err: unknown): string | undefined {
