@@ -174,7 +174,11 @@ t.test('a claim another resource holds refuses the bucket though it does not exi
   });
   const a = new Resource(fake, 'team-a', { bucketName: 'held' });
   await a.sync();
-  t.match(a.ready(), { status: 'False', reason: 'BucketAlreadyExists', message: /belongs to another S3 resource/ });
+  t.match(a.ready(), {
+    status: 'False',
+    reason: 'BucketAlreadyExists',
+    message: 'bucket: CreateBucket: BucketAlreadyExists: bucket held belongs to another S3 resource',
+  });
   t.notMatch(JSON.stringify(a.status), /team-b|secret-project/, "the other tenant's names are not told");
   t.notOk(fake.buckets.has('held'), 'no CreateBucket');
   t.notOk(fake.users.get(a.user)?.tags.has(BUCKET_INTENT_TAG), 'no record of intent');
@@ -265,8 +269,10 @@ t.test('an untagged bucket our record names is taken back only under our claim',
   // Finalize with Delete + forceDelete does not delete it on the strength of the record either.
   a.spec = { ...a.spec, deletionPolicy: 'Delete', forceDelete: true };
   fake.users.get(a.user)!.tags.set(BUCKET_INTENT_TAG, 'half');
+  a.status = {};
   await a.finalize();
   t.ok(fake.buckets.has('half'), 'the bucket survives');
+  t.same([...fake.buckets.get('half')!.tags], [], 'and is not tagged');
 });
 
 t.test('the claim is released when the bucket is deleted or retained, by finalize and by a rename', async (t) => {
@@ -279,6 +285,18 @@ t.test('the claim is released when the bucket is deleted or retained, by finaliz
     await a.sync();
     await a.sync();
     t.notOk(fake.policies.has(claimArn('first')), `${deletionPolicy}: the renamed-away bucket's claim is released`);
+    if (deletionPolicy === 'Delete') {
+      // A renamed-away bucket that waits (not empty) keeps its claim until it is gone.
+      const cf = new FakeAws();
+      const c = new Resource(cf, 'team-c', { bucketName: 'c-first', deletionPolicy });
+      await c.sync();
+      cf.buckets.get('c-first')!.objects = 2;
+      c.spec = { ...c.spec, bucketName: 'c-second' };
+      await c.sync();
+      await c.sync();
+      t.ok(cf.buckets.has('c-first'), 'the non-empty bucket waits');
+      t.ok(cf.policies.has(claimArn('c-first')), 'and keeps its claim');
+    }
     t.ok(fake.policies.has(claimArn('second')));
     t.equal((await a.finalize()).finalized, true);
     t.same([...fake.policies.keys()], [], `${deletionPolicy}: finalize leaves no claim and no policy`);
@@ -305,7 +323,7 @@ t.test('a resource re-created under the same name does not take the claim its pr
     status: 'False',
     reason: 'BucketAlreadyExists',
     message:
-      /made by an earlier S3 resource named team-a\/data \(uid uid-old\), not this one; to hand it over, set its tag metaops.dev\/owner-uid to uid-new/,
+      'bucket: CreateBucket: BucketAlreadyExists: bucket kept was made by an earlier S3 resource named team-a/data (uid uid-old), not this one; to hand it over, set its tag metaops.dev/owner-uid to uid-new (on its claim, IAM policy metaops.bucket.kept)',
   });
   t.notOk(fake.buckets.has('kept'));
   // Handed over (the tag set as the message says): the resource creates and holds its bucket.
@@ -340,3 +358,127 @@ t.test(
     t.same(fake.keyIds(a.user), []);
   },
 );
+
+t.test('the claim: a policy granting nothing, tagged with its owner; made once, read back after that', async (t) => {
+  const fake = new FakeAws();
+  const a = new Resource(fake, 'team-a', { bucketName: 'doc' });
+  await a.sync();
+  t.same(fake.document(claimArn('doc')), {
+    Version: '2012-10-17',
+    Statement: [{ Sid: 'MetaopsBucketClaim', Effect: 'Deny', Action: 's3:*', Resource: 'arn:aws:s3:::doc' }],
+  });
+  t.same(
+    [...fake.policies.get(claimArn('doc'))!.tags],
+    [
+      [OWNER_TAG, 'team-a/data'],
+      [OWNER_UID_TAG, 'uid-team-a'],
+    ],
+  );
+  t.same(
+    [...fake.users].flatMap(([, u]) => u.policies),
+    [`${ACCOUNT}:policy/${a.user}`],
+    'the claim is attached to no one',
+  );
+  // The bucket deleted by hand: made again under the claim it holds, which is not made twice.
+  fake.buckets.delete('doc');
+  const before = fake.calls.length;
+  await a.sync();
+  t.match(a.ready(), { status: 'True' });
+  t.same(
+    fake.calls.slice(before).filter((c) => c.startsWith('createPolicy') || c.startsWith('createBucket')),
+    ['createBucket doc'],
+  );
+});
+
+t.test(
+  'CreatePolicy of the claim refused: said, nothing tagged, the record kept; allowed again, the bucket is ours',
+  async (t) => {
+    const fake = new FakeAws();
+    const create = fake.createPolicy.bind(fake);
+    fake.createPolicy = async (name, doc, tags) => {
+      if (name.startsWith('metaops.bucket.')) throw new AwsError('AccessDenied', 'not allowed', 'CreatePolicy');
+      return create(name, doc, tags);
+    };
+    const a = new Resource(fake, 'team-a', { bucketName: 'denied' });
+    await a.sync();
+    t.match(a.ready(), { status: 'False', reason: 'AccessDenied', message: /^bucket: CreatePolicy: AccessDenied/ });
+    t.same([...fake.buckets.get('denied')!.tags], [], 'the bucket is not tagged');
+    t.equal(fake.users.get(a.user)!.tags.get(BUCKET_INTENT_TAG), 'denied', 'the record stays: the bucket may be ours');
+    fake.createPolicy = create;
+    await a.sync();
+    t.match(a.ready(), { status: 'True' });
+    t.equal(fake.buckets.get('denied')!.tags.get(OWNER_UID_TAG), 'uid-team-a');
+  },
+);
+
+t.test(
+  'the claim made by another between our read and our CreatePolicy, or gone again by our second read',
+  async (t) => {
+    const cases: Array<[Map<string, string> | undefined, string]> = [
+      [
+        new Map([
+          [OWNER_TAG, 'team-b/data'],
+          [OWNER_UID_TAG, 'uid-team-b'],
+        ]),
+        'bucket: CreateBucket: BucketAlreadyExists: bucket raced belongs to another S3 resource',
+      ],
+      [
+        new Map([
+          [OWNER_TAG, 'team-a/data'],
+          [OWNER_UID_TAG, 'uid-older'],
+        ]),
+        'bucket: CreateBucket: BucketAlreadyExists: bucket raced was made by an earlier S3 resource named team-a/data (uid uid-older), not this one; to hand it over, set its tag metaops.dev/owner-uid to uid-team-a (on its claim, IAM policy metaops.bucket.raced)',
+      ],
+      [undefined, 'bucket: CreateBucket: BucketAlreadyExists: bucket raced belongs to another S3 resource'],
+    ];
+    for (const [tags, message] of cases) {
+      const fake = new FakeAws();
+      const create = fake.createPolicy.bind(fake);
+      fake.createPolicy = async (name, doc, own) => {
+        if (!name.startsWith('metaops.bucket.')) return create(name, doc, own);
+        if (tags) fake.policies.set(claimArn('raced'), { tags: new Map(tags), versions: ['{}'] });
+        throw new AwsError('EntityAlreadyExists', 'exists', 'CreatePolicy');
+      };
+      const a = new Resource(fake, 'team-a', { bucketName: 'raced' });
+      await a.sync();
+      t.match(a.ready(), { status: 'False', reason: 'BucketAlreadyExists', message });
+      t.same([...fake.buckets.get('raced')!.tags], [], 'nothing tagged');
+    }
+  },
+);
+
+t.test(
+  'another failure of the bucket step (RegionMismatch) revokes nothing, though the policy grants the bucket',
+  async (t) => {
+    const fake = new FakeAws();
+    const a = new Resource(fake, 'team-a', { bucketName: 'mine' });
+    await a.sync();
+    a.spec = { bucketName: 'mine', region: 'eu-west-1' };
+    const res = await a.sync();
+    t.match(a.ready(), { status: 'False', reason: 'RegionMismatch' });
+    t.equal(res.children.length, 1, 'the Secret is kept');
+    t.equal(fake.keyIds(a.user).length, 1, 'the key stays');
+    t.same(granted(fake, 'mine'), [a.user], 'the grant stays');
+  },
+);
+
+t.test('a lost grant is revoked once: the next refusals change nothing in IAM', async (t) => {
+  const fake = new FakeAws();
+  const a = new Resource(fake, 'team-a', { bucketName: 'shared' });
+  await a.sync();
+  fake.buckets.get('shared')!.tags = new Map([[OWNER_UID_TAG, 'uid-team-b']]);
+  await a.sync();
+  const before = fake.calls.length;
+  const res = await a.sync();
+  t.same(res.children, []);
+  t.same(fake.calls.slice(before), [], 'no detach, no key deleted again');
+  // A policy of this resource's name that another owner tagged is not this resource's grant: nothing revoked.
+  const b = new Resource(fake, 'team-b', { bucketName: 'b-own' });
+  await b.sync();
+  fake.policies.get(`${ACCOUNT}:policy/${b.user}`)!.tags = new Map([[OWNER_UID_TAG, 'uid-someone']]);
+  fake.buckets.get('b-own')!.tags = new Map([[OWNER_UID_TAG, 'uid-someone']]);
+  const refused = await b.sync();
+  t.match(b.ready(), { status: 'False', reason: 'BucketAlreadyExists' });
+  t.equal(refused.children.length, 1, 'the Secret is kept');
+  t.equal(fake.keyIds(b.user).length, 1, 'the key stays');
+});
