@@ -2,6 +2,7 @@
 // PermanentError). The framework (lib/operator.ts) renders either the same way for every operator: every
 // observed child kept as it is, the parent's status kept with False conditions carrying the reason and message,
 // a log line, an Event where the operator tells failures as Events, and for a temporary failure a resync.
+import type { KubeObject } from './metacontroller.js';
 
 /** How long after a failure the next sync comes, by kind of failure (seconds). One table for every operator. */
 export const RETRY_SECONDS = {
@@ -20,6 +21,11 @@ export interface FailureOptions {
   conditions?: string[];
   /** Fields of the status to set beside the conditions (what was done before the failure, e.g. created names). */
   status?: Record<string, unknown>;
+  /**
+   * The children to answer instead of every observed one: only for a failure that itself revoked what a child
+   * carried (an S3 resource that lost its bucket deleted the keys its Secret held).
+   */
+  children?: KubeObject[];
 }
 
 /** A failure the next sync may not meet: reported, and retried after `retryAfterSeconds`. */

@@ -471,7 +471,8 @@ function rendered(
       now,
     ),
   };
-  const response: CompositeSyncResponse = { status, children: allObserved(request.children).map(keepObserved) };
+  const children = failure.options.children ?? allObserved(request.children).map(keepObserved);
+  const response: CompositeSyncResponse = { status, children };
   // A parent whose finalize failed is not released.
   if (which === 'finalize') response.finalized = false;
   if (failure instanceof TemporaryError) response.resyncAfterSeconds = failure.retryAfterSeconds;

@@ -604,6 +604,7 @@ function fakeAws(fail?: AwsError): AwsApi {
       return undefined;
     },
     createBucket: async () => undefined,
+    tagBucket: async () => undefined,
     applyBucketSettings: async () => [],
     getUser: async () => undefined,
     createUser: async (user) => ({ arn: `arn:aws:iam::123456789012:user/${user}`, tags: new Map() }),

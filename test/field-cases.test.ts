@@ -191,7 +191,7 @@ t.test('6. an S3 sync killed between CreateBucket and PutBucketTagging: the next
       if (prop === 'withDeadline') return () => aws;
       if (prop === 'createBucket')
         return async (bucket: string, region: string) => {
-          await target.createBucket(bucket, region, new Map());
+          await target.createBucket(bucket, region);
           killed = true;
           throw new Error('killed');
         };

@@ -119,30 +119,33 @@ t.test('a bucket that exists without metaops tags is refused, never tagged, conf
   }
 });
 
-t.test('the refusal says whose the bucket is', async (t) => {
-  const cases: Array<[Map<string, string>, RegExp]> = [
-    [new Map(), /bucket theirs already exists and is not managed by metaops/],
-    [
-      new Map([
-        [OWNER_TAG, 'other/x'],
-        [OWNER_UID_TAG, 'u'],
-      ]),
-      /bucket theirs belongs to S3 resource other\/x/,
-    ],
-    [
-      new Map([
-        [OWNER_TAG, 'ns/app'],
-        [OWNER_UID_TAG, 'uid-old'],
-      ]),
-      /made by an earlier S3 resource named ns\/app \(uid uid-old\), not this one; to hand it over, set its tag metaops.dev\/owner-uid to uid-app/,
-    ],
-  ];
-  for (const [tags, message] of cases) {
-    const aws = new FakeAws();
-    aws.buckets.set('theirs', { region: 'us-east-1', tags, objects: 0 });
-    t.match(ready(await new Resource(aws, { bucketName: 'theirs' }).sync()), { message });
-  }
-});
+t.test(
+  "the refusal says the bucket is taken, names the earlier resource of the same name, never another tenant's",
+  async (t) => {
+    const cases: Array<[Map<string, string>, RegExp]> = [
+      [new Map(), /bucket theirs already exists and is not managed by metaops/],
+      [
+        new Map([
+          [OWNER_TAG, 'other/x'],
+          [OWNER_UID_TAG, 'u'],
+        ]),
+        /^bucket: CreateBucket: BucketAlreadyExists: bucket theirs belongs to another S3 resource$/,
+      ],
+      [
+        new Map([
+          [OWNER_TAG, 'ns/app'],
+          [OWNER_UID_TAG, 'uid-old'],
+        ]),
+        /made by an earlier S3 resource named ns\/app \(uid uid-old\), not this one; to hand it over, set its tag metaops.dev\/owner-uid to uid-app/,
+      ],
+    ];
+    for (const [tags, message] of cases) {
+      const aws = new FakeAws();
+      aws.buckets.set('theirs', { region: 'us-east-1', tags, objects: 0 });
+      t.match(ready(await new Resource(aws, { bucketName: 'theirs' }).sync()), { message });
+    }
+  },
+);
 
 t.test('a bucket tagged by name only is taken when the status names it, and then gets the UID tag', async (t) => {
   const aws = new FakeAws();
@@ -518,7 +521,7 @@ t.test('IAM refusals and an unusable ARN say where they stopped', async (t) => {
     policies: [],
   });
   t.match(ready(await new Resource(aws, { bucketName: 'mine' }).sync()), {
-    message: `IAM user: CreateUser: IAMNameTaken: IAM user ${USER} belongs to S3 resource other/x`,
+    message: `IAM user: CreateUser: IAMNameTaken: IAM user ${USER} belongs to another S3 resource`,
   });
   const aws2 = new FakeAws();
   aws2.policies.set(`arn:aws:iam::123456789012:policy/${USER}`, {
@@ -526,16 +529,17 @@ t.test('IAM refusals and an unusable ARN say where they stopped', async (t) => {
     versions: ['{}'],
   });
   t.match(ready(await new Resource(aws2, { bucketName: 'mine' }).sync()), {
-    message: `IAM policy: CreatePolicy: IAMNameTaken: IAM policy ${USER} belongs to S3 resource other/x`,
+    message: `IAM policy: CreatePolicy: IAMNameTaken: IAM policy ${USER} belongs to another S3 resource`,
   });
   const aws3 = new FakeAws();
   aws3.userArn = () => 'not-an-arn';
   const r3 = new Resource(aws3, { bucketName: 'mine' });
   t.match(ready(await r3.sync()), {
     reason: 'AWSError',
-    message: 'IAM user: GetUser: InvalidResponse: the IAM user has no usable ARN',
+    message: 'bucket: GetUser: InvalidResponse: the IAM user has no usable ARN',
   });
   t.equal(aws3.policies.size, 0, 'no policy made for a user without an account');
+  t.equal(aws3.buckets.size, 0, 'no bucket made that could not be claimed');
   const aws4 = new FakeAws();
   const r4 = new Resource(aws4, { bucketName: 'mine' });
   await r4.sync();

@@ -75,8 +75,12 @@ export interface AwsApi {
    * hint costs one redirect); the region found is remembered.
    */
   findBucket(bucket: string, regionHint?: string): Promise<BucketFound | undefined>;
-  /** Creates the bucket in `region` and tags it at once. */
-  createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void>;
+  /**
+   * Creates the bucket in `region`, untagged. Not a claim: in us-east-1 S3 answers 200 to a CreateBucket of a
+   * bucket this account already owns, and elsewhere BucketAlreadyOwnedByYou is taken as done too; who owns the
+   * bucket is decided by its claim (sync.ts, claimName).
+   */
+  createBucket(bucket: string, region: string): Promise<void>;
   /** Replaces the bucket's tags. */
   tagBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void>;
   /** Reads each setting and writes only those that differ; returns the names of those written. */

@@ -289,22 +289,23 @@ export class SdkAwsApi implements AwsApi {
     }
   }
 
-  async createBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void> {
+  async createBucket(bucket: string, region: string): Promise<void> {
     const s3 = this.s3In(region);
     const configuration =
       region === 'us-east-1' ? undefined : { LocationConstraint: region as BucketLocationConstraint };
-    await this.call('CreateBucket', () =>
-      s3.send(
+    try {
+      await s3.send(
         new CreateBucketCommand({
           Bucket: bucket,
           ...(configuration ? { CreateBucketConfiguration: configuration } : {}),
         }),
         this.opts(),
-      ),
-    );
+      );
+    } catch (err) {
+      // This account's bucket already (outside us-east-1): what us-east-1 answers with 200. The claim decides.
+      if (errorCode(err) !== 'BucketAlreadyOwnedByYou') throw wrap(err, 'CreateBucket');
+    }
     this.remember(bucket, region);
-    // The owner tags at once, so that the bucket this call created is recognised as ours from now on.
-    await this.tagBucket(bucket, region, tags);
   }
 
   async tagBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void> {

@@ -43,6 +43,7 @@ import {
 } from './plan.js';
 import {
   arnParts,
+  bucketArn,
   bucketNameProblem,
   bucketPolicy,
   kmsKeyRefusal,
@@ -140,13 +141,99 @@ function owns(owner: Owner, tags: Map<string, string>, legacy = false): boolean 
   return legacy && tags.get(OWNER_TAG) === `${owner.namespace}/${owner.name}`;
 }
 
-function notOurs(owner: Owner, what: string, tags: Map<string, string>): string {
+/**
+ * Why `what` is refused, as the tenant reads it (status, Events): another tenant's namespace and resource are never
+ * named (they would tell any tenant who owns a bucket name it guesses); the operator's log names them.
+ */
+function notOurs(
+  run: { owner: Owner; log: SyncHook<Spec, S3Clients>['log'] },
+  what: string,
+  tags: Map<string, string>,
+): string {
+  const { owner } = run;
   const by = tags.get(OWNER_TAG);
   if (by === `${owner.namespace}/${owner.name}`) {
     return `${what} was made by an earlier S3 resource named ${by} (uid ${tags.get(OWNER_UID_TAG) ?? 'unknown'}), not this one; to hand it over, set its tag ${OWNER_UID_TAG} to ${owner.uid}`;
   }
-  if (by !== undefined) return `${what} belongs to S3 resource ${by}`;
+  if (by !== undefined || tags.has(OWNER_UID_TAG)) {
+    run.log.info(
+      { refused: what, owner: by, ownerUid: tags.get(OWNER_UID_TAG) },
+      "S3: refused another resource's object",
+    );
+    return `${what} belongs to another S3 resource`;
+  }
   return `${what} already exists and is not managed by metaops`;
+}
+
+/**
+ * The claim of a bucket: an IAM managed policy named after the bucket (`metaops.bucket.<bucket>`; a dot never
+ * begins the `metaops-` policies of S3 resources), tagged with its owner, granting nothing and attached to no one.
+ * IAM refuses a second CreatePolicy of one name (EntityAlreadyExists), so of two syncs that both believe they
+ * created the bucket (in us-east-1 CreateBucket answers 200 for a bucket the account owns already), exactly one
+ * holds the claim; the other tags and grants nothing. It lives in AWS beside the bucket: it outlives a restart of
+ * metaops, holds between replicas and between clusters sharing the account. Taken after CreateBucket and before the
+ * owner tags (or before an untagged bucket is taken back); released once the bucket is deleted or retained.
+ */
+export function claimName(bucket: string): string {
+  return `metaops.bucket.${bucket}`;
+}
+
+/** The claim's ARN, in the account and partition of the resource's IAM user. */
+function claimArn(userArn: string, bucket: string): string | undefined {
+  const arn = arnParts(userArn);
+  return arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${claimName(bucket)}` : undefined;
+}
+
+function claimArnOf(userArn: string, bucket: string): string {
+  const arn = claimArn(userArn, bucket);
+  if (!arn) throw new AwsError('InvalidResponse', 'the IAM user has no usable ARN', 'GetUser');
+  return arn;
+}
+
+/** The claim's document: a Deny on the bucket (it is attached to no one; attached by mistake, it only denies). */
+function claimDocument(bucket: string): string {
+  return JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [{ Sid: 'MetaopsBucketClaim', Effect: 'Deny', Action: 's3:*', Resource: bucketArn(bucket) }],
+  });
+}
+
+/**
+ * Takes (or finds held) the claim of `bucket` for this resource: true when it is ours, false when another
+ * resource holds it. First writer wins: a CreatePolicy refused as existing is read back.
+ */
+async function holdClaim(aws: AwsApi, owner: Owner, userArn: string, bucket: string): Promise<boolean> {
+  return (await claimHolder(aws, owner, userArn, bucket)) === undefined;
+}
+
+/** As holdClaim: undefined when the claim is ours (found or made now), else the tags of the claim another holds. */
+async function claimHolder(
+  aws: AwsApi,
+  owner: Owner,
+  userArn: string,
+  bucket: string,
+): Promise<Map<string, string> | undefined> {
+  const arn = claimArnOf(userArn, bucket);
+  const claim = await aws.getPolicy(arn);
+  if (claim) return owns(owner, claim.tags) ? undefined : claim.tags;
+  try {
+    await aws.createPolicy(claimName(bucket), claimDocument(bucket), ownerTags(owner));
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof AwsError && err.code === 'EntityAlreadyExists')) throw err;
+    // Made between our read and our create: read again (gone again by now: held by nobody we can name).
+    const raced = await aws.getPolicy(arn);
+    if (!raced) return new Map();
+    return owns(owner, raced.tags) ? undefined : raced.tags;
+  }
+}
+
+/** Releases this resource's claim of `bucket` (deleted or retained: its own tags guard it from now on). */
+async function releaseClaim(aws: AwsApi, owner: Owner, userArn: string | undefined, bucket: string): Promise<void> {
+  const arn = userArn ? claimArn(userArn, bucket) : undefined;
+  if (!arn) return;
+  const claim = await aws.getPolicy(arn);
+  if (claim && owns(owner, claim.tags)) await aws.deletePolicy(arn);
 }
 
 /** The status fields this hook reads back, each checked for its type (the status is anyone's to write). */
@@ -238,6 +325,7 @@ interface SyncRun {
   /** Conditions beside Ready and Synced (old buckets waiting). */
   notes: ConditionInput[];
   note: (event: EventSpec) => void;
+  log: SyncHook<Spec, S3Clients>['log'];
   now: Date;
 }
 
@@ -270,6 +358,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     retained: new Set(previous.retainedBuckets),
     notes: [],
     note: hook.event,
+    log: hook.log,
     now,
   };
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
@@ -286,7 +375,9 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
   // record of a bucket a killed sync was creating.
   run.iamUser = await step('IAM user', () => findUser(run));
   // A new bucket's record of intent is on the user, made then (its own step: a refused CreateUser is the user's).
-  const region = await step('bucket', () => ensureBucket(run, () => step('IAM user', () => userOf(run))));
+  const region = await step('bucket', () => ensureBucket(run, () => step('IAM user', () => userOf(run)))).catch(
+    (err: unknown) => lostBucket(run, err),
+  );
   const waiting = await step('old buckets', () => retireOldBuckets(run));
   const arn = await step('IAM user', () => ensureUser(run));
   const policyArn = await step('IAM policy', () => ensurePolicy(run, arn, region));
@@ -342,7 +433,7 @@ async function findUser(run: SyncRun): Promise<IamUser | undefined> {
   const { aws, owner, user } = run;
   const iamUser = await aws.getUser(user);
   if (iamUser && !owns(owner, iamUser.tags))
-    throw new AwsError('IAMNameTaken', notOurs(owner, `IAM user ${user}`, iamUser.tags), 'CreateUser');
+    throw new AwsError('IAMNameTaken', notOurs(run, `IAM user ${user}`, iamUser.tags), 'CreateUser');
   return iamUser;
 }
 
@@ -359,7 +450,7 @@ async function userOf(run: SyncRun): Promise<IamUser> {
  */
 async function settleIntent(run: SyncRun, intent: string): Promise<void> {
   const found = await run.aws.findBucket(intent);
-  if (found && found.tags.size === 0) {
+  if (found && found.tags.size === 0 && (await holdClaim(run.aws, run.owner, run.iamUser!.arn, intent))) {
     await run.aws.tagBucket(intent, found.region, ownerTags(run.owner));
     run.created.add(intent);
   }
@@ -387,15 +478,28 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   let tags: Map<string, string>;
   if (!found) {
     region = spec.region ?? aws.region;
-    await makeUser();
+    const iamUser = await makeUser();
+    // A bucket another resource has claimed is not even asked for (the claim is taken once it exists, below).
+    const claim = await aws.getPolicy(claimArnOf(iamUser.arn, bucket));
+    if (claim && !owns(owner, claim.tags)) await claimOrRefuse(run, iamUser.arn, found);
     if (intent !== bucket) await aws.tagUser(run.user, new Map([[BUCKET_INTENT_TAG, bucket]]));
-    await aws.createBucket(bucket, region, ownerTags(owner));
+    await aws.createBucket(bucket, region).catch(async (err: unknown) => {
+      // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
+      // Without an answer (a deadline, the network) the bucket may exist: the record stays for the next sync.
+      if (err instanceof AwsError && reasonOf(err) !== 'Unreachable')
+        await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+      throw err;
+    });
+    await claimOrRefuse(run, iamUser.arn, found);
+    await aws.tagBucket(bucket, region, ownerTags(owner));
     tags = ownerTags(owner);
     run.note(bucketCreated(bucket, region));
   } else {
-    const ours = owns(owner, found.tags, run.recorded.has(bucket)) || (found.tags.size === 0 && intent === bucket);
-    if (!ours)
-      throw new AwsError('BucketAlreadyExists', notOurs(owner, `bucket ${bucket}`, found.tags), 'CreateBucket');
+    const untaggedOurs = found.tags.size === 0 && intent === bucket;
+    const ours = owns(owner, found.tags, run.recorded.has(bucket)) || untaggedOurs;
+    if (!ours) throw new AwsError('BucketAlreadyExists', notOurs(run, `bucket ${bucket}`, found.tags), 'CreateBucket');
+    // Taken back only under this resource's claim: a sync that lost the race for it tags nothing.
+    if (untaggedOurs) await claimOrRefuse(run, (await makeUser()).arn, found);
     if (spec.region && spec.region !== found.region) {
       throw new AwsError(
         'RegionMismatch',
@@ -427,6 +531,77 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
 }
 
 /**
+ * The claim of the spec's bucket, taken or found ours; else the bucket is refused (another resource holds it: its
+ * sync created the bucket, or this resource's CreateBucket only answered 200 for a bucket it had made) and the
+ * record of intent goes, so that this resource never takes the bucket back.
+ */
+async function claimOrRefuse(run: SyncRun, userArn: string, found: unknown): Promise<void> {
+  const bucket = run.spec.bucketName;
+  const holder = await claimHolder(run.aws, run.owner, userArn, bucket);
+  if (!holder) return;
+  await run.aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+  run.log.info({ bucket, found: found !== undefined }, 'S3: the bucket is claimed by another resource');
+  // The claim of an earlier resource of this name is told as such (with how to hand it over); any other is
+  // "another S3 resource", unnamed.
+  const message = holder.has(OWNER_UID_TAG)
+    ? notOurs(run, `bucket ${bucket}`, holder)
+    : `bucket ${bucket} belongs to another S3 resource`;
+  const handOver = holder.get(OWNER_TAG) === `${run.owner.namespace}/${run.owner.name}`;
+  throw new AwsError(
+    'BucketAlreadyExists',
+    handOver ? `${message} (on its claim, IAM policy ${claimName(bucket)})` : message,
+    'CreateBucket',
+  );
+}
+
+/**
+ * A bucket refused as another's (BucketAlreadyExists): a resource that lost it must keep no way in. When this
+ * resource's own policy grants that bucket (it was granted before the other resource won it: two syncs of an
+ * older metaops both tagged it), the policy is detached from the user and the user's access keys are deleted,
+ * and the answer drops the Secret that held them. Any other failure passes through unchanged.
+ */
+async function lostBucket(run: SyncRun, err: unknown): Promise<never> {
+  if (reasonOfFailure(err) !== 'BucketAlreadyExists' || !run.iamUser) throw err;
+  const failure = err as TemporaryError;
+  let revoked: boolean;
+  try {
+    revoked = await revokeGrant(run, run.iamUser.arn);
+  } catch (cause) {
+    // The refusal stands; the revocation is tried again at the next sync.
+    throw awsFailure(cause, `${failure.message}; revoking this resource's grant to it: ${describe(cause)}`, {
+      conditions: ['Ready', 'Synced'],
+      ...(failure.options.status ? { status: failure.options.status } : {}),
+    });
+  }
+  if (!revoked) throw err;
+  throw new TemporaryError(
+    failure.reason,
+    `${failure.message}; this resource's grant to it and its access keys were revoked`,
+    { ...failure.options, children: [], retryAfterSeconds: failure.retryAfterSeconds },
+  );
+}
+
+/** When this resource's own policy grants the spec's bucket: detached, the user's keys deleted. Whether it did. */
+async function revokeGrant(run: SyncRun, userArn: string): Promise<boolean> {
+  const { aws, owner, user, spec } = run;
+  const arn = arnParts(userArn);
+  if (!arn) return false;
+  const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
+  const policy = await aws.getPolicy(policyArn);
+  if (!policy || !owns(owner, policy.tags)) return false;
+  const document = await aws.policyDocument(policyArn, policy.defaultVersionId);
+  if (!document.includes(`:s3:::${spec.bucketName}"`)) return false;
+  if ((await aws.attachedPolicies(user)).includes(policyArn)) await aws.detachPolicy(user, policyArn);
+  for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
+  run.log.warn({ bucket: spec.bucketName, user }, "S3: the bucket is another resource's: grant and keys revoked");
+  return true;
+}
+
+function reasonOfFailure(err: unknown): string | undefined {
+  return err instanceof TemporaryError || err instanceof PermanentError ? err.reason : undefined;
+}
+
+/**
  * Buckets a rename left behind: Retain lists them; Delete deletes them (re-checking their tags), and one that is
  * not empty stays listed, with a condition, until it is gone. The buckets still waiting.
  */
@@ -437,6 +612,8 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
     created.delete(old);
     retained.add(old);
     run.note(bucketRetained(old));
+    // Retained: its owner tags guard it from now on, and its name is not held once someone deletes it.
+    await releaseClaim(aws, owner, run.iamUser?.arn, old);
   }
   const waiting: string[] = [];
   for (const old of plan.delete) {
@@ -446,6 +623,7 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
     if (result === 'notEmpty') waiting.push(old);
     else created.delete(old);
     if (result === 'notOwned') retained.add(old);
+    else if (result !== 'notEmpty') await releaseClaim(aws, owner, run.iamUser?.arn, old);
   }
   const condition = oldBucketsCondition(waiting, spec.forceDelete);
   if (condition) run.notes.push(condition);
@@ -476,7 +654,7 @@ async function ensurePolicy(
   const existingPolicy = await aws.getPolicy(policyArn);
   if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));
   else if (!owns(owner, existingPolicy.tags))
-    throw new AwsError('IAMNameTaken', notOurs(owner, `IAM policy ${policy}`, existingPolicy.tags), 'CreatePolicy');
+    throw new AwsError('IAMNameTaken', notOurs(run, `IAM policy ${policy}`, existingPolicy.tags), 'CreatePolicy');
   else if (!sameJson(await aws.policyDocument(policyArn, existingPolicy.defaultVersionId), document))
     await aws.setPolicyDocument(policyArn, document);
   if (!(await aws.attachedPolicies(user)).includes(policyArn)) await aws.attachPolicy(user, policyArn);
@@ -551,6 +729,8 @@ interface Teardown {
   created: Set<string>;
   retained: Set<string>;
   notOwned: string[];
+  /** The resource's IAM user's ARN, once found (the claims' account). */
+  userArn?: string;
 }
 
 /**
@@ -568,6 +748,7 @@ async function revokeUser(
   const arn = arnParts(iamUser.arn);
   const policy = policyName(owner.namespace, owner.name, owner.uid);
   const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : policyArn;
+  down.userArn = iamUser.arn;
   const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
   if (intent !== undefined && !created.has(intent)) await recordIntent(down, intent);
   for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
@@ -579,8 +760,11 @@ async function recordIntent(down: Teardown, intent: string): Promise<void> {
   const { aws, owner } = down;
   const pending = await aws.findBucket(intent);
   if (!pending) return;
-  if (pending.tags.size === 0) await aws.tagBucket(intent, pending.region, ownerTags(owner));
-  else if (!owns(owner, pending.tags)) return;
+  if (pending.tags.size === 0) {
+    // Taken back only under this resource's claim (the sync's rule): another resource's bucket is not deleted.
+    if (!(await holdClaim(aws, owner, down.userArn!, intent))) return;
+    await aws.tagBucket(intent, pending.region, ownerTags(owner));
+  } else if (!owns(owner, pending.tags)) return;
   down.created.add(intent);
 }
 
@@ -601,6 +785,22 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
     if (result === 'notOwned') down.notOwned.push(bucket);
   }
   return waiting;
+}
+
+/**
+ * The claims of every bucket this resource held (recorded, retained, its spec's), before the user: deleted or
+ * retained, each bucket is guarded by its own tags from now on, or gone. Their ARN is in the user's account, or the
+ * policy's once the user is gone.
+ */
+async function releaseClaims(
+  down: Teardown,
+  recorded: string[],
+  spec: Spec | undefined,
+  policyArn: string | undefined,
+): Promise<void> {
+  const held = new Set([...recorded, ...down.retained, ...(spec ? [spec.bucketName] : [])]);
+  const account = [down.userArn, policyArn].find((arn) => arn !== undefined && arnParts(arn));
+  for (const bucket of [...held].sort()) await releaseClaim(down.aws, down.owner, account, bucket);
 }
 
 /** The policy (detached from the user first), then the user, each only when its tags name this resource. */
@@ -641,6 +841,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
     const waiting = await removeBuckets(down);
     // The user, which holds the record of intent, and its policy go once no bucket waits.
     if (waiting.length === 0) {
+      await releaseClaims(down, [...recordedBuckets(previous)], hook.spec, policyArn);
       await removeIam(down, revoked.ours, policyArn);
       await retireLegacyUser(aws, owner, previous, user);
     }
