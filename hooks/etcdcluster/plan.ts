@@ -26,7 +26,7 @@ import {
   type RestoreSource,
 } from './members.js';
 import { crashLooping, DEAD_PHASES, etcdWaiting, IMAGE_WAITING, phaseOf, podWaiting, sanitize } from './pods.js';
-import { detectFailure, failureMessage, recordedFailure, type UpgradeFailure } from './upgrade.js';
+import { detectFailure, failureMessage, recordedFailure, UPGRADED_FROM, type UpgradeFailure } from './upgrade.js';
 import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -162,7 +162,11 @@ function withOutcomes(d: Decision): Decision {
   };
 }
 
-function withImage(pod: KubeObject, img: string, version: string): KubeObject {
+/**
+ * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
+ * pod (UPGRADED_FROM) until the member serves `version`; without it (a roll back, an unstick) the record goes.
+ */
+function withImage(pod: KubeObject, img: string, version: string, from?: string): KubeObject {
   const copy = keepObserved(pod);
   // Copies of the spec and its containers: the observed pod (the request) is never written to.
   const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
@@ -173,8 +177,19 @@ function withImage(pod: KubeObject, img: string, version: string): KubeObject {
   if (spec && containers) spec['containers'] = containers;
   const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
   if (container) container.image = img;
-  copy.metadata.annotations = { ...(copy.metadata.annotations ?? {}), 'etcd.version': version };
+  const { [UPGRADED_FROM]: _was, ...annotations } = copy.metadata.annotations ?? {};
+  copy.metadata.annotations = {
+    ...annotations,
+    'etcd.version': version,
+    ...(from && from !== version ? { [UPGRADED_FROM]: from } : {}),
+  };
   return copy;
+}
+
+/** The pod without the upgrade record: its member served the version of its image. */
+function upgradeDone(pod: KubeObject): KubeObject {
+  const { [UPGRADED_FROM]: _was, ...annotations } = pod.metadata.annotations ?? {};
+  return { ...pod, metadata: { ...pod.metadata, annotations } };
 }
 
 function versionOfImage(img: string | undefined): string | undefined {
@@ -527,7 +542,16 @@ function decideMembers(
     lastMemberIndex?: number;
     memberList?: unknown[];
   };
-  const kept = obs.pods.map(keepObserved);
+  // A member upgraded in place that served the version of its image: its upgrade is done (upgrade.ts).
+  const kept = obs.pods.map((p) => {
+    const h = obs.health[p.metadata.name!];
+    const done =
+      p.metadata.annotations?.[UPGRADED_FROM] !== undefined &&
+      h?.healthy === true &&
+      h.version !== undefined &&
+      h.version === versionOfImage(memberImage(p));
+    return done ? upgradeDone(keepObserved(p)) : keepObserved(p);
+  });
 
   // Ordinals only grow: the next member takes one more than any ever seen.
   const seen = [
@@ -1002,9 +1026,14 @@ function decideMembers(
   // 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data
   // that cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep
   // quorum without it: removed (its claim with it, as a recorded decision), then a new member is added.
+  // (Not the member a failed upgrade names, while that failure holds: it is given back the version it ran, on its
+  // data, and stays a member; changing spec.version ends the hold.)
   const stale = obs.now
     ? reports.find(
-        (r) => r.unhealthySince && obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
+        (r) =>
+          r.unhealthySince &&
+          r.name !== rollBack &&
+          obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
       )
     : undefined;
   if (stale && quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1) {
@@ -1119,7 +1148,14 @@ function decideMembers(
           return la - lb || (memberIndex(c.name, a.metadata.name!) ?? 0) - (memberIndex(c.name, b.metadata.name!) ?? 0);
         })[0];
     const pods = livePods.map((p) =>
-      next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion) : p,
+      next && p.metadata.name === next.metadata.name
+        ? withImage(
+            next,
+            targetImage,
+            targetVersion,
+            reports.find((r) => r.name === next.metadata.name)?.version ?? versionOfImage(memberImage(next)),
+          )
+        : p,
     );
     const message = next
       ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
