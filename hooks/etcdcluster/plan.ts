@@ -192,6 +192,30 @@ function upgradeDone(pod: KubeObject): KubeObject {
   return { ...pod, metadata: { ...pod.metadata, annotations } };
 }
 
+/**
+ * Without storage, the members among `names` whose data is gone for good: the pod deleted (unobserved, or being
+ * deleted) or finished (Failed, Succeeded: it never runs again, its emptyDir goes with it). With storage there is
+ * none: a member's data lives on its claim and its pod is made again on it.
+ */
+function lostForGood(names: string[], obs: Observation, storage: boolean): Array<{ name: string; how: string }> {
+  if (storage) return [];
+  const byName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
+  return names.flatMap((name) => {
+    const pod = byName.get(name);
+    if (!pod || obs.terminating.includes(name)) return [{ name, how: 'pod deleted' }];
+    const phase = phaseOf(pod);
+    return DEAD_PHASES.has(phase) ? [{ name, how: `pod ${phase}` }] : [];
+  });
+}
+
+/** What Available says when a majority lost its data: who, how, and the way out. */
+function majorityLostMessage(lost: Array<{ name: string; how: string }>, members: number): string {
+  return (
+    `${lost.length} of ${members} members lost with their data (${lost.map((l) => `${l.name}: ${l.how}`).join(', ')}; ` +
+    'no storage): quorum cannot come back; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster'
+  );
+}
+
 function versionOfImage(img: string | undefined): string | undefined {
   const tag = img?.split(':').pop();
   return tag ? etcdVersion(tag) : undefined;
@@ -775,6 +799,28 @@ function decideMembers(
         ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`
         : `etcd does not answer: ${downNames.length} of ${members.length} members down (${downNames.join(', ') || 'none'}); no membership change until a quorum is back${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`;
     const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
+    const quorumOf = {
+      members: members.length,
+      healthy: members.length - downNames.length,
+      needed: Math.floor(members.length / 2) + 1,
+      ok: false,
+      down: downNames,
+    };
+    // Without storage, members whose pods were deleted or finished never return (see the member-list case).
+    const lost = creating ? [] : lostForGood(known.map((m) => m.name), obs, storage);
+    if (lost.length > 0 && members.length - lost.length < quorumOf.needed) {
+      const lostMessage = majorityLostMessage(lost, members.length);
+      return {
+        ...base,
+        pods,
+        phase: 'Failed',
+        reason: 'MajorityLost',
+        conditions: [available(false, 'MajorityLost', lostMessage), recovering(true, 'MajorityLost', lostMessage)],
+        members,
+        quorum: quorumOf,
+        converging: false,
+      };
+    }
     return {
       ...base,
       pods,
@@ -784,13 +830,7 @@ function decideMembers(
         ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
         : [available(false, reason, message), recovering(true, reason, message)],
       members,
-      quorum: {
-        members: members.length,
-        healthy: members.length - downNames.length,
-        needed: Math.floor(members.length / 2) + 1,
-        ok: false,
-        down: downNames,
-      },
+      quorum: quorumOf,
       converging: true,
     };
   }
@@ -875,8 +915,26 @@ function decideMembers(
     // No member's unhealthy clock runs while quorum is lost: after an outage, a member slower to return is not
     // replaced at once for the time the whole cluster was down.
     for (const r of reports) delete r.unhealthySince;
-    const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
     const pods = [...kept.filter((p) => !finishedWithStorage.includes(p.metadata.name!)), ...recreated];
+    // Without storage, voting members whose pod was deleted or finished never return: when they leave fewer than
+    // a quorum, the loss is for good, and said so (nothing is changed: the pods stay as evidence).
+    const lost = lostForGood(
+      voting.filter((m) => m.member.name && m.pod).map((m) => m.pod!),
+      obs,
+      storage,
+    );
+    if (voting.length - lost.length < needed) {
+      const message = majorityLostMessage(lost, voting.length);
+      return {
+        ...common,
+        pods,
+        phase: 'Failed',
+        reason: 'MajorityLost',
+        conditions: [available(false, 'MajorityLost', message), recovering(true, 'MajorityLost', message)],
+        converging: false,
+      };
+    }
+    const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
     return {
       ...common,
       pods,
