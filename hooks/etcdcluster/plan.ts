@@ -248,6 +248,7 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
       name: pending.name,
       phase: 'Checking',
       ...(pending.created ? { created: pending.created } : {}),
+      ...(noMembersLeft(before) ? { noMembers: true } : {}),
       ...now,
     };
     return asChecked(checking(parent, spec, obs, record, pending.source));
@@ -269,7 +270,13 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   if (verdict.state === 'waiting' || spec.paused)
     return asChecked(checking(parent, spec, obs, before, obs.restore.source));
   // The snapshot is there and intact: only now are the old members dropped.
-  return asChecked(decideRestore(parent, spec, obs, { ...before, phase: 'Replacing', ...now }));
+  const { noMembers: _none, ...replacing } = before;
+  return asChecked(decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', ...now }));
+}
+
+/** Whether a restore record leaves the cluster without members: failed after dropping them, or refused on none. */
+function noMembersLeft(r: RestoreState | undefined): boolean {
+  return r?.phase === 'Failed' && (!r.untouched || r.noMembers === true);
 }
 
 /** The cluster as it is while its restore's snapshot is checked, with the check pod beside its members. */
@@ -280,9 +287,26 @@ function checking(
   record: RestoreState,
   source: RestoreSource,
 ): Decision {
+  const check = restoreCheckPod(parent, spec, source, record.uid);
+  if (record.noMembers) {
+    // No member to keep running meanwhile (a restore before this one failed after dropping them): none is
+    // started, and status speaks of this restore, not of the one that failed.
+    const message = `no member runs; EtcdRestore ${record.name}: its snapshot is fetched and checked, then the restored members start`;
+    return {
+      ...restoreFailed(lastIndexOf(parent, spec, obs), record),
+      phase: 'Creating',
+      reason: 'Restoring',
+      conditions: [
+        { type: 'Available', status: false, reason: 'Restoring', message },
+        { type: 'Recovering', status: true, reason: 'Restoring', message },
+      ],
+      restoreCheck: check,
+      converging: true,
+    };
+  }
   const { restore: _ignored, ...running } = obs;
   const d = decideRestore(parent, spec, running);
-  return { ...d, restore: record, restoreCheck: restoreCheckPod(parent, spec, source, record.uid), converging: true };
+  return { ...d, restore: record, restoreCheck: check, converging: true };
 }
 
 /** A restore ended before any member was dropped: the cluster as it is, the record failed with the reason. */
@@ -293,9 +317,19 @@ function refused(
   record: RestoreState,
   reason: string,
 ): Decision {
+  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true };
+  // (With no member left by a restore before it, the cluster as it was is none: held, nothing started.)
+  if (record.noMembers) return restoreFailed(lastIndexOf(parent, spec, obs), ended);
   const { restore: _ignored, ...running } = obs;
   const d = decideRestore(parent, spec, running);
-  return { ...d, restore: { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true } };
+  return { ...d, restore: ended };
+}
+
+/** The highest member ordinal the status recorded or a pod shows. */
+function lastIndexOf(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): number {
+  const c = clusterOf(parent, spec);
+  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
+  return Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
 }
 
 /** The Restore condition while a restore's check runs, and once one ended with the cluster untouched. */
@@ -460,11 +494,11 @@ function decideRestore(
     const overdue = !obs.etcd && !obs.pods.some(isPodReady) ? restoreOverdue(before, obs.pods, obs.now) : undefined;
     if (overdue) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: overdue });
   }
-  if (before?.phase === 'Failed' && !before.untouched) {
+  if (noMembersLeft(before)) {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while
     // the members it dropped are still being deleted, it reads failed all the same. (One refused by its check
     // dropped nothing: the cluster goes on as any other.)
-    if (obs.pods.length === 0) return restoreFailed(lastIndex, before);
+    if (obs.pods.length === 0) return restoreFailed(lastIndex, before!);
   }
   // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
   // carries on at the version it runs (new or restarted members too), and a condition says why.
@@ -807,7 +841,13 @@ function decideMembers(
       down: downNames,
     };
     // Without storage, members whose pods were deleted or finished never return (see the member-list case).
-    const lost = creating ? [] : lostForGood(known.map((m) => m.name), obs, storage);
+    const lost = creating
+      ? []
+      : lostForGood(
+          known.map((m) => m.name),
+          obs,
+          storage,
+        );
     if (lost.length > 0 && members.length - lost.length < quorumOf.needed) {
       const lostMessage = majorityLostMessage(lost, members.length);
       return {
