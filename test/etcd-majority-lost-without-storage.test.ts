@@ -15,7 +15,10 @@ t.test('a majority of member pods Failed without storage: status says they will 
   for (const p of ['e-1', 'e-2']) {
     loop.etcd.up.delete(p);
     loop.phase.set(p, 'Failed');
-    loop.podStatus.set(p, { reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' });
+    loop.podStatus.set(p, {
+      reason: 'Terminated',
+      message: 'Pod was terminated in response to imminent node shutdown.',
+    });
   }
   for (let i = 0; i < 3; i++) {
     loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 3600_000);

@@ -39,7 +39,9 @@ t.test('the last member upgraded crashes on the new version: UpgradeFailed, roll
     const moved = Object.entries(images(loop)).filter(([, img]) => img.endsWith(':v3.5.1'));
     if (moved.length === 3) {
       // The third member moved in this answer; its etcd exits at every start on 3.5.1.
-      last = Object.keys(images(loop)).find((n) => !loop.s().memberList.find((m: any) => m.name === n && m.version === '3.5.1'));
+      last = Object.keys(images(loop)).find(
+        (n) => !loop.s().memberList.find((m: any) => m.name === n && m.version === '3.5.1'),
+      );
       loop.etcd.up.delete(last!);
       loop.podStatus.set(last!, CRASHING);
     }
@@ -50,8 +52,16 @@ t.test('the last member upgraded crashes on the new version: UpgradeFailed, roll
     await loop.step();
   }
   t.same(loop.etcd.calls, [], 'no membership change');
-  t.match(condition(loop.last, 'Upgrading'), { status: 'False', reason: 'UpgradeFailed' }, 'the upgrade says it failed');
-  t.equal(images(loop)[last!], 'quay.io/coreos/etcd:v3.5.0', 'the member that failed runs the version it ran, in place');
+  t.match(
+    condition(loop.last, 'Upgrading'),
+    { status: 'False', reason: 'UpgradeFailed' },
+    'the upgrade says it failed',
+  );
+  t.equal(
+    images(loop)[last!],
+    'quay.io/coreos/etcd:v3.5.0',
+    'the member that failed runs the version it ran, in place',
+  );
   t.match((loop.s() as any).upgradeFailed, { version: '3.5.1', from: '3.5.0', member: last });
 });
 
@@ -74,7 +84,11 @@ t.test('a member that served the new version and crashes later is no failed upgr
   for (let i = 0; i < 3; i++) {
     loop.now = new Date(FIXED_NOW.getTime() + (10 + i) * 60_000);
     await loop.step();
-    t.notMatch(condition(loop.last, 'Upgrading') ?? {}, { reason: 'UpgradeFailed' }, `sync ${i + 1}: no failed upgrade`);
+    t.notMatch(
+      condition(loop.last, 'Upgrading') ?? {},
+      { reason: 'UpgradeFailed' },
+      `sync ${i + 1}: no failed upgrade`,
+    );
   }
   t.notOk((loop.s() as any).upgradeFailed);
   t.equal(images(loop)['e-1'], 'quay.io/coreos/etcd:v3.5.1', 'kept on the version it served');
