@@ -205,8 +205,7 @@ export async function upload(
   bucket: string,
   key: string,
   chunks: AsyncIterable<Buffer>,
-  metadata: Record<string, string> = {},
-  onlyIfAbsent = false,
+  { metadata = {}, onlyIfAbsent = false }: { metadata?: Record<string, string>; onlyIfAbsent?: boolean } = {},
 ): Promise<number> {
   const condition = onlyIfAbsent ? { IfNoneMatch: '*' } : {};
   let buffer: Buffer[] = [];
@@ -485,7 +484,7 @@ async function write(
   metadata: Record<string, string>,
 ): Promise<BackupResult | number | 'taken'> {
   try {
-    return await upload(o.s3, t.bucket, key, snapshotStream(t.ep, o.timeoutMs), metadata, true);
+    return await upload(o.s3, t.bucket, key, snapshotStream(t.ep, o.timeoutMs), { metadata, onlyIfAbsent: true });
   } catch (err) {
     if (precondition(err)) return 'taken';
     return {

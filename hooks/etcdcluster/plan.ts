@@ -242,17 +242,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
   const now = obs.now ? { since: rfc3339(obs.now) } : {};
   // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
-  if (pending && !spec.paused) {
-    const record: RestoreState = {
-      uid: pending.uid,
-      name: pending.name,
-      phase: 'Checking',
-      ...(pending.created ? { created: pending.created } : {}),
-      ...(noMembersLeft(before) ? { noMembers: true } : {}),
-      ...now,
-    };
-    return asChecked(checking(parent, spec, obs, record, pending.source));
-  }
+  if (pending && !spec.paused)
+    return asChecked(checking(parent, spec, obs, newRecord(pending, before, now), pending.source));
   if (before?.phase !== 'Checking') return asChecked(decideRestore(parent, spec, obs));
   if (obs.restore?.uid !== before.uid)
     return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
@@ -272,6 +263,22 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
   return asChecked(decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', ...now }));
+}
+
+/** The record of a new EtcdRestore, Checking from now. */
+function newRecord(
+  pending: NonNullable<Observation['restore']>,
+  before: RestoreState | undefined,
+  now: { since?: string },
+): RestoreState {
+  return {
+    uid: pending.uid,
+    name: pending.name,
+    phase: 'Checking',
+    ...(pending.created ? { created: pending.created } : {}),
+    ...(noMembersLeft(before) ? { noMembers: true } : {}),
+    ...now,
+  };
 }
 
 /** Whether a restore record leaves the cluster without members: failed after dropping them, or refused on none. */
