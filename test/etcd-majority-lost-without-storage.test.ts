@@ -52,6 +52,7 @@ t.test('a majority lost without storage: Failed/MajorityLost on every sync, the 
     const res = await loop.step();
     t.equal(loop.s().phase, 'Failed', `sync ${i + 1}`);
     t.equal(loop.s().reason, 'MajorityLost');
+    t.match(condition(loop, 'Recovering'), { status: 'True', reason: 'MajorityLost' });
     t.match(condition(loop, 'Available'), {
       status: 'False',
       reason: 'MajorityLost',
@@ -72,8 +73,15 @@ t.test('a majority lost while etcd does not answer at all: MajorityLost too', as
   }
   loop.etcd.listError = new Error('etcdserver: request timed out');
   await loop.step();
-  t.equal(loop.s().reason, 'MajorityLost');
-  t.match(condition(loop, 'Available'), { reason: 'MajorityLost', message: /e-1: pod Failed, e-2: pod Failed/ });
+  t.match(loop.s(), { phase: 'Failed', reason: 'MajorityLost' });
+  t.match(condition(loop, 'Available'), {
+    status: 'False',
+    reason: 'MajorityLost',
+    message: /^2 of 3 members lost with their data \(e-1: pod Failed, e-2: pod Failed; no storage\)/,
+  });
+  t.match(condition(loop, 'Recovering'), { status: 'True', reason: 'MajorityLost' });
+  t.equal(loop.last.resyncAfterSeconds, undefined, 'nothing to wait for');
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'the pods kept');
   t.same(loop.etcd.calls, []);
 });
 
@@ -83,6 +91,7 @@ t.test('not a majority lost: a minority Failed is replaced; with storage a Faile
   minority.phase.set('e-2', 'Failed');
   await minority.step();
   t.not(minority.s().reason, 'MajorityLost');
+  t.not(condition(minority, 'Available')?.reason, 'MajorityLost');
   t.match(minority.etcd.calls, ['remove 3'], 'the Failed member is replaced while quorum holds');
 
   const stored = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });

@@ -56,6 +56,13 @@ t.test(
         { status: 'True', reason: 'CheckingSnapshot' },
       );
       t.same(loop.pods(), [], 'nothing bootstrapped while the check runs');
+      t.match(s, { phase: 'Creating', reason: 'Restoring', lastMemberIndex: 5 }, 'ordinals kept');
+      t.match(
+        s.conditions.find((c: any) => c.type === 'Recovering'),
+        { status: 'True', reason: 'Restoring' },
+      );
+      t.match(available, { reason: 'Restoring' });
+      t.ok(loop.last.resyncAfterSeconds, 'the check is waited for');
       t.ok(loop.checkPod(), 'the check pod runs');
     }
     // Its check fails too: refused, and the status says so of r2 (the cluster as it was: no member).

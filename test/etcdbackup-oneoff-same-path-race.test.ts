@@ -5,7 +5,7 @@
 // command against a stand-in etcd gateway and an in-memory S3 that answers conditional writes as S3 does
 // (test/fixtures/fake-s3.ts); the same against moto: test/real/etcdbackup-conditional-write-real.test.ts.
 import t from 'tap';
-import { PART_SIZE, runBackup, type BackupResult } from '../hooks/etcdbackup/backup.js';
+import { PART_SIZE, precondition, runBackup, type BackupResult } from '../hooks/etcdbackup/backup.js';
 import { META } from '../hooks/etcdbackup/lineage.js';
 import { FakeS3, fakeGateway } from './fixtures/fake-s3.js';
 
@@ -90,6 +90,8 @@ t.test('two runs of the same one-off EtcdBackup at once: both say the one snapsh
   const [a, b] = await Promise.all([one(s3, gw.url, 'uid-a'), one(s3, gw.url, 'uid-a')]);
   t.ok(a.succeeded && b.succeeded);
   t.equal([a, b].filter((r) => r.alreadyTaken).length, 1, 'one of them found it taken, by itself');
+  for (const r of [a, b])
+    t.match(r, { etcdRevision: 10, etcdVersion: '3.6.9', clusterId: BigInt('1111111111111111111').toString(16) });
   t.equal(s3.objects.get(KEY)!.metadata[META.uid], 'uid-a');
 });
 
@@ -109,3 +111,18 @@ t.test('two periodic backups of one path writing the same key at once: the first
     s3.objects.get(keys[0]!)!,
   );
 });
+
+t.test(
+  'a write lost to another: 412 PreconditionFailed or 409 ConditionalRequestConflict, by name or by status',
+  async (t) => {
+    const err = (name: string, status?: number) =>
+      Object.assign(new Error(name), { name, ...(status ? { $metadata: { httpStatusCode: status } } : {}) });
+    t.ok(precondition(err('PreconditionFailed')));
+    t.ok(precondition(err('ConditionalRequestConflict')));
+    t.ok(precondition(err('Unknown', 412)));
+    t.ok(precondition(err('Unknown', 409)));
+    t.notOk(precondition(err('AccessDenied', 403)));
+    t.notOk(precondition(err('NoSuchBucket', 404)));
+    t.notOk(precondition(err('InternalError', 500)));
+  },
+);
