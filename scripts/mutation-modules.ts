@@ -49,6 +49,9 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       ...ETCD_PLAN_TESTS,
       'test/attack-restore.test.ts',
       'test/etcd-upgrade.test.ts',
+      'test/etcd-upgrade-last-member-fails.test.ts',
+      'test/etcd-majority-lost-without-storage.test.ts',
+      'test/etcd-restore-new-after-failed.test.ts',
       'test/etcd-restarts.test.ts',
       'test/etcd-restore-check.test.ts',
     ],
@@ -77,7 +80,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   // A failed upgrade stops (30.4), members restart in place (30.1), a restore checks before it acts (30.5).
-  'hooks/etcdcluster/upgrade.ts': { tests: ['test/etcd-upgrade.test.ts'], target: 85 },
+  'hooks/etcdcluster/upgrade.ts': {
+    tests: ['test/etcd-upgrade.test.ts', 'test/etcd-upgrade-last-member-fails.test.ts'],
+    target: 85,
+  },
   'hooks/etcdcluster/pods.ts': {
     tests: [...ETCD_PLAN_TESTS, 'test/etcd-upgrade.test.ts', 'test/etcd-restarts.test.ts'],
     target: 85,
@@ -190,7 +196,14 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     tests: ['test/etcd-backup-lineage.test.ts', 'test/etcd-backup.test.ts'],
     target: 85,
   },
-  'hooks/etcdbackup/backup.ts': { tests: ['test/etcd-backup-lineage.test.ts', 'test/etcd-backup.test.ts'], target: 85 },
+  'hooks/etcdbackup/backup.ts': {
+    tests: [
+      'test/etcd-backup-lineage.test.ts',
+      'test/etcd-backup.test.ts',
+      'test/etcdbackup-oneoff-same-path-race.test.ts',
+    ],
+    target: 85,
+  },
   'hooks/etcdbackup/sync.ts': {
     tests: [
       'test/etcd-backup-record.test.ts',

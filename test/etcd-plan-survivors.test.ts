@@ -538,7 +538,11 @@ t.test('an upgrade changes only the etcd container, keeps the pod annotations, t
       ['etcd', 'quay.io/coreos/etcd:v3.5.1'],
     ],
   );
-  t.strictSame(e1.metadata.annotations, { 'etcd.version': '3.5.1', team: 'storage' });
+  t.strictSame(e1.metadata.annotations, {
+    'etcd.version': '3.5.1',
+    'etcd.metaops.io/upgraded-from': '3.5.0',
+    team: 'storage',
+  });
   t.equal(memberImage(d.pods.find((p) => p.metadata.name === 'e-0')!), 'quay.io/coreos/etcd:v3.5.0');
   t.equal(
     (obs.pods[1]!['spec'] as any).containers[1].image,

@@ -62,7 +62,9 @@ t.test('quorum: a dead member is removed only while a majority of the voting mem
     t.equal(d.quorum?.healthy, healthyOnes.length, `${label}: healthy`);
     if (!ok) {
       t.notOk(d.action, `${label}: no membership change`);
-      t.equal(d.reason, 'QuorumLost', label);
+      // (Their pods are gone and there is no storage: their data is gone, the quorum cannot come back.)
+      t.equal(d.reason, 'MajorityLost', label);
+      t.equal(d.phase, 'Failed', label);
       t.same(names(d.pods), healthyOnes.map((i) => `e-${i}`).sort(), `${label}: the pods left are kept`);
       t.same(
         d.quorum?.down,
@@ -70,8 +72,16 @@ t.test('quorum: a dead member is removed only while a majority of the voting mem
         `${label}: the members down are named`,
       );
       t.match(d.conditions, [
-        { type: 'Available', status: false, reason: 'QuorumLost' },
+        { type: 'Available', status: false, reason: 'MajorityLost', message: /restore from a backup \(EtcdRestore\)/ },
         { type: 'Recovering', status: true },
+      ]);
+      // The same members down with their pods there (running, not answering): they may return.
+      const there = decide(parent({ size: n }, { phase: 'Running' }), spec({ size: n }), cluster(n, healthyOnes));
+      t.equal(there.reason, 'QuorumLost', `${label}, pods there`);
+      t.equal(there.phase, 'Running', `${label}, pods there`);
+      t.notOk(there.action, `${label}, pods there: no membership change`);
+      t.match(there.conditions, [
+        { type: 'Available', status: false, reason: 'QuorumLost', message: /until they return/ },
       ]);
     } else if (gone.length > 0) {
       t.match(

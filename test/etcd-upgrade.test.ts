@@ -51,7 +51,7 @@ t.test('a member whose etcd keeps exiting on the new version: the upgrade halts,
   t.match(condition(first, 'Upgrading'), {
     status: 'False',
     reason: 'UpgradeFailed',
-    message: `member ${name} failed on 3.5.1 (CrashLoopBackOff): the upgrade is halted and every member runs 3.5.0; set spec.version to 3.5.0 to roll back, or to a version that works`,
+    message: `member ${name} failed on 3.5.1 (CrashLoopBackOff): the upgrade is halted, ${name} runs 3.5.0 again and no other member is upgraded; set spec.version to 3.5.0 to roll back, or to a version that works`,
   });
   t.match(
     events.find((e) => e.reason === 'UpgradeFailed'),

@@ -196,15 +196,18 @@ function decodeMessage(line: string): Buffer {
 
 /**
  * Uploads a stream with its metadata: one PutObject when it fits in a part, else a multipart upload (aborted on
- * failure).
+ * failure). `onlyIfAbsent`: the write is conditional (`If-None-Match: *` on the PutObject, or on the
+ * CompleteMultipartUpload): S3 answers 412 PreconditionFailed, and writes nothing, when the key exists by then, so of
+ * two writers of one key the first wins and the second learns it (precondition()).
  */
 export async function upload(
   s3: S3Client,
   bucket: string,
   key: string,
   chunks: AsyncIterable<Buffer>,
-  metadata: Record<string, string> = {},
+  { metadata = {}, onlyIfAbsent = false }: { metadata?: Record<string, string>; onlyIfAbsent?: boolean } = {},
 ): Promise<number> {
+  const condition = onlyIfAbsent ? { IfNoneMatch: '*' } : {};
   let buffer: Buffer[] = [];
   let buffered = 0;
   let total = 0;
@@ -233,7 +236,13 @@ export async function upload(
     }
     if (!uploadId) {
       await s3.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.concat(buffer, buffered), Metadata: metadata }),
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: Buffer.concat(buffer, buffered),
+          Metadata: metadata,
+          ...condition,
+        }),
       );
       return total;
     }
@@ -244,6 +253,7 @@ export async function upload(
         Key: key,
         UploadId: uploadId,
         MultipartUpload: { Parts: parts },
+        ...condition,
       }),
     );
     return total;
@@ -275,6 +285,16 @@ function httpStatus(err: unknown): number | undefined {
 function notFound(err: unknown): boolean {
   const name = (err as { name?: string }).name;
   return name === 'NotFound' || name === 'NoSuchKey' || httpStatus(err) === 404;
+}
+
+/**
+ * Whether a conditional write lost to another writer of the key: 412 PreconditionFailed (the key exists), or 409
+ * ConditionalRequestConflict (S3: another conditional write of the key was in flight).
+ */
+export function precondition(err: unknown): boolean {
+  const name = (err as { name?: string }).name;
+  const status = httpStatus(err);
+  return name === 'PreconditionFailed' || name === 'ConditionalRequestConflict' || status === 412 || status === 409;
 }
 
 /** An object's metadata; undefined when there is no such object. Other failures throw. */
@@ -452,16 +472,21 @@ function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date): Re
   };
 }
 
-/** Streams the snapshot to `key`; a failed result, or the size written. */
+/**
+ * Streams the snapshot to `key`, only if no object is there (a backup never overwrites a snapshot, even one written
+ * by another backup between its check and its write); a failed result, 'taken' when another writer's object got
+ * there first, or the size written.
+ */
 async function write(
   o: BackupOptions,
   t: Target,
   key: string,
   metadata: Record<string, string>,
-): Promise<BackupResult | number> {
+): Promise<BackupResult | number | 'taken'> {
   try {
-    return await upload(o.s3, t.bucket, key, snapshotStream(t.ep, o.timeoutMs), metadata);
+    return await upload(o.s3, t.bucket, key, snapshotStream(t.ep, o.timeoutMs), { metadata, onlyIfAbsent: true });
   } catch (err) {
+    if (precondition(err)) return 'taken';
     return {
       succeeded: false,
       reason: `upload to s3://${t.bucket}/${key} failed: ${awsMessage(err)}`,
@@ -488,26 +513,19 @@ async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> 
       reason: `s3://${t.bucket}/${key} could not be checked before writing (a one-off backup never overwrites a snapshot): ${awsMessage(err)}`,
     };
   }
-  if (existing) {
-    if (o.backup && existing[META.uid] === o.backup.uid) {
-      const revision = Number(existing[META.revision]);
-      return {
-        succeeded: true,
-        alreadyTaken: true,
-        key,
-        ...(existing[META.version] ? { etcdVersion: existing[META.version] } : {}),
-        ...(Number.isFinite(revision) ? { etcdRevision: revision } : {}),
-        ...(existing[META.cluster] ? { clusterId: existing[META.cluster] } : {}),
-        lastSuccessDate: existing[META.taken] ?? '',
-      };
-    }
-    const whose = existing[META.backup] ? `EtcdBackup ${existing[META.backup]}` : 'someone else';
-    return {
-      succeeded: false,
-      reason: `s3://${t.bucket}/${key} already holds a snapshot, written by ${whose}: a one-off backup never overwrites one (name another s3.path, or delete that object)`,
-    };
-  }
+  if (existing) return existingOneOff(o, t, key, existing);
   const size = await write(o, t, key, metadataOf(o, t, stampOf(now), now));
+  if (size === 'taken') {
+    // Another backup wrote the key between the check and this write (two at once on one path): its object stays,
+    // and it is said whose it is (or, ours after all: a run of this EtcdBackup raced itself).
+    let winner: Record<string, string> | undefined;
+    try {
+      winner = await head(o.s3, t.bucket, key);
+    } catch {
+      winner = undefined;
+    }
+    return existingOneOff(o, t, key, winner ?? {});
+  }
   if (typeof size !== 'number') return size;
   return {
     succeeded: true,
@@ -517,6 +535,30 @@ async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> 
     key,
     size,
     lastSuccessDate: now.toISOString(),
+  };
+}
+
+/**
+ * A one-off backup's key holds an object: this EtcdBackup's own is its result (taken already); another's is a
+ * failure that says whose it is.
+ */
+function existingOneOff(o: BackupOptions, t: Target, key: string, existing: Record<string, string>): BackupResult {
+  if (o.backup && existing[META.uid] === o.backup.uid) {
+    const revision = Number(existing[META.revision]);
+    return {
+      succeeded: true,
+      alreadyTaken: true,
+      key,
+      ...(existing[META.version] ? { etcdVersion: existing[META.version] } : {}),
+      ...(Number.isFinite(revision) ? { etcdRevision: revision } : {}),
+      ...(existing[META.cluster] ? { clusterId: existing[META.cluster] } : {}),
+      lastSuccessDate: existing[META.taken] ?? '',
+    };
+  }
+  const whose = existing[META.backup] ? `EtcdBackup ${existing[META.backup]}` : 'someone else';
+  return {
+    succeeded: false,
+    reason: `s3://${t.bucket}/${key} already holds a snapshot, written by ${whose}: a one-off backup never overwrites one (name another s3.path, or delete that object)`,
   };
 }
 
@@ -559,6 +601,9 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const since = decided?.lineage.since ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
   const size = await write(o, t, key, metadataOf(o, t, since, now));
+  // (Written meanwhile by another backup of the path, in the same second at the same revision: it stays.)
+  if (size === 'taken')
+    return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };
   if (typeof size !== 'number') return size;
   const pruned: string[] = [];
   if (o.maxBackups > 0 && decided) {

@@ -14,6 +14,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'EtcdCallFailed',
     'QuorumLost',
     'AllMembersLost',
+    'MajorityLost',
     'NoSpace',
     'RestoreFailed',
     'UpgradeRefused',

@@ -26,7 +26,7 @@ import {
   type RestoreSource,
 } from './members.js';
 import { crashLooping, DEAD_PHASES, etcdWaiting, IMAGE_WAITING, phaseOf, podWaiting, sanitize } from './pods.js';
-import { detectFailure, failureMessage, recordedFailure, type UpgradeFailure } from './upgrade.js';
+import { detectFailure, failureMessage, recordedFailure, UPGRADED_FROM, type UpgradeFailure } from './upgrade.js';
 import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -162,7 +162,11 @@ function withOutcomes(d: Decision): Decision {
   };
 }
 
-function withImage(pod: KubeObject, img: string, version: string): KubeObject {
+/**
+ * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
+ * pod (UPGRADED_FROM) until the member serves `version`; without it (a roll back, an unstick) the record goes.
+ */
+function withImage(pod: KubeObject, img: string, version: string, from?: string): KubeObject {
   const copy = keepObserved(pod);
   // Copies of the spec and its containers: the observed pod (the request) is never written to.
   const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
@@ -173,8 +177,43 @@ function withImage(pod: KubeObject, img: string, version: string): KubeObject {
   if (spec && containers) spec['containers'] = containers;
   const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
   if (container) container.image = img;
-  copy.metadata.annotations = { ...(copy.metadata.annotations ?? {}), 'etcd.version': version };
+  const { [UPGRADED_FROM]: _was, ...annotations } = copy.metadata.annotations ?? {};
+  copy.metadata.annotations = {
+    ...annotations,
+    'etcd.version': version,
+    ...(from && from !== version ? { [UPGRADED_FROM]: from } : {}),
+  };
   return copy;
+}
+
+/** The pod without the upgrade record: its member served the version of its image. */
+function upgradeDone(pod: KubeObject): KubeObject {
+  const { [UPGRADED_FROM]: _was, ...annotations } = pod.metadata.annotations ?? {};
+  return { ...pod, metadata: { ...pod.metadata, annotations } };
+}
+
+/**
+ * Without storage, the members among `names` whose data is gone for good: the pod deleted (unobserved, or being
+ * deleted) or finished (Failed, Succeeded: it never runs again, its emptyDir goes with it). With storage there is
+ * none: a member's data lives on its claim and its pod is made again on it.
+ */
+function lostForGood(names: string[], obs: Observation, storage: boolean): Array<{ name: string; how: string }> {
+  if (storage) return [];
+  const byName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
+  return names.flatMap((name) => {
+    const pod = byName.get(name);
+    if (!pod || obs.terminating.includes(name)) return [{ name, how: 'pod deleted' }];
+    const phase = phaseOf(pod);
+    return DEAD_PHASES.has(phase) ? [{ name, how: `pod ${phase}` }] : [];
+  });
+}
+
+/** What Available says when a majority lost its data: who, how, and the way out. */
+function majorityLostMessage(lost: Array<{ name: string; how: string }>, members: number): string {
+  return (
+    `${lost.length} of ${members} members lost with their data (${lost.map((l) => `${l.name}: ${l.how}`).join(', ')}; ` +
+    'no storage): quorum cannot come back; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster'
+  );
 }
 
 function versionOfImage(img: string | undefined): string | undefined {
@@ -203,16 +242,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
   const now = obs.now ? { since: rfc3339(obs.now) } : {};
   // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
-  if (pending && !spec.paused) {
-    const record: RestoreState = {
-      uid: pending.uid,
-      name: pending.name,
-      phase: 'Checking',
-      ...(pending.created ? { created: pending.created } : {}),
-      ...now,
-    };
-    return asChecked(checking(parent, spec, obs, record, pending.source));
-  }
+  if (pending && !spec.paused)
+    return asChecked(checking(parent, spec, obs, newRecord(pending, before, now), pending.source));
   if (before?.phase !== 'Checking') return asChecked(decideRestore(parent, spec, obs));
   if (obs.restore?.uid !== before.uid)
     return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
@@ -230,7 +261,29 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   if (verdict.state === 'waiting' || spec.paused)
     return asChecked(checking(parent, spec, obs, before, obs.restore.source));
   // The snapshot is there and intact: only now are the old members dropped.
-  return asChecked(decideRestore(parent, spec, obs, { ...before, phase: 'Replacing', ...now }));
+  const { noMembers: _none, ...replacing } = before;
+  return asChecked(decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', ...now }));
+}
+
+/** The record of a new EtcdRestore, Checking from now. */
+function newRecord(
+  pending: NonNullable<Observation['restore']>,
+  before: RestoreState | undefined,
+  now: { since?: string },
+): RestoreState {
+  return {
+    uid: pending.uid,
+    name: pending.name,
+    phase: 'Checking',
+    ...(pending.created ? { created: pending.created } : {}),
+    ...(noMembersLeft(before) ? { noMembers: true } : {}),
+    ...now,
+  };
+}
+
+/** Whether a restore record leaves the cluster without members: failed after dropping them, or refused on none. */
+function noMembersLeft(r: RestoreState | undefined): boolean {
+  return r?.phase === 'Failed' && (!r.untouched || r.noMembers === true);
 }
 
 /** The cluster as it is while its restore's snapshot is checked, with the check pod beside its members. */
@@ -241,9 +294,26 @@ function checking(
   record: RestoreState,
   source: RestoreSource,
 ): Decision {
+  const check = restoreCheckPod(parent, spec, source, record.uid);
+  if (record.noMembers) {
+    // No member to keep running meanwhile (a restore before this one failed after dropping them): none is
+    // started, and status speaks of this restore, not of the one that failed.
+    const message = `no member runs; EtcdRestore ${record.name}: its snapshot is fetched and checked, then the restored members start`;
+    return {
+      ...restoreFailed(lastIndexOf(parent, spec, obs), record),
+      phase: 'Creating',
+      reason: 'Restoring',
+      conditions: [
+        { type: 'Available', status: false, reason: 'Restoring', message },
+        { type: 'Recovering', status: true, reason: 'Restoring', message },
+      ],
+      restoreCheck: check,
+      converging: true,
+    };
+  }
   const { restore: _ignored, ...running } = obs;
   const d = decideRestore(parent, spec, running);
-  return { ...d, restore: record, restoreCheck: restoreCheckPod(parent, spec, source, record.uid), converging: true };
+  return { ...d, restore: record, restoreCheck: check, converging: true };
 }
 
 /** A restore ended before any member was dropped: the cluster as it is, the record failed with the reason. */
@@ -254,9 +324,19 @@ function refused(
   record: RestoreState,
   reason: string,
 ): Decision {
+  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true };
+  // (With no member left by a restore before it, the cluster as it was is none: held, nothing started.)
+  if (record.noMembers) return restoreFailed(lastIndexOf(parent, spec, obs), ended);
   const { restore: _ignored, ...running } = obs;
   const d = decideRestore(parent, spec, running);
-  return { ...d, restore: { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true } };
+  return { ...d, restore: ended };
+}
+
+/** The highest member ordinal the status recorded or a pod shows. */
+function lastIndexOf(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): number {
+  const c = clusterOf(parent, spec);
+  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
+  return Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
 }
 
 /** The Restore condition while a restore's check runs, and once one ended with the cluster untouched. */
@@ -421,11 +501,11 @@ function decideRestore(
     const overdue = !obs.etcd && !obs.pods.some(isPodReady) ? restoreOverdue(before, obs.pods, obs.now) : undefined;
     if (overdue) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: overdue });
   }
-  if (before?.phase === 'Failed' && !before.untouched) {
+  if (noMembersLeft(before)) {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while
     // the members it dropped are still being deleted, it reads failed all the same. (One refused by its check
     // dropped nothing: the cluster goes on as any other.)
-    if (obs.pods.length === 0) return restoreFailed(lastIndex, before);
+    if (obs.pods.length === 0) return restoreFailed(lastIndex, before!);
   }
   // An upgrade etcd does not support (a minor downgrade, a skipped minor, another major) is refused: the cluster
   // carries on at the version it runs (new or restarted members too), and a condition says why.
@@ -527,7 +607,16 @@ function decideMembers(
     lastMemberIndex?: number;
     memberList?: unknown[];
   };
-  const kept = obs.pods.map(keepObserved);
+  // A member upgraded in place that served the version of its image: its upgrade is done (upgrade.ts).
+  const kept = obs.pods.map((p) => {
+    const h = obs.health[p.metadata.name!];
+    const done =
+      p.metadata.annotations?.[UPGRADED_FROM] !== undefined &&
+      h?.healthy === true &&
+      h.version !== undefined &&
+      h.version === versionOfImage(memberImage(p));
+    return done ? upgradeDone(keepObserved(p)) : keepObserved(p);
+  });
 
   // Ordinals only grow: the next member takes one more than any ever seen.
   const seen = [
@@ -751,6 +840,34 @@ function decideMembers(
         ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`
         : `etcd does not answer: ${downNames.length} of ${members.length} members down (${downNames.join(', ') || 'none'}); no membership change until a quorum is back${missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : ''}`;
     const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
+    const quorumOf = {
+      members: members.length,
+      healthy: members.length - downNames.length,
+      needed: Math.floor(members.length / 2) + 1,
+      ok: false,
+      down: downNames,
+    };
+    // Without storage, members whose pods were deleted or finished never return (see the member-list case).
+    const lost = creating
+      ? []
+      : lostForGood(
+          known.map((m) => m.name),
+          obs,
+          storage,
+        );
+    if (lost.length > 0 && members.length - lost.length < quorumOf.needed) {
+      const lostMessage = majorityLostMessage(lost, members.length);
+      return {
+        ...base,
+        pods,
+        phase: 'Failed',
+        reason: 'MajorityLost',
+        conditions: [available(false, 'MajorityLost', lostMessage), recovering(true, 'MajorityLost', lostMessage)],
+        members,
+        quorum: quorumOf,
+        converging: false,
+      };
+    }
     return {
       ...base,
       pods,
@@ -760,13 +877,7 @@ function decideMembers(
         ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
         : [available(false, reason, message), recovering(true, reason, message)],
       members,
-      quorum: {
-        members: members.length,
-        healthy: members.length - downNames.length,
-        needed: Math.floor(members.length / 2) + 1,
-        ok: false,
-        down: downNames,
-      },
+      quorum: quorumOf,
       converging: true,
     };
   }
@@ -851,8 +962,26 @@ function decideMembers(
     // No member's unhealthy clock runs while quorum is lost: after an outage, a member slower to return is not
     // replaced at once for the time the whole cluster was down.
     for (const r of reports) delete r.unhealthySince;
-    const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
     const pods = [...kept.filter((p) => !finishedWithStorage.includes(p.metadata.name!)), ...recreated];
+    // Without storage, voting members whose pod was deleted or finished never return: when they leave fewer than
+    // a quorum, the loss is for good, and said so (nothing is changed: the pods stay as evidence).
+    const lost = lostForGood(
+      voting.filter((m) => m.member.name && m.pod).map((m) => m.pod!),
+      obs,
+      storage,
+    );
+    if (voting.length - lost.length < needed) {
+      const message = majorityLostMessage(lost, voting.length);
+      return {
+        ...common,
+        pods,
+        phase: 'Failed',
+        reason: 'MajorityLost',
+        conditions: [available(false, 'MajorityLost', message), recovering(true, 'MajorityLost', message)],
+        converging: false,
+      };
+    }
+    const message = `${quorum.healthy} of ${quorum.members} members healthy, ${needed} needed; down: ${down.join(', ')}. No membership change until they return.`;
     return {
       ...common,
       pods,
@@ -1002,9 +1131,14 @@ function decideMembers(
   // 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data
   // that cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep
   // quorum without it: removed (its claim with it, as a recorded decision), then a new member is added.
+  // (Not the member a failed upgrade names, while that failure holds: it is given back the version it ran, on its
+  // data, and stays a member; changing spec.version ends the hold.)
   const stale = obs.now
     ? reports.find(
-        (r) => r.unhealthySince && obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
+        (r) =>
+          r.unhealthySince &&
+          r.name !== rollBack &&
+          obs.now!.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
       )
     : undefined;
   if (stale && quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1) {
@@ -1119,7 +1253,14 @@ function decideMembers(
           return la - lb || (memberIndex(c.name, a.metadata.name!) ?? 0) - (memberIndex(c.name, b.metadata.name!) ?? 0);
         })[0];
     const pods = livePods.map((p) =>
-      next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion) : p,
+      next && p.metadata.name === next.metadata.name
+        ? withImage(
+            next,
+            targetImage,
+            targetVersion,
+            reports.find((r) => r.name === next.metadata.name)?.version ?? versionOfImage(memberImage(next)),
+          )
+        : p,
     );
     const message = next
       ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`

@@ -220,6 +220,12 @@ export const EtcdClusterStatus = Type.Object(
         untouched: Type.Optional(
           Type.Boolean({ description: 'The restore ended before any member was dropped: the cluster runs as it was.' }),
         ),
+        noMembers: Type.Optional(
+          Type.Boolean({
+            description:
+              'The cluster had no member when this restore came (one before it failed after dropping them): nothing is started until a restore replaces it.',
+          }),
+        ),
         created: Type.Optional(
           Type.String({
             description: "The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after it.",

@@ -9,6 +9,13 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 import { memberImage } from './members.js';
 import { crashLooping, IMAGE_WAITING, podWaiting } from './pods.js';
 
+/**
+ * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
+ * before. It tells a failed upgrade when every other member already runs the target (the last member upgraded),
+ * where the version the cluster runs no longer does.
+ */
+export const UPGRADED_FROM = 'etcd.metaops.io/upgraded-from';
+
 /** How long a member upgraded to a new version may stay unhealthy before the upgrade is taken as failed. */
 export const UPGRADE_MEMBER_SECONDS = 300;
 
@@ -45,10 +52,14 @@ export function detectFailure(input: {
   now: Date | undefined;
 }): UpgradeFailure | undefined {
   const { running, target } = input;
-  if (!running || running === target) return undefined;
   const since = unhealthySince(input.previous);
   for (const pod of input.pods) {
     if (memberImage(pod) !== input.targetImage) continue;
+    // The version the cluster runs, or (every healthy member runs the target already) the one this member ran
+    // before it was upgraded and has not served the target since.
+    const recorded = pod.metadata.annotations?.[UPGRADED_FROM];
+    const from = running && running !== target ? running : recorded;
+    if (!from || from === target) continue;
     const name = pod.metadata.name!;
     const waiting = podWaiting(pod);
     const first = since.get(name);
@@ -66,7 +77,7 @@ export function detectFailure(input: {
     if (reason)
       return {
         version: target,
-        from: running,
+        from,
         member: name,
         reason,
         since: input.now ? rfc3339(input.now) : 'unknown',
@@ -88,7 +99,8 @@ function unhealthySince(previous: unknown): Map<string, string> {
 /** What Upgrading says of a failed upgrade: which member, how, what runs, how to roll back. */
 export function failureMessage(f: UpgradeFailure): string {
   return (
-    `member ${f.member} failed on ${f.version} (${f.reason}): the upgrade is halted and every member runs ${f.from}; ` +
+    `member ${f.member} failed on ${f.version} (${f.reason}): the upgrade is halted, ${f.member} runs ${f.from} again ` +
+    `and no other member is upgraded; ` +
     `set spec.version to ${f.from} to roll back, or to a version that works`
   );
 }

@@ -83,6 +83,11 @@ export interface RestoreState {
   created?: string;
   /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
   reason?: string;
+  /**
+   * The cluster had no member when this restore came: one before it failed after dropping them. Until this one
+   * replaces the cluster, nothing is started (an empty cluster would look healthy), and a refusal leaves it so.
+   */
+  noMembers?: boolean;
 }
 
 /** The restore state an EtcdCluster's status holds, if any. */
