@@ -1,6 +1,7 @@
 // Schema pieces shared by the controllers' spec and status.
 import { Type, type TProperties } from '@sinclair/typebox';
 import { Conditions } from './conditions.js';
+import { DNS1123_SUBDOMAIN_PATTERN } from './values.js';
 
 /**
  * The schema keyword of a bound on a value's size as JSON (UTF-8 bytes). A CRD's structural schema can bound a
@@ -68,6 +69,15 @@ export function freeFormList(
 
 /** The longest name of a Kubernetes object (a DNS subdomain) a spec may name: a Secret, a StorageClass. */
 export const MAX_NAME_LENGTH = 253;
+
+/**
+ * The name of an object of the parent's namespace that a child refers to (a Secret it mounts or reads keys of): a
+ * DNS-1123 subdomain, as the API server requires of a `secretName` or a `secretKeyRef`. Without the pattern the
+ * CRD accepts a name (`AWS_Creds`, `aws..creds`) that makes the child one the API server refuses.
+ */
+export function objectNameField(description: string) {
+  return Type.String({ maxLength: MAX_NAME_LENGTH, pattern: DNS1123_SUBDOMAIN_PATTERN, description });
+}
 
 /**
  * A replica count, from 0 to `maximum`. Every sized kind states its own maximum (README, "Limits"): what the hook,

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_NAME_LENGTH } from '../../lib/schemas.js';
+import { commonPrinterColumns, MAX_NAME_LENGTH, objectNameField } from '../../lib/schemas.js';
 
 /** A DNS label: the EtcdCluster name goes into the client Service host name the backup Job dials. */
 export const CLUSTER_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
@@ -16,11 +16,9 @@ export const S3Source = Type.Object(
       description: 'Where the snapshot is: "<bucket>/<key>".',
     }),
     awsSecret: Type.Optional(
-      Type.String({
-        maxLength: MAX_NAME_LENGTH,
-        description:
-          'Secret with AWS credentials: files `credentials` and `config` (etcd-operator), or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY keys.',
-      }),
+      objectNameField(
+        'Secret with AWS credentials: files `credentials` and `config` (etcd-operator), or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY keys (a Secret name: a DNS-1123 subdomain).',
+      ),
     ),
     endpoint: Type.Optional(Type.String({ maxLength: 512, description: 'S3-compatible endpoint (MinIO, moto, ...).' })),
     forcePathStyle: Type.Optional(Type.Boolean({ description: 'Path-style addressing (bucket in the path).' })),
@@ -63,10 +61,9 @@ export const EtcdBackupSpec = Type.Object(
     ),
     s3: S3Source,
     clientTLSSecret: Type.Optional(
-      Type.String({
-        maxLength: MAX_NAME_LENGTH,
-        description: 'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt for a TLS cluster.',
-      }),
+      objectNameField(
+        'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt for a TLS cluster (a Secret name: a DNS-1123 subdomain).',
+      ),
     ),
   },
   { description: 'BackupSpec, as etcd-operator v1beta2 had it.' },

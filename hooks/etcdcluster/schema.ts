@@ -8,7 +8,7 @@ import {
   freeForm,
   freeFormList,
   MAX_IMAGE_LENGTH,
-  MAX_NAME_LENGTH,
+  objectNameField,
   stringMap,
 } from '../../lib/schemas.js';
 
@@ -95,25 +95,17 @@ export const TLSPolicy = Type.Object(
         member: Type.Optional(
           Type.Object({
             peerSecret: Type.Optional(
-              Type.String({
-                maxLength: MAX_NAME_LENGTH,
-                description: 'Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.',
-              }),
+              objectNameField('Secret with peer.crt, peer.key and peer-ca.crt for member-to-member TLS.'),
             ),
             serverSecret: Type.Optional(
-              Type.String({
-                maxLength: MAX_NAME_LENGTH,
-                description: 'Secret with server.crt, server.key and server-ca.crt for client TLS.',
-              }),
+              objectNameField('Secret with server.crt, server.key and server-ca.crt for client TLS.'),
             ),
           }),
         ),
         operatorSecret: Type.Optional(
-          Type.String({
-            maxLength: MAX_NAME_LENGTH,
-            description:
-              'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
-          }),
+          objectNameField(
+            'Secret with etcd-client.crt, etcd-client.key and etcd-client-ca.crt the hook uses to reach etcd.',
+          ),
         ),
       }),
     ),

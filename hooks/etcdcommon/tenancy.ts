@@ -9,6 +9,8 @@
 // Shared by the EtcdBackup and EtcdRestore hooks and by the EtcdCluster hook, which starts no restore from a source
 // refused here. Pure: the server's settings come in, a verdict goes out.
 
+import { ruleProblem } from '../../lib/values.js';
+
 /** One allowlist entry: a URL, for every namespace or for one (`namespace=URL`). */
 export interface AllowEntry {
   namespace?: string;
@@ -162,6 +164,10 @@ export function s3TargetProblem(namespace: string, s3: S3Target, policy: BackupT
   const segments = key.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..') || KEY_UNSAFE.test(key))
     return `spec.s3.path ${JSON.stringify(s3.path)}: a key with an empty, "." or ".." segment, a backslash or a control character is refused`;
+  // The Secret's name goes into the child's secretKeyRef and volume: one the API server refuses makes no pod, and
+  // the restore would wait for one (a spec from before the CRD's pattern, or an EtcdRestore as the cluster sees it).
+  const secretProblem = s3.awsSecret === undefined ? undefined : ruleProblem('dns1123Subdomain', s3.awsSecret);
+  if (secretProblem) return `spec.s3.awsSecret ${JSON.stringify(s3.awsSecret)} ${secretProblem} (a Secret's name)`;
   if (!s3.awsSecret && !ambientAllowed(policy, namespace))
     return `spec.s3.awsSecret is required: without it the pod would use the credentials of the node it runs on, shared by every namespace (a cluster admin allows them for namespace ${namespace} with ${AMBIENT_ENV})`;
   if (s3.endpoint !== undefined) {
@@ -257,6 +263,9 @@ export function restoreSourceProblem(
   const s3 = (restore.spec as { s3?: unknown } | undefined)?.s3 as Record<string, unknown> | undefined;
   const path = s3?.['path'];
   if (typeof path !== 'string') return 'spec.s3.path is required';
+  // Present but not text is refused, never read as absent (which would mean the pod's own credentials).
+  for (const field of ['awsSecret', 'endpoint'])
+    if (s3?.[field] !== undefined && typeof s3[field] !== 'string') return `spec.s3.${field} must be a string`;
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return s3TargetProblem(
     restore.metadata.namespace ?? '',
