@@ -8,6 +8,7 @@ import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
 import { RESTORE_SLACK_SECONDS, restoreStateOf, type EtcdSettings } from '../etcdcommon/index.js';
+import { scrubAwsText } from '../../lib/aws-text.js';
 import { restoreSourceProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 
 export const parser = specParser(EtcdRestoreSpec);
@@ -74,7 +75,7 @@ export function sync({
     reason = succeeded ? 'Restored' : 'RestoreFailed';
     message = succeeded
       ? `EtcdCluster ${clusterName} was restored from the snapshot ${spec.s3.path}`
-      : String(previous.reason ?? 'the restore failed');
+      : scrubAwsText(String(previous.reason ?? 'the restore failed'));
   } else if (cluster && olderThan(parent, cluster)) {
     succeeded = false;
     reason = 'OlderThanCluster';
@@ -93,7 +94,9 @@ export function sync({
   } else if (mine && state.phase === 'Failed') {
     succeeded = false;
     reason = 'RestoreFailed';
-    message = `the snapshot could not be restored: ${String(state.reason ?? 'a restored member failed').slice(0, 200)}`;
+    // The cluster's words come from S3 (its check, its members' init step): scrubbed there, and here again for a
+    // status written before that (lib/aws-text.ts).
+    message = `the snapshot could not be restored: ${scrubAwsText(String(state.reason ?? 'a restored member failed')).slice(0, 200)}`;
   } else {
     reason = mine ? (state.phase ?? 'Pending') : 'Pending';
     message = mine

@@ -25,7 +25,16 @@ import {
   type Cluster,
   type RestoreSource,
 } from './members.js';
-import { crashLooping, DEAD_PHASES, etcdWaiting, IMAGE_WAITING, phaseOf, podWaiting, sanitize } from './pods.js';
+import {
+  crashLooping,
+  DEAD_PHASES,
+  etcdWaiting,
+  IMAGE_WAITING,
+  phaseOf,
+  podWaiting,
+  sanitize,
+  sanitizeAws,
+} from './pods.js';
 import { detectFailure, failureMessage, recordedFailure, UPGRADED_FROM, type UpgradeFailure } from './upgrade.js';
 import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
@@ -78,7 +87,7 @@ function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision
   };
 }
 
-/** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message), sanitised. */
+/** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message: S3's words), scrubbed. */
 function initFailure(pod: KubeObject): string {
   const failed = failedInitStep(pod);
   if (!failed) return 'a restored member failed';
@@ -90,7 +99,7 @@ function initFailure(pod: KubeObject): string {
   } catch {
     if (t.message) reason = t.message;
   }
-  return sanitize(`${failed.name ?? 'init'}: ${reason}`);
+  return sanitizeAws(`${failed.name ?? 'init'}: ${reason}`);
 }
 
 export interface MemberReport {
@@ -324,7 +333,7 @@ function refused(
   record: RestoreState,
   reason: string,
 ): Decision {
-  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitize(reason, 200), untouched: true };
+  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitizeAws(reason, 200), untouched: true };
   // (With no member left by a restore before it, the cluster as it was is none: held, nothing started.)
   if (record.noMembers) return restoreFailed(lastIndexOf(parent, spec, obs), ended);
   const { restore: _ignored, ...running } = obs;

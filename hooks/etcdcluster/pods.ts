@@ -1,5 +1,6 @@
 // What an observed member pod's status says: whether it finished, why its etcd waits, whether its etcd keeps exiting.
 // Observed pods are input: every field may be missing or of another type.
+import { scrubAwsText } from '../../lib/aws-text.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 
 /** Phases of a pod that will not run again (restartPolicy Never, or evicted). */
@@ -14,6 +15,15 @@ export function sanitize(text: string, max = 160): string {
     .replace(/\s+/g, ' ')
     .trim();
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+/**
+ * What a member's or a check's CLI said (S3's error text, through the restore's or the node's credentials), as a
+ * tenant may read it in a status or an Event: without the AWS account and IAM identity (lib/aws-text.ts), then
+ * sanitised. Scrubbed before it is cut, so that no part of an ARN or account survives at the cut.
+ */
+export function sanitizeAws(text: string, max = 160): string {
+  return sanitize(scrubAwsText(text), max);
 }
 
 export function phaseOf(pod: KubeObject): string {

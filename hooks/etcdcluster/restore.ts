@@ -10,7 +10,7 @@ import { childLabels } from '../../lib/labels.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { memberPodSecurity, type RestoreSource } from './members.js';
-import { sanitize } from './pods.js';
+import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 /** How long the snapshot check may take (fetching a large snapshot included) before the restore is refused. */
@@ -97,11 +97,11 @@ function checkState(pod: KubeObject): ContainerState['state'] | undefined {
   return (statuses as Array<ContainerState | null>).find((c) => c?.name === 'check')?.state;
 }
 
-/** What the check's termination message says went wrong (the CLI's JSON reason), sanitised. */
+/** What the check's termination message says went wrong (the CLI's JSON reason: S3's words), scrubbed and sanitised. */
 function failureOf(t: { exitCode?: unknown; message?: unknown; reason?: unknown }): string {
   try {
     const parsed = JSON.parse(String(t.message ?? '')) as { reason?: unknown };
-    if (typeof parsed.reason === 'string' && parsed.reason) return sanitize(parsed.reason, 180);
+    if (typeof parsed.reason === 'string' && parsed.reason) return sanitizeAws(parsed.reason, 180);
   } catch {
     // not the CLI's JSON: the container's own reason below
   }
