@@ -67,8 +67,14 @@ t.test('the rules, one by one', async (t) => {
       { metadata: { namespace: A }, spec: { s3: { path: own.path, awsSecret: 5 } } },
       STRICT_TENANCY,
     ),
-    /awsSecret is required/,
-    'a Secret name that is not a string is none',
+    /^spec\.s3\.awsSecret must be a string/,
+    'a Secret name that is not a string is refused (never read as none)',
+  );
+  const ambientA = { ...STRICT_TENANCY, ambient: { all: false, namespaces: [A] } };
+  t.match(
+    restoreSourceProblem({ metadata: { namespace: A }, spec: { s3: { path: own.path, awsSecret: 5 } } }, ambientA),
+    /^spec\.s3\.awsSecret must be a string/,
+    "refused where ambient credentials are allowed too: not the pod's own credentials by a wrong type",
   );
 
   const env = {
