@@ -54,6 +54,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcd-restore-new-after-failed.test.ts',
       'test/etcd-restarts.test.ts',
       'test/etcd-restore-check.test.ts',
+      'test/etcd-restore-aws-text.test.ts',
     ],
     target: 85,
   },
@@ -85,10 +86,18 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/etcdcluster/pods.ts': {
-    tests: [...ETCD_PLAN_TESTS, 'test/etcd-upgrade.test.ts', 'test/etcd-restarts.test.ts'],
+    tests: [
+      ...ETCD_PLAN_TESTS,
+      'test/etcd-upgrade.test.ts',
+      'test/etcd-restarts.test.ts',
+      'test/etcd-restore-aws-text.test.ts',
+    ],
     target: 85,
   },
-  'hooks/etcdcluster/restore.ts': { tests: ['test/etcd-restore-check.test.ts'], target: 85 },
+  'hooks/etcdcluster/restore.ts': {
+    tests: ['test/etcd-restore-check.test.ts', 'test/etcd-restore-aws-text.test.ts'],
+    target: 85,
+  },
   'hooks/etcdcommon/snapshot.ts': { tests: ['test/etcd-restore-check.test.ts'], target: 85 },
   'hooks/etcdcluster/members.ts': {
     tests: [...ETCD_PLAN_TESTS, 'test/etcd-members.test.ts', 'test/attack-framework.test.ts'],
@@ -189,7 +198,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'lib/values.ts': { tests: ['test/values.test.ts', 'test/collisions.test.ts'], target: 85 },
   // Backups (issues 29.6, 30.2, 30.3): what a backup or restore may reach, what pruning may delete, the one-off record.
   'hooks/etcdcommon/tenancy.ts': {
-    tests: ['test/etcd-tenancy-rules.test.ts', 'test/etcd-backup-tenancy.test.ts'],
+    tests: ['test/etcd-tenancy-rules.test.ts', 'test/etcd-backup-tenancy.test.ts', 'test/etcd-secret-names.test.ts'],
     target: 85,
   },
   'hooks/etcdbackup/lineage.ts': {
@@ -214,7 +223,13 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/etcdbackup/restore.ts': {
-    tests: ['test/etcd-backup-tenancy.test.ts', 'test/etcd-safety.test.ts', 'test/namespaces.test.ts'],
+    tests: [
+      'test/etcd-backup-tenancy.test.ts',
+      'test/etcd-safety.test.ts',
+      'test/namespaces.test.ts',
+      'test/etcd-restore-aws-text.test.ts',
+      'test/etcd-secret-names.test.ts',
+    ],
     target: 85,
   },
 };
