@@ -128,3 +128,13 @@ function restoreOf(status: Record<string, unknown>, r: KubeObject): Record<strin
   );
   return res.status as Record<string, unknown>;
 }
+
+t.test("the EtcdRestore's failure text: the cluster's reason cut at 200, a default where none is said", async (t) => {
+  const r = restoreObject('r', '2026-07-01T00:00:00Z');
+  const long = restoreOf({ restore: { uid: 'uid-r', name: 'r', phase: 'Failed', reason: 'y'.repeat(300) } }, r);
+  t.equal(long['reason'], `the snapshot could not be restored: ${'y'.repeat(200)}`);
+  const none = restoreOf({ restore: { uid: 'uid-r', name: 'r', phase: 'Failed' } }, r);
+  t.equal(none['reason'], 'the snapshot could not be restored: a restored member failed');
+  const final = restoreOf({}, restoreObject('r', '2026-07-01T00:00:00Z', { succeeded: false }));
+  t.equal(final['reason'], 'the restore failed');
+});
