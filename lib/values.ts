@@ -10,6 +10,8 @@
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** The DNS-1123 subdomain rule as a schema pattern (a CRD field naming a Secret, a StorageClass): the same regex. */
+export const DNS1123_SUBDOMAIN_PATTERN = DNS1123_SUBDOMAIN.source;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
