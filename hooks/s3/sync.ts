@@ -297,6 +297,28 @@ export function reasonOf(err: unknown): string {
   return 'AWSError';
 }
 
+/**
+ * CreateBucket's definite refusals (4xx: the request was refused, no bucket was made). A 5xx (InternalError,
+ * ServiceUnavailable), a throttle, an answer that never came or a code not listed here may have made the bucket.
+ */
+const CREATE_REFUSED = new Set([
+  'BucketAlreadyExists',
+  'InvalidBucketName',
+  'TooManyBuckets',
+  'InvalidLocationConstraint',
+  'IllegalLocationConstraintException',
+  'InvalidArgument',
+  'InvalidRequest',
+  'MalformedXML',
+  'PermanentRedirect',
+  'AuthorizationHeaderMalformed',
+]);
+
+/** Whether CreateBucket's failure says for certain that no bucket was made. */
+export function createRefused(err: unknown): boolean {
+  return err instanceof AwsError && (CREATE_REFUSED.has(err.code) || reasonOf(err) === 'AccessDenied');
+}
+
 /** An AWS failure as the status and Events say it: AWS's words without the operator's account and identity. */
 function describe(err: unknown): string {
   if (err instanceof AwsError && /Abort/.test(err.code)) return `${err.operation}: no answer within the deadline`;
@@ -485,9 +507,9 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     if (intent !== bucket) await aws.tagUser(run.user, new Map([[BUCKET_INTENT_TAG, bucket]]));
     await aws.createBucket(bucket, region).catch(async (err: unknown) => {
       // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
-      // Without an answer (a deadline, the network) the bucket may exist: the record stays for the next sync.
-      if (err instanceof AwsError && reasonOf(err) !== 'Unreachable')
-        await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+      // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
+      // which takes the bucket back under the claim.
+      if (createRefused(err)) await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
       throw err;
     });
     await claimOrRefuse(run, iamUser.arn, found);
