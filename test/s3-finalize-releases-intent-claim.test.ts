@@ -5,7 +5,7 @@
 // deleted resource stays in IAM: with deletionPolicy Delete the bucket is gone, and no S3 resource of any tenant can
 // ever create that bucket name again ("belongs to another S3 resource"), nothing left that any sync undoes.
 import t from 'tap';
-import { AwsError, type AwsApi } from '../hooks/s3/api.js';
+import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
 import { claimName } from '../hooks/s3/sync.js';
 import type { CompositeSyncResponse, ParentObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
@@ -93,3 +93,53 @@ t.test(
     );
   },
 );
+
+t.test(
+  'finalize with Retain after a silent CreateBucket and a rename: the bucket is retained, no claim left',
+  async (t) => {
+    const fake = new FakeAws();
+    const aws = silentOnce(fake);
+    let res: CompositeSyncResponse = await sync(
+      request('tenant-a', 'uid-a', { bucketName: 'kept-name', deletionPolicy: 'Retain' }),
+      aws,
+      NOW,
+    );
+    for (let i = 0; i < 2 && !res.finalized; i++)
+      res = await finalize(
+        request('tenant-a', 'uid-a', { bucketName: 'other-name', deletionPolicy: 'Retain' }, res.status ?? undefined),
+        aws,
+        NOW,
+      );
+    t.ok(res.finalized, 'finalized');
+    t.equal(
+      fake.buckets.get('kept-name')?.tags.get(OWNER_UID_TAG),
+      'uid-a',
+      'retained, tagged as this resource made it',
+    );
+    t.same(res.status?.['retainedBuckets'], ['kept-name'], 'listed as retained');
+    t.notOk(fake.policies.has(claimArn('kept-name')), 'its claim released: its own tags guard it now');
+  },
+);
+
+t.test("a sync whose record of intent names a bucket that is gone releases that bucket's claim", async (t) => {
+  const fake = new FakeAws();
+  const aws = silentOnce(fake);
+  const res = await sync(request('tenant-a', 'uid-a', { bucketName: 'vanished', deletionPolicy: 'Delete' }), aws, NOW);
+  // A sync killed after taking the claim and before tagging; then the untagged bucket is deleted by hand.
+  fake.buckets.delete('vanished');
+  await fake.createPolicy(
+    claimName('vanished'),
+    '{}',
+    new Map([
+      [OWNER_TAG, 'tenant-a/data'],
+      [OWNER_UID_TAG, 'uid-a'],
+    ]),
+  );
+  await sync(
+    request('tenant-a', 'uid-a', { bucketName: 'renamed', deletionPolicy: 'Delete' }, res.status ?? undefined),
+    aws,
+    NOW,
+  );
+  t.notOk(fake.policies.has(claimArn('vanished')), 'the claim of the vanished bucket is released');
+  t.ok(fake.buckets.has('renamed'), 'the renamed bucket is made');
+});

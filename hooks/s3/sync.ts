@@ -472,7 +472,9 @@ async function userOf(run: SyncRun): Promise<IamUser> {
  */
 async function settleIntent(run: SyncRun, intent: string): Promise<void> {
   const found = await run.aws.findBucket(intent);
-  if (found && found.tags.size === 0 && (await holdClaim(run.aws, run.owner, run.iamUser!.arn, intent))) {
+  // Gone (or never made): a claim a killed sync took for it is released, so the name is free again.
+  if (!found) return releaseClaim(run.aws, run.owner, run.iamUser!.arn, intent);
+  if (found.tags.size === 0 && (await holdClaim(run.aws, run.owner, run.iamUser!.arn, intent))) {
     await run.aws.tagBucket(intent, found.region, ownerTags(run.owner));
     run.created.add(intent);
   }
@@ -753,6 +755,8 @@ interface Teardown {
   notOwned: string[];
   /** The resource's IAM user's ARN, once found (the claims' account). */
   userArn?: string;
+  /** The bucket the user's record of intent names, if any: its claim may be held (taken here or by a killed sync). */
+  intent?: string;
 }
 
 /**
@@ -772,6 +776,7 @@ async function revokeUser(
   const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : policyArn;
   down.userArn = iamUser.arn;
   const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
+  if (intent !== undefined) down.intent = intent;
   if (intent !== undefined && !created.has(intent)) await recordIntent(down, intent);
   for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
   return ownArn ? { ours: true, policyArn: ownArn } : { ours: true };
@@ -810,9 +815,9 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
 }
 
 /**
- * The claims of every bucket this resource held (recorded, retained, its spec's), before the user: deleted or
- * retained, each bucket is guarded by its own tags from now on, or gone. Their ARN is in the user's account, or the
- * policy's once the user is gone.
+ * The claims of every bucket this resource held (recorded, retained, its spec's, its record of intent's), before the
+ * user: deleted or retained, each bucket is guarded by its own tags from now on, or gone. Their ARN is in the user's
+ * account, or the policy's once the user is gone. Only a claim whose tags name this resource is deleted.
  */
 async function releaseClaims(
   down: Teardown,
@@ -820,7 +825,12 @@ async function releaseClaims(
   spec: Spec | undefined,
   policyArn: string | undefined,
 ): Promise<void> {
-  const held = new Set([...recorded, ...down.retained, ...(spec ? [spec.bucketName] : [])]);
+  const held = new Set([
+    ...recorded,
+    ...down.retained,
+    ...(spec ? [spec.bucketName] : []),
+    ...(down.intent !== undefined ? [down.intent] : []),
+  ]);
   const account = [down.userArn, policyArn].find((arn) => arn !== undefined && arnParts(arn));
   for (const bucket of [...held].sort()) await releaseClaim(down.aws, down.owner, account, bucket);
 }
