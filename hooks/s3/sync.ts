@@ -501,6 +501,7 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   let region: string;
   let tags: Map<string, string>;
   if (!found) {
+    await refuseBeyondLeftBehind(run);
     region = spec.region ?? aws.region;
     const iamUser = await makeUser();
     // A bucket another resource has claimed is not even asked for (the claim is taken once it exists, below).
@@ -552,6 +553,38 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
   }
   return region;
+}
+
+/**
+ * The most buckets one S3 resource may have: its current one and those it left behind, renamed away from and
+ * retained (deletionPolicy Retain) or waiting to be deleted (Delete, not empty). Every rename to a new name creates
+ * a bucket in the account, whose bucket quota every tenant shares (10,000 by default, 100 on older accounts), and a
+ * ResourceQuota on s3s counts objects, not renames. Ten is more history than a bucket renamed by design needs, keeps
+ * the status short, and makes a namespace's s3s quota a bound on its buckets (docs/s3.md, "Limits").
+ */
+export const MAX_BUCKETS = 10;
+
+/** The buckets this resource left behind (recorded as created or retained, other than the spec's). */
+function leftBehind(run: SyncRun): string[] {
+  return [...new Set([...run.created, ...run.retained])].filter((b) => b !== run.spec.bucketName).sort();
+}
+
+/**
+ * Before a new bucket is created: refused (Ready=False TooManyBuckets, nothing made) when the resource already has
+ * MAX_BUCKETS (the new one would be one more). Retained buckets someone has deleted since are dropped from the list
+ * first (looked up only here, at the limit: fewer than MAX_BUCKETS reads).
+ */
+async function refuseBeyondLeftBehind(run: SyncRun): Promise<void> {
+  if (leftBehind(run).length < MAX_BUCKETS) return;
+  for (const old of [...run.retained].sort()) {
+    if (!(await run.aws.findBucket(old))) run.retained.delete(old);
+  }
+  const left = leftBehind(run);
+  if (left.length < MAX_BUCKETS) return;
+  throw new PermanentError(
+    'TooManyBuckets',
+    `spec.bucketName ${run.spec.bucketName} would be a new bucket, and this resource already has ${left.length} (${left.join(', ')}), the most one S3 resource may have (${MAX_BUCKETS}); nothing was created. Delete the retained buckets you no longer need (they leave status.retainedBuckets at the next sync), set spec.bucketName back to one of them, or use a new S3 resource`,
+  );
 }
 
 /**
@@ -770,10 +803,12 @@ async function revokeUser(
 ): Promise<{ ours: boolean; policyArn?: string }> {
   const { aws, owner, user, created } = down;
   const iamUser = await aws.getUser(user);
-  if (!iamUser || !owns(owner, iamUser.tags)) return policyArn ? { ours: false, policyArn } : { ours: false };
+  // A status policyArn is usable only with its account (a status from before the account was hidden as <account>).
+  const recorded = policyArn !== undefined && arnParts(policyArn) ? policyArn : undefined;
+  if (!iamUser || !owns(owner, iamUser.tags)) return recorded ? { ours: false, policyArn: recorded } : { ours: false };
   const arn = arnParts(iamUser.arn);
   const policy = policyName(owner.namespace, owner.name, owner.uid);
-  const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : policyArn;
+  const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : recorded;
   down.userArn = iamUser.arn;
   const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
   if (intent !== undefined) down.intent = intent;
