@@ -645,11 +645,13 @@ t.test(
     t.equal(waiting.finalized, false, 'the user is still listed');
     t.equal(waiting.resyncAfterSeconds, 10);
     t.match(waiting.status, { conditions: [{ type: 'Finalized', status: 'False', reason: 'Deleting' }] });
-    // The user went another way; the policy is found by the ARN the status recorded.
+    // The user went another way; the policy is found by the ARN a status from before the account was hidden
+    // recorded (a status written now shows <account>, which names no policy: see below).
     const aws2 = new FakeAws();
     const r2 = new Resource(aws2, { bucketName: 'mine' });
     await r2.sync();
-    const policyArn = r2.s().policyArn as string;
+    const policyArn = (r2.s().policyArn as string).replace('<account>', '123456789012');
+    r2.status = { ...r2.s(), policyArn };
     aws2.users.delete(USER);
     const done = await r2.finalize();
     t.equal(done.finalized, true);
@@ -657,6 +659,24 @@ t.test(
     t.match(done.status, {
       conditions: [{ reason: 'BucketRetained', message: 'access keys, policy and user deleted; bucket mine retained' }],
     });
+    // The user gone and the status's ARN without its account: no call names a policy with <account>, and the
+    // resource can still go (the policy, tagged with its owner, is left: docs/s3.md).
+    const aws7 = new FakeAws();
+    const r7 = new Resource(aws7, { bucketName: 'mine' });
+    await r7.sync();
+    aws7.users.delete(USER);
+    const asked: string[] = [];
+    const getPolicy = aws7.getPolicy.bind(aws7);
+    aws7.getPolicy = async (arn: string) => {
+      asked.push(arn);
+      return getPolicy(arn);
+    };
+    t.equal((await r7.finalize()).finalized, true);
+    t.same(
+      asked.filter((a) => a.includes('<account>')),
+      [],
+      'no AWS call with a masked ARN',
+    );
     // A status without the policy's ARN: found from the user's account.
     const aws6 = new FakeAws();
     const r6 = new Resource(aws6, { bucketName: 'mine' });
@@ -678,10 +698,12 @@ t.test(
     await r4.sync();
     aws4.deletePolicy = async () => {};
     t.equal((await r4.finalize()).finalized, false);
-    // A user whose ARN is unusable: deleted, and the policy still found from the status.
+    // A user whose ARN is unusable: deleted, and the policy still found from a status with its account (from
+    // before the account was hidden).
     const aws5 = new FakeAws();
     const r5 = new Resource(aws5, { bucketName: 'mine' });
     await r5.sync();
+    r5.status = { ...r5.s(), policyArn: (r5.s().policyArn as string).replace('<account>', '123456789012') };
     aws5.userArn = () => 'nonsense';
     t.equal((await r5.finalize()).finalized, true);
     t.equal(aws5.policies.size, 0);

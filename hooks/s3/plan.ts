@@ -9,7 +9,7 @@ import { conditionsFor, currentStatus } from '../../lib/hook.js';
 import { childLabels } from '../../lib/labels.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import type { AccessKey, AccessKeyInfo, Encryption } from './api.js';
-import { bucketArn } from './policy.js';
+import { bucketArn, shownPolicyArn } from './policy.js';
 
 /** A key younger than this may sit in a Secret that Metacontroller's cache does not show yet. */
 export const KEY_GRACE_SECONDS = 120;
@@ -215,7 +215,7 @@ export function readyStatus(
     arn: bucketArn(synced.bucket),
     region: synced.region,
     iamUser: synced.user,
-    policyArn: synced.policyArn,
+    policyArn: shownPolicyArn(synced.policyArn),
     accessKeyId: synced.keyId,
     secretName: synced.secretName,
     ...synced.lists,

@@ -199,5 +199,14 @@ export function arnParts(arn: string): { partition: string; account: string } | 
   return m ? { partition: m[1]!, account: m[2]! } : undefined;
 }
 
+/**
+ * A policy ARN as the status shows it: the operator's AWS account ID replaced by `<account>` (a tenant reads the
+ * status; the account is the operator's, not the tenant's), the partition and the policy's name as they are.
+ * The hook never reads it back to find the policy: it derives the ARN from the IAM user's.
+ */
+export function shownPolicyArn(arn: string): string {
+  return arn.replace(/^(arn:[\w-]+:iam::)\d{12}:/, '$1<account>:');
+}
+
 /** AWS's words as a tenant may read them: lib/aws-text.ts (shared with EtcdBackup's status). */
 export { scrubAwsText } from '../../lib/aws-text.js';

@@ -4,7 +4,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions } from '../../lib/conditions.js';
 import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, stringMap } from '../../lib/schemas.js';
+import { commonPrinterColumns, MAX_NAME_LENGTH, stringMap } from '../../lib/schemas.js';
+import { DNS1123_SUBDOMAIN_PATTERN } from '../../lib/values.js';
 import { KMS_KEY_ARN_PATTERN } from './policy.js';
 
 /** S3 allows 50 tags on a bucket, keys of 128 and values of 256 characters; metaops adds its two owner tags. */
@@ -62,9 +63,10 @@ export const S3Spec = Type.Object(
     }),
     secretName: Type.Optional(
       Type.String({
-        pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
-        maxLength: 253,
-        description: 'Default: <name>-credentials.',
+        pattern: DNS1123_SUBDOMAIN_PATTERN,
+        maxLength: MAX_NAME_LENGTH,
+        description:
+          'The credentials Secret (a DNS-1123 subdomain: dot-separated parts, each starting and ending with a lower-case letter or digit). Default: <name>-credentials.',
       }),
     ),
   },

@@ -297,6 +297,28 @@ export function reasonOf(err: unknown): string {
   return 'AWSError';
 }
 
+/**
+ * CreateBucket's definite refusals (4xx: the request was refused, no bucket was made). A 5xx (InternalError,
+ * ServiceUnavailable), a throttle, an answer that never came or a code not listed here may have made the bucket.
+ */
+const CREATE_REFUSED = new Set([
+  'BucketAlreadyExists',
+  'InvalidBucketName',
+  'TooManyBuckets',
+  'InvalidLocationConstraint',
+  'IllegalLocationConstraintException',
+  'InvalidArgument',
+  'InvalidRequest',
+  'MalformedXML',
+  'PermanentRedirect',
+  'AuthorizationHeaderMalformed',
+]);
+
+/** Whether CreateBucket's failure says for certain that no bucket was made. */
+export function createRefused(err: unknown): boolean {
+  return err instanceof AwsError && (CREATE_REFUSED.has(err.code) || reasonOf(err) === 'AccessDenied');
+}
+
 /** An AWS failure as the status and Events say it: AWS's words without the operator's account and identity. */
 function describe(err: unknown): string {
   if (err instanceof AwsError && /Abort/.test(err.code)) return `${err.operation}: no answer within the deadline`;
@@ -450,7 +472,9 @@ async function userOf(run: SyncRun): Promise<IamUser> {
  */
 async function settleIntent(run: SyncRun, intent: string): Promise<void> {
   const found = await run.aws.findBucket(intent);
-  if (found && found.tags.size === 0 && (await holdClaim(run.aws, run.owner, run.iamUser!.arn, intent))) {
+  // Gone (or never made): a claim a killed sync took for it is released, so the name is free again.
+  if (!found) return releaseClaim(run.aws, run.owner, run.iamUser!.arn, intent);
+  if (found.tags.size === 0 && (await holdClaim(run.aws, run.owner, run.iamUser!.arn, intent))) {
     await run.aws.tagBucket(intent, found.region, ownerTags(run.owner));
     run.created.add(intent);
   }
@@ -477,6 +501,7 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   let region: string;
   let tags: Map<string, string>;
   if (!found) {
+    await refuseBeyondLeftBehind(run);
     region = spec.region ?? aws.region;
     const iamUser = await makeUser();
     // A bucket another resource has claimed is not even asked for (the claim is taken once it exists, below).
@@ -485,9 +510,9 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     if (intent !== bucket) await aws.tagUser(run.user, new Map([[BUCKET_INTENT_TAG, bucket]]));
     await aws.createBucket(bucket, region).catch(async (err: unknown) => {
       // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
-      // Without an answer (a deadline, the network) the bucket may exist: the record stays for the next sync.
-      if (err instanceof AwsError && reasonOf(err) !== 'Unreachable')
-        await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+      // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
+      // which takes the bucket back under the claim.
+      if (createRefused(err)) await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
       throw err;
     });
     await claimOrRefuse(run, iamUser.arn, found);
@@ -528,6 +553,38 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
   }
   return region;
+}
+
+/**
+ * The most buckets one S3 resource may have: its current one and those it left behind, renamed away from and
+ * retained (deletionPolicy Retain) or waiting to be deleted (Delete, not empty). Every rename to a new name creates
+ * a bucket in the account, whose bucket quota every tenant shares (10,000 by default, 100 on older accounts), and a
+ * ResourceQuota on s3s counts objects, not renames. Ten is more history than a bucket renamed by design needs, keeps
+ * the status short, and makes a namespace's s3s quota a bound on its buckets (docs/s3.md, "Limits").
+ */
+export const MAX_BUCKETS = 10;
+
+/** The buckets this resource left behind (recorded as created or retained, other than the spec's). */
+function leftBehind(run: SyncRun): string[] {
+  return [...new Set([...run.created, ...run.retained])].filter((b) => b !== run.spec.bucketName).sort();
+}
+
+/**
+ * Before a new bucket is created: refused (Ready=False TooManyBuckets, nothing made) when the resource already has
+ * MAX_BUCKETS (the new one would be one more). Retained buckets someone has deleted since are dropped from the list
+ * first (looked up only here, at the limit: fewer than MAX_BUCKETS reads).
+ */
+async function refuseBeyondLeftBehind(run: SyncRun): Promise<void> {
+  if (leftBehind(run).length < MAX_BUCKETS) return;
+  for (const old of [...run.retained].sort()) {
+    if (!(await run.aws.findBucket(old))) run.retained.delete(old);
+  }
+  const left = leftBehind(run);
+  if (left.length < MAX_BUCKETS) return;
+  throw new PermanentError(
+    'TooManyBuckets',
+    `spec.bucketName ${run.spec.bucketName} would be a new bucket, and this resource already has ${left.length} (${left.join(', ')}), the most one S3 resource may have (${MAX_BUCKETS}); nothing was created. Delete the retained buckets you no longer need (they leave status.retainedBuckets at the next sync), set spec.bucketName back to one of them, or use a new S3 resource`,
+  );
 }
 
 /**
@@ -731,6 +788,8 @@ interface Teardown {
   notOwned: string[];
   /** The resource's IAM user's ARN, once found (the claims' account). */
   userArn?: string;
+  /** The bucket the user's record of intent names, if any: its claim may be held (taken here or by a killed sync). */
+  intent?: string;
 }
 
 /**
@@ -744,12 +803,15 @@ async function revokeUser(
 ): Promise<{ ours: boolean; policyArn?: string }> {
   const { aws, owner, user, created } = down;
   const iamUser = await aws.getUser(user);
-  if (!iamUser || !owns(owner, iamUser.tags)) return policyArn ? { ours: false, policyArn } : { ours: false };
+  // A status policyArn is usable only with its account (a status from before the account was hidden as <account>).
+  const recorded = policyArn !== undefined && arnParts(policyArn) ? policyArn : undefined;
+  if (!iamUser || !owns(owner, iamUser.tags)) return recorded ? { ours: false, policyArn: recorded } : { ours: false };
   const arn = arnParts(iamUser.arn);
   const policy = policyName(owner.namespace, owner.name, owner.uid);
-  const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : policyArn;
+  const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : recorded;
   down.userArn = iamUser.arn;
   const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
+  if (intent !== undefined) down.intent = intent;
   if (intent !== undefined && !created.has(intent)) await recordIntent(down, intent);
   for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
   return ownArn ? { ours: true, policyArn: ownArn } : { ours: true };
@@ -788,9 +850,9 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
 }
 
 /**
- * The claims of every bucket this resource held (recorded, retained, its spec's), before the user: deleted or
- * retained, each bucket is guarded by its own tags from now on, or gone. Their ARN is in the user's account, or the
- * policy's once the user is gone.
+ * The claims of every bucket this resource held (recorded, retained, its spec's, its record of intent's), before the
+ * user: deleted or retained, each bucket is guarded by its own tags from now on, or gone. Their ARN is in the user's
+ * account, or the policy's once the user is gone. Only a claim whose tags name this resource is deleted.
  */
 async function releaseClaims(
   down: Teardown,
@@ -798,7 +860,12 @@ async function releaseClaims(
   spec: Spec | undefined,
   policyArn: string | undefined,
 ): Promise<void> {
-  const held = new Set([...recorded, ...down.retained, ...(spec ? [spec.bucketName] : [])]);
+  const held = new Set([
+    ...recorded,
+    ...down.retained,
+    ...(spec ? [spec.bucketName] : []),
+    ...(down.intent !== undefined ? [down.intent] : []),
+  ]);
   const account = [down.userArn, policyArn].find((arn) => arn !== undefined && arnParts(arn));
   for (const bucket of [...held].sort()) await releaseClaim(down.aws, down.owner, account, bucket);
 }
