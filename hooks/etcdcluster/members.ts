@@ -293,11 +293,24 @@ export interface MemberPodOptions {
   state: 'new' | 'existing';
   /** Where its data comes from when it is restored from a snapshot. */
   restore?: RestoreSource | undefined;
+  /** The EtcdRestore it is restored for (its uid), recorded on the pod (RESTORED_BY): it outlives a lost status. */
+  restoreUid?: string | undefined;
 }
 
+/** The annotation naming the EtcdRestore (uid) a member pod was restored for; never taken from spec.pod. */
+export const RESTORED_BY = 'etcd.metaops.io/restored-by';
+
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
-// eslint-disable-next-line max-lines-per-function -- one member pod as a literal
-export function memberPod({ parent, spec, name: pod, initialCluster, state, restore }: MemberPodOptions): KubeObject {
+// eslint-disable-next-line max-lines-per-function, complexity -- one member pod as a literal
+export function memberPod({
+  parent,
+  spec,
+  name: pod,
+  initialCluster,
+  state,
+  restore,
+  restoreUid,
+}: MemberPodOptions): KubeObject {
   const c = clusterOf(parent, spec);
   const version = etcdVersion(spec.version);
   const policy = spec.pod ?? {};
@@ -390,7 +403,11 @@ export function memberPod({ parent, spec, name: pod, initialCluster, state, rest
       namespace: parent.metadata.namespace,
       // etcd_node names the member, as etcd-operator labelled its pods.
       labels: { ...(policy.labels ?? {}), ...labels(c.name, version), etcd_node: pod },
-      annotations: { ...(policy.annotations ?? {}), 'etcd.version': version },
+      annotations: {
+        ...Object.fromEntries(Object.entries(policy.annotations ?? {}).filter(([k]) => k !== RESTORED_BY)),
+        'etcd.version': version,
+        ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
+      },
     },
     spec: podSpec,
   };

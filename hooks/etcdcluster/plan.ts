@@ -21,6 +21,7 @@ import {
   etcdVersion,
   peerURL,
   podOfMember,
+  RESTORED_BY,
   podOfPeerURL,
   type Cluster,
   type RestoreSource,
@@ -64,6 +65,8 @@ export interface Observation {
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  /** The newest finished EtcdRestore of this cluster when it failed (its status.succeeded false), if any. */
+  failedRestore?: { uid: string; name: string; reason: string; created?: string };
   /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
   restoreCheck?: KubeObject;
 }
@@ -202,13 +205,23 @@ function upgradeDone(pod: KubeObject): KubeObject {
 }
 
 /**
- * Without storage, the members among `names` whose data is gone for good: the pod deleted (unobserved, or being
- * deleted) or finished (Failed, Succeeded: it never runs again, its emptyDir goes with it). With storage there is
- * none: a member's data lives on its claim and its pod is made again on it.
+ * The members among `names` whose data is gone for good. Without storage: the pod deleted (unobserved, or being
+ * deleted) or finished (Failed, Succeeded: it never runs again, its emptyDir goes with it). With storage: the claim
+ * gone or being deleted while the pod is gone too (`claimGone`); a member's data lives on its claim, and a member
+ * whose claim is there is made again on it.
  */
-function lostForGood(names: string[], obs: Observation, storage: boolean): Array<{ name: string; how: string }> {
-  if (storage) return [];
+function lostForGood(
+  names: string[],
+  obs: Observation,
+  storage: boolean,
+  claimGone: (name: string) => boolean,
+): Array<{ name: string; how: string }> {
   const byName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
+  if (storage) {
+    return names
+      .filter((name) => claimGone(name) && (!byName.has(name) || obs.terminating.includes(name)))
+      .map((name) => ({ name, how: 'pod and claim deleted' }));
+  }
   return names.flatMap((name) => {
     const pod = byName.get(name);
     if (!pod || obs.terminating.includes(name)) return [{ name, how: 'pod deleted' }];
@@ -218,10 +231,10 @@ function lostForGood(names: string[], obs: Observation, storage: boolean): Array
 }
 
 /** What Available says when a majority lost its data: who, how, and the way out. */
-function majorityLostMessage(lost: Array<{ name: string; how: string }>, members: number): string {
+function majorityLostMessage(lost: Array<{ name: string; how: string }>, members: number, storage = false): string {
   return (
-    `${lost.length} of ${members} members lost with their data (${lost.map((l) => `${l.name}: ${l.how}`).join(', ')}; ` +
-    'no storage): quorum cannot come back; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster'
+    `${lost.length} of ${members} members lost with their data (${lost.map((l) => `${l.name}: ${l.how}`).join(', ')}` +
+    `${storage ? '' : '; no storage'}): quorum cannot come back; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster`
   );
 }
 
@@ -250,6 +263,10 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
   const now = obs.now ? { since: rfc3339(obs.now) } : {};
+  // A restore this cluster already carried out, whose record was lost with the status (and whose EtcdRestore does
+  // not say succeeded yet): the observed members are its result, they are never dropped to restore it again.
+  const resumed = carriedOut(parent, spec, obs, pending, now);
+  if (resumed) return resumed;
   // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
   if (pending && !spec.paused)
     return asChecked(checking(parent, spec, obs, newRecord(pending, before, now), pending.source));
@@ -272,6 +289,61 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
   return asChecked(decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', ...now }));
+}
+
+/** The cluster as `restore` left it, when the observed members are its result (see resultOf); else undefined. */
+function carriedOut(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  restore: Observation['restore'],
+  now: { since?: string },
+): Decision | undefined {
+  const phase = restore && !spec.paused ? resultOf(restore, obs) : undefined;
+  if (!restore || !phase) return undefined;
+  return asChecked(decideRestore(withRecord(parent, restore, phase, now), spec, obs));
+}
+
+/** The parent with the record of `restore` in its status, at `phase` (a record lost with the status, found again). */
+function withRecord(
+  parent: ParentObject,
+  restore: NonNullable<Observation['restore']>,
+  phase: RestoreState['phase'],
+  now: { since?: string },
+): ParentObject {
+  const record: RestoreState = {
+    uid: restore.uid,
+    name: restore.name,
+    phase,
+    ...(restore.created ? { created: restore.created } : {}),
+    ...now,
+  };
+  return { ...parent, status: { ...(parent.status ?? {}), restore: record } };
+}
+
+/**
+ * Whether the observed members are `restore`'s result: every member pod was started for it (RESTORED_BY names its
+ * uid) from its snapshot (its fetch step reads the restore's path). Restored once one serves (etcd answers, or a pod is Ready: its readiness
+ * probe asks etcd), Restoring before. Undefined when they are not (or there is no member pod).
+ */
+function resultOf(
+  restore: NonNullable<Observation['restore']>,
+  obs: Observation,
+): 'Restored' | 'Restoring' | undefined {
+  const ours = (p: KubeObject) =>
+    p.metadata.annotations?.[RESTORED_BY] === restore.uid && restoredFrom(p) === restore.source.s3.path;
+  if (obs.pods.length === 0 || !obs.pods.every(ours)) return undefined;
+  return obs.etcd || obs.pods.some(isPodReady) ? 'Restored' : 'Restoring';
+}
+
+/** The snapshot path a member pod was restored from (its fetch step's `--s3-path`), if it was. */
+function restoredFrom(pod: KubeObject): string | undefined {
+  const init = (pod['spec'] as { initContainers?: Array<{ name?: string; args?: unknown[] }> } | undefined)
+    ?.initContainers;
+  const args = init?.find((x) => x.name === 'fetch-snapshot')?.args ?? [];
+  const at = args.indexOf('--s3-path');
+  const path = at >= 0 ? args[at + 1] : undefined;
+  return typeof path === 'string' ? path : undefined;
 }
 
 /** The record of a new EtcdRestore, Checking from now. */
@@ -434,7 +506,15 @@ function decideRestore(
     );
     return restoring(
       names.map((pod) =>
-        memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: obs.restore!.source }),
+        memberPod({
+          parent,
+          spec,
+          name: pod,
+          initialCluster: all,
+          state: 'new',
+          restore: obs.restore!.source,
+          restoreUid: obs.restore!.uid,
+        }),
       ),
       lastIndex + spec.size,
       // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
@@ -489,7 +569,15 @@ function decideRestore(
     );
     return restoring(
       names.map((pod) =>
-        memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: obs.restore!.source }),
+        memberPod({
+          parent,
+          spec,
+          name: pod,
+          initialCluster: all,
+          state: 'new',
+          restore: obs.restore!.source,
+          restoreUid: obs.restore!.uid,
+        }),
       ),
       lastIndex + spec.size,
       before,
@@ -509,6 +597,26 @@ function decideRestore(
     // why their pods wait (an image that cannot be pulled, a node that never comes, a fetch that hangs).
     const overdue = !obs.etcd && !obs.pods.some(isPodReady) ? restoreOverdue(before, obs.pods, obs.now) : undefined;
     if (overdue) return restoreFailed(lastIndex, { ...before, phase: 'Failed', reason: overdue });
+  }
+  if (
+    !before &&
+    obs.failedRestore &&
+    obs.pods.length === 0 &&
+    obs.terminating.length === 0 &&
+    liveMemberClaims(c.name, obs).length === 0
+  ) {
+    // The status (and with it the restore's record) is lost, no member is left, and the newest EtcdRestore says it
+    // failed: the failure may have dropped every member. Its record on the EtcdRestore holds as the status's would:
+    // nothing is bootstrapped empty over the data, until a new EtcdRestore (or the failed one is deleted).
+    const f = obs.failedRestore;
+    return restoreFailed(lastIndex, {
+      uid: f.uid,
+      name: f.name,
+      phase: 'Failed',
+      reason: f.reason,
+      noMembers: true,
+      ...(f.created ? { created: f.created } : {}),
+    });
   }
   if (noMembersLeft(before)) {
     // A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while
@@ -671,6 +779,11 @@ function decideMembers(
   const podByName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
 
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
+  // With storage, a member's data is its claim: a member whose claim is gone (or being deleted) has lost its data,
+  // whether or not etcd answers. It is never made again under its old identity (an empty member with its old ID
+  // counts in the raft majority and can overwrite the others' data): it is lost, and replaced (remove + add).
+  const claimGone = (pod: string) =>
+    storage && obs.claims !== undefined && (!obs.claims.includes(pod) || Boolean(obs.terminatingClaims?.includes(pod)));
   // The members this cluster had when etcd last answered (with their IDs): they stay members, and keep their
   // claims, whatever happened to their pods, until removed on purpose.
   const known: MemberReport[] = (Array.isArray(previous.memberList) ? previous.memberList : [])
@@ -730,10 +843,29 @@ function decideMembers(
       };
     }
     if (everRan && storage && known.length > 0) {
-      const message = `every member pod is gone; restarting ${known.map((m) => m.name).join(', ')} on their volumes`;
+      const lost = lostForGood(
+        known.map((m) => m.name),
+        obs,
+        storage,
+        claimGone,
+      );
+      const onClaims = known.filter((m) => !lost.some((l) => l.name === m.name));
+      if (known.length - lost.length < Math.floor(known.length / 2) + 1) {
+        const message = majorityLostMessage(lost, known.length, storage);
+        return {
+          ...base,
+          pods: restartPods(onClaims),
+          phase: 'Failed',
+          reason: 'MajorityLost',
+          conditions: [available(false, 'MajorityLost', message), recovering(true, 'MajorityLost', message)],
+          members: known,
+          converging: false,
+        };
+      }
+      const message = `every member pod is gone; restarting ${onClaims.map((m) => m.name).join(', ')} on their volumes${lost.length ? ` (${lost.map((l) => l.name).join(', ')}: claim deleted, replaced once a quorum is back)` : ''}`;
       return {
         ...base,
-        pods: restartPods(known),
+        pods: restartPods(onClaims),
         phase: 'Running',
         reason: 'MembersRestarting',
         conditions: [available(false, 'MembersRestarting', message), recovering(true, 'RestartingMembers', message)],
@@ -809,7 +941,10 @@ function decideMembers(
       };
     }
     // With storage, members whose pod vanished come back on their volumes (quorum may need them).
-    const missing = storage ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name)) : [];
+    // (Not those whose claim is gone: their data went with it.)
+    const missing = storage
+      ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name) && !claimGone(m.name))
+      : [];
     // Members known only by their claims (the hook never had their IDs: it could not reach etcd, or status was
     // lost) come back on them too, unless bootstrapping (their data directory may be empty).
     const byClaim =
@@ -863,9 +998,10 @@ function decideMembers(
           known.map((m) => m.name),
           obs,
           storage,
+          claimGone,
         );
     if (lost.length > 0 && members.length - lost.length < quorumOf.needed) {
-      const lostMessage = majorityLostMessage(lost, members.length);
+      const lostMessage = majorityLostMessage(lost, members.length, storage);
       return {
         ...base,
         pods,
@@ -943,7 +1079,7 @@ function decideMembers(
   // member whose pod was lost: it comes back under the same name on its claim, as the same member.
   // A started member whose pod and claim are both gone has lost its data: it is replaced (remove + add) as
   // without storage, never restarted empty under its old identity.
-  const dataGone = (pod: string) => storage && obs.claims !== undefined && !obs.claims.includes(pod);
+  const dataGone = claimGone;
   const recreated: KubeObject[] = [];
   for (const m of members) {
     if (
@@ -978,9 +1114,10 @@ function decideMembers(
       voting.filter((m) => m.member.name && m.pod).map((m) => m.pod!),
       obs,
       storage,
+      claimGone,
     );
     if (voting.length - lost.length < needed) {
-      const message = majorityLostMessage(lost, voting.length);
+      const message = majorityLostMessage(lost, voting.length, storage);
       return {
         ...common,
         pods,

@@ -10,7 +10,7 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { isTerminating, observed } from '../../lib/objects.js';
+import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
@@ -69,6 +69,33 @@ function noDial(why: string): EtcdClient {
 
 const byOrdinal = (cluster: string) => (a: string, b: string) =>
   (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
+
+/**
+ * The newest finished EtcdRestore of this cluster (its namespace, naming it, not older than it), when it failed: the
+ * record of a failure that outlives the EtcdCluster's status (a failed restore may have dropped every member).
+ */
+export function failedRestore(request: CompositeSyncRequest): Observation['failedRestore'] {
+  const name = request.parent.metadata.name;
+  const born = Date.parse(request.parent.metadata.creationTimestamp ?? '');
+  const finished = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2')
+    .filter((r) => (r.metadata.namespace ?? '') === (request.parent.metadata.namespace ?? ''))
+    .filter((r) => (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name)
+    .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded === 'boolean')
+    .filter(
+      (r) =>
+        Number.isNaN(born) || Date.parse(r.metadata.creationTimestamp ?? '') >= born - RESTORE_SLACK_SECONDS * 1000,
+    )
+    .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
+  const r = finished[0];
+  const status = r?.['status'] as { succeeded?: boolean; reason?: unknown } | undefined;
+  if (!r || status?.succeeded !== false) return undefined;
+  return {
+    uid: r.metadata.uid ?? r.metadata.name!,
+    name: r.metadata.name!,
+    reason: sanitize(typeof status.reason === 'string' ? status.reason : 'the restore failed', 200),
+    ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
+  };
+}
 
 /**
  * The EtcdRestore that should act on this cluster, if any: the newest naming it that has not finished. The
@@ -139,6 +166,8 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   const restore = pendingRestore(request, settings.image, tenancyOf(settings));
   if (restore) obs.restore = restore;
+  const failed = failedRestore(request);
+  if (failed) obs.failedRestore = failed;
   obs.now = now;
   const decision = decide(parent, spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
@@ -271,23 +300,41 @@ function respond(
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
-  const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d) };
+  const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d, request) };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
   return response;
 }
 
+/** The claims observed and not being deleted; undefined when the request does not say (then assumed). */
+function liveClaims(request: CompositeSyncRequest): Set<string> | undefined {
+  if (!request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) return undefined;
+  return new Set(
+    observed(request.children, 'PersistentVolumeClaim', 'v1')
+      .filter((x) => !isTerminating(x))
+      .map((x) => x.metadata.name!),
+  );
+}
+
 /** The pods decided, their claims, the Services and the PodDisruptionBudget. */
-function childrenOf(parent: ParentObject, spec: EtcdClusterSpec, d: Decision): KubeObject[] {
+function childrenOf(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  d: Decision,
+  request: CompositeSyncRequest,
+): KubeObject[] {
   const pods = d.pods;
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
     // member list reported, which carries the last known members while etcd does not answer), whatever happened
     // to its pod; it goes only when the member is removed on purpose, or with the EtcdCluster (finalize).
+    // A claim is made only with its pod: a member without a pod keeps the claim observed, never a new empty one
+    // (its data went with the old one; a pod made on the new one would start empty under the member's identity).
+    const live = liveClaims(request);
     const claims = new Set([
       ...pods.map((p) => p.metadata.name!),
-      ...d.members.map((m) => m.name),
+      ...d.members.map((m) => m.name).filter((n) => live === undefined || live.has(n)),
       ...(d.keepClaims ?? []),
     ]);
     for (const name of [...claims]
