@@ -61,7 +61,8 @@ t.test(
       loop.children = loop.children.filter((c) => c.kind !== 'PersistentVolumeClaim');
     });
     t.not(byList.s().reason, 'RestoreFailed', 'the member list says the old members ran');
-    // Neither: the members went with the restore; it failed, and nothing is bootstrapped.
+    // Neither: the members went with the restore, past its point of no return: it carries on from the snapshot it
+    // checked (recorded in status.restore.s3), and nothing is bootstrapped empty.
     for (const [why, change] of [
       [
         'no claim',
@@ -88,8 +89,16 @@ t.test(
       ],
     ] as const) {
       const gone = await lostAll(change);
-      t.match(gone.s(), { phase: 'Failed', reason: 'RestoreFailed' }, why);
-      t.same(gone.pods(), [], `${why}: nothing bootstrapped`);
+      t.match(gone.s(), { phase: 'Creating', reason: 'Restoring', restore: { phase: 'Restoring' } }, why);
+      t.same(gone.pods(), ['e-3', 'e-4', 'e-5'], `${why}: the restored members start`);
+      t.ok(
+        gone.children
+          .filter((c) => c.kind === 'Pod')
+          .every((p: any) =>
+            p.spec.initContainers.some((i: any) => i.name === 'fetch-snapshot' && i.args.includes('bucket/ns/snap.db')),
+          ),
+        `${why}: nothing bootstrapped empty: each starts from the checked snapshot`,
+      );
     }
   },
 );

@@ -675,7 +675,13 @@ t.test('restore: replacing, waiting for the old members, then every member from 
   const replacing = 'EtcdRestore rest: replacing the cluster with the snapshot bucket/snap.db';
   t.same(first.pods, [], 'the old members are dropped');
   t.same(first.fallbackPods, []);
-  t.same(first.restore, { uid: 'r1', name: 'rest', phase: 'Replacing', created: '2026-01-02T03:00:00Z' });
+  t.same(first.restore, {
+    uid: 'r1',
+    name: 'rest',
+    phase: 'Replacing',
+    created: '2026-01-02T03:00:00Z',
+    s3: SNAPSHOT.s3,
+  });
   t.equal(first.reason, 'Restoring');
   t.equal(first.phase, 'Creating');
   t.same(first.conditions, [

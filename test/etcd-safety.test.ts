@@ -773,7 +773,8 @@ t.test(
     );
     t.equal(loop.s().restore.phase, 'Restoring', 'not Restored');
     t.not(restoreHook(loop, loop.related[0]!)['succeeded'], true);
-    // The EtcdRestore deleted while Replacing, the old members gone: failed, nothing bootstrapped.
+    // The EtcdRestore deleted while Replacing, the old members gone: past the point of no return, the restore
+    // carries on from the snapshot it checked (status.restore.s3); nothing is bootstrapped empty.
     const d = await running({ size: 3 });
     d.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
     await d.step();
@@ -783,8 +784,16 @@ t.test(
     d.etcd.up.clear();
     for (let i = 0; i < 3; i++) {
       await d.step();
-      t.same(d.pods(), [], `sync ${i + 1}: no empty cluster`);
-      t.match(d.s(), { phase: 'Failed', reason: 'RestoreFailed', restore: { phase: 'Failed' } });
+      t.same(d.pods(), ['e-3', 'e-4', 'e-5'], `sync ${i + 1}: the restored members`);
+      t.ok(
+        d.children
+          .filter((c) => c.kind === 'Pod')
+          .every((p: any) =>
+            p.spec.initContainers.some((x: any) => x.name === 'fetch-snapshot' && x.args.includes('bucket/ns/snap.db')),
+          ),
+        `sync ${i + 1}: no empty cluster: each from the checked snapshot`,
+      );
+      t.match(d.s(), { phase: 'Creating', restore: { phase: 'Restoring' } });
     }
   },
 );

@@ -65,6 +65,8 @@ export interface Observation {
   health: Record<string, MemberHealth>;
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  /** The restore recorded in status with its checked snapshot (sync.ts, carriedOn): carried on once its EtcdRestore went. */
+  recordedRestore?: { uid: string; name: string; source: RestoreSource; created?: string };
   /** The newest finished EtcdRestore of this cluster when it failed (its status.succeeded false), if any. */
   failedRestore?: { uid: string; name: string; reason: string; created?: string };
   /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
@@ -288,7 +290,11 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     return asChecked(checking(parent, spec, obs, before, obs.restore.source));
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
-  return asChecked(decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', ...now }));
+  // Past this point there is no way back: the snapshot checked is recorded, and the restore carries on from it
+  // even if its EtcdRestore is deleted (sync.ts, pendingRestore).
+  return asChecked(
+    decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', s3: obs.restore.source.s3, ...now }),
+  );
 }
 
 /** The cluster as `restore` left it, when the observed members are its result (see resultOf); else undefined. */
@@ -529,7 +535,10 @@ function decideRestore(
     obs.terminating.length === 0 &&
     !oldMembersKept(parent, c.name, obs)
   ) {
-    // The EtcdRestore went (deleted) after the old members were dropped: nothing is bootstrapped empty over it.
+    // The EtcdRestore went (deleted) after the old members were dropped: past that point its checked snapshot is the
+    // only data left, and the restore carries on from the record; without one, nothing is bootstrapped empty over it.
+    if (obs.recordedRestore?.uid === before.uid)
+      return decideRestore(parent, spec, { ...obs, restore: obs.recordedRestore });
     return restoreFailed(lastIndex, {
       ...before,
       phase: 'Failed',
@@ -556,6 +565,8 @@ function decideRestore(
   if (before?.phase === 'Restoring' && obs.pods.length === 0 && obs.terminating.length === 0) {
     // The restored members vanished before they ran (a drain during the fetch): they start again from the
     // snapshot, never as an empty cluster; without the EtcdRestore, the restore ends failed.
+    if (obs.restore?.uid !== before.uid && obs.recordedRestore?.uid === before.uid)
+      return decideRestore(parent, spec, { ...obs, restore: obs.recordedRestore });
     if (obs.restore?.uid !== before.uid)
       return restoreFailed(lastIndex, {
         ...before,

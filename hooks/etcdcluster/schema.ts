@@ -226,6 +226,20 @@ export const EtcdClusterStatus = Type.Object(
         reason: Type.Optional(
           Type.String({ maxLength: 200, description: 'Why the restore failed (short, sanitised).' }),
         ),
+        s3: Type.Optional(
+          Type.Object(
+            {
+              path: Type.String(),
+              awsSecret: Type.Optional(Type.String()),
+              endpoint: Type.Optional(Type.String()),
+              forcePathStyle: Type.Optional(Type.Boolean()),
+            },
+            {
+              description:
+                'The snapshot checked, recorded once the old members are dropped: the restore carries on from it if the EtcdRestore is deleted.',
+            },
+          ),
+        ),
       }),
     ),
     upgradeFailed: Type.Optional(

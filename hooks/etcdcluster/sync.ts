@@ -14,7 +14,7 @@ import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
-import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings } from '../etcdcommon/index.js';
+import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings, type RestoreState } from '../etcdcommon/index.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import {
   CLIENT_PORT,
@@ -69,6 +69,38 @@ function noDial(why: string): EtcdClient {
 
 const byOrdinal = (cluster: string) => (a: string, b: string) =>
   (memberIndex(cluster, a) ?? 0) - (memberIndex(cluster, b) ?? 0);
+
+/**
+ * The restore recorded in status past its check (Replacing, Restoring) with the snapshot checked, its source checked
+ * again against the tenancy rules: plan.ts carries it on if its EtcdRestore is deleted after the old members
+ * were dropped (its snapshot is then the only data left).
+ */
+function carriedOn(
+  request: CompositeSyncRequest,
+  image: string,
+  policy: BackupTenancy,
+): Observation['restore'] | undefined {
+  const record = (request.parent.status as { restore?: RestoreState } | undefined)?.restore;
+  if (!record?.s3?.path || (record.phase !== 'Replacing' && record.phase !== 'Restoring')) return undefined;
+  const own = { metadata: { namespace: request.parent.metadata.namespace }, spec: { s3: record.s3 } };
+  if (restoreSourceProblem(own, policy) !== undefined) return undefined;
+  return {
+    uid: record.uid,
+    name: record.name,
+    source: { s3: record.s3, image },
+    ...(record.created ? { created: record.created } : {}),
+  };
+}
+
+/** The restores the decision reads: the one pending, the one recorded past its check, the last failed one. */
+function withRestores(obs: Observation, request: CompositeSyncRequest, settings: EtcdSettings): void {
+  const restore = pendingRestore(request, settings.image, tenancyOf(settings));
+  if (restore) obs.restore = restore;
+  const recorded = carriedOn(request, settings.image, tenancyOf(settings));
+  if (recorded) obs.recordedRestore = recorded;
+  const failed = failedRestore(request);
+  if (failed) obs.failedRestore = failed;
+}
 
 /**
  * The newest finished EtcdRestore of this cluster (its namespace, naming it, not older than it), when it failed: the
@@ -164,10 +196,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
   const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  const restore = pendingRestore(request, settings.image, tenancyOf(settings));
-  if (restore) obs.restore = restore;
-  const failed = failedRestore(request);
-  if (failed) obs.failedRestore = failed;
+  withRestores(obs, request, settings);
   obs.now = now;
   const decision = decide(parent, spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says

@@ -88,6 +88,11 @@ export interface RestoreState {
    * replaces the cluster, nothing is started (an empty cluster would look healthy), and a refusal leaves it so.
    */
   noMembers?: boolean;
+  /**
+   * The snapshot checked, recorded when the old members are dropped (Replacing): past that point the restore carries
+   * on from it even if the EtcdRestore is deleted (its data is the only data left).
+   */
+  s3?: { path: string; awsSecret?: string; endpoint?: string; forcePathStyle?: boolean };
 }
 
 /** The restore state an EtcdCluster's status holds, if any. */
