@@ -7,7 +7,7 @@
 // snapshot again throws away every write since. Each answer fed back as the next observed state.
 import t from 'tap';
 import { restoreObject, running } from './fixtures/etcd-loop.js';
-import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
+import { clusterOf, peerURL, RESTORED_BY } from '../hooks/etcdcluster/members.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
 const later = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
@@ -48,4 +48,17 @@ t.test('a restored cluster that serves is not restored again when its status is 
     );
   }
   t.notOk(loop.checkPod(), 'the snapshot is not checked again for a second restore');
+});
+
+t.test('the restore record on a member pod is never taken from spec.pod.annotations', async (t) => {
+  const loop = await running({ size: 3, pod: { annotations: { [RESTORED_BY]: 'uid-r', team: 'a' } } });
+  for (const p of loop.children.filter((c) => c.kind === 'Pod')) {
+    t.notOk(p.metadata.annotations?.[RESTORED_BY], `${p.metadata.name}: no restore record on a member never restored`);
+    t.equal(p.metadata.annotations?.['team'], 'a', 'the other annotations kept');
+  }
+  // So a restore whose EtcdRestore has no record yet, over these members, is a new restore: checked first.
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step();
+  t.match(loop.s().restore, { name: 'r', phase: 'Checking' }, 'checked as a new restore');
+  t.ok(loop.checkPod(), 'its snapshot checked');
 });
