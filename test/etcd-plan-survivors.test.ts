@@ -203,7 +203,11 @@ t.test('restore: ordinals grow past every pod seen, when status lost its count',
     restoreCheck: etcdCheck('r1'),
   });
   t.equal(first.lastMemberIndex, 2);
-  t.same(first.restore, { uid: 'r1', name: 'rest', phase: 'Replacing', s3: RESTORE.source.s3 }, 'the checked snapshot recorded');
+  t.same(
+    first.restore,
+    { uid: 'r1', name: 'rest', phase: 'Replacing', s3: RESTORE.source.s3 },
+    'the checked snapshot recorded',
+  );
   // A pod that is no member of this cluster (its name has no ordinal) moves nothing.
   const stray = pod(7);
   stray.metadata.name = 'stray';
