@@ -31,7 +31,9 @@ if [ -n "$host" ]; then
 fi
 [ -n "$query" ] || query=$(cat)
 case "$query" in
-  *'read_only = OFF'*) echo opened > "$FAKE/opened" ;;
+  *'read_only = OFF'*) echo opened > "$FAKE/opened"; printf '%s\n' "$query" > "$FAKE/opening" ;;
+  *'tx_read_only = ON'*) echo gated > "$FAKE/gated" ;;
+  *table_comment*) cat "$FAKE/history" ;;
   *VERSION*) echo '10.11.6-MariaDB' ;;
   *gtid_current_pos*) cat "$FAKE/own" ;;
   *read_only*) echo 1 ;;
@@ -48,6 +50,11 @@ const host = (i: number) => `db-mysql-${i}.db-mysql-headless`;
 interface Case {
   /** Member 0's own position ('' for an empty data directory). */
   own: string;
+  /**
+   * Member 0's cluster history (the comment of metaops.history, written when a checked member 0 first opened):
+   * 'cluster-a' by default when it has data, none when empty.
+   */
+  history?: string;
   /** The ordinals the hook lists (undefined: no file). */
   listed?: number[];
   /** What each member's name resolves to and answers: undefined does not resolve. */
@@ -65,6 +72,7 @@ async function decide(c: Case): Promise<{ opened: boolean; code: number | null; 
   chmodSync(join(bin, 'mysql'), 0o755);
   chmodSync(join(bin, 'getent'), 0o755);
   writeFileSync(join(dir, 'own'), `${c.own}\n`);
+  writeFileSync(join(dir, 'history'), `${c.history ?? (c.own ? 'cluster-a' : '')}\n`);
   for (const [i, answer] of Object.entries(c.peers)) {
     writeFileSync(join(dir, `dns-${host(Number(i))}`), '');
     if (answer !== 'unanswered') writeFileSync(join(dir, `peer-${host(Number(i))}`), answer);
@@ -177,4 +185,58 @@ t.test('a member whose name resolves in a later round is asked then', async (t) 
   const r = await decide({ own: '', listed: [1], peers: {}, tries: 2 });
   t.notOk(r.opened);
   t.ok(r.message.startsWith(PRIMARY_BEHIND), `asked once it resolved: ${r.message}`);
+});
+
+t.test(
+  'member 0 is closed to every client (root too) before it asks, and opens under the cluster history',
+  async (t) => {
+    const r = await decide({ own: '', listed: [1], peers: { 1: '101\t' } });
+    t.ok(r.opened);
+    const dir = join(base, `case-${n - 1}`);
+    t.ok(existsSync(join(dir, 'gated')), 'read-only transactions for every account (MariaDB: tx_read_only)');
+    const opening = readFileSync(join(dir, 'opening'), 'utf8');
+    t.match(opening, /SET GLOBAL tx_read_only = OFF/, 'the gate is lifted when it opens');
+    t.match(opening, /CREATE TABLE IF NOT EXISTS metaops\.history .* COMMENT = 'cluster-/, 'the history is written');
+    t.ok(
+      opening.indexOf('metaops.history') < opening.indexOf('SET GLOBAL read_only = OFF'),
+      'before any client can write',
+    );
+  },
+);
+
+t.test(
+  'member 0 with data but no cluster history is unverified: writes made while unverified do not count',
+  async (t) => {
+    const r = await decide({ own: '0-100-3', history: '', listed: [1], peers: {} });
+    t.notOk(r.opened, 'it does not open without asking the member that may hold data');
+    t.ok(r.message.startsWith(PRIMARY_UNVERIFIED), r.message);
+    t.match(r.message, /member 0 has 0-100-3 but was never opened after a check/);
+    t.match(r.message, /db-mysql-1\.db-mysql-headless does not resolve/);
+    const asked = await decide({ own: '0-100-3', history: '', listed: [1], peers: { 1: '101\t0-100-3' } });
+    t.ok(asked.opened, 'every member asked, none holding more: it opens (a cluster made by an earlier metaops)');
+  },
+);
+
+t.test('a member of a history member 0 does not hold is ahead, whatever the sequence numbers', async (t) => {
+  const wiped = await decide({ own: '0-100-14', history: '', listed: [1], peers: { 1: '101\t0-100-6\tcluster-a' } });
+  t.notOk(wiped.opened, 'member 0 without the history, with more root writes than member 1 holds');
+  t.ok(wiped.message.startsWith(PRIMARY_BEHIND), wiped.message);
+  t.match(wiped.message, /has 0-100-6 of the cluster's history cluster-a, which member 0 does not hold/);
+  const other = await decide({
+    own: '0-100-14',
+    history: 'cluster-b',
+    listed: [1],
+    peers: { 1: '101\t0-100-6\tcluster-a' },
+  });
+  t.notOk(other.opened, 'another history (a backup of another cluster restored into member 0)');
+  const same = await decide({ own: '0-100-14', listed: [1], peers: { 1: '101\t0-100-6\tcluster-a' } });
+  t.ok(same.opened, 'the same history, more transactions: member 0 is ahead');
+});
+
+t.test('MariaDB: a domain written by another server id is not held, whatever its sequence number', async (t) => {
+  const r = await decide({ own: '0-100-14', listed: [1], peers: { 1: '101\t0-101-6' } });
+  t.notOk(r.opened, '0-100-14 does not hold 0-101-6');
+  t.ok(r.message.startsWith(PRIMARY_BEHIND), r.message);
+  const two = await decide({ own: '0-100-14,1-100-2', listed: [1], peers: { 1: '101\t0-100-9,1-100-2' } });
+  t.ok(two.opened, 'each domain held by the same server, as far');
 });

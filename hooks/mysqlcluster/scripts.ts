@@ -24,9 +24,10 @@
 // MASTER_USE_GTID=slave_pos. The script asks the server which it is. Options only one of them knows are
 // written with the `loose-` prefix, which the other ignores.
 //
-// Every member's server starts read-only (the option file says so): member 0 opens for writes only once its sidecar
-// has checked that no other member holds a transaction it lacks (a data directory lost and initialised again, a
-// volume restored from an old backup). Otherwise it stays read-only and its sidecar exits with a message that
+// Every member's server starts read-only (the option file says so); member 0's sidecar first closes it to root too
+// (MySQL super_read_only, MariaDB tx_read_only), and opens it for writes only once it has checked that no other
+// member holds a transaction or a cluster history id (metaops.history) it lacks (a data directory lost and initialised
+// again, a volume restored from an old backup). Otherwise it stays read-only and its sidecar exits with a message that
 // starts with PRIMARY_BEHIND or PRIMARY_UNVERIFIED; the kubelet restarts it (checking again), and the hook reads
 // the message from the pod's status (sync.ts primaryRefusal).
 //
@@ -100,18 +101,33 @@ password=$(quote "$REPLICATION_PASSWORD")
 # replication domain); empty for a data directory that never took a logged transaction.
 if [ "$flavour" = mariadb ]; then own_query='@@global.gtid_current_pos'; else own_query="REPLACE(@@global.gtid_executed, '\n', '')"; fi
 position() { sql --connect-timeout=3 -N -e "SELECT $own_query"; }
-# MariaDB: whether position $2 lacks a transaction position $1 has (a higher sequence number in a domain): 0 it
-# does, 1 it does not, 2 a position cannot be read.
+# The cluster's history: an id member 0 writes (as the comment of the table metaops.history, through the binary
+# log, so that every replica holds it too) when it first opens after checking its peers. A data directory without it
+# was never opened by a checked member 0: initialised again after a loss (whatever root wrote to it since), or
+# written by a metaops before this one. A member that holds another history (or one member 0 lacks) holds
+# transactions member 0 does not, whatever the GTID positions say (MariaDB's carry no server identity of their own).
+history_query="COALESCE((SELECT table_comment FROM information_schema.tables WHERE table_schema = 'metaops' AND table_name = 'history'), '')"
+# While member 0 is not open: no client writes, root included. MySQL: super_read_only binds every account. MariaDB
+# has none that binds root (read_only does not bind READ ONLY ADMIN, which root holds): read-only transactions by
+# default (tx_read_only), which refuse every statement that writes, DDL included, as root too.
+if [ "$flavour" = mariadb ]; then
+  gate='SET GLOBAL tx_read_only = ON'; ungate='SET SESSION tx_read_only = OFF; SET GLOBAL tx_read_only = OFF'
+else
+  gate='SET GLOBAL super_read_only = ON'; ungate='SET GLOBAL super_read_only = OFF'
+fi
+# MariaDB: whether position $2 lacks a transaction position $1 has: 0 it does, 1 it does not, 2 a position cannot be
+# read. A domain is held only as far as the same server wrote it: a higher sequence number, or the domain's last
+# transaction written by another server id (a history of its own, not one that is ahead), means lacking.
 lacks_mariadb() {
-  local IFS=, theirs=$1 mine=$2 entry d own domain seq
+  local IFS=, theirs=$1 mine=$2 entry d own domain server seq
   for entry in $theirs; do
     case "$entry" in *[!0-9-]*|'') return 2 ;; esac
     IFS=-; set -- $entry; IFS=,
     [ "$#" -eq 3 ] || return 2
-    domain=$1; seq=$3; own=''
+    domain=$1; server=$2; seq=$3; own=''
     for d in $mine; do
       IFS=-; set -- $d; IFS=,
-      if [ "$#" -eq 3 ] && [ "$1" = "$domain" ]; then own=$3; fi
+      if [ "$#" -eq 3 ] && [ "$1" = "$domain" ] && [ "$2" = "$server" ]; then own=$3; fi
     done
     if [ -z "$own" ] || [ "$seq" -gt "$own" ]; then return 0; fi
   done
@@ -137,13 +153,18 @@ refuse() {
 # at its name with its own server id (100 + ordinal; another server at a stale address is not it), within
 # PEER_TIMEOUT seconds. A member whose name does not resolve (its pod has no address yet: Pending, or on a lost
 # node), that refuses, times out, or answers as another server cannot be asked: unknown. An empty member 0 never
-# opens while a member is unknown; one with data opens (a restart of the whole cluster may start member 0 first),
+# opens while a member is unknown, nor one with data but without the cluster's history (writes made while unverified);
+# one with both opens (a restart of the whole cluster may start member 0 first),
 # without waiting for a member whose name does not resolve.
 # A member 1..8 not listed is asked when its name resolves (a pod still running after a scale-down) and skipped
 # when it does not.
 check_primary() {
   own_position=$(position) || return 1
-  local i host out id pos listed peers behind='' unknown='' round tries=$PEER_TRIES why shown
+  own_history=$(sql --connect-timeout=3 -N -e "SELECT $history_query") || return 1
+  # Data counts only with the history: writes taken while unverified do not make member 0 one that may open alone.
+  local verified=''
+  if [ -n "$own_position" ] && [ -n "$own_history" ]; then verified=yes; fi
+  local i host out id pos theirs listed peers behind='' unknown='' round tries=$PEER_TRIES why shown
   if [ -r "$PEERS_FILE" ]; then listed=$(tr -c '0-9' ' ' < "$PEERS_FILE"); else listed='1 2 3 4 5 6 7 8'; fi
   peers=''
   for i in 1 2 3 4 5 6 7 8; do
@@ -160,15 +181,19 @@ check_primary() {
       host=$(printf "$PEER_HOST_FORMAT" "$i")
       if ! getent hosts "$host" >/dev/null 2>&1; then
         why="$host does not resolve (its pod has no address)"
-        # A member 0 with data does not wait for a pod that is not there: it opens whatever that member holds.
-        if [ -n "$own_position" ]; then unknown="$unknown $why;"; continue; fi
-      elif ! out=$(timeout "$PEER_TIMEOUT" mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B -N --connect-timeout=3 -h "$host" -e "SELECT @@global.server_id, $own_query" 2>/dev/null); then
+        # A verified member 0 does not wait for a pod that is not there: it opens whatever that member holds.
+        if [ -n "$verified" ]; then unknown="$unknown $why;"; continue; fi
+      elif ! out=$(timeout "$PEER_TIMEOUT" mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B -N --connect-timeout=3 -h "$host" -e "SELECT @@global.server_id, $own_query, $history_query" 2>/dev/null); then
         why="$host does not answer"
       else
         id=$(printf '%s\n' "$out" | cut -f1)
         pos=$(printf '%s\n' "$out" | cut -s -f2)
+        theirs=$(printf '%s\n' "$out" | cut -s -f3)
         if [ "$id" != "$((100 + i))" ]; then
           why="$host answers as server id $id, not member $i (a stale address)"
+        elif [ -n "$theirs" ] && [ "$theirs" != "$own_history" ]; then
+          behind="$behind $host has $pos of the cluster's history $theirs, which member 0 does not hold;"
+          continue
         else
           lacks "$pos"
           case $? in
@@ -189,36 +214,21 @@ check_primary() {
   shown=$own_position; [ -n "$shown" ] || shown='no transactions'
   if [ -n "$behind" ]; then refuse "primary-behind: member 0 has $shown;$behind"; fi
   if [ -z "$own_position" ] && [ -n "$unknown" ]; then refuse "primary-unverified: member 0 has no transactions and cannot ask every member that may hold data:$unknown"; fi
+  if [ -z "$verified" ] && [ -n "$unknown" ]; then refuse "primary-unverified: member 0 has $shown but was never opened after a check (no cluster history: initialised again, or written while unverified) and cannot ask every member that may hold data:$unknown"; fi
   if [ -n "$unknown" ]; then echo "member 0 holds $shown and opens without asking:$unknown" >&2; fi
   return 0
 }
 primary() {
-  own_position=$(position) || return 1
-  local i host pos behind='' silent='' tries shown
-  for i in 1 2 3 4 5 6 7 8; do
-    host=$(printf "$PEER_HOST_FORMAT" "$i")
-    getent hosts "$host" >/dev/null 2>&1 || continue
-    tries=0
-    until pos=$(position -h "$host"); do
-      tries=$((tries + 1))
-      if [ "$tries" -ge 12 ]; then silent="$silent $host"; break; fi
-      pause 5
-    done
-    [ "$tries" -ge 12 ] && continue
-    lacks "$pos"
-    case $? in
-      0) behind="$behind $host has $pos;" ;;
-      2) silent="$silent $host" ;;
-    esac
-  done
-  shown=$own_position; [ -n "$shown" ] || shown='no transactions'
-  if [ -n "$behind" ]; then refuse "primary-behind: member 0 has $shown;$behind"; fi
-  if [ -z "$own_position" ] && [ -n "$silent" ]; then refuse "primary-unverified: member 0 has no transactions; no answer from$silent"; fi
-  return 0
-}
-primary() {
-  if [ "$(sql -N -e 'SELECT @@global.read_only')" != 0 ]; then check_primary || return 1; fi
+  if [ "$(sql -N -e 'SELECT @@global.read_only')" != 0 ]; then
+    sql -e "$gate" || return 1
+    check_primary || return 1
+  fi
+  local id
+  id=$(sql -N -e 'SELECT UUID()') || return 1
   sql <<SQL
+$ungate;
+CREATE DATABASE IF NOT EXISTS metaops;
+CREATE TABLE IF NOT EXISTS metaops.history (id INT PRIMARY KEY) COMMENT = 'cluster-$id';
 SET GLOBAL read_only = OFF;
 CREATE USER IF NOT EXISTS 'replication'@'%' IDENTIFIED BY '$password';
 ALTER USER 'replication'@'%' IDENTIFIED BY '$password';

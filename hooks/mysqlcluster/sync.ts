@@ -76,6 +76,17 @@ export function compareVersions(a: readonly number[], b: readonly number[]): num
   return 0;
 }
 
+/**
+ * Whether tag `a` names a release at least as new as every release tag `b` may name. A tag with fewer parts floats
+ * (mysql:8 is the newest 8.x, 8.4 and later; mysql:8.0 the newest 8.0.x): over the parts both name, the first that
+ * differs decides; where they agree, `a` is as new only if it names no more parts than `b` (8.0 after 8 may be
+ * older, 8 after 8.0 is not; 8.0.40 after 8.0 may be older, as 8.0.41 may be out).
+ */
+export function atLeastAsNew(a: readonly number[], b: readonly number[]): boolean {
+  const c = compareVersions(a, b);
+  return c === 0 ? a.length <= b.length : c > 0;
+}
+
 export const parser = specParser(MySQLClusterSpec, (spec) => {
   const version = mysqlVersion(spec.version);
   if (!VERSION_PATTERN.test(version)) {
@@ -533,7 +544,8 @@ export function runningNumbers(request: CompositeSyncRequest, n: Names): number[
     .flatMap((v) => v.split(', '))
     .map(versionNumbers)
     .filter((v) => v.length > 0);
-  return tags.sort((a, b) => compareVersions(b, a))[0];
+  // The newest: a floating tag (8) before the releases under it (8.0, 8.0.36).
+  return tags.sort((a, b) => (atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1))[0];
 }
 
 /** A spec.version older than what the cluster runs: MySQL does not go back (InvalidSpec, nothing replaced). */
@@ -542,8 +554,13 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
   if (typeof version !== 'string' && typeof version !== 'number') return undefined;
   const wanted = versionNumbers(mysqlVersion(version));
   const running = runningNumbers(request, namesOf(parent.metadata.name!, legacyNames(request)));
-  if (!running || compareVersions(wanted, running) >= 0) return undefined;
-  return `spec.version ${JSON.stringify(version)} is older than ${running.join('.')}, which the members run: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
+  if (!running || atLeastAsNew(wanted, running)) return undefined;
+  const shown = running.join('.');
+  const floating =
+    compareVersions(wanted, running) === 0
+      ? ` (the tag ${shown} floats: it names the newest ${shown}.x, which may be newer than ${mysqlVersion(version)}; name ${shown} or a newer series)`
+      : '';
+  return `spec.version ${JSON.stringify(version)} is older than ${shown}, which the members run${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
 
 /** The parent's problems beyond its spec: its name, then a downgrade. */
