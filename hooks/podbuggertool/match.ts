@@ -153,6 +153,40 @@ export function ephemeralImages(pod: KubeObject): Map<string, string> {
   return out;
 }
 
+/**
+ * The fields of a debug container that make it the one a spec adds: what it runs (image, command, args, env), beside
+ * which container, and with which rights (securityContext: the profile and runAsUser). The API server's defaults
+ * (pull policy, termination message) are not among them.
+ */
+export const COMPARED_FIELDS = ['image', 'command', 'args', 'env', 'targetContainerName', 'securityContext'] as const;
+export type CompareField = (typeof COMPARED_FIELDS)[number];
+
+/** A value with object keys sorted, for comparing JSON. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+/** The compared fields in which a container found on a pod differs from the one a spec would add. */
+export function containerDiffers(found: Record<string, unknown>, wanted: Record<string, unknown>): CompareField[] {
+  const same = (f: CompareField) => JSON.stringify(canonical(found[f])) === JSON.stringify(canonical(wanted[f]));
+  return COMPARED_FIELDS.filter((f) => !same(f));
+}
+
+/** The ephemeral container of that name on a pod, tolerant of anything malformed. */
+function ephemeralNamed(pod: KubeObject, name: string): Record<string, unknown> | undefined {
+  const list = (pod['spec'] as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+  if (!Array.isArray(list)) return undefined;
+  const found = (list as unknown[]).find((c) => (c as { name?: unknown } | null)?.name === name);
+  return found && typeof found === 'object' ? (found as Record<string, unknown>) : undefined;
+}
+
 /** A container image reference, normalised as the container runtime resolves it (Docker Hub by default). */
 export interface ImageRef {
   registry: string;
@@ -472,7 +506,7 @@ export type SkipReason = 'PodCompleted' | 'TargetContainerMissing' | 'ContainerN
 /** Where a matching pod stands for one tool. */
 export type PodState =
   | { state: 'injected' }
-  | { state: 'outdated'; image: string }
+  | { state: 'outdated'; image: string; differs: CompareField[] }
   | { state: 'pending' }
   | { state: 'skipped'; reason: SkipReason }
   | { state: 'failed'; reason: string };
@@ -521,7 +555,10 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
   const image = ephemeralImages(pod).get(container);
   if (image !== undefined) {
     if (refusedAsRoot(pod, container)) return { state: 'failed', reason: 'RunsAsRoot' };
-    return image === spec.image ? { state: 'injected' } : { state: 'outdated', image };
+    // A container of that name that is not the one this spec adds (an earlier spec, or an earlier tool of the same
+    // name): outdated, whatever else it shares.
+    const differs = containerDiffers(ephemeralNamed(pod, container) ?? {}, ephemeralContainer(tool, spec, pod));
+    return differs.length === 0 ? { state: 'injected' } : { state: 'outdated', image, differs };
   }
   const phase = phaseOf(pod);
   if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };

@@ -105,12 +105,14 @@ export const PodBuggerToolStatus = Type.Object(
   {
     matched: Type.Optional(Type.Integer({ description: 'Pods of the namespace the tool selects (not terminating).' })),
     injected: Type.Optional(
-      Type.Integer({ description: "Matching pods that carry the debug container with the tool's current image." }),
+      Type.Integer({
+        description: "Matching pods that carry the debug container as the tool's current spec makes it.",
+      }),
     ),
     outdated: Type.Optional(
       Type.Integer({
         description:
-          'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).',
+          'Matching pods that carry the debug container as an earlier spec made it: another image, command, args, env, security profile or target container (ephemeral containers cannot be changed).',
       }),
     ),
     pending: Type.Optional(

@@ -19,7 +19,17 @@ import { byCodeUnits } from '../../lib/names.js';
 import { isTerminating } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { OutOfTime, type AuthorVerdict } from './author.js';
-import { containerName, matches, podState, refusal, selectorOf, selectorText, type PodState } from './match.js';
+import {
+  containerName,
+  FIRST_RETRY_SECONDS,
+  matches,
+  MAX_RETRY_SECONDS,
+  podState,
+  refusal,
+  selectorOf,
+  selectorText,
+  type PodState,
+} from './match.js';
 import type { PodBuggerToolSpec } from './schema.js';
 import type { ToolClients, ToolSettings } from './inject.js';
 
@@ -229,7 +239,7 @@ function readiness(
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
-      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried every ${RETRY_SECONDS.failure}s`,
+      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h`,
     );
   if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
     return not(
@@ -249,7 +259,7 @@ function readiness(
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
   const older =
     counts.outdated > 0
-      ? `; ${counts.outdated} carry it with an older image (ephemeral containers cannot be changed)`
+      ? `; ${counts.outdated} carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one`
       : '';
   const completed = counts.skipped > 0 ? `; ${counts.skipped} completed pods skipped` : '';
   return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${older}${completed}` };
