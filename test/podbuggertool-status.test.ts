@@ -325,18 +325,32 @@ t.test(
       type: 'Ready',
       status: 'False',
       reason: 'CountIncomplete',
-      message: `${PAGE_SIZE} pods were read within 4 s, not all of them: the counts are those of the last complete count; counted again in ${REFRESH_SECONDS}s`,
+      message: `${PAGE_SIZE} pods read so far, not all of them (each sync reads for 4 s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
       lastTransitionTime: at(0), // False before (Injecting), False now
       observedGeneration: 1,
     });
     t.equal(cut.resyncAfterSeconds, REFRESH_SECONDS);
+    t.match((cut.status as any).countProgress, { generation: 1, continue: String(PAGE_SIZE), read: PAGE_SIZE });
+    // The next sync resumes from the next page: the count completes, and the progress goes.
+    api.list = list;
+    api.setStatus('dbg', 'a', cut.status);
+    const lists = api.lists.length;
+    const resumed = await statusAndApply(api, ['dbg', 'a'], { now: later(130) });
+    t.same(
+      api.lists.slice(lists).map((l) => l.options.continue),
+      [String(PAGE_SIZE)],
+      'one page: the one after where it stopped',
+    );
+    t.match(resumed.status, { matched: PAGE_SIZE + 5, pending: PAGE_SIZE + 5 });
+    t.equal((resumed.status as any).countProgress, undefined);
+    t.match(ready(resumed), { reason: 'Injecting' });
     // Without a complete count before: zeros, not a guess.
     const fresh = new FakeApi().put(tool('b', { label: 'app=web', image: 'busybox' }));
     const stop = new AbortController();
     stop.abort(new Error('deadline'));
     const none = await status(fresh, ['dbg', 'b'], { signal: stop.signal });
     t.match(none.status, { matched: 0, injected: 0, pending: 0 });
-    t.match(ready(none), { reason: 'CountIncomplete', message: /^0 pods were read/ });
+    t.match(ready(none), { reason: 'CountIncomplete', message: /^0 pods read so far/ });
 
     // A page too large to read is asked for again, smaller.
     const big = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
