@@ -91,6 +91,13 @@ const DOMAIN = `${HOST}(?::[0-9]+)?`;
 const NAME = new RegExp(`^(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/;
+/**
+ * The digest algorithms the kubelet's parser knows (github.com/opencontainers/go-digest, as the reference parser
+ * validates a digest), each with the exact number of lower-case hex characters it takes.
+ */
+const DIGEST_HEX: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
+/** A whole reference of 64 lower-case hex characters: an image ID, which the parser refuses as a repository name. */
+const IMAGE_ID = /^[a-f0-9]{64}$/;
 /** The longest repository name the grammar accepts. */
 const MAX_NAME = 255;
 
@@ -98,10 +105,17 @@ const MAX_NAME = 255;
 export function imageProblem(image: string): string | undefined {
   if (image.length === 0) return 'must not be empty';
   if (image.trim() !== image) return 'must not have leading or trailing whitespace';
+  if (IMAGE_ID.test(image)) return 'is 64 hex characters, an image ID, which the kubelet refuses as a repository name';
   let rest = image;
   const at = rest.indexOf('@');
   if (at >= 0) {
-    if (!DIGEST.test(rest.slice(at + 1))) return 'has a digest that is not <algorithm>:<hex>';
+    const digest = rest.slice(at + 1);
+    if (!DIGEST.test(digest)) return 'has a digest that is not <algorithm>:<hex>';
+    const [algorithm, hex] = digest.split(':') as [string, string];
+    const length = Object.hasOwn(DIGEST_HEX, algorithm) ? DIGEST_HEX[algorithm] : undefined;
+    if (length === undefined) return `has a digest algorithm "${algorithm}" that is not sha256, sha384 or sha512`;
+    if (hex.length !== length || !/^[0-9a-f]+$/.test(hex))
+      return `has a ${algorithm} digest that is not exactly ${length} lower-case hex characters`;
     rest = rest.slice(0, at);
   }
   const colon = rest.lastIndexOf(':');

@@ -102,7 +102,14 @@ t.test('honest while not done, Ready once every pod carries it; then quiet at re
 t.test('every state counted, listed by pod name, five named in Ready', async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox:2', targetContainerName: 'app' }));
   const carrying = (image: string) => ({ ephemeralContainers: [{ name: 'debug-a', image }] });
-  api.put(pod('in', { app: 'web' }, carrying('busybox:2')));
+  // As the injector adds it for this spec: the image, and the target container the pod has.
+  api.put(
+    pod(
+      'in',
+      { app: 'web' },
+      { ephemeralContainers: [{ name: 'debug-a', image: 'busybox:2', targetContainerName: 'app' }] },
+    ),
+  );
   api.put(pod('old', { app: 'web' }, carrying('busybox:1')));
   api.put(pod('new', { app: 'web' }));
   api.put({ ...pod('done', { app: 'web' }), status: { phase: 'Succeeded' } });
@@ -135,7 +142,8 @@ t.test('every state counted, listed by pod name, five named in Ready', async (t)
     type: 'Ready',
     status: 'False',
     reason: 'InjectionFailed',
-    message: 'debug-a could not be added to 2 of 7 matching pods: f1 (Forbidden), f2 (Forbidden); retried every 30s',
+    message:
+      'debug-a could not be added to 2 of 7 matching pods: f1 (Forbidden), f2 (Forbidden); retried from 30s, backing off to 1h',
     lastTransitionTime: at(0),
     observedGeneration: 1,
   });
@@ -155,7 +163,7 @@ t.test('every state counted, listed by pod name, five named in Ready', async (t)
   );
   t.equal(
     ready(r2).message,
-    `debug-a could not be added to ${MAX_LISTED + 30} of ${MAX_LISTED + 30} matching pods: q0000 (Invalid), q0001 (Invalid), q0002 (Invalid), q0003 (Invalid), q0004 (Invalid) and more; retried every 30s`,
+    `debug-a could not be added to ${MAX_LISTED + 30} of ${MAX_LISTED + 30} matching pods: q0000 (Invalid), q0001 (Invalid), q0002 (Invalid), q0003 (Invalid), q0004 (Invalid) and more; retried from 30s, backing off to 1h`,
   );
   t.equal(r2.resyncAfterSeconds, 30, 'failures only: counted again when they are retried');
 });
@@ -208,7 +216,7 @@ t.test('Ready says what keeps the tool from being done, in order', async (t) => 
     status: 'True',
     reason: 'Injected',
     message:
-      '0 of 2 matching pods carry debug-a; 1 carry it with an older image (ephemeral containers cannot be changed); 1 completed pods skipped',
+      '0 of 2 matching pods carry debug-a; 1 carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one; 1 completed pods skipped',
     lastTransitionTime: at(0),
     observedGeneration: 1,
   });
@@ -317,18 +325,32 @@ t.test(
       type: 'Ready',
       status: 'False',
       reason: 'CountIncomplete',
-      message: `${PAGE_SIZE} pods were read within 4 s, not all of them: the counts are those of the last complete count; counted again in ${REFRESH_SECONDS}s`,
+      message: `${PAGE_SIZE} pods read so far, not all of them (each sync reads for 4 s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
       lastTransitionTime: at(0), // False before (Injecting), False now
       observedGeneration: 1,
     });
     t.equal(cut.resyncAfterSeconds, REFRESH_SECONDS);
+    t.match((cut.status as any).countProgress, { generation: 1, continue: String(PAGE_SIZE), read: PAGE_SIZE });
+    // The next sync resumes from the next page: the count completes, and the progress goes.
+    api.list = list;
+    api.setStatus('dbg', 'a', cut.status);
+    const lists = api.lists.length;
+    const resumed = await statusAndApply(api, ['dbg', 'a'], { now: later(130) });
+    t.same(
+      api.lists.slice(lists).map((l) => l.options.continue),
+      [String(PAGE_SIZE)],
+      'one page: the one after where it stopped',
+    );
+    t.match(resumed.status, { matched: PAGE_SIZE + 5, pending: PAGE_SIZE + 5 });
+    t.equal((resumed.status as any).countProgress, undefined);
+    t.match(ready(resumed), { reason: 'Injecting' });
     // Without a complete count before: zeros, not a guess.
     const fresh = new FakeApi().put(tool('b', { label: 'app=web', image: 'busybox' }));
     const stop = new AbortController();
     stop.abort(new Error('deadline'));
     const none = await status(fresh, ['dbg', 'b'], { signal: stop.signal });
     t.match(none.status, { matched: 0, injected: 0, pending: 0 });
-    t.match(ready(none), { reason: 'CountIncomplete', message: /^0 pods were read/ });
+    t.match(ready(none), { reason: 'CountIncomplete', message: /^0 pods read so far/ });
 
     // A page too large to read is asked for again, smaller.
     const big = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
@@ -466,7 +488,7 @@ t.test(
     );
     t.equal(
       ready(res).message,
-      'debug-a could not be added to 5 of 7 matching pods: f1 (Forbidden), f2 (Forbidden), f3 (Forbidden), f4 (Forbidden), f5 (Forbidden); retried every 30s',
+      'debug-a could not be added to 5 of 7 matching pods: f1 (Forbidden), f2 (Forbidden), f3 (Forbidden), f4 (Forbidden), f5 (Forbidden); retried from 30s, backing off to 1h',
       'exactly five: all named, no "and more"',
     );
   },

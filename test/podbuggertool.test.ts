@@ -34,6 +34,11 @@ import {
 import { FIXED_NOW } from './fixtures/requests.js';
 
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
+/** A failure record as the injector writes it: the reason, the attempts in a row, when the last began, a key. */
+const record = (container: string, reason: string, attempts = 1, after = 0) =>
+  new RegExp(
+    `^\\{"${container}":"${reason};n=${attempts};at=${Math.floor(FIXED_NOW.getTime() / 1000) + after};k=[0-9a-f]{8}"\\}$`,
+  );
 
 t.test(
   'the injector is a DecoratorController on pods; the tools have a CompositeController without pods',
@@ -407,12 +412,13 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged, told o
   );
   const log = new Log();
   const failed = await injectAndApply(api, ['dbg', 'web-1'], { log });
-  t.same(failed, {
+  t.same(Object.keys(failed).sort(), ['annotations', 'attachments', 'resyncAfterSeconds']);
+  t.match(failed, {
     attachments: [],
-    annotations: { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden"}' },
+    annotations: { [FAILURES_ANNOTATION]: record('debug-a', 'Forbidden') },
     resyncAfterSeconds: 30,
   });
-  t.equal(api.stored('Pod', 'dbg', 'web-1').metadata.annotations[FAILURES_ANNOTATION], '{"debug-a":"Forbidden"}');
+  t.match(api.stored('Pod', 'dbg', 'web-1').metadata.annotations[FAILURES_ANNOTATION], record('debug-a', 'Forbidden'));
   t.equal(log.lines.length, 1);
   t.equal(log.lines[0]!.msg, 'PodBuggerTool dbg/a: could not add debug-a to pod dbg/web-1: Forbidden');
   t.match(log.lines[0]!.obj, { podbuggertool: 'dbg/a', pod: 'dbg/web-1', reason: 'Forbidden', err: /forbidden/ });
@@ -435,24 +441,30 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged, told o
   });
   t.equal(api.events[0]!.eventTime.toISOString(), FIXED_NOW.toISOString());
 
-  // The same failure again: nothing new written (the record is the same), no second event.
+  // Before its time, no API call and no write (the failed attempt asked for the resync).
+  const calls = api.gets.length;
+  t.same(await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(20) }), { attachments: [] });
+  t.equal(api.gets.length, calls, 'no read before the retry is due');
+  // The same failure again, when due: the record counts it and the next retry waits twice as long; no second event.
   api.failPatch = new KubeError(403, 'another text entirely', 'Forbidden');
-  t.same(await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(30) }), {
+  t.match(await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(30) }), {
     attachments: [],
-    resyncAfterSeconds: 30,
+    annotations: { [FAILURES_ANNOTATION]: record('debug-a', 'Forbidden', 2, 30) },
+    resyncAfterSeconds: 60,
   });
   t.equal(api.events.length, 1, 'one event per failure, not per retry');
 
-  // Unreachable: recorded, but no event (it could not be written either).
+  // Unreachable: recorded (a new reason: its retries start afresh), but no event (it could not be written either).
   api.failGet = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
-  const unreachable = await injectAndApply(api, ['dbg', 'web-1'], { log });
-  t.same(unreachable.annotations, { [FAILURES_ANNOTATION]: '{"debug-a":"Unreachable"}' });
+  const unreachable = await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(90) });
+  t.match(unreachable.annotations, { [FAILURES_ANNOTATION]: record('debug-a', 'Unreachable', 1, 90) });
+  t.equal(unreachable.resyncAfterSeconds, 30);
   t.equal(api.events.length, 1);
   api.failGet = undefined;
 
   // Another failure: another event, under another name.
   api.failPatch = new KubeError(422, 'invalid', 'Invalid');
-  await injectAndApply(api, ['dbg', 'web-1'], { log });
+  await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(120) });
   t.equal(api.events.length, 2);
   t.match(api.events[1], { note: 'could not add debug-a to pod dbg/web-1: Invalid', regarding: { uid: 'uid-tool-a' } });
   t.not(api.events[1]!.name, api.events[0]!.name);
@@ -479,7 +491,7 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged, told o
 
   // It works now: the record is removed.
   api.failPatch = undefined;
-  const ok = await injectAndApply(api, ['dbg', 'web-1'], { log });
+  const ok = await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(150) });
   t.same(ok, { attachments: [], annotations: { [FAILURES_ANNOTATION]: null } });
   t.same(api.ephemeralNames('dbg', 'web-1'), ['debug-a']);
   t.equal(api.stored('Pod', 'dbg', 'web-1').metadata.annotations, undefined);
@@ -491,7 +503,7 @@ t.test('the record keeps only the failures of tools that still want the pod', as
   api.annotate('dbg', 'web-1', { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden","debug-gone":"Invalid"}', keep: 'me' });
   api.failPatch = new KubeError(403, 'x', 'Forbidden');
   const res = await injectAndApply(api, ['dbg', 'web-1']);
-  t.same(res.annotations, { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden"}' }, "a deleted tool's failure goes");
+  t.match(res.annotations, { [FAILURES_ANNOTATION]: record('debug-a', 'Forbidden') }, "a deleted tool's failure goes");
   t.equal(api.events.length, 0, 'the failure it had: no new event');
   api.remove('PodBuggerTool', 'dbg', 'a');
   t.same((await injectAndApply(api, ['dbg', 'web-1'])).annotations, { [FAILURES_ANNOTATION]: null });

@@ -277,9 +277,11 @@ t.test('the rules\u2019 words and edges, exactly', async (t) => {
   t.equal(s3Name(p('A')), `metadata.name "A" cannot name Secret "A-credentials": it ${says.dns1123Subdomain}`);
   // Image references at their edges.
   const hex = 'a'.repeat(64);
-  for (const ok of [`b@sha256+b64u.x-y_z:${hex}`, `${'a'.repeat(255)}:tag`, `b@SHA256:${hex.toUpperCase()}`])
-    t.equal(imageProblem(ok), undefined, ok.slice(0, 40));
+  for (const ok of [`b@sha256:${hex}`, `${'a'.repeat(255)}:tag`]) t.equal(imageProblem(ok), undefined, ok.slice(0, 40));
   for (const bad of [
+    // The grammar's digest forms that go-digest does not know (the kubelet refuses them: InvalidImageName).
+    `b@sha256+b64u.x-y_z:${hex}`,
+    `b@SHA256:${hex.toUpperCase()}`,
     `b@sha256+1x:${hex}`,
     `b@!sha256:${hex}`,
     `b@sha256:${hex}!`,

@@ -10,7 +10,6 @@
 // server, decides again on what they say there, checks that the tool's author may do it (author.ts), and sends the
 // PATCH with the pod's uid and resourceVersion as preconditions.
 import { createHash } from 'node:crypto';
-import { RETRY_SECONDS } from '../../lib/errors.js';
 import type { ClientEnvironment } from '../../lib/hook.js';
 import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
 import type {
@@ -33,8 +32,12 @@ import {
   parser,
   podState,
   policyFromEnv,
-  recordedFailures,
+  recordedAttempts,
   refusal,
+  retryDelaySeconds,
+  retryWaitSeconds,
+  attemptKey,
+  type Failure,
   type DebugPolicy,
 } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
@@ -126,7 +129,7 @@ export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): T
 
 interface Work {
   /** The failures to record on the pod, by container. */
-  record: Map<string, string>;
+  record: Map<string, Failure>;
   resyncAfterSeconds?: number;
 }
 
@@ -143,9 +146,16 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   // The record keeps the failures of the tools that still want the pod: one that succeeded, was deleted or no
   // longer selects it has none.
   const containers = new Set(wanted.map((t) => containerName(t.name)));
-  const record = new Map([...recordedFailures(pod)].filter(([container]) => containers.has(container)));
-  const work: Work = wanted.length === 0 ? { record } : await inject(hook, pod, wanted[0]!, record);
-  if (wanted.length > 1) work.resyncAfterSeconds = Math.min(work.resyncAfterSeconds ?? 1, 1);
+  const record = new Map([...recordedAttempts(pod)].filter(([container]) => containers.has(container)));
+  // A tool whose last attempts on this pod failed waits its turn (retries back off, from 30 s to an hour): no API
+  // call before then. The attempt that failed asked for a resync at the end of the wait.
+  const nowSeconds = Math.floor(hook.now.getTime() / 1000);
+  const due = wanted.filter(
+    (t) =>
+      retryWaitSeconds(record.get(containerName(t.name)), attemptKey(t.name, t.uid, t.spec, pod), nowSeconds) === 0,
+  );
+  const work: Work = due.length === 0 ? { record } : await inject(hook, pod, due[0]!, record);
+  if (due.length > 1) work.resyncAfterSeconds = Math.min(work.resyncAfterSeconds ?? 1, 1);
   return answer(pod, work);
 }
 
@@ -184,7 +194,7 @@ async function inject(
   hook: DecorateHook<ToolClients, ToolSettings>,
   requested: KubeObject,
   tool: Tool,
-  record: Map<string, string>,
+  record: Map<string, Failure>,
 ): Promise<Work> {
   const base = hook.services.kube();
   // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
@@ -192,7 +202,9 @@ async function inject(
   const namespace = requested.metadata.namespace ?? 'default';
   const podName = requested.metadata.name!;
   const container = containerName(tool.name);
-  const previous = record.get(container);
+  const recorded = record.get(container);
+  const previous = recorded?.reason;
+  const key = attemptKey(tool.name, tool.uid, tool.spec, requested);
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
@@ -207,7 +219,9 @@ async function inject(
   const fail = (err: unknown): Work => {
     const reason = errorReason(err);
     if (reason === 'Conflict') return later;
-    record.set(container, reason);
+    // The same attempt failing again waits twice as long as before (up to an hour); another attempt starts afresh.
+    const attempts = recorded?.key === key && recorded.reason === reason ? recorded.attempts + 1 : 1;
+    record.set(container, { reason, attempts, at: Math.floor(hook.now.getTime() / 1000), key });
     const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
     hook.log.warn(
       {
@@ -239,7 +253,7 @@ async function inject(
         related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
       });
     }
-    return { record, resyncAfterSeconds: RETRY_SECONDS.failure };
+    return { record, resyncAfterSeconds: retryDelaySeconds(attempts) };
   };
 
   const act = async (): Promise<Work> => {

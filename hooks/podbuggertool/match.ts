@@ -1,6 +1,7 @@
 // Pure PodBuggerTool decisions: which tools match a pod, what state a pod is in for a tool (carrying its container,
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
+import { RETRY_SECONDS } from '../../lib/errors.js';
 import { matchesSelector } from '../../lib/labels.js';
 import type { KubeObject, LabelSelector } from '../../lib/metacontroller.js';
 import { specParser } from '../../lib/spec.js';
@@ -150,6 +151,40 @@ export function ephemeralImages(pod: KubeObject): Map<string, string> {
     if (c && typeof c.name === 'string') out.set(c.name, typeof c.image === 'string' ? c.image : '');
   }
   return out;
+}
+
+/**
+ * The fields of a debug container that make it the one a spec adds: what it runs (image, command, args, env), beside
+ * which container, and with which rights (securityContext: the profile and runAsUser). The API server's defaults
+ * (pull policy, termination message) are not among them.
+ */
+export const COMPARED_FIELDS = ['image', 'command', 'args', 'env', 'targetContainerName', 'securityContext'] as const;
+export type CompareField = (typeof COMPARED_FIELDS)[number];
+
+/** A value with object keys sorted, for comparing JSON. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+/** The compared fields in which a container found on a pod differs from the one a spec would add. */
+export function containerDiffers(found: Record<string, unknown>, wanted: Record<string, unknown>): CompareField[] {
+  const same = (f: CompareField) => JSON.stringify(canonical(found[f])) === JSON.stringify(canonical(wanted[f]));
+  return COMPARED_FIELDS.filter((f) => !same(f));
+}
+
+/** The ephemeral container of that name on a pod, tolerant of anything malformed. */
+function ephemeralNamed(pod: KubeObject, name: string): Record<string, unknown> | undefined {
+  const list = (pod['spec'] as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+  if (!Array.isArray(list)) return undefined;
+  const found = (list as unknown[]).find((c) => (c as { name?: unknown } | null)?.name === name);
+  return found && typeof found === 'object' ? (found as Record<string, unknown>) : undefined;
 }
 
 /** A container image reference, normalised as the container runtime resolves it (Docker Hub by default). */
@@ -377,11 +412,26 @@ export function matches(spec: Spec, pod: KubeObject): boolean {
 export const FAILURES_ANNOTATION = 'debug.metaops.dev/failures';
 /** Longer than any honest record (a reason per tool of the namespace): not read. */
 const MAX_RECORD_CHARS = 16 * 1024;
-const REASON = /^[A-Za-z]{1,64}$/;
 
-/** The failures recorded on a pod, by container name; anything malformed (the annotation is anyone's to edit) is none. */
-export function recordedFailures(pod: KubeObject): Map<string, string> {
-  const out = new Map<string, string>();
+/**
+ * One failure recorded on a pod for one container: the reason, and (written since the retries back off) how many
+ * attempts in a row failed, when the last began (epoch seconds) and a key of what was attempted (the tool, the
+ * container it adds and the pod: a change of any of them starts the retries afresh). Written as
+ * `<Reason>;n=<attempts>;at=<epoch seconds>;k=<key>`; a record of the reason alone (written before) is one attempt
+ * of unknown time, retried at once.
+ */
+export interface Failure {
+  reason: string;
+  attempts: number;
+  at?: number;
+  key?: string;
+}
+
+const RECORD = /^([A-Za-z]{1,64})(?:;n=([1-9][0-9]{0,5});at=([0-9]{1,12});k=([0-9a-f]{8}))?$/;
+
+/** The failures recorded on a pod with their retry state, by container; anything malformed is none. */
+export function recordedAttempts(pod: KubeObject): Map<string, Failure> {
+  const out = new Map<string, Failure>();
   const annotations = pod.metadata.annotations;
   const text = annotations && Object.hasOwn(annotations, FAILURES_ANNOTATION) ? annotations[FAILURES_ANNOTATION] : '';
   if (typeof text !== 'string' || text === '' || text.length > MAX_RECORD_CHARS) return out;
@@ -392,17 +442,62 @@ export function recordedFailures(pod: KubeObject): Map<string, string> {
     return out;
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
-  for (const [container, reason] of Object.entries(value)) {
-    if (typeof reason === 'string' && REASON.test(reason)) out.set(container, reason);
+  for (const [container, entry] of Object.entries(value)) {
+    const m = typeof entry === 'string' ? RECORD.exec(entry) : null;
+    if (!m) continue;
+    out.set(
+      container,
+      m[2] === undefined
+        ? { reason: m[1]!, attempts: 1 }
+        : { reason: m[1]!, attempts: Number(m[2]), at: Number(m[3]), key: m[4]! },
+    );
   }
   return out;
 }
 
+/** The failures recorded on a pod, by container name; anything malformed (the annotation is anyone's to edit) is none. */
+export function recordedFailures(pod: KubeObject): Map<string, string> {
+  return new Map([...recordedAttempts(pod)].map(([container, f]) => [container, f.reason]));
+}
+
 /** A record as annotation text, keys sorted (the same record is always the same text); null when empty (removed). */
-export function failuresText(record: Map<string, string>): string | null {
+export function failuresText(record: ReadonlyMap<string, string | Failure>): string | null {
   if (record.size === 0) return null;
   const keys = [...record.keys()].sort();
-  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, record.get(k)])));
+  const text = (f: string | Failure) =>
+    typeof f === 'string' || f.at === undefined || f.key === undefined
+      ? typeof f === 'string'
+        ? f
+        : f.reason
+      : `${f.reason};n=${f.attempts};at=${f.at};k=${f.key}`;
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, text(record.get(k)!)])));
+}
+
+/** The first retry of a failed PATCH comes after this many seconds, each next one after twice as long... */
+export const FIRST_RETRY_SECONDS = RETRY_SECONDS.failure;
+/** ...up to this: a PATCH refused for good (Pod Security) costs a pod one attempt an hour. */
+export const MAX_RETRY_SECONDS = 3600;
+
+/** How long after the start of the `attempts`-th failed attempt in a row the next one comes. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(FIRST_RETRY_SECONDS * 2 ** Math.min(Math.max(attempts, 1) - 1, 20), MAX_RETRY_SECONDS);
+}
+
+/** The key of one attempt: the tool (uid), the container it adds to this pod (its spec as it matters), the pod (uid). */
+export function attemptKey(tool: string, toolUid: string | undefined, spec: Spec, pod: KubeObject): string {
+  const what = JSON.stringify([toolUid ?? '', pod.metadata.uid ?? '', ephemeralContainer(tool, spec, pod)]);
+  return createHash('sha256').update(what).digest('hex').slice(0, 8);
+}
+
+/**
+ * Seconds until the failure recorded for this attempt may be retried (0: now). Only a record of the same attempt
+ * (same key) waits; one that says it began in the future (an edited annotation, a clock far off) does not.
+ */
+export function retryWaitSeconds(failure: Failure | undefined, key: string, nowSeconds: number): number {
+  if (!failure || failure.at === undefined || failure.key !== key || failure.at > nowSeconds + 1) return 0;
+  const due = failure.at + retryDelaySeconds(failure.attempts);
+  // A call within a second of the time asked for is that call (rounding, clocks of two replicas).
+  return due - nowSeconds > 1 ? due - nowSeconds : 0;
 }
 
 /** Why a pod cannot take a tool's container. */
@@ -411,7 +506,7 @@ export type SkipReason = 'PodCompleted' | 'TargetContainerMissing' | 'ContainerN
 /** Where a matching pod stands for one tool. */
 export type PodState =
   | { state: 'injected' }
-  | { state: 'outdated'; image: string }
+  | { state: 'outdated'; image: string; differs: CompareField[] }
   | { state: 'pending' }
   | { state: 'skipped'; reason: SkipReason }
   | { state: 'failed'; reason: string };
@@ -460,7 +555,10 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
   const image = ephemeralImages(pod).get(container);
   if (image !== undefined) {
     if (refusedAsRoot(pod, container)) return { state: 'failed', reason: 'RunsAsRoot' };
-    return image === spec.image ? { state: 'injected' } : { state: 'outdated', image };
+    // A container of that name that is not the one this spec adds (an earlier spec, or an earlier tool of the same
+    // name): outdated, whatever else it shares.
+    const differs = containerDiffers(ephemeralNamed(pod, container) ?? {}, ephemeralContainer(tool, spec, pod));
+    return differs.length === 0 ? { state: 'injected' } : { state: 'outdated', image, differs };
   }
   const phase = phaseOf(pod);
   if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };

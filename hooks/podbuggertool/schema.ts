@@ -105,12 +105,14 @@ export const PodBuggerToolStatus = Type.Object(
   {
     matched: Type.Optional(Type.Integer({ description: 'Pods of the namespace the tool selects (not terminating).' })),
     injected: Type.Optional(
-      Type.Integer({ description: "Matching pods that carry the debug container with the tool's current image." }),
+      Type.Integer({
+        description: "Matching pods that carry the debug container as the tool's current spec makes it.",
+      }),
     ),
     outdated: Type.Optional(
       Type.Integer({
         description:
-          'Matching pods that carry the debug container with an older image (ephemeral containers cannot be changed).',
+          'Matching pods that carry the debug container as an earlier spec made it: another image, command, args, env, security profile or target container (ephemeral containers cannot be changed).',
       }),
     ),
     pending: Type.Optional(
@@ -139,6 +141,30 @@ export const PodBuggerToolStatus = Type.Object(
         description:
           'When the counts last changed. They are recounted every 10 s while pods are pending or failing, and at every resync (60 s) otherwise.',
       }),
+    ),
+    countProgress: Type.Optional(
+      Type.Object(
+        {
+          generation: Type.Integer({ description: 'The generation of the spec the count is of.' }),
+          continue: Type.String({
+            maxLength: 4096,
+            description: "The API server's continue token of the next page (it holds the list's resourceVersion).",
+          }),
+          read: Type.Integer({ description: 'Pods read so far.' }),
+          matched: Type.Integer(),
+          injected: Type.Integer(),
+          outdated: Type.Integer(),
+          pending: Type.Integer(),
+          skipped: Type.Integer(),
+          failed: Type.Integer(),
+          failures: PodReasons('The failed pods of the pages read so far, by name (up to 100).'),
+          skips: PodReasons('The skipped pods of the pages read so far, by name (up to 100).'),
+        },
+        {
+          description:
+            'A count cut short by its time budget, resumed at the next sync from the next page (absent once complete). A spec changed since, or a token the API server has expired (410), starts the count again.',
+        },
+      ),
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),

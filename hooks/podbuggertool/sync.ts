@@ -6,20 +6,31 @@
 // containers, the failure the injector recorded on it, the kubelet's refusal). No request or answer grows with the
 // pods: the request is the tool alone. The counts are as fresh as the last count: every REFRESH_SECONDS while pods
 // are pending or failing, at every resync (60 s) otherwise; `countedAt` says when they last changed. A count that
-// does not finish within COUNT_BUDGET_MS keeps the last complete counts and says so (CountIncomplete).
+// does not finish within COUNT_BUDGET_MS keeps the last complete counts and says so (CountIncomplete), and carries
+// where it stopped in status.countProgress: the next sync resumes from there.
 //
 // At rest the counts do not change, and neither does the status: nothing is written, so nothing wakes the pods of
 // the namespace (every change of a tool makes Metacontroller sync every pod whose related objects it is).
 import { previousConditions, rfc3339, type ConditionInput } from '../../lib/conditions.js';
 import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
 import { conditionsFor, currentStatus } from '../../lib/hook.js';
-import { errorReason, type KubeApi } from '../../lib/kube.js';
+import { errorReason, KubeError, type KubeApi } from '../../lib/kube.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject, Status } from '../../lib/metacontroller.js';
 import { byCodeUnits } from '../../lib/names.js';
 import { isTerminating } from '../../lib/objects.js';
 import type { SyncHook } from '../../lib/operator.js';
 import { OutOfTime, type AuthorVerdict } from './author.js';
-import { containerName, matches, podState, refusal, selectorOf, selectorText, type PodState } from './match.js';
+import {
+  containerName,
+  FIRST_RETRY_SECONDS,
+  matches,
+  MAX_RETRY_SECONDS,
+  podState,
+  refusal,
+  selectorOf,
+  selectorText,
+  type PodState,
+} from './match.js';
 import type { PodBuggerToolSpec } from './schema.js';
 import type { ToolClients, ToolSettings } from './inject.js';
 
@@ -94,27 +105,68 @@ function previousCounts(status: Status): Counts | undefined {
   return { ...out, failures, skips };
 }
 
-type CountResult = { complete: true; counts: Counts } | { complete: false; read: number };
+/** A count cut short: where the next sync resumes it (status.countProgress). */
+export interface CountProgress extends Counts {
+  generation: number;
+  continue: string;
+  read: number;
+}
+
+type CountResult = { complete: true; counts: Counts } | { complete: false; read: number; progress?: CountProgress };
+
+/** The count in progress the previous status carries for this generation, when it is whole. */
+function previousProgress(status: Status, generation: number): CountProgress | undefined {
+  const p = status['countProgress'] as Record<string, unknown> | undefined;
+  if (!p || typeof p !== 'object' || p['generation'] !== generation) return undefined;
+  if (typeof p['continue'] !== 'string' || p['continue'] === '' || typeof p['read'] !== 'number') return undefined;
+  const counts = previousCounts(p as Status);
+  return counts ? { ...counts, generation, continue: p['continue'], read: p['read'] } : undefined;
+}
+
+/** True for the API server's answer to a continue token it no longer serves (410 Expired). */
+function expired(err: unknown): boolean {
+  return err instanceof KubeError && (err.status === 410 || err.reason === 'Expired');
+}
 
 /**
  * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
- * with large annotations) is asked for again at half the size. No page is asked for after the budget.
+ * with large annotations) is asked for again at half the size. No page is asked for after the budget: a count cut
+ * short returns where it stands (the next page's token and the counts so far) for the next sync to resume from
+ * (`resume`), so that a count of any size completes within a bounded number of syncs. A token the API server has
+ * expired (410) starts the count again from the first page.
  */
 export async function countPods(
   kube: KubeApi,
   tool: ParentObject,
   spec: PodBuggerToolSpec,
   over: () => boolean,
+  resume?: CountProgress,
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
-  const counts = emptyCounts();
+  const generation = tool.metadata.generation ?? 0;
+  const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
+  let { counts, next, read } = resume
+    ? {
+        counts: {
+          ...emptyCounts(),
+          ...Object.fromEntries(COUNT_FIELDS.map((f) => [f, resume[f]])),
+          failures: [...resume.failures],
+          skips: [...resume.skips],
+        } as Counts,
+        next: resume.continue as string | undefined,
+        read: resume.read,
+      }
+    : restart();
   const labelSelector = selectorText(selectorOf(spec));
   let limit = PAGE_SIZE;
-  let next: string | undefined;
-  let read = 0;
   for (;;) {
-    if (over()) return { complete: false, read };
+    if (over())
+      return {
+        complete: false,
+        read,
+        ...(next ? { progress: { ...finished(counts), generation, continue: next, read } } : {}),
+      };
     let items: KubeObject[];
     try {
       const page = await kube.list!('v1', 'pods', namespace, {
@@ -129,6 +181,10 @@ export async function countPods(
         limit = Math.max(1, Math.floor(limit / 2));
         continue;
       }
+      if (next && expired(err)) {
+        ({ counts, next, read } = restart());
+        continue;
+      }
       throw err;
     }
     read += items.length;
@@ -137,7 +193,9 @@ export async function countPods(
       if (isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(spec, pod)) continue;
       tally(counts, pod.metadata.name!, podState(pod, name, spec));
     }
-    if (!next) return { complete: true, counts: finished(counts) };
+    // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
+    counts = finished(counts);
+    if (!next) return { complete: true, counts };
   }
 }
 
@@ -215,7 +273,7 @@ function readiness(
   if (incomplete !== undefined)
     return not(
       'CountIncomplete',
-      `${incomplete} pods were read within ${COUNT_BUDGET_MS / 1000} s, not all of them: the counts are those of the last complete count; counted again in ${REFRESH_SECONDS}s`,
+      `${incomplete} pods read so far, not all of them (each sync reads for ${COUNT_BUDGET_MS / 1000} s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
     );
   const list = (entries: PodReason[], reason?: string) => {
     const shown = entries.filter((e) => !reason || e.reason === reason);
@@ -229,7 +287,7 @@ function readiness(
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
-      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried every ${RETRY_SECONDS.failure}s`,
+      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h`,
     );
   if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
     return not(
@@ -249,7 +307,7 @@ function readiness(
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
   const older =
     counts.outdated > 0
-      ? `; ${counts.outdated} carry it with an older image (ephemeral containers cannot be changed)`
+      ? `; ${counts.outdated} carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one`
       : '';
   const completed = counts.skipped > 0 ? `; ${counts.skipped} completed pods skipped` : '';
   return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${older}${completed}` };
@@ -301,7 +359,8 @@ export async function syncTool(
   // Pods of an excluded namespace are never touched, and not even read.
   let result: CountResult;
   try {
-    result = excluded ? { complete: true, counts: emptyCounts() } : await countPods(kube, tool, spec, over);
+    const resume = previousProgress(before, tool.metadata.generation ?? 0);
+    result = excluded ? { complete: true, counts: emptyCounts() } : await countPods(kube, tool, spec, over, resume);
   } catch (err) {
     // A refused tool says why it is refused, whatever the count; an allowed one, why it could not be counted.
     if (refused) result = { complete: false, read: 0 };
@@ -315,5 +374,7 @@ export async function syncTool(
   const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
   const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
   const ready = readiness(tool.metadata.name!, counts, refused, result.complete ? undefined : result.read);
-  return answer(tool, now, { counts, countedAt, ready, refused: !!refused, complete: result.complete });
+  const response = answer(tool, now, { counts, countedAt, ready, refused: !!refused, complete: result.complete });
+  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
+  return response;
 }
