@@ -7,7 +7,7 @@
 import { rfc3339 } from '../../lib/conditions.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { memberImage } from './members.js';
-import { crashLooping, IMAGE_WAITING, podWaiting } from './pods.js';
+import { etcdExited, IMAGE_WAITING, podWaiting } from './pods.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -67,7 +67,7 @@ export function detectFailure(input: {
       input.now !== undefined &&
       first !== undefined &&
       input.now.getTime() - Date.parse(first) > UPGRADE_MEMBER_SECONDS * 1000;
-    const reason = crashLooping(pod)
+    const reason = etcdExited(pod)
       ? (waiting ?? 'its etcd exited')
       : waiting && IMAGE_WAITING.has(waiting)
         ? waiting
