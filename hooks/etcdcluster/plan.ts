@@ -35,7 +35,18 @@ import {
   sanitize,
   sanitizeAws,
 } from './pods.js';
-import { detectFailure, failureMessage, recordedFailure, UPGRADED_FROM, type UpgradeFailure } from './upgrade.js';
+import {
+  detectFailure,
+  failureMessage,
+  failureOnPods,
+  markedFrom,
+  recordedFailure,
+  UPGRADE_FAILED,
+  UPGRADE_MARK,
+  UPGRADED_FROM,
+  withAnnotation,
+  type UpgradeFailure,
+} from './upgrade.js';
 import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -529,9 +540,12 @@ function decideRestore(
   const refused = running ? upgradeRefusal(running, etcdVersion(spec.version)) : undefined;
   // A member that failed on the version upgraded to halts the upgrade (upgrade.ts): every member on the version the
   // cluster ran, as long as spec.version asks for the one that failed.
+  const target = etcdVersion(spec.version);
+  const upgradeFrom = markedFrom(obs.pods, target);
   const failure = refused
     ? undefined
-    : (recordedFailure(parent.status, etcdVersion(spec.version)) ??
+    : (recordedFailure(parent.status, target) ??
+      failureOnPods(obs.pods, target) ??
       detectFailure({
         pods: obs.pods,
         targetImage: image(spec),
@@ -539,10 +553,16 @@ function decideRestore(
         running,
         previous: parent.status,
         now: obs.now,
+        upgradeFrom,
       }));
   const held = refused ? running! : failure?.from;
   const d = withOutcomes(
-    decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
+    upgradeRecords(
+      decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
+      target,
+      failure,
+      upgradeFrom ?? running,
+    ),
   );
   if (failure) {
     d.conditions = [
@@ -580,6 +600,20 @@ function decideRestore(
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
+}
+
+/**
+ * The upgrade records on every member pod answered (upgrade.ts), which outlive the status and a lost member: the
+ * upgrade under way (UPGRADE_MARK, from its start until every member runs the target) and a failed one
+ * (UPGRADE_FAILED, while it holds).
+ */
+function upgradeRecords(d: Decision, target: string, failure: UpgradeFailure | undefined, from?: string): Decision {
+  const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
+  const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
+  const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
+  const failed = failure ? JSON.stringify(failure) : undefined;
+  const record = (p: KubeObject) => withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed);
+  return { ...d, pods: d.pods.map(record), fallbackPods: d.fallbackPods.map(record) };
 }
 
 /** The member claims observed that are not being deleted. */
@@ -1096,12 +1130,15 @@ function decideMembers(
     return Boolean(obs.now && since && obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
   };
   const pending = members.filter((m) => (m.member.isLearner || !m.member.name) && !(m.pod && healthOf(m.pod).healthy));
+  // (Not the member a failed upgrade names, while that failure holds: it is given back the version the cluster
+  // ran, in place, and joins on it; cancelling it would add its replacement again and again.)
   const stuck = pending.find(
     (m) =>
-      members.length > spec.size ||
-      !m.pod ||
-      (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== targetImage)) ||
-      expired(m),
+      (m.pod === undefined || m.pod !== rollBack || members.length > spec.size) &&
+      (members.length > spec.size ||
+        !m.pod ||
+        (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== targetImage)) ||
+        expired(m)),
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
     const name = stuck.pod ?? stuck.member.id;
