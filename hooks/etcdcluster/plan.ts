@@ -891,15 +891,19 @@ function decideMembers(
       down: downNames,
     };
     // Without storage, members whose pods were deleted or finished never return (see the member-list case).
+    // A majority of the voting members (a learner that catches up votes in no quorum): known as learners when etcd
+    // last answered, they are counted neither among the lost nor among the voters.
+    const learners = new Set(known.filter((m) => m.learner === true).map((m) => m.name));
+    const voters = members.filter((m) => !learners.has(m.name)).length;
     const lost = creating
       ? []
       : lostForGood(
-          known.map((m) => m.name),
+          known.filter((m) => !learners.has(m.name)).map((m) => m.name),
           obs,
           storage,
         );
-    if (lost.length > 0 && members.length - lost.length < quorumOf.needed) {
-      const lostMessage = majorityLostMessage(lost, members.length);
+    if (lost.length > 0 && voters - lost.length < Math.floor(voters / 2) + 1) {
+      const lostMessage = majorityLostMessage(lost, voters);
       return {
         ...base,
         pods,
