@@ -228,6 +228,36 @@ function lostForGood(names: string[], obs: Observation, storage: boolean): Array
   });
 }
 
+/**
+ * A majority lost for good, as recorded on the surviving member pods when it was seen (the lost members, and how
+ * many voting members there were): the lost pods are gone from what is observed, and the status may be lost too.
+ * Read only while etcd does not answer; removed once it does.
+ */
+const MAJORITY_LOST = 'etcd.metaops.io/majority-lost';
+
+function majorityLostOnPods(
+  pods: KubeObject[],
+): { lost: Array<{ name: string; how: string }>; voters: number } | undefined {
+  for (const p of pods) {
+    const text = p.metadata.annotations?.[MAJORITY_LOST];
+    if (!text || text.length > 4096) continue;
+    try {
+      const r = JSON.parse(text) as { lost?: unknown; voters?: unknown };
+      const lost = Array.isArray(r.lost)
+        ? r.lost.filter(
+            (l): l is { name: string; how: string } =>
+              typeof (l as { name?: unknown })?.name === 'string' && typeof (l as { how?: unknown })?.how === 'string',
+          )
+        : [];
+      if (lost.length > 0 && typeof r.voters === 'number' && Number.isInteger(r.voters) && r.voters >= lost.length)
+        return { lost: lost.map((l) => ({ name: sanitize(l.name, 64), how: sanitize(l.how, 64) })), voters: r.voters };
+    } catch {
+      // Not ours: no record.
+    }
+  }
+  return undefined;
+}
+
 /** What Available says when a majority lost its data: who, how, and the way out. */
 function majorityLostMessage(lost: Array<{ name: string; how: string }>, members: number): string {
   return (
@@ -562,6 +592,7 @@ function decideRestore(
       target,
       failure,
       upgradeFrom ?? running,
+      obs.etcd !== undefined,
     ),
   );
   if (failure) {
@@ -607,12 +638,21 @@ function decideRestore(
  * upgrade under way (UPGRADE_MARK, from its start until every member runs the target) and a failed one
  * (UPGRADE_FAILED, while it holds).
  */
-function upgradeRecords(d: Decision, target: string, failure: UpgradeFailure | undefined, from?: string): Decision {
+function upgradeRecords(
+  d: Decision,
+  target: string,
+  failure: UpgradeFailure | undefined,
+  from: string | undefined,
+  answered: boolean,
+): Decision {
   const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
   const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
   const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
   const failed = failure ? JSON.stringify(failure) : undefined;
-  const record = (p: KubeObject) => withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed);
+  const record = (p: KubeObject) => {
+    const upgrade = withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed);
+    return answered ? withAnnotation(upgrade, MAJORITY_LOST, undefined) : upgrade;
+  };
   return { ...d, pods: d.pods.map(record), fallbackPods: d.fallbackPods.map(record) };
 }
 
@@ -895,18 +935,23 @@ function decideMembers(
     // last answered, they are counted neither among the lost nor among the voters.
     const learners = new Set(known.filter((m) => m.learner === true).map((m) => m.name));
     const voters = members.filter((m) => !learners.has(m.name)).length;
-    const lost = creating
+    const counted = creating
       ? []
       : lostForGood(
           known.filter((m) => !learners.has(m.name)).map((m) => m.name),
           obs,
           storage,
         );
-    if (lost.length > 0 && voters - lost.length < Math.floor(voters / 2) + 1) {
-      const lostMessage = majorityLostMessage(lost, voters);
+    // The status lost: the loss as recorded on the surviving member pods (MAJORITY_LOST) when it was seen.
+    const recorded = known.length === 0 && !creating ? majorityLostOnPods(obs.pods) : undefined;
+    const lost = recorded?.lost ?? counted;
+    const voting = recorded?.voters ?? voters;
+    if (lost.length > 0 && voting - lost.length < Math.floor(voting / 2) + 1) {
+      const lostMessage = majorityLostMessage(lost, voting);
+      const record = JSON.stringify({ lost, voters: voting });
       return {
         ...base,
-        pods,
+        pods: pods.map((p) => withAnnotation(p, MAJORITY_LOST, record)),
         phase: 'Failed',
         reason: 'MajorityLost',
         conditions: [available(false, 'MajorityLost', lostMessage), recovering(true, 'MajorityLost', lostMessage)],
