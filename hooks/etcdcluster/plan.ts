@@ -43,6 +43,7 @@ import {
   recordedFailure,
   UPGRADE_FAILED,
   UPGRADE_MARK,
+  UPGRADED_AT,
   UPGRADED_FROM,
   withAnnotation,
   type UpgradeFailure,
@@ -186,7 +187,7 @@ function withOutcomes(d: Decision): Decision {
  * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
  * pod (UPGRADED_FROM) until the member serves `version`; without it (a roll back, an unstick) the record goes.
  */
-function withImage(pod: KubeObject, img: string, version: string, from?: string): KubeObject {
+function withImage(pod: KubeObject, img: string, version: string, from?: string, at?: string): KubeObject {
   const copy = keepObserved(pod);
   // Copies of the spec and its containers: the observed pod (the request) is never written to.
   const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
@@ -197,18 +198,18 @@ function withImage(pod: KubeObject, img: string, version: string, from?: string)
   if (spec && containers) spec['containers'] = containers;
   const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
   if (container) container.image = img;
-  const { [UPGRADED_FROM]: _was, ...annotations } = copy.metadata.annotations ?? {};
+  const { [UPGRADED_FROM]: _was, [UPGRADED_AT]: _at, ...annotations } = copy.metadata.annotations ?? {};
   copy.metadata.annotations = {
     ...annotations,
     'etcd.version': version,
-    ...(from && from !== version ? { [UPGRADED_FROM]: from } : {}),
+    ...(from && from !== version ? { [UPGRADED_FROM]: from, ...(at ? { [UPGRADED_AT]: at } : {}) } : {}),
   };
   return copy;
 }
 
 /** The pod without the upgrade record: its member served the version of its image. */
 function upgradeDone(pod: KubeObject): KubeObject {
-  const { [UPGRADED_FROM]: _was, ...annotations } = pod.metadata.annotations ?? {};
+  const { [UPGRADED_FROM]: _was, [UPGRADED_AT]: _at, ...annotations } = pod.metadata.annotations ?? {};
   return { ...pod, metadata: { ...pod.metadata, annotations } };
 }
 
@@ -584,6 +585,11 @@ function decideRestore(
         previous: parent.status,
         now: obs.now,
         upgradeFrom,
+        healthy: new Set(
+          Object.entries(obs.health)
+            .filter(([, h]) => h.healthy)
+            .map(([n]) => n),
+        ),
       }));
   const held = refused ? running! : failure?.from;
   const d = withOutcomes(
@@ -1354,6 +1360,7 @@ function decideMembers(
             targetImage,
             targetVersion,
             reports.find((r) => r.name === next.metadata.name)?.version ?? versionOfImage(memberImage(next)),
+            obs.now ? rfc3339(obs.now) : undefined,
           )
         : p,
     );

@@ -64,7 +64,11 @@ export function crashLooping(pod: KubeObject): boolean {
  * (Evicted, Shutdown, NodeShutdown, Terminated, OutOf...); a container that exited by itself leaves none.
  */
 export function etcdExited(pod: KubeObject): boolean {
+  return !endedByNode(pod) && crashLooping(pod);
+}
+
+/** Whether the pod finished with a `status.reason`: ended by its node (evicted, shut down), not by its etcd. */
+export function endedByNode(pod: KubeObject): boolean {
   const reason = (pod['status'] as { reason?: unknown } | undefined)?.reason;
-  if (DEAD_PHASES.has(phaseOf(pod)) && typeof reason === 'string' && reason !== '') return false;
-  return crashLooping(pod);
+  return DEAD_PHASES.has(phaseOf(pod)) && typeof reason === 'string' && reason !== '';
 }

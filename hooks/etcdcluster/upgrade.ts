@@ -7,7 +7,7 @@
 import { rfc3339 } from '../../lib/conditions.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { memberImage } from './members.js';
-import { etcdExited, IMAGE_WAITING, podWaiting } from './pods.js';
+import { endedByNode, etcdExited, IMAGE_WAITING, podWaiting } from './pods.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -15,6 +15,13 @@ import { etcdExited, IMAGE_WAITING, podWaiting } from './pods.js';
  * where the version the cluster runs no longer does.
  */
 export const UPGRADED_FROM = 'etcd.metaops.io/upgraded-from';
+
+/**
+ * When the pod was upgraded in place (set with UPGRADED_FROM, gone with it once its member serves the new version):
+ * the upgrade's own clock, which runs whatever the quorum (in a cluster of 1 or 2 the member upgraded is needed for
+ * quorum, and the members' unhealthy clocks stop while it is lost).
+ */
+export const UPGRADED_AT = 'etcd.metaops.io/upgraded-at';
 
 /** How long a member upgraded to a new version may stay unhealthy before the upgrade is taken as failed. */
 export const UPGRADE_MEMBER_SECONDS = 300;
@@ -50,6 +57,8 @@ export function detectFailure(input: {
   running: string | undefined;
   previous: unknown;
   now: Date | undefined;
+  /** The members that serve now. */
+  healthy?: Set<string>;
   /** The version the cluster ran before the upgrade under way (UPGRADE_MARK), if one is. */
   upgradeFrom?: string | undefined;
 }): UpgradeFailure | undefined {
@@ -65,7 +74,17 @@ export function detectFailure(input: {
     if (!from || from === target) continue;
     const name = pod.metadata.name!;
     const waiting = podWaiting(pod);
-    const first = since.get(name);
+    const upgradedAt = pod.metadata.annotations?.[UPGRADED_AT];
+    // (The upgrade's own clock, for a member that does not serve now and was not ended by its node.)
+    const clock =
+      recorded &&
+      upgradedAt &&
+      Number.isFinite(Date.parse(upgradedAt)) &&
+      !input.healthy?.has(name) &&
+      !endedByNode(pod)
+        ? upgradedAt
+        : undefined;
+    const first = since.get(name) ?? clock;
     const stale =
       input.now !== undefined &&
       first !== undefined &&
