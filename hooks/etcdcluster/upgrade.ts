@@ -74,16 +74,7 @@ export function detectFailure(input: {
     if (!from || from === target) continue;
     const name = pod.metadata.name!;
     const waiting = podWaiting(pod);
-    const upgradedAt = pod.metadata.annotations?.[UPGRADED_AT];
-    // (The upgrade's own clock, for a member that does not serve now and was not ended by its node.)
-    const clock =
-      recorded &&
-      upgradedAt &&
-      Number.isFinite(Date.parse(upgradedAt)) &&
-      !input.healthy?.has(name) &&
-      !endedByNode(pod)
-        ? upgradedAt
-        : undefined;
+    const clock = upgradeClock(pod, recorded, input.healthy);
     const first = since.get(name) ?? clock;
     const stale =
       input.now !== undefined &&
@@ -170,4 +161,18 @@ export function withAnnotation(pod: KubeObject, key: string, value: string | und
   if (was === value) return pod;
   const annotations = value === undefined ? rest : { ...rest, [key]: value };
   return { ...pod, metadata: { ...pod.metadata, annotations } };
+}
+
+/**
+ * The upgrade's own clock (UPGRADED_AT) for a member upgraded in place (`recorded`) that does not serve now and was not
+ * ended by its node.
+ */
+function upgradeClock(
+  pod: KubeObject,
+  recorded: string | undefined,
+  healthy: Set<string> | undefined,
+): string | undefined {
+  const at = pod.metadata.annotations?.[UPGRADED_AT];
+  if (!recorded || !at || !Number.isFinite(Date.parse(at))) return undefined;
+  return healthy?.has(pod.metadata.name!) || endedByNode(pod) ? undefined : at;
 }
