@@ -545,6 +545,8 @@ t.test('an upgrade changes only the etcd container, keeps the pod annotations, t
   t.strictSame(e1.metadata.annotations, {
     'etcd.version': '3.5.1',
     'etcd.metaops.io/upgraded-from': '3.5.0',
+    // The upgrade under way, on every member pod (upgrade.ts UPGRADE_MARK).
+    'etcd.metaops.io/upgrade': '3.5.0->3.5.1',
     team: 'storage',
   });
   t.equal(memberImage(d.pods.find((p) => p.metadata.name === 'e-0')!), 'quay.io/coreos/etcd:v3.5.0');

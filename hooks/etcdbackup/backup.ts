@@ -508,10 +508,14 @@ async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> 
   try {
     existing = o.backup ? await head(o.s3, t.bucket, key) : undefined;
   } catch (err) {
-    return {
-      succeeded: false,
-      reason: `s3://${t.bucket}/${key} could not be checked before writing (a one-off backup never overwrites a snapshot): ${awsMessage(err)}`,
-    };
+    // Write-only credentials (PutObject, no GetObject): a 403 on HEAD says nothing of the key. The write below is
+    // conditional (If-None-Match: *), which alone keeps an object already there from being overwritten.
+    if (httpStatus(err) !== 403)
+      return {
+        succeeded: false,
+        reason: `s3://${t.bucket}/${key} could not be checked before writing (a one-off backup never overwrites a snapshot): ${awsMessage(err)}`,
+      };
+    existing = undefined;
   }
   if (existing) return existingOneOff(o, t, key, existing);
   const size = await write(o, t, key, metadataOf(o, t, stampOf(now), now));

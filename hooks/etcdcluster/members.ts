@@ -404,13 +404,26 @@ export function memberPod({
       // etcd_node names the member, as etcd-operator labelled its pods.
       labels: { ...(policy.labels ?? {}), ...labels(c.name, version), etcd_node: pod },
       annotations: {
-        ...Object.fromEntries(Object.entries(policy.annotations ?? {}).filter(([k]) => k !== RESTORED_BY)),
+        ...userAnnotations(policy.annotations),
         'etcd.version': version,
         ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
       },
     },
     spec: podSpec,
   };
+}
+
+/**
+ * The hook's own annotations on member pods (etcd.metaops.io/*: the upgrade records; etcd.database.coreos.com/*: the
+ * restore a pod belongs to) are its memory: spec.pod.annotations may not set them (they are dropped).
+ */
+export const OWN_ANNOTATION_PREFIXES = ['etcd.metaops.io/', 'etcd.database.coreos.com/'];
+
+/** spec.pod.annotations without the hook's own. */
+export function userAnnotations(annotations: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(annotations ?? {}).filter(([k]) => !OWN_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))),
+  );
 }
 
 /** A member's data volume, when pod.persistentVolumeClaimSpec is set. */

@@ -36,7 +36,19 @@ import {
   sanitize,
   sanitizeAws,
 } from './pods.js';
-import { detectFailure, failureMessage, recordedFailure, UPGRADED_FROM, type UpgradeFailure } from './upgrade.js';
+import {
+  detectFailure,
+  failureMessage,
+  failureOnPods,
+  markedFrom,
+  recordedFailure,
+  UPGRADE_FAILED,
+  UPGRADE_MARK,
+  UPGRADED_AT,
+  UPGRADED_FROM,
+  withAnnotation,
+  type UpgradeFailure,
+} from './upgrade.js';
 import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -180,7 +192,7 @@ function withOutcomes(d: Decision): Decision {
  * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
  * pod (UPGRADED_FROM) until the member serves `version`; without it (a roll back, an unstick) the record goes.
  */
-function withImage(pod: KubeObject, img: string, version: string, from?: string): KubeObject {
+function withImage(pod: KubeObject, img: string, version: string, from?: string, at?: string): KubeObject {
   const copy = keepObserved(pod);
   // Copies of the spec and its containers: the observed pod (the request) is never written to.
   const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
@@ -191,18 +203,18 @@ function withImage(pod: KubeObject, img: string, version: string, from?: string)
   if (spec && containers) spec['containers'] = containers;
   const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
   if (container) container.image = img;
-  const { [UPGRADED_FROM]: _was, ...annotations } = copy.metadata.annotations ?? {};
+  const { [UPGRADED_FROM]: _was, [UPGRADED_AT]: _at, ...annotations } = copy.metadata.annotations ?? {};
   copy.metadata.annotations = {
     ...annotations,
     'etcd.version': version,
-    ...(from && from !== version ? { [UPGRADED_FROM]: from } : {}),
+    ...(from && from !== version ? { [UPGRADED_FROM]: from, ...(at ? { [UPGRADED_AT]: at } : {}) } : {}),
   };
   return copy;
 }
 
 /** The pod without the upgrade record: its member served the version of its image. */
 function upgradeDone(pod: KubeObject): KubeObject {
-  const { [UPGRADED_FROM]: _was, ...annotations } = pod.metadata.annotations ?? {};
+  const { [UPGRADED_FROM]: _was, [UPGRADED_AT]: _at, ...annotations } = pod.metadata.annotations ?? {};
   return { ...pod, metadata: { ...pod.metadata, annotations } };
 }
 
@@ -230,6 +242,36 @@ function lostForGood(
     const phase = phaseOf(pod);
     return DEAD_PHASES.has(phase) ? [{ name, how: `pod ${phase}` }] : [];
   });
+}
+
+/**
+ * A majority lost for good, as recorded on the surviving member pods when it was seen (the lost members, and how
+ * many voting members there were): the lost pods are gone from what is observed, and the status may be lost too.
+ * Read only while etcd does not answer; removed once it does.
+ */
+const MAJORITY_LOST = 'etcd.metaops.io/majority-lost';
+
+function majorityLostOnPods(
+  pods: KubeObject[],
+): { lost: Array<{ name: string; how: string }>; voters: number } | undefined {
+  for (const p of pods) {
+    const text = p.metadata.annotations?.[MAJORITY_LOST];
+    if (!text || text.length > 4096) continue;
+    try {
+      const r = JSON.parse(text) as { lost?: unknown; voters?: unknown };
+      const lost = Array.isArray(r.lost)
+        ? r.lost.filter(
+            (l): l is { name: string; how: string } =>
+              typeof (l as { name?: unknown })?.name === 'string' && typeof (l as { how?: unknown })?.how === 'string',
+          )
+        : [];
+      if (lost.length > 0 && typeof r.voters === 'number' && Number.isInteger(r.voters) && r.voters >= lost.length)
+        return { lost: lost.map((l) => ({ name: sanitize(l.name, 64), how: sanitize(l.how, 64) })), voters: r.voters };
+    } catch {
+      // Not ours: no record.
+    }
+  }
+  return undefined;
 }
 
 /** What Available says when a majority lost its data: who, how, and the way out. */
@@ -648,9 +690,12 @@ function decideRestore(
   const refused = running ? upgradeRefusal(running, etcdVersion(spec.version)) : undefined;
   // A member that failed on the version upgraded to halts the upgrade (upgrade.ts): every member on the version the
   // cluster ran, as long as spec.version asks for the one that failed.
+  const target = etcdVersion(spec.version);
+  const upgradeFrom = markedFrom(obs.pods, target);
   const failure = refused
     ? undefined
-    : (recordedFailure(parent.status, etcdVersion(spec.version)) ??
+    : (recordedFailure(parent.status, target) ??
+      failureOnPods(obs.pods, target) ??
       detectFailure({
         pods: obs.pods,
         targetImage: image(spec),
@@ -658,10 +703,22 @@ function decideRestore(
         running,
         previous: parent.status,
         now: obs.now,
+        upgradeFrom,
+        healthy: new Set(
+          Object.entries(obs.health)
+            .filter(([, h]) => h.healthy)
+            .map(([n]) => n),
+        ),
       }));
   const held = refused ? running! : failure?.from;
   const d = withOutcomes(
-    decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
+    upgradeRecords(
+      decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
+      target,
+      failure,
+      upgradeFrom ?? running,
+      obs.etcd !== undefined,
+    ),
   );
   if (failure) {
     d.conditions = [
@@ -699,6 +756,29 @@ function decideRestore(
     d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
   }
   return d;
+}
+
+/**
+ * The upgrade records on every member pod answered (upgrade.ts), which outlive the status and a lost member: the
+ * upgrade under way (UPGRADE_MARK, from its start until every member runs the target) and a failed one
+ * (UPGRADE_FAILED, while it holds).
+ */
+function upgradeRecords(
+  d: Decision,
+  target: string,
+  failure: UpgradeFailure | undefined,
+  from: string | undefined,
+  answered: boolean,
+): Decision {
+  const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
+  const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
+  const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
+  const failed = failure ? JSON.stringify(failure) : undefined;
+  const record = (p: KubeObject) => {
+    const upgrade = withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed);
+    return answered ? withAnnotation(upgrade, MAJORITY_LOST, undefined) : upgrade;
+  };
+  return { ...d, pods: d.pods.map(record), fallbackPods: d.fallbackPods.map(record) };
 }
 
 /** The member claims observed that are not being deleted. */
@@ -1003,19 +1083,28 @@ function decideMembers(
       down: downNames,
     };
     // Without storage, members whose pods were deleted or finished never return (see the member-list case).
-    const lost = creating
+    // A majority of the voting members (a learner that catches up votes in no quorum): known as learners when etcd
+    // last answered, they are counted neither among the lost nor among the voters.
+    const learners = new Set(known.filter((m) => m.learner === true).map((m) => m.name));
+    const voters = members.filter((m) => !learners.has(m.name)).length;
+    const counted = creating
       ? []
       : lostForGood(
-          known.map((m) => m.name),
+          known.filter((m) => !learners.has(m.name)).map((m) => m.name),
           obs,
           storage,
           claimGone,
         );
-    if (lost.length > 0 && members.length - lost.length < quorumOf.needed) {
-      const lostMessage = majorityLostMessage(lost, members.length, storage);
+    // The status lost: the loss as recorded on the surviving member pods (MAJORITY_LOST) when it was seen.
+    const recorded = known.length === 0 && !creating ? majorityLostOnPods(obs.pods) : undefined;
+    const lost = recorded?.lost ?? counted;
+    const voting = recorded?.voters ?? voters;
+    if (lost.length > 0 && voting - lost.length < Math.floor(voting / 2) + 1) {
+      const lostMessage = majorityLostMessage(lost, voting, storage);
+      const record = JSON.stringify({ lost, voters: voting });
       return {
         ...base,
-        pods,
+        pods: pods.map((p) => withAnnotation(p, MAJORITY_LOST, record)),
         phase: 'Failed',
         reason: 'MajorityLost',
         conditions: [available(false, 'MajorityLost', lostMessage), recovering(true, 'MajorityLost', lostMessage)],
@@ -1244,12 +1333,15 @@ function decideMembers(
     return Boolean(obs.now && since && obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
   };
   const pending = members.filter((m) => (m.member.isLearner || !m.member.name) && !(m.pod && healthOf(m.pod).healthy));
+  // (Not the member a failed upgrade names, while that failure holds: it is given back the version the cluster
+  // ran, in place, and joins on it; cancelling it would add its replacement again and again.)
   const stuck = pending.find(
     (m) =>
-      members.length > spec.size ||
-      !m.pod ||
-      (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== targetImage)) ||
-      expired(m),
+      (m.pod === undefined || m.pod !== rollBack || members.length > spec.size) &&
+      (members.length > spec.size ||
+        !m.pod ||
+        (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== targetImage)) ||
+        expired(m)),
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
     const name = stuck.pod ?? stuck.member.id;
@@ -1416,6 +1508,7 @@ function decideMembers(
             targetImage,
             targetVersion,
             reports.find((r) => r.name === next.metadata.name)?.version ?? versionOfImage(memberImage(next)),
+            obs.now ? rfc3339(obs.now) : undefined,
           )
         : p,
     );

@@ -57,3 +57,18 @@ export function etcdWaiting(pod: KubeObject): string | undefined {
 export function crashLooping(pod: KubeObject): boolean {
   return DEAD_PHASES.has(phaseOf(pod)) || etcdWaiting(pod) === 'CrashLoopBackOff';
 }
+
+/**
+ * Whether the pod's etcd itself exited (its version may be to blame), as opposed to the pod being ended by its node:
+ * an eviction (node pressure, a drain), a node shutdown or an admission refusal set the pod's `status.reason`
+ * (Evicted, Shutdown, NodeShutdown, Terminated, OutOf...); a container that exited by itself leaves none.
+ */
+export function etcdExited(pod: KubeObject): boolean {
+  return !endedByNode(pod) && crashLooping(pod);
+}
+
+/** Whether the pod finished with a `status.reason`: ended by its node (evicted, shut down), not by its etcd. */
+export function endedByNode(pod: KubeObject): boolean {
+  const reason = (pod['status'] as { reason?: unknown } | undefined)?.reason;
+  return DEAD_PHASES.has(phaseOf(pod)) && typeof reason === 'string' && reason !== '';
+}

@@ -27,6 +27,7 @@ import {
   selectorText,
   services,
   type RestoreSource,
+  userAnnotations,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf } from './identity.js';
@@ -383,6 +384,23 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
   if (d.foreign && !failure) conditions.push(foreignCondition(d.foreign));
+  // spec.pod.annotations naming the hook's own (members.ts): dropped, and said so.
+  const own = Object.keys(specAnnotations(request.parent)).filter((k) => userAnnotations({ [k]: '' })[k] === undefined);
+  conditions.push(
+    own.length > 0
+      ? {
+          type: 'PodAnnotationsAccepted',
+          status: false,
+          reason: 'OwnAnnotationsDropped',
+          message: `spec.pod.annotations ${own.slice(0, 5).map(sanitize).join(', ')} not set on member pods: the etcd.metaops.io/ and etcd.database.coreos.com/ annotations are the operator's own`,
+        }
+      : {
+          type: 'PodAnnotationsAccepted',
+          status: true,
+          reason: 'Accepted',
+          message: 'spec.pod.annotations set on member pods',
+        },
+  );
   // Whether Metacontroller could create the member pods answered (admission may refuse one): events.ts.
   conditions.push(
     podsCreated(
@@ -393,6 +411,11 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
     ),
   );
   return conditions;
+}
+
+function specAnnotations(parent: ParentObject): Record<string, unknown> {
+  const a = ((parent['spec'] as { pod?: { annotations?: unknown } } | undefined)?.pod?.annotations ?? {}) as unknown;
+  return typeof a === 'object' && a !== null && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
 }
 
 /** The ID of the etcd cluster this EtcdCluster made, as last read (identity.ts): only its answers count. */

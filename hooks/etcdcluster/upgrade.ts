@@ -7,7 +7,7 @@
 import { rfc3339 } from '../../lib/conditions.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { memberImage } from './members.js';
-import { crashLooping, IMAGE_WAITING, podWaiting } from './pods.js';
+import { endedByNode, etcdExited, IMAGE_WAITING, podWaiting } from './pods.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -15,6 +15,13 @@ import { crashLooping, IMAGE_WAITING, podWaiting } from './pods.js';
  * where the version the cluster runs no longer does.
  */
 export const UPGRADED_FROM = 'etcd.metaops.io/upgraded-from';
+
+/**
+ * When the pod was upgraded in place (set with UPGRADED_FROM, gone with it once its member serves the new version):
+ * the upgrade's own clock, which runs whatever the quorum (in a cluster of 1 or 2 the member upgraded is needed for
+ * quorum, and the members' unhealthy clocks stop while it is lost).
+ */
+export const UPGRADED_AT = 'etcd.metaops.io/upgraded-at';
 
 /** How long a member upgraded to a new version may stay unhealthy before the upgrade is taken as failed. */
 export const UPGRADE_MEMBER_SECONDS = 300;
@@ -50,6 +57,10 @@ export function detectFailure(input: {
   running: string | undefined;
   previous: unknown;
   now: Date | undefined;
+  /** The members that serve now. */
+  healthy?: Set<string>;
+  /** The version the cluster ran before the upgrade under way (UPGRADE_MARK), if one is. */
+  upgradeFrom?: string | undefined;
 }): UpgradeFailure | undefined {
   const { running, target } = input;
   const since = unhealthySince(input.previous);
@@ -58,16 +69,18 @@ export function detectFailure(input: {
     // The version the cluster runs, or (every healthy member runs the target already) the one this member ran
     // before it was upgraded and has not served the target since.
     const recorded = pod.metadata.annotations?.[UPGRADED_FROM];
-    const from = running && running !== target ? running : recorded;
+    // Or (that member lost with its pod, or this one made meanwhile) the one the upgrade under way started from.
+    const from = running && running !== target ? running : (recorded ?? input.upgradeFrom);
     if (!from || from === target) continue;
     const name = pod.metadata.name!;
     const waiting = podWaiting(pod);
-    const first = since.get(name);
+    const clock = upgradeClock(pod, recorded, input.healthy);
+    const first = since.get(name) ?? clock;
     const stale =
       input.now !== undefined &&
       first !== undefined &&
       input.now.getTime() - Date.parse(first) > UPGRADE_MEMBER_SECONDS * 1000;
-    const reason = crashLooping(pod)
+    const reason = etcdExited(pod)
       ? (waiting ?? 'its etcd exited')
       : waiting && IMAGE_WAITING.has(waiting)
         ? waiting
@@ -103,4 +116,63 @@ export function failureMessage(f: UpgradeFailure): string {
     `and no other member is upgraded; ` +
     `set spec.version to ${f.from} to roll back, or to a version that works`
   );
+}
+
+/**
+ * The annotation every member pod carries while an upgrade is under way: `<from>-><target>`, the version the cluster
+ * ran and the one upgraded to. It outlives the member being upgraded (lost with its pod and its UPGRADED_FROM) and
+ * the status: a member made meanwhile that fails on the target is a failed upgrade. Removed once every member runs
+ * the target (AtVersion), or when spec.version asks for another version.
+ */
+export const UPGRADE_MARK = 'etcd.metaops.io/upgrade';
+
+/** The failed upgrade, kept on every member pod as well as in status: it holds when the status is lost. */
+export const UPGRADE_FAILED = 'etcd.metaops.io/upgrade-failed';
+
+const VERSION = /^\d+\.\d+\.\d+$/;
+
+/** The version the cluster ran before the upgrade to `target` under way, as its member pods record it. */
+export function markedFrom(pods: KubeObject[], target: string): string | undefined {
+  for (const p of pods) {
+    const [from, to] = (p.metadata.annotations?.[UPGRADE_MARK] ?? '').split('->');
+    if (from && to === target && from !== target && VERSION.test(from)) return from;
+  }
+  return undefined;
+}
+
+/** The failed upgrade to `target` a member pod records (UPGRADE_FAILED), if any. */
+export function failureOnPods(pods: KubeObject[], target: string): UpgradeFailure | undefined {
+  for (const p of pods) {
+    const text = p.metadata.annotations?.[UPGRADE_FAILED];
+    if (!text || text.length > 2048) continue;
+    try {
+      const found = recordedFailure({ upgradeFailed: JSON.parse(text) as unknown }, target);
+      if (found && VERSION.test(found.from)) return found;
+    } catch {
+      // Not ours (edited by hand): no record.
+    }
+  }
+  return undefined;
+}
+
+/** The pod with `key` set to `value`, or without it (undefined); a copy, the pod itself untouched. */
+export function withAnnotation(pod: KubeObject, key: string, value: string | undefined): KubeObject {
+  const { [key]: was, ...rest } = pod.metadata.annotations ?? {};
+  if (was === value) return pod;
+  const annotations = value === undefined ? rest : { ...rest, [key]: value };
+  return { ...pod, metadata: { ...pod.metadata, annotations } };
+}
+
+/**
+ * The upgrade's own clock (UPGRADED_AT) for a member upgraded in place (`recorded`) that does not serve now and was not
+ * ended by its node.
+ */
+function upgradeClock(
+  pod: KubeObject,
+  recorded: string | undefined,
+  healthy: Set<string> | undefined,
+): string | undefined {
+  const at = pod.metadata.annotations?.[UPGRADED_AT];
+  if (!recorded || !at || !Number.isFinite(Date.parse(at))) return undefined;
+  return healthy?.has(pod.metadata.name!) || endedByNode(pod) ? undefined : at;
 }
