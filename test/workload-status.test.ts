@@ -14,6 +14,7 @@ import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '..
 import { LAST_APPLIED } from '../lib/objects.js';
 import { runHook } from '../lib/operator.js';
 import { memcachedSync, mysqlSync } from './fixtures/hooks.js';
+import { member0Pod } from './fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
 import { execFileSync } from 'node:child_process';
 
@@ -221,39 +222,15 @@ t.test('MySQLCluster Events: created, scaled, credentials lost, a primary that w
 /** Member 0 as the kubelet reports it when its replication sidecar exited with `message`. */
 function member0(opts: { message?: string; ready?: boolean; field?: 'state' | 'lastState' } = {}): KubeObject {
   const terminated = { terminated: { exitCode: 3, reason: 'Error', message: opts.message ?? '' } };
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: 'my-mysql-mysql-0',
-      namespace: 'default',
-      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          name: 'my-mysql-mysql',
-          uid: 'uid-StatefulSet-my-mysql-mysql',
-          controller: true,
-        },
-      ],
+  return member0Pod(
+    {
+      ready: opts.ready ?? false,
+      ...(opts.field === 'state'
+        ? { state: terminated }
+        : { state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminated }),
     },
-    spec: { containers: [{ name: 'mysql', image: 'mysql:8.0' }] },
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'False' }],
-      containerStatuses: [
-        { name: 'mysql', ready: true },
-        {
-          name: 'replication',
-          ready: opts.ready ?? false,
-          ...(opts.field === 'state'
-            ? { state: terminated }
-            : { state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminated }),
-        },
-      ],
-    },
-  } as KubeObject;
+    { owner: 'uid-StatefulSet-my-mysql-mysql', conditions: [{ type: 'Ready', status: 'False' }] },
+  );
 }
 
 t.test('a primary with less data than its replicas: the status names the case and the way out', async (t) => {

@@ -4,19 +4,16 @@
 // the Kubernetes replicated-MySQL tutorial writes to). And one such write must not turn "empty" into "has data",
 // after which the sidecar opens it without asking the replica that holds the cluster's data.
 // Real MariaDB (test/fixtures/mysql-members.ts), as test/real/mysql-primary-peers-real.test.ts.
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { PRIMARY_UNVERIFIED } from '../../hooks/mysqlcluster/scripts.js';
 import {
-  initialise,
-  probe,
+  pairWithReplicaGone,
   resolveAs,
+  sidecarOutcome,
   sql,
-  startMember,
   startServer,
-  startSidecar,
   stopMember,
-  until,
+  wipe,
   type Member,
 } from '../fixtures/mysql-members.js';
 
@@ -25,25 +22,9 @@ let replica: Member;
 let held = '';
 
 t.before(async () => {
-  primary = await startMember(0);
-  await until('the primary to be ready', () => probe(primary));
-  await sql(
-    primary,
-    "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, item VARCHAR(20)); INSERT INTO shop.orders VALUES (1, 'tea'), (2, 'coffee');",
-  );
-  replica = await startMember(1);
-  await until('member 1 to replicate', () => probe(replica));
-  await until(
-    'the rows on member 1',
-    async () => (await sql(replica, 'SELECT COUNT(*) FROM shop.orders')) === '2' || undefined,
-  );
-  held = await sql(replica, 'SELECT @@global.gtid_current_pos');
   // Member 0's volume is lost; member 1's pod is on a lost node: its name does not resolve.
-  await stopMember(replica);
-  resolveAs(1);
-  await stopMember(primary);
-  await initialise(primary);
-  await startServer(primary, true);
+  ({ primary, replica, held } = await pairWithReplicaGone());
+  await wipe(primary);
 });
 
 t.teardown(async () => {
@@ -51,23 +32,8 @@ t.teardown(async () => {
 });
 
 async function start(): Promise<{ opened: boolean; message: string }> {
-  startSidecar(primary);
-  const sidecar = primary.sidecar!;
-  const outcome = await until(
-    'member 0 to open or refuse',
-    async () => {
-      if (sidecar.exitCode !== null) return 'refused';
-      return (await sql(primary, 'SELECT @@global.read_only')) === '0' ? 'opened' : undefined;
-    },
-    120_000,
-  );
-  let message = primary.sidecarLog;
-  try {
-    message = readFileSync(primary.terminationLog, 'utf8').trim();
-  } catch {
-    // no termination message
-  }
-  return { opened: outcome === 'opened', message };
+  const { opened, termination } = await sidecarOutcome(primary);
+  return { opened, message: termination ?? primary.sidecarLog };
 }
 
 t.test('an unverified empty member 0 takes no write from the root credential, and never opens after one', async (t) => {
@@ -94,9 +60,7 @@ t.test(
   async (t) => {
     // Member 0 empty again; member 1 back at its own address, answering with the cluster's 0-100-N.
     if (primary.sidecar && primary.sidecar.exitCode === null) primary.sidecar.kill('SIGTERM');
-    await stopMember(primary);
-    await initialise(primary);
-    await startServer(primary, true);
+    await wipe(primary);
     resolveAs(1, replica.ip);
     await startServer(replica, false);
     const theirs = await sql(replica, 'SELECT @@global.gtid_current_pos');
@@ -119,9 +83,7 @@ t.test('writes taken before the sidecar closed member 0 do not make it one that 
   if (primary.sidecar && primary.sidecar.exitCode === null) primary.sidecar.kill('SIGTERM');
   await stopMember(replica);
   resolveAs(1);
-  await stopMember(primary);
-  await initialise(primary);
-  await startServer(primary, true);
+  await wipe(primary);
   await sql(primary, 'CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
   const mine = await sql(primary, 'SELECT @@global.gtid_current_pos');
   t.not(mine, '', 'member 0 holds transactions of its own');

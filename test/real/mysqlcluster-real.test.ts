@@ -10,7 +10,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { CONFIG_SCRIPT, PRIMARY_BEHIND, SERVER_PROBE } from '../../hooks/mysqlcluster/scripts.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 import {
@@ -21,12 +20,14 @@ import {
   startMember,
   startServer,
   startSidecar,
+  staysEmpty,
   stopMember,
-  initialise,
   until,
   run,
+  wipe,
   type Member,
 } from '../fixtures/mysql-members.js';
+import { crashLoopingMember0 } from '../fixtures/mysql-pods.js';
 
 t.test('member 0 is a writable primary, the others replicate from it with GTIDs', async (t) => {
   const primary = await startMember(0);
@@ -131,9 +132,7 @@ t.test('member 0 restarted with its data opens for writes again', async (t) => {
 t.test('a replica whose data directory was wiped copies the primary again, and stays read-only', async (t) => {
   const primary = members.find((m) => m.ordinal === 0)!;
   const replica = members.find((m) => m.ordinal === 2)!;
-  await stopMember(replica);
-  await initialise(replica);
-  await startServer(replica, true);
+  await wipe(replica);
   startSidecar(replica);
   const rows = await until('the wiped replica to have every row again', async () => {
     const out = await sql(replica, 'SELECT COUNT(*) FROM shop.orders').catch(() => '');
@@ -153,9 +152,7 @@ t.test(
     const held = await position(replica);
     t.match(held, /^0-100-\d+$/, `the replica holds ${held}`);
     // The volume is lost: the pod comes back on an empty data directory, which the entrypoint initialises.
-    await stopMember(primary);
-    await initialise(primary);
-    await startServer(primary, true);
+    await wipe(primary);
     t.equal(await position(primary), '', 'member 0 holds no transaction');
     for (let restart = 1; restart <= 2; restart++) {
       startSidecar(primary);
@@ -168,43 +165,13 @@ t.test(
         new RegExp(`${hostOf(1).replace(/\./g, '\\.')} has ${held}`),
         'it names the replica and what it holds',
       );
-      t.equal(await sql(primary, 'SELECT @@global.read_only'), '1', 'member 0 stays read-only');
-      t.notOk(await probe(primary), 'and is not Ready: the write Service sends no client there');
-      t.equal(
-        await sql(primary, "SELECT COUNT(*) FROM mysql.user WHERE user = 'replication'"),
-        '0',
-        'nothing was written to it: no replication user',
-      );
+      await staysEmpty(t, primary, 'nothing was written to it: no replication user');
     }
     t.equal(await position(replica), held, 'the replica keeps every transaction');
     t.equal(await sql(replica, 'SELECT COUNT(*) FROM shop.orders'), '3', 'and every row');
     // The status says so: the pod as the kubelet reports it, with the sidecar's termination message.
     const message = readFileSync(primary.terminationLog, 'utf8');
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: 'my-mysql-mysql-0',
-        namespace: 'default',
-        labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
-        ownerReferences: [
-          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'my-mysql-mysql', uid: 'u', controller: true },
-        ],
-      },
-      spec: { containers: [{ name: 'mysql', image: 'mysql:8.0' }] },
-      status: {
-        phase: 'Running',
-        containerStatuses: [
-          { name: 'mysql', ready: true },
-          {
-            name: 'replication',
-            ready: false,
-            state: { waiting: { reason: 'CrashLoopBackOff' } },
-            lastState: { terminated: { exitCode: 3, message } },
-          },
-        ],
-      },
-    } as unknown as KubeObject;
+    const pod = crashLoopingMember0(message);
     const res = mysqlSync(
       request('mysqlcluster', { size: 3, version: '8.0' }, { related: objectMap([pod]) }),
       FIXED_NOW,
