@@ -4,10 +4,8 @@
 // Every such path goes through the AWS scrubber (lib/aws-text.ts), before the text is cut.
 import t from 'tap';
 import { checkVerdict } from '../hooks/etcdcluster/restore.js';
-import type { KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { running, restoreObject } from './fixtures/etcd-loop.js';
-import { restoreSync } from './fixtures/hooks.js';
-import { FIXED_NOW, objectMap } from './fixtures/requests.js';
+import type { KubeObject } from '../lib/metacontroller.js';
+import { restoreObject, restoreStarted, restoreStatus, running } from './fixtures/etcd-loop.js';
 
 const ACCOUNT = /(?<![0-9])[0-9]{12}(?![0-9])/;
 const AWS_SAYS =
@@ -71,12 +69,7 @@ t.test("the EtcdCluster's and the EtcdRestore's statuses after a check S3 refuse
 
 t.test("a restored member's fetch step refused by S3: the restore's reason shows no account or role", async (t) => {
   const loop = await running({ size: 3 });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
+  await restoreStarted(loop);
   const message = JSON.stringify({ succeeded: false, reason: AWS_SAYS });
   loop.podStatus.set('e-3', {
     phase: 'Pending',
@@ -111,23 +104,7 @@ t.test('an EtcdRestore reading a cluster status written unscrubbed (before this)
 });
 
 /** The EtcdRestore hook's status for `r` against an EtcdCluster `e` with `status`. */
-function restoreOf(status: Record<string, unknown>, r: KubeObject): Record<string, unknown> {
-  const cluster = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns', creationTimestamp: '2026-01-01T00:00:00Z' },
-    status,
-  };
-  const res = restoreSync(
-    {
-      controller: {},
-      parent: r as ParentObject,
-      related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
-    },
-    FIXED_NOW,
-  );
-  return res.status as Record<string, unknown>;
-}
+const restoreOf = (status: Record<string, unknown>, r: KubeObject) => restoreStatus(r, status, '2026-01-01T00:00:00Z');
 
 t.test("the EtcdRestore's failure text: the cluster's reason cut at 200, a default where none is said", async (t) => {
   const r = restoreObject('r', '2026-07-01T00:00:00Z');

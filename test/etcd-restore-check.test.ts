@@ -14,35 +14,21 @@ import {
   restoreOverdue,
   waitingReason,
 } from '../hooks/etcdcluster/restore.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { running, restoreObject, type Loop } from './fixtures/etcd-loop.js';
+import type { CompositeSyncResponse } from '../lib/metacontroller.js';
+import {
+  restoredMembersWait,
+  restoreHook,
+  restoreObject,
+  restoreStarted,
+  running,
+  type Loop,
+} from './fixtures/etcd-loop.js';
 import { etcdParent, etcdSnapshot, etcdSpec } from './fixtures/etcd.js';
-import { restoreSync } from './fixtures/hooks.js';
-import { FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { FIXED_NOW } from './fixtures/requests.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
-
-/** The EtcdRestore hook for `r` against the cluster's status of the moment; its answer becomes its status. */
-function restoreHook(loop: Loop, r: KubeObject): Record<string, unknown> {
-  const cluster = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns' },
-    status: loop.s(),
-  };
-  const res = restoreSync(
-    {
-      controller: {},
-      parent: r as ParentObject,
-      related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
-    },
-    FIXED_NOW,
-  );
-  r['status'] = res.status;
-  return res.status as Record<string, unknown>;
-}
 
 for (const [what, reason] of [
   ['a missing Secret', 'the awsSecret aws was not found in this namespace, or it has no credentials file'],
@@ -180,18 +166,9 @@ t.test('paused: a check that passed does not drop the members until the cluster 
 
 t.test('Restoring has a deadline: members that never serve end it RestoreFailed, naming why they wait', async (t) => {
   const loop = await running({ size: 3 });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
+  await restoreStarted(loop);
   t.match(loop.s().restore, { phase: 'Restoring', since: '2026-01-02T03:04:05Z' });
-  for (const p of loop.pods())
-    loop.podStatus.set(p, {
-      phase: 'Pending',
-      initContainerStatuses: [{ name: 'fetch-snapshot', state: { waiting: { reason: 'CreateContainerConfigError' } } }],
-    });
+  restoredMembersWait(loop);
   loop.now = later(RESTORE_SECONDS - 1);
   await loop.step();
   t.equal(loop.s().restore.phase, 'Restoring', 'not before the limit');
@@ -207,12 +184,7 @@ t.test('Restoring has a deadline: members that never serve end it RestoreFailed,
 
 t.test('a restore step that fails under restartPolicy Always (retried by the kubelet) fails the restore', async (t) => {
   const loop = await running({ size: 3 });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
+  await restoreStarted(loop);
   const message = JSON.stringify({ succeeded: false, reason: 'AccessDenied: Access Denied' });
   loop.podStatus.set('e-3', {
     phase: 'Pending',

@@ -5,29 +5,10 @@
 // lost data. Each answer fed back as the next observed state.
 import t from 'tap';
 import { RESTORE_SECONDS } from '../hooks/etcdcluster/restore.js';
-import { restoreObject, running, type Loop } from './fixtures/etcd-loop.js';
+import { failedRestore, restoreObject } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
-
-async function failedRestore(): Promise<Loop> {
-  const loop = await running({ size: 3 });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
-  for (const p of loop.pods())
-    loop.podStatus.set(p, {
-      phase: 'Pending',
-      initContainerStatuses: [{ name: 'fetch-snapshot', state: { waiting: { reason: 'CreateContainerConfigError' } } }],
-    });
-  loop.now = later(RESTORE_SECONDS + 1);
-  await loop.step();
-  await loop.step();
-  return loop;
-}
 
 t.test('a failed restore left no member, then the status is lost: nothing is bootstrapped', async (t) => {
   const loop = await failedRestore();

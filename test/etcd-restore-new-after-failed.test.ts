@@ -4,30 +4,10 @@
 // new restore under way). Each answer fed back as the next observed state.
 import t from 'tap';
 import { RESTORE_SECONDS } from '../hooks/etcdcluster/restore.js';
-import { restoreObject, running, type Loop } from './fixtures/etcd-loop.js';
+import { failedRestore, restoreObject, type Loop } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
-
-/** A cluster whose EtcdRestore r failed after its members were dropped (its restored members never served). */
-async function failedRestore(): Promise<Loop> {
-  const loop = await running({ size: 3 });
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step();
-  await loop.step();
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
-  for (const p of loop.pods())
-    loop.podStatus.set(p, {
-      phase: 'Pending',
-      initContainerStatuses: [{ name: 'fetch-snapshot', state: { waiting: { reason: 'CreateContainerConfigError' } } }],
-    });
-  loop.now = later(RESTORE_SECONDS + 1);
-  await loop.step();
-  await loop.step();
-  return loop;
-}
 
 const withOldFailure = (loop: Loop) =>
   (loop.s().conditions as any[]).filter((c) => c.reason === 'RestoreFailed' || /EtcdRestore r /.test(c.message ?? ''));

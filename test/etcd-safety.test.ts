@@ -7,7 +7,16 @@ import { clusterOf, peerURL } from '../hooks/etcdcluster/members.js';
 import { restoreSync as syncRestore } from './fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';
-import { FakeEtcd, GROUPS, Loop, PVC, restoreObject, running } from './fixtures/etcd-loop.js';
+import {
+  FakeEtcd,
+  GROUPS,
+  Loop,
+  PVC,
+  restoreHook,
+  restoreObject,
+  restoreStarted,
+  running,
+} from './fixtures/etcd-loop.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
@@ -160,26 +169,6 @@ t.test('an old restore never fires again: finished, or older than the cluster (i
   t.same(fresh.pods(), [], 'a new restore replaces the cluster');
   t.match(fresh.s().restore, { name: 'new', phase: 'Replacing' });
 });
-
-/** The EtcdRestore hook for `r`, against the cluster's status of the moment; its answer becomes its status. */
-function restoreHook(loop: Loop, r: KubeObject): Record<string, unknown> {
-  const cluster = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'e', namespace: 'ns' },
-    status: loop.s(),
-  };
-  const res = syncRestore(
-    {
-      controller: {},
-      parent: r as ParentObject,
-      related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
-    },
-    FIXED_NOW,
-  );
-  r['status'] = res.status;
-  return res.status as Record<string, unknown>;
-}
 
 /** The restored members answer: etcd lists them and every pod is up. */
 function restoredUp(loop: Loop) {
@@ -747,16 +736,6 @@ t.test('status lost: the observed claims are kept, and nothing is bootstrapped o
     t.notMatch(b.s().conditions, [{ reason: 'RestartingBootstrap' }]);
   }
 });
-
-/** An EtcdRestore `r` acts on the cluster: the old members go (Replacing), the restored ones start (Restoring). */
-async function restoreStarted(loop: Loop): Promise<void> {
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  await loop.step(); // Checking
-  await loop.step(); // Replacing
-  loop.etcd.members = [];
-  loop.etcd.up.clear();
-  await loop.step();
-}
 
 t.test(
   'a restore whose members vanish, or whose EtcdRestore is deleted, never ends as an empty cluster (attack 3)',
