@@ -4,13 +4,8 @@
 // is marked failed (blaming 3.5.1), halted for as long as spec.version asks for 3.5.1, and the only way on is to edit
 // spec.version away and back. Each answer fed back as the next observed state.
 import t from 'tap';
-import { running, type Loop } from './fixtures/etcd-loop.js';
+import { images, running } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
-
-const images = (loop: Loop) =>
-  Object.fromEntries(
-    loop.children.filter((c) => c.kind === 'Pod').map((p: any) => [p.metadata.name, p.spec.containers[0].image]),
-  ) as Record<string, string>;
 
 t.test('an upgraded member evicted by its node is no failed upgrade', async (t) => {
   const loop = await running({ size: 3 });

@@ -2,45 +2,20 @@
 // without its status (status lost) while spec.version still asks for the version that failed. Each answer fed back
 // as the next observed state (test/fixtures/etcd-loop.ts).
 import t from 'tap';
-import { running, type Loop } from './fixtures/etcd-loop.js';
+import { CRASHING, images, running, upgradeToLast } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 import type { CompositeSyncResponse } from '../lib/metacontroller.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
-const images = (loop: Loop) =>
-  Object.fromEntries(
-    loop.children.filter((c) => c.kind === 'Pod').map((p: any) => [p.metadata.name, p.spec.containers[0].image]),
-  ) as Record<string, string>;
-const CRASHING = {
-  containerStatuses: [{ name: 'etcd', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
-};
 
 async function failedUpgrade(t: any) {
   const loop = await running({ size: 3 });
-  const etcd = loop.etcd as any;
-  const health = etcd.health.bind(etcd);
-  etcd.health = async (url: string) => {
-    const h = await health(url);
-    const img = images(loop)[new URL(url).hostname.split('.')[0]!];
-    if (h.healthy && img) h.version = img.split(':v')[1];
-    return h;
-  };
-  loop.spec = { ...loop.spec, version: '3.5.1' };
-  let last: string | undefined;
-  let i = 0;
-  for (; i < 10 && !last; i++) {
-    loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
-    await loop.step();
-    const moved = Object.entries(images(loop)).filter(([, img]) => img.endsWith(':v3.5.1'));
-    if (moved.length === 3) {
-      last = Object.keys(images(loop)).find(
-        (n) => !loop.s().memberList.find((m: any) => m.name === n && m.version === '3.5.1'),
-      );
-      loop.etcd.up.delete(last!);
-      loop.podStatus.set(last!, CRASHING);
-    }
-  }
+  const { last, i: next } = await upgradeToLast(loop, (last) => {
+    loop.etcd.up.delete(last);
+    loop.podStatus.set(last, CRASHING);
+  });
+  let i = next;
   for (let k = 0; k < 3; k++, i++) {
     loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
     await loop.step();

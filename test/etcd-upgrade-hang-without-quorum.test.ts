@@ -5,26 +5,15 @@
 // on its data dir, waits on a peer it cannot reach; no exit, so no CrashLoopBackOff) is never taken as a failed
 // upgrade: the cluster is down for good with Upgrading=True. Each answer fed back as the next observed state.
 import t from 'tap';
-import { running, type Loop } from './fixtures/etcd-loop.js';
+import { images, running, versionsFromImages, type Loop } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
-const images = (loop: Loop) =>
-  Object.fromEntries(
-    loop.children.filter((c) => c.kind === 'Pod').map((p: any) => [p.metadata.name, p.spec.containers[0].image]),
-  ) as Record<string, string>;
 const condition = (loop: Loop, type: string) => loop.s().conditions.find((c: any) => c.type === type);
 
 for (const size of [1, 2])
   t.test(`size ${size}: a member that never serves on the new version halts the upgrade`, async (t) => {
     const loop = await running({ size });
-    const etcd = loop.etcd as any;
-    const health = etcd.health.bind(etcd);
-    etcd.health = async (url: string) => {
-      const h = await health(url);
-      const img = images(loop)[new URL(url).hostname.split('.')[0]!];
-      if (h.healthy && img) h.version = img.split(':v')[1];
-      return h;
-    };
+    versionsFromImages(loop);
     loop.spec = { ...loop.spec, version: '3.5.1' };
     let hung: string | undefined;
     for (let i = 0; i < 60; i++) {

@@ -3,19 +3,12 @@
 // the cluster runs (an OOM kill, no upgrade under way) is taken as a failed upgrade and "rolled back" to the version
 // the annotation names: a downgrade etcd refuses (spec.version 3.4.0 would be UpgradeRefused), made by the hook.
 import t from 'tap';
-import { running, type Loop } from './fixtures/etcd-loop.js';
+import { CRASHING, images, running } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 import type { CompositeSyncResponse } from '../lib/metacontroller.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
-const images = (loop: Loop) =>
-  Object.fromEntries(
-    loop.children.filter((c) => c.kind === 'Pod').map((p: any) => [p.metadata.name, p.spec.containers[0].image]),
-  ) as Record<string, string>;
-const CRASHING = {
-  containerStatuses: [{ name: 'etcd', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
-};
 
 t.test('spec.pod.annotations naming upgraded-from: a crash at the running version is no failed upgrade', async (t) => {
   const loop = await running({ size: 3, pod: { annotations: { 'etcd.metaops.io/upgraded-from': '3.3.0' } } });
