@@ -14,7 +14,8 @@ import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/met
 import { FakeAws } from './fixtures/fake-aws.js';
 import { etcdHealthy, etcdParent, etcdSnapshot, etcdSpec } from './fixtures/etcd.js';
 import { restoreObject, running } from './fixtures/etcd-loop.js';
-import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { s3Request } from './fixtures/s3.js';
 
 const cond = (res: CompositeSyncResponse, type: string) =>
   ((res.status as any)?.conditions as any[] | undefined)?.find((c) => c.type === type);
@@ -29,22 +30,11 @@ class Bucket {
     readonly uid = 'uid-app',
   ) {}
   request() {
-    const parent: ParentObject = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'app', namespace: 'ns', uid: this.uid, generation: 1 },
-      spec: { deletionPolicy: 'Retain', forceDelete: false, ...this.spec },
-    };
-    if (this.status) parent.status = structuredClone(this.status);
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request(
+      { name: 'app', namespace: 'ns', uid: this.uid },
+      { deletionPolicy: 'Retain', forceDelete: false, ...this.spec },
+      { status: this.status, children: this.children },
+    );
   }
   async sync() {
     const res = await sync(this.request(), this.aws, FIXED_NOW);

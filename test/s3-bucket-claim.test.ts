@@ -6,10 +6,10 @@ import t from 'tap';
 import { AwsError, BUCKET_INTENT_TAG, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
 import { bucketPolicy, userName } from '../hooks/s3/policy.js';
 import { claimName } from '../hooks/s3/sync.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
+import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
-import { asObserved, objectMap } from './fixtures/requests.js';
+import { s3Request, withCreateBucket } from './fixtures/s3.js';
 
 const ACCOUNT = 'arn:aws:iam::123456789012';
 const claimArn = (bucket: string) => `${ACCOUNT}:policy/${claimName(bucket)}`;
@@ -27,22 +27,11 @@ class Resource {
     return userName(this.namespace, 'data', this.uid);
   }
   request() {
-    const parent: ParentObject = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'data', namespace: this.namespace, uid: this.uid, generation: 1 },
-      spec: { deletionPolicy: 'Retain', ...this.spec },
-    };
-    if (this.status) parent.status = structuredClone(this.status);
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request(
+      { name: 'data', namespace: this.namespace, uid: this.uid },
+      { deletionPolicy: 'Retain', ...this.spec },
+      { status: this.status, children: this.children },
+    );
   }
   async sync(now = new Date('2026-01-02T03:04:05Z')): Promise<CompositeSyncResponse> {
     const res = await sync(this.request(), this.aws, now);
@@ -66,21 +55,13 @@ class Resource {
 /** The fake, with `before` run once right before the first CreateBucket reaches it (another sync's moment). */
 function racing(fake: FakeAws, before: () => Promise<unknown>): AwsApi {
   let raced = false;
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (prop !== 'createBucket') return typeof value === 'function' ? value.bind(target) : value;
-      return async (bucket: string, region: string) => {
-        if (!raced) {
-          raced = true;
-          await before();
-        }
-        return target.createBucket(bucket, region);
-      };
-    },
+  return withCreateBucket(fake, async (bucket, region) => {
+    if (!raced) {
+      raced = true;
+      await before();
+    }
+    return fake.createBucket(bucket, region);
   });
-  return aws;
 }
 
 /** The users whose attached policies grant `bucket`. */

@@ -7,10 +7,10 @@ import t, { type Test } from 'tap';
 import { BUCKET_INTENT_TAG, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
 import { userName } from '../hooks/s3/policy.js';
 import { claimName, KEY_GRACE_SECONDS } from '../hooks/s3/sync.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
+import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
-import { asObserved, objectMap } from './fixtures/requests.js';
+import { S3_DEFAULTS, s3Request } from './fixtures/s3.js';
 
 const USER = userName('ns', 'app', 'uid-app');
 
@@ -50,29 +50,11 @@ class Resource {
     public spec: Record<string, unknown>,
   ) {}
   request() {
-    const parent: ParentObject = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'app', namespace: 'ns', uid: 'uid-app', generation: 1 },
-      spec: {
-        versioning: false,
-        encryption: { type: 'SSE-S3' },
-        publicAccessBlock: {},
-        deletionPolicy: 'Retain',
-        forceDelete: false,
-        ...this.spec,
-      },
-    };
-    if (this.status) parent.status = structuredClone(this.status);
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request(
+      { name: 'app', namespace: 'ns', uid: 'uid-app' },
+      { ...S3_DEFAULTS, ...this.spec },
+      { status: this.status, children: this.children },
+    );
   }
   /** One call, its answer kept (Metacontroller writes the status and applies the children). */
   async run(hook: 'sync' | 'finalize', aws: AwsApi = this.fake): Promise<CompositeSyncResponse> {

@@ -6,51 +6,31 @@
 // which is what the record of intent was for. (The SDK tries twice, maxAttempts 2; the last answer is what counts.)
 import t from 'tap';
 import { AwsError, BUCKET_INTENT_TAG, OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
-import type { CompositeSyncResponse, ParentObject } from '../lib/metacontroller.js';
+import type { CompositeSyncResponse } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { s3Sync as sync } from './fixtures/hooks.js';
-import { asObserved, objectMap } from './fixtures/requests.js';
+import { s3Request, TENANT_A, withCreateBucket } from './fixtures/s3.js';
+
+/** Tenant A's resource asks for the bucket tenant-a-data, kept when the resource goes. */
+const SPEC = { bucketName: 'tenant-a-data', deletionPolicy: 'Retain' };
 
 for (const code of ['InternalError', 'ServiceUnavailable']) {
   t.test(`CreateBucket made the bucket but answered ${code}: the next sync converges on it`, async (t) => {
     const fake = new FakeAws();
     let once = false;
-    const aws: AwsApi = new Proxy(fake, {
-      get(target, prop, receiver) {
-        if (prop === 'withDeadline') return () => aws;
-        const value = Reflect.get(target, prop, receiver);
-        if (prop !== 'createBucket') return typeof value === 'function' ? value.bind(target) : value;
-        return async (bucket: string, region: string) => {
-          await target.createBucket(bucket, region);
-          if (!once) {
-            once = true;
-            throw new AwsError(code, 'We encountered an internal error. Please try again.', 'CreateBucket');
-          }
-        };
-      },
+    const aws = withCreateBucket(fake, async (bucket, region) => {
+      await fake.createBucket(bucket, region);
+      if (!once) {
+        once = true;
+        throw new AwsError(code, 'We encountered an internal error. Please try again.', 'CreateBucket');
+      }
     });
-    const parent: ParentObject = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'data', namespace: 'tenant-a', uid: 'uid-a', generation: 1 },
-      spec: { bucketName: 'tenant-a-data', deletionPolicy: 'Retain' },
-    };
     const now = new Date('2026-01-02T03:04:05Z');
-    let res: CompositeSyncResponse = await sync(
-      { controller: {}, parent, children: objectMap([], 'v1', ['Secret.v1']) },
-      aws,
-      now,
-    );
+    let res: CompositeSyncResponse = await sync(s3Request(TENANT_A, SPEC), aws, now);
     t.ok(fake.buckets.has('tenant-a-data'), 'S3 made the bucket');
     for (let i = 0; i < 3; i++) {
-      parent.status = structuredClone(res.status ?? {});
       // What Metacontroller sends next: the status and the children the last answer asked for.
-      const children = objectMap(
-        res.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      );
-      res = await sync({ controller: {}, parent, children }, aws, now);
+      res = await sync(s3Request(TENANT_A, SPEC, { status: res.status ?? {}, children: res.children }), aws, now);
     }
     const ready = ((res.status?.['conditions'] ?? []) as Array<Record<string, unknown>>).find(
       (c) => c['type'] === 'Ready',
@@ -68,21 +48,13 @@ for (const code of ['InternalError', 'ServiceUnavailable']) {
 /** The fake, whose first CreateBucket fails with `code` and makes nothing. */
 function failsOnce(fake: FakeAws, code: string): AwsApi {
   let once = false;
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (prop !== 'createBucket') return typeof value === 'function' ? value.bind(target) : value;
-      return async (bucket: string, region: string) => {
-        if (!once) {
-          once = true;
-          throw new AwsError(code, 'refused or failed', 'CreateBucket');
-        }
-        await target.createBucket(bucket, region);
-      };
-    },
+  return withCreateBucket(fake, async (bucket, region) => {
+    if (!once) {
+      once = true;
+      throw new AwsError(code, 'refused or failed', 'CreateBucket');
+    }
+    await fake.createBucket(bucket, region);
   });
-  return aws;
 }
 
 const intentOf = (fake: FakeAws) => [...fake.users.values()].map((u) => u.tags.get(BUCKET_INTENT_TAG)).filter(Boolean);
@@ -90,17 +62,7 @@ const intentOf = (fake: FakeAws) => [...fake.users.values()].map((u) => u.tags.g
 for (const code of ['BucketAlreadyExists', 'InvalidBucketName', 'AccessDenied', 'TooManyBuckets']) {
   t.test(`CreateBucket refused (${code}): the record of intent goes`, async (t) => {
     const fake = new FakeAws();
-    const parent: ParentObject = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'data', namespace: 'tenant-a', uid: 'uid-a', generation: 1 },
-      spec: { bucketName: 'tenant-a-data', deletionPolicy: 'Retain' },
-    };
-    const res = await sync(
-      { controller: {}, parent, children: objectMap([], 'v1', ['Secret.v1']) },
-      failsOnce(fake, code),
-      new Date(),
-    );
+    const res = await sync(s3Request(TENANT_A, SPEC), failsOnce(fake, code), new Date());
     t.match(JSON.stringify(res.status), new RegExp(code), 'the status says what AWS answered');
     t.same(intentOf(fake), [], 'no record of a bucket that was not made');
   });
@@ -109,17 +71,7 @@ for (const code of ['BucketAlreadyExists', 'InvalidBucketName', 'AccessDenied', 
 for (const code of ['InternalError', 'ServiceUnavailable', 'SlowDown', 'SomethingNew']) {
   t.test(`CreateBucket failed without a definite refusal (${code}): the record of intent stays`, async (t) => {
     const fake = new FakeAws();
-    const parent: ParentObject = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'data', namespace: 'tenant-a', uid: 'uid-a', generation: 1 },
-      spec: { bucketName: 'tenant-a-data', deletionPolicy: 'Retain' },
-    };
-    await sync(
-      { controller: {}, parent, children: objectMap([], 'v1', ['Secret.v1']) },
-      failsOnce(fake, code),
-      new Date(),
-    );
+    await sync(s3Request(TENANT_A, SPEC), failsOnce(fake, code), new Date());
     t.same(intentOf(fake), ['tenant-a-data'], 'the record names the bucket that may exist');
   });
 }

@@ -7,43 +7,27 @@
 import t from 'tap';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
 import { claimName } from '../hooks/s3/sync.js';
-import type { CompositeSyncResponse, ParentObject } from '../lib/metacontroller.js';
+import type { CompositeSyncResponse } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
-import { objectMap } from './fixtures/requests.js';
+import { s3Request, withCreateBucket } from './fixtures/s3.js';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
 const claimArn = (bucket: string) => `arn:aws:iam::123456789012:policy/${claimName(bucket)}`;
 
-function request(namespace: string, uid: string, spec: Record<string, unknown>, status?: Record<string, unknown>) {
-  const parent: ParentObject = {
-    apiVersion: 'systek.no/v1',
-    kind: 'S3',
-    metadata: { name: 'data', namespace, uid, generation: 1 },
-    spec,
-  };
-  if (status) parent.status = structuredClone(status);
-  return { controller: {}, parent, children: objectMap([], 'v1', ['Secret.v1']) };
-}
+const request = (namespace: string, uid: string, spec: Record<string, unknown>, status?: Record<string, unknown>) =>
+  s3Request({ name: 'data', namespace, uid }, spec, { status });
 
 /** The fake, whose first CreateBucket creates the bucket and then answers nothing (the hook's deadline). */
 function silentOnce(fake: FakeAws): AwsApi {
   let done = false;
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (prop !== 'createBucket') return typeof value === 'function' ? value.bind(target) : value;
-      return async (bucket: string, region: string) => {
-        await target.createBucket(bucket, region);
-        if (!done) {
-          done = true;
-          throw new AwsError('TimeoutError', 'no answer within the deadline', 'CreateBucket');
-        }
-      };
-    },
+  return withCreateBucket(fake, async (bucket, region) => {
+    await fake.createBucket(bucket, region);
+    if (!done) {
+      done = true;
+      throw new AwsError('TimeoutError', 'no answer within the deadline', 'CreateBucket');
+    }
   });
-  return aws;
 }
 
 t.test(

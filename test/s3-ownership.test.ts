@@ -8,9 +8,9 @@ import { KEY_GRACE_SECONDS, reasonOf, s3Clients } from '../hooks/s3/sync.js';
 import { RETRY_SECONDS } from '../lib/errors.js';
 import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
 import { AwsError } from '../hooks/s3/api.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
+import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
-import { asObserved, objectMap } from './fixtures/requests.js';
+import { S3_DEFAULTS, s3Request } from './fixtures/s3.js';
 
 const OURS = new Map([
   [OWNER_TAG, 'ns/app'],
@@ -32,29 +32,11 @@ class Resource {
     this.now = aws.now;
   }
   request() {
-    const parent: ParentObject = {
-      apiVersion: 'metaops.dev/v1alpha1',
-      kind: 'S3',
-      metadata: { name: this.name, namespace: 'ns', uid: this.uid, generation: 1 },
-      spec: {
-        versioning: false,
-        encryption: { type: 'SSE-S3' },
-        publicAccessBlock: {},
-        deletionPolicy: 'Retain',
-        forceDelete: false,
-        ...this.spec,
-      },
-    };
-    if (this.status) parent.status = structuredClone(this.status);
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request(
+      { name: this.name, namespace: 'ns', uid: this.uid },
+      { ...S3_DEFAULTS, ...this.spec },
+      { status: this.status, children: this.children, apiVersion: 'metaops.dev/v1alpha1' },
+    );
   }
   async sync(): Promise<CompositeSyncResponse> {
     this.last = await sync(this.request(), this.aws, this.now);

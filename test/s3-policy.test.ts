@@ -21,9 +21,10 @@ import { AwsError } from '../hooks/s3/api.js';
 import { s3 } from '../hooks/s3/index.js';
 import { runHook } from '../lib/operator.js';
 import { s3Sync as sync } from './fixtures/hooks.js';
-import type { CompositeSyncRequest, ParentObject } from '../lib/metacontroller.js';
+import type { CompositeSyncRequest } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { FIXED_NOW } from './fixtures/requests.js';
+import { S3_DEFAULTS, s3Request } from './fixtures/s3.js';
 
 const BUCKET_ACTIONS = [
   's3:ListBucket',
@@ -213,27 +214,17 @@ t.test('bucket names: the S3 rules beyond the CRD pattern', async (t) => {
     t.match(bucketNameProblem(s), /must not end/, s);
 });
 
-function s3Request(spec: Record<string, unknown>, status?: Record<string, unknown>): CompositeSyncRequest {
-  const parent: ParentObject = {
-    apiVersion: 'metaops.dev/v1alpha1',
-    kind: 'S3',
-    metadata: { name: 'app', namespace: 'ns', uid: 'uid-app', generation: 1 },
-    spec: {
-      versioning: false,
-      encryption: { type: 'SSE-S3' },
-      publicAccessBlock: {},
-      deletionPolicy: 'Retain',
-      forceDelete: false,
-      ...spec,
-    },
-  };
-  if (status) parent.status = status;
-  return { controller: {}, parent, children: { 'Secret.v1': {} } };
-}
+/** A request for the S3 resource `app` of namespace `ns` with `spec` (over the defaults) and `status`. */
+const appRequest = (spec: Record<string, unknown>, status?: Record<string, unknown>): CompositeSyncRequest =>
+  s3Request(
+    { name: 'app', namespace: 'ns', uid: 'uid-app' },
+    { ...S3_DEFAULTS, ...spec },
+    { status, apiVersion: 'metaops.dev/v1alpha1' },
+  );
 
 t.test('the sync writes that policy, attaches it, and replaces a document that differs', async (t) => {
   const aws = new FakeAws();
-  const res = await sync(s3Request({ bucketName: 'app-data' }), aws, FIXED_NOW);
+  const res = await sync(appRequest({ bucketName: 'app-data' }), aws, FIXED_NOW);
   t.equal(
     (res.status as any).policyArn,
     `arn:aws:iam::<account>:policy/${policyName('ns', 'app', 'uid-app')}`,
@@ -249,13 +240,13 @@ t.test('the sync writes that policy, attaches it, and replaces a document that d
       JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] }),
     );
   aws.calls = [];
-  await sync(s3Request({ bucketName: 'app-data' }, res.status as Record<string, unknown>), aws, FIXED_NOW);
+  await sync(appRequest({ bucketName: 'app-data' }, res.status as Record<string, unknown>), aws, FIXED_NOW);
   t.same(aws.document(policyArn), JSON.parse(bucketPolicy('app-data')), 'the widened document is replaced');
   t.ok(aws.calls.includes(`setPolicyDocument ${policyArn}`));
   // The same document, written with other white space: left as it is.
   aws.policies.get(policyArn)!.versions.push(JSON.stringify(JSON.parse(bucketPolicy('app-data')), null, 2));
   aws.calls = [];
-  await sync(s3Request({ bucketName: 'app-data' }, res.status as Record<string, unknown>), aws, FIXED_NOW);
+  await sync(appRequest({ bucketName: 'app-data' }, res.status as Record<string, unknown>), aws, FIXED_NOW);
   t.notOk(
     aws.calls.some((c) => c.startsWith('setPolicyDocument')),
     'an equal document is not rewritten',
@@ -266,7 +257,7 @@ t.test('the sync writes that policy, attaches it, and replaces a document that d
   );
   // SSE-KMS with a key the server allows: the policy grows the key's statement.
   await sync(
-    s3Request(
+    appRequest(
       { bucketName: 'app-data', encryption: { type: 'SSE-KMS', kmsKeyId: KEY_A } },
       res.status as Record<string, unknown>,
     ),
@@ -277,7 +268,7 @@ t.test('the sync writes that policy, attaches it, and replaces a document that d
   t.same(aws.document(policyArn).Statement[2].Resource, [KEY_A]);
   // SSE-KMS without a key (the AWS managed key): no KMS statement.
   await sync(
-    s3Request({ bucketName: 'app-data', encryption: { type: 'SSE-KMS' } }, res.status as Record<string, unknown>),
+    appRequest({ bucketName: 'app-data', encryption: { type: 'SSE-KMS' } }, res.status as Record<string, unknown>),
     aws,
     FIXED_NOW,
   );
@@ -286,7 +277,7 @@ t.test('the sync writes that policy, attaches it, and replaces a document that d
 
 /** An S3 resource of tenant `namespace`, with SSE-KMS and this key. */
 function tenantRequest(namespace: string, kmsKeyId: string | undefined, bucketName: string): CompositeSyncRequest {
-  const req = s3Request({ bucketName, encryption: { type: 'SSE-KMS', ...(kmsKeyId ? { kmsKeyId } : {}) } });
+  const req = appRequest({ bucketName, encryption: { type: 'SSE-KMS', ...(kmsKeyId ? { kmsKeyId } : {}) } });
   req.parent.metadata = { name: 'app', namespace, uid: `uid-${namespace}`, generation: 1 };
   return req;
 }

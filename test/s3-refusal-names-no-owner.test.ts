@@ -5,10 +5,12 @@ import t from 'tap';
 import { OWNER_TAG, OWNER_UID_TAG } from '../hooks/s3/api.js';
 import { s3Sync } from './fixtures/hooks.js';
 import { FakeAws } from './fixtures/fake-aws.js';
+import { s3Request } from './fixtures/s3.js';
 import { runHook } from '../lib/operator.js';
 import { s3 } from '../hooks/s3/index.js';
 
-t.test("a refused bucket name does not name the other tenant's namespace and resource", async (t) => {
+/** The in-memory AWS with bucket tenant-b-data, owned by tenant B's S3 resource payroll of team-b-secret-project. */
+function withTenantBBucket(): FakeAws {
   const aws = new FakeAws();
   aws.buckets.set('tenant-b-data', {
     region: 'us-east-1',
@@ -18,16 +20,12 @@ t.test("a refused bucket name does not name the other tenant's namespace and res
     ]),
     objects: 1,
   });
-  const request: any = {
-    controller: {},
-    parent: {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'probe', namespace: 'a', uid: 'uid-a', generation: 1 },
-      spec: { bucketName: 'tenant-b-data' },
-    },
-    children: { 'Secret.v1': {} },
-  };
+  return aws;
+}
+
+t.test("a refused bucket name does not name the other tenant's namespace and resource", async (t) => {
+  const aws = withTenantBBucket();
+  const request = s3Request({ name: 'probe', namespace: 'a', uid: 'uid-a' }, { bucketName: 'tenant-b-data' });
   const res = await s3Sync(request, aws, aws.now);
   const text = JSON.stringify(res.status);
   t.match(text, /BucketAlreadyExists/, 'refused');
@@ -36,15 +34,7 @@ t.test("a refused bucket name does not name the other tenant's namespace and res
 });
 
 t.test("the operator's log names the owner a refusal does not", async (t) => {
-  const aws = new FakeAws();
-  aws.buckets.set('tenant-b-data', {
-    region: 'us-east-1',
-    tags: new Map([
-      [OWNER_TAG, 'team-b-secret-project/payroll'],
-      [OWNER_UID_TAG, 'uid-b'],
-    ]),
-    objects: 1,
-  });
+  const aws = withTenantBBucket();
   const lines: Array<[object, string]> = [];
   const logger: any = {
     level: 'info',
@@ -56,16 +46,7 @@ t.test("the operator's log names the owner a refusal does not", async (t) => {
     fatal() {},
     child: () => logger,
   };
-  const request: any = {
-    controller: {},
-    parent: {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'probe', namespace: 'a', uid: 'uid-a', generation: 1 },
-      spec: { bucketName: 'tenant-b-data' },
-    },
-    children: { 'Secret.v1': {} },
-  };
+  const request = s3Request({ name: 'probe', namespace: 'a', uid: 'uid-a' }, { bucketName: 'tenant-b-data' });
   await runHook(s3, 'sync', request, { now: aws.now, clients: { aws: async () => aws }, log: logger });
   t.match(lines[0], [
     { refused: 'bucket tenant-b-data', owner: 'team-b-secret-project/payroll', ownerUid: 'uid-b' },

@@ -1,22 +1,15 @@
 // The operator's AWS account ID is not shown to a tenant in an S3 resource's status (status.policyArn).
 import t from 'tap';
-import type { ParentObject } from '../lib/metacontroller.js';
 import { FakeAws } from './fixtures/fake-aws.js';
 import { s3Sync as sync } from './fixtures/hooks.js';
-import { objectMap } from './fixtures/requests.js';
+import { s3Request, TENANT_A } from './fixtures/s3.js';
 
 const ACCOUNT = /(?<![0-9])[0-9]{12}(?![0-9])/;
 
 t.test("an S3 resource's ready status does not show the operator's AWS account ID", async (t) => {
   const aws = new FakeAws();
-  const parent: ParentObject = {
-    apiVersion: 'systek.no/v1',
-    kind: 'S3',
-    metadata: { name: 'data', namespace: 'tenant-a', uid: 'uid-a', generation: 1 },
-    spec: { bucketName: 'tenant-a-data', deletionPolicy: 'Retain' },
-  };
   const res = await sync(
-    { controller: {}, parent, children: objectMap([], 'v1', ['Secret.v1']) },
+    s3Request(TENANT_A, { bucketName: 'tenant-a-data', deletionPolicy: 'Retain' }),
     aws,
     new Date('2026-01-02T03:04:05Z'),
   );

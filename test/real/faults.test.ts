@@ -1,71 +1,47 @@
 // Dependency faults injected in front of the real S3/IAM server: a proxy before moto that can throttle (S3's
 // SlowDown, IAM's Throttling) or drop every connection after N requests (the server stopped mid-sync). The hook
 // must answer in time, say what failed, back off, and delete nothing.
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import t from 'tap';
 import { SdkAwsApi } from '../../hooks/s3/aws.js';
 import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
+import { motoProxy, startMoto, type Moto, type MotoProxy } from '../fixtures/moto.js';
 import { asObserved, objectMap } from '../fixtures/requests.js';
 
 type Mode = { kind: 'pass' } | { kind: 'throttle' } | { kind: 'dropAfter'; remaining: number };
 
 let moto: Moto;
-let proxy: Server;
+let proxy: MotoProxy;
 let mode: Mode = { kind: 'pass' };
 let aws: SdkAwsApi;
-const sockets = new Set<Socket>();
 
 t.before(async () => {
   moto = await startMoto();
-  const target = new URL(moto.endpoint);
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (mode.kind === 'dropAfter' && mode.remaining-- <= 0) {
-        req.socket.destroy();
-        return;
-      }
-      if (mode.kind === 'throttle') {
-        const iam = body.toString().includes('Action=');
-        res.writeHead(iam ? 400 : 503, { 'content-type': 'text/xml' });
-        res.end(
-          iam
-            ? '<ErrorResponse><Error><Type>Sender</Type><Code>Throttling</Code><Message>Rate exceeded</Message></Error><RequestId>1</RequestId></ErrorResponse>'
-            : '<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>1</RequestId></Error>',
-        );
-        return;
-      }
-      const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
+  proxy = await motoProxy(moto, (req, res, body, forward) => {
+    if (mode.kind === 'dropAfter' && mode.remaining-- <= 0) {
+      req.socket.destroy();
+      return;
+    }
+    if (mode.kind === 'throttle') {
+      const iam = body.toString().includes('Action=');
+      res.writeHead(iam ? 400 : 503, { 'content-type': 'text/xml' });
+      res.end(
+        iam
+          ? '<ErrorResponse><Error><Type>Sender</Type><Code>Throttling</Code><Message>Rate exceeded</Message></Error><RequestId>1</RequestId></ErrorResponse>'
+          : '<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>1</RequestId></Error>',
       );
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
-    });
+      return;
+    }
+    forward();
   });
-  proxy.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-  const port = (proxy.address() as { port: number }).port;
   aws = new SdkAwsApi({
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: proxy.endpoint,
     region: moto.region,
     credentials: moto.admin,
     requestTimeoutMs: 2000,
   });
 });
 t.teardown(async () => {
-  for (const s of sockets) s.destroy();
   proxy?.close();
   await moto?.stop();
 });

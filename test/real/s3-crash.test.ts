@@ -5,8 +5,6 @@
 // hearing of it). For each n in turn, the next syncs must converge: Ready, with exactly the bucket (tagged as its
 // own), IAM user, attached policy and one access key (the Secret's) a sync never killed leaves, no record of intent
 // left, nothing wedged; the next finalizes remove everything. The in-memory version: test/s3-crash.test.ts.
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import {
   GetBucketTaggingCommand,
   HeadBucketCommand,
@@ -28,70 +26,41 @@ import { userName } from '../../hooks/s3/policy.js';
 import { KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
-import { asObserved, objectMap } from '../fixtures/requests.js';
+import { adminClients, motoProxy, startMoto, type Moto, type MotoProxy } from '../fixtures/moto.js';
+import { s3Request } from '../fixtures/s3.js';
 
 /** pass: every request; count: every request, counted; kill: the first `pass` requests, then none (or its answer). */
 type Mode = { kind: 'pass' } | { kind: 'kill'; pass: number; answerLost: boolean; seen: number };
 
 let moto: Moto;
-let proxy: Server;
+let proxy: MotoProxy;
 let mode: Mode = { kind: 'pass' };
 let aws: SdkAwsApi;
 let admin: { s3: S3Client; iam: IAMClient };
-const sockets = new Set<Socket>();
 
 t.before(async () => {
   moto = await startMoto();
-  const target = new URL(moto.endpoint);
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let dropAnswer = false;
-      if (mode.kind === 'kill') {
-        const n = ++mode.seen;
-        if (n > mode.pass + (mode.answerLost ? 1 : 0)) {
-          req.socket.destroy();
-          return;
-        }
-        dropAnswer = n === mode.pass + 1;
+  proxy = await motoProxy(moto, (req, _res, _body, forward) => {
+    let dropAnswer = false;
+    if (mode.kind === 'kill') {
+      const n = ++mode.seen;
+      if (n > mode.pass + (mode.answerLost ? 1 : 0)) {
+        req.socket.destroy();
+        return;
       }
-      const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          if (dropAnswer) {
-            up.resume();
-            up.on('end', () => req.socket.destroy());
-            return;
-          }
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      upstream.end(Buffer.concat(chunks));
-    });
+      dropAnswer = n === mode.pass + 1;
+    }
+    forward(dropAnswer);
   });
-  proxy.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-  const port = (proxy.address() as { port: number }).port;
   aws = new SdkAwsApi({
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: proxy.endpoint,
     region: moto.region,
     credentials: moto.admin,
     requestTimeoutMs: 2000,
   });
-  admin = {
-    s3: new S3Client({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, forcePathStyle: true }),
-    iam: new IAMClient({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin }),
-  };
+  admin = adminClients(moto);
 });
 t.teardown(async () => {
-  for (const s of sockets) s.destroy();
   proxy?.close();
   await moto?.stop();
 });
@@ -110,22 +79,10 @@ class Resource {
     return userName('crash', this.name, `uid-${this.name}`);
   }
   request(): CompositeSyncRequest {
-    const parent: any = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: this.name, namespace: 'crash', uid: `uid-${this.name}`, generation: 1 },
-      spec: this.spec,
-    };
-    if (this.status) parent.status = structuredClone(this.status);
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request({ name: this.name, namespace: 'crash', uid: `uid-${this.name}` }, this.spec, {
+      status: this.status,
+      children: this.children,
+    });
   }
   private clock(): Date {
     return new Date(Date.now() + this.later * 1000);

@@ -17,8 +17,8 @@ import { userName } from '../../hooks/s3/policy.js';
 import { KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
 import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { asObserved, objectMap } from '../fixtures/requests.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
+import { adminClients, startMoto, type Moto } from '../fixtures/moto.js';
+import { s3Request } from '../fixtures/s3.js';
 
 let moto: Moto;
 let aws: SdkAwsApi;
@@ -27,10 +27,7 @@ let admin: { s3: S3Client; iam: IAMClient };
 t.before(async () => {
   moto = await startMoto();
   aws = new SdkAwsApi({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin });
-  admin = {
-    s3: new S3Client({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, forcePathStyle: true }),
-    iam: new IAMClient({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin }),
-  };
+  admin = adminClients(moto);
 });
 t.teardown(() => moto?.stop());
 
@@ -45,22 +42,11 @@ class Resource {
     readonly namespace = 'team-a',
   ) {}
   request(): CompositeSyncRequest {
-    const parent: any = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: this.name, namespace: this.namespace, uid: `uid-${this.name}`, generation: this.generation },
-      spec: this.spec,
-    };
-    if (this.status) parent.status = this.status;
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request(
+      { name: this.name, namespace: this.namespace, uid: `uid-${this.name}`, generation: this.generation },
+      this.spec,
+      { status: this.status, children: this.children },
+    );
   }
   /** Seconds added to the clock the hook is given (a sync that runs later). */
   later = 0;

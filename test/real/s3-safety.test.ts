@@ -1,7 +1,6 @@
 // The S3 controller's safety against moto, with a stand-in in front of it that behaves as S3 does about
 // regions (a call sent to the wrong region is answered 301 PermanentRedirect; CreateBucket must be sent to the
 // region it names) and that can answer hostile, huge bodies. Each test is one case of docs/s3-failures.md.
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import {
   CreateBucketCommand,
   GetBucketLocationCommand,
@@ -26,12 +25,11 @@ import { userName, type KmsAllowlist } from '../../hooks/s3/policy.js';
 import { KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
 import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { asObserved, objectMap } from '../fixtures/requests.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
+import { adminClients, motoProxy, startMoto, type Moto, type MotoProxy } from '../fixtures/moto.js';
+import { s3Request } from '../fixtures/s3.js';
 
 let moto: Moto;
-let standIn: Server;
-let standInUrl: string;
+let standIn: MotoProxy;
 let admin: { s3: S3Client; iam: IAMClient };
 /** What the stand-in does beyond S3's region rules: answer this many bytes to the next IAM call. */
 let hostile: { bytes: number } | undefined;
@@ -47,81 +45,61 @@ function signed(auth: string | undefined): { region: string; service: string } |
 
 t.before(async () => {
   moto = await startMoto();
-  admin = {
-    s3: new S3Client({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, forcePathStyle: true }),
-    iam: new IAMClient({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin }),
-  };
-  const target = new URL(moto.endpoint);
-  standIn = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const sig = signed(req.headers.authorization);
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (hostile && sig?.service === 'iam') {
-        const bytes = hostile.bytes;
-        hostile = undefined;
-        res.writeHead(200, { 'content-type': 'text/xml' });
-        // No content-length: the body streams, as a hostile server would send it.
-        const chunk = Buffer.alloc(64 * 1024, 'a');
-        for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
-          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
-        }
-        res.end();
-        return;
+  admin = adminClients(moto);
+  standIn = await motoProxy(moto, async (req, res, body, forward) => {
+    const sig = signed(req.headers.authorization);
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (hostile && sig?.service === 'iam') {
+      const bytes = hostile.bytes;
+      hostile = undefined;
+      res.writeHead(200, { 'content-type': 'text/xml' });
+      // No content-length: the body streams, as a hostile server would send it.
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
+        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
       }
-      const bucket = url.pathname.split('/')[1];
-      if (wrongLocation !== undefined && url.searchParams.has('location')) {
-        res.writeHead(200, { 'content-type': 'application/xml' });
-        res.end(
-          `<?xml version="1.0" encoding="UTF-8"?><LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${wrongLocation}</LocationConstraint>`,
-        );
-        return;
-      }
-      if (sig?.service === 's3' && bucket) {
-        const isCreate =
-          req.method === 'PUT' && /^\/[^/]+\/?$/.test(url.pathname) && [...url.searchParams.keys()].length === 0;
-        if (isCreate) {
-          const location =
-            /<LocationConstraint>([^<]*)<\/LocationConstraint>/.exec(body.toString())?.[1] || 'us-east-1';
-          if (location !== sig.region) {
-            res.writeHead(400, { 'content-type': 'application/xml' });
-            res.end(
-              `<Error><Code>IllegalLocationConstraintException</Code><Message>The ${location} location constraint is incompatible for the region specific endpoint this request was sent to.</Message></Error>`,
-            );
-            return;
-          }
-        } else if (!url.searchParams.has('location')) {
-          const region = await admin.s3.send(new GetBucketLocationCommand({ Bucket: bucket })).then(
-            (r) => r.LocationConstraint || 'us-east-1',
-            () => undefined,
-          );
-          if (region && region !== sig.region) {
-            redirects.push(`${req.method} ${bucket} ${sig.region}`);
-            res.writeHead(301, { 'content-type': 'application/xml', 'x-amz-bucket-region': region });
-            res.end(
-              req.method === 'HEAD'
-                ? undefined
-                : `<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.</Message><Bucket>${bucket}</Bucket></Error>`,
-            );
-            return;
-          }
-        }
-      }
-      const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
+      res.end();
+      return;
+    }
+    const bucket = url.pathname.split('/')[1];
+    if (wrongLocation !== undefined && url.searchParams.has('location')) {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?><LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${wrongLocation}</LocationConstraint>`,
       );
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
-    });
+      return;
+    }
+    if (sig?.service === 's3' && bucket) {
+      const isCreate =
+        req.method === 'PUT' && /^\/[^/]+\/?$/.test(url.pathname) && [...url.searchParams.keys()].length === 0;
+      if (isCreate) {
+        const location = /<LocationConstraint>([^<]*)<\/LocationConstraint>/.exec(body.toString())?.[1] || 'us-east-1';
+        if (location !== sig.region) {
+          res.writeHead(400, { 'content-type': 'application/xml' });
+          res.end(
+            `<Error><Code>IllegalLocationConstraintException</Code><Message>The ${location} location constraint is incompatible for the region specific endpoint this request was sent to.</Message></Error>`,
+          );
+          return;
+        }
+      } else if (!url.searchParams.has('location')) {
+        const region = await admin.s3.send(new GetBucketLocationCommand({ Bucket: bucket })).then(
+          (r) => r.LocationConstraint || 'us-east-1',
+          () => undefined,
+        );
+        if (region && region !== sig.region) {
+          redirects.push(`${req.method} ${bucket} ${sig.region}`);
+          res.writeHead(301, { 'content-type': 'application/xml', 'x-amz-bucket-region': region });
+          res.end(
+            req.method === 'HEAD'
+              ? undefined
+              : `<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.</Message><Bucket>${bucket}</Bucket></Error>`,
+          );
+          return;
+        }
+      }
+    }
+    forward();
   });
-  await new Promise<void>((r) => standIn.listen(0, '127.0.0.1', () => r()));
-  standInUrl = `http://127.0.0.1:${(standIn.address() as { port: number }).port}`;
 });
 t.teardown(async () => {
   standIn?.close();
@@ -131,7 +109,7 @@ t.teardown(async () => {
 /** A new AWS client through the stand-in: nothing remembered (regions), every call recorded. */
 const newAws = (options: { maxResponseBytes?: number } = {}) =>
   new SdkAwsApi({
-    endpoint: standInUrl,
+    endpoint: standIn.endpoint,
     region: 'us-east-1',
     credentials: moto.admin,
     recordCalls: true,
@@ -154,22 +132,10 @@ class Resource {
     readonly uid = `uid-${namespace}/${name}`,
   ) {}
   request(): CompositeSyncRequest {
-    const parent: any = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: this.name, namespace: this.namespace, uid: this.uid, generation: 1 },
-      spec: this.spec,
-    };
-    if (this.status) parent.status = this.status;
-    return {
-      controller: {},
-      parent,
-      children: objectMap(
-        this.children.map((c) => asObserved(c)),
-        'v1',
-        ['Secret.v1'],
-      ),
-    };
+    return s3Request({ name: this.name, namespace: this.namespace, uid: this.uid }, this.spec, {
+      status: this.status,
+      children: this.children,
+    });
   }
   private now() {
     return new Date(Date.now() + this.later * 1000);
