@@ -299,6 +299,36 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
 }
 
 /**
+ * A restore's members, numbered after `lastIndex`: all `spec.size` of them start from its snapshot together, as one
+ * new cluster.
+ */
+function restoredMembers(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  lastIndex: number,
+  restore: { uid: string; source: RestoreSource },
+): { names: string[]; pods: KubeObject[] } {
+  const c = clusterOf(parent, spec);
+  const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
+  const all = initialCluster(
+    c,
+    names.map((pod) => ({ pod })),
+  );
+  const pods = names.map((pod) =>
+    memberPod({
+      parent,
+      spec,
+      name: pod,
+      initialCluster: all,
+      state: 'new',
+      restore: restore.source,
+      restoreUid: restore.uid,
+    }),
+  );
+  return { names, pods };
+}
+
+/**
  * A restore replaces the cluster: an explicit request, and the only decision that drops every member.
  * First the old members are dropped (their data goes with them), then `size` members restored from the
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
@@ -547,23 +577,9 @@ function decideRestore(
       return restoring([], lastIndex, before, 'waiting for the old members to go');
     // Every member is restored from the snapshot and they start together (etcd's documented way to restore a
     // multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
-    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
-    const all = initialCluster(
-      c,
-      names.map((pod) => ({ pod })),
-    );
+    const { names, pods } = restoredMembers(parent, spec, lastIndex, obs.restore);
     return restoring(
-      names.map((pod) =>
-        memberPod({
-          parent,
-          spec,
-          name: pod,
-          initialCluster: all,
-          state: 'new',
-          restore: obs.restore!.source,
-          restoreUid: obs.restore!.uid,
-        }),
-      ),
+      pods,
       lastIndex + spec.size,
       // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
       { ...before, phase: 'Restoring', ...(obs.now ? { since: rfc3339(obs.now) } : {}) },
@@ -615,23 +631,9 @@ function decideRestore(
         phase: 'Failed',
         reason: 'the restored members were lost and the EtcdRestore is gone',
       });
-    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
-    const all = initialCluster(
-      c,
-      names.map((pod) => ({ pod })),
-    );
+    const { names, pods } = restoredMembers(parent, spec, lastIndex, obs.restore);
     return restoring(
-      names.map((pod) =>
-        memberPod({
-          parent,
-          spec,
-          name: pod,
-          initialCluster: all,
-          state: 'new',
-          restore: obs.restore!.source,
-          restoreUid: obs.restore!.uid,
-        }),
-      ),
+      pods,
       lastIndex + spec.size,
       before,
       `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${obs.restore.source.s3.path}`,
