@@ -531,6 +531,11 @@ async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> 
     return existingOneOff(o, t, key, winner ?? {});
   }
   if (typeof size !== 'number') return size;
+  return written(t, key, size, now);
+}
+
+/** A snapshot of the cluster `t` names, written at `key` (`size` bytes) at `now`: the backup succeeded. */
+function written(t: Target, key: string, size: number, now: Date): BackupResult {
   return {
     succeeded: true,
     etcdVersion: t.cluster.version,
@@ -623,13 +628,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
     }
   }
   return {
-    succeeded: true,
-    etcdVersion: t.cluster.version,
-    etcdRevision: t.cluster.revision,
-    clusterId: t.cluster.clusterId,
-    key,
-    size,
-    lastSuccessDate: now.toISOString(),
+    ...written(t, key, size, now),
     lineage: since,
     ...(decided?.break ? { lineageBreak: decided.break } : {}),
     pruned,
