@@ -339,25 +339,12 @@ function eventsOf<S extends TSchema, C, K>(
 }
 
 /**
- * What a hook is handed. A class, so that every call has the same shape, and so that the logger (a child logger
- * with the parent's names) and the signal (an AbortController) are made only when the hook reaches for them: made
+ * The part of a call's context every hook is handed, read from the call's HookContext only when the hook reaches for
+ * it: the logger (a child logger with the parent's names) and the signal (an AbortController) are made then. Made
  * for every call, they cost a pure hook of one child a fifth of its time (bench/ab.ts; perf: docs/performance.md).
  */
-class HookCall<Spec, C, K> implements SyncHook<Spec, C, K> {
-  readonly parent: ParentObject;
-  readonly observed: CompositeSyncRequest['children'];
-  readonly related: CompositeSyncRequest['related'];
-  constructor(
-    readonly request: CompositeSyncRequest,
-    readonly spec: Spec,
-    readonly now: Date,
-    private readonly ctx: HookContext<C, K>,
-    readonly event: (event: EventSpec) => void,
-  ) {
-    this.parent = request.parent;
-    this.observed = request.children;
-    this.related = request.related;
-  }
+class LazyCall<C, K> {
+  constructor(private readonly ctx: HookContext<C, K>) {}
   get signal(): AbortSignal {
     return this.ctx.signal;
   }
@@ -375,34 +362,39 @@ class HookCall<Spec, C, K> implements SyncHook<Spec, C, K> {
   }
 }
 
+/** What a hook is handed. A class, so that every call has the same shape; its context is lazy (LazyCall). */
+class HookCall<Spec, C, K> extends LazyCall<C, K> implements SyncHook<Spec, C, K> {
+  readonly parent: ParentObject;
+  readonly observed: CompositeSyncRequest['children'];
+  readonly related: CompositeSyncRequest['related'];
+  constructor(
+    readonly request: CompositeSyncRequest,
+    readonly spec: Spec,
+    readonly now: Date,
+    ctx: HookContext<C, K>,
+    readonly event: (event: EventSpec) => void,
+  ) {
+    super(ctx);
+    this.parent = request.parent;
+    this.observed = request.children;
+    this.related = request.related;
+  }
+}
+
 /** What a decorator's hook is handed: the same lazy call context as HookCall, about the decorated object. */
-class DecorateCall<C, K> implements DecorateHook<C, K> {
+class DecorateCall<C, K> extends LazyCall<C, K> implements DecorateHook<C, K> {
   readonly object: ParentObject;
   readonly attachments: DecoratorSyncRequest['attachments'];
   readonly related: DecoratorSyncRequest['related'];
   constructor(
     readonly request: DecoratorSyncRequest,
     readonly now: Date,
-    private readonly ctx: HookContext<C, K>,
+    ctx: HookContext<C, K>,
   ) {
+    super(ctx);
     this.object = request.object;
     this.attachments = request.attachments;
     this.related = request.related;
-  }
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-  get log(): FastifyBaseLogger {
-    return this.ctx.log;
-  }
-  get clients(): C {
-    return this.ctx.clients;
-  }
-  get settings(): K {
-    return this.ctx.settings;
-  }
-  get services(): Services {
-    return this.ctx.services;
   }
 }
 
