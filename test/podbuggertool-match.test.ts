@@ -147,16 +147,17 @@ t.test('allowlist entries: path/* by registry and path, repository entries by re
 });
 
 t.test('the container of a tool: its name, fields and the security context of each profile', async (t) => {
-  const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 8);
+  const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
   t.equal(containerName('web'), 'debug-web');
-  t.equal(containerName('a--b'), `debug-a-b-${hash('a--b')}`, 'repeated dashes collapse, and the name is hashed');
-  t.equal(containerName('A_'), `debug-a-${hash('A_')}`, 'a trailing dash is dropped');
+  t.equal(containerName('a--b'), `debug-a-b--${hash('a--b')}`, 'repeated dashes collapse, and the name is hashed');
+  t.equal(containerName('A_'), `debug-a--${hash('A_')}`, 'a trailing dash is dropped');
   t.equal(containerName('x'.repeat(57)), `debug-${'x'.repeat(57)}`, '63 characters: kept');
-  t.equal(containerName('x'.repeat(58)), `debug-${'x'.repeat(48)}-${hash('x'.repeat(58))}`, '64: cut and hashed');
+  t.equal(containerName('x'.repeat(58)), `debug-${'x'.repeat(39)}--${hash('x'.repeat(58))}`, '64: cut and hashed');
+  t.equal(containerName('x'.repeat(58)).length, 63, 'cut to 63');
   t.equal(
-    containerName(`${'x'.repeat(47)}.yy`),
-    `debug-${'x'.repeat(47)}-${hash(`${'x'.repeat(47)}.yy`)}`,
-    'no dash before the hash twice',
+    containerName(`${'x'.repeat(38)}.yy`),
+    `debug-${'x'.repeat(38)}--${hash(`${'x'.repeat(38)}.yy`)}`,
+    'no third dash before the hash',
   );
 
   t.strictSame(ephemeralContainer('t', spec({}), pod()), {
@@ -570,7 +571,7 @@ t.test('the failures recorded on a pod: read tolerantly, written sorted, removed
 
 t.test('container names are valid DNS-1123 labels, whatever the tool is called', async (t) => {
   t.equal(containerName('busybox'), 'debug-busybox');
-  t.match(containerName('My.Tool_v2'), /^debug-my-tool-v2-[0-9a-f]{8}$/, 'a name that is not a label keeps a hash');
+  t.match(containerName('My.Tool_v2'), /^debug-my-tool-v2--[0-9a-f]{16}$/, 'a name that is not a label keeps a hash');
   t.not(containerName('x.y'), containerName('x-y'), 'x.y and x-y never share a container (second attack review F2)');
   t.equal(containerName('x-y'), 'debug-x-y');
   const long = containerName('x'.repeat(80));

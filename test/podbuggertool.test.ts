@@ -441,9 +441,13 @@ t.test('a failed PATCH: recorded on the pod with a stable reason, logged, told o
   });
   t.equal(api.events[0]!.eventTime.toISOString(), FIXED_NOW.toISOString());
 
-  // Before its time, no API call and no write (the failed attempt asked for the resync).
+  // Before its time, no API call and no write; the resync asked again for when it is due (a Metacontroller restarted
+  // since forgot the one the failed attempt asked for).
   const calls = api.gets.length;
-  t.same(await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(20) }), { attachments: [] });
+  t.same(await injectAndApply(api, ['dbg', 'web-1'], { log, now: later(20) }), {
+    attachments: [],
+    resyncAfterSeconds: 10,
+  });
   t.equal(api.gets.length, calls, 'no read before the retry is due');
   // The same failure again, when due: the record counts it and the next retry waits twice as long; no second event.
   api.failPatch = new KubeError(403, 'another text entirely', 'Forbidden');
@@ -551,12 +555,18 @@ t.test('several tools: one PATCH per call, those that failed before last, the re
 
 t.test('the deadline and the work budget: no call starts after either, the rest a second later', async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
-  t.same(await inject(api, ['dbg', 'web-1'], { budgetMs: -1 }), { attachments: [], resyncAfterSeconds: 1 });
+  // Out of time: recorded on the pod (OutOfTime, the first of a backoff from 1 s), no event (no API call).
+  const outOfTime = {
+    attachments: [],
+    annotations: { [FAILURES_ANNOTATION]: record('debug-a', 'OutOfTime') },
+    resyncAfterSeconds: 1,
+  };
+  t.match(await inject(api, ['dbg', 'web-1'], { budgetMs: -1 }), outOfTime);
   t.equal(api.gets.length + api.patches.length, 0);
   const aborted = new AbortController();
   aborted.abort(new Error('deadline'));
-  t.same(await inject(api, ['dbg', 'web-1'], { signal: aborted.signal }), { attachments: [], resyncAfterSeconds: 1 });
-  t.equal(api.gets.length + api.patches.length, 0);
+  t.match(await inject(api, ['dbg', 'web-1'], { signal: aborted.signal }), outOfTime);
+  t.equal(api.gets.length + api.patches.length + api.events.length, 0);
   // The deadline passes while the pod and the tool are read: no PATCH after it.
   const slow = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
   const deadline = new AbortController();
@@ -568,7 +578,7 @@ t.test('the deadline and the work budget: no call starts after either, the rest 
   };
   const res = await inject(slow, ['dbg', 'web-1'], { signal: deadline.signal });
   t.equal(slow.patches.length, 0, 'nothing patched after the deadline');
-  t.same(res, { attachments: [], resyncAfterSeconds: 1 });
+  t.match(res, outOfTime);
 });
 
 t.test('tools and pods named constructor, __proto__ or toString, and label keys of the same names, work', async (t) => {

@@ -27,14 +27,18 @@ import {
   containerName,
   ephemeralContainer,
   FAILURES_ANNOTATION,
+  failureDelaySeconds,
   failuresText,
   matches,
+  MAX_RECORDED_TOOLS,
+  OUT_OF_TIME,
+  OVERFLOW_ATTEMPT,
+  OVERFLOW_KEY,
   parser,
   podState,
   policyFromEnv,
   recordedAttempts,
   refusal,
-  retryDelaySeconds,
   retryWaitSeconds,
   attemptKey,
   type Failure,
@@ -128,9 +132,14 @@ export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): T
 }
 
 interface Work {
-  /** The failures to record on the pod, by container. */
+  /** The failures to record on the pod, by container (and the overflow's, OVERFLOW_KEY). */
   record: Map<string, Failure>;
   resyncAfterSeconds?: number;
+}
+
+/** The tools a record holds an entry of (the overflow's is none). */
+function recordedTools(record: ReadonlyMap<string, Failure>): number {
+  return record.size - (record.has(OVERFLOW_KEY) ? 1 : 0);
 }
 
 /**
@@ -144,18 +153,36 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   if (isTerminating(pod) || hook.settings.policy.excludedNamespaces.includes(namespace)) return { attachments: [] };
   const wanted = wantedBy(pod, toolsOf(hook.related, namespace), hook.settings.policy);
   // The record keeps the failures of the tools that still want the pod: one that succeeded, was deleted or no
-  // longer selects it has none.
+  // longer selects it has none. The overflow's entry is kept while it applies (below).
   const containers = new Set(wanted.map((t) => containerName(t.name)));
-  const record = new Map([...recordedAttempts(pod)].filter(([container]) => containers.has(container)));
+  const recorded = recordedAttempts(pod);
+  const record = new Map([...recorded].filter(([container]) => containers.has(container)));
+  const overflow = recorded.get(OVERFLOW_KEY);
+  if (overflow) record.set(OVERFLOW_KEY, overflow);
   // A tool whose last attempts on this pod failed waits its turn (retries back off, from 30 s to an hour): no API
-  // call before then. The attempt that failed asked for a resync at the end of the wait.
+  // call before then. A tool without an entry while the record is full waits the overflow's turn.
   const nowSeconds = Math.floor(hook.now.getTime() / 1000);
-  const due = wanted.filter(
-    (t) =>
-      retryWaitSeconds(record.get(containerName(t.name)), attemptKey(t.name, t.uid, t.spec, pod), nowSeconds) === 0,
-  );
-  const work: Work = due.length === 0 ? { record } : await inject(hook, pod, due[0]!, record);
+  const full = recordedTools(record) >= MAX_RECORDED_TOOLS;
+  const waitOf = (t: Tool): number => {
+    const own = record.get(containerName(t.name));
+    if (own) return retryWaitSeconds(own, attemptKey(t.name, t.uid, t.spec, pod), nowSeconds);
+    return full ? retryWaitSeconds(overflow, OVERFLOW_ATTEMPT, nowSeconds) : 0;
+  };
+  const waits = wanted.map(waitOf);
+  const due = wanted.filter((_, i) => waits[i] === 0);
+  // While the record is full, the tools without an entry take turns (the overflow's attempts say whose), so that
+  // one failing for good does not keep the others from ever being tried.
+  const unrecorded = due.filter((t) => !record.has(containerName(t.name)));
+  const next = full && overflow && unrecorded.length > 0 ? unrecorded[overflow.attempts % unrecorded.length]! : due[0];
+  const work: Work = next ? await inject(hook, pod, next, record) : { record };
   if (due.length > 1) work.resyncAfterSeconds = Math.min(work.resyncAfterSeconds ?? 1, 1);
+  // A tool that waits is called about again when its retry is due: asked at every call, so that a Metacontroller
+  // restarted meanwhile (its queue of resyncs lost) still comes back then.
+  const waiting = waits.filter((w) => w > 0);
+  if (waiting.length > 0) work.resyncAfterSeconds = Math.min(work.resyncAfterSeconds ?? Infinity, ...waiting);
+  // The overflow's entry holds only while the record is full and some tool wanting the pod has no entry.
+  const stillFull = recordedTools(work.record) >= MAX_RECORDED_TOOLS;
+  if (!stillFull || wanted.every((t) => work.record.has(containerName(t.name)))) work.record.delete(OVERFLOW_KEY);
   return answer(pod, work);
 }
 
@@ -209,7 +236,8 @@ async function inject(
   const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
   const done = (): Work => {
-    record.delete(container);
+    // A tool without an entry that got its container (or needs none): the others without one need not wait.
+    if (!record.delete(container)) record.delete(OVERFLOW_KEY);
     return { record };
   };
   let toolUid = tool.uid;
@@ -217,12 +245,25 @@ async function inject(
   const events: KubeEvent[] = [];
 
   const fail = (err: unknown): Work => {
-    const reason = errorReason(err);
+    const reason = err instanceof OutOfTime ? OUT_OF_TIME : errorReason(err);
     if (reason === 'Conflict') return later;
-    // The same attempt failing again waits twice as long as before (up to an hour); another attempt starts afresh.
-    const attempts = recorded?.key === key && recorded.reason === reason ? recorded.attempts + 1 : 1;
-    record.set(container, { reason, attempts, at: Math.floor(hook.now.getTime() / 1000), key });
-    const note = `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
+    const at = Math.floor(hook.now.getTime() / 1000);
+    let failure: Failure;
+    if (recorded || recordedTools(record) < MAX_RECORDED_TOOLS) {
+      // The same attempt failing again waits twice as long as before (up to an hour); another attempt starts afresh.
+      const attempts = recorded?.key === key && recorded.reason === reason ? recorded.attempts + 1 : 1;
+      failure = { reason, attempts, at, key };
+      record.set(container, failure);
+    } else {
+      // The record is full: this tool's failure is the overflow's, whose backoff every tool without an entry waits.
+      const overflow = record.get(OVERFLOW_KEY);
+      failure = { reason, attempts: (overflow?.attempts ?? 0) + 1, at, key: OVERFLOW_ATTEMPT };
+      record.set(OVERFLOW_KEY, failure);
+    }
+    const note =
+      reason === OUT_OF_TIME
+        ? `could not add ${container} to pod ${namespace}/${podName}: the API server did not answer its calls within ${hook.settings.workBudgetMs} ms`
+        : `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
     hook.log.warn(
       {
         podbuggertool: `${namespace}/${tool.name}`,
@@ -233,8 +274,9 @@ async function inject(
       `PodBuggerTool ${namespace}/${tool.name}: ${note}`,
     );
     // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
-    // Not when the API server cannot be reached: the event could not be either, and the hook has a deadline.
-    if (previous !== reason && reason !== 'Unreachable') {
+    // Not when the API server cannot be reached, or is too slow: the event could not be written either, or would add
+    // to its load, and the hook has a deadline (the pod's record says why).
+    if (previous !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) {
       events.push({
         namespace,
         name: eventName(tool.name, `${namespace}/${tool.name}/${namespace}/${podName}/${podUid ?? ''}/${reason}`),
@@ -253,11 +295,13 @@ async function inject(
         related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
       });
     }
-    return { record, resyncAfterSeconds: retryDelaySeconds(attempts) };
+    return { record, resyncAfterSeconds: failureDelaySeconds(failure) };
   };
+  // The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off.
+  const outOfTime = (): Work => fail(new OutOfTime());
 
   const act = async (): Promise<Work> => {
-    if (over()) return later;
+    if (over()) return outOfTime();
     let pod: KubeObject | undefined;
     let real: KubeObject | undefined;
     try {
@@ -282,10 +326,10 @@ async function inject(
         // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
         if (!verdict.allowed) return done();
       } catch (err) {
-        return err instanceof OutOfTime ? later : fail(err);
+        return fail(err);
       }
     }
-    if (over()) return later;
+    if (over()) return outOfTime();
     try {
       await kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(tool.name, spec, pod!)], {
         ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),

@@ -82,7 +82,13 @@ export function selectorOf(spec: Spec): LabelSelector {
 
 /**
  * The ephemeral container name of a tool: `debug-<tool>`, a valid DNS-1123 label (the seed's controller named
- * containers after images, and `/` or `:` made them invalid). Long names keep a hash of the full name.
+ * containers after images, and `/` or `:` made them invalid). No two tools of a namespace share one:
+ * - `debug-<tool>` when the tool's name is already a label (lower-case letters, digits, single dashes) and fits:
+ *   such a name has no `--`;
+ * - any other name (`x.y`, which would become `debug-x-y`, the name of tool `x-y`; `x--y`; a long one) is cut to a
+ *   label and ends in `--` and 16 hex digits of a hash of the full name: the `--` keeps these apart from every name
+ *   of the first form, and 64 bits of hash apart from each other (a name with another's 32-bit suffix, chosen to
+ *   take its container, was found in minutes).
  */
 export function containerName(tool: string): string {
   const base = `debug-${tool}`
@@ -90,12 +96,9 @@ export function containerName(tool: string): string {
     .replace(/[^a-z0-9-]/g, '-')
     .replace(/-+/g, '-')
     .replace(/-$/, '');
-  // `debug-<tool>` only when the tool's name is already a label (lower-case letters, digits, single dashes) and
-  // fits: then no other tool name maps to it. Any other name (`x.y`, which would become `debug-x-y`, the name of
-  // tool `x-y`) keeps a hash of the full name, so two tools never share a container.
   if (base === `debug-${tool}` && base.length <= 63) return base;
-  const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8);
-  return `${base.slice(0, 54).replace(/-$/, '')}-${hash}`;
+  const hash = createHash('sha256').update(tool).digest('hex').slice(0, 16);
+  return `${base.slice(0, 63 - 2 - hash.length).replace(/-$/, '')}--${hash}`;
 }
 
 const PROFILE_CONTEXTS: Record<Spec['securityProfile'], Record<string, unknown> | undefined> = {
@@ -123,7 +126,7 @@ export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): R
   if (spec.command) c['command'] = spec.command;
   if (spec.args) c['args'] = spec.args;
   if (spec.env) c['env'] = spec.env;
-  if (spec.targetContainerName && containerNames(pod).includes(spec.targetContainerName))
+  if (spec.targetContainerName && targetNames(pod).includes(spec.targetContainerName))
     c['targetContainerName'] = spec.targetContainerName;
   const profile = PROFILE_CONTEXTS[spec.securityProfile];
   const sc: Record<string, unknown> = profile ? structuredClone(profile) : {};
@@ -140,6 +143,23 @@ export function containerNames(pod: KubeObject, field: 'containers' | 'initConta
     const name = (x as { name?: unknown } | null)?.name;
     return typeof name === 'string' ? [name] : [];
   });
+}
+
+/**
+ * The containers a debug container may target (share the process namespace of): the pod's containers, and its
+ * native sidecars (init containers with `restartPolicy: Always`, which run beside them for the pod's whole life, as
+ * service-mesh proxies do). An init container that runs to completion is not one: it is gone when the debug
+ * container starts.
+ */
+export function targetNames(pod: KubeObject): string[] {
+  const inits = (pod['spec'] as { initContainers?: unknown } | undefined)?.initContainers;
+  const sidecars = Array.isArray(inits)
+    ? inits.flatMap((x: unknown) => {
+        const c = x as { name?: unknown; restartPolicy?: unknown } | null;
+        return typeof c?.name === 'string' && c.restartPolicy === 'Always' ? [c.name] : [];
+      })
+    : [];
+  return [...containerNames(pod), ...sidecars];
 }
 
 /** The ephemeral containers a pod has: name to image. */
@@ -410,8 +430,22 @@ export function matches(spec: Spec, pod: KubeObject): boolean {
  * removed once it succeeds): the tool's status reads it when it counts.
  */
 export const FAILURES_ANNOTATION = 'debug.metaops.dev/failures';
-/** Longer than any honest record (a reason per tool of the namespace): not read. */
-const MAX_RECORD_CHARS = 16 * 1024;
+/**
+ * Longer than any record the injector writes: not read. The injector writes at most MAX_RECORDED_TOOLS entries and
+ * the overflow's, each at most about 170 characters (a container name of 63, a reason of 64, the retry state): 11 KB.
+ */
+export const MAX_RECORD_CHARS = 16 * 1024;
+/**
+ * The most tools a pod's record holds a failure of. A failure of one more tool (a namespace with more than this many
+ * tools failing on one pod: a hostile or broken one) is not recorded for that tool, but in the record's overflow
+ * entry (OVERFLOW_KEY), one backoff for every tool that has no entry: the record stays bounded, and the backoff holds
+ * whatever the number of tools.
+ */
+export const MAX_RECORDED_TOOLS = 64;
+/** The overflow entry's key: no container's name (`*` is not a DNS label), so no tool's entry. */
+export const OVERFLOW_KEY = '*';
+/** The overflow entry's attempt key: the same whichever tool beyond MAX_RECORDED_TOOLS failed. */
+export const OVERFLOW_ATTEMPT = '00000000';
 
 /**
  * One failure recorded on a pod for one container: the reason, and (written since the retries back off) how many
@@ -480,7 +514,22 @@ export const MAX_RETRY_SECONDS = 3600;
 
 /** How long after the start of the `attempts`-th failed attempt in a row the next one comes. */
 export function retryDelaySeconds(attempts: number): number {
-  return Math.min(FIRST_RETRY_SECONDS * 2 ** Math.min(Math.max(attempts, 1) - 1, 20), MAX_RETRY_SECONDS);
+  return backoff(FIRST_RETRY_SECONDS, attempts);
+}
+
+function backoff(first: number, attempts: number): number {
+  return Math.min(first * 2 ** Math.min(Math.max(attempts, 1) - 1, 20), MAX_RETRY_SECONDS);
+}
+
+/**
+ * The reason of an injection whose API calls did not all fit in its work budget (an API server too slow to answer
+ * them in time): nothing failed, so it is retried sooner than a failure, from a second, doubling up to an hour.
+ */
+export const OUT_OF_TIME = 'OutOfTime';
+
+/** How long after a failure began its retry comes: from 30 s (from 1 s when out of time), doubling to an hour. */
+export function failureDelaySeconds(failure: Pick<Failure, 'reason' | 'attempts'>): number {
+  return failure.reason === OUT_OF_TIME ? backoff(1, failure.attempts) : retryDelaySeconds(failure.attempts);
 }
 
 /** The key of one attempt: the tool (uid), the container it adds to this pod (its spec as it matters), the pod (uid). */
@@ -495,7 +544,7 @@ export function attemptKey(tool: string, toolUid: string | undefined, spec: Spec
  */
 export function retryWaitSeconds(failure: Failure | undefined, key: string, nowSeconds: number): number {
   if (!failure || failure.at === undefined || failure.key !== key || failure.at > nowSeconds + 1) return 0;
-  const due = failure.at + retryDelaySeconds(failure.attempts);
+  const due = failure.at + failureDelaySeconds(failure);
   // A call within a second of the time asked for is that call (rounding, clocks of two replicas).
   return due - nowSeconds > 1 ? due - nowSeconds : 0;
 }
@@ -562,7 +611,7 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
   }
   const phase = phaseOf(pod);
   if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };
-  if (spec.targetContainerName && !containerNames(pod).includes(spec.targetContainerName))
+  if (spec.targetContainerName && !targetNames(pod).includes(spec.targetContainerName))
     return { state: 'skipped', reason: 'TargetContainerMissing' };
   // Container names are unique across a pod's containers, init and ephemeral: the API server refuses the PATCH
   // (422) as long as the pod lives, so it is not sent.
