@@ -1,37 +1,56 @@
-// The injector's request is one pod and every PodBuggerTool of its namespace (the related objects), so "a request's
-// size does not depend on how many pods a tool selects" (issue 32). It depends on the tools instead, with no bound:
-// each tool may carry, within its CRD's own limits, 64 command and 64 args strings of 4096 characters and 64 env
-// values of 4096 (about 790 KB), and nothing bounds how many tools a namespace holds. Eleven such tools, written by
-// anyone who may write PodBuggerTools there, put every injector request of the namespace past the hook server's
-// 8 MiB body limit: the hook answers 413, and no tool's container reaches any pod of that namespace, the tool of
-// another author included, whose status says "Injecting ... pending" and never why: the failure mode issue 32 was
-// filed about, moved from the pods a tool selects to the tools of a namespace.
+// The injector's request is one pod and every PodBuggerTool of its namespace (the related objects: Metacontroller v4
+// sends them whole), so "a request's size does not depend on how many pods a tool selects" (issue 32). It depends on
+// the tools instead. Each tool could once carry, within its CRD's own limits, 64 command and 64 args strings of 4096
+// characters and 64 env values of 4096 (about 790 KB): eleven such tools, written by anyone who may write
+// PodBuggerTools there, put every injector request of the namespace past the hook server's 8 MiB body limit (413),
+// and no tool's container reached any pod of that namespace. The CRD now bounds a spec so that TOOLS_PER_REQUEST
+// tools at their largest fit in one request.
 import t from 'tap';
 import { operators as hooks } from '../main/operators.js';
 import { buildApp } from '../lib/app.js';
+import { DEFAULT_BODY_LIMIT } from '../lib/config.js';
+import { parser } from '../hooks/podbuggertool/match.js';
+import { SPEC_BOUNDS, TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
 import { ANY, FakeApi, injectorRequest, pod, tool } from './fixtures/pbt.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
-/** A tool at the bounds its CRD allows: command, args and env all full. */
-function largest(name: string): any {
-  const s = 'x'.repeat(4096);
-  return tool(
-    name,
-    {
-      label: 'nothing=here',
-      image: 'busybox',
-      command: Array.from({ length: 64 }, () => s),
-      args: Array.from({ length: 64 }, () => s),
-      env: Array.from({ length: 64 }, (_, i) => ({ name: `V${i}`, value: s })),
+/** A tool at the bounds its CRD allows: command, args, env and selector all full (and the longest name). */
+function largest(name: string, bounds = SPEC_BOUNDS): any {
+  const s = (n: number) => 'x'.repeat(n);
+  const spec = {
+    label: 'nothing=here',
+    selector: {
+      matchLabels: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`.padEnd(63, 'k'), s(63)])),
+      matchExpressions: Array.from({ length: bounds.matchExpressions.maxItems }, (_, i) => ({
+        key: `e${i}`.padEnd(63, 'e'),
+        operator: 'In',
+        values: Array.from({ length: bounds.matchExpressions.maxValues }, (_, j) => `v${j}`.padEnd(63, 'v')),
+      })),
     },
-    'dbg',
-    'mallory',
-  );
+    image: 'busybox',
+    command: Array.from({ length: bounds.arguments.maxItems }, () => s(bounds.arguments.maxLength)),
+    args: Array.from({ length: bounds.arguments.maxItems }, () => s(bounds.arguments.maxLength)),
+    env: Array.from({ length: bounds.env.maxItems }, (_, i) => ({
+      name: `V${i}`.padEnd(bounds.env.nameLength, 'V'),
+      value: s(bounds.env.valueLength),
+    })),
+  };
+  return tool(name.padEnd(253, 'n'), spec, 'dbg', 'mallory');
 }
+
+t.test('a tool at its CRD bounds is valid, and one past them is not', async (t) => {
+  t.ok(parser.parse(largest('a').spec).ok, 'at the bounds');
+  const over = largest('a');
+  over.spec.command.push('x');
+  t.notOk(parser.parse(over.spec).ok, 'one more command string');
+  const long = largest('a');
+  long.spec.env[0].value += 'x';
+  t.notOk(parser.parse(long.spec).ok, 'one more character in an env value');
+});
 
 t.test("another author's tools within their CRD bounds do not stop a tool's injection in the namespace", async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
-  for (let i = 0; i < 11; i++) api.put(largest(`big-${i}`));
+  for (let i = 0; i < TOOLS_PER_REQUEST; i++) api.put(largest(`big-${i}`));
   const app = buildApp({
     operators: hooks,
     auth: { bearer: 'token-0123456789abcdef' },
@@ -40,7 +59,8 @@ t.test("another author's tools within their CRD bounds do not stop a tool's inje
   });
   t.teardown(() => app.close());
   const payload = JSON.stringify(injectorRequest(api, 'dbg', 'web-1'));
-  t.comment(`request: ${(payload.length / 1024 / 1024).toFixed(2)} MiB for one pod and 12 tools`);
+  t.comment(`request: ${(payload.length / 1024 / 1024).toFixed(2)} MiB for one pod and ${TOOLS_PER_REQUEST + 1} tools`);
+  t.ok(payload.length < DEFAULT_BODY_LIMIT * 0.95, 'the request is within the body limit, with room to spare');
   const res = await app.inject({
     method: 'POST',
     url: '/hooks/podbuggertool-injector/sync',

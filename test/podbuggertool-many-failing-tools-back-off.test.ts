@@ -22,7 +22,6 @@ t.test('every failing tool of a namespace is tried once per backoff, however man
   // Metacontroller calls about the pod again whenever its annotations change (and at the resync asked for); the
   // clock does not move: no retry is due within these calls.
   let calls = 0;
-  let unasked = 0;
   for (; calls < tools + 30; calls++) {
     const before = JSON.stringify(api.stored('Pod', 'dbg', 'web-1').metadata.annotations ?? {});
     const res = await injectAndApply(api, ['dbg', 'web-1']);
@@ -64,7 +63,9 @@ t.test('the record stays readable, and the tools beyond it take turns, each retr
   t.equal(record.size, MAX_RECORDED_TOOLS + 1, 'one entry per recorded tool, and the overflow');
   t.ok(record.get(OVERFLOW_KEY)!.attempts > 1, 'the overflow backs off');
   t.equal(tried.size, tools, 'every tool was tried, those beyond the record in turn');
-  t.comment(`every tool tried after ${calls} calls, ${api.patches.length} PATCHes, ${(now - FIXED_NOW.getTime()) / 3600e3} h`);
+  t.comment(
+    `every tool tried after ${calls} calls, ${api.patches.length} PATCHes, ${(now - FIXED_NOW.getTime()) / 3600e3} h`,
+  );
   // An honest tool that comes later gets its container, after the overflow's wait at most.
   api.failPatch = undefined;
   api.put(tool('honest', { label: 'app=web', image: 'busybox' }));

@@ -8,8 +8,21 @@ import { commonPrinterColumns, MAX_IMAGE_LENGTH, stringMap } from '../../lib/sch
 /** A label key (an optional DNS-subdomain prefix, a slash, a name) and a label value, at their Kubernetes maxima. */
 const LABEL_KEY_LENGTH = 317;
 const LABEL_VALUE_LENGTH = 63;
-/** What a debug container runs, bounded as a PodSet's command is: it is added to every pod the tool selects. */
-const ARGUMENTS = { maxItems: 64, maxLength: 4096 };
+/**
+ * What a debug container runs, and its selector, bounded so that the injector's request, which carries every tool of
+ * the pod's namespace (Metacontroller v4 sends related objects whole), stays within the hook server's 8 MiB body
+ * limit with TOOLS_PER_REQUEST tools at these bounds (test/podbuggertool-injector-request-bounded-by-tools.test.ts):
+ * a spec is then at most about 150 KB as JSON, against some 790 KB before (11 tools filled a request).
+ */
+export const SPEC_BOUNDS = {
+  /** command and args, each. */
+  arguments: { maxItems: 32, maxLength: 1024 },
+  env: { maxItems: 32, nameLength: 256, valueLength: 1024 },
+  matchExpressions: { maxItems: 16, maxValues: 16 },
+} as const;
+/** The tools of one namespace at SPEC_BOUNDS that one injector request holds within the 8 MiB body limit. */
+export const TOOLS_PER_REQUEST = 50;
+const ARGUMENTS = SPEC_BOUNDS.arguments;
 
 export const PROFILES = ['general', 'baseline', 'restricted', 'netadmin', 'sysadmin'] as const;
 
@@ -30,9 +43,13 @@ export const PodBuggerToolSpec = Type.Object(
               Type.Object({
                 ...LabelSelectorRequirement.properties,
                 key: Type.String({ maxLength: LABEL_KEY_LENGTH }),
-                values: Type.Optional(Type.Array(Type.String({ maxLength: LABEL_VALUE_LENGTH }), { maxItems: 64 })),
+                values: Type.Optional(
+                  Type.Array(Type.String({ maxLength: LABEL_VALUE_LENGTH }), {
+                    maxItems: SPEC_BOUNDS.matchExpressions.maxValues,
+                  }),
+                ),
               }),
-              { maxItems: 16 },
+              { maxItems: SPEC_BOUNDS.matchExpressions.maxItems },
             ),
           ),
         },
@@ -60,10 +77,10 @@ export const PodBuggerToolSpec = Type.Object(
     env: Type.Optional(
       Type.Array(
         Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 256 }),
-          value: Type.Optional(Type.String({ maxLength: ARGUMENTS.maxLength })),
+          name: Type.String({ minLength: 1, maxLength: SPEC_BOUNDS.env.nameLength }),
+          value: Type.Optional(Type.String({ maxLength: SPEC_BOUNDS.env.valueLength })),
         }),
-        { maxItems: 64 },
+        { maxItems: SPEC_BOUNDS.env.maxItems },
       ),
     ),
     securityProfile: Type.Union(
