@@ -11,35 +11,21 @@ import { buildApp } from '../lib/app.js';
 import { DEFAULT_BODY_LIMIT } from '../lib/config.js';
 import { parser } from '../hooks/podbuggertool/match.js';
 import { SPEC_BOUNDS, TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
+import { WORST_SPECS } from './fixtures/worst.js';
 import { ANY, FakeApi, injectorRequest, pod, tool } from './fixtures/pbt.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
-/** A tool at the bounds its CRD allows: command, args, env and selector all full (and the longest name). */
-function largest(name: string, bounds = SPEC_BOUNDS): any {
-  const s = (n: number) => 'x'.repeat(n);
-  const spec = {
-    label: 'nothing=here',
-    selector: {
-      matchLabels: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`.padEnd(63, 'k'), s(63)])),
-      matchExpressions: Array.from({ length: bounds.matchExpressions.maxItems }, (_, i) => ({
-        key: `e${i}`.padEnd(63, 'e'),
-        operator: 'In',
-        values: Array.from({ length: bounds.matchExpressions.maxValues }, (_, j) => `v${j}`.padEnd(63, 'v')),
-      })),
-    },
-    image: 'busybox',
-    command: Array.from({ length: bounds.arguments.maxItems }, () => s(bounds.arguments.maxLength)),
-    args: Array.from({ length: bounds.arguments.maxItems }, () => s(bounds.arguments.maxLength)),
-    env: Array.from({ length: bounds.env.maxItems }, (_, i) => ({
-      name: `V${i}`.padEnd(bounds.env.nameLength, 'V'),
-      value: s(bounds.env.valueLength),
-    })),
-  };
-  return tool(name.padEnd(253, 'n'), spec, 'dbg', 'mallory');
+/**
+ * A tool at the bounds its CRD allows (test/fixtures/worst.ts: command, args, env and selector all full, label keys
+ * of 317 characters), with the longest name.
+ */
+function largest(name: string): any {
+  return tool(name.padEnd(253, 'n'), structuredClone(WORST_SPECS['podbuggertool']!), 'dbg', 'mallory');
 }
 
 t.test('a tool at its CRD bounds is valid, and one past them is not', async (t) => {
   t.ok(parser.parse(largest('a').spec).ok, 'at the bounds');
+  t.equal(largest('a').spec.command.length, SPEC_BOUNDS.arguments.maxItems);
   const over = largest('a');
   over.spec.command.push('x');
   t.notOk(parser.parse(over.spec).ok, 'one more command string');

@@ -42,3 +42,45 @@ t.test('an API server too slow for an injection to finish: the retries back off,
     'the pod or an event says the injection could not finish in time',
   );
 });
+
+t.test(
+  "out of time: the tool's status names the pod and the reason; once the server is quick, it is added",
+  async (t) => {
+    const { statusAndApply } = await import('./fixtures/pbt.js');
+    const { KubeError } = await import('../lib/kube.js');
+    const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
+    // Only the author's review is slow: the budget is spent there (the author check's own OutOfTime).
+    const create = api.create.bind(api);
+    let slow = true;
+    api.create = async (...args) => {
+      if (slow) await sleep(150);
+      return create(...args);
+    };
+    const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
+    const first = await injectAndApply(api, ['dbg', 'web-1'], { budgetMs: 100, now: at(0) });
+    t.equal(first.resyncAfterSeconds, 1, 'the first retry a second later');
+    t.equal(api.patches.length, 0);
+    t.equal(api.events.length, 0, 'no event: the API server is slow, and the pod says why');
+    const res = await statusAndApply(api, ['dbg', 'a'], { now: at(0) });
+    t.match(res.status, { failed: 1, failures: [{ pod: 'web-1', reason: 'OutOfTime' }] }, "the tool's status says why");
+    const again = await injectAndApply(api, ['dbg', 'web-1'], { budgetMs: 100, now: at(1) });
+    t.equal(again.resyncAfterSeconds, 2, 'then 2 s');
+    // The server quick again: the retry when due (at 1 + 2 s) adds the container, and the record goes.
+    slow = false;
+    const before = api.gets.length;
+    t.same(await injectAndApply(api, ['dbg', 'web-1'], { budgetMs: 100, now: at(1) }), {
+      attachments: [],
+      resyncAfterSeconds: 2,
+    });
+    t.equal(api.gets.length, before, 'nothing read before it is due');
+    const done = await injectAndApply(api, ['dbg', 'web-1'], { budgetMs: 100, now: at(3) });
+    t.same(api.ephemeralNames('dbg', 'web-1'), ['debug-a']);
+    t.same(done, { attachments: [], annotations: { 'debug.metaops.dev/failures': null } });
+    // A conflict (the pod changed since it was read) is no failure: a second later, nothing recorded.
+    const other = new FakeApi()
+      .put(tool('a', { label: 'app=web', image: 'busybox' }))
+      .put(pod('web-2', { app: 'web' }));
+    other.failPatch = new KubeError(409, 'changed', 'Conflict');
+    t.same(await injectAndApply(other, ['dbg', 'web-2']), { attachments: [], resyncAfterSeconds: 1 });
+  },
+);

@@ -297,8 +297,9 @@ async function inject(
     }
     return { record, resyncAfterSeconds: failureDelaySeconds(failure) };
   };
-  // The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off.
-  const outOfTime = (): Work => fail(new OutOfTime());
+  // The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off. Past
+  // the route's deadline the caller was answered already (429): this answer is not read; left for the next call.
+  const outOfTime = (): Work => (hook.signal.aborted ? later : fail(new OutOfTime()));
 
   const act = async (): Promise<Work> => {
     if (over()) return outOfTime();
@@ -326,7 +327,7 @@ async function inject(
         // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
         if (!verdict.allowed) return done();
       } catch (err) {
-        return fail(err);
+        return err instanceof OutOfTime ? outOfTime() : fail(err);
       }
     }
     if (over()) return outOfTime();

@@ -12,7 +12,7 @@ const LABEL_VALUE_LENGTH = 63;
  * What a debug container runs, and its selector, bounded so that the injector's request, which carries every tool of
  * the pod's namespace (Metacontroller v4 sends related objects whole), stays within the hook server's 8 MiB body
  * limit with TOOLS_PER_REQUEST tools at these bounds (test/podbuggertool-injector-request-bounded-by-tools.test.ts):
- * a spec is then at most about 150 KB as JSON, against some 790 KB before (11 tools filled a request).
+ * a spec is then at most about 140 KB as JSON, against some 790 KB before (11 tools filled a request).
  */
 export const SPEC_BOUNDS = {
   /** command and args, each. */
