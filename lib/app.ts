@@ -174,7 +174,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
     }
     if (status === OVERLOADED) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    const message = error.validation ? `invalid hook request: ${error.message}` : error.message;
+    let message = error.validation ? `invalid hook request: ${error.message}` : error.message;
+    // A body over the limit on a route whose operator says what that means (lib/hook.ts `tooLarge`): said with it.
+    const tooLarge = (request.routeOptions.config as { tooLarge?: unknown } | undefined)?.tooLarge;
+    if (status === 413 && typeof tooLarge === 'string')
+      message = `${message} (over ${options.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes): ${tooLarge}`;
     // Refusals and deadlines are logged (what was refused and why, never the headers or the body).
     return refuse(request, reply, status, message);
   });
@@ -330,7 +334,7 @@ function serveOperator(app: App, def: HookDefinition, routes: RouteContext): voi
       request.authenticated
         ? new CallContext(routes.services, clients, settings, request, about)
         : new CallContext(routes.pureServices, refused, settings, request, about);
-    addRoute(app, path, route, { ...routes, name, contextOf });
+    addRoute(app, path, route, { ...routes, name, contextOf, ...(def.tooLarge ? { tooLarge: def.tooLarge } : {}) });
   }
 }
 
@@ -339,7 +343,7 @@ function addRoute(
   app: App,
   path: string,
   route: HookRoute,
-  routes: RouteContext & { name: string; contextOf: (request: FastifyRequest) => CallContext },
+  routes: RouteContext & { name: string; contextOf: (request: FastifyRequest) => CallContext; tooLarge?: string },
 ): void {
   const { metrics, guard, deadline, name, contextOf } = routes;
   // Counted and timed per route (a hook of its own, not a server-wide one that would have to find out which
@@ -374,7 +378,12 @@ function addRoute(
   };
   app.post(
     path,
-    { schema: { body: route.body, response: { 200: route.response } }, onRequest, onResponse },
+    {
+      schema: { body: route.body, response: { 200: route.response } },
+      onRequest,
+      onResponse,
+      ...(routes.tooLarge ? { config: { tooLarge: routes.tooLarge } } : {}),
+    },
     (request, reply) => {
       const ctx = contextOf(request);
       const answer = route.handler(request.body as never, ctx);

@@ -126,6 +126,12 @@ export interface OperatorBase<C, K> {
    * manifests/: `npm run manifests` writes them, with the comment, and lists them in the kustomization.
    */
   manifests?(): Array<{ file: string; comment: string; objects: Array<Record<string, unknown>> }>;
+  /**
+   * What a request too large for the body limit means for this operator, and what to do: added to the 413's message,
+   * which Metacontroller reports (its sync error) where the operator's user looks (a request whose size the user's
+   * objects decide, such as every PodBuggerTool of a namespace, related to each pod).
+   */
+  tooLarge?: string;
   /** How large the answer to a spec may be (lib/budget.ts); every operator of main/operators.ts states one. */
   answerBudget?: AnswerBudget<unknown>;
 }

@@ -158,6 +158,7 @@ function baseOf<C, K>(op: OperatorBase<C, K>): OperatorBase<C, K> {
     ...(op.configProblems ? { configProblems: op.configProblems } : {}),
     ...(op.configWarnings ? { configWarnings: op.configWarnings } : {}),
     ...(op.manifests ? { manifests: op.manifests } : {}),
+    ...(op.tooLarge ? { tooLarge: op.tooLarge } : {}),
   };
 }
 

@@ -56,3 +56,30 @@ t.test("another author's tools within their CRD bounds do not stop a tool's inje
   t.equal(res.statusCode, 200, 'the request is served');
   t.same(api.ephemeralNames('dbg', 'web-1'), ['debug-a'], "tool a's container is added");
 });
+
+t.test('a namespace whose tools outgrow the body limit: the refusal says why and what to do', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
+  for (let i = 0; i < TOOLS_PER_REQUEST * 2; i++) api.put(largest(`big-${i}`));
+  const app = buildApp({
+    operators: hooks,
+    auth: { bearer: 'token-0123456789abcdef' },
+    services: { kube: () => api, now: () => FIXED_NOW },
+    settings: { 'podbuggertool-injector': { policy: ANY } },
+  });
+  t.teardown(() => app.close());
+  const post = (url: string) =>
+    app.inject({
+      method: 'POST',
+      url,
+      payload: JSON.stringify(injectorRequest(api, 'dbg', 'web-1')),
+      headers: { authorization: 'Bearer token-0123456789abcdef', 'content-type': 'application/json' },
+    });
+  const res = await post('/hooks/podbuggertool-injector/sync');
+  t.equal(res.statusCode, 413, 'refused: its body is not read');
+  t.match(res.json().message, /every PodBuggerTool of its namespace.*body limit.*docs\/podbuggertool\.md/);
+  t.same(api.patches, [], 'nothing patched');
+  // Another route's refusal is the plain one.
+  const other = await post('/hooks/podset/sync');
+  t.equal(other.statusCode, 413);
+  t.notMatch(other.json().message, /PodBuggerTool/);
+});

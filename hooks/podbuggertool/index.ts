@@ -23,6 +23,9 @@ export const podbuggertoolInjector = defineDecorator({
   effects: true,
   // No attachments: the answer is the pod's failure record (one annotation, a reason per tool of its namespace).
   answerBudget: { estimate: () => ({ bytes: 0, what: 'no attachments' }), advice: '' },
+  // Its request is the pod and every PodBuggerTool of the pod's namespace: too large, it is the tools.
+  tooLarge:
+    "the pod's request carries every PodBuggerTool of its namespace, and together they are larger than the hook server's body limit: no tool's container is added to a pod of that namespace until some are deleted or shortened (docs/podbuggertool.md, Bounds)",
   sync: injectPod,
   customize: customizeInjector,
 });
