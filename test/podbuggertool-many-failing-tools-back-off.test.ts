@@ -38,7 +38,7 @@ t.test('the record stays readable, and the tools beyond it take turns, each retr
     await import('../hooks/podbuggertool/match.js');
   const { FIXED_NOW } = await import('./fixtures/requests.js');
   const api = new FakeApi().put(pod('web-1', { app: 'web' }));
-  const tools = MAX_RECORDED_TOOLS + 20;
+  const tools = MAX_RECORDED_TOOLS + 4;
   // Names whose containers are the longest (63 characters), and a reason of the longest a record keeps (64).
   const names = Array.from({ length: tools }, (_, i) => `f${String(i).padStart(3, '0')}`.padEnd(57, 'x'));
   for (const name of names) api.put(tool(name, { label: 'app=web', image: 'busybox' }, 'dbg', 'mallory'));

@@ -236,9 +236,13 @@ async function inject(
   const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
   const done = (): Work => {
-    // A tool without an entry that got its container (or needs none): the others without one need not wait.
-    if (!record.delete(container)) record.delete(OVERFLOW_KEY);
+    record.delete(container);
     return { record };
+  };
+  // Added: a tool without an entry that got its container shows the others without one need not wait either.
+  const added = (): Work => {
+    if (!record.has(container)) record.delete(OVERFLOW_KEY);
+    return done();
   };
   let toolUid = tool.uid;
   let podUid = requested.metadata.uid;
@@ -339,7 +343,7 @@ async function inject(
     } catch (err) {
       return fail(err);
     }
-    return done();
+    return added();
   };
 
   const work = await act();
