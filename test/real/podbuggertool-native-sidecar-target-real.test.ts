@@ -114,13 +114,14 @@ t.test('a native sidecar is a target: the API server takes it, and the hook does
     { state: 'pending' },
     'the pod can take the container: pending, not skipped',
   );
-  // What the API server takes: the container aimed at the sidecar.
-  await kube.addEphemeralContainers(
-    'dbg',
-    'meshed',
-    [{ name: 'debug-a', image: 'busybox:1.36', stdin: true, tty: true, targetContainerName: 'proxy' }],
-    { uid: before.metadata.uid!, resourceVersion: before.metadata.resourceVersion! },
-  );
+  // What the API server takes: the container the hook adds, aimed at the sidecar.
+  const container = ephemeralContainer('a', parsed.spec, before);
+  t.equal(container['targetContainerName'], 'proxy', 'the hook aims it at the sidecar');
+  await kube.addEphemeralContainers('dbg', 'meshed', [container], {
+    uid: before.metadata.uid!,
+    resourceVersion: before.metadata.resourceVersion!,
+  });
   const after = (await kube.get('v1', 'pods', 'dbg', 'meshed')) as any;
   t.equal(after.spec.ephemeralContainers[0].targetContainerName, 'proxy', 'the API server took the sidecar as target');
+  t.same(podState(after, 'a', parsed.spec), { state: 'injected' }, 'and the hook counts it injected, as stored');
 });
