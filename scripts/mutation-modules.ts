@@ -123,7 +123,15 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/podbuggertool/match.ts': {
-    tests: ['test/podbuggertool-match.test.ts', 'test/podbuggertool.test.ts', 'test/podbuggertool-status.test.ts'],
+    tests: [
+      'test/podbuggertool-match.test.ts',
+      'test/podbuggertool.test.ts',
+      'test/podbuggertool-status.test.ts',
+      'test/podbuggertool-container-name-unique.test.ts',
+      'test/podbuggertool-sidecar-target.test.ts',
+      'test/podbuggertool-refusal-backoff.test.ts',
+      'test/podbuggertool-slow-api-server-backs-off.test.ts',
+    ],
     target: 85,
   },
   'hooks/podbuggertool/sync.ts': {
@@ -141,6 +149,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podbuggertool-author.test.ts',
       'test/attack-framework.test.ts',
       'test/podbuggertool-revocation.test.ts',
+      'test/podbuggertool-refusal-backoff.test.ts',
+      'test/podbuggertool-retry-survives-metacontroller-restart.test.ts',
+      'test/podbuggertool-slow-api-server-backs-off.test.ts',
+      'test/podbuggertool-many-failing-tools-back-off.test.ts',
     ],
     target: 85,
   },
