@@ -4,10 +4,11 @@
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
 //                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME]
 //   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--restore-dir DIR --data-dir DIR]
+//                              [--sha256 HEX [--version-id ID | --pinned-path BUCKET/KEY]]
 //                              [--s3-endpoint URL] [--force-path-style] [--aws-dir DIR]
 //   metaops etcd-restore-place --restore-dir DIR --data-dir DIR
-//   metaops etcd-restore-check --s3-path BUCKET/KEY [--aws-secret NAME] [--aws-dir DIR] [--s3-endpoint URL]
-//                              [--force-path-style]
+//   metaops etcd-restore-check --s3-path BUCKET/KEY [--pin-path BUCKET/KEY] [--aws-secret NAME] [--aws-dir DIR]
+//                              [--s3-endpoint URL] [--force-path-style]
 // AWS credentials: with --aws-dir (an awsSecret mounted there), only that Secret's (its AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY keys, else its `credentials` file, read as plain values), never the pod's ambient ones;
 // without it (a namespace the server allows ambient credentials), the SDK's standard chain. A restore's check and
@@ -19,8 +20,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { fetchSnapshot, runBackup, s3Region, secretCredentials } from '../hooks/etcdbackup/backup.js';
-import { checkSnapshot, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
+import { runBackup, s3Region, secretCredentials } from '../hooks/etcdbackup/backup.js';
+import { checkSnapshot, fetchChecked, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 
@@ -111,6 +112,10 @@ export async function main(argv: string[]): Promise<number> {
       'backup-name': { type: 'string' },
       'restore-dir': { type: 'string' },
       'data-dir': { type: 'string' },
+      'pin-path': { type: 'string' },
+      sha256: { type: 'string' },
+      'version-id': { type: 'string' },
+      'pinned-path': { type: 'string' },
     },
     strict: true,
   });
@@ -175,7 +180,17 @@ async function backupCommand(
 /** The steps of a restore: its check before anything is dropped, and a restored member's init steps. */
 async function restoreCommand(
   command: string,
-  values: { 's3-path'?: string; file?: string; 'restore-dir'?: string; 'data-dir'?: string; 'aws-secret'?: string },
+  values: {
+    's3-path'?: string;
+    file?: string;
+    'restore-dir'?: string;
+    'data-dir'?: string;
+    'aws-secret'?: string;
+    'pin-path'?: string;
+    sha256?: string;
+    'version-id'?: string;
+    'pinned-path'?: string;
+  },
   s3: () => S3Client,
 ): Promise<number> {
   switch (command) {
@@ -190,7 +205,12 @@ async function restoreCommand(
       }
       const client = s3();
       try {
-        const size = await fetchSnapshot(client, values['s3-path'], values.file);
+        // The snapshot its restore checked (its pin), never other bytes found at the key since.
+        const size = await fetchChecked(client, values['s3-path'], values.file, {
+          ...(values.sha256 ? { sha256: values.sha256 } : {}),
+          ...(values['version-id'] ? { versionId: values['version-id'] } : {}),
+          ...(values['pinned-path'] ? { pinnedPath: values['pinned-path'] } : {}),
+        });
         report({ succeeded: true, size, file: values.file }, undefined);
         return 0;
       } catch (err) {
@@ -215,7 +235,10 @@ async function restoreCommand(
     case 'etcd-restore-check': {
       // A restore's check before any member is dropped (hooks/etcdcommon/snapshot.ts).
       if (!values['s3-path']) throw new Error('etcd-restore-check needs --s3-path');
-      const result = await checkSnapshot(s3(), values['s3-path'], { awsSecret: values['aws-secret'] });
+      const result = await checkSnapshot(s3(), values['s3-path'], {
+        awsSecret: values['aws-secret'],
+        pinPath: values['pin-path'],
+      });
       report(result, undefined);
       return result.succeeded ? 0 : 1;
     }

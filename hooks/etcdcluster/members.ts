@@ -4,6 +4,7 @@ import { childLabels } from '../../lib/labels.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { METAOPS_CLI, s3Access } from '../etcdcommon/index.js';
+import type { SnapshotPin } from '../etcdcommon/snapshot.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export const CLIENT_PORT = 2379;
@@ -207,6 +208,19 @@ export interface RestoreSource {
   };
   /** This project's image, which carries `metaops etcd-restore-fetch`. */
   image: string;
+  /** What the restore's check verified and pinned (its sha256, version or copy): the only bytes fetched. */
+  snapshot?: SnapshotPin | undefined;
+}
+
+/** The fetch step's arguments for the pin: the bytes checked, and where they stay. */
+function pinArgs(pin: SnapshotPin | undefined): string[] {
+  if (!pin) return [];
+  return [
+    '--sha256',
+    pin.sha256,
+    ...(pin.versionId ? ['--version-id', pin.versionId] : []),
+    ...(pin.pinnedPath ? ['--pinned-path', pin.pinnedPath] : []),
+  ];
 }
 
 const SNAPSHOT = '/var/etcd/snapshot.db';
@@ -245,6 +259,7 @@ export function restoreInitContainers(
         RESTORED_DIR,
         '--data-dir',
         DATA_DIR,
+        ...pinArgs(source.snapshot),
         ...access.args,
       ],
       env: access.env,

@@ -49,7 +49,7 @@ import {
   withAnnotation,
   type UpgradeFailure,
 } from './upgrade.js';
-import { checkVerdict, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
+import { checkVerdict, pinOf, recordedSource, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export { sanitize };
@@ -299,36 +299,6 @@ function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
 }
 
 /**
- * A restore's members, numbered after `lastIndex`: all `spec.size` of them start from its snapshot together, as one
- * new cluster.
- */
-function restoredMembers(
-  parent: ParentObject,
-  spec: EtcdClusterSpec,
-  lastIndex: number,
-  restore: { uid: string; source: RestoreSource },
-): { names: string[]; pods: KubeObject[] } {
-  const c = clusterOf(parent, spec);
-  const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
-  const all = initialCluster(
-    c,
-    names.map((pod) => ({ pod })),
-  );
-  const pods = names.map((pod) =>
-    memberPod({
-      parent,
-      spec,
-      name: pod,
-      initialCluster: all,
-      state: 'new',
-      restore: restore.source,
-      restoreUid: restore.uid,
-    }),
-  );
-  return { names, pods };
-}
-
-/**
  * A restore replaces the cluster: an explicit request, and the only decision that drops every member.
  * First the old members are dropped (their data goes with them), then `size` members restored from the
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
@@ -343,7 +313,9 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   if (resumed) return resumed;
   // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
   if (pending && !spec.paused)
-    return asChecked(checking(parent, spec, obs, newRecord(pending, before, now), pending.source));
+    return asChecked(
+      checking(parent, spec, obs, newRecord(pending, noMemberRuns(parent, spec, obs, before), now), pending.source),
+    );
   if (before?.phase !== 'Checking') return asChecked(decideRestore(parent, spec, obs));
   if (obs.restore?.uid !== before.uid)
     return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
@@ -362,10 +334,17 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     return asChecked(checking(parent, spec, obs, before, obs.restore.source));
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
-  // Past this point there is no way back: the snapshot checked is recorded, and the restore carries on from it
-  // even if its EtcdRestore is deleted (sync.ts, pendingRestore).
+  // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the
+  // restore carries on from it even if its EtcdRestore is edited or deleted (sync.ts, carriedOn).
+  const pin = pinOf(check, obs.restore.source, before.uid);
   return asChecked(
-    decideRestore(parent, spec, obs, { ...replacing, phase: 'Replacing', s3: obs.restore.source.s3, ...now }),
+    decideRestore(parent, spec, obs, {
+      ...replacing,
+      phase: 'Replacing',
+      s3: obs.restore.source.s3,
+      ...(pin ? { snapshot: pin } : {}),
+      ...now,
+    }),
   );
 }
 
@@ -424,10 +403,27 @@ function restoredFrom(pod: KubeObject): string | undefined {
   return typeof path === 'string' ? path : undefined;
 }
 
+/**
+ * Whether no member runs as a new restore comes: one before it failed after dropping them, or no member pod and no
+ * member claim is left (the cluster is new, or its status was lost after a restore dropped its members: never
+ * bootstrapped empty beside the check, and a refusal then leaves nothing "as it was").
+ */
+function noMemberRuns(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  before: RestoreState | undefined,
+): boolean {
+  if (noMembersLeft(before)) return true;
+  // Claims the request did not list may hold members' data: not known to be none.
+  const claimsKnown = obs.claims !== undefined || !spec.pod?.persistentVolumeClaimSpec;
+  return obs.pods.length === 0 && claimsKnown && liveMemberClaims(clusterOf(parent, spec).name, obs).length === 0;
+}
+
 /** The record of a new EtcdRestore, Checking from now. */
 function newRecord(
   pending: NonNullable<Observation['restore']>,
-  before: RestoreState | undefined,
+  noMembers: boolean,
   now: { since?: string },
 ): RestoreState {
   return {
@@ -435,7 +431,7 @@ function newRecord(
     name: pending.name,
     phase: 'Checking',
     ...(pending.created ? { created: pending.created } : {}),
-    ...(noMembersLeft(before) ? { noMembers: true } : {}),
+    ...(noMembers ? { noMembers: true } : {}),
     ...now,
   };
 }
@@ -483,9 +479,12 @@ function refused(
   record: RestoreState,
   reason: string,
 ): Decision {
-  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitizeAws(reason, 200), untouched: true };
-  // (With no member left by a restore before it, the cluster as it was is none: held, nothing started.)
+  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitizeAws(reason, 200) };
+  // With no member running when it came (a restore before it failed after dropping them, a status lost after this
+  // one's members were dropped, a new cluster), there is no cluster "as it was": held, nothing started, and it is
+  // not recorded as having left one untouched.
   if (record.noMembers) return restoreFailed(lastIndexOf(parent, spec, obs), ended);
+  ended.untouched = true;
   const { restore: _ignored, ...running } = obs;
   const d = decideRestore(parent, spec, running);
   return { ...d, restore: ended };
@@ -523,6 +522,36 @@ function asChecked(d: Decision): Decision {
     ];
   }
   return d;
+}
+
+/**
+ * Where a restore past its check fetches from: the snapshot its check verified, as status recorded it (`s3`, and
+ * its pin `snapshot`), never the EtcdRestore's spec as edited since. A record without `s3` (written before it was
+ * kept) falls back on the EtcdRestore's spec.
+ */
+function checkedSource(before: RestoreState | undefined, obs: Observation): RestoreSource | undefined {
+  if (obs.recordedRestore && obs.recordedRestore.uid === before?.uid) return obs.recordedRestore.source;
+  if (!before?.s3 || !obs.restore) return obs.restore?.source;
+  return recordedSource(before, obs.restore.source.image);
+}
+
+/** The members of a restore, all started together from its snapshot. */
+// eslint-disable-next-line max-params -- the parent, its spec, the cluster, the names, the snapshot and its restore
+function restoredMembers(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  c: Cluster,
+  names: string[],
+  source: RestoreSource,
+  restoreUid: string,
+): KubeObject[] {
+  const all = initialCluster(
+    c,
+    names.map((pod) => ({ pod })),
+  );
+  return names.map((pod) =>
+    memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: source, restoreUid }),
+  );
 }
 
 /**
@@ -564,26 +593,40 @@ function decideRestore(
     ...seen,
     -1,
   );
+  // The snapshot the restored members fetch: the one checked (recorded in status when the old members were
+  // dropped), never the EtcdRestore's spec as edited since; a record from before that field, the spec.
+  const source = checkedSource(before, obs);
+  // A failed upgrade holds the cluster on the version it ran: the restored members run that one too, and the
+  // hold is carried while the restore runs (its members' pods, which recorded it, are the ones dropped).
+  const hold =
+    recordedFailure(parent.status, etcdVersion(spec.version)) ?? failureOnPods(obs.pods, etcdVersion(spec.version));
+  const start = (names: string[], uid: string, from: RestoreSource): KubeObject[] =>
+    restoredMembers(parent, hold ? { ...spec, version: hold.from } : spec, c, names, from, uid);
+  const restoringHeld = (...args: Parameters<typeof restoring>): Decision => {
+    const d = restoring(...args);
+    if (hold) d.upgradeFailed = hold;
+    return d;
+  };
   if (replacing && obs.restore) {
-    return restoring(
+    return restoringHeld(
       [],
       lastIndex,
       replacing,
-      `EtcdRestore ${replacing.name}: replacing the cluster with the snapshot ${obs.restore.source.s3.path}`,
+      `EtcdRestore ${replacing.name}: replacing the cluster with the snapshot ${replacing.s3?.path ?? obs.restore.source.s3.path}`,
     );
   }
-  if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid) {
+  if (before?.phase === 'Replacing' && obs.restore?.uid === before.uid && source) {
     if (obs.pods.length > 0 || obs.terminating.length > 0)
-      return restoring([], lastIndex, before, 'waiting for the old members to go');
+      return restoringHeld([], lastIndex, before, 'waiting for the old members to go');
     // Every member is restored from the snapshot and they start together (etcd's documented way to restore a
     // multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
-    const { names, pods } = restoredMembers(parent, spec, lastIndex, obs.restore);
-    return restoring(
-      pods,
+    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
+    return restoringHeld(
+      start(names, obs.restore.uid, source),
       lastIndex + spec.size,
       // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
       { ...before, phase: 'Restoring', ...(obs.now ? { since: rfc3339(obs.now) } : {}) },
-      `members ${names.join(', ')} start from the snapshot ${obs.restore.source.s3.path}`,
+      `members ${names.join(', ')} start from the snapshot ${source.s3.path}`,
     );
   }
   if (
@@ -613,7 +656,7 @@ function decideRestore(
     obs.restore?.uid === before.uid
   ) {
     // Some restored members vanished before any served: they hold only the snapshot; all start again from it.
-    return restoring(
+    return restoringHeld(
       [],
       lastIndex,
       before,
@@ -625,18 +668,20 @@ function decideRestore(
     // snapshot, never as an empty cluster; without the EtcdRestore, the restore ends failed.
     if (obs.restore?.uid !== before.uid && obs.recordedRestore?.uid === before.uid)
       return decideRestore(parent, spec, { ...obs, restore: obs.recordedRestore });
-    if (obs.restore?.uid !== before.uid)
+    if (obs.restore?.uid !== before.uid || !source)
       return restoreFailed(lastIndex, {
         ...before,
         phase: 'Failed',
-        reason: 'the restored members were lost and the EtcdRestore is gone',
+        reason: source
+          ? 'the restored members were lost and the EtcdRestore is gone'
+          : 'the restored members were lost and the snapshot checked is no longer allowed',
       });
-    const { names, pods } = restoredMembers(parent, spec, lastIndex, obs.restore);
-    return restoring(
-      pods,
+    const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
+    return restoringHeld(
+      start(names, obs.restore.uid, source),
       lastIndex + spec.size,
       before,
-      `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${obs.restore.source.s3.path}`,
+      `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${source.s3.path}`,
     );
   }
   if (before?.phase === 'Restoring') {

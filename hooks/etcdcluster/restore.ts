@@ -9,6 +9,7 @@ import { restrictedContainerSecurity } from '../../lib/children.js';
 import { childLabels } from '../../lib/labels.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
+import { pinPath, type SnapshotPin } from '../etcdcommon/snapshot.js';
 import { memberPodSecurity, type RestoreSource } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
@@ -38,7 +39,16 @@ export function restoreCheckPod(
     const volume = v as { name: string; secret?: Record<string, unknown> };
     return volume.secret ? { ...volume, secret: { ...volume.secret, optional: true } } : volume;
   });
-  const args = ['etcd-restore-check', '--s3-path', source.s3.path, ...access.args];
+  // The check keeps what it verified for the restored members (a copy beside the key, when the bucket keeps no
+  // versions): each fetches those bytes later, whatever the key holds by then (snapshot.ts, pin).
+  const args = [
+    'etcd-restore-check',
+    '--s3-path',
+    source.s3.path,
+    '--pin-path',
+    pinPath(source.s3.path, restoreUid),
+    ...access.args,
+  ];
   if (source.s3.awsSecret) args.push('--aws-secret', source.s3.awsSecret);
   return {
     apiVersion: 'v1',
@@ -83,7 +93,35 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   );
 }
 
-export type CheckVerdict = { state: 'passed' } | { state: 'failed'; reason: string } | { state: 'waiting' };
+export type CheckVerdict =
+  { state: 'passed'; pin?: SnapshotPin } | { state: 'failed'; reason: string } | { state: 'waiting' };
+
+/**
+ * What a check that passed pinned (its termination message, the CLI's JSON): the sha256 of the bytes verified, and
+ * the version or the copy where they stay. Only well-formed values; the copy's path is the one this hook named
+ * (pinPath), never one read from the pod. Undefined without a sha256 (a check of an older image).
+ */
+export function pinOf(pod: KubeObject | undefined, source: RestoreSource, restoreUid: string): SnapshotPin | undefined {
+  const ended = pod ? checkState(pod)?.terminated : undefined;
+  let result: { sha256?: unknown; versionId?: unknown; pinned?: unknown };
+  try {
+    result = JSON.parse(String(ended?.message ?? '')) as typeof result;
+  } catch {
+    return undefined;
+  }
+  if (typeof result?.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(result.sha256)) return undefined;
+  const version = typeof result.versionId === 'string' && /^[A-Za-z0-9._+=-]{1,128}$/.test(result.versionId);
+  return {
+    sha256: result.sha256,
+    ...(version ? { versionId: result.versionId as string } : {}),
+    ...(!version && result.pinned === true ? { pinnedPath: pinPath(source.s3.path, restoreUid) } : {}),
+  };
+}
+
+/** The source a restore recorded past its check (status.restore: `s3` and its pin `snapshot`), with `image`. */
+export function recordedSource(record: RestoreState, image: string): RestoreSource {
+  return { s3: record.s3!, image, ...(record.snapshot ? { snapshot: record.snapshot } : {}) };
+}
 
 interface ContainerState {
   name?: unknown;

@@ -240,6 +240,19 @@ export const EtcdClusterStatus = Type.Object(
             },
           ),
         ),
+        snapshot: Type.Optional(
+          Type.Object(
+            {
+              sha256: Type.String({ maxLength: 64 }),
+              versionId: Type.Optional(Type.String({ maxLength: 128 })),
+              pinnedPath: Type.Optional(Type.String({ maxLength: 1100 })),
+            },
+            {
+              description:
+                'What the check verified: the sha256 of its bytes, and the S3 version or the copy where they stay; every restored member fetches those bytes and refuses any other.',
+            },
+          ),
+        ),
       }),
     ),
     upgradeFailed: Type.Optional(

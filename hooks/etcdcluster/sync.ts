@@ -32,6 +32,7 @@ import {
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf } from './identity.js';
 import { observe, type Observed } from './observe.js';
+import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
@@ -88,7 +89,7 @@ function carriedOn(
   return {
     uid: record.uid,
     name: record.name,
-    source: { s3: record.s3, image },
+    source: recordedSource(record as RestoreState, image),
     ...(record.created ? { created: record.created } : {}),
   };
 }

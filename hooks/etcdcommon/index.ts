@@ -93,6 +93,11 @@ export interface RestoreState {
    * on from it even if the EtcdRestore is deleted (its data is the only data left).
    */
   s3?: { path: string; awsSecret?: string; endpoint?: string; forcePathStyle?: boolean };
+  /**
+   * What the check verified, recorded with `s3`: the sha256 of its bytes, and the version or the copy where they
+   * stay (snapshot.ts, pin). Every restored member fetches those bytes and refuses any other.
+   */
+  snapshot?: { sha256: string; versionId?: string; pinnedPath?: string };
 }
 
 /** The restore state an EtcdCluster's status holds, if any. */

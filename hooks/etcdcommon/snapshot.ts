@@ -4,10 +4,11 @@
 // match). `metaops etcd-restore-check` runs it in a pod of the EtcdCluster (hooks/etcdcluster/restore.ts), with
 // the restore's S3 access; its result is the pod's termination message.
 import { createHash } from 'node:crypto';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { pipeline } from 'node:stream/promises';
+import { CopyObjectCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 /** What the check found: whether a restore can go ahead, and if not, why (short, for the EtcdRestore's status). */
 export interface SnapshotCheck {
@@ -15,6 +16,31 @@ export interface SnapshotCheck {
   reason?: string;
   /** Bytes of the snapshot, when it was read. */
   size?: number;
+  /** The sha256 of the whole object checked (hex): every restored member's fetch must give these bytes. */
+  sha256?: string;
+  /** The object's version, when the bucket keeps versions: the members fetch that version. */
+  versionId?: string;
+  /** Whether the copy of the checked object was made at the pin path (the members fetch it there). */
+  pinned?: boolean;
+  /** Why it was not (the members then fetch the key and refuse other bytes). */
+  pinReason?: string;
+}
+
+/**
+ * What a restore's check pinned, recorded in the EtcdCluster's status and given to each restored member's fetch
+ * step: the bytes it verified (sha256), and where they stay while the key may be written again (a version of the
+ * object, or a copy of it beside the key).
+ */
+export interface SnapshotPin {
+  sha256: string;
+  versionId?: string;
+  /** `bucket/key` of the copy the check made. */
+  pinnedPath?: string;
+}
+
+/** The key of the copy a restore's check makes of the snapshot it verified: beside it, named for the restore. */
+export function pinPath(path: string, restoreUid: string): string {
+  return `${path}.restore-${restoreUid.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64)}`;
 }
 
 /** The sha256 etcd appends to a snapshot. */
@@ -35,18 +61,22 @@ export function credentialsProblem(awsSecret: string | undefined, env: NodeJS.Pr
 }
 
 /** Reads a snapshot whole: its size, and whether its last 32 bytes are the sha256 of the rest. */
-export async function verifyStream(body: AsyncIterable<Uint8Array>): Promise<{ size: number; intact: boolean }> {
+export async function verifyStream(
+  body: AsyncIterable<Uint8Array>,
+): Promise<{ size: number; intact: boolean; sha256: string }> {
   const hash = createHash('sha256');
+  const whole = createHash('sha256');
   let tail = Buffer.alloc(0);
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
+    whole.update(chunk);
     const joined = Buffer.concat([tail, Buffer.from(chunk)]);
     const cut = Math.max(0, joined.length - HASH_BYTES);
     hash.update(joined.subarray(0, cut));
     tail = joined.subarray(cut);
   }
-  return { size, intact: size > HASH_BYTES && hash.digest().equals(tail) };
+  return { size, intact: size > HASH_BYTES && hash.digest().equals(tail), sha256: whole.digest('hex') };
 }
 
 /** An AWS SDK error as a short reason: its name and message, one line, bounded. */
@@ -56,10 +86,49 @@ function reasonOf(err: unknown): string {
   return text.replace(/\s+/g, ' ').slice(0, 300);
 }
 
+/** An S3 version ID as the members are given it (bounded, plain), or undefined ("null": the bucket keeps none). */
+function versionOf(id: unknown): string | undefined {
+  return typeof id === 'string' && id !== 'null' && /^[A-Za-z0-9._+=-]{1,128}$/.test(id) ? id : undefined;
+}
+
+/**
+ * Keeps the object checked for the restored members, who fetch it later, one by one, while the key may be written
+ * again: a version is kept by the bucket; else a server-side copy beside the key (only if the key still holds the
+ * bytes checked: its ETag). Undefined when pinned; 'changed' when the key was written again meanwhile; else why
+ * the copy could not be made (the members then refuse any other bytes at the key: sha256).
+ */
+async function pin(
+  s3: S3Client,
+  where: { bucket: string; key: string },
+  etag: string | undefined,
+  to: string | undefined,
+): Promise<{ pinned: boolean; reason?: string; changed?: boolean }> {
+  const target = to ? split(to) : undefined;
+  if (!target || target.bucket !== where.bucket) return { pinned: false, reason: 'no pin path' };
+  try {
+    await s3.send(
+      new CopyObjectCommand({
+        Bucket: target.bucket,
+        Key: target.key,
+        CopySource: `${where.bucket}/${encodeURIComponent(where.key).replace(/%2F/g, '/')}`,
+        ...(etag ? { CopySourceIfMatch: etag } : {}),
+        MetadataDirective: 'REPLACE',
+        Metadata: { 'metaops-restore-of': `${where.bucket}/${where.key}`.slice(0, 1024) },
+      }),
+    );
+    return { pinned: true };
+  } catch (err) {
+    const e = err as { name?: unknown; $metadata?: { httpStatusCode?: number } };
+    if (e?.name === 'PreconditionFailed' || e?.$metadata?.httpStatusCode === 412)
+      return { pinned: false, changed: true };
+    return { pinned: false, reason: reasonOf(err) };
+  }
+}
+
 export async function checkSnapshot(
   s3: S3Client,
   path: string,
-  options: { awsSecret?: string | undefined; env?: NodeJS.ProcessEnv } = {},
+  options: { awsSecret?: string | undefined; env?: NodeJS.ProcessEnv; pinPath?: string | undefined } = {},
 ): Promise<SnapshotCheck> {
   const where = split(path);
   if (!where) return { succeeded: false, reason: `s3.path "${path}" must be "<bucket>/<key>"` };
@@ -67,7 +136,7 @@ export async function checkSnapshot(
   if (missing) return { succeeded: false, reason: missing };
   try {
     const res = await s3.send(new GetObjectCommand({ Bucket: where.bucket, Key: where.key }));
-    const { size, intact } = await verifyStream(res.Body as Readable);
+    const { size, intact, sha256 } = await verifyStream(res.Body as Readable);
     if (size <= HASH_BYTES)
       return { succeeded: false, size, reason: `s3://${path} has ${size} bytes: it is no etcd snapshot` };
     if (!intact)
@@ -76,10 +145,74 @@ export async function checkSnapshot(
         size,
         reason: `s3://${path} is not an intact etcd snapshot (its sha256 does not match: etcd would refuse to restore it)`,
       };
-    return { succeeded: true, size };
+    const versionId = versionOf(res.VersionId);
+    if (versionId) return { succeeded: true, size, sha256, versionId };
+    const kept = await pin(s3, where, res.ETag, options.pinPath);
+    if (kept.changed)
+      return {
+        succeeded: false,
+        size,
+        reason: `s3://${path} was written again while it was checked: check it again once it holds the snapshot to restore`,
+      };
+    return {
+      succeeded: true,
+      size,
+      sha256,
+      pinned: kept.pinned,
+      ...(kept.reason ? { pinReason: kept.reason.slice(0, 200) } : {}),
+    };
   } catch (err) {
     return { succeeded: false, reason: `s3://${path}: ${reasonOf(err)}` };
   }
+}
+
+/**
+ * A restored member's fetch: the snapshot its restore checked, into `file`. With a pin, from where it stays (the
+ * version, or the copy the check made) and only those bytes: any other (the key written again since the check,
+ * without a version or a copy to fall back on) is refused, and the file removed, rather than start a member of one
+ * cluster from another snapshot than the rest. The bytes written.
+ */
+export async function fetchChecked(
+  s3: S3Client,
+  path: string,
+  file: string,
+  checked: Partial<SnapshotPin> = {},
+): Promise<number> {
+  const from = split(checked.pinnedPath ?? path);
+  if (!from) throw new Error(`s3.path "${checked.pinnedPath ?? path}" must be "<bucket>/<key>"`);
+  const res = await s3.send(
+    new GetObjectCommand({
+      Bucket: from.bucket,
+      Key: from.key,
+      ...(checked.versionId && !checked.pinnedPath ? { VersionId: checked.versionId } : {}),
+    }),
+  );
+  const hash = createHash('sha256');
+  let size = 0;
+  await pipeline(
+    res.Body as Readable,
+    async function* (source: AsyncIterable<Uint8Array>) {
+      for await (const chunk of source) {
+        hash.update(chunk);
+        size += chunk.length;
+        yield chunk;
+      }
+    },
+    createWriteStream(file),
+  );
+  const got = hash.digest('hex');
+  if (checked.sha256 && got !== checked.sha256) {
+    rmSync(file, { force: true });
+    throw new SnapshotChanged(
+      `s3://${checked.pinnedPath ?? path} is not the snapshot its restore checked (sha256 ${got.slice(0, 12)}..., checked ${checked.sha256.slice(0, 12)}...): the key was written again since; nothing is restored from it`,
+    );
+  }
+  return size;
+}
+
+/** A fetch that found other bytes than the check verified. */
+export class SnapshotChanged extends Error {
+  override name = 'SnapshotChanged';
 }
 
 /**
