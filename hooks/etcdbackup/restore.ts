@@ -41,6 +41,12 @@ function olderThan(
   return Number.isFinite(r) && Number.isFinite(c) && r < c - RESTORE_SLACK_SECONDS * 1000;
 }
 
+/** Whether the restore a cluster took (created at `took`) supersedes one created at `born`. */
+function supersedes(state: { phase?: unknown; untouched?: unknown }, took: number, born: number): boolean {
+  if (took !== born) return took > born;
+  return !(state.phase === 'Failed' && state.untouched === true);
+}
+
 // eslint-disable-next-line complexity -- the restore's outcomes in the order they take precedence, one branch each, read top to bottom
 export function sync({
   request,
@@ -59,7 +65,11 @@ export function sync({
   // The cluster took a newer EtcdRestore than this one: this one never acts (the cluster hook ignores
   // EtcdRestores older than the last it made); it ends failed, saying which one superseded it.
   const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
-  const superseded = state !== undefined && !mine && state.created !== undefined && Date.parse(state.created) >= born;
+  // Compared by UID, not only by time: creation times have a resolution of one second, so an EtcdRestore recreated
+  // under its name (another UID) may carry the very time of the one it replaces; one that restored nothing (its
+  // check refused it, the cluster untouched) supersedes none made in the same second (sync.ts, pendingRestore).
+  const superseded =
+    state !== undefined && !mine && state.created !== undefined && supersedes(state, Date.parse(state.created), born);
   // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the
   // EtcdCluster hook ignores an EtcdRestore whose status.succeeded is set), whatever the cluster's status says.
   let succeeded: boolean | undefined = typeof previous.succeeded === 'boolean' ? previous.succeeded : undefined;

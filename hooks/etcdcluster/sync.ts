@@ -144,7 +144,7 @@ export function pendingRestore(
 ): Observation['restore'] {
   const name = request.parent.metadata.name;
   const born = request.parent.metadata.creationTimestamp ?? '';
-  const last = (request.parent.status as { restore?: { uid?: string; created?: string } } | undefined)?.restore;
+  const last = (request.parent.status as { restore?: Partial<RestoreState> } | undefined)?.restore;
   const restores = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2')
     // In the cluster's own namespace only: with hook version v2, Metacontroller v4.17 lists a rule without a
     // namespace across every namespace (pkg/controller/common/customize/manager.go L665-683).
@@ -166,11 +166,17 @@ export function pendingRestore(
     )
     // Only a restore newer than the last one this cluster made acts (or that one itself, while it runs): an
     // older one left unfinished (superseded, or its status lost) never replaces what the newer one restored.
+    // Creation times have a resolution of one second: another EtcdRestore (another UID) of the very second of one
+    // its check refused (it restored nothing) is a new request (one deleted and recreated under its name), not an
+    // older one.
     .filter(
       (r) =>
         !last?.created ||
         (r.metadata.uid ?? r.metadata.name) === last.uid ||
-        Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created),
+        Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created) ||
+        (Date.parse(r.metadata.creationTimestamp ?? '') === Date.parse(last.created) &&
+          last.phase === 'Failed' &&
+          last.untouched === true),
     )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];
