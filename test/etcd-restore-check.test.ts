@@ -238,6 +238,8 @@ t.test('the check pod: the restore’s S3 access with its Secret optional, no me
     'etcd-restore-check',
     '--s3-path',
     'bucket/snap.db',
+    '--pin-path',
+    'bucket/snap.db.restore-uid-r',
     '--s3-endpoint',
     'http://minio:9000',
     '--force-path-style',
@@ -261,7 +263,7 @@ t.test('the check pod: the restore’s S3 access with its Secret optional, no me
   t.same(c.securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
   t.match(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 10001 });
   const ambient = restoreCheckPod(etcdParent({}), etcdSpec({}), { s3: { path: 'b/k' }, image: 'i' }, 'u') as any;
-  t.same(ambient.spec.containers[0].args, ['etcd-restore-check', '--s3-path', 'b/k']);
+  t.same(ambient.spec.containers[0].args, ['etcd-restore-check', '--s3-path', 'b/k', '--pin-path', 'b/k.restore-u']);
   t.same(ambient.spec.volumes, []);
 });
 
@@ -336,6 +338,11 @@ function snapshot(data: Buffer): Buffer {
   return Buffer.concat([data, createHash('sha256').update(data).digest()]);
 }
 
+/** The sha256 of a whole object (hex). */
+function sha(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
 async function* chunks(data: Buffer, size: number) {
   for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);
 }
@@ -344,18 +351,26 @@ t.test('verifyStream: the size, and the sha256 at the end, whatever the chunks',
   const data = Buffer.from('x'.repeat(1000) + 'etcd');
   const good = snapshot(data);
   for (const size of [1, 7, 31, 32, 33, 100, 5000]) {
-    t.same(await verifyStream(chunks(good, size)), { size: good.length, intact: true }, `chunks of ${size}`);
+    t.same(
+      await verifyStream(chunks(good, size)),
+      { size: good.length, intact: true, sha256: sha(good) },
+      `chunks of ${size}`,
+    );
     const bad = Buffer.from(good);
     bad[10] = bad[10]! ^ 1;
     t.same(
       await verifyStream(chunks(bad, size)),
-      { size: good.length, intact: false },
+      { size: good.length, intact: false, sha256: sha(bad) },
       `a flipped byte, chunks of ${size}`,
     );
   }
-  t.same(await verifyStream(chunks(Buffer.alloc(0), 1)), { size: 0, intact: false });
+  t.same(await verifyStream(chunks(Buffer.alloc(0), 1)), { size: 0, intact: false, sha256: sha(Buffer.alloc(0)) });
   const hashOnly = createHash('sha256').update(Buffer.alloc(0)).digest();
-  t.same(await verifyStream(chunks(hashOnly, 8)), { size: 32, intact: false }, 'no data at all is no snapshot');
+  t.same(
+    await verifyStream(chunks(hashOnly, 8)),
+    { size: 32, intact: false, sha256: sha(hashOnly) },
+    'no data at all is no snapshot',
+  );
 });
 
 t.test('checkSnapshot: credentials, path, the object and its errors', async (t) => {
@@ -372,8 +387,18 @@ t.test('checkSnapshot: credentials, path, the object and its errors', async (t) 
     },
   } as any;
   const env = { AWS_ACCESS_KEY_ID: 'AKID' };
-  t.same(await checkSnapshot(s3, 'bucket/snap.db', { awsSecret: 'aws', env }), { succeeded: true, size: 432 });
-  t.same(await checkSnapshot(s3, 'bucket/snap.db', { env: {} }), { succeeded: true, size: 432 }, 'no Secret named');
+  const whole = sha(objects['bucket/snap.db']!);
+  t.same(await checkSnapshot(s3, 'bucket/snap.db', { awsSecret: 'aws', env }), {
+    succeeded: true,
+    size: 432,
+    sha256: whole,
+    pinned: false,
+  });
+  t.same(
+    await checkSnapshot(s3, 'bucket/snap.db', { env: {} }),
+    { succeeded: true, size: 432, sha256: whole, pinned: false },
+    'no Secret named',
+  );
   t.same(await checkSnapshot(s3, 'bucket/none.db', { env }), {
     succeeded: false,
     reason: 's3://bucket/none.db: NoSuchKey: The specified key does not exist.',

@@ -45,11 +45,12 @@ t.test(
       t.ok(loop.last.resyncAfterSeconds, 'the check is waited for');
       t.ok(loop.checkPod(), 'the check pod runs');
     }
-    // Its check fails too: refused, and the status says so of r2 (the cluster as it was: no member).
+    // Its check fails too: refused, and the status says so of r2 (no member runs; never "as it was").
     loop.check = { succeeded: false, reason: 's3://bucket/snap.db: NoSuchKey: The specified key does not exist.' };
     await loop.step();
     await loop.step();
-    t.match(loop.s().restore, { name: 'r2', phase: 'Failed', untouched: true });
+    t.match(loop.s().restore, { name: 'r2', phase: 'Failed', refused: true });
+    t.notOk(loop.s().restore.untouched, 'no member ran as it came: not recorded as a cluster left as it was');
     t.same(
       (loop.s().conditions as any[]).filter((c) => /EtcdRestore r /.test(c.message ?? '')),
       [],
@@ -65,7 +66,7 @@ t.test(
     );
     t.match(
       loop.s().conditions.find((c: any) => c.type === 'Restore'),
-      { reason: 'RestoreRefused' },
+      { reason: 'RestoreRefused', message: /no member runs/ },
     );
     for (let i = 0; i < 3; i++) {
       await loop.step();

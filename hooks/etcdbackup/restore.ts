@@ -7,7 +7,13 @@ import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from 
 import { observedNamed } from '../../lib/objects.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
-import { RESTORE_SLACK_SECONDS, restoreStateOf, type EtcdSettings } from '../etcdcommon/index.js';
+import {
+  refusedByCheck,
+  RESTORE_SLACK_SECONDS,
+  restoreStateOf,
+  type EtcdSettings,
+  type RestoreState,
+} from '../etcdcommon/index.js';
 import { scrubAwsText } from '../../lib/aws-text.js';
 import { restoreSourceProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 
@@ -42,9 +48,9 @@ function olderThan(
 }
 
 /** Whether the restore a cluster took (created at `took`) supersedes one created at `born`. */
-function supersedes(state: { phase?: unknown; untouched?: unknown }, took: number, born: number): boolean {
+function supersedes(state: Partial<RestoreState>, took: number, born: number): boolean {
   if (took !== born) return took > born;
-  return !(state.phase === 'Failed' && state.untouched === true);
+  return !refusedByCheck(state);
 }
 
 // eslint-disable-next-line complexity -- the restore's outcomes in the order they take precedence, one branch each, read top to bottom

@@ -479,7 +479,7 @@ function refused(
   record: RestoreState,
   reason: string,
 ): Decision {
-  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitizeAws(reason, 200) };
+  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitizeAws(reason, 200), refused: true };
   // With no member running when it came (a restore before it failed after dropping them, a status lost after this
   // one's members were dropped, a new cluster), there is no cluster "as it was": held, nothing started, and it is
   // not recorded as having left one untouched.
@@ -510,14 +510,19 @@ function asChecked(d: Decision): Decision {
         message: `EtcdRestore ${r.name}: its snapshot is fetched and checked before any member is dropped`,
       },
     ];
-  } else if (r?.phase === 'Failed' && r.untouched) {
+  } else if (r?.phase === 'Failed' && (r.untouched || r.refused)) {
+    // "As it was" only when members ran as it came: with none (a status lost after this restore dropped them, a
+    // restore before it that failed after dropping them), it says so.
+    const after = r.untouched
+      ? 'the cluster is as it was'
+      : 'no member runs, and none is started until an EtcdRestore replaces the cluster';
     d.conditions = [
       ...d.conditions,
       {
         type: 'Restore',
         status: false,
         reason: 'RestoreRefused',
-        message: `EtcdRestore ${r.name} was not carried out: ${r.reason ?? 'its snapshot check failed'}; the cluster is as it was`,
+        message: `EtcdRestore ${r.name} was not carried out: ${r.reason ?? 'its snapshot check failed'}; ${after}`,
       },
     ];
   }
@@ -672,9 +677,7 @@ function decideRestore(
       return restoreFailed(lastIndex, {
         ...before,
         phase: 'Failed',
-        reason: source
-          ? 'the restored members were lost and the EtcdRestore is gone'
-          : 'the restored members were lost and the snapshot checked is no longer allowed',
+        reason: 'the restored members were lost and the EtcdRestore is gone',
       });
     const names = Array.from({ length: spec.size }, (_, i) => memberName(c.name, lastIndex + 1 + i));
     return restoringHeld(

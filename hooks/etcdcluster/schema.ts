@@ -210,7 +210,13 @@ export const EtcdClusterStatus = Type.Object(
           Type.String({ description: 'When Checking or Restoring began: their deadlines count from it.' }),
         ),
         untouched: Type.Optional(
-          Type.Boolean({ description: 'The restore ended before any member was dropped: the cluster runs as it was.' }),
+          Type.Boolean({
+            description:
+              'The restore ended before any member was dropped, while members ran: the cluster runs as it was.',
+          }),
+        ),
+        refused: Type.Optional(
+          Type.Boolean({ description: 'Its snapshot check refused it: this restore dropped nothing.' }),
         ),
         noMembers: Type.Optional(
           Type.Boolean({

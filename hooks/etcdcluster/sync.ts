@@ -14,7 +14,13 @@ import { isTerminating, observed, typeKey } from '../../lib/objects.js';
 import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
-import { RESTORE_SLACK_SECONDS, type EtcdClients, type EtcdSettings, type RestoreState } from '../etcdcommon/index.js';
+import {
+  refusedByCheck,
+  RESTORE_SLACK_SECONDS,
+  type EtcdClients,
+  type EtcdSettings,
+  type RestoreState,
+} from '../etcdcommon/index.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import {
   CLIENT_PORT,
@@ -174,9 +180,7 @@ export function pendingRestore(
         !last?.created ||
         (r.metadata.uid ?? r.metadata.name) === last.uid ||
         Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created) ||
-        (Date.parse(r.metadata.creationTimestamp ?? '') === Date.parse(last.created) &&
-          last.phase === 'Failed' &&
-          last.untouched === true),
+        (Date.parse(r.metadata.creationTimestamp ?? '') === Date.parse(last.created) && refusedByCheck(last)),
     )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];

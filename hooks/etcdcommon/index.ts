@@ -77,8 +77,13 @@ export interface RestoreState {
   phase: 'Checking' | 'Replacing' | 'Restoring' | 'Restored' | 'Failed';
   /** When the current phase began (Checking, Restoring): their deadlines count from it. */
   since?: string;
-  /** The restore ended before any member was dropped (its check failed): the cluster runs as it was. */
+  /**
+   * The restore ended before any member was dropped (its check failed) while members ran: the cluster runs as it
+   * was. Never set when no member ran as it came (they may have been dropped by this very restore, its record lost).
+   */
   untouched?: boolean;
+  /** Its check refused it: this restore dropped nothing (set with `untouched`, or alone when no member ran). */
+  refused?: boolean;
   /** The EtcdRestore's creationTimestamp: an older EtcdRestore never acts after this one. */
   created?: string;
   /** Why it failed: a short, sanitised message (the init step's own reason when it wrote one). */
@@ -98,6 +103,11 @@ export interface RestoreState {
    * stay (snapshot.ts, pin). Every restored member fetches those bytes and refuses any other.
    */
   snapshot?: { sha256: string; versionId?: string; pinnedPath?: string };
+}
+
+/** Whether a restore record is of one its check refused: it dropped nothing (`untouched` before `refused` was kept). */
+export function refusedByCheck(r: Partial<RestoreState> | undefined): boolean {
+  return r?.phase === 'Failed' && (r.refused === true || r.untouched === true);
 }
 
 /** The restore state an EtcdCluster's status holds, if any. */

@@ -103,8 +103,9 @@ async function pin(
   etag: string | undefined,
   to: string | undefined,
 ): Promise<{ pinned: boolean; reason?: string; changed?: boolean }> {
-  const target = to ? split(to) : undefined;
-  if (!target || target.bucket !== where.bucket) return { pinned: false, reason: 'no pin path' };
+  if (!to) return { pinned: false };
+  const target = split(to);
+  if (!target || target.bucket !== where.bucket) return { pinned: false, reason: 'the pin path is not in its bucket' };
   try {
     await s3.send(
       new CopyObjectCommand({
