@@ -320,15 +320,16 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   if (obs.restore?.uid !== before.uid)
     return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
   // A check pod made for another restore, or with other arguments (the EtcdRestore's spec edited since), proves
-  // nothing: it is dropped, and a new one checks.
+  // nothing: it is dropped, and a new one checks (the deadline still counts from the first).
   const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
   const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
-  if (obs.restoreCheck && !check)
+  const verdict = checkVerdict(check, before.since, obs.now);
+  // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks.
+  if ((obs.restoreCheck && !check) || verdict.state === 'again')
     return asChecked({
       ...checking(parent, spec, obs, before, obs.restore.source),
       restoreCheck: undefined,
     } as Decision);
-  const verdict = checkVerdict(check, before.since, obs.now);
   if (verdict.state === 'failed') return asChecked(refused(parent, spec, obs, before, verdict.reason));
   if (verdict.state === 'waiting' || spec.paused)
     return asChecked(checking(parent, spec, obs, before, obs.restore.source));

@@ -93,8 +93,24 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   );
 }
 
-export type CheckVerdict =
-  { state: 'passed'; pin?: SnapshotPin } | { state: 'failed'; reason: string } | { state: 'waiting' };
+export type CheckVerdict = { state: 'passed' } | { state: 'failed'; reason: string } | { state: 'waiting' | 'again' };
+
+/** Why a node ends a pod whatever its containers do (status.reason): evicted, preempted, shut down with it. */
+const NODE_REASONS = ['Evicted', 'Preempting', 'Shutdown', 'Terminated', 'NodeLost', 'NodeShutdown'];
+
+/**
+ * Whether the check pod was ended by its node, not by its check: evicted (a drain, node pressure), preempted, or
+ * shut down with its node. That says nothing of the snapshot: the check runs again (within its deadline).
+ */
+function endedByNode(pod: KubeObject): boolean {
+  const status = (pod['status'] ?? {}) as { reason?: unknown; conditions?: unknown };
+  if (typeof status.reason === 'string' && NODE_REASONS.includes(status.reason)) return true;
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as unknown[]) : [];
+  return conditions.some((c) => {
+    const x = c as { type?: unknown; status?: unknown } | null;
+    return x?.type === 'DisruptionTarget' && x.status === 'True';
+  });
+}
 
 /**
  * What a check that passed pinned (its termination message, the CLI's JSON): the sha256 of the bytes verified, and
@@ -173,9 +189,11 @@ export function checkVerdict(
 ): CheckVerdict {
   const ended = pod ? checkState(pod)?.terminated : undefined;
   if (ended && ended.exitCode === 0) return { state: 'passed' };
-  if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
   const began = Date.parse(since ?? '');
-  if (now && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000) {
+  const overdue = now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000;
+  if (pod && !overdue && endedByNode(pod)) return { state: 'again' };
+  if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
+  if (overdue) {
     const why = pod ? waitingReason(pod) : 'its pod was not created';
     return {
       state: 'failed',
