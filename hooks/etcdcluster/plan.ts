@@ -319,6 +319,17 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   if (before?.phase !== 'Checking') return asChecked(decideRestore(parent, spec, obs));
   if (obs.restore?.uid !== before.uid)
     return asChecked(refused(parent, spec, obs, before, 'the EtcdRestore was deleted before its snapshot was checked'));
+  return asChecked(afterCheck(parent, spec, { ...obs, restore: obs.restore }, before, now));
+}
+
+/** A restore whose check runs (`before`, Checking): its check pod's verdict, and the drop once it passed. */
+function afterCheck(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation & { restore: NonNullable<Observation['restore']> },
+  before: RestoreState,
+  now: { since?: string },
+): Decision {
   // A check pod made for another restore, or with other arguments (the EtcdRestore's spec edited since), proves
   // nothing: it is dropped, and a new one checks (the deadline still counts from the first).
   const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
@@ -326,27 +337,21 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const verdict = checkVerdict(check, before.since, obs.now);
   // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks.
   if ((obs.restoreCheck && !check) || verdict.state === 'again')
-    return asChecked({
-      ...checking(parent, spec, obs, before, obs.restore.source),
-      restoreCheck: undefined,
-    } as Decision);
-  if (verdict.state === 'failed') return asChecked(refused(parent, spec, obs, before, verdict.reason));
-  if (verdict.state === 'waiting' || spec.paused)
-    return asChecked(checking(parent, spec, obs, before, obs.restore.source));
+    return { ...checking(parent, spec, obs, before, obs.restore.source), restoreCheck: undefined } as Decision;
+  if (verdict.state === 'failed') return refused(parent, spec, obs, before, verdict.reason);
+  if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, before, obs.restore.source);
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
   // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the
   // restore carries on from it even if its EtcdRestore is edited or deleted (sync.ts, carriedOn).
   const pin = pinOf(check, obs.restore.source, before.uid);
-  return asChecked(
-    decideRestore(parent, spec, obs, {
-      ...replacing,
-      phase: 'Replacing',
-      s3: obs.restore.source.s3,
-      ...(pin ? { snapshot: pin } : {}),
-      ...now,
-    }),
-  );
+  return decideRestore(parent, spec, obs, {
+    ...replacing,
+    phase: 'Replacing',
+    s3: obs.restore.source.s3,
+    ...(pin ? { snapshot: pin } : {}),
+    ...now,
+  });
 }
 
 /** The cluster as `restore` left it, when the observed members are its result (see resultOf); else undefined. */
