@@ -3,7 +3,7 @@
 // the members must still start from the snapshot that was checked (status.restore.s3), or the restore must be
 // checked again before anything else is fetched; never from a path (or with credentials) no check ever saw.
 import t from 'tap';
-import { running, restoreObject } from './fixtures/etcd-loop.js';
+import { restoreHook, running, restoreObject } from './fixtures/etcd-loop.js';
 
 const fetchArgs = (pod: any) => {
   const init = (pod.spec.initContainers ?? []).find((c: any) => c.name === 'fetch-snapshot');
@@ -60,3 +60,24 @@ for (const [what, edit, check] of [
     },
   );
 }
+
+t.test('the EtcdRestore that succeeded names the snapshot restored, not its spec as edited since', async (t) => {
+  const loop = await running({ size: 3 });
+  const r = restoreObject('r', '2026-07-01T00:00:00Z');
+  loop.related = [r];
+  loop.check = 'running';
+  await loop.step();
+  loop.check = { succeeded: true };
+  await loop.step();
+  (r['spec'] as any).s3.path = 'bucket/ns/not-checked.db';
+  for (let i = 0; i < 3; i++) await loop.step();
+  // The restored members serve: their pods Ready (their probe asks etcd).
+  for (const p of loop.pods()) loop.podStatus.set(p, { conditions: [{ type: 'Ready', status: 'True' }] });
+  await loop.step();
+  t.match(loop.s().restore, { phase: 'Restored', s3: { path: 'bucket/ns/snap.db' } });
+  const status = restoreHook(loop, r) as any;
+  t.equal(status.succeeded, true);
+  const ready = status.conditions.find((c: any) => c.type === 'Ready');
+  t.match(ready.message, /runs from the snapshot bucket\/ns\/snap\.db$/);
+  t.equal(restoreHook(loop, r)['succeeded'], true, 'and it stays so');
+});

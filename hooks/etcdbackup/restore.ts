@@ -106,7 +106,8 @@ export function sync({
   } else if (mine && state.phase === 'Restored') {
     succeeded = true;
     reason = 'Restored';
-    message = `EtcdCluster ${clusterName} runs from the snapshot ${spec.s3.path}`;
+    // The snapshot its check verified (the cluster's record), not the spec if edited since.
+    message = `EtcdCluster ${clusterName} runs from the snapshot ${state.s3?.path ?? spec.s3.path}`;
   } else if (mine && state.phase === 'Failed') {
     succeeded = false;
     reason = 'RestoreFailed';
