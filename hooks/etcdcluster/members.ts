@@ -4,7 +4,7 @@ import { childLabels } from '../../lib/labels.js';
 import { ordinalName, ordinalOf } from '../../lib/names.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { METAOPS_CLI, s3Access } from '../etcdcommon/index.js';
-import type { SnapshotPin } from '../etcdcommon/snapshot.js';
+import type { SnapshotPin } from '../etcdcommon/pin.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export const CLIENT_PORT = 2379;

@@ -9,7 +9,7 @@ import { restrictedContainerSecurity } from '../../lib/children.js';
 import { childLabels } from '../../lib/labels.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
-import { pinPath, type SnapshotPin } from '../etcdcommon/snapshot.js';
+import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
 import { memberPodSecurity, type RestoreSource } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';

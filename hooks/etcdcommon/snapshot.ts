@@ -26,22 +26,9 @@ export interface SnapshotCheck {
   pinReason?: string;
 }
 
-/**
- * What a restore's check pinned, recorded in the EtcdCluster's status and given to each restored member's fetch
- * step: the bytes it verified (sha256), and where they stay while the key may be written again (a version of the
- * object, or a copy of it beside the key).
- */
-export interface SnapshotPin {
-  sha256: string;
-  versionId?: string;
-  /** `bucket/key` of the copy the check made. */
-  pinnedPath?: string;
-}
+import type { SnapshotPin } from './pin.js';
 
-/** The key of the copy a restore's check makes of the snapshot it verified: beside it, named for the restore. */
-export function pinPath(path: string, restoreUid: string): string {
-  return `${path}.restore-${restoreUid.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64)}`;
-}
+export { pinPath, type SnapshotPin } from './pin.js';
 
 /** The sha256 etcd appends to a snapshot. */
 const HASH_BYTES = 32;
