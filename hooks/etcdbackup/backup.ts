@@ -314,7 +314,9 @@ export async function listSnapshots(
   bucket: string,
   base: string,
 ): Promise<{ snapshots: Snapshot[]; truncated: boolean }> {
-  const snapshots: Snapshot[] = [];
+  // By key: a listing that names one key twice (overlapping pages of an S3-compatible store, a continuation that
+  // repeats the last key of a page) still lists one snapshot, which must not count twice against maxBackups.
+  const snapshots = new Map<string, Snapshot>();
   let listed = 0;
   let token: string | undefined;
   do {
@@ -324,11 +326,11 @@ export async function listSnapshots(
     for (const o of page.Contents ?? []) {
       listed++;
       const s = o.Key ? periodicSnapshot(base, o.Key) : undefined;
-      if (s) snapshots.push(s);
+      if (s && !snapshots.has(s.key)) snapshots.set(s.key, s);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token && listed < MAX_LISTED);
-  return { snapshots: snapshots.sort(newestFirst), truncated: token !== undefined };
+  return { snapshots: [...snapshots.values()].sort(newestFirst), truncated: token !== undefined };
 }
 
 /** Reads the metadata of these snapshots (a few at a time); one that cannot be read gets `null`: no one's. */
