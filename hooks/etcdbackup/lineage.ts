@@ -35,6 +35,8 @@ export interface Snapshot {
   revision: number;
   /** Its metadata: undefined while not read, null when it could not be read (the snapshot then counts as no one's). */
   meta?: Record<string, string> | null;
+  /** Its metadata could not be read (an error other than the object being gone): it is kept, and that is said. */
+  unreadable?: boolean;
 }
 
 /** The date of a key, as periodicKey writes it: RFC 3339 with `-` for `:`. */
