@@ -432,6 +432,11 @@ export interface BackupOptions {
   now?: () => Date;
   /** The EtcdBackup taking it; without one (a Job of an older hook) nothing is pruned and no one-off is checked. */
   backup?: BackupIdentity;
+  /**
+   * Keys of snapshots never pruned (the hook names those an unfinished EtcdRestore of the namespace restores), or
+   * 'all' when there were more than it names: then nothing is pruned.
+   */
+  spare?: readonly string[] | 'all';
 }
 
 /**
@@ -668,18 +673,31 @@ async function prune(
   problems: string[],
 ): Promise<string[]> {
   const pruned: string[] = [];
+  if (o.spare === 'all') {
+    problems.push(
+      `nothing pruned: more unfinished EtcdRestores name snapshots under this path than the backup is told of`,
+    );
+    return pruned;
+  }
   const unreadable = await lineageNotKept(o.s3, t.bucket, w.key, w.lineage);
   if (unreadable) {
     problems.push(`nothing pruned, maxBackups ${o.maxBackups} does not hold: ${unreadable}`);
     return pruned;
   }
   try {
-    const { failed } = await pruneLineage(o.s3, t.bucket, w.snapshots, {
-      lineage: w.lineage,
-      max: o.maxBackups,
-      written: w.key,
-      deleted: pruned,
-    });
+    // A snapshot an unfinished restore is about to fetch is never pruned (nor counted against maxBackups).
+    const spare = new Set(o.spare ?? []);
+    const { failed } = await pruneLineage(
+      o.s3,
+      t.bucket,
+      w.snapshots.filter((s) => !spare.has(s.key)),
+      {
+        lineage: w.lineage,
+        max: o.maxBackups,
+        written: w.key,
+        deleted: pruned,
+      },
+    );
     if (failed > 0)
       problems.push(`the metadata of ${failed} snapshot(s) could not be read: they are kept, whatever their lineage`);
   } catch (err) {
