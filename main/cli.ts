@@ -2,7 +2,7 @@
 // `metaops <command>`: the work that runs in children (Jobs, init containers) rather than in the hooks.
 //   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
-//                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME]
+//                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME] [--spare KEY]... [--spare-all]
 //   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--restore-dir DIR --data-dir DIR]
 //                              [--sha256 HEX [--version-id ID | --pinned-path BUCKET/KEY]]
 //                              [--s3-endpoint URL] [--force-path-style] [--aws-dir DIR]
@@ -110,6 +110,8 @@ export async function main(argv: string[]): Promise<number> {
       'aws-secret': { type: 'string' },
       'backup-uid': { type: 'string' },
       'backup-name': { type: 'string' },
+      spare: { type: 'string', multiple: true },
+      'spare-all': { type: 'boolean', default: false },
       'restore-dir': { type: 'string' },
       'data-dir': { type: 'string' },
       'pin-path': { type: 'string' },
@@ -143,6 +145,8 @@ async function backupCommand(
     'tls-dir'?: string;
     'backup-uid'?: string;
     'backup-name'?: string;
+    spare?: string[];
+    'spare-all'?: boolean;
   },
   s3: () => S3Client,
   timeoutMs: number,
@@ -165,6 +169,7 @@ async function backupCommand(
         s3: s3(),
         ...(tls ? { tls } : {}),
         ...(values['backup-uid'] ? { backup: { uid: values['backup-uid'], name: values['backup-name'] ?? '' } } : {}),
+        spare: values['spare-all'] ? 'all' : (values.spare ?? []),
       });
       report(result, values['backup-uid']);
       return result.succeeded ? 0 : 1;

@@ -382,6 +382,8 @@ t.test('what the hook answers, word for word: the Job, the messages, the related
         },
       },
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdclusters', namespace: 'team-a' },
+      // The namespace's EtcdRestores: the snapshots one under way restores are never pruned.
+      { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace: 'team-a' },
     ],
   });
   t.same(customize({ controller: {} } as any).relatedResources[1], {

@@ -21,9 +21,11 @@ import {
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 import {
   decideLineage,
+  lineageOf,
   META,
   newestFirst,
   periodicSnapshot,
+  sameLineage,
   stampOf,
   toPrune,
   type Lineage,
@@ -314,7 +316,9 @@ export async function listSnapshots(
   bucket: string,
   base: string,
 ): Promise<{ snapshots: Snapshot[]; truncated: boolean }> {
-  const snapshots: Snapshot[] = [];
+  // By key: a listing that names one key twice (overlapping pages of an S3-compatible store, a continuation that
+  // repeats the last key of a page) still lists one snapshot, which must not count twice against maxBackups.
+  const snapshots = new Map<string, Snapshot>();
   let listed = 0;
   let token: string | undefined;
   do {
@@ -324,14 +328,17 @@ export async function listSnapshots(
     for (const o of page.Contents ?? []) {
       listed++;
       const s = o.Key ? periodicSnapshot(base, o.Key) : undefined;
-      if (s) snapshots.push(s);
+      if (s && !snapshots.has(s.key)) snapshots.set(s.key, s);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token && listed < MAX_LISTED);
-  return { snapshots: snapshots.sort(newestFirst), truncated: token !== undefined };
+  return { snapshots: [...snapshots.values()].sort(newestFirst), truncated: token !== undefined };
 }
 
-/** Reads the metadata of these snapshots (a few at a time); one that cannot be read gets `null`: no one's. */
+/**
+ * Reads the metadata of these snapshots (a few at a time); one that cannot be read gets `null`: no one's (and is
+ * marked `unreadable` unless it was only gone since it was listed).
+ */
 async function examine(s3: S3Client, bucket: string, snapshots: Snapshot[]): Promise<void> {
   for (let i = 0; i < snapshots.length; i += HEAD_CONCURRENCY) {
     await Promise.all(
@@ -340,10 +347,31 @@ async function examine(s3: S3Client, bucket: string, snapshots: Snapshot[]): Pro
           s.meta = (await head(s3, bucket, s.key)) ?? null;
         } catch {
           s.meta = null;
+          s.unreadable = true;
         }
       }),
     );
   }
+}
+
+/**
+ * Why the lineage of the snapshot just written cannot be read back from S3 (the store dropped its metadata, or the
+ * read failed); undefined when it reads back as written.
+ */
+async function lineageNotKept(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  lineage: Lineage,
+): Promise<string | undefined> {
+  let meta: Record<string, string> | undefined;
+  try {
+    meta = await head(s3, bucket, key);
+  } catch (err) {
+    return `the snapshot just written could not be read back to check its lineage (${awsMessage(err)})`;
+  }
+  if (sameLineage(lineageOf(meta), lineage)) return undefined;
+  return `S3 gave the snapshot just written back without the lineage metadata it was written with (x-amz-meta-${META.uid}, -${META.cluster}, -${META.since}): this store does not keep object metadata, so no snapshot can be proven this EtcdBackup's`;
 }
 
 /**
@@ -377,7 +405,7 @@ async function pruneLineage(
   bucket: string,
   snapshots: Snapshot[],
   o: { lineage: Lineage; max: number; written: string; deleted: string[] },
-): Promise<void> {
+): Promise<{ failed: number }> {
   const { lineage, max, written, deleted } = o;
   const window = snapshots.filter((s) => s.stamp >= lineage.since && s.key !== written).slice(0, MAX_EXAMINED);
   await examine(
@@ -389,6 +417,8 @@ async function pruneLineage(
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     deleted.push(key);
   }
+  // (Those whose read failed, here or in previousOwn: kept, whatever lineage they are of.)
+  return { failed: window.filter((s) => s.unreadable).length };
 }
 
 export interface BackupOptions {
@@ -402,6 +432,11 @@ export interface BackupOptions {
   now?: () => Date;
   /** The EtcdBackup taking it; without one (a Job of an older hook) nothing is pruned and no one-off is checked. */
   backup?: BackupIdentity;
+  /**
+   * Keys of snapshots never pruned (the hook names those an unfinished EtcdRestore of the namespace restores), or
+   * 'all' when there were more than it names: then nothing is pruned.
+   */
+  spare?: readonly string[] | 'all';
 }
 
 /**
@@ -614,19 +649,8 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   if (size === 'taken')
     return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };
   if (typeof size !== 'number') return size;
-  const pruned: string[] = [];
-  if (o.maxBackups > 0 && decided) {
-    try {
-      await pruneLineage(o.s3, t.bucket, found!.snapshots, {
-        lineage: decided.lineage,
-        max: o.maxBackups,
-        written: key,
-        deleted: pruned,
-      });
-    } catch (err) {
-      problems.push(`pruning stopped after ${pruned.length} deletion(s): ${awsMessage(err)}`);
-    }
-  }
+  const pruned =
+    o.maxBackups > 0 && decided ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems) : [];
   return {
     ...written(t, key, size, now),
     lineage: since,
@@ -634,6 +658,52 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
     pruned,
     ...(problems.length ? { pruneProblem: problems.join('; ').slice(0, 600) } : {}),
   };
+}
+
+/**
+ * Prunes the lineage of the snapshot just written (`key`) to maxBackups; what went wrong goes to `problems`. Pruning
+ * rests on the lineage each snapshot records in its metadata: the one just written is read back first. A store that
+ * keeps no user metadata (some S3-compatible gateways drop x-amz-meta-*), or credentials that cannot read it, would
+ * otherwise keep every snapshot without a word while maxBackups says otherwise.
+ */
+async function prune(
+  o: BackupOptions,
+  t: Target,
+  w: { key: string; snapshots: Snapshot[]; lineage: Lineage },
+  problems: string[],
+): Promise<string[]> {
+  const pruned: string[] = [];
+  if (o.spare === 'all') {
+    problems.push(
+      `nothing pruned: more unfinished EtcdRestores name snapshots under this path than the backup is told of`,
+    );
+    return pruned;
+  }
+  const unreadable = await lineageNotKept(o.s3, t.bucket, w.key, w.lineage);
+  if (unreadable) {
+    problems.push(`nothing pruned, maxBackups ${o.maxBackups} does not hold: ${unreadable}`);
+    return pruned;
+  }
+  try {
+    // A snapshot an unfinished restore is about to fetch is never pruned (nor counted against maxBackups).
+    const spare = new Set(o.spare ?? []);
+    const { failed } = await pruneLineage(
+      o.s3,
+      t.bucket,
+      w.snapshots.filter((s) => !spare.has(s.key)),
+      {
+        lineage: w.lineage,
+        max: o.maxBackups,
+        written: w.key,
+        deleted: pruned,
+      },
+    );
+    if (failed > 0)
+      problems.push(`the metadata of ${failed} snapshot(s) could not be read: they are kept, whatever their lineage`);
+  } catch (err) {
+    problems.push(`pruning stopped after ${pruned.length} deletion(s): ${awsMessage(err)}`);
+  }
+  return pruned;
 }
 
 /** What S3 said: its error code and message; an answer without a body (to a HEAD) by its HTTP status. */

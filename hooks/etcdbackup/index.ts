@@ -8,7 +8,7 @@ import { tenancyProblems } from '../etcdcommon/tenancy.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
 import { customize as customizeRestore, parser as restoreParser, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
-import { customize, parser, sync } from './sync.js';
+import { customize, MAX_SPARED, parser, sync } from './sync.js';
 
 /**
  * The names an EtcdBackup's name makes: its Job or CronJob `<name>-backup` (the Job's pods carry its name in a label;
@@ -50,10 +50,11 @@ export const etcdbackup = defineComposite({
   // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
   configProblems: tenancyProblems,
-  // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names.
+  // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names, and the
+  // snapshots its prune spares (at most MAX_SPARED keys of an S3 path's length).
   answerBudget: {
     estimate: (spec, parent) => ({
-      bytes: 8192 + namesBytes(parent) + 2 * jsonBytes(spec),
+      bytes: 8192 + namesBytes(parent) + 2 * jsonBytes(spec) + MAX_SPARED * (1088 + 16),
       what: 'a backup Job or CronJob',
     }),
     advice: 'shorten spec.etcdEndpoints or spec.s3',

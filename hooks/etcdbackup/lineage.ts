@@ -35,6 +35,8 @@ export interface Snapshot {
   revision: number;
   /** Its metadata: undefined while not read, null when it could not be read (the snapshot then counts as no one's). */
   meta?: Record<string, string> | null;
+  /** Its metadata could not be read (an error other than the object being gone): it is kept, and that is said. */
+  unreadable?: boolean;
 }
 
 /** The date of a key, as periodicKey writes it: RFC 3339 with `-` for `:`. */
@@ -118,10 +120,14 @@ export function decideLineage(
 
 /**
  * The snapshots to delete: those whose metadata records `lineage`, beyond its `max` newest, the one just `written`
- * counting as the newest (and never deleted). Nothing when `max` is 0 (keep all).
+ * counting as the newest (and never deleted). Nothing when `max` is 0 (keep all). A key given twice counts once (a
+ * listing that repeats a key must not prune the lineage below `max`).
  */
 export function toPrune(snapshots: readonly Snapshot[], lineage: Lineage, max: number, written: string): string[] {
   if (max <= 0) return [];
-  const mine = snapshots.filter((s) => s.key !== written && sameLineage(lineageOf(s.meta), lineage)).sort(newestFirst);
+  const keys = new Set<string>();
+  const mine = snapshots
+    .filter((s) => s.key !== written && sameLineage(lineageOf(s.meta), lineage) && !keys.has(s.key) && keys.add(s.key))
+    .sort(newestFirst);
   return mine.slice(max - 1).map((s) => s.key);
 }

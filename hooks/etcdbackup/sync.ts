@@ -20,7 +20,7 @@ import { specParser } from '../../lib/spec.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import { etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
-import { dateOfStamp } from './lineage.js';
+import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
 import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
 
@@ -61,7 +61,8 @@ function podTemplate(
   spec: Spec,
   image: string,
   endpoints: string[],
-  periodic: boolean,
+  /** A periodic backup: the snapshots its prune spares. */
+  periodic: Spared | undefined,
 ): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
@@ -74,6 +75,8 @@ function podTemplate(
     '--timeout-seconds',
     String(spec.backupPolicy.timeoutInSecond),
     ...(periodic ? ['--periodic', '--max-backups', String(spec.backupPolicy.maxBackups)] : []),
+    // Snapshots an unfinished EtcdRestore of the namespace restores: never pruned (sparedSnapshots).
+    ...(periodic?.all ? ['--spare-all'] : (periodic?.keys ?? []).flatMap((k) => ['--spare', k])),
     // Its lineage (lineage.ts): snapshots are recorded as this EtcdBackup's, and it prunes no other's.
     '--backup-uid',
     parent.metadata.uid ?? '',
@@ -116,13 +119,19 @@ function podTemplate(
 }
 
 /** The backup's child: a Job for a one-off backup, a CronJob for a periodic one, dialling `endpoints`. */
-export function backupChild(parent: ParentObject, spec: Spec, image: string, endpoints: string[]): KubeObject {
+export function backupChild(
+  parent: ParentObject,
+  spec: Spec,
+  image: string,
+  endpoints: string[],
+  spared: Spared = { keys: [], all: false },
+): KubeObject {
   const name = parent.metadata.name!;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const jobSpec = {
     backoffLimit: 2,
     activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
-    template: podTemplate(parent, spec, image, endpoints, periodic),
+    template: podTemplate(parent, spec, image, endpoints, periodic ? spared : undefined),
   };
   const metadata = {
     name: `${name}-backup`,
@@ -264,6 +273,55 @@ export function lineageCondition(lineage: LineageStatus, maxBackups: number) {
   };
 }
 
+/** The most snapshots a backup's Job is told to spare by name; beyond it, it prunes nothing (`--spare-all`). */
+export const MAX_SPARED = 16;
+
+/** Snapshots of the backup's path a prune must spare: their keys, or all of them. */
+export interface Spared {
+  keys: string[];
+  all: boolean;
+}
+
+/** A restore under way in an EtcdCluster's status: past its check, its members fetch the snapshot recorded. */
+const RESTORING = new Set(['Checking', 'Replacing', 'Restoring']);
+
+/**
+ * The periodic snapshots of this backup's path (`<bucket>/<key>_v<revision>_<date>`) that a restore under way names
+ * (issues 30.2, 30.5: several resources sharing one external thing): those of the namespace's EtcdRestores that have
+ * not finished (no status.succeeded), and those the namespace's EtcdClusters record as the snapshot of a restore in
+ * progress (status.restore.s3: it carries on even when its EtcdRestore is deleted). Its members fetch that snapshot
+ * after the old ones were dropped: pruning it would leave a cluster with neither. Sorted (the Job template is stable),
+ * at most MAX_SPARED, else all.
+ */
+export function sparedSnapshots(
+  request: SyncHook<Spec, unknown, EtcdSettings>['request'],
+  namespace: string,
+  path: string,
+  clusters: KubeObject[],
+): Spared {
+  const at = path.indexOf('/');
+  const bucket = path.slice(0, at);
+  const base = path.slice(at + 1);
+  const named: unknown[] = [
+    ...observed(request.related, 'EtcdRestore', CLUSTERS)
+      .filter((r) => (r.metadata.namespace ?? '') === namespace)
+      .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
+      .map((r) => (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3?.path),
+    ...clusters
+      .map(restoreStateOf)
+      .filter((r) => RESTORING.has(String(r?.phase)))
+      .map((r) => r?.s3?.path),
+  ];
+  const keys = new Set<string>();
+  for (const p of named) {
+    if (typeof p !== 'string' || !p.startsWith(`${bucket}/`)) continue;
+    const key = p.slice(bucket.length + 1);
+    if (periodicSnapshot(base, key)) keys.add(key);
+  }
+  const sorted = [...keys].sort();
+  return sorted.length > MAX_SPARED ? { keys: [], all: true } : { keys: sorted, all: false };
+}
+
 /** The clusters of the backup's namespace (its customize asks for them; a v2 hook may send others). */
 function namespaceClusters(request: SyncHook<Spec, unknown, EtcdSettings>['request'], namespace: string): KubeObject[] {
   return observed(request.related, 'EtcdCluster', CLUSTERS).filter((c) => (c.metadata.namespace ?? '') === namespace);
@@ -371,7 +429,8 @@ export function sync({
     if (refusal.reason === 'ClusterNotFound') response.resyncAfterSeconds = RETRY_SECONDS.failure;
     return response;
   }
-  const child = backupChild(parent, spec, settings.image, targets.endpoints);
+  const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
+  const child = backupChild(parent, spec, settings.image, targets.endpoints, spared);
   if (periodic && lastGood) {
     const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
     const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
@@ -421,6 +480,10 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
       // The clusters a backup may dial are its namespace's own (issue 29.6); confined to it (a rule without a
       // namespace lists every namespace in v4.17: pkg/controller/common/customize/manager.go L665-683).
       { apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '' },
+      // The namespace's EtcdRestores: a periodic backup never prunes the snapshot one under way restores
+      // (sparedSnapshots). A rule by namespace alone: the same answer whatever restores exist (v4 caches it per
+      // parent uid and generation), and a restore created or finished syncs the backup again (its informer).
+      { apiVersion: CLUSTERS, resource: 'etcdrestores', namespace: request.parent?.metadata.namespace ?? '' },
     ],
   };
 }

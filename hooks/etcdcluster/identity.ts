@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { idOf } from '../etcdcommon/identity.js';
 import { plainDomain, CLUSTER_DOMAIN_DEFAULT, type EtcdSettings } from '../etcdcommon/index.js';
 import type { DialScope } from '../etcdcommon/etcd.js';
-import { PEER_PORT, memberIndex, type Cluster } from './members.js';
+import { PEER_PORT, memberIndex, specClusterDomain, type Cluster } from './members.js';
 import { MAX_SIZE, type EtcdClusterSpec } from './schema.js';
 
 /** The server's cluster domain and the domains a spec may name (the server's own first). */
@@ -24,13 +24,14 @@ export function domainsOf(settings: Partial<EtcdSettings>): { server: string; al
  * domain, or one of METAOPS_ETCD_CLUSTER_DOMAINS); otherwise nothing is dialled or made, and a condition says why.
  */
 export function checkClusterDomain(spec: EtcdClusterSpec, settings: Partial<EtcdSettings>): void {
-  const wanted = spec.pod?.clusterDomain;
+  // (Either spelling, etcd-operator's ClusterDomain too: one rule.)
+  const wanted = specClusterDomain(spec);
   if (!wanted) return;
   const { allowed } = domainsOf(settings);
-  if (allowed.includes(plainDomain(wanted))) return;
+  if (allowed.includes(plainDomain(wanted.domain))) return;
   throw new PermanentError(
     'ClusterDomainNotAllowed',
-    `spec.pod.clusterDomain ${JSON.stringify(wanted)} is not a domain this server dials (${allowed.join(', ')}; ` +
+    `spec.pod.${wanted.field} ${JSON.stringify(wanted.domain)} is not a domain this server dials (${allowed.join(', ')}; ` +
       'an administrator may add one to METAOPS_ETCD_CLUSTER_DOMAINS): nothing is dialled or changed until it is removed or allowed',
     { conditions: ['Synced'] },
   );

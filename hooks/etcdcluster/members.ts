@@ -45,8 +45,21 @@ export interface Cluster {
   clientTLS: boolean;
 }
 
+/**
+ * The cluster domain a spec asks for, and the field that says it: `pod.clusterDomain`, or `pod.ClusterDomain` as
+ * etcd-operator spells it (the parser refuses the two set to different domains). Undefined when neither is set.
+ */
+export function specClusterDomain(
+  spec: Pick<EtcdClusterSpec, 'pod'>,
+): { field: 'clusterDomain' | 'ClusterDomain'; domain: string } | undefined {
+  if (spec.pod?.clusterDomain) return { field: 'clusterDomain', domain: spec.pod.clusterDomain };
+  if (spec.pod?.ClusterDomain) return { field: 'ClusterDomain', domain: spec.pod.ClusterDomain };
+  return undefined;
+}
+
 export function clusterOf(parent: ParentObject, spec: EtcdClusterSpec): Cluster {
-  const domain = spec.pod?.clusterDomain ? `.${spec.pod.clusterDomain.replace(/^\./, '')}` : '';
+  const wanted = specClusterDomain(spec)?.domain;
+  const domain = wanted ? `.${wanted.replace(/^\./, '')}` : '';
   return {
     name: parent.metadata.name!,
     namespace: parent.metadata.namespace ?? 'default',

@@ -46,7 +46,9 @@ import {
   UPGRADE_MARK,
   UPGRADED_AT,
   UPGRADED_FROM,
+  othersOutage,
   withAnnotation,
+  withUpgradeClock,
   type UpgradeFailure,
 } from './upgrade.js';
 import { checkVerdict, pinOf, recordedSource, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
@@ -748,6 +750,8 @@ function decideRestore(
   // cluster ran, as long as spec.version asks for the one that failed.
   const target = etcdVersion(spec.version);
   const upgradeFrom = markedFrom(obs.pods, target);
+  const voters = votingMembers(parent, spec, obs);
+  const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
   const failure = refused
     ? undefined
     : (recordedFailure(parent.status, target) ??
@@ -760,11 +764,15 @@ function decideRestore(
         previous: parent.status,
         now: obs.now,
         upgradeFrom,
-        healthy: new Set(
-          Object.entries(obs.health)
+        outage,
+        // (A Ready pod serves too: its probe asks etcd in the pod, on the version it runs, whether or not the hook
+        // can reach it.)
+        healthy: new Set([
+          ...Object.entries(obs.health)
             .filter(([, h]) => h.healthy)
             .map(([n]) => n),
-        ),
+          ...obs.pods.filter(isPodReady).map((p) => p.metadata.name!),
+        ]),
       }));
   const held = refused ? running! : failure?.from;
   const d = withOutcomes(
@@ -773,7 +781,7 @@ function decideRestore(
       target,
       failure,
       upgradeFrom ?? running,
-      obs.etcd !== undefined,
+      { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
     ),
   );
   if (failure) {
@@ -824,17 +832,35 @@ function upgradeRecords(
   target: string,
   failure: UpgradeFailure | undefined,
   from: string | undefined,
-  answered: boolean,
+  o: { answered: boolean; outage: (pod: string) => boolean; now?: string },
 ): Decision {
   const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
   const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
   const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
   const failed = failure ? JSON.stringify(failure) : undefined;
   const record = (p: KubeObject) => {
-    const upgrade = withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed);
-    return answered ? withAnnotation(upgrade, MAJORITY_LOST, undefined) : upgrade;
+    const upgrade = withUpgradeClock(
+      withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed),
+      o.outage(p.metadata.name!),
+      o.now,
+    );
+    return o.answered ? withAnnotation(upgrade, MAJORITY_LOST, undefined) : upgrade;
   };
   return { ...d, pods: d.pods.map(record), fallbackPods: d.fallbackPods.map(record) };
+}
+
+/**
+ * The voting members, by pod name: as etcd lists them, else as the status last recorded them (learners left out)
+ * with the member pods observed.
+ */
+function votingMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): string[] {
+  const c = clusterOf(parent, spec);
+  if (obs.etcd) return obs.etcd.members.filter((m) => !m.isLearner).map((m) => podOfMember(c, m) ?? m.id);
+  const list = (parent.status as { memberList?: unknown } | undefined)?.memberList;
+  const known = (Array.isArray(list) ? list : [])
+    .filter((m): m is MemberReport => isMemberReport(m) && m.learner !== true)
+    .map((m) => m.name);
+  return [...new Set([...known, ...obs.pods.map((p) => p.metadata.name!)])];
 }
 
 /** The member claims observed that are not being deleted. */
@@ -903,13 +929,23 @@ function decideMembers(
   // (Decided on the observed pod, which has a status; applied to its copy.)
   // So does one whose etcd keeps exiting on an image other than the spec's (a failed upgrade rolled back, or a
   // spec.version put back): the same member, on its data, starts again on the version that ran.
+  // Never forward to a newer version than its own, unless it is the member being upgraded (UPGRADED_FROM): members
+  // whose etcd keeps exiting on the version they ran (an OOM kill, their node) are no upgrade's to move, all at once
+  // and while quorum is lost, their crash then blamed on the new version; the upgrade takes them one at a time once
+  // they are back (issue 30.4).
+  const upgradesIt = (p: KubeObject) => {
+    const own = versionOfImage(memberImage(p));
+    return own !== undefined && compareVersions(own, targetVersion) < 0;
+  };
+  const crashingBehind = (p: KubeObject) =>
+    etcdWaiting(p) === 'CrashLoopBackOff' && upgradesIt(p) && p.metadata.annotations?.[UPGRADED_FROM] === undefined;
   const stuckOnImage = new Set(
     obs.pods
       .filter(
         (p) =>
           memberImage(p) !== targetImage &&
           (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
-            etcdWaiting(p) === 'CrashLoopBackOff' ||
+            (etcdWaiting(p) === 'CrashLoopBackOff' && !crashingBehind(p)) ||
             p.metadata.name === rollBack),
       )
       .map((p) => p.metadata.name!),
@@ -1113,13 +1149,17 @@ function decideMembers(
       ),
     ];
     if (byClaim.length > 0) missing.push(...byClaim.map((name) => ({ name, healthy: false })));
+    // No member's unhealthy clock runs while etcd does not answer (as while quorum is lost, below): after an outage a
+    // member slower to return is not replaced, nor its upgrade failed, for the time the whole cluster was down.
     const members: MemberReport[] = [
       ...known.filter((m) => !podNames.has(m.name)).map(markDown),
       ...obs.pods.map((p) => {
         const k = known.find((m) => m.name === p.metadata.name);
         return { ...(k ?? { name: p.metadata.name! }), healthy: healthOf(p.metadata.name!).healthy };
       }),
-    ].sort((a, b) => (memberIndex(c.name, a.name) ?? 0) - (memberIndex(c.name, b.name) ?? 0));
+    ]
+      .map(({ unhealthySince: _clock, ...m }: MemberReport) => m)
+      .sort((a, b) => (memberIndex(c.name, a.name) ?? 0) - (memberIndex(c.name, b.name) ?? 0));
     const downNames = members.filter((m) => !m.healthy).map((m) => m.name);
     // Creating only while the hook's own record says it is bootstrapping (status lost: not assumed).
     const creating = bootstrapping || (previous.phase === 'Creating' && restoringNow && !formed);
@@ -1192,6 +1232,10 @@ function decideMembers(
   });
   const memberPods = new Set(members.map((m) => m.pod).filter(Boolean));
   const leaderId = Object.values(obs.health).find((h) => h.healthy && h.leader)?.leader;
+  const readyPod = (pod: string) => {
+    const p = podByName.get(pod);
+    return p !== undefined && isPodReady(p);
+  };
   // eslint-disable-next-line complexity -- one member's report: every field is optional on the wire
   const reports: MemberReport[] = members.map(({ member, pod }) => {
     const h = pod ? healthOf(pod) : { healthy: false };
@@ -1202,7 +1246,9 @@ function decideMembers(
     if (member.isLearner) report.learner = true;
     if (h.version) report.version = h.version;
     if (h.alarm) report.alarm = h.alarm;
-    if (!h.healthy && !h.alarm && pod && member.name && !member.isLearner) {
+    // (No clock while its pod is Ready: its readiness probe asks etcd in the pod, so it serves, and the hook's own
+    // failure to reach it or read its status is no evidence against it. Never destroy on doubt.)
+    if (!h.healthy && !h.alarm && pod && member.name && !member.isLearner && !readyPod(pod)) {
       const since = known.find((k) => k.name === pod)?.unhealthySince ?? (obs.now ? rfc3339(obs.now) : undefined);
       if (since) report.unhealthySince = since;
     }
@@ -1479,9 +1525,10 @@ function decideMembers(
     };
   }
   if (unhealthy.length > 0) {
+    const ready = unhealthy.filter(readyPod);
     return waiting(
       'WaitingForHealthy',
-      `waiting for ${unhealthy.join(', ')} to be healthy before the next change`,
+      `waiting for ${unhealthy.join(', ')} to be healthy before the next change${ready.length ? ` (${ready.join(', ')}: pod Ready, but the hook cannot reach its etcd or read its status: check network policies and TLS.static.operatorSecret; not replaced for that)` : ''}`,
       scaling,
     );
   }

@@ -51,6 +51,21 @@ export function etcdWaiting(pod: KubeObject): string | undefined {
 }
 
 /**
+ * Whether the pod shows that its etcd does not run: the pod not Running (Pending, ended, Unknown), or its etcd
+ * container waiting (CrashLoopBackOff, an image, being created) or ended. A pod without a status shows nothing: false.
+ */
+export function etcdNotRunning(pod: KubeObject): boolean {
+  const phase = phaseOf(pod);
+  if (phase !== '' && phase !== 'Running') return true;
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return false;
+  const etcd = (statuses as Array<{ name?: unknown; state?: { waiting?: unknown; terminated?: unknown } } | null>).find(
+    (c) => c?.name === 'etcd',
+  );
+  return Boolean(etcd?.state?.waiting || etcd?.state?.terminated);
+}
+
+/**
  * Whether the pod's etcd exited and has not come back: the pod finished (restartPolicy Never), or the kubelet
  * waits to restart its container after it exited by itself (CrashLoopBackOff).
  */

@@ -69,6 +69,14 @@ export const PodPolicy = Type.Object(
           'Cluster domain appended to member DNS names, e.g. ".cluster.local" (a DNS name only). Empty by default. Only a domain the metaops server allows (its own, METAOPS_ETCD_CLUSTER_DOMAIN, or one of METAOPS_ETCD_CLUSTER_DOMAINS) is used; another holds the cluster as it is.',
       }),
     ),
+    ClusterDomain: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: DOMAIN_PATTERN,
+        description:
+          'clusterDomain as etcd-operator spells it (its PodPolicy\'s json:"ClusterDomain"): the same field under the same rules. Setting both to different domains is refused.',
+      }),
+    ),
     busyboxImage: Type.Optional(
       Type.String({
         maxLength: MAX_IMAGE_LENGTH,

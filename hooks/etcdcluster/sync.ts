@@ -15,6 +15,7 @@ import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
 import { specParser } from '../../lib/spec.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import {
+  plainDomain,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
   type EtcdClients,
@@ -56,9 +57,15 @@ const DOMAIN = new RegExp(DOMAIN_PATTERN);
 export const parser = specParser(EtcdClusterSpec, (spec) => {
   if (!VERSION_PATTERN.test(spec.version.trim()))
     return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
-  const domain = spec.pod?.clusterDomain;
-  if (domain && (domain.length > 200 || !DOMAIN.test(domain)))
-    return 'spec.pod.clusterDomain must be a DNS name such as "cluster.local"';
+  for (const field of ['clusterDomain', 'ClusterDomain'] as const) {
+    const domain = spec.pod?.[field];
+    if (domain && (domain.length > 200 || !DOMAIN.test(domain)))
+      return `spec.pod.${field} must be a DNS name such as "cluster.local"`;
+  }
+  // etcd-operator's spelling and ours name one field: both set, they must agree.
+  const [lower, upper] = [spec.pod?.clusterDomain, spec.pod?.ClusterDomain];
+  if (lower && upper && plainDomain(lower) !== plainDomain(upper))
+    return `spec.pod.clusterDomain ${JSON.stringify(lower)} and spec.pod.ClusterDomain ${JSON.stringify(upper)} (etcd-operator's spelling of the same field) differ: set one of them`;
   if (spec.size > MAX_SIZE) return `spec.size is at most ${MAX_SIZE}`;
   return tlsSpecProblem(spec);
 });

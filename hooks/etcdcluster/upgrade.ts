@@ -7,7 +7,7 @@
 import { rfc3339 } from '../../lib/conditions.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { memberImage } from './members.js';
-import { endedByNode, etcdExited, IMAGE_WAITING, podWaiting } from './pods.js';
+import { endedByNode, etcdExited, etcdNotRunning, IMAGE_WAITING, podWaiting } from './pods.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -57,10 +57,12 @@ export function detectFailure(input: {
   running: string | undefined;
   previous: unknown;
   now: Date | undefined;
-  /** The members that serve now. */
+  /** The members that serve now (etcd answered for them, or their pod is Ready). */
   healthy?: Set<string>;
   /** The version the cluster ran before the upgrade under way (UPGRADE_MARK), if one is. */
   upgradeFrom?: string | undefined;
+  /** Whether the other members' own outage keeps quorum from this member (othersOutage). */
+  outage?: (pod: string) => boolean;
 }): UpgradeFailure | undefined {
   const { running, target } = input;
   const since = unhealthySince(input.previous);
@@ -71,11 +73,12 @@ export function detectFailure(input: {
     const recorded = pod.metadata.annotations?.[UPGRADED_FROM];
     // Or (that member lost with its pod, or this one made meanwhile) the one the upgrade under way started from.
     const from = running && running !== target ? running : (recorded ?? input.upgradeFrom);
-    if (!from || from === target) continue;
     const name = pod.metadata.name!;
+    // While the other members' own outage (their etcd down: an OOM kill, their node rebooted) keeps quorum from this
+    // one, nothing it does is the version's doing: no member serves without a quorum.
+    if (!from || from === target || input.outage?.(name)) continue;
     const waiting = podWaiting(pod);
-    const clock = upgradeClock(pod, recorded, input.healthy);
-    const first = since.get(name) ?? clock;
+    const first = failingSince(pod, recorded, since, input.healthy);
     const stale =
       input.now !== undefined &&
       first !== undefined &&
@@ -97,6 +100,22 @@ export function detectFailure(input: {
       };
   }
   return undefined;
+}
+
+/**
+ * Since when a member on the target version has been failing to serve, by the status's unhealthy clock or the
+ * upgrade's own (UPGRADED_AT); none for a member that serves now or whose pod is Ready (whatever a clock says), nor
+ * while its upgrade clock is paused (UPGRADE_PAUSED: it restarts when the others' outage is over).
+ */
+function failingSince(
+  pod: KubeObject,
+  recorded: string | undefined,
+  since: Map<string, string>,
+  healthy: Set<string> | undefined,
+): string | undefined {
+  const name = pod.metadata.name!;
+  if (healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
+  return since.get(name) ?? upgradeClock(pod, recorded, healthy);
 }
 
 function unhealthySince(previous: unknown): Map<string, string> {
@@ -125,6 +144,37 @@ export function failureMessage(f: UpgradeFailure): string {
  * the target (AtVersion), or when spec.version asks for another version.
  */
 export const UPGRADE_MARK = 'etcd.metaops.io/upgrade';
+
+/**
+ * Set on a member upgraded in place (with UPGRADED_AT) while the other members' own outage keeps quorum from it (its
+ * value: when that was first seen): its upgrade clock stops, and restarts (UPGRADED_AT: the end of the outage) once
+ * the others are back. Removed then.
+ */
+export const UPGRADE_PAUSED = 'etcd.metaops.io/upgrade-paused';
+
+/**
+ * Whether the other voting members' own failures (their pod gone or ended, their etcd not running) leave too few of
+ * them to form a quorum with `pod`: then its not serving is no evidence against the version it runs. Pods without a
+ * status show no failure.
+ */
+export function othersOutage(pod: string, voters: readonly string[], pods: readonly KubeObject[]): boolean {
+  const byName = new Map(pods.map((p) => [p.metadata.name!, p]));
+  const all = voters.includes(pod) ? voters : [...voters, pod];
+  const up = all.filter((n) => n === pod || (byName.has(n) && !etcdNotRunning(byName.get(n)!))).length;
+  return up < Math.floor(all.length / 2) + 1;
+}
+
+/**
+ * The upgrade clock of a member upgraded in place (`pod`, carrying UPGRADED_AT), as the answer should record it:
+ * paused while the others' outage lasts (`outage`), restarted at `now` once it is over.
+ */
+export function withUpgradeClock(pod: KubeObject, outage: boolean, now: string | undefined): KubeObject {
+  const annotations = pod.metadata.annotations ?? {};
+  if (!now || annotations[UPGRADED_AT] === undefined) return withAnnotation(pod, UPGRADE_PAUSED, undefined);
+  if (outage) return withAnnotation(pod, UPGRADE_PAUSED, annotations[UPGRADE_PAUSED] ?? now);
+  if (annotations[UPGRADE_PAUSED] === undefined) return pod;
+  return withAnnotation(withAnnotation(pod, UPGRADED_AT, now), UPGRADE_PAUSED, undefined);
+}
 
 /** The failed upgrade, kept on every member pod as well as in status: it holds when the status is lost. */
 export const UPGRADE_FAILED = 'etcd.metaops.io/upgrade-failed';
