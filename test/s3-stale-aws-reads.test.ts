@@ -1,0 +1,249 @@
+// AWS answers that lag (a dependency that half-works, issue 31). S3 bucket tags are bucket configuration, which S3
+// documents as eventually consistent: right after PutBucketTagging a GetBucketTagging may still answer NoSuchTagSet (an
+// untagged bucket); IAM is eventually consistent too (a policy just created may read as NoSuchEntity). The hook must not
+// destroy on doubt (GUIDE): a resource whose own bucket (recorded in its status, tagged by it) reads once as untagged
+// must not revoke its own grant, delete its access keys and drop its Secret; and a sync that finds its own half-made
+// bucket (untagged, its record of intent, its claim) must not give the bucket up for good because IAM read its claim
+// late (issue 31: "never a resource wedged on its own half-made bucket"); finalize must not leave its own bucket behind on
+// one stale read; and a key made a moment ago that ListAccessKeys does not show yet must not be replaced (key churn
+// under a running workload). The in-memory AWS with stale reads.
+import t from 'tap';
+import { OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
+import { userName } from '../hooks/s3/policy.js';
+import { KEY_GRACE_SECONDS } from '../hooks/s3/sync.js';
+import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
+import { FakeAws } from './fixtures/fake-aws.js';
+import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
+import { asObserved, objectMap } from './fixtures/requests.js';
+
+const USER = userName('ns', 'app', 'uid-app');
+
+/** Thrown by every call after the kill: the process is gone, so nothing it would answer reaches Metacontroller. */
+class Killed extends Error {}
+
+/**
+ * The fake AWS, each call counted (CreateBucket as the two calls it is on the wire: CreateBucket, PutBucketTagging);
+ * after `budget` calls every call throws Killed.
+ */
+function killable(fake: FakeAws, budget: number): { aws: AwsApi; calls: () => number } {
+  let calls = 0;
+  const tick = () => {
+    if (calls >= budget) throw new Killed(`killed after call ${budget}`);
+    calls++;
+  };
+  const aws = new Proxy(fake, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'withDeadline') return () => aws;
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        tick();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as unknown as AwsApi;
+  return { aws, calls: () => calls };
+}
+
+/** An S3 resource and Metacontroller's loop around it: an answer is the next request's observed state. */
+class Resource {
+  status: Record<string, unknown> | undefined;
+  children: KubeObject[] = [];
+  constructor(
+    readonly fake: FakeAws,
+    public spec: Record<string, unknown>,
+  ) {}
+  request() {
+    const parent: ParentObject = {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'app', namespace: 'ns', uid: 'uid-app', generation: 1 },
+      spec: {
+        versioning: false,
+        encryption: { type: 'SSE-S3' },
+        publicAccessBlock: {},
+        deletionPolicy: 'Retain',
+        forceDelete: false,
+        ...this.spec,
+      },
+    };
+    if (this.status) parent.status = structuredClone(this.status);
+    return {
+      controller: {},
+      parent,
+      children: objectMap(
+        this.children.map((c) => asObserved(c)),
+        'v1',
+        ['Secret.v1'],
+      ),
+    };
+  }
+  /** One call, its answer kept (Metacontroller writes the status and applies the children). */
+  async run(hook: 'sync' | 'finalize', aws: AwsApi = this.fake): Promise<CompositeSyncResponse> {
+    const res = await (hook === 'sync' ? sync : finalize)(this.request(), aws, this.fake.now);
+    this.status = res.status as Record<string, unknown>;
+    if (hook === 'sync') this.children = res.children;
+    return res;
+  }
+  /** One call killed after `budget` AWS calls: its answer never reaches Metacontroller. How many calls it made. */
+  async killed(hook: 'sync' | 'finalize', budget: number): Promise<number> {
+    const { aws, calls } = killable(this.fake, budget);
+    await (hook === 'sync' ? sync : finalize)(this.request(), aws, this.fake.now).catch(() => undefined);
+    return calls();
+  }
+}
+
+const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+
+/**
+ * Syncs until Ready=True (at most `max`), the clock moved past the key grace period whenever a young key waits for
+ * its Secret (a key created by the killed sync, whose secret half is lost with it).
+ */
+async function converge(r: Resource, max = 6): Promise<{ syncs: number; waited: boolean }> {
+  let waited = false;
+  for (let i = 1; i <= max; i++) {
+    const res = await r.run('sync');
+    const cond = ready(res);
+    if (cond?.status === 'True') return { syncs: i, waited };
+    if (cond?.reason !== 'SecretPending') throw new Error(`sync ${i}: ${cond?.reason}: ${cond?.message}`);
+    waited = true;
+    r.fake.now = new Date(r.fake.now.getTime() + (KEY_GRACE_SECONDS + 1) * 1000);
+  }
+  throw new Error(`not Ready after ${max} syncs`);
+}
+
+/** The fake AWS whose next `stale` reads of `bucket` answer no tags (NoSuchTagSet), as a lagging replica would. */
+function staleTags(fake: FakeAws, bucket: string, stale: number): AwsApi {
+  let left = stale;
+  return new Proxy(fake, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'withDeadline') return () => staleTags(fake, bucket, left);
+      if (prop !== 'findBucket') return typeof value === 'function' ? value.bind(target) : value;
+      return async (name: string, hint?: string) => {
+        const found = await fake.findBucket(name, hint);
+        if (found && name === bucket && left > 0) {
+          left--;
+          return { ...found, tags: new Map<string, string>() };
+        }
+        return found;
+      };
+    },
+  }) as unknown as AwsApi;
+}
+
+const secretKeyId = (children: KubeObject[]) => {
+  const secret = children.find((c) => c.kind === 'Secret');
+  const id = (secret?.['data'] as Record<string, string> | undefined)?.['AWS_ACCESS_KEY_ID'];
+  return id ? Buffer.from(id, 'base64').toString() : undefined;
+};
+
+t.test(
+  'one stale read of its own bucket\u2019s tags does not revoke the resource\u2019s keys or drop its Secret',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'own-bucket' });
+    await converge(r);
+    const key = secretKeyId(r.children);
+    t.ok(key, 'Ready, its Secret holds its key');
+    t.equal(r.fake.buckets.get('own-bucket')?.tags.get(OWNER_UID_TAG), 'uid-app', 'the bucket carries its tags');
+    t.same(r.status?.['createdBuckets'], ['own-bucket'], 'and the status records it as created by this resource');
+    const res = await r.run('sync', staleTags(r.fake, 'own-bucket', 1));
+    const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+    t.same(r.fake.keyIds(USER), [key], `its access key is not deleted (Ready: ${ready?.reason}: ${ready?.message})`);
+    t.equal(secretKeyId(res.children), key, 'its Secret is kept in the answer (the workload keeps its credentials)');
+    t.equal(r.fake.users.get(USER)?.policies.length, 1, 'its policy stays attached');
+    // The tags read right at the next sync: the same key, no churn.
+    await converge(r);
+    t.equal(secretKeyId(r.children), key, 'the next sync is Ready with the same key');
+  },
+);
+
+/** The fake AWS whose reads of the policy `arn` answer NoSuchEntity while `stale` reads are left (IAM's lag). */
+function staleClaim(fake: FakeAws, arn: string, stale: { left: number }): AwsApi {
+  const aws: AwsApi = new Proxy(fake, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'withDeadline') return () => aws;
+      if (prop !== 'getPolicy') return typeof value === 'function' ? value.bind(target) : value;
+      return async (asked: string) => {
+        if (asked === arn && stale.left > 0) {
+          stale.left--;
+          return undefined;
+        }
+        return fake.getPolicy(asked);
+      };
+    },
+  }) as unknown as AwsApi;
+  return aws;
+}
+
+t.test(
+  'a killed sync left its bucket untagged under its own claim; IAM reads that claim late: the bucket is not abandoned',
+  async (t) => {
+    const claimArn = `arn:aws:iam::123456789012:policy/metaops.bucket.half-made`;
+    // The kill point after which the bucket exists untagged and this resource's claim of it exists (IAM has it).
+    let n = 0;
+    for (; n < 50; n++) {
+      const probe = new Resource(new FakeAws(), { bucketName: 'half-made' });
+      await probe.killed('sync', n);
+      const b = probe.fake.buckets.get('half-made');
+      if (b && b.tags.size === 0 && probe.fake.policies.has(claimArn)) break;
+    }
+    t.ok(n < 50, `killed after call ${n}: the bucket is made and claimed, not tagged`);
+    const r = new Resource(new FakeAws(), { bucketName: 'half-made' });
+    await r.killed('sync', n);
+    // The restarted hook's next sync: IAM does not list the claim made a moment ago (twice: read, and read again
+    // after CreatePolicy answered EntityAlreadyExists).
+    const res = await r.run('sync', staleClaim(r.fake, claimArn, { left: 2 }));
+    const first = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+    // IAM has caught up: the syncs after must converge on the bucket this resource made.
+    let ready: any;
+    for (let i = 0; i < 4 && ready?.status !== 'True'; i++) {
+      const next = await r.run('sync');
+      ready = ((next.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+      if (ready?.reason === 'SecretPending')
+        r.fake.now = new Date(r.fake.now.getTime() + (KEY_GRACE_SECONDS + 1) * 1000);
+    }
+    t.equal(
+      ready?.status,
+      'True',
+      `Ready once IAM answers (after the stale sync: ${first?.reason}: ${first?.message}; now ${ready?.reason}: ${ready?.message})`,
+    );
+    t.equal(r.fake.buckets.get('half-made')?.tags.get(OWNER_UID_TAG), 'uid-app', 'the bucket carries its owner tags');
+  },
+);
+
+t.test(
+  'finalize with deletionPolicy Delete: one stale read of its bucket\u2019s tags does not leave the bucket behind',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'to-delete', deletionPolicy: 'Delete', forceDelete: true });
+    await converge(r);
+    // DeleteBucket's own read of the tags, right before it deletes (GetBucketTagging: NoSuchTagSet), is the stale one.
+    const fake = r.fake;
+    const deleteBucket = fake.deleteBucket.bind(fake);
+    let stale = 1;
+    fake.deleteBucket = (bucket, force, owned) =>
+      deleteBucket(bucket, force, (tags) => (bucket === 'to-delete' && stale-- > 0 ? owned(new Map()) : owned(tags)));
+    const res = await r.run('finalize');
+    let finalized = res.finalized === true;
+    for (let i = 0; i < 4 && !finalized; i++) finalized = (await r.run('finalize')).finalized === true;
+    const done = ((r.status as any).conditions as any[]).find((c) => c.type === 'Finalized');
+    t.ok(finalized, 'finalized');
+    t.notOk(r.fake.buckets.has('to-delete'), `the bucket this resource made is deleted (Finalized: ${done?.message})`);
+  },
+);
+
+t.test('a key created a moment ago that IAM does not list yet is not replaced (no silent key churn)', async (t) => {
+  const r = new Resource(new FakeAws(), { bucketName: 'fresh-key' });
+  await converge(r);
+  const key = secretKeyId(r.children);
+  // The next sync comes at once (Metacontroller saw the Secret created); ListAccessKeys lags and lists no key.
+  const fake = r.fake;
+  const list = fake.listAccessKeys.bind(fake);
+  let stale = 1;
+  fake.listAccessKeys = async (user) => (stale-- > 0 ? [] : list(user));
+  const res = await r.run('sync');
+  t.equal(secretKeyId(res.children), key, 'the Secret keeps the key it was given a moment ago');
+  t.same(fake.keyIds(USER), [key], 'no second key is made');
+  // Workloads read the key at start; one replaced now is deleted after the grace period under them.
+});
