@@ -247,3 +247,86 @@ t.test('a key created a moment ago that IAM does not list yet is not replaced (n
   t.same(fake.keyIds(USER), [key], 'no second key is made');
   // Workloads read the key at start; one replaced now is deleted after the grace period under them.
 });
+
+t.test(
+  'a rename (Delete): one stale read of the old bucket\u2019s tags neither leaves it behind as retained nor keeps its claim',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'old-one', deletionPolicy: 'Delete', forceDelete: true });
+    await converge(r);
+    r.spec = { ...r.spec, bucketName: 'new-one' };
+    const fake = r.fake;
+    const deleteBucket = fake.deleteBucket.bind(fake);
+    let stale = 1;
+    fake.deleteBucket = (bucket, force, owned) =>
+      deleteBucket(bucket, force, (tags) => (bucket === 'old-one' && stale-- > 0 ? owned(new Map()) : owned(tags)));
+    await converge(r);
+    t.notOk(r.status?.['retainedBuckets'], 'not listed as retained (left alone) on one untagged read');
+    await r.run('sync');
+    t.notOk(fake.buckets.has('old-one'), 'deleted at the next sync, per deletionPolicy');
+    t.notOk(fake.policies.has(`arn:aws:iam::123456789012:policy/metaops.bucket.old-one`), 'its claim released');
+    t.same(r.status?.['createdBuckets'], ['new-one']);
+  },
+);
+
+t.test(
+  'a bucket made before the records (none on the user) read once untagged: taken back under its claim; without a claim, neither refused as another\u2019s nor revoked',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'older' });
+    await converge(r);
+    const key = secretKeyId(r.children);
+    const user = r.fake.users.get(USER)!;
+    user.tags.delete('metaops.dev/bucket.older');
+    let res = await r.run('sync', staleTags(r.fake, 'older', 1));
+    t.equal(ready(res)?.status, 'True', 'its claim says it is this resource\u2019s: Ready');
+    t.equal(user.tags.get('metaops.dev/bucket.older'), 'made', 'and recorded on the user from now on');
+    // No record and no claim (a bucket from before the claims), the status records it: no answer either way.
+    user.tags.delete('metaops.dev/bucket.older');
+    r.fake.policies.delete('arn:aws:iam::123456789012:policy/metaops.bucket.older');
+    res = await r.run('sync', staleTags(r.fake, 'older', 1));
+    t.match(ready(res), { status: 'False', reason: 'OwnershipUnconfirmed' });
+    t.same(r.fake.keyIds(USER), [key], 'its key stays');
+    t.equal(secretKeyId(res.children), key, 'its Secret stays');
+    t.equal(user.policies.length, 1, 'its policy stays attached');
+    t.equal(r.fake.buckets.get('older')!.tags.size, 2, 'and the bucket is not touched');
+    t.equal(ready(await r.run('sync'))?.status, 'True', 'the tags read back: Ready');
+  },
+);
+
+t.test(
+  'right after a rotation, a ListAccessKeys that still shows only the old key does not rotate again',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'rotated' });
+    await converge(r);
+    const first = secretKeyId(r.children)!;
+    // The Secret is really gone, long after its key was made: a new key.
+    r.fake.now = new Date(r.fake.now.getTime() + 3600_000);
+    r.children = [];
+    await converge(r);
+    const second = secretKeyId(r.children)!;
+    t.not(second, first, 'rotated');
+    const fake = r.fake;
+    const list = fake.listAccessKeys.bind(fake);
+    let stale = 1;
+    fake.listAccessKeys = async (user) =>
+      stale-- > 0 ? [{ id: first, created: new Date(fake.now.getTime() - 3600_000) }] : list(user);
+    const res = await r.run('sync');
+    t.equal(secretKeyId(res.children), second, 'the Secret keeps the new key');
+    t.same(fake.keyIds(USER), [second], 'no third key');
+  },
+);
+
+t.test('a key IAM really no longer has is replaced, whatever date its Secret carries', async (t) => {
+  for (const stamp of [undefined, '2100-01-01T00:00:00.000Z', 'not a date']) {
+    const r = new Resource(new FakeAws(), { bucketName: 'gone-key' });
+    await converge(r);
+    const key = secretKeyId(r.children)!;
+    r.fake.now = new Date(r.fake.now.getTime() + 3600_000);
+    const secret = r.children.find((c) => c.kind === 'Secret')!;
+    if (stamp !== undefined) secret.metadata!.annotations = { 'metaops.dev/access-key-created': stamp };
+    r.fake.users.get(USER)!.keys = [];
+    await converge(r);
+    const now = secretKeyId(r.children);
+    t.ok(now && now !== key, `${stamp ?? 'the date written'}: a new key`);
+    t.same(r.fake.keyIds(USER), [now]);
+  }
+});
