@@ -529,3 +529,32 @@ t.test('credentialsSecret: the key, the region, the bucket, and the endpoint whe
     'read back as written (the key\u2019s creation date too)',
   );
 });
+
+t.test(
+  'planKeys: a young Secret key IAM does not list yet is kept, unless IAM lists a key made after it',
+  async (t) => {
+    const young = { ...kept('K2'), created: new Date(NOW.getTime() - 10_000) };
+    t.strictSame(
+      planKeys([], young, NOW),
+      { keep: { id: 'K2', secret: 'sss' }, deleteOld: [], recheckIn: KEY_GRACE_SECONDS - 10 + 1 },
+      'a list that shows nothing yet: kept, nothing deleted, looked at again when the grace ends',
+    );
+    t.strictSame(
+      planKeys([key('K1', 3600)], young, NOW),
+      { keep: { id: 'K2', secret: 'sss' }, deleteOld: [], recheckIn: KEY_GRACE_SECONDS - 10 + 1 },
+      'a list that shows only the key it replaced: kept, the older key not deleted on that list',
+    );
+    t.match(planKeys([key('K3', 5)], young, NOW), { pending: { id: 'K3' } }, 'a key made after it: that one waits');
+    t.match(
+      planKeys([], { ...young, created: new Date(NOW.getTime() - KEY_GRACE_SECONDS * 1000) }, NOW),
+      { create: true },
+      'past the grace period: a key IAM does not have is replaced',
+    );
+    t.match(
+      planKeys([], { ...young, created: new Date(NOW.getTime() + 1000) }, NOW),
+      { create: true },
+      'a date to come is no date',
+    );
+    t.match(planKeys([], { ...young, secret: undefined }, NOW), { create: true }, 'no secret half: replaced');
+  },
+);

@@ -83,8 +83,10 @@ export function planKeys(existing: readonly AccessKeyInfo[], kept: KeptKey, now:
   }
   // The Secret's key, made less than the grace period ago, that IAM does not list yet (ListAccessKeys lags behind
   // CreateAccessKey): kept, and nothing deleted on a list that is behind; looked at again once the grace has passed.
+  // A list that shows a key made after it is not behind: the Secret's key was replaced (a stale view of the Secret).
   const young = kept.created && ageOf({ id: '', created: kept.created });
-  if (kept.id && kept.secret && kept.created && young !== undefined && young >= 0 && young < KEY_GRACE_SECONDS)
+  const behind = kept.created && existing.every((k) => k.created.getTime() < kept.created!.getTime());
+  if (kept.id && kept.secret && behind && young !== undefined && young >= 0 && young < KEY_GRACE_SECONDS)
     return {
       keep: { id: kept.id, secret: kept.secret },
       deleteOld: [],
