@@ -410,7 +410,6 @@ t.test(
         ]),
         'bucket: CreateBucket: BucketAlreadyExists: bucket raced was made by an earlier S3 resource named team-a/data (uid uid-older), not this one; to hand it over, set its tag metaops.dev/owner-uid to uid-team-a (on its claim, IAM policy metaops.bucket.raced)',
       ],
-      [undefined, 'bucket: CreateBucket: BucketAlreadyExists: bucket raced belongs to another S3 resource'],
     ];
     for (const [tags, message] of cases) {
       const fake = new FakeAws();
@@ -425,6 +424,33 @@ t.test(
       t.match(a.ready(), { status: 'False', reason: 'BucketAlreadyExists', message });
       t.same([...fake.buckets.get('raced')!.tags], [], 'nothing tagged');
     }
+  },
+);
+
+t.test(
+  'IAM says the claim exists (EntityAlreadyExists) but shows it on neither read: no refusal, the record stays',
+  async (t) => {
+    const fake = new FakeAws();
+    const create = fake.createPolicy.bind(fake);
+    fake.createPolicy = async (name, doc, own) => {
+      if (!name.startsWith('metaops.bucket.')) return create(name, doc, own);
+      throw new AwsError('EntityAlreadyExists', 'exists', 'CreatePolicy');
+    };
+    const a = new Resource(fake, 'team-a', { bucketName: 'raced' });
+    await a.sync();
+    t.match(a.ready(), {
+      status: 'False',
+      reason: 'OwnershipUnconfirmed',
+      message:
+        'bucket: GetPolicy: OwnershipUnconfirmed: the claim of bucket raced (IAM policy metaops.bucket.raced) exists but IAM does not show it yet; nothing is given up, the next sync reads it again',
+    });
+    t.same([...fake.buckets.get('raced')!.tags], [], 'nothing tagged');
+    t.equal(fake.users.get(a.user)!.tags.get(BUCKET_INTENT_TAG), 'raced', 'the record of intent stays');
+    // IAM shows this resource's claim now: the bucket it made is taken back.
+    fake.createPolicy = create;
+    await a.sync();
+    t.match(a.ready(), { status: 'True' });
+    t.equal(fake.buckets.get('raced')!.tags.get(OWNER_UID_TAG), 'uid-team-a');
   },
 );
 

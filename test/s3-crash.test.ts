@@ -4,91 +4,13 @@
 // finalized), leaving exactly what a sync that was never killed leaves, never an untagged bucket nor a wedge.
 // test/real/s3-crash.test.ts does the same against moto, one HTTP call at a time.
 import t, { type Test } from 'tap';
-import { BUCKET_INTENT_TAG, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../hooks/s3/api.js';
+import { BUCKET_INTENT_TAG, OWNER_TAG, OWNER_UID_TAG } from '../hooks/s3/api.js';
 import { userName } from '../hooks/s3/policy.js';
-import { claimName, KEY_GRACE_SECONDS } from '../hooks/s3/sync.js';
-import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
+import { claimName } from '../hooks/s3/sync.js';
 import { FakeAws } from './fixtures/fake-aws.js';
-import { s3Finalize as finalize, s3Sync as sync } from './fixtures/hooks.js';
-import { S3_DEFAULTS, s3Request } from './fixtures/s3.js';
+import { converge, ready, Resource } from './fixtures/s3-loop.js';
 
 const USER = userName('ns', 'app', 'uid-app');
-
-/** Thrown by every call after the kill: the process is gone, so nothing it would answer reaches Metacontroller. */
-class Killed extends Error {}
-
-/**
- * The fake AWS, each call counted (CreateBucket as the two calls it is on the wire: CreateBucket, PutBucketTagging);
- * after `budget` calls every call throws Killed.
- */
-function killable(fake: FakeAws, budget: number): { aws: AwsApi; calls: () => number } {
-  let calls = 0;
-  const tick = () => {
-    if (calls >= budget) throw new Killed(`killed after call ${budget}`);
-    calls++;
-  };
-  const aws = new Proxy(fake, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (prop === 'withDeadline') return () => aws;
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        tick();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  }) as unknown as AwsApi;
-  return { aws, calls: () => calls };
-}
-
-/** An S3 resource and Metacontroller's loop around it: an answer is the next request's observed state. */
-class Resource {
-  status: Record<string, unknown> | undefined;
-  children: KubeObject[] = [];
-  constructor(
-    readonly fake: FakeAws,
-    public spec: Record<string, unknown>,
-  ) {}
-  request() {
-    return s3Request(
-      { name: 'app', namespace: 'ns', uid: 'uid-app' },
-      { ...S3_DEFAULTS, ...this.spec },
-      { status: this.status, children: this.children },
-    );
-  }
-  /** One call, its answer kept (Metacontroller writes the status and applies the children). */
-  async run(hook: 'sync' | 'finalize', aws: AwsApi = this.fake): Promise<CompositeSyncResponse> {
-    const res = await (hook === 'sync' ? sync : finalize)(this.request(), aws, this.fake.now);
-    this.status = res.status as Record<string, unknown>;
-    if (hook === 'sync') this.children = res.children;
-    return res;
-  }
-  /** One call killed after `budget` AWS calls: its answer never reaches Metacontroller. How many calls it made. */
-  async killed(hook: 'sync' | 'finalize', budget: number): Promise<number> {
-    const { aws, calls } = killable(this.fake, budget);
-    await (hook === 'sync' ? sync : finalize)(this.request(), aws, this.fake.now).catch(() => undefined);
-    return calls();
-  }
-}
-
-const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
-
-/**
- * Syncs until Ready=True (at most `max`), the clock moved past the key grace period whenever a young key waits for
- * its Secret (a key created by the killed sync, whose secret half is lost with it).
- */
-async function converge(r: Resource, max = 6): Promise<{ syncs: number; waited: boolean }> {
-  let waited = false;
-  for (let i = 1; i <= max; i++) {
-    const res = await r.run('sync');
-    const cond = ready(res);
-    if (cond?.status === 'True') return { syncs: i, waited };
-    if (cond?.reason !== 'SecretPending') throw new Error(`sync ${i}: ${cond?.reason}: ${cond?.message}`);
-    waited = true;
-    r.fake.now = new Date(r.fake.now.getTime() + (KEY_GRACE_SECONDS + 1) * 1000);
-  }
-  throw new Error(`not Ready after ${max} syncs`);
-}
 
 /** What a resource that converged leaves in AWS: its buckets tagged as its own, one key (the Secret's), no record. */
 function settled(t: Test, r: Resource, buckets: string[]): void {

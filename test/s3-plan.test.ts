@@ -493,6 +493,7 @@ t.test('resyncAfter: soon while old buckets wait, else when a young key may go',
 
 t.test('credentialsSecret: the key, the region, the bucket, and the endpoint when there is one', async (t) => {
   const parent = parentWith();
+  const KEY = { id: 'AKIA1', secret: 's3cr3t/é', created: new Date('2026-01-02T03:04:05Z') };
   const expected = (extra: Record<string, string>) => ({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -505,6 +506,7 @@ t.test('credentialsSecret: the key, the region, the bucket, and the endpoint whe
         'app.kubernetes.io/component': 'credentials',
         'app.kubernetes.io/managed-by': 'metaops',
       },
+      annotations: { 'metaops.dev/access-key-created': '2026-01-02T03:04:05.000Z' },
     },
     type: 'Opaque',
     data: {
@@ -515,19 +517,44 @@ t.test('credentialsSecret: the key, the region, the bucket, and the endpoint whe
       ...extra,
     },
   });
+  t.strictSame(credentialsSecret(parent, synced, KEY, undefined), expected({}), 'AWS itself: no endpoint');
+  t.strictSame(credentialsSecret(parent, synced, KEY, ''), expected({}), 'empty');
   t.strictSame(
-    credentialsSecret(parent, synced, { id: 'AKIA1', secret: 's3cr3t/é' }, undefined),
-    expected({}),
-    'AWS itself: no endpoint',
-  );
-  t.strictSame(credentialsSecret(parent, synced, { id: 'AKIA1', secret: 's3cr3t/é' }, ''), expected({}), 'empty');
-  t.strictSame(
-    credentialsSecret(parent, synced, { id: 'AKIA1', secret: 's3cr3t/é' }, 'http://moto:5000'),
+    credentialsSecret(parent, synced, KEY, 'http://moto:5000'),
     expected({ AWS_ENDPOINT_URL: b64('http://moto:5000') }),
   );
   t.strictSame(
-    keptKey(credentialsSecret(parent, synced, { id: 'AKIA1', secret: 's3cr3t/é' }, undefined)),
-    { id: 'AKIA1', secret: 's3cr3t/é' },
-    'read back as written',
+    keptKey(credentialsSecret(parent, synced, KEY, undefined)),
+    KEY,
+    'read back as written (the key\u2019s creation date too)',
   );
 });
+
+t.test(
+  'planKeys: a young Secret key IAM does not list yet is kept, unless IAM lists a key made after it',
+  async (t) => {
+    const young = { ...kept('K2'), created: new Date(NOW.getTime() - 10_000) };
+    t.strictSame(
+      planKeys([], young, NOW),
+      { keep: { id: 'K2', secret: 'sss' }, deleteOld: [], recheckIn: KEY_GRACE_SECONDS - 10 + 1 },
+      'a list that shows nothing yet: kept, nothing deleted, looked at again when the grace ends',
+    );
+    t.strictSame(
+      planKeys([key('K1', 3600)], young, NOW),
+      { keep: { id: 'K2', secret: 'sss' }, deleteOld: [], recheckIn: KEY_GRACE_SECONDS - 10 + 1 },
+      'a list that shows only the key it replaced: kept, the older key not deleted on that list',
+    );
+    t.match(planKeys([key('K3', 5)], young, NOW), { pending: { id: 'K3' } }, 'a key made after it: that one waits');
+    t.match(
+      planKeys([], { ...young, created: new Date(NOW.getTime() - KEY_GRACE_SECONDS * 1000) }, NOW),
+      { create: true },
+      'past the grace period: a key IAM does not have is replaced',
+    );
+    t.match(
+      planKeys([], { ...young, created: new Date(NOW.getTime() + 1000) }, NOW),
+      { create: true },
+      'a date to come is no date',
+    );
+    t.match(planKeys([], { ...young, secret: undefined }, NOW), { create: true }, 'no secret half: replaced');
+  },
+);

@@ -36,6 +36,30 @@ export const OWNER_UID_TAG = 'metaops.dev/owner-uid';
  */
 export const BUCKET_INTENT_TAG = 'metaops.dev/creating-bucket';
 
+/**
+ * The record of one bucket on the resource's own IAM user: `metaops.dev/bucket.<bucket>`, written (with the record
+ * of intent, in the same call) before CreateBucket and kept for as long as the resource manages the bucket: `made`
+ * until it is deleted, `retained` once a rename or finalize retained it, until the status lists it as retained. The
+ * memory of every bucket this resource made lives on AWS, beside the bucket: a sync killed before its status was
+ * written, or a status lost, forgets none of them (deletionPolicy, retainedBuckets and finalize find them here).
+ */
+export const BUCKET_RECORD_PREFIX = 'metaops.dev/bucket.';
+export type BucketRecord = 'made' | 'retained';
+
+export function bucketRecordTag(bucket: string): string {
+  return `${BUCKET_RECORD_PREFIX}${bucket}`;
+}
+
+/** The buckets the user's tags record, each `made` or `retained`. */
+export function bucketRecords(tags: Map<string, string>): Map<string, BucketRecord> {
+  const out = new Map<string, BucketRecord>();
+  for (const [k, v] of tags) {
+    if (k.startsWith(BUCKET_RECORD_PREFIX) && k.length > BUCKET_RECORD_PREFIX.length)
+      out.set(k.slice(BUCKET_RECORD_PREFIX.length), v === 'retained' ? 'retained' : 'made');
+  }
+  return out;
+}
+
 export interface AccessKey {
   id: string;
   secret: string;

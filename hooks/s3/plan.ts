@@ -27,17 +27,28 @@ export const SECRET_KEYS = {
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const unb64 = (s: unknown) => (typeof s === 'string' ? Buffer.from(s, 'base64').toString() : undefined);
 
-/** The key ID and secret the observed Secret holds, each read from its own data key only. */
+/**
+ * The annotation of the credentials Secret that says when IAM created its key (ISO 8601): a key the Secret holds that
+ * ListAccessKeys does not show yet (IAM is eventually consistent) is kept while it is younger than the grace period.
+ */
+export const KEY_CREATED_ANNOTATION = 'metaops.dev/access-key-created';
+
+/** The key ID and secret the observed Secret holds, each read from its own data key only, and its creation date. */
 export interface KeptKey {
   id: string | undefined;
   secret: string | undefined;
+  created?: Date | undefined;
 }
 
 export function keptKey(observedSecret: KubeObject | undefined): KeptKey {
   const data = (observedSecret?.['data'] ?? {}) as Record<string, unknown>;
+  const annotations = (observedSecret?.metadata?.annotations ?? {}) as Record<string, unknown>;
+  const stamp = Object.hasOwn(annotations, KEY_CREATED_ANNOTATION) ? annotations[KEY_CREATED_ANNOTATION] : undefined;
+  const created = typeof stamp === 'string' ? new Date(stamp) : undefined;
   return {
     id: Object.hasOwn(data, SECRET_KEYS.id) ? unb64(data[SECRET_KEYS.id]) : undefined,
     secret: Object.hasOwn(data, SECRET_KEYS.secret) ? unb64(data[SECRET_KEYS.secret]) : undefined,
+    ...(created && !Number.isNaN(created.getTime()) ? { created } : {}),
   };
 }
 
@@ -59,7 +70,8 @@ export type KeyPlan =
 /** `existing`: the user's keys as IAM lists them, oldest first (by IAM's own creation date). */
 export function planKeys(existing: readonly AccessKeyInfo[], kept: KeptKey, now: Date): KeyPlan {
   const ageOf = (k: AccessKeyInfo) => (now.getTime() - k.created.getTime()) / 1000;
-  if (kept.id && kept.secret && existing.some((k) => k.id === kept.id)) {
+  const listed = existing.find((k) => k.id === kept.id);
+  if (kept.id && kept.secret && listed) {
     const deleteOld: string[] = [];
     let recheckIn: number | undefined;
     for (const k of existing) {
@@ -69,6 +81,17 @@ export function planKeys(existing: readonly AccessKeyInfo[], kept: KeptKey, now:
     }
     return { keep: { id: kept.id, secret: kept.secret }, deleteOld, recheckIn };
   }
+  // The Secret's key, made less than the grace period ago, that IAM does not list yet (ListAccessKeys lags behind
+  // CreateAccessKey): kept, and nothing deleted on a list that is behind; looked at again once the grace has passed.
+  // A list that shows a key made after it is not behind: the Secret's key was replaced (a stale view of the Secret).
+  const young = kept.created && ageOf({ id: '', created: kept.created });
+  const behind = kept.created && existing.every((k) => k.created.getTime() < kept.created!.getTime());
+  if (kept.id && kept.secret && behind && young !== undefined && young >= 0 && young < KEY_GRACE_SECONDS)
+    return {
+      keep: { id: kept.id, secret: kept.secret },
+      deleteOld: [],
+      recheckIn: Math.ceil(KEY_GRACE_SECONDS - young) + 1,
+    };
   const newest = existing[existing.length - 1];
   if (newest && ageOf(newest) < KEY_GRACE_SECONDS)
     return { pending: newest, wait: Math.max(5, Math.ceil(KEY_GRACE_SECONDS - ageOf(newest)) + 1) };
@@ -258,7 +281,7 @@ export function resyncAfter(
 export function credentialsSecret(
   parent: ParentObject,
   synced: Synced,
-  key: AccessKey,
+  key: AccessKey & { created: Date },
   endpoint: string | undefined,
 ): KubeObject {
   const data: Record<string, string> = {
@@ -275,6 +298,7 @@ export function credentialsSecret(
       name: synced.secretName,
       namespace: parent.metadata.namespace,
       labels: childLabels('s3', parent.metadata.name!, 'credentials'),
+      annotations: { [KEY_CREATED_ANNOTATION]: key.created.toISOString() },
     },
     type: 'Opaque',
     data,

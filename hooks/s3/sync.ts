@@ -20,10 +20,13 @@ import { parentNameProblem } from '../../lib/values.js';
 import {
   AwsError,
   BUCKET_INTENT_TAG,
+  bucketRecords,
+  bucketRecordTag,
   OWNER_TAG,
   OWNER_UID_TAG,
   type AccessKey,
   type AwsApi,
+  type BucketRecord,
   type IamUser,
 } from './api.js';
 import {
@@ -221,11 +224,40 @@ async function claimHolder(
     return undefined;
   } catch (err) {
     if (!(err instanceof AwsError && err.code === 'EntityAlreadyExists')) throw err;
-    // Made between our read and our create: read again (gone again by now: held by nobody we can name).
+    // Made between our read and our create, or made by this resource a moment ago and not listed yet (IAM is
+    // eventually consistent): read again. Still not there is no answer at all, and no refusal: nothing is given up.
     const raced = await aws.getPolicy(arn);
-    if (!raced) return new Map();
+    if (!raced) throw unconfirmedClaim(bucket);
     return owns(owner, raced.tags) ? undefined : raced.tags;
   }
+}
+
+/** A claim IAM says exists (CreatePolicy: EntityAlreadyExists) but does not show: a lagging read, decided later. */
+function unconfirmedClaim(bucket: string): AwsError {
+  return new AwsError(
+    'OwnershipUnconfirmed',
+    `the claim of bucket ${bucket} (IAM policy ${claimName(bucket)}) exists but IAM does not show it yet; nothing is given up, the next sync reads it again`,
+    'GetPolicy',
+  );
+}
+
+/**
+ * An untagged bucket this resource holds the claim of (a stale read of its tags, or tags removed by hand): tagged
+ * again with its owner tags. Whether the claim is this resource's and the bucket still exists: the caller waits
+ * for the tags to read back rather than giving the bucket up.
+ */
+async function retagUnderClaim(
+  aws: AwsApi,
+  owner: Owner,
+  userArn: string | undefined,
+  bucket: string,
+): Promise<boolean> {
+  const arn = userArn ? claimArn(userArn, bucket) : undefined;
+  const claim = arn ? await aws.getPolicy(arn) : undefined;
+  if (!claim || !owns(owner, claim.tags)) return false;
+  const found = await aws.findBucket(bucket);
+  if (found && found.tags.size === 0) await aws.tagBucket(bucket, found.region, ownerTags(owner));
+  return found !== undefined;
 }
 
 /** Releases this resource's claim of `bucket` (deleted or retained: its own tags guard it from now on). */
@@ -284,6 +316,7 @@ export function reasonOf(err: unknown): string {
     return 'AccessDenied';
   if (
     code === 'BucketAlreadyExists' ||
+    code === 'OwnershipUnconfirmed' ||
     code === 'IAMNameTaken' ||
     code === 'RegionMismatch' ||
     code === 'ResponseTooLarge'
@@ -334,8 +367,18 @@ interface SyncRun {
   previous: Previous;
   /** The IAM user of this resource. */
   user: string;
-  /** The IAM user as found (or made) by this sync, once it is: its tags hold the record of intent. */
+  /** The IAM user as found (or made) by this sync, once it is: its tags hold the records of the buckets. */
   iamUser?: IamUser;
+  /** The buckets the user records (bucketRecords), as this sync keeps them. */
+  records: Map<string, BucketRecord>;
+  /** The bucket the user's record of intent names (a CreateBucket under way), as this sync keeps it. */
+  intent?: string | undefined;
+  /**
+   * A refusal of the spec's bucket on a definite answer (its tags or its claim name another owner, or AWS refused
+   * CreateBucket as another account's): only such a refusal revokes this resource's grant. An untagged read, a
+   * lagging IAM read is no such answer.
+   */
+  definite?: boolean;
   /** The credentials Secret's name. */
   secretName: string;
   observedSecret: KubeObject | undefined;
@@ -376,6 +419,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     observedSecret: observedNamed(request.children, 'Secret', 'v1', wantedSecret),
     specTags: tagsOf(parent.spec),
     recorded,
+    records: new Map(),
     created: new Set(recorded),
     retained: new Set(previous.retainedBuckets),
     notes: [],
@@ -393,8 +437,8 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     });
   }
   const step = stepsOf(run);
-  // The user first (a read): someone else's refuses the resource before anything is made, and ours may hold the
-  // record of a bucket a killed sync was creating.
+  // The user first (a read): someone else's refuses the resource before anything is made, and ours holds the
+  // records of the buckets this resource made (a killed sync's among them).
   run.iamUser = await step('IAM user', () => findUser(run));
   // A new bucket's record of intent is on the user, made then (its own step: a refused CreateUser is the user's).
   const region = await step('bucket', () => ensureBucket(run, () => step('IAM user', () => userOf(run)))).catch(
@@ -456,6 +500,10 @@ async function findUser(run: SyncRun): Promise<IamUser | undefined> {
   const iamUser = await aws.getUser(user);
   if (iamUser && !owns(owner, iamUser.tags))
     throw new AwsError('IAMNameTaken', notOurs(run, `IAM user ${user}`, iamUser.tags), 'CreateUser');
+  if (iamUser) {
+    run.records = bucketRecords(iamUser.tags);
+    run.intent = iamUser.tags.get(BUCKET_INTENT_TAG);
+  }
   return iamUser;
 }
 
@@ -465,37 +513,90 @@ async function userOf(run: SyncRun): Promise<IamUser> {
   return run.iamUser;
 }
 
+/** Records `bucket` on the user as `state` (with the record of intent: a CreateBucket of it follows). */
+async function writeRecord(run: SyncRun, bucket: string, state: BucketRecord, intent = false): Promise<void> {
+  const tags = new Map<string, string>([[bucketRecordTag(bucket), state]]);
+  if (intent) tags.set(BUCKET_INTENT_TAG, bucket);
+  await run.aws.tagUser(run.user, tags);
+  run.records.set(bucket, state);
+  if (intent) run.intent = bucket;
+}
+
+/** Removes the user's record of `bucket` (and the record of intent, when it names it); no call when there is none. */
+async function dropRecord(run: SyncRun, bucket: string): Promise<void> {
+  const keys = [
+    ...(run.records.has(bucket) ? [bucketRecordTag(bucket)] : []),
+    ...(run.intent === bucket ? [BUCKET_INTENT_TAG] : []),
+  ];
+  if (!keys.length) return;
+  await run.aws.untagUser(run.user, keys);
+  run.records.delete(bucket);
+  if (run.intent === bucket) run.intent = undefined;
+}
+
 /**
- * The bucket a record of intent names, other than the one wanted now (the spec's bucket changed after a sync died
- * between CreateBucket and PutBucketTagging): if it exists without any tag it is this resource's, so it gets the
- * owner tags and is recorded as created (a rename then retains or deletes it); if it has tags, they say whose it is.
+ * The buckets the user records other than the spec's, that the status does not list as created (a sync killed before
+ * its status was written, a status lost): a retention the status lists already has its record removed, one it does not
+ * list is listed; a bucket made is found again: with its owner tags it is recorded as created (a rename then retains or
+ * deletes it), untagged (a sync killed between CreateBucket and PutBucketTagging) it is tagged under this resource's
+ * claim and recorded; gone, its claim is released and its record removed; another owner's (its tags or its claim
+ * say so) loses the record.
  */
-async function settleIntent(run: SyncRun, intent: string): Promise<void> {
-  const found = await run.aws.findBucket(intent);
-  // Gone (or never made): a claim a killed sync took for it is released, so the name is free again.
-  if (!found) return releaseClaim(run.aws, run.owner, run.iamUser!.arn, intent);
-  if (found.tags.size === 0 && (await holdClaim(run.aws, run.owner, run.iamUser!.arn, intent))) {
-    await run.aws.tagBucket(intent, found.region, ownerTags(run.owner));
-    run.created.add(intent);
+async function settleRecords(run: SyncRun): Promise<void> {
+  for (const [bucket, state] of [...run.records].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (bucket === run.spec.bucketName) continue;
+    if (state === 'retained') {
+      // A retention the status does not list (a sync killed between marking it retained and writing its status): its
+      // claim released, and listed. Once the status lists it, its record goes (at the end of ensureBucket).
+      if (run.previous.retainedBuckets.includes(bucket) || run.created.has(bucket)) continue;
+      await releaseClaim(run.aws, run.owner, run.iamUser!.arn, bucket);
+      run.retained.add(bucket);
+    } else if (!run.recorded.has(bucket)) await settleRecord(run, bucket);
   }
+}
+
+async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
+  const { aws, owner } = run;
+  const found = await aws.findBucket(bucket);
+  // Gone (or never made): a claim a killed sync took for it is released, so the name is free again.
+  if (!found) {
+    await releaseClaim(aws, owner, run.iamUser!.arn, bucket);
+    return dropRecord(run, bucket);
+  }
+  if (found.tags.size === 0) {
+    if (!(await claimHolder(aws, owner, run.iamUser!.arn, bucket))) {
+      await aws.tagBucket(bucket, found.region, ownerTags(owner));
+      run.created.add(bucket);
+      run.retained.delete(bucket);
+      return;
+    }
+  } else if (owns(owner, found.tags)) {
+    run.created.add(bucket);
+    run.retained.delete(bucket);
+    return;
+  }
+  await dropRecord(run, bucket);
 }
 
 /**
  * The bucket: ours by its tags, or created now; someone else's is refused and never touched. Its region.
  *
  * Crash-consistent: before CreateBucket, this resource's IAM user (ours by its tags from the call that created it)
- * records the bucket's name (BUCKET_INTENT_TAG); the owner tags follow the bucket's creation, and the record is
- * removed once they are on it. A sync killed between those calls leaves an untagged bucket that the record names:
- * the next sync takes it back. An untagged bucket without that record is never adopted. `makeUser` finds or makes
- * that user.
+ * records the bucket (bucketRecordTag, with the record of intent, BUCKET_INTENT_TAG); the owner tags follow the
+ * bucket's creation, and the record of intent is removed once they are on it; the bucket's record stays for as long as
+ * the resource manages the bucket. A sync killed between those calls leaves an untagged bucket that the record names:
+ * the next sync takes it back under the claim. An untagged bucket without that record is adopted only under a claim
+ * this resource holds already (a stale read of its tags). `makeUser` finds or makes that user.
  */
 async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Promise<string> {
   const { aws, spec, owner, previous } = run;
   const bucket = spec.bucketName;
   const hint = spec.region ?? (previous.bucketName === bucket ? previous.region : undefined);
   const found = await aws.findBucket(bucket, hint);
-  const intent = run.iamUser?.tags.get(BUCKET_INTENT_TAG);
-  if (intent !== undefined && intent !== bucket) await settleIntent(run, intent);
+  const intent = run.intent;
+  // A record of intent from before the buckets' records: recorded as one, before it is removed.
+  if (intent !== undefined && !run.records.has(intent)) await writeRecord(run, intent, 'made');
+  await settleRecords(run);
   const desiredTags = new Map<string, string>(run.specTags);
   for (const [k, v] of ownerTags(owner)) desiredTags.set(k, v);
   let region: string;
@@ -507,12 +608,16 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     // A bucket another resource has claimed is not even asked for (the claim is taken once it exists, below).
     const claim = await aws.getPolicy(claimArnOf(iamUser.arn, bucket));
     if (claim && !owns(owner, claim.tags)) await claimOrRefuse(run, iamUser.arn, found);
-    if (intent !== bucket) await aws.tagUser(run.user, new Map([[BUCKET_INTENT_TAG, bucket]]));
+    if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
     await aws.createBucket(bucket, region).catch(async (err: unknown) => {
       // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
       // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
       // which takes the bucket back under the claim.
-      if (createRefused(err)) await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+      if (createRefused(err)) {
+        await dropRecord(run, bucket);
+        // Another account's bucket (S3 says so): a definite answer.
+        run.definite = err instanceof AwsError && err.code === 'BucketAlreadyExists';
+      }
       throw err;
     });
     await claimOrRefuse(run, iamUser.arn, found);
@@ -520,11 +625,7 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     tags = ownerTags(owner);
     run.note(bucketCreated(bucket, region));
   } else {
-    const untaggedOurs = found.tags.size === 0 && intent === bucket;
-    const ours = owns(owner, found.tags, run.recorded.has(bucket)) || untaggedOurs;
-    if (!ours) throw new AwsError('BucketAlreadyExists', notOurs(run, `bucket ${bucket}`, found.tags), 'CreateBucket');
-    // Taken back only under this resource's claim: a sync that lost the race for it tags nothing.
-    if (untaggedOurs) await claimOrRefuse(run, (await makeUser()).arn, found);
+    if (!owns(owner, found.tags, run.recorded.has(bucket))) await takeBack(run, bucket, found.tags, makeUser);
     if (spec.region && spec.region !== found.region) {
       throw new AwsError(
         'RegionMismatch',
@@ -548,11 +649,55 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     },
     tags,
   );
-  // The bucket carries its owner tags: the record of intent has done its work.
-  if (intent !== undefined || !found) {
-    await aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+  // The bucket carries its owner tags: its record stays (written now for a bucket made before records), the record
+  // of intent has done its work.
+  if (run.records.get(bucket) !== 'made') {
+    await makeUser();
+    await writeRecord(run, bucket, 'made');
   }
+  // Retentions the status lists now: their records have done their work (one call with the record of intent's).
+  const listed = [...run.records].filter(
+    ([b, state]) => state === 'retained' && b !== bucket && previous.retainedBuckets.includes(b),
+  );
+  const done = [
+    ...(intent !== undefined || !found ? [BUCKET_INTENT_TAG] : []),
+    ...listed.map(([b]) => bucketRecordTag(b)),
+  ];
+  if (done.length) await aws.untagUser(run.user, done);
+  for (const [b] of listed) run.records.delete(b);
+  run.intent = undefined;
   return region;
+}
+
+/**
+ * The spec's bucket exists without this resource's tags. Untagged and recorded on the user (a killed sync made it,
+ * or its tags read stale): taken back under its claim. Untagged and not recorded: taken back only when this resource
+ * already holds its claim (a bucket made before the records; only a sync that made the bucket takes its claim). Else
+ * refused: `definite` when its tags name another owner, or its claim does; an untagged bucket the status records but
+ * no claim confirms is not refused as another's (`OwnershipUnconfirmed`), nor taken.
+ */
+async function takeBack(
+  run: SyncRun,
+  bucket: string,
+  tags: Map<string, string>,
+  makeUser: () => Promise<IamUser>,
+): Promise<void> {
+  const refused = () => new AwsError('BucketAlreadyExists', notOurs(run, `bucket ${bucket}`, tags), 'CreateBucket');
+  if (tags.size > 0) {
+    run.definite = true;
+    await dropRecord(run, bucket);
+    throw refused();
+  }
+  if (run.records.get(bucket) === 'made') return claimOrRefuse(run, (await makeUser()).arn, tags);
+  if (!run.iamUser) throw refused();
+  const claim = await run.aws.getPolicy(claimArnOf(run.iamUser.arn, bucket));
+  if (claim) return claimOrRefuse(run, run.iamUser.arn, tags);
+  if (!run.recorded.has(bucket)) throw refused();
+  throw new AwsError(
+    'OwnershipUnconfirmed',
+    `bucket ${bucket}, recorded in this resource's status, reads without its owner tags and no claim of it confirms it is this resource's: it is neither taken back nor given up; the next sync reads its tags again`,
+    'GetBucketTagging',
+  );
 }
 
 /**
@@ -596,7 +741,9 @@ async function claimOrRefuse(run: SyncRun, userArn: string, found: unknown): Pro
   const bucket = run.spec.bucketName;
   const holder = await claimHolder(run.aws, run.owner, userArn, bucket);
   if (!holder) return;
-  await run.aws.untagUser(run.user, [BUCKET_INTENT_TAG]);
+  // The claim exists and is not this resource's: a definite answer.
+  run.definite = true;
+  await dropRecord(run, bucket);
   run.log.info({ bucket, found: found !== undefined }, 'S3: the bucket is claimed by another resource');
   // The claim of an earlier resource of this name is told as such (with how to hand it over); any other is
   // "another S3 resource", unnamed.
@@ -618,7 +765,8 @@ async function claimOrRefuse(run: SyncRun, userArn: string, found: unknown): Pro
  * and the answer drops the Secret that held them. Any other failure passes through unchanged.
  */
 async function lostBucket(run: SyncRun, err: unknown): Promise<never> {
-  if (reasonOfFailure(err) !== 'BucketAlreadyExists' || !run.iamUser) throw err;
+  // Only on a definite answer: one stale read of the bucket's tags, or a claim IAM does not show yet, revokes nothing.
+  if (reasonOfFailure(err) !== 'BucketAlreadyExists' || !run.iamUser || !run.definite) throw err;
   const failure = err as TemporaryError;
   let revoked: boolean;
   try {
@@ -659,13 +807,16 @@ function reasonOfFailure(err: unknown): string | undefined {
 }
 
 /**
- * Buckets a rename left behind: Retain lists them; Delete deletes them (re-checking their tags), and one that is
- * not empty stays listed, with a condition, until it is gone. The buckets still waiting.
+ * Buckets a rename left behind: Retain lists them (their records marked retained first, so that a sync killed before
+ * its status is written still lists them); Delete deletes them (re-checking their tags), and one that is not empty
+ * stays listed, with a condition, until it is gone; one that reads untagged under this resource's claim is tagged
+ * again and waits (never given up on one read). The buckets still waiting.
  */
 async function retireOldBuckets(run: SyncRun): Promise<string[]> {
   const { aws, spec, owner, created, retained } = run;
   const plan = planOldBuckets(created, spec.bucketName, spec.deletionPolicy);
   for (const old of plan.retain) {
+    if (run.records.get(old) === 'made') await writeRecord(run, old, 'retained');
     created.delete(old);
     retained.add(old);
     run.note(bucketRetained(old));
@@ -673,18 +824,29 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
     await releaseClaim(aws, owner, run.iamUser?.arn, old);
   }
   const waiting: string[] = [];
+  const unconfirmed: string[] = [];
   for (const old of plan.delete) {
     // Emptied or deleted only under this resource's own UID tag: a bucket tagged by name alone (an older metaops)
     // may be claimed by a sync, never destroyed on the strength of a status that anyone with s3s/status can write.
-    const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, t));
+    let seen: Map<string, string> | undefined;
+    const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, (seen = t)));
+    if (result === 'notOwned' && seen?.size === 0 && (await retagUnderClaim(aws, owner, run.iamUser?.arn, old))) {
+      unconfirmed.push(old);
+      continue;
+    }
     if (result === 'notEmpty') waiting.push(old);
     else created.delete(old);
-    if (result === 'notOwned') retained.add(old);
-    else if (result !== 'notEmpty') await releaseClaim(aws, owner, run.iamUser?.arn, old);
+    if (result === 'notOwned') {
+      retained.add(old);
+      await dropRecord(run, old);
+    } else if (result !== 'notEmpty') {
+      await releaseClaim(aws, owner, run.iamUser?.arn, old);
+      await dropRecord(run, old);
+    }
   }
   const condition = oldBucketsCondition(waiting, spec.forceDelete);
   if (condition) run.notes.push(condition);
-  return waiting;
+  return [...waiting, ...unconfirmed];
 }
 
 /** The IAM user: ours by its tags, or created now. Its ARN's partition and account. */
@@ -726,19 +888,23 @@ async function ensurePolicy(
  */
 async function ensureKey(
   run: SyncRun,
-): Promise<{ key: AccessKey; recheckIn: number | undefined } | { pending: string; wait: number }> {
+): Promise<{ key: AccessKey & { created: Date }; recheckIn: number | undefined } | { pending: string; wait: number }> {
   const { aws, user } = run;
-  const plan = planKeys(await aws.listAccessKeys(user), keptKey(run.observedSecret), run.now);
+  const listed = await aws.listAccessKeys(user);
+  const kept = keptKey(run.observedSecret);
+  const plan = planKeys(listed, kept, run.now);
   if ('pending' in plan) return { pending: plan.pending.id, wait: plan.wait };
   if ('keep' in plan) {
     for (const id of plan.deleteOld) await aws.deleteAccessKey(user, id);
-    return { key: plan.keep, recheckIn: plan.recheckIn };
+    // The creation date the Secret carries (the same from one sync to the next), else IAM's.
+    const created = kept.created ?? listed.find((k) => k.id === plan.keep.id)?.created ?? run.now;
+    return { key: { ...plan.keep, created }, recheckIn: plan.recheckIn };
   }
   for (const id of plan.deleteBefore) await aws.deleteAccessKey(user, id);
   const key = await aws.createAccessKey(user);
   for (const id of plan.deleteAfter) await aws.deleteAccessKey(user, id);
   run.note(keyCreated(plan.rotated, key.id, user, run.secretName));
-  return { key, recheckIn: undefined };
+  return { key: { ...key, created: run.now }, recheckIn: undefined };
 }
 
 /**
@@ -786,10 +952,14 @@ interface Teardown {
   created: Set<string>;
   retained: Set<string>;
   notOwned: string[];
+  /** Buckets left alone that read without owner tags, whose claim this resource does not hold. */
+  unclaimed: string[];
   /** The resource's IAM user's ARN, once found (the claims' account). */
   userArn?: string;
-  /** The bucket the user's record of intent names, if any: its claim may be held (taken here or by a killed sync). */
-  intent?: string;
+  /** The buckets the user records (and its record of intent names): their claims may be held. */
+  records: Set<string>;
+  /** Buckets read untagged under this resource's claim: tagged again, deleted at the next call. */
+  unconfirmed: string[];
 }
 
 /**
@@ -810,14 +980,21 @@ async function revokeUser(
   const policy = policyName(owner.namespace, owner.name, owner.uid);
   const ownArn = arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${policy}` : recorded;
   down.userArn = iamUser.arn;
+  const records = bucketRecords(iamUser.tags);
   const intent = iamUser.tags.get(BUCKET_INTENT_TAG);
-  if (intent !== undefined) down.intent = intent;
-  if (intent !== undefined && !created.has(intent)) await recordIntent(down, intent);
+  if (intent !== undefined && !records.has(intent)) records.set(intent, 'made');
+  for (const [bucket, state] of [...records].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    down.records.add(bucket);
+    if (created.has(bucket)) continue;
+    // A retention the status never listed (a sync killed before its status was written, a status lost).
+    if (state === 'retained') down.retained.add(bucket);
+    else await recordIntent(down, bucket);
+  }
   for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
   return ownArn ? { ours: true, policyArn: ownArn } : { ours: true };
 }
 
-/** The bucket a record of intent names: untagged (a killed sync's), tagged now; ours, recorded; else none of ours. */
+/** A bucket the user records: untagged (a killed sync's), tagged now under the claim; ours, recorded; else none of ours. */
 async function recordIntent(down: Teardown, intent: string): Promise<void> {
   const { aws, owner } = down;
   const pending = await aws.findBucket(intent);
@@ -828,6 +1005,7 @@ async function recordIntent(down: Teardown, intent: string): Promise<void> {
     await aws.tagBucket(intent, pending.region, ownerTags(owner));
   } else if (!owns(owner, pending.tags)) return;
   down.created.add(intent);
+  down.retained.delete(intent);
 }
 
 /** The buckets this resource created, per deletionPolicy: those still waiting (not empty). */
@@ -840,11 +1018,17 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
       created.delete(bucket);
       continue;
     }
-    // Only under this resource's own UID tag (see the rename above).
-    const result = await aws.deleteBucket(bucket, down.forceDelete, (t) => owns(owner, t));
+    // Only under this resource's own UID tag (see the rename above); read untagged under this resource's claim (a
+    // stale read, or tags removed by hand): tagged again and deleted at the next call, never left behind on one read.
+    let seen: Map<string, string> | undefined;
+    const result = await aws.deleteBucket(bucket, down.forceDelete, (t) => owns(owner, (seen = t)));
+    if (result === 'notOwned' && seen?.size === 0 && (await retagUnderClaim(aws, owner, down.userArn, bucket))) {
+      down.unconfirmed.push(bucket);
+      continue;
+    }
     if (result === 'notEmpty') waiting.push(bucket);
     else created.delete(bucket);
-    if (result === 'notOwned') down.notOwned.push(bucket);
+    if (result === 'notOwned') (seen?.size ? down.notOwned : down.unclaimed).push(bucket);
   }
   return waiting;
 }
@@ -860,12 +1044,7 @@ async function releaseClaims(
   spec: Spec | undefined,
   policyArn: string | undefined,
 ): Promise<void> {
-  const held = new Set([
-    ...recorded,
-    ...down.retained,
-    ...(spec ? [spec.bucketName] : []),
-    ...(down.intent !== undefined ? [down.intent] : []),
-  ]);
+  const held = new Set([...recorded, ...down.retained, ...(spec ? [spec.bucketName] : []), ...down.records]);
   const account = [down.userArn, policyArn].find((arn) => arn !== undefined && arnParts(arn));
   for (const bucket of [...held].sort()) await releaseClaim(down.aws, down.owner, account, bucket);
 }
@@ -879,6 +1058,46 @@ async function removeIam(down: Teardown, userOurs: boolean, policyArn: string | 
     await aws.deletePolicy(policyArn);
   }
   if (userOurs) await aws.deleteUser(user);
+}
+
+/** The Finalized condition: waiting for a bucket to empty, for AWS, or done (what was deleted, retained, left alone). */
+function finalizedCondition(down: Teardown, waiting: string[], done: boolean): ConditionInput {
+  const { deletionPolicy, forceDelete, retained, notOwned, unclaimed, unconfirmed } = down;
+  const kept = [...retained].sort();
+  return waiting.length
+    ? {
+        type: 'Finalized',
+        status: false,
+        reason: 'BucketNotEmpty',
+        message: forceDelete
+          ? `emptying bucket ${waiting.join(', ')}`
+          : `bucket ${waiting.join(', ')} is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain`,
+      }
+    : done
+      ? {
+          type: 'Finalized',
+          status: true,
+          reason: deletionPolicy === 'Delete' && kept.length === 0 ? 'Deleted' : 'BucketRetained',
+          message:
+            `access keys, policy and user deleted` +
+            (kept.length
+              ? `; bucket ${kept.join(', ')} retained`
+              : deletionPolicy === 'Delete'
+                ? ' and the buckets this resource created'
+                : '') +
+            (notOwned.length ? `; ${notOwned.join(', ')} left alone: its tags name another owner` : '') +
+            (unclaimed.length
+              ? `; ${unclaimed.join(', ')} left alone: it carries no owner tags and this resource holds no claim of it`
+              : ''),
+        }
+      : {
+          type: 'Finalized',
+          status: false,
+          reason: 'Deleting',
+          message: unconfirmed.length
+            ? `bucket ${unconfirmed.join(', ')} read without its owner tags: tagged again under this resource's claim, deleted at the next call`
+            : 'waiting for AWS to confirm the deletions',
+        };
 }
 
 export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
@@ -900,14 +1119,17 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
     created: recordedBuckets(previous),
     retained: new Set(previous.retainedBuckets),
     notOwned: [],
+    unclaimed: [],
+    records: new Set(),
+    unconfirmed: [],
   };
-  const { created, retained, notOwned } = down;
+  const { created, retained, unconfirmed } = down;
   try {
     const revoked = await revokeUser(down, previous.policyArn);
     const policyArn = revoked.policyArn;
     const waiting = await removeBuckets(down);
-    // The user, which holds the record of intent, and its policy go once no bucket waits.
-    if (waiting.length === 0) {
+    // The user, which holds the records of the buckets, and its policy go once no bucket waits.
+    if (waiting.length === 0 && unconfirmed.length === 0) {
       await releaseClaims(down, [...recordedBuckets(previous)], hook.spec, policyArn);
       await removeIam(down, revoked.ours, policyArn);
       await retireLegacyUser(aws, owner, previous, user);
@@ -916,32 +1138,8 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
     const userGone = !userLeft || !owns(owner, userLeft.tags);
     const policyLeft = policyArn ? await aws.getPolicy(policyArn) : undefined;
     const policyGone = !policyLeft || !owns(owner, policyLeft.tags);
-    const done = userGone && policyGone && waiting.length === 0;
-    const kept = [...retained].sort();
-    const finalized: ConditionInput = waiting.length
-      ? {
-          type: 'Finalized',
-          status: false,
-          reason: 'BucketNotEmpty',
-          message: forceDelete
-            ? `emptying bucket ${waiting.join(', ')}`
-            : `bucket ${waiting.join(', ')} is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain`,
-        }
-      : done
-        ? {
-            type: 'Finalized',
-            status: true,
-            reason: deletionPolicy === 'Delete' && kept.length === 0 ? 'Deleted' : 'BucketRetained',
-            message:
-              `access keys, policy and user deleted` +
-              (kept.length
-                ? `; bucket ${kept.join(', ')} retained`
-                : deletionPolicy === 'Delete'
-                  ? ' and the buckets this resource created'
-                  : '') +
-              (notOwned.length ? `; ${notOwned.join(', ')} left alone: its tags name another owner` : ''),
-          }
-        : { type: 'Finalized', status: false, reason: 'Deleting', message: 'waiting for AWS to confirm the deletions' };
+    const done = userGone && policyGone && waiting.length === 0 && unconfirmed.length === 0;
+    const finalized = finalizedCondition(down, waiting, done);
     const status: Record<string, unknown> = {
       ...currentStatus(parent),
       ...bucketLists(created, retained),

@@ -23,7 +23,7 @@ import t, { type Test } from 'tap';
 import { BUCKET_INTENT_TAG, OWNER_UID_TAG } from '../../hooks/s3/api.js';
 import { SdkAwsApi } from '../../hooks/s3/aws.js';
 import { userName } from '../../hooks/s3/policy.js';
-import { KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
+import { claimName, KEY_GRACE_SECONDS } from '../../hooks/s3/sync.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
 import { adminClients, motoProxy, startMoto, type Moto, type MotoProxy } from '../fixtures/moto.js';
@@ -224,3 +224,68 @@ t.test('finalize killed after each AWS call in turn: the next finalizes remove e
     }
   }
 });
+
+/** Whether the claim of `bucket` (IAM policy metaops.bucket.<bucket>) exists in moto. */
+async function claimHeld(bucket: string): Promise<boolean> {
+  const policies = (await admin.iam.send(new ListPoliciesCommand({ Scope: 'Local' }))).Policies ?? [];
+  return policies.some((p) => p.PolicyName === claimName(bucket));
+}
+
+const exists = (bucket: string) =>
+  admin.s3.send(new HeadBucketCommand({ Bucket: bucket })).then(
+    () => true,
+    () => false,
+  );
+
+t.test(
+  'a first sync killed after each AWS call, its status never written, then the resource deleted (Delete): finalize removes the bucket it made and its claim',
+  async (t) => {
+    const total = await new Resource('count-gone', { bucketName: 'count-gone-b' }).count('sync');
+    const left: string[] = [];
+    for (let n = 0; n <= total; n++) {
+      const name = `g${n}`;
+      const r = new Resource(name, { bucketName: `${name}-b`, deletionPolicy: 'Delete', forceDelete: true });
+      await r.killed('sync', n, false);
+      let done = false;
+      for (let i = 0; i < 4 && !done; i++) done = (await r.run('finalize')).finalized === true;
+      const user = await admin.iam.send(new GetUserCommand({ UserName: r.user })).then(
+        () => true,
+        () => false,
+      );
+      if (!done || (await exists(`${name}-b`)) || (await claimHeld(`${name}-b`)) || user)
+        left.push(`killed after call ${n}: finalized ${done}, bucket, claim or user left`);
+    }
+    t.same(left, [], `for each of the ${total + 1} kill points, nothing is left behind`);
+  },
+);
+
+t.test(
+  'a rename killed after each AWS call, then renamed again (Retain): the bucket made in between is listed as retained, its claim released',
+  async (t) => {
+    const base = async (name: string) => {
+      const r = new Resource(name, { bucketName: `${name}-one`, deletionPolicy: 'Retain' });
+      await converge(r);
+      r.spec = { ...r.spec, bucketName: `${name}-two` };
+      return r;
+    };
+    const total = await (await base('count-again')).count('sync');
+    const forgotten: string[] = [];
+    let made = 0;
+    for (let n = 0; n <= total; n++) {
+      const name = `ra${n}`;
+      const r = await base(name);
+      await r.killed('sync', n, false);
+      r.spec = { ...r.spec, bucketName: `${name}-three` };
+      await converge(r);
+      await r.run('sync');
+      await r.run('sync');
+      const retained = (r.status?.['retainedBuckets'] as string[] | undefined) ?? [];
+      if (!(await exists(`${name}-two`))) continue;
+      made++;
+      if (!retained.includes(`${name}-two`) || (await claimHeld(`${name}-two`)))
+        forgotten.push(`killed after call ${n}: retainedBuckets ${JSON.stringify(retained)}`);
+    }
+    t.ok(made > 0, `${made} kill points leave the bucket made`);
+    t.same(forgotten, [], 'every bucket a killed rename made is listed as retained and released');
+  },
+);
