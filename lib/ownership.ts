@@ -146,7 +146,7 @@ export function takenCondition(parent: ParentObject, taken: readonly TakenName[]
 /**
  * The answer of a parent whose children's names another owner holds: every observed child kept as it is (nothing is
  * created, changed or deleted), the status the hook computed (or the parent's own) with Ready replaced by
- * takenCondition, and a look again in TAKEN_RESYNC_SECONDS.
+ * takenCondition and without the fields that name a taken object, and a look again in TAKEN_RESYNC_SECONDS.
  */
 export function heldForTakenNames(
   request: CompositeSyncRequest,
@@ -158,8 +158,14 @@ export function heldForTakenNames(
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
   const others = before.filter((c) => c && typeof c === 'object' && c.type !== 'Ready');
+  // A status field that names a taken object (status.writeService, serviceName, ...) would send the clients and tools
+  // that read it to the other owner's: it is left out while held.
+  const names = new Set(taken.map((t) => t.child.name));
+  const kept = Object.fromEntries(
+    Object.entries(status).filter(([, v]) => !(typeof v === 'string' && names.has(v))),
+  ) as Status;
   return {
-    status: { ...status, conditions: [ready, ...others] },
+    status: { ...kept, conditions: [ready, ...others] },
     children: allObserved(request.children).map(keepObserved),
     resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
   };
