@@ -38,3 +38,44 @@ t.test(
     t.comment(said);
   },
 );
+
+t.test(
+  'a StatefulSet and Services left behind (--cascade=orphan) are held, named as left behind, with the label that adopts them',
+  async (t) => {
+    const req = request('mysqlcluster', { size: 1, version: '8.0' });
+    req.parent.metadata = { ...req.parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-new' };
+    const labels = {
+      'app.kubernetes.io/name': 'mysql',
+      'app.kubernetes.io/instance': 'db',
+      'app.kubernetes.io/managed-by': 'metaops',
+      'controller-uid': 'uid-old',
+    };
+    const left = (kind: string, apiVersion: string, name: string) =>
+      ({ apiVersion, kind, metadata: { name, namespace: 'shop', uid: `uid-${name}`, labels } }) as KubeObject;
+    // A Service made by hand with the same name but another instance's labels is not offered for adoption.
+    const other = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'db-mysql-read', namespace: 'shop', labels: { 'app.kubernetes.io/instance': 'other' } },
+    } as KubeObject;
+    req.related = objectMap([
+      left('StatefulSet', 'apps/v1', 'db-mysql'),
+      left('Service', 'v1', 'db-mysql'),
+      left('Service', 'v1', 'db-mysql-headless'),
+      other,
+      left('Secret', 'v1', 'db-mysql'),
+    ]);
+    const res = mysqlSync(req, FIXED_NOW);
+    const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+    t.match(ready, { status: 'False', reason: /NameTaken$/ });
+    t.match(ready.message, /left behind by a MySQLCluster of this name deleted with --cascade=orphan/);
+    t.match(ready.message, /kubectl -n shop label statefulsets db-mysql controller-uid=uid-new --overwrite/);
+    t.match(
+      ready.message,
+      /kubectl -n shop label services db-mysql db-mysql-headless controller-uid=uid-new --overwrite/,
+    );
+    t.notMatch(ready.message, /label services db-mysql-read/, 'not what another instance made');
+    t.same(res.children, [], 'nothing is created or changed');
+    t.comment(ready.message);
+  },
+);
