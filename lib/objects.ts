@@ -162,6 +162,12 @@ export function isTerminating(obj: KubeObject): boolean {
   return Boolean(obj.metadata.deletionTimestamp);
 }
 
+/** True when a pod has ended (phase Failed or Succeeded): it runs nothing again, and its controller replaces it. */
+export function isTerminal(pod: KubeObject): boolean {
+  const phase = (pod['status'] as { phase?: unknown } | undefined)?.phase;
+  return phase === 'Failed' || phase === 'Succeeded';
+}
+
 /** Reads a numeric field of an observed object's status, 0 when absent. */
 export function statusNumber(obj: KubeObject | undefined, field: string): number {
   const status = obj?.['status'] as Record<string, unknown> | undefined;

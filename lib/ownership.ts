@@ -83,6 +83,23 @@ export function controllerOf(obj: KubeObject): OwnerRef | undefined {
 export interface TakenName {
   child: ChildName;
   holder: string;
+  /**
+   * The object was left behind by a parent of the same name (kubectl delete --cascade=orphan): no controller, the
+   * labels metaops gives this parent's children, and the `controller-uid` label of the parent before (its value).
+   */
+  orphanOf?: string;
+}
+
+/** The `controller-uid` of the parent before, when `obj` is a child it left behind (TakenName.orphanOf). */
+function orphanOf(parent: ParentObject, obj: KubeObject): string | undefined {
+  if (controllerOf(obj) || obj.metadata.deletionTimestamp) return undefined;
+  const labels = obj.metadata.labels;
+  if (!labels || typeof labels !== 'object') return undefined;
+  const uid = labels['controller-uid'];
+  const mine =
+    labels['app.kubernetes.io/instance'] === parent.metadata.name &&
+    labels['app.kubernetes.io/managed-by'] === 'metaops';
+  return mine && typeof uid === 'string' && uid !== '' && uid !== parent.metadata.uid ? uid.slice(0, 63) : undefined;
 }
 
 /** Who holds an object, in words: its controller (kind, name, uid), or nobody. */
@@ -115,7 +132,8 @@ export function takenNames(
     const ref = controllerOf(obj);
     if (ref && parent.metadata.uid !== undefined && ref.uid === parent.metadata.uid) continue;
     if (ours?.(child, obj)) continue;
-    taken.push({ child, holder: holderOf(obj) });
+    const before = orphanOf(parent, obj);
+    taken.push({ child, holder: holderOf(obj), ...(before ? { orphanOf: before } : {}) });
   }
   return taken;
 }
@@ -133,20 +151,41 @@ export function takenCondition(parent: ParentObject, taken: readonly TakenName[]
     .map((t) => `${t.child.kind} ${t.child.name} belongs to ${t.holder}`)
     .join('; ');
   const more = taken.length > LISTED ? ` (and ${taken.length - LISTED} more)` : '';
+  // Left behind by a parent of this name (kubectl delete --cascade=orphan, to re-create it without touching what runs):
+  // Metacontroller adopts an object without a controller once it carries this parent's controller-uid. One command
+  // per resource, naming every such object.
+  const orphans = taken.filter((t) => t.orphanOf !== undefined);
+  const ns = parent.metadata.namespace ?? 'default';
+  const byResource = new Map<string, string[]>();
+  for (const o of orphans) {
+    const resource = RESOURCES[o.child.kind] ?? o.child.kind.toLowerCase();
+    byResource.set(resource, [...(byResource.get(resource) ?? []), o.child.name]);
+  }
+  const commands = [...byResource]
+    .map(
+      ([r, names]) =>
+        `kubectl -n ${ns} label ${r} ${[...names].sort().join(' ')} controller-uid=${parent.metadata.uid ?? ''} --overwrite`,
+    )
+    .join(' && ');
+  const adopt =
+    orphans.length === 0
+      ? ''
+      : `${orphans.length} of them ${orphans.length === 1 ? 'carries' : 'carry'} this ${what}'s labels and another controller-uid (${[...new Set(orphans.map((o) => o.orphanOf))].slice(0, LISTED).join(', ')}): left behind by a ${what} of this name deleted with --cascade=orphan. If they are this ${what}'s, let Metacontroller adopt them: ${commands}`;
+  const advice = `rename this ${what}, or delete or rename what holds the name`;
   return {
     type: 'Ready',
     status: false,
     reason: `${taken[0]!.child.kind}NameTaken`,
     message:
       `${listed}${more}: this ${what} does not take or serve another owner's objects, and creates nothing that ` +
-      `depends on them; rename this ${what}, or delete or rename what holds the name`,
+      `depends on them; ${orphans.length === taken.length ? adopt : adopt ? `${advice}. ${adopt}` : advice}`,
   };
 }
 
 /**
  * The answer of a parent whose children's names another owner holds: every observed child kept as it is (nothing is
  * created, changed or deleted), the status the hook computed (or the parent's own) with Ready replaced by
- * takenCondition, and a look again in TAKEN_RESYNC_SECONDS.
+ * takenCondition and without the fields that name a taken object, and a look again in TAKEN_RESYNC_SECONDS.
  */
 export function heldForTakenNames(
   request: CompositeSyncRequest,
@@ -158,8 +197,14 @@ export function heldForTakenNames(
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
   const others = before.filter((c) => c && typeof c === 'object' && c.type !== 'Ready');
+  // A status field that names a taken object (status.writeService, serviceName, ...) would send the clients and tools
+  // that read it to the other owner's: it is left out while held.
+  const names = new Set(taken.map((t) => t.child.name));
+  const kept = Object.fromEntries(
+    Object.entries(status).filter(([, v]) => !(typeof v === 'string' && names.has(v))),
+  ) as Status;
   return {
-    status: { ...status, conditions: [ready, ...others] },
+    status: { ...kept, conditions: [ready, ...others] },
     children: allObserved(request.children).map(keepObserved),
     resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
   };

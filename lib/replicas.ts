@@ -2,7 +2,7 @@
 import { previousConditions, type ConditionInput } from './conditions.js';
 import { conditionsFor } from './hook.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
-import { isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
+import { isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
 
 export interface ReplicaCounts {
   /** The size the spec asks for. */
@@ -121,8 +121,10 @@ export function workloadCounts(workload: KubeObject | undefined, desired: number
 /** The names of the live pods among the related objects Metacontroller sent. */
 export function relatedPodNames(related: ObjectMap | null | undefined): string[] {
   // Sorting the names (the default string order) rather than the objects keeps thousands of pods cheap (perf: docs/performance.md).
+  // A pod that ended (Failed: evicted, stopped by a node shutdown; Succeeded) serves nothing, whatever the API server
+  // keeps of it: its controller has replaced it.
   return observedUnordered(related, 'Pod', 'v1')
-    .filter((p) => !isTerminating(p))
+    .filter((p) => !isTerminating(p) && !isTerminal(p))
     .map((p) => p.metadata.name!)
     .sort();
 }

@@ -19,7 +19,7 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { isTerminating, observedNamed, observedUnordered } from '../../lib/objects.js';
+import { isTerminal, isTerminating, observedNamed, observedUnordered, statusNumber } from '../../lib/objects.js';
 import type { ChildName } from '../../lib/ownership.js';
 import { memberStatus, relatedPodNames, workloadCounts, workloadFailure, workloadPending } from '../../lib/replicas.js';
 import { specParser } from '../../lib/spec.js';
@@ -136,12 +136,16 @@ const LISTED_PODS = 3;
 
 /**
  * Degraded (the Operator SDK sample's condition): True when pods fail (a container that crashes or whose image
- * cannot be pulled, a pod Failed), when the Deployment cannot create its pods, or when its rollout passed its
+ * cannot be pulled, a pod Failed and not yet replaced), when the Deployment cannot create its pods, or when its rollout passed its
  * progress deadline. The message names the pods and their reasons, never the kubelet's changing words.
  */
 export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): ConditionInput {
+  // A pod that ended (Failed: evicted, stopped by a node shutdown) stays as an object until it is collected; once the
+  // Deployment has every replica it wants Ready, it was replaced and fails nothing now.
+  const wanted = (workload?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  const replaced = typeof wanted === 'number' && statusNumber(workload, 'readyReplicas') >= wanted;
   const failing = pods
-    .filter((p) => !isTerminating(p))
+    .filter((p) => !isTerminating(p) && !(replaced && isTerminal(p)))
     .flatMap((p) => {
       const why = podFailure(p);
       return why ? [`${p.metadata.name}: ${why}`] : [];

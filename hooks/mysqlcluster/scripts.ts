@@ -11,6 +11,8 @@
 //   PEERS_FILE            replication only: the ordinals of the members that may hold data, as the hook last wrote
 //                         them (a key of the cluster's Secret, mounted, so it follows a scale without a restart)
 //   PEER_TRIES, PEER_TIMEOUT  replication only, optional: rounds (12) and seconds a peer's answer may take (10)
+//   WATCH_SECONDS         replication only, optional: how often member 0's open sidecar looks whether its server
+//                         started again (1)
 //   TERMINATION_LOG       replication only: where member 0 says why it will not open (/dev/termination-log, which
 //                         the kubelet reports as the container's termination message)
 //   MYSQL_HOST, MYSQL_PORT  the local server's address and port (127.0.0.1, 3306)
@@ -90,6 +92,7 @@ trap 'kill $! 2>/dev/null; exit 0' TERM INT
 PEER_TRIES=$(printenv PEER_TRIES || echo 12)
 PEER_TIMEOUT=$(printenv PEER_TIMEOUT || echo 10)
 PEERS_FILE=$(printenv PEERS_FILE || echo /nonexistent)
+WATCH_SECONDS=$(printenv WATCH_SECONDS || echo 1)
 ` +
   common +
   String.raw`pause() { sleep "$1" & wait $!; }
@@ -250,10 +253,30 @@ replica() {
   fi
   sql -e 'SET GLOBAL super_read_only = ON' 2>/dev/null || sql -e 'SET GLOBAL read_only = ON'
 }
+# When the local server started, in seconds since the epoch (its Uptime counted back from now); fails while it does
+# not answer. A server restarted in place (the kubelet restarts the mysql container alone: OOM, a liveness probe)
+# comes back read-only from the option file, without the gate, and perhaps on a data directory initialised again.
+started() {
+  local up
+  up=$(sql --connect-timeout=3 -N -e "SHOW GLOBAL STATUS LIKE 'Uptime'" 2>/dev/null | cut -s -f2) || return 1
+  case "$up" in ''|*[!0-9]*) return 1 ;; esac
+  echo $(( $(date +%s) - up ))
+}
 if [ "$ordinal" = 0 ]; then
   until primary; do pause 5; done
   echo "member 0 is the primary"
-  while :; do pause 3600; done
+  # Watch the server: one that started again since it was opened (or that stopped answering meanwhile, so a restart
+  # may have gone unseen) is checked again as on the sidecar's own start: gated, peers asked, opened or refused.
+  since=$(started) || since=''
+  while :; do
+    pause "$WATCH_SECONDS"
+    if ! now=$(started); then since=''; continue; fi
+    if [ -n "$since" ] && [ "$now" -le $((since + 2)) ]; then continue; fi
+    echo "member 0's server started again (or was not reachable): checking its peers before it takes writes" >&2
+    until primary; do pause 5; done
+    echo "member 0 is the primary"
+    since=$(started) || since=''
+  done
 fi
 while :; do
   replica || echo "member $ordinal: replication not set up yet, retrying" >&2

@@ -32,7 +32,7 @@ import type {
   Status,
 } from '../../lib/metacontroller.js';
 import { isPodReady, isTerminating, keepObserved, observedNamed, observedUnordered } from '../../lib/objects.js';
-import { controllerOf, heldForTakenNames, takenNames, type ChildName } from '../../lib/ownership.js';
+import { controllerOf, heldForTakenNames, holderOf, takenNames, type ChildName } from '../../lib/ownership.js';
 import { memberStatus, workloadCounts, workloadPending } from '../../lib/replicas.js';
 import { MAX_SIZE } from '../../lib/schemas.js';
 import { specParser } from '../../lib/spec.js';
@@ -529,16 +529,41 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
   return parentNameProblem(name, derivedNames(namesOf(name, legacyNames(request))));
 }
 
+/** Waiting reasons of a container whose image was never pulled: it never started on that image. */
+const PULL_FAILURES = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
+
 /**
- * The newest MySQL version the cluster runs or was given: its StatefulSet's image and its pods'. A data directory
- * written by a newer MySQL cannot be opened by an older one.
+ * Whether a pod's mysql container never started on its image: it waits on a pull that fails (a tag that does not
+ * exist, a registry that refuses), has no image ID and never ended (no lastState). Such a pod wrote nothing with it.
+ */
+export function neverStarted(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return false;
+  const mysql = (statuses as unknown[]).find(
+    (c): c is Record<string, unknown> =>
+      typeof c === 'object' && c !== null && (c as { name?: unknown }).name === 'mysql',
+  );
+  if (!mysql) return false;
+  const waiting = (mysql['state'] as { waiting?: { reason?: unknown } } | undefined)?.waiting?.reason;
+  const ended = (mysql['lastState'] as { terminated?: unknown } | undefined)?.terminated;
+  return PULL_FAILURES.has(waiting as string) && !mysql['imageID'] && !ended;
+}
+
+/**
+ * The newest MySQL version the members ran or may have run: each member pod's image (unless it never started on it),
+ * and the StatefulSet's template (what a member recreated now gets). The template is left out only when it is
+ * evidently a version no member ever started on: every member below the StatefulSet's replicas is observed, and each
+ * that was given the template's image waits on a pull that fails (a typo, a tag the registry does not have), so
+ * reverting it is no downgrade. A data directory written by a newer MySQL cannot be opened by an older one.
  */
 export function runningNumbers(request: CompositeSyncRequest, n: Names): number[] | undefined {
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const template = (sts?.['spec'] as { template?: KubeObject } | undefined)?.template;
+  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => memberOrdinal(n, p) !== undefined);
+  const given = template && typeof template === 'object' ? runningVersion([template as KubeObject]) : undefined;
   const tags = [
-    ...(template && typeof template === 'object' ? [runningVersion([template as KubeObject])] : []),
-    runningVersion(observedUnordered(request.related, 'Pod', 'v1').filter((p) => memberOrdinal(n, p) !== undefined)),
+    ...(given !== undefined && !neverRan(sts!, given, pods, n) ? [given] : []),
+    runningVersion(pods.filter((p) => !neverStarted(p))),
   ]
     .filter((v): v is string => v !== undefined)
     .flatMap((v) => v.split(', '))
@@ -546,6 +571,15 @@ export function runningNumbers(request: CompositeSyncRequest, n: Names): number[
     .filter((v) => v.length > 0);
   // The newest: a floating tag (8) before the releases under it (8.0, 8.0.36).
   return tags.sort((a, b) => (atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1))[0];
+}
+
+/** Whether no member ever started on the template's version `given` (runningNumbers). */
+function neverRan(sts: KubeObject, given: string, pods: KubeObject[], n: Names): boolean {
+  const replicas = (sts['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  if (typeof replicas !== 'number') return false;
+  const seen = new Set(pods.map((p) => memberOrdinal(n, p)));
+  for (let i = 0; i < replicas; i++) if (!seen.has(i)) return false;
+  return pods.every((p) => runningVersion([p]) !== given || neverStarted(p));
 }
 
 /** A spec.version older than what the cluster runs: MySQL does not go back (InvalidSpec, nothing replaced). */
@@ -666,6 +700,32 @@ export function recovery(parent: ParentObject, secretName: string, exists: boole
   );
 }
 
+/** Who a Secret that is not the cluster's child belongs to, in words. */
+function strayWords(obj: KubeObject): string {
+  if (controllerOf(obj)) return `it belongs to ${holderOf(obj)}`;
+  const uid = obj.metadata.labels?.['controller-uid'];
+  return typeof uid === 'string' && uid
+    ? `it has no controller and the label controller-uid=${uid.slice(0, 63)}: left behind by a cluster of this name deleted with --cascade=orphan`
+    : 'it has no controller: left behind, or made by hand';
+}
+
+/**
+ * How to give the cluster a Secret of its name that exists but is not its child. One without a controller is
+ * adopted by Metacontroller once it carries the label `controller-uid=<the parent's uid>` (the one it has, from the
+ * cluster before, is replaced); it holds the password the data volumes were made with, so it is kept, never deleted.
+ * One that another owner controls is that owner's.
+ */
+export function adoption(parent: ParentObject, secretName: string, obj: KubeObject): string {
+  const ns = parent.metadata.namespace ?? 'default';
+  const uid = parent.metadata.uid ?? '';
+  if (controllerOf(obj))
+    return `Rename this MySQLCluster, or give it the password another way: the Secret is not taken from its owner.`;
+  return (
+    `If it holds the password the data volumes were made with (do not delete it: it may be the only copy), let ` +
+    `Metacontroller adopt it into this cluster: kubectl -n ${ns} label secret ${secretName} controller-uid=${uid} --overwrite`
+  );
+}
+
 /** The root and replication passwords a new cluster gets: 24 random bytes each. */
 const PASSWORD_BYTES = 24;
 
@@ -690,16 +750,24 @@ function passwords(
     return { secret: secret(parent, keptRoot, observedKey(observedSecret, REPLICATION_KEY) ?? encode(), peers) };
   const recorded = observedSecret !== undefined || previous.secretName === n.secret;
   if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode(), peers) };
-  const why = recorded
-    ? `Secret ${n.secret} (key ${PASSWORD_KEY}) was deleted or emptied after the cluster was created`
-    : `Secret ${n.secret} does not exist, but data volumes of a cluster with this name do (${volumes.join(', ')})`;
+  // A Secret of that name that is not this cluster's child: left behind (kubectl delete --cascade=orphan) or another
+  // owner's. It exists, so it is neither called missing nor to be created (AlreadyExists).
+  const stray = observedSecret
+    ? undefined
+    : observedNamed(request.related, 'Secret', 'v1', n.secret, parent.metadata.namespace);
+  const why = stray
+    ? `Secret ${n.secret} exists but is not this cluster's (${strayWords(stray)})` +
+      (volumes.length > 0 ? `, and data volumes of a cluster with this name exist (${volumes.join(', ')})` : '')
+    : recorded
+      ? `Secret ${n.secret} (key ${PASSWORD_KEY}) was deleted or emptied after the cluster was created`
+      : `Secret ${n.secret} does not exist, but data volumes of a cluster with this name do (${volumes.join(', ')})`;
   const lost: ConditionInput = {
     type: 'CredentialsAvailable',
     status: false,
     reason: 'CredentialsLost',
     message:
       `${why}; they keep the root password they were made with, so no new one is generated. ` +
-      recovery(parent, n.secret, observedSecret !== undefined),
+      (stray ? adoption(parent, n.secret, stray) : recovery(parent, n.secret, observedSecret !== undefined)),
   };
   return observedSecret ? { secret: keepObserved(observedSecret), lost } : { lost };
 }
