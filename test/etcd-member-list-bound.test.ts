@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t from 'tap';
-import { HttpEtcdClient } from '../hooks/etcdcommon/etcd.js';
+import { HttpEtcdClient, MAX_ANSWER_BYTES, MAX_LISTED_MEMBERS } from '../hooks/etcdcommon/etcd.js';
 import { etcdSync as sync } from './fixtures/hooks.js';
 import { etcdParent, etcdPod } from './fixtures/etcd.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';
@@ -95,4 +95,54 @@ t.test('member names a member answers are bounded before they reach the status',
   const { status, bytes } = await syncAgainst(t, longNames());
   t.comment(`memberList ${status.memberList?.length}, status ${bytes} bytes`);
   t.ok(bytes < 64 * 1024, `the status is ${bytes} bytes`);
+});
+
+/** `n` members with this cluster's member names and peer URLs (the first three its own pods'). */
+function members(n: number): unknown[] {
+  return Array.from({ length: n }, (_, i) => ({
+    ID: String(1000 + i),
+    name: `e-${i}`,
+    peerURLs: [`http://e-${i}.e.ns.svc:2380`],
+    clientURLs: [`http://e-${i}.e.ns.svc:2379`],
+  }));
+}
+
+const synced = (status: any) => status.conditions.find((c: any) => c.type === 'Synced');
+
+t.test('a member list longer than any cluster may list is refused, and the status says so', async (t) => {
+  const cases: Array<[unknown[], string]> = [
+    // ~1 MiB: more bytes than any etcd answer (refused before it is parsed).
+    [manyMembers(), `more than the ${MAX_ANSWER_BYTES / 1024} KiB an etcd answer may have`],
+    // Short, but more members than a cluster may list.
+    [members(MAX_LISTED_MEMBERS + 1), `a member list of 25 members, more than the ${MAX_LISTED_MEMBERS}`],
+  ];
+  for (const [list, why] of cases) {
+    const { status } = await syncAgainst(t, list);
+    t.same(
+      status.memberList.map((m: any) => m.name),
+      ['e-0', 'e-1', 'e-2'],
+      `a list of ${list.length}: no member read from it (the pods observed, unconfirmed)`,
+    );
+    t.equal(synced(status)?.reason, 'InvalidMemberList', 'Synced=False says why');
+    t.match(synced(status)?.message, why);
+    t.match(synced(status)?.message, 'nothing is read from it or changed through it');
+  }
+});
+
+t.test('a member list of the largest size the CRD allows, and room, is read', async (t) => {
+  const { status } = await syncAgainst(t, members(MAX_LISTED_MEMBERS));
+  t.not(synced(status)?.reason, 'InvalidMemberList', 'the list is taken');
+  t.ok(status.memberList.length >= 3, `memberList has ${status.memberList.length} entries`);
+});
+
+t.test('an answer of more bytes than etcd ever answers is refused unread, and the status says so', async (t) => {
+  const { status, bytes } = await syncAgainst(t, longNames());
+  t.same(
+    status.memberList.map((m: any) => m.name),
+    ['e-0', 'e-1', 'e-2'],
+    'no member name read from it',
+  );
+  t.equal(synced(status)?.reason, 'InvalidMemberList');
+  t.match(synced(status)?.message, `more than the ${MAX_ANSWER_BYTES / 1024} KiB an etcd answer may have`);
+  t.ok(bytes < 8 * 1024, `the status is ${bytes} bytes`);
 });

@@ -28,6 +28,8 @@ export interface Observed extends Observation {
   undialled: number;
   /** The cluster ID etcd's member list carried, when it is this cluster's. */
   clusterId?: string;
+  /** Why the member list answered was refused (more members or bytes than any cluster has): nothing read from it. */
+  invalidList?: string;
 }
 
 interface StatusMemory {
@@ -139,6 +141,7 @@ export async function observe(
   });
   const failure = list && !list.ok && list.e instanceof EtcdError ? list.e : undefined;
   if (failure?.code === 'Foreign' && obs.foreign.length === 0) obs.foreign.push(...endpoints.keys());
+  if (failure?.code === 'Invalid') obs.invalidList = failure.message;
   obs.foreign.sort((x, y) => memberIndex(c.name, x)! - memberIndex(c.name, y)!);
   // Every member failed the TLS handshake: what that means goes into a condition (tls.ts, tlsFailure).
   if (failure?.code === 'TLS') obs.tls = failure.message;
