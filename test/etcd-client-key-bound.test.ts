@@ -10,6 +10,7 @@
 //
 // Both tenants' etcd run in a child process, so that the only work on this process's thread is the hook's.
 import { execFileSync, spawn } from 'node:child_process';
+import { createPrivateKey as createPrivateKeyOf } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,6 +43,22 @@ execFileSync(
 /** A's client certificate, for the key of 15360 bits. */
 const big = { cert: pki.read('big.crt'), key: pki.read('big.key') };
 
+/** A client certificate for a key at the bound: RSA 4096. */
+execFileSync(
+  'openssl',
+  ['req', '-newkey', 'rsa:4096', '-nodes', '-keyout', 'k4096.key', '-out', 'k4096.csr', '-subj', '/CN=tenant-a'],
+  {
+    cwd: pki.dir,
+    stdio: 'pipe',
+  },
+);
+execFileSync(
+  'openssl',
+  ['x509', '-req', '-in', 'k4096.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-out', 'k4096.crt', '-days', '1'],
+  { cwd: pki.dir, stdio: 'pipe' },
+);
+const atBound = { cert: pki.read('k4096.crt'), key: pki.read('k4096.key') };
+
 /** Tenant B's cluster `b` in `ns-b`: three members, IDs and cluster ID as etcd computes them from its UID. */
 const B_UID = 'uid-b';
 const bPeer = (i: number) => `http://b-${i}.b.ns-b.svc:2380`;
@@ -58,8 +75,10 @@ const http = require('node:http'), https = require('node:https'), fs = require('
 const [role, key, cert, clusterId, ...ids] = process.argv.slice(1);
 const listen = (s) => new Promise((r) => s.listen(0, '127.0.0.1', () => r(s.address().port)));
 (async () => {
-  if (role === 'a') {
-    const a = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert), requestCert: true, rejectUnauthorized: false },
+  if (role === 'a' || role === 'a-noresume') {
+    // a-noresume: TLS 1.2 without tickets or a session cache, so that every handshake is made in full.
+    const never = role === 'a-noresume' ? { maxVersion: 'TLSv1.2', secureOptions: require('node:crypto').constants.SSL_OP_NO_TICKET } : {};
+    const a = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert), requestCert: true, rejectUnauthorized: false, ...never },
       (req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); });
     return console.log(JSON.stringify([await listen(a)]));
   }
@@ -84,8 +103,8 @@ async function child(t: { teardown(fn: () => void): void }, args: string[]): Pro
   return JSON.parse(line) as number[];
 }
 
-async function standIns(t: { teardown(fn: () => void): void }): Promise<{ a: number; b: number[] }> {
-  const [a] = await child(t, ['a', pki.path('srv.key'), pki.path('srv.crt')]);
+async function standIns(t: { teardown(fn: () => void): void }, role = 'a'): Promise<{ a: number; b: number[] }> {
+  const [a] = await child(t, [role, pki.path('srv.key'), pki.path('srv.crt')]);
   const b = await child(t, ['b', 'none', 'none', bCluster, ...bIds]);
   return { a: a!, b };
 }
@@ -179,8 +198,8 @@ function sync(request: any, port: (host: string) => number) {
 
 const ready = (res: any) => res.status.members.ready as string[];
 
-async function beside(t: Tap, client: { cert: Buffer; key: Buffer }): Promise<void> {
-  const ports = await standIns(t);
+async function beside(t: Tap, client: { cert: Buffer; key: Buffer }, role = 'a'): Promise<void> {
+  const ports = await standIns(t, role);
   const bPort = (host: string) => ports.b[Number(/^b-(\d+)\./.exec(host)![1])]!;
   const alone = await sync(tenantB, bPort);
   t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
@@ -224,3 +243,58 @@ t.test('the client key a tenant gives the hook server is bounded like every othe
   const check = checkSecret(related, 'ns-a', 'operatorSecret', 'op', new Date());
   t.ok(check.problem, `a 15360-bit client key is refused before it is used (${check.problem ?? 'accepted'})`);
 });
+
+t.test(
+  "with a client key at the bound (RSA 4096) and members that never resume a session, another tenant's etcd still reads healthy",
+  async (t) => {
+    await beside(t, atBound, 'a-noresume');
+  },
+);
+
+t.test("a refused client key is said in the cluster's conditions, and nothing is dialled with it", async (t) => {
+  let dialled = 0;
+  const res = await sync(tenantA('a', big), () => {
+    dialled++;
+    return 1;
+  });
+  t.equal(dialled, 0, 'no member was dialled');
+  const synced = res.status.conditions.find((c: any) => c.type === 'Synced');
+  t.match(synced, { status: 'False', reason: 'TLSFailed' }, 'Synced=False TLSFailed');
+  t.match(synced.message, 'Secret ns-a/op (TLS.static.operatorSecret): etcd-client.key is an RSA key of 15360 bits');
+  t.match(synced.message, 'RSA keys of 2048 to 4096 bits, EC keys on P-256, P-384 or P-521, and Ed25519 keys');
+  t.match(synced.message, 'no change is made until this is fixed');
+  t.equal(res.status.conditions.find((c: any) => c.type === 'Available')?.status, 'Unknown', 'not reported down');
+});
+
+t.test('the client keys the hook server signs with: RSA 2048 to 4096 bits, P-256, P-384, P-521, Ed25519', async (t) => {
+  const { clientKeyProblem } = await import('../hooks/etcdcluster/tls.js');
+  const { generateKeyPairSync, createPrivateKey } = await import('node:crypto');
+  const rsa = (bits: number) => generateKeyPairSync('rsa', { modulusLength: bits }).privateKey;
+  const ec = (namedCurve: string) => generateKeyPairSync('ec', { namedCurve }).privateKey;
+  for (const [what, key] of [
+    ['RSA 2048', rsa(2048)],
+    ['RSA 4096', atBoundKey()],
+    ['RSA-PSS 2048', generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).privateKey],
+    ['P-256', ec('prime256v1')],
+    ['P-384', ec('secp384r1')],
+    ['P-521', ec('secp521r1')],
+    ['Ed25519', generateKeyPairSync('ed25519').privateKey],
+  ] as const)
+    t.equal(clientKeyProblem(key), undefined, `${what} is taken`);
+  for (const [what, key, said] of [
+    ['RSA 1024', rsa(1024), 'an RSA key of 1024 bits'],
+    ['RSA 4104', rsa(4104), 'an RSA key of 4104 bits'],
+    ['RSA 15360', createPrivateKey(big.key), 'an RSA key of 15360 bits'],
+    ['secp256k1', ec('secp256k1'), 'an EC key on secp256k1'],
+    ['Ed448', generateKeyPairSync('ed448').privateKey, 'a key of type ed448'],
+    ['X25519', generateKeyPairSync('x25519').privateKey, 'a key of type x25519'],
+  ] as const) {
+    const problem = clientKeyProblem(key);
+    t.match(problem, said, `${what} is refused: ${problem}`);
+    t.match(problem, 'the hook server signs with it in every TLS handshake with a member');
+  }
+});
+
+function atBoundKey() {
+  return createPrivateKeyOf(atBound.key);
+}
