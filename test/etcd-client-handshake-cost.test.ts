@@ -145,7 +145,7 @@ t.test("a namespace's calls are capped apart from another's: B is answered while
         {},
         new AbortController().signal,
       ),
-    }) as HttpEtcdClient & { port?: number };
+    });
   // Tenant A: four syncs of 9 members each (36 calls each at once), every member silent.
   const url = (ns: string, port: number, i: number) => `http://e-${i}.e.${ns}.svc:${port}`;
   const a = Array.from({ length: 4 }, () => view('ns-a'));
