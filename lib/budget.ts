@@ -27,6 +27,21 @@ export interface AnswerBudget<Spec> {
   maxBytes?: number;
 }
 
+/**
+ * The most a status may weigh as JSON. A status is written to the API server with its object (which stores at most
+ * ~1.5 MiB) and comes back in every request; what a hook reports is bounded where it reads it (an etcd member list,
+ * hooks/etcdcommon/etcd.ts), and this is the framework's bound behind those: a status over it is not answered
+ * (lib/operator.ts statusBudgetHold: the status stored is kept, every observed child kept, a condition says why).
+ */
+export const MAX_STATUS_BYTES = 256 * 1024;
+
+/** Why a status is over MAX_STATUS_BYTES, or undefined when it fits. */
+export function statusBudgetProblem(kind: string, status: unknown): string | undefined {
+  const bytes = jsonBytes(status);
+  if (bytes <= MAX_STATUS_BYTES) return undefined;
+  return `the status this sync made is ${kib(bytes)}, more than the ${kib(MAX_STATUS_BYTES)} a ${kind} status may have: the status stored and every child are kept as they are`;
+}
+
 /** `n` bytes in MiB, as messages say it. */
 export function mib(n: number): string {
   return `${(n / 1048576).toFixed(1)} MiB`;

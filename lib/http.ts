@@ -3,14 +3,23 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 
 export interface CallOptions {
   method: string;
   headers?: Record<string, string | number>;
   body?: string;
   timeoutMs: number;
-  /** TLS material and checks, used for https URLs only. */
-  tls?: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean };
+  /** TLS material, checks and limits (versions, ciphers, groups), used for https URLs only. */
+  tls?: Pick<
+    ConnectionOptions,
+    'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'minVersion' | 'ciphers' | 'ecdhCurve' | 'session'
+  >;
+  /**
+   * Told whether each TLS connection resumed a session, and of every session its server offers for resumption
+   * (given back as `tls.session` next time: a handshake without the client's signature).
+   */
+  tlsSessions?: { connected(reused: boolean): void; offered(session: Buffer): void };
   /** The error a call that overran its deadline fails with. */
   timeoutError: () => Error;
   /** The largest answer read, in bytes (default MAX_ANSWER_BYTES); a larger one fails the call. */
@@ -99,7 +108,17 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       }
     }
     req.on('close', () => clearTimeout(timer));
+    if (https && o.tlsSessions) watchTls(req, o.tlsSessions);
     req.on('error', fail);
     req.end(o.body);
+  });
+}
+
+/** Tells `sessions` whether the connection resumed a session, and of every session its server offers. */
+function watchTls(req: ReturnType<typeof httpsRequest>, sessions: NonNullable<CallOptions['tlsSessions']>): void {
+  req.once('socket', (socket) => {
+    const tls = socket as TLSSocket;
+    tls.once('secureConnect', () => sessions.connected(tls.isSessionReused()));
+    tls.on('session', (session: Buffer) => sessions.offered(session));
   });
 }

@@ -8,8 +8,8 @@
 // object's labels, annotations and status left as they are, and for a temporary failure a resync.
 import type { FastifyBaseLogger } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
-import { answerBudgetProblem, type AnswerBudget } from './budget.js';
-import { isHookFailure, TemporaryError, type HookFailure } from './errors.js';
+import { answerBudgetProblem, statusBudgetProblem, type AnswerBudget } from './budget.js';
+import { isHookFailure, RETRY_SECONDS, TemporaryError, type HookFailure } from './errors.js';
 import { NO_EVENTS, withEvents, type ConditionEventRules, type EventSpec } from './events.js';
 import {
   conditionsFor,
@@ -299,7 +299,8 @@ function call<S extends TSchema, C, K>(
   const now = ctx.services.now();
   const parsed = parse(op, request, which, ctx.settings);
   const answer = (event: (e: EventSpec) => void): Answer => {
-    const stamp = (response: CompositeSyncResponse) => stamped(request.parent, response, parsed.ok);
+    const stamp = (response: CompositeSyncResponse) =>
+      stamped(request.parent, withinStatusBudget(op.resource.kind, request, response, now, ctx.log), parsed.ok);
     const failed = (err: unknown) => rendered(request, err, now, ctx.log, which);
     try {
       const result = run(parsed, now, event);
@@ -420,6 +421,38 @@ function renderedDecoration(
   if (which === 'finalize') response.finalized = false;
   if (failure instanceof TemporaryError) response.resyncAfterSeconds = failure.retryAfterSeconds;
   return response;
+}
+
+/**
+ * An answer whose status is over its budget (lib/budget.ts MAX_STATUS_BYTES) is not given: the status stored is
+ * kept with Ready=False StatusTooLarge, every observed child kept, and the sync tried again later. A hook bounds
+ * what it reports where it reads it; this holds when one did not.
+ */
+function withinStatusBudget(
+  kind: string,
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  now: Date,
+  log: FastifyBaseLogger,
+): CompositeSyncResponse {
+  const problem = statusBudgetProblem(kind, response.status);
+  if (!problem) return response;
+  log.warn({ reason: 'StatusTooLarge' }, problem);
+  const parent = request.parent;
+  const held: CompositeSyncResponse = {
+    status: {
+      ...currentStatus(parent),
+      conditions: conditionsFor(
+        parent,
+        [{ type: 'Ready', status: false, reason: 'StatusTooLarge', message: problem }],
+        now,
+      ),
+    },
+    children: allObserved(request.children).map(keepObserved),
+    resyncAfterSeconds: RETRY_SECONDS.failure,
+  };
+  if (response.finalized !== undefined) held.finalized = false;
+  return held;
 }
 
 /**

@@ -21,6 +21,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'UpgradeFailed',
     'RestoreRefused',
     'ForeignMember',
+    'InvalidMemberList',
     'ClusterDomainNotAllowed',
     'PodNotCreated',
     'InvalidSpec',

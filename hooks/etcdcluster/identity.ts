@@ -57,6 +57,8 @@ export function dialScope(c: Cluster, settings: Partial<EtcdSettings>, signal: A
   const { server, allowed } = domainsOf(settings);
   return {
     signal,
+    // The namespace's calls share one cap (etcd.ts TENANT_MAX_CALLS): another namespace's are not queued behind them.
+    tenant: c.namespace,
     allows: (host) => podOfHost(c, host, allowed) !== undefined,
     lookupName: (host) => (host.toLowerCase().endsWith('.svc') ? `${host}.${server}` : host),
   };

@@ -28,6 +28,8 @@ export interface Observed extends Observation {
   undialled: number;
   /** The cluster ID etcd's member list carried, when it is this cluster's. */
   clusterId?: string;
+  /** Why the member list answered was refused (more members or bytes than any cluster has): nothing read from it. */
+  invalidList?: string;
 }
 
 interface StatusMemory {
@@ -137,14 +139,20 @@ export async function observe(
     accept,
     status,
   });
-  const failure = list && !list.ok && list.e instanceof EtcdError ? list.e : undefined;
-  if (failure?.code === 'Foreign' && obs.foreign.length === 0) obs.foreign.push(...endpoints.keys());
-  obs.foreign.sort((x, y) => memberIndex(c.name, x)! - memberIndex(c.name, y)!);
-  // Every member failed the TLS handshake: what that means goes into a condition (tls.ts, tlsFailure).
-  if (failure?.code === 'TLS') obs.tls = failure.message;
+  listFailure(obs, c, list, [...endpoints.keys()]);
   const checkPod = observed(request.children, 'Pod', 'v1').find((p) => p.metadata.name === check);
   if (checkPod && !isTerminating(checkPod)) obs.restoreCheck = checkPod;
   return withClaims(obs, request);
+}
+
+/** What a failed member list says: foreign answers, a refused list, a TLS failure (tls.ts, tlsFailure). */
+function listFailure(obs: Observed, c: Cluster, list: Listed, dialled: string[]): void {
+  const failure = list && !list.ok && list.e instanceof EtcdError ? list.e : undefined;
+  if (failure?.code === 'Foreign' && obs.foreign.length === 0) obs.foreign.push(...dialled);
+  if (failure?.code === 'Invalid') obs.invalidList = failure.message;
+  obs.foreign.sort((x, y) => memberIndex(c.name, x)! - memberIndex(c.name, y)!);
+  // Every member failed the TLS handshake: what that means goes into a condition.
+  if (failure?.code === 'TLS') obs.tls = failure.message;
 }
 
 /** The member claims observed, when the request says (undefined otherwise: then they are assumed). */

@@ -268,6 +268,7 @@ function withIdentity(d: Decision, obs: Observed): Answer {
   const out: Answer = { ...d };
   if (obs.clusterId) out.clusterId = obs.clusterId;
   if (obs.foreign.length > 0) out.foreign = obs.foreign;
+  if (obs.invalidList) out.invalidList = obs.invalidList;
   return out;
 }
 
@@ -311,7 +312,7 @@ function failureKind(err: unknown): string {
   return 'the call failed';
 }
 
-type Answer = Decision & { clusterId?: string; foreign?: string[] };
+type Answer = Decision & { clusterId?: string; foreign?: string[]; invalidList?: string };
 
 function respond(
   request: CompositeSyncRequest,
@@ -402,6 +403,14 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
   const conditions = [...d.conditions];
   if (failure) conditions.push({ type: 'Synced', status: false, reason: 'EtcdCallFailed', message: failure });
   if (d.foreign && !failure) conditions.push(foreignCondition(d.foreign));
+  // A member list no cluster the CRD allows could answer (etcd.ts MAX_LISTED_MEMBERS, MAX_ANSWER_BYTES): refused.
+  if (d.invalidList && !failure && !d.foreign)
+    conditions.push({
+      type: 'Synced',
+      status: false,
+      reason: 'InvalidMemberList',
+      message: `${sanitize(d.invalidList, 300)}; nothing is read from it or changed through it (check what the member pods run: spec.repository)`,
+    });
   // spec.pod.annotations naming the hook's own (members.ts): dropped, and said so.
   const own = Object.keys(specAnnotations(request.parent)).filter((k) => userAnnotations({ [k]: '' })[k] === undefined);
   conditions.push(

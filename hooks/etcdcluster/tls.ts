@@ -2,7 +2,7 @@
 // checked before anything is dialled or any pod is made; and what a failed TLS handshake with etcd means.
 // A problem found here is reported (a condition naming the Secret and the problem) and holds the cluster as it
 // is: nothing is dialled with material that cannot work, no pod is made that could not start.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import type { ObjectMap } from '../../lib/metacontroller.js';
 import { observedNamed } from '../../lib/objects.js';
 import type { TlsFiles } from '../etcdcommon/etcd.js';
@@ -89,13 +89,17 @@ export function checkSecret(
   } catch {
     return { problem: `${where}: ${keys.cert} is not a PEM certificate` };
   }
-  let key: ReturnType<typeof createPrivateKey>;
+  let key: KeyObject;
   try {
     key = createPrivateKey(files.key!);
   } catch {
     return { problem: `${where}: ${keys.key} is not a PEM private key` };
   }
   if (!cert.checkPrivateKey(key)) return { problem: `${where}: ${keys.key} is not the key of ${keys.cert}` };
+  // The operator's key is the one the hook server signs with, on its one thread, in every handshake with a member:
+  // its cost is bounded like any other field (a 15360-bit RSA key costs ~190 ms a signature).
+  const cost = role === 'operatorSecret' ? clientKeyProblem(key) : undefined;
+  if (cost) return { problem: `${where}: ${keys.key} is ${cost}` };
   // Expiry only: a certificate issued a moment ago by a clock slightly ahead is not held against anyone.
   if (Date.parse(cert.validTo) < now.getTime())
     return { problem: `${where}: ${keys.cert} expired on ${new Date(cert.validTo).toISOString()}` };
@@ -104,6 +108,30 @@ export function checkSecret(
     return { problem: `${where}: ${keys.ca} expired on ${new Date(last).toISOString()}` };
   }
   return { files: files as Required<TlsFiles> };
+}
+
+/** The client keys the hook server signs with: what each costs stays within an RSA 4096 signature (~10 ms). */
+export const CLIENT_KEY_RULE =
+  'the hook server signs with it in every TLS handshake with a member, so it takes RSA keys of 2048 to 4096 bits, EC keys on P-256, P-384 or P-521, and Ed25519 keys';
+export const RSA_MIN_BITS = 2048;
+export const RSA_MAX_BITS = 4096;
+const CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1']);
+
+/** What is wrong with a client key the hook server would sign with (`an RSA key of 15360 bits: ...`), or undefined. */
+export function clientKeyProblem(key: KeyObject): string | undefined {
+  const type = key.asymmetricKeyType;
+  const details = key.asymmetricKeyDetails ?? {};
+  if (type === 'rsa' || type === 'rsa-pss') {
+    const bits = details.modulusLength ?? 0;
+    if (bits >= RSA_MIN_BITS && bits <= RSA_MAX_BITS) return undefined;
+    return `an RSA key of ${bits} bits: ${CLIENT_KEY_RULE}`;
+  }
+  if (type === 'ec') {
+    if (CURVES.has(details.namedCurve ?? '')) return undefined;
+    return `an EC key on ${details.namedCurve ?? 'an unnamed curve'}: ${CLIENT_KEY_RULE}`;
+  }
+  if (type === 'ed25519') return undefined;
+  return `a key of type ${type ?? 'unknown'}: ${CLIENT_KEY_RULE}`;
 }
 
 export interface TlsState {

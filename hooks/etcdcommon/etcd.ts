@@ -7,7 +7,7 @@
 // makes shares one Limiter), and a sync's view dials only the host names its scope allows (the cluster's own
 // member names), each looked up once per sync so that every call of the sync reaches the same address.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { call } from '../../lib/http.js';
+import { AnswerTooLargeError, call, type CallOptions } from '../../lib/http.js';
 import { idOf } from './identity.js';
 
 export interface EtcdMember {
@@ -61,6 +61,11 @@ export interface DialScope {
   lookupName(hostname: string): string;
   /** At most this many calls of the view in flight at once (SYNC_MAX_CALLS by default). */
   maxCalls?: number;
+  /**
+   * Whose calls these are (the parent's namespace): every tenant's calls in flight together are capped at
+   * TENANT_MAX_CALLS, so that one namespace's members cannot take the server's whole share.
+   */
+  tenant?: string;
 }
 
 export interface EtcdClient {
@@ -83,7 +88,8 @@ export interface EtcdClient {
 export class EtcdError extends Error {
   constructor(
     message: string,
-    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused',
+    /** Invalid: an answer no etcd of a cluster the CRD allows gives (a member list of thousands). */
+    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused' | 'Invalid',
   ) {
     super(message);
   }
@@ -99,6 +105,8 @@ export interface HttpEtcdOptions {
   budgetMs?: number;
   /** The server's cap on calls in flight, shared by every client of the server (etcdClients). */
   limiter?: Limiter;
+  /** The caps per tenant (DialScope.tenant), shared like `limiter`. */
+  tenants?: Shares;
   /** DNS lookup (tests); node:dns lookup by default. */
   dnsLookup?: (name: string) => Promise<LookupAddress>;
 }
@@ -149,14 +157,44 @@ export class Limiter {
   }
 }
 
+/** One Limiter per key (a tenant), made when it is first used and forgotten when idle. */
+export class Shares {
+  private readonly byKey = new Map<string, { limiter: Limiter; users: number }>();
+  constructor(readonly max: number) {}
+
+  async run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let share = this.byKey.get(key);
+    if (!share) this.byKey.set(key, (share = { limiter: new Limiter(this.max), users: 0 }));
+    share.users++;
+    try {
+      return await share.limiter.run(task, signal);
+    } finally {
+      if (--share.users === 0) this.byKey.delete(key);
+    }
+  }
+
+  /** The keys with calls in flight or waiting (what a test reads: none are kept once idle). */
+  get size(): number {
+    return this.byKey.size;
+  }
+}
+
 function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('the hook call was abandoned');
 }
 
 type Json = Record<string, unknown>;
 
-/** The largest answer read from etcd: its JSON answers are small (a member list of 9 is about 2 KiB). */
-export const MAX_ANSWER_BYTES = 1024 * 1024;
+/**
+ * The largest answer read from etcd: its JSON answers are small (a member list of 9 is about 2 KiB, a member add
+ * answers the list too); a member that answers more is not etcd as this cluster runs it, and is not parsed.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * The most members a member list may hold: the largest cluster the CRD allows, an addition under way and room
+ * for leftovers (MAX_DIALLED_PODS, hooks/etcdcluster/observe.ts), twice over. A longer list is no answer.
+ */
+export const MAX_LISTED_MEMBERS = 24;
 /** Deadline of one HTTP call to etcd. */
 export const CALL_TIMEOUT_MS = 1500;
 /**
@@ -166,6 +204,12 @@ export const CALL_TIMEOUT_MS = 1500;
  */
 export const SERVER_MAX_CALLS = 256;
 export const SYNC_MAX_CALLS = 64;
+/**
+ * Calls to etcd in flight at once for one tenant (a namespace, over all its clusters): a quarter of the server's,
+ * more than one sync of the largest cluster needs (MAX_DIALLED_PODS members, 37 calls). A namespace whose
+ * members are slow or costly waits for its own turns; the others' calls are not queued behind it.
+ */
+export const TENANT_MAX_CALLS = 48;
 /** Total time a membership change may spend trying endpoints one after another. */
 export const MUTATION_BUDGET_MS = 3000;
 /** What an etcd version looks like; anything else a member answers is not reported. */
@@ -179,14 +223,45 @@ export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
  */
 export const MAX_KNOWN_PREFIXES = 1024;
 
+/**
+ * What the hook server's TLS client offers etcd: TLS 1.2 or 1.3, key exchange on elliptic curves only (X25519,
+ * P-256, P-384: a member that picks finite-field Diffie-Hellman chooses its prime, and a prime of 10,000 bits costs
+ * the server's one thread a long exponentiation per handshake). Every etcd 3.x speaks these (Go's crypto/tls never
+ * offered DHE; its TLS 1.2 suites are ECDHE with AES-GCM or ChaCha20).
+ */
+export const CLIENT_TLS = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256',
+    'TLS_AES_256_GCM_SHA384',
+    'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+  ecdhCurve: 'X25519:P-256:P-384',
+} as const;
+
 export class HttpEtcdClient implements EtcdClient {
   private readonly timeoutMs: number;
   /** The hook call's signal (withSignal): every call stops when it aborts. */
   private signal: AbortSignal | undefined;
   private readonly resolve: (url: string) => string;
   private readonly prefixByEndpoint = new Map<string, string>();
+  /**
+   * The TLS session each member (host and port dialled) last offered, resumed by the next connection to it: a
+   * resumed handshake costs no signature with the client key. At most MAX_KNOWN_PREFIXES, the oldest forgotten.
+   */
+  private readonly sessions = new Map<string, Buffer>();
+  /** TLS handshakes made: in full (the client key signs) or resumed. */
+  readonly handshakes = { full: 0, resumed: 0 };
   /** The server's cap on calls in flight (shared by the clients etcdClients makes). */
   readonly limiter: Limiter;
+  /** The caps per tenant (shared by the clients etcdClients makes). */
+  readonly tenants: Shares;
   /** A sync's view (scoped): the hosts it may dial, its own cap, and the address each host had in this sync. */
   private scope: { dial: DialScope; limiter: Limiter; addresses: Map<string, Promise<LookupAddress>> } | undefined;
 
@@ -194,6 +269,7 @@ export class HttpEtcdClient implements EtcdClient {
     this.timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
     this.resolve = options.resolve ?? ((u) => u);
     this.limiter = options.limiter ?? new Limiter(SERVER_MAX_CALLS);
+    this.tenants = options.tenants ?? new Shares(TENANT_MAX_CALLS);
   }
 
   /** The same client (its gateway prefixes shared), every call of which stops when `signal` aborts. */
@@ -215,24 +291,41 @@ export class HttpEtcdClient implements EtcdClient {
   }
 
   async memberList(endpoints: string[], accept?: (clusterId: string | undefined) => boolean) {
-    return this.any(endpoints, async (ep) => {
-      const body = await this.rpc(ep, '/cluster/member/list', { linearizable: true });
-      const clusterId = idOf((body['header'] as Json | undefined)?.['cluster_id']);
-      if (accept && !accept(clusterId))
-        throw new EtcdError(`${ep} answered for another etcd cluster (${clusterId ?? 'no cluster ID'})`, 'Foreign');
-      const members = ((body['members'] as Json[] | undefined) ?? []).map(toMember);
-      let clusterVersion: string | undefined;
-      try {
-        clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: unknown }).etcdcluster as
-          string | undefined;
-      } catch {
-        clusterVersion = undefined;
-      }
-      const answer: MemberListAnswer = { members };
-      if (typeof clusterVersion === 'string' && VERSION.test(clusterVersion)) answer.clusterVersion = clusterVersion;
-      if (clusterId) answer.clusterId = clusterId;
-      return answer;
-    });
+    // Only the first answer taken is needed: the calls to the other endpoints stop once it is (nothing more parsed).
+    const taken = new AbortController();
+    const view = this.withSignal(this.signal ? AbortSignal.any([this.signal, taken.signal]) : taken.signal);
+    try {
+      return await view.any(endpoints, (ep) => view.listThrough(ep, accept));
+    } finally {
+      taken.abort(new EtcdError('another member answered the member list', 'Unreachable'));
+    }
+  }
+
+  /** The member list as one endpoint answers it, when it is of the cluster `accept` takes. */
+  private async listThrough(ep: string, accept?: (clusterId: string | undefined) => boolean) {
+    const body = await this.rpc(ep, '/cluster/member/list', { linearizable: true });
+    const clusterId = idOf((body['header'] as Json | undefined)?.['cluster_id']);
+    if (accept && !accept(clusterId))
+      throw new EtcdError(`${ep} answered for another etcd cluster (${clusterId ?? 'no cluster ID'})`, 'Foreign');
+    const listed = Array.isArray(body['members']) ? (body['members'] as Json[]) : [];
+    // More members than any cluster the CRD allows: not this cluster's etcd as it runs it (refused, said so).
+    if (listed.length > MAX_LISTED_MEMBERS)
+      throw new EtcdError(
+        `${ep} answered a member list of ${listed.length} members, more than the ${MAX_LISTED_MEMBERS} a cluster may list: the answer is refused`,
+        'Invalid',
+      );
+    const members = listed.map(toMember);
+    let clusterVersion: string | undefined;
+    try {
+      clusterVersion = ((await this.get(ep, '/version')) as { etcdcluster?: unknown }).etcdcluster as
+        string | undefined;
+    } catch {
+      clusterVersion = undefined;
+    }
+    const answer: MemberListAnswer = { members };
+    if (typeof clusterVersion === 'string' && VERSION.test(clusterVersion)) answer.clusterVersion = clusterVersion;
+    if (clusterId) answer.clusterId = clusterId;
+    return answer;
   }
 
   async memberAdd(endpoints: string[], peerURL: string, learner: boolean) {
@@ -300,6 +393,7 @@ export class HttpEtcdClient implements EtcdClient {
     const errors: string[] = [];
     let rejection: EtcdError | undefined;
     let foreign: EtcdError | undefined;
+    let invalid: EtcdError | undefined;
     const tls = new Set<string>();
     let tlsFailed = 0;
     return new Promise<T>((resolve, reject) => {
@@ -308,6 +402,7 @@ export class HttpEtcdClient implements EtcdClient {
         call(ep).then(resolve, (err: Error) => {
           if (err instanceof EtcdError && err.code === 'Rejected') rejection ??= err;
           if (err instanceof EtcdError && err.code === 'Foreign') foreign ??= err;
+          if (err instanceof EtcdError && err.code === 'Invalid') invalid ??= err;
           errors.push(`${ep}: ${err.message}`);
           if (err instanceof EtcdError && err.code === 'TLS') {
             tls.add(err.message);
@@ -318,7 +413,10 @@ export class HttpEtcdClient implements EtcdClient {
           if (tlsFailed === endpoints.length) reject(new EtcdError([...tls].sort().join('; '), 'TLS'));
           else
             reject(
-              foreign ?? rejection ?? new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'),
+              invalid ??
+                foreign ??
+                rejection ??
+                new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'),
             );
         });
       }
@@ -395,18 +493,52 @@ export class HttpEtcdClient implements EtcdClient {
         headers: payload ? { 'content-type': 'application/json' } : {},
         ...(payload !== undefined ? { body: payload } : {}),
         timeoutMs: this.timeoutMs,
-        ...(this.options.tls ? { tls: this.options.tls } : {}),
+        ...(this.options.tls ? this.tlsOptions(url) : {}),
         timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
         maxBytes: MAX_ANSWER_BYTES,
         ...(this.signal ? { signal: this.signal } : {}),
         ...(scope ? { lookup: this.pinnedLookup(scope) } : {}),
       }).catch((err: unknown) => {
         const why = tlsFailure(err);
+        if (why) this.sessions.delete(new URL(url).host);
+        if (err instanceof AnswerTooLargeError)
+          throw new EtcdError(
+            `${new URL(url).host} answered more than the ${MAX_ANSWER_BYTES / 1024} KiB an etcd answer may have: the answer is refused`,
+            'Invalid',
+          );
         throw why ? new EtcdError(why, 'TLS') : err;
       });
-    // The sync's own cap first, then the server's: a sync that waits for the server holds none of its own turns.
+    // The sync's own cap first, then its tenant's, then the server's: a sync that waits for the server holds none
+    // of its own turns, and a tenant at its share waits without holding the server's.
     const server = () => this.limiter.run(send, this.signal);
-    return scope ? scope.limiter.run(server, this.signal) : server();
+    const tenant = scope?.dial.tenant;
+    const shared = tenant === undefined ? server : () => this.tenants.run(tenant, server, this.signal);
+    return scope ? scope.limiter.run(shared, this.signal) : shared();
+  }
+
+  /**
+   * The TLS options of a call: the operator's files, CLIENT_TLS, and the member's last session (resumed: no
+   * signature with the client key); the sessions its server offers are kept, and a failed handshake forgets it.
+   */
+  private tlsOptions(url: string): Pick<CallOptions, 'tls' | 'tlsSessions'> {
+    const key = new URL(url).host;
+    const session = this.sessions.get(key);
+    const sessions = this.sessions;
+    const handshakes = this.handshakes;
+    return {
+      tls: { ...this.options.tls, ...CLIENT_TLS, ...(session ? { session } : {}) },
+      tlsSessions: {
+        connected: (reused) => {
+          if (reused) handshakes.resumed++;
+          else handshakes.full++;
+        },
+        offered: (offered) => {
+          sessions.delete(key);
+          sessions.set(key, offered);
+          if (sessions.size > MAX_KNOWN_PREFIXES) sessions.delete(sessions.keys().next().value!);
+        },
+      },
+    };
   }
 
   /**

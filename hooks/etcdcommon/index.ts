@@ -3,7 +3,15 @@
 // clients (the etcd member API, the image setting). No operator imports another; they import this.
 import { hash } from 'node:crypto';
 import type { ClientEnvironment } from '../../lib/hook.js';
-import { HttpEtcdClient, Limiter, SERVER_MAX_CALLS, type EtcdClient, type TlsFiles } from './etcd.js';
+import {
+  HttpEtcdClient,
+  Limiter,
+  SERVER_MAX_CALLS,
+  Shares,
+  TENANT_MAX_CALLS,
+  type EtcdClient,
+  type TlsFiles,
+} from './etcd.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
@@ -198,6 +206,8 @@ export function etcdClients(): EtcdClients {
   const clients = new Map<string, EtcdClient>();
   // One cap on calls to etcd in flight for the whole server, whichever cluster or TLS identity they are for.
   const limiter = new Limiter(SERVER_MAX_CALLS);
+  // And one per tenant (a namespace), over its clusters and TLS identities.
+  const tenants = new Shares(TENANT_MAX_CALLS);
   return {
     etcd: (tls) => {
       const key = tls ? hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? ''])) : '';
@@ -205,7 +215,7 @@ export function etcdClients(): EtcdClients {
       if (!client) {
         // Rotated certificates leave old identities behind: keep the most recent few.
         if (clients.size >= MAX_ETCD_CLIENTS) clients.delete(clients.keys().next().value!);
-        clients.set(key, (client = new HttpEtcdClient(tls ? { tls, limiter } : { limiter })));
+        clients.set(key, (client = new HttpEtcdClient(tls ? { tls, limiter, tenants } : { limiter, tenants })));
       }
       return client;
     },
