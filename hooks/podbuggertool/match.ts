@@ -272,7 +272,8 @@ export function parseImage(image: string): ImageRef | undefined {
  * - `*`: any image;
  * - `registry/path/*` (or `path/*` on Docker Hub): any repository below that path of that registry;
  * - `repository` or `repository*` or `repository:*`: that repository, any tag or digest;
- * - `repository:tag`, `repository@digest`: exactly that (an image without a tag is `:latest`).
+ * - `repository:tag`, `repository@digest`: exactly that (an image without a tag is `:latest`); a tag entry allows
+ *   no image with a digest (`repository:tag@digest` is pulled by the digest, whatever the tag).
  * An entry that is none of these is undefined (it would match nothing; the server refuses to start with it).
  */
 export function allowlistEntry(entry: string): ((image: ImageRef) => boolean) | undefined {
@@ -295,6 +296,9 @@ export function allowlistEntry(entry: string): ((image: ImageRef) => boolean) | 
   return (image) => {
     if (image.registry !== ref.registry || image.repository !== ref.repository) return false;
     if (ref.digest !== undefined && image.digest !== ref.digest) return false;
+    // A reference with a digest is pulled by its digest (the runtime ignores its tag): an entry that names a tag and
+    // no digest allows that tag as the registry resolves it, never a digest it did not name.
+    if (ref.digest === undefined && ref.tag !== undefined && image.digest !== undefined) return false;
     if (ref.tag !== undefined && (image.tag ?? (image.digest ? undefined : 'latest')) !== ref.tag) return false;
     return true;
   };
