@@ -482,10 +482,17 @@ t.test('where a pod stands for a tool', async (t) => {
     { state: 'injected' },
     "another container's",
   );
+  // Another reason is not RunsAsRoot. (An image the kubelet cannot pull is a failure of its own since the
+  // container does not run: ImagePullFailed, below; a container being created is injected.)
   t.same(
     podState(podWith(carrying('busybox:2'), refused('runAsNonRoot', 'debug-a', 'ErrImagePull')), tool, s),
-    { state: 'injected' },
+    { state: 'failed', reason: 'ImagePullFailed' },
     'another reason',
+  );
+  t.same(
+    podState(podWith(carrying('busybox:2'), refused('runAsNonRoot', 'debug-a', 'ContainerCreating')), tool, s),
+    { state: 'injected' },
+    'another reason: being created',
   );
   t.same(podState(podWith(carrying('busybox:2'), { ephemeralContainerStatuses: 'x' }), tool, s), { state: 'injected' });
   // A failure the injector recorded: failed (and retried), until the container is there.

@@ -146,10 +146,14 @@ export const PodBuggerToolStatus = Type.Object(
     failed: Type.Optional(
       Type.Integer({
         description:
-          'Matching pods the debug container could not be added to, or that refused to run it (see failures and the Ready condition).',
+          'Matching pods the debug container could not be added to, or where it does not run: the kubelet refused it as root, cannot pull its image, or it exited (see failures and the Ready condition).',
       }),
     ),
-    failures: Type.Optional(PodReasons('The failed pods, by name (up to 100); retried.')),
+    failures: Type.Optional(
+      PodReasons(
+        'The failed pods, by name (up to 100): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
+      ),
+    ),
     skips: Type.Optional(PodReasons('The skipped pods, by name (up to 100).')),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     countedAt: Type.Optional(

@@ -25,6 +25,7 @@ import {
   FIRST_RETRY_SECONDS,
   matches,
   MAX_RETRY_SECONDS,
+  NOT_RUNNING,
   podState,
   refusal,
   selectorOf,
@@ -284,6 +285,13 @@ function readiness(
     return shown.length > 5 ? `${named} and more` : named;
   };
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
+  // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
+  const stopped = (f: PodReason) => (NOT_RUNNING as readonly string[]).includes(f.reason);
+  if (counts.failed > 0 && counts.failures.length === counts.failed && counts.failures.every(stopped))
+    return not(
+      'ContainerNotRunning',
+      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} (ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited). An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
+    );
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
