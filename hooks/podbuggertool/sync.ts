@@ -215,7 +215,7 @@ function held(tool: ParentObject, before: Status, now: Date): CompositeSyncRespo
   if (before['observedGeneration'] !== (tool.metadata.generation ?? 0)) return undefined;
   const counts = previousCounts(before);
   if (!counts) return undefined;
-  const ready = readiness(tool.metadata.name!, counts, undefined, undefined);
+  const ready = readiness(tool.metadata.name!, counts, undefined);
   const shown = previousConditions(before).find((c) => c.type === 'Ready');
   if (
     !shown ||
@@ -234,7 +234,7 @@ function held(tool: ParentObject, before: Status, now: Date): CompositeSyncRespo
 function answer(
   tool: ParentObject,
   now: Date,
-  o: { counts: Counts; countedAt: string; ready: ConditionInput; refused?: boolean; complete?: boolean },
+  o: { counts: Counts; countedAt: string; ready: ConditionInput; complete?: boolean },
 ): CompositeSyncResponse {
   const { counts, countedAt, ready } = o;
   const response: CompositeSyncResponse = {
@@ -246,31 +246,15 @@ function answer(
     },
     children: [],
   };
-  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure). A refused tool
-  // waits for its resync: nothing changes for it until its spec, its author's rights or the server's policy do.
-  if (o.refused) return response;
+  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure).
   if (o.complete === false || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
   else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
   return response;
 }
 
 /** The tool's Ready condition, from the first thing that keeps it from being done. */
-function readiness(
-  name: string,
-  counts: Counts,
-  refused: { reason: string; message: string } | undefined,
-  incomplete: number | undefined,
-): ConditionInput {
+function readiness(name: string, counts: Counts, incomplete: number | undefined): ConditionInput {
   const not = (reason: string, message: string): ConditionInput => ({ type: 'Ready', status: false, reason, message });
-  if (refused) {
-    // What was added before the refusal stays: an ephemeral container cannot be removed. Said, and counted.
-    const carrying = counts.injected + counts.outdated;
-    const kept =
-      carrying > 0
-        ? `; ${carrying} of ${counts.matched} matching pods already carry ${containerName(name)} from before, and keep it (an ephemeral container cannot be removed; delete those pods to be rid of it)`
-        : '';
-    return not(refused.reason, `${refused.message}${kept}`);
-  }
   if (incomplete !== undefined)
     return not(
       'CountIncomplete',
@@ -321,6 +305,31 @@ function readiness(
   return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${older}${completed}` };
 }
 
+/**
+ * A refused tool's answer: why, and nothing about pods. The status is counted with the hook server's own rights (it
+ * lists pods), and a refused tool acts for no one who may be told about them: its author may not debug the namespace
+ * (AuthorNotAllowed), is not known (AuthorUnverified), or the server's policy refuses it before the author is asked
+ * (ImageNotAllowed, ProfileNotAllowed, NamespaceExcluded). A count or a pod name here would be pods/list by proxy for
+ * whoever may write PodBuggerTools: no pod is read, named or counted. The answer is the same at every sync (waiting
+ * for the resync: nothing changes for it until its spec, its author's rights or the server's policy do).
+ */
+function refusedAnswer(
+  tool: ParentObject,
+  now: Date,
+  refused: { reason: string; message: string },
+): CompositeSyncResponse {
+  const ready: ConditionInput = {
+    type: 'Ready',
+    status: false,
+    reason: refused.reason,
+    message: `${refused.message}. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`,
+  };
+  return {
+    status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
+    children: [],
+  };
+}
+
 /** Whether the tool's author may do what it does (author.ts), as the tool's status tells it. */
 async function authorRefusal(
   hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
@@ -359,30 +368,27 @@ export async function syncTool(
   const base = hook.services.kube();
   const kube = base.withSignal?.(hook.signal) ?? base;
   const policy = hook.settings.policy;
-  const excluded = policy.excludedNamespaces.includes(namespace);
   // No call starts later than COUNT_BUDGET_MS into the sync, nor after the route's deadline.
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > COUNT_BUDGET_MS;
-  const refused = refusal(spec, namespace, policy) ?? (excluded ? undefined : await authorRefusal(hook, kube, over));
-  // Pods of an excluded namespace are never touched, and not even read.
+  // Refused by the policy (an excluded namespace included: its pods are never touched, nor read) or for its author.
+  const refused = refusal(spec, namespace, policy) ?? (await authorRefusal(hook, kube, over));
+  if (refused) return refusedAnswer(tool, now, refused);
   let result: CountResult;
   try {
     const resume = previousProgress(before, tool.metadata.generation ?? 0);
-    result = excluded ? { complete: true, counts: emptyCounts() } : await countPods(kube, tool, spec, over, resume);
+    result = await countPods(kube, tool, spec, over, resume);
   } catch (err) {
-    // A refused tool says why it is refused, whatever the count; an allowed one, why it could not be counted.
-    if (refused) result = { complete: false, read: 0 };
-    else
-      throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
-        retryAfterSeconds: RETRY_SECONDS.failure,
-      });
+    throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
+      retryAfterSeconds: RETRY_SECONDS.failure,
+    });
   }
   const last = previousCounts(before);
   const counts = result.complete ? result.counts : (last ?? emptyCounts());
   const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
   const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
-  const ready = readiness(tool.metadata.name!, counts, refused, result.complete ? undefined : result.read);
-  const response = answer(tool, now, { counts, countedAt, ready, refused: !!refused, complete: result.complete });
+  const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
+  const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
   if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
   return response;
 }
