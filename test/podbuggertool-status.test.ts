@@ -323,19 +323,13 @@ t.test(
     });
     t.same(counts(cut.status), counts(complete.status), 'the last complete counts');
     t.equal((cut.status as any).countedAt, (complete.status as any).countedAt);
-    t.same(ready(cut), {
-      type: 'Ready',
-      status: 'False',
-      reason: 'CountIncomplete',
-      message: `${PAGE_SIZE} pods read so far, not all of them (each sync reads for 4 s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
-      lastTransitionTime: at(0), // False before (Injecting), False now
-      observedGeneration: 1,
-    });
-    t.equal(cut.resyncAfterSeconds, REFRESH_SECONDS);
-    t.match((cut.status as any).countProgress, { generation: 1, continue: String(PAGE_SIZE), read: PAGE_SIZE });
-    // The next sync resumes from the next page: the count completes, and the progress goes.
+    // The status held a complete count of this spec: the count cut short is remembered by the server, and the status
+    // stays the last complete result (the same Ready), not CountIncomplete: nothing is written while it goes on.
+    t.same(cut.status, complete.status, 'the status as it was: the last complete result, without countProgress');
+    t.match(ready(cut), { reason: 'Injecting' });
+    t.equal(cut.resyncAfterSeconds, REFRESH_SECONDS, 'counted on soon');
+    // The next sync resumes from the next page: the count completes.
     api.list = list;
-    api.setStatus('dbg', 'a', cut.status);
     const lists = api.lists.length;
     const resumed = await statusAndApply(api, ['dbg', 'a'], { now: later(130) });
     t.same(
@@ -346,6 +340,35 @@ t.test(
     t.match(resumed.status, { matched: PAGE_SIZE + 5, pending: PAGE_SIZE + 5 });
     t.equal((resumed.status as any).countProgress, undefined);
     t.match(ready(resumed), { reason: 'Injecting' });
+    // A first count cut short (no complete count of this spec in the status): said so, and resumed from the status.
+    const first = new FakeApi().put(tool('c', { label: 'app=web', image: 'busybox' }));
+    for (const n of names(PAGE_SIZE + 5)) first.put(pod(n, { app: 'web' }));
+    const firstList = first.list.bind(first);
+    const stopFirst = new AbortController();
+    first.list = async (...args) => {
+      const page = await firstList(...args);
+      stopFirst.abort(new Error('deadline'));
+      return page;
+    };
+    const partial = await status(first, ['dbg', 'c'], { signal: stopFirst.signal });
+    t.match(partial.status, { matched: 0, injected: 0, pending: 0 }, 'zeros: no complete count yet');
+    t.match(ready(partial), {
+      status: 'False',
+      reason: 'CountIncomplete',
+      message: `${PAGE_SIZE} pods read so far, not all of them (each sync reads for 4 s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
+    });
+    t.equal(partial.resyncAfterSeconds, REFRESH_SECONDS);
+    t.match((partial.status as any).countProgress, { generation: 1, continue: String(PAGE_SIZE), read: PAGE_SIZE });
+    first.list = firstList;
+    first.setStatus('dbg', 'c', partial.status);
+    const firstLists = first.lists.length;
+    const done = await statusAndApply(first, ['dbg', 'c'], { now: later(10) });
+    t.same(
+      first.lists.slice(firstLists).map((l) => l.options.continue),
+      [String(PAGE_SIZE)],
+    );
+    t.match(done.status, { matched: PAGE_SIZE + 5, pending: PAGE_SIZE + 5 });
+    t.equal((done.status as any).countProgress, undefined);
     // Without a complete count before: zeros, not a guess.
     const fresh = new FakeApi().put(tool('b', { label: 'app=web', image: 'busybox' }));
     const stop = new AbortController();

@@ -183,7 +183,7 @@ export const PodBuggerToolStatus = Type.Object(
         },
         {
           description:
-            'A count cut short by its time budget, resumed at the next sync from the next page (absent once complete). A spec changed since, or a token the API server has expired (410), starts the count again.',
+            'A count of a spec not yet counted, cut short by its time budget, resumed at the next sync from the next page (absent once complete). A spec changed since, or a token the API server has expired (410), starts the count again. A spec already counted keeps its last complete status while it is counted again (the hook server remembers that count).',
         },
       ),
     ),

@@ -7,7 +7,9 @@
 // pods: the request is the tool alone. The counts are as fresh as the last count: every REFRESH_SECONDS while pods
 // are pending or failing, at every resync (60 s) otherwise; `countedAt` says when they last changed. A count that
 // does not finish within COUNT_BUDGET_MS keeps the last complete counts and says so (CountIncomplete), and carries
-// where it stopped in status.countProgress: the next sync resumes from there.
+// where it stopped in status.countProgress: the next sync resumes from there. Once the status holds a complete count
+// of the spec, a new count cut short keeps that status as it is and is remembered by the hook server (CountMemory),
+// not written: at rest a count of any size writes nothing.
 //
 // At rest the counts do not change, and neither does the status: nothing is written, so nothing wakes the pods of
 // the namespace (every change of a tool makes Metacontroller sync every pod whose related objects it is).
@@ -122,6 +124,50 @@ function previousProgress(status: Status, generation: number): CountProgress | u
   if (typeof p['continue'] !== 'string' || p['continue'] === '' || typeof p['read'] !== 'number') return undefined;
   const counts = previousCounts(p as Status);
   return counts ? { ...counts, generation, continue: p['continue'], read: p['read'] } : undefined;
+}
+
+/** How long a count at rest cut short is remembered: the API server's compaction (its continue token's life). */
+export const COUNT_MEMORY_MS = 5 * 60_000;
+const MAX_REMEMBERED = 1000;
+
+/**
+ * The counts at rest cut short, remembered between syncs by the hook server rather than written in the status. A
+ * count of a tool whose status already holds a complete count of its spec is a check that nothing changed: written
+ * in the status, its progress would change the status twice a minute at rest (and every write of a tool wakes every
+ * pod of its namespace). Remembered here, the status stays as it is until a count completes with other counts. One
+ * memory per hook server (per Kubernetes client); lost on a restart, when the count starts again from the first page.
+ */
+export class CountMemory {
+  readonly counts = new Map<string, { progress: CountProgress; at: number }>();
+  constructor(readonly clock: () => number = Date.now) {}
+
+  take(key: string): CountProgress | undefined {
+    const entry = this.counts.get(key);
+    if (!entry) return undefined;
+    const age = this.clock() - entry.at;
+    if (age >= 0 && age < COUNT_MEMORY_MS) return entry.progress;
+    this.counts.delete(key);
+    return undefined;
+  }
+
+  keep(key: string, progress: CountProgress): void {
+    this.counts.delete(key);
+    if (this.counts.size >= MAX_REMEMBERED) this.counts.delete(this.counts.keys().next().value!);
+    this.counts.set(key, { progress, at: this.clock() });
+  }
+
+  forget(key: string): void {
+    this.counts.delete(key);
+  }
+}
+
+const memories = new WeakMap<object, CountMemory>();
+
+/** The count memory of a hook server: one per Kubernetes client (the server's one, or a test's). */
+export function countMemoryFor(kube: object): CountMemory {
+  let memory = memories.get(kube);
+  if (!memory) memories.set(kube, (memory = new CountMemory()));
+  return memory;
 }
 
 /** True for the API server's answer to a continue token it no longer serves (410 Expired). */
@@ -353,6 +399,42 @@ async function authorRefusal(
 }
 
 /**
+ * The last complete count of this spec, when the status holds one (nothing cut short in it): at rest, a new count cut
+ * short is remembered by the server, and the status kept as it is (that result) until a count completes.
+ */
+function countedAtRest(before: Status, generation: number): { counts: Counts; countedAt: string } | undefined {
+  const counts = previousCounts(before);
+  const countedAt = before['countedAt'];
+  if (!counts || typeof countedAt !== 'string') return undefined;
+  if (before['observedGeneration'] !== generation || before['countProgress'] !== undefined) return undefined;
+  if (previousConditions(before).find((c) => c.type === 'Ready')?.reason === 'CountIncomplete') return undefined;
+  return { counts, countedAt };
+}
+
+/** countPods, its failure to read said as the temporary error it is. */
+async function countOrExplain(...args: Parameters<typeof countPods>): Promise<CountResult> {
+  try {
+    return await countPods(...args);
+  } catch (err) {
+    throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
+      retryAfterSeconds: RETRY_SECONDS.failure,
+    });
+  }
+}
+
+/** The answer of a count: its counts (or the last complete ones, when cut short), and where it stopped. */
+function countedAnswer(tool: ParentObject, now: Date, before: Status, result: CountResult): CompositeSyncResponse {
+  const last = previousCounts(before);
+  const counts = result.complete ? result.counts : (last ?? emptyCounts());
+  const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
+  const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
+  const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
+  const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
+  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
+  return response;
+}
+
+/**
  * The tool's status: how many pods it selects, carry its container (with its image, or an older one), are pending,
  * were skipped or failed, and why; Ready says what keeps it from being done. At rest the same status, so nothing is
  * written.
@@ -374,21 +456,23 @@ export async function syncTool(
   // Refused by the policy (an excluded namespace included: its pods are never touched, nor read) or for its author.
   const refused = refusal(spec, namespace, policy) ?? (await authorRefusal(hook, kube, over));
   if (refused) return refusedAnswer(tool, now, refused);
-  let result: CountResult;
-  try {
-    const resume = previousProgress(before, tool.metadata.generation ?? 0);
-    result = await countPods(kube, tool, spec, over, resume);
-  } catch (err) {
-    throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
-      retryAfterSeconds: RETRY_SECONDS.failure,
-    });
+  const generation = tool.metadata.generation ?? 0;
+  const rest = countedAtRest(before, generation);
+  const memory = countMemoryFor(base);
+  const key = JSON.stringify([namespace, tool.metadata.name, tool.metadata.uid ?? '', generation]);
+  const result = await countOrExplain(
+    kube,
+    tool,
+    spec,
+    over,
+    previousProgress(before, generation) ?? (rest ? memory.take(key) : undefined),
+  );
+  if (result.complete) memory.forget(key);
+  else if (rest) {
+    if (result.progress) memory.keep(key, result.progress);
+    const kept = answer(tool, now, { ...rest, ready: readiness(tool.metadata.name!, rest.counts, undefined) });
+    kept.resyncAfterSeconds = REFRESH_SECONDS;
+    return kept;
   }
-  const last = previousCounts(before);
-  const counts = result.complete ? result.counts : (last ?? emptyCounts());
-  const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
-  const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
-  const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
-  const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
-  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
-  return response;
+  return countedAnswer(tool, now, before, result);
 }
