@@ -292,14 +292,18 @@ t.test(
     t.same(api.ephemeralNames('team-b', 'b-web'), ['debug-mine']);
     t.same(api.ephemeralNames('team-a', 'a-web'), ['debug-hers']);
     t.match(ready(await status(api, ['team-b', 'mine'])), { status: 'True', reason: 'Injected' });
-    // Every review asked about exactly the act, in the tool's own namespace.
+    // Every review asked about exactly the act, in the tool's own namespace; and, for a tool allowed it, whether its
+    // status may name the pods: listing them, there.
     for (const r of api.reviews)
-      t.match(r.attributes, {
-        verb: 'patch',
-        resource: 'pods',
-        subresource: 'ephemeralcontainers',
-        namespace: /^team-[ab]$/,
-      });
+      if (r.attributes['verb'] === 'list')
+        t.same(r.attributes, { verb: 'list', group: '', resource: 'pods', namespace: 'team-b' }, 'may bob list');
+      else
+        t.match(r.attributes, {
+          verb: 'patch',
+          resource: 'pods',
+          subresource: 'ephemeralcontainers',
+          namespace: /^team-[ab]$/,
+        });
     // Bob loses the right: his tool adds nothing to the next pod.
     api.allow = () => false;
     api.put(pod('b-web-2', { app: 'web' }, {}, 'team-b'));

@@ -144,7 +144,11 @@ t.test(
     clock = 5000;
     await injectAll(one.api, 'dbg', { cache: shared });
     t.same(one.api.ephemeralNames('dbg', 'p1'), ['debug-a']);
-    t.equal(one.api.reviews.length, 1, 'the injector used the answer the status heard');
+    t.same(
+      one.api.reviews.map((r) => r.attributes['verb']),
+      ['patch', 'list'],
+      'the injector used the answer the status heard (which asked too whether its status may name pods)',
+    );
     one.users.delete('carol');
     clock = AUTHOR_CACHE_MS;
     t.match(ready(await status(one.api, ['dbg', 'a'], { cache: shared, now: later(60) })), {

@@ -108,7 +108,9 @@ const PodReasons = (description: string) =>
   Type.Array(
     Type.Object(
       {
-        pod: Type.String(),
+        pod: Type.String({
+          description: "The pod's name; empty when the tool's author may not list pods in the namespace.",
+        }),
         reason: Type.String({
           description: 'A stable reason (Forbidden, RunsAsRoot, PodCompleted, ...): no raw error text.',
         }),

@@ -87,6 +87,15 @@ function finished(counts: Counts): Counts {
   };
 }
 
+/**
+ * The counts with no pod named: each entry of `failures` and `skips` keeps its reason, and its pod is ''. What the
+ * status says to an author who may debug the namespace but not list its pods (NAMES_RIGHT).
+ */
+export function anonymous<T extends Counts>(counts: T): T {
+  const hide = (list: PodReason[]) => list.map((e) => ({ pod: '', reason: e.reason }));
+  return { ...counts, failures: hide(counts.failures), skips: hide(counts.skips) };
+}
+
 /** The counts of the previous status, when it has them all (a status of an older version, or none, has not). */
 function previousCounts(status: Status): Counts | undefined {
   const out = emptyCounts();
@@ -308,6 +317,12 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
     );
   const list = (entries: PodReason[], reason?: string) => {
     const shown = entries.filter((e) => !reason || e.reason === reason);
+    // Pods the author may not list are not named (anonymous): how many, and why.
+    if (shown.some((e) => e.pod === '')) {
+      const why = reason ? '' : ` (${[...new Set(shown.map((e) => e.reason))].join(', ')})`;
+      const more = shown.length >= MAX_LISTED ? ' or more' : '';
+      return `${shown.length}${more} pod${shown.length === 1 && !more ? '' : 's'}${why}`;
+    }
     const named = shown
       .slice(0, 5)
       .map((f) => (reason ? f.pod : `${f.pod} (${f.reason})`))
@@ -376,26 +391,31 @@ function refusedAnswer(
   };
 }
 
-/** Whether the tool's author may do what it does (author.ts), as the tool's status tells it. */
-async function authorRefusal(
+/**
+ * Whether the tool's author may do what it does (author.ts), as the tool's status tells it, and whether the status
+ * may name the pods (the author may list them too; NAMES_RIGHT). With the check off, every tool acts with the hook
+ * server's rights, and is told them all.
+ */
+async function authorView(
   hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
   kube: KubeApi,
   over: () => boolean,
-): Promise<Exclude<AuthorVerdict, { allowed: true }> | undefined> {
-  if (hook.settings.policy.authorCheck === 'off') return undefined;
-  let verdict: AuthorVerdict;
+): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; named: boolean }> {
+  if (hook.settings.policy.authorCheck === 'off') return { named: true };
+  const check = hook.clients.authors(kube);
   try {
-    verdict = await hook.clients.authors(kube).verify(hook.parent, over);
+    const verdict = await check.verify(hook.parent, over);
+    if (!verdict.allowed) return { refused: verdict, named: false };
+    return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
-    // Out of time: the count that follows is cut short too, and says so.
-    if (err instanceof OutOfTime) return undefined;
+    // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).
+    if (err instanceof OutOfTime) return { named: false };
     throw new TemporaryError(
       errorReason(err),
       `could not ask the API server whether the tool's author may debug this namespace: ${errorReason(err)}`,
       { retryAfterSeconds: RETRY_SECONDS.failure },
     );
   }
-  return verdict.allowed ? undefined : verdict;
 }
 
 /**
@@ -454,8 +474,10 @@ export async function syncTool(
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > COUNT_BUDGET_MS;
   // Refused by the policy (an excluded namespace included: its pods are never touched, nor read) or for its author.
-  const refused = refusal(spec, namespace, policy) ?? (await authorRefusal(hook, kube, over));
-  if (refused) return refusedAnswer(tool, now, refused);
+  const policyRefusal = refusal(spec, namespace, policy);
+  if (policyRefusal) return refusedAnswer(tool, now, policyRefusal);
+  const view = await authorView(hook, kube, over);
+  if (view.refused) return refusedAnswer(tool, now, view.refused);
   const generation = tool.metadata.generation ?? 0;
   const rest = countedAtRest(before, generation);
   const memory = countMemoryFor(base);
@@ -467,12 +489,20 @@ export async function syncTool(
     over,
     previousProgress(before, generation) ?? (rest ? memory.take(key) : undefined),
   );
+  const shown = (r: CountResult): CountResult =>
+    view.named
+      ? r
+      : r.complete
+        ? { complete: true, counts: anonymous(r.counts) }
+        : { ...r, ...(r.progress ? { progress: anonymous(r.progress) } : {}) };
   if (result.complete) memory.forget(key);
   else if (rest) {
     if (result.progress) memory.keep(key, result.progress);
+    // The last complete result, as it was written (named or not: a change of the author's rights shows when the
+    // count completes).
     const kept = answer(tool, now, { ...rest, ready: readiness(tool.metadata.name!, rest.counts, undefined) });
     kept.resyncAfterSeconds = REFRESH_SECONDS;
     return kept;
   }
-  return countedAnswer(tool, now, before, result);
+  return countedAnswer(tool, now, before, shown(result));
 }
