@@ -270,7 +270,9 @@ t.test(
       reason: 'AuthorNotAllowed',
       message: /alice may not patch pods\/ephemeralcontainers in namespace team-b/,
     });
-    t.match(refused.status, { matched: 2, injected: 0, pending: 2 });
+    // Nor does her tool's status tell her about bob's pods: not their names, not how many her selector picks.
+    t.notOk('matched' in refused.status!, 'no count');
+    t.notOk(/b-web|b-db/.test(JSON.stringify(refused.status)), 'no pod named');
 
     // A tool with bob's name written in by hand, from before the policy: the stamp is the API server's, not hers to
     // write (the real policy replaces it at every write since; one made before the policy is not trusted).
@@ -290,14 +292,18 @@ t.test(
     t.same(api.ephemeralNames('team-b', 'b-web'), ['debug-mine']);
     t.same(api.ephemeralNames('team-a', 'a-web'), ['debug-hers']);
     t.match(ready(await status(api, ['team-b', 'mine'])), { status: 'True', reason: 'Injected' });
-    // Every review asked about exactly the act, in the tool's own namespace.
+    // Every review asked about exactly the act, in the tool's own namespace; and, for a tool allowed it, whether its
+    // status may name the pods: listing them, there.
     for (const r of api.reviews)
-      t.match(r.attributes, {
-        verb: 'patch',
-        resource: 'pods',
-        subresource: 'ephemeralcontainers',
-        namespace: /^team-[ab]$/,
-      });
+      if (r.attributes['verb'] === 'list')
+        t.same(r.attributes, { verb: 'list', group: '', resource: 'pods', namespace: 'team-b' }, 'may bob list');
+      else
+        t.match(r.attributes, {
+          verb: 'patch',
+          resource: 'pods',
+          subresource: 'ephemeralcontainers',
+          namespace: /^team-[ab]$/,
+        });
     // Bob loses the right: his tool adds nothing to the next pod.
     api.allow = () => false;
     api.put(pod('b-web-2', { app: 'web' }, {}, 'team-b'));

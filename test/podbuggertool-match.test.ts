@@ -138,9 +138,9 @@ t.test('allowlist entries: path/* by registry and path, repository entries by re
   t.ok(tagged(parseImage('ghcr.io/o/d:1')!));
   t.notOk(tagged(parseImage('ghcr.io/o/d')!), 'no tag means latest');
   t.ok(allowlistEntry('ghcr.io/o/d:latest')!(parseImage('ghcr.io/o/d')!));
-  t.ok(
+  t.notOk(
     allowlistEntry('ghcr.io/o/d:1')!(parseImage(`ghcr.io/o/d:1@${D('e')}`)!),
-    'a tag and a digest: the tag is checked',
+    'a tag and a digest: pulled by the digest, which a tag entry does not name',
   );
   t.notOk(allowlistEntry(`ghcr.io/o/d@${D('e')}`)!(parseImage(`ghcr.io/o/d@${D('f')}`)!));
   t.notOk(allowlistEntry(`ghcr.io/o/d:1@${D('e')}`)!(parseImage(`ghcr.io/o/d:2@${D('e')}`)!), 'both must hold');
@@ -482,10 +482,17 @@ t.test('where a pod stands for a tool', async (t) => {
     { state: 'injected' },
     "another container's",
   );
+  // Another reason is not RunsAsRoot. (An image the kubelet cannot pull is a failure of its own since the
+  // container does not run: ImagePullFailed, below; a container being created is injected.)
   t.same(
     podState(podWith(carrying('busybox:2'), refused('runAsNonRoot', 'debug-a', 'ErrImagePull')), tool, s),
-    { state: 'injected' },
+    { state: 'failed', reason: 'ImagePullFailed' },
     'another reason',
+  );
+  t.same(
+    podState(podWith(carrying('busybox:2'), refused('runAsNonRoot', 'debug-a', 'ContainerCreating')), tool, s),
+    { state: 'injected' },
+    'another reason: being created',
   );
   t.same(podState(podWith(carrying('busybox:2'), { ephemeralContainerStatuses: 'x' }), tool, s), { state: 'injected' });
   // A failure the injector recorded: failed (and retried), until the container is there.

@@ -189,6 +189,20 @@ export function authorCacheFor(environment: object): AuthorCache {
 /** The verb and resource a tool's author must hold in its namespace: adding an ephemeral container to a pod. */
 export const AUTHOR_RIGHT = { verb: 'patch', group: '', resource: 'pods', subresource: 'ephemeralcontainers' } as const;
 
+/**
+ * What a tool's author must hold in its namespace for the tool's status to name its pods: listing them. (The status
+ * is counted with the hook server's rights: naming pods to an author who may not list them is pods/list by proxy.)
+ */
+export const NAMES_RIGHT = { verb: 'list', group: '', resource: 'pods' } as const;
+
+/** A tool's author stamp, when it has one of the policy's form. */
+function stampOf(tool: KubeObject): Author | undefined {
+  const annotations = tool.metadata.annotations;
+  return parseStamp(
+    annotations && Object.hasOwn(annotations, AUTHOR_ANNOTATION) ? annotations[AUTHOR_ANNOTATION] : undefined,
+  );
+}
+
 /** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
 export class AuthorCheck {
   constructor(
@@ -212,8 +226,19 @@ export class AuthorCheck {
     return policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
   }
 
-  private async allowed(author: Author, namespace: string, over: () => boolean): Promise<boolean> {
-    const key = JSON.stringify([author.user, author.uid, author.groups, namespace]);
+  private async allowed(
+    author: Author,
+    namespace: string,
+    over: () => boolean,
+    right: typeof AUTHOR_RIGHT | typeof NAMES_RIGHT = AUTHOR_RIGHT,
+  ): Promise<boolean> {
+    const key = JSON.stringify([
+      author.user,
+      author.uid,
+      author.groups,
+      namespace,
+      ...(right === AUTHOR_RIGHT ? [] : [right.verb, right.resource]),
+    ]);
     const cached = this.cache.answers.get(key);
     if (cached && this.cache.fresh(cached.at)) return cached.allowed;
     if (over()) throw new OutOfTime();
@@ -224,7 +249,7 @@ export class AuthorCheck {
         user: author.user,
         ...(author.uid ? { uid: author.uid } : {}),
         groups: author.groups,
-        resourceAttributes: { namespace, ...AUTHOR_RIGHT },
+        resourceAttributes: { namespace, ...right },
       },
     });
     const allowed = (review['status'] as { allowed?: unknown } | undefined)?.allowed === true;
@@ -239,10 +264,7 @@ export class AuthorCheck {
    */
   async verify(tool: KubeObject, over: () => boolean = () => false): Promise<AuthorVerdict> {
     const namespace = tool.metadata.namespace ?? 'default';
-    const annotations = tool.metadata.annotations;
-    const author = parseStamp(
-      annotations && Object.hasOwn(annotations, AUTHOR_ANNOTATION) ? annotations[AUTHOR_ANNOTATION] : undefined,
-    );
+    const author = stampOf(tool);
     if (!author)
       return {
         allowed: false,
@@ -270,5 +292,16 @@ export class AuthorCheck {
       reason: 'AuthorNotAllowed',
       message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected`,
     };
+  }
+
+  /**
+   * Whether the tool's author may list pods in its namespace (NAMES_RIGHT): its status names pods only then. Asked
+   * only of a tool verify allowed; remembered as the other answers are.
+   */
+  async mayList(tool: KubeObject, over: () => boolean = () => false): Promise<boolean> {
+    const author = stampOf(tool);
+    return (
+      author !== undefined && (await this.allowed(author, tool.metadata.namespace ?? 'default', over, NAMES_RIGHT))
+    );
   }
 }

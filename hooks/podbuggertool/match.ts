@@ -181,21 +181,36 @@ export function ephemeralImages(pod: KubeObject): Map<string, string> {
 export const COMPARED_FIELDS = ['image', 'command', 'args', 'env', 'targetContainerName', 'securityContext'] as const;
 export type CompareField = (typeof COMPARED_FIELDS)[number];
 
-/** A value with object keys sorted, for comparing JSON. */
+/** True for a value the API server does not store (Go's `omitempty`): an empty list, string or object, or null. */
+function unstored(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/**
+ * A value as the API server stores it, keys sorted, for comparing JSON: the fields it drops when empty (`command:
+ * []`, `args: []`, `env: []`, an env variable's `value: ""`, an empty securityContext) are dropped here too, so a
+ * container just added for a spec with any of them compares equal to that spec.
+ */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object')
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k])] as const);
+    return Object.fromEntries(entries.filter(([, v]) => !unstored(v)));
+  }
   return value;
 }
 
 /** The compared fields in which a container found on a pod differs from the one a spec would add. */
 export function containerDiffers(found: Record<string, unknown>, wanted: Record<string, unknown>): CompareField[] {
-  const same = (f: CompareField) => JSON.stringify(canonical(found[f])) === JSON.stringify(canonical(wanted[f]));
+  const stored = (v: unknown) => {
+    const c = canonical(v);
+    return unstored(c) ? undefined : c;
+  };
+  const same = (f: CompareField) => JSON.stringify(stored(found[f])) === JSON.stringify(stored(wanted[f]));
   return COMPARED_FIELDS.filter((f) => !same(f));
 }
 
@@ -272,7 +287,8 @@ export function parseImage(image: string): ImageRef | undefined {
  * - `*`: any image;
  * - `registry/path/*` (or `path/*` on Docker Hub): any repository below that path of that registry;
  * - `repository` or `repository*` or `repository:*`: that repository, any tag or digest;
- * - `repository:tag`, `repository@digest`: exactly that (an image without a tag is `:latest`).
+ * - `repository:tag`, `repository@digest`: exactly that (an image without a tag is `:latest`); a tag entry allows
+ *   no image with a digest (`repository:tag@digest` is pulled by the digest, whatever the tag).
  * An entry that is none of these is undefined (it would match nothing; the server refuses to start with it).
  */
 export function allowlistEntry(entry: string): ((image: ImageRef) => boolean) | undefined {
@@ -295,6 +311,9 @@ export function allowlistEntry(entry: string): ((image: ImageRef) => boolean) | 
   return (image) => {
     if (image.registry !== ref.registry || image.repository !== ref.repository) return false;
     if (ref.digest !== undefined && image.digest !== ref.digest) return false;
+    // A reference with a digest is pulled by its digest (the runtime ignores its tag): an entry that names a tag and
+    // no digest allows that tag as the registry resolves it, never a digest it did not name.
+    if (ref.digest === undefined && ref.tag !== undefined && image.digest !== undefined) return false;
     if (ref.tag !== undefined && (image.tag ?? (image.digest ? undefined : 'latest')) !== ref.tag) return false;
     return true;
   };
@@ -579,20 +598,59 @@ export function runsAsRoot(pod: KubeObject, spec: Spec): boolean {
   return !(typeof user === 'number' && user > 0);
 }
 
-/** True when the kubelet refused to start the container because its user is root (runAsNonRoot). */
-function refusedAsRoot(pod: KubeObject, container: string): boolean {
+interface ContainerState {
+  waiting?: { reason?: unknown; message?: unknown };
+  terminated?: unknown;
+}
+
+/** The kubelet's report on an ephemeral container of the pod (its state), tolerant of anything malformed. */
+function kubeletState(pod: KubeObject, container: string): ContainerState | undefined {
   const statuses = (pod['status'] as { ephemeralContainerStatuses?: unknown } | undefined)?.ephemeralContainerStatuses;
-  if (!Array.isArray(statuses)) return false;
-  return statuses.some((s: unknown) => {
-    const status = s as { name?: unknown; state?: { waiting?: { reason?: unknown; message?: unknown } } } | null;
-    const waiting = status?.state?.waiting;
-    return (
-      status?.name === container &&
-      waiting?.reason === 'CreateContainerConfigError' &&
-      typeof waiting.message === 'string' &&
-      /runAsNonRoot|non-root/i.test(waiting.message)
-    );
-  });
+  if (!Array.isArray(statuses)) return undefined;
+  const status = statuses.find((s: unknown) => (s as { name?: unknown } | null)?.name === container) as
+    { state?: unknown } | undefined;
+  const state = status?.state;
+  return state && typeof state === 'object' ? (state as ContainerState) : undefined;
+}
+
+/** True when the kubelet refused to start the container because its user is root (runAsNonRoot). */
+function refusedAsRoot(state: ContainerState | undefined): boolean {
+  const waiting = state?.waiting;
+  return (
+    waiting?.reason === 'CreateContainerConfigError' &&
+    typeof waiting.message === 'string' &&
+    /runAsNonRoot|non-root/i.test(waiting.message)
+  );
+}
+
+/**
+ * The kubelet's reasons for a container waiting on its image: it cannot be pulled (the tag or repository does not
+ * exist, the registry refuses or cannot be reached), or is not a valid name, or may not be pulled. ErrImagePull and
+ * ImagePullBackOff alternate as the kubelet retries: all are one reason here (ImagePullFailed), so that the tool's
+ * status does not change with each retry.
+ */
+const IMAGE_WAITING = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'ImageInspectError',
+  'RegistryUnavailable',
+  'SignatureValidationFailed',
+]);
+
+/** The kubelet's reasons why a container on a pod does not run, and never will (it is the tool's failure). */
+export const NOT_RUNNING = ['ImagePullFailed', 'ContainerExited'] as const;
+
+/**
+ * Why a container that was added does not run: the kubelet cannot pull its image (ImagePullFailed), or it ran and
+ * exited (ContainerExited: an ephemeral container is never restarted). Undefined while it runs, starts, or has no
+ * report yet.
+ */
+function notRunning(state: ContainerState | undefined): (typeof NOT_RUNNING)[number] | undefined {
+  if (state?.terminated && typeof state.terminated === 'object') return 'ContainerExited';
+  const reason = state?.waiting?.reason;
+  return typeof reason === 'string' && IMAGE_WAITING.has(reason) ? 'ImagePullFailed' : undefined;
 }
 
 /**
@@ -603,11 +661,15 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
   const container = containerName(tool);
   const image = ephemeralImages(pod).get(container);
   if (image !== undefined) {
-    if (refusedAsRoot(pod, container)) return { state: 'failed', reason: 'RunsAsRoot' };
+    const kubelet = kubeletState(pod, container);
+    if (refusedAsRoot(kubelet)) return { state: 'failed', reason: 'RunsAsRoot' };
     // A container of that name that is not the one this spec adds (an earlier spec, or an earlier tool of the same
     // name): outdated, whatever else it shares.
     const differs = containerDiffers(ephemeralNamed(pod, container) ?? {}, ephemeralContainer(tool, spec, pod));
-    return differs.length === 0 ? { state: 'injected' } : { state: 'outdated', image, differs };
+    if (differs.length > 0) return { state: 'outdated', image, differs };
+    // Added, but not running and never to run (its image cannot be pulled, or it exited): not counted as injected.
+    const stopped = notRunning(kubelet);
+    return stopped ? { state: 'failed', reason: stopped } : { state: 'injected' };
   }
   const phase = phaseOf(pod);
   if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };

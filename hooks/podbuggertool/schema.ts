@@ -108,7 +108,9 @@ const PodReasons = (description: string) =>
   Type.Array(
     Type.Object(
       {
-        pod: Type.String(),
+        pod: Type.String({
+          description: "The pod's name; empty when the tool's author may not list pods in the namespace.",
+        }),
         reason: Type.String({
           description: 'A stable reason (Forbidden, RunsAsRoot, PodCompleted, ...): no raw error text.',
         }),
@@ -146,10 +148,14 @@ export const PodBuggerToolStatus = Type.Object(
     failed: Type.Optional(
       Type.Integer({
         description:
-          'Matching pods the debug container could not be added to, or that refused to run it (see failures and the Ready condition).',
+          'Matching pods the debug container could not be added to, or where it does not run: the kubelet refused it as root, cannot pull its image, or it exited (see failures and the Ready condition).',
       }),
     ),
-    failures: Type.Optional(PodReasons('The failed pods, by name (up to 100); retried.')),
+    failures: Type.Optional(
+      PodReasons(
+        'The failed pods, by name (up to 100): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
+      ),
+    ),
     skips: Type.Optional(PodReasons('The skipped pods, by name (up to 100).')),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     countedAt: Type.Optional(
@@ -179,7 +185,7 @@ export const PodBuggerToolStatus = Type.Object(
         },
         {
           description:
-            'A count cut short by its time budget, resumed at the next sync from the next page (absent once complete). A spec changed since, or a token the API server has expired (410), starts the count again.',
+            'A count of a spec not yet counted, cut short by its time budget, resumed at the next sync from the next page (absent once complete). A spec changed since, or a token the API server has expired (410), starts the count again. A spec already counted keeps its last complete status while it is counted again (the hook server remembers that count).',
         },
       ),
     ),

@@ -7,7 +7,9 @@
 // pods: the request is the tool alone. The counts are as fresh as the last count: every REFRESH_SECONDS while pods
 // are pending or failing, at every resync (60 s) otherwise; `countedAt` says when they last changed. A count that
 // does not finish within COUNT_BUDGET_MS keeps the last complete counts and says so (CountIncomplete), and carries
-// where it stopped in status.countProgress: the next sync resumes from there.
+// where it stopped in status.countProgress: the next sync resumes from there. Once the status holds a complete count
+// of the spec, a new count cut short keeps that status as it is and is remembered by the hook server (CountMemory),
+// not written: at rest a count of any size writes nothing.
 //
 // At rest the counts do not change, and neither does the status: nothing is written, so nothing wakes the pods of
 // the namespace (every change of a tool makes Metacontroller sync every pod whose related objects it is).
@@ -25,6 +27,7 @@ import {
   FIRST_RETRY_SECONDS,
   matches,
   MAX_RETRY_SECONDS,
+  NOT_RUNNING,
   podState,
   refusal,
   selectorOf,
@@ -84,6 +87,15 @@ function finished(counts: Counts): Counts {
   };
 }
 
+/**
+ * The counts with no pod named: each entry of `failures` and `skips` keeps its reason, and its pod is ''. What the
+ * status says to an author who may debug the namespace but not list its pods (NAMES_RIGHT).
+ */
+export function anonymous<T extends Counts>(counts: T): T {
+  const hide = (list: PodReason[]) => list.map((e) => ({ pod: '', reason: e.reason }));
+  return { ...counts, failures: hide(counts.failures), skips: hide(counts.skips) };
+}
+
 /** The counts of the previous status, when it has them all (a status of an older version, or none, has not). */
 function previousCounts(status: Status): Counts | undefined {
   const out = emptyCounts();
@@ -121,6 +133,50 @@ function previousProgress(status: Status, generation: number): CountProgress | u
   if (typeof p['continue'] !== 'string' || p['continue'] === '' || typeof p['read'] !== 'number') return undefined;
   const counts = previousCounts(p as Status);
   return counts ? { ...counts, generation, continue: p['continue'], read: p['read'] } : undefined;
+}
+
+/** How long a count at rest cut short is remembered: the API server's compaction (its continue token's life). */
+export const COUNT_MEMORY_MS = 5 * 60_000;
+const MAX_REMEMBERED = 1000;
+
+/**
+ * The counts at rest cut short, remembered between syncs by the hook server rather than written in the status. A
+ * count of a tool whose status already holds a complete count of its spec is a check that nothing changed: written
+ * in the status, its progress would change the status twice a minute at rest (and every write of a tool wakes every
+ * pod of its namespace). Remembered here, the status stays as it is until a count completes with other counts. One
+ * memory per hook server (per Kubernetes client); lost on a restart, when the count starts again from the first page.
+ */
+export class CountMemory {
+  readonly counts = new Map<string, { progress: CountProgress; at: number }>();
+  constructor(readonly clock: () => number = Date.now) {}
+
+  take(key: string): CountProgress | undefined {
+    const entry = this.counts.get(key);
+    if (!entry) return undefined;
+    const age = this.clock() - entry.at;
+    if (age >= 0 && age < COUNT_MEMORY_MS) return entry.progress;
+    this.counts.delete(key);
+    return undefined;
+  }
+
+  keep(key: string, progress: CountProgress): void {
+    this.counts.delete(key);
+    if (this.counts.size >= MAX_REMEMBERED) this.counts.delete(this.counts.keys().next().value!);
+    this.counts.set(key, { progress, at: this.clock() });
+  }
+
+  forget(key: string): void {
+    this.counts.delete(key);
+  }
+}
+
+const memories = new WeakMap<object, CountMemory>();
+
+/** The count memory of a hook server: one per Kubernetes client (the server's one, or a test's). */
+export function countMemoryFor(kube: object): CountMemory {
+  let memory = memories.get(kube);
+  if (!memory) memories.set(kube, (memory = new CountMemory()));
+  return memory;
 }
 
 /** True for the API server's answer to a continue token it no longer serves (410 Expired). */
@@ -214,7 +270,7 @@ function held(tool: ParentObject, before: Status, now: Date): CompositeSyncRespo
   if (before['observedGeneration'] !== (tool.metadata.generation ?? 0)) return undefined;
   const counts = previousCounts(before);
   if (!counts) return undefined;
-  const ready = readiness(tool.metadata.name!, counts, undefined, undefined);
+  const ready = readiness(tool.metadata.name!, counts, undefined);
   const shown = previousConditions(before).find((c) => c.type === 'Ready');
   if (
     !shown ||
@@ -233,7 +289,7 @@ function held(tool: ParentObject, before: Status, now: Date): CompositeSyncRespo
 function answer(
   tool: ParentObject,
   now: Date,
-  o: { counts: Counts; countedAt: string; ready: ConditionInput; refused?: boolean; complete?: boolean },
+  o: { counts: Counts; countedAt: string; ready: ConditionInput; complete?: boolean },
 ): CompositeSyncResponse {
   const { counts, countedAt, ready } = o;
   const response: CompositeSyncResponse = {
@@ -245,31 +301,15 @@ function answer(
     },
     children: [],
   };
-  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure). A refused tool
-  // waits for its resync: nothing changes for it until its spec, its author's rights or the server's policy do.
-  if (o.refused) return response;
+  // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure).
   if (o.complete === false || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
   else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
   return response;
 }
 
 /** The tool's Ready condition, from the first thing that keeps it from being done. */
-function readiness(
-  name: string,
-  counts: Counts,
-  refused: { reason: string; message: string } | undefined,
-  incomplete: number | undefined,
-): ConditionInput {
+function readiness(name: string, counts: Counts, incomplete: number | undefined): ConditionInput {
   const not = (reason: string, message: string): ConditionInput => ({ type: 'Ready', status: false, reason, message });
-  if (refused) {
-    // What was added before the refusal stays: an ephemeral container cannot be removed. Said, and counted.
-    const carrying = counts.injected + counts.outdated;
-    const kept =
-      carrying > 0
-        ? `; ${carrying} of ${counts.matched} matching pods already carry ${containerName(name)} from before, and keep it (an ephemeral container cannot be removed; delete those pods to be rid of it)`
-        : '';
-    return not(refused.reason, `${refused.message}${kept}`);
-  }
   if (incomplete !== undefined)
     return not(
       'CountIncomplete',
@@ -277,6 +317,12 @@ function readiness(
     );
   const list = (entries: PodReason[], reason?: string) => {
     const shown = entries.filter((e) => !reason || e.reason === reason);
+    // Pods the author may not list are not named (anonymous): how many, and why.
+    if (shown.some((e) => e.pod === '')) {
+      const why = reason ? '' : ` (${[...new Set(shown.map((e) => e.reason))].join(', ')})`;
+      const more = shown.length >= MAX_LISTED ? ' or more' : '';
+      return `${shown.length}${more} pod${shown.length === 1 && !more ? '' : 's'}${why}`;
+    }
     const named = shown
       .slice(0, 5)
       .map((f) => (reason ? f.pod : `${f.pod} (${f.reason})`))
@@ -284,6 +330,13 @@ function readiness(
     return shown.length > 5 ? `${named} and more` : named;
   };
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
+  // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
+  const stopped = (f: PodReason) => (NOT_RUNNING as readonly string[]).includes(f.reason);
+  if (counts.failed > 0 && counts.failures.length === counts.failed && counts.failures.every(stopped))
+    return not(
+      'ContainerNotRunning',
+      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} (ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited). An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
+    );
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
@@ -313,26 +366,92 @@ function readiness(
   return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${older}${completed}` };
 }
 
-/** Whether the tool's author may do what it does (author.ts), as the tool's status tells it. */
-async function authorRefusal(
+/**
+ * A refused tool's answer: why, and nothing about pods. The status is counted with the hook server's own rights (it
+ * lists pods), and a refused tool acts for no one who may be told about them: its author may not debug the namespace
+ * (AuthorNotAllowed), is not known (AuthorUnverified), or the server's policy refuses it before the author is asked
+ * (ImageNotAllowed, ProfileNotAllowed, NamespaceExcluded). A count or a pod name here would be pods/list by proxy for
+ * whoever may write PodBuggerTools: no pod is read, named or counted. The answer is the same at every sync (waiting
+ * for the resync: nothing changes for it until its spec, its author's rights or the server's policy do).
+ */
+function refusedAnswer(
+  tool: ParentObject,
+  now: Date,
+  refused: { reason: string; message: string },
+): CompositeSyncResponse {
+  const ready: ConditionInput = {
+    type: 'Ready',
+    status: false,
+    reason: refused.reason,
+    message: `${refused.message}. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`,
+  };
+  return {
+    status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
+    children: [],
+  };
+}
+
+/**
+ * Whether the tool's author may do what it does (author.ts), as the tool's status tells it, and whether the status
+ * may name the pods (the author may list them too; NAMES_RIGHT). With the check off, every tool acts with the hook
+ * server's rights, and is told them all.
+ */
+async function authorView(
   hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
   kube: KubeApi,
   over: () => boolean,
-): Promise<Exclude<AuthorVerdict, { allowed: true }> | undefined> {
-  if (hook.settings.policy.authorCheck === 'off') return undefined;
-  let verdict: AuthorVerdict;
+): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; named: boolean }> {
+  if (hook.settings.policy.authorCheck === 'off') return { named: true };
+  const check = hook.clients.authors(kube);
   try {
-    verdict = await hook.clients.authors(kube).verify(hook.parent, over);
+    const verdict = await check.verify(hook.parent, over);
+    if (!verdict.allowed) return { refused: verdict, named: false };
+    return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
-    // Out of time: the count that follows is cut short too, and says so.
-    if (err instanceof OutOfTime) return undefined;
+    // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).
+    if (err instanceof OutOfTime) return { named: false };
     throw new TemporaryError(
       errorReason(err),
       `could not ask the API server whether the tool's author may debug this namespace: ${errorReason(err)}`,
       { retryAfterSeconds: RETRY_SECONDS.failure },
     );
   }
-  return verdict.allowed ? undefined : verdict;
+}
+
+/**
+ * The last complete count of this spec, when the status holds one (nothing cut short in it): at rest, a new count cut
+ * short is remembered by the server, and the status kept as it is (that result) until a count completes.
+ */
+function countedAtRest(before: Status, generation: number): { counts: Counts; countedAt: string } | undefined {
+  const counts = previousCounts(before);
+  const countedAt = before['countedAt'];
+  if (!counts || typeof countedAt !== 'string') return undefined;
+  if (before['observedGeneration'] !== generation || before['countProgress'] !== undefined) return undefined;
+  if (previousConditions(before).find((c) => c.type === 'Ready')?.reason === 'CountIncomplete') return undefined;
+  return { counts, countedAt };
+}
+
+/** countPods, its failure to read said as the temporary error it is. */
+async function countOrExplain(...args: Parameters<typeof countPods>): Promise<CountResult> {
+  try {
+    return await countPods(...args);
+  } catch (err) {
+    throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
+      retryAfterSeconds: RETRY_SECONDS.failure,
+    });
+  }
+}
+
+/** The answer of a count: its counts (or the last complete ones, when cut short), and where it stopped. */
+function countedAnswer(tool: ParentObject, now: Date, before: Status, result: CountResult): CompositeSyncResponse {
+  const last = previousCounts(before);
+  const counts = result.complete ? result.counts : (last ?? emptyCounts());
+  const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
+  const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
+  const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
+  const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
+  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
+  return response;
 }
 
 /**
@@ -351,30 +470,39 @@ export async function syncTool(
   const base = hook.services.kube();
   const kube = base.withSignal?.(hook.signal) ?? base;
   const policy = hook.settings.policy;
-  const excluded = policy.excludedNamespaces.includes(namespace);
   // No call starts later than COUNT_BUDGET_MS into the sync, nor after the route's deadline.
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > COUNT_BUDGET_MS;
-  const refused = refusal(spec, namespace, policy) ?? (excluded ? undefined : await authorRefusal(hook, kube, over));
-  // Pods of an excluded namespace are never touched, and not even read.
-  let result: CountResult;
-  try {
-    const resume = previousProgress(before, tool.metadata.generation ?? 0);
-    result = excluded ? { complete: true, counts: emptyCounts() } : await countPods(kube, tool, spec, over, resume);
-  } catch (err) {
-    // A refused tool says why it is refused, whatever the count; an allowed one, why it could not be counted.
-    if (refused) result = { complete: false, read: 0 };
-    else
-      throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
-        retryAfterSeconds: RETRY_SECONDS.failure,
-      });
+  // Refused by the policy (an excluded namespace included: its pods are never touched, nor read) or for its author.
+  const policyRefusal = refusal(spec, namespace, policy);
+  if (policyRefusal) return refusedAnswer(tool, now, policyRefusal);
+  const view = await authorView(hook, kube, over);
+  if (view.refused) return refusedAnswer(tool, now, view.refused);
+  const generation = tool.metadata.generation ?? 0;
+  const rest = countedAtRest(before, generation);
+  const memory = countMemoryFor(base);
+  const key = JSON.stringify([namespace, tool.metadata.name, tool.metadata.uid ?? '', generation]);
+  const result = await countOrExplain(
+    kube,
+    tool,
+    spec,
+    over,
+    previousProgress(before, generation) ?? (rest ? memory.take(key) : undefined),
+  );
+  const shown = (r: CountResult): CountResult =>
+    view.named
+      ? r
+      : r.complete
+        ? { complete: true, counts: anonymous(r.counts) }
+        : { ...r, ...(r.progress ? { progress: anonymous(r.progress) } : {}) };
+  if (result.complete) memory.forget(key);
+  else if (rest) {
+    if (result.progress) memory.keep(key, result.progress);
+    // The last complete result, as it was written (named or not: a change of the author's rights shows when the
+    // count completes).
+    const kept = answer(tool, now, { ...rest, ready: readiness(tool.metadata.name!, rest.counts, undefined) });
+    kept.resyncAfterSeconds = REFRESH_SECONDS;
+    return kept;
   }
-  const last = previousCounts(before);
-  const counts = result.complete ? result.counts : (last ?? emptyCounts());
-  const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
-  const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
-  const ready = readiness(tool.metadata.name!, counts, refused, result.complete ? undefined : result.read);
-  const response = answer(tool, now, { counts, countedAt, ready, refused: !!refused, complete: result.complete });
-  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
-  return response;
+  return countedAnswer(tool, now, before, shown(result));
 }
