@@ -2,7 +2,8 @@
 // (parameters, complexity, length). A function over a limit carries a one-line reason beside it:
 //   // eslint-disable-next-line complexity -- <why this one is allowed>
 // lib/ is the framework: it may not import an operator (hooks/) or the composition root (main/); test/layering
-// checks the rest of the layering (no operator imports another, no import cycle).
+// checks the rest of the layering (no operator imports another, no import cycle). An operator (hooks/) uses the
+// framework only through its two front doors: lib/index.ts, and lib/testing.ts for what its tests may use.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -57,6 +58,22 @@ export default tseslint.config(
             {
               group: ['../hooks/*', '../../hooks/*', '../main/*'],
               message: 'lib/ is the framework: it imports no operator (hooks/) and not the composition root (main/).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['hooks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+lib/(?!(index|testing)\\.js$)',
+              message: 'hooks/ use the framework through its front doors: lib/index.js (and lib/testing.js).',
             },
           ],
         },

@@ -22,7 +22,7 @@ export interface CallOptions {
   tlsSessions?: { connected(reused: boolean): void; offered(session: Buffer): void };
   /** The error a call that overran its deadline fails with. */
   timeoutError: () => Error;
-  /** The largest answer read, in bytes (default MAX_ANSWER_BYTES); a larger one fails the call. */
+  /** The largest answer read, in bytes (default MAX_READ_BYTES); a larger one fails the call. */
   maxBytes?: number;
   /** Abandons the call when it aborts (the hook route's deadline), with the signal's reason. */
   signal?: AbortSignal;
@@ -37,7 +37,7 @@ export interface CallOptions {
  * No dependency answer metaops reads is large: etcd's member list, a pod, a token review. A member or proxy that
  * answers hundreds of megabytes must not be buffered (one such member once drove the server from 72 MB to 1.8 GB).
  */
-export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+export const MAX_READ_BYTES = 4 * 1024 * 1024;
 
 export class AnswerTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -69,7 +69,7 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       (res) => {
         res.on('error', fail);
         const chunks: Buffer[] = [];
-        const limit = o.maxBytes ?? MAX_ANSWER_BYTES;
+        const limit = o.maxBytes ?? MAX_READ_BYTES;
         const declared = Number(res.headers['content-length']);
         if (Number.isFinite(declared) && declared > limit) {
           res.destroy();

@@ -57,7 +57,7 @@ export interface ListOptions {
   limit: number;
   /** The token of the previous page. */
   continue?: string;
-  /** The largest answer read, in bytes (default: lib/http.ts MAX_ANSWER_BYTES). */
+  /** The largest answer read, in bytes (default: lib/http.ts MAX_READ_BYTES). */
   maxBytes?: number;
 }
 

@@ -405,7 +405,7 @@ t.test('refusals are logged with their reason; credentials and raw bytes never a
 
 t.test('a dependency that answers without end is cut off at the stated size, not buffered', async (t) => {
   const { createServer } = await import('node:http');
-  const { call, AnswerTooLargeError, MAX_ANSWER_BYTES } = await import('../lib/http.js');
+  const { call, AnswerTooLargeError, MAX_READ_BYTES } = await import('../lib/http.js');
   let sent = 0;
   const server = createServer((req, res) => {
     if (req.url === '/declared') {
@@ -432,7 +432,7 @@ t.test('a dependency that answers without end is cut off at the stated size, not
   await t.rejects(call(new URL(`http://127.0.0.1:${port}/stream`), options), AnswerTooLargeError);
   t.ok(
     sent < 64 * 1024 * 1024,
-    `the server sent ${Math.round(sent / 1048576)} MiB before the call gave up (limit ${MAX_ANSWER_BYTES / 1048576} MiB)`,
+    `the server sent ${Math.round(sent / 1048576)} MiB before the call gave up (limit ${MAX_READ_BYTES / 1048576} MiB)`,
   );
   await t.rejects(
     call(new URL(`http://127.0.0.1:${port}/declared`), options),

@@ -1,9 +1,14 @@
 // What EtcdBackup and EtcdRestore syncs tell in Events (lib/events.ts), and how an EtcdBackup's status says that
 // its Job could not create a pod (a refusal by admission, Pod Security `restricted` for one).
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
-import type { ConditionInput } from '../../lib/conditions.js';
-import type { ConditionEventRules, EventSpec } from '../../lib/events.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import {
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  type ConditionEventRules,
+  type ConditionInput,
+  type EventSpec,
+  type KubeObject,
+} from '../../lib/index.js';
 
 /** EtcdBackup: a failed backup (the CLI's result or the Job's Failed condition), a Job without a pod, a bad spec. */
 export const ETCDBACKUP_EVENTS: ConditionEventRules = {

@@ -1,8 +1,12 @@
-import { jsonBytes, namesBytes } from '../../lib/budget.js';
-import type { ParentObject } from '../../lib/metacontroller.js';
-import { defineComposite } from '../../lib/operator.js';
-import type { ChildName } from '../../lib/ownership.js';
-import { parentNameProblem, type DerivedName } from '../../lib/values.js';
+import {
+  type ChildName,
+  defineComposite,
+  type DerivedName,
+  jsonBytes,
+  namesBytes,
+  parentNameProblem,
+  type ParentObject,
+} from '../../lib/index.js';
 import { etcdSettings } from '../etcdcommon/index.js';
 import { tenancyProblems } from '../etcdcommon/tenancy.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';

@@ -1,11 +1,16 @@
 // EtcdRestore: the work is done by the EtcdCluster hook (a restore naming a cluster replaces it, see
 // hooks/etcdcluster/plan.ts); this hook reports its progress from the cluster's status.
-import { conditionsFor } from '../../lib/hook.js';
-import { RETRY_SECONDS } from '../../lib/errors.js';
-import type { SyncHook } from '../../lib/operator.js';
-import type { CompositeSyncResponse, CustomizeRequest, CustomizeResponse } from '../../lib/metacontroller.js';
-import { observedNamed } from '../../lib/objects.js';
-import { specParser } from '../../lib/spec.js';
+import {
+  type CompositeSyncResponse,
+  conditionsFor,
+  type CustomizeRequest,
+  type CustomizeResponse,
+  observedNamed,
+  RETRY_SECONDS,
+  scrubAwsText,
+  specParser,
+  type SyncHook,
+} from '../../lib/index.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
 import {
   refusedByCheck,
@@ -14,7 +19,6 @@ import {
   type EtcdSettings,
   type RestoreState,
 } from '../etcdcommon/index.js';
-import { scrubAwsText } from '../../lib/aws-text.js';
 import { restoreSourceProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 
 export const parser = specParser(EtcdRestoreSpec);

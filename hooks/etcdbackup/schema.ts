@@ -1,8 +1,12 @@
 // EtcdBackup and EtcdRestore, etcd.database.coreos.com/v1beta2, as etcd-operator had them (S3 storage).
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions } from '../../lib/conditions.js';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_NAME_LENGTH, objectNameField } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  Conditions,
+  MAX_NAME_LENGTH,
+  objectNameField,
+  type ResourceDefinition,
+} from '../../lib/index.js';
 
 /** A DNS label: the EtcdCluster name goes into the client Service host name the backup Job dials. */
 export const CLUSTER_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';

@@ -1,22 +1,26 @@
 // EtcdBackup: the hook stays fast and stateless; the work runs in a child. A one-off backup is a Job, a
 // periodic one a CronJob, each running `metaops etcd-backup` from this project's image. The hook reports the
 // outcome from the Job and from the termination message of its pod (the CLI's JSON result).
-import { conditionsFor, currentStatus } from '../../lib/hook.js';
+import {
+  childLabels,
+  type CompositeSyncResponse,
+  conditionsFor,
+  currentStatus,
+  type CustomizeRequest,
+  type CustomizeResponse,
+  keepObserved,
+  type KubeObject,
+  observed,
+  observedNamed,
+  type ParentObject,
+  RETRY_SECONDS,
+  scrubAwsText,
+  selectorLabels,
+  specParser,
+  type SyncHook,
+} from '../../lib/index.js';
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
-import { scrubAwsText } from '../../lib/aws-text.js';
-import { RETRY_SECONDS } from '../../lib/errors.js';
-import type { SyncHook } from '../../lib/operator.js';
-import { childLabels, selectorLabels } from '../../lib/labels.js';
-import type {
-  CompositeSyncResponse,
-  CustomizeRequest,
-  CustomizeResponse,
-  KubeObject,
-  ParentObject,
-} from '../../lib/metacontroller.js';
-import { keepObserved, observed, observedNamed } from '../../lib/objects.js';
-import { specParser } from '../../lib/spec.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import { etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';

@@ -1,10 +1,15 @@
 // What an EtcdCluster sync tells in Events (lib/events.ts), and how its status says that a member pod it answered
 // was never created (a refusal by admission, Pod Security `restricted` for one).
-import type { ConditionInput } from '../../lib/conditions.js';
-import type { EventSpec, ConditionEventRules } from '../../lib/events.js';
-import { previousConditions } from '../../lib/conditions.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { observed } from '../../lib/objects.js';
+import {
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  type ConditionEventRules,
+  type ConditionInput,
+  type EventSpec,
+  type KubeObject,
+  observed,
+  previousConditions,
+} from '../../lib/index.js';
 import { memberImage } from './members.js';
 
 /** Condition reasons of an EtcdCluster that are failures: each is a Warning event when a condition takes it. */

@@ -5,7 +5,7 @@
 // <name>-<ordinal> in its namespace, started together with its UID as the cluster token), or the one its status
 // recorded. A member's own answer (its health) counts only when it carries that cluster ID and the member ID the
 // member list gives the pod's peer URL. What another cluster answers is never read into the status or acted on.
-import { PermanentError } from '../../lib/errors.js';
+import { PermanentError } from '../../lib/index.js';
 import { createHash } from 'node:crypto';
 import { idOf } from '../etcdcommon/identity.js';
 import { plainDomain, CLUSTER_DOMAIN_DEFAULT, type EtcdSettings } from '../etcdcommon/index.js';

@@ -1,16 +1,19 @@
-import { jsonBytes, kib, namesBytes } from '../../lib/budget.js';
-import { serviceRule } from '../../lib/children.js';
-import type { ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { defineComposite } from '../../lib/operator.js';
-import type { ChildName } from '../../lib/ownership.js';
 import {
+  type ChildName,
+  defineComposite,
   imageProblem,
+  jsonBytes,
+  kib,
+  namesBytes,
   parentNameProblem,
+  type ParentObject,
   quantityProblem,
+  type RelatedResourceRule,
   resourcesProblem,
   ruleProblem,
+  serviceRule,
   stringMapProblem,
-} from '../../lib/values.js';
+} from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';

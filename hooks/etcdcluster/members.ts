@@ -1,8 +1,14 @@
 // How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
-import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from '../../lib/children.js';
-import { childLabels } from '../../lib/labels.js';
-import { ordinalName, ordinalOf } from '../../lib/names.js';
-import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import {
+  childLabels,
+  type KubeObject,
+  ordinalName,
+  ordinalOf,
+  type ParentObject,
+  restrictedContainerSecurity,
+  restrictedPodSecurity,
+  serviceChild,
+} from '../../lib/index.js';
 import { METAOPS_CLI, s3Access } from '../etcdcommon/index.js';
 import type { SnapshotPin } from '../etcdcommon/pin.js';
 import type { EtcdClusterSpec } from './schema.js';

@@ -5,8 +5,14 @@
 // leftover at a time), whatever the namespace holds: pods that carry the cluster's labels beyond that are not
 // dialled (they are not members, and the plan drops them). The client caps the calls in flight per sync and per
 // server (etcdcommon/etcd.ts).
-import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { isTerminating, observed, typeKey } from '../../lib/objects.js';
+import {
+  type CompositeSyncRequest,
+  isTerminating,
+  type KubeObject,
+  observed,
+  type ParentObject,
+  typeKey,
+} from '../../lib/index.js';
 import { EtcdError, type EtcdClient, type MemberHealth, type MemberListAnswer } from '../etcdcommon/etcd.js';
 import { idOf } from '../etcdcommon/identity.js';
 import { clusterIdentity } from './identity.js';

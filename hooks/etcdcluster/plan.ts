@@ -5,9 +5,15 @@
 // removed (their replacement is a later add); then the size; then the version, one member at a time.
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
 import { neverCreated } from './events.js';
-import { previousConditions, rfc3339, type ConditionInput } from '../../lib/conditions.js';
-import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { isPodReady, keepObserved } from '../../lib/objects.js';
+import {
+  type ConditionInput,
+  isPodReady,
+  keepObserved,
+  type KubeObject,
+  type ParentObject,
+  previousConditions,
+  rfc3339,
+} from '../../lib/index.js';
 import type { EtcdMember, MemberHealth } from '../etcdcommon/etcd.js';
 import type { RestoreState } from '../etcdcommon/index.js';
 import {

@@ -1,7 +1,6 @@
 // What an observed member pod's status says: whether it finished, why its etcd waits, whether its etcd keeps exiting.
 // Observed pods are input: every field may be missing or of another type.
-import { scrubAwsText } from '../../lib/aws-text.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import { type KubeObject, scrubAwsText } from '../../lib/index.js';
 
 /** Phases of a pod that will not run again (restartPolicy Never, or evicted). */
 export const DEAD_PHASES = new Set(['Failed', 'Succeeded']);

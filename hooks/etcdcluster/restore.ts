@@ -5,9 +5,7 @@
 // did not finish within RESTORE_CHECK_SECONDS, ends the restore failed with its reason (the EtcdRestore says
 // succeeded: false), and the cluster is untouched. Once the old members are dropped, the restored members have
 // RESTORE_SECONDS to serve; past that the restore ends RestoreFailed, naming why the pods wait.
-import { restrictedContainerSecurity } from '../../lib/children.js';
-import { childLabels } from '../../lib/labels.js';
-import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { childLabels, type KubeObject, type ParentObject, restrictedContainerSecurity } from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
 import { memberPodSecurity, type RestoreSource } from './members.js';

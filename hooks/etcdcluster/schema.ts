@@ -1,16 +1,16 @@
 // EtcdCluster, etcd.database.coreos.com/v1beta2: the CoreOS etcd-operator API, so that existing resources
 // move to metaops without touching their YAML.
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions } from '../../lib/conditions.js';
-import type { ResourceDefinition } from '../../lib/hook.js';
 import {
   commonPrinterColumns,
+  Conditions,
   freeForm,
   freeFormList,
   MAX_IMAGE_LENGTH,
   objectNameField,
+  type ResourceDefinition,
   stringMap,
-} from '../../lib/schemas.js';
+} from '../../lib/index.js';
 
 export const DEFAULT_REPOSITORY = 'quay.io/coreos/etcd';
 export const DEFAULT_VERSION = '3.2.13';

@@ -1,18 +1,22 @@
 // EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
-import { conditionsFor, currentStatus } from '../../lib/hook.js';
-import type { ConditionInput } from '../../lib/conditions.js';
-import { RETRY_SECONDS } from '../../lib/errors.js';
-import type { SyncHook } from '../../lib/operator.js';
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  KubeObject,
-  ParentObject,
-} from '../../lib/metacontroller.js';
-import { isTerminating, observed, typeKey } from '../../lib/objects.js';
-import { heldForTakenNames, takenIn } from '../../lib/ownership.js';
-import { specParser } from '../../lib/spec.js';
+import {
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  type ConditionInput,
+  conditionsFor,
+  currentStatus,
+  heldForTakenNames,
+  isTerminating,
+  type KubeObject,
+  observed,
+  type ParentObject,
+  RETRY_SECONDS,
+  specParser,
+  type SyncHook,
+  takenIn,
+  typeKey,
+} from '../../lib/index.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import {
   plainDomain,

@@ -4,8 +4,7 @@
 // cluster ran back, in place (the same member, on its data), no other member is upgraded, and members made
 // meanwhile take that version. The record lives in status.upgradeFailed and holds as long as spec.version asks for
 // the version that failed; another spec.version (the old one: a roll back; a newer one) clears it.
-import { rfc3339 } from '../../lib/conditions.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import { type KubeObject, rfc3339 } from '../../lib/index.js';
 import { memberImage } from './members.js';
 import { endedByNode, etcdExited, etcdNotRunning, IMAGE_WAITING, podWaiting } from './pods.js';
 

@@ -7,7 +7,7 @@
 // makes shares one Limiter), and a sync's view dials only the host names its scope allows (the cluster's own
 // member names), each looked up once per sync so that every call of the sync reaches the same address.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { AnswerTooLargeError, call, type CallOptions } from '../../lib/http.js';
+import { AnswerTooLargeError, call, type CallOptions } from '../../lib/index.js';
 import { idOf } from './identity.js';
 
 export interface EtcdMember {

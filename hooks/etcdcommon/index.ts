@@ -2,7 +2,7 @@
 // children run, how a child reaches S3, the status.restore contract between EtcdCluster and EtcdRestore, and the
 // clients (the etcd member API, the image setting). No operator imports another; they import this.
 import { hash } from 'node:crypto';
-import type { ClientEnvironment } from '../../lib/hook.js';
+import type { ClientEnvironment } from '../../lib/index.js';
 import {
   HttpEtcdClient,
   Limiter,

@@ -9,7 +9,7 @@
 // Shared by the EtcdBackup and EtcdRestore hooks and by the EtcdCluster hook, which starts no restore from a source
 // refused here. Pure: the server's settings come in, a verdict goes out.
 
-import { ruleProblem } from '../../lib/values.js';
+import { ruleProblem } from '../../lib/index.js';
 
 /** One allowlist entry: a URL, for every namespace or for one (`namespace=URL`). */
 export interface AllowEntry {

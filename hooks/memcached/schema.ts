@@ -1,7 +1,13 @@
 // Memcached, cache.example.com/v1alpha1: the Operator SDK tutorial's resource.
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, imageField, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  imageField,
+  MAX_SIZE,
+  replicatedStatus,
+  type ResourceDefinition,
+  sizeField,
+} from '../../lib/index.js';
 
 export const MEMCACHED_IMAGE = 'memcached:1.6-alpine';
 export const DEFAULT_PORT = 11211;

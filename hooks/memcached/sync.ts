@@ -5,25 +5,40 @@
 // MySQLCluster and an EtcdCluster of one name never want the same Service (lib/ownership.ts). A Memcached made
 // before that keeps its Service `<name>`, which its clients use: the observed Service, else status.serviceName,
 // says which (a child the answer left out would be deleted).
-import { restrictedContainerSecurity, restrictedPodSecurity, serviceChild } from '../../lib/children.js';
-import type { ConditionInput } from '../../lib/conditions.js';
-import type { EventSpec } from '../../lib/events.js';
-import { currentStatus, relatedPods } from '../../lib/hook.js';
-import type { SyncHook } from '../../lib/operator.js';
-import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  CustomizeRequest,
-  CustomizeResponse,
-  KubeObject,
-  ParentObject,
-} from '../../lib/metacontroller.js';
-import { isTerminal, isTerminating, observedNamed, observedUnordered, statusNumber } from '../../lib/objects.js';
-import type { ChildName } from '../../lib/ownership.js';
-import { memberStatus, relatedPodNames, workloadCounts, workloadFailure, workloadPending } from '../../lib/replicas.js';
-import { specParser } from '../../lib/spec.js';
-import { imageProblem, parentNameProblem, type DerivedName } from '../../lib/values.js';
+import {
+  childLabels,
+  type ChildName,
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  type ConditionInput,
+  currentStatus,
+  type CustomizeRequest,
+  type CustomizeResponse,
+  type DerivedName,
+  type EventSpec,
+  imageProblem,
+  isTerminal,
+  isTerminating,
+  type KubeObject,
+  memberStatus,
+  observedNamed,
+  observedUnordered,
+  parentNameProblem,
+  type ParentObject,
+  relatedPodNames,
+  relatedPods,
+  restrictedContainerSecurity,
+  restrictedPodSecurity,
+  selectorLabels,
+  selectorString,
+  serviceChild,
+  specParser,
+  statusNumber,
+  type SyncHook,
+  workloadCounts,
+  workloadFailure,
+  workloadPending,
+} from '../../lib/index.js';
 import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
 const APP = 'memcached';

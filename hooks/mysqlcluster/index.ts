@@ -1,7 +1,4 @@
-import { jsonBytes, namesBytes } from '../../lib/budget.js';
-import { serviceRule } from '../../lib/children.js';
-import type { ConditionEventRules } from '../../lib/events.js';
-import { defineComposite } from '../../lib/operator.js';
+import { type ConditionEventRules, defineComposite, jsonBytes, namesBytes, serviceRule } from '../../lib/index.js';
 import { resource } from './schema.js';
 import {
   childNames,

@@ -1,7 +1,13 @@
 // MySQLCluster, database.example.com/v1alpha1: a StatefulSet of MySQL members with their own volumes.
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_NAME_LENGTH, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  MAX_NAME_LENGTH,
+  MAX_SIZE,
+  replicatedStatus,
+  type ResourceDefinition,
+  sizeField,
+} from '../../lib/index.js';
 
 export const DEFAULT_VERSION = '8.0';
 /** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle (8.0.23 or later: sync.ts). */

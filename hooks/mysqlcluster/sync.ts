@@ -16,27 +16,43 @@
 // The passwords' only memory is the Secret itself: every sync re-emits the bytes it observes. A new root
 // password is generated only when the cluster has never had one: not if a Secret that existed disappears, and
 // not if data volumes of a previous cluster with this name exist (they keep the password they were made with).
-import { serviceChild } from '../../lib/children.js';
-import type { ConditionInput } from '../../lib/conditions.js';
-import type { EventSpec } from '../../lib/events.js';
-import { currentStatus, invalidSpecResponse } from '../../lib/hook.js';
-import type { SyncHook } from '../../lib/operator.js';
-import { childLabels, selectorLabels, selectorString } from '../../lib/labels.js';
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  CustomizeRequest,
-  CustomizeResponse,
-  KubeObject,
-  ParentObject,
-  Status,
-} from '../../lib/metacontroller.js';
-import { isPodReady, isTerminating, keepObserved, observedNamed, observedUnordered } from '../../lib/objects.js';
-import { controllerOf, heldForTakenNames, holderOf, takenNames, type ChildName } from '../../lib/ownership.js';
-import { memberStatus, workloadCounts, workloadPending } from '../../lib/replicas.js';
-import { MAX_SIZE } from '../../lib/schemas.js';
-import { specParser } from '../../lib/spec.js';
-import { parentNameProblem, quantityProblem, ruleProblem, type DerivedName } from '../../lib/values.js';
+import {
+  childLabels,
+  type ChildName,
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  type ConditionInput,
+  controllerOf,
+  currentStatus,
+  type CustomizeRequest,
+  type CustomizeResponse,
+  type DerivedName,
+  type EventSpec,
+  heldForTakenNames,
+  holderOf,
+  invalidSpecResponse,
+  isPodReady,
+  isTerminating,
+  keepObserved,
+  type KubeObject,
+  MAX_SIZE,
+  memberStatus,
+  observedNamed,
+  observedUnordered,
+  parentNameProblem,
+  type ParentObject,
+  quantityProblem,
+  ruleProblem,
+  selectorLabels,
+  selectorString,
+  serviceChild,
+  specParser,
+  type Status,
+  type SyncHook,
+  takenNames,
+  workloadCounts,
+  workloadPending,
+} from '../../lib/index.js';
 import { MySQLClusterSpec, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
 import {
   CONFIG_SCRIPT,

@@ -19,8 +19,7 @@
 // next review on (AUTHOR_CACHE_MS at most). Group membership is the authenticator's, told only in the request that
 // wrote the spec, and nothing can derive it again later: a user taken out of a group at the identity provider keeps
 // that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
-import type { KubeApi } from '../../lib/kube.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import { type KubeApi, type KubeObject } from '../../lib/index.js';
 
 /** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
 export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';

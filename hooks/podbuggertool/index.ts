@@ -1,4 +1,4 @@
-import { defineComposite, defineDecorator } from '../../lib/operator.js';
+import { defineComposite, defineDecorator } from '../../lib/index.js';
 import { authorPolicyObjects } from './author.js';
 import { customizeInjector, injectPod, toolClients, toolSettings } from './inject.js';
 import { parser, policyProblems, policyWarnings } from './match.js';

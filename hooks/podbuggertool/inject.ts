@@ -10,18 +10,21 @@
 // server, decides again on what they say there, checks that the tool's author may do it (author.ts), and sends the
 // PATCH with the pod's uid and resourceVersion as preconditions.
 import { createHash } from 'node:crypto';
-import type { ClientEnvironment } from '../../lib/hook.js';
-import { errorReason, type KubeApi, type KubeEvent } from '../../lib/kube.js';
-import type {
-  CustomizeRequest,
-  CustomizeResponse,
-  DecoratorSyncResponse,
-  KubeObject,
-  ObjectMap,
-} from '../../lib/metacontroller.js';
-import { byCodeUnits } from '../../lib/names.js';
-import { isTerminating, observed } from '../../lib/objects.js';
-import type { DecorateHook } from '../../lib/operator.js';
+import {
+  byCodeUnits,
+  type ClientEnvironment,
+  type CustomizeRequest,
+  type CustomizeResponse,
+  type DecorateHook,
+  type DecoratorSyncResponse,
+  errorReason,
+  isTerminating,
+  type KubeApi,
+  type KubeEvent,
+  type KubeObject,
+  type ObjectMap,
+  observed,
+} from '../../lib/index.js';
 import { AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
 import {
   containerName,

@@ -1,10 +1,7 @@
 // Pure PodBuggerTool decisions: which tools match a pod, what state a pod is in for a tool (carrying its container,
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
-import { RETRY_SECONDS } from '../../lib/errors.js';
-import { matchesSelector } from '../../lib/labels.js';
-import type { KubeObject, LabelSelector } from '../../lib/metacontroller.js';
-import { specParser } from '../../lib/spec.js';
+import { type KubeObject, type LabelSelector, matchesSelector, RETRY_SECONDS, specParser } from '../../lib/index.js';
 import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {

@@ -1,9 +1,13 @@
 // PodBuggerTool, debug.metaops.dev/v1alpha1: pods whose labels match get an ephemeral debug container.
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions } from '../../lib/conditions.js';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { LabelSelectorRequirement } from '../../lib/metacontroller.js';
-import { commonPrinterColumns, MAX_IMAGE_LENGTH, stringMap } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  Conditions,
+  LabelSelectorRequirement,
+  MAX_IMAGE_LENGTH,
+  type ResourceDefinition,
+  stringMap,
+} from '../../lib/index.js';
 
 /** A label key (an optional DNS-subdomain prefix, a slash, a name) and a label value, at their Kubernetes maxima. */
 const LABEL_KEY_LENGTH = 317;

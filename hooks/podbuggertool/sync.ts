@@ -13,14 +13,25 @@
 //
 // At rest the counts do not change, and neither does the status: nothing is written, so nothing wakes the pods of
 // the namespace (every change of a tool makes Metacontroller sync every pod whose related objects it is).
-import { previousConditions, rfc3339, type ConditionInput } from '../../lib/conditions.js';
-import { RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
-import { conditionsFor, currentStatus } from '../../lib/hook.js';
-import { errorReason, KubeError, type KubeApi } from '../../lib/kube.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject, Status } from '../../lib/metacontroller.js';
-import { byCodeUnits } from '../../lib/names.js';
-import { isTerminating } from '../../lib/objects.js';
-import type { SyncHook } from '../../lib/operator.js';
+import {
+  byCodeUnits,
+  type CompositeSyncResponse,
+  type ConditionInput,
+  conditionsFor,
+  currentStatus,
+  errorReason,
+  isTerminating,
+  type KubeApi,
+  KubeError,
+  type KubeObject,
+  type ParentObject,
+  previousConditions,
+  RETRY_SECONDS,
+  rfc3339,
+  type Status,
+  type SyncHook,
+  TemporaryError,
+} from '../../lib/index.js';
 import { OutOfTime, type AuthorVerdict } from './author.js';
 import {
   containerName,

@@ -1,4 +1,4 @@
-import { defineComposite } from '../../lib/operator.js';
+import { defineComposite } from '../../lib/index.js';
 import { resource } from './schema.js';
 import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 

@@ -6,9 +6,7 @@
 // rolling update looks children up by bare name and never finds a namespaced one, so a rollout stops after the first
 // pod, waiting forever on "missing child" (docs/metacontroller.md).
 import { createHash } from 'node:crypto';
-import type { ConditionInput } from '../../lib/conditions.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { isPodReady } from '../../lib/objects.js';
+import { type ConditionInput, isPodReady, type KubeObject } from '../../lib/index.js';
 
 /** The label on every pod naming the template it was made from (a hash of its labels and pod spec). */
 export const TEMPLATE_HASH_LABEL = 'metaops.dev/template-hash';

@@ -1,7 +1,13 @@
 // PodSet, apps.jicki.cn/v1alpha1: a set of `size` pods owned directly, named by ordinal.
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, imageField, MAX_SIZE, replicatedStatus, sizeField } from '../../lib/schemas.js';
+import {
+  commonPrinterColumns,
+  imageField,
+  MAX_SIZE,
+  replicatedStatus,
+  type ResourceDefinition,
+  sizeField,
+} from '../../lib/index.js';
 
 export const PODSET_IMAGE = 'busybox';
 export const DEFAULT_COMMAND = ['sleep', '3600'];

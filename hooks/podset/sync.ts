@@ -1,27 +1,36 @@
 // PodSet: `size` pods named <name>-pod-<ordinal>, owned directly by the PodSet.
 // Scaling down drops the highest ordinals; a pod deleted by hand is recreated under the same name; a changed
 // template replaces the pods one at a time (rollout.ts).
-import { kib, type AnswerBudget } from '../../lib/budget.js';
+import {
+  type AnswerBudget,
+  byCodeUnits,
+  childLabels,
+  type ChildName,
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  imageProblem,
+  isPodReady,
+  isTerminating,
+  keepObserved,
+  kib,
+  type KubeObject,
+  MAX_SIZE,
+  memberStatus,
+  observedUnordered,
+  ordinalName,
+  ordinalOf,
+  parentNameProblem,
+  type ParentObject,
+  restrictedContainerSecurity,
+  restrictedPodSecurity,
+  selectorString,
+  specParser,
+  type SyncHook,
+} from '../../lib/index.js';
 //
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
 // and from another PodSet's (lib/ownership.ts). A PodSet made before that keeps naming its pods `<name>-<ordinal>`
 // while it has any (answering new names would delete every running pod at once).
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../../lib/children.js';
-import { childLabels, selectorString } from '../../lib/labels.js';
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  KubeObject,
-  ParentObject,
-} from '../../lib/metacontroller.js';
-import { isPodReady, isTerminating, keepObserved, observedUnordered } from '../../lib/objects.js';
-import type { SyncHook } from '../../lib/operator.js';
-import type { ChildName } from '../../lib/ownership.js';
-import { memberStatus } from '../../lib/replicas.js';
-import { byCodeUnits, ordinalName, ordinalOf } from '../../lib/names.js';
-import { MAX_SIZE } from '../../lib/schemas.js';
-import { specParser } from '../../lib/spec.js';
-import { imageProblem, parentNameProblem } from '../../lib/values.js';
 import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 import {
   liveMember,

@@ -4,7 +4,7 @@
 // The interface is made of primitives (read this, create that); what is ours, and what may be changed or
 // deleted, is decided in sync.ts from the objects' own tags (see docs/s3-failures.md). The one exception is
 // deleteBucket, which re-reads the bucket's tags itself right before it empties or deletes anything.
-import { byCodeUnits } from '../../lib/names.js';
+import { byCodeUnits } from '../../lib/index.js';
 
 export interface Encryption {
   type: 'SSE-S3' | 'SSE-KMS';

@@ -1,7 +1,4 @@
-import { jsonBytes } from '../../lib/budget.js';
-import type { ConditionEventRules } from '../../lib/events.js';
-import type { ClientEnvironment } from '../../lib/hook.js';
-import { defineComposite } from '../../lib/operator.js';
+import { type ClientEnvironment, type ConditionEventRules, defineComposite, jsonBytes } from '../../lib/index.js';
 import {
   kmsAllowlistFromEnv,
   kmsAllowlistProblems,

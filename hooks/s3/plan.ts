@@ -2,12 +2,16 @@
 // access key the Secret gets and which keys go, what becomes of the buckets a rename left behind, and the
 // answers the sync gives (the ready status and its Secret, the status while a new key's Secret is pending).
 // What is ours is not decided here: it comes from the AWS objects' own tags (sync.ts, docs/s3-failures.md).
-import type { ConditionInput } from '../../lib/conditions.js';
-import { RETRY_SECONDS } from '../../lib/errors.js';
-import type { EventSpec } from '../../lib/events.js';
-import { conditionsFor, currentStatus } from '../../lib/hook.js';
-import { childLabels } from '../../lib/labels.js';
-import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import {
+  childLabels,
+  type ConditionInput,
+  conditionsFor,
+  currentStatus,
+  type EventSpec,
+  type KubeObject,
+  type ParentObject,
+  RETRY_SECONDS,
+} from '../../lib/index.js';
 import type { AccessKey, AccessKeyInfo, Encryption } from './api.js';
 import { bucketArn, shownPolicyArn } from './policy.js';
 

@@ -209,4 +209,4 @@ export function shownPolicyArn(arn: string): string {
 }
 
 /** AWS's words as a tenant may read them: lib/aws-text.ts (shared with EtcdBackup's status). */
-export { scrubAwsText } from '../../lib/aws-text.js';
+export { scrubAwsText } from '../../lib/index.js';

@@ -2,10 +2,14 @@
 // --version v1 --kind S3`): an S3 bucket and a least-privilege IAM user, policy and access key for it, with the
 // credentials in a Secret (the seed's S3 operator, without its bugs).
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions } from '../../lib/conditions.js';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { commonPrinterColumns, MAX_NAME_LENGTH, stringMap } from '../../lib/schemas.js';
-import { DNS1123_SUBDOMAIN_PATTERN } from '../../lib/values.js';
+import {
+  commonPrinterColumns,
+  Conditions,
+  DNS1123_SUBDOMAIN_PATTERN,
+  MAX_NAME_LENGTH,
+  type ResourceDefinition,
+  stringMap,
+} from '../../lib/index.js';
 import { KMS_KEY_ARN_PATTERN } from './policy.js';
 
 /** S3 allows 50 tags on a bucket, keys of 128 and values of 256 characters; metaops adds its two owner tags. */

@@ -7,16 +7,29 @@
 // the status, which anyone allowed to write s3s/status can change; a bucket is emptied or deleted only when the
 // status recorded it as created by this resource *and* its tags, read right before, agree. What the hook does
 // when AWS is slow, wrong or someone else's: docs/s3-failures.md.
-import type { ConditionInput } from '../../lib/conditions.js';
-import { PermanentError, RETRY_SECONDS, TemporaryError } from '../../lib/errors.js';
-import type { EventSpec } from '../../lib/events.js';
-import { conditionsFor, currentStatus } from '../../lib/hook.js';
-import type { FinalizeHook, SyncHook } from '../../lib/operator.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { allObserved, keepObserved, observedNamed } from '../../lib/objects.js';
-import { takenCondition, takenNames, TAKEN_RESYNC_SECONDS, type ChildName } from '../../lib/ownership.js';
-import { specParser } from '../../lib/spec.js';
-import { parentNameProblem } from '../../lib/values.js';
+import {
+  allObserved,
+  type ChildName,
+  type CompositeSyncResponse,
+  type ConditionInput,
+  conditionsFor,
+  currentStatus,
+  type EventSpec,
+  type FinalizeHook,
+  keepObserved,
+  type KubeObject,
+  observedNamed,
+  parentNameProblem,
+  type ParentObject,
+  PermanentError,
+  RETRY_SECONDS,
+  specParser,
+  type SyncHook,
+  TAKEN_RESYNC_SECONDS,
+  takenCondition,
+  takenNames,
+  TemporaryError,
+} from '../../lib/index.js';
 import {
   AwsError,
   BUCKET_INTENT_TAG,

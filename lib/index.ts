@@ -1,0 +1,29 @@
+// The framework's front door: what an operator (hooks/<kind>/) may use. Lint lets hooks/ import lib/ only through
+// this file and lib/testing.ts (what an operator's tests may use); everything else in lib/ is the framework's own.
+export * from './aws-text.js';
+export * from './budget.js';
+export * from './children.js';
+export * from './conditions.js';
+export * from './errors.js';
+export * from './events.js';
+export * from './hook.js';
+export * from './http.js';
+export * from './kube.js';
+export * from './labels.js';
+export * from './metacontroller.js';
+export * from './names.js';
+export * from './objects.js';
+export {
+  defineComposite,
+  defineDecorator,
+  type CompositeOperator,
+  type DecorateHook,
+  type DecoratorOperator,
+  type FinalizeHook,
+  type SyncHook,
+} from './operator.js';
+export * from './ownership.js';
+export * from './replicas.js';
+export * from './schemas.js';
+export * from './spec.js';
+export * from './values.js';
