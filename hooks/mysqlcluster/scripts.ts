@@ -262,20 +262,26 @@ started() {
   case "$up" in ''|*[!0-9]*) return 1 ;; esac
   echo $(( $(date +%s) - up ))
 }
-if [ "$ordinal" = 0 ]; then
-  until primary; do pause 5; done
+# Member 0 opened: when the server it checked started is taken before the check, so that a restart during or just
+# after the check is seen by the watch below.
+open_primary() {
+  while :; do
+    since=$(started) || since=''
+    primary && break
+    pause 5
+  done
   echo "member 0 is the primary"
-  # Watch the server: one that started again since it was opened (or that stopped answering meanwhile, so a restart
+}
+if [ "$ordinal" = 0 ]; then
+  open_primary
+  # Watch the server: one that started again since it was checked (or that stopped answering meanwhile, so a restart
   # may have gone unseen) is checked again as on the sidecar's own start: gated, peers asked, opened or refused.
-  since=$(started) || since=''
   while :; do
     pause "$WATCH_SECONDS"
     if ! now=$(started); then since=''; continue; fi
     if [ -n "$since" ] && [ "$now" -le $((since + 2)) ]; then continue; fi
     echo "member 0's server started again (or was not reachable): checking its peers before it takes writes" >&2
-    until primary; do pause 5; done
-    echo "member 0 is the primary"
-    since=$(started) || since=''
+    open_primary
   done
 fi
 while :; do
