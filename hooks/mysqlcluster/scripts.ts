@@ -12,7 +12,7 @@
 //                         them (a key of the cluster's Secret, mounted, so it follows a scale without a restart)
 //   PEER_TRIES, PEER_TIMEOUT  replication only, optional: rounds (12) and seconds a peer's answer may take (10)
 //   WATCH_SECONDS         replication only, optional: how often member 0's open sidecar looks whether its server
-//                         started again (1)
+//                         started again or is read-only again (1)
 //   TERMINATION_LOG       replication only: where member 0 says why it will not open (/dev/termination-log, which
 //                         the kubelet reports as the container's termination message)
 //   MYSQL_HOST, MYSQL_PORT  the local server's address and port (127.0.0.1, 3306)
@@ -274,13 +274,16 @@ open_primary() {
 }
 if [ "$ordinal" = 0 ]; then
   open_primary
-  # Watch the server: one that started again since it was checked (or that stopped answering meanwhile, so a restart
-  # may have gone unseen) is checked again as on the sidecar's own start: gated, peers asked, opened or refused.
+  # Watch the server: one that is read-only again (a restart brings the option file's read_only back, however soon
+  # after its last start: the start time alone cannot tell a restart within seconds), that started again since it
+  # was checked, or that stopped answering meanwhile (a restart may have gone unseen) is checked again as on the
+  # sidecar's own start: gated, peers asked, opened or refused.
   while :; do
     pause "$WATCH_SECONDS"
     if ! now=$(started); then since=''; continue; fi
-    if [ -n "$since" ] && [ "$now" -le $((since + 2)) ]; then continue; fi
-    echo "member 0's server started again (or was not reachable): checking its peers before it takes writes" >&2
+    if [ -n "$since" ] && [ "$now" -le $((since + 2)) ] &&
+      [ "$(sql --connect-timeout=3 -N -e 'SELECT @@global.read_only' 2>/dev/null)" = 0 ]; then continue; fi
+    echo "member 0's server started again, is read-only again or was not reachable: checking its peers before it takes writes" >&2
     open_primary
   done
 fi
