@@ -1,5 +1,6 @@
 // The only file that listens: $HOST:$PORT (0.0.0.0:8080 by default), with graceful shutdown on SIGTERM/SIGINT
-// (in-flight requests finish), optional TLS reloaded when the files change, and optional client certificates.
+// (in-flight requests finish), optional TLS reloaded when the files change, and optional client certificates; a bug
+// that escapes every handler is logged as fatal and ends the process (exit 1).
 // Every setting is checked first (lib/config.ts, and each operator's own): a wrong one stops the server with a message naming it.
 //
 //   PORT, HOST, LOG_LEVEL
@@ -46,6 +47,15 @@ const app = buildApp({
   hookDeadlineMs: settings.hookDeadlineMs,
   ...(tlsSettings?.clientNames ? { clientNames: tlsSettings.clientNames } : {}),
   ...(https ? { https } : {}),
+});
+
+// A bug that escapes (a promise rejection nobody handles, an exception nobody catches) leaves the process in a state
+// nobody knows: say so in one fatal line of the log, with the error, and exit 1 so that the kubelet restarts it
+// (Metacontroller retries the hook meanwhile; hooks keep no memory that a restart loses). Node's default for an
+// unhandled rejection is to raise it as an uncaught exception, so one handler sees both, with their origin.
+process.on('uncaughtException', (err, origin) => {
+  app.log.fatal({ err, origin }, 'a bug escaped every handler; exiting so that the kubelet restarts the server');
+  process.exit(1);
 });
 
 const authenticatedBy = [
