@@ -38,7 +38,7 @@ export interface Services {
  */
 export type ClientFactories = Record<string, (...args: never[]) => unknown>;
 
-export interface HookContext<C = ClientFactories, K = unknown> {
+export interface CallContext<C = ClientFactories, K = unknown> {
   log: FastifyBaseLogger;
   services: Services;
   clients: C;
@@ -140,12 +140,12 @@ export interface CompositeHookDefinition<C = any, K = any> extends OperatorBase<
   type: 'composite';
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
-  sync(request: CompositeSyncRequest, ctx: HookContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
+  sync(request: CompositeSyncRequest, ctx: CallContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
   finalize?(
     request: CompositeSyncRequest,
-    ctx: HookContext<C, K>,
+    ctx: CallContext<C, K>,
   ): CompositeSyncResponse | Promise<CompositeSyncResponse>;
-  customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
+  customize?(request: CustomizeRequest, ctx: CallContext<C, K>): CustomizeResponse;
 }
 
 /**
@@ -168,12 +168,12 @@ export interface DecoratorHookDefinition<C = any, K = any> extends OperatorBase<
   type: 'decorator';
   resources: DecoratedResource[];
   attachments: ChildResourceRule[];
-  sync(request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
+  sync(request: DecoratorSyncRequest, ctx: CallContext<C, K>): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
   finalize?(
     request: DecoratorSyncRequest,
-    ctx: HookContext<C, K>,
+    ctx: CallContext<C, K>,
   ): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
-  customize?(request: CustomizeRequest, ctx: HookContext<C, K>): CustomizeResponse;
+  customize?(request: CustomizeRequest, ctx: CallContext<C, K>): CustomizeResponse;
 }
 
 export type HookDefinition<C = any, K = any> = CompositeHookDefinition<C, K> | DecoratorHookDefinition<C, K>;

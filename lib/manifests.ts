@@ -1,8 +1,9 @@
 // Generating Kubernetes manifests from the controllers' definitions: each CRD from its TypeBox schemas, each
-// CompositeController / DecoratorController from its hooks and child rules. `npm run manifests` writes them;
-// a test fails when the committed files differ from what this produces.
+// CompositeController / DecoratorController from its routes (lib/routes.ts, the list the server serves) and its
+// child rules. `npm run manifests` writes them; a test fails when the committed files differ from what this produces.
 import type { TSchema } from '@sinclair/typebox';
 import type { HookDefinition, ResourceDefinition } from './hook.js';
+import { routesOf, type HookRoute } from './routes.js';
 import { MAX_BYTES } from './schemas.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -228,8 +229,9 @@ export function rolling(def: HookDefinition): boolean {
   );
 }
 
-function webhook(def: HookDefinition, hook: string, options: ControllerOptions): JsonObject {
-  const path = `/hooks/${def.name}/${hook}`;
+/** The webhook Metacontroller calls for one of the definition's routes (lib/routes.ts, the list the server serves). */
+function webhook(def: HookDefinition, route: HookRoute, options: ControllerOptions): JsonObject {
+  const { path, hook } = route;
   const timeout = options.timeout ?? `${WEBHOOK_TIMEOUT_SECONDS}s`;
   const t = options.target;
   const wh: JsonObject =
@@ -249,9 +251,8 @@ export function controllerName(def: HookDefinition): string {
 }
 
 export function controller(def: HookDefinition, options: ControllerOptions): JsonObject {
-  const hooks: JsonObject = { sync: webhook(def, 'sync', options) };
-  if (def.finalize) hooks['finalize'] = webhook(def, 'finalize', options);
-  if (def.customize) hooks['customize'] = webhook(def, 'customize', options);
+  const hooks: JsonObject = {};
+  for (const route of routesOf(def)) hooks[route.hook] = webhook(def, route, options);
   const rules = (def.type === 'composite' ? def.childResources : def.attachments).map((c) => {
     const rule: JsonObject = { apiVersion: c.apiVersion, resource: c.resource };
     if (c.updateStrategy) rule['updateStrategy'] = JSON.parse(JSON.stringify(c.updateStrategy)) as Json;

@@ -187,7 +187,7 @@ export function confineRelated<
   T extends {
     parent?: { metadata?: { namespace?: string } } | null;
     object?: { metadata?: { namespace?: string } } | null;
-    related?: Record<string, Record<string, unknown>>;
+    related?: Record<string, Record<string, unknown>> | null;
   },
 >(request: T, owner: 'parent' | 'object' = 'parent'): T {
   // A CompositeController's parent, or a DecoratorController's object: only the member its route validated (the

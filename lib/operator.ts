@@ -15,14 +15,11 @@ import {
   conditionsFor,
   currentStatus,
   invalidSpecResponse,
-  type ChildResourceRule,
   type CompositeHookDefinition,
-  type DecoratedResource,
   type DecoratorHookDefinition,
-  type HookContext,
+  type CallContext,
   type HookDefinition,
   type OperatorBase,
-  type ResourceDefinition,
   type Services,
 } from './hook.js';
 import type {
@@ -32,6 +29,7 @@ import type {
   CustomizeResponse,
   DecoratorSyncRequest,
   DecoratorSyncResponse,
+  HookName,
   ParentObject,
   Status,
 } from './metacontroller.js';
@@ -39,8 +37,8 @@ import { allObserved, keepObserved } from './objects.js';
 import { guardAnswer, namedRules, type ChildName } from './ownership.js';
 import type { SpecParser } from './spec.js';
 
-/** What a sync hook is given. */
-export interface SyncHook<Spec, C, K = unknown> {
+/** What a sync hook is given: its call's context, and what the call is about. */
+export interface SyncHook<Spec, C, K = unknown> extends CallContext<C, K> {
   request: CompositeSyncRequest;
   parent: ParentObject;
   /** The parent's spec, checked against the schema, with defaults. */
@@ -51,13 +49,6 @@ export interface SyncHook<Spec, C, K = unknown> {
   related: CompositeSyncRequest['related'];
   /** The clock, read once for this call. */
   now: Date;
-  /** Aborted when the route's deadline passes. */
-  signal: AbortSignal;
-  log: FastifyBaseLogger;
-  clients: C;
-  /** The operator's settings (configuration read once from the environment). */
-  settings: K;
-  services: Services;
   /** Tells an Event about the parent (written only for an authenticated caller; never changes the answer). */
   event(event: EventSpec): void;
 }
@@ -72,9 +63,14 @@ export interface FinalizeHook<Spec, C, K = unknown> extends Omit<SyncHook<Spec, 
 
 type Answer = CompositeSyncResponse | Promise<CompositeSyncResponse>;
 
-export interface CompositeOperator<S extends TSchema, C, K> extends OperatorBase<C, K> {
-  resource: ResourceDefinition;
-  childResources: ChildResourceRule[];
+/** What defineComposite makes from what the operator declares (its answer budget is typed by its spec). */
+type Served = HookName | 'type' | 'answerBudget';
+
+/**
+ * What defineComposite takes: the definition's fields (CompositeHookDefinition, declared once in lib/hook.ts), and
+ * the operator's decisions over a parsed spec.
+ */
+export interface CompositeOperator<S extends TSchema, C, K> extends Omit<CompositeHookDefinition<C, K>, Served> {
   /** The spec's schema and its checks beyond the schema (lib/spec.ts). */
   spec: SpecParser<S>;
   /** A problem of the raw spec told before the schema's words (a field of the wrong type, said plainly). */
@@ -115,8 +111,8 @@ export interface CompositeOperator<S extends TSchema, C, K> extends OperatorBase
   customize?(request: CustomizeRequest): CustomizeResponse;
 }
 
-/** What a DecoratorController's sync (or finalize) hook is given: the object, and the same call context. */
-export interface DecorateHook<C, K = unknown> {
+/** What a DecoratorController's sync (or finalize) hook is given: its call's context, and the object. */
+export interface DecorateHook<C, K = unknown> extends CallContext<C, K> {
   request: DecoratorSyncRequest;
   /** The decorated object (a pod, ...): Metacontroller's copy, as its informer has it. */
   object: ParentObject;
@@ -126,21 +122,12 @@ export interface DecorateHook<C, K = unknown> {
   related: DecoratorSyncRequest['related'];
   /** The clock, read once for this call. */
   now: Date;
-  /** Aborted when the route's deadline passes. */
-  signal: AbortSignal;
-  log: FastifyBaseLogger;
-  clients: C;
-  /** The operator's settings (configuration read once from the environment). */
-  settings: K;
-  services: Services;
 }
 
 type DecoratorAnswer = DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
 
-export interface DecoratorOperator<C, K> extends OperatorBase<C, K> {
-  /** The objects decorated, narrowed by label and annotation selectors where that is possible. */
-  resources: DecoratedResource[];
-  attachments: ChildResourceRule[];
+/** What defineDecorator takes: the definition's fields (DecoratorHookDefinition, lib/hook.ts), and its hooks. */
+export interface DecoratorOperator<C, K> extends Omit<DecoratorHookDefinition<C, K>, HookName | 'type'> {
   sync(hook: DecorateHook<C, K>): DecoratorAnswer;
   finalize?(hook: DecorateHook<C, K>): DecoratorAnswer;
   /** The related objects each decorated object's hooks are sent (pure: it names them, it does not act). */
@@ -241,7 +228,7 @@ export function defineDecorator<C = Record<string, never>, K = Record<string, ne
   const { sync, finalize, customize } = op;
   const decorate =
     (which: 'sync' | 'finalize', run: (hook: DecorateHook<C, K>) => DecoratorAnswer) =>
-    (request: DecoratorSyncRequest, ctx: HookContext<C, K>): DecoratorAnswer => {
+    (request: DecoratorSyncRequest, ctx: CallContext<C, K>): DecoratorAnswer => {
       const failed = (err: unknown) => renderedDecoration(request, err, ctx.log, which);
       try {
         const result = run(new DecorateCall(request, ctx.services.now(), ctx));
@@ -292,7 +279,7 @@ function parse<S extends TSchema, C, K>(
 function call<S extends TSchema, C, K>(
   op: CompositeOperator<S, C, K>,
   request: CompositeSyncRequest,
-  ctx: HookContext<C, K>,
+  ctx: CallContext<C, K>,
   which: 'sync' | 'finalize',
   run: (parsed: Parsed<S>, now: Date, event: (e: EventSpec) => void) => Answer,
 ): Answer {
@@ -330,7 +317,7 @@ function ignore(): void {}
 function eventsOf<S extends TSchema, C, K>(
   op: CompositeOperator<S, C, K>,
   request: CompositeSyncRequest,
-  ctx: HookContext<C, K>,
+  ctx: CallContext<C, K>,
 ): ((response: CompositeSyncResponse) => EventSpec[]) | undefined {
   try {
     return op.eventsOf?.(request);
@@ -341,12 +328,12 @@ function eventsOf<S extends TSchema, C, K>(
 }
 
 /**
- * The part of a call's context every hook is handed, read from the call's HookContext only when the hook reaches for
+ * The part of a call's context every hook is handed, read from the call's CallContext only when the hook reaches for
  * it: the logger (a child logger with the parent's names) and the signal (an AbortController) are made then. Made
  * for every call, they cost a pure hook of one child a fifth of its time (bench/ab.ts; perf: docs/performance.md).
  */
 class LazyCall<C, K> {
-  constructor(private readonly ctx: HookContext<C, K>) {}
+  constructor(private readonly ctx: CallContext<C, K>) {}
   get signal(): AbortSignal {
     return this.ctx.signal;
   }
@@ -373,7 +360,7 @@ class HookCall<Spec, C, K> extends LazyCall<C, K> implements SyncHook<Spec, C, K
     readonly request: CompositeSyncRequest,
     readonly spec: Spec,
     readonly now: Date,
-    ctx: HookContext<C, K>,
+    ctx: CallContext<C, K>,
     readonly event: (event: EventSpec) => void,
   ) {
     super(ctx);
@@ -391,7 +378,7 @@ class DecorateCall<C, K> extends LazyCall<C, K> implements DecorateHook<C, K> {
   constructor(
     readonly request: DecoratorSyncRequest,
     readonly now: Date,
-    ctx: HookContext<C, K>,
+    ctx: CallContext<C, K>,
   ) {
     super(ctx);
     this.object = request.object;
@@ -562,7 +549,7 @@ function invoke<C, K>(
     events: () => NO_EVENTS,
     ...options.services,
   };
-  const ctx: HookContext<C, K> = {
+  const ctx: CallContext<C, K> = {
     log: options.log ?? silentLog,
     services,
     clients: { ...(def.clients?.({ env: {} }) ?? {}), ...options.clients } as C,
@@ -570,7 +557,7 @@ function invoke<C, K>(
     signal: options.signal ?? new AbortController().signal,
   };
   const fn = (hook === 'sync' ? def.sync : def.finalize) as
-    ((request: unknown, ctx: HookContext<C, K>) => unknown) | undefined;
+    ((request: unknown, ctx: CallContext<C, K>) => unknown) | undefined;
   if (!fn) throw new Error(`${def.name} has no ${hook} hook`);
   return fn(request, ctx);
 }

@@ -18,7 +18,7 @@ import {
   RETRY_AFTER_SECONDS,
   type AppOptions,
 } from '../lib/app.js';
-import type { HookContext, HookDefinition } from '../lib/hook.js';
+import type { CallContext, HookDefinition } from '../lib/hook.js';
 import type { EventRecorder } from '../lib/events.js';
 import { Metrics } from '../lib/metrics.js';
 import { captureLogs } from './fixtures/logs.js';
@@ -40,15 +40,15 @@ const decoratorBody = { controller: {}, object: parent, attachments: {} };
 interface Seen {
   hook: string;
   body: any;
-  ctx: HookContext<any, any>;
+  ctx: CallContext<any, any>;
 }
 
-type Answer = (ctx: HookContext<any, any>, body: any) => unknown;
+type Answer = (ctx: CallContext<any, any>, body: any) => unknown;
 
 /** A composite definition whose hooks record what they were given and answer `answer` (default: nothing). */
 function composite(seen: Seen[], options: { name?: string; effects?: boolean; answer?: Answer; clients?: any } = {}) {
   const answer: Answer = options.answer ?? (() => ({ status: {}, children: [] }));
-  const call = (hook: string) => (body: any, ctx: HookContext<any, any>) => {
+  const call = (hook: string) => (body: any, ctx: CallContext<any, any>) => {
     seen.push({ hook, body, ctx });
     return answer(ctx, body);
   };
@@ -62,7 +62,7 @@ function composite(seen: Seen[], options: { name?: string; effects?: boolean; an
     settings: () => ({ colour: 'blue' }),
     sync: call('sync'),
     finalize: call('finalize'),
-    customize: (body: any, ctx: HookContext<any, any>) => {
+    customize: (body: any, ctx: CallContext<any, any>) => {
       seen.push({ hook: 'customize', body, ctx });
       ctx.log.debug('customizing');
       return { relatedResources: [] };
@@ -72,7 +72,7 @@ function composite(seen: Seen[], options: { name?: string; effects?: boolean; an
 
 /** A decorator definition (sync only, or with finalize), answering what it was sent as attachments. */
 function decorator(seen: Seen[], withFinalize: boolean) {
-  const call = (hook: string) => (body: any, ctx: HookContext<any, any>) => {
+  const call = (hook: string) => (body: any, ctx: CallContext<any, any>) => {
     seen.push({ hook, body, ctx });
     return { labels: { seen: 'yes' }, attachments: [] };
   };
@@ -459,7 +459,7 @@ function recordingClient(calls: string[], name: string) {
 
 /** A hook that uses everything a call is given: its client, its setting, the Kubernetes API and Events. */
 function usingEverything() {
-  return async (ctx: HookContext<any, any>, body: any) => {
+  return async (ctx: CallContext<any, any>, body: any) => {
     // A value among the clients that is not a factory reaches an authenticated caller as it is, and refuses others.
     const plain = typeof ctx.clients.plain === 'function' ? 'refused' : ctx.clients.plain;
     const outcome: Record<string, unknown> = { colour: ctx.settings.colour, plain };

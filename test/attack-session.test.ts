@@ -3,7 +3,7 @@
 import t from 'tap';
 import { rawGet } from './fixtures/net.js';
 import { buildApp } from '../lib/app.js';
-import type { HookContext, HookDefinition } from '../lib/hook.js';
+import type { CallContext, HookDefinition } from '../lib/hook.js';
 import { Metrics } from '../lib/metrics.js';
 import { captureLogs } from './fixtures/logs.js';
 
@@ -23,7 +23,7 @@ function decorator(seen: Array<Record<string, unknown>>): HookDefinition {
     name: 'decor',
     resources: [{ apiVersion: 'v1', resource: 'configmaps' }],
     attachments: [],
-    sync: (body: any, ctx: HookContext<any, any>) => {
+    sync: (body: any, ctx: CallContext<any, any>) => {
       seen.push(body.related?.['Pod.v1'] ?? {});
       ctx.log.info('decorating');
       return { attachments: [] };

@@ -1,0 +1,169 @@
+// The hook routes of one operator, as an encapsulated plugin (one per definition): the routes lib/routes.ts lists,
+// each typed by its request and answer schemas (lib/metacontroller.ts), its caller checked before the body is read
+// (lib/guard.ts), its answer given within the deadline and with its ETag (lib/answer.ts), its calls counted
+// (lib/instrument.ts).
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginCallbackTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, RawServerDefault } from 'fastify';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { LazyCallContext, withDeadline } from './answer.js';
+import { guardRoute, type CallerGuard } from './guard.js';
+import type { CallContext, ClientEnvironment, HookDefinition, Services } from './hook.js';
+import { countCalls, instrumentedClients, logAnswered, refuseClient } from './instrument.js';
+import {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  CustomizeRequest,
+  CustomizeResponse,
+  DecoratorSyncRequest,
+  DecoratorSyncResponse,
+  type ParentObject,
+} from './metacontroller.js';
+import type { Metrics } from './metrics.js';
+import { confineRelated } from './objects.js';
+import { routesOf, type HookRoute } from './routes.js';
+
+/** What every operator's routes share: the server's, given once by buildApp. */
+export interface ServerParts {
+  guard: CallerGuard;
+  metrics: Metrics;
+  /** lib's services for an authenticated caller. */
+  services: Services;
+  /** lib's services for a caller that is not: no Kubernetes API, no Events. */
+  pureServices: Services;
+  /** A hook that has not answered by then gets a 429 with Retry-After. */
+  deadline: number;
+  /** The environment the operators build their clients and settings from. */
+  environment: ClientEnvironment;
+}
+
+export interface HookRoutesOptions extends ServerParts {
+  def: HookDefinition;
+  /** Replaces some of the operator's clients (tests). */
+  clients?: Record<string, unknown>;
+  /** Replaces some of the operator's settings (tests). */
+  settings?: Record<string, unknown>;
+}
+
+type TypedApp = FastifyInstance<RawServerDefault, any, any, any, TypeBoxTypeProvider>;
+
+/** An answer schema: an object, which Fastify's serialiser takes. */
+type AnswerSchema = TSchema & { static: Record<string, unknown> };
+
+/** The context a route hands its definition: the operator's clients and settings, as built. */
+type RouteContext = CallContext<Record<string, unknown>, Record<string, unknown>>;
+
+/** How a route answers: its schemas, what its request is about, and the definition's hook. */
+interface Answering<B extends TSchema, R extends AnswerSchema> {
+  body: B;
+  response: R;
+  subject(body: Static<B>): ParentObject | undefined;
+  answer(body: Static<B>, ctx: RouteContext): Static<R> | Promise<Static<R>>;
+}
+
+/**
+ * A definition's routes, with its clients and settings built once: each client call counted and timed; a caller
+ * that is not authenticated gets factories that fail with 401 before any call is made (the routes of hooks
+ * declared `effects` refuse such callers earlier).
+ */
+export const hookRoutes: FastifyPluginCallbackTypebox<HookRoutesOptions> = (app, options, done) => {
+  const { def } = options;
+  const built: Record<string, unknown> = { ...def.clients?.(options.environment), ...options.clients };
+  const clients = instrumentedClients(built, options.metrics);
+  const refused = Object.fromEntries(Object.keys(built).map((key) => [key, refuseClient]));
+  const settings: Record<string, unknown> = { ...def.settings?.(options.environment), ...options.settings };
+  const contextOf = (request: FastifyRequest, name: string, subject: ParentObject | undefined) =>
+    request.authenticated
+      ? new LazyCallContext(options.services, clients, settings, { log: request.log, name, subject })
+      : new LazyCallContext(options.pureServices, refused, settings, { log: request.log, name, subject });
+  for (const route of routesOf(def)) {
+    const serve = <B extends TSchema, R extends AnswerSchema>(answering: Answering<B, R>) =>
+      serveRoute(app, route, answering, { ...options, contextOf });
+    if (route.hook === 'customize') serve(customizeAnswer(def));
+    else if (def.type === 'composite') serve(compositeAnswer(def, route.hook));
+    else serve(decoratorAnswer(def, route.hook));
+  }
+  done();
+};
+
+/** A CompositeController's sync or finalize: about the parent, its related objects confined to its namespace. */
+function compositeAnswer(
+  def: Extract<HookDefinition, { type: 'composite' }>,
+  hook: 'sync' | 'finalize',
+): Answering<typeof CompositeSyncRequest, typeof CompositeSyncResponse> {
+  return {
+    body: CompositeSyncRequest,
+    response: CompositeSyncResponse,
+    subject: (body) => body.parent,
+    answer: (body, ctx) => {
+      const confined = confineRelated(body, 'parent');
+      return hook === 'sync' ? def.sync(confined, ctx) : def.finalize!(confined, ctx);
+    },
+  };
+}
+
+/** A DecoratorController's sync or finalize: about the object, its related objects confined to its namespace. */
+function decoratorAnswer(
+  def: Extract<HookDefinition, { type: 'decorator' }>,
+  hook: 'sync' | 'finalize',
+): Answering<typeof DecoratorSyncRequest, typeof DecoratorSyncResponse> {
+  return {
+    body: DecoratorSyncRequest,
+    response: DecoratorSyncResponse,
+    subject: (body) => body.object,
+    answer: (body, ctx) => {
+      const confined = confineRelated(body, 'object');
+      return hook === 'sync' ? def.sync(confined, ctx) : def.finalize!(confined, ctx);
+    },
+  };
+}
+
+/** Customize: about the parent or the object, whichever was sent. */
+function customizeAnswer(def: HookDefinition): Answering<typeof CustomizeRequest, typeof CustomizeResponse> {
+  return {
+    body: CustomizeRequest,
+    response: CustomizeResponse,
+    subject: (body) => body.parent ?? body.object,
+    answer: (body, ctx) => def.customize!(body, ctx),
+  };
+}
+
+/** One hook route: the caller checked before the body is read, the answer served with its ETag, the call counted. */
+function serveRoute<B extends TSchema, R extends AnswerSchema>(
+  app: TypedApp,
+  route: HookRoute,
+  answering: Answering<B, R>,
+  options: HookRoutesOptions & {
+    contextOf: (request: FastifyRequest, name: string, subject: ParentObject | undefined) => LazyCallContext;
+  },
+): void {
+  const name = `${route.name}/${route.hook}`;
+  const { deadline, contextOf, def } = options;
+  // The body's type named (the schema checks it); the answer is sent by the handler (`sendTagged`), never returned.
+  app.post<{ Body: Static<B>; Reply: undefined }>(
+    route.path,
+    {
+      schema: { body: answering.body, response: { 200: answering.response } },
+      onRequest: guardRoute(options.guard, route.effects),
+      onResponse: countCalls(options.metrics, name),
+      ...(def.tooLarge ? { config: { tooLarge: def.tooLarge } } : {}),
+    },
+    (request, reply) => {
+      const body: Static<B> = request.body;
+      const ctx = contextOf(request, name, answering.subject(body));
+      const answered = (result: Static<R>) => {
+        logAnswered(request.log, ctx);
+        return reply.sendTagged(reply.getSerializationFunction('200')!(result));
+      };
+      const answer = answering.answer(body, ctx);
+      if (answer instanceof Promise)
+        return withDeadline(answer, deadline, ctx).then((result) => {
+          answered(result);
+        });
+      // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
+      // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
+      answered(answer);
+      return undefined;
+    },
+  );
+}
