@@ -1,6 +1,6 @@
 // Who may call the hooks. Credentials are Metacontroller's webhook `authorization` (Bearer token) or `basicAuth`,
 // compared in constant time, and/or a client certificate (mTLS, Metacontroller's `clientTLS`). The check is
-// attached to each hook route (lib/app.ts), never to the text of the URL.
+// attached to each hook route (lib/guard.ts), never to the text of the URL.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 

@@ -106,7 +106,7 @@ export interface OperatorBase<C, K> {
   name: string;
   /**
    * True when sync or finalize act on the world outside Metacontroller's apply (the Kubernetes API, etcd's
-   * member API, AWS). Such hooks serve only an authenticated caller (lib/app.ts), and get no clients otherwise.
+   * member API, AWS). Such hooks serve only an authenticated caller (lib/guard.ts), and get no clients otherwise.
    */
   effects?: boolean;
   resyncPeriodSeconds?: number;

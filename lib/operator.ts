@@ -573,4 +573,4 @@ export const silentLog: FastifyBaseLogger = {
   trace: ignore,
   silent: ignore,
   child: () => silentLog,
-} as unknown as FastifyBaseLogger;
+};

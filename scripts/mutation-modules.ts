@@ -11,20 +11,28 @@ const ETCD_PLAN_TESTS = [
   'test/etcd-plan-survivors.test.ts',
 ];
 
+/** The tests of the HTTP layer (lib/app.ts and its plugins). */
+const HTTP_TESTS = [
+  'test/app.test.ts',
+  'test/attack-session.test.ts',
+  'test/http.test.ts',
+  'test/etag.test.ts',
+  'test/security.test.ts',
+  'test/attack-framework.test.ts',
+];
+
 /** Each mutated module: the fast test files that guard it, and its target score. */
 export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'lib/auth.ts': { tests: ['test/security.test.ts', 'test/attack.test.ts'], target: 85 },
-  'lib/app.ts': {
-    tests: [
-      'test/app.test.ts',
-      'test/attack-session.test.ts',
-      'test/http.test.ts',
-      'test/etag.test.ts',
-      'test/security.test.ts',
-      'test/attack-framework.test.ts',
-    ],
-    target: 70,
-  },
+  // The HTTP layer: the app and its plugins (the guard, instrumentation, the hook routes, the route list), and the
+  // answer (the deadline and the ETag, whose target was 85 within lib/app.ts already).
+  ...Object.fromEntries(
+    ['lib/app.ts', 'lib/guard.ts', 'lib/instrument.ts', 'lib/hook-routes.ts', 'lib/routes.ts'].map((file) => [
+      file,
+      { tests: HTTP_TESTS, target: 70 },
+    ]),
+  ),
+  'lib/answer.ts': { tests: HTTP_TESTS, target: 85 },
   'lib/config.ts': { tests: ['test/config.test.ts', 'test/security.test.ts'], target: 70 },
   'lib/json.ts': { tests: ['test/lib.test.ts', 'test/http.test.ts', 'test/attack-session.test.ts'], target: 70 },
   'lib/objects.ts': {

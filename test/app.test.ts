@@ -1,7 +1,7 @@
-// lib/app.ts on its own: the routes it makes from a definition (composite and decorator), the caller checks, the
-// clients and services each caller gets, refusals and errors (answer, log line, metric), the deadline, the
+// lib/app.ts and its plugins on their own: the routes made from a definition (composite and decorator), the caller
+// checks, the clients and services each caller gets, refusals and errors (answer, log line, metric), the deadline, the
 // server-wide options (logging, parsing, limits, TLS) and malformed HTTP. The definitions here are written for
-// the test, so that nothing but lib/app.ts decides what is seen.
+// the test, so that nothing but the app decides what is seen.
 import t from 'tap';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';

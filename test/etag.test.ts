@@ -1,4 +1,4 @@
-// The hooks' ETag (lib/app.ts, sendTagged): the tag is the digest of the answer sent, so it follows the answer,
+// The hooks' ETag (lib/answer.ts, sendTagged): the tag is the digest of the answer sent, so it follows the answer,
 // never the request. The same request whose answer changed must get the new answer in full, not a 304.
 import { createHash } from 'node:crypto';
 import t from 'tap';
