@@ -3,8 +3,7 @@
 // (lib/guard.ts), its answer given within the deadline and with its ETag (lib/answer.ts), its calls counted
 // (lib/instrument.ts).
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginCallbackTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, RawServerDefault } from 'fastify';
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { LazyCallContext, withDeadline } from './answer.js';
 import { guardRoute, type CallerGuard } from './guard.js';
@@ -45,7 +44,8 @@ export interface HookRoutesOptions extends ServerParts {
   settings?: Record<string, unknown>;
 }
 
-type TypedApp = FastifyInstance<RawServerDefault, any, any, any, TypeBoxTypeProvider>;
+/** The plugin's instance, typed by the TypeBox provider. */
+type TypedApp = Parameters<FastifyPluginCallbackTypebox<HookRoutesOptions>>[0];
 
 /** An answer schema: an object, which Fastify's serialiser takes. */
 type AnswerSchema = TSchema & { static: Record<string, unknown> };
