@@ -1,9 +1,10 @@
 // "Only pods that can take the container: skip (and report)" (issue 32). Pods the API server refuses any ephemeral
 // container, or the container a profile makes, are the tool's failures now, retried every hour. A static pod's
-// mirror (the API server's copy of a pod a kubelet runs from a file, annotated kubernetes.io/config.mirror) cannot take an ephemeral container: the
-// API server refuses the PATCH. A tool that selects one (`component=etcd`, `tier=control-plane`, a node agent run as
-// a static pod) sends that PATCH, records the refusal as the tool's failure, retries it every hour for as long as
-// the pod exists, and keeps the tool Ready=False, InjectionFailed: a pod it should have skipped, with a reason.
+// mirror (the API server's copy of a pod a kubelet runs from a file, annotated kubernetes.io/config.mirror) cannot
+// take an ephemeral container: the API server refuses the PATCH. A tool that selects one (`component=etcd`,
+// `tier=control-plane`, a node agent run as a static pod) sends that PATCH, records the refusal as the tool's
+// failure, retries it every hour for as long as the pod exists, and keeps the tool Ready=False, InjectionFailed: a
+// pod it should have skipped, with a reason.
 import t from 'tap';
 import { ephemeralContainer, parser, podState } from '../../hooks/podbuggertool/match.js';
 import { KubeError } from '../../lib/kube.js';
