@@ -73,4 +73,22 @@ t.test('a count at rest that never completes does not keep saying Ready=True wit
     `True Injected matched=${5 * PAGE_SIZE} pending=0`,
     'after an hour the status does not still say every pod carries the container, counting none of the 100 added',
   );
+  // Said as kubectl describe shows it: Ready Unknown, CountStale, the counts kept and dated.
+  t.match(ready(last!), { status: 'Unknown', reason: 'CountStale', message: /counts are those of .* may be stale/ });
+  // Said once: the syncs that follow while it stays stale write the same status (quiet at rest).
+  sync++;
+  pages = 0;
+  stop = new AbortController();
+  now += 10_000;
+  const again = await statusAndApply(api, ['dbg', 'a'], { now: new Date(now), signal: stop.signal });
+  t.same(again.status, last!.status, 'the same status at the next sync');
+  // The API server fast again: a count completes, and the status says where the pods stand.
+  api.list = list;
+  let done: CompositeSyncResponse | undefined;
+  for (let i = 0; i < 3; i++) {
+    now += 10_000;
+    done = await statusAndApply(api, ['dbg', 'a'], { now: new Date(now) });
+  }
+  t.match(done!.status, { matched: 5 * PAGE_SIZE + 100, pending: 100 });
+  t.match(ready(done!), { status: 'False', reason: 'Injecting' });
 });

@@ -8,7 +8,7 @@
 // there: the ResourceQuota the docs give does not keep the namespace's injection working.
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../lib/config.js';
-import { TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
+import { MAX_LISTED_PODS, PodBuggerToolStatus, TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
 import { MAX_LISTED } from '../hooks/podbuggertool/sync.js';
 import { WORST_SPECS } from './fixtures/worst.js';
 import { FakeApi, injectorRequest, pod, tool } from './fixtures/pbt.js';
@@ -45,4 +45,38 @@ t.test('TOOLS_PER_REQUEST tools at their bounds, with the status the hook writes
     payload.length < DEFAULT_BODY_LIMIT,
     `request: ${(payload.length / 1024 / 1024).toFixed(2)} MiB for one pod and ${TOOLS_PER_REQUEST + 1} tools (limit ${(DEFAULT_BODY_LIMIT / 1024 / 1024).toFixed(0)} MiB)`,
   );
+});
+
+// Stricter: the largest status the hook can write has a count in progress too (countProgress, with its own lists and
+// the API server's continue token at its 4096-character bound), and Ready's longest message.
+t.test('TOOLS_PER_REQUEST tools at their bounds, with the largest status the hook writes, fit with room', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
+  for (let i = 0; i < TOOLS_PER_REQUEST; i++) {
+    const tl = largest(`big-${i}`);
+    const { failures, skips } = tl.status;
+    tl.status.countProgress = {
+      generation: 1,
+      continue: 'c'.repeat(4096),
+      read: 100_000,
+      matched: 2 * MAX_LISTED,
+      injected: 0,
+      outdated: 0,
+      pending: 0,
+      skipped: MAX_LISTED,
+      failed: MAX_LISTED,
+      failures,
+      skips,
+    };
+    tl.status.conditions[0].message = 'x'.repeat(4096);
+    api.put(tl);
+  }
+  const payload = JSON.stringify(injectorRequest(api, 'dbg', 'web-1'));
+  t.comment(`request: ${(payload.length / 1024 / 1024).toFixed(2)} MiB`);
+  t.ok(payload.length < DEFAULT_BODY_LIMIT * 0.95, 'within the body limit, with room to spare');
+});
+
+t.test('the status lists no more pods than MAX_LISTED, as its CRD says', async (t) => {
+  t.equal(MAX_LISTED, MAX_LISTED_PODS);
+  const lists = (PodBuggerToolStatus.properties as any).failures;
+  t.equal(lists.maxItems, MAX_LISTED);
 });

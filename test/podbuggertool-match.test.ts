@@ -429,8 +429,8 @@ t.test('where a pod stands for a tool', async (t) => {
   t.same(podState(podWith({}, { phase: 'Pending' }), tool, s), { state: 'pending' });
   t.same(
     podState(podWith(carrying('busybox:2'), { phase: 'Succeeded' }), tool, s),
-    { state: 'injected' },
-    'completed, but carrying it',
+    { state: 'skipped', reason: 'PodCompleted' },
+    'completed, carrying it: the phase first (the container stopped with the pod; nothing failed, nothing runs)',
   );
   const target = spec({ image: 'busybox:2', targetContainerName: 'db' });
   t.same(podState(podWith({}), tool, target), { state: 'skipped', reason: 'TargetContainerMissing' });

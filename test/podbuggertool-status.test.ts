@@ -211,12 +211,14 @@ t.test('Ready says what keeps the tool from being done, in order', async (t) => 
     ['c1', { ephemeralContainers: [{ name: 'debug-a', image: 'alpine' }] }],
     ['c2', {}, { phase: 'Failed' }],
   ]);
+  // Ready=True, Injected is "every matching pod carries the container" (docs/podbuggertool.md, the Ready table): a pod
+  // carrying an earlier spec's does not carry the one this spec adds, so the tool is not done (Outdated).
   t.same(ready(completed), {
     type: 'Ready',
-    status: 'True',
-    reason: 'Injected',
+    status: 'False',
+    reason: 'Outdated',
     message:
-      '0 of 2 matching pods carry debug-a; 1 carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one; 1 completed pods skipped',
+      '0 of 2 matching pods carry debug-a; 1 carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one; 1 skipped (PodCompleted)',
     lastTransitionTime: at(0),
     observedGeneration: 1,
   });

@@ -32,6 +32,8 @@ export interface Author {
   user: string;
   uid: string;
   groups: string[];
+  /** The authenticator's extra information (scopes, a session's ID...): some authorizers decide on it. */
+  extra?: Record<string, string[]>;
 }
 
 /** `%`, `;` and `,` escaped, as the policy writes every part (a user or group name may contain any of them). */
@@ -130,7 +132,13 @@ function groupsText(groups: string[]): string {
 
 export type AuthorVerdict =
   | { allowed: true; author: string }
-  | { allowed: false; reason: 'AuthorUnverified' | 'AuthorNotAllowed'; message: string };
+  | {
+      allowed: false;
+      reason: 'AuthorUnverified' | 'AuthorNotAllowed';
+      message: string;
+      /** Refused on the pod asked about, though allowed on the namespace's pods (an authorizer deciding per pod). */
+      onPod?: true;
+    };
 
 /** The caller's budget was spent before a call the check needed: the caller comes back later. */
 export class OutOfTime extends Error {
@@ -230,16 +238,22 @@ export class AuthorCheck {
     namespace: string,
     over: () => boolean,
     right: typeof AUTHOR_RIGHT | typeof NAMES_RIGHT = AUTHOR_RIGHT,
-  ): Promise<boolean> {
+    name?: string,
+    cached: 'use' | 'only' | 'ask' = 'use',
+  ): Promise<boolean | undefined> {
     const key = JSON.stringify([
       author.user,
       author.uid,
       author.groups,
+      author.extra ?? {},
       namespace,
       ...(right === AUTHOR_RIGHT ? [] : [right.verb, right.resource]),
+      ...(name !== undefined ? [name] : []),
     ]);
-    const cached = this.cache.answers.get(key);
-    if (cached && this.cache.fresh(cached.at)) return cached.allowed;
+    const answer = this.cache.answers.get(key);
+    // 'ask': asked again now, whatever is remembered (the answer is remembered); 'only': what is remembered, if fresh.
+    if (cached !== 'ask' && answer && this.cache.fresh(answer.at)) return answer.allowed;
+    if (cached === 'only') return undefined;
     if (over()) throw new OutOfTime();
     const review = await this.kube.create!('authorization.k8s.io/v1', 'subjectaccessreviews', '', {
       apiVersion: 'authorization.k8s.io/v1',
@@ -248,7 +262,10 @@ export class AuthorCheck {
         user: author.user,
         ...(author.uid ? { uid: author.uid } : {}),
         groups: author.groups,
-        resourceAttributes: { namespace, ...right },
+        ...(author.extra && Object.keys(author.extra).length > 0 ? { extra: author.extra } : {}),
+        // The pod by name, when the question is about one: an authorizer that decides per object (a webhook, RBAC's
+        // resourceNames) answers for the pod the container goes into, not for "some pod of the namespace".
+        resourceAttributes: { namespace, ...right, ...(name !== undefined ? { name } : {}) },
       },
     });
     const allowed = (review['status'] as { allowed?: unknown } | undefined)?.allowed === true;
@@ -261,7 +278,7 @@ export class AuthorCheck {
    * may patch pods/ephemeralcontainers there. Errors of the API server are thrown (the caller reports them), and so
    * is OutOfTime when `over` says no call may start any more.
    */
-  async verify(tool: KubeObject, over: () => boolean = () => false): Promise<AuthorVerdict> {
+  async verify(tool: KubeObject, over: () => boolean = () => false, pod?: string): Promise<AuthorVerdict> {
     const namespace = tool.metadata.namespace ?? 'default';
     const author = stampOf(tool);
     if (!author)
@@ -285,7 +302,22 @@ export class AuthorCheck {
         reason: 'AuthorUnverified',
         message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
       };
-    if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
+    if (pod === undefined) {
+      if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
+    } else if ((await this.allowed(author, namespace, over, AUTHOR_RIGHT, undefined, 'only')) !== false) {
+      // Asked about the pod by name, unless a refusal on the namespace's pods was heard (by either hook) within
+      // AUTHOR_CACHE_MS: an authorizer that decides per object answers for the pod the container goes into.
+      if (await this.allowed(author, namespace, over, AUTHOR_RIGHT, pod)) return { allowed: true, author: author.user };
+      // Refused on this pod: on this pod only (the author may patch others of the namespace), or on all of them
+      // (asked again now, so a refusal of the author is not taken for one of the pod).
+      if (await this.allowed(author, namespace, over, AUTHOR_RIGHT, undefined, 'ask'))
+        return {
+          allowed: false,
+          reason: 'AuthorNotAllowed',
+          onPod: true,
+          message: `its author ${author.user} may not patch pods/ephemeralcontainers of pod ${pod} in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written)`,
+        };
+    }
     return {
       allowed: false,
       reason: 'AuthorNotAllowed',
@@ -300,7 +332,8 @@ export class AuthorCheck {
   async mayList(tool: KubeObject, over: () => boolean = () => false): Promise<boolean> {
     const author = stampOf(tool);
     return (
-      author !== undefined && (await this.allowed(author, tool.metadata.namespace ?? 'default', over, NAMES_RIGHT))
+      author !== undefined &&
+      (await this.allowed(author, tool.metadata.namespace ?? 'default', over, NAMES_RIGHT)) === true
     );
   }
 }

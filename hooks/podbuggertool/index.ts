@@ -40,7 +40,7 @@ export const podbuggertool = defineComposite({
   spec: parser,
   settings: toolSettings,
   clients: toolClients,
-  // No children: the debug containers are added to pods through the API (the status lists at most 100 failures).
+  // No children: the debug containers are added to pods through the API (the status lists at most MAX_LISTED_PODS failures).
   answerBudget: { estimate: () => ({ bytes: 0, what: 'no children' }), advice: '' },
   childResources: [],
   // Counted again at every resync: a pod added at rest is in the status within a minute.
@@ -60,6 +60,7 @@ export const podbuggertool = defineComposite({
       'ContainerNameTaken',
       'ContainerNotRunning',
       'CountIncomplete',
+      'CountStale',
     ]),
   },
   // The admission policy that stamps every tool with its author (author.ts): manifests/admission/.

@@ -18,6 +18,7 @@ import {
   type DecorateHook,
   type DecoratorSyncResponse,
   errorReason,
+  EVENT_BUCKET_SECONDS,
   isTerminating,
   type KubeApi,
   type KubeEvent,
@@ -249,10 +250,13 @@ async function inject(
   };
   let toolUid = tool.uid;
   let podUid = requested.metadata.uid;
-  const events: KubeEvent[] = [];
+  // The tool as the API server has it (read before the PATCH): whether its author may be told pod names.
+  let real: KubeObject | undefined;
+  const failures: string[] = [];
 
   const fail = (err: unknown): Work => {
-    const reason = err instanceof OutOfTime ? OUT_OF_TIME : errorReason(err);
+    const reason =
+      err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
     if (reason === 'Conflict') return later;
     const at = Math.floor(hook.now.getTime() / 1000);
     let failure: Failure;
@@ -280,28 +284,10 @@ async function inject(
       },
       `PodBuggerTool ${namespace}/${tool.name}: ${note}`,
     );
-    // An event when the failure is new (not at every retry of the same one), on the tool, with the pod related.
-    // Not when the API server cannot be reached, or is too slow: the event could not be written either, or would add
-    // to its load, and the hook has a deadline (the pod's record says why).
-    if (previous !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) {
-      events.push({
-        namespace,
-        name: eventName(tool.name, `${namespace}/${tool.name}/${namespace}/${podName}/${podUid ?? ''}/${reason}`),
-        eventTime: hook.now,
-        type: 'Warning',
-        reason: 'InjectionFailed',
-        action: 'AddEphemeralContainer',
-        note,
-        regarding: {
-          apiVersion: TOOL_API,
-          kind: resource.kind,
-          namespace,
-          name: tool.name,
-          ...(toolUid ? { uid: toolUid } : {}),
-        },
-        related: { apiVersion: 'v1', kind: 'Pod', namespace, name: podName, ...(podUid ? { uid: podUid } : {}) },
-      });
-    }
+    // An event when the failure is new (not at every retry of the same one), on the tool (failureEvents). Not when
+    // the API server cannot be reached, or is too slow: the event could not be written either, or would add to its
+    // load, and the hook has a deadline (the pod's record says why).
+    if (previous !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) failures.push(reason);
     return { record, resyncAfterSeconds: failureDelaySeconds(failure) };
   };
   // The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off. Past
@@ -311,7 +297,6 @@ async function inject(
   const act = async (): Promise<Work> => {
     if (over()) return outOfTime();
     let pod: KubeObject | undefined;
-    let real: KubeObject | undefined;
     try {
       // The pod and the tool as the API server has them now, side by side.
       [pod, real] = await Promise.all([
@@ -330,7 +315,10 @@ async function inject(
     if (statusRefusal(real!)) return done();
     if (hook.settings.policy.authorCheck !== 'off') {
       try {
-        const verdict = await hook.clients.authors(kube).verify(real!, over);
+        // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
+        const verdict = await hook.clients.authors(kube).verify(real!, over, podName);
+        // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
+        if (!verdict.allowed && verdict.onPod) return fail(new NotAllowedOnPod(verdict.message));
         // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
         if (!verdict.allowed) return done();
       } catch (err) {
@@ -350,8 +338,88 @@ async function inject(
   };
 
   const work = await act();
-  await tell(kube, events, hook);
+  if (failures.length > 0) {
+    // Pods are named only to an author who may list them, as the tool's status names them (sync.ts authorView).
+    const named = await mayName(hook, kube, real, over);
+    const events = failures.map((reason) =>
+      failureEvent(hook, { namespace, tool: tool.name, toolUid, container, reason }, named ? { podName, podUid } : {}),
+    );
+    await tell(kube, events, hook);
+  }
   return work;
+}
+
+/** The author's refusal on one pod (an authorizer that decides per pod): that pod's failure. */
+class NotAllowedOnPod extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotAllowedOnPod';
+  }
+}
+
+/**
+ * Whether the Events of this call may name the pod: with the author check off (every status names its pods), or
+ * when the tool's author may list pods in its namespace (asked as the status asks, and remembered with it). Anything
+ * that keeps the question from being answered (out of time, an error, a tool not read) names none.
+ */
+async function mayName(
+  hook: DecorateHook<ToolClients, ToolSettings>,
+  kube: KubeApi,
+  real: KubeObject | undefined,
+  over: () => boolean,
+): Promise<boolean> {
+  if (hook.settings.policy.authorCheck === 'off') return true;
+  if (!real) return false;
+  try {
+    return await hook.clients.authors(kube).mayList(real, over);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The Event about a tool failing, for one reason, on its pods: one per tool, reason and ten minutes
+ * (EVENT_BUCKET_SECONDS), whatever the number of pods (a namespace the hook server may not patch in fails on every
+ * pod): its name has no pod in it, and a repeat is the same Event, counted as a series (tell). It names the first pod
+ * of the ten minutes as a sample, and only to an author who may list pods; the status counts them all.
+ */
+export function failureEvent(
+  hook: { now: Date },
+  about: { namespace: string; tool: string; toolUid: string | undefined; container: string; reason: string },
+  sample: { podName?: string; podUid?: string | undefined },
+): KubeEvent {
+  const { namespace, tool, toolUid, container, reason } = about;
+  const bucket = Math.floor(hook.now.getTime() / (EVENT_BUCKET_SECONDS * 1000));
+  const which = sample.podName
+    ? `pod ${namespace}/${sample.podName} (the first of these ten minutes)`
+    : `a pod of namespace ${namespace} (its author may not list pods there: none is named)`;
+  return {
+    namespace,
+    name: eventName(tool, JSON.stringify([namespace, tool, toolUid ?? '', reason, bucket])),
+    eventTime: hook.now,
+    type: 'Warning',
+    reason: 'InjectionFailed',
+    action: 'AddEphemeralContainer',
+    note: `could not add ${container} to ${which}: ${reason}; one Event per reason every ${EVENT_BUCKET_SECONDS / 60} minutes, counted as a series: the tool's status counts the pods (failed, failures)`,
+    regarding: {
+      apiVersion: TOOL_API,
+      kind: resource.kind,
+      namespace,
+      name: tool,
+      ...(toolUid ? { uid: toolUid } : {}),
+    },
+    ...(sample.podName
+      ? {
+          related: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            namespace,
+            name: sample.podName,
+            ...(sample.podUid ? { uid: sample.podUid } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 /**
@@ -404,15 +472,75 @@ export function statusRefusal(tool: KubeObject): string | undefined {
     : undefined;
 }
 
+/** A series' count is written at most this often for one Event (the count in between is kept here). */
+const SERIES_PATCH_MS = 10_000;
+const MAX_SERIES = 1024;
+
+/**
+ * The failure Events this server wrote, by name: a repeat becomes a count of the Event's series, written at most
+ * every SERIES_PATCH_MS. One memory per Kubernetes client (per server), bounded; after a restart, or on another
+ * replica, the API server's 409 says the Event exists, and the series goes on from there.
+ */
+export class EventSeriesMemory {
+  readonly names = new Map<string, { count: number; patchedAt: number; pending: boolean }>();
+
+  /** undefined: not written here; 'due': count it now; 'quiet': counted, written later. */
+  repeat(name: string, now: number): 'due' | 'quiet' | undefined {
+    const entry = this.names.get(name);
+    if (!entry) return undefined;
+    entry.count += 1;
+    if (now - entry.patchedAt >= 0 && now - entry.patchedAt < SERIES_PATCH_MS) {
+      entry.pending = true;
+      return 'quiet';
+    }
+    return 'due';
+  }
+
+  created(name: string): void {
+    this.remember(name, { count: 1, patchedAt: -Infinity, pending: false });
+  }
+
+  /** The count to write now (an Event that existed before this server knew it counts from 2). */
+  counted(name: string, now: number): number {
+    const entry = this.names.get(name) ?? { count: 2, patchedAt: now, pending: false };
+    entry.count = Math.max(entry.count, 2);
+    entry.patchedAt = now;
+    entry.pending = false;
+    this.remember(name, entry);
+    return entry.count;
+  }
+
+  private remember(name: string, entry: { count: number; patchedAt: number; pending: boolean }): void {
+    this.names.delete(name);
+    if (this.names.size >= MAX_SERIES) this.names.delete(this.names.keys().next().value!);
+    this.names.set(name, entry);
+  }
+}
+
+const seriesMemories = new WeakMap<object, EventSeriesMemory>();
+
+/** The failure Events' memory of a server: one per Kubernetes client. */
+export function eventSeriesFor(kube: object): EventSeriesMemory {
+  let memory = seriesMemories.get(kube);
+  if (!memory) seriesMemories.set(kube, (memory = new EventSeriesMemory()));
+  return memory;
+}
+
 /** Events are waited for at most EVENTS_WAIT_MS (they go on in the background): never past the deadline. */
 async function tell(kube: KubeApi, events: KubeEvent[], hook: DecorateHook<ToolClients, ToolSettings>): Promise<void> {
   if (events.length === 0) return;
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_WAIT_MS)));
+  const seen = eventSeriesFor(hook.services.kube());
   const written = Promise.all(
     events.map(async (event) => {
       try {
-        await kube.createEvent?.(event);
+        // A repeat this server wrote already is no new Event: its series is counted, at most every SERIES_PATCH_MS.
+        const repeat = seen.repeat(event.name, hook.now.getTime());
+        if (repeat === 'quiet') return;
+        if (repeat === undefined && (await kube.createEvent?.(event)) !== 'exists') return seen.created(event.name);
+        const count = seen.counted(event.name, hook.now.getTime());
+        await kube.patchEventSeries?.(event.namespace, event.name, { count, lastObservedTime: event.eventTime });
       } catch (err) {
         const tool = `${event.namespace}/${event.regarding.name}`;
         hook.log.warn(

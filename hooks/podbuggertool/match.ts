@@ -70,9 +70,14 @@ export function selectorOf(spec: Spec): LabelSelector {
   };
   if (spec.label) {
     const [key, value] = spec.label.split('=', 2) as [string, string | undefined];
+    const labels = selector.matchLabels ?? {};
     if (value === undefined)
       selector.matchExpressions = [...(selector.matchExpressions ?? []), { key, operator: 'Exists' }];
-    else selector.matchLabels = { ...(selector.matchLabels ?? {}), [key]: value };
+    // The selector names the key with another value: both must hold (so no pod is selected), neither replaces the
+    // other. Said as `key in (value)` beside `key=other`.
+    else if (Object.hasOwn(labels, key) && labels[key] !== value)
+      selector.matchExpressions = [...(selector.matchExpressions ?? []), { key, operator: 'In', values: [value] }];
+    else selector.matchLabels = { ...labels, [key]: value };
   }
   return selector;
 }
@@ -566,7 +571,25 @@ export function retryWaitSeconds(failure: Failure | undefined, key: string, nowS
 }
 
 /** Why a pod cannot take a tool's container. */
-export type SkipReason = 'PodCompleted' | 'TargetContainerMissing' | 'ContainerNameTaken' | 'RunsAsRoot';
+export type SkipReason =
+  'PodCompleted' | 'MirrorPod' | 'WindowsPod' | 'TargetContainerMissing' | 'ContainerNameTaken' | 'RunsAsRoot';
+
+/** The annotation the kubelet puts on the API server's copy (mirror) of a static pod. */
+export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
+
+/**
+ * Why the API server refuses every ephemeral container on this pod, whatever the tool: a static pod's mirror (the
+ * API server refuses to change its spec: 422), or a Windows pod (spec.os.name) when the container carries a
+ * securityContext (a profile other than baseline, or runAsUser): the API server refuses its Linux fields (capabilities,
+ * seccomp, privileged, runAsUser...) on a Windows pod (422).
+ */
+export function refusedByApiServer(pod: KubeObject, container: Record<string, unknown>): SkipReason | undefined {
+  const annotations = pod.metadata.annotations;
+  if (annotations && Object.hasOwn(annotations, MIRROR_ANNOTATION)) return 'MirrorPod';
+  const os = (pod['spec'] as { os?: { name?: unknown } } | undefined)?.os?.name;
+  if (os === 'windows' && container['securityContext'] !== undefined) return 'WindowsPod';
+  return undefined;
+}
 
 /** Where a matching pod stands for one tool. */
 export type PodState =
@@ -645,7 +668,10 @@ export const NOT_RUNNING = ['ImagePullFailed', 'ContainerExited'] as const;
  * report yet.
  */
 function notRunning(state: ContainerState | undefined): (typeof NOT_RUNNING)[number] | undefined {
-  if (state?.terminated && typeof state.terminated === 'object') return 'ContainerExited';
+  // Exit code 0: the session ended as its user ended it (`exit` in the shell), or the command did its work. It did
+  // what it was for: not the tool's failure.
+  if (state?.terminated && typeof state.terminated === 'object')
+    return (state.terminated as { exitCode?: unknown }).exitCode === 0 ? undefined : 'ContainerExited';
   const reason = state?.waiting?.reason;
   return typeof reason === 'string' && IMAGE_WAITING.has(reason) ? 'ImagePullFailed' : undefined;
 }
@@ -655,6 +681,10 @@ function notRunning(state: ContainerState | undefined): (typeof NOT_RUNNING)[num
  * cannot take it), failed (the last attempt failed, as recorded on the pod, or the kubelet refused it), or pending.
  */
 export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
+  // A completed pod first: its containers, the debug one with them, were stopped with it (whatever their exit code):
+  // nothing runs there any more, nothing can be added, and nothing failed.
+  const phase = phaseOf(pod);
+  if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };
   const container = containerName(tool);
   const image = ephemeralImages(pod).get(container);
   if (image !== undefined) {
@@ -668,8 +698,9 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
     const stopped = notRunning(kubelet);
     return stopped ? { state: 'failed', reason: stopped } : { state: 'injected' };
   }
-  const phase = phaseOf(pod);
-  if (phase === 'Succeeded' || phase === 'Failed') return { state: 'skipped', reason: 'PodCompleted' };
+  // Pods the API server refuses the container on, for as long as they live: not tried (the PATCH would be refused).
+  const refused = refusedByApiServer(pod, ephemeralContainer(tool, spec, pod));
+  if (refused) return { state: 'skipped', reason: refused };
   if (spec.targetContainerName && !targetNames(pod).includes(spec.targetContainerName))
     return { state: 'skipped', reason: 'TargetContainerMissing' };
   // Container names are unique across a pod's containers, init and ephemeral: the API server refuses the PATCH

@@ -25,8 +25,18 @@ export const SPEC_BOUNDS = {
   matchExpressions: { maxItems: 16, maxValues: 16 },
 } as const;
 /** The tools of one namespace at SPEC_BOUNDS that one injector request holds within the 8 MiB body limit. */
-export const TOOLS_PER_REQUEST = 50;
+export const TOOLS_PER_REQUEST = 40;
 const ARGUMENTS = SPEC_BOUNDS.arguments;
+
+/** An environment variable name the API server takes in a container: printable ASCII (0x20-0x7E) but '='. */
+export const ENV_NAME_PATTERN = '^[ -<>-~]+$';
+
+/**
+ * The pods a tool's status lists by name in `failures` and `skips` (and in `countProgress`'s): all are counted, these
+ * are named. The status rides in every injector request of the namespace (a related object, sent whole), so its
+ * lists are part of the request bound: 4 lists of 20 pod names of up to 253 characters, some 25 KB a tool.
+ */
+export const MAX_LISTED_PODS = 20;
 
 export const PROFILES = ['general', 'baseline', 'restricted', 'netadmin', 'sysadmin'] as const;
 
@@ -81,7 +91,14 @@ export const PodBuggerToolSpec = Type.Object(
     env: Type.Optional(
       Type.Array(
         Type.Object({
-          name: Type.String({ minLength: 1, maxLength: SPEC_BOUNDS.env.nameLength }),
+          name: Type.String({
+            minLength: 1,
+            maxLength: SPEC_BOUNDS.env.nameLength,
+            // As the API server validates a container's env names (Kubernetes 1.34 and later): printable ASCII
+            // (space to ~), without '='. Anything else would be refused on every pod, once an hour each.
+            pattern: ENV_NAME_PATTERN,
+            description: "The variable's name: printable ASCII characters, without '=' (as the API server takes them).",
+          }),
           value: Type.Optional(Type.String({ maxLength: SPEC_BOUNDS.env.valueLength })),
         }),
         { maxItems: SPEC_BOUNDS.env.maxItems },
@@ -121,7 +138,7 @@ const PodReasons = (description: string) =>
       },
       { additionalProperties: false },
     ),
-    { maxItems: 100, description },
+    { maxItems: MAX_LISTED_PODS, description },
   );
 
 export const PodBuggerToolStatus = Type.Object(
@@ -157,10 +174,10 @@ export const PodBuggerToolStatus = Type.Object(
     ),
     failures: Type.Optional(
       PodReasons(
-        'The failed pods, by name (up to 100): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
+        'The failed pods, by name (up to 20): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
       ),
     ),
-    skips: Type.Optional(PodReasons('The skipped pods, by name (up to 100).')),
+    skips: Type.Optional(PodReasons('The skipped pods, by name (up to 20).')),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     countedAt: Type.Optional(
       Type.String({
@@ -184,8 +201,8 @@ export const PodBuggerToolStatus = Type.Object(
           pending: Type.Integer(),
           skipped: Type.Integer(),
           failed: Type.Integer(),
-          failures: PodReasons('The failed pods of the pages read so far, by name (up to 100).'),
-          skips: PodReasons('The skipped pods of the pages read so far, by name (up to 100).'),
+          failures: PodReasons('The failed pods of the pages read so far, by name (up to 20).'),
+          skips: PodReasons('The skipped pods of the pages read so far, by name (up to 20).'),
         },
         {
           description:

@@ -45,7 +45,7 @@ import {
   selectorText,
   type PodState,
 } from './match.js';
-import type { PodBuggerToolSpec } from './schema.js';
+import { MAX_LISTED_PODS, type PodBuggerToolSpec } from './schema.js';
 import type { ToolClients, ToolSettings } from './inject.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
@@ -55,7 +55,7 @@ export const PAGE_SIZE = 250;
 /** No call (the author's check, a page of the count) starts later than this after the sync began. */
 export const COUNT_BUDGET_MS = 4000;
 /** Pods listed by name in `failures` and in `skips` (all are counted). */
-export const MAX_LISTED = 100;
+export const MAX_LISTED = MAX_LISTED_PODS;
 
 interface PodReason {
   pod: string;
@@ -148,6 +148,12 @@ function previousProgress(status: Status, generation: number): CountProgress | u
 
 /** How long a count at rest cut short is remembered: the API server's compaction (its continue token's life). */
 export const COUNT_MEMORY_MS = 5 * 60_000;
+/**
+ * How long counts at rest may go without completing before the status says they are stale (CountStale): twice the
+ * life of a continue token, so a pass that takes longer than the API server keeps its list (410, and it starts
+ * again) is seen as one that will not end, not as one still under way.
+ */
+export const COUNT_STALE_MS = 2 * COUNT_MEMORY_MS;
 const MAX_REMEMBERED = 1000;
 
 /**
@@ -159,7 +165,18 @@ const MAX_REMEMBERED = 1000;
  */
 export class CountMemory {
   readonly counts = new Map<string, { progress: CountProgress; at: number }>();
+  /** Since when (the hook's clock, ms) the counts at rest of a tool have not completed: none while they do. */
+  readonly incomplete = new Map<string, number>();
   constructor(readonly clock: () => number = Date.now) {}
+
+  /** Since when the counts of `key` have not completed (`now` when this is the first count cut short). */
+  incompleteSince(key: string, now: number): number {
+    const since = this.incomplete.get(key);
+    if (since !== undefined && since <= now) return since;
+    if (this.incomplete.size >= MAX_REMEMBERED) this.incomplete.delete(this.incomplete.keys().next().value!);
+    this.incomplete.set(key, now);
+    return now;
+  }
 
   take(key: string): CountProgress | undefined {
     const entry = this.counts.get(key);
@@ -178,6 +195,7 @@ export class CountMemory {
 
   forget(key: string): void {
     this.counts.delete(key);
+    this.incomplete.delete(key);
   }
 }
 
@@ -318,6 +336,11 @@ function answer(
   return response;
 }
 
+/** The reasons of the skipped pods (those listed), for Ready's message: `PodCompleted, MirrorPod`. */
+function skipReasons(counts: Counts): string {
+  return [...new Set(counts.skips.map((s) => s.reason))].sort(byCodeUnits).join(', ');
+}
+
 /** The tool's Ready condition, from the first thing that keeps it from being done. */
 function readiness(name: string, counts: Counts, incomplete: number | undefined): ConditionInput {
   const not = (reason: string, message: string): ConditionInput => ({ type: 'Ready', status: false, reason, message });
@@ -369,12 +392,14 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
       `a container named ${containerName(name)} is already in ${list(counts.skips, 'ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
     );
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
-  const older =
-    counts.outdated > 0
-      ? `; ${counts.outdated} carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one`
-      : '';
-  const completed = counts.skipped > 0 ? `; ${counts.skipped} completed pods skipped` : '';
-  return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${older}${completed}` };
+  const skipped = counts.skipped > 0 ? `; ${counts.skipped} skipped (${skipReasons(counts)})` : '';
+  // Pods that carry the container of an earlier spec do not carry the one this spec adds: not done until they go.
+  if (counts.outdated > 0)
+    return not(
+      'Outdated',
+      `${carried}; ${counts.outdated} carry it as an earlier spec made it (another image, command, args, env, security profile or target container): ephemeral containers cannot be changed; delete those pods to have the current one${skipped}`,
+    );
+  return { type: 'Ready', status: true, reason: 'Injected', message: `${carried}${skipped}` };
 }
 
 /**
@@ -433,13 +458,32 @@ async function authorView(
  * The last complete count of this spec, when the status holds one (nothing cut short in it): at rest, a new count cut
  * short is remembered by the server, and the status kept as it is (that result) until a count completes.
  */
-function countedAtRest(before: Status, generation: number): { counts: Counts; countedAt: string } | undefined {
+function countedAtRest(
+  before: Status,
+  generation: number,
+): { counts: Counts; countedAt: string; stale: boolean } | undefined {
   const counts = previousCounts(before);
   const countedAt = before['countedAt'];
   if (!counts || typeof countedAt !== 'string') return undefined;
   if (before['observedGeneration'] !== generation || before['countProgress'] !== undefined) return undefined;
-  if (previousConditions(before).find((c) => c.type === 'Ready')?.reason === 'CountIncomplete') return undefined;
-  return { counts, countedAt };
+  const reason = previousConditions(before).find((c) => c.type === 'Ready')?.reason;
+  if (reason === 'CountIncomplete') return undefined;
+  // Said stale already (by this server before a restart, or another replica): stale until a count completes.
+  return { counts, countedAt, stale: reason === 'CountStale' };
+}
+
+/**
+ * Ready when the counts at rest have not completed for COUNT_STALE_MS: Unknown (the hook cannot tell whether every
+ * pod carries the container), with the last complete counts kept and said to be that old. The message is the same at
+ * every sync, so that the status is written once.
+ */
+function staleReadiness(countedAt: string): ConditionInput {
+  return {
+    type: 'Ready',
+    status: 'Unknown',
+    reason: 'CountStale',
+    message: `no count of the pods has completed for ${COUNT_STALE_MS / 60_000} minutes: a pass over them takes longer than the API server keeps a list (its continue token expires, 410, and the pass starts again), or each sync runs out of time; the counts are those of ${countedAt} and may be stale; counting goes on every ${REFRESH_SECONDS}s`,
+  };
 }
 
 /** countPods, its failure to read said as the temporary error it is. */
@@ -510,8 +554,10 @@ export async function syncTool(
   else if (rest) {
     if (result.progress) memory.keep(key, result.progress);
     // The last complete result, as it was written (named or not: a change of the author's rights shows when the
-    // count completes).
-    const kept = answer(tool, now, { ...rest, ready: readiness(tool.metadata.name!, rest.counts, undefined) });
+    // count completes), until the counts have not completed for COUNT_STALE_MS: then said stale.
+    const stale = rest.stale || now.getTime() - memory.incompleteSince(key, now.getTime()) >= COUNT_STALE_MS;
+    const ready = stale ? staleReadiness(rest.countedAt) : readiness(tool.metadata.name!, rest.counts, undefined);
+    const kept = answer(tool, now, { counts: rest.counts, countedAt: rest.countedAt, ready });
     kept.resyncAfterSeconds = REFRESH_SECONDS;
     return kept;
   }

@@ -60,6 +60,7 @@ t.test('a Windows pod, which the API server refuses a Linux securityContext, is 
     { securityProfile: 'general' },
     { securityProfile: 'netadmin' },
     { securityProfile: 'baseline', runAsUser: 1000 },
+    { securityProfile: 'sysadmin' },
   ]) {
     const name = `win-${i++}`;
     api.kubectl(
@@ -92,4 +93,32 @@ t.test('a Windows pod, which the API server refuses a Linux securityContext, is 
       `${JSON.stringify(extra)}: the API server ${refused instanceof KubeError ? `refuses the container (${refused.status} ${refused.reason})` : 'takes it'}; the pod is ${JSON.stringify(state)}`,
     );
   }
+});
+
+// The neighbour that must not be skipped: a plain baseline container (no securityContext) on a Windows pod is taken by
+// the API server, so the pod is not skipped for it (pending: the injector tries it).
+t.test('a Windows pod takes a baseline container without a securityContext: not skipped', async (t) => {
+  const kube = api.kube();
+  api.kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'win-plain', namespace: 'dbg', labels: { app: 'win' } },
+      spec: {
+        os: { name: 'windows' },
+        containers: [{ name: 'app', image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022' }],
+      },
+    }),
+  );
+  const parsed = parser.parse({ label: 'app=win', image: 'busybox:1.36' });
+  if (!parsed.ok) throw new Error('spec');
+  const win = (await kube.get('v1', 'pods', 'dbg', 'win-plain')) as KubeObject;
+  t.same(podState(win, 'a', parsed.spec), { state: 'pending' }, 'pending: the injector tries it');
+  await kube.addEphemeralContainers('dbg', 'win-plain', [ephemeralContainer('a', parsed.spec, win)], {
+    uid: win.metadata.uid!,
+    resourceVersion: win.metadata.resourceVersion!,
+  });
+  const after = (await kube.get('v1', 'pods', 'dbg', 'win-plain')) as KubeObject;
+  t.same(podState(after, 'a', parsed.spec), { state: 'injected' }, 'the API server took it');
 });
