@@ -30,16 +30,27 @@ t.test('the stamp: v1, the user, the UID and the groups, each escaped', async (t
   t.same(parseStamp('v1;a%3Bb%2Cc%25d;;g%2C1,g%3B2'), { user: 'a;b,c%d', uid: '', groups: ['g,1', 'g;2'] });
   t.same(parseStamp('v1;a%41;;'), { user: 'a%41', uid: '', groups: [] }, 'only what the policy escapes is unescaped');
   t.same(parseStamp(stamp('o;dd,user%', ['x,y'])), { user: 'o;dd,user%', uid: 'uid-o;dd,user%', groups: ['x,y'] });
+  // The extra part (userInfo.extra), written by the policy since it sends it on: a key once per value, escaped.
+  t.same(parseStamp('v1;alice;u-1;g;'), { user: 'alice', uid: 'u-1', groups: ['g'] }, 'no extra');
+  t.same(parseStamp('v1;alice;u-1;g;scopes=a%3D1,scopes=b%2Cc,s%3Bid=x%3By%25'), {
+    user: 'alice',
+    uid: 'u-1',
+    groups: ['g'],
+    extra: { scopes: ['a=1', 'b,c'], 's;id': ['x;y%'] },
+  });
+  t.same(parseStamp('v1;a%3Db;;'), { user: 'a=b', uid: '', groups: [] }, '= is escaped too');
   for (const bad of [
     undefined,
     7,
     '',
     'v1',
     'v2;u;;',
-    'v1;u;;;',
+    'v1;u;;;;',
     'v1;;u;',
     'v1;u;',
-    'v1;e;u;;',
+    'v1;e;u;;;',
+    'v1;u;;;x',
+    'v1;u;;;=x',
     `v1;${'u'.repeat(17000)};;`,
   ])
     t.equal(parseStamp(bad), undefined, JSON.stringify(bad)?.slice(0, 40));

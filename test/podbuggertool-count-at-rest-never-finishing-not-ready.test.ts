@@ -92,3 +92,40 @@ t.test('a count at rest that never completes does not keep saying Ready=True wit
   t.match(done!.status, { matched: 5 * PAGE_SIZE + 100, pending: 100 });
   t.match(ready(done!), { status: 'False', reason: 'Injecting' });
 });
+
+// A hook server restarted (its memory lost) while the status says CountStale: the status stays as it is (not back to
+// the old Ready) until a count completes; a count that completes says where the pods stand.
+t.test('a CountStale status survives a restart of the hook server until a count completes', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
+  const carrying = { ephemeralContainers: [{ name: 'debug-a', image: 'busybox' }] };
+  for (let i = 0; i < 3 * PAGE_SIZE; i++) api.put(pod(`p${String(i).padStart(5, '0')}`, { app: 'web' }, carrying));
+  let now = FIXED_NOW.getTime();
+  await statusAndApply(api, ['dbg', 'a'], { now: new Date(now) });
+  const stored = api.stored('PodBuggerTool', 'dbg', 'a');
+  const stale = {
+    ...stored.status,
+    conditions: [{ ...stored.status.conditions[0], status: 'Unknown', reason: 'CountStale', message: 'stale' }],
+  };
+  api.setStatus('dbg', 'a', stale);
+  // Another server (another FakeApi client: another memory), one page per sync.
+  const restarted = new FakeApi();
+  restarted.objects = api.objects;
+  const list = restarted.list.bind(restarted);
+  let stop = new AbortController();
+  restarted.list = async (...args: Parameters<typeof list>) => {
+    const page = await list(...args);
+    stop.abort(new Error('slow'));
+    return page;
+  };
+  now += 60_000;
+  const kept = await statusAndApply(restarted, ['dbg', 'a'], { now: new Date(now), signal: stop.signal });
+  t.match(ready(kept), { status: 'Unknown', reason: 'CountStale' }, 'still stale: the count has not completed');
+  const { conditions: _c, ...counts } = stale;
+  t.match(kept.status, counts, 'the counts as they were');
+  t.match(ready(kept).message, new RegExp(`counts are those of ${stale.countedAt} and may be stale`));
+  restarted.list = list;
+  stop = new AbortController();
+  now += 10_000;
+  const done = await statusAndApply(restarted, ['dbg', 'a'], { now: new Date(now) });
+  t.match(ready(done), { status: 'True', reason: 'Injected' }, 'a complete count: where the pods stand');
+});

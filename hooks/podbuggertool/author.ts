@@ -36,27 +36,45 @@ export interface Author {
   extra?: Record<string, string[]>;
 }
 
-/** `%`, `;` and `,` escaped, as the policy writes every part (a user or group name may contain any of them). */
+/** `%`, `;`, `,` and `=` escaped, as the policy writes every part (a user or group name may contain any of them). */
 function unescape(part: string): string {
-  return part.replace(/%(25|3B|2C)/g, (_, code: string) => ({ '25': '%', '3B': ';', '2C': ',' })[code]!);
+  return part.replace(/%(25|3B|2C|3D)/g, (_, code: string) => ({ '25': '%', '3B': ';', '2C': ',', '3D': '=' })[code]!);
 }
 
-/** A stamp `v1;<user>;<uid>;<group>,<group>...`, or undefined for anything else. */
+/** The stamp's extra part, `<key>=<value>,...` (a key once per value), as a map of lists. */
+function parseExtra(text: string): Record<string, string[]> | undefined {
+  const extra: Record<string, string[]> = {};
+  for (const item of text === '' ? [] : text.split(',')) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) return undefined;
+    const key = unescape(item.slice(0, eq));
+    (Object.hasOwn(extra, key) ? extra[key]! : (extra[key] = [])).push(unescape(item.slice(eq + 1)));
+  }
+  return extra;
+}
+
+/**
+ * A stamp `v1;<user>;<uid>;<group>,<group>...[;<key>=<value>,...]`, or undefined for anything else. The extra part
+ * (the authenticator's userInfo.extra) is written since the policy sends it on; a stamp without it has none.
+ */
 export function parseStamp(text: unknown): Author | undefined {
   if (typeof text !== 'string' || text.length > 16 * 1024) return undefined;
   const parts = text.split(';');
-  if (parts.length !== 4 || parts[0] !== 'v1') return undefined;
-  const [, user, uid, groups] = parts as [string, string, string, string];
+  if ((parts.length !== 4 && parts.length !== 5) || parts[0] !== 'v1') return undefined;
+  const [, user, uid, groups, extraText] = parts as [string, string, string, string, string | undefined];
   if (!user) return undefined;
+  const extra = extraText === undefined ? {} : parseExtra(extraText);
+  if (!extra) return undefined;
   return {
     user: unescape(user),
     uid: unescape(uid),
     groups: groups === '' ? [] : groups.split(',').map(unescape),
+    ...(Object.keys(extra).length > 0 ? { extra } : {}),
   };
 }
 
-/** A CEL expression that escapes `%`, `;` and `,` in the string `s`, as parseStamp undoes it. */
-const escaped = (s: string) => `${s}.replace('%', '%25').replace(';', '%3B').replace(',', '%2C')`;
+/** A CEL expression that escapes `%`, `;`, `,` and `=` in the string `s`, as parseStamp undoes it. */
+const escaped = (s: string) => `${s}.replace('%', '%25').replace(';', '%3B').replace(',', '%2C').replace('=', '%3D')`;
 
 /**
  * The objects that make the stamp: the MutatingAdmissionPolicy and its binding. Shipped in manifests/admission/ (npm
@@ -96,6 +114,8 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
               escaped('request.userInfo.username'),
               `';' + ${escaped("(has(request.userInfo.uid) ? request.userInfo.uid : '')")}`,
               `';' + (has(request.userInfo.groups) ? request.userInfo.groups.map(g, ${escaped('g')}).join(',') : '')`,
+              // userInfo.extra (scopes, a session's ID...): some authorizers decide on it, so the review sends it.
+              `';' + (has(request.userInfo.extra) ? request.userInfo.extra.map(k, request.userInfo.extra[k].map(v, ${escaped('k')} + '=' + ${escaped('v')}).join(',')).filter(e, e != '').join(',') : '')`,
             ].join(' + '),
           },
           {
@@ -233,14 +253,17 @@ export class AuthorCheck {
     return policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
   }
 
+  /**
+   * The API server's answer whether `author` holds `right` in `namespace` (on the pod `name`, when given); `cached`:
+   * 'use' a fresh remembered answer or ask, 'only' a remembered one (undefined without), or 'ask' again now.
+   */
   private async allowed(
     author: Author,
     namespace: string,
     over: () => boolean,
-    right: typeof AUTHOR_RIGHT | typeof NAMES_RIGHT = AUTHOR_RIGHT,
-    name?: string,
-    cached: 'use' | 'only' | 'ask' = 'use',
+    question: { right?: typeof AUTHOR_RIGHT | typeof NAMES_RIGHT; name?: string; cached?: 'use' | 'only' | 'ask' } = {},
   ): Promise<boolean | undefined> {
+    const { right = AUTHOR_RIGHT, name, cached = 'use' } = question;
     const key = JSON.stringify([
       author.user,
       author.uid,
@@ -304,13 +327,13 @@ export class AuthorCheck {
       };
     if (pod === undefined) {
       if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
-    } else if ((await this.allowed(author, namespace, over, AUTHOR_RIGHT, undefined, 'only')) !== false) {
+    } else if ((await this.allowed(author, namespace, over, { cached: 'only' })) !== false) {
       // Asked about the pod by name, unless a refusal on the namespace's pods was heard (by either hook) within
       // AUTHOR_CACHE_MS: an authorizer that decides per object answers for the pod the container goes into.
-      if (await this.allowed(author, namespace, over, AUTHOR_RIGHT, pod)) return { allowed: true, author: author.user };
+      if (await this.allowed(author, namespace, over, { name: pod })) return { allowed: true, author: author.user };
       // Refused on this pod: on this pod only (the author may patch others of the namespace), or on all of them
       // (asked again now, so a refusal of the author is not taken for one of the pod).
-      if (await this.allowed(author, namespace, over, AUTHOR_RIGHT, undefined, 'ask'))
+      if (await this.allowed(author, namespace, over, { cached: 'ask' }))
         return {
           allowed: false,
           reason: 'AuthorNotAllowed',
@@ -333,7 +356,7 @@ export class AuthorCheck {
     const author = stampOf(tool);
     return (
       author !== undefined &&
-      (await this.allowed(author, tool.metadata.namespace ?? 'default', over, NAMES_RIGHT)) === true
+      (await this.allowed(author, tool.metadata.namespace ?? 'default', over, { right: NAMES_RIGHT })) === true
     );
   }
 }

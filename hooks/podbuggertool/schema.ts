@@ -24,7 +24,11 @@ export const SPEC_BOUNDS = {
   env: { maxItems: 32, nameLength: 256, valueLength: 1024 },
   matchExpressions: { maxItems: 16, maxValues: 16 },
 } as const;
-/** The tools of one namespace at SPEC_BOUNDS that one injector request holds within the 8 MiB body limit. */
+/**
+ * The tools of one namespace at SPEC_BOUNDS, each with the largest status the hook writes (MAX_LISTED_PODS), that one
+ * injector request holds within the 8 MiB body limit with room to spare: 6.7 MiB
+ * (test/podbuggertool-injector-request-bounded-with-status.test.ts). 50 once, before the statuses were counted.
+ */
 export const TOOLS_PER_REQUEST = 40;
 const ARGUMENTS = SPEC_BOUNDS.arguments;
 

@@ -425,6 +425,29 @@ t.test('the author stamp is the API server’s: whoever writes the spec, never w
     groups: ['g;1%', 'system:authenticated'],
   });
   kubectl(['delete', 'pbt', 'stamped', '-n', 'team-b']);
+  // The authenticator's extra information is stamped too (impersonated here, as an authenticating proxy or an OIDC
+  // token's claims would give it), escaped as the rest, and sent in the author's review.
+  kubectl(
+    [
+      '--as=alice',
+      '--as-uid=uid-alice',
+      '--as-group=team-a',
+      '--as-user-extra=scopes=a=1',
+      '--as-user-extra=scopes=b,c',
+      '--as-user-extra=session=x;y%',
+      'create',
+      '-f',
+      '-',
+    ],
+    JSON.stringify(tool('extra', { label: 'app=web', image: 'busybox' }, 'team-a')),
+  );
+  t.same(parseStamp(A('team-a', 'extra')), {
+    user: 'alice',
+    uid: 'uid-alice',
+    groups: ['team-a', 'system:authenticated'],
+    extra: { scopes: ['a=1', 'b,c'], session: ['x;y%'] },
+  });
+  kubectl(['delete', 'pbt', 'extra', '-n', 'team-a']);
 });
 
 t.test("tenant A's tool in tenant B's namespace injects nothing; B's own, and A's in her namespace, do", async (t) => {
@@ -754,7 +777,7 @@ t.test(
           reason: 'InjectionFailed',
           type: 'Warning',
           action: 'AddEphemeralContainer',
-          note: 'could not add debug-loose to pod strict/web-3: Forbidden',
+          note: /^could not add debug-loose to pod strict\/web-3 \(the first of these ten minutes\): Forbidden; one Event per reason/,
           regarding: {
             kind: 'PodBuggerTool',
             name: 'loose',
