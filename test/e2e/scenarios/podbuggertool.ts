@@ -250,12 +250,14 @@ export const podbuggertoolUpgrade: Scenario = {
       'the tool counting three pods, two carrying its current image',
       async () => {
         const t = await k.json(['get', 'pbt', 'up', '-n', 'upgrade']);
-        return t.status?.injected === 2 && condition(t, 'Ready')?.status === 'True' ? t : undefined;
+        // Not Ready while a pod carries the earlier image's container: Outdated (docs/podbuggertool.md, the Ready table).
+        return t.status?.injected === 2 && condition(t, 'Ready')?.reason === 'Outdated' ? t : undefined;
       },
       90_000,
     );
     assert.equal(tool.status.matched, 3);
     assert.equal(tool.status.outdated, 1, 'the older image is counted apart, never changed');
+    assert.equal(condition(tool, 'Ready').status, 'False', 'not done: one pod carries the earlier container');
     for (const n of ['u-old', 'u-same'])
       assert.deepEqual(
         (await k.json(['get', 'pod', n, '-n', 'upgrade'])).spec.ephemeralContainers,
