@@ -11,7 +11,9 @@ import { DEFAULT_BODY_LIMIT } from '../lib/config.js';
 import { MAX_LISTED_PODS, PodBuggerToolStatus, TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
 import { MAX_LISTED } from '../hooks/podbuggertool/sync.js';
 import { WORST_SPECS } from './fixtures/worst.js';
-import { FakeApi, injectorRequest, pod, tool } from './fixtures/pbt.js';
+import { FAILURES_ANNOTATION } from '../hooks/podbuggertool/match.js';
+import { FakeApi, injectorRequest, pod, status, statusAndApply, tool } from './fixtures/pbt.js';
+import { FIXED_NOW } from './fixtures/requests.js';
 
 /** A tool at its CRD bounds, with the status the hook writes when it skips and fails on pods of long names. */
 function largest(name: string): any {
@@ -79,4 +81,24 @@ t.test('the status lists no more pods than MAX_LISTED, as its CRD says', async (
   t.equal(MAX_LISTED, MAX_LISTED_PODS);
   const lists = (PodBuggerToolStatus.properties as any).failures;
   t.equal(lists.maxItems, MAX_LISTED);
+});
+
+// The upgrade: a status written by the version that listed 100 pods is never written back with more than MAX_LISTED
+// (the CRD now refuses more), even when the status is held as it was (the echo of its own write).
+t.test('a status of an earlier version, listing more pods, is answered with MAX_LISTED at most', async (t) => {
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
+  for (let i = 0; i < MAX_LISTED + 5; i++) {
+    api.put(pod(`f${String(i).padStart(3, '0')}`, { app: 'web' }));
+    api.annotate('dbg', `f${String(i).padStart(3, '0')}`, { [FAILURES_ANNOTATION]: '{"debug-a":"Forbidden"}' });
+  }
+  const first = await statusAndApply(api, ['dbg', 'a']);
+  t.equal((first.status as any).failures.length, MAX_LISTED);
+  const stored = api.stored('PodBuggerTool', 'dbg', 'a');
+  stored.status.failures = Array.from({ length: 100 }, (_, i) => ({
+    pod: `f${String(i).padStart(3, '0')}`,
+    reason: 'Forbidden',
+  }));
+  api.put(stored);
+  const held = await status(api, ['dbg', 'a'], { now: new Date(FIXED_NOW.getTime() + 5000) });
+  t.ok((held.status as any).failures.length <= MAX_LISTED, `held: ${(held.status as any).failures.length} listed`);
 });

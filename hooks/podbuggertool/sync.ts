@@ -120,7 +120,8 @@ function previousCounts(status: Status): Counts | undefined {
     value.every(
       (x: unknown) => typeof (x as PodReason)?.pod === 'string' && typeof (x as PodReason)?.reason === 'string',
     )
-      ? (value as PodReason[]).map((x) => ({ pod: x.pod, reason: x.reason }))
+      ? // A status of an earlier version listed up to 100: cut to what the CRD holds now (MAX_LISTED).
+        (value as PodReason[]).slice(0, MAX_LISTED).map((x) => ({ pod: x.pod, reason: x.reason }))
       : undefined;
   const failures = list(status['failures']);
   const skips = list(status['skips']);
