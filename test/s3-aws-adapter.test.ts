@@ -15,7 +15,8 @@ import { S3_DEFAULTS, s3Request } from './fixtures/s3.js';
 
 const OWNER = { name: 'app', namespace: 'ns', uid: 'uid-app' };
 const USER = userName(OWNER.namespace, OWNER.name, OWNER.uid);
-const POLICY_ARN = (m: AwsModel) => `arn:aws:iam::${m.account}:policy/${policyName(OWNER.namespace, OWNER.name, OWNER.uid)}`;
+const POLICY_ARN = (m: AwsModel) =>
+  `arn:aws:iam::${m.account}:policy/${policyName(OWNER.namespace, OWNER.name, OWNER.uid)}`;
 
 /** An S3 resource in Metacontroller's loop, its hook given an SdkAwsApi on the model. */
 class Loop {
@@ -44,24 +45,27 @@ class Loop {
 }
 
 t.test('through the sync loop', async (t) => {
-  t.test('a policy changed 12 times in a row keeps syncing: IAM keeps five versions, the oldest goes first', async (t) => {
-    const m = new AwsModel();
-    // deletionPolicy Delete: each old bucket goes (one resource keeps at most ten), each rename a new policy document.
-    const r = new Loop(m, { bucketName: 'data-0', deletionPolicy: 'Delete' });
-    t.match(r.ready(await r.run('sync')), { status: 'True' });
-    for (let i = 1; i <= 12; i++) {
-      r.spec = { bucketName: `data-${i}`, deletionPolicy: 'Delete' };
-      const res = await r.run('sync');
-      t.match(r.ready(res), { status: "True" }, `change ${i}: ${JSON.stringify(r.ready(res))}`);
-      const p = m.policies.get(POLICY_ARN(m))!;
-      t.ok(p.versions.length <= LIMITS.policyVersions, `change ${i}: ${p.versions.length} versions`);
-      const current = p.versions.find((v) => v.id === p.defaultVersion)!;
-      t.match(current.document, `arn:aws:s3:::data-${i}`, `change ${i}: the default version names the new bucket`);
-    }
-    t.equal(m.peak.policyVersions, LIMITS.policyVersions);
-    t.equal(m.calls.filter((c) => c === 'CreatePolicyVersion').length, 12);
-    t.same([...m.buckets.keys()], ['data-12']);
-  });
+  t.test(
+    'a policy changed 12 times in a row keeps syncing: IAM keeps five versions, the oldest goes first',
+    async (t) => {
+      const m = new AwsModel();
+      // deletionPolicy Delete: each old bucket goes (one resource keeps at most ten), each rename a new policy document.
+      const r = new Loop(m, { bucketName: 'data-0', deletionPolicy: 'Delete' });
+      t.match(r.ready(await r.run('sync')), { status: 'True' });
+      for (let i = 1; i <= 12; i++) {
+        r.spec = { bucketName: `data-${i}`, deletionPolicy: 'Delete' };
+        const res = await r.run('sync');
+        t.match(r.ready(res), { status: 'True' }, `change ${i}: ${JSON.stringify(r.ready(res))}`);
+        const p = m.policies.get(POLICY_ARN(m))!;
+        t.ok(p.versions.length <= LIMITS.policyVersions, `change ${i}: ${p.versions.length} versions`);
+        const current = p.versions.find((v) => v.id === p.defaultVersion)!;
+        t.match(current.document, `arn:aws:s3:::data-${i}`, `change ${i}: the default version names the new bucket`);
+      }
+      t.equal(m.peak.policyVersions, LIMITS.policyVersions);
+      t.equal(m.calls.filter((c) => c === 'CreatePolicyVersion').length, 12);
+      t.same([...m.buckets.keys()], ['data-12']);
+    },
+  );
 });
 
 t.test('through the sync loop, more', async (t) => {
@@ -145,7 +149,11 @@ t.test('through the sync loop, more', async (t) => {
     const r = new Loop(m, { bucketName: 'busy' });
     m.fail('CreateAccessKey', () => awsError('Throttling', 400, 'Rate exceeded', 'ThrottlingException'), 2);
     let res = await r.run('sync');
-    t.match(r.ready(res), { status: 'False', reason: 'Throttled', message: /CreateAccessKey: Throttling: Rate exceeded/ });
+    t.match(r.ready(res), {
+      status: 'False',
+      reason: 'Throttled',
+      message: /CreateAccessKey: Throttling: Rate exceeded/,
+    });
     res = await r.run('sync');
     t.match(r.ready(res), { status: 'True' });
     m.fail('PutPublicAccessBlock', () => awsError('SlowDown', 503, 'Please reduce your request rate.'), 2);
