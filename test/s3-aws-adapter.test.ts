@@ -4,9 +4,11 @@
 // errors that mean "not there" and those that do not, and answers with fields missing; method by method, and through
 // the S3 hook's sync loop, where a quota met is a resource that stops syncing. test/real/s3-quotas-real.test.ts meets
 // the quotas moto enforces for real.
-import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
 import { AwsError, type BucketSettings } from '../hooks/s3/api.js';
-import { MAX_PAGES } from '../hooks/s3/aws.js';
+import { MAX_PAGES, MAX_RESPONSE_BYTES, SdkAwsApi } from '../hooks/s3/aws.js';
 import { KEY_GRACE_SECONDS } from '../hooks/s3/plan.js';
 import { policyName, userName } from '../hooks/s3/policy.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
@@ -736,4 +738,72 @@ t.test('deleting a bucket: its tags re-read, emptied a page per call with force'
     code: 'AccessDenied',
     operation: 'ListObjectVersions',
   });
+});
+
+/** A local endpoint answering every request with `body` (chunked when `declare` is false). */
+async function endpoint(t: Test, body: string, declare: boolean): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, {
+      'content-type': 'application/xml',
+      ...(declare ? { 'content-length': Buffer.byteLength(body) } : {}),
+    });
+    if (declare) res.end(body);
+    else {
+      // Streamed in pieces: the cap counts what arrives.
+      res.write(body.slice(0, 10));
+      setTimeout(() => res.end(body.slice(10)), 20);
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+t.test('an answer above the size cap is refused, announced or streamed', async (t) => {
+  const location = '<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">eu-west-1</LocationConstraint>';
+  const options = { region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } };
+  for (const declare of [true, false]) {
+    const small = new SdkAwsApi({ ...options, endpoint: await endpoint(t, location, declare), maxResponseBytes: 200 });
+    const err = await small.findBucket('b').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // Past GetBucketLocation (its answer read whole), on to the bucket's region.
+    t.notMatch(String((err as AwsError | undefined)?.code), /ResponseTooLarge/, `under the cap (declared: ${declare})`);
+    const tight = new SdkAwsApi({
+      ...options,
+      endpoint: await endpoint(t, location, declare),
+      maxResponseBytes: location.length - 1,
+      recordCalls: true,
+    });
+    t.match(
+      await awsErr(() => tight.findBucket('b')),
+      {
+        code: 'ResponseTooLarge',
+        operation: 'GetBucketLocation',
+        message: `AWS answered more than ${location.length - 1} bytes`,
+      },
+      `one byte over (declared: ${declare})`,
+    );
+    t.same(tight.sent, ['GetBucketLocation'], 'recorded, and not tried again');
+    const exact = new SdkAwsApi({
+      ...options,
+      endpoint: await endpoint(t, location, declare),
+      maxResponseBytes: location.length,
+    });
+    const ok = await exact.findBucket('b').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.notMatch(
+      String((ok as AwsError | undefined)?.code),
+      /ResponseTooLarge/,
+      `exactly the cap (declared: ${declare})`,
+    );
+  }
+  t.equal(new SdkAwsApi(options).sent, undefined, 'calls recorded only when asked');
+  t.equal(MAX_RESPONSE_BYTES, 8 * 1024 * 1024);
 });
