@@ -24,6 +24,7 @@ import {
   ListPolicyVersionsCommand,
   TagUserCommand,
   UntagUserCommand,
+  type PolicyVersion,
 } from '@aws-sdk/client-iam';
 import {
   CreateBucketCommand,
@@ -134,6 +135,13 @@ class CappedHandler extends NodeHttpHandler {
 /** Deadline of one AWS request (the SDK may try twice within the hook's budget, HOOK_BUDGET_MS). */
 export const REQUEST_TIMEOUT_MS = 4000;
 
+/**
+ * The most pages read of one IAM list. IAM may answer fewer items than asked even when more remain (IsTruncated,
+ * Marker); the lists read here are short (5 policy versions, 2 keys, 20 attached policies), so a list longer than
+ * this is an endpoint that does not stop: refused (ResponseTooLarge).
+ */
+export const MAX_PAGES = 100;
+
 /** Regions remembered per bucket, and S3 clients per region, at most this many each. */
 const MAX_REMEMBERED = 4096;
 
@@ -206,6 +214,22 @@ export class SdkAwsApi implements AwsApi {
     } catch (err) {
       throw wrap(err, operation);
     }
+  }
+
+  /** Every page of an IAM list, each asked from the Marker of the one before. */
+  private async allPages<P extends { IsTruncated?: boolean | undefined; Marker?: string | undefined }>(
+    operation: string,
+    page: (marker: string | undefined) => Promise<P>,
+  ): Promise<P[]> {
+    const pages: P[] = [];
+    let marker: string | undefined;
+    do {
+      if (pages.length === MAX_PAGES) throw new AwsError('ResponseTooLarge', `more than ${MAX_PAGES} pages`, operation);
+      const res = await this.call(operation, () => page(marker));
+      pages.push(res);
+      marker = res.IsTruncated ? res.Marker : undefined;
+    } while (marker !== undefined);
+    return pages;
   }
 
   private s3In(region: string): S3Client {
@@ -534,10 +558,7 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async setPolicyDocument(arn: string, document: string): Promise<void> {
-    const versions = await this.call('ListPolicyVersions', () =>
-      this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()),
-    );
-    const old = (versions.Versions ?? [])
+    const old = (await this.policyVersions(arn))
       .filter((v) => !v.IsDefaultVersion)
       .sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0));
     if (old.length >= 4) {
@@ -553,11 +574,15 @@ export class SdkAwsApi implements AwsApi {
     );
   }
 
-  async deletePolicy(arn: string): Promise<void> {
-    const versions = await this.call('ListPolicyVersions', () =>
-      this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn }), this.opts()),
+  private async policyVersions(arn: string): Promise<PolicyVersion[]> {
+    const pages = await this.allPages('ListPolicyVersions', (Marker) =>
+      this.iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn, Marker }), this.opts()),
     );
-    for (const v of versions.Versions ?? []) {
+    return pages.flatMap((p) => p.Versions ?? []);
+  }
+
+  async deletePolicy(arn: string): Promise<void> {
+    for (const v of await this.policyVersions(arn)) {
       if (!v.IsDefaultVersion) {
         await this.call('DeletePolicyVersion', () =>
           this.iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: v.VersionId! }), this.opts()),
@@ -572,10 +597,10 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async attachedPolicies(user: string): Promise<string[]> {
-    const res = await this.call('ListAttachedUserPolicies', () =>
-      this.iam.send(new ListAttachedUserPoliciesCommand({ UserName: user }), this.opts()),
+    const pages = await this.allPages('ListAttachedUserPolicies', (Marker) =>
+      this.iam.send(new ListAttachedUserPoliciesCommand({ UserName: user, Marker }), this.opts()),
     );
-    return (res.AttachedPolicies ?? []).flatMap((p) => (p.PolicyArn ? [p.PolicyArn] : []));
+    return pages.flatMap((res) => (res.AttachedPolicies ?? []).flatMap((p) => (p.PolicyArn ? [p.PolicyArn] : [])));
   }
 
   async attachPolicy(user: string, policyArn: string): Promise<void> {
@@ -594,10 +619,11 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async listAccessKeys(user: string): Promise<AccessKeyInfo[]> {
-    const res = await this.call('ListAccessKeys', () =>
-      this.iam.send(new ListAccessKeysCommand({ UserName: user }), this.opts()),
+    const pages = await this.allPages('ListAccessKeys', (Marker) =>
+      this.iam.send(new ListAccessKeysCommand({ UserName: user, Marker }), this.opts()),
     );
-    return (res.AccessKeyMetadata ?? [])
+    return pages
+      .flatMap((res) => res.AccessKeyMetadata ?? [])
       .flatMap((k) => (k.AccessKeyId ? [{ id: k.AccessKeyId, created: k.CreateDate ?? new Date(0) }] : []))
       .sort((a, b) => a.created.getTime() - b.created.getTime() || (a.id < b.id ? -1 : 1));
   }
