@@ -292,7 +292,7 @@ function call<S extends TSchema, C, K>(
         withinStatusBudget(
           op.resource.kind,
           request,
-          withinAnswerBudget(op.resource.kind, op.answerBudget?.maxBytes, request, response, now, ctx.log),
+          withinAnswerBudget(op.resource.kind, op.answerBudget, request, response, { now, log: ctx.log }),
           now,
           ctx.log,
         ),
@@ -432,13 +432,12 @@ function renderedDecoration(
  */
 function withinAnswerBudget(
   kind: string,
-  maxBytes: number | undefined,
+  budget: { maxBytes?: number } | undefined,
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  now: Date,
-  log: FastifyBaseLogger,
+  { now, log }: { now: Date; log: FastifyBaseLogger },
 ): CompositeSyncResponse {
-  const problem = answerSizeProblem(kind, response.children, maxBytes);
+  const problem = answerSizeProblem(kind, response.children, budget?.maxBytes);
   if (!problem) return response;
   log.warn({ reason: 'AnswerTooLarge' }, problem);
   return held(request, response, now, 'AnswerTooLarge', problem);

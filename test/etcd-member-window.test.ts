@@ -19,21 +19,24 @@ const request = (pods: string[], claims?: string[]) =>
 const names = (r: any, key: string) => Object.keys(r.children[key] ?? {}).sort();
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `e-${from + i}`);
 
-t.test('the members the status knows and the newest ordinals given out are kept, at most MAX_MEMBER_NAMES', async (t) => {
-  const memberList = [{ name: 'e-3' }, { name: 'e-40' }];
-  const { request: r, ignored } = memberWindow(request([...range(0, 60), 'other', 'e-restore-check']), 'e', {
-    memberList,
-    lastMemberIndex: 50,
-  });
-  const kept = names(r, 'Pod.v1');
-  t.ok(kept.includes('e-3') && kept.includes('e-40'), 'the known members');
-  t.ok(kept.includes('e-50') && kept.includes('e-49'), 'the newest ordinals given out');
-  t.notOk(kept.includes('e-51'), 'an ordinal never given out comes after those');
-  t.notOk(kept.includes('other'), 'a name that is no member name is left out');
-  t.equal(kept.filter((n) => n !== 'e-restore-check').length, MAX_MEMBER_NAMES);
-  t.equal(ignored.pods, 62 - kept.length);
-  t.same(names(r, 'Service.v1'), ['e', 'e-client'], 'other kinds untouched');
-});
+t.test(
+  'the members the status knows and the newest ordinals given out are kept, at most MAX_MEMBER_NAMES',
+  async (t) => {
+    const memberList = [{ name: 'e-3' }, { name: 'e-40' }];
+    const { request: r, ignored } = memberWindow(request([...range(0, 60), 'other', 'e-restore-check']), 'e', {
+      memberList,
+      lastMemberIndex: 50,
+    });
+    const kept = names(r, 'Pod.v1');
+    t.ok(kept.includes('e-3') && kept.includes('e-40'), 'the known members');
+    t.ok(kept.includes('e-50') && kept.includes('e-49'), 'the newest ordinals given out');
+    t.notOk(kept.includes('e-51'), 'an ordinal never given out comes after those');
+    t.notOk(kept.includes('other'), 'a name that is no member name is left out');
+    t.equal(kept.filter((n) => n !== 'e-restore-check').length, MAX_MEMBER_NAMES);
+    t.equal(ignored.pods, 62 - kept.length);
+    t.same(names(r, 'Service.v1'), ['e', 'e-client'], 'other kinds untouched');
+  },
+);
 
 t.test('a claim without a pod counts only at an ordinal the cluster gave out', async (t) => {
   const { request: r, ignored } = memberWindow(request([], range(0, 1000)), 'e', { lastMemberIndex: 2 });
@@ -50,7 +53,7 @@ t.test('a claim without a pod counts only at an ordinal the cluster gave out', a
 
 t.test('a request without claims says nothing of claims', async (t) => {
   const { request: r } = memberWindow(request(['e-0']), 'e', {});
-  t.notOk('PersistentVolumeClaim.v1' in r.children);
+  t.notOk('PersistentVolumeClaim.v1' in (r.children ?? {}));
 });
 
 t.test('the PEM scan is linear and takes only whole blocks', async (t) => {
@@ -81,7 +84,10 @@ t.test('a TLS Secret value over the bound is refused before it is decoded, namin
     },
   } as any;
   const check = checkSecret(related, 'ns', 'peerSecret', 'peer', new Date());
-  t.match(check.problem, /^Secret ns\/peer \(TLS\.static\.member\.peerSecret\): peer\.crt is \d+ KiB, more than the 160 KiB/);
+  t.match(
+    check.problem,
+    /^Secret ns\/peer \(TLS\.static\.member\.peerSecret\): peer\.crt is \d+ KiB, more than the 160 KiB/,
+  );
   related['Secret.v1'].peer.data['peer.crt'] = Buffer.alloc(MAX_TLS_FILE_BYTES - 2, 'a').toString('base64');
   t.match(checkSecret(related, 'ns', 'peerSecret', 'peer', new Date()).problem, 'is not a PEM certificate');
 });

@@ -69,6 +69,17 @@ export function podsToDial(name: string, pods: KubeObject[], status: StatusMemor
 /** The most member names (pods and claims) one sync considers: as many as it dials. */
 export const MAX_MEMBER_NAMES = MAX_DIALLED_PODS;
 
+/** The member names of a group of children, with their ordinals (one pass, own keys only). */
+function memberNames(cluster: string, group: Record<string, KubeObject>): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  for (const key of Object.keys(group)) {
+    const n = group[key]?.metadata?.name;
+    const i = typeof n === 'string' ? memberIndex(cluster, n) : undefined;
+    if (i !== undefined) out.push([n!, i]);
+  }
+  return out;
+}
+
 /** What memberWindow left out of a request: pods and claims that cannot be this cluster's members. */
 export interface Ignored {
   pods: number;
@@ -100,16 +111,9 @@ export function memberWindow(
   );
   // One pass over each group (own keys only): the candidates' names with their ordinals.
   const candidates = new Map<string, number>();
-  for (const key of Object.keys(pods)) {
-    const n = pods[key]?.metadata?.name;
-    const i = typeof n === 'string' ? memberIndex(name, n) : undefined;
-    if (i !== undefined) candidates.set(n!, i);
-  }
-  for (const key of Object.keys(claims ?? {})) {
-    const n = claims![key]?.metadata?.name;
-    const i = typeof n === 'string' ? memberIndex(name, n) : undefined;
-    if (i === undefined || candidates.has(n!)) continue;
-    if (known.has(n) || last === undefined || i <= last) candidates.set(n!, i);
+  for (const [n, i] of memberNames(name, pods)) candidates.set(n, i);
+  for (const [n, i] of memberNames(name, claims ?? {})) {
+    if (!candidates.has(n) && (known.has(n) || last === undefined || i <= last)) candidates.set(n, i);
   }
   const rank = (n: string, i: number): [number, number] => {
     if (known.has(n)) return [0, i];

@@ -3,8 +3,7 @@
 // A problem found here is reported (a condition naming the Secret and the problem) and holds the cluster as it
 // is: nothing is dialled with material that cannot work, no pod is made that could not start.
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { kib } from '../../lib/budget.js';
-import { type ObjectMap, observedNamed } from '../../lib/index.js';
+import { kib, type ObjectMap, observedNamed } from '../../lib/index.js';
 import type { TlsFiles } from '../etcdcommon/etcd.js';
 import type { EtcdClusterSpec } from './schema.js';
 
