@@ -1,8 +1,10 @@
 // Which pods and claims an EtcdCluster sync considers (observe.ts memberWindow) and the PEM scan of its TLS Secrets
 // (tls.ts pemBlocks): both bounded whatever a tenant puts in its namespace.
+import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { MAX_MEMBER_NAMES, memberWindow } from '../hooks/etcdcluster/observe.js';
 import { checkSecret, MAX_TLS_FILE_BYTES, pemBlocks } from '../hooks/etcdcluster/tls.js';
+import { Pki } from './fixtures/pki.js';
 
 const obj = (kind: string, name: string) => ({ apiVersion: 'v1', kind, metadata: { name, namespace: 'ns' } });
 const group = (kind: string, names: string[]) => Object.fromEntries(names.map((n) => [n, obj(kind, n)]));
@@ -90,4 +92,51 @@ t.test('a TLS Secret value over the bound is refused before it is decoded, namin
   );
   related['Secret.v1'].peer.data['peer.crt'] = Buffer.alloc(MAX_TLS_FILE_BYTES - 2, 'a').toString('base64');
   t.match(checkSecret(related, 'ns', 'peerSecret', 'peer', new Date()).problem, 'is not a PEM certificate');
+});
+
+t.test("the operator's CAs (the hook server's trust anchors) are held to the keys a chain may have", async (t) => {
+  const pki = new Pki();
+  const client = pki.issue('client', 'op');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:1024',
+      '-nodes',
+      '-keyout',
+      'weak.key',
+      '-out',
+      'weak.crt',
+      '-subj',
+      '/CN=weak',
+      '-days',
+      '1',
+    ],
+    { cwd: pki.dir, stdio: 'pipe' },
+  );
+  const b64 = (b: Buffer) => b.toString('base64');
+  const secret = (ca: Buffer) =>
+    ({
+      'Secret.v1': {
+        op: {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'op', namespace: 'ns' },
+          data: {
+            'etcd-client-ca.crt': b64(ca),
+            'etcd-client.crt': b64(client.cert),
+            'etcd-client.key': b64(client.key),
+          },
+        },
+      },
+    }) as any;
+  const ok = checkSecret(secret(pki.read('ca.crt')), 'ns', 'operatorSecret', 'op', new Date());
+  t.equal(ok.problem, undefined);
+  const bundle = Buffer.concat([pki.read('ca.crt'), pki.read('weak.crt')]);
+  t.match(
+    checkSecret(secret(bundle), 'ns', 'operatorSecret', 'op', new Date()).problem,
+    'Secret ns/op (TLS.static.operatorSecret): etcd-client-ca.crt holds a certificate with an RSA key of 1024 bits',
+  );
 });

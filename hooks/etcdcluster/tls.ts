@@ -3,7 +3,7 @@
 // A problem found here is reported (a condition naming the Secret and the problem) and holds the cluster as it
 // is: nothing is dialled with material that cannot work, no pod is made that could not start.
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { kib, type ObjectMap, observedNamed } from '../../lib/index.js';
+import { kib, type ObjectMap, observedNamed, VERIFY_KEY_RULE, verifyKeyProblem } from '../../lib/index.js';
 import type { TlsFiles } from '../etcdcommon/etcd.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -109,6 +109,10 @@ export function checkSecret(
   // its cost is bounded like any other field (a 15360-bit RSA key costs ~190 ms a signature).
   const cost = role === 'operatorSecret' ? clientKeyProblem(key) : undefined;
   if (cost) return { problem: `${where}: ${keys.key} is ${cost}` };
+  // The operator's CAs are the hook server's trust anchors: OpenSSL verifies members' chains with their keys (and
+  // with each other's, when one CA of the bundle signed another), bounded as the chain's own (lib/tls-inspect.ts).
+  const anchor = role === 'operatorSecret' ? cas.map((c) => verifyKeyProblem(c.publicKey)).find(Boolean) : undefined;
+  if (anchor) return { problem: `${where}: ${keys.ca} holds a certificate with ${anchor}: ${VERIFY_KEY_RULE}` };
   // Expiry only: a certificate issued a moment ago by a clock slightly ahead is not held against anyone.
   if (Date.parse(cert.validTo) < now.getTime())
     return { problem: `${where}: ${keys.cert} expired on ${new Date(cert.validTo).toISOString()}` };

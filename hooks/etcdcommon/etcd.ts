@@ -7,7 +7,14 @@
 // makes shares one Limiter), and a sync's view dials only the host names its scope allows (the cluster's own
 // member names), each looked up once per sync so that every call of the sync reaches the same address.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { AnswerTooLargeError, call, type CallOptions } from '../../lib/index.js';
+import {
+  AnswerTooLargeError,
+  call,
+  type CallOptions,
+  ChainRefusedError,
+  chainProblem,
+  HANDSHAKE_RESET,
+} from '../../lib/index.js';
 import { idOf } from './identity.js';
 
 export interface EtcdMember {
@@ -494,6 +501,8 @@ export class HttpEtcdClient implements EtcdClient {
         ...(payload !== undefined ? { body: payload } : {}),
         timeoutMs: this.timeoutMs,
         ...(this.options.tls ? this.tlsOptions(url) : {}),
+        // Every member's chain is checked before it is verified (lib/tls-inspect.ts): a tenant's members choose it.
+        ...(this.options.tls ? { inspectChain: chainProblem } : {}),
         timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
         maxBytes: MAX_ANSWER_BYTES,
         ...(this.signal ? { signal: this.signal } : {}),
@@ -624,6 +633,12 @@ export function tlsFailure(err: unknown): string | undefined {
   if (SERVER_NOT_TRUSTED.has(code)) return "etcd's server certificate is not signed by the CA in etcd-client-ca.crt";
   if (CLIENT_REFUSED.has(code))
     return 'etcd refused the client certificate etcd-client.crt (not signed by a CA etcd trusts, or expired)';
+  // TLS 1.2 (lib/tls-inspect.ts): etcd closes the handshake when it refuses the client certificate, and the close
+  // may arrive as a reset that discards its alert.
+  if ((err as { tlsStage?: unknown }).tlsStage === HANDSHAKE_RESET)
+    return 'etcd refused the client certificate etcd-client.crt (it closed the TLS handshake once it had it: not signed by a CA etcd trusts, or expired)';
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'etcd does not serve TLS on its client port';
+  // The member's chain, refused before it was verified (lib/tls-inspect.ts): the reason is stable.
+  if (err instanceof ChainRefusedError) return `etcd's server certificate chain is refused unverified: ${err.reason}`;
   return undefined;
 }
