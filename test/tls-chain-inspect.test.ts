@@ -178,3 +178,14 @@ t.test('a Certificate message over the byte bound is refused as soon as its leng
   t.same(big.push(record16(Buffer.alloc(16384))), undefined, 'held back, not passed on');
   t.throws(() => big.push(record16(Buffer.alloc(16384))), ChainRefusedError);
 });
+
+t.test('an alert OpenSSL reports as a write error (EPROTO) is read by its number', async (t) => {
+  const eproto = (n: number) =>
+    Object.assign(new Error(`write EPROTO 40F3:error:0A000418:SSL routines:ssl3_read_bytes:x:SSL alert number ${n}`), {
+      code: 'EPROTO',
+    });
+  for (const n of [42, 43, 45, 46, 48, 49, 116])
+    t.match(tlsFailure(eproto(n)), /^etcd refused the client certificate etcd-client.crt/, `alert ${n}`);
+  t.equal(tlsFailure(eproto(40)), undefined, 'a handshake failure is no refusal of the certificate');
+  t.equal(tlsFailure(Object.assign(new Error('write EPROTO'), { code: 'EPROTO' })), undefined, 'no number');
+});
