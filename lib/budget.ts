@@ -78,3 +78,21 @@ export function answerBudgetProblem<Spec>(
 export function namesBytes(parent: ParentObject): number {
   return 16 * (Buffer.byteLength(parent.metadata.name ?? '') + Buffer.byteLength(parent.metadata.namespace ?? ''));
 }
+
+/**
+ * Why the children an answer was built with are over the kind's budget, or undefined when they fit: measured on the
+ * answer itself, whatever the estimate said (observed children a tenant labelled may add to what a spec asks for).
+ * Children too large to be written as one string are over it.
+ */
+export function answerSizeProblem(kind: string, children: unknown, maxBytes?: number): string | undefined {
+  const max = Math.min(maxBytes ?? MAX_ANSWER_BYTES, MAX_ANSWER_BYTES);
+  let bytes: number;
+  try {
+    bytes = jsonBytes(children);
+  } catch {
+    bytes = Number.POSITIVE_INFINITY;
+  }
+  if (bytes <= max) return undefined;
+  const size = Number.isFinite(bytes) ? `~${mib(bytes)}` : 'more than a string can hold';
+  return `the children this sync made are ${size}, more than the ${mib(max)} a ${kind} answer may have: the status stored and every child are kept as they are`;
+}

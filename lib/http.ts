@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import { inspectedTlsConnection } from './tls-inspect.js';
 
 export interface CallOptions {
   method: string;
@@ -31,6 +32,11 @@ export interface CallOptions {
    * call then opens a connection of its own (a pooled one, made with another lookup, could reach another address).
    */
   lookup?: LookupFunction;
+  /**
+   * Checks the server's certificate chain (DER, leaf first) before OpenSSL verifies it: a reason refuses it
+   * (lib/tls-inspect.ts; the connection is then TLS 1.2, whose Certificate message is in the clear).
+   */
+  inspectChain?: (certs: Buffer[]) => string | undefined;
 }
 
 /**
@@ -65,7 +71,7 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
     };
     const req = (https ? httpsRequest : httpRequest)(
       url,
-      { method: o.method, headers, ...(https ? o.tls : {}), ...(o.lookup ? { lookup: o.lookup, agent: false } : {}) },
+      { method: o.method, headers, ...(https ? o.tls : {}), ...connection(url, o) },
       (res) => {
         res.on('error', fail);
         const chunks: Buffer[] = [];
@@ -112,6 +118,24 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
     req.on('error', fail);
     req.end(o.body);
   });
+}
+
+/**
+ * How a call connects: a pinned lookup opens a connection of its own; an inspected chain one through
+ * lib/tls-inspect.ts (its own too: a pooled connection was checked for another call).
+ */
+function connection(url: URL, o: CallOptions): Record<string, unknown> {
+  if (url.protocol === 'https:' && o.inspectChain) {
+    const check = o.inspectChain;
+    const port = Number(url.port || 443);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return {
+      agent: undefined,
+      createConnection: () =>
+        inspectedTlsConnection({ ...o.tls, host, port, ...(o.lookup ? { lookup: o.lookup } : {}) }, check),
+    };
+  }
+  return o.lookup ? { lookup: o.lookup, agent: false } : {};
 }
 
 /** Tells `sessions` whether the connection resumed a session, and of every session its server offers. */

@@ -27,3 +27,4 @@ export * from './replicas.js';
 export * from './schemas.js';
 export * from './spec.js';
 export * from './values.js';
+export * from './tls-inspect.js';

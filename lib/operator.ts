@@ -8,7 +8,7 @@
 // object's labels, annotations and status left as they are, and for a temporary failure a resync.
 import type { FastifyBaseLogger } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
-import { answerBudgetProblem, statusBudgetProblem, type AnswerBudget } from './budget.js';
+import { answerBudgetProblem, answerSizeProblem, statusBudgetProblem, type AnswerBudget } from './budget.js';
 import { isHookFailure, RETRY_SECONDS, TemporaryError, type HookFailure } from './errors.js';
 import { NO_EVENTS, withEvents, type ConditionEventRules, type EventSpec } from './events.js';
 import {
@@ -287,7 +287,17 @@ function call<S extends TSchema, C, K>(
   const parsed = parse(op, request, which, ctx.settings);
   const answer = (event: (e: EventSpec) => void): Answer => {
     const stamp = (response: CompositeSyncResponse) =>
-      stamped(request.parent, withinStatusBudget(op.resource.kind, request, response, now, ctx.log), parsed.ok);
+      stamped(
+        request.parent,
+        withinStatusBudget(
+          op.resource.kind,
+          request,
+          withinAnswerBudget(op.resource.kind, op.answerBudget, request, response, { now, log: ctx.log }),
+          now,
+          ctx.log,
+        ),
+        parsed.ok,
+      );
     const failed = (err: unknown) => rendered(request, err, now, ctx.log, which);
     try {
       const result = run(parsed, now, event);
@@ -415,6 +425,45 @@ function renderedDecoration(
  * kept with Ready=False StatusTooLarge, every observed child kept, and the sync tried again later. A hook bounds
  * what it reports where it reads it; this holds when one did not.
  */
+/**
+ * The answer as built, measured: the budget is estimated from the spec before anything is built (budget.ts), and
+ * this bounds what the observed children may add to it whatever they are. An answer whose children are over the
+ * kind's budget is not sent: the status stored and every observed child are kept, a condition says why.
+ */
+function withinAnswerBudget(
+  kind: string,
+  budget: { maxBytes?: number } | undefined,
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  { now, log }: { now: Date; log: FastifyBaseLogger },
+): CompositeSyncResponse {
+  const problem = answerSizeProblem(kind, response.children, budget?.maxBytes);
+  if (!problem) return response;
+  log.warn({ reason: 'AnswerTooLarge' }, problem);
+  return held(request, response, now, 'AnswerTooLarge', problem);
+}
+
+/** The answer kept when the one built is refused: the status stored, every observed child, a condition. */
+function held(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  now: Date,
+  reason: string,
+  message: string,
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const answer: CompositeSyncResponse = {
+    status: {
+      ...currentStatus(parent),
+      conditions: conditionsFor(parent, [{ type: 'Ready', status: false, reason, message }], now),
+    },
+    children: allObserved(request.children).map(keepObserved),
+    resyncAfterSeconds: RETRY_SECONDS.failure,
+  };
+  if (response.finalized !== undefined) answer.finalized = false;
+  return answer;
+}
+
 function withinStatusBudget(
   kind: string,
   request: CompositeSyncRequest,
@@ -425,21 +474,7 @@ function withinStatusBudget(
   const problem = statusBudgetProblem(kind, response.status);
   if (!problem) return response;
   log.warn({ reason: 'StatusTooLarge' }, problem);
-  const parent = request.parent;
-  const held: CompositeSyncResponse = {
-    status: {
-      ...currentStatus(parent),
-      conditions: conditionsFor(
-        parent,
-        [{ type: 'Ready', status: false, reason: 'StatusTooLarge', message: problem }],
-        now,
-      ),
-    },
-    children: allObserved(request.children).map(keepObserved),
-    resyncAfterSeconds: RETRY_SECONDS.failure,
-  };
-  if (response.finalized !== undefined) held.finalized = false;
-  return held;
+  return held(request, response, now, 'StatusTooLarge', problem);
 }
 
 /**

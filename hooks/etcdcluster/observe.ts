@@ -66,6 +66,82 @@ export function podsToDial(name: string, pods: KubeObject[], status: StatusMemor
     .map((x) => x.p);
 }
 
+/** The most member names (pods and claims) one sync considers: as many as it dials. */
+export const MAX_MEMBER_NAMES = MAX_DIALLED_PODS;
+
+/** The member names of a group of children, with their ordinals (one pass, own keys only). */
+function memberNames(cluster: string, group: Record<string, KubeObject>): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  for (const key of Object.keys(group)) {
+    const n = group[key]?.metadata?.name;
+    const i = typeof n === 'string' ? memberIndex(cluster, n) : undefined;
+    if (i !== undefined) out.push([n!, i]);
+  }
+  return out;
+}
+
+/** What memberWindow left out of a request: pods and claims that cannot be this cluster's members. */
+export interface Ignored {
+  pods: number;
+  claims: number;
+}
+
+/**
+ * The request as the sync considers it: of the pods and claims that carry the cluster's selector (Metacontroller
+ * adopts whatever a tenant labels so), only those named as members this cluster can have, at most MAX_MEMBER_NAMES
+ * names, ranked as podsToDial ranks them (the members the status knows, the newest ordinals given out, then the
+ * lowest others); a claim without a pod counts only at an ordinal this cluster gave out (status.lastMemberIndex,
+ * when it is known). The restore's check pod is kept. Everything else is left out before any work is done on it, so
+ * that the plan's work and its answer are bounded whatever the namespace holds; what was left out is counted (a
+ * condition says so) and, not being answered, is removed by Metacontroller as any child the plan drops.
+ */
+export function memberWindow(
+  request: CompositeSyncRequest,
+  name: string,
+  status: StatusMemory,
+): { request: CompositeSyncRequest; ignored: Ignored } {
+  const podKey = typeKey('Pod', 'v1');
+  const claimKey = typeKey('PersistentVolumeClaim', 'v1');
+  const pods = request.children?.[podKey] ?? {};
+  const claims = request.children?.[claimKey];
+  const check = checkPodName(name);
+  const last = typeof status.lastMemberIndex === 'number' ? status.lastMemberIndex : undefined;
+  const known = new Set(
+    (Array.isArray(status.memberList) ? status.memberList : []).map((m) => (m as { name?: unknown } | null)?.name),
+  );
+  // One pass over each group (own keys only): the candidates' names with their ordinals.
+  const candidates = new Map<string, number>();
+  for (const [n, i] of memberNames(name, pods)) candidates.set(n, i);
+  for (const [n, i] of memberNames(name, claims ?? {})) {
+    if (!candidates.has(n) && (known.has(n) || last === undefined || i <= last)) candidates.set(n, i);
+  }
+  const rank = (n: string, i: number): [number, number] => {
+    if (known.has(n)) return [0, i];
+    return last !== undefined && i <= last ? [1, -i] : [2, i];
+  };
+  const kept = new Set(
+    [...candidates]
+      .map(([n, i]) => ({ n, r: rank(n, i) }))
+      .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1])
+      .slice(0, MAX_MEMBER_NAMES)
+      .map((x) => x.n),
+  );
+  const ignored: Ignored = { pods: 0, claims: 0 };
+  const keep = (group: Record<string, KubeObject>, which: keyof Ignored, extra?: string) => {
+    const out: Record<string, KubeObject> = Object.create(null) as Record<string, KubeObject>;
+    for (const key of Object.keys(group)) {
+      const n = group[key]?.metadata?.name;
+      if (typeof n === 'string' && (kept.has(n) || n === extra)) out[key] = group[key]!;
+      else ignored[which]++;
+    }
+    return out;
+  };
+  const children = { ...(request.children ?? {}) };
+  children[podKey] = keep(pods, 'pods', check);
+  if (claims) children[claimKey] = keep(claims, 'claims');
+  return { request: { ...request, children }, ignored };
+}
+
 type Listed = { ok: true; v: MemberListAnswer } | { ok: false; e: Error } | undefined;
 
 /** Whether a cluster ID is this cluster's: made here (its UID, its member names) or recorded in its status. */

@@ -42,7 +42,7 @@ import {
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf } from './identity.js';
-import { observe, type Observed } from './observe.js';
+import { MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
@@ -207,7 +207,10 @@ export function pendingRestore(
 }
 
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
-  const { request, parent, spec, now, clients, settings, log } = hook;
+  const { parent, spec, now, clients, settings, log } = hook;
+  // Only pods and claims that can be this cluster's members are considered at all (observe.ts memberWindow): the
+  // work of the sync and its answer are bounded whatever a tenant labels with the cluster's selector.
+  const { request, ignored } = memberWindow(hook.request, parent.metadata.name!, (parent.status ?? {}) as object);
   // A cluster domain the server does not allow steers no dial and no pod: nothing is done until it is fixed.
   checkClusterDomain(spec, settings);
   // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
@@ -261,7 +264,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
     }
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
-  return respond(request, spec, withIdentity(answer, obs), now, failure);
+  return respond(request, spec, { ...withIdentity(answer, obs), ignored }, now, failure);
 }
 
 /**
@@ -316,7 +319,7 @@ function failureKind(err: unknown): string {
   return 'the call failed';
 }
 
-type Answer = Decision & { clusterId?: string; foreign?: string[]; invalidList?: string };
+type Answer = Decision & { clusterId?: string; foreign?: string[]; invalidList?: string; ignored?: Ignored };
 
 function respond(
   request: CompositeSyncRequest,
@@ -415,6 +418,8 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
       reason: 'InvalidMemberList',
       message: `${sanitize(d.invalidList, 300)}; nothing is read from it or changed through it (check what the member pods run: spec.repository)`,
     });
+  // Pods and claims carrying the cluster's selector that cannot be its members (observe.ts memberWindow).
+  if (d.ignored && d.ignored.pods + d.ignored.claims > 0) conditions.push(ignoredCondition(d.ignored));
   // spec.pod.annotations naming the hook's own (members.ts): dropped, and said so.
   const own = Object.keys(specAnnotations(request.parent)).filter((k) => userAnnotations({ [k]: '' })[k] === undefined);
   conditions.push(
@@ -453,6 +458,16 @@ function specAnnotations(parent: ParentObject): Record<string, unknown> {
 function clusterIdOf(parent: ParentObject, d: { clusterId?: string }): string | undefined {
   const id = d.clusterId ?? currentStatus(parent)['clusterID'];
   return typeof id === 'string' && id ? id : undefined;
+}
+
+/** Pods and claims left out of the sync (observe.ts memberWindow): how many, and what becomes of them. */
+function ignoredCondition(ignored: Ignored): ConditionInput {
+  return {
+    type: 'ChildrenIgnored',
+    status: true,
+    reason: 'NotMembers',
+    message: `${ignored.pods} pods and ${ignored.claims} claims carry the cluster's selector but are not members it can have (at most ${MAX_MEMBER_NAMES} member names are considered: the members the status knows, then the newest ordinals given out): they are not considered, and not kept`,
+  };
 }
 
 /** Pods whose address answered as another etcd cluster's member: named, and nothing read through them. */

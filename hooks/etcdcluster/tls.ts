@@ -3,7 +3,7 @@
 // A problem found here is reported (a condition naming the Secret and the problem) and holds the cluster as it
 // is: nothing is dialled with material that cannot work, no pod is made that could not start.
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { type ObjectMap, observedNamed } from '../../lib/index.js';
+import { kib, type ObjectMap, observedNamed, VERIFY_KEY_RULE, verifyKeyProblem } from '../../lib/index.js';
 import type { TlsFiles } from '../etcdcommon/etcd.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -65,20 +65,30 @@ export function checkSecret(
   if (!secret) return { problem: `${where} was not found` };
   const data = (secret['data'] ?? {}) as Record<string, unknown>;
   const keys = SECRET_KEYS[role];
-  const read = (key: string) => {
+  const raw = (key: string) => {
     const v = Object.hasOwn(data, key) ? data[key] : undefined;
-    return typeof v === 'string' && v ? Buffer.from(v, 'base64').toString('utf8') : undefined;
+    return typeof v === 'string' && v ? v : undefined;
   };
-  const files = { ca: read(keys.ca), cert: read(keys.cert), key: read(keys.key) };
-  const missing = [keys.ca, keys.cert, keys.key].filter((k, i) => ![files.ca, files.cert, files.key][i]);
+  const missing = [keys.ca, keys.cert, keys.key].filter((k) => !raw(k));
   if (missing.length) return { problem: `${where} has no ${missing.join(', ')}` };
+  // The size of every value is checked before anything decodes or parses it: a Secret may hold up to 1 MiB, and
+  // every check below runs on the server's one thread at every sync of the cluster.
+  for (const k of [keys.ca, keys.cert, keys.key]) {
+    const bytes = base64Bytes(raw(k)!);
+    if (bytes > MAX_TLS_FILE_BYTES)
+      return {
+        problem: `${where}: ${k} is ${kib(bytes)}, more than the ${kib(MAX_TLS_FILE_BYTES)} a TLS file may have (${MAX_CA_BLOCKS} certificates of a CA bundle fit)`,
+      };
+  }
+  const read = (key: string) => Buffer.from(raw(key)!, 'base64').toString('utf8');
+  const files = { ca: read(keys.ca), cert: read(keys.cert), key: read(keys.key) };
   // The CA file may be a bundle (several CAs during a rotation): every block must be a certificate, and one
   // that has not expired is enough (an expired old CA beside the new one is not a problem).
   let cas: X509Certificate[];
   let cert: X509Certificate;
   try {
-    const blocks = files.ca!.match(/-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----/g) ?? [];
-    if (blocks.length === 0 || blocks.length > 64) throw new Error('no certificate');
+    const blocks = pemBlocks(files.ca, MAX_CA_BLOCKS + 1);
+    if (blocks.length === 0 || blocks.length > MAX_CA_BLOCKS) throw new Error('no certificate');
     cas = blocks.map((b) => new X509Certificate(b));
   } catch {
     return { problem: `${where}: ${keys.ca} is not a PEM certificate` };
@@ -99,6 +109,10 @@ export function checkSecret(
   // its cost is bounded like any other field (a 15360-bit RSA key costs ~190 ms a signature).
   const cost = role === 'operatorSecret' ? clientKeyProblem(key) : undefined;
   if (cost) return { problem: `${where}: ${keys.key} is ${cost}` };
+  // The operator's CAs are the hook server's trust anchors: OpenSSL verifies members' chains with their keys (and
+  // with each other's, when one CA of the bundle signed another), bounded as the chain's own (lib/tls-inspect.ts).
+  const anchor = role === 'operatorSecret' ? cas.map((c) => verifyKeyProblem(c.publicKey)).find(Boolean) : undefined;
+  if (anchor) return { problem: `${where}: ${keys.ca} holds a certificate with ${anchor}: ${VERIFY_KEY_RULE}` };
   // Expiry only: a certificate issued a moment ago by a clock slightly ahead is not held against anyone.
   if (Date.parse(cert.validTo) < now.getTime())
     return { problem: `${where}: ${keys.cert} expired on ${new Date(cert.validTo).toISOString()}` };
@@ -107,6 +121,51 @@ export function checkSecret(
     return { problem: `${where}: ${keys.ca} expired on ${new Date(last).toISOString()}` };
   }
   return { files: files as Required<TlsFiles> };
+}
+
+/** The most one value of a TLS Secret may hold, decoded: a CA bundle of MAX_CA_BLOCKS RSA 4096 certificates fits. */
+export const MAX_TLS_FILE_BYTES = 160 * 1024;
+/** The most certificates a CA file may bundle. */
+export const MAX_CA_BLOCKS = 64;
+
+/** The decoded size of a base64 text (an upper bound: whitespace and padding are counted as data). */
+export function base64Bytes(text: string): number {
+  return Math.ceil((text.length * 3) / 4);
+}
+
+const BEGIN = '-----BEGIN ';
+const DASHES = '-----';
+
+/**
+ * The PEM blocks of a text (`-----BEGIN x-----` ... `-----END x-----`), at most `limit` of them, in one pass: every
+ * search starts where the last one ended, so the work is linear in the text whatever it holds (a regular expression
+ * with a lazy body runs to the end of the text from every BEGIN without END: quadratic). A BEGIN without its END
+ * ends the scan (the text is not a PEM bundle; the caller finds fewer blocks than it has BEGINs only in that case).
+ */
+export function pemBlocks(text: string, limit = Number.POSITIVE_INFINITY): string[] {
+  const blocks: string[] = [];
+  let at = 0;
+  while (blocks.length < limit) {
+    const begin = text.indexOf(BEGIN, at);
+    if (begin < 0) break;
+    // A label is a few words (`CERTIFICATE`, `X509 CRL`): a longer one is not PEM, and is not searched for.
+    const labelEnd = text.indexOf(DASHES, begin + BEGIN.length);
+    if (labelEnd < 0 || labelEnd - begin - BEGIN.length > 64) {
+      blocks.push(text.slice(begin, begin + BEGIN.length));
+      break;
+    }
+    const label = text.slice(begin + BEGIN.length, labelEnd);
+    const endMark = `-----END ${label}-----`;
+    const end = label && !label.includes('\n') ? text.indexOf(endMark, labelEnd + DASHES.length) : -1;
+    if (end < 0) {
+      // Not a block: the caller refuses the text (a BEGIN must have its END).
+      blocks.push(text.slice(begin, Math.min(text.length, labelEnd + DASHES.length)));
+      break;
+    }
+    blocks.push(text.slice(begin, end + endMark.length));
+    at = end + endMark.length;
+  }
+  return blocks;
 }
 
 /** The client keys the hook server signs with: what each costs stays within an RSA 4096 signature (~10 ms). */

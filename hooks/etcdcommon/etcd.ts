@@ -7,7 +7,14 @@
 // makes shares one Limiter), and a sync's view dials only the host names its scope allows (the cluster's own
 // member names), each looked up once per sync so that every call of the sync reaches the same address.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { AnswerTooLargeError, call, type CallOptions } from '../../lib/index.js';
+import {
+  AnswerTooLargeError,
+  call,
+  type CallOptions,
+  ChainRefusedError,
+  chainProblem,
+  HANDSHAKE_RESET,
+} from '../../lib/index.js';
 import { idOf } from './identity.js';
 
 export interface EtcdMember {
@@ -224,7 +231,8 @@ export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
 export const MAX_KNOWN_PREFIXES = 1024;
 
 /**
- * What the hook server's TLS client offers etcd: TLS 1.2 or 1.3, key exchange on elliptic curves only (X25519,
+ * What the hook server's TLS client offers etcd: TLS 1.2 (its calls read the member's chain before OpenSSL verifies it:
+ * lib/tls-inspect.ts, which offers TLS 1.2 only), key exchange on elliptic curves only (X25519,
  * P-256, P-384: a member that picks finite-field Diffie-Hellman chooses its prime, and a prime of 10,000 bits costs
  * the server's one thread a long exponentiation per handshake). Every etcd 3.x speaks these (Go's crypto/tls never
  * offered DHE; its TLS 1.2 suites are ECDHE with AES-GCM or ChaCha20).
@@ -494,6 +502,8 @@ export class HttpEtcdClient implements EtcdClient {
         ...(payload !== undefined ? { body: payload } : {}),
         timeoutMs: this.timeoutMs,
         ...(this.options.tls ? this.tlsOptions(url) : {}),
+        // Every member's chain is checked before it is verified (lib/tls-inspect.ts): a tenant's members choose it.
+        ...(this.options.tls ? { inspectChain: chainProblem } : {}),
         timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
         maxBytes: MAX_ANSWER_BYTES,
         ...(this.signal ? { signal: this.signal } : {}),
@@ -611,6 +621,23 @@ const CLIENT_REFUSED = new Set([
 ]);
 
 /**
+ * The TLS alerts (RFC 8446 6.2) that say the server refused the client's certificate: bad_certificate,
+ * unsupported_certificate, certificate_expired, certificate_unknown, unknown_ca, access_denied,
+ * certificate_required. Through an inspected connection (lib/tls-inspect.ts) OpenSSL reports an alert as a write
+ * error (EPROTO) whose message carries its number.
+ */
+const CLIENT_REFUSED_ALERTS = new Set([42, 43, 45, 46, 48, 49, 116]);
+
+/** The alert number an EPROTO error's message names (`SSL alert number 48`), or -1. */
+function alertOf(err: unknown): number {
+  const message = String((err as { message?: unknown }).message ?? '');
+  const at = message.indexOf('SSL alert number ');
+  if (at < 0) return -1;
+  const n = Number.parseInt(message.slice(at + 17, at + 20), 10);
+  return Number.isFinite(n) ? n : -1;
+}
+
+/**
  * What a failed TLS handshake with etcd means, in words that stay the same between syncs; undefined when the
  * error is not about TLS (a refused connection, a timeout).
  */
@@ -622,8 +649,14 @@ export function tlsFailure(err: unknown): string | undefined {
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return "etcd's server certificate does not name the member (its SANs must cover *.<cluster>.<namespace>.svc)";
   if (SERVER_NOT_TRUSTED.has(code)) return "etcd's server certificate is not signed by the CA in etcd-client-ca.crt";
-  if (CLIENT_REFUSED.has(code))
+  if (CLIENT_REFUSED.has(code) || (code === 'EPROTO' && CLIENT_REFUSED_ALERTS.has(alertOf(err))))
     return 'etcd refused the client certificate etcd-client.crt (not signed by a CA etcd trusts, or expired)';
+  // TLS 1.2 (lib/tls-inspect.ts): etcd closes the handshake when it refuses the client certificate, and the close
+  // may arrive as a reset that discards its alert.
+  if ((err as { tlsStage?: unknown }).tlsStage === HANDSHAKE_RESET)
+    return 'etcd refused the client certificate etcd-client.crt (it closed the TLS handshake once it had it: not signed by a CA etcd trusts, or expired)';
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'etcd does not serve TLS on its client port';
+  // The member's chain, refused before it was verified (lib/tls-inspect.ts): the reason is stable.
+  if (err instanceof ChainRefusedError) return `etcd's server certificate chain is refused unverified: ${err.reason}`;
   return undefined;
 }
