@@ -238,15 +238,22 @@ ALTER USER 'replication'@'%' IDENTIFIED BY '$password';
 GRANT REPLICATION SLAVE ON *.* TO 'replication'@'%';
 SQL
 }
+# A replica points at member 0 when it has no source yet, and again once at each start of this sidecar: the Secret's
+# replication password (this pod's) may not be the one its volume's source configuration holds (a cluster created again
+# over its volumes with a Secret that holds the root password alone gets a new one, which member 0 sets when it opens).
+# With GTIDs the position is kept.
+pointed=''
 replica() {
   status=$(sql -e 'SHOW REPLICA STATUS\G') || return 1
-  if [ -z "$status" ]; then
+  if [ -z "$status" ] || [ -z "$pointed" ]; then
+    [ -z "$status" ] || sql -e 'STOP REPLICA' || return 1
     if [ "$flavour" = mariadb ]; then
       change="CHANGE MASTER TO MASTER_HOST='$PRIMARY_HOST', MASTER_PORT=$PRIMARY_PORT, MASTER_USER='replication', MASTER_PASSWORD='$password', MASTER_CONNECT_RETRY=5, MASTER_USE_GTID=slave_pos"
     else
       change="CHANGE REPLICATION SOURCE TO SOURCE_HOST='$PRIMARY_HOST', SOURCE_PORT=$PRIMARY_PORT, SOURCE_USER='replication', SOURCE_PASSWORD='$password', SOURCE_CONNECT_RETRY=5, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1"
     fi
     printf '%s;\nSTART REPLICA;\n' "$change" | sql || return 1
+    pointed=1
     echo "member $ordinal replicates from $PRIMARY_HOST:$PRIMARY_PORT"
   elif ! printf '%s\n' "$status" | grep -Eq '_IO_Running: Yes' || ! printf '%s\n' "$status" | grep -Eq '_SQL_Running: Yes'; then
     sql -e 'START REPLICA' || return 1
@@ -295,7 +302,10 @@ done
 
 /**
  * Readiness of the sidecar: member 0 is writable and has the replication user; another member's replication
- * threads both run. A member that is not replicating is not Ready, so it leaves the read Service.
+ * threads both run, or its SQL thread runs and has applied everything it received while its IO thread is connecting
+ * again (member 0 restarting: the replica holds every transaction it was sent, and serves reads meanwhile), once it has
+ * replicated anything at all and unless member 0 refused its credentials (Access denied, 1045). A member that is not
+ * replicating is not Ready, so it leaves the read Service.
  */
 export const REPLICATION_PROBE =
   String.raw`set -u
@@ -304,7 +314,9 @@ export const REPLICATION_PROBE =
   String.raw`if [ "$ordinal" = 0 ]; then
   [ "$(sql -N -e 'SELECT @@global.read_only')" = 0 ] && [ "$(sql -N -e "SELECT COUNT(*) FROM mysql.user WHERE user = 'replication'")" -ge 1 ]
 else
-  status=$(sql -e 'SHOW REPLICA STATUS\G') && printf '%s\n' "$status" | grep -Eq '_IO_Running: Yes' && printf '%s\n' "$status" | grep -Eq '_SQL_Running: Yes'
+  status=$(sql -e 'SHOW REPLICA STATUS\G') && has() { printf '%s\n' "$status" | grep -Eq "$1"; } && has '_SQL_Running: Yes' &&
+    { has '_IO_Running: Yes' || { has '_IO_Running: Connecting' && has '_SQL_Running_State: .*read all relay log' &&
+      has '(Executed_Gtid_Set|Gtid_IO_Pos): [^ ]' && ! has 'Last_IO_Errno: 1045$'; }; }
 fi
 `;
 

@@ -194,11 +194,19 @@ const PEERS_DIR = '/etc/mysql-peers';
 
 /**
  * The members other than 0 that may hold data, as member 0's sidecar reads them before it opens for writes: those the
- * spec asks for (1..size-1) and every one whose data volume exists (a member scaled away keeps its volume and data).
+ * spec asks for (1..size-1) and every one whose data volume exists (a member scaled away keeps its volume and data),
+ * but none whose claim was never bound (`neverBound`, neverBoundVolumes): no volume was ever given to it, so it never
+ * held a transaction, and an empty member 0 must not stay closed while it waits to be scheduled.
  */
-export function peerOrdinals(size: number, volumes: readonly string[], n: Names): number[] {
+export function peerOrdinals(
+  size: number,
+  volumes: readonly string[],
+  n: Names,
+  neverBound: readonly string[] = [],
+): number[] {
   const out: number[] = [];
-  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++) if (i < size || volumes.includes(n.volume(i))) out.push(i);
+  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++)
+    if ((i < size || volumes.includes(n.volume(i))) && !neverBound.includes(n.volume(i))) out.push(i);
   return out;
 }
 
@@ -435,20 +443,39 @@ export function observedPassword(observedSecret: KubeObject | undefined): string
  * made is not this cluster's data: takenNames says so).
  */
 export function existingVolumes(request: CompositeSyncRequest, n: Names): string[] {
-  const name = request.parent.metadata.name ?? '';
-  const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => n.volume(i)));
-  return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1')
-    .filter(
-      (c) =>
-        c &&
-        typeof c === 'object' &&
-        c.metadata &&
-        wanted.has(c.metadata.name!) &&
-        !isTerminating(c) &&
-        volumeOurs(name, c),
-    )
+  return volumeClaims(request, n)
     .map((c) => c.metadata.name!)
     .sort();
+}
+
+/**
+ * The data volumes of existingVolumes whose claim was never bound: phase Pending (a bound claim never goes back to
+ * Pending; it is Lost if its volume goes) and bound to no volume by name (a claim pre-bound to a volume that exists may
+ * be given that volume's data).
+ */
+export function neverBoundVolumes(request: CompositeSyncRequest, n: Names): string[] {
+  return volumeClaims(request, n)
+    .filter((c) => {
+      const phase = (c['status'] as { phase?: unknown } | undefined)?.phase;
+      const volumeName = (c['spec'] as { volumeName?: unknown } | undefined)?.volumeName;
+      return phase === 'Pending' && !volumeName;
+    })
+    .map((c) => c.metadata.name!)
+    .sort();
+}
+
+function volumeClaims(request: CompositeSyncRequest, n: Names): KubeObject[] {
+  const name = request.parent.metadata.name ?? '';
+  const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => n.volume(i)));
+  return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1').filter(
+    (c) =>
+      c &&
+      typeof c === 'object' &&
+      c.metadata &&
+      wanted.has(c.metadata.name!) &&
+      !isTerminating(c) &&
+      volumeOurs(name, c),
+  );
 }
 
 export interface MemberState {
@@ -756,14 +783,19 @@ function passwords(
 ): { secret?: KubeObject; lost?: ConditionInput } {
   const { request, parent, services, spec } = hook;
   const volumes = existingVolumes(request, n);
-  const peers = peerOrdinals(spec.size, volumes, n);
+  const peers = peerOrdinals(spec.size, volumes, n, neverBoundVolumes(request, n));
   const previous = currentStatus(parent) as { secretName?: unknown };
   const encode = () => Buffer.from(services.randomSecret(PASSWORD_BYTES), 'utf8').toString('base64');
   const keptRoot = observedPassword(observedSecret);
-  // A replication password is made when missing (a cluster from before replication): the primary's sidecar sets
-  // the replication user's password from the Secret.
-  if (keptRoot)
-    return { secret: secret(parent, keptRoot, observedKey(observedSecret, REPLICATION_KEY) ?? encode(), peers) };
+  // The replication password the replicas were pointed at: the observed one, else (a key removed or emptied by an edit)
+  // the one Metacontroller last applied. Made only when neither has one (a cluster from before replication, or a
+  // Secret made by hand with the root password alone): the primary's sidecar sets the replication user's password from
+  // the Secret, and each replica points at the primary with it again when it starts (scripts.ts).
+  if (keptRoot) {
+    const replication =
+      observedKey(observedSecret, REPLICATION_KEY) ?? observedKey(keepObserved(observedSecret!), REPLICATION_KEY);
+    return { secret: secret(parent, keptRoot, replication ?? encode(), peers) };
+  }
   const recorded = observedSecret !== undefined || previous.secretName === n.secret;
   if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode(), peers) };
   // A Secret of that name that is not this cluster's child: left behind (kubectl delete --cascade=orphan) or another

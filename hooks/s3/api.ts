@@ -86,6 +86,8 @@ export interface IamPolicy {
   arn: string;
   defaultVersionId: string;
   tags: Map<string, string>;
+  /** IAM's own creation date of the policy, when IAM gives one. */
+  created?: Date | undefined;
 }
 
 export interface AwsApi {

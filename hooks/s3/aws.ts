@@ -530,7 +530,12 @@ export class SdkAwsApi implements AwsApi {
       const got = await this.iam.send(new GetPolicyCommand({ PolicyArn: arn }), this.opts());
       if (!got.Policy?.Arn || !got.Policy.DefaultVersionId)
         throw new AwsError('InvalidResponse', 'GetPolicy answered without the policy', 'GetPolicy');
-      return { arn: got.Policy.Arn, defaultVersionId: got.Policy.DefaultVersionId, tags: tagMap(got.Policy.Tags) };
+      return {
+        arn: got.Policy.Arn,
+        defaultVersionId: got.Policy.DefaultVersionId,
+        tags: tagMap(got.Policy.Tags),
+        created: got.Policy.CreateDate,
+      };
     } catch (err) {
       if (err instanceof AwsError) throw err;
       if (NOT_FOUND.has(errorCode(err))) return undefined;

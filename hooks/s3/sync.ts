@@ -40,6 +40,7 @@ import {
   type AccessKey,
   type AwsApi,
   type BucketRecord,
+  type IamPolicy,
   type IamUser,
 } from './api.js';
 import {
@@ -255,19 +256,51 @@ function unconfirmedClaim(bucket: string): AwsError {
 }
 
 /**
- * An untagged bucket this resource holds the claim of (a stale read of its tags, or tags removed by hand): tagged
- * again with its owner tags. Whether the claim is this resource's and the bucket still exists: the caller waits
- * for the tags to read back rather than giving the bucket up.
+ * How long after this resource claimed a bucket (and tagged it, in the same sync) an untagged read of that bucket may
+ * still be S3's lag: bucket configuration, tags included, is eventually consistent, and a GetBucketTagging right after
+ * PutBucketTagging may answer NoSuchTagSet. Later, an untagged bucket is not the one this resource tagged: it was
+ * deleted and made again by someone else, or its tags were removed; it is never taken back on the claim alone.
+ */
+export const TAGS_SETTLE_SECONDS = 600;
+
+/** Whether this claim is this resource's and young enough that an untagged read of its bucket may be a stale one. */
+function freshClaim(owner: Owner, claim: IamPolicy | undefined, now: Date): boolean {
+  if (!claim?.created || !owns(owner, claim.tags)) return false;
+  return now.getTime() - claim.created.getTime() < TAGS_SETTLE_SECONDS * 1000;
+}
+
+/**
+ * Whether an untagged bucket this resource's user records may be taken back as this resource's: the record of intent
+ * names it (a sync killed between CreateBucket and PutBucketTagging: its claim is taken now unless another holds it),
+ * or this resource claimed it less than TAGS_SETTLE_SECONDS ago (a stale read of the tags it has just put).
+ */
+async function mayTakeBack(
+  aws: AwsApi,
+  owner: Owner,
+  userArn: string,
+  bucket: string,
+  { intent, now }: { intent: boolean; now: Date },
+): Promise<boolean> {
+  if (intent) return holdClaim(aws, owner, userArn, bucket);
+  return freshClaim(owner, await aws.getPolicy(claimArnOf(userArn, bucket)), now);
+}
+
+/**
+ * An untagged bucket this resource claimed a moment ago (a stale read of its tags): tagged again with its owner tags.
+ * Whether the claim is this resource's and young, and the bucket still exists: the caller waits for the tags to read
+ * back rather than giving the bucket up. An untagged bucket under an older claim is not this resource's bucket any
+ * more (made again by someone else, or its tags removed): never tagged, emptied or deleted.
  */
 async function retagUnderClaim(
   aws: AwsApi,
   owner: Owner,
   userArn: string | undefined,
   bucket: string,
+  now: Date,
 ): Promise<boolean> {
   const arn = userArn ? claimArn(userArn, bucket) : undefined;
   const claim = arn ? await aws.getPolicy(arn) : undefined;
-  if (!claim || !owns(owner, claim.tags)) return false;
+  if (!freshClaim(owner, claim, now)) return false;
   const found = await aws.findBucket(bucket);
   if (found && found.tags.size === 0) await aws.tagBucket(bucket, found.region, ownerTags(owner));
   return found !== undefined;
@@ -577,7 +610,7 @@ async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
     return dropRecord(run, bucket);
   }
   if (found.tags.size === 0) {
-    if (!(await claimHolder(aws, owner, run.iamUser!.arn, bucket))) {
+    if (await mayTakeBack(aws, owner, run.iamUser!.arn, bucket, { intent: run.intent === bucket, now: run.now })) {
       await aws.tagBucket(bucket, found.region, ownerTags(owner));
       run.created.add(bucket);
       run.retained.delete(bucket);
@@ -599,7 +632,8 @@ async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
  * bucket's creation, and the record of intent is removed once they are on it; the bucket's record stays for as long as
  * the resource manages the bucket. A sync killed between those calls leaves an untagged bucket that the record names:
  * the next sync takes it back under the claim. An untagged bucket without that record is adopted only under a claim
- * this resource holds already (a stale read of its tags). `makeUser` finds or makes that user.
+ * this resource took less than TAGS_SETTLE_SECONDS ago (a stale read of its tags): later it is someone's bucket made
+ * again under the name, or its tags were removed, and it is refused. `makeUser` finds or makes that user.
  */
 async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Promise<string> {
   const { aws, spec, owner, previous } = run;
@@ -701,11 +735,24 @@ async function takeBack(
     await dropRecord(run, bucket);
     throw refused();
   }
-  if (run.records.get(bucket) === 'made') return claimOrRefuse(run, (await makeUser()).arn, tags);
+  // A sync killed between CreateBucket and PutBucketTagging: the record of intent names the bucket.
+  if (run.intent === bucket) return claimOrRefuse(run, (await makeUser()).arn, tags);
   if (!run.iamUser) throw refused();
   const claim = await run.aws.getPolicy(claimArnOf(run.iamUser.arn, bucket));
+  // This resource claimed (and tagged) it a moment ago: a stale read of its tags, put back by applyBucketSettings.
+  if (freshClaim(run.owner, claim, run.now)) return;
+  if (claim && owns(run.owner, claim.tags)) {
+    // Claimed long ago, untagged now: not the bucket this resource tagged. A definite answer: never taken back.
+    run.definite = true;
+    await dropRecord(run, bucket);
+    throw new AwsError(
+      'BucketAlreadyExists',
+      `bucket ${bucket} no longer carries the owner tags this resource put on it: it was deleted and made again by someone else, or its tags were removed; it is not taken back. If it is this resource's bucket, tag it with ${OWNER_UID_TAG}=${run.owner.uid}`,
+      'GetBucketTagging',
+    );
+  }
   if (claim) return claimOrRefuse(run, run.iamUser.arn, tags);
-  if (!run.recorded.has(bucket)) throw refused();
+  if (!run.recorded.has(bucket) && !run.records.has(bucket)) throw refused();
   throw new AwsError(
     'OwnershipUnconfirmed',
     `bucket ${bucket}, recorded in this resource's status, reads without its owner tags and no claim of it confirms it is this resource's: it is neither taken back nor given up; the next sync reads its tags again`,
@@ -843,7 +890,11 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
     // may be claimed by a sync, never destroyed on the strength of a status that anyone with s3s/status can write.
     let seen: Map<string, string> | undefined;
     const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, (seen = t)));
-    if (result === 'notOwned' && seen?.size === 0 && (await retagUnderClaim(aws, owner, run.iamUser?.arn, old))) {
+    if (
+      result === 'notOwned' &&
+      seen?.size === 0 &&
+      (await retagUnderClaim(aws, owner, run.iamUser?.arn, old, run.now))
+    ) {
       unconfirmed.push(old);
       continue;
     }
@@ -973,6 +1024,7 @@ interface Teardown {
   records: Set<string>;
   /** Buckets read untagged under this resource's claim: tagged again, deleted at the next call. */
   unconfirmed: string[];
+  now: Date;
 }
 
 /**
@@ -1001,20 +1053,23 @@ async function revokeUser(
     if (created.has(bucket)) continue;
     // A retention the status never listed (a sync killed before its status was written, a status lost).
     if (state === 'retained') down.retained.add(bucket);
-    else await recordIntent(down, bucket);
+    else await recordIntent(down, bucket, bucket === intent);
   }
   for (const key of await aws.listAccessKeys(user)) await aws.deleteAccessKey(user, key.id);
   return ownArn ? { ours: true, policyArn: ownArn } : { ours: true };
 }
 
-/** A bucket the user records: untagged (a killed sync's), tagged now under the claim; ours, recorded; else none of ours. */
-async function recordIntent(down: Teardown, intent: string): Promise<void> {
+/**
+ * A bucket the user records: untagged, tagged now when the sync's rule takes it back (the record of intent names it,
+ * `named`, under this resource's claim; or a claim of a moment ago); ours, recorded; else none of ours.
+ */
+async function recordIntent(down: Teardown, intent: string, named: boolean): Promise<void> {
   const { aws, owner } = down;
   const pending = await aws.findBucket(intent);
   if (!pending) return;
   if (pending.tags.size === 0) {
-    // Taken back only under this resource's claim (the sync's rule): another resource's bucket is not deleted.
-    if (!(await holdClaim(aws, owner, down.userArn!, intent))) return;
+    // Another resource's bucket, or someone's bucket made again under this name, is not deleted.
+    if (!(await mayTakeBack(aws, owner, down.userArn!, intent, { intent: named, now: down.now }))) return;
     await aws.tagBucket(intent, pending.region, ownerTags(owner));
   } else if (!owns(owner, pending.tags)) return;
   down.created.add(intent);
@@ -1035,7 +1090,11 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
     // stale read, or tags removed by hand): tagged again and deleted at the next call, never left behind on one read.
     let seen: Map<string, string> | undefined;
     const result = await aws.deleteBucket(bucket, down.forceDelete, (t) => owns(owner, (seen = t)));
-    if (result === 'notOwned' && seen?.size === 0 && (await retagUnderClaim(aws, owner, down.userArn, bucket))) {
+    if (
+      result === 'notOwned' &&
+      seen?.size === 0 &&
+      (await retagUnderClaim(aws, owner, down.userArn, bucket, down.now))
+    ) {
       down.unconfirmed.push(bucket);
       continue;
     }
@@ -1135,6 +1194,7 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
     unclaimed: [],
     records: new Set(),
     unconfirmed: [],
+    now,
   };
   const { created, retained, unconfirmed } = down;
   try {
