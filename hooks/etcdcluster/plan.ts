@@ -57,7 +57,15 @@ import {
   withUpgradeClock,
   type UpgradeFailure,
 } from './upgrade.js';
-import { checkVerdict, pinOf, recordedSource, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
+import {
+  checkVerdict,
+  pinOf,
+  recordedSource,
+  restoreCheckPod,
+  restoreOverdue,
+  sameCheck,
+  transientFailure,
+} from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export { sanitize };
@@ -1662,21 +1670,31 @@ function podsWereCreated(parent: ParentObject): boolean {
 }
 
 type Terminated = { exitCode: number; message?: string; reason?: string };
-type InitStatus = { name?: string; state?: { terminated?: Terminated }; lastState?: { terminated?: Terminated } };
+type InitStatus = {
+  name?: string;
+  state?: { terminated?: Terminated; running?: unknown };
+  lastState?: { terminated?: Terminated };
+};
 const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number' && t.exitCode !== 0;
 
 /**
  * The first of the pod's restore steps (the snapshot fetch and restore; not the DNS wait) that exited with an
  * error, if any, and how: as it ended (restartPolicy Never), or as it last ended before the kubelet tries it again
- * (Always).
+ * (Always). A step the kubelet runs again, or that succeeded since, has not failed; nor has one that S3 failed for a
+ * moment (503 SlowDown, a reset connection: restore.ts transientFailure), which the kubelet retries within the
+ * restore's deadline.
  */
 function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return undefined;
+  const retried = (pod['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy !== 'Never';
   for (const s of statuses as Array<InitStatus | null>) {
     if (!s || s.name === 'check-dns') continue;
-    const terminated = failedExit(s.state?.terminated) ? s.state!.terminated! : s.lastState?.terminated;
-    if (failedExit(terminated)) return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
+    const now = s.state?.terminated;
+    if (s.state?.running || (now && !failedExit(now))) continue;
+    const terminated = failedExit(now) ? now! : s.lastState?.terminated;
+    if (failedExit(terminated) && !(retried && transientFailure(terminated!.message)))
+      return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
   }
   return undefined;
 }

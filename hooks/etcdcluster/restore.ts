@@ -16,6 +16,8 @@ import type { EtcdClusterSpec } from './schema.js';
 export const RESTORE_CHECK_SECONDS = 600;
 /** How long restored members may take to serve after the old members were dropped. */
 export const RESTORE_SECONDS = 900;
+/** How long one run of a restored member's fetch or restore step may take before the deadline stops sparing it. */
+export const RESTORE_STEP_SECONDS = 3600;
 
 /** The check pod's name: no member is named so (members are `<cluster>-<ordinal>`). */
 export function checkPodName(cluster: string): string {
@@ -201,13 +203,52 @@ export function checkVerdict(
   return { state: 'waiting' };
 }
 
+/** S3's answers and network failures that say "try again" (the kubelet runs the step again, with a back-off). */
+const TRANSIENT =
+  /^(?:s3:\/\/\S+: )?(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED|socket hang up)\b/;
+
+/**
+ * Whether a restore step's termination message (the CLI's JSON: succeeded false, S3's reason) names a failure S3
+ * or the network calls transient: no evidence against the restore. Anything else (AccessDenied, NoSuchKey, a
+ * snapshot written again, no JSON at all) is.
+ */
+export function transientFailure(message: string | undefined): boolean {
+  try {
+    const parsed = JSON.parse(message ?? '') as { reason?: unknown };
+    return typeof parsed?.reason === 'string' && TRANSIENT.test(parsed.reason);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A restore step (fetch or restore of the snapshot) the pod runs now, started less than RESTORE_STEP_SECONDS ago:
+ * its name and start. A step at work is no evidence the restore failed (a large snapshot through a slow S3).
+ */
+function runningStep(pod: KubeObject, now: Date): { name: string; since: string } | undefined {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  for (const c of (Array.isArray(statuses) ? statuses : []) as Array<{
+    name?: unknown;
+    state?: { running?: { startedAt?: unknown } };
+  } | null>) {
+    if (!c || c.name === 'check-dns' || typeof c.name !== 'string') continue;
+    const at = c.state?.running?.startedAt;
+    const started = typeof at === 'string' ? Date.parse(at) : NaN;
+    if (Number.isFinite(started) && now.getTime() - started <= RESTORE_STEP_SECONDS * 1000)
+      return { name: c.name, since: at as string };
+  }
+  return undefined;
+}
+
 /**
  * Why a restore that dropped its old members ends failed for time: its members have not served within
- * RESTORE_SECONDS of its start. Undefined while there is time, or without a start time.
+ * RESTORE_SECONDS of its start, and none of them runs a restore step started within RESTORE_STEP_SECONDS (a fetch
+ * at work is spared: dropping it helps nothing). Undefined while there is time, or without a start time.
  */
 export function restoreOverdue(record: RestoreState, pods: KubeObject[], now: Date | undefined): string | undefined {
   const began = Date.parse(record.since ?? '');
   if (!now || !Number.isFinite(began) || now.getTime() - began <= RESTORE_SECONDS * 1000) return undefined;
+  if (pods.some((p) => runningStep(p, now))) return undefined;
   const waiting = pods.map((p) => `${p.metadata.name}: ${waitingReason(p)}`).slice(0, 3);
   return sanitize(
     `the restored members did not serve within ${RESTORE_SECONDS / 60} minutes (${waiting.join('; ') || 'no pod'})`,
