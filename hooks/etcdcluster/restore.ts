@@ -8,7 +8,7 @@
 import { childLabels, type KubeObject, type ParentObject, restrictedContainerSecurity } from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
-import { memberPodSecurity, type RestoreSource } from './members.js';
+import { DEFAULT_BUSYBOX_IMAGE, memberPodSecurity, type RestoreSource } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -61,6 +61,17 @@ export function restoreCheckPod(
     },
     spec: {
       restartPolicy: 'Never',
+      // The restored members' DNS step runs spec.pod.busyboxImage, which no running member may have pulled (pods
+      // keep the init steps they were made with): the check starts it first, so that an image the nodes cannot
+      // pull or run is found before any member is dropped (the check waits on it, then fails at its deadline).
+      initContainers: [
+        {
+          name: 'busybox-image',
+          image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
+          command: ['/bin/sh', '-c', 'true'],
+          securityContext: restrictedContainerSecurity(),
+        },
+      ],
       containers: [
         {
           name: 'check',
@@ -83,9 +94,11 @@ export function restoreCheckPod(
 export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   const key = 'etcd.database.coreos.com/restore-uid';
   const container = (p: KubeObject) => (p['spec'] as { containers?: unknown[] } | undefined)?.containers?.[0];
+  const inits = (p: KubeObject) =>
+    ((p['spec'] as { initContainers?: unknown } | undefined)?.initContainers ?? []) as Array<{ image?: unknown }>;
   const command = (p: KubeObject) => {
     const c = container(p) as { image?: unknown; args?: unknown } | undefined;
-    return JSON.stringify([c?.image, c?.args]);
+    return JSON.stringify([c?.image, c?.args, Array.isArray(inits(p)) ? inits(p).map((i) => i?.image) : []]);
   };
   return (
     observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
