@@ -1644,6 +1644,25 @@ function decideMembers(
     };
   }
 
+  // 6. Members made before restart in place (restartPolicy Never: a crash of a majority of them is for good) move
+  // to it, one at a time, the leader last, only while every member is healthy. restartPolicy cannot change in
+  // place: with storage the pod is made again on its claim (the same member, on its data); without, the member is
+  // replaced (removed, then a new one added), only while the others keep a quorum and never the only member.
+  const never = neverRestarting(live, reports, storage || voting.length >= 2);
+  if (never) {
+    const name = never.metadata.name!;
+    const id = reports.find((r) => r.name === name)?.id;
+    const message = `${name} was made with restartPolicy Never (before restart in place): ${storage ? 'making its pod again on its volume' : 'replacing it with a member that restarts in place'}`;
+    return {
+      ...common,
+      ...(storage || !id ? {} : { action: { type: 'remove' as const, id, pod: name, why: 'restart in place' } }),
+      pods: livePods.filter((p) => p.metadata.name !== name),
+      phase: 'Running',
+      conditions: runningConditions([recovering(true, 'MovingToRestartInPlace', message)]),
+      converging: true,
+    };
+  }
+
   return {
     ...common,
     pods: livePods,
@@ -1655,6 +1674,15 @@ function decideMembers(
     ]),
     converging: recreated.length > 0 || live.length !== obs.pods.length,
   };
+}
+
+/** The next member pod made with restartPolicy Never to move to restart in place (the leader last), if any may. */
+function neverRestarting(live: KubeObject[], reports: MemberReport[], may: boolean): KubeObject | undefined {
+  if (!may) return undefined;
+  const leader = (p: KubeObject) => (reports.find((r) => r.name === p.metadata.name)?.leader ? 1 : 0);
+  return live
+    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
+    .sort((a, b) => leader(a) - leader(b))[0];
 }
 
 function isMemberReport(m: unknown): m is MemberReport {
