@@ -237,13 +237,15 @@ interface LineageStatus {
 
 /**
  * The EtcdRestore that explains a lineage break, if one does: a restore of one of the clusters the backup dials,
- * over (Restored) and made after the last snapshot of the lineage before.
+ * over (Restored), that replaced the members after the last snapshot of the lineage before: made after it, or
+ * (its check took minutes, and a backup of the old cluster ran meanwhile) whose members were dropped after it
+ * (status.restore.since).
  */
 function restoreExplaining(clusters: KubeObject[], brokeAfter: string): string | undefined {
+  const after = (at: string | undefined) => at !== undefined && Date.parse(at) >= Date.parse(brokeAfter);
   for (const cluster of clusters) {
     const r = restoreStateOf(cluster);
-    if (r?.phase === 'Restored' && r.created && r.name && Date.parse(r.created) >= Date.parse(brokeAfter))
-      return r.name;
+    if (r?.phase === 'Restored' && r.name && (after(r.created) || after(r.since))) return r.name;
   }
   return undefined;
 }
