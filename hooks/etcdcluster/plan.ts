@@ -779,6 +779,9 @@ function decideRestore(
         now: obs.now,
         upgradeFrom,
         outage,
+        versions: Object.fromEntries(
+          Object.entries(obs.health).map(([n, h]) => [n, h.healthy ? h.version : undefined]),
+        ),
         // (A Ready pod serves too: its probe asks etcd in the pod, on the version it runs, whether or not the hook
         // can reach it.)
         healthy: new Set([
