@@ -513,7 +513,7 @@ t.test('a one-off snapshot of its own with sparse metadata is still its own', as
   s3.put('bucket', 'ns/once.db', 'x', { [META.uid]: 'uid-a' });
   const gw = await fakeGateway(t, { revision: 42, clusterId: CLUSTER_1 });
   const r = await run(s3, gw.url, { periodic: false, path: 'bucket/ns/once.db', at: hour(0) });
-  t.same(r, { succeeded: true, alreadyTaken: true, key: 'ns/once.db', lastSuccessDate: '' });
+  t.same(r, { succeeded: true, alreadyTaken: true, bucket: 'bucket', key: 'ns/once.db', lastSuccessDate: '' });
 });
 
 t.test('no etcd endpoint answers: every one tried, each said', async (t) => {

@@ -52,6 +52,7 @@ class BackupLoop {
 
 const ok = (key: string, extra: Record<string, unknown> = {}) => ({
   succeeded: true,
+  bucket: 'bucket',
   key,
   etcdRevision: 42,
   etcdVersion: '3.6.9',

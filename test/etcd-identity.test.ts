@@ -48,7 +48,10 @@ t.test(
     t.ok(accept(made(3, 3)), 'a bootstrap started again at e-3');
     t.ok(accept(made(5, 5)), 'a restore into e-5..e-9');
     t.ok(accept(made(12, 1)), 'at the last ordinal');
-    t.notOk(accept(made(12, 2)), 'past the last ordinal');
+    t.ok(accept(made(12, 2)), 'a bootstrap that began at the last ordinal seen (the members after it scaled away)');
+    t.ok(accept(made(4, 9)), 'a bootstrap of MAX_SIZE members scaled down to its first ones');
+    t.notOk(accept(made(13, 1)), 'one that began past the last ordinal');
+    t.notOk(accept(made(4, 10)), 'more than MAX_SIZE members');
     t.notOk(accept(made(0, 3, 'uid-b')), 'another UID (another EtcdCluster of the same name, or one recreated)');
     const other = clusterOf(etcdParent({}), etcdSpec({}));
     t.notOk(accept(made(0, 3, 'uid-e', { ...other, namespace: 'other' })), 'the same names in another namespace');

@@ -42,6 +42,8 @@ export interface BackupResult {
   etcdVersion?: string;
   etcdRevision?: number;
   key?: string;
+  /** The bucket of `key` (status.key alone does not say where the snapshot is). */
+  bucket?: string;
   size?: number;
   lastSuccessDate?: string;
   pruned?: string[];
@@ -576,6 +578,7 @@ function written(t: Target, key: string, size: number, now: Date): BackupResult 
     etcdVersion: t.cluster.version,
     etcdRevision: t.cluster.revision,
     clusterId: t.cluster.clusterId,
+    bucket: t.bucket,
     key,
     size,
     lastSuccessDate: now.toISOString(),
@@ -592,6 +595,7 @@ function existingOneOff(o: BackupOptions, t: Target, key: string, existing: Reco
     return {
       succeeded: true,
       alreadyTaken: true,
+      bucket: t.bucket,
       key,
       ...(existing[META.version] ? { etcdVersion: existing[META.version] } : {}),
       ...(Number.isFinite(revision) ? { etcdRevision: revision } : {}),

@@ -93,6 +93,7 @@ export const EtcdBackupStatus = Type.Object(
     etcdRevision: Type.Optional(Type.Integer()),
     lastSuccessDate: Type.Optional(Type.String()),
     key: Type.Optional(Type.String({ description: 'The S3 object the last backup wrote.' })),
+    bucket: Type.Optional(Type.String({ description: 'The bucket of key.' })),
     lineage: Type.Optional(
       Type.Object(
         {

@@ -175,7 +175,13 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   const terminated = statuses.find((s) => s.name === 'backup')?.state?.terminated;
   if (!terminated?.message) return undefined;
   try {
-    return { result: JSON.parse(terminated.message) as BackupResult, at: String(terminated.finishedAt ?? '') };
+    const result = JSON.parse(terminated.message) as BackupResult;
+    // A result from before the CLI said its bucket: the bucket of the path its pod was given.
+    if (result && typeof result === 'object' && result.bucket === undefined) {
+      const bucket = podBucket(pod);
+      if (bucket) result.bucket = bucket;
+    }
+    return { result, at: String(terminated.finishedAt ?? '') };
   } catch {
     return {
       result: { succeeded: false, reason: String(terminated.message).slice(0, 300) },
@@ -183,6 +189,23 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
     };
   }
 }
+
+/** The bucket of the `--s3-path` a pod spec's backup container was given, if any. */
+function specBucket(podSpec: unknown): string | undefined {
+  const containers = (podSpec as { containers?: unknown } | undefined)?.containers;
+  const backup = (Array.isArray(containers) ? containers : []).find(
+    (c): c is { args?: unknown } => (c as { name?: unknown } | null)?.name === 'backup',
+  );
+  const args = Array.isArray(backup?.args) ? (backup.args as unknown[]) : [];
+  const path = args[args.indexOf('--s3-path') + 1];
+  return args.includes('--s3-path') && typeof path === 'string' && path.indexOf('/') > 0
+    ? path.slice(0, path.indexOf('/'))
+    : undefined;
+}
+const podBucket = (pod: KubeObject) => specBucket(pod['spec']);
+/** The bucket the observed Job writes to (its pod template's arguments). */
+const jobBucket = (job: KubeObject | undefined) =>
+  specBucket((job?.['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec);
 
 /** The status fields a backup's outcome sets, carried from one sync to the next. */
 const CARRIED = [
@@ -192,6 +215,7 @@ const CARRIED = [
   'etcdRevision',
   'lastSuccessDate',
   'key',
+  'bucket',
   'lineage',
   'pruneProblem',
 ] as const;
@@ -213,13 +237,15 @@ interface LineageStatus {
 
 /**
  * The EtcdRestore that explains a lineage break, if one does: a restore of one of the clusters the backup dials,
- * over (Restored) and made after the last snapshot of the lineage before.
+ * over (Restored), that replaced the members after the last snapshot of the lineage before: made after it, or
+ * (its check took minutes, and a backup of the old cluster ran meanwhile) whose members were dropped after it
+ * (status.restore.since).
  */
 function restoreExplaining(clusters: KubeObject[], brokeAfter: string): string | undefined {
+  const after = (at: string | undefined) => at !== undefined && Date.parse(at) >= Date.parse(brokeAfter);
   for (const cluster of clusters) {
     const r = restoreStateOf(cluster);
-    if (r?.phase === 'Restored' && r.created && r.name && Date.parse(r.created) >= Date.parse(brokeAfter))
-      return r.name;
+    if (r?.phase === 'Restored' && r.name && (after(r.created) || after(r.since))) return r.name;
   }
   return undefined;
 }
@@ -363,6 +389,8 @@ function applyOutcome(
     if (lastGood.etcdRevision !== undefined) status['etcdRevision'] = lastGood.etcdRevision;
     if (lastGood.lastSuccessDate) status['lastSuccessDate'] = lastGood.lastSuccessDate;
     if (lastGood.key) status['key'] = lastGood.key;
+    if (lastGood.bucket) status['bucket'] = lastGood.bucket;
+    else if (lastGood.key) delete status['bucket'];
     if (lastGood.pruneProblem) status['pruneProblem'] = short(lastGood.pruneProblem);
     else delete status['pruneProblem'];
   }
@@ -378,8 +406,25 @@ function succeededCondition(spec: Spec, status: Status, note = '') {
     type: 'Ready',
     status: true as const,
     reason: 'BackupSucceeded',
-    message: `snapshot at revision ${status['etcdRevision']} in s3://${spec.s3.path.split('/')[0]}/${status['key']}${note}${status['pruneProblem'] ? `; ${String(status['pruneProblem'])}` : ''}`,
+    message: `snapshot at revision ${status['etcdRevision']} in s3://${String(status['bucket'] ?? spec.s3.path.split('/')[0])}/${status['key']}${note}${status['pruneProblem'] ? `; ${String(status['pruneProblem'])}` : ''}`,
   };
+}
+
+/**
+ * A one-off backup is taken once (issue 30.3): once its snapshot of this path (bucket and key) is recorded, nothing
+ * runs again: its Job is kept as it is while it is there, and not made again when it is gone (a TTL, a clean-up).
+ * The same key in another bucket is another snapshot, and a record of another path says nothing of this one: it is
+ * dropped (no snapshot claimed here). A record without its bucket (made before it was kept) runs once more; the CLI
+ * then finds its own snapshot there and writes nothing (alreadyTaken).
+ */
+function takenOnce(status: Status, spec: Spec): boolean {
+  const at = spec.s3.path.indexOf('/');
+  const [bucket, key] = [spec.s3.path.slice(0, at), spec.s3.path.slice(at + 1)];
+  if (status['succeeded'] !== true) return false;
+  if (status['key'] === key && status['bucket'] === bucket) return true;
+  for (const k of ['succeeded', 'reason', 'Reason', 'etcdVersion', 'etcdRevision', 'lastSuccessDate', 'key', 'bucket'])
+    delete status[k];
+  return false;
 }
 
 // eslint-disable-next-line complexity -- the outcome, the one-off record, the refusal, then the state of the Job: read top to bottom
@@ -403,12 +448,16 @@ export function sync({
   const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
   const jobStatus = (job?.['status'] ?? {}) as JobStatus;
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  applyOutcome(status, latest, lastGood, jobFailed);
+  // (A result that names no bucket, from a CLI before it did and a pod without its arguments: the Job's.)
+  const fallback = jobBucket(job);
+  applyOutcome(
+    status,
+    latest,
+    lastGood && !lastGood.bucket && fallback ? { ...lastGood, bucket: fallback } : lastGood,
+    jobFailed,
+  );
 
-  // A one-off backup is taken once (issue 30.3): once its snapshot of this path is recorded here, nothing runs
-  // again: its Job is kept as it is while it is there, and not made again when it is gone (a TTL, a clean-up).
-  const key = spec.s3.path.slice(spec.s3.path.indexOf('/') + 1);
-  if (!periodic && status['succeeded'] === true && status['key'] === key) {
+  if (!periodic && takenOnce(status, spec)) {
     const note = job ? '' : ' (taken once: the Job is not made again)';
     status['conditions'] = conditionsFor(parent, [succeededCondition(spec, status, note)], now);
     return { status, children: job ? [keepObserved(job)] : [] };

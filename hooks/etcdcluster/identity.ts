@@ -103,19 +103,26 @@ export function clusterIdentity(input: IdentityInput): (clusterId: string | unde
 /** The first 8 bytes of a sha1, as etcd takes an ID from one. */
 const sha8 = (data: Buffer) => createHash('sha1').update(data).digest().subarray(0, 8);
 
-/** Every cluster ID a bootstrap or restore of this EtcdCluster's members could have: etcd's genID of each window. */
+/**
+ * Every cluster ID a bootstrap or restore of this EtcdCluster's members could have: etcd's genID of each window.
+ * A window starts at or below the highest ordinal seen (every member alive was made by it or after it) but may end
+ * past it: a cluster bootstrapped with e-0..e-4 and scaled down to e-0..e-2 keeps that bootstrap's ID, and once its
+ * status is lost e-2 is the highest ordinal seen.
+ */
 function madeHere(input: IdentityInput): Set<string> {
   const c = input.cluster;
   const scheme = c.peerTLS ? 'https' : 'http';
   const last = Math.min(Math.max(input.lastMemberIndex, -1), IDENTITY_SEARCH_ORDINALS);
   const out = new Set<string>();
+  if (last < 0) return out;
+  const end = last + MAX_SIZE - 1;
   for (const suffix of [...new Set(['', c.domain, ...input.domains.map((d) => `.${d}`)])]) {
     // Each member's ID as etcd's computeMemberID makes it (one peer URL, the token, no time), 8 bytes big-endian.
-    const ids = Array.from({ length: last + 1 }, (_, i) =>
+    const ids = Array.from({ length: end + 1 }, (_, i) =>
       sha8(Buffer.from(`${scheme}://${c.name}-${i}.${c.name}.${c.namespace}.svc${suffix}:${PEER_PORT}${input.token}`)),
     );
     for (let from = 0; from <= last; from++) {
-      for (let n = 1; n <= MAX_SIZE && from + n <= last + 1; n++) {
+      for (let n = 1; n <= MAX_SIZE; n++) {
         // genID: the sorted IDs (byte order of big-endian uint64s is their numeric order), hashed.
         const window = ids.slice(from, from + n).sort(Buffer.compare);
         out.add(sha8(Buffer.concat(window)).readBigUInt64BE(0).toString());

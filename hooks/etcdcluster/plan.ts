@@ -57,7 +57,15 @@ import {
   withUpgradeClock,
   type UpgradeFailure,
 } from './upgrade.js';
-import { checkVerdict, pinOf, recordedSource, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
+import {
+  checkVerdict,
+  pinOf,
+  recordedSource,
+  restoreCheckPod,
+  restoreOverdue,
+  sameCheck,
+  transientFailure,
+} from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
 
 export { sanitize };
@@ -771,6 +779,9 @@ function decideRestore(
         now: obs.now,
         upgradeFrom,
         outage,
+        versions: Object.fromEntries(
+          Object.entries(obs.health).map(([n, h]) => [n, h.healthy ? h.version : undefined]),
+        ),
         // (A Ready pod serves too: its probe asks etcd in the pod, on the version it runs, whether or not the hook
         // can reach it.)
         healthy: new Set([
@@ -1636,6 +1647,25 @@ function decideMembers(
     };
   }
 
+  // 6. Members made before restart in place (restartPolicy Never: a crash of a majority of them is for good) move
+  // to it, one at a time, the leader last, only while every member is healthy. restartPolicy cannot change in
+  // place: with storage the pod is made again on its claim (the same member, on its data); without, the member is
+  // replaced (removed, then a new one added), only while the others keep a quorum and never the only member.
+  const never = neverRestarting(live, reports, storage || voting.length >= 2);
+  if (never) {
+    const name = never.metadata.name!;
+    const id = reports.find((r) => r.name === name)?.id;
+    const message = `${name} was made with restartPolicy Never (before restart in place): ${storage ? 'making its pod again on its volume' : 'replacing it with a member that restarts in place'}`;
+    return {
+      ...common,
+      ...(storage || !id ? {} : { action: { type: 'remove' as const, id, pod: name, why: 'restart in place' } }),
+      pods: livePods.filter((p) => p.metadata.name !== name),
+      phase: 'Running',
+      conditions: runningConditions([recovering(true, 'MovingToRestartInPlace', message)]),
+      converging: true,
+    };
+  }
+
   return {
     ...common,
     pods: livePods,
@@ -1647,6 +1677,15 @@ function decideMembers(
     ]),
     converging: recreated.length > 0 || live.length !== obs.pods.length,
   };
+}
+
+/** The next member pod made with restartPolicy Never to move to restart in place (the leader last), if any may. */
+function neverRestarting(live: KubeObject[], reports: MemberReport[], may: boolean): KubeObject | undefined {
+  if (!may) return undefined;
+  const leader = (p: KubeObject) => (reports.find((r) => r.name === p.metadata.name)?.leader ? 1 : 0);
+  return live
+    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
+    .sort((a, b) => leader(a) - leader(b))[0];
 }
 
 function isMemberReport(m: unknown): m is MemberReport {
@@ -1662,21 +1701,31 @@ function podsWereCreated(parent: ParentObject): boolean {
 }
 
 type Terminated = { exitCode: number; message?: string; reason?: string };
-type InitStatus = { name?: string; state?: { terminated?: Terminated }; lastState?: { terminated?: Terminated } };
+type InitStatus = {
+  name?: string;
+  state?: { terminated?: Terminated; running?: unknown };
+  lastState?: { terminated?: Terminated };
+};
 const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number' && t.exitCode !== 0;
 
 /**
  * The first of the pod's restore steps (the snapshot fetch and restore; not the DNS wait) that exited with an
  * error, if any, and how: as it ended (restartPolicy Never), or as it last ended before the kubelet tries it again
- * (Always).
+ * (Always). A step the kubelet runs again, or that succeeded since, has not failed; nor has one that S3 failed for a
+ * moment (503 SlowDown, a reset connection: restore.ts transientFailure), which the kubelet retries within the
+ * restore's deadline.
  */
 function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return undefined;
+  const retried = (pod['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy !== 'Never';
   for (const s of statuses as Array<InitStatus | null>) {
     if (!s || s.name === 'check-dns') continue;
-    const terminated = failedExit(s.state?.terminated) ? s.state!.terminated! : s.lastState?.terminated;
-    if (failedExit(terminated)) return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
+    const now = s.state?.terminated;
+    if (s.state?.running || (now && !failedExit(now))) continue;
+    const terminated = failedExit(now) ? now! : s.lastState?.terminated;
+    if (failedExit(terminated) && !(retried && transientFailure(terminated!.message)))
+      return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
   }
   return undefined;
 }

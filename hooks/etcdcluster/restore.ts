@@ -8,7 +8,7 @@
 import { childLabels, type KubeObject, type ParentObject, restrictedContainerSecurity } from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
-import { memberPodSecurity, type RestoreSource } from './members.js';
+import { DEFAULT_BUSYBOX_IMAGE, memberPodSecurity, type RestoreSource } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -16,6 +16,8 @@ import type { EtcdClusterSpec } from './schema.js';
 export const RESTORE_CHECK_SECONDS = 600;
 /** How long restored members may take to serve after the old members were dropped. */
 export const RESTORE_SECONDS = 900;
+/** How long one run of a restored member's fetch or restore step may take before the deadline stops sparing it. */
+export const RESTORE_STEP_SECONDS = 3600;
 
 /** The check pod's name: no member is named so (members are `<cluster>-<ordinal>`). */
 export function checkPodName(cluster: string): string {
@@ -59,6 +61,17 @@ export function restoreCheckPod(
     },
     spec: {
       restartPolicy: 'Never',
+      // The restored members' DNS step runs spec.pod.busyboxImage, which no running member may have pulled (pods
+      // keep the init steps they were made with): the check starts it first, so that an image the nodes cannot
+      // pull or run is found before any member is dropped (the check waits on it, then fails at its deadline).
+      initContainers: [
+        {
+          name: 'busybox-image',
+          image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
+          command: ['/bin/sh', '-c', 'true'],
+          securityContext: restrictedContainerSecurity(),
+        },
+      ],
       containers: [
         {
           name: 'check',
@@ -81,9 +94,11 @@ export function restoreCheckPod(
 export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   const key = 'etcd.database.coreos.com/restore-uid';
   const container = (p: KubeObject) => (p['spec'] as { containers?: unknown[] } | undefined)?.containers?.[0];
+  const inits = (p: KubeObject) =>
+    ((p['spec'] as { initContainers?: unknown } | undefined)?.initContainers ?? []) as Array<{ image?: unknown }>;
   const command = (p: KubeObject) => {
     const c = container(p) as { image?: unknown; args?: unknown } | undefined;
-    return JSON.stringify([c?.image, c?.args]);
+    return JSON.stringify([c?.image, c?.args, Array.isArray(inits(p)) ? inits(p).map((i) => i?.image) : []]);
   };
   return (
     observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
@@ -201,13 +216,52 @@ export function checkVerdict(
   return { state: 'waiting' };
 }
 
+/** S3's answers and network failures that say "try again" (the kubelet runs the step again, with a back-off). */
+const TRANSIENT =
+  /^(?:s3:\/\/\S+: )?(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED|socket hang up)\b/;
+
+/**
+ * Whether a restore step's termination message (the CLI's JSON: succeeded false, S3's reason) names a failure S3
+ * or the network calls transient: no evidence against the restore. Anything else (AccessDenied, NoSuchKey, a
+ * snapshot written again, no JSON at all) is.
+ */
+export function transientFailure(message: string | undefined): boolean {
+  try {
+    const parsed = JSON.parse(message ?? '') as { reason?: unknown };
+    return typeof parsed?.reason === 'string' && TRANSIENT.test(parsed.reason);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A restore step (fetch or restore of the snapshot) the pod runs now, started less than RESTORE_STEP_SECONDS ago:
+ * its name and start. A step at work is no evidence the restore failed (a large snapshot through a slow S3).
+ */
+function runningStep(pod: KubeObject, now: Date): { name: string; since: string } | undefined {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  for (const c of (Array.isArray(statuses) ? statuses : []) as Array<{
+    name?: unknown;
+    state?: { running?: { startedAt?: unknown } };
+  } | null>) {
+    if (!c || c.name === 'check-dns' || typeof c.name !== 'string') continue;
+    const at = c.state?.running?.startedAt;
+    const started = typeof at === 'string' ? Date.parse(at) : NaN;
+    if (Number.isFinite(started) && now.getTime() - started <= RESTORE_STEP_SECONDS * 1000)
+      return { name: c.name, since: at as string };
+  }
+  return undefined;
+}
+
 /**
  * Why a restore that dropped its old members ends failed for time: its members have not served within
- * RESTORE_SECONDS of its start. Undefined while there is time, or without a start time.
+ * RESTORE_SECONDS of its start, and none of them runs a restore step started within RESTORE_STEP_SECONDS (a fetch
+ * at work is spared: dropping it helps nothing). Undefined while there is time, or without a start time.
  */
 export function restoreOverdue(record: RestoreState, pods: KubeObject[], now: Date | undefined): string | undefined {
   const began = Date.parse(record.since ?? '');
   if (!now || !Number.isFinite(began) || now.getTime() - began <= RESTORE_SECONDS * 1000) return undefined;
+  if (pods.some((p) => runningStep(p, now))) return undefined;
   const waiting = pods.map((p) => `${p.metadata.name}: ${waitingReason(p)}`).slice(0, 3);
   return sanitize(
     `the restored members did not serve within ${RESTORE_SECONDS / 60} minutes (${waiting.join('; ') || 'no pod'})`,

@@ -10,6 +10,7 @@ import {
   isTerminating,
   type KubeObject,
   observed,
+  observedNamed,
   type ParentObject,
   RETRY_SECONDS,
   specParser,
@@ -224,7 +225,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withRestores(obs, request, settings);
   obs.now = now;
-  const decision = decide(parent, spec, obs);
+  const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.
   const tlsProblems = [...(tls?.problems ?? [])];
@@ -401,8 +402,38 @@ function childrenOf(
   }
   // The budget follows the voters as well as the size: while a scale-down or a growth is under way, a drain may
   // take no more members than both the current voters and the desired size can lose.
-  children.push(...services(parent), disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length));
+  children.push(
+    ...services(parent).map((svc) => (svc.metadata.name === parent.metadata.name ? withOrdinal(svc, d) : svc)),
+    disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length),
+  );
   return children;
+}
+
+/**
+ * The highest ordinal given out is kept on the headless Service too (LAST_MEMBER_INDEX), beside status: status can
+ * be lost (a status rewrite, an object restored from a backup) while the Service stays, and ordinals must grow past
+ * every member ever made, pods gone included (a restore's dropped members: a new member with a dropped one's name
+ * would carry its member ID).
+ */
+export const LAST_MEMBER_INDEX = 'etcd.metaops.io/last-member-index';
+
+function withOrdinal(svc: KubeObject, d: Decision): KubeObject {
+  if (d.lastMemberIndex < 0) return svc;
+  return {
+    ...svc,
+    metadata: { ...svc.metadata, annotations: { [LAST_MEMBER_INDEX]: String(d.lastMemberIndex) } },
+  };
+}
+
+/** The parent as the decision reads it: status.lastMemberIndex at least the one the observed Service keeps. */
+function withOrdinalFloor(parent: ParentObject, request: CompositeSyncRequest): ParentObject {
+  const svc = observedNamed(request.children, 'Service', 'v1', parent.metadata.name!);
+  const text = svc?.metadata.annotations?.[LAST_MEMBER_INDEX];
+  const floor = typeof text === 'string' && /^\d{1,6}$/.test(text) ? Number(text) : undefined;
+  const status = (parent.status ?? {}) as { lastMemberIndex?: unknown };
+  const recorded = typeof status.lastMemberIndex === 'number' ? status.lastMemberIndex : -1;
+  if (floor === undefined || floor <= recorded) return parent;
+  return { ...parent, status: { ...(parent.status ?? {}), lastMemberIndex: floor } };
 }
 
 /** The decision's conditions, with the failed call, foreign answers and whether the pods answered exist. */

@@ -62,6 +62,8 @@ export function detectFailure(input: {
   upgradeFrom?: string | undefined;
   /** Whether the other members' own outage keeps quorum from this member (othersOutage). */
   outage?: (pod: string) => boolean;
+  /** The version each member that serves reports. */
+  versions?: Record<string, string | undefined>;
 }): UpgradeFailure | undefined {
   const { running, target } = input;
   const since = unhealthySince(input.previous);
@@ -88,7 +90,7 @@ export function detectFailure(input: {
         ? waiting
         : stale
           ? `unhealthy since ${first}`
-          : undefined;
+          : otherVersion(pod, recorded, input.versions, target, input.now);
     if (reason)
       return {
         version: target,
@@ -115,6 +117,24 @@ function failingSince(
   const name = pod.metadata.name!;
   if (healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
   return since.get(name) ?? upgradeClock(pod, recorded, healthy);
+}
+
+/**
+ * A member upgraded in place (UPGRADED_FROM, UPGRADED_AT) over UPGRADE_MEMBER_SECONDS ago that serves, but another
+ * version than its image names (a tag that points at another build): the upgrade cannot finish; why, if so.
+ */
+function otherVersion(
+  pod: KubeObject,
+  recorded: string | undefined,
+  versions: Record<string, string | undefined> | undefined,
+  target: string,
+  now: Date | undefined,
+): string | undefined {
+  const serves = versions?.[pod.metadata.name!];
+  const at = Date.parse(pod.metadata.annotations?.[UPGRADED_AT] ?? '');
+  if (!recorded || !serves || serves === target || !now || !Number.isFinite(at)) return undefined;
+  if (now.getTime() - at <= UPGRADE_MEMBER_SECONDS * 1000) return undefined;
+  return `its image serves etcd ${serves}, not ${target}`;
 }
 
 function unhealthySince(previous: unknown): Map<string, string> {
