@@ -486,6 +486,7 @@ t.test('EtcdBackup: a backup written is an event, once per snapshot', async (t) 
               finishedAt: at,
               message: JSON.stringify({
                 succeeded: true,
+                bucket: 'bucket',
                 key,
                 etcdRevision: 7,
                 etcdVersion: '3.5.0',
@@ -497,26 +498,32 @@ t.test('EtcdBackup: a backup written is an event, once per snapshot', async (t) 
       ],
     },
   });
-  const request = (pods: KubeObject[], status?: Record<string, unknown>): CompositeSyncRequest => ({
-    ...backupRequest(backupJob({ succeeded: 1 }), status),
-    related: { ...backupRequest(backupJob({})).related, ...objectMap(pods, 'v1', ['Pod.v1']) },
-  });
+  // A periodic backup (each run a new snapshot, under the path's own keys), in the path's bucket.
+  const request = (pods: KubeObject[], status?: Record<string, unknown>): CompositeSyncRequest => {
+    const req: CompositeSyncRequest = {
+      ...backupRequest(backupJob({ succeeded: 1 }), status),
+      related: { ...backupRequest(backupJob({})).related, ...objectMap(pods, 'v1', ['Pod.v1']) },
+    };
+    (req.parent.spec as { backupPolicy: { backupIntervalInSecond: number } }).backupPolicy.backupIntervalInSecond =
+      3600;
+    return req;
+  };
   const a = app(kube);
   const first = await a.inject({
     method: 'POST',
     url: '/hooks/etcdbackup/sync',
-    payload: request([pod('e_v7_1', '2026-01-02T03:00:00Z')]),
+    payload: request([pod('ns/e_v7_1', '2026-01-02T03:00:00Z')]),
     headers: auth,
   });
   t.same(
     kube.created.map((e) => [e.type, e.reason]),
     [['Normal', 'BackupSucceeded']],
   );
-  t.match(kube.created[0]!.note, /written to e_v7_1/);
+  t.match(kube.created[0]!.note, /written to ns\/e_v7_1/);
   await a.inject({
     method: 'POST',
     url: '/hooks/etcdbackup/sync',
-    payload: request([pod('e_v7_1', '2026-01-02T03:00:00Z')], first.json().status),
+    payload: request([pod('ns/e_v7_1', '2026-01-02T03:00:00Z')], first.json().status),
     headers: auth,
   });
   t.equal(kube.created.length, 1, 'the same snapshot: nothing new');
@@ -524,7 +531,7 @@ t.test('EtcdBackup: a backup written is an event, once per snapshot', async (t) 
     method: 'POST',
     url: '/hooks/etcdbackup/sync',
     payload: request(
-      [pod('e_v7_1', '2026-01-02T03:00:00Z'), pod('e_v7_2', '2026-01-02T04:00:00Z')],
+      [pod('ns/e_v7_1', '2026-01-02T03:00:00Z'), pod('ns/e_v7_2', '2026-01-02T04:00:00Z')],
       first.json().status,
     ),
     headers: auth,
