@@ -403,33 +403,54 @@ function childrenOf(
   // The budget follows the voters as well as the size: while a scale-down or a growth is under way, a drain may
   // take no more members than both the current voters and the desired size can lose.
   children.push(
-    ...services(parent).map((svc) => (svc.metadata.name === parent.metadata.name ? withOrdinal(svc, d) : svc)),
+    ...services(parent).map((svc) =>
+      svc.metadata.name === parent.metadata.name ? withOrdinal(svc, madeOrdinal(parent, request)) : svc,
+    ),
     disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length),
   );
   return children;
 }
 
 /**
- * The highest ordinal given out is kept on the headless Service too (LAST_MEMBER_INDEX), beside status: status can
- * be lost (a status rewrite, an object restored from a backup) while the Service stays, and ordinals must grow past
- * every member ever made, pods gone included (a restore's dropped members: a new member with a dropped one's name
- * would carry its member ID).
+ * The highest ordinal of a member that existed is kept on the headless Service too (LAST_MEMBER_INDEX), beside
+ * status: status can be lost (a status rewrite, an object restored from a backup) while the Service stays, and
+ * ordinals must grow past every member ever made, pods gone included (a restore's dropped members: a new member with
+ * a dropped one's name would carry its member ID). Only members seen to exist (a pod or a claim observed) count: an
+ * ordinal given out whose pod was never made (refused by admission) carries no member ID, and a status read before
+ * its last write (a cache behind) must not move a bootstrap that never started to a new name at every sync.
  */
 export const LAST_MEMBER_INDEX = 'etcd.metaops.io/last-member-index';
 
-function withOrdinal(svc: KubeObject, d: Decision): KubeObject {
-  if (d.lastMemberIndex < 0) return svc;
+/** The highest ordinal seen to exist: the Service's own record, or an observed member pod or claim past it. */
+function madeOrdinal(parent: ParentObject, request: CompositeSyncRequest): number {
+  let highest = ordinalFloor(parent, request) ?? -1;
+  for (const kind of ['Pod', 'PersistentVolumeClaim']) {
+    for (const child of observed(request.children, kind, 'v1')) {
+      const i = memberIndex(parent.metadata.name!, child.metadata.name ?? '');
+      if (i !== undefined && i > highest) highest = i;
+    }
+  }
+  return highest;
+}
+
+function withOrdinal(svc: KubeObject, made: number): KubeObject {
+  if (made < 0) return svc;
   return {
     ...svc,
-    metadata: { ...svc.metadata, annotations: { [LAST_MEMBER_INDEX]: String(d.lastMemberIndex) } },
+    metadata: { ...svc.metadata, annotations: { [LAST_MEMBER_INDEX]: String(made) } },
   };
+}
+
+/** The ordinal the observed headless Service keeps, if it keeps one. */
+function ordinalFloor(parent: ParentObject, request: CompositeSyncRequest): number | undefined {
+  const svc = observedNamed(request.children, 'Service', 'v1', parent.metadata.name!);
+  const text = svc?.metadata.annotations?.[LAST_MEMBER_INDEX];
+  return typeof text === 'string' && /^\d{1,6}$/.test(text) ? Number(text) : undefined;
 }
 
 /** The parent as the decision reads it: status.lastMemberIndex at least the one the observed Service keeps. */
 function withOrdinalFloor(parent: ParentObject, request: CompositeSyncRequest): ParentObject {
-  const svc = observedNamed(request.children, 'Service', 'v1', parent.metadata.name!);
-  const text = svc?.metadata.annotations?.[LAST_MEMBER_INDEX];
-  const floor = typeof text === 'string' && /^\d{1,6}$/.test(text) ? Number(text) : undefined;
+  const floor = ordinalFloor(parent, request);
   const status = (parent.status ?? {}) as { lastMemberIndex?: unknown };
   const recorded = typeof status.lastMemberIndex === 'number' ? status.lastMemberIndex : -1;
   if (floor === undefined || floor <= recorded) return parent;
