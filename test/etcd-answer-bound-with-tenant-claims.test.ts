@@ -8,25 +8,15 @@
 // what V8 can make a string of (the sync throws RangeError: Invalid string length after ~2.9 GB of RSS). The
 // Deployment allows 512 MiB: one object restarts the server every tenant shares, at every resync.
 import t from 'tap';
-import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
 import { MAX_DIALLED_PODS } from '../hooks/etcdcluster/observe.js';
 import { MAX_ANSWER_BYTES } from '../lib/budget.js';
 import { testApp } from './fixtures/app.js';
-import { etcdParent } from './fixtures/etcd.js';
+import { etcdParent, unreachableEtcd } from './fixtures/etcd.js';
 
 const TOKEN = 'etcd-answer-bound-token-0123456789abcdef';
 
-/** An etcd that is down: every call fails at once. */
-const down = async () => {
-  throw Object.assign(new Error('connection refused'), { code: 'Unreachable' });
-};
-const etcd: EtcdClient = {
-  memberList: down,
-  memberAdd: down,
-  memberRemove: down,
-  memberPromote: down,
-  health: async () => ({ healthy: false, error: 'connection refused' }),
-};
+/** An etcd that is down: every call fails at once (the cost measured is the hook's own). */
+const etcd = unreachableEtcd;
 
 /** `n` claims A made under its cluster's member names, with its selector label: adopted as children. */
 const claims = (n: number) =>

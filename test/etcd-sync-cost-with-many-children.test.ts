@@ -7,25 +7,15 @@
 // 8.5 s hook deadline cannot fire while the thread is held, and tenant B's syncs, sent meanwhile by another
 // Metacontroller worker, wait behind it, past Metacontroller's 10 s webhook timeout.
 import t from 'tap';
-import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
 import type { KubeObject } from '../lib/metacontroller.js';
 import { testApp } from './fixtures/app.js';
-import { etcdParent } from './fixtures/etcd.js';
+import { etcdParent, unreachableEtcd } from './fixtures/etcd.js';
 import { METACONTROLLER_TIMEOUT_MS, otherTenantSyncs } from './fixtures/other-tenant.js';
 
 const TOKEN = 'etcd-sync-cost-token-0123456789abcdef';
 
 /** An etcd that is down: every call fails at once (the cost measured is the hook's own). */
-const down = async () => {
-  throw Object.assign(new Error('connection refused'), { code: 'Unreachable' });
-};
-const etcd: EtcdClient = {
-  memberList: down,
-  memberAdd: down,
-  memberRemove: down,
-  memberPromote: down,
-  health: async () => ({ healthy: false, error: 'connection refused' }),
-};
+const etcd = unreachableEtcd;
 
 /** `n` small pods A made with its cluster's labels (not named as members), adopted by Metacontroller as children. */
 const pods = (n: number): Record<string, KubeObject> =>
