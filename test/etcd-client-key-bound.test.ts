@@ -9,18 +9,20 @@
 // 0.5-1.5 s, B healthy.
 //
 // Both tenants' etcd run in a child process, so that the only work on this process's thread is the hook's.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createPrivateKey as createPrivateKeyOf } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import t from 'tap';
-
-type Tap = any;
-import { HttpEtcdClient, type TlsFiles } from '../hooks/etcdcommon/etcd.js';
-import { clusterIdOf, initialMemberId } from '../hooks/etcdcommon/identity.js';
-import { etcdcluster } from '../hooks/etcdcluster/index.js';
-import { hookContext } from './fixtures/app.js';
+import {
+  available,
+  membersOfA,
+  membersOfB,
+  ready,
+  syncAt as sync,
+  tenantA as tenantAOf,
+  tenantB,
+} from './fixtures/etcd-tenant-tls.js';
 import { Pki } from './fixtures/pki.js';
 import { objectMap } from './fixtures/requests.js';
 
@@ -59,155 +61,22 @@ execFileSync(
 );
 const atBound = { cert: pki.read('k4096.crt'), key: pki.read('k4096.key') };
 
-/** Tenant B's cluster `b` in `ns-b`: three members, IDs and cluster ID as etcd computes them from its UID. */
-const B_UID = 'uid-b';
-const bPeer = (i: number) => `http://b-${i}.b.ns-b.svc:2380`;
-const bIds = [0, 1, 2].map((i) => initialMemberId([bPeer(i)], B_UID));
-const bCluster = clusterIdOf(bIds);
-
-/**
- * The stand-ins, each tenant's in its own process (as their pods are elsewhere): `a`, A's members (one TLS server
- * that asks for a client certificate and answers `{}`); `b`, B's members (three
- * plain servers answering as B's healthy etcd). Prints the ports.
- */
-const CHILD = `
-const http = require('node:http'), https = require('node:https'), fs = require('node:fs');
-const [role, key, cert, clusterId, ...ids] = process.argv.slice(1);
-const listen = (s) => new Promise((r) => s.listen(0, '127.0.0.1', () => r(s.address().port)));
-(async () => {
-  if (role === 'a' || role === 'a-noresume') {
-    // a-noresume: TLS 1.2 without tickets or a session cache, so that every handshake is made in full.
-    const never = role === 'a-noresume' ? { maxVersion: 'TLSv1.2', secureOptions: require('node:crypto').constants.SSL_OP_NO_TICKET } : {};
-    const a = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert), requestCert: true, rejectUnauthorized: false, ...never },
-      (req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); });
-    return console.log(JSON.stringify([await listen(a)]));
-  }
-  const members = ids.map((id, i) => ({ ID: id, name: 'b-' + i, peerURLs: ['http://b-' + i + '.b.ns-b.svc:2380'], clientURLs: ['http://b-' + i + '.b.ns-b.svc:2379'] }));
-  const b = ids.map((id) => http.createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const header = { cluster_id: clusterId, member_id: id };
-    if (req.url === '/health') return res.end('{"health":"true"}');
-    if (req.url === '/version') return res.end('{"etcdserver":"3.5.0","etcdcluster":"3.5.0"}');
-    if (req.url.endsWith('/cluster/member/list')) return res.end(JSON.stringify({ header, members }));
-    if (req.url.endsWith('/maintenance/status')) return res.end(JSON.stringify({ header, leader: ids[0], version: '3.5.0' }));
-    res.end('{}');
-  }));
-  console.log(JSON.stringify(await Promise.all(b.map(listen))));
-})();
-`;
-
-async function child(t: { teardown(fn: () => void): void }, args: string[]): Promise<number[]> {
-  const proc = spawn(process.execPath, ['-e', CHILD, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.teardown(() => proc.kill());
-  const line = await new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve));
-  return JSON.parse(line) as number[];
-}
-
-async function standIns(t: { teardown(fn: () => void): void }, role = 'a'): Promise<{ a: number; b: number[] }> {
-  const [a] = await child(t, [role, pki.path('srv.key'), pki.path('srv.crt')]);
-  const b = await child(t, ['b', 'none', 'none', bCluster, ...bIds]);
-  return { a: a!, b };
-}
-
 const b64 = (b: Buffer) => b.toString('base64');
-const pod = (name: string, namespace: string) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace, uid: `uid-${namespace}-${name}` },
-  spec: { containers: [{ name: 'etcd', image: 'quay.io/coreos/etcd:v3.5.0' }] },
-  status: { phase: 'Running' },
-});
 
-/** Tenant A's EtcdCluster `a` (its namespace holds several; one per Metacontroller worker): 9 members over TLS. */
-function tenantA(name: string, client: { cert: Buffer; key: Buffer }) {
-  const secrets = [
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'op', namespace: 'ns-a' },
-      data: {
-        'etcd-client-ca.crt': b64(pki.read('ca.crt')),
-        'etcd-client.crt': b64(client.cert),
-        'etcd-client.key': b64(client.key),
-      },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'server', namespace: 'ns-a' },
-      data: { 'server-ca.crt': b64(pki.read('ca.crt')), 'server.crt': b64(server.cert), 'server.key': b64(server.key) },
-    },
-  ];
-  const pods = Array.from({ length: 9 }, (_, i) => pod(`${name}-${i}`, 'ns-a'));
-  return {
-    controller: {},
-    parent: {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name, namespace: 'ns-a', uid: `uid-${name}`, generation: 1 },
-      spec: {
-        size: 9,
-        version: '3.5.0',
-        TLS: { static: { member: { serverSecret: 'server' }, operatorSecret: 'op' } },
-      },
-      status: { phase: 'Running', lastMemberIndex: 8 },
-    },
-    children: objectMap(pods as any, 'v1', ['Pod.v1', 'Service.v1']),
-    related: objectMap(secrets as any, 'v1', ['Secret.v1']),
-  };
-}
+/** Tenant A's EtcdCluster `name`, the hook server signing with `client`. */
+const tenantA = (name: string, client: { cert: Buffer; key: Buffer }) =>
+  tenantAOf(name, { clientCa: pki.read('ca.crt'), client, serverCa: pki.read('ca.crt'), server });
 
-/** Tenant B's EtcdCluster `b`: three members, running, its cluster ID recorded. */
-const tenantB = {
-  controller: {},
-  parent: {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'b', namespace: 'ns-b', uid: B_UID, generation: 1 },
-    spec: { size: 3, version: '3.5.0' },
-    status: {
-      phase: 'Running',
-      lastMemberIndex: 2,
-      clusterID: bCluster,
-      memberList: bIds.map((id, i) => ({ name: `b-${i}`, id, healthy: true })),
-    },
-  },
-  children: objectMap([0, 1, 2].map((i) => pod(`b-${i}`, 'ns-b')) as any, 'v1', ['Pod.v1', 'Service.v1']),
-};
-
-/** A sync as the server runs it: the real etcd client, the member names mapped to the stand-ins' ports. */
-function sync(request: any, port: (host: string) => number) {
-  const ctx = hookContext({
-    now: new Date(),
-    settings: { image: 'metaops' },
-    clients: {
-      etcd: (tls?: TlsFiles) =>
-        new HttpEtcdClient({
-          ...(tls ? { tls } : {}),
-          resolve: (url) => {
-            const u = new URL(url);
-            u.port = String(port(u.hostname));
-            u.hostname = '127.0.0.1';
-            return u.toString();
-          },
-        }),
-    },
-  });
-  return etcdcluster.sync(request, ctx as any) as Promise<any>;
-}
-
-const ready = (res: any) => res.status.members.ready as string[];
-
-async function beside(t: Tap, client: { cert: Buffer; key: Buffer }, role = 'a'): Promise<void> {
-  const ports = await standIns(t, role);
-  const bPort = (host: string) => ports.b[Number(/^b-(\d+)\./.exec(host)![1])]!;
+async function beside(t: any, client: { cert: Buffer; key: Buffer }, role = 'a'): Promise<void> {
+  const aPort = await membersOfA(t, pki.path('srv.key'), pki.path('srv.crt'), role);
+  const bPort = await membersOfB(t);
   const alone = await sync(tenantB, bPort);
   t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
 
   const cpu = process.cpuUsage();
   const began = Date.now();
   // A's syncs start (their handshakes under way), then B's, as a worker picks it up a moment later.
-  const a = ['a', 'c', 'd', 'f'].map((name) => sync(tenantA(name, client), () => ports.a));
+  const a = ['a', 'c', 'd', 'f'].map((name) => sync(tenantA(name, client), () => aPort));
   await new Promise((r) => setTimeout(r, 100));
   const bBegan = Date.now();
   const b = await sync(tenantB, bPort);
@@ -217,10 +86,10 @@ async function beside(t: Tap, client: { cert: Buffer; key: Buffer }, role = 'a')
   t.comment(
     `with four of A's clusters synced beside it: ${Date.now() - began} ms (B's sync ${bTook} ms), ` +
       `${Math.round((used.user + used.system) / 1000)} ms of CPU; B ready: ${JSON.stringify(ready(b))}; ` +
-      `Available: ${JSON.stringify(b.status.conditions.find((c: any) => c.type === 'Available'))}`,
+      `Available: ${JSON.stringify(available(b))}`,
   );
   t.same(ready(b), ['b-0', 'b-1', 'b-2'], "B's members are still read as healthy");
-  t.equal(b.status.conditions.find((c: any) => c.type === 'Available')?.status, 'True', 'B is still Available');
+  t.equal(available(b)?.status, 'True', 'B is still Available');
 }
 
 t.test("a tenant's client key does not make another tenant's healthy etcd read as down", async (t) => {
@@ -263,7 +132,7 @@ t.test("a refused client key is said in the cluster's conditions, and nothing is
   t.match(synced.message, 'Secret ns-a/op (TLS.static.operatorSecret): etcd-client.key is an RSA key of 15360 bits');
   t.match(synced.message, 'RSA keys of 2048 to 4096 bits, EC keys on P-256, P-384 or P-521, and Ed25519 keys');
   t.match(synced.message, 'no change is made until this is fixed');
-  t.equal(res.status.conditions.find((c: any) => c.type === 'Available')?.status, 'Unknown', 'not reported down');
+  t.equal(available(res)?.status, 'Unknown', 'not reported down');
 });
 
 t.test('the client keys the hook server signs with: RSA 2048 to 4096 bits, P-256, P-384, P-521, Ed25519', async (t) => {

@@ -13,17 +13,21 @@
 // CPU, B's sync ~24 s and B QuorumLost); on a saturated machine A's member process is too slow to send its chain
 // within a call's 1.5 s deadline and the handshakes are abandoned unverified, so the second test measures the cost of
 // one handshake itself, against an ordinary one of the same run (~1.3 s of CPU for a health read, ~9 ms ordinarily).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generatePrimeSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import t from 'tap';
-import { HttpEtcdClient, type TlsFiles } from '../hooks/etcdcommon/etcd.js';
-import { clusterIdOf, initialMemberId } from '../hooks/etcdcommon/identity.js';
-import { etcdcluster } from '../hooks/etcdcluster/index.js';
-import { hookContext } from './fixtures/app.js';
+import {
+  available,
+  etcdAt,
+  membersOfA,
+  membersOfB,
+  ready,
+  syncAt as sync,
+  tenantA as tenantAOf,
+  tenantB,
+} from './fixtures/etcd-tenant-tls.js';
 import { Pki } from './fixtures/pki.js';
-import { objectMap } from './fixtures/requests.js';
 
 type Tap = { teardown(fn: () => void): void };
 
@@ -84,149 +88,20 @@ writeFileSync(
   Buffer.concat([pki.read('leaf.crt'), ...Array.from({ length: CHAIN }, (_, i) => pki.read(`i${CHAIN - i}.crt`))]),
 );
 
-/** Tenant B's cluster `b` in `ns-b`: three members, IDs and cluster ID as etcd computes them from its UID. */
-const B_UID = 'uid-b';
-const bPeer = (i: number) => `http://b-${i}.b.ns-b.svc:2380`;
-const bIds = [0, 1, 2].map((i) => initialMemberId([bPeer(i)], B_UID));
-const bCluster = clusterIdOf(bIds);
-
-/**
- * The stand-ins, each tenant's in its own process: `a`, A's members (one TLS server presenting A's chain, TLS 1.2
- * without tickets or a session cache, so that every handshake is made in full, answering `{}`); `b`, B's members
- * (three plain servers answering as B's healthy etcd). Prints the ports.
- */
-const CHILD = `
-const http = require('node:http'), https = require('node:https'), fs = require('node:fs');
-const [role, key, cert, clusterId, ...ids] = process.argv.slice(1);
-const listen = (s) => new Promise((r) => s.listen(0, '127.0.0.1', () => r(s.address().port)));
-(async () => {
-  if (role === 'a') {
-    const never = { maxVersion: 'TLSv1.2', secureOptions: require('node:crypto').constants.SSL_OP_NO_TICKET };
-    const a = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert), ...never },
-      (req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); });
-    return console.log(JSON.stringify([await listen(a)]));
-  }
-  const members = ids.map((id, i) => ({ ID: id, name: 'b-' + i, peerURLs: ['http://b-' + i + '.b.ns-b.svc:2380'], clientURLs: ['http://b-' + i + '.b.ns-b.svc:2379'] }));
-  const b = ids.map((id) => http.createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const header = { cluster_id: clusterId, member_id: id };
-    if (req.url === '/health') return res.end('{"health":"true"}');
-    if (req.url === '/version') return res.end('{"etcdserver":"3.5.0","etcdcluster":"3.5.0"}');
-    if (req.url.endsWith('/cluster/member/list')) return res.end(JSON.stringify({ header, members }));
-    if (req.url.endsWith('/maintenance/status')) return res.end(JSON.stringify({ header, leader: ids[0], version: '3.5.0' }));
-    res.end('{}');
-  }));
-  console.log(JSON.stringify(await Promise.all(b.map(listen))));
-})();
-`;
-
-async function child(t: { teardown(fn: () => void): void }, args: string[]): Promise<number[]> {
-  const proc = spawn(process.execPath, ['-e', CHILD, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.teardown(() => proc.kill());
-  const line = await new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve));
-  return JSON.parse(line) as number[];
-}
-
-const b64 = (b: Buffer) => b.toString('base64');
-const pod = (name: string, namespace: string) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace, uid: `uid-${namespace}-${name}` },
-  spec: { containers: [{ name: 'etcd', image: 'quay.io/coreos/etcd:v3.5.0' }] },
-  status: { phase: 'Running' },
-});
-
 /** Tenant A's EtcdCluster (9 members over TLS): its operatorSecret's CA is A's, its client key RSA 2048. */
-function tenantA(name: string) {
-  const secrets = [
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'op', namespace: 'ns-a' },
-      data: {
-        'etcd-client-ca.crt': b64(pki.read('a-ca.crt')),
-        'etcd-client.crt': b64(client.cert),
-        'etcd-client.key': b64(client.key),
-      },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'server', namespace: 'ns-a' },
-      data: { 'server-ca.crt': b64(pki.read('ca.crt')), 'server.crt': b64(server.cert), 'server.key': b64(server.key) },
-    },
-  ];
-  const pods = Array.from({ length: 9 }, (_, i) => pod(`${name}-${i}`, 'ns-a'));
-  return {
-    controller: {},
-    parent: {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name, namespace: 'ns-a', uid: `uid-${name}`, generation: 1 },
-      spec: {
-        size: 9,
-        version: '3.5.0',
-        TLS: { static: { member: { serverSecret: 'server' }, operatorSecret: 'op' } },
-      },
-      status: { phase: 'Running', lastMemberIndex: 8 },
-    },
-    children: objectMap(pods as any, 'v1', ['Pod.v1', 'Service.v1']),
-    related: objectMap(secrets as any, 'v1', ['Secret.v1']),
-  };
-}
-
-/** Tenant B's EtcdCluster `b`: three members, running, its cluster ID recorded. */
-const tenantB = {
-  controller: {},
-  parent: {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name: 'b', namespace: 'ns-b', uid: B_UID, generation: 1 },
-    spec: { size: 3, version: '3.5.0' },
-    status: {
-      phase: 'Running',
-      lastMemberIndex: 2,
-      clusterID: bCluster,
-      memberList: bIds.map((id, i) => ({ name: `b-${i}`, id, healthy: true })),
-    },
-  },
-  children: objectMap([0, 1, 2].map((i) => pod(`b-${i}`, 'ns-b')) as any, 'v1', ['Pod.v1', 'Service.v1']),
-};
-
-/** A sync as the server runs it: the real etcd client, the member names mapped to the stand-ins' ports. */
-function sync(request: any, port: (host: string) => number) {
-  const ctx = hookContext({
-    now: new Date(),
-    settings: { image: 'metaops' },
-    clients: {
-      etcd: (tls?: TlsFiles) =>
-        new HttpEtcdClient({
-          ...(tls ? { tls } : {}),
-          resolve: (url) => {
-            const u = new URL(url);
-            u.port = String(port(u.hostname));
-            u.hostname = '127.0.0.1';
-            return u.toString();
-          },
-        }),
-    },
-  });
-  return etcdcluster.sync(request, ctx as any) as Promise<any>;
-}
-
-const ready = (res: any) => res.status.members.ready as string[];
+const tenantA = (name: string) =>
+  tenantAOf(name, { clientCa: pki.read('a-ca.crt'), client, serverCa: pki.read('ca.crt'), server });
 
 t.test("a tenant's member certificate chain does not make another tenant's healthy etcd read as down", async (t) => {
-  const [a] = await child(t, ['a', pki.path('big-e.key'), pki.path('chain.pem')]);
-  const b = await child(t, ['b', 'none', 'none', bCluster, ...bIds]);
-  const bPort = (host: string) => b[Number(/^b-(\d+)\./.exec(host)![1])]!;
+  const a = await membersOfA(t, pki.path('big-e.key'), pki.path('chain.pem'), 'a-noresume');
+  const bPort = await membersOfB(t);
   const alone = await sync(tenantB, bPort);
   t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
 
   const cpu = process.cpuUsage();
   const began = Date.now();
   // One sync of A's cluster starts (its handshakes under way), then B's, as a worker picks it up a moment later.
-  const syncsOfA = [sync(tenantA('a'), () => a!)];
+  const syncsOfA = [sync(tenantA('a'), () => a)];
   await new Promise((r) => setTimeout(r, 100));
   const bBegan = Date.now();
   const res = await sync(tenantB, bPort);
@@ -236,25 +111,19 @@ t.test("a tenant's member certificate chain does not make another tenant's healt
   t.comment(
     `with one of A's clusters synced beside it: ${Date.now() - began} ms (B's sync ${bTook} ms), ` +
       `${Math.round((used.user + used.system) / 1000)} ms of CPU; B ready: ${JSON.stringify(ready(res))}; ` +
-      `Available: ${JSON.stringify(res.status.conditions.find((c: any) => c.type === 'Available'))}`,
+      `Available: ${JSON.stringify(available(res))}`,
   );
   t.same(ready(res), ['b-0', 'b-1', 'b-2'], "B's members are still read as healthy");
-  t.equal(res.status.conditions.find((c: any) => c.type === 'Available')?.status, 'True', 'B is still Available');
+  t.equal(available(res)?.status, 'True', 'B is still Available');
 });
 
 /** The CPU time this process spends on one health call to a member serving `chain` with `key`, trusted by `ca`. */
 async function handshakeCpu(t: Tap, key: string, chain: string, ca: Buffer): Promise<number> {
-  const [port] = await child(t, ['a', pki.path(key), pki.path(chain)]);
+  const port = await membersOfA(t, pki.path(key), pki.path(chain), 'a-noresume');
   // A long deadline: what one handshake costs, however slowly the member (a process on a loaded machine) answers.
-  const etcd = new HttpEtcdClient({
+  const etcd = etcdAt(() => port, {
     timeoutMs: 60_000,
     tls: { ca: ca.toString(), cert: client.cert.toString(), key: client.key.toString() },
-    resolve: (url) => {
-      const u = new URL(url);
-      u.port = String(port);
-      u.hostname = '127.0.0.1';
-      return u.toString();
-    },
   });
   const cpu = process.cpuUsage();
   await etcd.health('https://a-0.a.ns-a.svc:2379');
