@@ -10,39 +10,41 @@ import t from 'tap';
 import { lineageCondition, lineageStatus } from '../hooks/etcdbackup/sync.js';
 import { etcdCluster } from './fixtures/backup.js';
 
+/**
+ * The lineage the 14:00 backup finds with cluster `example` restored by EtcdRestore "back" (created at `created`,
+ * the members replaced at `since`): the restored cluster, a new cluster ID; the lineage before ends with the 13:00
+ * snapshot of the old one.
+ */
+function lineageAfter(created: string, since: string) {
+  const cluster = etcdCluster('example', 'ns', {
+    restore: { uid: 'u-r', name: 'back', phase: 'Restored', created, since },
+  });
+  const lineage = lineageStatus(
+    undefined,
+    {
+      succeeded: true,
+      key: 'ns/nightly_v5_2026-01-01T14-00-00Z',
+      clusterId: 'c2',
+      lineage: '2026-01-01T14-00-00Z',
+      lineageBreak: {
+        reason: 'EtcdClusterChanged',
+        key: 'ns/nightly_v900_2026-01-01T13-00-00Z',
+        revision: 900,
+        clusterId: 'c1',
+        date: '2026-01-01T13:00:00.000Z',
+      },
+    } as any,
+    [cluster],
+  )!;
+  return lineageCondition(lineage, 2);
+}
+
 t.test(
   'a restore whose check ran while the last backup of the old cluster was taken explains the new lineage',
   async (t) => {
     // EtcdRestore "back" created at 12:58; its check reads the snapshot for 6 minutes; the hourly backup snapshots
     // the old cluster at 13:00; the check passes at 13:04, the old members are dropped, the restored ones serve.
-    const cluster = etcdCluster('example', 'ns', {
-      restore: {
-        uid: 'u-r',
-        name: 'back',
-        phase: 'Restored',
-        created: '2026-01-01T12:58:00Z',
-        since: '2026-01-01T13:04:30Z',
-      },
-    });
-    // The 14:00 backup: the restored cluster, a new cluster ID; the lineage before ends with the 13:00 snapshot.
-    const lineage = lineageStatus(
-      undefined,
-      {
-        succeeded: true,
-        key: 'ns/nightly_v5_2026-01-01T14-00-00Z',
-        clusterId: 'c2',
-        lineage: '2026-01-01T14-00-00Z',
-        lineageBreak: {
-          reason: 'EtcdClusterChanged',
-          key: 'ns/nightly_v900_2026-01-01T13-00-00Z',
-          revision: 900,
-          clusterId: 'c1',
-          date: '2026-01-01T13:00:00.000Z',
-        },
-      } as any,
-      [cluster],
-    )!;
-    const condition = lineageCondition(lineage, 2);
+    const condition = lineageAfter('2026-01-01T12:58:00Z', '2026-01-01T13:04:30Z');
     t.match(condition, { status: true, reason: 'Restored' }, `${condition.reason}: ${condition.message}`);
   },
 );
@@ -50,32 +52,7 @@ t.test(
 t.test(
   'a restore that replaced the members before the last snapshot of the lineage before explains nothing',
   async (t) => {
-    const cluster = etcdCluster('example', 'ns', {
-      restore: {
-        uid: 'u-r',
-        name: 'back',
-        phase: 'Restored',
-        created: '2026-01-01T11:58:00Z',
-        since: '2026-01-01T12:04:30Z',
-      },
-    });
-    const lineage = lineageStatus(
-      undefined,
-      {
-        succeeded: true,
-        key: 'ns/nightly_v5_2026-01-01T14-00-00Z',
-        clusterId: 'c2',
-        lineage: '2026-01-01T14-00-00Z',
-        lineageBreak: {
-          reason: 'EtcdClusterChanged',
-          key: 'ns/nightly_v900_2026-01-01T13-00-00Z',
-          revision: 900,
-          clusterId: 'c1',
-          date: '2026-01-01T13:00:00.000Z',
-        },
-      } as any,
-      [cluster],
-    )!;
-    t.match(lineageCondition(lineage, 2), { status: false, reason: 'EtcdClusterChanged' });
+    const condition = lineageAfter('2026-01-01T11:58:00Z', '2026-01-01T12:04:30Z');
+    t.match(condition, { status: false, reason: 'EtcdClusterChanged' });
   },
 );
