@@ -7,12 +7,11 @@
 // token and member IDs, different data: reads answer differently by member). Real S3 semantics (moto); the hook's
 // own check pod and member pods' commands, run as the kubelet would run them (main/cli.ts).
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { startMoto } from '../fixtures/moto.js';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { cliOnMoto } from '../fixtures/cli-on-moto.js';
 import { running, restoreObject } from '../fixtures/etcd-loop.js';
 
 /** A snapshot as etcd writes one: its bytes, then the sha256 of them. */
@@ -24,45 +23,9 @@ const snapshot = (text: string) => {
 t.test(
   'the restored members fetch the snapshot the check verified, though the key is written again while they fetch',
   async (t) => {
-    const moto = await startMoto();
-    t.teardown(() => moto.stop());
-    const dir = mkdtempSync(join(tmpdir(), 'a-etcd-pin-'));
-    const aws = join(dir, 'aws');
-    mkdirSync(aws);
-    writeFileSync(
-      join(aws, 'credentials'),
-      `[default]\naws_access_key_id = ${moto.admin.accessKeyId}\naws_secret_access_key = ${moto.admin.secretAccessKey}\n`,
-    );
-    writeFileSync(join(aws, 'config'), `[default]\nregion = ${moto.region}\n`);
-    const log = join(dir, 'termination-log');
-    process.env['METAOPS_TERMINATION_LOG'] = log;
-    process.env['AWS_ENDPOINT_URL'] = moto.endpoint;
-    process.env['AWS_REGION'] = moto.region;
-    const { main } = await import('../../main/cli.js');
-    const s3 = new S3Client({
-      region: moto.region,
-      endpoint: moto.endpoint,
-      forcePathStyle: true,
-      credentials: moto.admin,
-    });
-    await s3.send(new CreateBucketCommand({ Bucket: 'bucket' }));
+    const { s3, dir, run: runArgs } = await cliOnMoto(t, 'metaops-restore-pin');
     const checked = snapshot('the data as it was when the restore was asked for\n');
     await s3.send(new PutObjectCommand({ Bucket: 'bucket', Key: 'ns/snap.db', Body: checked }));
-
-    /** Runs a container's command of the hook's pod as the kubelet would: its arguments, volumes mapped here. */
-    const runArgs = async (
-      container: { args: string[]; env?: Array<{ name: string; value?: string }> },
-      volume: string,
-    ) => {
-      for (const e of container.env ?? []) if (e.value !== undefined) process.env[e.name] = e.value;
-      const args = container.args;
-      const mapped = args.map((a) =>
-        a.startsWith('/etc/') && a.includes('aws') ? aws : a.replaceAll('/var/etcd', volume),
-      );
-      writeFileSync(log, '');
-      const code = await main(mapped);
-      return { code, result: JSON.parse(readFileSync(log, 'utf8') || '{}') };
-    };
 
     const loop = await running({ size: 3 });
     loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
@@ -93,7 +56,6 @@ t.test(
         );
       }
       const volume = join(dir, m.metadata.name);
-      mkdirSync(volume, { recursive: true });
       const fetch = m.spec.initContainers.find((x: any) => x.name === 'fetch-snapshot');
       const got = await runArgs(fetch, volume);
       const file = join(volume, 'snapshot.db');

@@ -9,16 +9,14 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { backupRequest, etcdCluster } from '../fixtures/backup.js';
+import { cliOnMoto, type Container } from '../fixtures/cli-on-moto.js';
 import { running, restoreObject } from '../fixtures/etcd-loop.js';
 import { backupSync } from '../fixtures/hooks.js';
-import { startMoto } from '../fixtures/moto.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 /** A stand-in etcd gateway whose snapshot is one etcd could restore: its bytes, then their sha256. */
@@ -42,50 +40,12 @@ async function gateway(t: { teardown(fn: () => void): void }, state: { revision:
 }
 
 t.test('a periodic backup never prunes the snapshot an unfinished EtcdRestore of its namespace restores', async (t) => {
-  const moto = await startMoto();
-  t.teardown(() => moto.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'a-etcd-prune-'));
-  const aws = join(dir, 'aws');
-  mkdirSync(aws);
-  writeFileSync(
-    join(aws, 'credentials'),
-    `[default]\naws_access_key_id = ${moto.admin.accessKeyId}\naws_secret_access_key = ${moto.admin.secretAccessKey}\n`,
-  );
-  writeFileSync(join(aws, 'config'), `[default]\nregion = ${moto.region}\n`);
-  const log = join(dir, 'termination-log');
-  process.env['METAOPS_TERMINATION_LOG'] = log;
-  process.env['AWS_ENDPOINT_URL'] = moto.endpoint;
-  process.env['AWS_REGION'] = moto.region;
-  const { main } = await import('../../main/cli.js');
-  const s3 = new S3Client({
-    region: moto.region,
-    endpoint: moto.endpoint,
-    forcePathStyle: true,
-    credentials: moto.admin,
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: 'bucket' }));
+  const { s3, dir, run } = await cliOnMoto(t, 'metaops-prune-restore');
   const state = { revision: 100 };
   const etcd = await gateway(t, state);
 
-  /** A container of one of the hooks' pods, run as the kubelet would: its env values, its volumes mapped here. */
-  const runContainer = async (
-    container: { args: string[]; env?: Array<{ name: string; value?: string }> },
-    volume: string,
-  ) => {
-    // The pod's volume, as the kubelet makes it (an emptyDir exists before any container runs).
-    mkdirSync(volume, { recursive: true });
-    for (const e of container.env ?? []) if (e.value !== undefined) process.env[e.name] = e.value;
-    const args = container.args.map((a, i, all) =>
-      all[i - 1] === '--endpoints'
-        ? etcd
-        : a.startsWith('/etc/') && a.includes('aws')
-          ? aws
-          : a.replaceAll('/var/etcd', volume),
-    );
-    writeFileSync(log, '');
-    const code = await main(args);
-    return { code, result: JSON.parse(readFileSync(log, 'utf8') || '{}') };
-  };
+  /** A container of one of the hooks' pods, run as the kubelet would, its etcd endpoints the gateway. */
+  const runContainer = (container: Container, volume: string) => run(container, volume, etcd);
   const keys = async () =>
     ((await s3.send(new ListObjectsV2Command({ Bucket: 'bucket', Prefix: 'ns/' }))).Contents ?? [])
       .map((o) => o.Key!)
