@@ -1,8 +1,9 @@
 // A real control plane on loopback for the end-to-end suite: etcd, kube-apiserver, kube-controller-manager,
 // Metacontroller and the metaops hook server, each a process this harness started and alone will stop.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { adminKubeconfig, apiServerArgs, etcdArgs } from '../fixtures/kube-args.js';
 import { freePort } from '../fixtures/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,73 +173,11 @@ export class ControlPlane {
     this.apiPort = await freePort();
     const kcmPort = await freePort();
     const mcPort = await freePort();
-    this.start('etcd', join(this.bin, 'etcd'), [
-      '--data-dir',
-      join(this.dir, 'etcd'),
-      '--listen-client-urls',
-      `http://127.0.0.1:${etcdPort}`,
-      '--advertise-client-urls',
-      `http://127.0.0.1:${etcdPort}`,
-      '--listen-peer-urls',
-      `http://127.0.0.1:${peerPort}`,
-      '--initial-advertise-peer-urls',
-      `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster',
-      `default=http://127.0.0.1:${peerPort}`,
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ]);
-
-    // Service-account signing key (PKCS#1 PEM) and a static admin token.
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    writeFileSync(join(this.dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
-    writeFileSync(join(this.dir, 'tokens.csv'), 'admin-token,admin,admin,system:masters\n');
+    this.start('etcd', join(this.bin, 'etcd'), etcdArgs(this.dir, etcdPort, peerPort, 'warn'));
     const pki = join(this.dir, 'pki');
-    mkdirSync(pki);
-    this.start('kube-apiserver', join(this.bin, 'kube-apiserver'), [
-      '--etcd-servers',
-      `http://127.0.0.1:${etcdPort}`,
-      '--bind-address',
-      '127.0.0.1',
-      '--secure-port',
-      String(this.apiPort),
-      '--cert-dir',
-      pki,
-      '--external-hostname',
-      'localhost',
-      '--service-cluster-ip-range',
-      '10.0.0.0/24',
-      '--service-account-issuer',
-      'https://kubernetes.default.svc.cluster.local',
-      '--service-account-key-file',
-      join(this.dir, 'sa.key'),
-      '--service-account-signing-key-file',
-      join(this.dir, 'sa.key'),
-      '--token-auth-file',
-      join(this.dir, 'tokens.csv'),
-      '--authorization-mode',
-      'AlwaysAllow',
-      '--disable-admission-plugins',
-      'ServiceAccount',
-    ]);
-    writeFileSync(
-      this.kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'clusters:',
-        `- cluster: {server: "https://127.0.0.1:${this.apiPort}", insecure-skip-tls-verify: true}`,
-        '  name: e2e',
-        'users:',
-        '- name: admin',
-        '  user: {token: admin-token}',
-        'contexts:',
-        '- context: {cluster: e2e, user: admin, namespace: default}',
-        '  name: e2e',
-        'current-context: e2e',
-        '',
-      ].join('\n'),
-    );
+    const apiServer = apiServerArgs({ dir: this.dir, etcdPort, apiPort: this.apiPort, authorization: 'AlwaysAllow' });
+    this.start('kube-apiserver', join(this.bin, 'kube-apiserver'), apiServer);
+    writeFileSync(this.kubeconfig, adminKubeconfig(this.apiPort, 'e2e', 'default'));
     await waitFor(
       'kube-apiserver /readyz',
       async () => (await this.kubectl(['get', '--raw', '/readyz'])).trim() === 'ok',

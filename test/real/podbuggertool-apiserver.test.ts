@@ -4,10 +4,7 @@
 // token file), and the author model: the admission policy of manifests/admission/ stamping each tool with the user
 // who wrote it, and a SubjectAccessReview for that user. Tenant A (alice) may write PodBuggerTools in tenant B's
 // namespace but may not add ephemeral containers there; tenant B (bob) may in his.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import {
@@ -26,130 +23,30 @@ import { HttpKubeApi, KubeError, type KubeApi } from '../../lib/kube.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { waitFor } from '../e2e/cluster.js';
-import { freePort } from '../fixtures/net.js';
+import { startApiServer } from '../fixtures/apiserver.js';
 import { FIXED_NOW, root } from '../fixtures/requests.js';
 
-const bin = execFileSync('bash', [join(root, 'e2e', 'build.sh'), 'kube', 'etcd'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-  .toString()
-  .trim()
-  .split('\n')
-  .pop()!;
-const dir = mkdtempSync(join(tmpdir(), 'metaops-pbt-apiserver-'));
-const procs: ChildProcess[] = [];
-function start(cmd: string, args: string[]): void {
-  const child = spawn(join(bin, cmd), args, { stdio: 'ignore' });
-  procs.push(child);
-}
-t.teardown(async () => {
-  for (const child of procs.reverse()) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
+// Tenant A, tenant B, and a user whose name has every character the stamp escapes; RBAC, so that the service
+// account has exactly what manifests/deploy/rbac.yaml grants.
+const api = startApiServer(t, 'pbt-apiserver', [], {
+  authorization: 'RBAC',
+  tokens: [
+    'alice-token,alice,uid-alice,team-a',
+    'bob-token,bob,uid-bob,team-b',
+    'odd-token,"o;dd,user%",uid-odd,g;1%',
+    // Rights revoked: carol's by her own RoleBinding, dave's by his group's.
+    'carol-token,carol,uid-carol,team-c',
+    'dave-token,dave,uid-dave,team-d',
+  ],
 });
-
-const kubeconfig = join(dir, 'kubeconfig');
-function kubectl(args: string[], input?: string): string {
-  return execFileSync(join(bin, 'kubectl'), args, {
-    env: { ...process.env, KUBECONFIG: kubeconfig },
-    input: input ?? '',
-    stdio: ['pipe', 'pipe', 'pipe'],
-  }).toString();
-}
+const dir = api.dir;
+const kubectl = (args: string[], input?: string) => api.kubectl(args, input);
 const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
 /** kubectl as one of the tokens' users. */
 const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
 const getJson = (args: string[]) => JSON.parse(kubectl(['get', ...args, '-o', 'json'])) as KubeObject;
 
-let apiPort = 0;
 t.before(async () => {
-  const etcdPort = await freePort();
-  const peerPort = await freePort();
-  apiPort = await freePort();
-  start('etcd', [
-    '--data-dir',
-    join(dir, 'etcd'),
-    '--listen-client-urls',
-    `http://127.0.0.1:${etcdPort}`,
-    '--advertise-client-urls',
-    `http://127.0.0.1:${etcdPort}`,
-    '--listen-peer-urls',
-    `http://127.0.0.1:${peerPort}`,
-    '--initial-advertise-peer-urls',
-    `http://127.0.0.1:${peerPort}`,
-    '--initial-cluster',
-    `default=http://127.0.0.1:${peerPort}`,
-    '--unsafe-no-fsync',
-    '--log-level=error',
-  ]);
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
-  // Tenant A, tenant B, and a user whose name has every character the stamp escapes.
-  writeFileSync(
-    join(dir, 'tokens.csv'),
-    [
-      'admin-token,admin,admin,system:masters',
-      'alice-token,alice,uid-alice,team-a',
-      'bob-token,bob,uid-bob,team-b',
-      'odd-token,"o;dd,user%",uid-odd,g;1%',
-      // Rights revoked: carol's by her own RoleBinding, dave's by his group's.
-      'carol-token,carol,uid-carol,team-c',
-      'dave-token,dave,uid-dave,team-d',
-      '',
-    ].join('\n'),
-  );
-  mkdirSync(join(dir, 'pki'));
-  start('kube-apiserver', [
-    '--etcd-servers',
-    `http://127.0.0.1:${etcdPort}`,
-    '--bind-address',
-    '127.0.0.1',
-    '--secure-port',
-    String(apiPort),
-    '--cert-dir',
-    join(dir, 'pki'),
-    '--external-hostname',
-    'localhost',
-    '--service-cluster-ip-range',
-    '10.0.0.0/24',
-    '--service-account-issuer',
-    'https://kubernetes.default.svc.cluster.local',
-    '--service-account-key-file',
-    join(dir, 'sa.key'),
-    '--service-account-signing-key-file',
-    join(dir, 'sa.key'),
-    '--token-auth-file',
-    join(dir, 'tokens.csv'),
-    // RBAC, so that the service account has exactly what manifests/deploy/rbac.yaml grants.
-    '--authorization-mode',
-    'RBAC',
-    '--disable-admission-plugins',
-    'ServiceAccount',
-  ]);
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      `- cluster: {server: "https://127.0.0.1:${apiPort}", insecure-skip-tls-verify: true}`,
-      '  name: t',
-      'users:',
-      '- name: admin',
-      '  user: {token: admin-token}',
-      'contexts:',
-      '- context: {cluster: t, user: admin}',
-      '  name: t',
-      'current-context: t',
-      '',
-    ].join('\n'),
-  );
-  await waitFor('kube-apiserver /readyz', async () => kubectl(['get', '--raw', '/readyz']).trim() === 'ok', 120_000);
   kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
   for (const ns of ['metaops', 'dbg', 'team-a', 'team-b'])
     apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -219,7 +116,7 @@ t.before(async () => {
 /** The hook server's client, as the service account `sa` through its token file. */
 const client = (sa: string) =>
   new HttpKubeApi(5000, {
-    server: `https://127.0.0.1:${apiPort}`,
+    server: `https://127.0.0.1:${api.port()}`,
     insecure: true,
     tokenFile: join(dir, `${sa}.token`),
   });
