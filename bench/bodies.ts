@@ -16,7 +16,7 @@ import { objectMap, request, root } from '../test/fixtures/requests.js';
 
 /**
  * The spec as Metacontroller sends it: the API server has filled in the CRD's defaults (generated from the same
- * schema the hook reads; test/manifests.test.ts checks that both default a spec alike).
+ * schema the hook reads; test/install/manifests.test.ts checks that both default a spec alike).
  */
 function served(kind: Kind, spec: Record<string, unknown>): Record<string, unknown> {
   const def = hooks.find((h) => h.name === kind);

@@ -4,7 +4,7 @@
 // answer). Every operator states how large its answer is for a spec (an upper bound, from the spec alone, before
 // anything is built); the framework refuses a spec over the budget as InvalidSpec, every observed child kept
 // (lib/operator.ts). The CRDs bound every field copied into children (lib/schemas.ts), so that the largest spec a CRD
-// accepts fits in its kind's budget (test/budget.test.ts checks both, kind by kind).
+// accepts fits in its kind's budget (test/lib/budget.test.ts checks both, kind by kind).
 import type { ParentObject } from './metacontroller.js';
 
 /** The most an answer's children may weigh as JSON, unless an operator states less. */

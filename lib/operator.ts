@@ -88,7 +88,7 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
   /**
    * How large the answer to a spec is (lib/budget.ts): a sync whose spec asks for more than the budget is answered
    * InvalidSpec, every observed child kept, before the hook builds anything. Every operator of main/operators.ts
-   * states one (test/budget.test.ts); a definition made for a test alone may go without.
+   * states one (test/lib/budget.test.ts); a definition made for a test alone may go without.
    */
   answerBudget?: AnswerBudget<Static<S>>;
   /**

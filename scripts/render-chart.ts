@@ -3,7 +3,7 @@
 // kustomization.yaml installs them), with the knobs a user of a chart expects turned into values. With its default
 // values and `--namespace metaops`, `helm template` renders exactly what `kubectl kustomize manifests/` does, less
 // the Namespace (`helm install --create-namespace` makes it) and plus `helm.sh/resource-policy: keep` on the CRDs
-// (test/real/helm-chart.test.ts compares them). `npm run manifests` writes it; test/chart.test.ts fails when the
+// (test/real/helm-chart.test.ts compares them). `npm run manifests` writes it; test/install/chart.test.ts fails when the
 // committed chart differs from this.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

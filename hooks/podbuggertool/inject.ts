@@ -67,7 +67,7 @@ export interface ToolClients {
 /**
  * No API call starts later than this after the call began; what is not reached is left to the next sync. With the
  * kube client's 3 s per call and events waited for at most EVENTS_WAIT_MS, a call ends by about 3.5 + 3 + 1 = 7.5 s,
- * inside the route's 8.5 s deadline, however slow the API server is (test/deadlines.test.ts).
+ * inside the route's 8.5 s deadline, however slow the API server is (test/lib/deadlines.test.ts).
  */
 export const WORK_BUDGET_MS = 3500;
 const EVENTS_WAIT_MS = 1000;

@@ -15,7 +15,7 @@ const LABEL_VALUE_LENGTH = 63;
 /**
  * What a debug container runs, and its selector, bounded so that the injector's request, which carries every tool of
  * the pod's namespace (Metacontroller v4 sends related objects whole), stays within the hook server's 8 MiB body
- * limit with TOOLS_PER_REQUEST tools at these bounds (test/podbuggertool-injector-request-bounded-by-tools.test.ts):
+ * limit with TOOLS_PER_REQUEST tools at these bounds (test/podbuggertool/injector-request-bounded-by-tools.test.ts):
  * a spec is then at most about 140 KB as JSON, against some 790 KB before (11 tools filled a request).
  */
 export const SPEC_BOUNDS = {
@@ -27,7 +27,7 @@ export const SPEC_BOUNDS = {
 /**
  * The tools of one namespace at SPEC_BOUNDS, each with the largest status the hook writes (MAX_LISTED_PODS), that one
  * injector request holds within the 8 MiB body limit with room to spare: 6.7 MiB
- * (test/podbuggertool-injector-request-bounded-with-status.test.ts). 50 once, before the statuses were counted.
+ * (test/podbuggertool/injector-request-bounded-with-status.test.ts). 50 once, before the statuses were counted.
  */
 export const TOOLS_PER_REQUEST = 40;
 const ARGUMENTS = SPEC_BOUNDS.arguments;

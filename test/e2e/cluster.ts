@@ -306,7 +306,7 @@ export class ControlPlane {
       METAOPS_DEBUG_IMAGE_ALLOWLIST: 'busybox*,docker.io/library/busybox*',
       // With a release that sends credentials (webhook `authorization`), the server requires the token as in
       // production. v1.5.20 has no such field and cannot send any: for it alone the suite runs the server with
-      // the explicit, logged opt-out. Shipped controllers carry credentials (test/manifests.test.ts).
+      // the explicit, logged opt-out. Shipped controllers carry credentials (test/install/manifests.test.ts).
       ...(this.hookToken
         ? { METAOPS_AUTH_TOKEN: this.hookToken, METAOPS_ALLOW_UNAUTHENTICATED: undefined }
         : { METAOPS_AUTH_TOKEN: undefined, METAOPS_ALLOW_UNAUTHENTICATED: 'true' }),

@@ -97,7 +97,7 @@ for (const killed of [
 }
 
 t.test('a member whose etcd keeps exiting is replaced only after it stayed unhealthy past the limit', async (t) => {
-  // (The 10-minute limit itself is decided on the clock: etcd-safety.test.ts "stays unhealthy for over 10 minutes".)
+  // (The 10-minute limit itself is decided on the clock: etcdcluster/safety.test.ts "stays unhealthy for over 10 minutes".)
   const k = cluster(t, 'loop', { size: 3, version: '3.6.9' });
   await k.converge('size 3', settled(3));
   await k.put('k', 'v');

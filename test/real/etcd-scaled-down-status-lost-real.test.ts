@@ -3,7 +3,7 @@
 // lost (an object restored from a backup of Kubernetes objects): the hook looks for its own cluster ID only among
 // bootstraps of ordinals up to the highest it sees (e-0 alone), takes its own healthy etcd for another cluster's
 // (ForeignMember) and reports QuorumLost for as long as the cluster lives, nothing managed again.
-// The fast twin: test/etcd-scaled-down-status-lost-knows-its-etcd.test.ts.
+// The fast twin: test/etcdcluster/scaled-down-status-lost-knows-its-etcd.test.ts.
 import t from 'tap';
 import { call } from '../../lib/http.js';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';

@@ -1,7 +1,7 @@
 // Issue 30.3 on moto (the version e2e/moto.sh installs): a backup's write is conditional (If-None-Match: *), so two
 // one-off EtcdBackups on one path at once leave the first object, and only its backup reports succeeded; the store
 // itself refuses the second write (412), for a PutObject and for a CompleteMultipartUpload alike. The fast test with
-// an in-memory S3: test/etcdbackup-oneoff-same-path-race.test.ts.
+// an in-memory S3: test/etcdbackup/oneoff-same-path-race.test.ts.
 import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,

@@ -4,7 +4,7 @@
 // pass also lets the (n+1)-th request reach moto and drops only its answer (the call was done, the hook died before
 // hearing of it). For each n in turn, the next syncs must converge: Ready, with exactly the bucket (tagged as its
 // own), IAM user, attached policy and one access key (the Secret's) a sync never killed leaves, no record of intent
-// left, nothing wedged; the next finalizes remove everything. The in-memory version: test/s3-crash.test.ts.
+// left, nothing wedged; the next finalizes remove everything. The in-memory version: test/s3/crash.test.ts.
 import {
   GetBucketTaggingCommand,
   HeadBucketCommand,

@@ -2,7 +2,7 @@
 // policy (moto: LimitExceeded on the sixth, checked first below) and two access keys per user. A policy changed seven
 // times in a row and a key rotated four times in a row keep every sync green. IAM's 50 tags per user are not
 // enforced by moto (its TagUser adds tags without counting them), nor are short pages (moto answers whole lists):
-// both are met in the fast suite only, against the model of test/fixtures/aws-model.ts (test/s3-aws-adapter.test.ts).
+// both are met in the fast suite only, against the model of test/fixtures/aws-model.ts (test/s3/aws-adapter.test.ts).
 import {
   CreateAccessKeyCommand,
   CreatePolicyCommand,

@@ -211,7 +211,7 @@ export const podbuggertool: Scenario = {
 /**
  * The upgrade from the CompositeController version, on the state it left: pods carrying `debug-<tool>` (added by
  * the old hook, with the tool's image of then, or of now). `kubectl apply -k manifests/` updates that controller in
- * place (same name, test/podbuggertool.test.ts) and adds the injector, which must leave those containers as they are.
+ * place (same name, test/podbuggertool/podbuggertool.test.ts) and adds the injector, which must leave those containers as they are.
  */
 export const podbuggertoolUpgrade: Scenario = {
   name: 'PodBuggerTool upgrade from the CompositeController version: the containers it added are left as they are, and counted',
