@@ -14,15 +14,7 @@ import { createPrivateKey as createPrivateKeyOf } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import {
-  available,
-  membersOfA,
-  membersOfB,
-  ready,
-  syncAt as sync,
-  tenantA as tenantAOf,
-  tenantB,
-} from '../fixtures/etcd-tenant-tls.js';
+import { available, bBesideA, membersOfA, syncAt as sync, tenantA as tenantAOf } from '../fixtures/etcd-tenant-tls.js';
 import { Pki } from '../fixtures/pki.js';
 import { objectMap } from '../fixtures/requests.js';
 
@@ -69,27 +61,7 @@ const tenantA = (name: string, client: { cert: Buffer; key: Buffer }) =>
 
 async function beside(t: any, client: { cert: Buffer; key: Buffer }, role = 'a'): Promise<void> {
   const aPort = await membersOfA(t, pki.path('srv.key'), pki.path('srv.crt'), role);
-  const bPort = await membersOfB(t);
-  const alone = await sync(tenantB, bPort);
-  t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
-
-  const cpu = process.cpuUsage();
-  const began = Date.now();
-  // A's syncs start (their handshakes under way), then B's, as a worker picks it up a moment later.
-  const a = ['a', 'c', 'd', 'f'].map((name) => sync(tenantA(name, client), () => aPort));
-  await new Promise((r) => setTimeout(r, 100));
-  const bBegan = Date.now();
-  const b = await sync(tenantB, bPort);
-  const bTook = Date.now() - bBegan;
-  await Promise.all(a);
-  const used = process.cpuUsage(cpu);
-  t.comment(
-    `with four of A's clusters synced beside it: ${Date.now() - began} ms (B's sync ${bTook} ms), ` +
-      `${Math.round((used.user + used.system) / 1000)} ms of CPU; B ready: ${JSON.stringify(ready(b))}; ` +
-      `Available: ${JSON.stringify(available(b))}`,
-  );
-  t.same(ready(b), ['b-0', 'b-1', 'b-2'], "B's members are still read as healthy");
-  t.equal(available(b)?.status, 'True', 'B is still Available');
+  await bBesideA(t, () => ['a', 'c', 'd', 'f'].map((name) => sync(tenantA(name, client), () => aPort)));
 }
 
 t.test("a tenant's client key does not make another tenant's healthy etcd read as down", async (t) => {

@@ -17,16 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generatePrimeSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
-import {
-  available,
-  etcdAt,
-  membersOfA,
-  membersOfB,
-  ready,
-  syncAt as sync,
-  tenantA as tenantAOf,
-  tenantB,
-} from '../fixtures/etcd-tenant-tls.js';
+import { bBesideA, etcdAt, membersOfA, syncAt as sync, tenantA as tenantAOf } from '../fixtures/etcd-tenant-tls.js';
 import { Pki } from '../fixtures/pki.js';
 
 type Tap = { teardown(fn: () => void): void };
@@ -94,27 +85,7 @@ const tenantA = (name: string) =>
 
 t.test("a tenant's member certificate chain does not make another tenant's healthy etcd read as down", async (t) => {
   const a = await membersOfA(t, pki.path('big-e.key'), pki.path('chain.pem'), 'a-noresume');
-  const bPort = await membersOfB(t);
-  const alone = await sync(tenantB, bPort);
-  t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
-
-  const cpu = process.cpuUsage();
-  const began = Date.now();
-  // One sync of A's cluster starts (its handshakes under way), then B's, as a worker picks it up a moment later.
-  const syncsOfA = [sync(tenantA('a'), () => a)];
-  await new Promise((r) => setTimeout(r, 100));
-  const bBegan = Date.now();
-  const res = await sync(tenantB, bPort);
-  const bTook = Date.now() - bBegan;
-  await Promise.all(syncsOfA);
-  const used = process.cpuUsage(cpu);
-  t.comment(
-    `with one of A's clusters synced beside it: ${Date.now() - began} ms (B's sync ${bTook} ms), ` +
-      `${Math.round((used.user + used.system) / 1000)} ms of CPU; B ready: ${JSON.stringify(ready(res))}; ` +
-      `Available: ${JSON.stringify(available(res))}`,
-  );
-  t.same(ready(res), ['b-0', 'b-1', 'b-2'], "B's members are still read as healthy");
-  t.equal(available(res)?.status, 'True', 'B is still Available');
+  await bBesideA(t, () => [sync(tenantA('a'), () => a)]);
 });
 
 /** The CPU time this process spends on one health call to a member serving `chain` with `key`, trusted by `ca`. */
