@@ -11,10 +11,8 @@ import {
   keepObserved,
   type KubeObject,
   type ParentObject,
-  previousConditions,
   rfc3339,
 } from '../../lib/index.js';
-import type { EtcdMember, MemberHealth } from '../etcdcommon/etcd.js';
 import type { RestoreState } from '../etcdcommon/index.js';
 import {
   clientURL,
@@ -29,7 +27,6 @@ import {
   podOfMember,
   RESTORED_BY,
   podOfPeerURL,
-  type Cluster,
   type RestoreSource,
 } from './members.js';
 import {
@@ -50,269 +47,44 @@ import {
   recordedFailure,
   UPGRADE_FAILED,
   UPGRADE_MARK,
-  UPGRADED_AT,
   UPGRADED_FROM,
   othersOutage,
   withAnnotation,
   withUpgradeClock,
   type UpgradeFailure,
 } from './upgrade.js';
-import {
-  checkVerdict,
-  pinOf,
-  recordedSource,
-  restoreCheckPod,
-  restoreOverdue,
-  sameCheck,
-  transientFailure,
-} from './restore.js';
+import { checkVerdict, pinOf, recordedSource, restoreCheckPod, restoreOverdue, sameCheck } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
+import {
+  available,
+  degraded,
+  majorityLostMessage,
+  recovering,
+  restoreFailed,
+  scaling,
+  withOutcomes,
+} from './plan/conditions.js';
+import {
+  failedInitStep,
+  initFailure,
+  isMemberReport,
+  lastIndexOf,
+  liveMemberClaims,
+  lostForGood,
+  MAJORITY_LOST,
+  majorityLostOnPods,
+  noMembersLeft,
+  podsWereCreated,
+} from './plan/evidence.js';
+import { initialCluster, restoredMembers, upgradeDone, withImage } from './plan/member-pods.js';
+import type { Decision, MemberReport, Observation } from './plan/types.js';
+import { PENDING_ADD_SECONDS, UNHEALTHY_REPLACE_SECONDS } from './plan/types.js';
+import { compareVersions, supportsLearners, upgradeRefusal, versionOfImage } from './plan/versions.js';
 
 export { sanitize };
-
-export type Action =
-  | { type: 'add'; pod: string; peerURL: string; learner: boolean }
-  | { type: 'remove'; id: string; pod: string; why: string }
-  | { type: 'promote'; id: string; pod: string };
-
-export interface Observation {
-  /** Observed member pods that are not being deleted. */
-  pods: KubeObject[];
-  /** Names of observed pods being deleted. */
-  terminating: string[];
-  /** The member list, when etcd answered. */
-  etcd?: { members: EtcdMember[]; clusterVersion?: string };
-  etcdError?: string;
-  /** The time of this sync (for how long a member has been unhealthy); without it no member is replaced for that. */
-  now?: Date;
-  /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
-  claims?: string[];
-  /** Names of observed claims that are being deleted (a subset of `claims`). */
-  terminatingClaims?: string[];
-  /** Health of each observed pod's member, by pod name. */
-  health: Record<string, MemberHealth>;
-  /** The newest EtcdRestore naming this cluster, if any. */
-  restore?: { uid: string; name: string; source: RestoreSource; created?: string };
-  /** The restore recorded in status with its checked snapshot (sync.ts, carriedOn): carried on once its EtcdRestore went. */
-  recordedRestore?: { uid: string; name: string; source: RestoreSource; created?: string };
-  /** The newest finished EtcdRestore of this cluster when it failed (its status.succeeded false), if any. */
-  failedRestore?: { uid: string; name: string; reason: string; created?: string };
-  /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
-  restoreCheck?: KubeObject;
-}
-
-/** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
-function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision {
-  const message = `EtcdRestore ${restore.name} failed (${restore.reason ?? 'a restored member did not start'}); fix the cause and create a new EtcdRestore`;
-  return {
-    pods: [],
-    fallbackPods: [],
-    phase: 'Failed',
-    reason: 'RestoreFailed',
-    conditions: [
-      { type: 'Available', status: false, reason: 'RestoreFailed', message },
-      { type: 'Recovering', status: true, reason: 'RestoreFailed', message },
-    ],
-    members: [],
-    lastMemberIndex,
-    converging: false,
-    restore,
-  };
-}
-
-/** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message: S3's words), scrubbed. */
-function initFailure(pod: KubeObject): string {
-  const failed = failedInitStep(pod);
-  if (!failed) return 'a restored member failed';
-  const t = failed.terminated;
-  let reason = t.reason ?? 'Error';
-  try {
-    const parsed = JSON.parse(t.message ?? '') as { reason?: unknown };
-    if (typeof parsed.reason === 'string') reason = parsed.reason;
-  } catch {
-    if (t.message) reason = t.message;
-  }
-  return sanitizeAws(`${failed.name ?? 'init'}: ${reason}`);
-}
-
-export interface MemberReport {
-  name: string;
-  id?: string;
-  peerURL?: string;
-  clientURL?: string;
-  healthy: boolean;
-  leader?: boolean;
-  learner?: boolean;
-  version?: string;
-  /** An etcd alarm the member raised (NOSPACE: its backend reached the quota; writes are refused). */
-  alarm?: string;
-  /** Since when a started member is seen unhealthy while etcd answers (kept as first seen: no churn). */
-  unhealthySince?: string;
-  /** Since when an addition (a learner, or a voter that never started) is seen waiting for its member to start. */
-  pendingSince?: string;
-}
-
-/** A started member unhealthy for longer than this, while the others keep quorum without it, is replaced. */
-export const UNHEALTHY_REPLACE_SECONDS = 600;
-/**
- * An addition whose member has not started (and caught up, for a learner) after this long is cancelled: its pod
- * cannot be scheduled, its image cannot be pulled, it crashes before it answers. The next sync adds a new member
- * with the spec of the moment, so nothing waits forever on one pod, and a fixed spec is taken at once.
- */
-export const PENDING_ADD_SECONDS = 600;
-
-export interface Decision {
-  action?: Action;
-  /** The pods that should exist once the action (if any) succeeded. */
-  pods: KubeObject[];
-  /** The pods to keep if the action fails. */
-  fallbackPods: KubeObject[];
-  phase: 'Creating' | 'Running' | 'Failed';
-  reason?: string;
-  conditions: ConditionInput[];
-  members: MemberReport[];
-  quorum?: { members: number; healthy: number; needed: number; ok: boolean; down: string[] };
-  lastMemberIndex: number;
-  currentVersion?: string;
-  targetVersion?: string;
-  /** Whether another step is pending (drives resyncAfterSeconds). */
-  converging: boolean;
-  restore?: RestoreState;
-  /**
-   * Observed claims kept although no pod or reported member names them: while etcd does not answer, every
-   * member claim seen is kept (status may be lost or stale; a claim goes only on a recorded decision).
-   */
-  keepClaims?: string[];
-  /** The pod that checks a pending restore's snapshot (restore.ts), answered beside the members. */
-  restoreCheck?: KubeObject;
-  /** A failed upgrade that holds the cluster at the version it ran (upgrade.ts), kept in status. */
-  upgradeFailed?: UpgradeFailure;
-  /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
-  onSuccess?: { members: MemberReport[] };
-  /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */
-  onFailure?: { pods: KubeObject[]; lastMemberIndex: number };
-}
-
-/** The answer for either outcome of the decision's action, decided here rather than edited by the caller. */
-function withOutcomes(d: Decision): Decision {
-  const a = d.action;
-  if (!a) return d;
-  return {
-    ...d,
-    onSuccess: { members: a.type === 'remove' ? d.members.filter((m) => m.name !== a.pod) : d.members },
-    onFailure: { pods: d.fallbackPods, lastMemberIndex: a.type === 'add' ? d.lastMemberIndex - 1 : d.lastMemberIndex },
-  };
-}
-
-/**
- * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
- * pod (UPGRADED_FROM) until the member serves `version`; without it (a roll back, an unstick) the record goes.
- */
-function withImage(pod: KubeObject, img: string, version: string, from?: string, at?: string): KubeObject {
-  const copy = keepObserved(pod);
-  // Copies of the spec and its containers: the observed pod (the request) is never written to.
-  const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
-  if (spec) copy['spec'] = spec;
-  const containers = Array.isArray(spec?.['containers'])
-    ? (spec!['containers'] as Array<{ name?: string; image?: string }>).map((c) => ({ ...c }))
-    : undefined;
-  if (spec && containers) spec['containers'] = containers;
-  const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
-  if (container) container.image = img;
-  const { [UPGRADED_FROM]: _was, [UPGRADED_AT]: _at, ...annotations } = copy.metadata.annotations ?? {};
-  copy.metadata.annotations = {
-    ...annotations,
-    'etcd.version': version,
-    ...(from && from !== version ? { [UPGRADED_FROM]: from, ...(at ? { [UPGRADED_AT]: at } : {}) } : {}),
-  };
-  return copy;
-}
-
-/** The pod without the upgrade record: its member served the version of its image. */
-function upgradeDone(pod: KubeObject): KubeObject {
-  const { [UPGRADED_FROM]: _was, [UPGRADED_AT]: _at, ...annotations } = pod.metadata.annotations ?? {};
-  return { ...pod, metadata: { ...pod.metadata, annotations } };
-}
-
-/**
- * The members among `names` whose data is gone for good. Without storage: the pod deleted (unobserved, or being
- * deleted) or finished (Failed, Succeeded: it never runs again, its emptyDir goes with it). With storage: the claim
- * gone or being deleted while the pod is gone too (`claimGone`); a member's data lives on its claim, and a member
- * whose claim is there is made again on it.
- */
-function lostForGood(
-  names: string[],
-  obs: Observation,
-  storage: boolean,
-  claimGone: (name: string) => boolean,
-): Array<{ name: string; how: string }> {
-  const byName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
-  if (storage) {
-    return names
-      .filter((name) => claimGone(name) && (!byName.has(name) || obs.terminating.includes(name)))
-      .map((name) => ({ name, how: 'pod and claim deleted' }));
-  }
-  return names.flatMap((name) => {
-    const pod = byName.get(name);
-    if (!pod || obs.terminating.includes(name)) return [{ name, how: 'pod deleted' }];
-    const phase = phaseOf(pod);
-    return DEAD_PHASES.has(phase) ? [{ name, how: `pod ${phase}` }] : [];
-  });
-}
-
-/**
- * A majority lost for good, as recorded on the surviving member pods when it was seen (the lost members, and how
- * many voting members there were): the lost pods are gone from what is observed, and the status may be lost too.
- * Read only while etcd does not answer; removed once it does.
- */
-const MAJORITY_LOST = 'etcd.metaops.io/majority-lost';
-
-function majorityLostOnPods(
-  pods: KubeObject[],
-): { lost: Array<{ name: string; how: string }>; voters: number } | undefined {
-  for (const p of pods) {
-    const text = p.metadata.annotations?.[MAJORITY_LOST];
-    if (!text || text.length > 4096) continue;
-    try {
-      const r = JSON.parse(text) as { lost?: unknown; voters?: unknown };
-      const lost = Array.isArray(r.lost)
-        ? r.lost.filter(
-            (l): l is { name: string; how: string } =>
-              typeof (l as { name?: unknown })?.name === 'string' && typeof (l as { how?: unknown })?.how === 'string',
-          )
-        : [];
-      if (lost.length > 0 && typeof r.voters === 'number' && Number.isInteger(r.voters) && r.voters >= lost.length)
-        return { lost: lost.map((l) => ({ name: sanitize(l.name, 64), how: sanitize(l.how, 64) })), voters: r.voters };
-    } catch {
-      // Not ours: no record.
-    }
-  }
-  return undefined;
-}
-
-/** What Available says when a majority lost its data: who, how, and the way out. */
-function majorityLostMessage(lost: Array<{ name: string; how: string }>, members: number, storage = false): string {
-  return (
-    `${lost.length} of ${members} members lost with their data (${lost.map((l) => `${l.name}: ${l.how}`).join(', ')}` +
-    `${storage ? '' : '; no storage'}): quorum cannot come back; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster`
-  );
-}
-
-function versionOfImage(img: string | undefined): string | undefined {
-  const tag = img?.split(':').pop();
-  return tag ? etcdVersion(tag) : undefined;
-}
-
-/** etcd supports learners (non-voting members that catch up before they count) from 3.4. */
-export function supportsLearners(clusterVersion: string | undefined): boolean {
-  if (!clusterVersion) return false;
-  const [major, minor] = clusterVersion.split('.').map(Number);
-  return (major ?? 0) > 3 || ((major ?? 0) === 3 && (minor ?? 0) >= 4);
-}
-
-function initialCluster(c: Cluster, members: Array<{ pod: string }>): string {
-  return members.map((m) => `${m.pod}=${peerURL(c, m.pod)}`).join(',');
-}
+export type { Action, Decision, MemberReport, Observation } from './plan/types.js';
+export { PENDING_ADD_SECONDS, UNHEALTHY_REPLACE_SECONDS } from './plan/types.js';
+export { compareVersions, supportsLearners, upgradeRefusal } from './plan/versions.js';
 
 /**
  * A restore replaces the cluster: an explicit request, and the only decision that drops every member.
@@ -458,11 +230,6 @@ function newRecord(
   };
 }
 
-/** Whether a restore record leaves the cluster without members: failed after dropping them, or refused on none. */
-function noMembersLeft(r: RestoreState | undefined): boolean {
-  return r?.phase === 'Failed' && (!r.untouched || r.noMembers === true);
-}
-
 /** The cluster as it is while its restore's snapshot is checked, with the check pod beside its members. */
 function checking(
   parent: ParentObject,
@@ -512,13 +279,6 @@ function refused(
   return { ...d, restore: ended };
 }
 
-/** The highest member ordinal the status recorded or a pod shows. */
-function lastIndexOf(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): number {
-  const c = clusterOf(parent, spec);
-  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
-  return Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
-}
-
 /** The Restore condition while a restore's check runs, and once one ended with the cluster untouched. */
 function asChecked(d: Decision): Decision {
   const r = d.restore;
@@ -560,25 +320,6 @@ function checkedSource(before: RestoreState | undefined, obs: Observation): Rest
   if (obs.recordedRestore && obs.recordedRestore.uid === before?.uid) return obs.recordedRestore.source;
   if (!before?.s3 || !obs.restore) return obs.restore?.source;
   return recordedSource(before, obs.restore.source.image);
-}
-
-/** The members of a restore, all started together from its snapshot. */
-// eslint-disable-next-line max-params -- the parent, its spec, the cluster, the names, the snapshot and its restore
-function restoredMembers(
-  parent: ParentObject,
-  spec: EtcdClusterSpec,
-  c: Cluster,
-  names: string[],
-  source: RestoreSource,
-  restoreUid: string,
-): KubeObject[] {
-  const all = initialCluster(
-    c,
-    names.map((pod) => ({ pod })),
-  );
-  return names.map((pod) =>
-    memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: source, restoreUid }),
-  );
 }
 
 /**
@@ -628,7 +369,7 @@ function decideRestore(
   const hold =
     recordedFailure(parent.status, etcdVersion(spec.version)) ?? failureOnPods(obs.pods, etcdVersion(spec.version));
   const start = (names: string[], uid: string, from: RestoreSource): KubeObject[] =>
-    restoredMembers(parent, hold ? { ...spec, version: hold.from } : spec, c, names, from, uid);
+    restoredMembers(parent, hold ? { ...spec, version: hold.from } : spec, names, from, uid);
   const restoringHeld = (...args: Parameters<typeof restoring>): Decision => {
     const d = restoring(...args);
     if (hold) d.upgradeFailed = hold;
@@ -878,12 +619,6 @@ function votingMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
     .filter((m): m is MemberReport => isMemberReport(m) && m.learner !== true)
     .map((m) => m.name);
   return [...new Set([...known, ...obs.pods.map((p) => p.metadata.name!)])];
-}
-
-/** The member claims observed that are not being deleted. */
-function liveMemberClaims(cluster: string, obs: Observation): string[] {
-  // Stryker disable next-line ArrayDeclaration: a name that is no member's is filtered out, the same as no claim
-  return (obs.claims ?? []).filter((n) => memberIndex(cluster, n) !== undefined && !obs.terminatingClaims?.includes(n));
 }
 
 /**
@@ -1678,7 +1413,6 @@ function decideMembers(
     converging: recreated.length > 0 || live.length !== obs.pods.length,
   };
 }
-
 /** The next member pod made with restartPolicy Never to move to restart in place (the leader last), if any may. */
 function neverRestarting(live: KubeObject[], reports: MemberReport[], may: boolean): KubeObject | undefined {
   if (!may) return undefined;
@@ -1686,87 +1420,4 @@ function neverRestarting(live: KubeObject[], reports: MemberReport[], may: boole
   return live
     .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
     .sort((a, b) => leader(a) - leader(b))[0];
-}
-
-function isMemberReport(m: unknown): m is MemberReport {
-  return typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string';
-}
-
-/**
- * Every pod of the last answer existed at the last sync (PodsCreated=True in status): pods missing now vanished
- * (deleted, evicted), as opposed to pods admission never let be created, which must not start anything over.
- */
-function podsWereCreated(parent: ParentObject): boolean {
-  return previousConditions(parent.status).some((c) => c.type === 'PodsCreated' && c.status === 'True');
-}
-
-type Terminated = { exitCode: number; message?: string; reason?: string };
-type InitStatus = {
-  name?: string;
-  state?: { terminated?: Terminated; running?: unknown };
-  lastState?: { terminated?: Terminated };
-};
-const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number' && t.exitCode !== 0;
-
-/**
- * The first of the pod's restore steps (the snapshot fetch and restore; not the DNS wait) that exited with an
- * error, if any, and how: as it ended (restartPolicy Never), or as it last ended before the kubelet tries it again
- * (Always). A step the kubelet runs again, or that succeeded since, has not failed; nor has one that S3 failed for a
- * moment (503 SlowDown, a reset connection: restore.ts transientFailure), which the kubelet retries within the
- * restore's deadline.
- */
-function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
-  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
-  if (!Array.isArray(statuses)) return undefined;
-  const retried = (pod['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy !== 'Never';
-  for (const s of statuses as Array<InitStatus | null>) {
-    if (!s || s.name === 'check-dns') continue;
-    const now = s.state?.terminated;
-    if (s.state?.running || (now && !failedExit(now))) continue;
-    const terminated = failedExit(now) ? now! : s.lastState?.terminated;
-    if (failedExit(terminated) && !(retried && transientFailure(terminated!.message)))
-      return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
-  }
-  return undefined;
-}
-
-/** How a quorum with members down stands: who is down and how many more failures it tolerates. */
-function degraded(q: { members: number; healthy: number; needed: number; down: string[] }): string {
-  const spare = q.healthy - q.needed;
-  const tolerance =
-    spare === 0 ? 'one more failure loses quorum' : `${spare} more failure${spare > 1 ? 's' : ''} tolerated`;
-  return `${q.healthy} of ${q.members} members healthy (down: ${q.down.join(', ')}): ${tolerance}`;
-}
-
-function available(status: boolean, reason: string, message: string): ConditionInput {
-  return { type: 'Available', status, reason, message };
-}
-function scaling(status: boolean, reason: string, message: string): ConditionInput {
-  return { type: 'Scaling', status, reason, message };
-}
-function recovering(status: boolean, reason: string, message: string): ConditionInput {
-  return { type: 'Recovering', status, reason, message };
-}
-
-/** Why etcd cannot go from `current` to `target` in place, or undefined when it can (one minor up, any patch). */
-export function upgradeRefusal(current: string, target: string): string | undefined {
-  const [cMajor, cMinor] = current.split('.').map((x) => Number.parseInt(x, 10));
-  const [tMajor, tMinor] = target.split('.').map((x) => Number.parseInt(x, 10));
-  if (cMajor === undefined || cMinor === undefined || tMajor === undefined || tMinor === undefined) return undefined;
-  if (tMajor !== cMajor) return `a change of major version (${cMajor} to ${tMajor}) is not supported`;
-  if (tMinor < cMinor)
-    return `a downgrade from ${cMajor}.${cMinor} to ${tMajor}.${tMinor} is not supported in place (restore a backup instead)`;
-  if (tMinor > cMinor + 1)
-    return `etcd upgrades one minor version at a time (${cMajor}.${cMinor} to ${cMajor}.${cMinor + 1} first)`;
-  return undefined;
-}
-
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
 }
