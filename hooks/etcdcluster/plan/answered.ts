@@ -1,0 +1,177 @@
+// What the membership rules read once etcd answered with its member list (members.ts): each member with its pod,
+// its report, the quorum, and the pods kept, computed once.
+import { isPodReady, keepObserved, type KubeObject, rfc3339 } from '../../../lib/index.js';
+import type { EtcdMember } from '../../etcdcommon/etcd.js';
+import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
+import { DEAD_PHASES, phaseOf } from '../pods.js';
+import { available, degraded } from './conditions.js';
+import { initialCluster } from './member-pods.js';
+import type { Decision, MemberReport } from './types.js';
+import { compareVersions, versionOfImage } from './versions.js';
+import type { View } from './view.js';
+import type { ConditionInput } from '../../../lib/index.js';
+
+/** A member etcd lists, with its pod (matched by peer URL, else by name) and that pod as observed, if it is. */
+export interface Listed {
+  member: EtcdMember;
+  pod: string | undefined;
+  observed: KubeObject | undefined;
+}
+
+export interface Answered extends View {
+  /** The members etcd lists, in its order. */
+  members: Listed[];
+  /** Their reports, in the same order. */
+  reports: MemberReport[];
+  /** The voting members (learners vote in no quorum). */
+  voting: Listed[];
+  quorum: NonNullable<Decision['quorum']>;
+  leaderId: string | undefined;
+  /** What every answer of these rules carries. */
+  common: Pick<
+    Decision,
+    'fallbackPods' | 'lastMemberIndex' | 'targetVersion' | 'keepClaims' | 'members' | 'quorum' | 'currentVersion'
+  >;
+  /** Pods of members whose pod is missing, made again (see recreatedPods). */
+  recreated: KubeObject[];
+  /** With storage, member pods that finished: dropped, so that the next sync recreates them on their claims. */
+  finishedWithStorage: string[];
+  /** Member pods that run (pods that are no member's are dropped: a removal whose pod delete failed, leftovers). */
+  live: KubeObject[];
+  /** The pods answered: the live ones (unstuck) and the recreated. */
+  livePods: KubeObject[];
+  /** Whether a pod is Ready (its readiness probe asks etcd in the pod: it serves). */
+  readyPod: (pod: string) => boolean;
+  /** Conditions while quorum holds: Available says how many more failures it tolerates, then `extra`. */
+  runningConditions: (extra: ConditionInput[]) => ConditionInput[];
+}
+
+/**
+ * Match members and pods by peer URL (a member has no name until it starts), else by the member's name: the list is
+ * this cluster's (its cluster ID was checked), and a pod counts as healthy only when its own answer carries the
+ * member's ID (observe.ts).
+ */
+export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
+  const members = etcd.members.map((m) => {
+    const pod = podOfMember(v.c, m);
+    return { member: m, pod, observed: pod ? v.podByName.get(pod) : undefined };
+  });
+  const memberPods = new Set(members.map((m) => m.pod).filter(Boolean));
+  const leaderId = Object.values(v.obs.health).find((h) => h.healthy && h.leader)?.leader;
+  const readyPod = (pod: string) => {
+    const p = v.podByName.get(pod);
+    return p !== undefined && isPodReady(p);
+  };
+  const reports = members.map(({ member, pod }) => memberReport(v, { member, pod }, leaderId, readyPod));
+  const { voting, quorum } = quorumOf(v, members);
+  const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
+  const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(v.obs.pods[0]!));
+  const recreated = recreatedPods(v, members);
+  const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
+  return {
+    ...v,
+    ...{ members, reports, voting, quorum, leaderId, recreated, live, readyPod },
+    common: { ...v.base, members: reports, quorum, currentVersion },
+    // With storage, a member pod that finished (crashed; restartPolicy Never) is dropped so that the next sync
+    // recreates it on its claim, as the same member.
+    finishedWithStorage: v.storage
+      ? v.obs.pods
+          .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
+          .map((p) => p.metadata.name!)
+      : [],
+    livePods: [...live.map(keepObserved).map(v.unstick), ...recreated],
+    runningConditions: (extra) => [
+      quorum.down.length === 0
+        ? available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`)
+        : available(true, 'Degraded', degraded(quorum)),
+      ...extra,
+    ],
+  };
+}
+
+/** One member's report: every field is optional on the wire; the clocks as in memberClocks. */
+function memberReport(
+  v: View,
+  { member, pod }: Pick<Listed, 'member' | 'pod'>,
+  leaderId: string | undefined,
+  readyPod: (pod: string) => boolean,
+): MemberReport {
+  const h = pod ? v.healthOf(pod) : { healthy: false };
+  const report: MemberReport = { name: pod ?? member.name, id: member.id, healthy: h.healthy };
+  if (member.peerURLs[0]) report.peerURL = member.peerURLs[0];
+  if (pod) report.clientURL = clientURL(v.c, pod);
+  if (leaderId && member.id === leaderId) report.leader = true;
+  if (member.isLearner) report.learner = true;
+  if (h.version) report.version = h.version;
+  if (h.alarm) report.alarm = h.alarm;
+  return memberClocks(v, report, { member, pod }, !h.healthy && !h.alarm && Boolean(pod) && !readyPod(pod!));
+}
+
+/**
+ * Since when a started member is unhealthy (`unheard`: not healthy, no alarm, its pod not Ready) and since when an
+ * addition is pending, each kept as first seen (no churn). (No clock while its pod is Ready: its readiness probe
+ * asks etcd in the pod, so it serves, and the hook's own failure to reach it or read its status is no evidence
+ * against it. Never destroy on doubt.)
+ */
+function memberClocks(
+  v: View,
+  report: MemberReport,
+  { member, pod }: Pick<Listed, 'member' | 'pod'>,
+  unheard: boolean,
+): MemberReport {
+  const now = v.obs.now ? rfc3339(v.obs.now) : undefined;
+  if (unheard && member.name && !member.isLearner) {
+    const since = v.known.find((k) => k.name === pod)?.unhealthySince ?? now;
+    if (since) report.unhealthySince = since;
+  }
+  if (!report.healthy && (member.isLearner || !member.name)) {
+    const since = v.known.find((k) => k.name === report.name)?.pendingSince ?? now;
+    if (since) report.pendingSince = since;
+  }
+  return report;
+}
+
+/**
+ * The quorum of the voting members. A member with the NOSPACE alarm answers (reads, its raft) but /health says
+ * false: it counts for quorum, and is reported as out of space, not as down.
+ */
+function quorumOf(v: View, members: Listed[]): { voting: Listed[]; quorum: NonNullable<Decision['quorum']> } {
+  const alive = (pod: string | undefined) =>
+    Boolean(pod && (v.healthOf(pod).healthy || v.healthOf(pod).alarm === 'NOSPACE'));
+  const voting = members.filter((m) => !m.member.isLearner);
+  const healthy = voting.filter((m) => alive(m.pod)).length;
+  const needed = Math.floor(voting.length / 2) + 1;
+  const down = voting.filter((m) => !alive(m.pod)).map((m) => m.pod ?? m.member.id);
+  return { voting, quorum: { members: voting.length, healthy, needed, ok: healthy >= needed, down } };
+}
+
+/**
+ * Pods of members whose pod is missing: a member added whose pod create failed, and (with storage) any member whose
+ * pod was lost: it comes back under the same name on its claim, as the same member. A started member whose pod and
+ * claim are both gone has lost its data: it is replaced (remove + add) as without storage, never restarted empty
+ * under its old identity.
+ */
+function recreatedPods(v: View, members: Listed[]): KubeObject[] {
+  const recreated: KubeObject[] = [];
+  for (const m of members) {
+    if (
+      (v.storage || !m.member.name) &&
+      m.pod &&
+      !m.observed &&
+      !v.obs.terminating.includes(m.pod) &&
+      !(m.member.name && v.claimGone(m.pod))
+    ) {
+      const peers = members.filter((x) => x.pod && (x.member.name || x === m)).map((x) => ({ pod: x.pod! }));
+      recreated.push(
+        memberPod({
+          parent: v.parent,
+          spec: v.spec,
+          name: m.pod,
+          initialCluster: initialCluster(v.c, peers),
+          state: 'existing',
+        }),
+      );
+    }
+  }
+  return recreated;
+}

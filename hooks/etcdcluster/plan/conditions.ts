@@ -1,0 +1,64 @@
+// What the plan answers in words: the conditions, a failed restore's answer, and the outcomes of an action.
+import type { ConditionInput } from '../../../lib/index.js';
+import type { RestoreState } from '../../etcdcommon/index.js';
+import type { Decision } from './types.js';
+
+/** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
+export function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision {
+  const message = `EtcdRestore ${restore.name} failed (${restore.reason ?? 'a restored member did not start'}); fix the cause and create a new EtcdRestore`;
+  return {
+    pods: [],
+    fallbackPods: [],
+    phase: 'Failed',
+    reason: 'RestoreFailed',
+    conditions: [
+      { type: 'Available', status: false, reason: 'RestoreFailed', message },
+      { type: 'Recovering', status: true, reason: 'RestoreFailed', message },
+    ],
+    members: [],
+    lastMemberIndex,
+    converging: false,
+    restore,
+  };
+}
+
+/** The answer for either outcome of the decision's action, decided here rather than edited by the caller. */
+export function withOutcomes(d: Decision): Decision {
+  const a = d.action;
+  if (!a) return d;
+  return {
+    ...d,
+    onSuccess: { members: a.type === 'remove' ? d.members.filter((m) => m.name !== a.pod) : d.members },
+    onFailure: { pods: d.fallbackPods, lastMemberIndex: a.type === 'add' ? d.lastMemberIndex - 1 : d.lastMemberIndex },
+  };
+}
+
+/** What Available says when a majority lost its data: who, how, and the way out. */
+export function majorityLostMessage(
+  lost: Array<{ name: string; how: string }>,
+  members: number,
+  storage = false,
+): string {
+  return (
+    `${lost.length} of ${members} members lost with their data (${lost.map((l) => `${l.name}: ${l.how}`).join(', ')}` +
+    `${storage ? '' : '; no storage'}): quorum cannot come back; restore from a backup (EtcdRestore) or delete and recreate the EtcdCluster`
+  );
+}
+
+/** How a quorum with members down stands: who is down and how many more failures it tolerates. */
+export function degraded(q: { members: number; healthy: number; needed: number; down: string[] }): string {
+  const spare = q.healthy - q.needed;
+  const tolerance =
+    spare === 0 ? 'one more failure loses quorum' : `${spare} more failure${spare > 1 ? 's' : ''} tolerated`;
+  return `${q.healthy} of ${q.members} members healthy (down: ${q.down.join(', ')}): ${tolerance}`;
+}
+
+export function available(status: boolean, reason: string, message: string): ConditionInput {
+  return { type: 'Available', status, reason, message };
+}
+export function scaling(status: boolean, reason: string, message: string): ConditionInput {
+  return { type: 'Scaling', status, reason, message };
+}
+export function recovering(status: boolean, reason: string, message: string): ConditionInput {
+  return { type: 'Recovering', status, reason, message };
+}

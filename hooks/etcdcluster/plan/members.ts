@@ -1,0 +1,430 @@
+// The membership rules, in the order of plan.ts's header. Without member pods (no-pods.ts) and while etcd gives no
+// member list (silent.ts) no membership change is made. Once etcd answers, over its member list (answered.ts):
+// a lost quorum stops everything; then NOSPACE; a paused spec; members restarted in place; then dead members are
+// removed (their replacement is a later add), stuck additions cancelled, the long unhealthy replaced; a learner
+// promoted; then the size; then the version, one member at a time; then members made before restart in place move
+// to it, one at a time. At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next
+// step.
+import { type ConditionInput, type KubeObject, rfc3339, type ParentObject } from '../../../lib/index.js';
+import { memberImage, memberIndex, memberName, memberPod, peerURL } from '../members.js';
+import { crashLooping, DEAD_PHASES, phaseOf, podWaiting } from '../pods.js';
+import type { EtcdClusterSpec } from '../schema.js';
+import { answeredOf, type Answered, type Listed } from './answered.js';
+import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
+import { lostForGood } from './evidence.js';
+import { initialCluster, withImage } from './member-pods.js';
+import { noPods } from './no-pods.js';
+import { etcdSilent } from './silent.js';
+import {
+  type Decision,
+  type MemberReport,
+  type Observation,
+  PENDING_ADD_SECONDS,
+  UNHEALTHY_REPLACE_SECONDS,
+} from './types.js';
+import { supportsLearners, versionOfImage } from './versions.js';
+import { firstDecision, viewOf } from './view.js';
+
+/**
+ * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
+ * upgrade was refused; new members take the running version); `rollBack`: the member a failed upgrade names.
+ */
+export function decideMembers(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  holdVersion = false,
+  rollBack?: string,
+): Decision {
+  const v = viewOf(parent, spec, obs, holdVersion, rollBack);
+  if (obs.pods.length === 0) return noPods(v);
+  if (!obs.etcd) return etcdSilent(v);
+  const a = answeredOf(v, obs.etcd);
+  return (
+    firstDecision(a, [
+      quorumLost,
+      noSpace,
+      paused,
+      restartingMembers,
+      removeDead,
+      cancelAddition,
+      replaceUnhealthy,
+      promoteLearner,
+      waitForHealthy,
+      scaleUp,
+      scaleDown,
+      upgrade,
+      moveToRestartInPlace,
+    ]) ?? atRest(a)
+  );
+}
+
+/** The answer while quorum holds: the pods as they run, the conditions after Available, another step pending. */
+function running(a: Answered, extra: ConditionInput[], more: Partial<Decision> = {}): Decision {
+  return {
+    ...a.common,
+    pods: a.livePods,
+    phase: 'Running',
+    conditions: a.runningConditions(extra),
+    converging: true,
+    ...more,
+  };
+}
+
+/** A removal of `pod` (member `id`), its pod dropped from the answer. */
+function removal(a: Answered, remove: { id: string; pod: string; why: string }, condition: ConditionInput): Decision {
+  return running(a, [condition], {
+    action: { type: 'remove', ...remove },
+    pods: a.livePods.filter((p) => p.metadata.name !== remove.pod),
+  });
+}
+
+/**
+ * Quorum lost: no membership change until the members return, and no member's unhealthy clock runs (after an outage,
+ * a member slower to return is not replaced at once for the time the whole cluster was down). Without storage,
+ * voting members whose pod was deleted or finished never return: when they leave fewer than a quorum, the loss is
+ * for good, and said so (nothing is changed: the pods stay as evidence).
+ */
+function quorumLost(a: Answered): Decision | undefined {
+  const { quorum } = a;
+  if (quorum.ok) return undefined;
+  for (const r of a.reports) delete r.unhealthySince;
+  const pods = [...a.kept.filter((p) => !a.finishedWithStorage.includes(p.metadata.name!)), ...a.recreated];
+  const lost = lostForGood(
+    a.voting.filter((m) => m.member.name && m.pod).map((m) => m.pod!),
+    a.obs,
+    a.storage,
+    a.claimGone,
+  );
+  if (a.voting.length - lost.length < quorum.needed) {
+    const message = majorityLostMessage(lost, a.voting.length, a.storage);
+    return {
+      ...a.common,
+      pods,
+      phase: 'Failed',
+      reason: 'MajorityLost',
+      conditions: [available(false, 'MajorityLost', message), recovering(true, 'MajorityLost', message)],
+      converging: false,
+    };
+  }
+  const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}. No membership change until they return.`;
+  return {
+    ...a.common,
+    pods,
+    phase: 'Running',
+    reason: 'QuorumLost',
+    conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)],
+    converging: true,
+  };
+}
+
+/** etcd raised the NOSPACE alarm: writes are refused, and no membership change is made meanwhile. */
+function noSpace(a: Answered): Decision | undefined {
+  const members = a.reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
+  if (members.length === 0) return undefined;
+  const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile`;
+  return {
+    ...a.common,
+    pods: a.kept,
+    phase: 'Running',
+    reason: 'NoSpace',
+    conditions: [available(false, 'NoSpace', message), recovering(true, 'NoSpace', message)],
+    converging: true,
+  };
+}
+
+/** spec.paused: the pods as they are, no membership change or upgrade. */
+function paused(a: Answered): Decision | undefined {
+  if (!a.spec.paused) return undefined;
+  return running(
+    a,
+    [
+      {
+        type: 'Paused',
+        status: true,
+        reason: 'SpecPaused',
+        message: 'spec.paused is true: no membership change or upgrade is made',
+      },
+    ],
+    { pods: a.kept, converging: false },
+  );
+}
+
+/** Members whose pod is made again (recreated) or dropped to be (finished, with storage): the same members. */
+function restartingMembers(a: Answered): Decision | undefined {
+  const names = [...a.recreated.map((p) => p.metadata.name!), ...a.finishedWithStorage];
+  if (names.length === 0) return undefined;
+  return running(a, [
+    recovering(
+      true,
+      'RestartingMember',
+      `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}`,
+    ),
+  ]);
+}
+
+/**
+ * 1. A dead member (its pod gone or finished) without storage, or with its claim gone too: remove it; its
+ * replacement is a later add.
+ */
+function removeDead(a: Answered): Decision | undefined {
+  const dead = a.members.find(
+    (m) =>
+      m.member.name &&
+      m.pod &&
+      (!m.observed || DEAD_PHASES.has(phaseOf(m.observed))) &&
+      !a.obs.terminating.includes(m.pod) &&
+      (!a.storage || a.claimGone(m.pod)),
+  );
+  if (!dead) return undefined;
+  return removal(
+    a,
+    { id: dead.member.id, pod: dead.pod!, why: 'dead' },
+    recovering(true, 'ReplacingDeadMember', `member ${dead.pod} is gone: removing it, a new member will replace it`),
+  );
+}
+
+/** Whether the quorum holds without one more voting member. */
+function quorumWithoutOne(a: Answered): boolean {
+  return a.quorum.healthy >= Math.floor((a.voting.length - 1) / 2) + 1;
+}
+
+/** Whether an addition has been pending for longer than PENDING_ADD_SECONDS. */
+function expired(a: Answered, m: Listed): boolean {
+  const since = a.reports[a.members.indexOf(m)]?.pendingSince;
+  return Boolean(a.obs.now && since && a.obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
+}
+
+/**
+ * The pending addition that cannot finish, if any: a learner or a member that never started, when the size was
+ * lowered, or its pod failed, or the spec changed since, or it is pending past PENDING_ADD_SECONDS (a pod that stays
+ * Pending: an image that cannot be pulled, no node to run it). (Not the member a failed upgrade names, while that
+ * failure holds: it is given back the version the cluster ran, in place, and joins on it; cancelling it would add
+ * its replacement again and again.)
+ */
+function stuckAddition(a: Answered): Listed | undefined {
+  const over = a.members.length > a.spec.size;
+  const pending = a.members.filter(
+    (m) => (m.member.isLearner || !m.member.name) && !(m.pod && a.healthOf(m.pod).healthy),
+  );
+  return pending.find(
+    (m) =>
+      (m.pod === undefined || m.pod !== a.rollBack || over) &&
+      (over ||
+        !m.pod ||
+        (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== a.targetImage)) ||
+        expired(a, m)),
+  );
+}
+
+/**
+ * 2. A pending addition that cannot finish is cancelled (it is removed; a later add takes the current spec).
+ * Removing a learner never costs quorum; a voter only while the quorum holds without it.
+ */
+function cancelAddition(a: Answered): Decision | undefined {
+  const stuck = stuckAddition(a);
+  if (!stuck || !(stuck.member.isLearner || quorumWithoutOne(a))) return undefined;
+  const name = stuck.pod ?? stuck.member.id;
+  const why =
+    expired(a, stuck) &&
+    a.members.length <= a.spec.size &&
+    stuck.pod &&
+    stuck.observed &&
+    !crashLooping(stuck.observed) &&
+    memberImage(stuck.observed) === a.targetImage
+      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
+      : 'never started: its addition is cancelled';
+  return running(a, [scaling(true, 'CancellingAddition', `member ${name} ${why}`)], {
+    action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
+    pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
+  });
+}
+
+/**
+ * 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data that
+ * cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep quorum
+ * without it: removed (its claim with it, as a recorded decision), then a new member is added. (Not the member a
+ * failed upgrade names, while that failure holds: it is given back the version it ran, on its data, and stays a
+ * member; changing spec.version ends the hold.)
+ */
+function replaceUnhealthy(a: Answered): Decision | undefined {
+  const now = a.obs.now;
+  const stale = now
+    ? a.reports.find(
+        (r) =>
+          r.unhealthySince &&
+          r.name !== a.rollBack &&
+          now.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
+      )
+    : undefined;
+  if (!stale || !quorumWithoutOne(a)) return undefined;
+  return removal(
+    a,
+    { id: stale.id!, pod: stale.name, why: 'unhealthy' },
+    recovering(
+      true,
+      'ReplacingUnhealthyMember',
+      `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`,
+    ),
+  );
+}
+
+/** 3. A learner that caught up is promoted to a voting member; one that has not started is waited for. */
+function promoteLearner(a: Answered): Decision | undefined {
+  const learner = a.members.find((m) => m.member.isLearner);
+  if (!learner) return undefined;
+  if (!learner.pod || !a.healthOf(learner.pod).healthy) {
+    const message = `waiting for learner ${learner.pod ?? learner.member.id} to start`;
+    return running(a, [scaling(true, 'WaitingForLearner', message)]);
+  }
+  return running(a, [scaling(true, 'PromotingLearner', `promoting ${learner.pod} to a voting member`)], {
+    action: { type: 'promote', id: learner.member.id, pod: learner.pod },
+  });
+}
+
+/** The next change only once every member is healthy (a Ready pod the hook cannot reach is said so, not replaced). */
+function waitForHealthy(a: Answered): Decision | undefined {
+  const unhealthy = a.reports.filter((r) => !r.healthy).map((r) => r.name);
+  if (unhealthy.length === 0) return undefined;
+  const ready = unhealthy.filter(a.readyPod);
+  const message = `waiting for ${unhealthy.join(', ')} to be healthy before the next change${ready.length ? ` (${ready.join(', ')}: pod Ready, but the hook cannot reach its etcd or read its status: check network policies and TLS.static.operatorSecret; not replaced for that)` : ''}`;
+  return running(a, [scaling(true, 'WaitingForHealthy', message)]);
+}
+
+/**
+ * 4. Size, up: add one member, as a learner where etcd supports it. Without learners (etcd < 3.4), a second voter
+ * added to a one-member cluster makes a quorum of two with one member running: if the new member never starts, the
+ * cluster stops, and removing it needs the quorum it lost. etcd allows this one add despite --strict-reconfig-check
+ * (its recovery case); metaops does not make it. From two started members on, a voter that never starts leaves the
+ * quorum whole (and is cancelled).
+ */
+function scaleUp(a: Answered): Decision | undefined {
+  if (a.members.length >= a.spec.size) return undefined;
+  const clusterVersion = a.obs.etcd!.clusterVersion;
+  const learner = supportsLearners(clusterVersion);
+  if (!learner && a.voting.length < 2) return scaleUpRefused(a, clusterVersion);
+  const lastMemberIndex = a.lastMemberIndex + 1;
+  const pod = memberName(a.c.name, lastMemberIndex);
+  const peers = [...a.members.filter((m) => m.pod).map((m) => ({ pod: m.pod! })), { pod }];
+  const message = `adding member ${pod} (${a.members.length + 1} of ${a.spec.size})`;
+  return running(a, [scaling(true, 'ScalingUp', message)], {
+    lastMemberIndex,
+    action: { type: 'add', pod, peerURL: peerURL(a.c, pod), learner },
+    pods: [
+      ...a.livePods,
+      memberPod({
+        parent: a.parent,
+        spec: a.spec,
+        name: pod,
+        initialCluster: initialCluster(a.c, peers),
+        state: 'existing',
+      }),
+    ],
+  });
+}
+
+/** A one-member cluster without learners is not grown (see scaleUp): the way there is said instead. */
+function scaleUpRefused(a: Answered, clusterVersion: string | undefined): Decision {
+  const versionKnown = clusterVersion !== undefined;
+  const message = versionKnown
+    ? `etcd ${clusterVersion} has no learners: a second member added to a one-member cluster stops it if it never starts. ` +
+      'Upgrade to 3.4 or later first (one minor version at a time) and the size is then reached with learners, ' +
+      `or back the cluster up and restore it (EtcdBackup, EtcdRestore): the ${a.spec.size} restored members start together`
+    : 'waiting for etcd to report its cluster version before growing a one-member cluster (without learners, before 3.4, that growth is refused)';
+  return running(a, [scaling(false, versionKnown ? 'ScaleUpRefused' : 'WaitingForVersion', message)], {
+    converging: !versionKnown,
+  });
+}
+
+/** 4. Size, down: remove the member with the highest ordinal that is not the leader. */
+function scaleDown(a: Answered): Decision | undefined {
+  if (a.members.length <= a.spec.size) return undefined;
+  const victim =
+    [...a.members]
+      .filter((m) => m.pod)
+      .sort((x, y) => (memberIndex(a.c.name, y.pod!) ?? 0) - (memberIndex(a.c.name, x.pod!) ?? 0))
+      .find((m) => m.member.id !== a.leaderId) ?? a.members[0]!;
+  return removal(
+    a,
+    { id: victim.member.id, pod: victim.pod!, why: 'scale down' },
+    scaling(true, 'ScalingDown', `removing member ${victim.pod} (${a.members.length - 1} of ${a.spec.size})`),
+  );
+}
+
+/**
+ * 5. Version: one member at a time, the leader last; the next only once the last one runs the new version. The
+ * member upgraded records the version it ran (UPGRADED_FROM) and since when (upgrade.ts).
+ */
+function upgrade(a: Answered): Decision | undefined {
+  const { live, targetImage, targetVersion, reports } = a;
+  const outdated = a.holdVersion ? [] : live.filter((p) => memberImage(p) !== targetImage);
+  if (outdated.length === 0) return undefined;
+  const reportOf = (name: string | undefined) => reports.find((r) => r.name === name);
+  const upgraded = live.filter((p) => memberImage(p) === targetImage);
+  const lagging = upgraded.find((p) => reportOf(p.metadata.name)?.version !== targetVersion);
+  const next = lagging
+    ? undefined
+    : [...outdated].sort((x, y) => {
+        const lx = reportOf(x.metadata.name)?.leader ? 1 : 0;
+        const ly = reportOf(y.metadata.name)?.leader ? 1 : 0;
+        return (
+          lx - ly || (memberIndex(a.c.name, x.metadata.name!) ?? 0) - (memberIndex(a.c.name, y.metadata.name!) ?? 0)
+        );
+      })[0];
+  const from = next && (reportOf(next.metadata.name)?.version ?? versionOfImage(memberImage(next)));
+  const at = a.obs.now ? rfc3339(a.obs.now) : undefined;
+  const message = next
+    ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
+    : `waiting for ${lagging!.metadata.name} to run ${targetVersion}`;
+  return running(
+    a,
+    [{ type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message }],
+    {
+      targetVersion,
+      pods: a.livePods.map((p) =>
+        next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion, from, at) : p,
+      ),
+    },
+  );
+}
+
+/**
+ * 6. Members made before restart in place (restartPolicy Never: a crash of a majority of them is for good) move to
+ * it, one at a time, the leader last, only while every member is healthy. restartPolicy cannot change in place: with
+ * storage the pod is made again on its claim (the same member, on its data); without, the member is replaced
+ * (removed, then a new one added), only while the others keep a quorum and never the only member.
+ */
+function moveToRestartInPlace(a: Answered): Decision | undefined {
+  const { live, reports, storage, voting } = a;
+  const never = neverRestarting(live, reports, storage || voting.length >= 2);
+  if (!never) return undefined;
+  const name = never.metadata.name!;
+  const id = reports.find((r) => r.name === name)?.id;
+  const message = `${name} was made with restartPolicy Never (before restart in place): ${storage ? 'making its pod again on its volume' : 'replacing it with a member that restarts in place'}`;
+  return running(a, [recovering(true, 'MovingToRestartInPlace', message)], {
+    ...(storage || !id ? {} : { action: { type: 'remove' as const, id, pod: name, why: 'restart in place' } }),
+    pods: a.livePods.filter((p) => p.metadata.name !== name),
+  });
+}
+
+/** The next member pod made with restartPolicy Never to move to restart in place (the leader last), if any may. */
+function neverRestarting(live: KubeObject[], reports: MemberReport[], may: boolean): KubeObject | undefined {
+  if (!may) return undefined;
+  const leader = (p: KubeObject) => (reports.find((r) => r.name === p.metadata.name)?.leader ? 1 : 0);
+  return live
+    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
+    .sort((a, b) => leader(a) - leader(b))[0];
+}
+
+/** At rest: every member healthy, at size and at version. */
+function atRest(a: Answered): Decision {
+  return running(
+    a,
+    [
+      scaling(false, 'AtSize', `${a.members.length} members`),
+      { type: 'Upgrading', status: false, reason: 'AtVersion', message: `every member runs ${a.targetVersion}` },
+      recovering(false, 'Healthy', 'every member is healthy'),
+    ],
+    { converging: a.recreated.length > 0 || a.live.length !== a.obs.pods.length },
+  );
+}

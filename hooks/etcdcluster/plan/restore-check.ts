@@ -1,0 +1,215 @@
+// A restore's check phase, before any member is dropped (plan.ts, decide): a new EtcdRestore is recorded Checking
+// and its snapshot fetched and verified by a check pod beside the running cluster (restore.ts); the check's verdict
+// then refuses it (the cluster as it was) or lets the old members be dropped (Replacing, restore-phases.ts). A
+// restore already carried out whose record was lost with the status is found again from its members.
+import { isPodReady, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import type { RestoreState } from '../../etcdcommon/index.js';
+import { clusterOf, RESTORED_BY, type RestoreSource } from '../members.js';
+import { sanitizeAws } from '../pods.js';
+import { checkVerdict, pinOf, restoreCheckPod, sameCheck } from '../restore.js';
+import type { EtcdClusterSpec } from '../schema.js';
+import { restoreFailed } from './conditions.js';
+import { lastIndexOf, liveMemberClaims, noMembersLeft } from './evidence.js';
+import { decideRestore } from './restore-phases.js';
+import type { Decision, Observation } from './types.js';
+
+/** A restore whose check runs (`before`, Checking): its check pod's verdict, and the drop once it passed. */
+export function afterCheck(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation & { restore: NonNullable<Observation['restore']> },
+  before: RestoreState,
+  now: { since?: string },
+): Decision {
+  // A check pod made for another restore, or with other arguments (the EtcdRestore's spec edited since), proves
+  // nothing: it is dropped, and a new one checks (the deadline still counts from the first).
+  const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
+  const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
+  const verdict = checkVerdict(check, before.since, obs.now);
+  // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks.
+  if ((obs.restoreCheck && !check) || verdict.state === 'again')
+    return { ...checking(parent, spec, obs, before, obs.restore.source), restoreCheck: undefined } as Decision;
+  if (verdict.state === 'failed') return refused(parent, spec, obs, before, verdict.reason);
+  if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, before, obs.restore.source);
+  // The snapshot is there and intact: only now are the old members dropped.
+  const { noMembers: _none, ...replacing } = before;
+  // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the
+  // restore carries on from it even if its EtcdRestore is edited or deleted (sync.ts, carriedOn).
+  const pin = pinOf(check, obs.restore.source, before.uid);
+  return decideRestore(parent, spec, obs, {
+    ...replacing,
+    phase: 'Replacing',
+    s3: obs.restore.source.s3,
+    ...(pin ? { snapshot: pin } : {}),
+    ...now,
+  });
+}
+
+/** The cluster as `restore` left it, when the observed members are its result (see resultOf); else undefined. */
+export function carriedOut(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  restore: Observation['restore'],
+  now: { since?: string },
+): Decision | undefined {
+  const phase = restore && !spec.paused ? resultOf(restore, obs) : undefined;
+  if (!restore || !phase) return undefined;
+  return asChecked(decideRestore(withRecord(parent, restore, phase, now), spec, obs));
+}
+
+/** The parent with the record of `restore` in its status, at `phase` (a record lost with the status, found again). */
+function withRecord(
+  parent: ParentObject,
+  restore: NonNullable<Observation['restore']>,
+  phase: RestoreState['phase'],
+  now: { since?: string },
+): ParentObject {
+  const record: RestoreState = {
+    uid: restore.uid,
+    name: restore.name,
+    phase,
+    ...(restore.created ? { created: restore.created } : {}),
+    ...now,
+  };
+  return { ...parent, status: { ...(parent.status ?? {}), restore: record } };
+}
+
+/**
+ * Whether the observed members are `restore`'s result: every member pod was started for it (RESTORED_BY names its
+ * uid) from its snapshot (its fetch step reads the restore's path). Restored once one serves (etcd answers, or a pod is Ready: its readiness
+ * probe asks etcd), Restoring before. Undefined when they are not (or there is no member pod).
+ */
+function resultOf(
+  restore: NonNullable<Observation['restore']>,
+  obs: Observation,
+): 'Restored' | 'Restoring' | undefined {
+  const ours = (p: KubeObject) =>
+    p.metadata.annotations?.[RESTORED_BY] === restore.uid && restoredFrom(p) === restore.source.s3.path;
+  if (obs.pods.length === 0 || !obs.pods.every(ours)) return undefined;
+  return obs.etcd || obs.pods.some(isPodReady) ? 'Restored' : 'Restoring';
+}
+
+/** The snapshot path a member pod was restored from (its fetch step's `--s3-path`), if it was. */
+function restoredFrom(pod: KubeObject): string | undefined {
+  const init = (pod['spec'] as { initContainers?: Array<{ name?: string; args?: unknown[] }> } | undefined)
+    ?.initContainers;
+  const args = init?.find((x) => x.name === 'fetch-snapshot')?.args ?? [];
+  const at = args.indexOf('--s3-path');
+  const path = at >= 0 ? args[at + 1] : undefined;
+  return typeof path === 'string' ? path : undefined;
+}
+
+/**
+ * Whether no member runs as a new restore comes: one before it failed after dropping them, or no member pod and no
+ * member claim is left (the cluster is new, or its status was lost after a restore dropped its members: never
+ * bootstrapped empty beside the check, and a refusal then leaves nothing "as it was").
+ */
+export function noMemberRuns(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  before: RestoreState | undefined,
+): boolean {
+  if (noMembersLeft(before)) return true;
+  // Claims the request did not list may hold members' data: not known to be none.
+  const claimsKnown = obs.claims !== undefined || !spec.pod?.persistentVolumeClaimSpec;
+  return obs.pods.length === 0 && claimsKnown && liveMemberClaims(clusterOf(parent, spec).name, obs).length === 0;
+}
+
+/** The record of a new EtcdRestore, Checking from now. */
+export function newRecord(
+  pending: NonNullable<Observation['restore']>,
+  noMembers: boolean,
+  now: { since?: string },
+): RestoreState {
+  return {
+    uid: pending.uid,
+    name: pending.name,
+    phase: 'Checking',
+    ...(pending.created ? { created: pending.created } : {}),
+    ...(noMembers ? { noMembers: true } : {}),
+    ...now,
+  };
+}
+
+/** The cluster as it is while its restore's snapshot is checked, with the check pod beside its members. */
+export function checking(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  record: RestoreState,
+  source: RestoreSource,
+): Decision {
+  const check = restoreCheckPod(parent, spec, source, record.uid);
+  if (record.noMembers) {
+    // No member to keep running meanwhile (a restore before this one failed after dropping them): none is
+    // started, and status speaks of this restore, not of the one that failed.
+    const message = `no member runs; EtcdRestore ${record.name}: its snapshot is fetched and checked, then the restored members start`;
+    return {
+      ...restoreFailed(lastIndexOf(parent, spec, obs), record),
+      phase: 'Creating',
+      reason: 'Restoring',
+      conditions: [
+        { type: 'Available', status: false, reason: 'Restoring', message },
+        { type: 'Recovering', status: true, reason: 'Restoring', message },
+      ],
+      restoreCheck: check,
+      converging: true,
+    };
+  }
+  const { restore: _ignored, ...running } = obs;
+  const d = decideRestore(parent, spec, running);
+  return { ...d, restore: record, restoreCheck: check, converging: true };
+}
+
+/** A restore ended before any member was dropped: the cluster as it is, the record failed with the reason. */
+export function refused(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  record: RestoreState,
+  reason: string,
+): Decision {
+  const ended: RestoreState = { ...record, phase: 'Failed', reason: sanitizeAws(reason, 200), refused: true };
+  // With no member running when it came (a restore before it failed after dropping them, a status lost after this
+  // one's members were dropped, a new cluster), there is no cluster "as it was": held, nothing started, and it is
+  // not recorded as having left one untouched.
+  if (record.noMembers) return restoreFailed(lastIndexOf(parent, spec, obs), ended);
+  ended.untouched = true;
+  const { restore: _ignored, ...running } = obs;
+  const d = decideRestore(parent, spec, running);
+  return { ...d, restore: ended };
+}
+
+/** The Restore condition while a restore's check runs, and once one ended with the cluster untouched. */
+export function asChecked(d: Decision): Decision {
+  const r = d.restore;
+  if (r?.phase === 'Checking') {
+    d.conditions = [
+      ...d.conditions,
+      {
+        type: 'Restore',
+        status: true,
+        reason: 'CheckingSnapshot',
+        message: `EtcdRestore ${r.name}: its snapshot is fetched and checked before any member is dropped`,
+      },
+    ];
+  } else if (r?.phase === 'Failed' && (r.untouched || r.refused)) {
+    // "As it was" only when members ran as it came: with none (a status lost after this restore dropped them, a
+    // restore before it that failed after dropping them), it says so.
+    const after = r.untouched
+      ? 'the cluster is as it was'
+      : 'no member runs, and none is started until an EtcdRestore replaces the cluster';
+    d.conditions = [
+      ...d.conditions,
+      {
+        type: 'Restore',
+        status: false,
+        reason: 'RestoreRefused',
+        message: `EtcdRestore ${r.name} was not carried out: ${r.reason ?? 'its snapshot check failed'}; ${after}`,
+      },
+    ];
+  }
+  return d;
+}

@@ -1,0 +1,315 @@
+// The restore phases once a restore's check passed, in order, before the version and membership rules
+// (upgrade-hold.ts, members.ts): the cluster being replaced (Replacing: the old members dropped, then every
+// restored member started together from the checked snapshot); the EtcdRestore deleted past that point; restored
+// members lost before they served (all start again); a restore step that failed or is overdue (Failed); a failed
+// restore whose record was lost with the status, or that left no member (nothing bootstrapped over it). A restore
+// record in status follows the cluster: Restored once the restored members serve.
+import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
+import type { RestoreState } from '../../etcdcommon/index.js';
+import { type Cluster, clusterOf, etcdVersion, memberIndex, memberName, type RestoreSource } from '../members.js';
+import { recordedSource, restoreOverdue } from '../restore.js';
+import type { EtcdClusterSpec } from '../schema.js';
+import { failureOnPods, recordedFailure, type UpgradeFailure } from '../upgrade.js';
+import { restoreFailed } from './conditions.js';
+import { failedInitStep, initFailure, liveMemberClaims, noMembersLeft, podsWereCreated } from './evidence.js';
+import { restoredMembers } from './member-pods.js';
+import type { Decision, Observation } from './types.js';
+import { decideVersion } from './upgrade-hold.js';
+import { firstDecision } from './view.js';
+
+/** What the restore phases read, computed once. */
+interface RestoreView {
+  parent: ParentObject;
+  spec: EtcdClusterSpec;
+  obs: Observation;
+  /** The restore recorded in status, if any. */
+  before: RestoreState | undefined;
+  /** The restore to replace the cluster with now (its check just passed), if any. */
+  replacing: RestoreState | undefined;
+  c: Cluster;
+  /** The highest member ordinal the status recorded or a pod shows: ordinals keep growing through a restore. */
+  lastIndex: number;
+  /**
+   * The snapshot the restored members fetch: the one checked (recorded in status when the old members were
+   * dropped), never the EtcdRestore's spec as edited since; a record from before that field, the spec.
+   */
+  source: RestoreSource | undefined;
+  /**
+   * A failed upgrade holds the cluster on the version it ran: the restored members run that one too, and the hold is
+   * carried while the restore runs (its members' pods, which recorded it, are the ones dropped).
+   */
+  hold: UpgradeFailure | undefined;
+}
+
+/**
+ * The restore phases once its check passed (`replacing`: the restore to replace the cluster with now), then the
+ * version and membership rules.
+ */
+export function decideRestore(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  replacing?: RestoreState,
+): Decision {
+  const v = restoreView(parent, spec, obs, replacing);
+  return (
+    firstDecision(v, [
+      replacingNow,
+      startRestoredMembers,
+      restoreDeletedAfterDrop,
+      restoredLostBeforeServing,
+      restoredVanished,
+      restoreStepFailed,
+      failedRestoreStatusLost,
+      failedRestoreLeftNone,
+    ]) ?? withRestoreRecord(decideVersion(parent, spec, obs), v)
+  );
+}
+
+function restoreView(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  replacing: RestoreState | undefined,
+): RestoreView {
+  const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
+  const c = clusterOf(parent, spec);
+  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
+  const lastIndex = Math.max(
+    (parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1,
+    ...seen,
+    -1,
+  );
+  const hold =
+    recordedFailure(parent.status, etcdVersion(spec.version)) ?? failureOnPods(obs.pods, etcdVersion(spec.version));
+  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold };
+}
+
+/**
+ * Where a restore past its check fetches from: the snapshot its check verified, as status recorded it (`s3`, and
+ * its pin `snapshot`), never the EtcdRestore's spec as edited since. A record without `s3` (written before it was
+ * kept) falls back on the EtcdRestore's spec.
+ */
+function checkedSource(before: RestoreState | undefined, obs: Observation): RestoreSource | undefined {
+  if (obs.recordedRestore && obs.recordedRestore.uid === before?.uid) return obs.recordedRestore.source;
+  if (!before?.s3 || !obs.restore) return obs.restore?.source;
+  return recordedSource(before, obs.restore.source.image);
+}
+
+/** While replacing: no member, no membership call, pods as `pods` says; the ordinals keep growing; the hold carried. */
+function restoring(
+  v: RestoreView,
+  pods: KubeObject[],
+  lastMemberIndex: number,
+  restore: RestoreState,
+  message: string,
+): Decision {
+  return {
+    pods,
+    fallbackPods: pods,
+    phase: 'Creating',
+    reason: 'Restoring',
+    conditions: [
+      { type: 'Available', status: false, reason: 'Restoring', message },
+      { type: 'Recovering', status: true, reason: 'Restoring', message },
+    ],
+    members: [],
+    lastMemberIndex,
+    converging: true,
+    restore,
+    ...(v.hold ? { upgradeFailed: v.hold } : {}),
+  };
+}
+
+/**
+ * Every member restored from the snapshot, under new names, started together (etcd's documented way to restore a
+ * multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
+ */
+function restoredPods(v: RestoreView, uid: string, source: RestoreSource): { names: string[]; pods: KubeObject[] } {
+  const { parent, spec } = v;
+  const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, v.lastIndex + 1 + i));
+  const pods = restoredMembers(parent, v.hold ? { ...spec, version: v.hold.from } : spec, names, source, uid);
+  return { names, pods };
+}
+
+/** The check just passed: the old members are dropped. */
+function replacingNow(v: RestoreView): Decision | undefined {
+  const { replacing, obs } = v;
+  if (!replacing || !obs.restore) return undefined;
+  const path = replacing.s3?.path ?? obs.restore.source.s3.path;
+  return restoring(
+    v,
+    [],
+    v.lastIndex,
+    replacing,
+    `EtcdRestore ${replacing.name}: replacing the cluster with the snapshot ${path}`,
+  );
+}
+
+/** Replacing: once the old members went, the restored members start from the checked snapshot (Restoring). */
+function startRestoredMembers(v: RestoreView): Decision | undefined {
+  const { before, obs, source } = v;
+  if (before?.phase !== 'Replacing' || obs.restore?.uid !== before.uid || !source) return undefined;
+  if (obs.pods.length > 0 || obs.terminating.length > 0)
+    return restoring(v, [], v.lastIndex, before, 'waiting for the old members to go');
+  const { names, pods } = restoredPods(v, obs.restore.uid, source);
+  return restoring(
+    v,
+    pods,
+    v.lastIndex + v.spec.size,
+    // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
+    { ...before, phase: 'Restoring', ...(obs.now ? { since: rfc3339(obs.now) } : {}) },
+    `members ${names.join(', ')} start from the snapshot ${source.s3.path}`,
+  );
+}
+
+/**
+ * Old members kept after an EtcdRestore went before they were dropped (reported since, or their claims still live):
+ * they hold the data, and a loss of their pods is answered as for any cluster.
+ */
+function oldMembersKept(parent: ParentObject, cluster: string, obs: Observation): boolean {
+  // Asked only with a restore record, which lives in the status: the status is there.
+  const reported = (parent.status as { memberList?: unknown }).memberList;
+  return (Array.isArray(reported) && reported.length > 0) || liveMemberClaims(cluster, obs).length > 0;
+}
+
+/**
+ * The EtcdRestore went (deleted) after the old members were dropped: past that point its checked snapshot is the
+ * only data left, and the restore carries on from the record; without one, nothing is bootstrapped empty over it.
+ */
+function restoreDeletedAfterDrop(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  if (
+    before?.phase !== 'Replacing' ||
+    obs.restore?.uid === before.uid ||
+    obs.pods.length > 0 ||
+    obs.terminating.length > 0 ||
+    oldMembersKept(v.parent, v.c.name, obs)
+  )
+    return undefined;
+  if (obs.recordedRestore?.uid === before.uid)
+    return decideRestore(v.parent, v.spec, { ...obs, restore: obs.recordedRestore });
+  return restoreFailed(v.lastIndex, {
+    ...before,
+    phase: 'Failed',
+    reason: 'the EtcdRestore was deleted before the restore started',
+  });
+}
+
+/** Some restored members vanished before any served: they hold only the snapshot; all start again from it. */
+function restoredLostBeforeServing(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  if (
+    before?.phase !== 'Restoring' ||
+    obs.pods.length === 0 ||
+    obs.pods.length + obs.terminating.length >= v.spec.size ||
+    !podsWereCreated(v.parent) ||
+    obs.etcd ||
+    obs.pods.some(isPodReady) ||
+    obs.restore?.uid !== before.uid
+  )
+    return undefined;
+  return restoring(
+    v,
+    [],
+    v.lastIndex,
+    before,
+    'restored members were lost before they served: starting the restore again',
+  );
+}
+
+/**
+ * The restored members vanished before they ran (a drain during the fetch): they start again from the snapshot,
+ * never as an empty cluster; without the EtcdRestore, the restore ends failed.
+ */
+function restoredVanished(v: RestoreView): Decision | undefined {
+  const { before, obs, source } = v;
+  if (before?.phase !== 'Restoring' || obs.pods.length > 0 || obs.terminating.length > 0) return undefined;
+  if (obs.restore?.uid !== before.uid && obs.recordedRestore?.uid === before.uid)
+    return decideRestore(v.parent, v.spec, { ...obs, restore: obs.recordedRestore });
+  if (obs.restore?.uid !== before.uid || !source)
+    return restoreFailed(v.lastIndex, {
+      ...before,
+      phase: 'Failed',
+      reason: 'the restored members were lost and the EtcdRestore is gone',
+    });
+  const { names, pods } = restoredPods(v, obs.restore.uid, source);
+  return restoring(
+    v,
+    pods,
+    v.lastIndex + v.spec.size,
+    before,
+    `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${source.s3.path}`,
+  );
+}
+
+/**
+ * A member's restore steps failed (its init step, which fetches and restores the snapshot, exited with an error):
+ * the restore ends failed, with the reason; its members are dropped and nothing else is started until a new
+ * EtcdRestore. Only on that evidence, and only while no member serves: a member that crashed after its restore, or
+ * etcd silent for a moment, is not a failed restore. (Under restartPolicy Never the pod failed; under Always the
+ * kubelet retries the step, which failed.) Nor may it wait forever: restored members that have not served within
+ * RESTORE_SECONDS end it failed, naming why their pods wait (an image that cannot be pulled, a node that never
+ * comes, a fetch that hangs).
+ */
+function restoreStepFailed(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  if (before?.phase !== 'Restoring') return undefined;
+  const serving = Boolean(obs.etcd) || obs.pods.some(isPodReady);
+  const failed = obs.pods.find((p) => failedInitStep(p) !== undefined);
+  if (failed && !serving)
+    return restoreFailed(v.lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
+  const overdue = !serving ? restoreOverdue(before, obs.pods, obs.now) : undefined;
+  if (overdue) return restoreFailed(v.lastIndex, { ...before, phase: 'Failed', reason: overdue });
+  return undefined;
+}
+
+/**
+ * The status (and with it the restore's record) is lost, no member is left, and the newest EtcdRestore says it
+ * failed: the failure may have dropped every member. Its record on the EtcdRestore holds as the status's would:
+ * nothing is bootstrapped empty over the data, until a new EtcdRestore (or the failed one is deleted).
+ */
+function failedRestoreStatusLost(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  const f = obs.failedRestore;
+  if (before || !f || obs.pods.length > 0 || obs.terminating.length > 0 || liveMemberClaims(v.c.name, obs).length > 0)
+    return undefined;
+  return restoreFailed(v.lastIndex, {
+    uid: f.uid,
+    name: f.name,
+    phase: 'Failed',
+    reason: f.reason,
+    noMembers: true,
+    ...(f.created ? { created: f.created } : {}),
+  });
+}
+
+/**
+ * A failed restore left no member: nothing is bootstrapped over it (an empty cluster would look healthy); while the
+ * members it dropped are still being deleted, it reads failed all the same. (One refused by its check dropped
+ * nothing: the cluster goes on as any other.)
+ */
+function failedRestoreLeftNone(v: RestoreView): Decision | undefined {
+  if (!noMembersLeft(v.before) || v.obs.pods.length > 0) return undefined;
+  return restoreFailed(v.lastIndex, v.before!);
+}
+
+/**
+ * The restore record after the membership rules: a failed one kept as it is; Restored once the restored members
+ * serve with a quorum (a quorum that holds is one etcd reported, of at least one voting member), or once a restored
+ * member is Ready (its readiness probe asks etcd, so it serves the snapshot, even when the hook cannot reach it).
+ * (Only a restore whose members were started: the old members of one never started are not its result.)
+ */
+function withRestoreRecord(d: Decision, v: RestoreView): Decision {
+  const { before, obs } = v;
+  if (!before) return d;
+  if (before.phase === 'Failed') {
+    d.restore = before;
+    return d;
+  }
+  const restored =
+    before.phase === 'Restored' ||
+    (before.phase === 'Restoring' && (d.quorum?.ok === true || obs.pods.some(isPodReady)));
+  d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
+  return d;
+}

@@ -1,0 +1,188 @@
+// The membership rules when member pods exist but etcd gives no member list (bootstrapping, or quorum lost): no
+// membership change either way. In order: start a bootstrap that cannot finish again; say a majority lost for
+// good; else wait (for the first members, for the hook to reach etcd, for a quorum), restarting the members whose
+// pod vanished on their volumes.
+import { isPodReady, type KubeObject } from '../../../lib/index.js';
+import type { RestoreState } from '../../etcdcommon/index.js';
+import { memberImage, memberIndex, memberPod } from '../members.js';
+import { crashLooping, DEAD_PHASES, phaseOf } from '../pods.js';
+import { withAnnotation } from '../upgrade.js';
+import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
+import { lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
+import { initialCluster } from './member-pods.js';
+import type { Decision, MemberReport } from './types.js';
+import { firstDecision, type View } from './view.js';
+
+export function etcdSilent(v: View): Decision {
+  return firstDecision(v, [restartBootstrap, majorityLost]) ?? waiting(v);
+}
+
+/** Whether the hook's own record says it is bootstrapping, and whether a restore runs (status lost: not assumed). */
+function bootstrapState(v: View): { bootstrapping: boolean; creating: boolean; formed: boolean } {
+  // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
+  const restorePhase = (v.parent.status as { restore?: RestoreState } | undefined)?.restore?.phase;
+  const restoringNow = restorePhase === 'Restoring';
+  // A member pod is Ready only when its etcd serves (the readiness probe asks etcd), so a cluster with a Ready
+  // pod has formed and may hold data, whether or not the hook can reach it (a wrong operatorSecret, a network
+  // policy): from then on it is never treated as a bootstrap again.
+  const formed = v.obs.pods.some(isPodReady);
+  // (Nor while Replacing: pods seen then are old members kept when the EtcdRestore went before they were dropped.)
+  const bootstrapping =
+    v.previous.phase === 'Creating' && v.known.length === 0 && !restoringNow && restorePhase !== 'Replacing' && !formed;
+  // Creating only while the hook's own record says it is bootstrapping (status lost: not assumed).
+  const creating = bootstrapping || (v.previous.phase === 'Creating' && restoringNow && !formed);
+  return { bootstrapping, creating, formed };
+}
+
+/**
+ * A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over with the
+ * current spec; nothing was stored in it: the hook wrote Creating when it started these members, has seen no
+ * member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
+ */
+function restartBootstrap(v: View): Decision | undefined {
+  const { obs } = v;
+  const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
+  const failed = vanished || obs.pods.some((p) => crashLooping(p) || memberImage(p) !== v.targetImage);
+  if (!bootstrapState(v).bootstrapping || !failed) return undefined;
+  const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+  return {
+    ...v.base,
+    keepClaims: [],
+    pods: [],
+    phase: 'Creating',
+    conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)],
+    members: [],
+    converging: true,
+  };
+}
+
+/** The pods to keep while etcd is silent, and the members restarted on their volumes (`missing`). */
+function silentPods(v: View, bootstrapping: boolean): { pods: KubeObject[]; missing: MemberReport[] } {
+  const { obs, storage, known, claimsSeen } = v;
+  const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
+  // With storage, members whose pod vanished come back on their volumes (quorum may need them).
+  // (Not those whose claim is gone: their data went with it.)
+  const missing = storage
+    ? known.filter((m) => !podNames.has(m.name) && !obs.terminating.includes(m.name) && !v.claimGone(m.name))
+    : [];
+  // Members known only by their claims (the hook never had their IDs: it could not reach etcd, or status was
+  // lost) come back on them too, unless bootstrapping (their data directory may be empty).
+  const byClaim =
+    storage && !bootstrapping
+      ? claimsSeen.filter((n) => !known.some((m) => m.name === n) && !podNames.has(n) && !obs.terminating.includes(n))
+      : [];
+  const peers = [...new Set([...known.map((m) => m.name), ...claimsSeen])].map((pod) => ({ pod }));
+  const hasData = (name: string) => known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
+  const pods = [
+    // (A crashed pod is dropped so that the next sync recreates it on its claim: decided on the observed pod,
+    // which has a phase; `kept` holds copies without status.)
+    ...v.kept.filter(
+      (_, i) => !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!)),
+    ),
+    ...v.restartPods(missing),
+    ...byClaim.map((pod) =>
+      memberPod({
+        parent: v.parent,
+        spec: v.spec,
+        name: pod,
+        initialCluster: initialCluster(v.c, peers),
+        state: 'existing',
+      }),
+    ),
+  ];
+  return { pods, missing: [...missing, ...byClaim.map((name) => ({ name, healthy: false }))] };
+}
+
+/**
+ * The members as known and observed, none with an unhealthy clock: no clock runs while etcd does not answer (as
+ * while quorum is lost): after an outage a member slower to return is not replaced, nor its upgrade failed, for the
+ * time the whole cluster was down.
+ */
+function silentMembers(v: View): MemberReport[] {
+  const podNames = new Set(v.obs.pods.map((p) => p.metadata.name!));
+  return [
+    ...v.known.filter((m) => !podNames.has(m.name)).map((m): MemberReport => ({ ...m, healthy: false })),
+    ...v.obs.pods.map((p) => {
+      const k = v.known.find((m) => m.name === p.metadata.name);
+      return { ...(k ?? { name: p.metadata.name! }), healthy: v.healthOf(p.metadata.name!).healthy };
+    }),
+  ]
+    .map(({ unhealthySince: _clock, ...m }: MemberReport) => m)
+    .sort((a, b) => (memberIndex(v.c.name, a.name) ?? 0) - (memberIndex(v.c.name, b.name) ?? 0));
+}
+
+function quorumOf(members: MemberReport[]): NonNullable<Decision['quorum']> {
+  const down = members.filter((m) => !m.healthy).map((m) => m.name);
+  return {
+    members: members.length,
+    healthy: members.length - down.length,
+    needed: Math.floor(members.length / 2) + 1,
+    ok: false,
+    down,
+  };
+}
+
+/**
+ * A majority of the voting members lost for good: without storage, members whose pods were deleted or finished
+ * never return (see the member-list case); with it, those whose pod and claim went. A learner (known as one when
+ * etcd last answered) votes in no quorum: it is counted neither among the lost nor among the voters. With the
+ * status lost, the loss as recorded on the surviving member pods (MAJORITY_LOST) when it was seen; recorded on
+ * the pods answered.
+ */
+function majorityLost(v: View): Decision | undefined {
+  const { creating, bootstrapping } = bootstrapState(v);
+  if (creating) return undefined;
+  const members = silentMembers(v);
+  const learners = new Set(v.known.filter((m) => m.learner === true).map((m) => m.name));
+  const counted = lostForGood(
+    v.known.filter((m) => !learners.has(m.name)).map((m) => m.name),
+    v.obs,
+    v.storage,
+    v.claimGone,
+  );
+  const recorded = v.known.length === 0 ? majorityLostOnPods(v.obs.pods) : undefined;
+  const lost = recorded?.lost ?? counted;
+  const voting = recorded?.voters ?? members.filter((m) => !learners.has(m.name)).length;
+  if (lost.length === 0 || voting - lost.length >= Math.floor(voting / 2) + 1) return undefined;
+  const lostMessage = majorityLostMessage(lost, voting, v.storage);
+  const record = JSON.stringify({ lost, voters: voting });
+  return {
+    ...v.base,
+    pods: silentPods(v, bootstrapping).pods.map((p) => withAnnotation(p, MAJORITY_LOST, record)),
+    phase: 'Failed',
+    reason: 'MajorityLost',
+    conditions: [available(false, 'MajorityLost', lostMessage), recovering(true, 'MajorityLost', lostMessage)],
+    members,
+    quorum: quorumOf(members),
+    converging: false,
+  };
+}
+
+/** Waiting: for the first members to answer (bootstrapping), for the hook to reach etcd, or for a quorum. */
+function waiting(v: View): Decision {
+  const { bootstrapping, creating, formed } = bootstrapState(v);
+  const { pods, missing } = silentPods(v, bootstrapping);
+  const members = silentMembers(v);
+  const quorum = quorumOf(members);
+  const unreachable = !creating && formed;
+  const restarting = missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : '';
+  // The kind of failure only: the raw error alternates between syncs (status churn); it goes to the log.
+  const message = creating
+    ? 'waiting for the first members to answer'
+    : unreachable
+      ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${restarting}`
+      : `etcd does not answer: ${quorum.down.length} of ${members.length} members down (${quorum.down.join(', ') || 'none'}); no membership change until a quorum is back${restarting}`;
+  const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
+  return {
+    ...v.base,
+    pods,
+    phase: creating ? 'Creating' : 'Running',
+    ...(creating ? {} : { reason }),
+    conditions: creating
+      ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
+      : [available(false, reason, message), recovering(true, reason, message)],
+    members,
+    quorum,
+    converging: true,
+  };
+}

@@ -1,0 +1,95 @@
+// The shapes of the EtcdCluster plan: what it observes, what it decides, and how it reports each member.
+import type { ConditionInput, KubeObject } from '../../../lib/index.js';
+import type { EtcdMember, MemberHealth } from '../../etcdcommon/etcd.js';
+import type { RestoreState } from '../../etcdcommon/index.js';
+import type { RestoreSource } from '../members.js';
+import type { UpgradeFailure } from '../upgrade.js';
+
+export type Action =
+  | { type: 'add'; pod: string; peerURL: string; learner: boolean }
+  | { type: 'remove'; id: string; pod: string; why: string }
+  | { type: 'promote'; id: string; pod: string };
+
+export interface Observation {
+  /** Observed member pods that are not being deleted. */
+  pods: KubeObject[];
+  /** Names of observed pods being deleted. */
+  terminating: string[];
+  /** The member list, when etcd answered. */
+  etcd?: { members: EtcdMember[]; clusterVersion?: string };
+  etcdError?: string;
+  /** The time of this sync (for how long a member has been unhealthy); without it no member is replaced for that. */
+  now?: Date;
+  /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
+  claims?: string[];
+  /** Names of observed claims that are being deleted (a subset of `claims`). */
+  terminatingClaims?: string[];
+  /** Health of each observed pod's member, by pod name. */
+  health: Record<string, MemberHealth>;
+  /** The newest EtcdRestore naming this cluster, if any. */
+  restore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  /** The restore recorded in status with its checked snapshot (sync.ts, carriedOn): carried on once its EtcdRestore went. */
+  recordedRestore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  /** The newest finished EtcdRestore of this cluster when it failed (its status.succeeded false), if any. */
+  failedRestore?: { uid: string; name: string; reason: string; created?: string };
+  /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
+  restoreCheck?: KubeObject;
+}
+
+export interface MemberReport {
+  name: string;
+  id?: string;
+  peerURL?: string;
+  clientURL?: string;
+  healthy: boolean;
+  leader?: boolean;
+  learner?: boolean;
+  version?: string;
+  /** An etcd alarm the member raised (NOSPACE: its backend reached the quota; writes are refused). */
+  alarm?: string;
+  /** Since when a started member is seen unhealthy while etcd answers (kept as first seen: no churn). */
+  unhealthySince?: string;
+  /** Since when an addition (a learner, or a voter that never started) is seen waiting for its member to start. */
+  pendingSince?: string;
+}
+
+/** A started member unhealthy for longer than this, while the others keep quorum without it, is replaced. */
+export const UNHEALTHY_REPLACE_SECONDS = 600;
+/**
+ * An addition whose member has not started (and caught up, for a learner) after this long is cancelled: its pod
+ * cannot be scheduled, its image cannot be pulled, it crashes before it answers. The next sync adds a new member
+ * with the spec of the moment, so nothing waits forever on one pod, and a fixed spec is taken at once.
+ */
+export const PENDING_ADD_SECONDS = 600;
+
+export interface Decision {
+  action?: Action;
+  /** The pods that should exist once the action (if any) succeeded. */
+  pods: KubeObject[];
+  /** The pods to keep if the action fails. */
+  fallbackPods: KubeObject[];
+  phase: 'Creating' | 'Running' | 'Failed';
+  reason?: string;
+  conditions: ConditionInput[];
+  members: MemberReport[];
+  quorum?: { members: number; healthy: number; needed: number; ok: boolean; down: string[] };
+  lastMemberIndex: number;
+  currentVersion?: string;
+  targetVersion?: string;
+  /** Whether another step is pending (drives resyncAfterSeconds). */
+  converging: boolean;
+  restore?: RestoreState;
+  /**
+   * Observed claims kept although no pod or reported member names them: while etcd does not answer, every
+   * member claim seen is kept (status may be lost or stale; a claim goes only on a recorded decision).
+   */
+  keepClaims?: string[];
+  /** The pod that checks a pending restore's snapshot (restore.ts), answered beside the members. */
+  restoreCheck?: KubeObject;
+  /** A failed upgrade that holds the cluster at the version it ran (upgrade.ts), kept in status. */
+  upgradeFailed?: UpgradeFailure;
+  /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
+  onSuccess?: { members: MemberReport[] };
+  /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */
+  onFailure?: { pods: KubeObject[]; lastMemberIndex: number };
+}

@@ -1,0 +1,151 @@
+// The version rules around the membership rules: an upgrade etcd does not support (a minor downgrade, a skipped
+// minor, another major) is refused, and a member that failed on the version upgraded to halts the upgrade
+// (upgrade.ts): either holds every member at the version the cluster ran; the membership rules decide with the
+// version held; the upgrade records go on the pods answered.
+import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
+import { clusterOf, etcdVersion, image, podOfMember } from '../members.js';
+import type { EtcdClusterSpec } from '../schema.js';
+import {
+  detectFailure,
+  failureMessage,
+  failureOnPods,
+  markedFrom,
+  othersOutage,
+  recordedFailure,
+  UPGRADE_FAILED,
+  UPGRADE_MARK,
+  type UpgradeFailure,
+  withAnnotation,
+  withUpgradeClock,
+} from '../upgrade.js';
+import { withOutcomes } from './conditions.js';
+import { isMemberReport, MAJORITY_LOST } from './evidence.js';
+import { decideMembers } from './members.js';
+import type { Decision, MemberReport, Observation } from './types.js';
+import { compareVersions, upgradeRefusal } from './versions.js';
+
+/** The membership decision with the version held where an upgrade was refused or failed, and the upgrade records. */
+export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
+  const target = etcdVersion(spec.version);
+  const running = runningVersion(parent, obs);
+  const refused = running ? upgradeRefusal(running, target) : undefined;
+  const upgradeFrom = markedFrom(obs.pods, target);
+  const voters = votingMembers(parent, spec, obs);
+  const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
+  const failure = refused ? undefined : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage });
+  const held = refused ? running! : failure?.from;
+  const d = withOutcomes(
+    upgradeRecords(
+      decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
+      target,
+      failure,
+      upgradeFrom ?? running,
+      { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+    ),
+  );
+  if (failure) {
+    upgrading(d, { type: 'Upgrading', status: false, reason: 'UpgradeFailed', message: failureMessage(failure) });
+    d.upgradeFailed = failure;
+  }
+  if (refused) {
+    const message = `spec.version ${target} is refused: ${refused}; the cluster stays at ${running}`;
+    upgrading(d, { type: 'Upgrading', status: false, reason: 'UpgradeRefused', message });
+  }
+  return d;
+}
+
+/** The Upgrading condition of `d` replaced by `condition`; no target version while the upgrade is held. */
+function upgrading(d: Decision, condition: Decision['conditions'][number]): void {
+  d.conditions = [...d.conditions.filter((x) => x.type !== 'Upgrading'), condition];
+  delete d.targetVersion;
+}
+
+/** The version the members run: what the healthy ones say (the lowest), else (none answers) the one status last reported. */
+function runningVersion(parent: ParentObject, obs: Observation): string | undefined {
+  const lastReported = (parent.status as { currentVersion?: unknown } | undefined)?.currentVersion;
+  return (
+    Object.values(obs.health)
+      .filter((h) => h.healthy && h.version)
+      .map((h) => h.version!)
+      .sort(compareVersions)[0] ??
+    (typeof lastReported === 'string' && /^\d+\.\d+\.\d+$/.test(lastReported) ? lastReported : undefined)
+  );
+}
+
+/**
+ * A failed upgrade: as status recorded it, else as the member pods recorded it, else as seen now (upgrade.ts). A
+ * member that serves is no failure: healthy as etcd says, or Ready (its probe asks etcd in the pod, on the version
+ * it runs, whether or not the hook can reach it).
+ */
+function upgradeFailure(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  o: { running?: string; upgradeFrom?: string; outage: (pod: string) => boolean },
+): UpgradeFailure | undefined {
+  const target = etcdVersion(spec.version);
+  return (
+    recordedFailure(parent.status, target) ??
+    failureOnPods(obs.pods, target) ??
+    detectFailure({
+      pods: obs.pods,
+      targetImage: image(spec),
+      target,
+      running: o.running,
+      previous: parent.status,
+      now: obs.now,
+      upgradeFrom: o.upgradeFrom,
+      outage: o.outage,
+      versions: Object.fromEntries(Object.entries(obs.health).map(([n, h]) => [n, h.healthy ? h.version : undefined])),
+      // (A Ready pod serves too: its probe asks etcd in the pod, on the version it runs, whether or not the hook
+      // can reach it.)
+      healthy: new Set([
+        ...Object.entries(obs.health)
+          .filter(([, h]) => h.healthy)
+          .map(([n]) => n),
+        ...obs.pods.filter(isPodReady).map((p) => p.metadata.name!),
+      ]),
+    })
+  );
+}
+
+/**
+ * The upgrade records on every member pod answered (upgrade.ts), which outlive the status and a lost member: the
+ * upgrade under way (UPGRADE_MARK, from its start until every member runs the target) and a failed one
+ * (UPGRADE_FAILED, while it holds). Once etcd answers, a majority-lost record (MAJORITY_LOST) goes.
+ */
+function upgradeRecords(
+  d: Decision,
+  target: string,
+  failure: UpgradeFailure | undefined,
+  from: string | undefined,
+  o: { answered: boolean; outage: (pod: string) => boolean; now?: string },
+): Decision {
+  const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
+  const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
+  const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
+  const failed = failure ? JSON.stringify(failure) : undefined;
+  const record = (p: KubeObject) => {
+    const upgrade = withUpgradeClock(
+      withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed),
+      o.outage(p.metadata.name!),
+      o.now,
+    );
+    return o.answered ? withAnnotation(upgrade, MAJORITY_LOST, undefined) : upgrade;
+  };
+  return { ...d, pods: d.pods.map(record), fallbackPods: d.fallbackPods.map(record) };
+}
+
+/**
+ * The voting members, by pod name: as etcd lists them, else as the status last recorded them (learners left out)
+ * with the member pods observed.
+ */
+function votingMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): string[] {
+  const c = clusterOf(parent, spec);
+  if (obs.etcd) return obs.etcd.members.filter((m) => !m.isLearner).map((m) => podOfMember(c, m) ?? m.id);
+  const list = (parent.status as { memberList?: unknown } | undefined)?.memberList;
+  const known = (Array.isArray(list) ? list : [])
+    .filter((m): m is MemberReport => isMemberReport(m) && m.learner !== true)
+    .map((m) => m.name);
+  return [...new Set([...known, ...obs.pods.map((p) => p.metadata.name!)])];
+}

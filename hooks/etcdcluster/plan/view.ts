@@ -1,0 +1,194 @@
+// One view of the observed cluster, computed once per sync: what every membership rule (members.ts) reads.
+import { keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import type { MemberHealth } from '../../etcdcommon/etcd.js';
+import {
+  type Cluster,
+  clusterOf,
+  etcdVersion,
+  image,
+  memberImage,
+  memberIndex,
+  memberPod,
+  podOfPeerURL,
+} from '../members.js';
+import { etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
+import type { EtcdClusterSpec } from '../schema.js';
+import { UPGRADED_FROM } from '../upgrade.js';
+import { isMemberReport, liveMemberClaims } from './evidence.js';
+import { initialCluster, upgradeDone, withImage } from './member-pods.js';
+import type { Decision, MemberReport, Observation } from './types.js';
+import { compareVersions, versionOfImage } from './versions.js';
+
+/** What the status last said (the hook's own record, fed back: it may be lost or stale). */
+export interface Previous {
+  phase?: string;
+  reason?: string;
+  lastMemberIndex?: number;
+  memberList?: unknown[];
+}
+
+export interface View {
+  parent: ParentObject;
+  /** The spec the members are built from (spec.version held at the version that ran while an upgrade is held). */
+  spec: EtcdClusterSpec;
+  obs: Observation;
+  c: Cluster;
+  targetImage: string;
+  targetVersion: string;
+  previous: Previous;
+  /** No member's image is changed (an upgrade was refused; new members take the running version). */
+  holdVersion: boolean;
+  /** The member a failed upgrade names, given back the version the cluster ran. */
+  rollBack?: string;
+  /** The observed pods as answered: upgrade records done, stuck images unstuck (copies: the request is never written). */
+  kept: KubeObject[];
+  /** The highest ordinal ever seen: ordinals only grow, the next member takes one more. */
+  lastMemberIndex: number;
+  /** Member claims seen and not being deleted: while etcd does not answer, they are kept whatever status says. */
+  claimsSeen: string[];
+  storage: boolean;
+  /**
+   * The members this cluster had when etcd last answered (with their IDs): they stay members, and keep their
+   * claims, whatever happened to their pods, until removed on purpose.
+   */
+  known: MemberReport[];
+  /** What every membership answer carries. */
+  base: Pick<Decision, 'fallbackPods' | 'lastMemberIndex' | 'targetVersion' | 'keepClaims'>;
+  podByName: Map<string, KubeObject>;
+  /** The pod with the spec's image when it is stuck on its own (see stuckOnImage); else as it is. */
+  unstick: (p: KubeObject) => KubeObject;
+  /**
+   * With storage, a member's data is its claim: a member whose claim is gone (or being deleted) has lost its data,
+   * whether or not etcd answers. It is never made again under its old identity (an empty member with its old ID
+   * counts in the raft majority and can overwrite the others' data): it is lost, and replaced (remove + add).
+   */
+  claimGone: (pod: string) => boolean;
+  /** A pod's member health as observed; unhealthy when nothing was observed. */
+  healthOf: (pod: string) => MemberHealth;
+  /**
+   * Pods of known members, recreated under the same name on the same claim: etcd restarts them from their data as
+   * the same member (same ID); the initial-cluster flags are ignored when the data directory exists.
+   */
+  restartPods: (missing: MemberReport[]) => KubeObject[];
+}
+
+/** The view of the observed cluster the membership rules read; `holdVersion` and `rollBack` as in View. */
+export function viewOf(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  holdVersion = false,
+  rollBack?: string,
+): View {
+  const c = clusterOf(parent, spec);
+  const targetImage = image(spec);
+  const targetVersion = etcdVersion(spec.version);
+  const previous = (parent.status ?? {}) as Previous;
+  const stuck = stuckOnImage(obs, targetImage, targetVersion, rollBack);
+  const unstick = (p: KubeObject): KubeObject =>
+    stuck.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p;
+  const kept = upgradesDone(obs).map(unstick);
+  const lastMemberIndex = lastIndexSeen(c, obs, previous);
+  const claimsSeen = liveMemberClaims(c.name, obs);
+  const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
+  const known = knownMembers(c, previous);
+  return {
+    ...{ parent, spec, obs, c, targetImage, targetVersion, previous, holdVersion, rollBack },
+    ...{ kept, lastMemberIndex, claimsSeen, storage, known, unstick },
+    base: { fallbackPods: kept, lastMemberIndex, targetVersion: undefined, keepClaims: obs.etcd ? [] : claimsSeen },
+    podByName: new Map(obs.pods.map((p) => [p.metadata.name!, p])),
+    claimGone: (pod) =>
+      storage &&
+      obs.claims !== undefined &&
+      (!obs.claims.includes(pod) || Boolean(obs.terminatingClaims?.includes(pod))),
+    healthOf: (pod) => (Object.hasOwn(obs.health, pod) ? obs.health[pod]! : { healthy: false }),
+    restartPods: (missing) =>
+      missing.map((m) =>
+        memberPod({
+          parent,
+          spec,
+          name: m.name,
+          initialCluster: initialCluster(
+            c,
+            known.map((k) => ({ pod: k.name })),
+          ),
+          state: 'existing',
+        }),
+      ),
+  };
+}
+
+/** The observed pods, copied; a member upgraded in place that served the version of its image: its upgrade is done. */
+function upgradesDone(obs: Observation): KubeObject[] {
+  return obs.pods.map((p) => {
+    const h = obs.health[p.metadata.name!];
+    const done =
+      p.metadata.annotations?.[UPGRADED_FROM] !== undefined &&
+      h?.healthy === true &&
+      h.version !== undefined &&
+      h.version === versionOfImage(memberImage(p));
+    return done ? upgradeDone(keepObserved(p)) : keepObserved(p);
+  });
+}
+
+/** Ordinals only grow: the highest ever seen (status, pods, members etcd lists). */
+function lastIndexSeen(c: Cluster, obs: Observation, previous: Previous): number {
+  const seen = [
+    ...obs.pods.map((p) => p.metadata.name!),
+    ...obs.terminating,
+    ...(obs.etcd?.members ?? []).flatMap((m) => [m.name, podOfPeerURL(c, m.peerURLs[0] ?? '') ?? '']),
+  ]
+    .map((n) => memberIndex(c.name, n))
+    .filter((i): i is number => i !== undefined);
+  return Math.max(typeof previous.lastMemberIndex === 'number' ? previous.lastMemberIndex : -1, ...seen, -1);
+}
+
+/** The members status recorded with their IDs, none counted healthy until etcd says so (leader dropped). */
+function knownMembers(c: Cluster, previous: Previous): MemberReport[] {
+  return (Array.isArray(previous.memberList) ? previous.memberList : [])
+    .filter((m): m is MemberReport => isMemberReport(m) && Boolean(m.id) && memberIndex(c.name, m.name) !== undefined)
+    .map(({ leader: _leader, ...m }) => ({ ...m, healthy: false }));
+}
+
+/**
+ * The member pods whose etcd cannot start on their image, by name. One whose image cannot be pulled (a version that
+ * does not exist) gets the spec's image in place, whatever else is decided: a fixed spec un-sticks it even while
+ * quorum is lost. (Decided on the observed pod, which has a status; applied to its copy.)
+ * So does one whose etcd keeps exiting on an image other than the spec's (a failed upgrade rolled back, or a
+ * spec.version put back): the same member, on its data, starts again on the version that ran.
+ * Never forward to a newer version than its own, unless it is the member being upgraded (UPGRADED_FROM): members
+ * whose etcd keeps exiting on the version they ran (an OOM kill, their node) are no upgrade's to move, all at once
+ * and while quorum is lost, their crash then blamed on the new version; the upgrade takes them one at a time once
+ * they are back (issue 30.4).
+ */
+function stuckOnImage(obs: Observation, targetImage: string, targetVersion: string, rollBack?: string): Set<string> {
+  const upgradesIt = (p: KubeObject) => {
+    const own = versionOfImage(memberImage(p));
+    return own !== undefined && compareVersions(own, targetVersion) < 0;
+  };
+  const crashingBehind = (p: KubeObject) =>
+    etcdWaiting(p) === 'CrashLoopBackOff' && upgradesIt(p) && p.metadata.annotations?.[UPGRADED_FROM] === undefined;
+  return new Set(
+    obs.pods
+      .filter(
+        (p) =>
+          memberImage(p) !== targetImage &&
+          (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
+            (etcdWaiting(p) === 'CrashLoopBackOff' && !crashingBehind(p)) ||
+            p.metadata.name === rollBack),
+      )
+      .map((p) => p.metadata.name!),
+  );
+}
+
+/** The first rule's decision, in the order given: each rule decides, or passes (undefined) to the next. */
+export function firstDecision<V>(
+  view: V,
+  rules: ReadonlyArray<(view: V) => Decision | undefined>,
+): Decision | undefined {
+  for (const rule of rules) {
+    const d = rule(view);
+    if (d) return d;
+  }
+  return undefined;
+}
