@@ -67,6 +67,17 @@ import {
   transientFailure,
 } from './restore.js';
 import type { EtcdClusterSpec } from './schema.js';
+import {
+  additionsMemory,
+  additionsStopped,
+  howItFailed,
+  MAX_FAILED_ADDITIONS,
+  stoppedMessage,
+  withAdditionsOnPods,
+  withFailedAddition,
+  type AdditionsFailed,
+  type AdditionsMemory,
+} from './additions.js';
 
 export { sanitize };
 
@@ -99,6 +110,8 @@ export interface Observation {
   failedRestore?: { uid: string; name: string; reason: string; created?: string };
   /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
   restoreCheck?: KubeObject;
+  /** The failed additions recorded for this EtcdCluster and spec (additions.ts); read in decideRestore. */
+  additions?: AdditionsMemory;
 }
 
 /** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
@@ -187,6 +200,8 @@ export interface Decision {
   restoreCheck?: KubeObject;
   /** A failed upgrade that holds the cluster at the version it ran (upgrade.ts), kept in status. */
   upgradeFailed?: UpgradeFailure;
+  /** Additions that failed and were cancelled (additions.ts), kept in status and on the member pods. */
+  additionsFailed?: AdditionsFailed;
   /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
   onSuccess?: { members: MemberReport[] };
   /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */
@@ -792,13 +807,22 @@ function decideRestore(
         ]),
       }));
   const held = refused ? running! : failure?.from;
+  const additions = additionsMemory(parent, spec, obs.pods);
   const d = withOutcomes(
-    upgradeRecords(
-      decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
-      target,
-      failure,
-      upgradeFrom ?? running,
-      { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+    withAdditionsOnPods(
+      upgradeRecords(
+        decideMembers(
+          parent,
+          held ? { ...spec, version: held } : spec,
+          { ...obs, additions },
+          Boolean(held),
+          failure?.member,
+        ),
+        target,
+        failure,
+        upgradeFrom ?? running,
+        { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+      ),
     ),
   );
   if (failure) {
@@ -975,6 +999,8 @@ function decideMembers(
     lastMemberIndex,
     targetVersion: undefined as string | undefined,
     keepClaims: obs.etcd ? [] : claimsSeen,
+    // (Carried by every answer but the one at size: additions.ts.)
+    additionsFailed: obs.additions?.record,
   };
   const podByName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
 
@@ -1464,21 +1490,39 @@ function decideMembers(
   );
   if (stuck && (stuck.member.isLearner || quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1)) {
     const name = stuck.pod ?? stuck.member.id;
-    const why =
-      expired(stuck) &&
+    // An addition that failed on the spec of the moment (its etcd exited, or it did not start in time) is recorded:
+    // after MAX_FAILED_ADDITIONS no member is added again (additions.ts). Not one cancelled for a change of the
+    // spec or the size.
+    const failed =
       members.length <= spec.size &&
-      stuck.pod &&
-      stuck.observed &&
-      !crashLooping(stuck.observed) &&
-      memberImage(stuck.observed) === targetImage
-        ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
+      stuck.pod !== undefined &&
+      stuck.observed !== undefined &&
+      memberImage(stuck.observed) === targetImage &&
+      (crashLooping(stuck.observed) || expired(stuck));
+    const record =
+      failed && obs.additions
+        ? withFailedAddition(obs.additions, {
+            member: name,
+            reason: howItFailed(stuck.observed, `did not start within ${PENDING_ADD_SECONDS / 60} minutes`),
+            now: obs.now ? rfc3339(obs.now) : 'unknown',
+          })
+        : common.additionsFailed;
+    const last = failed && additionsStopped(record);
+    const why =
+      failed && !crashLooping(stuck.observed!)
+        ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled${last ? '' : ', a new member will be added'}`
         : 'never started: its addition is cancelled';
+    const count =
+      failed && record
+        ? ` (failed addition ${record.members.length} of ${MAX_FAILED_ADDITIONS}${last ? ': no member is added again' : ''})`
+        : '';
     return {
       ...common,
+      additionsFailed: record,
       action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
       pods: livePods.filter((p) => p.metadata.name !== stuck.pod),
       phase: 'Running',
-      conditions: runningConditions([scaling(true, 'CancellingAddition', `member ${name} ${why}`)]),
+      conditions: runningConditions([scaling(true, 'CancellingAddition', `member ${name} ${why}${count}`)]),
       converging: true,
     };
   }
@@ -1552,6 +1596,18 @@ function decideMembers(
 
   // 4. Size: add one member (as a learner where etcd supports it) or remove one.
   if (members.length < spec.size) {
+    // Additions failed again and again with this spec: none is made until the user acts (additions.ts).
+    if (additionsStopped(common.additionsFailed)) {
+      return {
+        ...common,
+        pods: livePods,
+        phase: 'Running',
+        conditions: runningConditions([
+          scaling(false, 'ScaleUpFailed', stoppedMessage(common.additionsFailed, members.length, spec.size)),
+        ]),
+        converging: false,
+      };
+    }
     const learnerAdd = supportsLearners(obs.etcd.clusterVersion);
     // Without learners (etcd < 3.4), a second voter added to a one-member cluster makes a quorum of two with one
     // member running: if the new member never starts, the cluster stops, and removing it needs the quorum it
@@ -1668,6 +1724,8 @@ function decideMembers(
 
   return {
     ...common,
+    // At size: no addition fails any more, the record goes.
+    additionsFailed: undefined,
     pods: livePods,
     phase: 'Running',
     conditions: runningConditions([
