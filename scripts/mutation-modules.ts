@@ -67,6 +67,16 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcd-restore-status-lost-past-no-return.test.ts',
       'test/etcd-restore-during-failed-upgrade.test.ts',
       'test/etcd-restore-pin-and-retry.test.ts',
+      'test/etcd-failed-additions-stop.test.ts',
+      'test/etcd-scale-up-crashing-member-not-readded-forever.test.ts',
+    ],
+    target: 85,
+  },
+  // Additions that keep failing stop (issue 30): what counts, the record and where it is read from.
+  'hooks/etcdcluster/additions.ts': {
+    tests: [
+      'test/etcd-failed-additions-stop.test.ts',
+      'test/etcd-scale-up-crashing-member-not-readded-forever.test.ts',
     ],
     target: 85,
   },
