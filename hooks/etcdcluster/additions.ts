@@ -110,6 +110,18 @@ export function withFailedAddition(
   return { ...base, members: members.slice(-MAX_FAILED_ADDITIONS), reason: sanitize(f.reason, 200) };
 }
 
+/**
+ * A member pod made less than this long ago is a new member: replaced as unhealthy, it counts as a failed addition
+ * (one that started, then kept exiting); and the record stays while one is at size.
+ */
+export const NEW_MEMBER_SECONDS = 3600;
+
+/** Whether the pod was made less than NEW_MEMBER_SECONDS before `now` (by its creationTimestamp; unknown: no). */
+export function youngPod(pod: KubeObject | undefined, now: Date): boolean {
+  const created = Date.parse(pod?.metadata.creationTimestamp ?? '');
+  return Number.isFinite(created) && now.getTime() - created < NEW_MEMBER_SECONDS * 1000;
+}
+
 /** Whether the record stops additions. */
 export function additionsStopped(record: AdditionsFailed | undefined): record is AdditionsFailed {
   return (record?.members.length ?? 0) >= MAX_FAILED_ADDITIONS;

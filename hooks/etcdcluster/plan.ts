@@ -72,6 +72,7 @@ import {
   additionsStopped,
   howItFailed,
   MAX_FAILED_ADDITIONS,
+  youngPod,
   stoppedMessage,
   withAdditionsOnPods,
   withFailedAddition,
@@ -1554,8 +1555,23 @@ function decideMembers(
       )
     : undefined;
   if (stale && quorum.healthy >= Math.floor((voting.length - 1) / 2) + 1) {
+    // A member made less than NEW_MEMBER_SECONDS ago (a replacement that started, then kept exiting) is a failed
+    // addition too (additions.ts): its replacements stop after MAX_FAILED_ADDITIONS.
+    const observed = podByName.get(stale.name);
+    const failedNew = obs.additions !== undefined && youngPod(observed, obs.now!);
+    const record = failedNew
+      ? withFailedAddition(obs.additions!, {
+          member: stale.name,
+          reason: howItFailed(observed, `unhealthy since ${stale.unhealthySince}`),
+          now: rfc3339(obs.now!),
+        })
+      : common.additionsFailed;
+    const count = failedNew ? ` (failed addition ${record!.members.length} of ${MAX_FAILED_ADDITIONS})` : '';
+    const then =
+      failedNew && additionsStopped(record) ? `no member replaces it${count}` : `a new member will replace it${count}`;
     return {
       ...common,
+      additionsFailed: record,
       action: { type: 'remove', id: stale.id!, pod: stale.name, why: 'unhealthy' },
       pods: livePods.filter((p) => p.metadata.name !== stale.name),
       phase: 'Running',
@@ -1563,7 +1579,7 @@ function decideMembers(
         recovering(
           true,
           'ReplacingUnhealthyMember',
-          `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`,
+          `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, ${then}`,
         ),
       ]),
       converging: true,
@@ -1724,8 +1740,8 @@ function decideMembers(
 
   return {
     ...common,
-    // At size: no addition fails any more, the record goes.
-    additionsFailed: undefined,
+    // At size, every member older than NEW_MEMBER_SECONDS: no addition fails any more, the record goes.
+    additionsFailed: obs.now && live.some((p) => youngPod(p, obs.now!)) ? common.additionsFailed : undefined,
     pods: livePods,
     phase: 'Running',
     conditions: runningConditions([
