@@ -18,37 +18,37 @@ import {
 } from '../hooks/etcdcluster/additions.js';
 import type { EventSpec } from '../lib/events.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { running, type Loop } from './fixtures/etcd-loop.js';
+import { OOM_KILLED as CRASHING, running, STARTING, type Loop } from './fixtures/etcd-loop.js';
 import { etcdSync } from './fixtures/hooks.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
-const STARTING = { containerStatuses: [{ name: 'etcd', restartCount: 0, state: { running: {} } }] };
-const CRASHING = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 1,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
-    },
-  ],
-};
 
 /**
  * Runs the loop every 5 s from `from` to `to` seconds after FIXED_NOW: every member pod but `healthy` runs its
- * etcd for 10 s and then keeps exiting (OOMKilled). Returns the membership calls made.
+ * etcd for 10 s without serving (or, with `serves`, serving for that many seconds) and then keeps exiting
+ * (OOMKilled). `born`: when each pod was first seen, kept across calls. Returns the membership calls made.
  */
-async function crashNew(loop: Loop, healthy: string[], from: number, to: number, born = new Map<string, number>()) {
+async function crashNew(
+  loop: Loop,
+  healthy: string[],
+  from: number,
+  to: number,
+  born = new Map<string, number>(),
+  serves = 0,
+) {
   const before = loop.etcd.calls.length;
   for (let s = from; s <= to; s += 5) {
     loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
     for (const p of loop.pods()) {
       if (healthy.includes(p)) continue;
       if (!born.has(p)) born.set(p, s);
-      loop.etcd.up.delete(p);
-      loop.podStatus.set(p, s - born.get(p)! < 10 ? STARTING : CRASHING);
+      const age = s - born.get(p)!;
+      if (age < serves) loop.etcd.up.add(p);
+      else loop.etcd.up.delete(p);
+      if (age < serves) loop.podStatus.delete(p);
+      else loop.podStatus.set(p, age < 10 ? STARTING : CRASHING);
     }
     await loop.step();
   }
@@ -333,23 +333,7 @@ t.test('new members that start, then keep exiting, are replaced three times at m
   withAges(loop);
   loop.spec = { ...loop.spec, size: 4 };
   const born = new Map<string, number>();
-  const run = async (from: number, to: number) => {
-    const before = loop.etcd.calls.length;
-    for (let s = from; s <= to; s += 5) {
-      loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
-      for (const p of loop.pods()) {
-        if (HEALTHY.includes(p)) continue;
-        if (!born.has(p)) born.set(p, s);
-        const up = s - born.get(p)! < 60;
-        if (up) loop.etcd.up.add(p);
-        else loop.etcd.up.delete(p);
-        if (up) loop.podStatus.delete(p);
-        else loop.podStatus.set(p, CRASHING);
-      }
-      await loop.step();
-    }
-    return loop.etcd.calls.slice(before);
-  };
+  const run = (from: number, to: number) => crashNew(loop, HEALTHY, from, to, born, 60);
   const calls = await run(0, 2700);
   t.same(adds(calls), ['add e-3', 'add e-4', 'add e-5'], 'three members added');
   t.same(

@@ -10,22 +10,11 @@
 // member's etcd, which exits after 10 s and is then in CrashLoopBackOff.
 import t from 'tap';
 import type { CompositeSyncResponse } from '../lib/metacontroller.js';
-import { running } from './fixtures/etcd-loop.js';
+import { OOM_KILLED as CRASHING, running, STARTING } from './fixtures/etcd-loop.js';
 import { FIXED_NOW } from './fixtures/requests.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
-const STARTING = { containerStatuses: [{ name: 'etcd', restartCount: 0, state: { running: {} } }] };
-const CRASHING = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 1,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
-    },
-  ],
-};
 
 t.test('a scale-up whose new member keeps crashing is not added and cancelled again and again', async (t) => {
   const loop = await running({ size: 3 });
