@@ -19,6 +19,7 @@ import {
 import type { EventSpec } from '../lib/events.js';
 import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
 import { OOM_KILLED as CRASHING, running, STARTING, type Loop } from './fixtures/etcd-loop.js';
+import { EtcdClusterStatus } from '../hooks/etcdcluster/schema.js';
 import { etcdSync } from './fixtures/hooks.js';
 import { FIXED_NOW, objectMap } from './fixtures/requests.js';
 
@@ -383,3 +384,9 @@ t.test(
     t.equal(loop.s().additionsFailed, undefined, 'gone once every member is an hour old');
   },
 );
+
+t.test('the CRD bounds the record as the hook does', async (t) => {
+  const record = (EtcdClusterStatus.properties as any).additionsFailed;
+  t.equal(record.properties.members.maxItems, MAX_FAILED_ADDITIONS);
+  t.match(record.description, new RegExp(`after ${MAX_FAILED_ADDITIONS}, no member is added`));
+});
