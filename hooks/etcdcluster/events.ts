@@ -33,6 +33,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'TLSFailed',
     'EtcdUnreachable',
     'ScaleUpRefused',
+    'ScaleUpFailed',
   ]),
 };
 

@@ -281,6 +281,23 @@ export const EtcdClusterStatus = Type.Object(
         { description: 'An upgrade that failed on a member: halted, every member on `from` (issue 30.4).' },
       ),
     ),
+    additionsFailed: Type.Optional(
+      Type.Object(
+        {
+          uid: Type.String({ description: "The EtcdCluster's UID." }),
+          spec: Type.String({
+            description: 'Fingerprint of the spec (but size and paused) new members were made from.',
+          }),
+          members: Type.Array(Type.String(), { maxItems: 3, description: 'The additions that failed, oldest first.' }),
+          reason: Type.String({ maxLength: 200, description: "How the last one failed (its etcd's last exit)." }),
+          since: Type.String({ description: 'When the first one failed.' }),
+        },
+        {
+          description:
+            'Members added that failed and were cancelled; after 3, no member is added until the spec (but its size) or the annotation etcd.metaops.io/retry-additions changes, or spec.size is lowered to the members there are.',
+        },
+      ),
+    ),
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),
     ),

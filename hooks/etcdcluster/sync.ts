@@ -357,6 +357,7 @@ function respond(
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
+  if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
   const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d, request) };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;

@@ -419,7 +419,7 @@ t.test('an addition that never started is cancelled; one pending too long says w
     type: 'Scaling',
     status: true,
     reason: 'CancellingAddition',
-    message: 'member e-3 never started: its addition is cancelled',
+    message: 'member e-3 never started: its addition is cancelled (failed addition 1 of 3)',
   });
   t.same(names(d), ['e-0', 'e-1', 'e-2']);
   // A learner Pending for longer than the limit, its image not pullable.
@@ -444,7 +444,7 @@ t.test('an addition that never started is cancelled; one pending too long says w
   t.same(l.action, { type: 'remove', id: '1003', pod: 'e-3', why: 'cancel' });
   t.equal(
     l.conditions[1]!.message,
-    'member e-3 did not start within 10 minutes (ContainerCreating): its addition is cancelled, a new member will be added',
+    'member e-3 did not start within 10 minutes (ContainerCreating): its addition is cancelled, a new member will be added (failed addition 1 of 3)',
   );
   t.equal(l.members[3]!.pendingSince, since, 'the time it was first seen pending is kept');
   // Just under the limit: waited for.
@@ -1216,7 +1216,7 @@ t.test('pods that are not quite what the plan expects: no status, odd statuses, 
     const c = decide(parent({ size: 4 }, { phase: 'Running', memberList }), spec({ size: 4 }), odd);
     t.equal(
       c.conditions[1]!.message,
-      'member e-3 did not start within 10 minutes: its addition is cancelled, a new member will be added',
+      'member e-3 did not start within 10 minutes: its addition is cancelled, a new member will be added (failed addition 1 of 3)',
       JSON.stringify(containerStatuses),
     );
   }

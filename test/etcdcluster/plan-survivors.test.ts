@@ -1028,7 +1028,7 @@ t.test('a voter that never started is cancelled while the others keep quorum wit
         type: 'Scaling',
         status: true,
         reason: 'CancellingAddition',
-        message: 'member e-2 never started: its addition is cancelled',
+        message: 'member e-2 never started: its addition is cancelled (failed addition 1 of 3)',
       },
     ],
     members: [

@@ -30,7 +30,14 @@ export interface Answered extends View {
   /** What every answer of these rules carries. */
   common: Pick<
     Decision,
-    'fallbackPods' | 'lastMemberIndex' | 'targetVersion' | 'keepClaims' | 'members' | 'quorum' | 'currentVersion'
+    | 'fallbackPods'
+    | 'lastMemberIndex'
+    | 'targetVersion'
+    | 'keepClaims'
+    | 'additionsFailed'
+    | 'members'
+    | 'quorum'
+    | 'currentVersion'
   >;
   /** Pods of members whose pod is missing, made again (see recreatedPods). */
   recreated: KubeObject[];

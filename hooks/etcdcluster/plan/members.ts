@@ -23,6 +23,14 @@ import {
   UNHEALTHY_REPLACE_SECONDS,
 } from './types.js';
 import { supportsLearners, versionOfImage } from './versions.js';
+import {
+  additionsStopped,
+  howItFailed,
+  MAX_FAILED_ADDITIONS,
+  stoppedMessage,
+  withFailedAddition,
+  youngPod,
+} from '../additions.js';
 import { firstDecision, viewOf } from './view.js';
 
 /**
@@ -225,16 +233,34 @@ function cancelAddition(a: Answered): Decision | undefined {
   const stuck = stuckAddition(a);
   if (!stuck || !(stuck.member.isLearner || quorumWithoutOne(a))) return undefined;
   const name = stuck.pod ?? stuck.member.id;
-  const why =
-    expired(a, stuck) &&
+  // An addition that failed on the spec of the moment (its etcd exited, or it did not start in time) is recorded:
+  // after MAX_FAILED_ADDITIONS no member is added again (additions.ts). Not one cancelled for a change of the spec
+  // or the size.
+  const failed =
     a.members.length <= a.spec.size &&
-    stuck.pod &&
-    stuck.observed &&
-    !crashLooping(stuck.observed) &&
-    memberImage(stuck.observed) === a.targetImage
-      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled, a new member will be added`
+    stuck.pod !== undefined &&
+    stuck.observed !== undefined &&
+    memberImage(stuck.observed) === a.targetImage &&
+    (crashLooping(stuck.observed) || expired(a, stuck));
+  const record =
+    failed && a.obs.additions
+      ? withFailedAddition(a.obs.additions, {
+          member: name,
+          reason: howItFailed(stuck.observed, `did not start within ${PENDING_ADD_SECONDS / 60} minutes`),
+          now: a.obs.now ? rfc3339(a.obs.now) : 'unknown',
+        })
+      : a.common.additionsFailed;
+  const last = failed && additionsStopped(record);
+  const why =
+    failed && !crashLooping(stuck.observed!)
+      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled${last ? '' : ', a new member will be added'}`
       : 'never started: its addition is cancelled';
-  return running(a, [scaling(true, 'CancellingAddition', `member ${name} ${why}`)], {
+  const count =
+    failed && record
+      ? ` (failed addition ${record.members.length} of ${MAX_FAILED_ADDITIONS}${last ? ': no member is added again' : ''})`
+      : '';
+  return running(a, [scaling(true, 'CancellingAddition', `member ${name} ${why}${count}`)], {
+    additionsFailed: record,
     action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
     pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
   });
@@ -258,15 +284,32 @@ function replaceUnhealthy(a: Answered): Decision | undefined {
       )
     : undefined;
   if (!stale || !quorumWithoutOne(a)) return undefined;
-  return removal(
-    a,
-    { id: stale.id!, pod: stale.name, why: 'unhealthy' },
-    recovering(
-      true,
-      'ReplacingUnhealthyMember',
-      `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, a new member will replace it`,
+  // A member made less than NEW_MEMBER_SECONDS ago (a replacement that started, then kept exiting) is a failed
+  // addition too (additions.ts): its replacements stop after MAX_FAILED_ADDITIONS.
+  const observed = a.podByName.get(stale.name);
+  const failedNew = a.obs.additions !== undefined && youngPod(observed, now!);
+  const record = failedNew
+    ? withFailedAddition(a.obs.additions!, {
+        member: stale.name,
+        reason: howItFailed(observed, `unhealthy since ${stale.unhealthySince}`),
+        now: rfc3339(now!),
+      })
+    : a.common.additionsFailed;
+  const count = failedNew ? ` (failed addition ${record!.members.length} of ${MAX_FAILED_ADDITIONS})` : '';
+  const then =
+    failedNew && additionsStopped(record) ? `no member replaces it${count}` : `a new member will replace it${count}`;
+  return {
+    ...removal(
+      a,
+      { id: stale.id!, pod: stale.name, why: 'unhealthy' },
+      recovering(
+        true,
+        'ReplacingUnhealthyMember',
+        `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, ${then}`,
+      ),
     ),
-  );
+    additionsFailed: record,
+  };
 }
 
 /** 3. A learner that caught up is promoted to a voting member; one that has not started is waited for. */
@@ -300,6 +343,11 @@ function waitForHealthy(a: Answered): Decision | undefined {
  */
 function scaleUp(a: Answered): Decision | undefined {
   if (a.members.length >= a.spec.size) return undefined;
+  // Additions failed again and again with this spec: none is made until the user acts (additions.ts).
+  if (additionsStopped(a.common.additionsFailed)) {
+    const message = stoppedMessage(a.common.additionsFailed, a.members.length, a.spec.size);
+    return running(a, [scaling(false, 'ScaleUpFailed', message)], { converging: false });
+  }
   const clusterVersion = a.obs.etcd!.clusterVersion;
   const learner = supportsLearners(clusterVersion);
   if (!learner && a.voting.length < 2) return scaleUpRefused(a, clusterVersion);
@@ -425,6 +473,10 @@ function atRest(a: Answered): Decision {
       { type: 'Upgrading', status: false, reason: 'AtVersion', message: `every member runs ${a.targetVersion}` },
       recovering(false, 'Healthy', 'every member is healthy'),
     ],
-    { converging: a.recreated.length > 0 || a.live.length !== a.obs.pods.length },
+    {
+      // At size, every member older than NEW_MEMBER_SECONDS: no addition fails any more, the record goes.
+      additionsFailed: a.obs.now && a.live.some((p) => youngPod(p, a.obs.now!)) ? a.common.additionsFailed : undefined,
+      converging: a.recreated.length > 0 || a.live.length !== a.obs.pods.length,
+    },
   );
 }

@@ -4,6 +4,7 @@ import type { EtcdMember, MemberHealth } from '../../etcdcommon/etcd.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import type { RestoreSource } from '../members.js';
 import type { UpgradeFailure } from '../upgrade.js';
+import type { AdditionsFailed, AdditionsMemory } from '../additions.js';
 
 export type Action =
   | { type: 'add'; pod: string; peerURL: string; learner: boolean }
@@ -34,6 +35,8 @@ export interface Observation {
   failedRestore?: { uid: string; name: string; reason: string; created?: string };
   /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */
   restoreCheck?: KubeObject;
+  /** The failed additions recorded for this EtcdCluster and spec (additions.ts); read in decideVersion. */
+  additions?: AdditionsMemory;
 }
 
 export interface MemberReport {
@@ -88,6 +91,8 @@ export interface Decision {
   restoreCheck?: KubeObject;
   /** A failed upgrade that holds the cluster at the version it ran (upgrade.ts), kept in status. */
   upgradeFailed?: UpgradeFailure;
+  /** Additions that failed and were cancelled (additions.ts), kept in status and on the member pods. */
+  additionsFailed?: AdditionsFailed;
   /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
   onSuccess?: { members: MemberReport[] };
   /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */

@@ -21,6 +21,7 @@ import {
 import { withOutcomes } from './conditions.js';
 import { isMemberReport, MAJORITY_LOST } from './evidence.js';
 import { decideMembers } from './members.js';
+import { additionsMemory, withAdditionsOnPods } from '../additions.js';
 import type { Decision, MemberReport, Observation } from './types.js';
 import { compareVersions, upgradeRefusal } from './versions.js';
 
@@ -34,13 +35,22 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
   const failure = refused ? undefined : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage });
   const held = refused ? running! : failure?.from;
+  const additions = additionsMemory(parent, spec, obs.pods);
   const d = withOutcomes(
-    upgradeRecords(
-      decideMembers(parent, held ? { ...spec, version: held } : spec, obs, Boolean(held), failure?.member),
-      target,
-      failure,
-      upgradeFrom ?? running,
-      { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+    withAdditionsOnPods(
+      upgradeRecords(
+        decideMembers(
+          parent,
+          held ? { ...spec, version: held } : spec,
+          { ...obs, additions },
+          Boolean(held),
+          failure?.member,
+        ),
+        target,
+        failure,
+        upgradeFrom ?? running,
+        { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+      ),
     ),
   );
   if (failure) {

@@ -53,7 +53,7 @@ export interface View {
    */
   known: MemberReport[];
   /** What every membership answer carries. */
-  base: Pick<Decision, 'fallbackPods' | 'lastMemberIndex' | 'targetVersion' | 'keepClaims'>;
+  base: Pick<Decision, 'fallbackPods' | 'lastMemberIndex' | 'targetVersion' | 'keepClaims' | 'additionsFailed'>;
   podByName: Map<string, KubeObject>;
   /** The pod with the spec's image when it is stuck on its own (see stuckOnImage); else as it is. */
   unstick: (p: KubeObject) => KubeObject;
@@ -95,7 +95,14 @@ export function viewOf(
   return {
     ...{ parent, spec, obs, c, targetImage, targetVersion, previous, holdVersion, rollBack },
     ...{ kept, lastMemberIndex, claimsSeen, storage, known, unstick },
-    base: { fallbackPods: kept, lastMemberIndex, targetVersion: undefined, keepClaims: obs.etcd ? [] : claimsSeen },
+    base: {
+      fallbackPods: kept,
+      lastMemberIndex,
+      targetVersion: undefined,
+      keepClaims: obs.etcd ? [] : claimsSeen,
+      // (Carried by every answer but the one at size: additions.ts.)
+      additionsFailed: obs.additions?.record,
+    },
     podByName: new Map(obs.pods.map((p) => [p.metadata.name!, p])),
     claimGone: (pod) =>
       storage &&

@@ -1,0 +1,66 @@
+// On real etcd, run by the test kubelet from the member pods' specs: a scale-up whose new member's etcd exits at
+// every start (a spec.pod.etcdEnv value only new pods get, which etcd refuses) is tried a few times, then stops
+// (Scaling=False/ScaleUpFailed naming how the last one exited), the cluster kept at its three members with every key,
+// and no membership change at the syncs that follow. Changing the spec (the bad value removed) adds the member.
+import t from 'tap';
+import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
+import { MAX_FAILED_ADDITIONS } from '../../hooks/etcdcluster/additions.js';
+import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+
+etcdBin();
+
+const status = (res: CompositeSyncResponse) => res.status as any;
+const condition = (res: CompositeSyncResponse, type: string) =>
+  status(res).conditions.find((c: any) => c.type === type);
+const membership = (res: CompositeSyncResponse) =>
+  status(res)
+    .memberList.map((m: any) => `${m.name}=${m.id}`)
+    .sort();
+const settled = (size: number) => (res: CompositeSyncResponse) => {
+  const s = status(res);
+  return s.members.ready.length === size && s.members.unready.length === 0 && s.size === size;
+};
+
+t.test('a scale-up whose new member exits at every start stops after a few attempts, the cluster whole', async (t) => {
+  const k = new EtcdKubelet('grow', { size: 3, version: '3.6.9' });
+  t.teardown(() => k.shutdown());
+  await k.converge('size 3', (res) => settled(3)(res) && condition(res, 'Scaling')?.reason === 'AtSize');
+  for (let i = 0; i < 50; i++) await k.put(`key-${i}`, `value-${i}`);
+  const before = membership(await k.step());
+  const first = status(await k.step()).lastMemberIndex;
+
+  // Only pods made from now on get the variable; etcd refuses its value and exits.
+  k.setSpec({ ...k.spec, size: 4, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: 'not-a-number' }] } });
+  const { syncs } = await k.converge(
+    'additions stopped',
+    (res) => condition(res, 'Scaling')?.reason === 'ScaleUpFailed',
+    120_000,
+  );
+  const stopped = await k.step();
+  t.match(condition(stopped, 'Scaling'), {
+    status: 'False',
+    message:
+      /^adding a member failed 3 times .*the last: Error, exit code 1\): no member is added, the cluster runs 3 of 4 members/,
+  });
+  t.ok(
+    status(stopped).lastMemberIndex <= first + MAX_FAILED_ADDITIONS,
+    `ordinals given out: ${status(stopped).lastMemberIndex - first} after ${syncs} syncs`,
+  );
+  t.same(membership(stopped), before, 'the three members, the same IDs');
+  t.match(condition(stopped, 'Available'), { status: 'True', reason: 'QuorumAvailable' });
+
+  // At rest: no membership change, the same members, for the syncs that follow.
+  for (let i = 0; i < 15; i++) {
+    const res = await k.step();
+    t.same(membership(res), before, `sync ${i + 1}: the same members`);
+    t.equal(condition(res, 'Scaling')?.reason, 'ScaleUpFailed');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  t.same(k.livePods().sort(), ['grow-0', 'grow-1', 'grow-2']);
+  for (let i = 0; i < 50; i += 7) t.equal(await k.get(`key-${i}`), `value-${i}`, `key-${i} readable`);
+
+  // The spec fixed: the member is added and starts.
+  k.setSpec({ ...k.spec, pod: {} });
+  await k.converge('size 4', (res) => settled(4)(res) && condition(res, 'Scaling')?.reason === 'AtSize', 120_000);
+  t.equal(status(await k.step()).additionsFailed, undefined, 'the record is gone');
+});
