@@ -19,8 +19,8 @@
 //     - etcd answers: a lost quorum stops everything (a majority lost for good is said so); NOSPACE; paused;
 //       members restarted in place; then dead members are removed (their replacement is a later add); stuck
 //       additions cancelled; a member unhealthy for UNHEALTHY_REPLACE_SECONDS replaced; a learner promoted;
-//       every member healthy before the next change; then the size (scale up, as a learner where etcd has them;
-//       scale down); then the version, one member at a time, the leader last; then members made with
+//       every member healthy before the next change; then the size (scale up, as a learner where etcd has them,
+//       none once additions failed MAX_FAILED_ADDITIONS times with this spec: additions.ts; scale down); then the version, one member at a time, the leader last; then members made with
 //       restartPolicy Never move to restart in place, one at a time, the leader last; else at rest.
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
 import { rfc3339, type ParentObject } from '../../lib/index.js';

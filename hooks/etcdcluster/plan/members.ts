@@ -226,16 +226,11 @@ function stuckAddition(a: Answered): Listed | undefined {
 }
 
 /**
- * 2. A pending addition that cannot finish is cancelled (it is removed; a later add takes the current spec).
- * Removing a learner never costs quorum; a voter only while the quorum holds without it.
+ * Whether the stuck addition failed on the spec of the moment (its etcd exited, or it did not start in time), and the
+ * record with it: after MAX_FAILED_ADDITIONS no member is added again (additions.ts). Not one cancelled for a change
+ * of the spec or the size.
  */
-function cancelAddition(a: Answered): Decision | undefined {
-  const stuck = stuckAddition(a);
-  if (!stuck || !(stuck.member.isLearner || quorumWithoutOne(a))) return undefined;
-  const name = stuck.pod ?? stuck.member.id;
-  // An addition that failed on the spec of the moment (its etcd exited, or it did not start in time) is recorded:
-  // after MAX_FAILED_ADDITIONS no member is added again (additions.ts). Not one cancelled for a change of the spec
-  // or the size.
+function failedAddition(a: Answered, stuck: Listed, name: string) {
   const failed =
     a.members.length <= a.spec.size &&
     stuck.pod !== undefined &&
@@ -250,6 +245,18 @@ function cancelAddition(a: Answered): Decision | undefined {
           now: a.obs.now ? rfc3339(a.obs.now) : 'unknown',
         })
       : a.common.additionsFailed;
+  return { failed, record };
+}
+
+/**
+ * 2. A pending addition that cannot finish is cancelled (it is removed; a later add takes the current spec).
+ * Removing a learner never costs quorum; a voter only while the quorum holds without it.
+ */
+function cancelAddition(a: Answered): Decision | undefined {
+  const stuck = stuckAddition(a);
+  if (!stuck || !(stuck.member.isLearner || quorumWithoutOne(a))) return undefined;
+  const name = stuck.pod ?? stuck.member.id;
+  const { failed, record } = failedAddition(a, stuck, name);
   const last = failed && additionsStopped(record);
   const why =
     failed && !crashLooping(stuck.observed!)
