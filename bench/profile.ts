@@ -59,10 +59,7 @@ function stageOf({ functionName: f, url }: ProfileNode['callFrame']): string | u
   if (f === 'writeUtf8String' || f === 'writeGeneric' || f === 'writev') return 'socket write';
   if (f === 'sendTagged') return 'Fastify send';
   if (url.includes('fast-json-stringify') || f === 'answered') return 'serialisation';
-  if (
-    url.endsWith('fastify/lib/content-type-parser.js') ||
-    ((f === 'concat' || f === 'toString') && url === 'node:buffer')
-  )
+  if ((f === 'concat' || f === 'toString' || f === 'utf8Slice') && (url === 'node:buffer' || url === ''))
     return 'body read (Buffer.concat, toString)';
   if (url.endsWith('/bench/peer.mjs')) return 'the peer (JSON.parse, its sync, JSON.stringify)';
   if (url.startsWith('node:internal/modules') || url.includes('/esm/') || url.includes('/cjs/'))
