@@ -4,7 +4,8 @@
 // at Metacontroller's 5 workers; then each sample of the profile is given to the stage of the nearest frame of
 // its stack that names one (read from the leaf up), and the shares of the busy time (idle excluded) are printed.
 // PROFILE_KIND (podset), PROFILE_CHILDREN (100), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (5); PROFILE_SERVER=peer
-// profiles the hand-written peer (bench/peer.mjs) on the same request instead.
+// profiles the hand-written peer (bench/peer.mjs) on the same request instead; PROFILE_TREE=<dir> the server built in
+// another tree (another commit's worktree, for a profile before a change).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ const server =
         '-e',
         `process.on('SIGTERM', () => process.exit(0)); await import(${JSON.stringify(pathToFileURL(join(root, 'bench', 'peer.mjs')).href)});`,
       ]
-    : [join(root, 'dist', 'main', 'server.js')];
+    : [join(process.env['PROFILE_TREE'] ?? root, 'dist', 'main', 'server.js')];
 
 interface ProfileNode {
   id: number;
