@@ -5,7 +5,8 @@
 // its stack that names one (read from the leaf up), and the shares of the busy time (idle excluded) are printed.
 // PROFILE_KIND (podset), PROFILE_CHILDREN (100), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (5); PROFILE_SERVER=peer
 // profiles the hand-written peer (bench/peer.mjs) on the same request instead; PROFILE_TREE=<dir> the server built in
-// another tree (another commit's worktree, for a profile before a change).
+// another tree (another commit's worktree, for a profile before a change); PROFILE_READ=<file> only reads a profile
+// taken before (PROFILE_REQUESTS: how many requests it served).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,19 +129,31 @@ async function main(): Promise<void> {
   await exited;
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile in ${dir}`);
-  const time = shares(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile);
+  const requests = result.requests.total;
+  console.log(
+    `${kind}/sync, ${children} children, request ${payload.length} B, ${connections} connections, ${seconds} s: ` +
+      `${requests} requests (profile: ${join(dir, file)})`,
+  );
+  report(join(dir, file), requests);
+}
+
+/** The stages' shares of a profile's busy time, and per request when the number of requests is known. */
+function report(file: string, requests?: number): void {
+  const time = shares(JSON.parse(readFileSync(file, 'utf8')) as Profile);
   time.delete('idle');
   const startUp = time.get('start-up (module loading)') ?? 0;
   time.delete('start-up (module loading)');
   const busy = [...time.values()].reduce((a, b) => a + b, 0);
-  const requests = result.requests.total;
+  const per = (us: number) => (requests ? String(Math.round(us / requests)) : '');
   console.log(
-    `${kind}/sync, ${children} children, request ${payload.length} B, ${connections} connections, ${seconds} s: ` +
-      `${requests} requests, ${Math.round(busy / requests)} us busy per request, start-up ${Math.round(startUp / 1000)} ms left out (profile: ${join(dir, file)})`,
+    `busy ${Math.round(busy / 1000)} ms (${per(busy) || '?'} us a request), start-up ${Math.round(startUp / 1000)} ms left out`,
   );
   console.log('| stage | share of busy time | us per request |\n| --- | ---: | ---: |');
   for (const [stage, us] of [...time].sort((a, b) => b[1] - a[1]))
-    console.log(`| ${stage} | ${((100 * us) / busy).toFixed(1)}% | ${Math.round(us / requests)} |`);
+    console.log(`| ${stage} | ${((100 * us) / busy).toFixed(1)}% | ${per(us)} |`);
 }
 
-await main();
+// PROFILE_READ=<file.cpuprofile>: the shares of a profile taken before (with PROFILE_REQUESTS, per request too).
+if (process.env['PROFILE_READ'])
+  report(process.env['PROFILE_READ'], Number(process.env['PROFILE_REQUESTS']) || undefined);
+else await main();
