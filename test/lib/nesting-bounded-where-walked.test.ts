@@ -6,14 +6,20 @@
 import { Type } from '@sinclair/typebox';
 import fc from 'fast-check';
 import t from 'tap';
-import { buildApp } from '../lib/app.js';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, valueDepthExceeds } from '../lib/json.js';
-import { defineComposite } from '../lib/operator.js';
-import { specParser } from '../lib/spec.js';
-import { resource as podsetResource } from '../hooks/podset/schema.js';
-import { operators } from '../main/operators.js';
-import { testApp } from './fixtures/app.js';
-import { debugInjectorRequest, debugToolRequest, etcdClusterRequest, example, FIXED_NOW } from './fixtures/requests.js';
+import { buildApp } from '../../lib/app.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, valueDepthExceeds } from '../../lib/json.js';
+import { defineComposite } from '../../lib/operator.js';
+import { specParser } from '../../lib/spec.js';
+import { resource as podsetResource } from '../../hooks/podset/schema.js';
+import { operators } from '../../main/operators.js';
+import { testApp } from '../fixtures/app.js';
+import {
+  debugInjectorRequest,
+  debugToolRequest,
+  etcdClusterRequest,
+  example,
+  FIXED_NOW,
+} from '../fixtures/requests.js';
 
 const DEEP = 200_000;
 /** A body whose `"DEEP"` string is replaced by `levels` nested objects, as text (the value is never built). */
