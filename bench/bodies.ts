@@ -545,3 +545,20 @@ export function syncOf(kind: Kind, req: CompositeSyncRequest) {
   if (kind === 'podset') return podsetSync(req, now);
   return kind === 'memcached' ? memcachedSync(req, now) : mysqlSync(req, now, () => 'pw');
 }
+
+/**
+ * The request of Metacontroller's own Node example (examples/catset, the hook users copy) with the same pods as
+ * body('podset', n): a CatSet parent whose template is the pod metaops' PodSet asks for, `spec.replicas` n, every
+ * pod Ready (so it answers n pods, as metaops does). Only bench/example.ts sends it, to that example's server.
+ */
+export function catsetBody(n: number): CompositeSyncRequest {
+  const req = body('podset', n);
+  const pod = syncOf('podset', req).children[0]!;
+  const parent = req.parent;
+  parent.spec = {
+    replicas: n,
+    serviceName: parent.metadata.name!,
+    template: { metadata: { labels: pod.metadata.labels }, spec: pod['spec'] },
+  };
+  return req;
+}

@@ -82,6 +82,8 @@ const ANALYSIS: string[] = [
   "- p99 at half rate within 1 ms of the ceiling's cannot be judged on this machine today: the ceiling's own p99",
   "  at those rates was 37-1292 ms (the servers, the load generator and other agents' builds share two cores), and",
   "  metaops' p99 was above or below it by tens to hundreds of ms from row to row.",
+  "- Since this run (issue 37) the depth scan of every body is gone, and so is the call's logger built on every call:",
+  "  metaops beside Metacontroller's Node example (below, `npm run bench:example`) and docs/performance.md's profiles.",
 ];
 
 export function report(r: any): string {

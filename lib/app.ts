@@ -23,7 +23,7 @@ import {
 import type { HookDefinition, Services } from './hook.js';
 import { hookRoutes, type ServerParts } from './hook-routes.js';
 import { instrumentedServices, instrumentPlugin, refuseClient } from './instrument.js';
-import { parseJsonBody } from './json.js';
+import { MAX_JSON_DEPTH, nestingRefused, parseHookBody, valueDepthExceeds } from './json.js';
 import { Metrics } from './metrics.js';
 import { routesOf, type HookRoute } from './routes.js';
 import { defaultServices } from './services.js';
@@ -105,7 +105,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.register(guardPlugin, { refusalLog: options.refusalLog ?? REFUSAL_LOG });
   app.register(answerPlugin);
   app.register(instrumentPlugin, { metrics });
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    const error = overflowedOnDeepRequest(thrown, request.body) ? (nestingRefused() as FastifyError) : thrown;
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err: error, url: safeUrl(request.url) }, 'hook failed');
@@ -165,11 +166,21 @@ function acceptJson(app: FastifyInstance): void {
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(String(body)));
+      done(null, parseHookBody(String(body)));
     } catch (err) {
       done(err instanceof Error ? err : new Error(String(err)), undefined);
     }
   });
+}
+
+/**
+ * A stack overflow while answering a request nested deeper than MAX_JSON_DEPTH: the request's fault, answered as its
+ * 400. Bodies are not scanned for depth as they arrive (lib/json.ts parseHookBody); the places known to walk request
+ * data recursively are bounded before they do, and this holds the promise for any other: such a request is never a
+ * 500. The body is walked only on this error path.
+ */
+function overflowedOnDeepRequest(error: unknown, body: unknown): boolean {
+  return error instanceof RangeError && error.message.includes('call stack') && valueDepthExceeds(body, MAX_JSON_DEPTH);
 }
 
 /** What every operator's routes share: the callers' guard, the metrics, lib's services, the deadline. */

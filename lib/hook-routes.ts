@@ -19,6 +19,7 @@ import {
   type ParentObject,
 } from './metacontroller.js';
 import type { Metrics } from './metrics.js';
+import { MAX_JSON_DEPTH, nestingRefused, valueDepthExceeds } from './json.js';
 import { confineRelated } from './objects.js';
 import { routesOf, type HookRoute } from './routes.js';
 
@@ -150,7 +151,12 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
     },
     (request, reply) => {
       const body: Static<B> = request.body;
-      const ctx = contextOf(request, name, answering.subject(body));
+      const subject = answering.subject(body);
+      // The object the hook is about is what hooks walk recursively (its spec parsed, fields of it cloned into
+      // children): its depth is bounded here, before any hook runs; the rest of the body is read field by field.
+      // perf: docs/performance.md (no scan of the whole body).
+      if (valueDepthExceeds(subject, MAX_JSON_DEPTH)) throw nestingRefused();
+      const ctx = contextOf(request, name, subject);
       const answered = (result: Static<R>) => {
         logAnswered(request.log, ctx);
         return reply.sendTagged(reply.getSerializationFunction('200')!(result));

@@ -1,5 +1,5 @@
 // Reading what Metacontroller observed, and handing it back unchanged.
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json.js';
+import { MAX_JSON_DEPTH, nestingRefused, parseJsonBody, valueDepthExceeds } from './json.js';
 import type { KubeObject, ObjectMap } from './metacontroller.js';
 
 /** The map key Metacontroller uses for a child type: `<Kind>.<apiVersion>`, e.g. `StatefulSet.apps/v1`. */
@@ -109,12 +109,15 @@ const SERVER_METADATA = [
  * without its server-populated fields and status.
  */
 export function keepObserved(obj: KubeObject): KubeObject {
+  // Handed back whole: the request is not scanned for depth as it arrives (lib/json.ts parseHookBody), so an object
+  // nested deeper than a request may be is refused here, where it would be copied into the answer.
+  if (valueDepthExceeds(obj, MAX_JSON_DEPTH)) throw nestingRefused();
   const lastApplied = obj.metadata.annotations?.[LAST_APPLIED];
-  // The annotation is text anyone who can edit the object may write: nested deeper than a request may be, it
-  // is not parsed (serialising it back would overflow the stack), and the sanitised copy is used instead.
-  if (typeof lastApplied === 'string' && lastApplied && !jsonDepthExceeds(lastApplied, MAX_JSON_DEPTH)) {
+  // The annotation is text anyone who can edit the object may write: nested deeper than a request may be, it is
+  // not parsed (the answer would nest past the limit), and the sanitised copy is used instead.
+  if (typeof lastApplied === 'string' && lastApplied) {
     try {
-      const parsed = JSON.parse(lastApplied) as KubeObject;
+      const parsed = parseJsonBody(lastApplied) as KubeObject;
       if (
         parsed &&
         typeof parsed === 'object' &&

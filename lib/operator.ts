@@ -292,9 +292,9 @@ function call<S extends TSchema, C, K>(
         withinStatusBudget(
           op.resource.kind,
           request,
-          withinAnswerBudget(op.resource.kind, op.answerBudget, request, response, { now, log: ctx.log }),
+          withinAnswerBudget(op.resource.kind, op.answerBudget, request, response, { now, ctx }),
           now,
-          ctx.log,
+          ctx,
         ),
         parsed.ok,
       );
@@ -435,11 +435,11 @@ function withinAnswerBudget(
   budget: { maxBytes?: number } | undefined,
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  { now, log }: { now: Date; log: FastifyBaseLogger },
+  { now, ctx }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'> },
 ): CompositeSyncResponse {
   const problem = answerSizeProblem(kind, response.children, budget?.maxBytes);
   if (!problem) return response;
-  log.warn({ reason: 'AnswerTooLarge' }, problem);
+  ctx.log.warn({ reason: 'AnswerTooLarge' }, problem);
   return held(request, response, now, 'AnswerTooLarge', problem);
 }
 
@@ -469,11 +469,13 @@ function withinStatusBudget(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
   now: Date,
-  log: FastifyBaseLogger,
+  // The call's context, not its logger: the logger (a child with the call's fields) is made only if a line is logged.
+  // perf: docs/performance.md (made on every call it was ~10% of a 10-pod PodSet sync's CPU).
+  ctx: Pick<CallContext<unknown, unknown>, 'log'>,
 ): CompositeSyncResponse {
   const problem = statusBudgetProblem(kind, response.status);
   if (!problem) return response;
-  log.warn({ reason: 'StatusTooLarge' }, problem);
+  ctx.log.warn({ reason: 'StatusTooLarge' }, problem);
   return held(request, response, now, 'StatusTooLarge', problem);
 }
 

@@ -93,8 +93,8 @@ function visit(value: unknown, path: readonly string[], at: string, fn: (value: 
 /**
  * A copy of JSON data that keeps every key as data. TypeBox's Value.Clone assigns keys one by one, so a key named
  * `__proto__` (a label, a tag, a nodeSelector entry) became the copy's prototype: dropped from the data, and its
- * contents readable through inheritance. JSON.parse defines such keys as own properties. Requests are JSON and
- * nest at most MAX_JSON_DEPTH levels, so the round trip is safe.
+ * contents readable through inheritance. JSON.parse defines such keys as own properties. Neither JSON.parse nor
+ * JSON.stringify (without a replacer) recurses in V8, so the round trip is safe at any depth (lib/json.ts).
  */
 export function cloneData<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
