@@ -47,6 +47,7 @@ import {
   attemptKey,
   type Failure,
   type DebugPolicy,
+  wantsContainer,
 } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
 
@@ -131,7 +132,7 @@ export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): T
   const rank = (t: Tool) => (podState(pod, t.name, t.spec).state === 'failed' ? 1 : 0);
   return tools
     .filter((t) => matches(t.spec, pod) && !refusal(t.spec, namespace, policy))
-    .filter((t) => ['pending', 'failed'].includes(podState(pod, t.name, t.spec).state))
+    .filter((t) => wantsContainer(pod, t.name, t.spec))
     .sort((a, b) => rank(a) - rank(b) || byCodeUnits(a.name, b.name));
 }
 
@@ -441,8 +442,7 @@ export function decidedAgain(
   if (tool.uid && real.metadata.uid && real.metadata.uid !== tool.uid) return undefined;
   const parsed = parser.parse(real['spec']);
   if (!parsed.ok || refusal(parsed.spec, namespace, policy) || !matches(parsed.spec, pod)) return undefined;
-  const state = podState(pod, tool.name, parsed.spec).state;
-  return state === 'pending' || state === 'failed' ? parsed.spec : undefined;
+  return wantsContainer(pod, tool.name, parsed.spec) ? parsed.spec : undefined;
 }
 
 /** The refusals of a tool's status (sync.ts): its author's, or the server's policy's. */

@@ -38,11 +38,11 @@ import {
   FIRST_RETRY_SECONDS,
   matches,
   MAX_RETRY_SECONDS,
-  NOT_RUNNING,
   podState,
   refusal,
   selectorOf,
   selectorText,
+  STOPPED,
   type PodState,
 } from './match.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec } from './schema.js';
@@ -366,16 +366,22 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   };
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
   // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
-  const stopped = (f: PodReason) => (NOT_RUNNING as readonly string[]).includes(f.reason);
+  const stopped = (f: PodReason) => STOPPED.has(f.reason);
+  const why =
+    '(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)';
   if (counts.failed > 0 && counts.failures.length === counts.failed && counts.failures.every(stopped))
     return not(
       'ContainerNotRunning',
-      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} (ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited). An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
+      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} ${why}. An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
     );
+  // Some failures may be the kubelet's: those pods carry the container, and are not retried (said so).
+  const carrying = counts.failures.some(stopped)
+    ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
+    : '';
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
-      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h`,
+      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods${carrying ? ', or does not run there' : ''}: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h${carrying}`,
     );
   if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
     return not(

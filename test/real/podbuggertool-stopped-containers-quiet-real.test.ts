@@ -11,7 +11,7 @@ import type { KubeApi } from '../../lib/kube.js';
 import { startApiServer } from '../fixtures/apiserver.js';
 import { FakeApi, inject, tool } from '../fixtures/pbt.js';
 
-const api = startApiServer(t, 'c-pbt-stopped', ['dbg']);
+const api = startApiServer(t, 'pbt-stopped', ['dbg']);
 
 t.test('a pod whose two debug containers exited is left alone: no PATCH, no call back a second later', async (t) => {
   const spec = { label: 'app=web', image: 'busybox' };
