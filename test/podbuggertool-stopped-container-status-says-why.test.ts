@@ -45,17 +45,20 @@ t.test('failures of both kinds: the message says which are retried and which are
   t.match(ready.message, /those with ImagePullFailed, ContainerExited or RunsAsRoot carry it .*not retried/);
 });
 
-t.test('a failure recorded for a container the pod now carries (added meanwhile) is dropped, not retried', async (t) => {
-  const api = new FakeApi().put(tool('a', spec));
-  const p = carrying('p1', { terminated: { exitCode: 1 } });
-  p.metadata.annotations = { [FAILURES_ANNOTATION]: JSON.stringify({ [containerName('a')]: 'Forbidden' }) };
-  api.put(p);
-  const res = await inject(api, ['dbg', 'p1']);
-  t.equal(api.patches.length, 0, 'no PATCH');
-  t.same(api.gets, [], 'no API call');
-  t.same(res.annotations, { [FAILURES_ANNOTATION]: null }, 'the stale record removed');
-  t.equal(res.resyncAfterSeconds, undefined, 'no call back');
-});
+t.test(
+  'a failure recorded for a container the pod now carries (added meanwhile) is dropped, not retried',
+  async (t) => {
+    const api = new FakeApi().put(tool('a', spec));
+    const p = carrying('p1', { terminated: { exitCode: 1 } });
+    p.metadata.annotations = { [FAILURES_ANNOTATION]: JSON.stringify({ [containerName('a')]: 'Forbidden' }) };
+    api.put(p);
+    const res = await inject(api, ['dbg', 'p1']);
+    t.equal(api.patches.length, 0, 'no PATCH');
+    t.same(api.gets, [], 'no API call');
+    t.same(res.annotations, { [FAILURES_ANNOTATION]: null }, 'the stale record removed');
+    t.equal(res.resyncAfterSeconds, undefined, 'no call back');
+  },
+);
 
 t.test('a pod carrying the container of an earlier spec that exited is left alone too', async (t) => {
   const api = new FakeApi().put(tool('a', { ...spec, image: 'busybox:1.37' }));

@@ -421,9 +421,15 @@ t.test('a stamp too long to read, or not of the policy form, is refused for what
     const v = await check.verify(api.stored('PodBuggerTool', 'dbg', name));
     return v.allowed ? 'allowed' : `${v.reason}: ${v.message}`;
   };
-  t.match(await said('a'), /^AuthorUnverified: .*262150 characters long, longer than the 256 KiB the hook server reads/);
+  t.match(
+    await said('a'),
+    /^AuthorUnverified: .*262150 characters long, longer than the 256 KiB the hook server reads/,
+  );
   t.notMatch(await said('a'), /written before the policy/);
-  t.match(await said('b'), /^AuthorUnverified: the tool has no author stamp .*its annotation .* is not of the policy's form/);
+  t.match(
+    await said('b'),
+    /^AuthorUnverified: the tool has no author stamp .*its annotation .* is not of the policy's form/,
+  );
   t.match(await said('c'), /^AuthorUnverified: the tool has no author stamp .*written before the policy/);
   t.equal(api.reviews.length, 0, 'nobody asked about');
 });
@@ -437,7 +443,10 @@ t.test('the answers about an author of many groups are remembered by a hash, not
   const v = await new AuthorCheck(api, cache).verify(api.stored('PodBuggerTool', 'dbg', 'a'));
   t.equal(v.allowed, true, 'asked about, and allowed');
   t.equal(api.reviews.at(-1)?.groups.length, 3000, 'with every group');
-  t.ok([...cache.answers.keys()].every((k) => k.length < 64), 'the memory holds a hash of the question');
+  t.ok(
+    [...cache.answers.keys()].every((k) => k.length < 64),
+    'the memory holds a hash of the question',
+  );
   await new AuthorCheck(api, cache).verify(api.stored('PodBuggerTool', 'dbg', 'a'));
   t.equal(api.reviews.length, 1, 'the answer remembered');
 });
