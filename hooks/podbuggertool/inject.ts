@@ -50,6 +50,7 @@ import {
   wantsContainer,
 } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
+import { countKeyFrom } from './seal.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
 
@@ -58,6 +59,8 @@ export interface ToolSettings {
   policy: DebugPolicy;
   /** How long after the call began a new API call may still start. */
   workBudgetMs: number;
+  /** The key that seals a count's continue token in the tool's status (seal.ts); the process's own when absent. */
+  countKey?: Buffer;
 }
 
 /** The clients of both hooks: the author check, made over the call's Kubernetes API, remembering across calls. */
@@ -76,7 +79,7 @@ const EVENTS_WAIT_MS = 1000;
 const CONFLICT_RETRY_SECONDS = 1;
 
 export function toolSettings({ env }: ClientEnvironment): ToolSettings {
-  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
+  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS, countKey: countKeyFrom(env) };
 }
 
 /**

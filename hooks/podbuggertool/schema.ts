@@ -196,7 +196,8 @@ export const PodBuggerToolStatus = Type.Object(
           generation: Type.Integer({ description: 'The generation of the spec the count is of.' }),
           continue: Type.String({
             maxLength: 4096,
-            description: "The API server's continue token of the next page (it holds the list's resourceVersion).",
+            description:
+              "The API server's continue token of the next page, sealed by the hook server (encrypted and bound to the tool: the API server's token names the next pod).",
           }),
           read: Type.Integer({ description: 'Pods read so far.' }),
           matched: Type.Integer(),

@@ -47,6 +47,7 @@ import {
 } from './match.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec } from './schema.js';
 import type { ToolClients, ToolSettings } from './inject.js';
+import { openToken, sealToken } from './seal.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
 export const REFRESH_SECONDS = 10;
@@ -138,13 +139,25 @@ export interface CountProgress extends Counts {
 
 type CountResult = { complete: true; counts: Counts } | { complete: false; read: number; progress?: CountProgress };
 
-/** The count in progress the previous status carries for this generation, when it is whole. */
-function previousProgress(status: Status, generation: number): CountProgress | undefined {
+/**
+ * The count in progress the previous status carries for this generation, when it is whole and its token, sealed for
+ * this tool (seal.ts), opens: an API server's token written there in the clear (by an earlier version), or sealed
+ * with another key, is none, and the count starts again from the first page.
+ */
+function previousProgress(status: Status, tool: ParentObject, key: Buffer | undefined): CountProgress | undefined {
+  const generation = tool.metadata.generation ?? 0;
   const p = status['countProgress'] as Record<string, unknown> | undefined;
   if (!p || typeof p !== 'object' || p['generation'] !== generation) return undefined;
-  if (typeof p['continue'] !== 'string' || p['continue'] === '' || typeof p['read'] !== 'number') return undefined;
+  if (typeof p['continue'] !== 'string' || typeof p['read'] !== 'number') return undefined;
+  const token = openToken(key, tool, p['continue']);
   const counts = previousCounts(p as Status);
-  return counts ? { ...counts, generation, continue: p['continue'], read: p['read'] } : undefined;
+  return counts && token ? { ...counts, generation, continue: token, read: p['read'] } : undefined;
+}
+
+/** A count's progress as the status carries it: its token sealed (none when too long to seal). */
+function sealedProgress(progress: CountProgress, tool: ParentObject, key: Buffer | undefined): Status | undefined {
+  const sealed = sealToken(key, tool, progress.continue);
+  return sealed ? { ...progress, continue: sealed } : undefined;
 }
 
 /** How long a count at rest cut short is remembered: the API server's compaction (its continue token's life). */
@@ -505,14 +518,21 @@ async function countOrExplain(...args: Parameters<typeof countPods>): Promise<Co
 }
 
 /** The answer of a count: its counts (or the last complete ones, when cut short), and where it stopped. */
-function countedAnswer(tool: ParentObject, now: Date, before: Status, result: CountResult): CompositeSyncResponse {
+function countedAnswer(
+  tool: ParentObject,
+  now: Date,
+  before: Status,
+  result: CountResult,
+  key: Buffer | undefined,
+): CompositeSyncResponse {
   const last = previousCounts(before);
   const counts = result.complete ? result.counts : (last ?? emptyCounts());
   const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
   const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
   const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
   const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
-  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
+  const progress = !result.complete && result.progress ? sealedProgress(result.progress, tool, key) : undefined;
+  if (progress) response.status!['countProgress'] = progress;
   return response;
 }
 
@@ -549,7 +569,7 @@ export async function syncTool(
     tool,
     spec,
     over,
-    previousProgress(before, generation) ?? (rest ? memory.take(key) : undefined),
+    previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
   );
   const shown = (r: CountResult): CountResult =>
     view.named
@@ -568,5 +588,5 @@ export async function syncTool(
     kept.resyncAfterSeconds = REFRESH_SECONDS;
     return kept;
   }
-  return countedAnswer(tool, now, before, shown(result));
+  return countedAnswer(tool, now, before, shown(result), hook.settings.countKey);
 }

@@ -11,7 +11,7 @@ import type { KubeApi } from '../../lib/kube.js';
 import { startApiServer } from '../fixtures/apiserver.js';
 import { FakeApi, status, tool } from '../fixtures/pbt.js';
 
-const api = startApiServer(t, 'c-pbt-progress', ['dbg']);
+const api = startApiServer(t, 'pbt-progress', ['dbg']);
 
 t.test(
   'a count cut short names no pod to an author who may not list them, not even in its continue token',
@@ -53,5 +53,17 @@ t.test(
     const decoded = Buffer.from(token, 'base64').toString('utf8');
     const named = names.filter((n) => JSON.stringify(st).includes(n) || decoded.includes(n));
     t.same(named, [], `no pod named in the status (countProgress.continue decodes to ${JSON.stringify(decoded)})`);
+    // The sealed token still does its work: the next sync opens it, and the real API server resumes the list there.
+    fake.setStatus('dbg', 'a', st);
+    const later = { now: new Date(Date.parse(st.countedAt) + 10_000) };
+    const next = await status(
+      kube as unknown as FakeApi,
+      ['dbg', 'a'],
+      later,
+      fake.stored('PodBuggerTool', 'dbg', 'a'),
+    );
+    t.match(next.status, { matched: names.length, pending: names.length }, 'the count resumed and completed');
+    t.equal(pages, 2, 'from the second page: the first was not read again');
+    t.equal((next.status as any).countProgress, undefined);
   },
 );
