@@ -5,6 +5,7 @@
 // request limit). A pod that took a dozen of the namespace's tools' containers, still one the API server stores and
 // serves, puts the request past the body limit (413): no further tool reaches it, and the status of each says
 // nothing of why.
+// (Was: 40 tools, 8.05 MiB with that pod. TOOLS_PER_REQUEST is now 32, counted with the largest pod.)
 import t from 'tap';
 import { ephemeralContainer, matches, parser } from '../hooks/podbuggertool/match.js';
 import { TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
@@ -68,3 +69,23 @@ t.test('the injector request of a pod carrying its tools’ containers, as the A
     `request: ${(payload.length / 1024 / 1024).toFixed(2)} MiB for a pod of ${(JSON.stringify(p).length / 1024 / 1024).toFixed(2)} MiB carrying ${carried} of its ${TOOLS_PER_REQUEST} tools' containers (limit ${(DEFAULT_BODY_LIMIT / 1024 / 1024).toFixed(0)} MiB)`,
   );
 });
+
+// Stricter: any pod the API server stores. Its request limit in etcd is 1.5 MiB; a pod grown to that size as JSON
+// (annotations here; its tools' containers above), with TOOLS_PER_REQUEST tools at their bounds and largest statuses,
+// still fits with room to spare, and so does a pod of 2 MiB as JSON (the stored encoding, protobuf, is smaller than
+// JSON: its field names are numbers).
+for (const mib of [1.5, 2]) {
+  t.test(`a pod of ${mib} MiB as JSON and TOOLS_PER_REQUEST tools at their bounds fit, with room`, async (t) => {
+    const api = new FakeApi();
+    for (let i = 0; i < TOOLS_PER_REQUEST; i++) api.put(largest(`big-${i}`));
+    const labels = (WORST_SPECS['podbuggertool'] as any).selector.matchLabels as Record<string, string>;
+    const p = pod('web-1'.padEnd(253, 'x'), labels);
+    const room = mib * 1024 * 1024 - JSON.stringify(p).length;
+    p.metadata.annotations = { 'example.com/blob': 'a'.repeat(room - 40) };
+    api.put(p);
+    const payload = JSON.stringify(injectorRequest(api, 'dbg', p.metadata.name));
+    t.comment(`request: ${(payload.length / 1024 / 1024).toFixed(2)} MiB for a pod of ${mib} MiB`);
+    t.ok(JSON.stringify(p).length >= mib * 1024 * 1024 - 64, 'the pod is that large');
+    t.ok(payload.length < DEFAULT_BODY_LIMIT * 0.95, 'within the body limit, with room to spare');
+  });
+}
