@@ -31,6 +31,7 @@ t.test('a container the kubelet refused as root: ContainerNotRunning, not "could
   t.match(ready, { status: 'False', reason: 'ContainerNotRunning' });
   t.match(ready.message, /RunsAsRoot: the kubelet refused to run it as root/);
   t.notMatch(ready.message, /retried/, 'no retry promised: the pod carries the container');
+  t.equal(res.resyncAfterSeconds, undefined, 'nothing to retry: counted again at the resync, not every 30 s');
 });
 
 t.test('failures of both kinds: the message says which are retried and which are not', async (t) => {
@@ -43,6 +44,7 @@ t.test('failures of both kinds: the message says which are retried and which are
   t.match(ready, { status: 'False', reason: 'InjectionFailed' });
   t.match(ready.message, /p1 \(ContainerExited\), p2 \(Forbidden\); retried from 30s/);
   t.match(ready.message, /those with ImagePullFailed, ContainerExited or RunsAsRoot carry it .*not retried/);
+  t.equal(res.resyncAfterSeconds, 30, 'counted again when the PATCH is retried');
 });
 
 t.test(

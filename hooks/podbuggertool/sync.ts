@@ -346,8 +346,14 @@ function answer(
   };
   // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure).
   if (o.complete === false || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
-  else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
+  // Failures the injector retries; not those of containers on their pods that stopped (never retried): the resync.
+  else if (counts.failed > 0 && !allStopped(counts)) response.resyncAfterSeconds = RETRY_SECONDS.failure;
   return response;
+}
+
+/** True when every failure is of a container on its pod that does not run (the kubelet's; none is retried). */
+function allStopped(counts: Counts): boolean {
+  return counts.failures.length === counts.failed && counts.failures.every((f) => STOPPED.has(f.reason));
 }
 
 /** The reasons of the skipped pods (those listed), for Ready's message: `PodCompleted, MirrorPod`. */
@@ -382,7 +388,7 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   const stopped = (f: PodReason) => STOPPED.has(f.reason);
   const why =
     '(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)';
-  if (counts.failed > 0 && counts.failures.length === counts.failed && counts.failures.every(stopped))
+  if (counts.failed > 0 && allStopped(counts))
     return not(
       'ContainerNotRunning',
       `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} ${why}. An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
