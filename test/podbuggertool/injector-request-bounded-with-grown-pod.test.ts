@@ -7,12 +7,12 @@
 // nothing of why.
 // (Was: 40 tools, 8.05 MiB with that pod. TOOLS_PER_REQUEST is now 32, counted with the largest pod.)
 import t from 'tap';
-import { ephemeralContainer, matches, parser } from '../hooks/podbuggertool/match.js';
-import { TOOLS_PER_REQUEST } from '../hooks/podbuggertool/schema.js';
-import { MAX_LISTED } from '../hooks/podbuggertool/sync.js';
-import { DEFAULT_BODY_LIMIT } from '../lib/config.js';
-import { FakeApi, injectorRequest, pod, tool } from './fixtures/pbt.js';
-import { MAX_OBJECT_BYTES, WORST_SPECS } from './fixtures/worst.js';
+import { ephemeralContainer, matches, parser } from '../../hooks/podbuggertool/match.js';
+import { TOOLS_PER_REQUEST } from '../../hooks/podbuggertool/schema.js';
+import { MAX_LISTED } from '../../hooks/podbuggertool/sync.js';
+import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
+import { FakeApi, injectorRequest, pod, tool } from '../fixtures/pbt.js';
+import { MAX_OBJECT_BYTES, WORST_SPECS } from '../fixtures/worst.js';
 
 const podName = (i: number) => `p${i}`.padEnd(253, 'x');
 

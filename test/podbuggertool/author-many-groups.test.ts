@@ -5,8 +5,8 @@
 // author stamp from the admission policy (it was written before the policy was in force): delete it and create it
 // again": neither is true, and doing it changes nothing. The author must be asked about, or told the real reason.
 import t from 'tap';
-import { AUTHOR_ANNOTATION, AuthorCache, AuthorCheck } from '../hooks/podbuggertool/author.js';
-import { FakeApi, stamp, tool } from './fixtures/pbt.js';
+import { AUTHOR_ANNOTATION, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
+import { FakeApi, stamp, tool } from '../fixtures/pbt.js';
 
 t.test('an author in 300 LDAP groups is asked about, or told why not (not "written before the policy")', async (t) => {
   const groups = [

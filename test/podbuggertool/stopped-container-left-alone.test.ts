@@ -7,8 +7,8 @@
 // container again as a no-op (measured on kube-apiserver 1.36: the PATCH succeeds and the resourceVersion does not
 // move; test/real/podbuggertool-stopped-containers-quiet-real.test.ts): nothing can come of those calls.
 import t from 'tap';
-import { containerName, ephemeralContainer, parser } from '../hooks/podbuggertool/match.js';
-import { FakeApi, inject, pod, tool } from './fixtures/pbt.js';
+import { containerName, ephemeralContainer, parser } from '../../hooks/podbuggertool/match.js';
+import { FakeApi, inject, pod, tool } from '../fixtures/pbt.js';
 
 /** The fake API server, taking a repeat of a container the pod carries as the real one does: a no-op. */
 function repeatsAreNoOps(api: FakeApi): FakeApi {

@@ -1,10 +1,10 @@
 // A debug container that is on the pod and does not run (the kubelet cannot pull its image, refused it as root, or it
-// exited with an error) is never added again (test/podbuggertool-stopped-container-left-alone.test.ts): the tool's
+// exited with an error) is never added again (test/podbuggertool/stopped-container-left-alone.test.ts): the tool's
 // status says so, and does not promise a retry that never comes.
 import t from 'tap';
-import { containerName, ephemeralContainer, FAILURES_ANNOTATION, parser } from '../hooks/podbuggertool/match.js';
-import { FakeApi, inject, pod, statusAndApply, tool } from './fixtures/pbt.js';
-import { FIXED_NOW } from './fixtures/requests.js';
+import { containerName, ephemeralContainer, FAILURES_ANNOTATION, parser } from '../../hooks/podbuggertool/match.js';
+import { FakeApi, inject, pod, statusAndApply, tool } from '../fixtures/pbt.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
 
 const spec = { label: 'app=web', image: 'busybox', securityProfile: 'restricted', runAsUser: 1000 };
 const rootRefusal = {

@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { toolSettings } from '../hooks/podbuggertool/inject.js';
-import { countKeyFrom, MAX_SEALED_TOKEN, openToken, sealToken } from '../hooks/podbuggertool/seal.js';
-import { tool } from './fixtures/pbt.js';
+import { toolSettings } from '../../hooks/podbuggertool/inject.js';
+import { countKeyFrom, MAX_SEALED_TOKEN, openToken, sealToken } from '../../hooks/podbuggertool/seal.js';
+import { tool } from '../fixtures/pbt.js';
 
 /** A token as kube-apiserver writes it: base64 JSON of the resourceVersion and the next key (the pod's name). */
 const apiToken = (name: string) =>
