@@ -19,6 +19,7 @@
 // next review on (AUTHOR_CACHE_MS at most). Group membership is the authenticator's, told only in the request that
 // wrote the spec, and nothing can derive it again later: a user taken out of a group at the identity provider keeps
 // that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
+import { createHash } from 'node:crypto';
 import { type KubeApi, type KubeObject } from '../../lib/index.js';
 
 /** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
@@ -54,11 +55,20 @@ function parseExtra(text: string): Record<string, string[]> | undefined {
 }
 
 /**
+ * The longest stamp read: the API server keeps at most 256 KiB of annotations on an object (keys and values
+ * together), so every stamp the policy can write is read, a user in a few thousand groups included (each group named
+ * as an LDAP distinguished name, `cn=...,ou=groups,dc=example,dc=com`, its `,` and `=` escaped: 60 to 80 characters).
+ * What a stamp costs is bounded by it: parsing it, and a SubjectAccessReview naming its groups (the API server takes
+ * requests of 3 MiB); the answers are remembered by a hash of who was asked about (AuthorCache), not by the groups.
+ */
+export const MAX_STAMP_CHARS = 256 * 1024;
+
+/**
  * A stamp `v1;<user>;<uid>;<group>,<group>...[;<key>=<value>,...]`, or undefined for anything else. The extra part
  * (the authenticator's userInfo.extra) is written since the policy sends it on; a stamp without it has none.
  */
 export function parseStamp(text: unknown): Author | undefined {
-  if (typeof text !== 'string' || text.length > 16 * 1024) return undefined;
+  if (typeof text !== 'string' || text.length > MAX_STAMP_CHARS) return undefined;
   const parts = text.split(';');
   if ((parts.length !== 4 && parts.length !== 5) || parts[0] !== 'v1') return undefined;
   const [, user, uid, groups, extraText] = parts as [string, string, string, string, string | undefined];
@@ -224,10 +234,26 @@ export const NAMES_RIGHT = { verb: 'list', group: '', resource: 'pods' } as cons
 
 /** A tool's author stamp, when it has one of the policy's form. */
 function stampOf(tool: KubeObject): Author | undefined {
+  return parseStamp(stampText(tool));
+}
+
+/** The text of a tool's author annotation, when it has one. */
+function stampText(tool: KubeObject): unknown {
   const annotations = tool.metadata.annotations;
-  return parseStamp(
-    annotations && Object.hasOwn(annotations, AUTHOR_ANNOTATION) ? annotations[AUTHOR_ANNOTATION] : undefined,
-  );
+  return annotations && Object.hasOwn(annotations, AUTHOR_ANNOTATION) ? annotations[AUTHOR_ANNOTATION] : undefined;
+}
+
+/**
+ * Why a tool's author annotation is no stamp the hook reads, as the refusal says it: none at all (written before the
+ * policy), one longer than MAX_STAMP_CHARS, or one not of the policy's form (written by hand).
+ */
+function unreadStamp(tool: KubeObject): string {
+  const text = stampText(tool);
+  if (typeof text === 'string' && text.length > MAX_STAMP_CHARS)
+    return `the tool's author stamp is ${text.length} characters long, longer than the ${MAX_STAMP_CHARS / 1024} KiB the hook server reads (its author is in too many groups to be named in one SubjectAccessReview): it cannot be checked; nothing is injected`;
+  if (text !== undefined)
+    return `the tool has no author stamp from the admission policy ${AUTHOR_POLICY}: its annotation ${AUTHOR_ANNOTATION} is not of the policy's form ("v1;<user>;<uid>;<groups>;<extra>"), written by hand before the policy was in force: delete the tool and create it again, and the policy stamps whoever does; nothing is injected`;
+  return `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): delete it and create it again, and the policy stamps whoever does; nothing is injected`;
 }
 
 /** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
@@ -264,7 +290,8 @@ export class AuthorCheck {
     question: { right?: typeof AUTHOR_RIGHT | typeof NAMES_RIGHT; name?: string; cached?: 'use' | 'only' | 'ask' } = {},
   ): Promise<boolean | undefined> {
     const { right = AUTHOR_RIGHT, name, cached = 'use' } = question;
-    const key = JSON.stringify([
+    // Remembered by a hash of the question: a stamp of many groups costs its answer no more memory than any other.
+    const asked = JSON.stringify([
       author.user,
       author.uid,
       author.groups,
@@ -273,6 +300,7 @@ export class AuthorCheck {
       ...(right === AUTHOR_RIGHT ? [] : [right.verb, right.resource]),
       ...(name !== undefined ? [name] : []),
     ]);
+    const key = createHash('sha256').update(asked).digest('base64');
     const answer = this.cache.answers.get(key);
     // 'ask': asked again now, whatever is remembered (the answer is remembered); 'only': what is remembered, if fresh.
     if (cached !== 'ask' && answer && this.cache.fresh(answer.at)) return answer.allowed;
@@ -304,12 +332,7 @@ export class AuthorCheck {
   async verify(tool: KubeObject, over: () => boolean = () => false, pod?: string): Promise<AuthorVerdict> {
     const namespace = tool.metadata.namespace ?? 'default';
     const author = stampOf(tool);
-    if (!author)
-      return {
-        allowed: false,
-        reason: 'AuthorUnverified',
-        message: `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): delete it and create it again, and the policy stamps whoever does; nothing is injected`,
-      };
+    if (!author) return { allowed: false, reason: 'AuthorUnverified', message: unreadStamp(tool) };
     const since = await this.inPlaceSince(over);
     if (since === undefined)
       return {

@@ -47,8 +47,10 @@ import {
   attemptKey,
   type Failure,
   type DebugPolicy,
+  wantsContainer,
 } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
+import { countKeyFrom } from './seal.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
 
@@ -57,6 +59,8 @@ export interface ToolSettings {
   policy: DebugPolicy;
   /** How long after the call began a new API call may still start. */
   workBudgetMs: number;
+  /** The key that seals a count's continue token in the tool's status (seal.ts); the process's own when absent. */
+  countKey?: Buffer;
 }
 
 /** The clients of both hooks: the author check, made over the call's Kubernetes API, remembering across calls. */
@@ -75,7 +79,7 @@ const EVENTS_WAIT_MS = 1000;
 const CONFLICT_RETRY_SECONDS = 1;
 
 export function toolSettings({ env }: ClientEnvironment): ToolSettings {
-  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS };
+  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS, countKey: countKeyFrom(env) };
 }
 
 /**
@@ -131,7 +135,7 @@ export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): T
   const rank = (t: Tool) => (podState(pod, t.name, t.spec).state === 'failed' ? 1 : 0);
   return tools
     .filter((t) => matches(t.spec, pod) && !refusal(t.spec, namespace, policy))
-    .filter((t) => ['pending', 'failed'].includes(podState(pod, t.name, t.spec).state))
+    .filter((t) => wantsContainer(pod, t.name, t.spec))
     .sort((a, b) => rank(a) - rank(b) || byCodeUnits(a.name, b.name));
 }
 
@@ -441,8 +445,7 @@ export function decidedAgain(
   if (tool.uid && real.metadata.uid && real.metadata.uid !== tool.uid) return undefined;
   const parsed = parser.parse(real['spec']);
   if (!parsed.ok || refusal(parsed.spec, namespace, policy) || !matches(parsed.spec, pod)) return undefined;
-  const state = podState(pod, tool.name, parsed.spec).state;
-  return state === 'pending' || state === 'failed' ? parsed.spec : undefined;
+  return wantsContainer(pod, tool.name, parsed.spec) ? parsed.spec : undefined;
 }
 
 /** The refusals of a tool's status (sync.ts): its author's, or the server's policy's. */

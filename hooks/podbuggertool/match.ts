@@ -661,6 +661,11 @@ const IMAGE_WAITING = new Set([
 
 /** The kubelet's reasons why a container on a pod does not run, and never will (it is the tool's failure). */
 export const NOT_RUNNING = ['ImagePullFailed', 'ContainerExited'] as const;
+/**
+ * The failures of a container that is on the pod (the kubelet's): it does not run (NOT_RUNNING), or the kubelet
+ * refused to start it as root (RunsAsRoot). None is retried: the pod carries the container (wantsContainer).
+ */
+export const STOPPED = new Set<string>([...NOT_RUNNING, 'RunsAsRoot']);
 
 /**
  * Why a container that was added does not run: the kubelet cannot pull its image (ImagePullFailed), or it ran and
@@ -674,6 +679,19 @@ function notRunning(state: ContainerState | undefined): (typeof NOT_RUNNING)[num
     return (state.terminated as { exitCode?: unknown }).exitCode === 0 ? undefined : 'ContainerExited';
   const reason = state?.waiting?.reason;
   return typeof reason === 'string' && IMAGE_WAITING.has(reason) ? 'ImagePullFailed' : undefined;
+}
+
+/**
+ * True when the pod still wants the tool's container: it lacks it and can take it (pending), or the last attempt to
+ * add it failed (recorded on the pod). A pod that carries a container of that name never wants it again, whatever
+ * became of it: an ephemeral container can be neither restarted, replaced nor removed, and the API server takes the
+ * same container again as a no-op. One the kubelet cannot start, or that exited, is `failed` in the tool's status
+ * (ImagePullFailed, ContainerExited, RunsAsRoot: it says why), and left alone here: no PATCH, no retry.
+ */
+export function wantsContainer(pod: KubeObject, tool: string, spec: Spec): boolean {
+  const state = podState(pod, tool, spec).state;
+  if (state === 'pending') return true;
+  return state === 'failed' && !ephemeralImages(pod).has(containerName(tool));
 }
 
 /**

@@ -38,15 +38,16 @@ import {
   FIRST_RETRY_SECONDS,
   matches,
   MAX_RETRY_SECONDS,
-  NOT_RUNNING,
   podState,
   refusal,
   selectorOf,
   selectorText,
+  STOPPED,
   type PodState,
 } from './match.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec } from './schema.js';
 import type { ToolClients, ToolSettings } from './inject.js';
+import { openToken, sealToken } from './seal.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
 export const REFRESH_SECONDS = 10;
@@ -138,13 +139,25 @@ export interface CountProgress extends Counts {
 
 type CountResult = { complete: true; counts: Counts } | { complete: false; read: number; progress?: CountProgress };
 
-/** The count in progress the previous status carries for this generation, when it is whole. */
-function previousProgress(status: Status, generation: number): CountProgress | undefined {
+/**
+ * The count in progress the previous status carries for this generation, when it is whole and its token, sealed for
+ * this tool (seal.ts), opens: an API server's token written there in the clear (by an earlier version), or sealed
+ * with another key, is none, and the count starts again from the first page.
+ */
+function previousProgress(status: Status, tool: ParentObject, key: Buffer | undefined): CountProgress | undefined {
+  const generation = tool.metadata.generation ?? 0;
   const p = status['countProgress'] as Record<string, unknown> | undefined;
   if (!p || typeof p !== 'object' || p['generation'] !== generation) return undefined;
-  if (typeof p['continue'] !== 'string' || p['continue'] === '' || typeof p['read'] !== 'number') return undefined;
+  if (typeof p['continue'] !== 'string' || typeof p['read'] !== 'number') return undefined;
+  const token = openToken(key, tool, p['continue']);
   const counts = previousCounts(p as Status);
-  return counts ? { ...counts, generation, continue: p['continue'], read: p['read'] } : undefined;
+  return counts && token ? { ...counts, generation, continue: token, read: p['read'] } : undefined;
+}
+
+/** A count's progress as the status carries it: its token sealed (none when too long to seal). */
+function sealedProgress(progress: CountProgress, tool: ParentObject, key: Buffer | undefined): Status | undefined {
+  const sealed = sealToken(key, tool, progress.continue);
+  return sealed ? { ...progress, continue: sealed } : undefined;
 }
 
 /** How long a count at rest cut short is remembered: the API server's compaction (its continue token's life). */
@@ -333,8 +346,14 @@ function answer(
   };
   // Not done: counted again soon (failures are retried by the injector every RETRY_SECONDS.failure).
   if (o.complete === false || counts.pending > 0) response.resyncAfterSeconds = REFRESH_SECONDS;
-  else if (counts.failed > 0) response.resyncAfterSeconds = RETRY_SECONDS.failure;
+  // Failures the injector retries; not those of containers on their pods that stopped (never retried): the resync.
+  else if (counts.failed > 0 && !allStopped(counts)) response.resyncAfterSeconds = RETRY_SECONDS.failure;
   return response;
+}
+
+/** True when every failure is of a container on its pod that does not run (the kubelet's; none is retried). */
+function allStopped(counts: Counts): boolean {
+  return counts.failures.length === counts.failed && counts.failures.every((f) => STOPPED.has(f.reason));
 }
 
 /** The reasons of the skipped pods (those listed), for Ready's message: `PodCompleted, MirrorPod`. */
@@ -366,16 +385,22 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   };
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
   // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
-  const stopped = (f: PodReason) => (NOT_RUNNING as readonly string[]).includes(f.reason);
-  if (counts.failed > 0 && counts.failures.length === counts.failed && counts.failures.every(stopped))
+  const stopped = (f: PodReason) => STOPPED.has(f.reason);
+  const why =
+    '(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)';
+  if (counts.failed > 0 && allStopped(counts))
     return not(
       'ContainerNotRunning',
-      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} (ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited). An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
+      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} ${why}. An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
     );
+  // Some failures may be the kubelet's: those pods carry the container, and are not retried (said so).
+  const carrying = counts.failures.some(stopped)
+    ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
+    : '';
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
-      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h`,
+      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods${carrying ? ', or does not run there' : ''}: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h${carrying}`,
     );
   if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
     return not(
@@ -499,14 +524,21 @@ async function countOrExplain(...args: Parameters<typeof countPods>): Promise<Co
 }
 
 /** The answer of a count: its counts (or the last complete ones, when cut short), and where it stopped. */
-function countedAnswer(tool: ParentObject, now: Date, before: Status, result: CountResult): CompositeSyncResponse {
+function countedAnswer(
+  tool: ParentObject,
+  now: Date,
+  before: Status,
+  result: CountResult,
+  key: Buffer | undefined,
+): CompositeSyncResponse {
   const last = previousCounts(before);
   const counts = result.complete ? result.counts : (last ?? emptyCounts());
   const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
   const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
   const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
   const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
-  if (!result.complete && result.progress) response.status!['countProgress'] = result.progress;
+  const progress = !result.complete && result.progress ? sealedProgress(result.progress, tool, key) : undefined;
+  if (progress) response.status!['countProgress'] = progress;
   return response;
 }
 
@@ -543,7 +575,7 @@ export async function syncTool(
     tool,
     spec,
     over,
-    previousProgress(before, generation) ?? (rest ? memory.take(key) : undefined),
+    previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
   );
   const shown = (r: CountResult): CountResult =>
     view.named
@@ -562,5 +594,5 @@ export async function syncTool(
     kept.resyncAfterSeconds = REFRESH_SECONDS;
     return kept;
   }
-  return countedAnswer(tool, now, before, shown(result));
+  return countedAnswer(tool, now, before, shown(result), hook.settings.countKey);
 }

@@ -13,6 +13,7 @@ import {
   AuthorCache,
   AuthorCheck,
   authorPolicyObjects,
+  MAX_STAMP_CHARS,
   parseStamp,
 } from '../../hooks/podbuggertool/author.js';
 import { FAILURES_ANNOTATION } from '../../hooks/podbuggertool/match.js';
@@ -51,7 +52,7 @@ t.test('the stamp: v1, the user, the UID and the groups, each escaped', async (t
     'v1;e;u;;;',
     'v1;u;;;x',
     'v1;u;;;=x',
-    `v1;${'u'.repeat(17000)};;`,
+    `v1;${'u'.repeat(MAX_STAMP_CHARS)};;`,
   ])
     t.equal(parseStamp(bad), undefined, JSON.stringify(bad)?.slice(0, 40));
 });
@@ -400,8 +401,52 @@ t.test('out of time: no call starts, before the policy read or before the review
   t.equal(api.reviews.length, reviews, 'no review asked');
 });
 
-t.test('a stamp of 16 KiB is read; a longer one is not a stamp', async (t) => {
+t.test('a stamp of 256 KiB (all the API server keeps) is read; a longer one is not a stamp', async (t) => {
   const head = 'v1;u;;';
-  t.match(parseStamp(head + 'g'.repeat(16 * 1024 - head.length)), { user: 'u' });
-  t.equal(parseStamp(head + 'g'.repeat(16 * 1024 - head.length + 1)), undefined);
+  t.equal(MAX_STAMP_CHARS, 256 * 1024);
+  t.match(parseStamp(head + 'g'.repeat(MAX_STAMP_CHARS - head.length)), { user: 'u' });
+  t.equal(parseStamp(head + 'g'.repeat(MAX_STAMP_CHARS - head.length + 1)), undefined);
+});
+
+t.test('a stamp too long to read, or not of the policy form, is refused for what it is', async (t) => {
+  const long = tool('a', { label: 'app=web', image: 'busybox' });
+  long.metadata.annotations[AUTHOR_ANNOTATION] = 'v1;u;;' + 'g'.repeat(MAX_STAMP_CHARS);
+  const hand = tool('b', { label: 'app=web', image: 'busybox' });
+  hand.metadata.annotations[AUTHOR_ANNOTATION] = 'alice';
+  const none = tool('c', { label: 'app=web', image: 'busybox' });
+  delete none.metadata.annotations[AUTHOR_ANNOTATION];
+  const api = new FakeApi().put(long).put(hand).put(none);
+  const check = new AuthorCheck(api, new AuthorCache());
+  const said = async (name: string) => {
+    const v = await check.verify(api.stored('PodBuggerTool', 'dbg', name));
+    return v.allowed ? 'allowed' : `${v.reason}: ${v.message}`;
+  };
+  t.match(
+    await said('a'),
+    /^AuthorUnverified: .*262150 characters long, longer than the 256 KiB the hook server reads/,
+  );
+  t.notMatch(await said('a'), /written before the policy/);
+  t.match(
+    await said('b'),
+    /^AuthorUnverified: the tool has no author stamp .*its annotation .* is not of the policy's form/,
+  );
+  t.match(await said('c'), /^AuthorUnverified: the tool has no author stamp .*written before the policy/);
+  t.equal(api.reviews.length, 0, 'nobody asked about');
+});
+
+t.test('the answers about an author of many groups are remembered by a hash, not by the groups', async (t) => {
+  const groups = Array.from({ length: 3000 }, (_, i) => `cn=team-${i},ou=groups,dc=example,dc=com`);
+  const tl = tool('a', { label: 'app=web', image: 'busybox' });
+  tl.metadata.annotations[AUTHOR_ANNOTATION] = stamp('alice', groups).replace(/=/g, '%3D');
+  const api = new FakeApi().put(tl);
+  const cache = new AuthorCache();
+  const v = await new AuthorCheck(api, cache).verify(api.stored('PodBuggerTool', 'dbg', 'a'));
+  t.equal(v.allowed, true, 'asked about, and allowed');
+  t.equal(api.reviews.at(-1)?.groups.length, 3000, 'with every group');
+  t.ok(
+    [...cache.answers.keys()].every((k) => k.length < 64),
+    'the memory holds a hash of the question',
+  );
+  await new AuthorCheck(api, cache).verify(api.stored('PodBuggerTool', 'dbg', 'a'));
+  t.equal(api.reviews.length, 1, 'the answer remembered');
 });

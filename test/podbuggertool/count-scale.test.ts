@@ -5,6 +5,7 @@
 // the budget, at every sync: the tool's status must still count its pods at some point (a count that resumes where
 // the last one stopped, a budget that grows with the pods, ...), not say CountIncomplete with zeros for ever.
 import t from 'tap';
+import { sealToken } from '../../hooks/podbuggertool/seal.js';
 import { COUNT_BUDGET_MS, PAGE_SIZE } from '../../hooks/podbuggertool/sync.js';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { FakeApi, pod, statusAndApply, tool } from '../fixtures/pbt.js';
@@ -53,18 +54,26 @@ t.test('a resumed count: an expired token (410) or a changed spec starts it agai
     skips: [],
   });
   // A token the API server no longer serves: 410, and the count starts again, complete and honest.
-  api.setStatus('dbg', 'a', { ...(stored.status ?? {}), countProgress: progress(1, 'old-token') });
+  api.setStatus('dbg', 'a', {
+    ...(stored.status ?? {}),
+    countProgress: progress(1, sealToken(undefined, stored, 'old-token')!),
+  });
   const list = api.list.bind(api);
+  let expired = 0;
   api.list = async (...args: Parameters<FakeApi['list']>) => {
-    if (args[3].continue === 'old-token')
+    if (args[3].continue === 'old-token' && ++expired)
       throw new KubeError(410, 'The provided continue parameter is too old', 'Expired');
     return list(...args);
   };
   const restarted = await statusAndApply(api, ['dbg', 'a'], { now: later(60) });
   t.match(restarted.status, { matched: PAGE_SIZE * 2 + 3, pending: PAGE_SIZE * 2 + 3 });
   t.equal((restarted.status as any).countProgress, undefined);
+  t.equal(expired, 1, 'the sealed token was opened and sent, and the API server said it expired');
   // Progress of another generation (the spec changed since) is not resumed: the count starts from the first page.
-  api.setStatus('dbg', 'a', { ...(restarted.status as object), countProgress: progress(0, String(PAGE_SIZE)) });
+  api.setStatus('dbg', 'a', {
+    ...(restarted.status as object),
+    countProgress: progress(0, sealToken(undefined, stored, String(PAGE_SIZE))!),
+  });
   const lists = api.lists.length;
   const res = await statusAndApply(api, ['dbg', 'a'], { now: later(120) });
   t.equal(api.lists[lists]!.options.continue, undefined, 'from the first page');

@@ -9,6 +9,7 @@ import YAML from 'yaml';
 import { operators as hooks } from '../../main/operators.js';
 import { podbuggertool, podbuggertoolInjector } from '../../hooks/podbuggertool/index.js';
 import { customizeInjector, toolSettings, WORK_BUDGET_MS, wantedBy } from '../../hooks/podbuggertool/inject.js';
+import { countKeyFrom } from '../../hooks/podbuggertool/seal.js';
 import {
   containerName,
   DEFAULT_POLICY,
@@ -79,7 +80,11 @@ t.test(
         relatedResources: [{ apiVersion: 'debug.metaops.dev/v1alpha1', resource: 'podbuggertools' }],
       });
     const env = { METAOPS_DEBUG_IMAGE_ALLOWLIST: 'docker.io/library/busybox' };
-    t.same(toolSettings({ env }), { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS });
+    t.same(toolSettings({ env }), {
+      policy: policyFromEnv(env),
+      workBudgetMs: WORK_BUDGET_MS,
+      countKey: countKeyFrom(env),
+    });
     t.equal(WORK_BUDGET_MS, 3500);
   },
 );

@@ -2,6 +2,7 @@
 // request that grows with the pods; honest while not done (pending, Injecting), at any size (CountIncomplete rather
 // than a stale Ready), quiet at rest (the same status, nothing written), and no more often than REFRESH_SECONDS.
 import t from 'tap';
+import { openToken } from '../../hooks/podbuggertool/seal.js';
 import { AuthorCache } from '../../hooks/podbuggertool/author.js';
 import { DEFAULT_POLICY, FAILURES_ANNOTATION, refusal } from '../../hooks/podbuggertool/match.js';
 import { COUNT_BUDGET_MS, MAX_LISTED, PAGE_SIZE, REFRESH_SECONDS } from '../../hooks/podbuggertool/sync.js';
@@ -360,7 +361,9 @@ t.test(
       message: `${PAGE_SIZE} pods read so far, not all of them (each sync reads for 4 s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
     });
     t.equal(partial.resyncAfterSeconds, REFRESH_SECONDS);
-    t.match((partial.status as any).countProgress, { generation: 1, continue: String(PAGE_SIZE), read: PAGE_SIZE });
+    t.match((partial.status as any).countProgress, { generation: 1, continue: /^s1\./, read: PAGE_SIZE });
+    const sealed = (partial.status as any).countProgress.continue;
+    t.equal(openToken(undefined, first.stored('PodBuggerTool', 'dbg', 'c'), sealed), String(PAGE_SIZE), 'sealed');
     first.list = firstList;
     first.setStatus('dbg', 'c', partial.status);
     const firstLists = first.lists.length;
