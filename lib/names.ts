@@ -65,12 +65,17 @@ export function isDnsDomain(domain: string): boolean {
   return domain.length <= 200 && DOMAIN.test(domain);
 }
 
-/** What is wrong with the server's cluster domain setting (the server refuses to start), or nothing. */
-export function clusterDomainProblems(env: NodeJS.ProcessEnv): string[] {
-  const domain = clusterDomainOf(env);
+/** What is wrong with a cluster domain setting's value, or undefined (the server refuses to start on one). */
+export function clusterDomainProblem(domain: string): string | undefined {
   return isDnsDomain(domain)
-    ? []
-    : [`${CLUSTER_DOMAIN_ENV} takes a DNS domain such as cluster.local: ${JSON.stringify(domain.slice(0, 80))} is not one`];
+    ? undefined
+    : `${CLUSTER_DOMAIN_ENV} and METAOPS_ETCD_CLUSTER_DOMAINS take DNS domains such as cluster.local: ${JSON.stringify(domain.slice(0, 80))} is not one`;
+}
+
+/** What is wrong with the server's cluster domain setting: the same words whichever operator reads it. */
+export function clusterDomainProblems(env: NodeJS.ProcessEnv): string[] {
+  const problem = clusterDomainProblem(clusterDomainOf(env));
+  return problem ? [problem] : [];
 }
 
 /** The server's cluster domain, from its environment (CLUSTER_DOMAIN_ENV), in its plain form. */

@@ -35,23 +35,26 @@ t.test('a MySQL member dials its primary and peers at fully qualified names in i
   }
 });
 
-t.test("member names are qualified in the server's cluster domain, and a setting that is no domain stops the server", async (t) => {
-  const { mysqlcluster } = await import('../hooks/mysqlcluster/index.js');
-  const { runPure } = await import('../lib/operator.js');
-  const env = { METAOPS_ETCD_CLUSTER_DOMAIN: 'Corp.Example.' };
-  const req = request('mysqlcluster', { size: 3, version: '8.0' });
-  req.parent.metadata.namespace = 'team-a';
-  const res = runPure(mysqlcluster, 'sync', req, {
-    now: FIXED_NOW,
-    services: { randomSecret: () => 'pw' },
-    settings: mysqlcluster.settings!({ env }),
-  });
-  const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
-  const replication = sts.spec.template.spec.containers.find((c: any) => c.name === 'replication');
-  const value = (name: string) => replication.env.find((e: any) => e.name === name).value;
-  const n = sts.metadata.name;
-  t.equal(value('PRIMARY_HOST'), `${n}-0.${n}-headless.team-a.svc.corp.example`);
-  t.equal(value('PEER_HOST_FORMAT'), `${n}-%s.${n}-headless.team-a.svc.corp.example`);
-  t.same(mysqlcluster.configProblems!(env), []);
-  t.match(mysqlcluster.configProblems!({ METAOPS_ETCD_CLUSTER_DOMAIN: 'corp example' }), [/not one/]);
-});
+t.test(
+  "member names are qualified in the server's cluster domain, and a setting that is no domain stops the server",
+  async (t) => {
+    const { mysqlcluster } = await import('../hooks/mysqlcluster/index.js');
+    const { runPure } = await import('../lib/operator.js');
+    const env = { METAOPS_ETCD_CLUSTER_DOMAIN: 'Corp.Example.' };
+    const req = request('mysqlcluster', { size: 3, version: '8.0' });
+    req.parent.metadata.namespace = 'team-a';
+    const res = runPure(mysqlcluster, 'sync', req, {
+      now: FIXED_NOW,
+      services: { randomSecret: () => 'pw' },
+      settings: mysqlcluster.settings!({ env }),
+    });
+    const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
+    const replication = sts.spec.template.spec.containers.find((c: any) => c.name === 'replication');
+    const value = (name: string) => replication.env.find((e: any) => e.name === name).value;
+    const n = sts.metadata.name;
+    t.equal(value('PRIMARY_HOST'), `${n}-0.${n}-headless.team-a.svc.corp.example`);
+    t.equal(value('PEER_HOST_FORMAT'), `${n}-%s.${n}-headless.team-a.svc.corp.example`);
+    t.same(mysqlcluster.configProblems!(env), []);
+    t.match(mysqlcluster.configProblems!({ METAOPS_ETCD_CLUSTER_DOMAIN: 'corp example' }), [/not one/]);
+  },
+);

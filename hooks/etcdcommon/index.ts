@@ -2,7 +2,7 @@
 // children run, how a child reaches S3, the status.restore contract between EtcdCluster and EtcdRestore, and the
 // clients (the etcd member API, the image setting). No operator imports another; they import this.
 import { hash } from 'node:crypto';
-import { clusterDomainOf, isDnsDomain, plainDomain, type ClientEnvironment } from '../../lib/index.js';
+import { clusterDomainOf, clusterDomainProblem, plainDomain, type ClientEnvironment } from '../../lib/index.js';
 import {
   HttpEtcdClient,
   Limiter,
@@ -184,12 +184,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
 /** What is wrong with the etcd settings of the server's environment (the server refuses to start). */
 export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   const { clusterDomain, allowedDomains } = etcdSettings({ env });
-  return [clusterDomain!, ...allowedDomains!]
-    .filter((d) => !isDnsDomain(d))
-    .map(
-      (d) =>
-        `METAOPS_ETCD_CLUSTER_DOMAIN and METAOPS_ETCD_CLUSTER_DOMAINS take DNS domains such as cluster.local: ${JSON.stringify(d.slice(0, 80))} is not one`,
-    );
+  return [clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []);
 }
 
 const MAX_ETCD_CLIENTS = 64;

@@ -303,7 +303,6 @@ function secretEnv(name: string, envName: string, key: string) {
 }
 
 // eslint-disable-next-line max-lines-per-function -- the StatefulSet as one literal, in the order kubectl shows it
-// eslint-disable-next-line max-params -- the parent, its spec, the claims kept, the names, the cluster domain
 export function statefulSet(
   parent: ParentObject,
   spec: Spec,
