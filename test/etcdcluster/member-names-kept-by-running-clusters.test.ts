@@ -4,11 +4,11 @@
 // them, and peers dial what is registered); a new TLS cluster whose member certificates carry only the relative
 // names keeps those (etcd and the hook check the certificate against the name they dial).
 import t from 'tap';
-import { namedSpec } from '../hooks/etcdcluster/identity.js';
-import { clusterOf, memberCommand, peerURL } from '../hooks/etcdcluster/members.js';
-import { etcdParent, etcdPod, etcdSpec } from './fixtures/etcd.js';
-import { running } from './fixtures/etcd-loop.js';
-import { Pki } from './fixtures/pki.js';
+import { namedSpec } from '../../hooks/etcdcluster/identity.js';
+import { clusterOf, memberCommand, peerURL } from '../../hooks/etcdcluster/members.js';
+import { etcdParent, etcdPod, etcdSpec } from '../fixtures/etcd.js';
+import { running } from '../fixtures/etcd-loop.js';
+import { Pki } from '../fixtures/pki.js';
 
 const parent = etcdParent({});
 const spec = etcdSpec({ size: 3 });

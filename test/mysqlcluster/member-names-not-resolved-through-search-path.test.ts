@@ -10,8 +10,8 @@
 // `orders-mysql-read`; member 0's check sends it root's login and reads its answer as a peer's history.
 // Every member name a pod dials must be fully qualified.
 import t from 'tap';
-import { mysqlSync } from './fixtures/hooks.js';
-import { FIXED_NOW, request } from './fixtures/requests.js';
+import { mysqlSync } from '../fixtures/hooks.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
 
 t.test('a MySQL member dials its primary and peers at fully qualified names in its own namespace', async (t) => {
   const req = request('mysqlcluster', { size: 3, version: '8.0' });
@@ -38,8 +38,8 @@ t.test('a MySQL member dials its primary and peers at fully qualified names in i
 t.test(
   "member names are qualified in the server's cluster domain, and a setting that is no domain stops the server",
   async (t) => {
-    const { mysqlcluster } = await import('../hooks/mysqlcluster/index.js');
-    const { runPure } = await import('../lib/operator.js');
+    const { mysqlcluster } = await import('../../hooks/mysqlcluster/index.js');
+    const { runPure } = await import('../../lib/operator.js');
     const env = { METAOPS_ETCD_CLUSTER_DOMAIN: 'Corp.Example.' };
     const req = request('mysqlcluster', { size: 3, version: '8.0' });
     req.parent.metadata.namespace = 'team-a';

@@ -7,9 +7,9 @@
 // The tenant of namespace `svc` then receives team-a's raft traffic (the whole key space, replicated to "tcp-1").
 // Every URL a member dials must be the fully qualified name in the server's cluster domain.
 import t from 'tap';
-import { etcdSync } from './fixtures/hooks.js';
-import { FIXED_NOW } from './fixtures/requests.js';
-import { quietEtcd } from './fixtures/etcd.js';
+import { etcdSync } from '../fixtures/hooks.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+import { quietEtcd } from '../fixtures/etcd.js';
 
 function request(name: string) {
   return {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import YAML from 'yaml';
 import { IAMClient, GetUserCommand } from '@aws-sdk/client-iam';
-import { root } from './fixtures/requests.js';
+import { root } from '../fixtures/requests.js';
 
 /** The host an AWS SDK client of the server dials for one call (stopped before it is sent). */
 async function iamHost(region: string): Promise<string> {

@@ -8,12 +8,12 @@
 // and serves its own "snapshot", which A's Job uploads into A's prefix (and a restore later puts back).
 // The endpoint handed to the Job must be the fully qualified name in the server's cluster domain.
 import t from 'tap';
-import { etcdbackup } from '../hooks/etcdbackup/index.js';
-import { etcdSettings } from '../hooks/etcdcommon/index.js';
-import { runPure } from '../lib/operator.js';
-import type { CompositeSyncResponse } from '../lib/metacontroller.js';
-import { backupRequest, etcdCluster } from './fixtures/backup.js';
-import { FIXED_NOW } from './fixtures/requests.js';
+import { etcdbackup } from '../../hooks/etcdbackup/index.js';
+import { etcdSettings } from '../../hooks/etcdcommon/index.js';
+import { runPure } from '../../lib/operator.js';
+import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
+import { backupRequest, etcdCluster } from '../fixtures/backup.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
 
 const A = 'team-a';
 

@@ -5,8 +5,8 @@
 import { X509Certificate } from 'node:crypto';
 import t from 'tap';
 import type { PeerCertificate } from 'node:tls';
-import { inClusterIdentity } from '../hooks/etcdbackup/backup.js';
-import { Pki } from './fixtures/pki.js';
+import { inClusterIdentity } from '../../hooks/etcdbackup/backup.js';
+import { Pki } from '../fixtures/pki.js';
 
 const pki = new Pki('backup-names-ca');
 const certFor = (file: string, san: string): PeerCertificate =>
