@@ -46,3 +46,50 @@ export function ordinalOf(base: string, name: string): number | undefined {
   // Exact as long as it is a safe integer; beyond that, read as JavaScript reads the digits.
   return Number.isSafeInteger(ordinal) ? ordinal : Number(name.slice(start));
 }
+
+/**
+ * The server's one setting for the Kubernetes cluster's DNS domain: what every name a child dials ends in
+ * (`<name>.<namespace>.svc.<domain>`). Read by the etcd family (which names it) and the MySQL hook.
+ */
+export const CLUSTER_DOMAIN_ENV = 'METAOPS_ETCD_CLUSTER_DOMAIN';
+export const CLUSTER_DOMAIN_DEFAULT = 'cluster.local';
+
+/** A domain as written in a spec or a setting (".cluster.local", "cluster.local.") in its plain form. */
+export function plainDomain(domain: string): string {
+  return domain.trim().replace(/^\./, '').replace(/\.$/, '').toLowerCase();
+}
+
+/** A DNS domain as the settings take it: lower-case labels, no leading or trailing dot, at most 200 characters. */
+const DOMAIN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+export function isDnsDomain(domain: string): boolean {
+  return domain.length <= 200 && DOMAIN.test(domain);
+}
+
+/** What is wrong with a cluster domain setting's value, or undefined (the server refuses to start on one). */
+export function clusterDomainProblem(domain: string): string | undefined {
+  return isDnsDomain(domain)
+    ? undefined
+    : `${CLUSTER_DOMAIN_ENV} and METAOPS_ETCD_CLUSTER_DOMAINS take DNS domains such as cluster.local: ${JSON.stringify(domain.slice(0, 80))} is not one`;
+}
+
+/** What is wrong with the server's cluster domain setting: the same words whichever operator reads it. */
+export function clusterDomainProblems(env: NodeJS.ProcessEnv): string[] {
+  const problem = clusterDomainProblem(clusterDomainOf(env));
+  return problem ? [problem] : [];
+}
+
+/** The server's cluster domain, from its environment (CLUSTER_DOMAIN_ENV), in its plain form. */
+export function clusterDomainOf(env: NodeJS.ProcessEnv): string {
+  return plainDomain(env[CLUSTER_DOMAIN_ENV] ?? '') || CLUSTER_DOMAIN_DEFAULT;
+}
+
+/**
+ * A Service's (or a Service's pod's) name fully qualified in the cluster domain: `<name>.<namespace>.svc.<domain>`.
+ * Every name a child dials inside the cluster is one: a pod resolves with `ndots:5`, so a relative name such as
+ * `<a>.<b>` or `<a>.<b>.<ns>.svc` is first tried under the search domains, as `<a>.<b>.svc.<domain>` (Service `a`
+ * of namespace `b`) or `<a>.<b>.<ns>.svc.svc.<domain>` (namespace `svc`): names a tenant owning that namespace can
+ * answer.
+ */
+export function serviceHost(name: string, namespace: string, domain: string): string {
+  return `${name}.${namespace}.svc.${domain}`;
+}

@@ -23,7 +23,8 @@ export const operators: HookDefinition[] = [
 
 /** What is wrong in the server's environment for any operator (lib/config.ts refuses to start with these). */
 export function configProblems(env: NodeJS.ProcessEnv): string[] {
-  return operators.flatMap((op) => op.configProblems?.(env) ?? []);
+  // (A setting several operators read, the cluster domain, is told once.)
+  return [...new Set(operators.flatMap((op) => op.configProblems?.(env) ?? []))];
 }
 
 /** What the environment makes an operator do that the server warns about at start. */

@@ -4,6 +4,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import {
@@ -93,6 +94,19 @@ class HttpStatusError extends Error {
   }
 }
 
+/**
+ * The check of an etcd server's certificate against the host dialled: its own name, or, for a fully qualified
+ * in-cluster name (`<service>.<namespace>.svc.<cluster domain>`, how the hook names a cluster's client Service), the
+ * same name up to `.svc`, which is what etcd-operator's guide puts into certificates. Both name the same Service of
+ * the same namespace, and the certificate is still one the cluster's CA signed (the chain is verified first).
+ */
+export function inClusterIdentity(host: string, cert: PeerCertificate): Error | undefined {
+  const own = checkServerIdentity(host, cert);
+  const at = host.toLowerCase().lastIndexOf('.svc.');
+  if (!own || at < 0) return own;
+  return checkServerIdentity(host.slice(0, at + '.svc'.length), cert) ? own : undefined;
+}
+
 /** The most bytes of a JSON answer (status, errors) read; the snapshot itself is streamed, never held. */
 const MAX_JSON_BYTES = 1024 * 1024;
 
@@ -106,7 +120,7 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-        ...(target.protocol === 'https:' ? ep.tls : {}),
+        ...(target.protocol === 'https:' ? { ...ep.tls, checkServerIdentity: inClusterIdentity } : {}),
       },
       (res) => {
         if ((res.statusCode ?? 0) !== 200) {

@@ -5,8 +5,8 @@
 // <name>-<ordinal> in its namespace, started together with its UID as the cluster token), or the one its status
 // recorded. A member's own answer (its health) counts only when it carries that cluster ID and the member ID the
 // member list gives the pod's peer URL. What another cluster answers is never read into the status or acted on.
-import { PermanentError } from '../../lib/index.js';
-import { createHash } from 'node:crypto';
+import { type KubeObject, type ParentObject, PermanentError } from '../../lib/index.js';
+import { createHash, X509Certificate } from 'node:crypto';
 import { idOf } from '../etcdcommon/identity.js';
 import { plainDomain, CLUSTER_DOMAIN_DEFAULT, type EtcdSettings } from '../etcdcommon/index.js';
 import type { DialScope } from '../etcdcommon/etcd.js';
@@ -62,6 +62,87 @@ export function dialScope(c: Cluster, settings: Partial<EtcdSettings>, signal: A
     allows: (host) => podOfHost(c, host, allowed) !== undefined,
     lookupName: (host) => (host.toLowerCase().endsWith('.svc') ? `${host}.${server}` : host),
   };
+}
+
+/** Where the names a cluster's members were made with are read: its member pods and its status. */
+export interface MemberNamesInput {
+  pods: readonly KubeObject[];
+  status: unknown;
+  /** The member certificates (tls.ts TlsState.members): PEM text of peer.crt and server.crt, when TLS is used. */
+  certificates?: readonly string[];
+}
+
+/**
+ * The peer URLs a cluster's members were made with: each member pod's flag; without one, the member list in the
+ * status (pods are made with the names the cluster uses; a status may still list a cluster replaced by a restore).
+ */
+function madePeerURLs(input: MemberNamesInput): string[] {
+  const urls: string[] = [];
+  for (const pod of input.pods) {
+    const containers = ((pod['spec'] as { containers?: unknown } | undefined)?.containers ?? []) as unknown[];
+    for (const container of Array.isArray(containers) ? containers : []) {
+      const command = (container as { command?: unknown } | undefined)?.command;
+      for (const word of Array.isArray(command) ? command : [])
+        if (typeof word === 'string' && word.startsWith(PEER_URLS_FLAG)) urls.push(word.slice(PEER_URLS_FLAG.length));
+    }
+  }
+  if (urls.length > 0) return urls;
+  const list = (input.status as { memberList?: unknown } | undefined)?.memberList;
+  for (const m of Array.isArray(list) ? list : []) {
+    const url = (m as { peerURL?: unknown } | undefined)?.peerURL;
+    if (typeof url === 'string') urls.push(url);
+  }
+  return urls;
+}
+const PEER_URLS_FLAG = '--initial-advertise-peer-urls=';
+
+/** Whether a URL's host is a relative member name (`<pod>.<cluster>.<namespace>.svc`, no domain after it). */
+function relativeHost(url: string): boolean {
+  try {
+    return new URL(url).hostname.toLowerCase().endsWith('.svc');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The spec the members are named with. A spec that names its cluster domain (pod.clusterDomain or ClusterDomain,
+ * checked by checkClusterDomain) is taken as it is. Without one, members are named in the server's cluster domain,
+ * `<pod>.<cluster>.<namespace>.svc.<domain>`: the relative `<pod>.<cluster>.<namespace>.svc` is looked up under the
+ * pod's search domains first (ndots 5), as `<pod>.<cluster>.<namespace>.svc.svc.<domain>`, which CoreDNS answers from
+ * namespace `svc`, a namespace a tenant may own. A cluster keeps the names it was made with (a member pod's flag
+ * or the status' member list says which): etcd registered those URLs, peers dial what is registered, and a member
+ * joining lists them (--initial-cluster). So two kinds of cluster keep relative names:
+ *   - one whose members were made with them (made by an earlier metaops, or by etcd-operator);
+ *   - a new one with TLS whose member certificates do not carry the qualified names (etcd-operator's guide issues
+ *     `*.<cluster>.<namespace>.svc`): peers and the hook check a member's certificate against the name they dial.
+ *     Mutual TLS then keeps a namespace `svc` from reading or writing the cluster's traffic.
+ */
+export function namedSpec(
+  spec: EtcdClusterSpec,
+  parent: ParentObject,
+  settings: Partial<EtcdSettings>,
+  input: MemberNamesInput,
+): EtcdClusterSpec {
+  if (specClusterDomain(spec)) return spec;
+  const { server } = domainsOf(settings);
+  const qualified = { ...spec, pod: { ...(spec.pod ?? {}), clusterDomain: server } } as EtcdClusterSpec;
+  const made = madePeerURLs(input);
+  if (made.some(relativeHost)) return spec;
+  // Made with qualified names: kept, whatever certificates come later (members keep their registered URLs).
+  if (made.length > 0) return qualified;
+  const name = parent.metadata.name!;
+  const sample = `${name}-0.${name}.${parent.metadata.namespace ?? 'default'}.svc.${server}`;
+  for (const pem of input.certificates ?? []) {
+    let carries = false;
+    try {
+      carries = new X509Certificate(pem).checkHost(sample) !== undefined;
+    } catch {
+      // (a certificate that does not parse was reported by tls.ts; the names stay as they were)
+    }
+    if (!carries) return spec;
+  }
+  return qualified;
 }
 
 /**

@@ -42,12 +42,12 @@ import {
   userAnnotations,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
-import { checkClusterDomain, dialScope, domainsOf } from './identity.js';
+import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
 import { MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
-import { tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
+import { type TlsState, tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
 /**
  * Seconds before the next step while the cluster converges, and after a failed call to etcd: `soon`, not
@@ -207,16 +207,28 @@ export function pendingRestore(
   return found;
 }
 
+/** What says which names a cluster's members are made with (identity.ts namedSpec). */
+function memberNames(request: CompositeSyncRequest, tls: TlsState | undefined): MemberNamesInput {
+  return {
+    pods: observed(request.children, 'Pod', 'v1'),
+    status: request.parent.status,
+    certificates: Object.values(tls?.members ?? {}).map((f) => f.cert),
+  };
+}
+
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
-  const { parent, spec, now, clients, settings, log } = hook;
+  const { parent, now, clients, settings, log } = hook;
   // Only pods and claims that can be this cluster's members are considered at all (observe.ts memberWindow): the
   // work of the sync and its answer are bounded whatever a tenant labels with the cluster's selector.
   const { request, ignored } = memberWindow(hook.request, parent.metadata.name!, (parent.status ?? {}) as object);
   // A cluster domain the server does not allow steers no dial and no pod: nothing is done until it is fixed.
-  checkClusterDomain(spec, settings);
+  checkClusterDomain(hook.spec, settings);
   // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
   // usable, is the client's identity.
   const tls = tlsState(parent.spec, request.related, parent.metadata.namespace ?? '', now);
+  // The names members are made with: fully qualified in the server's domain, unless the cluster's members were
+  // made with relative ones or its certificates carry only those (identity.ts namedSpec).
+  const spec = namedSpec(hook.spec, parent, settings, memberNames(request, tls));
   const c = clusterOf(parent, spec);
   const client = syncClient(clients.etcd(tls?.operator), dialScope(c, settings, hook.signal));
   // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.

@@ -195,6 +195,8 @@ export function clientKeyProblem(key: KeyObject): string | undefined {
 export interface TlsState {
   /** The operator's client certificate, when it is usable. */
   operator?: TlsFiles;
+  /** The members' certificates (peer and server), when usable: the names they carry decide the member URLs. */
+  members?: Partial<Record<'peerSecret' | 'serverSecret', Required<TlsFiles>>>;
   /** Every problem found in the Secrets, each naming its Secret. */
   problems: string[];
 }
@@ -221,6 +223,7 @@ export function tlsState(
     const check = checkSecret(related, namespace, role, name, now);
     if (check.problem) state.problems.push(check.problem);
     else if (role === 'operatorSecret') state.operator = check.files!;
+    else (state.members ??= {})[role] = check.files!;
   }
   return state;
 }

@@ -2,7 +2,7 @@
 // children run, how a child reaches S3, the status.restore contract between EtcdCluster and EtcdRestore, and the
 // clients (the etcd member API, the image setting). No operator imports another; they import this.
 import { hash } from 'node:crypto';
-import type { ClientEnvironment } from '../../lib/index.js';
+import { clusterDomainOf, clusterDomainProblem, plainDomain, type ClientEnvironment } from '../../lib/index.js';
 import {
   HttpEtcdClient,
   Limiter,
@@ -159,14 +159,8 @@ export interface EtcdSettings {
   backup?: BackupTenancy;
 }
 
-export const CLUSTER_DOMAIN_DEFAULT = 'cluster.local';
-/** A DNS domain as the settings take it: lower-case labels, no leading or trailing dot. */
-const DOMAIN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
-
-/** A domain as written in a spec or a setting (".cluster.local", "cluster.local.") in its plain form. */
-export function plainDomain(domain: string): string {
-  return domain.trim().replace(/^\./, '').replace(/\.$/, '').toLowerCase();
-}
+// The cluster domain setting is the server's (lib/names.ts): the etcd family names it, the MySQL hook reads it too.
+export { CLUSTER_DOMAIN_DEFAULT, plainDomain } from '../../lib/index.js';
 
 function domainList(value: string | undefined): string[] {
   return (value ?? '')
@@ -176,7 +170,7 @@ function domainList(value: string | undefined): string[] {
 }
 
 export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
-  const clusterDomain = plainDomain(env['METAOPS_ETCD_CLUSTER_DOMAIN'] ?? '') || CLUSTER_DOMAIN_DEFAULT;
+  const clusterDomain = clusterDomainOf(env);
   const allowedDomains = domainList(env['METAOPS_ETCD_CLUSTER_DOMAINS']);
   return {
     image: env['METAOPS_IMAGE'] ?? METAOPS_IMAGE_DEFAULT,
@@ -190,12 +184,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
 /** What is wrong with the etcd settings of the server's environment (the server refuses to start). */
 export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   const { clusterDomain, allowedDomains } = etcdSettings({ env });
-  return [clusterDomain!, ...allowedDomains!]
-    .filter((d) => d.length > 200 || !DOMAIN.test(d))
-    .map(
-      (d) =>
-        `METAOPS_ETCD_CLUSTER_DOMAIN and METAOPS_ETCD_CLUSTER_DOMAINS take DNS domains such as cluster.local: ${JSON.stringify(d.slice(0, 80))} is not one`,
-    );
+  return [clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []);
 }
 
 const MAX_ETCD_CLIENTS = 64;

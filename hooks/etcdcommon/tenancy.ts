@@ -204,9 +204,18 @@ export function clusterOfHost(host: string, namespace: string, clusterDomains: r
 }
 
 /**
+ * The fully qualified name of an EtcdCluster's client Service, in the server's cluster domain (the first of
+ * `clusterDomains`). Never a relative name: the Job's pod resolves with `ndots:5`, so `<svc>.<ns>.svc` would be
+ * tried as `<svc>.<ns>.svc.svc.<domain>` first, a pod of namespace `svc`, which a tenant may own.
+ */
+export function clientService(cluster: string, namespace: string, policy: BackupTenancy): string {
+  return `${cluster}-client.${namespace}.svc.${policy.clusterDomains[0] ?? STRICT_TENANCY.clusterDomains[0]}`;
+}
+
+/**
  * The endpoints a backup dials: each spec endpoint on the server's allowlist as given, or one naming an EtcdCluster
- * of the namespace (its client Service on port 2379) as that Service's name in the namespace; `clusterName`'s client
- * Service. `clusters` are the EtcdClusters the namespace holds. Anything else is refused; a cluster not there
+ * of the namespace (its client Service on port 2379) as that Service's fully qualified name (clientService);
+ * `clusterName`'s client Service. `clusters` are the EtcdClusters the namespace holds. Anything else is refused; a cluster not there
  * (yet) is ClusterNotFound.
  */
 export function etcdTargets(
@@ -240,12 +249,12 @@ export function etcdTargets(
           message: `${field} ${JSON.stringify(text)} is not allowed: a backup dials only the client Service of an EtcdCluster of namespace ${namespace} (http(s)://<cluster>-client[.${namespace}[.svc]]:${CLIENT_PORT}), or an endpoint a cluster admin lists in ${ETCD_ENDPOINTS_ENV}`,
         };
       if (!clusters.includes(cluster)) return missing(cluster, field);
-      endpoints.push(`${u.protocol}//${cluster}-client.${namespace}.svc:${CLIENT_PORT}`);
+      endpoints.push(`${u.protocol}//${clientService(cluster, namespace, policy)}:${CLIENT_PORT}`);
       named.push(cluster);
     }
   } else if (spec.clusterName) {
     if (!clusters.includes(spec.clusterName)) return missing(spec.clusterName, 'spec.clusterName');
-    endpoints.push(`${scheme}://${spec.clusterName}-client.${namespace}.svc:${CLIENT_PORT}`);
+    endpoints.push(`${scheme}://${clientService(spec.clusterName, namespace, policy)}:${CLIENT_PORT}`);
     named.push(spec.clusterName);
   }
   return { ok: true, endpoints: [...new Set(endpoints)], clusters: [...new Set(named)] };

@@ -1,4 +1,12 @@
-import { type ConditionEventRules, defineComposite, jsonBytes, namesBytes, serviceRule } from '../../lib/index.js';
+import {
+  clusterDomainOf,
+  clusterDomainProblems,
+  type ConditionEventRules,
+  defineComposite,
+  jsonBytes,
+  namesBytes,
+  serviceRule,
+} from '../../lib/index.js';
 import { resource } from './schema.js';
 import {
   childNames,
@@ -38,6 +46,9 @@ export const mysqlcluster = defineComposite({
   parentProblem,
   childNames,
   invalidSpec: invalid,
+  // The cluster domain members name each other in (the server's one setting, lib/names.ts).
+  settings: ({ env }) => ({ clusterDomain: clusterDomainOf(env) }),
+  configProblems: clusterDomainProblems,
   // A StatefulSet (with its scripts), three Services and a Secret: their fixed fields, the spec's strings, the names.
   answerBudget: {
     estimate: (spec, parent) => ({

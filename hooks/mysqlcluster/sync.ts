@@ -25,6 +25,7 @@ import {
   controllerOf,
   currentStatus,
   type CustomizeRequest,
+  CLUSTER_DOMAIN_DEFAULT,
   type CustomizeResponse,
   type DerivedName,
   type EventSpec,
@@ -46,6 +47,7 @@ import {
   selectorLabels,
   selectorString,
   serviceChild,
+  serviceHost,
   specParser,
   type Status,
   type SyncHook,
@@ -307,6 +309,8 @@ export function statefulSet(
   /** The claim templates: the spec's for a new cluster, the stored ones once the StatefulSet exists. */
   claimTemplates: unknown[],
   n: Names = namesOf(parent.metadata.name!),
+  /** The server's cluster domain (MySQLSettings): member names are fully qualified in it. */
+  domain: string = CLUSTER_DOMAIN_DEFAULT,
 ): KubeObject {
   const name = parent.metadata.name!;
   const version = mysqlVersion(spec.version);
@@ -314,6 +318,7 @@ export function statefulSet(
   const labels = childLabels(APP, name, 'database', { version });
   const podLabels = { ...labels, ...seedLabels(name) };
   const podName = { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } };
+  const headless = serviceHost(n.headless, parent.metadata.namespace ?? 'default', domain);
   const dirs = [
     { name: 'CONF_DIR', value: CONF_DIR },
     { name: 'CLIENT_DIR', value: CLIENT_DIR },
@@ -386,9 +391,11 @@ export function statefulSet(
               env: [
                 podName,
                 secretEnv(name, 'REPLICATION_PASSWORD', REPLICATION_KEY),
-                { name: 'PRIMARY_HOST', value: `${n.member(0)}.${n.headless}` },
-                // Member 0 asks the others what they hold: <statefulset>-<ordinal>.<headless>.
-                { name: 'PEER_HOST_FORMAT', value: `${n.statefulSet}-%s.${n.headless}` },
+                // Fully qualified: `<pod>.<headless>` alone is tried as Service <pod> of namespace <headless> first
+                // (the pod's search domains, ndots 5) whenever the member's own record is missing (lib/names.ts).
+                { name: 'PRIMARY_HOST', value: `${n.member(0)}.${headless}` },
+                // Member 0 asks the others what they hold: <statefulset>-<ordinal>.<headless>.<ns>.svc.<domain>.
+                { name: 'PEER_HOST_FORMAT', value: `${n.statefulSet}-%s.${headless}` },
                 // Which of them may hold data: a key of the Secret, mounted, so that it follows a scale.
                 { name: 'PEERS_FILE', value: `${PEERS_DIR}/${PEERS_KEY}` },
                 // Why member 0 stays read-only, where the kubelet reports it (primaryRefusal reads it back).
@@ -843,7 +850,12 @@ function claimTemplates(spec: Spec, observedSts: KubeObject | undefined): { clai
   };
 }
 
-export function sync(hook: SyncHook<Spec, unknown>): CompositeSyncResponse {
+/** The MySQL hook's settings: the server's cluster domain (lib/names.ts). */
+export interface MySQLSettings {
+  clusterDomain: string;
+}
+
+export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): CompositeSyncResponse {
   const { request, parent, spec, now } = hook;
   const name = parent.metadata.name!;
   const n = namesOf(name, legacyNames(request));
@@ -852,7 +864,7 @@ export function sync(hook: SyncHook<Spec, unknown>): CompositeSyncResponse {
 
   const { secret: credentials, lost } = passwords(hook, n, observedSecret);
   const { claims, note } = claimTemplates(spec, observedSts);
-  const wantedSts = statefulSet(parent, spec, claims, n);
+  const wantedSts = statefulSet(parent, spec, claims, n, hook.settings?.clusterDomain);
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
     wantedSts,

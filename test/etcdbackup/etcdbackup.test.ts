@@ -137,7 +137,7 @@ t.test('a clusterName that is not a DNS label is refused: no Job dials a host ma
   t.match((good.children[0] as any).spec.template.spec.containers[0].args, [
     'etcd-backup',
     '--endpoints',
-    'http://example-etcd-cluster-client.ns.svc:2379',
+    'http://example-etcd-cluster-client.ns.svc.cluster.local:2379',
   ]);
 });
 

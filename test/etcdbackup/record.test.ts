@@ -400,7 +400,10 @@ t.test('what the hook answers, word for word: the Job, the messages, the related
   loop.clusters = [etcdCluster('example', 'ns'), etcdCluster('other', 'ns')];
   loop.step();
   const args: string[] = (loop.last.children[0] as any).spec.template.spec.containers[0].args;
-  t.equal(args[args.indexOf('--endpoints') + 1], 'http://example-client.ns.svc:2379,http://other-client.ns.svc:2379');
+  t.equal(
+    args[args.indexOf('--endpoints') + 1],
+    'http://example-client.ns.svc.cluster.local:2379,http://other-client.ns.svc.cluster.local:2379',
+  );
   loop.pods = [backupPod('nightly', 'ns', ok('ns/before-upgrade.db'), '2026-01-01T00:00:00Z')];
   loop.step();
   t.equal(loop.s().conditions[0].message, 'snapshot at revision 42 in s3://bucket/ns/before-upgrade.db');

@@ -113,7 +113,7 @@ t.test("A's backup never dials B's etcd or an address of A's choosing", async (t
   });
   t.equal(byName.resyncAfterSeconds, 30, 'looked at again: the cluster may be on its way');
 
-  // A's own cluster under any in-cluster name: dialled at its Service's name in A's namespace.
+  // A's own cluster under any in-cluster name: dialled at its Service's fully qualified name in A's namespace.
   for (const form of [
     'http://web-client:2379',
     `http://web-client.${A}:2379`,
@@ -122,11 +122,11 @@ t.test("A's backup never dials B's etcd or an address of A's choosing", async (t
     `HTTP://WEB-CLIENT.${A.toUpperCase()}.SVC:2379`,
   ]) {
     const res = backup({ etcdEndpoints: [form], s3: own });
-    t.equal(argOf(res, '--endpoints'), `http://web-client.${A}.svc:2379`, `${form}: A's own cluster`);
+    t.equal(argOf(res, '--endpoints'), `http://web-client.${A}.svc.cluster.local:2379`, `${form}: A's own cluster`);
   }
   t.equal(
     argOf(backup({ clusterName: 'web', clientTLSSecret: 'tls', s3: own }), '--endpoints'),
-    `https://web-client.${A}.svc:2379`,
+    `https://web-client.${A}.svc.cluster.local:2379`,
   );
   // An external etcd the admin allows: for A only, or for everyone.
   const external = 'https://etcd.example.net:2379';

@@ -256,7 +256,8 @@ t.test(
     for (const p of loop.children.filter((c) => c.kind === 'Pod')) {
       t.ok(
         (p as any).spec.containers[0].command.includes(
-          '--initial-cluster=e-3=http://e-3.e.ns.svc:2380,e-4=http://e-4.e.ns.svc:2380,e-5=http://e-5.e.ns.svc:2380',
+          // A restore makes a new cluster: its members are named fully qualified (member names: identity.ts).
+          '--initial-cluster=e-3=http://e-3.e.ns.svc.cluster.local:2380,e-4=http://e-4.e.ns.svc.cluster.local:2380,e-5=http://e-5.e.ns.svc.cluster.local:2380',
         ),
       );
     }

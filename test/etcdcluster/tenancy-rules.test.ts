@@ -42,7 +42,7 @@ t.test('the rules, one by one', async (t) => {
   t.equal(clusterOfHost(`web-client.${A}.pod`, A, local), undefined);
   t.same(etcdTargets(A, { clusterName: 'web' }, ['web'], STRICT_TENANCY), {
     ok: true,
-    endpoints: [`http://web-client.${A}.svc:2379`],
+    endpoints: [`http://web-client.${A}.svc.cluster.local:2379`],
     clusters: ['web'],
   });
   t.same(
@@ -52,7 +52,7 @@ t.test('the rules, one by one', async (t) => {
       ['web'],
       STRICT_TENANCY,
     ),
-    { ok: true, endpoints: [`http://web-client.${A}.svc:2379`], clusters: ['web'] },
+    { ok: true, endpoints: [`http://web-client.${A}.svc.cluster.local:2379`], clusters: ['web'] },
     'one endpoint, dialled once',
   );
   t.same(etcdTargets(A, {}, ['web'], STRICT_TENANCY), { ok: true, endpoints: [], clusters: [] });
@@ -96,7 +96,7 @@ t.test('the rules, one by one', async (t) => {
   const inDomain = { etcdEndpoints: [`http://web-client.${A}.svc.k8s.internal:2379`] };
   t.same(etcdTargets(A, inDomain, ['web'], etcdSettings({ env }).backup!), {
     ok: true,
-    endpoints: [`http://web-client.${A}.svc:2379`],
+    endpoints: [`http://web-client.${A}.svc.k8s.internal:2379`],
     clusters: ['web'],
   });
   t.match(etcdTargets(A, inDomain, ['web'], etcdSettings({ env: {} }).backup!), { ok: false, reason: 'NotAllowed' });
@@ -151,7 +151,7 @@ t.test('the example EtcdBackup and EtcdRestore (manifests/examples) pass the rul
   }
   t.same(etcdTargets('default', docs[0].spec, ['example-etcd-cluster'], STRICT_TENANCY), {
     ok: true,
-    endpoints: ['http://example-etcd-cluster-client.default.svc:2379'],
+    endpoints: ['http://example-etcd-cluster-client.default.svc.cluster.local:2379'],
     clusters: ['example-etcd-cluster'],
   });
 });

@@ -233,8 +233,8 @@ t.test('a primary and read replicas: writes go to member 0 only, reads to every 
   const sidecar = pod.containers.find((x: any) => x.name === 'replication');
   t.same(
     sidecar.env.find((e: any) => e.name === 'PRIMARY_HOST'),
-    { name: 'PRIMARY_HOST', value: 'my-mysql-mysql-0.my-mysql-mysql-headless' },
-    'replicas follow member 0 by its stable name',
+    { name: 'PRIMARY_HOST', value: 'my-mysql-mysql-0.my-mysql-mysql-headless.default.svc.cluster.local' },
+    'replicas follow member 0 by its stable name, fully qualified',
   );
   t.same(sidecar.env.find((e: any) => e.name === 'REPLICATION_PASSWORD').valueFrom.secretKeyRef, {
     name: 'my-mysql-mysql',
@@ -579,7 +579,10 @@ t.test('the member pod is wired together: every script, probe, mount and Service
   t.match(envOf(mysql)['MYSQL_ROOT_PASSWORD'], secretRef(PASSWORD_KEY));
   t.same(envOf(mysql)['MYSQL_INITDB_SKIP_TZINFO'], { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' });
   t.match(envOf(replication)['REPLICATION_PASSWORD'], secretRef(REPLICATION_KEY));
-  t.equal(envOf(replication)['PRIMARY_HOST'].value, 'my-mysql-mysql-0.my-mysql-mysql-headless');
+  t.equal(
+    envOf(replication)['PRIMARY_HOST'].value,
+    'my-mysql-mysql-0.my-mysql-mysql-headless.default.svc.cluster.local',
+  );
   t.equal(envOf(replication)['PRIMARY_PORT'].value, '3306');
   t.same(Object.keys(c['Secret/my-mysql-mysql'].data).sort(), [REPLICATION_KEY, PASSWORD_KEY, PEERS_KEY].sort());
   // Member 0 reads which members may hold data from the Secret's peers key, mounted where PEERS_FILE points.

@@ -422,9 +422,11 @@ t.test(
     t.match((job as any).spec.template.spec.containers[0].args, [
       'etcd-backup',
       '--endpoints',
-      `https://${NAME}-client.${NS}.svc:2379`,
+      // Fully qualified (a relative name is looked up under other namespaces first); the server certificate names
+      // the Service as etcd-operator's guide does (SERVER_SAN: `<c>-client.<ns>.svc` only), and is taken for it.
+      `https://${NAME}-client.${NS}.svc.cluster.local:2379`,
     ]);
-    k.clientService(); // the client Service's name resolves to a member
+    k.clientService(); // the client Service's names resolve to a member
     let backup: { code: number; result: any } | undefined;
     await timed(t, 'backup over TLS', async () => {
       backup = await runJob(t, job, data);
