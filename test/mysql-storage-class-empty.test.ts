@@ -17,3 +17,9 @@ t.test('storage.storageClassName "" (no class, pre-provisioned volumes) is copie
   const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
   t.equal(sts?.spec.volumeClaimTemplates?.[0]?.spec?.storageClassName, '', 'the claims ask for no class');
 });
+
+t.test('storage.storageClassName left out asks for the default class: the claims name none', async (t) => {
+  const res = mysqlSync(request('mysqlcluster', { size: 1, version: '8.0', storage: { size: '1Gi' } }), FIXED_NOW);
+  const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
+  t.notOk('storageClassName' in sts.spec.volumeClaimTemplates[0].spec, 'no storageClassName in the claim template');
+});

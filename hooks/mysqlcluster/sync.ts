@@ -115,7 +115,8 @@ export const parser = specParser(MySQLClusterSpec, (spec) => {
   const size = quantityProblem(spec.storage.size);
   if (size) return `spec.storage.size "${spec.storage.size}" ${size}`;
   const storageClass = spec.storage.storageClassName;
-  const classProblem = storageClass === undefined ? undefined : ruleProblem('dns1123Subdomain', storageClass);
+  // "" is a claim with no class (bound only to a pre-made volume without one); absent is the default class.
+  const classProblem = storageClass ? ruleProblem('dns1123Subdomain', storageClass) : undefined;
   if (classProblem) return `spec.storage.storageClassName "${storageClass}" ${classProblem}`;
   return undefined;
 });
@@ -275,7 +276,8 @@ export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
     accessModes: ['ReadWriteOnce'],
     resources: { requests: { storage: spec.storage.size } },
   };
-  if (spec.storage.storageClassName) claimSpec['storageClassName'] = spec.storage.storageClassName;
+  // "" is kept: a claim without a class, which the default StorageClass does not provision (pre-made volumes only).
+  if (spec.storage.storageClassName !== undefined) claimSpec['storageClassName'] = spec.storage.storageClassName;
   claimSpec['volumeMode'] = 'Filesystem';
   return {
     apiVersion: 'v1',
