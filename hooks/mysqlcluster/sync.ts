@@ -604,7 +604,7 @@ export function neverStarted(pod: KubeObject): boolean {
 export function runningNumbers(request: CompositeSyncRequest, n: Names): number[] | undefined {
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const template = (sts?.['spec'] as { template?: KubeObject } | undefined)?.template;
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => memberOrdinal(n, p) !== undefined);
+  const pods = memberPods(request, n);
   const given = template && typeof template === 'object' ? runningVersion([template as KubeObject]) : undefined;
   const tags = [
     ...(given !== undefined && !neverRan(sts!, given, pods, n) ? [given] : []),
@@ -647,6 +647,24 @@ export function parentProblem(parent: ParentObject, request: CompositeSyncReques
   return nameProblem(parent, request) ?? downgradeProblem(parent, request);
 }
 
+/**
+ * Whether a pod was made by this cluster's StatefulSet: its controller is a StatefulSet of that name, and the one
+ * observed (by UID) when one is. A pod named like a member that something else made (`kubectl run db-mysql-7`,
+ * another controller's) holds none of the cluster's data.
+ */
+function madeByStatefulSet(n: Names, sts: KubeObject | undefined, pod: KubeObject): boolean {
+  const ref = controllerOf(pod);
+  return ref?.kind === 'StatefulSet' && ref.name === n.statefulSet && (!sts || ref.uid === sts.metadata.uid);
+}
+
+/** The member pods among the related objects: named as members and made by this cluster's StatefulSet. */
+export function memberPods(request: CompositeSyncRequest, n: Names): KubeObject[] {
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  return observedUnordered(request.related, 'Pod', 'v1').filter(
+    (p) => memberOrdinal(n, p) !== undefined && madeByStatefulSet(n, sts, p),
+  );
+}
+
 /** The ordinal of a member pod of this cluster, by its name. */
 function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
   return ordinalOf(n.statefulSet, pod.metadata.name!);
@@ -665,11 +683,9 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
     wanted.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
   }
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
-  return takenNames(request, wanted, (child, obj) => {
-    if (child.kind === 'PersistentVolumeClaim') return volumeOurs(name, obj);
-    const ref = controllerOf(obj);
-    return ref?.kind === 'StatefulSet' && ref.name === n.statefulSet && (!sts || ref.uid === sts.metadata.uid);
-  });
+  return takenNames(request, wanted, (child, obj) =>
+    child.kind === 'PersistentVolumeClaim' ? volumeOurs(name, obj) : madeByStatefulSet(n, sts, obj),
+  );
 }
 
 /** Why member 0 refuses to open for writes, as its replication sidecar said on exit (scripts.ts), if it does. */
@@ -863,9 +879,7 @@ export function sync(hook: SyncHook<Spec, unknown>): CompositeSyncResponse {
     readService(parent, n),
   ];
 
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter(
-    (p) => !isTerminating(p) && memberOrdinal(n, p) !== undefined,
-  );
+  const pods = memberPods(request, n).filter((p) => !isTerminating(p));
   const members = memberStates(n.statefulSet, pods);
   const extra: ConditionInput[] = [...(lost ? [lost] : []), ...(note ? [note] : [])];
   extra.push(replicationCondition(members, spec.size, n.member(0)));
