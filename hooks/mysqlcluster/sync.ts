@@ -68,6 +68,11 @@ export const PASSWORD_KEY = 'root-password';
 export const REPLICATION_KEY = 'replication-password';
 export const REPLICATION_CONTAINER = 'replication';
 export const MYSQL_PORT = 3306;
+/**
+ * On the StatefulSet while its passwords are new and their Secret has not been seen: set when the passwords are
+ * generated for a cluster without data volumes, dropped at the first sync that observes the Secret (passwords()).
+ */
+export const NEW_CREDENTIALS_ANNOTATION = 'mysql.metaops.dev/credentials-unseen';
 
 /** `version` as an image tag: a string as written, a number as YAML read it (8 -> "8.0", 8.4 -> "8.4"). */
 export function mysqlVersion(version: string | number): string {
@@ -309,6 +314,8 @@ export function statefulSet(
   /** The claim templates: the spec's for a new cluster, the stored ones once the StatefulSet exists. */
   claimTemplates: unknown[],
   n: Names = namesOf(parent.metadata.name!),
+  /** Its passwords are new and their Secret not yet seen (NEW_CREDENTIALS_ANNOTATION). */
+  credentialsUnseen = false,
 ): KubeObject {
   const name = parent.metadata.name!;
   const version = mysqlVersion(spec.version);
@@ -329,7 +336,12 @@ export function statefulSet(
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { name: n.statefulSet, namespace: parent.metadata.namespace, labels },
+    metadata: {
+      name: n.statefulSet,
+      namespace: parent.metadata.namespace,
+      labels,
+      ...(credentialsUnseen ? { annotations: { [NEW_CREDENTIALS_ANNOTATION]: 'true' } } : {}),
+    },
     spec: {
       replicas: spec.size,
       serviceName: n.headless,
@@ -790,15 +802,52 @@ export function adoption(parent: ParentObject, secretName: string, obj: KubeObje
 /** The root and replication passwords a new cluster gets: 24 random bytes each. */
 const PASSWORD_BYTES = 24;
 
+/** Whether any container of a pod (init or not) ever started: running, ended, restarted, or given a container. */
+export function everStarted(pod: KubeObject): boolean {
+  const status = pod['status'] as { initContainerStatuses?: unknown; containerStatuses?: unknown } | undefined;
+  const all = [status?.initContainerStatuses, status?.containerStatuses].flatMap((l) => (Array.isArray(l) ? l : []));
+  return (all as unknown[]).some((c) => {
+    if (typeof c !== 'object' || c === null) return false;
+    const s = c as { state?: Record<string, unknown>; lastState?: Record<string, unknown>; restartCount?: unknown };
+    return (
+      s.state?.['running'] !== undefined ||
+      s.state?.['terminated'] !== undefined ||
+      s.lastState?.['terminated'] !== undefined ||
+      (typeof s.restartCount === 'number' && s.restartCount > 0) ||
+      (typeof (c as { containerID?: unknown }).containerID === 'string' &&
+        (c as { containerID: string }).containerID !== '')
+    );
+  });
+}
+
 /**
- * The Secret the answer carries, from the passwords' memory: the observed ones; a new root password only if this
- * cluster never had one (no Secret observed or recorded, no data volumes). `lost`: the condition when it had one.
+ * Whether no member ever ran on this cluster's volumes, so that new passwords lose nothing: the StatefulSet was made
+ * with new passwords for a cluster without data volumes and their Secret has not been seen since (its annotation,
+ * NEW_CREDENTIALS_ANNOTATION), the status never recorded the Secret, no Secret of that name exists, and no member pod
+ * shows a container that ever started. Every container of a member reads the Secret (a non-optional secretKeyRef):
+ * none starts without it (CreateContainerConfigError), so the volumes the StatefulSet made hold no data and no
+ * password. This is the new cluster whose first answer was applied in part (Metacontroller creates the children one
+ * kind at a time, in map order, and goes on past a failed create; or it was killed in between).
+ */
+function noMemberEverRan(request: CompositeSyncRequest, n: Names, observedSts: KubeObject | undefined): boolean {
+  const annotations = observedSts?.metadata.annotations;
+  if (!annotations || annotations[NEW_CREDENTIALS_ANNOTATION] !== 'true') return false;
+  if ((currentStatus(request.parent) as { secretName?: unknown }).secretName === n.secret) return false;
+  if (observedNamed(request.related, 'Secret', 'v1', n.secret, request.parent.metadata.namespace)) return false;
+  return !memberPods(request, n).some(everStarted);
+}
+
+/**
+ * The Secret the answer carries, from the passwords' memory: the observed ones; new passwords only if this cluster
+ * never had one (no Secret observed or recorded, no data volumes; or volumes no member ever ran on: noMemberEverRan).
+ * `lost`: the condition when it had one. `unseen`: the passwords are new and their Secret not yet seen.
  */
 function passwords(
   hook: SyncHook<Spec, unknown>,
   n: Names,
   observedSecret: KubeObject | undefined,
-): { secret?: KubeObject; lost?: ConditionInput } {
+  observedSts: KubeObject | undefined,
+): { secret?: KubeObject; lost?: ConditionInput; unseen?: boolean } {
   const { request, parent, services, spec } = hook;
   const volumes = existingVolumes(request, n);
   const peers = peerOrdinals(spec.size, volumes, n, neverBoundVolumes(request, n));
@@ -815,7 +864,14 @@ function passwords(
     return { secret: secret(parent, keptRoot, replication ?? encode(), peers) };
   }
   const recorded = observedSecret !== undefined || previous.secretName === n.secret;
-  if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode(), peers) };
+  // A new cluster: its StatefulSet, if already made, is marked until the Secret is seen.
+  if (!recorded && volumes.length === 0)
+    return {
+      secret: secret(parent, encode(), encode(), peers),
+      unseen: !observedSts || noMemberEverRan(request, n, observedSts),
+    };
+  if (!observedSecret && noMemberEverRan(request, n, observedSts))
+    return { secret: secret(parent, encode(), encode(), peers), unseen: true };
   // A Secret of that name that is not this cluster's child: left behind (kubectl delete --cascade=orphan) or another
   // owner's. It exists, so it is neither called missing nor to be created (AlreadyExists).
   const stray = observedSecret
@@ -868,9 +924,9 @@ export function sync(hook: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
 
-  const { secret: credentials, lost } = passwords(hook, n, observedSecret);
+  const { secret: credentials, lost, unseen } = passwords(hook, n, observedSecret, observedSts);
   const { claims, note } = claimTemplates(spec, observedSts);
-  const wantedSts = statefulSet(parent, spec, claims, n);
+  const wantedSts = statefulSet(parent, spec, claims, n, unseen);
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
     wantedSts,
