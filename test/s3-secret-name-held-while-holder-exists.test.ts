@@ -10,6 +10,7 @@ import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/met
 import { FakeAws } from './fixtures/fake-aws.js';
 import { s3Sync } from './fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
+import { s3 } from '../hooks/s3/index.js';
 
 const NS = 'shop';
 const ready = (res: CompositeSyncResponse) => (res.status as any).conditions.find((c: any) => c.type === 'Ready');
@@ -49,9 +50,10 @@ t.test(
       status = res.status;
       t.match(ready(res), { reason: 'SecretNameTaken' }, `sync ${i}: held`);
     }
-    // Secret `shared` is deleted. The second resource's next sync (its related Secret gone):
+    // Secret `shared` is deleted. The second resource's next sync (its related Secret gone; S3 first, which its
+    // customize asks for with the S3 resources of its namespace, still there):
     const after = await s3Sync(
-      { controller: {}, parent: parent('second', status), children: {}, related: {} },
+      { controller: {}, parent: parent('second', status), children: {}, related: objectMap([parent('first')]) },
       aws,
       new Date(FIXED_NOW.getTime() + 1000),
     );
@@ -63,5 +65,102 @@ t.test(
       [...aws.users.keys()].some((u) => u.includes('second') && aws.keyIds(u).length > 0),
       'no key is made for the second resource',
     );
+    t.match(ready(after), { reason: 'SecretNameTaken', message: /S3 first \(uid uid-first\), which still exists/ });
   },
 );
+
+/** S3 second, held twice while S3 first holds Secret shared: its status, and first's Secret as observed. */
+async function heldSecond(aws: FakeAws) {
+  const first = await s3Sync({ controller: {}, parent: parent('first') }, aws, FIXED_NOW);
+  const observed = asObserved(first.children[0]!);
+  const secret = {
+    ...observed,
+    metadata: {
+      ...observed.metadata,
+      ownerReferences: [{ apiVersion: 'systek.no/v1', kind: 'S3', name: 'first', uid: 'uid-first', controller: true }],
+    },
+  } as KubeObject;
+  const res = await s3Sync(
+    { controller: {}, parent: parent('second'), children: {}, related: objectMap([secret, parent('first')]) },
+    aws,
+    FIXED_NOW,
+  );
+  return { status: res.status, secret };
+}
+
+t.test('the held resource records its holder in status.heldBy', async (t) => {
+  const { status } = await heldSecond(new FakeAws());
+  t.same((status as any).heldBy, [
+    {
+      child: { apiVersion: 'v1', kind: 'Secret', name: 'shared' },
+      holder: { apiVersion: 'systek.no/v1', kind: 'S3', name: 'first', uid: 'uid-first' },
+    },
+  ]);
+});
+
+const later = new Date(FIXED_NOW.getTime() + 1000);
+const freed: Array<[string, () => KubeObject[]]> = [
+  ['the holder is gone (deleted: its Secret went with it)', () => []],
+  [
+    'the holder is being deleted',
+    () => [{ ...parent('first'), metadata: { ...parent('first').metadata, deletionTimestamp: 'x' } } as KubeObject],
+  ],
+  [
+    'a new S3 first (another uid) stands in its place',
+    () => [{ ...parent('first'), metadata: { ...parent('first').metadata, uid: 'uid-new' } } as KubeObject],
+  ],
+  [
+    'the holder names another secretName now',
+    () => [{ ...parent('first'), spec: { bucketName: 'bucket-first', secretName: 'other' } } as KubeObject],
+  ],
+];
+for (const [what, related] of freed) {
+  t.test(`the name is taken once ${what}`, async (t) => {
+    const aws = new FakeAws();
+    const { status } = await heldSecond(aws);
+    const res = await s3Sync(
+      { controller: {}, parent: parent('second', status), children: {}, related: objectMap(related()) },
+      aws,
+      later,
+    );
+    t.match(ready(res), { status: 'True' }, 'Ready');
+    t.ok(
+      res.children.some((c) => c.kind === 'Secret' && c.metadata.name === 'shared'),
+      'Secret shared answered',
+    );
+    t.notOk((res.status as any).heldBy, 'the holder is forgotten');
+  });
+}
+
+t.test('a status record naming another kind, or malformed, holds nothing', async (t) => {
+  const aws = new FakeAws();
+  const status = {
+    heldBy: [
+      {
+        child: { apiVersion: 'v1', kind: 'Secret', name: 'shared' },
+        holder: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'first', uid: 'uid-first' },
+      },
+      { child: 'shared', holder: null },
+    ],
+  };
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'first', namespace: NS, uid: 'uid-first' },
+  };
+  const res = await s3Sync(
+    { controller: {}, parent: parent('second', status), children: {}, related: objectMap([deployment as KubeObject]) },
+    aws,
+    later,
+  );
+  t.match(ready(res), { status: 'True' });
+});
+
+t.test('customize asks for the S3 resources of the parent`s namespace (the holders it judges)', async (t) => {
+  const res = s3.customize!({ controller: {}, parent: parent('second') } as any, {} as any) as any;
+  t.ok(
+    res.relatedResources.some(
+      (r: any) => r.apiVersion === 'systek.no/v1' && r.resource === 's3s' && r.namespace === NS && !r.names,
+    ),
+  );
+});
