@@ -312,6 +312,8 @@ export function heldForTakenNames(
   taken: readonly TakenName[],
   now: Date,
   status: Status = currentStatus(request.parent),
+  /** Record the holders in status.heldBy (an operator that judges holders: HolderWants; its status has the field). */
+  remember = false,
 ): CompositeSyncResponse {
   const parent = request.parent;
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken)], now);
@@ -323,7 +325,7 @@ export function heldForTakenNames(
   const kept = Object.fromEntries(
     Object.entries(status).filter(([, v]) => !(typeof v === 'string' && names.has(v))),
   ) as Status;
-  const records = heldRecords(taken);
+  const records = remember ? heldRecords(taken) : [];
   return {
     status: {
       ...withoutHeldRecords(kept),
@@ -361,5 +363,5 @@ export function guardAnswer(
 ): CompositeSyncResponse {
   const taken = takenIn(request, response, wants);
   if (taken.length === 0) return response;
-  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined);
+  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined, wants !== undefined);
 }
