@@ -34,7 +34,7 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
-import { guardAnswer, namedRules, type ChildName } from './ownership.js';
+import { guardAnswer, namedRules, type ChildName, type HolderWants } from './ownership.js';
 import type { SpecParser } from './spec.js';
 
 /** What a sync hook is given: its call's context, and what the call is about. */
@@ -97,6 +97,12 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * `<Kind>NameTaken` (lib/ownership.ts).
    */
   childNames?(parent: ParentObject): ChildName[];
+  /**
+   * The names a holder of a taken name wants, for the holders the operator can judge (its customize asks for them):
+   * a parent held for a name remembers its holder, and while that holder exists and wants the name the parent
+   * stays held when the name is free for a moment (lib/ownership.ts HolderWants).
+   */
+  holderWants?: HolderWants;
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
   /** Which condition reasons become Events (none: the operator records no Events). */
@@ -168,8 +174,8 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
         return answer instanceof Promise
-          ? answer.then((a) => guardAnswer(request, a, now))
-          : guardAnswer(request, answer, now);
+          ? answer.then((a) => guardAnswer(request, a, now, op.holderWants))
+          : guardAnswer(request, answer, now, op.holderWants);
       }),
     ...(finalize
       ? {

@@ -6,7 +6,10 @@
 // parent's namespace: `namedRules`), and before anything depends on a name, checks who holds it (`takenNames`):
 // an object of that name that is neither observed as the parent's child nor owned by the parent's UID belongs to
 // someone else, and the parent answers Ready=False `<Kind>NameTaken` naming the holder, creating and changing
-// nothing (`heldForTakenNames`).
+// nothing (`heldForTakenNames`). A held parent remembers who held each name (status.heldBy): when the name is free
+// for a moment (its object deleted), it stays held while that holder still exists and wants the name, for the kinds
+// whose holders it can judge (`HolderWants`: a kind whose parents can want one name, such as two S3 resources
+// naming one secretName, asks customize for the parents of its kind and judges them by their childNames).
 import { conditionsFor, currentStatus } from './hook.js';
 import type { ConditionInput } from './conditions.js';
 import type {
@@ -83,6 +86,8 @@ export function controllerOf(obj: KubeObject): OwnerRef | undefined {
 export interface TakenName {
   child: ChildName;
   holder: string;
+  /** The holder's controller reference, when it names one: remembered while held (status.heldBy). */
+  ref?: HolderRef;
   /**
    * The object was left behind by a parent of the same name (kubectl delete --cascade=orphan): no controller, the
    * labels metaops gives this parent's children, and the `controller-uid` label of the parent before (its value).
@@ -111,29 +116,144 @@ export function holderOf(obj: KubeObject): string {
   return `${text(ref.kind)} ${text(ref.name)} (uid ${text(ref.uid)})${going}`;
 }
 
+/** A controller reference, complete: who holds a name. */
+export interface HolderRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * What a held parent remembers in its status (`status.heldBy`, heldBySchema): each taken name and who held it. A
+ * name that is free for a moment (its object deleted, by hand or by a clean-up) is still the holder's while the
+ * holder exists and wants it: the holder makes it again, and a parent that took it meanwhile would serve the
+ * holder's clients (and the holder would be the one held). At most LISTED records.
+ */
+export interface HeldRecord {
+  child: ChildName;
+  holder: HolderRef;
+}
+
+/** The status field of the records (HeldRecord). */
+export const HELD_BY = 'heldBy';
+
+/** The longest string a record keeps (a Kubernetes name). */
+const NAME_MAX = 253;
+
+function refOf(obj: KubeObject): HolderRef | undefined {
+  const ref = controllerOf(obj);
+  const ok = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.length <= NAME_MAX;
+  if (!ref || !ok(ref.apiVersion) || !ok(ref.kind) || !ok(ref.name) || !ok(ref.uid)) return undefined;
+  return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
+}
+
+/** The records a held answer keeps: each taken name whose holder is a controller, at most LISTED. */
+export function heldRecords(taken: readonly TakenName[]): HeldRecord[] {
+  return taken.flatMap((t) => (t.ref ? [{ child: t.child, holder: t.ref }] : [])).slice(0, LISTED);
+}
+
+/** The records of the parent's status (observed data: an entry that is not a complete record is ignored). */
+export function heldRecordsOf(parent: ParentObject): HeldRecord[] {
+  const list = (parent.status as Record<string, unknown> | undefined)?.[HELD_BY];
+  if (!Array.isArray(list)) return [];
+  const ok = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.length <= NAME_MAX;
+  return (list as unknown[])
+    .filter((r): r is HeldRecord => {
+      const c = (r as Partial<HeldRecord> | null)?.child;
+      const h = (r as Partial<HeldRecord> | null)?.holder;
+      return (
+        !!c &&
+        !!h &&
+        ok(c.apiVersion) &&
+        ok(c.kind) &&
+        ok(c.name) &&
+        ok(h.apiVersion) &&
+        ok(h.kind) &&
+        ok(h.name) &&
+        ok(h.uid)
+      );
+    })
+    .slice(0, LISTED);
+}
+
+/** The status without the records (a parent no longer held). */
+export function withoutHeldRecords<T extends Record<string, unknown>>(status: T): T {
+  if (!(HELD_BY in status)) return status;
+  const { [HELD_BY]: _records, ...rest } = status;
+  return rest as T;
+}
+
+/**
+ * The names a holder wants, by the holder's object (its kind's childNames): undefined when the kind is not one the
+ * caller can judge (then a record of it holds nothing).
+ */
+export type HolderWants = (holder: KubeObject) => readonly ChildName[] | undefined;
+
+/**
+ * A name free now that the parent's status records as held by another owner that still exists (among the related
+ * objects, the same UID, not being deleted) and still wants it (`wants`).
+ */
+function stillHeld(
+  request: CompositeSyncRequest,
+  child: ChildName,
+  records: readonly HeldRecord[],
+  wants: HolderWants | undefined,
+): TakenName | undefined {
+  if (!wants) return undefined;
+  const namespace = request.parent.metadata.namespace ?? '';
+  const same = (a: ChildName, b: ChildName) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.name === b.name;
+  for (const { child: recorded, holder } of records) {
+    if (!same(recorded, child) || holder.uid === request.parent.metadata.uid) continue;
+    const obj = observedNamed(request.related, holder.kind, holder.apiVersion, holder.name, namespace);
+    if (!obj || obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
+    if (!(wants(obj) ?? []).some((c) => same(c, child))) continue;
+    return {
+      child,
+      holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
+      ref: holder,
+    };
+  }
+  return undefined;
+}
+
 /**
  * The wanted names that another owner holds: an object of that type and name in the parent's namespace (among the
  * related objects customize asked for) that is not the parent's. The parent's own are those observed as its
  * children, those whose controller reference is the parent's UID, and those `ours` accepts (objects another of the
- * parent's children makes, such as a StatefulSet's pods). Names not seen at all are free.
+ * parent's children makes, such as a StatefulSet's pods). Names not seen at all are free, unless the parent's status
+ * records them as held by an owner that still exists and wants them (`wants` judges the holder: stillHeld).
  */
 export function takenNames(
   request: CompositeSyncRequest,
   wanted: readonly ChildName[],
   ours?: (child: ChildName, obj: KubeObject) => boolean,
+  wants?: HolderWants,
 ): TakenName[] {
   const parent = request.parent;
   const namespace = parent.metadata.namespace ?? '';
+  const records = wants ? heldRecordsOf(parent) : [];
   const taken: TakenName[] = [];
   for (const child of wanted) {
     const obj = observedNamed(request.related, child.kind, child.apiVersion, child.name, namespace);
-    if (!obj) continue;
+    if (!obj) {
+      const held = records.length > 0 ? stillHeld(request, child, records, wants) : undefined;
+      if (held && !observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace))
+        taken.push(held);
+      continue;
+    }
     if (observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)) continue;
     const ref = controllerOf(obj);
     if (ref && parent.metadata.uid !== undefined && ref.uid === parent.metadata.uid) continue;
     if (ours?.(child, obj)) continue;
     const before = orphanOf(parent, obj);
-    taken.push({ child, holder: holderOf(obj), ...(before ? { orphanOf: before } : {}) });
+    const held = refOf(obj);
+    taken.push({
+      child,
+      holder: holderOf(obj),
+      ...(held ? { ref: held } : {}),
+      ...(before ? { orphanOf: before } : {}),
+    });
   }
   return taken;
 }
@@ -192,6 +312,8 @@ export function heldForTakenNames(
   taken: readonly TakenName[],
   now: Date,
   status: Status = currentStatus(request.parent),
+  /** Record the holders in status.heldBy (an operator that judges holders: HolderWants; its status has the field). */
+  remember = false,
 ): CompositeSyncResponse {
   const parent = request.parent;
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken)], now);
@@ -203,21 +325,30 @@ export function heldForTakenNames(
   const kept = Object.fromEntries(
     Object.entries(status).filter(([, v]) => !(typeof v === 'string' && names.has(v))),
   ) as Status;
+  const records = remember ? heldRecords(taken) : [];
   return {
-    status: { ...kept, conditions: [ready, ...others] },
+    status: {
+      ...withoutHeldRecords(kept),
+      ...(records.length ? { [HELD_BY]: records } : {}),
+      conditions: [ready, ...others],
+    },
     children: allObserved(request.children).map(keepObserved),
     resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
   };
 }
 
 /** The names of an answer's children that another owner holds (takenNames). */
-export function takenIn(request: CompositeSyncRequest, response: CompositeSyncResponse): TakenName[] {
+export function takenIn(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  wants?: HolderWants,
+): TakenName[] {
   if (!request.related) return [];
   // The hook's own children: each with its kind and name (what else an answer may hold names nothing).
   const wanted = response.children.flatMap((c: KubeObject | null) =>
     c?.metadata?.name ? [{ apiVersion: c.apiVersion, kind: c.kind, name: c.metadata.name }] : [],
   );
-  return takenNames(request, wanted);
+  return takenNames(request, wanted, undefined, wants);
 }
 
 /**
@@ -228,8 +359,9 @@ export function guardAnswer(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
   now: Date,
+  wants?: HolderWants,
 ): CompositeSyncResponse {
-  const taken = takenIn(request, response);
+  const taken = takenIn(request, response, wants);
   if (taken.length === 0) return response;
-  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined);
+  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined, wants !== undefined);
 }

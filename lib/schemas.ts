@@ -107,6 +107,30 @@ export const MAX_SIZE = {
   mysqlcluster: 9,
 } as const;
 
+/**
+ * status.heldBy (lib/ownership.ts HeldRecord): while a parent is held for a name another owner holds, each such name
+ * and its holder (at most 3), so that the parent stays held while the holder exists and wants the name.
+ */
+export function heldBySchema() {
+  const name = Type.String({ maxLength: MAX_NAME_LENGTH });
+  const ref = (props: Record<string, ReturnType<typeof Type.String>>) =>
+    Type.Object(props, { additionalProperties: false });
+  return Type.Array(
+    Type.Object(
+      {
+        child: ref({ apiVersion: name, kind: name, name }),
+        holder: ref({ apiVersion: name, kind: name, name, uid: name }),
+      },
+      { additionalProperties: false },
+    ),
+    {
+      maxItems: 3,
+      description:
+        'While held for a name another owner holds: the name and its holder. The resource stays held while that holder exists and wants the name, even when the name is free for a moment.',
+    },
+  );
+}
+
 /** The status every replicated kind reports: member names, counts and conditions. */
 export function replicatedStatus<P extends TProperties>(extra: P) {
   return Type.Object(

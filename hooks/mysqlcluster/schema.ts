@@ -34,7 +34,11 @@ export const MySQLClusterSpec = Type.Object(
           description: 'Size of each member data volume (a Kubernetes quantity). Fixed once the cluster exists.',
         }),
         storageClassName: Type.Optional(
-          Type.String({ maxLength: MAX_NAME_LENGTH, description: 'StorageClass of the data volumes.' }),
+          Type.String({
+            maxLength: MAX_NAME_LENGTH,
+            description:
+              'StorageClass of the data volumes. "" asks for none (pre-made volumes without a class only); absent, the default class.',
+          }),
         ),
       },
       { default: {}, description: 'Each member keeps its data in a volume of its own.' },

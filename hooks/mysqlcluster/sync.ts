@@ -70,6 +70,11 @@ export const PASSWORD_KEY = 'root-password';
 export const REPLICATION_KEY = 'replication-password';
 export const REPLICATION_CONTAINER = 'replication';
 export const MYSQL_PORT = 3306;
+/**
+ * On the StatefulSet while its passwords are new and their Secret has not been seen: set when the passwords are
+ * generated for a cluster without data volumes, dropped at the first sync that observes the Secret (passwords()).
+ */
+export const NEW_CREDENTIALS_ANNOTATION = 'mysql.metaops.dev/credentials-unseen';
 
 /** `version` as an image tag: a string as written, a number as YAML read it (8 -> "8.0", 8.4 -> "8.4"). */
 export function mysqlVersion(version: string | number): string {
@@ -117,7 +122,8 @@ export const parser = specParser(MySQLClusterSpec, (spec) => {
   const size = quantityProblem(spec.storage.size);
   if (size) return `spec.storage.size "${spec.storage.size}" ${size}`;
   const storageClass = spec.storage.storageClassName;
-  const classProblem = storageClass === undefined ? undefined : ruleProblem('dns1123Subdomain', storageClass);
+  // "" is a claim with no class (bound only to a pre-made volume without one); absent is the default class.
+  const classProblem = storageClass ? ruleProblem('dns1123Subdomain', storageClass) : undefined;
   if (classProblem) return `spec.storage.storageClassName "${storageClass}" ${classProblem}`;
   return undefined;
 });
@@ -277,7 +283,8 @@ export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
     accessModes: ['ReadWriteOnce'],
     resources: { requests: { storage: spec.storage.size } },
   };
-  if (spec.storage.storageClassName) claimSpec['storageClassName'] = spec.storage.storageClassName;
+  // "" is kept: a claim without a class, which the default StorageClass does not provision (pre-made volumes only).
+  if (spec.storage.storageClassName !== undefined) claimSpec['storageClassName'] = spec.storage.storageClassName;
   claimSpec['volumeMode'] = 'Filesystem';
   return {
     apiVersion: 'v1',
@@ -311,6 +318,8 @@ export function statefulSet(
   n: Names = namesOf(parent.metadata.name!),
   /** The server's cluster domain (MySQLSettings): member names are fully qualified in it. */
   domain: string = CLUSTER_DOMAIN_DEFAULT,
+  /** Its passwords are new and their Secret not yet seen (NEW_CREDENTIALS_ANNOTATION). */
+  credentialsUnseen = false,
 ): KubeObject {
   const name = parent.metadata.name!;
   const version = mysqlVersion(spec.version);
@@ -332,7 +341,12 @@ export function statefulSet(
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { name: n.statefulSet, namespace: parent.metadata.namespace, labels },
+    metadata: {
+      name: n.statefulSet,
+      namespace: parent.metadata.namespace,
+      labels,
+      ...(credentialsUnseen ? { annotations: { [NEW_CREDENTIALS_ANNOTATION]: 'true' } } : {}),
+    },
     spec: {
       replicas: spec.size,
       serviceName: n.headless,
@@ -609,7 +623,7 @@ export function neverStarted(pod: KubeObject): boolean {
 export function runningNumbers(request: CompositeSyncRequest, n: Names): number[] | undefined {
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const template = (sts?.['spec'] as { template?: KubeObject } | undefined)?.template;
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => memberOrdinal(n, p) !== undefined);
+  const pods = memberPods(request, n);
   const given = template && typeof template === 'object' ? runningVersion([template as KubeObject]) : undefined;
   const tags = [
     ...(given !== undefined && !neverRan(sts!, given, pods, n) ? [given] : []),
@@ -652,6 +666,24 @@ export function parentProblem(parent: ParentObject, request: CompositeSyncReques
   return nameProblem(parent, request) ?? downgradeProblem(parent, request);
 }
 
+/**
+ * Whether a pod was made by this cluster's StatefulSet: its controller is a StatefulSet of that name, and the one
+ * observed (by UID) when one is. A pod named like a member that something else made (`kubectl run db-mysql-7`,
+ * another controller's) holds none of the cluster's data.
+ */
+function madeByStatefulSet(n: Names, sts: KubeObject | undefined, pod: KubeObject): boolean {
+  const ref = controllerOf(pod);
+  return ref?.kind === 'StatefulSet' && ref.name === n.statefulSet && (!sts || ref.uid === sts.metadata.uid);
+}
+
+/** The member pods among the related objects: named as members and made by this cluster's StatefulSet. */
+export function memberPods(request: CompositeSyncRequest, n: Names): KubeObject[] {
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  return observedUnordered(request.related, 'Pod', 'v1').filter(
+    (p) => memberOrdinal(n, p) !== undefined && madeByStatefulSet(n, sts, p),
+  );
+}
+
 /** The ordinal of a member pod of this cluster, by its name. */
 function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
   return ordinalOf(n.statefulSet, pod.metadata.name!);
@@ -670,11 +702,9 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
     wanted.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
   }
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
-  return takenNames(request, wanted, (child, obj) => {
-    if (child.kind === 'PersistentVolumeClaim') return volumeOurs(name, obj);
-    const ref = controllerOf(obj);
-    return ref?.kind === 'StatefulSet' && ref.name === n.statefulSet && (!sts || ref.uid === sts.metadata.uid);
-  });
+  return takenNames(request, wanted, (child, obj) =>
+    child.kind === 'PersistentVolumeClaim' ? volumeOurs(name, obj) : madeByStatefulSet(n, sts, obj),
+  );
 }
 
 /** Why member 0 refuses to open for writes, as its replication sidecar said on exit (scripts.ts), if it does. */
@@ -779,15 +809,52 @@ export function adoption(parent: ParentObject, secretName: string, obj: KubeObje
 /** The root and replication passwords a new cluster gets: 24 random bytes each. */
 const PASSWORD_BYTES = 24;
 
+/** Whether any container of a pod (init or not) ever started: running, ended, restarted, or given a container. */
+export function everStarted(pod: KubeObject): boolean {
+  const status = pod['status'] as { initContainerStatuses?: unknown; containerStatuses?: unknown } | undefined;
+  const all = [status?.initContainerStatuses, status?.containerStatuses].flatMap((l) => (Array.isArray(l) ? l : []));
+  return (all as unknown[]).some((c) => {
+    if (typeof c !== 'object' || c === null) return false;
+    const s = c as { state?: Record<string, unknown>; lastState?: Record<string, unknown>; restartCount?: unknown };
+    return (
+      s.state?.['running'] !== undefined ||
+      s.state?.['terminated'] !== undefined ||
+      s.lastState?.['terminated'] !== undefined ||
+      (typeof s.restartCount === 'number' && s.restartCount > 0) ||
+      (typeof (c as { containerID?: unknown }).containerID === 'string' &&
+        (c as { containerID: string }).containerID !== '')
+    );
+  });
+}
+
 /**
- * The Secret the answer carries, from the passwords' memory: the observed ones; a new root password only if this
- * cluster never had one (no Secret observed or recorded, no data volumes). `lost`: the condition when it had one.
+ * Whether no member ever ran on this cluster's volumes, so that new passwords lose nothing: the StatefulSet was made
+ * with new passwords for a cluster without data volumes and their Secret has not been seen since (its annotation,
+ * NEW_CREDENTIALS_ANNOTATION), the status never recorded the Secret, no Secret of that name exists, and no member pod
+ * shows a container that ever started. Every container of a member reads the Secret (a non-optional secretKeyRef):
+ * none starts without it (CreateContainerConfigError), so the volumes the StatefulSet made hold no data and no
+ * password. This is the new cluster whose first answer was applied in part (Metacontroller creates the children one
+ * kind at a time, in map order, and goes on past a failed create; or it was killed in between).
+ */
+function noMemberEverRan(request: CompositeSyncRequest, n: Names, observedSts: KubeObject | undefined): boolean {
+  const annotations = observedSts?.metadata.annotations;
+  if (!annotations || annotations[NEW_CREDENTIALS_ANNOTATION] !== 'true') return false;
+  if ((currentStatus(request.parent) as { secretName?: unknown }).secretName === n.secret) return false;
+  if (observedNamed(request.related, 'Secret', 'v1', n.secret, request.parent.metadata.namespace)) return false;
+  return !memberPods(request, n).some(everStarted);
+}
+
+/**
+ * The Secret the answer carries, from the passwords' memory: the observed ones; new passwords only if this cluster
+ * never had one (no Secret observed or recorded, no data volumes; or volumes no member ever ran on: noMemberEverRan).
+ * `lost`: the condition when it had one. `unseen`: the passwords are new and their Secret not yet seen.
  */
 function passwords(
   hook: SyncHook<Spec, unknown>,
   n: Names,
   observedSecret: KubeObject | undefined,
-): { secret?: KubeObject; lost?: ConditionInput } {
+  observedSts: KubeObject | undefined,
+): { secret?: KubeObject; lost?: ConditionInput; unseen?: boolean } {
   const { request, parent, services, spec } = hook;
   const volumes = existingVolumes(request, n);
   const peers = peerOrdinals(spec.size, volumes, n, neverBoundVolumes(request, n));
@@ -804,7 +871,14 @@ function passwords(
     return { secret: secret(parent, keptRoot, replication ?? encode(), peers) };
   }
   const recorded = observedSecret !== undefined || previous.secretName === n.secret;
-  if (!recorded && volumes.length === 0) return { secret: secret(parent, encode(), encode(), peers) };
+  // A new cluster: its StatefulSet, if already made, is marked until the Secret is seen.
+  if (!recorded && volumes.length === 0)
+    return {
+      secret: secret(parent, encode(), encode(), peers),
+      unseen: !observedSts || noMemberEverRan(request, n, observedSts),
+    };
+  if (!observedSecret && noMemberEverRan(request, n, observedSts))
+    return { secret: secret(parent, encode(), encode(), peers), unseen: true };
   // A Secret of that name that is not this cluster's child: left behind (kubectl delete --cascade=orphan) or another
   // owner's. It exists, so it is neither called missing nor to be created (AlreadyExists).
   const stray = observedSecret
@@ -862,9 +936,9 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
 
-  const { secret: credentials, lost } = passwords(hook, n, observedSecret);
+  const { secret: credentials, lost, unseen } = passwords(hook, n, observedSecret, observedSts);
   const { claims, note } = claimTemplates(spec, observedSts);
-  const wantedSts = statefulSet(parent, spec, claims, n, hook.settings?.clusterDomain);
+  const wantedSts = statefulSet(parent, spec, claims, n, hook.settings?.clusterDomain, unseen);
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
     wantedSts,
@@ -873,9 +947,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
     readService(parent, n),
   ];
 
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter(
-    (p) => !isTerminating(p) && memberOrdinal(n, p) !== undefined,
-  );
+  const pods = memberPods(request, n).filter((p) => !isTerminating(p));
   const members = memberStates(n.statefulSet, pods);
   const extra: ConditionInput[] = [...(lost ? [lost] : []), ...(note ? [note] : [])];
   extra.push(replicationCondition(members, spec.size, n.member(0)));

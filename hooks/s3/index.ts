@@ -7,7 +7,17 @@ import {
   type KmsAllowlist,
 } from './policy.js';
 import { resource } from './schema.js';
-import { childNames, finalize, nameProblem, parser, s3Clients, secretName, sync } from './sync.js';
+import {
+  childNames,
+  customize,
+  finalize,
+  holderWants,
+  nameProblem,
+  parser,
+  s3Clients,
+  secretName,
+  sync,
+} from './sync.js';
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
@@ -57,6 +67,8 @@ export const s3 = defineComposite({
   },
   parentProblem: nameProblem,
   childNames,
+  holderWants,
+  customize,
   clients: s3Clients,
   childResources: [
     {

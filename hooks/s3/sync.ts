@@ -29,6 +29,11 @@ import {
   takenCondition,
   takenNames,
   TemporaryError,
+  type CustomizeRequest,
+  type CustomizeResponse,
+  HELD_BY,
+  heldRecords,
+  withoutHeldRecords,
 } from '../../lib/index.js';
 import {
   AwsError,
@@ -119,6 +124,25 @@ export function childNames(parent: ParentObject): ChildName[] {
   const named = (parent.spec as { secretName?: unknown } | undefined)?.secretName;
   const name = typeof named === 'string' ? named : `${parent.metadata.name!}-credentials`;
   return [{ apiVersion: 'v1', kind: 'Secret', name }];
+}
+
+/** The API version of S3 resources (a holder of a Secret name of this kind is judged by holderWants). */
+const S3_API_VERSION = 'systek.no/v1';
+
+/**
+ * The names an S3 resource holding a name another wants still wants: its Secret's. Two S3 resources may name one
+ * secretName; the one held remembers the other (status.heldBy) and stays held while it exists and wants the name, even
+ * when the Secret is deleted for a moment (lib/ownership.ts). Holders of other kinds are not judged.
+ */
+export function holderWants(holder: KubeObject): ChildName[] | undefined {
+  return holder.kind === 'S3' && holder.apiVersion === S3_API_VERSION ? childNames(holder as ParentObject) : undefined;
+}
+
+/** Asks for the S3 resources of the parent's namespace: a holder of its Secret name is judged by them (holderWants). */
+export function customize(request: CustomizeRequest): CustomizeResponse {
+  const namespace = request.parent?.metadata.namespace;
+  if (!namespace) return { relatedResources: [] };
+  return { relatedResources: [{ apiVersion: S3_API_VERSION, resource: 's3s', namespace }] };
 }
 
 /** A name the credentials Secret's labels or its default name cannot carry. */
@@ -474,14 +498,18 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     now,
   };
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
-  const taken = takenNames(request, [{ apiVersion: 'v1', kind: 'Secret', name: wantedSecret }]);
+  // A name free for a moment whose holder (remembered in status.heldBy) still exists and wants it is still taken.
+  const taken = takenNames(request, [{ apiVersion: 'v1', kind: 'Secret', name: wantedSecret }], undefined, holderWants);
   if (taken.length > 0) {
     const { reason, message } = takenCondition(parent, taken);
     throw new TemporaryError(reason, message, {
       conditions: ['Ready', 'Synced'],
       retryAfterSeconds: TAKEN_RESYNC_SECONDS,
+      status: { [HELD_BY]: heldRecords(taken) },
     });
   }
+  // Not held: the holders remembered are forgotten.
+  const released: ParentObject = parent.status ? { ...parent, status: withoutHeldRecords(parent.status) } : parent;
   const step = stepsOf(run);
   // The user first (a read): someone else's refuses the resource before anything is made, and ours holds the
   // records of the buckets this resource made (a killed sync's among them).
@@ -497,7 +525,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
   const synced = { bucket: spec.bucketName, region, secretName: wantedSecret };
   if ('pending' in key) {
     const status = pendingStatus(
-      parent,
+      released,
       { ...synced, lists: bucketLists(run.created, run.retained) },
       key.pending,
       now,
@@ -509,7 +537,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
   await step('old IAM user', () => retireLegacyUser(aws, owner, previous, run.user));
   const done = { ...synced, lists: bucketLists(run.created, run.retained) };
   return {
-    status: readyStatus(parent, { ...done, user: run.user, policyArn, keyId: key.key.id }, run.notes, now),
+    status: readyStatus(released, { ...done, user: run.user, policyArn, keyId: key.key.id }, run.notes, now),
     children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
     ...resyncAfter(waiting, key.recheckIn),
   };

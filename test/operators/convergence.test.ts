@@ -7,6 +7,7 @@ import { mysqlSync as mysqlcluster } from '../fixtures/hooks.js';
 import { podsetSync as podset } from '../fixtures/hooks.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import { NEW_CREDENTIALS_ANNOTATION } from '../../hooks/mysqlcluster/sync.js';
 
 type Sync = (req: CompositeSyncRequest, now: Date) => CompositeSyncResponse;
 let n = 0;
@@ -58,6 +59,17 @@ function legacyIn(parentName: string, pods: KubeObject[]): boolean {
   return pods.some(
     (p) => /^\d+$/.test(p.metadata.name!.slice(parentName.length + 1)) && p.metadata.name!.startsWith(`${parentName}-`),
   );
+}
+
+/** The children with the StatefulSet's record of passwords not yet seen removed (and nothing else). */
+function withoutCredentialsRecord(children: KubeObject[]): KubeObject[] {
+  return children.map((c) => {
+    const annotations = c.metadata.annotations;
+    if (c.kind !== 'StatefulSet' || !annotations || !(NEW_CREDENTIALS_ANNOTATION in annotations)) return c;
+    const { [NEW_CREDENTIALS_ANNOTATION]: _record, ...rest } = annotations;
+    const { annotations: _a, ...metadata } = c.metadata;
+    return { ...c, metadata: Object.keys(rest).length ? { ...metadata, annotations: rest } : metadata };
+  });
 }
 
 /** Feeds PodSet's answers back as OnDelete applies them until it names all its pods; at most one left out each time. */
@@ -128,8 +140,10 @@ for (const [kind, name, sync, spec] of kinds) {
         const third = request(name, spec(size), { children: observed });
         third.parent.status = again.status;
         const steady = sync(third, new Date(FIXED_NOW.getTime() + 7_200_000));
-        if (JSON.stringify(again.children) !== JSON.stringify(first.children)) return false;
-        if (JSON.stringify(steady.children) !== JSON.stringify(first.children)) return false;
+        // A new MySQLCluster's StatefulSet carries a record until the Secret is seen (hooks/mysqlcluster/sync.ts
+        // NEW_CREDENTIALS_ANNOTATION): the second answer drops it, and nothing else changes.
+        if (JSON.stringify(again.children) !== JSON.stringify(withoutCredentialsRecord(first.children))) return false;
+        if (JSON.stringify(steady.children) !== JSON.stringify(again.children)) return false;
         return JSON.stringify(steady.status) === JSON.stringify(again.status);
       }),
       { numRuns: 200 },
