@@ -316,11 +316,14 @@ export function statefulSet(
   /** The claim templates: the spec's for a new cluster, the stored ones once the StatefulSet exists. */
   claimTemplates: unknown[],
   n: Names = namesOf(parent.metadata.name!),
-  /** The server's cluster domain (MySQLSettings): member names are fully qualified in it. */
-  domain: string = CLUSTER_DOMAIN_DEFAULT,
-  /** Its passwords are new and their Secret not yet seen (NEW_CREDENTIALS_ANNOTATION). */
-  credentialsUnseen = false,
+  options: {
+    /** The server's cluster domain (MySQLSettings): member names are fully qualified in it. */
+    domain?: string | undefined;
+    /** Its passwords are new and their Secret not yet seen (NEW_CREDENTIALS_ANNOTATION). */
+    credentialsUnseen?: boolean;
+  } = {},
 ): KubeObject {
+  const { domain = CLUSTER_DOMAIN_DEFAULT, credentialsUnseen = false } = options;
   const name = parent.metadata.name!;
   const version = mysqlVersion(spec.version);
   const image = `mysql:${version}`;
@@ -938,7 +941,10 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
 
   const { secret: credentials, lost, unseen } = passwords(hook, n, observedSecret, observedSts);
   const { claims, note } = claimTemplates(spec, observedSts);
-  const wantedSts = statefulSet(parent, spec, claims, n, hook.settings?.clusterDomain, unseen);
+  const wantedSts = statefulSet(parent, spec, claims, n, {
+    domain: hook.settings?.clusterDomain,
+    credentialsUnseen: unseen,
+  });
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
     wantedSts,

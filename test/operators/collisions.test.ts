@@ -352,7 +352,7 @@ t.test('S3: a secretName another S3 resource holds is SecretNameTaken; no key is
   );
   t.match(ready(again), { status: 'True' });
   // customize asks for the Secret by name, in the namespace, and for the S3 resources there (a holder is judged by
-  // them: test/s3-secret-name-held-while-holder-exists.test.ts).
+  // them: test/s3/secret-name-held-while-holder-exists.test.ts).
   const rules = s3.customize!({ controller: {}, parent: parent('second') }, {} as never).relatedResources;
   t.same(rules, [
     { apiVersion: 'systek.no/v1', resource: 's3s', namespace: NS },

@@ -7,10 +7,10 @@
 // holds data or a password. The next sync must create the Secret with new passwords and let the cluster start; it
 // must not call the cluster's never-made password lost and wait for a restore that cannot exist.
 import t from 'tap';
-import { mysqlSync as sync } from './fixtures/hooks.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
-import { NEW_CREDENTIALS_ANNOTATION } from '../hooks/mysqlcluster/sync.js';
+import { mysqlSync as sync } from '../fixtures/hooks.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { NEW_CREDENTIALS_ANNOTATION } from '../../hooks/mysqlcluster/sync.js';
 
 const NAME = 'my-mysql';
 const SECRET = `${NAME}-mysql`;

@@ -1,9 +1,9 @@
 // lib/ownership.ts: a held parent remembers who held each name (status.heldBy) and, for the holders its operator
 // judges (HolderWants), stays held while the name is free for a moment and the holder exists and wants it.
 import t from 'tap';
-import type { CompositeSyncRequest, KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { guardAnswer, heldRecordsOf, takenNames, type ChildName, type HolderWants } from '../lib/ownership.js';
-import { FIXED_NOW, objectMap } from './fixtures/requests.js';
+import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { guardAnswer, heldRecordsOf, takenNames, type ChildName, type HolderWants } from '../../lib/ownership.js';
+import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 const NS = 'ns';
 const child: ChildName = { apiVersion: 'v1', kind: 'Service', name: 'x-memcached' };

@@ -5,9 +5,9 @@
 // it holds none of the cluster's data. It must neither be listed in status.members nor decide the version the
 // members run (the downgrade guard would then refuse the cluster's own spec as InvalidSpec and freeze it).
 import t from 'tap';
-import type { KubeObject } from '../lib/metacontroller.js';
-import { mysqlSync } from './fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap, request } from './fixtures/requests.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { mysqlSync } from '../fixtures/hooks.js';
+import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' };
 

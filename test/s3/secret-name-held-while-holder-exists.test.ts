@@ -6,11 +6,11 @@
 // (the legitimate holder) is then the one held. The second resource knew, from its own status, that another S3
 // resource holds that name: a Secret that vanished for a moment is no reason to make a key and take it.
 import t from 'tap';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../lib/metacontroller.js';
-import { FakeAws } from './fixtures/fake-aws.js';
-import { s3Sync } from './fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap } from './fixtures/requests.js';
-import { s3 } from '../hooks/s3/index.js';
+import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { FakeAws } from '../fixtures/fake-aws.js';
+import { s3Sync } from '../fixtures/hooks.js';
+import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
+import { s3 } from '../../hooks/s3/index.js';
 
 const NS = 'shop';
 const ready = (res: CompositeSyncResponse) => (res.status as any).conditions.find((c: any) => c.type === 'Ready');

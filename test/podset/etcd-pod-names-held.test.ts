@@ -4,12 +4,12 @@
 // two comes second is held (`PodNameTaken`, naming the first), creates no pod, and changes no etcd membership,
 // while the first keeps its pods. (Issue 31: "a child that belongs to another parent is never taken or served".)
 import t, { type Test } from 'tap';
-import type { CompositeSyncResponse, KubeObject } from '../lib/metacontroller.js';
-import { etcdChildNames } from '../hooks/etcdcluster/index.js';
-import type { EtcdClient } from '../hooks/etcdcommon/etcd.js';
-import { etcdParent } from './fixtures/etcd.js';
-import { etcdSync, podsetSync } from './fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap, readyPod, request } from './fixtures/requests.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { etcdChildNames } from '../../hooks/etcdcluster/index.js';
+import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
+import { etcdParent } from '../fixtures/etcd.js';
+import { etcdSync, podsetSync } from '../fixtures/hooks.js';
+import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
 const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
 

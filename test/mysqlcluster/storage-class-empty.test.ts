@@ -4,8 +4,8 @@
 // the default StorageClass. Leaving the field out means the opposite (the default class). A MySQLCluster asking for
 // `""` must get claims that say `""`, not InvalidSpec, and not the default class.
 import t from 'tap';
-import { mysqlSync } from './fixtures/hooks.js';
-import { FIXED_NOW, request } from './fixtures/requests.js';
+import { mysqlSync } from '../fixtures/hooks.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
 
 t.test('storage.storageClassName "" (no class, pre-provisioned volumes) is copied into the claims as ""', async (t) => {
   const res = mysqlSync(
