@@ -1650,8 +1650,10 @@ function decideMembers(
   // 6. Members made before restart in place (restartPolicy Never: a crash of a majority of them is for good) move
   // to it, one at a time, the leader last, only while every member is healthy. restartPolicy cannot change in
   // place: with storage the pod is made again on its claim (the same member, on its data); without, the member is
-  // replaced (removed, then a new one added), only while the others keep a quorum and never the only member.
-  const never = neverRestarting(live, reports, storage || voting.length >= 2);
+  // replaced (removed, then a new one added), only while the others keep a quorum and never the only member; before
+  // 3.4 (no learners) only while two voters stay, since the add back is refused to a one-member cluster (4.).
+  const replaceable = voting.length >= (supportsLearners(obs.etcd.clusterVersion) ? 2 : 3);
+  const never = neverRestarting(live, reports, storage || replaceable);
   if (never) {
     const name = never.metadata.name!;
     const id = reports.find((r) => r.name === name)?.id;
@@ -1673,10 +1675,19 @@ function decideMembers(
     conditions: runningConditions([
       scaling(false, 'AtSize', `${members.length} members`),
       { type: 'Upgrading', status: false, reason: 'AtVersion', message: `every member runs ${targetVersion}` },
-      recovering(false, 'Healthy', 'every member is healthy'),
+      recovering(false, 'Healthy', `every member is healthy${stayNever(live)}`),
     ]),
     converging: recreated.length > 0 || live.length !== obs.pods.length,
   };
+}
+
+/** What the status says of member pods left on restartPolicy Never (they could not be moved without a loss). */
+function stayNever(live: KubeObject[]): string {
+  const names = live
+    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
+    .map((p) => p.metadata.name!);
+  if (names.length === 0) return '';
+  return `; ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''} made before restart in place (restartPolicy Never): moved once the cluster has storage, 3 members, or etcd 3.4+ with 2`;
 }
 
 /** The next member pod made with restartPolicy Never to move to restart in place (the leader last), if any may. */
