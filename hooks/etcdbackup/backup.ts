@@ -20,14 +20,19 @@ import {
 } from '@aws-sdk/client-s3';
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 import {
+  compareHistory,
   decideLineage,
   lineageOf,
+  mayContinue,
   META,
+  revisionOf,
   newestFirst,
   periodicSnapshot,
   sameLineage,
   stampOf,
   toPrune,
+  type HistoryCheck,
+  type KvHash,
   type Lineage,
   type LineageBreak,
   type Snapshot,
@@ -142,8 +147,8 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
   });
 }
 
-async function json(ep: EtcdEndpoint, path: string, timeoutMs: number): Promise<any> {
-  const res = await post(ep, path, {}, timeoutMs);
+async function json(ep: EtcdEndpoint, path: string, timeoutMs: number, body: unknown = {}): Promise<any> {
+  const res = await post(ep, path, body, timeoutMs);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of res) {
@@ -171,6 +176,28 @@ async function gatewayJson(ep: EtcdEndpoint, path: string, timeoutMs: number): P
     }
   }
   throw new Error(`${ep.url} serves no v3 gateway (${GATEWAY_PREFIXES.join(', ')})`);
+}
+
+/**
+ * etcd's HashKV at `revision` (3.3+): the hash of its key-value history up to that revision, and the compact revision
+ * it counts from; or why there is none (compacted past it, not served before 3.3, no answer). Under the prefix the
+ * status call found.
+ */
+async function hashKv(ep: EtcdEndpoint, revision: number, timeoutMs: number): Promise<KvHash | string> {
+  try {
+    const body = await json(ep, `${ep.prefix ?? '/v3'}/maintenance/hashkv`, timeoutMs, { revision: String(revision) });
+    const hash = body?.hash;
+    const compact = body?.compact_revision;
+    if (
+      (typeof hash !== 'number' && typeof hash !== 'string') ||
+      (compact !== undefined && typeof compact !== 'string')
+    )
+      return 'etcd gave no HashKV';
+    // etcd leaves compact_revision out while it is 0 (JSON of a proto default); hash likewise.
+    return { hash: String(hash), compact: compact ?? '0' };
+  } catch (err) {
+    return `etcd gave no HashKV at revision ${revision} (${(err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160)})`;
+  }
 }
 
 /**
@@ -498,7 +525,8 @@ interface Target {
   cluster: { revision: number; version: string; clusterId: string };
 }
 
-function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date): Record<string, string> {
+// eslint-disable-next-line max-params -- the backup, its target, its lineage, when, and etcd's hash at its revision
+function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mark?: KvHash): Record<string, string> {
   return {
     ...(o.backup ? { [META.uid]: o.backup.uid, [META.backup]: o.backup.name } : {}),
     [META.cluster]: t.cluster.clusterId,
@@ -506,6 +534,7 @@ function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date): Re
     [META.version]: t.cluster.version,
     [META.since]: since,
     [META.taken]: taken.toISOString(),
+    ...(mark ? { [META.hash]: mark.hash, [META.compact]: mark.compact } : {}),
   };
 }
 
@@ -637,7 +666,17 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
         problems.push(
           `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
         );
-      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp);
+      // The revision alone proves nothing (a cluster rebuilt with its identity grows past it again): etcd is asked
+      // for its history up to the previous snapshot, against the hash that snapshot recorded.
+      const history: HistoryCheck | undefined = mayContinue(
+        previous,
+        o.backup.uid,
+        t.cluster.clusterId,
+        t.cluster.revision,
+      )
+        ? compareHistory(previous!.meta, await hashKv(t.ep, revisionOf(previous!), o.timeoutMs))
+        : undefined;
+      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp, history);
     }
   } catch (err) {
     problems.push(
@@ -648,7 +687,11 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
   const since = decided?.lineage.since ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
-  const size = await write(o, t, key, metadataOf(o, t, since, now));
+  // What the next backup asks etcd to prove: the hash of the history up to this snapshot's revision.
+  const mark = await hashKv(t.ep, t.cluster.revision, o.timeoutMs);
+  if (typeof mark === 'string')
+    problems.push(`${mark}: the next backup cannot prove it continues this lineage, and prunes none of it`);
+  const size = await write(o, t, key, metadataOf(o, t, since, now, typeof mark === 'string' ? undefined : mark));
   // (Written meanwhile by another backup of the path, in the same second at the same revision: it stays.)
   if (size === 'taken')
     return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };

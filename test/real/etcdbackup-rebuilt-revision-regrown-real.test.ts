@@ -85,5 +85,32 @@ t.test(
     const left = await objects('backups', 'default/regrown/');
     t.ok(left.has(before.key), `${before.key}, the only snapshot of the lost data, kept`);
     t.notMatch(r, { pruned: [before.key] }, 'not pruned by the new history');
+    t.match(r, { lineageBreak: { reason: 'HistoryDiffers', key: before.key } }, 'etcd told another history apart');
   },
 );
+
+// The proof is etcd's HashKV at the last snapshot's revision, which counts from the compact revision: a compaction
+// since leaves nothing to compare, and that doubt never prunes. The lineage begun then goes on and is pruned.
+t.test('a compaction since the last snapshot: no proof, nothing pruned; the lineage begun then goes on', async (t) => {
+  const path = 'backups/default/compacted/snap';
+  const cron = rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
+  const k = await cluster('compacted');
+  t.teardown(() => k.shutdown());
+  const first = await fire(k, cron);
+  const same = await fire(k, cron);
+  t.notOk(same.lineageBreak, 'the same history proven: the lineage goes on');
+  t.same(same.pruned, [first.key], 'and is pruned to maxBackups (1)');
+  await k.put('tick', 'before the compaction');
+  const res = await fetch(`${k.endpoint(k.livePods()[0]!)}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision: String(same.etcdRevision + 1), physical: true }),
+  });
+  t.equal(res.status, 200, 'compacted past the last snapshot');
+  const after = await fire(k, cron);
+  t.match(after, { lineageBreak: { reason: 'LineageUnproven', key: same.key, why: /compacted/ }, pruned: [] });
+  const next = await fire(k, cron);
+  t.notOk(next.lineageBreak, 'the lineage begun after the compaction goes on');
+  t.same(next.pruned, [after.key]);
+  const left = await objects('backups', 'default/compacted/');
+  t.ok(left.has(same.key), `${same.key}, of the lineage before the compaction, kept`);
+});
