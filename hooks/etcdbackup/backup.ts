@@ -525,7 +525,6 @@ interface Target {
   cluster: { revision: number; version: string; clusterId: string };
 }
 
-// eslint-disable-next-line max-params -- the backup, its target, its lineage, when, and etcd's hash at its revision
 function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mark?: KvHash): Record<string, string> {
   return {
     ...(o.backup ? { [META.uid]: o.backup.uid, [META.backup]: o.backup.name } : {}),
@@ -640,6 +639,29 @@ function existingOneOff(o: BackupOptions, t: Target, key: string, existing: Reco
 }
 
 /**
+ * What etcd proves of the history up to the previous snapshot of this EtcdBackup, when its lineage may go on (the
+ * same cluster, a revision not gone down): the revision alone proves nothing (a cluster rebuilt with its identity
+ * grows past it again), so etcd's HashKV at that revision is compared with the one the snapshot recorded.
+ */
+async function provenHistory(
+  uid: string,
+  t: Target,
+  previous: Snapshot | undefined,
+  timeoutMs: number,
+): Promise<HistoryCheck | undefined> {
+  if (!previous || !mayContinue(previous, uid, t.cluster.clusterId, t.cluster.revision)) return undefined;
+  return compareHistory(previous.meta, await hashKv(t.ep, revisionOf(previous), timeoutMs));
+}
+
+/** What the next backup asks etcd to prove: the HashKV at this snapshot's revision; without one, that is said. */
+async function markOf(t: Target, timeoutMs: number, problems: string[]): Promise<KvHash | undefined> {
+  const mark = await hashKv(t.ep, t.cluster.revision, timeoutMs);
+  if (typeof mark !== 'string') return mark;
+  problems.push(`${mark}: the next backup cannot prove it continues this lineage, and prunes none of it`);
+  return undefined;
+}
+
+/**
  * A periodic backup: `<key>_v<revision>_<date>`, in the lineage of this EtcdBackup's previous snapshot when the same
  * cluster's revision did not go down (lineage.ts), then that lineage pruned to `maxBackups`. A listing or metadata
  * read that fails costs the pruning, never the snapshot, and never deletes on a guess.
@@ -666,16 +688,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
         problems.push(
           `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
         );
-      // The revision alone proves nothing (a cluster rebuilt with its identity grows past it again): etcd is asked
-      // for its history up to the previous snapshot, against the hash that snapshot recorded.
-      const history: HistoryCheck | undefined = mayContinue(
-        previous,
-        o.backup.uid,
-        t.cluster.clusterId,
-        t.cluster.revision,
-      )
-        ? compareHistory(previous!.meta, await hashKv(t.ep, revisionOf(previous!), o.timeoutMs))
-        : undefined;
+      const history = await provenHistory(o.backup.uid, t, previous, o.timeoutMs);
       found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp, history);
     }
   } catch (err) {
@@ -687,11 +700,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
   const since = decided?.lineage.since ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
-  // What the next backup asks etcd to prove: the hash of the history up to this snapshot's revision.
-  const mark = await hashKv(t.ep, t.cluster.revision, o.timeoutMs);
-  if (typeof mark === 'string')
-    problems.push(`${mark}: the next backup cannot prove it continues this lineage, and prunes none of it`);
-  const size = await write(o, t, key, metadataOf(o, t, since, now, typeof mark === 'string' ? undefined : mark));
+  const size = await write(o, t, key, metadataOf(o, t, since, now, await markOf(t, o.timeoutMs, problems)));
   // (Written meanwhile by another backup of the path, in the same second at the same revision: it stays.)
   if (size === 'taken')
     return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };

@@ -226,19 +226,15 @@ export function checkVerdict(
   const overdue = late && !fetching;
   if (pod && !overdue && endedByNode(pod)) return { state: 'again' };
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
-  if (overdue) {
-    if (pod && checkState(pod)?.running)
-      return {
-        state: 'failed',
-        reason: `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container started`,
-      };
-    const why = pod ? waitingReason(pod) : 'its pod was not created';
-    return {
-      state: 'failed',
-      reason: `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`,
-    };
-  }
-  return { state: 'waiting' };
+  return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
+}
+
+/** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
+function overdueReason(pod: KubeObject | undefined): string {
+  if (pod && checkState(pod)?.running)
+    return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container started`;
+  const why = pod ? waitingReason(pod) : 'its pod was not created';
+  return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }
 
 /** S3's answers and network failures that say "try again" (the kubelet runs the step again, with a back-off). */

@@ -243,7 +243,7 @@ t.test('periodic backups with maxBackups 2 keep the two newest of their lineage,
     [META.hash]: s3.objects.get('bucket/ns/snap_v10_2026-01-01T03-00-00Z')!.metadata[META.hash],
     [META.compact]: '-1',
   });
-  t.match(s3.objects.get('bucket/ns/snap_v10_2026-01-01T03-00-00Z')!.metadata[META.hash], /^\d+$/, 'etcd\'s HashKV');
+  t.match(s3.objects.get('bucket/ns/snap_v10_2026-01-01T03-00-00Z')!.metadata[META.hash], /^\d+$/, "etcd's HashKV");
 });
 
 t.test('a cluster lost and recreated under the same name: every snapshot of the first lineage survives', async (t) => {

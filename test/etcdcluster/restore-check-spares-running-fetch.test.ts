@@ -55,7 +55,11 @@ t.test('a running check is spared for RESTORE_STEP_SECONDS from its start, and n
   });
   const started = later(120).toISOString();
   const limit = 120 + RESTORE_STEP_SECONDS;
-  t.same(checkVerdict(runningSince(started), since, later(limit)), { state: 'waiting' }, 'at its limit: still fetching');
+  t.same(
+    checkVerdict(runningSince(started), since, later(limit)),
+    { state: 'waiting' },
+    'at its limit: still fetching',
+  );
   t.same(
     checkVerdict(runningSince(started), since, later(limit + 1)),
     {
