@@ -58,6 +58,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/etcdcluster/plan.ts': {
     tests: [
       ...ETCD_PLAN_TESTS,
+      'test/etcdcluster/members-made-before-restart-in-place-no-learners.test.ts',
       'test/operators/records-fed-back.test.ts',
       'test/etcdcluster/upgrade.test.ts',
       'test/etcdcluster/upgrade-last-member-fails.test.ts',
@@ -115,6 +116,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/etcdcluster/restore.ts': {
     tests: [
       'test/etcdcluster/restore-check.test.ts',
+      'test/etcdcluster/restore-check-spares-running-fetch.test.ts',
       'test/etcdcluster/restore-aws-text.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
     ],
@@ -127,6 +129,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/etcdcluster/members.ts': {
     tests: [
       ...ETCD_PLAN_TESTS,
+      'test/etcdcluster/restored-member-secret-optional.test.ts',
       'test/etcdcluster/members.test.ts',
       'test/lib/framework-on-doubt.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
@@ -251,11 +254,16 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/etcdbackup/lineage.ts': {
-    tests: ['test/etcdbackup/lineage.test.ts', 'test/etcdbackup/etcdbackup.test.ts'],
+    tests: [
+      'test/etcdbackup/lineage.test.ts',
+      'test/etcdbackup/etcdbackup.test.ts',
+      'test/etcdbackup/lineage-proven-by-hashkv.test.ts',
+    ],
     target: 85,
   },
   'hooks/etcdbackup/backup.ts': {
     tests: [
+      'test/etcdbackup/lineage-proven-by-hashkv.test.ts',
       'test/etcdbackup/lineage.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',
       'test/etcdbackup/oneoff-same-path-race.test.ts',
@@ -264,6 +272,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   'hooks/etcdbackup/sync.ts': {
     tests: [
+      'test/etcdbackup/lineage-proven-by-hashkv.test.ts',
       'test/etcdbackup/record.test.ts',
       'test/etcdbackup/tenancy.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',
