@@ -1,7 +1,7 @@
 // A restored member needs its restore's awsSecret for its first fetch only (issue 30.1 with 30.5): afterwards a tenant
 // deletes it, and the member's pod keeps its restore steps and the Secret's volume for life. The volume is optional,
 // so that a recreated sandbox (a node reboot) starts the steps that find the data kept (main/cli.ts) instead of
-// waiting on a mount for ever; a first fetch without the Secret fails naming it (etcd-backup-credentials.test.ts,
+// waiting on a mount for ever; a first fetch without the Secret fails naming it (etcdbackup/credentials.test.ts,
 // "a restored member's fetch step run again ..."). The real case: etcd-restored-members-restart-without-restore-
 // secret-real.test.ts.
 import t from 'tap';
