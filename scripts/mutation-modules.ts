@@ -36,6 +36,7 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/restore-status-lost-past-no-return.test.ts',
   'test/etcdcluster/restore-during-failed-upgrade.test.ts',
   'test/etcdcluster/restore-pin-and-retry.test.ts',
+  'test/etcdcluster/members-made-before-restart-in-place-no-learners.test.ts',
   'test/etcdcluster/failed-additions-stop.test.ts',
   'test/etcdcluster/scale-up-crashing-member-not-readded-forever.test.ts',
 ];
@@ -143,6 +144,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/etcdcluster/restore.ts': {
     tests: [
       'test/etcdcluster/restore-check.test.ts',
+      'test/etcdcluster/restore-check-spares-running-fetch.test.ts',
       'test/etcdcluster/restore-aws-text.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
     ],
@@ -155,6 +157,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/etcdcluster/members.ts': {
     tests: [
       ...ETCD_PLAN_TESTS,
+      'test/etcdcluster/restored-member-secret-optional.test.ts',
       'test/etcdcluster/members.test.ts',
       'test/lib/framework-on-doubt.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
@@ -288,11 +291,16 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/etcdbackup/lineage.ts': {
-    tests: ['test/etcdbackup/lineage.test.ts', 'test/etcdbackup/etcdbackup.test.ts'],
+    tests: [
+      'test/etcdbackup/lineage.test.ts',
+      'test/etcdbackup/etcdbackup.test.ts',
+      'test/etcdbackup/lineage-proven-by-hashkv.test.ts',
+    ],
     target: 85,
   },
   'hooks/etcdbackup/backup.ts': {
     tests: [
+      'test/etcdbackup/lineage-proven-by-hashkv.test.ts',
       'test/etcdbackup/lineage.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',
       'test/etcdbackup/oneoff-same-path-race.test.ts',
@@ -301,6 +309,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   'hooks/etcdbackup/sync.ts': {
     tests: [
+      'test/etcdbackup/lineage-proven-by-hashkv.test.ts',
       'test/etcdbackup/record.test.ts',
       'test/etcdbackup/tenancy.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',

@@ -21,14 +21,19 @@ import {
 } from '@aws-sdk/client-s3';
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 import {
+  compareHistory,
   decideLineage,
   lineageOf,
+  mayContinue,
   META,
+  revisionOf,
   newestFirst,
   periodicSnapshot,
   sameLineage,
   stampOf,
   toPrune,
+  type HistoryCheck,
+  type KvHash,
   type Lineage,
   type LineageBreak,
   type Snapshot,
@@ -156,8 +161,8 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
   });
 }
 
-async function json(ep: EtcdEndpoint, path: string, timeoutMs: number): Promise<any> {
-  const res = await post(ep, path, {}, timeoutMs);
+async function json(ep: EtcdEndpoint, path: string, timeoutMs: number, body: unknown = {}): Promise<any> {
+  const res = await post(ep, path, body, timeoutMs);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of res) {
@@ -185,6 +190,28 @@ async function gatewayJson(ep: EtcdEndpoint, path: string, timeoutMs: number): P
     }
   }
   throw new Error(`${ep.url} serves no v3 gateway (${GATEWAY_PREFIXES.join(', ')})`);
+}
+
+/**
+ * etcd's HashKV at `revision` (3.3+): the hash of its key-value history up to that revision, and the compact revision
+ * it counts from; or why there is none (compacted past it, not served before 3.3, no answer). Under the prefix the
+ * status call found.
+ */
+async function hashKv(ep: EtcdEndpoint, revision: number, timeoutMs: number): Promise<KvHash | string> {
+  try {
+    const body = await json(ep, `${ep.prefix ?? '/v3'}/maintenance/hashkv`, timeoutMs, { revision: String(revision) });
+    const hash = body?.hash;
+    const compact = body?.compact_revision;
+    if (
+      (typeof hash !== 'number' && typeof hash !== 'string') ||
+      (compact !== undefined && typeof compact !== 'string')
+    )
+      return 'etcd gave no HashKV';
+    // etcd leaves compact_revision out while it is 0 (JSON of a proto default); hash likewise.
+    return { hash: String(hash), compact: compact ?? '0' };
+  } catch (err) {
+    return `etcd gave no HashKV at revision ${revision} (${(err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160)})`;
+  }
 }
 
 /**
@@ -512,7 +539,7 @@ interface Target {
   cluster: { revision: number; version: string; clusterId: string };
 }
 
-function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date): Record<string, string> {
+function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mark?: KvHash): Record<string, string> {
   return {
     ...(o.backup ? { [META.uid]: o.backup.uid, [META.backup]: o.backup.name } : {}),
     [META.cluster]: t.cluster.clusterId,
@@ -520,6 +547,7 @@ function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date): Re
     [META.version]: t.cluster.version,
     [META.since]: since,
     [META.taken]: taken.toISOString(),
+    ...(mark ? { [META.hash]: mark.hash, [META.compact]: mark.compact } : {}),
   };
 }
 
@@ -625,6 +653,29 @@ function existingOneOff(o: BackupOptions, t: Target, key: string, existing: Reco
 }
 
 /**
+ * What etcd proves of the history up to the previous snapshot of this EtcdBackup, when its lineage may go on (the
+ * same cluster, a revision not gone down): the revision alone proves nothing (a cluster rebuilt with its identity
+ * grows past it again), so etcd's HashKV at that revision is compared with the one the snapshot recorded.
+ */
+async function provenHistory(
+  uid: string,
+  t: Target,
+  previous: Snapshot | undefined,
+  timeoutMs: number,
+): Promise<HistoryCheck | undefined> {
+  if (!previous || !mayContinue(previous, uid, t.cluster.clusterId, t.cluster.revision)) return undefined;
+  return compareHistory(previous.meta, await hashKv(t.ep, revisionOf(previous), timeoutMs));
+}
+
+/** What the next backup asks etcd to prove: the HashKV at this snapshot's revision; without one, that is said. */
+async function markOf(t: Target, timeoutMs: number, problems: string[]): Promise<KvHash | undefined> {
+  const mark = await hashKv(t.ep, t.cluster.revision, timeoutMs);
+  if (typeof mark !== 'string') return mark;
+  problems.push(`${mark}: the next backup cannot prove it continues this lineage, and prunes none of it`);
+  return undefined;
+}
+
+/**
  * A periodic backup: `<key>_v<revision>_<date>`, in the lineage of this EtcdBackup's previous snapshot when the same
  * cluster's revision did not go down (lineage.ts), then that lineage pruned to `maxBackups`. A listing or metadata
  * read that fails costs the pruning, never the snapshot, and never deletes on a guess.
@@ -651,7 +702,8 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
         problems.push(
           `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
         );
-      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp);
+      const history = await provenHistory(o.backup.uid, t, previous, o.timeoutMs);
+      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp, history);
     }
   } catch (err) {
     problems.push(
@@ -662,7 +714,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
   const since = decided?.lineage.since ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
-  const size = await write(o, t, key, metadataOf(o, t, since, now));
+  const size = await write(o, t, key, metadataOf(o, t, since, now, await markOf(t, o.timeoutMs, problems)));
   // (Written meanwhile by another backup of the path, in the same second at the same revision: it stays.)
   if (size === 'taken')
     return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };

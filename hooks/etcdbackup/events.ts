@@ -21,6 +21,8 @@ export const ETCDBACKUP_EVENTS: ConditionEventRules = {
     'ClusterNotFound',
     'RevisionWentBack',
     'EtcdClusterChanged',
+    'HistoryDiffers',
+    'LineageUnproven',
   ]),
   normals: new Set(['Restored']),
 };

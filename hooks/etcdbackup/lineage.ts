@@ -19,6 +19,12 @@ export const META = {
   since: 'metaops-lineage-since',
   /** When the snapshot was taken (RFC 3339). */
   taken: 'metaops-taken',
+  /**
+   * etcd's HashKV at the snapshot's revision (its key-value history up to it) and the compact revision it counts
+   * from: what etcd can prove later, if it still holds that history (lineage.ts, HistoryCheck).
+   */
+  hash: 'etcd-hashkv',
+  compact: 'etcd-compact-revision',
 } as const;
 
 /** The identity of a lineage: one EtcdBackup, one etcd cluster, since a date (a stamp as in the key). */
@@ -78,9 +84,48 @@ export function sameLineage(a: Lineage | undefined, b: Lineage): boolean {
   return a !== undefined && a.uid === b.uid && a.clusterId === b.clusterId && a.since === b.since;
 }
 
+/**
+ * What etcd says now of the history up to the previous snapshot's revision, against what that snapshot recorded
+ * (META.hash at the same compact revision): the same history ('same'), another ('differs': the cluster was rebuilt
+ * with its identity, its revision grown again), or no proof either way ('unproven', why: etcd compacted since, has
+ * no HashKV before 3.3, did not answer; or the snapshot recorded no hash, taken by an older metaops).
+ */
+export type HistoryCheck = { state: 'same' } | { state: 'differs' } | { state: 'unproven'; why: string };
+
+/** etcd's HashKV answer at a revision, as recorded (decimal strings). */
+export interface KvHash {
+  hash: string;
+  compact: string;
+}
+
+/** Compares the hash recorded with a snapshot with etcd's answer now at the same revision (or why there is none). */
+export function compareHistory(
+  recorded: Record<string, string> | null | undefined,
+  now: KvHash | string,
+): HistoryCheck {
+  const hash = recorded?.[META.hash];
+  const compact = recorded?.[META.compact];
+  if (!hash || !compact)
+    return { state: 'unproven', why: 'the snapshot before records no HashKV (an older metaops, or etcd before 3.3)' };
+  if (typeof now === 'string') return { state: 'unproven', why: now };
+  if (now.compact !== compact)
+    return {
+      state: 'unproven',
+      why: `etcd compacted its history since (compact revision ${compact} then, ${now.compact} now): the hashes cannot be compared`,
+    };
+  return now.hash === hash ? { state: 'same' } : { state: 'differs' };
+}
+
 /** Why a new lineage began although this EtcdBackup had one: the snapshot it last took, and what changed. */
 export interface LineageBreak {
-  reason: 'RevisionWentBack' | 'EtcdClusterChanged';
+  /**
+   * RevisionWentBack, EtcdClusterChanged; HistoryDiffers (the same cluster ID and a revision grown past the snapshot
+   * before, but etcd's history up to it is another: rebuilt with its identity); LineageUnproven (etcd could not prove
+   * it is the same history: `why`). Nothing of the lineage before is pruned in any case.
+   */
+  reason: 'RevisionWentBack' | 'EtcdClusterChanged' | 'HistoryDiffers' | 'LineageUnproven';
+  /** With LineageUnproven: why etcd could not prove it. */
+  why?: string;
   /** The newest snapshot of the lineage before. */
   key: string;
   revision: number;
@@ -89,27 +134,54 @@ export interface LineageBreak {
   date: string;
 }
 
+/** The revision the previous snapshot records (its metadata, else its name). */
+export function revisionOf(previous: Snapshot): number {
+  return Number(previous.meta?.[META.revision] ?? previous.revision);
+}
+
+/** Whether the lineage of `previous` may go on to a snapshot at `revision` of `clusterId`, if etcd proves it. */
+export function mayContinue(previous: Snapshot | undefined, uid: string, clusterId: string, revision: number): boolean {
+  const before = lineageOf(previous?.meta);
+  return (
+    before !== undefined && before.uid === uid && before.clusterId === clusterId && revisionOf(previous!) <= revision
+  );
+}
+
 /**
  * The lineage of a new snapshot at `revision` of cluster `clusterId`, given the newest snapshot this EtcdBackup
- * wrote before (`previous`, metadata read): its lineage goes on when the cluster is the same and the revision did
- * not go down; otherwise a new one begins at `stamp`, and the break says why (none for a first snapshot).
+ * wrote before (`previous`, metadata read): its lineage goes on when the cluster is the same, the revision did not
+ * go down and etcd proves the history up to the previous snapshot is the one it recorded (`history`; none given:
+ * no proof); otherwise a new one begins at `stamp`, and the break says why (none for a first snapshot). A revision
+ * alone proves nothing: a cluster rebuilt with its identity grows past it again.
  */
+// eslint-disable-next-line max-params -- the snapshot before, who and what is backed up now, when, and etcd's proof
 export function decideLineage(
   previous: Snapshot | undefined,
   uid: string,
   clusterId: string,
   revision: number,
   stamp: string,
+  history: HistoryCheck = { state: 'unproven', why: 'etcd was not asked' },
 ): { lineage: Lineage; break?: LineageBreak } {
   const fresh: Lineage = { uid, clusterId, since: stamp };
   const before = lineageOf(previous?.meta);
   if (!previous || !before || before.uid !== uid) return { lineage: fresh };
-  const was = Number(previous.meta?.[META.revision] ?? previous.revision);
-  if (before.clusterId === clusterId && was <= revision) return { lineage: before };
+  const was = revisionOf(previous);
+  const continues = mayContinue(previous, uid, clusterId, revision);
+  if (continues && history.state === 'same') return { lineage: before };
+  const reason: LineageBreak['reason'] =
+    before.clusterId !== clusterId
+      ? 'EtcdClusterChanged'
+      : !continues
+        ? 'RevisionWentBack'
+        : history.state === 'differs'
+          ? 'HistoryDiffers'
+          : 'LineageUnproven';
   return {
     lineage: fresh,
     break: {
-      reason: before.clusterId === clusterId ? 'RevisionWentBack' : 'EtcdClusterChanged',
+      reason,
+      ...(reason === 'LineageUnproven' && history.state === 'unproven' ? { why: history.why } : {}),
       key: previous.key,
       revision: was,
       clusterId: before.clusterId,

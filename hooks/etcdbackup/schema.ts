@@ -76,7 +76,13 @@ export type EtcdBackupSpec = Static<typeof EtcdBackupSpec>;
 
 /** Why a periodic backup began a new lineage although it had one (lineage.ts): its last snapshot before, kept. */
 export const LineagePrevious = Type.Object({
-  reason: Type.String({ description: 'RevisionWentBack or EtcdClusterChanged.' }),
+  reason: Type.String({
+    description:
+      'RevisionWentBack, EtcdClusterChanged, HistoryDiffers (the same cluster ID and a higher revision, but etcd holds another history up to the last snapshot: rebuilt with its identity) or LineageUnproven (etcd could not prove it is the same history: `why`).',
+  }),
+  why: Type.Optional(
+    Type.String({ maxLength: 240, description: 'With LineageUnproven: why etcd could not prove it.' }),
+  ),
   key: Type.String({ description: 'The newest snapshot of the lineage before.' }),
   revision: Type.Integer(),
   clusterID: Type.String(),

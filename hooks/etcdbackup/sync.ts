@@ -228,6 +228,7 @@ interface Previous {
   clusterID: string;
   date: string;
   restoredBy?: string;
+  why?: string;
 }
 interface LineageStatus {
   clusterID: string;
@@ -267,6 +268,8 @@ export function lineageStatus(before: unknown, good: BackupResult, clusters: Kub
     const restoredBy = restoreExplaining(clusters, b.date);
     out.previous = {
       reason: b.reason,
+      // What etcd said, from the Job's termination message: printable, bounded.
+      ...(b.why ? { why: b.why.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 240) } : {}),
       key: b.key,
       revision: b.revision,
       clusterID: b.clusterId,
@@ -294,7 +297,11 @@ export function lineageCondition(lineage: LineageStatus, maxBackups: number) {
   const what =
     p.reason === 'RevisionWentBack'
       ? `the revision of etcd cluster ${lineage.clusterID} went back from ${p.revision} with no EtcdRestore (the cluster was rebuilt or rolled back)`
-      : `the etcd cluster changed from ${p.clusterID} to ${lineage.clusterID} with no EtcdRestore (lost and recreated under the same name?)`;
+      : p.reason === 'HistoryDiffers'
+        ? `etcd cluster ${lineage.clusterID} holds another history up to revision ${p.revision} than the snapshot ${p.key} recorded, with no EtcdRestore (rebuilt with its identity, its revision grown again)`
+        : p.reason === 'LineageUnproven'
+          ? `etcd could not prove that cluster ${lineage.clusterID} still holds the history of the snapshot ${p.key} (${p.why ?? 'no answer'})`
+          : `the etcd cluster changed from ${p.clusterID} to ${lineage.clusterID} with no EtcdRestore (lost and recreated under the same name?)`;
   return {
     type: 'Lineage',
     status: false as const,

@@ -412,7 +412,10 @@ export function memberPod({
     (podSpec['initContainers'] as unknown[]).push(
       ...restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster),
     );
-    const aws = s3Access(restore.s3);
+    // Optional: the restore's Secret is needed for the first fetch only. A tenant deletes it once the restore is done;
+    // when the member's sandbox is recreated later (a node reboot), its fetch step finds the data kept and asks
+    // nothing of S3 (main/cli.ts), and a required volume would keep the pod from starting at all.
+    const aws = s3Access(restore.s3, { optionalVolume: true });
     (podSpec['volumes'] as unknown[]).push(...aws.volumes);
   }
   if (policy.nodeSelector) podSpec['nodeSelector'] = policy.nodeSelector;

@@ -34,11 +34,8 @@ export function restoreCheckPod(
   const name = parent.metadata.name!;
   // The Secret is optional here, so that a missing one is the check's answer (with its name), not a pod that never
   // starts; the check still refuses to go on without the credentials it names.
-  const access = s3Access(source.s3);
-  const volumes = access.volumes.map((v) => {
-    const volume = v as { name: string; secret?: Record<string, unknown> };
-    return volume.secret ? { ...volume, secret: { ...volume.secret, optional: true } } : volume;
-  });
+  const access = s3Access(source.s3, { optionalVolume: true });
+  const { volumes } = access;
   // The check keeps what it verified for the restored members (a copy beside the key, when the bucket keeps no
   // versions): each fetches those bytes later, whatever the key holds by then (snapshot.ts, pin).
   const args = [
@@ -154,7 +151,11 @@ export function recordedSource(record: RestoreState, image: string): RestoreSour
 
 interface ContainerState {
   name?: unknown;
-  state?: { terminated?: { exitCode?: unknown; message?: unknown; reason?: unknown }; waiting?: { reason?: unknown } };
+  state?: {
+    terminated?: { exitCode?: unknown; message?: unknown; reason?: unknown };
+    waiting?: { reason?: unknown };
+    running?: { startedAt?: unknown };
+  };
 }
 
 /** The check container's state, if the pod reports one. */
@@ -192,8 +193,25 @@ export function waitingReason(pod: KubeObject): string {
 }
 
 /**
+ * Whether the check's container runs and started within RESTORE_STEP_SECONDS: it is fetching the snapshot (a large
+ * one through a slow S3 takes as long as a restored member's own fetch of it), which is no evidence against the
+ * restore. Never past RESTORE_CHECK_SECONDS + RESTORE_STEP_SECONDS since the check began, whatever start the pod
+ * reports (a node's clock ahead keeps no check for ever).
+ */
+function checkFetching(pod: KubeObject, began: number, now: Date): boolean {
+  const at = checkState(pod)?.running?.startedAt;
+  const started = typeof at === 'string' ? Date.parse(at) : NaN;
+  return (
+    Number.isFinite(started) &&
+    now.getTime() - started <= RESTORE_STEP_SECONDS * 1000 &&
+    now.getTime() - began <= (RESTORE_CHECK_SECONDS + RESTORE_STEP_SECONDS) * 1000
+  );
+}
+
+/**
  * The check's verdict: passed or failed as its container ended; past RESTORE_CHECK_SECONDS since the check began
- * without an end, failed, naming why the pod waits.
+ * without an end, failed, naming why the pod waits, unless its container is at work (checkFetching: then up to
+ * RESTORE_STEP_SECONDS from the container's start).
  */
 export function checkVerdict(
   pod: KubeObject | undefined,
@@ -203,17 +221,20 @@ export function checkVerdict(
   const ended = pod ? checkState(pod)?.terminated : undefined;
   if (ended && ended.exitCode === 0) return { state: 'passed' };
   const began = Date.parse(since ?? '');
-  const overdue = now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000;
+  const late = now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000;
+  const fetching = late && pod !== undefined && checkFetching(pod, began, now);
+  const overdue = late && !fetching;
   if (pod && !overdue && endedByNode(pod)) return { state: 'again' };
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
-  if (overdue) {
-    const why = pod ? waitingReason(pod) : 'its pod was not created';
-    return {
-      state: 'failed',
-      reason: `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`,
-    };
-  }
-  return { state: 'waiting' };
+  return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
+}
+
+/** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
+function overdueReason(pod: KubeObject | undefined): string {
+  if (pod && checkState(pod)?.running)
+    return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container started`;
+  const why = pod ? waitingReason(pod) : 'its pod was not created';
+  return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }
 
 /** S3's answers and network failures that say "try again" (the kubelet runs the step again, with a back-off). */

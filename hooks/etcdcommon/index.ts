@@ -44,8 +44,16 @@ export const AWS_SECRET_KEYS = [
  * `metaops` reads their keys itself (`--aws-dir`; the SDK never loads them, so no `credential_process` or
  * `endpoint_url` of theirs runs), with the instance metadata service turned off. Without one (a namespace the
  * server allows ambient credentials, see tenancy.ts): the SDK's default chain.
+ *
+ * `optionalVolume`: the Secret's volume does not hold the pod back when the Secret is gone. A pod that needs the
+ * Secret only sometimes (a restored member's fetch step, which needs it once and afterwards finds its data kept; a
+ * restore's check, whose answer names a missing Secret) starts without it, and `metaops` refuses to use any other
+ * credentials when it does need them (main/cli.ts, NoCredentials).
  */
-export function s3Access(source: S3Location): {
+export function s3Access(
+  source: S3Location,
+  { optionalVolume = false }: { optionalVolume?: boolean } = {},
+): {
   env: unknown[];
   envFrom: unknown[];
   volumes: unknown[];
@@ -69,7 +77,7 @@ export function s3Access(source: S3Location): {
       { name: 'AWS_CONFIG_FILE', value: '/dev/null' },
     ],
     envFrom: [],
-    volumes: [{ name: 'aws', secret: { secretName } }],
+    volumes: [{ name: 'aws', secret: optionalVolume ? { secretName, optional: true } : { secretName } }],
     mounts: [{ name: 'aws', mountPath: AWS_DIR, readOnly: true }],
     args: [...args, '--aws-dir', AWS_DIR],
   };

@@ -242,14 +242,25 @@ t.test(
 );
 
 t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
-  const { FakeS3, fakeGateway } = await import('../fixtures/fake-s3.js');
+  const { FakeS3, fakeGateway, fakeKvHash } = await import('../fixtures/fake-s3.js');
   const { META } = await import('../../hooks/etcdbackup/lineage.js');
   const s3 = new FakeS3(['b']);
-  const mine = { [META.uid]: 'u', [META.cluster]: '4d', [META.since]: '2026-01-01T00-00-00Z', [META.revision]: '100' };
+  const mine = {
+    [META.uid]: 'u',
+    [META.cluster]: '4d',
+    [META.since]: '2026-01-01T00-00-00Z',
+    [META.revision]: '100',
+    [META.hash]: String(fakeKvHash('h1', 100)),
+    [META.compact]: '-1',
+  };
   s3.put('b', 'ns/prod_v2_v50_2026-01-01T00-00-00Z', 'x', mine);
   s3.put('b', 'ns/prod_v1_before-upgrade', 'x', mine);
   s3.put('b', 'ns/prod_v100_2026-01-01T00-00-00Z', 'x', mine);
-  s3.put('b', 'ns/prod_v101_2026-01-01T01-00-00Z', 'x', { ...mine, [META.revision]: '101' });
+  s3.put('b', 'ns/prod_v101_2026-01-01T01-00-00Z', 'x', {
+    ...mine,
+    [META.revision]: '101',
+    [META.hash]: String(fakeKvHash('h1', 101)),
+  });
   const gw = await fakeGateway(t, { revision: 102, clusterId: '77' });
   const r = await runBackup({
     endpoints: [gw.url],

@@ -21,7 +21,7 @@ import {
   toPrune,
   type Snapshot,
 } from '../../hooks/etcdbackup/lineage.js';
-import { FakeS3, fakeGateway, s3Error } from '../fixtures/fake-s3.js';
+import { FakeS3, fakeGateway, fakeKvHash, s3Error } from '../fixtures/fake-s3.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 const CLUSTER_1 = '1111111111111111111';
@@ -57,11 +57,14 @@ const snap = (key: string, meta?: Record<string, string> | null): Snapshot => ({
   ...periodicSnapshot('p', key)!,
   ...(meta !== undefined ? { meta } : {}),
 });
+/** A snapshot's metadata as a backup of the stand-in gateway's history `h1` writes it (its HashKV included). */
 const lineageMeta = (uid: string, cluster: string, since: string, revision = 1): Record<string, string> => ({
   [META.uid]: uid,
   [META.cluster]: cluster,
   [META.since]: since,
   [META.revision]: String(revision),
+  [META.hash]: String(fakeKvHash('h1', revision)),
+  [META.compact]: '-1',
 });
 
 t.test('lineage.ts: the names, the order and the decisions', async (t) => {
@@ -101,15 +104,47 @@ t.test('lineage.ts: the names, the order and the decisions', async (t) => {
     { lineage: { uid: 'u', clusterId: 'c1', since: 'S' } },
     'a first snapshot',
   );
+  const same = { state: 'same' } as const;
   t.same(
-    decideLineage(prev, 'u', 'c1', 100, 'S'),
+    decideLineage(prev, 'u', 'c1', 100, 'S', same),
     { lineage: { uid: 'u', clusterId: 'c1', since } },
-    'the same revision goes on',
+    'the same revision goes on, etcd proving the same history',
+  );
+  t.same(
+    decideLineage(prev, 'u', 'c1', 150, 'S', same),
+    { lineage: { uid: 'u', clusterId: 'c1', since } },
+    'a higher one too',
+  );
+  const broken = (reason: string, why?: string) => ({
+    lineage: { uid: 'u', clusterId: 'c1', since: 'S' },
+    break: {
+      reason,
+      ...(why ? { why } : {}),
+      key: 'p_v100_2026-01-01T02-00-00Z',
+      revision: 100,
+      clusterId: 'c1',
+      date: '2026-01-01T02:00:00.000Z',
+    },
+  });
+  t.same(
+    decideLineage(prev, 'u', 'c1', 150, 'S', { state: 'differs' }),
+    broken('HistoryDiffers'),
+    'a higher revision of another history: rebuilt with its identity',
+  );
+  t.same(
+    decideLineage(prev, 'u', 'c1', 150, 'S', { state: 'unproven', why: 'compacted' }),
+    broken('LineageUnproven', 'compacted'),
+    'no proof: a new lineage, never a prune on doubt',
   );
   t.same(
     decideLineage(prev, 'u', 'c1', 150, 'S'),
-    { lineage: { uid: 'u', clusterId: 'c1', since } },
-    'a higher one too',
+    broken('LineageUnproven', 'etcd was not asked'),
+    'etcd not asked: no proof',
+  );
+  t.same(
+    decideLineage(prev, 'u', 'c1', 99, 'S', same).break?.reason,
+    'RevisionWentBack',
+    'a revision gone back is a break whatever the hash',
   );
   t.same(decideLineage(prev, 'u', 'c1', 99, 'S'), {
     lineage: { uid: 'u', clusterId: 'c1', since: 'S' },
@@ -205,7 +240,10 @@ t.test('periodic backups with maxBackups 2 keep the two newest of their lineage,
     [META.version]: '3.6.9',
     [META.since]: '2026-01-01T00-00-00Z',
     [META.taken]: '2026-01-01T03:00:00.000Z',
+    [META.hash]: s3.objects.get('bucket/ns/snap_v10_2026-01-01T03-00-00Z')!.metadata[META.hash],
+    [META.compact]: '-1',
   });
+  t.match(s3.objects.get('bucket/ns/snap_v10_2026-01-01T03-00-00Z')!.metadata[META.hash], /^\d+$/, "etcd's HashKV");
 });
 
 t.test('a cluster lost and recreated under the same name: every snapshot of the first lineage survives', async (t) => {

@@ -451,7 +451,10 @@ function upgrade(a: Answered): Decision | undefined {
  */
 function moveToRestartInPlace(a: Answered): Decision | undefined {
   const { live, reports, storage, voting } = a;
-  const never = neverRestarting(live, reports, storage || voting.length >= 2);
+  // Before 3.4 (no learners) a member is replaced only while two voters stay: the add back is refused to a
+  // one-member cluster (scaleUp).
+  const replaceable = voting.length >= (supportsLearners(a.obs.etcd!.clusterVersion) ? 2 : 3);
+  const never = neverRestarting(live, reports, storage || replaceable);
   if (!never) return undefined;
   const name = never.metadata.name!;
   const id = reports.find((r) => r.name === name)?.id;
@@ -460,6 +463,15 @@ function moveToRestartInPlace(a: Answered): Decision | undefined {
     ...(storage || !id ? {} : { action: { type: 'remove' as const, id, pod: name, why: 'restart in place' } }),
     pods: a.livePods.filter((p) => p.metadata.name !== name),
   });
+}
+
+/** What the status says of member pods left on restartPolicy Never (they could not be moved without a loss). */
+function stayNever(live: KubeObject[]): string {
+  const names = live
+    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
+    .map((p) => p.metadata.name!);
+  if (names.length === 0) return '';
+  return `; ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''} made before restart in place (restartPolicy Never): moved once the cluster has storage, 3 members, or etcd 3.4+ with 2`;
 }
 
 /** The next member pod made with restartPolicy Never to move to restart in place (the leader last), if any may. */
@@ -478,7 +490,7 @@ function atRest(a: Answered): Decision {
     [
       scaling(false, 'AtSize', `${a.members.length} members`),
       { type: 'Upgrading', status: false, reason: 'AtVersion', message: `every member runs ${a.targetVersion}` },
-      recovering(false, 'Healthy', 'every member is healthy'),
+      recovering(false, 'Healthy', `every member is healthy${stayNever(a.live)}`),
     ],
     {
       // At size, every member older than NEW_MEMBER_SECONDS: no addition fails any more, the record goes.
