@@ -43,9 +43,18 @@ function sorted(value: unknown): unknown {
   );
 }
 
-/** The fingerprint of what a new member is made from: a change of it (or of RETRY_ADDITIONS) retries at once. */
+/**
+ * The fingerprint of what a new member is made from: a change of it (or of RETRY_ADDITIONS) retries at once. Not the
+ * cluster domain: the sync fills it in with the server's when the spec names none (identity.ts namedSpec), which is
+ * no change of the user's.
+ */
 export function additionSpec(parent: ParentObject, spec: EtcdClusterSpec): string {
   const { size: _size, paused: _paused, ...made } = spec;
+  if (made.pod) {
+    const { clusterDomain: _domain, ClusterDomain: _coreos, ...pod } = made.pod as Record<string, unknown>;
+    if (Object.keys(pod).length > 0) made.pod = pod as typeof made.pod;
+    else delete made.pod;
+  }
   const retry = parent.metadata.annotations?.[RETRY_ADDITIONS] ?? '';
   return createHash('sha256')
     .update(JSON.stringify(sorted({ made, retry })))

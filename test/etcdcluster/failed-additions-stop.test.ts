@@ -390,3 +390,17 @@ t.test('the CRD bounds the record as the hook does', async (t) => {
   t.equal(record.properties.members.maxItems, MAX_FAILED_ADDITIONS);
   t.match(record.description, new RegExp(`after ${MAX_FAILED_ADDITIONS}, no member is added`));
 });
+
+t.test(
+  'the cluster domain the sync fills in (the server’s, no spec naming one) is no change of what members are made from',
+  async (t) => {
+    const parent = { metadata: { name: 'e', namespace: 'ns', uid: 'uid-e' } } as any;
+    const spec = { size: 3, version: '3.5.0' } as any;
+    t.equal(additionSpec(parent, { ...spec, pod: { clusterDomain: 'cluster.local' } }), additionSpec(parent, spec));
+    t.equal(
+      additionSpec(parent, { ...spec, pod: { nodeSelector: { a: 'b' }, clusterDomain: 'corp.example' } }),
+      additionSpec(parent, { ...spec, pod: { nodeSelector: { a: 'b' } } }),
+    );
+    t.not(additionSpec(parent, { ...spec, pod: { nodeSelector: { a: 'b' } } }), additionSpec(parent, spec));
+  },
+);
