@@ -22,7 +22,7 @@ export const etcd: Scenario = {
     assert.equal(pod.metadata.annotations['etcd.version'], '3.1.10');
     assert.ok(c.command.includes('--initial-cluster-state=new'));
     const peerOf = (i: number) =>
-      `example-etcd-cluster-${i}=http://example-etcd-cluster-${i}.example-etcd-cluster.default.svc:2380`;
+      `example-etcd-cluster-${i}=http://example-etcd-cluster-${i}.example-etcd-cluster.default.svc.cluster.local:2380`;
     assert.ok(c.command.includes(`--initial-cluster=${[0, 1, 2].map(peerOf).join(',')}`));
     const peer = await waitFor('peer Service', () => k.getOrUndefined(['service', 'example-etcd-cluster']));
     assert.equal(peer.spec.clusterIP, 'None');
