@@ -63,6 +63,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
     const pod = podOfMember(v.c, m);
     return { member: m, pod, observed: pod ? v.podByName.get(pod) : undefined };
   });
+  // Stryker disable next-line MethodExpression: the Set is asked only about pod names (strings)
   const memberPods = new Set(members.map((m) => m.pod).filter(Boolean));
   const leaderId = Object.values(v.obs.health).find((h) => h.healthy && h.leader)?.leader;
   const readyPod = (pod: string) => {

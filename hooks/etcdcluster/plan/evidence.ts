@@ -67,6 +67,7 @@ export function majorityLostOnPods(
 /** The reason a pod's init step gave (the CLI's JSON `reason` in its termination message: S3's words), scrubbed. */
 export function initFailure(pod: KubeObject): string {
   const failed = failedInitStep(pod);
+  // Stryker disable next-line StringLiteral: unreached: its one caller passes a pod failedInitStep picked
   if (!failed) return 'a restored member failed';
   const t = failed.terminated;
   let reason = t.reason ?? 'Error';

@@ -41,6 +41,7 @@ export function decideMembers(
   parent: ParentObject,
   spec: EtcdClusterSpec,
   obs: Observation,
+  // Stryker disable next-line BooleanLiteral: never defaulted: upgrade-hold.ts passes Boolean(held)
   holdVersion = false,
   rollBack?: string,
 ): Decision {
@@ -199,6 +200,7 @@ function quorumWithoutOne(a: Answered): boolean {
 
 /** Whether an addition has been pending for longer than PENDING_ADD_SECONDS. */
 function expired(a: Answered, m: Listed): boolean {
+  // Stryker disable next-line OptionalChaining: m is one of a.members, and reports maps them one to one
   const since = a.reports[a.members.indexOf(m)]?.pendingSince;
   return Boolean(a.obs.now && since && a.obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
 }
