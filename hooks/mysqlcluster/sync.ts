@@ -494,6 +494,7 @@ function volumeClaims(request: CompositeSyncRequest, n: Names): KubeObject[] {
   return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1').filter(
     (c) =>
       c &&
+      // Stryker disable next-line ConditionalExpression: any other value has no metadata: dropped next
       typeof c === 'object' &&
       c.metadata &&
       wanted.has(c.metadata.name!) &&
@@ -523,6 +524,7 @@ function containerReady(pod: KubeObject, container: string): boolean {
   return statuses.some(
     (s) =>
       s &&
+      // Stryker disable next-line ConditionalExpression: any other value has no name: dropped next
       typeof s === 'object' &&
       (s as { name?: unknown }).name === container &&
       (s as { ready?: unknown }).ready === true,
