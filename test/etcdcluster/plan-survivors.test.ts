@@ -1,7 +1,7 @@
 // The EtcdCluster plan (hooks/etcdcluster/plan.ts) in the states its other tests did not tell apart: each test
-// here answers a mutant that survived them (docs/mutation-plan-survivors.md lists the ones that remain, with why
-// no input can tell them apart). Every decision is compared whole, as the status and the pods it becomes: JSON,
-// so a field set to undefined is what the API server would store, no field.
+// here answers a mutant that survived them (the equivalent ones that remain are marked in the code with why no input
+// can tell them apart, or described in docs/mutation.md). Every decision is compared whole, as the status and the
+// pods it becomes: JSON, so a field set to undefined is what the API server would store, no field.
 import t from 'tap';
 import type { MemberHealth } from '../../hooks/etcdcommon/etcd.js';
 import { clientURL, memberImage } from '../../hooks/etcdcluster/members.js';
