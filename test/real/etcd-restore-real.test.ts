@@ -3,117 +3,20 @@
 // does not exist each end succeeded: false with the reason, the running cluster untouched (the same members, every
 // key readable); one with everything right restores the snapshot. The check pod runs as the test kubelet runs pods:
 // this project's CLI, with the pod's Secret volumes and environment.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
-import { etcdrestore } from '../../hooks/etcdbackup/index.js';
-import { etcdSettings } from '../../hooks/etcdcommon/index.js';
-import { runPure } from '../../lib/operator.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
-import { FIXED_NOW, objectMap, root } from '../fixtures/requests.js';
+import { RestoresOnMoto, settled, status } from '../fixtures/etcd-restore-moto.js';
 
-const run = promisify(execFile);
-etcdBin();
-let moto: Moto;
-t.before(async () => {
-  moto = await startMoto();
-  const admin = new S3Client({
-    endpoint: moto.endpoint,
-    region: moto.region,
-    credentials: moto.admin,
-    forcePathStyle: true,
-  });
-  await admin.send(new CreateBucketCommand({ Bucket: 'etcd-backups' }));
-});
-t.teardown(() => moto?.stop());
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const settled = (size: number) => (res: CompositeSyncResponse) =>
-  status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
-
-/**
- * The server's settings: the strict tenancy (each restore under its namespace's prefix, with its own Secret), moto
- * the one S3 endpoint allowed.
- */
-const serverSettings = () => etcdSettings({ env: { METAOPS_BACKUP_S3_ENDPOINTS: moto.endpoint } });
-
-/** Plays Metacontroller for the EtcdRestores: after each cluster sync, their hook's status is written back. */
-function driveRestores(k: EtcdKubelet): void {
-  k.settings = { backup: serverSettings().backup! };
-  k.onStep = (clusterStatus) => {
-    const cluster = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name: k.name, namespace: 'default' },
-      status: clusterStatus,
-    };
-    for (const r of k.related) {
-      const res = runPure(
-        etcdrestore,
-        'sync',
-        {
-          controller: {},
-          parent: r as any,
-          related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
-        },
-        { now: FIXED_NOW, settings: serverSettings() },
-      );
-      r['status'] = res.status;
-    }
-  };
-}
-
-const restore = (name: string, created: string, s3: Record<string, unknown>): KubeObject => ({
-  apiVersion: 'etcd.database.coreos.com/v1beta2',
-  kind: 'EtcdRestore',
-  metadata: { name, namespace: 'default', uid: `uid-${name}`, creationTimestamp: created },
-  spec: { etcdCluster: { name: 'chk' }, backupStorageType: 'S3', s3: { endpoint: moto.endpoint, ...s3 } },
-});
+const on = new RestoresOnMoto();
+const { restore } = on;
 
 t.test(
   'an EtcdRestore with a missing Secret, a wrong key or a wrong bucket ends succeeded: false, the cluster untouched',
   async (t) => {
-    const k = new EtcdKubelet('chk', { size: 3, version: '3.6.9' });
-    t.teardown(() => k.shutdown());
-    driveRestores(k);
-    await k.converge('size 3', settled(3));
-    for (let i = 0; i < 40; i++) await k.put(`key-${i}`, 'in the snapshot');
-    // The snapshot, taken by this project's backup command (what an EtcdBackup's Job runs).
-    await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(root, 'main', 'cli.ts'),
-        'etcd-backup',
-        '--endpoints',
-        k.endpoint('chk-0'),
-        '--s3-path',
-        'etcd-backups/default/chk/snap.db',
-        '--s3-endpoint',
-        moto.endpoint,
-      ],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: moto.admin.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: moto.admin.secretAccessKey,
-          AWS_REGION: moto.region,
-          METAOPS_TERMINATION_LOG: join(k.dir, 'backup.result'),
-        },
-      },
-    );
+    // The snapshot, taken by this project's backup command (what an EtcdBackup's Job runs), of 40 keys.
+    const k = await on.snapshotted(t, 40);
     for (let i = 0; i < 40; i++) await k.put(`key-${i}`, 'after the snapshot');
     // The restore's credentials, as etcd-operator's awsSecret held them: an AWS credentials and config file.
-    k.setSecret('aws', {
-      credentials: `[default]\naws_access_key_id = ${moto.admin.accessKeyId}\naws_secret_access_key = ${moto.admin.secretAccessKey}\n`,
-      config: `[default]\nregion = ${moto.region}\n`,
-    });
+    on.setAwsSecret(k, 'aws');
     const before = status(await k.step());
     const members = before.memberList.map((m: any) => `${m.name}=${m.id}`);
 
@@ -186,12 +89,12 @@ t.test(
     // data they have (written after the restore) as it is; nothing is fetched from S3.
     await k.put('after-restore', 'kept');
     const restored = status(await k.step()).memberList.map((m: any) => `${m.name}=${m.id}`);
-    moto.pause();
+    on.moto.pause();
     try {
       await Promise.all(k.livePods().map((p) => k.recreateSandbox(p)));
       await k.converge('back after the sandboxes were recreated', settled(3), 60_000);
     } finally {
-      moto.resume();
+      on.moto.resume();
     }
     t.same(
       status(await k.step()).memberList.map((m: any) => `${m.name}=${m.id}`),

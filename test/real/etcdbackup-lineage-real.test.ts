@@ -3,14 +3,7 @@
 // cannot reach tenant B's snapshots, by the hook's rules and by the credentials' policy; S3 that half-works (no
 // delete right, no read right, silent, thousands of objects) costs at most the pruning. The backup command runs as
 // a kubelet would run the hook's Job (test/fixtures/backup-kubelet.ts), against the test kubelet's etcd members.
-import {
-  CreateBucketCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateAccessKeyCommand, CreateUserCommand, IAMClient, PutUserPolicyCommand } from '@aws-sdk/client-iam';
 import t from 'tap';
 import { fetchSnapshot } from '../../hooks/etcdbackup/backup.js';
@@ -18,51 +11,25 @@ import { etcdrestore } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
 import { runPure } from '../../lib/operator.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 import { backupPod, etcdCluster, etcdRestore } from '../fixtures/backup.js';
-import { BackupRig, type Credentials } from '../fixtures/backup-kubelet.js';
-import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
+import type { BackupRig, Credentials } from '../fixtures/backup-kubelet.js';
+import { BackupsOnMoto } from '../fixtures/backup-lineage.js';
+import type { Moto } from '../fixtures/moto.js';
 
-etcdBin();
+const on = new BackupsOnMoto(['backups', 'shared']);
+const { cluster, objects, periodic, fire } = on;
 let moto: Moto;
 let admin: S3Client;
 let iam: IAMClient;
 let rig: BackupRig;
-t.before(async () => {
-  moto = await startMoto();
-  admin = new S3Client({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, forcePathStyle: true });
+t.before(() => {
+  ({ moto, admin, rig } = on);
   iam = new IAMClient({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin });
-  for (const Bucket of ['backups', 'shared']) await admin.send(new CreateBucketCommand({ Bucket }));
-  rig = new BackupRig(moto.endpoint, moto.region);
 });
-t.teardown(() => moto?.stop());
 
 const status = (res: CompositeSyncResponse) => res.status as any;
-const settled = (res: CompositeSyncResponse) =>
-  status(res).members.ready.length === 1 && status(res).members.unready.length === 0;
-
-async function cluster(name: string, namespace = 'default', uid?: string): Promise<EtcdKubelet> {
-  const k = new EtcdKubelet(name, { size: 1, version: '3.6.9' }, namespace);
-  if (uid) k.uid = uid;
-  await k.converge(`${namespace}/${name}`, settled);
-  return k;
-}
-
-/** The objects under a prefix: key -> ETag (what changes when an object is overwritten). */
-async function objects(bucket: string, prefix: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  let token: string | undefined;
-  do {
-    const page = await admin.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
-    );
-    for (const o of page.Contents ?? []) out.set(o.Key!, o.ETag!);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return out;
-}
 
 const uidOf = async (bucket: string, key: string) =>
   (await admin.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).Metadata?.['metaops-backup-uid'];
@@ -91,21 +58,6 @@ const prefixPolicy = (bucket: string, ns: string, actions = ['s3:PutObject', 's3
     Condition: { StringLike: { 's3:prefix': `${ns}/*` } },
   },
 ];
-
-const periodic = (path: string, maxBackups: number, clusterName: string) => ({
-  clusterName,
-  backupPolicy: { backupIntervalInSecond: 3600, maxBackups },
-  s3: { path, endpoint: moto.endpoint, awsSecret: 'aws' },
-});
-
-/** One CronJob firing: a key written first (the revision moves), then the Job run; its result. */
-async function fire(k: EtcdKubelet, cron: KubeObject, credentials = moto.admin, tick = true): Promise<any> {
-  if (tick) await k.put('tick', String(Date.now()));
-  const { result } = await rig.run(cron, k.endpoint(k.livePods()[0]!), credentials);
-  // The CronJob fires once a minute at most: two firings never share the second their keys are named by.
-  await new Promise((r) => setTimeout(r, 1050));
-  return result;
-}
 
 t.test(
   'a cluster lost and recreated under the same name while a periodic EtcdBackup runs with maxBackups 2: every snapshot of the first lineage survives',

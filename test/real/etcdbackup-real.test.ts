@@ -3,16 +3,14 @@
 // containers, every key read back.
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { etcdrestore } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
-import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { backupPod, etcdRestore } from '../fixtures/backup.js';
 import { BackupRig } from '../fixtures/backup-kubelet.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { driveRestores as driveRestoresWith } from '../fixtures/etcd-restore-moto.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
-import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 etcdBin();
 let moto: Moto;
@@ -222,30 +220,8 @@ t.test(
   },
 );
 
-/** Plays Metacontroller for the EtcdRestores: after each cluster sync, their hook's status is written back. */
-function driveRestores(k: EtcdKubelet): void {
-  k.onStep = (clusterStatus) => {
-    const cluster = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name: k.name, namespace: 'default' },
-      status: clusterStatus,
-    };
-    for (const r of k.related) {
-      const res = runPure(
-        etcdrestore,
-        'sync',
-        {
-          controller: {},
-          parent: r as any,
-          related: objectMap([cluster], 'v1', ['EtcdCluster.etcd.database.coreos.com/v1beta2']),
-        },
-        { now: FIXED_NOW, settings: etcdSettings({ env: restoreEnv() }) },
-      );
-      r['status'] = res.status;
-    }
-  };
-}
+/** Plays Metacontroller for the EtcdRestores under the server's settings for restores from moto. */
+const driveRestores = (k: EtcdKubelet) => driveRestoresWith(k, () => etcdSettings({ env: restoreEnv() }));
 
 const restoreOf = (name: string, cluster: string, path: string, created: string): KubeObject => ({
   apiVersion: 'etcd.database.coreos.com/v1beta2',

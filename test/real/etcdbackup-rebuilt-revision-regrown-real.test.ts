@@ -1,64 +1,11 @@
 // Backups on real etcd and moto (issue 30.2): a revision that goes backwards without an EtcdRestore is never
-// pruned over, also when it has grown past the last snapshot again by the next firing. Helpers as in
-// test/real/etcdbackup-lineage-real.test.ts.
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+// pruned over, also when it has grown past the last snapshot again by the next firing. Helpers in
+// test/fixtures/backup-lineage.ts, as test/real/etcdbackup-lineage-real.test.ts uses them.
 import t from 'tap';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { BackupRig } from '../fixtures/backup-kubelet.js';
-import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
+import { BackupsOnMoto } from '../fixtures/backup-lineage.js';
 
-etcdBin();
-let moto: Moto;
-let admin: S3Client;
-let rig: BackupRig;
-t.before(async () => {
-  moto = await startMoto();
-  admin = new S3Client({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin, forcePathStyle: true });
-  for (const Bucket of ['backups', 'shared']) await admin.send(new CreateBucketCommand({ Bucket }));
-  rig = new BackupRig(moto.endpoint, moto.region);
-});
-t.teardown(() => moto?.stop());
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const settled = (res: CompositeSyncResponse) =>
-  status(res).members.ready.length === 1 && status(res).members.unready.length === 0;
-
-async function cluster(name: string, namespace = 'default', uid?: string): Promise<EtcdKubelet> {
-  const k = new EtcdKubelet(name, { size: 1, version: '3.6.9' }, namespace);
-  if (uid) k.uid = uid;
-  await k.converge(`${namespace}/${name}`, settled);
-  return k;
-}
-
-/** The objects under a prefix: key -> ETag (what changes when an object is overwritten). */
-async function objects(bucket: string, prefix: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  let token: string | undefined;
-  do {
-    const page = await admin.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
-    );
-    for (const o of page.Contents ?? []) out.set(o.Key!, o.ETag!);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return out;
-}
-
-const periodic = (path: string, maxBackups: number, clusterName: string) => ({
-  clusterName,
-  backupPolicy: { backupIntervalInSecond: 3600, maxBackups },
-  s3: { path, endpoint: moto.endpoint, awsSecret: 'aws' },
-});
-
-/** One CronJob firing: a key written first (the revision moves), then the Job run; its result. */
-async function fire(k: EtcdKubelet, cron: KubeObject, credentials = moto.admin, tick = true): Promise<any> {
-  if (tick) await k.put('tick', String(Date.now()));
-  const { result } = await rig.run(cron, k.endpoint(k.livePods()[0]!), credentials);
-  // The CronJob fires once a minute at most: two firings never share the second their keys are named by.
-  await new Promise((r) => setTimeout(r, 1050));
-  return result;
-}
+const on = new BackupsOnMoto(['backups', 'shared']);
+const { cluster, objects, periodic, fire } = on;
 
 // The same cluster ID comes back with a fresh history (every member's data lost and the cluster bootstrapped again
 // under the same names and token, as 'the same cluster rebuilt with its identity' above), and it is busy: by the
@@ -68,7 +15,7 @@ t.test(
   'the same cluster rebuilt with its identity, its revision grown past the last snapshot before the next backup: the old history is never pruned over',
   async (t) => {
     const path = 'backups/default/regrown/snap';
-    const cron = rig.hook(periodic(path, 1, 'regrown'), { clusters: ['regrown'] }).children[0]!;
+    const cron = on.rig.hook(periodic(path, 1, 'regrown'), { clusters: ['regrown'] }).children[0]!;
     const first = await cluster('regrown');
     for (let i = 0; i < 20; i++) await first.put(`k${i}`, 'the real data');
     const before = await fire(first, cron);
@@ -93,7 +40,7 @@ t.test(
 // since leaves nothing to compare, and that doubt never prunes. The lineage begun then goes on and is pruned.
 t.test('a compaction since the last snapshot: no proof, nothing pruned; the lineage begun then goes on', async (t) => {
   const path = 'backups/default/compacted/snap';
-  const cron = rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
+  const cron = on.rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
   const k = await cluster('compacted');
   t.teardown(() => k.shutdown());
   const first = await fire(k, cron);
