@@ -184,6 +184,25 @@ export class ControlPlane {
       90_000,
     );
 
+    await this.kubectl(['apply', ...MANIFEST_FILES.flatMap((f) => ['-f', join(this.mc.manifests, f)])]);
+    if (!this.mc.features.revisionKeepsParentPatch) {
+      // Metacontroller v1.5.20's ControllerRevision CRD has no schema for `parentPatch`, so the API server prunes
+      // it; Metacontroller then sees every revision differ from what it wrote and rewrites it, which made a PodSet
+      // of two or more pods sync ~100 times a second. v4.17's CRD keeps the field
+      // (manifests/production/metacontroller-crds-v1.yaml: controllerrevisions, `parentPatch` with
+      // x-kubernetes-preserve-unknown-fields: true), and so does the suite's, as users run it.
+      await this.kubectl([
+        'patch',
+        'crd',
+        'controllerrevisions.metacontroller.k8s.io',
+        '--type=json',
+        '-p',
+        JSON.stringify(PRESERVE_PARENT_PATCH),
+      ]);
+    }
+    await this.installCrds();
+    // Started once metaops's CRDs are Established, so that its garbage collector watches their kinds from the start
+    // (it discovers kinds added later only every 30 s: a parent deleted before that left its children that long).
     // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods,
     // ResourceQuotas' usage (what their admission counts).
     this.start('kube-controller-manager', join(this.bin, 'kube-controller-manager'), [
@@ -204,24 +223,6 @@ export class ControlPlane {
       '--kube-api-qps=100',
       '--kube-api-burst=200',
     ]);
-
-    await this.kubectl(['apply', ...MANIFEST_FILES.flatMap((f) => ['-f', join(this.mc.manifests, f)])]);
-    if (!this.mc.features.revisionKeepsParentPatch) {
-      // Metacontroller v1.5.20's ControllerRevision CRD has no schema for `parentPatch`, so the API server prunes
-      // it; Metacontroller then sees every revision differ from what it wrote and rewrites it, which made a PodSet
-      // of two or more pods sync ~100 times a second. v4.17's CRD keeps the field
-      // (manifests/production/metacontroller-crds-v1.yaml: controllerrevisions, `parentPatch` with
-      // x-kubernetes-preserve-unknown-fields: true), and so does the suite's, as users run it.
-      await this.kubectl([
-        'patch',
-        'crd',
-        'controllerrevisions.metacontroller.k8s.io',
-        '--type=json',
-        '-p',
-        JSON.stringify(PRESERVE_PARENT_PATCH),
-      ]);
-    }
-    await this.installCrds();
     if (this.hookToken) {
       // The Secret the shipped controllers' webhook `authorization` reads (README, "Install in a cluster").
       const { namespace, name, key } = PRODUCTION_AUTHORIZATION;
