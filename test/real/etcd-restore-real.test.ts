@@ -6,7 +6,7 @@
 import t from 'tap';
 import { RestoresOnMoto, settled, status } from '../fixtures/etcd-restore-moto.js';
 
-const on = new RestoresOnMoto();
+const on = new RestoresOnMoto('chk');
 const { restore } = on;
 
 t.test(

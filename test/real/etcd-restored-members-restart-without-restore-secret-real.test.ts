@@ -7,7 +7,7 @@
 import t from 'tap';
 import { RestoresOnMoto, settled, status } from '../fixtures/etcd-restore-moto.js';
 
-const on = new RestoresOnMoto();
+const on = new RestoresOnMoto('kept');
 const { restore } = on;
 
 t.test(
@@ -18,7 +18,7 @@ t.test(
     on.setAwsSecret(k, 'aws');
     k.nodeEnv = {};
     const good = restore('good', '2026-07-09T00:00:00Z', {
-      path: 'etcd-backups/default/chk/snap.db',
+      path: on.path,
       awsSecret: 'aws',
     });
     k.related = [good];

@@ -22,7 +22,7 @@ const settled = (size: number) => (res: CompositeSyncResponse) => {
 };
 
 t.test('a scale-up whose new member exits at every start stops after a few attempts, the cluster whole', async (t) => {
-  const k = new EtcdKubelet('grow', { size: 3, version: '3.6.9' });
+  const k = new EtcdKubelet('grows', { size: 3, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   await k.converge('size 3', (res) => settled(3)(res) && condition(res, 'Scaling')?.reason === 'AtSize');
   for (let i = 0; i < 50; i++) await k.put(`key-${i}`, `value-${i}`);
@@ -56,7 +56,7 @@ t.test('a scale-up whose new member exits at every start stops after a few attem
     t.equal(condition(res, 'Scaling')?.reason, 'ScaleUpFailed');
     await new Promise((r) => setTimeout(r, 200));
   }
-  t.same(k.livePods().sort(), ['grow-0', 'grow-1', 'grow-2']);
+  t.same(k.livePods().sort(), ['grows-0', 'grows-1', 'grows-2']);
   for (let i = 0; i < 50; i += 7) t.equal(await k.get(`key-${i}`), `value-${i}`, `key-${i} readable`);
 
   // The spec fixed: the member is added and starts.
