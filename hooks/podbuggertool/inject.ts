@@ -23,6 +23,7 @@ import {
   type KubeApi,
   type KubeEvent,
   type KubeObject,
+  MAX_OBJECT_READ_BYTES,
   type ObjectMap,
   observed,
 } from '../../lib/index.js';
@@ -304,7 +305,8 @@ async function inject(
     try {
       // The pod and the tool as the API server has them now, side by side.
       [pod, real] = await Promise.all([
-        kube.get('v1', 'pods', namespace, podName),
+        // A pod may be larger than MAX_READ_BYTES as JSON (Metacontroller sent it): read up to the largest one.
+        kube.get('v1', 'pods', namespace, podName, { maxBytes: MAX_OBJECT_READ_BYTES }),
         kube.get(TOOL_API, resource.plural, namespace, tool.name),
       ]);
     } catch (err) {

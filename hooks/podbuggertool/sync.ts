@@ -24,6 +24,7 @@ import {
   type KubeApi,
   KubeError,
   type KubeObject,
+  MAX_OBJECT_READ_BYTES,
   type ParentObject,
   previousConditions,
   RETRY_SECONDS,
@@ -272,9 +273,14 @@ export async function countPods(
         labelSelector,
         limit,
         ...(next ? { continue: next } : {}),
+        // One pod alone may be larger than MAX_READ_BYTES as JSON (a value of `<` is six bytes there): a one-item
+        // page is read up to the largest object the API server can answer, in one of the process's turns.
+        ...(limit === 1 ? { maxBytes: MAX_OBJECT_READ_BYTES } : {}),
       });
       items = page.items;
       next = page.continue;
+      // Past the large pod, the pages grow again (one large pod does not make the rest of the count one per page).
+      limit = Math.min(PAGE_SIZE, limit * 2);
     } catch (err) {
       if ((err as Error | undefined)?.name === 'AnswerTooLargeError' && limit > 1) {
         limit = Math.max(1, Math.floor(limit / 2));
