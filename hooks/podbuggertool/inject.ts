@@ -27,7 +27,7 @@ import {
   type ObjectMap,
   observed,
 } from '../../lib/index.js';
-import { AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
+import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
 import {
   containerName,
   ephemeralContainer,
@@ -331,9 +331,22 @@ async function inject(
         return err instanceof OutOfTime ? outOfTime() : fail(err);
       }
     }
+    // As the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true): the API server's RBAC and admission answer for them. An author
+    // who cannot be impersonated exactly gets nothing (the tool's status says why), never the server's own PATCH.
+    let writer = kube;
+    if (hook.settings.policy.actAsAuthor) {
+      const acting = actingAuthor(real!);
+      if ('problem' in acting) return done();
+      if (!kube.impersonating) return fail(new Error('this Kubernetes client cannot impersonate the author'));
+      try {
+        writer = kube.impersonating(acting.author);
+      } catch (err) {
+        return fail(err);
+      }
+    }
     if (over()) return outOfTime();
     try {
-      await kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(tool.name, spec, pod!)], {
+      await writer.addEphemeralContainers(namespace, podName, [ephemeralContainer(tool.name, spec, pod!)], {
         ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),
         ...(pod!.metadata.resourceVersion ? { resourceVersion: pod!.metadata.resourceVersion } : {}),
       });

@@ -33,7 +33,7 @@ import {
   type SyncHook,
   TemporaryError,
 } from '../../lib/index.js';
-import { OutOfTime, type AuthorVerdict } from './author.js';
+import { actingAuthor, OutOfTime, type AuthorVerdict } from './author.js';
 import {
   containerName,
   FIRST_RETRY_SECONDS,
@@ -474,6 +474,10 @@ async function authorView(
   try {
     const verdict = await check.verify(hook.parent, over);
     if (!verdict.allowed) return { refused: verdict, named: false };
+    // Acting as the author: one who cannot be impersonated exactly is refused here, as the injector refuses them.
+    const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
+    if (acting && 'problem' in acting)
+      return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
     return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
     // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).

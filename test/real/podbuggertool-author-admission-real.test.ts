@@ -2,7 +2,9 @@
 // the API server's admission would answer the author's own PATCH. A cluster administrator's ValidatingAdmissionPolicy
 // that decides on who adds an ephemeral container (here: tenants' debug containers must run as non-root) refuses
 // the tenant's own `kubectl debug`; the hook server's PATCH for the tenant's tool passes the same admission as the
-// `metaops` service account, so the tool must not add what its author could not.
+// `metaops` service account, so the tool must not add what its author could not. With METAOPS_DEBUG_ACT_AS_AUTHOR=true
+// the PATCH impersonates the stamped author, and admission answers as for the author's own; with it off (the
+// default) the PATCH is the service account's, as docs/podbuggertool.md says ("Who may debug").
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
@@ -43,6 +45,25 @@ t.before(async () => {
     '--serviceaccount=metaops:metaops',
   ]);
   kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
+  // What a cluster admin grants for METAOPS_DEBUG_ACT_AS_AUTHOR=true (docs/podbuggertool.md): impersonate only the
+  // tenants' users, UIDs and groups, by name.
+  apply({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'metaops-act-as-tenants' },
+    rules: [
+      { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['alice'] },
+      { apiGroups: [''], resources: ['groups'], verbs: ['impersonate'], resourceNames: ['tenants', 'system:authenticated'] },
+      { apiGroups: ['authentication.k8s.io'], resources: ['uids'], verbs: ['impersonate'], resourceNames: ['uid-alice'] },
+    ],
+  });
+  kubectl([
+    'create',
+    'clusterrolebinding',
+    'metaops-act-as-tenants',
+    '--clusterrole=metaops-act-as-tenants',
+    '--serviceaccount=metaops:metaops',
+  ]);
   kubectl([
     'create',
     'clusterrole',
@@ -81,12 +102,13 @@ t.before(async () => {
     metadata: { name: 'tenant-debug-non-root' },
     spec: { policyName: 'tenant-debug-non-root', validationActions: ['Deny'] },
   });
-  apply({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'web-1', namespace: NS, labels: { app: 'web' } },
-    spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
-  });
+  for (const name of ['web-1', 'web-2'])
+    apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: NS, labels: { app: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+    });
   // In force: alice's own root debug container is refused (and so is the probe of the author policy's stamp).
   await waitFor(
     'the tenant policy refusing alice her own root debug container',
@@ -167,37 +189,61 @@ t.test(
       }
     })();
     t.match(own, /must run as non-root/, 'alice may not add a root debug container herself');
-    // Alice, through a PodBuggerTool: the hook server adds it for her.
+    // Alice, through a PodBuggerTool, the hook server acting as her: refused as she is.
     as('alice-token', ['apply', '-f', '-'], JSON.stringify(tool('rooted')));
-    const kube: KubeApi = new HttpKubeApi(5000, {
-      server: `https://127.0.0.1:${api.port()}`,
-      insecure: true,
-      tokenFile: join(api.dir, 'metaops.token'),
-    });
-    const policy: DebugPolicy = { ...DEFAULT_POLICY, allowlist: ['busybox'] };
-    const cache = new AuthorCache();
-    const related = JSON.parse(kubectl(['get', 'pbt', '-n', NS, '-o', 'json'])).items as KubeObject[];
-    await runHook(
-      podbuggertoolInjector,
-      'sync',
-      {
-        controller: {},
-        object: getJson(['pod', 'web-1', '-n', NS]),
-        attachments: {},
-        related: {
-          'PodBuggerTool.debug.metaops.dev/v1alpha1': Object.fromEntries(related.map((x) => [x.metadata.name!, x])),
-        },
-      } as never,
-      {
-        now: new Date(),
-        services: { kube: () => kube },
-        settings: { policy, workBudgetMs: WORK_BUDGET_MS },
-        clients: { authors: (k: KubeApi) => new AuthorCheck(k, cache) },
-      },
+    const res = await inject('web-1', true);
+    t.match(
+      JSON.stringify(res.annotations ?? {}),
+      /debug-rooted\\":\\"(Invalid|Forbidden);/,
+      'the pod records the API server refusing the author',
     );
     const added = (((getJson(['pod', 'web-1', '-n', NS])['spec'] as any).ephemeralContainers ?? []) as any[]).map(
       (c) => `${c.name} (securityContext ${JSON.stringify(c.securityContext ?? {})})`,
     );
     t.same(added, [], "alice's tool added no container the API server refuses alice herself");
+  },
+);
+
+/** The injector's one call about `pod`, acting as the tool's author or not (METAOPS_DEBUG_ACT_AS_AUTHOR). */
+async function inject(pod: string, actAsAuthor: boolean) {
+  const kube: KubeApi = new HttpKubeApi(5000, {
+    server: `https://127.0.0.1:${api.port()}`,
+    insecure: true,
+    tokenFile: join(api.dir, 'metaops.token'),
+  });
+  const policy: DebugPolicy = { ...DEFAULT_POLICY, allowlist: ['busybox'], actAsAuthor };
+  const cache = new AuthorCache();
+  const related = JSON.parse(kubectl(['get', 'pbt', '-n', NS, '-o', 'json'])).items as KubeObject[];
+  return (await runHook(
+    podbuggertoolInjector,
+    'sync',
+    {
+      controller: {},
+      object: getJson(['pod', pod, '-n', NS]),
+      attachments: {},
+      related: {
+        'PodBuggerTool.debug.metaops.dev/v1alpha1': Object.fromEntries(related.map((x) => [x.metadata.name!, x])),
+      },
+    } as never,
+    {
+      now: new Date(),
+      services: { kube: () => kube },
+      settings: { policy, workBudgetMs: WORK_BUDGET_MS },
+      clients: { authors: (k: KubeApi) => new AuthorCheck(k, cache) },
+    },
+  )) as { annotations?: Record<string, string> };
+}
+
+t.test(
+  "with METAOPS_DEBUG_ACT_AS_AUTHOR off (the default), a tool's container passes admission as the hook server's service account",
+  async (t) => {
+    // The documented limit: RBAC is checked for the author (she may patch pods/ephemeralcontainers), admission is
+    // asked about the service account, which the tenants' policy does not name.
+    const res = await inject('web-2', false);
+    t.notOk(res.annotations?.['debug.metaops.dev/failures']?.includes('debug-rooted'), 'no failure recorded');
+    const added = (((getJson(['pod', 'web-2', '-n', NS])['spec'] as any).ephemeralContainers ?? []) as any[]).map(
+      (c) => c.name,
+    );
+    t.same(added, ['debug-rooted'], 'added by the hook server, as docs/podbuggertool.md says');
   },
 );
