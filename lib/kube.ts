@@ -131,14 +131,14 @@ export interface Impersonation {
 export const MAX_IMPERSONATION_BYTES = 512 * 1024;
 
 /**
- * A header value as it is sent: the text's UTF-8 bytes, one character each (Node writes header values as latin1),
- * so that the API server reads the very bytes of the name. Undefined for a value that a header cannot carry as it is:
- * empty, with a control character, or with white space at either end (which HTTP drops: " alice" would be read as
- * "alice", another user).
+ * A header value as it is sent, or undefined for a value that a header cannot carry exactly: empty, with a character
+ * outside printable ASCII (Node.js writes the bytes of other characters as it pleases: latin1 or UTF-8 depending
+ * on the call, so the API server could read another name), or with white space at either end (which HTTP drops:
+ * " alice" would be read as "alice", another user).
  */
 function headerValue(text: string): string | undefined {
-  if (text === '' || /[\p{Cc}]/u.test(text) || /^[ \t]|[ \t]$/.test(text)) return undefined;
-  return Buffer.from(text, 'utf8').toString('latin1');
+  if (text === '' || !/^[\x20-\x7e]+$/.test(text) || /^ | $/.test(text)) return undefined;
+  return text;
 }
 
 /** A byte of an extra key sent as it is: a header name's token characters, lower case (the API server lowercases). */
