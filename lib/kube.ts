@@ -191,7 +191,8 @@ export function impersonationHeaders(
     const sent: string[] = [];
     for (const v of values) {
       const value = headerValue(v);
-      if (value === undefined) return { problem: `a value of its extra ${key} cannot be sent in an HTTP header as it is` };
+      if (value === undefined)
+        return { problem: `a value of its extra ${key} cannot be sent in an HTTP header as it is` };
       sent.push(value);
       bytes += name.length + 4 + value.length;
     }

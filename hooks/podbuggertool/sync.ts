@@ -24,6 +24,7 @@ import {
   type KubeApi,
   KubeError,
   type KubeObject,
+  type ListOptions,
   MAX_OBJECT_READ_BYTES,
   type ParentObject,
   previousConditions,
@@ -228,6 +229,18 @@ function expired(err: unknown): boolean {
   return err instanceof KubeError && (err.status === 410 || err.reason === 'Expired');
 }
 
+/** A page's options: a one-item page read up to the largest object the API server can answer. */
+function pageOptions(labelSelector: string, limit: number, next: string | undefined): ListOptions {
+  return {
+    labelSelector,
+    limit,
+    ...(next ? { continue: next } : {}),
+    // One pod alone may be larger than MAX_READ_BYTES as JSON (a value of `<` is six bytes there): a one-item page
+    // is read up to the largest object the API server can answer, in one of the process's turns (lib/kube.ts).
+    ...(limit === 1 ? { maxBytes: MAX_OBJECT_READ_BYTES } : {}),
+  };
+}
+
 /**
  * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
  * with large annotations) is asked for again at half the size. No page is asked for after the budget: a count cut
@@ -269,14 +282,7 @@ export async function countPods(
       };
     let items: KubeObject[];
     try {
-      const page = await kube.list!('v1', 'pods', namespace, {
-        labelSelector,
-        limit,
-        ...(next ? { continue: next } : {}),
-        // One pod alone may be larger than MAX_READ_BYTES as JSON (a value of `<` is six bytes there): a one-item
-        // page is read up to the largest object the API server can answer, in one of the process's turns.
-        ...(limit === 1 ? { maxBytes: MAX_OBJECT_READ_BYTES } : {}),
-      });
+      const page = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
       items = page.items;
       next = page.continue;
       // Past the large pod, the pages grow again (one large pod does not make the rest of the count one per page).

@@ -35,7 +35,11 @@ t.test('the headers: user, UID, each group, each extra value', async (t) => {
       'impersonate-extra-example.com%2F%53ession%20%49%44%25': ['s-1'],
     },
   });
-  t.same(impersonationHeaders({ user: 'bob', groups: [] }), { headers: { 'impersonate-user': 'bob' } }, 'no UID, no groups');
+  t.same(
+    impersonationHeaders({ user: 'bob', groups: [] }),
+    { headers: { 'impersonate-user': 'bob' } },
+    'no UID, no groups',
+  );
 });
 
 t.test('an extra key comes back as it was, whatever its bytes', async (t) => {
@@ -60,38 +64,40 @@ t.test('a name a header cannot carry exactly is refused', async (t) => {
     { user: 'jörg', groups: [] },
     { user: 'alice', groups: ['équipe'] },
   ];
-  for (const who of refused)
-    t.match(impersonationHeaders(who), { problem: /cannot|empty/ }, JSON.stringify(who));
+  for (const who of refused) t.match(impersonationHeaders(who), { problem: /cannot|empty/ }, JSON.stringify(who));
   const many = Array.from({ length: MAX_IMPERSONATION_BYTES / 20 }, (_, i) => `g${i}`);
   t.match(impersonationHeaders({ user: 'alice', groups: many }), { problem: /too many groups/ });
 });
 
-t.test('on the wire: one header line per group and per extra value; the client refuses whom it cannot name', async (t) => {
-  let seen: { headers: IncomingHttpHeaders; raw: string[] } | undefined;
-  const server = createServer((req, res) => {
-    seen = { headers: req.headers, raw: req.rawHeaders };
-    res.setHeader('content-type', 'application/json');
-    res.end('{}');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => server.close());
-  const port = (server.address() as { port: number }).port;
-  const kube = new HttpKubeApi(3000, { server: `http://127.0.0.1:${port}`, token: 'metaops-token-0123456789' });
-  await kube
-    .impersonating({ user: 'alice', uid: 'u-1', groups: ['a', 'b'], extra: { Scopes: ['x', 'y'] } })
-    .addEphemeralContainers('ns', 'p', [{ name: 'debug-a' }]);
-  const lines = (name: string) =>
-    seen!.raw.flatMap((v, i) => (i % 2 === 0 && v.toLowerCase() === name ? [seen!.raw[i + 1]!] : []));
-  t.same(lines('impersonate-group'), ['a', 'b'], 'one line per group');
-  t.same(lines('impersonate-extra-%53copes'), ['x', 'y'], 'one line per value, the key keeps its case');
-  t.same(lines('impersonate-user'), ['alice']);
-  t.same(lines('impersonate-uid'), ['u-1']);
-  t.equal(seen!.headers.authorization, 'Bearer metaops-token-0123456789', "the server's own token authenticates");
-  // The plain client sends none.
-  await kube.addEphemeralContainers('ns', 'p', [{ name: 'debug-a' }]);
-  t.same(lines('impersonate-user'), []);
-  t.throws(() => kube.impersonating({ user: 'alice ', groups: [] }), new KubeError(0, '', 'AuthorUnverified'));
-});
+t.test(
+  'on the wire: one header line per group and per extra value; the client refuses whom it cannot name',
+  async (t) => {
+    let seen: { headers: IncomingHttpHeaders; raw: string[] } | undefined;
+    const server = createServer((req, res) => {
+      seen = { headers: req.headers, raw: req.rawHeaders };
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.teardown(() => server.close());
+    const port = (server.address() as { port: number }).port;
+    const kube = new HttpKubeApi(3000, { server: `http://127.0.0.1:${port}`, token: 'metaops-token-0123456789' });
+    await kube
+      .impersonating({ user: 'alice', uid: 'u-1', groups: ['a', 'b'], extra: { Scopes: ['x', 'y'] } })
+      .addEphemeralContainers('ns', 'p', [{ name: 'debug-a' }]);
+    const lines = (name: string) =>
+      seen!.raw.flatMap((v, i) => (i % 2 === 0 && v.toLowerCase() === name ? [seen!.raw[i + 1]!] : []));
+    t.same(lines('impersonate-group'), ['a', 'b'], 'one line per group');
+    t.same(lines('impersonate-extra-%53copes'), ['x', 'y'], 'one line per value, the key keeps its case');
+    t.same(lines('impersonate-user'), ['alice']);
+    t.same(lines('impersonate-uid'), ['u-1']);
+    t.equal(seen!.headers.authorization, 'Bearer metaops-token-0123456789', "the server's own token authenticates");
+    // The plain client sends none.
+    await kube.addEphemeralContainers('ns', 'p', [{ name: 'debug-a' }]);
+    t.same(lines('impersonate-user'), []);
+    t.throws(() => kube.impersonating({ user: 'alice ', groups: [] }), new KubeError(0, '', 'AuthorUnverified'));
+  },
+);
 
 t.test('a large answer: read up to MAX_OBJECT_READ_BYTES, a PATCH answer not at all', async (t) => {
   const big = JSON.stringify({ metadata: { name: 'p', namespace: 'ns' }, blob: 'x'.repeat(MAX_READ_BYTES + 10) });

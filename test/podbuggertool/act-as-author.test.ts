@@ -33,7 +33,9 @@ t.test('the setting: off by default, true or false, and only with the author che
   t.equal(policyFromEnv({ METAOPS_DEBUG_ACT_AS_AUTHOR: 'true' }).actAsAuthor, true);
   t.equal(policyFromEnv({ METAOPS_DEBUG_ACT_AS_AUTHOR: 'false' }).actAsAuthor, false);
   t.same(policyProblems({ METAOPS_DEBUG_ACT_AS_AUTHOR: 'true' }), []);
-  t.match(policyProblems({ METAOPS_DEBUG_ACT_AS_AUTHOR: 'yes' }), [/METAOPS_DEBUG_ACT_AS_AUTHOR: "yes" is not true or false/]);
+  t.match(policyProblems({ METAOPS_DEBUG_ACT_AS_AUTHOR: 'yes' }), [
+    /METAOPS_DEBUG_ACT_AS_AUTHOR: "yes" is not true or false/,
+  ]);
   t.match(policyProblems({ METAOPS_DEBUG_ACT_AS_AUTHOR: 'true', METAOPS_DEBUG_AUTHOR_CHECK: 'off' }), [
     /METAOPS_DEBUG_ACT_AS_AUTHOR=true needs the author check/,
   ]);
@@ -68,7 +70,10 @@ t.test('on, with a client that cannot impersonate: nothing is added, the failure
 for (const [what, text] of [
   ['a user name with white space at its end', 'v1;alice ;u-1;system:authenticated'],
   ['a group with a control character', 'v1;alice;u-1;team%2Ca\u0001'],
-  ['more groups than the headers carry', `v1;alice;u-1;${Array.from({ length: 40_000 }, (_, i) => `g${i.toString(36)}`).join(',')}`],
+  [
+    'more groups than the headers carry',
+    `v1;alice;u-1;${Array.from({ length: 40_000 }, (_, i) => `g${i.toString(36)}`).join(',')}`,
+  ],
 ] as const) {
   t.test(`on: an author who cannot be impersonated exactly (${what}) is refused, in the status too`, async (t) => {
     t.ok(text.length <= MAX_STAMP_CHARS, 'a stamp the hook reads');

@@ -53,8 +53,18 @@ t.before(async () => {
     metadata: { name: 'metaops-act-as-tenants' },
     rules: [
       { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['alice'] },
-      { apiGroups: [''], resources: ['groups'], verbs: ['impersonate'], resourceNames: ['tenants', 'system:authenticated'] },
-      { apiGroups: ['authentication.k8s.io'], resources: ['uids'], verbs: ['impersonate'], resourceNames: ['uid-alice'] },
+      {
+        apiGroups: [''],
+        resources: ['groups'],
+        verbs: ['impersonate'],
+        resourceNames: ['tenants', 'system:authenticated'],
+      },
+      {
+        apiGroups: ['authentication.k8s.io'],
+        resources: ['uids'],
+        verbs: ['impersonate'],
+        resourceNames: ['uid-alice'],
+      },
     ],
   });
   kubectl([
