@@ -8,7 +8,8 @@ import { inspectedTlsConnection } from './tls-inspect.js';
 
 export interface CallOptions {
   method: string;
-  headers?: Record<string, string | number>;
+  /** A header given as a list is sent once per value (Impersonate-Group). */
+  headers?: Record<string, string | number | string[]>;
   body?: string;
   timeoutMs: number;
   /** TLS material, checks and limits (versions, ciphers, groups), used for https URLs only. */
@@ -25,6 +26,11 @@ export interface CallOptions {
   timeoutError: () => Error;
   /** The largest answer read, in bytes (default MAX_READ_BYTES); a larger one fails the call. */
   maxBytes?: number;
+  /**
+   * A 2xx answer's body is not read: the call resolves with its status as soon as the headers arrive (a write whose
+   * answer the caller does not use, which may be as large as the object written). Errors are read as usual.
+   */
+  ignoreSuccessBody?: boolean;
   /** Abandons the call when it aborts (the hook route's deadline), with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -74,6 +80,15 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       { method: o.method, headers, ...(https ? o.tls : {}), ...connection(url, o) },
       (res) => {
         res.on('error', fail);
+        const status = res.statusCode ?? 0;
+        if (o.ignoreSuccessBody && status >= 200 && status < 300) {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status, body: '' });
+          res.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         const limit = o.maxBytes ?? MAX_READ_BYTES;
         const declared = Number(res.headers['content-length']);

@@ -3,7 +3,7 @@
 // (server, CA or insecure-skip-tls-verify, bearer token or client certificate).
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { call, type CallOptions } from './http.js';
+import { call, type CallOptions, MAX_READ_BYTES } from './http.js';
 import type { KubeObject } from './metacontroller.js';
 
 /** Preconditions of a write: the apiserver refuses it (409) when the object is no longer this one. */
@@ -45,6 +45,166 @@ export const REPORTING_CONTROLLER = 'metaops';
  */
 export const EVENT_ANSWER_BYTES = 64 * 1024;
 
+/**
+ * The largest object the API server can answer, as JSON: etcd stores a request of at most 1.5 MiB (its default
+ * --max-request-bytes; the object is stored as protobuf, strings as they are), and the API server's JSON writes some
+ * characters in six bytes (`<`, `>` and `&` as \u003c..., control characters as \u0000...), plus room for a list's
+ * envelope (its metadata and continue token). A pod of 1 MB of `<` is 6,001,558 bytes as JSON: above the 4 MiB of
+ * MAX_READ_BYTES, below this. Single-object reads and one-item pages read up to this; nothing else does.
+ */
+export const MAX_OBJECT_READ_BYTES = 6 * 1536 * 1024 + 64 * 1024;
+/**
+ * How many answers larger than MAX_READ_BYTES the process reads at once (every client shares them): a count or an
+ * injector that reads several such objects concurrently waits its turn rather than multiplying the memory held
+ * (each is held as text and parsed: a few times its size). A call that cannot take a turn before its deadline fails
+ * as a slow API server's call does.
+ */
+export const LARGE_READS = 2;
+
+/** A count of turns, taken in order and given back; a waiter stops waiting when its signal aborts or time is up. */
+export class ReadTurns {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(readonly size: number) {
+    this.free = size;
+  }
+
+  get available(): number {
+    return this.free;
+  }
+
+  /** Waits for a turn (at most `timeoutMs`, or until `signal` aborts); resolves to the function that gives it back. */
+  take(timeoutMs: number, signal?: AbortSignal): Promise<() => void> {
+    let given = false;
+    const release = () => {
+      if (given) return;
+      given = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    };
+    if (this.free > 0) {
+      this.free -= 1;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve, reject) => {
+      const stop = (err: Error) => {
+        const at = this.waiting.indexOf(granted);
+        if (at >= 0) this.waiting.splice(at, 1);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        reject(err);
+      };
+      const granted = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        resolve(release);
+      };
+      const aborted = () =>
+        stop(signal?.reason instanceof Error ? signal.reason : new Error('the hook call was abandoned'));
+      const timer = setTimeout(
+        () => stop(new KubeError(0, `no turn to read a large answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.waiting.push(granted);
+      if (signal?.aborted) aborted();
+      else signal?.addEventListener('abort', aborted, { once: true });
+    });
+  }
+}
+
+/** The process's turns for large answers (LARGE_READS). */
+export const largeReads = new ReadTurns(LARGE_READS);
+
+/** Whom a write is sent as (Kubernetes impersonation): a user, with their UID, groups and extra information. */
+export interface Impersonation {
+  user: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/**
+ * The most bytes of impersonation headers sent with a request: the API server (Go's net/http) reads at most 1 MiB of
+ * headers; a user whose groups take more cannot be impersonated.
+ */
+export const MAX_IMPERSONATION_BYTES = 512 * 1024;
+
+/**
+ * A header value as it is sent, or undefined for a value that a header cannot carry exactly: empty, with a character
+ * outside printable ASCII (Node.js writes the bytes of other characters as it pleases: latin1 or UTF-8 depending
+ * on the call, so the API server could read another name), or with white space at either end (which HTTP drops:
+ * " alice" would be read as "alice", another user).
+ */
+function headerValue(text: string): string | undefined {
+  if (text === '' || !/^[\x20-\x7e]+$/.test(text) || /^ | $/.test(text)) return undefined;
+  return text;
+}
+
+/** A byte of an extra key sent as it is: a header name's token characters, lower case (the API server lowercases). */
+const KEY_BYTE = /^[a-z0-9!#$&'*+\-.^_`|~]$/;
+
+/**
+ * An extra key as the header name's tail: every byte but lower-case token characters percent-encoded (`%XX`), as
+ * the API server undoes it (it lowercases the header name, then unescapes it as a URL path): upper-case letters too,
+ * so that a key keeps its case.
+ */
+export function extraKeyHeader(key: string): string {
+  let out = '';
+  for (const byte of Buffer.from(key, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    out += KEY_BYTE.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * The headers that make the API server take a request as `who`'s (Impersonate-User, Impersonate-Uid, one
+ * Impersonate-Group per group, one Impersonate-Extra-<key> per value), or why they cannot say who exactly: a name
+ * a header cannot carry, or more than MAX_IMPERSONATION_BYTES. Never an approximation of the user.
+ */
+export function impersonationHeaders(
+  who: Impersonation,
+): { headers: Record<string, string | string[]> } | { problem: string } {
+  const user = headerValue(who.user);
+  if (user === undefined) return { problem: 'its user name cannot be sent in an HTTP header as it is' };
+  const headers: Record<string, string | string[]> = { 'impersonate-user': user };
+  let bytes = 'impersonate-user: \r\n'.length + user.length;
+  if (who.uid) {
+    const uid = headerValue(who.uid);
+    if (uid === undefined) return { problem: 'its UID cannot be sent in an HTTP header as it is' };
+    headers['impersonate-uid'] = uid;
+    bytes += 'impersonate-uid: \r\n'.length + uid.length;
+  }
+  const groups: string[] = [];
+  for (const group of who.groups) {
+    const value = headerValue(group);
+    if (value === undefined) return { problem: 'one of its groups cannot be sent in an HTTP header as it is' };
+    groups.push(value);
+    bytes += 'impersonate-group: \r\n'.length + value.length;
+    if (bytes > MAX_IMPERSONATION_BYTES) break;
+  }
+  if (groups.length > 0) headers['impersonate-group'] = groups;
+  for (const [key, values] of Object.entries(who.extra ?? {})) {
+    if (key === '') return { problem: 'one of its extra keys is empty' };
+    const name = `impersonate-extra-${extraKeyHeader(key)}`;
+    const sent: string[] = [];
+    for (const v of values) {
+      const value = headerValue(v);
+      if (value === undefined)
+        return { problem: `a value of its extra ${key} cannot be sent in an HTTP header as it is` };
+      sent.push(value);
+      bytes += name.length + 4 + value.length;
+    }
+    if (sent.length > 0) headers[name] = sent;
+  }
+  if (bytes > MAX_IMPERSONATION_BYTES)
+    return {
+      problem: `its user information takes more than the ${MAX_IMPERSONATION_BYTES / 1024} KiB of headers the hook server sends (too many groups)`,
+    };
+  return { headers };
+}
+
 /** One page of a list: its objects, and the token of the next page when there is one. */
 export interface ListPage {
   items: KubeObject[];
@@ -61,11 +221,22 @@ export interface ListOptions {
   maxBytes?: number;
 }
 
+export interface GetOptions {
+  /** The largest answer read, in bytes (default: lib/http.ts MAX_READ_BYTES; at most MAX_OBJECT_READ_BYTES). */
+  maxBytes?: number;
+}
+
 export interface KubeApi {
   /**
    * Reads one object; undefined when it does not exist (404). `namespace` is '' for a cluster-scoped object.
    */
-  get(apiVersion: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  get(
+    apiVersion: string,
+    resource: string,
+    namespace: string,
+    name: string,
+    options?: GetOptions,
+  ): Promise<KubeObject | undefined>;
   /** Lists one page of the objects of a namespace (`labelSelector`, `limit`, `continue`). */
   list?(apiVersion: string, resource: string, namespace: string, options: ListOptions): Promise<ListPage>;
   /**
@@ -93,6 +264,12 @@ export interface KubeApi {
    * flight is abandoned rather than finished after the caller was answered. Clients without it ignore the signal.
    */
   withSignal?(signal: AbortSignal): KubeApi;
+  /**
+   * The same client, every call of which the API server takes as `who`'s (impersonation: RBAC and admission decide
+   * on that user, not on the client's own). The client's own identity must be allowed to impersonate them; a user
+   * the headers cannot name exactly is thrown (KubeError, AuthorUnverified), never approximated.
+   */
+  impersonating?(who: Impersonation): KubeApi;
   /** Marks an existing event as a series (events.k8s.io/v1 `series`, a merge PATCH): seen `count` times, last at `lastObservedTime`. */
   patchEventSeries?(namespace: string, name: string, series: EventSeries): Promise<void>;
 }
@@ -267,6 +444,8 @@ export class HttpKubeApi implements KubeApi {
   };
   /** The hook call's signal (withSignal): every call stops when it aborts. */
   private signal: AbortSignal | undefined;
+  /** The impersonation headers of every call (impersonating), when set. */
+  private asWho: Record<string, string | string[]> | undefined;
 
   constructor(
     private readonly timeoutMs = KUBE_CALL_TIMEOUT_MS,
@@ -278,6 +457,15 @@ export class HttpKubeApi implements KubeApi {
   withSignal(signal: AbortSignal): HttpKubeApi {
     const scoped = Object.create(this) as HttpKubeApi;
     scoped.signal = signal;
+    return scoped;
+  }
+
+  impersonating(who: Impersonation): HttpKubeApi {
+    const made = impersonationHeaders(who);
+    if ('problem' in made)
+      throw new KubeError(0, `cannot act as ${who.user.slice(0, 64)}: ${made.problem}`, 'AuthorUnverified');
+    const scoped = Object.create(this) as HttpKubeApi;
+    scoped.asWho = made.headers;
     return scoped;
   }
 
@@ -310,10 +498,17 @@ export class HttpKubeApi implements KubeApi {
     return value;
   }
 
-  async get(apiVersion: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  async get(
+    apiVersion: string,
+    resource: string,
+    namespace: string,
+    name: string,
+    options: GetOptions = {},
+  ): Promise<KubeObject | undefined> {
     let answer: unknown;
     try {
-      answer = await this.call('GET', objectPath(apiVersion, resource, namespace, name));
+      const path = objectPath(apiVersion, resource, namespace, name);
+      answer = await this.call('GET', path, undefined, undefined, options.maxBytes);
     } catch (err) {
       if (err instanceof KubeError && err.status === 404) return undefined;
       throw err;
@@ -393,6 +588,9 @@ export class HttpKubeApi implements KubeApi {
       path,
       { ...metadata, spec: { ephemeralContainers: containers } },
       'application/strategic-merge-patch+json',
+      undefined,
+      // The answer is the pod, which may be as large as a pod can be (MAX_OBJECT_READ_BYTES): not read.
+      true,
     );
   }
 
@@ -426,12 +624,33 @@ export class HttpKubeApi implements KubeApi {
     );
   }
 
+  // eslint-disable-next-line max-params -- the one place every call goes through; each argument is one option of it
   private async call(
     method: string,
     path: string,
     body?: unknown,
     contentType?: string,
     maxBytes?: number,
+    ignoreSuccessBody = false,
+  ): Promise<unknown> {
+    const limit = Math.min(maxBytes ?? MAX_READ_BYTES, MAX_OBJECT_READ_BYTES);
+    // An answer allowed past MAX_READ_BYTES is read in one of the process's LARGE_READS turns.
+    const release = limit > MAX_READ_BYTES ? await largeReads.take(this.timeoutMs, this.signal) : undefined;
+    try {
+      return await this.send(method, path, body, contentType, limit, ignoreSuccessBody);
+    } finally {
+      release?.();
+    }
+  }
+
+  // eslint-disable-next-line max-params -- call's arguments, passed on
+  private async send(
+    method: string,
+    path: string,
+    body: unknown,
+    contentType: string | undefined,
+    maxBytes: number,
+    ignoreSuccessBody: boolean,
   ): Promise<unknown> {
     const conn = await this.connection();
     let token: string | undefined;
@@ -454,14 +673,17 @@ export class HttpKubeApi implements KubeApi {
         ...(contentType ? { 'content-type': contentType } : {}),
         accept: 'application/json',
         ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(this.asWho ?? {}),
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       timeoutMs: this.timeoutMs,
       ...(this.signal ? { signal: this.signal } : {}),
-      ...(maxBytes ? { maxBytes } : {}),
+      maxBytes,
+      ...(ignoreSuccessBody ? { ignoreSuccessBody } : {}),
       tls,
       timeoutError: () => new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`),
     });
+    if (ignoreSuccessBody && res.status >= 200 && res.status < 300) return undefined;
     let parsed: any;
     try {
       parsed = JSON.parse(res.body);

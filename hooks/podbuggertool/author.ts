@@ -20,7 +20,7 @@
 // wrote the spec, and nothing can derive it again later: a user taken out of a group at the identity provider keeps
 // that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
 import { createHash } from 'node:crypto';
-import { type KubeApi, type KubeObject } from '../../lib/index.js';
+import { impersonationHeaders, type KubeApi, type KubeObject } from '../../lib/index.js';
 
 /** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
 export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';
@@ -382,4 +382,21 @@ export class AuthorCheck {
       (await this.allowed(author, tool.metadata.namespace ?? 'default', over, { right: NAMES_RIGHT })) === true
     );
   }
+}
+
+/**
+ * The tool's author as the API server is to take its PATCH (METAOPS_DEBUG_ACT_AS_AUTHOR=true: impersonated), or why
+ * they cannot be: no stamp the hook reads, or user information no HTTP header can carry exactly (a name with a
+ * control character or white space at an end, more groups than MAX_IMPERSONATION_BYTES of headers). Such a tool acts
+ * on no pod: never as the hook server instead.
+ */
+export function actingAuthor(tool: KubeObject): { author: Author } | { problem: string } {
+  const author = stampOf(tool);
+  if (!author) return { problem: unreadStamp(tool) };
+  const made = impersonationHeaders(author);
+  if ('problem' in made)
+    return {
+      problem: `the hook server adds containers as the tool's author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), and its author ${author.user.slice(0, 64)} cannot be impersonated: ${made.problem}; nothing is injected`,
+    };
+  return { author };
 }

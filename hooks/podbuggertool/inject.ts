@@ -23,10 +23,11 @@ import {
   type KubeApi,
   type KubeEvent,
   type KubeObject,
+  MAX_OBJECT_READ_BYTES,
   type ObjectMap,
   observed,
 } from '../../lib/index.js';
-import { AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
+import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
 import {
   containerName,
   ephemeralContainer,
@@ -304,7 +305,8 @@ async function inject(
     try {
       // The pod and the tool as the API server has them now, side by side.
       [pod, real] = await Promise.all([
-        kube.get('v1', 'pods', namespace, podName),
+        // A pod may be larger than MAX_READ_BYTES as JSON (Metacontroller sent it): read up to the largest one.
+        kube.get('v1', 'pods', namespace, podName, { maxBytes: MAX_OBJECT_READ_BYTES }),
         kube.get(TOOL_API, resource.plural, namespace, tool.name),
       ]);
     } catch (err) {
@@ -316,7 +318,9 @@ async function inject(
     if (!spec) return done();
     // A refusal the tool's own sync recorded for this very spec holds here too, whatever this server remembers or
     // the order in which the two controllers run: no pod gets the container until that sync finds it allowed.
-    if (statusRefusal(real!)) return done();
+    // Acting as the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), one who cannot be impersonated exactly gets nothing
+    // (the tool's status says why): never the server's own PATCH instead.
+    if (refusedNow(hook.settings.policy, real!)) return done();
     if (hook.settings.policy.authorCheck !== 'off') {
       try {
         // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
@@ -329,12 +333,19 @@ async function inject(
         return err instanceof OutOfTime ? outOfTime() : fail(err);
       }
     }
+    // As the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true): the API server's RBAC and admission answer for them. An author
+    // who cannot be impersonated exactly gets nothing (the tool's status says why), never the server's own PATCH.
     if (over()) return outOfTime();
     try {
-      await kube.addEphemeralContainers(namespace, podName, [ephemeralContainer(tool.name, spec, pod!)], {
-        ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),
-        ...(pod!.metadata.resourceVersion ? { resourceVersion: pod!.metadata.resourceVersion } : {}),
-      });
+      await writerFor(hook.settings.policy, kube, real!).addEphemeralContainers(
+        namespace,
+        podName,
+        [ephemeralContainer(tool.name, spec, pod!)],
+        {
+          ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),
+          ...(pod!.metadata.resourceVersion ? { resourceVersion: pod!.metadata.resourceVersion } : {}),
+        },
+      );
     } catch (err) {
       return fail(err);
     }
@@ -351,6 +362,27 @@ async function inject(
     await tell(kube, events, hook);
   }
   return work;
+}
+
+/**
+ * True when the tool, as the API server has it, is refused: by its own status (statusRefusal), or, the PATCH to be
+ * sent as its author, because its author cannot be impersonated exactly.
+ */
+function refusedNow(policy: DebugPolicy, tool: KubeObject): boolean {
+  return statusRefusal(tool) !== undefined || (policy.actAsAuthor && 'problem' in actingAuthor(tool));
+}
+
+/**
+ * The client the PATCH is sent with: the hook server's own, or (METAOPS_DEBUG_ACT_AS_AUTHOR=true) one impersonating
+ * the tool's author. An author who cannot be impersonated, or a client that cannot impersonate, is an error: never
+ * the server's own PATCH instead.
+ */
+function writerFor(policy: DebugPolicy, kube: KubeApi, tool: KubeObject): KubeApi {
+  if (!policy.actAsAuthor) return kube;
+  const acting = actingAuthor(tool);
+  if ('problem' in acting) throw new Error(acting.problem);
+  if (!kube.impersonating) throw new Error('this Kubernetes client cannot impersonate the author');
+  return kube.impersonating(acting.author);
 }
 
 /** The author's refusal on one pod (an authorizer that decides per pod): that pod's failure. */

@@ -353,7 +353,17 @@ export interface DebugPolicy {
    * without the admission policy; the server warns at start).
    */
   authorCheck: 'subjectaccessreview' | 'off';
+  /**
+   * Whether a tool's containers are added as its author (METAOPS_DEBUG_ACT_AS_AUTHOR=true): the PATCH impersonates
+   * the stamped user, UID, groups and extra, so that the API server's admission (a ValidatingAdmissionPolicy,
+   * Kyverno, Gatekeeper deciding on the requesting user) answers as it would answer the author's own `kubectl
+   * debug`. Off (the default), the PATCH is the hook server's service account's: RBAC is checked for the author
+   * (the SubjectAccessReview), admission is not. Needs the `impersonate` rights of docs/podbuggertool.md.
+   */
+  actAsAuthor: boolean;
 }
+
+const ACT_AS_AUTHOR = ['true', 'false'] as const;
 
 const AUTHOR_CHECKS = ['subjectaccessreview', 'off'] as const;
 
@@ -364,6 +374,7 @@ export const DEFAULT_POLICY: DebugPolicy = Object.freeze({
   // sysadmin (privileged) are off unless METAOPS_DEBUG_PROFILES lists them.
   profiles: Object.freeze(['baseline', 'restricted'] as const),
   authorCheck: 'subjectaccessreview',
+  actAsAuthor: false,
 });
 
 export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
@@ -375,6 +386,7 @@ export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
       ? profiles.filter((p): p is Spec['securityProfile'] => (SCHEMA_PROFILES as readonly string[]).includes(p))
       : DEFAULT_POLICY.profiles,
     authorCheck: env['METAOPS_DEBUG_AUTHOR_CHECK'] === 'off' ? 'off' : 'subjectaccessreview',
+    actAsAuthor: env['METAOPS_DEBUG_ACT_AS_AUTHOR'] === 'true',
   };
 }
 
@@ -398,6 +410,14 @@ export function policyProblems(env: NodeJS.ProcessEnv): string[] {
   const check = env['METAOPS_DEBUG_AUTHOR_CHECK'];
   if (check !== undefined && !(AUTHOR_CHECKS as readonly string[]).includes(check))
     problems.push(`METAOPS_DEBUG_AUTHOR_CHECK: ${JSON.stringify(check)} is not ${AUTHOR_CHECKS.join(' or ')}`);
+  const asAuthor = env['METAOPS_DEBUG_ACT_AS_AUTHOR'];
+  if (asAuthor !== undefined && !(ACT_AS_AUTHOR as readonly string[]).includes(asAuthor))
+    problems.push(`METAOPS_DEBUG_ACT_AS_AUTHOR: ${JSON.stringify(asAuthor)} is not ${ACT_AS_AUTHOR.join(' or ')}`);
+  // Acting as the author needs an author: with the check off there is none to act as (never the server instead).
+  if (asAuthor === 'true' && check === 'off')
+    problems.push(
+      'METAOPS_DEBUG_ACT_AS_AUTHOR=true needs the author check: it acts as the stamped author, and METAOPS_DEBUG_AUTHOR_CHECK=off reads no stamp',
+    );
   for (const profile of parseList(env['METAOPS_DEBUG_PROFILES']) ?? []) {
     if (!(SCHEMA_PROFILES as readonly string[]).includes(profile))
       problems.push(`METAOPS_DEBUG_PROFILES: no profile ${JSON.stringify(profile)} (${SCHEMA_PROFILES.join(', ')})`);

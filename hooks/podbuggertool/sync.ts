@@ -24,6 +24,8 @@ import {
   type KubeApi,
   KubeError,
   type KubeObject,
+  type ListOptions,
+  MAX_OBJECT_READ_BYTES,
   type ParentObject,
   previousConditions,
   RETRY_SECONDS,
@@ -32,7 +34,7 @@ import {
   type SyncHook,
   TemporaryError,
 } from '../../lib/index.js';
-import { OutOfTime, type AuthorVerdict } from './author.js';
+import { actingAuthor, OutOfTime, type AuthorVerdict } from './author.js';
 import {
   containerName,
   FIRST_RETRY_SECONDS,
@@ -227,6 +229,18 @@ function expired(err: unknown): boolean {
   return err instanceof KubeError && (err.status === 410 || err.reason === 'Expired');
 }
 
+/** A page's options: a one-item page read up to the largest object the API server can answer. */
+function pageOptions(labelSelector: string, limit: number, next: string | undefined): ListOptions {
+  return {
+    labelSelector,
+    limit,
+    ...(next ? { continue: next } : {}),
+    // One pod alone may be larger than MAX_READ_BYTES as JSON (a value of `<` is six bytes there): a one-item page
+    // is read up to the largest object the API server can answer, in one of the process's turns (lib/kube.ts).
+    ...(limit === 1 ? { maxBytes: MAX_OBJECT_READ_BYTES } : {}),
+  };
+}
+
 /**
  * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
  * with large annotations) is asked for again at half the size. No page is asked for after the budget: a count cut
@@ -268,13 +282,11 @@ export async function countPods(
       };
     let items: KubeObject[];
     try {
-      const page = await kube.list!('v1', 'pods', namespace, {
-        labelSelector,
-        limit,
-        ...(next ? { continue: next } : {}),
-      });
+      const page = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
       items = page.items;
       next = page.continue;
+      // Past the large pod, the pages grow again (one large pod does not make the rest of the count one per page).
+      limit = Math.min(PAGE_SIZE, limit * 2);
     } catch (err) {
       if ((err as Error | undefined)?.name === 'AnswerTooLargeError' && limit > 1) {
         limit = Math.max(1, Math.floor(limit / 2));
@@ -468,6 +480,10 @@ async function authorView(
   try {
     const verdict = await check.verify(hook.parent, over);
     if (!verdict.allowed) return { refused: verdict, named: false };
+    // Acting as the author: one who cannot be impersonated exactly is refused here, as the injector refuses them.
+    const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
+    if (acting && 'problem' in acting)
+      return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
     return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
     // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).

@@ -290,6 +290,7 @@ t.test(
       excludedNamespaces: ['kube-system'],
       profiles: ['baseline', 'restricted'],
       authorCheck: 'subjectaccessreview',
+      actAsAuthor: false,
     });
     t.notOk(imageAllowed('nicolaka/netshoot', defaults.allowlist), 'not any image by default');
     t.ok(imageAllowed('busybox:1.36', defaults.allowlist));
@@ -309,6 +310,7 @@ t.test(
       excludedNamespaces: ['kube-system', 'secure'],
       profiles: ['general', 'sysadmin'],
       authorCheck: 'off',
+      actAsAuthor: false,
     });
     t.equal(policyFromEnv({ METAOPS_DEBUG_AUTHOR_CHECK: 'subjectaccessreview' }).authorCheck, 'subjectaccessreview');
     t.same(parseList(' busybox*, ghcr.io/org/debug:1 ,'), ['busybox*', 'ghcr.io/org/debug:1']);
