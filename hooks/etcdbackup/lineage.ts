@@ -176,7 +176,6 @@ export function parseWitnesses(text: string | undefined): WitnessKey[] {
  * the same history leaves it (unchanged, or modified after `revision`) proves it, if none differs; deleted since
  * proves nothing.
  */
-// eslint-disable-next-line complexity -- one verdict per key recorded, then the window's, read top to bottom
 export function judgeWitnesses(
   recorded: readonly WitnessKey[],
   found: ReadonlyArray<readonly FoundKey[] | string>,
