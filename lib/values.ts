@@ -147,6 +147,32 @@ export function quantityProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** A Kubernetes quantity's suffixes: binary (powers of 1024), decimal SI (powers of 1000). */
+const BINARY_SUFFIX: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const ANY_QUANTITY = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
+
+/**
+ * A Kubernetes quantity in its base unit (bytes for storage), as the API server reads it: `1Gi`, `1G`, `1500M`,
+ * `0.5Gi`, `1e9`, `1E3` (an exponent, not exa), `100m` (milli), or a JSON number. Rounded up to a whole unit, as the
+ * API server rounds a storage request. Undefined for anything it would not parse, or a negative value.
+ */
+export function quantityValue(q: unknown): number | undefined {
+  if (typeof q === 'number') return Number.isFinite(q) && q >= 0 ? Math.ceil(q) : undefined;
+  if (typeof q !== 'string' || q.length > 64) return undefined;
+  const m = ANY_QUANTITY.exec(q.trim());
+  if (!m || m[1] === '-') return undefined;
+  const digits = Number(m[2]);
+  const suffix = m[3] ?? '';
+  let value: number;
+  if (suffix in BINARY_SUFFIX) value = digits * 1024 ** BINARY_SUFFIX[suffix]!;
+  else if (suffix in DECIMAL_SUFFIX) value = digits * 10 ** DECIMAL_SUFFIX[suffix]!;
+  else value = digits * 10 ** Number(suffix.slice(1));
+  // 0.1 * 10 ** 3 is 100.00000000000001 in floating point: a value within a part in 1e12 of a whole unit is that unit.
+  const whole = Math.round(value);
+  return Number.isFinite(value) ? (Math.abs(value - whole) <= whole * 1e-12 ? whole : Math.ceil(value)) : undefined;
+}
+
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 /** What is wrong with a label or annotation key (`[prefix/]name`, a qualified name), or undefined. */

@@ -1,5 +1,6 @@
 // The work of a backup Job and of a restore init step, run by the `metaops` CLI in this project's image:
 // stream a snapshot out of etcd into S3 (multipart when large), prune old backups, fetch one back.
+import { createHash } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -23,6 +24,12 @@ import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 import {
   compareHistory,
   decideLineage,
+  encodeWitnesses,
+  type FoundKey,
+  judgeWitnesses,
+  MAX_WITNESSES,
+  parseWitnesses,
+  type WitnessKey,
   lineageOf,
   mayContinue,
   META,
@@ -212,6 +219,146 @@ async function hashKv(ep: EtcdEndpoint, revision: number, timeoutMs: number): Pr
   } catch (err) {
     return `etcd gave no HashKV at revision ${revision} (${(err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160)})`;
   }
+}
+
+/** The first 12 hex of a sha256 (of a key's name or value, as etcd gives them: base64). */
+function digest12(base64: unknown): string {
+  return createHash('sha256')
+    .update(Buffer.from(typeof base64 === 'string' ? base64 : '', 'base64'))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+/** The whole key space, as the gateway takes a range: from "\0" to "\0" (every key). */
+const ALL_KEYS = { key: 'AA==', range_end: 'AA==' };
+
+interface GatewayKv {
+  key?: unknown;
+  value?: unknown;
+  create_revision?: unknown;
+  mod_revision?: unknown;
+  version?: unknown;
+}
+
+/** The keys of a range answer (keys only: no value read). */
+async function rangeKeys(ep: EtcdEndpoint, body: Record<string, unknown>, timeoutMs: number): Promise<GatewayKv[]> {
+  const answer = await json(ep, `${ep.prefix ?? '/v3'}/kv/range`, timeoutMs, { ...body, keys_only: true });
+  return Array.isArray(answer?.kvs) ? (answer.kvs as GatewayKv[]) : [];
+}
+
+/** The digest of one key's value at `revision` (0: now), or undefined when it has none there. */
+async function valueDigest(ep: EtcdEndpoint, key: unknown, revision: number, timeoutMs: number) {
+  const answer = await json(ep, `${ep.prefix ?? '/v3'}/kv/range`, timeoutMs, {
+    key,
+    ...(revision ? { revision: String(revision) } : {}),
+  });
+  const kv = (Array.isArray(answer?.kvs) ? answer.kvs[0] : undefined) as GatewayKv | undefined;
+  return kv ? digest12(kv.value) : undefined;
+}
+
+function witnessOf(kv: GatewayKv, value: string): WitnessKey {
+  return {
+    create: Number(kv.create_revision ?? 0),
+    mod: Number(kv.mod_revision ?? 0),
+    version: Number(kv.version ?? 0),
+    key: digest12(kv.key),
+    value,
+  };
+}
+
+/**
+ * The keys recorded with a snapshot at `revision` for the next backup to prove the same history by, after any
+ * compaction (lineage.ts, WitnessKey): the oldest-created live keys (they outlive most writes) and the newest
+ * modified (another history cannot have them at those revisions), MAX_WITNESSES in all. Or why there are none.
+ */
+async function witnessesAt(ep: EtcdEndpoint, revision: number, timeoutMs: number): Promise<Witnesses | string> {
+  try {
+    const half = MAX_WITNESSES / 2;
+    const at = { ...ALL_KEYS, revision: String(revision), limit: String(half) };
+    const oldest = await rangeKeys(ep, { ...at, sort_order: 'ASCEND', sort_target: 'CREATE' }, timeoutMs);
+    const newest = await rangeKeys(ep, { ...at, sort_order: 'DESCEND', sort_target: 'MOD' }, timeoutMs);
+    const out: WitnessKey[] = [];
+    for (const kv of [...oldest, ...newest]) {
+      if (out.some((w) => w.key === digest12(kv.key) && w.create === Number(kv.create_revision))) continue;
+      const value = await valueDigest(ep, kv.key, revision, timeoutMs).catch(() => undefined);
+      if (value) out.push(witnessOf(kv, value));
+    }
+    // Every key modified above the newest ones' lowest modification is among them (fewer than asked: every key).
+    const lowest = Math.min(...newest.map((kv) => Number(kv.mod_revision ?? 0)));
+    const above = newest.length < half ? 0 : lowest;
+    const recordedAll = newest.every((kv) =>
+      out.some((w) => w.key === digest12(kv.key) && w.create === Number(kv.create_revision)),
+    );
+    if (out.length === 0) return 'etcd holds no key to prove this snapshot by';
+    return { keys: out, ...(recordedAll && Number.isFinite(above) ? { above } : {}) };
+  } catch (err) {
+    return `etcd gave no keys at revision ${revision} (${(err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160)})`;
+  }
+}
+
+/** The keys recorded with a snapshot, and the revision above which every key it held is among them. */
+interface Witnesses {
+  keys: WitnessKey[];
+  above?: number;
+}
+
+/** The live keys last modified in (above, revision] (keys only), or why they could not be read. */
+async function keysModifiedIn(
+  ep: EtcdEndpoint,
+  above: number,
+  revision: number,
+  timeoutMs: number,
+): Promise<FoundKey[] | string> {
+  try {
+    const kvs = await rangeKeys(
+      ep,
+      {
+        ...ALL_KEYS,
+        min_mod_revision: String(above + 1),
+        max_mod_revision: String(revision),
+        limit: String(MAX_WITNESSES + 1),
+      },
+      timeoutMs,
+    );
+    return kvs.map((kv) => witnessOf(kv, ''));
+  } catch (err) {
+    return `etcd gave no keys modified up to revision ${revision} (${(err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160)})`;
+  }
+}
+
+/**
+ * The live keys created at each recorded key's creation revision (keys only; the value read only where the key is
+ * unchanged since), or why they could not be read.
+ */
+async function keysNow(
+  ep: EtcdEndpoint,
+  recorded: WitnessKey[],
+  timeoutMs: number,
+): Promise<Array<FoundKey[] | string>> {
+  const out: Array<FoundKey[] | string> = [];
+  for (const w of recorded) {
+    try {
+      const created = String(w.create);
+      const kvs = await rangeKeys(
+        ep,
+        { ...ALL_KEYS, min_create_revision: created, max_create_revision: created, limit: '64' },
+        timeoutMs,
+      );
+      const found: FoundKey[] = [];
+      for (const kv of kvs) {
+        const k = witnessOf(kv, '');
+        if (k.key !== w.key) continue;
+        if (k.mod === w.mod) k.value = (await valueDigest(ep, kv.key, 0, timeoutMs)) ?? '';
+        found.push(k);
+      }
+      out.push(found);
+    } catch (err) {
+      out.push(
+        `etcd gave no keys created at revision ${w.create} (${(err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160)})`,
+      );
+    }
+  }
+  return out;
 }
 
 /**
@@ -539,7 +686,7 @@ interface Target {
   cluster: { revision: number; version: string; clusterId: string };
 }
 
-function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mark?: KvHash): Record<string, string> {
+function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mark: Mark = {}): Record<string, string> {
   return {
     ...(o.backup ? { [META.uid]: o.backup.uid, [META.backup]: o.backup.name } : {}),
     [META.cluster]: t.cluster.clusterId,
@@ -547,7 +694,9 @@ function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mar
     [META.version]: t.cluster.version,
     [META.since]: since,
     [META.taken]: taken.toISOString(),
-    ...(mark ? { [META.hash]: mark.hash, [META.compact]: mark.compact } : {}),
+    ...(mark.hash ? { [META.hash]: mark.hash.hash, [META.compact]: mark.hash.compact } : {}),
+    ...(mark.keys ? { [META.witness]: encodeWitnesses(mark.keys.keys) } : {}),
+    ...(mark.keys?.above !== undefined ? { [META.window]: String(mark.keys.above) } : {}),
   };
 }
 
@@ -664,15 +813,40 @@ async function provenHistory(
   timeoutMs: number,
 ): Promise<HistoryCheck | undefined> {
   if (!previous || !mayContinue(previous, uid, t.cluster.clusterId, t.cluster.revision)) return undefined;
-  return compareHistory(previous.meta, await hashKv(t.ep, revisionOf(previous), timeoutMs));
+  const byHash = compareHistory(previous.meta, await hashKv(t.ep, revisionOf(previous), timeoutMs));
+  // The hash proves or refutes only while etcd holds the history it counted (no compaction since); past that, the
+  // keys recorded with the snapshot before are what a compaction keeps.
+  const recorded = parseWitnesses(previous.meta?.[META.witness]);
+  if (byHash.state !== 'unproven' || recorded.length === 0) return byHash;
+  const revision = revisionOf(previous);
+  const above = Number(previous.meta?.[META.window] ?? NaN);
+  const window =
+    Number.isSafeInteger(above) && above >= 0 && above < revision
+      ? { above, found: await keysModifiedIn(t.ep, above, revision, timeoutMs) }
+      : undefined;
+  const byKeys = judgeWitnesses(recorded, await keysNow(t.ep, recorded, timeoutMs), revision, window);
+  return byKeys.state === 'unproven' ? { state: 'unproven', why: `${byHash.why}; ${byKeys.why}` } : byKeys;
 }
 
-/** What the next backup asks etcd to prove: the HashKV at this snapshot's revision; without one, that is said. */
-async function markOf(t: Target, timeoutMs: number, problems: string[]): Promise<KvHash | undefined> {
-  const mark = await hashKv(t.ep, t.cluster.revision, timeoutMs);
-  if (typeof mark !== 'string') return mark;
-  problems.push(`${mark}: the next backup cannot prove it continues this lineage, and prunes none of it`);
-  return undefined;
+/**
+ * What the next backup asks etcd to prove: the HashKV at this snapshot's revision, and the keys etcd holds at it
+ * (witnessesAt: what a compaction keeps); without either, that is said.
+ */
+async function markOf(t: Target, timeoutMs: number, problems: string[]): Promise<Mark> {
+  const hash = await hashKv(t.ep, t.cluster.revision, timeoutMs);
+  const keys = await witnessesAt(t.ep, t.cluster.revision, timeoutMs);
+  if (typeof hash === 'string' && typeof keys === 'string')
+    problems.push(`${hash}; ${keys}: the next backup cannot prove it continues this lineage, and prunes none of it`);
+  return {
+    ...(typeof hash !== 'string' ? { hash } : {}),
+    ...(typeof keys !== 'string' ? { keys } : {}),
+  };
+}
+
+/** What a snapshot records for the next backup to prove the same history by. */
+interface Mark {
+  hash?: KvHash;
+  keys?: Witnesses;
 }
 
 /**

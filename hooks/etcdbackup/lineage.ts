@@ -25,6 +25,17 @@ export const META = {
    */
   hash: 'etcd-hashkv',
   compact: 'etcd-compact-revision',
+  /**
+   * Keys etcd held at the snapshot's revision, as the next backup can still find them after any compaction
+   * (WitnessKey, encodeWitnesses): the proof of the same history once etcd compacted past the snapshot's revision.
+   */
+  witness: 'etcd-witness-keys',
+  /**
+   * The revision above which every key etcd held at the snapshot's revision is among those recorded (the newest
+   * modified): a key found later with a modification between it and the snapshot's revision that is not recorded
+   * was written by another history.
+   */
+  window: 'etcd-witness-above',
 } as const;
 
 /** The identity of a lineage: one EtcdBackup, one etcd cluster, since a date (a stamp as in the key). */
@@ -114,6 +125,91 @@ export function compareHistory(
       why: `etcd compacted its history since (compact revision ${compact} then, ${now.compact} now): the hashes cannot be compared`,
     };
   return now.hash === hash ? { state: 'same' } : { state: 'differs' };
+}
+
+/**
+ * A key etcd held at a snapshot's revision R, as recorded with it: the revision that created it (its generation),
+ * its last modification and version at R, and the first 12 hex of the sha256 of its name and of its value. A
+ * compaction keeps the newest version of every live key, so after any compaction the same history still holds each
+ * such key either unchanged (the same modification, version and value) or modified after R (the same creation, a
+ * higher version); another history (a cluster rebuilt with its identity, a rollback grown past R) holds it at
+ * another creation, or with a modification at or before R that is not the one recorded.
+ */
+export interface WitnessKey {
+  create: number;
+  mod: number;
+  version: number;
+  key: string;
+  value: string;
+}
+
+/** A key as etcd gives it back now (its value's digest only where it was read: unchanged since). */
+export type FoundKey = WitnessKey;
+
+/** The most keys recorded with a snapshot (S3 user metadata holds 2 KB in all). */
+export const MAX_WITNESSES = 8;
+const WITNESS = /^(\d{1,19})\.(\d{1,19})\.(\d{1,19})\.([0-9a-f]{12})\.([0-9a-f]{12})$/;
+
+export function encodeWitnesses(keys: readonly WitnessKey[]): string {
+  return keys
+    .slice(0, MAX_WITNESSES)
+    .map((k) => `${k.create}.${k.mod}.${k.version}.${k.key}.${k.value}`)
+    .join(',');
+}
+
+/** The keys a snapshot's metadata records; none when it records none or anything malformed. */
+export function parseWitnesses(text: string | undefined): WitnessKey[] {
+  if (!text) return [];
+  const out: WitnessKey[] = [];
+  for (const part of text.split(',').slice(0, MAX_WITNESSES)) {
+    const m = WITNESS.exec(part);
+    if (!m) return [];
+    out.push({ create: Number(m[1]), mod: Number(m[2]), version: Number(m[3]), key: m[4]!, value: m[5]! });
+  }
+  return out;
+}
+
+/**
+ * What the keys etcd holds now say of the history up to `revision` (the snapshot before's), against the keys
+ * recorded with it: `found[i]` holds the live keys created at `recorded[i].create` (or why they could not be
+ * read). A key recorded that is there with a history the same cluster cannot have given it differs; one there as
+ * the same history leaves it (unchanged, or modified after `revision`) proves it, if none differs; deleted since
+ * proves nothing.
+ */
+export function judgeWitnesses(
+  recorded: readonly WitnessKey[],
+  found: ReadonlyArray<readonly FoundKey[] | string>,
+  revision: number,
+  window?: { above: number; found: readonly FoundKey[] | string },
+): HistoryCheck {
+  if (recorded.length === 0)
+    return { state: 'unproven', why: 'the snapshot before records no keys to prove it by (an older metaops)' };
+  // Keys now last modified between `above` and the snapshot's revision: in the same history, each is one recorded
+  // (unchanged since); any other was written there by another history.
+  if (window && typeof window.found !== 'string') {
+    for (const k of window.found) {
+      if (k.mod <= window.above || k.mod > revision) continue;
+      if (!recorded.some((w) => w.key === k.key && w.create === k.create && w.mod === k.mod))
+        return { state: 'differs' };
+    }
+  }
+  let proven = 0;
+  for (const [i, w] of recorded.entries()) {
+    const now = found[i];
+    if (typeof now === 'string') return { state: 'unproven', why: now };
+    const same = (now ?? []).find((k) => k.key === w.key && k.create === w.create);
+    if (!same) continue;
+    const unchanged = same.mod === w.mod && same.version === w.version && same.value === w.value;
+    const modifiedSince = same.mod > revision && same.version > w.version;
+    if (!unchanged && !modifiedSince) return { state: 'differs' };
+    proven++;
+  }
+  return proven > 0
+    ? { state: 'same' }
+    : {
+        state: 'unproven',
+        why: `none of the ${recorded.length} key(s) recorded with the snapshot before is still in etcd as it was created`,
+      };
 }
 
 /** Why a new lineage began although this EtcdBackup had one: the snapshot it last took, and what changed. */

@@ -246,6 +246,13 @@ const SNAPSHOT = '/var/etcd/snapshot.db';
 /** Where etcdutl restores the snapshot before the place step makes it the member's data (DATA_DIR). */
 const RESTORED_DIR = '/var/etcd/restored';
 
+/** The binary that restores a snapshot in the members' etcd image: etcdutl from 3.5, etcdctl before. */
+export function restoreTool(spec: EtcdClusterSpec): string {
+  const version = etcdVersion(spec.version).split('.').map(Number);
+  const etcdutl = (version[0] ?? 0) > 3 || ((version[0] ?? 0) === 3 && (version[1] ?? 0) >= 5);
+  return etcdutl ? '/usr/local/bin/etcdutl' : '/usr/local/bin/etcdctl';
+}
+
 /**
  * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
  * `etcdutl snapshot restore` (etcdctl before 3.5) into the member's data directory.
@@ -260,8 +267,6 @@ export function restoreInitContainers(
   initialCluster = `${pod}=${peerURL(c, pod)}`,
 ): unknown[] {
   const access = s3Access(source.s3);
-  const version = etcdVersion(spec.version).split('.').map(Number);
-  const etcdutl = (version[0] ?? 0) > 3 || ((version[0] ?? 0) === 3 && (version[1] ?? 0) >= 5);
   return [
     {
       name: 'fetch-snapshot',
@@ -290,7 +295,7 @@ export function restoreInitContainers(
       name: 'restore-snapshot',
       image: image(spec),
       command: [
-        etcdutl ? '/usr/local/bin/etcdutl' : '/usr/local/bin/etcdctl',
+        restoreTool(spec),
         'snapshot',
         'restore',
         SNAPSHOT,

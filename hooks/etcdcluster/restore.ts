@@ -5,10 +5,22 @@
 // did not finish within RESTORE_CHECK_SECONDS, ends the restore failed with its reason (the EtcdRestore says
 // succeeded: false), and the cluster is untouched. Once the old members are dropped, the restored members have
 // RESTORE_SECONDS to serve; past that the restore ends RestoreFailed, naming why the pods wait.
-import { childLabels, type KubeObject, type ParentObject, restrictedContainerSecurity } from '../../lib/index.js';
+import {
+  childLabels,
+  type KubeObject,
+  type ParentObject,
+  quantityValue,
+  restrictedContainerSecurity,
+} from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
-import { DEFAULT_BUSYBOX_IMAGE, memberPodSecurity, type RestoreSource } from './members.js';
+import {
+  DEFAULT_BUSYBOX_IMAGE,
+  image as etcdImage,
+  memberPodSecurity,
+  restoreTool,
+  type RestoreSource,
+} from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -66,6 +78,24 @@ export function restoreCheckPod(
           name: 'busybox-image',
           image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
           command: ['/bin/sh', '-c', 'true'],
+          securityContext: restrictedContainerSecurity(),
+        },
+        // The restored members' etcd image (`<spec.repository>:v<spec.version>`), which their restore-snapshot step
+        // and their etcd container run: edited with the EtcdRestore (a mirror, a tag that does not exist), no
+        // running member has pulled it. The check runs both binaries the members run from it, so that an image
+        // the nodes cannot pull keeps the check waiting (refused at its deadline) and one that cannot run them
+        // fails the check (checkVerdict: a step that failed), before any member is dropped.
+        {
+          name: 'etcd-image',
+          image: etcdImage(spec),
+          command: ['/usr/local/bin/etcd', '--version'],
+          securityContext: restrictedContainerSecurity(),
+        },
+        {
+          name: 'restore-tool',
+          image: etcdImage(spec),
+          command: [restoreTool(spec), 'version'],
+          env: [{ name: 'ETCDCTL_API', value: '3' }],
           securityContext: restrictedContainerSecurity(),
         },
       ],
@@ -226,7 +256,29 @@ export function checkVerdict(
   const overdue = late && !fetching;
   if (pod && !overdue && endedByNode(pod)) return { state: 'again' };
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
+  const step = pod ? failedStep(pod) : undefined;
+  if (step) return { state: 'failed', reason: step };
   return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
+}
+
+/**
+ * Why a step of the check pod before the check itself failed (its pod, restartPolicy Never, ends there): one of the
+ * images the restored members need (busybox, their etcd image) could not run what they will run from it.
+ */
+function failedStep(pod: KubeObject): string | undefined {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  for (const c of (Array.isArray(statuses) ? statuses : []) as Array<ContainerState | null>) {
+    const t = c?.state?.terminated;
+    if (!t || typeof t.exitCode !== 'number' || t.exitCode === 0) continue;
+    const inits = (pod['spec'] as { initContainers?: unknown } | undefined)?.initContainers;
+    const spec = (Array.isArray(inits) ? inits : []).find((x: { name?: unknown } | null) => x?.name === c!.name) as
+      { image?: unknown } | undefined;
+    return sanitize(
+      `the check's step ${String(c!.name)} (image ${String(spec?.image ?? 'unknown')}) exited with ${t.exitCode} (${String(t.reason ?? 'Error')}): the restored members could not run that image`,
+      200,
+    );
+  }
+  return undefined;
 }
 
 /** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
@@ -288,4 +340,52 @@ export function restoreOverdue(record: RestoreState, pods: KubeObject[], now: Da
     `the restored members did not serve within ${RESTORE_SECONDS / 60} minutes (${waiting.join('; ') || 'no pod'})`,
     200,
   );
+}
+
+/**
+ * What a restored member needs on its data volume beyond twice the snapshot (the snapshot it fetched, which stays for
+ * a re-run of its steps, and the data etcdutl restores from it, about as large): etcd's write-ahead log, which it
+ * preallocates in 64 MiB segments, and the restore's own files.
+ */
+export const RESTORE_ROOM_MARGIN = 128 * 1024 ** 2;
+
+/** The room a restored member needs for a snapshot of `size` bytes: twice it, and RESTORE_ROOM_MARGIN. */
+export function restoreRoom(size: number): number {
+  return 2 * size + RESTORE_ROOM_MARGIN;
+}
+
+/** The snapshot's size the check reports (its termination message, the CLI's JSON), if it reports one. */
+export function checkedSize(pod: KubeObject | undefined): number | undefined {
+  const ended = pod ? checkState(pod)?.terminated : undefined;
+  try {
+    const size = (JSON.parse(String(ended?.message ?? '')) as { size?: unknown })?.size;
+    return typeof size === 'number' && Number.isFinite(size) && size >= 0 ? size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes as people read them: GiB or MiB with one decimal. */
+function bytes(n: number): string {
+  return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
+}
+
+/**
+ * Why a snapshot of `size` bytes cannot be restored into the members the spec makes, or undefined: each restored
+ * member holds it and its restored copy on its data volume (restoreRoom). That volume is a claim of
+ * spec.pod.persistentVolumeClaimSpec (its storage request: all a claim is sure to get), or else an emptyDir on the
+ * node's disk, bounded only by the etcd container's ephemeral-storage limit (the kubelet evicts a pod past it);
+ * without either nothing is known of its room and nothing is refused. A size not reported (no check of this kind)
+ * is not compared.
+ */
+export function roomProblem(spec: EtcdClusterSpec, size: number | undefined): string | undefined {
+  if (size === undefined) return undefined;
+  const claim = spec.pod?.persistentVolumeClaimSpec as { resources?: { requests?: { storage?: unknown } } } | undefined;
+  const limits = (spec.pod?.resources as { limits?: Record<string, unknown> } | undefined)?.limits;
+  const [what, room] = claim
+    ? ['its claim (spec.pod.persistentVolumeClaimSpec requests', quantityValue(claim.resources?.requests?.storage)]
+    : ['its emptyDir (spec.pod.resources.limits ephemeral-storage', quantityValue(limits?.['ephemeral-storage'])];
+  const needed = restoreRoom(size);
+  if (room === undefined || room >= needed) return undefined;
+  return `the snapshot has ${bytes(size)}: each restored member needs ${bytes(needed)} (the snapshot, its restored copy and 128 MiB for etcd's log) on ${what} ${bytes(room)})`;
 }

@@ -3,6 +3,7 @@
 // test/fixtures/backup-lineage.ts, as test/real/etcdbackup-lineage-real.test.ts uses them.
 import t from 'tap';
 import { BackupsOnMoto } from '../fixtures/backup-lineage.js';
+import type { EtcdKubelet } from '../fixtures/etcd-kubelet.js';
 
 const on = new BackupsOnMoto(['backups', 'shared']);
 const { cluster, objects, periodic, fire } = on;
@@ -36,28 +37,80 @@ t.test(
   },
 );
 
-// The proof is etcd's HashKV at the last snapshot's revision, which counts from the compact revision: a compaction
-// since leaves nothing to compare, and that doubt never prunes. The lineage begun then goes on and is pruned.
-t.test('a compaction since the last snapshot: no proof, nothing pruned; the lineage begun then goes on', async (t) => {
-  const path = 'backups/default/compacted/snap';
-  const cron = on.rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
-  const k = await cluster('compacted');
-  t.teardown(() => k.shutdown());
-  const first = await fire(k, cron);
-  const same = await fire(k, cron);
-  t.notOk(same.lineageBreak, 'the same history proven: the lineage goes on');
-  t.same(same.pruned, [first.key], 'and is pruned to maxBackups (1)');
-  await k.put('tick', 'before the compaction');
+/** etcd's routine compaction (what kube-apiserver asks every 5 minutes), physical, up to `revision`. */
+async function compact(t: any, k: EtcdKubelet, revision: number): Promise<void> {
   const res = await fetch(`${k.endpoint(k.livePods()[0]!)}/v3/kv/compaction`, {
     method: 'POST',
-    body: JSON.stringify({ revision: String(same.etcdRevision + 1), physical: true }),
+    body: JSON.stringify({ revision: String(revision), physical: true }),
   });
-  t.equal(res.status, 200, 'compacted past the last snapshot');
-  const after = await fire(k, cron);
-  t.match(after, { lineageBreak: { reason: 'LineageUnproven', key: same.key, why: /compacted/ }, pruned: [] });
-  const next = await fire(k, cron);
-  t.notOk(next.lineageBreak, 'the lineage begun after the compaction goes on');
-  t.same(next.pruned, [after.key]);
-  const left = await objects('backups', 'default/compacted/');
-  t.ok(left.has(same.key), `${same.key}, of the lineage before the compaction, kept`);
-});
+  t.equal(res.status, 200, `compacted up to revision ${revision}`);
+}
+
+// The first proof is etcd's HashKV at the last snapshot's revision, which counts from the compact revision: a
+// compaction since leaves nothing to compare. The keys recorded with the snapshot (lineage.ts, WitnessKey) are what
+// a compaction keeps: the same history still holds them (unchanged, or modified since with the same creation), so
+// the lineage goes on and is pruned. With every one of them deleted since, nothing proves it: nothing is pruned.
+t.test(
+  'a compaction since the last snapshot: the keys etcd kept prove the same history; with them all deleted, nothing is pruned',
+  async (t) => {
+    const path = 'backups/default/compacted/snap';
+    const cron = on.rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
+    const k = await cluster('compacted');
+    t.teardown(() => k.shutdown());
+    for (let i = 0; i < 6; i++) await k.put(`stable${i}`, 'kept as it is');
+    const first = await fire(k, cron);
+    const same = await fire(k, cron);
+    t.notOk(same.lineageBreak, 'the same history proven: the lineage goes on');
+    t.same(same.pruned, [first.key], 'and is pruned to maxBackups (1)');
+    await k.put('tick', 'before the compaction');
+    await compact(t, k, same.etcdRevision + 1);
+    const after = await fire(k, cron);
+    t.notOk(after.lineageBreak, 'compacted past the last snapshot: proven by the keys etcd kept');
+    t.same(after.pruned, [same.key], 'pruned to maxBackups (1)');
+    // Every key deleted and others written: nothing recorded is left to prove the history by.
+    const res = await fetch(`${k.endpoint(k.livePods()[0]!)}/v3/kv/deleterange`, {
+      method: 'POST',
+      body: JSON.stringify({ key: 'AA==', range_end: 'AA==' }),
+    });
+    t.equal(res.status, 200, 'every key deleted');
+    await k.put('other', 'written since');
+    await compact(t, k, after.etcdRevision + 2);
+    const unproven = await fire(k, cron);
+    t.match(unproven, {
+      lineageBreak: { reason: 'LineageUnproven', key: after.key, why: /compacted.*none of the/ },
+      pruned: [],
+    });
+    const next = await fire(k, cron);
+    t.notOk(next.lineageBreak, 'the lineage begun then goes on');
+    t.same(next.pruned, [unproven.key]);
+    const left = await objects('backups', 'default/compacted/');
+    t.ok(left.has(after.key), `${after.key}, of the lineage before, kept`);
+  },
+);
+
+// The same cluster ID with a fresh history, compacted before the next backup (etcd's HashKV then proves nothing
+// either way): the keys recorded with the last snapshot of the lost data are not there as that history left them,
+// so nothing of it is pruned.
+t.test(
+  'the same cluster rebuilt with its identity and compacted before the next backup: the old history is never pruned over',
+  async (t) => {
+    const path = 'backups/default/rebuiltcompacted/snap';
+    const cron = on.rig.hook(periodic(path, 1, 'rebuiltcompacted'), { clusters: ['rebuiltcompacted'] }).children[0]!;
+    const first = await cluster('rebuiltcompacted');
+    for (let i = 0; i < 20; i++) await first.put(`k${i}`, 'the real data');
+    const before = await fire(first, cron);
+    t.ok(before.succeeded);
+    await first.shutdown();
+    const again = await cluster('rebuiltcompacted');
+    t.teardown(() => again.shutdown());
+    // The same keys written again in the same order (a deterministic bootstrap), then others.
+    for (let i = 0; i < 20; i++) await again.put(`k${i}`, 'the real data');
+    for (let i = 0; i < 20; i++) await again.put(`new${i}`, 'a new history');
+    await compact(t, again, before.etcdRevision + 10);
+    const r = await fire(again, cron);
+    t.equal(r.clusterId, before.clusterId, 'the same cluster ID');
+    t.ok(r.etcdRevision > before.etcdRevision, `revision ${r.etcdRevision}, past ${before.etcdRevision}`);
+    t.match(r, { lineageBreak: { key: before.key, reason: /^(HistoryDiffers|LineageUnproven)$/ }, pruned: [] });
+    t.ok((await objects('backups', 'default/rebuiltcompacted/')).has(before.key), `${before.key} kept`);
+  },
+);

@@ -6,7 +6,7 @@ import { isPodReady, type KubeObject, type ParentObject } from '../../../lib/ind
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, RESTORED_BY, type RestoreSource } from '../members.js';
 import { sanitizeAws } from '../pods.js';
-import { checkVerdict, pinOf, restoreCheckPod, sameCheck } from '../restore.js';
+import { checkedSize, checkVerdict, pinOf, restoreCheckPod, roomProblem, sameCheck } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { restoreFailed } from './conditions.js';
 import { lastIndexOf, liveMemberClaims, noMembersLeft } from './evidence.js';
@@ -31,6 +31,10 @@ export function afterCheck(
     return { ...checking(parent, spec, obs, before, obs.restore.source), restoreCheck: undefined } as Decision;
   if (verdict.state === 'failed') return refused(parent, spec, obs, before, verdict.reason);
   if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, before, obs.restore.source);
+  // A snapshot the restored members cannot hold on their data volumes is refused while the running members still
+  // hold the data (restore.ts, roomProblem).
+  const noRoom = roomProblem(spec, checkedSize(check));
+  if (noRoom) return refused(parent, spec, obs, before, noRoom);
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
   // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the
