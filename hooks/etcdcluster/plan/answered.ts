@@ -4,7 +4,7 @@ import { isPodReady, keepObserved, type KubeObject, rfc3339 } from '../../../lib
 import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
 import { DEAD_PHASES, phaseOf } from '../pods.js';
-import { available, degraded } from './conditions.js';
+import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
 import { compareVersions, versionOfImage } from './versions.js';
@@ -88,12 +88,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
           .map((p) => p.metadata.name!)
       : [],
     livePods: [...live.map(keepObserved).map(v.unstick), ...recreated],
-    runningConditions: (extra) => [
-      quorum.down.length === 0
-        ? available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`)
-        : available(true, 'Degraded', degraded(quorum)),
-      ...extra,
-    ],
+    runningConditions: (extra) => [runningAvailable(quorum, v.spec.size), ...extra],
   };
 }
 
@@ -182,4 +177,16 @@ function recreatedPods(v: View, members: Listed[]): KubeObject[] {
     }
   }
   return recreated;
+}
+
+/**
+ * Available while quorum holds: QuorumAvailable only when every voting member is healthy and the voters tolerate
+ * as many failures as `size` members would; fewer voters than that (replacements that failed: ScaleUpFailed, a
+ * member removed and not yet replaced) is Degraded, saying how many failures are left.
+ */
+function runningAvailable(quorum: NonNullable<Decision['quorum']>, size: number): ConditionInput {
+  const short = shortOfSize(quorum, size);
+  if (quorum.down.length === 0 && !short)
+    return available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`);
+  return available(true, 'Degraded', `${degraded(quorum)}${short}`);
 }
