@@ -11,6 +11,7 @@ import { crashLooping, DEAD_PHASES, phaseOf, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { answeredOf, type Answered, type Listed } from './answered.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
+import { crashLoopVerdict } from './crash-loops.js';
 import { lostForGood } from './evidence.js';
 import { initialCluster, withImage } from './member-pods.js';
 import { noPods } from './no-pods.js';
@@ -116,6 +117,13 @@ function quorumLost(a: Answered): Decision | undefined {
       converging: false,
     };
   }
+  const loops = crashLoopVerdict(
+    a.parent,
+    a.obs.pods,
+    a.voting.map((m) => m.pod ?? m.member.id),
+    a.obs.now,
+  );
+  if (loops) return { ...a.common, pods, phase: 'Running', ...loops, converging: false };
   const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}. No membership change until they return.`;
   return {
     ...a.common,
