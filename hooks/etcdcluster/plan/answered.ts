@@ -1,6 +1,6 @@
 // What the membership rules read once etcd answered with its member list (members.ts): each member with its pod,
 // its report, the quorum, and the pods kept, computed once.
-import { isPodReady, keepObserved, type KubeObject, rfc3339 } from '../../../lib/index.js';
+import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
 import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
 import { DEAD_PHASES, phaseOf } from '../pods.js';
@@ -76,6 +76,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(v.obs.pods[0]!));
   const recreated = recreatedPods(v, members);
   const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
+  const liveNames = new Set(live.map((p) => p.metadata.name!));
   return {
     ...v,
     ...{ members, reports, voting, quorum, leaderId, recreated, live, readyPod },
@@ -87,7 +88,8 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
           .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
           .map((p) => p.metadata.name!)
       : [],
-    livePods: [...live.map(keepObserved).map(v.unstick), ...recreated],
+    // (The copies of the view: a member that serves the image it was moved to has its move's records dropped.)
+    livePods: [...v.kept.filter((p) => liveNames.has(p.metadata.name!)), ...recreated],
     runningConditions: (extra) => [runningAvailable(quorum, v.spec.size), ...extra],
   };
 }

@@ -32,7 +32,7 @@ import {
   withFailedAddition,
   youngPod,
 } from '../additions.js';
-import { firstDecision, viewOf } from './view.js';
+import { firstDecision, runsItsImage, viewOf } from './view.js';
 
 /**
  * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
@@ -426,7 +426,8 @@ function upgrade(a: Answered): Decision | undefined {
   if (outdated.length === 0) return undefined;
   const reportOf = (name: string | undefined) => reports.find((r) => r.name === name);
   const upgraded = live.filter((p) => memberImage(p) === targetImage);
-  const lagging = upgraded.find((p) => reportOf(p.metadata.name)?.version !== targetVersion);
+  // (A member moved to another repository at the same version: until its container runs the new image.)
+  const lagging = upgraded.find((p) => reportOf(p.metadata.name)?.version !== targetVersion || !runsItsImage(p));
   const next = lagging
     ? undefined
     : [...outdated].sort((x, y) => {
@@ -447,7 +448,9 @@ function upgrade(a: Answered): Decision | undefined {
     {
       targetVersion,
       pods: a.livePods.map((p) =>
-        next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion, from, at) : p,
+        next && p.metadata.name === next.metadata.name
+          ? withImage(next, targetImage, targetVersion, { from, fromImage: memberImage(next), at })
+          : p,
       ),
     },
   );
