@@ -20,6 +20,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'QuorumLost',
     'AllMembersLost',
     'MajorityLost',
+    'MajorityCrashLooping',
     'NoSpace',
     'RestoreFailed',
     'UpgradeRefused',

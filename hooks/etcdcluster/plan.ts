@@ -15,8 +15,10 @@
 //     - no member pod (plan/no-pods.ts): wait for terminating pods; restart on claims or volumes; a majority or
 //       every member lost with its data; else bootstrap, the initial members started together;
 //     - etcd gives no member list (plan/silent.ts): a failed bootstrap starts again; a majority lost for good;
-//       else wait for a quorum, restarting the members whose pod vanished on their volumes;
-//     - etcd answers: a lost quorum stops everything (a majority lost for good is said so); NOSPACE; paused;
+//       else wait for a quorum, restarting the members whose pod vanished on their volumes; a quorum kept away
+//       past UNHEALTHY_REPLACE_SECONDS by members whose etcd keeps exiting is said so (plan/crash-loops.ts);
+//     - etcd answers: a lost quorum stops everything (a majority lost for good is said so, and a majority
+//       crash-looping past the limit, as above); NOSPACE; paused;
 //       members restarted in place; then dead members are removed (their replacement is a later add); stuck
 //       additions cancelled; a member unhealthy for UNHEALTHY_REPLACE_SECONDS replaced; a learner promoted;
 //       every member healthy before the next change; then the size (scale up, as a learner where etcd has them,

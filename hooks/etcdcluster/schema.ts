@@ -272,8 +272,18 @@ export const EtcdClusterStatus = Type.Object(
     upgradeFailed: Type.Optional(
       Type.Object(
         {
-          version: Type.String({ description: 'The version that failed: held as long as spec.version asks for it.' }),
+          version: Type.String({ description: 'The version that failed.' }),
           from: Type.String({ description: 'The version the cluster ran, which its members keep.' }),
+          image: Type.Optional(
+            Type.String({
+              maxLength: 512,
+              description:
+                'The image that failed (spec.repository and spec.version): held as long as the spec names it.',
+            }),
+          ),
+          fromImage: Type.Optional(
+            Type.String({ maxLength: 512, description: 'The image the cluster ran, which its members keep.' }),
+          ),
           member: Type.String(),
           reason: Type.String({ maxLength: 200 }),
           since: Type.String(),

@@ -2,8 +2,11 @@
 // a member that then fails on the new version (its etcd keeps exiting, its image cannot be pulled, or it stays
 // unhealthy past UPGRADE_MEMBER_SECONDS) marks the upgrade failed: the member gets the image of the version the
 // cluster ran back, in place (the same member, on its data), no other member is upgraded, and members made
-// meanwhile take that version. The record lives in status.upgradeFailed and holds as long as spec.version asks for
-// the version that failed; another spec.version (the old one: a roll back; a newer one) clears it.
+// meanwhile take that version. A change of spec.repository is the same rollout (an image the members move to one
+// at a time) and fails the same way: the member goes back to the image it ran. The record lives in
+// status.upgradeFailed and is bound to the image that failed (repository and version): it holds as long as the spec
+// names that image; another spec.version or spec.repository (the old one: a roll back; a mirror that has the tag; a
+// newer version) clears it.
 import { type KubeObject, rfc3339 } from '../../lib/index.js';
 import { memberImage } from './members.js';
 import { endedByNode, etcdExited, etcdNotRunning, IMAGE_WAITING, podWaiting } from './pods.js';
@@ -22,6 +25,13 @@ export const UPGRADED_FROM = 'etcd.metaops.io/upgraded-from';
  */
 export const UPGRADED_AT = 'etcd.metaops.io/upgraded-at';
 
+/**
+ * The image a member pod moved in place to another image ran before (set with UPGRADED_AT, gone with it once its
+ * member serves): a change of spec.repository moves members without a change of version, and a failed move takes
+ * the member back to exactly this image.
+ */
+export const UPGRADED_FROM_IMAGE = 'etcd.metaops.io/upgraded-from-image';
+
 /** How long a member upgraded to a new version may stay unhealthy before the upgrade is taken as failed. */
 export const UPGRADE_MEMBER_SECONDS = 300;
 
@@ -30,18 +40,42 @@ export interface UpgradeFailure {
   version: string;
   /** The version the cluster ran, which its members keep. */
   from: string;
+  /** The image that failed (spec.repository and spec.version when it did): the hold is bound to it. */
+  image?: string;
+  /** The image the member ran before, which the members keep (a record without it: spec.repository at `from`). */
+  fromImage?: string;
   /** The member that failed on it, and how. */
   member: string;
   reason: string;
   since: string;
 }
 
-/** The failed upgrade the status records, when it is for the version the spec still asks for. */
-export function recordedFailure(status: unknown, target: string): UpgradeFailure | undefined {
+/**
+ * The failed upgrade the status records, when it is for the image the spec still names (`targetImage`; a record
+ * from before images were recorded: for the version the spec asks for).
+ */
+export function recordedFailure(status: unknown, target: string, targetImage: string): UpgradeFailure | undefined {
   const r = (status as { upgradeFailed?: Partial<UpgradeFailure> } | undefined)?.upgradeFailed;
-  if (!r || r.version !== target) return undefined;
+  if (!r || r.version !== target || (r.image !== undefined && r.image !== targetImage)) return undefined;
   const ok = [r.from, r.member, r.reason].every((v) => typeof v === 'string' && v);
-  return ok ? (r as UpgradeFailure) : undefined;
+  if (!ok) return undefined;
+  const { fromImage, ...rest } = r as UpgradeFailure;
+  // A from-image that is not an image of `from` (edited by hand) is not one to run: spec.repository at `from`.
+  return fromImage !== undefined && repositoryOf(fromImage, rest.from) !== undefined ? { ...rest, fromImage } : rest;
+}
+
+/** The repository of `img` when it is `<repository>:v<version>` (as image() makes them), else undefined. */
+export function repositoryOf(img: string, version: string): string | undefined {
+  const suffix = `:v${version}`;
+  if (img.length > 512 || !img.endsWith(suffix) || /\s/.test(img)) return undefined;
+  const repository = img.slice(0, -suffix.length);
+  return repository && !repository.includes('@') ? repository : undefined;
+}
+
+/** The spec the members are made from while `failure` holds: the image that ran (its repository, its version). */
+export function heldSpec<S extends { version: string; repository: string }>(spec: S, failure: UpgradeFailure): S {
+  const repository = failure.fromImage ? repositoryOf(failure.fromImage, failure.from) : undefined;
+  return { ...spec, version: failure.from, ...(repository ? { repository } : {}) };
 }
 
 /**
@@ -65,21 +99,21 @@ export function detectFailure(input: {
   /** The version each member that serves reports. */
   versions?: Record<string, string | undefined>;
 }): UpgradeFailure | undefined {
-  const { running, target } = input;
+  const { target } = input;
   const since = unhealthySince(input.previous);
   for (const pod of input.pods) {
     if (memberImage(pod) !== input.targetImage) continue;
-    // The version the cluster runs, or (every healthy member runs the target already) the one this member ran
-    // before it was upgraded and has not served the target since.
+    // The version this member ran before it was upgraded and has not served the target since (fromVersion).
     const recorded = pod.metadata.annotations?.[UPGRADED_FROM];
-    // Or (that member lost with its pod, or this one made meanwhile) the one the upgrade under way started from.
-    const from = running && running !== target ? running : (recorded ?? input.upgradeFrom);
+    // The image it ran before it was moved to the target (a change of spec.repository moves it at the same version).
+    const recordedImage = movedFrom(pod, input.targetImage);
+    const from = fromVersion(input, recorded, recordedImage);
     const name = pod.metadata.name!;
     // While the other members' own outage (their etcd down: an OOM kill, their node rebooted) keeps quorum from this
-    // one, nothing it does is the version's doing: no member serves without a quorum.
-    if (!from || from === target || input.outage?.(name)) continue;
+    // one, nothing it does is the image's doing: no member serves without a quorum.
+    if (!from || input.outage?.(name)) continue;
     const waiting = podWaiting(pod);
-    const first = failingSince(pod, recorded, since, input.healthy);
+    const first = failingSince(pod, recorded ?? recordedImage, since, input.healthy);
     const stale =
       input.now !== undefined &&
       first !== undefined &&
@@ -90,11 +124,13 @@ export function detectFailure(input: {
         ? waiting
         : stale
           ? `unhealthy since ${first}`
-          : otherVersion(pod, recorded, input.versions, target, input.now);
+          : otherVersion(pod, recorded ?? recordedImage, input.versions, target, input.now);
     if (reason)
       return {
         version: target,
         from,
+        image: input.targetImage,
+        fromImage: recordedImage ?? `${repositoryOf(input.targetImage, target) ?? ''}:v${from}`,
         member: name,
         reason,
         since: input.now ? rfc3339(input.now) : 'unknown',
@@ -137,6 +173,28 @@ function otherVersion(
   return `its image serves etcd ${serves}, not ${target}`;
 }
 
+/**
+ * The version a member on the target image moved from: the one the cluster runs, or (every healthy member runs the
+ * target already) the one it ran before it was upgraded (`recorded`), or (that member lost with its pod, or this one
+ * made meanwhile) the one the upgrade under way started from; the target itself when it was moved to another
+ * repository at the same version (`recordedImage`); else undefined: it was moved by no rollout.
+ */
+function fromVersion(
+  input: { running: string | undefined; target: string; upgradeFrom?: string | undefined },
+  recorded: string | undefined,
+  recordedImage: string | undefined,
+): string | undefined {
+  const { running, target } = input;
+  const versionFrom = running && running !== target ? running : (recorded ?? input.upgradeFrom);
+  return versionFrom && versionFrom !== target ? versionFrom : recordedImage && target;
+}
+
+/** The image a member pod moved to `targetImage` ran before (UPGRADED_FROM_IMAGE), when it is another, else undefined. */
+function movedFrom(pod: KubeObject, targetImage: string): string | undefined {
+  const img = pod.metadata.annotations?.[UPGRADED_FROM_IMAGE];
+  return img && img !== targetImage && img.length <= 512 ? img : undefined;
+}
+
 function unhealthySince(previous: unknown): Map<string, string> {
   const list = (previous as { memberList?: unknown } | undefined)?.memberList;
   const out = new Map<string, string>();
@@ -149,10 +207,25 @@ function unhealthySince(previous: unknown): Map<string, string> {
 
 /** What Upgrading says of a failed upgrade: which member, how, what runs, how to roll back. */
 export function failureMessage(f: UpgradeFailure): string {
+  const failedRepository = f.image ? repositoryOf(f.image, f.version) : undefined;
+  const fromRepository = f.fromImage ? repositoryOf(f.fromImage, f.from) : undefined;
+  const moved = failedRepository !== undefined && fromRepository !== undefined && failedRepository !== fromRepository;
+  if (moved && f.from === f.version)
+    return (
+      `member ${f.member} failed on ${f.image} (${f.reason}): the change of spec.repository is halted, ${f.member} ` +
+      `runs ${f.fromImage} again and no other member is moved; set spec.repository to ${fromRepository} to roll ` +
+      `back, or to a repository whose image works`
+    );
   return (
     `member ${f.member} failed on ${f.version} (${f.reason}): the upgrade is halted, ${f.member} runs ${f.from} again ` +
     `and no other member is upgraded; ` +
-    `set spec.version to ${f.from} to roll back, or to a version that works`
+    `set spec.version to ${f.from} to roll back, or to a version that works` +
+    (moved
+      ? ` (${f.member} runs ${f.fromImage}: spec.repository ${fromRepository} rolls the repository back too)`
+      : '') +
+    (f.image && IMAGE_WAITING.has(f.reason)
+      ? `; the hold is on ${f.image}: a spec.repository that has the image lifts it too`
+      : '')
   );
 }
 
@@ -209,13 +282,13 @@ export function markedFrom(pods: KubeObject[], target: string): string | undefin
   return undefined;
 }
 
-/** The failed upgrade to `target` a member pod records (UPGRADE_FAILED), if any. */
-export function failureOnPods(pods: KubeObject[], target: string): UpgradeFailure | undefined {
+/** The failed upgrade to `targetImage` (at `target`) a member pod records (UPGRADE_FAILED), if any. */
+export function failureOnPods(pods: KubeObject[], target: string, targetImage: string): UpgradeFailure | undefined {
   for (const p of pods) {
     const text = p.metadata.annotations?.[UPGRADE_FAILED];
     if (!text || text.length > 2048) continue;
     try {
-      const found = recordedFailure({ upgradeFailed: JSON.parse(text) as unknown }, target);
+      const found = recordedFailure({ upgradeFailed: JSON.parse(text) as unknown }, target, targetImage);
       if (found && VERSION.test(found.from)) return found;
     } catch {
       // Not ours (edited by hand): no record.

@@ -328,7 +328,14 @@ t.test('paused: no change, not converging', async (t) => {
     healthy(3),
   );
   t.same(d.conditions, [
-    { type: 'Available', status: true, reason: 'QuorumAvailable', message: '3 of 3 members healthy' },
+    {
+      type: 'Available',
+      status: true,
+      // (3 members of the 5 asked for: fewer failures tolerated, said so.)
+      reason: 'Degraded',
+      message:
+        '3 of 3 members healthy: 1 more failure tolerated; 2 of the 5 members asked for missing: tolerating 1 failure where 5 members tolerate 2 failures',
+    },
     {
       type: 'Paused',
       status: true,

@@ -82,7 +82,7 @@ const report = (i: number, extra: Record<string, unknown> = {}) => ({
 });
 
 /** Available while a quorum holds: every member healthy, or Degraded with the members down and what is left. */
-const available = (healthyCount: number, total: number, down: string[] = []) => {
+const available = (healthyCount: number, total: number, down: string[] = [], missing = '') => {
   if (down.length === 0)
     return {
       type: 'Available',
@@ -96,7 +96,7 @@ const available = (healthyCount: number, total: number, down: string[] = []) => 
     type: 'Available',
     status: true,
     reason: 'Degraded',
-    message: `${healthyCount} of ${total} members healthy (down: ${down.join(', ')}): ${left}`,
+    message: `${healthyCount} of ${total} members healthy (down: ${down.join(', ')}): ${left}${missing}`,
   };
 };
 const atRest = (n: number, version = '3.5.0') => [
@@ -545,6 +545,7 @@ t.test('an upgrade changes only the etcd container, keeps the pod annotations, t
   t.strictSame(e1.metadata.annotations, {
     'etcd.version': '3.5.1',
     'etcd.metaops.io/upgraded-from': '3.5.0',
+    'etcd.metaops.io/upgraded-from-image': 'quay.io/coreos/etcd:v3.5.0',
     // The upgrade under way, on every member pod (upgrade.ts UPGRADE_MARK).
     'etcd.metaops.io/upgrade': '3.5.0->3.5.1',
     team: 'storage',
@@ -864,7 +865,12 @@ t.test('members: ordinals seen in the member list count, an unstarted member rec
     pods: [...kept(0, 1, 2, 4), { name: 'e-3', cluster: cluster(0, 1, 2, 3), state: 'existing', image }],
     phase: 'Running',
     conditions: [
-      available(3, 4, ['e-4']),
+      available(
+        3,
+        4,
+        ['e-4'],
+        '; 1 of the 5 members asked for missing: tolerating 1 failure where 5 members tolerate 2 failures',
+      ),
       { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-3 as the same member' },
     ],
     members: [

@@ -55,3 +55,41 @@ t.test(
     }
   },
 );
+
+t.test(
+  'a restore while a failed change of spec.repository holds the cluster: the restored members run the image that ran',
+  async (t) => {
+    const BAD = 'mirror.example.invalid/etcd:v3.5.0';
+    const loop = await running({ size: 3 });
+    loop.spec = { ...loop.spec, repository: 'mirror.example.invalid/etcd' };
+    await loop.step();
+    const moved = Object.entries(images(loop)).find(([, img]) => img === BAD)?.[0];
+    t.ok(moved, `a member is moved: ${moved}`);
+    loop.etcd.up.delete(moved!);
+    loop.phase.set(moved!, 'Pending');
+    loop.podStatus.set(moved!, {
+      containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'ImagePullBackOff' } } }],
+    });
+    await loop.step();
+    t.match(loop.s().upgradeFailed, { image: BAD, fromImage: IMAGE('3.5.0') }, 'held on the image that ran');
+    loop.phase.delete(moved!);
+    loop.podStatus.delete(moved!);
+    loop.etcd.up.add(moved!);
+    await loop.step();
+    loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+    loop.check = 'running';
+    await loop.step();
+    loop.check = { succeeded: true };
+    await loop.step();
+    let restored: any[] = [];
+    for (let i = 0; i < 4 && restored.length === 0; i++) {
+      await loop.step();
+      restored = loop.children.filter(
+        (c: any) => c.kind === 'Pod' && (c.spec.initContainers ?? []).some((x: any) => x.name === 'fetch-snapshot'),
+      );
+    }
+    t.equal(restored.length, 3, 'the restored members are made');
+    for (const p of restored)
+      t.equal(p.spec.containers[0].image, IMAGE('3.5.0'), `${p.metadata.name} runs the image the cluster ran`);
+  },
+);

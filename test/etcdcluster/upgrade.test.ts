@@ -192,12 +192,25 @@ t.test('detectFailure and recordedFailure, field by field', async (t) => {
   t.equal(detectFailure({ ...noClock, now: undefined, pods: [up], previous: since(past) }), undefined);
   t.match(detectFailure({ ...noClock, now: undefined, pods: [crashing] }), { since: 'unknown' });
   const rec = { version: '3.5.1', from: '3.5.0', member: 'e-1', reason: 'CrashLoopBackOff', since: 'x' };
-  t.same(recordedFailure({ upgradeFailed: rec }, '3.5.1'), rec);
-  t.equal(recordedFailure({ upgradeFailed: rec }, '3.5.2'), undefined, 'another version asked');
-  t.equal(recordedFailure({}, '3.5.1'), undefined);
-  t.equal(recordedFailure(undefined, '3.5.1'), undefined);
+  const Q = 'quay.io/coreos/etcd:v3.5.1';
+  t.same(recordedFailure({ upgradeFailed: rec }, '3.5.1', Q), rec, 'a record without its image: bound to the version');
+  t.equal(recordedFailure({ upgradeFailed: rec }, '3.5.2', Q), undefined, 'another version asked');
+  t.equal(recordedFailure({}, '3.5.1', Q), undefined);
+  t.equal(recordedFailure(undefined, '3.5.1', Q), undefined);
   for (const field of ['from', 'member', 'reason'])
-    t.equal(recordedFailure({ upgradeFailed: { ...rec, [field]: '' } }, '3.5.1'), undefined, `no ${field}`);
+    t.equal(recordedFailure({ upgradeFailed: { ...rec, [field]: '' } }, '3.5.1', Q), undefined, `no ${field}`);
+  const withImages = { ...rec, image: Q, fromImage: 'quay.io/coreos/etcd:v3.5.0' };
+  t.same(recordedFailure({ upgradeFailed: withImages }, '3.5.1', Q), withImages, 'the image the spec names');
+  t.equal(
+    recordedFailure({ upgradeFailed: withImages }, '3.5.1', 'mirror.example.com/etcd:v3.5.1'),
+    undefined,
+    'another repository: the hold is lifted',
+  );
+  t.same(
+    recordedFailure({ upgradeFailed: { ...withImages, fromImage: 'quay.io/coreos/etcd:v9.9.9' } }, '3.5.1', Q),
+    { ...rec, image: Q },
+    'a from-image that is not the from version (edited by hand) is not run',
+  );
   t.ok(crashLooping(crashing));
   t.notOk(crashLooping(etcdPod(1)));
   t.ok(crashLooping(etcdPod(1, { phase: 'Succeeded' })));

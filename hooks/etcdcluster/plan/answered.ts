@@ -1,10 +1,10 @@
 // What the membership rules read once etcd answered with its member list (members.ts): each member with its pod,
 // its report, the quorum, and the pods kept, computed once.
-import { isPodReady, keepObserved, type KubeObject, rfc3339 } from '../../../lib/index.js';
+import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
 import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
 import { DEAD_PHASES, phaseOf } from '../pods.js';
-import { available, degraded } from './conditions.js';
+import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
 import { compareVersions, versionOfImage } from './versions.js';
@@ -76,6 +76,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(v.obs.pods[0]!));
   const recreated = recreatedPods(v, members);
   const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
+  const liveNames = new Set(live.map((p) => p.metadata.name!));
   return {
     ...v,
     ...{ members, reports, voting, quorum, leaderId, recreated, live, readyPod },
@@ -87,13 +88,9 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
           .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
           .map((p) => p.metadata.name!)
       : [],
-    livePods: [...live.map(keepObserved).map(v.unstick), ...recreated],
-    runningConditions: (extra) => [
-      quorum.down.length === 0
-        ? available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`)
-        : available(true, 'Degraded', degraded(quorum)),
-      ...extra,
-    ],
+    // (The copies of the view: a member that serves the image it was moved to has its move's records dropped.)
+    livePods: [...v.kept.filter((p) => liveNames.has(p.metadata.name!)), ...recreated],
+    runningConditions: (extra) => [runningAvailable(quorum, v.spec.size), ...extra],
   };
 }
 
@@ -182,4 +179,16 @@ function recreatedPods(v: View, members: Listed[]): KubeObject[] {
     }
   }
   return recreated;
+}
+
+/**
+ * Available while quorum holds: QuorumAvailable only when every voting member is healthy and the voters tolerate
+ * as many failures as `size` members would; fewer voters than that (replacements that failed: ScaleUpFailed, a
+ * member removed and not yet replaced) is Degraded, saying how many failures are left.
+ */
+function runningAvailable(quorum: NonNullable<Decision['quorum']>, size: number): ConditionInput {
+  const short = shortOfSize(quorum, size);
+  if (quorum.down.length === 0 && !short)
+    return available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`);
+  return available(true, 'Degraded', `${degraded(quorum)}${short}`);
 }

@@ -45,12 +45,25 @@ export function majorityLostMessage(
   );
 }
 
-/** How a quorum with members down stands: who is down and how many more failures it tolerates. */
+/** How a quorum stands: who is down (if any) and how many more failures it tolerates. */
 export function degraded(q: { members: number; healthy: number; needed: number; down: string[] }): string {
   const spare = q.healthy - q.needed;
   const tolerance =
     spare === 0 ? 'one more failure loses quorum' : `${spare} more failure${spare > 1 ? 's' : ''} tolerated`;
-  return `${q.healthy} of ${q.members} members healthy (down: ${q.down.join(', ')}): ${tolerance}`;
+  const down = q.down.length ? ` (down: ${q.down.join(', ')})` : '';
+  return `${q.healthy} of ${q.members} members healthy${down}: ${tolerance}`;
+}
+
+const tolerates = (n: number) => n - (Math.floor(n / 2) + 1);
+const failures = (n: number) => `${n} failure${n === 1 ? '' : 's'}`;
+
+/**
+ * What a cluster with fewer voting members than `size` misses, when that costs fault tolerance (its voters, all
+ * healthy, tolerate fewer failures than `size` members would): '' when it does not.
+ */
+export function shortOfSize(q: { members: number }, size: number): string {
+  if (tolerates(q.members) >= tolerates(size)) return '';
+  return `; ${size - q.members} of the ${size} members asked for missing: tolerating ${failures(Math.max(0, tolerates(q.members)))} where ${size} members tolerate ${failures(tolerates(size))}`;
 }
 
 export function available(status: boolean, reason: string, message: string): ConditionInput {

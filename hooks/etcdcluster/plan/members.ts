@@ -11,6 +11,7 @@ import { crashLooping, DEAD_PHASES, phaseOf, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { answeredOf, type Answered, type Listed } from './answered.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
+import { crashLoopVerdict } from './crash-loops.js';
 import { lostForGood } from './evidence.js';
 import { initialCluster, withImage } from './member-pods.js';
 import { noPods } from './no-pods.js';
@@ -31,7 +32,7 @@ import {
   withFailedAddition,
   youngPod,
 } from '../additions.js';
-import { firstDecision, viewOf } from './view.js';
+import { firstDecision, runsItsImage, viewOf } from './view.js';
 
 /**
  * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
@@ -116,6 +117,13 @@ function quorumLost(a: Answered): Decision | undefined {
       converging: false,
     };
   }
+  const loops = crashLoopVerdict(
+    a.parent,
+    a.obs.pods,
+    a.voting.map((m) => m.pod ?? m.member.id),
+    a.obs.now,
+  );
+  if (loops) return { ...a.common, pods, phase: 'Running', ...loops, converging: false };
   const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}. No membership change until they return.`;
   return {
     ...a.common,
@@ -418,7 +426,8 @@ function upgrade(a: Answered): Decision | undefined {
   if (outdated.length === 0) return undefined;
   const reportOf = (name: string | undefined) => reports.find((r) => r.name === name);
   const upgraded = live.filter((p) => memberImage(p) === targetImage);
-  const lagging = upgraded.find((p) => reportOf(p.metadata.name)?.version !== targetVersion);
+  // (A member moved to another repository at the same version: until its container runs the new image.)
+  const lagging = upgraded.find((p) => reportOf(p.metadata.name)?.version !== targetVersion || !runsItsImage(p));
   const next = lagging
     ? undefined
     : [...outdated].sort((x, y) => {
@@ -439,7 +448,9 @@ function upgrade(a: Answered): Decision | undefined {
     {
       targetVersion,
       pods: a.livePods.map((p) =>
-        next && p.metadata.name === next.metadata.name ? withImage(next, targetImage, targetVersion, from, at) : p,
+        next && p.metadata.name === next.metadata.name
+          ? withImage(next, targetImage, targetVersion, { from, fromImage: memberImage(next), at })
+          : p,
       ),
     },
   );

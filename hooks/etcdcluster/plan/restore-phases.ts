@@ -6,10 +6,18 @@
 // record in status follows the cluster: Restored once the restored members serve.
 import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
-import { type Cluster, clusterOf, etcdVersion, memberIndex, memberName, type RestoreSource } from '../members.js';
+import {
+  type Cluster,
+  clusterOf,
+  etcdVersion,
+  image,
+  memberIndex,
+  memberName,
+  type RestoreSource,
+} from '../members.js';
 import { recordedSource, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { failureOnPods, recordedFailure, type UpgradeFailure } from '../upgrade.js';
+import { failureOnPods, heldSpec, recordedFailure, type UpgradeFailure } from '../upgrade.js';
 import { restoreFailed } from './conditions.js';
 import { failedInitStep, initFailure, liveMemberClaims, noMembersLeft, podsWereCreated } from './evidence.js';
 import { restoredMembers } from './member-pods.js';
@@ -81,7 +89,8 @@ function restoreView(
     -1,
   );
   const hold =
-    recordedFailure(parent.status, etcdVersion(spec.version)) ?? failureOnPods(obs.pods, etcdVersion(spec.version));
+    recordedFailure(parent.status, etcdVersion(spec.version), image(spec)) ??
+    failureOnPods(obs.pods, etcdVersion(spec.version), image(spec));
   return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold };
 }
 
@@ -128,7 +137,7 @@ function restoring(
 function restoredPods(v: RestoreView, uid: string, source: RestoreSource): { names: string[]; pods: KubeObject[] } {
   const { parent, spec } = v;
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, v.lastIndex + 1 + i));
-  const pods = restoredMembers(parent, v.hold ? { ...spec, version: v.hold.from } : spec, names, source, uid);
+  const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, uid);
   return { names, pods };
 }
 

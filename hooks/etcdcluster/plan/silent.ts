@@ -8,6 +8,7 @@ import { memberImage, memberIndex, memberPod } from '../members.js';
 import { crashLooping, DEAD_PHASES, phaseOf } from '../pods.js';
 import { withAnnotation } from '../upgrade.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
+import { crashLoopVerdict } from './crash-loops.js';
 import { lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
@@ -174,6 +175,10 @@ function waiting(v: View): Decision {
       ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${restarting}`
       : `etcd does not answer: ${quorum.down.length} of ${members.length} members down (${quorum.down.join(', ') || 'none'}); no membership change until a quorum is back${restarting}`;
   const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
+  // Kept away past the limit by members whose etcd keeps exiting: said as such, synced when a pod changes.
+  const loops =
+    creating || unreachable ? undefined : crashLoopVerdict(v.parent, v.obs.pods, voters(v, members), v.obs.now);
+  if (loops) return { ...v.base, pods, phase: 'Running', ...loops, members, quorum, converging: false };
   return {
     ...v.base,
     pods,
@@ -186,4 +191,10 @@ function waiting(v: View): Decision {
     quorum,
     converging: true,
   };
+}
+
+/** The voting members as known (learners, as etcd last listed them, left out) and observed, by pod name. */
+function voters(v: View, members: MemberReport[]): string[] {
+  const learners = new Set(v.known.filter((m) => m.learner === true).map((m) => m.name));
+  return members.map((m) => m.name).filter((n) => !learners.has(n));
 }

@@ -9,6 +9,7 @@ import {
   detectFailure,
   failureMessage,
   failureOnPods,
+  heldSpec,
   markedFrom,
   othersOutage,
   recordedFailure,
@@ -34,18 +35,12 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const voters = votingMembers(parent, spec, obs);
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
   const failure = refused ? undefined : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage });
-  const held = refused ? running! : failure?.from;
+  const held = refused ? { ...spec, version: running! } : failure ? heldSpec(spec, failure) : undefined;
   const additions = additionsMemory(parent, spec, obs.pods);
   const d = withOutcomes(
     withAdditionsOnPods(
       upgradeRecords(
-        decideMembers(
-          parent,
-          held ? { ...spec, version: held } : spec,
-          { ...obs, additions },
-          Boolean(held),
-          failure?.member,
-        ),
+        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), failure?.member),
         target,
         failure,
         upgradeFrom ?? running,
@@ -95,8 +90,8 @@ function upgradeFailure(
 ): UpgradeFailure | undefined {
   const target = etcdVersion(spec.version);
   return (
-    recordedFailure(parent.status, target) ??
-    failureOnPods(obs.pods, target) ??
+    recordedFailure(parent.status, target, image(spec)) ??
+    failureOnPods(obs.pods, target, image(spec)) ??
     detectFailure({
       pods: obs.pods,
       targetImage: image(spec),

@@ -13,7 +13,7 @@ import {
 } from '../members.js';
 import { etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { UPGRADED_FROM } from '../upgrade.js';
+import { UPGRADED_AT, UPGRADED_FROM, UPGRADED_FROM_IMAGE } from '../upgrade.js';
 import { isMemberReport, liveMemberClaims } from './evidence.js';
 import { initialCluster, upgradeDone, withImage } from './member-pods.js';
 import type { Decision, MemberReport, Observation } from './types.js';
@@ -126,12 +126,16 @@ export function viewOf(
   };
 }
 
-/** The observed pods, copied; a member upgraded in place that served the version of its image: its upgrade is done. */
+/**
+ * The observed pods, copied; a member upgraded (or moved to another repository) in place that served the version of
+ * its image: its upgrade is done.
+ */
 function upgradesDone(obs: Observation): KubeObject[] {
   return obs.pods.map((p) => {
     const h = obs.health[p.metadata.name!];
     const done =
-      p.metadata.annotations?.[UPGRADED_FROM] !== undefined &&
+      moving(p) &&
+      runsItsImage(p) &&
       h?.healthy === true &&
       h.version !== undefined &&
       h.version === versionOfImage(memberImage(p));
@@ -172,12 +176,12 @@ function knownMembers(c: Cluster, previous: Previous): MemberReport[] {
  * they are back (issue 30.4).
  */
 function stuckOnImage(obs: Observation, targetImage: string, targetVersion: string, rollBack?: string): Set<string> {
+  // (Moving it to the target's version, or to the target's repository at its own version.)
   const upgradesIt = (p: KubeObject) => {
     const own = versionOfImage(memberImage(p));
-    return own !== undefined && compareVersions(own, targetVersion) < 0;
+    return own !== undefined && compareVersions(own, targetVersion) <= 0;
   };
-  const crashingBehind = (p: KubeObject) =>
-    etcdWaiting(p) === 'CrashLoopBackOff' && upgradesIt(p) && p.metadata.annotations?.[UPGRADED_FROM] === undefined;
+  const crashingBehind = (p: KubeObject) => etcdWaiting(p) === 'CrashLoopBackOff' && upgradesIt(p) && !moving(p);
   return new Set(
     obs.pods
       .filter(
@@ -202,4 +206,35 @@ export function firstDecision<V>(
     if (d) return d;
   }
   return undefined;
+}
+
+/** Whether the pod records a move in place to its image under way (UPGRADED_FROM, UPGRADED_FROM_IMAGE). */
+export function moving(p: KubeObject): boolean {
+  const a = p.metadata.annotations ?? {};
+  return a[UPGRADED_FROM] !== undefined || a[UPGRADED_FROM_IMAGE] !== undefined;
+}
+
+/** An image as a runtime may report it: without docker.io/ and library/ (Docker Hub's defaults). */
+const normalized = (img: string) => img.replace(/^docker\.io\//, '').replace(/^library\//, '');
+
+/**
+ * Whether the pod's etcd container runs the image its spec names since it was moved to it (UPGRADED_FROM_IMAGE): its
+ * status reports that image, or it started at or after the move (UPGRADED_AT). A move at the same version (another
+ * repository) is invisible in the version the member serves: its old container answers until the kubelet restarts
+ * it. A pod whose status says nothing of its etcd container (none reported) is judged by its member's answer alone.
+ */
+export function runsItsImage(p: KubeObject): boolean {
+  if (p.metadata.annotations?.[UPGRADED_FROM_IMAGE] === undefined) return true;
+  const statuses = (p['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const etcd = Array.isArray(statuses)
+    ? (
+        statuses as Array<{ name?: unknown; image?: unknown; state?: { running?: { startedAt?: unknown } } } | null>
+      ).find((c) => c?.name === 'etcd')
+    : undefined;
+  if (!etcd) return true;
+  const want = memberImage(p);
+  if (typeof etcd.image === 'string' && want !== undefined && normalized(etcd.image) === normalized(want)) return true;
+  const started = Date.parse(String(etcd.state?.running?.startedAt ?? ''));
+  const at = Date.parse(p.metadata.annotations[UPGRADED_AT] ?? '');
+  return Number.isFinite(started) && Number.isFinite(at) && started >= at;
 }
