@@ -35,6 +35,11 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'EtcdUnreachable',
     'ScaleUpRefused',
     'ScaleUpFailed',
+    // A child's name another owner holds (lib/ownership.ts): the message names the holder.
+    'PodNameTaken',
+    'ServiceNameTaken',
+    'PodDisruptionBudgetNameTaken',
+    'PersistentVolumeClaimNameTaken',
   ]),
 };
 

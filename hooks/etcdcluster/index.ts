@@ -7,6 +7,8 @@ import {
   namesBytes,
   parentNameProblem,
   type ParentObject,
+  podHolderRules,
+  podHolderWants,
   quantityProblem,
   type RelatedResourceRule,
   resourcesProblem,
@@ -131,6 +133,7 @@ export const etcdcluster = defineComposite({
   spec: parser,
   parentProblem: etcdParentProblem,
   childNames: etcdChildNames,
+  holderWants: podHolderWants,
   clients: etcdClients,
   settings: etcdSettings,
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
@@ -192,6 +195,8 @@ export const etcdcluster = defineComposite({
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace },
     ];
     if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace, names });
+    // The PodSets and MySQLClusters whose pods can take a member's name, by name (lib/podholders.ts).
+    if (request.parent) rules.push(...podHolderRules(request.parent));
     return { relatedResources: rules };
   },
 });

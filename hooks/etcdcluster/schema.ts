@@ -6,6 +6,7 @@ import {
   Conditions,
   freeForm,
   freeFormList,
+  heldBySchema,
   MAX_IMAGE_LENGTH,
   objectNameField,
   type ResourceDefinition,
@@ -193,6 +194,7 @@ export const EtcdClusterStatus = Type.Object(
     observedGeneration: Type.Optional(Type.Integer()),
     memberList: Type.Optional(Type.Array(MemberStatus, { description: 'Every etcd member, with ids and the leader.' })),
     leader: Type.Optional(Type.String({ description: 'Name of the leader.' })),
+    heldBy: Type.Optional(heldBySchema()),
     clusterID: Type.Optional(
       Type.String({
         maxLength: 20,

@@ -12,6 +12,7 @@ import {
   observed,
   observedNamed,
   type ParentObject,
+  podHolderWants,
   RETRY_SECONDS,
   specParser,
   type SyncHook,
@@ -249,9 +250,10 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
   // A child name another owner holds (lib/ownership.ts): nothing is made, and no member is added for a pod that
-  // could not be created.
-  const taken = takenIn(request, respond(request, spec, decision, now));
-  if (taken.length > 0) return heldForTakenNames(request, taken, now);
+  // could not be created. The holder of a pod name is remembered (status.heldBy): while it exists and wants the name,
+  // the cluster stays held even when that pod is gone for a moment (lib/podholders.ts).
+  const taken = takenIn(request, respond(request, spec, decision, now), podHolderWants);
+  if (taken.length > 0) return heldForTakenNames(request, taken, now, undefined, true);
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   commonPrinterColumns,
+  heldBySchema,
   MAX_NAME_LENGTH,
   MAX_SIZE,
   replicatedStatus,
@@ -49,6 +50,7 @@ export const MySQLClusterSpec = Type.Object(
 export type MySQLClusterSpec = Static<typeof MySQLClusterSpec>;
 
 export const MySQLClusterStatus = replicatedStatus({
+  heldBy: Type.Optional(heldBySchema()),
   version: Type.Optional(
     Type.String({
       description:

@@ -30,6 +30,8 @@ import {
   type DerivedName,
   type EventSpec,
   heldForTakenNames,
+  podHolderRules,
+  podHolderWants,
   holderOf,
   invalidSpecResponse,
   isPodReady,
@@ -707,8 +709,13 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
     wanted.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
   }
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
-  return takenNames(request, wanted, (child, obj) =>
-    child.kind === 'PersistentVolumeClaim' ? volumeOurs(name, obj) : madeByStatefulSet(n, sts, obj),
+  // A member's name held by an EtcdCluster or a PodSet stays held while its holder exists and wants it, even while
+  // that pod is gone for a moment (status.heldBy, lib/podholders.ts): the StatefulSet would take it at once.
+  return takenNames(
+    request,
+    wanted,
+    (child, obj) => (child.kind === 'PersistentVolumeClaim' ? volumeOurs(name, obj) : madeByStatefulSet(n, sts, obj)),
+    podHolderWants,
   );
 }
 
@@ -988,7 +995,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   status['readService'] = n.read;
   // Pods and volumes the StatefulSet would make under names another owner holds: nothing is created or changed.
   const taken = takenMembers(request, n, spec.size);
-  if (taken.length > 0) return heldForTakenNames(request, taken, now, status);
+  if (taken.length > 0) return heldForTakenNames(request, taken, now, status, true);
   return { status, children };
 }
 
@@ -1054,6 +1061,8 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
       { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, name) } },
+      // The EtcdClusters and PodSets whose pods can take a member's name, by name (lib/podholders.ts).
+      ...(request.parent ? podHolderRules(request.parent) : []),
     ],
   };
 }

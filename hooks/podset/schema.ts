@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   commonPrinterColumns,
+  heldBySchema,
   imageField,
   MAX_SIZE,
   replicatedStatus,
@@ -35,6 +36,7 @@ export const PodSetSpec = Type.Object(
 export type PodSetSpec = Static<typeof PodSetSpec>;
 
 export const PodSetStatus = replicatedStatus({
+  heldBy: Type.Optional(heldBySchema()),
   updatedReplicas: Type.Optional(
     Type.Integer({
       minimum: 0,

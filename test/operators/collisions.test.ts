@@ -498,7 +498,7 @@ t.test(
       const req = parentOf('podset', 'web', { size: 3 });
       if (status) req.parent.status = status as never;
       return podset.customize!({ controller: {}, parent: req.parent }, {} as never).relatedResources.find(
-        (r) => r.names,
+        (r) => r.names && r.resource === 'pods',
       )?.names;
     };
     t.same(ask(), ['web-0', 'web-1', 'web-2', 'web-pod-0', 'web-pod-1', 'web-pod-2'], 'a new PodSet: every name');
@@ -619,7 +619,7 @@ t.test('PodSet customize: at most the maximum size of names, none for a size tha
     podset.customize!(
       { controller: {}, parent: { ...parentOf('podset', 'web', { size: 1 }).parent, spec: { size } } },
       {} as never,
-    ).relatedResources.find((r) => r.names)?.names?.length ?? 0;
+    ).relatedResources.find((r) => r.names && r.resource === 'pods')?.names?.length ?? 0;
   t.equal(ask(5000), 2000, 'a hand-made request over the maximum: the maximum, in either form');
   t.equal(ask('x'), 0);
   t.equal(ask(undefined), 0);

@@ -549,7 +549,17 @@ t.test(
     ).relatedResources;
     t.same(
       rules.filter((r) => r.names).map((r) => `${r.apiVersion} ${r.resource}`),
-      ['apps/v1 statefulsets', 'v1 persistentvolumeclaims', 'v1 pods', 'v1 secrets', 'v1 services'],
+      [
+        // The parents whose pods can take a member's name (lib/podholders.ts), then the children by name.
+        'apps.jicki.cn/v1alpha1 podsets',
+        'etcd.database.coreos.com/v1beta2 etcdclusters',
+        'database.example.com/v1alpha1 mysqlclusters',
+        'apps/v1 statefulsets',
+        'v1 persistentvolumeclaims',
+        'v1 pods',
+        'v1 secrets',
+        'v1 services',
+      ],
     );
   },
 );
