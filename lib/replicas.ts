@@ -120,10 +120,15 @@ export function workloadCounts(workload: KubeObject | undefined, desired: number
 
 /** The names of the live pods among the related objects Metacontroller sent. */
 export function relatedPodNames(related: ObjectMap | null | undefined): string[] {
+  return livePodNames(observedUnordered(related, 'Pod', 'v1'));
+}
+
+/** The names of the live pods among these, sorted. */
+export function livePodNames(pods: KubeObject[]): string[] {
   // Sorting the names (the default string order) rather than the objects keeps thousands of pods cheap (perf: docs/performance.md).
   // A pod that ended (Failed: evicted, stopped by a node shutdown; Succeeded) serves nothing, whatever the API server
   // keeps of it: its controller has replaced it.
-  return observedUnordered(related, 'Pod', 'v1')
+  return pods
     .filter((p) => !isTerminating(p) && !isTerminal(p))
     .map((p) => p.metadata.name!)
     .sort();

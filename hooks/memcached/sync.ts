@@ -11,6 +11,7 @@ import {
   type CompositeSyncRequest,
   type CompositeSyncResponse,
   type ConditionInput,
+  controllerOf,
   currentStatus,
   type CustomizeRequest,
   type CustomizeResponse,
@@ -25,7 +26,7 @@ import {
   observedUnordered,
   parentNameProblem,
   type ParentObject,
-  relatedPodNames,
+  livePodNames,
   relatedPods,
   restrictedContainerSecurity,
   restrictedPodSecurity,
@@ -66,9 +67,18 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
   return currentStatus(request.parent)['serviceName'] === serviceName(name, true);
 }
 
+/**
+ * The label only this Memcached's pods carry. The recommended name/instance labels are not ownership: a Helm chart's
+ * memcached installed as release `<name>` puts the same two on its pods. The Deployment's selector keeps those two
+ * (a selector cannot change), its pod template adds this one, and the Service selects on it once every pod of the
+ * Deployment carries it (see `serviceSelector`).
+ */
+export const INSTANCE_LABEL = 'memcached.metaops.io/instance';
+
 export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   const name = parent.metadata.name!;
   const labels = childLabels(APP, name, 'cache');
+  const podLabels = { ...labels, [INSTANCE_LABEL]: name };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -77,7 +87,7 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
       replicas: spec.size,
       selector: { matchLabels: selectorLabels(APP, name) },
       template: {
-        metadata: { labels },
+        metadata: { labels: podLabels },
         spec: {
           // Pod Security `restricted`: the official image's own user, memcache (uid 11211).
           securityContext: restrictedPodSecurity(MEMCACHE_UID),
@@ -96,11 +106,42 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   };
 }
 
-export function service(parent: ParentObject, spec: Spec, legacy: boolean): KubeObject {
+export function service(parent: ParentObject, spec: Spec, legacy: boolean, own = true): KubeObject {
   const name = parent.metadata.name!;
-  return serviceChild(parent, serviceName(name, legacy), childLabels(APP, name, 'cache'), selectorLabels(APP, name), [
+  const selector = own ? { ...selectorLabels(APP, name), [INSTANCE_LABEL]: name } : selectorLabels(APP, name);
+  return serviceChild(parent, serviceName(name, legacy), childLabels(APP, name, 'cache'), selector, [
     { name: 'memcached', port: spec.port },
   ]);
+}
+
+/**
+ * A pod of this Memcached's Deployment: its controller is a ReplicaSet named `<deployment>-<pod-template-hash>`, as
+ * a Deployment names its ReplicaSets (the Deployment `<name>` is this Memcached's own child). Labels alone are not
+ * ownership (`INSTANCE_LABEL`).
+ */
+export function ownPod(name: string, pod: KubeObject): boolean {
+  const hash = pod.metadata.labels?.['pod-template-hash'];
+  if (!hash) return false;
+  const owner = controllerOf(pod);
+  return owner?.kind === 'ReplicaSet' && owner.name === `${name}-${hash}`;
+}
+
+/**
+ * Whether the Service selects on `INSTANCE_LABEL`: once it does (observed), for good; before, once the observed
+ * Deployment's template carries it and every pod of the Deployment does (a Memcached from before the label rolls its
+ * pods once; switching earlier would leave the Service without endpoints mid-rollout); a new Memcached at once.
+ */
+export function serviceSelectsOwn(request: CompositeSyncRequest, legacy: boolean, pods: KubeObject[]): boolean {
+  const name = request.parent.metadata.name!;
+  const svc = observedNamed(request.children, 'Service', 'v1', serviceName(name, legacy));
+  const selector = (svc?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
+  if (selector?.[INSTANCE_LABEL] === name) return true;
+  const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  if (!workload) return true;
+  const template = (workload['spec'] as { template?: { metadata?: { labels?: Record<string, unknown> } } } | undefined)
+    ?.template;
+  if (template?.metadata?.labels?.[INSTANCE_LABEL] !== name) return false;
+  return pods.every((p) => p.metadata.labels?.[INSTANCE_LABEL] === name);
 }
 
 /**
@@ -201,15 +242,17 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
   // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
   const pending = workloadPending(observedDeployment, wanted);
-  const pods = observedUnordered(request.related, 'Pod', 'v1');
-  const status = memberStatus(parent, counts, relatedPodNames(request.related), now, {
+  // Only the Deployment's pods: another workload's pods may carry the same name/instance labels (`INSTANCE_LABEL`).
+  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p));
+  const status = memberStatus(parent, counts, livePodNames(pods), now, {
     selector: selectorString(APP, name),
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
     extra: [degraded(observedDeployment, pods)],
   });
   status['serviceName'] = serviceName(name, legacy);
-  return { status, children: [wanted, service(parent, spec, legacy)] };
+  const own = serviceSelectsOwn(request, legacy, pods);
+  return { status, children: [wanted, service(parent, spec, legacy, own)] };
 }
 
 /**

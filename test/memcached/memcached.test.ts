@@ -2,7 +2,7 @@ import t from 'tap';
 import { customize } from '../../hooks/memcached/sync.js';
 import { memcachedSync as sync } from '../fixtures/hooks.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import { asObserved, deploymentPod, example, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
 const now = FIXED_NOW;
 
@@ -27,7 +27,12 @@ t.test('a new Memcached gets a Deployment of its size and a Service', async (t) 
   t.match(deploy.spec.template.metadata.labels, deploy.spec.selector.matchLabels, 'template matches selector');
   const svc = child(res, 'Service');
   t.equal(svc.spec.ports[0].port, 11211);
-  t.same(svc.spec.selector, deploy.spec.selector.matchLabels);
+  t.same(
+    svc.spec.selector,
+    { ...deploy.spec.selector.matchLabels, 'memcached.metaops.io/instance': 'memcached-sample' },
+    "a new Memcached's Service selects on the label only its own pods carry",
+  );
+  t.match(deploy.spec.template.metadata.labels, svc.spec.selector, 'the Service selects the template');
   t.equal((res.status as any).ready, '0/3');
   t.equal((res.status as any).observedGeneration, 1);
   const conditions = (res.status as any).conditions as any[];
@@ -53,9 +58,12 @@ t.test('status reports the observed pods and Deployment', async (t) => {
   const first = sync(request('memcached', { size: 3 }), now);
   const deploy = asObserved(child(first, 'Deployment'), { replicas: 3, readyReplicas: 3, updatedReplicas: 3 });
   const pods = ['b', 'a', 'c'].map((s) =>
-    asObserved(
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: `memcached-sample-x-${s}`, namespace: 'default' } },
-      readyPod,
+    deploymentPod(
+      asObserved(
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: `memcached-sample-x-${s}`, namespace: 'default' } },
+        readyPod,
+      ),
+      'memcached-sample',
     ),
   );
   for (const keying of ['v1', 'v2'] as const) {
@@ -95,7 +103,7 @@ t.test('a pod being deleted is not listed', async (t) => {
       kind: 'Pod',
       metadata: { name: 'p2', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z' },
     }),
-  ];
+  ].map((p) => deploymentPod(p, 'memcached-sample'));
   const res = sync(request('memcached', { size: 1 }, { related: objectMap(pods) }), now);
   t.same((res.status as any).nodes, ['p1']);
 });
@@ -214,7 +222,7 @@ t.test('the children whole: what memcached runs with, and the Service in front o
   };
   const deploy = child(res, 'Deployment');
   t.same(deploy.metadata, { name: 'memcached-sample', namespace: 'default', labels });
-  t.same(deploy.spec.template.metadata, { labels });
+  t.same(deploy.spec.template.metadata, { labels: { ...labels, 'memcached.metaops.io/instance': 'memcached-sample' } });
   const container = deploy.spec.template.spec.containers[0];
   t.equal(container.name, 'memcached');
   t.same(container.command, ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', '11311']);

@@ -18,7 +18,7 @@ function pod(name: string, owner: { kind: string; name: string; uid: string }, s
     metadata: {
       name,
       namespace: 'default',
-      labels: { ...LABELS },
+      labels: { ...LABELS, ...(owner.kind === 'ReplicaSet' ? { 'pod-template-hash': '5d4f' } : {}) },
       ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }],
     },
     status,

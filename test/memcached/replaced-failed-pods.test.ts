@@ -17,7 +17,11 @@ function pod(name: string, status: Record<string, unknown>): KubeObject {
     metadata: {
       name,
       namespace: 'default',
-      labels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'memcached-sample' },
+      labels: {
+        'app.kubernetes.io/name': 'memcached',
+        'app.kubernetes.io/instance': 'memcached-sample',
+        'pod-template-hash': '5d4f',
+      },
       ownerReferences: [
         { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'memcached-sample-5d4f', uid: 'rs', controller: true },
       ],

@@ -15,7 +15,7 @@ import { LAST_APPLIED } from '../../lib/objects.js';
 import { runHook } from '../../lib/operator.js';
 import { memcachedSync, mysqlSync } from '../fixtures/hooks.js';
 import { member0Pod } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import { asObserved, deploymentPod, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 import { execFileSync } from 'node:child_process';
 
 const now = FIXED_NOW;
@@ -125,7 +125,8 @@ t.test('Memcached: Degraded when pods fail, with their names and reasons, stable
     status: { conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }] },
   } as KubeObject;
   t.match(degraded(stalled, []), { status: true, reason: 'ProgressDeadlineExceeded' });
-  const res = memcachedSync(request('memcached', { size: 2 }, { related: objectMap(failing.slice(0, 2)) }), now);
+  const owned = failing.slice(0, 2).map((p) => deploymentPod(p, 'memcached-sample'));
+  const res = memcachedSync(request('memcached', { size: 2 }, { related: objectMap(owned) }), now);
   t.match(cond(res, 'Degraded'), { status: 'True', reason: 'PodsFailing' });
 });
 
@@ -152,7 +153,7 @@ t.test('Memcached Events: created, scaled, pods failing, a name taken; nothing w
   const failing = request(
     'memcached',
     { size: 3 },
-    { children: objectMap(observed), related: objectMap([crash as KubeObject]) },
+    { children: objectMap(observed), related: objectMap([deploymentPod(crash as KubeObject, 'memcached-sample')]) },
   );
   failing.parent.status = created.res.status as never;
   const fails = await withEvents(memcached, failing);
@@ -449,7 +450,9 @@ t.test(
       metadata: { name: 'm-1', namespace: 'default' },
       status: { containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
     } as KubeObject;
-    const fresh = await told(request('memcached', { size: 2 }, { related: objectMap([crash]) }));
+    const fresh = await told(
+      request('memcached', { size: 2 }, { related: objectMap([deploymentPod(crash, 'memcached-sample')]) }),
+    );
     t.same(fresh.events[1], {
       type: 'Warning',
       reason: 'PodsFailing',
