@@ -5,7 +5,13 @@
 // did not finish within RESTORE_CHECK_SECONDS, ends the restore failed with its reason (the EtcdRestore says
 // succeeded: false), and the cluster is untouched. Once the old members are dropped, the restored members have
 // RESTORE_SECONDS to serve; past that the restore ends RestoreFailed, naming why the pods wait.
-import { childLabels, type KubeObject, type ParentObject, restrictedContainerSecurity } from '../../lib/index.js';
+import {
+  childLabels,
+  type KubeObject,
+  type ParentObject,
+  podDnsConfig,
+  restrictedContainerSecurity,
+} from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
 import { DEFAULT_BUSYBOX_IMAGE, memberPodSecurity, type RestoreSource } from './members.js';
@@ -83,6 +89,8 @@ export function restoreCheckPod(
       ],
       volumes,
       securityContext: memberPodSecurity(spec.pod?.securityContext as Record<string, unknown> | undefined),
+      // It dials S3 (or STS, a custom endpoint) by name: looked up as it is first (lib/names.ts).
+      dnsConfig: podDnsConfig(),
     },
   };
 }
