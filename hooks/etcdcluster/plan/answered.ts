@@ -5,7 +5,7 @@ import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
 import { DEAD_PHASES, phaseOf } from '../pods.js';
 import { available, degraded } from './conditions.js';
-import { initialCluster } from './member-pods.js';
+import { initialCluster, withOperatorSteps } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
 import { compareVersions, versionOfImage } from './versions.js';
 import type { View } from './view.js';
@@ -87,7 +87,10 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
           .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
           .map((p) => p.metadata.name!)
       : [],
-    livePods: [...live.map(keepObserved).map(v.unstick), ...recreated],
+    livePods: [
+      ...live.map((p) => withOperatorSteps(v.unstick(keepObserved(p)), p, v.obs.operatorImage)),
+      ...recreated,
+    ],
     runningConditions: (extra) => [
       quorum.down.length === 0
         ? available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`)
