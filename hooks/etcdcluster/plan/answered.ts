@@ -87,10 +87,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
           .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
           .map((p) => p.metadata.name!)
       : [],
-    livePods: [
-      ...live.map((p) => withOperatorSteps(v.unstick(keepObserved(p)), p, v.obs.operatorImage)),
-      ...recreated,
-    ],
+    livePods: [...live.map((p) => withOperatorSteps(v.unstick(keepObserved(p)), p, v.obs.operatorImage)), ...recreated],
     runningConditions: (extra) => [
       quorum.down.length === 0
         ? available(true, 'QuorumAvailable', `${quorum.healthy} of ${quorum.members} members healthy`)
