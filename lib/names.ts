@@ -93,3 +93,17 @@ export function clusterDomainOf(env: NodeJS.ProcessEnv): string {
 export function serviceHost(name: string, namespace: string, domain: string): string {
   return `${name}.${namespace}.svc.${domain}`;
 }
+
+/**
+ * The DNS settings of every pod metaops makes that dials a name (etcd members and their restore steps, a restore's
+ * snapshot check, a backup Job): `ndots:1`, so that a name with a dot is looked up as it is first. With Kubernetes'
+ * default `ndots:5`, `s3.us-east-1.amazonaws.com`, `sts.amazonaws.com` or a custom endpoint is first tried under the
+ * pod's search domains: `sts.amazonaws.com.svc.<domain>` is pod `sts` of headless Service `amazonaws` in namespace
+ * `com`, whose tenant then answers for AWS. The hook server's own pod has the same setting (manifests/deploy). A
+ * relative in-cluster name (`<pod>.<cluster>.<ns>.svc` of a cluster made before names were qualified) still resolves:
+ * glibc and Go try the search domains after the name as it is (members' check-dns looks them up itself).
+ * Only pods made from now on carry it: a pod's DNS settings cannot change, and a running member is kept as it is.
+ */
+export function podDnsConfig(): { options: Array<{ name: string; value: string }> } {
+  return { options: [{ name: 'ndots', value: '1' }] };
+}

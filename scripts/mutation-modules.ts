@@ -39,6 +39,9 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/members-made-before-restart-in-place-no-learners.test.ts',
   'test/etcdcluster/failed-additions-stop.test.ts',
   'test/etcdcluster/scale-up-crashing-member-not-readded-forever.test.ts',
+  'test/etcdcluster/restored-member-steps-take-current-image.test.ts',
+  'test/etcdcluster/restored-member-operator-steps-rule.test.ts',
+  'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -150,6 +153,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/restore-check-room-and-images.test.ts',
       'test/etcdcluster/restore-check-snapshot-fits-member-claims.test.ts',
       'test/etcdcluster/restore-check-starts-members-etcd-image.test.ts',
+      'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
     ],
     target: 85,
   },
@@ -164,6 +168,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/members.test.ts',
       'test/lib/framework-on-doubt.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
+      'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
     ],
     target: 70,
   },
@@ -325,6 +330,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdbackup/tenancy.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',
       'test/etcdcluster/restricted.test.ts',
+      'test/etcdbackup/external-names-looked-up-as-given.test.ts',
     ],
     target: 85,
   },

@@ -13,6 +13,7 @@ import {
   observed,
   observedNamed,
   type ParentObject,
+  podDnsConfig,
   RETRY_SECONDS,
   scrubAwsText,
   selectorLabels,
@@ -118,6 +119,9 @@ function podTemplate(
         },
       ],
       volumes,
+      // It dials S3 (or STS, a custom endpoint) by name: looked up as it is first (lib/names.ts). A running Job keeps
+      // its template (the Jobs' update strategy is OnDelete); a CronJob's next Jobs take it.
+      dnsConfig: podDnsConfig(),
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   ordinalName,
   ordinalOf,
   type ParentObject,
+  podDnsConfig,
   restrictedContainerSecurity,
   restrictedPodSecurity,
   serviceChild,
@@ -193,11 +194,12 @@ export const DEFAULT_BUSYBOX_IMAGE = 'busybox:1.28.0-glibc';
  */
 export function checkDns(c: Cluster, spec: EtcdClusterSpec, pod: string): Record<string, unknown> {
   const timeout = Math.max(0, Math.floor(spec.pod?.DNSTimeoutInSecond ?? 0));
+  const host = memberHost(c, pod);
   // Only DNS labels and digits go into the script: the names are checked (identity.ts, names.ts), the timeout is
   // an integer.
   const script = [
     `TIMEOUT_READY=${timeout}`,
-    `while ( ! nslookup ${memberHost(c, pod)} )`,
+    ...(c.domain ? [`while ( ! nslookup ${host} )`] : relativeLookup(host)),
     'do',
     '  # If TIMEOUT_READY is 0 we should never time out and exit',
     '  TIMEOUT_READY=$(( TIMEOUT_READY-1 ))',
@@ -215,6 +217,24 @@ export function checkDns(c: Cluster, spec: EtcdClusterSpec, pod: string): Record
     command: ['/bin/sh', '-c', script],
     securityContext: restrictedContainerSecurity(),
   };
+}
+
+/**
+ * The check-dns loop head for a relative member name (`<pod>.<cluster>.<ns>.svc`, a cluster that keeps the names its
+ * members were made with). The pod resolves with `ndots:1` (podDnsConfig): glibc's resolver (the default busybox)
+ * tries the search domains after the name as it is, but musl's (an alpine busyboxImage) does not search a name with
+ * ndots dots or more at all; so the name is also looked up under each of the pod's search domains, as etcd (Go)
+ * finds it.
+ */
+function relativeLookup(host: string): string[] {
+  return [
+    'found() {',
+    `  nslookup ${host} && return 0`,
+    `  for d in $(sed -n 's/^search //p' /etc/resolv.conf); do nslookup ${host}.$d && return 0; done`,
+    '  return 1',
+    '}',
+    'while ( ! found )',
+  ];
 }
 
 /** Where a restore fetches the snapshot from, and with which image. */
@@ -412,6 +432,10 @@ export function memberPod({
     initContainers: [checkDns(c, spec, pod)],
     containers: [container],
     volumes,
+    // Names with a dot looked up as they are first (lib/names.ts): the restore steps dial S3, STS or a custom
+    // endpoint by name, and with ndots 5 a tenant's namespace `com` would answer `sts.amazonaws.com` first. Only
+    // pods made from now on: a running member is kept as it was made (its DNS settings cannot change in place).
+    dnsConfig: podDnsConfig(),
   };
   if (restore) {
     (podSpec['initContainers'] as unknown[]).push(

@@ -9,6 +9,7 @@ import {
   childLabels,
   type KubeObject,
   type ParentObject,
+  podDnsConfig,
   quantityValue,
   restrictedContainerSecurity,
 } from '../../lib/index.js';
@@ -113,6 +114,8 @@ export function restoreCheckPod(
       ],
       volumes,
       securityContext: memberPodSecurity(spec.pod?.securityContext as Record<string, unknown> | undefined),
+      // It dials S3 (or STS, a custom endpoint) by name: looked up as it is first (lib/names.ts).
+      dnsConfig: podDnsConfig(),
     },
   };
 }

@@ -238,6 +238,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withRestores(obs, request, settings);
   obs.now = now;
+  obs.operatorImage = settings.image;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.

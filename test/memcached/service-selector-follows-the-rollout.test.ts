@@ -88,7 +88,7 @@ t.test('every pod of the Deployment carries the label: the Service selects on it
           { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'memcached-sample-helm', uid: 'x', controller: true },
         ],
       },
-    },
+    } as KubeObject,
     readyPod,
   );
   const pods = [pod('memcached-sample-bbb-1', 'bbb', NEW), pod('memcached-sample-bbb-2', 'bbb', NEW), foreign];

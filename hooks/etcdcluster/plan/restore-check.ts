@@ -2,7 +2,7 @@
 // and its snapshot fetched and verified by a check pod beside the running cluster (restore.ts); the check's verdict
 // then refuses it (the cluster as it was) or lets the old members be dropped (Replacing, restore-phases.ts). A
 // restore already carried out whose record was lost with the status is found again from its members.
-import { isPodReady, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import { isPodReady, keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, RESTORED_BY, type RestoreSource } from '../members.js';
 import { sanitizeAws } from '../pods.js';
@@ -145,7 +145,10 @@ export function checking(
   record: RestoreState,
   source: RestoreSource,
 ): Decision {
-  const check = restoreCheckPod(parent, spec, source, record.uid);
+  const made = restoreCheckPod(parent, spec, source, record.uid);
+  // A check pod that runs for this restore is answered as it was made: a pod's spec cannot change in place (a check
+  // made by an earlier metaops, without its DNS settings, would otherwise be an update the API server refuses).
+  const check = obs.restoreCheck && sameCheck(obs.restoreCheck, made) ? keepObserved(obs.restoreCheck) : made;
   if (record.noMembers) {
     // No member to keep running meanwhile (a restore before this one failed after dropping them): none is
     // started, and status speaks of this restore, not of the one that failed.

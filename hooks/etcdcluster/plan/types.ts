@@ -37,6 +37,11 @@ export interface Observation {
   restoreCheck?: KubeObject;
   /** The failed additions recorded for this EtcdCluster and spec (additions.ts); read in decideVersion. */
   additions?: AdditionsMemory;
+  /**
+   * This project's image of the moment (METAOPS_IMAGE): what a restored member's restore steps that wait for an
+   * image take (member-pods.ts, withOperatorSteps). Without it, they stay as they were made.
+   */
+  operatorImage?: string;
 }
 
 export interface MemberReport {

@@ -15,7 +15,7 @@ import { etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { UPGRADED_AT, UPGRADED_FROM, UPGRADED_FROM_IMAGE } from '../upgrade.js';
 import { isMemberReport, liveMemberClaims } from './evidence.js';
-import { initialCluster, upgradeDone, withImage } from './member-pods.js';
+import { initialCluster, upgradeDone, withImage, withOperatorSteps } from './member-pods.js';
 import type { Decision, MemberReport, Observation } from './types.js';
 import { compareVersions, versionOfImage } from './versions.js';
 
@@ -88,7 +88,9 @@ export function viewOf(
   const stuck = stuckOnImage(obs, targetImage, targetVersion, rollBack);
   const unstick = (p: KubeObject): KubeObject =>
     stuck.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p;
-  const kept = upgradesDone(obs).map(unstick);
+  const kept = upgradesDone(obs)
+    .map(unstick)
+    .map((p, i) => withOperatorSteps(p, obs.pods[i]!, obs.operatorImage));
   const lastMemberIndex = lastIndexSeen(c, obs, previous);
   const claimsSeen = liveMemberClaims(c.name, obs);
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
