@@ -131,12 +131,16 @@ export function ownPod(name: string, pod: KubeObject): boolean {
  * Deployment's template carries it and every pod of the Deployment does (a Memcached from before the label rolls its
  * pods once; switching earlier would leave the Service without endpoints mid-rollout); a new Memcached at once.
  */
-export function serviceSelectsOwn(request: CompositeSyncRequest, legacy: boolean, pods: KubeObject[]): boolean {
+export function serviceSelectsOwn(
+  request: CompositeSyncRequest,
+  legacy: boolean,
+  workload: KubeObject | undefined,
+  pods: KubeObject[],
+): boolean {
   const name = request.parent.metadata.name!;
   const svc = observedNamed(request.children, 'Service', 'v1', serviceName(name, legacy));
   const selector = (svc?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
   if (selector?.[INSTANCE_LABEL] === name) return true;
-  const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   if (!workload) return true;
   const template = (workload['spec'] as { template?: { metadata?: { labels?: Record<string, unknown> } } } | undefined)
     ?.template;
@@ -251,7 +255,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     extra: [degraded(observedDeployment, pods)],
   });
   status['serviceName'] = serviceName(name, legacy);
-  const own = serviceSelectsOwn(request, legacy, pods);
+  const own = serviceSelectsOwn(request, legacy, observedDeployment, pods);
   return { status, children: [wanted, service(parent, spec, legacy, own)] };
 }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import YAML from 'yaml';
 import { IAMClient, GetUserCommand } from '@aws-sdk/client-iam';
+import { podDnsConfig } from '../../lib/names.js';
 import { root } from '../fixtures/requests.js';
 
 /** The host an AWS SDK client of the server dials for one call (stopped before it is sent). */
@@ -59,3 +60,16 @@ t.test("the Helm chart's Deployment looks names up as the kustomize one does", a
   const block = YAML.parse(lines.slice(0, end).join('\n'));
   t.same(block, { dnsConfig: { options: [{ name: 'ndots', value: '1' }] } });
 });
+
+t.test(
+  'the hook server resolves names by the same rule as the pods metaops makes (lib/names.ts podDnsConfig)',
+  async (t) => {
+    const [deployment] = YAML.parseAllDocuments(
+      readFileSync(join(root, 'manifests', 'deploy', 'deployment.yaml'), 'utf8'),
+    ).map((d) => d.toJS());
+    t.same(deployment.spec.template.spec.dnsConfig, podDnsConfig(), 'manifests/deploy/deployment.yaml');
+    const chart = readFileSync(join(root, 'charts', 'metaops', 'templates', 'deployment.yaml'), 'utf8');
+    const block = /dnsConfig:\n(?:\s{8,}.*\n)+/.exec(chart)?.[0] ?? '';
+    t.same(YAML.parse(block.replace(/^\s{6}/gm, ''))?.dnsConfig, podDnsConfig(), 'the Helm chart');
+  },
+);
