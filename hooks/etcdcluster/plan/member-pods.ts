@@ -48,37 +48,74 @@ export function withImage(
 /** A restored member's init steps that run this project's CLI (members.ts, restoreInitContainers). */
 export const OPERATOR_STEPS: ReadonlySet<string> = new Set(['fetch-snapshot', 'place-snapshot']);
 
+/** An init step of a pod, as read. */
+type Step = { name?: unknown; image?: unknown; command?: unknown };
+
+/** A restored member's init step that runs the member's etcd image (members.ts, restoreInitContainers). */
+export const ETCD_STEP = 'restore-snapshot';
+
 /**
- * A restored member's pod whose restore steps wait for this project's image (ErrImagePull, ImagePullBackOff): they run
- * again whenever the pod's sandbox is recreated (a node reboot, a runtime restart), on the image of restore time,
- * which a metaops upgrade since may have taken from the registry. Such a pod runs no etcd (its init steps have not
- * finished), so its steps take `image`, this metaops' (an init step's image is the one field of it that may change,
- * and a change restarts the pod: nothing runs to be restarted). A pod whose steps finished, or wait for anything
- * else, is kept as it is: no running member restarts for a new metaops. Without `image`, the pod as it is. (Decided
- * on the observed pod, which has a status; applied to its copy `pod`.)
+ * A restored member's pod whose restore steps wait for their image (ErrImagePull, ImagePullBackOff): they run again
+ * whenever the pod's sandbox is recreated (a node reboot, a runtime restart), on the images of restore time, which a
+ * metaops upgrade (its own steps) or an etcd upgrade to another version or repository (the etcd step) may since
+ * have taken from the registry or the nodes' reach. Such a pod runs no etcd (its init steps have not finished), so
+ * its steps take the images of the moment: this metaops' `image` for its own steps (OPERATOR_STEPS), the
+ * member's etcd container image for the etcd step (ETCD_STEP). An init step's image is the one field of it that may
+ * change, and a change restarts the pod: nothing runs to be restarted. A pod whose steps finished, or wait for
+ * anything else, is kept as it is: no running member restarts for a new image. (Decided on the observed pod, which
+ * has a status; applied to its copy `pod`.)
  */
 export function withOperatorSteps(pod: KubeObject, observed: KubeObject, image: string | undefined): KubeObject {
-  const spec = pod['spec'] as { initContainers?: unknown } | undefined;
-  const steps = Array.isArray(spec?.initContainers)
-    ? (spec!.initContainers as Array<{ name?: unknown; image?: unknown } | null>)
+  const spec = pod['spec'] as { initContainers?: unknown; containers?: unknown } | undefined;
+  const steps = Array.isArray(spec?.initContainers) ? (spec!.initContainers as Array<Step | null>) : [];
+  const containers = Array.isArray(spec?.containers)
+    ? (spec!.containers as Array<{ name?: unknown; image?: unknown }>)
     : [];
-  const stale = (c: { name?: unknown; image?: unknown } | null) =>
-    typeof c?.name === 'string' && OPERATOR_STEPS.has(c.name) && c.image !== image;
-  if (!image || !steps.some(stale) || !operatorStepWaitsForImage(observed)) return pod;
+  const etcdImage = containers.find((c) => c?.name === 'etcd')?.image;
+  const wanted = (c: Step | null): string | undefined => {
+    if (typeof c?.name !== 'string') return undefined;
+    if (OPERATOR_STEPS.has(c.name)) return image;
+    if (c.name === ETCD_STEP && typeof etcdImage === 'string' && toolIn(c, pod.metadata.annotations?.['etcd.version']))
+      return etcdImage;
+    return undefined;
+  };
+  const stale = (c: Step | null) => {
+    const w = wanted(c);
+    return w !== undefined && c!.image !== w;
+  };
+  // Only when a step that waits for its image would take another: a step waiting for the image of the moment is
+  // helped by nothing here (the image cannot be had), and the pod is left as it is.
+  const waiting = stepsWaitingForImage(observed);
+  if (!steps.some((c) => stale(c) && waiting.has(c!.name as string))) return pod;
   return {
     ...pod,
-    spec: { ...spec, initContainers: steps.map((c) => (stale(c) ? { ...c!, image } : c)) },
+    spec: { ...spec, initContainers: steps.map((c) => (stale(c) ? { ...c!, image: wanted(c) } : c)) },
   };
 }
 
-/** Whether one of the pod's restore steps that run this project's CLI waits because its image cannot be had. */
-function operatorStepWaitsForImage(pod: KubeObject): boolean {
+/**
+ * Whether the etcd step's command (made with the version of restore time: members.ts restoreTool) is in the etcd of
+ * `version`: `etcdutl` from 3.5 on, `etcdctl snapshot restore` before 3.6. Not known: no.
+ */
+function toolIn(step: { command?: unknown }, version: string | undefined): boolean {
+  const tool = Array.isArray(step.command) ? step.command[0] : undefined;
+  const [major, minor] = (version ?? '').split('.').map(Number);
+  if (major === undefined || minor === undefined || Number.isNaN(major) || Number.isNaN(minor)) return false;
+  const at = major * 1000 + minor;
+  if (tool === '/usr/local/bin/etcdutl') return at >= 3005;
+  if (tool === '/usr/local/bin/etcdctl') return at < 3006;
+  return false;
+}
+
+/** The pod's restore steps that wait because their image cannot be had. */
+function stepsWaitingForImage(pod: KubeObject): ReadonlySet<string> {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
-  return (Array.isArray(statuses) ? statuses : []).some((s) => {
+  const names = new Set<string>();
+  for (const s of Array.isArray(statuses) ? statuses : []) {
     const x = s as { name?: unknown; state?: { waiting?: { reason?: unknown } } } | null;
-    const reason = x?.state?.waiting?.reason;
-    return typeof x?.name === 'string' && OPERATOR_STEPS.has(x.name) && IMAGE_WAITING.has(String(reason));
-  });
+    if (typeof x?.name === 'string' && IMAGE_WAITING.has(String(x.state?.waiting?.reason))) names.add(x.name);
+  }
+  return names;
 }
 
 /** The pod without the upgrade record: its member served the version of its image. */
