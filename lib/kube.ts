@@ -219,7 +219,15 @@ export interface ListOptions {
   continue?: string;
   /** The largest answer read, in bytes (default: lib/http.ts MAX_READ_BYTES). */
   maxBytes?: number;
+  /**
+   * Only the objects' metadata (a PartialObjectMetadataList: names, labels, annotations, owners), never their spec
+   * or status: how an object too large to read whole is still named and passed.
+   */
+  metadataOnly?: boolean;
 }
+
+/** What the API server is asked to answer a metadata-only list with (and plain JSON, from one that cannot). */
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 export interface GetOptions {
   /** The largest answer read, in bytes (default: lib/http.ts MAX_READ_BYTES; at most MAX_OBJECT_READ_BYTES). */
@@ -539,7 +547,8 @@ export class HttpKubeApi implements KubeApi {
     if (options.labelSelector) query.set('labelSelector', options.labelSelector);
     if (options.continue) query.set('continue', options.continue);
     const path = `${collectionPath(apiVersion, resource, namespace)}?${query.toString()}`;
-    const answer = (await this.call('GET', path, undefined, undefined, options.maxBytes)) as {
+    const accept = options.metadataOnly ? METADATA_LIST_ACCEPT : undefined;
+    const answer = (await this.call('GET', path, undefined, undefined, options.maxBytes, false, accept)) as {
       items?: unknown;
       metadata?: { continue?: unknown };
     } | null;
@@ -632,12 +641,13 @@ export class HttpKubeApi implements KubeApi {
     contentType?: string,
     maxBytes?: number,
     ignoreSuccessBody = false,
+    accept = 'application/json',
   ): Promise<unknown> {
     const limit = Math.min(maxBytes ?? MAX_READ_BYTES, MAX_OBJECT_READ_BYTES);
     // An answer allowed past MAX_READ_BYTES is read in one of the process's LARGE_READS turns.
     const release = limit > MAX_READ_BYTES ? await largeReads.take(this.timeoutMs, this.signal) : undefined;
     try {
-      return await this.send(method, path, body, contentType, limit, ignoreSuccessBody);
+      return await this.send(method, path, body, contentType, limit, ignoreSuccessBody, accept);
     } finally {
       release?.();
     }
@@ -651,6 +661,7 @@ export class HttpKubeApi implements KubeApi {
     contentType: string | undefined,
     maxBytes: number,
     ignoreSuccessBody: boolean,
+    accept: string,
   ): Promise<unknown> {
     const conn = await this.connection();
     let token: string | undefined;
@@ -671,7 +682,7 @@ export class HttpKubeApi implements KubeApi {
       method,
       headers: {
         ...(contentType ? { 'content-type': contentType } : {}),
-        accept: 'application/json',
+        accept,
         ...(token ? { authorization: `Bearer ${token}` } : {}),
         ...(this.asWho ?? {}),
       },

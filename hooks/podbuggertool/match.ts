@@ -592,7 +592,13 @@ export function retryWaitSeconds(failure: Failure | undefined, key: string, nowS
 
 /** Why a pod cannot take a tool's container. */
 export type SkipReason =
-  'PodCompleted' | 'MirrorPod' | 'WindowsPod' | 'TargetContainerMissing' | 'ContainerNameTaken' | 'RunsAsRoot';
+  | 'PodCompleted'
+  | 'MirrorPod'
+  | 'WindowsPod'
+  | 'TargetContainerMissing'
+  | 'ContainerNameTaken'
+  | 'RunsAsRoot'
+  | 'TooLargeToRead';
 
 /** The annotation the kubelet puts on the API server's copy (mirror) of a static pod. */
 export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';

@@ -242,6 +242,26 @@ function pageOptions(labelSelector: string, limit: number, next: string | undefi
 }
 
 /**
+ * The one pod of a page too large to read whole (larger as JSON than any answer read): named from its metadata alone
+ * (a PartialObjectMetadataList of the same page), counted as skipped, TooLargeToRead (no hook can read it, nor can
+ * Metacontroller send it), and passed: the page's continue token, and how many were read.
+ */
+async function tooLarge(
+  kube: KubeApi,
+  tool: ParentObject,
+  spec: PodBuggerToolSpec,
+  counts: Counts,
+  options: ListOptions,
+): Promise<{ next: string | undefined; read: number }> {
+  const namespace = tool.metadata.namespace ?? 'default';
+  const page = await kube.list!('v1', 'pods', namespace, { ...options, metadataOnly: true });
+  for (const pod of page.items)
+    if (!isTerminating(pod) && (pod.metadata.namespace ?? namespace) === namespace && matches(spec, pod))
+      tally(counts, pod.metadata.name!, { state: 'skipped', reason: 'TooLargeToRead' });
+  return { next: page.continue, read: page.items.length };
+}
+
+/**
  * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
  * with large annotations) is asked for again at half the size. No page is asked for after the budget: a count cut
  * short returns where it stands (the next page's token and the counts so far) for the next sync to resume from
@@ -280,7 +300,7 @@ export async function countPods(
         read,
         ...(next ? { progress: { ...finished(counts), generation, continue: next, read } } : {}),
       };
-    let items: KubeObject[];
+    let items: KubeObject[] = [];
     try {
       const page = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
       items = page.items;
@@ -288,7 +308,8 @@ export async function countPods(
       // Past the large pod, the pages grow again (one large pod does not make the rest of the count one per page).
       limit = Math.min(PAGE_SIZE, limit * 2);
     } catch (err) {
-      if ((err as Error | undefined)?.name === 'AnswerTooLargeError' && limit > 1) {
+      const large = (err as Error | undefined)?.name === 'AnswerTooLargeError';
+      if (large && limit > 1) {
         limit = Math.max(1, Math.floor(limit / 2));
         continue;
       }
@@ -296,7 +317,11 @@ export async function countPods(
         ({ counts, next, read } = restart());
         continue;
       }
-      throw err;
+      if (!large) throw err;
+      // One pod alone is larger than any answer read (lib/kube.ts MAX_OBJECT_READ_BYTES): passed (tooLarge).
+      const passed = await tooLarge(kube, tool, spec, counts, pageOptions(labelSelector, 1, next));
+      next = passed.next;
+      read += passed.read;
     }
     read += items.length;
     for (const pod of items) {
@@ -428,6 +453,11 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
     return not(
       'ContainerNameTaken',
       `a container named ${containerName(name)} is already in ${list(counts.skips, 'ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
+    );
+  if (counts.skips.some((s) => s.reason === 'TooLargeToRead'))
+    return not(
+      'TooLargeToRead',
+      `${list(counts.skips, 'TooLargeToRead')} ${counts.skips.filter((s) => s.reason === 'TooLargeToRead').length === 1 ? 'is' : 'are'} larger than the API server's answers the hooks read (about 9 MiB as JSON): ${containerName(name)} cannot be added there (Metacontroller cannot send such a pod either); those pods are skipped`,
     );
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
   const skipped = counts.skipped > 0 ? `; ${counts.skipped} skipped (${skipReasons(counts)})` : '';
