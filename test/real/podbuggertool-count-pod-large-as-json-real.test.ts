@@ -117,3 +117,30 @@ t.test('the injector adds the container to a pod larger as JSON than 4 MiB that 
     'the pod got the container',
   );
 });
+
+t.test('a metadata-only page names the large pod without its spec, and goes on past it', async (t) => {
+  // How a pod too large to read whole is passed (hooks/podbuggertool/sync.ts tooLarge): the API server answers a
+  // PartialObjectMetadataList, a page of one pod's metadata, with the next page's token.
+  const kube: KubeApi = api.kube();
+  const first = await kube.list!('v1', 'pods', NS, { labelSelector: 'app=web', limit: 1 });
+  const page = await kube.list!('v1', 'pods', NS, {
+    labelSelector: 'app=web',
+    limit: 1,
+    continue: first.continue!,
+    metadataOnly: true,
+    maxBytes: 64 * 1024,
+  });
+  t.same(
+    page.items.map((p) => [p.kind, p.metadata.name]),
+    [['PartialObjectMetadata', 'b-large']],
+    'the large pod, named, in 64 KiB',
+  );
+  t.notOk(page.items[0]!['spec'], 'without its spec');
+  t.ok(page.continue, 'and the token of the page after it');
+  const rest = await kube.list!('v1', 'pods', NS, { labelSelector: 'app=web', limit: 10, continue: page.continue! });
+  t.same(
+    rest.items.map((p) => p.metadata.name),
+    ['c-small'],
+    'the count goes on past it',
+  );
+});
