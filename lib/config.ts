@@ -247,3 +247,28 @@ export function settingsFromEnv(
   if (problems.length > 0) throw new ConfigError(problems);
   return { port, host, logLevel, auth, allowUnauthenticated, bodyLimit, hookDeadlineMs, ...(tls ? { tls } : {}) };
 }
+
+/**
+ * METAOPS_ALLOW_STATIC_VOLUMES=true lets a claim a custom resource asks for take `storageClassName: ""`: static
+ * binding, to any pre-made PersistentVolume without a class that fits, whoever made it (another namespace's Released
+ * or Available volume, with its data). Off by default: a cluster admin turns it on where the pre-made volumes are
+ * managed for the tenants (or there is one tenant). A named volume or a label selector stays refused either way.
+ */
+export const STATIC_VOLUMES_ENV = 'METAOPS_ALLOW_STATIC_VOLUMES';
+
+/** Whether static binding is allowed (a value other than true/1/false/0 is a start-up problem, and false here). */
+export function staticVolumesAllowed(env: NodeJS.ProcessEnv): boolean {
+  return flag(env, STATIC_VOLUMES_ENV, []);
+}
+
+/** What is wrong with METAOPS_ALLOW_STATIC_VOLUMES (the server refuses to start). */
+export function staticVolumesProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  flag(env, STATIC_VOLUMES_ENV, problems);
+  return problems;
+}
+
+/** The refusal of a claim's `storageClassName: ""`, named by its field, and how an administrator allows it. */
+export function staticVolumeRefusal(field: string): string {
+  return `${field} "" is not allowed: a claim with no class binds any pre-made PersistentVolume that fits, whoever made it; name a StorageClass, or leave the field out for the default one (a cluster admin may allow static binding with ${STATIC_VOLUMES_ENV}=true)`;
+}

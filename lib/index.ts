@@ -29,3 +29,4 @@ export * from './schemas.js';
 export * from './spec.js';
 export * from './values.js';
 export * from './tls-inspect.js';
+export { STATIC_VOLUMES_ENV, staticVolumeRefusal, staticVolumesAllowed, staticVolumesProblems } from './config.js';

@@ -76,6 +76,11 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_ETCD_CLUSTER_DOMAINS`,
     `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
+    // Static binding (storageClassName "") for the claims EtcdClusters and MySQLClusters ask for: off unless set.
+    `${i}{{- if .Values.volumePolicy.allowStaticVolumes }}`,
+    `${i}- name: METAOPS_ALLOW_STATIC_VOLUMES`,
+    `${i}  value: "true"`,
+    `${i}{{- end }}`,
   ],
   // The rule for HTTPS out (the API server, AWS): anywhere by default (manifests/deploy/networkpolicy.yaml says
   // why), or only to the CIDRs the values name.
@@ -300,6 +305,7 @@ export function renderChart(
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '' },
     etcdPolicy: { clusterDomain: '', clusterDomains: [] },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
+    volumePolicy: { allowStaticVolumes: false },
     metacontroller: { namespace: 'metacontroller' },
     networkPolicy: { egress: { https: 'anywhere', apiServerCidrs: [], awsCidrs: [], extra: [] } },
     webhook: { url: '' },
@@ -342,6 +348,12 @@ export function renderChart(
     'Where EtcdBackups and EtcdRestores may reach (docs/etcdbackup.md); empty keeps the strict defaults.\n' +
       'ambientCredentials: METAOPS_BACKUP_AMBIENT_CREDENTIALS (namespaces, or "*", that may go without an awsSecret),\n' +
       's3Endpoints: METAOPS_BACKUP_S3_ENDPOINTS, etcdEndpoints: METAOPS_BACKUP_ETCD_ENDPOINTS (URL or namespace=URL).',
+  );
+  comment(
+    ['volumePolicy'],
+    'Claims with storageClassName "" (EtcdCluster spec.pod.persistentVolumeClaimSpec, MySQLCluster spec.storage):\n' +
+      'static binding to any pre-made PersistentVolume that fits, whoever made it. allowStaticVolumes:\n' +
+      'METAOPS_ALLOW_STATIC_VOLUMES; false (the default) refuses them as InvalidSpec (docs/operating.md).',
   );
   comment(
     ['metacontroller'],

@@ -16,7 +16,8 @@ import {
   serviceRule,
   stringMapProblem,
 } from '../../lib/index.js';
-import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
+import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
+import { staticVolumeRefusal } from '../../lib/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
@@ -136,6 +137,12 @@ export const etcdcluster = defineComposite({
   holderWants: podHolderWants,
   clients: etcdClients,
   settings: etcdSettings,
+  // A member claim with no class binds pre-made volumes: only where the server allows static binding.
+  settingsProblem: (spec, settings: EtcdSettings) =>
+    (spec.pod?.persistentVolumeClaimSpec as { storageClassName?: unknown } | undefined)?.storageClassName === '' &&
+    !settings.allowStaticVolumes
+      ? staticVolumeRefusal('spec.pod.persistentVolumeClaimSpec.storageClassName')
+      : undefined,
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
   // the names; two Services and a PodDisruptionBudget.
   answerBudget: {

@@ -13,6 +13,7 @@ import {
   type TlsFiles,
 } from './etcd.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
+import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
 export const METAOPS_IMAGE_DEFAULT = 'ghcr.io/metaops/metaops:0.1.0';
@@ -165,6 +166,11 @@ export interface EtcdSettings {
    * default when absent.
    */
   backup?: BackupTenancy;
+  /**
+   * Whether a member claim may take `storageClassName: ""` (static binding to pre-made volumes):
+   * METAOPS_ALLOW_STATIC_VOLUMES, lib/config.ts. Refused when absent.
+   */
+  allowStaticVolumes?: boolean;
 }
 
 // The cluster domain setting is the server's (lib/names.ts): the etcd family names it, the MySQL hook reads it too.
@@ -186,13 +192,17 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     allowedDomains,
     // One cluster domain setting for the whole server: a backup's endpoints are checked against the same domains.
     backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
+    allowStaticVolumes: staticVolumesAllowed(env),
   };
 }
 
 /** What is wrong with the etcd settings of the server's environment (the server refuses to start). */
 export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   const { clusterDomain, allowedDomains } = etcdSettings({ env });
-  return [clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []);
+  return [
+    ...[clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []),
+    ...staticVolumesProblems(env),
+  ];
 }
 
 const MAX_ETCD_CLIENTS = 64;

@@ -7,6 +7,7 @@ import {
   namesBytes,
   serviceRule,
 } from '../../lib/index.js';
+import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
 import { resource } from './schema.js';
 import {
   childNames,
@@ -15,8 +16,10 @@ import {
   mysqlEvents,
   parentProblem,
   parser,
+  storageSettingsProblem,
   sync,
   versionTypeProblem,
+  type MySQLSettings,
 } from './sync.js';
 
 /** MySQLCluster condition reasons told as Warning events (lib/events.ts); created and scaled: sync.ts. */
@@ -47,8 +50,12 @@ export const mysqlcluster = defineComposite({
   childNames,
   invalidSpec: invalid,
   // The cluster domain members name each other in (the server's one setting, lib/names.ts).
-  settings: ({ env }) => ({ clusterDomain: clusterDomainOf(env) }),
-  configProblems: clusterDomainProblems,
+  settings: ({ env }): MySQLSettings => ({
+    clusterDomain: clusterDomainOf(env),
+    allowStaticVolumes: staticVolumesAllowed(env),
+  }),
+  configProblems: (env) => [...clusterDomainProblems(env), ...staticVolumesProblems(env)],
+  settingsProblem: storageSettingsProblem,
   // A StatefulSet (with its scripts), three Services and a Secret: their fixed fields, the spec's strings, the names.
   answerBudget: {
     estimate: (spec, parent) => ({

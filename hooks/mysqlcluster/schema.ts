@@ -38,7 +38,7 @@ export const MySQLClusterSpec = Type.Object(
           Type.String({
             maxLength: MAX_NAME_LENGTH,
             description:
-              'StorageClass of the data volumes. "" asks for none (pre-made volumes without a class only); absent, the default class.',
+              'StorageClass of the data volumes; absent, the default class. "" asks for none (static binding to pre-made volumes): refused unless the metaops server allows it (METAOPS_ALLOW_STATIC_VOLUMES).',
           }),
         ),
       },

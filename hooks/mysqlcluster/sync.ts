@@ -16,6 +16,7 @@
 // The passwords' only memory is the Secret itself: every sync re-emits the bytes it observes. A new root
 // password is generated only when the cluster has never had one: not if a Secret that existed disappears, and
 // not if data volumes of a previous cluster with this name exist (they keep the password they were made with).
+import { staticVolumeRefusal } from '../../lib/index.js';
 import {
   childLabels,
   type ChildName,
@@ -124,7 +125,8 @@ export const parser = specParser(MySQLClusterSpec, (spec) => {
   const size = quantityProblem(spec.storage.size);
   if (size) return `spec.storage.size "${spec.storage.size}" ${size}`;
   const storageClass = spec.storage.storageClassName;
-  // "" is a claim with no class (bound only to a pre-made volume without one); absent is the default class.
+  // "" is a claim with no class (bound only to a pre-made volume without one: refused unless the server allows
+  // static binding, storageSettingsProblem); absent is the default class.
   const classProblem = storageClass ? ruleProblem('dns1123Subdomain', storageClass) : undefined;
   if (classProblem) return `spec.storage.storageClassName "${storageClass}" ${classProblem}`;
   return undefined;
@@ -285,7 +287,8 @@ export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
     accessModes: ['ReadWriteOnce'],
     resources: { requests: { storage: spec.storage.size } },
   };
-  // "" is kept: a claim without a class, which the default StorageClass does not provision (pre-made volumes only).
+  // "" is kept (where the server allows it): a claim without a class, which the default StorageClass does not
+  // provision (pre-made volumes only).
   if (spec.storage.storageClassName !== undefined) claimSpec['storageClassName'] = spec.storage.storageClassName;
   claimSpec['volumeMode'] = 'Filesystem';
   return {
@@ -936,9 +939,20 @@ function claimTemplates(spec: Spec, observedSts: KubeObject | undefined): { clai
   };
 }
 
-/** The MySQL hook's settings: the server's cluster domain (lib/names.ts). */
+/**
+ * The MySQL hook's settings: the server's cluster domain (lib/names.ts), and whether the claims may take
+ * `storageClassName: ""` (static binding to pre-made volumes; METAOPS_ALLOW_STATIC_VOLUMES, lib/config.ts).
+ */
 export interface MySQLSettings {
   clusterDomain: string;
+  allowStaticVolumes: boolean;
+}
+
+/** A claim with no class binds pre-made volumes, whoever made them: only where the server allows static binding. */
+export function storageSettingsProblem(spec: Spec, settings: Partial<MySQLSettings>): string | undefined {
+  return spec.storage.storageClassName === '' && !settings.allowStaticVolumes
+    ? staticVolumeRefusal('spec.storage.storageClassName')
+    : undefined;
 }
 
 export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): CompositeSyncResponse {
