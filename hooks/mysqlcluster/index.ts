@@ -8,16 +8,7 @@ import {
   serviceRule,
 } from '../../lib/index.js';
 import { resource } from './schema.js';
-import {
-  childNames,
-  customize,
-  invalid,
-  mysqlEvents,
-  parentProblem,
-  parser,
-  sync,
-  versionTypeProblem,
-} from './sync.js';
+import { childNames, customize, invalid, mysqlEvents, parentProblem, parser, sync, versionProblem } from './sync.js';
 
 /** MySQLCluster condition reasons told as Warning events (lib/events.ts); created and scaled: sync.ts. */
 export const MYSQLCLUSTER_EVENTS: ConditionEventRules = {
@@ -42,7 +33,7 @@ export const mysqlcluster = defineComposite({
   name: 'mysqlcluster',
   resource,
   spec: parser,
-  specProblem: versionTypeProblem,
+  specProblem: versionProblem,
   parentProblem,
   childNames,
   invalidSpec: invalid,
