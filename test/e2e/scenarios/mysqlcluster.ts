@@ -180,7 +180,7 @@ export const mysqlRecovered: Scenario = {
       await k.kubectl(['delete', 'mysqlcluster', REBORN, '--wait=true']);
       await waitFor('the old Secret garbage-collected', async () => !(await k.getOrUndefined(['secret', secretName])));
       await k.kubectl(['apply', '-f', '-'], manifest);
-      // Its volumes carry the old cluster's uid: held until the user adopts them, by the condition's adoptCommand.
+      // Its volumes carry the old cluster's uid: held until the user adopts them, by the condition's command.
       const held = await waitFor('Ready=False PersistentVolumeClaimNameTaken naming the old volumes', async () => {
         const m = await get();
         return condition(m, 'Ready')?.reason === 'PersistentVolumeClaimNameTaken' ? m : undefined;
