@@ -186,7 +186,7 @@ export const mysqlRecovered: Scenario = {
         return condition(m, 'Ready')?.reason === 'PersistentVolumeClaimNameTaken' ? m : undefined;
       });
       const adopt = / kubectl (-n \S+ label pvc .*? --overwrite)/.exec(condition(held, 'Ready').message as string);
-      assert.ok(adopt, 'the held condition gives the adoptCommand that adopts the volumes');
+      assert.ok(adopt, 'the held condition gives the command that adopts the volumes');
       const adoptCommand = adopt[1]!;
       assert.ok(adoptCommand.includes(`mysqlcluster.metaops.io/uid=${held.metadata.uid}`), 'with the new uid');
       await k.kubectl(adoptCommand.split(' '));
