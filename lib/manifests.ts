@@ -19,12 +19,30 @@ export function structural(schema: TSchema | JsonObject): JsonObject {
   return convert(src);
 }
 
+/** The bounds of a union's branches that apply to a value of the branch's type only (open fields: convert). */
+function branchBounds(branches: readonly JsonObject[]): JsonObject {
+  const out: JsonObject = {};
+  for (const branch of branches) {
+    const keys =
+      branch['type'] === 'string'
+        ? ['minLength', 'maxLength', 'pattern']
+        : branch['type'] === 'number' || branch['type'] === 'integer'
+          ? ['minimum', 'maximum']
+          : [];
+    for (const key of keys) if (branch[key] !== undefined) out[key] = branch[key] as Json;
+  }
+  return out;
+}
+
 // eslint-disable-next-line complexity -- one branch per JSON Schema keyword a structural schema rewrites
 function convert(node: JsonObject): JsonObject {
   const out: JsonObject = {};
-  // A field kept open on purpose (e.g. a number-or-string the hook checks): no type, no branches.
+  // A field kept open on purpose (e.g. a number-or-string the hook checks): no type, no branches, but each branch's
+  // bounds on the value of its type (a string's pattern and length, a number's range), which the API server applies
+  // to a value of that type only.
   if (node['x-kubernetes-preserve-unknown-fields'] === true && Array.isArray(node['anyOf'])) {
     copyAnnotations(node, out);
+    Object.assign(out, branchBounds(node['anyOf'] as JsonObject[]));
     out['x-kubernetes-preserve-unknown-fields'] = true;
     return out;
   }

@@ -18,7 +18,7 @@ import {
   parser,
   storageSettingsProblem,
   sync,
-  versionTypeProblem,
+  versionProblem,
   type MySQLSettings,
 } from './sync.js';
 
@@ -45,7 +45,7 @@ export const mysqlcluster = defineComposite({
   name: 'mysqlcluster',
   resource,
   spec: parser,
-  specProblem: versionTypeProblem,
+  specProblem: versionProblem,
   parentProblem,
   childNames,
   invalidSpec: invalid,

@@ -11,21 +11,35 @@ import {
 } from '../../lib/index.js';
 
 export const DEFAULT_VERSION = '8.0';
-/** A MySQL image tag: 8, 8.0, 8.0.36, optionally with a suffix such as -debian or -oracle (8.0.23 or later: sync.ts). */
-export const VERSION_PATTERN = /^[0-9]+(\.[0-9]+){0,2}(-[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
+/**
+ * A MySQL image tag: 8, 8.0, 8.0.36 (at most three numbers of at most three digits), optionally the official image's
+ * -debian or -oracle variant (8.0.23 or later: sync.ts). Nothing else: the tag is copied into every member's image.
+ */
+export const VERSION_PATTERN = /^[0-9]{1,3}(\.[0-9]{1,3}){0,2}(-(debian|oracle))?$/;
+/** The longest tag VERSION_PATTERN takes (999.999.999-debian). */
+export const VERSION_MAX_LENGTH = 18;
+/** The largest number spec.version may be (YAML's 8.0 is 8, 8.4 is 8.4): a major version. */
+export const VERSION_MAX_NUMBER = 999;
 export const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$';
 
 export const MySQLClusterSpec = Type.Object(
   {
     size: sizeField('The number of MySQL members.', MAX_SIZE.mysqlcluster),
     // YAML reads `version: 8.0` as the number 8, so the field takes a number or a string; the CRD cannot
-    // say "number or string" structurally and keeps it open, and the hook checks the format.
-    version: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Number({ minimum: 0 })], {
-      default: DEFAULT_VERSION,
-      description:
-        'MySQL version: the image is mysql:<version>. Quote it ("8.0"): unquoted, YAML turns 8.0 into 8, which is read as 8.0.',
-      'x-kubernetes-preserve-unknown-fields': true,
-    }),
+    // say "number or string" structurally and keeps it open with each branch's bounds (a string's pattern and length,
+    // a number's range: lib/manifests.ts), and the hook checks the format and the minimum (sync.ts).
+    version: Type.Union(
+      [
+        Type.String({ minLength: 1, maxLength: VERSION_MAX_LENGTH, pattern: VERSION_PATTERN.source }),
+        Type.Number({ minimum: 0, maximum: VERSION_MAX_NUMBER }),
+      ],
+      {
+        default: DEFAULT_VERSION,
+        description:
+          'MySQL version: the image is mysql:<version>. Quote it ("8.0"): unquoted, YAML turns 8.0 into 8, which is read as 8.0.',
+        'x-kubernetes-preserve-unknown-fields': true,
+      },
+    ),
     storage: Type.Object(
       {
         size: Type.String({

@@ -58,7 +58,7 @@ import {
   workloadCounts,
   workloadPending,
 } from '../../lib/index.js';
-import { MySQLClusterSpec, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
+import { MySQLClusterSpec, VERSION_MAX_NUMBER, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
 import {
   CONFIG_SCRIPT,
   PRIMARY_BEHIND,
@@ -113,22 +113,46 @@ export function atLeastAsNew(a: readonly number[], b: readonly number[]): boolea
   return c === 0 ? a.length <= b.length : c > 0;
 }
 
-export const parser = specParser(MySQLClusterSpec, (spec) => {
-  const version = mysqlVersion(spec.version);
-  if (!VERSION_PATTERN.test(version)) {
-    return `spec.version is ${JSON.stringify(spec.version)}: expected a MySQL version such as "8.0" or "8.0.36"`;
+/** The longest part of a value a tenant wrote that a message quotes. */
+const QUOTED_MAX = 40;
+
+/** A value a tenant wrote, as a message quotes it: JSON, at most QUOTED_MAX characters. */
+export function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX - 3)}...` : text;
+}
+
+/**
+ * What is wrong with spec.version, before the rest of the spec is read: not a string or number, not a MySQL version
+ * (VERSION_PATTERN: digits and dots, the image's -debian or -oracle variant), or older than MIN_VERSION.
+ */
+export function versionProblem(spec: unknown): string | undefined {
+  const typed = versionTypeProblem(spec);
+  if (typed) return typed;
+  const raw = (spec as { version?: unknown } | null | undefined)?.version;
+  if (raw === undefined) return undefined;
+  const given = raw as string | number;
+  const version = mysqlVersion(given);
+  if (!VERSION_PATTERN.test(version) || (typeof given === 'number' && !(given >= 0 && given <= VERSION_MAX_NUMBER))) {
+    return `spec.version is ${quoted(given)}: expected a MySQL version such as "8.0" or "8.0.36" (digits and dots, optionally -debian or -oracle)`;
   }
   // 8 and 8.0 name the newest 8.x and 8.0.x; 8.0.22 and 5.7 cannot run the replication the members set up.
   if (compareVersions(versionNumbers(version), MIN_VERSION) < 0 || versionNumbers(version).length === 0) {
-    return `spec.version is ${JSON.stringify(spec.version)}: the members need MySQL ${MIN_VERSION.join('.')} or later (CHANGE REPLICATION SOURCE TO)`;
+    return `spec.version is ${quoted(given)}: the members need MySQL ${MIN_VERSION.join('.')} or later (CHANGE REPLICATION SOURCE TO)`;
   }
+  return undefined;
+}
+
+export const parser = specParser(MySQLClusterSpec, (spec) => {
+  const version = versionProblem(spec);
+  if (version) return version;
   const size = quantityProblem(spec.storage.size);
-  if (size) return `spec.storage.size "${spec.storage.size}" ${size}`;
+  if (size) return `spec.storage.size ${quoted(spec.storage.size)} ${size}`;
   const storageClass = spec.storage.storageClassName;
   // "" is a claim with no class (bound only to a pre-made volume without one: refused unless the server allows
   // static binding, storageSettingsProblem); absent is the default class.
   const classProblem = storageClass ? ruleProblem('dns1123Subdomain', storageClass) : undefined;
-  if (classProblem) return `spec.storage.storageClassName "${storageClass}" ${classProblem}`;
+  if (classProblem) return `spec.storage.storageClassName ${quoted(storageClass)} ${classProblem}`;
   return undefined;
 });
 
@@ -176,13 +200,30 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
   if (has('StatefulSet', 'apps/v1', now.statefulSet) || has('Service', 'v1', now.headless)) return false;
   if (has('StatefulSet', 'apps/v1', before.statefulSet) || has('Service', 'v1', before.headless)) return true;
   if (has('Service', 'v1', before.client) || has('Service', 'v1', before.read)) return true;
-  if (existingVolumes(request, now).length > 0) return false;
-  if (existingVolumes(request, before).length > 0) return true;
+  // Claims labelled as either naming's StatefulSet labels them, whether or not they are this cluster's (a claim of
+  // another owner holds the cluster: takenMembers); the names decide which claims are looked at.
+  if (volumeClaims(request, now, false).length > 0) return false;
+  if (volumeClaims(request, before, false).length > 0) return true;
   return currentStatus(request.parent)['writeService'] === before.client;
 }
 
-/** Whether a data volume is this cluster's: its StatefulSet labels the claims it makes with its selector. */
-export function volumeOurs(name: string, claim: KubeObject): boolean {
+/**
+ * The label only this cluster's pods carry. The recommended name/instance labels (the StatefulSet's selector, which
+ * cannot change) are not ownership: a Helm chart's MySQL released as `<name>` puts the same two on its pods. The pod
+ * template adds this one, and the Services select on it once every member carries it (serviceSelectsOwn).
+ */
+export const INSTANCE_LABEL = 'mysqlcluster.metaops.io/instance';
+
+/**
+ * The label of the data volumes this cluster's StatefulSet makes (through its claim template): the UID of the
+ * MySQLCluster that made the StatefulSet. A claim of a member's name without it, or with another UID, holds another
+ * MySQL's data (a Helm release's, one made by hand, a MySQLCluster of this name that was deleted) and is never
+ * mounted unless the user adopts it by setting this label to the cluster's UID (docs/mysqlcluster.md).
+ */
+export const CLAIM_UID_LABEL = 'mysqlcluster.metaops.io/uid';
+
+/** Whether a claim carries the labels a StatefulSet of this cluster's gives its claims (its selector). */
+function labelledAsOurs(name: string, claim: KubeObject): boolean {
   const labels = claim.metadata.labels;
   return (
     !!labels &&
@@ -190,6 +231,44 @@ export function volumeOurs(name: string, claim: KubeObject): boolean {
     labels['app.kubernetes.io/name'] === APP &&
     labels['app.kubernetes.io/instance'] === name
   );
+}
+
+/** The mark (CLAIM_UID_LABEL) of a StatefulSet's claim template, if it has one. */
+function templateMark(sts: KubeObject | undefined): string | undefined {
+  const templates = (sts?.['spec'] as { volumeClaimTemplates?: unknown } | undefined)?.volumeClaimTemplates;
+  if (!Array.isArray(templates)) return undefined;
+  for (const t of templates as unknown[]) {
+    const mark = (t as { metadata?: { labels?: Record<string, unknown> } } | null)?.metadata?.labels?.[CLAIM_UID_LABEL];
+    if (typeof mark === 'string' && mark !== '') return mark;
+  }
+  return undefined;
+}
+
+function creationTime(obj: KubeObject | undefined): number | undefined {
+  const at = obj?.metadata.creationTimestamp;
+  const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * Whether a data volume is this cluster's. Marked (CLAIM_UID_LABEL): with this cluster's UID (made by its
+ * StatefulSet, or adopted by the user), or with the mark of its observed StatefulSet's claim template (a StatefulSet
+ * this cluster adopted after a delete with --cascade=orphan: its lineage). Unmarked: only a claim its own observed
+ * StatefulSet made before claims were marked (an earlier metaops: its claim template has no mark), that is one it
+ * already uses (an ordinal below its replicas) or one made since the StatefulSet was (labelled as it labels them).
+ */
+export function volumeOurs(request: CompositeSyncRequest, n: Names, claim: KubeObject): boolean {
+  const mark = claim.metadata.labels?.[CLAIM_UID_LABEL];
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  const lineage = templateMark(sts);
+  if (typeof mark === 'string' && mark !== '')
+    return mark === request.parent.metadata.uid || (lineage !== undefined && mark === lineage);
+  if (!sts || lineage !== undefined || !labelledAsOurs(request.parent.metadata.name ?? '', claim)) return false;
+  const ordinal = ordinalOf(`data-${n.statefulSet}`, claim.metadata.name ?? '');
+  const replicas = (sts['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  if (ordinal !== undefined && typeof replicas === 'number' && ordinal < replicas) return true;
+  const [made, since] = [creationTime(claim), creationTime(sts)];
+  return made !== undefined && since !== undefined && made >= since;
 }
 
 /** The labels seed 001's reconciler puts on the MySQL pods. */
@@ -247,22 +326,29 @@ export function secret(
   };
 }
 
-export function headlessService(parent: ParentObject, n: Names): KubeObject {
+/** The pods a Service selects: every pod of the cluster's labels, and (`own`) only those carrying INSTANCE_LABEL. */
+function podSelector(name: string, own: boolean): Record<string, string> {
+  const selector = selectorLabels(APP, name);
+  if (own) selector[INSTANCE_LABEL] = name;
+  return selector;
+}
+
+export function headlessService(parent: ParentObject, n: Names, own = true): KubeObject {
   const name = parent.metadata.name!;
   return serviceChild(
     parent,
     n.headless,
     childLabels(APP, name, 'database'),
-    selectorLabels(APP, name),
+    podSelector(name, own),
     [{ name: 'mysql', port: MYSQL_PORT }],
     { headless: true },
   );
 }
 
 /** The client Service: writes go to member 0, the primary, and nowhere else. */
-export function clientService(parent: ParentObject, n: Names): KubeObject {
+export function clientService(parent: ParentObject, n: Names, own = true): KubeObject {
   const name = parent.metadata.name!;
-  const selector = selectorLabels(APP, name);
+  const selector = podSelector(name, own);
   selector[POD_NAME_LABEL] = n.member(0);
   return serviceChild(parent, n.client, childLabels(APP, name, 'primary'), selector, [
     { name: 'mysql', port: MYSQL_PORT },
@@ -270,11 +356,31 @@ export function clientService(parent: ParentObject, n: Names): KubeObject {
 }
 
 /** The read Service: every Ready member. */
-export function readService(parent: ParentObject, n: Names): KubeObject {
+export function readService(parent: ParentObject, n: Names, own = true): KubeObject {
   const name = parent.metadata.name!;
-  return serviceChild(parent, n.read, childLabels(APP, name, 'read'), selectorLabels(APP, name), [
+  return serviceChild(parent, n.read, childLabels(APP, name, 'read'), podSelector(name, own), [
     { name: 'mysql', port: MYSQL_PORT },
   ]);
+}
+
+/**
+ * Whether the Services select on INSTANCE_LABEL: once one does (observed), for good; before, once the observed
+ * StatefulSet's template carries it and every member pod does (a cluster from before the label rolls its members once;
+ * switching earlier would leave the Services without endpoints mid-roll); a new cluster at once.
+ */
+export function serviceSelectsOwn(request: CompositeSyncRequest, n: Names): boolean {
+  const name = request.parent.metadata.name!;
+  for (const svc of [n.client, n.read, n.headless]) {
+    const observed = observedNamed(request.children, 'Service', 'v1', svc);
+    const selector = (observed?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
+    if (selector?.[INSTANCE_LABEL] === name) return true;
+  }
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  if (!sts) return true;
+  const template = (sts['spec'] as { template?: { metadata?: { labels?: Record<string, unknown> } } } | undefined)
+    ?.template;
+  if (template?.metadata?.labels?.[INSTANCE_LABEL] !== name) return false;
+  return memberPods(request, n).every((p) => p.metadata.labels?.[INSTANCE_LABEL] === name);
 }
 
 /**
@@ -282,7 +388,7 @@ export function readService(parent: ParentObject, n: Names): KubeObject {
  * `status: {phase: Pending}`). Metacontroller replaces a list without a `name` key as a whole: an answer that
  * lacked what the server adds would differ from the stored StatefulSet at every sync and be written again.
  */
-export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
+export function volumeClaimTemplate(spec: Spec, uid = ''): Record<string, unknown> {
   const claimSpec: Record<string, unknown> = {
     accessModes: ['ReadWriteOnce'],
     resources: { requests: { storage: spec.storage.size } },
@@ -294,7 +400,8 @@ export function volumeClaimTemplate(spec: Spec): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: 'data' },
+    // The claims the StatefulSet makes carry this cluster's UID (CLAIM_UID_LABEL): how its data is told from another's.
+    metadata: { name: 'data', ...(uid ? { labels: { [CLAIM_UID_LABEL]: uid } } : {}) },
     spec: claimSpec,
     status: { phase: 'Pending' },
   };
@@ -333,7 +440,7 @@ export function statefulSet(
   const version = mysqlVersion(spec.version);
   const image = `mysql:${version}`;
   const labels = childLabels(APP, name, 'database', { version });
-  const podLabels = { ...labels, ...seedLabels(name) };
+  const podLabels = { ...labels, ...seedLabels(name), [INSTANCE_LABEL]: name };
   const podName = { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } };
   const headless = serviceHost(n.headless, parent.metadata.namespace ?? 'default', domain);
   const dirs = [
@@ -493,7 +600,7 @@ export function neverBoundVolumes(request: CompositeSyncRequest, n: Names): stri
     .sort();
 }
 
-function volumeClaims(request: CompositeSyncRequest, n: Names): KubeObject[] {
+function volumeClaims(request: CompositeSyncRequest, n: Names, mine = true): KubeObject[] {
   const name = request.parent.metadata.name ?? '';
   const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => n.volume(i)));
   return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1').filter(
@@ -504,7 +611,7 @@ function volumeClaims(request: CompositeSyncRequest, n: Names): KubeObject[] {
       c.metadata &&
       wanted.has(c.metadata.name!) &&
       !isTerminating(c) &&
-      volumeOurs(name, c),
+      (mine ? volumeOurs(request, n, c) : labelledAsOurs(name, c)),
   );
 }
 
@@ -575,7 +682,7 @@ export function versionTypeProblem(spec: unknown): string | undefined {
   const version = (spec as { version?: unknown }).version;
   if (version === undefined || typeof version === 'string' || typeof version === 'number') return undefined;
   return (
-    `spec.version is ${JSON.stringify(version) ?? String(version)}: expected a MySQL version as a string, ` +
+    `spec.version is ${quoted(version)}: expected a MySQL version as a string, ` +
     'such as "8.0" or "8.0.36" (an unquoted 8.0 is read as 8, which means 8.0)'
   );
 }
@@ -666,9 +773,9 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
   const shown = running.join('.');
   const floating =
     compareVersions(wanted, running) === 0
-      ? ` (the tag ${shown} floats: it names the newest ${shown}.x, which may be newer than ${mysqlVersion(version)}; name ${shown} or a newer series)`
+      ? ` (the tag ${shown} floats: it names the newest ${shown}.x, which may be newer than ${quoted(mysqlVersion(version)).slice(1, -1)}; name ${shown} or a newer series)`
       : '';
-  return `spec.version ${JSON.stringify(version)} is older than ${shown}, which the members run${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
+  return `spec.version ${quoted(version)} is older than ${shown}, which the members run${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
 
 /** The parent's problems beyond its spec: its name, then a downgrade. */
@@ -705,7 +812,6 @@ function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
  * StatefulSet would mount it: another owner's data).
  */
 export function takenMembers(request: CompositeSyncRequest, n: Names, size: number): ReturnType<typeof takenNames> {
-  const name = request.parent.metadata.name!;
   const wanted: ChildName[] = [];
   for (let i = 0; i < size; i++) {
     wanted.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
@@ -717,9 +823,38 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
   return takenNames(
     request,
     wanted,
-    (child, obj) => (child.kind === 'PersistentVolumeClaim' ? volumeOurs(name, obj) : madeByStatefulSet(n, sts, obj)),
+    (child, obj) =>
+      child.kind === 'PersistentVolumeClaim' ? volumeOurs(request, n, obj) : madeByStatefulSet(n, sts, obj),
     podHolderWants,
   );
+}
+
+/**
+ * A held answer whose taken names include data volumes: Ready says what they are and the two ways out, delete them
+ * (their data is not wanted) or adopt them (CLAIM_UID_LABEL set to this cluster's UID: they are this cluster's data,
+ * e.g. of a MySQLCluster of this name deleted and made again). The StatefulSet is not made, so nothing mounts them.
+ */
+function withClaimAdvice(
+  parent: ParentObject,
+  held: CompositeSyncResponse,
+  taken: ReturnType<typeof takenNames>,
+): CompositeSyncResponse {
+  const claims = taken.filter((t) => t.child.kind === 'PersistentVolumeClaim').map((t) => t.child.name);
+  if (claims.length === 0) return held;
+  const ns = parent.metadata.namespace ?? 'default';
+  const list = claims.slice(0, 3).join(' ');
+  const more = claims.length > 3 ? ` (and ${claims.length - 3} more: the same for each)` : '';
+  const advice =
+    ` The PersistentVolumeClaims ${list}${more} were not made for this MySQLCluster (their label ${CLAIM_UID_LABEL} ` +
+    `is not its uid): they hold another MySQL's data, or that of a MySQLCluster of this name that was deleted, and ` +
+    `no member mounts them. If that data is not wanted, delete them: kubectl -n ${ns} delete pvc ${list}. If it is ` +
+    `this cluster's to keep, adopt them: kubectl -n ${ns} label pvc ${list} ${CLAIM_UID_LABEL}=${parent.metadata.uid ?? ''} --overwrite ` +
+    `(docs/mysqlcluster.md, "Data volumes another MySQL left").`;
+  const status = held.status as Status;
+  const conditions = (status['conditions'] as Array<Record<string, unknown>>).map((c) =>
+    c['type'] === 'Ready' ? { ...c, message: `${String(c['message'])}${advice}` } : c,
+  );
+  return { ...held, status: { ...status, conditions } };
 }
 
 /** Why member 0 refuses to open for writes, as its replication sidecar said on exit (scripts.ts), if it does. */
@@ -920,11 +1055,15 @@ function passwords(
  * The claim templates: the spec's for a new cluster; once the StatefulSet exists, exactly as stored (they cannot
  * change, and anything else would be a diff at every sync), with a condition when the spec asks for another size.
  */
-function claimTemplates(spec: Spec, observedSts: KubeObject | undefined): { claims: unknown[]; note?: ConditionInput } {
+function claimTemplates(
+  spec: Spec,
+  observedSts: KubeObject | undefined,
+  uid: string,
+): { claims: unknown[]; note?: ConditionInput } {
   const observedClaims = (observedSts?.['spec'] as { volumeClaimTemplates?: unknown[] } | undefined)
     ?.volumeClaimTemplates;
   if (!observedSts || !Array.isArray(observedClaims) || observedClaims.length === 0)
-    return { claims: [volumeClaimTemplate(spec)] };
+    return { claims: [volumeClaimTemplate(spec, uid)] };
   const have = storageOf(observedClaims);
   // A stored size that cannot be read is not said to differ: the stored templates are kept either way.
   if (have === undefined || have === spec.storage.size) return { claims: observedClaims };
@@ -963,17 +1102,18 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
 
   const { secret: credentials, lost, unseen } = passwords(hook, n, observedSecret, observedSts);
-  const { claims, note } = claimTemplates(spec, observedSts);
+  const { claims, note } = claimTemplates(spec, observedSts, parent.metadata.uid ?? '');
   const wantedSts = statefulSet(parent, spec, claims, n, {
     domain: hook.settings?.clusterDomain,
     credentialsUnseen: unseen,
   });
+  const own = serviceSelectsOwn(request, n);
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
     wantedSts,
-    headlessService(parent, n),
-    clientService(parent, n),
-    readService(parent, n),
+    headlessService(parent, n, own),
+    clientService(parent, n, own),
+    readService(parent, n, own),
   ];
 
   const pods = memberPods(request, n).filter((p) => !isTerminating(p));
@@ -1009,7 +1149,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   status['readService'] = n.read;
   // Pods and volumes the StatefulSet would make under names another owner holds: nothing is created or changed.
   const taken = takenMembers(request, n, spec.size);
-  if (taken.length > 0) return heldForTakenNames(request, taken, now, status, true);
+  if (taken.length > 0) return withClaimAdvice(parent, heldForTakenNames(request, taken, now, status, true), taken);
   return { status, children };
 }
 

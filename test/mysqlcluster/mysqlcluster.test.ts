@@ -1,7 +1,9 @@
 import t from 'tap';
 import {
+  CLAIM_UID_LABEL,
   customize,
   existingVolumes,
+  INSTANCE_LABEL,
   invalid,
   memberStates,
   mysqlVersion,
@@ -24,6 +26,8 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const now = FIXED_NOW;
+/** The uid of the example MySQLCluster (examples/requests/mysqlcluster-sync.json). */
+const PARENT_UID = example('mysqlcluster-sync').parent.metadata.uid!;
 let counter = 0;
 const newPassword = () => `generated-${++counter}`;
 
@@ -185,7 +189,7 @@ function storedStatefulSet(sts: KubeObject): KubeObject {
   stored.spec.volumeClaimTemplates = stored.spec.volumeClaimTemplates.map((c: any) => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: c.metadata.name },
+    metadata: { ...c.metadata },
     spec: { ...c.spec, volumeMode: 'Filesystem' },
     status: { phase: 'Pending' },
   }));
@@ -222,11 +226,13 @@ t.test('a primary and read replicas: writes go to member 0 only, reads to every 
   t.same(c['Service/my-mysql-mysql'].spec.selector, {
     'app.kubernetes.io/name': 'mysql',
     'app.kubernetes.io/instance': 'my-mysql',
+    [INSTANCE_LABEL]: 'my-mysql',
     'statefulset.kubernetes.io/pod-name': 'my-mysql-mysql-0',
   });
   t.same(c['Service/my-mysql-mysql-read'].spec.selector, {
     'app.kubernetes.io/name': 'mysql',
     'app.kubernetes.io/instance': 'my-mysql',
+    [INSTANCE_LABEL]: 'my-mysql',
   });
   t.notOk(c['Service/my-mysql-mysql-read'].spec.clusterIP, 'a load-balanced Service: only Ready members');
   const pod = c['StatefulSet/my-mysql-mysql'].spec.template.spec;
@@ -398,7 +404,10 @@ t.test('while InvalidSpec, the last Available and Progressing conditions are kep
   t.equal(bad.conditions.filter((c: any) => c.type === 'Ready').length, 1, 'one Ready condition');
 });
 
-/** A data volume the StatefulSet of a cluster named my-mysql made (labelled with its selector). */
+/**
+ * A data volume the StatefulSet of a cluster named my-mysql made (labelled with its selector), of this cluster's
+ * lineage (CLAIM_UID_LABEL: the cluster's uid; a previous cluster's, adopted).
+ */
 function volume(ordinal: number, legacy = false): KubeObject {
   return {
     apiVersion: 'v1',
@@ -406,7 +415,11 @@ function volume(ordinal: number, legacy = false): KubeObject {
     metadata: {
       name: legacy ? `data-my-mysql-${ordinal}` : `data-my-mysql-mysql-${ordinal}`,
       namespace: 'default',
-      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+      labels: {
+        'app.kubernetes.io/name': 'mysql',
+        'app.kubernetes.io/instance': 'my-mysql',
+        [CLAIM_UID_LABEL]: PARENT_UID,
+      },
     },
   } as KubeObject;
 }
@@ -794,7 +807,11 @@ t.test(
 );
 
 t.test("existing volumes: this cluster's claims that are not going away, by name", async (t) => {
-  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
+  const labels = {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+    [CLAIM_UID_LABEL]: PARENT_UID,
+  };
   const claim = (name: string, extra: Record<string, unknown> = {}) => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',

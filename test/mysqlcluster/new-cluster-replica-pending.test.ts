@@ -18,7 +18,12 @@ function claim(ordinal: number, phase: 'Bound' | 'Pending'): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: `data-my-mysql-mysql-${ordinal}`, namespace: 'default', labels },
+    // Marked with the cluster's uid (the example's), as its StatefulSet's claim template marks them.
+    metadata: {
+      name: `data-my-mysql-mysql-${ordinal}`,
+      namespace: 'default',
+      labels: { ...labels, 'mysqlcluster.metaops.io/uid': '3d2c7b8e-1f0a-4c55-8f2e-7a9b6c5d4e33' },
+    },
     status: { phase },
   } as KubeObject;
 }

@@ -29,7 +29,8 @@ function claim(i: number): KubeObject {
       name: `data-${STS}-${i}`,
       namespace: 'default',
       uid: `uid-claim-${i}`,
-      labels,
+      // Marked with the cluster's uid (uid-my-mysql; the last test's: a previous cluster's, adopted), as its StatefulSet's claim template marks them.
+      labels: { ...labels, 'mysqlcluster.metaops.io/uid': 'uid-my-mysql' },
       creationTimestamp: FIXED_NOW.toISOString(),
     },
     spec: { volumeName: `pvc-${i}`, accessModes: ['ReadWriteOnce'] },

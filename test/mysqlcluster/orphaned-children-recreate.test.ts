@@ -22,10 +22,24 @@ t.test(
     };
     const left = (kind: string, apiVersion: string, name: string, extra: Record<string, unknown> = {}) =>
       ({ apiVersion, kind, metadata: { name, namespace: 'shop', uid: `uid-${name}`, labels }, ...extra }) as KubeObject;
-    req.related = objectMap([
-      left('Secret', 'v1', 'db-mysql', { data: { 'root-password': Buffer.from('the-password').toString('base64') } }),
-      left('PersistentVolumeClaim', 'v1', 'data-db-mysql-0'),
-    ]);
+    const secret = left('Secret', 'v1', 'db-mysql', {
+      data: { 'root-password': Buffer.from('the-password').toString('base64') },
+    });
+    // The claim its StatefulSet made carries the uid of the cluster before: not mounted until the user adopts it.
+    const claim = (uid: string) => {
+      const c = left('PersistentVolumeClaim', 'v1', 'data-db-mysql-0');
+      c.metadata.labels = { ...c.metadata.labels, 'mysqlcluster.metaops.io/uid': uid };
+      return c;
+    };
+    req.related = objectMap([secret, claim('uid-old')]);
+    const held = mysqlSync(req, FIXED_NOW);
+    const heldReady = ((held.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+    t.match(
+      heldReady.message,
+      /kubectl -n shop label pvc data-db-mysql-0 mysqlcluster.metaops.io\/uid=uid-new --overwrite/,
+    );
+    t.same(held.children, [], 'nothing mounts the claim before it is adopted');
+    req.related = objectMap([secret, claim('uid-new')]);
     const res = mysqlSync(req, FIXED_NOW);
     const said = ((res.status as any).conditions as any[]).map((c) => `${c.type} ${c.reason}: ${c.message}`).join('\n');
     t.notMatch(said, /Secret db-mysql does not exist/, 'the Secret, which exists, is not said to be missing');

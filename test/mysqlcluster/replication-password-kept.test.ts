@@ -17,7 +17,12 @@ const spec = { size: 3, version: '8.0' };
 
 /** The request of a running cluster whose observed Secret is `secret` (its volumes exist, its members run). */
 function running(secret: KubeObject): CompositeSyncRequest {
-  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
+  const labels = {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+    // The cluster's uid (the example's), as its StatefulSet's claim template marks them.
+    'mysqlcluster.metaops.io/uid': '3d2c7b8e-1f0a-4c55-8f2e-7a9b6c5d4e33',
+  };
   const claims = [0, 1, 2].map(
     (i) =>
       ({

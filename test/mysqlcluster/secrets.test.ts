@@ -128,7 +128,12 @@ t.test(
 );
 
 t.test('a new cluster over the volumes of an old one gets no new password', async (t) => {
-  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
+  // The claims of this cluster's lineage: marked with its uid (the example's; a previous cluster's claims, adopted).
+  const labels = {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+    'mysqlcluster.metaops.io/uid': '3d2c7b8e-1f0a-4c55-8f2e-7a9b6c5d4e33',
+  };
   const claim = (name: string, extra: Record<string, unknown> = {}): KubeObject => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -167,7 +172,12 @@ t.test('a cluster from before replication gets a replication password, its root 
 });
 
 t.test('observedKey reads only own, non-empty string values', async (t) => {
-  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
+  // The claims of this cluster's lineage: marked with its uid (the example's; a previous cluster's claims, adopted).
+  const labels = {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+    'mysqlcluster.metaops.io/uid': '3d2c7b8e-1f0a-4c55-8f2e-7a9b6c5d4e33',
+  };
   const s = (data: unknown) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET }, data }) as KubeObject;
   t.equal(observedKey(s({ k: 'djE=' }), 'k'), 'djE=');
   t.equal(observedKey(s({ k: '' }), 'k'), undefined);

@@ -285,12 +285,17 @@ t.test(
       t.match(ready(res), { status: 'False', reason }, what);
       t.same(res.children, [], `${what}: no StatefulSet, Service or Secret is created`);
     }
-    // A volume the cluster's StatefulSet made (its labels) is its own: it is the cluster's data, not a collision.
+    // A volume labelled as the cluster's StatefulSet labels them is another MySQL's too (a Helm release `db` labels its
+    // claims so, test/mysqlcluster/leftover-claims-not-taken.test.ts); one marked with the cluster's uid (made by its
+    // StatefulSet, or an earlier cluster's adopted by the user) is its own: its data, not a collision.
     const req = parentOf('mysqlcluster', 'db', specs.mysqlcluster);
     const volume = held('PersistentVolumeClaim', 'v1', 'data-db-mysql-0');
     volume.metadata.labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' };
     req.related = objectMap([volume]);
-    t.match(ready(mysqlSync(req, now)), { reason: 'CredentialsLost' }, 'a volume of an earlier cluster of this name');
+    t.match(ready(mysqlSync(req, now)), { reason: 'PersistentVolumeClaimNameTaken' }, 'labelled only: held');
+    volume.metadata.labels['mysqlcluster.metaops.io/uid'] = req.parent.metadata.uid!;
+    req.related = objectMap([volume]);
+    t.match(ready(mysqlSync(req, now)), { reason: 'CredentialsLost' }, 'a volume of an earlier cluster, adopted');
   },
 );
 

@@ -26,7 +26,12 @@ t.teardown(async () => {
 
 t.test('a new cluster opens member 0 for writes while a replica that was never scheduled is Pending', async (t) => {
   const spec = { size: 2, version: '8.0' };
-  const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
+  // As the StatefulSet labels the claims it makes: its selector, and the cluster's uid (the example's) from its template.
+  const labels = {
+    'app.kubernetes.io/name': 'mysql',
+    'app.kubernetes.io/instance': 'my-mysql',
+    'mysqlcluster.metaops.io/uid': '3d2c7b8e-1f0a-4c55-8f2e-7a9b6c5d4e33',
+  };
   const claim = (i: number, phase: string) =>
     ({
       apiVersion: 'v1',

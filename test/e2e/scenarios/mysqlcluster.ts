@@ -180,6 +180,17 @@ export const mysqlRecovered: Scenario = {
       await k.kubectl(['delete', 'mysqlcluster', REBORN, '--wait=true']);
       await waitFor('the old Secret garbage-collected', async () => !(await k.getOrUndefined(['secret', secretName])));
       await k.kubectl(['apply', '-f', '-'], manifest);
+      // Its volumes carry the old cluster's uid: held until the user adopts them, by the condition's command.
+      const held = await waitFor('Ready=False PersistentVolumeClaimNameTaken naming the old volumes', async () => {
+        const m = await get();
+        return condition(m, 'Ready')?.reason === 'PersistentVolumeClaimNameTaken' ? m : undefined;
+      });
+      const adopt = / kubectl (-n \S+ label pvc .*? --overwrite)/.exec(condition(held, 'Ready').message as string);
+      assert.ok(adopt, 'the held condition gives the command that adopts the volumes');
+      const adoptCommand = adopt[1]!;
+      assert.ok(adoptCommand.includes(`mysqlcluster.metaops.io/uid=${held.metadata.uid}`), 'with the new uid');
+      await k.kubectl(adoptCommand.split(' '));
+      notes.push(`recreated: held on its old volumes until adopted (kubectl ${adoptCommand})`);
       const reborn = await lost(/data volumes of a cluster with this name do/);
       const message = condition(reborn, 'Ready').message as string;
       assert.ok(message.includes(`controller-uid=${reborn.metadata.uid}`), 'the message names the label to adopt by');
