@@ -23,6 +23,7 @@ import {
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 import {
   compareHistory,
+  dateOfStamp,
   decideLineage,
   encodeWitnesses,
   type FoundKey,
@@ -72,6 +73,11 @@ export interface BackupResult {
   alreadyTaken?: boolean;
   /** The UID of the EtcdBackup that ran it (the CLI adds it): the hook takes no other's result for its own. */
   backupUid?: string;
+  /**
+   * A periodic run that took no snapshot, because the newest of this EtcdBackup is younger than its interval
+   * (`minIntervalSeconds`): which one, and when the next is due. Nothing was written or pruned.
+   */
+  skipped?: string;
 }
 
 /** `bucket/key` as etcd-operator wrote it. */
@@ -627,6 +633,11 @@ export interface BackupOptions {
    * 'all' when there were more than it names: then nothing is pruned.
    */
   spare?: readonly string[] | 'all';
+  /**
+   * A periodic backup whose interval no cron schedule keeps (longer than a day: its CronJob fires hourly): the run
+   * takes a snapshot only when no snapshot of this EtcdBackup under the path is younger than this (tooSoon).
+   */
+  minIntervalSeconds?: number;
 }
 
 /**
@@ -643,6 +654,47 @@ export function clusterIdOf(status: any): string {
   }
 }
 
+/**
+ * Whether a periodic run must take no snapshot because this EtcdBackup took one less than `minIntervalSeconds` ago:
+ * a result saying so (skipped), or a failure when that cannot be told; undefined when a snapshot may be taken. S3 is
+ * the record, not the hook's status (lost with it, or with a hook restarted): the snapshots under the path whose
+ * names date them inside the interval are read (their metadata names their EtcdBackup), newest first. One whose
+ * metadata cannot be read could be this EtcdBackup's, and a listing cut short could hide one: no snapshot then.
+ */
+async function tooSoon(o: BackupOptions, bucket: string, base: string, now: Date): Promise<BackupResult | undefined> {
+  const interval = o.minIntervalSeconds ?? 0;
+  if (!o.periodic || !o.backup || interval <= 0) return undefined;
+  const since = now.getTime() - interval * 1000;
+  const cannot = (why: string): BackupResult => ({
+    succeeded: false,
+    reason: `no snapshot taken: whether this EtcdBackup took one in the last ${interval}s (its interval) cannot be told: ${why}`,
+  });
+  let listed: { snapshots: Snapshot[]; truncated: boolean };
+  try {
+    listed = await listSnapshots(o.s3, bucket, base);
+  } catch (err) {
+    return cannot(`the snapshots under s3://${bucket}/${base} could not be listed (${awsMessage(err)})`);
+  }
+  if (listed.truncated) return cannot(`more than ${MAX_LISTED} objects under s3://${bucket}/${base}_v`);
+  const recent = listed.snapshots.filter((s) => Date.parse(dateOfStamp(s.stamp)) > since);
+  if (recent.length > MAX_EXAMINED) return cannot(`more than ${MAX_EXAMINED} snapshots in that time`);
+  for (let i = 0; i < recent.length; i += HEAD_CONCURRENCY) {
+    const batch = recent.slice(i, i + HEAD_CONCURRENCY);
+    await examine(o.s3, bucket, batch);
+    const own = batch.find((s) => s.meta?.[META.uid] === o.backup!.uid);
+    if (own) {
+      const taken = Date.parse(dateOfStamp(own.stamp));
+      return {
+        succeeded: true,
+        skipped: `the newest snapshot of this EtcdBackup, s3://${bucket}/${own.key}, is younger than its interval (${interval}s): the next is due from ${new Date(taken + interval * 1000).toISOString()}`,
+      };
+    }
+    const unreadable = batch.find((s) => s.unreadable);
+    if (unreadable) return cannot(`the metadata of s3://${bucket}/${unreadable.key} could not be read`);
+  }
+  return undefined;
+}
+
 /** One backup: the first endpoint that answers is snapshotted into S3. Never throws: failures are results. */
 export async function runBackup(o: BackupOptions): Promise<BackupResult> {
   let bucket: string;
@@ -652,6 +704,8 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
   } catch (err) {
     return { succeeded: false, reason: (err as Error).message };
   }
+  const early = await tooSoon(o, bucket, baseKey, (o.now ?? (() => new Date()))());
+  if (early) return early;
   const errors: string[] = [];
   for (const url of o.endpoints) {
     const ep: EtcdEndpoint = o.tls ? { url, tls: o.tls } : { url };

@@ -45,20 +45,77 @@ export const parser = specParser(EtcdBackupSpec, (spec) => {
 /** Step intervals a cron schedule keeps exactly: the divisors of an hour (minutes) and of a day (hours). */
 const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
 const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
+const DAY = 86_400;
+
+/** The schedule a periodic backup keeps: its CronJob's, and what it means when that is not the interval asked. */
+export interface EffectiveSchedule {
+  cron: string;
+  /**
+   * The interval is longer than a day, which no cron schedule says: the CronJob fires hourly and its Job takes a
+   * snapshot only once the newest of this EtcdBackup (read from S3) is at least the interval old (`--min-interval-seconds`).
+   */
+  checked: boolean;
+  /** How the schedule differs from the interval asked; none when it keeps it exactly. */
+  note?: string;
+}
+
+/** An interval in words: days, hours, minutes (at minute precision), and the seconds asked. */
+function span(seconds: number): string {
+  const parts: string[] = [];
+  const d = Math.floor(seconds / DAY);
+  const h = Math.floor((seconds % DAY) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  for (const [n, unit] of [
+    [d, 'day'],
+    [h, 'hour'],
+    [m, 'minute'],
+    [s, 'second'],
+  ] as const)
+    if (n > 0) parts.push(`${n} ${unit}${n === 1 ? '' : 's'}`);
+  return parts.join(' ') || '0 seconds';
+}
 
 /**
- * A CronJob schedule for an interval, rounded up to the next interval a cron schedule keeps evenly: whole
- * minutes that divide an hour, then whole hours that divide a day (`*\/45` would fire at :00 and :45, so 45
- * minutes becomes hourly). Intervals above 12 hours back up daily.
+ * The schedule of an interval. Up to a day: a CronJob schedule rounded up to the next interval a cron schedule keeps
+ * evenly (whole minutes that divide an hour, then whole hours that divide a day: `*\/45` would fire at :00 and :45,
+ * so 45 minutes becomes hourly; above 12 hours, daily). Longer than a day (a cron schedule cannot say "every 3 days"):
+ * hourly, each Job taking a snapshot only when the newest of this EtcdBackup is at least the interval old, so a
+ * snapshot is taken every interval to interval plus an hour, never more often.
  */
-export function schedule(seconds: number): string {
+export function effectiveSchedule(seconds: number): EffectiveSchedule {
+  if (seconds > DAY)
+    return {
+      cron: '0 * * * *',
+      checked: true,
+      note: `an interval longer than a day is no cron schedule: the CronJob fires hourly, and its Job takes a snapshot only when the newest snapshot of this EtcdBackup (read from S3) is at least ${span(seconds)} old (${seconds}s), so one every ${span(seconds)} to ${span(seconds + 3600)}; the runs between take none`,
+    };
   const minutes = Math.max(1, Math.ceil(seconds / 60));
-  const m = MINUTE_STEPS.find((s) => s >= minutes);
-  if (m !== undefined) return m === 1 ? '* * * * *' : `*/${m} * * * *`;
+  const m = MINUTE_STEPS.find((st) => st >= minutes);
   const hours = Math.ceil(minutes / 60);
-  const h = HOUR_STEPS.find((s) => s >= hours);
-  if (h !== undefined) return h === 1 ? '0 * * * *' : `0 */${h} * * *`;
-  return '0 0 * * *';
+  const h = m === undefined ? HOUR_STEPS.find((st) => st >= hours) : undefined;
+  const cron =
+    m !== undefined
+      ? m === 1
+        ? '* * * * *'
+        : `*/${m} * * * *`
+      : h !== undefined
+        ? h === 1
+          ? '0 * * * *'
+          : `0 */${h} * * *`
+        : '0 0 * * *';
+  const kept = m !== undefined ? m * 60 : h !== undefined ? h * 3600 : DAY;
+  if (kept === seconds) return { cron, checked: false };
+  return {
+    cron,
+    checked: false,
+    note: `every ${span(kept)}: the next interval above the ${seconds}s asked that a cron schedule keeps evenly`,
+  };
+}
+
+/** The CronJob schedule of an interval (effectiveSchedule). */
+export function schedule(seconds: number): string {
+  return effectiveSchedule(seconds).cron;
 }
 
 function podTemplate(
@@ -80,6 +137,11 @@ function podTemplate(
     '--timeout-seconds',
     String(spec.backupPolicy.timeoutInSecond),
     ...(periodic ? ['--periodic', '--max-backups', String(spec.backupPolicy.maxBackups)] : []),
+    // An interval no cron schedule keeps (longer than a day): the Job takes a snapshot only once the newest of this
+    // EtcdBackup is that old (effectiveSchedule).
+    ...(periodic && effectiveSchedule(spec.backupPolicy.backupIntervalInSecond).checked
+      ? ['--min-interval-seconds', String(spec.backupPolicy.backupIntervalInSecond)]
+      : []),
     // Snapshots an unfinished EtcdRestore of the namespace restores: never pruned (sparedSnapshots).
     ...(periodic?.all ? ['--spare-all'] : (periodic?.keys ?? []).flatMap((k) => ['--spare', k])),
     // Its lineage (lineage.ts): snapshots are recorded as this EtcdBackup's, and it prunes no other's.
@@ -377,6 +439,8 @@ function newestResults(pods: KubeObject[], uid: string): { latest?: BackupResult
     .map(podResult)
     .filter((r): r is { result: BackupResult; at: string } => r !== undefined)
     .filter((r) => r.result.backupUid === undefined || r.result.backupUid === uid)
+    // A run that took no snapshot (the newest of this EtcdBackup is younger than its interval) says nothing new.
+    .filter((r) => !r.result.skipped)
     .sort((a, b) => (a.at < b.at ? 1 : -1));
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
@@ -495,6 +559,7 @@ export function sync({
   }
   const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
   const child = backupChild(parent, spec, settings.image, targets.endpoints, spared);
+  if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {
     const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
     const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
@@ -512,7 +577,7 @@ export function sync({
           status: false as const,
           reason: 'Running',
           message: periodic
-            ? `waiting for the first backup (${(child['spec'] as { schedule: string }).schedule})`
+            ? `waiting for the first backup (${String(status['schedule'])}${status['scheduleNote'] ? `: ${String(status['scheduleNote'])}` : ''})`
             : 'the backup Job is running',
         }
       : status['succeeded']
@@ -525,6 +590,13 @@ export function sync({
   const response: CompositeSyncResponse = { status, children: [child] };
   if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
+}
+
+/** The schedule kept, as its CronJob has it, and how it differs from the interval asked (effectiveSchedule). */
+function scheduleStatus(status: Status, seconds: number): void {
+  const kept = effectiveSchedule(seconds);
+  status['schedule'] = kept.cron;
+  if (kept.note) status['scheduleNote'] = kept.note;
 }
 
 /** The failure reason, under etcd-operator's spelling too (its BackupStatus says `Reason`). */
