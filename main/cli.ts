@@ -3,7 +3,7 @@
 //   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
 //                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME] [--spare KEY]... [--spare-all]
-//                       [--min-interval-seconds S]
+//                       [--min-interval-seconds S] [--cluster-id URL=HEX]...
 //   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--restore-dir DIR --data-dir DIR]
 //                              [--sha256 HEX [--version-id ID | --pinned-path BUCKET/KEY]]
 //                              [--s3-endpoint URL] [--force-path-style] [--aws-dir DIR]
@@ -101,6 +101,7 @@ const OPTIONS = {
   periodic: { type: 'boolean', default: false },
   'max-backups': { type: 'string', default: '0' },
   'min-interval-seconds': { type: 'string', default: '0' },
+  'cluster-id': { type: 'string', multiple: true },
   'timeout-seconds': { type: 'string', default: '60' },
   'tls-dir': { type: 'string' },
   file: { type: 'string' },
@@ -141,6 +142,14 @@ export function backupOptionsOf(argsOrValues: string[] | Values): Omit<BackupOpt
     maxBackups: Number(values['max-backups']),
     timeoutMs: Number(values['timeout-seconds']) * 1000,
     ...(Number.isSafeInteger(minInterval) && minInterval > 0 ? { minIntervalSeconds: minInterval } : {}),
+    // The etcd cluster ID each endpoint must answer with (`URL=HEX`): the one its EtcdCluster records.
+    ...(values['cluster-id']?.length
+      ? {
+          clusterIds: Object.fromEntries(
+            values['cluster-id'].map((v) => [v.slice(0, v.lastIndexOf('=')), v.slice(v.lastIndexOf('=') + 1)]),
+          ),
+        }
+      : {}),
     ...(values['backup-uid'] ? { backup: { uid: values['backup-uid'], name: values['backup-name'] ?? '' } } : {}),
     spare: values['spare-all'] ? 'all' : (values.spare ?? []),
   };

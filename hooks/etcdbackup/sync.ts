@@ -23,7 +23,7 @@ import {
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
-import { etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
+import { clientService, etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
@@ -123,8 +123,8 @@ function podTemplate(
   spec: Spec,
   image: string,
   endpoints: string[],
-  /** A periodic backup: the snapshots its prune spares. */
-  periodic: Spared | undefined,
+  /** A periodic backup: the snapshots its prune spares; and the etcd cluster ID (hex) each endpoint must answer with. */
+  { periodic, clusterIds }: { periodic: Spared | undefined; clusterIds: Record<string, string> },
 ): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
@@ -149,6 +149,10 @@ function podTemplate(
     parent.metadata.uid ?? '',
     '--backup-name',
     `${parent.metadata.namespace ?? ''}/${name}`,
+    // The cluster each endpoint must prove to be before anything is uploaded (its EtcdCluster's status.clusterID).
+    ...Object.entries(clusterIds)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([url, id]) => ['--cluster-id', `${url}=${id}`]),
     ...access.args,
   ];
   const volumes = [...access.volumes];
@@ -194,14 +198,22 @@ export function backupChild(
   spec: Spec,
   image: string,
   endpoints: string[],
-  spared: Spared = { keys: [], all: false },
+  {
+    spared = { keys: [], all: false },
+    clusterIds = {},
+  }: {
+    /** Snapshots its prune spares (a periodic backup). */
+    spared?: Spared;
+    /** The etcd cluster ID (hex) each endpoint must answer with, by endpoint (provenClusters). */
+    clusterIds?: Record<string, string>;
+  } = {},
 ): KubeObject {
   const name = parent.metadata.name!;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const jobSpec = {
     backoffLimit: 2,
     activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
-    template: podTemplate(parent, spec, image, endpoints, periodic ? spared : undefined),
+    template: podTemplate(parent, spec, image, endpoints, { periodic: periodic ? spared : undefined, clusterIds }),
   };
   const metadata = {
     name: `${name}-backup`,
@@ -425,6 +437,64 @@ export function sparedSnapshots(
   return sorted.length > MAX_SPARED ? { keys: [], all: true } : { keys: sorted, all: false };
 }
 
+/** The largest etcd cluster ID (a uint64). */
+const MAX_ID = (1n << 64n) - 1n;
+
+/** An EtcdCluster's recorded etcd cluster ID (decimal in its status) in hex, as etcd's answers are compared. */
+function recordedId(cluster: KubeObject): string | undefined {
+  const id = (cluster['status'] as { clusterID?: unknown } | undefined)?.clusterID;
+  if (typeof id !== 'string' || !/^[1-9][0-9]{0,19}$/.test(id) || BigInt(id) > MAX_ID) return undefined;
+  return BigInt(id).toString(16);
+}
+
+/**
+ * Whether the EtcdClusters a backup dials are provably the ones named: each records its etcd cluster ID (its hook
+ * read it from its own members) and is held by no other parent for its pod names (status.heldBy: its client Service
+ * could then select another's pods). The ID each endpoint must answer with, by endpoint, for the Job; or why the
+ * backup waits.
+ */
+export function provenClusters(
+  named: KubeObject[],
+  endpoints: string[],
+  serviceOf: (cluster: string) => string,
+):
+  | { ok: true; clusterIds: Record<string, string> }
+  | { ok: false; reason: 'ClusterHeld' | 'ClusterIDUnknown'; message: string } {
+  const clusterIds: Record<string, string> = {};
+  for (const c of named) {
+    const name = c.metadata.name!;
+    const heldBy = (c['status'] as { heldBy?: unknown } | undefined)?.heldBy;
+    if (Array.isArray(heldBy) && heldBy.length > 0) {
+      const holders = heldBy
+        .slice(0, 3)
+        .map((h) => (h as { holder?: { kind?: unknown; name?: unknown } } | null)?.holder)
+        .map((h) => `${String(h?.kind ?? '?')} ${String(h?.name ?? '?')}`);
+      return {
+        ok: false,
+        reason: 'ClusterHeld',
+        message: `EtcdCluster ${name} is held: ${[...new Set(holders)].join(', ')} holds names of its pods (its status.heldBy), so its client Service may answer for another cluster: no backup is taken until it is not held (rename or remove one of the two)`,
+      };
+    }
+    const id = recordedId(c);
+    if (!id)
+      return {
+        ok: false,
+        reason: 'ClusterIDUnknown',
+        message: `EtcdCluster ${name} records no etcd cluster ID yet (status.clusterID, read by its hook from its own members once they run): no backup is taken until it does, as nothing proves which cluster its client Service answers for`,
+      };
+    for (const url of endpoints) {
+      let host = '';
+      try {
+        host = new URL(url).hostname;
+      } catch {
+        // not a URL: not this cluster's
+      }
+      if (host === serviceOf(name)) clusterIds[url] = id;
+    }
+  }
+  return { ok: true, clusterIds };
+}
+
 /** The clusters of the backup's namespace (its customize asks for them; a v2 hook may send others). */
 function namespaceClusters(request: SyncHook<Spec, unknown, EtcdSettings>['request'], namespace: string): KubeObject[] {
   return observed(request.related, 'EtcdCluster', CLUSTERS).filter((c) => (c.metadata.namespace ?? '') === namespace);
@@ -548,20 +618,18 @@ export function sync({
     const refusal = s3Problem
       ? { reason: 'NotAllowed', message: s3Problem }
       : (targets as { reason: string; message: string });
-    status['conditions'] = conditionsFor(
-      parent,
-      [{ type: 'Ready', status: false, reason: refusal.reason, message: refusal.message }],
-      now,
-    );
-    const response: CompositeSyncResponse = { status, children: [] };
-    if (refusal.reason === 'ClusterNotFound') response.resyncAfterSeconds = RETRY_SECONDS.failure;
+    const response = waiting(parent, status, refusal, now);
+    if (refusal.reason !== 'ClusterNotFound') delete response.resyncAfterSeconds;
     return response;
   }
+  // Only a cluster proven the one named (its ID recorded, its names its own) is snapshotted: else the backup waits.
+  const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
+  const proven = provenClusters(dialled, targets.endpoints, (c) => clientService(c, namespace, policy));
+  if (!proven.ok) return waiting(parent, status, proven, now);
   const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
-  const child = backupChild(parent, spec, settings.image, targets.endpoints, spared);
+  const child = backupChild(parent, spec, settings.image, targets.endpoints, { spared, clusterIds: proven.clusterIds });
   if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {
-    const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
     const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
     if (lineage) status['lineage'] = lineage;
   }
@@ -590,6 +658,17 @@ export function sync({
   const response: CompositeSyncResponse = { status, children: [child] };
   if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
+}
+
+/** A backup that runs nothing (refused, or waiting for its cluster to be proven the one named): looked at again. */
+function waiting(
+  parent: ParentObject,
+  status: Status,
+  why: { reason: string; message: string },
+  now: Date,
+): CompositeSyncResponse {
+  status['conditions'] = conditionsFor(parent, [{ type: 'Ready', status: false, ...why }], now);
+  return { status, children: [], resyncAfterSeconds: RETRY_SECONDS.failure };
 }
 
 /** The schedule kept, as its CronJob has it, and how it differs from the interval asked (effectiveSchedule). */
