@@ -229,7 +229,8 @@ t.test(
     t.equal(bObjects.size, 2);
 
     // A's specs that name B's prefix, B's cluster, B's etcd or another endpoint: nothing runs.
-    const clusters = [etcdCluster('web', 'team-a')];
+    // A's cluster as Metacontroller sends it: with the etcd cluster ID its real cluster recorded.
+    const clusters = [rig.clusterOf('web', 'team-a')];
     for (const spec of [
       periodic('shared/team-b/orders', 1, 'web'),
       { clusterName: 'web', s3: { path: 'shared/team-b/orders', awsSecret: 'aws' } },
