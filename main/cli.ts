@@ -3,6 +3,7 @@
 //   metaops etcd-backup --endpoints URL[,URL] --s3-path BUCKET/KEY [--periodic] [--max-backups N]
 //                       [--timeout-seconds S] [--s3-endpoint URL] [--force-path-style] [--tls-dir DIR]
 //                       [--aws-dir DIR] [--backup-uid UID --backup-name NAMESPACE/NAME] [--spare KEY]... [--spare-all]
+//                       [--min-interval-seconds S] [--cluster-id URL=HEX]...
 //   metaops etcd-restore-fetch --s3-path BUCKET/KEY --file PATH [--restore-dir DIR --data-dir DIR]
 //                              [--sha256 HEX [--version-id ID | --pinned-path BUCKET/KEY]]
 //                              [--s3-endpoint URL] [--force-path-style] [--aws-dir DIR]
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { runBackup, s3Region, secretCredentials } from '../hooks/etcdbackup/backup.js';
+import { runBackup, s3Region, secretCredentials, type BackupOptions } from '../hooks/etcdbackup/backup.js';
 import { checkSnapshot, fetchChecked, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
@@ -92,42 +93,78 @@ function clientTls(dir: string): { ca: string; cert: string; key: string } | str
   return missing.length ? `the clientTLSSecret mounted at ${dir} has no ${missing.join(', ')}` : tls;
 }
 
+const OPTIONS = {
+  endpoints: { type: 'string' },
+  's3-path': { type: 'string' },
+  's3-endpoint': { type: 'string' },
+  'force-path-style': { type: 'boolean', default: false },
+  periodic: { type: 'boolean', default: false },
+  'max-backups': { type: 'string', default: '0' },
+  'min-interval-seconds': { type: 'string', default: '0' },
+  'cluster-id': { type: 'string', multiple: true },
+  'timeout-seconds': { type: 'string', default: '60' },
+  'tls-dir': { type: 'string' },
+  file: { type: 'string' },
+  'aws-dir': { type: 'string' },
+  'aws-secret': { type: 'string' },
+  'backup-uid': { type: 'string' },
+  'backup-name': { type: 'string' },
+  spare: { type: 'string', multiple: true },
+  'spare-all': { type: 'boolean', default: false },
+  'restore-dir': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'pin-path': { type: 'string' },
+  sha256: { type: 'string' },
+  'version-id': { type: 'string' },
+  'pinned-path': { type: 'string' },
+} as const;
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, strict: true }).values;
+}
+
+type Values = ReturnType<typeof parse>;
+
+/**
+ * What `etcd-backup` does, from its arguments (the Job's, as the hook writes them), but its S3 client and TLS files:
+ * the one reading of the arguments, for the command and for tests that run a Job's backup against a stand-in S3.
+ */
+export function backupOptionsOf(argsOrValues: string[] | Values): Omit<BackupOptions, 's3' | 'tls'> {
+  const values = Array.isArray(argsOrValues)
+    ? parse(argsOrValues.slice(argsOrValues[0] === 'etcd-backup' ? 1 : 0))
+    : argsOrValues;
+  if (!values.endpoints || !values['s3-path']) throw new Error('etcd-backup needs --endpoints and --s3-path');
+  const minInterval = Number(values['min-interval-seconds']);
+  return {
+    endpoints: values.endpoints.split(',').filter(Boolean),
+    path: values['s3-path'],
+    periodic: values.periodic ?? false,
+    maxBackups: Number(values['max-backups']),
+    timeoutMs: Number(values['timeout-seconds']) * 1000,
+    ...(Number.isSafeInteger(minInterval) && minInterval > 0 ? { minIntervalSeconds: minInterval } : {}),
+    // The etcd cluster ID each endpoint must answer with (`URL=HEX`): the one its EtcdCluster records.
+    ...(values['cluster-id']?.length
+      ? {
+          clusterIds: Object.fromEntries(
+            values['cluster-id'].map((v) => [v.slice(0, v.lastIndexOf('=')), v.slice(v.lastIndexOf('=') + 1)]),
+          ),
+        }
+      : {}),
+    ...(values['backup-uid'] ? { backup: { uid: values['backup-uid'], name: values['backup-name'] ?? '' } } : {}),
+    spare: values['spare-all'] ? 'all' : (values.spare ?? []),
+  };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      endpoints: { type: 'string' },
-      's3-path': { type: 'string' },
-      's3-endpoint': { type: 'string' },
-      'force-path-style': { type: 'boolean', default: false },
-      periodic: { type: 'boolean', default: false },
-      'max-backups': { type: 'string', default: '0' },
-      'timeout-seconds': { type: 'string', default: '60' },
-      'tls-dir': { type: 'string' },
-      file: { type: 'string' },
-      'aws-dir': { type: 'string' },
-      'aws-secret': { type: 'string' },
-      'backup-uid': { type: 'string' },
-      'backup-name': { type: 'string' },
-      spare: { type: 'string', multiple: true },
-      'spare-all': { type: 'boolean', default: false },
-      'restore-dir': { type: 'string' },
-      'data-dir': { type: 'string' },
-      'pin-path': { type: 'string' },
-      sha256: { type: 'string' },
-      'version-id': { type: 'string' },
-      'pinned-path': { type: 'string' },
-    },
-    strict: true,
-  });
+  const values = parse(rest);
   const timeoutMs = Number(values['timeout-seconds']) * 1000;
   // The client is made when a step first needs S3: a restored member's init step run again on its kept data asks
   // nothing of S3, so it needs no credentials (its Secret may be gone by then).
   const s3 = () => s3Client(values, timeoutMs);
   try {
     if (command?.startsWith('etcd-restore-')) return await restoreCommand(command, values, s3);
-    return await backupCommand(command, values, s3, timeoutMs);
+    return await backupCommand(command, values, s3);
   } catch (err) {
     if (!(err instanceof NoCredentials)) throw err;
     report({ succeeded: false, reason: err.message }, values['backup-uid']);
@@ -135,42 +172,17 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function backupCommand(
-  command: string | undefined,
-  values: {
-    endpoints?: string;
-    's3-path'?: string;
-    periodic?: boolean;
-    'max-backups'?: string;
-    'tls-dir'?: string;
-    'backup-uid'?: string;
-    'backup-name'?: string;
-    spare?: string[];
-    'spare-all'?: boolean;
-  },
-  s3: () => S3Client,
-  timeoutMs: number,
-): Promise<number> {
+async function backupCommand(command: string | undefined, values: Values, s3: () => S3Client): Promise<number> {
   switch (command) {
     case 'etcd-backup': {
-      if (!values.endpoints || !values['s3-path']) throw new Error('etcd-backup needs --endpoints and --s3-path');
+      const options = backupOptionsOf(values);
       const tlsDir = values['tls-dir'];
       const tls = tlsDir ? clientTls(tlsDir) : undefined;
       if (typeof tls === 'string') {
         report({ succeeded: false, reason: tls }, values['backup-uid']);
         return 1;
       }
-      const result = await runBackup({
-        endpoints: values.endpoints.split(',').filter(Boolean),
-        path: values['s3-path'],
-        periodic: values.periodic ?? false,
-        maxBackups: Number(values['max-backups']),
-        timeoutMs,
-        s3: s3(),
-        ...(tls ? { tls } : {}),
-        ...(values['backup-uid'] ? { backup: { uid: values['backup-uid'], name: values['backup-name'] ?? '' } } : {}),
-        spare: values['spare-all'] ? 'all' : (values.spare ?? []),
-      });
+      const result = await runBackup({ ...options, s3: s3(), ...(tls ? { tls } : {}) });
       report(result, values['backup-uid']);
       return result.succeeded ? 0 : 1;
     }

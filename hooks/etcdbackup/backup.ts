@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -23,6 +23,7 @@ import {
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
 import {
   compareHistory,
+  dateOfStamp,
   decideLineage,
   encodeWitnesses,
   type FoundKey,
@@ -72,6 +73,11 @@ export interface BackupResult {
   alreadyTaken?: boolean;
   /** The UID of the EtcdBackup that ran it (the CLI adds it): the hook takes no other's result for its own. */
   backupUid?: string;
+  /**
+   * A periodic run that took no snapshot, because the newest of this EtcdBackup is younger than its interval
+   * (`minIntervalSeconds`): which one, and when the next is due. Nothing was written or pruned.
+   */
+  skipped?: string;
 }
 
 /** `bucket/key` as etcd-operator wrote it. */
@@ -91,6 +97,13 @@ interface EtcdEndpoint {
   tls?: TlsFiles;
   /** The gateway prefix this endpoint serves, once found. */
   prefix?: string;
+  /**
+   * The cluster ID (hex) its answers must carry: a snapshot message with another is refused (snapshotStream). Its
+   * calls share one connection (`agent`), so that behind a Service the snapshot comes from the member whose status
+   * was checked.
+   */
+  clusterId?: string;
+  agent?: HttpAgent | HttpsAgent;
 }
 
 // The gateway prefixes (/v3, /v3beta, /v3alpha) are the cluster hook's list: one list for both probes.
@@ -132,6 +145,7 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        ...(ep.agent ? { agent: ep.agent } : {}),
         ...(target.protocol === 'https:' ? { ...ep.tls, checkServerIdentity: inClusterIdentity } : {}),
       },
       (res) => {
@@ -374,15 +388,24 @@ export async function* snapshotStream(ep: EtcdEndpoint, timeoutMs: number): Asyn
     while ((nl = pending.indexOf('\n')) >= 0) {
       const line = pending.slice(0, nl).trim();
       pending = pending.slice(nl + 1);
-      if (line) yield decodeMessage(line);
+      if (line) yield decodeMessage(line, ep.clusterId);
     }
   }
-  if (pending.trim()) yield decodeMessage(pending.trim());
+  if (pending.trim()) yield decodeMessage(pending.trim(), ep.clusterId);
 }
 
-function decodeMessage(line: string): Buffer {
-  const msg = JSON.parse(line) as { result?: { blob?: string }; error?: { message?: string } };
+function decodeMessage(line: string, clusterId: string | undefined): Buffer {
+  const msg = JSON.parse(line) as {
+    result?: { blob?: string; header?: { cluster_id?: unknown } };
+    error?: { message?: string };
+  };
   if (msg.error) throw new Error(`snapshot: ${msg.error.message ?? 'error'}`);
+  // A message that names its cluster names the one expected: else the snapshot is of another, and is not written.
+  const header = msg.result?.header;
+  if (clusterId && header?.cluster_id !== undefined && clusterIdOf({ header }) !== clusterId)
+    throw new Error(
+      `snapshot: answered by etcd cluster ${clusterIdOf({ header })}, not ${clusterId}: another cluster's snapshot is not written`,
+    );
   return Buffer.from(msg.result?.blob ?? '', 'base64');
 }
 
@@ -627,6 +650,17 @@ export interface BackupOptions {
    * 'all' when there were more than it names: then nothing is pruned.
    */
   spare?: readonly string[] | 'all';
+  /**
+   * A periodic backup whose interval no cron schedule keeps (longer than a day: its CronJob fires hourly): the run
+   * takes a snapshot only when no snapshot of this EtcdBackup under the path is younger than this (tooSoon).
+   */
+  minIntervalSeconds?: number;
+  /**
+   * The etcd cluster ID (hex) an endpoint must answer with, by endpoint: the one its EtcdCluster records. An endpoint
+   * that answers with another, or with none, is not snapshotted (a Service that selects another cluster's pods, a
+   * name that resolves elsewhere). An endpoint not named here (one a cluster admin allows) is not checked.
+   */
+  clusterIds?: Record<string, string>;
 }
 
 /**
@@ -643,6 +677,47 @@ export function clusterIdOf(status: any): string {
   }
 }
 
+/**
+ * Whether a periodic run must take no snapshot because this EtcdBackup took one less than `minIntervalSeconds` ago:
+ * a result saying so (skipped), or a failure when that cannot be told; undefined when a snapshot may be taken. S3 is
+ * the record, not the hook's status (lost with it, or with a hook restarted): the snapshots under the path whose
+ * names date them inside the interval are read (their metadata names their EtcdBackup), newest first. One whose
+ * metadata cannot be read could be this EtcdBackup's, and a listing cut short could hide one: no snapshot then.
+ */
+async function tooSoon(o: BackupOptions, bucket: string, base: string, now: Date): Promise<BackupResult | undefined> {
+  const interval = o.minIntervalSeconds ?? 0;
+  if (!o.periodic || !o.backup || interval <= 0) return undefined;
+  const since = now.getTime() - interval * 1000;
+  const cannot = (why: string): BackupResult => ({
+    succeeded: false,
+    reason: `no snapshot taken: whether this EtcdBackup took one in the last ${interval}s (its interval) cannot be told: ${why}`,
+  });
+  let listed: { snapshots: Snapshot[]; truncated: boolean };
+  try {
+    listed = await listSnapshots(o.s3, bucket, base);
+  } catch (err) {
+    return cannot(`the snapshots under s3://${bucket}/${base} could not be listed (${awsMessage(err)})`);
+  }
+  if (listed.truncated) return cannot(`more than ${MAX_LISTED} objects under s3://${bucket}/${base}_v`);
+  const recent = listed.snapshots.filter((s) => Date.parse(dateOfStamp(s.stamp)) > since);
+  if (recent.length > MAX_EXAMINED) return cannot(`more than ${MAX_EXAMINED} snapshots in that time`);
+  for (let i = 0; i < recent.length; i += HEAD_CONCURRENCY) {
+    const batch = recent.slice(i, i + HEAD_CONCURRENCY);
+    await examine(o.s3, bucket, batch);
+    const own = batch.find((s) => s.meta?.[META.uid] === o.backup!.uid);
+    if (own) {
+      const taken = Date.parse(dateOfStamp(own.stamp));
+      return {
+        succeeded: true,
+        skipped: `the newest snapshot of this EtcdBackup, s3://${bucket}/${own.key}, is younger than its interval (${interval}s): the next is due from ${new Date(taken + interval * 1000).toISOString()}`,
+      };
+    }
+    const unreadable = batch.find((s) => s.unreadable);
+    if (unreadable) return cannot(`the metadata of s3://${bucket}/${unreadable.key} could not be read`);
+  }
+  return undefined;
+}
+
 /** One backup: the first endpoint that answers is snapshotted into S3. Never throws: failures are results. */
 export async function runBackup(o: BackupOptions): Promise<BackupResult> {
   let bucket: string;
@@ -652,15 +727,54 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
   } catch (err) {
     return { succeeded: false, reason: (err as Error).message };
   }
+  const early = await tooSoon(o, bucket, baseKey, (o.now ?? (() => new Date()))());
+  if (early) return early;
   const errors: string[] = [];
   for (const url of o.endpoints) {
-    const ep: EtcdEndpoint = o.tls ? { url, tls: o.tls } : { url };
+    const expected = o.clusterIds?.[url];
+    const ep: EtcdEndpoint = {
+      url,
+      ...(o.tls ? { tls: o.tls } : {}),
+      ...(expected ? { clusterId: expected.toLowerCase() } : {}),
+      agent: url.startsWith('https:')
+        ? new HttpsAgent({ keepAlive: true, maxSockets: 1 })
+        : new HttpAgent({ keepAlive: true, maxSockets: 1 }),
+    };
+    try {
+      const result = await backupFrom(o, ep, bucket, baseKey, errors);
+      if (result) return result;
+    } finally {
+      ep.agent?.destroy();
+    }
+  }
+  return { succeeded: false, reason: `no etcd endpoint could be snapshotted: ${errors.join('; ')}` };
+}
+
+/**
+ * The backup from one endpoint: undefined (and why, in `errors`) when it does not answer, or answers as another etcd
+ * cluster than the one expected (ep.clusterId); else the backup's result.
+ */
+async function backupFrom(
+  o: BackupOptions,
+  ep: EtcdEndpoint,
+  bucket: string,
+  baseKey: string,
+  errors: string[],
+): Promise<BackupResult | undefined> {
+  const url = ep.url;
+  {
     let status: any;
     try {
       status = await gatewayJson(ep, '/maintenance/status', o.timeoutMs);
     } catch (err) {
       errors.push(`${url}: ${awsMessage(err)}`);
-      continue;
+      return undefined;
+    }
+    if (ep.clusterId && clusterIdOf(status) !== ep.clusterId) {
+      errors.push(
+        `${url} answered as etcd cluster ${clusterIdOf(status)}, not ${ep.clusterId} (the cluster ID its EtcdCluster records in status.clusterID): not snapshotted`,
+      );
+      return undefined;
     }
     // This endpoint answered: the backup is taken from it, and whatever happens next is its result (no other
     // endpoint is tried: a second snapshot would be written, or pruned over).
@@ -676,7 +790,6 @@ export async function runBackup(o: BackupOptions): Promise<BackupResult> {
     };
     return o.periodic ? periodicBackup(o, at) : oneOffBackup(o, at);
   }
-  return { succeeded: false, reason: `no etcd endpoint could be snapshotted: ${errors.join('; ')}` };
 }
 
 interface Target {

@@ -11,6 +11,9 @@ import {
 /** A DNS label: the EtcdCluster name goes into the client Service host name the backup Job dials. */
 export const CLUSTER_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 
+/** The longest backup interval: 365 days. */
+export const MAX_BACKUP_INTERVAL = 365 * 86_400;
+
 export const S3Source = Type.Object(
   {
     path: Type.String({
@@ -52,8 +55,10 @@ export const EtcdBackupSpec = Type.Object(
         timeoutInSecond: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
         backupIntervalInSecond: Type.Integer({
           minimum: 0,
+          maximum: MAX_BACKUP_INTERVAL,
           default: 0,
-          description: '0: one backup; otherwise periodic (CronJob, minute granularity).',
+          description:
+            '0: one backup; otherwise periodic, at most 365 days (a CronJob: up to a day, the next interval a cron schedule keeps evenly; longer, hourly runs that take a snapshot only once the last is this old). Never more often than asked: status.schedule and status.scheduleNote say the schedule kept.',
         }),
         maxBackups: Type.Integer({
           minimum: 0,
@@ -111,6 +116,13 @@ export const EtcdBackupStatus = Type.Object(
       ),
     ),
     pruneProblem: Type.Optional(Type.String({ description: 'Why the last backup pruned nothing, or stopped.' })),
+    schedule: Type.Optional(Type.String({ description: "A periodic backup's CronJob schedule." })),
+    scheduleNote: Type.Optional(
+      Type.String({
+        description:
+          'How that schedule keeps the interval asked, when not exactly: rounded up to one a cron schedule keeps, or (longer than a day) hourly runs that take a snapshot only once the last is as old as the interval.',
+      }),
+    ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
   },

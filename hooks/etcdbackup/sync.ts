@@ -23,7 +23,7 @@ import {
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
-import { etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
+import { clientService, etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
@@ -45,20 +45,77 @@ export const parser = specParser(EtcdBackupSpec, (spec) => {
 /** Step intervals a cron schedule keeps exactly: the divisors of an hour (minutes) and of a day (hours). */
 const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
 const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
+const DAY = 86_400;
+
+/** The schedule a periodic backup keeps: its CronJob's, and what it means when that is not the interval asked. */
+export interface EffectiveSchedule {
+  cron: string;
+  /**
+   * The interval is longer than a day, which no cron schedule says: the CronJob fires hourly and its Job takes a
+   * snapshot only once the newest of this EtcdBackup (read from S3) is at least the interval old (`--min-interval-seconds`).
+   */
+  checked: boolean;
+  /** How the schedule differs from the interval asked; none when it keeps it exactly. */
+  note?: string;
+}
+
+/** An interval in words: days, hours, minutes (at minute precision), and the seconds asked. */
+function span(seconds: number): string {
+  const parts: string[] = [];
+  const d = Math.floor(seconds / DAY);
+  const h = Math.floor((seconds % DAY) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  for (const [n, unit] of [
+    [d, 'day'],
+    [h, 'hour'],
+    [m, 'minute'],
+    [s, 'second'],
+  ] as const)
+    if (n > 0) parts.push(`${n} ${unit}${n === 1 ? '' : 's'}`);
+  return parts.join(' ') || '0 seconds';
+}
 
 /**
- * A CronJob schedule for an interval, rounded up to the next interval a cron schedule keeps evenly: whole
- * minutes that divide an hour, then whole hours that divide a day (`*\/45` would fire at :00 and :45, so 45
- * minutes becomes hourly). Intervals above 12 hours back up daily.
+ * The schedule of an interval. Up to a day: a CronJob schedule rounded up to the next interval a cron schedule keeps
+ * evenly (whole minutes that divide an hour, then whole hours that divide a day: `*\/45` would fire at :00 and :45,
+ * so 45 minutes becomes hourly; above 12 hours, daily). Longer than a day (a cron schedule cannot say "every 3 days"):
+ * hourly, each Job taking a snapshot only when the newest of this EtcdBackup is at least the interval old, so a
+ * snapshot is taken every interval to interval plus an hour, never more often.
  */
-export function schedule(seconds: number): string {
+export function effectiveSchedule(seconds: number): EffectiveSchedule {
+  if (seconds > DAY)
+    return {
+      cron: '0 * * * *',
+      checked: true,
+      note: `an interval longer than a day is no cron schedule: the CronJob fires hourly, and its Job takes a snapshot only when the newest snapshot of this EtcdBackup (read from S3) is at least ${span(seconds)} old (${seconds}s), so one every ${span(seconds)} to ${span(seconds + 3600)}; the runs between take none`,
+    };
   const minutes = Math.max(1, Math.ceil(seconds / 60));
-  const m = MINUTE_STEPS.find((s) => s >= minutes);
-  if (m !== undefined) return m === 1 ? '* * * * *' : `*/${m} * * * *`;
+  const m = MINUTE_STEPS.find((st) => st >= minutes);
   const hours = Math.ceil(minutes / 60);
-  const h = HOUR_STEPS.find((s) => s >= hours);
-  if (h !== undefined) return h === 1 ? '0 * * * *' : `0 */${h} * * *`;
-  return '0 0 * * *';
+  const h = m === undefined ? HOUR_STEPS.find((st) => st >= hours) : undefined;
+  const cron =
+    m !== undefined
+      ? m === 1
+        ? '* * * * *'
+        : `*/${m} * * * *`
+      : h !== undefined
+        ? h === 1
+          ? '0 * * * *'
+          : `0 */${h} * * *`
+        : '0 0 * * *';
+  const kept = m !== undefined ? m * 60 : h !== undefined ? h * 3600 : DAY;
+  if (kept === seconds) return { cron, checked: false };
+  return {
+    cron,
+    checked: false,
+    note: `every ${span(kept)}: the next interval above the ${seconds}s asked that a cron schedule keeps evenly`,
+  };
+}
+
+/** The CronJob schedule of an interval (effectiveSchedule). */
+export function schedule(seconds: number): string {
+  return effectiveSchedule(seconds).cron;
 }
 
 function podTemplate(
@@ -66,8 +123,8 @@ function podTemplate(
   spec: Spec,
   image: string,
   endpoints: string[],
-  /** A periodic backup: the snapshots its prune spares. */
-  periodic: Spared | undefined,
+  /** A periodic backup: the snapshots its prune spares; and the etcd cluster ID (hex) each endpoint must answer with. */
+  { periodic, clusterIds }: { periodic: Spared | undefined; clusterIds: Record<string, string> },
 ): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
@@ -80,6 +137,11 @@ function podTemplate(
     '--timeout-seconds',
     String(spec.backupPolicy.timeoutInSecond),
     ...(periodic ? ['--periodic', '--max-backups', String(spec.backupPolicy.maxBackups)] : []),
+    // An interval no cron schedule keeps (longer than a day): the Job takes a snapshot only once the newest of this
+    // EtcdBackup is that old (effectiveSchedule).
+    ...(periodic && effectiveSchedule(spec.backupPolicy.backupIntervalInSecond).checked
+      ? ['--min-interval-seconds', String(spec.backupPolicy.backupIntervalInSecond)]
+      : []),
     // Snapshots an unfinished EtcdRestore of the namespace restores: never pruned (sparedSnapshots).
     ...(periodic?.all ? ['--spare-all'] : (periodic?.keys ?? []).flatMap((k) => ['--spare', k])),
     // Its lineage (lineage.ts): snapshots are recorded as this EtcdBackup's, and it prunes no other's.
@@ -87,6 +149,10 @@ function podTemplate(
     parent.metadata.uid ?? '',
     '--backup-name',
     `${parent.metadata.namespace ?? ''}/${name}`,
+    // The cluster each endpoint must prove to be before anything is uploaded (its EtcdCluster's status.clusterID).
+    ...Object.entries(clusterIds)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([url, id]) => ['--cluster-id', `${url}=${id}`]),
     ...access.args,
   ];
   const volumes = [...access.volumes];
@@ -132,14 +198,22 @@ export function backupChild(
   spec: Spec,
   image: string,
   endpoints: string[],
-  spared: Spared = { keys: [], all: false },
+  {
+    spared = { keys: [], all: false },
+    clusterIds = {},
+  }: {
+    /** Snapshots its prune spares (a periodic backup). */
+    spared?: Spared;
+    /** The etcd cluster ID (hex) each endpoint must answer with, by endpoint (provenClusters). */
+    clusterIds?: Record<string, string>;
+  } = {},
 ): KubeObject {
   const name = parent.metadata.name!;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const jobSpec = {
     backoffLimit: 2,
     activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
-    template: podTemplate(parent, spec, image, endpoints, periodic ? spared : undefined),
+    template: podTemplate(parent, spec, image, endpoints, { periodic: periodic ? spared : undefined, clusterIds }),
   };
   const metadata = {
     name: `${name}-backup`,
@@ -363,6 +437,64 @@ export function sparedSnapshots(
   return sorted.length > MAX_SPARED ? { keys: [], all: true } : { keys: sorted, all: false };
 }
 
+/** The largest etcd cluster ID (a uint64). */
+const MAX_ID = (1n << 64n) - 1n;
+
+/** An EtcdCluster's recorded etcd cluster ID (decimal in its status) in hex, as etcd's answers are compared. */
+function recordedId(cluster: KubeObject): string | undefined {
+  const id = (cluster['status'] as { clusterID?: unknown } | undefined)?.clusterID;
+  if (typeof id !== 'string' || !/^[1-9][0-9]{0,19}$/.test(id) || BigInt(id) > MAX_ID) return undefined;
+  return BigInt(id).toString(16);
+}
+
+/**
+ * Whether the EtcdClusters a backup dials are provably the ones named: each records its etcd cluster ID (its hook
+ * read it from its own members) and is held by no other parent for its pod names (status.heldBy: its client Service
+ * could then select another's pods). The ID each endpoint must answer with, by endpoint, for the Job; or why the
+ * backup waits.
+ */
+export function provenClusters(
+  named: KubeObject[],
+  endpoints: string[],
+  serviceOf: (cluster: string) => string,
+):
+  | { ok: true; clusterIds: Record<string, string> }
+  | { ok: false; reason: 'ClusterHeld' | 'ClusterIDUnknown'; message: string } {
+  const clusterIds: Record<string, string> = {};
+  for (const c of named) {
+    const name = c.metadata.name!;
+    const heldBy = (c['status'] as { heldBy?: unknown } | undefined)?.heldBy;
+    if (Array.isArray(heldBy) && heldBy.length > 0) {
+      const holders = heldBy
+        .slice(0, 3)
+        .map((h) => (h as { holder?: { kind?: unknown; name?: unknown } } | null)?.holder)
+        .map((h) => `${String(h?.kind ?? '?')} ${String(h?.name ?? '?')}`);
+      return {
+        ok: false,
+        reason: 'ClusterHeld',
+        message: `EtcdCluster ${name} is held: ${[...new Set(holders)].join(', ')} holds names of its pods (its status.heldBy), so its client Service may answer for another cluster: no backup is taken until it is not held (rename or remove one of the two)`,
+      };
+    }
+    const id = recordedId(c);
+    if (!id)
+      return {
+        ok: false,
+        reason: 'ClusterIDUnknown',
+        message: `EtcdCluster ${name} records no etcd cluster ID yet (status.clusterID, read by its hook from its own members once they run): no backup is taken until it does, as nothing proves which cluster its client Service answers for`,
+      };
+    for (const url of endpoints) {
+      let host = '';
+      try {
+        host = new URL(url).hostname;
+      } catch {
+        // not a URL: not this cluster's
+      }
+      if (host === serviceOf(name)) clusterIds[url] = id;
+    }
+  }
+  return { ok: true, clusterIds };
+}
+
 /** The clusters of the backup's namespace (its customize asks for them; a v2 hook may send others). */
 function namespaceClusters(request: SyncHook<Spec, unknown, EtcdSettings>['request'], namespace: string): KubeObject[] {
   return observed(request.related, 'EtcdCluster', CLUSTERS).filter((c) => (c.metadata.namespace ?? '') === namespace);
@@ -377,6 +509,8 @@ function newestResults(pods: KubeObject[], uid: string): { latest?: BackupResult
     .map(podResult)
     .filter((r): r is { result: BackupResult; at: string } => r !== undefined)
     .filter((r) => r.result.backupUid === undefined || r.result.backupUid === uid)
+    // A run that took no snapshot (the newest of this EtcdBackup is younger than its interval) says nothing new.
+    .filter((r) => !r.result.skipped)
     .sort((a, b) => (a.at < b.at ? 1 : -1));
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
@@ -484,19 +618,18 @@ export function sync({
     const refusal = s3Problem
       ? { reason: 'NotAllowed', message: s3Problem }
       : (targets as { reason: string; message: string });
-    status['conditions'] = conditionsFor(
-      parent,
-      [{ type: 'Ready', status: false, reason: refusal.reason, message: refusal.message }],
-      now,
-    );
-    const response: CompositeSyncResponse = { status, children: [] };
-    if (refusal.reason === 'ClusterNotFound') response.resyncAfterSeconds = RETRY_SECONDS.failure;
+    const response = waiting(parent, status, refusal, now);
+    if (refusal.reason !== 'ClusterNotFound') delete response.resyncAfterSeconds;
     return response;
   }
+  // Only a cluster proven the one named (its ID recorded, its names its own) is snapshotted: else the backup waits.
+  const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
+  const proven = provenClusters(dialled, targets.endpoints, (c) => clientService(c, namespace, policy));
+  if (!proven.ok) return waiting(parent, status, proven, now);
   const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
-  const child = backupChild(parent, spec, settings.image, targets.endpoints, spared);
+  const child = backupChild(parent, spec, settings.image, targets.endpoints, { spared, clusterIds: proven.clusterIds });
+  if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {
-    const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
     const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
     if (lineage) status['lineage'] = lineage;
   }
@@ -512,7 +645,7 @@ export function sync({
           status: false as const,
           reason: 'Running',
           message: periodic
-            ? `waiting for the first backup (${(child['spec'] as { schedule: string }).schedule})`
+            ? `waiting for the first backup (${String(status['schedule'])}${status['scheduleNote'] ? `: ${String(status['scheduleNote'])}` : ''})`
             : 'the backup Job is running',
         }
       : status['succeeded']
@@ -525,6 +658,24 @@ export function sync({
   const response: CompositeSyncResponse = { status, children: [child] };
   if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
+}
+
+/** A backup that runs nothing (refused, or waiting for its cluster to be proven the one named): looked at again. */
+function waiting(
+  parent: ParentObject,
+  status: Status,
+  why: { reason: string; message: string },
+  now: Date,
+): CompositeSyncResponse {
+  status['conditions'] = conditionsFor(parent, [{ type: 'Ready', status: false, ...why }], now);
+  return { status, children: [], resyncAfterSeconds: RETRY_SECONDS.failure };
+}
+
+/** The schedule kept, as its CronJob has it, and how it differs from the interval asked (effectiveSchedule). */
+function scheduleStatus(status: Status, seconds: number): void {
+  const kept = effectiveSchedule(seconds);
+  status['schedule'] = kept.cron;
+  if (kept.note) status['scheduleNote'] = kept.note;
 }
 
 /** The failure reason, under etcd-operator's spelling too (its BackupStatus says `Reason`). */

@@ -86,6 +86,8 @@ async function setting(t: { teardown(fn: () => void): void }) {
             apiVersion: 'etcd.database.coreos.com/v1beta2',
             kind: 'EtcdCluster',
             metadata: { name: 'example', namespace: 'team-a' },
+            // The ID of the stand-in gateway below, as the EtcdCluster's hook records its cluster's.
+            status: { clusterID: '99' },
           },
         ],
       }),
@@ -95,7 +97,8 @@ async function setting(t: { teardown(fn: () => void): void }) {
   const run = (child: ReturnType<typeof job>, secrets: Record<string, Record<string, string>>) => {
     const c = structuredClone(child) as any;
     const container = (c.kind === 'CronJob' ? c.spec.jobTemplate.spec : c.spec).template.spec.containers[0];
-    container.args = container.args.map((a: string) => (a.startsWith('http://example-client.') ? gw.url : a));
+    // (The endpoint, and the endpoint whose cluster ID the Job is given: `URL=HEX`.)
+    container.args = container.args.map((a: string) => a.replace(/^http:\/\/example-client\.[^=]*/, gw.url));
     return runBackupPod(c, {
       secrets,
       node: {
@@ -211,6 +214,7 @@ t.test('a silent S3 fails the backup within its timeout, not at the Job deadline
           apiVersion: 'etcd.database.coreos.com/v1beta2',
           kind: 'EtcdCluster',
           metadata: { name: 'example', namespace: 'team-a' },
+          status: { clusterID: '99' },
         },
       ],
     }),

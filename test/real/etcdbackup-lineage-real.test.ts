@@ -63,9 +63,10 @@ t.test(
   'a cluster lost and recreated under the same name while a periodic EtcdBackup runs with maxBackups 2: every snapshot of the first lineage survives',
   async (t) => {
     const path = 'backups/default/lost/snap';
+    const first = await cluster('lost');
+    // The hook makes the CronJob once the cluster records its etcd cluster ID (given to the Job to check).
     const cron = rig.hook(periodic(path, 2, 'lost'), { clusters: ['lost'] }).children[0]!;
     t.equal(cron.kind, 'CronJob');
-    const first = await cluster('lost');
     await first.put('the real data', 'first life');
     const firstResults = [];
     for (let i = 0; i < 3; i++) firstResults.push(await fire(first, cron));
@@ -79,8 +80,12 @@ t.test(
 
     // Recreated under the same name: a new object (new UID), an empty etcd.
     const second = await cluster('lost', 'default', 'uid-lost-recreated');
+    // The old CronJob's Job refuses it: the new cluster answers with another ID than the one it was given.
+    t.match(await fire(second, cron), { succeeded: false, reason: /answered as etcd cluster .*, not / });
+    // Its status records the new ID: the hook's next answer (the EtcdCluster is related: it syncs the backup again).
+    const cron2 = rig.hook(periodic(path, 2, 'lost'), { clusters: ['lost'] }).children[0]!;
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await fire(second, cron));
+    for (let i = 0; i < 4; i++) results.push(await fire(second, cron2));
     t.ok(
       results.every((r) => r.succeeded),
       'four backups of the new cluster',
@@ -122,8 +127,8 @@ t.test(
   'the same cluster rebuilt with its identity (same UID and members): the revision went back, nothing pruned over it',
   async (t) => {
     const path = 'backups/default/rebuilt/snap';
-    const cron = rig.hook(periodic(path, 1, 'rebuilt'), { clusters: ['rebuilt'] }).children[0]!;
     const first = await cluster('rebuilt');
+    const cron = rig.hook(periodic(path, 1, 'rebuilt'), { clusters: ['rebuilt'] }).children[0]!;
     for (let i = 0; i < 20; i++) await first.put(`k${i}`, 'v');
     const before = await fire(first, cron);
     await first.shutdown();
@@ -224,7 +229,8 @@ t.test(
     t.equal(bObjects.size, 2);
 
     // A's specs that name B's prefix, B's cluster, B's etcd or another endpoint: nothing runs.
-    const clusters = [etcdCluster('web', 'team-a')];
+    // A's cluster as Metacontroller sends it: with the etcd cluster ID its real cluster recorded.
+    const clusters = [rig.clusterOf('web', 'team-a')];
     for (const spec of [
       periodic('shared/team-b/orders', 1, 'web'),
       { clusterName: 'web', s3: { path: 'shared/team-b/orders', awsSecret: 'aws' } },

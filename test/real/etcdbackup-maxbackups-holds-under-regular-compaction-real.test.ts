@@ -37,6 +37,10 @@ async function fire(k: EtcdKubelet, cron: KubeObject): Promise<any> {
 t.test(
   'a cluster compacted between every two backups (as kube-apiserver or auto-compaction does): maxBackups still holds',
   async (t) => {
+    const k = new EtcdKubelet('compacting', { size: 1, version: '3.6.9' }, 'default');
+    await k.converge('default/compacting', (res) => (res.status as any).members.ready.length === 1);
+    t.teardown(() => k.shutdown());
+    // Made once the cluster records its etcd cluster ID (the Job checks it).
     const cron = rig.hook(
       {
         clusterName: 'compacting',
@@ -45,9 +49,6 @@ t.test(
       },
       { clusters: ['compacting'] },
     ).children[0]!;
-    const k = new EtcdKubelet('compacting', { size: 1, version: '3.6.9' }, 'default');
-    await k.converge('default/compacting', (res) => (res.status as any).members.ready.length === 1);
-    t.teardown(() => k.shutdown());
     const results: any[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await fire(k, cron);

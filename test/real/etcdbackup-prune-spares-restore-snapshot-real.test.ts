@@ -62,7 +62,8 @@ t.test('a periodic backup never prunes the snapshot an unfinished EtcdRestore of
     const request = backupRequest({
       name: 'prod',
       spec,
-      clusters: [etcdCluster('prod', 'ns'), etcdCluster('e', 'ns')],
+      // prod's etcd cluster ID recorded as its hook records it: the stand-in gateway's.
+      clusters: [etcdCluster('prod', 'ns', { clusterID: '1111' }), etcdCluster('e', 'ns')],
     });
     // The namespace's EtcdRestores, should the hook ask for them.
     request.related = {

@@ -16,8 +16,8 @@ t.test(
   'the same cluster rebuilt with its identity, its revision grown past the last snapshot before the next backup: the old history is never pruned over',
   async (t) => {
     const path = 'backups/default/regrown/snap';
-    const cron = on.rig.hook(periodic(path, 1, 'regrown'), { clusters: ['regrown'] }).children[0]!;
     const first = await cluster('regrown');
+    const cron = on.rig.hook(periodic(path, 1, 'regrown'), { clusters: ['regrown'] }).children[0]!;
     for (let i = 0; i < 20; i++) await first.put(`k${i}`, 'the real data');
     const before = await fire(first, cron);
     t.ok(before.succeeded, `a snapshot of the real data at revision ${before.etcdRevision}`);
@@ -54,8 +54,8 @@ t.test(
   'a compaction since the last snapshot: the keys etcd kept prove the same history; with them all deleted, nothing is pruned',
   async (t) => {
     const path = 'backups/default/compacted/snap';
-    const cron = on.rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
     const k = await cluster('compacted');
+    const cron = on.rig.hook(periodic(path, 1, 'compacted'), { clusters: ['compacted'] }).children[0]!;
     t.teardown(() => k.shutdown());
     for (let i = 0; i < 6; i++) await k.put(`stable${i}`, 'kept as it is');
     const first = await fire(k, cron);
@@ -95,8 +95,8 @@ t.test(
   'the same cluster rebuilt with its identity and compacted before the next backup: the old history is never pruned over',
   async (t) => {
     const path = 'backups/default/rebuiltcompacted/snap';
-    const cron = on.rig.hook(periodic(path, 1, 'rebuiltcompacted'), { clusters: ['rebuiltcompacted'] }).children[0]!;
     const first = await cluster('rebuiltcompacted');
+    const cron = on.rig.hook(periodic(path, 1, 'rebuiltcompacted'), { clusters: ['rebuiltcompacted'] }).children[0]!;
     for (let i = 0; i < 20; i++) await first.put(`k${i}`, 'the real data');
     const before = await fire(first, cron);
     t.ok(before.succeeded);
