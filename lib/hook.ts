@@ -9,6 +9,7 @@ import type {
   CustomizeResponse,
   DecoratorSyncRequest,
   DecoratorSyncResponse,
+  KubeObject,
   LabelSelector,
   ParentObject,
   RelatedResourceRule,
@@ -136,10 +137,27 @@ export interface OperatorBase<C, K> {
   answerBudget?: AnswerBudget<unknown>;
 }
 
+/**
+ * How a kind's parents name their pods: `<base>-<ordinal>`, each base the parent's name plus one of `suffixes`.
+ * Declared in an operator's definition, it lets parents of other kinds that declare it too judge a parent of this
+ * kind that holds one of their pod names (lib/podholders.ts podHolderWants, podHolderRules).
+ */
+export interface PodNames {
+  /** The bases of a parent's pod names: its name plus each suffix (the current naming first; '' for the name alone). */
+  suffixes: readonly string[];
+  /**
+   * The pod names a parent of this kind wants now, read from its object as it is stored (status included): untrusted,
+   * so bounded by the kind's own maxima.
+   */
+  wants(holder: KubeObject): string[];
+}
+
 export interface CompositeHookDefinition<C = any, K = any> extends OperatorBase<C, K> {
   type: 'composite';
   resource: ResourceDefinition;
   childResources: ChildResourceRule[];
+  /** How the parents name their pods, when other kinds' parents may want the same names (PodNames). */
+  podNames?: PodNames;
   sync(request: CompositeSyncRequest, ctx: CallContext<C, K>): CompositeSyncResponse | Promise<CompositeSyncResponse>;
   finalize?(
     request: CompositeSyncRequest,

@@ -23,7 +23,7 @@ export {
   type SyncHook,
 } from './operator.js';
 export * from './ownership.js';
-export * from './podholders.js';
+export { ordinalPodNames, podHolderRules, podHolderWants } from './podholders.js';
 export * from './replicas.js';
 export * from './schemas.js';
 export * from './spec.js';

@@ -35,6 +35,7 @@ import type {
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
 import { guardAnswer, namedRules, type ChildName, type HolderWants } from './ownership.js';
+import { registerPodNames } from './podholders.js';
 import type { SpecParser } from './spec.js';
 
 /** What a sync hook is given: its call's context, and what the call is about. */
@@ -162,11 +163,14 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   const { sync, finalize } = op;
   const invalid = op.invalidSpec ?? invalidSpecResponse;
   const customize = customizeOf(op);
+  // The kind's pod names, known to every parent of a kind that declares them (lib/podholders.ts).
+  if (op.podNames) registerPodNames(op.resource, op.podNames);
   return {
     type: 'composite',
     ...baseOf(op),
     resource: op.resource,
     childResources: op.childResources,
+    ...(op.podNames ? { podNames: op.podNames } : {}),
     ...(op.answerBudget ? { answerBudget: op.answerBudget as AnswerBudget<unknown> } : {}),
     sync: (request, ctx) =>
       call(op, request, ctx, 'sync', (parsed, now, event) => {

@@ -1,6 +1,7 @@
 import {
   type ChildName,
   defineComposite,
+  type KubeObject,
   imageProblem,
   jsonBytes,
   kib,
@@ -128,6 +129,18 @@ export function etcdChildNames(parent: ParentObject): ChildName[] {
   ];
 }
 
+/** The largest member list: the most members a cluster may have, and as many being replaced. */
+const MAX_LISTED = 2 * MAX_SIZE;
+
+/** The pod names an EtcdCluster wants: the members its status lists, of its own name (lib/podholders.ts). */
+function listedMembers(holder: KubeObject): string[] {
+  const list = (holder['status'] as { memberList?: unknown } | undefined)?.memberList;
+  const prefix = `${holder.metadata.name ?? ''}-`;
+  return (Array.isArray(list) ? (list as Array<{ name?: unknown } | null>).slice(0, MAX_LISTED) : [])
+    .map((m) => m?.name)
+    .filter((n): n is string => typeof n === 'string' && n.startsWith(prefix));
+}
+
 export const etcdcluster = defineComposite({
   name: 'etcdcluster',
   resource,
@@ -135,6 +148,8 @@ export const etcdcluster = defineComposite({
   parentProblem: etcdParentProblem,
   childNames: etcdChildNames,
   holderWants: podHolderWants,
+  // Members are `<name>-<i>`, the ones its status lists (a member replaced under a new name releases the old one).
+  podNames: { suffixes: [''], wants: listedMembers },
   clients: etcdClients,
   settings: etcdSettings,
   // A member claim with no class binds pre-made volumes: only where the server allows static binding.

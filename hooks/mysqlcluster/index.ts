@@ -4,7 +4,9 @@ import {
   type ConditionEventRules,
   defineComposite,
   jsonBytes,
+  MAX_SIZE,
   namesBytes,
+  ordinalPodNames,
   serviceRule,
 } from '../../lib/index.js';
 import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
@@ -48,6 +50,12 @@ export const mysqlcluster = defineComposite({
   specProblem: versionProblem,
   parentProblem,
   childNames,
+  // Members are `<name>-mysql-<i>` (`<name>-<i>` before the `-mysql`), the ordinals below spec.size: a PodSet or an
+  // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts).
+  podNames: {
+    suffixes: ['-mysql', ''],
+    wants: (holder) => ordinalPodNames(holder, ['-mysql', ''], MAX_SIZE.mysqlcluster),
+  },
   invalidSpec: invalid,
   // The cluster domain members name each other in (the server's one setting, lib/names.ts).
   settings: ({ env }): MySQLSettings => ({

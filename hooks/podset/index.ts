@@ -1,4 +1,4 @@
-import { defineComposite, podHolderRules, podHolderWants } from '../../lib/index.js';
+import { defineComposite, MAX_SIZE, ordinalPodNames, podHolderRules, podHolderWants } from '../../lib/index.js';
 import { resource } from './schema.js';
 import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 
@@ -12,6 +12,8 @@ export const podset = defineComposite({
   // A pod name an EtcdCluster, a MySQLCluster or another PodSet holds stays held while its holder exists and wants
   // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name.
   holderWants: podHolderWants,
+  // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
+  podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE.podset) },
   customize: (request) => ({ relatedResources: request.parent ? podHolderRules(request.parent) : [] }),
   // Events (lib/events.ts): a pod name held by another owner, a spec refused.
   events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec']) },
