@@ -360,7 +360,7 @@ export interface MemberPodOptions {
 export const RESTORED_BY = 'etcd.metaops.io/restored-by';
 
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
-// eslint-disable-next-line max-lines-per-function, complexity -- one member pod as a literal
+// eslint-disable-next-line max-lines-per-function -- one member pod as a literal
 export function memberPod({
   parent,
   spec,
@@ -468,7 +468,7 @@ export function memberPod({
       name: pod,
       namespace: parent.metadata.namespace,
       // etcd_node names the member, as etcd-operator labelled its pods.
-      labels: { ...(policy.labels ?? {}), ...labels(c.name, version), etcd_node: pod },
+      labels: { ...userAnnotations(policy.labels), ...labels(c.name, version), etcd_node: pod },
       annotations: {
         ...userAnnotations(policy.annotations),
         'etcd.version': version,
@@ -480,16 +480,24 @@ export function memberPod({
 }
 
 /**
- * The hook's own annotations on member pods (etcd.metaops.io/*: the upgrade records; etcd.database.coreos.com/*: the
- * restore a pod belongs to) are its memory: spec.pod.annotations may not set them (they are dropped).
+ * Whether a label or annotation key is one metaops reads or writes: its prefix is etcd-operator's
+ * (etcd.database.coreos.com), metaops.io or metaops.dev, or a subdomain of those (debug.metaops.dev/author, the
+ * PodBuggerTool author stamp; memcached.metaops.io/instance, mysqlcluster.metaops.io/instance, which Services select
+ * on; metaops.dev/owner...). A tenant's spec.pod.labels or annotations never set one on a member pod: it could make
+ * another parent's Service select the pod, or forge what metaops trusts.
  */
-export const OWN_ANNOTATION_PREFIXES = ['etcd.metaops.io/', 'etcd.database.coreos.com/'];
-
-/** spec.pod.annotations without the hook's own. */
-export function userAnnotations(annotations: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(annotations ?? {}).filter(([k]) => !OWN_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))),
+export function ownKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash < 0) return false;
+  const prefix = key.slice(0, slash).toLowerCase();
+  return ['metaops.io', 'metaops.dev', 'etcd.database.coreos.com'].some(
+    (d) => prefix === d || prefix.endsWith(`.${d}`),
   );
+}
+
+/** spec.pod.annotations (or labels) without the hook's own (ownKey). */
+export function userAnnotations(annotations: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(annotations ?? {}).filter(([k]) => !ownKey(k)));
 }
 
 /** A member's data volume, when pod.persistentVolumeClaimSpec is set. */

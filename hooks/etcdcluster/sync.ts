@@ -40,7 +40,7 @@ import {
   selectorText,
   services,
   type RestoreSource,
-  userAnnotations,
+  ownKey,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
@@ -488,15 +488,22 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
     });
   // Pods and claims carrying the cluster's selector that cannot be its members (observe.ts memberWindow).
   if (d.ignored && d.ignored.pods + d.ignored.claims > 0) conditions.push(ignoredCondition(d.ignored));
-  // spec.pod.annotations naming the hook's own (members.ts): dropped, and said so.
-  const own = Object.keys(specAnnotations(request.parent)).filter((k) => userAnnotations({ [k]: '' })[k] === undefined);
+  // spec.pod.annotations and labels naming the hook's own (members.ts ownKey): dropped, and said so.
+  const own = [
+    ...Object.keys(specPodMap(request.parent, 'annotations'))
+      .filter(ownKey)
+      .map((k) => `annotation ${k}`),
+    ...Object.keys(specPodMap(request.parent, 'labels'))
+      .filter(ownKey)
+      .map((k) => `label ${k}`),
+  ];
   conditions.push(
     own.length > 0
       ? {
           type: 'PodAnnotationsAccepted',
           status: false,
           reason: 'OwnAnnotationsDropped',
-          message: `spec.pod.annotations ${own.slice(0, 5).map(sanitize).join(', ')} not set on member pods: the etcd.metaops.io/ and etcd.database.coreos.com/ annotations are the operator's own`,
+          message: `spec.pod ${own.slice(0, 5).join(', ')}${own.length > 5 ? ` and ${own.length - 5} more` : ''} not set on member pods: keys under metaops.io, metaops.dev (and their subdomains) and etcd.database.coreos.com are the operator's own`,
         }
       : {
           type: 'PodAnnotationsAccepted',
@@ -517,8 +524,8 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
   return conditions;
 }
 
-function specAnnotations(parent: ParentObject): Record<string, unknown> {
-  const a = ((parent['spec'] as { pod?: { annotations?: unknown } } | undefined)?.pod?.annotations ?? {}) as unknown;
+function specPodMap(parent: ParentObject, field: 'annotations' | 'labels'): Record<string, unknown> {
+  const a = ((parent['spec'] as { pod?: Record<string, unknown> } | undefined)?.pod?.[field] ?? {}) as unknown;
   return typeof a === 'object' && a !== null && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
 }
 
