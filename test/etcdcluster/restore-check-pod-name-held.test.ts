@@ -22,7 +22,7 @@ t.test('customize asks for the restore check pod by name, in the cluster namespa
 
 t.test('a restore whose check pod name another owner holds: the holder is asked for and named', async (t) => {
   const loop = await running({ size: 3 });
-  const foreign: KubeObject = {
+  const foreign = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
@@ -32,7 +32,7 @@ t.test('a restore whose check pod name another owner holds: the holder is asked 
       ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'debug', uid: 'uid-job-debug', controller: true }],
     },
     status: { phase: 'Running' },
-  };
+  } as KubeObject;
   // What Metacontroller hands sync as related: only the objects customize asked for.
   const rules = (etcdcluster.customize as any)({ controller: {}, parent: loop.parent() }, {})
     .relatedResources as RelatedResourceRule[];
