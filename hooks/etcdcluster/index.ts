@@ -17,6 +17,7 @@ import {
   stringMapProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
+import { checkPodName } from './restore.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
@@ -105,7 +106,7 @@ export function etcdParentProblem(parent: ParentObject): string | undefined {
 
 /**
  * The names an EtcdCluster's children may take, asked for by name (lib/ownership.ts): its Services and budget, the
- * members its status lists, and the next MAX_SIZE ordinals (a new member's pod and claim).
+ * members its status lists, the next MAX_SIZE ordinals (a new member's pod and claim) and a restore's check pod.
  */
 export function etcdChildNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name ?? '';
@@ -123,6 +124,7 @@ export function etcdChildNames(parent: ParentObject): ChildName[] {
     { apiVersion: 'v1', kind: 'Service', name: `${name}-client` },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
+    { apiVersion: 'v1', kind: 'Pod', name: checkPodName(name) },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),
   ];
 }
