@@ -1,6 +1,7 @@
 import {
   type ChildName,
   defineComposite,
+  envProblem,
   imageProblem,
   jsonBytes,
   kib,
@@ -9,12 +10,14 @@ import {
   type ParentObject,
   podHolderRules,
   podHolderWants,
+  podSecurityContextProblem,
   quantityProblem,
   type RelatedResourceRule,
   resourcesProblem,
   ruleProblem,
   serviceRule,
   stringMapProblem,
+  tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { checkPodName } from './restore.js';
@@ -37,8 +40,9 @@ export function etcdNameProblem(parent: ParentObject): string | undefined {
 
 /**
  * The values an EtcdCluster copies into its member pods and claims that the API server or the kubelet would refuse:
- * the image (`<repository>:v<version>`), the pods' labels, annotations and node selector, the container's resources,
- * the TLS Secrets' names and the claims' storage request. The spec's schema has already been checked.
+ * the images (`<repository>:v<version>`, the DNS step's busyboxImage), the pods' labels, annotations, node selector,
+ * tolerations and security context, the container's resources and environment, the TLS Secrets' names and the
+ * claims' storage request. The spec's schema has already been checked (free-form fields only for their size).
  */
 export function etcdValueProblem(parent: ParentObject): string | undefined {
   const spec = (parent.spec ?? {}) as {
@@ -53,11 +57,17 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
   if (imageWrong)
     return `spec.repository and spec.version make the image ${JSON.stringify(image)}, which ${imageWrong}`;
   const pod = spec.pod ?? {};
+  const busybox = pod['busyboxImage'];
+  const busyboxWrong = typeof busybox === 'string' && busybox !== '' ? imageProblem(busybox) : undefined;
+  if (busyboxWrong) return `spec.pod.busyboxImage ${JSON.stringify(busybox)} ${busyboxWrong}`;
   const maps = [
     stringMapProblem('spec.pod.labels', pod['labels'] as Record<string, string> | undefined, 'label'),
     stringMapProblem('spec.pod.nodeSelector', pod['nodeSelector'] as Record<string, string> | undefined, 'label'),
     stringMapProblem('spec.pod.annotations', pod['annotations'] as Record<string, string> | undefined, 'any'),
     resourcesProblem('spec.pod.resources', pod['resources']),
+    tolerationsProblem('spec.pod.tolerations', pod['tolerations']),
+    envProblem('spec.pod.etcdEnv', pod['etcdEnv']),
+    podSecurityContextProblem('spec.pod.securityContext', pod['securityContext']),
   ].find(Boolean);
   if (maps) return maps;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
