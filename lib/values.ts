@@ -283,46 +283,76 @@ export function resourcesProblem(field: string, resources: unknown): string | un
   if (resources === undefined) return undefined;
   if (!resources || typeof resources !== 'object' || Array.isArray(resources)) return `${field} must be an object`;
   const r = resources as Record<string, unknown>;
-  const parsed: Record<'requests' | 'limits', Map<string, Exact>> = { requests: new Map(), limits: new Map() };
-  for (const part of ['limits', 'requests'] as const) {
-    const map = r[part];
-    if (map === undefined || map === null) continue;
-    if (typeof map !== 'object' || Array.isArray(map)) return `${field}.${part} must be a map of quantities`;
-    for (const [name, q] of Object.entries(map as Record<string, unknown>)) {
-      const nameWrong = containerResourceNameProblem(name);
-      if (nameWrong) return `${field}.${part} resource name ${JSON.stringify(name)} ${nameWrong}`;
-      const ok =
-        (typeof q === 'number' && Number.isFinite(q) && q >= 0) ||
-        (typeof q === 'string' && q.length <= 64 && RESOURCE_QUANTITY.test(q));
-      const exact = ok ? exactQuantity(q) : undefined;
-      if (!exact)
-        return `${field}.${part}.${name} ${JSON.stringify(q)} is not a quantity (such as 500m, 1, 256Mi, 1Gi)`;
-      if (name.includes('/') && !name.includes('kubernetes.io/') && exact.n % exact.d !== 0n)
-        return `${field}.${part}.${name} ${JSON.stringify(q)} must be a whole number (an extended resource)`;
-      parsed[part].set(name, exact);
-    }
+  const parsed: Parsed = { requests: new Map(), limits: new Map() };
+  return (
+    resourceMapProblem(field, 'limits', r['limits'], parsed) ??
+    resourceMapProblem(field, 'requests', r['requests'], parsed) ??
+    requestLimitProblem(field, r, parsed) ??
+    resourceClaimsProblem(field, r['claims'])
+  );
+}
+
+/** Each part's quantities, read exactly. */
+type Parsed = Record<'requests' | 'limits', Map<string, Exact>>;
+
+/** Whether a JSON value is set (neither absent nor null). */
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/** What is wrong with one part (requests or limits) of a container's resources; each quantity kept in `parsed`. */
+function resourceMapProblem(
+  field: string,
+  part: 'requests' | 'limits',
+  map: unknown,
+  parsed: Parsed,
+): string | undefined {
+  if (!present(map)) return undefined;
+  if (typeof map !== 'object' || Array.isArray(map)) return `${field}.${part} must be a map of quantities`;
+  for (const [name, q] of Object.entries(map as Record<string, unknown>)) {
+    const nameWrong = containerResourceNameProblem(name);
+    if (nameWrong) return `${field}.${part} resource name ${JSON.stringify(name)} ${nameWrong}`;
+    const ok =
+      (typeof q === 'number' && Number.isFinite(q) && q >= 0) ||
+      (typeof q === 'string' && q.length <= 64 && RESOURCE_QUANTITY.test(q));
+    const exact = ok ? exactQuantity(q) : undefined;
+    if (!exact) return `${field}.${part}.${name} ${JSON.stringify(q)} is not a quantity (such as 500m, 1, 256Mi, 1Gi)`;
+    if (!overcommits(name) && !name.startsWith(HUGEPAGES) && exact.n % exact.d !== 0n)
+      return `${field}.${part}.${name} ${JSON.stringify(q)} must be a whole number (an extended resource)`;
+    parsed[part].set(name, exact);
   }
+  return undefined;
+}
+
+/**
+ * Each request against its limit: no more than it, and equal to it (the limit set) for a resource that cannot be
+ * overcommitted; huge pages only beside cpu or memory.
+ */
+function requestLimitProblem(field: string, r: Record<string, unknown>, parsed: Parsed): string | undefined {
+  const shown = (part: 'requests' | 'limits', name: string) =>
+    JSON.stringify((r[part] as Record<string, unknown>)[name]);
   for (const [name, request] of parsed.requests) {
     const limit = parsed.limits.get(name);
-    const shown = (part: 'requests' | 'limits') => JSON.stringify((r[part] as Record<string, unknown>)[name]);
     if (limit === undefined) {
-      if (!overcommits(name))
-        return `${field}.limits.${name} must be set, equal to its request: ${name} cannot be overcommitted`;
-      continue;
+      if (overcommits(name)) continue;
+      return `${field}.limits.${name} must be set, equal to its request: ${name} cannot be overcommitted`;
     }
     const c = compareExact(request, limit);
     if (!overcommits(name) && c !== 0)
-      return `${field}.requests.${name} ${shown('requests')} must equal its limit ${shown('limits')}: ${name} cannot be overcommitted`;
+      return `${field}.requests.${name} ${shown('requests', name)} must equal its limit ${shown('limits', name)}: ${name} cannot be overcommitted`;
     if (c > 0)
-      return `${field}.requests.${name} ${shown('requests')} must be less than or equal to its limit ${shown('limits')}`;
+      return `${field}.requests.${name} ${shown('requests', name)} must be less than or equal to its limit ${shown('limits', name)}`;
   }
   const names = [...parsed.requests.keys(), ...parsed.limits.keys()];
   if (names.some((n) => n.startsWith(HUGEPAGES)) && !names.some((n) => n === 'cpu' || n === 'memory'))
     return `${field}: huge pages require a cpu or memory request or limit`;
-  const claims = r['claims'];
-  if (claims !== undefined && claims !== null && !(Array.isArray(claims) && claims.length === 0))
-    return `${field}.claims must be empty: the pod has no resource claims to name`;
   return undefined;
+}
+
+/** The pods copied into name no resource claims, so a container may claim none. */
+function resourceClaimsProblem(field: string, claims: unknown): string | undefined {
+  if (!present(claims) || (Array.isArray(claims) && claims.length === 0)) return undefined;
+  return `${field}.claims must be empty: the pod has no resource claims to name`;
 }
 
 /** The effects a taint, and so a toleration, may have. */
@@ -358,37 +388,44 @@ function notString(object: Record<string, unknown>, names: readonly string[]): s
  * NoSchedule, PreferNoSchedule or NoExecute; tolerationSeconds only with NoExecute.
  */
 export function tolerationsProblem(field: string, tolerations: unknown): string | undefined {
-  if (tolerations === undefined || tolerations === null) return undefined;
+  if (!present(tolerations)) return undefined;
   const list = listProblem(field, tolerations);
   if (list) return list;
   for (const [i, t] of (tolerations as Array<Record<string, unknown>>).entries()) {
-    const at = `${field}[${i}]`;
-    const wrongType = notString(t, ['key', 'operator', 'value', 'effect']);
-    if (wrongType) return `${at}.${wrongType} ${shown(t[wrongType])} must be a string`;
-    const key = (t['key'] as string | undefined) ?? '';
-    const operator = (t['operator'] as string | undefined) ?? '';
-    const value = (t['value'] as string | undefined) ?? '';
-    const effect = (t['effect'] as string | undefined) ?? '';
-    if (key) {
-      const k = labelKeyProblem(key);
-      if (k) return `${at}.key ${shown(key)} ${k}`;
-    } else if (operator !== 'Exists')
-      return `${at}.operator must be Exists when the key is empty (which tolerates every taint)`;
-    if (operator === '' || operator === 'Equal') {
-      const v = ruleProblem('labelValue', value);
-      if (v) return `${at}.value ${shown(value)} ${v}`;
-    } else if (operator === 'Exists') {
-      if (value) return `${at}.value must be empty when the operator is Exists`;
-    } else return `${at}.operator ${shown(operator)} must be Equal or Exists`;
-    if (effect && !TAINT_EFFECTS.has(effect))
-      return `${at}.effect ${shown(effect)} must be NoSchedule, PreferNoSchedule or NoExecute`;
-    const seconds = t['tolerationSeconds'];
-    if (seconds !== undefined && seconds !== null) {
-      if (!isInteger(seconds)) return `${at}.tolerationSeconds ${shown(seconds)} must be an integer`;
-      if (effect !== 'NoExecute') return `${at}.tolerationSeconds may be set only with the effect NoExecute`;
-    }
+    const wrong = tolerationProblem(`${field}[${i}]`, t);
+    if (wrong) return wrong;
   }
   return undefined;
+}
+
+/** What is wrong with one toleration, at `at`, or undefined. */
+function tolerationProblem(at: string, t: Record<string, unknown>): string | undefined {
+  const wrongType = notString(t, ['key', 'operator', 'value', 'effect']);
+  if (wrongType) return `${at}.${wrongType} ${shown(t[wrongType])} must be a string`;
+  const str = (n: string) => (t[n] as string | undefined) ?? '';
+  const [key, operator, effect] = [str('key'), str('operator'), str('effect')];
+  const k = key ? labelKeyProblem(key) : undefined;
+  if (k) return `${at}.key ${shown(key)} ${k}`;
+  if (!key && operator !== 'Exists')
+    return `${at}.operator must be Exists when the key is empty (which tolerates every taint)`;
+  const operatorWrong = tolerationOperatorProblem(at, operator, str('value'));
+  if (operatorWrong) return operatorWrong;
+  if (effect && !TAINT_EFFECTS.has(effect))
+    return `${at}.effect ${shown(effect)} must be NoSchedule, PreferNoSchedule or NoExecute`;
+  const seconds = t['tolerationSeconds'];
+  if (!present(seconds)) return undefined;
+  if (!isInteger(seconds)) return `${at}.tolerationSeconds ${shown(seconds)} must be an integer`;
+  return effect === 'NoExecute' ? undefined : `${at}.tolerationSeconds may be set only with the effect NoExecute`;
+}
+
+/** A toleration's operator and value: Equal (or empty) with a label value, Exists without a value. */
+function tolerationOperatorProblem(at: string, operator: string, value: string): string | undefined {
+  if (operator === '' || operator === 'Equal') {
+    const v = ruleProblem('labelValue', value);
+    return v ? `${at}.value ${shown(value)} ${v}` : undefined;
+  }
+  if (operator === 'Exists') return value ? `${at}.value must be empty when the operator is Exists` : undefined;
+  return `${at}.operator ${shown(operator)} must be Equal or Exists`;
 }
 
 /** The pod fields an environment variable's fieldRef may name (validEnvDownwardAPIFieldPathExpressions). */
@@ -425,7 +462,6 @@ function configKeyProblem(key: string): string | undefined {
 /** What is wrong with an environment variable's name (IsRelaxedEnvVarName, the rule since 1.34), or undefined. */
 function envNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'must not be empty';
-  // eslint-disable-next-line no-control-regex
   if (/[^\x20-\x7e]|=/.test(name)) return "must contain only printable ASCII characters other than '='";
   return undefined;
 }
@@ -445,41 +481,13 @@ function envSourceProblem(at: string, kind: string, source: Record<string, unkno
   if (wrongType) return `${at}.${wrongType} ${shown(source[wrongType])} must be a string`;
   const str = (n: string) => (source[n] as string | undefined) ?? '';
   switch (kind) {
-    case 'fieldRef': {
-      const version = str('apiVersion');
-      if (version && version !== 'v1') return `${at}.apiVersion ${shown(version)} must be v1`;
-      const path = str('fieldPath');
-      if (!path) return `${at}.fieldPath must be set`;
-      const sub = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
-      if (sub) {
-        const k = labelKeyProblem(sub[1] === 'annotations' ? sub[2]!.toLowerCase() : sub[2]!);
-        return k ? `${at}.fieldPath ${shown(path)} names a key that ${k}` : undefined;
-      }
-      return ENV_FIELD_PATHS.has(path)
-        ? undefined
-        : `${at}.fieldPath ${shown(path)} must be one of ${[...ENV_FIELD_PATHS].join(', ')}, or metadata.labels['<key>'] or metadata.annotations['<key>']`;
-    }
-    case 'resourceFieldRef': {
-      const resource = str('resource');
-      if (!resource) return `${at}.resource must be set`;
-      if (!ENV_RESOURCE_FIELDS.has(resource) && !/^(limits|requests)\.hugepages-/.test(resource))
-        return `${at}.resource ${shown(resource)} must be one of ${[...ENV_RESOURCE_FIELDS].join(', ')} or limits. or requests.hugepages-<size>`;
-      const divisor = source['divisor'];
-      if (divisor !== undefined && divisor !== null && !exactQuantity(divisor))
-        return `${at}.divisor ${shown(divisor)} is not a quantity`;
-      return undefined;
-    }
+    case 'fieldRef':
+      return fieldRefProblem(at, str('apiVersion'), str('fieldPath'));
+    case 'resourceFieldRef':
+      return resourceFieldRefProblem(at, str('resource'), source['divisor']);
     case 'configMapKeyRef':
-    case 'secretKeyRef': {
-      const name = ruleProblem('dns1123Subdomain', str('name'));
-      if (name) return `${at}.name ${shown(str('name'))} ${name}`;
-      if (!str('key')) return `${at}.key must be set`;
-      const key = configKeyProblem(str('key'));
-      if (key) return `${at}.key ${shown(str('key'))} ${key}`;
-      if (source['optional'] !== undefined && source['optional'] !== null && typeof source['optional'] !== 'boolean')
-        return `${at}.optional must be true or false`;
-      return undefined;
-    }
+    case 'secretKeyRef':
+      return keyRefProblem(at, str('name'), str('key'), source['optional']);
     default:
       // fileKeyRef (beta since 1.35): a key, a volume of the pod and a path within it.
       if (!str('key') || envNameProblem(str('key'))) return `${at}.key must be an environment variable name`;
@@ -488,6 +496,39 @@ function envSourceProblem(at: string, kind: string, source: Record<string, unkno
       if (!str('path') || str('path').split('/').includes('..')) return `${at}.path must be set and not contain '..'`;
       return undefined;
   }
+}
+
+/** A fieldRef: apiVersion v1 (its default), a pod field the downward API gives, or one label or annotation. */
+function fieldRefProblem(at: string, version: string, path: string): string | undefined {
+  if (version && version !== 'v1') return `${at}.apiVersion ${shown(version)} must be v1`;
+  if (!path) return `${at}.fieldPath must be set`;
+  const sub = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
+  if (sub) {
+    const k = labelKeyProblem(sub[1] === 'annotations' ? sub[2]!.toLowerCase() : sub[2]!);
+    return k ? `${at}.fieldPath ${shown(path)} names a key that ${k}` : undefined;
+  }
+  return ENV_FIELD_PATHS.has(path)
+    ? undefined
+    : `${at}.fieldPath ${shown(path)} must be one of ${[...ENV_FIELD_PATHS].join(', ')}, or metadata.labels['<key>'] or metadata.annotations['<key>']`;
+}
+
+/** A resourceFieldRef: a container resource the downward API gives, and a divisor that is a quantity. */
+function resourceFieldRefProblem(at: string, resource: string, divisor: unknown): string | undefined {
+  if (!resource) return `${at}.resource must be set`;
+  if (!ENV_RESOURCE_FIELDS.has(resource) && !/^(limits|requests)\.hugepages-/.test(resource))
+    return `${at}.resource ${shown(resource)} must be one of ${[...ENV_RESOURCE_FIELDS].join(', ')} or limits. or requests.hugepages-<size>`;
+  if (present(divisor) && !exactQuantity(divisor)) return `${at}.divisor ${shown(divisor)} is not a quantity`;
+  return undefined;
+}
+
+/** A configMapKeyRef or secretKeyRef: the object's name (a DNS-1123 subdomain) and a key it may hold. */
+function keyRefProblem(at: string, name: string, key: string, optional: unknown): string | undefined {
+  const nameWrong = ruleProblem('dns1123Subdomain', name);
+  if (nameWrong) return `${at}.name ${shown(name)} ${nameWrong}`;
+  if (!key) return `${at}.key must be set`;
+  const keyWrong = configKeyProblem(key);
+  if (keyWrong) return `${at}.key ${shown(key)} ${keyWrong}`;
+  return present(optional) && typeof optional !== 'boolean' ? `${at}.optional must be true or false` : undefined;
 }
 
 const ENV_SOURCES = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'] as const;
@@ -560,43 +601,61 @@ function profileProblem(at: string, profile: unknown, seccomp: boolean): string 
  * field of the type the API server decodes.
  */
 export function podSecurityContextProblem(field: string, context: unknown): string | undefined {
-  if (context === undefined || context === null) return undefined;
+  if (!present(context)) return undefined;
   if (typeof context !== 'object' || Array.isArray(context)) return `${field} must be an object`;
   const c = context as Record<string, unknown>;
-  for (const id of ['runAsUser', 'runAsGroup', 'fsGroup']) {
-    const v = c[id];
-    if (v !== undefined && v !== null && !(isInteger(v) && v >= 0 && v <= MAX_ID))
-      return `${field}.${id} ${shown(v)} must be an integer from 0 to ${MAX_ID}`;
-  }
+  return (
+    idsProblem(field, c) ??
+    enumsProblem(field, c) ??
+    profileProblem(`${field}.seccompProfile`, c['seccompProfile'], true) ??
+    profileProblem(`${field}.appArmorProfile`, c['appArmorProfile'], false) ??
+    optionsProblem(field, c) ??
+    sysctlsProblem(`${field}.sysctls`, c['sysctls'])
+  );
+}
+
+/** Whether `v` is a user or group ID the API server takes. */
+function isId(v: unknown): boolean {
+  return isInteger(v) && v >= 0 && v <= MAX_ID;
+}
+
+/** The user and group IDs (0 to 2147483647) and runAsNonRoot (a boolean). */
+function idsProblem(field: string, c: Record<string, unknown>): string | undefined {
+  for (const id of ['runAsUser', 'runAsGroup', 'fsGroup'])
+    if (present(c[id]) && !isId(c[id])) return `${field}.${id} ${shown(c[id])} must be an integer from 0 to ${MAX_ID}`;
   const groups = c['supplementalGroups'];
-  if (groups !== undefined && groups !== null) {
-    if (!Array.isArray(groups)) return `${field}.supplementalGroups must be a list`;
-    const bad = groups.find((g) => !(isInteger(g) && g >= 0 && g <= MAX_ID));
-    if (bad !== undefined)
-      return `${field}.supplementalGroups holds ${shown(bad)}: each must be an integer from 0 to ${MAX_ID}`;
-  }
-  if (c['runAsNonRoot'] !== undefined && c['runAsNonRoot'] !== null && typeof c['runAsNonRoot'] !== 'boolean')
+  if (present(groups) && !Array.isArray(groups)) return `${field}.supplementalGroups must be a list`;
+  const bad = Array.isArray(groups) ? groups.find((g) => !isId(g)) : undefined;
+  if (bad !== undefined)
+    return `${field}.supplementalGroups holds ${shown(bad)}: each must be an integer from 0 to ${MAX_ID}`;
+  if (present(c['runAsNonRoot']) && typeof c['runAsNonRoot'] !== 'boolean')
     return `${field}.runAsNonRoot must be true or false`;
-  const enums: Array<[string, string[]]> = [
-    ['fsGroupChangePolicy', ['OnRootMismatch', 'Always']],
-    ['supplementalGroupsPolicy', ['Merge', 'Strict']],
-    ['seLinuxChangePolicy', ['MountOption', 'Recursive']],
-  ];
-  for (const [name, allowed] of enums) {
+  return undefined;
+}
+
+/** The policies a pod security context names, each among the values the API server knows. */
+const SECURITY_ENUMS: ReadonlyArray<[string, readonly string[]]> = [
+  ['fsGroupChangePolicy', ['OnRootMismatch', 'Always']],
+  ['supplementalGroupsPolicy', ['Merge', 'Strict']],
+  ['seLinuxChangePolicy', ['MountOption', 'Recursive']],
+];
+
+function enumsProblem(field: string, c: Record<string, unknown>): string | undefined {
+  for (const [name, allowed] of SECURITY_ENUMS) {
     const v = c[name];
-    if (v !== undefined && v !== null && !allowed.includes(v as string))
+    if (present(v) && !allowed.includes(v as string))
       return `${field}.${name} ${shown(v)} must be ${allowed.join(' or ')}`;
   }
-  const profiles =
-    profileProblem(`${field}.seccompProfile`, c['seccompProfile'], true) ??
-    profileProblem(`${field}.appArmorProfile`, c['appArmorProfile'], false);
-  if (profiles) return profiles;
+  return undefined;
+}
+
+/** seLinuxOptions and windowsOptions: objects of strings. */
+function optionsProblem(field: string, c: Record<string, unknown>): string | undefined {
   for (const name of ['seLinuxOptions', 'windowsOptions']) {
     const v = c[name];
-    if (v === undefined || v === null) continue;
+    if (!present(v)) continue;
     if (typeof v !== 'object' || Array.isArray(v)) return `${field}.${name} must be an object`;
-    const o = v as Record<string, unknown>;
-    const wrongType = notString(o, [
+    const wrongType = notString(v as Record<string, unknown>, [
       'user',
       'role',
       'type',
@@ -607,20 +666,23 @@ export function podSecurityContextProblem(field: string, context: unknown): stri
     ]);
     if (wrongType) return `${field}.${name}.${wrongType} must be a string`;
   }
-  const sysctls = c['sysctls'];
-  if (sysctls !== undefined && sysctls !== null) {
-    const list = listProblem(`${field}.sysctls`, sysctls);
-    if (list) return list;
-    const seen = new Set<string>();
-    for (const [i, s] of (sysctls as Array<Record<string, unknown>>).entries()) {
-      const wrongType = notString(s, ['name', 'value']);
-      if (wrongType) return `${field}.sysctls[${i}].${wrongType} must be a string`;
-      const name = (s['name'] as string | undefined) ?? '';
-      if (!name || name.length > 253 || !SYSCTL_NAME.test(name))
-        return `${field}.sysctls[${i}].name ${shown(name)} must be a sysctl name (such as net.ipv4.ip_local_port_range)`;
-      if (seen.has(name)) return `${field}.sysctls[${i}].name ${shown(name)} is set twice`;
-      seen.add(name);
-    }
+  return undefined;
+}
+
+/** Each sysctl named once, by a sysctl name. */
+function sysctlsProblem(field: string, sysctls: unknown): string | undefined {
+  if (!present(sysctls)) return undefined;
+  const list = listProblem(field, sysctls);
+  if (list) return list;
+  const seen = new Set<string>();
+  for (const [i, s] of (sysctls as Array<Record<string, unknown>>).entries()) {
+    const wrongType = notString(s, ['name', 'value']);
+    if (wrongType) return `${field}[${i}].${wrongType} must be a string`;
+    const name = (s['name'] as string | undefined) ?? '';
+    if (!name || name.length > 253 || !SYSCTL_NAME.test(name))
+      return `${field}[${i}].name ${shown(name)} must be a sysctl name (such as net.ipv4.ip_local_port_range)`;
+    if (seen.has(name)) return `${field}[${i}].name ${shown(name)} is set twice`;
+    seen.add(name);
   }
   return undefined;
 }
