@@ -21,6 +21,8 @@ export interface MapBounds {
   maxProperties: number;
   maxValueLength: number;
   maxBytes: number;
+  /** A pattern every value matches (in the CRD and in the hook: so one JavaScript and Go's RE2 read alike). */
+  valuePattern?: string;
 }
 
 /**
@@ -29,7 +31,11 @@ export interface MapBounds {
  * went unchecked. This pattern matches every key, so every value is checked (the generated CRD is the same).
  */
 export function stringMap(description: string, bounds: MapBounds) {
-  return Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), Type.String({ maxLength: bounds.maxValueLength }), {
+  const value = Type.String({
+    maxLength: bounds.maxValueLength,
+    ...(bounds.valuePattern ? { pattern: bounds.valuePattern } : {}),
+  });
+  return Type.Record(Type.String({ pattern: '^[\\s\\S]*$' }), value, {
     maxProperties: bounds.maxProperties,
     [MAX_BYTES]: bounds.maxBytes,
     description: `${description} At most ${bounds.maxProperties} entries. ${sizeNote(bounds.maxBytes)}`,

@@ -209,22 +209,480 @@ export function stringMapProblem(
 
 const RESOURCE_QUANTITY = /^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
 
+/** A quantity as an exact fraction (numerator / denominator), so that two are compared as the API server does. */
+interface Exact {
+  n: bigint;
+  d: bigint;
+}
+
+/** A resource quantity (a string of RESOURCE_QUANTITY, or a JSON number) as an exact fraction; undefined if none. */
+function exactQuantity(q: unknown): Exact | undefined {
+  const text = typeof q === 'number' ? (Number.isFinite(q) && q >= 0 ? String(q) : '') : q;
+  if (typeof text !== 'string' || text.length > 64) return undefined;
+  const m = RESOURCE_QUANTITY.exec(text);
+  if (!m) return undefined;
+  const [whole = '', fraction = ''] = m[1]!.split('.');
+  let n = BigInt(`${whole}${fraction}` || '0');
+  let d = 10n ** BigInt(fraction.length);
+  const suffix = m[3] ?? '';
+  const exp10 = (e: number) => {
+    if (e >= 0) n *= 10n ** BigInt(e);
+    else d *= 10n ** BigInt(-e);
+  };
+  if (suffix in BINARY_SUFFIX) n *= 1024n ** BigInt(BINARY_SUFFIX[suffix]!);
+  else if (suffix in DECIMAL_SUFFIX) exp10(DECIMAL_SUFFIX[suffix]!);
+  else {
+    const e = Number(suffix.slice(1));
+    if (!Number.isSafeInteger(e) || Math.abs(e) > 64) return undefined;
+    exp10(e);
+  }
+  return { n, d };
+}
+
+/** -1, 0 or 1 as a is below, equal to or above b. */
+function compareExact(a: Exact, b: Exact): number {
+  const l = a.n * b.d;
+  const r = b.n * a.d;
+  return l < r ? -1 : l > r ? 1 : 0;
+}
+
+/** The resources a container may name without a domain (pkg/apis/core/helper IsStandardContainerResourceName). */
+const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
+const HUGEPAGES = 'hugepages-';
+
+/**
+ * What is wrong with a container resource's name (validateContainerResourceName): a qualified name; without a
+ * domain, cpu, memory, ephemeral-storage or hugepages-<size>; with one outside kubernetes.io, an extended resource.
+ */
+function containerResourceNameProblem(name: string): string | undefined {
+  const qualified = labelKeyProblem(name);
+  if (qualified) return qualified;
+  if (!name.includes('/'))
+    return STANDARD_CONTAINER_RESOURCES.has(name) || name.startsWith(HUGEPAGES)
+      ? undefined
+      : 'must be cpu, memory, ephemeral-storage, hugepages-<size> or a domain-qualified (extended) resource such as example.com/gpu';
+  if (name.includes('kubernetes.io/')) return undefined;
+  if (name.startsWith('requests.')) return 'must not start with "requests." (an extended resource)';
+  return labelKeyProblem(`requests.${name}`) ? 'is no valid extended resource name' : undefined;
+}
+
+/** Whether a request may be below its limit (a native resource other than huge pages: IsOvercommitAllowed). */
+function overcommits(name: string): boolean {
+  return (!name.includes('/') || name.includes('kubernetes.io/')) && !name.startsWith(HUGEPAGES);
+}
+
 /**
  * What is wrong with a container's resources (requests and limits: a quantity per resource, as a string or a
- * number), or undefined. A quantity the API server cannot parse, or a negative one, refuses the whole pod.
+ * number), or undefined, as the API server validates them (ValidateContainerResourceRequirements): each name a
+ * container resource, each quantity one it parses and not negative (whole for an extended resource), a request no
+ * more than its limit (equal to it, and the limit set, for a resource that cannot be overcommitted: extended
+ * resources, huge pages), huge pages only beside cpu or memory, and no resource claims (the pods copied into have
+ * none to name).
  */
 export function resourcesProblem(field: string, resources: unknown): string | undefined {
   if (resources === undefined) return undefined;
-  for (const part of ['requests', 'limits']) {
-    const map = (resources as Record<string, unknown> | null)?.[part];
-    if (map === undefined) continue;
-    if (!map || typeof map !== 'object' || Array.isArray(map)) return `${field}.${part} must be a map of quantities`;
-    for (const [name, q] of Object.entries(map as Record<string, unknown>)) {
-      const ok =
-        (typeof q === 'number' && Number.isFinite(q) && q >= 0) ||
-        (typeof q === 'string' && q.length <= 64 && RESOURCE_QUANTITY.test(q));
-      if (!ok) return `${field}.${part}.${name} ${JSON.stringify(q)} is not a quantity (such as 500m, 1, 256Mi, 1Gi)`;
+  if (!resources || typeof resources !== 'object' || Array.isArray(resources)) return `${field} must be an object`;
+  const r = resources as Record<string, unknown>;
+  const parsed: Parsed = { requests: new Map(), limits: new Map() };
+  return (
+    resourceMapProblem(field, 'limits', r['limits'], parsed) ??
+    resourceMapProblem(field, 'requests', r['requests'], parsed) ??
+    requestLimitProblem(field, r, parsed) ??
+    resourceClaimsProblem(field, r['claims'])
+  );
+}
+
+/** Each part's quantities, read exactly. */
+type Parsed = Record<'requests' | 'limits', Map<string, Exact>>;
+
+/** Whether a JSON value is set (neither absent nor null). */
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/** What is wrong with one part (requests or limits) of a container's resources; each quantity kept in `parsed`. */
+function resourceMapProblem(
+  field: string,
+  part: 'requests' | 'limits',
+  map: unknown,
+  parsed: Parsed,
+): string | undefined {
+  if (!present(map)) return undefined;
+  if (typeof map !== 'object' || Array.isArray(map)) return `${field}.${part} must be a map of quantities`;
+  for (const [name, q] of Object.entries(map as Record<string, unknown>)) {
+    const nameWrong = containerResourceNameProblem(name);
+    if (nameWrong) return `${field}.${part} resource name ${JSON.stringify(name)} ${nameWrong}`;
+    const ok =
+      (typeof q === 'number' && Number.isFinite(q) && q >= 0) ||
+      (typeof q === 'string' && q.length <= 64 && RESOURCE_QUANTITY.test(q));
+    const exact = ok ? exactQuantity(q) : undefined;
+    if (!exact) return `${field}.${part}.${name} ${JSON.stringify(q)} is not a quantity (such as 500m, 1, 256Mi, 1Gi)`;
+    if (!overcommits(name) && !name.startsWith(HUGEPAGES) && exact.n % exact.d !== 0n)
+      return `${field}.${part}.${name} ${JSON.stringify(q)} must be a whole number (an extended resource)`;
+    parsed[part].set(name, exact);
+  }
+  return undefined;
+}
+
+/**
+ * Each request against its limit: no more than it, and equal to it (the limit set) for a resource that cannot be
+ * overcommitted; huge pages only beside cpu or memory.
+ */
+function requestLimitProblem(field: string, r: Record<string, unknown>, parsed: Parsed): string | undefined {
+  const shown = (part: 'requests' | 'limits', name: string) =>
+    JSON.stringify((r[part] as Record<string, unknown>)[name]);
+  for (const [name, request] of parsed.requests) {
+    const limit = parsed.limits.get(name);
+    if (limit === undefined) {
+      if (overcommits(name)) continue;
+      return `${field}.limits.${name} must be set, equal to its request: ${name} cannot be overcommitted`;
     }
+    const c = compareExact(request, limit);
+    if (!overcommits(name) && c !== 0)
+      return `${field}.requests.${name} ${shown('requests', name)} must equal its limit ${shown('limits', name)}: ${name} cannot be overcommitted`;
+    if (c > 0)
+      return `${field}.requests.${name} ${shown('requests', name)} must be less than or equal to its limit ${shown('limits', name)}`;
+  }
+  const names = [...parsed.requests.keys(), ...parsed.limits.keys()];
+  if (names.some((n) => n.startsWith(HUGEPAGES)) && !names.some((n) => n === 'cpu' || n === 'memory'))
+    return `${field}: huge pages require a cpu or memory request or limit`;
+  return undefined;
+}
+
+/** The pods copied into name no resource claims, so a container may claim none. */
+function resourceClaimsProblem(field: string, claims: unknown): string | undefined {
+  if (!present(claims) || (Array.isArray(claims) && claims.length === 0)) return undefined;
+  return `${field}.claims must be empty: the pod has no resource claims to name`;
+}
+
+/** The effects a taint, and so a toleration, may have. */
+const TAINT_EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+
+/** A JSON value as the message shows it, cut short. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Whether `value` is an integer the API server reads as an int64 (a JSON number without a fraction). */
+function isInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
+}
+
+/** What is wrong with a list of objects of a field: not a list, or an entry not an object (undefined: none). */
+function listProblem(field: string, list: unknown): string | undefined {
+  if (!Array.isArray(list)) return `${field} must be a list`;
+  const i = list.findIndex((x) => !x || typeof x !== 'object' || Array.isArray(x));
+  return i >= 0 ? `${field}[${i}] must be an object` : undefined;
+}
+
+/** The first field of `object` among `names` that holds something other than a string (undefined: none). */
+function notString(object: Record<string, unknown>, names: readonly string[]): string | undefined {
+  return names.find((n) => object[n] !== undefined && object[n] !== null && typeof object[n] !== 'string');
+}
+
+/**
+ * What is wrong with a pod's tolerations, as the API server validates them (ValidateTolerations), or undefined: a
+ * key is a qualified name; without a key the operator is Exists; the operator is Equal (or empty) with a label value,
+ * or Exists without a value (Lt and Gt need a feature gate that is off by default); the effect, when set, is
+ * NoSchedule, PreferNoSchedule or NoExecute; tolerationSeconds only with NoExecute.
+ */
+export function tolerationsProblem(field: string, tolerations: unknown): string | undefined {
+  if (!present(tolerations)) return undefined;
+  const list = listProblem(field, tolerations);
+  if (list) return list;
+  for (const [i, t] of (tolerations as Array<Record<string, unknown>>).entries()) {
+    const wrong = tolerationProblem(`${field}[${i}]`, t);
+    if (wrong) return wrong;
+  }
+  return undefined;
+}
+
+/** What is wrong with one toleration, at `at`, or undefined. */
+function tolerationProblem(at: string, t: Record<string, unknown>): string | undefined {
+  const wrongType = notString(t, ['key', 'operator', 'value', 'effect']);
+  if (wrongType) return `${at}.${wrongType} ${shown(t[wrongType])} must be a string`;
+  const str = (n: string) => (t[n] as string | undefined) ?? '';
+  const [key, operator, effect] = [str('key'), str('operator'), str('effect')];
+  const k = key ? labelKeyProblem(key) : undefined;
+  if (k) return `${at}.key ${shown(key)} ${k}`;
+  if (!key && operator !== 'Exists')
+    return `${at}.operator must be Exists when the key is empty (which tolerates every taint)`;
+  const operatorWrong = tolerationOperatorProblem(at, operator, str('value'));
+  if (operatorWrong) return operatorWrong;
+  if (effect && !TAINT_EFFECTS.has(effect))
+    return `${at}.effect ${shown(effect)} must be NoSchedule, PreferNoSchedule or NoExecute`;
+  const seconds = t['tolerationSeconds'];
+  if (!present(seconds)) return undefined;
+  if (!isInteger(seconds)) return `${at}.tolerationSeconds ${shown(seconds)} must be an integer`;
+  return effect === 'NoExecute' ? undefined : `${at}.tolerationSeconds may be set only with the effect NoExecute`;
+}
+
+/** A toleration's operator and value: Equal (or empty) with a label value, Exists without a value. */
+function tolerationOperatorProblem(at: string, operator: string, value: string): string | undefined {
+  if (operator === '' || operator === 'Equal') {
+    const v = ruleProblem('labelValue', value);
+    return v ? `${at}.value ${shown(value)} ${v}` : undefined;
+  }
+  if (operator === 'Exists') return value ? `${at}.value must be empty when the operator is Exists` : undefined;
+  return `${at}.operator ${shown(operator)} must be Equal or Exists`;
+}
+
+/** The pod fields an environment variable's fieldRef may name (validEnvDownwardAPIFieldPathExpressions). */
+const ENV_FIELD_PATHS = new Set([
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
+]);
+/** The container resources an environment variable's resourceFieldRef may name (and huge pages). */
+const ENV_RESOURCE_FIELDS = new Set([
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+]);
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** What is wrong with a ConfigMap or Secret key (IsConfigMapKey), or undefined. */
+function configKeyProblem(key: string): string | undefined {
+  if (key.length > 253) return 'must be at most 253 characters';
+  if (!CONFIG_KEY.test(key)) return "must contain only letters, digits, '-', '_' and '.'";
+  if (key === '.' || key === '..' || key.startsWith('..')) return "must not be '.' or '..', nor start with '..'";
+  return undefined;
+}
+
+/** What is wrong with an environment variable's name (IsRelaxedEnvVarName, the rule since 1.34), or undefined. */
+function envNameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'must not be empty';
+  if (/[^\x20-\x7e]|=/.test(name)) return "must contain only printable ASCII characters other than '='";
+  return undefined;
+}
+
+/** What is wrong with one source of an environment variable's valueFrom, at `at`, or undefined. */
+function envSourceProblem(at: string, kind: string, source: Record<string, unknown>): string | undefined {
+  const wrongType = notString(source, [
+    'apiVersion',
+    'fieldPath',
+    'resource',
+    'containerName',
+    'name',
+    'key',
+    'volumeName',
+    'path',
+  ]);
+  if (wrongType) return `${at}.${wrongType} ${shown(source[wrongType])} must be a string`;
+  const str = (n: string) => (source[n] as string | undefined) ?? '';
+  switch (kind) {
+    case 'fieldRef':
+      return fieldRefProblem(at, str('apiVersion'), str('fieldPath'));
+    case 'resourceFieldRef':
+      return resourceFieldRefProblem(at, str('resource'), source['divisor']);
+    case 'configMapKeyRef':
+    case 'secretKeyRef':
+      return keyRefProblem(at, str('name'), str('key'), source['optional']);
+    default:
+      // fileKeyRef (beta since 1.35): a key, a volume of the pod and a path within it.
+      if (!str('key') || envNameProblem(str('key'))) return `${at}.key must be an environment variable name`;
+      if (ruleProblem('dns1123Label', str('volumeName')))
+        return `${at}.volumeName must name a volume (a DNS-1123 label)`;
+      if (!str('path') || str('path').split('/').includes('..')) return `${at}.path must be set and not contain '..'`;
+      return undefined;
+  }
+}
+
+/** A fieldRef: apiVersion v1 (its default), a pod field the downward API gives, or one label or annotation. */
+function fieldRefProblem(at: string, version: string, path: string): string | undefined {
+  if (version && version !== 'v1') return `${at}.apiVersion ${shown(version)} must be v1`;
+  if (!path) return `${at}.fieldPath must be set`;
+  const sub = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
+  if (sub) {
+    const k = labelKeyProblem(sub[1] === 'annotations' ? sub[2]!.toLowerCase() : sub[2]!);
+    return k ? `${at}.fieldPath ${shown(path)} names a key that ${k}` : undefined;
+  }
+  return ENV_FIELD_PATHS.has(path)
+    ? undefined
+    : `${at}.fieldPath ${shown(path)} must be one of ${[...ENV_FIELD_PATHS].join(', ')}, or metadata.labels['<key>'] or metadata.annotations['<key>']`;
+}
+
+/** A resourceFieldRef: a container resource the downward API gives, and a divisor that is a quantity. */
+function resourceFieldRefProblem(at: string, resource: string, divisor: unknown): string | undefined {
+  if (!resource) return `${at}.resource must be set`;
+  if (!ENV_RESOURCE_FIELDS.has(resource) && !/^(limits|requests)\.hugepages-/.test(resource))
+    return `${at}.resource ${shown(resource)} must be one of ${[...ENV_RESOURCE_FIELDS].join(', ')} or limits. or requests.hugepages-<size>`;
+  if (present(divisor) && !exactQuantity(divisor)) return `${at}.divisor ${shown(divisor)} is not a quantity`;
+  return undefined;
+}
+
+/** A configMapKeyRef or secretKeyRef: the object's name (a DNS-1123 subdomain) and a key it may hold. */
+function keyRefProblem(at: string, name: string, key: string, optional: unknown): string | undefined {
+  const nameWrong = ruleProblem('dns1123Subdomain', name);
+  if (nameWrong) return `${at}.name ${shown(name)} ${nameWrong}`;
+  if (!key) return `${at}.key must be set`;
+  const keyWrong = configKeyProblem(key);
+  if (keyWrong) return `${at}.key ${shown(key)} ${keyWrong}`;
+  return present(optional) && typeof optional !== 'boolean' ? `${at}.optional must be true or false` : undefined;
+}
+
+const ENV_SOURCES = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'] as const;
+
+/**
+ * What is wrong with a container's environment variables, as the API server validates them (ValidateEnv), or
+ * undefined: each has a name, and either a value or a valueFrom with exactly one source the API server knows, each
+ * source well formed.
+ */
+export function envProblem(field: string, env: unknown): string | undefined {
+  if (env === undefined || env === null) return undefined;
+  const list = listProblem(field, env);
+  if (list) return list;
+  for (const [i, e] of (env as Array<Record<string, unknown>>).entries()) {
+    const at = `${field}[${i}]`;
+    const wrongType = notString(e, ['name', 'value']);
+    if (wrongType) return `${at}.${wrongType} ${shown(e[wrongType])} must be a string`;
+    const name = (e['name'] as string | undefined) ?? '';
+    const nameWrong = envNameProblem(name);
+    if (nameWrong) return `${at}.name ${shown(name)} ${nameWrong}`;
+    const from = e['valueFrom'];
+    if (from === undefined || from === null) continue;
+    if (typeof from !== 'object' || Array.isArray(from)) return `${at}.valueFrom must be an object`;
+    const sources = ENV_SOURCES.filter((k) => {
+      const v = (from as Record<string, unknown>)[k];
+      return v !== undefined && v !== null;
+    });
+    if (sources.length === 0) return `${at}.valueFrom must have one of ${ENV_SOURCES.join(', ')}`;
+    if (e['value']) return `${at}.valueFrom may not be set when value is not empty (${name})`;
+    if (sources.length > 1) return `${at}.valueFrom may have only one of ${sources.join(', ')}`;
+    const kind = sources[0]!;
+    const source = (from as Record<string, unknown>)[kind];
+    if (typeof source !== 'object' || Array.isArray(source)) return `${at}.valueFrom.${kind} must be an object`;
+    const wrong = envSourceProblem(`${at}.valueFrom.${kind}`, kind, source as Record<string, unknown>);
+    if (wrong) return wrong;
+  }
+  return undefined;
+}
+
+/** The largest user or group ID the API server takes (math.MaxInt32). */
+const MAX_ID = 2147483647;
+const SYSCTL_SEGMENT = '[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const SYSCTL_NAME = new RegExp(`^(${SYSCTL_SEGMENT}[./])*${SYSCTL_SEGMENT}$`);
+
+/** What is wrong with a seccomp or AppArmor profile at `at`, or undefined. */
+function profileProblem(at: string, profile: unknown, seccomp: boolean): string | undefined {
+  if (profile === undefined || profile === null) return undefined;
+  if (typeof profile !== 'object' || Array.isArray(profile)) return `${at} must be an object`;
+  const p = profile as Record<string, unknown>;
+  const wrongType = notString(p, ['type', 'localhostProfile']);
+  if (wrongType) return `${at}.${wrongType} ${shown(p[wrongType])} must be a string`;
+  const type = p['type'];
+  const local = p['localhostProfile'] as string | undefined | null;
+  if (type !== 'RuntimeDefault' && type !== 'Unconfined' && type !== 'Localhost')
+    return `${at}.type ${shown(type)} must be RuntimeDefault, Unconfined or Localhost`;
+  if (type !== 'Localhost')
+    return local != null ? `${at}.localhostProfile may be set only with the type Localhost` : undefined;
+  if (local == null || local.trim() === '') return `${at}.localhostProfile must be set with the type Localhost`;
+  if (seccomp && (local.startsWith('/') || local.split('/').includes('..')))
+    return `${at}.localhostProfile ${shown(local)} must be a relative path without '..'`;
+  if (!seccomp && (local.trim() !== local || local.length > 4095))
+    return `${at}.localhostProfile ${shown(local)} must not be padded with whitespace, nor longer than 4095 characters`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a pod's security context (core/v1 PodSecurityContext), as the API server validates it
+ * (validatePodSpecSecurityContext), or undefined: user and group IDs from 0 to 2147483647, the policies among the
+ * values it knows, the seccomp and AppArmor profiles well formed, each sysctl named once and well, and every
+ * field of the type the API server decodes.
+ */
+export function podSecurityContextProblem(field: string, context: unknown): string | undefined {
+  if (!present(context)) return undefined;
+  if (typeof context !== 'object' || Array.isArray(context)) return `${field} must be an object`;
+  const c = context as Record<string, unknown>;
+  return (
+    idsProblem(field, c) ??
+    enumsProblem(field, c) ??
+    profileProblem(`${field}.seccompProfile`, c['seccompProfile'], true) ??
+    profileProblem(`${field}.appArmorProfile`, c['appArmorProfile'], false) ??
+    optionsProblem(field, c) ??
+    sysctlsProblem(`${field}.sysctls`, c['sysctls'])
+  );
+}
+
+/** Whether `v` is a user or group ID the API server takes. */
+function isId(v: unknown): boolean {
+  return isInteger(v) && v >= 0 && v <= MAX_ID;
+}
+
+/** The user and group IDs (0 to 2147483647) and runAsNonRoot (a boolean). */
+function idsProblem(field: string, c: Record<string, unknown>): string | undefined {
+  for (const id of ['runAsUser', 'runAsGroup', 'fsGroup'])
+    if (present(c[id]) && !isId(c[id])) return `${field}.${id} ${shown(c[id])} must be an integer from 0 to ${MAX_ID}`;
+  const groups = c['supplementalGroups'];
+  if (present(groups) && !Array.isArray(groups)) return `${field}.supplementalGroups must be a list`;
+  const bad = Array.isArray(groups) ? groups.find((g) => !isId(g)) : undefined;
+  if (bad !== undefined)
+    return `${field}.supplementalGroups holds ${shown(bad)}: each must be an integer from 0 to ${MAX_ID}`;
+  if (present(c['runAsNonRoot']) && typeof c['runAsNonRoot'] !== 'boolean')
+    return `${field}.runAsNonRoot must be true or false`;
+  return undefined;
+}
+
+/** The policies a pod security context names, each among the values the API server knows. */
+const SECURITY_ENUMS: ReadonlyArray<[string, readonly string[]]> = [
+  ['fsGroupChangePolicy', ['OnRootMismatch', 'Always']],
+  ['supplementalGroupsPolicy', ['Merge', 'Strict']],
+  ['seLinuxChangePolicy', ['MountOption', 'Recursive']],
+];
+
+function enumsProblem(field: string, c: Record<string, unknown>): string | undefined {
+  for (const [name, allowed] of SECURITY_ENUMS) {
+    const v = c[name];
+    if (present(v) && !allowed.includes(v as string))
+      return `${field}.${name} ${shown(v)} must be ${allowed.join(' or ')}`;
+  }
+  return undefined;
+}
+
+/** seLinuxOptions and windowsOptions: objects of strings. */
+function optionsProblem(field: string, c: Record<string, unknown>): string | undefined {
+  for (const name of ['seLinuxOptions', 'windowsOptions']) {
+    const v = c[name];
+    if (!present(v)) continue;
+    if (typeof v !== 'object' || Array.isArray(v)) return `${field}.${name} must be an object`;
+    const wrongType = notString(v as Record<string, unknown>, [
+      'user',
+      'role',
+      'type',
+      'level',
+      'gmsaCredentialSpecName',
+      'gmsaCredentialSpec',
+      'runAsUserName',
+    ]);
+    if (wrongType) return `${field}.${name}.${wrongType} must be a string`;
+  }
+  return undefined;
+}
+
+/** Each sysctl named once, by a sysctl name. */
+function sysctlsProblem(field: string, sysctls: unknown): string | undefined {
+  if (!present(sysctls)) return undefined;
+  const list = listProblem(field, sysctls);
+  if (list) return list;
+  const seen = new Set<string>();
+  for (const [i, s] of (sysctls as Array<Record<string, unknown>>).entries()) {
+    const wrongType = notString(s, ['name', 'value']);
+    if (wrongType) return `${field}[${i}].${wrongType} must be a string`;
+    const name = (s['name'] as string | undefined) ?? '';
+    if (!name || name.length > 253 || !SYSCTL_NAME.test(name))
+      return `${field}[${i}].name ${shown(name)} must be a sysctl name (such as net.ipv4.ip_local_port_range)`;
+    if (seen.has(name)) return `${field}[${i}].name ${shown(name)} is set twice`;
+    seen.add(name);
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import {
   type ChildName,
   defineComposite,
+  envProblem,
   type KubeObject,
   imageProblem,
   jsonBytes,
@@ -10,15 +11,18 @@ import {
   type ParentObject,
   podHolderRules,
   podHolderWants,
+  podSecurityContextProblem,
   quantityProblem,
   type RelatedResourceRule,
   resourcesProblem,
   ruleProblem,
   serviceRule,
   stringMapProblem,
+  tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
 import { staticVolumeRefusal } from '../../lib/index.js';
+import { checkPodName } from './restore.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
@@ -38,8 +42,9 @@ export function etcdNameProblem(parent: ParentObject): string | undefined {
 
 /**
  * The values an EtcdCluster copies into its member pods and claims that the API server or the kubelet would refuse:
- * the image (`<repository>:v<version>`), the pods' labels, annotations and node selector, the container's resources,
- * the TLS Secrets' names and the claims' storage request. The spec's schema has already been checked.
+ * the images (`<repository>:v<version>`, the DNS step's busyboxImage), the pods' labels, annotations, node selector,
+ * tolerations and security context, the container's resources and environment, the TLS Secrets' names and the
+ * claims' storage request. The spec's schema has already been checked (free-form fields only for their size).
  */
 export function etcdValueProblem(parent: ParentObject): string | undefined {
   const spec = (parent.spec ?? {}) as {
@@ -54,11 +59,17 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
   if (imageWrong)
     return `spec.repository and spec.version make the image ${JSON.stringify(image)}, which ${imageWrong}`;
   const pod = spec.pod ?? {};
+  const busybox = pod['busyboxImage'];
+  const busyboxWrong = typeof busybox === 'string' && busybox !== '' ? imageProblem(busybox) : undefined;
+  if (busyboxWrong) return `spec.pod.busyboxImage ${JSON.stringify(busybox)} ${busyboxWrong}`;
   const maps = [
     stringMapProblem('spec.pod.labels', pod['labels'] as Record<string, string> | undefined, 'label'),
     stringMapProblem('spec.pod.nodeSelector', pod['nodeSelector'] as Record<string, string> | undefined, 'label'),
     stringMapProblem('spec.pod.annotations', pod['annotations'] as Record<string, string> | undefined, 'any'),
     resourcesProblem('spec.pod.resources', pod['resources']),
+    tolerationsProblem('spec.pod.tolerations', pod['tolerations']),
+    envProblem('spec.pod.etcdEnv', pod['etcdEnv']),
+    podSecurityContextProblem('spec.pod.securityContext', pod['securityContext']),
   ].find(Boolean);
   if (maps) return maps;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
@@ -107,7 +118,7 @@ export function etcdParentProblem(parent: ParentObject): string | undefined {
 
 /**
  * The names an EtcdCluster's children may take, asked for by name (lib/ownership.ts): its Services and budget, the
- * members its status lists, and the next MAX_SIZE ordinals (a new member's pod and claim).
+ * members its status lists, the next MAX_SIZE ordinals (a new member's pod and claim) and a restore's check pod.
  */
 export function etcdChildNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name ?? '';
@@ -125,6 +136,7 @@ export function etcdChildNames(parent: ParentObject): ChildName[] {
     { apiVersion: 'v1', kind: 'Service', name: `${name}-client` },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
+    { apiVersion: 'v1', kind: 'Pod', name: checkPodName(name) },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),
   ];
 }

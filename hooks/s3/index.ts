@@ -4,6 +4,7 @@ import {
   kmsAllowlistProblems,
   kmsKeyIdProblem,
   kmsKeyNotAllowed,
+  tagsProblem,
   type KmsAllowlist,
 } from './policy.js';
 import { resource } from './schema.js';
@@ -49,7 +50,8 @@ export const s3 = defineComposite({
   name: 's3',
   resource,
   spec: parser,
-  specProblem: kmsKeyIdProblem,
+  // Read from the raw spec before the schema: a key ARN said plainly, and a tag set AWS would refuse (InvalidTag).
+  specProblem: (spec) => kmsKeyIdProblem(spec) ?? tagsProblem(spec),
   settings: ({ env }: ClientEnvironment): S3Settings => ({ kms: kmsAllowlistFromEnv(env) }),
   configProblems: kmsAllowlistProblems,
   // A customer managed key only where the server allows it, checked before any AWS call.

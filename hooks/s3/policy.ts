@@ -117,6 +117,40 @@ export function kmsKeyIdProblem(spec: unknown): string | undefined {
   return `spec.encryption.kmsKeyId ${shown} is not the ARN of a KMS key (arn:<partition>:kms:<region>:<account>:key/<key id>): aliases, key IDs and wildcards are never granted`;
 }
 
+/** The characters AWS allows in a tag's key and value: letters, digits and spaces of any script, and + - = . _ : / @. */
+const AWS_TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+/** The longest tag key and value AWS takes, in Unicode characters. */
+export const MAX_TAG_KEY = 128;
+export const MAX_TAG_VALUE = 256;
+
+/**
+ * Why AWS would refuse spec.tags as the bucket's tag set (InvalidTag), read from the raw spec before any AWS call:
+ * a key of 1 to 128 and a value of at most 256 characters, each of letters, digits, spaces and `+ - = . _ : / @`,
+ * and no key with the prefix AWS reserves (`aws:`, in any case). Undefined when AWS takes every tag. Checked before
+ * the bucket is made, so that no bucket is left whose tags every later sync fails to put.
+ */
+export function tagsProblem(spec: unknown): string | undefined {
+  const tags = (spec as { tags?: unknown } | null | undefined)?.tags;
+  if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return undefined;
+  for (const [key, value] of Object.entries(tags as Record<string, unknown>)) {
+    const shown = JSON.stringify(key.length > 40 ? `${key.slice(0, 37)}...` : key);
+    const keyLength = [...key].length;
+    if (keyLength === 0 || keyLength > MAX_TAG_KEY)
+      return `spec.tags key ${shown} must be 1 to ${MAX_TAG_KEY} characters (it has ${keyLength}), as AWS requires`;
+    if (key.toLowerCase().startsWith('aws:'))
+      return `spec.tags key ${shown} starts with aws:, a prefix AWS reserves for its own tags`;
+    if (!AWS_TAG_TEXT.test(key))
+      return `spec.tags key ${shown} must hold only letters, digits, spaces and + - = . _ : / @, as AWS requires`;
+    if (typeof value !== 'string') continue;
+    const valueLength = [...value].length;
+    if (valueLength > MAX_TAG_VALUE)
+      return `spec.tags.${key} must be at most ${MAX_TAG_VALUE} characters (it has ${valueLength}), as AWS requires`;
+    if (!AWS_TAG_TEXT.test(value))
+      return `spec.tags.${key} ${JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value)} must hold only letters, digits, spaces and + - = . _ : / @, as AWS requires`;
+  }
+  return undefined;
+}
+
 /** What METAOPS_KMS_KEY_ALLOWLIST allows: each key ARN, for every namespace or for the namespaces named. */
 export type KmsAllowlist = ReadonlyArray<{ arn: string; namespace?: string }>;
 

@@ -15,6 +15,13 @@ import { KMS_KEY_ARN_PATTERN } from './policy.js';
 
 /** S3 allows 50 tags on a bucket, keys of 128 and values of 256 characters; metaops adds its two owner tags. */
 export const MAX_TAGS = 48;
+/**
+ * What the CRD can say of a tag value: none of the ASCII characters AWS refuses (it takes letters, digits and spaces
+ * of any script and + - = . _ : / @). Characters beyond ASCII are left to the hook (hooks/s3/policy.ts tagsProblem,
+ * which also checks the keys: a CRD schema has no rule for a map's keys), since the `\p{L}` classes this would need
+ * read differently in the schema checker and in the API server.
+ */
+const TAG_VALUE_PATTERN = '^[^\\x00-\\x1f!"#$%&\'()*,;<>?\\[\\\\\\]^`{|}~\\x7f]*$';
 
 export const S3Spec = Type.Object(
   {
@@ -56,7 +63,10 @@ export const S3Spec = Type.Object(
       { default: {}, description: 'S3 Block Public Access; every flag is on unless turned off.' },
     ),
     tags: Type.Optional(
-      stringMap('Tags of the bucket.', { maxProperties: MAX_TAGS, maxValueLength: 256, maxBytes: 24 * 1024 }),
+      stringMap(
+        'Tags of the bucket, as AWS takes them: keys of 1 to 128 and values of at most 256 characters, of letters, digits, spaces and + - = . _ : / @, no key starting with aws: (checked by the hook before any AWS call).',
+        { maxProperties: MAX_TAGS, maxValueLength: 256, maxBytes: 24 * 1024, valuePattern: TAG_VALUE_PATTERN },
+      ),
     ),
     deletionPolicy: Type.Union([Type.Literal('Retain'), Type.Literal('Delete')], {
       default: 'Retain',

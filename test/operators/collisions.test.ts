@@ -417,13 +417,14 @@ t.test('names the children cannot carry: EtcdCluster names with dots or too long
   const res = await etcdSync({ controller: {}, parent: named('my.etcd'), children: {} }, { etcd: watchedEtcd(t), now });
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /metadata.name "my.etcd"/ });
   t.same(res.children, []);
-  // The names customize asks for: Services, budget, members listed and the next ordinals, pods and claims.
+  // The names customize asks for: Services, budget, members listed and the next ordinals, pods and claims, and a
+  // restore's check pod.
   const names = etcdChildNames(
     etcdParent({ size: 3 }, { lastMemberIndex: 4, memberList: [{ name: 'e-3' }, { name: 'other-1' }, null] }),
   );
   t.same(
     names.filter((n) => n.kind === 'Pod').map((n) => n.name),
-    ['e-3', ...Array.from({ length: 9 }, (_, i) => `e-${5 + i}`)],
+    ['e-3', ...Array.from({ length: 9 }, (_, i) => `e-${5 + i}`), 'e-restore-check'],
   );
   t.equal(names.filter((n) => n.kind === 'PersistentVolumeClaim').length, 10);
   t.same(
