@@ -10,7 +10,9 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 t.test("the podbuggertool docs' settings table has a row for every METAOPS_DEBUG_* variable", async (t) => {
   const names = [
-    ...new Set([...read('hooks/podbuggertool/match.ts').matchAll(/env\['(METAOPS_DEBUG_[A-Z_]+)'\]/g)].map((m) => m[1]!)),
+    ...new Set(
+      [...read('hooks/podbuggertool/match.ts').matchAll(/env\['(METAOPS_DEBUG_[A-Z_]+)'\]/g)].map((m) => m[1]!),
+    ),
   ];
   t.ok(names.length >= 5, `the server reads ${names.join(', ')}`);
   const rows = read('docs/podbuggertool.md')

@@ -24,12 +24,15 @@ const pod = (securityContext: Record<string, unknown>): KubeObject =>
   }) as KubeObject;
 
 for (const profile of ['baseline', 'general', 'netadmin'] as const) {
-  t.test(`${profile}: a pod that runs as non-root with no user named is skipped (RunsAsRoot), not patched`, async (t) => {
-    const nonRoot = pod({ runAsNonRoot: true });
-    const s = spec({ securityProfile: profile });
-    t.same(podState(nonRoot, 'dbg', s), { state: 'skipped', reason: 'RunsAsRoot' });
-    t.equal(wantsContainer(nonRoot, 'dbg', s), false, 'no PATCH is sent for it');
-  });
+  t.test(
+    `${profile}: a pod that runs as non-root with no user named is skipped (RunsAsRoot), not patched`,
+    async (t) => {
+      const nonRoot = pod({ runAsNonRoot: true });
+      const s = spec({ securityProfile: profile });
+      t.same(podState(nonRoot, 'dbg', s), { state: 'skipped', reason: 'RunsAsRoot' });
+      t.equal(wantsContainer(nonRoot, 'dbg', s), false, 'no PATCH is sent for it');
+    },
+  );
 }
 
 t.test('the same pod with a user named by the pod or the tool still takes the container', async (t) => {
