@@ -625,16 +625,30 @@ function phaseOf(pod: KubeObject): unknown {
 }
 
 /**
- * True when the restricted profile would run the tool's container as root, or as a user the hook cannot see. The
- * profile sets runAsNonRoot, and the kubelet then refuses to start a container whose user is root (busybox's, and
- * most debug images'): such a container would never run. The user is known when the tool says it (runAsUser) or the
- * pod does (its securityContext.runAsUser, which an ephemeral container inherits); an image's own user is not.
+ * True when the tool's container would be refused by the kubelet as root: it must run as non-root, and its user is
+ * root or one the hook cannot see. It must when the restricted profile sets runAsNonRoot, or when the pod's own
+ * securityContext says runAsNonRoot (an ephemeral container inherits the pod's securityContext, whatever the tool's
+ * profile; a container's own setting would override it, and no profile sets it false). The kubelet then refuses to
+ * start a container whose user is root (busybox's, and most debug images'), or not a number: such a container would
+ * never run, and could never be removed. The user is known when the tool says it (runAsUser) or the pod does (its
+ * securityContext.runAsUser, which an ephemeral container inherits); an image's own user is not. The target
+ * container's securityContext does not count: an ephemeral container inherits nothing from it. On a Windows pod the
+ * user is `windowsOptions.runAsUserName` (the pod's, inherited), and the kubelet's root is ContainerAdministrator.
  */
 export function runsAsRoot(pod: KubeObject, spec: Spec): boolean {
-  if (spec.securityProfile !== 'restricted') return false;
-  const podUser = ((pod['spec'] as { securityContext?: { runAsUser?: unknown } } | undefined)?.securityContext ?? {})
-    .runAsUser;
-  const user = spec.runAsUser ?? podUser;
+  const podContext = (pod['spec'] as { securityContext?: unknown } | undefined)?.securityContext;
+  const sc = (podContext && typeof podContext === 'object' ? podContext : {}) as {
+    runAsNonRoot?: unknown;
+    runAsUser?: unknown;
+    windowsOptions?: { runAsUserName?: unknown } | null;
+  };
+  if (spec.securityProfile !== 'restricted' && sc.runAsNonRoot !== true) return false;
+  const os = (pod['spec'] as { os?: { name?: unknown } } | undefined)?.os?.name;
+  if (os === 'windows') {
+    const name = sc.windowsOptions?.runAsUserName;
+    return !(typeof name === 'string' && name !== '' && name.toLowerCase() !== 'containeradministrator');
+  }
+  const user = spec.runAsUser ?? sc.runAsUser;
   return !(typeof user === 'number' && user > 0);
 }
 

@@ -417,7 +417,7 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
     return not(
       'RunsAsRoot',
-      `the restricted profile runs the container as a non-root user, and none is set for ${list(counts.skips, 'RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
+      `the restricted profile (or the pod's securityContext.runAsNonRoot) runs the container as a non-root user, and none is set for ${list(counts.skips, 'RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
     );
   if (counts.skips.some((s) => s.reason === 'TargetContainerMissing'))
     return not(
