@@ -119,7 +119,7 @@ const PROFILE_CONTEXTS: Record<Spec['securityProfile'], Record<string, unknown> 
 export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): Record<string, unknown> {
   const c: Record<string, unknown> = {
     name: containerName(tool),
-    image: spec.image,
+    image: resolvedImage(spec.image),
     imagePullPolicy: 'IfNotPresent',
     stdin: true,
     tty: true,
@@ -212,7 +212,12 @@ export function containerDiffers(found: Record<string, unknown>, wanted: Record<
     const c = canonical(v);
     return unstored(c) ? undefined : c;
   };
-  const same = (f: CompareField) => JSON.stringify(stored(found[f])) === JSON.stringify(stored(wanted[f]));
+  // Images as the runtime resolves them: a container added as `busybox:1.36` (before the hook named images fully) is
+  // the one `docker.io/library/busybox:1.36` names, not an outdated one.
+  const value = (c: Record<string, unknown>, f: CompareField) =>
+    f === 'image' && typeof c[f] === 'string' ? resolvedImage(c[f]) : c[f];
+  const same = (f: CompareField) =>
+    JSON.stringify(stored(value(found, f))) === JSON.stringify(stored(value(wanted, f)));
   return COMPARED_FIELDS.filter((f) => !same(f));
 }
 
@@ -281,6 +286,22 @@ export function parseImage(image: string): ImageRef | undefined {
   const repo = repositoryOf(rest);
   if (!repo) return undefined;
   return { ...repo, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
+}
+
+/** A parsed reference written out in full: `registry/repository[:tag][@digest]`. */
+export function imageText(ref: ImageRef): string {
+  return `${ref.registry}/${ref.repository}${ref.tag !== undefined ? `:${ref.tag}` : ''}${ref.digest !== undefined ? `@${ref.digest}` : ''}`;
+}
+
+/**
+ * An image as the allowlist decides on it, fully named (`busybox:1.36` is `docker.io/library/busybox:1.36`): the
+ * container the hook adds names this, so that the node pulls the image that was allowed, not one a short name
+ * resolves to there (CRI-O and Podman try each of `unqualified-search-registries` in turn: quay.io/busybox is any
+ * Quay user's). A reference that is not valid is returned as written (never allowed, so never sent).
+ */
+export function resolvedImage(image: string): string {
+  const ref = parseImage(image);
+  return ref ? imageText(ref) : image;
 }
 
 /**
