@@ -162,7 +162,7 @@ t.test('the container of a tool: its name, fields and the security context of ea
 
   t.strictSame(ephemeralContainer('t', spec({}), pod()), {
     name: 'debug-t',
-    image: 'busybox',
+    image: 'docker.io/library/busybox',
     imagePullPolicy: 'IfNotPresent',
     stdin: true,
     tty: true,
