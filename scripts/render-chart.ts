@@ -335,7 +335,7 @@ export function renderChart(
       'imageAllowlist: METAOPS_DEBUG_IMAGE_ALLOWLIST, profiles: METAOPS_DEBUG_PROFILES,\n' +
       'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES, authorCheck: METAOPS_DEBUG_AUTHOR_CHECK ("off" lets\n' +
       "every tool act with the server's rights, whoever wrote it), actAsAuthor: METAOPS_DEBUG_ACT_AS_AUTHOR (true:\n" +
-      'containers are added as the tool\'s author, impersonated; the impersonate grant is yours to make).',
+      "containers are added as the tool's author, impersonated; the impersonate grant is yours to make).",
   );
   comment(
     ['etcdPolicy'],
