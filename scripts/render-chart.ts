@@ -53,6 +53,11 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
         `${i}- name: METAOPS_DEBUG_AUTHOR_CHECK`,
         `${i}  value: {{ . | quote }}`,
         `${i}{{- end }}`,
+        // A boolean: false (the default) renders nothing, as the kustomize manifests set nothing.
+        `${i}{{- if .Values.debugPolicy.actAsAuthor }}`,
+        `${i}- name: METAOPS_DEBUG_ACT_AS_AUTHOR`,
+        `${i}  value: "true"`,
+        `${i}{{- end }}`,
       ]),
   backupEnv: (i) => [
     ...(
@@ -302,7 +307,7 @@ export function renderChart(
       value: '',
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
-    debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '' },
+    debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '', actAsAuthor: false },
     etcdPolicy: { clusterDomain: '', clusterDomains: [] },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     volumePolicy: { allowStaticVolumes: false },
@@ -335,7 +340,8 @@ export function renderChart(
     "What PodBuggerTools may do (docs/podbuggertool.md); empty keeps the server's defaults.\n" +
       'imageAllowlist: METAOPS_DEBUG_IMAGE_ALLOWLIST, profiles: METAOPS_DEBUG_PROFILES,\n' +
       'excludedNamespaces: METAOPS_DEBUG_EXCLUDED_NAMESPACES, authorCheck: METAOPS_DEBUG_AUTHOR_CHECK ("off" lets\n' +
-      "every tool act with the server's rights, whoever wrote it).",
+      "every tool act with the server's rights, whoever wrote it), actAsAuthor: METAOPS_DEBUG_ACT_AS_AUTHOR (true:\n" +
+      "containers are added as the tool's author, impersonated; the impersonate grant is yours to make).",
   );
   comment(
     ['etcdPolicy'],

@@ -170,6 +170,19 @@ export type AuthorVerdict =
       onPod?: true;
     };
 
+/**
+ * The reason of a tool's status whose author may not patch pods/ephemeralcontainers in its namespace as a whole, but
+ * may on some of the pods it selects, by name (RBAC's resourceNames, a webhook that decides per pod). Not a refusal:
+ * the injector asks about each pod by name, and a pod the author may not patch is that pod's failure.
+ */
+export const PER_POD = 'AuthorAllowedOnSomePods';
+/**
+ * The most pods a tool's status asks about by name, when its author is refused on the namespace as a whole: the
+ * first of the pods the tool selects (the API server lists them in name order). A SubjectAccessReview each, at each
+ * sync of such a tool: bounded whatever the number of pods, and whatever the number of refused tools.
+ */
+export const MAX_PROBED_PODS = 16;
+
 /** The caller's budget was spent before a call the check needed: the caller comes back later. */
 export class OutOfTime extends Error {
   constructor() {
@@ -329,7 +342,12 @@ export class AuthorCheck {
    * may patch pods/ephemeralcontainers there. Errors of the API server are thrown (the caller reports them), and so
    * is OutOfTime when `over` says no call may start any more.
    */
-  async verify(tool: KubeObject, over: () => boolean = () => false, pod?: string): Promise<AuthorVerdict> {
+  async verify(
+    tool: KubeObject,
+    over: () => boolean = () => false,
+    pod?: string,
+    perPod = false,
+  ): Promise<AuthorVerdict> {
     const namespace = tool.metadata.namespace ?? 'default';
     const author = stampOf(tool);
     if (!author) return { allowed: false, reason: 'AuthorUnverified', message: unreadStamp(tool) };
@@ -350,6 +368,16 @@ export class AuthorCheck {
       };
     if (pod === undefined) {
       if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
+    } else if (perPod) {
+      // The tool's status found its author allowed on some pods by name only (PER_POD): each pod is asked about by
+      // name, and a refusal is that pod's, whatever the answer on the namespace as a whole.
+      if (await this.allowed(author, namespace, over, { name: pod })) return { allowed: true, author: author.user };
+      return {
+        allowed: false,
+        reason: 'AuthorNotAllowed',
+        onPod: true,
+        message: `its author ${author.user} may not patch pods/ephemeralcontainers of pod ${pod} in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written)`,
+      };
     } else if ((await this.allowed(author, namespace, over, { cached: 'only' })) !== false) {
       // Asked about the pod by name, unless a refusal on the namespace's pods was heard (by either hook) within
       // AUTHOR_CACHE_MS: an authorizer that decides per object answers for the pod the container goes into.
@@ -369,6 +397,24 @@ export class AuthorCheck {
       reason: 'AuthorNotAllowed',
       message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected`,
     };
+  }
+
+  /**
+   * The first of `pods` (names of pods the tool selects) its author may patch pods/ephemeralcontainers of, asked by
+   * name (an authorizer that decides per object: RBAC's resourceNames, a webhook), or undefined when none. Asked only
+   * of a tool whose author verify refused on the namespace as a whole; the caller bounds the names (MAX_PROBED_PODS).
+   */
+  async allowedOnSome(
+    tool: KubeObject,
+    pods: string[],
+    over: () => boolean = () => false,
+  ): Promise<string | undefined> {
+    const author = stampOf(tool);
+    if (!author) return undefined;
+    for (const pod of pods)
+      if (await this.allowed(author, tool.metadata.namespace ?? 'default', over, { name: pod, cached: 'ask' }))
+        return pod;
+    return undefined;
   }
 
   /**

@@ -27,7 +27,7 @@ import {
   type ObjectMap,
   observed,
 } from '../../lib/index.js';
-import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime } from './author.js';
+import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
 import {
   containerName,
   ephemeralContainer,
@@ -324,7 +324,8 @@ async function inject(
     if (hook.settings.policy.authorCheck !== 'off') {
       try {
         // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
-        const verdict = await hook.clients.authors(kube).verify(real!, over, podName);
+        // A tool whose status found its author allowed on some pods by name only: this pod's answer alone decides.
+        const verdict = await hook.clients.authors(kube).verify(real!, over, podName, readyReason(real!) === PER_POD);
         // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
         if (!verdict.allowed && verdict.onPod) return fail(new NotAllowedOnPod(verdict.message));
         // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
@@ -505,6 +506,17 @@ export function statusRefusal(tool: KubeObject): string | undefined {
   return ready?.status === 'False' && typeof ready.reason === 'string' && REFUSALS.has(ready.reason)
     ? ready.reason
     : undefined;
+}
+
+/** The reason of the tool's Ready condition, when its status is of the tool's current generation. */
+export function readyReason(tool: KubeObject): string | undefined {
+  const status = tool['status'] as { observedGeneration?: unknown; conditions?: unknown } | undefined;
+  if (!status || status.observedGeneration !== (tool.metadata.generation ?? 0)) return undefined;
+  if (!Array.isArray(status.conditions)) return undefined;
+  const ready = (status.conditions as Array<{ type?: unknown; reason?: unknown } | null>).find(
+    (c) => c?.type === 'Ready',
+  );
+  return typeof ready?.reason === 'string' ? ready.reason : undefined;
 }
 
 /** A series' count is written at most this often for one Event (the count in between is kept here). */

@@ -119,7 +119,7 @@ const PROFILE_CONTEXTS: Record<Spec['securityProfile'], Record<string, unknown> 
 export function ephemeralContainer(tool: string, spec: Spec, pod: KubeObject): Record<string, unknown> {
   const c: Record<string, unknown> = {
     name: containerName(tool),
-    image: spec.image,
+    image: resolvedImage(spec.image),
     imagePullPolicy: 'IfNotPresent',
     stdin: true,
     tty: true,
@@ -212,7 +212,12 @@ export function containerDiffers(found: Record<string, unknown>, wanted: Record<
     const c = canonical(v);
     return unstored(c) ? undefined : c;
   };
-  const same = (f: CompareField) => JSON.stringify(stored(found[f])) === JSON.stringify(stored(wanted[f]));
+  // Images as the runtime resolves them: a container added as `busybox:1.36` (before the hook named images fully) is
+  // the one `docker.io/library/busybox:1.36` names, not an outdated one.
+  const value = (c: Record<string, unknown>, f: CompareField) =>
+    f === 'image' && typeof c[f] === 'string' ? resolvedImage(c[f]) : c[f];
+  const same = (f: CompareField) =>
+    JSON.stringify(stored(value(found, f))) === JSON.stringify(stored(value(wanted, f)));
   return COMPARED_FIELDS.filter((f) => !same(f));
 }
 
@@ -281,6 +286,22 @@ export function parseImage(image: string): ImageRef | undefined {
   const repo = repositoryOf(rest);
   if (!repo) return undefined;
   return { ...repo, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
+}
+
+/** A parsed reference written out in full: `registry/repository[:tag][@digest]`. */
+export function imageText(ref: ImageRef): string {
+  return `${ref.registry}/${ref.repository}${ref.tag !== undefined ? `:${ref.tag}` : ''}${ref.digest !== undefined ? `@${ref.digest}` : ''}`;
+}
+
+/**
+ * An image as the allowlist decides on it, fully named (`busybox:1.36` is `docker.io/library/busybox:1.36`): the
+ * container the hook adds names this, so that the node pulls the image that was allowed, not one a short name
+ * resolves to there (CRI-O and Podman try each of `unqualified-search-registries` in turn: quay.io/busybox is any
+ * Quay user's). A reference that is not valid is returned as written (never allowed, so never sent).
+ */
+export function resolvedImage(image: string): string {
+  const ref = parseImage(image);
+  return ref ? imageText(ref) : image;
 }
 
 /**
@@ -631,16 +652,30 @@ function phaseOf(pod: KubeObject): unknown {
 }
 
 /**
- * True when the restricted profile would run the tool's container as root, or as a user the hook cannot see. The
- * profile sets runAsNonRoot, and the kubelet then refuses to start a container whose user is root (busybox's, and
- * most debug images'): such a container would never run. The user is known when the tool says it (runAsUser) or the
- * pod does (its securityContext.runAsUser, which an ephemeral container inherits); an image's own user is not.
+ * True when the tool's container would be refused by the kubelet as root: it must run as non-root, and its user is
+ * root or one the hook cannot see. It must when the restricted profile sets runAsNonRoot, or when the pod's own
+ * securityContext says runAsNonRoot (an ephemeral container inherits the pod's securityContext, whatever the tool's
+ * profile; a container's own setting would override it, and no profile sets it false). The kubelet then refuses to
+ * start a container whose user is root (busybox's, and most debug images'), or not a number: such a container would
+ * never run, and could never be removed. The user is known when the tool says it (runAsUser) or the pod does (its
+ * securityContext.runAsUser, which an ephemeral container inherits); an image's own user is not. The target
+ * container's securityContext does not count: an ephemeral container inherits nothing from it. On a Windows pod the
+ * user is `windowsOptions.runAsUserName` (the pod's, inherited), and the kubelet's root is ContainerAdministrator.
  */
 export function runsAsRoot(pod: KubeObject, spec: Spec): boolean {
-  if (spec.securityProfile !== 'restricted') return false;
-  const podUser = ((pod['spec'] as { securityContext?: { runAsUser?: unknown } } | undefined)?.securityContext ?? {})
-    .runAsUser;
-  const user = spec.runAsUser ?? podUser;
+  const podContext = (pod['spec'] as { securityContext?: unknown } | undefined)?.securityContext;
+  const sc = (podContext && typeof podContext === 'object' ? podContext : {}) as {
+    runAsNonRoot?: unknown;
+    runAsUser?: unknown;
+    windowsOptions?: { runAsUserName?: unknown } | null;
+  };
+  if (spec.securityProfile !== 'restricted' && sc.runAsNonRoot !== true) return false;
+  const os = (pod['spec'] as { os?: { name?: unknown } } | undefined)?.os?.name;
+  if (os === 'windows') {
+    const name = sc.windowsOptions?.runAsUserName;
+    return !(typeof name === 'string' && name !== '' && name.toLowerCase() !== 'containeradministrator');
+  }
+  const user = spec.runAsUser ?? sc.runAsUser;
   return !(typeof user === 'number' && user > 0);
 }
 

@@ -34,7 +34,7 @@ import {
   type SyncHook,
   TemporaryError,
 } from '../../lib/index.js';
-import { actingAuthor, OutOfTime, type AuthorVerdict } from './author.js';
+import { actingAuthor, MAX_PROBED_PODS, OutOfTime, PER_POD, type AuthorVerdict } from './author.js';
 import {
   containerName,
   FIRST_RETRY_SECONDS,
@@ -442,7 +442,7 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
     return not(
       'RunsAsRoot',
-      `the restricted profile runs the container as a non-root user, and none is set for ${list(counts.skips, 'RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
+      `the restricted profile (or the pod's securityContext.runAsNonRoot) runs the container as a non-root user, and none is set for ${list(counts.skips, 'RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
     );
   if (counts.skips.some((s) => s.reason === 'TargetContainerMissing'))
     return not(
@@ -504,11 +504,20 @@ async function authorView(
   hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
   kube: KubeApi,
   over: () => boolean,
-): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; named: boolean }> {
+): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: boolean }> {
   if (hook.settings.policy.authorCheck === 'off') return { named: true };
   const check = hook.clients.authors(kube);
   try {
     const verdict = await check.verify(hook.parent, over);
+    // Refused on the namespace as a whole: perhaps allowed on some of its pods by name (RBAC's resourceNames, the
+    // right of `kubectl debug web-1` alone), which a review naming no pod does not see. The first pods the tool
+    // selects are asked about by name: allowed on one, the tool acts pod by pod (the injector asks about each).
+    // Only for an author who may list those pods: reading them is nothing they could not do themselves (a refused
+    // author who may not list them gets no pod read for them).
+    if (!verdict.allowed && verdict.reason === 'AuthorNotAllowed' && !verdict.onPod) {
+      const some = (await check.mayList(hook.parent, over)) && (await allowedOnSomePod(hook, kube, over));
+      return some ? { perPod: true, named: false } : { refused: verdict, named: false };
+    }
     if (!verdict.allowed) return { refused: verdict, named: false };
     // Acting as the author: one who cannot be impersonated exactly is refused here, as the injector refuses them.
     const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
@@ -524,6 +533,53 @@ async function authorView(
       { retryAfterSeconds: RETRY_SECONDS.failure },
     );
   }
+}
+
+/**
+ * True when the tool's author may patch pods/ephemeralcontainers of one of the first MAX_PROBED_PODS pods the tool
+ * selects, asked by name (asked now: an answer remembered from before a revocation is not taken). Asked only for an
+ * author who may list those pods; none is named or counted. Anything that keeps the
+ * question from being answered (out of time, an error, a page too large) is no: the tool stays refused, and the next
+ * sync asks again.
+ */
+async function allowedOnSomePod(
+  hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
+  kube: KubeApi,
+  over: () => boolean,
+): Promise<boolean> {
+  const namespace = hook.parent.metadata.namespace ?? 'default';
+  try {
+    if (over() || !kube.list) return false;
+    const page = await kube.list('v1', 'pods', namespace, {
+      labelSelector: selectorText(selectorOf(hook.spec)),
+      limit: MAX_PROBED_PODS,
+    });
+    const names = page.items
+      .filter((p) => !isTerminating(p) && (p.metadata.namespace ?? namespace) === namespace && matches(hook.spec, p))
+      .map((p) => p.metadata.name!)
+      .slice(0, MAX_PROBED_PODS);
+    return (await hook.clients.authors(kube).allowedOnSome(hook.parent, names, over)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A tool whose author may patch only some of its pods, by name (PER_POD): not refused, nothing counted. The injector
+ * asks about each pod by name before adding the container; the status names and counts no pod (the author may not
+ * be told about the pods of the namespace they may not patch). The same answer at every sync, as a refusal's.
+ */
+function perPodAnswer(tool: ParentObject, now: Date): CompositeSyncResponse {
+  const ready: ConditionInput = {
+    type: 'Ready',
+    status: false,
+    reason: PER_POD,
+    message: `its author may not patch pods/ephemeralcontainers in namespace ${tool.metadata.namespace ?? 'default'} as a whole, but may on some of the pods the tool selects, by name (an authorizer that decides per pod: RBAC's resourceNames): each pod is asked about by name before ${containerName(tool.metadata.name!)} is added, and a pod its author may not patch gets nothing (that pod's failure, AuthorNotAllowed, retried with the backoff). The status counts and names no pod`,
+  };
+  return {
+    status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
+    children: [],
+  };
 }
 
 /**
@@ -612,6 +668,7 @@ export async function syncTool(
   if (policyRefusal) return refusedAnswer(tool, now, policyRefusal);
   const view = await authorView(hook, kube, over);
   if (view.refused) return refusedAnswer(tool, now, view.refused);
+  if (view.perPod) return perPodAnswer(tool, now);
   const generation = tool.metadata.generation ?? 0;
   const rest = countedAtRest(before, generation);
   const memory = countMemoryFor(base);

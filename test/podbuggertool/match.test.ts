@@ -162,7 +162,7 @@ t.test('the container of a tool: its name, fields and the security context of ea
 
   t.strictSame(ephemeralContainer('t', spec({}), pod()), {
     name: 'debug-t',
-    image: 'busybox',
+    image: 'docker.io/library/busybox',
     imagePullPolicy: 'IfNotPresent',
     stdin: true,
     tty: true,
@@ -504,26 +504,60 @@ t.test('where a pod stands for a tool', async (t) => {
   t.same(podState(podWith({}, { phase: 'Succeeded' }, failed), tool, s), { state: 'skipped', reason: 'PodCompleted' });
 });
 
-t.test('runsAsRoot: only the restricted profile, and only without a non-root user the hook can see', async (t) => {
-  const p = (sc?: unknown): KubeObject =>
-    ({ ...bare, spec: { containers: [], ...(sc !== undefined ? { securityContext: sc } : {}) } }) as KubeObject;
-  const r = spec({ securityProfile: 'restricted' });
-  t.ok(runsAsRoot(p(), r));
-  t.ok(runsAsRoot(bare, r), 'a pod without a spec');
-  t.ok(
-    runsAsRoot(p({ runAsNonRoot: true }), r),
-    "the pod's own images are non-root; the debug image is not known to be",
-  );
-  t.ok(runsAsRoot(p({ runAsUser: '1000' }), r), 'not a number');
-  t.ok(runsAsRoot(p(null), r));
-  t.notOk(runsAsRoot(p({ runAsUser: 1 }), r));
-  t.notOk(runsAsRoot(p(), spec({ securityProfile: 'restricted', runAsUser: 1 })));
-  t.notOk(
-    runsAsRoot(p({ runAsUser: 0 }), spec({ securityProfile: 'restricted', runAsUser: 5 })),
-    "the tool's user wins",
-  );
-  for (const profile of ['baseline', 'general']) t.notOk(runsAsRoot(p(), spec({ securityProfile: profile })), profile);
-});
+t.test(
+  'runsAsRoot: the restricted profile or a non-root pod, and only without a non-root user the hook can see',
+  async (t) => {
+    const p = (sc?: unknown): KubeObject =>
+      ({ ...bare, spec: { containers: [], ...(sc !== undefined ? { securityContext: sc } : {}) } }) as KubeObject;
+    const r = spec({ securityProfile: 'restricted' });
+    t.ok(runsAsRoot(p(), r));
+    t.ok(runsAsRoot(bare, r), 'a pod without a spec');
+    t.ok(
+      runsAsRoot(p({ runAsNonRoot: true }), r),
+      "the pod's own images are non-root; the debug image is not known to be",
+    );
+    t.ok(runsAsRoot(p({ runAsUser: '1000' }), r), 'not a number');
+    t.ok(runsAsRoot(p(null), r));
+    t.notOk(runsAsRoot(p({ runAsUser: 1 }), r));
+    t.notOk(runsAsRoot(p(), spec({ securityProfile: 'restricted', runAsUser: 1 })));
+    t.notOk(
+      runsAsRoot(p({ runAsUser: 0 }), spec({ securityProfile: 'restricted', runAsUser: 5 })),
+      "the tool's user wins",
+    );
+    for (const profile of ['baseline', 'general'])
+      t.notOk(runsAsRoot(p(), spec({ securityProfile: profile })), profile);
+    // The pod's own runAsNonRoot, which an ephemeral container inherits, whatever the profile.
+    for (const profile of ['baseline', 'general', 'netadmin', 'sysadmin']) {
+      const s = spec({ securityProfile: profile });
+      t.ok(runsAsRoot(p({ runAsNonRoot: true }), s), `${profile} in a non-root pod`);
+      t.notOk(runsAsRoot(p({ runAsNonRoot: false }), s), `${profile} in a pod that says runAsNonRoot: false`);
+      t.notOk(runsAsRoot(p({ runAsNonRoot: true, runAsUser: 7 }), s), `${profile}: the pod names its user`);
+      t.notOk(runsAsRoot(p({ runAsNonRoot: true }), spec({ securityProfile: profile, runAsUser: 7 })), 'the tool does');
+      t.ok(runsAsRoot(p({ runAsNonRoot: true, runAsUser: 0 }), s), "the pod's user 0 is root");
+    }
+    t.ok(runsAsRoot(p({ runAsNonRoot: 'true' }), r), 'restricted whatever the pod says');
+    t.notOk(runsAsRoot(p({ runAsNonRoot: 'true' }), spec({})), 'not a boolean: not what the kubelet reads as true');
+    // A target container's own securityContext is not inherited: it neither requires nor names a user.
+    const target = {
+      ...bare,
+      spec: { containers: [{ name: 'app', securityContext: { runAsNonRoot: true, runAsUser: 7 } }] },
+    } as KubeObject;
+    t.notOk(runsAsRoot(target, spec({ targetContainerName: 'app' })), "the target's runAsNonRoot is its own");
+    t.ok(
+      runsAsRoot(target, spec({ securityProfile: 'restricted', targetContainerName: 'app' })),
+      "the target's user is its own",
+    );
+    // Windows: the user is windowsOptions.runAsUserName, and ContainerAdministrator is the kubelet's root.
+    const win = (sc: unknown): KubeObject =>
+      ({ ...bare, spec: { os: { name: 'windows' }, containers: [], securityContext: sc } }) as KubeObject;
+    t.ok(runsAsRoot(win({ runAsNonRoot: true }), spec({})));
+    t.ok(
+      runsAsRoot(win({ runAsNonRoot: true, windowsOptions: { runAsUserName: 'ContainerAdministrator' } }), spec({})),
+    );
+    t.notOk(runsAsRoot(win({ runAsNonRoot: true, windowsOptions: { runAsUserName: 'ContainerUser' } }), spec({})));
+    t.notOk(runsAsRoot(win({}), spec({})));
+  },
+);
 
 t.test('the failures recorded on a pod: read tolerantly, written sorted, removed when none', async (t) => {
   const on = (text: unknown): KubeObject => ({

@@ -174,7 +174,7 @@ t.test('hostile related objects: a tool of another namespace, a tool whose reque
   await inject(api, ['dbg', 'web-1'], { policy }, injectorRequest(api, 'dbg', 'web-1', [lie]));
   t.equal(api.patches.length, 1);
   const c = api.patches[0]!.containers[0];
-  t.equal(c.image, 'busybox:1.36', "the API server's image");
+  t.equal(c.image, 'docker.io/library/busybox:1.36', "the API server's image, named in full");
   t.equal(c.securityContext, undefined, "the API server's profile");
   t.notOk('command' in c);
   t.ok(api.gets.includes('debug.metaops.dev/v1alpha1 podbuggertools dbg/a'));

@@ -63,17 +63,17 @@ t.test(
     t.same(podState(reordered, 'a', same), { state: 'injected' });
     t.same(podState(carrying(spec({ args: ['-x'] })), 'a', spec({ args: ['-y'] })), {
       state: 'outdated',
-      image: 'busybox:1.36',
+      image: 'docker.io/library/busybox:1.36',
       differs: ['args'],
     });
     t.same(podState(carrying(spec({ env: [{ name: 'A', value: '1' }] })), 'a', spec({})), {
       state: 'outdated',
-      image: 'busybox:1.36',
+      image: 'docker.io/library/busybox:1.36',
       differs: ['env'],
     });
     t.same(podState(carrying(spec({ securityProfile: 'sysadmin' })), 'a', spec({ securityProfile: 'general' })), {
       state: 'outdated',
-      image: 'busybox:1.36',
+      image: 'docker.io/library/busybox:1.36',
       differs: ['securityContext'],
     });
     const { decidedAgain } = await import('../../hooks/podbuggertool/inject.js');

@@ -187,7 +187,7 @@ t.test('Ready says what keeps the tool from being done, in order', async (t) => 
     status: 'False',
     reason: 'RunsAsRoot',
     message:
-      "the restricted profile runs the container as a non-root user, and none is set for r1: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser",
+      "the restricted profile (or the pod's securityContext.runAsNonRoot) runs the container as a non-root user, and none is set for r1: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser",
   });
   t.match(root.status, { skipped: 1, pending: 1, skips: [{ pod: 'r1', reason: 'RunsAsRoot' }] });
   const target = await check({ targetContainerName: 'db' }, [

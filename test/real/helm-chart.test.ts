@@ -95,6 +95,7 @@ t.test('each value shows in what Helm renders', async (t) => {
       'debugPolicy.imageAllowlist={busybox*,ghcr.io/org/*}',
       'debugPolicy.profiles={general,baseline}',
       'debugPolicy.excludedNamespaces={kube-system,prod}',
+      'debugPolicy.actAsAuthor=true',
       'backupPolicy.ambientCredentials={platform}',
       'backupPolicy.s3Endpoints={http://minio.storage.svc:9000,team-a=https://s3.example}',
       'backupPolicy.etcdEndpoints={https://etcd.example:2379}',
@@ -121,6 +122,7 @@ t.test('each value shows in what Helm renders', async (t) => {
   t.equal(env.METAOPS_DEBUG_IMAGE_ALLOWLIST, 'busybox*,ghcr.io/org/*');
   t.equal(env.METAOPS_DEBUG_PROFILES, 'general,baseline');
   t.equal(env.METAOPS_DEBUG_EXCLUDED_NAMESPACES, 'kube-system,prod');
+  t.equal(env.METAOPS_DEBUG_ACT_AS_AUTHOR, 'true');
   t.equal(env.METAOPS_BACKUP_AMBIENT_CREDENTIALS, 'platform');
   t.equal(env.METAOPS_BACKUP_S3_ENDPOINTS, 'http://minio.storage.svc:9000,team-a=https://s3.example');
   t.equal(env.METAOPS_BACKUP_ETCD_ENDPOINTS, 'https://etcd.example:2379');

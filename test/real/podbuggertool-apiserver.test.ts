@@ -540,7 +540,7 @@ t.test('injection on a real API server: the tool and the pod it has, once, with 
   t.same(await hooks.inject('dbg', 'web-1', undefined, [lie]), { attachments: [] });
   const list = ephemeral('dbg', 'web-1');
   t.equal(list.length, 1);
-  t.match(list[0], { name: 'debug-a', image: 'busybox:1.36' });
+  t.match(list[0], { name: 'debug-a', image: 'docker.io/library/busybox:1.36' });
   t.notOk(list[0].securityContext, "the API server's profile, not the request's");
   t.notOk(list[0].command, "the request's command was not used");
   t.same(ephemeral('dbg', 'db-1'), [], 'a pod the tool does not select is not touched');

@@ -96,7 +96,7 @@ export const podbuggertool: Scenario = {
     });
     assert.equal(injected.length, 1);
     assert.equal(injected[0].name, 'debug-busybox-debugger');
-    assert.equal(injected[0].image, 'busybox:1.36');
+    assert.equal(injected[0].image, 'docker.io/library/busybox:1.36', 'named as the allowlist resolved it');
     assert.equal(injected[0].securityContext, undefined, 'the default profile (baseline) adds no capability');
     notes.push(`existing matching pod injected ${secs(t0)} after the tool was created`);
 
@@ -271,7 +271,7 @@ export const podbuggertoolUpgrade: Scenario = {
     const added = (await k.json(['get', 'pod', 'u-new', '-n', 'upgrade'])).spec.ephemeralContainers;
     assert.deepEqual(
       added.map((c: any) => [c.name, c.image]),
-      [['debug-up', 'busybox:1.36']],
+      [['debug-up', 'docker.io/library/busybox:1.36']],
     );
     return [`after the upgrade: ${condition(tool, 'Ready').message}`];
   },
