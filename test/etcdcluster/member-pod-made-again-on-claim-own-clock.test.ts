@@ -7,9 +7,7 @@
 import t from 'tap';
 import { UNHEALTHY_REPLACE_SECONDS } from '../../hooks/etcdcluster/plan.js';
 import { PVC, running } from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
 
-const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const STARTING = {
   containerStatuses: [
     { name: 'etcd', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } },
