@@ -500,17 +500,22 @@ async function head(s3: S3Client, bucket: string, key: string): Promise<Record<s
   }
 }
 
-/** The periodic snapshots of a path, newest first; `truncated` when there were more than MAX_LISTED keys. */
+/**
+ * The periodic snapshots of a path, newest first; `truncated` (with why, in `why`) when the listing is not known to
+ * be the whole path: more than MAX_LISTED keys, or a page that said more follow (IsTruncated) without a
+ * NextContinuationToken to ask for them (an S3-compatible store or proxy that gives only NextMarker, or nothing).
+ */
 export async function listSnapshots(
   s3: S3Client,
   bucket: string,
   base: string,
-): Promise<{ snapshots: Snapshot[]; truncated: boolean }> {
+): Promise<{ snapshots: Snapshot[]; truncated: boolean; why?: string }> {
   // By key: a listing that names one key twice (overlapping pages of an S3-compatible store, a continuation that
   // repeats the last key of a page) still lists one snapshot, which must not count twice against maxBackups.
   const snapshots = new Map<string, Snapshot>();
   let listed = 0;
   let token: string | undefined;
+  let why: string | undefined;
   do {
     const page = await s3.send(
       new ListObjectsV2Command({ Bucket: bucket, Prefix: `${base}_v`, ...(token ? { ContinuationToken: token } : {}) }),
@@ -520,9 +525,18 @@ export async function listSnapshots(
       const s = o.Key ? periodicSnapshot(base, o.Key) : undefined;
       if (s && !snapshots.has(s.key)) snapshots.set(s.key, s);
     }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    // Truncated unless S3 says plainly it is not: a page that says more follow and gives no token to ask for them
+    // has not given the whole path, and a listing taken as whole would prune from a part of it.
+    token = page.IsTruncated === false || page.IsTruncated === undefined ? undefined : page.NextContinuationToken;
+    if (page.IsTruncated && !token)
+      why = `S3 said the listing of s3://${bucket}/${base}_v goes on but gave no continuation token to read the rest`;
+    else if (token && listed >= MAX_LISTED) why = `more than ${MAX_LISTED} objects under s3://${bucket}/${base}_v`;
   } while (token && listed < MAX_LISTED);
-  return { snapshots: [...snapshots.values()].sort(newestFirst), truncated: token !== undefined };
+  return {
+    snapshots: [...snapshots.values()].sort(newestFirst),
+    truncated: why !== undefined,
+    ...(why ? { why } : {}),
+  };
 }
 
 /**
@@ -868,8 +882,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
         reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot`,
       };
     found = { snapshots: listed.snapshots };
-    if (listed.truncated)
-      problems.push(`more than ${MAX_LISTED} objects under s3://${t.bucket}/${t.baseKey}_v: nothing pruned`);
+    if (listed.truncated) problems.push(`${listed.why ?? 'the listing is incomplete'}: nothing pruned`);
     else if (o.backup) {
       const { previous, examined } = await previousOwn(o.s3, t.bucket, listed.snapshots, o.backup.uid);
       if (!previous && examined >= MAX_EXAMINED)
