@@ -501,9 +501,28 @@ async function head(s3: S3Client, bucket: string, key: string): Promise<Record<s
 }
 
 /**
+ * Why a listing ends cut short after this page, if it does. Truncated unless S3 says plainly it is not: a page that
+ * says more follow and gives no token to ask for them has not given the whole path, and a listing taken as whole
+ * would prune from a part of it. A page that gives no key, or the token it was asked with, would be asked again for
+ * ever (and the backup lists before it writes): the listing ends there.
+ */
+function cutShort(
+  where: string,
+  o: { page: { IsTruncated?: boolean; Contents?: unknown[] }; asked?: string; token?: string; listed: number },
+): string | undefined {
+  if (o.page.IsTruncated && !o.token)
+    return `S3 said the listing of ${where} goes on but gave no continuation token to read the rest`;
+  if (!o.token) return undefined;
+  if (o.token === o.asked || (o.page.Contents ?? []).length === 0)
+    return `S3 answered a page of the listing of ${where} that does not move it on (${o.token === o.asked ? 'the same continuation token again' : 'no key, yet more to follow'})`;
+  return o.listed >= MAX_LISTED ? `more than ${MAX_LISTED} objects under ${where}` : undefined;
+}
+
+/**
  * The periodic snapshots of a path, newest first; `truncated` (with why, in `why`) when the listing is not known to
  * be the whole path: more than MAX_LISTED keys, or a page that said more follow (IsTruncated) without a
- * NextContinuationToken to ask for them (an S3-compatible store or proxy that gives only NextMarker, or nothing).
+ * NextContinuationToken to ask for them (an S3-compatible store or proxy that gives only NextMarker, or nothing), or
+ * one that does not move the listing on (cutShort).
  */
 export async function listSnapshots(
   s3: S3Client,
@@ -525,13 +544,10 @@ export async function listSnapshots(
       const s = o.Key ? periodicSnapshot(base, o.Key) : undefined;
       if (s && !snapshots.has(s.key)) snapshots.set(s.key, s);
     }
-    // Truncated unless S3 says plainly it is not: a page that says more follow and gives no token to ask for them
-    // has not given the whole path, and a listing taken as whole would prune from a part of it.
-    token = page.IsTruncated === false || page.IsTruncated === undefined ? undefined : page.NextContinuationToken;
-    if (page.IsTruncated && !token)
-      why = `S3 said the listing of s3://${bucket}/${base}_v goes on but gave no continuation token to read the rest`;
-    else if (token && listed >= MAX_LISTED) why = `more than ${MAX_LISTED} objects under s3://${bucket}/${base}_v`;
-  } while (token && listed < MAX_LISTED);
+    const asked = token;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    why = cutShort(`s3://${bucket}/${base}_v`, { page, asked, token, listed });
+  } while (token && !why);
   return {
     snapshots: [...snapshots.values()].sort(newestFirst),
     truncated: why !== undefined,
