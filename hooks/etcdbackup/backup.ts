@@ -523,17 +523,41 @@ async function head(s3: S3Client, bucket: string, key: string): Promise<Record<s
   }
 }
 
-/** The periodic snapshots of a path, newest first; `truncated` when there were more than MAX_LISTED keys. */
+/**
+ * Why a listing ends cut short after this page, if it does. Truncated unless S3 says plainly it is not: a page that
+ * says more follow and gives no token to ask for them has not given the whole path, and a listing taken as whole
+ * would prune from a part of it. A page that gives no key, or the token it was asked with, would be asked again for
+ * ever (and the backup lists before it writes): the listing ends there.
+ */
+function cutShort(
+  where: string,
+  o: { page: { IsTruncated?: boolean; Contents?: unknown[] }; asked?: string; token?: string; listed: number },
+): string | undefined {
+  if (o.page.IsTruncated && !o.token)
+    return `S3 said the listing of ${where} goes on but gave no continuation token to read the rest`;
+  if (!o.token) return undefined;
+  if (o.token === o.asked || (o.page.Contents ?? []).length === 0)
+    return `S3 answered a page of the listing of ${where} that does not move it on (${o.token === o.asked ? 'the same continuation token again' : 'no key, yet more to follow'})`;
+  return o.listed >= MAX_LISTED ? `more than ${MAX_LISTED} objects under ${where}` : undefined;
+}
+
+/**
+ * The periodic snapshots of a path, newest first; `truncated` (with why, in `why`) when the listing is not known to
+ * be the whole path: more than MAX_LISTED keys, or a page that said more follow (IsTruncated) without a
+ * NextContinuationToken to ask for them (an S3-compatible store or proxy that gives only NextMarker, or nothing), or
+ * one that does not move the listing on (cutShort).
+ */
 export async function listSnapshots(
   s3: S3Client,
   bucket: string,
   base: string,
-): Promise<{ snapshots: Snapshot[]; truncated: boolean }> {
+): Promise<{ snapshots: Snapshot[]; truncated: boolean; why?: string }> {
   // By key: a listing that names one key twice (overlapping pages of an S3-compatible store, a continuation that
   // repeats the last key of a page) still lists one snapshot, which must not count twice against maxBackups.
   const snapshots = new Map<string, Snapshot>();
   let listed = 0;
   let token: string | undefined;
+  let why: string | undefined;
   do {
     const page = await s3.send(
       new ListObjectsV2Command({ Bucket: bucket, Prefix: `${base}_v`, ...(token ? { ContinuationToken: token } : {}) }),
@@ -543,9 +567,15 @@ export async function listSnapshots(
       const s = o.Key ? periodicSnapshot(base, o.Key) : undefined;
       if (s && !snapshots.has(s.key)) snapshots.set(s.key, s);
     }
+    const asked = token;
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token && listed < MAX_LISTED);
-  return { snapshots: [...snapshots.values()].sort(newestFirst), truncated: token !== undefined };
+    why = cutShort(`s3://${bucket}/${base}_v`, { page, asked, token, listed });
+  } while (token && !why);
+  return {
+    snapshots: [...snapshots.values()].sort(newestFirst),
+    truncated: why !== undefined,
+    ...(why ? { why } : {}),
+  };
 }
 
 /**
@@ -981,8 +1011,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
         reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot`,
       };
     found = { snapshots: listed.snapshots };
-    if (listed.truncated)
-      problems.push(`more than ${MAX_LISTED} objects under s3://${t.bucket}/${t.baseKey}_v: nothing pruned`);
+    if (listed.truncated) problems.push(`${listed.why ?? 'the listing is incomplete'}: nothing pruned`);
     else if (o.backup) {
       const { previous, examined } = await previousOwn(o.s3, t.bucket, listed.snapshots, o.backup.uid);
       if (!previous && examined >= MAX_EXAMINED)

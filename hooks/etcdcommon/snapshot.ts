@@ -113,6 +113,28 @@ async function pin(
   }
 }
 
+/** What a periodic backup appends to its path's key (etcdbackup/lineage.ts, PERIODIC): `_v<revision>_<stamp>`. */
+const PERIODIC_SUFFIX = /_v\d+_\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
+
+/**
+ * Whether an EtcdBackup's pruning (maxBackups) may delete this key: it has a periodic snapshot's name. (Pruning also
+ * needs the lineage metadata of the EtcdBackup that wrote it; a store or proxy may drop metadata from what a GET
+ * answers, so the name alone decides: never a restore on doubt.)
+ */
+export function prunable(key: string): boolean {
+  return PERIODIC_SUFFIX.test(key);
+}
+
+/**
+ * Why a check refuses a snapshot it verified but could not keep (no version, no copy) when a backup's pruning may
+ * delete it: the restored members fetch the key after the live members are dropped, and a backup Job made before
+ * the restore existed does not know to spare it. How to let the check keep it comes first (the reason is bounded).
+ */
+function unpinnedPrunable(bucket: string, pinPath: string | undefined, why: string | undefined): string {
+  const copy = pinPath ? `s3:PutObject on s3://${pinPath}` : 's3:PutObject on a copy beside the key';
+  return `not restored: a periodic EtcdBackup may prune this snapshot during the restore and no copy could be kept; turn on versioning for bucket ${bucket}, or allow the restore's credentials ${copy}${why ? ` (${why})` : ''}`;
+}
+
 export async function checkSnapshot(
   s3: S3Client,
   path: string,
@@ -142,6 +164,8 @@ export async function checkSnapshot(
         size,
         reason: `s3://${path} was written again while it was checked: check it again once it holds the snapshot to restore`,
       };
+    if (!kept.pinned && prunable(where.key))
+      return { succeeded: false, size, reason: unpinnedPrunable(where.bucket, options.pinPath, kept.reason) };
     return {
       succeeded: true,
       size,

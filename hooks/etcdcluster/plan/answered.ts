@@ -70,11 +70,14 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
     const p = v.podByName.get(pod);
     return p !== undefined && isPodReady(p);
   };
-  const reports = members.map(({ member, pod }) => memberReport(v, { member, pod }, leaderId, readyPod));
+  const recreated = recreatedPods(v, members);
+  const madeAgain = new Set(recreated.map((p) => p.metadata.name!));
+  const reports = members.map(({ member, pod }) =>
+    memberReport(v, { member, pod }, leaderId, readyPod, Boolean(pod && madeAgain.has(pod))),
+  );
   const { voting, quorum } = quorumOf(v, members);
   const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(v.obs.pods[0]!));
-  const recreated = recreatedPods(v, members);
   const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
   const liveNames = new Set(live.map((p) => p.metadata.name!));
   return {
@@ -94,12 +97,16 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   };
 }
 
-/** One member's report: every field is optional on the wire; the clocks as in memberClocks. */
+/**
+ * One member's report: every field is optional on the wire; the clocks as in memberClocks (`madeAgain`: its pod is
+ * missing and made again by this answer).
+ */
 function memberReport(
   v: View,
   { member, pod }: Pick<Listed, 'member' | 'pod'>,
   leaderId: string | undefined,
   readyPod: (pod: string) => boolean,
+  madeAgain: boolean,
 ): MemberReport {
   const h = pod ? v.healthOf(pod) : { healthy: false };
   const report: MemberReport = { name: pod ?? member.name, id: member.id, healthy: h.healthy };
@@ -109,7 +116,8 @@ function memberReport(
   if (member.isLearner) report.learner = true;
   if (h.version) report.version = h.version;
   if (h.alarm) report.alarm = h.alarm;
-  return memberClocks(v, report, { member, pod }, !h.healthy && !h.alarm && Boolean(pod) && !readyPod(pod!));
+  const unheard = !h.healthy && !h.alarm && Boolean(pod) && !readyPod(pod!);
+  return memberClocks(v, report, { member, pod }, unheard && !madeAgain);
 }
 
 /**
@@ -117,6 +125,12 @@ function memberReport(
  * addition is pending, each kept as first seen (no churn). (No clock while its pod is Ready: its readiness probe
  * asks etcd in the pod, so it serves, and the hook's own failure to reach it or read its status is no evidence
  * against it. Never destroy on doubt.)
+ *
+ * The unhealthy clock belongs to the pod it was seen on. None runs while the member's pod is missing and made again
+ * (with storage, on its claim): the time the lost pod was unreachable is no evidence against the pod made again,
+ * whose clock starts when it is first observed. Nor does a clock recorded in the status go back before what the
+ * observed pod itself says (podClockFloor): a status that is stale (resent by Metacontroller from before the pod was
+ * made again, or before the member was Ready again) counts no time the pod was not there, or served.
  */
 function memberClocks(
   v: View,
@@ -126,7 +140,9 @@ function memberClocks(
 ): MemberReport {
   const now = v.obs.now ? rfc3339(v.obs.now) : undefined;
   if (unheard && member.name && !member.isLearner) {
-    const since = v.known.find((k) => k.name === pod)?.unhealthySince ?? now;
+    const recorded = v.known.find((k) => k.name === pod)?.unhealthySince;
+    // (The floor only moves a recorded clock forward: a member first seen unhealthy now starts its clock now.)
+    const since = (recorded && laterOf(recorded, podClockFloor(v.podByName.get(pod!), v.obs.now))) ?? now;
     if (since) report.unhealthySince = since;
   }
   if (!report.healthy && (member.isLearner || !member.name)) {
@@ -134,6 +150,36 @@ function memberClocks(
     if (since) report.pendingSince = since;
   }
   return report;
+}
+
+/**
+ * The earliest an unhealthy clock of this pod can have started, by what the observed pod says: when it was made
+ * (creationTimestamp), and when its Ready condition last turned False (the member served until then, and no clock
+ * runs while it is Ready). Never later than `now` (the API server's clock may run ahead of the hook's); undefined
+ * when the pod says neither.
+ */
+export function podClockFloor(pod: KubeObject | undefined, now: Date | undefined): string | undefined {
+  if (!pod) return undefined;
+  const times = [Date.parse(pod.metadata.creationTimestamp ?? '')];
+  const conditions = (pod['status'] as { conditions?: unknown } | undefined)?.conditions;
+  // Observed data: any element may be malformed (null, a string).
+  for (const c of Array.isArray(conditions) ? conditions : []) {
+    const cond = c as { type?: unknown; status?: unknown; lastTransitionTime?: unknown } | null;
+    if (cond?.type === 'Ready' && cond.status !== 'True' && typeof cond.lastTransitionTime === 'string')
+      times.push(Date.parse(cond.lastTransitionTime));
+  }
+  const known = times.filter(Number.isFinite);
+  if (known.length === 0) return undefined;
+  const floor = Math.max(...known);
+  return rfc3339(new Date(now ? Math.min(floor, now.getTime()) : floor));
+}
+
+/** The later of two times (RFC 3339); an unreadable one counts as absent. */
+function laterOf(a: string | undefined, b: string | undefined): string | undefined {
+  const ta = Date.parse(a ?? '');
+  const tb = Date.parse(b ?? '');
+  if (!Number.isFinite(ta)) return Number.isFinite(tb) ? b : undefined;
+  return Number.isFinite(tb) && tb > ta ? b : a;
 }
 
 /**
