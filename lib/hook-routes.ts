@@ -229,7 +229,7 @@ async function takeTurn(
       );
     throw err;
   }
-  const turn: Turn = { waitedMs: performance.now() - started };
+  const turn: Turn = { waitedMs: Math.floor(performance.now() - started) };
   turns.set(request, turn);
   const giveBack = () => {
     if (!turn.pending) return release();
