@@ -6,10 +6,16 @@
 // - largest stored: the same parent grown to what the API server stores (1.44 MiB), where the CRD keeps a field
 //   open (EtcdCluster's pod policy: refused by the hook); the other kinds have no open field to grow;
 // and the largest request the server reads at all (METAOPS_BODY_LIMIT, 8 MiB: a PodSet's 1000 observed pods, their
-// annotations grown to it). Each scenario runs on a fresh server (node dist/main/server.js, as the image runs it, with
+// annotations grown to it), in three shapes: one long string per pod, many tiny fields (`"k1":""`: 14 times its size
+// parsed), the parent's managedFields full of empty objects (`{},`: 21 times). Each scenario is answered 1, 2, 5 and
+// 10 times at once (Metacontroller runs 5 workers per controller, several controllers share the server): the body
+// budget (lib/body-budget.ts, METAOPS_BODY_BUDGET) holds what is in hand; the two hostile shapes are measured again
+// with the budget at its largest setting (64 MiB: no bound at these sizes), as before it. Each scenario runs on a
+// fresh server (node dist/main/server.js, as the image runs it, with
 // Node's default heap: larger than a 512 MiB container's, so a lazier collector and an upper bound), whose RSS
 // after start is the baseline of the same run. Writes bench/memory.json and the table in docs/operating.md.
-// MEMORY_ONLY=<kind> measures one kind, MEMORY_HEAP_MIB=<n> runs the servers with --max-old-space-size=<n>; either
+// MEMORY_ONLY=<kind> measures one kind, MEMORY_SCENARIO=<text> the scenarios whose name has it, MEMORY_HEAP_MIB=<n>
+// runs the servers with --max-old-space-size=<n>, MEMORY_BUDGET_MIB=<n> with METAOPS_BODY_BUDGET of n MiB; each
 // prints the table and writes nothing.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -40,7 +46,7 @@ function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
-async function start(): Promise<{ proc: ChildProcess; port: number }> {
+async function start(env: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; port: number }> {
   const port = await freePort();
   const heap = process.env['MEMORY_HEAP_MIB'];
   const args = [...(heap ? [`--max-old-space-size=${heap}`] : []), join(root, 'dist', 'main', 'server.js')];
@@ -58,6 +64,7 @@ async function start(): Promise<{ proc: ChildProcess; port: number }> {
       AWS_REGION: 'us-east-1',
       // The longest spec.pod.clusterDomain, allowed: a domain the server does not allow builds no member.
       ...WORST_ENV,
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -83,6 +90,7 @@ async function post(
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
   });
   const text = await res.text();
+  if (res.status !== 200) return { status: res.status, bytes: text.length };
   const conditions = (JSON.parse(text).status?.conditions ?? []) as Array<{ type: string; reason?: string }>;
   // EtcdCluster says Available, the other kinds Ready.
   const ready = (conditions.find((c) => c.type === 'Ready') ?? conditions.find((c) => c.type === 'Available'))?.reason;
@@ -110,70 +118,135 @@ async function atBodyLimit(def: CompositeHookDefinition): Promise<CompositeSyncR
   return req;
 }
 
+/** The same request at the body limit, its room filled with many tiny fields: `"k<n>":""` in each pod's annotations. */
+async function smallFields(def: CompositeHookDefinition): Promise<CompositeSyncRequest> {
+  const req = await fedBack(def, worstParent('podset', structuredClone(WORST_SPECS['podset']!)));
+  const pods = Object.values(req.children!['Pod.v1']!);
+  const room = BODY_LIMIT - 64 * 1024 - Buffer.byteLength(JSON.stringify(req));
+  const per = Math.floor(room / pods.length);
+  for (const pod of pods) {
+    const annotations: Record<string, string> = {};
+    for (let i = 0, size = 2; size + 10 < per; i++) {
+      annotations[`k${i}`] = '';
+      size += `"k${i}":"",`.length;
+    }
+    pod.metadata.annotations = annotations;
+  }
+  return req;
+}
+
+/** The same request at the body limit, its room filled with empty objects: the parent's managedFields `[{},{},...]`. */
+async function emptyObjects(def: CompositeHookDefinition): Promise<CompositeSyncRequest> {
+  const req = await fedBack(def, worstParent('podset', structuredClone(WORST_SPECS['podset']!)));
+  const room = BODY_LIMIT - 64 * 1024 - Buffer.byteLength(JSON.stringify(req));
+  (req.parent.metadata as { managedFields?: unknown[] }).managedFields = Array.from(
+    { length: Math.floor(room / 3) },
+    () => ({}),
+  );
+  return req;
+}
+
+/** How many requests are answered at once. */
+const AT_ONCE = [1, 2, 5, 10] as const;
+
 interface Row {
   kind: string;
   scenario: string;
+  /** The server's body budget (METAOPS_BODY_BUDGET), MiB: the default unless said. */
+  budgetMiB: number;
   requestMiB: number;
   baselineMiB: number;
   one: { peakMiB: number; status: number; ready?: string; answerKiB: number };
-  two: { peakMiB: number };
+  /** Peak RSS with n at once, and their statuses counted (`200: 4, 429: 1`). */
+  atOnce: Record<string, { peakMiB: number; statuses: Record<string, number> }>;
 }
 
-/** The peak RSS of a fresh server answering `body` once, and of another answering it twice at once. */
-async function measure(kind: string, scenario: string, path: string, body: string): Promise<Row> {
-  const single = await start();
-  const baselineMiB = status(single.proc.pid!, 'VmRSS');
-  const answer = await post(single.port, path, body);
-  const one = status(single.proc.pid!, 'VmHWM');
-  single.proc.kill();
-  const double = await start();
-  await Promise.all([post(double.port, path, body), post(double.port, path, body)]);
-  const two = status(double.proc.pid!, 'VmHWM');
-  double.proc.kill();
+const DEFAULT_BUDGET_MIB = 16;
+
+/** The peak RSS of a fresh server answering `body` once, and of another for each of 2, 5 and 10 at once. */
+async function measure(kind: string, scenario: string, path: string, body: string, budgetMiB?: number): Promise<Row> {
+  const budget = budgetMiB ?? Number(process.env['MEMORY_BUDGET_MIB'] ?? DEFAULT_BUDGET_MIB);
+  const env = { METAOPS_BODY_BUDGET: String(budget * 1048576) };
+  const atOnce: Row['atOnce'] = {};
+  let baselineMiB = 0;
+  let one: Row['one'] | undefined;
+  for (const n of AT_ONCE) {
+    const server = await start(env);
+    if (n === 1) baselineMiB = status(server.proc.pid!, 'VmRSS');
+    const answers = await Promise.all(Array.from({ length: n }, () => post(server.port, path, body)));
+    const peakMiB = status(server.proc.pid!, 'VmHWM');
+    server.proc.kill();
+    const statuses: Record<string, number> = {};
+    for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    atOnce[n] = { peakMiB, statuses };
+    if (n === 1) {
+      const answer = answers[0]!;
+      one = {
+        peakMiB,
+        status: answer.status,
+        ...(answer.ready ? { ready: answer.ready } : {}),
+        answerKiB: answer.bytes / 1024,
+      };
+    }
+  }
   return {
     kind,
     scenario,
+    budgetMiB: budget,
     requestMiB: Buffer.byteLength(body) / 1048576,
     baselineMiB,
-    one: {
-      peakMiB: one,
-      status: answer.status,
-      ...(answer.ready ? { ready: answer.ready } : {}),
-      answerKiB: answer.bytes / 1024,
-    },
-    two: { peakMiB: two },
+    one: one!,
+    atOnce,
   };
 }
 
 const rows: Row[] = [];
 const only = process.env['MEMORY_ONLY'];
+const scenarioOnly = process.env['MEMORY_SCENARIO'];
+const run = async (...args: Parameters<typeof measure>) => {
+  if (scenarioOnly && !args[1].includes(scenarioOnly)) return;
+  const row = await measure(...args);
+  rows.push(row);
+  console.error(JSON.stringify(row));
+};
 for (const def of operators) {
   if (def.type !== 'composite' || (only && !def.name.includes(only))) continue;
   const path = `/hooks/${def.name}/sync`;
   const accepted = await fedBack(def, worstParent(def.name, structuredClone(WORST_SPECS[def.name]!)));
-  rows.push(await measure(def.resource.kind, 'largest accepted', path, JSON.stringify(accepted)));
-  console.error(JSON.stringify(rows.at(-1)));
+  await run(def.resource.kind, 'largest accepted', path, JSON.stringify(accepted));
   if (def.name === 'etcdcluster') {
     const stored = { ...accepted, parent: oversizedParent(def.name) };
-    rows.push(await measure(def.resource.kind, 'largest stored', path, JSON.stringify(stored)));
-    console.error(JSON.stringify(rows.at(-1)));
+    await run(def.resource.kind, 'largest stored', path, JSON.stringify(stored));
   }
   if (def.name === 'podset') {
-    rows.push(await measure(def.resource.kind, 'body limit', path, JSON.stringify(await atBodyLimit(def))));
-    console.error(JSON.stringify(rows.at(-1)));
+    await run(def.resource.kind, 'body limit, long strings', path, JSON.stringify(await atBodyLimit(def)));
+    const small = JSON.stringify(await smallFields(def));
+    const empty = JSON.stringify(await emptyObjects(def));
+    await run(def.resource.kind, 'body limit, tiny fields', path, small);
+    await run(def.resource.kind, 'body limit, empty objects', path, empty);
+    // The same, the budget at its largest setting (no bound at these sizes): what the shapes cost before it.
+    await run(def.resource.kind, 'body limit, tiny fields', path, small, 64);
+    await run(def.resource.kind, 'body limit, empty objects', path, empty, 64);
   }
 }
 
 const f = (n: number) => n.toFixed(1);
+const counted = (statuses: Record<string, number>) =>
+  Object.entries(statuses)
+    .map(([code, n]) => (Object.keys(statuses).length === 1 ? code : `${n}×${code}`))
+    .join(' ');
 const table = [
-  `| kind | object | request MiB | baseline RSS MiB | peak RSS, one MiB | peak RSS, two at once MiB | answer |`,
-  `| --- | --- | ---: | ---: | ---: | ---: | --- |`,
+  `| kind | object | budget MiB | request MiB | baseline RSS MiB | ${AT_ONCE.map((n) => `peak RSS, ${n} at once MiB`).join(' | ')} | answer |`,
+  `| --- | --- | ---: | ---: | ---: | ${AT_ONCE.map(() => '---:').join(' | ')} | --- |`,
   ...rows.map(
     (r) =>
-      `| ${r.kind} | ${r.scenario} | ${f(r.requestMiB)} | ${f(r.baselineMiB)} | ${f(r.one.peakMiB)} | ${f(r.two.peakMiB)} | ${r.one.status} ${r.one.ready ?? ''}, ${f(r.one.answerKiB)} KiB |`,
+      `| ${r.kind} | ${r.scenario} | ${r.budgetMiB === DEFAULT_BUDGET_MIB ? r.budgetMiB : `${r.budgetMiB} (no bound)`} | ${f(r.requestMiB)} | ${f(r.baselineMiB)} | ${AT_ONCE.map((n) => `${f(r.atOnce[n]!.peakMiB)}${n > 1 && counted(r.atOnce[n]!.statuses) !== '200' ? ` (${counted(r.atOnce[n]!.statuses)})` : ''}`).join(' | ')} | ${r.one.status} ${r.one.ready ?? ''}, ${f(r.one.answerKiB)} KiB |`,
   ),
 ].join('\n');
-const worst = Math.max(...rows.flatMap((r) => [r.one.peakMiB, r.two.peakMiB]));
+// The bound is what the default budget holds; the rows without it are the comparison.
+const worst = Math.max(
+  ...rows.filter((r) => r.budgetMiB === DEFAULT_BUDGET_MIB).flatMap((r) => AT_ONCE.map((n) => r.atOnce[n]!.peakMiB)),
+);
 const measured = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
@@ -181,7 +254,7 @@ const measured = {
   worstPeakMiB: worst,
   rows,
 };
-if (!only && !process.env['MEMORY_HEAP_MIB']) {
+if (!only && !scenarioOnly && !process.env['MEMORY_HEAP_MIB'] && !process.env['MEMORY_BUDGET_MIB']) {
   writeFileSync(join(root, 'bench', 'memory.json'), JSON.stringify(measured, null, 2) + '\n');
   const doc = join(root, 'docs', 'operating.md');
   const text = readFileSync(doc, 'utf8');

@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { STATUS_CODES } from 'node:http';
 import { answerPlugin, OVERLOADED, RETRY_AFTER_SECONDS } from './answer.js';
 import type { AuthConfig } from './auth.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET } from './body-budget.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
 import { NO_EVENTS } from './events.js';
 import {
@@ -42,6 +43,11 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Largest request body accepted, in bytes. Metacontroller sends every child of a parent. */
   bodyLimit?: number;
+  /**
+   * The bytes of hook request bodies read, parsed and answered at once (lib/body-budget.ts; default
+   * DEFAULT_BODY_BUDGET): a request waits for its turn before its body is read, up to half the hook deadline, else 429.
+   */
+  bodyBudget?: number | BodyBudget;
   /**
    * Credentials every hook call must carry (health, readiness and metrics stay open). With none configured (and
    * no client CA), pure hooks answer anyone and side-effecting hooks answer 401, unless `allowUnauthenticated`.
@@ -89,7 +95,7 @@ export const REDACT = [
 export type ServedHook = Pick<HookRoute, 'name' | 'kind' | 'type' | 'hook' | 'method' | 'path'>;
 
 export { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS, HOW_TO_AUTHENTICATE, OVERLOADED, REFUSAL_LOG, RefusalLog };
-export { RETRY_AFTER_SECONDS };
+export { DEFAULT_BODY_BUDGET, RETRY_AFTER_SECONDS };
 
 /** A request that has not arrived whole by then is dropped (docs/operating.md: 30 s). */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -204,6 +210,13 @@ function serverParts(options: AppOptions, metrics: Metrics): ServerParts {
     services,
     pureServices,
     deadline: options.hookDeadlineMs ?? DEFAULT_HOOK_DEADLINE_MS,
+    bodies: {
+      budget:
+        options.bodyBudget instanceof BodyBudget
+          ? options.bodyBudget
+          : new BodyBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET),
+      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    },
     environment: { env: options.env ?? process.env },
   };
 }

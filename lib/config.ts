@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { AuthConfig } from './auth.js';
+import { DEFAULT_BODY_BUDGET } from './body-budget.js';
 
 export interface TlsSettings {
   certFile: string;
@@ -22,6 +23,8 @@ export interface Settings {
   /** METAOPS_ALLOW_UNAUTHENTICATED=true: side-effecting hooks serve callers without credentials (logged). */
   allowUnauthenticated: boolean;
   bodyLimit: number;
+  /** METAOPS_BODY_BUDGET: the bytes of request bodies in hand at once (lib/body-budget.ts). */
+  bodyBudget: number;
   hookDeadlineMs: number;
   tls?: TlsSettings;
 }
@@ -33,6 +36,8 @@ export interface Settings {
 export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 /** The most METAOPS_BODY_LIMIT may be, with the Deployment's 512 MiB memory limit. */
 export const MAX_BODY_LIMIT = 32 * 1024 * 1024;
+/** The most METAOPS_BODY_BUDGET may be: 64 MiB of `{},` parsed is about 1.3 GiB of heap. */
+export const MAX_BODY_BUDGET = 64 * 1024 * 1024;
 export const DEFAULT_HOOK_DEADLINE_MS = 8500;
 /** Metacontroller's default webhook timeout is 10 s: a deadline at or past it answers nobody. */
 export const MAX_HOOK_DEADLINE_MS = 9500;
@@ -71,7 +76,7 @@ function integer(
 
 function unitOf(name: string): string {
   if (name.endsWith('_MS')) return ' (milliseconds, digits only: 8500, not 8.5s)';
-  if (name === 'METAOPS_BODY_LIMIT') return ' (bytes)';
+  if (name === 'METAOPS_BODY_LIMIT' || name === 'METAOPS_BODY_BUDGET') return ' (bytes)';
   return '';
 }
 
@@ -234,6 +239,18 @@ export function settingsFromEnv(
   const auth = authSettings(env, problems);
   const allowUnauthenticated = flag(env, 'METAOPS_ALLOW_UNAUTHENTICATED', problems);
   const bodyLimit = integer(env, 'METAOPS_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, MAX_BODY_LIMIT, problems);
+  const bodyBudget = integer(
+    env,
+    'METAOPS_BODY_BUDGET',
+    Math.max(DEFAULT_BODY_BUDGET, bodyLimit),
+    1024,
+    MAX_BODY_BUDGET,
+    problems,
+  );
+  if (bodyBudget < bodyLimit)
+    problems.push(
+      `METAOPS_BODY_BUDGET=${bodyBudget} is less than METAOPS_BODY_LIMIT=${bodyLimit}: a body at the limit could never be answered`,
+    );
   const hookDeadlineMs = integer(
     env,
     'METAOPS_HOOK_DEADLINE_MS',
@@ -245,7 +262,17 @@ export function settingsFromEnv(
   const tls = tlsSettings(env, problems);
   problems.push(...operatorProblems(env));
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host, logLevel, auth, allowUnauthenticated, bodyLimit, hookDeadlineMs, ...(tls ? { tls } : {}) };
+  return {
+    port,
+    host,
+    logLevel,
+    auth,
+    allowUnauthenticated,
+    bodyLimit,
+    bodyBudget,
+    hookDeadlineMs,
+    ...(tls ? { tls } : {}),
+  };
 }
 
 /**

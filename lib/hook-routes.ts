@@ -5,7 +5,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { LazyCallContext, withDeadline } from './answer.js';
+import { LazyCallContext, OVERLOADED, RETRY_AFTER_SECONDS, StatusError, withDeadline } from './answer.js';
+import { NoTurn, type BodyBudget } from './body-budget.js';
 import { guardRoute, type CallerGuard } from './guard.js';
 import type { CallContext, ClientEnvironment, HookDefinition, Services } from './hook.js';
 import { countCalls, instrumentedClients, logAnswered, refuseClient } from './instrument.js';
@@ -33,6 +34,8 @@ export interface ServerParts {
   pureServices: Services;
   /** A hook that has not answered by then gets a 429 with Retry-After. */
   deadline: number;
+  /** The request bodies in hand at once (lib/body-budget.ts), and the size a body without Content-Length counts as. */
+  bodies: { budget: BodyBudget; bodyLimit: number };
   /** The environment the operators build their clients and settings from. */
   environment: ClientEnvironment;
 }
@@ -146,6 +149,13 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
     {
       schema: { body: answering.body, response: { 200: answering.response } },
       onRequest: guardRoute(options.guard, route.effects),
+      // After the caller's check, before the body is read: a turn of the server's body budget.
+      preParsing: (request, reply, payload, done) => {
+        takeTurn(request, reply, options.bodies, deadline).then(
+          () => done(null, payload),
+          (err: unknown) => done(err as Error),
+        );
+      },
       onResponse: countCalls(options.metrics, name),
       ...(def.tooLarge ? { config: { tooLarge: def.tooLarge } } : {}),
     },
@@ -162,14 +172,71 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
         return reply.sendTagged(reply.getSerializationFunction('200')!(result));
       };
       const answer = answering.answer(body, ctx);
-      if (answer instanceof Promise)
-        return withDeadline(answer, deadline, ctx).then((result) => {
+      const turn = turns.get(request);
+      if (answer instanceof Promise) {
+        // The body is held until the hook settles, even past its deadline or a caller gone.
+        if (turn) turn.pending = answer;
+        // The deadline counts from the request's arrival: the time it waited for its turn is spent.
+        return withDeadline(answer, deadline - (turn?.waitedMs ?? 0), ctx).then((result) => {
           answered(result);
         });
+      }
       // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
       // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
       answered(answer);
       return undefined;
     },
   );
+}
+
+/** A request's turn of the body budget: how long it waited, and its hook while that runs. */
+interface Turn {
+  waitedMs: number;
+  pending?: Promise<unknown>;
+}
+
+const turns = new WeakMap<FastifyRequest, Turn>();
+
+/** A Content-Length in plain digits, else undefined (a chunked body counts as the body limit). */
+function declaredLength(request: FastifyRequest): number | undefined {
+  const raw = request.headers['content-length'];
+  return typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+/**
+ * Waits for the request's turn of the server's body budget (at most half the hook's deadline: the other half is the
+ * hook's), and gives it back once the answer is sent or the caller has gone, and the hook has settled (or a deadline
+ * more has passed: a hook that never settles does not keep its turn for ever). No turn in time: a 429 with Retry-After.
+ */
+async function takeTurn(
+  request: FastifyRequest,
+  reply: { raw: NodeJS.EventEmitter },
+  bodies: ServerParts['bodies'],
+  deadline: number,
+): Promise<void> {
+  const size = Math.min(declaredLength(request) ?? bodies.bodyLimit, bodies.bodyLimit);
+  const gone = new AbortController();
+  reply.raw.once('close', () => gone.abort());
+  const started = performance.now();
+  let release: () => void;
+  try {
+    release = await bodies.budget.take(size, Math.floor(deadline / 2), gone.signal);
+  } catch (err) {
+    if (err instanceof NoTurn)
+      throw new StatusError(
+        `the server is answering as many request bytes as it has room for (${err.message}); retry after ${RETRY_AFTER_SECONDS} s`,
+        OVERLOADED,
+      );
+    throw err;
+  }
+  const turn: Turn = { waitedMs: Math.floor(performance.now() - started) };
+  turns.set(request, turn);
+  const giveBack = () => {
+    if (!turn.pending) return release();
+    const cap = setTimeout(release, deadline);
+    cap.unref();
+    void turn.pending.then(release, release).finally(() => clearTimeout(cap));
+  };
+  if (gone.signal.aborted) giveBack();
+  else reply.raw.once('close', giveBack);
 }

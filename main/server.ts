@@ -44,6 +44,7 @@ const app = buildApp({
   auth: settings.auth,
   allowUnauthenticated: settings.allowUnauthenticated,
   bodyLimit: settings.bodyLimit,
+  bodyBudget: settings.bodyBudget,
   hookDeadlineMs: settings.hookDeadlineMs,
   ...(tlsSettings?.clientNames ? { clientNames: tlsSettings.clientNames } : {}),
   ...(https ? { https } : {}),

@@ -135,8 +135,19 @@ export function inClusterIdentity(host: string, cert: PeerCertificate): Error | 
 /** The most bytes of a JSON answer (status, errors) read; the snapshot itself is streamed, never held. */
 const MAX_JSON_BYTES = 1024 * 1024;
 
+/**
+ * The URL of a gateway call under an endpoint: the endpoint's own path kept as a prefix (an endpoint a cluster admin
+ * allows as `https://gateway/tenant-a` is dialled at `https://gateway/tenant-a/v3/...`, never at the gateway's root,
+ * which the allowlist did not allow). `new URL(path, base)` would drop it: `path` starts with a slash.
+ */
+export function underEndpoint(endpoint: string, path: string): URL {
+  const target = new URL(endpoint);
+  target.pathname = `${target.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  return target;
+}
+
 function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number): Promise<IncomingMessage> {
-  const target = new URL(path, ep.url);
+  const target = underEndpoint(ep.url, path);
   const payload = JSON.stringify(body);
   const doRequest = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {

@@ -1,0 +1,182 @@
+// The server's budget of request bodies in hand (lib/body-budget.ts): however many large hook requests arrive at once,
+// no more of their bytes than the budget are read, parsed and answered together; the others wait their turn (in
+// arrival order) and are answered as their turns come, or, past half the hook's deadline, 429 with Retry-After, which
+// Metacontroller honours. Parsed JSON costs up to 21 times its size: five bodies of empty objects at the 8 MiB body
+// limit at once took the server to 488 MiB of the Deployment's 512.
+import t from 'tap';
+import { buildApp, OVERLOADED, RETRY_AFTER_SECONDS } from '../../lib/app.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET } from '../../lib/body-budget.js';
+import { ConfigError, settingsFromEnv } from '../../lib/config.js';
+import type { CompositeSyncRequest } from '../../lib/metacontroller.js';
+import { greeting, type Translator } from '../toy/index.js';
+
+const TOKEN = 'budget-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const MIB = 1024 * 1024;
+
+/** A Greeting's sync request of about `bytes` bytes: its ConfigMap child's data padded with many small fields. */
+function request(name: string, bytes: number): string {
+  const data: Record<string, string> = { message: 'kept' };
+  for (let i = 0, size = 0; size < bytes - 1024; i++) {
+    data[`k${i}`] = 'x'.repeat(40);
+    size += `"k${i}":"${'x'.repeat(40)}",`.length;
+  }
+  const body: CompositeSyncRequest = {
+    controller: {},
+    parent: {
+      apiVersion: 'toy.metaops.dev/v1',
+      kind: 'Greeting',
+      metadata: { name, namespace: 'toys', uid: `u-${name}`, generation: 1 },
+      spec: { message: 'hello' },
+    } as never,
+    children: {
+      'ConfigMap.v1': { [name]: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'toys' }, data } },
+    },
+  };
+  return JSON.stringify(body);
+}
+
+/** A translator that holds every call until the test lets it go, counting the calls in hand. */
+function heldTranslator() {
+  const held: Array<() => void> = [];
+  let arrived: (() => void) | undefined;
+  const state = { inHand: 0, most: 0, calls: 0 };
+  const translator: Translator = {
+    translate: async (text) => {
+      state.calls++;
+      state.inHand++;
+      state.most = Math.max(state.most, state.inHand);
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        arrived?.();
+      });
+      state.inHand--;
+      return text;
+    },
+  };
+  /** The next held call (waits until one is held). */
+  const next = async (): Promise<() => void> => {
+    while (held.length === 0) await new Promise<void>((r) => (arrived = r));
+    return held.shift()!;
+  };
+  return { translator, state, next };
+}
+
+function app(translator: Translator, options: { bodyBudget?: number | BodyBudget; hookDeadlineMs?: number } = {}) {
+  const a = buildApp({
+    operators: [greeting],
+    auth: { bearer: TOKEN },
+    clients: { greeting: { translator: () => translator } },
+    env: { TOY_LANGUAGE: 'nb' },
+    ...options,
+  });
+  t.teardown(() => a.close());
+  return a;
+}
+
+const post = (a: ReturnType<typeof app>, payload: string) =>
+  a.inject({
+    method: 'POST',
+    url: '/hooks/greeting/sync',
+    payload,
+    headers: { ...auth, 'content-type': 'application/json' },
+  });
+
+t.test('five 1 MiB requests at once with a 2.5 MiB budget: two in hand, three waiting, all answered', async (t) => {
+  const { translator, state, next } = heldTranslator();
+  const budget = new BodyBudget(2.5 * MIB);
+  const a = app(translator, { bodyBudget: budget, hookDeadlineMs: 9500 });
+  const answers = Promise.all([0, 1, 2, 3, 4].map((i) => post(a, request(`g${i}`, MIB))));
+  // Every request either in its hook or waiting for its turn (without a budget, all five reach their hooks).
+  while (state.inHand + budget.queued < 5) await new Promise((r) => setImmediate(r));
+  t.equal(state.inHand, 2, 'two bodies of 1 MiB in hand');
+  t.equal(budget.queued, 3, 'three wait, their bodies unread');
+  // Each held call let go in turn: a waiting request is parsed and answered as a turn is given back.
+  for (let i = 0; i < 5; i++) (await next())();
+  const res = await answers;
+  t.same(
+    res.map((r) => r.statusCode),
+    [200, 200, 200, 200, 200],
+  );
+  t.equal(state.calls, 5);
+  t.equal(state.most, 2, 'never more than two in hand');
+  t.ok(budget.peak <= budget.bytes, 'never more bytes in hand than the budget');
+  t.equal(budget.used, 0, 'every turn given back');
+});
+
+t.test('small requests share the budget: ten of 100 KiB in hand at once', async (t) => {
+  const { translator, state, next } = heldTranslator();
+  const a = app(translator, { bodyBudget: 2 * MIB, hookDeadlineMs: 9500 });
+  const answers = Promise.all(Array.from({ length: 10 }, (_, i) => post(a, request(`s${i}`, 100 * 1024))));
+  const releases: Array<() => void> = [];
+  for (let i = 0; i < 10; i++) releases.push(await next());
+  t.equal(state.inHand, 10, 'all ten held at once');
+  for (const r of releases) r();
+  t.same(
+    (await answers).map((r) => r.statusCode),
+    Array(10).fill(200),
+  );
+});
+
+t.test(
+  'a request that gets no turn within half the deadline: 429 with Retry-After, its body never parsed',
+  async (t) => {
+    const { translator, state, next } = heldTranslator();
+    const a = app(translator, { bodyBudget: 1.5 * MIB, hookDeadlineMs: 200 });
+    const first = post(a, request('first', MIB));
+    const release = await next();
+    const second = await post(a, request('second', MIB));
+    t.equal(second.statusCode, OVERLOADED);
+    t.equal(second.headers['retry-after'], String(RETRY_AFTER_SECONDS));
+    t.match(second.json().message, /as many request bytes as it has room for/);
+    t.equal(state.calls, 1, 'the second never reached its hook');
+    release();
+    await first;
+    // The first gave its turn back: the next one is answered.
+    const third = post(a, request('third', MIB));
+    (await next())();
+    t.equal((await third).statusCode, 200);
+  },
+);
+
+t.test('the budget: arrival order, at most the whole budget per request, its turn given back once', async (t) => {
+  const b = new BodyBudget(100, 2);
+  const r1 = await b.take(60, 1000);
+  const order: string[] = [];
+  const big = b.take(80, 1000).then((r) => (order.push('big'), r));
+  const small = b.take(10, 1000).then((r) => (order.push('small'), r));
+  // The small one fits, but waits behind the big one: a large body is not passed by small ones for ever.
+  await t.rejects(b.take(1, 1000), /already wait/, 'a third waiter is refused at once');
+  t.equal(b.used, 60);
+  r1();
+  r1();
+  const rb = await big;
+  const rs = await small;
+  t.same(order, ['big', 'small']);
+  t.equal(b.used, 90);
+  rb();
+  rs();
+  t.equal(b.used, 0);
+  t.equal(b.weigh(10_000), 100, 'a request larger than the budget takes all of it, and runs alone');
+  const all = await b.take(10_000, 1000);
+  const gone = new AbortController();
+  const waiting = b.take(1, 1000, gone.signal);
+  gone.abort();
+  await t.rejects(waiting, /went away/);
+  all();
+  t.equal(b.used, 0);
+  t.equal(b.peak, 100);
+});
+
+t.test('METAOPS_BODY_BUDGET: default two bodies at the limit, never below the body limit', async (t) => {
+  t.equal(settingsFromEnv({}).bodyBudget, DEFAULT_BODY_BUDGET);
+  t.equal(DEFAULT_BODY_BUDGET, 16 * MIB);
+  t.equal(settingsFromEnv({ METAOPS_BODY_BUDGET: String(12 * MIB) }).bodyBudget, 12 * MIB);
+  t.equal(settingsFromEnv({ METAOPS_BODY_LIMIT: String(32 * MIB) }).bodyBudget, 32 * MIB);
+  t.throws(
+    () => settingsFromEnv({ METAOPS_BODY_BUDGET: String(4 * MIB) }),
+    ConfigError,
+    'a budget below the body limit: a body at the limit could never be answered',
+  );
+  t.throws(() => settingsFromEnv({ METAOPS_BODY_BUDGET: '16MiB' }), ConfigError);
+});
