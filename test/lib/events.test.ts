@@ -17,6 +17,7 @@ import {
 } from '../../lib/events.js';
 import type { EventSeries, KubeApi, KubeEvent } from '../../lib/kube.js';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { STAND_IN_CLUSTER_ID } from '../fixtures/backup.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 const TOKEN = 'events-test-token-0123456789abcdef';
@@ -409,10 +410,12 @@ const backupRequest = (job: KubeObject, status?: Record<string, unknown>): Compo
   related: {
     'Pod.v1': {},
     'EtcdCluster.etcd.database.coreos.com/v1beta2': {
+      // A running cluster: its etcd cluster ID recorded (a backup waits for it).
       e: {
         apiVersion: 'etcd.database.coreos.com/v1beta2',
         kind: 'EtcdCluster',
         metadata: { name: 'e', namespace: 'ns' },
+        status: { clusterID: STAND_IN_CLUSTER_ID },
       },
     },
   },
