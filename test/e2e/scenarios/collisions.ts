@@ -76,6 +76,7 @@ export const collisions: Scenario = {
     assert.deepEqual(service.spec.selector, {
       'app.kubernetes.io/name': 'mysql',
       'app.kubernetes.io/instance': 'shop',
+      'mysqlcluster.metaops.io/instance': 'shop',
       'statefulset.kubernetes.io/pod-name': 'shop-mysql-0',
     });
     assert.deepEqual(await mysqlUids(), before, 'no child of the MySQLCluster was replaced');

@@ -56,9 +56,29 @@ export const eventsRestrictedEtcd: Scenario = {
     );
     assert.deepEqual(members[0].spec.securityContext.seccompProfile, { type: 'RuntimeDefault' });
     assert.equal(members[0].spec.securityContext.runAsNonRoot, true);
+    // No kubelet runs the members here, so the cluster's hook never reads its etcd cluster ID; a backup waits for it
+    // (ClusterIDUnknown). It is recorded by hand, as the hook records it from its running members (and keeps it).
+    const recordId = async () => {
+      const c = await k.json(['get', 'etcdcluster', '-n', ns, 'example-etcd-cluster']);
+      if (c.status?.clusterID) return;
+      await k.kubectl([
+        'patch',
+        'etcdcluster',
+        '-n',
+        ns,
+        'example-etcd-cluster',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { clusterID: '1311768467463790320' } }),
+      ]);
+    };
     await waitFor(
       "the backup Job's pod admitted under restricted",
-      async () => (await pods('app.kubernetes.io/name=etcdbackup,app.kubernetes.io/instance=once')).length > 0,
+      async () => {
+        await recordId();
+        return (await pods('app.kubernetes.io/name=etcdbackup,app.kubernetes.io/instance=once')).length > 0;
+      },
       90_000,
     );
     notes.push(`3 etcd member pods and the backup Job's pod admitted under restricted in ${secs(t0)}`);

@@ -76,13 +76,14 @@ export const mysql: Scenario = {
 
     // An invalid spec: the hook reports it and keeps every child as it is.
     t0 = Date.now();
-    await k.kubectl(['patch', 'mysqlcluster', 'my-mysql', '--type=merge', '-p', '{"spec":{"version":"eight"}}']);
+    // (A version the CRD accepts and the hook refuses: older than replication needs, and a downgrade.)
+    await k.kubectl(['patch', 'mysqlcluster', 'my-mysql', '--type=merge', '-p', '{"spec":{"version":"5.7"}}']);
     const invalid = await waitFor('Ready=False InvalidSpec', async () => {
       const m = await k.json(['get', 'mysqlcluster', 'my-mysql']);
       const ready = condition(m, 'Ready');
       return ready?.reason === 'InvalidSpec' && ready.observedGeneration === m.metadata.generation ? m : undefined;
     });
-    assert.match(condition(invalid, 'Ready').message, /spec\.version is "eight"/);
+    assert.match(condition(invalid, 'Ready').message, /spec\.version is "5\.7"/);
     const after = await k.json(['get', 'statefulset', 'my-mysql-mysql']);
     assert.equal(after.spec.template.spec.containers[0].image, 'mysql:8.0');
     assert.equal(after.spec.replicas, 2);
