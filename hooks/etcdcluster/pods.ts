@@ -1,6 +1,6 @@
 // What an observed member pod's status says: whether it finished, why its etcd waits, whether its etcd keeps exiting.
 // Observed pods are input: every field may be missing or of another type.
-import { type KubeObject, scrubAwsText } from '../../lib/index.js';
+import { type KubeObject, rfc3339, scrubAwsText } from '../../lib/index.js';
 
 /** Phases of a pod that will not run again (restartPolicy Never, or evicted). */
 export const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
@@ -85,4 +85,48 @@ export function etcdExited(pod: KubeObject): boolean {
 export function endedByNode(pod: KubeObject): boolean {
   const reason = (pod['status'] as { reason?: unknown } | undefined)?.reason;
   return DEAD_PHASES.has(phaseOf(pod)) && typeof reason === 'string' && reason !== '';
+}
+
+/**
+ * A member's unhealthy clock as recorded in the status (`recorded`), never earlier than the observed pod shows
+ * (podClockFloor): a status that is stale (resent by Metacontroller from before the pod was made again, or before
+ * the member was Ready again) counts no time the pod was not there, or served. Undefined without a recorded clock.
+ * The one rule for every reader of the clock: the member's own (plan/answered.ts) and the upgrade's (upgrade.ts).
+ */
+export function recordedClock(
+  recorded: string | undefined,
+  pod: KubeObject | undefined,
+  now: Date | undefined,
+): string | undefined {
+  return recorded ? laterOf(recorded, podClockFloor(pod, now)) : undefined;
+}
+
+/**
+ * The earliest an unhealthy clock of this pod can have started, by what the observed pod says: when it was made
+ * (creationTimestamp), and when its Ready condition last turned False (the member served until then, and no clock
+ * runs while it is Ready). Never later than `now` (the API server's clock may run ahead of the hook's); undefined
+ * when the pod says neither.
+ */
+export function podClockFloor(pod: KubeObject | undefined, now: Date | undefined): string | undefined {
+  if (!pod) return undefined;
+  const times = [Date.parse(pod.metadata.creationTimestamp ?? '')];
+  const conditions = (pod['status'] as { conditions?: unknown } | undefined)?.conditions;
+  // Observed data: any element may be malformed (null, a string).
+  for (const c of Array.isArray(conditions) ? conditions : []) {
+    const cond = c as { type?: unknown; status?: unknown; lastTransitionTime?: unknown } | null;
+    if (cond?.type === 'Ready' && cond.status !== 'True' && typeof cond.lastTransitionTime === 'string')
+      times.push(Date.parse(cond.lastTransitionTime));
+  }
+  const known = times.filter(Number.isFinite);
+  if (known.length === 0) return undefined;
+  const floor = Math.max(...known);
+  return rfc3339(new Date(now ? Math.min(floor, now.getTime()) : floor));
+}
+
+/** The later of two times (RFC 3339); an unreadable one counts as absent. */
+function laterOf(a: string | undefined, b: string | undefined): string | undefined {
+  const ta = Date.parse(a ?? '');
+  const tb = Date.parse(b ?? '');
+  if (!Number.isFinite(ta)) return Number.isFinite(tb) ? b : undefined;
+  return Number.isFinite(tb) && tb > ta ? b : a;
 }

@@ -9,7 +9,7 @@
 // newer version) clears it.
 import { type KubeObject, rfc3339 } from '../../lib/index.js';
 import { memberImage } from './members.js';
-import { endedByNode, etcdExited, etcdNotRunning, IMAGE_WAITING, podWaiting } from './pods.js';
+import { endedByNode, etcdExited, etcdNotRunning, IMAGE_WAITING, podWaiting, recordedClock } from './pods.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -80,8 +80,8 @@ export function heldSpec<S extends { version: string; repository: string }>(spec
 
 /**
  * A member that failed on the target version while the cluster runs another: on the target image, and its etcd
- * exits again and again, its image cannot be pulled, or it has been unhealthy (as the status recorded) for longer
- * than UPGRADE_MEMBER_SECONDS.
+ * exits again and again, its image cannot be pulled, or it has been unhealthy (as the status recorded, from no earlier
+ * than its pod shows: recordedClock) for longer than UPGRADE_MEMBER_SECONDS.
  */
 export function detectFailure(input: {
   pods: KubeObject[];
@@ -113,7 +113,7 @@ export function detectFailure(input: {
     // one, nothing it does is the image's doing: no member serves without a quorum.
     if (!from || input.outage?.(name)) continue;
     const waiting = podWaiting(pod);
-    const first = failingSince(pod, recorded ?? recordedImage, since, input.healthy);
+    const first = failingSince(pod, recorded ?? recordedImage, since, input);
     const stale =
       input.now !== undefined &&
       first !== undefined &&
@@ -142,17 +142,19 @@ export function detectFailure(input: {
 /**
  * Since when a member on the target version has been failing to serve, by the status's unhealthy clock or the
  * upgrade's own (UPGRADED_AT); none for a member that serves now or whose pod is Ready (whatever a clock says), nor
- * while its upgrade clock is paused (UPGRADE_PAUSED: it restarts when the others' outage is over).
+ * while its upgrade clock is paused (UPGRADE_PAUSED: it restarts when the others' outage is over). The status's
+ * clock is read as the member's own is (recordedClock): never earlier than the observed pod shows, so that a stale
+ * status (resent from before the member was Ready again, or its pod made again) fails no upgrade at once.
  */
 function failingSince(
   pod: KubeObject,
   recorded: string | undefined,
   since: Map<string, string>,
-  healthy: Set<string> | undefined,
+  { healthy, now }: { healthy?: Set<string> | undefined; now: Date | undefined },
 ): string | undefined {
   const name = pod.metadata.name!;
   if (healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
-  return since.get(name) ?? upgradeClock(pod, recorded, healthy);
+  return recordedClock(since.get(name), pod, now) ?? upgradeClock(pod, recorded, healthy);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
 import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
-import { DEAD_PHASES, phaseOf } from '../pods.js';
+import { DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
 import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
@@ -142,7 +142,7 @@ function memberClocks(
   if (unheard && member.name && !member.isLearner) {
     const recorded = v.known.find((k) => k.name === pod)?.unhealthySince;
     // (The floor only moves a recorded clock forward: a member first seen unhealthy now starts its clock now.)
-    const since = (recorded && laterOf(recorded, podClockFloor(v.podByName.get(pod!), v.obs.now))) ?? now;
+    const since = recordedClock(recorded, v.podByName.get(pod!), v.obs.now) ?? now;
     if (since) report.unhealthySince = since;
   }
   if (!report.healthy && (member.isLearner || !member.name)) {
@@ -150,36 +150,6 @@ function memberClocks(
     if (since) report.pendingSince = since;
   }
   return report;
-}
-
-/**
- * The earliest an unhealthy clock of this pod can have started, by what the observed pod says: when it was made
- * (creationTimestamp), and when its Ready condition last turned False (the member served until then, and no clock
- * runs while it is Ready). Never later than `now` (the API server's clock may run ahead of the hook's); undefined
- * when the pod says neither.
- */
-export function podClockFloor(pod: KubeObject | undefined, now: Date | undefined): string | undefined {
-  if (!pod) return undefined;
-  const times = [Date.parse(pod.metadata.creationTimestamp ?? '')];
-  const conditions = (pod['status'] as { conditions?: unknown } | undefined)?.conditions;
-  // Observed data: any element may be malformed (null, a string).
-  for (const c of Array.isArray(conditions) ? conditions : []) {
-    const cond = c as { type?: unknown; status?: unknown; lastTransitionTime?: unknown } | null;
-    if (cond?.type === 'Ready' && cond.status !== 'True' && typeof cond.lastTransitionTime === 'string')
-      times.push(Date.parse(cond.lastTransitionTime));
-  }
-  const known = times.filter(Number.isFinite);
-  if (known.length === 0) return undefined;
-  const floor = Math.max(...known);
-  return rfc3339(new Date(now ? Math.min(floor, now.getTime()) : floor));
-}
-
-/** The later of two times (RFC 3339); an unreadable one counts as absent. */
-function laterOf(a: string | undefined, b: string | undefined): string | undefined {
-  const ta = Date.parse(a ?? '');
-  const tb = Date.parse(b ?? '');
-  if (!Number.isFinite(ta)) return Number.isFinite(tb) ? b : undefined;
-  return Number.isFinite(tb) && tb > ta ? b : a;
 }
 
 /**
