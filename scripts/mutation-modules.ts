@@ -173,6 +173,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       ...ETCD_PLAN_TESTS,
       'test/etcdcluster/restored-member-secret-optional.test.ts',
       'test/etcdcluster/members.test.ts',
+      'test/etcdcluster/services-select-own-pods.test.ts',
       'test/lib/framework-on-doubt.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
       'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',

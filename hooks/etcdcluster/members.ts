@@ -126,18 +126,47 @@ export function podOfMember(c: Cluster, m: { name: string; peerURLs: string[] })
   return podOfPeerURL(c, m.peerURLs[0] ?? '') ?? (m.name || undefined);
 }
 
-export function selector(cluster: string): Record<string, string> {
-  // etcd-operator's labels, kept so that existing selectors (and the seed's tooling) still find the pods.
-  return { app: 'etcd', etcd_cluster: cluster };
+/**
+ * The label only this cluster's member pods carry (issue 31: parents side by side). etcd-operator's labels
+ * (`app=etcd`, `etcd_cluster=<name>`) are not ownership: its leftovers, a Helm chart's etcd or a pod made by hand in
+ * the namespace may carry them, and a Service selecting only those would send the cluster's clients and peers there
+ * (and give such a pod a member's DNS name). Member pods carry this one too (a spec.pod.labels key under metaops.io
+ * is never set: ownKey), and the Services, the budget and the scale selector select on it once every member pod does
+ * (sync.ts servicesSelectOwn).
+ */
+export const INSTANCE_LABEL = 'etcdcluster.metaops.io/instance';
+
+/**
+ * The member pods' selector: etcd-operator's labels, kept so that existing selectors (and the seed's tooling) still
+ * find the pods, and (`own`) INSTANCE_LABEL, so that no other pod carrying those is selected.
+ */
+export function selector(cluster: string, own = false): Record<string, string> {
+  return own
+    ? { app: 'etcd', etcd_cluster: cluster, [INSTANCE_LABEL]: cluster }
+    : { app: 'etcd', etcd_cluster: cluster };
 }
 
-/** The member pods' selector as one string (`app=etcd,etcd_cluster=<name>`), as the scale subresource reports it. */
-export function selectorText(cluster: string): string {
-  return `app=etcd,etcd_cluster=${cluster}`;
+/**
+ * The member pods' selector as one string (`app=etcd,etcd_cluster=<name>`, and INSTANCE_LABEL when `own`), as the
+ * scale subresource reports it.
+ */
+export function selectorText(cluster: string, own = false): string {
+  return Object.entries(selector(cluster, own))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }
 
 function labels(cluster: string, version?: string): Record<string, string> {
   return { ...childLabels(APP, cluster, 'member', { version }), ...selector(cluster) };
+}
+
+/**
+ * A member pod with INSTANCE_LABEL (a copy; the pod itself untouched). A running member's pod takes it in place: a
+ * label is metadata, which Metacontroller updates in place (childResources pods: InPlace); nothing else changes.
+ */
+export function withInstanceLabel(pod: KubeObject, cluster: string): KubeObject {
+  if (pod.metadata.labels?.[INSTANCE_LABEL] === cluster) return pod;
+  return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [INSTANCE_LABEL]: cluster } } };
 }
 
 const PEER_TLS_DIR = '/etc/etcdtls/member/peer-tls';
@@ -454,7 +483,9 @@ export function memberPod({
   if (policy.antiAffinity) {
     const anti = {
       requiredDuringSchedulingIgnoredDuringExecution: [
-        { labelSelector: { matchLabels: { etcd_cluster: c.name } }, topologyKey: 'kubernetes.io/hostname' },
+        // Its own members only (INSTANCE_LABEL): another pod labelled etcd_cluster=<name> keeps no member off a node.
+        // Pods made from now on: a running member keeps the term it was made with (it matches these pods too).
+        { labelSelector: { matchLabels: { [INSTANCE_LABEL]: c.name } }, topologyKey: 'kubernetes.io/hostname' },
       ],
     };
     podSpec['affinity'] = { ...(affinity ?? {}), podAntiAffinity: anti };
@@ -468,7 +499,12 @@ export function memberPod({
       name: pod,
       namespace: parent.metadata.namespace,
       // etcd_node names the member, as etcd-operator labelled its pods.
-      labels: { ...userAnnotations(policy.labels), ...labels(c.name, version), etcd_node: pod },
+      labels: {
+        ...userAnnotations(policy.labels),
+        ...labels(c.name, version),
+        [INSTANCE_LABEL]: c.name,
+        etcd_node: pod,
+      },
       annotations: {
         ...userAnnotations(policy.annotations),
         'etcd.version': version,
@@ -482,8 +518,8 @@ export function memberPod({
 /**
  * Whether a label or annotation key is one metaops reads or writes: its prefix is etcd-operator's
  * (etcd.database.coreos.com), metaops.io or metaops.dev, or a subdomain of those (debug.metaops.dev/author, the
- * PodBuggerTool author stamp; memcached.metaops.io/instance, mysqlcluster.metaops.io/instance, which Services select
- * on; metaops.dev/owner...). A tenant's spec.pod.labels or annotations never set one on a member pod: it could make
+ * PodBuggerTool author stamp; memcached.metaops.io/instance, mysqlcluster.metaops.io/instance and
+ * etcdcluster.metaops.io/instance (INSTANCE_LABEL), which Services select on; metaops.dev/owner...). A tenant's spec.pod.labels or annotations never set one on a member pod: it could make
  * another parent's Service select the pod, or forge what metaops trusts.
  */
 export function ownKey(key: string): boolean {
@@ -510,8 +546,11 @@ export function memberClaim(parent: ParentObject, spec: EtcdClusterSpec, pod: st
   };
 }
 
-/** The headless peer Service <name> (2379 and 2380) and the client Service <name>-client (2379). */
-export function services(parent: ParentObject): KubeObject[] {
+/**
+ * The headless peer Service <name> (2379 and 2380) and the client Service <name>-client (2379), selecting the member
+ * pods (`own`: only those carrying INSTANCE_LABEL).
+ */
+export function services(parent: ParentObject, own = true): KubeObject[] {
   const name = parent.metadata.name!;
   const l = childLabels(APP, name, 'service');
   const ports = [
@@ -519,8 +558,8 @@ export function services(parent: ParentObject): KubeObject[] {
     { name: 'peer', port: PEER_PORT },
   ];
   return [
-    serviceChild(parent, name, l, selector(name), ports, { headless: true }),
-    serviceChild(parent, `${name}-client`, l, selector(name), [{ name: 'client', port: CLIENT_PORT }]),
+    serviceChild(parent, name, l, selector(name, own), ports, { headless: true }),
+    serviceChild(parent, `${name}-client`, l, selector(name, own), [{ name: 'client', port: CLIENT_PORT }]),
   ];
 }
 
@@ -532,8 +571,15 @@ export function services(parent: ParentObject): KubeObject[] {
  * minAvailable of the member pods: at rest a quorum of `size`. While the voters differ from the size (a
  * scale-down or growth under way) or there are pods that are not voters (a learner), only as many pods may go as
  * both the voters and the size tolerate losing: `pods` minus the smaller tolerance, never below a quorum of size.
+ * It counts the member pods (`own`: only those carrying INSTANCE_LABEL, as the Services select them).
  */
-export function disruptionBudget(parent: ParentObject, size: number, voters = size, pods = size): KubeObject {
+export function disruptionBudget(
+  parent: ParentObject,
+  size: number,
+  voters = size,
+  pods = size,
+  own = true,
+): KubeObject {
   const name = parent.metadata.name!;
   const tolerance = (n: number) => n - (Math.floor(n / 2) + 1);
   const minAvailable = Math.max(Math.floor(size / 2) + 1, pods - Math.min(tolerance(voters), tolerance(size)));
@@ -541,7 +587,7 @@ export function disruptionBudget(parent: ParentObject, size: number, voters = si
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'disruption-budget') },
-    spec: { minAvailable, selector: { matchLabels: selector(name) } },
+    spec: { minAvailable, selector: { matchLabels: selector(name, own) } },
   };
 }
 

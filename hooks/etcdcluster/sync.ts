@@ -37,10 +37,13 @@ import {
   memberClaim,
   memberIndex,
   etcdVersion,
+  INSTANCE_LABEL,
+  selector,
   selectorText,
   services,
   type RestoreSource,
   ownKey,
+  withInstanceLabel,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
@@ -346,13 +349,14 @@ function respond(
 ): CompositeSyncResponse {
   const parent = request.parent;
   const name = parent.metadata.name!;
+  const own = servicesSelectOwn(request);
   const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
   const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
   const status: Record<string, unknown> = {
     phase: d.phase,
     controlPaused: Boolean(spec.paused),
     size: d.members.length,
-    selector: selectorText(name),
+    selector: selectorText(name, own),
     serviceName: `${name}-client`,
     clientPort: CLIENT_PORT,
     members: { ready, unready },
@@ -373,7 +377,7 @@ function respond(
   if (d.restore) status['restore'] = d.restore;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
-  const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d, request) };
+  const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d, request, own) };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
   return response;
@@ -389,14 +393,38 @@ function liveClaims(request: CompositeSyncRequest): Set<string> | undefined {
   );
 }
 
-/** The pods decided, their claims, the Services and the PodDisruptionBudget. */
+/**
+ * Whether the Services (and the budget, and the scale selector) select on INSTANCE_LABEL: once one of the Services
+ * does (observed), for good; before, once every pod they select now (etcd-operator's labels; not being deleted)
+ * carries it. A cluster made by an earlier metaops gets the label on its running members in place (childrenOf) and
+ * switches at the sync after: switching earlier would take a member out of its Services (its DNS name, its clients)
+ * until its label is applied. A new cluster (no such pod) at once.
+ */
+export function servicesSelectOwn(request: CompositeSyncRequest): boolean {
+  const name = request.parent.metadata.name!;
+  for (const svc of [name, `${name}-client`]) {
+    const observedSvc = observedNamed(request.children, 'Service', 'v1', svc);
+    const sel = (observedSvc?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
+    if (sel?.[INSTANCE_LABEL] === name) return true;
+  }
+  const legacy = Object.entries(selector(name));
+  return observed(request.children, 'Pod', 'v1')
+    .filter((p) => !isTerminating(p) && legacy.every(([k, v]) => p.metadata.labels?.[k] === v))
+    .every((p) => p.metadata.labels?.[INSTANCE_LABEL] === name);
+}
+
+/**
+ * The pods decided (each carrying INSTANCE_LABEL: a running member takes it in place), their claims, the Services
+ * and the PodDisruptionBudget (`own`: selecting on it, servicesSelectOwn).
+ */
 function childrenOf(
   parent: ParentObject,
   spec: EtcdClusterSpec,
   d: Decision,
   request: CompositeSyncRequest,
+  own: boolean,
 ): KubeObject[] {
-  const pods = d.pods;
+  const pods = d.pods.map((p) => withInstanceLabel(p, parent.metadata.name!));
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
@@ -419,10 +447,10 @@ function childrenOf(
   // The budget follows the voters as well as the size: while a scale-down or a growth is under way, a drain may
   // take no more members than both the current voters and the desired size can lose.
   children.push(
-    ...services(parent).map((svc) =>
+    ...services(parent, own).map((svc) =>
       svc.metadata.name === parent.metadata.name ? withOrdinal(svc, madeOrdinal(parent, request)) : svc,
     ),
-    disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length),
+    disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length, own),
   );
   return children;
 }

@@ -208,7 +208,11 @@ t.test("a member pod follows the spec's pod policy", async (t) => {
     nodeAffinity: { preferred: true },
     podAntiAffinity: {
       requiredDuringSchedulingIgnoredDuringExecution: [
-        { labelSelector: { matchLabels: { etcd_cluster: 'e' } }, topologyKey: 'kubernetes.io/hostname' },
+        // Its own members only: another pod labelled etcd_cluster=e keeps no member off a node.
+        {
+          labelSelector: { matchLabels: { 'etcdcluster.metaops.io/instance': 'e' } },
+          topologyKey: 'kubernetes.io/hostname',
+        },
       ],
     },
   });
@@ -288,7 +292,11 @@ t.test('claims, Services and the disruption budget', async (t) => {
       ],
     ],
   );
-  t.same(peer.spec.selector, { app: 'etcd', etcd_cluster: 'e' });
+  const own = { app: 'etcd', etcd_cluster: 'e', 'etcdcluster.metaops.io/instance': 'e' };
+  t.same(peer.spec.selector, own, 'its own member pods only');
+  t.same(client.spec.selector, own);
+  const [legacyPeer, legacyClient] = services(etcdParent({}), false) as any[];
+  t.same([legacyPeer.spec.selector, legacyClient.spec.selector], Array(2).fill({ app: 'etcd', etcd_cluster: 'e' }));
   t.equal(client.metadata.name, 'e-client');
   t.same(client.spec.ports, [{ name: 'client', port: 2379, targetPort: 'client', protocol: 'TCP' }]);
   t.not(client.spec.clusterIP, 'None');
@@ -297,7 +305,8 @@ t.test('claims, Services and the disruption budget', async (t) => {
   t.same([pdb(1), pdb(2), pdb(3), pdb(4), pdb(5)], [1, 2, 2, 3, 3]);
   t.equal(pdb(3, 5, 5), 4, 'shrinking 5 -> 3: only one may go');
   t.equal(pdb(5, 3, 4), 3, 'growing 3 -> 5 with a learner: one may go');
-  t.same((disruptionBudget(etcdParent({}), 3) as any).spec.selector, {
+  t.same((disruptionBudget(etcdParent({}), 3) as any).spec.selector, { matchLabels: own });
+  t.same((disruptionBudget(etcdParent({}), 3, 3, 3, false) as any).spec.selector, {
     matchLabels: { app: 'etcd', etcd_cluster: 'e' },
   });
 });

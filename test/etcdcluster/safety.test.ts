@@ -561,7 +561,10 @@ t.test('a PodDisruptionBudget keeps a quorum of the desired size through drains'
     t.equal(pdb?.apiVersion, 'policy/v1');
     t.same(
       pdb?.spec,
-      { minAvailable: min, selector: { matchLabels: { app: 'etcd', etcd_cluster: 'e' } } },
+      {
+        minAvailable: min,
+        selector: { matchLabels: { app: 'etcd', etcd_cluster: 'e', 'etcdcluster.metaops.io/instance': 'e' } },
+      },
       `size ${size}`,
     );
   }

@@ -19,6 +19,8 @@ export const etcd: Scenario = {
     // A member whose etcd exits is restarted in place, its data kept (docs/etcdcluster.md).
     assert.equal(pod.spec.restartPolicy, 'Always');
     assert.equal(pod.metadata.labels.etcd_cluster, 'example-etcd-cluster');
+    // Its own pods only: the label only metaops sets, which the Services and the budget select on.
+    assert.equal(pod.metadata.labels['etcdcluster.metaops.io/instance'], 'example-etcd-cluster');
     assert.equal(pod.metadata.annotations['etcd.version'], '3.1.10');
     assert.ok(c.command.includes('--initial-cluster-state=new'));
     const peerOf = (i: number) =>
@@ -27,6 +29,12 @@ export const etcd: Scenario = {
     const peer = await waitFor('peer Service', () => k.getOrUndefined(['service', 'example-etcd-cluster']));
     assert.equal(peer.spec.clusterIP, 'None');
     assert.equal(peer.spec.publishNotReadyAddresses, true);
+    const ownPods = {
+      app: 'etcd',
+      etcd_cluster: 'example-etcd-cluster',
+      'etcdcluster.metaops.io/instance': 'example-etcd-cluster',
+    };
+    assert.deepEqual(peer.spec.selector, ownPods, 'the peer Service selects only its own member pods');
     assert.deepEqual(
       peer.spec.ports.map((p: any) => p.port),
       [2379, 2380],
@@ -37,6 +45,7 @@ export const etcd: Scenario = {
       [2379],
     );
     assert.notEqual(client.spec.clusterIP, 'None');
+    assert.deepEqual(client.spec.selector, ownPods, 'the client Service selects only its own member pods');
     // No kubelet runs etcd here and the pods are never Ready, so etcd never answers. What the hook reports then
     // depends on the status Metacontroller sends: with the status of the bootstrap it wrote, Creating /
     // Bootstrapping. With a Ready pod (another scenario's kubelet), Running / EtcdUnreachable. A sync that
@@ -89,7 +98,8 @@ export const etcd: Scenario = {
             '--raw',
             '/apis/etcd.database.coreos.com/v1beta2/namespaces/default/etcdclusters/example-etcd-cluster/scale',
           ]),
-        ).status.selector === 'app=etcd,etcd_cluster=example-etcd-cluster',
+        ).status.selector ===
+        'app=etcd,etcd_cluster=example-etcd-cluster,etcdcluster.metaops.io/instance=example-etcd-cluster',
     );
     // kubectl scale sets spec.size (the members follow as the membership rules allow; no kubelet runs etcd here).
     await k.kubectl(['scale', 'etcdcluster', 'example-etcd-cluster', '--replicas=5']);
