@@ -29,25 +29,52 @@ export interface Probe {
   passes: number;
 }
 
-const MAX_REMEMBERED = 1000;
+/** The tools whose passes a hook server remembers, over every namespace. */
+export const MAX_PROBES = 4096;
+/**
+ * The tools whose passes a hook server remembers in one namespace: the tools of a namespace that has more forget
+ * their own passes first (the least recently used), never those of another namespace. One tenant's thousands of
+ * tools cannot make another's pass begin again at every sync (it would never get past its first page).
+ */
+export const MAX_PROBES_PER_NAMESPACE = 64;
+/** A continue token longer than this is not kept (the API server's are far shorter): that pass begins again. */
+export const MAX_PROBE_TOKEN_CHARS = 4096;
 
 /**
  * The passes of the tools whose authors are allowed by pod name at most, one per hook server (per Kubernetes
- * client), a thousand tools at most (the least recently used forgotten first). Lost on a restart: the pass begins
- * again from the first page, and the status keeps what it said meanwhile.
+ * client), bounded per namespace and in all (the least recently used forgotten first). Lost on a restart: the pass
+ * begins again from the first page, and the status keeps what it said meanwhile.
  */
 export class ProbeMemory {
-  readonly probes = new Map<string, Probe>();
+  readonly probes = new Map<string, { namespace: string; probe: Probe }>();
+  /** The keys of each namespace, least recently used first. */
+  private readonly namespaces = new Map<string, Set<string>>();
 
   take(key: string): Probe {
-    const probe = this.probes.get(key);
-    return probe ? { ...probe } : { passes: 0 };
+    const entry = this.probes.get(key);
+    return entry ? { ...entry.probe } : { passes: 0 };
   }
 
-  keep(key: string, probe: Probe): void {
+  keep(namespace: string, key: string, probe: Probe): void {
+    this.forget(key);
+    const own = this.namespaces.get(namespace);
+    if (own && own.size >= MAX_PROBES_PER_NAMESPACE) this.forget(own.values().next().value!);
+    if (this.probes.size >= MAX_PROBES) this.forget(this.probes.keys().next().value!);
+    const kept = { ...probe };
+    if (kept.next !== undefined && kept.next.length > MAX_PROBE_TOKEN_CHARS) delete kept.next;
+    this.probes.set(key, { namespace, probe: kept });
+    const keys = this.namespaces.get(namespace) ?? new Set<string>();
+    keys.add(key);
+    this.namespaces.set(namespace, keys);
+  }
+
+  private forget(key: string): void {
+    const entry = this.probes.get(key);
+    if (!entry) return;
     this.probes.delete(key);
-    if (this.probes.size >= MAX_REMEMBERED) this.probes.delete(this.probes.keys().next().value!);
-    this.probes.set(key, { ...probe });
+    const keys = this.namespaces.get(entry.namespace)!;
+    keys.delete(key);
+    if (keys.size === 0) this.namespaces.delete(entry.namespace);
   }
 }
 
@@ -150,7 +177,7 @@ export async function probePods(call: ProbeCall): Promise<ProbeResult> {
     // The next pass (once this pod no longer does) begins from the first page.
     probe.found = pod;
     delete probe.next;
-    memory.keep(key, probe);
+    memory.keep(namespace, key, probe);
     return { found: true };
   };
   try {
@@ -170,12 +197,12 @@ export async function probePods(call: ProbeCall): Promise<ProbeResult> {
       // Every pod asked about, none allowed: the next sync begins another pass.
       delete probe.next;
       probe.passes += 1;
-      memory.keep(key, probe);
+      memory.keep(namespace, key, probe);
       return { found: false, none: true, first: false };
     }
   } catch {
     // Not known: kept as it stood.
   }
-  memory.keep(key, probe);
+  memory.keep(namespace, key, probe);
   return { found: false, none: false, first: probe.passes === 0 };
 }
