@@ -177,9 +177,10 @@ export type AuthorVerdict =
  */
 export const PER_POD = 'AuthorAllowedOnSomePods';
 /**
- * The most pods a tool's status asks about by name, when its author is refused on the namespace as a whole: the
- * first of the pods the tool selects (the API server lists them in name order). A SubjectAccessReview each, at each
- * sync of such a tool: bounded whatever the number of pods, and whatever the number of refused tools.
+ * The most SubjectAccessReviews by pod name the tool's status asks at one sync, when its author is refused on the
+ * namespace as a whole (and the pods it lists at that sync): a pass over the pods the tool selects goes on from one
+ * sync to the next where it stopped (probe.ts), so that a pod anywhere in the list is asked about, and each sync's
+ * work is bounded whatever the number of pods, and whatever the number of refused tools.
  */
 export const MAX_PROBED_PODS = 16;
 
@@ -400,21 +401,18 @@ export class AuthorCheck {
   }
 
   /**
-   * The first of `pods` (names of pods the tool selects) its author may patch pods/ephemeralcontainers of, asked by
-   * name (an authorizer that decides per object: RBAC's resourceNames, a webhook), or undefined when none. Asked only
-   * of a tool whose author verify refused on the namespace as a whole; the caller bounds the names (MAX_PROBED_PODS).
+   * Whether the tool's author may patch pods/ephemeralcontainers of the pod `pod` (one the tool selects), asked by
+   * name now (an authorizer that decides per object: RBAC's resourceNames, a webhook; an answer remembered from
+   * before a revocation is not taken), and remembered as the other answers are (the injector's next question about
+   * that pod within AUTHOR_CACHE_MS is this answer). Asked only of a tool whose author verify refused on the
+   * namespace as a whole; the caller bounds the questions (MAX_PROBED_PODS a sync).
    */
-  async allowedOnSome(
-    tool: KubeObject,
-    pods: string[],
-    over: () => boolean = () => false,
-  ): Promise<string | undefined> {
+  async allowedOnPod(tool: KubeObject, pod: string, over: () => boolean = () => false): Promise<boolean> {
     const author = stampOf(tool);
-    if (!author) return undefined;
-    for (const pod of pods)
-      if (await this.allowed(author, tool.metadata.namespace ?? 'default', over, { name: pod, cached: 'ask' }))
-        return pod;
-    return undefined;
+    if (!author) return false;
+    return (
+      (await this.allowed(author, tool.metadata.namespace ?? 'default', over, { name: pod, cached: 'ask' })) === true
+    );
   }
 
   /**

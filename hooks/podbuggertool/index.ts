@@ -1,5 +1,5 @@
 import { defineComposite, defineDecorator } from '../../lib/index.js';
-import { authorPolicyObjects } from './author.js';
+import { authorPolicyObjects, PER_POD } from './author.js';
 import { customizeInjector, injectPod, toolClients, toolSettings } from './inject.js';
 import { parser, policyProblems, policyWarnings } from './match.js';
 import { resource } from './schema.js';
@@ -52,6 +52,8 @@ export const podbuggertool = defineComposite({
     warnings: new Set([
       'AuthorUnverified',
       'AuthorNotAllowed',
+      // Allowed on some pods by name only: no refusal, but the tool acts nowhere else, which `kubectl describe` tells.
+      PER_POD,
       'ImageNotAllowed',
       'ProfileNotAllowed',
       'NamespaceExcluded',

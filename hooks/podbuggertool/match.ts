@@ -1,7 +1,14 @@
 // Pure PodBuggerTool decisions: which tools match a pod, what state a pod is in for a tool (carrying its container,
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
-import { type KubeObject, type LabelSelector, matchesSelector, RETRY_SECONDS, specParser } from '../../lib/index.js';
+import {
+  isTerminating,
+  type KubeObject,
+  type LabelSelector,
+  matchesSelector,
+  RETRY_SECONDS,
+  specParser,
+} from '../../lib/index.js';
 import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
@@ -484,6 +491,16 @@ export function refusal(
 
 export function matches(spec: Spec, pod: KubeObject): boolean {
   return matchesSelector(pod.metadata.labels, selectorOf(spec));
+}
+
+/**
+ * Whether a pod the API server listed for a tool of `namespace` is one the tool's status counts (and, for an author
+ * allowed by pod name only, asks about): of that namespace, not being deleted, and selected by the tool's own
+ * selector, read here (the API server's selection is checked again). A pod read from its metadata alone is decided
+ * the same: only its metadata is read.
+ */
+export function countedPod(spec: Spec, namespace: string, pod: KubeObject): boolean {
+  return !isTerminating(pod) && (pod.metadata.namespace ?? namespace) === namespace && matches(spec, pod);
 }
 
 /**

@@ -20,7 +20,6 @@ import {
   conditionsFor,
   currentStatus,
   errorReason,
-  isTerminating,
   type KubeApi,
   KubeError,
   type KubeObject,
@@ -34,11 +33,11 @@ import {
   type SyncHook,
   TemporaryError,
 } from '../../lib/index.js';
-import { actingAuthor, MAX_PROBED_PODS, OutOfTime, PER_POD, type AuthorVerdict } from './author.js';
+import { actingAuthor, OutOfTime, PER_POD, type AuthorVerdict } from './author.js';
 import {
   containerName,
+  countedPod,
   FIRST_RETRY_SECONDS,
-  matches,
   MAX_RETRY_SECONDS,
   podState,
   refusal,
@@ -47,8 +46,9 @@ import {
   STOPPED,
   type PodState,
 } from './match.js';
+import { probeMemoryFor, probePods } from './probe.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec } from './schema.js';
-import type { ToolClients, ToolSettings } from './inject.js';
+import { readyReason, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
@@ -256,7 +256,7 @@ async function tooLarge(
   const namespace = tool.metadata.namespace ?? 'default';
   const page = await kube.list!('v1', 'pods', namespace, { ...options, metadataOnly: true });
   for (const pod of page.items)
-    if (!isTerminating(pod) && (pod.metadata.namespace ?? namespace) === namespace && matches(spec, pod))
+    if (countedPod(spec, namespace, pod))
       tally(counts, pod.metadata.name!, { state: 'skipped', reason: 'TooLargeToRead' });
   return { next: page.continue, read: page.items.length };
 }
@@ -326,7 +326,7 @@ export async function countPods(
     read += items.length;
     for (const pod of items) {
       // The server's selection is checked again: only the tool's own selector, read here, decides.
-      if (isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace || !matches(spec, pod)) continue;
+      if (!countedPod(spec, namespace, pod)) continue;
       tally(counts, pod.metadata.name!, podState(pod, name, spec));
     }
     // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
@@ -498,25 +498,42 @@ function refusedAnswer(
 /**
  * Whether the tool's author may do what it does (author.ts), as the tool's status tells it, and whether the status
  * may name the pods (the author may list them too; NAMES_RIGHT). With the check off, every tool acts with the hook
- * server's rights, and is told them all.
+ * server's rights, and is told them all. `soon`: a pass over the pods by name is under way, and the next sync is
+ * asked for in REFRESH_SECONDS.
  */
 async function authorView(
   hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
   kube: KubeApi,
+  base: KubeApi,
   over: () => boolean,
-): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: boolean }> {
+): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: boolean; soon?: true }> {
   if (hook.settings.policy.authorCheck === 'off') return { named: true };
   const check = hook.clients.authors(kube);
   try {
     const verdict = await check.verify(hook.parent, over);
     // Refused on the namespace as a whole: perhaps allowed on some of its pods by name (RBAC's resourceNames, the
-    // right of `kubectl debug web-1` alone), which a review naming no pod does not see. The first pods the tool
-    // selects are asked about by name: allowed on one, the tool acts pod by pod (the injector asks about each).
-    // Only for an author who may list those pods: reading them is nothing they could not do themselves (a refused
-    // author who may not list them gets no pod read for them).
+    // right of `kubectl debug web-1` alone), which a review naming no pod does not see. The pods the tool selects are
+    // asked about by name, MAX_PROBED_PODS a sync, in passes over them all (probe.ts): allowed on one, the tool acts
+    // pod by pod (the injector asks about each). Only for an author who may list those pods: reading them is
+    // nothing they could not do themselves (a refused author who may not list them gets no pod read for them).
     if (!verdict.allowed && verdict.reason === 'AuthorNotAllowed' && !verdict.onPod) {
-      const some = (await check.mayList(hook.parent, over)) && (await allowedOnSomePod(hook, kube, over));
-      return some ? { perPod: true, named: false } : { refused: verdict, named: false };
+      if (!(await check.mayList(hook.parent, over))) return { refused: verdict, named: false };
+      const probe = await probePods({
+        kube,
+        check,
+        tool: hook.parent,
+        spec: hook.spec,
+        over,
+        memory: probeMemoryFor(base),
+      });
+      if (probe.found) return { perPod: true, named: false };
+      const soon = probe.first ? ({ soon: true } as const) : {};
+      // Every pod asked about, none allowed: refused. Not known yet (the pass goes on, or could not be asked now):
+      // the tool stays as its status says, AuthorAllowedOnSomePods for this very spec (the injector still asks about
+      // each pod by name before it adds anything) or refused (nothing is added on doubt), so that the status is
+      // not rewritten at each step of a pass.
+      if (!probe.none && readyReason(hook.parent) === PER_POD) return { perPod: true, named: false, ...soon };
+      return { refused: verdict, named: false, ...soon };
     }
     if (!verdict.allowed) return { refused: verdict, named: false };
     // Acting as the author: one who cannot be impersonated exactly is refused here, as the injector refuses them.
@@ -532,35 +549,6 @@ async function authorView(
       `could not ask the API server whether the tool's author may debug this namespace: ${errorReason(err)}`,
       { retryAfterSeconds: RETRY_SECONDS.failure },
     );
-  }
-}
-
-/**
- * True when the tool's author may patch pods/ephemeralcontainers of one of the first MAX_PROBED_PODS pods the tool
- * selects, asked by name (asked now: an answer remembered from before a revocation is not taken). Asked only for an
- * author who may list those pods; none is named or counted. Anything that keeps the
- * question from being answered (out of time, an error, a page too large) is no: the tool stays refused, and the next
- * sync asks again.
- */
-async function allowedOnSomePod(
-  hook: SyncHook<PodBuggerToolSpec, ToolClients, ToolSettings>,
-  kube: KubeApi,
-  over: () => boolean,
-): Promise<boolean> {
-  const namespace = hook.parent.metadata.namespace ?? 'default';
-  try {
-    if (over() || !kube.list) return false;
-    const page = await kube.list('v1', 'pods', namespace, {
-      labelSelector: selectorText(selectorOf(hook.spec)),
-      limit: MAX_PROBED_PODS,
-    });
-    const names = page.items
-      .filter((p) => !isTerminating(p) && (p.metadata.namespace ?? namespace) === namespace && matches(hook.spec, p))
-      .map((p) => p.metadata.name!)
-      .slice(0, MAX_PROBED_PODS);
-    return (await hook.clients.authors(kube).allowedOnSome(hook.parent, names, over)) !== undefined;
-  } catch {
-    return false;
   }
 }
 
@@ -666,9 +654,13 @@ export async function syncTool(
   // Refused by the policy (an excluded namespace included: its pods are never touched, nor read) or for its author.
   const policyRefusal = refusal(spec, namespace, policy);
   if (policyRefusal) return refusedAnswer(tool, now, policyRefusal);
-  const view = await authorView(hook, kube, over);
-  if (view.refused) return refusedAnswer(tool, now, view.refused);
-  if (view.perPod) return perPodAnswer(tool, now);
+  const view = await authorView(hook, kube, base, over);
+  if (view.refused || view.perPod) {
+    const response = view.refused ? refusedAnswer(tool, now, view.refused) : perPodAnswer(tool, now);
+    // A pass over the pods by name under way: its next step soon (the status stays as it is meanwhile).
+    if (view.soon) response.resyncAfterSeconds = REFRESH_SECONDS;
+    return response;
+  }
   const generation = tool.metadata.generation ?? 0;
   const rest = countedAtRest(before, generation);
   const memory = countMemoryFor(base);

@@ -1,10 +1,11 @@
 // An author whom RBAC allows on some pods by name only (resourceNames) is refused a review that names no pod: the
-// tool's status asks about the first pods it selects by name (MAX_PROBED_PODS), and says AuthorAllowedOnSomePods,
+// tool's status asks about the pods it selects by name (MAX_PROBED_PODS a sync), and says AuthorAllowedOnSomePods,
 // which is no refusal: the injector then asks about each pod by name. What it tells the author, and what it costs:
 // - the status counts and names no pod (the author may not be told about pods they may not patch);
 // - a pod the author may not patch is that pod's failure (AuthorNotAllowed, recorded, retried with the backoff);
 // - an author refused on every pod stays refused (AuthorNotAllowed), and the status asks at most MAX_PROBED_PODS
-//   reviews by name, however many pods the tool selects.
+//   reviews by name at a sync, however many pods the tool selects (the next sync goes on from there:
+//   author-allowed-by-name-beyond-first-pods.test.ts).
 import t from 'tap';
 import { MAX_PROBED_PODS, PER_POD } from '../../hooks/podbuggertool/author.js';
 import { statusRefusal } from '../../hooks/podbuggertool/inject.js';
