@@ -77,6 +77,16 @@ export const etcd: Scenario = {
     assert.equal(cluster.status.controlPaused, false);
     notes.push(`seed pod and both Services in ${secs(t0)}; phase ${cluster.status.phase} (${reason})`);
     notes.push(await k.assertQuiet({ parents: ['etcdclusters/example-etcd-cluster'], hooks: ['etcdcluster/sync'] }));
+    // A member pod without the instance label (one made by a metaops before it, or the label removed by hand) is
+    // labelled in place by Metacontroller, the pod kept: what rolls the label into a running cluster.
+    const uid = (await k.json(['get', 'pod', 'example-etcd-cluster-0'])).metadata.uid;
+    await k.kubectl(['label', 'pod', 'example-etcd-cluster-0', 'etcdcluster.metaops.io/instance-']);
+    const relabelled = await waitFor('the member pod labelled again in place', async () => {
+      const p = await k.json(['get', 'pod', 'example-etcd-cluster-0']);
+      return p.metadata.labels['etcdcluster.metaops.io/instance'] === 'example-etcd-cluster' ? p : undefined;
+    });
+    assert.equal(relabelled.metadata.uid, uid, 'the same pod, labelled in place');
+    notes.push('a member pod whose instance label was removed is labelled again in place');
 
     const table = await k.kubectl(['get', 'etcdclusters']);
     assert.deepEqual(table.split('\n')[0]!.split(/\s+/), ['NAME', 'SIZE', 'READY', 'VERSION', 'AGE']);
