@@ -234,6 +234,14 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     ],
     target: 85,
   },
+  'hooks/podbuggertool/probe.ts': {
+    tests: [
+      'test/podbuggertool/author-allowed-by-name-beyond-first-pods.test.ts',
+      'test/podbuggertool/probe-memory-bounded-per-namespace.test.ts',
+      'test/podbuggertool/author-allowed-on-some-pods-status.test.ts',
+    ],
+    target: 80,
+  },
   'hooks/podbuggertool/author.ts': {
     tests: [
       'test/podbuggertool/author.test.ts',
