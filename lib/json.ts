@@ -121,7 +121,7 @@ export function parseJsonBody(text: string): unknown {
  * annotation the server trusts, docs/podbuggertool.md), and it is as large as its author makes it: a parent whose
  * managedFields were 8 MiB of `{},` parsed to ~136 MiB of heap (docs/operating.md, "Memory with the worst objects").
  * The rest is parsed as it was sent: observed children and related objects keep theirs, and a key named
- * `managedFields` anywhere else (in a spec, in an annotation's text, in the subject's spec) is not touched.
+ * `managedFields` anywhere else (in a spec, in an annotation's text, in the controller) is not touched.
  *
  * One pass over the text up to the end of the first top-level `parent` or `object` member, strings skipped whole with
  * indexOf as in jsonDepthExceeds: Metacontroller writes `controller` then `parent` (or `object`), so this reads the
