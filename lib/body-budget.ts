@@ -2,13 +2,16 @@
 // once, whatever number of them arrive. Parsed JSON costs 2 to 21 times its size (one long string 2, many tiny keys
 // 14, an array of empty objects 21: 171 MiB of heap for 8 MiB of `{},`), and every hook call holds its parsed body
 // until it has answered: without a bound, five bodies of empty objects at the body limit at once (Metacontroller's 5
-// workers per controller) took the server to 488 MiB of its 512. A request takes its turn before its body is read
-// (its Content-Length; the body limit when it has none) and gives it back once its answer is sent or its caller has
-// gone and its hook has settled; one that waits longer than its wait is answered 429 with Retry-After (lib/answer.ts),
-// which Metacontroller honours. Turns are given in arrival order: a large body is not passed by small ones forever.
+// workers per controller) took the server to 488 MiB of its 512. By default the budget is one body at the limit: the
+// bodies in hand, parsed at their worst (~136-171 MiB), then fit in the Deployment's heap cap (`--max-old-space-size=256`,
+// manifests/deploy/deployment.yaml), where two (~300 MiB) would not (docs/operating.md, "Memory with the worst
+// objects"). A request takes its turn before its body is read (its Content-Length; the body limit when it has none)
+// and gives it back once its answer is sent or its caller has gone and its hook has settled; one that waits longer
+// than its wait is answered 429 with Retry-After (lib/answer.ts), which Metacontroller honours. Turns are given in
+// arrival order: a large body is not passed by small ones forever.
 
-/** The bytes of request bodies in hand at once, by default: two bodies at the 8 MiB limit. */
-export const DEFAULT_BODY_BUDGET = 16 * 1024 * 1024;
+/** The bytes of request bodies in hand at once, by default: one body at the 8 MiB limit (or any smaller ones). */
+export const DEFAULT_BODY_BUDGET = 8 * 1024 * 1024;
 /** Requests waiting for their turn at most, by default; more are answered 429 at once. */
 export const MAX_WAITING = 256;
 

@@ -45,24 +45,43 @@ export function nestingRefused(): Error & { statusCode: number } {
  * How deep a parsed value's arrays and objects nest, stopping as soon as it passes `limit` (the value itself is
  * level 1, as its text's outermost bracket). No recursion, so any depth is walked safely; it visits each object
  * once, so it is meant for the parts of a request that code recurses on (a parent, an object handed back), not for
- * a whole request.
+ * a whole request. Depth first, one frame per level (the members of the object or array being walked, and the next
+ * to look at): what it holds grows with the nesting, at most `limit` frames, never with the width of a level. A
+ * stack of every member still to visit held two entries for each of a parent's 2.8 million empty managedFields
+ * entries, and its growth ~130 MiB of heap on top of the parsed body (docs/operating.md, "Memory with the worst
+ * objects").
  */
 export function valueDepthExceeds(value: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
-  // Pairs of (object, its depth) on one stack. Object.values rather than for..in: on a parsed parent of ~70 objects
-  // 6 us against 66-96 us per walk (for..in over objects of many shapes stays slow). perf: docs/performance.md
-  const pending: unknown[] = [value, 1];
-  while (pending.length > 0) {
-    const depth = pending.pop() as number;
-    const at = pending.pop() as object;
-    if (depth > limit) return true;
-    const inner: unknown[] = Array.isArray(at) ? at : Object.values(at);
-    for (let i = 0; i < inner.length; i++) {
-      const v = inner[i];
-      if (v !== null && typeof v === 'object') pending.push(v, depth + 1);
+  if (limit < 1) return true;
+  // Object.values rather than for..in: on a parsed parent of ~70 objects 6 us against 66-96 us per walk (for..in
+  // over objects of many shapes stays slow). An array is its own list of members. perf: docs/performance.md
+  const lists: unknown[][] = [membersOf(value)];
+  const next: number[] = [0];
+  while (lists.length > 0) {
+    const top = lists.length - 1;
+    const list = lists[top]!;
+    const i = next[top]!;
+    if (i >= list.length) {
+      lists.pop();
+      next.pop();
+      continue;
     }
+    next[top] = i + 1;
+    const v = list[i];
+    if (v === null || typeof v !== 'object') continue;
+    // The members of the top frame are one level below it: `v` is at level lists.length + 1.
+    if (lists.length >= limit) return true;
+    const members = membersOf(v);
+    if (members.length === 0) continue;
+    lists.push(members);
+    next.push(0);
   }
   return false;
+}
+
+function membersOf(value: object): unknown[] {
+  return Array.isArray(value) ? value : Object.values(value);
 }
 
 /**
@@ -94,4 +113,156 @@ export function parseHookBody(text: string): unknown {
 export function parseJsonBody(text: string): unknown {
   if (text.length > MAX_JSON_DEPTH * 2 && jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw nestingRefused();
   return parseHookBody(text);
+}
+
+/**
+ * A hook request's text without the `metadata.managedFields` of the object it is about (its top-level `parent`, or
+ * `object` for a DecoratorController), cut out before it is parsed: no hook reads it (who made a PodBuggerTool is an
+ * annotation the server trusts, docs/podbuggertool.md), and it is as large as its author makes it: a parent whose
+ * managedFields were 8 MiB of `{},` parsed to ~136 MiB of heap (docs/operating.md, "Memory with the worst objects").
+ * The rest is parsed as it was sent: observed children and related objects keep theirs, and a key named
+ * `managedFields` anywhere else (in a spec, in an annotation's text, in the controller) is not touched.
+ *
+ * One pass over the text up to the end of the first top-level `parent` or `object` member, strings skipped whole with
+ * indexOf as in jsonDepthExceeds: Metacontroller writes `controller` then `parent` (or `object`), so this reads the
+ * controller and the subject (at most what the API server stores), whatever the size of the request. A key spelled
+ * with escapes (`"managed\u0046ields"`) is left, and so is text this does not read as JSON, which JSON.parse then
+ * refuses as it would have; the text inside a managedFields value cut out is not checked (it is never read).
+ */
+export function withoutSubjectManagedFields(text: string): string {
+  const cuts: Array<[number, number]> = [];
+  const metadata = (at: number): number => {
+    // The end of the last member kept (-1: none yet): a member cut takes the comma before it, or the one after it
+    // when it comes first.
+    let keptEnd = -1;
+    return eachMember(text, at, (keyStart, keyEnd, valueStart) => {
+      const end = valueEnd(text, valueStart);
+      if (end < 0 || !isKey(text, keyStart, keyEnd, 'managedFields')) {
+        keptEnd = end;
+        return end;
+      }
+      if (keptEnd >= 0) cuts.push([keptEnd, end]);
+      else {
+        const next = skipSpace(text, end);
+        cuts.push([keyStart, text.charCodeAt(next) === 44 /* , */ ? next + 1 : end]);
+      }
+      return end;
+    });
+  };
+  // Every member of the subject named metadata (JSON.parse keeps the last of duplicates).
+  const subject = (at: number): number =>
+    eachMember(text, at, (keyStart, keyEnd, valueStart) =>
+      isKey(text, keyStart, keyEnd, 'metadata') && text.charCodeAt(valueStart) === 123 /* { */
+        ? metadata(valueStart)
+        : valueEnd(text, valueStart),
+    );
+  const read = eachMember(text, skipSpace(text, 0), (keyStart, keyEnd, valueStart) => {
+    if (
+      (isKey(text, keyStart, keyEnd, 'parent') || isKey(text, keyStart, keyEnd, 'object')) &&
+      text.charCodeAt(valueStart) === 123
+    ) {
+      return subject(valueStart) < 0 ? UNREAD : STOP;
+    }
+    return valueEnd(text, valueStart);
+  });
+  if (read === UNREAD || cuts.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const [start, end] of cuts) {
+    if (start > from) out += text.slice(from, start);
+    from = Math.max(from, end);
+  }
+  return out + text.slice(from);
+}
+
+/** What eachMember's visitor returns instead of a value's end: the text is not JSON as read, or reading stops here. */
+const UNREAD = -1;
+const STOP = -2;
+
+/**
+ * The members of the object whose `{` is at `at`, in order: `visit` is given where each key's quotes start and end
+ * and where its value starts, and returns where the value ends (or UNREAD, STOP). The index after the closing `}`,
+ * else what the visitor returned.
+ */
+function eachMember(
+  text: string,
+  at: number,
+  visit: (keyStart: number, keyEnd: number, valueStart: number) => number,
+): number {
+  if (text.charCodeAt(at) !== 123 /* { */) return UNREAD;
+  let i = skipSpace(text, at + 1);
+  if (text.charCodeAt(i) === 125 /* } */) return i + 1;
+  for (;;) {
+    if (text.charCodeAt(i) !== 34 /* " */) return UNREAD;
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd < 0) return UNREAD;
+    const colon = skipSpace(text, keyEnd);
+    if (text.charCodeAt(colon) !== 58 /* : */) return UNREAD;
+    const end = visit(i, keyEnd, skipSpace(text, colon + 1));
+    if (end < 0) return end;
+    i = skipSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === 125 /* } */) return i + 1;
+    if (c !== 44 /* , */) return UNREAD;
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/** Whether the key whose quotes span [start, end) is `name`, as written (no escapes). */
+function isKey(text: string, start: number, end: number, name: string): boolean {
+  return end - start - 2 === name.length && text.startsWith(name, start + 1);
+}
+
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
+    i++;
+  }
+}
+
+/** The index after the string whose opening quote is at `at` (its closing quote: one not escaped), else UNREAD. */
+function stringEnd(text: string, at: number): number {
+  let from = at;
+  for (;;) {
+    const quote = text.indexOf('"', from + 1);
+    if (quote < 0) return UNREAD;
+    let b = quote - 1;
+    while (text.charCodeAt(b) === 92 /* \ */) b--;
+    // An even number of backslashes before it (none, or escaped backslashes): the string ends here.
+    if ((quote - 1 - b) % 2 === 0) return quote + 1;
+    from = quote;
+  }
+}
+
+/**
+ * The index after the value that starts at `at`: a string, an array or object to its matching bracket (strings in
+ * it skipped whole), or a number, `true`, `false` or `null` to the next delimiter. UNREAD when it does not end.
+ */
+function valueEnd(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (first === 34 /* " */) return stringEnd(text, at);
+  if (first === 123 /* { */ || first === 91 /* [ */) return closingEnd(text, at);
+  let i = at;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 44 || c === 125 || c === 93 || c === 32 || c === 10 || c === 13 || c === 9) break;
+  }
+  return i > at ? i : UNREAD;
+}
+
+/** The index after the bracket that closes the one at `at`, strings in between skipped whole; else UNREAD. */
+function closingEnd(text: string, at: number): number {
+  let depth = 0;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = stringEnd(text, i);
+      if (end < 0) return UNREAD;
+      i = end - 1;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    // A closing } or ]: the value ends with the one that closes its first bracket.
+    else if ((c === 125 || c === 93) && --depth === 0) return i + 1;
+  }
+  return UNREAD;
 }

@@ -26,6 +26,7 @@ const EXPRESSIONS: Record<string, string> = {
   image: '{{ include "metaops.image" . }}',
   pullPolicy: '{{ .Values.image.pullPolicy }}',
   logLevel: '{{ .Values.logLevel | quote }}',
+  heapMiB: '{{ printf "--max-old-space-size=%v" .Values.heapMiB | quote }}',
   secretName: '{{ .Values.authToken.secretName }}',
   secretKey: '{{ .Values.authToken.key }}',
   metacontrollerNamespace: '{{ .Values.metacontroller.namespace }}',
@@ -192,6 +193,7 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
           if (c.resources) doc.setIn([...at, 'resources'], mark('resources'));
           (c.env ?? []).forEach((e: any, ei: number) => {
             if (e.name === 'LOG_LEVEL') doc.setIn([...at, 'env', ei, 'value'], mark('logLevel'));
+            if (e.name === 'NODE_OPTIONS') doc.setIn([...at, 'env', ei, 'value'], mark('heapMiB'));
             if (e.value === image) doc.setIn([...at, 'env', ei, 'value'], mark('image'));
             const ref = e.valueFrom?.secretKeyRef;
             if (ref?.name === PRODUCTION_AUTHORIZATION.name && ref.key === PRODUCTION_AUTHORIZATION.key) {
@@ -270,6 +272,16 @@ function inReleaseNamespace<T>(value: T): T {
   return out as T;
 }
 
+/** The heap cap the Deployment's NODE_OPTIONS sets, in MiB: the chart's value `heapMiB`. */
+function heapMiB(options: string | undefined): number {
+  const m = /^--max-old-space-size=(\d+)$/.exec(options ?? '');
+  if (!m)
+    throw new Error(
+      `manifests/deploy/deployment.yaml: NODE_OPTIONS is ${JSON.stringify(options)}, not --max-old-space-size=<MiB>`,
+    );
+  return Number(m[1]);
+}
+
 export function renderChart(
   defs: HookDefinition[] = hooks,
   root = join(import.meta.dirname, '..'),
@@ -299,6 +311,7 @@ export function renderChart(
     image: { repository, tag: tag === pkg.version ? '' : tag, pullPolicy: container.imagePullPolicy ?? 'IfNotPresent' },
     replicas: deployment.spec.replicas,
     resources: container.resources ?? {},
+    heapMiB: heapMiB(container.env?.find((e: any) => e.name === 'NODE_OPTIONS')?.value),
     logLevel: container.env?.find((e: any) => e.name === 'LOG_LEVEL')?.value ?? 'info',
     authToken: {
       secretName: PRODUCTION_AUTHORIZATION.name,
@@ -326,6 +339,11 @@ export function renderChart(
   comment(['image'], 'The hook server\'s image (`npm run image` builds it). tag: "" means the chart\'s appVersion.');
   comment(['replicas'], 'Hook server replicas (a PodDisruptionBudget keeps one through drains).');
   comment(['resources'], "The hook server container's requests and limits.");
+  comment(
+    ['heapMiB'],
+    "The server's JavaScript heap cap in MiB (NODE_OPTIONS=--max-old-space-size): about half the memory limit;\n" +
+      'raise both together (docs/operating.md, "Memory with the worst objects").',
+  );
   comment(['logLevel'], 'pino level: fatal, error, warn, info, debug, trace.');
   comment(
     ['authToken'],

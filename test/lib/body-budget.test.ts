@@ -168,9 +168,9 @@ t.test('the budget: arrival order, at most the whole budget per request, its tur
   t.equal(b.peak, 100);
 });
 
-t.test('METAOPS_BODY_BUDGET: default two bodies at the limit, never below the body limit', async (t) => {
+t.test('METAOPS_BODY_BUDGET: default one body at the limit, never below the body limit', async (t) => {
   t.equal(settingsFromEnv({}).bodyBudget, DEFAULT_BODY_BUDGET);
-  t.equal(DEFAULT_BODY_BUDGET, 16 * MIB);
+  t.equal(DEFAULT_BODY_BUDGET, 8 * MIB);
   t.equal(settingsFromEnv({ METAOPS_BODY_BUDGET: String(12 * MIB) }).bodyBudget, 12 * MIB);
   t.equal(settingsFromEnv({ METAOPS_BODY_LIMIT: String(32 * MIB) }).bodyBudget, 32 * MIB);
   t.throws(

@@ -22,7 +22,7 @@ t.test('defaults: port 8080, no credentials, no opt-out, the stated body limit a
     auth: {},
     allowUnauthenticated: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    bodyBudget: 2 * DEFAULT_BODY_LIMIT,
+    bodyBudget: DEFAULT_BODY_LIMIT,
     hookDeadlineMs: DEFAULT_HOOK_DEADLINE_MS,
   });
   t.equal(DEFAULT_HOOK_DEADLINE_MS, 8500, "below Metacontroller's 10 s webhook timeout");
