@@ -113,8 +113,11 @@ async function pin(
   }
 }
 
-/** What a periodic backup appends to its path's key (etcdbackup/lineage.ts, PERIODIC): `_v<revision>_<stamp>`. */
-const PERIODIC_SUFFIX = /_v\d+_\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
+/**
+ * What a periodic backup appends to its path's key (etcdbackup/backup.ts, periodicKey): `_v<revision>_<stamp>`, the
+ * revision and the stamp captured. The one definition: pruning (etcdbackup/lineage.ts) reads keys by it too.
+ */
+export const PERIODIC_SUFFIX = /_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
 
 /**
  * Whether an EtcdBackup's pruning (maxBackups) may delete this key: it has a periodic snapshot's name. (Pruning also
