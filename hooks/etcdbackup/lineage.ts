@@ -5,7 +5,7 @@
 // the same name (a new cluster ID), not those taken before the revision went backwards (a cluster rebuilt with the
 // same identity, a rollback), nor any object whose metadata it could not read. Pure: backup.ts does the S3 calls.
 import { rfc3339 } from '../../lib/index.js';
-import { PERIODIC_SUFFIX } from '../etcdcommon/snapshot.js';
+import { PERIODIC_SUFFIX } from '../etcdcommon/index.js';
 
 /** The S3 user metadata of a snapshot (lower case: S3 gives metadata keys back in lower case). */
 export const META = {
