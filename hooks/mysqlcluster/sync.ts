@@ -39,7 +39,6 @@ import {
   isTerminating,
   keepObserved,
   type KubeObject,
-  MAX_SIZE,
   memberStatus,
   observedNamed,
   observedUnordered,
@@ -58,7 +57,13 @@ import {
   workloadCounts,
   workloadPending,
 } from '../../lib/index.js';
-import { MySQLClusterSpec, VERSION_MAX_NUMBER, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
+import {
+  MAX_SIZE,
+  MySQLClusterSpec,
+  VERSION_MAX_NUMBER,
+  VERSION_PATTERN,
+  type MySQLClusterSpec as Spec,
+} from './schema.js';
 import {
   CONFIG_SCRIPT,
   PRIMARY_BEHIND,
@@ -296,7 +301,7 @@ export function peerOrdinals(
   neverBound: readonly string[] = [],
 ): number[] {
   const out: number[] = [];
-  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++)
+  for (let i = 1; i < MAX_SIZE; i++)
     if ((i < size || volumes.includes(n.volume(i))) && !neverBound.includes(n.volume(i))) out.push(i);
   return out;
 }
@@ -631,7 +636,7 @@ export function neverBoundVolumes(request: CompositeSyncRequest, n: Names): stri
 
 function volumeClaims(request: CompositeSyncRequest, n: Names, mine = true): KubeObject[] {
   const name = request.parent.metadata.name ?? '';
-  const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => n.volume(i)));
+  const wanted = new Set(Array.from({ length: MAX_SIZE }, (_, i) => n.volume(i)));
   return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1').filter(
     (c) =>
       c &&
@@ -1261,7 +1266,7 @@ export function childNames(parent: ParentObject): ChildName[] {
   for (const n of [namesOf(name), namesOf(name, true)]) {
     out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
     for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
-    for (let i = 0; i < MAX_SIZE.mysqlcluster; i++) {
+    for (let i = 0; i < MAX_SIZE; i++) {
       out.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
       out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
     }

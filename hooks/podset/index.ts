@@ -1,5 +1,5 @@
-import { defineComposite, MAX_SIZE, ordinalPodNames, podHolderRules, podHolderWants } from '../../lib/index.js';
-import { resource } from './schema.js';
+import { defineComposite, ordinalPodNames, podHolderRules, podHolderWants } from '../../lib/index.js';
+import { MAX_SIZE, resource } from './schema.js';
 import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
@@ -13,7 +13,7 @@ export const podset = defineComposite({
   // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name.
   holderWants: podHolderWants,
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
-  podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE.podset) },
+  podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE) },
   customize: (request) => ({ relatedResources: request.parent ? podHolderRules(request.parent) : [] }),
   // Events (lib/events.ts): a pod name held by another owner, a spec refused.
   events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec']) },
