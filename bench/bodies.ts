@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { operators as hooks } from '../main/operators.js';
-import { memcachedSync, mysqlSync, podsetSync } from '../test/fixtures/hooks.js';
+import { MAX_SIZES, memcachedSync, mysqlSync, podsetSync } from '../test/fixtures/hooks.js';
 import type { CompositeSyncRequest, KubeObject } from '../lib/metacontroller.js';
-import { MAX_SIZE } from '../lib/schemas.js';
 import { objectMap, request, root } from '../test/fixtures/requests.js';
 
 /**
@@ -336,14 +335,14 @@ function controller(kind: Kind): Record<string, unknown> {
 
 /**
  * A realistic request with `n` children (PodSet: n pods) or `n` related pods (Memcached's pods; MySQLCluster:
- * its members, at most MAX_SIZE.mysqlcluster = 9, and past that other pods its selector matches, which are no
- * members: its answer stays MySQL-sized while the request grows). Past a kind's MAX_SIZE (PodSet and Memcached:
- * 1000; only the in-process rows go further) the parent asks for that many.
+ * its members, at most MAX_SIZES.mysqlcluster = 9, and past that other pods its selector matches, which are no
+ * members: its answer stays MySQL-sized while the request grows). Past a kind's maximum (MAX_SIZES; PodSet and
+ * Memcached: 1000; only the in-process rows go further) the parent asks for that many.
  */
 export function body(kind: Kind, n: number): CompositeSyncRequest {
   // A spec past the kind's maximum would be refused (InvalidSpec): the parent asks for the most it may have, and
   // the request still carries n pods (the in-process rows go to 10 000).
-  const size = Math.min(n, MAX_SIZE[kind]);
+  const size = Math.min(n, MAX_SIZES[kind]);
   const base = request(kind, served(kind, kind === 'mysqlcluster' ? { size, version: '8.0' } : { size }));
   const parent = base.parent;
   const parentOwner: Owner = { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name! };

@@ -144,29 +144,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, problems: string[]): boolean
   return false;
 }
 
-// eslint-disable-next-line complexity -- every TLS variable is checked and its problem said; one `if` per variable and pairing
+/** The server's TLS (METAOPS_TLS_*): undefined when it serves plain HTTP; every problem said in `problems`. */
 function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | undefined {
-  // Present but empty is a mistake, not "off": it would serve the token in clear, or turn mTLS off.
-  for (const name of [
-    'METAOPS_TLS_CERT_FILE',
-    'METAOPS_TLS_KEY_FILE',
-    'METAOPS_TLS_CLIENT_CA_FILE',
-    'METAOPS_TLS_CLIENT_NAMES',
-  ]) {
-    if (env[name] !== undefined && env[name]!.trim() === '')
-      problems.push(`${name} is empty: set a value, or unset it`);
-  }
+  emptyTlsVariables(env, problems);
   const certFile = env['METAOPS_TLS_CERT_FILE']?.trim() || undefined;
   const keyFile = env['METAOPS_TLS_KEY_FILE']?.trim() || undefined;
   const clientCaFile = env['METAOPS_TLS_CLIENT_CA_FILE']?.trim() || undefined;
   const names = env['METAOPS_TLS_CLIENT_NAMES'];
-  const clientNames =
-    names === undefined
-      ? undefined
-      : names
-          .split(',')
-          .map((n) => n.trim())
-          .filter(Boolean);
   if (!certFile && !keyFile) {
     if (clientCaFile) problems.push('METAOPS_TLS_CLIENT_CA_FILE needs METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE');
     if (names !== undefined) problems.push('METAOPS_TLS_CLIENT_NAMES needs TLS with METAOPS_TLS_CLIENT_CA_FILE');
@@ -176,6 +160,47 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
     problems.push('METAOPS_TLS_CERT_FILE and METAOPS_TLS_KEY_FILE go together: set both or neither');
     return undefined;
   }
+  checkTlsFiles(certFile, keyFile, clientCaFile, problems);
+  const clientNames = clientNamesOf(names, clientCaFile, problems);
+  return {
+    certFile,
+    keyFile,
+    ...(clientCaFile ? { clientCaFile } : {}),
+    ...(clientNames && clientNames.length > 0 ? { clientNames } : {}),
+  };
+}
+
+/** Present but empty is a mistake, not "off": it would serve the token in clear, or turn mTLS off. */
+function emptyTlsVariables(env: NodeJS.ProcessEnv, problems: string[]): void {
+  for (const name of [
+    'METAOPS_TLS_CERT_FILE',
+    'METAOPS_TLS_KEY_FILE',
+    'METAOPS_TLS_CLIENT_CA_FILE',
+    'METAOPS_TLS_CLIENT_NAMES',
+  ]) {
+    if (env[name] !== undefined && env[name]!.trim() === '')
+      problems.push(`${name} is empty: set a value, or unset it`);
+  }
+}
+
+/** METAOPS_TLS_CLIENT_NAMES as a list (unset: undefined), with what is wrong with it said. */
+function clientNamesOf(names: string | undefined, clientCaFile: string | undefined, problems: string[]) {
+  if (names === undefined) return undefined;
+  const clientNames = names
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (!clientCaFile) problems.push('METAOPS_TLS_CLIENT_NAMES needs METAOPS_TLS_CLIENT_CA_FILE');
+  if (clientNames.length === 0) problems.push('METAOPS_TLS_CLIENT_NAMES is empty: list the allowed names, or unset it');
+  return clientNames;
+}
+
+/**
+ * The TLS files as TLS will use them, each problem said with its variable: a file that cannot be read, a
+ * certificate that is not PEM or a key that is not its key (refused here with its name rather than as a stack trace
+ * from listen()), a client CA file without a PEM certificate.
+ */
+function checkTlsFiles(certFile: string, keyFile: string, clientCaFile: string | undefined, problems: string[]): void {
   const read = (name: string, file: string | undefined): Buffer | undefined => {
     if (!file) return undefined;
     try {
@@ -189,8 +214,6 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
   const key = read('METAOPS_TLS_KEY_FILE', keyFile);
   const ca = read('METAOPS_TLS_CLIENT_CA_FILE', clientCaFile);
   if (cert && key) {
-    // The files as TLS will use them: a certificate that is not PEM, or a key that is not its key, is refused here
-    // with its name rather than as a stack trace from listen().
     try {
       createSecureContext({ cert, key });
     } catch (err) {
@@ -199,29 +222,16 @@ function tlsSettings(env: NodeJS.ProcessEnv, problems: string[]): TlsSettings | 
       );
     }
   }
-  if (ca) {
-    const text = ca.toString('utf8');
-    if (!text.includes('-----BEGIN CERTIFICATE-----'))
-      problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: no PEM certificate in the file`);
-    else {
-      try {
-        createSecureContext({ ca });
-      } catch (err) {
-        problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: ${(err as Error).message}`);
-      }
-    }
+  if (!ca) return;
+  if (!ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) {
+    problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: no PEM certificate in the file`);
+    return;
   }
-  if (clientNames !== undefined) {
-    if (!clientCaFile) problems.push('METAOPS_TLS_CLIENT_NAMES needs METAOPS_TLS_CLIENT_CA_FILE');
-    if (clientNames.length === 0)
-      problems.push('METAOPS_TLS_CLIENT_NAMES is empty: list the allowed names, or unset it');
+  try {
+    createSecureContext({ ca });
+  } catch (err) {
+    problems.push(`METAOPS_TLS_CLIENT_CA_FILE=${clientCaFile}: ${(err as Error).message}`);
   }
-  return {
-    certFile,
-    keyFile,
-    ...(clientCaFile ? { clientCaFile } : {}),
-    ...(clientNames && clientNames.length > 0 ? { clientNames } : {}),
-  };
 }
 
 /** Every setting, checked; throws ConfigError listing every problem at once. */

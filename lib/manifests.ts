@@ -34,41 +34,52 @@ function branchBounds(branches: readonly JsonObject[]): JsonObject {
   return out;
 }
 
-// eslint-disable-next-line complexity -- one branch per JSON Schema keyword a structural schema rewrites
+/** One schema node as a structural one: a union, a constant, or an object, array or scalar keyword by keyword. */
 function convert(node: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  // A field kept open on purpose (e.g. a number-or-string the hook checks): no type, no branches, but each branch's
-  // bounds on the value of its type (a string's pattern and length, a number's range), which the API server applies
-  // to a value of that type only.
-  if (node['x-kubernetes-preserve-unknown-fields'] === true && Array.isArray(node['anyOf'])) {
-    copyAnnotations(node, out);
-    Object.assign(out, branchBounds(node['anyOf'] as JsonObject[]));
-    out['x-kubernetes-preserve-unknown-fields'] = true;
-    return out;
-  }
-  if (Array.isArray(node['anyOf'])) {
-    const branches = node['anyOf'] as JsonObject[];
-    const nonNull = branches.filter((b) => b['type'] !== 'null');
-    if (nonNull.length < branches.length && nonNull.length === 1) {
-      const inner = convert({ ...nonNull[0]!, ...withoutKeys(node, ['anyOf']) });
-      inner['nullable'] = true;
-      return inner;
-    }
-    if (branches.every((b) => 'const' in b)) {
-      const values = branches.map((b) => b['const'] as Json);
-      copyAnnotations(node, out);
-      out['type'] = typeof values[0] === 'number' ? 'number' : 'string';
-      out['enum'] = values;
-      return out;
-    }
-    throw new Error(`cannot express this union in a structural schema: ${JSON.stringify(node).slice(0, 200)}`);
-  }
+  if (Array.isArray(node['anyOf'])) return convertUnion(node, node['anyOf'] as JsonObject[]);
   if ('const' in node) {
+    const out: JsonObject = {};
     copyAnnotations(node, out);
     out['type'] = typeof node['const'] === 'number' ? 'number' : 'string';
     out['enum'] = [node['const'] as Json];
     return out;
   }
+  const out = convertKeywords(node);
+  tidyObject(out);
+  return out;
+}
+
+/** A union: a field kept open, T | null as nullable T, or a union of constants as an enum; no other. */
+function convertUnion(node: JsonObject, branches: JsonObject[]): JsonObject {
+  const out: JsonObject = {};
+  // A field kept open on purpose (e.g. a number-or-string the hook checks): no type, no branches, but each branch's
+  // bounds on the value of its type (a string's pattern and length, a number's range), which the API server applies
+  // to a value of that type only.
+  if (node['x-kubernetes-preserve-unknown-fields'] === true) {
+    copyAnnotations(node, out);
+    Object.assign(out, branchBounds(branches));
+    out['x-kubernetes-preserve-unknown-fields'] = true;
+    return out;
+  }
+  const nonNull = branches.filter((b) => b['type'] !== 'null');
+  if (nonNull.length < branches.length && nonNull.length === 1) {
+    const inner = convert({ ...nonNull[0]!, ...withoutKeys(node, ['anyOf']) });
+    inner['nullable'] = true;
+    return inner;
+  }
+  if (branches.every((b) => 'const' in b)) {
+    const values = branches.map((b) => b['const'] as Json);
+    copyAnnotations(node, out);
+    out['type'] = typeof values[0] === 'number' ? 'number' : 'string';
+    out['enum'] = values;
+    return out;
+  }
+  throw new Error(`cannot express this union in a structural schema: ${JSON.stringify(node).slice(0, 200)}`);
+}
+
+/** Each keyword of a node that is no union or constant, rewritten where a structural schema says it otherwise. */
+function convertKeywords(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     switch (key) {
       // MAX_BYTES is no keyword a CRD knows: the hook enforces it, the description says it (lib/schemas.ts).
@@ -100,6 +111,11 @@ function convert(node: JsonObject): JsonObject {
         out[key] = value as Json;
     }
   }
+  return out;
+}
+
+/** What a CRD's object schema may not say: required defaulted fields, properties beside additionalProperties. */
+function tidyObject(out: JsonObject): void {
   if (Array.isArray(out['required']) && out['properties']) {
     // A defaulted field is filled in by the API server before validation: requiring it says nothing more,
     // and would make an enclosing default such as `{}` invalid.
@@ -117,7 +133,6 @@ function convert(node: JsonObject): JsonObject {
   if (out['type'] === 'object' && !out['properties'] && !out['additionalProperties']) {
     out['x-kubernetes-preserve-unknown-fields'] = true;
   }
-  return out;
 }
 
 function copyAnnotations(from: JsonObject, to: JsonObject): void {

@@ -103,16 +103,6 @@ export function imageField(description: string, defaultImage: string) {
   return Type.String({ minLength: 1, maxLength: MAX_IMAGE_LENGTH, default: defaultImage, description });
 }
 
-/** The stated maxima of `spec.size`. */
-export const MAX_SIZE = {
-  /** Pods owned one by one: an answer of 1000 pods is ~1.5 MB, and the status names each. */
-  podset: 1000,
-  /** A Deployment's replicas; the status names each pod. */
-  memcached: 1000,
-  /** A primary and its replicas: more than 9 members is no longer one small replicated database. */
-  mysqlcluster: 9,
-} as const;
-
 /**
  * status.heldBy (lib/ownership.ts HeldRecord): while a parent is held for a name another owner holds, each such name
  * and its holder (at most 3), so that the parent stays held while the holder exists and wants the name.

@@ -5,6 +5,7 @@
 // the same name (a new cluster ID), not those taken before the revision went backwards (a cluster rebuilt with the
 // same identity, a rollback), nor any object whose metadata it could not read. Pure: backup.ts does the S3 calls.
 import { rfc3339 } from '../../lib/index.js';
+import { PERIODIC_SUFFIX } from '../etcdcommon/index.js';
 
 /** The S3 user metadata of a snapshot (lower case: S3 gives metadata keys back in lower case). */
 export const META = {
@@ -68,7 +69,7 @@ export function dateOfStamp(stamp: string): string {
 }
 
 /** What periodicKey appends to the path's key: `_v<revision>_<stamp>`, nothing else. */
-const PERIODIC = /^_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
+const PERIODIC = new RegExp(`^${PERIODIC_SUFFIX.source}`);
 
 /** A periodic snapshot of `base`, or undefined for any other key under the same prefix (`base_v2`, `base.old`). */
 export function periodicSnapshot(base: string, key: string): Snapshot | undefined {

@@ -57,7 +57,23 @@ function supersedes(state: Partial<RestoreState>, took: number, born: number): b
   return !refusedByCheck(state);
 }
 
-// eslint-disable-next-line complexity -- the restore's outcomes in the order they take precedence, one branch each, read top to bottom
+/** What the restore hook reads: this EtcdRestore, its cluster as observed, and the cluster's record of a restore. */
+interface RestoreView {
+  parent: SyncHook<Spec, unknown, EtcdSettings>['parent'];
+  spec: Spec;
+  cluster: ReturnType<typeof observedNamed>;
+  state: Partial<RestoreState> | undefined;
+  /** The cluster's record of a restore is this EtcdRestore's. */
+  mine: boolean;
+}
+
+/** What the restore says: final once `succeeded` is set; Ready's reason and message. */
+interface Outcome {
+  succeeded: boolean | undefined;
+  reason: string;
+  message: string;
+}
+
 export function sync({
   request,
   parent,
@@ -66,64 +82,28 @@ export function sync({
   settings,
 }: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
   const previous = (parent.status ?? {}) as { succeeded?: unknown; reason?: unknown };
-  const clusterName = spec.etcdCluster.name;
   // observedNamed: own keys only (a cluster named "constructor" must not resolve), in the restore's namespace.
   const namespace = parent.metadata.namespace ?? '';
-  const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, clusterName, namespace);
+  const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, spec.etcdCluster.name, namespace);
   const state = restoreStateOf(cluster);
   const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
-  // The cluster took a newer EtcdRestore than this one: this one never acts (the cluster hook ignores
-  // EtcdRestores older than the last it made); it ends failed, saying which one superseded it.
-  const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
-  // Compared by UID, not only by time: creation times have a resolution of one second, so an EtcdRestore recreated
-  // under its name (another UID) may carry the very time of the one it replaces; one that restored nothing (its
-  // check refused it, the cluster untouched) supersedes none made in the same second (sync.ts, pendingRestore).
-  const superseded =
-    state !== undefined && !mine && state.created !== undefined && supersedes(state, Date.parse(state.created), born);
-  // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the
-  // EtcdCluster hook ignores an EtcdRestore whose status.succeeded is set), whatever the cluster's status says.
-  let succeeded: boolean | undefined = typeof previous.succeeded === 'boolean' ? previous.succeeded : undefined;
-  let reason: string;
-  let message: string;
   // A source outside the namespace's own (issue 29.6): the cluster hook never restores from it; not final, so a
   // corrected spec can still act.
   const refused = restoreSourceProblem(parent, tenancyOf(settings));
-  if (succeeded === undefined && refused) {
-    reason = 'NotAllowed';
-    message = `${refused}; EtcdCluster ${clusterName} is left as it is`;
-  } else if (succeeded !== undefined) {
-    reason = succeeded ? 'Restored' : 'RestoreFailed';
-    message = succeeded
-      ? `EtcdCluster ${clusterName} was restored from the snapshot ${spec.s3.path}`
-      : scrubAwsText(String(previous.reason ?? 'the restore failed'));
-  } else if (cluster && olderThan(parent, cluster)) {
-    succeeded = false;
-    reason = 'OlderThanCluster';
-    message = `this EtcdRestore was made before EtcdCluster ${clusterName} (it was deleted and recreated since): it will not act on it; create a new EtcdRestore`;
-  } else if (superseded) {
-    succeeded = false;
-    reason = 'RestoreSuperseded';
-    message = `EtcdCluster ${clusterName} was restored by the newer EtcdRestore ${String(state.name ?? '')}; this one will not act`;
-  } else if (!cluster) {
-    reason = 'ClusterNotFound';
-    message = `EtcdCluster ${clusterName} does not exist in this namespace`;
-  } else if (mine && state.phase === 'Restored') {
-    succeeded = true;
-    reason = 'Restored';
-    // The snapshot its check verified (the cluster's record), not the spec if edited since.
-    message = `EtcdCluster ${clusterName} runs from the snapshot ${state.s3?.path ?? spec.s3.path}`;
-  } else if (mine && state.phase === 'Failed') {
-    succeeded = false;
-    reason = 'RestoreFailed';
-    // The cluster's words come from S3 (its check, its members' init step): scrubbed there, and here again for a
-    // status written before that (lib/aws-text.ts).
-    message = `the snapshot could not be restored: ${scrubAwsText(String(state.reason ?? 'a restored member failed')).slice(0, 200)}`;
-  } else {
-    reason = mine ? (state.phase ?? 'Pending') : 'Pending';
-    message = mine
-      ? `EtcdCluster ${clusterName}: ${state.phase}`
-      : `waiting for EtcdCluster ${clusterName} to start the restore`;
-  }
+  // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the
+  // EtcdCluster hook ignores an EtcdRestore whose status.succeeded is set), whatever the cluster's status says.
+  const recorded = typeof previous.succeeded === 'boolean' ? previous.succeeded : undefined;
+  const view: RestoreView = { parent, spec, cluster, state, mine };
+  const { succeeded, reason, message } =
+    recorded === undefined && refused
+      ? {
+          succeeded: undefined,
+          reason: 'NotAllowed',
+          message: `${refused}; EtcdCluster ${spec.etcdCluster.name} is left as it is`,
+        }
+      : recorded !== undefined
+        ? recordedOutcome(recorded, previous.reason, spec)
+        : outcome(view);
   const status: Record<string, unknown> = {
     conditions: conditionsFor(parent, [{ type: 'Ready', status: succeeded === true, reason, message }], now),
   };
@@ -133,4 +113,80 @@ export function sync({
   const response: CompositeSyncResponse = { status, children: [] };
   if (succeeded === undefined && !refused) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
+}
+
+/** A restore that succeeded or failed says so for good. */
+function recordedOutcome(succeeded: boolean, reason: unknown, spec: Spec): Outcome {
+  return succeeded
+    ? {
+        succeeded,
+        reason: 'Restored',
+        message: `EtcdCluster ${spec.etcdCluster.name} was restored from the snapshot ${spec.s3.path}`,
+      }
+    : { succeeded, reason: 'RestoreFailed', message: scrubAwsText(String(reason ?? 'the restore failed')) };
+}
+
+/** A restore not over yet, in the order the outcomes take precedence: too old, superseded, no cluster, progress. */
+function outcome(v: RestoreView): Outcome {
+  const clusterName = v.spec.etcdCluster.name;
+  if (v.cluster && olderThan(v.parent, v.cluster))
+    return {
+      succeeded: false,
+      reason: 'OlderThanCluster',
+      message: `this EtcdRestore was made before EtcdCluster ${clusterName} (it was deleted and recreated since): it will not act on it; create a new EtcdRestore`,
+    };
+  const by = supersededBy(v);
+  if (by !== undefined)
+    return {
+      succeeded: false,
+      reason: 'RestoreSuperseded',
+      message: `EtcdCluster ${clusterName} was restored by the newer EtcdRestore ${by}; this one will not act`,
+    };
+  if (!v.cluster)
+    return {
+      succeeded: undefined,
+      reason: 'ClusterNotFound',
+      message: `EtcdCluster ${clusterName} does not exist in this namespace`,
+    };
+  return progress(v);
+}
+
+/**
+ * The name of the newer EtcdRestore the cluster took instead of this one, if it took one: this one never acts (the
+ * cluster hook ignores EtcdRestores older than the last it made); it ends failed, saying which one superseded it.
+ */
+function supersededBy({ parent, state, mine }: RestoreView): string | undefined {
+  if (state === undefined || mine || state.created === undefined) return undefined;
+  const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
+  // Compared by UID, not only by time: creation times have a resolution of one second, so an EtcdRestore recreated
+  // under its name (another UID) may carry the very time of the one it replaces; one that restored nothing (its
+  // check refused it, the cluster untouched) supersedes none made in the same second (sync.ts, pendingRestore).
+  return supersedes(state, Date.parse(state.created), born) ? String(state.name ?? '') : undefined;
+}
+
+/** Where the cluster is with this restore (or that it has not started it). */
+function progress({ spec, state, mine }: RestoreView): Outcome {
+  const clusterName = spec.etcdCluster.name;
+  if (mine && state?.phase === 'Restored')
+    return {
+      succeeded: true,
+      reason: 'Restored',
+      // The snapshot its check verified (the cluster's record), not the spec if edited since.
+      message: `EtcdCluster ${clusterName} runs from the snapshot ${state.s3?.path ?? spec.s3.path}`,
+    };
+  if (mine && state?.phase === 'Failed')
+    return {
+      succeeded: false,
+      reason: 'RestoreFailed',
+      // The cluster's words come from S3 (its check, its members' init step): scrubbed there, and here again for a
+      // status written before that (lib/aws-text.ts).
+      message: `the snapshot could not be restored: ${scrubAwsText(String(state.reason ?? 'a restored member failed')).slice(0, 200)}`,
+    };
+  return {
+    succeeded: undefined,
+    reason: mine ? (state?.phase ?? 'Pending') : 'Pending',
+    message: mine
+      ? `EtcdCluster ${clusterName}: ${state?.phase}`
+      : `waiting for EtcdCluster ${clusterName} to start the restore`,
+  };
 }

@@ -23,7 +23,7 @@ import {
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
-import { clientService, etcdTargets, s3TargetProblem, tenancyOf } from '../etcdcommon/tenancy.js';
+import { clientService, etcdTargets, s3TargetProblem, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
@@ -572,7 +572,6 @@ function takenOnce(status: Status, spec: Spec): boolean {
   return false;
 }
 
-// eslint-disable-next-line complexity -- the outcome, the one-off record, the refusal, then the state of the Job: read top to bottom
 export function sync({
   request,
   parent,
@@ -580,17 +579,59 @@ export function sync({
   now,
   settings,
 }: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
-  const name = parent.metadata.name!;
   const namespace = parent.metadata.namespace ?? '';
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const previous = currentStatus(parent) as Status;
+  const { status, job, pods, lastGood } = recordedResults(request, parent, previous);
+
+  if (!periodic && takenOnce(status, spec)) {
+    const note = job ? '' : ' (taken once: the Job is not made again)';
+    status['conditions'] = conditionsFor(parent, [succeededCondition(spec, status, note)], now);
+    return { status, children: job ? [keepObserved(job)] : [] };
+  }
+
+  const policy = tenancyOf(settings);
+  const clusters = namespaceClusters(request, namespace);
+  const reach = reachable(namespace, spec, clusters, policy);
+  if (!reach.ok) {
+    const response = waiting(parent, status, reach.why, now);
+    if (!reach.retry) delete response.resyncAfterSeconds;
+    return response;
+  }
+  const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
+  const child = backupChild(parent, spec, settings.image, reach.endpoints, { spared, clusterIds: reach.clusterIds });
+  if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
+  if (periodic && lastGood) {
+    const lineage = lineageStatus(previous['lineage'], lastGood, reach.dialled);
+    if (lineage) status['lineage'] = lineage;
+  }
+
+  const done = status['succeeded'] === true || status['succeeded'] === false;
+  // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
+  const refused = done ? undefined : jobWithoutPod(job, pods, now);
+  const conditions = [refused ?? readyCondition(spec, status, periodic, done)];
+  if (periodic && status['lineage'])
+    conditions.push(lineageCondition(status['lineage'] as LineageStatus, spec.backupPolicy.maxBackups));
+  status['conditions'] = conditionsFor(parent, conditions, now);
+  const response: CompositeSyncResponse = { status, children: [child] };
+  if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
+  return response;
+}
+
+/**
+ * The status carried from the last sync with what the backup pods say of the last backup (the newest finished pod
+ * says how it went), and the Job and pods it was read from.
+ */
+function recordedResults(
+  request: SyncHook<Spec, unknown, EtcdSettings>['request'],
+  parent: ParentObject,
+  previous: Status,
+) {
   const status: Status = {};
   for (const k of CARRIED) if (previous[k] !== undefined) status[k] = previous[k];
-
-  // The newest finished backup pod says how the last backup went.
   const pods = observed(request.related, 'Pod', 'v1');
   const { latest, lastGood } = newestResults(pods, parent.metadata.uid ?? '');
-  const job = observedNamed(request.children, 'Job', 'batch/v1', `${name}-backup`);
+  const job = observedNamed(request.children, 'Job', 'batch/v1', `${parent.metadata.name!}-backup`);
   const jobStatus = (job?.['status'] ?? {}) as JobStatus;
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
   // (A result that names no bucket, from a CLI before it did and a pod without its arguments: the Job's.)
@@ -601,63 +642,44 @@ export function sync({
     lastGood && !lastGood.bucket && fallback ? { ...lastGood, bucket: fallback } : lastGood,
     jobFailed,
   );
+  return { status, job, pods, lastGood };
+}
 
-  if (!periodic && takenOnce(status, spec)) {
-    const note = job ? '' : ' (taken once: the Job is not made again)';
-    status['conditions'] = conditionsFor(parent, [succeededCondition(spec, status, note)], now);
-    return { status, children: job ? [keepObserved(job)] : [] };
-  }
-
-  // What the backup may reach (issue 29.6): refused, it runs nothing (a CronJob made before is dropped).
-  const policy = tenancyOf(settings);
-  const clusters = namespaceClusters(request, namespace);
+/**
+ * What the backup may reach (issue 29.6) and, of it, the clusters proven the ones named (their IDs recorded, their
+ * names their own): their endpoints and IDs; or why it runs nothing. Refused, it runs nothing (a CronJob made before
+ * is dropped) and is looked at again only for a cluster not found; unproven, it waits.
+ */
+function reachable(namespace: string, spec: Spec, clusters: KubeObject[], policy: BackupTenancy) {
   const names = clusters.map((c) => c.metadata.name!);
   const targets = etcdTargets(namespace, spec, names, policy);
   const s3Problem = s3TargetProblem(namespace, spec.s3, policy);
   if (s3Problem || !targets.ok) {
-    const refusal = s3Problem
+    const why = s3Problem
       ? { reason: 'NotAllowed', message: s3Problem }
       : (targets as { reason: string; message: string });
-    const response = waiting(parent, status, refusal, now);
-    if (refusal.reason !== 'ClusterNotFound') delete response.resyncAfterSeconds;
-    return response;
+    return { ok: false as const, why, retry: why.reason === 'ClusterNotFound' };
   }
-  // Only a cluster proven the one named (its ID recorded, its names its own) is snapshotted: else the backup waits.
   const dialled = clusters.filter((c) => targets.clusters.includes(c.metadata.name!));
   const proven = provenClusters(dialled, targets.endpoints, (c) => clientService(c, namespace, policy));
-  if (!proven.ok) return waiting(parent, status, proven, now);
-  const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
-  const child = backupChild(parent, spec, settings.image, targets.endpoints, { spared, clusterIds: proven.clusterIds });
-  if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
-  if (periodic && lastGood) {
-    const lineage = lineageStatus(previous['lineage'], lastGood, dialled);
-    if (lineage) status['lineage'] = lineage;
-  }
+  if (!proven.ok) return { ok: false as const, why: proven, retry: true };
+  return { ok: true as const, dialled, endpoints: targets.endpoints, clusterIds: proven.clusterIds };
+}
 
-  const done = status['succeeded'] === true || status['succeeded'] === false;
-  // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
-  const refused = done ? undefined : jobWithoutPod(job, pods, now);
-  const condition = refused
-    ? refused
-    : !done
-      ? {
-          type: 'Ready',
-          status: false as const,
-          reason: 'Running',
-          message: periodic
-            ? `waiting for the first backup (${String(status['schedule'])}${status['scheduleNote'] ? `: ${String(status['scheduleNote'])}` : ''})`
-            : 'the backup Job is running',
-        }
-      : status['succeeded']
-        ? succeededCondition(spec, status)
-        : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
-  const conditions = [condition];
-  if (periodic && status['lineage'])
-    conditions.push(lineageCondition(status['lineage'] as LineageStatus, spec.backupPolicy.maxBackups));
-  status['conditions'] = conditionsFor(parent, conditions, now);
-  const response: CompositeSyncResponse = { status, children: [child] };
-  if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
-  return response;
+/** Ready as the Job's state says: running (a periodic one waiting for its first backup), succeeded, or failed. */
+function readyCondition(spec: Spec, status: Status, periodic: boolean, done: boolean) {
+  if (!done)
+    return {
+      type: 'Ready',
+      status: false as const,
+      reason: 'Running',
+      message: periodic
+        ? `waiting for the first backup (${String(status['schedule'])}${status['scheduleNote'] ? `: ${String(status['scheduleNote'])}` : ''})`
+        : 'the backup Job is running',
+    };
+  return status['succeeded']
+    ? succeededCondition(spec, status)
+    : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
 }
 
 /** A backup that runs nothing (refused, or waiting for its cluster to be proven the one named): looked at again. */

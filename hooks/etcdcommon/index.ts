@@ -20,6 +20,13 @@ export const METAOPS_IMAGE_DEFAULT = 'ghcr.io/metaops/metaops:0.1.0';
 /** The `metaops` command line of those children (main/cli.ts in the image). */
 export const METAOPS_CLI = ['node', '/app/dist/main/cli.js'];
 
+/**
+ * What a periodic backup appends to its path's key (etcdbackup/backup.ts, periodicKey): `_v<revision>_<stamp>`, the
+ * revision and the stamp captured. The one definition: a restore's check (snapshot.ts, prunable) and pruning
+ * (etcdbackup/lineage.ts) read keys by it.
+ */
+export const PERIODIC_SUFFIX = /_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
+
 const AWS_DIR = '/etc/metaops/aws';
 
 /** Where a backup lives or comes from: the bucket path, the AWS Secret, a compatible endpoint. */

@@ -26,6 +26,7 @@ export interface SnapshotCheck {
   pinReason?: string;
 }
 
+import { PERIODIC_SUFFIX } from './index.js';
 import type { SnapshotPin } from './pin.js';
 
 export { pinPath, type SnapshotPin } from './pin.js';
@@ -112,9 +113,6 @@ async function pin(
     return { pinned: false, reason: reasonOf(err) };
   }
 }
-
-/** What a periodic backup appends to its path's key (etcdbackup/lineage.ts, PERIODIC): `_v<revision>_<stamp>`. */
-const PERIODIC_SUFFIX = /_v\d+_\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z$/;
 
 /**
  * Whether an EtcdBackup's pruning (maxBackups) may delete this key: it has a periodic snapshot's name. (Pruning also

@@ -3,7 +3,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   commonPrinterColumns,
   imageField,
-  MAX_SIZE,
   replicatedStatus,
   type ResourceDefinition,
   sizeField,
@@ -11,10 +10,12 @@ import {
 
 export const MEMCACHED_IMAGE = 'memcached:1.6-alpine';
 export const DEFAULT_PORT = 11211;
+/** The most pods a Memcached may have: a Deployment's replicas; the status names each pod. */
+export const MAX_SIZE = 1000;
 
 export const MemcachedSpec = Type.Object(
   {
-    size: sizeField('Size is the size of the memcached deployment: the number of memcached pods.', MAX_SIZE.memcached),
+    size: sizeField('Size is the size of the memcached deployment: the number of memcached pods.', MAX_SIZE),
     image: imageField('The memcached container image.', MEMCACHED_IMAGE),
     port: Type.Integer({
       minimum: 1,

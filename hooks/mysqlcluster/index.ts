@@ -4,13 +4,12 @@ import {
   type ConditionEventRules,
   defineComposite,
   jsonBytes,
-  MAX_SIZE,
   namesBytes,
   ordinalPodNames,
   serviceRule,
 } from '../../lib/index.js';
 import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
-import { resource } from './schema.js';
+import { MAX_SIZE, resource } from './schema.js';
 import {
   childNames,
   customize,
@@ -54,7 +53,7 @@ export const mysqlcluster = defineComposite({
   // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts).
   podNames: {
     suffixes: ['-mysql', ''],
-    wants: (holder) => ordinalPodNames(holder, ['-mysql', ''], MAX_SIZE.mysqlcluster),
+    wants: (holder) => ordinalPodNames(holder, ['-mysql', ''], MAX_SIZE),
   },
   invalidSpec: invalid,
   // The cluster domain members name each other in (the server's one setting, lib/names.ts).

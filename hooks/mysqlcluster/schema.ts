@@ -4,12 +4,13 @@ import {
   commonPrinterColumns,
   heldBySchema,
   MAX_NAME_LENGTH,
-  MAX_SIZE,
   replicatedStatus,
   type ResourceDefinition,
   sizeField,
 } from '../../lib/index.js';
 
+/** The most members a MySQLCluster may have: a primary and its replicas; more than 9 is no longer one small replicated database. */
+export const MAX_SIZE = 9;
 export const DEFAULT_VERSION = '8.0';
 /**
  * A MySQL image tag: 8, 8.0, 8.0.36 (at most three numbers of at most three digits), optionally the official image's
@@ -24,7 +25,7 @@ export const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P
 
 export const MySQLClusterSpec = Type.Object(
   {
-    size: sizeField('The number of MySQL members.', MAX_SIZE.mysqlcluster),
+    size: sizeField('The number of MySQL members.', MAX_SIZE),
     // YAML reads `version: 8.0` as the number 8, so the field takes a number or a string; the CRD cannot
     // say "number or string" structurally and keeps it open with each branch's bounds (a string's pattern and length,
     // a number's range: lib/manifests.ts), and the hook checks the format and the minimum (sync.ts).

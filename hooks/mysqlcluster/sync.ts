@@ -40,7 +40,6 @@ import {
   creationAsked,
   keepObserved,
   type KubeObject,
-  MAX_SIZE,
   memberStatus,
   observedNamed,
   observedUnordered,
@@ -59,7 +58,13 @@ import {
   workloadCounts,
   workloadPending,
 } from '../../lib/index.js';
-import { MySQLClusterSpec, VERSION_MAX_NUMBER, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
+import {
+  MAX_SIZE,
+  MySQLClusterSpec,
+  VERSION_MAX_NUMBER,
+  VERSION_PATTERN,
+  type MySQLClusterSpec as Spec,
+} from './schema.js';
 import {
   CONFIG_SCRIPT,
   PRIMARY_BEHIND,
@@ -297,7 +302,7 @@ export function peerOrdinals(
   neverBound: readonly string[] = [],
 ): number[] {
   const out: number[] = [];
-  for (let i = 1; i < MAX_SIZE.mysqlcluster; i++)
+  for (let i = 1; i < MAX_SIZE; i++)
     if ((i < size || volumes.includes(n.volume(i))) && !neverBound.includes(n.volume(i))) out.push(i);
   return out;
 }
@@ -422,7 +427,6 @@ function secretEnv(name: string, envName: string, key: string) {
   return { name: envName, valueFrom: { secretKeyRef: { name: namesOf(name).secret, key } } };
 }
 
-// eslint-disable-next-line max-lines-per-function -- the StatefulSet as one literal, in the order kubectl shows it
 export function statefulSet(
   parent: ParentObject,
   spec: Spec,
@@ -492,73 +496,103 @@ export function statefulSet(
             },
           ],
           containers: [
-            {
-              name: 'mysql',
-              image,
-              env: [
-                secretEnv(name, 'MYSQL_ROOT_PASSWORD', PASSWORD_KEY),
-                // Time zone tables would be written to the binary log of every member on its first start.
-                { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' },
-              ],
-              ports: [{ name: 'mysql', containerPort: MYSQL_PORT, protocol: 'TCP' }],
-              volumeMounts: [{ name: 'data', mountPath: '/var/lib/mysql' }, ...mounts],
-              readinessProbe: {
-                exec: { command: SERVER_PROBE },
-                initialDelaySeconds: 10,
-                periodSeconds: 5,
-              },
-              livenessProbe: {
-                tcpSocket: { port: 'mysql' },
-                initialDelaySeconds: 30,
-                periodSeconds: 10,
-              },
-              securityContext: containerSecurity,
-            },
-            {
-              name: REPLICATION_CONTAINER,
-              image,
-              command: ['bash', '-c', REPLICATION_SCRIPT],
-              env: [
-                podName,
-                secretEnv(name, 'REPLICATION_PASSWORD', REPLICATION_KEY),
-                // Fully qualified: `<pod>.<headless>` alone is tried as Service <pod> of namespace <headless> first
-                // (the pod's search domains, ndots 5) whenever the member's own record is missing (lib/names.ts).
-                { name: 'PRIMARY_HOST', value: `${n.member(0)}.${headless}` },
-                // Member 0 asks the others what they hold: <statefulset>-<ordinal>.<headless>.<ns>.svc.<domain>.
-                { name: 'PEER_HOST_FORMAT', value: `${n.statefulSet}-%s.${headless}` },
-                // Which of them may hold data: a key of the Secret, mounted, so that it follows a scale.
-                { name: 'PEERS_FILE', value: `${PEERS_DIR}/${PEERS_KEY}` },
-                // Why member 0 stays read-only, where the kubelet reports it (primaryRefusal reads it back).
-                { name: 'TERMINATION_LOG', value: '/dev/termination-log' },
-                { name: 'PRIMARY_PORT', value: String(MYSQL_PORT) },
-                ...dirs,
-              ],
-              volumeMounts: [...mounts, { name: 'peers', mountPath: PEERS_DIR, readOnly: true }],
-              readinessProbe: {
-                exec: { command: ['bash', '-c', REPLICATION_PROBE] },
-                initialDelaySeconds: 5,
-                periodSeconds: 5,
-              },
-              securityContext: containerSecurity,
-            },
+            serverContainer(name, image, mounts),
+            replicationContainer({ name, image, n, headless, podName, dirs, mounts }),
           ],
-          volumes: [
-            { name: 'conf', emptyDir: {} },
-            { name: 'client', emptyDir: { medium: 'Memory' } },
-            // Only the peers key (not the passwords); optional, so that a Secret from before it is not a failed mount.
-            {
-              name: 'peers',
-              secret: {
-                secretName: namesOf(name).secret,
-                items: [{ key: PEERS_KEY, path: PEERS_KEY }],
-                optional: true,
-              },
-            },
-          ],
+          volumes: podVolumes(name),
         },
       },
       volumeClaimTemplates: claimTemplates,
     },
+  };
+}
+
+/** The member pod's volumes besides its data claim: its config, its client options, the Secret's peers key. */
+function podVolumes(name: string) {
+  return [
+    { name: 'conf', emptyDir: {} },
+    { name: 'client', emptyDir: { medium: 'Memory' } },
+    // Only the peers key (not the passwords); optional, so that a Secret from before it is not a failed mount.
+    {
+      name: 'peers',
+      secret: {
+        secretName: namesOf(name).secret,
+        items: [{ key: PEERS_KEY, path: PEERS_KEY }],
+        optional: true,
+      },
+    },
+  ];
+}
+
+type EnvVar = { name: string; value?: string; valueFrom?: unknown };
+type Mount = { name: string; mountPath: string };
+
+/** The member's MySQL server: its root password from the cluster's Secret, its data on the member's claim. */
+function serverContainer(name: string, image: string, mounts: Mount[]) {
+  return {
+    name: 'mysql',
+    image,
+    env: [
+      secretEnv(name, 'MYSQL_ROOT_PASSWORD', PASSWORD_KEY),
+      // Time zone tables would be written to the binary log of every member on its first start.
+      { name: 'MYSQL_INITDB_SKIP_TZINFO', value: '1' },
+    ],
+    ports: [{ name: 'mysql', containerPort: MYSQL_PORT, protocol: 'TCP' }],
+    volumeMounts: [{ name: 'data', mountPath: '/var/lib/mysql' }, ...mounts],
+    readinessProbe: {
+      exec: { command: SERVER_PROBE },
+      initialDelaySeconds: 10,
+      periodSeconds: 5,
+    },
+    livenessProbe: {
+      tcpSocket: { port: 'mysql' },
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+    },
+    securityContext: containerSecurity,
+  };
+}
+
+/** What the replication sidecar is made of (statefulSet). */
+interface SidecarParts {
+  name: string;
+  image: string;
+  n: Names;
+  /** The headless Service's fully qualified host. */
+  headless: string;
+  podName: EnvVar;
+  dirs: EnvVar[];
+  mounts: Mount[];
+}
+
+/** The member's replication sidecar: finds the primary (member 0) and its peers, and says why member 0 waits. */
+function replicationContainer({ name, image, n, headless, podName, dirs, mounts }: SidecarParts) {
+  return {
+    name: REPLICATION_CONTAINER,
+    image,
+    command: ['bash', '-c', REPLICATION_SCRIPT],
+    env: [
+      podName,
+      secretEnv(name, 'REPLICATION_PASSWORD', REPLICATION_KEY),
+      // Fully qualified: `<pod>.<headless>` alone is tried as Service <pod> of namespace <headless> first
+      // (the pod's search domains, ndots 5) whenever the member's own record is missing (lib/names.ts).
+      { name: 'PRIMARY_HOST', value: `${n.member(0)}.${headless}` },
+      // Member 0 asks the others what they hold: <statefulset>-<ordinal>.<headless>.<ns>.svc.<domain>.
+      { name: 'PEER_HOST_FORMAT', value: `${n.statefulSet}-%s.${headless}` },
+      // Which of them may hold data: a key of the Secret, mounted, so that it follows a scale.
+      { name: 'PEERS_FILE', value: `${PEERS_DIR}/${PEERS_KEY}` },
+      // Why member 0 stays read-only, where the kubelet reports it (primaryRefusal reads it back).
+      { name: 'TERMINATION_LOG', value: '/dev/termination-log' },
+      { name: 'PRIMARY_PORT', value: String(MYSQL_PORT) },
+      ...dirs,
+    ],
+    volumeMounts: [...mounts, { name: 'peers', mountPath: PEERS_DIR, readOnly: true }],
+    readinessProbe: {
+      exec: { command: ['bash', '-c', REPLICATION_PROBE] },
+      initialDelaySeconds: 5,
+      periodSeconds: 5,
+    },
+    securityContext: containerSecurity,
   };
 }
 
@@ -603,7 +637,7 @@ export function neverBoundVolumes(request: CompositeSyncRequest, n: Names): stri
 
 function volumeClaims(request: CompositeSyncRequest, n: Names, mine = true): KubeObject[] {
   const name = request.parent.metadata.name ?? '';
-  const wanted = new Set(Array.from({ length: MAX_SIZE.mysqlcluster }, (_, i) => n.volume(i)));
+  const wanted = new Set(Array.from({ length: MAX_SIZE }, (_, i) => n.volume(i)));
   return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1').filter(
     (c) =>
       c &&
@@ -1233,7 +1267,7 @@ export function childNames(parent: ParentObject): ChildName[] {
   for (const n of [namesOf(name), namesOf(name, true)]) {
     out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
     for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
-    for (let i = 0; i < MAX_SIZE.mysqlcluster; i++) {
+    for (let i = 0; i < MAX_SIZE; i++) {
       out.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
       out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
     }

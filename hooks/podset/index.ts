@@ -1,12 +1,5 @@
-import {
-  defineComposite,
-  degradedEvent,
-  MAX_SIZE,
-  ordinalPodNames,
-  podHolderRules,
-  podHolderWants,
-} from '../../lib/index.js';
-import { resource } from './schema.js';
+import { defineComposite, degradedEvent, ordinalPodNames, podHolderRules, podHolderWants } from '../../lib/index.js';
+import { MAX_SIZE, resource } from './schema.js';
 import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
@@ -20,7 +13,7 @@ export const podset = defineComposite({
   // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name.
   holderWants: podHolderWants,
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
-  podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE.podset) },
+  podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE) },
   customize: (request) => ({ relatedResources: request.parent ? podHolderRules(request.parent) : [] }),
   // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
   // (refused by a quota or an admission webhook), and pods that start failing (Degraded: named with their reason).

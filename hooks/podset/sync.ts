@@ -14,7 +14,6 @@ import {
   keepObserved,
   kib,
   type KubeObject,
-  MAX_SIZE,
   memberStatus,
   podsFailing,
   observedUnordered,
@@ -32,7 +31,7 @@ import {
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
 // and from another PodSet's (lib/ownership.ts). A PodSet made before that keeps naming its pods `<name>-<ordinal>`
 // while it has any (answering new names would delete every running pod at once).
-import { MAX_ANSWER_BYTES, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
+import { MAX_ANSWER_BYTES, MAX_SIZE, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 import {
   liveMember,
   planRollout,
@@ -94,7 +93,7 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
     {
       what: 'Pod',
       rule: 'dns1123Subdomain',
-      suffix: podName(podBase('', legacyNames(request)), MAX_SIZE.podset - 1),
+      suffix: podName(podBase('', legacyNames(request)), MAX_SIZE - 1),
     },
   ]);
 }
@@ -108,9 +107,9 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
 export function childNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name!;
   // Not a number (a spec the CRD would refuse): NaN, so no name.
-  const count = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE.podset);
+  const count = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE);
   const listed = (parent.status as { nodes?: unknown } | null | undefined)?.nodes;
-  const have = new Set(Array.isArray(listed) ? listed.slice(0, MAX_SIZE.podset) : []);
+  const have = new Set(Array.isArray(listed) ? listed.slice(0, MAX_SIZE) : []);
   const names: ChildName[] = [];
   for (let i = 0; i < count; i++) {
     for (const pod of [podName(podBase(name), i), podName(podBase(name, true), i)])

@@ -42,6 +42,7 @@ import {
   PutPublicAccessBlockCommand,
   S3Client,
   type BucketLocationConstraint,
+  type PublicAccessBlockConfiguration,
   type ServerSideEncryptionByDefault,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -57,6 +58,7 @@ import {
   type BucketSettings,
   type IamPolicy,
   type IamUser,
+  type PublicAccessBlock,
 } from './api.js';
 
 export interface SdkAwsOptions {
@@ -341,7 +343,7 @@ export class SdkAwsApi implements AwsApi {
     );
   }
 
-  // eslint-disable-next-line max-lines-per-function -- five bucket settings, each read, compared and written in the same three steps, in the order S3 applies them
+  /** Writes each bucket setting that differs from what the bucket has, in the order S3 applies them: what was written. */
   async applyBucketSettings(
     bucket: string,
     region: string,
@@ -349,6 +351,62 @@ export class SdkAwsApi implements AwsApi {
     currentTags: Map<string, string>,
   ): Promise<string[]> {
     const s3 = this.s3In(region);
+    const { pab, enc, ver } = await this.bucketSettingsOf(s3, bucket);
+    const written: string[] = [];
+    const put = async (setting: string, operation: string, send: () => Promise<unknown>) => {
+      await this.call(operation, send);
+      written.push(setting);
+    };
+    if (!sameTags(currentTags, settings.tags))
+      await put('tags', 'PutBucketTagging', () =>
+        s3.send(
+          new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) } }),
+          this.opts(),
+        ),
+      );
+    const want = settings.publicAccessBlock;
+    if (!samePublicAccessBlock(pab, want))
+      await put('publicAccessBlock', 'PutPublicAccessBlock', () =>
+        s3.send(
+          new PutPublicAccessBlockCommand({
+            Bucket: bucket,
+            PublicAccessBlockConfiguration: {
+              BlockPublicAcls: want.blockPublicAcls,
+              IgnorePublicAcls: want.ignorePublicAcls,
+              BlockPublicPolicy: want.blockPublicPolicy,
+              RestrictPublicBuckets: want.restrictPublicBuckets,
+            },
+          }),
+          this.opts(),
+        ),
+      );
+    const wantEnc = encryptionByDefault(settings.encryption);
+    if (!sameEncryption(enc, wantEnc))
+      await put('encryption', 'PutBucketEncryption', () =>
+        s3.send(
+          new PutBucketEncryptionCommand({
+            Bucket: bucket,
+            ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: wantEnc }] },
+          }),
+          this.opts(),
+        ),
+      );
+    // A bucket never goes back to unversioned: off is Suspended, or never enabled.
+    if (settings.versioning ? ver !== 'Enabled' : ver === 'Enabled')
+      await put('versioning', 'PutBucketVersioning', () =>
+        s3.send(
+          new PutBucketVersioningCommand({
+            Bucket: bucket,
+            VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' },
+          }),
+          this.opts(),
+        ),
+      );
+    return written;
+  }
+
+  /** The bucket's public access block, default encryption and versioning, read at once (none set: undefined). */
+  private async bucketSettingsOf(s3: S3Client, bucket: string) {
     const missing = (codes: RegExp) => (err: unknown) => {
       if (codes.test(errorCode(err))) return undefined;
       throw err;
@@ -367,72 +425,7 @@ export class SdkAwsApi implements AwsApi {
         s3.send(new GetBucketVersioningCommand({ Bucket: bucket }), this.opts()).then((r) => r.Status),
       ]),
     );
-    const written: string[] = [];
-    if (!sameTags(currentTags, settings.tags)) {
-      await this.call('PutBucketTagging', () =>
-        s3.send(
-          new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) } }),
-          this.opts(),
-        ),
-      );
-      written.push('tags');
-    }
-    const want = settings.publicAccessBlock;
-    if (
-      Boolean(pab?.BlockPublicAcls) !== want.blockPublicAcls ||
-      Boolean(pab?.IgnorePublicAcls) !== want.ignorePublicAcls ||
-      Boolean(pab?.BlockPublicPolicy) !== want.blockPublicPolicy ||
-      Boolean(pab?.RestrictPublicBuckets) !== want.restrictPublicBuckets
-    ) {
-      await this.call('PutPublicAccessBlock', () =>
-        s3.send(
-          new PutPublicAccessBlockCommand({
-            Bucket: bucket,
-            PublicAccessBlockConfiguration: {
-              BlockPublicAcls: want.blockPublicAcls,
-              IgnorePublicAcls: want.ignorePublicAcls,
-              BlockPublicPolicy: want.blockPublicPolicy,
-              RestrictPublicBuckets: want.restrictPublicBuckets,
-            },
-          }),
-          this.opts(),
-        ),
-      );
-      written.push('publicAccessBlock');
-    }
-    const wantEnc: ServerSideEncryptionByDefault =
-      settings.encryption.type === 'SSE-KMS'
-        ? {
-            SSEAlgorithm: 'aws:kms',
-            ...(settings.encryption.kmsKeyId ? { KMSMasterKeyID: settings.encryption.kmsKeyId } : {}),
-          }
-        : { SSEAlgorithm: 'AES256' };
-    if (!sameEncryption(enc, wantEnc)) {
-      await this.call('PutBucketEncryption', () =>
-        s3.send(
-          new PutBucketEncryptionCommand({
-            Bucket: bucket,
-            ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: wantEnc }] },
-          }),
-          this.opts(),
-        ),
-      );
-      written.push('encryption');
-    }
-    // A bucket never goes back to unversioned: off is Suspended, or never enabled.
-    if (settings.versioning ? ver !== 'Enabled' : ver === 'Enabled') {
-      await this.call('PutBucketVersioning', () =>
-        s3.send(
-          new PutBucketVersioningCommand({
-            Bucket: bucket,
-            VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' },
-          }),
-          this.opts(),
-        ),
-      );
-      written.push('versioning');
-    }
-    return written;
+    return { pab, enc, ver };
   }
 
   async deleteBucket(
@@ -664,6 +657,23 @@ function sameTags(a: Map<string, string>, b: Map<string, string>): boolean {
   if (a.size !== b.size) return false;
   for (const [k, v] of a) if (b.get(k) !== v) return false;
   return true;
+}
+
+/** Whether the bucket's public access block (none: every flag off) is the one wanted. */
+function samePublicAccessBlock(have: PublicAccessBlockConfiguration | undefined, want: PublicAccessBlock): boolean {
+  return (
+    Boolean(have?.BlockPublicAcls) === want.blockPublicAcls &&
+    Boolean(have?.IgnorePublicAcls) === want.ignorePublicAcls &&
+    Boolean(have?.BlockPublicPolicy) === want.blockPublicPolicy &&
+    Boolean(have?.RestrictPublicBuckets) === want.restrictPublicBuckets
+  );
+}
+
+/** The bucket's default encryption as S3 writes it for the spec's: SSE-KMS with its key where named, else AES256. */
+function encryptionByDefault(encryption: BucketSettings['encryption']): ServerSideEncryptionByDefault {
+  return encryption.type === 'SSE-KMS'
+    ? { SSEAlgorithm: 'aws:kms', ...(encryption.kmsKeyId ? { KMSMasterKeyID: encryption.kmsKeyId } : {}) }
+    : { SSEAlgorithm: 'AES256' };
 }
 
 /** AWS may name the KMS key by ARN when it was given by id: the same key either way. */

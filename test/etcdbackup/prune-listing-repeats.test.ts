@@ -5,7 +5,7 @@
 import t from 'tap';
 import { listSnapshots, runBackup } from '../../hooks/etcdbackup/backup.js';
 import { META, periodicSnapshot, stampOf, toPrune, type Snapshot } from '../../hooks/etcdbackup/lineage.js';
-import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { alteredListing, FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 
@@ -13,18 +13,14 @@ t.test('a listing that names one snapshot twice: the lineage keeps maxBackups sn
   const s3 = new FakeS3();
   const gw = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111' });
   let repeat = false;
-  const honest = s3.client;
-  const client = {
-    send: async (cmd: any) => {
-      const out: any = await honest.send(cmd);
-      if (repeat && cmd.constructor.name === 'ListObjectsV2Command' && out.Contents?.length > 1) {
-        // The newest key listed twice (overlapping pages), in S3's key order.
-        const newest = out.Contents[out.Contents.length - 1];
-        out.Contents = [...out.Contents, { ...newest }];
-      }
-      return out;
-    },
-  };
+  const client = alteredListing(s3, (out) => {
+    if (repeat && out.Contents?.length > 1) {
+      // The newest key listed twice (overlapping pages), in S3's key order.
+      const newest = out.Contents[out.Contents.length - 1];
+      out.Contents = [...out.Contents, { ...newest }];
+    }
+    return out;
+  });
   const run = (h: number) =>
     runBackup({
       endpoints: [gw.url],

@@ -6,23 +6,17 @@
 import t from 'tap';
 import { listSnapshots, runBackup } from '../../hooks/etcdbackup/backup.js';
 import { stampOf } from '../../hooks/etcdbackup/lineage.js';
-import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { alteredListing, FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 
 /** S3 that gives the first `page` keys of a listing, says more follow, and gives no token to ask for them. */
 function tokenless(s3: FakeS3, page: number) {
-  const honest = s3.client;
-  return {
-    send: async (cmd: any) => {
-      const out: any = await honest.send(cmd);
-      if (cmd.constructor.name === 'ListObjectsV2Command' && (out.Contents?.length ?? 0) > page) {
-        const last = out.Contents[page - 1].Key;
-        return { ...out, Contents: out.Contents.slice(0, page), IsTruncated: true, NextMarker: last };
-      }
-      return out;
-    },
-  };
+  return alteredListing(s3, (out) => {
+    if ((out.Contents?.length ?? 0) <= page) return out;
+    const last = out.Contents[page - 1].Key;
+    return { ...out, Contents: out.Contents.slice(0, page), IsTruncated: true, NextMarker: last };
+  });
 }
 
 t.test('a page that says more follow but gives no token is a truncated listing', async (t) => {

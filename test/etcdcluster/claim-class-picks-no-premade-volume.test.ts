@@ -8,29 +8,10 @@ import { runHook } from '../../lib/operator.js';
 import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { quietEtcd } from '../fixtures/etcd.js';
-
-function request(claim: Record<string, unknown>) {
-  return {
-    controller: {},
-    parent: {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name: 'example', namespace: 'a', uid: 'u-a', generation: 1 },
-      spec: {
-        size: 1,
-        version: '3.5.21',
-        pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } }, ...claim } },
-      },
-    },
-    children: { 'Pod.v1': {}, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
-    related: {},
-    finalizing: false,
-  } as any;
-}
+import { etcdClaimRequest, quietEtcd } from '../fixtures/etcd.js';
 
 t.test('storageClassName "" is refused by default: no member claim binds a pre-made volume', async (t) => {
-  const res = await etcdSync(request({ storageClassName: '' }), { etcd: quietEtcd as never, now: FIXED_NOW });
+  const res = await etcdSync(etcdClaimRequest({ storageClassName: '' }), { etcd: quietEtcd as never, now: FIXED_NOW });
   const claims = res.children.filter((c) => c.kind === 'PersistentVolumeClaim') as any[];
   t.notOk(
     claims.some((c) => c.spec?.storageClassName === ''),
@@ -43,7 +24,7 @@ t.test('storageClassName "" is refused by default: no member claim binds a pre-m
 });
 
 t.test('with static binding allowed by the server, "" is copied into the member claims', async (t) => {
-  const res = await runHook(etcdcluster, 'sync', request({ storageClassName: '' }), {
+  const res = await runHook(etcdcluster, 'sync', etcdClaimRequest({ storageClassName: '' }), {
     now: FIXED_NOW,
     clients: { etcd: () => quietEtcd as never },
     settings: { allowStaticVolumes: true },
@@ -63,7 +44,7 @@ for (const [what, claim] of [
   ['selector', { selector: { matchLabels: { tenant: 'b' } } }],
 ] as Array<[string, Record<string, unknown>]>) {
   t.test(`${what} stays refused with static binding allowed: it picks volumes made for someone else`, async (t) => {
-    const res = await runHook(etcdcluster, 'sync', request({ storageClassName: '', ...claim }), {
+    const res = await runHook(etcdcluster, 'sync', etcdClaimRequest({ storageClassName: '', ...claim }), {
       now: FIXED_NOW,
       clients: { etcd: () => quietEtcd as never },
       settings: { allowStaticVolumes: true },

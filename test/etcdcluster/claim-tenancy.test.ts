@@ -4,26 +4,7 @@
 import t from 'tap';
 import { etcdSync } from '../fixtures/hooks.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { quietEtcd } from '../fixtures/etcd.js';
-
-function request(claim: Record<string, unknown>) {
-  return {
-    controller: {},
-    parent: {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: { name: 'example', namespace: 'a', uid: 'u-a', generation: 1 },
-      spec: {
-        size: 1,
-        version: '3.5.21',
-        pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } }, ...claim } },
-      },
-    },
-    children: { 'Pod.v1': {}, 'Service.v1': {}, 'PersistentVolumeClaim.v1': {} },
-    related: {},
-    finalizing: false,
-  } as any;
-}
+import { etcdClaimRequest, quietEtcd } from '../fixtures/etcd.js';
 
 const cases: Array<[string, Record<string, unknown>]> = [
   ['volumeName: a PersistentVolume of tenant B, by name', { volumeName: 'pv-of-tenant-b' }],
@@ -38,7 +19,7 @@ const cases: Array<[string, Record<string, unknown>]> = [
 
 for (const [what, claim] of cases) {
   t.test(`a member claim does not carry ${what}`, async (t) => {
-    const res = await etcdSync(request(claim), { etcd: quietEtcd as never, now: FIXED_NOW });
+    const res = await etcdSync(etcdClaimRequest(claim), { etcd: quietEtcd as never, now: FIXED_NOW });
     const claims = res.children.filter((c) => c.kind === 'PersistentVolumeClaim') as any[];
     for (const key of Object.keys(claim))
       t.notOk(
@@ -54,7 +35,10 @@ for (const [what, claim] of cases) {
 }
 
 t.test('a claim with only a storage class and a size is taken as it is', async (t) => {
-  const res = await etcdSync(request({ storageClassName: 'fast' }), { etcd: quietEtcd as never, now: FIXED_NOW });
+  const res = await etcdSync(etcdClaimRequest({ storageClassName: 'fast' }), {
+    etcd: quietEtcd as never,
+    now: FIXED_NOW,
+  });
   const claims = res.children.filter((c) => c.kind === 'PersistentVolumeClaim') as any[];
   t.equal(claims.length, 1);
   t.match(claims[0].spec, { storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } });

@@ -5,33 +5,16 @@
 // and the member, its data on disk, never comes back. A pod whose etcd step waits for its image runs no etcd, so the
 // step takes the member's current etcd image; a running member is never restarted for it.
 import t from 'tap';
-import { clusterIdOf, initialMemberId } from '../../hooks/etcdcommon/identity.js';
-import { clusterOf, peerURL } from '../../hooks/etcdcluster/members.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { images, restoreStarted, running, versionsFromImages, type Loop } from '../fixtures/etcd-loop.js';
-
-const stepImages = (p: KubeObject | undefined): Record<string, string> =>
-  Object.fromEntries(((p?.['spec'] as any)?.initContainers ?? []).map((c: any) => [c.name, c.image]));
-const pod = (loop: Loop, name: string) => loop.children.find((c) => c.kind === 'Pod' && c.metadata.name === name);
-
-/** The restored members serve, as etcd restored them: member IDs and cluster ID from their names and restore token. */
-function restoredServe(loop: Loop): void {
-  const c = clusterOf(loop.parent(), loop.parent().spec as any);
-  const command: string[] = (pod(loop, loop.pods()[0]!)?.['spec'] as any).initContainers.find(
-    (s: any) => s.name === 'restore-snapshot',
-  ).command;
-  const token = command.find((a) => a.startsWith('--initial-cluster-token='))!.split('=')[1]!;
-  loop.etcd.members = loop.pods().map((name) => ({
-    id: initialMemberId([peerURL(c, name)], token),
-    name,
-    peerURLs: [peerURL(c, name)],
-    clientURLs: [],
-    isLearner: false,
-  }));
-  loop.etcd.clusterId = clusterIdOf(loop.etcd.members.map((m) => m.id));
-  for (const p of loop.pods()) loop.etcd.up.add(p);
-}
+import {
+  images,
+  answeredPod as pod,
+  restoredServe,
+  restoreStarted,
+  running,
+  stepImages,
+  versionsFromImages,
+} from '../fixtures/etcd-loop.js';
 
 /** The sandbox recreated on a node that cannot pull the etcd image of restore time: its etcd step waits for it. */
 const etcdStepWaitsForImage = {

@@ -8,10 +8,8 @@ import { memberPod } from '../../hooks/etcdcluster/members.js';
 import { withOperatorSteps } from '../../hooks/etcdcluster/plan/member-pods.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { etcdParent, etcdSnapshot, etcdSpec } from '../fixtures/etcd.js';
+import { stepImages } from '../fixtures/etcd-loop.js';
 import { asObserved } from '../fixtures/requests.js';
-
-const stepImages = (p: KubeObject | undefined): Record<string, string> =>
-  Object.fromEntries(((p?.['spec'] as any)?.initContainers ?? []).map((c: any) => [c.name, c.image]));
 
 t.test('which restored member pods take the current image in their operator steps', async (t) => {
   const made = memberPod({

@@ -6,28 +6,7 @@
 // image may change, and restarts a pod that runs nothing); a restored member that runs is never restarted only
 // because metaops has a new image.
 import t from 'tap';
-import { clusterOf, peerURL } from '../../hooks/etcdcluster/members.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { restoreStarted, running, type Loop } from '../fixtures/etcd-loop.js';
-
-const stepImages = (p: KubeObject | undefined): Record<string, string> =>
-  Object.fromEntries(((p?.['spec'] as any)?.initContainers ?? []).map((c: any) => [c.name, c.image]));
-const pod = (loop: Loop, name: string) => loop.children.find((c) => c.kind === 'Pod' && c.metadata.name === name);
-
-/** The restored members serve: etcd lists them, each answers. */
-function restoredServe(loop: Loop): void {
-  const c = clusterOf(loop.parent(), loop.parent().spec as any);
-  loop.etcd.members = loop.pods().map((name, i) => ({
-    id: String(500 + i),
-    name,
-    peerURLs: [peerURL(c, name)],
-    clientURLs: [],
-    isLearner: false,
-  }));
-  loop.etcd.clusterId = 'restored';
-  loop.status = { ...loop.s(), clusterId: 'restored' };
-  for (const p of loop.pods()) loop.etcd.up.add(p);
-}
+import { answeredPod as pod, restoredServe, restoreStarted, running, stepImages } from '../fixtures/etcd-loop.js';
 
 /** The pod's sandbox recreated on a node without the old image: its first operator step waits for it. */
 const stuckOnOldImage = {
@@ -51,7 +30,8 @@ t.test(
     t.equal(stepImages(pod(loop, 'e-4'))['fetch-snapshot'], 'metaops:test', 'made with the image of restore time');
     restoredServe(loop);
     for (let i = 0; i < 3; i++) await loop.step();
-    t.same(loop.pods(), restored, 'the restored members serve');
+    t.same(loop.pods(), restored, 'the restored members stay');
+    t.same(loop.s().members, { ready: restored, unready: [] }, 'the restored members serve');
 
     // metaops upgraded; the old tag is gone from the registry.
     loop.image = 'metaops:v2';

@@ -7,37 +7,27 @@
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
+import { shopPod, type PodOwner } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' };
 
-function pod(name: string, image: string, owner?: { kind: string; name: string; uid: string }): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'shop',
-      uid: `uid-${name}`,
-      ...(owner ? { labels, ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }] } : {}),
-    },
-    spec: { containers: [{ name: 'mysql', image }] },
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: [
-        {
-          name: 'mysql',
-          ready: true,
-          restartCount: 0,
-          image,
-          imageID: `x@sha256:${'b'.repeat(64)}`,
-          state: { running: {} },
-        },
-      ],
-    },
-  } as unknown as KubeObject;
-}
+/** A pod with the cluster's labels where made by `owner`, its server container running `image`. */
+const pod = (name: string, image: string, owner?: PodOwner): KubeObject =>
+  shopPod(name, {
+    image,
+    ...(owner ? { labels, owner } : {}),
+    containerStatuses: [
+      {
+        name: 'mysql',
+        ready: true,
+        restartCount: 0,
+        image,
+        imageID: `x@sha256:${'b'.repeat(64)}`,
+        state: { running: {} },
+      },
+    ],
+  });
 
 t.test(
   'a pod named like member 7 that the StatefulSet did not make is no member and runs no version of it',

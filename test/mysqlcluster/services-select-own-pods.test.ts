@@ -8,6 +8,7 @@ import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { INSTANCE_LABEL } from '../../hooks/mysqlcluster/sync.js';
 import { mysqlSync } from '../fixtures/hooks.js';
+import { shopPod, type PodOwner } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const OLD = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' };
@@ -20,28 +21,9 @@ function base() {
 
 const STS_UID = 'uid-StatefulSet-db-mysql';
 
-function pod(name: string, labels: Record<string, string>, owner: { kind: string; name: string; uid: string }) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'shop',
-      uid: `uid-${name}`,
-      labels: { ...labels, 'statefulset.kubernetes.io/pod-name': name },
-      ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }],
-    },
-    spec: { containers: [{ name: 'mysql', image: 'mysql:8.0' }] },
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: [
-        { name: 'mysql', ready: true, state: { running: {} } },
-        { name: 'replication', ready: true, state: { running: {} } },
-      ],
-    },
-  } as unknown as KubeObject;
-}
+/** A member-like pod carrying `labels` (and the StatefulSet's pod-name label), made by `owner`. */
+const pod = (name: string, labels: Record<string, string>, owner: PodOwner): KubeObject =>
+  shopPod(name, { labels: { ...labels, 'statefulset.kubernetes.io/pod-name': name }, owner });
 
 const own = { kind: 'StatefulSet', name: 'db-mysql', uid: STS_UID };
 const helm = { kind: 'StatefulSet', name: 'db-helm-mysql', uid: 'uid-helm' };

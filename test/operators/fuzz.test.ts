@@ -336,7 +336,7 @@ t.test('prototype-named keys anywhere in a request: never a 5xx, never "not vali
 });
 
 t.test('sizes around the stated maxima: served up to the maximum, InvalidSpec past it', async (t) => {
-  const { MAX_SIZE } = await import('../../lib/schemas.js');
+  const { MAX_SIZES: MAX_SIZE } = await import('../fixtures/hooks.js');
   const wrong: string[] = [];
   await fc.assert(
     fc.asyncProperty(

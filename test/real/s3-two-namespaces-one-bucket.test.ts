@@ -4,21 +4,19 @@
 // of a bucket the account already owns (moto does the same), so the second "creates" the first's bucket, and both
 // tag it as their own. Expected: exactly one of them is Ready with that bucket; the other is Ready=False
 // BucketAlreadyExists and its IAM policy grants nothing on the bucket.
-import { GetBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetBucketTaggingCommand } from '@aws-sdk/client-s3';
 import {
   GetPolicyCommand,
   GetPolicyVersionCommand,
-  IAMClient,
   ListAccessKeysCommand,
   ListAttachedUserPoliciesCommand,
 } from '@aws-sdk/client-iam';
 import t from 'tap';
 import { OWNER_UID_TAG } from '../../hooks/s3/api.js';
-import { SdkAwsApi } from '../../hooks/s3/aws.js';
 import { userName } from '../../hooks/s3/policy.js';
 import type { CompositeSyncRequest } from '../../lib/metacontroller.js';
 import { s3Sync as sync } from '../fixtures/hooks.js';
-import { startMoto, type Moto } from '../fixtures/moto.js';
+import { adminClients, operatorAws, startMoto, type Moto } from '../fixtures/moto.js';
 
 let moto: Moto;
 t.before(async () => {
@@ -39,24 +37,11 @@ const parent = (ns: string, name: string, bucket: string): CompositeSyncRequest 
   }) as any;
 
 t.test('two namespaces, one bucket name, synced at once: one owner, the other refused', async (t) => {
-  const aws = () =>
-    new SdkAwsApi({
-      endpoint: moto.endpoint,
-      region: moto.region,
-      credentials: moto.admin,
-      requestTimeoutMs: 4000,
-    }).withDeadline(7000);
-  const s3 = new S3Client({
-    endpoint: moto.endpoint,
-    region: moto.region,
-    credentials: moto.admin,
-    forcePathStyle: true,
-  });
-  const iam = new IAMClient({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin });
+  const { s3, iam } = adminClients(moto);
   const bucket = 'shared-race-b';
   const [a, b] = await Promise.all([
-    sync(parent('team-a', 'data', bucket), aws(), new Date()),
-    sync(parent('team-b', 'data', bucket), aws(), new Date()),
+    sync(parent('team-a', 'data', bucket), operatorAws(moto), new Date()),
+    sync(parent('team-b', 'data', bucket), operatorAws(moto), new Date()),
   ]);
   const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
   const tags = (await s3.send(new GetBucketTaggingCommand({ Bucket: bucket }))).TagSet ?? [];
@@ -93,7 +78,7 @@ t.test('two namespaces, one bucket name, synced at once: one owner, the other re
       req.children['Secret.v1'] = {
         [secret.metadata.name]: { ...secret, metadata: { ...secret.metadata, uid: 'u', resourceVersion: '1' } },
       };
-    return sync(req, aws(), new Date());
+    return sync(req, operatorAws(moto), new Date());
   };
   let [a2, b2] = [a, b];
   for (let i = 0; i < 2; i++) [a2, b2] = [await again('team-a', a2), await again('team-b', b2)];
