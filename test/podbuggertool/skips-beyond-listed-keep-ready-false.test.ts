@@ -35,9 +35,7 @@ t.test('a pod skipped RunsAsRoot beyond the listed skips keeps Ready False RunsA
 });
 
 t.test('a pod skipped TargetContainerMissing beyond the listed skips keeps Ready False', async (t) => {
-  const api = new FakeApi().put(
-    tool('a', { label: 'app=web', image: 'busybox', targetContainerName: 'sidecar' }),
-  );
+  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox', targetContainerName: 'sidecar' }));
   namespaceWithCompletedPods(api);
   api.put(pod('web-z', { app: 'web' }));
   await injectAll(api, 'dbg');
@@ -47,12 +45,15 @@ t.test('a pod skipped TargetContainerMissing beyond the listed skips keeps Ready
   t.equal(ready.reason, 'TargetContainerMissing', `Ready says why (${ready.status} ${ready.reason}: ${ready.message})`);
 });
 
-t.test('with one completed pod fewer, the same pod is RunsAsRoot (the reason does not depend on the listing)', async (t) => {
-  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
-  namespaceWithCompletedPods(api);
-  api.remove('Pod', 'dbg', 'web-a00');
-  api.put(pod('web-z', { app: 'web' }, { securityContext: { runAsNonRoot: true } }));
-  await injectAll(api, 'dbg');
-  const res = await statusAndApply(api, ['dbg', 'a'], { now: new Date(FIXED_NOW.getTime() + 60_000) });
-  t.match(readyOf(res), { status: 'False', reason: 'RunsAsRoot' });
-});
+t.test(
+  'with one completed pod fewer, the same pod is RunsAsRoot (the reason does not depend on the listing)',
+  async (t) => {
+    const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
+    namespaceWithCompletedPods(api);
+    api.remove('Pod', 'dbg', 'web-a00');
+    api.put(pod('web-z', { app: 'web' }, { securityContext: { runAsNonRoot: true } }));
+    await injectAll(api, 'dbg');
+    const res = await statusAndApply(api, ['dbg', 'a'], { now: new Date(FIXED_NOW.getTime() + 60_000) });
+    t.match(readyOf(res), { status: 'False', reason: 'RunsAsRoot' });
+  },
+);
