@@ -2,7 +2,12 @@
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
 import { type KubeObject, type LabelSelector, matchesSelector, RETRY_SECONDS, specParser } from '../../lib/index.js';
-import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
+import {
+  PodBuggerToolSpec,
+  PROFILES as SCHEMA_PROFILES,
+  type PodBuggerToolSpec as Spec,
+  type SKIP_REASONS,
+} from './schema.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
   if (!spec.selector && !spec.label)
@@ -612,14 +617,7 @@ export function retryWaitSeconds(failure: Failure | undefined, key: string, nowS
 }
 
 /** Why a pod cannot take a tool's container. */
-export type SkipReason =
-  | 'PodCompleted'
-  | 'MirrorPod'
-  | 'WindowsPod'
-  | 'TargetContainerMissing'
-  | 'ContainerNameTaken'
-  | 'RunsAsRoot'
-  | 'TooLargeToRead';
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** The annotation the kubelet puts on the API server's copy (mirror) of a static pod. */
 export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';

@@ -147,6 +147,24 @@ const PodReasons = (description: string) =>
     { maxItems: MAX_LISTED_PODS, description },
   );
 
+/** Why a pod cannot take a tool's container (match.ts podState): a fixed set, so counts by reason stay bounded. */
+export const SKIP_REASONS = [
+  'PodCompleted',
+  'MirrorPod',
+  'WindowsPod',
+  'TargetContainerMissing',
+  'ContainerNameTaken',
+  'RunsAsRoot',
+  'TooLargeToRead',
+] as const;
+
+/** The skipped pods counted by reason: every one of them (`skips` names only the first MAX_LISTED_PODS). */
+const SkippedBy = (description: string) =>
+  Type.Object(Object.fromEntries(SKIP_REASONS.map((r) => [r, Type.Optional(Type.Integer({ minimum: 1 }))])), {
+    additionalProperties: false,
+    description,
+  });
+
 export const PodBuggerToolStatus = Type.Object(
   {
     matched: Type.Optional(Type.Integer({ description: 'Pods of the namespace the tool selects (not terminating).' })),
@@ -184,6 +202,11 @@ export const PodBuggerToolStatus = Type.Object(
       ),
     ),
     skips: Type.Optional(PodReasons('The skipped pods, by name (up to 20).')),
+    skippedBy: Type.Optional(
+      SkippedBy(
+        'The skipped pods counted by reason, every one of them (skips names the first 20): what Ready says is of these counts.',
+      ),
+    ),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     countedAt: Type.Optional(
       Type.String({
@@ -210,6 +233,7 @@ export const PodBuggerToolStatus = Type.Object(
           failed: Type.Integer(),
           failures: PodReasons('The failed pods of the pages read so far, by name (up to 20).'),
           skips: PodReasons('The skipped pods of the pages read so far, by name (up to 20).'),
+          skippedBy: SkippedBy('The skipped pods of the pages read so far, counted by reason.'),
         },
         {
           description:
