@@ -196,6 +196,12 @@ export const PodBuggerToolStatus = Type.Object(
           'Matching pods the debug container could not be added to, or where it does not run: the kubelet refused it as root, cannot pull its image, or it exited (see failures and the Ready condition).',
       }),
     ),
+    notRunning: Type.Optional(
+      Type.Integer({
+        description:
+          "Of the failed pods, those that carry the container where it does not run (RunsAsRoot, ImagePullFailed, ContainerExited: the kubelet's), every one of them: never retried.",
+      }),
+    ),
     failures: Type.Optional(
       PodReasons(
         'The failed pods, by name (up to 20): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
@@ -231,6 +237,7 @@ export const PodBuggerToolStatus = Type.Object(
           pending: Type.Integer(),
           skipped: Type.Integer(),
           failed: Type.Integer(),
+          notRunning: Type.Integer(),
           failures: PodReasons('The failed pods of the pages read so far, by name (up to 20).'),
           skips: PodReasons('The skipped pods of the pages read so far, by name (up to 20).'),
           skippedBy: SkippedBy('The skipped pods of the pages read so far, counted by reason.'),

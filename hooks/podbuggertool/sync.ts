@@ -74,6 +74,8 @@ export interface Counts {
   pending: number;
   skipped: number;
   failed: number;
+  /** Of the failed, those whose container is on the pod and does not run (STOPPED: never retried), all of them. */
+  notRunning: number;
   failures: PodReason[];
   skips: PodReason[];
   /** The skipped pods by reason, all of them (`skips` names the first MAX_LISTED): what Ready says is of these. */
@@ -90,6 +92,7 @@ function emptyCounts(): Counts {
     pending: 0,
     skipped: 0,
     failed: 0,
+    notRunning: 0,
     failures: [],
     skips: [],
     skippedBy: {},
@@ -100,7 +103,10 @@ function emptyCounts(): Counts {
 export function tally(counts: Counts, pod: string, state: PodState): void {
   counts.matched += 1;
   counts[state.state] += 1;
-  if (state.state === 'failed') counts.failures.push({ pod, reason: state.reason });
+  if (state.state === 'failed') {
+    counts.failures.push({ pod, reason: state.reason });
+    if (STOPPED.has(state.reason)) counts.notRunning += 1;
+  }
   if (state.state === 'skipped') {
     counts.skips.push({ pod, reason: state.reason });
     counts.skippedBy[state.reason] = (counts.skippedBy[state.reason] ?? 0) + 1;
@@ -158,6 +164,14 @@ function previousCounts(status: Status): Counts | undefined {
   const failures = list(status['failures']);
   const skips = list(status['skips']);
   if (!failures || !skips) return undefined;
+  // Of the failed, those not running. A status of an earlier version has no such count: its list's, when it lists
+  // every failed pod; otherwise it has no counts (counted again).
+  const notRunning =
+    status['notRunning'] ??
+    (failures.length === out.failed ? failures.filter((f) => STOPPED.has(f.reason)).length : undefined);
+  if (typeof notRunning !== 'number' || !Number.isSafeInteger(notRunning) || notRunning < 0) return undefined;
+  if (notRunning > out.failed) return undefined;
+  out.notRunning = notRunning;
   // The skips by reason, which add up to `skipped`. A status of an earlier version has none: they are its list's
   // when it lists every skipped pod; otherwise it has no counts (counted again).
   const by = status['skippedBy'] ?? (skips.length === out.skipped ? byReason(skips) : undefined);
@@ -321,6 +335,7 @@ export async function countPods(
         counts: {
           ...emptyCounts(),
           ...Object.fromEntries(COUNT_FIELDS.map((f) => [f, resume[f]])),
+          notRunning: resume.notRunning,
           failures: [...resume.failures],
           skips: [...resume.skips],
           skippedBy: { ...resume.skippedBy },
@@ -428,7 +443,7 @@ function answer(
 
 /** True when every failure is of a container on its pod that does not run (the kubelet's; none is retried). */
 function allStopped(counts: Counts): boolean {
-  return counts.failures.length === counts.failed && counts.failures.every((f) => STOPPED.has(f.reason));
+  return counts.notRunning === counts.failed;
 }
 
 /** The reasons of the skipped pods (all of them, not only those listed), for Ready's message: `MirrorPod, PodCompleted`. */
@@ -464,19 +479,19 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   const skippedFor = (reason: SkipReason) => counts.skippedBy[reason] ?? 0;
   const skipsFor = (reason: SkipReason) => list(counts.skips, skippedFor(reason), reason);
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
-  // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
-  const stopped = (f: PodReason) => STOPPED.has(f.reason);
   const why =
     '(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)';
+  // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
   if (counts.failed > 0 && allStopped(counts))
     return not(
       'ContainerNotRunning',
       `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures, counts.failed)} ${why}. An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
     );
   // Some failures may be the kubelet's: those pods carry the container, and are not retried (said so).
-  const carrying = counts.failures.some(stopped)
-    ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
-    : '';
+  const carrying =
+    counts.notRunning > 0
+      ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
+      : '';
   if (counts.failed > 0)
     return not(
       'InjectionFailed',

@@ -31,6 +31,7 @@ function largest(name: string): any {
     pending: 0,
     skipped: MAX_LISTED,
     failed: MAX_LISTED,
+    notRunning: 0,
     failures: Array.from({ length: MAX_LISTED }, (_, i) => ({ pod: podName(i), reason: 'Forbidden' })),
     skips: Array.from({ length: MAX_LISTED }, (_, i) => ({
       pod: podName(MAX_LISTED + i),
@@ -73,6 +74,7 @@ t.test('TOOLS_PER_REQUEST tools at their bounds, with the largest status the hoo
       pending: 0,
       skipped: MAX_LISTED,
       failed: MAX_LISTED,
+      notRunning: 0,
       failures,
       skips,
       skippedBy,
