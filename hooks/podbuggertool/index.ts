@@ -58,6 +58,7 @@ export const podbuggertool = defineComposite({
       'RunsAsRoot',
       'TargetContainerMissing',
       'ContainerNameTaken',
+      'TooLargeToRead',
       'ContainerNotRunning',
       'CountIncomplete',
       'CountStale',
