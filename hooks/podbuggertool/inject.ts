@@ -29,6 +29,7 @@ import {
 } from '../../lib/index.js';
 import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
 import {
+  CONFLICT,
   containerName,
   ephemeralContainer,
   FAILURES_ANNOTATION,
@@ -78,6 +79,47 @@ export const WORK_BUDGET_MS = 3500;
 const EVENTS_WAIT_MS = 1000;
 /** A PATCH refused because the pod changed since it was read: read it again soon (not a failure). */
 const CONFLICT_RETRY_SECONDS = 1;
+/**
+ * Conflicts in a row on one pod retried CONFLICT_RETRY_SECONDS later and recorded nowhere (a pod's status changes as
+ * its containers start). Past them, a pod that changes between every read and its PATCH (a controller annotating it
+ * in a loop) is a failure, CONFLICT: recorded on the pod, backed off from a second to an hour, told on the tool.
+ */
+export const CONFLICTS_UNRECORDED = 3;
+/** A conflict longer than this after the last one of its pod starts a new run. */
+const CONFLICT_RUN_MS = 60_000;
+const MAX_CONFLICT_RUNS = 1024;
+
+/**
+ * The runs of conflicts in a row, by pod and attempt: one memory per hook server (per Kubernetes client), bounded.
+ * Lost on a restart, or not shared with another replica: a run then counts from one again, CONFLICTS_UNRECORDED more
+ * retries a second apart at most.
+ */
+export class ConflictMemory {
+  readonly runs = new Map<string, { count: number; at: number }>();
+
+  /** How many conflicts in a row `key` has had, this one included. */
+  conflict(key: string, now: number): number {
+    const run = this.runs.get(key);
+    const count = run && now - run.at >= 0 && now - run.at < CONFLICT_RUN_MS ? run.count + 1 : 1;
+    this.runs.delete(key);
+    if (this.runs.size >= MAX_CONFLICT_RUNS) this.runs.delete(this.runs.keys().next().value!);
+    this.runs.set(key, { count, at: now });
+    return count;
+  }
+
+  forget(key: string): void {
+    this.runs.delete(key);
+  }
+}
+
+const conflictMemories = new WeakMap<object, ConflictMemory>();
+
+/** The conflict runs' memory of a server: one per Kubernetes client. */
+export function conflictsFor(kube: object): ConflictMemory {
+  let memory = conflictMemories.get(kube);
+  if (!memory) conflictMemories.set(kube, (memory = new ConflictMemory()));
+  return memory;
+}
 
 export function toolSettings({ env }: ClientEnvironment): ToolSettings {
   return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS, countKey: countKeyFrom(env) };
@@ -244,12 +286,15 @@ async function inject(
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
+  const conflicts = conflictsFor(base);
+  const run = JSON.stringify([namespace, podName, key]);
   const done = (): Work => {
     record.delete(container);
     return { record };
   };
   // Added: a tool without an entry that got its container shows the others without one need not wait either.
   const added = (): Work => {
+    conflicts.forget(run);
     if (!record.has(container)) record.delete(OVERFLOW_KEY);
     return done();
   };
@@ -262,7 +307,13 @@ async function inject(
   const fail = (err: unknown): Work => {
     const reason =
       err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
-    if (reason === 'Conflict') return later;
+    // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
+    // pod's failure, backed off (CONFLICTS_UNRECORDED).
+    if (reason === CONFLICT) {
+      const recordedRun = recorded?.reason === CONFLICT && recorded.key === key;
+      if (!recordedRun && conflicts.conflict(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return later;
+    }
+    conflicts.forget(run);
     const at = Math.floor(hook.now.getTime() / 1000);
     let failure: Failure;
     if (recorded || recordedTools(record) < MAX_RECORDED_TOOLS) {
