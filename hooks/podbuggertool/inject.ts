@@ -27,7 +27,7 @@ import {
   type ObjectMap,
   observed,
 } from '../../lib/index.js';
-import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
+import { actingAuthor, AUTHOR_CACHE_MS, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
 import {
   CONFLICT,
   containerName,
@@ -37,6 +37,7 @@ import {
   failuresText,
   matches,
   MAX_RECORDED_TOOLS,
+  MAX_RETRY_SECONDS,
   OUT_OF_TIME,
   OVERFLOW_ATTEMPT,
   OVERFLOW_KEY,
@@ -87,22 +88,33 @@ const CONFLICT_RETRY_SECONDS = 1;
 export const CONFLICTS_UNRECORDED = 3;
 /** A conflict longer than this after the last one of its pod starts a new run. */
 const CONFLICT_RUN_MS = 60_000;
-const MAX_CONFLICT_RUNS = 1024;
+/**
+ * A pod refused because its tool's author was refused on the namespace, while the tool's own status says it acts (a
+ * RoleBinding deleted and made again, an authorizer's no of a moment): asked about again after this, then after twice
+ * as long each time it is refused again, up to MAX_RETRY_SECONDS. Nothing is written: the pod is called about again
+ * (resyncAfterSeconds), so that a grant is seen though the tool's status never changed. Once the tool's status says
+ * refused, the injector answers from the request alone, and the status's change calls about every pod when it acts
+ * again.
+ */
+export const RECHECK_FIRST_SECONDS = AUTHOR_CACHE_MS / 1000;
+const MAX_RUNS = 1024;
 
 /**
- * The runs of conflicts in a row, by pod and attempt: one memory per hook server (per Kubernetes client), bounded.
- * Lost on a restart, or not shared with another replica: a run then counts from one again, CONFLICTS_UNRECORDED more
- * retries a second apart at most.
+ * Runs of one outcome in a row, by pod and attempt (conflicts; refusals of the author): one memory per hook server
+ * (per Kubernetes client), bounded. Lost on a restart, or not shared with another replica: a run then counts from one
+ * again (CONFLICTS_UNRECORDED more retries a second apart; a re-check RECHECK_FIRST_SECONDS later).
  */
-export class ConflictMemory {
+export class RunMemory {
   readonly runs = new Map<string, { count: number; at: number }>();
+  /** `windowMs`: an outcome longer than this after the last one of its key starts a new run. */
+  constructor(readonly windowMs: number) {}
 
-  /** How many conflicts in a row `key` has had, this one included. */
-  conflict(key: string, now: number): number {
+  /** How many times in a row `key` has had the outcome, this one included. */
+  add(key: string, now: number): number {
     const run = this.runs.get(key);
-    const count = run && now - run.at >= 0 && now - run.at < CONFLICT_RUN_MS ? run.count + 1 : 1;
+    const count = run && now - run.at >= 0 && now - run.at < this.windowMs ? run.count + 1 : 1;
     this.runs.delete(key);
-    if (this.runs.size >= MAX_CONFLICT_RUNS) this.runs.delete(this.runs.keys().next().value!);
+    if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
     this.runs.set(key, { count, at: now });
     return count;
   }
@@ -112,12 +124,19 @@ export class ConflictMemory {
   }
 }
 
-const conflictMemories = new WeakMap<object, ConflictMemory>();
+const runMemories = new WeakMap<object, { conflicts: RunMemory; refusals: RunMemory }>();
 
-/** The conflict runs' memory of a server: one per Kubernetes client. */
-export function conflictsFor(kube: object): ConflictMemory {
-  let memory = conflictMemories.get(kube);
-  if (!memory) conflictMemories.set(kube, (memory = new ConflictMemory()));
+/** The runs' memories of a server: one per Kubernetes client. */
+export function runsFor(kube: object): { conflicts: RunMemory; refusals: RunMemory } {
+  let memory = runMemories.get(kube);
+  if (!memory)
+    runMemories.set(
+      kube,
+      (memory = {
+        conflicts: new RunMemory(CONFLICT_RUN_MS),
+        refusals: new RunMemory(2 * MAX_RETRY_SECONDS * 1000),
+      }),
+    );
   return memory;
 }
 
@@ -286,7 +305,7 @@ async function inject(
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
-  const conflicts = conflictsFor(base);
+  const { conflicts, refusals } = runsFor(base);
   const run = JSON.stringify([namespace, podName, key]);
   const done = (): Work => {
     record.delete(container);
@@ -295,6 +314,7 @@ async function inject(
   // Added: a tool without an entry that got its container shows the others without one need not wait either.
   const added = (): Work => {
     conflicts.forget(run);
+    refusals.forget(run);
     if (!record.has(container)) record.delete(OVERFLOW_KEY);
     return done();
   };
@@ -311,7 +331,7 @@ async function inject(
     // pod's failure, backed off (CONFLICTS_UNRECORDED).
     if (reason === CONFLICT) {
       const recordedRun = recorded?.reason === CONFLICT && recorded.key === key;
-      if (!recordedRun && conflicts.conflict(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return later;
+      if (!recordedRun && conflicts.add(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return later;
     }
     conflicts.forget(run);
     const at = Math.floor(hook.now.getTime() / 1000);
@@ -379,8 +399,13 @@ async function inject(
         const verdict = await hook.clients.authors(kube).verify(real!, over, podName, readyReason(real!) === PER_POD);
         // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
         if (!verdict.allowed && verdict.onPod) return fail(new NotAllowedOnPod(verdict.message));
-        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
-        if (!verdict.allowed) return done();
+        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here. Asked
+        // about again later (RECHECK_FIRST_SECONDS, backing off): while the status says the tool acts, nothing else
+        // would call about this pod again, and the refusal may have been of a moment.
+        if (!verdict.allowed) {
+          const times = refusals.add(run, hook.now.getTime());
+          return { ...done(), resyncAfterSeconds: recheckSeconds(times) };
+        }
       } catch (err) {
         return err instanceof OutOfTime ? outOfTime() : fail(err);
       }
@@ -435,6 +460,11 @@ function writerFor(policy: DebugPolicy, kube: KubeApi, tool: KubeObject): KubeAp
   if ('problem' in acting) throw new Error(acting.problem);
   if (!kube.impersonating) throw new Error('this Kubernetes client cannot impersonate the author');
   return kube.impersonating(acting.author);
+}
+
+/** When a pod refused `times` in a row for its tool's author is asked about again: 10 s, doubling to an hour. */
+export function recheckSeconds(times: number): number {
+  return Math.min(RECHECK_FIRST_SECONDS * 2 ** Math.min(Math.max(times, 1) - 1, 20), MAX_RETRY_SECONDS);
 }
 
 /** The author's refusal on one pod (an authorizer that decides per pod): that pod's failure. */
