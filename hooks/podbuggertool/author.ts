@@ -20,7 +20,7 @@
 // wrote the spec, and nothing can derive it again later: a user taken out of a group at the identity provider keeps
 // that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
 import { createHash } from 'node:crypto';
-import { impersonationHeaders, type KubeApi, type KubeObject } from '../../lib/index.js';
+import { impersonationHeaders, type KubeApi, KubeError, type KubeObject } from '../../lib/index.js';
 
 /** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
 export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';
@@ -184,6 +184,28 @@ export const PER_POD = 'AuthorAllowedOnSomePods';
  */
 export const MAX_PROBED_PODS = 16;
 
+/**
+ * The authorizer could not decide: the API server answered a SubjectAccessReview `allowed: false` with an
+ * `evaluationError` and no explicit `denied` (a webhook authorizer that timed out or erred). Not a refusal: an error,
+ * neither remembered nor taken for an answer; the caller retries (the injector records it on the pod, reason
+ * AuthorizerError, with the backoff of any failure; the tool's status keeps what it said, and its sync is retried).
+ */
+export class AuthorizerError extends KubeError {
+  constructor(evaluationError: string) {
+    // The review itself was answered (201): the reason is the authorizer's, its words cut to a log line's length.
+    super(201, `the authorizer could not decide: ${evaluationError.slice(0, 256)}`, 'AuthorizerError');
+    this.name = 'AuthorizerError';
+  }
+}
+
+/** A SubjectAccessReview's answer: allowed, refused, or the authorizer's error (a no with an evaluationError). */
+function decision(review: KubeObject): boolean | AuthorizerError {
+  const status = review['status'] as { allowed?: unknown; denied?: unknown; evaluationError?: unknown } | undefined;
+  if (status?.allowed === true) return true;
+  const error = status?.evaluationError;
+  return status?.denied !== true && typeof error === 'string' && error !== '' ? new AuthorizerError(error) : false;
+}
+
 /** The caller's budget was spent before a call the check needed: the caller comes back later. */
 export class OutOfTime extends Error {
   constructor() {
@@ -333,7 +355,13 @@ export class AuthorCheck {
         resourceAttributes: { namespace, ...right, ...(name !== undefined ? { name } : {}) },
       },
     });
-    const allowed = (review['status'] as { allowed?: unknown } | undefined)?.allowed === true;
+    const allowed = decision(review);
+    // A no that is the authorizer's error, not its decision: never remembered. Whether the author may act is not
+    // known (an error, retried); whether the status may name pods is no, for now (nothing named on doubt).
+    if (allowed instanceof AuthorizerError) {
+      if (right === AUTHOR_RIGHT) throw allowed;
+      return false;
+    }
     this.cache.remember(key, allowed);
     return allowed;
   }

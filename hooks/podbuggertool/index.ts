@@ -60,6 +60,7 @@ export const podbuggertool = defineComposite({
       'RunsAsRoot',
       'TargetContainerMissing',
       'ContainerNameTaken',
+      'TooLargeToRead',
       'ContainerNotRunning',
       'CountIncomplete',
       'CountStale',

@@ -27,8 +27,9 @@ import {
   type ObjectMap,
   observed,
 } from '../../lib/index.js';
-import { actingAuthor, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
+import { actingAuthor, AUTHOR_CACHE_MS, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
 import {
+  CONFLICT,
   containerName,
   ephemeralContainer,
   FAILURES_ANNOTATION,
@@ -36,6 +37,7 @@ import {
   failuresText,
   matches,
   MAX_RECORDED_TOOLS,
+  MAX_RETRY_SECONDS,
   OUT_OF_TIME,
   OVERFLOW_ATTEMPT,
   OVERFLOW_KEY,
@@ -78,6 +80,65 @@ export const WORK_BUDGET_MS = 3500;
 const EVENTS_WAIT_MS = 1000;
 /** A PATCH refused because the pod changed since it was read: read it again soon (not a failure). */
 const CONFLICT_RETRY_SECONDS = 1;
+/**
+ * Conflicts in a row on one pod retried CONFLICT_RETRY_SECONDS later and recorded nowhere (a pod's status changes as
+ * its containers start). Past them, a pod that changes between every read and its PATCH (a controller annotating it
+ * in a loop) is a failure, CONFLICT: recorded on the pod, backed off from a second to an hour, told on the tool.
+ */
+export const CONFLICTS_UNRECORDED = 3;
+/** A conflict longer than this after the last one of its pod starts a new run. */
+const CONFLICT_RUN_MS = 60_000;
+/**
+ * A pod refused because its tool's author was refused on the namespace, while the tool's own status says it acts (a
+ * RoleBinding deleted and made again, an authorizer's no of a moment): asked about again after this, then after twice
+ * as long each time it is refused again, up to MAX_RETRY_SECONDS. Nothing is written: the pod is called about again
+ * (resyncAfterSeconds), so that a grant is seen though the tool's status never changed. Once the tool's status says
+ * refused, the injector answers from the request alone, and the status's change calls about every pod when it acts
+ * again.
+ */
+export const RECHECK_FIRST_SECONDS = AUTHOR_CACHE_MS / 1000;
+const MAX_RUNS = 1024;
+
+/**
+ * Runs of one outcome in a row, by pod and attempt (conflicts; refusals of the author): one memory per hook server
+ * (per Kubernetes client), bounded. Lost on a restart, or not shared with another replica: a run then counts from one
+ * again (CONFLICTS_UNRECORDED more retries a second apart; a re-check RECHECK_FIRST_SECONDS later).
+ */
+export class RunMemory {
+  readonly runs = new Map<string, { count: number; at: number }>();
+  /** `windowMs`: an outcome longer than this after the last one of its key starts a new run. */
+  constructor(readonly windowMs: number) {}
+
+  /** How many times in a row `key` has had the outcome, this one included. */
+  add(key: string, now: number): number {
+    const run = this.runs.get(key);
+    const count = run && now - run.at >= 0 && now - run.at < this.windowMs ? run.count + 1 : 1;
+    this.runs.delete(key);
+    if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
+    this.runs.set(key, { count, at: now });
+    return count;
+  }
+
+  forget(key: string): void {
+    this.runs.delete(key);
+  }
+}
+
+const runMemories = new WeakMap<object, { conflicts: RunMemory; refusals: RunMemory }>();
+
+/** The runs' memories of a server: one per Kubernetes client. */
+export function runsFor(kube: object): { conflicts: RunMemory; refusals: RunMemory } {
+  let memory = runMemories.get(kube);
+  if (!memory)
+    runMemories.set(
+      kube,
+      (memory = {
+        conflicts: new RunMemory(CONFLICT_RUN_MS),
+        refusals: new RunMemory(2 * MAX_RETRY_SECONDS * 1000),
+      }),
+    );
+  return memory;
+}
 
 export function toolSettings({ env }: ClientEnvironment): ToolSettings {
   return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS, countKey: countKeyFrom(env) };
@@ -244,12 +305,16 @@ async function inject(
   const began = performance.now();
   const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
+  const { conflicts, refusals } = runsFor(base);
+  const run = JSON.stringify([namespace, podName, key]);
   const done = (): Work => {
     record.delete(container);
     return { record };
   };
   // Added: a tool without an entry that got its container shows the others without one need not wait either.
   const added = (): Work => {
+    conflicts.forget(run);
+    refusals.forget(run);
     if (!record.has(container)) record.delete(OVERFLOW_KEY);
     return done();
   };
@@ -262,7 +327,13 @@ async function inject(
   const fail = (err: unknown): Work => {
     const reason =
       err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
-    if (reason === 'Conflict') return later;
+    // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
+    // pod's failure, backed off (CONFLICTS_UNRECORDED).
+    if (reason === CONFLICT) {
+      const recordedRun = recorded?.reason === CONFLICT && recorded.key === key;
+      if (!recordedRun && conflicts.add(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return later;
+    }
+    conflicts.forget(run);
     const at = Math.floor(hook.now.getTime() / 1000);
     let failure: Failure;
     if (recorded || recordedTools(record) < MAX_RECORDED_TOOLS) {
@@ -328,8 +399,13 @@ async function inject(
         const verdict = await hook.clients.authors(kube).verify(real!, over, podName, readyReason(real!) === PER_POD);
         // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
         if (!verdict.allowed && verdict.onPod) return fail(new NotAllowedOnPod(verdict.message));
-        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here.
-        if (!verdict.allowed) return done();
+        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here. Asked
+        // about again later (RECHECK_FIRST_SECONDS, backing off): while the status says the tool acts, nothing else
+        // would call about this pod again, and the refusal may have been of a moment.
+        if (!verdict.allowed) {
+          const times = refusals.add(run, hook.now.getTime());
+          return { ...done(), resyncAfterSeconds: recheckSeconds(times) };
+        }
       } catch (err) {
         return err instanceof OutOfTime ? outOfTime() : fail(err);
       }
@@ -384,6 +460,11 @@ function writerFor(policy: DebugPolicy, kube: KubeApi, tool: KubeObject): KubeAp
   if ('problem' in acting) throw new Error(acting.problem);
   if (!kube.impersonating) throw new Error('this Kubernetes client cannot impersonate the author');
   return kube.impersonating(acting.author);
+}
+
+/** When a pod refused `times` in a row for its tool's author is asked about again: 10 s, doubling to an hour. */
+export function recheckSeconds(times: number): number {
+  return Math.min(RECHECK_FIRST_SECONDS * 2 ** Math.min(Math.max(times, 1) - 1, 20), MAX_RETRY_SECONDS);
 }
 
 /** The author's refusal on one pod (an authorizer that decides per pod): that pod's failure. */

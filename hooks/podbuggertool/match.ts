@@ -9,7 +9,12 @@ import {
   RETRY_SECONDS,
   specParser,
 } from '../../lib/index.js';
-import { PodBuggerToolSpec, PROFILES as SCHEMA_PROFILES, type PodBuggerToolSpec as Spec } from './schema.js';
+import {
+  PodBuggerToolSpec,
+  PROFILES as SCHEMA_PROFILES,
+  type PodBuggerToolSpec as Spec,
+  type SKIP_REASONS,
+} from './schema.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
   if (!spec.selector && !spec.label)
@@ -606,9 +611,17 @@ function backoff(first: number, attempts: number): number {
  */
 export const OUT_OF_TIME = 'OutOfTime';
 
-/** How long after a failure began its retry comes: from 30 s (from 1 s when out of time), doubling to an hour. */
+/**
+ * The reason of PATCHes refused, in a row, because the pod changed since it was read (409): recorded only past the
+ * first few (inject.ts CONFLICTS_UNRECORDED). Nothing failed: retried as OutOfTime is, from a second, doubling.
+ */
+export const CONFLICT = 'Conflict';
+
+/** How long after a failure began its retry comes: from 30 s (from 1 s when out of time or conflicting), doubling to an hour. */
 export function failureDelaySeconds(failure: Pick<Failure, 'reason' | 'attempts'>): number {
-  return failure.reason === OUT_OF_TIME ? backoff(1, failure.attempts) : retryDelaySeconds(failure.attempts);
+  return failure.reason === OUT_OF_TIME || failure.reason === CONFLICT
+    ? backoff(1, failure.attempts)
+    : retryDelaySeconds(failure.attempts);
 }
 
 /** The key of one attempt: the tool (uid), the container it adds to this pod (its spec as it matters), the pod (uid). */
@@ -629,14 +642,7 @@ export function retryWaitSeconds(failure: Failure | undefined, key: string, nowS
 }
 
 /** Why a pod cannot take a tool's container. */
-export type SkipReason =
-  | 'PodCompleted'
-  | 'MirrorPod'
-  | 'WindowsPod'
-  | 'TargetContainerMissing'
-  | 'ContainerNameTaken'
-  | 'RunsAsRoot'
-  | 'TooLargeToRead';
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** The annotation the kubelet puts on the API server's copy (mirror) of a static pod. */
 export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';

@@ -147,6 +147,24 @@ const PodReasons = (description: string) =>
     { maxItems: MAX_LISTED_PODS, description },
   );
 
+/** Why a pod cannot take a tool's container (match.ts podState): a fixed set, so counts by reason stay bounded. */
+export const SKIP_REASONS = [
+  'PodCompleted',
+  'MirrorPod',
+  'WindowsPod',
+  'TargetContainerMissing',
+  'ContainerNameTaken',
+  'RunsAsRoot',
+  'TooLargeToRead',
+] as const;
+
+/** The skipped pods counted by reason: every one of them (`skips` names only the first MAX_LISTED_PODS). */
+const SkippedBy = (description: string) =>
+  Type.Object(Object.fromEntries(SKIP_REASONS.map((r) => [r, Type.Optional(Type.Integer({ minimum: 1 }))])), {
+    additionalProperties: false,
+    description,
+  });
+
 export const PodBuggerToolStatus = Type.Object(
   {
     matched: Type.Optional(Type.Integer({ description: 'Pods of the namespace the tool selects (not terminating).' })),
@@ -178,12 +196,23 @@ export const PodBuggerToolStatus = Type.Object(
           'Matching pods the debug container could not be added to, or where it does not run: the kubelet refused it as root, cannot pull its image, or it exited (see failures and the Ready condition).',
       }),
     ),
+    notRunning: Type.Optional(
+      Type.Integer({
+        description:
+          "Of the failed pods, those that carry the container where it does not run (RunsAsRoot, ImagePullFailed, ContainerExited: the kubelet's), every one of them: never retried.",
+      }),
+    ),
     failures: Type.Optional(
       PodReasons(
         'The failed pods, by name (up to 20): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
       ),
     ),
     skips: Type.Optional(PodReasons('The skipped pods, by name (up to 20).')),
+    skippedBy: Type.Optional(
+      SkippedBy(
+        'The skipped pods counted by reason, every one of them (skips names the first 20): what Ready says is of these counts.',
+      ),
+    ),
     containerName: Type.Optional(Type.String({ description: 'The ephemeral container name this tool adds.' })),
     countedAt: Type.Optional(
       Type.String({
@@ -208,8 +237,10 @@ export const PodBuggerToolStatus = Type.Object(
           pending: Type.Integer(),
           skipped: Type.Integer(),
           failed: Type.Integer(),
+          notRunning: Type.Integer(),
           failures: PodReasons('The failed pods of the pages read so far, by name (up to 20).'),
           skips: PodReasons('The skipped pods of the pages read so far, by name (up to 20).'),
+          skippedBy: SkippedBy('The skipped pods of the pages read so far, counted by reason.'),
         },
         {
           description:

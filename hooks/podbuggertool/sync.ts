@@ -45,9 +45,10 @@ import {
   selectorText,
   STOPPED,
   type PodState,
+  type SkipReason,
 } from './match.js';
 import { probeMemoryFor, probePods } from './probe.js';
-import { MAX_LISTED_PODS, type PodBuggerToolSpec } from './schema.js';
+import { MAX_LISTED_PODS, type PodBuggerToolSpec, SKIP_REASONS } from './schema.js';
 import { readyReason, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
 
@@ -73,22 +74,48 @@ export interface Counts {
   pending: number;
   skipped: number;
   failed: number;
+  /** Of the failed, those whose container is on the pod and does not run (STOPPED: never retried), all of them. */
+  notRunning: number;
   failures: PodReason[];
   skips: PodReason[];
+  /** The skipped pods by reason, all of them (`skips` names the first MAX_LISTED): what Ready says is of these. */
+  skippedBy: Partial<Record<SkipReason, number>>;
 }
 
 const COUNT_FIELDS = ['matched', 'injected', 'outdated', 'pending', 'skipped', 'failed'] as const;
 
 function emptyCounts(): Counts {
-  return { matched: 0, injected: 0, outdated: 0, pending: 0, skipped: 0, failed: 0, failures: [], skips: [] };
+  return {
+    matched: 0,
+    injected: 0,
+    outdated: 0,
+    pending: 0,
+    skipped: 0,
+    failed: 0,
+    notRunning: 0,
+    failures: [],
+    skips: [],
+    skippedBy: {},
+  };
 }
 
 /** Adds one pod's state to the counts. */
 export function tally(counts: Counts, pod: string, state: PodState): void {
   counts.matched += 1;
   counts[state.state] += 1;
-  if (state.state === 'failed') counts.failures.push({ pod, reason: state.reason });
-  if (state.state === 'skipped') counts.skips.push({ pod, reason: state.reason });
+  if (state.state === 'failed') {
+    counts.failures.push({ pod, reason: state.reason });
+    if (STOPPED.has(state.reason)) counts.notRunning += 1;
+  }
+  if (state.state === 'skipped') {
+    counts.skips.push({ pod, reason: state.reason });
+    counts.skippedBy[state.reason] = (counts.skippedBy[state.reason] ?? 0) + 1;
+  }
+}
+
+/** The skipped pods by reason, in SKIP_REASONS order (the same counts are always the same text); none of 0. */
+function ordered(skippedBy: Partial<Record<SkipReason, number>>): Partial<Record<SkipReason, number>> {
+  return Object.fromEntries(SKIP_REASONS.filter((r) => (skippedBy[r] ?? 0) > 0).map((r) => [r, skippedBy[r]]));
 }
 
 /** The counts as they go into the status: the lists sorted by pod name and cut to MAX_LISTED. */
@@ -98,6 +125,7 @@ function finished(counts: Counts): Counts {
     ...counts,
     failures: counts.failures.sort(byPod).slice(0, MAX_LISTED),
     skips: counts.skips.sort(byPod).slice(0, MAX_LISTED),
+    skippedBy: ordered(counts.skippedBy),
   };
 }
 
@@ -108,6 +136,13 @@ function finished(counts: Counts): Counts {
 export function anonymous<T extends Counts>(counts: T): T {
   const hide = (list: PodReason[]) => list.map((e) => ({ pod: '', reason: e.reason }));
   return { ...counts, failures: hide(counts.failures), skips: hide(counts.skips) };
+}
+
+/** Skipped pods counted by reason from a list of them. */
+function byReason(skips: PodReason[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { reason } of skips) out[reason] = (out[reason] ?? 0) + 1;
+  return out;
 }
 
 /** The counts of the previous status, when it has them all (a status of an older version, or none, has not). */
@@ -129,7 +164,23 @@ function previousCounts(status: Status): Counts | undefined {
   const failures = list(status['failures']);
   const skips = list(status['skips']);
   if (!failures || !skips) return undefined;
-  return { ...out, failures, skips };
+  // Of the failed, those not running. A status of an earlier version has no such count: its list's, when it lists
+  // every failed pod; otherwise it has no counts (counted again).
+  const notRunning =
+    status['notRunning'] ??
+    (failures.length === out.failed ? failures.filter((f) => STOPPED.has(f.reason)).length : undefined);
+  if (typeof notRunning !== 'number' || !Number.isSafeInteger(notRunning) || notRunning < 0) return undefined;
+  if (notRunning > out.failed) return undefined;
+  out.notRunning = notRunning;
+  // The skips by reason, which add up to `skipped`. A status of an earlier version has none: they are its list's
+  // when it lists every skipped pod; otherwise it has no counts (counted again).
+  const by = status['skippedBy'] ?? (skips.length === out.skipped ? byReason(skips) : undefined);
+  if (!by || typeof by !== 'object' || Array.isArray(by)) return undefined;
+  const entries = Object.entries(by as Record<string, unknown>);
+  const known = (r: string): r is SkipReason => (SKIP_REASONS as readonly string[]).includes(r);
+  if (!entries.every(([r, n]) => known(r) && Number.isSafeInteger(n) && (n as number) > 0)) return undefined;
+  if (entries.reduce((sum, [, n]) => sum + (n as number), 0) !== out.skipped) return undefined;
+  return { ...out, failures, skips, skippedBy: ordered(Object.fromEntries(entries)) };
 }
 
 /** A count cut short: where the next sync resumes it (status.countProgress). */
@@ -284,8 +335,10 @@ export async function countPods(
         counts: {
           ...emptyCounts(),
           ...Object.fromEntries(COUNT_FIELDS.map((f) => [f, resume[f]])),
+          notRunning: resume.notRunning,
           failures: [...resume.failures],
           skips: [...resume.skips],
+          skippedBy: { ...resume.skippedBy },
         } as Counts,
         next: resume.continue as string | undefined,
         read: resume.read,
@@ -390,12 +443,12 @@ function answer(
 
 /** True when every failure is of a container on its pod that does not run (the kubelet's; none is retried). */
 function allStopped(counts: Counts): boolean {
-  return counts.failures.length === counts.failed && counts.failures.every((f) => STOPPED.has(f.reason));
+  return counts.notRunning === counts.failed;
 }
 
-/** The reasons of the skipped pods (those listed), for Ready's message: `PodCompleted, MirrorPod`. */
+/** The reasons of the skipped pods (all of them, not only those listed), for Ready's message: `MirrorPod, PodCompleted`. */
 function skipReasons(counts: Counts): string {
-  return [...new Set(counts.skips.map((s) => s.reason))].sort(byCodeUnits).join(', ');
+  return Object.keys(counts.skippedBy).sort(byCodeUnits).join(', ');
 }
 
 /** The tool's Ready condition, from the first thing that keeps it from being done. */
@@ -406,58 +459,63 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
       'CountIncomplete',
       `${incomplete} pods read so far, not all of them (each sync reads for ${COUNT_BUDGET_MS / 1000} s, and the next resumes where it stopped): the counts are those of the last complete count; counted on in ${REFRESH_SECONDS}s`,
     );
-  const list = (entries: PodReason[], reason?: string) => {
+  // `total` pods (all that were counted, for `reason`), named from the list (the first MAX_LISTED by name).
+  const list = (entries: PodReason[], total: number, reason?: string) => {
     const shown = entries.filter((e) => !reason || e.reason === reason);
+    const pods = `${total} pod${total === 1 ? '' : 's'}`;
     // Pods the author may not list are not named (anonymous): how many, and why.
-    if (shown.some((e) => e.pod === '')) {
+    if (entries.some((e) => e.pod === '')) {
       const why = reason ? '' : ` (${[...new Set(shown.map((e) => e.reason))].join(', ')})`;
-      const more = shown.length >= MAX_LISTED ? ' or more' : '';
-      return `${shown.length}${more} pod${shown.length === 1 && !more ? '' : 's'}${why}`;
+      return `${pods}${why}`;
     }
+    // Counted, but none among the pods the status lists (others come first by name).
+    if (shown.length === 0) return `${pods} (beyond the first ${MAX_LISTED} the status lists by name)`;
     const named = shown
       .slice(0, 5)
       .map((f) => (reason ? f.pod : `${f.pod} (${f.reason})`))
       .join(', ');
-    return shown.length > 5 ? `${named} and more` : named;
+    return total > Math.min(shown.length, 5) ? `${named} and more` : named;
   };
+  const skippedFor = (reason: SkipReason) => counts.skippedBy[reason] ?? 0;
+  const skipsFor = (reason: SkipReason) => list(counts.skips, skippedFor(reason), reason);
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
-  // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
-  const stopped = (f: PodReason) => STOPPED.has(f.reason);
   const why =
     '(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)';
+  // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
   if (counts.failed > 0 && allStopped(counts))
     return not(
       'ContainerNotRunning',
-      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures)} ${why}. An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
+      `${containerName(name)} was added to ${counts.failed} of ${counts.matched} matching pods and does not run there: ${list(counts.failures, counts.failed)} ${why}. An ephemeral container is neither restarted nor replaced: fix the spec, and delete those pods to have the new one`,
     );
   // Some failures may be the kubelet's: those pods carry the container, and are not retried (said so).
-  const carrying = counts.failures.some(stopped)
-    ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
-    : '';
+  const carrying =
+    counts.notRunning > 0
+      ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
+      : '';
   if (counts.failed > 0)
     return not(
       'InjectionFailed',
-      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods${carrying ? ', or does not run there' : ''}: ${list(counts.failures)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h${carrying}`,
+      `${containerName(name)} could not be added to ${counts.failed} of ${counts.matched} matching pods${carrying ? ', or does not run there' : ''}: ${list(counts.failures, counts.failed)}; retried from ${FIRST_RETRY_SECONDS}s, backing off to ${MAX_RETRY_SECONDS / 3600}h${carrying}`,
     );
-  if (counts.skips.some((s) => s.reason === 'RunsAsRoot'))
+  if (skippedFor('RunsAsRoot') > 0)
     return not(
       'RunsAsRoot',
-      `the restricted profile (or the pod's securityContext.runAsNonRoot) runs the container as a non-root user, and none is set for ${list(counts.skips, 'RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
+      `the restricted profile (or the pod's securityContext.runAsNonRoot) runs the container as a non-root user, and none is set for ${skipsFor('RunsAsRoot')}: the image's own user (root for busybox) would be refused by the kubelet; set spec.runAsUser`,
     );
-  if (counts.skips.some((s) => s.reason === 'TargetContainerMissing'))
+  if (skippedFor('TargetContainerMissing') > 0)
     return not(
       'TargetContainerMissing',
-      `spec.targetContainerName is not a container of ${list(counts.skips, 'TargetContainerMissing')}: those pods are skipped`,
+      `spec.targetContainerName is not a container of ${skipsFor('TargetContainerMissing')}: those pods are skipped`,
     );
-  if (counts.skips.some((s) => s.reason === 'ContainerNameTaken'))
+  if (skippedFor('ContainerNameTaken') > 0)
     return not(
       'ContainerNameTaken',
-      `a container named ${containerName(name)} is already in ${list(counts.skips, 'ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
+      `a container named ${containerName(name)} is already in ${skipsFor('ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
     );
-  if (counts.skips.some((s) => s.reason === 'TooLargeToRead'))
+  if (skippedFor('TooLargeToRead') > 0)
     return not(
       'TooLargeToRead',
-      `${list(counts.skips, 'TooLargeToRead')} ${counts.skips.filter((s) => s.reason === 'TooLargeToRead').length === 1 ? 'is' : 'are'} larger than the API server's answers the hooks read (about 9 MiB as JSON): ${containerName(name)} cannot be added there (Metacontroller cannot send such a pod either); those pods are skipped`,
+      `${skipsFor('TooLargeToRead')} ${skippedFor('TooLargeToRead') === 1 ? 'is' : 'are'} larger than the API server's answers the hooks read (about 9 MiB as JSON): ${containerName(name)} cannot be added there (Metacontroller cannot send such a pod either); those pods are skipped`,
     );
   if (counts.pending > 0) return not('Injecting', `${carried}; ${counts.pending} pending`);
   const skipped = counts.skipped > 0 ? `; ${counts.skipped} skipped (${skipReasons(counts)})` : '';

@@ -8,7 +8,12 @@
 // there: the ResourceQuota the docs give does not keep the namespace's injection working.
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
-import { MAX_LISTED_PODS, PodBuggerToolStatus, TOOLS_PER_REQUEST } from '../../hooks/podbuggertool/schema.js';
+import {
+  MAX_LISTED_PODS,
+  PodBuggerToolStatus,
+  SKIP_REASONS,
+  TOOLS_PER_REQUEST,
+} from '../../hooks/podbuggertool/schema.js';
 import { MAX_LISTED } from '../../hooks/podbuggertool/sync.js';
 import { WORST_SPECS } from '../fixtures/worst.js';
 import { FAILURES_ANNOTATION } from '../../hooks/podbuggertool/match.js';
@@ -26,11 +31,14 @@ function largest(name: string): any {
     pending: 0,
     skipped: MAX_LISTED,
     failed: MAX_LISTED,
+    notRunning: 0,
     failures: Array.from({ length: MAX_LISTED }, (_, i) => ({ pod: podName(i), reason: 'Forbidden' })),
     skips: Array.from({ length: MAX_LISTED }, (_, i) => ({
       pod: podName(MAX_LISTED + i),
       reason: 'TargetContainerMissing',
     })),
+    // The skips by reason: one count for each of the fixed reasons, the largest a count can be.
+    skippedBy: Object.fromEntries(SKIP_REASONS.map((r) => [r, Number.MAX_SAFE_INTEGER])),
     containerName: 'debug-x',
     countedAt: '2026-01-02T00:00:00Z',
     observedGeneration: 1,
@@ -55,7 +63,7 @@ t.test('TOOLS_PER_REQUEST tools at their bounds, with the largest status the hoo
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
   for (let i = 0; i < TOOLS_PER_REQUEST; i++) {
     const tl = largest(`big-${i}`);
-    const { failures, skips } = tl.status;
+    const { failures, skips, skippedBy } = tl.status;
     tl.status.countProgress = {
       generation: 1,
       continue: 'c'.repeat(4096),
@@ -66,8 +74,10 @@ t.test('TOOLS_PER_REQUEST tools at their bounds, with the largest status the hoo
       pending: 0,
       skipped: MAX_LISTED,
       failed: MAX_LISTED,
+      notRunning: 0,
       failures,
       skips,
+      skippedBy,
     };
     tl.status.conditions[0].message = 'x'.repeat(4096);
     api.put(tl);
