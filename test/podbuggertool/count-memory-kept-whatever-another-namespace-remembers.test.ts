@@ -21,7 +21,7 @@ const progress = (read: number) =>
 const TENANT_A_TOOLS = 4096;
 
 t.test("another namespace's tools do not push out a namespace's remembered count", async (t) => {
-  let now = 1_000_000;
+  const now = 1_000_000;
   const memory = new CountMemory(() => now);
   const victim = keyOf('tenant-b', 'debug');
   memory.keep(victim, progress(250));
