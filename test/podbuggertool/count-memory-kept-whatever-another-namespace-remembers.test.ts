@@ -15,7 +15,17 @@ import type { CountProgress } from '../../hooks/podbuggertool/sync.js';
 const keyOf = (namespace: string, name: string) => JSON.stringify([namespace, name, `uid-${namespace}-${name}`, 1]);
 
 const progress = (read: number) =>
-  ({ generation: 1, continue: `token-${read}`, read, injected: 0, pending: 0, failed: 0, skipped: 0, failures: [], skips: [] }) as unknown as CountProgress;
+  ({
+    generation: 1,
+    continue: `token-${read}`,
+    read,
+    injected: 0,
+    pending: 0,
+    failed: 0,
+    skipped: 0,
+    failures: [],
+    skips: [],
+  }) as unknown as CountProgress;
 
 // One more than the server-wide bound (MAX_REMEMBERED, 1000 today): the bound is not exported; 4096 is far past it.
 const TENANT_A_TOOLS = 4096;
