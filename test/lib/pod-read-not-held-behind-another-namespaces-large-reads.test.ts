@@ -3,9 +3,10 @@
 // read that *may* be large, before anything is known of its size: every single-object read the injector makes of a
 // pod asks for up to MAX_OBJECT_READ_BYTES (hooks/podbuggertool/inject.ts), so every pod re-read of every namespace
 // queues behind the same two turns, for the whole round trip. A tenant whose PodBuggerTools select its own pods of
-// 1.5 MB of `<` in an env value (9 MiB as JSON, slow to serve and send) holds both turns, and another tenant's injection of a 2 KB
-// pod waits for them until its call's time is up ("no turn to read a large answer"): recorded on the pod as
-// Unreachable, retried after 30 s, then 60, doubling up to an hour (match.ts retryDelaySeconds), with no Event. One namespace's large reads must not keep another namespace's pods from being read.
+// 1.5 MB of `<` in an env value (9 MiB as JSON, slow to serve and send) holds both turns, and another tenant's
+// injection of a 2 KB pod waits for them until its call's time is up ("no turn to read a large answer"): recorded on
+// the pod as Unreachable, retried after 30 s, then 60, doubling up to an hour (match.ts retryDelaySeconds), with no
+// Event. One namespace's large reads must not keep another namespace's pods from being read.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import t from 'tap';
 import { HttpKubeApi, MAX_OBJECT_READ_BYTES } from '../../lib/kube.js';
