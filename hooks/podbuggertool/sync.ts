@@ -170,26 +170,96 @@ export const COUNT_MEMORY_MS = 5 * 60_000;
  * again) is seen as one that will not end, not as one still under way.
  */
 export const COUNT_STALE_MS = 2 * COUNT_MEMORY_MS;
-const MAX_REMEMBERED = 1000;
+/**
+ * Tools whose counts the hook server remembers (each of the two memories below), over every namespace. Past it, an
+ * entry of the namespace that holds the most is dropped (its oldest): one namespace's tools never push out another's
+ * while they hold more, so with k namespaces remembering, each keeps at least MAX_REMEMBERED / k of its own.
+ */
+export const MAX_REMEMBERED = 1000;
+
+/** The namespace of a count's key (sync.ts writes it as JSON: [namespace, name, uid, generation]). */
+function namespaceOfKey(key: string): string {
+  try {
+    const parsed: unknown = JSON.parse(key);
+    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Entries by key, in order of their last write, bounded by MAX_REMEMBERED over all namespaces and shared fairly:
+ * a new entry past the bound drops the oldest of the namespace holding the most (its own, when it holds as many).
+ */
+export class SharedMemory<V> {
+  private readonly namespaces = new Map<string, Map<string, V>>();
+  private count = 0;
+  constructor(readonly bound: number = MAX_REMEMBERED) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The entries a namespace holds. */
+  held(namespace: string): number {
+    return this.namespaces.get(namespace)?.size ?? 0;
+  }
+
+  get(key: string): V | undefined {
+    return this.namespaces.get(namespaceOfKey(key))?.get(key);
+  }
+
+  set(key: string, value: V): void {
+    const namespace = namespaceOfKey(key);
+    this.delete(key);
+    if (this.count >= this.bound) this.dropFromLargest(namespace);
+    let entries = this.namespaces.get(namespace);
+    if (!entries) this.namespaces.set(namespace, (entries = new Map()));
+    entries.set(key, value);
+    this.count += 1;
+  }
+
+  delete(key: string): void {
+    const namespace = namespaceOfKey(key);
+    const entries = this.namespaces.get(namespace);
+    if (!entries?.delete(key)) return;
+    this.count -= 1;
+    if (entries.size === 0) this.namespaces.delete(namespace);
+  }
+
+  /** Drops the oldest entry of the namespace that holds the most (`namespace` itself when it holds as many). */
+  private dropFromLargest(namespace: string): void {
+    let largest = namespace;
+    let most = this.held(namespace);
+    for (const [name, entries] of this.namespaces)
+      if (entries.size > most) {
+        largest = name;
+        most = entries.size;
+      }
+    const entries = this.namespaces.get(largest);
+    const oldest = entries?.keys().next();
+    if (oldest && !oldest.done) this.delete(oldest.value);
+  }
+}
 
 /**
  * The counts at rest cut short, remembered between syncs by the hook server rather than written in the status. A
  * count of a tool whose status already holds a complete count of its spec is a check that nothing changed: written
  * in the status, its progress would change the status twice a minute at rest (and every write of a tool wakes every
  * pod of its namespace). Remembered here, the status stays as it is until a count completes with other counts. One
- * memory per hook server (per Kubernetes client); lost on a restart, when the count starts again from the first page.
+ * memory per hook server (per Kubernetes client), shared fairly between namespaces (SharedMemory); lost on a
+ * restart, when the count starts again from the first page.
  */
 export class CountMemory {
-  readonly counts = new Map<string, { progress: CountProgress; at: number }>();
+  readonly counts = new SharedMemory<{ progress: CountProgress; at: number }>();
   /** Since when (the hook's clock, ms) the counts at rest of a tool have not completed: none while they do. */
-  readonly incomplete = new Map<string, number>();
+  readonly incomplete = new SharedMemory<number>();
   constructor(readonly clock: () => number = Date.now) {}
 
   /** Since when the counts of `key` have not completed (`now` when this is the first count cut short). */
   incompleteSince(key: string, now: number): number {
     const since = this.incomplete.get(key);
     if (since !== undefined && since <= now) return since;
-    if (this.incomplete.size >= MAX_REMEMBERED) this.incomplete.delete(this.incomplete.keys().next().value!);
     this.incomplete.set(key, now);
     return now;
   }
@@ -204,8 +274,6 @@ export class CountMemory {
   }
 
   keep(key: string, progress: CountProgress): void {
-    this.counts.delete(key);
-    if (this.counts.size >= MAX_REMEMBERED) this.counts.delete(this.counts.keys().next().value!);
     this.counts.set(key, { progress, at: this.clock() });
   }
 

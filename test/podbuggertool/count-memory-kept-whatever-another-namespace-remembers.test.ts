@@ -8,7 +8,7 @@
 // What one namespace remembers must not be dropped for what another remembers (a bound per namespace, or one that
 // drops the namespace's own entries first).
 import t from 'tap';
-import { COUNT_STALE_MS, CountMemory } from '../../hooks/podbuggertool/sync.js';
+import { COUNT_STALE_MS, CountMemory, MAX_REMEMBERED } from '../../hooks/podbuggertool/sync.js';
 import type { CountProgress } from '../../hooks/podbuggertool/sync.js';
 
 // The key sync.ts gives a tool's counts: [namespace, name, uid, generation].
@@ -27,7 +27,7 @@ const progress = (read: number) =>
     skips: [],
   }) as unknown as CountProgress;
 
-// One more than the server-wide bound (MAX_REMEMBERED, 1000 today): the bound is not exported; 4096 is far past it.
+// Far past the server-wide bound (MAX_REMEMBERED, 1000 today).
 const TENANT_A_TOOLS = 4096;
 
 t.test("another namespace's tools do not push out a namespace's remembered count", async (t) => {
@@ -61,4 +61,23 @@ t.test("another namespace's tools do not restart a namespace's clock of counts n
     since,
     "tenant B's counts have not completed since the first cut (its status says CountStale on time)",
   );
+});
+
+t.test('the memory stays bounded over all namespaces, each keeping its share', async (t) => {
+  const memory = new CountMemory(() => 1_000_000);
+  // Ten namespaces of many tools, then an eleventh of one: the bound holds, and each keeps a tenth or so.
+  for (let ns = 0; ns < 10; ns++)
+    for (let i = 0; i < MAX_REMEMBERED; i++) memory.keep(keyOf(`ns-${ns}`, `tool-${i}`), progress(i));
+  t.ok(memory.counts.size <= MAX_REMEMBERED, `at most ${MAX_REMEMBERED} remembered (${memory.counts.size})`);
+  for (let ns = 0; ns < 10; ns++)
+    t.ok(
+      memory.counts.held(`ns-${ns}`) >= MAX_REMEMBERED / 11,
+      `ns-${ns} keeps its share: ${memory.counts.held(`ns-${ns}`)}`,
+    );
+  memory.keep(keyOf('late', 'debug'), progress(7));
+  t.equal(memory.take(keyOf('late', 'debug'))?.read, 7, 'a namespace that comes last is remembered too');
+  t.ok(memory.counts.size <= MAX_REMEMBERED);
+  // Its own newest entries are kept: a namespace past its share drops its own oldest.
+  t.equal(memory.take(keyOf('ns-9', `tool-${MAX_REMEMBERED - 1}`))?.read, MAX_REMEMBERED - 1);
+  t.equal(memory.take(keyOf('ns-9', 'tool-0')), undefined, 'its oldest went first');
 });
