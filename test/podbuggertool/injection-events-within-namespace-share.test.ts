@@ -8,7 +8,7 @@
 // tenant. The injector's Events of one namespace should stay within that namespace's share.
 import t from 'tap';
 import { KubeError } from '../../lib/kube.js';
-import { NAMESPACE_EVENTS } from '../../lib/events.js';
+import { KubeEventRecorder, NAMESPACE_EVENTS, type EventSpec } from '../../lib/events.js';
 import { FakeApi, injectAll, pod, tool } from '../fixtures/pbt.js';
 
 const TOOLS = 100;
@@ -35,3 +35,32 @@ t.test("one namespace's injection failures are written within its share of Event
     `Events written for namespace dbg at once: ${failed.length} (its share: ${NAMESPACE_EVENTS.burst} then ${NAMESPACE_EVENTS.perSecond} a second, ${share} in ${seconds} s)`,
   );
 });
+
+t.test(
+  "the injector's Events and the recorder's draw on one share per namespace; another namespace's are written",
+  async (t) => {
+    const api = new FakeApi();
+    // The server's recorder (the tools' own hook's Events) writes through the same client: namespace dbg's burst is spent.
+    const recorder = new KubeEventRecorder(() => api);
+    const warning: EventSpec = { type: 'Warning', reason: 'CountStale', action: 'Inject', note: 'stale' };
+    const began = performance.now();
+    for (let i = 0; i < NAMESPACE_EVENTS.burst; i++)
+      await recorder.record(tool(`r${i}`, { label: 'app=none', image: 'busybox' }), [warning], new Date());
+    t.equal(api.events.length, NAMESPACE_EVENTS.burst, "the recorder wrote dbg's burst");
+    for (const ns of ['dbg', 'other'])
+      for (let i = 0; i < 10; i++) {
+        api.put(tool(`t${i}`, { label: `app=web-${i}`, image: 'busybox' }, ns));
+        api.put(pod(`web-${i}`, { app: `web-${i}` }, {}, ns));
+      }
+    api.failPatch = new KubeError(403, 'pods is forbidden: admission refused the ephemeral container', 'Forbidden');
+    await injectAll(api, 'dbg');
+    await injectAll(api, 'other');
+    const seconds = Math.ceil((performance.now() - began) / 1000);
+    const failed = (ns: string) => api.events.filter((e) => e.reason === 'InjectionFailed' && e.namespace === ns);
+    t.ok(
+      failed('dbg').length <= NAMESPACE_EVENTS.perSecond * (seconds + 1),
+      `dbg's injection failures after its burst: ${failed('dbg').length} in ${seconds} s`,
+    );
+    t.equal(failed('other').length, 10, "namespace other's injection failures are written: its share is its own");
+  },
+);
