@@ -292,6 +292,51 @@ export function countMemoryFor(kube: object): CountMemory {
   return memory;
 }
 
+/**
+ * The pages of pods one namespace's counts may ask for, over all its tools: a burst, then so many a second (the hook's
+ * clock). A page past it is not asked for: the count is cut short as by its time budget, and goes on from there at a
+ * later sync. One namespace's many tools then list at most 1,000 pods a second at rest (4 pages of PAGE_SIZE),
+ * whatever their number, and never use up another namespace's.
+ */
+export const COUNT_PAGES = { burst: 40, perSecond: 4 } as const;
+/** Namespaces whose page budget is remembered (the least recently seen forgotten first, and starting afresh). */
+const MAX_PAGE_BUDGETS = 4096;
+
+/** Each namespace's budget of count pages (COUNT_PAGES): one per hook server (per Kubernetes client). */
+export class CountPages {
+  private readonly namespaces = new Map<string, { tokens: number; at: number }>();
+
+  /**
+   * Takes one page of `namespace`'s budget at `now` (ms), or false when it has none left beyond `reserve` (pages kept
+   * for the counts of tools without a complete count).
+   */
+  take(namespace: string, now: number, reserve = 0): boolean {
+    let share = this.namespaces.get(namespace);
+    if (share) this.namespaces.delete(namespace);
+    share ??= { tokens: COUNT_PAGES.burst, at: now };
+    this.namespaces.set(namespace, share);
+    if (this.namespaces.size > MAX_PAGE_BUDGETS) this.namespaces.delete(this.namespaces.keys().next().value!);
+    // Calls may arrive out of the clock's order: the budget is refilled for the time it had not seen yet.
+    share.tokens = Math.min(
+      COUNT_PAGES.burst,
+      share.tokens + (Math.max(0, now - share.at) / 1000) * COUNT_PAGES.perSecond,
+    );
+    share.at = Math.max(share.at, now);
+    if (share.tokens < 1 + reserve) return false;
+    share.tokens -= 1;
+    return true;
+  }
+}
+
+const pageBudgets = new WeakMap<object, CountPages>();
+
+/** The count page budget of a hook server: one per Kubernetes client (the server's one, or a test's). */
+export function countPagesFor(kube: object): CountPages {
+  let budget = pageBudgets.get(kube);
+  if (!budget) pageBudgets.set(kube, (budget = new CountPages()));
+  return budget;
+}
+
 /** True for the API server's answer to a continue token it no longer serves (410 Expired). */
 function expired(err: unknown): boolean {
   return err instanceof KubeError && (err.status === 410 || err.reason === 'Expired');
@@ -741,11 +786,15 @@ export async function syncTool(
   const rest = countedAtRest(before, generation);
   const memory = countMemoryFor(base);
   const key = JSON.stringify([namespace, tool.metadata.name, tool.metadata.uid ?? '', generation]);
+  // Each page of the count takes one of the namespace's pages (COUNT_PAGES); none left, the count is cut short. A
+  // count again at rest (its status holds a complete count) leaves half the burst to the tools that have none.
+  const pages = countPagesFor(base);
+  const reserve = rest ? COUNT_PAGES.burst / 2 : 0;
   const result = await countOrExplain(
     kube,
     tool,
     spec,
-    over,
+    () => over() || !pages.take(namespace, now.getTime(), reserve),
     previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
   );
   const shown = (r: CountResult): CountResult =>
