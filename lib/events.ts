@@ -112,21 +112,22 @@ export function eventFor(parent: ParentObject, spec: EventSpec, now: Date): Kube
   return event;
 }
 
-/** Records events through the Kubernetes API (created, or a series when the name exists), and logs each one. */
-export class KubeEventRecorder implements EventRecorder {
-  private readonly counts = new Map<string, number>();
+/**
+ * The server's budget of Event writes: at most MAX_EVENTS_IN_FLIGHT under way, and each namespace's share
+ * (NAMESPACE_EVENTS). One per Kubernetes client (eventBudgetFor), so that every writer of Events through it (the
+ * recorder, and the PodBuggerTool injector's failure Events) draws on the same share of each namespace.
+ */
+export class EventBudget {
   private inFlight = 0;
   /** Per namespace: events being written, and the tokens of its rate (refilled at NAMESPACE_EVENTS.perSecond). */
-  private readonly namespaces = new Map<string, { inFlight: number; tokens: number; at: number }>();
+  readonly namespaces = new Map<string, { inFlight: number; tokens: number; at: number }>();
 
-  constructor(
-    private readonly kube: () => KubeApi,
-    private readonly clock: () => number = () => performance.now(),
-  ) {}
-
-  /** Why this namespace may not write one more event now, or undefined (and its budget is taken). */
-  private namespaceRefusal(namespace: string): string | undefined {
-    const now = this.clock();
+  /**
+   * Takes one write's place (give it back with `release`), or says why the namespace (or the server) may not write
+   * one more Event now. `now` is a monotonic clock in ms.
+   */
+  take(namespace: string, now: number): string | undefined {
+    if (this.inFlight >= MAX_EVENTS_IN_FLIGHT) return `${MAX_EVENTS_IN_FLIGHT} events are being written already`;
     let share = this.namespaces.get(namespace);
     if (share) this.namespaces.delete(namespace);
     share ??= { inFlight: 0, tokens: NAMESPACE_EVENTS.burst, at: now };
@@ -138,7 +139,7 @@ export class KubeEventRecorder implements EventRecorder {
     }
     share.tokens = Math.min(
       NAMESPACE_EVENTS.burst,
-      share.tokens + ((now - share.at) / 1000) * NAMESPACE_EVENTS.perSecond,
+      share.tokens + (Math.max(0, now - share.at) / 1000) * NAMESPACE_EVENTS.perSecond,
     );
     share.at = now;
     if (share.inFlight >= NAMESPACE_EVENTS.inFlight)
@@ -147,8 +148,38 @@ export class KubeEventRecorder implements EventRecorder {
       return `namespace ${namespace} wrote its ${NAMESPACE_EVENTS.burst} events, and gets ${NAMESPACE_EVENTS.perSecond} a second`;
     share.tokens -= 1;
     share.inFlight += 1;
+    this.inFlight += 1;
     return undefined;
   }
+
+  /** Gives back a place `take` gave. */
+  release(namespace: string): void {
+    this.inFlight -= 1;
+    const share = this.namespaces.get(namespace);
+    if (share) share.inFlight -= 1;
+  }
+}
+
+const budgets = new WeakMap<object, EventBudget>();
+
+/** The Event budget of a server: one per Kubernetes client (the server's one, or a test's). */
+export function eventBudgetFor(kube: object): EventBudget {
+  let budget = budgets.get(kube);
+  if (!budget) budgets.set(kube, (budget = new EventBudget()));
+  return budget;
+}
+
+/**
+ * Records events through the Kubernetes API (created, or a series when the name exists), and logs each one; within
+ * the server's budget of that client (eventBudgetFor).
+ */
+export class KubeEventRecorder implements EventRecorder {
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly kube: () => KubeApi,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
 
   async record(parent: ParentObject, events: EventSpec[], now: Date, log?: EventLog): Promise<void> {
     if (events.length === 0) return;
@@ -165,21 +196,25 @@ export class KubeEventRecorder implements EventRecorder {
   }
 
   private async write(event: KubeEvent, what: string, log?: EventLog): Promise<void> {
-    if (this.inFlight >= MAX_EVENTS_IN_FLIGHT) {
+    const failed = (err: unknown) =>
       log?.warn(
-        { reason: event.reason },
-        `${what}: the event ${event.reason} was dropped: ${MAX_EVENTS_IN_FLIGHT} events are being written already`,
+        { reason: event.reason, error: errorReason(err), err: err instanceof Error ? err.message : String(err) },
+        `${what}: could not record the event ${event.reason}: ${errorReason(err)}`,
       );
+    let kube: KubeApi;
+    try {
+      kube = this.kube();
+    } catch (err) {
+      failed(err);
       return;
     }
-    const refusal = this.namespaceRefusal(event.namespace);
+    const budget = eventBudgetFor(kube);
+    const refusal = budget.take(event.namespace, this.clock());
     if (refusal) {
       log?.warn({ reason: event.reason }, `${what}: the event ${event.reason} was dropped: ${refusal}`);
       return;
     }
-    this.inFlight += 1;
     try {
-      const kube = this.kube();
       if (!kube.createEvent) return;
       const outcome = await kube.createEvent(event);
       if (outcome !== 'exists' || !kube.patchEventSeries) return;
@@ -190,14 +225,9 @@ export class KubeEventRecorder implements EventRecorder {
       if (this.counts.size > MAX_COUNTS) this.counts.delete(this.counts.keys().next().value!);
       await kube.patchEventSeries(event.namespace, event.name, { count, lastObservedTime: event.eventTime });
     } catch (err) {
-      log?.warn(
-        { reason: event.reason, error: errorReason(err), err: err instanceof Error ? err.message : String(err) },
-        `${what}: could not record the event ${event.reason}: ${errorReason(err)}`,
-      );
+      failed(err);
     } finally {
-      this.inFlight -= 1;
-      const share = this.namespaces.get(event.namespace);
-      if (share) share.inFlight -= 1;
+      budget.release(event.namespace);
     }
   }
 }

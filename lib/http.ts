@@ -1,6 +1,6 @@
 // One small HTTP(S) call with a hard deadline from connect to last byte, for the clients that reach etcd and
 // the Kubernetes API. The answer is read whole; callers decide what a status means.
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
@@ -26,6 +26,12 @@ export interface CallOptions {
   timeoutError: () => Error;
   /** The largest answer read, in bytes (default MAX_READ_BYTES); a larger one fails the call. */
   maxBytes?: number;
+  /**
+   * A turn to take before more than `above` bytes of the answer are held (lib/kube.ts LARGE_READS): asked for when
+   * the answer says it is larger (Content-Length) or when the bytes read pass `above`, the answer paused until
+   * `wait` resolves; a rejection fails the call. An answer of at most `above` bytes never waits.
+   */
+  large?: { above: number; wait: () => Promise<void> };
   /**
    * A 2xx answer's body is not read: the call resolves with its status as soon as the headers arrive (a write whose
    * answer the caller does not use, which may be as large as the object written). Errors are read as usual.
@@ -75,6 +81,12 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       reject(err);
       req.destroy();
     };
+    const settle = (answer: { status: number; body: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+    };
     const req = (https ? httpsRequest : httpRequest)(
       url,
       { method: o.method, headers, ...(https ? o.tls : {}), ...connection(url, o) },
@@ -82,39 +94,11 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
         res.on('error', fail);
         const status = res.statusCode ?? 0;
         if (o.ignoreSuccessBody && status >= 200 && status < 300) {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ status, body: '' });
+          settle({ status, body: '' });
           res.destroy();
           return;
         }
-        const chunks: Buffer[] = [];
-        const limit = o.maxBytes ?? MAX_READ_BYTES;
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > limit) {
-          res.destroy();
-          fail(new AnswerTooLargeError(limit));
-          return;
-        }
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          if (settled) return;
-          size += c.length;
-          if (size > limit) {
-            chunks.length = 0;
-            res.destroy();
-            fail(new AnswerTooLargeError(limit));
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-        });
+        readBody(res, o, { settled: () => settled, done: (body) => settle({ status, body }), fail });
       },
     );
     const timer = setTimeout(() => fail(o.timeoutError()), o.timeoutMs);
@@ -133,6 +117,59 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
     req.on('error', fail);
     req.end(o.body);
   });
+}
+
+/**
+ * Reads an answer's body, up to its limit (larger fails the call, AnswerTooLargeError); past `o.large.above` bytes,
+ * or when its Content-Length says it will pass them, only once the large answer's turn is given (the answer paused
+ * meanwhile: at most `above` bytes and a chunk held). `done` or `fail` is called once.
+ */
+function readBody(
+  res: IncomingMessage,
+  o: CallOptions,
+  to: { settled: () => boolean; done: (body: string) => void; fail: (err: Error) => void },
+): void {
+  const chunks: Buffer[] = [];
+  const limit = o.maxBytes ?? MAX_READ_BYTES;
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.destroy();
+    to.fail(new AnswerTooLargeError(limit));
+    return;
+  }
+  let size = 0;
+  const finish = () => to.done(Buffer.concat(chunks).toString('utf8'));
+  const large = o.large && o.large.above < limit ? o.large : undefined;
+  let turn: 'none' | 'asked' | 'given' = large ? 'none' : 'given';
+  let ended = false;
+  const askTurn = () => {
+    if (turn !== 'none') return;
+    turn = 'asked';
+    res.pause();
+    large!.wait().then(() => {
+      turn = 'given';
+      if (to.settled()) return;
+      if (ended) finish();
+      else res.resume();
+    }, to.fail);
+  };
+  res.on('data', (c: Buffer) => {
+    if (to.settled()) return;
+    size += c.length;
+    if (size > limit) {
+      chunks.length = 0;
+      res.destroy();
+      to.fail(new AnswerTooLargeError(limit));
+      return;
+    }
+    chunks.push(c);
+    if (large && size > large.above) askTurn();
+  });
+  res.on('end', () => {
+    ended = true;
+    if (turn !== 'asked') finish();
+  });
+  if (large && Number.isFinite(declared) && declared > large.above) askTurn();
 }
 
 /**

@@ -56,8 +56,11 @@ export const MAX_OBJECT_READ_BYTES = 6 * 1536 * 1024 + 64 * 1024;
 /**
  * How many answers larger than MAX_READ_BYTES the process reads at once (every client shares them): a count or an
  * injector that reads several such objects concurrently waits its turn rather than multiplying the memory held
- * (each is held as text and parsed: a few times its size). A call that cannot take a turn before its deadline fails
- * as a slow API server's call does.
+ * (each is held as text and parsed: a few times its size). The turn is taken once the answer is known to be larger
+ * (its Content-Length, or the bytes read passing MAX_READ_BYTES; the answer paused meanwhile, so a waiting call holds
+ * at most what any other read may), never for an answer that is not: one namespace's large pods never hold up the
+ * reads of another's small ones. A call that cannot take a turn before its deadline fails as a slow API server's
+ * call does.
  */
 export const LARGE_READS = 2;
 
@@ -644,11 +647,26 @@ export class HttpKubeApi implements KubeApi {
     accept = 'application/json',
   ): Promise<unknown> {
     const limit = Math.min(maxBytes ?? MAX_READ_BYTES, MAX_OBJECT_READ_BYTES);
-    // An answer allowed past MAX_READ_BYTES is read in one of the process's LARGE_READS turns.
-    const release = limit > MAX_READ_BYTES ? await largeReads.take(this.timeoutMs, this.signal) : undefined;
+    // An answer allowed past MAX_READ_BYTES is read past it in one of the process's LARGE_READS turns, taken only
+    // once it is known to be larger (its Content-Length, or the bytes read), and held until it is parsed: a small
+    // answer never waits for another's large ones.
+    let release: (() => void) | undefined;
+    // The call ended (answered, failed, out of time): a wait for a turn stops with it.
+    const ended = new AbortController();
+    // (Nothing to wait for when the limit is MAX_READ_BYTES or less: lib/http.ts asks only past `above`.)
+    const large = {
+      above: MAX_READ_BYTES,
+      wait: async () => {
+        const stop = this.signal ? AbortSignal.any([this.signal, ended.signal]) : ended.signal;
+        const given = await largeReads.take(this.timeoutMs, stop);
+        if (ended.signal.aborted) given();
+        else release = given;
+      },
+    };
     try {
-      return await this.send(method, path, body, contentType, limit, ignoreSuccessBody, accept);
+      return await this.send(method, path, body, contentType, limit, ignoreSuccessBody, accept, large);
     } finally {
+      ended.abort(new Error('the call ended'));
       release?.();
     }
   }
@@ -662,6 +680,7 @@ export class HttpKubeApi implements KubeApi {
     maxBytes: number,
     ignoreSuccessBody: boolean,
     accept: string,
+    large: NonNullable<CallOptions['large']>,
   ): Promise<unknown> {
     const conn = await this.connection();
     let token: string | undefined;
@@ -690,6 +709,7 @@ export class HttpKubeApi implements KubeApi {
       timeoutMs: this.timeoutMs,
       ...(this.signal ? { signal: this.signal } : {}),
       maxBytes,
+      large,
       ...(ignoreSuccessBody ? { ignoreSuccessBody } : {}),
       tls,
       timeoutError: () => new KubeError(0, `${method} ${path}: no answer within ${this.timeoutMs} ms`),

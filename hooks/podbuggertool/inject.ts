@@ -19,6 +19,7 @@ import {
   type DecoratorSyncResponse,
   errorReason,
   EVENT_BUCKET_SECONDS,
+  eventBudgetFor,
   isTerminating,
   type KubeApi,
   type KubeEvent,
@@ -660,21 +661,34 @@ async function tell(kube: KubeApi, events: KubeEvent[], hook: DecorateHook<ToolC
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_WAIT_MS)));
   const seen = eventSeriesFor(hook.services.kube());
+  // Within the namespace's share of the server's Event writes, as every other Event (lib/events.ts).
+  const budget = eventBudgetFor(hook.services.kube());
   const written = Promise.all(
     events.map(async (event) => {
+      const tool = `${event.namespace}/${event.regarding.name}`;
+      // A repeat this server wrote already is no new Event: its series is counted, at most every SERIES_PATCH_MS.
+      const repeat = seen.repeat(event.name, hook.now.getTime());
+      if (repeat === 'quiet') return;
+      // Past the share, dropped: a new Event is tried again at the next failure, a repeat stays counted.
+      const refusal = budget.take(event.namespace, performance.now());
+      if (refusal) {
+        hook.log.warn(
+          { podbuggertool: tool, reason: event.reason },
+          `PodBuggerTool ${tool}: the event ${event.reason} was dropped: ${refusal}`,
+        );
+        return;
+      }
       try {
-        // A repeat this server wrote already is no new Event: its series is counted, at most every SERIES_PATCH_MS.
-        const repeat = seen.repeat(event.name, hook.now.getTime());
-        if (repeat === 'quiet') return;
         if (repeat === undefined && (await kube.createEvent?.(event)) !== 'exists') return seen.created(event.name);
         const count = seen.counted(event.name, hook.now.getTime());
         await kube.patchEventSeries?.(event.namespace, event.name, { count, lastObservedTime: event.eventTime });
       } catch (err) {
-        const tool = `${event.namespace}/${event.regarding.name}`;
         hook.log.warn(
           { podbuggertool: tool, reason: errorReason(err), err: err instanceof Error ? err.message : String(err) },
           `PodBuggerTool ${tool}: could not record the event ${event.reason}: ${errorReason(err)}`,
         );
+      } finally {
+        budget.release(event.namespace);
       }
     }),
   );

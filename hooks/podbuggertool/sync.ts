@@ -221,26 +221,96 @@ export const COUNT_MEMORY_MS = 5 * 60_000;
  * again) is seen as one that will not end, not as one still under way.
  */
 export const COUNT_STALE_MS = 2 * COUNT_MEMORY_MS;
-const MAX_REMEMBERED = 1000;
+/**
+ * Tools whose counts the hook server remembers (each of the two memories below), over every namespace. Past it, an
+ * entry of the namespace that holds the most is dropped (its oldest): one namespace's tools never push out another's
+ * while they hold more, so with k namespaces remembering, each keeps at least MAX_REMEMBERED / k of its own.
+ */
+export const MAX_REMEMBERED = 1000;
+
+/** The namespace of a count's key (sync.ts writes it as JSON: [namespace, name, uid, generation]). */
+function namespaceOfKey(key: string): string {
+  try {
+    const parsed: unknown = JSON.parse(key);
+    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Entries by key, in order of their last write, bounded by MAX_REMEMBERED over all namespaces and shared fairly:
+ * a new entry past the bound drops the oldest of the namespace holding the most (its own, when it holds as many).
+ */
+export class SharedMemory<V> {
+  private readonly namespaces = new Map<string, Map<string, V>>();
+  private count = 0;
+  constructor(readonly bound: number = MAX_REMEMBERED) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The entries a namespace holds. */
+  held(namespace: string): number {
+    return this.namespaces.get(namespace)?.size ?? 0;
+  }
+
+  get(key: string): V | undefined {
+    return this.namespaces.get(namespaceOfKey(key))?.get(key);
+  }
+
+  set(key: string, value: V): void {
+    const namespace = namespaceOfKey(key);
+    this.delete(key);
+    if (this.count >= this.bound) this.dropFromLargest(namespace);
+    let entries = this.namespaces.get(namespace);
+    if (!entries) this.namespaces.set(namespace, (entries = new Map()));
+    entries.set(key, value);
+    this.count += 1;
+  }
+
+  delete(key: string): void {
+    const namespace = namespaceOfKey(key);
+    const entries = this.namespaces.get(namespace);
+    if (!entries?.delete(key)) return;
+    this.count -= 1;
+    if (entries.size === 0) this.namespaces.delete(namespace);
+  }
+
+  /** Drops the oldest entry of the namespace that holds the most (`namespace` itself when it holds as many). */
+  private dropFromLargest(namespace: string): void {
+    let largest = namespace;
+    let most = this.held(namespace);
+    for (const [name, entries] of this.namespaces)
+      if (entries.size > most) {
+        largest = name;
+        most = entries.size;
+      }
+    const entries = this.namespaces.get(largest);
+    const oldest = entries?.keys().next();
+    if (oldest && !oldest.done) this.delete(oldest.value);
+  }
+}
 
 /**
  * The counts at rest cut short, remembered between syncs by the hook server rather than written in the status. A
  * count of a tool whose status already holds a complete count of its spec is a check that nothing changed: written
  * in the status, its progress would change the status twice a minute at rest (and every write of a tool wakes every
  * pod of its namespace). Remembered here, the status stays as it is until a count completes with other counts. One
- * memory per hook server (per Kubernetes client); lost on a restart, when the count starts again from the first page.
+ * memory per hook server (per Kubernetes client), shared fairly between namespaces (SharedMemory); lost on a
+ * restart, when the count starts again from the first page.
  */
 export class CountMemory {
-  readonly counts = new Map<string, { progress: CountProgress; at: number }>();
+  readonly counts = new SharedMemory<{ progress: CountProgress; at: number }>();
   /** Since when (the hook's clock, ms) the counts at rest of a tool have not completed: none while they do. */
-  readonly incomplete = new Map<string, number>();
+  readonly incomplete = new SharedMemory<number>();
   constructor(readonly clock: () => number = Date.now) {}
 
   /** Since when the counts of `key` have not completed (`now` when this is the first count cut short). */
   incompleteSince(key: string, now: number): number {
     const since = this.incomplete.get(key);
     if (since !== undefined && since <= now) return since;
-    if (this.incomplete.size >= MAX_REMEMBERED) this.incomplete.delete(this.incomplete.keys().next().value!);
     this.incomplete.set(key, now);
     return now;
   }
@@ -255,8 +325,6 @@ export class CountMemory {
   }
 
   keep(key: string, progress: CountProgress): void {
-    this.counts.delete(key);
-    if (this.counts.size >= MAX_REMEMBERED) this.counts.delete(this.counts.keys().next().value!);
     this.counts.set(key, { progress, at: this.clock() });
   }
 
@@ -273,6 +341,51 @@ export function countMemoryFor(kube: object): CountMemory {
   let memory = memories.get(kube);
   if (!memory) memories.set(kube, (memory = new CountMemory()));
   return memory;
+}
+
+/**
+ * The pages of pods one namespace's counts may ask for, over all its tools: a burst, then so many a second (the hook's
+ * clock). A page past it is not asked for: the count is cut short as by its time budget, and goes on from there at a
+ * later sync. One namespace's many tools then list at most 1,000 pods a second at rest (4 pages of PAGE_SIZE),
+ * whatever their number, and never use up another namespace's.
+ */
+export const COUNT_PAGES = { burst: 40, perSecond: 4 } as const;
+/** Namespaces whose page budget is remembered (the least recently seen forgotten first, and starting afresh). */
+const MAX_PAGE_BUDGETS = 4096;
+
+/** Each namespace's budget of count pages (COUNT_PAGES): one per hook server (per Kubernetes client). */
+export class CountPages {
+  private readonly namespaces = new Map<string, { tokens: number; at: number }>();
+
+  /**
+   * Takes one page of `namespace`'s budget at `now` (ms), or false when it has none left beyond `reserve` (pages kept
+   * for the counts of tools without a complete count).
+   */
+  take(namespace: string, now: number, reserve = 0): boolean {
+    let share = this.namespaces.get(namespace);
+    if (share) this.namespaces.delete(namespace);
+    share ??= { tokens: COUNT_PAGES.burst, at: now };
+    this.namespaces.set(namespace, share);
+    if (this.namespaces.size > MAX_PAGE_BUDGETS) this.namespaces.delete(this.namespaces.keys().next().value!);
+    // Calls may arrive out of the clock's order: the budget is refilled for the time it had not seen yet.
+    share.tokens = Math.min(
+      COUNT_PAGES.burst,
+      share.tokens + (Math.max(0, now - share.at) / 1000) * COUNT_PAGES.perSecond,
+    );
+    share.at = Math.max(share.at, now);
+    if (share.tokens < 1 + reserve) return false;
+    share.tokens -= 1;
+    return true;
+  }
+}
+
+const pageBudgets = new WeakMap<object, CountPages>();
+
+/** The count page budget of a hook server: one per Kubernetes client (the server's one, or a test's). */
+export function countPagesFor(kube: object): CountPages {
+  let budget = pageBudgets.get(kube);
+  if (!budget) pageBudgets.set(kube, (budget = new CountPages()));
+  return budget;
 }
 
 /** True for the API server's answer to a continue token it no longer serves (410 Expired). */
@@ -723,11 +836,15 @@ export async function syncTool(
   const rest = countedAtRest(before, generation);
   const memory = countMemoryFor(base);
   const key = JSON.stringify([namespace, tool.metadata.name, tool.metadata.uid ?? '', generation]);
+  // Each page of the count takes one of the namespace's pages (COUNT_PAGES); none left, the count is cut short. A
+  // count again at rest (its status holds a complete count) leaves half the burst to the tools that have none.
+  const pages = countPagesFor(base);
+  const reserve = rest ? COUNT_PAGES.burst / 2 : 0;
   const result = await countOrExplain(
     kube,
     tool,
     spec,
-    over,
+    () => over() || !pages.take(namespace, now.getTime(), reserve),
     previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
   );
   const shown = (r: CountResult): CountResult =>
