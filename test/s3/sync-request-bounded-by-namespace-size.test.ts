@@ -139,6 +139,10 @@ t.test("an S3 resource's sync request does not grow with the S3 resources of its
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
     payload,
   });
-  t.not(res.statusCode, 413, `the sync is not refused as too large (limit ${DEFAULT_BODY_LIMIT} bytes): ${res.statusCode} ${res.body.slice(0, 200)}`);
+  t.not(
+    res.statusCode,
+    413,
+    `the sync is not refused as too large (limit ${DEFAULT_BODY_LIMIT} bytes): ${res.statusCode} ${res.body.slice(0, 200)}`,
+  );
   t.equal(res.statusCode, 200, 'the resource is reconciled');
 });
