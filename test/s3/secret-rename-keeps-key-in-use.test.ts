@@ -50,6 +50,7 @@ t.test("a changed secretName does not revoke the key the old Secret's readers us
     aws,
     day,
   );
+  t.equal(renamed.children[0]?.metadata.name, 'app-creds', 'the credentials are answered under the new name');
   t.comment(`AWS calls of the rename's sync: ${JSON.stringify(aws.calls)}`);
   const after = (await aws.listAccessKeys(user)).map((k) => k.id);
   t.same(
