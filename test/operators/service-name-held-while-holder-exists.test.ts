@@ -1,0 +1,131 @@
+// Issue 31: "A child that belongs to another parent is never taken or served ... the first keeps working, the second
+// says why it does not". EtcdCluster keeps coreos's names (its peer Service is `<name>`, its client Service
+// `<name>-client`), so an EtcdCluster `x-memcached` and a Memcached `x` want Service `x-memcached`, an EtcdCluster
+// `shop-mysql` and a MySQLCluster `shop` want Service `shop-mysql`. The second is held (ServiceNameTaken) while the
+// first's Service exists. But a Service is deleted now and then (by hand to change its type or clusterIP, by a
+// namespace clean-up, a restore from backup): for a moment the name is free, and the parent held answers it at its
+// next sync (it resyncs every 30 s while held). Metacontroller creates whichever answer comes first; when the held
+// parent wins, the EtcdCluster's headless peer Service becomes the Memcached's (or the MySQL's write Service): the
+// members' peer names (`<member>.<cluster>.<ns>.svc`) stop resolving, the first parent is the one held from then on,
+// and the etcd clients reach memcached. Pod names held this way stay held while their holder exists and wants them
+// (status.heldBy, lib/podholders.ts), and so does an S3 Secret name; Service names do not: neither Memcached nor
+// MySQLCluster asks for, or judges, the holder of a Service name (lib/ownership.ts HolderWants).
+import t from 'tap';
+import { memcached } from '../../hooks/memcached/index.js';
+import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
+import type { CompositeHookDefinition } from '../../lib/hook.js';
+import type { CompositeSyncRequest, KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
+import { runHook } from '../../lib/operator.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
+
+const NS = 'shop';
+
+/** The EtcdCluster `name`, running three members, as stored. */
+function etcdCluster(name: string): KubeObject {
+  return {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name, namespace: NS, uid: `uid-etcd-${name}`, generation: 1 },
+    spec: { size: 3, repository: 'quay.io/coreos/etcd', version: '3.5.0' },
+    status: {
+      phase: 'Running',
+      lastMemberIndex: 2,
+      memberList: [0, 1, 2].map((i) => ({ name: `${name}-${i}` })),
+    },
+  } as unknown as KubeObject;
+}
+
+/** The EtcdCluster's headless peer Service `name`, as its hook made it. */
+function peerService(name: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-svc-${name}`,
+      labels: { app: 'etcd', etcd_cluster: name },
+      ownerReferences: [
+        {
+          apiVersion: 'etcd.database.coreos.com/v1beta2',
+          kind: 'EtcdCluster',
+          name,
+          uid: `uid-etcd-${name}`,
+          controller: true,
+        },
+      ],
+    },
+    spec: { clusterIP: 'None', selector: { app: 'etcd', etcd_cluster: name }, ports: [{ name: 'peer', port: 2380 }] },
+  } as unknown as KubeObject;
+}
+
+const RESOURCES: Record<string, string> = {
+  services: 'Service',
+  pods: 'Pod',
+  secrets: 'Secret',
+  statefulsets: 'StatefulSet',
+  deployments: 'Deployment',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
+  etcdclusters: 'EtcdCluster',
+  podsets: 'PodSet',
+  mysqlclusters: 'MySQLCluster',
+  memcacheds: 'Memcached',
+};
+
+/** The related objects Metacontroller sends for these rules, from what the namespace holds (names; no label rule). */
+function relatedFor(rules: RelatedResourceRule[], namespace: KubeObject[]): CompositeSyncRequest['related'] {
+  const related: Record<string, Record<string, KubeObject>> = {};
+  for (const rule of rules) {
+    const kind = RESOURCES[rule.resource];
+    for (const obj of namespace) {
+      if (obj.kind !== kind || obj.apiVersion !== rule.apiVersion) continue;
+      if (rule.names && !rule.names.includes(obj.metadata.name!)) continue;
+      if (!rule.names && rule.labelSelector) continue;
+      const key = `${obj.kind}.${obj.apiVersion}`;
+      (related[key] ??= {})[`${NS}/${obj.metadata.name}`] = obj;
+    }
+  }
+  return related;
+}
+
+/** A sync of `def`'s parent as Metacontroller makes it: related objects per its customize, from `namespace`. */
+async function syncIn(def: CompositeHookDefinition, req: CompositeSyncRequest, namespace: KubeObject[]) {
+  const rules = (def.customize!({ controller: {}, parent: req.parent } as any, {} as any) as any)
+    .relatedResources as RelatedResourceRule[];
+  return runHook(def, 'sync', { ...req, related: relatedFor(rules, namespace) }, { now: FIXED_NOW });
+}
+
+function parentOf(kind: 'memcached' | 'mysqlcluster', name: string, spec: Record<string, unknown>) {
+  const req = request(kind, spec);
+  req.parent.metadata = { ...req.parent.metadata, name, namespace: NS, uid: `uid-${kind}-${name}` };
+  return req;
+}
+
+const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
+const services = (res: any) => res.children.filter((c: any) => c.kind === 'Service').map((c: any) => c.metadata.name);
+
+for (const [kind, def, name, spec, taken] of [
+  ['memcached', memcached, 'x', { size: 1 }, 'x-memcached'],
+  ['mysqlcluster', mysqlcluster, 'shop', { size: 3, version: '8.0' }, 'shop-mysql'],
+] as const) {
+  t.test(
+    `a ${kind} held for Service ${taken}, an EtcdCluster's peer Service, stays held while the Service is gone for a moment and the EtcdCluster still wants it`,
+    async (t) => {
+      const etcd = etcdCluster(taken);
+      const held = await syncIn(def, parentOf(kind, name, spec), [etcd, peerService(taken)]);
+      t.match(ready(held), { status: 'False', reason: 'ServiceNameTaken' }, 'held while the Service exists');
+      t.notOk(services(held).includes(taken), 'and does not answer it');
+
+      // The peer Service is deleted (by hand, a clean-up); the EtcdCluster is still there, running, and its hook
+      // makes the Service again at its next sync. The held parent's next sync comes first:
+      const next = parentOf(kind, name, spec);
+      next.parent.status = held.status as never;
+      const res = await syncIn(def, next, [etcd]);
+      t.notOk(
+        services(res).includes(taken),
+        `the ${kind} does not answer Service ${taken} while EtcdCluster ${taken} exists and wants it (answered: ${services(res).join(', ')})`,
+      );
+      t.match(ready(res), { status: 'False', reason: 'ServiceNameTaken' }, 'and still says why');
+    },
+  );
+}
