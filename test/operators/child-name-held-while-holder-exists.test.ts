@@ -70,6 +70,7 @@ const RESOURCES: Record<string, string> = {
   podsets: 'PodSet',
   mysqlclusters: 'MySQLCluster',
   memcacheds: 'Memcached',
+  s3s: 'S3',
 };
 
 /** The related objects Metacontroller sends for these rules, from what the namespace holds (names; no label rule). */
@@ -129,3 +130,46 @@ for (const [kind, def, name, spec, taken] of [
     },
   );
 }
+
+// The same for a Secret name: MySQLCluster `shop` wants Secret `shop-mysql`, which S3 resource `payments` (spec.secretName
+// `shop-mysql`) holds with its bucket's credentials. While the Secret exists the MySQLCluster is held
+// (SecretNameTaken). S3 Secrets are deleted now and then on purpose (to have the S3 hook make a new key); the held
+// MySQLCluster's next sync then answers Secret `shop-mysql` with new root and replication passwords and its
+// StatefulSet, Metacontroller creates them, and the S3 resource (the first owner) is held from then on, its workloads
+// without credentials. S3 resources judge each other this way (status.heldBy); a MySQLCluster does not judge an S3.
+t.test(
+  'a MySQLCluster held for Secret shop-mysql, an S3 resource`s credentials, stays held while the Secret is gone for a moment and the S3 resource still names it',
+  async (t) => {
+    const s3 = {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
+      spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
+    } as unknown as KubeObject;
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'shop-mysql',
+        namespace: NS,
+        uid: 'uid-secret-shop-mysql',
+        ownerReferences: [
+          { apiVersion: 'systek.no/v1', kind: 'S3', name: 'payments', uid: 'uid-s3-payments', controller: true },
+        ],
+      },
+      data: {},
+    } as unknown as KubeObject;
+    const spec = { size: 3, version: '8.0' };
+    const held = await syncIn(mysqlcluster, parentOf('mysqlcluster', 'shop', spec), [s3, secret]);
+    t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
+    const next = parentOf('mysqlcluster', 'shop', spec);
+    next.parent.status = held.status as never;
+    const res = await syncIn(mysqlcluster, next, [s3]);
+    const secrets = res.children.filter((c) => c.kind === 'Secret').map((c) => c.metadata.name);
+    t.notOk(
+      secrets.includes('shop-mysql'),
+      `the MySQLCluster does not answer Secret shop-mysql while S3 payments exists and names it (answered: ${res.children.map((c) => `${c.kind}/${c.metadata.name}`).join(', ')})`,
+    );
+    t.match(ready(res), { status: 'False', reason: 'SecretNameTaken' }, 'and still says why');
+  },
+);
