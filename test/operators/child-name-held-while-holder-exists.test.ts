@@ -173,3 +173,82 @@ t.test(
     t.match(ready(res), { status: 'False', reason: 'SecretNameTaken' }, 'and still says why');
   },
 );
+
+// And the other way round: S3 resource `payments` (spec.secretName `shop-mysql`) held because MySQLCluster `shop`
+// holds Secret `shop-mysql` (its root and replication passwords). That Secret is deleted by mistake: the MySQLCluster
+// does not make new passwords over data volumes that have them (Ready=False CredentialsLost, docs/mysqlcluster.md: put
+// the Secret back by hand). The held S3 resource's next sync takes the name first: it makes an access key and answers
+// Secret `shop-mysql` with it. The user can no longer put the MySQL Secret back (the name is the S3 resource's), the
+// MySQLCluster is held, and its members' next start fails (the Secret has no root-password key). S3 judges only S3
+// holders (hooks/s3/sync.ts holderWants: "Holders of other kinds are not judged").
+t.test(
+  'an S3 resource held for a MySQLCluster`s Secret stays held while that Secret is gone for a moment and the MySQLCluster still wants it',
+  async (t) => {
+    const { s3 } = await import('../../hooks/s3/index.js');
+    const { FakeAws } = await import('../fixtures/fake-aws.js');
+    const mysql = {
+      apiVersion: 'database.example.com/v1alpha1',
+      kind: 'MySQLCluster',
+      metadata: { name: 'shop', namespace: NS, uid: 'uid-mysqlcluster-shop', generation: 1 },
+      spec: { size: 3, version: '8.0' },
+    } as unknown as KubeObject;
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'shop-mysql',
+        namespace: NS,
+        uid: 'uid-secret-shop-mysql',
+        ownerReferences: [
+          {
+            apiVersion: mysql.apiVersion,
+            kind: 'MySQLCluster',
+            name: 'shop',
+            uid: 'uid-mysqlcluster-shop',
+            controller: true,
+          },
+        ],
+      },
+      data: {},
+    } as unknown as KubeObject;
+    const payments = (status?: unknown) =>
+      ({
+        controller: {},
+        parent: {
+          apiVersion: 'systek.no/v1',
+          kind: 'S3',
+          metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
+          spec: {
+            bucketName: 'shop-payments',
+            secretName: 'shop-mysql',
+            versioning: false,
+            encryption: { type: 'SSE-S3' },
+            publicAccessBlock: {},
+            deletionPolicy: 'Retain',
+            forceDelete: false,
+          },
+          ...(status ? { status } : {}),
+        },
+        children: { 'Secret.v1': {} },
+      }) as unknown as CompositeSyncRequest;
+    const aws = new FakeAws();
+    const run = async (req: CompositeSyncRequest, namespace: KubeObject[]) => {
+      const rules = (s3.customize!({ controller: {}, parent: req.parent } as any, {} as any) as any)
+        .relatedResources as RelatedResourceRule[];
+      return runHook(
+        s3,
+        'sync',
+        { ...req, related: relatedFor(rules, namespace) },
+        { now: FIXED_NOW, clients: { aws: async () => aws as never } },
+      );
+    };
+    const held = await run(payments(), [mysql, secret]);
+    t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
+    const res = await run(payments(held.status), [mysql]);
+    t.notOk(
+      res.children.some((c) => c.kind === 'Secret' && c.metadata.name === 'shop-mysql'),
+      'the S3 resource does not answer Secret shop-mysql while MySQLCluster shop exists and wants it',
+    );
+    t.same(aws.calls, [], `no AWS object is made meanwhile (made: ${JSON.stringify(aws.calls)})`);
+  },
+);
