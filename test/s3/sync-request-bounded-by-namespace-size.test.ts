@@ -146,3 +146,32 @@ t.test("an S3 resource's sync request does not grow with the S3 resources of its
   );
   t.equal(res.statusCode, 200, 'the resource is reconciled');
 });
+
+// Metacontroller also syncs every parent one of whose related rules matches an object that changed (v4
+// customize/manager.go findRelatedParents, matchesRelatedRule: a rule with a namespace and no names matches every
+// object of that namespace). So each S3 resource created, edited or given a new status in a namespace syncs every
+// other S3 resource of that namespace, and each such sync makes its AWS calls (7 at rest, more while anything is
+// made): 100 resources created together are ~10,000 syncs and ~70,000 AWS requests, which IAM and S3 throttle for
+// the whole account.
+t.test(
+  'another S3 resource changing in the namespace does not sync this one (it is no holder of its Secret)',
+  async (t) => {
+    const parent = {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'new-team-artifacts', namespace: NS, uid: 'uid-new', generation: 1 },
+      spec: { ...S3_DEFAULTS, bucketName: 'acme-new-team-artifacts', region: 'eu-north-1' },
+    } as ParentObject;
+    const rules = (s3.customize!({ controller: {}, parent } as any, {} as any) as any)
+      .relatedResources as RelatedResourceRule[];
+    const other = stored(7);
+    const matching = rules.filter(
+      (r) =>
+        r.resource === 's3s' &&
+        r.apiVersion === other.apiVersion &&
+        (!r.namespace || r.namespace === other.metadata.namespace) &&
+        (!r.names || r.names.includes(other.metadata.name!)),
+    );
+    t.same(matching, [], `no related rule of ${parent.metadata.name} matches S3 ${other.metadata.name}`);
+  },
+);
