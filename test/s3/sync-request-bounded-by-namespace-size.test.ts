@@ -150,9 +150,9 @@ t.test("an S3 resource's sync request does not grow with the S3 resources of its
 // Metacontroller also syncs every parent one of whose related rules matches an object that changed (v4
 // customize/manager.go findRelatedParents, matchesRelatedRule: a rule with a namespace and no names matches every
 // object of that namespace). So each S3 resource created, edited or given a new status in a namespace syncs every
-// other S3 resource of that namespace, and each such sync makes its AWS calls (7 at rest, more while anything is
-// made): 100 resources created together are ~10,000 syncs and ~70,000 AWS requests, which IAM and S3 throttle for
-// the whole account.
+// other S3 resource of that namespace (Metacontroller's work queue merges repeats of a parent still waiting, not
+// syncs already done), and each such sync makes its AWS calls (7 at rest, more while anything is made): N resources
+// created or changing together cost up to N syncs each, against AWS quotas shared by the whole account.
 t.test(
   'another S3 resource changing in the namespace does not sync this one (it is no holder of its Secret)',
   async (t) => {
