@@ -32,7 +32,11 @@ import {
   type CustomizeRequest,
   type CustomizeResponse,
   HELD_BY,
+  type HeldRecord,
   heldRecords,
+  heldRecordsOf,
+  type CompositeSyncRequest,
+  type TakenName,
   withoutHeldRecords,
 } from '../../lib/index.js';
 import {
@@ -138,11 +142,61 @@ export function holderWants(holder: KubeObject): ChildName[] | undefined {
   return holder.kind === 'S3' && holder.apiVersion === S3_API_VERSION ? childNames(holder as ParentObject) : undefined;
 }
 
-/** Asks for the S3 resources of the parent's namespace: a holder of its Secret name is judged by them (holderWants). */
+/** The S3 resources a parent's status records as holders of its Secret name (status.heldBy), at most 3. */
+function recordedHolders(parent: ParentObject): HeldRecord[] {
+  return heldRecordsOf(parent).filter(
+    (r) => r.holder.kind === 'S3' && r.holder.apiVersion === S3_API_VERSION && r.holder.uid !== parent.metadata.uid,
+  );
+}
+
+/**
+ * Asks for the S3 resources that the parent's status records as holders of its Secret name (status.heldBy), by name:
+ * a held resource judges them (holderWants). Never the namespace's every S3 resource: each would be sent with every
+ * sync, and each change of one would sync every other (Metacontroller matches a rule without names to every object of
+ * its namespace). A resource that is not held asks for none.
+ *
+ * Metacontroller keeps this answer for the parent's generation (v4.17: up to 20 minutes), so a holder recorded after
+ * it was asked for is not sent yet: the sync cannot tell "not sent" from "gone", and asks AWS (unjudgedHolders).
+ */
 export function customize(request: CustomizeRequest): CustomizeResponse {
-  const namespace = request.parent?.metadata.namespace;
-  if (!namespace) return { relatedResources: [] };
-  return { relatedResources: [{ apiVersion: S3_API_VERSION, resource: 's3s', namespace }] };
+  const parent = request.parent;
+  const namespace = parent?.metadata.namespace;
+  if (!parent || !namespace) return { relatedResources: [] };
+  const names = [...new Set(recordedHolders(parent).map((r) => r.holder.name))].sort();
+  if (names.length === 0) return { relatedResources: [] };
+  return { relatedResources: [{ apiVersion: S3_API_VERSION, resource: 's3s', namespace, names }] };
+}
+
+/**
+ * The recorded holders (status.heldBy) of `wanted` that the related objects do not show, while the name is free: the
+ * holder deleted, or recorded after Metacontroller asked customize for this generation (its answer is kept, and names
+ * only the holders recorded then). Never taken on that doubt: such a holder still holds the name while its IAM user
+ * (named after its namespace, name and uid, tagged with that uid, deleted last by its finalize) exists. A holder the
+ * related objects show is judged by them (takenNames, stillHeld), with no AWS call.
+ */
+async function unjudgedHolders(aws: AwsApi, request: CompositeSyncRequest, wanted: ChildName): Promise<TakenName[]> {
+  const parent = request.parent;
+  const namespace = parent.metadata.namespace ?? '';
+  const present = (map: CompositeSyncRequest['related'], kind: string, apiVersion: string, name: string) =>
+    observedNamed(map, kind, apiVersion, name, namespace) !== undefined;
+  if (
+    present(request.related, wanted.kind, wanted.apiVersion, wanted.name) ||
+    present(request.children, wanted.kind, wanted.apiVersion, wanted.name)
+  )
+    return [];
+  const taken: TakenName[] = [];
+  for (const { child, holder } of recordedHolders(parent)) {
+    if (child.kind !== wanted.kind || child.apiVersion !== wanted.apiVersion || child.name !== wanted.name) continue;
+    if (present(request.related, holder.kind, holder.apiVersion, holder.name)) continue;
+    const user = await aws.getUser(userName(namespace, holder.name, holder.uid));
+    if (!user || !owns({ namespace, name: holder.name, uid: holder.uid }, user.tags)) continue;
+    taken.push({
+      child,
+      holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), whose IAM user still exists (the ${child.kind} is gone for a moment: it makes it again)`,
+      ref: holder,
+    });
+  }
+  return taken;
 }
 
 /** A name the credentials Secret's labels or its default name cannot carry. */
@@ -500,7 +554,16 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
   };
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
   // A name free for a moment whose holder (remembered in status.heldBy) still exists and wants it is still taken.
-  const taken = takenNames(request, [{ apiVersion: 'v1', kind: 'Secret', name: wantedSecret }], undefined, holderWants);
+  const wanted: ChildName = { apiVersion: 'v1', kind: 'Secret', name: wantedSecret };
+  const taken = takenNames(request, [wanted], undefined, holderWants);
+  // A recorded holder the related objects do not show: AWS says whether it still exists.
+  if (taken.length === 0) {
+    try {
+      taken.push(...(await unjudgedHolders(aws, request, wanted)));
+    } catch (err) {
+      throw awsFailure(err, `Secret ${wantedSecret}'s holder: ${describe(err)}`, { conditions: ['Ready', 'Synced'] });
+    }
+  }
   if (taken.length > 0) {
     const { reason, message } = takenCondition(parent, taken);
     throw new TemporaryError(reason, message, {
