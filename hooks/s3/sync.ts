@@ -62,7 +62,7 @@ import {
   keyCreated,
   oldBucketsCondition,
   pendingStatus,
-  planKeys,
+  planKeysOf,
   planOldBuckets,
   readyStatus,
   resyncAfter,
@@ -507,6 +507,11 @@ interface SyncRun {
   /** The credentials Secret's name. */
   secretName: string;
   observedSecret: KubeObject | undefined;
+  /**
+   * The other Secrets observed as this resource's children: a renamed secretName's old Secret, until Metacontroller
+   * deletes it (the answer names only the new one). Their readers use their keys: copied, never deleted meanwhile.
+   */
+  oldSecrets: KubeObject[];
   specTags: Map<string, string>;
   /** The buckets the status records as created by this resource, as the sync found them. */
   recorded: ReadonlySet<string>;
@@ -517,6 +522,19 @@ interface SyncRun {
   note: (event: EventSpec) => void;
   log: SyncHook<Spec, S3Clients>['log'];
   now: Date;
+}
+
+/** The Secrets observed as this resource's children other than `wanted`, in name order (a few at most). */
+function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject[] {
+  return allObserved(request.children)
+    .filter(
+      (c) =>
+        c.kind === 'Secret' &&
+        c.apiVersion === 'v1' &&
+        typeof c.metadata?.name === 'string' &&
+        c.metadata.name !== wanted,
+    )
+    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
 }
 
 /**
@@ -542,6 +560,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
     // find Object.prototype's.
     observedSecret: observedNamed(request.children, 'Secret', 'v1', wantedSecret),
+    oldSecrets: otherSecrets(request, wantedSecret),
     specTags: tagsOf(parent.spec),
     recorded,
     records: new Map(),
@@ -625,7 +644,12 @@ function stepsOf(run: SyncRun) {
       const failure =
         err instanceof PermanentError
           ? new PermanentError(err.reason, `${name}: ${err.message}`, options)
-          : awsFailure(err, `${name}: ${describe(err)}`, options);
+          : err instanceof TemporaryError
+            ? new TemporaryError(err.reason, `${name}: ${err.message}`, {
+                ...options,
+                retryAfterSeconds: err.retryAfterSeconds,
+              })
+            : awsFailure(err, `${name}: ${describe(err)}`, options);
       answered.add(failure);
       throw failure;
     }
@@ -1037,19 +1061,28 @@ async function ensurePolicy(
 }
 
 /**
- * The access key, as planKeys says: the one in the observed Secret while IAM still has it (the others deleted
- * once past the grace period). Otherwise a new one, unless IAM has a key younger than the grace period: that
+ * The access key, as planKeysOf says: the one in the observed Secret while IAM still has it (the others deleted
+ * once past the grace period); after a rename of secretName, the one the old Secret holds, published under the new
+ * name (its readers keep working). Otherwise a new one, unless IAM has a key younger than the grace period: that
  * one is in a Secret Metacontroller's cache does not show yet (a sync that races the Secret's creation must not
- * rotate the key it just made), and is waited for. Room is made first: IAM allows two keys per user.
+ * rotate the key it just made), and is waited for. Room is made first: IAM allows two keys per user. A key that an
+ * old Secret of this resource still holds is never deleted: the sync after that Secret is gone deletes it.
  */
 async function ensureKey(
   run: SyncRun,
 ): Promise<{ key: AccessKey & { created: Date }; recheckIn: number | undefined } | { pending: string; wait: number }> {
   const { aws, user } = run;
   const listed = await aws.listAccessKeys(user);
-  const kept = keptKey(run.observedSecret);
-  const plan = planKeys(listed, kept, run.now);
+  const { plan, kept } = planKeysOf(listed, keptKey(run.observedSecret), run.oldSecrets.map(keptKey), run.now);
   if ('pending' in plan) return { pending: plan.pending.id, wait: plan.wait };
+  if ('waitForSecrets' in plan) {
+    const holders = run.oldSecrets.map((s) => s.metadata.name).join(', ');
+    throw new TemporaryError(
+      'SecretPending',
+      `IAM user ${user} holds two keys (${plan.waitForSecrets.join(', ')}) that Secret ${holders} still holds: no key is made or deleted until it is gone`,
+      { retryAfterSeconds: RETRY_SECONDS.failure },
+    );
+  }
   if ('keep' in plan) {
     for (const id of plan.deleteOld) await aws.deleteAccessKey(user, id);
     // The creation date the Secret carries (the same from one sync to the next), else IAM's.
@@ -1059,7 +1092,7 @@ async function ensureKey(
   for (const id of plan.deleteBefore) await aws.deleteAccessKey(user, id);
   const key = await aws.createAccessKey(user);
   for (const id of plan.deleteAfter) await aws.deleteAccessKey(user, id);
-  run.note(keyCreated(plan.rotated, key.id, user, run.secretName));
+  run.note(keyCreated(plan.rotated, key.id, user, run.secretName, plan.deferred));
   return { key: { ...key, created: run.now }, recheckIn: undefined };
 }
 

@@ -63,3 +63,93 @@ t.test("a changed secretName does not revoke the key the old Secret's readers us
     `the key the old Secret's readers use is still valid (${before.join(', ')}; IAM now: ${after.join(', ')})`,
   );
 });
+
+t.test('the old key goes only once the old Secret is gone, and the renamed Secret keeps the key', async (t) => {
+  const aws = new FakeAws();
+  const first = await s3Sync({ controller: {}, parent: parent({}) }, aws, FIXED_NOW);
+  const oldSecret = asObserved(first.children[0] as KubeObject);
+  const inUse = b64((oldSecret as any).data.AWS_ACCESS_KEY_ID);
+  const user = (first.status as any).iamUser as string;
+  const day = new Date(FIXED_NOW.getTime() + 86_400_000);
+  const renamed = await s3Sync(
+    { controller: {}, parent: parent({ secretName: 'app-creds' }, first.status), children: objectMap([oldSecret]) },
+    aws,
+    day,
+  );
+  t.equal(b64((renamed.children[0] as any).data.AWS_ACCESS_KEY_ID), inUse, 'the new Secret carries the key in use');
+  t.match(ready(renamed), { status: 'True' });
+  t.same(
+    (await aws.listAccessKeys(user)).map((k) => k.id),
+    [inUse],
+    'no key made: nothing to rotate',
+  );
+  // Metacontroller deletes the old Secret and creates the new one; the next sync sees the new one only.
+  aws.calls.length = 0;
+  const next = await s3Sync(
+    {
+      controller: {},
+      parent: parent({ secretName: 'app-creds' }, renamed.status),
+      children: objectMap([asObserved(renamed.children[0] as KubeObject)]),
+    },
+    aws,
+    new Date(day.getTime() + 60_000),
+  );
+  t.match(ready(next), { status: 'True' });
+  t.same(
+    aws.calls.filter((c) => /AccessKey/.test(c)),
+    [],
+    'quiet: no key made or deleted',
+  );
+});
+
+t.test(
+  'an old Secret whose key cannot stand: a new key for the new name, the old key deleted only once the old Secret is gone',
+  async (t) => {
+    const aws = new FakeAws();
+    const first = await s3Sync({ controller: {}, parent: parent({}) }, aws, FIXED_NOW);
+    const oldSecret = asObserved(first.children[0] as KubeObject) as any;
+    const oldKey = b64(oldSecret.data.AWS_ACCESS_KEY_ID);
+    // Its secret key edited away (by hand): the key cannot be copied, but a reader may still hold it.
+    delete oldSecret.data.AWS_SECRET_ACCESS_KEY;
+    const user = (first.status as any).iamUser as string;
+    const day = new Date(FIXED_NOW.getTime() + 86_400_000);
+    const renamed = await s3Sync(
+      { controller: {}, parent: parent({ secretName: 'app-creds' }, first.status), children: objectMap([oldSecret]) },
+      aws,
+      day,
+    );
+    const newKey = b64((renamed.children[0] as any).data.AWS_ACCESS_KEY_ID);
+    t.not(newKey, oldKey, 'a new key for the new Secret');
+    t.same((await aws.listAccessKeys(user)).map((k) => k.id).sort(), [oldKey, newKey].sort(), 'the old key stays');
+    const later = new Date(day.getTime() + 600_000);
+    const stillThere = await s3Sync(
+      {
+        controller: {},
+        parent: parent({ secretName: 'app-creds' }, renamed.status),
+        children: objectMap([oldSecret, asObserved(renamed.children[0] as KubeObject)]),
+      },
+      aws,
+      later,
+    );
+    t.match(ready(stillThere), { status: 'True' });
+    t.ok(
+      (await aws.listAccessKeys(user)).some((k) => k.id === oldKey),
+      'while the old Secret is observed, its key is not deleted',
+    );
+    const gone = await s3Sync(
+      {
+        controller: {},
+        parent: parent({ secretName: 'app-creds' }, stillThere.status),
+        children: objectMap([asObserved(renamed.children[0] as KubeObject)]),
+      },
+      aws,
+      later,
+    );
+    t.match(ready(gone), { status: 'True' });
+    t.same(
+      (await aws.listAccessKeys(user)).map((k) => k.id),
+      [newKey],
+      'once it is gone, its key is deleted',
+    );
+  },
+);
