@@ -64,22 +64,35 @@ export function keptKey(observedSecret: KubeObject | undefined): KeptKey {
  *   Metacontroller's cache does not show yet (a sync that races the Secret's creation must not rotate the key it
  *   just made); nothing is created or deleted, the sync looks again in `wait` seconds.
  * - create: a new key; IAM allows two per user, so `deleteBefore` go before it is created, `deleteAfter` (the
- *   newest old one) after. `rotated`: there was a key before (in IAM or in the Secret).
+ *   newest old one) after. `rotated`: there was a key before (in IAM or in the Secret). `deferred`: the old keys
+ *   left because a Secret still holds them (`inUse`).
+ * - waitForSecrets: a new key is needed, but IAM's two keys are both held by Secrets still present (`inUse`): nothing
+ *   is created or deleted until one of them is gone.
+ *
+ * `inUse`: the keys that observed Secrets of this resource other than the one answered hold (a renamed secretName's
+ * old Secret, until Metacontroller has deleted it): their readers use them, so they are never deleted, whatever their
+ * age; the next sync after that Secret is gone deletes them.
  */
 export type KeyPlan =
   | { keep: AccessKey; deleteOld: string[]; recheckIn: number | undefined }
   | { pending: AccessKeyInfo; wait: number }
-  | { create: true; deleteBefore: string[]; deleteAfter: string[]; rotated: boolean };
+  | { create: true; deleteBefore: string[]; deleteAfter: string[]; rotated: boolean; deferred?: string[] }
+  | { waitForSecrets: string[] };
 
 /** `existing`: the user's keys as IAM lists them, oldest first (by IAM's own creation date). */
-export function planKeys(existing: readonly AccessKeyInfo[], kept: KeptKey, now: Date): KeyPlan {
+export function planKeys(
+  existing: readonly AccessKeyInfo[],
+  kept: KeptKey,
+  now: Date,
+  inUse: ReadonlySet<string> = new Set(),
+): KeyPlan {
   const ageOf = (k: AccessKeyInfo) => (now.getTime() - k.created.getTime()) / 1000;
   const listed = existing.find((k) => k.id === kept.id);
   if (kept.id && kept.secret && listed) {
     const deleteOld: string[] = [];
     let recheckIn: number | undefined;
     for (const k of existing) {
-      if (k.id === kept.id) continue;
+      if (k.id === kept.id || inUse.has(k.id)) continue;
       if (ageOf(k) >= KEY_GRACE_SECONDS) deleteOld.push(k.id);
       else recheckIn = Math.min(recheckIn ?? Infinity, Math.ceil(KEY_GRACE_SECONDS - ageOf(k)) + 1);
     }
@@ -99,12 +112,49 @@ export function planKeys(existing: readonly AccessKeyInfo[], kept: KeptKey, now:
   const newest = existing[existing.length - 1];
   if (newest && ageOf(newest) < KEY_GRACE_SECONDS)
     return { pending: newest, wait: Math.max(5, Math.ceil(KEY_GRACE_SECONDS - ageOf(newest)) + 1) };
+  return createPlan(existing, kept, inUse);
+}
+
+/**
+ * A new key (planKeys' create): room made for it (at most one key left when it is created), the newest old key that
+ * may go deleted after it (a failed create leaves it), unless a key in use already takes the one place.
+ */
+function createPlan(existing: readonly AccessKeyInfo[], kept: KeptKey, inUse: ReadonlySet<string>): KeyPlan {
+  const rotated = existing.length > 0 || Boolean(kept.id);
+  const free = existing.filter((k) => !inUse.has(k.id)).map((k) => k.id);
+  const deferred = existing.filter((k) => inUse.has(k.id)).map((k) => k.id);
+  if (deferred.length >= 2) return { waitForSecrets: deferred };
+  const after = deferred.length === 0 ? free.slice(-1) : [];
   return {
     create: true,
-    deleteBefore: existing.slice(0, -1).map((k) => k.id),
-    deleteAfter: existing.slice(-1).map((k) => k.id),
-    rotated: existing.length > 0 || Boolean(kept.id),
+    deleteBefore: free.slice(0, free.length - after.length),
+    deleteAfter: after,
+    rotated,
+    ...(deferred.length ? { deferred } : {}),
   };
+}
+
+/**
+ * The key plan for the Secret answered (`wanted`, as observed; absent while a renamed secretName's Secret is not made
+ * yet) and the other observed Secrets of this resource (`others`: a renamed secretName's old Secret, until it is
+ * deleted): the wanted Secret's key while it can stand; else the key of another observed Secret of this resource that
+ * can (a rename publishes the key in use under the new name, so its readers keep working and nothing is rotated);
+ * else planKeys' answer for the wanted Secret. Never a key that an old Secret holds is deleted (`inUse`).
+ */
+export function planKeysOf(
+  existing: readonly AccessKeyInfo[],
+  wanted: KeptKey,
+  others: readonly KeptKey[],
+  now: Date,
+): { plan: KeyPlan; kept: KeptKey } {
+  const inUse = new Set(others.flatMap((k) => (k.id ? [k.id] : [])));
+  const plan = planKeys(existing, wanted, now, inUse);
+  if ('keep' in plan) return { plan, kept: wanted };
+  for (const other of others) {
+    const copied = planKeys(existing, other, now, inUse);
+    if ('keep' in copied) return { plan: copied, kept: other };
+  }
+  return { plan, kept: wanted };
 }
 
 /**
@@ -169,14 +219,26 @@ export function bucketRetained(bucket: string): EventSpec {
   };
 }
 
-/** The Event of a new key: KeyRotated when it replaces one, else AccessKeyCreated. */
-export function keyCreated(rotated: boolean, keyId: string, user: string, secretName: string): EventSpec {
+/**
+ * The Event of a new key: KeyRotated when it replaces one, else AccessKeyCreated. `deferred`: old keys an old Secret
+ * still holds (deleted once it is gone).
+ */
+export function keyCreated(
+  rotated: boolean,
+  keyId: string,
+  user: string,
+  secretName: string,
+  deferred: readonly string[] = [],
+): EventSpec {
+  const previous = deferred.length
+    ? `the previous key ${deferred.join(', ')} is deleted once the Secret that holds it is gone`
+    : 'the previous key is deleted';
   return rotated
     ? {
         type: 'Normal',
         reason: 'KeyRotated',
         action: 'CreateAccessKey',
-        note: `new access key ${keyId} for IAM user ${user} in Secret ${secretName}; the previous key is deleted`,
+        note: `new access key ${keyId} for IAM user ${user} in Secret ${secretName}; ${previous}`,
         subject: keyId,
       }
     : {

@@ -32,7 +32,11 @@ import {
   type CustomizeRequest,
   type CustomizeResponse,
   HELD_BY,
+  type HeldRecord,
   heldRecords,
+  heldRecordsOf,
+  type CompositeSyncRequest,
+  type TakenName,
   withoutHeldRecords,
 } from '../../lib/index.js';
 import {
@@ -58,7 +62,7 @@ import {
   keyCreated,
   oldBucketsCondition,
   pendingStatus,
-  planKeys,
+  planKeysOf,
   planOldBuckets,
   readyStatus,
   resyncAfter,
@@ -138,11 +142,61 @@ export function holderWants(holder: KubeObject): ChildName[] | undefined {
   return holder.kind === 'S3' && holder.apiVersion === S3_API_VERSION ? childNames(holder as ParentObject) : undefined;
 }
 
-/** Asks for the S3 resources of the parent's namespace: a holder of its Secret name is judged by them (holderWants). */
+/** The S3 resources a parent's status records as holders of its Secret name (status.heldBy), at most 3. */
+function recordedHolders(parent: ParentObject): HeldRecord[] {
+  return heldRecordsOf(parent).filter(
+    (r) => r.holder.kind === 'S3' && r.holder.apiVersion === S3_API_VERSION && r.holder.uid !== parent.metadata.uid,
+  );
+}
+
+/**
+ * Asks for the S3 resources that the parent's status records as holders of its Secret name (status.heldBy), by name:
+ * a held resource judges them (holderWants). Never the namespace's every S3 resource: each would be sent with every
+ * sync, and each change of one would sync every other (Metacontroller matches a rule without names to every object of
+ * its namespace). A resource that is not held asks for none.
+ *
+ * Metacontroller keeps this answer for the parent's generation (v4.17: up to 20 minutes), so a holder recorded after
+ * it was asked for is not sent yet: the sync cannot tell "not sent" from "gone", and asks AWS (unjudgedHolders).
+ */
 export function customize(request: CustomizeRequest): CustomizeResponse {
-  const namespace = request.parent?.metadata.namespace;
-  if (!namespace) return { relatedResources: [] };
-  return { relatedResources: [{ apiVersion: S3_API_VERSION, resource: 's3s', namespace }] };
+  const parent = request.parent;
+  const namespace = parent?.metadata.namespace;
+  if (!parent || !namespace) return { relatedResources: [] };
+  const names = [...new Set(recordedHolders(parent).map((r) => r.holder.name))].sort();
+  if (names.length === 0) return { relatedResources: [] };
+  return { relatedResources: [{ apiVersion: S3_API_VERSION, resource: 's3s', namespace, names }] };
+}
+
+/**
+ * The recorded holders (status.heldBy) of `wanted` that the related objects do not show, while the name is free: the
+ * holder deleted, or recorded after Metacontroller asked customize for this generation (its answer is kept, and names
+ * only the holders recorded then). Never taken on that doubt: such a holder still holds the name while its IAM user
+ * (named after its namespace, name and uid, tagged with that uid, deleted last by its finalize) exists. A holder the
+ * related objects show is judged by them (takenNames, stillHeld), with no AWS call.
+ */
+async function unjudgedHolders(aws: AwsApi, request: CompositeSyncRequest, wanted: ChildName): Promise<TakenName[]> {
+  const parent = request.parent;
+  const namespace = parent.metadata.namespace ?? '';
+  const present = (map: CompositeSyncRequest['related'], kind: string, apiVersion: string, name: string) =>
+    observedNamed(map, kind, apiVersion, name, namespace) !== undefined;
+  if (
+    present(request.related, wanted.kind, wanted.apiVersion, wanted.name) ||
+    present(request.children, wanted.kind, wanted.apiVersion, wanted.name)
+  )
+    return [];
+  const taken: TakenName[] = [];
+  for (const { child, holder } of recordedHolders(parent)) {
+    if (child.kind !== wanted.kind || child.apiVersion !== wanted.apiVersion || child.name !== wanted.name) continue;
+    if (present(request.related, holder.kind, holder.apiVersion, holder.name)) continue;
+    const user = await aws.getUser(userName(namespace, holder.name, holder.uid));
+    if (!user || !owns({ namespace, name: holder.name, uid: holder.uid }, user.tags)) continue;
+    taken.push({
+      child,
+      holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), whose IAM user still exists (the ${child.kind} is gone for a moment: it makes it again)`,
+      ref: holder,
+    });
+  }
+  return taken;
 }
 
 /** A name the credentials Secret's labels or its default name cannot carry. */
@@ -453,6 +507,11 @@ interface SyncRun {
   /** The credentials Secret's name. */
   secretName: string;
   observedSecret: KubeObject | undefined;
+  /**
+   * The other Secrets observed as this resource's children: a renamed secretName's old Secret, until Metacontroller
+   * deletes it (the answer names only the new one). Their readers use their keys: copied, never deleted meanwhile.
+   */
+  oldSecrets: KubeObject[];
   specTags: Map<string, string>;
   /** The buckets the status records as created by this resource, as the sync found them. */
   recorded: ReadonlySet<string>;
@@ -463,6 +522,19 @@ interface SyncRun {
   note: (event: EventSpec) => void;
   log: SyncHook<Spec, S3Clients>['log'];
   now: Date;
+}
+
+/** The Secrets observed as this resource's children other than `wanted`, in name order (a few at most). */
+function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject[] {
+  return allObserved(request.children)
+    .filter(
+      (c) =>
+        c.kind === 'Secret' &&
+        c.apiVersion === 'v1' &&
+        typeof c.metadata?.name === 'string' &&
+        c.metadata.name !== wanted,
+    )
+    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
 }
 
 /**
@@ -488,6 +560,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     // Found by the object's own name, never by a key of the observed map: a Secret named `constructor` must not
     // find Object.prototype's.
     observedSecret: observedNamed(request.children, 'Secret', 'v1', wantedSecret),
+    oldSecrets: otherSecrets(request, wantedSecret),
     specTags: tagsOf(parent.spec),
     recorded,
     records: new Map(),
@@ -500,7 +573,16 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
   };
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
   // A name free for a moment whose holder (remembered in status.heldBy) still exists and wants it is still taken.
-  const taken = takenNames(request, [{ apiVersion: 'v1', kind: 'Secret', name: wantedSecret }], undefined, holderWants);
+  const wanted: ChildName = { apiVersion: 'v1', kind: 'Secret', name: wantedSecret };
+  const taken = takenNames(request, [wanted], undefined, holderWants);
+  // A recorded holder the related objects do not show: AWS says whether it still exists.
+  if (taken.length === 0) {
+    try {
+      taken.push(...(await unjudgedHolders(aws, request, wanted)));
+    } catch (err) {
+      throw awsFailure(err, `Secret ${wantedSecret}'s holder: ${describe(err)}`, { conditions: ['Ready', 'Synced'] });
+    }
+  }
   if (taken.length > 0) {
     const { reason, message } = takenCondition(parent, taken);
     throw new TemporaryError(reason, message, {
@@ -562,7 +644,12 @@ function stepsOf(run: SyncRun) {
       const failure =
         err instanceof PermanentError
           ? new PermanentError(err.reason, `${name}: ${err.message}`, options)
-          : awsFailure(err, `${name}: ${describe(err)}`, options);
+          : err instanceof TemporaryError
+            ? new TemporaryError(err.reason, `${name}: ${err.message}`, {
+                ...options,
+                retryAfterSeconds: err.retryAfterSeconds,
+              })
+            : awsFailure(err, `${name}: ${describe(err)}`, options);
       answered.add(failure);
       throw failure;
     }
@@ -974,19 +1061,28 @@ async function ensurePolicy(
 }
 
 /**
- * The access key, as planKeys says: the one in the observed Secret while IAM still has it (the others deleted
- * once past the grace period). Otherwise a new one, unless IAM has a key younger than the grace period: that
+ * The access key, as planKeysOf says: the one in the observed Secret while IAM still has it (the others deleted
+ * once past the grace period); after a rename of secretName, the one the old Secret holds, published under the new
+ * name (its readers keep working). Otherwise a new one, unless IAM has a key younger than the grace period: that
  * one is in a Secret Metacontroller's cache does not show yet (a sync that races the Secret's creation must not
- * rotate the key it just made), and is waited for. Room is made first: IAM allows two keys per user.
+ * rotate the key it just made), and is waited for. Room is made first: IAM allows two keys per user. A key that an
+ * old Secret of this resource still holds is never deleted: the sync after that Secret is gone deletes it.
  */
 async function ensureKey(
   run: SyncRun,
 ): Promise<{ key: AccessKey & { created: Date }; recheckIn: number | undefined } | { pending: string; wait: number }> {
   const { aws, user } = run;
   const listed = await aws.listAccessKeys(user);
-  const kept = keptKey(run.observedSecret);
-  const plan = planKeys(listed, kept, run.now);
+  const { plan, kept } = planKeysOf(listed, keptKey(run.observedSecret), run.oldSecrets.map(keptKey), run.now);
   if ('pending' in plan) return { pending: plan.pending.id, wait: plan.wait };
+  if ('waitForSecrets' in plan) {
+    const holders = run.oldSecrets.map((s) => s.metadata.name).join(', ');
+    throw new TemporaryError(
+      'SecretPending',
+      `IAM user ${user} holds two keys (${plan.waitForSecrets.join(', ')}) that Secret ${holders} still holds: no key is made or deleted until it is gone`,
+      { retryAfterSeconds: RETRY_SECONDS.failure },
+    );
+  }
   if ('keep' in plan) {
     for (const id of plan.deleteOld) await aws.deleteAccessKey(user, id);
     // The creation date the Secret carries (the same from one sync to the next), else IAM's.
@@ -996,7 +1092,7 @@ async function ensureKey(
   for (const id of plan.deleteBefore) await aws.deleteAccessKey(user, id);
   const key = await aws.createAccessKey(user);
   for (const id of plan.deleteAfter) await aws.deleteAccessKey(user, id);
-  run.note(keyCreated(plan.rotated, key.id, user, run.secretName));
+  run.note(keyCreated(plan.rotated, key.id, user, run.secretName, plan.deferred));
   return { key: { ...key, created: run.now }, recheckIn: undefined };
 }
 

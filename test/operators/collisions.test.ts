@@ -356,18 +356,23 @@ t.test('S3: a secretName another S3 resource holds is SecretNameTaken; no key is
     now,
   );
   t.match(ready(again), { status: 'True' });
-  // customize asks for the Secret by name, in the namespace, and for the S3 resources there (a holder is judged by
-  // them: test/s3/secret-name-held-while-holder-exists.test.ts).
+  // customize asks for the Secret by name, in the namespace, and, once held, for its holder by name (a holder is
+  // judged by it: test/s3/secret-name-held-while-holder-exists.test.ts).
   const rules = s3.customize!({ controller: {}, parent: parent('second') }, {} as never).relatedResources;
-  t.same(rules, [
-    { apiVersion: 'systek.no/v1', resource: 's3s', namespace: NS },
+  t.same(rules, [{ apiVersion: 'v1', resource: 'secrets', namespace: NS, names: ['shared'] }]);
+  const held = s3.customize!(
+    { controller: {}, parent: { ...parent('second'), status: status as never } },
+    {} as never,
+  ).relatedResources;
+  t.same(held, [
+    { apiVersion: 'systek.no/v1', resource: 's3s', namespace: NS, names: ['first'] },
     { apiVersion: 'v1', resource: 'secrets', namespace: NS, names: ['shared'] },
   ]);
   const byDefault = s3.customize!(
     { controller: {}, parent: { ...parent('third'), spec: { bucketName: 'b-third' } } },
     {} as never,
   ).relatedResources;
-  t.same(byDefault[1]!.names, ['third-credentials']);
+  t.same(byDefault[0]!.names, ['third-credentials']);
 });
 
 /** An etcd client that fails the test if the hook changes membership. */

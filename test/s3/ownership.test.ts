@@ -234,23 +234,25 @@ t.test('the access key: kept in the Secret named by spec.secretName, sync after 
   t.equal(aws.calls.filter((c) => c.startsWith('createAccessKey')).length, 1, 'made once');
 });
 
-t.test('a Secret under another name does not stand for spec.secretName', async (t) => {
+t.test('a Secret under another name is not answered for spec.secretName: its key moves to the one named', async (t) => {
   const aws = new FakeAws();
   const r = new Resource(aws, { bucketName: 'mine' });
   await r.sync();
   r.now = new Date(aws.now.getTime() + 3600_000);
-  // The spec now names another Secret; the default-named one still holds the old key.
+  // The spec now names another Secret; the default-named one still holds the key its readers use.
   r.spec = { ...r.spec, secretName: 'moved' };
   const old = r.secret()!;
   await r.sync();
   const moved = r.secret('moved')!;
   t.ok(moved, 'the Secret spec.secretName names');
-  t.not(
+  t.notOk(r.secret(), 'and not the old one (Metacontroller deletes it)');
+  t.equal(
     moved['AWS_ACCESS_KEY_ID'],
     old['AWS_ACCESS_KEY_ID'],
-    'with a new key: the old one was in a Secret that is not the one named',
+    'with the key in use: a rename moves the credentials, it does not rotate them',
   );
-  t.same(aws.keyIds(USER), [moved['AWS_ACCESS_KEY_ID']], 'and only that key is left in IAM');
+  t.equal(moved['AWS_SECRET_ACCESS_KEY'], old['AWS_SECRET_ACCESS_KEY']);
+  t.same(aws.keyIds(USER), [old['AWS_ACCESS_KEY_ID']], 'and only that key is in IAM');
 });
 
 t.test('IAM allows two keys per user: room is made before a new key, the old ones go after', async (t) => {

@@ -17,6 +17,7 @@ import {
   oldBucketsCondition,
   pendingStatus,
   planKeys,
+  planKeysOf,
   planOldBuckets,
   readyStatus,
   resyncAfter,
@@ -130,6 +131,63 @@ t.test('planKeys: the key in the Secret, while IAM has it, is kept', async (t) =
     { keep: { id: 'A', secret: 'sss' }, deleteOld: [], recheckIn: 21 },
     'the kept key itself is never counted, young as it may be',
   );
+});
+
+t.test('planKeys: a key an old Secret still holds (inUse) is never deleted', async (t) => {
+  const inUse = new Set(['OLD']);
+  t.strictSame(
+    planKeys([key('OLD', 86_400), key('K1', 5000)], kept('K1'), NOW, inUse),
+    { keep: { id: 'K1', secret: 'sss' }, deleteOld: [], recheckIn: undefined },
+    'kept: the old Secret\u2019s key stays, whatever its age',
+  );
+  t.strictSame(
+    planKeys([key('OLD', 86_400)], kept(undefined), NOW, inUse),
+    { create: true, deleteBefore: [], deleteAfter: [], rotated: true, deferred: ['OLD'] },
+    'a new key: the old one stays (deferred), and takes the one place IAM leaves',
+  );
+  t.strictSame(
+    planKeys([key('OLD', 86_400), key('FREE', 5000)], kept(undefined), NOW, inUse),
+    { create: true, deleteBefore: ['FREE'], deleteAfter: [], rotated: true, deferred: ['OLD'] },
+    'room made with the key no Secret holds, before the new one',
+  );
+  t.strictSame(
+    planKeys([key('OLD', 86_400), key('OLD2', 5000)], kept(undefined), NOW, new Set(['OLD', 'OLD2'])),
+    { waitForSecrets: ['OLD', 'OLD2'] },
+    'both of IAM\u2019s keys held by old Secrets: nothing made or deleted',
+  );
+});
+
+t.test('planKeysOf: a renamed Secret gets the key its old Secret holds', async (t) => {
+  t.strictSame(
+    planKeysOf([key('K1', 86_400)], kept(undefined, undefined), [kept('K1')], NOW),
+    {
+      plan: { keep: { id: 'K1', secret: 'sss' }, deleteOld: [], recheckIn: undefined },
+      kept: { id: 'K1', secret: 'sss' },
+    },
+    'the new name not made yet: the old Secret\u2019s key, copied',
+  );
+  t.strictSame(
+    planKeysOf([key('K1', 86_400), key('K2', 5000)], kept('K2'), [kept('K1')], NOW).plan,
+    { keep: { id: 'K2', secret: 'sss' }, deleteOld: [], recheckIn: undefined },
+    'the new Secret stands: its key, and the old Secret\u2019s stays until that Secret is gone',
+  );
+  t.strictSame(
+    planKeysOf([key('K1', 86_400)], kept(undefined, undefined), [{ id: 'K1', secret: undefined }], NOW).plan,
+    { create: true, deleteBefore: [], deleteAfter: [], rotated: true, deferred: ['K1'] },
+    'an old Secret whose key cannot stand: a new key, the old one kept while that Secret is there',
+  );
+  t.strictSame(
+    planKeysOf([key('K1', 86_400)], kept(undefined, undefined), [kept('FOREIGN')], NOW).plan,
+    { create: true, deleteBefore: [], deleteAfter: ['K1'], rotated: true },
+    'a key IAM does not list for this user is never copied',
+  );
+});
+
+t.test('keyCreated: a previous key an old Secret still holds is said to go later', async (t) => {
+  t.match(keyCreated(true, 'AKIA2', 'user-1', 'creds', ['AKIA1']), {
+    reason: 'KeyRotated',
+    note: 'new access key AKIA2 for IAM user user-1 in Secret creds; the previous key AKIA1 is deleted once the Secret that holds it is gone',
+  });
 });
 
 t.test('planKeys: a Secret that cannot stand for the key', async (t) => {

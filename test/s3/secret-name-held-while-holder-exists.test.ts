@@ -51,7 +51,7 @@ t.test(
       t.match(ready(res), { reason: 'SecretNameTaken' }, `sync ${i}: held`);
     }
     // Secret `shared` is deleted. The second resource's next sync (its related Secret gone; S3 first, which its
-    // customize asks for with the S3 resources of its namespace, still there):
+    // customize asks for by name once its status records it as the holder, still there):
     const after = await s3Sync(
       { controller: {}, parent: parent('second', status), children: {}, related: objectMap([parent('first')]) },
       aws,
@@ -99,8 +99,14 @@ t.test('the held resource records its holder in status.heldBy', async (t) => {
 });
 
 const later = new Date(FIXED_NOW.getTime() + 1000);
-const freed: Array<[string, () => KubeObject[]]> = [
-  ['the holder is gone (deleted: its Secret went with it)', () => []],
+/** S3 first's IAM user, which its finalize deletes last (hooks/s3/sync.ts): gone once S3 first is. */
+const firstUser = (aws: FakeAws) => [...aws.users.keys()].find((u) => u.includes('-first-'))!;
+const freed: Array<[string, () => KubeObject[], ((aws: FakeAws) => void)?]> = [
+  [
+    'the holder is gone (deleted: its Secret and its IAM user went with it)',
+    () => [],
+    (aws) => aws.users.delete(firstUser(aws)),
+  ],
   [
     'the holder is being deleted',
     () => [{ ...parent('first'), metadata: { ...parent('first').metadata, deletionTimestamp: 'x' } } as KubeObject],
@@ -114,10 +120,11 @@ const freed: Array<[string, () => KubeObject[]]> = [
     () => [{ ...parent('first'), spec: { bucketName: 'bucket-first', secretName: 'other' } } as KubeObject],
   ],
 ];
-for (const [what, related] of freed) {
+for (const [what, related, before] of freed) {
   t.test(`the name is taken once ${what}`, async (t) => {
     const aws = new FakeAws();
     const { status } = await heldSecond(aws);
+    before?.(aws);
     const res = await s3Sync(
       { controller: {}, parent: parent('second', status), children: {}, related: objectMap(related()) },
       aws,
@@ -156,11 +163,50 @@ t.test('a status record naming another kind, or malformed, holds nothing', async
   t.match(ready(res), { status: 'True' });
 });
 
-t.test('customize asks for the S3 resources of the parent`s namespace (the holders it judges)', async (t) => {
-  const res = s3.customize!({ controller: {}, parent: parent('second') } as any, {} as any) as any;
-  t.ok(
-    res.relatedResources.some(
-      (r: any) => r.apiVersion === 'systek.no/v1' && r.resource === 's3s' && r.namespace === NS && !r.names,
-    ),
-  );
+// Metacontroller keeps a customize answer for the parent's generation (v4.17: up to 20 minutes), and the status is no
+// part of the generation: the answer asked for before the holder was recorded names no holder. The sync then sees
+// neither the Secret nor its holder, and cannot tell "gone" from "not asked for": it asks AWS for the holder's user.
+t.test(
+  'a recorded holder the related objects do not show (customize asked before it was recorded) holds while its IAM user exists',
+  async (t) => {
+    const aws = new FakeAws();
+    const { status } = await heldSecond(aws);
+    aws.calls.length = 0;
+    const res = await s3Sync(
+      { controller: {}, parent: parent('second', status), children: {}, related: {} },
+      aws,
+      later,
+    );
+    t.match(ready(res), {
+      status: 'False',
+      reason: 'SecretNameTaken',
+      message: /S3 first \(uid uid-first\), whose IAM user still exists/,
+    });
+    t.notOk(
+      res.children.some((c) => c.kind === 'Secret'),
+      'Secret shared is not answered',
+    );
+    t.same(aws.calls, [], `nothing is made in AWS (${JSON.stringify(aws.calls)})`);
+    t.same((res.status as any).heldBy, (status as any).heldBy, 'the holder is still remembered');
+  },
+);
+
+t.test('an IAM user of that name tagged with another uid holds nothing', async (t) => {
+  const aws = new FakeAws();
+  const { status } = await heldSecond(aws);
+  aws.users.get(firstUser(aws))!.tags.set('metaops.dev/owner-uid', 'uid-someone-else');
+  const res = await s3Sync({ controller: {}, parent: parent('second', status), children: {}, related: {} }, aws, later);
+  t.match(ready(res), { status: 'True' });
+});
+
+t.test('customize asks for the recorded holders by name, and for no S3 resource when none is recorded', async (t) => {
+  const rules = (p: ParentObject) =>
+    (s3.customize!({ controller: {}, parent: p } as any, {} as any) as any).relatedResources.filter(
+      (r: any) => r.resource === 's3s',
+    );
+  t.same(rules(parent('second')), [], 'not held: no S3 resource asked for');
+  const { status } = await heldSecond(new FakeAws());
+  t.same(rules(parent('second', status)), [
+    { apiVersion: 'systek.no/v1', resource: 's3s', namespace: NS, names: ['first'] },
+  ]);
 });
