@@ -32,11 +32,13 @@ import {
   withFailedAddition,
   youngPod,
 } from '../additions.js';
-import { firstDecision, runsItsImage, viewOf } from './view.js';
+import { firstDecision, ROLLED_BACK_AT, runsItsImage, viewOf } from './view.js';
+import type { UpgradeFailure } from '../upgrade.js';
 
 /**
  * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
- * upgrade was refused; new members take the running version); `rollBack`: the member a failed upgrade names.
+ * upgrade was refused; new members take the running version); `rollBack`: the failed upgrade, whose member is given
+ * back the version the cluster ran.
  */
 export function decideMembers(
   parent: ParentObject,
@@ -44,7 +46,7 @@ export function decideMembers(
   obs: Observation,
   // Stryker disable next-line BooleanLiteral: never defaulted: upgrade-hold.ts passes Boolean(held)
   holdVersion = false,
-  rollBack?: string,
+  rollBack?: Pick<UpgradeFailure, 'member' | 'since'>,
 ): Decision {
   const v = viewOf(parent, spec, obs, holdVersion, rollBack);
   if (obs.pods.length === 0) return noPods(v);
@@ -216,18 +218,22 @@ function expired(a: Answered, m: Listed): boolean {
 /**
  * The pending addition that cannot finish, if any: a learner or a member that never started, when the size was
  * lowered, or its pod failed, or the spec changed since, or it is pending past PENDING_ADD_SECONDS (a pod that stays
- * Pending: an image that cannot be pulled, no node to run it). (Not the member a failed upgrade names, while that
- * failure holds: it is given back the version the cluster ran, in place, and joins on it; cancelling it would add
- * its replacement again and again.)
+ * Pending: an image that cannot be pulled, no node to run it). (The member a failed upgrade names is given back the
+ * version the cluster ran, in place, and joins on it: cancelling it at once would add its replacement again and
+ * again. It is cancelled only once it has run that version for PENDING_ADD_SECONDS without joining: rollBackClock.)
  */
 function stuckAddition(a: Answered): Listed | undefined {
   const over = a.members.length > a.spec.size;
   const pending = a.members.filter(
     (m) => (m.member.isLearner || !m.member.name) && !(m.pod && a.healthOf(m.pod).healthy),
   );
+  const rolledBackStuck = (pod: string) => {
+    const since = rollBackClock(a, pod);
+    return Boolean(a.obs.now && since && a.obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
+  };
   return pending.find(
     (m) =>
-      (m.pod === undefined || m.pod !== a.rollBack || over) &&
+      (m.pod === undefined || m.pod !== a.rollBack || over || rolledBackStuck(m.pod)) &&
       (over ||
         !m.pod ||
         (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== a.targetImage)) ||
@@ -284,21 +290,42 @@ function cancelAddition(a: Answered): Decision | undefined {
 }
 
 /**
+ * Since when the member a failed upgrade names (`pod`) counts as failing on the version it was given back: from when
+ * it was first seen running that version again (ROLLED_BACK_AT on its pod, as the last answer recorded it; never
+ * before the failure itself), or undefined (not yet seen so: it is the upgrade's failure, not its own). Its time on
+ * the failed version counts for nothing: a member whose etcd keeps exiting on the last good version too (data
+ * damaged by the crash, a disk, a node) is then treated as any other and the cluster gets back to full strength.
+ */
+function rollBackClock(a: Answered, pod: string): string | undefined {
+  const at = a.podByName.get(pod)?.metadata.annotations?.[ROLLED_BACK_AT];
+  const seen = Date.parse(at ?? '');
+  if (!Number.isFinite(seen)) return undefined;
+  const failed = Date.parse(a.rollBackSince ?? '');
+  return Number.isFinite(failed) && failed > seen ? a.rollBackSince : at;
+}
+
+/** Since when a started member counts as unhealthy for its replacement (the failed upgrade's member: rollBackClock). */
+function unhealthyClock(a: Answered, r: MemberReport): string | undefined {
+  if (!r.unhealthySince || r.name !== a.rollBack) return r.unhealthySince;
+  const since = rollBackClock(a, r.name);
+  if (since === undefined) return undefined;
+  return Date.parse(since) > Date.parse(r.unhealthySince) ? since : r.unhealthySince;
+}
+
+/**
  * 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data that
  * cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep quorum
- * without it: removed (its claim with it, as a recorded decision), then a new member is added. (Not the member a
- * failed upgrade names, while that failure holds: it is given back the version it ran, on its data, and stays a
- * member; changing spec.version ends the hold.)
+ * without it: removed (its claim with it, as a recorded decision), then a new member is added. The member a failed
+ * upgrade names is given back the version it ran, on its data, and stays a member while it starts on it: its clock
+ * counts only from when it runs that version again (rollBackClock), and its replacement takes that version.
  */
 function replaceUnhealthy(a: Answered): Decision | undefined {
   const now = a.obs.now;
   const stale = now
-    ? a.reports.find(
-        (r) =>
-          r.unhealthySince &&
-          r.name !== a.rollBack &&
-          now.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
-      )
+    ? a.reports.find((r) => {
+        const since = unhealthyClock(a, r);
+        return since !== undefined && now.getTime() - Date.parse(since) > UNHEALTHY_REPLACE_SECONDS * 1000;
+      })
     : undefined;
   if (!stale || !quorumWithoutOne(a)) return undefined;
   // A member made less than NEW_MEMBER_SECONDS ago (a replacement that started, then kept exiting) is a failed
@@ -315,6 +342,10 @@ function replaceUnhealthy(a: Answered): Decision | undefined {
   const count = failedNew ? ` (failed addition ${record!.members.length} of ${MAX_FAILED_ADDITIONS})` : '';
   const then =
     failedNew && additionsStopped(record) ? `no member replaces it${count}` : `a new member will replace it${count}`;
+  const how =
+    stale.name === a.rollBack
+      ? `was given back ${a.targetImage} after the failed upgrade and has not served on it since ${unhealthyClock(a, stale)}`
+      : `has been unhealthy since ${stale.unhealthySince}`;
   return {
     ...removal(
       a,
@@ -322,7 +353,7 @@ function replaceUnhealthy(a: Answered): Decision | undefined {
       recovering(
         true,
         'ReplacingUnhealthyMember',
-        `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, ${then}`,
+        `member ${stale.name} ${how} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, ${then}`,
       ),
     ),
     additionsFailed: record,
