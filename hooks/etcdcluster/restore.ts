@@ -310,6 +310,28 @@ export function transientFailure(message: string | undefined): boolean {
   }
 }
 
+/** The exits of a process killed by a signal a node or a container runtime sends: SIGKILL (137), SIGTERM (143). */
+const KILLED_EXITS: ReadonlySet<number> = new Set([137, 143]);
+
+/**
+ * Whether a restore step's run was ended under it, not by its own failure: the container lost by the runtime
+ * (`ContainerStatusUnknown`: the runtime restarted, the kubelet reports exit 137), or its process killed by a signal
+ * (137: an OOM kill, a runtime stop; 143: a node's SIGTERM) without a verdict of the CLI's own in its termination
+ * message (the CLI's JSON `reason`: S3's words, which a killed process never writes). Such a run proves nothing
+ * against the snapshot, which the check fetched and verified: the kubelet runs the step again, within the restore's
+ * deadline (restoreOverdue), which names the last exit when the step never gets through.
+ */
+export function killedRun(t: { exitCode?: unknown; message?: unknown; reason?: unknown }): boolean {
+  if (t.reason === 'ContainerStatusUnknown') return true;
+  if (typeof t.exitCode !== 'number' || !KILLED_EXITS.has(t.exitCode)) return false;
+  try {
+    const parsed = JSON.parse(String(t.message ?? '')) as { reason?: unknown } | null;
+    return typeof parsed?.reason !== 'string';
+  } catch {
+    return true;
+  }
+}
+
 /**
  * A restore step (fetch or restore of the snapshot) the pod runs now, started less than RESTORE_STEP_SECONDS ago:
  * its name and start. A step at work is no evidence the restore failed (a large snapshot through a slow S3).
@@ -338,11 +360,29 @@ export function restoreOverdue(record: RestoreState, pods: KubeObject[], now: Da
   const began = Date.parse(record.since ?? '');
   if (!now || !Number.isFinite(began) || now.getTime() - began <= RESTORE_SECONDS * 1000) return undefined;
   if (pods.some((p) => runningStep(p, now))) return undefined;
-  const waiting = pods.map((p) => `${p.metadata.name}: ${waitingReason(p)}`).slice(0, 3);
+  const waiting = pods.map((p) => `${p.metadata.name}: ${waitingReason(p)}${lastExit(p)}`).slice(0, 3);
   return sanitize(
     `the restored members did not serve within ${RESTORE_SECONDS / 60} minutes (${waiting.join('; ') || 'no pod'})`,
     200,
   );
+}
+
+/**
+ * How the first restore step (not the DNS wait) that waits to run again last ended, as ` (last exit <code> <reason>)`,
+ * or '' : a step the kubelet keeps running again (killed each time, an error S3 calls transient) is named by its exit.
+ */
+function lastExit(pod: KubeObject): string {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  for (const c of (Array.isArray(statuses) ? statuses : []) as Array<{
+    name?: unknown;
+    state?: { waiting?: unknown };
+    lastState?: { terminated?: { exitCode?: unknown; reason?: unknown } };
+  } | null>) {
+    const t = c?.lastState?.terminated;
+    if (!c || c.name === 'check-dns' || !c.state?.waiting || typeof t?.exitCode !== 'number') continue;
+    return ` ${sanitize(`(last exit ${t.exitCode}${typeof t.reason === 'string' && t.reason ? ` ${t.reason}` : ''})`, 60)}`;
+  }
+  return '';
 }
 
 /**

@@ -4,7 +4,7 @@ import { type KubeObject, type ParentObject, previousConditions } from '../../..
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, memberIndex } from '../members.js';
 import { DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
-import { transientFailure } from '../restore.js';
+import { killedRun, transientFailure } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import type { MemberReport, Observation } from './types.js';
 
@@ -122,8 +122,9 @@ const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number
  * The first of the pod's restore steps (the snapshot fetch and restore; not the DNS wait) that exited with an
  * error, if any, and how: as it ended (restartPolicy Never), or as it last ended before the kubelet tries it again
  * (Always). A step the kubelet runs again, or that succeeded since, has not failed; nor has one that S3 failed for a
- * moment (503 SlowDown, a reset connection: restore.ts transientFailure), which the kubelet retries within the
- * restore's deadline.
+ * moment (503 SlowDown, a reset connection: restore.ts transientFailure), nor one killed under it (a container runtime
+ * restart, a node's SIGTERM, an OOM kill: restore.ts killedRun), which the kubelet runs again within the restore's
+ * deadline.
  */
 export function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
@@ -134,7 +135,7 @@ export function failedInitStep(pod: KubeObject): { name?: string; terminated: Te
     const now = s.state?.terminated;
     if (s.state?.running || (now && !failedExit(now))) continue;
     const terminated = failedExit(now) ? now! : s.lastState?.terminated;
-    if (failedExit(terminated) && !(retried && transientFailure(terminated!.message)))
+    if (failedExit(terminated) && !(retried && (transientFailure(terminated!.message) || killedRun(terminated!))))
       return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
   }
   return undefined;

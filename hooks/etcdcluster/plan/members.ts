@@ -28,15 +28,18 @@ import {
   additionsStopped,
   howItFailed,
   MAX_FAILED_ADDITIONS,
+  RETRY_ADDITIONS,
   stoppedMessage,
   withFailedAddition,
   youngPod,
 } from '../additions.js';
-import { firstDecision, runsItsImage, viewOf } from './view.js';
+import { firstDecision, ROLLED_BACK_AT, runsItsImage, viewOf } from './view.js';
+import type { UpgradeFailure } from '../upgrade.js';
 
 /**
  * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
- * upgrade was refused; new members take the running version); `rollBack`: the member a failed upgrade names.
+ * upgrade was refused; new members take the running version); `rollBack`: the failed upgrade, whose member is given
+ * back the version the cluster ran.
  */
 export function decideMembers(
   parent: ParentObject,
@@ -44,7 +47,7 @@ export function decideMembers(
   obs: Observation,
   // Stryker disable next-line BooleanLiteral: never defaulted: upgrade-hold.ts passes Boolean(held)
   holdVersion = false,
-  rollBack?: string,
+  rollBack?: Pick<UpgradeFailure, 'member' | 'since'>,
 ): Decision {
   const v = viewOf(parent, spec, obs, holdVersion, rollBack);
   if (obs.pods.length === 0) return noPods(v);
@@ -216,18 +219,22 @@ function expired(a: Answered, m: Listed): boolean {
 /**
  * The pending addition that cannot finish, if any: a learner or a member that never started, when the size was
  * lowered, or its pod failed, or the spec changed since, or it is pending past PENDING_ADD_SECONDS (a pod that stays
- * Pending: an image that cannot be pulled, no node to run it). (Not the member a failed upgrade names, while that
- * failure holds: it is given back the version the cluster ran, in place, and joins on it; cancelling it would add
- * its replacement again and again.)
+ * Pending: an image that cannot be pulled, no node to run it). (The member a failed upgrade names is given back the
+ * version the cluster ran, in place, and joins on it: cancelling it at once would add its replacement again and
+ * again. It is cancelled only once it has run that version for PENDING_ADD_SECONDS without joining: rollBackClock.)
  */
 function stuckAddition(a: Answered): Listed | undefined {
-  const over = a.members.length > a.spec.size;
+  const over = a.members.length > a.spec.size + moveSlot(a);
   const pending = a.members.filter(
     (m) => (m.member.isLearner || !m.member.name) && !(m.pod && a.healthOf(m.pod).healthy),
   );
+  const rolledBackStuck = (pod: string) => {
+    const since = rollBackClock(a, pod);
+    return Boolean(a.obs.now && since && a.obs.now.getTime() - Date.parse(since) > PENDING_ADD_SECONDS * 1000);
+  };
   return pending.find(
     (m) =>
-      (m.pod === undefined || m.pod !== a.rollBack || over) &&
+      (m.pod === undefined || m.pod !== a.rollBack || over || rolledBackStuck(m.pod)) &&
       (over ||
         !m.pod ||
         (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== a.targetImage)) ||
@@ -242,7 +249,7 @@ function stuckAddition(a: Answered): Listed | undefined {
  */
 function failedAddition(a: Answered, stuck: Listed, name: string) {
   const failed =
-    a.members.length <= a.spec.size &&
+    a.members.length <= a.spec.size + moveSlot(a) &&
     stuck.pod !== undefined &&
     stuck.observed !== undefined &&
     memberImage(stuck.observed) === a.targetImage &&
@@ -284,21 +291,42 @@ function cancelAddition(a: Answered): Decision | undefined {
 }
 
 /**
+ * Since when the member a failed upgrade names (`pod`) counts as failing on the version it was given back: from when
+ * it was first seen running that version again (ROLLED_BACK_AT on its pod, as the last answer recorded it; never
+ * before the failure itself), or undefined (not yet seen so: it is the upgrade's failure, not its own). Its time on
+ * the failed version counts for nothing: a member whose etcd keeps exiting on the last good version too (data
+ * damaged by the crash, a disk, a node) is then treated as any other and the cluster gets back to full strength.
+ */
+function rollBackClock(a: Answered, pod: string): string | undefined {
+  const at = a.podByName.get(pod)?.metadata.annotations?.[ROLLED_BACK_AT];
+  const seen = Date.parse(at ?? '');
+  if (!Number.isFinite(seen)) return undefined;
+  const failed = Date.parse(a.rollBackSince ?? '');
+  return Number.isFinite(failed) && failed > seen ? a.rollBackSince : at;
+}
+
+/** Since when a started member counts as unhealthy for its replacement (the failed upgrade's member: rollBackClock). */
+function unhealthyClock(a: Answered, r: MemberReport): string | undefined {
+  if (!r.unhealthySince || r.name !== a.rollBack) return r.unhealthySince;
+  const since = rollBackClock(a, r.name);
+  if (since === undefined) return undefined;
+  return Date.parse(since) > Date.parse(r.unhealthySince) ? since : r.unhealthySince;
+}
+
+/**
  * 2b. A started member that stays unhealthy (its pod exists but it never answers again: a node gone dark, data that
  * cannot be read) is replaced once it has been so for UNHEALTHY_REPLACE_SECONDS, while the others keep quorum
- * without it: removed (its claim with it, as a recorded decision), then a new member is added. (Not the member a
- * failed upgrade names, while that failure holds: it is given back the version it ran, on its data, and stays a
- * member; changing spec.version ends the hold.)
+ * without it: removed (its claim with it, as a recorded decision), then a new member is added. The member a failed
+ * upgrade names is given back the version it ran, on its data, and stays a member while it starts on it: its clock
+ * counts only from when it runs that version again (rollBackClock), and its replacement takes that version.
  */
 function replaceUnhealthy(a: Answered): Decision | undefined {
   const now = a.obs.now;
   const stale = now
-    ? a.reports.find(
-        (r) =>
-          r.unhealthySince &&
-          r.name !== a.rollBack &&
-          now.getTime() - Date.parse(r.unhealthySince) > UNHEALTHY_REPLACE_SECONDS * 1000,
-      )
+    ? a.reports.find((r) => {
+        const since = unhealthyClock(a, r);
+        return since !== undefined && now.getTime() - Date.parse(since) > UNHEALTHY_REPLACE_SECONDS * 1000;
+      })
     : undefined;
   if (!stale || !quorumWithoutOne(a)) return undefined;
   // A member made less than NEW_MEMBER_SECONDS ago (a replacement that started, then kept exiting) is a failed
@@ -315,6 +343,10 @@ function replaceUnhealthy(a: Answered): Decision | undefined {
   const count = failedNew ? ` (failed addition ${record!.members.length} of ${MAX_FAILED_ADDITIONS})` : '';
   const then =
     failedNew && additionsStopped(record) ? `no member replaces it${count}` : `a new member will replace it${count}`;
+  const how =
+    stale.name === a.rollBack
+      ? `was given back ${a.targetImage} after the failed upgrade and has not served on it since ${unhealthyClock(a, stale)}`
+      : `has been unhealthy since ${stale.unhealthySince}`;
   return {
     ...removal(
       a,
@@ -322,7 +354,7 @@ function replaceUnhealthy(a: Answered): Decision | undefined {
       recovering(
         true,
         'ReplacingUnhealthyMember',
-        `member ${stale.name} has been unhealthy since ${stale.unhealthySince} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, ${then}`,
+        `member ${stale.name} ${how} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes): removing it, ${then}`,
       ),
     ),
     additionsFailed: record,
@@ -368,11 +400,17 @@ function scaleUp(a: Answered): Decision | undefined {
   const clusterVersion = a.obs.etcd!.clusterVersion;
   const learner = supportsLearners(clusterVersion);
   if (!learner && a.voting.length < 2) return scaleUpRefused(a, clusterVersion);
+  return addition(a, learner, (pod) =>
+    scaling(true, 'ScalingUp', `adding member ${pod} (${a.members.length + 1} of ${a.spec.size})`),
+  );
+}
+
+/** One member added (`learner`: as a learner), under the next ordinal, its pod answered; `condition` says so. */
+function addition(a: Answered, learner: boolean, condition: (pod: string) => ConditionInput): Decision {
   const lastMemberIndex = a.lastMemberIndex + 1;
   const pod = memberName(a.c.name, lastMemberIndex);
   const peers = [...a.members.filter((m) => m.pod).map((m) => ({ pod: m.pod! })), { pod }];
-  const message = `adding member ${pod} (${a.members.length + 1} of ${a.spec.size})`;
-  return running(a, [scaling(true, 'ScalingUp', message)], {
+  return running(a, [condition(pod)], {
     lastMemberIndex,
     action: { type: 'add', pod, peerURL: peerURL(a.c, pod), learner },
     pods: [
@@ -401,18 +439,36 @@ function scaleUpRefused(a: Answered, clusterVersion: string | undefined): Decisi
   });
 }
 
-/** 4. Size, down: remove the member with the highest ordinal that is not the leader. */
+/**
+ * 4. Size, down: remove a member made before restart in place (restartPolicy Never), the leader last, if any: so
+ * ends the move of one (moveToRestartInPlace: its replacement joined first); else the member with the highest
+ * ordinal that is not the leader.
+ */
 function scaleDown(a: Answered): Decision | undefined {
   if (a.members.length <= a.spec.size) return undefined;
+  const leaderLast = (x: Listed, y: Listed) =>
+    (x.member.id === a.leaderId ? 1 : 0) - (y.member.id === a.leaderId ? 1 : 0);
+  const never = a.members
+    .filter((m) => m.pod && m.observed && madeNever(m.observed) && !DEAD_PHASES.has(phaseOf(m.observed)))
+    .sort(leaderLast)[0];
   const victim =
+    never ??
     [...a.members]
       .filter((m) => m.pod)
       .sort((x, y) => (memberIndex(a.c.name, y.pod!) ?? 0) - (memberIndex(a.c.name, x.pod!) ?? 0))
-      .find((m) => m.member.id !== a.leaderId) ?? a.members[0]!;
+      .find((m) => m.member.id !== a.leaderId) ??
+    a.members[0]!;
+  const moved = never !== undefined && moveSlot(a) === 1 && a.members.length === a.spec.size + 1;
   return removal(
     a,
-    { id: victim.member.id, pod: victim.pod!, why: 'scale down' },
-    scaling(true, 'ScalingDown', `removing member ${victim.pod} (${a.members.length - 1} of ${a.spec.size})`),
+    { id: victim.member.id, pod: victim.pod!, why: moved ? 'restart in place' : 'scale down' },
+    moved
+      ? recovering(
+          true,
+          'MovingToRestartInPlace',
+          `${victim.pod} was made with restartPolicy Never (before restart in place): the cluster has a member over its size (its replacement joined), removing it (${a.members.length - 1} of ${a.spec.size})`,
+        )
+      : scaling(true, 'ScalingDown', `removing member ${victim.pod} (${a.members.length - 1} of ${a.spec.size})`),
   );
 }
 
@@ -459,30 +515,74 @@ function upgrade(a: Answered): Decision | undefined {
 /**
  * 6. Members made before restart in place (restartPolicy Never: a crash of a majority of them is for good) move to
  * it, one at a time, the leader last, only while every member is healthy. restartPolicy cannot change in place: with
- * storage the pod is made again on its claim (the same member, on its data); without, the member is replaced
- * (removed, then a new one added), only while the others keep a quorum and never the only member.
+ * storage the pod is made again on its claim (the same member, on its data); without, the member is replaced, never
+ * the only member. From etcd 3.4 its replacement joins first: added as a learner (the cluster may hold one member
+ * over its size meanwhile: moveSlot), promoted once it caught up, and only then is the member made with Never removed
+ * (scaleDown), so the move never costs the fault tolerance the cluster had. Before 3.4 (no learners, and a voter
+ * added first counts in the quorum before it runs) it is removed first, only while the others keep a quorum.
  */
 function moveToRestartInPlace(a: Answered): Decision | undefined {
   const { live, reports, storage, voting } = a;
+  const learners = supportsLearners(a.obs.etcd!.clusterVersion);
   // Before 3.4 (no learners) a member is replaced only while two voters stay: the add back is refused to a
   // one-member cluster (scaleUp).
-  const replaceable = voting.length >= (supportsLearners(a.obs.etcd!.clusterVersion) ? 2 : 3);
+  const replaceable = voting.length >= (learners ? 2 : 3);
   const never = neverRestarting(live, reports, storage || replaceable);
   if (!never) return undefined;
   const name = never.metadata.name!;
   const id = reports.find((r) => r.name === name)?.id;
-  const message = `${name} was made with restartPolicy Never (before restart in place): ${storage ? 'making its pod again on its volume' : 'replacing it with a member that restarts in place'}`;
-  return running(a, [recovering(true, 'MovingToRestartInPlace', message)], {
-    ...(storage || !id ? {} : { action: { type: 'remove' as const, id, pod: name, why: 'restart in place' } }),
-    pods: a.livePods.filter((p) => p.metadata.name !== name),
-  });
+  const message = (how: string) => `${name} was made with restartPolicy Never (before restart in place): ${how}`;
+  if (!storage && learners) {
+    // Its replacements failed again and again (additions.ts): none is added until the user acts; it stays as it is.
+    if (additionsStopped(a.common.additionsFailed)) {
+      const r = a.common.additionsFailed;
+      const said = message(
+        `adding its replacement failed ${r.members.length} times since ${r.since} (${r.members.join(', ')}; the last: ${r.reason}): it stays as it is and no member is added. ` +
+          `Fix the cause (spec.pod resources, the image, the nodes) and change the spec, or set the annotation ${RETRY_ADDITIONS} on the EtcdCluster to a new value to try again`,
+      );
+      return running(a, [recovering(false, 'MoveToRestartInPlaceFailed', said)], { converging: false });
+    }
+    return addition(a, true, (pod) =>
+      recovering(
+        true,
+        'MovingToRestartInPlace',
+        message(`adding ${pod}, which restarts in place, as a learner; ${name} is removed once it joined`),
+      ),
+    );
+  }
+  return running(
+    a,
+    [
+      recovering(
+        true,
+        'MovingToRestartInPlace',
+        message(storage ? 'making its pod again on its volume' : 'replacing it with a member that restarts in place'),
+      ),
+    ],
+    {
+      ...(storage || !id ? {} : { action: { type: 'remove' as const, id, pod: name, why: 'restart in place' } }),
+      pods: a.livePods.filter((p) => p.metadata.name !== name),
+    },
+  );
+}
+
+/** Whether the pod was made with restartPolicy Never (before restart in place). */
+function madeNever(p: KubeObject): boolean {
+  return (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never';
+}
+
+/**
+ * The members the cluster may hold over its size: one while members made with restartPolicy Never are moved to
+ * restart in place without storage on etcd with learners (moveToRestartInPlace adds the replacement before it
+ * removes the member), else none.
+ */
+function moveSlot(a: Answered): number {
+  return !a.storage && a.obs.etcd && supportsLearners(a.obs.etcd.clusterVersion) && a.live.some(madeNever) ? 1 : 0;
 }
 
 /** What the status says of member pods left on restartPolicy Never (they could not be moved without a loss). */
 function stayNever(live: KubeObject[]): string {
-  const names = live
-    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
-    .map((p) => p.metadata.name!);
+  const names = live.filter(madeNever).map((p) => p.metadata.name!);
   if (names.length === 0) return '';
   return `; ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''} made before restart in place (restartPolicy Never): moved once the cluster has storage, 3 members, or etcd 3.4+ with 2`;
 }
@@ -491,9 +591,7 @@ function stayNever(live: KubeObject[]): string {
 function neverRestarting(live: KubeObject[], reports: MemberReport[], may: boolean): KubeObject | undefined {
   if (!may) return undefined;
   const leader = (p: KubeObject) => (reports.find((r) => r.name === p.metadata.name)?.leader ? 1 : 0);
-  return live
-    .filter((p) => (p['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy === 'Never')
-    .sort((a, b) => leader(a) - leader(b))[0];
+  return live.filter(madeNever).sort((a, b) => leader(a) - leader(b))[0];
 }
 
 /** At rest: every member healthy, at size and at version. */

@@ -40,7 +40,7 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const d = withOutcomes(
     withAdditionsOnPods(
       upgradeRecords(
-        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), failure?.member),
+        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), failure),
         target,
         failure,
         upgradeFrom ?? running,

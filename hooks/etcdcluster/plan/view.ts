@@ -1,5 +1,5 @@
 // One view of the observed cluster, computed once per sync: what every membership rule (members.ts) reads.
-import { keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import { keepObserved, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
 import type { MemberHealth } from '../../etcdcommon/etcd.js';
 import {
   type Cluster,
@@ -13,7 +13,7 @@ import {
 } from '../members.js';
 import { etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { UPGRADED_AT, UPGRADED_FROM, UPGRADED_FROM_IMAGE } from '../upgrade.js';
+import { UPGRADED_AT, UPGRADED_FROM, UPGRADED_FROM_IMAGE, type UpgradeFailure, withAnnotation } from '../upgrade.js';
 import { isMemberReport, liveMemberClaims } from './evidence.js';
 import { initialCluster, upgradeDone, withImage, withOperatorSteps } from './member-pods.js';
 import type { Decision, MemberReport, Observation } from './types.js';
@@ -40,6 +40,8 @@ export interface View {
   holdVersion: boolean;
   /** The member a failed upgrade names, given back the version the cluster ran. */
   rollBack?: string;
+  /** When that failure was seen and the member given back that version (UpgradeFailure.since). */
+  rollBackSince?: string;
   /** The observed pods as answered: upgrade records done, stuck images unstuck (copies: the request is never written). */
   kept: KubeObject[];
   /** The highest ordinal ever seen: ordinals only grow, the next member takes one more. */
@@ -72,15 +74,19 @@ export interface View {
   restartPods: (missing: MemberReport[]) => KubeObject[];
 }
 
-/** The view of the observed cluster the membership rules read; `holdVersion` and `rollBack` as in View. */
+/**
+ * The view of the observed cluster the membership rules read; `holdVersion` as in View, `failed` the failed upgrade
+ * whose member is given back the version the cluster ran (View's rollBack and rollBackSince).
+ */
 export function viewOf(
   parent: ParentObject,
   spec: EtcdClusterSpec,
   obs: Observation,
   // Stryker disable next-line BooleanLiteral: never defaulted: decideMembers passes its own
   holdVersion = false,
-  rollBack?: string,
+  failed?: Pick<UpgradeFailure, 'member' | 'since'>,
 ): View {
+  const rollBack = failed?.member;
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = etcdVersion(spec.version);
@@ -90,13 +96,15 @@ export function viewOf(
     stuck.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p;
   const kept = upgradesDone(obs)
     .map(unstick)
-    .map((p, i) => withOperatorSteps(p, obs.pods[i]!, obs.operatorImage));
+    .map((p, i) => withOperatorSteps(p, obs.pods[i]!, obs.operatorImage))
+    .map((p, i) => withRollBackClock(p, obs.pods[i]!, failed, targetImage, obs.now));
   const lastMemberIndex = lastIndexSeen(c, obs, previous);
   const claimsSeen = liveMemberClaims(c.name, obs);
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
   const known = knownMembers(c, previous);
   return {
     ...{ parent, spec, obs, c, targetImage, targetVersion, previous, holdVersion, rollBack },
+    ...(failed ? { rollBackSince: failed.since } : {}),
     ...{ kept, lastMemberIndex, claimsSeen, storage, known, unstick },
     base: {
       fallbackPods: kept,
@@ -196,6 +204,56 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
       )
       .map((p) => p.metadata.name!),
   );
+}
+
+/**
+ * When the member a failed upgrade names was first seen on the image it was given back (the version the cluster ran),
+ * recorded on its pod as the answer carries it: from then on it runs that version again, and its failing there is
+ * its own, no longer the upgrade's (members.ts, rollBackClock). Kept as first seen; taken off every other pod, and
+ * off every pod once no failure holds.
+ */
+export const ROLLED_BACK_AT = 'etcd.metaops.io/rolled-back-at';
+
+function withRollBackClock(
+  pod: KubeObject,
+  observed: KubeObject,
+  failed: Pick<UpgradeFailure, 'member' | 'since'> | undefined,
+  heldImage: string,
+  now: Date | undefined,
+): KubeObject {
+  if (!failed || pod.metadata.name !== failed.member) return withAnnotation(pod, ROLLED_BACK_AT, undefined);
+  // (One later than now, which the hook never wrote, is seen again now.)
+  const seen = Date.parse(observed.metadata.annotations?.[ROLLED_BACK_AT] ?? '');
+  if (Number.isFinite(seen) && (!now || seen <= now.getTime())) return pod;
+  const on = now !== undefined && runsGivenImage(observed, heldImage, failed.since);
+  return withAnnotation(pod, ROLLED_BACK_AT, on ? rfc3339(now) : undefined);
+}
+
+/**
+ * Whether the observed pod runs `img`, given it back at `since`: its spec names it, and its etcd container reports
+ * that image, or reports none (judged by its spec), or started at or after `since` (a runtime may report an image by
+ * another name: a container started since was made from the spec of the moment).
+ */
+function runsGivenImage(pod: KubeObject, img: string, since: string): boolean {
+  if (memberImage(pod) !== img) return false;
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  type Started = { startedAt?: unknown } | undefined;
+  const etcd = Array.isArray(statuses)
+    ? (
+        statuses as Array<{
+          name?: unknown;
+          image?: unknown;
+          state?: { running?: Started; terminated?: Started };
+          lastState?: { terminated?: Started };
+        } | null>
+      ).find((c) => c?.name === 'etcd')
+    : undefined;
+  if (typeof etcd?.image !== 'string' || normalized(etcd.image) === normalized(img)) return true;
+  const given = Date.parse(since);
+  return [etcd.state?.running, etcd.state?.terminated, etcd.lastState?.terminated].some((s) => {
+    const at = Date.parse(String(s?.startedAt ?? ''));
+    return Number.isFinite(at) && Number.isFinite(given) && at >= given;
+  });
 }
 
 /** The first rule's decision, in the order given: each rule decides, or passes (undefined) to the next. */
