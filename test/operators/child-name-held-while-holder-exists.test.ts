@@ -1,0 +1,254 @@
+// Issue 31: "A child that belongs to another parent is never taken or served ... the first keeps working, the second
+// says why it does not". EtcdCluster keeps coreos's names (its peer Service is `<name>`, its client Service
+// `<name>-client`), so an EtcdCluster `x-memcached` and a Memcached `x` want Service `x-memcached`, an EtcdCluster
+// `shop-mysql` and a MySQLCluster `shop` want Service `shop-mysql`. The second is held (ServiceNameTaken) while the
+// first's Service exists. But a Service is deleted now and then (by hand to change its type or clusterIP, by a
+// namespace clean-up, a restore from backup): for a moment the name is free, and the parent held answers it at its
+// next sync (it resyncs every 30 s while held). Metacontroller creates whichever answer comes first; when the held
+// parent wins, the EtcdCluster's headless peer Service becomes the Memcached's (or the MySQL's write Service): the
+// members' peer names (`<member>.<cluster>.<ns>.svc`) stop resolving, the first parent is the one held from then on,
+// and the etcd clients reach memcached. Pod names held this way stay held while their holder exists and wants them
+// (status.heldBy, lib/podholders.ts), and so does an S3 Secret name; Service names do not: neither Memcached nor
+// MySQLCluster asks for, or judges, the holder of a Service name (lib/ownership.ts HolderWants).
+import t from 'tap';
+import { memcached } from '../../hooks/memcached/index.js';
+import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
+import type { CompositeHookDefinition } from '../../lib/hook.js';
+import type { CompositeSyncRequest, KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
+import { runHook } from '../../lib/operator.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
+
+const NS = 'shop';
+
+/** The EtcdCluster `name`, running three members, as stored. */
+function etcdCluster(name: string): KubeObject {
+  return {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name, namespace: NS, uid: `uid-etcd-${name}`, generation: 1 },
+    spec: { size: 3, repository: 'quay.io/coreos/etcd', version: '3.5.0' },
+    status: {
+      phase: 'Running',
+      lastMemberIndex: 2,
+      memberList: [0, 1, 2].map((i) => ({ name: `${name}-${i}` })),
+    },
+  } as unknown as KubeObject;
+}
+
+/** The EtcdCluster's headless peer Service `name`, as its hook made it. */
+function peerService(name: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-svc-${name}`,
+      labels: { app: 'etcd', etcd_cluster: name },
+      ownerReferences: [
+        {
+          apiVersion: 'etcd.database.coreos.com/v1beta2',
+          kind: 'EtcdCluster',
+          name,
+          uid: `uid-etcd-${name}`,
+          controller: true,
+        },
+      ],
+    },
+    spec: { clusterIP: 'None', selector: { app: 'etcd', etcd_cluster: name }, ports: [{ name: 'peer', port: 2380 }] },
+  } as unknown as KubeObject;
+}
+
+const RESOURCES: Record<string, string> = {
+  services: 'Service',
+  pods: 'Pod',
+  secrets: 'Secret',
+  statefulsets: 'StatefulSet',
+  deployments: 'Deployment',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
+  etcdclusters: 'EtcdCluster',
+  podsets: 'PodSet',
+  mysqlclusters: 'MySQLCluster',
+  memcacheds: 'Memcached',
+  s3s: 'S3',
+};
+
+/** The related objects Metacontroller sends for these rules, from what the namespace holds (names; no label rule). */
+function relatedFor(rules: RelatedResourceRule[], namespace: KubeObject[]): CompositeSyncRequest['related'] {
+  const related: Record<string, Record<string, KubeObject>> = {};
+  for (const rule of rules) {
+    const kind = RESOURCES[rule.resource];
+    for (const obj of namespace) {
+      if (obj.kind !== kind || obj.apiVersion !== rule.apiVersion) continue;
+      if (rule.names && !rule.names.includes(obj.metadata.name!)) continue;
+      if (!rule.names && rule.labelSelector) continue;
+      const key = `${obj.kind}.${obj.apiVersion}`;
+      (related[key] ??= {})[`${NS}/${obj.metadata.name}`] = obj;
+    }
+  }
+  return related;
+}
+
+/** A sync of `def`'s parent as Metacontroller makes it: related objects per its customize, from `namespace`. */
+async function syncIn(def: CompositeHookDefinition, req: CompositeSyncRequest, namespace: KubeObject[]) {
+  const rules = (def.customize!({ controller: {}, parent: req.parent } as any, {} as any) as any)
+    .relatedResources as RelatedResourceRule[];
+  return runHook(def, 'sync', { ...req, related: relatedFor(rules, namespace) }, { now: FIXED_NOW });
+}
+
+function parentOf(kind: 'memcached' | 'mysqlcluster', name: string, spec: Record<string, unknown>) {
+  const req = request(kind, spec);
+  req.parent.metadata = { ...req.parent.metadata, name, namespace: NS, uid: `uid-${kind}-${name}` };
+  return req;
+}
+
+const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
+const services = (res: any) => res.children.filter((c: any) => c.kind === 'Service').map((c: any) => c.metadata.name);
+
+for (const [kind, def, name, spec, taken] of [
+  ['memcached', memcached, 'x', { size: 1 }, 'x-memcached'],
+  ['mysqlcluster', mysqlcluster, 'shop', { size: 3, version: '8.0' }, 'shop-mysql'],
+] as const) {
+  t.test(
+    `a ${kind} held for Service ${taken}, an EtcdCluster's peer Service, stays held while the Service is gone for a moment and the EtcdCluster still wants it`,
+    async (t) => {
+      const etcd = etcdCluster(taken);
+      const held = await syncIn(def, parentOf(kind, name, spec), [etcd, peerService(taken)]);
+      t.match(ready(held), { status: 'False', reason: 'ServiceNameTaken' }, 'held while the Service exists');
+      t.notOk(services(held).includes(taken), 'and does not answer it');
+
+      // The peer Service is deleted (by hand, a clean-up); the EtcdCluster is still there, running, and its hook
+      // makes the Service again at its next sync. The held parent's next sync comes first:
+      const next = parentOf(kind, name, spec);
+      next.parent.status = held.status as never;
+      const res = await syncIn(def, next, [etcd]);
+      t.notOk(
+        services(res).includes(taken),
+        `the ${kind} does not answer Service ${taken} while EtcdCluster ${taken} exists and wants it (answered: ${services(res).join(', ')})`,
+      );
+      t.match(ready(res), { status: 'False', reason: 'ServiceNameTaken' }, 'and still says why');
+    },
+  );
+}
+
+// The same for a Secret name: MySQLCluster `shop` wants Secret `shop-mysql`, which S3 resource `payments` (spec.secretName
+// `shop-mysql`) holds with its bucket's credentials. While the Secret exists the MySQLCluster is held
+// (SecretNameTaken). S3 Secrets are deleted now and then on purpose (to have the S3 hook make a new key); the held
+// MySQLCluster's next sync then answers Secret `shop-mysql` with new root and replication passwords and its
+// StatefulSet, Metacontroller creates them, and the S3 resource (the first owner) is held from then on, its workloads
+// without credentials. S3 resources judge each other this way (status.heldBy); a MySQLCluster does not judge an S3.
+t.test(
+  'a MySQLCluster held for Secret shop-mysql, an S3 resource`s credentials, stays held while the Secret is gone for a moment and the S3 resource still names it',
+  async (t) => {
+    const s3 = {
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
+      spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
+    } as unknown as KubeObject;
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'shop-mysql',
+        namespace: NS,
+        uid: 'uid-secret-shop-mysql',
+        ownerReferences: [
+          { apiVersion: 'systek.no/v1', kind: 'S3', name: 'payments', uid: 'uid-s3-payments', controller: true },
+        ],
+      },
+      data: {},
+    } as unknown as KubeObject;
+    const spec = { size: 3, version: '8.0' };
+    const held = await syncIn(mysqlcluster, parentOf('mysqlcluster', 'shop', spec), [s3, secret]);
+    t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
+    const next = parentOf('mysqlcluster', 'shop', spec);
+    next.parent.status = held.status as never;
+    const res = await syncIn(mysqlcluster, next, [s3]);
+    const secrets = res.children.filter((c) => c.kind === 'Secret').map((c) => c.metadata.name);
+    t.notOk(
+      secrets.includes('shop-mysql'),
+      `the MySQLCluster does not answer Secret shop-mysql while S3 payments exists and names it (answered: ${res.children.map((c) => `${c.kind}/${c.metadata.name}`).join(', ')})`,
+    );
+    t.match(ready(res), { status: 'False', reason: 'SecretNameTaken' }, 'and still says why');
+  },
+);
+
+// And the other way round: S3 resource `payments` (spec.secretName `shop-mysql`) held because MySQLCluster `shop`
+// holds Secret `shop-mysql` (its root and replication passwords). That Secret is deleted by mistake: the MySQLCluster
+// does not make new passwords over data volumes that have them (Ready=False CredentialsLost, docs/mysqlcluster.md: put
+// the Secret back by hand). The held S3 resource's next sync takes the name first: it makes an access key and answers
+// Secret `shop-mysql` with it. The user can no longer put the MySQL Secret back (the name is the S3 resource's), the
+// MySQLCluster is held, and its members' next start fails (the Secret has no root-password key). S3 judges only S3
+// holders (hooks/s3/sync.ts holderWants: "Holders of other kinds are not judged").
+t.test(
+  'an S3 resource held for a MySQLCluster`s Secret stays held while that Secret is gone for a moment and the MySQLCluster still wants it',
+  async (t) => {
+    const { s3 } = await import('../../hooks/s3/index.js');
+    const { FakeAws } = await import('../fixtures/fake-aws.js');
+    const mysql = {
+      apiVersion: 'database.example.com/v1alpha1',
+      kind: 'MySQLCluster',
+      metadata: { name: 'shop', namespace: NS, uid: 'uid-mysqlcluster-shop', generation: 1 },
+      spec: { size: 3, version: '8.0' },
+    } as unknown as KubeObject;
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'shop-mysql',
+        namespace: NS,
+        uid: 'uid-secret-shop-mysql',
+        ownerReferences: [
+          {
+            apiVersion: mysql.apiVersion,
+            kind: 'MySQLCluster',
+            name: 'shop',
+            uid: 'uid-mysqlcluster-shop',
+            controller: true,
+          },
+        ],
+      },
+      data: {},
+    } as unknown as KubeObject;
+    const payments = (status?: unknown) =>
+      ({
+        controller: {},
+        parent: {
+          apiVersion: 'systek.no/v1',
+          kind: 'S3',
+          metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
+          spec: {
+            bucketName: 'shop-payments',
+            secretName: 'shop-mysql',
+            versioning: false,
+            encryption: { type: 'SSE-S3' },
+            publicAccessBlock: {},
+            deletionPolicy: 'Retain',
+            forceDelete: false,
+          },
+          ...(status ? { status } : {}),
+        },
+        children: { 'Secret.v1': {} },
+      }) as unknown as CompositeSyncRequest;
+    const aws = new FakeAws();
+    const run = async (req: CompositeSyncRequest, namespace: KubeObject[]) => {
+      const rules = (s3.customize!({ controller: {}, parent: req.parent } as any, {} as any) as any)
+        .relatedResources as RelatedResourceRule[];
+      return runHook(
+        s3,
+        'sync',
+        { ...req, related: relatedFor(rules, namespace) },
+        { now: FIXED_NOW, clients: { aws: async () => aws as never } },
+      );
+    };
+    const held = await run(payments(), [mysql, secret]);
+    t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
+    const res = await run(payments(held.status), [mysql]);
+    t.notOk(
+      res.children.some((c) => c.kind === 'Secret' && c.metadata.name === 'shop-mysql'),
+      'the S3 resource does not answer Secret shop-mysql while MySQLCluster shop exists and wants it',
+    );
+    t.same(aws.calls, [], `no AWS object is made meanwhile (made: ${JSON.stringify(aws.calls)})`);
+  },
+);
