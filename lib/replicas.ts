@@ -1,6 +1,7 @@
 // The Available / Progressing / Ready conditions of a replicated workload, from observed counts.
 import { previousConditions, type ConditionInput } from './conditions.js';
 import { conditionsFor } from './hook.js';
+import type { EventSpec } from './events.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
 import { isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
 
@@ -105,6 +106,19 @@ function stalled(
   if (before?.status !== 'True' || !before.lastTransitionTime) return undefined;
   const since = Date.parse(before.lastTransitionTime);
   return Number.isFinite(since) && now.getTime() - since > PROGRESS_DEADLINE_SECONDS * 1000 ? exceeded : undefined;
+}
+
+/**
+ * Whether the previous answer already asked for a workload that was not seen: its Progressing condition says it was
+ * being created (`Creating`, or `ProgressDeadlineExceeded` once that took too long). A workload still missing then
+ * was refused (a quota, an admission webhook): its creation is told once, not at every sync (`Created` Events).
+ */
+export function creationAsked(parent: ParentObject): boolean {
+  const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
+  return (
+    (before?.status === 'True' && before.reason === 'Creating') ||
+    (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded')
+  );
 }
 
 /** The counts a Deployment or StatefulSet reports in its status (all 0 until it exists). */
@@ -240,4 +254,72 @@ export function workloadPending(workload: KubeObject | undefined, desired: KubeO
   if (typeof generation === 'number' && (typeof seen !== 'number' || seen < generation))
     return `${kind} has not observed generation ${generation} yet`;
   return undefined;
+}
+
+/** Container waiting reasons that mean a pod is failing rather than starting. */
+const FAILING = new Set([
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
+
+/** Why a pod is failing (a container's waiting reason, or the pod's phase Failed), or undefined. */
+export function podFailure(pod: KubeObject): string | undefined {
+  const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
+  if (status?.phase === 'Failed') return 'Failed';
+  const containers = status?.containerStatuses;
+  if (!Array.isArray(containers)) return undefined;
+  for (const c of containers) {
+    const reason = (c as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting?.reason;
+    if (FAILING.has(reason as string)) return reason as string;
+  }
+  return undefined;
+}
+
+/** Pods named in the Degraded message, at most. */
+const LISTED_PODS = 3;
+
+/**
+ * Degraded=True / PodsFailing (the Operator SDK sample's condition) when some of these pods fail: a container that
+ * crashes or whose image cannot be pulled, a pod Failed. The message names the first pods (by name) and their
+ * reasons, never the kubelet's changing words; undefined when none fails.
+ */
+export function podsFailing(pods: readonly KubeObject[]): ConditionInput | undefined {
+  const failing: string[] = [];
+  for (const p of pods) {
+    const why = podFailure(p);
+    if (why) failing.push(`${p.metadata.name}: ${why}`);
+  }
+  if (failing.length === 0) return undefined;
+  failing.sort();
+  const more = failing.length > LISTED_PODS ? ` and ${failing.length - LISTED_PODS} more` : '';
+  return {
+    type: 'Degraded',
+    status: true,
+    reason: 'PodsFailing',
+    message: `${failing.length} pod${failing.length > 1 ? 's' : ''} failing: ${failing.slice(0, LISTED_PODS).join(', ')}${more}`,
+  };
+}
+
+/**
+ * The Warning Event of a Degraded condition that became True (or changed reason) in this answer. A reason Ready
+ * takes too (a refused pod) is told once, as Ready's (lib/events.ts); the same status fed back says nothing.
+ */
+export function degradedEvent(parent: ParentObject, status: unknown): EventSpec | undefined {
+  const now = previousConditions(status).find((c) => c.type === 'Degraded');
+  if (now?.status !== 'True') return undefined;
+  if (previousConditions(status).find((c) => c.type === 'Ready')?.reason === now.reason) return undefined;
+  const was = previousConditions(parent.status).find((c) => c.type === 'Degraded');
+  if (was?.status === 'True' && was.reason === now.reason) return undefined;
+  return {
+    type: 'Warning',
+    reason: String(now.reason),
+    action: 'Reconcile',
+    note: `Degraded: ${String(now.message)}`,
+    subject: 'Degraded',
+  };
 }

@@ -18,6 +18,8 @@ import {
   type DerivedName,
   type EventSpec,
   imageProblem,
+  creationAsked,
+  degradedEvent,
   isTerminal,
   isTerminating,
   type KubeObject,
@@ -27,6 +29,7 @@ import {
   parentNameProblem,
   type ParentObject,
   livePodNames,
+  podsFailing,
   relatedPods,
   restrictedContainerSecurity,
   restrictedPodSecurity,
@@ -167,33 +170,6 @@ export function childNames(parent: ParentObject): ChildName[] {
   ];
 }
 
-/** Container waiting reasons that mean a pod is failing rather than starting. */
-const FAILING = new Set([
-  'CrashLoopBackOff',
-  'ImagePullBackOff',
-  'ErrImagePull',
-  'InvalidImageName',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-]);
-
-/** Why a pod is failing (a container's waiting reason, or the pod's phase Failed), or undefined. */
-export function podFailure(pod: KubeObject): string | undefined {
-  const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
-  if (status?.phase === 'Failed') return 'Failed';
-  const containers = status?.containerStatuses;
-  if (!Array.isArray(containers)) return undefined;
-  for (const c of containers) {
-    const reason = (c as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting?.reason;
-    if (FAILING.has(reason as string)) return reason as string;
-  }
-  return undefined;
-}
-
-/** Pods named in the Degraded message, at most. */
-const LISTED_PODS = 3;
-
 /**
  * Degraded (the Operator SDK sample's condition): True when pods fail (a container that crashes or whose image
  * cannot be pulled, a pod Failed and not yet replaced), when the Deployment cannot create its pods, or when its rollout passed its
@@ -204,22 +180,8 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
   // Deployment has every replica it wants Ready, it was replaced and fails nothing now.
   const wanted = (workload?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const replaced = typeof wanted === 'number' && statusNumber(workload, 'readyReplicas') >= wanted;
-  const failing = pods
-    .filter((p) => !isTerminating(p) && !(replaced && isTerminal(p)))
-    .flatMap((p) => {
-      const why = podFailure(p);
-      return why ? [`${p.metadata.name}: ${why}`] : [];
-    })
-    .sort();
-  if (failing.length > 0) {
-    const more = failing.length > LISTED_PODS ? ` and ${failing.length - LISTED_PODS} more` : '';
-    return {
-      type: 'Degraded',
-      status: true,
-      reason: 'PodsFailing',
-      message: `${failing.length} pod${failing.length > 1 ? 's' : ''} failing: ${failing.slice(0, LISTED_PODS).join(', ')}${more}`,
-    };
-  }
+  const failing = podsFailing(pods.filter((p) => !isTerminating(p) && !(replaced && isTerminal(p))));
+  if (failing) return failing;
   const refused = workloadFailure(workload);
   if (refused) return { type: 'Degraded', status: true, reason: refused.reason, message: refused.message };
   const stalled = conditionOf(workload?.['status'], 'Progressing');
@@ -267,8 +229,8 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
   const name = request.parent.metadata.name!;
   const had = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
-  const wasDegraded = conditionOf(request.parent.status, 'Degraded');
   const svc = serviceName(name, legacyNames(request));
+  const asked = creationAsked(request.parent);
   return (response) => {
     const out: EventSpec[] = [];
     const deploy = response.children.find((c) => c.kind === 'Deployment');
@@ -276,7 +238,8 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
     // An answer without the Deployment (an invalid spec of a new Memcached) created nothing; one that keeps the
     // observed Deployment (held, invalid) has its replicas.
     if (!had) {
-      if (deploy)
+      // Told once: a Deployment asked for before and still not seen was refused, not created.
+      if (deploy && !asked)
         out.push({
           type: 'Normal',
           reason: 'Created',
@@ -293,18 +256,8 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
         subject: String(replicas),
       });
     }
-    // A Degraded reason that Ready takes too (a refused pod) is told once, as Ready's (lib/events.ts).
-    const now = conditionOf(response.status, 'Degraded');
-    const told = conditionOf(response.status, 'Ready')?.reason === now?.reason;
-    if (now?.status === 'True' && !told && (wasDegraded?.status !== 'True' || wasDegraded.reason !== now.reason)) {
-      out.push({
-        type: 'Warning',
-        reason: String(now.reason),
-        action: 'Reconcile',
-        note: `Degraded: ${String(now.message)}`,
-        subject: 'Degraded',
-      });
-    }
+    const failing = degradedEvent(request.parent, response.status);
+    if (failing) out.push(failing);
     return out;
   };
 }

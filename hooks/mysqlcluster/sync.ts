@@ -37,6 +37,7 @@ import {
   invalidSpecResponse,
   isPodReady,
   isTerminating,
+  creationAsked,
   keepObserved,
   type KubeObject,
   MAX_SIZE,
@@ -1249,13 +1250,14 @@ export function mysqlEvents(request: CompositeSyncRequest): (response: Composite
   const n = namesOf(request.parent.metadata.name!, legacyNames(request));
   const had = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  const asked = creationAsked(request.parent);
   return (response) => {
     const sts = response.children.find((c) => c.kind === 'StatefulSet');
     const replicas = (sts?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
     // An answer without the StatefulSet (an invalid or held new cluster) created nothing; one that keeps the observed
-    // StatefulSet has its replicas.
+    // StatefulSet has its replicas. Told once: a StatefulSet asked for before and still not seen was refused.
     if (!had) {
-      return sts
+      return sts && !asked
         ? [
             {
               type: 'Normal',

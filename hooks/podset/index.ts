@@ -1,4 +1,11 @@
-import { defineComposite, MAX_SIZE, ordinalPodNames, podHolderRules, podHolderWants } from '../../lib/index.js';
+import {
+  defineComposite,
+  degradedEvent,
+  MAX_SIZE,
+  ordinalPodNames,
+  podHolderRules,
+  podHolderWants,
+} from '../../lib/index.js';
 import { resource } from './schema.js';
 import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 
@@ -15,8 +22,13 @@ export const podset = defineComposite({
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
   podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE.podset) },
   customize: (request) => ({ relatedResources: request.parent ? podHolderRules(request.parent) : [] }),
-  // Events (lib/events.ts): a pod name held by another owner, a spec refused.
-  events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec']) },
+  // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
+  // (refused by a quota or an admission webhook), and pods that start failing (Degraded: named with their reason).
+  events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec', 'ProgressDeadlineExceeded']) },
+  eventsOf: (request) => (response) => {
+    const failing = degradedEvent(request.parent, response.status);
+    return failing ? [failing] : [];
+  },
   childResources: [
     {
       apiVersion: 'v1',

@@ -16,6 +16,7 @@ import {
   type KubeObject,
   MAX_SIZE,
   memberStatus,
+  podsFailing,
   observedUnordered,
   ordinalName,
   ordinalOf,
@@ -232,7 +233,14 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     counts,
     pods.map((p) => p.metadata.name!),
     now,
-    { selector: selectorString(APP, name), extra: [rollout.condition] },
+    {
+      selector: selectorString(APP, name),
+      // Degraded: pods that fail (a crash loop, an image that cannot be pulled), named; told as a Warning (index.ts).
+      extra: [
+        rollout.condition,
+        podsFailing(pods) ?? { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no pod is failing' },
+      ],
+    },
   );
   status['updatedReplicas'] = rollout.updated;
   status['templateHash'] = hash;

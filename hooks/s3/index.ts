@@ -22,7 +22,10 @@ import {
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
-/** S3 condition reasons told as Events: every AWS failure (Ready, Synced, Finalized), and a bucket kept at deletion. */
+/**
+ * S3 condition reasons told as Events: every AWS failure (Ready, Synced, Finalized), a refusal the user must act on
+ * (too many buckets kept by renames, a claim IAM will not show), and a bucket kept at deletion.
+ */
 export const S3_EVENTS: ConditionEventRules = {
   action: 'Reconcile',
   warnings: new Set([
@@ -37,6 +40,8 @@ export const S3_EVENTS: ConditionEventRules = {
     'BucketNotEmpty',
     'InvalidSpec',
     'SecretNameTaken',
+    'TooManyBuckets',
+    'OwnershipUnconfirmed',
   ]),
   normals: new Set(['BucketRetained']),
 };

@@ -4,7 +4,8 @@
 // writes named in the status, with what the user can do.
 import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
-import { degraded, podFailure } from '../../hooks/memcached/sync.js';
+import { degraded } from '../../hooks/memcached/sync.js';
+import { podFailure } from '../../lib/replicas.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import { namesOf, primaryRefusal } from '../../hooks/mysqlcluster/sync.js';
 import { PRIMARY_BEHIND, PRIMARY_UNVERIFIED, REPLICATION_SCRIPT } from '../../hooks/mysqlcluster/scripts.js';
