@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   commonPrinterColumns,
+  heldBySchema,
   imageField,
   MAX_SIZE,
   replicatedStatus,
@@ -34,6 +35,7 @@ export const MemcachedStatus = replicatedStatus({
         'The Service in front of the pods: <name>-memcached (<name> for a Memcached made before the suffix, which keeps it).',
     }),
   ),
+  heldBy: Type.Optional(heldBySchema()),
 });
 
 export const resource: ResourceDefinition = {

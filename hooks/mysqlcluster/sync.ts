@@ -31,8 +31,7 @@ import {
   type DerivedName,
   type EventSpec,
   heldForTakenNames,
-  podHolderRules,
-  podHolderWants,
+  holderWants,
   holderOf,
   invalidSpecResponse,
   isPodReady,
@@ -819,14 +818,15 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
     wanted.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
   }
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
-  // A member's name held by an EtcdCluster or a PodSet stays held while its holder exists and wants it, even while
-  // that pod is gone for a moment (status.heldBy, lib/podholders.ts): the StatefulSet would take it at once.
+  // A member's name (or a claim's) held by an EtcdCluster or a PodSet stays held while its holder exists and wants
+  // it, even while that pod is gone for a moment (status.heldBy, lib/holders.ts): the StatefulSet would take it.
+  // Customize asks for those holders by name (lib/holders.ts holderRules, added by defineComposite).
   return takenNames(
     request,
     wanted,
     (child, obj) =>
       child.kind === 'PersistentVolumeClaim' ? volumeOurs(request, n, obj) : madeByStatefulSet(n, sts, obj),
-    podHolderWants,
+    holderWants,
   );
 }
 
@@ -1216,8 +1216,6 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
       { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, name) } },
-      // The EtcdClusters and PodSets whose pods can take a member's name, by name (lib/podholders.ts).
-      ...(request.parent ? podHolderRules(request.parent) : []),
     ],
   };
 }

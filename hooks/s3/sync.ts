@@ -34,6 +34,7 @@ import {
   HELD_BY,
   heldRecords,
   withoutHeldRecords,
+  holderWants as namesHolderWants,
 } from '../../lib/index.js';
 import {
   AwsError,
@@ -130,12 +131,12 @@ export function childNames(parent: ParentObject): ChildName[] {
 const S3_API_VERSION = 'systek.no/v1';
 
 /**
- * The names an S3 resource holding a name another wants still wants: its Secret's. Two S3 resources may name one
- * secretName; the one held remembers the other (status.heldBy) and stays held while it exists and wants the name, even
- * when the Secret is deleted for a moment (lib/ownership.ts). Holders of other kinds are not judged.
+ * The names the holder of a name this resource wants still wants: an S3 resource's Secret, a MySQLCluster's Secret,
+ * any kind's children (lib/holders.ts). The one held remembers the holder (status.heldBy) and stays held while it
+ * exists and wants the name, even when the Secret is deleted for a moment (lib/ownership.ts).
  */
 export function holderWants(holder: KubeObject): ChildName[] | undefined {
-  return holder.kind === 'S3' && holder.apiVersion === S3_API_VERSION ? childNames(holder as ParentObject) : undefined;
+  return namesHolderWants(holder);
 }
 
 /** Asks for the S3 resources of the parent's namespace: a holder of its Secret name is judged by them (holderWants). */
