@@ -57,6 +57,8 @@ import {
   takenNames,
   workloadCounts,
   workloadPending,
+  degradedEvent,
+  podsFailing,
 } from '../../lib/index.js';
 import { MySQLClusterSpec, VERSION_MAX_NUMBER, VERSION_PATTERN, type MySQLClusterSpec as Spec } from './schema.js';
 import {
@@ -1121,6 +1123,11 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const members = memberStates(n.statefulSet, pods);
   const extra: ConditionInput[] = [...(lost ? [lost] : []), ...(note ? [note] : [])];
   extra.push(replicationCondition(members, spec.size, n.member(0)));
+  // Members whose server crash-loops or whose image cannot be pulled (the Operator SDK sample's Degraded, as
+  // Memcached and PodSet say it: lib/replicas.ts), named with the kubelet's reason; told as a Warning (mysqlEvents).
+  extra.push(
+    podsFailing(pods) ?? { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no member is failing' },
+  );
   const refusal = primaryRefusal(pods.find((p) => p.metadata.name === n.member(0)));
   const ready = lost
     ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)
@@ -1175,6 +1182,17 @@ function replicationCondition(members: MemberState[], size: number, primary: str
       status: false,
       reason: 'ReplicasMissing',
       message: `${replicas.length} of ${size - 1} replicas exist`,
+    };
+  }
+  // The replicas' sidecars stay Ready on what they received while the primary is down (scripts.ts
+  // REPLICATION_PROBE): nothing replicates from a primary that is not Ready, and the status never says it does.
+  const head = members.find((m) => m.role === 'primary');
+  if (!head?.ready) {
+    return {
+      type: 'Replicating',
+      status: false,
+      reason: 'PrimaryNotReady',
+      message: `the primary ${primary} ${head ? 'is not Ready' : 'does not exist'}: ${replicas.length} replicas hold what they received and replicate nothing new`,
     };
   }
   return {
@@ -1250,25 +1268,31 @@ export function mysqlEvents(request: CompositeSyncRequest): (response: Composite
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const asked = creationAsked(request.parent);
   return (response) => {
+    // Members that fail (Degraded PodsFailing became True, or its reason changed): a Warning naming them and why.
+    const failing = degradedEvent(request.parent, response.status);
+    const told = failing ? [failing] : [];
     const sts = response.children.find((c) => c.kind === 'StatefulSet');
     const replicas = (sts?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
     // An answer without the StatefulSet (an invalid or held new cluster) created nothing; one that keeps the observed
     // StatefulSet has its replicas. Told once: a StatefulSet asked for before and still not seen was refused.
     if (!had) {
-      return sts && !asked
-        ? [
-            {
-              type: 'Normal',
-              reason: 'Created',
-              action: 'Create',
-              note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
-              subject: n.statefulSet,
-            },
-          ]
-        : [];
+      return told.concat(
+        sts && !asked
+          ? [
+              {
+                type: 'Normal',
+                reason: 'Created',
+                action: 'Create',
+                note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
+                subject: n.statefulSet,
+              },
+            ]
+          : [],
+      );
     }
-    if (hadReplicas === replicas) return [];
+    if (hadReplicas === replicas) return told;
     return [
+      ...told,
       {
         type: 'Normal',
         reason: 'Scaled',

@@ -216,7 +216,9 @@ t.test('MySQLCluster Events: created, scaled, credentials lost, a primary that w
     },
   );
   blocked.parent.status = created.res.status as never;
+  // Its sidecar exits at each refusal (CrashLoopBackOff): told as a failing member too, then why.
   t.match((await withEvents(mysqlcluster, blocked)).events, [
+    /^Warning PodsFailing: Degraded: 1 pod failing: my-mysql-mysql-0: CrashLoopBackOff/,
     /^Warning PrimaryBehind: Ready: my-mysql-mysql-0 holds fewer transactions/,
   ]);
 });
