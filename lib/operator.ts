@@ -34,7 +34,8 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
-import { guardAnswer, namedRules, type ChildName, type HolderWants } from './ownership.js';
+import { holderRules, holderWants, registerChildNames, type NameShape } from './holders.js';
+import { guardAnswer, namedRules, type ChildName } from './ownership.js';
 import { registerPodNames } from './podholders.js';
 import type { SpecParser } from './spec.js';
 
@@ -99,11 +100,13 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    */
   childNames?(parent: ParentObject): ChildName[];
   /**
-   * The names a holder of a taken name wants, for the holders the operator can judge (its customize asks for them):
-   * a parent held for a name remembers its holder, and while that holder exists and wants the name the parent
-   * stays held when the name is free for a moment (lib/ownership.ts HolderWants).
+   * How the parent's children are named (lib/holders.ts NameShape): `<prefix><name><suffix>`, with an ordinal or not,
+   * or a name the spec chooses; every non-pod name childNames gives has one (test/operators/name-shapes.test.ts). A
+   * parent of any kind held for one of its names finds this kind's parent that holds it by name (customize), remembers
+   * it (status.heldBy), and stays held while that holder exists and wants the name (lib/ownership.ts HolderWants),
+   * even while the name is free for a moment.
    */
-  holderWants?: HolderWants;
+  nameShapes?: readonly NameShape[];
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
   /** Which condition reasons become Events (none: the operator records no Events). */
@@ -165,6 +168,8 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   const customize = customizeOf(op);
   // The kind's pod names, known to every parent of a kind that declares them (lib/podholders.ts).
   if (op.podNames) registerPodNames(op.resource, op.podNames);
+  // The kind's child names and their shapes, known to every parent of a kind that declares them (lib/holders.ts).
+  if (op.childNames) registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], op.podNames);
   return {
     type: 'composite',
     ...baseOf(op),
@@ -178,8 +183,8 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
         return answer instanceof Promise
-          ? answer.then((a) => guardAnswer(request, a, now, op.holderWants))
-          : guardAnswer(request, answer, now, op.holderWants);
+          ? answer.then((a) => guardAnswer(request, a, now, holderWants))
+          : guardAnswer(request, answer, now, holderWants);
       }),
     ...(finalize
       ? {
@@ -211,8 +216,9 @@ function customizeFor(
 }
 
 /**
- * The operator's customize: its own rules, and the rules that ask for every name its children may take
- * (childNames), so that a name another owner holds is seen.
+ * The operator's customize: its own rules, the rules that ask for every name its children may take (childNames), so
+ * that a name another owner holds is seen, and the parents of other kinds that can hold one of those names
+ * (lib/holders.ts holderRules), so that a holder remembered is judged. A rule asked twice is asked once.
  */
 function customizeOf<S extends TSchema, C, K>(
   op: CompositeOperator<S, C, K>,
@@ -223,7 +229,14 @@ function customizeOf<S extends TSchema, C, K>(
     const own = customize?.(request).relatedResources ?? [];
     const parent = request.parent;
     if (!parent) return { relatedResources: own };
-    return { relatedResources: [...own, ...namedRules(parent.metadata.namespace ?? '', childNames(parent))] };
+    const rules = [...own, ...namedRules(parent.metadata.namespace ?? '', childNames(parent)), ...holderRules(parent)];
+    const seen = new Set<string>();
+    return {
+      relatedResources: rules.filter((r) => {
+        const key = JSON.stringify(r);
+        return seen.has(key) ? false : (seen.add(key), true);
+      }),
+    };
   };
 }
 

@@ -51,6 +51,11 @@ export const etcdbackup = defineComposite({
   spec: parser,
   parentProblem: backupNameProblem,
   childNames: backupChildNames,
+  // The Job or CronJob `<name>-backup` (lib/holders.ts).
+  nameShapes: [
+    { apiVersion: 'batch/v1', kind: 'Job', suffix: '-backup' },
+    { apiVersion: 'batch/v1', kind: 'CronJob', suffix: '-backup' },
+  ],
   // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
   configProblems: tenancyProblems,

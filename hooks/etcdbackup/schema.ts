@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   commonPrinterColumns,
   Conditions,
+  heldBySchema,
   MAX_NAME_LENGTH,
   objectNameField,
   type ResourceDefinition,
@@ -125,6 +126,7 @@ export const EtcdBackupStatus = Type.Object(
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
+    heldBy: Type.Optional(heldBySchema()),
   },
   { additionalProperties: false },
 );

@@ -9,8 +9,6 @@ import {
   namesBytes,
   parentNameProblem,
   type ParentObject,
-  podHolderRules,
-  podHolderWants,
   podSecurityContextProblem,
   quantityProblem,
   type RelatedResourceRule,
@@ -159,7 +157,14 @@ export const etcdcluster = defineComposite({
   spec: parser,
   parentProblem: etcdParentProblem,
   childNames: etcdChildNames,
-  holderWants: podHolderWants,
+  // Its peer Service is `<name>`, its client Service `<name>-client`, its budget `<name>`, a member's claim
+  // `<name>-<i>` (lib/holders.ts): a parent of another kind held for one of them judges this cluster.
+  nameShapes: [
+    { apiVersion: 'v1', kind: 'Service' },
+    { apiVersion: 'v1', kind: 'Service', suffix: '-client' },
+    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ordinal: true },
+  ],
   // Members are `<name>-<i>`, the ones its status lists (a member replaced under a new name releases the old one).
   podNames: { suffixes: [''], wants: listedMembers },
   clients: etcdClients,
@@ -229,8 +234,6 @@ export const etcdcluster = defineComposite({
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace },
     ];
     if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace, names });
-    // The PodSets and MySQLClusters whose pods can take a member's name, by name (lib/podholders.ts).
-    if (request.parent) rules.push(...podHolderRules(request.parent));
     return { relatedResources: rules };
   },
 });

@@ -28,6 +28,13 @@ export const memcached = defineComposite({
     advice: 'shorten spec.image',
   },
   childNames,
+  // The Deployment `<name>`, the Service `<name>-memcached` (`<name>` before the suffix), lib/holders.ts: a parent
+  // of another kind held for one of them judges this Memcached.
+  nameShapes: [
+    { apiVersion: 'apps/v1', kind: 'Deployment' },
+    { apiVersion: 'v1', kind: 'Service', suffix: '-memcached' },
+    { apiVersion: 'v1', kind: 'Service' },
+  ],
   childResources: [
     {
       apiVersion: 'apps/v1',

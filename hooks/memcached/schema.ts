@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   commonPrinterColumns,
+  heldBySchema,
   imageField,
   replicatedStatus,
   type ResourceDefinition,
@@ -35,6 +36,7 @@ export const MemcachedStatus = replicatedStatus({
         'The Service in front of the pods: <name>-memcached (<name> for a Memcached made before the suffix, which keeps it).',
     }),
   ),
+  heldBy: Type.Optional(heldBySchema()),
 });
 
 export const resource: ResourceDefinition = {

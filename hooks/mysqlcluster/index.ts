@@ -49,6 +49,17 @@ export const mysqlcluster = defineComposite({
   specProblem: versionProblem,
   parentProblem,
   childNames,
+  // The StatefulSet `<name>-mysql`, its Services `<name>-mysql`, `-mysql-read`, `-mysql-headless`, the Secret
+  // `<name>-mysql`, the claims `data-<name>-mysql-<i>`, and the same without `-mysql` before the suffix
+  // (lib/holders.ts): a parent of another kind held for one of them judges this cluster.
+  nameShapes: [
+    ...['-mysql', ''].flatMap((sts) => [
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', suffix: sts },
+      ...['', '-read', '-headless'].map((s) => ({ apiVersion: 'v1', kind: 'Service', suffix: `${sts}${s}` })),
+      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', prefix: 'data-', suffix: sts, ordinal: true },
+    ]),
+    { apiVersion: 'v1', kind: 'Secret', suffix: '-mysql' },
+  ],
   // Members are `<name>-mysql-<i>` (`<name>-<i>` before the `-mysql`), the ordinals below spec.size: a PodSet or an
   // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts).
   podNames: {

@@ -31,8 +31,7 @@ import {
   type DerivedName,
   type EventSpec,
   heldForTakenNames,
-  podHolderRules,
-  podHolderWants,
+  holderWants,
   holderOf,
   invalidSpecResponse,
   isPodReady,
@@ -57,6 +56,8 @@ import {
   takenNames,
   workloadCounts,
   workloadPending,
+  degradedEvent,
+  podsFailing,
 } from '../../lib/index.js';
 import {
   MAX_SIZE,
@@ -853,14 +854,15 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
     wanted.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
   }
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
-  // A member's name held by an EtcdCluster or a PodSet stays held while its holder exists and wants it, even while
-  // that pod is gone for a moment (status.heldBy, lib/podholders.ts): the StatefulSet would take it at once.
+  // A member's name (or a claim's) held by an EtcdCluster or a PodSet stays held while its holder exists and wants
+  // it, even while that pod is gone for a moment (status.heldBy, lib/holders.ts): the StatefulSet would take it.
+  // Customize asks for those holders by name (lib/holders.ts holderRules, added by defineComposite).
   return takenNames(
     request,
     wanted,
     (child, obj) =>
       child.kind === 'PersistentVolumeClaim' ? volumeOurs(request, n, obj) : madeByStatefulSet(n, sts, obj),
-    podHolderWants,
+    holderWants,
   );
 }
 
@@ -1155,6 +1157,11 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const members = memberStates(n.statefulSet, pods);
   const extra: ConditionInput[] = [...(lost ? [lost] : []), ...(note ? [note] : [])];
   extra.push(replicationCondition(members, spec.size, n.member(0)));
+  // Members whose server crash-loops or whose image cannot be pulled (the Operator SDK sample's Degraded, as
+  // Memcached and PodSet say it: lib/replicas.ts), named with the kubelet's reason; told as a Warning (mysqlEvents).
+  extra.push(
+    podsFailing(pods) ?? { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no member is failing' },
+  );
   const refusal = primaryRefusal(pods.find((p) => p.metadata.name === n.member(0)));
   const ready = lost
     ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)
@@ -1211,6 +1218,17 @@ function replicationCondition(members: MemberState[], size: number, primary: str
       message: `${replicas.length} of ${size - 1} replicas exist`,
     };
   }
+  // The replicas' sidecars stay Ready on what they received while the primary is down (scripts.ts
+  // REPLICATION_PROBE): nothing replicates from a primary that is not Ready, and the status never says it does.
+  const head = members.find((m) => m.role === 'primary');
+  if (!head?.ready) {
+    return {
+      type: 'Replicating',
+      status: false,
+      reason: 'PrimaryNotReady',
+      message: `the primary ${primary} ${head ? 'is not Ready' : 'does not exist'}: ${replicas.length} replicas hold what they received and replicate nothing new`,
+    };
+  }
   return {
     type: 'Replicating',
     status: true,
@@ -1250,8 +1268,6 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
       { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, name) } },
-      // The EtcdClusters and PodSets whose pods can take a member's name, by name (lib/podholders.ts).
-      ...(request.parent ? podHolderRules(request.parent) : []),
     ],
   };
 }
@@ -1286,25 +1302,31 @@ export function mysqlEvents(request: CompositeSyncRequest): (response: Composite
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const asked = creationAsked(request.parent);
   return (response) => {
+    // Members that fail (Degraded PodsFailing became True, or its reason changed): a Warning naming them and why.
+    const failing = degradedEvent(request.parent, response.status);
+    const told = failing ? [failing] : [];
     const sts = response.children.find((c) => c.kind === 'StatefulSet');
     const replicas = (sts?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
     // An answer without the StatefulSet (an invalid or held new cluster) created nothing; one that keeps the observed
     // StatefulSet has its replicas. Told once: a StatefulSet asked for before and still not seen was refused.
     if (!had) {
-      return sts && !asked
-        ? [
-            {
-              type: 'Normal',
-              reason: 'Created',
-              action: 'Create',
-              note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
-              subject: n.statefulSet,
-            },
-          ]
-        : [];
+      return told.concat(
+        sts && !asked
+          ? [
+              {
+                type: 'Normal',
+                reason: 'Created',
+                action: 'Create',
+                note: `created StatefulSet ${n.statefulSet} of ${String(replicas)} members, Services ${n.client} (writes), ${n.read} (reads) and ${n.headless}`,
+                subject: n.statefulSet,
+              },
+            ]
+          : [],
+      );
     }
-    if (hadReplicas === replicas) return [];
+    if (hadReplicas === replicas) return told;
     return [
+      ...told,
       {
         type: 'Normal',
         reason: 'Scaled',

@@ -1,4 +1,4 @@
-import { defineComposite, degradedEvent, ordinalPodNames, podHolderRules, podHolderWants } from '../../lib/index.js';
+import { defineComposite, degradedEvent, ordinalPodNames } from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
 import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
 
@@ -10,11 +10,11 @@ export const podset = defineComposite({
   parentProblem: nameProblem,
   childNames,
   // A pod name an EtcdCluster, a MySQLCluster or another PodSet holds stays held while its holder exists and wants
-  // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name.
-  holderWants: podHolderWants,
+  // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name
+  // (lib/holders.ts holderRules, added by defineComposite). A PodSet's children are its pods alone.
+  nameShapes: [],
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
   podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE) },
-  customize: (request) => ({ relatedResources: request.parent ? podHolderRules(request.parent) : [] }),
   // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
   // (refused by a quota or an admission webhook), and pods that start failing (Degraded: named with their reason).
   events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec', 'ProgressDeadlineExceeded']) },

@@ -8,17 +8,7 @@ import {
   type KmsAllowlist,
 } from './policy.js';
 import { resource } from './schema.js';
-import {
-  childNames,
-  customize,
-  finalize,
-  holderWants,
-  nameProblem,
-  parser,
-  s3Clients,
-  secretName,
-  sync,
-} from './sync.js';
+import { childNames, customize, finalize, nameProblem, parser, s3Clients, secretName, sync } from './sync.js';
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
@@ -74,7 +64,9 @@ export const s3 = defineComposite({
   },
   parentProblem: nameProblem,
   childNames,
-  holderWants,
+  // The Secret `<name>-credentials`, or any name spec.secretName chooses (lib/holders.ts): a parent of another kind
+  // held for a Secret name asks for every S3 resource of its namespace, and judges the one that holds it.
+  nameShapes: [{ apiVersion: 'v1', kind: 'Secret', chosen: true }],
   customize,
   clients: s3Clients,
   childResources: [

@@ -38,6 +38,7 @@ import {
   type CompositeSyncRequest,
   type TakenName,
   withoutHeldRecords,
+  holderWants as namesHolderWants,
 } from '../../lib/index.js';
 import {
   AwsError,
@@ -134,12 +135,12 @@ export function childNames(parent: ParentObject): ChildName[] {
 const S3_API_VERSION = 'systek.no/v1';
 
 /**
- * The names an S3 resource holding a name another wants still wants: its Secret's. Two S3 resources may name one
- * secretName; the one held remembers the other (status.heldBy) and stays held while it exists and wants the name, even
- * when the Secret is deleted for a moment (lib/ownership.ts). Holders of other kinds are not judged.
+ * The names the holder of a name this resource wants still wants: an S3 resource's Secret, a MySQLCluster's Secret,
+ * any kind's children (lib/holders.ts). The one held remembers the holder (status.heldBy) and stays held while it
+ * exists and wants the name, even when the Secret is deleted for a moment (lib/ownership.ts).
  */
 export function holderWants(holder: KubeObject): ChildName[] | undefined {
-  return holder.kind === 'S3' && holder.apiVersion === S3_API_VERSION ? childNames(holder as ParentObject) : undefined;
+  return namesHolderWants(holder);
 }
 
 /** The S3 resources a parent's status records as holders of its Secret name (status.heldBy), at most 3. */

@@ -127,6 +127,16 @@ t.test(
       ),
       `a condition names the failing primary and why; conditions: ${JSON.stringify(conditions.map((c) => [c['type'], c['status'], c['reason'], c['message']]))}`,
     );
+    // The replicas' sidecars stay Ready on what they received: Replicating never says True of a primary that is down.
+    t.match(
+      conditions.find((c) => c['type'] === 'Replicating'),
+      { status: 'False', reason: 'PrimaryNotReady', message: /my-mysql-mysql-0/ },
+      'Replicating is not True while the primary is not Ready',
+    );
+    t.match(
+      conditions.find((c) => c['type'] === 'Degraded'),
+      { status: 'True', reason: 'PodsFailing' },
+    );
   },
 );
 

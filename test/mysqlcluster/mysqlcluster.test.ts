@@ -676,10 +676,13 @@ t.test('Replicating: each case with its words, and the primary named even when i
     reason: 'AllReplicating',
     message: '2 replicas replicate from my-mysql-mysql-0',
   });
+  // The primary's pod missing: nothing replicates from it, whatever the replicas' sidecars say (they stay Ready on
+  // what they received); the primary is named.
   t.match(replicating(3, [memberPod(2), memberPod(1)]), {
-    status: 'True',
-    reason: 'AllReplicating',
-    message: '2 replicas replicate from my-mysql-mysql-0',
+    status: 'False',
+    reason: 'PrimaryNotReady',
+    message:
+      'the primary my-mysql-mysql-0 does not exist: 2 replicas hold what they received and replicate nothing new',
   });
   t.match(replicating(3, [memberPod(0), memberPod(1, { replicating: false }), memberPod(2, { replicating: false })]), {
     status: 'False',

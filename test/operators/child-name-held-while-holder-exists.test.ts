@@ -16,6 +16,9 @@ import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { CompositeSyncRequest, KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
+// Every kind metaops serves is defined, as in the server: a kind's child names are known once its definition is made
+// (lib/holders.ts), and an EtcdCluster holder is judged by its own.
+import '../../main/operators.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 
 const NS = 'shop';

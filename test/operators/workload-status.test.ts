@@ -216,7 +216,9 @@ t.test('MySQLCluster Events: created, scaled, credentials lost, a primary that w
     },
   );
   blocked.parent.status = created.res.status as never;
+  // Its sidecar exits at each refusal (CrashLoopBackOff): told as a failing member too, then why.
   t.match((await withEvents(mysqlcluster, blocked)).events, [
+    /^Warning PodsFailing: Degraded: 1 pod failing: my-mysql-mysql-0: CrashLoopBackOff/,
     /^Warning PrimaryBehind: Ready: my-mysql-mysql-0 holds fewer transactions/,
   ]);
 });
@@ -494,6 +496,13 @@ t.test(
           namespace: 'default',
           names: ['memcached-sample', 'memcached-sample-memcached'],
         },
+        // The parents of other kinds whose children can take one of those names, by name (lib/holders.ts): a
+        // Memcached of before the suffix, a MySQLCluster's write Service, an EtcdCluster's peer Service.
+        ...[
+          ['cache.example.com/v1alpha1', 'memcacheds', ['memcached-sample-memcached']],
+          ['database.example.com/v1alpha1', 'mysqlclusters', ['memcached-sample', 'memcached-sample-memcached']],
+          ['etcd.database.coreos.com/v1beta2', 'etcdclusters', ['memcached-sample', 'memcached-sample-memcached']],
+        ].map(([apiVersion, resource, names]) => ({ apiVersion, resource, namespace: 'default', names })),
       ],
     });
   },
@@ -554,17 +563,21 @@ t.test(
     t.same(
       rules.filter((r) => r.names).map((r) => `${r.apiVersion} ${r.resource}`),
       [
-        // The parents whose pods can take a member's name (lib/podholders.ts), then the children by name.
-        'apps.jicki.cn/v1alpha1 podsets',
-        'etcd.database.coreos.com/v1beta2 etcdclusters',
-        'database.example.com/v1alpha1 mysqlclusters',
+        // The children by name, then the parents of other kinds whose children can take one of their names
+        // (lib/holders.ts: pods, Services, the StatefulSet, claims).
         'apps/v1 statefulsets',
         'v1 persistentvolumeclaims',
         'v1 pods',
         'v1 secrets',
         'v1 services',
+        'apps.jicki.cn/v1alpha1 podsets',
+        'cache.example.com/v1alpha1 memcacheds',
+        'database.example.com/v1alpha1 mysqlclusters',
+        'etcd.database.coreos.com/v1beta2 etcdclusters',
       ],
     );
+    // Any S3 resource of the namespace may name the cluster's Secret (its spec chooses the name): all are asked for.
+    t.ok(rules.some((r) => r.resource === 's3s' && r.namespace === 'default' && !r.names && !r.labelSelector));
   },
 );
 

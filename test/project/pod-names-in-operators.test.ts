@@ -18,12 +18,14 @@ const names = [
   ),
 ];
 
-t.test('lib/podholders.ts names no kind, resource, API group or folder of hooks/', async (t) => {
-  const text = readFileSync(join(root, 'lib', 'podholders.ts'), 'utf8');
-  t.ok(names.includes('PodSet') && names.includes('etcdclusters') && names.includes('database.example.com'));
-  const named = [...new Set(names)].filter((name) => new RegExp(`\\b${escape(name)}\\b`, 'i').test(text));
-  t.same(named, [], 'no operator named');
-});
+for (const file of ['podholders.ts', 'holders.ts']) {
+  t.test(`lib/${file} names no kind, resource, API group or folder of hooks/`, async (t) => {
+    const text = readFileSync(join(root, 'lib', file), 'utf8');
+    t.ok(names.includes('PodSet') && names.includes('etcdclusters') && names.includes('database.example.com'));
+    const named = [...new Set(names)].filter((name) => new RegExp(`\\b${escape(name)}\\b`, 'i').test(text));
+    t.same(named, [], 'no operator named');
+  });
+}
 
 t.test('each kind whose parents name pods declares it in its own definition', async (t) => {
   const declared = operators.flatMap((def) => (def.type === 'composite' && def.podNames ? [def.resource.kind] : []));

@@ -1,0 +1,143 @@
+// Child names of every type wanted by parents of different kinds: the same mechanism lib/podholders.ts gives pod
+// names, for Services, Secrets, StatefulSets, Deployments, claims, Jobs... A kind whose parents make children
+// declares how it names them (`nameShapes`, lib/operator.ts: `<prefix><parent name><suffix>`, with an ordinal or not,
+// or a name its spec chooses) besides the names themselves (`childNames`), and defineComposite registers both here:
+// lib/ names no kind. A parent held for a name another parent's child holds remembers the holder (status.heldBy,
+// lib/ownership.ts); when the name is free for a moment (the child deleted by hand, a clean-up, a restore), the parent
+// stays held while the holder exists with that uid, is not being deleted and still wants the name (`holderWants`:
+// its kind's childNames, and for pods its kind's podNames). Customize asks for the candidate holders by name
+// (`holderRules`: for each name the parent's children may take, the parent of each other kind whose shape makes it),
+// or, for a kind whose spec chooses the name, for every parent of that kind in the
+// namespace.
+import type { PodNames, ResourceDefinition } from './hook.js';
+import type { KubeObject, ParentObject, RelatedResourceRule } from './metacontroller.js';
+import { type ChildName, heldRecordsOf } from './ownership.js';
+import { podHolderRules, podHolderWants } from './podholders.js';
+
+/**
+ * How a parent names children of one type: `<prefix><parent name><suffix>` (and `-<ordinal>` after it when
+ * `ordinal`), or a name its spec chooses (`chosen`: any name, so every parent of the kind is a candidate holder).
+ */
+export type NameShape =
+  | { apiVersion: string; kind: string; prefix?: string; suffix?: string; ordinal?: boolean }
+  | { apiVersion: string; kind: string; chosen: true };
+
+/** A kind whose parents name children, as its definition declared it. */
+interface Namer {
+  kind: string;
+  apiVersion: string;
+  resource: string;
+  childNames: (parent: ParentObject) => ChildName[];
+  shapes: readonly NameShape[];
+  /** Pods are judged by the kind's podNames (what it wants now), not its childNames (what it may ever take). */
+  namesPods: boolean;
+}
+
+const namers = new Map<string, Namer>();
+/** The same, in one order (by `apiVersion/kind`): customize's rules do not depend on which definition came first. */
+let ordered: readonly Namer[] = [];
+
+const keyOf = (apiVersion: unknown, kind: unknown) => `${String(apiVersion)}/${String(kind)}`;
+
+/** The kind's child names and their shapes (called by defineComposite). A kind declared again keeps the last. */
+export function registerChildNames(
+  resource: ResourceDefinition,
+  childNames: (parent: ParentObject) => ChildName[],
+  shapes: readonly NameShape[],
+  podNames?: PodNames,
+): void {
+  const apiVersion = `${resource.group}/${resource.version}`;
+  namers.set(keyOf(apiVersion, resource.kind), {
+    kind: resource.kind,
+    apiVersion,
+    resource: resource.plural,
+    childNames,
+    shapes: shapes.map((s) => ({ ...s })),
+    namesPods: podNames !== undefined,
+  });
+  ordered = [...namers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, n]) => n);
+}
+
+/**
+ * The names a holder of a kind that declared child names wants (lib/ownership.ts HolderWants), undefined for another
+ * kind (a record of it holds nothing): its childNames, with its pods those its podNames want now.
+ */
+export function holderWants(holder: KubeObject): ChildName[] | undefined {
+  const namer = namers.get(keyOf(holder.apiVersion, holder.kind));
+  const pods = podHolderWants(holder);
+  if (!namer) return pods;
+  if (!holder.metadata?.name) return [];
+  const names = namer.childNames(holder as ParentObject);
+  return [...(namer.namesPods ? names.filter((n) => n.kind !== 'Pod') : names), ...(pods ?? [])];
+}
+
+/** The parent's name `name` makes under `shape` when it has that type and fits, else undefined. */
+function parentNameOf(shape: NameShape, child: ChildName): string | undefined {
+  if ('chosen' in shape || shape.kind !== child.kind || shape.apiVersion !== child.apiVersion) return undefined;
+  let name = child.name;
+  if (shape.ordinal) {
+    const m = /-(0|[1-9][0-9]*)$/.exec(name);
+    if (!m) return undefined;
+    name = name.slice(0, name.length - m[0].length);
+  }
+  const prefix = shape.prefix ?? '';
+  const suffix = shape.suffix ?? '';
+  if (name.length <= prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix))
+    return undefined;
+  return name.slice(prefix.length, name.length - suffix.length);
+}
+
+/**
+ * The customize rules that ask for the parents of the kinds that declared child names, other than `parent` itself,
+ * whose children can take one of `parent`'s child names: by name in the parent's namespace; of a kind whose spec
+ * chooses a name of that type, the holders of that kind the parent recorded (status.heldBy), by name. With the pod holders (podHolderRules), one rule per kind.
+ */
+export function holderRules(parent: ParentObject): RelatedResourceRule[] {
+  const own = namers.get(keyOf(parent.apiVersion, parent.kind));
+  const name = parent.metadata.name ?? '';
+  const namespace = parent.metadata.namespace ?? '';
+  const pods = podHolderRules(parent);
+  if (!own || !name) return pods;
+  const wanted = own.childNames(parent).filter((c) => !(own.namesPods && c.kind === 'Pod'));
+  const rules: RelatedResourceRule[] = [];
+  for (const other of ordered) {
+    const names = new Set<string>();
+    let every = false;
+    for (const shape of other.shapes) {
+      for (const child of wanted) {
+        if ('chosen' in shape) {
+          every ||= shape.kind === child.kind && shape.apiVersion === child.apiVersion;
+          continue;
+        }
+        const holder = parentNameOf(shape, child);
+        if (holder !== undefined) names.add(holder);
+      }
+    }
+    const forPods = pods.find((r) => r.apiVersion === other.apiVersion && r.resource === other.resource);
+    for (const n of forPods?.names ?? []) names.add(n);
+    if (other === own) names.delete(name);
+    // A name the other kind's spec chooses could be any of its parents': never all of them (every one would be sent
+    // with each sync, past the body limit with a few thousand, and each change of one would sync this parent); the
+    // holders of that kind this parent recorded when it found the name taken (status.heldBy), by name.
+    if (every)
+      for (const r of heldRecordsOf(parent))
+        if (r.holder.apiVersion === other.apiVersion && r.holder.kind === other.kind) names.add(r.holder.name);
+    if (names.size > 0)
+      rules.push({ apiVersion: other.apiVersion, resource: other.resource, namespace, names: [...names].sort() });
+  }
+  // Pod holders of a kind that declared no child names (none today): asked for as podHolderRules has it.
+  for (const r of pods)
+    if (!ordered.some((o) => o.apiVersion === r.apiVersion && o.resource === r.resource)) rules.push(r);
+  return rules;
+}
+
+/** The shapes a kind declared (a test checks each of its childNames against them). */
+export function shapesOf(apiVersion: string, kind: string): readonly NameShape[] | undefined {
+  return namers.get(keyOf(apiVersion, kind))?.shapes;
+}
+
+/** Whether a name is one a shape makes from a parent's name. */
+export function shapeMakes(shape: NameShape, parentName: string, child: ChildName): boolean {
+  if ('chosen' in shape) return shape.kind === child.kind && shape.apiVersion === child.apiVersion;
+  return parentNameOf(shape, child) === parentName;
+}
