@@ -88,9 +88,30 @@ function parentNameOf(shape: NameShape, child: ChildName): string | undefined {
 }
 
 /**
+ * The names of `other`'s parents whose children, by its declared shapes, take one of `wanted`; `chosen` when one of
+ * its shapes is a name its spec chooses of a type among `wanted` (any of its parents could hold it).
+ */
+function namesByShape(other: Namer, wanted: readonly ChildName[]): { names: Set<string>; chosen: boolean } {
+  const names = new Set<string>();
+  let chosen = false;
+  for (const shape of other.shapes) {
+    for (const child of wanted) {
+      if ('chosen' in shape) {
+        chosen ||= shape.kind === child.kind && shape.apiVersion === child.apiVersion;
+        continue;
+      }
+      const holder = parentNameOf(shape, child);
+      if (holder !== undefined) names.add(holder);
+    }
+  }
+  return { names, chosen };
+}
+
+/**
  * The customize rules that ask for the parents of the kinds that declared child names, other than `parent` itself,
  * whose children can take one of `parent`'s child names: by name in the parent's namespace; of a kind whose spec
- * chooses a name of that type, the holders of that kind the parent recorded (status.heldBy), by name. With the pod holders (podHolderRules), one rule per kind.
+ * chooses a name of that type, the holders of that kind the parent recorded (status.heldBy), by name. With the pod
+ * holders (podHolderRules), one rule per kind.
  */
 export function holderRules(parent: ParentObject): RelatedResourceRule[] {
   const own = namers.get(keyOf(parent.apiVersion, parent.kind));
@@ -101,25 +122,14 @@ export function holderRules(parent: ParentObject): RelatedResourceRule[] {
   const wanted = own.childNames(parent).filter((c) => !(own.namesPods && c.kind === 'Pod'));
   const rules: RelatedResourceRule[] = [];
   for (const other of ordered) {
-    const names = new Set<string>();
-    let every = false;
-    for (const shape of other.shapes) {
-      for (const child of wanted) {
-        if ('chosen' in shape) {
-          every ||= shape.kind === child.kind && shape.apiVersion === child.apiVersion;
-          continue;
-        }
-        const holder = parentNameOf(shape, child);
-        if (holder !== undefined) names.add(holder);
-      }
-    }
+    const { names, chosen } = namesByShape(other, wanted);
     const forPods = pods.find((r) => r.apiVersion === other.apiVersion && r.resource === other.resource);
     for (const n of forPods?.names ?? []) names.add(n);
     if (other === own) names.delete(name);
     // A name the other kind's spec chooses could be any of its parents': never all of them (every one would be sent
     // with each sync, past the body limit with a few thousand, and each change of one would sync this parent); the
     // holders of that kind this parent recorded when it found the name taken (status.heldBy), by name.
-    if (every)
+    if (chosen)
       for (const r of heldRecordsOf(parent))
         if (r.holder.apiVersion === other.apiVersion && r.holder.kind === other.kind) names.add(r.holder.name);
     if (names.size > 0)

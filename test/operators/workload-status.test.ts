@@ -579,7 +579,10 @@ t.test(
     // Any S3 resource may name the cluster's Secret (its spec chooses the name), but none is asked for until one is
     // recorded as its holder (status.heldBy): the request never grows with the namespace's S3 resources.
     t.notOk(rules.some((r) => r.resource === 's3s'));
-    t.ok(rules.every((r) => r.names || r.labelSelector), 'every rule names its objects or selects by label');
+    t.ok(
+      rules.every((r) => r.names || r.labelSelector),
+      'every rule names its objects or selects by label',
+    );
   },
 );
 
