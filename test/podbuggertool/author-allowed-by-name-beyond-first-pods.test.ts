@@ -8,27 +8,15 @@ import t from 'tap';
 import { MAX_PROBED_PODS, PER_POD } from '../../hooks/podbuggertool/author.js';
 import { REFRESH_SECONDS } from '../../hooks/podbuggertool/sync.js';
 import { KubeError } from '../../lib/kube.js';
-import { FakeApi, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
+import { allowedByName, FakeApi, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const PODS = 3 * MAX_PROBED_PODS + 5;
 const name = (i: number) => `web-${String(i).padStart(3, '0')}`;
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
-/** RBAC with resourceNames on pods/ephemeralcontainers: allowed only when asked about one of `names`. */
-function byName(api: FakeApi, names: string[]): FakeApi {
-  const create = api.create.bind(api);
-  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
-    const answer: any = await create(apiVersion, resource, ns, body);
-    const a = body.spec?.resourceAttributes;
-    if (a?.subresource === 'ephemeralcontainers') answer.status = { allowed: names.includes(a.name) };
-    return answer;
-  };
-  return api;
-}
-
 function world(names: string[]): FakeApi {
-  const api = byName(new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })), names);
+  const api = allowedByName(new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })), names);
   for (let i = 0; i < PODS; i++) api.put(pod(name(i), { app: 'web' }));
   return api;
 }

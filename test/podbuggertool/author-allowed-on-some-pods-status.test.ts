@@ -10,24 +10,12 @@ import t from 'tap';
 import { MAX_PROBED_PODS, PER_POD } from '../../hooks/podbuggertool/author.js';
 import { statusRefusal } from '../../hooks/podbuggertool/inject.js';
 import { FAILURES_ANNOTATION } from '../../hooks/podbuggertool/match.js';
-import { FakeApi, injectAll, pod, status, statusAndApply, tool } from '../fixtures/pbt.js';
+import { allowedByName, FakeApi, injectAll, pod, status, statusAndApply, tool } from '../fixtures/pbt.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
-/** RBAC with resourceNames on pods/ephemeralcontainers: allowed only when asked about one of `names`. */
-function byName(api: FakeApi, names: string[]): FakeApi {
-  const create = api.create.bind(api);
-  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
-    const answer: any = await create(apiVersion, resource, ns, body);
-    const a = body.spec?.resourceAttributes;
-    if (a?.subresource === 'ephemeralcontainers') answer.status = { allowed: names.includes(a.name) };
-    return answer;
-  };
-  return api;
-}
-
 t.test('allowed on some pods by name: the status says so, and counts and names no pod', async (t) => {
-  const api = byName(
+  const api = allowedByName(
     new FakeApi()
       .put(tool('a', { label: 'app=web', image: 'busybox' }))
       .put(pod('web-1', { app: 'web' }))
@@ -54,7 +42,7 @@ t.test('allowed on some pods by name: the status says so, and counts and names n
 });
 
 t.test('refused on every pod: still AuthorNotAllowed, after at most MAX_PROBED_PODS reviews by name', async (t) => {
-  const api = byName(new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })), []);
+  const api = allowedByName(new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })), []);
   for (let i = 0; i < 3 * MAX_PROBED_PODS; i++) api.put(pod(`web-${String(i).padStart(3, '0')}`, { app: 'web' }));
   const res = await status(api, ['dbg', 'a']);
   t.match(ready(res), { status: 'False', reason: 'AuthorNotAllowed' });
@@ -70,7 +58,7 @@ t.test('refused on every pod: still AuthorNotAllowed, after at most MAX_PROBED_P
 });
 
 t.test('allowed by name on a pod the tool does not select: refused', async (t) => {
-  const api = byName(
+  const api = allowedByName(
     new FakeApi()
       .put(tool('a', { label: 'app=web', image: 'busybox' }))
       .put(pod('web-1', { app: 'web' }))

@@ -6,25 +6,13 @@
 import t from 'tap';
 import { PER_POD } from '../../hooks/podbuggertool/author.js';
 import { KubeEventRecorder } from '../../lib/events.js';
-import { FakeApi, pod, status, statusAndApply, tool } from '../fixtures/pbt.js';
+import { allowedByName, FakeApi, pod, status, statusAndApply, tool } from '../fixtures/pbt.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
-/** RBAC with resourceNames on pods/ephemeralcontainers: allowed only when asked about one of `names`. */
-function byName(api: FakeApi, names: string[]): FakeApi {
-  const create = api.create.bind(api);
-  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
-    const answer: any = await create(apiVersion, resource, ns, body);
-    const a = body.spec?.resourceAttributes;
-    if (a?.subresource === 'ephemeralcontainers') answer.status = { allowed: names.includes(a.name) };
-    return answer;
-  };
-  return api;
-}
-
 t.test('allowed on some pods by name: a Warning Event on the tool, once', async (t) => {
-  const api = byName(
+  const api = allowedByName(
     new FakeApi()
       .put(tool('a', { label: 'app=web', image: 'busybox' }))
       .put(pod('web-1', { app: 'web' }))
@@ -60,7 +48,7 @@ t.test('allowed on some pods by name: a Warning Event on the tool, once', async 
 
 t.test('from AuthorAllowedOnSomePods to refused and back: one Event per change', async (t) => {
   const names = ['web-1'];
-  const api = byName(
+  const api = allowedByName(
     new FakeApi()
       .put(tool('a', { label: 'app=web', image: 'busybox' }))
       .put(pod('web-1', { app: 'web' }))
