@@ -358,7 +358,9 @@ t.test("tenant A's tool in tenant B's namespace injects nothing; B's own, and A'
     ),
   );
   const hooks = hooksAs('metaops');
-  for (let i = 0; i < 2; i++) t.same(await hooks.inject('team-b', 'b-web'), { attachments: [] });
+  // Nothing added; the injector may ask to be called again later (a refusal is asked about again, backing off, until
+  // the tool's status says it).
+  for (let i = 0; i < 2; i++) t.same((await hooks.inject('team-b', 'b-web')).attachments, []);
   t.same(ephemeral('team-b', 'b-web'), [], "alice's command runs in none of bob's pods");
   t.match(ready(await hooks.status('team-b', 'sneak')), {
     status: 'False',
