@@ -19,7 +19,7 @@ const goJsonBytes = (value: unknown) => {
 };
 
 t.test('a pod too large for any injector request is not counted pending', async (t) => {
-  // 1.45 MB of `<` in one env value of the pod's own container: below etcd's 1.5 MiB, 8.4 MB as JSON.
+  // 1.45 MB of `<` in one env value of the pod's own container: below etcd's 1.5 MiB, 8.7 MB as JSON.
   const big = pod(
     'big',
     { app: 'web' },
