@@ -678,6 +678,12 @@ async function authorView(
   base: KubeApi,
   over: () => boolean,
 ): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: boolean; soon?: true }> {
+  // Acting as the author: one who cannot be impersonated exactly is refused, as the injector refuses them, whatever
+  // their rights (on the namespace, or on some pods by name) and with the check off too: the tool adds nothing, so
+  // no review is asked and no pod is read for it.
+  const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
+  if (acting && 'problem' in acting)
+    return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
   if (hook.settings.policy.authorCheck === 'off') return { named: true };
   const check = hook.clients.authors(kube);
   try {
@@ -707,10 +713,6 @@ async function authorView(
       return { refused: verdict, named: false, ...soon };
     }
     if (!verdict.allowed) return { refused: verdict, named: false };
-    // Acting as the author: one who cannot be impersonated exactly is refused here, as the injector refuses them.
-    const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
-    if (acting && 'problem' in acting)
-      return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
     return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
     // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).
