@@ -49,7 +49,7 @@ import {
 } from './match.js';
 import { probeMemoryFor, probePods } from './probe.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec, SKIP_REASONS } from './schema.js';
-import { readyReason, type ToolClients, type ToolSettings } from './inject.js';
+import { readyReason, statusRefusal, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
@@ -658,12 +658,45 @@ function refusedAnswer(
     type: 'Ready',
     status: false,
     reason: refused.reason,
-    message: `${refused.message}. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`,
+    message: `${refused.message}${refusalTail(tool)}`,
   };
   return {
     status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
     children: [],
   };
+}
+
+/** What a refusal's message says after why: the containers added before, and that no pod is counted or named. */
+function refusalTail(tool: ParentObject): string {
+  return `. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`;
+}
+
+/**
+ * The author's view as the tool's status says it for this very generation, when the API server could not answer in
+ * time (OutOfTime): a refusal stays that refusal (its reason and message as written, nothing counted or named), and
+ * AuthorAllowedOnSomePods stays (the injector still asks about each pod by name). Anything else: undefined.
+ */
+function viewAsBefore(
+  tool: ParentObject,
+): { refused: Exclude<AuthorVerdict, { allowed: true }>; named: false } | { perPod: true; named: false } | undefined {
+  if (readyReason(tool) === PER_POD) return { perPod: true, named: false };
+  const reason = statusRefusal(tool);
+  if (reason !== 'AuthorNotAllowed' && reason !== 'AuthorUnverified') return undefined;
+  const shown = previousConditions(currentStatus(tool)).find((c) => c.type === 'Ready')?.message ?? '';
+  const tail = refusalTail(tool);
+  const message = shown.endsWith(tail) ? shown.slice(0, -tail.length) : `its author was refused before (${reason})`;
+  return { refused: { allowed: false, reason, message }, named: false };
+}
+
+/** The author's view when the sync ran out of time after hearing `heard` (or nothing): a refusal stays one. */
+function viewOutOfTime(
+  tool: ParentObject,
+  heard: AuthorVerdict | undefined,
+): { refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: false } {
+  if (heard?.allowed) return { named: false };
+  const before = viewAsBefore(tool);
+  if (!heard) return before ?? { named: false };
+  return before && 'perPod' in before ? before : { refused: heard, named: false };
 }
 
 /**
@@ -686,8 +719,11 @@ async function authorView(
     return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
   if (hook.settings.policy.authorCheck === 'off') return { named: true };
   const check = hook.clients.authors(kube);
+  // The review's answer, once heard: a refusal heard stays one when what follows it cannot be asked in time.
+  let heard: AuthorVerdict | undefined;
   try {
     const verdict = await check.verify(hook.parent, over);
+    heard = verdict;
     // Refused on the namespace as a whole: perhaps allowed on some of its pods by name (RBAC's resourceNames, the
     // right of `kubectl debug web-1` alone), which a review naming no pod does not see. The pods the tool selects are
     // asked about by name, MAX_PROBED_PODS a sync, in passes over them all (probe.ts): allowed on one, the tool acts
@@ -715,8 +751,11 @@ async function authorView(
     if (!verdict.allowed) return { refused: verdict, named: false };
     return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
-    // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).
-    if (err instanceof OutOfTime) return { named: false };
+    // Out of time: on doubt nothing changes for a refused tool. A refusal heard in this sync (whether its author may
+    // list the pods, to look for the pods allowed by name, not asked in time), or, unheard, the one the status holds
+    // for this generation (or AuthorAllowedOnSomePods), stays as it is: never turned into a count. Otherwise the
+    // count that follows is cut short too, and says so (naming no pod it was not told it may).
+    if (err instanceof OutOfTime) return viewOutOfTime(hook.parent, heard);
     throw new TemporaryError(
       errorReason(err),
       `could not ask the API server whether the tool's author may debug this namespace: ${errorReason(err)}`,
