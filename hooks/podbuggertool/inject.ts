@@ -39,6 +39,7 @@ import {
   matches,
   MAX_RECORDED_TOOLS,
   MAX_RETRY_SECONDS,
+  FAILURE_REASON,
   OUT_OF_TIME,
   OVERFLOW_ATTEMPT,
   OVERFLOW_KEY,
@@ -363,8 +364,7 @@ async function inject(
   const failures: string[] = [];
 
   const fail = (err: unknown): Work => {
-    const reason =
-      err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
+    const reason = failureReason(err);
     // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
     // pod's failure, backed off (CONFLICTS_UNRECORDED).
     if (reason === CONFLICT) {
@@ -477,6 +477,16 @@ async function inject(
     await tell(kube, events, hook);
   }
   return work;
+}
+
+/**
+ * A failed injection's reason, as the pod's record carries it: only a reason the record reads back (FAILURE_REASON),
+ * so that the retry backs off and the failure is counted; anything else (none is written today) is InvalidAnswer.
+ */
+function failureReason(err: unknown): string {
+  const said =
+    err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
+  return FAILURE_REASON.test(said) ? said : 'InvalidAnswer';
 }
 
 /**
