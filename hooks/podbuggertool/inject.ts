@@ -17,6 +17,7 @@ import {
   type CustomizeResponse,
   type DecorateHook,
   type DecoratorSyncResponse,
+  DEFAULT_BODY_LIMIT,
   errorReason,
   EVENT_BUCKET_SECONDS,
   eventBudgetFor,
@@ -24,6 +25,7 @@ import {
   type KubeApi,
   type KubeEvent,
   type KubeObject,
+  MAX_BODY_LIMIT,
   MAX_OBJECT_READ_BYTES,
   type ObjectMap,
   observed,
@@ -66,6 +68,11 @@ export interface ToolSettings {
   workBudgetMs: number;
   /** The key that seals a count's continue token in the tool's status (seal.ts); the process's own when absent. */
   countKey?: Buffer;
+  /**
+   * The hook server's largest request body (METAOPS_BODY_LIMIT; DEFAULT_BODY_LIMIT when absent): a pod whose
+   * injector request would pass it is never sent to the injector (counted skipped, TooLargeToSend).
+   */
+  bodyLimit?: number;
 }
 
 /** The clients of both hooks: the author check, made over the call's Kubernetes API, remembering across calls. */
@@ -143,7 +150,19 @@ export function runsFor(kube: object): { conflicts: RunMemory; refusals: RunMemo
 }
 
 export function toolSettings({ env }: ClientEnvironment): ToolSettings {
-  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS, countKey: countKeyFrom(env) };
+  return {
+    policy: policyFromEnv(env),
+    workBudgetMs: WORK_BUDGET_MS,
+    countKey: countKeyFrom(env),
+    bodyLimit: bodyLimitFrom(env),
+  };
+}
+
+/** METAOPS_BODY_LIMIT as the server takes it (lib/config.ts checks it at start), else DEFAULT_BODY_LIMIT. */
+function bodyLimitFrom(env: NodeJS.ProcessEnv): number {
+  const text = env['METAOPS_BODY_LIMIT']?.trim() ?? '';
+  const value = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
+  return value >= 1024 && value <= MAX_BODY_LIMIT ? value : DEFAULT_BODY_LIMIT;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type CompositeSyncResponse,
   type ConditionInput,
   conditionsFor,
+  DEFAULT_BODY_LIMIT,
   currentStatus,
   errorReason,
   type KubeApi,
@@ -393,6 +394,32 @@ function expired(err: unknown): boolean {
   return err instanceof KubeError && (err.status === 410 || err.reason === 'Expired');
 }
 
+/**
+ * At least the bytes of an object in a request Metacontroller sends (Go's encoding/json, which writes `<`, `>` and `&`
+ * in six bytes each; its managedFields left out, which Metacontroller may not send): a lower bound, so that a pod it
+ * says too large is one no request can carry.
+ */
+export function sentBytes(object: KubeObject): number {
+  const metadata: Record<string, unknown> = { ...object.metadata };
+  delete metadata['managedFields'];
+  const text = JSON.stringify({ ...object, metadata });
+  let escaped = 0;
+  for (let i = text.indexOf('<'); i !== -1; i = text.indexOf('<', i + 1)) escaped++;
+  for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) escaped++;
+  for (let i = text.indexOf('&'); i !== -1; i = text.indexOf('&', i + 1)) escaped++;
+  return Buffer.byteLength(text) + 5 * escaped;
+}
+
+/**
+ * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the tool):
+ * Metacontroller's request for it is refused (413), so the injector never acts on it; counted skipped,
+ * TooLargeToSend, not pending for ever. Only a pending pod is measured (at rest there are none).
+ */
+function sendable(state: PodState, pod: KubeObject, room: number): PodState {
+  if (state.state !== 'pending' || sentBytes(pod) <= room) return state;
+  return { state: 'skipped', reason: 'TooLargeToSend' };
+}
+
 /** A page's options: a one-item page read up to the largest object the API server can answer. */
 function pageOptions(labelSelector: string, limit: number, next: string | undefined): ListOptions {
   return {
@@ -437,10 +464,15 @@ export async function countPods(
   tool: ParentObject,
   spec: PodBuggerToolSpec,
   over: () => boolean,
-  resume?: CountProgress,
+  {
+    resume,
+    bodyLimit = DEFAULT_BODY_LIMIT,
+  }: { resume?: CountProgress | undefined; bodyLimit?: number | undefined } = {},
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
+  // The bytes an injector request has for its pod: the body limit, less this tool as it is sent with it.
+  const room = bodyLimit - sentBytes(tool);
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
@@ -493,7 +525,7 @@ export async function countPods(
     for (const pod of items) {
       // The server's selection is checked again: only the tool's own selector, read here, decides.
       if (!countedPod(spec, namespace, pod)) continue;
-      tally(counts, pod.metadata.name!, podState(pod, name, spec));
+      tally(counts, pod.metadata.name!, sendable(podState(pod, name, spec), pod, room));
     }
     // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
     counts = finished(counts);
@@ -624,6 +656,11 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
     return not(
       'ContainerNameTaken',
       `a container named ${containerName(name)} is already in ${skipsFor('ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
+    );
+  if (skippedFor('TooLargeToSend') > 0)
+    return not(
+      'TooLargeToSend',
+      `${skipsFor('TooLargeToSend')} ${skippedFor('TooLargeToSend') === 1 ? 'is' : 'are'} larger, with the tool, than the hook server's largest request (METAOPS_BODY_LIMIT): Metacontroller cannot send ${skippedFor('TooLargeToSend') === 1 ? 'it' : 'them'} to the injector, so ${containerName(name)} cannot be added there; those pods are skipped`,
     );
   if (skippedFor('TooLargeToRead') > 0)
     return not(
@@ -886,7 +923,10 @@ export async function syncTool(
     tool,
     spec,
     () => over() || !pages.take(namespace, now.getTime(), reserve),
-    previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
+    {
+      resume: previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
+      bodyLimit: hook.settings.bodyLimit,
+    },
   );
   const shown = (r: CountResult): CountResult =>
     view.named
