@@ -30,4 +30,11 @@ export * from './schemas.js';
 export * from './spec.js';
 export * from './values.js';
 export * from './tls-inspect.js';
-export { STATIC_VOLUMES_ENV, staticVolumeRefusal, staticVolumesAllowed, staticVolumesProblems } from './config.js';
+export {
+  DEFAULT_BODY_LIMIT,
+  MAX_BODY_LIMIT,
+  STATIC_VOLUMES_ENV,
+  staticVolumeRefusal,
+  staticVolumesAllowed,
+  staticVolumesProblems,
+} from './config.js';

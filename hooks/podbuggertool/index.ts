@@ -61,6 +61,7 @@ export const podbuggertool = defineComposite({
       'TargetContainerMissing',
       'ContainerNameTaken',
       'TooLargeToRead',
+      'TooLargeToSend',
       'ContainerNotRunning',
       'CountIncomplete',
       'CountStale',

@@ -17,6 +17,7 @@ import {
   type CustomizeResponse,
   type DecorateHook,
   type DecoratorSyncResponse,
+  DEFAULT_BODY_LIMIT,
   errorReason,
   EVENT_BUCKET_SECONDS,
   eventBudgetFor,
@@ -24,6 +25,7 @@ import {
   type KubeApi,
   type KubeEvent,
   type KubeObject,
+  MAX_BODY_LIMIT,
   MAX_OBJECT_READ_BYTES,
   type ObjectMap,
   observed,
@@ -39,6 +41,7 @@ import {
   matches,
   MAX_RECORDED_TOOLS,
   MAX_RETRY_SECONDS,
+  FAILURE_REASON,
   OUT_OF_TIME,
   OVERFLOW_ATTEMPT,
   OVERFLOW_KEY,
@@ -65,6 +68,11 @@ export interface ToolSettings {
   workBudgetMs: number;
   /** The key that seals a count's continue token in the tool's status (seal.ts); the process's own when absent. */
   countKey?: Buffer;
+  /**
+   * The hook server's largest request body (METAOPS_BODY_LIMIT; DEFAULT_BODY_LIMIT when absent): a pod whose
+   * injector request would pass it is never sent to the injector (counted skipped, TooLargeToSend).
+   */
+  bodyLimit?: number;
 }
 
 /** The clients of both hooks: the author check, made over the call's Kubernetes API, remembering across calls. */
@@ -142,7 +150,19 @@ export function runsFor(kube: object): { conflicts: RunMemory; refusals: RunMemo
 }
 
 export function toolSettings({ env }: ClientEnvironment): ToolSettings {
-  return { policy: policyFromEnv(env), workBudgetMs: WORK_BUDGET_MS, countKey: countKeyFrom(env) };
+  return {
+    policy: policyFromEnv(env),
+    workBudgetMs: WORK_BUDGET_MS,
+    countKey: countKeyFrom(env),
+    bodyLimit: bodyLimitFrom(env),
+  };
+}
+
+/** METAOPS_BODY_LIMIT as the server takes it (lib/config.ts checks it at start), else DEFAULT_BODY_LIMIT. */
+function bodyLimitFrom(env: NodeJS.ProcessEnv): number {
+  const text = env['METAOPS_BODY_LIMIT']?.trim() ?? '';
+  const value = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
+  return value >= 1024 && value <= MAX_BODY_LIMIT ? value : DEFAULT_BODY_LIMIT;
 }
 
 /**
@@ -175,13 +195,15 @@ export interface Tool {
 
 /**
  * The tools of the request that may act on pods of `namespace`: in it, not being deleted, with a valid spec, and not
- * refused by their own status (statusRefusal: such a tool costs no API call; when its status changes, Metacontroller
- * calls about the pod again).
+ * refused as the request shows them (refusedNow: by their own status, or an author who cannot be impersonated while
+ * the server acts as the author; such a tool costs no API call; when it changes, Metacontroller calls about the pod
+ * again).
  */
-function toolsOf(related: ObjectMap | null | undefined, namespace: string): Tool[] {
+function toolsOf(related: ObjectMap | null | undefined, namespace: string, policy: DebugPolicy): Tool[] {
   const out: Tool[] = [];
   for (const tool of observed(related, resource.kind, TOOL_API)) {
-    if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace || statusRefusal(tool)) continue;
+    if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace || refusedNow(policy, tool))
+      continue;
     const parsed = parser.parse(tool['spec']);
     if (parsed.ok) out.push({ name: tool.metadata.name!, uid: tool.metadata.uid, spec: parsed.spec });
   }
@@ -206,6 +228,11 @@ interface Work {
   /** The failures to record on the pod, by container (and the overflow's, OVERFLOW_KEY). */
   record: Map<string, Failure>;
   resyncAfterSeconds?: number;
+  /**
+   * Nothing done and nothing recorded for the tool, which does not act on this pod now (refused as the API server has
+   * it, or no longer wanting the pod): the call goes on to the next tool due.
+   */
+  passed?: true;
 }
 
 /** The tools a record holds an entry of (the overflow's is none). */
@@ -222,7 +249,7 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   const namespace = pod.metadata.namespace ?? 'default';
   // A pod being deleted, or of a namespace the server never touches, is left as it is: nothing added or written.
   if (isTerminating(pod) || hook.settings.policy.excludedNamespaces.includes(namespace)) return { attachments: [] };
-  const wanted = wantedBy(pod, toolsOf(hook.related, namespace), hook.settings.policy);
+  const wanted = wantedBy(pod, toolsOf(hook.related, namespace, hook.settings.policy), hook.settings.policy);
   // The record keeps the failures of the tools that still want the pod: one that succeeded, was deleted or no
   // longer selects it has none. The overflow's entry is kept while it applies (below).
   const containers = new Set(wanted.map((t) => containerName(t.name)));
@@ -245,8 +272,7 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   // one failing for good does not keep the others from ever being tried.
   const unrecorded = due.filter((t) => !record.has(containerName(t.name)));
   const next = full && overflow && unrecorded.length > 0 ? unrecorded[overflow.attempts % unrecorded.length]! : due[0];
-  const work: Work = next ? await inject(hook, pod, next, record) : { record };
-  if (due.length > 1) work.resyncAfterSeconds = Math.min(work.resyncAfterSeconds ?? 1, 1);
+  const work = await injectFirst(hook, pod, next ? [next, ...due.filter((t) => t !== next)] : [], record);
   // A tool that waits is called about again when its retry is due: asked at every call, so that a Metacontroller
   // restarted meanwhile (its queue of resyncs lost) still comes back then.
   const waiting = waits.filter((w) => w > 0);
@@ -255,6 +281,36 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   const stillFull = recordedTools(work.record) >= MAX_RECORDED_TOOLS;
   if (!stillFull || wanted.every((t) => work.record.has(containerName(t.name)))) work.record.delete(OVERFLOW_KEY);
   return answer(pod, work);
+}
+
+/**
+ * One container added (or failed) per call: the first of `order` that acts on the pod. A tool that turns out not to
+ * act on it now (refused as the API server has it: a request older than its status) is passed over for the next one,
+ * within the call's one budget, so that it never keeps the others out. Tools not reached: called about again a
+ * second later.
+ */
+async function injectFirst(
+  hook: DecorateHook<ToolClients, ToolSettings>,
+  pod: KubeObject,
+  order: Tool[],
+  record: Map<string, Failure>,
+): Promise<Work> {
+  const began = performance.now();
+  const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
+  let work: Work = { record };
+  let waitPassed = Infinity;
+  let tried = 0;
+  for (const tool of order) {
+    if (tried > 0 && over()) break;
+    tried++;
+    work = await inject(hook, pod, tool, record, over);
+    if (!work.passed) break;
+    waitPassed = Math.min(waitPassed, work.resyncAfterSeconds ?? Infinity);
+  }
+  delete work.passed;
+  const wait = Math.min(work.resyncAfterSeconds ?? Infinity, waitPassed, order.length > tried ? 1 : Infinity);
+  if (wait !== Infinity) work.resyncAfterSeconds = wait;
+  return work;
 }
 
 /** The answer: the failures annotation only when it changes (Metacontroller writes nothing otherwise). */
@@ -293,6 +349,7 @@ async function inject(
   requested: KubeObject,
   tool: Tool,
   record: Map<string, Failure>,
+  over: () => boolean,
 ): Promise<Work> {
   const base = hook.services.kube();
   // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
@@ -303,8 +360,6 @@ async function inject(
   const recorded = record.get(container);
   const previous = recorded?.reason;
   const key = attemptKey(tool.name, tool.uid, tool.spec, requested);
-  const began = performance.now();
-  const over = () => hook.signal.aborted || performance.now() - began > hook.settings.workBudgetMs;
   const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
   const { conflicts, refusals } = runsFor(base);
   const run = JSON.stringify([namespace, podName, key]);
@@ -312,6 +367,8 @@ async function inject(
     record.delete(container);
     return { record };
   };
+  // Not acting on this pod now: nothing added, nothing recorded; the call goes on to the next tool due.
+  const passed = (): Work => ({ ...done(), passed: true });
   // Added: a tool without an entry that got its container shows the others without one need not wait either.
   const added = (): Work => {
     conflicts.forget(run);
@@ -326,8 +383,7 @@ async function inject(
   const failures: string[] = [];
 
   const fail = (err: unknown): Work => {
-    const reason =
-      err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
+    const reason = failureReason(err);
     // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
     // pod's failure, backed off (CONFLICTS_UNRECORDED).
     if (reason === CONFLICT) {
@@ -387,12 +443,12 @@ async function inject(
     podUid = pod?.metadata.uid ?? podUid;
     toolUid = real?.metadata.uid && !tool.uid ? real.metadata.uid : toolUid;
     const spec = decidedAgain(namespace, pod, real, tool, hook.settings.policy);
-    if (!spec) return done();
+    if (!spec) return passed();
     // A refusal the tool's own sync recorded for this very spec holds here too, whatever this server remembers or
     // the order in which the two controllers run: no pod gets the container until that sync finds it allowed.
     // Acting as the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), one who cannot be impersonated exactly gets nothing
     // (the tool's status says why): never the server's own PATCH instead.
-    if (refusedNow(hook.settings.policy, real!)) return done();
+    if (refusedNow(hook.settings.policy, real!)) return passed();
     if (hook.settings.policy.authorCheck !== 'off') {
       try {
         // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
@@ -405,7 +461,7 @@ async function inject(
         // would call about this pod again, and the refusal may have been of a moment.
         if (!verdict.allowed) {
           const times = refusals.add(run, hook.now.getTime());
-          return { ...done(), resyncAfterSeconds: recheckSeconds(times) };
+          return { ...passed(), resyncAfterSeconds: recheckSeconds(times) };
         }
       } catch (err) {
         return err instanceof OutOfTime ? outOfTime() : fail(err);
@@ -440,6 +496,16 @@ async function inject(
     await tell(kube, events, hook);
   }
   return work;
+}
+
+/**
+ * A failed injection's reason, as the pod's record carries it: only a reason the record reads back (FAILURE_REASON),
+ * so that the retry backs off and the failure is counted; anything else (none is written today) is InvalidAnswer.
+ */
+function failureReason(err: unknown): string {
+  const said =
+    err instanceof OutOfTime ? OUT_OF_TIME : err instanceof NotAllowedOnPod ? 'AuthorNotAllowed' : errorReason(err);
+  return FAILURE_REASON.test(said) ? said : 'InvalidAnswer';
 }
 
 /**

@@ -545,7 +545,14 @@ export interface Failure {
   key?: string;
 }
 
-const RECORD = /^([A-Za-z]{1,64})(?:;n=([1-9][0-9]{0,5});at=([0-9]{1,12});k=([0-9a-f]{8}))?$/;
+/**
+ * A failure's reason as the record carries it: a letter, then letters and digits, 64 at most. Every reason the
+ * injector writes is one: the API server's Status reason (letters, lib/kube.ts), one made of the HTTP status of an
+ * answer without one (`HTTP408`), or the injector's own (`OutOfTime`, `Conflict`, `AuthorNotAllowed`...).
+ */
+export const FAILURE_REASON = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
+
+const RECORD = /^([A-Za-z][A-Za-z0-9]{0,63})(?:;n=([1-9][0-9]{0,5});at=([0-9]{1,12});k=([0-9a-f]{8}))?$/;
 
 /** The failures recorded on a pod with their retry state, by container; anything malformed is none. */
 export function recordedAttempts(pod: KubeObject): Map<string, Failure> {

@@ -156,6 +156,7 @@ export const SKIP_REASONS = [
   'ContainerNameTaken',
   'RunsAsRoot',
   'TooLargeToRead',
+  'TooLargeToSend',
 ] as const;
 
 /** The skipped pods counted by reason: every one of them (`skips` names only the first MAX_LISTED_PODS). */

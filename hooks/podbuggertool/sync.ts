@@ -18,6 +18,7 @@ import {
   type CompositeSyncResponse,
   type ConditionInput,
   conditionsFor,
+  DEFAULT_BODY_LIMIT,
   currentStatus,
   errorReason,
   type KubeApi,
@@ -49,7 +50,7 @@ import {
 } from './match.js';
 import { probeMemoryFor, probePods } from './probe.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec, SKIP_REASONS } from './schema.js';
-import { readyReason, type ToolClients, type ToolSettings } from './inject.js';
+import { readyReason, statusRefusal, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
@@ -393,6 +394,32 @@ function expired(err: unknown): boolean {
   return err instanceof KubeError && (err.status === 410 || err.reason === 'Expired');
 }
 
+/**
+ * At least the bytes of an object in a request Metacontroller sends (Go's encoding/json, which writes `<`, `>` and `&`
+ * in six bytes each; its managedFields left out, which Metacontroller may not send): a lower bound, so that a pod it
+ * says too large is one no request can carry.
+ */
+export function sentBytes(object: KubeObject): number {
+  const metadata: Record<string, unknown> = { ...object.metadata };
+  delete metadata['managedFields'];
+  const text = JSON.stringify({ ...object, metadata });
+  let escaped = 0;
+  for (let i = text.indexOf('<'); i !== -1; i = text.indexOf('<', i + 1)) escaped++;
+  for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) escaped++;
+  for (let i = text.indexOf('&'); i !== -1; i = text.indexOf('&', i + 1)) escaped++;
+  return Buffer.byteLength(text) + 5 * escaped;
+}
+
+/**
+ * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the tool):
+ * Metacontroller's request for it is refused (413), so the injector never acts on it; counted skipped,
+ * TooLargeToSend, not pending for ever. Only a pending pod is measured (at rest there are none).
+ */
+function sendable(state: PodState, pod: KubeObject, room: number): PodState {
+  if (state.state !== 'pending' || sentBytes(pod) <= room) return state;
+  return { state: 'skipped', reason: 'TooLargeToSend' };
+}
+
 /** A page's options: a one-item page read up to the largest object the API server can answer. */
 function pageOptions(labelSelector: string, limit: number, next: string | undefined): ListOptions {
   return {
@@ -437,10 +464,15 @@ export async function countPods(
   tool: ParentObject,
   spec: PodBuggerToolSpec,
   over: () => boolean,
-  resume?: CountProgress,
+  {
+    resume,
+    bodyLimit = DEFAULT_BODY_LIMIT,
+  }: { resume?: CountProgress | undefined; bodyLimit?: number | undefined } = {},
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
+  // The bytes an injector request has for its pod: the body limit, less this tool as it is sent with it.
+  const room = bodyLimit - sentBytes(tool);
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
@@ -493,7 +525,7 @@ export async function countPods(
     for (const pod of items) {
       // The server's selection is checked again: only the tool's own selector, read here, decides.
       if (!countedPod(spec, namespace, pod)) continue;
-      tally(counts, pod.metadata.name!, podState(pod, name, spec));
+      tally(counts, pod.metadata.name!, sendable(podState(pod, name, spec), pod, room));
     }
     // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
     counts = finished(counts);
@@ -625,6 +657,11 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
       'ContainerNameTaken',
       `a container named ${containerName(name)} is already in ${skipsFor('ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
     );
+  if (skippedFor('TooLargeToSend') > 0)
+    return not(
+      'TooLargeToSend',
+      `${skipsFor('TooLargeToSend')} ${skippedFor('TooLargeToSend') === 1 ? 'is' : 'are'} larger, with the tool, than the hook server's largest request (METAOPS_BODY_LIMIT): Metacontroller cannot send ${skippedFor('TooLargeToSend') === 1 ? 'it' : 'them'} to the injector, so ${containerName(name)} cannot be added there; those pods are skipped`,
+    );
   if (skippedFor('TooLargeToRead') > 0)
     return not(
       'TooLargeToRead',
@@ -658,12 +695,45 @@ function refusedAnswer(
     type: 'Ready',
     status: false,
     reason: refused.reason,
-    message: `${refused.message}. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`,
+    message: `${refused.message}${refusalTail(tool)}`,
   };
   return {
     status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
     children: [],
   };
+}
+
+/** What a refusal's message says after why: the containers added before, and that no pod is counted or named. */
+function refusalTail(tool: ParentObject): string {
+  return `. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`;
+}
+
+/**
+ * The author's view as the tool's status says it for this very generation, when the API server could not answer in
+ * time (OutOfTime): a refusal stays that refusal (its reason and message as written, nothing counted or named), and
+ * AuthorAllowedOnSomePods stays (the injector still asks about each pod by name). Anything else: undefined.
+ */
+function viewAsBefore(
+  tool: ParentObject,
+): { refused: Exclude<AuthorVerdict, { allowed: true }>; named: false } | { perPod: true; named: false } | undefined {
+  if (readyReason(tool) === PER_POD) return { perPod: true, named: false };
+  const reason = statusRefusal(tool);
+  if (reason !== 'AuthorNotAllowed' && reason !== 'AuthorUnverified') return undefined;
+  const shown = previousConditions(currentStatus(tool)).find((c) => c.type === 'Ready')?.message ?? '';
+  const tail = refusalTail(tool);
+  const message = shown.endsWith(tail) ? shown.slice(0, -tail.length) : `its author was refused before (${reason})`;
+  return { refused: { allowed: false, reason, message }, named: false };
+}
+
+/** The author's view when the sync ran out of time after hearing `heard` (or nothing): a refusal stays one. */
+function viewOutOfTime(
+  tool: ParentObject,
+  heard: AuthorVerdict | undefined,
+): { refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: false } {
+  if (heard?.allowed) return { named: false };
+  const before = viewAsBefore(tool);
+  if (!heard) return before ?? { named: false };
+  return before && 'perPod' in before ? before : { refused: heard, named: false };
 }
 
 /**
@@ -678,10 +748,19 @@ async function authorView(
   base: KubeApi,
   over: () => boolean,
 ): Promise<{ refused?: Exclude<AuthorVerdict, { allowed: true }>; perPod?: true; named: boolean; soon?: true }> {
+  // Acting as the author: one who cannot be impersonated exactly is refused, as the injector refuses them, whatever
+  // their rights (on the namespace, or on some pods by name) and with the check off too: the tool adds nothing, so
+  // no review is asked and no pod is read for it.
+  const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
+  if (acting && 'problem' in acting)
+    return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
   if (hook.settings.policy.authorCheck === 'off') return { named: true };
   const check = hook.clients.authors(kube);
+  // The review's answer, once heard: a refusal heard stays one when what follows it cannot be asked in time.
+  let heard: AuthorVerdict | undefined;
   try {
     const verdict = await check.verify(hook.parent, over);
+    heard = verdict;
     // Refused on the namespace as a whole: perhaps allowed on some of its pods by name (RBAC's resourceNames, the
     // right of `kubectl debug web-1` alone), which a review naming no pod does not see. The pods the tool selects are
     // asked about by name, MAX_PROBED_PODS a sync, in passes over them all (probe.ts): allowed on one, the tool acts
@@ -707,14 +786,13 @@ async function authorView(
       return { refused: verdict, named: false, ...soon };
     }
     if (!verdict.allowed) return { refused: verdict, named: false };
-    // Acting as the author: one who cannot be impersonated exactly is refused here, as the injector refuses them.
-    const acting = hook.settings.policy.actAsAuthor ? actingAuthor(hook.parent) : undefined;
-    if (acting && 'problem' in acting)
-      return { refused: { allowed: false, reason: 'AuthorUnverified', message: acting.problem }, named: false };
     return { named: await check.mayList(hook.parent, over) };
   } catch (err) {
-    // Out of time: the count that follows is cut short too, and says so (naming no pod it was not told it may).
-    if (err instanceof OutOfTime) return { named: false };
+    // Out of time: on doubt nothing changes for a refused tool. A refusal heard in this sync (whether its author may
+    // list the pods, to look for the pods allowed by name, not asked in time), or, unheard, the one the status holds
+    // for this generation (or AuthorAllowedOnSomePods), stays as it is: never turned into a count. Otherwise the
+    // count that follows is cut short too, and says so (naming no pod it was not told it may).
+    if (err instanceof OutOfTime) return viewOutOfTime(hook.parent, heard);
     throw new TemporaryError(
       errorReason(err),
       `could not ask the API server whether the tool's author may debug this namespace: ${errorReason(err)}`,
@@ -845,7 +923,10 @@ export async function syncTool(
     tool,
     spec,
     () => over() || !pages.take(namespace, now.getTime(), reserve),
-    previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
+    {
+      resume: previousProgress(before, tool, hook.settings.countKey) ?? (rest ? memory.take(key) : undefined),
+      bodyLimit: hook.settings.bodyLimit,
+    },
   );
   const shown = (r: CountResult): CountResult =>
     view.named

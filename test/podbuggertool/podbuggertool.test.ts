@@ -17,6 +17,7 @@ import {
   policyFromEnv,
   type DebugPolicy,
 } from '../../hooks/podbuggertool/match.js';
+import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import { KubeError } from '../../lib/kube.js';
 import { renderManifests } from '../../scripts/render-manifests.js';
 import {
@@ -84,6 +85,7 @@ t.test(
       policy: policyFromEnv(env),
       workBudgetMs: WORK_BUDGET_MS,
       countKey: countKeyFrom(env),
+      bodyLimit: DEFAULT_BODY_LIMIT,
     });
     t.equal(WORK_BUDGET_MS, 3500);
   },

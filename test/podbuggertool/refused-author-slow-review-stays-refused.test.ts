@@ -12,39 +12,32 @@ import t from 'tap';
 import { COUNT_BUDGET_MS } from '../../hooks/podbuggertool/sync.js';
 import { FakeApi, pod, statusAndApply, tool } from '../fixtures/pbt.js';
 
-// Kept as a todo until fixed (found by an independent attack, 2026-11-27).
-const GAP = 'open (issue 32): a slow review turns a refused tool into CountIncomplete';
+t.test('a refused author stays refused when the review that refuses them takes the sync budget', async (t) => {
+  const api = new FakeApi()
+    .put(tool('a', { label: 'app=web', image: 'busybox' }))
+    .put(pod('web-1', { app: 'web' }))
+    .put(pod('web-2', { app: 'web' }));
+  api.allow = () => false;
+  const first = await statusAndApply(api, ['dbg', 'a']);
+  t.match((first.status as any).conditions[0], { status: 'False', reason: 'AuthorNotAllowed' });
+  t.notOk('matched' in (first.status as any), 'a refused tool counts no pod');
 
-t.test(
-  'a refused author stays refused when the review that refuses them takes the sync budget',
-  { todo: GAP },
-  async (t) => {
-    const api = new FakeApi()
-      .put(tool('a', { label: 'app=web', image: 'busybox' }))
-      .put(pod('web-1', { app: 'web' }))
-      .put(pod('web-2', { app: 'web' }));
-    api.allow = () => false;
-    const first = await statusAndApply(api, ['dbg', 'a']);
-    t.match((first.status as any).conditions[0], { status: 'False', reason: 'AuthorNotAllowed' });
-    t.notOk('matched' in (first.status as any), 'a refused tool counts no pod');
-
-    // The same API server, now slow: the review of pods/ephemeralcontainers answers after the sync's budget is spent
-    // (the hooks' clock is performance.now(); moved forward as the review answers, instead of waiting for real).
-    const realNow = performance.now.bind(performance);
-    let skew = 0;
-    t.teardown(() => {
-      performance.now = realNow;
-    });
-    performance.now = () => realNow() + skew;
-    const create = api.create.bind(api);
-    api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
-      const answer = await create(apiVersion, resource, ns, body);
-      if (body.spec?.resourceAttributes?.subresource === 'ephemeralcontainers') skew += COUNT_BUDGET_MS + 500;
-      return answer;
-    };
-    const second = await statusAndApply(api, ['dbg', 'a']);
-    const ready = (second.status as any).conditions.find((c: any) => c.type === 'Ready');
-    t.match(ready, { status: 'False', reason: 'AuthorNotAllowed' }, 'still refused');
-    t.notOk('matched' in (second.status as any), 'still no count');
-  },
-);
+  // The same API server, now slow: the review of pods/ephemeralcontainers answers after the sync's budget is spent
+  // (the hooks' clock is performance.now(); moved forward as the review answers, instead of waiting for real).
+  const realNow = performance.now.bind(performance);
+  let skew = 0;
+  t.teardown(() => {
+    performance.now = realNow;
+  });
+  performance.now = () => realNow() + skew;
+  const create = api.create.bind(api);
+  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
+    const answer = await create(apiVersion, resource, ns, body);
+    if (body.spec?.resourceAttributes?.subresource === 'ephemeralcontainers') skew += COUNT_BUDGET_MS + 500;
+    return answer;
+  };
+  const second = await statusAndApply(api, ['dbg', 'a']);
+  const ready = (second.status as any).conditions.find((c: any) => c.type === 'Ready');
+  t.match(ready, { status: 'False', reason: 'AuthorNotAllowed' }, 'still refused');
+  t.notOk('matched' in (second.status as any), 'still no count');
+});

@@ -9,10 +9,6 @@ import { AUTHOR_ANNOTATION } from '../../hooks/podbuggertool/author.js';
 import type { Impersonation, KubeApi } from '../../lib/kube.js';
 import { ANY, FakeApi, injectAll, pod, stamp, statusAndApply, tool } from '../fixtures/pbt.js';
 
-// Kept as a todo until fixed (found by an independent attack, 2026-11-27).
-const GAP =
-  'open (issue 32): an author allowed by pod name who cannot be impersonated is reported AuthorAllowedOnSomePods and blocks other tools';
-
 const AS_AUTHOR = { ...ANY, actAsAuthor: true };
 
 /**
@@ -44,23 +40,18 @@ function world(): FakeApi {
     .put(pod('web-1', { app: 'web' }));
 }
 
-t.test(
-  'an author allowed by pod name who cannot be impersonated is refused AuthorUnverified',
-  { todo: GAP },
-  async (t) => {
-    const api = world();
-    const res = await statusAndApply(api, ['dbg', 'a'], { policy: AS_AUTHOR });
-    t.match((res.status as any).conditions[0], {
-      status: 'False',
-      reason: 'AuthorUnverified',
-      message: /cannot be impersonated/,
-    });
-  },
-);
+t.test('an author allowed by pod name who cannot be impersonated is refused AuthorUnverified', async (t) => {
+  const api = world();
+  const res = await statusAndApply(api, ['dbg', 'a'], { policy: AS_AUTHOR });
+  t.match((res.status as any).conditions[0], {
+    status: 'False',
+    reason: 'AuthorUnverified',
+    message: /cannot be impersonated/,
+  });
+});
 
 t.test(
   "an author allowed by pod name who cannot be impersonated does not keep another tool's container out",
-  { todo: GAP },
   async (t) => {
     const api = world();
     await statusAndApply(api, ['dbg', 'a'], { policy: AS_AUTHOR });
