@@ -229,6 +229,15 @@ export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
  * lives as long as the server, and every member of every cluster, ever, is an endpoint.
  */
 export const MAX_KNOWN_PREFIXES = 1024;
+/**
+ * The bytes of TLS sessions one client remembers at most, the oldest forgotten first (and the count bound,
+ * MAX_KNOWN_PREFIXES, kept): a session as Node hands it over carries the member's certificate, which the member
+ * chooses (up to the 32 KiB the chain check lets through, and a TLS 1.2 ticket of up to 64 KiB more). The server keeps
+ * a client per TLS identity (64, hooks/etcdcommon/index.ts): their sessions together stay within 128 MiB.
+ */
+export const MAX_SESSION_BYTES = 2 * 1024 * 1024;
+/** A session larger than this is not remembered (the member's next connection is a full handshake). */
+export const MAX_SESSION_SIZE = 128 * 1024;
 
 /**
  * What the hook server's TLS client offers etcd: TLS 1.2 (its calls read the member's chain before OpenSSL verifies it:
@@ -253,6 +262,40 @@ export const CLIENT_TLS = {
   ecdhCurve: 'X25519:P-256:P-384',
 } as const;
 
+/**
+ * TLS sessions by member (host and port), the oldest first, and their bytes: at most MAX_KNOWN_PREFIXES of them and
+ * MAX_SESSION_BYTES in all; a session larger than MAX_SESSION_SIZE is not kept (the member's last one forgotten).
+ */
+export class Sessions extends Map<string, Buffer> {
+  /** The bytes of the sessions kept. */
+  bytes = 0;
+
+  /** Keeps `session` as `key`'s newest, then forgets the oldest while more are kept than the bounds allow. */
+  remember(key: string, session: Buffer): void {
+    this.delete(key);
+    if (session.length > MAX_SESSION_SIZE) return;
+    super.set(key, session);
+    this.bytes += session.length;
+    while (this.size > MAX_KNOWN_PREFIXES || this.bytes > MAX_SESSION_BYTES) this.delete(this.keys().next().value!);
+  }
+
+  override set(key: string, session: Buffer): this {
+    this.remember(key, session);
+    return this;
+  }
+
+  override delete(key: string): boolean {
+    const known = super.get(key);
+    if (known) this.bytes -= known.length;
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    super.clear();
+    this.bytes = 0;
+  }
+}
+
 export class HttpEtcdClient implements EtcdClient {
   private readonly timeoutMs: number;
   /** The hook call's signal (withSignal): every call stops when it aborts. */
@@ -261,9 +304,10 @@ export class HttpEtcdClient implements EtcdClient {
   private readonly prefixByEndpoint = new Map<string, string>();
   /**
    * The TLS session each member (host and port dialled) last offered, resumed by the next connection to it: a
-   * resumed handshake costs no signature with the client key. At most MAX_KNOWN_PREFIXES, the oldest forgotten.
+   * resumed handshake costs no signature with the client key. At most MAX_KNOWN_PREFIXES of them and
+   * MAX_SESSION_BYTES in all, the oldest forgotten (one map, shared by every view of the client).
    */
-  private readonly sessions = new Map<string, Buffer>();
+  private readonly sessions = new Sessions();
   /** TLS handshakes made: in full (the client key signs) or resumed. */
   readonly handshakes = { full: 0, resumed: 0 };
   /** The server's cap on calls in flight (shared by the clients etcdClients makes). */
@@ -533,7 +577,6 @@ export class HttpEtcdClient implements EtcdClient {
   private tlsOptions(url: string): Pick<CallOptions, 'tls' | 'tlsSessions'> {
     const key = new URL(url).host;
     const session = this.sessions.get(key);
-    const sessions = this.sessions;
     const handshakes = this.handshakes;
     return {
       tls: { ...this.options.tls, ...CLIENT_TLS, ...(session ? { session } : {}) },
@@ -542,11 +585,7 @@ export class HttpEtcdClient implements EtcdClient {
           if (reused) handshakes.resumed++;
           else handshakes.full++;
         },
-        offered: (offered) => {
-          sessions.delete(key);
-          sessions.set(key, offered);
-          if (sessions.size > MAX_KNOWN_PREFIXES) sessions.delete(sessions.keys().next().value!);
-        },
+        offered: (offered) => this.sessions.remember(key, offered),
       },
     };
   }

@@ -7,16 +7,19 @@
 // present a ~27 KiB certificate leaves ~27 MiB in one client after 1,024 member names, out of the JavaScript heap
 // (Buffers: --max-old-space-size does not cap them), never given back while the server runs; 64 identities could keep
 // 64 times that. The Deployment allows 512 MiB, and the worst request measured already peaks at 341.5 MiB
-// (docs/operating.md): what the sessions of all 64 clients may keep must fit in the rest, ~2 MiB a client.
+// (docs/operating.md): what the sessions of all 64 clients may keep must fit in the rest, ~2 MiB a client
+// (MAX_SESSION_BYTES), the oldest forgotten first, the count bound kept, and a session too large not kept at all.
 import { createServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import t from 'tap';
-import { HttpEtcdClient, MAX_KNOWN_PREFIXES } from '../../hooks/etcdcommon/etcd.js';
+import {
+  HttpEtcdClient,
+  MAX_KNOWN_PREFIXES,
+  MAX_SESSION_BYTES,
+  MAX_SESSION_SIZE,
+  Sessions,
+} from '../../hooks/etcdcommon/etcd.js';
 import { Pki } from '../fixtures/pki.js';
-
-// Kept as a todo until fixed (found by an independent attack, 2026-11-27).
-const GAP =
-  "open (issue 29): the etcd client's remembered TLS sessions are bounded in number, not in bytes (each carries the member's certificate)";
 
 const pki = new Pki();
 /** The member's certificate: its names, and 100 more that make it ~8 KiB of PEM (a size the chain check accepts). */
@@ -49,7 +52,7 @@ async function member(t: { teardown(fn: () => void): void }): Promise<number> {
 /** The most bytes of sessions one client may keep: the 64 clients' together within ~128 MiB. */
 const MAX_SESSION_BYTES_PER_CLIENT = 2 * 1024 * 1024;
 
-t.test("the TLS sessions a client remembers of a tenant's members are bounded in bytes", { todo: GAP }, async (t) => {
+t.test("the TLS sessions a client remembers of a tenant's members are bounded in bytes", async (t) => {
   t.ok(server.cert.length > 6_000, `the member's certificate is ${server.cert.length} bytes of PEM`);
   const port = await member(t);
   const etcd = new HttpEtcdClient({ tls, dnsLookup: async () => ({ address: '127.0.0.1', family: 4 }) });
@@ -65,8 +68,48 @@ t.test("the TLS sessions a client remembers of a tenant's members are bounded in
     `${sessions.size} sessions remembered, ${(bytes / 1048576).toFixed(1)} MiB; handshakes ${JSON.stringify(etcd.handshakes)}`,
   );
   t.ok(sessions.size > 0, 'the members offered sessions, and the client kept them');
+  t.ok(sessions.size < MAX_KNOWN_PREFIXES, `fewer sessions kept than member names dialled (${sessions.size})`);
   t.ok(
     bytes <= MAX_SESSION_BYTES_PER_CLIENT,
     `the sessions kept weigh at most ${MAX_SESSION_BYTES_PER_CLIENT / 1048576} MiB (${(bytes / 1048576).toFixed(1)} MiB)`,
   );
+  t.equal((sessions as Sessions).bytes, bytes, 'the bytes the client counts are the bytes it keeps');
+  // The newest are kept, the oldest forgotten: the last member dialled resumes its session, the first does not.
+  const last = `e-${MAX_KNOWN_PREFIXES - 1}.e.ns.svc:${port}`;
+  t.ok(sessions.has(last), 'the session of the member dialled last is kept');
+  t.notOk(sessions.has(`e-0.e.ns.svc:${port}`), 'the session of the member dialled first is forgotten');
+  const before = { ...etcd.handshakes };
+  await view().health(`https://${last}`);
+  t.equal(etcd.handshakes.full, before.full, 'the member dialled last costs no full handshake');
+  t.ok(etcd.handshakes.resumed > before.resumed, 'the member dialled last resumes its session');
+});
+
+t.test('the sessions kept: oldest forgotten first, by count and by bytes; one too large is not kept', async (t) => {
+  const s = new Sessions();
+  const kib = (n: number, fill = 1) => Buffer.alloc(n * 1024, fill);
+  for (let i = 0; i < MAX_KNOWN_PREFIXES + 10; i++) s.remember(`m${i}:2379`, Buffer.alloc(16));
+  t.equal(s.size, MAX_KNOWN_PREFIXES, 'at most MAX_KNOWN_PREFIXES sessions');
+  t.notOk(s.has('m9:2379'), 'the oldest forgotten');
+  t.ok(s.has(`m${MAX_KNOWN_PREFIXES + 9}:2379`), 'the newest kept');
+  t.equal(s.bytes, 16 * MAX_KNOWN_PREFIXES, 'their bytes counted');
+  s.clear();
+  t.equal(s.bytes, 0, 'none kept, no bytes');
+  const each = 100;
+  const fit = Math.floor(MAX_SESSION_BYTES / (each * 1024));
+  for (let i = 0; i < fit + 5; i++) s.remember(`b${i}:2379`, kib(each));
+  t.equal(s.size, fit, `sessions of ${each} KiB: as many as fit in MAX_SESSION_BYTES (${fit})`);
+  t.ok(s.bytes <= MAX_SESSION_BYTES, 'within MAX_SESSION_BYTES');
+  t.notOk(s.has('b4:2379'), 'the oldest forgotten');
+  t.ok(s.has(`b${fit + 4}:2379`), 'the newest kept');
+  // A member's newer session replaces its older one (and is the newest).
+  s.remember('b5:2379', kib(1, 2));
+  t.equal(s.get('b5:2379')!.length, 1024, "a member's newer session replaces its older one");
+  t.equal(s.bytes, (fit - 1) * each * 1024 + 1024, 'the older one no longer counted');
+  // A session larger than MAX_SESSION_SIZE is not kept, and the member's last one is forgotten.
+  s.remember('b5:2379', kib(MAX_SESSION_SIZE / 1024 + 1));
+  t.notOk(s.has('b5:2379'), 'a session larger than MAX_SESSION_SIZE is not kept');
+  t.equal(s.size, fit - 1, 'nothing else forgotten for it');
+  t.equal(s.bytes, (fit - 1) * each * 1024, 'its bytes not counted');
+  s.delete(`b${fit + 4}:2379`);
+  t.equal(s.bytes, (fit - 2) * each * 1024, 'a session forgotten (a failed handshake) is no longer counted');
 });
