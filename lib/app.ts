@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { STATUS_CODES } from 'node:http';
 import { answerPlugin, OVERLOADED, RETRY_AFTER_SECONDS } from './answer.js';
 import type { AuthConfig } from './auth.js';
-import { BodyBudget, DEFAULT_BODY_BUDGET } from './body-budget.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET, serverBudget } from './body-budget.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOOK_DEADLINE_MS } from './config.js';
 import { NO_EVENTS } from './events.js';
 import {
@@ -222,7 +222,7 @@ function serverParts(options: AppOptions, metrics: Metrics): ServerParts {
       budget:
         options.bodyBudget instanceof BodyBudget
           ? options.bodyBudget
-          : new BodyBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET),
+          : serverBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET),
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     },
     environment: { env: options.env ?? process.env },

@@ -9,11 +9,34 @@
 // and gives it back once its answer is sent or its caller has gone and its hook has settled; one that waits longer
 // than its wait is answered 429 with Retry-After (lib/answer.ts), which Metacontroller honours. Turns are given in
 // arrival order: a large body is not passed by small ones forever.
+//
+// Every namespace's hooks share the budget, and the namespace is not known before the body is read (Metacontroller
+// calls one URL per hook, with no header naming it). A tenant decides how large its requests are and how long its
+// hooks hold them (its members, its images): one namespace's large, slow syncs could hold the budget all the time,
+// and every other namespace's requests, queued behind them, would get only 429s. So the server also keeps a reserve
+// for small requests (the server's: an eighth of the budget, RESERVE_SHARE; small is a quarter of the reserve at
+// most): a small request that finds no room in the budget (or others waiting) takes its turn from the reserve, never
+// behind a large one. Once its body is read its namespace is known (claim): a namespace holds at most a quarter of
+// the reserve (more than one small request only within it), so that one namespace's small slow syncs do not fill
+// the reserve either; a request over its namespace's share is answered 429 with Retry-After at once. The bytes in
+// hand are then at most the budget and its reserve: 9 MiB by default.
 
 /** The bytes of request bodies in hand at once, by default: one body at the 8 MiB limit (or any smaller ones). */
 export const DEFAULT_BODY_BUDGET = 8 * 1024 * 1024;
 /** Requests waiting for their turn at most, by default; more are answered 429 at once. */
 export const MAX_WAITING = 256;
+/** The server's reserve for small requests, as a part of its budget (an eighth: 1 MiB of the default 8 MiB). */
+export const RESERVE_SHARE = 1 / 8;
+
+/** The reserve for small requests that goes with a budget of `bytes` (the server's: RESERVE_SHARE of it). */
+export function reserveOf(bytes: number): number {
+  return Math.floor(bytes * RESERVE_SHARE);
+}
+
+/** The server's body budget of `bytes`, with its reserve for small requests (reserveOf). */
+export function serverBudget(bytes: number = DEFAULT_BODY_BUDGET): BodyBudget {
+  return new BodyBudget(bytes, MAX_WAITING, reserveOf(bytes));
+}
 
 /** Why a request got no turn: it waited too long, too many wait, or its caller went away. */
 export class NoTurn extends Error {
@@ -25,30 +48,55 @@ export class NoTurn extends Error {
   }
 }
 
+/** A turn: the function that gives it back (once; later calls do nothing), its bytes, and whether of the reserve. */
+export type Release = (() => void) & { readonly bytes: number; readonly reserved: boolean };
+
 interface Waiter {
   bytes: number;
-  grant: () => void;
+  grant: (reserved: boolean) => void;
   refuse: (err: NoTurn) => void;
 }
 
 export class BodyBudget {
   private inHand = 0;
+  private reservedInHand = 0;
   private readonly waiting: Waiter[] = [];
-  /** The most bytes ever in hand at once (for tests and metrics). */
+  /** The reserve's bytes each namespace holds (claim). */
+  private readonly byNamespace = new Map<string, number>();
+  private readonly claimed = new WeakMap<Release, string>();
+  /** The most bytes ever in hand at once, the reserve's included (for tests and metrics). */
   peak = 0;
+  /** The largest request that may take its turn from the reserve: a quarter of it. */
+  readonly small: number;
+  /** The reserve's bytes one namespace may hold (claim): a quarter of it. */
+  readonly namespaceShare: number;
 
+  /**
+   * `bytes` for any request, and `reserve` more for small requests only (none unless given: the server gives
+   * reserveOf(bytes)).
+   */
   constructor(
     readonly bytes: number,
     private readonly maxWaiting = MAX_WAITING,
-  ) {}
+    readonly reserve = 0,
+  ) {
+    this.small = Math.floor(reserve / 4);
+    this.namespaceShare = Math.floor(reserve / 4);
+  }
 
   /** The bytes a request of this size takes: never more than the whole budget (else it would never run). */
   weigh(size: number): number {
     return Math.max(1, Math.min(size, this.bytes));
   }
 
+  /** The bytes in hand, the reserve's included. */
   get used(): number {
-    return this.inHand;
+    return this.inHand + this.reservedInHand;
+  }
+
+  /** The bytes of the reserve in hand. */
+  get reserved(): number {
+    return this.reservedInHand;
   }
 
   get queued(): number {
@@ -57,15 +105,14 @@ export class BodyBudget {
 
   /**
    * A turn for `size` bytes: resolves with the function that gives it back (once; later calls do nothing), or
-   * rejects with NoTurn after `waitMs`, when MAX_WAITING already wait, or when `signal` aborts.
+   * rejects with NoTurn after `waitMs`, when MAX_WAITING already wait, or when `signal` aborts. A small request
+   * (at most `small` bytes) that finds no room takes its turn from the reserve if it has room.
    */
-  take(size: number, waitMs: number, signal?: AbortSignal): Promise<() => void> {
+  take(size: number, waitMs: number, signal?: AbortSignal): Promise<Release> {
     const bytes = this.weigh(size);
-    const release = this.releaser(bytes);
-    if (this.waiting.length === 0 && this.inHand + bytes <= this.bytes) {
-      this.hold(bytes);
-      return Promise.resolve(release);
-    }
+    if (this.waiting.length === 0 && this.inHand + bytes <= this.bytes) return Promise.resolve(this.hold(bytes, false));
+    if (this.reserveFits(bytes) && !this.waiting.some((w) => w.bytes <= this.small))
+      return Promise.resolve(this.hold(bytes, true));
     if (this.waiting.length >= this.maxWaiting)
       return Promise.reject(new NoTurn(`${this.waiting.length} requests already wait for their turn`, 'queue'));
     if (signal?.aborted) return Promise.reject(new NoTurn('the caller went away', 'gone'));
@@ -78,9 +125,9 @@ export class BodyBudget {
       };
       const waiter: Waiter = {
         bytes,
-        grant: () => {
+        grant: (reserved) => {
           done();
-          resolve(release);
+          resolve(this.hold(bytes, reserved));
         },
         refuse: (err) => {
           done();
@@ -94,7 +141,7 @@ export class BodyBudget {
         () =>
           waiter.refuse(
             new NoTurn(
-              `the server had no room for this request's ${bytes} bytes within ${waitMs} ms (${this.inHand} of ${this.bytes} bytes of request bodies in hand)`,
+              `the server had no room for this request's ${bytes} bytes within ${waitMs} ms (${this.used} of ${this.bytes + this.reserve} bytes of request bodies in hand)`,
               'deadline',
             ),
           ),
@@ -105,28 +152,66 @@ export class BodyBudget {
     });
   }
 
-  private hold(bytes: number): void {
-    this.inHand += bytes;
-    if (this.inHand > this.peak) this.peak = this.inHand;
+  /**
+   * Whether a turn may stay with the namespace its body names, once read: a turn of the reserve does if its
+   * namespace holds nothing else of the reserve, or what it holds with this one is within its share
+   * (namespaceShare); a turn of the budget always does. When not, the caller gives the turn back and answers 429.
+   */
+  claim(turn: Release, namespace: string): boolean {
+    if (!turn.reserved || this.claimed.has(turn)) return true;
+    const held = this.byNamespace.get(namespace) ?? 0;
+    if (held > 0 && held + turn.bytes > this.namespaceShare) return false;
+    this.byNamespace.set(namespace, held + turn.bytes);
+    this.claimed.set(turn, namespace);
+    return true;
   }
 
-  private releaser(bytes: number): () => void {
+  private reserveFits(bytes: number): boolean {
+    return bytes <= this.small && this.reservedInHand + bytes <= this.reserve;
+  }
+
+  /** Holds `bytes` of the budget or of its reserve: the turn that gives them back. */
+  private hold(bytes: number, reserved: boolean): Release {
+    if (reserved) this.reservedInHand += bytes;
+    else this.inHand += bytes;
+    if (this.used > this.peak) this.peak = this.used;
     let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      this.inHand -= bytes;
-      this.grantWaiting();
-    };
+    const release = Object.assign(
+      () => {
+        if (given) return;
+        given = true;
+        if (reserved) this.reservedInHand -= bytes;
+        else this.inHand -= bytes;
+        this.unclaim(release);
+        this.grantWaiting();
+      },
+      { bytes, reserved },
+    );
+    return release;
   }
 
-  /** Turns for the waiting requests, in arrival order, as long as the first fits. */
+  private unclaim(turn: Release): void {
+    const namespace = this.claimed.get(turn);
+    if (namespace === undefined) return;
+    this.claimed.delete(turn);
+    const left = (this.byNamespace.get(namespace) ?? 0) - turn.bytes;
+    if (left > 0) this.byNamespace.set(namespace, left);
+    else this.byNamespace.delete(namespace);
+  }
+
+  /**
+   * Turns for the waiting requests: of the budget in arrival order, as long as the first fits; then of the
+   * reserve for the small ones, in arrival order, as long as the first of them fits.
+   */
   private grantWaiting(): void {
     while (this.waiting.length > 0) {
       const next = this.waiting[0]!;
-      if (this.inHand + next.bytes > this.bytes) return;
-      this.hold(next.bytes);
-      next.grant();
+      if (this.inHand + next.bytes > this.bytes) break;
+      next.grant(false);
+    }
+    for (const next of this.waiting.filter((w) => w.bytes <= this.small)) {
+      if (!this.reserveFits(next.bytes)) return;
+      next.grant(true);
     }
   }
 }

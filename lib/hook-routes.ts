@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { LazyCallContext, OVERLOADED, RETRY_AFTER_SECONDS, StatusError, withDeadline } from './answer.js';
-import { NoTurn, type BodyBudget } from './body-budget.js';
+import { NoTurn, type BodyBudget, type Release } from './body-budget.js';
 import { guardRoute, type CallerGuard } from './guard.js';
 import type { CallContext, ClientEnvironment, HookDefinition, Services } from './hook.js';
 import { countCalls, instrumentedClients, logAnswered, refuseClient } from './instrument.js';
@@ -166,13 +166,19 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
       // children): its depth is bounded here, before any hook runs; the rest of the body is read field by field.
       // perf: docs/performance.md (no scan of the whole body).
       if (valueDepthExceeds(subject, MAX_JSON_DEPTH)) throw nestingRefused();
+      const turn = turns.get(request);
+      // A turn of the small requests' reserve stays with the request's namespace only within its share.
+      if (turn && !options.bodies.budget.claim(turn.release, subject?.metadata?.namespace ?? ''))
+        throw new StatusError(
+          `the namespace holds its share of the server's reserve for small requests; retry after ${RETRY_AFTER_SECONDS} s`,
+          OVERLOADED,
+        );
       const ctx = contextOf(request, name, subject);
       const answered = (result: Static<R>) => {
         logAnswered(request.log, ctx);
         return reply.sendTagged(reply.getSerializationFunction('200')!(result));
       };
       const answer = answering.answer(body, ctx);
-      const turn = turns.get(request);
       if (answer instanceof Promise) {
         // The body is held until the hook settles, even past its deadline or a caller gone.
         if (turn) turn.pending = answer;
@@ -192,6 +198,7 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
 /** A request's turn of the body budget: how long it waited, and its hook while that runs. */
 interface Turn {
   waitedMs: number;
+  release: Release;
   pending?: Promise<unknown>;
 }
 
@@ -218,7 +225,7 @@ async function takeTurn(
   const gone = new AbortController();
   reply.raw.once('close', () => gone.abort());
   const started = performance.now();
-  let release: () => void;
+  let release: Release;
   try {
     release = await bodies.budget.take(size, Math.floor(deadline / 2), gone.signal);
   } catch (err) {
@@ -229,7 +236,7 @@ async function takeTurn(
       );
     throw err;
   }
-  const turn: Turn = { waitedMs: Math.floor(performance.now() - started) };
+  const turn: Turn = { waitedMs: Math.floor(performance.now() - started), release };
   turns.set(request, turn);
   const giveBack = () => {
     if (!turn.pending) return release();

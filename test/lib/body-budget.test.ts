@@ -5,7 +5,7 @@
 // limit at once took the server to 488 MiB of the Deployment's 512.
 import t from 'tap';
 import { buildApp, OVERLOADED, RETRY_AFTER_SECONDS } from '../../lib/app.js';
-import { BodyBudget, DEFAULT_BODY_BUDGET } from '../../lib/body-budget.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET, reserveOf, serverBudget } from '../../lib/body-budget.js';
 import { ConfigError, settingsFromEnv } from '../../lib/config.js';
 import type { CompositeSyncRequest } from '../../lib/metacontroller.js';
 import { greeting, type Translator } from '../toy/index.js';
@@ -180,3 +180,93 @@ t.test('METAOPS_BODY_BUDGET: default one body at the limit, never below the body
   );
   t.throws(() => settingsFromEnv({ METAOPS_BODY_BUDGET: '16MiB' }), ConfigError);
 });
+
+t.test('the reserve: a small request never waits behind a large one, within the reserve', async (t) => {
+  // A budget of 100 with a reserve of 40: requests of at most 10 (a quarter of it) may take from the reserve.
+  const b = new BodyBudget(100, 8, 40);
+  t.equal(b.small, 10);
+  const large = await b.take(100, 1000);
+  t.notOk(large.reserved, 'a request that fits the budget takes from the budget');
+  const waitingLarge = b.take(60, 1000);
+  const s1 = await b.take(10, 1000);
+  t.ok(s1.reserved, 'a small request with no room in the budget takes from the reserve at once');
+  const s2 = await b.take(10, 1000);
+  const s3 = await b.take(10, 1000);
+  const s4 = await b.take(10, 1000);
+  t.equal(b.reserved, 40, 'the reserve full');
+  t.equal(b.used, 140, 'the budget and its reserve in hand');
+  const order: string[] = [];
+  const s5 = b.take(5, 1000).then((r) => (order.push('s5'), r));
+  const mid = b.take(11, 1000).then((r) => (order.push('mid'), r));
+  const s6 = b.take(5, 1000).then((r) => (order.push('s6'), r));
+  t.equal(b.queued, 4, 'a small request waits once the reserve is full; a larger one never takes from it');
+  s1();
+  await new Promise((r) => setImmediate(r));
+  t.same(order, ['s5', 's6'], 'a turn of the reserve given back goes to the small requests waiting, in order');
+  large();
+  const l = await waitingLarge;
+  await new Promise((r) => setImmediate(r));
+  t.same(order, ['s5', 's6', 'mid'], 'the budget given back goes to the requests waiting for it, in arrival order');
+  for (const r of [s2, s3, s4, l, await s5, await s6, await mid]) r();
+  t.equal(b.used, 0, 'every turn given back');
+  t.equal(b.peak, 140, 'never more in hand than the budget and its reserve');
+});
+
+t.test('the reserve: a namespace holds at most a quarter of it once its body is read (claim)', async (t) => {
+  const b = new BodyBudget(100, 8, 40);
+  t.equal(b.namespaceShare, 10);
+  const large = await b.take(100, 1000);
+  t.ok(b.claim(large, 'a'), 'a turn of the budget stays, whatever its namespace holds');
+  const a1 = await b.take(6, 1000);
+  t.ok(b.claim(a1, 'a'), "a namespace's first turn of the reserve stays");
+  t.ok(b.claim(a1, 'a'), 'a turn claimed again stays (and counts once)');
+  const a2 = await b.take(4, 1000);
+  t.ok(b.claim(a2, 'a'), 'another within its share (6 + 4 of 10) stays');
+  const a3 = await b.take(1, 1000);
+  t.notOk(b.claim(a3, 'a'), 'one more past its share does not');
+  a3();
+  const c1 = await b.take(10, 1000);
+  t.ok(b.claim(c1, 'b'), "another namespace's turn stays: the share is each namespace's own");
+  a1();
+  const a4 = await b.take(6, 1000);
+  t.ok(b.claim(a4, 'a'), 'a turn given back is no longer counted to its namespace');
+  const a5 = await b.take(8, 1000);
+  t.notOk(b.claim(a5, 'a'), '4 + 6 + 8 is past the share');
+  for (const r of [a2, a4, a5, c1, large]) r();
+  t.equal(b.used, 0, 'every turn given back');
+  const fresh = await b.take(10, 1000);
+  t.ok(b.claim(fresh, 'a'), "a namespace that holds nothing may take one small request's turn, whatever its size");
+  fresh();
+});
+
+t.test('the server: a reserve of an eighth of the budget for requests up to a quarter of it', async (t) => {
+  const b = serverBudget(DEFAULT_BODY_BUDGET);
+  t.equal(b.reserve, MIB, 'the reserve of the default budget: 1 MiB');
+  t.equal(b.small, 256 * 1024, 'small: at most 256 KiB');
+  t.equal(b.namespaceShare, 256 * 1024, "a namespace's share of the reserve: 256 KiB");
+  t.equal(reserveOf(64 * MIB), 8 * MIB, 'an eighth of a larger budget');
+});
+
+t.test(
+  "a small request over its namespace's share of the reserve: 429 with Retry-After, its turn given back",
+  async (t) => {
+    const { translator, next } = heldTranslator();
+    const budget = serverBudget(2 * MIB);
+    const a = app(translator, { bodyBudget: budget, hookDeadlineMs: 9500 });
+    // A request as large as the budget holds it; the small ones of the same namespace ('toys') take the reserve.
+    const large = post(a, request('large', 2 * MIB - 4096));
+    const releaseLarge = await next();
+    t.equal(budget.small, 64 * 1024);
+    const first = post(a, request('s1', 40 * 1024));
+    const releaseFirst = await next();
+    t.equal(budget.reserved > 0, true, 'the first small request holds a turn of the reserve');
+    const second = await post(a, request('s2', 40 * 1024));
+    t.equal(second.statusCode, OVERLOADED, "a second past the namespace's share (64 KiB) is told to retry");
+    t.equal(second.headers['retry-after'], String(RETRY_AFTER_SECONDS));
+    t.match(second.json().message, /share of the server's reserve for small requests/);
+    releaseFirst();
+    releaseLarge();
+    t.same([(await first).statusCode, (await large).statusCode], [200, 200]);
+    t.equal(budget.used, 0, 'every turn given back');
+  },
+);
