@@ -8,7 +8,8 @@
 // and the largest request the server reads at all (METAOPS_BODY_LIMIT, 8 MiB: a PodSet's 1000 observed pods, their
 // annotations grown to it), in four shapes: one long string per pod, many tiny fields (`"k1":""`: 14 times its size
 // parsed), the parent's managedFields full of empty objects (`{},`: cut out of the text before it is parsed,
-// lib/json.ts), and the same empty objects in the observed pods' managedFields (parsed: 21 times). Each scenario is
+// lib/json.ts), and the same empty objects in the observed pods' managedFields (parsed: 21 times), the last also with
+// small requests of that shape filling the reserve beside the budget (lib/body-budget.ts). Each scenario is
 // answered 1, 2, 5 and 10 times at once (Metacontroller runs 5 workers per controller, several controllers share the
 // server): the body budget (lib/body-budget.ts, METAOPS_BODY_BUDGET) holds what is in hand; the hostile shapes are
 // measured again with the budget at its largest setting (64 MiB: no bound at these sizes), as before it. Each
@@ -25,12 +26,12 @@ import { operators } from '../main/operators.js';
 import type { CompositeHookDefinition } from '../lib/hook.js';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../lib/metacontroller.js';
 import { runHook } from '../lib/operator.js';
-import { DEFAULT_BODY_BUDGET } from '../lib/body-budget.js';
+import { DEFAULT_BODY_BUDGET, serverBudget } from '../lib/body-budget.js';
 import { MAX_BODY_BUDGET } from '../lib/config.js';
 import { failingClient } from '../test/fixtures/app.js';
 import { FakeAws } from '../test/fixtures/fake-aws.js';
 import { freePort } from '../test/fixtures/net.js';
-import { asObserved, objectMap, root } from '../test/fixtures/requests.js';
+import { asObserved, objectMap, request, root } from '../test/fixtures/requests.js';
 import {
   oversizedParent,
   syncRequest,
@@ -171,6 +172,27 @@ async function emptyObjectsInPods(def: CompositeHookDefinition): Promise<Composi
   return req;
 }
 
+/**
+ * Small requests that fill the reserve beside the budget (lib/body-budget.ts): as many as it holds, each at the
+ * largest it takes (256 KiB), its one observed pod's managedFields full of empty objects (parsed: 21 times), each of
+ * another namespace (a namespace holds a quarter of the reserve at most).
+ */
+function reserveFillers(): string[] {
+  const budget = serverBudget(Number(process.env['MEMORY_BUDGET_MIB'] ?? DEFAULT_BUDGET_MIB) * 1048576);
+  const req = request('podset', { replicas: 1, image: 'nginx:1.27' });
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: req.parent.metadata.namespace } };
+  req.children = { 'Pod.v1': { p: pod } };
+  const room = budget.small - 512 - Buffer.byteLength(JSON.stringify(req));
+  (pod.metadata as { managedFields?: unknown[] }).managedFields = Array.from(
+    { length: Math.floor(room / 3) },
+    () => ({}),
+  );
+  return Array.from({ length: Math.floor(budget.reserve / budget.small) }, (_, i) => {
+    req.parent.metadata = { ...req.parent.metadata, namespace: `tenant-${i}` };
+    return JSON.stringify(req);
+  });
+}
+
 /** How many requests are answered at once. */
 const AT_ONCE = [1, 2, 5, 10] as const;
 
@@ -191,7 +213,14 @@ const DEFAULT_BUDGET_MIB = DEFAULT_BODY_BUDGET / 1048576;
 const UNBOUNDED_MIB = MAX_BODY_BUDGET / 1048576;
 
 /** The peak RSS of a fresh server answering `body` once, and of another for each of 2, 5 and 10 at once. */
-async function measure(kind: string, scenario: string, path: string, body: string, budgetMiB?: number): Promise<Row> {
+async function measure(
+  kind: string,
+  scenario: string,
+  path: string,
+  body: string,
+  budgetMiB?: number,
+  alongside: string[] = [],
+): Promise<Row> {
   const budget = budgetMiB ?? Number(process.env['MEMORY_BUDGET_MIB'] ?? DEFAULT_BUDGET_MIB);
   const env = { METAOPS_BODY_BUDGET: String(budget * 1048576) };
   const atOnce: Row['atOnce'] = {};
@@ -200,7 +229,10 @@ async function measure(kind: string, scenario: string, path: string, body: strin
   for (const n of AT_ONCE) {
     const server = await start(env);
     if (n === 1) baselineMiB = status(server.proc.pid!, 'VmRSS');
-    const answers = await Promise.all(Array.from({ length: n }, () => post(server.port, path, body)));
+    const large = Promise.all(Array.from({ length: n }, () => post(server.port, path, body)));
+    // The requests alongside arrive once the large ones hold the budget: they take their turns from the reserve.
+    if (alongside.length) await new Promise((r) => setTimeout(r, 100));
+    const [answers] = await Promise.all([large, Promise.all(alongside.map((b) => post(server.port, path, b)))]);
     const peakMiB = status(server.proc.pid!, 'VmHWM');
     server.proc.kill();
     const statuses: Record<string, number> = {};
@@ -253,6 +285,16 @@ for (const def of operators) {
     await run(def.resource.kind, 'body limit, tiny fields', path, small);
     await run(def.resource.kind, 'body limit, empty objects', path, empty);
     await run(def.resource.kind, 'body limit, empty objects in the pods', path, emptyInPods);
+    // The same, with small requests of the worst shape filling the reserve beside the budget at once.
+    const fillers = reserveFillers();
+    await run(
+      def.resource.kind,
+      'body limit, empty objects in the pods, the reserve full',
+      path,
+      emptyInPods,
+      undefined,
+      fillers,
+    );
     // The same, the budget at its largest setting (no bound at these sizes): what the shapes cost before it.
     await run(def.resource.kind, 'body limit, tiny fields', path, small, UNBOUNDED_MIB);
     await run(def.resource.kind, 'body limit, empty objects', path, empty, UNBOUNDED_MIB);
