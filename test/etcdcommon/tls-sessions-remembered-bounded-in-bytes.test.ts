@@ -6,7 +6,7 @@
 // 32 KiB the chain check lets through, and TLS 1.2 lets a member's ticket add up to 64 KiB more. A tenant whose members
 // present a ~27 KiB certificate leaves ~27 MiB in one client after 1,024 member names, out of the JavaScript heap
 // (Buffers: --max-old-space-size does not cap them), never given back while the server runs; 64 identities could keep
-// 64 times that. The Deployment allows 512 MiB, and the worst request measured already peaks at 341.5 MiB
+// 64 times that. The Deployment allows 512 MiB, and the worst requests measured already peak at 345.0 MiB
 // (docs/operating.md): what the sessions of all 64 clients may keep must fit in the rest, ~2 MiB a client
 // (MAX_SESSION_BYTES), the oldest forgotten first, the count bound kept, and a session too large not kept at all.
 import { createServer, type Server as HttpsServer } from 'node:https';
