@@ -8,10 +8,9 @@
 // (Buffers: --max-old-space-size does not cap them), never given back while the server runs; 64 identities could keep
 // 64 times that. The Deployment allows 512 MiB, and the worst request measured already peaks at 341.5 MiB
 // (docs/operating.md): what the sessions of all 64 clients may keep must fit in the rest, ~2 MiB a client.
-import { createServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
 import t from 'tap';
 import { HttpEtcdClient, MAX_KNOWN_PREFIXES } from '../../hooks/etcdcommon/etcd.js';
+import { type Teardown, tlsHealthMember } from '../fixtures/net.js';
 import { Pki } from '../fixtures/pki.js';
 
 // Kept as a todo until fixed (found by an independent attack, 2026-11-27).
@@ -22,29 +21,10 @@ const pki = new Pki();
 /** The member's certificate: its names, and 100 more that make it ~8 KiB of PEM (a size the chain check accepts). */
 const padding = Array.from({ length: 100 }, (_, i) => `DNS:n${i}.a-long-name-that-fills-the-certificate.example`);
 const server = pki.issue('srv', 'etcd', { san: ['DNS:*.e.ns.svc', 'IP:127.0.0.1', ...padding].join(',') });
-const client = pki.issue('client', 'operator');
-const tls = { ca: pki.read('ca.crt').toString(), cert: client.cert.toString(), key: client.key.toString() };
+const tls = pki.operatorTls();
 
-async function member(t: { teardown(fn: () => void): void }): Promise<number> {
-  const s: HttpsServer = createServer(
-    { key: server.key, cert: server.cert, ca: pki.read('ca.crt'), requestCert: true, rejectUnauthorized: true },
-    (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"health":"true"}');
-    },
-  );
-  const sockets = new Set<Socket>();
-  s.on('connection', (c: Socket) => {
-    sockets.add(c);
-    c.on('close', () => sockets.delete(c));
-  });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const c of sockets) c.destroy();
-    s.close();
-  });
-  return (s.address() as AddressInfo).port;
-}
+const member = (t: Teardown): Promise<number> =>
+  tlsHealthMember(t, { key: server.key, cert: server.cert, ca: pki.read('ca.crt') });
 
 /** The most bytes of sessions one client may keep: the 64 clients' together within ~128 MiB. */
 const MAX_SESSION_BYTES_PER_CLIENT = 2 * 1024 * 1024;
