@@ -306,6 +306,19 @@ export function podsFailing(pods: readonly KubeObject[]): ConditionInput | undef
 }
 
 /**
+ * Degraded as the pods say it: their failures (podsFailing), or False AsExpected when no `member` (a pod, a member)
+ * fails. The one place the at-rest Degraded condition is built.
+ */
+export function podsDegraded(pods: readonly KubeObject[], member: 'pod' | 'member' = 'pod'): ConditionInput {
+  return podsFailing(pods) ?? notDegraded(member);
+}
+
+/** Degraded=False AsExpected: no `member` (a pod, a member) is failing. */
+export function notDegraded(member: 'pod' | 'member' = 'pod'): ConditionInput {
+  return { type: 'Degraded', status: false, reason: 'AsExpected', message: `no ${member} is failing` };
+}
+
+/**
  * The Warning Event of a Degraded condition that became True (or changed reason) in this answer. A reason Ready
  * takes too (a refused pod) is told once, as Ready's (lib/events.ts); the same status fed back says nothing.
  */

@@ -388,8 +388,9 @@ export interface MemberPodOptions {
 /** The annotation naming the EtcdRestore (uid) a member pod was restored for; never taken from spec.pod. */
 export const RESTORED_BY = 'etcd.metaops.io/restored-by';
 
+type PodPolicy = NonNullable<EtcdClusterSpec['pod']>;
+
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
-// eslint-disable-next-line max-lines-per-function -- one member pod as a literal
 export function memberPod({
   parent,
   spec,
@@ -402,54 +403,9 @@ export function memberPod({
   const c = clusterOf(parent, spec);
   const version = etcdVersion(spec.version);
   const policy = spec.pod ?? {};
-  const volumes: unknown[] = [
-    policy.persistentVolumeClaimSpec
-      ? { name: 'etcd-data', persistentVolumeClaim: { claimName: pod } }
-      : { name: 'etcd-data', emptyDir: {} },
-  ];
-  const mounts: unknown[] = [{ name: 'etcd-data', mountPath: '/var/etcd' }];
-  if (c.peerTLS) {
-    volumes.push({ name: 'member-peer-tls', secret: { secretName: spec.TLS!.static!.member!.peerSecret } });
-    mounts.push({ name: 'member-peer-tls', mountPath: PEER_TLS_DIR, readOnly: true });
-  }
-  if (c.clientTLS) {
-    volumes.push({ name: 'member-server-tls', secret: { secretName: spec.TLS!.static!.member!.serverSecret } });
-    mounts.push({ name: 'member-server-tls', mountPath: SERVER_TLS_DIR, readOnly: true });
-  }
-  const probeEndpoint = `${c.clientTLS ? 'https' : 'http'}://localhost:${CLIENT_PORT}`;
-  const probe = [
-    '/usr/local/bin/etcdctl',
-    `--endpoints=${probeEndpoint}`,
-    ...(c.clientTLS
-      ? [
-          `--cacert=${SERVER_TLS_DIR}/server-ca.crt`,
-          `--cert=${SERVER_TLS_DIR}/server.crt`,
-          `--key=${SERVER_TLS_DIR}/server.key`,
-        ]
-      : []),
-    'endpoint',
-    'health',
-  ];
-  const container: Record<string, unknown> = {
-    name: 'etcd',
-    image: image(spec),
-    command: memberCommand(c, pod, initialCluster, state, parent.metadata.uid ?? c.name),
-    ports: [
-      { name: 'client', containerPort: CLIENT_PORT, protocol: 'TCP' },
-      { name: 'peer', containerPort: PEER_PORT, protocol: 'TCP' },
-    ],
-    env: [{ name: 'ETCDCTL_API', value: '3' }, ...(policy.etcdEnv ?? [])],
-    volumeMounts: mounts,
-    readinessProbe: {
-      exec: { command: probe },
-      initialDelaySeconds: 1,
-      periodSeconds: 5,
-      timeoutSeconds: 5,
-      failureThreshold: 3,
-    },
-    securityContext: restrictedContainerSecurity(),
-  };
-  if (policy.resources) container['resources'] = policy.resources;
+  const uid = parent.metadata.uid ?? c.name;
+  const { volumes, mounts } = memberVolumes(c, spec, pod);
+  const container = etcdContainer(c, spec, mounts, memberCommand(c, pod, initialCluster, state, uid));
   const podSpec: Record<string, unknown> = {
     hostname: pod,
     subdomain: c.name,
@@ -467,31 +423,14 @@ export function memberPod({
     dnsConfig: podDnsConfig(),
   };
   if (restore) {
-    (podSpec['initContainers'] as unknown[]).push(
-      ...restoreInitContainers(c, spec, pod, parent.metadata.uid ?? c.name, restore, initialCluster),
-    );
+    (podSpec['initContainers'] as unknown[]).push(...restoreInitContainers(c, spec, pod, uid, restore, initialCluster));
     // Optional: the restore's Secret is needed for the first fetch only. A tenant deletes it once the restore is done;
     // when the member's sandbox is recreated later (a node reboot), its fetch step finds the data kept and asks
     // nothing of S3 (main/cli.ts), and a required volume would keep the pod from starting at all.
     const aws = s3Access(restore.s3, { optionalVolume: true });
-    (podSpec['volumes'] as unknown[]).push(...aws.volumes);
+    volumes.push(...aws.volumes);
   }
-  if (policy.nodeSelector) podSpec['nodeSelector'] = policy.nodeSelector;
-  if (policy.tolerations) podSpec['tolerations'] = policy.tolerations;
-  podSpec['securityContext'] = memberPodSecurity(policy.securityContext as Record<string, unknown> | undefined);
-  const affinity = policy.affinity ? (structuredClone(policy.affinity) as Record<string, unknown>) : undefined;
-  if (policy.antiAffinity) {
-    const anti = {
-      requiredDuringSchedulingIgnoredDuringExecution: [
-        // Its own members only (INSTANCE_LABEL): another pod labelled etcd_cluster=<name> keeps no member off a node.
-        // Pods made from now on: a running member keeps the term it was made with (it matches these pods too).
-        { labelSelector: { matchLabels: { [INSTANCE_LABEL]: c.name } }, topologyKey: 'kubernetes.io/hostname' },
-      ],
-    };
-    podSpec['affinity'] = { ...(affinity ?? {}), podAntiAffinity: anti };
-  } else if (affinity) {
-    podSpec['affinity'] = affinity;
-  }
+  Object.assign(podSpec, placement(c, policy));
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -513,6 +452,99 @@ export function memberPod({
     },
     spec: podSpec,
   };
+}
+
+/** A member's volumes and its etcd container's mounts: its data, and the static TLS Secrets it serves with. */
+function memberVolumes(c: Cluster, spec: EtcdClusterSpec, pod: string): { volumes: unknown[]; mounts: unknown[] } {
+  const volumes: unknown[] = [
+    spec.pod?.persistentVolumeClaimSpec
+      ? { name: 'etcd-data', persistentVolumeClaim: { claimName: pod } }
+      : { name: 'etcd-data', emptyDir: {} },
+  ];
+  const mounts: unknown[] = [{ name: 'etcd-data', mountPath: '/var/etcd' }];
+  if (c.peerTLS) {
+    volumes.push({ name: 'member-peer-tls', secret: { secretName: spec.TLS!.static!.member!.peerSecret } });
+    mounts.push({ name: 'member-peer-tls', mountPath: PEER_TLS_DIR, readOnly: true });
+  }
+  if (c.clientTLS) {
+    volumes.push({ name: 'member-server-tls', secret: { secretName: spec.TLS!.static!.member!.serverSecret } });
+    mounts.push({ name: 'member-server-tls', mountPath: SERVER_TLS_DIR, readOnly: true });
+  }
+  return { volumes, mounts };
+}
+
+/** The readiness probe's command: etcdctl's endpoint health of the member itself (with its certificate under TLS). */
+function healthCommand(c: Cluster): string[] {
+  const probeEndpoint = `${c.clientTLS ? 'https' : 'http'}://localhost:${CLIENT_PORT}`;
+  return [
+    '/usr/local/bin/etcdctl',
+    `--endpoints=${probeEndpoint}`,
+    ...(c.clientTLS
+      ? [
+          `--cacert=${SERVER_TLS_DIR}/server-ca.crt`,
+          `--cert=${SERVER_TLS_DIR}/server.crt`,
+          `--key=${SERVER_TLS_DIR}/server.key`,
+        ]
+      : []),
+    'endpoint',
+    'health',
+  ];
+}
+
+/** A member's etcd container: `command`, its volumes `mounts`, spec.pod's env and resources. */
+function etcdContainer(
+  c: Cluster,
+  spec: EtcdClusterSpec,
+  mounts: unknown[],
+  command: string[],
+): Record<string, unknown> {
+  const policy = spec.pod ?? {};
+  const container: Record<string, unknown> = {
+    name: 'etcd',
+    image: image(spec),
+    command,
+    ports: [
+      { name: 'client', containerPort: CLIENT_PORT, protocol: 'TCP' },
+      { name: 'peer', containerPort: PEER_PORT, protocol: 'TCP' },
+    ],
+    env: [{ name: 'ETCDCTL_API', value: '3' }, ...(policy.etcdEnv ?? [])],
+    volumeMounts: mounts,
+    readinessProbe: {
+      exec: { command: healthCommand(c) },
+      initialDelaySeconds: 1,
+      periodSeconds: 5,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    },
+    securityContext: restrictedContainerSecurity(),
+  };
+  if (policy.resources) container['resources'] = policy.resources;
+  return container;
+}
+
+/**
+ * Where a member runs and as whom: spec.pod's nodeSelector and tolerations, the pod's security context, and its
+ * affinity, with one member to a node when spec.pod.antiAffinity is set.
+ */
+function placement(c: Cluster, policy: PodPolicy): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (policy.nodeSelector) out['nodeSelector'] = policy.nodeSelector;
+  if (policy.tolerations) out['tolerations'] = policy.tolerations;
+  out['securityContext'] = memberPodSecurity(policy.securityContext as Record<string, unknown> | undefined);
+  const affinity = policy.affinity ? (structuredClone(policy.affinity) as Record<string, unknown>) : undefined;
+  if (policy.antiAffinity) {
+    const anti = {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        // Its own members only (INSTANCE_LABEL): another pod labelled etcd_cluster=<name> keeps no member off a node.
+        // Pods made from now on: a running member keeps the term it was made with (it matches these pods too).
+        { labelSelector: { matchLabels: { [INSTANCE_LABEL]: c.name } }, topologyKey: 'kubernetes.io/hostname' },
+      ],
+    };
+    out['affinity'] = { ...(affinity ?? {}), podAntiAffinity: anti };
+  } else if (affinity) {
+    out['affinity'] = affinity;
+  }
+  return out;
 }
 
 /**

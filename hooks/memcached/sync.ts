@@ -29,7 +29,9 @@ import {
   parentNameProblem,
   type ParentObject,
   livePodNames,
+  notDegraded,
   podsFailing,
+  previousConditions,
   relatedPods,
   restrictedContainerSecurity,
   restrictedPodSecurity,
@@ -184,7 +186,7 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
   if (failing) return failing;
   const refused = workloadFailure(workload);
   if (refused) return { type: 'Degraded', status: true, reason: refused.reason, message: refused.message };
-  const stalled = conditionOf(workload?.['status'], 'Progressing');
+  const stalled = previousConditions(workload?.['status']).find((c) => c.type === 'Progressing');
   if (stalled?.status === 'False' && stalled.reason === 'ProgressDeadlineExceeded') {
     return {
       type: 'Degraded',
@@ -193,7 +195,7 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
       message: `Deployment ${workload!.metadata.name} did not progress within its deadline`,
     };
   }
-  return { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no pod is failing' };
+  return notDegraded();
 }
 
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
@@ -260,19 +262,6 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
     if (failing) out.push(failing);
     return out;
   };
-}
-
-interface ConditionSeen {
-  type: string;
-  status?: unknown;
-  reason?: unknown;
-  message?: unknown;
-}
-
-function conditionOf(status: unknown, type: string): ConditionSeen | undefined {
-  const list = (status as { conditions?: unknown } | null | undefined)?.conditions;
-  if (!Array.isArray(list)) return undefined;
-  return (list as unknown[]).find((c): c is ConditionSeen => (c as { type?: unknown } | null)?.type === type);
 }
 
 /** Asks for the pods of this Memcached so that status.nodes can list them. */

@@ -57,7 +57,7 @@ import {
   workloadCounts,
   workloadPending,
   degradedEvent,
-  podsFailing,
+  podsDegraded,
 } from '../../lib/index.js';
 import {
   MAX_SIZE,
@@ -1159,9 +1159,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   extra.push(replicationCondition(members, spec.size, n.member(0)));
   // Members whose server crash-loops or whose image cannot be pulled (the Operator SDK sample's Degraded, as
   // Memcached and PodSet say it: lib/replicas.ts), named with the kubelet's reason; told as a Warning (mysqlEvents).
-  extra.push(
-    podsFailing(pods) ?? { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no member is failing' },
-  );
+  extra.push(podsDegraded(pods, 'member'));
   const refusal = primaryRefusal(pods.find((p) => p.metadata.name === n.member(0)));
   const ready = lost
     ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)

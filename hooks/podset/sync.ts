@@ -15,7 +15,7 @@ import {
   kib,
   type KubeObject,
   memberStatus,
-  podsFailing,
+  podsDegraded,
   observedUnordered,
   ordinalName,
   ordinalOf,
@@ -235,10 +235,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     {
       selector: selectorString(APP, name),
       // Degraded: pods that fail (a crash loop, an image that cannot be pulled), named; told as a Warning (index.ts).
-      extra: [
-        rollout.condition,
-        podsFailing(pods) ?? { type: 'Degraded', status: false, reason: 'AsExpected', message: 'no pod is failing' },
-      ],
+      extra: [rollout.condition, podsDegraded(pods)],
     },
   );
   status['updatedReplicas'] = rollout.updated;

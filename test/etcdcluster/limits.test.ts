@@ -3,7 +3,7 @@
 // with the real HttpEtcdClient against loopback servers.
 import { etcdParent } from '../fixtures/etcd.js';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listening } from '../fixtures/net.js';
 import t from 'tap';
 import { HttpEtcdClient } from '../../hooks/etcdcommon/etcd.js';
 import { memberPod } from '../../hooks/etcdcluster/members.js';
@@ -16,17 +16,7 @@ async function listen(
   handler: Parameters<typeof createServer>[1],
 ): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { server, port: (server.address() as AddressInfo).port };
+  return { server, port: await listening(t, server) };
 }
 
 const parent = etcdParent;

@@ -3,7 +3,7 @@
 // builds from such answers must stay bounded: the status it answers (memberList, members.ready/unready) is sent to
 // Metacontroller and written to the API server like the children the answer budget bounds.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listening } from '../fixtures/net.js';
 import t from 'tap';
 import { HttpEtcdClient, MAX_ANSWER_BYTES, MAX_LISTED_MEMBERS } from '../../hooks/etcdcommon/etcd.js';
 import { etcdSync as sync } from '../fixtures/hooks.js';
@@ -45,17 +45,7 @@ async function hostile(t: { teardown(fn: () => void): void }, members: unknown[]
       return res.end(JSON.stringify({ header: { cluster_id: CLUSTER_ID, member_id: '1000' }, leader: '1000' }));
     res.end('{}');
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return (server.address() as AddressInfo).port;
+  return listening(t, server);
 }
 
 async function syncAgainst(t: { teardown(fn: () => void): void }, members: unknown[]) {

@@ -11,6 +11,7 @@
 import t from 'tap';
 import { RESTORE_SECONDS, RESTORE_STEP_SECONDS } from '../../hooks/etcdcluster/restore.js';
 import { restoreObject, restoreStarted, running } from '../fixtures/etcd-loop.js';
+import { initSteps, RESTORE_WAITING } from '../fixtures/restore-steps.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
@@ -39,14 +40,13 @@ t.test('restored members whose fetch step is still running are not dropped at th
   t.same(restored, ['e-3', 'e-4', 'e-5'], 'the restored members start');
   // Each restored member fetches the snapshot: its fetch step runs (it started, it has not failed, it is not waiting).
   for (const p of restored)
-    loop.podStatus.set(p, {
-      phase: 'Pending',
-      initContainerStatuses: [
-        { name: 'check-dns', restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+    loop.podStatus.set(
+      p,
+      initSteps(
         { name: 'fetch-snapshot', restartCount: 0, state: { running: { startedAt: '2026-01-02T03:10:10Z' } } },
-        { name: 'restore-snapshot', restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } },
-      ],
-    });
+        RESTORE_WAITING,
+      ),
+    );
   for (const at of [RESTORE_SECONDS - 1, RESTORE_SECONDS + 1, RESTORE_SECONDS + 60]) {
     loop.now = later(dropped + at);
     await loop.step();

@@ -8,6 +8,7 @@
 // next observed state.
 import t from 'tap';
 import { restoreStarted, running } from '../fixtures/etcd-loop.js';
+import { backingOff, initSteps, RESTORE_WAITING } from '../fixtures/restore-steps.js';
 
 const KILLED = {
   'a container-runtime restart (ContainerStatusUnknown)': {
@@ -25,19 +26,7 @@ for (const [how, terminated] of Object.entries(KILLED))
     t.equal(loop.s().restore.phase, 'Restoring');
     const restored = loop.pods();
     // e-3's fetch step was killed; the kubelet starts it again after its back-off (the step waits meanwhile).
-    loop.podStatus.set('e-3', {
-      phase: 'Pending',
-      initContainerStatuses: [
-        { name: 'check-dns', restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
-        {
-          name: 'fetch-snapshot',
-          restartCount: 1,
-          state: { waiting: { reason: 'CrashLoopBackOff' } },
-          lastState: { terminated },
-        },
-        { name: 'restore-snapshot', restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } },
-      ],
-    });
+    loop.podStatus.set('e-3', initSteps(backingOff('fetch-snapshot', 1, terminated), RESTORE_WAITING));
     await loop.step();
     t.comment(`restore ${JSON.stringify(loop.s().restore)}`);
     t.equal(loop.s().restore.phase, 'Restoring', 'still restoring: the kubelet fetches again');

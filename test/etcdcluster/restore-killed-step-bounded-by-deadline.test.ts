@@ -7,14 +7,10 @@
 import t from 'tap';
 import { RESTORE_SECONDS } from '../../hooks/etcdcluster/restore.js';
 import { restoreStarted, running } from '../fixtures/etcd-loop.js';
+import { backingOff, fetchEndedUnderNever, initSteps } from '../fixtures/restore-steps.js';
 
-const killedAgain = (terminated: Record<string, unknown>, step = 'fetch-snapshot') => ({
-  phase: 'Pending',
-  initContainerStatuses: [
-    { name: 'check-dns', restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
-    { name: step, restartCount: 5, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated } },
-  ],
-});
+const killedAgain = (terminated: Record<string, unknown>, step = 'fetch-snapshot') =>
+  initSteps(backingOff(step, 5, terminated));
 
 t.test('a restore step killed at every run ends the restore at its deadline, naming its last exit', async (t) => {
   const loop = await running({ size: 3 });
@@ -61,21 +57,10 @@ t.test("a run that ended with the CLI's own verdict is a failure, whatever its e
 t.test('under restartPolicy Never a killed step is not run again: the restore ends', async (t) => {
   const loop = await running({ size: 3 });
   await restoreStarted(loop);
-  (loop.children.find((c) => c.metadata.name === 'e-5') as any).spec.restartPolicy = 'Never';
-  loop.podStatus.set('e-5', {
-    phase: 'Failed',
-    initContainerStatuses: [
-      {
-        name: 'fetch-snapshot',
-        state: {
-          terminated: {
-            exitCode: 137,
-            reason: 'ContainerStatusUnknown',
-            message: 'The container could not be located',
-          },
-        },
-      },
-    ],
+  fetchEndedUnderNever(loop, 'e-5', {
+    exitCode: 137,
+    reason: 'ContainerStatusUnknown',
+    message: 'The container could not be located',
   });
   await loop.step();
   t.match(loop.s().restore, { phase: 'Failed', reason: /^fetch-snapshot: / });

@@ -12,30 +12,24 @@
 import t from 'tap';
 import { RESTORE_SECONDS } from '../../hooks/etcdcluster/restore.js';
 import { restoreStarted, running } from '../fixtures/etcd-loop.js';
+import {
+  backingOff,
+  fetchEndedUnderNever,
+  fetchFailed,
+  initSteps,
+  RESTORE_WAITING,
+} from '../fixtures/restore-steps.js';
 
-const FETCHING = (lastFailure?: string) => ({
-  phase: 'Pending',
-  initContainerStatuses: [
-    { name: 'check-dns', restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+const FETCHING = (lastFailure?: string) =>
+  initSteps(
     {
       name: 'fetch-snapshot',
       restartCount: lastFailure ? 1 : 0,
       state: { running: { startedAt: '2026-01-02T03:05:00Z' } },
-      ...(lastFailure
-        ? {
-            lastState: {
-              terminated: {
-                exitCode: 1,
-                reason: 'Error',
-                message: JSON.stringify({ succeeded: false, reason: lastFailure }),
-              },
-            },
-          }
-        : {}),
+      ...(lastFailure ? { lastState: { terminated: fetchFailed(lastFailure, 'Error') } } : {}),
     },
-    { name: 'restore-snapshot', restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } },
-  ],
-});
+    RESTORE_WAITING,
+  );
 
 for (const transient of [
   'SlowDown: Please reduce your request rate.',
@@ -65,25 +59,18 @@ t.test('a restored member whose fetch failed once and then succeeded: the restor
   const restored = loop.pods();
   // e-3's first fetch failed (SlowDown), the kubelet's second one succeeded; its snapshot is being restored.
   // The kubelet keeps the first run's exit in lastState for as long as the pod lives.
-  loop.podStatus.set('e-3', {
-    phase: 'Pending',
-    initContainerStatuses: [
-      { name: 'check-dns', restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+  loop.podStatus.set(
+    'e-3',
+    initSteps(
       {
         name: 'fetch-snapshot',
         restartCount: 1,
         state: { terminated: { exitCode: 0, reason: 'Completed' } },
-        lastState: {
-          terminated: {
-            exitCode: 1,
-            reason: 'Error',
-            message: JSON.stringify({ succeeded: false, reason: 'SlowDown: Please reduce your request rate.' }),
-          },
-        },
+        lastState: { terminated: fetchFailed('SlowDown: Please reduce your request rate.', 'Error') },
       },
       { name: 'restore-snapshot', restartCount: 0, state: { running: { startedAt: '2026-01-02T03:06:00Z' } } },
-    ],
-  });
+    ),
+  );
   loop.podStatus.set('e-4', FETCHING());
   loop.podStatus.set('e-5', FETCHING());
   await loop.step();
@@ -96,19 +83,8 @@ t.test(
   async (t) => {
     const loop = await running({ size: 3 });
     await restoreStarted(loop);
-    const backingOff = (reason: string) => ({
-      phase: 'Pending',
-      initContainerStatuses: [
-        { name: 'check-dns', restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
-        {
-          name: 'fetch-snapshot',
-          restartCount: 2,
-          state: { waiting: { reason: 'CrashLoopBackOff' } },
-          lastState: { terminated: { exitCode: 1, message: JSON.stringify({ succeeded: false, reason }) } },
-        },
-      ],
-    });
-    loop.podStatus.set('e-3', backingOff('ServiceUnavailable: Service Unavailable'));
+    const fetchBackingOff = (reason: string) => initSteps(backingOff('fetch-snapshot', 2, fetchFailed(reason)));
+    loop.podStatus.set('e-3', fetchBackingOff('ServiceUnavailable: Service Unavailable'));
     await loop.step();
     t.equal(loop.s().restore.phase, 'Restoring', 'a 503 in back-off: the kubelet tries again');
     t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
@@ -121,7 +97,7 @@ t.test(
     );
     const denied = await running({ size: 3 });
     await restoreStarted(denied);
-    denied.podStatus.set('e-4', backingOff('NoSuchKey: The specified key does not exist.'));
+    denied.podStatus.set('e-4', fetchBackingOff('NoSuchKey: The specified key does not exist.'));
     await denied.step();
     t.match(denied.s().restore, {
       phase: 'Failed',
@@ -130,18 +106,7 @@ t.test(
     // Under restartPolicy Never nothing retries: even a transient failure ends it.
     const never = await running({ size: 3 });
     await restoreStarted(never);
-    (never.children.find((c) => c.metadata.name === 'e-5') as any).spec.restartPolicy = 'Never';
-    never.podStatus.set('e-5', {
-      phase: 'Failed',
-      initContainerStatuses: [
-        {
-          name: 'fetch-snapshot',
-          state: {
-            terminated: { exitCode: 1, message: JSON.stringify({ succeeded: false, reason: 'SlowDown: reduce' }) },
-          },
-        },
-      ],
-    });
+    fetchEndedUnderNever(never, 'e-5', fetchFailed('SlowDown: reduce'));
     await never.step();
     t.match(never.s().restore, { phase: 'Failed', reason: 'fetch-snapshot: SlowDown: reduce' });
   },

@@ -2,54 +2,24 @@
 // slow or costly: the session a member offered is resumed (no signature with the client key), the client offers
 // only elliptic-curve key exchange (a member's finite-field prime is its choice, and its cost the server's), and a
 // namespace's calls in flight are capped (TENANT_MAX_CALLS) apart from the server's.
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer, type Server as HttpsServer, type ServerOptions } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import type { ServerOptions } from 'node:https';
+import type { Socket } from 'node:net';
 import { constants } from 'node:crypto';
 import t from 'tap';
 import { HttpEtcdClient, Limiter, Shares, TENANT_MAX_CALLS, SERVER_MAX_CALLS } from '../../hooks/etcdcommon/etcd.js';
 import { etcdClients } from '../../hooks/etcdcommon/index.js';
 import { dialScope } from '../../hooks/etcdcluster/identity.js';
+import { listening, type Teardown, tlsHealthMember } from '../fixtures/net.js';
 import { Pki } from '../fixtures/pki.js';
 
 const pki = new Pki();
 const server = pki.issue('srv', 'etcd', { san: 'DNS:*.e.ns.svc,DNS:localhost,IP:127.0.0.1' });
-const client = pki.issue('client', 'operator');
-const tls = { ca: pki.read('ca.crt').toString(), cert: client.cert.toString(), key: client.key.toString() };
-
-async function listen(t: Tap, s: Server | HttpsServer): Promise<number> {
-  const sockets = new Set<Socket>();
-  s.on('connection', (c: Socket) => {
-    sockets.add(c);
-    c.on('close', () => sockets.delete(c));
-  });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const c of sockets) c.destroy();
-    s.close();
-  });
-  return (s.address() as AddressInfo).port;
-}
-type Tap = { teardown(fn: () => void): void };
+const tls = pki.operatorTls();
 
 /** A member serving TLS that asks for the client's certificate, with `options` of its own. */
-function member(t: Tap, options: ServerOptions = {}): Promise<number> {
-  const s = createServer(
-    {
-      key: server.key,
-      cert: server.cert,
-      ca: pki.read('ca.crt'),
-      requestCert: true,
-      rejectUnauthorized: true,
-      ...options,
-    },
-    (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"health":"true"}');
-    },
-  );
-  return listen(t, s);
-}
+const member = (t: Teardown, options: ServerOptions = {}): Promise<number> =>
+  tlsHealthMember(t, { key: server.key, cert: server.cert, ca: pki.read('ca.crt') }, options);
 
 const at = (port: number) => (url: string) => {
   const u = new URL(url);
@@ -107,23 +77,23 @@ t.test('a member that offers only finite-field Diffie-Hellman is not answered', 
 });
 
 /** A plain member that never answers (its calls time out), counting connections open at once. */
-async function silent(t: Tap) {
+async function silent(t: Teardown) {
   const seen = { open: 0, peak: 0 };
   const s = createHttpServer(() => {});
   s.on('connection', (c: Socket) => {
     seen.peak = Math.max(seen.peak, ++seen.open);
     c.on('close', () => seen.open--);
   });
-  return { port: await listen(t, s), seen };
+  return { port: await listening(t, s), seen };
 }
 
 /** A plain healthy member. */
-async function healthy(t: Tap): Promise<number> {
+async function healthy(t: Teardown): Promise<number> {
   const s = createHttpServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"health":"true"}');
   });
-  return listen(t, s);
+  return listening(t, s);
 }
 
 t.test("a namespace's calls are capped apart from another's: B is answered while A's members hang", async (t) => {

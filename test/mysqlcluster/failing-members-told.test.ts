@@ -11,6 +11,7 @@ import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { EventSpec } from '../../lib/events.js';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
+import { clusterMember } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SPEC = { size: 3, version: '8.0.36' };
@@ -38,29 +39,10 @@ function member(i: number, stsUid: string, failing?: 'CrashLoopBackOff' | 'Image
           : {}),
       }
     : { name: 'mysql', ready: true, restartCount: 0, state: { running: { startedAt: '2026-11-27T00:00:00Z' } } };
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: `uid-${name}`,
-      labels: {
-        'app.kubernetes.io/name': 'mysql',
-        'app.kubernetes.io/instance': 'my-mysql',
-        'mysqlcluster.metaops.io/instance': 'my-mysql',
-        'statefulset.kubernetes.io/pod-name': name,
-      },
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'my-mysql-mysql', uid: stsUid, controller: true },
-      ],
-    },
-    spec: {
-      containers: [
-        { name: 'mysql', image: 'mysql:8.0.36' },
-        { name: 'replication', image: 'mysql:8.0.36' },
-      ],
-    },
+  return clusterMember('my-mysql', i, {
+    image: 'mysql:8.0.36',
+    owner: stsUid,
+    labels: { 'mysqlcluster.metaops.io/instance': 'my-mysql', 'statefulset.kubernetes.io/pod-name': name },
     status: {
       phase: 'Running',
       conditions: [{ type: 'Ready', status: failing ? 'False' : 'True' }],
@@ -72,7 +54,7 @@ function member(i: number, stsUid: string, failing?: 'CrashLoopBackOff' | 'Image
         { name: 'replication', ready: !failing && i > 0, state: { running: {} } },
       ],
     },
-  } as KubeObject;
+  });
 }
 
 /** The cluster settled (3/3), then its members as `failing` says. */

@@ -8,6 +8,7 @@
 // must not call the cluster's never-made password lost and wait for a restore that cannot exist.
 import t from 'tap';
 import { mysqlSync as sync } from '../fixtures/hooks.js';
+import { clusterMember } from '../fixtures/mysql-pods.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 import { NEW_CREDENTIALS_ANNOTATION } from '../../hooks/mysqlcluster/sync.js';
@@ -44,24 +45,9 @@ function pod(i: number): KubeObject {
   const waiting = {
     waiting: { reason: 'CreateContainerConfigError', message: `secret "${SECRET}" not found` },
   };
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: `uid-${name}`,
-      labels: { ...labels, 'statefulset.kubernetes.io/pod-name': name },
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'StatefulSet', name: STS, uid: `uid-StatefulSet-${STS}`, controller: true },
-      ],
-    },
-    spec: {
-      containers: [
-        { name: 'mysql', image: 'mysql:8.0' },
-        { name: 'replication', image: 'mysql:8.0' },
-      ],
-    },
+  return clusterMember(NAME, i, {
+    image: 'mysql:8.0',
+    labels: { 'statefulset.kubernetes.io/pod-name': name },
     status: {
       phase: 'Pending',
       initContainerStatuses: [{ name: 'config', ready: false, restartCount: 0, state: waiting }],
@@ -72,7 +58,7 @@ function pod(i: number): KubeObject {
         state: waiting,
       })),
     },
-  } as unknown as KubeObject;
+  });
 }
 
 t.test(

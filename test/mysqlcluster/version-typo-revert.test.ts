@@ -7,6 +7,7 @@
 import t, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
+import { clusterMember } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
@@ -15,34 +16,11 @@ const image = (res: any) =>
 
 /** A member pod of cluster `db` on `version`: running and Ready, or (pull failing) never started. */
 function member(ordinal: number, version: string, running: boolean): KubeObject {
-  const name = `db-mysql-${ordinal}`;
   const state = running
     ? { running: { startedAt: '2026-01-01T00:00:00Z' } }
     : { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "mysql:${version}"` } };
-  const obj = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: `uid-${name}`,
-      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' },
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          name: 'db-mysql',
-          uid: 'uid-StatefulSet-db-mysql',
-          controller: true,
-        },
-      ],
-    },
-    spec: {
-      containers: [
-        { name: 'mysql', image: `mysql:${version}` },
-        { name: 'replication', image: `mysql:${version}` },
-      ],
-    },
+  return clusterMember('db', ordinal, {
+    image: `mysql:${version}`,
     status: {
       phase: running ? 'Running' : 'Pending',
       conditions: [{ type: 'Ready', status: running ? 'True' : 'False' }],
@@ -55,8 +33,7 @@ function member(ordinal: number, version: string, running: boolean): KubeObject 
         state,
       })),
     },
-  };
-  return obj as unknown as KubeObject;
+  });
 }
 
 function cluster(t: Test, version: string) {

@@ -62,6 +62,22 @@ function peerService(name: string): KubeObject {
   } as unknown as KubeObject;
 }
 
+/** Secret `shop-mysql`, made by `owner`. */
+function shopMysqlSecret(owner: KubeObject): KubeObject {
+  const { name, uid } = owner.metadata;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: 'shop-mysql',
+      namespace: NS,
+      uid: 'uid-secret-shop-mysql',
+      ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name, uid, controller: true }],
+    },
+    data: {},
+  } as unknown as KubeObject;
+}
+
 const RESOURCES: Record<string, string> = {
   services: 'Service',
   pods: 'Pod',
@@ -149,19 +165,7 @@ t.test(
       metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
       spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
     } as unknown as KubeObject;
-    const secret = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name: 'shop-mysql',
-        namespace: NS,
-        uid: 'uid-secret-shop-mysql',
-        ownerReferences: [
-          { apiVersion: 'systek.no/v1', kind: 'S3', name: 'payments', uid: 'uid-s3-payments', controller: true },
-        ],
-      },
-      data: {},
-    } as unknown as KubeObject;
+    const secret = shopMysqlSecret(s3);
     const spec = { size: 3, version: '8.0' };
     const held = await syncIn(mysqlcluster, parentOf('mysqlcluster', 'shop', spec), [s3, secret]);
     t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
@@ -195,25 +199,7 @@ t.test(
       metadata: { name: 'shop', namespace: NS, uid: 'uid-mysqlcluster-shop', generation: 1 },
       spec: { size: 3, version: '8.0' },
     } as unknown as KubeObject;
-    const secret = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name: 'shop-mysql',
-        namespace: NS,
-        uid: 'uid-secret-shop-mysql',
-        ownerReferences: [
-          {
-            apiVersion: mysql.apiVersion,
-            kind: 'MySQLCluster',
-            name: 'shop',
-            uid: 'uid-mysqlcluster-shop',
-            controller: true,
-          },
-        ],
-      },
-      data: {},
-    } as unknown as KubeObject;
+    const secret = shopMysqlSecret(mysql);
     const payments = (status?: unknown) =>
       ({
         controller: {},

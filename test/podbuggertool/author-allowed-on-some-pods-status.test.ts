@@ -10,18 +10,21 @@ import t from 'tap';
 import { MAX_PROBED_PODS, PER_POD } from '../../hooks/podbuggertool/author.js';
 import { statusRefusal } from '../../hooks/podbuggertool/inject.js';
 import { FAILURES_ANNOTATION } from '../../hooks/podbuggertool/match.js';
-import { allowedByName, FakeApi, injectAll, pod, status, statusAndApply, tool } from '../fixtures/pbt.js';
+import {
+  allowedByName,
+  FakeApi,
+  injectAll,
+  pod,
+  status,
+  statusAndApply,
+  tool,
+  webAndVaultAllowedByName,
+} from '../fixtures/pbt.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
 t.test('allowed on some pods by name: the status says so, and counts and names no pod', async (t) => {
-  const api = allowedByName(
-    new FakeApi()
-      .put(tool('a', { label: 'app=web', image: 'busybox' }))
-      .put(pod('web-1', { app: 'web' }))
-      .put(pod('vault-0', { app: 'web' })),
-    ['web-1'],
-  );
+  const api = webAndVaultAllowedByName();
   const res = await statusAndApply(api, ['dbg', 'a']);
   t.match(ready(res), { status: 'False', reason: PER_POD });
   const text = JSON.stringify(res.status);

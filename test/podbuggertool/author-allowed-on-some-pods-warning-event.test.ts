@@ -6,19 +6,13 @@
 import t from 'tap';
 import { PER_POD } from '../../hooks/podbuggertool/author.js';
 import { KubeEventRecorder } from '../../lib/events.js';
-import { allowedByName, FakeApi, pod, status, statusAndApply, tool } from '../fixtures/pbt.js';
+import { status, statusAndApply, webAndVaultAllowedByName } from '../fixtures/pbt.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
 t.test('allowed on some pods by name: a Warning Event on the tool, once', async (t) => {
-  const api = allowedByName(
-    new FakeApi()
-      .put(tool('a', { label: 'app=web', image: 'busybox' }))
-      .put(pod('web-1', { app: 'web' }))
-      .put(pod('vault-0', { app: 'web' })),
-    ['web-1'],
-  );
+  const api = webAndVaultAllowedByName();
   const events = new KubeEventRecorder(() => api);
   const res = await statusAndApply(api, ['dbg', 'a'], { events });
   t.match(
@@ -48,13 +42,7 @@ t.test('allowed on some pods by name: a Warning Event on the tool, once', async 
 
 t.test('from AuthorAllowedOnSomePods to refused and back: one Event per change', async (t) => {
   const names = ['web-1'];
-  const api = allowedByName(
-    new FakeApi()
-      .put(tool('a', { label: 'app=web', image: 'busybox' }))
-      .put(pod('web-1', { app: 'web' }))
-      .put(pod('vault-0', { app: 'web' })),
-    names,
-  );
+  const api = webAndVaultAllowedByName(names);
   const events = new KubeEventRecorder(() => api);
   await statusAndApply(api, ['dbg', 'a'], { events });
   // The grant on web-1 revoked: refused on every pod.

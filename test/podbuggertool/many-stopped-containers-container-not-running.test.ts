@@ -6,14 +6,8 @@
 // `InjectionFailed` "could not be added ... retried from 30s" (nothing was refused, and nothing is retried), which is
 // no Warning of the tool's status: `kubectl describe podbuggertool` shows nothing wrong.
 import t from 'tap';
-import { AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
-import { podbuggertool } from '../../hooks/podbuggertool/index.js';
-import { WORK_BUDGET_MS } from '../../hooks/podbuggertool/inject.js';
 import { MAX_LISTED } from '../../hooks/podbuggertool/sync.js';
-import type { EventSpec } from '../../lib/events.js';
-import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
-import { runHook } from '../../lib/operator.js';
-import { ANY, FakeApi, injectAll, pod, tool } from '../fixtures/pbt.js';
+import { FakeApi, injectAll, pod, statusTold, tool } from '../fixtures/pbt.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const readyOf = (res: { status?: Record<string, unknown> | null }) =>
@@ -33,19 +27,7 @@ async function unpullableOn(n: number) {
     api.put(p);
   }
   // The tool's hook as the route calls it, its Events recorded (kubectl describe podbuggertool shows them).
-  const told: EventSpec[] = [];
-  const cache = new AuthorCache();
-  const request = { controller: {}, parent: structuredClone(api.stored('PodBuggerTool', 'dbg', 'a')), children: {} };
-  const res = (await runHook(podbuggertool, 'sync', request as never, {
-    now: new Date(FIXED_NOW.getTime() + 60_000),
-    services: {
-      kube: () => api,
-      events: () => ({ record: async (_parent: unknown, events: EventSpec[]) => void told.push(...events) }),
-    } as never,
-    settings: { policy: ANY, workBudgetMs: WORK_BUDGET_MS },
-    clients: { authors: (kube: any) => new AuthorCheck(kube, cache) },
-  })) as CompositeSyncResponse;
-  return { res, told };
+  return statusTold(api, ['dbg', 'a'], { now: new Date(FIXED_NOW.getTime() + 60_000) });
 }
 
 for (const n of [MAX_LISTED, MAX_LISTED + 1, 200]) {

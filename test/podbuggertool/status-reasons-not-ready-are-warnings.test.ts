@@ -3,30 +3,12 @@
 // TargetContainerMissing, ContainerNameTaken do. A pod too large to read (TooLargeToRead: skipped, the container
 // cannot be added there, Ready=False naming it) is the same kind of skip, and is told nowhere but in the status.
 import t from 'tap';
-import { AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
-import { podbuggertool } from '../../hooks/podbuggertool/index.js';
-import { WORK_BUDGET_MS } from '../../hooks/podbuggertool/inject.js';
 import { AnswerTooLargeError } from '../../lib/http.js';
-import type { EventSpec } from '../../lib/events.js';
-import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
-import { runHook } from '../../lib/operator.js';
-import { ANY, FakeApi, pod, tool } from '../fixtures/pbt.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { FakeApi, pod, statusTold, tool } from '../fixtures/pbt.js';
 
 /** The tool's hook as the route calls it, with its Events recorded. */
 async function statusWithEvents(api: FakeApi) {
-  const told: EventSpec[] = [];
-  const cache = new AuthorCache();
-  const request = { controller: {}, parent: structuredClone(api.stored('PodBuggerTool', 'dbg', 'a')), children: {} };
-  const res = (await runHook(podbuggertool, 'sync', request as never, {
-    now: FIXED_NOW,
-    services: {
-      kube: () => api,
-      events: () => ({ record: async (_parent: unknown, events: EventSpec[]) => void told.push(...events) }),
-    } as never,
-    settings: { policy: ANY, workBudgetMs: WORK_BUDGET_MS },
-    clients: { authors: (kube: any) => new AuthorCheck(kube, cache) },
-  })) as CompositeSyncResponse;
+  const { res, told } = await statusTold(api, ['dbg', 'a']);
   return { ready: (res.status!['conditions'] as any[]).find((c) => c.type === 'Ready'), told };
 }
 

@@ -23,6 +23,13 @@ const parent = (spec: Record<string, unknown>, status?: unknown): ParentObject =
     spec: { ...S3_DEFAULTS, bucketName: 'shop-a-bucket', ...spec },
     ...(status ? { status } : {}),
   }) as ParentObject;
+/** A sync of resource `a` whose Secret is renamed app-creds, after `status`, observing `children`, at `now`. */
+const renamedSync = (aws: FakeAws, status: unknown, children: KubeObject[], now: Date) =>
+  s3Sync(
+    { controller: {}, parent: parent({ secretName: 'app-creds' }, status), children: objectMap(children) },
+    aws,
+    now,
+  );
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 const b64 = (s: unknown) => Buffer.from(String(s), 'base64').toString();
 
@@ -71,11 +78,7 @@ t.test('the old key goes only once the old Secret is gone, and the renamed Secre
   const inUse = b64((oldSecret as any).data.AWS_ACCESS_KEY_ID);
   const user = (first.status as any).iamUser as string;
   const day = new Date(FIXED_NOW.getTime() + 86_400_000);
-  const renamed = await s3Sync(
-    { controller: {}, parent: parent({ secretName: 'app-creds' }, first.status), children: objectMap([oldSecret]) },
-    aws,
-    day,
-  );
+  const renamed = await renamedSync(aws, first.status, [oldSecret], day);
   t.equal(b64((renamed.children[0] as any).data.AWS_ACCESS_KEY_ID), inUse, 'the new Secret carries the key in use');
   t.match(ready(renamed), { status: 'True' });
   t.same(
@@ -85,13 +88,10 @@ t.test('the old key goes only once the old Secret is gone, and the renamed Secre
   );
   // Metacontroller deletes the old Secret and creates the new one; the next sync sees the new one only.
   aws.calls.length = 0;
-  const next = await s3Sync(
-    {
-      controller: {},
-      parent: parent({ secretName: 'app-creds' }, renamed.status),
-      children: objectMap([asObserved(renamed.children[0] as KubeObject)]),
-    },
+  const next = await renamedSync(
     aws,
+    renamed.status,
+    [asObserved(renamed.children[0] as KubeObject)],
     new Date(day.getTime() + 60_000),
   );
   t.match(ready(next), { status: 'True' });
@@ -113,22 +113,15 @@ t.test(
     delete oldSecret.data.AWS_SECRET_ACCESS_KEY;
     const user = (first.status as any).iamUser as string;
     const day = new Date(FIXED_NOW.getTime() + 86_400_000);
-    const renamed = await s3Sync(
-      { controller: {}, parent: parent({ secretName: 'app-creds' }, first.status), children: objectMap([oldSecret]) },
-      aws,
-      day,
-    );
+    const renamed = await renamedSync(aws, first.status, [oldSecret], day);
     const newKey = b64((renamed.children[0] as any).data.AWS_ACCESS_KEY_ID);
     t.not(newKey, oldKey, 'a new key for the new Secret');
     t.same((await aws.listAccessKeys(user)).map((k) => k.id).sort(), [oldKey, newKey].sort(), 'the old key stays');
     const later = new Date(day.getTime() + 600_000);
-    const stillThere = await s3Sync(
-      {
-        controller: {},
-        parent: parent({ secretName: 'app-creds' }, renamed.status),
-        children: objectMap([oldSecret, asObserved(renamed.children[0] as KubeObject)]),
-      },
+    const stillThere = await renamedSync(
       aws,
+      renamed.status,
+      [oldSecret, asObserved(renamed.children[0] as KubeObject)],
       later,
     );
     t.match(ready(stillThere), { status: 'True' });
@@ -136,15 +129,7 @@ t.test(
       (await aws.listAccessKeys(user)).some((k) => k.id === oldKey),
       'while the old Secret is observed, its key is not deleted',
     );
-    const gone = await s3Sync(
-      {
-        controller: {},
-        parent: parent({ secretName: 'app-creds' }, stillThere.status),
-        children: objectMap([asObserved(renamed.children[0] as KubeObject)]),
-      },
-      aws,
-      later,
-    );
+    const gone = await renamedSync(aws, stillThere.status, [asObserved(renamed.children[0] as KubeObject)], later);
     t.match(ready(gone), { status: 'True' });
     t.same(
       (await aws.listAccessKeys(user)).map((k) => k.id),

@@ -99,6 +99,19 @@ function stored(i: number): KubeObject {
   } as unknown as KubeObject;
 }
 
+/** A new S3 resource in that namespace. */
+const newResource = () =>
+  ({
+    apiVersion: 'systek.no/v1',
+    kind: 'S3',
+    metadata: { name: 'new-team-artifacts', namespace: NS, uid: 'uid-new', generation: 1 },
+    spec: { ...S3_DEFAULTS, bucketName: 'acme-new-team-artifacts', region: 'eu-north-1' },
+  }) as ParentObject;
+
+/** The related rules `parent`'s customize hook answers. */
+const relatedRules = (parent: ParentObject) =>
+  (s3.customize!({ controller: {}, parent } as any, {} as any) as any).relatedResources as RelatedResourceRule[];
+
 /** What Metacontroller sends as related objects for these rules, from the S3 resources the namespace holds. */
 function relatedFor(rules: RelatedResourceRule[], namespace: KubeObject[]): Record<string, Record<string, KubeObject>> {
   const out: Record<string, Record<string, KubeObject>> = {};
@@ -117,14 +130,8 @@ function relatedFor(rules: RelatedResourceRule[], namespace: KubeObject[]): Reco
 t.test("an S3 resource's sync request does not grow with the S3 resources of its namespace", async (t) => {
   const namespace = Array.from({ length: SIBLINGS }, (_, i) => stored(i));
   // A new resource in that namespace, never held: it shares no Secret name with anyone.
-  const parent = {
-    apiVersion: 'systek.no/v1',
-    kind: 'S3',
-    metadata: { name: 'new-team-artifacts', namespace: NS, uid: 'uid-new', generation: 1 },
-    spec: { ...S3_DEFAULTS, bucketName: 'acme-new-team-artifacts', region: 'eu-north-1' },
-  } as ParentObject;
-  const rules = (s3.customize!({ controller: {}, parent } as any, {} as any) as any)
-    .relatedResources as RelatedResourceRule[];
+  const parent = newResource();
+  const rules = relatedRules(parent);
   const related = relatedFor(rules, namespace);
   const s3Count = Object.keys(related['S3.systek.no/v1'] ?? {}).length;
   t.ok(s3Count <= 3, `at most the (3) holders a resource remembers are sent with its sync: ${s3Count} S3 resources`);
@@ -156,14 +163,8 @@ t.test("an S3 resource's sync request does not grow with the S3 resources of its
 t.test(
   'another S3 resource changing in the namespace does not sync this one (it is no holder of its Secret)',
   async (t) => {
-    const parent = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'new-team-artifacts', namespace: NS, uid: 'uid-new', generation: 1 },
-      spec: { ...S3_DEFAULTS, bucketName: 'acme-new-team-artifacts', region: 'eu-north-1' },
-    } as ParentObject;
-    const rules = (s3.customize!({ controller: {}, parent } as any, {} as any) as any)
-      .relatedResources as RelatedResourceRule[];
+    const parent = newResource();
+    const rules = relatedRules(parent);
     const other = stored(7);
     const matching = rules.filter(
       (r) =>
