@@ -341,9 +341,9 @@ export function eventName(tool: string, occurrence: string): string {
  * the pod and the tool are read again, the decision is made again on what they say (the tool the same one, not
  * being deleted, valid, allowed by the policy, selecting the pod; the pod in the namespace, not being deleted,
  * lacking the container and able to take it), the tool's author is checked, and the PATCH carries the pod's uid and
- * resourceVersion. One pass of read, decide, check and act (Injection), each step stopping at the budget; then the
- * failures it met are told as Events.
+ * resourceVersion.
  */
+// eslint-disable-next-line max-lines-per-function -- one pass of read, decide, check and act, each step stopping at the budget; its failure paths are the point
 async function inject(
   hook: DecorateHook<ToolClients, ToolSettings>,
   requested: KubeObject,
@@ -351,113 +351,59 @@ async function inject(
   record: Map<string, Failure>,
   over: () => boolean,
 ): Promise<Work> {
-  const injection = new Injection(hook, requested, tool, record, over);
-  const work = await injection.act();
-  await injection.tellFailures();
-  return work;
-}
+  const base = hook.services.kube();
+  // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
+  const kube = base.withSignal?.(hook.signal) ?? base;
+  const namespace = requested.metadata.namespace ?? 'default';
+  const podName = requested.metadata.name!;
+  const container = containerName(tool.name);
+  const recorded = record.get(container);
+  const previous = recorded?.reason;
+  const key = attemptKey(tool.name, tool.uid, tool.spec, requested);
+  const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
+  const { conflicts, refusals } = runsFor(base);
+  const run = JSON.stringify([namespace, podName, key]);
+  const done = (): Work => {
+    record.delete(container);
+    return { record };
+  };
+  // Not acting on this pod now: nothing added, nothing recorded; the call goes on to the next tool due.
+  const passed = (): Work => ({ ...done(), passed: true });
+  // Added: a tool without an entry that got its container shows the others without one need not wait either.
+  const added = (): Work => {
+    conflicts.forget(run);
+    refusals.forget(run);
+    if (!record.has(container)) record.delete(OVERFLOW_KEY);
+    return done();
+  };
+  let toolUid = tool.uid;
+  let podUid = requested.metadata.uid;
+  // The tool as the API server has it (read before the PATCH): whether its author may be told pod names.
+  let real: KubeObject | undefined;
+  const failures: string[] = [];
 
-/** One tool's attempt at one pod: what it read, and how it ends (added, passed, failed, later). */
-class Injection {
-  private readonly base: KubeApi;
-  private readonly kube: KubeApi;
-  private readonly namespace: string;
-  private readonly podName: string;
-  private readonly container: string;
-  /** The pod's record of this container's last failure, as the call found it. */
-  private readonly recorded: Failure | undefined;
-  private readonly key: string;
-  /** Run again a second later, nothing recorded. */
-  private readonly later: Work;
-  private readonly runs: { conflicts: RunMemory; refusals: RunMemory };
-  private readonly run: string;
-  private toolUid: string | undefined;
-  private podUid: string | undefined;
-  /** The tool as the API server has it (read before the PATCH): whether its author may be told pod names. */
-  private real: KubeObject | undefined;
-  /** The reasons of the failures to tell as Events. */
-  private readonly failures: string[] = [];
-
-  constructor(
-    private readonly hook: DecorateHook<ToolClients, ToolSettings>,
-    requested: KubeObject,
-    private readonly tool: Tool,
-    private readonly record: Map<string, Failure>,
-    private readonly over: () => boolean,
-  ) {
-    this.base = hook.services.kube();
-    // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
-    this.kube = this.base.withSignal?.(hook.signal) ?? this.base;
-    this.namespace = requested.metadata.namespace ?? 'default';
-    this.podName = requested.metadata.name!;
-    this.container = containerName(tool.name);
-    this.recorded = record.get(this.container);
-    this.key = attemptKey(tool.name, tool.uid, tool.spec, requested);
-    this.later = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
-    this.runs = runsFor(this.base);
-    this.run = JSON.stringify([this.namespace, this.podName, this.key]);
-    this.toolUid = tool.uid;
-    this.podUid = requested.metadata.uid;
-  }
-
-  private done(): Work {
-    this.record.delete(this.container);
-    return { record: this.record };
-  }
-
-  /** Not acting on this pod now: nothing added, nothing recorded; the call goes on to the next tool due. */
-  private passed(): Work {
-    return { ...this.done(), passed: true };
-  }
-
-  /** Added: a tool without an entry that got its container shows the others without one need not wait either. */
-  private added(): Work {
-    this.runs.conflicts.forget(this.run);
-    this.runs.refusals.forget(this.run);
-    if (!this.record.has(this.container)) this.record.delete(OVERFLOW_KEY);
-    return this.done();
-  }
-
-  private fail(err: unknown): Work {
-    const { hook, recorded, key, run } = this;
+  const fail = (err: unknown): Work => {
     const reason = failureReason(err);
     // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
     // pod's failure, backed off (CONFLICTS_UNRECORDED).
     if (reason === CONFLICT) {
       const recordedRun = recorded?.reason === CONFLICT && recorded.key === key;
-      if (!recordedRun && this.runs.conflicts.add(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return this.later;
+      if (!recordedRun && conflicts.add(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return later;
     }
-    this.runs.conflicts.forget(run);
-    const failure = this.recordFailure(reason);
-    this.logFailure(reason, err);
-    // An event when the failure is new (not at every retry of the same one), on the tool (failureEvents). Not when
-    // the API server cannot be reached, or is too slow: the event could not be written either, or would add to its
-    // load, and the hook has a deadline (the pod's record says why).
-    if (recorded?.reason !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) this.failures.push(reason);
-    return { record: this.record, resyncAfterSeconds: failureDelaySeconds(failure) };
-  }
-
-  /** The failure written to the pod's record: this container's, or the overflow's when the record is full. */
-  private recordFailure(reason: string): Failure {
-    const { record, recorded, key } = this;
-    const at = Math.floor(this.hook.now.getTime() / 1000);
+    conflicts.forget(run);
+    const at = Math.floor(hook.now.getTime() / 1000);
     let failure: Failure;
     if (recorded || recordedTools(record) < MAX_RECORDED_TOOLS) {
       // The same attempt failing again waits twice as long as before (up to an hour); another attempt starts afresh.
       const attempts = recorded?.key === key && recorded.reason === reason ? recorded.attempts + 1 : 1;
       failure = { reason, attempts, at, key };
-      record.set(this.container, failure);
+      record.set(container, failure);
     } else {
       // The record is full: this tool's failure is the overflow's, whose backoff every tool without an entry waits.
       const overflow = record.get(OVERFLOW_KEY);
       failure = { reason, attempts: (overflow?.attempts ?? 0) + 1, at, key: OVERFLOW_ATTEMPT };
       record.set(OVERFLOW_KEY, failure);
     }
-    return failure;
-  }
-
-  private logFailure(reason: string, err: unknown): void {
-    const { hook, namespace, podName, container, tool } = this;
     const note =
       reason === OUT_OF_TIME
         ? `could not add ${container} to pod ${namespace}/${podName}: the API server did not answer its calls within ${hook.settings.workBudgetMs} ms`
@@ -471,21 +417,19 @@ class Injection {
       },
       `PodBuggerTool ${namespace}/${tool.name}: ${note}`,
     );
-  }
+    // An event when the failure is new (not at every retry of the same one), on the tool (failureEvents). Not when
+    // the API server cannot be reached, or is too slow: the event could not be written either, or would add to its
+    // load, and the hook has a deadline (the pod's record says why).
+    if (previous !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) failures.push(reason);
+    return { record, resyncAfterSeconds: failureDelaySeconds(failure) };
+  };
+  // The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off. Past
+  // the route's deadline the caller was answered already (429): this answer is not read; left for the next call.
+  const outOfTime = (): Work => (hook.signal.aborted ? later : fail(new OutOfTime()));
 
-  /**
-   * The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off. Past
-   * the route's deadline the caller was answered already (429): this answer is not read; left for the next call.
-   */
-  private outOfTime(): Work {
-    return this.hook.signal.aborted ? this.later : this.fail(new OutOfTime());
-  }
-
-  async act(): Promise<Work> {
-    const { hook, kube, namespace, podName, tool } = this;
-    if (this.over()) return this.outOfTime();
+  const act = async (): Promise<Work> => {
+    if (over()) return outOfTime();
     let pod: KubeObject | undefined;
-    let real: KubeObject | undefined;
     try {
       // The pod and the tool as the API server has them now, side by side.
       [pod, real] = await Promise.all([
@@ -494,84 +438,64 @@ class Injection {
         kube.get(TOOL_API, resource.plural, namespace, tool.name),
       ]);
     } catch (err) {
-      return this.fail(err);
+      return fail(err);
     }
-    this.real = real;
-    this.podUid = pod?.metadata.uid ?? this.podUid;
-    this.toolUid = real?.metadata.uid && !tool.uid ? real.metadata.uid : this.toolUid;
+    podUid = pod?.metadata.uid ?? podUid;
+    toolUid = real?.metadata.uid && !tool.uid ? real.metadata.uid : toolUid;
     const spec = decidedAgain(namespace, pod, real, tool, hook.settings.policy);
-    if (!spec) return this.passed();
+    if (!spec) return passed();
     // A refusal the tool's own sync recorded for this very spec holds here too, whatever this server remembers or
     // the order in which the two controllers run: no pod gets the container until that sync finds it allowed.
     // Acting as the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), one who cannot be impersonated exactly gets nothing
     // (the tool's status says why): never the server's own PATCH instead.
-    if (refusedNow(hook.settings.policy, real!)) return this.passed();
+    if (refusedNow(hook.settings.policy, real!)) return passed();
     if (hook.settings.policy.authorCheck !== 'off') {
-      const refused = await this.authorRefused(real!);
-      if (refused) return refused;
+      try {
+        // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
+        // A tool whose status found its author allowed on some pods by name only: this pod's answer alone decides.
+        const verdict = await hook.clients.authors(kube).verify(real!, over, podName, readyReason(real!) === PER_POD);
+        // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
+        if (!verdict.allowed && verdict.onPod) return fail(new NotAllowedOnPod(verdict.message));
+        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here. Asked
+        // about again later (RECHECK_FIRST_SECONDS, backing off): while the status says the tool acts, nothing else
+        // would call about this pod again, and the refusal may have been of a moment.
+        if (!verdict.allowed) {
+          const times = refusals.add(run, hook.now.getTime());
+          return { ...passed(), resyncAfterSeconds: recheckSeconds(times) };
+        }
+      } catch (err) {
+        return err instanceof OutOfTime ? outOfTime() : fail(err);
+      }
     }
     // As the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true): the API server's RBAC and admission answer for them. An author
     // who cannot be impersonated exactly gets nothing (the tool's status says why), never the server's own PATCH.
-    if (this.over()) return this.outOfTime();
-    return this.patch(real!, spec, pod!);
-  }
-
-  /** The author's check of this pod: how the attempt ends when the author may not act here, else undefined. */
-  private async authorRefused(real: KubeObject): Promise<Work | undefined> {
-    const { hook, kube, podName } = this;
+    if (over()) return outOfTime();
     try {
-      // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
-      // A tool whose status found its author allowed on some pods by name only: this pod's answer alone decides.
-      const verdict = await hook.clients.authors(kube).verify(real, this.over, podName, readyReason(real) === PER_POD);
-      // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
-      if (!verdict.allowed && verdict.onPod) return this.fail(new NotAllowedOnPod(verdict.message));
-      // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here. Asked
-      // about again later (RECHECK_FIRST_SECONDS, backing off): while the status says the tool acts, nothing else
-      // would call about this pod again, and the refusal may have been of a moment.
-      if (!verdict.allowed) {
-        const times = this.runs.refusals.add(this.run, hook.now.getTime());
-        return { ...this.passed(), resyncAfterSeconds: recheckSeconds(times) };
-      }
-      return undefined;
-    } catch (err) {
-      return err instanceof OutOfTime ? this.outOfTime() : this.fail(err);
-    }
-  }
-
-  /** The PATCH that adds the container, with the pod's uid and resourceVersion as read. */
-  private async patch(real: KubeObject, spec: PodBuggerToolSpec, pod: KubeObject): Promise<Work> {
-    const { hook, kube, namespace, podName, tool } = this;
-    try {
-      await writerFor(hook.settings.policy, kube, real).addEphemeralContainers(
+      await writerFor(hook.settings.policy, kube, real!).addEphemeralContainers(
         namespace,
         podName,
-        [ephemeralContainer(tool.name, spec, pod)],
+        [ephemeralContainer(tool.name, spec, pod!)],
         {
-          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
-          ...(pod.metadata.resourceVersion ? { resourceVersion: pod.metadata.resourceVersion } : {}),
+          ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),
+          ...(pod!.metadata.resourceVersion ? { resourceVersion: pod!.metadata.resourceVersion } : {}),
         },
       );
     } catch (err) {
-      return this.fail(err);
+      return fail(err);
     }
-    return this.added();
-  }
+    return added();
+  };
 
-  /** The failures met, told as Warning Events on the tool. */
-  async tellFailures(): Promise<void> {
-    if (this.failures.length === 0) return;
-    const { hook, kube, namespace, tool, container, podName } = this;
+  const work = await act();
+  if (failures.length > 0) {
     // Pods are named only to an author who may list them, as the tool's status names them (sync.ts authorView).
-    const named = await mayName(hook, kube, this.real, this.over);
-    const events = this.failures.map((reason) =>
-      failureEvent(
-        hook,
-        { namespace, tool: tool.name, toolUid: this.toolUid, container, reason },
-        named ? { podName, podUid: this.podUid } : {},
-      ),
+    const named = await mayName(hook, kube, real, over);
+    const events = failures.map((reason) =>
+      failureEvent(hook, { namespace, tool: tool.name, toolUid, container, reason }, named ? { podName, podUid } : {}),
     );
     await tell(kube, events, hook);
   }
+  return work;
 }
 
 /**
