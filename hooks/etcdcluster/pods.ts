@@ -7,6 +7,9 @@ export const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
 /** Why a container waits when its image cannot be had. */
 export const IMAGE_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
+/** The image waits no retry clears: a name that is no image, an image the node is told never to pull. */
+export const IMAGE_NEVER = new Set(['InvalidImageName', 'ErrImageNeverPull']);
+
 /** Printable ASCII only, at most `max` characters: what a dependency said never goes into status raw. */
 export function sanitize(text: string, max = 160): string {
   const clean = text
@@ -124,7 +127,7 @@ export function podClockFloor(pod: KubeObject | undefined, now: Date | undefined
 }
 
 /** The later of two times (RFC 3339); an unreadable one counts as absent. */
-function laterOf(a: string | undefined, b: string | undefined): string | undefined {
+export function laterOf(a: string | undefined, b: string | undefined): string | undefined {
   const ta = Date.parse(a ?? '');
   const tb = Date.parse(b ?? '');
   if (!Number.isFinite(ta)) return Number.isFinite(tb) ? b : undefined;

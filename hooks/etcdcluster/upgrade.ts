@@ -1,6 +1,7 @@
 // A failed upgrade stops (issue 30.4). The hook upgrades one member at a time by changing its pod's image in place;
-// a member that then fails on the new version (its etcd keeps exiting, its image cannot be pulled, or it stays
-// unhealthy past UPGRADE_MEMBER_SECONDS) marks the upgrade failed: the member gets the image of the version the
+// a member that then fails on the new version (its etcd keeps exiting or its image keeps being refused for
+// UPGRADE_FAIL_SECONDS, its image name can never be pulled, or it stays unhealthy past UPGRADE_MEMBER_SECONDS) marks
+// the upgrade failed: the member gets the image of the version the
 // cluster ran back, in place (the same member, on its data), no other member is upgraded, and members made
 // meanwhile take that version. A change of spec.repository is the same rollout (an image the members move to one
 // at a time) and fails the same way: the member goes back to the image it ran. The record lives in
@@ -9,7 +10,16 @@
 // newer version) clears it.
 import { type KubeObject, rfc3339 } from '../../lib/index.js';
 import { memberImage } from './members.js';
-import { endedByNode, etcdExited, etcdNotRunning, IMAGE_WAITING, podWaiting, recordedClock } from './pods.js';
+import {
+  endedByNode,
+  etcdExited,
+  etcdNotRunning,
+  IMAGE_NEVER,
+  IMAGE_WAITING,
+  laterOf,
+  podWaiting,
+  recordedClock,
+} from './pods.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -34,6 +44,15 @@ export const UPGRADED_FROM_IMAGE = 'etcd.metaops.io/upgraded-from-image';
 
 /** How long a member upgraded to a new version may stay unhealthy before the upgrade is taken as failed. */
 export const UPGRADE_MEMBER_SECONDS = 300;
+
+/**
+ * How long a member upgraded to a new version may keep failing the way a broken version does (its etcd exited and
+ * not back: CrashLoopBackOff, its pod ended by itself; its image refused: ErrImagePull, ImagePullBackOff) before the
+ * upgrade is taken as failed: one kill (OOM, a container-runtime restart) or one refused pull (a registry's rate
+ * limit) is retried by the kubelet within its first back-off (10 s) and is no failed version. Measured by the
+ * status's unhealthy clock (failureClock). An image no retry can pull (IMAGE_NEVER) fails at once.
+ */
+export const UPGRADE_FAIL_SECONDS = 20;
 
 export interface UpgradeFailure {
   /** The version that failed (spec.version when it did). */
@@ -80,8 +99,10 @@ export function heldSpec<S extends { version: string; repository: string }>(spec
 
 /**
  * A member that failed on the target version while the cluster runs another: on the target image, and its etcd
- * exits again and again, its image cannot be pulled, or it has been unhealthy (as the status recorded, from no earlier
- * than its pod shows: recordedClock) for longer than UPGRADE_MEMBER_SECONDS.
+ * has been exiting, or its image refused, for UPGRADE_FAIL_SECONDS or longer (failureClock), its image can never be
+ * pulled (IMAGE_NEVER), or it has been unhealthy (as the status recorded, from no earlier than its pod shows:
+ * recordedClock) for longer than UPGRADE_MEMBER_SECONDS. Until then the sync is called again (the upgrade under
+ * way converges) and looks again.
  */
 export function detectFailure(input: {
   pods: KubeObject[];
@@ -101,6 +122,7 @@ export function detectFailure(input: {
 }): UpgradeFailure | undefined {
   const { target } = input;
   const since = unhealthySince(input.previous);
+  const failed = unhealthySince(input.previous, true);
   for (const pod of input.pods) {
     if (memberImage(pod) !== input.targetImage) continue;
     // The version this member ran before it was upgraded and has not served the target since (fromVersion).
@@ -112,16 +134,15 @@ export function detectFailure(input: {
     // While the other members' own outage (their etcd down: an OOM kill, their node rebooted) keeps quorum from this
     // one, nothing it does is the image's doing: no member serves without a quorum.
     if (!from || input.outage?.(name)) continue;
-    const waiting = podWaiting(pod);
     const first = failingSince(pod, recorded ?? recordedImage, since, input);
     const stale =
       input.now !== undefined &&
       first !== undefined &&
       input.now.getTime() - Date.parse(first) > UPGRADE_MEMBER_SECONDS * 1000;
-    const reason = etcdExited(pod)
-      ? (waiting ?? 'its etcd exited')
-      : waiting && IMAGE_WAITING.has(waiting)
-        ? waiting
+    const failing = brokenVersion(pod, recorded ?? recordedImage, failed, input);
+    const reason =
+      failing && (stale || failing.lasted)
+        ? failing.reason
         : stale
           ? `unhealthy since ${first}`
           : otherVersion(pod, recorded ?? recordedImage, input.versions, target, input.now);
@@ -155,6 +176,62 @@ function failingSince(
   const name = pod.metadata.name!;
   if (healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
   return recordedClock(since.get(name), pod, now) ?? upgradeClock(pod, recorded, healthy);
+}
+
+/**
+ * How a member on the target image fails the way a broken version does, if it does: its etcd exited (CrashLoopBackOff,
+ * its pod ended by itself), its image refused; and whether that counts yet (`lasted`): at once for an image no retry
+ * can pull (IMAGE_NEVER), and for the exit of a member made on the target meanwhile (an addition, not upgraded in
+ * place: `recorded` unset), whose addition is cancelled at its first exit (plan/members.ts, stuckAddition) so that
+ * each one made again is seen exiting once; else once it has lasted UPGRADE_FAIL_SECONDS (failureClock).
+ */
+function brokenVersion(
+  pod: KubeObject,
+  recorded: string | undefined,
+  clocks: Map<string, string>,
+  input: { healthy?: Set<string> | undefined; now: Date | undefined; previous: unknown },
+): { reason: string; lasted: boolean } | undefined {
+  const waiting = podWaiting(pod);
+  const exited = etcdExited(pod);
+  const reason = exited ? (waiting ?? 'its etcd exited') : waiting && IMAGE_WAITING.has(waiting) ? waiting : undefined;
+  if (reason === undefined) return undefined;
+  const lasted =
+    IMAGE_NEVER.has(reason) ||
+    (exited && !recorded) ||
+    lastedFor(failureClock(pod, recorded, clocks, input), input.now, UPGRADE_FAIL_SECONDS);
+  return { reason, lasted };
+}
+
+/** Whether `now` is `seconds` or more after `since` (neither unknown). */
+function lastedFor(since: string | undefined, now: Date | undefined, seconds: number): boolean {
+  const at = Date.parse(since ?? '');
+  return now !== undefined && Number.isFinite(at) && now.getTime() - at >= seconds * 1000;
+}
+
+/**
+ * Since when a member on the target image has been failing as a broken version does (its etcd exited, its image
+ * refused): the status's unhealthy clock (for a member added that never started: its addition's, pendingSince), read
+ * as recordedClock does (never earlier than the pod shows); it starts at the first sync that sees the member down, so that one exit or one refused pull seen by one sync fails nothing; never
+ * earlier than the member got the image (UPGRADED_AT). Where the status's clocks stop (its last quorum lost: a
+ * cluster of 1 or 2 needs the member upgraded), the upgrade's own clock (UPGRADED_AT). None for a member that serves.
+ */
+function failureClock(
+  pod: KubeObject,
+  recorded: string | undefined,
+  since: Map<string, string>,
+  input: { healthy?: Set<string> | undefined; now: Date | undefined; previous: unknown },
+): string | undefined {
+  const name = pod.metadata.name!;
+  if (input.healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
+  const status = recordedClock(since.get(name), pod, input.now);
+  const upgraded = recorded ? pod.metadata.annotations?.[UPGRADED_AT] : undefined;
+  if (status) return laterOf(status, upgraded);
+  return quorumLostIn(input.previous) ? upgradeClock(pod, recorded, input.healthy) : undefined;
+}
+
+/** Whether the status says quorum was lost (then no member's unhealthy clock runs in it). */
+function quorumLostIn(previous: unknown): boolean {
+  return (previous as { quorum?: { ok?: unknown } } | undefined)?.quorum?.ok === false;
 }
 
 /**
@@ -197,12 +274,17 @@ function movedFrom(pod: KubeObject, targetImage: string): string | undefined {
   return img && img !== targetImage && img.length <= 512 ? img : undefined;
 }
 
-function unhealthySince(previous: unknown): Map<string, string> {
+/**
+ * Each member's clock as the status records it: since when it is unhealthy, or (`pending`: a member added that has
+ * not started, which has no unhealthy clock) since when its addition is pending.
+ */
+function unhealthySince(previous: unknown, pending = false): Map<string, string> {
   const list = (previous as { memberList?: unknown } | undefined)?.memberList;
   const out = new Map<string, string>();
   for (const m of Array.isArray(list) ? list : []) {
-    const r = m as { name?: unknown; unhealthySince?: unknown } | null;
-    if (typeof r?.name === 'string' && typeof r.unhealthySince === 'string') out.set(r.name, r.unhealthySince);
+    const r = m as { name?: unknown; unhealthySince?: unknown; pendingSince?: unknown } | null;
+    const since = typeof r?.unhealthySince === 'string' ? r.unhealthySince : pending ? r?.pendingSince : undefined;
+    if (typeof r?.name === 'string' && typeof since === 'string') out.set(r.name, since);
   }
   return out;
 }

@@ -5,7 +5,7 @@
 // the hook knows fails: on 3.5.99 every restored member waits on its image (or crashes), the restore ends
 // RestoreFailed past its deadline with no member left, where the old members ran fine.
 import t from 'tap';
-import { running, restoreObject, type Loop } from '../fixtures/etcd-loop.js';
+import { failureLasts, running, restoreObject, type Loop } from '../fixtures/etcd-loop.js';
 
 const IMAGE = (v: string) => `quay.io/coreos/etcd:v${v}`;
 const images = (loop: Loop) =>
@@ -26,7 +26,8 @@ t.test(
     loop.podStatus.set(moved!, {
       containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'ImagePullBackOff' } } }],
     });
-    await loop.step();
+    // (The refused pull lasts: UPGRADE_FAIL_SECONDS by the status's clock.)
+    await failureLasts(loop, (failed) => t.notOk(failed, 'not failed at the first refused pull seen'));
     t.match(loop.s().upgradeFailed, { version: '3.5.99', from: '3.5.0' }, 'the upgrade failed: held on 3.5.0');
     loop.phase.delete(moved!);
     loop.podStatus.delete(moved!);
@@ -70,7 +71,8 @@ t.test(
     loop.podStatus.set(moved!, {
       containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'ImagePullBackOff' } } }],
     });
-    await loop.step();
+    // (The refused pull lasts: UPGRADE_FAIL_SECONDS by the status's clock.)
+    await failureLasts(loop, (failed) => t.notOk(failed, 'not failed at the first refused pull seen'));
     t.match(loop.s().upgradeFailed, { image: BAD, fromImage: IMAGE('3.5.0') }, 'held on the image that ran');
     loop.phase.delete(moved!);
     loop.podStatus.delete(moved!);

@@ -4,12 +4,17 @@
 // same member, no remove + add), no further member upgraded, Available telling how many failures are tolerated.
 // Each answer fed back as the next observed state. On real etcd: test/real/etcd-restarts-real.test.ts.
 import t from 'tap';
-import { UPGRADE_MEMBER_SECONDS, detectFailure, recordedFailure } from '../../hooks/etcdcluster/upgrade.js';
+import {
+  UPGRADE_FAIL_SECONDS,
+  UPGRADE_MEMBER_SECONDS,
+  detectFailure,
+  recordedFailure,
+} from '../../hooks/etcdcluster/upgrade.js';
 import { crashLooping } from '../../hooks/etcdcluster/pods.js';
 import { EtcdError } from '../../hooks/etcdcommon/etcd.js';
 import type { EventSpec } from '../../lib/events.js';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
-import { running, type Loop } from '../fixtures/etcd-loop.js';
+import { failureLasts, running, type Loop } from '../fixtures/etcd-loop.js';
 import { etcdPod } from '../fixtures/etcd.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
@@ -39,6 +44,13 @@ t.test('a member whose etcd keeps exiting on the new version: the upgrade halts,
   // Its etcd exits at every start on 3.5.1.
   loop.etcd.up.delete(name);
   loop.podStatus.set(name, CRASHING);
+  // The first sync that sees it down fails nothing: one exit may be one kill (the status's clock starts).
+  await loop.step();
+  t.notOk((loop.last.status as any).upgradeFailed, 'not failed at the first exit seen');
+  t.equal(loop.last.resyncAfterSeconds, 5, 'called again while it waits');
+  t.equal(images(loop)[name], IMAGE('3.5.1'), 'still on the new version while it waits');
+  // It keeps exiting: UPGRADE_FAIL_SECONDS later by the status's clock, the upgrade has failed.
+  loop.now = new Date(loop.now.getTime() + UPGRADE_FAIL_SECONDS * 1000);
   const events: EventSpec[] = [];
   const first = await etcdSync(
     {
@@ -109,7 +121,7 @@ t.test('an image that cannot be pulled, or a member unhealthy too long, fails th
   loop.podStatus.set(name, {
     containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'ImagePullBackOff' } } }],
   });
-  const res = await loop.step();
+  const res = await failureLasts(loop, (failed) => t.notOk(failed, 'not failed at the first refused pull seen'));
   t.match(condition(res, 'Upgrading'), { reason: 'UpgradeFailed', message: /failed on 3\.5\.99 \(ImagePullBackOff\)/ });
   t.equal(images(loop)[name], IMAGE('3.5.0'));
 
@@ -137,7 +149,8 @@ t.test('a one-member cluster whose member fails on the new version: rolled back 
   loop.etcd.up.delete('e-0');
   loop.etcd.listError = new EtcdError('no quorum', 'Unreachable');
   loop.podStatus.set('e-0', CRASHING);
-  const res = await loop.step();
+  // (No member's unhealthy clock runs without quorum: the upgrade's own clock, UPGRADED_AT, is read.)
+  const res = await failureLasts(loop, (failed) => t.notOk(failed, 'not failed at the first exit seen'));
   t.match(condition(res, 'Upgrading'), { reason: 'UpgradeFailed' });
   t.equal(images(loop)['e-0'], IMAGE('3.5.0'), 'back on the version it ran, even without quorum');
   t.match(condition(res, 'Available'), { status: 'False', reason: 'QuorumLost' });
