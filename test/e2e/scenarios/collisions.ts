@@ -157,3 +157,121 @@ export const collisions: Scenario = {
     return notes;
   },
 };
+
+const HELD_NS = 'held-record';
+
+// A parent held for a name records the holder (status.heldBy): a status write, which leaves the generation, and so
+// Metacontroller's cached customize answer, as they were (v4.17.2: per uid and generation, 20 minutes; v1.5.20: per
+// name and generation). An S3 resource chooses its Secret's name (spec.secretName), so a MySQLCluster held by one
+// asks for it only as its status records it: the answer Metacontroller keeps does not ask for it, and never sends
+// it. Not sent is not gone (lib/ownership.ts HOLDER_UNSEEN_SECONDS): the MySQLCluster stays held while the Secret is
+// deleted and made again, and when the S3 resource is deleted; it takes the name once the record is gone (here the
+// user clears it, docs/failure-modes.md; by itself 30 minutes after it last saw the holder).
+export const heldByRecordedHolder: Scenario = {
+  name: 'Parents side by side, held by a recorded holder: a MySQLCluster held for an S3 resource`s Secret stays held through a status-only change, the Secret`s deletion and the holder`s, and takes the name once the record is cleared',
+  async run(k) {
+    const notes: string[] = [];
+    await k.kubectl(['create', 'namespace', HELD_NS]);
+    const apply = (obj: unknown) => k.kubectl(['apply', '-n', HELD_NS, '-f', '-'], JSON.stringify(obj));
+    const get = (...args: string[]) => k.getOrUndefined(['-n', HELD_NS, ...args]);
+    const controller = (obj: any) => obj?.metadata?.ownerReferences?.find((r: any) => r.controller === true);
+
+    await apply({
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name: 'payments' },
+      spec: { bucketName: 'held-record-payments', secretName: 'shop-mysql' },
+    });
+    await waitFor('S3 payments Ready', async () => condition(await get('s3', 'payments'), 'Ready')?.status === 'True');
+    const secret = await get('secret', 'shop-mysql');
+    assert.equal(controller(secret)?.name, 'payments');
+
+    let t0 = Date.now();
+    await apply({
+      apiVersion: 'database.example.com/v1alpha1',
+      kind: 'MySQLCluster',
+      metadata: { name: 'shop' },
+      spec: { size: 1, version: '8.0' },
+    });
+    const held = await waitFor('MySQLCluster shop held, its holder recorded', async () => {
+      const m = await get('mysqlcluster', 'shop');
+      const r = condition(m, 'Ready');
+      return r?.reason === 'SecretNameTaken' && m.status?.heldBy?.[0]?.holder?.name === 'payments' ? m : undefined;
+    });
+    assert.match(condition(held, 'Ready').message, /^Secret shop-mysql belongs to S3 payments \(uid /);
+    const generation = held.metadata.generation;
+    notes.push(
+      `MySQLCluster shop: SecretNameTaken in ${secs(t0)}, status.heldBy names S3 payments (generation ${generation})`,
+    );
+    const stillHeld = async (what: string) => {
+      const m = await get('mysqlcluster', 'shop');
+      assert.equal(m.metadata.generation, generation, `${what}: the generation is unchanged (status-only changes)`);
+      assert.equal(condition(m, 'Ready')?.reason, 'SecretNameTaken', `${what}: still held`);
+      assert.equal(await get('statefulset', 'shop-mysql'), undefined, `${what}: no StatefulSet`);
+      return m;
+    };
+    const syncs = () => k.syncsOf('mysqlcluster/sync', 'shop', HELD_NS);
+
+    // The Secret deleted by hand (to have the S3 hook make a new key): both parents sync; the S3 resource makes it
+    // again, the MySQLCluster answers nothing under that name.
+    t0 = Date.now();
+    await k.kubectl(['delete', 'secret', 'shop-mysql', '-n', HELD_NS, '--wait=true']);
+    const again = await waitFor('the S3 resource to make its Secret again', async () => {
+      const s = await get('secret', 'shop-mysql');
+      return s && s.metadata.uid !== secret.metadata.uid ? s : undefined;
+    });
+    assert.equal(controller(again)?.kind, 'S3', 'the Secret is the S3 resource`s again');
+    let from = syncs();
+    await k.moreSyncs('mysqlcluster/sync', 'shop', 2, from, HELD_NS, 90_000);
+    await stillHeld('the Secret deleted and made again');
+    assert.equal(controller(await get('secret', 'shop-mysql'))?.name, 'payments');
+    notes.push(`Secret deleted by hand: made again by S3 payments in ${secs(t0)}; the MySQLCluster stays held`);
+
+    // The holder deleted (its Secret goes with it): Metacontroller does not send it, and would not if it existed.
+    t0 = Date.now();
+    await k.kubectl(['delete', 's3', 'payments', '-n', HELD_NS, '--wait=true', '--timeout=60s']);
+    await waitFor('its Secret collected', async () => (await get('secret', 'shop-mysql')) === undefined);
+    from = syncs();
+    await k.moreSyncs('mysqlcluster/sync', 'shop', 2, from, HELD_NS, 90_000);
+    const unseen = await stillHeld('the holder deleted');
+    assert.equal(await get('secret', 'shop-mysql'), undefined, 'no Secret taken');
+    assert.match(unseen.status.heldBy[0].unseenSince ?? '', /^\d{4}-\d{2}-\d{2}T/, 'the time it was first not seen');
+    assert.match(condition(unseen, 'Ready').message, /which the related objects do not show since/);
+    notes.push(
+      `S3 payments deleted: the MySQLCluster stays held over 2 syncs (${secs(t0)}; unseen since ${unseen.status.heldBy[0].unseenSince}), takes nothing on doubt`,
+    );
+
+    // The user, who knows the holder is gone, clears the record: the name is free, the cluster is made.
+    t0 = Date.now();
+    const made = await waitFor(
+      'the MySQLCluster to take Secret shop-mysql once the record is cleared',
+      async () => {
+        const s = await get('secret', 'shop-mysql');
+        if (controller(s)?.kind === 'MySQLCluster') return s;
+        const m = await get('mysqlcluster', 'shop');
+        if (m?.status?.heldBy)
+          await k.kubectl([
+            'patch',
+            'mysqlcluster',
+            'shop',
+            '-n',
+            HELD_NS,
+            '--subresource=status',
+            '--type=json',
+            '-p',
+            '[{"op":"remove","path":"/status/heldBy"}]',
+          ]);
+        return undefined;
+      },
+      90_000,
+      1000,
+    );
+    assert.equal(controller(made).name, 'shop');
+    await waitFor('its StatefulSet', () => get('statefulset', 'shop-mysql'));
+    notes.push(`record cleared: MySQLCluster shop takes Secret shop-mysql and makes its StatefulSet in ${secs(t0)}`);
+
+    await k.kubectl(['delete', 'mysqlcluster', 'shop', '-n', HELD_NS, '--wait=true', '--timeout=60s']);
+    await k.kubectl(['delete', 'namespace', HELD_NS, '--wait=false']);
+    return notes;
+  },
+};
