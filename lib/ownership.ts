@@ -291,7 +291,8 @@ function unseenHolder(
   { askedFor, now }: Partial<HolderJudge>,
 ): TakenName | undefined {
   if (!askedFor || !now || askedFor(parent, holder) !== 'recorded') return undefined;
-  const since = unseenSince ?? now.toISOString();
+  // A recorded time after this sync's (a clock gone back, a status written by hand) counts from now: never longer.
+  const since = unseenSince && Date.parse(unseenSince) <= now.getTime() ? unseenSince : now.toISOString();
   const until = new Date(Date.parse(since) + HOLDER_UNSEEN_SECONDS * 1000);
   if (now.getTime() > until.getTime()) return undefined;
   return {

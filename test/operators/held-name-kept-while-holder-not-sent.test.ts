@@ -248,3 +248,23 @@ t.test('a Memcached held by an EtcdCluster that customize asks for by name, with
   const free = await syncCached(memcached, parentOf('memcached', 'x', { size: 1 }, held.status), asked, []);
   t.ok(named(free, 'Service').includes('x-memcached'), 'the holder asked for and not sent is gone: the name is taken');
 });
+
+t.test(
+  'an unseen time later than the sync counts from the sync: the hold is never longer than the bound',
+  async (t) => {
+    const first = parentOf('mysqlcluster', 'shop', SPEC);
+    const held = await syncCached(mysqlcluster, first, first.parent, [payments, paymentsSecret]);
+    const future = later(365 * 24 * 3600).toISOString();
+    const status = { ...held.status, heldBy: heldBy(held)!.map((r) => ({ ...r, unseenSince: future })) };
+    const res = await syncCached(mysqlcluster, parentOf('mysqlcluster', 'shop', SPEC, status), first.parent, []);
+    t.match(heldBy(res), [{ unseenSince: FIXED_NOW.toISOString() }], 'counted from this sync');
+    const after = await syncCached(
+      mysqlcluster,
+      parentOf('mysqlcluster', 'shop', SPEC, res.status),
+      first.parent,
+      [],
+      later(HOLDER_UNSEEN_SECONDS + 1),
+    );
+    t.ok(named(after, 'Secret').includes('shop-mysql'), 'free once the bound has passed from the first sync');
+  },
+);
