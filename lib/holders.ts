@@ -11,8 +11,8 @@
 // namespace.
 import type { PodNames, ResourceDefinition } from './hook.js';
 import type { KubeObject, ParentObject, RelatedResourceRule } from './metacontroller.js';
-import { type ChildName, heldRecordsOf } from './ownership.js';
-import { podHolderRules, podHolderWants } from './podholders.js';
+import { type ChildName, heldRecordsOf, type HolderJudge, type HolderRef } from './ownership.js';
+import { podHolderRules, podHolderWants, podNamerResource } from './podholders.js';
 
 /**
  * How a parent names children of one type: `<prefix><parent name><suffix>` (and `-<ordinal>` after it when
@@ -139,6 +139,30 @@ export function holderRules(parent: ParentObject): RelatedResourceRule[] {
   for (const r of pods)
     if (!ordered.some((o) => o.apiVersion === r.apiVersion && o.resource === r.resource)) rules.push(r);
   return rules;
+}
+
+/**
+ * How customize asks for `holder`, a parent `parent` recorded (lib/ownership.ts HolderJudge.askedFor): `always` when
+ * holderRules of the parent without its status (what any answer of its generation asked for, cached or not) name it,
+ * so a holder not among the related objects does not exist; `recorded` for another holder of a kind that declared
+ * names, asked for only because status.heldBy records it (a name its kind's spec chooses): Metacontroller keeps the
+ * customize answer for the generation and a status write keeps it, so such a holder may exist and not be sent;
+ * undefined for a kind that declared no names (it holds nothing).
+ */
+export function askedFor(parent: ParentObject, holder: HolderRef): 'always' | 'recorded' | undefined {
+  const resource =
+    namers.get(keyOf(holder.apiVersion, holder.kind))?.resource ?? podNamerResource(holder.apiVersion, holder.kind);
+  if (!resource) return undefined;
+  const { status: _status, ...bare } = parent;
+  const always = holderRules(bare as ParentObject).some(
+    (r) => r.apiVersion === holder.apiVersion && r.resource === resource && (r.names ?? []).includes(holder.name),
+  );
+  return always ? 'always' : 'recorded';
+}
+
+/** How a parent of any kind judges the holders it recorded, at `now` (lib/ownership.ts HolderJudge). */
+export function holderJudge(now: Date): HolderJudge {
+  return { wants: holderWants, askedFor, now };
 }
 
 /** The shapes a kind declared (a test checks each of its childNames against them). */

@@ -34,7 +34,7 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
-import { holderRules, holderWants, registerChildNames, type NameShape } from './holders.js';
+import { holderJudge, holderRules, holderWants, registerChildNames, type NameShape } from './holders.js';
 import { guardAnswer, namedRules, type ChildName } from './ownership.js';
 import { registerPodNames } from './podholders.js';
 import type { SpecParser } from './spec.js';
@@ -107,6 +107,12 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * even while the name is free for a moment.
    */
   nameShapes?: readonly NameShape[];
+  /**
+   * The kind's sync judges itself a recorded holder the related objects do not show (S3: by the holder's IAM user),
+   * so the answer's guard judges only the holders sent. Otherwise such a holder, when customize asks for it only
+   * because status.heldBy records it, keeps the name for lib/ownership.ts HOLDER_UNSEEN_SECONDS.
+   */
+  judgesUnseenHolders?: boolean;
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
   /** Which condition reasons become Events (none: the operator records no Events). */
@@ -182,9 +188,10 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         if (!parsed.ok) return invalid(request, parsed.message, now);
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
+        const judge = op.judgesUnseenHolders ? holderWants : holderJudge(now);
         return answer instanceof Promise
-          ? answer.then((a) => guardAnswer(request, a, now, holderWants))
-          : guardAnswer(request, answer, now, holderWants);
+          ? answer.then((a) => guardAnswer(request, a, now, judge))
+          : guardAnswer(request, answer, now, judge);
       }),
     ...(finalize
       ? {

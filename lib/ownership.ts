@@ -88,6 +88,8 @@ export interface TakenName {
   holder: string;
   /** The holder's controller reference, when it names one: remembered while held (status.heldBy). */
   ref?: HolderRef;
+  /** The holder, recorded, was not among the related objects: since when (HeldRecord.unseenSince). */
+  unseenSince?: string;
   /**
    * The object was left behind by a parent of the same name (kubectl delete --cascade=orphan): no controller, the
    * labels metaops gives this parent's children, and the `controller-uid` label of the parent before (its value).
@@ -133,7 +135,24 @@ export interface HolderRef {
 export interface HeldRecord {
   child: ChildName;
   holder: HolderRef;
+  /**
+   * The name free and the holder not among the related objects since this time (RFC 3339): held until
+   * HOLDER_UNSEEN_SECONDS after it, unless the holder is seen (HolderJudge.askedFor tells when "not sent" is "gone").
+   */
+  unseenSince?: string;
 }
+
+/**
+ * How long a recorded holder that the related objects do not show keeps a free name, from the first sync that did
+ * not see it. Customize asks for a holder whose name the parent's own name makes whatever the status (lib/holders.ts
+ * holderRules); one whose kind's spec chooses the name (an S3 resource's spec.secretName) only because status.heldBy
+ * records it. Metacontroller keeps each customize answer per parent uid and generation (v4.17.2
+ * pkg/controller/common/customize/manager.go, 20 minutes) and a status write does not change the generation: a
+ * holder recorded since the answer was asked is not sent, though it exists. Longer than that cache keeps an answer:
+ * by then v4 has asked customize again, and sends the holder if it exists (v1.5.20 keeps the answer until the
+ * generation changes: there the bound is what lets a holder gone for good go). lib/schemas.ts heldBySchema says it.
+ */
+export const HOLDER_UNSEEN_SECONDS = 30 * 60;
 
 /** The status field of the records (HeldRecord). */
 export const HELD_BY = 'heldBy';
@@ -150,7 +169,11 @@ function refOf(obj: KubeObject): HolderRef | undefined {
 
 /** The records a held answer keeps: each taken name whose holder is a controller, at most LISTED. */
 export function heldRecords(taken: readonly TakenName[]): HeldRecord[] {
-  return taken.flatMap((t) => (t.ref ? [{ child: t.child, holder: t.ref }] : [])).slice(0, LISTED);
+  return taken
+    .flatMap((t) =>
+      t.ref ? [{ child: t.child, holder: t.ref, ...(t.unseenSince ? { unseenSince: t.unseenSince } : {}) }] : [],
+    )
+    .slice(0, LISTED);
 }
 
 /** The records of the parent's status (observed data: an entry that is not a complete record is ignored). */
@@ -174,7 +197,21 @@ export function heldRecordsOf(parent: ParentObject): HeldRecord[] {
         ok(h.uid)
       );
     })
-    .slice(0, LISTED);
+    .slice(0, LISTED)
+    .map((r) => {
+      const record: HeldRecord = {
+        child: { apiVersion: r.child.apiVersion, kind: r.child.kind, name: r.child.name },
+        holder: { apiVersion: r.holder.apiVersion, kind: r.holder.kind, name: r.holder.name, uid: r.holder.uid },
+      };
+      const since = unseenTime(r.unseenSince);
+      return since === undefined ? record : { ...record, unseenSince: since };
+    });
+}
+
+/** A recorded unseen time, when it is one (RFC 3339, as this module writes it; observed data). */
+function unseenTime(v: unknown): string | undefined {
+  if (typeof v !== 'string' || v.length > 40 || !/^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/.test(v)) return undefined;
+  return Number.isFinite(Date.parse(v)) ? v : undefined;
 }
 
 /** The status without the records (a parent no longer held). */
@@ -191,6 +228,23 @@ export function withoutHeldRecords<T extends Record<string, unknown>>(status: T)
 export type HolderWants = (holder: KubeObject) => readonly ChildName[] | undefined;
 
 /**
+ * How a parent judges the holders it recorded: what a holder wants (HolderWants), whether customize asks for a holder
+ * whatever the parent's status (`askedFor`: then a holder not sent does not exist), and the time of the sync (a
+ * holder customize asks for only because the status records it, not sent, keeps the name HOLDER_UNSEEN_SECONDS).
+ */
+export interface HolderJudge {
+  wants: HolderWants;
+  /** `always`: asked for whatever the status (not sent is gone); `recorded`: only as status.heldBy records it. */
+  askedFor: (parent: ParentObject, holder: HolderRef) => 'always' | 'recorded' | undefined;
+  now: Date;
+}
+
+/** The judge's parts: a bare HolderWants judges only the holders sent (a caller that judges the others itself). */
+function judgeOf(judge: HolderWants | HolderJudge | undefined): Partial<HolderJudge> {
+  return typeof judge === 'function' ? { wants: judge } : (judge ?? {});
+}
+
+/**
  * A name free now that the parent's status records as held by another owner that still exists (among the related
  * objects, the same UID, not being deleted) and still wants it (`wants`).
  */
@@ -198,15 +252,21 @@ function stillHeld(
   request: CompositeSyncRequest,
   child: ChildName,
   records: readonly HeldRecord[],
-  wants: HolderWants | undefined,
+  judge: Partial<HolderJudge>,
 ): TakenName | undefined {
+  const { wants } = judge;
   if (!wants) return undefined;
   const namespace = request.parent.metadata.namespace ?? '';
   const same = (a: ChildName, b: ChildName) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.name === b.name;
-  for (const { child: recorded, holder } of records) {
+  for (const { child: recorded, holder, unseenSince } of records) {
     if (!same(recorded, child) || holder.uid === request.parent.metadata.uid) continue;
     const obj = observedNamed(request.related, holder.kind, holder.apiVersion, holder.name, namespace);
-    if (!obj || obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
+    if (!obj) {
+      const unseen = unseenHolder(request.parent, child, holder, unseenSince, judge);
+      if (unseen) return unseen;
+      continue;
+    }
+    if (obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
     if (!(wants(obj) ?? []).some((c) => same(c, child))) continue;
     return {
       child,
@@ -215,6 +275,32 @@ function stillHeld(
     };
   }
   return undefined;
+}
+
+/**
+ * A recorded holder the related objects do not show. Gone when customize asks for it whatever the parent's status
+ * (askedFor `always`), or when it is of a kind that declared no names; otherwise it may be a holder recorded after
+ * Metacontroller asked customize for this generation (HOLDER_UNSEEN_SECONDS): the name stays its own until that long
+ * after the first sync that did not see it. Without a time (a caller that judges such holders itself), not judged.
+ */
+function unseenHolder(
+  parent: ParentObject,
+  child: ChildName,
+  holder: HolderRef,
+  unseenSince: string | undefined,
+  { askedFor, now }: Partial<HolderJudge>,
+): TakenName | undefined {
+  if (!askedFor || !now || askedFor(parent, holder) !== 'recorded') return undefined;
+  // A recorded time after this sync's (a clock gone back, a status written by hand) counts from now: never longer.
+  const since = unseenSince && Date.parse(unseenSince) <= now.getTime() ? unseenSince : now.toISOString();
+  const until = new Date(Date.parse(since) + HOLDER_UNSEEN_SECONDS * 1000);
+  if (now.getTime() > until.getTime()) return undefined;
+  return {
+    child,
+    holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), which the related objects do not show since ${since}: Metacontroller keeps its customize answer for this generation (v4.17: 20 minutes), so a holder recorded since is not sent although it exists; the name stays its own until ${until.toISOString()} unless it is seen gone`,
+    ref: holder,
+    unseenSince: since,
+  };
 }
 
 /**
@@ -228,16 +314,17 @@ export function takenNames(
   request: CompositeSyncRequest,
   wanted: readonly ChildName[],
   ours?: (child: ChildName, obj: KubeObject) => boolean,
-  wants?: HolderWants,
+  wants?: HolderWants | HolderJudge,
 ): TakenName[] {
   const parent = request.parent;
   const namespace = parent.metadata.namespace ?? '';
-  const records = wants ? heldRecordsOf(parent) : [];
+  const judge = judgeOf(wants);
+  const records = judge.wants ? heldRecordsOf(parent) : [];
   const taken: TakenName[] = [];
   for (const child of wanted) {
     const obj = observedNamed(request.related, child.kind, child.apiVersion, child.name, namespace);
     if (!obj) {
-      const held = records.length > 0 ? stillHeld(request, child, records, wants) : undefined;
+      const held = records.length > 0 ? stillHeld(request, child, records, judge) : undefined;
       if (held && !observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace))
         taken.push(held);
       continue;
@@ -341,7 +428,7 @@ export function heldForTakenNames(
 export function takenIn(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  wants?: HolderWants,
+  wants?: HolderWants | HolderJudge,
 ): TakenName[] {
   if (!request.related) return [];
   // The hook's own children: each with its kind and name (what else an answer may hold names nothing).
@@ -359,7 +446,7 @@ export function guardAnswer(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
   now: Date,
-  wants?: HolderWants,
+  wants?: HolderWants | HolderJudge,
 ): CompositeSyncResponse {
   const taken = takenIn(request, response, wants);
   if (taken.length === 0) return response;

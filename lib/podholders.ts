@@ -69,6 +69,11 @@ function namerOf(obj: { kind?: unknown; apiVersion?: unknown }): PodNamer | unde
   return namers.get(`${String(obj.apiVersion)}/${String(obj.kind)}`);
 }
 
+/** The API resource (plural) of a kind that declared pod names, undefined for another. */
+export function podNamerResource(apiVersion: string, kind: string): string | undefined {
+  return namerOf({ apiVersion, kind })?.resource;
+}
+
 /**
  * The pods a holder of a kind that declared pod names wants (lib/ownership.ts HolderWants), undefined for another
  * kind. A holder being deleted wants nothing (ownership.ts does not judge it at all).

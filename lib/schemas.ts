@@ -116,6 +116,14 @@ export function heldBySchema() {
       {
         child: ref({ apiVersion: name, kind: name, name }),
         holder: ref({ apiVersion: name, kind: name, name, uid: name }),
+        unseenSince: Type.Optional(
+          Type.String({
+            format: 'date-time',
+            maxLength: 40,
+            description:
+              'The name free and the holder not among the related objects Metacontroller sent since this time: the resource stays held until 30 minutes after it unless the holder is seen (Metacontroller keeps a customize answer per generation, so a holder recorded since may exist and not be sent).',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -12,7 +12,7 @@ import {
   observed,
   observedNamed,
   type ParentObject,
-  holderWants,
+  holderJudge,
   RETRY_SECONDS,
   specParser,
   type SyncHook,
@@ -256,7 +256,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   // A child name another owner holds (lib/ownership.ts): nothing is made, and no member is added for a pod that
   // could not be created. The holder of a pod name is remembered (status.heldBy): while it exists and wants the name,
   // the cluster stays held even when that pod is gone for a moment (lib/podholders.ts).
-  const taken = takenIn(request, respond(request, spec, decision, now), holderWants);
+  const taken = takenIn(request, respond(request, spec, decision, now), holderJudge(now));
   if (taken.length > 0) return heldForTakenNames(request, taken, now, undefined, true);
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.

@@ -31,7 +31,7 @@ import {
   type DerivedName,
   type EventSpec,
   heldForTakenNames,
-  holderWants,
+  holderJudge,
   holderOf,
   invalidSpecResponse,
   isPodReady,
@@ -847,7 +847,12 @@ function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
  * that name not made by this cluster's StatefulSet, a claim of that name not labelled as this cluster's (the
  * StatefulSet would mount it: another owner's data).
  */
-export function takenMembers(request: CompositeSyncRequest, n: Names, size: number): ReturnType<typeof takenNames> {
+export function takenMembers(
+  request: CompositeSyncRequest,
+  n: Names,
+  size: number,
+  now: Date,
+): ReturnType<typeof takenNames> {
   const wanted: ChildName[] = [];
   for (let i = 0; i < size; i++) {
     wanted.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
@@ -862,7 +867,7 @@ export function takenMembers(request: CompositeSyncRequest, n: Names, size: numb
     wanted,
     (child, obj) =>
       child.kind === 'PersistentVolumeClaim' ? volumeOurs(request, n, obj) : madeByStatefulSet(n, sts, obj),
-    holderWants,
+    holderJudge(now),
   );
 }
 
@@ -1188,7 +1193,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   status['writeService'] = n.client;
   status['readService'] = n.read;
   // Pods and volumes the StatefulSet would make under names another owner holds: nothing is created or changed.
-  const taken = takenMembers(request, n, spec.size);
+  const taken = takenMembers(request, n, spec.size, now);
   if (taken.length > 0) return withClaimAdvice(parent, heldForTakenNames(request, taken, now, status, true), taken);
   return { status, children };
 }

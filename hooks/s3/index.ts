@@ -67,6 +67,8 @@ export const s3 = defineComposite({
   // The Secret `<name>-credentials`, or any name spec.secretName chooses (lib/holders.ts): a parent of another kind
   // held for a Secret name asks for every S3 resource of its namespace, and judges the one that holds it.
   nameShapes: [{ apiVersion: 'v1', kind: 'Secret', chosen: true }],
+  // A recorded holder its customize answer has not sent yet is judged by its IAM user (sync.ts unjudgedHolders).
+  judgesUnseenHolders: true,
   customize,
   clients: s3Clients,
   childResources: [
