@@ -145,3 +145,21 @@ t.test('the restore that did restore the cluster is recorded on its EtcdRestore,
   );
   t.match(r['status'], { succeeded: true }, "r's snapshot is what the cluster runs: r succeeded");
 });
+
+t.test('a newer EtcdRestore made and deleted at once while another restores leaves that restore running', async (t) => {
+  const { loop, r } = await newerWhileRestoring();
+  // r2 deleted again (made by mistake) while its check runs.
+  loop.related = [r];
+  for (let i = 0; i < 2; i++) {
+    loop.now = later(120 + i * 60);
+    await syncAll(loop, [r]);
+  }
+  t.notOk((r['status'] as any)?.succeeded === false, 'r is not ended by a restore that never acted');
+  t.match(loop.s().restore, { name: 'r' }, "the cluster's restore record is still r's");
+  restoredServe(loop);
+  for (let i = 0; i < 3; i++) {
+    loop.now = later(240 + i * 60);
+    await syncAll(loop, [r]);
+  }
+  t.match(r['status'], { succeeded: true }, "the cluster runs r's snapshot: r succeeded");
+});
