@@ -163,3 +163,30 @@ t.test('a newer EtcdRestore made and deleted at once while another restores leav
   }
   t.match(r['status'], { succeeded: true }, "the cluster runs r's snapshot: r succeeded");
 });
+
+t.test(
+  "a newer EtcdRestore refused just after another's check passed and dropped the members: the first restores",
+  async (t) => {
+    const loop = await running({ size: 3 });
+    const r = restoreObject('r', '2026-07-01T00:00:00Z');
+    loop.related = [r];
+    await syncAll(loop, [r]); // r checked
+    await syncAll(loop, [r]); // r's check passed: the old members dropped (Replacing)
+    t.match(loop.s().restore, { name: 'r', phase: 'Replacing' });
+    t.same(loop.pods(), [], 'the old members are gone: r is past its point of no return');
+    const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
+    loop.related = [r, r2];
+    loop.check = { succeeded: false, reason: 's3://bucket/ns/other.db: NoSuchKey: The specified key does not exist.' };
+    for (let i = 0; i < 4; i++) {
+      loop.now = later(60 * (i + 1));
+      await syncAll(loop, [r, r2]);
+    }
+    t.match(r2['status'], { succeeded: false }, 'r2 refused by its check');
+    t.ok(loop.pods().length > 0, "r's restored members start (its snapshot was checked, the data it replaces is gone)");
+    t.ok(
+      loop.pods().every((p) => fetchesSnapshot(loop, p)),
+      "they start from r's checked snapshot",
+    );
+    t.notOk((r['status'] as any)?.succeeded === false, 'r is not ended by the refused r2');
+  },
+);
