@@ -1,7 +1,8 @@
 // Two EtcdRestores wanting one cluster: EtcdRestore r is past its point of no return (the old members dropped, its
 // restored members started from its checked snapshot) when a newer EtcdRestore r2 is made (a second operator, a
-// retry "to be sure"). A restore checks before it acts: r2's check must not undo r (nothing is dropped until r2's
-// check passes), and a refused r2 leaves r's restore carrying on — its members restarted from r's snapshot when
+// retry "to be sure", the same EtcdRestore recreated by a GitOps tool). A restore checks before it acts: r2's check
+// must not undo r (nothing is dropped until r2's check passes; whether r2 waits for r or is checked beside it is
+// the fix's choice), and a refused r2 leaves r's restore carrying on — its members restarted from r's snapshot when
 // lost, its deadline kept, its success recorded on r — never an empty cluster bootstrapped over it, and never a
 // status saying the cluster "is as it was". Each answer fed back as the next observed state, and both EtcdRestore
 // hooks run after every sync, as Metacontroller runs them.
@@ -84,7 +85,6 @@ t.test(
     loop.now = later(120);
     await syncAll(loop, [r, r2]);
     await syncAll(loop, [r, r2]);
-    t.match(r2['status'], { succeeded: false }, 'r2 refused by its check');
     t.notMatch(
       (loop.s().conditions as any[]).find((c) => c.type === 'Restore')?.message ?? '',
       /the cluster is as it was/,
@@ -181,7 +181,6 @@ t.test(
       loop.now = later(60 * (i + 1));
       await syncAll(loop, [r, r2]);
     }
-    t.match(r2['status'], { succeeded: false }, 'r2 refused by its check');
     t.ok(loop.pods().length > 0, "r's restored members start (its snapshot was checked, the data it replaces is gone)");
     t.ok(
       loop.pods().every((p) => fetchesSnapshot(loop, p)),
