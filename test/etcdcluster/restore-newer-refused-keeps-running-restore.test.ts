@@ -189,3 +189,30 @@ t.test(
     t.notOk((r['status'] as any)?.succeeded === false, 'r is not ended by the refused r2');
   },
 );
+
+t.test(
+  'two EtcdRestores of the same second, the one taken refused by its check: the other is not told it was superseded',
+  async (t) => {
+    const loop = await running({ size: 3 });
+    // One `kubectl apply -f restores/` makes both in the same second.
+    const a = restoreObject('r-a', '2026-07-01T00:00:00Z');
+    const b = restoreObject('r-b', '2026-07-01T00:00:00Z');
+    loop.related = [a, b];
+    loop.check = 'running';
+    await syncAll(loop, [a, b]);
+    const taken = loop.s().restore?.name;
+    t.ok(taken === 'r-a' || taken === 'r-b', `one of them is checked: ${taken}`);
+    const other = taken === 'r-a' ? b : a;
+    loop.check = { succeeded: false, reason: 's3://bucket/ns/snap.db: NoSuchKey: The specified key does not exist.' };
+    for (let i = 0; i < 3; i++) {
+      loop.now = later(60 * (i + 1));
+      await syncAll(loop, [a, b]);
+    }
+    t.match(loop.s().restore, { name: taken, refused: true }, `${taken} refused: the cluster untouched`);
+    t.notMatch(
+      String((other['status'] as any)?.reason ?? ''),
+      /was restored by/,
+      `${other.metadata.name} is not told the cluster was restored by ${taken}, which restored nothing`,
+    );
+  },
+);
