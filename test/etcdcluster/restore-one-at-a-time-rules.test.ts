@@ -103,7 +103,7 @@ t.test('the cluster says which EtcdRestore waits, and for which', async (t) => {
     "the running restore named from the status's record",
   );
   const nothing = withWaiting({ conditions: [] } as unknown as Decision, 'r2', undefined);
-  t.match(nothing.conditions[0]?.message, /EtcdRestore  dropped/, 'no name known: none invented');
+  t.match(nothing.conditions[0]?.message, /EtcdRestore {2}dropped/, 'no name known: none invented');
 });
 
 /** The EtcdRestore hook's Ready condition and outcome for `r` against a cluster whose record is `record`. */
