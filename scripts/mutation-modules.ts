@@ -42,6 +42,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/restored-member-steps-take-current-image.test.ts',
   'test/etcdcluster/restored-member-operator-steps-rule.test.ts',
   'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
+  'test/etcdcluster/restore-one-at-a-time-rules.test.ts',
+  'test/etcdcluster/restore-newer-refused-keeps-running-restore.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -55,6 +57,7 @@ const ETCD_PLAN_FILES = [
   'hooks/etcdcluster/plan/no-pods.ts',
   'hooks/etcdcluster/plan/restore-check.ts',
   'hooks/etcdcluster/plan/restore-phases.ts',
+  'hooks/etcdcluster/plan/restore-queue.ts',
   'hooks/etcdcluster/plan/silent.ts',
   'hooks/etcdcluster/plan/types.ts',
   'hooks/etcdcluster/plan/upgrade-hold.ts',
@@ -362,6 +365,9 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/restore-aws-text.test.ts',
       'test/etcdcluster/secret-names.test.ts',
       'test/etcdcluster/restore-recreated-same-second.test.ts',
+      'test/etcdcluster/restore-one-at-a-time-rules.test.ts',
+      'test/etcdcluster/restore-newer-refused-keeps-running-restore.test.ts',
+      'test/etcdcluster/restore-recreated-after-success-not-replayed.test.ts',
     ],
     target: 85,
   },

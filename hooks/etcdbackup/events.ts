@@ -33,12 +33,15 @@ export const ETCDRESTORE_EVENTS: ConditionEventRules = {
   warnings: new Set([
     'RestoreFailed',
     'RestoreSuperseded',
+    'NotTaken',
+    'AlreadyRestored',
     'OlderThanCluster',
     'ClusterNotFound',
     'InvalidSpec',
     'NotAllowed',
   ]),
-  normals: new Set(['Restored']),
+  // Waiting: another restore, past its point of no return, is finished first.
+  normals: new Set(['Restored', 'Waiting']),
 };
 
 /**

@@ -13,7 +13,10 @@ import {
 } from '../../lib/index.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
 import {
+  alreadyRestored,
+  pastNoReturn,
   refusedByCheck,
+  replacedMembers,
   RESTORE_SLACK_SECONDS,
   restoreStateOf,
   type EtcdSettings,
@@ -51,10 +54,14 @@ function olderThan(
   return Number.isFinite(r) && Number.isFinite(c) && r < c - RESTORE_SLACK_SECONDS * 1000;
 }
 
-/** Whether the restore a cluster took (created at `took`) supersedes one created at `born`. */
-function supersedes(state: Partial<RestoreState>, took: number, born: number): boolean {
+/**
+ * Whether the restore a cluster took (`state`, created at `took`) was taken instead of this one (`name`, created at
+ * `born`): made after it, or in the same second under another name (one apply of both). One under this name of the
+ * same second that its check refused is this one's predecessor, deleted and recreated: this one is taken next.
+ */
+function takenInstead(state: Partial<RestoreState>, name: string | undefined, took: number, born: number): boolean {
   if (took !== born) return took > born;
-  return !refusedByCheck(state);
+  return state.name !== name || !refusedByCheck(state);
 }
 
 /** What the restore hook reads: this EtcdRestore, its cluster as observed, and the cluster's record of a restore. */
@@ -126,7 +133,7 @@ function recordedOutcome(succeeded: boolean, reason: unknown, spec: Spec): Outco
     : { succeeded, reason: 'RestoreFailed', message: scrubAwsText(String(reason ?? 'the restore failed')) };
 }
 
-/** A restore not over yet, in the order the outcomes take precedence: too old, superseded, no cluster, progress. */
+/** A restore not over yet, in the order the outcomes take precedence: too old, replayed, not taken, no cluster, progress. */
 function outcome(v: RestoreView): Outcome {
   const clusterName = v.spec.etcdCluster.name;
   if (v.cluster && olderThan(v.parent, v.cluster))
@@ -135,13 +142,14 @@ function outcome(v: RestoreView): Outcome {
       reason: 'OlderThanCluster',
       message: `this EtcdRestore was made before EtcdCluster ${clusterName} (it was deleted and recreated since): it will not act on it; create a new EtcdRestore`,
     };
-  const by = supersededBy(v);
-  if (by !== undefined)
+  if (!v.mine && alreadyRestored(v.state, v.parent.metadata.name, v.spec.s3))
     return {
       succeeded: false,
-      reason: 'RestoreSuperseded',
-      message: `EtcdCluster ${clusterName} was restored by the newer EtcdRestore ${by}; this one will not act`,
+      reason: 'AlreadyRestored',
+      message: `EtcdCluster ${clusterName} was already restored from ${v.spec.s3.path} by an EtcdRestore of this name (its status records it): this one, made again under the name, will not roll the cluster back over the writes made since; to restore it again on purpose, create an EtcdRestore under a new name`,
     };
+  const ended = notTaken(v);
+  if (ended) return ended;
   if (!v.cluster)
     return {
       succeeded: undefined,
@@ -152,16 +160,40 @@ function outcome(v: RestoreView): Outcome {
 }
 
 /**
- * The name of the newer EtcdRestore the cluster took instead of this one, if it took one: this one never acts (the
- * cluster hook ignores EtcdRestores older than the last it made); it ends failed, saying which one superseded it.
+ * The newer EtcdRestore the cluster took instead of this one, once its fate is known: this one never acts (the
+ * cluster hook ignores EtcdRestores older than the last it took). Superseded once that one replaced the members;
+ * not taken, with nothing restored, once its check refused it; undefined while it is checked (or none was taken).
  */
-function supersededBy({ parent, state, mine }: RestoreView): string | undefined {
+function notTaken(v: RestoreView): Outcome | undefined {
+  const by = takenBy(v);
+  if (by === undefined) return undefined;
+  const clusterName = v.spec.etcdCluster.name;
+  if (replacedMembers(v.state))
+    return {
+      succeeded: false,
+      reason: 'RestoreSuperseded',
+      message: `EtcdCluster ${clusterName} was restored by the newer EtcdRestore ${by}; this one will not act`,
+    };
+  if (refusedByCheck(v.state))
+    return {
+      succeeded: false,
+      reason: 'NotTaken',
+      message: `EtcdCluster ${clusterName} took the EtcdRestore ${by} (made after this one, or with it) instead of this one, and its check refused it: nothing was restored; this one will not act (create a new EtcdRestore to restore from its snapshot)`,
+    };
+  return undefined;
+}
+
+/**
+ * The name of the EtcdRestore the cluster took instead of this one, if it took one. Compared by UID, not only by
+ * time: creation times have a resolution of one second, so an EtcdRestore recreated under its name (another UID)
+ * may carry the very time of the one it replaces (sync.ts, pendingRestore).
+ */
+function takenBy({ parent, state, mine }: RestoreView): string | undefined {
   if (state === undefined || mine || state.created === undefined) return undefined;
   const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
-  // Compared by UID, not only by time: creation times have a resolution of one second, so an EtcdRestore recreated
-  // under its name (another UID) may carry the very time of the one it replaces; one that restored nothing (its
-  // check refused it, the cluster untouched) supersedes none made in the same second (sync.ts, pendingRestore).
-  return supersedes(state, Date.parse(state.created), born) ? String(state.name ?? '') : undefined;
+  return takenInstead(state, parent.metadata.name, Date.parse(state.created), born)
+    ? String(state.name ?? '')
+    : undefined;
 }
 
 /** Where the cluster is with this restore (or that it has not started it). */
@@ -182,11 +214,22 @@ function progress({ spec, state, mine }: RestoreView): Outcome {
       // status written before that (lib/aws-text.ts).
       message: `the snapshot could not be restored: ${scrubAwsText(String(state.reason ?? 'a restored member failed')).slice(0, 200)}`,
     };
+  if (mine)
+    return {
+      succeeded: undefined,
+      reason: state?.phase ?? 'Pending',
+      message: `EtcdCluster ${clusterName}: ${state?.phase}`,
+    };
+  // Another restore past its point of no return (its old members dropped) is finished first (plan/restore-queue.ts).
+  if (pastNoReturn(state))
+    return {
+      succeeded: undefined,
+      reason: 'Waiting',
+      message: `EtcdCluster ${clusterName} is being restored by EtcdRestore ${String(state?.name ?? '')} (its old members dropped): this one is checked once that restore has ended`,
+    };
   return {
     succeeded: undefined,
-    reason: mine ? (state?.phase ?? 'Pending') : 'Pending',
-    message: mine
-      ? `EtcdCluster ${clusterName}: ${state?.phase}`
-      : `waiting for EtcdCluster ${clusterName} to start the restore`,
+    reason: 'Pending',
+    message: `waiting for EtcdCluster ${clusterName} to start the restore`,
   };
 }

@@ -41,6 +41,8 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'PodDisruptionBudgetNameTaken',
     'PersistentVolumeClaimNameTaken',
   ]),
+  // A newer EtcdRestore waits for the restore past its point of no return (plan/restore-queue.ts).
+  normals: new Set(['RestoreWaiting']),
 };
 
 /** A membership change the hook made in this call (it succeeded): MemberAdded, MemberRemoved, MemberPromoted. */

@@ -3,6 +3,8 @@
 //
 // `decide` reads as the rules it applies, top to bottom; each rule is a small function that decides or passes to
 // the next, over one view of the observed cluster computed once (plan/view.ts, plan/answered.ts):
+//  0. A restore past its point of no return (its old members dropped) is finished before a newer EtcdRestore is
+//     taken: the newer one waits, and the Restore condition says so (plan/restore-queue.ts).
 //  1. A restore's check (plan/restore-check.ts): a restore already carried out whose record was lost is found
 //     again; a new EtcdRestore is checked (its snapshot fetched and verified) while the cluster runs; refused, or
 //     past its check, the old members are dropped.
@@ -30,6 +32,7 @@ import type { RestoreState } from '../etcdcommon/index.js';
 import { sanitize } from './pods.js';
 import { afterCheck, asChecked, carriedOut, checking, newRecord, noMemberRuns, refused } from './plan/restore-check.js';
 import { decideRestore } from './plan/restore-phases.js';
+import { behindRunning, withWaiting } from './plan/restore-queue.js';
 import type { Decision, Observation } from './plan/types.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -43,8 +46,20 @@ export { compareVersions, supportsLearners, upgradeRefusal } from './plan/versio
  * First the old members are dropped (their data goes with them), then `size` members restored from the
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
-export function decide(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
+export function decide(parent: ParentObject, spec: EtcdClusterSpec, observation: Observation): Decision {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
+  // A restore past its point of no return (the old members dropped) is finished before a newer one is taken: the
+  // newer one waits (plan/restore-queue.ts).
+  const { obs, waiting } = behindRunning(before, observation);
+  return withWaiting(decideRestores(parent, spec, obs, before), waiting, before);
+}
+
+function decideRestores(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  before: RestoreState | undefined,
+): Decision {
   const pending = obs.restore && before?.uid !== obs.restore.uid ? obs.restore : undefined;
   const now = obs.now ? { since: rfc3339(obs.now) } : {};
   // A restore this cluster already carried out, whose record was lost with the status (and whose EtcdRestore does

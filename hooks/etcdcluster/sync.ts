@@ -22,6 +22,7 @@ import {
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import {
   plainDomain,
+  alreadyRestored,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
   type EtcdClients,
@@ -188,15 +189,25 @@ export function pendingRestore(
     )
     // Only a restore newer than the last one this cluster made acts (or that one itself, while it runs): an
     // older one left unfinished (superseded, or its status lost) never replaces what the newer one restored.
-    // Creation times have a resolution of one second: another EtcdRestore (another UID) of the very second of one
-    // its check refused (it restored nothing) is a new request (one deleted and recreated under its name), not an
-    // older one.
+    // Creation times have a resolution of one second: another EtcdRestore (another UID) under the name and of the
+    // very second of one its check refused (it restored nothing) is a new request (that one deleted and recreated),
+    // not an older one. (Another name of that second, made with it, was not taken: hooks/etcdbackup/restore.ts.)
     .filter(
       (r) =>
         !last?.created ||
         (r.metadata.uid ?? r.metadata.name) === last.uid ||
         Date.parse(r.metadata.creationTimestamp ?? '') > Date.parse(last.created) ||
-        (Date.parse(r.metadata.creationTimestamp ?? '') === Date.parse(last.created) && refusedByCheck(last)),
+        (Date.parse(r.metadata.creationTimestamp ?? '') === Date.parse(last.created) &&
+          r.metadata.name === last.name &&
+          refusedByCheck(last)),
+    )
+    // The restore this cluster already carried out, made again under its name with its snapshot (a GitOps tool after
+    // the advised delete, a namespace restore of object backups): never replayed over the writes made since (its
+    // EtcdRestore hook ends it AlreadyRestored; a new name restores again on purpose).
+    .filter(
+      (r) =>
+        (r.metadata.uid ?? r.metadata.name) === last?.uid ||
+        !alreadyRestored(last, r.metadata.name, (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3),
     )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];

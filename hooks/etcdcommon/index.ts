@@ -134,6 +134,41 @@ export function refusedByCheck(r: Partial<RestoreState> | undefined): boolean {
   return r?.phase === 'Failed' && (r.refused === true || r.untouched === true);
 }
 
+/**
+ * Whether a restore record is past its point of no return and not ended: its check passed and the old members were
+ * dropped (Replacing), or its restored members run (Restoring). It is finished (or fails by its deadline) before
+ * any newer EtcdRestore is taken.
+ */
+export function pastNoReturn(r: Partial<RestoreState> | undefined): boolean {
+  return r?.phase === 'Replacing' || r?.phase === 'Restoring';
+}
+
+/**
+ * Whether the restore a record is of replaced the cluster's members (dropped them, at least): past its point of no
+ * return, restored, or failed after that. Not while it is checked, nor once its check refused it.
+ */
+export function replacedMembers(r: Partial<RestoreState> | undefined): boolean {
+  return pastNoReturn(r) || r?.phase === 'Restored' || (r?.phase === 'Failed' && !refusedByCheck(r));
+}
+
+/**
+ * Whether an EtcdRestore (its name and source) is the one a cluster's record says it carried out already: the same
+ * name, the same snapshot (path and endpoint), Restored. One made again under its name (a GitOps tool after the
+ * advised delete, a namespace restore of object backups) would roll the cluster back: it is refused instead.
+ */
+export function alreadyRestored(
+  record: Partial<RestoreState> | undefined,
+  name: string | undefined,
+  s3: { path?: unknown; endpoint?: unknown } | undefined,
+): boolean {
+  return (
+    record?.phase === 'Restored' &&
+    record.name === name &&
+    record.s3?.path === s3?.path &&
+    (record.s3?.endpoint ?? '') === (s3?.endpoint ?? '')
+  );
+}
+
 /** The restore state an EtcdCluster's status holds, if any. */
 export function restoreStateOf(cluster: object | undefined): Partial<RestoreState> | undefined {
   const status = (cluster as { status?: unknown } | undefined)?.status;

@@ -273,7 +273,8 @@ t.test('restore: the EtcdRestore deleted while the old members are still listed 
 
 t.test('restore: restored members still starting are waited for, not started over', async (t) => {
   const status = { phase: 'Creating', lastMemberIndex: 5, restore: RESTORING, conditions: PODS_CREATED };
-  const waiting = both('Bootstrapping', 'waiting for the first members to answer', 'Available', 'Scaling');
+  // Said as a restore, never as a bootstrap (an empty cluster): they start from the snapshot.
+  const waiting = both('Restoring', 'waiting for the restored members to answer');
   const pending = (i: number) => pod(i, { phase: 'Pending' });
   const quorum = (n: number, down: string[]) => ({
     members: n,
@@ -359,7 +360,7 @@ t.test('restore: members lost after the EtcdRestore went are not started again f
   t.strictSame(view(d), {
     pods: kept(3),
     phase: 'Creating',
-    conditions: both('Bootstrapping', 'waiting for the first members to answer', 'Available', 'Scaling'),
+    conditions: both('Restoring', 'waiting for the restored members to answer'),
     members: [{ name: 'e-3', healthy: false }],
     lastMemberIndex: 5,
     converging: true,

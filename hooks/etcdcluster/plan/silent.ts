@@ -19,7 +19,7 @@ export function etcdSilent(v: View): Decision {
 }
 
 /** Whether the hook's own record says it is bootstrapping, and whether a restore runs (status lost: not assumed). */
-function bootstrapState(v: View): { bootstrapping: boolean; creating: boolean; formed: boolean } {
+function bootstrapState(v: View): { bootstrapping: boolean; creating: boolean; formed: boolean; restoring: boolean } {
   // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
   const restorePhase = (v.parent.status as { restore?: RestoreState } | undefined)?.restore?.phase;
   const restoringNow = restorePhase === 'Restoring';
@@ -32,7 +32,20 @@ function bootstrapState(v: View): { bootstrapping: boolean; creating: boolean; f
     v.previous.phase === 'Creating' && v.known.length === 0 && !restoringNow && restorePhase !== 'Replacing' && !formed;
   // Creating only while the hook's own record says it is bootstrapping (status lost: not assumed).
   const creating = bootstrapping || (v.previous.phase === 'Creating' && restoringNow && !formed);
-  return { bootstrapping, creating, formed };
+  return { bootstrapping, creating, formed, restoring: creating && !bootstrapping };
+}
+
+/**
+ * The conditions while the first members start: a bootstrap (an empty cluster), or a restore's members, started
+ * from its snapshot, said as a restore (Restoring), never as a bootstrap.
+ */
+function starting(restoring: boolean): Decision['conditions'] {
+  if (restoring) {
+    const message = 'waiting for the restored members to answer';
+    return [available(false, 'Restoring', message), recovering(true, 'Restoring', message)];
+  }
+  const message = 'waiting for the first members to answer';
+  return [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)];
 }
 
 /**
@@ -162,18 +175,16 @@ function majorityLost(v: View): Decision | undefined {
 
 /** Waiting: for the first members to answer (bootstrapping), for the hook to reach etcd, or for a quorum. */
 function waiting(v: View): Decision {
-  const { bootstrapping, creating, formed } = bootstrapState(v);
+  const { bootstrapping, creating, formed, restoring } = bootstrapState(v);
   const { pods, missing } = silentPods(v, bootstrapping);
   const members = silentMembers(v);
   const quorum = quorumOf(members);
   const unreachable = !creating && formed;
   const restarting = missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : '';
   // The kind of failure only: the raw error alternates between syncs (status churn); it goes to the log.
-  const message = creating
-    ? 'waiting for the first members to answer'
-    : unreachable
-      ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${restarting}`
-      : `etcd does not answer: ${quorum.down.length} of ${members.length} members down (${quorum.down.join(', ') || 'none'}); no membership change until a quorum is back${restarting}`;
+  const message = unreachable
+    ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${restarting}`
+    : `etcd does not answer: ${quorum.down.length} of ${members.length} members down (${quorum.down.join(', ') || 'none'}); no membership change until a quorum is back${restarting}`;
   const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
   // Kept away past the limit by members whose etcd keeps exiting: said as such, synced when a pod changes.
   const loops =
@@ -184,9 +195,7 @@ function waiting(v: View): Decision {
     pods,
     phase: creating ? 'Creating' : 'Running',
     ...(creating ? {} : { reason }),
-    conditions: creating
-      ? [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)]
-      : [available(false, reason, message), recovering(true, reason, message)],
+    conditions: creating ? starting(restoring) : [available(false, reason, message), recovering(true, reason, message)],
     members,
     quorum,
     converging: true,

@@ -1,0 +1,58 @@
+// An EtcdRestore is a one-off request, as a one-off EtcdBackup is. The docs advise deleting an EtcdRestore once done
+// (docs/etcd-failures.md, Known limits); a GitOps tool that keeps the manifest (Argo CD self-heal, Flux), or a
+// namespace restore by an object-backup tool that skips the existing EtcdCluster, then makes it again under its name:
+// the same spec, another UID, a newer creationTimestamp, no status. The cluster's own status still records that this
+// restore (its name and snapshot) was carried out and the members have served since. Never destroy on doubt: the
+// replay must not drop the live members and roll the cluster back to the snapshot, losing every write made since
+// (as a one-off EtcdBackup recreated under its name is refused rather than written over its own snapshot). Each
+// answer fed back as the next observed state, the EtcdRestore hook run after every sync, as Metacontroller runs it.
+import t from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import {
+  type Loop,
+  restoredServe,
+  restoreHook,
+  restoreObject,
+  restoreStarted,
+  running,
+} from '../fixtures/etcd-loop.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+
+async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
+  await loop.step();
+  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
+}
+
+for (const [when, created] of [
+  ['a minute later (GitOps self-heal after the advised delete)', '2026-07-01T00:01:00Z'],
+  ['a day later (a namespace restore of the object backups)', '2026-07-02T00:00:00Z'],
+] as const) {
+  t.test(
+    `an EtcdRestore that restored the cluster, deleted and made again under its name ${when}: not replayed`,
+    async (t) => {
+      const loop = await running({ size: 3 });
+      await restoreStarted(loop);
+      await loop.step();
+      restoredServe(loop);
+      const r = loop.related[0]!;
+      for (let i = 0; i < 3; i++) await syncAll(loop, [r]);
+      t.match(r['status'], { succeeded: true }, 'r restored the cluster');
+      t.match(loop.s(), { phase: 'Running', restore: { name: 'r', phase: 'Restored' } });
+      const members = loop.pods();
+      // Writes are made to the restored cluster; r is deleted as advised and made again under its name.
+      const again = restoreObject('r', created, undefined, 'uid-r-made-again');
+      loop.related = [again];
+      loop.check = { succeeded: true };
+      for (let i = 0; i < 4; i++) {
+        loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);
+        await syncAll(loop, [again]);
+        t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
+        t.notMatch(
+          loop.s().restore?.phase ?? '',
+          /^(Replacing|Restoring)$/,
+          `sync ${i + 1}: the cluster is not rolled back to the snapshot r restored`,
+        );
+      }
+    },
+  );
+}
