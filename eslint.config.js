@@ -3,7 +3,8 @@
 //   // eslint-disable-next-line complexity -- <why this one is allowed>
 // lib/ is the framework: it may not import an operator (hooks/) or the composition root (main/); test/layering
 // checks the rest of the layering (no operator imports another, no import cycle). An operator (hooks/) uses the
-// framework only through its two front doors: lib/index.ts, and lib/testing.ts for what its tests may use.
+// framework only through its two front doors: lib/index.ts, and lib/testing.ts for what its tests may use; so do the
+// example operators in test/toy/.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -65,7 +66,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['hooks/**/*.ts'],
+    // The example operators of docs/framework.md (test/toy/) are held to the same front doors as hooks/.
+    files: ['hooks/**/*.ts', 'test/toy/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -7,8 +7,16 @@ const ETCD_PLAN_TESTS = [
   'test/etcdcluster/etcdcluster.test.ts',
   'test/etcdcluster/safety.test.ts',
   'test/etcdcluster/plan.test.ts',
-  'test/etcdcluster/plan-branches.test.ts',
-  'test/etcdcluster/plan-survivors.test.ts',
+  'test/etcdcluster/plan-additions.test.ts',
+  'test/etcdcluster/plan-answers.test.ts',
+  'test/etcdcluster/plan-etcd-silent.test.ts',
+  'test/etcdcluster/plan-lost-members.test.ts',
+  'test/etcdcluster/plan-member-reports.test.ts',
+  'test/etcdcluster/plan-no-pods.test.ts',
+  'test/etcdcluster/plan-restore.test.ts',
+  'test/etcdcluster/plan-scale.test.ts',
+  'test/etcdcluster/plan-upgrade.test.ts',
+  'test/etcdcluster/plan-versions.test.ts',
 ];
 
 /** The tests of the HTTP layer (lib/app.ts and its plugins). */

@@ -3,10 +3,7 @@
 // declare pod names, without touching lib/. A Crew `web` of size 2 names its pods `web-pod-0` and `web-pod-1`, as
 // PodSet `web` does.
 import { Type } from '@sinclair/typebox';
-import type { ResourceDefinition } from '../../lib/hook.js';
-import { ordinalPodNames } from '../../lib/index.js';
-import { defineComposite } from '../../lib/operator.js';
-import { specParser } from '../../lib/spec.js';
+import { type ResourceDefinition, ordinalPodNames, defineComposite, specParser } from '../../lib/index.js';
 
 const CrewSpec = Type.Object({ size: Type.Integer({ minimum: 0, maximum: 5, description: 'How many pods.' }) });
 

@@ -1,9 +1,6 @@
 // The toy operator's definition: its spec, its child, its own client (a translator) and setting (a language),
 // and its decision. Nothing in lib/ knows it.
-import { TemporaryError } from '../../lib/errors.js';
-import { conditionsFor } from '../../lib/hook.js';
-import { defineComposite } from '../../lib/operator.js';
-import { specParser } from '../../lib/spec.js';
+import { TemporaryError, conditionsFor, defineComposite, specParser } from '../../lib/index.js';
 import { GreetingSpec, resource } from './schema.js';
 
 /** The toy's client: a translation service. */

@@ -1,8 +1,6 @@
 // A toy decorator, defined only here: it labels the pods of its namespace with the size of a related ConfigMap's
 // data, through defineDecorator (lib/operator.ts), the same front door as the toy composite. Nothing in lib/ knows it.
-import { PermanentError, TemporaryError } from '../../lib/errors.js';
-import { observed } from '../../lib/objects.js';
-import { defineDecorator } from '../../lib/operator.js';
+import { PermanentError, TemporaryError, observed, defineDecorator } from '../../lib/index.js';
 
 export const labeller = defineDecorator({
   name: 'labeller',

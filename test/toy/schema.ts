@@ -1,7 +1,7 @@
 // Greeting, toy.metaops.dev/v1: an operator that exists only for test/lib/toy-operator.test.ts, to prove that an
 // operator is one folder and one line in a list. It owns a ConfigMap holding its message, translated by a client.
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceDefinition } from '../../lib/hook.js';
+import type { ResourceDefinition } from '../../lib/index.js';
 
 export const GreetingSpec = Type.Object({
   message: Type.String({ minLength: 1, maxLength: 200, description: 'What to say.' }),
