@@ -381,11 +381,24 @@ export class CountPages {
 }
 
 const pageBudgets = new WeakMap<object, CountPages>();
+const probeBudgets = new WeakMap<object, CountPages>();
 
 /** The count page budget of a hook server: one per Kubernetes client (the server's one, or a test's). */
 export function countPagesFor(kube: object): CountPages {
   let budget = pageBudgets.get(kube);
   if (!budget) pageBudgets.set(kube, (budget = new CountPages()));
+  return budget;
+}
+
+/**
+ * The budget of the passes by pod name (probe.ts) of a hook server: each namespace's own share, as large as its
+ * counts' (COUNT_PAGES) and apart from it, so that a tenant's refused tools never hold back the counts of its tools
+ * that act. Each step of a pass (one page of pods and up to MAX_PROBED_PODS reviews, or the found pod read and
+ * asked about again) takes one of it, whatever the number of tools.
+ */
+export function probePagesFor(kube: object): CountPages {
+  let budget = probeBudgets.get(kube);
+  if (!budget) probeBudgets.set(kube, (budget = new CountPages()));
   return budget;
 }
 
@@ -768,6 +781,7 @@ async function authorView(
     // nothing they could not do themselves (a refused author who may not list them gets no pod read for them).
     if (!verdict.allowed && verdict.reason === 'AuthorNotAllowed' && !verdict.onPod) {
       if (!(await check.mayList(hook.parent, over))) return { refused: verdict, named: false };
+      const namespace = hook.parent.metadata.namespace ?? 'default';
       const probe = await probePods({
         kube,
         check,
@@ -775,6 +789,7 @@ async function authorView(
         spec: hook.spec,
         over,
         memory: probeMemoryFor(base),
+        share: () => probePagesFor(base).take(namespace, hook.now.getTime()),
       });
       if (probe.found) return { perPod: true, named: false };
       const soon = probe.first ? ({ soon: true } as const) : {};
