@@ -230,6 +230,9 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
   t.equal(can('patch', 'pods/ephemeralcontainers', 'metaops'), 'no', 'no ephemeral containers there');
   t.equal(can('create', 'events.events.k8s.io', 'metaops'), 'yes', 'Events everywhere');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
+  // What Metacontroller sends with each pod: the tools of its namespace, listed where pods are counted, only there.
+  t.equal(can('list', 'podbuggertools.debug.metaops.dev'), 'yes', "the namespace's tools, measured beside a pod");
+  t.equal(can('list', 'podbuggertools.debug.metaops.dev', 'metaops'), 'no', 'not in a namespace not opted in');
   t.equal(can('create', 'subjectaccessreviews.authorization.k8s.io', undefined), 'yes', "the author's check");
   t.equal(
     can('get', 'mutatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined),
@@ -249,7 +252,6 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
     ['create', 'pods/exec'],
     ['create', 'pods/attach'],
     ['patch', 'pods/status'],
-    ['list', 'podbuggertools.debug.metaops.dev'],
     ['update', 'podbuggertools.debug.metaops.dev'],
     ['get', 'secrets'],
     ['get', 'configmaps'],
