@@ -62,6 +62,7 @@ export const podbuggertool = defineComposite({
       'ContainerNameTaken',
       'TooLargeToRead',
       'TooLargeToSend',
+      'ToolsTooLargeToSend',
       'ContainerNotRunning',
       'CountIncomplete',
       'CountStale',

@@ -57,7 +57,7 @@ import {
   wantsContainer,
 } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
-import { countKeyFrom } from './seal.js';
+import { countKeyFrom, recordKeyFrom, recordMac } from './seal.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
 
@@ -73,6 +73,8 @@ export interface ToolSettings {
    * injector request would pass it is never sent to the injector (counted skipped, TooLargeToSend).
    */
   bodyLimit?: number;
+  /** The key that authenticates the injector's failure records (seal.ts recordKeyFrom); the process's own when absent. */
+  recordKey?: Buffer;
 }
 
 /** The clients of both hooks: the author check, made over the call's Kubernetes API, remembering across calls. */
@@ -155,6 +157,7 @@ export function toolSettings({ env }: ClientEnvironment): ToolSettings {
     workBudgetMs: WORK_BUDGET_MS,
     countKey: countKeyFrom(env),
     bodyLimit: bodyLimitFrom(env),
+    recordKey: recordKeyFrom(env),
   };
 }
 
@@ -252,11 +255,14 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   const wanted = wantedBy(pod, toolsOf(hook.related, namespace, hook.settings.policy), hook.settings.policy);
   // The record keeps the failures of the tools that still want the pod: one that succeeded, was deleted or no
   // longer selects it has none. The overflow's entry is kept while it applies (below).
-  const containers = new Set(wanted.map((t) => containerName(t.name)));
-  const recorded = recordedAttempts(pod);
-  const record = new Map([...recorded].filter(([container]) => containers.has(container)));
-  const overflow = recorded.get(OVERFLOW_KEY);
-  if (overflow) record.set(OVERFLOW_KEY, overflow);
+  // The attempt each tool makes now: a record's entry of another attempt (another spec, tool or pod) is none.
+  const attempts = new Map(wanted.map((t) => [containerName(t.name), attemptKey(t.name, t.uid, t.spec, pod)]));
+  attempts.set(OVERFLOW_KEY, OVERFLOW_ATTEMPT);
+  // Only entries this injector wrote count (their MAC holds): one written by hand delays nothing. The record this
+  // injector answered last, when Metacontroller could not write it, holds instead (UnwrittenRecords).
+  const record =
+    unwrittenFor(hook.services.kube()).take(pod, attempts) ?? writtenRecord(pod, attempts, hook.settings.recordKey);
+  const overflow = record.get(OVERFLOW_KEY);
   // A tool whose last attempts on this pod failed waits its turn (retries back off, from 30 s to an hour): no API
   // call before then. A tool without an entry while the record is full waits the overflow's turn.
   const nowSeconds = Math.floor(hook.now.getTime() / 1000);
@@ -280,7 +286,87 @@ export async function injectPod(hook: DecorateHook<ToolClients, ToolSettings>): 
   // The overflow's entry holds only while the record is full and some tool wanting the pod has no entry.
   const stillFull = recordedTools(work.record) >= MAX_RECORDED_TOOLS;
   if (!stillFull || wanted.every((t) => work.record.has(containerName(t.name)))) work.record.delete(OVERFLOW_KEY);
-  return answer(pod, work);
+  const response = answer(pod, work, hook.settings.recordKey);
+  unwrittenFor(hook.services.kube()).keep(pod, work.record, response);
+  return response;
+}
+
+/**
+ * The failures recorded on the pod that this injector wrote, of the attempts the tools wanting it make now (and the
+ * overflow's), each with its attempt's key: an entry whose MAC (seal.ts recordMac) does not hold for that attempt
+ * (written by hand, copied from another pod, of an earlier spec or tool, of an earlier version) is none. A reason
+ * alone, without the retry's state, delays nothing whoever wrote it, and is kept as it is.
+ */
+function writtenRecord(
+  pod: KubeObject,
+  attempts: ReadonlyMap<string, string>,
+  secret: Buffer | undefined,
+): Map<string, Failure> {
+  const out = new Map<string, Failure>();
+  for (const [container, f] of recordedAttempts(pod)) {
+    const attempt = attempts.get(container);
+    if (attempt === undefined) continue;
+    // A reason alone (an earlier version's record) delays nothing: kept as such (retried at once).
+    if (f.at === undefined) out.set(container, { reason: f.reason, attempts: 1 });
+    else if (f.key === recordMac(secret, attempt, f)) out.set(container, { ...f, key: attempt });
+  }
+  return out;
+}
+
+/** Pods whose unwritten record the hook server remembers (the least recently answered forgotten first). */
+export const MAX_UNWRITTEN_RECORDS = 4096;
+
+/**
+ * The record the injector last answered for each pod, while Metacontroller has not written it: the backoff's second
+ * memory. The pod's annotation is the first, written by Metacontroller's Update of the pod; when that Update is
+ * refused (the pod's annotations at the API server's 256 KiB, an admission policy refusing updates of pods, a
+ * conflict Metacontroller drops), the pod still shows the annotation as it was before the answer, and this record
+ * holds instead: a failing PATCH backs off all the same. It applies only while the annotation is exactly as it was
+ * when the answer was given: a record written, edited or removed by hand (`kubectl annotate pod <pod>
+ * debug.metaops.dev/failures-`) is the pod's truth again. One memory per hook server (per Kubernetes client), bounded;
+ * lost on a restart, and not shared with another replica: there the retries start again from 30 s.
+ */
+export class UnwrittenRecords {
+  readonly pods = new Map<string, { seen: string | null; record: Map<string, Failure> }>();
+
+  private static keyOf(pod: KubeObject): string {
+    return JSON.stringify([pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', pod.metadata.uid ?? '']);
+  }
+
+  /**
+   * The record answered last for the pod, when it was not written (the pod's annotation is as it was before that
+   * answer), kept to the attempts the tools wanting it make now; undefined otherwise (the pod's record holds).
+   */
+  take(pod: KubeObject, attempts: ReadonlyMap<string, string>): Map<string, Failure> | undefined {
+    const entry = this.pods.get(UnwrittenRecords.keyOf(pod));
+    if (!entry || entry.seen !== annotationOf(pod)) return undefined;
+    return new Map([...entry.record].filter(([container, f]) => attempts.get(container) === f.key));
+  }
+
+  /** Remembers the record of an answer that asks for it to be written; forgets the pod's when none is asked. */
+  keep(pod: KubeObject, record: Map<string, Failure>, response: DecoratorSyncResponse): void {
+    const key = UnwrittenRecords.keyOf(pod);
+    this.pods.delete(key);
+    if (!response.annotations || record.size === 0) return;
+    if (this.pods.size >= MAX_UNWRITTEN_RECORDS) this.pods.delete(this.pods.keys().next().value!);
+    this.pods.set(key, { seen: annotationOf(pod), record: new Map(record) });
+  }
+}
+
+/** The pod's failures annotation as it is (null: none). */
+function annotationOf(pod: KubeObject): string | null {
+  const annotations = pod.metadata.annotations;
+  const text = annotations && Object.hasOwn(annotations, FAILURES_ANNOTATION) ? annotations[FAILURES_ANNOTATION] : null;
+  return typeof text === 'string' ? text : null;
+}
+
+const unwrittenMemories = new WeakMap<object, UnwrittenRecords>();
+
+/** The unwritten records' memory of a server: one per Kubernetes client. */
+export function unwrittenFor(kube: object): UnwrittenRecords {
+  let memory = unwrittenMemories.get(kube);
+  if (!memory) unwrittenMemories.set(kube, (memory = new UnwrittenRecords()));
+  return memory;
 }
 
 /**
@@ -313,13 +399,19 @@ async function injectFirst(
   return work;
 }
 
-/** The answer: the failures annotation only when it changes (Metacontroller writes nothing otherwise). */
-function answer(pod: KubeObject, work: Work): DecoratorSyncResponse {
+/**
+ * The answer: the failures annotation only when it changes (Metacontroller writes nothing otherwise), each entry
+ * carrying its MAC (seal.ts recordMac) where the record keeps the attempt's key.
+ */
+function answer(pod: KubeObject, work: Work, secret: Buffer | undefined): DecoratorSyncResponse {
   const response: DecoratorSyncResponse = { attachments: [] };
   const annotations = pod.metadata.annotations;
   const current =
     annotations && Object.hasOwn(annotations, FAILURES_ANNOTATION) ? annotations[FAILURES_ANNOTATION] : null;
-  const text = failuresText(work.record);
+  const sealed = new Map(
+    [...work.record].map(([c, f]) => [c, f.key === undefined ? f : { ...f, key: recordMac(secret, f.key, f) }]),
+  );
+  const text = failuresText(sealed);
   if (text !== current) response.annotations = { [FAILURES_ANNOTATION]: text };
   if (work.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = work.resyncAfterSeconds;
   return response;

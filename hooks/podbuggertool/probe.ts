@@ -55,6 +55,16 @@ export class ProbeMemory {
     return entry ? { ...entry.probe } : { passes: 0 };
   }
 
+  /**
+   * True when the pass of `key` may have been forgotten: none is remembered for it while its namespace holds as many
+   * as it may (MAX_PROBES_PER_NAMESPACE), or the memory as many as it holds in all. Such a pass is not taken for a
+   * first one (asked for again sooner): forgetting never makes more work.
+   */
+  crowded(namespace: string, key: string): boolean {
+    if (this.probes.has(key)) return false;
+    return (this.namespaces.get(namespace)?.size ?? 0) >= MAX_PROBES_PER_NAMESPACE || this.probes.size >= MAX_PROBES;
+  }
+
   keep(namespace: string, key: string, probe: Probe): void {
     this.forget(key);
     const own = this.namespaces.get(namespace);
@@ -118,6 +128,11 @@ export interface ProbeCall {
   /** True once no call may start any more. */
   over: () => boolean;
   memory: ProbeMemory;
+  /**
+   * Takes one step from the namespace's share of passes (sync.ts probePagesFor), or false when none is left: the
+   * step is not taken, and the pass stays where it stood.
+   */
+  share: () => boolean;
 }
 
 /**
@@ -160,7 +175,7 @@ async function stillFound(call: ProbeCall, found: string, ask: (pod: string) => 
 /**
  * One sync's step of the pass over the pods the tool selects, asking whether its author may patch each by name: at
  * most MAX_PROBED_PODS reviews by name, one page of at most as many pods (nextPage), and one read of the pod found at
- * an earlier sync. Nothing here is thrown: what keeps a question from being answered (an error, the budget spent) is
+ * an earlier sync; and only within the namespace's share of steps (ProbeCall.share), whatever its number of tools. Nothing here is thrown: what keeps a question from being answered (an error, the budget spent) is
  * not known, and the pass goes on from where it stood at the next sync.
  */
 export async function probePods(call: ProbeCall): Promise<ProbeResult> {
@@ -168,6 +183,10 @@ export async function probePods(call: ProbeCall): Promise<ProbeResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const key = JSON.stringify([namespace, tool.metadata.name, tool.metadata.uid ?? '', tool.metadata.generation ?? 0]);
   const probe = memory.take(key);
+  // Not known whether this is the tool's first pass (it may have been forgotten): not hurried (ProbeMemory.crowded).
+  const first = !memory.crowded(namespace, key);
+  // One step of the namespace's share, or none this sync: nothing asked, the pass where it stood, not hurried.
+  if (!call.share()) return { found: false, none: false, first: false };
   const asked = new Set<string>();
   const ask = async (pod: string): Promise<boolean> => {
     asked.add(pod);
@@ -204,5 +223,5 @@ export async function probePods(call: ProbeCall): Promise<ProbeResult> {
     // Not known: kept as it stood.
   }
   memory.keep(namespace, key, probe);
-  return { found: false, none: false, first: probe.passes === 0 };
+  return { found: false, none: false, first: first && probe.passes === 0 };
 }

@@ -157,6 +157,7 @@ export const SKIP_REASONS = [
   'RunsAsRoot',
   'TooLargeToRead',
   'TooLargeToSend',
+  'ToolsTooLargeToSend',
 ] as const;
 
 /** The skipped pods counted by reason: every one of them (`skips` names only the first MAX_LISTED_PODS). */

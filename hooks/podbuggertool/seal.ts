@@ -90,3 +90,32 @@ export function openToken(key: Buffer | undefined, tool: KubeObject, sealed: str
     return undefined;
   }
 }
+
+/**
+ * The key that authenticates the injector's failure records on pods (match.ts Failure, `k=`): derived as the count's
+ * key is, for another use. Whoever may edit a pod may write its annotations, and sees what goes into an attempt's key
+ * (the tool's uid and spec, the pod's uid): only a record whose MAC holds is one this injector wrote, and delays a
+ * retry. Without a credential, the process's key: a record written by another replica, or before a restart, is none
+ * there (the pod is tried at once, and its record written again).
+ */
+export function recordKeyFrom(env: NodeJS.ProcessEnv): Buffer {
+  const secret = credential(env, 'METAOPS_AUTH_TOKEN') ?? credential(env, 'METAOPS_BASIC_AUTH');
+  if (!secret) return PROCESS_KEY;
+  return Buffer.from(hkdfSync('sha256', secret, 'metaops', 'podbuggertool failure record', 32));
+}
+
+/**
+ * The MAC a failure record carries for one attempt (its `k=`, 8 hex digits): of the attempt's key and every field the
+ * record states (reason, attempts, when), so that none can be changed, nor a record copied to another pod, tool or
+ * spec. Deterministic: the same failure is always the same text (a record at rest is not written again).
+ */
+export function recordMac(
+  key: Buffer | undefined,
+  attempt: string,
+  failure: { reason: string; attempts: number; at?: number | undefined },
+): string {
+  return createHmac('sha256', key ?? PROCESS_KEY)
+    .update(JSON.stringify([attempt, failure.reason, failure.attempts, failure.at ?? null]))
+    .digest('hex')
+    .slice(0, 8);
+}

@@ -49,8 +49,8 @@ import {
   type SkipReason,
 } from './match.js';
 import { probeMemoryFor, probePods } from './probe.js';
-import { MAX_LISTED_PODS, type PodBuggerToolSpec, SKIP_REASONS } from './schema.js';
-import { readyReason, statusRefusal, type ToolClients, type ToolSettings } from './inject.js';
+import { MAX_LISTED_PODS, type PodBuggerToolSpec, resource, SKIP_REASONS, TOOLS_PER_REQUEST } from './schema.js';
+import { readyReason, statusRefusal, TOOL_API, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
@@ -381,11 +381,24 @@ export class CountPages {
 }
 
 const pageBudgets = new WeakMap<object, CountPages>();
+const probeBudgets = new WeakMap<object, CountPages>();
 
 /** The count page budget of a hook server: one per Kubernetes client (the server's one, or a test's). */
 export function countPagesFor(kube: object): CountPages {
   let budget = pageBudgets.get(kube);
   if (!budget) pageBudgets.set(kube, (budget = new CountPages()));
+  return budget;
+}
+
+/**
+ * The budget of the passes by pod name (probe.ts) of a hook server: each namespace's own share, as large as its
+ * counts' (COUNT_PAGES) and apart from it, so that a tenant's refused tools never hold back the counts of its tools
+ * that act. Each step of a pass (one page of pods and up to MAX_PROBED_PODS reviews, or the found pod read and
+ * asked about again) takes one of it, whatever the number of tools.
+ */
+export function probePagesFor(kube: object): CountPages {
+  let budget = probeBudgets.get(kube);
+  if (!budget) probeBudgets.set(kube, (budget = new CountPages()));
   return budget;
 }
 
@@ -411,19 +424,50 @@ export function sentBytes(object: KubeObject): number {
 }
 
 /**
- * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the tool):
- * Metacontroller's request for it is refused (413), so the injector never acts on it; counted skipped,
- * TooLargeToSend, not pending for ever. Only a pending pod is measured (at rest there are none).
+ * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the tools
+ * sent with it): Metacontroller's request for it is refused (413), so the injector never acts on it; counted skipped,
+ * TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no room), not pending for ever. Only a pending pod is
+ * measured (at rest there are none).
  */
 function sendable(state: PodState, pod: KubeObject, room: number): PodState {
-  if (state.state !== 'pending' || sentBytes(pod) <= room) return state;
-  return { state: 'skipped', reason: 'TooLargeToSend' };
+  if (state.state !== 'pending') return state;
+  if (room <= 0) return { state: 'skipped', reason: 'ToolsTooLargeToSend' };
+  return sentBytes(pod) <= room ? state : { state: 'skipped', reason: 'TooLargeToSend' };
+}
+
+/**
+ * The bytes of every PodBuggerTool of the namespace, as sentBytes measures them: what Metacontroller sends with each
+ * of its pods besides the pod (the injector's customize asks for them all, and v4 sends related objects whole, status
+ * included). Read a page at a time, each page one of the count's (`over`), and only until they pass `limit`.
+ * Undefined when not known (an error, the budget spent).
+ */
+export async function toolsSentBytes(
+  kube: KubeApi,
+  namespace: string,
+  limit: number,
+  over: () => boolean,
+): Promise<number | undefined> {
+  let total = 0;
+  let next: string | undefined;
+  let size: number = TOOLS_PER_REQUEST;
+  for (;;) {
+    if (over()) return undefined;
+    try {
+      const page = await kube.list!(TOOL_API, resource.plural, namespace, pageOptions('', size, next));
+      for (const tool of page.items) total += sentBytes(tool);
+      next = page.continue;
+      if (!next || total > limit) return total;
+    } catch (err) {
+      if ((err as Error | undefined)?.name !== 'AnswerTooLargeError' || size === 1) return undefined;
+      size = Math.max(1, Math.floor(size / 2));
+    }
+  }
 }
 
 /** A page's options: a one-item page read up to the largest object the API server can answer. */
 function pageOptions(labelSelector: string, limit: number, next: string | undefined): ListOptions {
   return {
-    labelSelector,
+    ...(labelSelector ? { labelSelector } : {}),
     limit,
     ...(next ? { continue: next } : {}),
     // One pod alone may be larger than MAX_READ_BYTES as JSON (a value of `<` is six bytes there): a one-item page
@@ -471,8 +515,11 @@ export async function countPods(
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
-  // The bytes an injector request has for its pod: the body limit, less this tool as it is sent with it.
-  const room = bodyLimit - sentBytes(tool);
+  // The bytes an injector request has for its pod: the body limit, less the tools of the namespace sent with it, read
+  // once a pod is pending (none at rest); not known, less this tool alone (a pod is said too large only when it is).
+  let room: number | undefined;
+  const roomFor = async (): Promise<number> =>
+    (room ??= bodyLimit - Math.max(sentBytes(tool), (await toolsSentBytes(kube, namespace, bodyLimit, over)) ?? 0));
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
@@ -525,7 +572,8 @@ export async function countPods(
     for (const pod of items) {
       // The server's selection is checked again: only the tool's own selector, read here, decides.
       if (!countedPod(spec, namespace, pod)) continue;
-      tally(counts, pod.metadata.name!, sendable(podState(pod, name, spec), pod, room));
+      const state = podState(pod, name, spec);
+      tally(counts, pod.metadata.name!, state.state === 'pending' ? sendable(state, pod, await roomFor()) : state);
     }
     // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
     counts = finished(counts);
@@ -657,10 +705,15 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
       'ContainerNameTaken',
       `a container named ${containerName(name)} is already in ${skipsFor('ContainerNameTaken')}: those pods are skipped (rename the tool, or the container)`,
     );
+  if (skippedFor('ToolsTooLargeToSend') > 0)
+    return not(
+      'ToolsTooLargeToSend',
+      `the PodBuggerTools of this namespace are together larger than the hook server's largest request (METAOPS_BODY_LIMIT), and Metacontroller sends every one of them with each pod of the namespace: it can send no pod to the injector (413), so ${containerName(name)} cannot be added to ${skipsFor('ToolsTooLargeToSend')}; those pods are skipped until tools of the namespace are removed or shortened`,
+    );
   if (skippedFor('TooLargeToSend') > 0)
     return not(
       'TooLargeToSend',
-      `${skipsFor('TooLargeToSend')} ${skippedFor('TooLargeToSend') === 1 ? 'is' : 'are'} larger, with the tool, than the hook server's largest request (METAOPS_BODY_LIMIT): Metacontroller cannot send ${skippedFor('TooLargeToSend') === 1 ? 'it' : 'them'} to the injector, so ${containerName(name)} cannot be added there; those pods are skipped`,
+      `${skipsFor('TooLargeToSend')} ${skippedFor('TooLargeToSend') === 1 ? 'is' : 'are'} larger, with the PodBuggerTools of the namespace (Metacontroller sends every one with each pod), than the hook server's largest request (METAOPS_BODY_LIMIT): Metacontroller cannot send ${skippedFor('TooLargeToSend') === 1 ? 'it' : 'them'} to the injector, so ${containerName(name)} cannot be added there; those pods are skipped`,
     );
   if (skippedFor('TooLargeToRead') > 0)
     return not(
@@ -768,6 +821,7 @@ async function authorView(
     // nothing they could not do themselves (a refused author who may not list them gets no pod read for them).
     if (!verdict.allowed && verdict.reason === 'AuthorNotAllowed' && !verdict.onPod) {
       if (!(await check.mayList(hook.parent, over))) return { refused: verdict, named: false };
+      const namespace = hook.parent.metadata.namespace ?? 'default';
       const probe = await probePods({
         kube,
         check,
@@ -775,6 +829,7 @@ async function authorView(
         spec: hook.spec,
         over,
         memory: probeMemoryFor(base),
+        share: () => probePagesFor(base).take(namespace, hook.now.getTime()),
       });
       if (probe.found) return { perPod: true, named: false };
       const soon = probe.first ? ({ soon: true } as const) : {};

@@ -63,6 +63,8 @@ t.test('pods are granted per namespace only: no ClusterRoleBinding holds them', 
     // get: the injector reads a pod again before its PATCH; list: a tool's status counts the pods it selects.
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods/ephemeralcontainers'], verbs: ['patch'] },
+    // list: a count measures a pending pod with every tool of its namespace (what Metacontroller sends with it).
+    { apiGroups: ['debug.metaops.dev'], resources: ['podbuggertools'], verbs: ['list'] },
   ]);
   t.notOk(
     rbac.some((d) => d.kind === 'ClusterRoleBinding' && d.roleRef.name === 'metaops-podbuggertool'),

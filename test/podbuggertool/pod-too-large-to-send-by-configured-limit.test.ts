@@ -29,7 +29,8 @@ t.test('a pod past the configured body limit is skipped TooLargeToSend, and Read
     {
       status: 'False',
       reason: 'TooLargeToSend',
-      message: /^big is larger, with the tool, than the hook server's largest request/,
+      message:
+        /^big is larger, with the PodBuggerTools of the namespace \(Metacontroller sends every one with each pod\), than the hook server's largest request/,
     },
   );
 });

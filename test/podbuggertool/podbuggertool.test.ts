@@ -9,7 +9,7 @@ import YAML from 'yaml';
 import { operators as hooks } from '../../main/operators.js';
 import { podbuggertool, podbuggertoolInjector } from '../../hooks/podbuggertool/index.js';
 import { customizeInjector, toolSettings, WORK_BUDGET_MS, wantedBy } from '../../hooks/podbuggertool/inject.js';
-import { countKeyFrom } from '../../hooks/podbuggertool/seal.js';
+import { countKeyFrom, recordKeyFrom } from '../../hooks/podbuggertool/seal.js';
 import {
   containerName,
   DEFAULT_POLICY,
@@ -86,6 +86,7 @@ t.test(
       workBudgetMs: WORK_BUDGET_MS,
       countKey: countKeyFrom(env),
       bodyLimit: DEFAULT_BODY_LIMIT,
+      recordKey: recordKeyFrom(env),
     });
     t.equal(WORK_BUDGET_MS, 3500);
   },
@@ -573,10 +574,13 @@ t.test('the deadline and the work budget: no call starts after either, the rest 
   };
   t.match(await inject(api, ['dbg', 'web-1'], { budgetMs: -1 }), outOfTime);
   t.equal(api.gets.length + api.patches.length, 0);
-  // Past the route's deadline (the caller was answered 429 already): left for the next call, a second later.
+  // Past the route's deadline (the caller was answered 429 already): left for the next call, a second later. (The
+  // record answered above was not written, the pod as it was: that record is answered again, UnwrittenRecords.)
   const aborted = new AbortController();
   aborted.abort(new Error('deadline'));
-  t.same(await inject(api, ['dbg', 'web-1'], { signal: aborted.signal }), { attachments: [], resyncAfterSeconds: 1 });
+  const left = await inject(api, ['dbg', 'web-1'], { signal: aborted.signal });
+  t.match(left, outOfTime);
+  t.same(Object.keys(left).sort(), ['annotations', 'attachments', 'resyncAfterSeconds']);
   t.equal(api.gets.length + api.patches.length + api.events.length, 0);
   // The deadline passes while the pod and the tool are read: no PATCH after it.
   const slow = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));

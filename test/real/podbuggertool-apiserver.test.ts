@@ -230,6 +230,9 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
   t.equal(can('patch', 'pods/ephemeralcontainers', 'metaops'), 'no', 'no ephemeral containers there');
   t.equal(can('create', 'events.events.k8s.io', 'metaops'), 'yes', 'Events everywhere');
   t.equal(can('get', 'podbuggertools.debug.metaops.dev'), 'yes');
+  // What Metacontroller sends with each pod: the tools of its namespace, listed where pods are counted, only there.
+  t.equal(can('list', 'podbuggertools.debug.metaops.dev'), 'yes', "the namespace's tools, measured beside a pod");
+  t.equal(can('list', 'podbuggertools.debug.metaops.dev', 'metaops'), 'no', 'not in a namespace not opted in');
   t.equal(can('create', 'subjectaccessreviews.authorization.k8s.io', undefined), 'yes', "the author's check");
   t.equal(
     can('get', 'mutatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined),
@@ -249,7 +252,6 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
     ['create', 'pods/exec'],
     ['create', 'pods/attach'],
     ['patch', 'pods/status'],
-    ['list', 'podbuggertools.debug.metaops.dev'],
     ['update', 'podbuggertools.debug.metaops.dev'],
     ['get', 'secrets'],
     ['get', 'configmaps'],
@@ -616,12 +618,15 @@ t.test('the count on a real API server: pages of the selected pods, every state'
   // A page of one pod at a time gives the same counts (the continue token of a real server).
   const { countPods } = await import('../../hooks/podbuggertool/sync.js');
   const listed: number[] = [];
+  const tools: number[] = [];
   const paged: KubeApi = {
     ...hooks.kube,
     get: hooks.kube.get.bind(hooks.kube),
     addEphemeralContainers: hooks.kube.addEphemeralContainers.bind(hooks.kube),
     list: (v, r, ns, o) =>
-      hooks.kube.list!(v, r, ns, { ...o, limit: 7 }).then((page) => (listed.push(page.items.length), page)),
+      hooks.kube.list!(v, r, ns, { ...o, limit: 7 }).then(
+        (page) => ((r === 'pods' ? listed : tools).push(page.items.length), page),
+      ),
   };
   const counted = await countPods(
     paged,
@@ -631,6 +636,9 @@ t.test('the count on a real API server: pages of the selected pods, every state'
   );
   t.match(counted, { complete: true, counts: { matched: 50, injected: 20, pending: 29, skipped: 1 } });
   t.same(listed, [7, 7, 7, 7, 7, 7, 7, 1], 'eight pages of the 50 selected pods');
+  // Pods are pending: the tools of the namespace, which Metacontroller sends with each, listed once to measure them
+  // (the hook server's own rights: list podbuggertools where it counts pods).
+  t.same(tools, [1], "the namespace's one tool, listed once");
 });
 
 t.test(
