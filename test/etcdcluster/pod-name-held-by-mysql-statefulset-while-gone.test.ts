@@ -1,14 +1,16 @@
-// MySQLCluster `db`'s members are `db-mysql-<i>`, and so are EtcdCluster `db-mysql`'s. The MySQLCluster came first:
-// its StatefulSet `db-mysql` made pod `db-mysql-0` (member 0, the primary), so the EtcdCluster is held
-// (PodNameTaken). A member pod is not the MySQLCluster's child: its controller is the StatefulSet, and that is what the
-// EtcdCluster sees as the pod's owner. When member 0 is gone for a moment (a node drained, the pod evicted or deleted
-// by a rolling update: the StatefulSet makes it again under the same name within seconds), the EtcdCluster must stay
-// held: the MySQLCluster still exists and wants `db-mysql-0`. Otherwise the EtcdCluster creates its own member
-// `db-mysql-0` in that window, the StatefulSet can no longer make the primary (the name is taken), and the database
-// loses its primary to an etcd member. (A PodSet or an EtcdCluster holding the name is remembered and judged by its
-// own object, test/podset/pod-names-held-while-gone.test.ts; a StatefulSet's pod names its StatefulSet, not the
-// MySQLCluster.) Here the MySQLCluster has one member, so the window is the whole cluster's; with more members the
-// same happens when every member pod is gone at once (their nodes lost, `kubectl delete pods -l ...`).
+// MySQLCluster `db`'s members are `db-mysql-<i>`, and so are EtcdCluster `db-mysql`'s; the EtcdCluster's peer Service
+// `db-mysql` is also the MySQLCluster's write Service. The MySQLCluster came first: the EtcdCluster is held
+// (PodNameTaken, ServiceNameTaken) and remembers who holds the names (status.heldBy, at most three records). A member
+// pod is not the MySQLCluster's child: its controller is the StatefulSet `db-mysql`, and that is the holder recorded,
+// a holder of no kind that declares names, which nothing judges (lib/ownership.ts stillHeld). With three members, the
+// three records kept are the pods' (the Service's is cut). When the cluster's pods and Services are gone for a moment
+// (`kubectl delete pods,services -l app.kubernetes.io/instance=db` to restart the database, or the Services deleted by
+// hand while the members' nodes are drained: the StatefulSet and the MySQLCluster make them again within seconds), the
+// EtcdCluster must stay held: the MySQLCluster still exists and wants every one of those names. Otherwise the
+// EtcdCluster creates its own members `db-mysql-<i>` and Service `db-mysql` in that window, the StatefulSet can no
+// longer make the database's members (the names are taken), and the MySQLCluster's write Service name is etcd's.
+// (A PodSet or an EtcdCluster holding a pod name is recorded and judged by its own object:
+// test/podset/pod-names-held-while-gone.test.ts.)
 import t, { type Test } from 'tap';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
@@ -67,36 +69,59 @@ function etcdDbMysql(status?: Record<string, unknown>): ParentObject {
   return parent;
 }
 
+/** MySQLCluster db's write Service, its own child. */
+function writeService(): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: 'db-mysql',
+      namespace: 'shop',
+      uid: 'uid-svc-db-mysql',
+      ownerReferences: [
+        {
+          apiVersion: 'database.example.com/v1alpha1',
+          kind: 'MySQLCluster',
+          name: 'db',
+          uid: 'uid-db',
+          controller: true,
+        },
+      ],
+    },
+  } as KubeObject;
+}
+
 function etcdRequest(parent: ParentObject, related: KubeObject[]): CompositeSyncRequest {
   return { controller: {}, parent, children: {}, related: objectMap(related) };
 }
 
 t.test(
-  "EtcdCluster db-mysql held by MySQLCluster db's members stays held while member 0's pod is made again",
+  "EtcdCluster db-mysql held by MySQLCluster db stays held while the database's pods and Services are made again",
   async (t) => {
-    // MySQLCluster db runs its one member: the EtcdCluster is held.
-    const first = await etcdSync(etcdRequest(etcdDbMysql(), [mysqlDb(1), member(0)]), {
-      etcd: watchedEtcd(t),
-      now: FIXED_NOW,
-    });
+    // MySQLCluster db runs its three members, behind its write Service db-mysql: the EtcdCluster is held.
+    const first = await etcdSync(
+      etcdRequest(etcdDbMysql(), [mysqlDb(3), member(0), member(1), member(2), writeService()]),
+      { etcd: watchedEtcd(t), now: FIXED_NOW },
+    );
     t.match(ready(first.status), { status: 'False', reason: 'PodNameTaken', message: /^Pod db-mysql-0 belongs to/ });
     t.same(first.children, [], 'no member pod, no Service');
-
-    // Member 0's pod is deleted (a node drained) and not yet made again by the StatefulSet; the MySQLCluster exists,
-    // with the same uid and size: it still wants db-mysql-0.
     t.comment(`recorded: ${JSON.stringify((first.status as Record<string, unknown>)['heldBy'])}`);
-    const again = await etcdSync(etcdRequest(etcdDbMysql(first.status as Record<string, unknown>), [mysqlDb(1)]), {
+
+    // The database's pods and Services are gone for a moment; the MySQLCluster exists, with the same uid and size:
+    // it still wants db-mysql-0..2 and Service db-mysql (its StatefulSet and its next sync make them again).
+    const again = await etcdSync(etcdRequest(etcdDbMysql(first.status as Record<string, unknown>), [mysqlDb(3)]), {
       etcd: watchedEtcd(t),
       now: FIXED_NOW,
     });
     t.match(
       ready(again.status),
-      { status: 'False', reason: 'PodNameTaken', message: /^Pod db-mysql-0 belongs to/ },
-      'still held: MySQLCluster db still exists and wants db-mysql-0',
+      { status: 'False', reason: /NameTaken$/, message: /belongs to .*which still exists and wants it/ },
+      'still held: MySQLCluster db still exists and wants the names',
     );
-    t.notOk(
-      again.children.some((c) => c.kind === 'Pod' && c.metadata.name === 'db-mysql-0'),
-      "no etcd member under the name of the database's primary",
+    t.same(
+      again.children.map((c) => `${c.kind} ${c.metadata.name}`),
+      [],
+      "no etcd member under a database member's name, no Service under its write Service's",
     );
   },
 );
