@@ -167,13 +167,18 @@ function refOf(obj: KubeObject): HolderRef | undefined {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
 }
 
-/** The records a held answer keeps: each taken name whose holder is a controller, at most LISTED. */
+/**
+ * The records a held answer keeps: each taken name whose holder is a controller, at most LISTED, the first of each
+ * holder before a second of any: a holder of many names (a StatefulSet's pods) does not crowd out another's record
+ * (its parent's Service), which is what keeps the parent held while all of them are gone at once.
+ */
 export function heldRecords(taken: readonly TakenName[]): HeldRecord[] {
-  return taken
-    .flatMap((t) =>
-      t.ref ? [{ child: t.child, holder: t.ref, ...(t.unseenSince ? { unseenSince: t.unseenSince } : {}) }] : [],
-    )
-    .slice(0, LISTED);
+  const all = taken.flatMap((t) =>
+    t.ref ? [{ child: t.child, holder: t.ref, ...(t.unseenSince ? { unseenSince: t.unseenSince } : {}) }] : [],
+  );
+  const seen = new Set<string>();
+  const first = all.filter((r) => !seen.has(r.holder.uid) && seen.add(r.holder.uid));
+  return [...first, ...all.filter((r) => !first.includes(r))].slice(0, LISTED);
 }
 
 /** The records of the parent's status (observed data: an entry that is not a complete record is ignored). */
@@ -261,16 +266,30 @@ function stillHeld(
   for (const { child: recorded, holder, unseenSince } of records) {
     if (!same(recorded, child) || holder.uid === request.parent.metadata.uid) continue;
     const obj = observedNamed(request.related, holder.kind, holder.apiVersion, holder.name, namespace);
-    if (!obj) {
-      const unseen = unseenHolder(request.parent, child, holder, unseenSince, judge);
+    const judged = obj ? wants(obj) : undefined;
+    if (obj && judged !== undefined) {
+      if (obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
+      if (!judged.some((c) => same(c, child))) continue;
+      return {
+        child,
+        holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
+        ref: holder,
+      };
+    }
+    const parent = wantingParent(
+      request,
+      { apiVersion: holder.apiVersion, kind: holder.kind, name: holder.name },
+      child,
+      wants,
+    );
+    if (!parent) {
+      const unseen = obj ? undefined : unseenHolder(request.parent, child, holder, unseenSince, judge);
       if (unseen) return unseen;
       continue;
     }
-    if (obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
-    if (!(wants(obj) ?? []).some((c) => same(c, child))) continue;
     return {
       child,
-      holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
+      holder: `${holder.kind} ${holder.name} (uid ${holder.uid}) of ${parent.kind} ${parent.metadata.name} (uid ${String(parent.metadata.uid)}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
       ref: holder,
     };
   }
@@ -301,6 +320,28 @@ function unseenHolder(
     ref: holder,
     unseenSince: since,
   };
+}
+
+/**
+ * A holder of a kind no parent's hook judges (a StatefulSet that makes a MySQLCluster's pods: a pod's controller is
+ * the StatefulSet, not its parent) is judged by the parent that makes it: a related object, in the parent's
+ * namespace, not being deleted and not the parent itself, that still wants both the holder (by its kind's child
+ * names) and the name. At most the related objects customize asked for, for at most LISTED records.
+ */
+function wantingParent(
+  request: CompositeSyncRequest,
+  holder: ChildName,
+  child: ChildName,
+  wants: HolderWants,
+): KubeObject | undefined {
+  const namespace = request.parent.metadata.namespace ?? '';
+  const same = (a: ChildName, b: ChildName) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.name === b.name;
+  return allObserved(request.related).find((obj) => {
+    if (obj.metadata.uid === request.parent.metadata.uid || obj.metadata.deletionTimestamp) return false;
+    if ((obj.metadata.namespace ?? '') !== namespace) return false;
+    const names = wants(obj);
+    return !!names && names.some((c) => same(c, holder)) && names.some((c) => same(c, child));
+  });
 }
 
 /**

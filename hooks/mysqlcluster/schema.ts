@@ -81,10 +81,13 @@ export const MySQLClusterStatus = replicatedStatus({
         {
           name: Type.String({ description: 'The member pod.' }),
           role: Type.Union([Type.Literal('primary'), Type.Literal('replica')]),
-          ready: Type.Boolean({ description: 'The pod is Ready (a replica only while it replicates).' }),
+          ready: Type.Boolean({
+            description: 'The pod is Ready (a replica only while it replicates and has caught up with the primary).',
+          }),
           replicating: Type.Optional(
             Type.Boolean({
-              description: 'Replicas only: both replication threads run (the replication container is Ready).',
+              description:
+                'Replicas only: both replication threads run and it holds what the primary held when its sidecar last looked (the replication container is Ready; false while it copies after a volume loss).',
             }),
           ),
         },

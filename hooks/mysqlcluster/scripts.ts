@@ -52,6 +52,54 @@ case "$ordinal" in ''|*[!0-9]*) echo "cannot read a member ordinal from POD_NAME
 sql() { mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B "$@"; }
 `;
 
+/**
+ * Where a replica's sidecar records the last position of member 0's it has caught up with (REPLICATION_SCRIPT
+ * catch_up): on the pod's in-memory volume, so that it lasts as long as the pod (container restarts included) and a new
+ * pod, as on a new volume, starts without it.
+ */
+const CAUGHT_UP = String.raw`caught_up_file="$CLIENT_DIR/caught-up"
+`;
+
+/**
+ * Which server this is (MySQL or MariaDB: flavour_of), the transactions it holds (position) and whether it lacks
+ * one of a position (lacks): shared by the sidecar and its readiness probe.
+ */
+const GTIDS = String.raw`# The transactions this server holds: MySQL's gtid_executed, MariaDB's gtid_current_pos (one domain-server-seq per
+# replication domain); empty for a data directory that never took a logged transaction.
+flavour_of() {
+  if sql -N -e 'SELECT VERSION()' | grep -qi mariadb; then flavour=mariadb; else flavour=mysql; fi
+  if [ "$flavour" = mariadb ]; then own_query='@@global.gtid_current_pos'; else own_query="REPLACE(@@global.gtid_executed, '\n', '')"; fi
+}
+position() { sql --connect-timeout=3 -N -e "SELECT $own_query"; }
+# MariaDB: whether position $2 lacks a transaction position $1 has: 0 it does, 1 it does not, 2 a position cannot be
+# read. A domain is held only as far as the same server wrote it: a higher sequence number, or the domain's last
+# transaction written by another server id (a history of its own, not one that is ahead), means lacking.
+lacks_mariadb() {
+  local IFS=, theirs=$1 mine=$2 entry d own domain server seq
+  for entry in $theirs; do
+    case "$entry" in *[!0-9-]*|'') return 2 ;; esac
+    IFS=-; set -- $entry; IFS=,
+    [ "$#" -eq 3 ] || return 2
+    domain=$1; server=$2; seq=$3; own=''
+    for d in $mine; do
+      IFS=-; set -- $d; IFS=,
+      if [ "$#" -eq 3 ] && [ "$1" = "$domain" ] && [ "$2" = "$server" ]; then own=$3; fi
+    done
+    if [ -z "$own" ] || [ "$seq" -gt "$own" ]; then return 0; fi
+  done
+  return 1
+}
+# Whether this server (MariaDB: its position own_position) lacks a transaction of position $1: 0 it does, 1 it does
+# not, 2 cannot tell.
+lacks() {
+  if [ "$flavour" = mariadb ]; then lacks_mariadb "$1" "$own_position"; return; fi
+  case "$1" in *[!0-9A-Za-z:,_-]*) return 2 ;; esac
+  local subset
+  subset=$(sql -N -e "SELECT GTID_SUBSET('$1', REPLACE(@@global.gtid_executed, '\n', ''))") || return 2
+  case "$subset" in 0) return 0 ;; 1) return 1 ;; *) return 2 ;; esac
+}
+`;
+
 /** Init container: the server's replication options and the client option file (the root password). */
 export const CONFIG_SCRIPT =
   String.raw`set -eu
@@ -95,15 +143,13 @@ PEERS_FILE=$(printenv PEERS_FILE || echo /nonexistent)
 WATCH_SECONDS=$(printenv WATCH_SECONDS || echo 1)
 ` +
   common +
+  GTIDS +
+  CAUGHT_UP +
   String.raw`pause() { sleep "$1" & wait $!; }
 quote() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e "s/'/''/g"; }
 until sql -e 'SELECT 1' >/dev/null 2>&1; do pause 2; done
-if sql -N -e 'SELECT VERSION()' | grep -qi mariadb; then flavour=mariadb; else flavour=mysql; fi
+flavour_of
 password=$(quote "$REPLICATION_PASSWORD")
-# The transactions this server holds: MySQL's gtid_executed, MariaDB's gtid_current_pos (one domain-server-seq per
-# replication domain); empty for a data directory that never took a logged transaction.
-if [ "$flavour" = mariadb ]; then own_query='@@global.gtid_current_pos'; else own_query="REPLACE(@@global.gtid_executed, '\n', '')"; fi
-position() { sql --connect-timeout=3 -N -e "SELECT $own_query"; }
 # The cluster's history: an id member 0 writes (as the comment of the table metaops.history, through the binary
 # log, so that every replica holds it too) when it first opens after checking its peers. A data directory without it
 # was never opened by a checked member 0: initialised again after a loss (whatever root wrote to it since), or
@@ -118,32 +164,6 @@ if [ "$flavour" = mariadb ]; then
 else
   gate='SET GLOBAL super_read_only = ON'; ungate='SET GLOBAL super_read_only = OFF'
 fi
-# MariaDB: whether position $2 lacks a transaction position $1 has: 0 it does, 1 it does not, 2 a position cannot be
-# read. A domain is held only as far as the same server wrote it: a higher sequence number, or the domain's last
-# transaction written by another server id (a history of its own, not one that is ahead), means lacking.
-lacks_mariadb() {
-  local IFS=, theirs=$1 mine=$2 entry d own domain server seq
-  for entry in $theirs; do
-    case "$entry" in *[!0-9-]*|'') return 2 ;; esac
-    IFS=-; set -- $entry; IFS=,
-    [ "$#" -eq 3 ] || return 2
-    domain=$1; server=$2; seq=$3; own=''
-    for d in $mine; do
-      IFS=-; set -- $d; IFS=,
-      if [ "$#" -eq 3 ] && [ "$1" = "$domain" ] && [ "$2" = "$server" ]; then own=$3; fi
-    done
-    if [ -z "$own" ] || [ "$seq" -gt "$own" ]; then return 0; fi
-  done
-  return 1
-}
-# Whether this server lacks a transaction of position $1: 0 it does, 1 it does not, 2 cannot tell.
-lacks() {
-  if [ "$flavour" = mariadb ]; then lacks_mariadb "$1" "$own_position"; return; fi
-  case "$1" in *[!0-9A-Za-z:,_-]*) return 2 ;; esac
-  local subset
-  subset=$(sql -N -e "SELECT GTID_SUBSET('$1', REPLACE(@@global.gtid_executed, '\n', ''))") || return 2
-  case "$subset" in 0) return 0 ;; 1) return 1 ;; *) return 2 ;; esac
-}
 # Member 0 will not open: the reason where the kubelet reports it (the termination message), then exit.
 refuse() {
   printf '%s\n' "$1" > "$TERMINATION_LOG" 2>/dev/null || true
@@ -294,9 +314,35 @@ if [ "$ordinal" = 0 ]; then
     open_primary
   done
 fi
+# A replica serves reads (its probe passes) only once it holds what member 0 held at a point since this pod started:
+# a member whose data directory was lost comes back empty and copies the cluster's whole history through replication,
+# and until it has, it would answer the read Service's clients with missing databases and empty tables. Each round it
+# takes member 0's position as a target (asked as the server that answers at PRIMARY_HOST with server id 100), and
+# once its own position holds that target, records it (caught_up_file) and takes a new one. The probe asks that its
+# position still holds the target recorded last: under ordinary lag it does (a position only grows), while a data
+# directory emptied under it (or a new pod, without a record) does not until it has copied that far.
+target=''; have_target=''; recorded=''
+catch_up() {
+  own_position=$(position) || return 1
+  if [ -z "$have_target" ]; then
+    local out
+    out=$(timeout "$PEER_TIMEOUT" mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B -N --connect-timeout=3 -h "$PRIMARY_HOST" -P "$PRIMARY_PORT" -e "SELECT @@global.server_id, $own_query" 2>/dev/null) || return 1
+    [ "$(printf '%s\n' "$out" | cut -f1)" = 100 ] || return 1
+    target=$(printf '%s\n' "$out" | cut -s -f2); have_target=1
+  fi
+  lacks "$target"
+  case $? in
+    1)
+      printf '%s\n' "$target" > "$caught_up_file.new" && mv -f "$caught_up_file.new" "$caught_up_file" || return 1
+      [ -n "$recorded" ] || echo "member $ordinal holds what member 0 held ($target): it serves reads"
+      have_target=''; recorded=1 ;;
+    2) have_target='' ;;
+  esac
+}
 while :; do
-  replica || echo "member $ordinal: replication not set up yet, retrying" >&2
-  pause 10
+  if replica; then catch_up; else echo "member $ordinal: replication not set up yet, retrying" >&2; fi
+  # Until it first caught up, it looks again soon: its readiness waits on it.
+  if [ -n "$recorded" ]; then pause 10; else pause 2; fi
 done
 `;
 
@@ -304,19 +350,32 @@ done
  * Readiness of the sidecar: member 0 is writable and has the replication user; another member's replication
  * threads both run, or its SQL thread runs and has applied everything it received while its IO thread is connecting
  * again (member 0 restarting: the replica holds every transaction it was sent, and serves reads meanwhile), once it has
- * replicated anything at all and unless member 0 refused its credentials (Access denied, 1045). A member that is not
- * replicating is not Ready, so it leaves the read Service.
+ * replicated anything at all and unless member 0 refused its credentials (Access denied, 1045); and it still holds
+ * the position of member 0's its sidecar last recorded it caught up with (catch_up): a replica on a lost (emptied)
+ * volume, or a new pod that has not caught up once, is not Ready while it copies. A member that is not replicating,
+ * or not caught up, is not Ready, so it leaves the read Service.
  */
 export const REPLICATION_PROBE =
   String.raw`set -u
 ` +
   common +
-  String.raw`if [ "$ordinal" = 0 ]; then
+  GTIDS +
+  CAUGHT_UP +
+  String.raw`# Whether this replica still holds the position of member 0's its sidecar recorded last (REPLICATION_SCRIPT catch_up).
+caught_up() {
+  local reached
+  reached=$(cat "$caught_up_file" 2>/dev/null) || return 1
+  flavour_of
+  own_position=$(position) || return 1
+  lacks "$reached"
+  [ $? -eq 1 ]
+}
+if [ "$ordinal" = 0 ]; then
   [ "$(sql -N -e 'SELECT @@global.read_only')" = 0 ] && [ "$(sql -N -e "SELECT COUNT(*) FROM mysql.user WHERE user = 'replication'")" -ge 1 ]
 else
   status=$(sql -e 'SHOW REPLICA STATUS\G') && has() { printf '%s\n' "$status" | grep -Eq "$1"; } && has '_SQL_Running: Yes' &&
     { has '_IO_Running: Yes' || { has '_IO_Running: Connecting' && has '_SQL_Running_State: .*read all relay log' &&
-      has '(Executed_Gtid_Set|Gtid_IO_Pos): [^ ]' && ! has 'Last_IO_Errno: 1045$'; }; }
+      has '(Executed_Gtid_Set|Gtid_IO_Pos): [^ ]' && ! has 'Last_IO_Errno: 1045$'; }; } && caught_up
 fi
 `;
 

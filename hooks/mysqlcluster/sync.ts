@@ -171,7 +171,7 @@ export interface Names {
   headless: string;
   /** Writes: member 0, the primary, only. */
   client: string;
-  /** Reads: every Ready member (the primary, and replicas that are replicating). */
+  /** Reads: every Ready member (the primary, and replicas that replicate and have caught up with it). */
   read: string;
   secret: string;
   member(ordinal: number): string;
@@ -592,6 +592,9 @@ function replicationContainer({ name, image, n, headless, podName, dirs, mounts 
       exec: { command: ['bash', '-c', REPLICATION_PROBE] },
       initialDelaySeconds: 5,
       periodSeconds: 5,
+      // A few local queries (the replica's status, its position against the one recorded): more than the default 1 s
+      // on a loaded node would read as not Ready.
+      timeoutSeconds: 5,
     },
     securityContext: containerSecurity,
   };
@@ -655,7 +658,10 @@ export interface MemberState {
   name: string;
   role: 'primary' | 'replica';
   ready: boolean;
-  /** Replicas only: the replication container reports both replication threads running. */
+  /**
+   * Replicas only: the replication container is Ready: both replication threads run and the member holds what member 0
+   * held when its sidecar last looked (scripts.ts REPLICATION_PROBE); false while it copies after a volume loss.
+   */
   replicating?: boolean;
 }
 
@@ -1198,7 +1204,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   return { status, children };
 }
 
-/** Replicating: every replica that exists has both replication threads running. */
+/** Replicating: every replica that exists has both replication threads running and has caught up with member 0. */
 function replicationCondition(members: MemberState[], size: number, primary: string): ConditionInput {
   const replicas = members.filter((m) => m.role === 'replica');
   if (size <= 1) {
@@ -1210,7 +1216,7 @@ function replicationCondition(members: MemberState[], size: number, primary: str
       type: 'Replicating',
       status: false,
       reason: 'ReplicaNotReplicating',
-      message: `not replicating from the primary: ${behind.join(', ')}`,
+      message: `not Ready for reads, not replicating from the primary or still copying what it holds (a replica on a new or emptied volume copies the cluster's history before it serves reads): ${behind.join(', ')}`,
     };
   }
   if (replicas.length < size - 1) {

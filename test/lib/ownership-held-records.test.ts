@@ -2,7 +2,14 @@
 // judges (HolderWants), stays held while the name is free for a moment and the holder exists and wants it.
 import t from 'tap';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { guardAnswer, heldRecordsOf, takenNames, type ChildName, type HolderWants } from '../../lib/ownership.js';
+import {
+  guardAnswer,
+  heldRecords,
+  heldRecordsOf,
+  takenNames,
+  type ChildName,
+  type HolderWants,
+} from '../../lib/ownership.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 const NS = 'ns';
@@ -80,4 +87,19 @@ t.test('records are read defensively and bounded', async (t) => {
   t.equal(heldRecordsOf(parent(status)).length, 3, 'at most 3, malformed ones left out');
   t.same(heldRecordsOf(parent({ heldBy: 'no' })), []);
   t.same(heldRecordsOf(parent()), []);
+});
+
+t.test('the records keep the first name of each holder before a second of any', async (t) => {
+  const ref = (name: string) => ({ apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid: `uid-${name}` });
+  const taken = [0, 1, 2, 3].map((i) => ({
+    child: { apiVersion: 'v1', kind: 'Pod', name: `a-${i}` },
+    holder: 'StatefulSet a',
+    ref: ref('a'),
+  }));
+  const other = { child: { apiVersion: 'v1', kind: 'Service', name: 'b' }, holder: 'StatefulSet b', ref: ref('b') };
+  t.same(
+    heldRecords([...taken, other]).map((r) => `${r.child.name} ${r.holder.name}`),
+    ['a-0 a', 'b b', 'a-1 a'],
+    "a holder of many names does not crowd out another holder's record",
+  );
 });
