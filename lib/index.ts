@@ -28,6 +28,7 @@ export { holderRules, holderWants, type NameShape } from './holders.js';
 export * from './replicas.js';
 export * from './schemas.js';
 export * from './spec.js';
+export * from './storage-class.js';
 export * from './values.js';
 export * from './tls-inspect.js';
 export {
