@@ -28,6 +28,7 @@ export { holderJudge, holderRules, holderWants, type NameShape } from './holders
 export * from './replicas.js';
 export * from './schemas.js';
 export * from './spec.js';
+export * from './storage-class.js';
 export * from './values.js';
 export * from './tls-inspect.js';
 export {

@@ -84,9 +84,15 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
   parentProblem?(parent: ParentObject, request: CompositeSyncRequest): string | undefined;
   /**
    * A problem of a valid spec under the server's settings (a KMS key the server does not allow in the parent's
-   * namespace): answered InvalidSpec, every observed child kept, before the sync acts. Finalize is not held by it.
+   * namespace, a claim's storage class given the related StorageClass): answered InvalidSpec, every observed child
+   * kept, before the sync acts. Finalize is not held by it.
    */
-  settingsProblem?(spec: Static<S>, settings: K, parent: ParentObject): string | undefined;
+  settingsProblem?(
+    spec: Static<S>,
+    settings: K,
+    parent: ParentObject,
+    request: CompositeSyncRequest,
+  ): string | undefined;
   /**
    * How large the answer to a spec is (lib/budget.ts): a sync whose spec asks for more than the budget is answered
    * InvalidSpec, every observed child kept, before the hook builds anything. Every operator of main/operators.ts
@@ -299,7 +305,7 @@ function parse<S extends TSchema, C, K>(
   const late =
     op.parentProblem?.(parent, request) ??
     (which === 'sync'
-      ? (op.settingsProblem?.(parsed.spec, settings, parent) ??
+      ? (op.settingsProblem?.(parsed.spec, settings, parent, request) ??
         (op.answerBudget && answerBudgetProblem(op.resource.kind, op.answerBudget, parsed.spec, parent)))
       : undefined);
   return late ? { ok: false, message: late } : parsed;

@@ -19,7 +19,7 @@ import {
   tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
-import { staticVolumeRefusal } from '../../lib/index.js';
+import { claimClassProblem, storageClassRule } from '../../lib/index.js';
 import { checkPodName } from './restore.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
@@ -93,6 +93,11 @@ function claimProblem(claim: unknown): string | undefined {
   return wrong
     ? `spec.pod.persistentVolumeClaimSpec.resources.requests.storage ${JSON.stringify(storage)} ${wrong}`
     : undefined;
+}
+
+/** The storage class a member claim names, when the claim spec is an object (undefined: the default class). */
+function claimClassName(claim: unknown): unknown {
+  return claim && typeof claim === 'object' ? (claim as { storageClassName?: unknown }).storageClassName : undefined;
 }
 
 /** The TLS Secrets' names: each a Secret a pod mounts (or the hook reads), so a DNS-1123 subdomain. */
@@ -169,12 +174,15 @@ export const etcdcluster = defineComposite({
   podNames: { suffixes: [''], wants: listedMembers },
   clients: etcdClients,
   settings: etcdSettings,
-  // A member claim with no class binds pre-made volumes: only where the server allows static binding.
-  settingsProblem: (spec, settings: EtcdSettings) =>
-    (spec.pod?.persistentVolumeClaimSpec as { storageClassName?: unknown } | undefined)?.storageClassName === '' &&
-    !settings.allowStaticVolumes
-      ? staticVolumeRefusal('spec.pod.persistentVolumeClaimSpec.storageClassName')
-      : undefined,
+  // A member claim with no class, of a class of pre-made volumes, or of a class not found binds pre-made volumes:
+  // only where the server allows static binding (lib/storage-class.ts; customize asks for the named class).
+  settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
+    claimClassProblem(
+      'spec.pod.persistentVolumeClaimSpec.storageClassName',
+      claimClassName(spec.pod?.persistentVolumeClaimSpec),
+      request.related,
+      settings.allowStaticVolumes,
+    ),
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
   // the names; two Services and a PodDisruptionBudget.
   answerBudget: {
@@ -234,6 +242,9 @@ export const etcdcluster = defineComposite({
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace },
     ];
     if (names.length) rules.push({ apiVersion: 'v1', resource: 'secrets', namespace, names });
+    // The StorageClass the member claims name (cluster-scoped): whether it provisions volumes (settingsProblem).
+    const pod = (request.parent?.['spec'] as { pod?: { persistentVolumeClaimSpec?: unknown } } | undefined)?.pod;
+    rules.push(...storageClassRule(claimClassName(pod?.persistentVolumeClaimSpec)));
     return { relatedResources: rules };
   },
 });

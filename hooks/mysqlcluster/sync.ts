@@ -16,7 +16,7 @@
 // The passwords' only memory is the Secret itself: every sync re-emits the bytes it observes. A new root
 // password is generated only when the cluster has never had one: not if a Secret that existed disappears, and
 // not if data volumes of a previous cluster with this name exist (they keep the password they were made with).
-import { staticVolumeRefusal } from '../../lib/index.js';
+import { claimClassProblem, type ObjectMap, storageClassRule } from '../../lib/index.js';
 import {
   childLabels,
   type ChildName,
@@ -1135,11 +1135,22 @@ export interface MySQLSettings {
   allowStaticVolumes: boolean;
 }
 
-/** A claim with no class binds pre-made volumes, whoever made them: only where the server allows static binding. */
-export function storageSettingsProblem(spec: Spec, settings: Partial<MySQLSettings>): string | undefined {
-  return spec.storage.storageClassName === '' && !settings.allowStaticVolumes
-    ? staticVolumeRefusal('spec.storage.storageClassName')
-    : undefined;
+/**
+ * A claim with no class, of a class of pre-made volumes, or of a class not found binds pre-made volumes, whoever made
+ * them: only where the server allows static binding (lib/storage-class.ts; customize asks for the named class).
+ */
+export function storageSettingsProblem(
+  spec: Spec,
+  settings: Partial<MySQLSettings>,
+  _parent?: unknown,
+  request?: { related?: ObjectMap | null },
+): string | undefined {
+  return claimClassProblem(
+    'spec.storage.storageClassName',
+    spec.storage.storageClassName,
+    request?.related,
+    settings.allowStaticVolumes,
+  );
 }
 
 export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): CompositeSyncResponse {
@@ -1277,6 +1288,11 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
       { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, name) } },
+      // The StorageClass the claims name (cluster-scoped): whether it provisions volumes (storageSettingsProblem).
+      ...storageClassRule(
+        (request.parent?.['spec'] as { storage?: { storageClassName?: unknown } } | undefined)?.storage
+          ?.storageClassName,
+      ),
     ],
   };
 }

@@ -21,6 +21,7 @@
 // that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
 import { createHash } from 'node:crypto';
 import { impersonationHeaders, type KubeApi, KubeError, type KubeObject } from '../../lib/index.js';
+import { SharedMemory } from './memory.js';
 
 /** The annotation the admission policy writes (and keeps) on every PodBuggerTool. */
 export const AUTHOR_ANNOTATION = 'debug.metaops.dev/author';
@@ -228,14 +229,31 @@ export const AUTHOR_GRACE_MS = 10_000;
  * check, so a policy removed or made again is seen at once.
  */
 export const AUTHOR_CACHE_MS = 10_000;
+/** Answers remembered over the whole server, each namespace's share kept (SharedMemory). */
 const MAX_ANSWERS = 1000;
 
 /**
+ * The key of an answer about a question asked in `namespace` (its hash): the namespace, a space, the hash. A
+ * namespace name has no space, and neither has a base64 hash.
+ */
+export function answerKey(namespace: string, hash: string): string {
+  return `${namespace} ${hash}`;
+}
+
+/** The namespace of an answer's key ('' for a key of no namespace). */
+function namespaceOfAnswer(key: string): string {
+  const space = key.indexOf(' ');
+  return space < 0 ? '' : key.slice(0, space);
+}
+
+/**
  * The API server's answers about authors, remembered between hook calls; one per server, shared by the injector and
- * the tool's status (authorCacheFor), so that a refusal either of them heard is the answer of both.
+ * the tool's status (authorCacheFor), so that a refusal either of them heard is the answer of both. Bounded over the
+ * server and shared fairly between namespaces: past MAX_ANSWERS, the oldest answer of the namespace that holds the
+ * most is forgotten, so one namespace's pods (one question each) never push out what another's checks remembered.
  */
 export class AuthorCache {
-  readonly answers = new Map<string, { allowed: boolean; at: number }>();
+  readonly answers = new SharedMemory<{ allowed: boolean; at: number }>(MAX_ANSWERS, namespaceOfAnswer);
   constructor(readonly clock: () => number = Date.now) {}
 
   fresh(at: number): boolean {
@@ -244,8 +262,6 @@ export class AuthorCache {
   }
 
   remember(key: string, allowed: boolean): void {
-    this.answers.delete(key);
-    if (this.answers.size >= MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, { allowed, at: this.clock() });
   }
 }
@@ -336,7 +352,7 @@ export class AuthorCheck {
       ...(right === AUTHOR_RIGHT ? [] : [right.verb, right.resource]),
       ...(name !== undefined ? [name] : []),
     ]);
-    const key = createHash('sha256').update(asked).digest('base64');
+    const key = answerKey(namespace, createHash('sha256').update(asked).digest('base64'));
     const answer = this.cache.answers.get(key);
     // 'ask': asked again now, whatever is remembered (the answer is remembered); 'only': what is remembered, if fresh.
     if (cached !== 'ask' && answer && this.cache.fresh(answer.at)) return answer.allowed;

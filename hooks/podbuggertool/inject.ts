@@ -57,6 +57,7 @@ import {
   wantsContainer,
 } from './match.js';
 import { resource, type PodBuggerToolSpec } from './schema.js';
+import { SharedMemory } from './memory.js';
 import { countKeyFrom, recordKeyFrom, recordMac } from './seal.js';
 
 export const TOOL_API = `${resource.group}/${resource.version}`;
@@ -112,11 +113,13 @@ const MAX_RUNS = 1024;
 
 /**
  * Runs of one outcome in a row, by pod and attempt (conflicts; refusals of the author): one memory per hook server
- * (per Kubernetes client), bounded. Lost on a restart, or not shared with another replica: a run then counts from one
- * again (CONFLICTS_UNRECORDED more retries a second apart; a re-check RECHECK_FIRST_SECONDS later).
+ * (per Kubernetes client), bounded, each namespace's share kept (SharedMemory: keys are [namespace, pod, attempt]),
+ * so one namespace's pods never push out another's runs. Lost on a restart, or not shared with another replica: a
+ * run then counts from one again (CONFLICTS_UNRECORDED more retries a second apart; a re-check RECHECK_FIRST_SECONDS
+ * later).
  */
 export class RunMemory {
-  readonly runs = new Map<string, { count: number; at: number }>();
+  readonly runs = new SharedMemory<{ count: number; at: number }>(MAX_RUNS);
   /** `windowMs`: an outcome longer than this after the last one of its key starts a new run. */
   constructor(readonly windowMs: number) {}
 
@@ -124,8 +127,6 @@ export class RunMemory {
   add(key: string, now: number): number {
     const run = this.runs.get(key);
     const count = run && now - run.at >= 0 && now - run.at < this.windowMs ? run.count + 1 : 1;
-    this.runs.delete(key);
-    if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
     this.runs.set(key, { count, at: now });
     return count;
   }

@@ -52,6 +52,7 @@ import { probeMemoryFor, probePods } from './probe.js';
 import { MAX_LISTED_PODS, type PodBuggerToolSpec, resource, SKIP_REASONS, TOOLS_PER_REQUEST } from './schema.js';
 import { readyReason, statusRefusal, TOOL_API, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
+import { SharedMemory } from './memory.js';
 
 /** How often the counts are taken again while pods are pending or failing (and the least time between two). */
 export const REFRESH_SECONDS = 10;
@@ -222,77 +223,7 @@ export const COUNT_MEMORY_MS = 5 * 60_000;
  * again) is seen as one that will not end, not as one still under way.
  */
 export const COUNT_STALE_MS = 2 * COUNT_MEMORY_MS;
-/**
- * Tools whose counts the hook server remembers (each of the two memories below), over every namespace. Past it, an
- * entry of the namespace that holds the most is dropped (its oldest): one namespace's tools never push out another's
- * while they hold more, so with k namespaces remembering, each keeps at least MAX_REMEMBERED / k of its own.
- */
-export const MAX_REMEMBERED = 1000;
-
-/** The namespace of a count's key (sync.ts writes it as JSON: [namespace, name, uid, generation]). */
-function namespaceOfKey(key: string): string {
-  try {
-    const parsed: unknown = JSON.parse(key);
-    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : '';
-  } catch {
-    return '';
-  }
-}
-
-/**
- * Entries by key, in order of their last write, bounded by MAX_REMEMBERED over all namespaces and shared fairly:
- * a new entry past the bound drops the oldest of the namespace holding the most (its own, when it holds as many).
- */
-export class SharedMemory<V> {
-  private readonly namespaces = new Map<string, Map<string, V>>();
-  private count = 0;
-  constructor(readonly bound: number = MAX_REMEMBERED) {}
-
-  get size(): number {
-    return this.count;
-  }
-
-  /** The entries a namespace holds. */
-  held(namespace: string): number {
-    return this.namespaces.get(namespace)?.size ?? 0;
-  }
-
-  get(key: string): V | undefined {
-    return this.namespaces.get(namespaceOfKey(key))?.get(key);
-  }
-
-  set(key: string, value: V): void {
-    const namespace = namespaceOfKey(key);
-    this.delete(key);
-    if (this.count >= this.bound) this.dropFromLargest(namespace);
-    let entries = this.namespaces.get(namespace);
-    if (!entries) this.namespaces.set(namespace, (entries = new Map()));
-    entries.set(key, value);
-    this.count += 1;
-  }
-
-  delete(key: string): void {
-    const namespace = namespaceOfKey(key);
-    const entries = this.namespaces.get(namespace);
-    if (!entries?.delete(key)) return;
-    this.count -= 1;
-    if (entries.size === 0) this.namespaces.delete(namespace);
-  }
-
-  /** Drops the oldest entry of the namespace that holds the most (`namespace` itself when it holds as many). */
-  private dropFromLargest(namespace: string): void {
-    let largest = namespace;
-    let most = this.held(namespace);
-    for (const [name, entries] of this.namespaces)
-      if (entries.size > most) {
-        largest = name;
-        most = entries.size;
-      }
-    const entries = this.namespaces.get(largest);
-    const oldest = entries?.keys().next();
-    if (oldest && !oldest.done) this.delete(oldest.value);
-  }
-}
+export { MAX_REMEMBERED, SharedMemory } from './memory.js';
 
 /**
  * The counts at rest cut short, remembered between syncs by the hook server rather than written in the status. A

@@ -144,8 +144,16 @@ export const REQUEST_TIMEOUT_MS = 4000;
  */
 export const MAX_PAGES = 100;
 
-/** Regions remembered per bucket, and S3 clients per region, at most this many each. */
+/** Regions remembered per bucket, at most this many. */
 const MAX_REMEMBERED = 4096;
+
+/**
+ * S3 clients kept, one per region, the least recently used dropped first. AWS has about 40 regions; a region comes
+ * from a tenant's spec.region (a hint, dialled before AWS says whether it exists), so without a bound every made-up
+ * name would keep a client (~34 KiB of heap each) for the life of the server. A client dropped is not destroyed: all
+ * share one HTTP handler (its sockets), and a call under way on it finishes; the next call in that region builds one.
+ */
+export const MAX_S3_CLIENTS = 64;
 
 export class SdkAwsApi implements AwsApi {
   readonly region: string;
@@ -236,11 +244,13 @@ export class SdkAwsApi implements AwsApi {
 
   private s3In(region: string): S3Client {
     let client = this.s3Clients.get(region);
-    if (!client) {
-      if (this.s3Clients.size >= MAX_REMEMBERED) this.s3Clients.clear();
+    if (client) this.s3Clients.delete(region);
+    else {
+      if (this.s3Clients.size >= MAX_S3_CLIENTS) this.s3Clients.delete(this.s3Clients.keys().next().value!);
       client = this.record(new S3Client({ ...this.s3Config, region }));
-      this.s3Clients.set(region, client);
     }
+    // Last in the map: the most recently used.
+    this.s3Clients.set(region, client);
     return client;
   }
 

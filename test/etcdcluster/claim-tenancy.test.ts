@@ -35,7 +35,14 @@ for (const [what, claim] of cases) {
 }
 
 t.test('a claim with only a storage class and a size is taken as it is', async (t) => {
-  const res = await etcdSync(etcdClaimRequest({ storageClassName: 'fast' }), {
+  const request = etcdClaimRequest({ storageClassName: 'fast' });
+  // The class, as Metacontroller sends it (customize asks for it): one that provisions volumes.
+  request.related = {
+    'StorageClass.storage.k8s.io/v1': {
+      fast: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x.csi' },
+    },
+  };
+  const res = await etcdSync(request, {
     etcd: quietEtcd as never,
     now: FIXED_NOW,
   });

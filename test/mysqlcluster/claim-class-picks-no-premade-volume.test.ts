@@ -44,11 +44,44 @@ t.test('with static binding allowed by the server, "" is copied into the claims'
   t.equal(sts?.spec.volumeClaimTemplates?.[0]?.spec?.storageClassName, '');
 });
 
-t.test('a named storage class is taken as it is', async (t) => {
-  const res = mysqlSync(
-    request('mysqlcluster', { ...spec, storage: { size: '1Gi', storageClassName: 'fast' } }),
-    FIXED_NOW,
-  );
+const fast = {
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: { name: 'fast' },
+  provisioner: 'x.csi',
+};
+
+t.test('a named storage class that provisions volumes is taken as it is', async (t) => {
+  const req = request('mysqlcluster', { ...spec, storage: { size: '1Gi', storageClassName: 'fast' } }) as any;
+  // The class, as Metacontroller sends it (customize asks for it by name).
+  req.related = { ...(req.related ?? {}), 'StorageClass.storage.k8s.io/v1': { fast } };
+  const res = mysqlSync(req, FIXED_NOW);
   const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
   t.equal(sts?.spec.volumeClaimTemplates?.[0]?.spec?.storageClassName, 'fast');
+});
+
+t.test(
+  'a named storage class not found (not created yet, or not sent): no StatefulSet claims it, InvalidSpec',
+  async (t) => {
+    const res = mysqlSync(
+      request('mysqlcluster', { ...spec, storage: { size: '1Gi', storageClassName: 'fast' } }),
+      FIXED_NOW,
+    );
+    const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
+    t.not(sts?.spec.volumeClaimTemplates?.[0]?.spec?.storageClassName, 'fast');
+    const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
+    t.match(ready, {
+      reason: 'InvalidSpec',
+      message: /spec\.storage\.storageClassName "fast": no StorageClass of that name/,
+    });
+  },
+);
+
+t.test('customize asks for the named class by name', async (t) => {
+  const req = request('mysqlcluster', { ...spec, storage: { size: '1Gi', storageClassName: 'fast' } }) as any;
+  const rules = mysqlcluster.customize!({ controller: {}, parent: req.parent }, {} as never).relatedResources;
+  t.same(
+    rules.filter((r) => r.resource === 'storageclasses'),
+    [{ apiVersion: 'storage.k8s.io/v1', resource: 'storageclasses', names: ['fast'] }],
+  );
 });

@@ -619,11 +619,19 @@ t.test('the member pod is wired together: every script, probe, mount and Service
   t.same(volumes.get('conf'), { name: 'conf', emptyDir: {} });
   t.same(sts.spec.volumeClaimTemplates[0].spec.accessModes, ['ReadWriteOnce']);
   t.notOk('storageClassName' in sts.spec.volumeClaimTemplates[0].spec, 'the default storage class unless one is named');
-  const fast = sync(
-    request('mysqlcluster', { size: 1, version: '8.4', storage: { size: '2Gi', storageClassName: 'fast' } }),
-    now,
-    newPassword,
-  );
+  const fastRequest = request('mysqlcluster', {
+    size: 1,
+    version: '8.4',
+    storage: { size: '2Gi', storageClassName: 'fast' },
+  }) as any;
+  // The class, as Metacontroller sends it (customize asks for it): one that provisions volumes.
+  fastRequest.related = {
+    ...(fastRequest.related ?? {}),
+    'StorageClass.storage.k8s.io/v1': {
+      fast: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x.csi' },
+    },
+  };
+  const fast = sync(fastRequest, now, newPassword);
   t.equal(
     byKind(fast.children)['StatefulSet/my-mysql-mysql'].spec.volumeClaimTemplates[0].spec.storageClassName,
     'fast',
