@@ -22,19 +22,23 @@ t.test("a namespace's etcd client and its TLS sessions are kept whatever TLS ide
   const clients = etcdClients();
 
   // B's first sync: a full handshake, the member's session remembered.
-  const first = clients.etcd(tlsB) as HttpEtcdClient;
+  const first = clients.etcd(tlsB, 'tenant-b') as HttpEtcdClient;
   t.equal((await first.health(url)).healthy, true, "B's member answered");
   // B's clusters sync all along: its client is used again and resumes the session.
-  t.equal((await (clients.etcd(tlsB) as HttpEtcdClient).health(url)).healthy, true, "B's member answered again");
+  t.equal(
+    (await (clients.etcd(tlsB, 'tenant-b') as HttpEtcdClient).health(url)).healthy,
+    true,
+    "B's member answered again",
+  );
   t.ok(first.handshakes.resumed >= 1, `B's second sync resumed its session (${JSON.stringify(first.handshakes)})`);
 
   // A's clusters, each with an operatorSecret of its own (the same key and certificate, the CA text edited).
   const pkiA = new Pki('tenant-a-ca');
   const tlsA = pkiA.operatorTls();
-  for (let i = 1; i <= 64; i++) clients.etcd({ ...tlsA, ca: `${tlsA.ca}${'\n'.repeat(i)}` });
+  for (let i = 1; i <= 64; i++) clients.etcd({ ...tlsA, ca: `${tlsA.ca}${'\n'.repeat(i)}` }, 'tenant-a');
 
   // B's next sync.
-  const next = clients.etcd(tlsB) as HttpEtcdClient;
+  const next = clients.etcd(tlsB, 'tenant-b') as HttpEtcdClient;
   const before = { ...next.handshakes };
   t.equal((await next.health(url)).healthy, true, "B's member answered");
   t.equal(next, first, "B's client is the one that remembers B's sessions and prefixes");
