@@ -174,8 +174,8 @@ async function emptyObjectsInPods(def: CompositeHookDefinition): Promise<Composi
 
 /**
  * Small requests that fill the reserve beside the budget (lib/body-budget.ts): as many as it holds, each at the
- * largest it takes (256 KiB), its one observed pod's managedFields full of empty objects (parsed: 21 times), each of
- * another namespace (a namespace holds a quarter of the reserve at most).
+ * largest it takes (half the reserve, 512 KiB), its one observed pod's managedFields full of empty objects (parsed: 21
+ * times), each of another namespace (a namespace holds one such request of the reserve at most).
  */
 function reserveFillers(): string[] {
   const budget = serverBudget(Number(process.env['MEMORY_BUDGET_MIB'] ?? DEFAULT_BUDGET_MIB) * 1048576);

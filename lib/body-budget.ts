@@ -14,12 +14,13 @@
 // calls one URL per hook, with no header naming it). A tenant decides how large its requests are and how long its
 // hooks hold them (its members, its images): one namespace's large, slow syncs could hold the budget all the time,
 // and every other namespace's requests, queued behind them, would get only 429s. So the server also keeps a reserve
-// for small requests (the server's: an eighth of the budget, RESERVE_SHARE; small is a quarter of the reserve at
-// most): a small request that finds no room in the budget (or others waiting) takes its turn from the reserve, never
-// behind a large one. Once its body is read its namespace is known (claim): a namespace holds at most a quarter of
-// the reserve (more than one small request only within it), so that one namespace's small slow syncs do not fill
-// the reserve either; a request over its namespace's share is answered 429 with Retry-After at once. The bytes in
-// hand are then at most the budget and its reserve: 9 MiB by default.
+// for small requests (the server's: an eighth of the budget, RESERVE_SHARE; small is half the reserve at most): a
+// small request that finds no room in the budget (or others waiting) takes its turn from the reserve, never behind a
+// large one. Once its body is read its namespace is known (claim): a namespace holds one small request of the
+// reserve, or several within a quarter of it, so at most half of it: one namespace's small slow syncs (or one of
+// half the reserve) leave room for another namespace's small request of any size up to half the reserve. A request
+// over its namespace's share is answered 429 with Retry-After at once. The bytes in hand are then at most the budget
+// and its reserve: 9 MiB by default, whatever the size of the small requests within it.
 
 /** The bytes of request bodies in hand at once, by default: one body at the 8 MiB limit (or any smaller ones). */
 export const DEFAULT_BODY_BUDGET = 8 * 1024 * 1024;
@@ -66,7 +67,10 @@ export class BodyBudget {
   private readonly claimed = new WeakMap<Release, string>();
   /** The most bytes ever in hand at once, the reserve's included (for tests and metrics). */
   peak = 0;
-  /** The largest request that may take its turn from the reserve: a quarter of it. */
+  /**
+   * The largest request that may take its turn from the reserve: half of it, so that it fits beside what any one
+   * other namespace holds of the reserve (one request up to this size, or several within namespaceShare).
+   */
   readonly small: number;
   /** The reserve's bytes one namespace may hold (claim): a quarter of it. */
   readonly namespaceShare: number;
@@ -80,7 +84,7 @@ export class BodyBudget {
     private readonly maxWaiting = MAX_WAITING,
     readonly reserve = 0,
   ) {
-    this.small = Math.floor(reserve / 4);
+    this.small = Math.floor(reserve / 2);
     this.namespaceShare = Math.floor(reserve / 4);
   }
 

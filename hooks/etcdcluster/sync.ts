@@ -245,7 +245,10 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   // made with relative ones or its certificates carry only those (identity.ts namedSpec).
   const spec = namedSpec(hook.spec, parent, settings, memberNames(request, tls));
   const c = clusterOf(parent, spec);
-  const client = syncClient(clients.etcd(tls?.operator), dialScope(c, settings, hook.signal));
+  const client = syncClient(
+    clients.etcd(tls?.operator, parent.metadata.namespace ?? ''),
+    dialScope(c, settings, hook.signal),
+  );
   // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.
   const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
   const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;

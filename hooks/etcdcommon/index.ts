@@ -12,6 +12,7 @@ import {
   type EtcdClient,
   type TlsFiles,
 } from './etcd.js';
+import { NamespaceShares } from './clientcache.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
 
@@ -185,8 +186,11 @@ export const RESTORE_SLACK_SECONDS = 5;
 
 /** The etcd family's clients. */
 export interface EtcdClients {
-  /** A client for etcd's member API, with the operator's TLS material when the cluster uses TLS. */
-  etcd(tls?: TlsFiles): EtcdClient;
+  /**
+   * A client for etcd's member API, with the operator's TLS material when the cluster uses TLS; `namespace` is the
+   * cluster's (a TLS client is kept within that namespace's share, clientcache.ts).
+   */
+  etcd(tls?: TlsFiles, namespace?: string): EtcdClient;
 }
 
 /** The etcd family's settings. */
@@ -247,25 +251,22 @@ export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   ];
 }
 
-const MAX_ETCD_CLIENTS = 64;
-
 export function etcdClients(): EtcdClients {
-  // perf: docs/performance.md. One client per TLS identity, kept for the life of the server: it remembers which gateway prefix each
-  // endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls every sync.
-  const clients = new Map<string, EtcdClient>();
+  // perf: docs/performance.md. One client per TLS identity of a namespace, kept while used: it remembers which
+  // gateway prefix each endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls
+  // every sync, and each member's TLS session. The plain client is one for the server and always kept.
+  const clients = new NamespaceShares<EtcdClient>();
   // One cap on calls to etcd in flight for the whole server, whichever cluster or TLS identity they are for.
   const limiter = new Limiter(SERVER_MAX_CALLS);
   // And one per tenant (a namespace), over its clusters and TLS identities.
   const tenants = new Shares(TENANT_MAX_CALLS);
+  const plain = new HttpEtcdClient({ limiter, tenants });
   return {
-    etcd: (tls) => {
-      const key = tls ? hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? ''])) : '';
-      let client = clients.get(key);
-      if (!client) {
-        // Rotated certificates leave old identities behind: keep the most recent few.
-        if (clients.size >= MAX_ETCD_CLIENTS) clients.delete(clients.keys().next().value!);
-        clients.set(key, (client = new HttpEtcdClient(tls ? { tls, limiter, tenants } : { limiter, tenants })));
-      }
+    etcd: (tls, namespace = '') => {
+      if (!tls) return plain;
+      const key = hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? '']));
+      let client = clients.get(namespace, key);
+      if (!client) clients.set(namespace, key, (client = new HttpEtcdClient({ tls, limiter, tenants })));
       return client;
     },
   };

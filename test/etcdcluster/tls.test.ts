@@ -93,7 +93,7 @@ const memberSecrets = () => {
 };
 
 /** A context whose etcd client records every call and answers like a running 3-member cluster. */
-function recording(calls: string[], identities: Array<TlsFiles | undefined>): any {
+function recording(calls: string[], identities: Array<TlsFiles | undefined>, namespaces: string[] = []): any {
   const members = ['e-0', 'e-1', 'e-2'].map((n, i) => ({
     id: String(i + 1),
     name: n,
@@ -115,7 +115,7 @@ function recording(calls: string[], identities: Array<TlsFiles | undefined>): an
   return hookContext({
     now: NOW,
     settings: { image: 'metaops' },
-    clients: { etcd: (tls?: TlsFiles) => (identities.push(tls), client) },
+    clients: { etcd: (tls?: TlsFiles, ns?: string) => (identities.push(tls), namespaces.push(ns ?? '?'), client) },
   });
 }
 const pod = (name: string) => ({
@@ -211,15 +211,17 @@ t.test(
       t.same(again.status, first.status, `${what}: the same status on the next sync`);
 
       const identities: Array<TlsFiles | undefined> = [];
+      const namespaces: string[] = [];
       const fixed: any = await etcdcluster.sync(
         request(spec, [...memberSecrets(), secret('op', opData(op))], first.status, ['e-0', 'e-1', 'e-2']) as any,
-        recording(calls, identities),
+        recording(calls, identities, namespaces),
       );
       t.ok(
         calls.includes('memberList') && calls.includes('memberAdd'),
         `${what} fixed: etcd is read and the pending growth goes ahead`,
       );
       t.equal(identities[0]?.cert, op.cert.toString(), 'with the operator certificate');
+      t.equal(namespaces[0], 'ns', "the client kept within the cluster's namespace's share");
       t.notOk(cond(fixed, 'Synced'));
       t.equal(cond(fixed, 'Available').status, 'True');
     }

@@ -182,9 +182,9 @@ t.test('METAOPS_BODY_BUDGET: default one body at the limit, never below the body
 });
 
 t.test('the reserve: a small request never waits behind a large one, within the reserve', async (t) => {
-  // A budget of 100 with a reserve of 40: requests of at most 10 (a quarter of it) may take from the reserve.
+  // A budget of 100 with a reserve of 40: requests of at most 20 (half of it) may take from the reserve.
   const b = new BodyBudget(100, 8, 40);
-  t.equal(b.small, 10);
+  t.equal(b.small, 20);
   const large = await b.take(100, 1000);
   t.notOk(large.reserved, 'a request that fits the budget takes from the budget');
   const waitingLarge = b.take(60, 1000);
@@ -197,7 +197,7 @@ t.test('the reserve: a small request never waits behind a large one, within the 
   t.equal(b.used, 140, 'the budget and its reserve in hand');
   const order: string[] = [];
   const s5 = b.take(5, 1000).then((r) => (order.push('s5'), r));
-  const mid = b.take(11, 1000).then((r) => (order.push('mid'), r));
+  const mid = b.take(21, 1000).then((r) => (order.push('mid'), r));
   const s6 = b.take(5, 1000).then((r) => (order.push('s6'), r));
   t.equal(b.queued, 4, 'a small request waits once the reserve is full; a larger one never takes from it');
   s1();
@@ -239,10 +239,36 @@ t.test('the reserve: a namespace holds at most a quarter of it once its body is 
   fresh();
 });
 
-t.test('the server: a reserve of an eighth of the budget for requests up to a quarter of it', async (t) => {
+t.test("the reserve: what one namespace may hold of it leaves room for another's request of half of it", async (t) => {
+  const b = new BodyBudget(100, 8, 40);
+  const large = await b.take(100, 1000);
+  // A holds one request of half the reserve: its next is refused once read.
+  const a1 = await b.take(20, 1000);
+  t.ok(a1.reserved && b.claim(a1, 'a'), "A's request of half the reserve takes from it and stays");
+  const a2 = await b.take(20, 1000);
+  t.ok(a2.reserved, "A's next takes the rest of the reserve before its body is read");
+  t.notOk(b.claim(a2, 'a'), "but once read it is past A's share");
+  a2();
+  const b1 = await b.take(20, 1000);
+  t.ok(b1.reserved && b.claim(b1, 'b'), "B's request of half the reserve takes the rest and stays");
+  b1();
+  a1();
+  // A holds several small ones, within its quarter: B's request of half the reserve still fits.
+  const small = [await b.take(5, 1000), await b.take(5, 1000)];
+  t.ok(
+    small.every((r) => b.claim(r, 'a')),
+    "A's small ones within its quarter stay",
+  );
+  const b2 = await b.take(20, 1000);
+  t.ok(b2.reserved && b.claim(b2, 'b'), "B's request of half the reserve fits beside them");
+  for (const r of [...small, b2, large]) r();
+  t.equal(b.used, 0, 'every turn given back');
+});
+
+t.test('the server: a reserve of an eighth of the budget for requests up to half of it', async (t) => {
   const b = serverBudget(DEFAULT_BODY_BUDGET);
   t.equal(b.reserve, MIB, 'the reserve of the default budget: 1 MiB');
-  t.equal(b.small, 256 * 1024, 'small: at most 256 KiB');
+  t.equal(b.small, 512 * 1024, 'small: at most 512 KiB');
   t.equal(b.namespaceShare, 256 * 1024, "a namespace's share of the reserve: 256 KiB");
   t.equal(reserveOf(64 * MIB), 8 * MIB, 'an eighth of a larger budget');
 });
@@ -256,7 +282,7 @@ t.test(
     // A request as large as the budget holds it; the small ones of the same namespace ('toys') take the reserve.
     const large = post(a, request('large', 2 * MIB - 4096));
     const releaseLarge = await next();
-    t.equal(budget.small, 64 * 1024);
+    t.equal(budget.small, 128 * 1024);
     const first = post(a, request('s1', 40 * 1024));
     const releaseFirst = await next();
     t.equal(budget.reserved > 0, true, 'the first small request holds a turn of the reserve');
