@@ -93,7 +93,8 @@ export function endedByNode(pod: KubeObject): boolean {
 /**
  * A member's unhealthy clock as recorded in the status (`recorded`), never earlier than the observed pod shows
  * (podClockFloor): a status that is stale (resent by Metacontroller from before the pod was made again, or before
- * the member was Ready again) counts no time the pod was not there, or served. Undefined without a recorded clock.
+ * the member was Ready again) counts no time the pod was not there, or served; never later than `now` (a clock
+ * recorded ahead puts nothing off). Undefined without a recorded clock.
  * The one rule for every reader of the clock: the member's own (plan/answered.ts) and the upgrade's (upgrade.ts).
  */
 export function recordedClock(
@@ -101,7 +102,12 @@ export function recordedClock(
   pod: KubeObject | undefined,
   now: Date | undefined,
 ): string | undefined {
-  return recorded ? laterOf(recorded, podClockFloor(pod, now)) : undefined;
+  if (!recorded) return undefined;
+  // A clock recorded ahead of now (a replica whose clock ran ahead, a status restored from later) reads as now: else
+  // it would put off whatever it times until the wall clock caught up with it.
+  const at = Date.parse(recorded);
+  const capped = now && Number.isFinite(at) && at > now.getTime() ? rfc3339(now) : recorded;
+  return laterOf(capped, podClockFloor(pod, now));
 }
 
 /**

@@ -42,6 +42,22 @@ export const UPGRADED_AT = 'etcd.metaops.io/upgraded-at';
  */
 export const UPGRADED_FROM_IMAGE = 'etcd.metaops.io/upgraded-from-image';
 
+/**
+ * The soak of a member upgraded in place (set on its pod by the answers while UPGRADED_AT is): when a sync first saw
+ * its etcd exited or its image refused on the new image (UPGRADE_EXITED_AT: the failure clock, kept while it serves
+ * between exits), and since when syncs have seen it serve without a break (UPGRADE_SERVING_SINCE). Its upgrade is
+ * done, and the next member moved, only once it has served steadily for UPGRADE_FAIL_SECONDS (servedSteadily): a
+ * member that serves a few seconds between crashes never gets a second member moved (quorum kept).
+ */
+export const UPGRADE_EXITED_AT = 'etcd.metaops.io/upgrade-exited-at';
+export const UPGRADE_SERVING_SINCE = 'etcd.metaops.io/upgrade-serving-since';
+
+/**
+ * Set on a member pod whose upgrade in place is done (it served the new version steadily): the version it served.
+ * Its later exits are timed as any upgraded member's are, never taken as those of an addition made meanwhile.
+ */
+export const UPGRADE_SERVED = 'etcd.metaops.io/upgrade-served';
+
 /** How long a member upgraded to a new version may stay unhealthy before the upgrade is taken as failed. */
 export const UPGRADE_MEMBER_SECONDS = 300;
 
@@ -195,9 +211,10 @@ function brokenVersion(
   const exited = etcdExited(pod);
   const reason = exited ? (waiting ?? 'its etcd exited') : waiting && IMAGE_WAITING.has(waiting) ? waiting : undefined;
   if (reason === undefined) return undefined;
+  const served = pod.metadata.annotations?.[UPGRADE_SERVED] !== undefined;
   const lasted =
     IMAGE_NEVER.has(reason) ||
-    (exited && !recorded) ||
+    (exited && !recorded && !served) ||
     lastedFor(failureClock(pod, recorded, clocks, input), input.now, UPGRADE_FAIL_SECONDS);
   return { reason, lasted };
 }
@@ -223,6 +240,9 @@ function failureClock(
 ): string | undefined {
   const name = pod.metadata.name!;
   if (input.healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
+  // A member upgraded in place: from the first sync that saw it exit or refused on the new image (its soak record),
+  // never from when it went down for another reason (its image pulled); none until a sync has seen that.
+  if (recorded && pod.metadata.annotations?.[UPGRADED_AT] !== undefined) return exitedAt(pod, input.now);
   const status = recordedClock(since.get(name), pod, input.now);
   const upgraded = recorded ? pod.metadata.annotations?.[UPGRADED_AT] : undefined;
   if (status) return laterOf(status, upgraded);
@@ -401,4 +421,65 @@ function upgradeClock(
   const at = pod.metadata.annotations?.[UPGRADED_AT];
   if (!recorded || !at || !Number.isFinite(Date.parse(at))) return undefined;
   return healthy?.has(pod.metadata.name!) || endedByNode(pod) ? undefined : at;
+}
+
+/** A time recorded on a pod, when readable and not later than `now`; else undefined. */
+function recordedTime(value: string | undefined, now: Date | undefined): string | undefined {
+  const at = Date.parse(value ?? '');
+  return value && value.length <= 64 && Number.isFinite(at) && (!now || at <= now.getTime()) ? value : undefined;
+}
+
+/** When a sync first saw the member upgraded in place exit or refused on its new image (UPGRADE_EXITED_AT), if one did. */
+function exitedAt(pod: KubeObject, now: Date | undefined): string | undefined {
+  const a = pod.metadata.annotations ?? {};
+  const exit = recordedTime(a[UPGRADE_EXITED_AT], now);
+  return exit ? laterOf(exit, a[UPGRADED_AT]) : undefined;
+}
+
+/**
+ * The soak records of a member upgraded in place, as the answer should carry them (`observed`: the pod as observed,
+ * `healthy`: whether etcd answered for it now): UPGRADE_EXITED_AT set at the first sync that sees its etcd exited
+ * or its image refused, kept after; UPGRADE_SERVING_SINCE set at the first sync that sees it serve, gone whenever it
+ * does not. Neither on a pod without an upgrade in place under way (or one moved by this answer: a new soak).
+ */
+export function withSoakRecords(
+  pod: KubeObject,
+  observed: KubeObject | undefined,
+  healthy: boolean,
+  now: Date | undefined,
+): KubeObject {
+  const a = pod.metadata.annotations ?? {};
+  const same =
+    observed !== undefined &&
+    a[UPGRADED_AT] !== undefined &&
+    observed.metadata.annotations?.[UPGRADED_AT] === a[UPGRADED_AT] &&
+    memberImage(observed) === memberImage(pod);
+  if (!same || !now)
+    return withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, undefined), UPGRADE_SERVING_SINCE, undefined);
+  const at = rfc3339(now);
+  const waiting = podWaiting(observed);
+  const failing = etcdExited(observed) || (waiting !== undefined && IMAGE_WAITING.has(waiting));
+  const exited = recordedTime(a[UPGRADE_EXITED_AT], now) ?? (failing ? at : undefined);
+  const serving = healthy && !failing ? (recordedTime(a[UPGRADE_SERVING_SINCE], now) ?? at) : undefined;
+  return withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, exited), UPGRADE_SERVING_SINCE, serving);
+}
+
+/**
+ * Whether a member upgraded in place has served steadily: syncs have seen it serve without a break
+ * (UPGRADE_SERVING_SINCE), and its etcd container has been running (state.running.startedAt, where the kubelet says)
+ * for UPGRADE_FAIL_SECONDS or longer.
+ */
+export function servedSteadily(pod: KubeObject, now: Date | undefined): boolean {
+  const since = recordedTime(pod.metadata.annotations?.[UPGRADE_SERVING_SINCE], now);
+  return since !== undefined && lastedFor(laterOf(since, etcdStartedAt(pod)), now, UPGRADE_FAIL_SECONDS);
+}
+
+/** When the pod's etcd container started running, as the kubelet reports it; undefined when it does not say. */
+function etcdStartedAt(pod: KubeObject): string | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const etcd = (Array.isArray(statuses) ? statuses : []).find(
+    (c) => (c as { name?: unknown } | null)?.name === 'etcd',
+  ) as { state?: { running?: { startedAt?: unknown } } } | undefined;
+  const started = etcd?.state?.running?.startedAt;
+  return typeof started === 'string' && started.length <= 64 ? started : undefined;
 }

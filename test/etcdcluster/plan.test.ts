@@ -125,6 +125,9 @@ class Loop {
   healthy: (pod: string) => boolean = () => true;
   actions: string[] = [];
   last!: Decision;
+  /** When set, each sync is this many seconds after the last (from FIXED_NOW): the hook reads the time observed. */
+  seconds?: number;
+  syncs = 0;
   constructor(
     public size: number,
     n: number,
@@ -150,6 +153,7 @@ class Loop {
         terminating: [],
         health,
         etcd: { members: structuredClone(this.members), clusterVersion: '3.5.0' },
+        ...(this.seconds ? { now: new Date(FIXED_NOW.getTime() + this.seconds * 1000 * this.syncs++) } : {}),
       },
     );
     this.last = d;
@@ -251,16 +255,19 @@ t.test(
   'an upgrade goes one member at a time over syncs, the leader last, each only once the last one runs the new version',
   async (t) => {
     const loop = new Loop(3, 3, '3.6.0');
+    // A sync every 30 s: a member moved serves steadily (20 s, UPGRADE_FAIL_SECONDS) before the next moves.
+    loop.seconds = 30;
     const seen: string[][] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 20; i++) {
       const d = loop.step();
       const images = d.pods
         .map((p: any) => `${p.metadata.name}:${p.spec.containers[0].image.split(':v').pop()}`)
         .sort();
-      seen.push(images);
+      if (JSON.stringify(images) !== JSON.stringify(seen.at(-1))) seen.push(images);
       if (!d.converging) break;
     }
-    // e-0 leads (up() names 1000): e-1 first, then e-2, then e-0; each sync changes at most one pod.
+    // e-0 leads (up() names 1000): e-1 first, then e-2, then e-0; each sync changes at most one pod (the syncs that
+    // wait for the member moved to serve steadily change none).
     t.same(seen.slice(0, 3), [
       ['e-0:3.5.0', 'e-1:3.6.0', 'e-2:3.5.0'],
       ['e-0:3.5.0', 'e-1:3.6.0', 'e-2:3.6.0'],

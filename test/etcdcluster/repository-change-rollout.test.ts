@@ -121,7 +121,10 @@ t.test(
     t.ok(onMirror()[0].metadata.annotations['etcd.metaops.io/upgraded-from-image'], 'its move recorded until it runs');
     report(moved, `${MIRROR}:v3.5.0`);
     await loop.step();
-    t.equal(onMirror().length, 2, 'the next one moved once its container runs the new image');
+    t.equal(onMirror().length, 1, 'the next one waits while the first has not served steadily (20 s)');
+    loop.now = new Date(loop.now.getTime() + 30_000);
+    await loop.step();
+    t.equal(onMirror().length, 2, 'the next one moved once its container runs the new image, steadily');
     t.notOk(
       podsOf(loop).find((p) => p.metadata.name === moved).metadata.annotations['etcd.metaops.io/upgraded-from-image'],
       'the move of the first one done',

@@ -1,12 +1,14 @@
 // Issue 30.4: a member that fails on the version it was upgraded to marks the upgrade failed; one kill of its etcd
 // (an OOM kill, a container-runtime restart) or one refused pull (a registry's rate limit) does not. The rule
 // (hooks/etcdcluster/upgrade.ts, detectFailure): a member upgraded in place whose etcd exited, or whose image is
-// refused (ErrImagePull, ImagePullBackOff), fails the upgrade once that has lasted UPGRADE_FAIL_SECONDS by the
-// status's unhealthy clock (never earlier than its pod shows nor than its upgrade, UPGRADED_AT); an image that can
-// never be pulled (InvalidImageName, ErrImageNeverPull) fails it at once. Each case at the bound: just under, at.
+// refused (ErrImagePull, ImagePullBackOff), fails the upgrade once that has lasted UPGRADE_FAIL_SECONDS by its exit
+// clock (UPGRADE_EXITED_AT, set on the pod by the first sync that saw the exit or the refusal: never the time it spent
+// pulling; never earlier than its upgrade, UPGRADED_AT; a time ahead of now read as now); an image that can never be
+// pulled (InvalidImageName, ErrImageNeverPull) fails it at once. Each case at the bound: just under, at.
 import t from 'tap';
 import {
   detectFailure,
+  UPGRADE_EXITED_AT,
   UPGRADE_FAIL_SECONDS,
   UPGRADE_PAUSED,
   UPGRADED_AT,
@@ -61,23 +63,32 @@ t.test('the bound is 20 seconds', async (t) => {
   t.equal(UPGRADE_FAIL_SECONDS, 20);
 });
 
+/** The member upgraded in place, its exit first seen by a sync `s` seconds ago (UPGRADE_EXITED_AT). */
+const exited = (reason: string, s: number, upgradedAgo = 60, extra: Record<string, string> = {}) =>
+  upgraded(reason, upgradedAgo, { [UPGRADE_EXITED_AT]: ago(s), ...extra });
+
 for (const reason of ['CrashLoopBackOff', 'ErrImagePull', 'ImagePullBackOff'])
   t.test(`${reason} of a member upgraded in place fails the upgrade once it has lasted, not before`, async (t) => {
-    t.equal(detect(upgraded(reason), {}), undefined, 'first seen (no clock in the status): waits');
-    t.equal(detect(upgraded(reason), status({ unhealthySince: ago(UNDER) })), undefined, 'just under the bound');
+    t.equal(detect(upgraded(reason), {}), undefined, 'first seen (no exit clock on the pod): waits');
+    t.equal(
+      detect(upgraded(reason), status({ unhealthySince: ago(200) })),
+      undefined,
+      'first seen, down long before (its pull, under the 5 minutes a member may take): no exit clock',
+    );
+    t.equal(detect(exited(reason, UNDER), {}), undefined, 'just under the bound');
     t.match(
-      detect(upgraded(reason), status({ unhealthySince: ago(UPGRADE_FAIL_SECONDS) })),
+      detect(exited(reason, UPGRADE_FAIL_SECONDS), {}),
       { member: 'e-1', reason, version: '3.5.1', from: '3.5.0' },
       'at the bound',
     );
-    t.match(detect(upgraded(reason), status({ unhealthySince: ago(600) })), { reason }, 'long past it');
+    t.match(detect(exited(reason, 600, 900), {}), { reason }, 'long past it');
     t.equal(
-      detect(upgraded(reason), status({ unhealthySince: ago(600) }), ['e-1']),
+      detect(exited(reason, 600, 900), {}, ['e-1']),
       undefined,
       'a member that serves fails nothing, whatever its clock',
     );
     t.equal(
-      detect(upgraded(reason, 60, { [UPGRADE_PAUSED]: ago(600) }), status({ unhealthySince: ago(600) })),
+      detect(exited(reason, 600, 900, { [UPGRADE_PAUSED]: ago(600) }), {}),
       undefined,
       'nor while the others’ outage pauses its upgrade clock',
     );
@@ -94,26 +105,20 @@ t.test('an image that can never be pulled fails the upgrade at once', async (t) 
     t.match(detect(upgraded(reason), {}), { member: 'e-1', reason }, `${reason}: no clock needed`);
 });
 
-t.test('the clock is never read earlier than the upgrade, nor than the pod shows', async (t) => {
-  const old = status({ unhealthySince: ago(100) }); // (under UPGRADE_MEMBER_SECONDS)
-  t.equal(detect(upgraded('CrashLoopBackOff', UNDER), old), undefined, 'upgraded just under the bound ago');
-  t.match(detect(upgraded('CrashLoopBackOff', UPGRADE_FAIL_SECONDS), old), { reason: 'CrashLoopBackOff' }, 'at it');
-  const remade = upgraded('CrashLoopBackOff');
-  remade.metadata.creationTimestamp = ago(UNDER);
-  t.equal(detect(remade, old), undefined, 'a pod made just under the bound ago: a stale status counts no more');
-  remade.metadata.creationTimestamp = ago(UPGRADE_FAIL_SECONDS);
-  t.match(detect(remade, old), { reason: 'CrashLoopBackOff' }, 'made at the bound ago');
+t.test('the exit clock is never read earlier than the upgrade, ', async (t) => {
+  t.equal(detect(exited('CrashLoopBackOff', 100, UNDER), {}), undefined, 'upgraded just under the bound ago');
+  t.match(
+    detect(exited('CrashLoopBackOff', 100, UPGRADE_FAIL_SECONDS), {}),
+    { reason: 'CrashLoopBackOff' },
+    'upgraded at the bound ago',
+  );
 });
 
-t.test('where the status keeps no clock (quorum lost), the upgrade’s own clock is read', async (t) => {
+t.test('where quorum is lost, the exit clock is read all the same', async (t) => {
   const lost = status({}, false);
-  t.equal(detect(upgraded('CrashLoopBackOff', UNDER), lost), undefined, 'upgraded just under the bound ago');
-  t.match(detect(upgraded('CrashLoopBackOff', UPGRADE_FAIL_SECONDS), lost), { reason: 'CrashLoopBackOff' });
-  t.equal(
-    detect(upgraded('CrashLoopBackOff', 60), status({}, true)),
-    undefined,
-    'with quorum and no clock: first seen, waits (the upgrade clock is no exit clock)',
-  );
+  t.equal(detect(upgraded('CrashLoopBackOff', 60), lost), undefined, 'no exit seen yet: waits');
+  t.equal(detect(exited('CrashLoopBackOff', UNDER, 60), lost), undefined, 'just under the bound');
+  t.match(detect(exited('CrashLoopBackOff', UPGRADE_FAIL_SECONDS, 60), lost), { reason: 'CrashLoopBackOff' });
 });
 
 t.test('a member made on the target meanwhile (an addition, not upgraded in place)', async (t) => {

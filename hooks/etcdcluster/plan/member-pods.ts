@@ -3,7 +3,14 @@ import { keepObserved, type KubeObject, type ParentObject } from '../../../lib/i
 import { type Cluster, clusterOf, memberPod, peerURL, type RestoreSource } from '../members.js';
 import { IMAGE_WAITING } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { UPGRADED_AT, UPGRADED_FROM, UPGRADED_FROM_IMAGE } from '../upgrade.js';
+import {
+  UPGRADE_EXITED_AT,
+  UPGRADE_SERVED,
+  UPGRADE_SERVING_SINCE,
+  UPGRADED_AT,
+  UPGRADED_FROM,
+  UPGRADED_FROM_IMAGE,
+} from '../upgrade.js';
 
 /**
  * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
@@ -31,6 +38,9 @@ export function withImage(
     [UPGRADED_FROM]: _was,
     [UPGRADED_AT]: _at,
     [UPGRADED_FROM_IMAGE]: _image,
+    [UPGRADE_EXITED_AT]: _exited,
+    [UPGRADE_SERVING_SINCE]: _serving,
+    [UPGRADE_SERVED]: _served,
     ...annotations
   } = copy.metadata.annotations ?? {};
   const newVersion = from !== undefined && from !== version;
@@ -118,14 +128,20 @@ function stepsWaitingForImage(pod: KubeObject): ReadonlySet<string> {
   return names;
 }
 
-/** The pod without the upgrade record: its member served the version of its image. */
-export function upgradeDone(pod: KubeObject): KubeObject {
+/**
+ * The pod without the upgrade record and its soak: its member served the version of its image (`version`) steadily;
+ * it says so (UPGRADE_SERVED) until it is moved again.
+ */
+export function upgradeDone(pod: KubeObject, version?: string): KubeObject {
   const {
     [UPGRADED_FROM]: _was,
     [UPGRADED_AT]: _at,
     [UPGRADED_FROM_IMAGE]: _image,
+    [UPGRADE_EXITED_AT]: _exited,
+    [UPGRADE_SERVING_SINCE]: _serving,
     ...annotations
   } = pod.metadata.annotations ?? {};
+  if (version) annotations[UPGRADE_SERVED] = version;
   return { ...pod, metadata: { ...pod.metadata, annotations } };
 }
 

@@ -33,7 +33,7 @@ import {
   withFailedAddition,
   youngPod,
 } from '../additions.js';
-import { firstDecision, ROLLED_BACK_AT, runsItsImage, viewOf } from './view.js';
+import { firstDecision, moving, ROLLED_BACK_AT, runsItsImage, upgradeServed, viewOf } from './view.js';
 import type { UpgradeFailure } from '../upgrade.js';
 
 /**
@@ -483,7 +483,13 @@ function upgrade(a: Answered): Decision | undefined {
   const reportOf = (name: string | undefined) => reports.find((r) => r.name === name);
   const upgraded = live.filter((p) => memberImage(p) === targetImage);
   // (A member moved to another repository at the same version: until its container runs the new image.)
-  const lagging = upgraded.find((p) => reportOf(p.metadata.name)?.version !== targetVersion || !runsItsImage(p));
+  // (A member moved in place: until it has served steadily, upgradeServed.)
+  const lagging = upgraded.find(
+    (p) =>
+      reportOf(p.metadata.name)?.version !== targetVersion ||
+      !runsItsImage(p) ||
+      (moving(p) && !upgradeServed(p, a.obs)),
+  );
   const next = lagging
     ? undefined
     : [...outdated].sort((x, y) => {

@@ -17,6 +17,7 @@ import {
   UPGRADE_MARK,
   type UpgradeFailure,
   withAnnotation,
+  withSoakRecords,
   withUpgradeClock,
 } from '../upgrade.js';
 import { withOutcomes } from './conditions.js';
@@ -44,7 +45,7 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
         target,
         failure,
         upgradeFrom ?? running,
-        { answered: obs.etcd !== undefined, outage, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+        { answered: obs.etcd !== undefined, outage, obs, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
       ),
     ),
   );
@@ -124,17 +125,24 @@ function upgradeRecords(
   target: string,
   failure: UpgradeFailure | undefined,
   from: string | undefined,
-  o: { answered: boolean; outage: (pod: string) => boolean; now?: string },
+  o: { answered: boolean; outage: (pod: string) => boolean; obs: Observation; now?: string },
 ): Decision {
+  const observed = new Map(o.obs.pods.map((p) => [p.metadata.name!, p]));
   const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
   const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
   const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
   const failed = failure ? JSON.stringify(failure) : undefined;
   const record = (p: KubeObject) => {
-    const upgrade = withUpgradeClock(
-      withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed),
-      o.outage(p.metadata.name!),
-      o.now,
+    const name = p.metadata.name!;
+    const upgrade = withSoakRecords(
+      withUpgradeClock(
+        withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed),
+        o.outage(name),
+        o.now,
+      ),
+      observed.get(name),
+      o.obs.health[name]?.healthy === true,
+      o.obs.now,
     );
     return o.answered ? withAnnotation(upgrade, MAJORITY_LOST, undefined) : upgrade;
   };

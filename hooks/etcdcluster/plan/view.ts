@@ -13,7 +13,14 @@ import {
 } from '../members.js';
 import { etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { UPGRADED_AT, UPGRADED_FROM, UPGRADED_FROM_IMAGE, type UpgradeFailure, withAnnotation } from '../upgrade.js';
+import {
+  servedSteadily,
+  UPGRADED_AT,
+  UPGRADED_FROM,
+  UPGRADED_FROM_IMAGE,
+  type UpgradeFailure,
+  withAnnotation,
+} from '../upgrade.js';
 import { isMemberReport, liveMemberClaims } from './evidence.js';
 import { initialCluster, upgradeDone, withImage, withOperatorSteps } from './member-pods.js';
 import type { Decision, MemberReport, Observation } from './types.js';
@@ -93,7 +100,7 @@ export function viewOf(
   const previous = (parent.status ?? {}) as Previous;
   const stuck = stuckOnImage(obs, targetImage, targetVersion, rollBack);
   const unstick = (p: KubeObject): KubeObject =>
-    stuck.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion) : p;
+    stuck.has(p.metadata.name!) ? withImage(p, targetImage, targetVersion, stillMoving(p, obs.now)) : p;
   const kept = upgradesDone(obs)
     .map(unstick)
     .map((p, i) => withOperatorSteps(p, obs.pods[i]!, obs.operatorImage))
@@ -141,16 +148,24 @@ export function viewOf(
  * its image: its upgrade is done.
  */
 function upgradesDone(obs: Observation): KubeObject[] {
-  return obs.pods.map((p) => {
-    const h = obs.health[p.metadata.name!];
-    const done =
-      moving(p) &&
-      runsItsImage(p) &&
-      h?.healthy === true &&
-      h.version !== undefined &&
-      h.version === versionOfImage(memberImage(p));
-    return done ? upgradeDone(keepObserved(p)) : keepObserved(p);
-  });
+  return obs.pods.map((p) =>
+    moving(p) && upgradeServed(p, obs) ? upgradeDone(keepObserved(p), versionOfImage(memberImage(p))) : keepObserved(p),
+  );
+}
+
+/**
+ * Whether a member moved in place serves the version of its image, and has steadily (servedSteadily): one that
+ * serves a few seconds between crashes has not.
+ */
+export function upgradeServed(p: KubeObject, obs: Pick<Observation, 'health' | 'now'>): boolean {
+  const h = obs.health[p.metadata.name!];
+  return (
+    runsItsImage(p) &&
+    h?.healthy === true &&
+    h.version !== undefined &&
+    h.version === versionOfImage(memberImage(p)) &&
+    servedSteadily(p, obs.now)
+  );
 }
 
 /** Ordinals only grow: the highest ever seen (status, pods, members etcd lists). */
@@ -297,4 +312,22 @@ export function runsItsImage(p: KubeObject): boolean {
   const started = Date.parse(String(etcd.state?.running?.startedAt ?? ''));
   const at = Date.parse(p.metadata.annotations[UPGRADED_AT] ?? '');
   return Number.isFinite(started) && Number.isFinite(at) && started >= at;
+}
+
+/**
+ * The move a member stuck on its image mid-upgrade (UPGRADED_FROM) keeps when given the spec's image (a new
+ * spec.version while its failure was timed): the version and image it ran before, and a new clock; none for another
+ * (a member stuck on an image that never ran: no version to go back to).
+ */
+function stillMoving(
+  p: KubeObject,
+  now: Date | undefined,
+): { from?: string; fromImage?: string; at?: string } | undefined {
+  const a = p.metadata.annotations ?? {};
+  if (a[UPGRADED_FROM] === undefined) return undefined;
+  return {
+    from: a[UPGRADED_FROM],
+    ...(a[UPGRADED_FROM_IMAGE] !== undefined ? { fromImage: a[UPGRADED_FROM_IMAGE] } : {}),
+    ...(now ? { at: rfc3339(now) } : {}),
+  };
 }
