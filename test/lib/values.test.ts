@@ -179,11 +179,27 @@ t.test('MySQLCluster: storage values a volume claim cannot carry are InvalidSpec
     t.same(res.children, []);
   }
   const fine = mysqlSync(
-    request('mysqlcluster', {
-      size: 1,
-      version: '8.0',
-      storage: { size: '2Gi', storageClassName: 'fast-ssd.example' },
-    }),
+    request(
+      'mysqlcluster',
+      {
+        size: 1,
+        version: '8.0',
+        storage: { size: '2Gi', storageClassName: 'fast-ssd.example' },
+      },
+      {
+        // The class exists and provisions (lib/storage-class.ts: a class not seen makes no claim).
+        related: {
+          'StorageClass.storage.k8s.io/v1': {
+            'fast-ssd.example': {
+              apiVersion: 'storage.k8s.io/v1',
+              kind: 'StorageClass',
+              metadata: { name: 'fast-ssd.example' },
+              provisioner: 'x.csi',
+            },
+          },
+        },
+      },
+    ),
     now,
   );
   t.not(ready(fine).reason, 'InvalidSpec');
