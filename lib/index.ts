@@ -27,6 +27,7 @@ export { ordinalPodNames, podHolderRules, podHolderWants } from './podholders.js
 export { holderJudge, holderRules, holderWants, type NameShape } from './holders.js';
 export * from './replicas.js';
 export * from './schemas.js';
+export * from './shares.js';
 export * from './spec.js';
 export * from './storage-class.js';
 export * from './values.js';

@@ -1,6 +1,8 @@
 // The hook server's memories shared by every namespace (counts at rest, the author answers, the injector's runs):
 // bounded over the whole server and shared fairly, so that one namespace's objects never push out another's.
 
+import { NamespaceShares } from '../../lib/index.js';
+
 /**
  * Entries each memory of this kind keeps over every namespace, unless it says otherwise. Past it, an entry of the
  * namespace that holds the most is dropped (its oldest): one namespace's entries never push out another's while they
@@ -24,64 +26,41 @@ export function namespaceOfKey(key: string): string {
  * `namespaceOf` reads a key's namespace (by default the first item of a JSON array).
  */
 export class SharedMemory<V> {
-  private readonly namespaces = new Map<string, Map<string, V>>();
-  private count = 0;
+  private readonly shares: NamespaceShares<V>;
   constructor(
     readonly bound: number = MAX_REMEMBERED,
     private readonly namespaceOf: (key: string) => string = namespaceOfKey,
-  ) {}
+  ) {
+    this.shares = new NamespaceShares<V>(bound);
+  }
 
   get size(): number {
-    return this.count;
+    return this.shares.size;
   }
 
   /** The entries a namespace holds. */
   held(namespace: string): number {
-    return this.namespaces.get(namespace)?.size ?? 0;
+    return this.shares.held(namespace);
   }
 
   get(key: string): V | undefined {
-    return this.namespaces.get(this.namespaceOf(key))?.get(key);
+    return this.shares.peek(this.namespaceOf(key), key);
   }
 
   has(key: string): boolean {
-    return this.namespaces.get(this.namespaceOf(key))?.has(key) ?? false;
+    return this.shares.has(this.namespaceOf(key), key);
   }
 
   /** Every key, namespace by namespace. */
-  *keys(): IterableIterator<string> {
-    for (const entries of this.namespaces.values()) yield* entries.keys();
+  keys(): IterableIterator<string> {
+    return this.shares.keys();
   }
 
   set(key: string, value: V): void {
-    const namespace = this.namespaceOf(key);
-    this.delete(key);
-    if (this.count >= this.bound) this.dropFromLargest(namespace);
-    let entries = this.namespaces.get(namespace);
-    if (!entries) this.namespaces.set(namespace, (entries = new Map()));
-    entries.set(key, value);
-    this.count += 1;
+    this.shares.set(this.namespaceOf(key), key, value);
   }
 
   delete(key: string): void {
-    const namespace = this.namespaceOf(key);
-    const entries = this.namespaces.get(namespace);
-    if (!entries?.delete(key)) return;
-    this.count -= 1;
-    if (entries.size === 0) this.namespaces.delete(namespace);
-  }
-
-  /** Drops the oldest entry of the namespace that holds the most (`namespace` itself when it holds as many). */
-  private dropFromLargest(namespace: string): void {
-    let largest = namespace;
-    let most = this.held(namespace);
-    for (const [name, entries] of this.namespaces)
-      if (entries.size > most) {
-        largest = name;
-        most = entries.size;
-      }
-    const entries = this.namespaces.get(largest);
-    const oldest = entries?.keys().next();
-    if (oldest && !oldest.done) this.delete(oldest.value);
+    this.shares.delete(this.namespaceOf(key), key);
   }
 }
