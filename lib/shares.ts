@@ -49,6 +49,11 @@ export class NamespaceShares<V> {
     for (const entries of this.namespaces.values()) yield* entries.keys();
   }
 
+  /** Every key and value, namespace by namespace. */
+  *entries(): IterableIterator<[string, V]> {
+    for (const entries of this.namespaces.values()) yield* entries.entries();
+  }
+
   set(namespace: string, key: string, value: V): void {
     this.delete(namespace, key);
     if (this.held(namespace) >= this.share) this.dropOldest(namespace);

@@ -328,7 +328,8 @@ export const MAX_UNWRITTEN_RECORDS = 4096;
  * lost on a restart, and not shared with another replica: there the retries start again from 30 s.
  */
 export class UnwrittenRecords {
-  readonly pods = new Map<string, { seen: string | null; record: Map<string, Failure> }>();
+  /** By pod, each namespace's share kept (memory.ts); the annotation as it was, as a digest (its size is the pod's). */
+  readonly pods = new SharedMemory<{ seen: string | null; record: Map<string, Failure> }>(MAX_UNWRITTEN_RECORDS);
 
   private static keyOf(pod: KubeObject): string {
     return JSON.stringify([pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', pod.metadata.uid ?? '']);
@@ -340,7 +341,7 @@ export class UnwrittenRecords {
    */
   take(pod: KubeObject, attempts: ReadonlyMap<string, string>): Map<string, Failure> | undefined {
     const entry = this.pods.get(UnwrittenRecords.keyOf(pod));
-    if (!entry || entry.seen !== annotationOf(pod)) return undefined;
+    if (!entry || entry.seen !== digestOf(annotationOf(pod))) return undefined;
     return new Map([...entry.record].filter(([container, f]) => attempts.get(container) === f.key));
   }
 
@@ -349,9 +350,13 @@ export class UnwrittenRecords {
     const key = UnwrittenRecords.keyOf(pod);
     this.pods.delete(key);
     if (!response.annotations || record.size === 0) return;
-    if (this.pods.size >= MAX_UNWRITTEN_RECORDS) this.pods.delete(this.pods.keys().next().value!);
-    this.pods.set(key, { seen: annotationOf(pod), record: new Map(record) });
+    this.pods.set(key, { seen: digestOf(annotationOf(pod)), record: new Map(record) });
   }
+}
+
+/** A digest of an annotation's text (null: none): what the memory keeps of it, whatever its size. */
+function digestOf(text: string | null): string | null {
+  return text === null ? null : createHash('sha256').update(text).digest('base64');
 }
 
 /** The pod's failures annotation as it is (null: none). */
@@ -770,11 +775,12 @@ const MAX_SERIES = 1024;
  * replica, the API server's 409 says the Event exists, and the series goes on from there.
  */
 export class EventSeriesMemory {
-  readonly names = new Map<string, { count: number; patchedAt: number; pending: boolean }>();
+  /** By namespace and Event name, each namespace's share kept (memory.ts). */
+  readonly names = new SharedMemory<{ count: number; patchedAt: number; pending: boolean }>(MAX_SERIES);
 
   /** undefined: not written here; 'due': count it now; 'quiet': counted, written later. */
-  repeat(name: string, now: number): 'due' | 'quiet' | undefined {
-    const entry = this.names.get(name);
+  repeat(namespace: string, name: string, now: number): 'due' | 'quiet' | undefined {
+    const entry = this.names.get(JSON.stringify([namespace, name]));
     if (!entry) return undefined;
     entry.count += 1;
     if (now - entry.patchedAt >= 0 && now - entry.patchedAt < SERIES_PATCH_MS) {
@@ -784,24 +790,23 @@ export class EventSeriesMemory {
     return 'due';
   }
 
-  created(name: string): void {
-    this.remember(name, { count: 1, patchedAt: -Infinity, pending: false });
+  created(namespace: string, name: string): void {
+    this.remember(JSON.stringify([namespace, name]), { count: 1, patchedAt: -Infinity, pending: false });
   }
 
   /** The count to write now (an Event that existed before this server knew it counts from 2). */
-  counted(name: string, now: number): number {
-    const entry = this.names.get(name) ?? { count: 2, patchedAt: now, pending: false };
+  counted(namespace: string, name: string, now: number): number {
+    const key = JSON.stringify([namespace, name]);
+    const entry = this.names.get(key) ?? { count: 2, patchedAt: now, pending: false };
     entry.count = Math.max(entry.count, 2);
     entry.patchedAt = now;
     entry.pending = false;
-    this.remember(name, entry);
+    this.remember(key, entry);
     return entry.count;
   }
 
-  private remember(name: string, entry: { count: number; patchedAt: number; pending: boolean }): void {
-    this.names.delete(name);
-    if (this.names.size >= MAX_SERIES) this.names.delete(this.names.keys().next().value!);
-    this.names.set(name, entry);
+  private remember(key: string, entry: { count: number; patchedAt: number; pending: boolean }): void {
+    this.names.set(key, entry);
   }
 }
 
@@ -826,7 +831,7 @@ async function tell(kube: KubeApi, events: KubeEvent[], hook: DecorateHook<ToolC
     events.map(async (event) => {
       const tool = `${event.namespace}/${event.regarding.name}`;
       // A repeat this server wrote already is no new Event: its series is counted, at most every SERIES_PATCH_MS.
-      const repeat = seen.repeat(event.name, hook.now.getTime());
+      const repeat = seen.repeat(event.namespace, event.name, hook.now.getTime());
       if (repeat === 'quiet') return;
       // Past the share, dropped: a new Event is tried again at the next failure, a repeat stays counted.
       const refusal = budget.take(event.namespace, performance.now());
@@ -838,8 +843,9 @@ async function tell(kube: KubeApi, events: KubeEvent[], hook: DecorateHook<ToolC
         return;
       }
       try {
-        if (repeat === undefined && (await kube.createEvent?.(event)) !== 'exists') return seen.created(event.name);
-        const count = seen.counted(event.name, hook.now.getTime());
+        if (repeat === undefined && (await kube.createEvent?.(event)) !== 'exists')
+          return seen.created(event.namespace, event.name);
+        const count = seen.counted(event.namespace, event.name, hook.now.getTime());
         await kube.patchEventSeries?.(event.namespace, event.name, { count, lastObservedTime: event.eventTime });
       } catch (err) {
         hook.log.warn(

@@ -56,6 +56,11 @@ export class SharedMemory<V> {
     return this.shares.keys();
   }
 
+  /** Every key and value, namespace by namespace. */
+  [Symbol.iterator](): IterableIterator<[string, V]> {
+    return this.shares.entries();
+  }
+
   set(key: string, value: V): void {
     this.shares.set(this.namespaceOf(key), key, value);
   }

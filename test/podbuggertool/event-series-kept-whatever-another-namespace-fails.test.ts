@@ -10,12 +10,16 @@ t.test("tenant A's 5,000 Event series do not push out tenant B's", async (t) => 
   const memory = new EventSeriesMemory();
   const now = Date.parse('2026-01-03T00:00:00Z');
   const b = 'tool-b.0123456789abcdef';
-  memory.created(b);
-  t.equal(memory.repeat(b, now), 'due', "B's first repeat is counted now");
-  t.equal(memory.counted(b, now), 2);
-  t.equal(memory.repeat(b, now + 1), 'quiet', "B's next repeat within 10 s is counted quietly");
-  for (let i = 0; i < 5000; i++) memory.created(`tool-a-${i}.0123456789abcdef`);
+  memory.created('tenant-b', b);
+  t.equal(memory.repeat('tenant-b', b, now), 'due', "B's first repeat is counted now");
+  t.equal(memory.counted('tenant-b', b, now), 2);
+  t.equal(memory.repeat('tenant-b', b, now + 1), 'quiet', "B's next repeat within 10 s is counted quietly");
+  for (let i = 0; i < 5000; i++) memory.created('tenant-a', `tool-a-${i}.0123456789abcdef`);
   t.ok(memory.names.size <= 1024, `the memory stays bounded (${memory.names.size} names)`);
-  t.equal(memory.repeat(b, now + 2), 'quiet', "B's series is still known: its repeat is counted quietly");
-  t.equal(memory.counted(b, now + 20_000), 4, "B's count goes on (created, then three repeats), not back to 2");
+  t.equal(memory.repeat('tenant-b', b, now + 2), 'quiet', "B's series is still known: its repeat is counted quietly");
+  t.equal(
+    memory.counted('tenant-b', b, now + 20_000),
+    4,
+    "B's count goes on (created, then three repeats), not back to 2",
+  );
 });
