@@ -191,7 +191,7 @@ function failingSince(
 ): string | undefined {
   const name = pod.metadata.name!;
   if (healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
-  return recordedClock(since.get(name), pod, now) ?? upgradeClock(pod, recorded, healthy);
+  return recordedClock(since.get(name), pod, now) ?? upgradeClock(pod, recorded, { healthy, now });
 }
 
 /**
@@ -244,9 +244,9 @@ function failureClock(
   // never from when it went down for another reason (its image pulled); none until a sync has seen that.
   if (recorded && pod.metadata.annotations?.[UPGRADED_AT] !== undefined) return exitedAt(pod, input.now);
   const status = recordedClock(since.get(name), pod, input.now);
-  const upgraded = recorded ? pod.metadata.annotations?.[UPGRADED_AT] : undefined;
+  const upgraded = recorded ? recordedTime(pod.metadata.annotations?.[UPGRADED_AT], input.now) : undefined;
   if (status) return laterOf(status, upgraded);
-  return quorumLostIn(input.previous) ? upgradeClock(pod, recorded, input.healthy) : undefined;
+  return quorumLostIn(input.previous) ? upgradeClock(pod, recorded, input) : undefined;
 }
 
 /** Whether the status says quorum was lost (then no member's unhealthy clock runs in it). */
@@ -266,7 +266,7 @@ function otherVersion(
   now: Date | undefined,
 ): string | undefined {
   const serves = versions?.[pod.metadata.name!];
-  const at = Date.parse(pod.metadata.annotations?.[UPGRADED_AT] ?? '');
+  const at = Date.parse(notAhead(pod.metadata.annotations?.[UPGRADED_AT], now) ?? '');
   if (!recorded || !serves || serves === target || !now || !Number.isFinite(at)) return undefined;
   if (now.getTime() - at <= UPGRADE_MEMBER_SECONDS * 1000) return undefined;
   return `its image serves etcd ${serves}, not ${target}`;
@@ -362,12 +362,16 @@ export function othersOutage(pod: string, voters: readonly string[], pods: reado
 
 /**
  * The upgrade clock of a member upgraded in place (`pod`, carrying UPGRADED_AT), as the answer should record it:
- * paused while the others' outage lasts (`outage`), restarted at `now` once it is over.
+ * paused while the others' outage lasts (`outage`), restarted at `now` once it is over; one recorded ahead of `now`
+ * (a clock that ran ahead when it was set) recorded as `now`, as it is read (notAhead).
  */
 export function withUpgradeClock(pod: KubeObject, outage: boolean, now: string | undefined): KubeObject {
   const annotations = pod.metadata.annotations ?? {};
   if (!now || annotations[UPGRADED_AT] === undefined) return withAnnotation(pod, UPGRADE_PAUSED, undefined);
-  if (outage) return withAnnotation(pod, UPGRADE_PAUSED, annotations[UPGRADE_PAUSED] ?? now);
+  const nowAt = Date.parse(now);
+  if (Date.parse(annotations[UPGRADED_AT]) > nowAt) pod = withAnnotation(pod, UPGRADED_AT, now);
+  if (Date.parse(annotations[UPGRADE_PAUSED] ?? '') > nowAt) pod = withAnnotation(pod, UPGRADE_PAUSED, now);
+  if (outage) return withAnnotation(pod, UPGRADE_PAUSED, pod.metadata.annotations?.[UPGRADE_PAUSED] ?? now);
   if (annotations[UPGRADE_PAUSED] === undefined) return pod;
   return withAnnotation(withAnnotation(pod, UPGRADED_AT, now), UPGRADE_PAUSED, undefined);
 }
@@ -416,10 +420,10 @@ export function withAnnotation(pod: KubeObject, key: string, value: string | und
 function upgradeClock(
   pod: KubeObject,
   recorded: string | undefined,
-  healthy: Set<string> | undefined,
+  { healthy, now }: { healthy?: Set<string> | undefined; now: Date | undefined },
 ): string | undefined {
-  const at = pod.metadata.annotations?.[UPGRADED_AT];
-  if (!recorded || !at || !Number.isFinite(Date.parse(at))) return undefined;
+  const at = notAhead(pod.metadata.annotations?.[UPGRADED_AT], now);
+  if (!recorded || !at) return undefined;
   return healthy?.has(pod.metadata.name!) || endedByNode(pod) ? undefined : at;
 }
 
@@ -429,11 +433,22 @@ function recordedTime(value: string | undefined, now: Date | undefined): string 
   return value && value.length <= 64 && Number.isFinite(at) && (!now || at <= now.getTime()) ? value : undefined;
 }
 
+/**
+ * A time recorded on a pod, when readable, read as `now` when it lies ahead of it (a clock that ran ahead when it was
+ * recorded): a start of a clock that waits for no wall clock to catch up; else undefined.
+ */
+function notAhead(value: string | undefined, now: Date | undefined): string | undefined {
+  const at = Date.parse(value ?? '');
+  if (!value || value.length > 64 || !Number.isFinite(at)) return undefined;
+  return now && at > now.getTime() ? rfc3339(now) : value;
+}
+
 /** When a sync first saw the member upgraded in place exit or refused on its new image (UPGRADE_EXITED_AT), if one did. */
 function exitedAt(pod: KubeObject, now: Date | undefined): string | undefined {
   const a = pod.metadata.annotations ?? {};
   const exit = recordedTime(a[UPGRADE_EXITED_AT], now);
-  return exit ? laterOf(exit, a[UPGRADED_AT]) : undefined;
+  // An UPGRADED_AT ahead of now bounds nothing (it is recorded as now by the answer, withUpgradeClock).
+  return exit ? laterOf(exit, recordedTime(a[UPGRADED_AT], now)) : undefined;
 }
 
 /**
@@ -466,12 +481,14 @@ export function withSoakRecords(
 
 /**
  * Whether a member upgraded in place has served steadily: syncs have seen it serve without a break
- * (UPGRADE_SERVING_SINCE), and its etcd container has been running (state.running.startedAt, where the kubelet says)
- * for UPGRADE_FAIL_SECONDS or longer.
+ * (UPGRADE_SERVING_SINCE), and its etcd container has been running (state.running.startedAt, where the kubelet says;
+ * a start stamped ahead of now by a node's clock bounds nothing: the syncs' own record does) for UPGRADE_FAIL_SECONDS
+ * or longer.
  */
 export function servedSteadily(pod: KubeObject, now: Date | undefined): boolean {
   const since = recordedTime(pod.metadata.annotations?.[UPGRADE_SERVING_SINCE], now);
-  return since !== undefined && lastedFor(laterOf(since, etcdStartedAt(pod)), now, UPGRADE_FAIL_SECONDS);
+  const started = recordedTime(etcdStartedAt(pod), now);
+  return since !== undefined && lastedFor(laterOf(since, started), now, UPGRADE_FAIL_SECONDS);
 }
 
 /** When the pod's etcd container started running, as the kubelet reports it; undefined when it does not say. */
