@@ -14,6 +14,7 @@ import {
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
 import {
   alreadyRestored,
+  restoresCarriedOut,
   pastNoReturn,
   refusedByCheck,
   replacedMembers,
@@ -142,7 +143,7 @@ function outcome(v: RestoreView): Outcome {
       reason: 'OlderThanCluster',
       message: `this EtcdRestore was made before EtcdCluster ${clusterName} (it was deleted and recreated since): it will not act on it; create a new EtcdRestore`,
     };
-  if (!v.mine && alreadyRestored(v.state, v.parent.metadata.name, v.spec.s3))
+  if (!v.mine && alreadyRestored(v.state, v.parent.metadata.name, v.spec.s3, restoresCarriedOut(v.cluster)))
     return {
       succeeded: false,
       reason: 'AlreadyRestored',

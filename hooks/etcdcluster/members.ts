@@ -383,10 +383,19 @@ export interface MemberPodOptions {
   restore?: RestoreSource | undefined;
   /** The EtcdRestore it is restored for (its uid), recorded on the pod (RESTORED_BY): it outlives a lost status. */
   restoreUid?: string | undefined;
+  /** The EtcdRestore's name, recorded on the pod (RESTORED_NAME): one made again under it is known by it. */
+  restoreName?: string | undefined;
 }
 
 /** The annotation naming the EtcdRestore (uid) a member pod was restored for; never taken from spec.pod. */
 export const RESTORED_BY = 'etcd.metaops.io/restored-by';
+
+/**
+ * The annotation naming the EtcdRestore (its name) a member pod was restored for, beside RESTORED_BY: after the
+ * status is lost, an EtcdRestore made again under that name from the snapshot the pod's fetch step reads is known
+ * as the restore carried out already (plan/restore-check.ts). Never taken from spec.pod.
+ */
+export const RESTORED_NAME = 'etcd.metaops.io/restored-name';
 
 type PodPolicy = NonNullable<EtcdClusterSpec['pod']>;
 
@@ -399,6 +408,7 @@ export function memberPod({
   state,
   restore,
   restoreUid,
+  restoreName,
 }: MemberPodOptions): KubeObject {
   const c = clusterOf(parent, spec);
   const version = etcdVersion(spec.version);
@@ -448,6 +458,7 @@ export function memberPod({
         ...userAnnotations(policy.annotations),
         'etcd.version': version,
         ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
+        ...(restore && restoreName ? { [RESTORED_NAME]: restoreName } : {}),
       },
     },
     spec: podSpec,

@@ -271,6 +271,20 @@ export const EtcdClusterStatus = Type.Object(
         ),
       }),
     ),
+    restoresCarriedOut: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String({ description: 'The EtcdRestore.' }),
+          path: Type.String({ description: 'Its snapshot.' }),
+          endpoint: Type.Optional(Type.String()),
+        }),
+        {
+          maxItems: 16,
+          description:
+            'The restores carried out (the newest last, at most 16): an EtcdRestore made again under one of these names with its snapshot is not replayed.',
+        },
+      ),
+    ),
     upgradeFailed: Type.Optional(
       Type.Object(
         {

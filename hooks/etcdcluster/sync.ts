@@ -23,6 +23,8 @@ import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.j
 import {
   plainDomain,
   alreadyRestored,
+  restoresCarriedOut,
+  withRestoreCarriedOut,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
   type EtcdClients,
@@ -207,7 +209,12 @@ export function pendingRestore(
     .filter(
       (r) =>
         (r.metadata.uid ?? r.metadata.name) === last?.uid ||
-        !alreadyRestored(last, r.metadata.name, (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3),
+        !alreadyRestored(
+          last,
+          r.metadata.name,
+          (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3,
+          restoresCarriedOut(request.parent),
+        ),
     )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
   const r = restores[0];
@@ -389,6 +396,8 @@ function respond(
   if (leader) status['leader'] = leader;
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
+  const carriedOut = withRestoreCarriedOut(restoresCarriedOut(parent), d.restore);
+  if (carriedOut.length > 0) status['restoresCarriedOut'] = carriedOut;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
   const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d, request, own) };

@@ -152,16 +152,60 @@ export function replacedMembers(r: Partial<RestoreState> | undefined): boolean {
   return pastNoReturn(r) || r?.phase === 'Restored' || (r?.phase === 'Failed' && !refusedByCheck(r));
 }
 
+/** A restore a cluster carried out, as its status keeps it (status.restoresCarriedOut): name and snapshot. */
+export interface RestoreCarriedOut {
+  name: string;
+  path: string;
+  endpoint?: string;
+}
+
+/** How many restores carried out a cluster's status keeps (the oldest go first). */
+export const RESTORES_KEPT = 16;
+
+/** The restores carried out a cluster's status records (status.restoresCarriedOut), the readable ones, bounded. */
+export function restoresCarriedOut(cluster: object | undefined): RestoreCarriedOut[] {
+  const status = (cluster as { status?: unknown } | undefined)?.status;
+  const list = (status as { restoresCarriedOut?: unknown } | undefined)?.restoresCarriedOut;
+  return (Array.isArray(list) ? list.slice(-RESTORES_KEPT) : []).filter(
+    (e): e is RestoreCarriedOut =>
+      typeof (e as RestoreCarriedOut | null)?.name === 'string' &&
+      typeof (e as RestoreCarriedOut).path === 'string' &&
+      ['string', 'undefined'].includes(typeof (e as RestoreCarriedOut).endpoint),
+  );
+}
+
 /**
- * Whether an EtcdRestore (its name and source) is the one a cluster's record says it carried out already: the same
- * name, the same snapshot (path and endpoint), Restored. One made again under its name (a GitOps tool after the
- * advised delete, a namespace restore of object backups) would roll the cluster back: it is refused instead.
+ * The restores carried out a cluster's status should keep: those it kept (`kept`), with `record` when Restored (it
+ * last), each name and snapshot once, the newest RESTORES_KEPT.
+ */
+export function withRestoreCarriedOut(
+  kept: RestoreCarriedOut[],
+  record: Partial<RestoreState> | undefined,
+): RestoreCarriedOut[] {
+  if (record?.phase !== 'Restored' || typeof record.name !== 'string' || typeof record.s3?.path !== 'string')
+    return kept.slice(-RESTORES_KEPT);
+  const entry: RestoreCarriedOut = { name: record.name, path: record.s3.path };
+  if (record.s3.endpoint) entry.endpoint = record.s3.endpoint;
+  const others = kept.filter((e) => !sameRestore(e, entry.name, entry));
+  return [...others, entry].slice(-RESTORES_KEPT);
+}
+
+const sameRestore = (e: RestoreCarriedOut, name: string | undefined, s3: { path?: unknown; endpoint?: unknown }) =>
+  e.name === name && e.path === s3.path && (e.endpoint ?? '') === (s3.endpoint ?? '');
+
+/**
+ * Whether an EtcdRestore (its name and source) is one a cluster carried out already: its record says so (the same
+ * name, the same snapshot (path and endpoint), Restored), or its history of restores carried out (`history`,
+ * status.restoresCarriedOut) names it, a later restore since or not. One made again under its name (a GitOps tool
+ * after the advised delete, a namespace restore of object backups) would roll the cluster back: it is refused instead.
  */
 export function alreadyRestored(
   record: Partial<RestoreState> | undefined,
   name: string | undefined,
   s3: { path?: unknown; endpoint?: unknown } | undefined,
+  history: RestoreCarriedOut[] = [],
 ): boolean {
+  if (history.some((e) => sameRestore(e, name, s3 ?? {}))) return true;
   return (
     record?.phase === 'Restored' &&
     record.name === name &&

@@ -155,13 +155,22 @@ export function restoredMembers(
   spec: EtcdClusterSpec,
   names: string[],
   source: RestoreSource,
-  restoreUid: string,
+  restore: { uid: string; name: string },
 ): KubeObject[] {
   const all = initialCluster(
     clusterOf(parent, spec),
     names.map((pod) => ({ pod })),
   );
   return names.map((pod) =>
-    memberPod({ parent, spec, name: pod, initialCluster: all, state: 'new', restore: source, restoreUid }),
+    memberPod({
+      parent,
+      spec,
+      name: pod,
+      initialCluster: all,
+      state: 'new',
+      restore: source,
+      restoreUid: restore.uid,
+      restoreName: restore.name,
+    }),
   );
 }

@@ -4,7 +4,7 @@
 // restore already carried out whose record was lost with the status is found again from its members.
 import { isPodReady, keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
-import { clusterOf, RESTORED_BY, type RestoreSource } from '../members.js';
+import { clusterOf, RESTORED_BY, RESTORED_NAME, type RestoreSource } from '../members.js';
 import { sanitizeAws } from '../pods.js';
 import { checkedSize, checkVerdict, pinOf, restoreCheckPod, roomProblem, sameCheck } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -59,13 +59,20 @@ export function carriedOut(
 ): Decision | undefined {
   const phase = restore && !spec.paused ? resultOf(restore, obs) : undefined;
   if (!restore || !phase) return undefined;
+  // Carried out by another EtcdRestore of its name and snapshot (this one made again): recorded as that one's, so
+  // that this one is told AlreadyRestored (hooks/etcdbackup/restore.ts), never replayed.
+  const by = obs.pods[0]?.metadata.annotations?.[RESTORED_BY];
+  if (phase === 'Restored' && by && by !== restore.uid)
+    return asChecked(
+      decideRestore(withRecord(parent, { uid: by, name: restore.name, s3: restore.source.s3 }, phase, now), spec, obs),
+    );
   return asChecked(decideRestore(withRecord(parent, restore, phase, now), spec, obs));
 }
 
 /** The parent with the record of `restore` in its status, at `phase` (a record lost with the status, found again). */
 function withRecord(
   parent: ParentObject,
-  restore: NonNullable<Observation['restore']>,
+  restore: { uid: string; name: string; created?: string; s3?: RestoreState['s3'] },
   phase: RestoreState['phase'],
   now: { since?: string },
 ): ParentObject {
@@ -74,6 +81,7 @@ function withRecord(
     name: restore.name,
     phase,
     ...(restore.created ? { created: restore.created } : {}),
+    ...(restore.s3 ? { s3: restore.s3 } : {}),
     ...now,
   };
   return { ...parent, status: { ...(parent.status ?? {}), restore: record } };
@@ -81,17 +89,29 @@ function withRecord(
 
 /**
  * Whether the observed members are `restore`'s result: every member pod was started for it (RESTORED_BY names its
- * uid) from its snapshot (its fetch step reads the restore's path). Restored once one serves (etcd answers, or a pod is Ready: its readiness
- * probe asks etcd), Restoring before. Undefined when they are not (or there is no member pod).
+ * uid, or RESTORED_NAME its name: the EtcdRestore made again under its name after the status was lost) from its
+ * snapshot (its fetch step reads the restore's path), all for one EtcdRestore. Restored once one serves (etcd
+ * answers, or a pod is Ready: its readiness probe asks etcd), Restoring before. Undefined when they are not (or there
+ * is no member pod).
  */
 function resultOf(
   restore: NonNullable<Observation['restore']>,
   obs: Observation,
 ): 'Restored' | 'Restoring' | undefined {
-  const ours = (p: KubeObject) =>
-    p.metadata.annotations?.[RESTORED_BY] === restore.uid && restoredFrom(p) === restore.source.s3.path;
-  if (obs.pods.length === 0 || !obs.pods.every(ours)) return undefined;
-  return obs.etcd || obs.pods.some(isPodReady) ? 'Restored' : 'Restoring';
+  const by = obs.pods[0]?.metadata.annotations?.[RESTORED_BY];
+  const ours = (p: KubeObject) => {
+    const a = p.metadata.annotations ?? {};
+    return (
+      a[RESTORED_BY] === by &&
+      (by === restore.uid || a[RESTORED_NAME] === restore.name) &&
+      restoredFrom(p) === restore.source.s3.path
+    );
+  };
+  if (!by || obs.pods.length === 0 || !obs.pods.every(ours)) return undefined;
+  const served = obs.etcd !== undefined || obs.pods.some(isPodReady);
+  // Made again under its name: only a restore that served is known as carried out (one still starting is its own).
+  if (by !== restore.uid && !served) return undefined;
+  return served ? 'Restored' : 'Restoring';
 }
 
 /** The snapshot path a member pod was restored from (its fetch step's `--s3-path`), if it was. */

@@ -134,10 +134,14 @@ function restoring(
  * Every member restored from the snapshot, under new names, started together (etcd's documented way to restore a
  * multi-member cluster): no growth from a seed, so no voter is ever added before its pod runs.
  */
-function restoredPods(v: RestoreView, uid: string, source: RestoreSource): { names: string[]; pods: KubeObject[] } {
+function restoredPods(
+  v: RestoreView,
+  restore: { uid: string; name: string },
+  source: RestoreSource,
+): { names: string[]; pods: KubeObject[] } {
   const { parent, spec } = v;
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, v.lastIndex + 1 + i));
-  const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, uid);
+  const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, restore);
   return { names, pods };
 }
 
@@ -161,7 +165,7 @@ function startRestoredMembers(v: RestoreView): Decision | undefined {
   if (before?.phase !== 'Replacing' || obs.restore?.uid !== before.uid || !source) return undefined;
   if (obs.pods.length > 0 || obs.terminating.length > 0)
     return restoring(v, [], v.lastIndex, before, 'waiting for the old members to go');
-  const { names, pods } = restoredPods(v, obs.restore.uid, source);
+  const { names, pods } = restoredPods(v, obs.restore, source);
   return restoring(
     v,
     pods,
@@ -242,7 +246,7 @@ function restoredVanished(v: RestoreView): Decision | undefined {
       phase: 'Failed',
       reason: 'the restored members were lost and the EtcdRestore is gone',
     });
-  const { names, pods } = restoredPods(v, obs.restore.uid, source);
+  const { names, pods } = restoredPods(v, obs.restore, source);
   return restoring(
     v,
     pods,
