@@ -65,6 +65,16 @@ function takenInstead(state: Partial<RestoreState>, name: string | undefined, to
   return state.name !== name || !refusedByCheck(state);
 }
 
+/** Whether this EtcdRestore's own status said the cluster was past its point of no return with it. */
+function wasPastNoReturn(parent: RestoreView['parent']): boolean {
+  const conditions = (parent.status as { conditions?: unknown } | undefined)?.conditions;
+  return (Array.isArray(conditions) ? conditions : []).some(
+    (c) =>
+      (c as { type?: unknown } | null)?.type === 'Ready' &&
+      pastNoReturn({ phase: (c as { reason?: unknown }).reason as RestoreState['phase'] }),
+  );
+}
+
 /** What the restore hook reads: this EtcdRestore, its cluster as observed, and the cluster's record of a restore. */
 interface RestoreView {
   parent: SyncHook<Spec, unknown, EtcdSettings>['parent'];
@@ -191,6 +201,9 @@ function notTaken(v: RestoreView): Outcome | undefined {
  */
 function takenBy({ parent, state, mine }: RestoreView): string | undefined {
   if (state === undefined || mine || state.created === undefined) return undefined;
+  // A newer one its check refused took nothing from this one once this one dropped the old members (its own status
+  // said so: the cluster's record of it lost meanwhile, found again from its restored members, plan/restore-rebuilt.ts).
+  if (refusedByCheck(state) && wasPastNoReturn(parent)) return undefined;
   const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
   return takenInstead(state, parent.metadata.name, Date.parse(state.created), born)
     ? String(state.name ?? '')

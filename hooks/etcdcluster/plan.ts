@@ -33,6 +33,7 @@ import { sanitize } from './pods.js';
 import { afterCheck, asChecked, carriedOut, checking, newRecord, noMemberRuns, refused } from './plan/restore-check.js';
 import { decideRestore } from './plan/restore-phases.js';
 import { behindRunning, withWaiting } from './plan/restore-queue.js';
+import { rebuiltRestore } from './plan/restore-rebuilt.js';
 import type { Decision, Observation } from './plan/types.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -47,11 +48,16 @@ export { compareVersions, supportsLearners, upgradeRefusal } from './plan/versio
  * snapshot start together. The record of a restore is the EtcdRestore's own status (sync.ts, pendingRestore).
  */
 export function decide(parent: ParentObject, spec: EtcdClusterSpec, observation: Observation): Decision {
-  const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
+  const recorded = (parent.status as { restore?: RestoreState } | undefined)?.restore;
+  // The running restore whose record was lost with the status, found again from its restored members
+  // (plan/restore-rebuilt.ts).
+  const rebuilt = rebuiltRestore(recorded, observation);
+  const before = rebuilt ?? recorded;
+  const withRecord = rebuilt ? { ...parent, status: { ...(parent.status ?? {}), restore: rebuilt } } : parent;
   // A restore past its point of no return (the old members dropped) is finished before a newer one is taken: the
   // newer one waits (plan/restore-queue.ts).
   const { obs, waiting } = behindRunning(before, observation);
-  return withWaiting(decideRestores(parent, spec, obs, before), waiting, before);
+  return withWaiting(decideRestores(withRecord, spec, obs, before), waiting, before);
 }
 
 function decideRestores(

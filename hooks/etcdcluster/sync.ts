@@ -45,6 +45,7 @@ import {
   selectorText,
   services,
   type RestoreSource,
+  RESTORED_BY,
   ownKey,
   withInstanceLabel,
 } from './members.js';
@@ -119,11 +120,49 @@ function carriedOn(
   };
 }
 
+/**
+ * The unfinished EtcdRestore the member pods were started for (RESTORED_BY: one uid on every pod that carries it),
+ * when the status records another restore or none (its record lost): its source checked again against the tenancy
+ * rules. plan.ts finds the running restore's record again from it and the pods (plan/restore-rebuilt.ts).
+ */
+function restoreOfPods(
+  request: CompositeSyncRequest,
+  image: string,
+  policy: BackupTenancy,
+): Observation['restore'] | undefined {
+  const uids = new Set(
+    observed(request.children, 'Pod', 'v1')
+      .map((p) => p.metadata.annotations?.[RESTORED_BY])
+      .filter((u): u is string => typeof u === 'string'),
+  );
+  const record = (request.parent.status as { restore?: RestoreState } | undefined)?.restore;
+  const [uid] = [...uids];
+  if (uids.size !== 1 || uid === undefined || record?.uid === uid) return undefined;
+  const r = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2').find(
+    (x) =>
+      (x.metadata.uid ?? x.metadata.name) === uid &&
+      (x.metadata.namespace ?? '') === (request.parent.metadata.namespace ?? '') &&
+      (x['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name ===
+        request.parent.metadata.name &&
+      typeof (x['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean',
+  );
+  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
+  if (!r || !s3?.path || restoreSourceProblem(r, policy) !== undefined) return undefined;
+  return {
+    uid,
+    name: r.metadata.name!,
+    source: { s3, image },
+    ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
+  };
+}
+
 /** The restores the decision reads: the one pending, the one recorded past its check, the last failed one. */
 function withRestores(obs: Observation, request: CompositeSyncRequest, settings: EtcdSettings): void {
   const restore = pendingRestore(request, settings.image, tenancyOf(settings));
   if (restore) obs.restore = restore;
-  const recorded = carriedOn(request, settings.image, tenancyOf(settings));
+  const recorded =
+    carriedOn(request, settings.image, tenancyOf(settings)) ??
+    restoreOfPods(request, settings.image, tenancyOf(settings));
   if (recorded) obs.recordedRestore = recorded;
   const failed = failedRestore(request);
   if (failed) obs.failedRestore = failed;

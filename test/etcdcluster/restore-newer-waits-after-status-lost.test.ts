@@ -9,10 +9,6 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 import { answeredPod, type Loop, restoreHook, restoreObject, restoreStarted, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
-// Kept as a todo until fixed.
-const GAP =
-  'open (issue 30): the running restore is known only from the cluster status (a lost status forgets it), and a restore carried out is recognised by the last record or by uid only; found by an independent attack, 2026-11-27';
-
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
 
 async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
@@ -23,38 +19,33 @@ async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
 const fetchesSnapshot = (loop: Loop, name: string) =>
   ((answeredPod(loop, name)?.['spec'] as any)?.initContainers ?? []).some((c: any) => c.name === 'fetch-snapshot');
 
-t.test(
-  'a newer EtcdRestore still waits for the running restore after the cluster status is lost',
-  { todo: GAP },
-  async (t) => {
-    const loop = await running({ size: 3 });
-    await restoreStarted(loop);
-    await loop.step();
-    const restored = loop.pods();
-    t.ok(restored.length > 0 && restored.every((p) => fetchesSnapshot(loop, p)), "r's members start from its snapshot");
-    const r = loop.related[0]!;
-    const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
-    loop.related = [r, r2];
-    loop.check = 'running';
-    loop.now = later(60);
+t.test('a newer EtcdRestore still waits for the running restore after the cluster status is lost', async (t) => {
+  const loop = await running({ size: 3 });
+  await restoreStarted(loop);
+  await loop.step();
+  const restored = loop.pods();
+  t.ok(restored.length > 0 && restored.every((p) => fetchesSnapshot(loop, p)), "r's members start from its snapshot");
+  const r = loop.related[0]!;
+  const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
+  loop.related = [r, r2];
+  loop.check = 'running';
+  loop.now = later(60);
+  await syncAll(loop, [r, r2]);
+  const cond = (loop.s().conditions as any[]).find((c) => c.type === 'Restore');
+  t.equal(cond?.reason, 'RestoreWaiting', 'r2 waits while r runs');
+  // The status is lost.
+  loop.status = undefined;
+  loop.check = { succeeded: true };
+  for (let i = 0; i < 3; i++) {
+    loop.now = later(120 + i * 30);
     await syncAll(loop, [r, r2]);
-    const cond = (loop.s().conditions as any[]).find((c) => c.type === 'Restore');
-    t.equal(cond?.reason, 'RestoreWaiting', 'r2 waits while r runs');
-    // The status is lost.
-    loop.status = undefined;
-    loop.check = { succeeded: true };
-    for (let i = 0; i < 3; i++) {
-      loop.now = later(120 + i * 30);
-      await syncAll(loop, [r, r2]);
-      t.same(loop.pods(), restored, `sync ${i + 1}: r's restored members are not dropped for r2`);
-      t.not(loop.s().restore?.name, 'r2', `sync ${i + 1}: r2 is not taken while r's restore runs`);
-    }
-  },
-);
+    t.same(loop.pods(), restored, `sync ${i + 1}: r's restored members are not dropped for r2`);
+    t.not(loop.s().restore?.name, 'r2', `sync ${i + 1}: r2 is not taken while r's restore runs`);
+  }
+});
 
 t.test(
   'a newer EtcdRestore refused by its check after the status is lost: r is not said untaken, nor the cluster untouched',
-  { todo: GAP },
   async (t) => {
     const loop = await running({ size: 3 });
     await restoreStarted(loop);

@@ -115,7 +115,7 @@ function resultOf(
 }
 
 /** The snapshot path a member pod was restored from (its fetch step's `--s3-path`), if it was. */
-function restoredFrom(pod: KubeObject): string | undefined {
+export function restoredFrom(pod: KubeObject): string | undefined {
   const init = (pod['spec'] as { initContainers?: Array<{ name?: string; args?: unknown[] }> } | undefined)
     ?.initContainers;
   const args = init?.find((x) => x.name === 'fetch-snapshot')?.args ?? [];

@@ -1,0 +1,38 @@
+// The running restore found again from the restored members themselves when the cluster's status no longer records
+// it (a status lost or written over while a restore is past its point of no return): every member pod was started
+// for one EtcdRestore (RESTORED_BY) from its snapshot (its fetch step), none serves yet, and that EtcdRestore has not
+// finished (sync.ts, restoreOfPods). Its record is Restoring again, so a newer EtcdRestore waits for it
+// (plan/restore-queue.ts) instead of being checked and dropping the cluster's only data.
+import { isPodReady, rfc3339 } from '../../../lib/index.js';
+import { pastNoReturn, type RestoreState } from '../../etcdcommon/index.js';
+import { RESTORED_BY } from '../members.js';
+import { restoredFrom } from './restore-check.js';
+import type { Observation } from './types.js';
+
+/** The record of the restore the observed members are the running result of, when the status lost it; else none. */
+export function rebuiltRestore(before: RestoreState | undefined, obs: Observation): RestoreState | undefined {
+  const own = obs.recordedRestore;
+  if (!own || before?.uid === own.uid || pastNoReturn(before)) return undefined;
+  if (obs.pods.length === 0 || obs.etcd !== undefined || obs.pods.some(isPodReady)) return undefined;
+  const ours = (p: (typeof obs.pods)[number]) =>
+    p.metadata.annotations?.[RESTORED_BY] === own.uid && restoredFrom(p) === own.source.s3.path;
+  if (!obs.pods.every(ours)) return undefined;
+  const since = startedSince(obs);
+  return {
+    uid: own.uid,
+    name: own.name,
+    phase: 'Restoring',
+    s3: own.source.s3,
+    ...(own.created ? { created: own.created } : {}),
+    ...(since ? { since } : {}),
+  };
+}
+
+/** When the restored members were made (the earliest pod's creationTimestamp), never later than now. */
+function startedSince(obs: Observation): string | undefined {
+  const made = obs.pods.map((p) => Date.parse(p.metadata.creationTimestamp ?? '')).filter(Number.isFinite);
+  const now = obs.now?.getTime();
+  const at = made.length > 0 ? Math.min(...made) : now;
+  if (at === undefined) return undefined;
+  return rfc3339(new Date(now !== undefined ? Math.min(at, now) : at));
+}
