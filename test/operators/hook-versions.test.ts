@@ -1,10 +1,13 @@
 // Metacontroller's hook version v2 keys observed and related objects by `namespace/name` instead of `name`
 // (v4.17: `spec.hooks.sync.version: v2`). Every hook must answer a v2-keyed request exactly as the v1-keyed one.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { operators as hooks } from '../../main/operators.js';
 import { testApp as buildApp } from '../fixtures/app.js';
 import type { TestDeps as Deps } from '../fixtures/app.js';
+import type { HookDefinition } from '../../lib/hook.js';
+import { firstRequest, observedAfter } from '../fixtures/generated-request.js';
 import { example, FIXED_NOW } from '../fixtures/requests.js';
+import { greeting } from '../toy/index.js';
 
 const down = () => Promise.reject(new Error('dependency down'));
 const deps: Partial<Deps> = {
@@ -155,25 +158,54 @@ function requests(): Array<[string, any]> {
   ];
 }
 
+type App = ReturnType<typeof buildApp>;
+
+/** Posts the request keyed both ways and asserts the same answer. */
+async function sameUnderBothKeyings(t: Test, app: App, route: string, body: any) {
+  const one = await app.inject({ method: 'POST', url: `/hooks/${route}`, payload: body });
+  const keyed = { ...body };
+  for (const field of ['children', 'related', 'attachments']) if (keyed[field]) keyed[field] = v2(keyed[field]);
+  const two = await app.inject({ method: 'POST', url: `/hooks/${route}`, payload: keyed });
+  t.equal(one.statusCode, 200, `${route} v1: ${one.body.slice(0, 200)}`);
+  t.equal(two.statusCode, 200, `${route} v2`);
+  t.same(two.json(), one.json(), `${route}: the same answer under v2 keys`);
+}
+
+/**
+ * A request for a composite operator with no hand-written one: its first answer's children sent back as observed,
+ * so that the second request has children to key both ways. How many it observes is returned.
+ */
+async function generated(app: App, definition: HookDefinition): Promise<[any, number]> {
+  if (definition.type !== 'composite') throw new Error(`${definition.name}: a decorator needs a hand-written request`);
+  const first = firstRequest(definition);
+  const answer = await app.inject({ method: 'POST', url: `/hooks/${definition.name}/sync`, payload: first });
+  const children = answer.statusCode === 200 ? (answer.json().children ?? []) : [];
+  return [observedAfter(first, children), children.length];
+}
+
 t.test('every hook answers a v2-keyed request (namespace/name) exactly as the v1-keyed one', async (t) => {
   const app = buildApp({ deps, allowUnauthenticated: true, hookDeadlineMs: 3000 });
   t.teardown(() => app.close());
-  const served = new Set(hooks.map((h) => `${h.name}/sync`));
-  const covered = new Set<string>();
-  for (const [route, body] of requests()) {
-    if (!served.has(route)) continue;
-    covered.add(route);
-    const one = await app.inject({ method: 'POST', url: `/hooks/${route}`, payload: body });
-    const keyed = { ...body };
-    for (const field of ['children', 'related', 'attachments']) if (keyed[field]) keyed[field] = v2(keyed[field]);
-    const two = await app.inject({ method: 'POST', url: `/hooks/${route}`, payload: keyed });
-    t.equal(one.statusCode, 200, `${route} v1: ${one.body.slice(0, 200)}`);
-    t.equal(two.statusCode, 200, `${route} v2`);
-    t.same(two.json(), one.json(), `${route}: the same answer under v2 keys`);
+  const written = new Map(requests());
+  for (const definition of hooks) {
+    const route = `${definition.name}/sync`;
+    const body = written.get(route) ?? (await generated(app, definition))[0];
+    await sameUnderBothKeyings(t, app, route, body);
   }
   t.same(
-    [...served].filter((r) => !covered.has(r)),
+    [...written.keys()].filter((r) => !hooks.some((h) => `${h.name}/sync` === r)),
     [],
-    'every sync route of the registry has a request here',
+    'every hand-written request is for a route the registry serves',
   );
 });
+
+t.test(
+  'an operator added to the registry with no request written for it is still asked both ways, with children',
+  async (t) => {
+    const app = buildApp({ deps, allowUnauthenticated: true, hookDeadlineMs: 3000, operators: [...hooks, greeting] });
+    t.teardown(() => app.close());
+    const [body, observed] = await generated(app, greeting);
+    t.ok(observed > 0, `the generated request observes the children its first answer asked for (${observed})`);
+    await sameUnderBothKeyings(t, app, 'greeting/sync', body);
+  },
+);
