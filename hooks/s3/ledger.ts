@@ -100,10 +100,11 @@ export interface Reservation {
   now: Date;
 }
 
-/** The namespace's entries, in one call: at most MAX_BUCKETS_PER_NAMESPACE + 100 (more is refused, as full). */
+/** The namespace's entries, one ListPolicies (its short pages followed): at most MAX_BUCKETS_PER_NAMESPACE + 100. */
 async function entries(r: Reservation): Promise<{ listed: ListedPolicy[]; truncated: boolean }> {
   const { policies, truncated } = await r.aws.listPolicies(ledgerPath(r.namespace), MAX_BUCKETS_PER_NAMESPACE + 100);
-  // Only this namespace's own entries (the path prefix /a/ also lists /a-b/... never: it ends with a slash).
+  // Only this namespace's own entries (the prefix ends with a slash, so namespace a-b's are not listed for a; the
+  // name's hash of the namespace is checked as well).
   return { listed: policies.filter((p) => bucketOf(r.namespace, p) !== undefined), truncated };
 }
 
