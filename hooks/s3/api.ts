@@ -90,6 +90,14 @@ export interface IamPolicy {
   created?: Date | undefined;
 }
 
+/** A policy as ListPolicies names it. */
+export interface ListedPolicy {
+  name: string;
+  arn: string;
+  /** IAM's own creation date of the policy. */
+  created: Date;
+}
+
 export interface AwsApi {
   readonly region: string;
   readonly endpoint: string | undefined;
@@ -138,7 +146,13 @@ export interface AwsApi {
 
   getPolicy(arn: string): Promise<IamPolicy | undefined>;
   policyDocument(arn: string, versionId: string): Promise<string>;
-  createPolicy(name: string, document: string, tags: Map<string, string>): Promise<string>;
+  /** Creates a managed policy, under `path` (`/a/b/`; `/` when absent). Its ARN. */
+  createPolicy(name: string, document: string, tags: Map<string, string>, path?: string): Promise<string>;
+  /**
+   * The account's own (customer managed) policies under `pathPrefix`, at most `max` of them in one call (IAM's
+   * ListPolicies, Scope Local, MaxItems): `truncated` when IAM has more.
+   */
+  listPolicies(pathPrefix: string, max: number): Promise<{ policies: ListedPolicy[]; truncated: boolean }>;
   /** Makes `document` the policy's default version (IAM keeps five: the oldest non-default goes first). */
   setPolicyDocument(arn: string, document: string): Promise<void>;
   deletePolicy(arn: string): Promise<void>;

@@ -21,6 +21,7 @@ import {
   IAMClient,
   ListAccessKeysCommand,
   ListAttachedUserPoliciesCommand,
+  ListPoliciesCommand,
   ListPolicyVersionsCommand,
   TagUserCommand,
   UntagUserCommand,
@@ -57,6 +58,7 @@ import {
   type BucketFound,
   type BucketSettings,
   type IamPolicy,
+  type ListedPolicy,
   type IamUser,
   type PublicAccessBlock,
 } from './api.js';
@@ -553,16 +555,47 @@ export class SdkAwsApi implements AwsApi {
     return decodeURIComponent(got.PolicyVersion?.Document ?? '');
   }
 
-  async createPolicy(name: string, document: string, tags: Map<string, string>): Promise<string> {
+  async createPolicy(name: string, document: string, tags: Map<string, string>, path?: string): Promise<string> {
     const created = await this.call('CreatePolicy', () =>
       this.iam.send(
-        new CreatePolicyCommand({ PolicyName: name, PolicyDocument: document, Tags: tagList(tags) }),
+        new CreatePolicyCommand({
+          PolicyName: name,
+          PolicyDocument: document,
+          Tags: tagList(tags),
+          ...(path ? { Path: path } : {}),
+        }),
         this.opts(),
       ),
     );
     if (!created.Policy?.Arn)
       throw new AwsError('InvalidResponse', 'CreatePolicy answered without the policy', 'CreatePolicy');
     return created.Policy.Arn;
+  }
+
+  async listPolicies(pathPrefix: string, max: number): Promise<{ policies: ListedPolicy[]; truncated: boolean }> {
+    // IAM may answer fewer than MaxItems with more to come: pages are followed (at most MAX_PAGES) until `max`.
+    const policies: ListedPolicy[] = [];
+    let marker: string | undefined;
+    for (let pages = 0; ; pages++) {
+      if (pages === MAX_PAGES) throw new AwsError('ResponseTooLarge', `more than ${MAX_PAGES} pages`, 'ListPolicies');
+      const res = await this.call('ListPolicies', () =>
+        this.iam.send(
+          new ListPoliciesCommand({
+            Scope: 'Local',
+            PathPrefix: pathPrefix,
+            MaxItems: Math.min(Math.max(1, max + 1 - policies.length), 1000),
+            ...(marker !== undefined ? { Marker: marker } : {}),
+          }),
+          this.opts(),
+        ),
+      );
+      for (const p of res.Policies ?? [])
+        if (p.PolicyName && p.Arn)
+          policies.push({ name: p.PolicyName, arn: p.Arn, created: p.CreateDate ?? new Date(0) });
+      marker = res.IsTruncated ? res.Marker : undefined;
+      if (marker === undefined || policies.length > max) break;
+    }
+    return { policies: policies.slice(0, max), truncated: policies.length > max || marker !== undefined };
   }
 
   async setPolicyDocument(arn: string, document: string): Promise<void> {

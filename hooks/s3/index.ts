@@ -1,14 +1,18 @@
 import { type ClientEnvironment, type ConditionEventRules, defineComposite, jsonBytes } from '../../lib/index.js';
-import {
-  kmsAllowlistFromEnv,
-  kmsAllowlistProblems,
-  kmsKeyIdProblem,
-  kmsKeyNotAllowed,
-  tagsProblem,
-  type KmsAllowlist,
-} from './policy.js';
+import { bucketsPerNamespaceFromEnv, bucketsPerNamespaceProblems } from './ledger.js';
+import { kmsAllowlistFromEnv, kmsAllowlistProblems, kmsKeyIdProblem, kmsKeyNotAllowed, tagsProblem } from './policy.js';
 import { resource } from './schema.js';
-import { childNames, customize, finalize, nameProblem, parser, s3Clients, secretName, sync } from './sync.js';
+import {
+  childNames,
+  customize,
+  finalize,
+  nameProblem,
+  parser,
+  s3Clients,
+  secretName,
+  sync,
+  type S3Settings,
+} from './sync.js';
 
 export { HOOK_BUDGET_MS } from './sync.js';
 
@@ -36,10 +40,7 @@ export const S3_EVENTS: ConditionEventRules = {
   normals: new Set(['BucketRetained']),
 };
 
-/** What the server allows S3 resources: the KMS keys they may name (METAOPS_KMS_KEY_ALLOWLIST). */
-export interface S3Settings {
-  kms: KmsAllowlist;
-}
+export type { S3Settings } from './sync.js';
 
 export const s3 = defineComposite({
   name: 's3',
@@ -47,8 +48,11 @@ export const s3 = defineComposite({
   spec: parser,
   // Read from the raw spec before the schema: a key ARN said plainly, and a tag set AWS would refuse (InvalidTag).
   specProblem: (spec) => kmsKeyIdProblem(spec) ?? tagsProblem(spec),
-  settings: ({ env }: ClientEnvironment): S3Settings => ({ kms: kmsAllowlistFromEnv(env) }),
-  configProblems: kmsAllowlistProblems,
+  settings: ({ env }: ClientEnvironment): S3Settings => ({
+    kms: kmsAllowlistFromEnv(env),
+    bucketsPerNamespace: bucketsPerNamespaceFromEnv(env),
+  }),
+  configProblems: (env) => [...kmsAllowlistProblems(env), ...bucketsPerNamespaceProblems(env)],
   // A customer managed key only where the server allows it, checked before any AWS call.
   settingsProblem: (spec, settings: S3Settings, parent) =>
     spec.encryption.type === 'SSE-KMS' && spec.encryption.kmsKeyId

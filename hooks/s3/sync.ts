@@ -71,6 +71,7 @@ import {
 import {
   arnParts,
   bucketArn,
+  type KmsAllowlist,
   bucketNameProblem,
   bucketPolicy,
   kmsKeyRefusal,
@@ -78,7 +79,17 @@ import {
   scrubAwsText,
   userName,
 } from './policy.js';
+import { keepEntry, releaseEntry, releaseEntryIfAbsent, reserveBucket } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
+
+/**
+ * What the server allows S3 resources: the KMS keys they may name (METAOPS_KMS_KEY_ALLOWLIST), and how many buckets
+ * the S3 resources of one namespace may hold in the account (METAOPS_S3_BUCKETS_PER_NAMESPACE, ledger.ts).
+ */
+export interface S3Settings {
+  kms: KmsAllowlist;
+  bucketsPerNamespace: number;
+}
 
 export const parser = specParser(S3Spec, (spec) => {
   const problem = bucketNameProblem(spec.bucketName);
@@ -522,6 +533,8 @@ interface SyncRun {
   notes: ConditionInput[];
   note: (event: EventSpec) => void;
   log: SyncHook<Spec, S3Clients>['log'];
+  /** The most buckets the namespace's S3 resources may hold (the server's settings; ledger.ts). */
+  bucketsPerNamespace: number;
   now: Date;
 }
 
@@ -544,7 +557,7 @@ function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject
  * (plan.ts). Each transition made in AWS is told as an Event (hook.event: BucketCreated, BucketRetained,
  * AccessKeyCreated, KeyRotated); it never changes the answer.
  */
-export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
+export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now } = hook;
   const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
   const owner = ownerOf(parent);
@@ -570,6 +583,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients>): Promise<CompositeSy
     notes: [],
     note: hook.event,
     log: hook.log,
+    bucketsPerNamespace: hook.settings.bucketsPerNamespace,
     now,
   };
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
@@ -724,6 +738,7 @@ async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
   // Gone (or never made): a claim a killed sync took for it is released, so the name is free again.
   if (!found) {
     await releaseClaim(aws, owner, run.iamUser!.arn, bucket);
+    await releaseEntry(aws, run.iamUser!.arn, owner.namespace, bucket);
     return dropRecord(run, bucket);
   }
   if (found.tags.size === 0) {
@@ -772,6 +787,9 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     // A bucket another resource has claimed is not even asked for (the claim is taken once it exists, below).
     const claim = await aws.getPolicy(claimArnOf(iamUser.arn, bucket));
     if (claim && !owns(owner, claim.tags)) await claimOrRefuse(run, iamUser.arn, found);
+    // A place in the namespace's ledger, taken before the bucket exists (refused when the namespace is full).
+    const entry = { aws, namespace: owner.namespace, bucket, accountArn: iamUser.arn, tags: ownerTags(owner) };
+    await reserveBucket({ ...entry, limit: run.bucketsPerNamespace, now: run.now });
     if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
     await aws.createBucket(bucket, region).catch(async (err: unknown) => {
       // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
@@ -779,13 +797,16 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
       // which takes the bucket back under the claim.
       if (createRefused(err)) {
         await dropRecord(run, bucket);
-        // Another account's bucket (S3 says so): a definite answer.
+        // Another account's bucket (S3 says so): a definite answer; no bucket of that name is in this account.
         run.definite = err instanceof AwsError && err.code === 'BucketAlreadyExists';
+        if (run.definite) await releaseEntry(aws, iamUser.arn, owner.namespace, bucket);
       }
       throw err;
     });
     await claimOrRefuse(run, iamUser.arn, found);
     await aws.tagBucket(bucket, region, ownerTags(owner));
+    // Its entry written again if it went meanwhile (pruned while this CreateBucket was under way): never uncounted.
+    await keepEntry(entry);
     tags = ownerTags(owner);
     run.note(bucketCreated(bucket, region));
   } else {
@@ -921,6 +942,9 @@ async function claimOrRefuse(run: SyncRun, userArn: string, found: unknown): Pro
   // The claim exists and is not this resource's: a definite answer.
   run.definite = true;
   await dropRecord(run, bucket);
+  // Another namespace's bucket is not counted as this namespace's.
+  if (!(holder.get(OWNER_TAG) ?? '').startsWith(`${run.owner.namespace}/`))
+    await releaseEntry(run.aws, userArn, run.owner.namespace, bucket);
   run.log.info({ bucket, found: found !== undefined }, 'S3: the bucket is claimed by another resource');
   // The claim of an earlier resource of this name is told as such (with how to hand it over); any other is
   // "another S3 resource", unnamed.
@@ -1022,6 +1046,8 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
       await dropRecord(run, old);
     } else if (result !== 'notEmpty') {
       await releaseClaim(aws, owner, run.iamUser?.arn, old);
+      // Gone: its place in the namespace's ledger is free.
+      await releaseEntry(aws, run.iamUser?.arn, owner.namespace, old);
       await dropRecord(run, old);
     }
   }
@@ -1146,6 +1172,8 @@ interface Teardown {
   unclaimed: string[];
   /** The resource's IAM user's ARN, once found (the claims' account). */
   userArn?: string;
+  /** The policy's ARN as revokeUser found it (the account, when the user is gone). */
+  policyArn?: string | undefined;
   /** The buckets the user records (and its record of intent names): their claims may be held. */
   records: Set<string>;
   /** Buckets read untagged under this resource's claim: tagged again, deleted at the next call. */
@@ -1227,6 +1255,8 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
     if (result === 'notEmpty') waiting.push(bucket);
     else created.delete(bucket);
     if (result === 'notOwned') (seen?.size ? down.notOwned : down.unclaimed).push(bucket);
+    // Gone: its place in the namespace's ledger is free (the account's: the user's ARN, else the status policy's).
+    else if (result !== 'notEmpty') await releaseEntry(aws, down.userArn ?? down.policyArn, owner.namespace, bucket);
   }
   return waiting;
 }
@@ -1298,7 +1328,7 @@ function finalizedCondition(down: Teardown, waiting: string[], done: boolean): C
         };
 }
 
-export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<CompositeSyncResponse> {
+export async function finalize(hook: FinalizeHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
   const { parent, now } = hook;
   const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
   const owner = ownerOf(parent);
@@ -1326,9 +1356,13 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients>): Promise<Com
   try {
     const revoked = await revokeUser(down, previous.policyArn);
     const policyArn = revoked.policyArn;
+    down.policyArn = policyArn;
     const waiting = await removeBuckets(down);
     // The user, which holds the records of the buckets, and its policy go once no bucket waits.
     if (waiting.length === 0 && unconfirmed.length === 0) {
+      // The spec's bucket, never made (a sync refused, or killed after its place was taken): its place is free.
+      if (spec && !created.has(spec.bucketName) && !retained.has(spec.bucketName))
+        await releaseEntryIfAbsent(aws, down.userArn ?? policyArn, owner.namespace, spec.bucketName);
       await releaseClaims(down, [...recordedBuckets(previous)], hook.spec, policyArn);
       await removeIam(down, revoked.ours, policyArn);
       await retireLegacyUser(aws, owner, previous, user);

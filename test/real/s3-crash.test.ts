@@ -88,7 +88,7 @@ class Resource {
     return new Date(Date.now() + this.later * 1000);
   }
   async run(hook: 'sync' | 'finalize'): Promise<CompositeSyncResponse> {
-    const res = await (hook === 'sync' ? sync : finalize)(this.request(), aws.withDeadline(7000), this.clock());
+    const res = await (hook === 'sync' ? sync : finalize)(this.request(), aws.withDeadline(7000), this.clock(), ROOMY);
     this.status = res.status as Record<string, unknown>;
     if (hook === 'sync') this.children = res.children;
     return res;
@@ -97,18 +97,24 @@ class Resource {
   async killed(hook: 'sync' | 'finalize', pass: number, answerLost: boolean): Promise<void> {
     mode = { kind: 'kill', pass, answerLost, seen: 0 };
     const call = hook === 'sync' ? sync : finalize;
-    await call(this.request(), aws.withDeadline(7000), this.clock()).catch(() => undefined);
+    await call(this.request(), aws.withDeadline(7000), this.clock(), ROOMY).catch(() => undefined);
     mode = { kind: 'pass' };
   }
   /** How many HTTP requests a whole call makes from the current state (its answer discarded). */
   async count(hook: 'sync' | 'finalize'): Promise<number> {
     const counting: Mode = { kind: 'kill', pass: 10_000, answerLost: false, seen: 0 };
     mode = counting;
-    await (hook === 'sync' ? sync : finalize)(this.request(), aws.withDeadline(7000), this.clock());
+    await (hook === 'sync' ? sync : finalize)(this.request(), aws.withDeadline(7000), this.clock(), ROOMY);
     mode = { kind: 'pass' };
     return counting.seen;
   }
 }
+
+/**
+ * Every resource of this file is in one namespace, and many keep their buckets: the namespace's bound on buckets
+ * (test/s3/namespace-buckets-limit.test.ts, test/real/s3-namespace-buckets-limit-real.test.ts) set past what it makes.
+ */
+const ROOMY = { bucketsPerNamespace: 900 };
 
 const ready = (res: CompositeSyncResponse) => (res.status as any).conditions.find((c: any) => c.type === 'Ready');
 

@@ -5,6 +5,7 @@
 // test/real/s3-crash.test.ts does the same against moto, one HTTP call at a time.
 import t, { type Test } from 'tap';
 import { BUCKET_INTENT_TAG, OWNER_TAG, OWNER_UID_TAG } from '../../hooks/s3/api.js';
+import { ledgerArn } from '../../hooks/s3/ledger.js';
 import { userName } from '../../hooks/s3/policy.js';
 import { claimName } from '../../hooks/s3/sync.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
@@ -30,9 +31,10 @@ function settled(t: Test, r: Resource, buckets: string[]): void {
     [...fake.policies.keys()].sort(),
     [
       ...held.map((b) => `arn:aws:iam::123456789012:policy/${claimName(b)}`),
+      ...buckets.map((b) => ledgerArn(fake.userArn(USER), 'ns', b)!),
       `arn:aws:iam::123456789012:policy/${USER}`,
     ].sort(),
-    'the policy, and one claim per bucket',
+    "the policy, one claim per bucket held, and one entry per bucket in the namespace's ledger",
   );
   for (const b of held)
     t.equal(fake.policies.get(`arn:aws:iam::123456789012:policy/${claimName(b)}`)?.tags.get(OWNER_UID_TAG), 'uid-app');
@@ -293,7 +295,7 @@ t.test(
     t.match((res.status as any).conditions[0], { reason: 'BucketNotEmpty' });
     t.same(r.fake.keyIds(USER), [], 'the credentials no longer work');
     t.ok(r.fake.users.has(USER), 'the user stays');
-    t.equal(r.fake.policies.size, 2, 'and its policy, and the claim of the bucket that waits');
+    t.equal(r.fake.policies.size, 3, "and its policy, the claim of the bucket that waits and its namespace's entry");
     r.fake.buckets.get('fin-full')!.objects = 0;
     t.equal((await r.run('finalize')).finalized, true);
     t.same([...r.fake.users.keys()], []);
