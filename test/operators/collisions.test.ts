@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { backupNameProblem, etcdbackup } from '../../hooks/etcdbackup/index.js';
 import { etcdChildNames, etcdNameProblem } from '../../hooks/etcdcluster/index.js';
+import { NAMES_AHEAD } from '../../hooks/etcdcluster/names.js';
 import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
@@ -429,9 +430,9 @@ t.test('names the children cannot carry: EtcdCluster names with dots or too long
   );
   t.same(
     names.filter((n) => n.kind === 'Pod').map((n) => n.name),
-    ['e-3', ...Array.from({ length: 9 }, (_, i) => `e-${5 + i}`), 'e-restore-check'],
+    ['e-3', ...Array.from({ length: NAMES_AHEAD }, (_, i) => `e-${5 + i}`), 'e-restore-check'],
   );
-  t.equal(names.filter((n) => n.kind === 'PersistentVolumeClaim').length, 10);
+  t.equal(names.filter((n) => n.kind === 'PersistentVolumeClaim').length, NAMES_AHEAD + 1);
   t.same(
     names.filter((n) => n.kind !== 'Pod' && n.kind !== 'PersistentVolumeClaim').map((n) => `${n.kind}/${n.name}`),
     ['Service/e', 'Service/e-client', 'PodDisruptionBudget/e'],
