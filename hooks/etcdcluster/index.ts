@@ -1,5 +1,4 @@
 import {
-  type ChildName,
   defineComposite,
   envProblem,
   type KubeObject,
@@ -20,11 +19,11 @@ import {
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
-import { checkPodName } from './restore.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
+import { etcdChildNames } from './names.js';
 
 /**
  * The names an EtcdCluster's name makes: its Services (`<name>`, `<name>-client`, coreos's), its budget, its member
@@ -119,30 +118,7 @@ export function etcdParentProblem(parent: ParentObject): string | undefined {
   return etcdNameProblem(parent) ?? etcdValueProblem(parent);
 }
 
-/**
- * The names an EtcdCluster's children may take, asked for by name (lib/ownership.ts): its Services and budget, the
- * members its status lists, the next MAX_SIZE ordinals (a new member's pod and claim) and a restore's check pod.
- */
-export function etcdChildNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name ?? '';
-  const status = (parent.status ?? {}) as { lastMemberIndex?: unknown; memberList?: unknown };
-  const last = typeof status.lastMemberIndex === 'number' && status.lastMemberIndex >= 0 ? status.lastMemberIndex : -1;
-  const members = Array.isArray(status.memberList)
-    ? (status.memberList as Array<{ name?: unknown } | null>)
-        .slice(0, 2 * MAX_SIZE)
-        .map((m) => m?.name)
-        .filter((n): n is string => typeof n === 'string' && n.startsWith(`${name}-`))
-    : [];
-  const pods = [...members, ...Array.from({ length: MAX_SIZE }, (_, i) => `${name}-${last + 1 + i}`)];
-  return [
-    { apiVersion: 'v1', kind: 'Service', name },
-    { apiVersion: 'v1', kind: 'Service', name: `${name}-client` },
-    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name },
-    ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
-    { apiVersion: 'v1', kind: 'Pod', name: checkPodName(name) },
-    ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),
-  ];
-}
+export { etcdChildNames };
 
 /** The largest member list: the most members a cluster may have, and as many being replaced. */
 const MAX_LISTED = 2 * MAX_SIZE;

@@ -327,6 +327,20 @@ export const EtcdClusterStatus = Type.Object(
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),
     ),
+    namesAskedWith: Type.Optional(
+      Type.Object(
+        {
+          generation: Type.Integer(),
+          lastMemberIndex: Type.Integer(),
+          members: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 2 * MAX_SIZE }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "What Metacontroller's related objects of this generation were asked for with (it keeps the customize answer until the spec changes): the last member ordinal and the members then. A pod or claim under a member name that answer did not ask for is not made (Ready=False MemberNameNotChecked) until the spec changes.",
+        },
+      ),
+    ),
     conditions: Type.Optional(Conditions),
   },
   { additionalProperties: false },

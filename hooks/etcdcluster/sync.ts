@@ -54,6 +54,7 @@ import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedS
 import { MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
+import { heldForNamesNotChecked, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { type TlsState, tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
@@ -277,7 +278,15 @@ function memberNames(request: CompositeSyncRequest, tls: TlsState | undefined): 
   };
 }
 
+/**
+ * The cluster's sync; every answer records what the customize answer of this generation was asked with
+ * (names.ts namesAskedWith), so that a later sync of the generation knows which member names it checked.
+ */
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
+  return withNamesAskedWith(hook.parent, await syncCluster(hook));
+}
+
+async function syncCluster(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
   const { parent, now, clients, settings, log } = hook;
   // Only pods and claims that can be this cluster's members are considered at all (observe.ts memberWindow): the
   // work of the sync and its answer are bounded whatever a tenant labels with the cluster's selector.
@@ -313,11 +322,10 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
     );
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
-  // A child name another owner holds (lib/ownership.ts): nothing is made, and no member is added for a pod that
-  // could not be created. The holder of a pod name is remembered (status.heldBy): while it exists and wants the name,
-  // the cluster stays held even when that pod is gone for a moment (lib/podholders.ts).
-  const taken = takenIn(request, respond(request, spec, decision, now), holderJudge(now));
-  if (taken.length > 0) return heldForTakenNames(request, taken, now, undefined, true);
+  // A child name another owner holds, or one the customize answer in use did not ask for: nothing is made, and no
+  // member is added for a pod that could not be created or checked.
+  const held = heldForNames(request, respond(request, spec, decision, now), now);
+  if (held) return held;
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods
@@ -344,6 +352,25 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
   return respond(request, spec, { ...withIdentity(answer, obs), ignored }, now, failure);
+}
+
+/**
+ * The answer of a cluster whose planned answer wants a child name it cannot take or could not check, else undefined:
+ * a name another owner holds (lib/ownership.ts; the holder of a pod name is remembered in status.heldBy: while it
+ * exists and wants the name, the cluster stays held even when that pod is gone for a moment, lib/podholders.ts), or a
+ * member name the customize answer in use did not ask for (it was asked with an older status: names.ts), which is not
+ * checked for another owner. Nothing is made under it and no member is added for it.
+ */
+function heldForNames(
+  request: CompositeSyncRequest,
+  planned: CompositeSyncResponse,
+  now: Date,
+): CompositeSyncResponse | undefined {
+  const taken = takenIn(request, planned, holderJudge(now));
+  if (taken.length > 0) return heldForTakenNames(request, taken, now, undefined, true);
+  const asked = namesAskedWith(request.parent);
+  const unchecked = notAskedFor(request, planned, asked);
+  return unchecked.length > 0 ? heldForNamesNotChecked(request, unchecked, asked, now) : undefined;
 }
 
 /**

@@ -99,17 +99,40 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
 }
 
 /**
- * The names a PodSet's pods may take that it does not have yet: each ordinal below its size (at most the maximum),
- * in either form, but for the pods its status lists. Metacontroller asks customize again when the spec changes (a
- * scale) and every 20 minutes (v4.17 customize/manager.go, its response cache): a settled PodSet asks for none, and
- * the request does not carry its pods twice (as children and as related objects).
+ * How many bytes of the PodSet's own pods customize may have Metacontroller send again as related objects: below it,
+ * customize asks for every pod name whatever the status (childNames). A pod as observed is its answer (the image and
+ * the command) and ~4 KiB the API server adds (status, defaults, managedFields).
+ */
+export const ASK_ALL_BYTES = 2 * 1024 * 1024;
+
+/** A pod of this spec as Metacontroller observes it, in bytes, at most (spec as written: any field may be malformed). */
+function observedPodBytes(spec: { image?: unknown; command?: unknown } | undefined): number {
+  const image = typeof spec?.image === 'string' ? spec.image.length : 0;
+  const command = Array.isArray(spec?.command)
+    ? (spec.command as unknown[]).reduce<number>((n, a) => n + (typeof a === 'string' ? a.length + 3 : 0), 0)
+    : 0;
+  // The image three times (the pod's spec, status.containerStatuses image and imageID), the command in the spec and
+  // in managedFields' keys none; the labels, defaults, status and managedFields ~4 KiB.
+  return 4096 + 3 * image + command;
+}
+
+/**
+ * The names a PodSet's pods may take: each ordinal below its size (at most the maximum), in either form. Asked for by
+ * name whatever the status: Metacontroller keeps a customize answer until the parent's generation changes (v1.5.20;
+ * v4.17 up to 20 minutes) and a status write does not change it, so an answer that left out the pods status.nodes
+ * listed would not ask for one deleted since (a rollout's, an evicted one) that the PodSet makes again, and another
+ * owner's pod made under that name meanwhile would not be seen (docs/podset.md). The PodSet's own pods are then sent
+ * twice (as children and as related objects): for a PodSet whose pods would be more than ASK_ALL_BYTES, the pods its
+ * status lists are left out, as before, so that its sync stays within the body limit (docs/operating.md).
  */
 export function childNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name!;
+  const spec = parent.spec as { size?: unknown; image?: unknown; command?: unknown } | undefined;
   // Not a number (a spec the CRD would refuse): NaN, so no name.
-  const count = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE);
+  const count = Math.min(Number(spec?.size), MAX_SIZE);
   const listed = (parent.status as { nodes?: unknown } | null | undefined)?.nodes;
-  const have = new Set(Array.isArray(listed) ? listed.slice(0, MAX_SIZE) : []);
+  const askAll = count * observedPodBytes(spec) <= ASK_ALL_BYTES;
+  const have = new Set(!askAll && Array.isArray(listed) ? listed.slice(0, MAX_SIZE) : []);
   const names: ChildName[] = [];
   for (let i = 0; i < count; i++) {
     for (const pod of [podName(podBase(name), i), podName(podBase(name, true), i)])
