@@ -87,6 +87,11 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_ALLOW_STATIC_VOLUMES`,
     `${i}  value: "true"`,
     `${i}{{- end }}`,
+    // The most buckets one namespace's S3 resources may hold in the operator's AWS account (unset: the server's 100).
+    `${i}{{- with .Values.s3Policy.bucketsPerNamespace }}`,
+    `${i}- name: METAOPS_S3_BUCKETS_PER_NAMESPACE`,
+    `${i}  value: {{ . | quote }}`,
+    `${i}{{- end }}`,
   ],
   // The rule for HTTPS out (the API server, AWS): anywhere by default (manifests/deploy/networkpolicy.yaml says
   // why), or only to the CIDRs the values name.
@@ -324,6 +329,7 @@ export function renderChart(
     etcdPolicy: { clusterDomain: '', clusterDomains: [] },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     volumePolicy: { allowStaticVolumes: false },
+    s3Policy: { bucketsPerNamespace: '' },
     metacontroller: { namespace: 'metacontroller' },
     networkPolicy: { egress: { https: 'anywhere', apiServerCidrs: [], awsCidrs: [], extra: [] } },
     webhook: { url: '' },
@@ -378,6 +384,12 @@ export function renderChart(
     'Claims with storageClassName "" (EtcdCluster spec.pod.persistentVolumeClaimSpec, MySQLCluster spec.storage):\n' +
       'static binding to any pre-made PersistentVolume that fits, whoever made it. allowStaticVolumes:\n' +
       'METAOPS_ALLOW_STATIC_VOLUMES; false (the default) refuses them as InvalidSpec (docs/operating.md).',
+  );
+  comment(
+    ['s3Policy'],
+    'S3 resources: bucketsPerNamespace is METAOPS_S3_BUCKETS_PER_NAMESPACE, the most buckets the S3 resources of one\n' +
+      "namespace may hold in the operator's AWS account, retained ones included (1-900; empty: the server's 100).\n" +
+      'Namespaces times this should stay under the account\'s bucket quota (docs/s3.md, "Limits").',
   );
   comment(
     ['metacontroller'],
