@@ -9,11 +9,13 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import {
   AnswerTooLargeError,
+  boundedText,
   call,
   type CallOptions,
   ChainRefusedError,
   chainProblem,
   HANDSHAKE_RESET,
+  MAX_ERROR_TEXT,
 } from '../../lib/index.js';
 import { idOf } from './identity.js';
 
@@ -630,7 +632,11 @@ export class HttpEtcdClient implements EtcdClient {
       if (this.prefixByEndpoint.size > MAX_KNOWN_PREFIXES)
         this.prefixByEndpoint.delete(this.prefixByEndpoint.keys().next().value!);
       if (res.status !== 200 || typeof json['code'] === 'number') {
-        throw new EtcdError(String(json['message'] ?? json['error'] ?? `HTTP ${res.status}`), 'Rejected');
+        // The member's words (its image is its cluster author's choice): one bounded line, as the API server's are.
+        throw new EtcdError(
+          boundedText(json['message'] ?? json['error'] ?? `HTTP ${res.status}`, MAX_ERROR_TEXT),
+          'Rejected',
+        );
       }
       return json;
     }
