@@ -58,6 +58,21 @@ export class PermanentError extends Error {
   }
 }
 
+/**
+ * The hook's caller is asked to come back later, nothing done: answered 429 with Retry-After (lib/answer.ts
+ * RETRY_AFTER_SECONDS), which Metacontroller v4.17 honours by requeueing the parent after that many seconds. Thrown
+ * before any side effect, when the namespace the request is about holds its share of something every namespace shares
+ * (its share of calls to etcd): the status and children stay as they are, and the caller's worker is free at once.
+ */
+export class RetryLaterError extends Error {
+  /** Read by the server's error handler (lib/app.ts): 429 Too Many Requests, with Retry-After. */
+  readonly statusCode = 429;
+  constructor(message: string) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}
+
 export type HookFailure = TemporaryError | PermanentError;
 
 export function isHookFailure(err: unknown): err is HookFailure {

@@ -14,6 +14,7 @@ import {
   type ParentObject,
   holderJudge,
   RETRY_SECONDS,
+  RetryLaterError,
   specParser,
   type SyncHook,
   takenIn,
@@ -51,7 +52,7 @@ import {
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
-import { MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
+import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
@@ -64,6 +65,11 @@ import { type TlsState, tlsSecretNames, tlsSpecProblem, tlsState } from './tls.j
  */
 export const ETCD_STEP_SECONDS = RETRY_SECONDS.step;
 export const ETCD_RETRY_SECONDS = RETRY_SECONDS.soon;
+/**
+ * Seconds before the next sync of a cluster none of whose members answered any call of this sync, some of them
+ * timing out (silent members: each such sync waits a call deadline): `failure`, not the 5 s of a converging cluster.
+ */
+export const ETCD_SILENT_RETRY_SECONDS = RETRY_SECONDS.failure;
 
 const DOMAIN = new RegExp(DOMAIN_PATTERN);
 // Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
@@ -287,7 +293,7 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
 }
 
 async function syncCluster(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
-  const { parent, now, clients, settings, log } = hook;
+  const { parent, now, clients, settings } = hook;
   // Only pods and claims that can be this cluster's members are considered at all (observe.ts memberWindow): the
   // work of the sync and its answer are bounded whatever a tenant labels with the cluster's selector.
   const { request, ignored } = memberWindow(hook.request, parent.metadata.name!, (parent.status ?? {}) as object);
@@ -300,13 +306,48 @@ async function syncCluster(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   // made with relative ones or its certificates carry only those (identity.ts namedSpec).
   const spec = namedSpec(hook.spec, parent, settings, memberNames(request, tls));
   const c = clusterOf(parent, spec);
-  const client = syncClient(
-    clients.etcd(tls?.operator, parent.metadata.namespace ?? ''),
-    dialScope(c, settings, hook.signal),
-  );
+  // A sync dials at most MAX_DIALLED_PODS pods: a member list and three calls each, and the membership change.
+  const pods = Math.min(observed(request.children, 'Pod', 'v1').length, MAX_DIALLED_PODS);
+  const client = syncClient(clients.etcd(tls?.operator, parent.metadata.namespace ?? ''), {
+    ...dialScope(c, settings, hook.signal),
+    maxCalls: 4 * pods + 1,
+  });
   // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.
   const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
   const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;
+  // The sync's room in its namespace's share of calls to etcd (etcd.ts TENANT_MAX_CALLS), taken before anything is
+  // dialled, or the sync is answered at once with 429 and Retry-After, nothing done: the namespace's other syncs hold
+  // the share (their members slow or silent), and this one would otherwise wait for them in the hook, holding one of
+  // the workers Metacontroller shares between every namespace.
+  if (pods > 0 && !operatorUnusable && client.hold && !client.hold())
+    throw new RetryLaterError(
+      `namespace ${parent.metadata.namespace ?? ''} holds its share of calls to etcd with its other clusters' syncs: retried later, nothing done`,
+    );
+  try {
+    return await dialled(hook, { request, ignored, tls, spec, c, client, etcd, operatorUnusable });
+  } finally {
+    client.release?.();
+  }
+}
+
+/** What the sync has made before it dials: its request's member window, TLS state, named spec, cluster and clients. */
+interface Prepared {
+  request: CompositeSyncRequest;
+  ignored: Ignored;
+  tls: TlsState | undefined;
+  spec: EtcdClusterSpec;
+  c: ReturnType<typeof clusterOf>;
+  client: EtcdClient;
+  etcd: EtcdClient;
+  operatorUnusable: boolean;
+}
+
+/** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
+async function dialled(
+  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>,
+  { request, ignored, tls, spec, c, client, etcd, operatorUnusable }: Prepared,
+): Promise<CompositeSyncResponse> {
+  const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withRestores(obs, request, settings);
   obs.now = now;
@@ -351,7 +392,15 @@ async function syncCluster(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
     }
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
-  return respond(request, spec, { ...withIdentity(answer, obs), ignored }, now, failure);
+  const response = respond(request, spec, { ...withIdentity(answer, obs), ignored }, now, failure);
+  // Not one member answered and some were silent: the next look waits longer than a step (each costs a deadline).
+  if (
+    client.silent?.() &&
+    response.resyncAfterSeconds !== undefined &&
+    response.resyncAfterSeconds < ETCD_SILENT_RETRY_SECONDS
+  )
+    response.resyncAfterSeconds = ETCD_SILENT_RETRY_SECONDS;
+  return response;
 }
 
 /**

@@ -9,11 +9,13 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import {
   AnswerTooLargeError,
+  boundedText,
   call,
   type CallOptions,
   ChainRefusedError,
   chainProblem,
   HANDSHAKE_RESET,
+  MAX_ERROR_TEXT,
 } from '../../lib/index.js';
 import { idOf } from './identity.js';
 
@@ -66,11 +68,17 @@ export interface DialScope {
   allows(hostname: string): boolean;
   /** The name looked up in DNS for an allowed host name (its fully qualified form). */
   lookupName(hostname: string): string;
-  /** At most this many calls of the view in flight at once (SYNC_MAX_CALLS by default). */
+  /**
+   * At most this many calls of the view in flight at once (SYNC_MAX_CALLS by default; with a tenant, at most the
+   * tenant's share): what the view takes of its tenant's share.
+   */
   maxCalls?: number;
   /**
    * Whose calls these are (the parent's namespace): every tenant's calls in flight together are capped at
-   * TENANT_MAX_CALLS, so that one namespace's members cannot take the server's whole share.
+   * TENANT_MAX_CALLS, so that one namespace's members cannot take the server's whole share. A view takes its
+   * calls' room in the share all at once (`maxCalls`), or not at all: it never waits for the namespace's other
+   * syncs, so that a namespace whose members are silent cannot hold the hook's callers (Metacontroller's workers,
+   * shared by every namespace) waiting on its own share.
    */
   tenant?: string;
 }
@@ -90,13 +98,25 @@ export interface EtcdClient {
   withSignal?(signal: AbortSignal): EtcdClient;
   /** One sync's view: its signal, the only hosts it dials, its own cap on calls in flight. */
   scoped?(scope: DialScope): EtcdClient;
+  /**
+   * A view's room in its tenant's share, taken now for every call until `release` (a sync takes it before it
+   * dials anything): false when the share has not that room now (nothing dialled; the caller comes back later).
+   * Without it, a view takes the room at its first call and gives it back once none of its calls is in flight;
+   * a call for which there is no room fails at once (EtcdError Busy), nothing sent.
+   */
+  hold?(): boolean;
+  /** Gives back what `hold` took. */
+  release?(): void;
+  /** Whether the view's calls were made and every one that ended timed out: its members are silent. */
+  silent?(): boolean;
 }
 
 export class EtcdError extends Error {
   constructor(
     message: string,
     /** Invalid: an answer no etcd of a cluster the CRD allows gives (a member list of thousands). */
-    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused' | 'Invalid',
+    /** Busy: the tenant's share of calls has no room for the view's now; nothing was sent. */
+    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused' | 'Invalid' | 'Busy',
   ) {
     super(message);
   }
@@ -158,9 +178,22 @@ export class Limiter {
     });
   }
 
-  private take(): void {
-    this.active++;
+  private take(n = 1): void {
+    this.active += n;
     this.peak = Math.max(this.peak, this.active);
+  }
+
+  /** Takes `n` turns at once, now or not at all (never ahead of a task waiting its turn). */
+  tryTake(n: number): boolean {
+    if (this.waiting.length > 0 || this.active + n > this.max) return false;
+    this.take(n);
+    return true;
+  }
+
+  /** Gives back `n` turns tryTake took; the tasks waiting take them in order. */
+  give(n: number): void {
+    this.active -= n;
+    while (this.active < this.max && this.waiting.length > 0) this.waiting.shift()!();
   }
 }
 
@@ -180,10 +213,47 @@ export class Shares {
     }
   }
 
+  /**
+   * `n` turns of `key`'s share at once, now or not at all: the function that gives them back (once), or undefined
+   * when the share has not that room now.
+   */
+  tryTake(key: string, n: number): (() => void) | undefined {
+    let share = this.byKey.get(key);
+    if (!share) this.byKey.set(key, (share = { limiter: new Limiter(this.max), users: 0 }));
+    share.users++;
+    const held = share;
+    const done = () => {
+      if (--held.users === 0 && this.byKey.get(key) === held) this.byKey.delete(key);
+    };
+    if (!held.limiter.tryTake(n)) {
+      done();
+      return undefined;
+    }
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      held.limiter.give(n);
+      done();
+    };
+  }
+
   /** The keys with calls in flight or waiting (what a test reads: none are kept once idle). */
   get size(): number {
     return this.byKey.size;
   }
+}
+
+/** A sync's view's room in its tenant's share (HttpEtcdClient.scoped), and what its calls met. */
+interface ViewShare {
+  /** Gives the room back; set while the view has it. */
+  release?: () => void;
+  /** Taken by `hold`: kept until `release`, even while no call is in flight. */
+  held: boolean;
+  inFlight: number;
+  /** Calls a member answered (any HTTP status), and calls that timed out. */
+  answered: number;
+  timedOut: number;
 }
 
 function abortReason(signal: AbortSignal): Error {
@@ -314,8 +384,19 @@ export class HttpEtcdClient implements EtcdClient {
   readonly limiter: Limiter;
   /** The caps per tenant (shared by the clients etcdClients makes). */
   readonly tenants: Shares;
-  /** A sync's view (scoped): the hosts it may dial, its own cap, and the address each host had in this sync. */
-  private scope: { dial: DialScope; limiter: Limiter; addresses: Map<string, Promise<LookupAddress>> } | undefined;
+  /**
+   * A sync's view (scoped): the hosts it may dial, its own cap (`room`: what it takes of its tenant's share), the
+   * address each host had in this sync, and its room in the share.
+   */
+  private scope:
+    | {
+        dial: DialScope;
+        limiter: Limiter;
+        room: number;
+        addresses: Map<string, Promise<LookupAddress>>;
+        share: ViewShare;
+      }
+    | undefined;
 
   constructor(private readonly options: HttpEtcdOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
@@ -338,8 +419,41 @@ export class HttpEtcdClient implements EtcdClient {
    */
   scoped(dial: DialScope): HttpEtcdClient {
     const view = this.withSignal(dial.signal);
-    view.scope = { dial, limiter: new Limiter(dial.maxCalls ?? SYNC_MAX_CALLS), addresses: new Map() };
+    const wanted = Math.max(1, dial.maxCalls ?? SYNC_MAX_CALLS);
+    const room = dial.tenant === undefined ? wanted : Math.min(wanted, this.tenants.max);
+    view.scope = {
+      dial,
+      limiter: new Limiter(room),
+      room,
+      addresses: new Map(),
+      share: { held: false, inFlight: 0, answered: 0, timedOut: 0 },
+    };
     return view;
+  }
+
+  /** The view's room in its tenant's share, taken now until `release`, or false (nothing taken, nothing dialled). */
+  hold(): boolean {
+    const scope = this.scope;
+    if (!scope || scope.dial.tenant === undefined) return true;
+    const share = scope.share;
+    share.release ??= this.tenants.tryTake(scope.dial.tenant, scope.room);
+    if (!share.release) return false;
+    share.held = true;
+    return true;
+  }
+
+  /** Gives back the room `hold` took (at once, or when the view's last call in flight ends). */
+  release(): void {
+    const share = this.scope?.share;
+    if (!share) return;
+    share.held = false;
+    if (share.inFlight === 0) this.giveBack(share);
+  }
+
+  /** Whether the view made calls, none of which was answered, and some timed out: its members are silent. */
+  silent(): boolean {
+    const share = this.scope?.share;
+    return share !== undefined && share.timedOut > 0 && share.answered === 0;
   }
 
   async memberList(endpoints: string[], accept?: (clusterId: string | undefined) => boolean) {
@@ -443,31 +557,31 @@ export class HttpEtcdClient implements EtcdClient {
   private async any<T>(endpoints: string[], call: (endpoint: string) => Promise<T>): Promise<T> {
     if (endpoints.length === 0) throw new EtcdError('no endpoints to reach etcd through', 'Unreachable');
     const errors: string[] = [];
-    let rejection: EtcdError | undefined;
-    let foreign: EtcdError | undefined;
-    let invalid: EtcdError | undefined;
+    // The first failure of each kind, and how many endpoints failed so.
+    const firstOf = new Map<EtcdError['code'], EtcdError>();
+    const failedBy = new Map<EtcdError['code'], number>();
     const tls = new Set<string>();
-    let tlsFailed = 0;
     return new Promise<T>((resolve, reject) => {
       let left = endpoints.length;
       for (const ep of endpoints) {
         call(ep).then(resolve, (err: Error) => {
-          if (err instanceof EtcdError && err.code === 'Rejected') rejection ??= err;
-          if (err instanceof EtcdError && err.code === 'Foreign') foreign ??= err;
-          if (err instanceof EtcdError && err.code === 'Invalid') invalid ??= err;
-          errors.push(`${ep}: ${err.message}`);
-          if (err instanceof EtcdError && err.code === 'TLS') {
-            tls.add(err.message);
-            tlsFailed++;
+          if (err instanceof EtcdError) {
+            if (!firstOf.has(err.code)) firstOf.set(err.code, err);
+            failedBy.set(err.code, (failedBy.get(err.code) ?? 0) + 1);
+            if (err.code === 'TLS') tls.add(err.message);
           }
+          errors.push(`${ep}: ${err.message}`);
           if (--left > 0) return;
+          const all = (code: EtcdError['code']) => failedBy.get(code) === endpoints.length;
           // Every endpoint failed its TLS handshake: say what that means, not which network error came.
-          if (tlsFailed === endpoints.length) reject(new EtcdError([...tls].sort().join('; '), 'TLS'));
+          if (all('TLS')) reject(new EtcdError([...tls].sort().join('; '), 'TLS'));
+          // Nothing was sent: there was no room in the tenant's share.
+          else if (all('Busy')) reject(firstOf.get('Busy'));
           else
             reject(
-              invalid ??
-                foreign ??
-                rejection ??
+              firstOf.get('Invalid') ??
+                firstOf.get('Foreign') ??
+                firstOf.get('Rejected') ??
                 new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'),
             );
         });
@@ -492,6 +606,8 @@ export class HttpEtcdClient implements EtcdClient {
         return await call(ep);
       } catch (err) {
         if (err instanceof EtcdError && err.code === 'Rejected') throw err;
+        // No room in the tenant's share, and nothing sent through any endpoint: said as such (nothing changed).
+        if (err instanceof EtcdError && err.code === 'Busy' && errors.length === 0) throw err;
         errors.push(`${ep}: ${(err as Error).message}`);
       }
     }
@@ -516,7 +632,11 @@ export class HttpEtcdClient implements EtcdClient {
       if (this.prefixByEndpoint.size > MAX_KNOWN_PREFIXES)
         this.prefixByEndpoint.delete(this.prefixByEndpoint.keys().next().value!);
       if (res.status !== 200 || typeof json['code'] === 'number') {
-        throw new EtcdError(String(json['message'] ?? json['error'] ?? `HTTP ${res.status}`), 'Rejected');
+        // The member's words (its image is its cluster author's choice): one bounded line, as the API server's are.
+        throw new EtcdError(
+          boundedText(json['message'] ?? json['error'] ?? `HTTP ${res.status}`, MAX_ERROR_TEXT),
+          'Rejected',
+        );
       }
       return json;
     }
@@ -530,6 +650,34 @@ export class HttpEtcdClient implements EtcdClient {
     if (res.status !== 200 && !(anyStatus && res.status === 503))
       throw new EtcdError(`${path}: HTTP ${res.status}`, 'Rejected');
     return parse(res.body);
+  }
+
+  private giveBack(share: ViewShare): void {
+    const release = share.release;
+    delete share.release;
+    release?.();
+  }
+
+  /**
+   * A call within the view's room in its tenant's share: taken at once if the view does not hold it (given back
+   * when none of its calls is in flight), or the call fails at once (Busy), nothing sent: a namespace's syncs never
+   * wait for one another's calls.
+   */
+  private async inShare<T>(tenant: string, task: () => Promise<T>): Promise<T> {
+    const scope = this.scope!;
+    const share = scope.share;
+    share.release ??= this.tenants.tryTake(tenant, scope.room);
+    if (!share.release)
+      throw new EtcdError(
+        `namespace ${tenant} has no room for this sync's calls in its share of calls to etcd (${this.tenants.max} in flight): nothing was sent`,
+        'Busy',
+      );
+    share.inFlight++;
+    try {
+      return await task();
+    } finally {
+      if (--share.inFlight === 0 && !share.held) this.giveBack(share);
+    }
   }
 
   private call(method: string, url: string, body?: Json): Promise<{ status: number; body: string }> {
@@ -552,21 +700,32 @@ export class HttpEtcdClient implements EtcdClient {
         maxBytes: MAX_ANSWER_BYTES,
         ...(this.signal ? { signal: this.signal } : {}),
         ...(scope ? { lookup: this.pinnedLookup(scope) } : {}),
-      }).catch((err: unknown) => {
-        const why = tlsFailure(err);
-        if (why) this.sessions.delete(new URL(url).host);
-        if (err instanceof AnswerTooLargeError)
-          throw new EtcdError(
-            `${new URL(url).host} answered more than the ${MAX_ANSWER_BYTES / 1024} KiB an etcd answer may have: the answer is refused`,
-            'Invalid',
-          );
-        throw why ? new EtcdError(why, 'TLS') : err;
-      });
-    // The sync's own cap first, then its tenant's, then the server's: a sync that waits for the server holds none
-    // of its own turns, and a tenant at its share waits without holding the server's.
+      })
+        .then(
+          (res) => {
+            if (scope) scope.share.answered++;
+            return res;
+          },
+          (err: unknown) => {
+            if (scope && err instanceof EtcdError && err.code === 'Timeout') scope.share.timedOut++;
+            throw err;
+          },
+        )
+        .catch((err: unknown) => {
+          const why = tlsFailure(err);
+          if (why) this.sessions.delete(new URL(url).host);
+          if (err instanceof AnswerTooLargeError)
+            throw new EtcdError(
+              `${new URL(url).host} answered more than the ${MAX_ANSWER_BYTES / 1024} KiB an etcd answer may have: the answer is refused`,
+              'Invalid',
+            );
+          throw why ? new EtcdError(why, 'TLS') : err;
+        });
+    // The sync's own cap first, then its room in its tenant's share (taken at once or not at all: never waited
+    // for), then the server's: a sync that waits for the server holds none of its own turns.
     const server = () => this.limiter.run(send, this.signal);
     const tenant = scope?.dial.tenant;
-    const shared = tenant === undefined ? server : () => this.tenants.run(tenant, server, this.signal);
+    const shared = tenant === undefined ? server : () => this.inShare(tenant, server);
     return scope ? scope.limiter.run(shared, this.signal) : shared();
   }
 

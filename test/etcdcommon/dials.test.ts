@@ -58,11 +58,11 @@ const pods = (n: number, from = 0): Record<string, KubeObject> =>
     }),
   );
 
-const syncBody = (name: string, children: Record<string, KubeObject>) => ({
+const syncBody = (name: string, children: Record<string, KubeObject>, namespace = 'ns') => ({
   controller: {},
   parent: {
     ...etcdParent({ size: 3 }, { phase: 'Running', lastMemberIndex: 2 }),
-    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1 },
+    metadata: { name, namespace, uid: `uid-${name}`, generation: 1 },
   },
   children: { 'Pod.v1': children, 'Service.v1': {} },
 });
@@ -117,6 +117,8 @@ t.test(
   },
 );
 
+// Each cluster in a namespace of its own: a namespace's syncs share its own cap (TENANT_MAX_CALLS), and one that has no
+// room in it is answered 429 at once (test/etcdcluster/namespace-share-full-sync-retried-later.test.ts).
 t.test('syncs at once share the server’s cap on calls in flight', async (t) => {
   const etcd = await silentEtcd(t);
   const limiter = new Limiter(40);
@@ -133,16 +135,16 @@ t.test('syncs at once share the server’s cap on calls in flight', async (t) =>
         method: 'POST',
         url: '/hooks/etcdcluster/sync',
         headers: { authorization: `Bearer ${TOKEN}` },
-        payload: syncBody(`c${i}`, pods(0)),
+        payload: syncBody(`c${i}`, pods(0), `ns-${i}`),
       }),
     ),
   );
   // Each cluster's own pods: 9 members each, all silent.
-  const own = (name: string) =>
+  const own = (name: string, namespace: string) =>
     Object.fromEntries(
       Object.entries(pods(9)).map(([k, p]) => [
         k.replace('e-', `${name}-`),
-        { ...p, metadata: { ...p.metadata, name: k.replace('e-', `${name}-`) } },
+        { ...p, metadata: { ...p.metadata, name: k.replace('e-', `${name}-`), namespace } },
       ]),
     );
   const busy = await Promise.all(
@@ -151,7 +153,7 @@ t.test('syncs at once share the server’s cap on calls in flight', async (t) =>
         method: 'POST',
         url: '/hooks/etcdcluster/sync',
         headers: { authorization: `Bearer ${TOKEN}` },
-        payload: syncBody(`c${i}`, own(`c${i}`)),
+        payload: syncBody(`c${i}`, own(`c${i}`, `ns-${i}`), `ns-${i}`),
       }),
     ),
   );
