@@ -150,8 +150,9 @@ export const etcdcluster = defineComposite({
   podNames: { suffixes: [''], wants: listedMembers },
   clients: etcdClients,
   settings: etcdSettings,
-  // A member claim with no class, of a class of pre-made volumes, or of a class not found binds pre-made volumes:
-  // only where the server allows static binding (lib/storage-class.ts; customize asks for the named class).
+  // A member claim with no class, or of a class of pre-made volumes, binds pre-made volumes: only where the server
+  // allows static binding (lib/storage-class.ts; customize asks for the named class). A named class not seen is no
+  // invalid spec: the sync makes no new claim until it is seen, and keeps what exists (sync.ts holdForStorageClass).
   settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
     claimClassProblem(
       'spec.pod.persistentVolumeClaimSpec.storageClassName',

@@ -1,6 +1,9 @@
 // EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import {
+  claimClassUnseen,
+  claimsHeldCondition,
+  CLASS_NOT_SEEN,
   type CompositeSyncRequest,
   type CompositeSyncResponse,
   type ConditionInput,
@@ -8,6 +11,7 @@ import {
   currentStatus,
   heldForTakenNames,
   isTerminating,
+  keepObserved,
   type KubeObject,
   observed,
   observedNamed,
@@ -56,6 +60,7 @@ import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
+import { lastIndexSeen, type Previous } from './plan/view.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { type TlsState, tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
@@ -161,6 +166,24 @@ function restoreOfPods(
     source: { s3, image },
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
+}
+
+/**
+ * What the decision reads beside etcd and the pods: the restores, the time, this project's image, and why no new
+ * member claim can be made (claimsUnseen), if so.
+ */
+function withContext(
+  obs: Observation,
+  request: CompositeSyncRequest,
+  spec: EtcdClusterSpec,
+  settings: EtcdSettings,
+  now: Date,
+): void {
+  withRestores(obs, request, settings);
+  obs.now = now;
+  obs.operatorImage = settings.image;
+  const held = claimsUnseen(request, spec, settings);
+  if (held) obs.claimsHeld = held;
 }
 
 /** The restores the decision reads: the one pending, the one recorded past its check, the last failed one. */
@@ -349,9 +372,7 @@ async function dialled(
 ): Promise<CompositeSyncResponse> {
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  withRestores(obs, request, settings);
-  obs.now = now;
-  obs.operatorImage = settings.image;
+  withContext(obs, request, spec, settings, now);
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.
@@ -363,9 +384,14 @@ async function dialled(
     );
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
+  // A named StorageClass not seen (lib/storage-class.ts: not created yet, or not yet sent by Metacontroller after an
+  // upgrade of metaops): no new claim is made. The members and claims that exist stay as they are and every step
+  // that makes no new claim goes on; a step that would (a bootstrap, an addition, a replacement's new member, a
+  // restore's members) waits, and ClaimsHeld says why.
+  const classUnseen = holdForClass(request, spec, settings, decision, heldState(c, obs, request));
   // A child name another owner holds, or one the customize answer in use did not ask for: nothing is made, and no
   // member is added for a pod that could not be created or checked.
-  const held = heldForNames(request, respond(request, spec, decision, now), now);
+  const held = heldForNames(request, respond(request, spec, { ...decision, classUnseen }, now), now);
   if (held) return held;
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
@@ -392,7 +418,7 @@ async function dialled(
     }
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
-  const response = respond(request, spec, { ...withIdentity(answer, obs), ignored }, now, failure);
+  const response = respond(request, spec, { ...withIdentity(answer, obs), ignored, classUnseen }, now, failure);
   // Not one member answered and some were silent: the next look waits longer than a step (each costs a deadline).
   if (
     client.silent?.() &&
@@ -443,6 +469,33 @@ function syncClient(shared: EtcdClient, scope: DialScope): EtcdClient {
   return shared.withSignal?.(scope.signal) ?? shared;
 }
 
+/**
+ * What a held decision keeps as it was: the highest ordinal seen, the observed member pods and member claims (not
+ * being deleted).
+ */
+interface HeldState {
+  lastSeen: number;
+  pods: KubeObject[];
+  claims: string[];
+}
+
+/**
+ * Whether the claims' named StorageClass is not seen (claimClassUnseen): the decision held when it would make a new
+ * claim (holdForStorageClass). A restore waits at its passed check before it drops a member (`claimsUnseen`).
+ */
+function holdForClass(
+  request: CompositeSyncRequest,
+  spec: EtcdClusterSpec,
+  settings: EtcdSettings,
+  decision: Decision,
+  kept: HeldState,
+): boolean {
+  const unseen = claimsUnseen(request, spec, settings);
+  if (unseen === undefined) return false;
+  if (makesNewClaims(request, spec, decision)) holdForStorageClass(decision, unseen, kept, request.parent);
+  return true;
+}
+
 /** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
 function holdForTls(d: Decision, problems: string[], blind: boolean): void {
   const message = `${problems.join('; ')}; no change is made until this is fixed`;
@@ -462,6 +515,81 @@ function holdForTls(d: Decision, problems: string[], blind: boolean): void {
   }
 }
 
+/** Why no new member claim is made: their named StorageClass not seen (lib/storage-class.ts), if so. */
+function claimsUnseen(
+  request: CompositeSyncRequest,
+  spec: EtcdClusterSpec,
+  settings: EtcdSettings,
+): string | undefined {
+  if (!spec.pod?.persistentVolumeClaimSpec) return undefined;
+  return claimClassUnseen(
+    'spec.pod.persistentVolumeClaimSpec.storageClassName',
+    claimClassOf(spec),
+    request.related,
+    settings.allowStaticVolumes,
+  );
+}
+
+/** The storage class the member claims name, as the spec gives it (undefined: the default class). */
+function claimClassOf(spec: EtcdClusterSpec): unknown {
+  const claim = spec.pod?.persistentVolumeClaimSpec as { storageClassName?: unknown } | undefined;
+  return claim && typeof claim === 'object' ? claim.storageClassName : undefined;
+}
+
+/**
+ * Whether the decision makes a claim that does not exist: a member pod not observed whose claim is not observed
+ * either (a new member; a pod started again on its observed claim makes none). Without storage, none.
+ */
+function makesNewClaims(request: CompositeSyncRequest, spec: EtcdClusterSpec, d: Decision): boolean {
+  if (!spec.pod?.persistentVolumeClaimSpec) return false;
+  const live = liveClaims(request);
+  const pods = new Set(observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!));
+  return d.pods.some((p) => !pods.has(p.metadata.name!) && (live === undefined || !live.has(p.metadata.name!)));
+}
+
+/**
+ * What a held decision keeps (HeldState): the highest ordinal seen (status.lastMemberIndex, at least the Service's
+ * record, and every member observed), the observed member pods and claims not being deleted.
+ */
+function heldState(c: ReturnType<typeof clusterOf>, obs: Observed, request: CompositeSyncRequest): HeldState {
+  const previous = (withOrdinalFloor(request.parent, request).status ?? {}) as Previous;
+  return {
+    lastSeen: lastIndexSeen(c, obs, previous),
+    pods: obs.pods,
+    claims: (obs.claims ?? []).filter((n) => !obs.terminatingClaims?.includes(n)),
+  };
+}
+
+/**
+ * The decision held for a StorageClass not seen: no membership change, the observed pods and claims as they are, no
+ * ordinal given out, a running restore's record as it was (its step is taken again once the class is seen); the
+ * steps held (Scaling, Recovering) give way to ClaimsHeld, and a cluster with no member pod is not Available for that
+ * reason. Everything observed stays: Metacontroller deletes a child the answer leaves out.
+ */
+function holdForStorageClass(d: Decision, message: string, kept: HeldState, parent: ParentObject): void {
+  delete d.action;
+  delete d.onSuccess;
+  delete d.onFailure;
+  // The pods the decision keeps if its step fails, and every other observed member pod as it is (a restore's
+  // fallback has none: its step drops them); every observed member claim.
+  const answered = new Set(d.fallbackPods.map((p) => p.metadata.name!));
+  d.pods = [...d.fallbackPods, ...kept.pods.filter((p) => !answered.has(p.metadata.name!)).map(keepObserved)];
+  d.keepClaims = [...new Set([...(d.keepClaims ?? []), ...kept.claims])];
+  d.lastMemberIndex = kept.lastSeen;
+  // Nothing to step through: the resync period (and the class's own events, once customize asks for it) looks again.
+  d.converging = false;
+  // A restore past its check does not move to its next phase (its members are not made): its record stays as it was.
+  const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
+  if (before && d.restore?.uid === before.uid) d.restore = before;
+  const fresh = d.pods.length === 0;
+  const held = ['Scaling', 'Recovering', 'ClaimsHeld', ...(fresh ? ['Available'] : [])];
+  d.conditions = [
+    ...(fresh ? [{ type: 'Available', status: false, reason: CLASS_NOT_SEEN, message }] : []),
+    ...d.conditions.filter((x) => !held.includes(x.type)),
+    claimsHeldCondition(message),
+  ];
+}
+
 /** What went wrong, as a stable kind plus etcd's own (sanitised) rejection; never a changing network error. */
 function failureKind(err: unknown): string {
   if (err instanceof EtcdError && err.code === 'TLS') return `TLS: ${sanitize(err.message, 160)}`;
@@ -474,7 +602,14 @@ function failureKind(err: unknown): string {
   return 'the call failed';
 }
 
-type Answer = Decision & { clusterId?: string; foreign?: string[]; invalidList?: string; ignored?: Ignored };
+type Answer = Decision & {
+  clusterId?: string;
+  foreign?: string[];
+  invalidList?: string;
+  ignored?: Ignored;
+  /** The claims' named StorageClass was not seen: no claim is answered that is not observed (childrenOf). */
+  classUnseen?: boolean;
+};
 
 function respond(
   request: CompositeSyncRequest,
@@ -515,7 +650,10 @@ function respond(
   if (carriedOut.length > 0) status['restoresCarriedOut'] = carriedOut;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
-  const response: CompositeSyncResponse = { status, children: childrenOf(parent, spec, d, request, own) };
+  const response: CompositeSyncResponse = {
+    status,
+    children: childrenOf(parent, spec, d, request, own),
+  };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
   return response;
@@ -558,7 +696,7 @@ export function servicesSelectOwn(request: CompositeSyncRequest): boolean {
 function childrenOf(
   parent: ParentObject,
   spec: EtcdClusterSpec,
-  d: Decision,
+  d: Answer,
   request: CompositeSyncRequest,
   own: boolean,
 ): KubeObject[] {
@@ -576,8 +714,11 @@ function childrenOf(
       ...d.members.map((m) => m.name).filter((n) => live === undefined || live.has(n)),
       ...(d.keepClaims ?? []),
     ]);
+    // While the claims' class is not seen (lib/storage-class.ts), only the claims observed are answered: a member pod
+    // observed without its claim gets no new one (the decision made no new member: holdForStorageClass).
     for (const name of [...claims]
       .filter((n) => memberIndex(parent.metadata.name!, n) !== undefined)
+      .filter((n) => !d.classUnseen || live === undefined || live.has(n))
       .sort(byOrdinal(parent.metadata.name!))) {
       children.push(memberClaim(parent, spec, name));
     }

@@ -16,7 +16,14 @@
 // The passwords' only memory is the Secret itself: every sync re-emits the bytes it observes. A new root
 // password is generated only when the cluster has never had one: not if a Secret that existed disappears, and
 // not if data volumes of a previous cluster with this name exist (they keep the password they were made with).
-import { claimClassProblem, type ObjectMap, storageClassRule } from '../../lib/index.js';
+import {
+  CLASS_NOT_SEEN,
+  claimClassProblem,
+  claimClassUnseen,
+  claimsHeldCondition,
+  type ObjectMap,
+  storageClassRule,
+} from '../../lib/index.js';
 import {
   childLabels,
   type ChildName,
@@ -1136,8 +1143,9 @@ export interface MySQLSettings {
 }
 
 /**
- * A claim with no class, of a class of pre-made volumes, or of a class not found binds pre-made volumes, whoever made
- * them: only where the server allows static binding (lib/storage-class.ts; customize asks for the named class).
+ * A claim with no class, or of a class of pre-made volumes, binds pre-made volumes, whoever made them: only where the
+ * server allows static binding (lib/storage-class.ts; customize asks for the named class). A named class not seen is
+ * no invalid spec: the sync makes no new claim until it is seen (heldForClass), and keeps what exists.
  */
 export function storageSettingsProblem(
   spec: Spec,
@@ -1166,10 +1174,13 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
     domain: hook.settings?.clusterDomain,
     credentialsUnseen: unseen,
   });
+  // A named StorageClass not seen (lib/storage-class.ts): no StatefulSet is made and none grows (its controller would
+  // make the new members' claims); the one observed is kept, with every member and claim it has.
+  const held = heldForClass(hook, observedSts, wantedSts);
   const own = serviceSelectsOwn(request, n);
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
-    wantedSts,
+    ...(held?.fresh ? [] : [wantedSts]),
     headlessService(parent, n, own),
     clientService(parent, n, own),
     readService(parent, n, own),
@@ -1177,7 +1188,11 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
 
   const pods = memberPods(request, n).filter((p) => !isTerminating(p));
   const members = memberStates(n.statefulSet, pods);
-  const extra: ConditionInput[] = [...(lost ? [lost] : []), ...(note ? [note] : [])];
+  const extra: ConditionInput[] = [
+    ...(lost ? [lost] : []),
+    ...(note ? [note] : []),
+    ...(held ? [claimsHeldCondition(held.message)] : []),
+  ];
   extra.push(replicationCondition(members, spec.size, n.member(0)));
   // Members whose server crash-loops or whose image cannot be pulled (the Operator SDK sample's Degraded, as
   // Memcached and PodSet say it: lib/replicas.ts), named with the kubelet's reason; told as a Warning (mysqlEvents).
@@ -1187,8 +1202,8 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
     ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)
     : refusal
       ? refusalCondition(n, refusal)
-      : undefined;
-  const pending = workloadPending(observedSts, wantedSts);
+      : heldReady(held);
+  const progressing = heldProgressing(held) ?? updating(workloadPending(observedSts, wantedSts));
   const status = memberStatus(
     parent,
     workloadCounts(observedSts, spec.size),
@@ -1198,7 +1213,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       selector: selectorString(APP, name),
       extra,
       ...(ready ? { ready } : {}),
-      ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
+      ...(progressing ? { progressing } : {}),
     },
   );
   if (spec.size > 0) status['primary'] = n.member(0);
@@ -1213,6 +1228,59 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const taken = takenMembers(request, n, spec.size, now);
   if (taken.length > 0) return withClaimAdvice(parent, heldForTakenNames(request, taken, now, status, true), taken);
   return { status, children };
+}
+
+/**
+ * What waits while the claims' named StorageClass is not seen (`unseen`, claimClassUnseen's message): a new cluster's
+ * StatefulSet is not made (`fresh`); an observed one keeps the replicas it has (the wanted StatefulSet is changed so:
+ * its controller makes a new member's claim). Nothing observed is left out of the answer (Metacontroller would delete
+ * it), and no member is removed or replaced for it. Undefined when nothing waits: the class is seen, or no claim is new.
+ */
+function heldForClass(
+  hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>,
+  observedSts: KubeObject | undefined,
+  wantedSts: KubeObject,
+): Held | undefined {
+  const { spec } = hook;
+  const size = spec.size;
+  const unseen = claimClassUnseen(
+    'spec.storage.storageClassName',
+    spec.storage.storageClassName,
+    hook.request.related,
+    hook.settings?.allowStaticVolumes,
+  );
+  if (unseen === undefined) return undefined;
+  if (!observedSts) return { fresh: true, message: `${unseen}; the cluster is not created until then` };
+  const replicas = (observedSts['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  // Kubernetes defaults a StatefulSet's replicas to 1; an observed one always has them.
+  const has = typeof replicas === 'number' && Number.isInteger(replicas) && replicas >= 0 ? replicas : 1;
+  if (size <= has) return undefined;
+  (wantedSts['spec'] as { replicas: number }).replicas = has;
+  return { fresh: false, message: `${unseen}; ${size - has} new members wait (spec.size ${size}, ${has} kept)` };
+}
+
+/** What waits for the claims' StorageClass (heldForClass): a new cluster, or the members a scale-up adds. */
+interface Held {
+  fresh: boolean;
+  message: string;
+}
+
+/** Ready while a new cluster waits for its claims' class: False, StorageClassNotSeen. */
+function heldReady(held: Held | undefined): ConditionInput | undefined {
+  return held?.fresh ? { type: 'Ready', status: false, reason: CLASS_NOT_SEEN, message: held.message } : undefined;
+}
+
+/**
+ * Progressing while members wait for their claims' class: False (nothing moves until the class is seen; not
+ * Creating or ScalingUp, whose deadline would say creating them fails), StorageClassNotSeen.
+ */
+function heldProgressing(held: Held | undefined): ConditionInput | undefined {
+  return held ? { type: 'Progressing', status: false, reason: CLASS_NOT_SEEN, message: held.message } : undefined;
+}
+
+/** Progressing while the StatefulSet takes a new spec (workloadPending's message). */
+function updating(pending: string | undefined): ConditionInput | undefined {
+  return pending ? { type: 'Progressing', status: true, reason: 'Updating', message: pending } : undefined;
 }
 
 /** Replicating: every replica that exists has both replication threads running and has caught up with member 0. */

@@ -2,7 +2,13 @@
 // and its snapshot fetched and verified by a check pod beside the running cluster (restore.ts); the check's verdict
 // then refuses it (the cluster as it was) or lets the old members be dropped (Replacing, restore-phases.ts). A
 // restore already carried out whose record was lost with the status is found again from its members.
-import { isPodReady, keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import {
+  claimsHeldCondition,
+  isPodReady,
+  keepObserved,
+  type KubeObject,
+  type ParentObject,
+} from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, RESTORED_BY, RESTORED_NAME, type RestoreSource } from '../members.js';
 import { sanitizeAws } from '../pods.js';
@@ -35,6 +41,12 @@ export function afterCheck(
   // hold the data (restore.ts, roomProblem).
   const noRoom = roomProblem(spec, checkedSize(check));
   if (noRoom) return refused(parent, spec, obs, before, noRoom);
+  // The restored members could get no claim (their StorageClass not seen): the running members are not dropped; the
+  // restore waits at its passed check, and says why (it carries on once the class is seen).
+  if (obs.claimsHeld) {
+    const d = checking(parent, spec, obs, before, obs.restore.source);
+    return { ...d, conditions: [...d.conditions, claimsHeldCondition(obs.claimsHeld)] };
+  }
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
   // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the

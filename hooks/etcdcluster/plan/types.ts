@@ -42,6 +42,11 @@ export interface Observation {
    * image take (member-pods.ts, withOperatorSteps). Without it, they stay as they were made.
    */
   operatorImage?: string;
+  /**
+   * Why no new member claim can be made (their named StorageClass not seen: lib/storage-class.ts claimClassUnseen):
+   * a restore whose snapshot passed its check waits there, its running members kept (restore-check.ts afterCheck).
+   */
+  claimsHeld?: string;
 }
 
 export interface MemberReport {

@@ -169,7 +169,7 @@ export function upgradeServed(p: KubeObject, obs: Pick<Observation, 'health' | '
 }
 
 /** Ordinals only grow: the highest ever seen (status, pods, members etcd lists). */
-function lastIndexSeen(c: Cluster, obs: Observation, previous: Previous): number {
+export function lastIndexSeen(c: Cluster, obs: Observation, previous: Previous): number {
   const seen = [
     ...obs.pods.map((p) => p.metadata.name!),
     ...obs.terminating,

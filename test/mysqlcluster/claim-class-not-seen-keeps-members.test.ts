@@ -1,0 +1,132 @@
+// The claims (spec.storage.storageClassName) name a StorageClass the request does not carry. A new claim of a class
+// that does not exist binds any pre-made PersistentVolume naming it, so none is made; but the class may well exist:
+// after metaops is upgraded to a version whose customize asks for the class, Metacontroller keeps its cached customize
+// answer (v4.17.2: up to 20 minutes; v1.5.20: until the parent's generation changes) and sends no class. A running
+// cluster must not be answered InvalidSpec for that: its StatefulSet, Secret and Services are answered as with the
+// class (Metacontroller deletes what the answer leaves out), and only what would make a claim waits: a new cluster's
+// StatefulSet, and the members a scale-up adds (the StatefulSet controller makes their claims).
+import t from 'tap';
+import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
+import { mysqlSync } from '../fixtures/hooks.js';
+import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+
+const fast = {
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: { name: 'fast', uid: 'sc-fast' },
+  provisioner: 'ebs.csi.aws.com',
+} as KubeObject;
+const spec = (size: number) => ({ size, version: '8.0', storage: { size: '1Gi', storageClassName: 'fast' } });
+const STS = 'my-mysql-mysql';
+const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };
+
+function pod(ordinal: number): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${STS}-${ordinal}`,
+      namespace: 'default',
+      labels: { ...labels, 'statefulset.kubernetes.io/pod-name': `${STS}-${ordinal}` },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'StatefulSet', name: STS, uid: `uid-StatefulSet-${STS}`, controller: true },
+      ],
+    },
+    status: readyPod,
+  } as KubeObject;
+}
+
+/** A running cluster of `size` members, as its last answer made it with the class sent (its StatefulSet at size). */
+function running(size: number): { children: KubeObject[]; status: unknown } {
+  let children: KubeObject[] = [];
+  let status: unknown;
+  for (let i = 0; i < 3; i++) {
+    const res = mysqlSync(req(spec(size), children, status, [fast], size), FIXED_NOW);
+    children = res.children;
+    status = res.status;
+  }
+  return { children, status };
+}
+
+/** The sync request: the children answered last, as observed (the StatefulSet at `members` replicas, all Ready). */
+function req(
+  s: Record<string, unknown>,
+  children: KubeObject[],
+  status: unknown,
+  related: KubeObject[],
+  members: number,
+): CompositeSyncRequest {
+  const observed = children.map((c) => {
+    if (c.kind !== 'StatefulSet') return asObserved(c);
+    const sts = asObserved(c, {
+      replicas: members,
+      readyReplicas: members,
+      updatedReplicas: members,
+      observedGeneration: 1,
+    });
+    sts.metadata.generation = 1;
+    return sts;
+  });
+  const r = request('mysqlcluster', s, {
+    children: objectMap(observed, 'v1', ['StatefulSet.apps/v1', 'Service.v1', 'Secret.v1']),
+    related: objectMap([...Array.from({ length: members }, (_, i) => pod(i)), ...related], 'v1', ['Pod.v1']),
+  });
+  if (status !== undefined) r.parent.status = structuredClone(status) as Record<string, unknown>;
+  return r;
+}
+
+const conditionsOf = (res: { status?: unknown }) =>
+  ((res.status as { conditions?: Array<Record<string, string>> }).conditions ?? []) as Array<Record<string, string>>;
+const condition = (res: { status?: unknown }, type: string) => conditionsOf(res).find((c) => c['type'] === type);
+const stsOf = (res: { children: KubeObject[] }) => res.children.find((c) => c.kind === 'StatefulSet') as any;
+
+t.test('a running cluster whose class is not sent is answered as with the class', async (t) => {
+  const { children, status } = running(3);
+  t.equal(stsOf({ children }).spec.replicas, 3, 'it runs with its StatefulSet');
+  const withClass = mysqlSync(req(spec(3), children, status, [fast], 3), FIXED_NOW);
+  const without = mysqlSync(req(spec(3), children, status, [], 3), FIXED_NOW);
+  t.notOk(
+    conditionsOf(without).some((c) => c['reason'] === 'InvalidSpec'),
+    `not InvalidSpec (${JSON.stringify(conditionsOf(without).map((c) => c['reason']))})`,
+  );
+  t.same(without.children, withClass.children, 'the StatefulSet, Secret and Services answered as with the class');
+  t.same(without.status, withClass.status, 'the status as with the class (Ready as before)');
+  t.match(condition(without, 'Ready'), { status: 'True' });
+});
+
+t.test('a new cluster whose class is not sent makes no StatefulSet and says why', async (t) => {
+  const res = mysqlSync(req(spec(3), [], undefined, [], 0), FIXED_NOW);
+  t.notOk(stsOf(res), 'no StatefulSet (its controller would make the claims)');
+  t.notOk(conditionsOf(res).some((c) => c['reason'] === 'InvalidSpec'));
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'StorageClassNotSeen' });
+  t.match(condition(res, 'ClaimsHeld'), {
+    status: 'True',
+    reason: 'StorageClassNotSeen',
+    message: /spec\.storage\.storageClassName "fast": no StorageClass of that name was seen/,
+  });
+  t.match(condition(res, 'Progressing'), { status: 'False', reason: 'StorageClassNotSeen' });
+  const seen = mysqlSync(req(spec(3), res.children, res.status, [fast], 0), FIXED_NOW);
+  t.equal(stsOf(seen)?.spec.volumeClaimTemplates[0].spec.storageClassName, 'fast', 'made once the class is seen');
+  t.notOk(condition(seen, 'ClaimsHeld'));
+});
+
+t.test('a scale-up waits for the class, the existing members untouched', async (t) => {
+  const { children, status } = running(3);
+  const before = stsOf({ children });
+  const res = mysqlSync(req(spec(5), children, status, [], 3), FIXED_NOW);
+  const sts = stsOf(res);
+  t.equal(sts.spec.replicas, 3, 'the StatefulSet keeps its 3 replicas');
+  t.same({ ...sts.spec, replicas: 5 }, { ...before.spec, replicas: 5 }, 'its template and claims as they were');
+  t.notOk(conditionsOf(res).some((c) => c['reason'] === 'InvalidSpec'));
+  t.match(condition(res, 'ClaimsHeld'), { status: 'True', reason: 'StorageClassNotSeen', message: /2 new members/ });
+  t.match(condition(res, 'Progressing'), { status: 'False', reason: 'StorageClassNotSeen' });
+  const seen = mysqlSync(req(spec(5), res.children, res.status, [fast], 3), FIXED_NOW);
+  t.equal(stsOf(seen).spec.replicas, 5, 'grows once the class is seen');
+});
+
+t.test('a scale-down goes on while the class is not sent', async (t) => {
+  const { children, status } = running(3);
+  const res = mysqlSync(req(spec(2), children, status, [], 3), FIXED_NOW);
+  t.equal(stsOf(res).spec.replicas, 2);
+  t.notOk(condition(res, 'ClaimsHeld'));
+});
