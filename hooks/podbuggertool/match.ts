@@ -754,12 +754,13 @@ const IMAGE_WAITING = new Set([
 /**
  * The kubelet's reasons for a container it cannot create or start (lib/replicas.ts counts them as failing for the
  * workloads): the runtime refuses its spec (`CreateContainerError`: an image without an entrypoint and no command,
- * "no command specified"), its configuration cannot be made (`CreateContainerConfigError`, other than a refusal of
- * root: RunsAsRoot), or it cannot be started (`RunContainerError`: its command not found in the image). The kubelet
- * tries an ephemeral container again at every sync of the pod while it has none, and it fails the same way for as
- * long as the pod lives: one reason here (ContainerNotCreated), the kubelet's reason and words in the status.
+ * "no command specified"), or it cannot be started (`RunContainerError`: its command not found in the image). The
+ * kubelet tries an ephemeral container again at every sync of the pod while it has none, and it fails the same way for
+ * as long as the pod lives: one reason here (ContainerNotCreated), the kubelet's reason and words in the status. (A
+ * `CreateContainerConfigError` is a refusal of root, RunsAsRoot, or a configuration that may yet be made, a Secret or
+ * ConfigMap that does not exist yet: not counted failed.)
  */
-const CREATE_WAITING = new Set(['CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
+const CREATE_WAITING = new Set(['CreateContainerError', 'RunContainerError']);
 
 /** The kubelet's reasons why a container on a pod does not run, and never will (it is the tool's failure). */
 export const NOT_RUNNING = ['ImagePullFailed', 'ContainerExited', 'ContainerNotCreated'] as const;

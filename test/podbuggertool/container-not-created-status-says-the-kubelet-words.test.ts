@@ -1,5 +1,4 @@
-// A debug container the kubelet cannot create or start (CreateContainerError, RunContainerError, a
-// CreateContainerConfigError that is not a refusal of root) is failed `ContainerNotCreated` in the tool's status, with
+// A debug container the kubelet cannot create or start (CreateContainerError, RunContainerError) is failed `ContainerNotCreated` in the tool's status, with
 // the kubelet's reason and words on the first such pod (bounded, the runtime's IDs written <id> so that the status
 // stays the same from one attempt to the next), and Ready says so; it heals when the kubelet reports it running.
 import t from 'tap';
@@ -30,7 +29,6 @@ function world(state: Record<string, unknown>, names = ['p1', 'p2']) {
 for (const [reason, message] of [
   ['CreateContainerError', 'failed to generate container "0123456789abcdef0123" spec: no command specified'],
   ['RunContainerError', 'exec: "bash": executable file not found in $PATH'],
-  ['CreateContainerConfigError', 'failed to sync configmap cache: timed out waiting for the condition'],
 ] as const)
   t.test(`${reason}: failed ContainerNotCreated, with the kubelet's words`, async (t) => {
     const w = world({ waiting: { reason, message } });
