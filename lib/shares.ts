@@ -6,23 +6,34 @@
  * Values by namespace and key, in order of last write (and of last use, for `get`), bounded per namespace (`share`)
  * and over all (`bound`): a new entry of a namespace at its share drops that namespace's oldest; past the bound over
  * all, the oldest of the namespace that holds the most (the new entry's own when it holds as many). With k
- * namespaces remembering, each keeps at least min(share, bound / k) of its own.
+ * namespaces remembering, each keeps at least min(share, bound / k) of its own. The share and the bound count
+ * entries, or, with `sizeOf`, what each entry weighs (its bytes, say): an entry heavier than the share is not kept.
  */
 export class NamespaceShares<V> {
   private readonly namespaces = new Map<string, Map<string, V>>();
+  /** What each namespace's entries weigh together (their number, without sizeOf). */
+  private readonly weights = new Map<string, number>();
   private count = 0;
+  private total = 0;
   constructor(
     readonly bound: number,
     readonly share: number = bound,
+    private readonly sizeOf: (value: V) => number = () => 1,
   ) {}
 
+  /** The entries held. */
   get size(): number {
     return this.count;
   }
 
-  /** The entries a namespace holds. */
+  /** What the entries held weigh together (their number, without sizeOf). */
+  get weight(): number {
+    return this.total;
+  }
+
+  /** What a namespace's entries weigh (their number, without sizeOf). */
   held(namespace: string): number {
-    return this.namespaces.get(namespace)?.size ?? 0;
+    return this.weights.get(namespace) ?? 0;
   }
 
   /** The value, now the namespace's most recently used. */
@@ -56,29 +67,39 @@ export class NamespaceShares<V> {
 
   set(namespace: string, key: string, value: V): void {
     this.delete(namespace, key);
-    if (this.held(namespace) >= this.share) this.dropOldest(namespace);
-    if (this.count >= this.bound) this.dropOldest(this.largest(namespace));
+    const weight = this.sizeOf(value);
+    if (weight > this.share || weight > this.bound) return;
+    while (this.held(namespace) + weight > this.share) this.dropOldest(namespace);
+    while (this.total + weight > this.bound) this.dropOldest(this.largest(namespace));
     let entries = this.namespaces.get(namespace);
     if (!entries) this.namespaces.set(namespace, (entries = new Map()));
     entries.set(key, value);
+    this.weights.set(namespace, this.held(namespace) + weight);
     this.count += 1;
+    this.total += weight;
   }
 
   delete(namespace: string, key: string): void {
     const entries = this.namespaces.get(namespace);
-    if (!entries?.delete(key)) return;
+    if (!entries?.has(key)) return;
+    const weight = this.sizeOf(entries.get(key)!);
+    entries.delete(key);
     this.count -= 1;
-    if (entries.size === 0) this.namespaces.delete(namespace);
+    this.total -= weight;
+    if (entries.size === 0) {
+      this.namespaces.delete(namespace);
+      this.weights.delete(namespace);
+    } else this.weights.set(namespace, this.held(namespace) - weight);
   }
 
   /** The namespace that holds the most (`namespace` itself when it holds as many). */
   private largest(namespace: string): string {
     let largest = namespace;
     let most = this.held(namespace);
-    for (const [name, entries] of this.namespaces)
-      if (entries.size > most) {
+    for (const name of this.namespaces.keys())
+      if (this.held(name) > most) {
         largest = name;
-        most = entries.size;
+        most = this.held(name);
       }
     return largest;
   }

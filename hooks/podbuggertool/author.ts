@@ -154,6 +154,99 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
   ];
 }
 
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A label selector as it selects: absent, `{}` and one of empty lists are all "everything". */
+function selectorOf(s: unknown): Json {
+  const sel = (s ?? {}) as { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
+  return {
+    matchLabels: (sel.matchLabels ?? {}) as Json,
+    matchExpressions: (sel.matchExpressions ?? []) as Json,
+  };
+}
+
+/** A rule of resources as it matches: the API server's default scope (`*`) and no resourceNames written out. */
+function ruleOf(r: unknown): Json {
+  const rule = (r ?? {}) as Record<string, unknown>;
+  return {
+    ...(rule as Record<string, Json>),
+    resourceNames: (rule['resourceNames'] ?? []) as Json,
+    scope: (rule['scope'] ?? '*') as Json,
+  };
+}
+
+/**
+ * What a matchConstraints (the policy's) or matchResources (the binding's) covers, with the API server's defaults
+ * written out (matchPolicy Equivalent, selectors `{}`, scope `*`), so that the object as stored compares equal to the
+ * object as shipped. An absent matchResources is "all the policy matches", as one of no rules is.
+ */
+function coverageOf(m: unknown): Json {
+  const match = (m ?? {}) as Record<string, unknown>;
+  const rules = (x: unknown) => (Array.isArray(x) ? x.map(ruleOf) : []);
+  return {
+    ...(match as Record<string, Json>),
+    matchPolicy: (match['matchPolicy'] ?? 'Equivalent') as Json,
+    namespaceSelector: selectorOf(match['namespaceSelector']),
+    objectSelector: selectorOf(match['objectSelector']),
+    resourceRules: rules(match['resourceRules']),
+    excludeResourceRules: rules(match['excludeResourceRules']),
+  };
+}
+
+/**
+ * The fields of the policy's and the binding's specs that decide which tools are stamped and with what: every field
+ * of admissionregistration.k8s.io/v1 MutatingAdmissionPolicySpec and MutatingAdmissionPolicyBindingSpec, with the API
+ * server's defaults written out.
+ */
+const POLICY_FIELDS: Record<string, (v: unknown) => Json> = {
+  paramKind: (v) => (v ?? null) as Json,
+  matchConstraints: coverageOf,
+  matchConditions: (v) => (v ?? []) as Json,
+  variables: (v) => (v ?? []) as Json,
+  mutations: (v) => (v ?? []) as Json,
+  failurePolicy: (v) => (v ?? 'Fail') as Json,
+  reinvocationPolicy: (v) => (v ?? 'Never') as Json,
+};
+const BINDING_FIELDS: Record<string, (v: unknown) => Json> = {
+  policyName: (v) => (v ?? null) as Json,
+  paramRef: (v) => (v ?? null) as Json,
+  matchResources: coverageOf,
+};
+
+/** A JSON value as text, its objects' keys sorted: equal texts for equal values whatever the order of keys. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The fields of the stored policy and binding that are not what metaops ships (authorPolicyObjects, from which the
+ * manifests and the chart are made), as `policy spec.<field>` / `binding spec.<field>`; none when both stamp every
+ * tool as shipped. A binding narrowed by matchResources (a namespaceSelector, an objectSelector, excludeResourceRules),
+ * a policy with other matchConstraints, matchConditions, variables, mutations or failurePolicy may leave some tools
+ * unstamped (or stamp them otherwise), and their annotation is then whatever their writer put there.
+ */
+export function authorPolicyDifferences(policy: KubeObject, binding: KubeObject): string[] {
+  const [shippedPolicy, shippedBinding] = authorPolicyObjects() as [KubeObject, KubeObject];
+  const differences: string[] = [];
+  for (const [what, fields, stored, shipped] of [
+    ['policy', POLICY_FIELDS, policy, shippedPolicy],
+    ['binding', BINDING_FIELDS, binding, shippedBinding],
+  ] as const) {
+    const storedSpec = (stored['spec'] ?? {}) as Record<string, unknown>;
+    const shippedSpec = shipped['spec'] as Record<string, unknown>;
+    for (const [field, normal] of Object.entries(fields))
+      if (canonical(normal(storedSpec[field])) !== canonical(normal(shippedSpec[field])))
+        differences.push(`${what} spec.${field}`);
+  }
+  return differences;
+}
+
 /** The stamped groups as a refusal names them: the first five, and how many more. */
 function groupsText(groups: string[]): string {
   if (groups.length === 0) return 'no groups';
@@ -317,10 +410,11 @@ export class AuthorCheck {
 
   /**
    * Since when the policy and its binding (to that policy) are both in place: the later of their creationTimestamps
-   * (ms), or undefined when either is missing.
+   * (ms); undefined when either is missing; or the fields in which they are not as metaops ships them (and so may
+   * leave tools unstamped).
    */
-  private async inPlaceSince(over: () => boolean): Promise<number | undefined> {
-    // Read at every check, never remembered: a policy removed (or made again) counts from the next check on.
+  private async inPlaceSince(over: () => boolean): Promise<number | undefined | { differences: string[] }> {
+    // Read at every check, never remembered: a policy removed (or made again, or changed) counts from the next check.
     if (over()) throw new OutOfTime();
     const [policy, binding] = await Promise.all([
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
@@ -328,7 +422,10 @@ export class AuthorCheck {
     ]);
     const bound = (binding?.['spec'] as { policyName?: unknown } | undefined)?.policyName === AUTHOR_POLICY;
     const created = [policy, binding].map((o) => Date.parse(o?.metadata.creationTimestamp ?? ''));
-    return policy && bound && created.every((t) => !Number.isNaN(t)) ? Math.max(...created) : undefined;
+    if (!policy || !binding || !bound || created.some((t) => Number.isNaN(t))) return undefined;
+    // In place, and as shipped: a policy or binding narrowed (or otherwise changed) stamps some tools only.
+    const differences = authorPolicyDifferences(policy, binding);
+    return differences.length > 0 ? { differences } : Math.max(...created);
   }
 
   /**
@@ -402,6 +499,12 @@ export class AuthorCheck {
         allowed: false,
         reason: 'AuthorUnverified',
         message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
+      };
+    if (typeof since === 'object')
+      return {
+        allowed: false,
+        reason: 'AuthorUnverified',
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp every tool and no author can be trusted: apply manifests/admission/ again, unchanged and not narrowed (docs/podbuggertool.md); nothing is injected`,
       };
     // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
     const created = Date.parse(tool.metadata.creationTimestamp ?? '');

@@ -314,8 +314,74 @@ function writtenRecord(
   return out;
 }
 
-/** Pods whose unwritten record the hook server remembers (the least recently answered forgotten first). */
-export const MAX_UNWRITTEN_RECORDS = 4096;
+/**
+ * The pods whose unwritten record the hook server remembers at least: 10,000, every one of them with one failing tool
+ * (the pods of a namespace of the size the product is made for, each failing alike), however long their names; pods
+ * with more failing tools weigh more (MAX_UNWRITTEN_BYTES). The least recently answered is forgotten first, of the
+ * namespace that holds the most.
+ */
+export const MAX_UNWRITTEN_RECORDS = 10_000;
+
+/**
+ * What an entry of the unwritten records is counted as weighing, in bytes of the hook server's heap: the entry (its
+ * place in the memory's maps, its object, its key's and its text's headers) and each character of its key and text
+ * (a byte each: they are all ASCII). Measured on Node 26 (bench/unwritten-records.ts; docs/podbuggertool.md,
+ * Failures), and counted above what was measured.
+ */
+export const UNWRITTEN_ENTRY_BYTES = 192;
+/** The longest namespace name (a DNS label): an entry's key holds it, and is counted as holding that many. */
+const NAMESPACE_CHARS = 63;
+/** The longest failure an entry's text holds: `;`, a digest (22), `,`, a reason (64), `,`, a count (6), `,`, a time (12). */
+const FAILURE_CHARS = 1 + 22 + 1 + 64 + 1 + 6 + 1 + 12;
+
+/**
+ * The bytes the unwritten records may weigh over the whole server: MAX_UNWRITTEN_RECORDS entries of one failure each,
+ * every part at its longest.
+ */
+export const MAX_UNWRITTEN_BYTES =
+  MAX_UNWRITTEN_RECORDS * (UNWRITTEN_ENTRY_BYTES + NAMESPACE_CHARS + 1 + 22 + 22 + FAILURE_CHARS);
+
+/** A failure as the memory keeps it: a digest of its container and attempt, its reason, count and time. */
+type KeptFailure = [digest: string, reason: string, attempts: number, at: number | undefined];
+
+/** A string of its own (not a slice or a concatenation of others, which keep those alive): a byte a character. */
+function flat(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
+}
+
+/**
+ * One pod's unwritten record as one string: the digest of its annotation as it was (`-`: none), then `;` and each
+ * failure (`<digest of container and attempt>,<reason>,<count>,<time>`). Digests are base64, reasons letters and
+ * digits (FAILURE_REASON), counts and times digits: no `;` nor `,` in any of them.
+ */
+class Unwritten {
+  readonly text: string;
+  constructor(seen: string | null, record: KeptFailure[]) {
+    this.text = flat([seen ?? '-', ...record.map((f) => `${f[0]},${f[1]},${f[2]},${f[3] ?? ''}`)].join(';'));
+  }
+
+  /** The digest of the annotation as it was (null: none). */
+  get seen(): string | null {
+    const end = this.text.indexOf(';');
+    const seen = end < 0 ? this.text : this.text.slice(0, end);
+    return seen === '-' ? null : seen;
+  }
+
+  get record(): KeptFailure[] {
+    return this.text
+      .split(';')
+      .slice(1)
+      .map((part) => {
+        const [digest, reason, attempts, at] = part.split(',') as [string, string, string, string];
+        return [digest, reason, Number(attempts), at === '' ? undefined : Number(at)];
+      });
+  }
+}
+
+/** A short digest of a text (22 characters of SHA-256's base64, 132 bits): what the memory keeps instead of it. */
+function shortDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64').slice(0, 22);
+}
 
 /**
  * The record the injector last answered for each pod, while Metacontroller has not written it: the backoff's second
@@ -324,15 +390,27 @@ export const MAX_UNWRITTEN_RECORDS = 4096;
  * conflict Metacontroller drops), the pod still shows the annotation as it was before the answer, and this record
  * holds instead: a failing PATCH backs off all the same. It applies only while the annotation is exactly as it was
  * when the answer was given: a record written, edited or removed by hand (`kubectl annotate pod <pod>
- * debug.metaops.dev/failures-`) is the pod's truth again. One memory per hook server (per Kubernetes client), bounded;
- * lost on a restart, and not shared with another replica: there the retries start again from 30 s.
+ * debug.metaops.dev/failures-`) is the pod's truth again. One memory per hook server (per Kubernetes client), bounded
+ * in bytes (MAX_UNWRITTEN_BYTES: at least MAX_UNWRITTEN_RECORDS pods) and shared fairly between namespaces (memory.ts:
+ * past the bound, the oldest of the namespace that holds the most is forgotten); each entry compact (digests of the
+ * pod, of the annotation and of each attempt, a count and a time); lost on a restart, and not shared with another
+ * replica: there the retries start again from 30 s.
  */
 export class UnwrittenRecords {
-  /** By pod, each namespace's share kept (memory.ts); the annotation as it was, as a digest (its size is the pod's). */
-  readonly pods = new SharedMemory<{ seen: string | null; record: Map<string, Failure> }>(MAX_UNWRITTEN_RECORDS);
+  /** By pod (its namespace, a space, a digest of its name and UID), each namespace's share kept. */
+  readonly pods = new SharedMemory<Unwritten>(
+    MAX_UNWRITTEN_BYTES,
+    (key) => key.slice(0, key.indexOf(' ')),
+    (entry) => UNWRITTEN_ENTRY_BYTES + NAMESPACE_CHARS + 1 + 22 + entry.text.length,
+  );
 
   private static keyOf(pod: KubeObject): string {
-    return JSON.stringify([pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', pod.metadata.uid ?? '']);
+    const namespace = pod.metadata.namespace ?? 'default';
+    return flat(`${namespace} ${shortDigest(JSON.stringify([pod.metadata.name ?? '', pod.metadata.uid ?? '']))}`);
+  }
+
+  private static attemptOf(container: string, attempt: string): string {
+    return shortDigest(JSON.stringify([container, attempt]));
   }
 
   /**
@@ -341,8 +419,15 @@ export class UnwrittenRecords {
    */
   take(pod: KubeObject, attempts: ReadonlyMap<string, string>): Map<string, Failure> | undefined {
     const entry = this.pods.get(UnwrittenRecords.keyOf(pod));
-    if (!entry || entry.seen !== digestOf(annotationOf(pod))) return undefined;
-    return new Map([...entry.record].filter(([container, f]) => attempts.get(container) === f.key));
+    if (!entry || entry.seen !== seenOf(annotationOf(pod))) return undefined;
+    const kept = new Map(entry.record.map((f) => [f[0], f]));
+    const out = new Map<string, Failure>();
+    for (const [container, attempt] of attempts) {
+      const f = kept.get(UnwrittenRecords.attemptOf(container, attempt));
+      if (f)
+        out.set(container, { reason: f[1], attempts: f[2], ...(f[3] !== undefined ? { at: f[3] } : {}), key: attempt });
+    }
+    return out;
   }
 
   /** Remembers the record of an answer that asks for it to be written; forgets the pod's when none is asked. */
@@ -350,13 +435,18 @@ export class UnwrittenRecords {
     const key = UnwrittenRecords.keyOf(pod);
     this.pods.delete(key);
     if (!response.annotations || record.size === 0) return;
-    this.pods.set(key, { seen: digestOf(annotationOf(pod)), record: new Map(record) });
+    // Only the entries of an attempt count when taken back (a reason alone, without its attempt, delays nothing).
+    const kept: KeptFailure[] = [...record]
+      .filter(([, f]) => f.key !== undefined)
+      .map(([container, f]) => [UnwrittenRecords.attemptOf(container, f.key!), f.reason, f.attempts, f.at]);
+    if (kept.length === 0) return;
+    this.pods.set(key, new Unwritten(seenOf(annotationOf(pod)), kept));
   }
 }
 
 /** A digest of an annotation's text (null: none): what the memory keeps of it, whatever its size. */
-function digestOf(text: string | null): string | null {
-  return text === null ? null : createHash('sha256').update(text).digest('base64');
+function seenOf(text: string | null): string | null {
+  return text === null ? null : shortDigest(text);
 }
 
 /** The pod's failures annotation as it is (null: none). */

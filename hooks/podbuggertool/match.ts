@@ -14,6 +14,7 @@ import {
   PROFILES as SCHEMA_PROFILES,
   type PodBuggerToolSpec as Spec,
   type SKIP_REASONS,
+  MAX_KUBELET_MESSAGE,
 } from './schema.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
@@ -674,7 +675,7 @@ export type PodState =
   | { state: 'outdated'; image: string; differs: CompareField[] }
   | { state: 'pending' }
   | { state: 'skipped'; reason: SkipReason }
-  | { state: 'failed'; reason: string };
+  | { state: 'failed'; reason: string; message?: string };
 
 /** The pod's phase, when it has one. */
 function phaseOf(pod: KubeObject): unknown {
@@ -750,8 +751,36 @@ const IMAGE_WAITING = new Set([
   'SignatureValidationFailed',
 ]);
 
+/**
+ * The kubelet's reasons for a container it cannot create or start (lib/replicas.ts counts them as failing for the
+ * workloads): the runtime refuses its spec (`CreateContainerError`: an image without an entrypoint and no command,
+ * "no command specified"), or it cannot be started (`RunContainerError`: its command not found in the image). The
+ * kubelet tries an ephemeral container again at every sync of the pod while it has none, and it fails the same way for
+ * as long as the pod lives: one reason here (ContainerNotCreated), the kubelet's reason and words in the status. (A
+ * `CreateContainerConfigError` is a refusal of root, RunsAsRoot, or a configuration that may yet be made, a Secret or
+ * ConfigMap that does not exist yet: not counted failed.)
+ */
+const CREATE_WAITING = new Set(['CreateContainerError', 'RunContainerError']);
+
 /** The kubelet's reasons why a container on a pod does not run, and never will (it is the tool's failure). */
-export const NOT_RUNNING = ['ImagePullFailed', 'ContainerExited'] as const;
+export const NOT_RUNNING = ['ImagePullFailed', 'ContainerExited', 'ContainerNotCreated'] as const;
+
+/**
+ * The kubelet's words on a container it cannot create, as the tool's status says them: `<reason>: <message>`, the
+ * runtime's IDs (runs of 12 or more hexadecimal digits, new at each attempt) written `<id>` so that the words stay the
+ * same from one attempt to the next (the status is not rewritten at each), control characters as spaces and any other
+ * character but printable ASCII as `?` (a byte each on the wire), cut to MAX_KUBELET_MESSAGE characters.
+ */
+function kubeletWords(reason: string, message: unknown): string {
+  const text = typeof message === 'string' ? message.slice(0, 4 * MAX_KUBELET_MESSAGE) : '';
+  const words = `${reason}: ${text}`
+    .replace(/[0-9a-f]{12,}/gi, '<id>')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .replace(/[^ -~]/g, '?')
+    .trim();
+  return words.length > MAX_KUBELET_MESSAGE ? `${words.slice(0, MAX_KUBELET_MESSAGE - 3)}...` : words;
+}
 /**
  * The failures of a container that is on the pod (the kubelet's): it does not run (NOT_RUNNING), or the kubelet
  * refused to start it as root (RunsAsRoot). None is retried: the pod carries the container (wantsContainer).
@@ -763,13 +792,20 @@ export const STOPPED = new Set<string>([...NOT_RUNNING, 'RunsAsRoot']);
  * exited (ContainerExited: an ephemeral container is never restarted). Undefined while it runs, starts, or has no
  * report yet.
  */
-function notRunning(state: ContainerState | undefined): (typeof NOT_RUNNING)[number] | undefined {
+function notRunning(
+  state: ContainerState | undefined,
+): { reason: (typeof NOT_RUNNING)[number]; message?: string } | undefined {
   // Exit code 0: the session ended as its user ended it (`exit` in the shell), or the command did its work. It did
   // what it was for: not the tool's failure.
   if (state?.terminated && typeof state.terminated === 'object')
-    return (state.terminated as { exitCode?: unknown }).exitCode === 0 ? undefined : 'ContainerExited';
+    return (state.terminated as { exitCode?: unknown }).exitCode === 0 ? undefined : { reason: 'ContainerExited' };
   const reason = state?.waiting?.reason;
-  return typeof reason === 'string' && IMAGE_WAITING.has(reason) ? 'ImagePullFailed' : undefined;
+  if (typeof reason !== 'string') return undefined;
+  if (IMAGE_WAITING.has(reason)) return { reason: 'ImagePullFailed' };
+  // Not created, and never to be: with the kubelet's reason and words.
+  if (CREATE_WAITING.has(reason))
+    return { reason: 'ContainerNotCreated', message: kubeletWords(reason, state?.waiting?.message) };
+  return undefined;
 }
 
 /**
@@ -803,9 +839,10 @@ export function podState(pod: KubeObject, tool: string, spec: Spec): PodState {
     // name): outdated, whatever else it shares.
     const differs = containerDiffers(ephemeralNamed(pod, container) ?? {}, ephemeralContainer(tool, spec, pod));
     if (differs.length > 0) return { state: 'outdated', image, differs };
-    // Added, but not running and never to run (its image cannot be pulled, or it exited): not counted as injected.
+    // Added, but not running and never to run (its image cannot be pulled, the kubelet cannot create it, or it
+    // exited): not counted as injected.
     const stopped = notRunning(kubelet);
-    return stopped ? { state: 'failed', reason: stopped } : { state: 'injected' };
+    return stopped ? { state: 'failed', ...stopped } : { state: 'injected' };
   }
   // Pods the API server refuses the container on, for as long as they live: not tried (the PATCH would be refused).
   const refused = refusedByApiServer(pod, ephemeralContainer(tool, spec, pod));

@@ -23,22 +23,30 @@ export function namespaceOfKey(key: string): string {
 /**
  * Entries by key, in order of their last write, bounded by `bound` over all namespaces and shared fairly: a new
  * entry past the bound drops the oldest of the namespace holding the most (its own, when it holds as many).
- * `namespaceOf` reads a key's namespace (by default the first item of a JSON array).
+ * `namespaceOf` reads a key's namespace (by default the first item of a JSON array). The bound counts entries, or,
+ * with `sizeOf`, what they weigh (their bytes, say).
  */
 export class SharedMemory<V> {
   private readonly shares: NamespaceShares<V>;
   constructor(
     readonly bound: number = MAX_REMEMBERED,
     private readonly namespaceOf: (key: string) => string = namespaceOfKey,
+    sizeOf?: (value: V) => number,
   ) {
-    this.shares = new NamespaceShares<V>(bound);
+    this.shares = new NamespaceShares<V>(bound, bound, sizeOf);
   }
 
+  /** The entries held. */
   get size(): number {
     return this.shares.size;
   }
 
-  /** The entries a namespace holds. */
+  /** What the entries held weigh together (their number, without sizeOf). */
+  get weight(): number {
+    return this.shares.weight;
+  }
+
+  /** What a namespace's entries weigh (their number, without sizeOf). */
   held(namespace: string): number {
     return this.shares.held(namespace);
   }

@@ -44,6 +44,9 @@ export const ENV_NAME_PATTERN = '^[ -<>-~]+$';
  */
 export const MAX_LISTED_PODS = 20;
 
+/** The most characters of the kubelet's words a failure in the tool's status carries (its `message`). */
+export const MAX_KUBELET_MESSAGE = 256;
+
 export const PROFILES = ['general', 'baseline', 'restricted', 'netadmin', 'sysadmin'] as const;
 
 export const PodBuggerToolSpec = Type.Object(
@@ -141,6 +144,13 @@ const PodReasons = (description: string) =>
         reason: Type.String({
           description: 'A stable reason (Forbidden, RunsAsRoot, PodCompleted, ...): no raw error text.',
         }),
+        message: Type.Optional(
+          Type.String({
+            maxLength: MAX_KUBELET_MESSAGE,
+            description:
+              "ContainerNotCreated: the kubelet's reason and words (CreateContainerError: ...), the runtime's IDs written <id>, cut to 256 characters; absent when the pod is not named.",
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -195,18 +205,18 @@ export const PodBuggerToolStatus = Type.Object(
     failed: Type.Optional(
       Type.Integer({
         description:
-          'Matching pods the debug container could not be added to, or where it does not run: the kubelet refused it as root, cannot pull its image, or it exited (see failures and the Ready condition).',
+          'Matching pods the debug container could not be added to, or where it does not run: the kubelet refused it as root, cannot pull its image, cannot create or start it, or it exited (see failures and the Ready condition).',
       }),
     ),
     notRunning: Type.Optional(
       Type.Integer({
         description:
-          "Of the failed pods, those that carry the container where it does not run (RunsAsRoot, ImagePullFailed, ContainerExited: the kubelet's), every one of them: never retried.",
+          "Of the failed pods, those that carry the container where it does not run (RunsAsRoot, ImagePullFailed, ContainerNotCreated, ContainerExited: the kubelet's), every one of them: never retried.",
       }),
     ),
     failures: Type.Optional(
       PodReasons(
-        'The failed pods, by name (up to 20): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerExited) stays as it is until the pod is deleted.',
+        'The failed pods, by name (up to 20): a PATCH that failed is retried; a container the kubelet does not run (RunsAsRoot, ImagePullFailed, ContainerNotCreated, ContainerExited) stays as it is until the pod is deleted.',
       ),
     ),
     skips: Type.Optional(PodReasons('The skipped pods, by name (up to 20).')),

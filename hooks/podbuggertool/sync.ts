@@ -49,7 +49,14 @@ import {
   type SkipReason,
 } from './match.js';
 import { probeMemoryFor, probePods } from './probe.js';
-import { MAX_LISTED_PODS, type PodBuggerToolSpec, resource, SKIP_REASONS, TOOLS_PER_REQUEST } from './schema.js';
+import {
+  MAX_KUBELET_MESSAGE,
+  MAX_LISTED_PODS,
+  type PodBuggerToolSpec,
+  resource,
+  SKIP_REASONS,
+  TOOLS_PER_REQUEST,
+} from './schema.js';
 import { readyReason, statusRefusal, TOOL_API, type ToolClients, type ToolSettings } from './inject.js';
 import { openToken, sealToken } from './seal.js';
 import { SharedMemory } from './memory.js';
@@ -66,6 +73,8 @@ export const MAX_LISTED = MAX_LISTED_PODS;
 interface PodReason {
   pod: string;
   reason: string;
+  /** The kubelet's words, for a container it cannot create (ContainerNotCreated), bounded (MAX_KUBELET_MESSAGE). */
+  message?: string;
 }
 
 /** The counts of one complete pass over the pods the tool selects. */
@@ -106,7 +115,11 @@ export function tally(counts: Counts, pod: string, state: PodState): void {
   counts.matched += 1;
   counts[state.state] += 1;
   if (state.state === 'failed') {
-    counts.failures.push({ pod, reason: state.reason });
+    counts.failures.push({
+      pod,
+      reason: state.reason,
+      ...(state.message !== undefined ? { message: state.message } : {}),
+    });
     if (STOPPED.has(state.reason)) counts.notRunning += 1;
   }
   if (state.state === 'skipped') {
@@ -120,12 +133,21 @@ function ordered(skippedBy: Partial<Record<SkipReason, number>>): Partial<Record
   return Object.fromEntries(SKIP_REASONS.filter((r) => (skippedBy[r] ?? 0) > 0).map((r) => [r, skippedBy[r]]));
 }
 
+/**
+ * The failures with the kubelet's words on the first that has them only: what the Ready condition says, and one
+ * message a list whatever the pods (the status rides in every injector request of the namespace: TOOLS_PER_REQUEST).
+ */
+function oneMessage(failures: PodReason[]): PodReason[] {
+  const first = failures.findIndex((f) => f.message !== undefined);
+  return failures.map((f, i) => (i === first || f.message === undefined ? f : { pod: f.pod, reason: f.reason }));
+}
+
 /** The counts as they go into the status: the lists sorted by pod name and cut to MAX_LISTED. */
 function finished(counts: Counts): Counts {
   const byPod = (a: PodReason, b: PodReason) => byCodeUnits(a.pod, b.pod);
   return {
     ...counts,
-    failures: counts.failures.sort(byPod).slice(0, MAX_LISTED),
+    failures: oneMessage(counts.failures.sort(byPod).slice(0, MAX_LISTED)),
     skips: counts.skips.sort(byPod).slice(0, MAX_LISTED),
     skippedBy: ordered(counts.skippedBy),
   };
@@ -136,6 +158,7 @@ function finished(counts: Counts): Counts {
  * status says to an author who may debug the namespace but not list its pods (NAMES_RIGHT).
  */
 export function anonymous<T extends Counts>(counts: T): T {
+  // The kubelet's words too: they may name what only a reader of the pod sees.
   const hide = (list: PodReason[]) => list.map((e) => ({ pod: '', reason: e.reason }));
   return { ...counts, failures: hide(counts.failures), skips: hide(counts.skips) };
 }
@@ -161,7 +184,13 @@ function previousCounts(status: Status): Counts | undefined {
       (x: unknown) => typeof (x as PodReason)?.pod === 'string' && typeof (x as PodReason)?.reason === 'string',
     )
       ? // A status of an earlier version listed up to 100: cut to what the CRD holds now (MAX_LISTED).
-        (value as PodReason[]).slice(0, MAX_LISTED).map((x) => ({ pod: x.pod, reason: x.reason }))
+        oneMessage(
+          (value as PodReason[]).slice(0, MAX_LISTED).map((x) => ({
+            pod: x.pod,
+            reason: x.reason,
+            ...(typeof x.message === 'string' ? { message: x.message.slice(0, MAX_KUBELET_MESSAGE) } : {}),
+          })),
+        )
       : undefined;
   const failures = list(status['failures']);
   const skips = list(status['skips']);
@@ -603,8 +632,10 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   const skippedFor = (reason: SkipReason) => counts.skippedBy[reason] ?? 0;
   const skipsFor = (reason: SkipReason) => list(counts.skips, skippedFor(reason), reason);
   const carried = `${counts.injected} of ${counts.matched} matching pods carry ${containerName(name)}`;
-  const why =
-    '(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)';
+  // The kubelet's words on the first pod listed that it cannot create the container in (ContainerNotCreated).
+  const words = counts.failures.find((f) => f.message !== undefined);
+  const said = words ? `; the kubelet on ${words.pod}: ${words.message}` : '';
+  const why = `(ImagePullFailed: the kubelet cannot pull spec.image; ContainerExited: it ran and exited; ContainerNotCreated: the kubelet cannot create or start it, as spec.image and spec.command make it${said}; RunsAsRoot: the kubelet refused to run it as root, set spec.runAsUser)`;
   // Every failure is the kubelet's (the container is on the pod, and does not run): said as such, not as a PATCH.
   if (counts.failed > 0 && allStopped(counts))
     return not(
@@ -614,7 +645,7 @@ function readiness(name: string, counts: Counts, incomplete: number | undefined)
   // Some failures may be the kubelet's: those pods carry the container, and are not retried (said so).
   const carrying =
     counts.notRunning > 0
-      ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
+      ? `; those with ImagePullFailed, ContainerExited or RunsAsRoot carry it (and those with ContainerNotCreated) and it does not run there ${why}: not retried (fix the spec, and delete those pods)`
       : '';
   if (counts.failed > 0)
     return not(

@@ -8,7 +8,13 @@
 // account). Other shared memories of this hook keep each namespace's share (count-memory-kept-whatever-another-
 // namespace-remembers, count-pages-within-namespace-share); this one does not.
 import t from 'tap';
-import { AUTHOR_ANNOTATION, AUTHOR_POLICY, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
+import {
+  AUTHOR_ANNOTATION,
+  AUTHOR_POLICY,
+  AuthorCache,
+  AuthorCheck,
+  authorPolicyObjects,
+} from '../../hooks/podbuggertool/author.js';
 import type { KubeApi } from '../../lib/kube.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { stamp } from '../fixtures/pbt.js';
@@ -37,10 +43,9 @@ function apiServer() {
     get: async (_api: string, resource: string, _ns: string, name: string) =>
       name === AUTHOR_POLICY
         ? {
-            apiVersion: 'admissionregistration.k8s.io/v1',
-            kind: resource,
+            // The policy or its binding as metaops ships them.
+            ...authorPolicyObjects()[resource === 'mutatingadmissionpolicies' ? 0 : 1],
             metadata: { name, creationTimestamp: POLICY_CREATED },
-            spec: { policyName: AUTHOR_POLICY },
           }
         : undefined,
     create: async (_api: string, _resource: string, _ns: string, body: Record<string, any>) => {

@@ -13,13 +13,19 @@ import { MAX_LISTED } from '../../hooks/podbuggertool/sync.js';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import { FakeApi, injectorRequest, pod, tool } from '../fixtures/pbt.js';
 import { MAX_OBJECT_BYTES, WORST_SPECS } from '../fixtures/worst.js';
+import { MAX_KUBELET_MESSAGE } from '../../hooks/podbuggertool/schema.js';
 
 const podName = (i: number) => `p${i}`.padEnd(253, 'x');
 
 /** A tool at its CRD bounds, with the largest status the hook writes (as the existing bound's test builds it). */
 function largest(name: string): any {
   const tl = tool(name.padEnd(253, 'n'), structuredClone(WORST_SPECS['podbuggertool']!), 'dbg', 'mallory');
-  const failures = Array.from({ length: MAX_LISTED }, (_, i) => ({ pod: podName(i), reason: 'Forbidden' }));
+  // The first failure with the kubelet's words at their bound (one a list), each character escaped in JSON.
+  const failures = Array.from({ length: MAX_LISTED }, (_, i) => ({
+    pod: podName(i),
+    reason: i === 0 ? 'ContainerNotCreated' : 'Forbidden',
+    ...(i === 0 ? { message: '"'.repeat(MAX_KUBELET_MESSAGE) } : {}),
+  }));
   const skips = Array.from({ length: MAX_LISTED }, (_, i) => ({
     pod: podName(MAX_LISTED + i),
     reason: 'TargetContainerMissing',
