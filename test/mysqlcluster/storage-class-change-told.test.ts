@@ -32,7 +32,12 @@ t.test('a storageClassName changed on a running cluster is kept as stored and sa
   const res = mysqlSync(next, FIXED_NOW);
   const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
   t.equal(sts.spec.volumeClaimTemplates[0].spec.storageClassName, 'standard', 'the stored template is kept');
-  const conditions = (res.status as any).conditions as Array<{ type: string; status: string; message: string }>;
+  const conditions = (res.status as any).conditions as Array<{
+    type: string;
+    status: string;
+    reason?: string;
+    message: string;
+  }>;
   const told = conditions.find((c) => c.status === 'False' && /storageClassName/.test(c.message));
   t.ok(
     told,
