@@ -6,8 +6,12 @@ import {
   type ConditionInput,
   conditionsFor,
   currentStatus,
+  containersStarted,
   heldForTakenNames,
+  holderWants,
+  isPodReady,
   isTerminating,
+  servedByStatus,
   type KubeObject,
   observed,
   observedNamed,
@@ -268,6 +272,24 @@ export function pendingRestore(
   return found;
 }
 
+/**
+ * What an EtcdCluster served (lib/ownership.ts HeldOptions.served), from its status and, the status lost, from etcd
+ * and its pods: Ready, a cluster ID or member IDs recorded, members that answer, a member pod whose etcd started.
+ * Undefined when none: no member ever bootstrapped, so no data is lost when its pods go.
+ */
+export function served(request: CompositeSyncRequest, obs: Observation): string | undefined {
+  const said = servedByStatus(request.parent);
+  if (said) return said;
+  const status = (request.parent.status ?? {}) as { clusterID?: unknown; memberList?: unknown };
+  if (typeof status.clusterID === 'string' && status.clusterID) return `its status records cluster ${status.clusterID}`;
+  if (Array.isArray(status.memberList) && status.memberList.some((m) => (m as { id?: unknown } | null)?.id))
+    return 'its status records etcd members';
+  if ((obs.etcd?.members.length ?? 0) > 0) return 'its etcd members answer';
+  if (Object.values(obs.health).some((h) => h?.healthy === true)) return 'a member of it is healthy';
+  const started = observed(request.children, 'Pod', 'v1').find((p) => isPodReady(p) || containersStarted(p));
+  return started ? `its member pod ${started.metadata.name} ran etcd` : undefined;
+}
+
 /** What says which names a cluster's members are made with (identity.ts namedSpec). */
 function memberNames(request: CompositeSyncRequest, tls: TlsState | undefined): MemberNamesInput {
   return {
@@ -316,8 +338,15 @@ export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSett
   // A child name another owner holds (lib/ownership.ts): nothing is made, and no member is added for a pod that
   // could not be created. The holder of a pod name is remembered (status.heldBy): while it exists and wants the name,
   // the cluster stays held even when that pod is gone for a moment (lib/podholders.ts).
+  // Made together with a parent made before it that wants the same names, a cluster that never served yields
+  // (lib/ownership.ts): it releases the pods and Services that parent wants.
   const taken = takenIn(request, respond(request, spec, decision, now), holderJudge(now));
-  if (taken.length > 0) return heldForTakenNames(request, taken, now, undefined, true);
+  if (taken.length > 0)
+    return heldForTakenNames(request, taken, now, undefined, {
+      remember: true,
+      wants: holderWants,
+      served: () => served(request, obs),
+    });
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods
