@@ -585,10 +585,18 @@ function laterSide(
           `this ${what})`,
       },
     };
-  for (const h of before) for (const c of childrenWantedBy(request, h, options.wants!)) released.add(c);
+  // It says it yields to a first it holds something of (a child the first wants, or one the first is held by): the
+  // first waits for that; to a first it holds nothing of, there is nothing to say.
+  const ours = new Set([request.parent.metadata.uid, ...allObserved(request.children).map((c) => c.metadata.uid)]);
+  const told = new Set<KubeObject>();
+  for (const h of before) {
+    const wanted = childrenWantedBy(request, h, options.wants!);
+    for (const c of wanted) released.add(c);
+    if (wanted.length > 0 || heldRecordsOf(h as ParentObject).some((r) => ours.has(r.holder.uid))) told.add(h);
+  }
   taken.forEach((t, i) => {
     const h = holders[i];
-    if (h && before.includes(h))
+    if (h && told.has(h))
       yieldTo.set(t, { apiVersion: h.apiVersion, kind: h.kind, name: h.metadata.name!, uid: h.metadata.uid! });
   });
   const names = [...released].map((c) => `${c.kind} ${c.metadata.name}`).sort();
