@@ -119,6 +119,17 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * because status.heldBy records it, keeps the name for lib/ownership.ts HOLDER_UNSEEN_SECONDS.
    */
   judgesUnseenHolders?: boolean;
+  /**
+   * What a parent holds of value (it served clients, a member holds data), in words, or undefined when it holds
+   * nothing: a parent made after another that wants the same names yields only then (lib/ownership.ts HeldOptions).
+   * Without it, a parent held for a name never releases a child.
+   */
+  served?(request: CompositeSyncRequest): string | undefined;
+  /**
+   * The children do not depend on one another (a PodSet's pods): a parent held for a name takes only that name and
+   * answers every other child as its hook made it (lib/ownership.ts guardAnswer).
+   */
+  independentChildren?: boolean;
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
   /** Which condition reasons become Events (none: the operator records no Events). */
@@ -195,9 +206,13 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
         const judge = op.judgesUnseenHolders ? holderWants : holderJudge(now);
+        const held = {
+          ...(op.served ? { served: op.served.bind(op) } : {}),
+          ...(op.independentChildren ? { independent: true } : {}),
+        };
         return answer instanceof Promise
-          ? answer.then((a) => guardAnswer(request, a, now, judge))
-          : guardAnswer(request, answer, now, judge);
+          ? answer.then((a) => guardAnswer(request, a, now, judge, held))
+          : guardAnswer(request, answer, now, judge, held);
       }),
     ...(finalize
       ? {

@@ -140,6 +140,12 @@ export interface HeldRecord {
    * HOLDER_UNSEEN_SECONDS after it, unless the holder is seen (HolderJudge.askedFor tells when "not sent" is "gone").
    */
   unseenSince?: string;
+  /**
+   * The parent, created before this one, that wants names this one wants, and to which this one yields: it never
+   * served (HeldOptions.served), so it releases every child that parent wants (heldForTakenNames). The older parent
+   * reads it here: while its younger holder says so, it waits (`NameReleasing`) instead of being held for good.
+   */
+  yieldsTo?: HolderRef;
 }
 
 /**
@@ -172,10 +178,22 @@ function refOf(obj: KubeObject): HolderRef | undefined {
  * holder before a second of any: a holder of many names (a StatefulSet's pods) does not crowd out another's record
  * (its parent's Service), which is what keeps the parent held while all of them are gone at once.
  */
-export function heldRecords(taken: readonly TakenName[]): HeldRecord[] {
-  const all = taken.flatMap((t) =>
-    t.ref ? [{ child: t.child, holder: t.ref, ...(t.unseenSince ? { unseenSince: t.unseenSince } : {}) }] : [],
-  );
+export function heldRecords(
+  taken: readonly TakenName[],
+  yieldsTo: (t: TakenName) => HolderRef | undefined = () => undefined,
+): HeldRecord[] {
+  const all = taken.flatMap((t) => {
+    if (!t.ref) return [];
+    const to = yieldsTo(t);
+    return [
+      {
+        child: t.child,
+        holder: t.ref,
+        ...(t.unseenSince ? { unseenSince: t.unseenSince } : {}),
+        ...(to ? { yieldsTo: to } : {}),
+      },
+    ];
+  });
   const seen = new Set<string>();
   const first = all.filter((r) => !seen.has(r.holder.uid) && seen.add(r.holder.uid));
   return [...first, ...all.filter((r) => !first.includes(r))].slice(0, LISTED);
@@ -209,7 +227,11 @@ export function heldRecordsOf(parent: ParentObject): HeldRecord[] {
         holder: { apiVersion: r.holder.apiVersion, kind: r.holder.kind, name: r.holder.name, uid: r.holder.uid },
       };
       const since = unseenTime(r.unseenSince);
-      return since === undefined ? record : { ...record, unseenSince: since };
+      if (since !== undefined) record.unseenSince = since;
+      const y = (r as { yieldsTo?: Partial<HolderRef> | null }).yieldsTo;
+      if (y && ok(y.apiVersion) && ok(y.kind) && ok(y.name) && ok(y.uid))
+        record.yieldsTo = { apiVersion: y.apiVersion, kind: y.kind, name: y.name, uid: y.uid };
+      return record;
     });
 }
 
@@ -390,9 +412,15 @@ export function takenNames(
 const LISTED = 3;
 
 /**
- * Ready=False `<Kind>NameTaken` (the kind of the first name taken) naming each holder, and what the user can do.
+ * Ready=False `<Kind>NameTaken` (the kind of the first name taken) naming each holder, and what the user can do; with
+ * `side`, what this parent does about a parent that wants the same names (heldForTakenNames): `reason` replaces the
+ * reason, `note` follows the message.
  */
-export function takenCondition(parent: ParentObject, taken: readonly TakenName[]): ConditionInput {
+export function takenCondition(
+  parent: ParentObject,
+  taken: readonly TakenName[],
+  side?: { reason?: string; note: string },
+): ConditionInput {
   const what = String(parent['kind'] ?? 'parent');
   const listed = taken
     .slice(0, LISTED)
@@ -423,10 +451,204 @@ export function takenCondition(parent: ParentObject, taken: readonly TakenName[]
   return {
     type: 'Ready',
     status: false,
-    reason: `${taken[0]!.child.kind}NameTaken`,
-    message:
-      `${listed}${more}: this ${what} does not take or serve another owner's objects, and creates nothing that ` +
-      `depends on them; ${orphans.length === taken.length ? adopt : adopt ? `${advice}. ${adopt}` : advice}`,
+    reason: side?.reason ?? `${taken[0]!.child.kind}NameTaken`,
+    message: side?.reason
+      ? `${listed}${more}: ${side.note}`
+      : `${listed}${more}: this ${what} does not take or serve another owner's objects, and creates nothing that ` +
+        `depends on them; ${orphans.length === taken.length ? adopt : adopt ? `${advice}. ${adopt}` : advice}` +
+        (side ? `. ${side.note}` : ''),
+  };
+}
+
+/**
+ * Which of two parents was made first: the earlier creationTimestamp, then (made in the same second, as one
+ * `kubectl apply` of a folder makes them, or neither with a time) the lower uid. Undefined when it cannot be told
+ * (one has a time and the other not, a uid missing): then neither yields.
+ */
+export function firstMade(a: KubeObject, b: KubeObject): 'a' | 'b' | undefined {
+  const time = (o: KubeObject) => {
+    const v = (o.metadata as { creationTimestamp?: unknown }).creationTimestamp;
+    return typeof v === 'string' ? Date.parse(v) : NaN;
+  };
+  const ta = time(a);
+  const tb = time(b);
+  if (Number.isFinite(ta) !== Number.isFinite(tb)) return undefined;
+  if (Number.isFinite(ta) && ta !== tb) return ta < tb ? 'a' : 'b';
+  const ua = a.metadata.uid;
+  const ub = b.metadata.uid;
+  if (typeof ua !== 'string' || typeof ub !== 'string' || !ua || !ub || ua === ub) return undefined;
+  return ua < ub ? 'a' : 'b';
+}
+
+const nameKey = (c: { apiVersion?: unknown; kind?: unknown; name?: unknown }) =>
+  `${String(c.apiVersion)}/${String(c.kind)}/${String(c.name)}`;
+
+/**
+ * The parent that holds a taken name: the holder itself when it is a parent of a kind `wants` judges (the same uid,
+ * not being deleted), or the parent that makes the holder and wants the name (a StatefulSet's pods: wantingParent).
+ */
+function holdingParent(request: CompositeSyncRequest, t: TakenName, wants: HolderWants): KubeObject | undefined {
+  const ref = t.ref;
+  if (!ref) return undefined;
+  const namespace = request.parent.metadata.namespace ?? '';
+  const obj = observedNamed(request.related, ref.kind, ref.apiVersion, ref.name, namespace);
+  const judged = obj ? wants(obj) : undefined;
+  // The object's own controller, a parent: it holds the name (what it wants decides only a name free for a moment).
+  if (obj && judged !== undefined)
+    return obj.metadata.uid !== ref.uid || obj.metadata.deletionTimestamp ? undefined : obj;
+  return wantingParent(request, { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name }, t.child, wants);
+}
+
+/**
+ * The parent's observed children that `holder` wants: those of a name it wants (its kind's names, and those its
+ * status.heldBy says it is held for), and those that make an object of such a name (a StatefulSet whose pod takes a
+ * member name of the holder's), among the related objects.
+ */
+function childrenWantedBy(request: CompositeSyncRequest, holder: KubeObject, wants: HolderWants): KubeObject[] {
+  const names = new Set([
+    ...(wants(holder) ?? []).map(nameKey),
+    ...heldRecordsOf(holder as ParentObject).map((r) => nameKey(r.child)),
+  ]);
+  const makers = new Set<unknown>();
+  for (const o of allObserved(request.related))
+    if (names.has(nameKey({ ...o, name: o.metadata.name }))) makers.add(controllerOf(o)?.uid);
+  return allObserved(request.children).filter(
+    (c) =>
+      names.has(nameKey({ ...c, name: c.metadata.name })) ||
+      (typeof c.metadata.uid === 'string' && c.metadata.uid !== '' && makers.has(c.metadata.uid)),
+  );
+}
+
+/** Whether `holder`'s status says it yields to `parent` (HeldRecord.yieldsTo: its uid). */
+function yieldsTo(holder: KubeObject, parent: ParentObject): boolean {
+  return heldRecordsOf(holder as ParentObject).some((r) => r.yieldsTo?.uid === parent.metadata.uid);
+}
+
+/** How heldForTakenNames treats a parent that wants the names another parent wants. */
+export interface HeldOptions {
+  /** What parents want (HolderWants): finds the parent that holds a taken name, and what it wants of this one's. */
+  wants?: HolderWants;
+  /**
+   * What this parent holds of value, in words (it served clients, a member holds data: from its status or its
+   * children, so that a status lost does not hide it), or undefined when it holds nothing: only then does it yield
+   * to a parent made before it. A kind that does not say is taken to hold something.
+   */
+  served?: (request: CompositeSyncRequest) => string | undefined;
+  /** The children to keep instead of the observed ones (a kind whose children do not depend on one another). */
+  children?: KubeObject[];
+}
+
+type Side = { reason?: string; note: string };
+type Sides = { released: Set<KubeObject>; yieldTo: Map<TakenName, HolderRef>; side?: Side };
+
+const parentText = (h: KubeObject) => `${h.kind} ${h.metadata.name} (uid ${String(h.metadata.uid)})`;
+
+/**
+ * Two parents that want the same names, each holding some (made together): the one made second (firstMade) yields
+ * when it never served: it releases every child the first wants (left out of its answer: Metacontroller deletes it)
+ * and records it (HeldRecord.yieldsTo); the first, held meanwhile by names its holder releases, says so
+ * (`<Kind>NameReleasing`) and carries on once they are free. A second that holds something of value releases
+ * nothing: both stay held, and each names the other and what the user can do.
+ */
+function sides(request: CompositeSyncRequest, taken: readonly TakenName[], options: HeldOptions): Sides {
+  const { wants } = options;
+  if (!wants) return { released: new Set(), yieldTo: new Map() };
+  const holders = taken.map((t) => holdingParent(request, t, wants));
+  const before = [...new Set(holders.filter((h): h is KubeObject => !!h && firstMade(request.parent, h) === 'b'))];
+  if (before.length > 0) return laterSide(request, taken, holders, before, options);
+  return firstSide(request.parent, taken, holders);
+}
+
+/** The parent made after `before`: it yields when it never served (HeldOptions.served), else it keeps what it has. */
+function laterSide(
+  request: CompositeSyncRequest,
+  taken: readonly TakenName[],
+  holders: ReadonlyArray<KubeObject | undefined>,
+  before: readonly KubeObject[],
+  options: HeldOptions,
+): Sides {
+  const released = new Set<KubeObject>();
+  const yieldTo = new Map<TakenName, HolderRef>();
+  const what = String(request.parent['kind'] ?? 'parent');
+  const first = before.map(parentText).join(', ');
+  const served = options.served
+    ? options.served(request)
+    : `a ${what} is not judged for what it serves (it never releases a child)`;
+  if (served !== undefined)
+    return {
+      released,
+      yieldTo,
+      side: {
+        note:
+          `${first}, made before this ${what}, wants names this ${what} wants; this ${what} keeps what it holds ` +
+          `because ${served}, so neither can carry on: delete or rename one of the two (the one made later is ` +
+          `this ${what})`,
+      },
+    };
+  // It says it yields to a first it holds something of (a child the first wants, or one the first is held by): the
+  // first waits for that; to a first it holds nothing of, there is nothing to say.
+  const ours = new Set([request.parent.metadata.uid, ...allObserved(request.children).map((c) => c.metadata.uid)]);
+  const told = new Set<KubeObject>();
+  for (const h of before) {
+    const wanted = childrenWantedBy(request, h, options.wants!);
+    for (const c of wanted) released.add(c);
+    if (wanted.length > 0 || heldRecordsOf(h as ParentObject).some((r) => ours.has(r.holder.uid))) told.add(h);
+  }
+  taken.forEach((t, i) => {
+    const h = holders[i];
+    if (h && told.has(h))
+      yieldTo.set(t, { apiVersion: h.apiVersion, kind: h.kind, name: h.metadata.name!, uid: h.metadata.uid! });
+  });
+  const names = [...released].map((c) => `${c.kind} ${c.metadata.name}`).sort();
+  const more = names.length > LISTED ? ` (and ${names.length - LISTED} more)` : '';
+  const releases = names.length
+    ? `it releases ${names.slice(0, LISTED).join(', ')}${more} (Metacontroller deletes ${names.length === 1 ? 'it' : 'them'}), and `
+    : '';
+  return {
+    released,
+    yieldTo,
+    side: {
+      note:
+        `${first}, made before this ${what}, wants names this ${what} wants: this ${what} never served, so it ` +
+        `yields: ${releases}it stays held while the names are wanted there. To run both, rename this ${what}`,
+    },
+  };
+}
+
+/**
+ * The parent made before every parent that holds its names: it waits (`<Kind>NameReleasing`) while each name is held
+ * by such a parent that says it yields to it (HeldRecord.yieldsTo); otherwise it is held, naming those that do not.
+ */
+function firstSide(
+  parent: ParentObject,
+  taken: readonly TakenName[],
+  holders: ReadonlyArray<KubeObject | undefined>,
+): Sides {
+  const none: Sides = { released: new Set(), yieldTo: new Map() };
+  const what = String(parent['kind'] ?? 'parent');
+  const after = [...new Set(holders.filter((h): h is KubeObject => !!h && firstMade(parent, h) === 'a'))];
+  if (after.length === 0) return none;
+  const keeping = after.filter((h) => !yieldsTo(h, parent));
+  if (keeping.length > 0)
+    return {
+      ...none,
+      side: {
+        note:
+          `${keeping.map(parentText).join(', ')}, made after this ${what}, wants names this ${what} wants and does ` +
+          `not say it releases them (a parent made later releases them only when it never served; its Ready ` +
+          `condition says why it keeps them): delete or rename one of the two`,
+      },
+    };
+  if (!holders.every((h) => !!h && after.includes(h))) return none;
+  return {
+    ...none,
+    side: {
+      reason: `${taken[0]!.child.kind}NameReleasing`,
+      note:
+        `${after.map(parentText).join(', ')}, made after this ${what}, never served and releases them (its ` +
+        `status.heldBy says yieldsTo this ${what}): this ${what} creates nothing that depends on them meanwhile, ` +
+        `carries on once the names are free, and looks again in ${TAKEN_RESYNC_SECONDS} s`,
+    },
   };
 }
 
@@ -440,27 +662,36 @@ export function heldForTakenNames(
   taken: readonly TakenName[],
   now: Date,
   status: Status = currentStatus(request.parent),
-  /** Record the holders in status.heldBy (an operator that judges holders: HolderWants; its status has the field). */
-  remember = false,
+  /**
+   * Record the holders in status.heldBy (`true`, or `remember` of the options: an operator that judges holders,
+   * HolderWants; its status has the field), and how a parent that wants the same names is treated (HeldOptions).
+   */
+  held: boolean | (HeldOptions & { remember?: boolean }) = false,
 ): CompositeSyncResponse {
   const parent = request.parent;
-  const [ready] = conditionsFor(parent, [takenCondition(parent, taken)], now);
+  const options: HeldOptions = typeof held === 'boolean' ? {} : held;
+  const remember = typeof held === 'boolean' ? held : held.remember === true;
+  const { released, yieldTo, side } = sides(request, taken, options);
+  const [ready] = conditionsFor(parent, [takenCondition(parent, taken, side)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
   const others = before.filter((c) => c && typeof c === 'object' && c.type !== 'Ready');
   // A status field that names a taken object (status.writeService, serviceName, ...) would send the clients and tools
   // that read it to the other owner's: it is left out while held.
-  const names = new Set(taken.map((t) => t.child.name));
+  const names = new Set([...taken.map((t) => t.child.name), ...[...released].map((c) => c.metadata.name)]);
   const kept = Object.fromEntries(
     Object.entries(status).filter(([, v]) => !(typeof v === 'string' && names.has(v))),
   ) as Status;
-  const records = remember ? heldRecords(taken) : [];
+  const records = remember ? heldRecords(taken, (t) => yieldTo.get(t)) : [];
+  const children = options.children ?? allObserved(request.children).map(keepObserved);
+  const gone = new Set([...released].map((c) => nameKey({ ...c, name: c.metadata.name })));
+  const keptChild = (c: KubeObject | null) => !!c && !gone.has(nameKey({ ...c, name: c.metadata?.name }));
   return {
     status: {
       ...withoutHeldRecords(kept),
       ...(records.length ? { [HELD_BY]: records } : {}),
       conditions: [ready, ...others],
     },
-    children: allObserved(request.children).map(keepObserved),
+    children: children.filter(keptChild),
     resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
   };
 }
@@ -488,8 +719,78 @@ export function guardAnswer(
   response: CompositeSyncResponse,
   now: Date,
   wants?: HolderWants | HolderJudge,
+  options: {
+    /** HeldOptions.served: what the parent holds of value, when it says (else it never yields). */
+    served?: (request: CompositeSyncRequest) => string | undefined;
+    /**
+     * The children do not depend on one another (a PodSet's pods): only the taken names are held; every other child
+     * of the answer is answered as the hook made it (a lost pod is made again under its free name).
+     */
+    independent?: boolean;
+  } = {},
 ): CompositeSyncResponse {
   const taken = takenIn(request, response, wants);
   if (taken.length === 0) return response;
-  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined, wants !== undefined);
+  const names = new Set(taken.map((t) => nameKey(t.child)));
+  const judged = judgeOf(wants).wants;
+  const held: HeldOptions = {
+    ...(judged ? { wants: judged } : {}),
+    ...(options.served ? { served: options.served } : {}),
+    ...(options.independent
+      ? {
+          children: response.children.filter(
+            (c: KubeObject | null): c is KubeObject => !!c && !names.has(nameKey({ ...c, name: c.metadata?.name })),
+          ),
+        }
+      : {}),
+  };
+  return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined, {
+    ...held,
+    remember: wants !== undefined,
+  });
+}
+
+/**
+ * What a parent's own status says it served (HeldOptions.served): Ready=True, or Ready members counted. Undefined
+ * when it says neither (or the status is lost: a kind also judges its children).
+ */
+export function servedByStatus(parent: ParentObject): string | undefined {
+  const status = (parent.status ?? {}) as { conditions?: unknown; readyReplicas?: unknown };
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as unknown[]) : [];
+  if (
+    conditions.some(
+      (c) => (c as { type?: unknown } | null)?.type === 'Ready' && (c as { status?: unknown }).status === 'True',
+    )
+  )
+    return 'its status says it is Ready';
+  if (typeof status.readyReplicas === 'number' && status.readyReplicas > 0)
+    return `its status counts ${status.readyReplicas} Ready member(s)`;
+  return undefined;
+}
+
+/**
+ * Whether a pod's containers (not its init containers) ever started: one runs or ended, or was restarted, or is
+ * Ready. A member whose server never started holds no data (HeldOptions.served).
+ */
+export function containersStarted(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return false;
+  return (statuses as unknown[]).some((raw) => {
+    const c = (raw ?? {}) as {
+      state?: Record<string, unknown>;
+      lastState?: Record<string, unknown>;
+      restartCount?: unknown;
+      ready?: unknown;
+      started?: unknown;
+    };
+    return (
+      c.ready === true ||
+      c.started === true ||
+      (typeof c.restartCount === 'number' && c.restartCount > 0) ||
+      !!c.state?.['running'] ||
+      !!c.state?.['terminated'] ||
+      !!c.lastState?.['terminated'] ||
+      !!c.lastState?.['running']
+    );
+  });
 }

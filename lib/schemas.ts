@@ -116,6 +116,16 @@ export function heldBySchema() {
       {
         child: ref({ apiVersion: name, kind: name, name }),
         holder: ref({ apiVersion: name, kind: name, name, uid: name }),
+        yieldsTo: Type.Optional(
+          Type.Object(
+            { apiVersion: name, kind: name, name, uid: name },
+            {
+              additionalProperties: false,
+              description:
+                'The parent, created before this resource, that wants names this resource wants: this resource never served (nothing of value is lost) and releases every child that parent wants.',
+            },
+          ),
+        ),
         unseenSince: Type.Optional(
           Type.String({
             format: 'date-time',

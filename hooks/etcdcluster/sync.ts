@@ -9,9 +9,13 @@ import {
   type ConditionInput,
   conditionsFor,
   currentStatus,
+  containersStarted,
   heldForTakenNames,
+  holderWants,
+  isPodReady,
   isTerminating,
   keepObserved,
+  servedByStatus,
   type KubeObject,
   observed,
   observedNamed,
@@ -298,6 +302,24 @@ export function pendingRestore(
   return found;
 }
 
+/**
+ * What an EtcdCluster served (lib/ownership.ts HeldOptions.served), from its status and, the status lost, from etcd
+ * and its pods: Ready, a cluster ID or member IDs recorded, members that answer, a member pod whose etcd started.
+ * Undefined when none: no member ever bootstrapped, so no data is lost when its pods go.
+ */
+export function served(request: CompositeSyncRequest, obs: Observation): string | undefined {
+  const said = servedByStatus(request.parent);
+  if (said) return said;
+  const status = (request.parent.status ?? {}) as { clusterID?: unknown; memberList?: unknown };
+  if (typeof status.clusterID === 'string' && status.clusterID) return `its status records cluster ${status.clusterID}`;
+  if (Array.isArray(status.memberList) && status.memberList.some((m) => (m as { id?: unknown } | null)?.id))
+    return 'its status records etcd members';
+  if ((obs.etcd?.members.length ?? 0) > 0) return 'its etcd members answer';
+  if (Object.values(obs.health).some((h) => h?.healthy === true)) return 'a member of it is healthy';
+  const started = observed(request.children, 'Pod', 'v1').find((p) => isPodReady(p) || containersStarted(p));
+  return started ? `its member pod ${started.metadata.name} ran etcd` : undefined;
+}
+
 /** What says which names a cluster's members are made with (identity.ts namedSpec). */
 function memberNames(request: CompositeSyncRequest, tls: TlsState | undefined): MemberNamesInput {
   return {
@@ -390,8 +412,10 @@ async function dialled(
   // restore's members) waits, and ClaimsHeld says why.
   const classUnseen = holdForClass(request, spec, settings, decision, heldState(c, obs, request));
   // A child name another owner holds, or one the customize answer in use did not ask for: nothing is made, and no
-  // member is added for a pod that could not be created or checked.
-  const held = heldForNames(request, respond(request, spec, { ...decision, classUnseen }, now), now);
+  // member is added for a pod that could not be created or checked. Made together with a parent made before it that
+  // wants the same names, a cluster that never served yields (lib/ownership.ts): it releases the pods and Services
+  // that parent wants.
+  const held = heldForNames(request, respond(request, spec, { ...decision, classUnseen }, now), now, obs);
   if (held) return held;
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
@@ -440,9 +464,15 @@ function heldForNames(
   request: CompositeSyncRequest,
   planned: CompositeSyncResponse,
   now: Date,
+  obs: Observed,
 ): CompositeSyncResponse | undefined {
   const taken = takenIn(request, planned, holderJudge(now));
-  if (taken.length > 0) return heldForTakenNames(request, taken, now, undefined, true);
+  if (taken.length > 0)
+    return heldForTakenNames(request, taken, now, undefined, {
+      remember: true,
+      wants: holderWants,
+      served: () => served(request, obs),
+    });
   const asked = namesAskedWith(request.parent);
   const unchecked = notAskedFor(request, planned, asked);
   return unchecked.length > 0 ? heldForNamesNotChecked(request, unchecked, asked, now) : undefined;

@@ -15,6 +15,7 @@ import {
   customize,
   invalid,
   mysqlEvents,
+  served,
   parentProblem,
   parser,
   storageSettingsProblem,
@@ -49,6 +50,8 @@ export const mysqlcluster = defineComposite({
   specProblem: versionProblem,
   parentProblem,
   childNames,
+  // Made together with a parent made before it that wants its names, it yields when it never served.
+  served,
   // The StatefulSet `<name>-mysql`, its Services `<name>-mysql`, `-mysql-read`, `-mysql-headless`, the Secret
   // `<name>-mysql`, the claims `data-<name>-mysql-<i>`, and the same without `-mysql` before the suffix
   // (lib/holders.ts): a parent of another kind held for one of them judges this cluster.

@@ -37,8 +37,11 @@ import {
   type CustomizeResponse,
   type DerivedName,
   type EventSpec,
+  containersStarted,
   heldForTakenNames,
   holderJudge,
+  holderWants,
+  servedByStatus,
   holderOf,
   invalidSpecResponse,
   isPodReady,
@@ -885,6 +888,26 @@ export function takenMembers(
 }
 
 /**
+ * What a MySQLCluster served (lib/ownership.ts HeldOptions.served), from its status and, the status lost, from its
+ * children: Ready, a Ready member, a member whose server started. Undefined when none: made together with a parent
+ * made before it that wants its names, it yields (releases its Services and StatefulSet that parent wants). Its data
+ * volumes are never released: a StatefulSet deleted keeps its claims.
+ */
+export function served(request: CompositeSyncRequest): string | undefined {
+  const said = servedByStatus(request.parent);
+  if (said) return said;
+  const members = (request.parent.status as { members?: unknown } | undefined)?.members;
+  if (Array.isArray(members) && members.some((m) => (m as { ready?: unknown } | null)?.ready === true))
+    return 'its status lists a Ready member';
+  const n = namesOf(request.parent.metadata.name!, legacyNames(request));
+  const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  const stsReady = (sts?.['status'] as { readyReplicas?: unknown } | undefined)?.readyReplicas;
+  if (typeof stsReady === 'number' && stsReady > 0) return `its StatefulSet ${n.statefulSet} has Ready pods`;
+  const started = memberPods(request, n).find((p) => isPodReady(p) || containersStarted(p));
+  return started ? `its member ${started.metadata.name} ran` : undefined;
+}
+
+/**
  * A held answer whose taken names include data volumes: Ready says what they are and the two ways out, delete them
  * (their data is not wanted) or adopt them (CLAIM_UID_LABEL set to this cluster's UID: they are this cluster's data,
  * e.g. of a MySQLCluster of this name deleted and made again). The StatefulSet is not made, so nothing mounts them.
@@ -1226,7 +1249,12 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   status['readService'] = n.read;
   // Pods and volumes the StatefulSet would make under names another owner holds: nothing is created or changed.
   const taken = takenMembers(request, n, spec.size, now);
-  if (taken.length > 0) return withClaimAdvice(parent, heldForTakenNames(request, taken, now, status, true), taken);
+  if (taken.length > 0)
+    return withClaimAdvice(
+      parent,
+      heldForTakenNames(request, taken, now, status, { remember: true, wants: holderWants, served }),
+      taken,
+    );
   return { status, children };
 }
 

@@ -13,6 +13,9 @@ export const podset = defineComposite({
   // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name
   // (lib/holders.ts holderRules, added by defineComposite). A PodSet's children are its pods alone.
   nameShapes: [],
+  // Its pods do not depend on one another: a pod name another owner holds is the one pod not made; every other pod
+  // is answered as the sync made it (a lost one made again under its free name).
+  independentChildren: true,
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
   podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE) },
   // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
