@@ -918,13 +918,13 @@ export function affinityProblem(
 /** The access modes a claim may ask for. */
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
 
-/** A claim's data source (TypedLocalObjectReference, or TypedObjectReference for dataSourceRef). */
-function dataSource(at: string, v: unknown): { apiGroup?: string; kind: string; name: string } {
+/** A claim's data source (TypedLocalObjectReference, or TypedObjectReference, with a namespace, for `ref`). */
+function dataSource(at: string, v: unknown, ref: boolean): { apiGroup?: string; kind: string; name: string } {
   const s = struct(at, v);
   const apiGroup = present(s['apiGroup']) ? text(`${at}.apiGroup`, s['apiGroup']) : undefined;
   const kind = text(`${at}.kind`, s['kind']);
   const name = text(`${at}.name`, s['name']);
-  if (present(s['namespace'])) text(`${at}.namespace`, s['namespace']);
+  if (ref) text(`${at}.namespace`, s['namespace']);
   return { ...(apiGroup === undefined ? {} : { apiGroup }), kind, name };
 }
 
@@ -940,8 +940,10 @@ function dataSourceValid(at: string, s: { apiGroup?: string; kind: string; name:
 
 /** The claim's data sources, as the API server keeps them (PrepareForCreate) and then validates them. */
 function dataSources(field: string, spec: Record<string, unknown>): void {
-  const source = present(spec['dataSource']) ? dataSource(`${field}.dataSource`, spec['dataSource']) : undefined;
-  const ref = present(spec['dataSourceRef']) ? dataSource(`${field}.dataSourceRef`, spec['dataSourceRef']) : undefined;
+  const source = present(spec['dataSource']) ? dataSource(`${field}.dataSource`, spec['dataSource'], false) : undefined;
+  const ref = present(spec['dataSourceRef'])
+    ? dataSource(`${field}.dataSourceRef`, spec['dataSourceRef'], true)
+    : undefined;
   if (!ref) {
     // Without dataSourceRef, a dataSource other than a claim or a VolumeSnapshot is dropped, not refused.
     const kept =
