@@ -686,3 +686,328 @@ function sysctlsProblem(field: string, sysctls: unknown): string | undefined {
   }
   return undefined;
 }
+
+// Affinities and claim specs are free-form in the CRDs that carry them (a core/v1 Affinity, a core/v1
+// PersistentVolumeClaimSpec): each is read below as the API server decodes and validates it, and the first thing it
+// would refuse is said naming the field. A value of another JSON type than the Go field's is refused when the
+// object is decoded; null is the field's zero value (absent); a field the type does not have is dropped.
+
+/** What the API server refuses in a value, found while it is read (caught by `firstProblem`). */
+class Refused {
+  constructor(readonly message: string) {}
+}
+
+function refuse(message: string): never {
+  throw new Refused(message);
+}
+
+/** The first refusal `read` meets, or undefined when it reads the whole value. */
+function firstProblem(read: () => void): string | undefined {
+  try {
+    read();
+    return undefined;
+  } catch (e) {
+    if (e instanceof Refused) return e.message;
+    throw e;
+  }
+}
+
+/** A struct field: absent or null is the empty struct. */
+function struct(at: string, v: unknown): Record<string, unknown> {
+  if (!present(v)) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) refuse(`${at} must be an object`);
+  return v as Record<string, unknown>;
+}
+
+/** A list of structs (an entry null is the empty struct). */
+function structs(at: string, v: unknown): Array<Record<string, unknown>> {
+  if (!present(v)) return [];
+  if (!Array.isArray(v)) refuse(`${at} must be a list`);
+  return v.map((x, i) => struct(`${at}[${i}]`, x));
+}
+
+/** A string field (null is ""). */
+function text(at: string, v: unknown): string {
+  if (!present(v)) return '';
+  if (typeof v !== 'string') refuse(`${at} ${shown(v)} must be a string`);
+  return v;
+}
+
+/** A list of strings. */
+function texts(at: string, v: unknown): string[] {
+  if (!present(v)) return [];
+  if (!Array.isArray(v)) refuse(`${at} must be a list of strings`);
+  return v.map((x, i) => text(`${at}[${i}]`, x));
+}
+
+/** A map of strings. */
+function textMap(at: string, v: unknown): Record<string, string> {
+  return Object.fromEntries(Object.entries(struct(at, v)).map(([k, x]) => [k, text(`${at}.${k}`, x)]));
+}
+
+/** A weight of a preferred term: an int32, from 1 to 100. */
+function weight(at: string, v: unknown): void {
+  if (!isInteger(v) || v < 1 || v > 100) refuse(`${at} ${shown(v)} must be an integer from 1 to 100`);
+}
+
+/** A label key (a qualified name). */
+function labelKey(at: string, key: string): void {
+  const wrong = labelKeyProblem(key);
+  if (wrong) refuse(`${at} ${shown(key)} ${wrong}`);
+}
+
+/** A label value, unless the API server allows any string there (a preferred node term's values). */
+function labelValues(at: string, values: readonly string[]): void {
+  for (const [i, v] of values.entries()) {
+    const wrong = ruleProblem('labelValue', v);
+    if (wrong) refuse(`${at}[${i}] ${shown(v)} ${wrong}`);
+  }
+}
+
+/** The operator of a requirement and its values: In and NotIn with values, Exists and DoesNotExist without. */
+function requirementOperator(at: string, operator: string, values: readonly string[], node: boolean): void {
+  if (operator === 'In' || operator === 'NotIn') {
+    if (values.length === 0) refuse(`${at}.values must not be empty with the operator ${operator}`);
+  } else if (operator === 'Exists' || operator === 'DoesNotExist') {
+    if (values.length > 0) refuse(`${at}.values must be empty with the operator ${operator}`);
+  } else if (node && (operator === 'Gt' || operator === 'Lt')) {
+    if (values.length !== 1) refuse(`${at}.values must hold exactly one value with the operator ${operator}`);
+  } else {
+    refuse(
+      `${at}.operator ${shown(operator)} must be ${node ? 'In, NotIn, Exists, DoesNotExist, Gt or Lt' : 'In, NotIn, Exists or DoesNotExist'}`,
+    );
+  }
+}
+
+/** A node selector term (ValidateNodeSelectorTerm); `anyValue`: values need not be label values (preferred terms). */
+function nodeSelectorTerm(at: string, term: Record<string, unknown>, anyValue: boolean): void {
+  for (const [j, r] of structs(`${at}.matchExpressions`, term['matchExpressions']).entries()) {
+    const here = `${at}.matchExpressions[${j}]`;
+    const values = texts(`${here}.values`, r['values']);
+    requirementOperator(here, text(`${here}.operator`, r['operator']), values, true);
+    labelKey(`${here}.key`, text(`${here}.key`, r['key']));
+    if (!anyValue) labelValues(`${here}.values`, values);
+  }
+  for (const [j, r] of structs(`${at}.matchFields`, term['matchFields']).entries()) {
+    const here = `${at}.matchFields[${j}]`;
+    const values = texts(`${here}.values`, r['values']);
+    const operator = text(`${here}.operator`, r['operator']);
+    if (operator !== 'In' && operator !== 'NotIn') refuse(`${here}.operator ${shown(operator)} must be In or NotIn`);
+    if (values.length !== 1) refuse(`${here}.values must hold exactly one node name`);
+    const key = text(`${here}.key`, r['key']);
+    if (key !== 'metadata.name') refuse(`${here}.key ${shown(key)} must be metadata.name (the only node field)`);
+    const wrong = ruleProblem('dns1123Subdomain', values[0]!);
+    if (wrong) refuse(`${here}.values[0] ${shown(values[0])} ${wrong}`);
+  }
+}
+
+/** A node affinity (validateNodeAffinity): a required selector has at least one term; preferred terms weighed. */
+function nodeAffinity(at: string, v: Record<string, unknown>): void {
+  const required = v['requiredDuringSchedulingIgnoredDuringExecution'];
+  if (present(required)) {
+    const here = `${at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
+    const terms = structs(here, struct(here, required)['nodeSelectorTerms']);
+    if (terms.length === 0) refuse(`${here} must hold at least one node selector term`);
+    for (const [i, term] of terms.entries()) nodeSelectorTerm(`${here}[${i}]`, term, false);
+  }
+  const preferred = `${at}.preferredDuringSchedulingIgnoredDuringExecution`;
+  for (const [i, p] of structs(preferred, v['preferredDuringSchedulingIgnoredDuringExecution']).entries()) {
+    weight(`${preferred}[${i}].weight`, p['weight']);
+    nodeSelectorTerm(`${preferred}[${i}].preference`, struct(`${preferred}[${i}].preference`, p['preference']), true);
+  }
+}
+
+/** A label selector's requirements (metav1 LabelSelectorRequirement), returned for the label keys' check. */
+function labelSelector(at: string, selector: Record<string, unknown>): Array<{ key: string }> {
+  for (const [key, value] of Object.entries(textMap(`${at}.matchLabels`, selector['matchLabels']))) {
+    labelKey(`${at}.matchLabels key`, key);
+    const wrong = ruleProblem('labelValue', value);
+    if (wrong) refuse(`${at}.matchLabels.${key} ${shown(value)} ${wrong}`);
+  }
+  return structs(`${at}.matchExpressions`, selector['matchExpressions']).map((r, j) => {
+    const here = `${at}.matchExpressions[${j}]`;
+    const values = texts(`${here}.values`, r['values']);
+    requirementOperator(here, text(`${here}.operator`, r['operator']), values, false);
+    const key = text(`${here}.key`, r['key']);
+    labelKey(`${here}.key`, key);
+    labelValues(`${here}.values`, values);
+    return { key };
+  });
+}
+
+/**
+ * A pod affinity term (validatePodAffinityTerm), after the API server has merged matchLabelKeys (In) and
+ * mismatchLabelKeys (NotIn) into its labelSelector with the labels the pod carries (`podLabelKeys`): the selectors
+ * valid, each namespace a DNS-1123 label, the label keys only with a labelSelector, a matchLabelKeys key neither in
+ * the labelSelector as well nor in mismatchLabelKeys, and a topologyKey.
+ */
+function podAffinityTerm(at: string, term: Record<string, unknown>, podLabelKeys: ReadonlySet<string>): void {
+  const selector = present(term['labelSelector']) ? struct(`${at}.labelSelector`, term['labelSelector']) : undefined;
+  const expressions = selector ? labelSelector(`${at}.labelSelector`, selector) : [];
+  if (present(term['namespaceSelector']))
+    labelSelector(`${at}.namespaceSelector`, struct(`${at}.namespaceSelector`, term['namespaceSelector']));
+  for (const [i, ns] of texts(`${at}.namespaces`, term['namespaces']).entries()) {
+    const wrong = ruleProblem('dns1123Label', ns);
+    if (wrong) refuse(`${at}.namespaces[${i}] ${shown(ns)} ${wrong}`);
+  }
+  const match = texts(`${at}.matchLabelKeys`, term['matchLabelKeys']);
+  const mismatch = texts(`${at}.mismatchLabelKeys`, term['mismatchLabelKeys']);
+  for (const [name, keys] of [
+    ['matchLabelKeys', match],
+    ['mismatchLabelKeys', mismatch],
+  ] as const) {
+    if (keys.length > 0 && !selector) refuse(`${at}.${name} must not be set without a labelSelector`);
+    for (const [i, key] of keys.entries()) labelKey(`${at}.${name}[${i}]`, key);
+  }
+  if (selector) {
+    // The merged selector: the term's own requirements, then one per label key the pod carries.
+    const merged = [
+      ...expressions,
+      ...[...match, ...mismatch].filter((k) => podLabelKeys.has(k)).map((key) => ({ key })),
+    ];
+    const seen = new Set(Object.keys(struct('', selector['matchLabels'])));
+    for (const { key } of merged) {
+      if (match.includes(key) && seen.has(key))
+        refuse(`${at}.matchLabelKeys ${shown(key)} must not be in the labelSelector as well`);
+      seen.add(key);
+    }
+  }
+  const both = match.find((k) => mismatch.includes(k));
+  if (both !== undefined) refuse(`${at}.matchLabelKeys ${shown(both)} must not be in mismatchLabelKeys as well`);
+  const topologyKey = text(`${at}.topologyKey`, term['topologyKey']);
+  if (topologyKey === '') refuse(`${at}.topologyKey must not be empty`);
+  labelKey(`${at}.topologyKey`, topologyKey);
+}
+
+/** A pod affinity or anti-affinity (validatePodAffinity): required terms, and preferred terms weighed. */
+function podAffinity(at: string, v: Record<string, unknown>, podLabelKeys: ReadonlySet<string>): void {
+  const required = `${at}.requiredDuringSchedulingIgnoredDuringExecution`;
+  for (const [i, term] of structs(required, v['requiredDuringSchedulingIgnoredDuringExecution']).entries())
+    podAffinityTerm(`${required}[${i}]`, term, podLabelKeys);
+  const preferred = `${at}.preferredDuringSchedulingIgnoredDuringExecution`;
+  for (const [i, p] of structs(preferred, v['preferredDuringSchedulingIgnoredDuringExecution']).entries()) {
+    weight(`${preferred}[${i}].weight`, p['weight']);
+    const here = `${preferred}[${i}].podAffinityTerm`;
+    podAffinityTerm(here, struct(here, p['podAffinityTerm']), podLabelKeys);
+  }
+}
+
+/**
+ * What is wrong with a pod's affinity (core/v1 Affinity), as the API server decodes and validates it
+ * (validateAffinity), or undefined: a required node affinity with at least one term, each requirement's operator
+ * one it knows with the values it takes, keys qualified names, required values label values, weights from 1 to 100,
+ * each pod affinity term with a topologyKey and valid selectors. `podLabelKeys`: the label keys of the pods it goes
+ * into (the API server merges a term's matchLabelKeys into its selector with them).
+ */
+export function affinityProblem(
+  field: string,
+  affinity: unknown,
+  podLabelKeys: Iterable<string> = [],
+): string | undefined {
+  if (!present(affinity)) return undefined;
+  const keys = new Set(podLabelKeys);
+  return firstProblem(() => {
+    const a = struct(field, affinity);
+    if (present(a['nodeAffinity']))
+      nodeAffinity(`${field}.nodeAffinity`, struct(`${field}.nodeAffinity`, a['nodeAffinity']));
+    for (const kind of ['podAffinity', 'podAntiAffinity'])
+      if (present(a[kind])) podAffinity(`${field}.${kind}`, struct(`${field}.${kind}`, a[kind]), keys);
+  });
+}
+
+/** The access modes a claim may ask for. */
+const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
+
+/** A claim's data source (TypedLocalObjectReference, or TypedObjectReference, with a namespace, for `ref`). */
+function dataSource(at: string, v: unknown, ref: boolean): { apiGroup?: string; kind: string; name: string } {
+  const s = struct(at, v);
+  const apiGroup = present(s['apiGroup']) ? text(`${at}.apiGroup`, s['apiGroup']) : undefined;
+  const kind = text(`${at}.kind`, s['kind']);
+  const name = text(`${at}.name`, s['name']);
+  if (ref) text(`${at}.namespace`, s['namespace']);
+  return { ...(apiGroup === undefined ? {} : { apiGroup }), kind, name };
+}
+
+/** A data source the API server keeps: a name, a kind, and an API group unless it is a PersistentVolumeClaim. */
+function dataSourceValid(at: string, s: { apiGroup?: string; kind: string; name: string }): void {
+  if (s.name === '') refuse(`${at}.name must be set`);
+  if (s.kind === '') refuse(`${at}.kind must be set`);
+  if (!s.apiGroup && s.kind !== 'PersistentVolumeClaim')
+    refuse(`${at}.kind ${shown(s.kind)} must be PersistentVolumeClaim without an apiGroup`);
+  const wrong = s.apiGroup ? ruleProblem('dns1123Subdomain', s.apiGroup) : undefined;
+  if (wrong) refuse(`${at}.apiGroup ${shown(s.apiGroup)} ${wrong}`);
+}
+
+/** The claim's data sources, as the API server keeps them (PrepareForCreate) and then validates them. */
+function dataSources(field: string, spec: Record<string, unknown>): void {
+  const source = present(spec['dataSource']) ? dataSource(`${field}.dataSource`, spec['dataSource'], false) : undefined;
+  const ref = present(spec['dataSourceRef'])
+    ? dataSource(`${field}.dataSourceRef`, spec['dataSourceRef'], true)
+    : undefined;
+  if (!ref) {
+    // Without dataSourceRef, a dataSource other than a claim or a VolumeSnapshot is dropped, not refused.
+    const kept =
+      source &&
+      ((source.kind === 'PersistentVolumeClaim' && !source.apiGroup) ||
+        (source.kind === 'VolumeSnapshot' && source.apiGroup === 'snapshot.storage.k8s.io'));
+    if (kept) dataSourceValid(`${field}.dataSource`, source);
+    return;
+  }
+  dataSourceValid(`${field}.dataSourceRef`, ref);
+  if (source) {
+    dataSourceValid(`${field}.dataSource`, source);
+    if (source.apiGroup !== ref.apiGroup || source.kind !== ref.kind || source.name !== ref.name)
+      refuse(`${field}.dataSource must be the same as dataSourceRef`);
+  }
+}
+
+/** A quantity as the API server decodes one (a string of its grammar, or a JSON number). */
+function decodedQuantity(at: string, q: unknown): number | undefined {
+  if (!present(q)) return 0;
+  if (typeof q === 'number' && Number.isFinite(q)) return q;
+  if (typeof q === 'string' && q.length <= 64 && ANY_QUANTITY.test(q)) return quantityValue(q) ?? -1;
+  refuse(`${at} ${shown(q)} is not a quantity (such as 1Gi)`);
+}
+
+/**
+ * What is wrong with a PersistentVolumeClaim's spec, as the API server decodes and validates it
+ * (ValidatePersistentVolumeClaimSpec), or undefined: at least one access mode, each one it knows (ReadWriteOncePod
+ * alone), a storage request above zero, every quantity one it parses, a class name and a volume attributes class
+ * name that are DNS-1123 subdomains, a volume mode Filesystem or Block, a selector and data sources it accepts.
+ */
+export function claimSpecProblem(field: string, spec: unknown): string | undefined {
+  return firstProblem(() => {
+    const s = struct(field, spec);
+    const modes = texts(`${field}.accessModes`, s['accessModes']);
+    if (modes.length === 0)
+      refuse(`${field}.accessModes must name at least one access mode (${ACCESS_MODES.join(', ')})`);
+    for (const [i, mode] of modes.entries())
+      if (!ACCESS_MODES.includes(mode))
+        refuse(`${field}.accessModes[${i}] ${shown(mode)} must be one of ${ACCESS_MODES.join(', ')}`);
+    if (modes.includes('ReadWriteOncePod') && modes.some((m) => m !== 'ReadWriteOncePod'))
+      refuse(`${field}.accessModes: ReadWriteOncePod must be the only access mode`);
+    if (present(s['selector'])) labelSelector(`${field}.selector`, struct(`${field}.selector`, s['selector']));
+    const resources = struct(`${field}.resources`, s['resources']);
+    for (const part of ['limits', 'requests'])
+      for (const [name, q] of Object.entries(struct(`${field}.resources.${part}`, resources[part])))
+        decodedQuantity(`${field}.resources.${part}.${name}`, q);
+    const requests = struct(`${field}.resources.requests`, resources['requests']);
+    if (!Object.hasOwn(requests, 'storage'))
+      refuse(`${field}.resources.requests.storage must be set: the size of the volume (such as 1Gi)`);
+    const storage = decodedQuantity(`${field}.resources.requests.storage`, requests['storage']);
+    if (storage === undefined || storage <= 0)
+      refuse(`${field}.resources.requests.storage ${shown(requests['storage'])} must be greater than zero`);
+    for (const name of ['storageClassName', 'volumeAttributesClassName']) {
+      const value = text(`${field}.${name}`, s[name]);
+      const wrong = value ? ruleProblem('dns1123Subdomain', value) : undefined;
+      if (wrong) refuse(`${field}.${name} ${shown(value)} ${wrong}`);
+    }
+    text(`${field}.volumeName`, s['volumeName']);
+    if (present(s['volumeMode'])) {
+      const mode = text(`${field}.volumeMode`, s['volumeMode']);
+      if (mode !== 'Filesystem' && mode !== 'Block')
+        refuse(`${field}.volumeMode ${shown(mode)} must be Filesystem or Block`);
+    }
+    dataSources(field, s);
+  });
+}

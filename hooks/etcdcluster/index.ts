@@ -1,4 +1,7 @@
 import {
+  affinityProblem,
+  type ChildName,
+  claimSpecProblem,
   defineComposite,
   envProblem,
   type KubeObject,
@@ -19,6 +22,8 @@ import {
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
+import { memberLabelKeys } from './members.js';
+import { checkPodName } from './restore.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
@@ -40,8 +45,8 @@ export function etcdNameProblem(parent: ParentObject): string | undefined {
 /**
  * The values an EtcdCluster copies into its member pods and claims that the API server or the kubelet would refuse:
  * the images (`<repository>:v<version>`, the DNS step's busyboxImage), the pods' labels, annotations, node selector,
- * tolerations and security context, the container's resources and environment, the TLS Secrets' names and the
- * claims' storage request. The spec's schema has already been checked (free-form fields only for their size).
+ * tolerations, affinity and security context, the container's resources and environment, the TLS Secrets' names and
+ * the claims' spec. The spec's schema has already been checked (free-form fields only for their size).
  */
 export function etcdValueProblem(parent: ParentObject): string | undefined {
   const spec = (parent.spec ?? {}) as {
@@ -67,15 +72,29 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     tolerationsProblem('spec.pod.tolerations', pod['tolerations']),
     envProblem('spec.pod.etcdEnv', pod['etcdEnv']),
     podSecurityContextProblem('spec.pod.securityContext', pod['securityContext']),
+    affinityProblem('spec.pod.affinity', placedAffinity(pod), memberLabelKeys(parent.metadata.name ?? '', pod)),
   ].find(Boolean);
   if (maps) return maps;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
 }
 
 /**
+ * The affinity a member pod carries: spec.pod.affinity, its podAntiAffinity replaced by the hook's own when
+ * spec.pod.antiAffinity is set (members.ts placement), so a term the pod never carries is not judged.
+ */
+function placedAffinity(pod: Record<string, unknown>): unknown {
+  const affinity = pod['affinity'];
+  if (!pod['antiAffinity'] || !affinity || typeof affinity !== 'object' || Array.isArray(affinity)) return affinity;
+  const { podAntiAffinity: _replaced, ...rest } = affinity as Record<string, unknown>;
+  return rest;
+}
+
+/**
  * The members' claims: a claim that picks its volume (volumeName, selector) or fills it from another namespace
  * (dataSourceRef.namespace) would let whoever writes the EtcdCluster bind a PersistentVolume made for someone else,
- * with the rights of the controller that creates the claims; then the storage request, when there is one.
+ * with the rights of the controller that creates the claims; then the storage request; then what the API server
+ * refuses in a claim spec (no access mode or one it does not know, no storage request...), and a block volume (a
+ * member mounts its claim as a directory): such a claim is never made, and the member that mounts it never starts.
  */
 function claimProblem(claim: unknown): string | undefined {
   const c = (claim ?? {}) as { volumeName?: unknown; selector?: unknown; dataSourceRef?: { namespace?: unknown } };
@@ -86,11 +105,19 @@ function claimProblem(claim: unknown): string | undefined {
     return `${field}.selector is not allowed: a member's claim takes a volume its storage class provisions, not existing volumes chosen by label`;
   if (c.dataSourceRef?.namespace !== undefined)
     return `${field}.dataSourceRef.namespace is not allowed: a member's volume is filled only from its own namespace`;
+  if (claim === undefined || claim === null) return undefined;
   const storage = (c as { resources?: { requests?: { storage?: unknown } } }).resources?.requests?.storage;
-  if (storage === undefined) return undefined;
-  const wrong = typeof storage === 'string' ? quantityProblem(storage) : 'must be a quantity such as 1Gi';
-  return wrong
-    ? `spec.pod.persistentVolumeClaimSpec.resources.requests.storage ${JSON.stringify(storage)} ${wrong}`
+  const wrong =
+    storage === undefined
+      ? undefined
+      : typeof storage === 'string'
+        ? quantityProblem(storage)
+        : 'must be a quantity such as 1Gi';
+  if (wrong) return `${field}.resources.requests.storage ${JSON.stringify(storage)} ${wrong}`;
+  const apiServer = claimSpecProblem(field, claim);
+  if (apiServer) return apiServer;
+  return (c as { volumeMode?: unknown }).volumeMode === 'Block'
+    ? `${field}.volumeMode "Block" is not allowed: a member mounts its claim as a directory (Filesystem)`
     : undefined;
 }
 

@@ -574,6 +574,15 @@ export function ownKey(key: string): boolean {
   );
 }
 
+/**
+ * The label keys a member pod carries (memberPod): the API server merges a pod affinity term's matchLabelKeys into
+ * its selector with the pod's labels before it validates the term (index.ts etcdValueProblem).
+ */
+export function memberLabelKeys(cluster: string, policy: { labels?: unknown }): string[] {
+  const user = userAnnotations(policy.labels as Record<string, string> | undefined);
+  return Object.keys({ ...user, ...labels(cluster, 'version'), [INSTANCE_LABEL]: cluster, etcd_node: '' });
+}
+
 /** spec.pod.annotations (or labels) without the hook's own (ownKey). */
 export function userAnnotations(annotations: Record<string, string> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(annotations ?? {}).filter(([k]) => !ownKey(k)));

@@ -1131,29 +1131,44 @@ function passwords(
 
 /**
  * The claim templates: the spec's for a new cluster; once the StatefulSet exists, exactly as stored (they cannot
- * change, and anything else would be a diff at every sync), with a condition when the spec asks for another size.
+ * change, and anything else would be a diff at every sync), with a condition when the spec asks for another size
+ * (StorageResized) or another storage class (StorageClassChanged), each False StorageImmutable.
  */
 function claimTemplates(
   spec: Spec,
   observedSts: KubeObject | undefined,
   uid: string,
-): { claims: unknown[]; note?: ConditionInput } {
+): { claims: unknown[]; notes: ConditionInput[] } {
   const observedClaims = (observedSts?.['spec'] as { volumeClaimTemplates?: unknown[] } | undefined)
     ?.volumeClaimTemplates;
   if (!observedSts || !Array.isArray(observedClaims) || observedClaims.length === 0)
-    return { claims: [volumeClaimTemplate(spec, uid)] };
+    return { claims: [volumeClaimTemplate(spec, uid)], notes: [] };
+  const notes: ConditionInput[] = [];
   const have = storageOf(observedClaims);
   // A stored size that cannot be read is not said to differ: the stored templates are kept either way.
-  if (have === undefined || have === spec.storage.size) return { claims: observedClaims };
-  return {
-    claims: observedClaims,
-    note: {
+  if (have !== undefined && have !== spec.storage.size)
+    notes.push({
       type: 'StorageResized',
       status: false,
       reason: 'StorageImmutable',
       message: `member volumes are ${have}; spec.storage.size ${spec.storage.size} applies only to a new cluster (resize the PersistentVolumeClaims directly)`,
-    },
-  };
+    });
+  const cls = storageClassOf(observedClaims);
+  const wanted = spec.storage.storageClassName;
+  // The same for a stored class that cannot be read (not a string, nor absent).
+  if (cls !== false && cls !== wanted)
+    notes.push({
+      type: 'StorageClassChanged',
+      status: false,
+      reason: 'StorageImmutable',
+      message: `member volumes are of ${classWords(cls)}; spec.storage.storageClassName ${wanted === undefined ? '(not set: the default class)' : JSON.stringify(wanted)} applies only to a new cluster (a volume cannot change its class in place: set the field back, or move the data to a new cluster of that class)`,
+    });
+  return { claims: observedClaims, notes };
+}
+
+/** A claim template's class, as a condition says it. */
+function classWords(cls: string | undefined): string {
+  return cls === undefined ? 'the default storage class (no storageClassName)' : `storage class ${JSON.stringify(cls)}`;
 }
 
 /**
@@ -1192,7 +1207,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
 
   const { secret: credentials, lost, unseen } = passwords(hook, n, observedSecret, observedSts);
-  const { claims, note } = claimTemplates(spec, observedSts, parent.metadata.uid ?? '');
+  const { claims, notes } = claimTemplates(spec, observedSts, parent.metadata.uid ?? '');
   const wantedSts = statefulSet(parent, spec, claims, n, {
     domain: hook.settings?.clusterDomain,
     credentialsUnseen: unseen,
@@ -1213,7 +1228,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const members = memberStates(n.statefulSet, pods);
   const extra: ConditionInput[] = [
     ...(lost ? [lost] : []),
-    ...(note ? [note] : []),
+    ...notes,
     ...(held ? [claimsHeldCondition(held.message)] : []),
   ];
   extra.push(replicationCondition(members, spec.size, n.member(0)));
@@ -1376,6 +1391,17 @@ function storageOf(claims: unknown[]): string | undefined {
     ?.requests?.storage;
   // A quantity is stored as a string: anything else cannot be read.
   return typeof storage === 'string' ? storage : undefined;
+}
+
+/**
+ * The storage class of the stored data claim template: its storageClassName, undefined when it has none (the default
+ * class), false when it cannot be read (not a string).
+ */
+function storageClassOf(claims: unknown[]): string | undefined | false {
+  const data =
+    claims.find((c) => (c as { metadata?: { name?: string } } | null)?.metadata?.name === 'data') ?? claims[0];
+  const cls = (data as { spec?: { storageClassName?: unknown } } | null)?.spec?.storageClassName;
+  return cls === undefined || cls === null ? undefined : typeof cls === 'string' ? cls : false;
 }
 
 /** Asks for the cluster's pods (status.members, status.version, member 0's refusal to open). */

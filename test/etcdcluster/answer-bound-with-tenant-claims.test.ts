@@ -38,7 +38,9 @@ t.test(
   async (t) => {
     const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => etcd } });
     t.teardown(() => app.close());
-    const storage = { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } };
+    const storage = {
+      persistentVolumeClaimSpec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    };
     const payload = JSON.stringify({
       controller: {},
       parent: etcdParent({ size: 3, pod: storage }, { phase: 'Running', lastMemberIndex: 2 }),

@@ -23,9 +23,11 @@ const etcdPod = {
   // 64 variables of ~510 bytes: `{"name":"E63","value":"..."}`.
   etcdEnv: Array.from({ length: 64 }, (_, i) => ({ name: `E${i}`.padEnd(3, '_'), value: 'v'.repeat(480) })),
   securityContext: blob(4 * 1024),
+  // A claim spec the API server takes (an access mode, a storage request), filled up with a field it drops.
   persistentVolumeClaimSpec: {
+    accessModes: ['ReadWriteOnce'],
     resources: { requests: { storage: '1Gi' } },
-    ...blob(8 * 1024 - 60, 'volumeAttributesClassName'),
+    ...blob(8 * 1024 - 92),
   },
   busyboxImage: longestImage('b'),
   DNSTimeoutInSecond: 86400,

@@ -61,7 +61,9 @@ t.test('the room a snapshot needs on a member volume, compared in any unit', asy
 t.test('a snapshot that fits the claims: the restore goes ahead', async (t) => {
   const loop = await running({
     size: 3,
-    pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '10Gi' } } } },
+    pod: {
+      persistentVolumeClaimSpec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } },
+    },
   });
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   loop.check = 'running';

@@ -10,7 +10,7 @@ import { running, restoreObject } from '../fixtures/etcd-loop.js';
 t.test("a snapshot larger than the members' claims: refused by the check, the running members kept", async (t) => {
   const loop = await running({
     size: 3,
-    pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } },
+    pod: { persistentVolumeClaimSpec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
   });
   const before = loop.pods();
   t.same(before, ['e-0', 'e-1', 'e-2'], 'three members on 1Gi claims');

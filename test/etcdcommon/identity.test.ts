@@ -349,7 +349,9 @@ t.test(
     // new members mount the claims of the same names, and etcd starts from the old data (the old cluster's ID).
     const old = await running({
       size: 3,
-      pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } },
+      pod: {
+        persistentVolumeClaimSpec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      },
     });
     const again = new Loop(old.spec, old.etcd);
     again.uid = 'uid-e-second';
