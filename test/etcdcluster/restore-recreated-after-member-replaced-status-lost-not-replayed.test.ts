@@ -4,7 +4,7 @@
 // made again under its name with its snapshot (a namespace restored from a Kubernetes backup). The members serving
 // are still r's result (two of three carry its restore, the third joined them): a replay would drop them and roll
 // the cluster back over every write since.
-import tap from 'tap';
+import tap, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import {
   type Loop,
@@ -24,10 +24,7 @@ async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
 }
 
 /** r restored the cluster and succeeded; then one of its members is lost and replaced by a member that joined. */
-async function restoredThenMemberReplaced(
-  t: typeof tap,
-  recordSuccess: boolean,
-): Promise<{ loop: Loop; r: KubeObject }> {
+async function restoredThenMemberReplaced(t: Test, recordSuccess: boolean): Promise<{ loop: Loop; r: KubeObject }> {
   const loop = await running({ size: 3 });
   await restoreStarted(loop);
   await loop.step();
