@@ -30,7 +30,16 @@
 import { rfc3339, type ParentObject } from '../../lib/index.js';
 import type { RestoreState } from '../etcdcommon/index.js';
 import { sanitize } from './pods.js';
-import { afterCheck, asChecked, carriedOut, checking, newRecord, noMemberRuns, refused } from './plan/restore-check.js';
+import {
+  afterCheck,
+  asChecked,
+  carriedOut,
+  checking,
+  newRecord,
+  noMemberRuns,
+  refused,
+  servedResult,
+} from './plan/restore-check.js';
 import { decideRestore } from './plan/restore-phases.js';
 import { behindRunning, withWaiting } from './plan/restore-queue.js';
 import { rebuiltRestore } from './plan/restore-rebuilt.js';
@@ -70,7 +79,7 @@ function decideRestores(
   const now = obs.now ? { since: rfc3339(obs.now) } : {};
   // A restore this cluster already carried out, whose record was lost with the status (and whose EtcdRestore does
   // not say succeeded yet): the observed members are its result, they are never dropped to restore it again.
-  const resumed = carriedOut(parent, spec, obs, pending, now);
+  const resumed = carriedOut(parent, spec, obs, pending, now) ?? servedResult(parent, spec, obs, before, now);
   if (resumed) return resumed;
   // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
   if (pending && !spec.paused)
