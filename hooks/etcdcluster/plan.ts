@@ -29,6 +29,7 @@
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
 import { rfc3339, type ParentObject } from '../../lib/index.js';
 import type { RestoreState } from '../etcdcommon/index.js';
+import { clusterOf } from './members.js';
 import { sanitize } from './pods.js';
 import {
   afterCheck,
@@ -60,7 +61,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, observation:
   const recorded = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   // The running restore whose record was lost with the status, found again from its restored members
   // (plan/restore-rebuilt.ts).
-  const rebuilt = rebuiltRestore(recorded, observation);
+  const claimsKnown = observation.claims !== undefined || !spec.pod?.persistentVolumeClaimSpec;
+  const rebuilt = rebuiltRestore(recorded, observation, clusterOf(parent, spec).name, claimsKnown);
   const before = rebuilt ?? recorded;
   const withRecord = rebuilt ? { ...parent, status: { ...(parent.status ?? {}), restore: rebuilt } } : parent;
   // A restore past its point of no return (the old members dropped) is finished before a newer one is taken: the
