@@ -65,8 +65,12 @@ function takenInstead(state: Partial<RestoreState>, name: string | undefined, to
   return state.name !== name || !refusedByCheck(state);
 }
 
-/** Whether this EtcdRestore's own status said the cluster was past its point of no return with it. */
+/**
+ * Whether this EtcdRestore's own status said the cluster was past its point of no return with it: its sticky
+ * `membersDropped` (never unset once written), or its Ready condition of that moment (a status written before it).
+ */
 function wasPastNoReturn(parent: RestoreView['parent']): boolean {
+  if ((parent.status as { membersDropped?: unknown } | undefined)?.membersDropped === true) return true;
   const conditions = (parent.status as { conditions?: unknown } | undefined)?.conditions;
   return (Array.isArray(conditions) ? conditions : []).some(
     (c) =>
@@ -125,6 +129,9 @@ export function sync({
   const status: Record<string, unknown> = {
     conditions: conditionsFor(parent, [{ type: 'Ready', status: succeeded === true, reason, message }], now),
   };
+  // The old members dropped for this restore: kept for good in its own status (the cluster's record of it can be
+  // lost; the cluster then finds this restore again from it, hooks/etcdcluster/sync.ts restoreOfStatus).
+  if (wasPastNoReturn(parent) || (mine && replacedMembers(state))) status['membersDropped'] = true;
   // status.succeeded is set only once the restore is over: its presence is what makes the restore final.
   if (succeeded !== undefined) status['succeeded'] = succeeded;
   if (succeeded !== true) status['reason'] = message;

@@ -167,6 +167,12 @@ export const EtcdRestoreStatus = Type.Object(
   {
     succeeded: Type.Optional(Type.Boolean()),
     reason: Type.Optional(Type.String()),
+    membersDropped: Type.Optional(
+      Type.Boolean({
+        description:
+          "The EtcdCluster's old members were dropped for this restore (its point of no return): set once, never unset; the cluster carries this restore on from it if its own record is lost.",
+      }),
+    ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
   },

@@ -1,6 +1,5 @@
 import {
   affinityProblem,
-  type ChildName,
   claimSpecProblem,
   defineComposite,
   envProblem,
@@ -23,7 +22,6 @@ import {
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys } from './members.js';
-import { checkPodName } from './restore.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';

@@ -29,8 +29,18 @@
 // At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next step.
 import { rfc3339, type ParentObject } from '../../lib/index.js';
 import type { RestoreState } from '../etcdcommon/index.js';
+import { clusterOf } from './members.js';
 import { sanitize } from './pods.js';
-import { afterCheck, asChecked, carriedOut, checking, newRecord, noMemberRuns, refused } from './plan/restore-check.js';
+import {
+  afterCheck,
+  asChecked,
+  carriedOut,
+  checking,
+  newRecord,
+  noMemberRuns,
+  refused,
+  servedResult,
+} from './plan/restore-check.js';
 import { decideRestore } from './plan/restore-phases.js';
 import { behindRunning, withWaiting } from './plan/restore-queue.js';
 import { rebuiltRestore } from './plan/restore-rebuilt.js';
@@ -51,7 +61,8 @@ export function decide(parent: ParentObject, spec: EtcdClusterSpec, observation:
   const recorded = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   // The running restore whose record was lost with the status, found again from its restored members
   // (plan/restore-rebuilt.ts).
-  const rebuilt = rebuiltRestore(recorded, observation);
+  const claimsKnown = observation.claims !== undefined || !spec.pod?.persistentVolumeClaimSpec;
+  const rebuilt = rebuiltRestore(recorded, observation, clusterOf(parent, spec).name, claimsKnown);
   const before = rebuilt ?? recorded;
   const withRecord = rebuilt ? { ...parent, status: { ...(parent.status ?? {}), restore: rebuilt } } : parent;
   // A restore past its point of no return (the old members dropped) is finished before a newer one is taken: the
@@ -70,7 +81,7 @@ function decideRestores(
   const now = obs.now ? { since: rfc3339(obs.now) } : {};
   // A restore this cluster already carried out, whose record was lost with the status (and whose EtcdRestore does
   // not say succeeded yet): the observed members are its result, they are never dropped to restore it again.
-  const resumed = carriedOut(parent, spec, obs, pending, now);
+  const resumed = carriedOut(parent, spec, obs, pending, now) ?? servedResult(parent, spec, obs, before, now);
   if (resumed) return resumed;
   // A new EtcdRestore is checked first (restore.ts): its snapshot fetched and verified while the cluster runs.
   if (pending && !spec.paused)

@@ -190,13 +190,53 @@ function withContext(
   if (held) obs.claimsHeld = held;
 }
 
+/**
+ * The unfinished EtcdRestore whose own status says the cluster's old members were dropped for it (its sticky
+ * `membersDropped`, hooks/etcdbackup/restore.ts), when the cluster's status records no restore (its record lost
+ * before any restored member was made; a record of another restore, a failure of this one not yet read by its hook
+ * included, is not overruled by that word): exactly one such (of this namespace, naming this cluster, not
+ * older than it), its source checked again against the tenancy rules. plan.ts carries it on only where no member pod
+ * or claim is left (plan/restore-rebuilt.ts).
+ */
+function restoreOfStatus(
+  request: CompositeSyncRequest,
+  image: string,
+  policy: BackupTenancy,
+): Observation['recordedRestore'] | undefined {
+  const record = (request.parent.status as { restore?: RestoreState } | undefined)?.restore;
+  const born = Date.parse(request.parent.metadata.creationTimestamp ?? '');
+  const dropped = observed(request.related, 'EtcdRestore', 'etcd.database.coreos.com/v1beta2').filter((x) => {
+    const status = x['status'] as { succeeded?: unknown; membersDropped?: unknown } | undefined;
+    return (
+      status?.membersDropped === true &&
+      typeof status.succeeded !== 'boolean' &&
+      (x.metadata.namespace ?? '') === (request.parent.metadata.namespace ?? '') &&
+      (x['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name ===
+        request.parent.metadata.name &&
+      (Number.isNaN(born) || Date.parse(x.metadata.creationTimestamp ?? '') >= born - RESTORE_SLACK_SECONDS * 1000)
+    );
+  });
+  const r = dropped.length === 1 ? dropped[0] : undefined;
+  const uid = r ? (r.metadata.uid ?? r.metadata.name) : undefined;
+  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
+  if (record || !r || !uid || !s3?.path || restoreSourceProblem(r, policy) !== undefined) return undefined;
+  return {
+    uid,
+    name: r.metadata.name!,
+    source: { s3, image },
+    membersDropped: true,
+    ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
+  };
+}
+
 /** The restores the decision reads: the one pending, the one recorded past its check, the last failed one. */
 function withRestores(obs: Observation, request: CompositeSyncRequest, settings: EtcdSettings): void {
   const restore = pendingRestore(request, settings.image, tenancyOf(settings));
   if (restore) obs.restore = restore;
   const recorded =
     carriedOn(request, settings.image, tenancyOf(settings)) ??
-    restoreOfPods(request, settings.image, tenancyOf(settings));
+    restoreOfPods(request, settings.image, tenancyOf(settings)) ??
+    restoreOfStatus(request, settings.image, tenancyOf(settings));
   if (recorded) obs.recordedRestore = recorded;
   const failed = failedRestore(request);
   if (failed) obs.failedRestore = failed;

@@ -11,7 +11,7 @@ import {
 } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, RESTORED_BY, RESTORED_NAME, type RestoreSource } from '../members.js';
-import { sanitizeAws } from '../pods.js';
+import { sanitize, sanitizeAws } from '../pods.js';
 import { checkedSize, checkVerdict, pinOf, restoreCheckPod, roomProblem, sameCheck } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { restoreFailed } from './conditions.js';
@@ -61,7 +61,10 @@ export function afterCheck(
   });
 }
 
-/** The cluster as `restore` left it, when the observed members are its result (see resultOf); else undefined. */
+/**
+ * The cluster as `restore` left it, when the observed members are its result (see resultOf); else undefined. Members
+ * that are its result in part and something else beside (doubt): the restore is refused, the members kept.
+ */
 export function carriedOut(
   parent: ParentObject,
   spec: EtcdClusterSpec,
@@ -69,16 +72,37 @@ export function carriedOut(
   restore: Observation['restore'],
   now: { since?: string },
 ): Decision | undefined {
-  const phase = restore && !spec.paused ? resultOf(restore, obs) : undefined;
-  if (!restore || !phase) return undefined;
+  const result = restore && !spec.paused ? resultOf(restore, obs) : undefined;
+  if (!restore || !result) return undefined;
+  if (result.phase === 'Doubt')
+    return asChecked(refused(parent, spec, obs, newRecord(restore, false, now), result.reason));
   // Carried out by another EtcdRestore of its name and snapshot (this one made again): recorded as that one's, so
   // that this one is told AlreadyRestored (hooks/etcdbackup/restore.ts), never replayed.
-  const by = obs.pods[0]?.metadata.annotations?.[RESTORED_BY];
-  if (phase === 'Restored' && by && by !== restore.uid)
+  const { phase, by } = result;
+  if (phase === 'Restored' && by !== restore.uid)
     return asChecked(
       decideRestore(withRecord(parent, { uid: by, name: restore.name, s3: restore.source.s3 }, phase, now), spec, obs),
     );
   return asChecked(decideRestore(withRecord(parent, restore, phase, now), spec, obs));
+}
+
+/**
+ * The status lost (no record of a restore), the members serve as the result of an EtcdRestore that has not said it
+ * finished (sync.ts, restoreOfPods): its record is found again, Restored, before a newer EtcdRestore is checked, so
+ * that it ends as what it did (never NotTaken by the newer one's refusal) and a replay of it is known.
+ */
+export function servedResult(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+  before: RestoreState | undefined,
+  now: { since?: string },
+): Decision | undefined {
+  const own = obs.recordedRestore;
+  if (before || !own || obs.restore?.uid === own.uid || spec.paused) return undefined;
+  const result = resultOf(own, obs);
+  if (result?.phase !== 'Restored' || result.by !== own.uid) return undefined;
+  return asChecked(decideRestore(withRecord(parent, { ...own, s3: own.source.s3 }, 'Restored', now), spec, obs));
 }
 
 /** The parent with the record of `restore` in its status, at `phase` (a record lost with the status, found again). */
@@ -99,31 +123,45 @@ function withRecord(
   return { ...parent, status: { ...(parent.status ?? {}), restore: record } };
 }
 
+type Result = { phase: 'Restored' | 'Restoring'; by: string } | { phase: 'Doubt'; reason: string };
+
 /**
- * Whether the observed members are `restore`'s result: every member pod was started for it (RESTORED_BY names its
- * uid, or RESTORED_NAME its name: the EtcdRestore made again under its name after the status was lost) from its
- * snapshot (its fetch step reads the restore's path), all for one EtcdRestore. Restored once one serves (etcd
- * answers, or a pod is Ready: its readiness probe asks etcd), Restoring before. Undefined when they are not (or there
- * is no member pod).
+ * Whether the observed members are `restore`'s result: the member pods started for it (RESTORED_BY names its uid,
+ * or RESTORED_NAME its name: the EtcdRestore made again under its name after the status was lost) from its snapshot
+ * (its fetch step reads the restore's path), all for one EtcdRestore; beside them only members that carry no
+ * restore's record (they joined the restored cluster since: a member replaced, a scale-up, so it served). Restored
+ * once one serves (etcd answers, a pod is Ready: its readiness probe asks etcd, or a member joined), Restoring
+ * before. Undefined when no member pod is (nothing of it to keep). Doubt when some are and the others carry another
+ * restore's record (or the restore's own from another snapshot): nothing shows a replay would not roll the cluster
+ * back, so it is refused and the members are kept.
  */
-function resultOf(
-  restore: NonNullable<Observation['restore']>,
-  obs: Observation,
-): 'Restored' | 'Restoring' | undefined {
-  const by = obs.pods[0]?.metadata.annotations?.[RESTORED_BY];
+function resultOf(restore: NonNullable<Observation['restore']>, obs: Observation): Result | undefined {
+  const by = (p: KubeObject) => p.metadata.annotations?.[RESTORED_BY];
   const ours = (p: KubeObject) => {
     const a = p.metadata.annotations ?? {};
+    const uid = by(p);
     return (
-      a[RESTORED_BY] === by &&
-      (by === restore.uid || a[RESTORED_NAME] === restore.name) &&
+      uid !== undefined &&
+      (uid === restore.uid || a[RESTORED_NAME] === restore.name) &&
       restoredFrom(p) === restore.source.s3.path
     );
   };
-  if (!by || obs.pods.length === 0 || !obs.pods.every(ours)) return undefined;
-  const served = obs.etcd !== undefined || obs.pods.some(isPodReady);
+  const result = obs.pods.filter(ours);
+  const uid = result[0] ? by(result[0]) : undefined;
+  if (uid === undefined) return undefined;
+  const others = obs.pods.filter((p) => !ours(p));
+  if (result.some((p) => by(p) !== uid) || others.some((p) => by(p) !== undefined))
+    return {
+      phase: 'Doubt',
+      reason: sanitize(
+        `members restored by an EtcdRestore of this name from ${restore.source.s3.path} run beside members of another restore: it is not carried out again over them (an EtcdRestore under a new name restores on purpose)`,
+        200,
+      ),
+    };
+  const served = obs.etcd !== undefined || obs.pods.some(isPodReady) || others.length > 0;
   // Made again under its name: only a restore that served is known as carried out (one still starting is its own).
-  if (by !== restore.uid && !served) return undefined;
-  return served ? 'Restored' : 'Restoring';
+  if (uid !== restore.uid && !served) return undefined;
+  return { phase: served ? 'Restored' : 'Restoring', by: uid };
 }
 
 /** The snapshot path a member pod was restored from (its fetch step's `--s3-path`), if it was. */

@@ -30,7 +30,14 @@ export interface Observation {
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
   /** The restore recorded in status with its checked snapshot (sync.ts, carriedOn): carried on once its EtcdRestore went. */
-  recordedRestore?: { uid: string; name: string; source: RestoreSource; created?: string };
+  recordedRestore?: {
+    uid: string;
+    name: string;
+    source: RestoreSource;
+    created?: string;
+    /** Found from the EtcdRestore's own status saying the old members were dropped for it (sync.ts, restoreOfStatus). */
+    membersDropped?: boolean;
+  };
   /** The newest finished EtcdRestore of this cluster when it failed (its status.succeeded false), if any. */
   failedRestore?: { uid: string; name: string; reason: string; created?: string };
   /** The pod checking the restore's snapshot, as observed (restore.ts), if any. */

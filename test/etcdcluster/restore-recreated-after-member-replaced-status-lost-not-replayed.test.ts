@@ -1,0 +1,106 @@
+// An EtcdRestore r restored the cluster; its members serve and take writes; r is deleted as advised. Then one
+// restored member is lost (its node drained) and replaced the usual way: removed, a new member added that joins the
+// running cluster (no restore steps, no restore record on its pod). Then the EtcdCluster's status is lost and r is
+// made again under its name with its snapshot (a namespace restored from a Kubernetes backup). The members serving
+// are still r's result (two of three carry its restore, the third joined them): a replay would drop them and roll
+// the cluster back over every write since.
+import tap, { type Test } from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import {
+  type Loop,
+  restoredServe,
+  restoreHook,
+  restoreObject,
+  restoreStarted,
+  running,
+} from '../fixtures/etcd-loop.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+
+const later = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
+
+async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
+  await loop.step();
+  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
+}
+
+/** r restored the cluster and succeeded; then one of its members is lost and replaced by a member that joined. */
+async function restoredThenMemberReplaced(t: Test, recordSuccess: boolean): Promise<{ loop: Loop; r: KubeObject }> {
+  const loop = await running({ size: 3 });
+  await restoreStarted(loop);
+  await loop.step();
+  restoredServe(loop);
+  const r = loop.related[0]!;
+  const rs = recordSuccess ? [r] : [];
+  for (let i = 0; i < 3; i++) await syncAll(loop, rs);
+  t.match(loop.s().restore, { name: 'r', phase: 'Restored' }, 'r restored the cluster');
+  if (recordSuccess) t.match(r['status'], { succeeded: true }, 'r says so');
+  const [lost] = loop.pods();
+  loop.lose(lost!);
+  let s = 60;
+  for (
+    let i = 0;
+    i < 12 && (loop.pods().includes(lost!) || loop.pods().length < 3 || loop.s().phase !== 'Running');
+    i++
+  ) {
+    loop.now = later((s += 30));
+    await syncAll(loop, rs);
+    // A member added joins and serves.
+    for (const p of loop.pods()) loop.etcd.up.add(p);
+  }
+  for (let i = 0; i < 3; i++) {
+    loop.now = later((s += 30));
+    await syncAll(loop, rs);
+  }
+  t.equal(loop.pods().length, 3, `three members serve (${loop.pods().join(',')})`);
+  t.notOk(loop.pods().includes(lost!), `${lost} was replaced`);
+  t.equal(loop.s().phase, 'Running', 'the cluster runs');
+  return { loop, r };
+}
+
+tap.test(
+  'an EtcdRestore made again under its name after a member was replaced and the cluster status lost: not replayed',
+  async (t) => {
+    const { loop } = await restoredThenMemberReplaced(t, true);
+    const members = loop.pods();
+    loop.status = undefined;
+    const again = restoreObject('r', '2026-07-02T00:00:00Z', undefined, 'uid-r-made-again');
+    loop.related = [again];
+    loop.check = { succeeded: true };
+    for (let i = 0; i < 4; i++) {
+      loop.now = later(3600 + (i + 1) * 60);
+      await syncAll(loop, [again]);
+      t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
+      t.notMatch(
+        loop.s().restore?.phase ?? '',
+        /^(Replacing|Restoring)$/,
+        `sync ${i + 1}: the cluster is not rolled back to r's snapshot`,
+      );
+    }
+    t.not(
+      (again['status'] as any)?.succeeded,
+      true,
+      'the EtcdRestore made again is not reported as restoring the cluster',
+    );
+  },
+);
+
+tap.test(
+  'a restored cluster whose EtcdRestore does not say succeeded yet, a member replaced, its status lost: not restored again',
+  async (t) => {
+    // r's own status lags (its controller restarted, or its status lost with the cluster's): it is still unfinished.
+    const { loop, r } = await restoredThenMemberReplaced(t, false);
+    t.notOk(typeof (r['status'] as any)?.succeeded === 'boolean', 'r does not say it finished');
+    const members = loop.pods();
+    loop.status = undefined;
+    for (let i = 0; i < 4; i++) {
+      loop.now = later(3600 + (i + 1) * 60);
+      await loop.step();
+      t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
+      t.notMatch(
+        loop.s().restore?.phase ?? '',
+        /^(Replacing|Restoring)$/,
+        `sync ${i + 1}: the cluster is not restored again from r's snapshot`,
+      );
+    }
+  },
+);
