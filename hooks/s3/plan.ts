@@ -209,6 +209,43 @@ export function bucketCreated(bucket: string, region: string): EventSpec {
   };
 }
 
+/** The Warning of a bucket this resource made, found gone (deleted outside metaops) and made again, empty. */
+export function bucketLost(bucket: string, region: string): EventSpec {
+  return {
+    type: 'Warning',
+    reason: 'BucketLost',
+    action: 'CreateBucket',
+    note: `bucket ${bucket}, which this resource made, was gone (deleted outside metaops, with what it held); made again in ${region}, empty`,
+    subject: bucket,
+  };
+}
+
+const BUCKET_LOST = 'BucketLost';
+
+/**
+ * The condition that says the bucket was lost and made again empty: kept for as long as the resource names that
+ * bucket (bucketLostBefore reads it back), so that `kubectl describe` still says it after the Event is gone.
+ */
+export function bucketLostCondition(bucket: string): ConditionInput {
+  return {
+    type: BUCKET_LOST,
+    status: true,
+    reason: 'DeletedOutsideMetaops',
+    message: `bucket ${bucket}, which this resource made, was found gone (deleted outside metaops) and made again, empty: restore its objects from a copy if the workload needs them`,
+  };
+}
+
+/** The lost-bucket condition the previous status carries for `bucket`, to be kept (undefined when none). */
+export function bucketLostBefore(parent: ParentObject, bucket: string): ConditionInput | undefined {
+  const conditions = (currentStatus(parent) as { conditions?: unknown }).conditions;
+  if (!Array.isArray(conditions)) return undefined;
+  const said = conditions.find(
+    (c) => (c as { type?: unknown } | null)?.type === BUCKET_LOST && (c as { status?: unknown }).status === 'True',
+  ) as { message?: unknown } | undefined;
+  const kept = bucketLostCondition(bucket);
+  return said && said.message === kept.message ? kept : undefined;
+}
+
 export function bucketRetained(bucket: string): EventSpec {
   return {
     type: 'Normal',

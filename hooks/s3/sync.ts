@@ -55,6 +55,9 @@ import {
 } from './api.js';
 import {
   bucketCreated,
+  bucketLost,
+  bucketLostCondition,
+  bucketLostBefore,
   bucketLists,
   bucketRetained,
   credentialsSecret,
@@ -586,6 +589,9 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
     bucketsPerNamespace: hook.settings.bucketsPerNamespace,
     now,
   };
+  // A bucket found lost before (made again empty) is still said, for as long as the resource names it.
+  const lostBefore = bucketLostBefore(parent, spec.bucketName);
+  if (lostBefore) run.notes.push(lostBefore);
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
   // A name free for a moment whose holder (remembered in status.heldBy) still exists and wants it is still taken.
   const wanted: ChildName = { apiVersion: 'v1', kind: 'Secret', name: wantedSecret };
@@ -757,6 +763,20 @@ async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
 }
 
 /**
+ * The bucket just created, told: a bucket the status records as this resource's was found gone (deleted outside
+ * metaops, with whatever it held). It is made again (the spec asks for it), but never as a routine creation: a
+ * Warning, and a condition that stays while the resource names the bucket (plan.ts bucketLostBefore).
+ */
+function toldCreated(run: SyncRun, bucket: string, region: string): void {
+  if (!run.recorded.has(bucket)) {
+    run.note(bucketCreated(bucket, region));
+    return;
+  }
+  run.note(bucketLost(bucket, region));
+  if (!run.notes.some((c) => c.type === 'BucketLost')) run.notes.push(bucketLostCondition(bucket));
+}
+
+/**
  * The bucket: ours by its tags, or created now; someone else's is refused and never touched. Its region.
  *
  * Crash-consistent: before CreateBucket, this resource's IAM user (ours by its tags from the call that created it)
@@ -808,7 +828,7 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     // Its entry written again if it went meanwhile (pruned while this CreateBucket was under way): never uncounted.
     await keepEntry(entry);
     tags = ownerTags(owner);
-    run.note(bucketCreated(bucket, region));
+    toldCreated(run, bucket, region);
   } else {
     if (!owns(owner, found.tags, run.recorded.has(bucket))) await takeBack(run, bucket, found.tags, makeUser);
     if (spec.region && spec.region !== found.region) {

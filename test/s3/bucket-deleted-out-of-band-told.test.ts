@@ -44,3 +44,34 @@ t.test('a bucket the resource made, deleted behind its back, is told as lost, no
     `a condition says so (conditions: ${JSON.stringify(conditions.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`))})`,
   );
 });
+
+t.test(
+  'the lost bucket stays said while the resource names it, the status then unchanged; a new bucket name ends it',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'orders-bucket', deletionPolicy: 'Retain' });
+    await converge(r);
+    r.fake.buckets.delete('orders-bucket');
+    await r.run('sync');
+    const lost = () => ((r.status!['conditions'] as any[]) ?? []).find((c) => c.type === 'BucketLost');
+    t.equal(lost()?.status, 'True', 'the sync that made the bucket again says it was lost');
+    const first = JSON.stringify(r.status);
+    await r.run('sync');
+    t.equal(JSON.stringify(r.status), first, 'the next sync, the bucket there again, answers the same status');
+    r.spec = { ...r.spec, bucketName: 'orders-bucket-2' };
+    await converge(r);
+    t.equal(lost(), undefined, 'a resource that names another bucket no longer says the old one was lost');
+  },
+);
+
+t.test(
+  'a bucket never made by this resource (a sync killed before its status was written) is told as created',
+  async (t) => {
+    const r = new Resource(new FakeAws(), { bucketName: 'orders-bucket', deletionPolicy: 'Retain' });
+    await r.killed('sync', 6);
+    const res = await r.run('sync');
+    t.notOk(
+      ((res.status as any).conditions as any[]).some((c) => c.type === 'BucketLost'),
+      'no BucketLost condition on a first creation finished after a crash',
+    );
+  },
+);
