@@ -297,7 +297,8 @@ const normalized = (img: string) => img.replace(/^docker\.io\//, '').replace(/^l
 
 /**
  * Whether the pod's etcd container runs the image its spec names since it was moved to it (UPGRADED_FROM_IMAGE): its
- * status reports that image, or it is another container than the one it ran at the move (UPGRADED_CONTAINER,
+ * status reports that image (never while it reports the image it was moved from, or none running), or it is another
+ * running container than the one it ran at the move (UPGRADED_CONTAINER,
  * etcdContainerMark: restarted, made again; a runtime may report the image by its digest). A move at the same version
  * (another repository) is invisible in the version the member serves: its old container answers until the kubelet
  * restarts it. A pod whose status says nothing of its etcd container (none reported), or moved without that record,
@@ -308,11 +309,16 @@ export function runsItsImage(p: KubeObject): boolean {
   if (a[UPGRADED_FROM_IMAGE] === undefined) return true;
   const statuses = (p['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   const etcd = Array.isArray(statuses)
-    ? (statuses as Array<{ name?: unknown; image?: unknown } | null>).find((c) => c?.name === 'etcd')
+    ? (statuses as Array<{ name?: unknown; image?: unknown; state?: { running?: unknown } } | null>).find(
+        (c) => c?.name === 'etcd',
+      )
     : undefined;
   if (!etcd) return true;
   const want = memberImage(p);
-  if (typeof etcd.image === 'string' && want !== undefined && normalized(etcd.image) === normalized(want)) return true;
+  const reported = typeof etcd.image === 'string' ? normalized(etcd.image) : undefined;
+  if (reported !== undefined && want !== undefined && reported === normalized(want)) return true;
+  // The image it was moved from, or no container running: not (yet) the image of its spec.
+  if (reported === normalized(a[UPGRADED_FROM_IMAGE]) || !etcd.state?.running) return false;
   const recorded = a[UPGRADED_CONTAINER];
   return recorded === undefined || etcdContainerMark(p) !== recorded;
 }
