@@ -56,11 +56,18 @@ export const UPGRADE_SERVING_SINCE = 'etcd.metaops.io/upgrade-serving-since';
 export const UPGRADE_SERVING_CONTAINER = 'etcd.metaops.io/upgrade-serving-container';
 
 /**
- * When a sync first saw the member upgraded in place carry its move (UPGRADED_AT), by that sync's clock: the upgrade's
- * clock for it never starts before (upgradeStart). A move recorded by a clock that ran behind (a replica whose clock
+ * Where the upgrade's clock of a member upgraded in place starts, fixed by the first sync that saw its move (UPGRADED_AT):
+ * the move's time, or that sync's own when the move is older than any unseen move can be (UPGRADE_UNSEEN_SECONDS). A move recorded by a clock that ran behind (a replica whose clock
  * was off, another replica answering the next sync) is then not read as an hour-old failure at the next sync.
  */
 export const UPGRADE_SEEN_AT = 'etcd.metaops.io/upgrade-seen-at';
+
+/**
+ * The oldest a move (UPGRADED_AT) that no sync has seen yet can be: the hook asks to be called again within seconds
+ * while an upgrade is under way, and Metacontroller resyncs; a move older at its first sight was recorded by a clock
+ * that ran behind, and the upgrade's clock for it starts at that sight.
+ */
+export const UPGRADE_UNSEEN_SECONDS = 1800;
 
 /**
  * The etcd container the pod ran when it was moved in place (etcdContainerMark of the observed pod, set with
@@ -453,7 +460,10 @@ function upgradeStart(pod: KubeObject, now: Date | undefined): string | undefine
   const a = pod.metadata.annotations ?? {};
   const at = notAhead(a[UPGRADED_AT], now);
   if (!at) return undefined;
-  return laterOf(at, notAhead(a[UPGRADE_SEEN_AT], now) ?? (now ? rfc3339(now) : undefined));
+  const seen = notAhead(a[UPGRADE_SEEN_AT], now);
+  if (seen) return laterOf(at, seen);
+  // Not seen yet by a sync: the move's own time, unless older than a move no sync has seen can be.
+  return !now || now.getTime() - Date.parse(at) <= UPGRADE_UNSEEN_SECONDS * 1000 ? at : rfc3339(now);
 }
 
 /** A time recorded on a pod, when readable and not later than `now`; else undefined. */
@@ -507,11 +517,7 @@ export function withSoakRecords(
   const at = rfc3339(now);
   // No record of the hook's is older than the move it follows (UPGRADED_AT): one that is was written by a clock that
   // ran behind, and is not known (its clock starts now); one ahead of now reads as now.
-  const move = Date.parse(notAhead(a[UPGRADED_AT], now) ?? '');
-  const known = (value: string | undefined) => {
-    const t = Date.parse(notAhead(value, now) ?? '');
-    return Number.isFinite(t) && !(t < move) ? notAhead(value, now) : undefined;
-  };
+  const known = (value: string | undefined) => sinceMove(value, a[UPGRADED_AT], now);
   const waiting = podWaiting(observed);
   const failing = etcdExited(observed) || (waiting !== undefined && IMAGE_WAITING.has(waiting));
   const exited = known(a[UPGRADE_EXITED_AT]) ?? (failing ? at : undefined);
@@ -523,7 +529,14 @@ export function withSoakRecords(
     healthy && !failing ? ((sameContainer ? known(a[UPGRADE_SERVING_SINCE]) : undefined) ?? at) : undefined;
   let out = withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, exited), UPGRADE_SERVING_SINCE, serving);
   out = withAnnotation(out, UPGRADE_SERVING_CONTAINER, serving !== undefined ? mark : undefined);
-  return withAnnotation(out, UPGRADE_SEEN_AT, known(a[UPGRADE_SEEN_AT]) ?? at);
+  return withAnnotation(out, UPGRADE_SEEN_AT, known(a[UPGRADE_SEEN_AT]) ?? upgradeStart(pod, now) ?? at);
+}
+
+/** A record of the soak (`value`), read as now when ahead of it, and not known when older than the move it follows. */
+function sinceMove(value: string | undefined, moved: string | undefined, now: Date): string | undefined {
+  const read = notAhead(value, now);
+  const t = Date.parse(read ?? '');
+  return Number.isFinite(t) && !(t < Date.parse(notAhead(moved, now) ?? '')) ? read : undefined;
 }
 
 /**
