@@ -113,8 +113,10 @@ export function recordedClock(
 /**
  * The earliest an unhealthy clock of this pod can have started, by what the observed pod says: when it was made
  * (creationTimestamp), and when its Ready condition last turned False (the member served until then, and no clock
- * runs while it is Ready). Never later than `now` (the API server's clock may run ahead of the hook's); undefined
- * when the pod says neither.
+ * runs while it is Ready). A time stamped by another clock (the API server's, a kubelet's with its node's) that lies
+ * ahead of `now` says nothing (that clock runs ahead of the hook's): it is not known, never read as now, which would
+ * start the clock again at every sync for as long as the node's clock is ahead (the clock rule,
+ * docs/etcd-failures.md). Undefined when the pod says neither.
  */
 export function podClockFloor(pod: KubeObject | undefined, now: Date | undefined): string | undefined {
   if (!pod) return undefined;
@@ -126,10 +128,9 @@ export function podClockFloor(pod: KubeObject | undefined, now: Date | undefined
     if (cond?.type === 'Ready' && cond.status !== 'True' && typeof cond.lastTransitionTime === 'string')
       times.push(Date.parse(cond.lastTransitionTime));
   }
-  const known = times.filter(Number.isFinite);
+  const known = times.filter((t) => Number.isFinite(t) && (!now || t <= now.getTime()));
   if (known.length === 0) return undefined;
-  const floor = Math.max(...known);
-  return rfc3339(new Date(now ? Math.min(floor, now.getTime()) : floor));
+  return rfc3339(new Date(Math.max(...known)));
 }
 
 /** The later of two times (RFC 3339); an unreadable one counts as absent. */
@@ -138,4 +139,21 @@ export function laterOf(a: string | undefined, b: string | undefined): string | 
   const tb = Date.parse(b ?? '');
   if (!Number.isFinite(ta)) return Number.isFinite(tb) ? b : undefined;
   return Number.isFinite(tb) && tb > ta ? b : a;
+}
+
+/**
+ * What identifies the pod's etcd container as the kubelet reports it, without any clock: its restartCount, containerID,
+ * imageID and image, or '' when the pod reports no etcd container. A container started since (a restart, a new
+ * image) reports another. Recorded on the pod when a clock starts (a move to a new image, a soak, an image given
+ * back), so that a later sync tells a new container from the same one without comparing a time the kubelet stamped
+ * with its node's clock against the hook's (the clock rule, docs/etcd-failures.md). Bounded (observed data).
+ */
+export function etcdContainerMark(pod: KubeObject | undefined): string {
+  const statuses = (pod?.['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const etcd = (Array.isArray(statuses) ? statuses : []).find(
+    (c) => (c as { name?: unknown } | null)?.name === 'etcd',
+  ) as { restartCount?: unknown; containerID?: unknown; imageID?: unknown; image?: unknown } | undefined;
+  if (!etcd) return '';
+  const part = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v).slice(0, 200) : '');
+  return [part(etcd.restartCount), part(etcd.containerID), part(etcd.imageID), part(etcd.image)].join('|');
 }

@@ -333,20 +333,21 @@ export function killedRun(t: { exitCode?: unknown; message?: unknown; reason?: u
 }
 
 /**
- * A restore step (fetch or restore of the snapshot) the pod runs now, started less than RESTORE_STEP_SECONDS ago:
- * its name and start. A step at work is no evidence the restore failed (a large snapshot through a slow S3).
+ * A restore step (fetch or restore of the snapshot) the pod runs now, within RESTORE_STEP_SECONDS of the restore's
+ * drop of the old members (`began`, recorded by the hook's own clock: no step of this restore ran before it): its
+ * name. A step at work is no evidence the restore failed (a large snapshot through a slow S3). The step's own
+ * state.running.startedAt is stamped by its node's clock and is never compared with the hook's (a node whose clock
+ * runs ahead would spare a hung fetch for as long as it is ahead): the clock rule of docs/etcd-failures.md.
  */
-function runningStep(pod: KubeObject, now: Date): { name: string; since: string } | undefined {
+function runningStep(pod: KubeObject, began: number, now: Date): { name: string } | undefined {
+  if (now.getTime() - began > RESTORE_STEP_SECONDS * 1000) return undefined;
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   for (const c of (Array.isArray(statuses) ? statuses : []) as Array<{
     name?: unknown;
-    state?: { running?: { startedAt?: unknown } };
+    state?: { running?: unknown };
   } | null>) {
     if (!c || c.name === 'check-dns' || typeof c.name !== 'string') continue;
-    const at = c.state?.running?.startedAt;
-    const started = typeof at === 'string' ? Date.parse(at) : NaN;
-    if (Number.isFinite(started) && now.getTime() - started <= RESTORE_STEP_SECONDS * 1000)
-      return { name: c.name, since: at as string };
+    if (c.state?.running !== undefined && c.state.running !== null) return { name: c.name };
   }
   return undefined;
 }
@@ -359,7 +360,7 @@ function runningStep(pod: KubeObject, now: Date): { name: string; since: string 
 export function restoreOverdue(record: RestoreState, pods: KubeObject[], now: Date | undefined): string | undefined {
   const began = Date.parse(record.since ?? '');
   if (!now || !Number.isFinite(began) || now.getTime() - began <= RESTORE_SECONDS * 1000) return undefined;
-  if (pods.some((p) => runningStep(p, now))) return undefined;
+  if (pods.some((p) => runningStep(p, began, now))) return undefined;
   const waiting = pods.map((p) => `${p.metadata.name}: ${waitingReason(p)}${lastExit(p)}`).slice(0, 3);
   return sanitize(
     `the restored members did not serve within ${RESTORE_SECONDS / 60} minutes (${waiting.join('; ') || 'no pod'})`,

@@ -16,6 +16,7 @@ import {
   etcdNotRunning,
   IMAGE_NEVER,
   IMAGE_WAITING,
+  etcdContainerMark,
   laterOf,
   podWaiting,
   recordedClock,
@@ -51,6 +52,29 @@ export const UPGRADED_FROM_IMAGE = 'etcd.metaops.io/upgraded-from-image';
  */
 export const UPGRADE_EXITED_AT = 'etcd.metaops.io/upgrade-exited-at';
 export const UPGRADE_SERVING_SINCE = 'etcd.metaops.io/upgrade-serving-since';
+/** The etcd container UPGRADE_SERVING_SINCE saw serve (etcdContainerMark): another one started since restarts it. */
+export const UPGRADE_SERVING_CONTAINER = 'etcd.metaops.io/upgrade-serving-container';
+
+/**
+ * Where the upgrade's clock of a member upgraded in place starts, fixed by the first sync that saw its move (UPGRADED_AT):
+ * the move's time, or that sync's own when the move is older than any unseen move can be (UPGRADE_UNSEEN_SECONDS). A move recorded by a clock that ran behind (a replica whose clock
+ * was off, another replica answering the next sync) is then not read as an hour-old failure at the next sync.
+ */
+export const UPGRADE_SEEN_AT = 'etcd.metaops.io/upgrade-seen-at';
+
+/**
+ * The oldest a move (UPGRADED_AT) that no sync has seen yet can be: the hook asks to be called again within seconds
+ * while an upgrade is under way, and Metacontroller resyncs; a move older at its first sight was recorded by a clock
+ * that ran behind, and the upgrade's clock for it starts at that sight.
+ */
+export const UPGRADE_UNSEEN_SECONDS = 1800;
+
+/**
+ * The etcd container the pod ran when it was moved in place (etcdContainerMark of the observed pod, set with
+ * UPGRADED_AT): a container reported since that is another (a restart, a new container) was made from the moved spec,
+ * and runs its image whatever name its runtime reports it by (runsItsImage).
+ */
+export const UPGRADED_CONTAINER = 'etcd.metaops.io/upgraded-container';
 
 /**
  * Set on a member pod whose upgrade in place is done (it served the new version steadily): the version it served.
@@ -244,7 +268,7 @@ function failureClock(
   // never from when it went down for another reason (its image pulled); none until a sync has seen that.
   if (recorded && pod.metadata.annotations?.[UPGRADED_AT] !== undefined) return exitedAt(pod, input.now);
   const status = recordedClock(since.get(name), pod, input.now);
-  const upgraded = recorded ? recordedTime(pod.metadata.annotations?.[UPGRADED_AT], input.now) : undefined;
+  const upgraded = recorded ? upgradeStart(pod, input.now) : undefined;
   if (status) return laterOf(status, upgraded);
   return quorumLostIn(input.previous) ? upgradeClock(pod, recorded, input) : undefined;
 }
@@ -266,7 +290,7 @@ function otherVersion(
   now: Date | undefined,
 ): string | undefined {
   const serves = versions?.[pod.metadata.name!];
-  const at = Date.parse(notAhead(pod.metadata.annotations?.[UPGRADED_AT], now) ?? '');
+  const at = Date.parse(upgradeStart(pod, now) ?? '');
   if (!recorded || !serves || serves === target || !now || !Number.isFinite(at)) return undefined;
   if (now.getTime() - at <= UPGRADE_MEMBER_SECONDS * 1000) return undefined;
   return `its image serves etcd ${serves}, not ${target}`;
@@ -422,9 +446,24 @@ function upgradeClock(
   recorded: string | undefined,
   { healthy, now }: { healthy?: Set<string> | undefined; now: Date | undefined },
 ): string | undefined {
-  const at = notAhead(pod.metadata.annotations?.[UPGRADED_AT], now);
+  const at = upgradeStart(pod, now);
   if (!recorded || !at) return undefined;
   return healthy?.has(pod.metadata.name!) || endedByNode(pod) ? undefined : at;
+}
+
+/**
+ * When the upgrade's clock of a member moved in place starts, by the hook's own clock: its move (UPGRADED_AT, read as
+ * now when ahead of it), never before the first sync that saw the move (UPGRADE_SEEN_AT, recorded by withSoakRecords;
+ * now when not yet recorded, or recorded ahead of now). Undefined without a readable move.
+ */
+function upgradeStart(pod: KubeObject, now: Date | undefined): string | undefined {
+  const a = pod.metadata.annotations ?? {};
+  const at = notAhead(a[UPGRADED_AT], now);
+  if (!at) return undefined;
+  const seen = notAhead(a[UPGRADE_SEEN_AT], now);
+  if (seen) return laterOf(at, seen);
+  // Not seen yet by a sync: the move's own time, unless older than a move no sync has seen can be.
+  return !now || now.getTime() - Date.parse(at) <= UPGRADE_UNSEEN_SECONDS * 1000 ? at : rfc3339(now);
 }
 
 /** A time recorded on a pod, when readable and not later than `now`; else undefined. */
@@ -469,34 +508,48 @@ export function withSoakRecords(
     a[UPGRADED_AT] !== undefined &&
     observed.metadata.annotations?.[UPGRADED_AT] === a[UPGRADED_AT] &&
     memberImage(observed) === memberImage(pod);
-  if (!same || !now)
-    return withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, undefined), UPGRADE_SERVING_SINCE, undefined);
+  if (!same || !now) {
+    let cleared = pod;
+    for (const key of [UPGRADE_EXITED_AT, UPGRADE_SERVING_SINCE, UPGRADE_SERVING_CONTAINER, UPGRADE_SEEN_AT])
+      cleared = withAnnotation(cleared, key, undefined);
+    return cleared;
+  }
   const at = rfc3339(now);
+  // No record of the hook's is older than the move it follows (UPGRADED_AT): one that is was written by a clock that
+  // ran behind, and is not known (its clock starts now); one ahead of now reads as now.
+  const known = (value: string | undefined) => sinceMove(value, a[UPGRADED_AT], now);
   const waiting = podWaiting(observed);
   const failing = etcdExited(observed) || (waiting !== undefined && IMAGE_WAITING.has(waiting));
-  const exited = recordedTime(a[UPGRADE_EXITED_AT], now) ?? (failing ? at : undefined);
-  const serving = healthy && !failing ? (recordedTime(a[UPGRADE_SERVING_SINCE], now) ?? at) : undefined;
-  return withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, exited), UPGRADE_SERVING_SINCE, serving);
+  const exited = known(a[UPGRADE_EXITED_AT]) ?? (failing ? at : undefined);
+  // Serving since the first sync that saw this etcd container serve: another container (a restart between two syncs,
+  // whatever clock its node stamps its start with) starts the soak again.
+  const mark = etcdContainerMark(observed);
+  const sameContainer = a[UPGRADE_SERVING_CONTAINER] === mark;
+  const serving =
+    healthy && !failing ? ((sameContainer ? known(a[UPGRADE_SERVING_SINCE]) : undefined) ?? at) : undefined;
+  let out = withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, exited), UPGRADE_SERVING_SINCE, serving);
+  out = withAnnotation(out, UPGRADE_SERVING_CONTAINER, serving !== undefined ? mark : undefined);
+  return withAnnotation(out, UPGRADE_SEEN_AT, known(a[UPGRADE_SEEN_AT]) ?? upgradeStart(pod, now) ?? at);
+}
+
+/** A record of the soak (`value`), read as now when ahead of it, and not known when older than the move it follows. */
+function sinceMove(value: string | undefined, moved: string | undefined, now: Date): string | undefined {
+  const read = notAhead(value, now);
+  const t = Date.parse(read ?? '');
+  return Number.isFinite(t) && !(t < Date.parse(notAhead(moved, now) ?? '')) ? read : undefined;
 }
 
 /**
- * Whether a member upgraded in place has served steadily: syncs have seen it serve without a break
- * (UPGRADE_SERVING_SINCE), and its etcd container has been running (state.running.startedAt, where the kubelet says;
- * a start stamped ahead of now by a node's clock bounds nothing: the syncs' own record does) for UPGRADE_FAIL_SECONDS
- * or longer.
+ * Whether a member upgraded in place has served steadily: syncs have seen its etcd container (the same one, by
+ * etcdContainerMark, withSoakRecords) serve without a break (UPGRADE_SERVING_SINCE, by the hook's clock) for
+ * UPGRADE_FAIL_SECONDS or longer. No time the kubelet stamps is read: its node's clock may be off.
  */
 export function servedSteadily(pod: KubeObject, now: Date | undefined): boolean {
-  const since = recordedTime(pod.metadata.annotations?.[UPGRADE_SERVING_SINCE], now);
-  const started = recordedTime(etcdStartedAt(pod), now);
-  return since !== undefined && lastedFor(laterOf(since, started), now, UPGRADE_FAIL_SECONDS);
-}
-
-/** When the pod's etcd container started running, as the kubelet reports it; undefined when it does not say. */
-function etcdStartedAt(pod: KubeObject): string | undefined {
-  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
-  const etcd = (Array.isArray(statuses) ? statuses : []).find(
-    (c) => (c as { name?: unknown } | null)?.name === 'etcd',
-  ) as { state?: { running?: { startedAt?: unknown } } } | undefined;
-  const started = etcd?.state?.running?.startedAt;
-  return typeof started === 'string' && started.length <= 64 ? started : undefined;
+  const a = pod.metadata.annotations ?? {};
+  const since = recordedTime(a[UPGRADE_SERVING_SINCE], now);
+  return (
+    since !== undefined &&
+    a[UPGRADE_SERVING_CONTAINER] === etcdContainerMark(pod) &&
+    lastedFor(since, now, UPGRADE_FAIL_SECONDS)
+  );
 }

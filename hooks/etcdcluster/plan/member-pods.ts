@@ -1,13 +1,16 @@
 // The member pods the plan answers: on an image, without an upgrade record, started together from a snapshot.
 import { keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
 import { type Cluster, clusterOf, memberPod, peerURL, type RestoreSource } from '../members.js';
-import { IMAGE_WAITING } from '../pods.js';
+import { etcdContainerMark, IMAGE_WAITING } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   UPGRADE_EXITED_AT,
+  UPGRADE_SEEN_AT,
   UPGRADE_SERVED,
+  UPGRADE_SERVING_CONTAINER,
   UPGRADE_SERVING_SINCE,
   UPGRADED_AT,
+  UPGRADED_CONTAINER,
   UPGRADED_FROM,
   UPGRADED_FROM_IMAGE,
 } from '../upgrade.js';
@@ -41,6 +44,9 @@ export function withImage(
     [UPGRADE_EXITED_AT]: _exited,
     [UPGRADE_SERVING_SINCE]: _serving,
     [UPGRADE_SERVED]: _served,
+    [UPGRADE_SERVING_CONTAINER]: _servingContainer,
+    [UPGRADE_SEEN_AT]: _seen,
+    [UPGRADED_CONTAINER]: _container,
     ...annotations
   } = copy.metadata.annotations ?? {};
   const newVersion = from !== undefined && from !== version;
@@ -50,7 +56,9 @@ export function withImage(
     'etcd.version': version,
     ...(newVersion ? { [UPGRADED_FROM]: from } : {}),
     ...(newImage ? { [UPGRADED_FROM_IMAGE]: fromImage } : {}),
-    ...((newVersion || newImage) && at ? { [UPGRADED_AT]: at } : {}),
+    // When, and the etcd container it runs as it is moved (the observed pod's): any other reported since runs the
+    // moved spec.
+    ...((newVersion || newImage) && at ? { [UPGRADED_AT]: at, [UPGRADED_CONTAINER]: etcdContainerMark(pod) } : {}),
   };
   return copy;
 }
@@ -139,6 +147,9 @@ export function upgradeDone(pod: KubeObject, version?: string): KubeObject {
     [UPGRADED_FROM_IMAGE]: _image,
     [UPGRADE_EXITED_AT]: _exited,
     [UPGRADE_SERVING_SINCE]: _serving,
+    [UPGRADE_SERVING_CONTAINER]: _servingContainer,
+    [UPGRADE_SEEN_AT]: _seen,
+    [UPGRADED_CONTAINER]: _container,
     ...annotations
   } = pod.metadata.annotations ?? {};
   if (version) annotations[UPGRADE_SERVED] = version;

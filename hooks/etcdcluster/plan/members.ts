@@ -293,7 +293,7 @@ function cancelAddition(a: Answered): Decision | undefined {
 /**
  * Since when the member a failed upgrade names (`pod`) counts as failing on the version it was given back: from when
  * it was first seen running that version again (ROLLED_BACK_AT on its pod, as the last answer recorded it; never
- * before the failure itself), or undefined (not yet seen so: it is the upgrade's failure, not its own). Its time on
+ * before the failure itself, read as now when recorded ahead of now), or undefined (not yet seen so: it is the upgrade's failure, not its own). Its time on
  * the failed version counts for nothing: a member whose etcd keeps exiting on the last good version too (data
  * damaged by the crash, a disk, a node) is then treated as any other and the cluster gets back to full strength.
  */
@@ -301,8 +301,11 @@ function rollBackClock(a: Answered, pod: string): string | undefined {
   const at = a.podByName.get(pod)?.metadata.annotations?.[ROLLED_BACK_AT];
   const seen = Date.parse(at ?? '');
   if (!Number.isFinite(seen)) return undefined;
+  // The failure's time bounds the clock only when not ahead of now: one recorded ahead (the hook's clock ran ahead
+  // when it failed the upgrade) is read as now, and ROLLED_BACK_AT (recorded since, never ahead of now) is the later.
   const failed = Date.parse(a.rollBackSince ?? '');
-  return Number.isFinite(failed) && failed > seen ? a.rollBackSince : at;
+  const now = a.obs.now?.getTime();
+  return Number.isFinite(failed) && failed > seen && (now === undefined || failed <= now) ? a.rollBackSince : at;
 }
 
 /** Since when a started member counts as unhealthy for its replacement (the failed upgrade's member: rollBackClock). */

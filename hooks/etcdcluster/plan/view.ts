@@ -11,11 +11,11 @@ import {
   memberPod,
   podOfPeerURL,
 } from '../members.js';
-import { etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
+import { etcdContainerMark, etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   servedSteadily,
-  UPGRADED_AT,
+  UPGRADED_CONTAINER,
   UPGRADED_FROM,
   UPGRADED_FROM_IMAGE,
   type UpgradeFailure,
@@ -229,6 +229,11 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
  */
 export const ROLLED_BACK_AT = 'etcd.metaops.io/rolled-back-at';
 
+/**
+ * The etcd container the member a failed upgrade names ran when first seen so (etcdContainerMark), recorded then: a container reported since that is another was made from the spec given back (runsGivenImage).
+ */
+export const ROLLED_BACK_CONTAINER = 'etcd.metaops.io/rolled-back-container';
+
 function withRollBackClock(
   pod: KubeObject,
   observed: KubeObject,
@@ -236,39 +241,37 @@ function withRollBackClock(
   heldImage: string,
   now: Date | undefined,
 ): KubeObject {
-  if (!failed || pod.metadata.name !== failed.member) return withAnnotation(pod, ROLLED_BACK_AT, undefined);
+  if (!failed || pod.metadata.name !== failed.member)
+    return withAnnotation(withAnnotation(pod, ROLLED_BACK_AT, undefined), ROLLED_BACK_CONTAINER, undefined);
   // (One later than now, which the hook never wrote, is seen again now.)
   const seen = Date.parse(observed.metadata.annotations?.[ROLLED_BACK_AT] ?? '');
   if (Number.isFinite(seen) && (!now || seen <= now.getTime())) return pod;
-  const on = now !== undefined && runsGivenImage(observed, heldImage, failed.since);
-  return withAnnotation(pod, ROLLED_BACK_AT, on ? rfc3339(now) : undefined);
+  // The container it ran when first seen named by the failure (on the failed image, as a rule: the answer gives the
+  // image back), recorded then and kept.
+  const recorded = observed.metadata.annotations?.[ROLLED_BACK_CONTAINER];
+  const mark = recorded ?? etcdContainerMark(observed);
+  const on = now !== undefined && runsGivenImage(observed, heldImage, recorded);
+  return withAnnotation(
+    withAnnotation(pod, ROLLED_BACK_AT, on ? rfc3339(now) : undefined),
+    ROLLED_BACK_CONTAINER,
+    on ? undefined : mark,
+  );
 }
 
 /**
- * Whether the observed pod runs `img`, given it back at `since`: its spec names it, and its etcd container reports
- * that image, or reports none (judged by its spec), or started at or after `since` (a runtime may report an image by
- * another name: a container started since was made from the spec of the moment).
+ * Whether the observed pod runs `img`, given it back: its spec names it, and its etcd container reports that image,
+ * or reports none (judged by its spec), or is another than the one it ran when first seen given it back (`recorded`,
+ * etcdContainerMark: a runtime may report an image by another name, and a container started since was made from the
+ * spec of the moment). No time the kubelet stamps is compared with the hook's clock: its node's clock may be off.
  */
-function runsGivenImage(pod: KubeObject, img: string, since: string): boolean {
+function runsGivenImage(pod: KubeObject, img: string, recorded: string | undefined): boolean {
   if (memberImage(pod) !== img) return false;
   const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
-  type Started = { startedAt?: unknown } | undefined;
   const etcd = Array.isArray(statuses)
-    ? (
-        statuses as Array<{
-          name?: unknown;
-          image?: unknown;
-          state?: { running?: Started; terminated?: Started };
-          lastState?: { terminated?: Started };
-        } | null>
-      ).find((c) => c?.name === 'etcd')
+    ? (statuses as Array<{ name?: unknown; image?: unknown } | null>).find((c) => c?.name === 'etcd')
     : undefined;
   if (typeof etcd?.image !== 'string' || normalized(etcd.image) === normalized(img)) return true;
-  const given = Date.parse(since);
-  return [etcd.state?.running, etcd.state?.terminated, etcd.lastState?.terminated].some((s) => {
-    const at = Date.parse(String(s?.startedAt ?? ''));
-    return Number.isFinite(at) && Number.isFinite(given) && at >= given;
-  });
+  return recorded !== undefined && etcdContainerMark(pod) !== recorded;
 }
 
 /** The first rule's decision, in the order given: each rule decides, or passes (undefined) to the next. */
@@ -294,24 +297,30 @@ const normalized = (img: string) => img.replace(/^docker\.io\//, '').replace(/^l
 
 /**
  * Whether the pod's etcd container runs the image its spec names since it was moved to it (UPGRADED_FROM_IMAGE): its
- * status reports that image, or it started at or after the move (UPGRADED_AT). A move at the same version (another
- * repository) is invisible in the version the member serves: its old container answers until the kubelet restarts
- * it. A pod whose status says nothing of its etcd container (none reported) is judged by its member's answer alone.
+ * status reports that image (never while it reports the image it was moved from, or none running), or it is another
+ * running container than the one it ran at the move (UPGRADED_CONTAINER,
+ * etcdContainerMark: restarted, made again; a runtime may report the image by its digest). A move at the same version
+ * (another repository) is invisible in the version the member serves: its old container answers until the kubelet
+ * restarts it. A pod whose status says nothing of its etcd container (none reported), or moved without that record,
+ * is judged by its member's answer alone. No time the kubelet stamps is compared with the hook's clock.
  */
 export function runsItsImage(p: KubeObject): boolean {
-  if (p.metadata.annotations?.[UPGRADED_FROM_IMAGE] === undefined) return true;
+  const a = p.metadata.annotations ?? {};
+  if (a[UPGRADED_FROM_IMAGE] === undefined) return true;
   const statuses = (p['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   const etcd = Array.isArray(statuses)
-    ? (
-        statuses as Array<{ name?: unknown; image?: unknown; state?: { running?: { startedAt?: unknown } } } | null>
-      ).find((c) => c?.name === 'etcd')
+    ? (statuses as Array<{ name?: unknown; image?: unknown; state?: { running?: unknown } } | null>).find(
+        (c) => c?.name === 'etcd',
+      )
     : undefined;
   if (!etcd) return true;
   const want = memberImage(p);
-  if (typeof etcd.image === 'string' && want !== undefined && normalized(etcd.image) === normalized(want)) return true;
-  const started = Date.parse(String(etcd.state?.running?.startedAt ?? ''));
-  const at = Date.parse(p.metadata.annotations[UPGRADED_AT] ?? '');
-  return Number.isFinite(started) && Number.isFinite(at) && started >= at;
+  const reported = typeof etcd.image === 'string' ? normalized(etcd.image) : undefined;
+  if (reported !== undefined && want !== undefined && reported === normalized(want)) return true;
+  // The image it was moved from, or no container running: not (yet) the image of its spec.
+  if (reported === normalized(a[UPGRADED_FROM_IMAGE]) || !etcd.state?.running) return false;
+  const recorded = a[UPGRADED_CONTAINER];
+  return recorded === undefined || etcdContainerMark(p) !== recorded;
 }
 
 /**
