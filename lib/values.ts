@@ -841,14 +841,22 @@ function labelSelector(at: string, selector: Record<string, unknown>): Array<{ k
  * valid, each namespace a DNS-1123 label, the label keys only with a labelSelector, a matchLabelKeys key neither in
  * the labelSelector as well nor in mismatchLabelKeys, and a topologyKey.
  */
-function podAffinityTerm(at: string, term: Record<string, unknown>, podLabelKeys: ReadonlySet<string>): void {
+function podAffinityTerm(
+  at: string,
+  term: Record<string, unknown>,
+  podLabelKeys: ReadonlySet<string>,
+  own: string | undefined,
+): void {
   const selector = present(term['labelSelector']) ? struct(`${at}.labelSelector`, term['labelSelector']) : undefined;
   const expressions = selector ? labelSelector(`${at}.labelSelector`, selector) : [];
-  if (present(term['namespaceSelector']))
+  if (present(term['namespaceSelector'])) {
     labelSelector(`${at}.namespaceSelector`, struct(`${at}.namespaceSelector`, term['namespaceSelector']));
+    if (own !== undefined) refuse(`${at}.namespaceSelector ${reachesOut(own)}`);
+  }
   for (const [i, ns] of texts(`${at}.namespaces`, term['namespaces']).entries()) {
     const wrong = ruleProblem('dns1123Label', ns);
     if (wrong) refuse(`${at}.namespaces[${i}] ${shown(ns)} ${wrong}`);
+    if (own !== undefined && ns !== own) refuse(`${at}.namespaces[${i}] ${shown(ns)} ${reachesOut(own)}`);
   }
   const match = texts(`${at}.matchLabelKeys`, term['matchLabelKeys']);
   const mismatch = texts(`${at}.mismatchLabelKeys`, term['mismatchLabelKeys']);
@@ -880,15 +888,28 @@ function podAffinityTerm(at: string, term: Record<string, unknown>, podLabelKeys
 }
 
 /** A pod affinity or anti-affinity (validatePodAffinity): required terms, and preferred terms weighed. */
-function podAffinity(at: string, v: Record<string, unknown>, podLabelKeys: ReadonlySet<string>): void {
+/**
+ * Why a pod affinity term reaching another namespace is refused: the scheduler enforces a required anti-affinity both
+ * ways, so a term of a pod metaops makes, reaching other namespaces, would keep their pods from being scheduled.
+ */
+function reachesOut(own: string): string {
+  return `reaches beyond namespace ${own}: the pods metaops makes for a custom resource may name only their own namespace in a pod (anti-)affinity term (a required anti-affinity keeps the pods it selects, in every namespace it reaches, off the members' nodes)`;
+}
+
+function podAffinity(
+  at: string,
+  v: Record<string, unknown>,
+  podLabelKeys: ReadonlySet<string>,
+  own: string | undefined,
+): void {
   const required = `${at}.requiredDuringSchedulingIgnoredDuringExecution`;
   for (const [i, term] of structs(required, v['requiredDuringSchedulingIgnoredDuringExecution']).entries())
-    podAffinityTerm(`${required}[${i}]`, term, podLabelKeys);
+    podAffinityTerm(`${required}[${i}]`, term, podLabelKeys, own);
   const preferred = `${at}.preferredDuringSchedulingIgnoredDuringExecution`;
   for (const [i, p] of structs(preferred, v['preferredDuringSchedulingIgnoredDuringExecution']).entries()) {
     weight(`${preferred}[${i}].weight`, p['weight']);
     const here = `${preferred}[${i}].podAffinityTerm`;
-    podAffinityTerm(here, struct(here, p['podAffinityTerm']), podLabelKeys);
+    podAffinityTerm(here, struct(here, p['podAffinityTerm']), podLabelKeys, own);
   }
 }
 
@@ -897,12 +918,15 @@ function podAffinity(at: string, v: Record<string, unknown>, podLabelKeys: Reado
  * (validateAffinity), or undefined: a required node affinity with at least one term, each requirement's operator
  * one it knows with the values it takes, keys qualified names, required values label values, weights from 1 to 100,
  * each pod affinity term with a topologyKey and valid selectors. `podLabelKeys`: the label keys of the pods it goes
- * into (the API server merges a term's matchLabelKeys into its selector with them).
+ * into (the API server merges a term's matchLabelKeys into its selector with them). `namespace`: the namespace of the
+ * custom resource whose pods carry it: a pod (anti-)affinity term reaching any other (a namespaceSelector, another
+ * name in `namespaces`) is refused.
  */
 export function affinityProblem(
   field: string,
   affinity: unknown,
   podLabelKeys: Iterable<string> = [],
+  namespace?: string,
 ): string | undefined {
   if (!present(affinity)) return undefined;
   const keys = new Set(podLabelKeys);
@@ -911,7 +935,7 @@ export function affinityProblem(
     if (present(a['nodeAffinity']))
       nodeAffinity(`${field}.nodeAffinity`, struct(`${field}.nodeAffinity`, a['nodeAffinity']));
     for (const kind of ['podAffinity', 'podAntiAffinity'])
-      if (present(a[kind])) podAffinity(`${field}.${kind}`, struct(`${field}.${kind}`, a[kind]), keys);
+      if (present(a[kind])) podAffinity(`${field}.${kind}`, struct(`${field}.${kind}`, a[kind]), keys, namespace);
   });
 }
 

@@ -70,7 +70,12 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     tolerationsProblem('spec.pod.tolerations', pod['tolerations']),
     envProblem('spec.pod.etcdEnv', pod['etcdEnv']),
     podSecurityContextProblem('spec.pod.securityContext', pod['securityContext']),
-    affinityProblem('spec.pod.affinity', placedAffinity(pod), memberLabelKeys(parent.metadata.name ?? '', pod)),
+    affinityProblem(
+      'spec.pod.affinity',
+      placedAffinity(pod),
+      memberLabelKeys(parent.metadata.name ?? '', pod),
+      parent.metadata.namespace ?? 'default',
+    ),
   ].find(Boolean);
   if (maps) return maps;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
