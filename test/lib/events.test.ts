@@ -604,6 +604,8 @@ t.test('EtcdRestore: a restore that names no cluster is a Warning', async (t) =>
 /** Just enough AWS for a new S3 resource: nothing exists, everything can be created; `fail` makes findBucket fail. */
 function fakeAws(fail?: AwsError): AwsApi {
   const keys: Array<{ id: string; created: Date }> = [];
+  // The ledger's entries (hooks/s3/ledger.ts): policies under a path, listed by its prefix.
+  const policies: Array<{ name: string; arn: string; path: string; created: Date }> = [];
   let n = 0;
   const api: Partial<AwsApi> = {
     region: 'eu-west-1',
@@ -621,7 +623,15 @@ function fakeAws(fail?: AwsError): AwsApi {
     tagUser: async () => undefined,
     untagUser: async () => undefined,
     getPolicy: async () => undefined,
-    createPolicy: async (name) => `arn:aws:iam::123456789012:policy/${name}`,
+    createPolicy: async (name, _document, _tags, path = '/') => {
+      const arn = `arn:aws:iam::123456789012:policy${path}${name}`;
+      policies.push({ name, arn, path, created: new Date(0) });
+      return arn;
+    },
+    listPolicies: async (prefix: string) => ({
+      policies: policies.filter((p) => p.path.startsWith(prefix)),
+      truncated: false,
+    }),
     attachedPolicies: async () => [],
     attachPolicy: async () => undefined,
     listAccessKeys: async () => [...keys],
