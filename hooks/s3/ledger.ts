@@ -15,7 +15,7 @@
 // only when fewer than `limit` others are as old or older (never both on one free place).
 import { createHash } from 'node:crypto';
 import { PermanentError, TemporaryError, RETRY_SECONDS } from '../../lib/index.js';
-import { AwsError, type AwsApi, type ListedPolicy } from './api.js';
+import { AwsError, OWNER_TAG, type AwsApi, type ListedPolicy } from './api.js';
 import { arnParts, bucketArn } from './policy.js';
 
 /** The variable that sets the bound, and its default (an account has 10,000 buckets by default, 100 on old ones). */
@@ -113,8 +113,49 @@ function refusal(r: Reservation, count: number): string {
 }
 
 /**
- * Entries of absent buckets, older than ENTRY_SETTLE_SECONDS, removed (at most PRUNE_PER_SYNC HeadBucket calls,
- * starting at a place that moves with the clock, so that successive syncs look at every entry). How many went.
+ * Whether the bucket of that name is still the namespace's: 'namespace' when its owner tags name a resource of the
+ * namespace (or, untagged, the bucket's claim does), 'gone' when it is absent or another's (its owner tags or its claim
+ * name another namespace, or S3 answers AccessDenied: a bucket of another AWS account, bucket names being global),
+ * 'unknown' when untagged and no claim says whose (a sync killed between CreateBucket and its tags: kept, counted).
+ * At most one GetBucketTagging and one GetPolicy.
+ */
+export async function bucketHolder(
+  aws: AwsApi,
+  accountArn: string,
+  namespace: string,
+  bucket: string,
+): Promise<'namespace' | 'gone' | 'unknown'> {
+  let found;
+  try {
+    found = await aws.findBucket(bucket);
+  } catch (err) {
+    if (err instanceof AwsError && err.code === 'AccessDenied') return 'gone';
+    throw err;
+  }
+  if (!found) return 'gone';
+  const by = found.tags.get(OWNER_TAG) ?? (await claimOwner(aws, accountArn, bucket));
+  if (by === undefined) return 'unknown';
+  return by.startsWith(`${namespace}/`) ? 'namespace' : 'gone';
+}
+
+/** The owner tag of the bucket's claim (sync.ts claimName: metaops.bucket.<bucket>, at the account's root path). */
+async function claimOwner(aws: AwsApi, accountArn: string, bucket: string): Promise<string | undefined> {
+  const arn = arnParts(accountArn);
+  if (!arn) return undefined;
+  const claim = await aws.getPolicy(`arn:${arn.partition}:iam::${arn.account}:policy/metaops.bucket.${bucket}`);
+  return claim?.tags.get(OWNER_TAG);
+}
+
+/** Whether a bucket's owner tags name a resource of another namespace (the bucket is not this namespace's). */
+export function namesAnotherNamespace(tags: Map<string, string> | undefined, namespace: string): boolean {
+  const by = tags?.get(OWNER_TAG);
+  return by !== undefined && !by.startsWith(`${namespace}/`);
+}
+
+/**
+ * Entries of buckets no longer the namespace's (absent, or another namespace's or account's bucket of that name),
+ * older than ENTRY_SETTLE_SECONDS, removed (at most PRUNE_PER_SYNC entries looked at, starting at a place that moves
+ * with the clock, so that successive syncs look at every entry). How many went.
  */
 async function prune(r: Reservation, listed: ListedPolicy[]): Promise<number> {
   const old = listed.filter((e) => r.now.getTime() - e.created.getTime() >= ENTRY_SETTLE_SECONDS * 1000);
@@ -125,7 +166,7 @@ async function prune(r: Reservation, listed: ListedPolicy[]): Promise<number> {
     const entry = old[(start + i) % old.length]!;
     const bucket = bucketOf(r.namespace, entry)!;
     if (bucket === r.bucket) continue;
-    if (await r.aws.findBucket(bucket)) continue;
+    if ((await bucketHolder(r.aws, r.accountArn, r.namespace, bucket)) !== 'gone') continue;
     await r.aws.deletePolicy(entry.arn);
     removed++;
   }
@@ -168,18 +209,20 @@ export async function reserveBucket(r: Reservation): Promise<void> {
       if (!(err instanceof AwsError && err.code === 'EntityAlreadyExists')) throw err;
     }
   }
-  // Counted again with this entry: two syncs that both found one place free are ordered by their entries.
+  // Counted again with this entry: two syncs that both found one place free are ordered by their entries. An entry
+  // IAM does not list yet (IAM is eventually consistent) cannot be ordered: nothing is created until it is listed,
+  // with every entry older than it (the entry stays and counts; the next sync finds it and counts again).
   const { listed, truncated } = await entries(r);
-  // An entry IAM does not list yet (IAM is eventually consistent) is this sync's, the newest.
-  const all = listed.some((e) => e.name === name)
-    ? listed
-    : [
-        ...listed,
-        { name, arn, created: new Date(Math.max(r.now.getTime(), ...listed.map((e) => e.created.getTime()))) },
-      ];
-  if (!truncated && admitted(all, name, r.limit)) return;
+  if (!truncated && !listed.some((e) => e.name === name)) {
+    throw new TemporaryError(
+      'BucketPlacePending',
+      `bucket ${r.bucket}'s place in namespace ${r.namespace}'s count of buckets is written and not yet listed by IAM; nothing was created, the next sync counts again`,
+      { retryAfterSeconds: RETRY_SECONDS.step },
+    );
+  }
+  if (!truncated && admitted(listed, name, r.limit)) return;
   if (wrote) await r.aws.deletePolicy(arn);
-  throw new TemporaryError('TooManyBuckets', refusal(r, all.length - (wrote ? 1 : 0)), {
+  throw new TemporaryError('TooManyBuckets', refusal(r, listed.length - (wrote ? 1 : 0)), {
     retryAfterSeconds: RETRY_SECONDS.failure,
   });
 }
@@ -210,7 +253,10 @@ export async function releaseEntry(
   await aws.deletePolicy(arn);
 }
 
-/** As releaseEntry, for a bucket this resource may never have made: its entry goes only when the bucket is absent. */
+/**
+ * As releaseEntry, for a bucket this resource may never have made: its entry goes only when the bucket is no longer
+ * the namespace's (absent, another namespace's or another account's; see bucketHolder).
+ */
 export async function releaseEntryIfAbsent(
   aws: AwsApi,
   accountArn: string | undefined,
@@ -218,6 +264,7 @@ export async function releaseEntryIfAbsent(
   bucket: string,
 ): Promise<void> {
   const arn = accountArn ? ledgerArn(accountArn, namespace, bucket) : undefined;
-  if (!arn || !(await aws.getPolicy(arn)) || (await aws.findBucket(bucket))) return;
+  if (!arn || !(await aws.getPolicy(arn))) return;
+  if ((await bucketHolder(aws, accountArn!, namespace, bucket)) !== 'gone') return;
   await aws.deletePolicy(arn);
 }

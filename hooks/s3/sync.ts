@@ -82,7 +82,7 @@ import {
   scrubAwsText,
   userName,
 } from './policy.js';
-import { keepEntry, releaseEntry, releaseEntryIfAbsent, reserveBucket } from './ledger.js';
+import { keepEntry, namesAnotherNamespace, releaseEntry, releaseEntryIfAbsent, reserveBucket } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 
 /**
@@ -759,6 +759,9 @@ async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
     run.retained.delete(bucket);
     return;
   }
+  // Another namespace's bucket of that name (made again since): not counted as this namespace's.
+  if (namesAnotherNamespace(found.tags, owner.namespace))
+    await releaseEntry(aws, run.iamUser!.arn, owner.namespace, bucket);
   await dropRecord(run, bucket);
 }
 
@@ -891,6 +894,9 @@ async function takeBack(
   if (tags.size > 0) {
     run.definite = true;
     await dropRecord(run, bucket);
+    // Another namespace's bucket is not counted as this namespace's.
+    if (namesAnotherNamespace(tags, run.owner.namespace))
+      await releaseEntry(run.aws, run.iamUser?.arn, run.owner.namespace, bucket);
     throw refused();
   }
   // A sync killed between CreateBucket and PutBucketTagging: the record of intent names the bucket.
@@ -1064,6 +1070,8 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
     if (result === 'notOwned') {
       retained.add(old);
       await dropRecord(run, old);
+      // Another namespace's bucket of that name: its place in this namespace's ledger is free.
+      if (namesAnotherNamespace(seen, owner.namespace)) await releaseEntry(aws, run.iamUser?.arn, owner.namespace, old);
     } else if (result !== 'notEmpty') {
       await releaseClaim(aws, owner, run.iamUser?.arn, old);
       // Gone: its place in the namespace's ledger is free.
@@ -1274,7 +1282,12 @@ async function removeBuckets(down: Teardown): Promise<string[]> {
     }
     if (result === 'notEmpty') waiting.push(bucket);
     else created.delete(bucket);
-    if (result === 'notOwned') (seen?.size ? down.notOwned : down.unclaimed).push(bucket);
+    if (result === 'notOwned') {
+      (seen?.size ? down.notOwned : down.unclaimed).push(bucket);
+      // Another namespace's bucket of that name: its place in this namespace's ledger is free.
+      if (namesAnotherNamespace(seen, owner.namespace))
+        await releaseEntry(aws, down.userArn ?? down.policyArn, owner.namespace, bucket);
+    }
     // Gone: its place in the namespace's ledger is free (the account's: the user's ARN, else the status policy's).
     else if (result !== 'notEmpty') await releaseEntry(aws, down.userArn ?? down.policyArn, owner.namespace, bucket);
   }

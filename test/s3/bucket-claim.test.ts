@@ -383,9 +383,9 @@ t.test(
   async (t) => {
     const fake = new FakeAws();
     const create = fake.createPolicy.bind(fake);
-    fake.createPolicy = async (name, doc, tags) => {
+    fake.createPolicy = async (name, doc, tags, path) => {
       if (name.startsWith('metaops.bucket.')) throw new AwsError('AccessDenied', 'not allowed', 'CreatePolicy');
-      return create(name, doc, tags);
+      return create(name, doc, tags, path);
     };
     const a = new Resource(fake, 'team-a', { bucketName: 'denied' });
     await a.sync();
@@ -421,8 +421,8 @@ t.test(
     for (const [tags, message] of cases) {
       const fake = new FakeAws();
       const create = fake.createPolicy.bind(fake);
-      fake.createPolicy = async (name, doc, own) => {
-        if (!name.startsWith('metaops.bucket.')) return create(name, doc, own);
+      fake.createPolicy = async (name, doc, own, path) => {
+        if (!name.startsWith('metaops.bucket.')) return create(name, doc, own, path);
         if (tags) fake.policies.set(claimArn('raced'), { tags: new Map(tags), versions: ['{}'] });
         throw new AwsError('EntityAlreadyExists', 'exists', 'CreatePolicy');
       };
@@ -439,8 +439,8 @@ t.test(
   async (t) => {
     const fake = new FakeAws();
     const create = fake.createPolicy.bind(fake);
-    fake.createPolicy = async (name, doc, own) => {
-      if (!name.startsWith('metaops.bucket.')) return create(name, doc, own);
+    fake.createPolicy = async (name, doc, own, path) => {
+      if (!name.startsWith('metaops.bucket.')) return create(name, doc, own, path);
       throw new AwsError('EntityAlreadyExists', 'exists', 'CreatePolicy');
     };
     const a = new Resource(fake, 'team-a', { bucketName: 'raced' });
