@@ -58,14 +58,6 @@ function created(child: KubeObject, owner: KubeObject, status?: Record<string, u
   return copy;
 }
 
-const running = {
-  phase: 'Running',
-  conditions: [{ type: 'Ready', status: 'False' }],
-  containerStatuses: [
-    { name: 'c', ready: false, restartCount: 0, state: { running: { startedAt: '2026-01-02T03:00:00Z' } } },
-  ],
-};
-
 interface Setup {
   mysqlCreated?: string;
   etcdCreated?: string;
