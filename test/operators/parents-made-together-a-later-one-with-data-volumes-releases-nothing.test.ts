@@ -108,6 +108,14 @@ async function collide(s: Setup) {
     .filter((c) => !(c.kind === 'Service' && c.metadata.name === 'shop-mysql'))
     .filter((c) => !(c.kind === 'Pod' && stsPods.some((p) => p.metadata.name === c.metadata.name)))
     .map((c) => created(c, etcd, c.kind === 'Pod' ? s.etcdPods : undefined));
+  // Its member claims as the API server holds them (bound), in place of the ones its first answer asked for.
+  const etcdExtra = (s.etcdExtra?.(etcd) ?? []).map((c) => created(c, etcd, c['status'] as Record<string, unknown>));
+  etcdMade.splice(
+    0,
+    etcdMade.length,
+    ...etcdMade.filter((c) => !etcdExtra.some((x) => x.kind === c.kind && x.metadata.name === c.metadata.name)),
+    ...etcdExtra,
+  );
   let etcdNow = { ...etcd, status: etcdFirst.status } as ParentObject;
   let mysqlNow = { ...mysqlReq.parent, status: mysqlFirst.status } as ParentObject;
   let etcdAgain = etcdFirst;
@@ -174,6 +182,36 @@ t.test(
     t.notOk(
       heldBy(r.mysql).some((h) => h.yieldsTo),
       'it does not say it yields: its volumes hold data',
+    );
+  },
+);
+
+t.test(
+  'a later EtcdCluster whose member claims are bound keeps its pods and Services, its status lost and its pods Pending',
+  async (t) => {
+    const claimSpec = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+    const memberClaim = (ordinal: number): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: `shop-mysql-${ordinal}` },
+        spec: { ...claimSpec, volumeName: `pv-etcd-${ordinal}` },
+        status: { phase: 'Bound', capacity: { storage: '1Gi' } },
+      }) as KubeObject;
+    const r = await collide({
+      mysqlCreated: '2026-01-02T03:00:00Z',
+      etcdCreated: '2026-01-02T03:00:01Z',
+      etcdStatusLost: true,
+      etcdPods: { phase: 'Pending' },
+      etcdSpec: { pod: { persistentVolumeClaimSpec: claimSpec } },
+      etcdExtra: () => [memberClaim(0), memberClaim(1), memberClaim(2)],
+    });
+    t.comment(JSON.stringify(ready(r.etcd)));
+    t.ok(names(r.etcd).includes('Pod/shop-mysql-0'), 'its member pod is kept');
+    t.match(ready(r.etcd), { message: /because its member claim shop-mysql-0 is bound/ });
+    t.notOk(
+      heldBy(r.etcd).some((h) => h.yieldsTo),
+      'it does not say it yields: its member claims hold data',
     );
   },
 );
