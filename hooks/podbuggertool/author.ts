@@ -534,7 +534,7 @@ export class AuthorCheck {
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed since it was made (its ${since.unknown.join(' and ')} is past generation 1) and its managedFields do not say when, so a tool's stamp cannot be dated after the change and no author can be trusted: apply manifests/admission/ again (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed since it was made (its ${since.unknown.join(' and ')} is past generation 1) and its managedFields do not say when, so a tool's stamp cannot be dated after the change and no author can be trusted: delete the policy and its binding and create them again from manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
       };
     if (typeof since === 'object')
       return {
