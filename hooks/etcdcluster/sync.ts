@@ -344,8 +344,8 @@ export function pendingRestore(
 
 /**
  * What an EtcdCluster served (lib/ownership.ts HeldOptions.served), from its status and, the status lost, from etcd
- * and its pods: Ready, a cluster ID or member IDs recorded, members that answer, a member pod whose etcd started.
- * Undefined when none: no member ever bootstrapped, so no data is lost when its pods go.
+ * and its children: Ready, a cluster ID or member IDs recorded, members that answer, a member pod whose etcd started,
+ * a member claim bound to a volume. Undefined when none: no member ever bootstrapped, so no data is lost when its pods go.
  */
 export function served(request: CompositeSyncRequest, obs: Observation): string | undefined {
   const said = servedByStatus(request.parent);
@@ -357,7 +357,19 @@ export function served(request: CompositeSyncRequest, obs: Observation): string 
   if ((obs.etcd?.members.length ?? 0) > 0) return 'its etcd members answer';
   if (Object.values(obs.health).some((h) => h?.healthy === true)) return 'a member of it is healthy';
   const started = observed(request.children, 'Pod', 'v1').find((p) => isPodReady(p) || containersStarted(p));
-  return started ? `its member pod ${started.metadata.name} ran etcd` : undefined;
+  if (started) return `its member pod ${started.metadata.name} ran etcd`;
+  // Its status lost and its pods not started (Pending after a node drain): its own member claims (its children),
+  // bound to a volume, say a member kept data there; it does not release its pods and Services on that doubt.
+  const bound = observed(request.children, 'PersistentVolumeClaim', 'v1')
+    .filter((c) => {
+      const phase = (c['status'] as { phase?: unknown } | undefined)?.phase;
+      const volumeName = (c['spec'] as { volumeName?: unknown } | undefined)?.volumeName;
+      return phase === 'Bound' || (typeof volumeName === 'string' && volumeName !== '');
+    })
+    .map((c) => c.metadata.name!)
+    .sort();
+  if (bound.length === 0) return undefined;
+  return `its member claim ${bound[0]} is bound${bound.length > 1 ? ` (and ${bound.length - 1} more)` : ''}`;
 }
 
 /** What says which names a cluster's members are made with (identity.ts namedSpec). */

@@ -889,7 +889,8 @@ export function takenMembers(
 
 /**
  * What a MySQLCluster served (lib/ownership.ts HeldOptions.served), from its status and, the status lost, from its
- * children: Ready, a Ready member, a member whose server started. Undefined when none: made together with a parent
+ * children: Ready, a Ready member, a member whose server started, a data volume of its own (volumeOurs) bound to a
+ * volume. Undefined when none: made together with a parent
  * made before it that wants its names, it yields (releases its Services and StatefulSet that parent wants). Its data
  * volumes are never released: a StatefulSet deleted keeps its claims.
  */
@@ -904,7 +905,25 @@ export function served(request: CompositeSyncRequest): string | undefined {
   const stsReady = (sts?.['status'] as { readyReplicas?: unknown } | undefined)?.readyReplicas;
   if (typeof stsReady === 'number' && stsReady > 0) return `its StatefulSet ${n.statefulSet} has Ready pods`;
   const started = memberPods(request, n).find((p) => isPodReady(p) || containersStarted(p));
-  return started ? `its member ${started.metadata.name} ran` : undefined;
+  if (started) return `its member ${started.metadata.name} ran`;
+  // Its status lost and its pods not started (recreated after a node drain, Pending): its own data volumes, bound,
+  // say it served; releasing its StatefulSet and Services on that doubt would hand its clients to another parent.
+  const volumes = boundVolumes(request, n);
+  if (volumes.length === 0) return undefined;
+  const more = volumes.length > 1 ? ` (and ${volumes.length - 1} more)` : '';
+  return `its data volume ${volumes[0]} is bound${more}`;
+}
+
+/** This cluster's own data volumes (volumeOurs) that are bound to a volume, by name. */
+function boundVolumes(request: CompositeSyncRequest, n: Names): string[] {
+  return volumeClaims(request, n)
+    .filter((c) => {
+      const phase = (c['status'] as { phase?: unknown } | undefined)?.phase;
+      const volumeName = (c['spec'] as { volumeName?: unknown } | undefined)?.volumeName;
+      return phase === 'Bound' || (typeof volumeName === 'string' && volumeName !== '');
+    })
+    .map((c) => c.metadata.name!)
+    .sort();
 }
 
 /**

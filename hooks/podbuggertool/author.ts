@@ -401,6 +401,28 @@ function unreadStamp(tool: KubeObject): string {
   return `the tool has no author stamp from the admission policy ${AUTHOR_POLICY} (it was written before the policy was in force): delete it and create it again, and the policy stamps whoever does; nothing is injected`;
 }
 
+/**
+ * When an object was last written other than its status (ms): the newest managedFields[].time of an entry not of the
+ * status subresource; undefined when none is known and its generation is 1 or absent (never changed since made: its
+ * creationTimestamp says when); null when it was changed (generation > 1) and no such time is known (unknown).
+ */
+export function lastWritten(obj: KubeObject): number | undefined | null {
+  const entries = (obj.metadata as { managedFields?: unknown }).managedFields;
+  let newest: number | undefined;
+  for (const e of Array.isArray(entries) ? entries.slice(0, MAX_MANAGED_FIELDS) : []) {
+    const entry = e as { subresource?: unknown; time?: unknown } | null;
+    if (!entry || typeof entry !== 'object' || entry.subresource === 'status') continue;
+    const at = typeof entry.time === 'string' ? Date.parse(entry.time) : NaN;
+    if (Number.isFinite(at) && (newest === undefined || at > newest)) newest = at;
+  }
+  if (newest !== undefined) return newest;
+  const generation = (obj.metadata as { generation?: unknown }).generation;
+  return typeof generation === 'number' && generation > 1 ? null : undefined;
+}
+
+/** The managedFields entries read of one object: the API server keeps one per manager and operation. */
+const MAX_MANAGED_FIELDS = 256;
+
 /** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
 export class AuthorCheck {
   constructor(
@@ -409,11 +431,15 @@ export class AuthorCheck {
   ) {}
 
   /**
-   * Since when the policy and its binding (to that policy) are both in place: the later of their creationTimestamps
-   * (ms); undefined when either is missing; or the fields in which they are not as metaops ships them (and so may
-   * leave tools unstamped).
+   * Since when the policy and its binding (to that policy) are both in place as they are now: the latest of their
+   * creationTimestamps and the times of their last changes (lastWritten: an edit in place and its revert keep the
+   * creationTimestamp) (ms); undefined when either is missing; the fields in which they are not as metaops ships them
+   * (and so may leave tools unstamped); or, when one was changed since it was made and its managedFields say not when,
+   * `unknown` (no stamp can be dated after it).
    */
-  private async inPlaceSince(over: () => boolean): Promise<number | undefined | { differences: string[] }> {
+  private async inPlaceSince(
+    over: () => boolean,
+  ): Promise<number | undefined | { differences: string[] } | { unknown: string[] }> {
     // Read at every check, never remembered: a policy removed (or made again, or changed) counts from the next check.
     if (over()) throw new OutOfTime();
     const [policy, binding] = await Promise.all([
@@ -425,7 +451,11 @@ export class AuthorCheck {
     if (!policy || !binding || !bound || created.some((t) => Number.isNaN(t))) return undefined;
     // In place, and as shipped: a policy or binding narrowed (or otherwise changed) stamps some tools only.
     const differences = authorPolicyDifferences(policy, binding);
-    return differences.length > 0 ? { differences } : Math.max(...created);
+    if (differences.length > 0) return { differences };
+    const written = [policy, binding].map(lastWritten);
+    const unknown = (['policy', 'binding'] as const).filter((_, i) => written[i] === null);
+    if (unknown.length > 0) return { unknown: [...unknown] };
+    return Math.max(...created, ...written.filter((w): w is number => typeof w === 'number'));
   }
 
   /**
@@ -499,6 +529,12 @@ export class AuthorCheck {
         allowed: false,
         reason: 'AuthorUnverified',
         message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
+      };
+    if (typeof since === 'object' && 'unknown' in since)
+      return {
+        allowed: false,
+        reason: 'AuthorUnverified',
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed since it was made (its ${since.unknown.join(' and ')} is past generation 1) and its managedFields do not say when, so a tool's stamp cannot be dated after the change and no author can be trusted: delete the policy and its binding and create them again from manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
       };
     if (typeof since === 'object')
       return {
