@@ -969,7 +969,7 @@ export class EventSeriesMemory {
   }
 
   created(namespace: string, name: string): void {
-    this.remember(JSON.stringify([namespace, name]), { count: 1, patchedAt: -Infinity, pending: false });
+    this.names.set(JSON.stringify([namespace, name]), { count: 1, patchedAt: -Infinity, pending: false });
   }
 
   /** The count to write now (an Event that existed before this server knew it counts from 2). */
@@ -979,12 +979,8 @@ export class EventSeriesMemory {
     entry.count = Math.max(entry.count, 2);
     entry.patchedAt = now;
     entry.pending = false;
-    this.remember(key, entry);
-    return entry.count;
-  }
-
-  private remember(key: string, entry: { count: number; patchedAt: number; pending: boolean }): void {
     this.names.set(key, entry);
+    return entry.count;
   }
 }
 
