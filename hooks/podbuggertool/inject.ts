@@ -531,7 +531,6 @@ export function eventName(tool: string, occurrence: string): string {
  * lacking the container and able to take it), the tool's author is checked, and the PATCH carries the pod's uid and
  * resourceVersion.
  */
-// eslint-disable-next-line max-lines-per-function -- one pass of read, decide, check and act, each step stopping at the budget; its failure paths are the point
 async function inject(
   hook: DecorateHook<ToolClients, ToolSettings>,
   requested: KubeObject,
@@ -539,151 +538,240 @@ async function inject(
   record: Map<string, Failure>,
   over: () => boolean,
 ): Promise<Work> {
-  const base = hook.services.kube();
-  // Every call made with the call's signal: one in flight when the route's deadline passes is abandoned.
-  const kube = base.withSignal?.(hook.signal) ?? base;
-  const namespace = requested.metadata.namespace ?? 'default';
-  const podName = requested.metadata.name!;
-  const container = containerName(tool.name);
-  const recorded = record.get(container);
-  const previous = recorded?.reason;
-  const key = attemptKey(tool.name, tool.uid, tool.spec, requested);
-  const later: Work = { record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
-  const { conflicts, refusals } = runsFor(base);
-  const run = JSON.stringify([namespace, podName, key]);
-  const done = (): Work => {
-    record.delete(container);
-    return { record };
-  };
-  // Not acting on this pod now: nothing added, nothing recorded; the call goes on to the next tool due.
-  const passed = (): Work => ({ ...done(), passed: true });
-  // Added: a tool without an entry that got its container shows the others without one need not wait either.
-  const added = (): Work => {
-    conflicts.forget(run);
-    refusals.forget(run);
-    if (!record.has(container)) record.delete(OVERFLOW_KEY);
-    return done();
-  };
-  let toolUid = tool.uid;
-  let podUid = requested.metadata.uid;
-  // The tool as the API server has it (read before the PATCH): whether its author may be told pod names.
-  let real: KubeObject | undefined;
-  const failures: string[] = [];
+  return new Attempt(hook, requested, tool, record, over).make();
+}
 
-  const fail = (err: unknown): Work => {
-    const reason = failureReason(err);
-    // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
-    // pod's failure, backed off (CONFLICTS_UNRECORDED).
-    if (reason === CONFLICT) {
-      const recordedRun = recorded?.reason === CONFLICT && recorded.key === key;
-      if (!recordedRun && conflicts.add(run, hook.now.getTime()) <= CONFLICTS_UNRECORDED) return later;
-    }
-    conflicts.forget(run);
-    const at = Math.floor(hook.now.getTime() / 1000);
-    let failure: Failure;
-    if (recorded || recordedTools(record) < MAX_RECORDED_TOOLS) {
-      // The same attempt failing again waits twice as long as before (up to an hour); another attempt starts afresh.
-      const attempts = recorded?.key === key && recorded.reason === reason ? recorded.attempts + 1 : 1;
-      failure = { reason, attempts, at, key };
-      record.set(container, failure);
-    } else {
-      // The record is full: this tool's failure is the overflow's, whose backoff every tool without an entry waits.
-      const overflow = record.get(OVERFLOW_KEY);
-      failure = { reason, attempts: (overflow?.attempts ?? 0) + 1, at, key: OVERFLOW_ATTEMPT };
-      record.set(OVERFLOW_KEY, failure);
-    }
-    const note =
-      reason === OUT_OF_TIME
-        ? `could not add ${container} to pod ${namespace}/${podName}: the API server did not answer its calls within ${hook.settings.workBudgetMs} ms`
-        : `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
-    hook.log.warn(
-      {
-        podbuggertool: `${namespace}/${tool.name}`,
-        pod: `${namespace}/${podName}`,
-        reason,
-        err: err instanceof Error ? err.message : String(err),
-      },
-      `PodBuggerTool ${namespace}/${tool.name}: ${note}`,
-    );
-    // An event when the failure is new (not at every retry of the same one), on the tool (failureEvents). Not when
-    // the API server cannot be reached, or is too slow: the event could not be written either, or would add to its
-    // load, and the hook has a deadline (the pod's record says why).
-    if (previous !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) failures.push(reason);
-    return { record, resyncAfterSeconds: failureDelaySeconds(failure) };
-  };
-  // The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off. Past
-  // the route's deadline the caller was answered already (429): this answer is not read; left for the next call.
-  const outOfTime = (): Work => (hook.signal.aborted ? later : fail(new OutOfTime()));
+/**
+ * One attempt of inject: one pass of read, decide, check and act, each step stopping at the budget, and the
+ * failure Events it tells. Its state is the attempt's: the pod and the tool as the request names them and as the
+ * API server has them, the record's entry of the tool, and the run of its outcomes.
+ */
+class Attempt {
+  private readonly base: KubeApi;
+  /** Every call made with the call's signal: one in flight when the route's deadline passes is abandoned. */
+  private readonly kube: KubeApi;
+  private readonly namespace: string;
+  private readonly podName: string;
+  private readonly container: string;
+  private readonly recorded: Failure | undefined;
+  private readonly key: string;
+  private readonly conflicts: RunMemory;
+  private readonly refusals: RunMemory;
+  private readonly run: string;
+  private toolUid: string | undefined;
+  private podUid: string | undefined;
+  /** The tool as the API server has it (read before the PATCH): whether its author may be told pod names. */
+  private real: KubeObject | undefined;
+  /** The reasons of the failures to tell as Events on the tool. */
+  private readonly failures: string[] = [];
 
-  const act = async (): Promise<Work> => {
-    if (over()) return outOfTime();
+  constructor(
+    private readonly hook: DecorateHook<ToolClients, ToolSettings>,
+    requested: KubeObject,
+    private readonly tool: Tool,
+    private readonly record: Map<string, Failure>,
+    private readonly over: () => boolean,
+  ) {
+    this.base = hook.services.kube();
+    this.kube = this.base.withSignal?.(hook.signal) ?? this.base;
+    this.namespace = requested.metadata.namespace ?? 'default';
+    this.podName = requested.metadata.name!;
+    this.container = containerName(tool.name);
+    this.recorded = record.get(this.container);
+    this.key = attemptKey(tool.name, tool.uid, tool.spec, requested);
+    ({ conflicts: this.conflicts, refusals: this.refusals } = runsFor(this.base));
+    this.run = JSON.stringify([this.namespace, this.podName, this.key]);
+    this.toolUid = tool.uid;
+    this.podUid = requested.metadata.uid;
+  }
+
+  /** The attempt, and the Events of its failures. */
+  async make(): Promise<Work> {
+    const work = await this.act();
+    if (this.failures.length > 0) await this.tellFailures();
+    return work;
+  }
+
+  private async act(): Promise<Work> {
+    if (this.over()) return this.outOfTime();
     let pod: KubeObject | undefined;
     try {
-      // The pod and the tool as the API server has them now, side by side.
-      [pod, real] = await Promise.all([
-        // A pod may be larger than MAX_READ_BYTES as JSON (Metacontroller sent it): read up to the largest one.
-        kube.get('v1', 'pods', namespace, podName, { maxBytes: MAX_OBJECT_READ_BYTES }),
-        kube.get(TOOL_API, resource.plural, namespace, tool.name),
-      ]);
+      pod = await this.read();
     } catch (err) {
-      return fail(err);
+      return this.fail(err);
     }
-    podUid = pod?.metadata.uid ?? podUid;
-    toolUid = real?.metadata.uid && !tool.uid ? real.metadata.uid : toolUid;
-    const spec = decidedAgain(namespace, pod, real, tool, hook.settings.policy);
-    if (!spec) return passed();
+    const policy = this.hook.settings.policy;
+    const spec = decidedAgain(this.namespace, pod, this.real, this.tool, policy);
+    if (!spec) return this.passed();
     // A refusal the tool's own sync recorded for this very spec holds here too, whatever this server remembers or
     // the order in which the two controllers run: no pod gets the container until that sync finds it allowed.
     // Acting as the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), one who cannot be impersonated exactly gets nothing
     // (the tool's status says why): never the server's own PATCH instead.
-    if (refusedNow(hook.settings.policy, real!)) return passed();
-    if (hook.settings.policy.authorCheck !== 'off') {
-      try {
-        // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
-        // A tool whose status found its author allowed on some pods by name only: this pod's answer alone decides.
-        const verdict = await hook.clients.authors(kube).verify(real!, over, podName, readyReason(real!) === PER_POD);
-        // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
-        if (!verdict.allowed && verdict.onPod) return fail(new NotAllowedOnPod(verdict.message));
-        // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here. Asked
-        // about again later (RECHECK_FIRST_SECONDS, backing off): while the status says the tool acts, nothing else
-        // would call about this pod again, and the refusal may have been of a moment.
-        if (!verdict.allowed) {
-          const times = refusals.add(run, hook.now.getTime());
-          return { ...passed(), resyncAfterSeconds: recheckSeconds(times) };
-        }
-      } catch (err) {
-        return err instanceof OutOfTime ? outOfTime() : fail(err);
-      }
+    if (refusedNow(policy, this.real!)) return this.passed();
+    if (policy.authorCheck !== 'off') {
+      const refused = await this.checkAuthor();
+      if (refused) return refused;
     }
     // As the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true): the API server's RBAC and admission answer for them. An author
     // who cannot be impersonated exactly gets nothing (the tool's status says why), never the server's own PATCH.
-    if (over()) return outOfTime();
+    if (this.over()) return this.outOfTime();
     try {
-      await writerFor(hook.settings.policy, kube, real!).addEphemeralContainers(
-        namespace,
-        podName,
-        [ephemeralContainer(tool.name, spec, pod!)],
-        {
-          ...(pod!.metadata.uid ? { uid: pod!.metadata.uid } : {}),
-          ...(pod!.metadata.resourceVersion ? { resourceVersion: pod!.metadata.resourceVersion } : {}),
-        },
-      );
+      await this.patch(spec, pod!);
     } catch (err) {
-      return fail(err);
+      return this.fail(err);
     }
-    return added();
-  };
-
-  const work = await act();
-  if (failures.length > 0) {
-    // Pods are named only to an author who may list them, as the tool's status names them (sync.ts authorView).
-    const named = await mayName(hook, kube, real, over);
-    const events = failures.map((reason) =>
-      failureEvent(hook, { namespace, tool: tool.name, toolUid, container, reason }, named ? { podName, podUid } : {}),
-    );
-    await tell(kube, events, hook);
+    return this.added();
   }
-  return work;
+
+  /** The pod and the tool as the API server has them now, side by side: the pod (the tool is kept as `real`). */
+  private async read(): Promise<KubeObject | undefined> {
+    const [pod, real] = await Promise.all([
+      // A pod may be larger than MAX_READ_BYTES as JSON (Metacontroller sent it): read up to the largest one.
+      this.kube.get('v1', 'pods', this.namespace, this.podName, { maxBytes: MAX_OBJECT_READ_BYTES }),
+      this.kube.get(TOOL_API, resource.plural, this.namespace, this.tool.name),
+    ]);
+    this.real = real;
+    this.podUid = pod?.metadata.uid ?? this.podUid;
+    this.toolUid = real?.metadata.uid && !this.tool.uid ? real.metadata.uid : this.toolUid;
+    return pod;
+  }
+
+  /** The author check: the attempt's answer when the author is refused, undefined when allowed. */
+  private async checkAuthor(): Promise<Work | undefined> {
+    const real = this.real!;
+    try {
+      // Asked about this very pod: an authorizer may refuse the author one pod and allow the others.
+      // A tool whose status found its author allowed on some pods by name only: this pod's answer alone decides.
+      const verdict = await this.hook.clients
+        .authors(this.kube)
+        .verify(real, this.over, this.podName, readyReason(real) === PER_POD);
+      // Refused on this pod alone: this pod's failure, recorded, counted and retried as any other.
+      if (!verdict.allowed && verdict.onPod) return this.fail(new NotAllowedOnPod(verdict.message));
+      // A tool its author could not run acts on no pod: its own status says why; nothing is recorded here. Asked
+      // about again later (RECHECK_FIRST_SECONDS, backing off): while the status says the tool acts, nothing else
+      // would call about this pod again, and the refusal may have been of a moment.
+      if (!verdict.allowed) {
+        const times = this.refusals.add(this.run, this.hook.now.getTime());
+        return { ...this.passed(), resyncAfterSeconds: recheckSeconds(times) };
+      }
+      return undefined;
+    } catch (err) {
+      return err instanceof OutOfTime ? this.outOfTime() : this.fail(err);
+    }
+  }
+
+  /** The PATCH, with the pod's uid and resourceVersion as preconditions. */
+  private async patch(spec: PodBuggerToolSpec, pod: KubeObject): Promise<void> {
+    await writerFor(this.hook.settings.policy, this.kube, this.real!).addEphemeralContainers(
+      this.namespace,
+      this.podName,
+      [ephemeralContainer(this.tool.name, spec, pod)],
+      {
+        ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+        ...(pod.metadata.resourceVersion ? { resourceVersion: pod.metadata.resourceVersion } : {}),
+      },
+    );
+  }
+
+  private done(): Work {
+    this.record.delete(this.container);
+    return { record: this.record };
+  }
+
+  /** Not acting on this pod now: nothing added, nothing recorded; the call goes on to the next tool due. */
+  private passed(): Work {
+    return { ...this.done(), passed: true };
+  }
+
+  /** Added: a tool without an entry that got its container shows the others without one need not wait either. */
+  private added(): Work {
+    this.conflicts.forget(this.run);
+    this.refusals.forget(this.run);
+    if (!this.record.has(this.container)) this.record.delete(OVERFLOW_KEY);
+    return this.done();
+  }
+
+  /** Read again soon, recorded nowhere. */
+  private later(): Work {
+    return { record: this.record, resyncAfterSeconds: CONFLICT_RETRY_SECONDS };
+  }
+
+  /**
+   * The budget spent before the PATCH could be sent: recorded as OutOfTime, retried from a second, backing off. Past
+   * the route's deadline the caller was answered already (429): this answer is not read; left for the next call.
+   */
+  private outOfTime(): Work {
+    return this.hook.signal.aborted ? this.later() : this.fail(new OutOfTime());
+  }
+
+  private fail(err: unknown): Work {
+    const reason = failureReason(err);
+    // A conflict: the first few in a row are retried a second later, unrecorded; past them (or once recorded) the
+    // pod's failure, backed off (CONFLICTS_UNRECORDED).
+    if (reason === CONFLICT) {
+      const recordedRun = this.recorded?.reason === CONFLICT && this.recorded.key === this.key;
+      if (!recordedRun && this.conflicts.add(this.run, this.hook.now.getTime()) <= CONFLICTS_UNRECORDED) {
+        return this.later();
+      }
+    }
+    this.conflicts.forget(this.run);
+    const failure = this.recordFailure(reason);
+    this.warn(reason, err);
+    // An event when the failure is new (not at every retry of the same one), on the tool (failureEvents). Not when
+    // the API server cannot be reached, or is too slow: the event could not be written either, or would add to its
+    // load, and the hook has a deadline (the pod's record says why).
+    if (this.recorded?.reason !== reason && reason !== 'Unreachable' && reason !== OUT_OF_TIME) {
+      this.failures.push(reason);
+    }
+    return { record: this.record, resyncAfterSeconds: failureDelaySeconds(failure) };
+  }
+
+  /** The failure, recorded on the pod: as the tool's entry, or the overflow's while the record is full. */
+  private recordFailure(reason: string): Failure {
+    const at = Math.floor(this.hook.now.getTime() / 1000);
+    const recorded = this.recorded;
+    if (recorded || recordedTools(this.record) < MAX_RECORDED_TOOLS) {
+      // The same attempt failing again waits twice as long as before (up to an hour); another attempt starts afresh.
+      const attempts = recorded?.key === this.key && recorded.reason === reason ? recorded.attempts + 1 : 1;
+      const failure = { reason, attempts, at, key: this.key };
+      this.record.set(this.container, failure);
+      return failure;
+    }
+    // The record is full: this tool's failure is the overflow's, whose backoff every tool without an entry waits.
+    const overflow = this.record.get(OVERFLOW_KEY);
+    const failure = { reason, attempts: (overflow?.attempts ?? 0) + 1, at, key: OVERFLOW_ATTEMPT };
+    this.record.set(OVERFLOW_KEY, failure);
+    return failure;
+  }
+
+  private warn(reason: string, err: unknown): void {
+    const { namespace, podName, container } = this;
+    const note =
+      reason === OUT_OF_TIME
+        ? `could not add ${container} to pod ${namespace}/${podName}: the API server did not answer its calls within ${this.hook.settings.workBudgetMs} ms`
+        : `could not add ${container} to pod ${namespace}/${podName}: ${reason}`;
+    this.hook.log.warn(
+      {
+        podbuggertool: `${namespace}/${this.tool.name}`,
+        pod: `${namespace}/${podName}`,
+        reason,
+        err: err instanceof Error ? err.message : String(err),
+      },
+      `PodBuggerTool ${namespace}/${this.tool.name}: ${note}`,
+    );
+  }
+
+  /** The failure Events on the tool. */
+  private async tellFailures(): Promise<void> {
+    const { hook, namespace, container, podName, podUid } = this;
+    // Pods are named only to an author who may list them, as the tool's status names them (sync.ts authorView).
+    const named = await mayName(hook, this.kube, this.real, this.over);
+    const about = { namespace, tool: this.tool.name, toolUid: this.toolUid, container };
+    const events = this.failures.map((reason) =>
+      failureEvent(hook, { ...about, reason }, named ? { podName, podUid } : {}),
+    );
+    await tell(this.kube, events, hook);
+  }
 }
 
 /**
@@ -881,7 +969,7 @@ export class EventSeriesMemory {
   }
 
   created(namespace: string, name: string): void {
-    this.remember(JSON.stringify([namespace, name]), { count: 1, patchedAt: -Infinity, pending: false });
+    this.names.set(JSON.stringify([namespace, name]), { count: 1, patchedAt: -Infinity, pending: false });
   }
 
   /** The count to write now (an Event that existed before this server knew it counts from 2). */
@@ -891,12 +979,8 @@ export class EventSeriesMemory {
     entry.count = Math.max(entry.count, 2);
     entry.patchedAt = now;
     entry.pending = false;
-    this.remember(key, entry);
-    return entry.count;
-  }
-
-  private remember(key: string, entry: { count: number; patchedAt: number; pending: boolean }): void {
     this.names.set(key, entry);
+    return entry.count;
   }
 }
 
