@@ -1,7 +1,7 @@
 // The EtcdCluster plan's restores (plan/restore-phases.ts): replacing, waiting for the old members, every member
 // from the snapshot; failed init steps, restore records, and restores whose EtcdRestore or members went mid-way.
 import t from 'tap';
-import { decide } from '../../hooks/etcdcluster/plan.js';
+import { decide, type Observation } from '../../hooks/etcdcluster/plan.js';
 import { down, up, etcdCheck } from '../fixtures/etcd.js';
 import {
   parent,
@@ -24,6 +24,28 @@ import {
   PODS_CREATED,
 } from '../fixtures/etcd-plan.js';
 import { readyPod } from '../fixtures/requests.js';
+
+/**
+ * The plan of a cluster of three restoring (RESTORING: members up to e-5 started), in `phase`, observing `obs` over
+ * no pod, nothing terminating and no health.
+ */
+const restoringPlan = (obs: Partial<Observation>, phase = 'Creating') =>
+  decide(parent({ size: 3 }, { phase, lastMemberIndex: 5, restore: RESTORING }), spec({ size: 3 }), {
+    pods: [],
+    terminating: [],
+    health: {},
+    ...obs,
+  });
+
+/** Restored members e-<ids> as started: new, a cluster of them, each from the snapshot. */
+const fromSnapshot = (...ids: number[]) =>
+  ids.map((i) => ({
+    name: `e-${i}`,
+    cluster: cluster(...ids),
+    state: 'new',
+    image: 'quay.io/coreos/etcd:v3.5.0',
+    init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
+  }));
 
 t.test('restore: replacing, waiting for the old members, then every member from the snapshot', async (t) => {
   const restore = { uid: 'r1', name: 'rest', source: SNAPSHOT, created: '2026-01-02T03:00:00Z' };
@@ -79,16 +101,7 @@ t.test('restore: replacing, waiting for the old members, then every member from 
     health: {},
     restore,
   });
-  t.same(
-    start.pods.map(started),
-    [3, 4, 5].map((i) => ({
-      name: `e-${i}`,
-      cluster: cluster(3, 4, 5),
-      state: 'new',
-      image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
-    })),
-  );
+  t.same(start.pods.map(started), fromSnapshot(3, 4, 5));
   t.equal(start.lastMemberIndex, 5);
   t.same(start.restore, { ...first.restore, phase: 'Restoring' });
   t.same(start.conditions[1], {
@@ -151,16 +164,7 @@ t.test(
 
     const restoring = { uid: 'r1', name: 'rest', phase: 'Restoring' };
     // Every restored member lost before it ran, the EtcdRestore still there: all start again from the snapshot.
-    const lost = decide(
-      parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-      spec({ size: 3 }),
-      {
-        pods: [],
-        terminating: [],
-        health: {},
-        restore,
-      },
-    );
+    const lost = restoringPlan({ restore });
     t.same(names(lost), ['e-6', 'e-7', 'e-8']);
     t.same(
       lost.pods.map((p) => started(p).init),
@@ -172,15 +176,7 @@ t.test(
     );
     t.same(lost.restore, restoring);
     // ... and without it: the restore ends failed.
-    const orphan = decide(
-      parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-      spec({ size: 3 }),
-      {
-        pods: [],
-        terminating: [],
-        health: {},
-      },
-    );
+    const orphan = restoringPlan({});
     t.same(orphan.pods, []);
     t.same(orphan.restore, {
       ...restoring,
@@ -222,81 +218,34 @@ t.test('restore: a failed init step ends it with its reason; a member that serve
       },
     ],
   });
-  const d = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-    spec({ size: 3 }),
-    {
-      pods: [failedPod, pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })],
-      terminating: [],
-      health: {},
-      restore,
-    },
-  );
+  const d = restoringPlan({ pods: [failedPod, pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })], restore });
   t.equal(d.reason, 'RestoreFailed');
   t.same(d.pods, []);
   t.same(d.restore, { ...restoring, phase: 'Failed', reason: 'restore-snapshot: snapshot checksum mismatch' });
   // A message that is not JSON is the reason as it is; none at all gives the container's reason.
   const plain = structuredClone(failedPod);
   (plain['status'] as any).initContainerStatuses[1].state.terminated.message = 'no such key';
-  const p = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-    spec({ size: 3 }),
-    {
-      pods: [plain],
-      terminating: [],
-      health: {},
-      restore,
-    },
-  );
+  const p = restoringPlan({ pods: [plain], restore });
   t.equal(p.restore?.reason, 'restore-snapshot: no such key');
   const bare = structuredClone(failedPod);
   delete (bare['status'] as any).initContainerStatuses[1].state.terminated.message;
-  const b = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-    spec({ size: 3 }),
-    {
-      pods: [bare],
-      terminating: [],
-      health: {},
-      restore,
-    },
-  );
+  const b = restoringPlan({ pods: [bare], restore });
   t.equal(b.restore?.reason, 'restore-snapshot: Error');
   // A Ready member: the restore is done, whatever the hook can reach.
-  const served = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-    spec({ size: 3 }),
-    {
-      pods: [pod(3, readyPod), pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })],
-      terminating: [],
-      health: {},
-      restore,
-    },
-  );
+  const served = restoringPlan({
+    pods: [pod(3, readyPod), pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })],
+    restore,
+  });
   t.same(served.restore, { ...restoring, phase: 'Restored' });
   // etcd answering with a quorum: Restored too; without a quorum, still Restoring.
   const obs = healthy(3);
   obs.pods = [3, 4, 5].map((i) => pod(i));
   obs.etcd!.members = [3, 4, 5].map((i) => member(i));
   obs.health = { 'e-3': up('1003'), 'e-4': up('1003'), 'e-5': up('1003') };
-  const ok = decide(
-    parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 5, restore: restoring }),
-    spec({ size: 3 }),
-    {
-      ...obs,
-      restore,
-    },
-  );
+  const ok = restoringPlan({ ...obs, restore }, 'Running');
   t.same(ok.restore, { ...restoring, phase: 'Restored' });
   obs.health = { 'e-3': up('1003'), 'e-4': down, 'e-5': down };
-  const notYet = decide(
-    parent({ size: 3 }, { phase: 'Running', lastMemberIndex: 5, restore: restoring }),
-    spec({ size: 3 }),
-    {
-      ...obs,
-      restore,
-    },
-  );
+  const notYet = restoringPlan({ ...obs, restore }, 'Running');
   t.same(notYet.restore, restoring);
 });
 
@@ -307,16 +256,7 @@ t.test('init steps read from statuses that lack parts: only a non-zero exit code
     const p = pod(3, { phase: 'Failed' });
     if (status) p['status'] = status;
     else delete p['status'];
-    return decide(
-      parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: restoring }),
-      spec({ size: 3 }),
-      {
-        pods: [p, pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })],
-        terminating: [],
-        health: {},
-        restore,
-      },
-    );
+    return restoringPlan({ pods: [p, pod(4, { phase: 'Pending' }), pod(5, { phase: 'Pending' })], restore });
   };
   for (const status of [
     undefined,
@@ -478,16 +418,7 @@ t.test('restore: ordinals grow past every pod seen, when status lost its count',
     spec({ size: 3 }),
     { pods: [], terminating: [], health: {}, restore: RESTORE },
   );
-  t.strictSame(
-    start.pods.map(started),
-    [0, 1, 2].map((i) => ({
-      name: `e-${i}`,
-      cluster: cluster(0, 1, 2),
-      state: 'new',
-      image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
-    })),
-  );
+  t.strictSame(start.pods.map(started), fromSnapshot(0, 1, 2));
   t.equal(start.lastMemberIndex, 2);
 });
 
@@ -623,16 +554,7 @@ t.test('restore: members lost after the EtcdRestore went are not started again f
 });
 
 t.test('restore: restored members still terminating are waited for before all start again', async (t) => {
-  const d = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: RESTORING }),
-    spec({ size: 3 }),
-    {
-      pods: [],
-      terminating: ['e-4'],
-      health: {},
-      restore: RESTORE,
-    },
-  );
+  const d = restoringPlan({ terminating: ['e-4'], restore: RESTORE });
   t.strictSame(view(d), {
     pods: [],
     phase: 'Creating',
@@ -643,26 +565,11 @@ t.test('restore: restored members still terminating are waited for before all st
     restore: RESTORING,
   });
   // Once gone: every member again, from the snapshot, as a new cluster of them all.
-  const again = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: RESTORING }),
-    spec({ size: 3 }),
-    {
-      pods: [],
-      terminating: [],
-      health: {},
-      restore: RESTORE,
-    },
-  );
+  const again = restoringPlan({ restore: RESTORE });
   const message =
     'the restored members were lost before they ran: e-6, e-7, e-8 start again from the snapshot bucket/snap.db';
   t.strictSame(view(again), {
-    pods: [6, 7, 8].map((i) => ({
-      name: `e-${i}`,
-      cluster: cluster(6, 7, 8),
-      state: 'new',
-      image: 'quay.io/coreos/etcd:v3.5.0',
-      init: ['fetch-snapshot', 'restore-snapshot', 'place-snapshot'],
-    })),
+    pods: fromSnapshot(6, 7, 8),
     phase: 'Creating',
     reason: 'Restoring',
     conditions: both('Restoring', message),
@@ -698,11 +605,7 @@ t.test('a failed init step ends a restore only while it restores, and only while
     restore: restored,
   });
   // Restoring, one member's init failed but another is Ready (it serves the snapshot): restored, not failed.
-  const serving = decide(
-    parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 5, restore: RESTORING }),
-    spec({ size: 3 }),
-    { pods: [failedPod(3), pod(4, readyPod), pod(5)], terminating: [], health: {}, restore: RESTORE },
-  );
+  const serving = restoringPlan({ pods: [failedPod(3), pod(4, readyPod), pod(5)], restore: RESTORE });
   t.equal(serving.reason, 'EtcdUnreachable');
   t.same(
     serving.pods.map((p) => p.metadata.name),

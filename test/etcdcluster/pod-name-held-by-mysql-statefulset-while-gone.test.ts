@@ -11,34 +11,9 @@
 // longer make the database's members (the names are taken), and the MySQLCluster's write Service name is etcd's.
 // (A PodSet or an EtcdCluster holding a pod name is recorded and judged by its own object:
 // test/podset/pod-names-held-while-gone.test.ts.)
-import t, { type Test } from 'tap';
-import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
-import { etcdParent } from '../fixtures/etcd.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const ready = (status: unknown) =>
-  ((status as { conditions?: Array<{ type: string }> }).conditions ?? []).find((c) => c.type === 'Ready') as
-    { status: string; reason: string; message: string } | undefined;
-
-/** An etcd client that fails the test if the hook changes membership (no member is reachable: a new cluster). */
-function watchedEtcd(t: Test): EtcdClient {
-  return {
-    memberList: async () => ({ members: [] }),
-    health: async () => ({ healthy: false, error: 'down' }),
-    memberAdd: async () => t.fail('no member is added') as never,
-    memberRemove: async () => t.fail('no member is removed') as never,
-    memberPromote: async () => t.fail('no member is promoted') as never,
-  };
-}
-
-/** MySQLCluster db in namespace shop, of `size` members. */
-function mysqlDb(size = 3): ParentObject {
-  const parent = request('mysqlcluster', { size, version: '8.0' }).parent;
-  parent.metadata = { ...parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-db' };
-  return parent;
-}
+import t from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { etcdDbMysql, mysqlDb, ready, syncDbMysql } from '../fixtures/db-mysql-held.js';
 
 /** Member `i` of MySQLCluster db, as its StatefulSet `db-mysql` makes it. */
 function member(i: number): KubeObject {
@@ -60,13 +35,6 @@ function member(i: number): KubeObject {
       ],
     },
   } as KubeObject;
-}
-
-/** EtcdCluster db-mysql in namespace shop, of three members, with `status`. */
-function etcdDbMysql(status?: Record<string, unknown>): ParentObject {
-  const parent = etcdParent({ size: 3 }, status);
-  parent.metadata = { ...parent.metadata, name: 'db-mysql', namespace: 'shop', uid: 'uid-etcd-db-mysql' };
-  return parent;
 }
 
 /** MySQLCluster db's write Service, its own child. */
@@ -91,28 +59,18 @@ function writeService(): KubeObject {
   } as KubeObject;
 }
 
-function etcdRequest(parent: ParentObject, related: KubeObject[]): CompositeSyncRequest {
-  return { controller: {}, parent, children: {}, related: objectMap(related) };
-}
-
 t.test(
   "EtcdCluster db-mysql held by MySQLCluster db stays held while the database's pods and Services are made again",
   async (t) => {
     // MySQLCluster db runs its three members, behind its write Service db-mysql: the EtcdCluster is held.
-    const first = await etcdSync(
-      etcdRequest(etcdDbMysql(), [mysqlDb(3), member(0), member(1), member(2), writeService()]),
-      { etcd: watchedEtcd(t), now: FIXED_NOW },
-    );
+    const first = await syncDbMysql(t, etcdDbMysql(), [mysqlDb(3), member(0), member(1), member(2), writeService()]);
     t.match(ready(first.status), { status: 'False', reason: 'PodNameTaken', message: /^Pod db-mysql-0 belongs to/ });
     t.same(first.children, [], 'no member pod, no Service');
     t.comment(`recorded: ${JSON.stringify((first.status as Record<string, unknown>)['heldBy'])}`);
 
     // The database's pods and Services are gone for a moment; the MySQLCluster exists, with the same uid and size:
     // it still wants db-mysql-0..2 and Service db-mysql (its StatefulSet and its next sync make them again).
-    const again = await etcdSync(etcdRequest(etcdDbMysql(first.status as Record<string, unknown>), [mysqlDb(3)]), {
-      etcd: watchedEtcd(t),
-      now: FIXED_NOW,
-    });
+    const again = await syncDbMysql(t, etcdDbMysql(first.status as Record<string, unknown>), [mysqlDb(3)]);
     t.match(
       ready(again.status),
       { status: 'False', reason: /NameTaken$/, message: /belongs to .*which still exists and wants it/ },

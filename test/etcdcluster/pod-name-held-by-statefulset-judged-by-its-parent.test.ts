@@ -5,55 +5,19 @@
 // parent wants the StatefulSet and the name any more (the MySQLCluster deleted, or scaled below that member), the name
 // is free. (Its other test, pod-name-held-by-mysql-statefulset-while-gone.test.ts, records the holders as the hook
 // records them now: the first of each holder first.)
-import t, { type Test } from 'tap';
-import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
-import { etcdParent } from '../fixtures/etcd.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const ready = (status: unknown) =>
-  ((status as { conditions?: Array<{ type: string }> }).conditions ?? []).find((c) => c.type === 'Ready') as
-    { status: string; reason: string; message: string } | undefined;
-
-/** An etcd client for a new cluster: no member reachable, no membership change expected. */
-function quietEtcd(t: Test): EtcdClient {
-  return {
-    memberList: async () => ({ members: [] }),
-    health: async () => ({ healthy: false, error: 'down' }),
-    memberAdd: async () => t.fail('no member is added') as never,
-    memberRemove: async () => t.fail('no member is removed') as never,
-    memberPromote: async () => t.fail('no member is promoted') as never,
-  };
-}
-
-function mysqlDb(size: number): ParentObject {
-  const parent = request('mysqlcluster', { size, version: '8.0' }).parent;
-  parent.metadata = { ...parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-db' };
-  return parent;
-}
+import t from 'tap';
+import type { ParentObject } from '../../lib/metacontroller.js';
+import { etcdDbMysql, mysqlDb, ready, syncDbMysql } from '../fixtures/db-mysql-held.js';
 
 const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db-mysql', uid: 'uid-sts-db-mysql' };
 /** EtcdCluster db-mysql, held before: its records name the StatefulSet for each of `pods`. */
-function etcdDbMysql(pods: number[]): ParentObject {
-  const heldBy = pods.map((i) => ({ child: { apiVersion: 'v1', kind: 'Pod', name: `db-mysql-${i}` }, holder: sts }));
-  const parent = etcdParent({ size: 3 }, { heldBy });
-  parent.metadata = { ...parent.metadata, name: 'db-mysql', namespace: 'shop', uid: 'uid-etcd-db-mysql' };
-  return parent;
-}
-
-const etcdRequest = (parent: ParentObject, related: KubeObject[]): CompositeSyncRequest => ({
-  controller: {},
-  parent,
-  children: {},
-  related: objectMap(related),
-});
+const heldByStatefulSet = (pods: number[]): ParentObject =>
+  etcdDbMysql({
+    heldBy: pods.map((i) => ({ child: { apiVersion: 'v1', kind: 'Pod', name: `db-mysql-${i}` }, holder: sts })),
+  });
 
 t.test('a pod name recorded as held by a StatefulSet stays held while the parent that makes it wants it', async (t) => {
-  const res = await etcdSync(etcdRequest(etcdDbMysql([0, 1, 2]), [mysqlDb(3)]), {
-    etcd: quietEtcd(t),
-    now: FIXED_NOW,
-  });
+  const res = await syncDbMysql(t, heldByStatefulSet([0, 1, 2]), [mysqlDb(3)]);
   t.match(ready(res.status), {
     status: 'False',
     reason: 'PodNameTaken',
@@ -68,10 +32,7 @@ t.test('the name is free once no parent wants the StatefulSet and the name', asy
     ['the MySQLCluster is gone', [], [0, 1, 2]],
     ['the MySQLCluster was scaled below those members', [mysqlDb(1)], [1, 2]],
   ] as const) {
-    const res = await etcdSync(etcdRequest(etcdDbMysql([...pods]), [...related]), {
-      etcd: quietEtcd(t),
-      now: FIXED_NOW,
-    });
+    const res = await syncDbMysql(t, heldByStatefulSet([...pods]), [...related]);
     t.not(ready(res.status)?.reason, 'PodNameTaken', `${what}: not held`);
     t.ok(
       res.children.some((c) => c.kind === 'Pod' && c.metadata.name === 'db-mysql-1'),

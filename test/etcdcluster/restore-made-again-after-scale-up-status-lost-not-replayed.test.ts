@@ -4,31 +4,12 @@
 // one that joined since: nothing is dropped, nothing restored again over the writes made since.
 import tap, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  type Loop,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import type { Loop } from '../fixtures/etcd-loop.js';
+import { later, restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
 
 async function restoredThenScaledUp(t: Test, recordSuccess: boolean): Promise<{ loop: Loop; r: KubeObject }> {
-  const loop = await running({ size: 3 });
-  await restoreStarted(loop);
-  await loop.step();
-  restoredServe(loop);
-  const r = loop.related[0]!;
+  const { loop, r } = await restoredByR(recordSuccess);
   const rs = recordSuccess ? [r] : [];
-  for (let i = 0; i < 3; i++) await syncAll(loop, rs);
   t.match(loop.s().restore, { name: 'r', phase: 'Restored' }, 'r restored the cluster');
   loop.spec = { ...loop.spec, size: 4 };
   let s = 60;
@@ -50,8 +31,7 @@ tap.test('an EtcdRestore made again under its name after a scale-up and a lost s
   const { loop } = await restoredThenScaledUp(t, true);
   const members = loop.pods();
   loop.status = undefined;
-  const again = restoreObject('r', '2026-07-02T00:00:00Z', undefined, 'uid-r-made-again');
-  loop.related = [again];
+  const again = rMadeAgain(loop);
   for (let i = 0; i < 4; i++) {
     loop.now = later(3600 + (i + 1) * 60);
     await syncAll(loop, [again]);
@@ -83,8 +63,7 @@ tap.test('members of two restores beside each other: an EtcdRestore made again i
   joined.metadata.annotations = { ...joined.metadata.annotations, 'etcd.metaops.io/restored-by': 'uid-other' };
   const members = loop.pods();
   loop.status = undefined;
-  const again = restoreObject('r', '2026-07-02T00:00:00Z', undefined, 'uid-r-made-again');
-  loop.related = [again];
+  const again = rMadeAgain(loop);
   for (let i = 0; i < 4; i++) {
     loop.now = later(3600 + (i + 1) * 60);
     await syncAll(loop, [again]);

@@ -8,45 +8,8 @@
 // hooks run after every sync, as Metacontroller runs them.
 import t from 'tap';
 import { RESTORE_SECONDS } from '../../hooks/etcdcluster/restore.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  answeredPod,
-  type Loop,
-  restoredMembersWait,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
-
-/** One sync of the cluster, then each EtcdRestore's hook on the cluster's new status (their answers are their status). */
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
-
-/** The init steps of a member pod as answered: restored members fetch the snapshot first. */
-const fetchesSnapshot = (loop: Loop, name: string) =>
-  ((answeredPod(loop, name)?.['spec'] as any)?.initContainers ?? []).some((c: any) => c.name === 'fetch-snapshot');
-
-/** r restoring (past the point of no return), then r2 made a day later, its check running. */
-async function newerWhileRestoring(): Promise<{ loop: Loop; r: KubeObject; r2: KubeObject; restored: string[] }> {
-  const loop = await running({ size: 3 });
-  await restoreStarted(loop);
-  await loop.step();
-  const restored = loop.pods();
-  const r = loop.related[0]!;
-  const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
-  loop.related = [r, r2];
-  loop.check = 'running';
-  loop.now = later(60);
-  await syncAll(loop, [r, r2]);
-  return { loop, r, r2, restored };
-}
+import { restoredMembersWait, restoredServe, restoreObject, running } from '../fixtures/etcd-loop.js';
+import { fetchesSnapshot, later, newerWhileRestoring, syncAll } from '../fixtures/restore-steps.js';
 
 t.test(
   'a restored member lost while a newer EtcdRestore is checked starts again from the snapshot, not empty',

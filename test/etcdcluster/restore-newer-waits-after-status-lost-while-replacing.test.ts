@@ -7,16 +7,8 @@
 // cluster's data: it must not end NotTaken ("nothing was restored"), and the cluster must not be left with no member
 // while r's checked snapshot is there to restore from.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { answeredPod, type Loop, restoreHook, restoreObject, running } from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import { answeredPod, type Loop, restoreObject, running } from '../fixtures/etcd-loop.js';
+import { later, syncAll } from '../fixtures/restore-steps.js';
 
 const fetchedFrom = (loop: Loop, name: string): string | undefined => {
   const steps = ((answeredPod(loop, name)?.['spec'] as any)?.initContainers ?? []) as any[];

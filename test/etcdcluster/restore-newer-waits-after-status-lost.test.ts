@@ -5,32 +5,11 @@
 // step) and r's unfinished EtcdRestore still say so. r2 must still wait: it is not checked, and its check never
 // drops r's restored members, the cluster's only data.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { answeredPod, type Loop, restoreHook, restoreObject, restoreStarted, running } from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
-
-const fetchesSnapshot = (loop: Loop, name: string) =>
-  ((answeredPod(loop, name)?.['spec'] as any)?.initContainers ?? []).some((c: any) => c.name === 'fetch-snapshot');
+import { fetchesSnapshot, later, newerWhileRestoring, syncAll } from '../fixtures/restore-steps.js';
 
 t.test('a newer EtcdRestore still waits for the running restore after the cluster status is lost', async (t) => {
-  const loop = await running({ size: 3 });
-  await restoreStarted(loop);
-  await loop.step();
-  const restored = loop.pods();
+  const { loop, r, r2, restored } = await newerWhileRestoring();
   t.ok(restored.length > 0 && restored.every((p) => fetchesSnapshot(loop, p)), "r's members start from its snapshot");
-  const r = loop.related[0]!;
-  const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
-  loop.related = [r, r2];
-  loop.check = 'running';
-  loop.now = later(60);
-  await syncAll(loop, [r, r2]);
   const cond = (loop.s().conditions as any[]).find((c) => c.type === 'Restore');
   t.equal(cond?.reason, 'RestoreWaiting', 'r2 waits while r runs');
   // The status is lost.
@@ -47,15 +26,7 @@ t.test('a newer EtcdRestore still waits for the running restore after the cluste
 t.test(
   'a newer EtcdRestore refused by its check after the status is lost: r is not said untaken, nor the cluster untouched',
   async (t) => {
-    const loop = await running({ size: 3 });
-    await restoreStarted(loop);
-    await loop.step();
-    const r = loop.related[0]!;
-    const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
-    loop.related = [r, r2];
-    loop.check = 'running';
-    loop.now = later(60);
-    await syncAll(loop, [r, r2]);
+    const { loop, r, r2 } = await newerWhileRestoring();
     // The status is lost; r2's snapshot key is wrong.
     loop.status = undefined;
     loop.check = { succeeded: false, reason: 's3://bucket/ns/other.db: NoSuchKey: The specified key does not exist.' };

@@ -4,31 +4,11 @@
 // the live members and roll the cluster back to r's older snapshot, losing r2's data and every write since. That the
 // cluster's status names only its last restore (r2) must not make r's replay look like a new request.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  type Loop,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import { restoredServe, restoreObject } from '../fixtures/etcd-loop.js';
+import { later, restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
 
 t.test('an EtcdRestore made again under its name after a later restore: not replayed', async (t) => {
-  const loop = await running({ size: 3 });
-  await restoreStarted(loop);
-  await loop.step();
-  restoredServe(loop);
-  const r = loop.related[0]!;
-  for (let i = 0; i < 3; i++) await syncAll(loop, [r]);
+  const { loop, r } = await restoredByR();
   t.match(r['status'], { succeeded: true }, 'r restored the cluster');
   // r2, from another snapshot, restores it again.
   const r2 = restoreObject('r2', '2026-07-02T00:00:00Z');
@@ -48,8 +28,7 @@ t.test('an EtcdRestore made again under its name after a later restore: not repl
   t.match(loop.s(), { restore: { name: 'r2', phase: 'Restored' } });
   const members = loop.pods();
   // r is made again under its name with its snapshot, a day later; the old r and r2 are gone (deleted as advised).
-  const again = restoreObject('r', '2026-07-03T00:00:00Z', undefined, 'uid-r-made-again');
-  loop.related = [again];
+  const again = rMadeAgain(loop, '2026-07-03T00:00:00Z');
   for (let i = 0; i < 4; i++) {
     loop.now = later(3600 + i * 60);
     await syncAll(loop, [again]);

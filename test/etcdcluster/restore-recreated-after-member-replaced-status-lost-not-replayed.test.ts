@@ -6,32 +6,13 @@
 // the cluster back over every write since.
 import tap, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  type Loop,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import type { Loop } from '../fixtures/etcd-loop.js';
+import { later, restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
 
 /** r restored the cluster and succeeded; then one of its members is lost and replaced by a member that joined. */
 async function restoredThenMemberReplaced(t: Test, recordSuccess: boolean): Promise<{ loop: Loop; r: KubeObject }> {
-  const loop = await running({ size: 3 });
-  await restoreStarted(loop);
-  await loop.step();
-  restoredServe(loop);
-  const r = loop.related[0]!;
+  const { loop, r } = await restoredByR(recordSuccess);
   const rs = recordSuccess ? [r] : [];
-  for (let i = 0; i < 3; i++) await syncAll(loop, rs);
   t.match(loop.s().restore, { name: 'r', phase: 'Restored' }, 'r restored the cluster');
   if (recordSuccess) t.match(r['status'], { succeeded: true }, 'r says so');
   const [lost] = loop.pods();
@@ -63,8 +44,7 @@ tap.test(
     const { loop } = await restoredThenMemberReplaced(t, true);
     const members = loop.pods();
     loop.status = undefined;
-    const again = restoreObject('r', '2026-07-02T00:00:00Z', undefined, 'uid-r-made-again');
-    loop.related = [again];
+    const again = rMadeAgain(loop);
     loop.check = { succeeded: true };
     for (let i = 0; i < 4; i++) {
       loop.now = later(3600 + (i + 1) * 60);

@@ -4,34 +4,15 @@
 // restore (their restore steps, their restore's name), so r was carried out already: a replay would drop them and
 // roll the cluster back over every write since.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  type Loop,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import { restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
 
 t.test('an EtcdRestore made again under its name after the cluster status is lost: not replayed', async (t) => {
-  const loop = await running({ size: 3 });
-  await restoreStarted(loop);
-  await loop.step();
-  restoredServe(loop);
-  const r = loop.related[0]!;
-  for (let i = 0; i < 3; i++) await syncAll(loop, [r]);
+  const { loop, r } = await restoredByR();
   t.match(r['status'], { succeeded: true }, 'r restored the cluster');
   const members = loop.pods();
   loop.status = undefined;
-  const again = restoreObject('r', '2026-07-02T00:00:00Z', undefined, 'uid-r-made-again');
-  loop.related = [again];
+  const again = rMadeAgain(loop);
   loop.check = { succeeded: true };
   for (let i = 0; i < 4; i++) {
     loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);

@@ -7,21 +7,8 @@
 // (as a one-off EtcdBackup recreated under its name is refused rather than written over its own snapshot). Each
 // answer fed back as the next observed state, the EtcdRestore hook run after every sync, as Metacontroller runs it.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  type Loop,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import { restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
 
 for (const [when, created] of [
   ['a minute later (GitOps self-heal after the advised delete)', '2026-07-01T00:01:00Z'],
@@ -30,18 +17,12 @@ for (const [when, created] of [
   t.test(
     `an EtcdRestore that restored the cluster, deleted and made again under its name ${when}: not replayed`,
     async (t) => {
-      const loop = await running({ size: 3 });
-      await restoreStarted(loop);
-      await loop.step();
-      restoredServe(loop);
-      const r = loop.related[0]!;
-      for (let i = 0; i < 3; i++) await syncAll(loop, [r]);
+      const { loop, r } = await restoredByR();
       t.match(r['status'], { succeeded: true }, 'r restored the cluster');
       t.match(loop.s(), { phase: 'Running', restore: { name: 'r', phase: 'Restored' } });
       const members = loop.pods();
       // Writes are made to the restored cluster; r is deleted as advised and made again under its name.
-      const again = restoreObject('r', created, undefined, 'uid-r-made-again');
-      loop.related = [again];
+      const again = rMadeAgain(loop, created);
       loop.check = { succeeded: true };
       for (let i = 0; i < 4; i++) {
         loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);

@@ -3,23 +3,8 @@
 // of the object from a Kubernetes backup, a status written over by a tool). r2 is then checked, and refused (its key
 // does not exist). The cluster runs from r's snapshot: r must not be ended NotTaken, "nothing was restored".
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import {
-  type Loop,
-  restoredServe,
-  restoreHook,
-  restoreObject,
-  restoreStarted,
-  running,
-} from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
-
-const later = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
-
-async function syncAll(loop: Loop, restores: KubeObject[]): Promise<void> {
-  await loop.step();
-  for (const r of restores) if (typeof (r['status'] as any)?.succeeded !== 'boolean') restoreHook(loop, r);
-}
+import { restoredServe, restoreObject, restoreStarted, running } from '../fixtures/etcd-loop.js';
+import { later, syncAll } from '../fixtures/restore-steps.js';
 
 t.test('a restore whose members serve is not ended NotTaken after the status is lost', async (t) => {
   const loop = await running({ size: 3 });

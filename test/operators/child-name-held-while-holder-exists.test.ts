@@ -19,9 +19,8 @@ import { runHook } from '../../lib/operator.js';
 // Every kind metaops serves is defined, as in the server: a kind's child names are known once its definition is made
 // (lib/holders.ts), and an EtcdCluster holder is judged by its own.
 import '../../main/operators.js';
+import { NS, relatedFor, rulesOf, shopMysqlSecret } from '../fixtures/held-names.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
-
-const NS = 'shop';
 
 /** The EtcdCluster `name`, running three members, as stored. */
 function etcdCluster(name: string): KubeObject {
@@ -62,57 +61,9 @@ function peerService(name: string): KubeObject {
   } as unknown as KubeObject;
 }
 
-/** Secret `shop-mysql`, made by `owner`. */
-function shopMysqlSecret(owner: KubeObject): KubeObject {
-  const { name, uid } = owner.metadata;
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: 'shop-mysql',
-      namespace: NS,
-      uid: 'uid-secret-shop-mysql',
-      ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name, uid, controller: true }],
-    },
-    data: {},
-  } as unknown as KubeObject;
-}
-
-const RESOURCES: Record<string, string> = {
-  services: 'Service',
-  pods: 'Pod',
-  secrets: 'Secret',
-  statefulsets: 'StatefulSet',
-  deployments: 'Deployment',
-  persistentvolumeclaims: 'PersistentVolumeClaim',
-  etcdclusters: 'EtcdCluster',
-  podsets: 'PodSet',
-  mysqlclusters: 'MySQLCluster',
-  memcacheds: 'Memcached',
-  s3s: 'S3',
-};
-
-/** The related objects Metacontroller sends for these rules, from what the namespace holds (names; no label rule). */
-function relatedFor(rules: RelatedResourceRule[], namespace: KubeObject[]): CompositeSyncRequest['related'] {
-  const related: Record<string, Record<string, KubeObject>> = {};
-  for (const rule of rules) {
-    const kind = RESOURCES[rule.resource];
-    for (const obj of namespace) {
-      if (obj.kind !== kind || obj.apiVersion !== rule.apiVersion) continue;
-      if (rule.names && !rule.names.includes(obj.metadata.name!)) continue;
-      if (!rule.names && rule.labelSelector) continue;
-      const key = `${obj.kind}.${obj.apiVersion}`;
-      (related[key] ??= {})[`${NS}/${obj.metadata.name}`] = obj;
-    }
-  }
-  return related;
-}
-
 /** A sync of `def`'s parent as Metacontroller makes it: related objects per its customize, from `namespace`. */
 async function syncIn(def: CompositeHookDefinition, req: CompositeSyncRequest, namespace: KubeObject[]) {
-  const rules = (def.customize!({ controller: {}, parent: req.parent } as any, {} as any) as any)
-    .relatedResources as RelatedResourceRule[];
-  return runHook(def, 'sync', { ...req, related: relatedFor(rules, namespace) }, { now: FIXED_NOW });
+  return runHook(def, 'sync', { ...req, related: relatedFor(rulesOf(def, req.parent), namespace) }, { now: FIXED_NOW });
 }
 
 function parentOf(kind: 'memcached' | 'mysqlcluster', name: string, spec: Record<string, unknown>) {

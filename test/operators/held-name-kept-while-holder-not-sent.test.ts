@@ -12,48 +12,13 @@ import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
-import type { CompositeSyncRequest, KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
+import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { HOLDER_UNSEEN_SECONDS } from '../../lib/ownership.js';
 // Every kind metaops serves is defined, as in the server (lib/holders.ts knows a kind once its definition is made).
 import '../../main/operators.js';
+import { NS, relatedFor, rulesOf, shopMysqlSecret } from '../fixtures/held-names.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
-
-const NS = 'shop';
-
-const RESOURCES: Record<string, string> = {
-  services: 'Service',
-  pods: 'Pod',
-  secrets: 'Secret',
-  statefulsets: 'StatefulSet',
-  deployments: 'Deployment',
-  persistentvolumeclaims: 'PersistentVolumeClaim',
-  etcdclusters: 'EtcdCluster',
-  podsets: 'PodSet',
-  mysqlclusters: 'MySQLCluster',
-  memcacheds: 'Memcached',
-  s3s: 'S3',
-};
-
-/** The related objects Metacontroller sends for these rules, from what the namespace holds (names; no label rule). */
-function relatedFor(rules: RelatedResourceRule[], namespace: KubeObject[]): CompositeSyncRequest['related'] {
-  const related: Record<string, Record<string, KubeObject>> = {};
-  for (const rule of rules) {
-    const kind = RESOURCES[rule.resource];
-    for (const obj of namespace) {
-      if (obj.kind !== kind || obj.apiVersion !== rule.apiVersion) continue;
-      if (rule.names && !rule.names.includes(obj.metadata.name!)) continue;
-      if (!rule.names && rule.labelSelector) continue;
-      (related[`${obj.kind}.${obj.apiVersion}`] ??= {})[`${NS}/${obj.metadata.name}`] = obj;
-    }
-  }
-  return related;
-}
-
-/** The rules `def`'s customize answers for the parent as it is. */
-function rulesOf(def: CompositeHookDefinition, parent: ParentObject): RelatedResourceRule[] {
-  return (def.customize!({ controller: {}, parent } as any, {} as any) as any).relatedResources;
-}
 
 /**
  * A sync as Metacontroller v4 makes it with the customize answer it keeps for the generation: asked when the parent
@@ -89,19 +54,7 @@ const payments = {
   metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
   spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
 } as unknown as KubeObject;
-const paymentsSecret = {
-  apiVersion: 'v1',
-  kind: 'Secret',
-  metadata: {
-    name: 'shop-mysql',
-    namespace: NS,
-    uid: 'uid-secret-shop-mysql',
-    ownerReferences: [
-      { apiVersion: 'systek.no/v1', kind: 'S3', name: 'payments', uid: 'uid-s3-payments', controller: true },
-    ],
-  },
-  data: {},
-} as unknown as KubeObject;
+const paymentsSecret = shopMysqlSecret(payments);
 const SPEC = { size: 3, version: '8.0' };
 
 t.test('a MySQLCluster held by an S3 resource that its cached customize answer does not ask for', async (t) => {

@@ -5,10 +5,18 @@
 // mysql-replica-volume-lost-not-ready-until-caught-up.test.ts.) Its apply is held back by a global read lock (a
 // session of root's, as a backup tool takes one) while member 0 takes writes. Real MariaDB
 // (test/fixtures/mysql-members.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import t from 'tap';
-import { exited, probe, replicatedPair, sql, stopMember, until, type Member } from '../fixtures/mysql-members.js';
+import {
+  exited,
+  probe,
+  readLock,
+  replicatedPair,
+  sql,
+  stopMember,
+  until,
+  type Member,
+} from '../fixtures/mysql-members.js';
 
 let primary: Member;
 let replica: Member;
@@ -25,22 +33,7 @@ t.teardown(async () => {
 
 t.test('a caught-up replica lagging behind new writes stays Ready, and applies them', async (t) => {
   t.ok(await probe(replica), 'member 1 is Ready: it holds what member 0 held');
-  lock = spawn(
-    'mysql',
-    [
-      `--defaults-extra-file=${join(replica.dir, 'client-root.cnf')}`,
-      '-N',
-      '-B',
-      '-e',
-      'FLUSH TABLES WITH READ LOCK; SELECT SLEEP(120)',
-    ],
-    { stdio: 'ignore' },
-  );
-  await until(
-    'the read lock',
-    async () => (await sql(replica, 'SHOW PROCESSLIST')).includes('SLEEP(120)') || undefined,
-    20_000,
-  );
+  lock = await readLock(replica);
   await sql(primary, "INSERT INTO shop.orders VALUES (3, 'milk'), (4, 'bread')");
   // Several of the sidecar's rounds (2 s before it first caught up, 10 s after) and of the kubelet's probe (5 s).
   await new Promise((r) => setTimeout(r, 12_000));

@@ -7,12 +7,13 @@
 // replica (a session of root's, as a backup tool takes one), so that the window in which the replica has received
 // member 0's transactions and not applied them lasts as long as the test looks. Real MariaDB
 // (test/fixtures/mysql-members.ts), as test/real/mysqlcluster-real.test.ts.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import t from 'tap';
 import {
   exited,
   probe,
+  readLock,
   replicatedPair,
   run,
   sql,
@@ -60,26 +61,7 @@ t.test('a replica whose volume was lost is not Ready for reads until it holds wh
 
   // Its apply is held back (the stand-in for a long copy), then its pod's sidecar starts as the kubelet starts it.
   await sql(replica, 'SELECT 1'); // writes the member's client option file
-  lock = spawn(
-    'mysql',
-    [
-      `--defaults-extra-file=${join(replica.dir, 'client-root.cnf')}`,
-      '-N',
-      '-B',
-      '-e',
-      'FLUSH TABLES WITH READ LOCK; SELECT SLEEP(120)',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let lockErr = '';
-  lock.stderr!.on('data', (d: Buffer) => (lockErr += d.toString()));
-  await until(
-    'the read lock',
-    async () => (await sql(replica, 'SHOW PROCESSLIST')).includes('SLEEP(120)') || undefined,
-    20_000,
-  ).catch((err: unknown) => {
-    throw new Error(`${String(err)} (${lockErr.trim()})`);
-  });
+  lock = await readLock(replica);
   startSidecar(replica);
   // The replica has received member 0's transactions (its IO thread runs and holds them) and applied none.
   const status = await until(
