@@ -32,7 +32,7 @@ import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.j
 import {
   plainDomain,
   alreadyRestored,
-  restoresCarriedOut,
+  restoresCarriedOutKnown,
   withRestoreCarriedOut,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
@@ -326,7 +326,7 @@ export function pendingRestore(
           last,
           r.metadata.name,
           (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3,
-          restoresCarriedOut(request.parent),
+          restoresCarriedOutKnown(request.parent, observed(request.children, 'Pod', 'v1')),
         ),
     )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
@@ -716,7 +716,11 @@ function respond(
   if (leader) status['leader'] = leader;
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
-  const carriedOut = withRestoreCarriedOut(restoresCarriedOut(parent), d.restore);
+  // Those the member pods record are found again after a lost status (etcdcommon RESTORES_CARRIED_OUT).
+  const carriedOut = withRestoreCarriedOut(
+    restoresCarriedOutKnown(parent, observed(request.children, 'Pod', 'v1')),
+    d.restore,
+  );
   if (carriedOut.length > 0) status['restoresCarriedOut'] = carriedOut;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
