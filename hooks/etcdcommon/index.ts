@@ -202,10 +202,18 @@ export function restoresCarriedOutAnnotation(history: RestoreCarriedOut[]): stri
 /**
  * The restores carried out the cluster's status and its member pods record (RESTORES_CARRIED_OUT: observed data,
  * any of it may be malformed: what is not a readable entry is skipped), each name and snapshot once, the newest
- * RESTORES_KEPT, the status's last.
+ * RESTORES_KEPT, the status's last. A pod's entry for a restore whose result runs (`results`: the name and snapshot
+ * path live members were restored for) is left to that result.
  */
-export function restoresCarriedOutKnown(cluster: object | undefined, pods: readonly KubeObject[]): RestoreCarriedOut[] {
+export function restoresCarriedOutKnown(
+  cluster: object | undefined,
+  pods: readonly KubeObject[],
+  results: ReadonlyArray<{ name?: string | undefined; path?: string | undefined }> = [],
+): RestoreCarriedOut[] {
   const out: RestoreCarriedOut[] = [];
+  // A restore whose own result runs (a member restored for it, by name and snapshot) is judged from those members
+  // (etcdcluster plan/restore-check.ts resultOf: carried out, still starting, or in doubt), not from a history.
+  const ownResult = (e: RestoreCarriedOut) => results.some((r) => r.name === e.name && r.path === e.path);
   const add = (e: RestoreCarriedOut) => {
     const at = out.findIndex((o) => sameRestore(o, e.name, e));
     if (at >= 0) out.splice(at, 1);
@@ -220,7 +228,9 @@ export function restoresCarriedOutKnown(cluster: object | undefined, pods: reado
     } catch {
       continue;
     }
-    restoresCarriedOut({ status: { restoresCarriedOut: parsed } }).forEach(add);
+    restoresCarriedOut({ status: { restoresCarriedOut: parsed } })
+      .filter((e) => !ownResult(e))
+      .forEach(add);
   }
   restoresCarriedOut(cluster).forEach(add);
   return out.slice(-RESTORES_KEPT);
