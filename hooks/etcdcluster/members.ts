@@ -10,7 +10,13 @@ import {
   restrictedPodSecurity,
   serviceChild,
 } from '../../lib/index.js';
-import { METAOPS_CLI, s3Access } from '../etcdcommon/index.js';
+import {
+  METAOPS_CLI,
+  RESTORES_CARRIED_OUT,
+  restoresCarriedOut,
+  restoresCarriedOutAnnotation,
+  s3Access,
+} from '../etcdcommon/index.js';
 import type { SnapshotPin } from '../etcdcommon/pin.js';
 import type { EtcdClusterSpec } from './schema.js';
 
@@ -414,6 +420,7 @@ export function memberPod({
   const version = etcdVersion(spec.version);
   const policy = spec.pod ?? {};
   const uid = parent.metadata.uid ?? c.name;
+  const history = restoresCarriedOutAnnotation(restoresCarriedOut(parent));
   const { volumes, mounts } = memberVolumes(c, spec, pod);
   const container = etcdContainer(c, spec, mounts, memberCommand(c, pod, initialCluster, state, uid));
   const podSpec: Record<string, unknown> = {
@@ -459,6 +466,9 @@ export function memberPod({
         'etcd.version': version,
         ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
         ...(restore && restoreName ? { [RESTORED_NAME]: restoreName } : {}),
+        // The restores carried out before this member was made (restored members: those before theirs; a member
+        // added later inherits them): they outlive a lost status (etcdcommon RESTORES_CARRIED_OUT).
+        ...(history ? { [RESTORES_CARRIED_OUT]: history } : {}),
       },
     },
     spec: podSpec,

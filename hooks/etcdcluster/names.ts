@@ -182,3 +182,18 @@ export function heldForNamesNotChecked(
     resyncAfterSeconds: NOT_CHECKED_RESYNC_SECONDS,
   };
 }
+
+/**
+ * The member names from ordinal `first` on, `count` of them, that the customize answer in use did not ask for (its
+ * names as of namesAskedWith: the next NAMES_AHEAD ordinals past its last one, and the members it listed). A restore
+ * asks this before it drops the running members (plan/restore-check.ts): restored members it could not make under
+ * their names would leave the cluster with no member at all.
+ */
+export function memberNamesNotAskedFor(parent: ParentObject, first: number, count: number): string[] {
+  const name = parent.metadata.name ?? '';
+  const asked = namesAskedWith(parent);
+  const listed = new Set(asked.members);
+  return Array.from({ length: Math.max(0, count) }, (_, i) => `${name}-${first + i}`).filter(
+    (n, i) => first + i > asked.lastMemberIndex + NAMES_AHEAD && !listed.has(n),
+  );
+}

@@ -352,6 +352,12 @@ function runningStep(pod: KubeObject, began: number, now: Date): { name: string 
   return undefined;
 }
 
+/** Whether more than RESTORE_SECONDS passed since `since` (false without either time). */
+export function restoreDeadlinePassed(since: string | undefined, now: Date | undefined): boolean {
+  const began = Date.parse(since ?? '');
+  return now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_SECONDS * 1000;
+}
+
 /**
  * Why a restore that dropped its old members ends failed for time: its members have not served within
  * RESTORE_SECONDS of its start, and none of them runs a restore step started within RESTORE_STEP_SECONDS (a fetch

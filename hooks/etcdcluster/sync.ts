@@ -32,7 +32,7 @@ import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.j
 import {
   plainDomain,
   alreadyRestored,
-  restoresCarriedOut,
+  restoresCarriedOutKnown,
   withRestoreCarriedOut,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
@@ -55,6 +55,7 @@ import {
   services,
   type RestoreSource,
   RESTORED_BY,
+  RESTORED_NAME,
   ownKey,
   withInstanceLabel,
 } from './members.js';
@@ -65,6 +66,7 @@ import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
 import { lastIndexSeen, type Previous } from './plan/view.js';
+import { restoredFrom } from './plan/restore-check.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
 import { type TlsState, tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
 
@@ -270,6 +272,16 @@ export function failedRestore(request: CompositeSyncRequest): Observation['faile
 }
 
 /**
+ * The restores the cluster carried out, as its status and its member pods record them (etcdcommon
+ * RESTORES_CARRIED_OUT: found again after a lost status), but for those whose restored members run (judged from them).
+ */
+function knownRestores(request: CompositeSyncRequest) {
+  const pods = observed(request.children, 'Pod', 'v1');
+  const results = pods.map((p) => ({ name: p.metadata.annotations?.[RESTORED_NAME], path: restoredFrom(p) }));
+  return restoresCarriedOutKnown(request.parent, pods, results);
+}
+
+/**
  * The EtcdRestore that should act on this cluster, if any: the newest naming it that has not finished. The
  * record of a restore lives on the EtcdRestore: one that succeeded or failed (status.succeeded set), or that
  * is older than the cluster (a cluster deleted and recreated under the same name, or whose status was lost),
@@ -326,7 +338,7 @@ export function pendingRestore(
           last,
           r.metadata.name,
           (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3,
-          restoresCarriedOut(request.parent),
+          knownRestores(request),
         ),
     )
     .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
@@ -728,7 +740,8 @@ function respond(
   if (leader) status['leader'] = leader;
   if (d.quorum) status['quorum'] = d.quorum;
   if (d.restore) status['restore'] = d.restore;
-  const carriedOut = withRestoreCarriedOut(restoresCarriedOut(parent), d.restore);
+  // Those the member pods record are found again after a lost status (etcdcommon RESTORES_CARRIED_OUT).
+  const carriedOut = withRestoreCarriedOut(knownRestores(request), d.restore);
   if (carriedOut.length > 0) status['restoresCarriedOut'] = carriedOut;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;

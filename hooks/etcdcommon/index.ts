@@ -2,7 +2,13 @@
 // children run, how a child reaches S3, the status.restore contract between EtcdCluster and EtcdRestore, and the
 // clients (the etcd member API, the image setting). No operator imports another; they import this.
 import { hash } from 'node:crypto';
-import { clusterDomainOf, clusterDomainProblem, plainDomain, type ClientEnvironment } from '../../lib/index.js';
+import {
+  clusterDomainOf,
+  clusterDomainProblem,
+  plainDomain,
+  type ClientEnvironment,
+  type KubeObject,
+} from '../../lib/index.js';
 import {
   HttpEtcdClient,
   Limiter,
@@ -172,6 +178,62 @@ export function restoresCarriedOut(cluster: object | undefined): RestoreCarriedO
       typeof (e as RestoreCarriedOut).path === 'string' &&
       ['string', 'undefined'].includes(typeof (e as RestoreCarriedOut).endpoint),
   );
+}
+
+/**
+ * The annotation on an EtcdCluster's member pods that records the restores the cluster had carried out when the pod
+ * was made (status.restoresCarriedOut of that moment, JSON, RESTORES_KEPT at most): restored members record those
+ * carried out before theirs, and members added later inherit them. It outlives a lost status, so that an EtcdRestore
+ * made again under the name of one of them is known as carried out (never replayed over a later restore's members).
+ * Never taken from spec.pod (the etcd.metaops.io prefix is the hooks' own).
+ */
+export const RESTORES_CARRIED_OUT = 'etcd.metaops.io/restores-carried-out';
+
+/** The annotation's value for a cluster's history (undefined when it is empty). */
+export function restoresCarriedOutAnnotation(history: RestoreCarriedOut[]): string | undefined {
+  const kept = history.slice(-RESTORES_KEPT).map((e) => ({
+    name: e.name,
+    path: e.path,
+    ...(e.endpoint ? { endpoint: e.endpoint } : {}),
+  }));
+  return kept.length > 0 ? JSON.stringify(kept) : undefined;
+}
+
+/**
+ * The restores carried out the cluster's status and its member pods record (RESTORES_CARRIED_OUT: observed data,
+ * any of it may be malformed: what is not a readable entry is skipped), each name and snapshot once, the newest
+ * RESTORES_KEPT, the status's last. A pod's entry for a restore whose result runs (`results`: the name and snapshot
+ * path live members were restored for) is left to that result.
+ */
+export function restoresCarriedOutKnown(
+  cluster: object | undefined,
+  pods: readonly KubeObject[],
+  results: ReadonlyArray<{ name?: string | undefined; path?: string | undefined }> = [],
+): RestoreCarriedOut[] {
+  const out: RestoreCarriedOut[] = [];
+  // A restore whose own result runs (a member restored for it, by name and snapshot) is judged from those members
+  // (etcdcluster plan/restore-check.ts resultOf: carried out, still starting, or in doubt), not from a history.
+  const ownResult = (e: RestoreCarriedOut) => results.some((r) => r.name === e.name && r.path === e.path);
+  const add = (e: RestoreCarriedOut) => {
+    const at = out.findIndex((o) => sameRestore(o, e.name, e));
+    if (at >= 0) out.splice(at, 1);
+    out.push(e);
+  };
+  for (const p of pods.slice(0, 64)) {
+    const raw = p.metadata?.annotations?.[RESTORES_CARRIED_OUT];
+    if (typeof raw !== 'string' || raw.length > 64 * 1024) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    restoresCarriedOut({ status: { restoresCarriedOut: parsed } })
+      .filter((e) => !ownResult(e))
+      .forEach(add);
+  }
+  restoresCarriedOut(cluster).forEach(add);
+  return out.slice(-RESTORES_KEPT);
 }
 
 /**

@@ -12,7 +12,17 @@ import {
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, RESTORED_BY, RESTORED_NAME, type RestoreSource } from '../members.js';
 import { sanitize, sanitizeAws } from '../pods.js';
-import { checkedSize, checkVerdict, pinOf, restoreCheckPod, roomProblem, sameCheck } from '../restore.js';
+import { memberNamesNotAskedFor } from '../names.js';
+import {
+  checkedSize,
+  checkVerdict,
+  pinOf,
+  RESTORE_SECONDS,
+  restoreCheckPod,
+  restoreDeadlinePassed,
+  roomProblem,
+  sameCheck,
+} from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { restoreFailed } from './conditions.js';
 import { lastIndexOf, liveMemberClaims, noMembersLeft } from './evidence.js';
@@ -47,6 +57,29 @@ export function afterCheck(
     const d = checking(parent, spec, obs, before, obs.restore.source);
     return { ...d, conditions: [...d.conditions, claimsHeldCondition(obs.claimsHeld)] };
   }
+  // The restored members would take names the customize answer in use did not ask for (names.ts): they would be
+  // held (MemberNameNotChecked) once the running members are gone, leaving none. The running members are not dropped;
+  // the restore waits at its passed check and says why (it carries on once the generation changes and the names are
+  // asked for), and ends refused, the cluster as it was, past RESTORE_SECONDS since its check began.
+  const unasked = memberNamesNotAskedFor(parent, lastIndexOf(parent, spec, obs) + 1, spec.size);
+  if (unasked.length > 0) {
+    const why = namesWait(unasked, parent, spec);
+    if (restoreDeadlinePassed(before.since, obs.now))
+      return refused(parent, spec, obs, before, `${why}, for ${RESTORE_SECONDS / 60} minutes`);
+    const d = checking(parent, spec, obs, before, obs.restore.source);
+    return {
+      ...d,
+      conditions: [
+        ...d.conditions,
+        {
+          type: 'MemberNamesHeld',
+          status: true,
+          reason: 'MemberNameNotChecked',
+          message: `EtcdRestore ${before.name}: ${why}`,
+        },
+      ],
+    };
+  }
   // The snapshot is there and intact: only now are the old members dropped.
   const { noMembers: _none, ...replacing } = before;
   // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the
@@ -59,6 +92,15 @@ export function afterCheck(
     ...(pin ? { snapshot: pin } : {}),
     ...now,
   });
+}
+
+/** Why a restore whose restored members' names were not asked for waits (no member dropped). */
+function namesWait(unasked: string[], parent: ParentObject, spec: EtcdClusterSpec): string {
+  const listed = unasked.slice(0, 3).join(', ') + (unasked.length > 3 ? ` (and ${unasked.length - 3} more)` : '');
+  return sanitize(
+    `its snapshot passed its check, but the restored members ${listed} would take names Metacontroller's related objects for generation ${parent.metadata.generation ?? 0} of ${clusterOf(parent, spec).name} were not asked for, so no running member is dropped; any change of the spec asks for them`,
+    300,
+  );
 }
 
 /**

@@ -15,7 +15,9 @@ import {
   memberName,
   type RestoreSource,
 } from '../members.js';
-import { recordedSource, restoreOverdue } from '../restore.js';
+import { memberNamesNotAskedFor } from '../names.js';
+import { sanitize } from '../pods.js';
+import { recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { failureOnPods, heldSpec, recordedFailure, type UpgradeFailure } from '../upgrade.js';
 import { restoreFailed } from './conditions.js';
@@ -165,6 +167,19 @@ function startRestoredMembers(v: RestoreView): Decision | undefined {
   if (before?.phase !== 'Replacing' || obs.restore?.uid !== before.uid || !source) return undefined;
   if (obs.pods.length > 0 || obs.terminating.length > 0)
     return restoring(v, [], v.lastIndex, before, 'waiting for the old members to go');
+  // Restored members whose names the customize answer in use did not ask for are held (names.ts), and a held answer
+  // keeps the status as it was: past RESTORE_SECONDS since the drop the restore ends failed, never Replacing for good.
+  // (A restore checks this before it drops the members: restore-check.ts afterCheck; this is one dropped before.)
+  const unasked = memberNamesNotAskedFor(v.parent, v.lastIndex + 1, v.spec.size);
+  if (unasked.length > 0 && restoreDeadlinePassed(before.since, obs.now))
+    return restoreFailed(v.lastIndex, {
+      ...before,
+      phase: 'Failed',
+      reason: sanitize(
+        `the restored members ${unasked.slice(0, 3).join(', ')} could not be started within ${RESTORE_SECONDS / 60} minutes: their names were not asked for in this generation (MemberNameNotChecked)`,
+        200,
+      ),
+    });
   const { names, pods } = restoredPods(v, obs.restore, source);
   return restoring(
     v,
