@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { PermanentError, TemporaryError, RETRY_SECONDS } from '../../lib/index.js';
 import { AwsError, OWNER_TAG, type AwsApi, type ListedPolicy } from './api.js';
-import { arnParts, bucketArn } from './policy.js';
+import { arnParts, bucketArn, claimArn } from './policy.js';
 
 /** The variable that sets the bound, and its default (an account has 10,000 buckets by default, 100 on old ones). */
 export const BUCKETS_PER_NAMESPACE_ENV = 'METAOPS_S3_BUCKETS_PER_NAMESPACE';
@@ -138,11 +138,11 @@ export async function bucketHolder(
   return by.startsWith(`${namespace}/`) ? 'namespace' : 'gone';
 }
 
-/** The owner tag of the bucket's claim (sync.ts claimName: metaops.bucket.<bucket>, at the account's root path). */
+/** The owner tag of the bucket's claim (policy.ts claimArn, at the account's root path). */
 async function claimOwner(aws: AwsApi, accountArn: string, bucket: string): Promise<string | undefined> {
-  const arn = arnParts(accountArn);
+  const arn = claimArn(accountArn, bucket);
   if (!arn) return undefined;
-  const claim = await aws.getPolicy(`arn:${arn.partition}:iam::${arn.account}:policy/metaops.bucket.${bucket}`);
+  const claim = await aws.getPolicy(arn);
   return claim?.tags.get(OWNER_TAG);
 }
 

@@ -73,6 +73,8 @@ import {
 } from './plan.js';
 import {
   arnParts,
+  claimArn,
+  claimName,
   bucketArn,
   type KmsAllowlist,
   bucketNameProblem,
@@ -275,24 +277,8 @@ function notOurs(
   return `${what} already exists and is not managed by metaops`;
 }
 
-/**
- * The claim of a bucket: an IAM managed policy named after the bucket (`metaops.bucket.<bucket>`; a dot never
- * begins the `metaops-` policies of S3 resources), tagged with its owner, granting nothing and attached to no one.
- * IAM refuses a second CreatePolicy of one name (EntityAlreadyExists), so of two syncs that both believe they
- * created the bucket (in us-east-1 CreateBucket answers 200 for a bucket the account owns already), exactly one
- * holds the claim; the other tags and grants nothing. It lives in AWS beside the bucket: it outlives a restart of
- * metaops, holds between replicas and between clusters sharing the account. Taken after CreateBucket and before the
- * owner tags (or before an untagged bucket is taken back); released once the bucket is deleted or retained.
- */
-export function claimName(bucket: string): string {
-  return `metaops.bucket.${bucket}`;
-}
-
-/** The claim's ARN, in the account and partition of the resource's IAM user. */
-function claimArn(userArn: string, bucket: string): string | undefined {
-  const arn = arnParts(userArn);
-  return arn ? `arn:${arn.partition}:iam::${arn.account}:policy/${claimName(bucket)}` : undefined;
-}
+/** The claim of a bucket (policy.ts), named here for the tests that read it. */
+export { claimName };
 
 function claimArnOf(userArn: string, bucket: string): string {
   const arn = claimArn(userArn, bucket);
