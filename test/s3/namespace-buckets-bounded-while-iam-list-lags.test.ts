@@ -3,11 +3,9 @@
 // (METAOPS_S3_BUCKETS_PER_NAMESPACE) must hold while it lags: a tenant that applies several S3 resources at once gets
 // no more buckets than the bound, however its syncs fall within IAM's lag.
 import t from 'tap';
-import { OWNER_TAG, type AwsApi } from '../../hooks/s3/api.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import type { AwsApi } from '../../hooks/s3/api.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
-import { s3Sync as sync } from '../fixtures/hooks.js';
-import { S3_DEFAULTS, s3Request } from '../fixtures/s3.js';
+import { bucketsOf, NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const LIMIT = 2;
 const LAG_SECONDS = 5;
@@ -32,38 +30,19 @@ function lagging(aws: FakeAws): AwsApi {
   return wrap();
 }
 
-class Resource {
-  status: Record<string, unknown> | undefined;
-  children: KubeObject[] = [];
-  constructor(
-    readonly aws: AwsApi,
-    readonly fake: FakeAws,
-    readonly name: string,
-  ) {}
-  request() {
-    return s3Request(
-      { name: this.name, namespace: 'tenant-a', uid: `uid-tenant-a-${this.name}` },
-      { ...S3_DEFAULTS, bucketName: `tenant-a-${this.name}` },
-      { status: this.status, children: this.children },
-    );
-  }
-  async sync(): Promise<CompositeSyncResponse> {
-    const res = await sync(this.request(), this.aws, this.fake.now, settings);
-    this.status = res.status ?? undefined;
-    this.children = res.children;
-    return res;
-  }
-}
+/** S3 resource `name` of tenant-a, its bucket tenant-a-<name>, synced on IAM as `aws` lists it. */
+const resource = (aws: AwsApi, fake: FakeAws, name: string) =>
+  new NamespaceResource(fake, 'tenant-a', name, { bucketName: `tenant-a-${name}` }, settings, aws);
 
 t.test('several S3 resources applied at once, IAM listing a few seconds late: at most the bound', async (t) => {
   const fake = new FakeAws();
   const aws = lagging(fake);
-  const first = new Resource(aws, fake, 'first');
+  const first = resource(aws, fake, 'first');
   await first.sync();
   // A minute later, the listing has caught up with the first bucket's entry.
   fake.now = new Date(fake.now.getTime() + 60_000);
   // The tenant applies five more at once: Metacontroller syncs them one after the other within a second.
-  const more = ['b', 'c', 'd', 'e', 'f'].map((n) => new Resource(aws, fake, n));
+  const more = ['b', 'c', 'd', 'e', 'f'].map((n) => resource(aws, fake, n));
   for (const r of more) {
     await r.sync();
     fake.now = new Date(fake.now.getTime() + 200);
@@ -71,10 +50,10 @@ t.test('several S3 resources applied at once, IAM listing a few seconds late: at
   // Their syncs go on later, the listing caught up.
   fake.now = new Date(fake.now.getTime() + 60_000);
   for (const r of more) await r.sync();
-  const buckets = [...fake.buckets].filter(([, b]) => (b.tags.get(OWNER_TAG) ?? '').startsWith('tenant-a/'));
+  const buckets = bucketsOf(fake, 'tenant-a');
   t.ok(
     buckets.length <= LIMIT,
-    `the namespace holds at most ${LIMIT} buckets (holds ${buckets.length}: ${buckets.map(([n]) => n).join(', ')})`,
+    `the namespace holds at most ${LIMIT} buckets (holds ${buckets.length}: ${buckets.join(', ')})`,
   );
   t.ok(fake.buckets.size <= LIMIT, `no bucket of the namespace beyond the bound (${fake.buckets.size} in the account)`);
 });

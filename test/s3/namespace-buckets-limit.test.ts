@@ -2,63 +2,27 @@
 // hooks/s3/ledger.ts): refused past it with a reason the tenant can act on, counted per namespace, counted only before
 // a CreateBucket, and never exceeded by a sync killed between counting and creating nor by two syncs at once.
 import t from 'tap';
-import { OWNER_TAG } from '../../hooks/s3/api.js';
 import { ENTRY_SETTLE_SECONDS } from '../../hooks/s3/ledger.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
-import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
-import { S3_DEFAULTS, s3Request } from '../fixtures/s3.js';
+import { bucketsOf, NamespaceResource } from '../fixtures/s3-namespace.js';
 import { killable } from '../fixtures/s3-loop.js';
 
 const LIMIT = 2;
 const settings = { bucketsPerNamespace: LIMIT };
 
-/** One S3 resource in Metacontroller's loop: each answer is the next request's observed state. */
-class Tenant {
-  status: Record<string, unknown> | undefined;
-  children: KubeObject[] = [];
-  constructor(
-    readonly aws: FakeAws,
-    readonly namespace: string,
-    readonly name: string,
-    readonly spec: Record<string, unknown>,
-  ) {}
-  request() {
-    return s3Request(
-      { name: this.name, namespace: this.namespace, uid: `uid-${this.namespace}-${this.name}` },
-      { ...S3_DEFAULTS, ...this.spec },
-      { status: this.status, children: this.children },
-    );
-  }
-  async sync(aws = this.aws as import('../../hooks/s3/api.js').AwsApi): Promise<CompositeSyncResponse> {
-    const res = await sync(this.request(), aws, this.aws.now, settings);
-    this.status = res.status ?? undefined;
-    this.children = res.children;
-    return res;
-  }
-  async finalize(): Promise<CompositeSyncResponse> {
-    const res = await finalize(this.request(), this.aws, this.aws.now);
-    this.status = res.status ?? undefined;
-    return res;
-  }
-  ready(): Record<string, unknown> {
-    return ((this.status?.['conditions'] as any[]) ?? []).find((c) => c.type === 'Ready') ?? {};
-  }
-}
-
-/** The buckets in the account whose owner tag names this namespace. */
-const bucketsOf = (aws: FakeAws, namespace: string) =>
-  [...aws.buckets].filter(([, b]) => (b.tags.get(OWNER_TAG) ?? '').startsWith(`${namespace}/`)).map(([n]) => n);
+/** One S3 resource of `namespace` under the bound, in Metacontroller's loop. */
+const tenant = (aws: FakeAws, namespace: string, name: string, spec: Record<string, unknown>) =>
+  new NamespaceResource(aws, namespace, name, spec, settings);
 
 t.test('a namespace at its bound: the next bucket is refused, with the bound and how to free a place', async (t) => {
   const aws = new FakeAws();
   for (const i of [1, 2]) {
-    const r = new Tenant(aws, 'tenant-a', `kept-${i}`, { bucketName: `tenant-a-kept-${i}`, deletionPolicy: 'Retain' });
+    const r = tenant(aws, 'tenant-a', `kept-${i}`, { bucketName: `tenant-a-kept-${i}`, deletionPolicy: 'Retain' });
     await r.sync();
     t.equal(r.ready()['status'], 'True', `resource ${i} is Ready`);
     t.equal((await r.finalize()).finalized, true, `resource ${i} deleted, its bucket retained`);
   }
-  const next = new Tenant(aws, 'tenant-a', 'next', { bucketName: 'tenant-a-next' });
+  const next = tenant(aws, 'tenant-a', 'next', { bucketName: 'tenant-a-next' });
   const res = await next.sync();
   t.match(next.ready(), {
     status: 'False',
@@ -90,7 +54,7 @@ t.test('a namespace at its bound: the next bucket is refused, with the bound and
 t.test('deletionPolicy Delete frees the place when the resource goes; a rename with Delete too', async (t) => {
   const aws = new FakeAws();
   for (let i = 0; i < 6; i++) {
-    const r = new Tenant(aws, 'tenant-a', 'data', { bucketName: `tenant-a-d-${i}`, deletionPolicy: 'Delete' });
+    const r = tenant(aws, 'tenant-a', 'data', { bucketName: `tenant-a-d-${i}`, deletionPolicy: 'Delete' });
     await r.sync();
     t.equal(r.ready()['status'], 'True', `cycle ${i}: Ready`);
     r.spec['bucketName'] = `tenant-a-d-${i}-renamed`;
@@ -106,14 +70,14 @@ t.test('deletionPolicy Delete frees the place when the resource goes; a rename w
 t.test("the bound is per namespace: tenant A at its bound does not refuse tenant B's bucket", async (t) => {
   const aws = new FakeAws();
   for (const i of [1, 2, 3]) {
-    const r = new Tenant(aws, 'tenant-a', `a-${i}`, { bucketName: `tenant-a-${i}`, deletionPolicy: 'Retain' });
+    const r = tenant(aws, 'tenant-a', `a-${i}`, { bucketName: `tenant-a-${i}`, deletionPolicy: 'Retain' });
     await r.sync();
     await r.finalize();
   }
   t.equal(bucketsOf(aws, 'tenant-a').length, LIMIT, 'tenant A holds its bound, and no more');
   // A namespace whose name begins like A's is another namespace.
   for (const ns of ['tenant-b', 'tenant-a-b']) {
-    const b = new Tenant(aws, ns, 'data', { bucketName: `${ns}-data` });
+    const b = tenant(aws, ns, 'data', { bucketName: `${ns}-data` });
     await b.sync();
     t.equal(b.ready()['status'], 'True', `${ns}: Ready`);
     t.ok(aws.buckets.has(`${ns}-data`), `${ns}: its bucket is made`);
@@ -123,7 +87,7 @@ t.test("the bound is per namespace: tenant A at its bound does not refuse tenant
 
 t.test('quiet at rest: a Ready resource resynced counts nothing', async (t) => {
   const aws = new FakeAws();
-  const r = new Tenant(aws, 'tenant-a', 'data', { bucketName: 'tenant-a-rest' });
+  const r = tenant(aws, 'tenant-a', 'data', { bucketName: 'tenant-a-rest' });
   await r.sync();
   t.equal(r.ready()['status'], 'True');
   t.ok(aws.listed.length > 0, 'counted before its CreateBucket');
@@ -138,14 +102,16 @@ t.test(
     // How many calls a whole first sync makes.
     const probe = new FakeAws();
     const whole = killable(probe, 1000);
-    await new Tenant(probe, 'tenant-a', 'x', { bucketName: 'tenant-a-x' }).sync(whole.aws).catch(() => undefined);
+    await tenant(probe, 'tenant-a', 'x', { bucketName: 'tenant-a-x' })
+      .sync(whole.aws)
+      .catch(() => undefined);
     const total = whole.calls();
     for (let n = 0; n <= total; n++) {
       const aws = new FakeAws();
-      const first = new Tenant(aws, 'tenant-a', 'first', { bucketName: 'tenant-a-first' });
+      const first = tenant(aws, 'tenant-a', 'first', { bucketName: 'tenant-a-first' });
       await first.sync();
-      const x = new Tenant(aws, 'tenant-a', 'x', { bucketName: 'tenant-a-x' });
-      const y = new Tenant(aws, 'tenant-a', 'y', { bucketName: 'tenant-a-y' });
+      const x = tenant(aws, 'tenant-a', 'x', { bucketName: 'tenant-a-x' });
+      const y = tenant(aws, 'tenant-a', 'y', { bucketName: 'tenant-a-y' });
       // X is killed after its n-th call; Y, then X, sync on.
       await x.sync(killable(aws, n).aws).catch(() => undefined);
       for (let i = 0; i < 3; i++) {
@@ -183,10 +149,10 @@ t.test(
 t.test('two syncs that count at once: never both on the one free place', async (t) => {
   for (const order of ['x-verifies-last', 'both-write-then-verify'] as const) {
     const aws = new FakeAws();
-    const first = new Tenant(aws, 'tenant-a', 'first', { bucketName: 'tenant-a-first' });
+    const first = tenant(aws, 'tenant-a', 'first', { bucketName: 'tenant-a-first' });
     await first.sync();
-    const x = new Tenant(aws, 'tenant-a', 'x', { bucketName: 'tenant-a-x' });
-    const y = new Tenant(aws, 'tenant-a', 'y', { bucketName: 'tenant-a-y' });
+    const x = tenant(aws, 'tenant-a', 'x', { bucketName: 'tenant-a-x' });
+    const y = tenant(aws, 'tenant-a', 'y', { bucketName: 'tenant-a-y' });
     // X pauses after its first count (one place free), until Y has done as `order` says.
     let release!: () => void;
     const paused = new Promise<void>((resolve) => (release = resolve));

@@ -4,54 +4,18 @@
 // bucket under a name tenant A used to hold, keeps A's place taken for as long as B's bucket exists (and B's bucket
 // counts in both namespaces).
 import t from 'tap';
-import { OWNER_TAG } from '../../hooks/s3/api.js';
 import { ENTRY_SETTLE_SECONDS } from '../../hooks/s3/ledger.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
-import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
-import { S3_DEFAULTS, s3Request } from '../fixtures/s3.js';
+import { bucketsOf, NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const settings = { bucketsPerNamespace: 1 };
-
-class Resource {
-  status: Record<string, unknown> | undefined;
-  children: KubeObject[] = [];
-  constructor(
-    readonly aws: FakeAws,
-    readonly namespace: string,
-    readonly name: string,
-    readonly spec: Record<string, unknown>,
-  ) {}
-  request() {
-    return s3Request(
-      { name: this.name, namespace: this.namespace, uid: `uid-${this.namespace}-${this.name}` },
-      { ...S3_DEFAULTS, ...this.spec },
-      { status: this.status, children: this.children },
-    );
-  }
-  async sync(): Promise<CompositeSyncResponse> {
-    const res = await sync(this.request(), this.aws, this.aws.now, settings);
-    this.status = res.status ?? undefined;
-    this.children = res.children;
-    return res;
-  }
-  async finalize(): Promise<CompositeSyncResponse> {
-    const res = await finalize(this.request(), this.aws, this.aws.now);
-    this.status = res.status ?? undefined;
-    return res;
-  }
-  ready(): Record<string, unknown> {
-    return ((this.status?.['conditions'] as any[]) ?? []).find((c) => c.type === 'Ready') ?? {};
-  }
-}
-
-const bucketsOf = (aws: FakeAws, namespace: string) =>
-  [...aws.buckets].filter(([, b]) => (b.tags.get(OWNER_TAG) ?? '').startsWith(`${namespace}/`)).map(([n]) => n);
+const resource = (aws: FakeAws, namespace: string, name: string, spec: Record<string, unknown>) =>
+  new NamespaceResource(aws, namespace, name, spec, settings);
 
 t.test("tenant B remaking tenant A's deleted bucket under its name does not keep A's place taken", async (t) => {
   const aws = new FakeAws();
   // Tenant A (bound 1) makes a bucket and keeps it (deletionPolicy Retain) when its resource goes.
-  const old = new Resource(aws, 'tenant-a', 'old', { bucketName: 'shared-name-data', deletionPolicy: 'Retain' });
+  const old = resource(aws, 'tenant-a', 'old', { bucketName: 'shared-name-data', deletionPolicy: 'Retain' });
   await old.sync();
   t.equal(old.ready()['status'], 'True');
   t.equal((await old.finalize()).finalized, true, "A's resource deleted, its bucket retained");
@@ -59,7 +23,7 @@ t.test("tenant B remaking tenant A's deleted bucket under its name does not keep
   // A's namespace is full; the operator deletes A's retained bucket in AWS to free the place.
   aws.buckets.delete('shared-name-data');
   // Before A needs the place, tenant B makes a bucket of that (now free) name in its own namespace.
-  const b = new Resource(aws, 'tenant-b', 'grab', { bucketName: 'shared-name-data', deletionPolicy: 'Retain' });
+  const b = resource(aws, 'tenant-b', 'grab', { bucketName: 'shared-name-data', deletionPolicy: 'Retain' });
   await b.sync();
   t.equal(b.ready()['status'], 'True', "B's bucket is made");
   t.same(bucketsOf(aws, 'tenant-b'), ['shared-name-data'], "the bucket is B's");
@@ -67,7 +31,7 @@ t.test("tenant B remaking tenant A's deleted bucket under its name does not keep
 
   // Later, A wants a bucket: its one place is free (A holds nothing).
   aws.now = new Date(aws.now.getTime() + (ENTRY_SETTLE_SECONDS + 1) * 1000);
-  const next = new Resource(aws, 'tenant-a', 'next', { bucketName: 'tenant-a-next' });
+  const next = resource(aws, 'tenant-a', 'next', { bucketName: 'tenant-a-next' });
   await next.sync();
   await next.sync();
   t.equal(next.ready()['status'], 'True', `A's next bucket is made (Ready: ${JSON.stringify(next.ready())})`);

@@ -6,10 +6,8 @@
 import t from 'tap';
 import { AwsError, type AwsApi } from '../../hooks/s3/api.js';
 import { ENTRY_SETTLE_SECONDS } from '../../hooks/s3/ledger.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
-import { s3Finalize as finalize, s3Sync as sync } from '../fixtures/hooks.js';
-import { S3_DEFAULTS, s3Request } from '../fixtures/s3.js';
+import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const settings = { bucketsPerNamespace: 1 };
 
@@ -36,44 +34,14 @@ function withForeignBuckets(aws: FakeAws, foreign: Set<string>): AwsApi {
   return wrap(aws);
 }
 
-class Resource {
-  status: Record<string, unknown> | undefined;
-  children: KubeObject[] = [];
-  constructor(
-    readonly aws: AwsApi,
-    readonly fake: FakeAws,
-    readonly namespace: string,
-    readonly name: string,
-    readonly spec: Record<string, unknown>,
-  ) {}
-  request() {
-    return s3Request(
-      { name: this.name, namespace: this.namespace, uid: `uid-${this.namespace}-${this.name}` },
-      { ...S3_DEFAULTS, ...this.spec },
-      { status: this.status, children: this.children },
-    );
-  }
-  async sync(): Promise<CompositeSyncResponse> {
-    const res = await sync(this.request(), this.aws, this.fake.now, settings);
-    this.status = res.status ?? undefined;
-    this.children = res.children;
-    return res;
-  }
-  async finalize(): Promise<CompositeSyncResponse> {
-    const res = await finalize(this.request(), this.aws, this.fake.now);
-    this.status = res.status ?? undefined;
-    return res;
-  }
-  ready(): Record<string, unknown> {
-    return ((this.status?.['conditions'] as any[]) ?? []).find((c) => c.type === 'Ready') ?? {};
-  }
-}
+const resource = (aws: AwsApi, fake: FakeAws, namespace: string, name: string, spec: Record<string, unknown>) =>
+  new NamespaceResource(fake, namespace, name, spec, settings, aws);
 
 t.test("a retained bucket's name taken by another AWS account: the namespace's place is free again", async (t) => {
   const fake = new FakeAws();
   const foreign = new Set<string>();
   const aws = withForeignBuckets(fake, foreign);
-  const old = new Resource(aws, fake, 'tenant-a', 'old', { bucketName: 'tenant-a-archive', deletionPolicy: 'Retain' });
+  const old = resource(aws, fake, 'tenant-a', 'old', { bucketName: 'tenant-a-archive', deletionPolicy: 'Retain' });
   await old.sync();
   t.equal(old.ready()['status'], 'True');
   t.equal((await old.finalize()).finalized, true, 'deleted, its bucket retained');
@@ -83,7 +51,7 @@ t.test("a retained bucket's name taken by another AWS account: the namespace's p
   foreign.add('tenant-a-archive');
   fake.now = new Date(fake.now.getTime() + (ENTRY_SETTLE_SECONDS + 1) * 1000);
 
-  const next = new Resource(aws, fake, 'tenant-a', 'next', { bucketName: 'tenant-a-next' });
+  const next = resource(aws, fake, 'tenant-a', 'next', { bucketName: 'tenant-a-next' });
   for (let i = 0; i < 3; i++) await next.sync().catch(() => undefined);
   t.equal(next.ready()['status'], 'True', `the next bucket is made (Ready: ${JSON.stringify(next.ready())})`);
   t.ok(fake.buckets.has('tenant-a-next'), 'it exists');
