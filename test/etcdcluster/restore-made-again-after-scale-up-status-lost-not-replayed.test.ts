@@ -5,23 +5,19 @@
 import tap, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import type { Loop } from '../fixtures/etcd-loop.js';
-import { later, restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
+import { later, membersKept, restoredByR, rMadeAgain, syncUntilSettled } from '../fixtures/restore-steps.js';
+
+/** The syncs checked after the status is lost: an hour on, a minute apart. */
+const afterAnHour = (i: number) => later(3600 + (i + 1) * 60);
+/** A restore started again, its check included. */
+const RESTORING = /^(Checking|Replacing|Restoring)$/;
 
 async function restoredThenScaledUp(t: Test, recordSuccess: boolean): Promise<{ loop: Loop; r: KubeObject }> {
   const { loop, r } = await restoredByR(recordSuccess);
   const rs = recordSuccess ? [r] : [];
   t.match(loop.s().restore, { name: 'r', phase: 'Restored' }, 'r restored the cluster');
   loop.spec = { ...loop.spec, size: 4 };
-  let s = 60;
-  for (let i = 0; i < 12 && (loop.pods().length < 4 || loop.s().phase !== 'Running'); i++) {
-    loop.now = later((s += 30));
-    await syncAll(loop, rs);
-    for (const p of loop.pods()) loop.etcd.up.add(p);
-  }
-  for (let i = 0; i < 3; i++) {
-    loop.now = later((s += 30));
-    await syncAll(loop, rs);
-  }
+  await syncUntilSettled(loop, rs, () => !(loop.pods().length < 4 || loop.s().phase !== 'Running'));
   t.equal(loop.pods().length, 4, `four members serve (${loop.pods().join(',')})`);
   t.equal(loop.s().phase, 'Running', 'the cluster runs');
   return { loop, r };
@@ -32,12 +28,7 @@ tap.test('an EtcdRestore made again under its name after a scale-up and a lost s
   const members = loop.pods();
   loop.status = undefined;
   const again = rMadeAgain(loop);
-  for (let i = 0; i < 4; i++) {
-    loop.now = later(3600 + (i + 1) * 60);
-    await syncAll(loop, [again]);
-    t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
-    t.notMatch(loop.s().restore?.phase ?? '', /^(Checking|Replacing|Restoring)$/, `sync ${i + 1}: not restored again`);
-  }
+  await membersKept(t, loop, members, [again], { at: afterAnHour, says: 'not restored again', phases: RESTORING });
   t.match(again['status'], { succeeded: false }, 'the EtcdRestore made again ends, not carried out');
 });
 
@@ -45,12 +36,7 @@ tap.test('a restored and scaled-up cluster whose EtcdRestore does not say succee
   const { loop, r } = await restoredThenScaledUp(t, false);
   const members = loop.pods();
   loop.status = undefined;
-  for (let i = 0; i < 4; i++) {
-    loop.now = later(3600 + (i + 1) * 60);
-    await syncAll(loop, [r]);
-    t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
-    t.notMatch(loop.s().restore?.phase ?? '', /^(Checking|Replacing|Restoring)$/, `sync ${i + 1}: not restored again`);
-  }
+  await membersKept(t, loop, members, [r], { at: afterAnHour, says: 'not restored again', phases: RESTORING });
   t.match(r['status'], { succeeded: true }, 'r says it restored the cluster');
 });
 
@@ -64,12 +50,7 @@ tap.test('members of two restores beside each other: an EtcdRestore made again i
   const members = loop.pods();
   loop.status = undefined;
   const again = rMadeAgain(loop);
-  for (let i = 0; i < 4; i++) {
-    loop.now = later(3600 + (i + 1) * 60);
-    await syncAll(loop, [again]);
-    t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
-    t.notMatch(loop.s().restore?.phase ?? '', /^(Replacing|Restoring)$/, `sync ${i + 1}: not restored again`);
-  }
+  await membersKept(t, loop, members, [again], { at: afterAnHour, says: 'not restored again' });
   t.match(again['status'], { succeeded: false }, 'the EtcdRestore made again is refused');
   t.match(String((again['status'] as any)?.reason), /not carried out again/, 'with the reason');
 });

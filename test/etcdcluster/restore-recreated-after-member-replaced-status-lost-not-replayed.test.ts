@@ -7,7 +7,7 @@
 import tap, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import type { Loop } from '../fixtures/etcd-loop.js';
-import { later, restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
+import { later, membersKept, restoredByR, rMadeAgain, syncUntilSettled } from '../fixtures/restore-steps.js';
 
 /** r restored the cluster and succeeded; then one of its members is lost and replaced by a member that joined. */
 async function restoredThenMemberReplaced(t: Test, recordSuccess: boolean): Promise<{ loop: Loop; r: KubeObject }> {
@@ -17,21 +17,12 @@ async function restoredThenMemberReplaced(t: Test, recordSuccess: boolean): Prom
   if (recordSuccess) t.match(r['status'], { succeeded: true }, 'r says so');
   const [lost] = loop.pods();
   loop.lose(lost!);
-  let s = 60;
-  for (
-    let i = 0;
-    i < 12 && (loop.pods().includes(lost!) || loop.pods().length < 3 || loop.s().phase !== 'Running');
-    i++
-  ) {
-    loop.now = later((s += 30));
-    await syncAll(loop, rs);
-    // A member added joins and serves.
-    for (const p of loop.pods()) loop.etcd.up.add(p);
-  }
-  for (let i = 0; i < 3; i++) {
-    loop.now = later((s += 30));
-    await syncAll(loop, rs);
-  }
+  // A member added joins and serves.
+  await syncUntilSettled(
+    loop,
+    rs,
+    () => !(loop.pods().includes(lost!) || loop.pods().length < 3 || loop.s().phase !== 'Running'),
+  );
   t.equal(loop.pods().length, 3, `three members serve (${loop.pods().join(',')})`);
   t.notOk(loop.pods().includes(lost!), `${lost} was replaced`);
   t.equal(loop.s().phase, 'Running', 'the cluster runs');
@@ -46,16 +37,10 @@ tap.test(
     loop.status = undefined;
     const again = rMadeAgain(loop);
     loop.check = { succeeded: true };
-    for (let i = 0; i < 4; i++) {
-      loop.now = later(3600 + (i + 1) * 60);
-      await syncAll(loop, [again]);
-      t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
-      t.notMatch(
-        loop.s().restore?.phase ?? '',
-        /^(Replacing|Restoring)$/,
-        `sync ${i + 1}: the cluster is not rolled back to r's snapshot`,
-      );
-    }
+    await membersKept(t, loop, members, [again], {
+      at: (i) => later(3600 + (i + 1) * 60),
+      says: "the cluster is not rolled back to r's snapshot",
+    });
     t.not(
       (again['status'] as any)?.succeeded,
       true,
@@ -72,15 +57,10 @@ tap.test(
     t.notOk(typeof (r['status'] as any)?.succeeded === 'boolean', 'r does not say it finished');
     const members = loop.pods();
     loop.status = undefined;
-    for (let i = 0; i < 4; i++) {
-      loop.now = later(3600 + (i + 1) * 60);
-      await loop.step();
-      t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
-      t.notMatch(
-        loop.s().restore?.phase ?? '',
-        /^(Replacing|Restoring)$/,
-        `sync ${i + 1}: the cluster is not restored again from r's snapshot`,
-      );
-    }
+    // Only the cluster syncs: r's hook is not run.
+    await membersKept(t, loop, members, [], {
+      at: (i) => later(3600 + (i + 1) * 60),
+      says: "the cluster is not restored again from r's snapshot",
+    });
   },
 );

@@ -7,8 +7,7 @@
 // (as a one-off EtcdBackup recreated under its name is refused rather than written over its own snapshot). Each
 // answer fed back as the next observed state, the EtcdRestore hook run after every sync, as Metacontroller runs it.
 import t from 'tap';
-import { FIXED_NOW } from '../fixtures/requests.js';
-import { restoredByR, rMadeAgain, syncAll } from '../fixtures/restore-steps.js';
+import { later, membersKept, restoredByR, rMadeAgain } from '../fixtures/restore-steps.js';
 
 for (const [when, created] of [
   ['a minute later (GitOps self-heal after the advised delete)', '2026-07-01T00:01:00Z'],
@@ -24,16 +23,10 @@ for (const [when, created] of [
       // Writes are made to the restored cluster; r is deleted as advised and made again under its name.
       const again = rMadeAgain(loop, created);
       loop.check = { succeeded: true };
-      for (let i = 0; i < 4; i++) {
-        loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);
-        await syncAll(loop, [again]);
-        t.same(loop.pods(), members, `sync ${i + 1}: the live members are kept`);
-        t.notMatch(
-          loop.s().restore?.phase ?? '',
-          /^(Replacing|Restoring)$/,
-          `sync ${i + 1}: the cluster is not rolled back to the snapshot r restored`,
-        );
-      }
+      await membersKept(t, loop, members, [again], {
+        at: (i) => later((i + 1) * 60),
+        says: 'the cluster is not rolled back to the snapshot r restored',
+      });
     },
   );
 }
