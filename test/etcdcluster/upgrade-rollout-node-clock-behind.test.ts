@@ -4,7 +4,7 @@
 // digest, not by the tag the pod names (as runtimes do for an image pulled under several tags). The member serves
 // the target version: its upgrade is done and the rollout goes on, whatever the node's clock says.
 import t from 'tap';
-import { images, running, upgradeFirst } from '../fixtures/etcd-loop.js';
+import { images, running, servingSince, untilSecondMoved, upgradeFirst } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const ON = 'quay.io/coreos/etcd:v3.5.1';
@@ -16,17 +16,10 @@ t.test(
     const loop = await running({ size: 3 });
     const up = await upgradeFirst(loop);
     const first = up.moved!;
-    let i = up.i;
     t.ok(first, `a member is upgraded in place: ${first}`);
     // Its etcd started (by the node's clock, an hour behind) as the upgrade moved it, and runs without a break.
-    const started = new Date(FIXED_NOW.getTime() + i * 60_000 - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    loop.podStatus.set(first, {
-      containerStatuses: [{ name: 'etcd', image: DIGEST, restartCount: 0, state: { running: { startedAt: started } } }],
-    });
-    for (let k = 0; k < 10 && Object.values(images(loop)).filter((x) => x === ON).length < 2; k++, i++) {
-      loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
-      await loop.step();
-    }
+    loop.podStatus.set(first, servingSince(DIGEST, FIXED_NOW.getTime() + up.i * 60_000 - 3600_000));
+    await untilSecondMoved(loop, up.i);
     t.comment(JSON.stringify((loop.s().conditions as any[]).find((c) => c.type === 'Upgrading')));
     t.notOk(loop.s().upgradeFailed, 'no failed upgrade');
     t.equal(
@@ -41,14 +34,7 @@ t.test('the same on a node whose clock is right: the rollout goes on', async (t)
   const loop = await running({ size: 3 });
   const up = await upgradeFirst(loop);
   const first = up.moved!;
-  let i = up.i;
-  const started = new Date(FIXED_NOW.getTime() + i * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
-  loop.podStatus.set(first, {
-    containerStatuses: [{ name: 'etcd', image: DIGEST, restartCount: 0, state: { running: { startedAt: started } } }],
-  });
-  for (let k = 0; k < 10 && Object.values(images(loop)).filter((x) => x === ON).length < 2; k++, i++) {
-    loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
-    await loop.step();
-  }
+  loop.podStatus.set(first, servingSince(DIGEST, FIXED_NOW.getTime() + up.i * 60_000));
+  await untilSecondMoved(loop, up.i);
   t.equal(Object.values(images(loop)).filter((x) => x === ON).length, 2, 'a second member is upgraded');
 });

@@ -5,35 +5,20 @@
 // (as runtimes may: the Kubernetes API says containerStatuses[].image may not match the pod spec's). The member
 // serves the target version without a break for ten minutes: its upgrade is done, and the rollout goes on.
 import t from 'tap';
-import { images, running, versionsFromImages } from '../fixtures/etcd-loop.js';
+import { images, running, servingSince, untilSecondMoved, upgradeFirst } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const ON = 'quay.io/coreos/etcd:v3.5.1';
 const DIGEST = 'sha256:6f1b9b0c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c';
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 for (const ahead of [0, 3600]) {
   t.test(`a member moved by a clock ${ahead} s ahead serves steadily: the rollout goes on`, async (t) => {
     const loop = await running({ size: 3 });
-    versionsFromImages(loop);
-    loop.spec = { ...loop.spec, version: '3.5.1' };
-    let moved: string | undefined;
-    let i = 0;
-    for (; i < 5 && !moved; i++) {
-      loop.now = new Date(FIXED_NOW.getTime() + ahead * 1000 + i * 60_000);
-      await loop.step();
-      moved = Object.entries(images(loop)).find(([, img]) => img === ON)?.[0];
-    }
+    const { moved, i } = await upgradeFirst(loop, ahead * 1000);
     t.ok(moved, `a member is upgraded in place: ${moved}`);
     // Its etcd started (by its node's right clock) a few seconds after the move, and runs without a break.
-    const started = stamp(FIXED_NOW.getTime() + (i - 1) * 60_000 + 5_000);
-    loop.podStatus.set(moved!, {
-      containerStatuses: [{ name: 'etcd', image: DIGEST, restartCount: 0, state: { running: { startedAt: started } } }],
-    });
-    for (let k = 0; k < 10 && Object.values(images(loop)).filter((x) => x === ON).length < 2; k++, i++) {
-      loop.now = new Date(FIXED_NOW.getTime() + i * 60_000 + 30_000);
-      await loop.step();
-    }
+    loop.podStatus.set(moved!, servingSince(DIGEST, FIXED_NOW.getTime() + (i - 1) * 60_000 + 5_000));
+    await untilSecondMoved(loop, i, 30_000);
     t.comment(JSON.stringify((loop.s().conditions as any[]).find((c) => c.type === 'Upgrading')));
     t.notOk(loop.s().upgradeFailed, 'no failed upgrade');
     t.equal(
