@@ -10,14 +10,13 @@
 // each posting the key's sync to the hook server and waiting for its answer; a 429 is requeued after its Retry-After,
 // as Metacontroller v4.17 does. B's sync makes no etcd call (a new cluster): once a worker takes it, it is answered at
 // once. Expected: B is reached within Metacontroller's own webhook timeout (10 s), whatever A's members do.
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { HttpEtcdClient, TENANT_MAX_CALLS } from '../../hooks/etcdcommon/etcd.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdParent } from '../fixtures/etcd.js';
 import { METACONTROLLER_TIMEOUT_MS } from '../fixtures/other-tenant.js';
+import { silentEtcd } from '../fixtures/net.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'etcd-workers-token-0123456789abcdef';
@@ -27,22 +26,6 @@ const WORKERS = 5;
 const A_CLUSTERS = 25;
 /** How long the stand-in runs at most. */
 const GIVE_UP_MS = 45_000;
-
-/** Members that accept every connection and never answer (A's image). */
-async function silentMembers(t: { teardown(fn: () => unknown): void }) {
-  const open = new Set<Socket>();
-  const server: Server = createServer((s) => {
-    open.add(s);
-    s.on('close', () => open.delete(s));
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of open) s.destroy();
-    server.close();
-  });
-  return (server.address() as AddressInfo).port;
-}
 
 /** The sync request of EtcdCluster `name` in `namespace`, with `members` member pods (none: a new cluster). */
 function syncBody(namespace: string, name: string, members: number) {
@@ -72,7 +55,8 @@ function syncBody(namespace: string, name: string, members: number) {
 t.test(
   "another namespace's EtcdCluster gets a worker while a namespace's many clusters have silent members",
   async (t) => {
-    const port = await silentMembers(t);
+    // A's members, which accept every connection and never answer (A's image).
+    const { port } = await silentEtcd(t);
     const client = new HttpEtcdClient({
       timeoutMs: 1500,
       resolve: (url) => `http://127.0.0.1:${port}${new URL(url).pathname}`,

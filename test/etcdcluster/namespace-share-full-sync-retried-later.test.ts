@@ -3,8 +3,6 @@
 // is answered at once with 429 and Retry-After, which Metacontroller honours, and nothing is dialled or changed, so
 // that it never waits in the hook holding one of the workers every namespace shares. A cluster none of whose members
 // answered, some silent until their deadline, is looked at again after ETCD_SILENT_RETRY_SECONDS, not every step.
-import { createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { RETRY_AFTER_SECONDS } from '../../lib/app.js';
 import { HttpEtcdClient, Shares, TENANT_MAX_CALLS } from '../../hooks/etcdcommon/etcd.js';
@@ -12,27 +10,10 @@ import { ETCD_SILENT_RETRY_SECONDS, ETCD_STEP_SECONDS } from '../../hooks/etcdcl
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdParent } from '../fixtures/etcd.js';
+import { silentEtcd } from '../fixtures/net.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'etcd-share-token-0123456789abcdef';
-
-/** Members that accept every connection and never answer, counting the connections made. */
-async function silentMembers(t: { teardown(fn: () => unknown): void }) {
-  const open = new Set<Socket>();
-  const seen = { connections: 0 };
-  const server = createServer((s) => {
-    seen.connections++;
-    open.add(s);
-    s.on('close', () => open.delete(s));
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of open) s.destroy();
-    server.close();
-  });
-  return { port: (server.address() as AddressInfo).port, seen };
-}
 
 /** The sync request of a running EtcdCluster of three members in namespace ns-a. */
 function syncBody(): string {
@@ -58,7 +39,8 @@ function syncBody(): string {
 }
 
 t.test("a sync without room in its namespace's share is answered 429 at once, nothing dialled", async (t) => {
-  const members = await silentMembers(t);
+  // Members that accept every connection and never answer, counting the connections made.
+  const members = await silentEtcd(t);
   const tenants = new Shares(TENANT_MAX_CALLS);
   const client = new HttpEtcdClient({
     timeoutMs: 300,
@@ -82,7 +64,7 @@ t.test("a sync without room in its namespace's share is answered 429 at once, no
   t.equal(refused.statusCode, 429, 'told to come back later');
   t.equal(refused.headers['retry-after'], String(RETRY_AFTER_SECONDS), 'with Retry-After');
   t.notMatch(refused.body, /"status"|"children"/, 'no status and no children answered: nothing changed');
-  t.equal(members.seen.connections, 0, 'no member was dialled');
+  t.equal(members.seen.total, 0, 'no member was dialled');
 
   // Another namespace's share is its own.
   const b = tenants.tryTake('ns-b', TENANT_MAX_CALLS);
@@ -93,7 +75,7 @@ t.test("a sync without room in its namespace's share is answered 429 at once, no
   others!();
   const answered = await sync();
   t.equal(answered.statusCode, 200, 'answered');
-  t.ok(members.seen.connections > 0, 'the members were dialled');
+  t.ok(members.seen.total > 0, 'the members were dialled');
   const res = answered.json() as { resyncAfterSeconds?: number };
   t.ok(ETCD_SILENT_RETRY_SECONDS > ETCD_STEP_SECONDS, 'the wait after silent members is longer than a step');
   t.equal(res.resyncAfterSeconds, ETCD_SILENT_RETRY_SECONDS, 'not one member answered: looked at again later');

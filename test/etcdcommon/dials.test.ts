@@ -3,8 +3,6 @@
 // MAX_DIALLED_PODS pods, at most SYNC_MAX_CALLS calls of it are in flight, and every sync of the server shares
 // SERVER_MAX_CALLS; the server keeps answering /healthz. Against a silent etcd (it accepts and never answers), the
 // worst case: every call holds its socket until its deadline.
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { HttpEtcdClient, Limiter, SERVER_MAX_CALLS, SYNC_MAX_CALLS } from '../../hooks/etcdcommon/etcd.js';
 import { etcdClients } from '../../hooks/etcdcommon/index.js';
@@ -13,32 +11,10 @@ import { MAX_SIZE } from '../../hooks/etcdcluster/schema.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdParent } from '../fixtures/etcd.js';
+import { silentEtcd } from '../fixtures/net.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'etcd-dials-token-0123456789abcdef';
-
-/** A silent etcd: it accepts every connection and never answers; counts them and the most open at once. */
-async function silentEtcd(t: { teardown(fn: () => unknown): void }) {
-  const open = new Set<Socket>();
-  const seen = { total: 0, peak: 0, hosts: new Set<string>() };
-  const server: Server = createServer((s) => {
-    open.add(s);
-    seen.total++;
-    seen.peak = Math.max(seen.peak, open.size);
-    s.on('data', (d) => {
-      const host = /\r\nhost: ([^\r:]+)/i.exec(d.toString())?.[1];
-      if (host) seen.hosts.add(host);
-    });
-    s.on('close', () => open.delete(s));
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of open) s.destroy();
-    server.close();
-  });
-  return { port: (server.address() as AddressInfo).port, seen, open };
-}
 
 /** `n` pods named as members of EtcdCluster e, carrying its labels, as a tenant could make them. */
 const pods = (n: number, from = 0): Record<string, KubeObject> =>
