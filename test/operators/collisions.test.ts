@@ -7,7 +7,6 @@ import t, { type Test } from 'tap';
 import { backupNameProblem, etcdbackup } from '../../hooks/etcdbackup/index.js';
 import { etcdChildNames, etcdNameProblem } from '../../hooks/etcdcluster/index.js';
 import { NAMES_AHEAD } from '../../hooks/etcdcluster/names.js';
-import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import { podset } from '../../hooks/podset/index.js';
@@ -28,7 +27,7 @@ import {
   takenNames,
 } from '../../lib/ownership.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdParent, watchedEtcd as watchedEtcdOf } from '../fixtures/etcd.js';
 import { backupSync, etcdSync, memcachedSync, mysqlSync, podsetSync, s3Sync } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 import { etcdCluster as etcdClusterOf } from '../fixtures/backup.js';
@@ -377,15 +376,7 @@ t.test('S3: a secretName another S3 resource holds is SecretNameTaken; no key is
 });
 
 /** An etcd client that fails the test if the hook changes membership. */
-function watchedEtcd(t: Test): EtcdClient {
-  return {
-    memberList: async () => ({ members: [] }),
-    health: async () => ({ healthy: false, error: 'down' }),
-    memberAdd: async () => t.fail('no member is added for a pod that cannot be created') as never,
-    memberRemove: async () => t.fail('no member is removed') as never,
-    memberPromote: async () => t.fail('no member is promoted') as never,
-  };
-}
+const watchedEtcd = (t: Test) => watchedEtcdOf(t, 'no member is added for a pod that cannot be created');
 
 t.test('EtcdCluster: a Service another owner holds: no pod, no membership change, the reason names it', async (t) => {
   for (const taken of [

@@ -3,11 +3,10 @@
 // collide when one is the other's name plus `-pod`. So the names stay, and the collision is detected: whichever of the
 // two comes second is held (`PodNameTaken`, naming the first), creates no pod, and changes no etcd membership,
 // while the first keeps its pods. (Issue 31: "a child that belongs to another parent is never taken or served".)
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { etcdChildNames } from '../../hooks/etcdcluster/index.js';
-import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
 import { etcdSync, podsetSync } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
@@ -22,17 +21,6 @@ function etcd() {
   const parent = etcdParent({ size: 3 });
   parent.metadata = { ...parent.metadata, name: 'web-pod', uid: 'uid-web-pod' };
   return parent;
-}
-
-/** An etcd client that fails the test if the hook changes membership. */
-function watchedEtcd(t: Test): EtcdClient {
-  return {
-    memberList: async () => ({ members: [] }),
-    health: async () => ({ healthy: false, error: 'down' }),
-    memberAdd: async () => t.fail('no member is added') as never,
-    memberRemove: async () => t.fail('no member is removed') as never,
-    memberPromote: async () => t.fail('no member is promoted') as never,
-  };
 }
 
 t.test('the names: PodSet web and EtcdCluster web-pod want the same pods (the collision detected below)', async (t) => {

@@ -5,7 +5,7 @@
 // under that name, and the holder would find its member taken. A holder deleted and made again under the same name
 // (a new UID) is not the holder remembered; a holder that no longer wants the name (scaled down, member replaced)
 // lets it go. `kubectl describe` tells who holds the name (condition and Warning Event).
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -16,10 +16,9 @@ import type { EventSpec } from '../../lib/events.js';
 import { runHook } from '../../lib/operator.js';
 import { podHolderRules } from '../../lib/podholders.js';
 import { etcdcluster } from '../../hooks/etcdcluster/index.js';
-import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import { podset } from '../../hooks/podset/index.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
 import { etcdSync, mysqlSync, podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
@@ -70,16 +69,6 @@ const record = (name: string, holder: typeof PODSET_OWNER) => ({
   holder,
 });
 
-/** An etcd client that fails the test if the hook changes membership (no member is reachable: a new cluster). */
-function watchedEtcd(t: Test): EtcdClient {
-  return {
-    memberList: async () => ({ members: [] }),
-    health: async () => ({ healthy: false, error: 'down' }),
-    memberAdd: async () => t.fail('no member is added') as never,
-    memberRemove: async () => t.fail('no member is removed') as never,
-    memberPromote: async () => t.fail('no member is promoted') as never,
-  };
-}
 function etcdRequest(parent: ParentObject, related: KubeObject[]): CompositeSyncRequest {
   return { controller: {}, parent, children: {}, related: objectMap(related) };
 }
