@@ -8,6 +8,7 @@
 import t from 'tap';
 import { RESTORE_STEP_SECONDS } from '../../hooks/etcdcluster/restore.js';
 import { restoreStarted, running } from '../fixtures/etcd-loop.js';
+import { fetchRunningSince } from '../fixtures/restore-steps.js';
 
 for (const [clock, ahead] of [
   ['right', 0],
@@ -17,13 +18,7 @@ for (const [clock, ahead] of [
     const loop = await running({ size: 3 });
     await restoreStarted(loop);
     const since = Date.parse(loop.s().restore.since);
-    for (const p of loop.pods())
-      loop.podStatus.set(p, {
-        phase: 'Pending',
-        initContainerStatuses: [
-          { name: 'fetch-snapshot', state: { running: { startedAt: new Date(since + ahead).toISOString() } } },
-        ],
-      });
+    fetchRunningSince(loop, since + ahead);
     for (const hours of [0.5, 1.5, 2]) {
       loop.now = new Date(since + hours * 3600_000);
       await loop.step();

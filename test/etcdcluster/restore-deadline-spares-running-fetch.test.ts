@@ -11,7 +11,7 @@
 import t from 'tap';
 import { RESTORE_SECONDS, RESTORE_STEP_SECONDS } from '../../hooks/etcdcluster/restore.js';
 import { restoreObject, restoreStarted, running } from '../fixtures/etcd-loop.js';
-import { initSteps, RESTORE_WAITING } from '../fixtures/restore-steps.js';
+import { fetchRunningSince, initSteps, RESTORE_WAITING } from '../fixtures/restore-steps.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const later = (seconds: number) => new Date(FIXED_NOW.getTime() + seconds * 1000);
@@ -59,13 +59,7 @@ t.test('a fetch step that runs past its own limit (a hung GET) is no longer spar
   const loop = await running({ size: 3 });
   await restoreStarted(loop);
   const since = Date.parse(loop.s().restore.since);
-  for (const p of loop.pods())
-    loop.podStatus.set(p, {
-      phase: 'Pending',
-      initContainerStatuses: [
-        { name: 'fetch-snapshot', state: { running: { startedAt: new Date(since).toISOString() } } },
-      ],
-    });
+  fetchRunningSince(loop, since);
   loop.now = new Date(since + (RESTORE_STEP_SECONDS - 1) * 1000);
   await loop.step();
   t.equal(loop.s().restore.phase, 'Restoring', 'spared while its run is within the limit');
