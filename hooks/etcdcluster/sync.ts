@@ -41,6 +41,7 @@ import {
   type RestoreState,
 } from '../etcdcommon/index.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
+import { checkedRecordOf } from '../etcdcommon/pin.js';
 import {
   CLIENT_PORT,
   clientURL,
@@ -164,14 +165,27 @@ function restoreOfPods(
         request.parent.metadata.name &&
       typeof (x['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean',
   );
-  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
-  if (!r || !s3?.path || restoreSourceProblem(r, policy) !== undefined) return undefined;
+  const source = r ? checkedSource(r, uid, image, policy) : undefined;
+  if (!r || !source) return undefined;
   return {
     uid,
     name: r.metadata.name!,
-    source: { s3, image },
+    source,
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
+}
+
+/**
+ * Where an EtcdRestore found again without the cluster's record of it fetches from: what its own status kept of its
+ * check (status.checked: the source checked and the pin, hooks/etcdbackup/restore.ts), so that its members fetch
+ * only the bytes checked, from the source checked (not the spec as edited since). A status written before that was
+ * kept: its spec, unpinned (as before). Either is checked again against the tenancy rules.
+ */
+function checkedSource(r: KubeObject, uid: string, image: string, policy: BackupTenancy): RestoreSource | undefined {
+  const checked = checkedRecordOf(r['status'], uid);
+  const s3 = checked?.s3 ?? (r['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
+  if (!s3?.path || restoreSourceProblem({ metadata: r.metadata, spec: { s3 } }, policy) !== undefined) return undefined;
+  return { s3, image, ...(checked?.snapshot ? { snapshot: checked.snapshot } : {}) };
 }
 
 /**
@@ -220,12 +234,12 @@ function restoreOfStatus(
   });
   const r = dropped.length === 1 ? dropped[0] : undefined;
   const uid = r ? (r.metadata.uid ?? r.metadata.name) : undefined;
-  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
-  if (record || !r || !uid || !s3?.path || restoreSourceProblem(r, policy) !== undefined) return undefined;
+  const source = r && uid ? checkedSource(r, uid, image, policy) : undefined;
+  if (record || !r || !uid || !source) return undefined;
   return {
     uid,
     name: r.metadata.name!,
-    source: { s3, image },
+    source,
     membersDropped: true,
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
