@@ -34,6 +34,9 @@ import {
   alreadyRestored,
   restoresCarriedOutKnown,
   withRestoreCarriedOut,
+  RESTORES_CARRIED_OUT,
+  restoresCarriedOutAnnotation,
+  type RestoreCarriedOut,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
   type EtcdClients,
@@ -761,7 +764,7 @@ function respond(
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
   const response: CompositeSyncResponse = {
     status,
-    children: childrenOf(parent, spec, d, request, own),
+    children: childrenOf(parent, spec, d, request, own, carriedOut),
   };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
@@ -808,8 +811,9 @@ function childrenOf(
   d: Answer,
   request: CompositeSyncRequest,
   own: boolean,
+  history: RestoreCarriedOut[],
 ): KubeObject[] {
-  const pods = d.pods.map((p) => withInstanceLabel(p, parent.metadata.name!));
+  const pods = d.pods.map((p) => withRestoreHistory(withInstanceLabel(p, parent.metadata.name!), history));
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
@@ -841,6 +845,27 @@ function childrenOf(
     disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length, own),
   );
   return children;
+}
+
+/**
+ * A member pod made before the record of restores carried out (RESTORES_CARRIED_OUT) gets the history the status
+ * lists, in place (a change of its metadata only: Metacontroller updates a pod in place, its containers run on), as
+ * the instance label is given to pods made before it: after a lost status, an EtcdRestore made again under the name
+ * of a restore carried out is then known by the members, never replayed over them. A pod restored for one of them
+ * records those before its own (its own is judged from the pod itself: plan/restore-check.ts resultOf), as a restored
+ * member is made. A pod that has the record keeps it as it is.
+ */
+function withRestoreHistory(pod: KubeObject, history: RestoreCarriedOut[]): KubeObject {
+  if (pod.metadata.annotations?.[RESTORES_CARRIED_OUT] !== undefined) return pod;
+  const name = pod.metadata.annotations?.[RESTORED_NAME];
+  const path = restoredFrom(pod);
+  const own = history.findIndex((e) => name !== undefined && e.name === name && e.path === path);
+  const value = restoresCarriedOutAnnotation(own >= 0 ? history.slice(0, own) : history);
+  if (!value) return pod;
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [RESTORES_CARRIED_OUT]: value } },
+  };
 }
 
 /**
