@@ -764,7 +764,7 @@ function respond(
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
   const response: CompositeSyncResponse = {
     status,
-    children: childrenOf(parent, spec, d, request, own, carriedOut),
+    children: childrenOf(parent, spec, d, request, own),
   };
   if (failure) response.resyncAfterSeconds = ETCD_RETRY_SECONDS;
   else if (d.converging) response.resyncAfterSeconds = ETCD_STEP_SECONDS;
@@ -811,8 +811,9 @@ function childrenOf(
   d: Answer,
   request: CompositeSyncRequest,
   own: boolean,
-  history: RestoreCarriedOut[],
 ): KubeObject[] {
+  // The history of restores carried out, as the status written with these children lists it.
+  const history = withRestoreCarriedOut(knownRestores(request), d.restore);
   const pods = d.pods.map((p) => withRestoreHistory(withInstanceLabel(p, parent.metadata.name!), history));
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {

@@ -6,7 +6,7 @@
 // and never replayed over r2's members. Each answer fed back as the next observed state (test/fixtures/etcd-loop.ts).
 import t from 'tap';
 import { RESTORES_CARRIED_OUT } from '../../hooks/etcdcommon/index.js';
-import { type Loop, restoreObject, running } from '../fixtures/etcd-loop.js';
+import { type Loop, restoreObject } from '../fixtures/etcd-loop.js';
 import { later, restoredByR, syncAll } from '../fixtures/restore-steps.js';
 import { restoredServe } from '../fixtures/etcd-loop.js';
 
