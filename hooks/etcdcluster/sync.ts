@@ -862,7 +862,8 @@ function withRestoreHistory(pod: KubeObject, history: RestoreCarriedOut[]): Kube
   const path = restoredFrom(pod);
   const own = history.findIndex((e) => name !== undefined && e.name === name && e.path === path);
   const value = restoresCarriedOutAnnotation(own >= 0 ? history.slice(0, own) : history);
-  if (!value) return pod;
+  // Bounded as it is read back (etcdcommon restoresCarriedOutKnown skips a longer one): status is observed data.
+  if (!value || value.length > 64 * 1024) return pod;
   return {
     ...pod,
     metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [RESTORES_CARRIED_OUT]: value } },
