@@ -10,15 +10,11 @@ import { later, syncAll } from '../fixtures/restore-steps.js';
 
 const SHA = 'cd'.repeat(32);
 const fetchArgs = (loop: Loop, name: string): string[] =>
-  (((answeredPod(loop, name)?.['spec'] as any)?.initContainers ?? []) as any[]).find(
-    (c) => c.name === 'fetch-snapshot',
-  )?.args ?? [];
+  (((answeredPod(loop, name)?.['spec'] as any)?.initContainers ?? []) as any[]).find((c) => c.name === 'fetch-snapshot')
+    ?.args ?? [];
 const arg = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 
-async function droppedThenStatusLost(
-  t: Test,
-  check: Record<string, unknown>,
-): Promise<{ loop: Loop; r: any }> {
+async function droppedThenStatusLost(t: Test, check: Record<string, unknown>): Promise<{ loop: Loop; r: any }> {
   const loop = await running({ size: 3 });
   const r = restoreObject('r', '2026-07-01T00:00:00Z');
   loop.related = [r];
