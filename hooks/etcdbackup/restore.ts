@@ -24,6 +24,7 @@ import {
   type RestoreState,
 } from '../etcdcommon/index.js';
 import { restoreSourceProblem, tenancyOf } from '../etcdcommon/tenancy.js';
+import { checkedRecordOf, checkedSourceOf, pinRecordOf, type CheckedRecord } from '../etcdcommon/pin.js';
 
 export const parser = specParser(EtcdRestoreSpec);
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
@@ -79,6 +80,22 @@ function wasPastNoReturn(parent: RestoreView['parent']): boolean {
   );
 }
 
+/**
+ * What this restore's check verified, kept in its own status once its old members were dropped: the record written
+ * first is kept for good (sticky, as membersDropped); else the cluster's record of this restore past its point of no
+ * return (`s3` and its pin `snapshot`, recorded when the members were dropped).
+ */
+function checkedOf(parent: RestoreView['parent'], state: Partial<RestoreState> | undefined): CheckedRecord | undefined {
+  const uid = parent.metadata.uid ?? parent.metadata.name ?? '';
+  const kept = checkedRecordOf(parent.status, uid);
+  if (kept) return kept;
+  if (!replacedMembers(state)) return undefined;
+  const s3 = checkedSourceOf(state?.s3);
+  if (!s3) return undefined;
+  const snapshot = pinRecordOf(state?.snapshot, s3.path, uid);
+  return { s3, ...(snapshot ? { snapshot } : {}) };
+}
+
 /** What the restore hook reads: this EtcdRestore, its cluster as observed, and the cluster's record of a restore. */
 interface RestoreView {
   parent: SyncHook<Spec, unknown, EtcdSettings>['parent'];
@@ -132,6 +149,9 @@ export function sync({
   // The old members dropped for this restore: kept for good in its own status (the cluster's record of it can be
   // lost; the cluster then finds this restore again from it, hooks/etcdcluster/sync.ts restoreOfStatus).
   if (wasPastNoReturn(parent) || (mine && replacedMembers(state))) status['membersDropped'] = true;
+  // With it, what the check verified (the source and the pin): the cluster's record of it goes with a lost status.
+  const checked = checkedOf(parent, mine ? state : undefined);
+  if (checked) status['checked'] = checked;
   // status.succeeded is set only once the restore is over: its presence is what makes the restore final.
   if (succeeded !== undefined) status['succeeded'] = succeeded;
   if (succeeded !== true) status['reason'] = message;

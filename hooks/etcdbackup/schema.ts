@@ -173,6 +173,27 @@ export const EtcdRestoreStatus = Type.Object(
           "The EtcdCluster's old members were dropped for this restore (its point of no return): set once, never unset; the cluster carries this restore on from it if its own record is lost.",
       }),
     ),
+    checked: Type.Optional(
+      Type.Object(
+        {
+          s3: S3Source,
+          snapshot: Type.Optional(
+            Type.Object(
+              {
+                sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+                versionId: Type.Optional(Type.String({ maxLength: 128 })),
+                pinnedPath: Type.Optional(Type.String({ maxLength: 1200 })),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        {
+          description:
+            "The snapshot this restore's check verified (its source, and the pin: the bytes' sha256, the version or copy where they stay), recorded with membersDropped and never changed: the cluster carries the restore on from it, and only those bytes, if its own record is lost.",
+        },
+      ),
+    ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
   },

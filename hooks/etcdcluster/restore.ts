@@ -12,6 +12,7 @@ import {
   podDnsConfig,
   quantityValue,
   restrictedContainerSecurity,
+  rfc3339,
 } from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
@@ -225,18 +226,58 @@ export function waitingReason(pod: KubeObject): string {
   return typeof status.phase === 'string' && status.phase ? sanitize(status.phase, 40) : 'not started';
 }
 
+/** What the check's running container is, told without a clock: its pod's uid, containerID and restartCount. */
+function checkContainerId(pod: KubeObject): string | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const c = (Array.isArray(statuses) ? statuses : []).find(
+    (x) => (x as { name?: unknown } | null)?.name === 'check',
+  ) as { containerID?: unknown; restartCount?: unknown; state?: { running?: unknown } } | undefined;
+  if (c?.state?.running === undefined || c.state.running === null) return undefined;
+  const part = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v).slice(0, 200) : '');
+  return [part(pod.metadata.uid), part(c.containerID), part(c.restartCount)].join('|');
+}
+
 /**
- * Whether the check's container runs and started within RESTORE_STEP_SECONDS: it is fetching the snapshot (a large
- * one through a slow S3 takes as long as a restored member's own fetch of it), which is no evidence against the
- * restore. Never past RESTORE_CHECK_SECONDS + RESTORE_STEP_SECONDS since the check began, whatever start the pod
- * reports (a node's clock ahead keeps no check for ever).
+ * When the hook first saw the check's container of this moment run (`recorded`, kept in the restore's record while
+ * Checking), by its own clock: the same container (its identity, checkContainerId) keeps its record; another one (a
+ * check pod made again, a container started again) starts its own now. A record ahead of now reads as now; one older
+ * than the check's start (`began`: no container of this check ran before it) is not known and starts now. Undefined
+ * while no check container runs (or without a clock).
  */
-function checkFetching(pod: KubeObject, began: number, now: Date): boolean {
-  const at = checkState(pod)?.running?.startedAt;
-  const started = typeof at === 'string' ? Date.parse(at) : NaN;
+export function checkFetchSeen(
+  pod: KubeObject | undefined,
+  recorded: RestoreState['checkFetch'],
+  began: string | undefined,
+  now: Date | undefined,
+): RestoreState['checkFetch'] {
+  const id = pod ? checkContainerId(pod) : undefined;
+  if (id === undefined || !now) return undefined;
+  const at = Date.parse(recorded?.seen ?? '');
+  const start = Date.parse(began ?? '');
+  if (recorded?.id !== id || !Number.isFinite(at) || (Number.isFinite(start) && at < start))
+    return { id, seen: rfc3339(now) };
+  return { id, seen: at > now.getTime() ? rfc3339(now) : recorded.seen };
+}
+
+/**
+ * Whether the check's container runs, first seen by the hook (checkFetchSeen) within RESTORE_STEP_SECONDS: it is
+ * fetching the snapshot (a large one through a slow S3 takes as long as a restored member's own fetch of it), which is
+ * no evidence against the restore. Never past RESTORE_CHECK_SECONDS + RESTORE_STEP_SECONDS since the check began. The
+ * container's own state.running.startedAt is stamped by its node's clock and is never read (the clock rule,
+ * docs/etcd-failures.md): a node's clock behind made a check at work look overdue, one ahead spared a hung one.
+ */
+function checkFetching(
+  pod: KubeObject,
+  began: number,
+  now: Date,
+  recorded: RestoreState['checkFetch'],
+  since: string | undefined,
+): boolean {
+  const seen = checkFetchSeen(pod, recorded, since, now);
+  const from = Date.parse(seen?.seen ?? '');
   return (
-    Number.isFinite(started) &&
-    now.getTime() - started <= RESTORE_STEP_SECONDS * 1000 &&
+    Number.isFinite(from) &&
+    now.getTime() - from <= RESTORE_STEP_SECONDS * 1000 &&
     now.getTime() - began <= (RESTORE_CHECK_SECONDS + RESTORE_STEP_SECONDS) * 1000
   );
 }
@@ -244,18 +285,19 @@ function checkFetching(pod: KubeObject, began: number, now: Date): boolean {
 /**
  * The check's verdict: passed or failed as its container ended; past RESTORE_CHECK_SECONDS since the check began
  * without an end, failed, naming why the pod waits, unless its container is at work (checkFetching: then up to
- * RESTORE_STEP_SECONDS from the container's start).
+ * RESTORE_STEP_SECONDS from when the hook first saw it run, `fetch`, the restore record's checkFetch).
  */
 export function checkVerdict(
   pod: KubeObject | undefined,
   since: string | undefined,
   now: Date | undefined,
+  fetch?: RestoreState['checkFetch'],
 ): CheckVerdict {
   const ended = pod ? checkState(pod)?.terminated : undefined;
   if (ended && ended.exitCode === 0) return { state: 'passed' };
   const began = Date.parse(since ?? '');
   const late = now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000;
-  const fetching = late && pod !== undefined && checkFetching(pod, began, now);
+  const fetching = late && pod !== undefined && checkFetching(pod, began, now, fetch, since);
   const overdue = late && !fetching;
   if (pod && !overdue && endedByNode(pod)) return { state: 'again' };
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
@@ -287,7 +329,7 @@ function failedStep(pod: KubeObject): string | undefined {
 /** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
 function overdueReason(pod: KubeObject | undefined): string {
   if (pod && checkState(pod)?.running)
-    return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container started`;
+    return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container was first seen running`;
   const why = pod ? waitingReason(pod) : 'its pod was not created';
   return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }

@@ -256,6 +256,18 @@ export const EtcdClusterStatus = Type.Object(
             },
           ),
         ),
+        checkFetch: Type.Optional(
+          Type.Object(
+            {
+              id: Type.String({ maxLength: 400 }),
+              seen: Type.String({ maxLength: 40 }),
+            },
+            {
+              description:
+                "The check's running container (its pod's uid, containerID, restartCount) and when the hook first saw it run, by the hook's clock: a check at work is spared from then (no node's clock read).",
+            },
+          ),
+        ),
         snapshot: Type.Optional(
           Type.Object(
             {

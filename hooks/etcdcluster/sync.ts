@@ -34,6 +34,9 @@ import {
   alreadyRestored,
   restoresCarriedOutKnown,
   withRestoreCarriedOut,
+  RESTORES_CARRIED_OUT,
+  restoresCarriedOutAnnotation,
+  type RestoreCarriedOut,
   refusedByCheck,
   RESTORE_SLACK_SECONDS,
   type EtcdClients,
@@ -41,6 +44,7 @@ import {
   type RestoreState,
 } from '../etcdcommon/index.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
+import { checkedRecordOf } from '../etcdcommon/pin.js';
 import {
   CLIENT_PORT,
   clientURL,
@@ -164,14 +168,27 @@ function restoreOfPods(
         request.parent.metadata.name &&
       typeof (x['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean',
   );
-  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
-  if (!r || !s3?.path || restoreSourceProblem(r, policy) !== undefined) return undefined;
+  const source = r ? checkedSource(r, uid, image, policy) : undefined;
+  if (!r || !source) return undefined;
   return {
     uid,
     name: r.metadata.name!,
-    source: { s3, image },
+    source,
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
+}
+
+/**
+ * Where an EtcdRestore found again without the cluster's record of it fetches from: what its own status kept of its
+ * check (status.checked: the source checked and the pin, hooks/etcdbackup/restore.ts), so that its members fetch
+ * only the bytes checked, from the source checked (not the spec as edited since). A status written before that was
+ * kept: its spec, unpinned (as before). Either is checked again against the tenancy rules.
+ */
+function checkedSource(r: KubeObject, uid: string, image: string, policy: BackupTenancy): RestoreSource | undefined {
+  const checked = checkedRecordOf(r['status'], uid);
+  const s3 = checked?.s3 ?? (r['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
+  if (!s3?.path || restoreSourceProblem({ metadata: r.metadata, spec: { s3 } }, policy) !== undefined) return undefined;
+  return { s3, image, ...(checked?.snapshot ? { snapshot: checked.snapshot } : {}) };
 }
 
 /**
@@ -220,12 +237,12 @@ function restoreOfStatus(
   });
   const r = dropped.length === 1 ? dropped[0] : undefined;
   const uid = r ? (r.metadata.uid ?? r.metadata.name) : undefined;
-  const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
-  if (record || !r || !uid || !s3?.path || restoreSourceProblem(r, policy) !== undefined) return undefined;
+  const source = r && uid ? checkedSource(r, uid, image, policy) : undefined;
+  if (record || !r || !uid || !source) return undefined;
   return {
     uid,
     name: r.metadata.name!,
-    source: { s3, image },
+    source,
     membersDropped: true,
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
@@ -795,7 +812,9 @@ function childrenOf(
   request: CompositeSyncRequest,
   own: boolean,
 ): KubeObject[] {
-  const pods = d.pods.map((p) => withInstanceLabel(p, parent.metadata.name!));
+  // The history of restores carried out, as the status written with these children lists it.
+  const history = withRestoreCarriedOut(knownRestores(request), d.restore);
+  const pods = d.pods.map((p) => withRestoreHistory(withInstanceLabel(p, parent.metadata.name!), history));
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
@@ -827,6 +846,28 @@ function childrenOf(
     disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length, own),
   );
   return children;
+}
+
+/**
+ * A member pod made before the record of restores carried out (RESTORES_CARRIED_OUT) gets the history the status
+ * lists, in place (a change of its metadata only: Metacontroller updates a pod in place, its containers run on), as
+ * the instance label is given to pods made before it: after a lost status, an EtcdRestore made again under the name
+ * of a restore carried out is then known by the members, never replayed over them. A pod restored for one of them
+ * records those before its own (its own is judged from the pod itself: plan/restore-check.ts resultOf), as a restored
+ * member is made. A pod that has the record keeps it as it is.
+ */
+function withRestoreHistory(pod: KubeObject, history: RestoreCarriedOut[]): KubeObject {
+  if (pod.metadata.annotations?.[RESTORES_CARRIED_OUT] !== undefined) return pod;
+  const name = pod.metadata.annotations?.[RESTORED_NAME];
+  const path = restoredFrom(pod);
+  const own = history.findIndex((e) => name !== undefined && e.name === name && e.path === path);
+  const value = restoresCarriedOutAnnotation(own >= 0 ? history.slice(0, own) : history);
+  // Bounded as it is read back (etcdcommon restoresCarriedOutKnown skips a longer one): status is observed data.
+  if (!value || value.length > 64 * 1024) return pod;
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [RESTORES_CARRIED_OUT]: value } },
+  };
 }
 
 /**

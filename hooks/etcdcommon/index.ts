@@ -134,6 +134,12 @@ export interface RestoreState {
    * stay (snapshot.ts, pin). Every restored member fetches those bytes and refuses any other.
    */
   snapshot?: { sha256: string; versionId?: string; pinnedPath?: string };
+  /**
+   * While Checking: the check's running container (`id`: its pod's uid, containerID and restartCount) and when the
+   * hook first saw it run (`seen`, the hook's own clock). A check at work is spared from then, never from the start
+   * its node's clock stamped (etcdcluster restore.ts, checkFetchSeen).
+   */
+  checkFetch?: { id: string; seen: string };
 }
 
 /** Whether a restore record is of one its check refused: it dropped nothing (`untouched` before `refused` was kept). */

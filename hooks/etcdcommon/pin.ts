@@ -18,3 +18,64 @@ export interface SnapshotPin {
 export function pinPath(path: string, restoreUid: string): string {
   return `${path}.restore-${restoreUid.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64)}`;
 }
+
+/** The source of a restore's snapshot as a record keeps it: where it is, with which Secret and endpoint. */
+export interface CheckedSource {
+  path: string;
+  awsSecret?: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+}
+
+/**
+ * What an EtcdRestore's own status keeps of its check once its old members were dropped (status.checked, set once
+ * and never changed: hooks/etcdbackup/restore.ts): the source checked and the pin. It outlives the EtcdCluster's
+ * status, whose record of the pin is lost with it, so that a restore carried on from the EtcdRestore alone
+ * (hooks/etcdcluster/sync.ts) still fetches only the bytes checked.
+ */
+export interface CheckedRecord {
+  s3: CheckedSource;
+  snapshot?: SnapshotPin;
+}
+
+const VERSION_ID = /^[A-Za-z0-9._+=-]{1,128}$/;
+
+/** The source's own fields, read as untrusted: undefined unless every field present has its type. */
+export function checkedSourceOf(value: unknown): CheckedSource | undefined {
+  const s3 = value as Record<string, unknown> | null | undefined;
+  const path = s3?.['path'];
+  if (typeof path !== 'string' || !path || path.length > 1088) return undefined;
+  const { awsSecret, endpoint, forcePathStyle } = s3!;
+  if (![awsSecret, endpoint].every((v) => v === undefined || typeof v === 'string')) return undefined;
+  if (forcePathStyle !== undefined && typeof forcePathStyle !== 'boolean') return undefined;
+  return {
+    path,
+    ...(awsSecret ? { awsSecret: awsSecret as string } : {}),
+    ...(endpoint ? { endpoint: endpoint as string } : {}),
+    ...(forcePathStyle ? { forcePathStyle: true } : {}),
+  };
+}
+
+/**
+ * A pin as a record keeps it, read as untrusted: its sha256 (without one, no pin), a version of the form the check
+ * reports, and a copy only where this restore's check makes it (pinPath of the source checked): a record written by
+ * hand cannot steer a fetch elsewhere, and the sha256 still refuses any other bytes.
+ */
+export function pinRecordOf(value: unknown, path: string, restoreUid: string): SnapshotPin | undefined {
+  const pin = value as Record<string, unknown> | null | undefined;
+  const sha256 = pin?.['sha256'];
+  if (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+  const versionId = pin!['versionId'];
+  if (typeof versionId === 'string' && VERSION_ID.test(versionId)) return { sha256, versionId };
+  const pinned = pin!['pinnedPath'];
+  return { sha256, ...(pinned === pinPath(path, restoreUid) ? { pinnedPath: pinned } : {}) };
+}
+
+/** An EtcdRestore's status.checked, read as untrusted (undefined without a readable source). */
+export function checkedRecordOf(status: unknown, restoreUid: string): CheckedRecord | undefined {
+  const checked = (status as { checked?: { s3?: unknown; snapshot?: unknown } } | null | undefined)?.checked;
+  const s3 = checkedSourceOf(checked?.s3);
+  if (!s3) return undefined;
+  const snapshot = pinRecordOf(checked?.snapshot, s3.path, restoreUid);
+  return { s3, ...(snapshot ? { snapshot } : {}) };
+}

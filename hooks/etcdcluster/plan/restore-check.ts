@@ -15,6 +15,7 @@ import { sanitize, sanitizeAws } from '../pods.js';
 import { memberNamesNotAskedFor } from '../names.js';
 import {
   checkedSize,
+  checkFetchSeen,
   checkVerdict,
   pinOf,
   RESTORE_SECONDS,
@@ -41,12 +42,17 @@ export function afterCheck(
   // nothing: it is dropped, and a new one checks (the deadline still counts from the first).
   const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
   const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
-  const verdict = checkVerdict(check, before.since, obs.now);
+  const verdict = checkVerdict(check, before.since, obs.now, before.checkFetch);
+  const { checkFetch: _seen, ...unseen } = before;
   // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks.
   if ((obs.restoreCheck && !check) || verdict.state === 'again')
     return { ...checking(parent, spec, obs, before, obs.restore.source), restoreCheck: undefined } as Decision;
-  if (verdict.state === 'failed') return refused(parent, spec, obs, before, verdict.reason);
-  if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, before, obs.restore.source);
+  if (verdict.state === 'failed') return refused(parent, spec, obs, unseen, verdict.reason);
+  // Its container at work is timed from when this hook first saw it run (restore.ts checkFetchSeen), never from the
+  // start its node's clock stamped: that sight is kept in the record while it is checked.
+  const fetch = checkFetchSeen(check, before.checkFetch, before.since, obs.now);
+  const seen: RestoreState = fetch ? { ...unseen, checkFetch: fetch } : unseen;
+  if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, seen, obs.restore.source);
   // A snapshot the restored members cannot hold on their data volumes is refused while the running members still
   // hold the data (restore.ts, roomProblem).
   const noRoom = roomProblem(spec, checkedSize(check));
@@ -54,7 +60,7 @@ export function afterCheck(
   // The restored members could get no claim (their StorageClass not seen): the running members are not dropped; the
   // restore waits at its passed check, and says why (it carries on once the class is seen).
   if (obs.claimsHeld) {
-    const d = checking(parent, spec, obs, before, obs.restore.source);
+    const d = checking(parent, spec, obs, seen, obs.restore.source);
     return { ...d, conditions: [...d.conditions, claimsHeldCondition(obs.claimsHeld)] };
   }
   // The restored members would take names the customize answer in use did not ask for (names.ts): they would be
@@ -66,7 +72,7 @@ export function afterCheck(
     const why = namesWait(unasked, parent, spec);
     if (restoreDeadlinePassed(before.since, obs.now))
       return refused(parent, spec, obs, before, `${why}, for ${RESTORE_SECONDS / 60} minutes`);
-    const d = checking(parent, spec, obs, before, obs.restore.source);
+    const d = checking(parent, spec, obs, seen, obs.restore.source);
     return {
       ...d,
       conditions: [
@@ -81,7 +87,7 @@ export function afterCheck(
     };
   }
   // The snapshot is there and intact: only now are the old members dropped.
-  const { noMembers: _none, ...replacing } = before;
+  const { noMembers: _none, ...replacing } = unseen;
   // Past this point there is no way back: the snapshot checked (and what its check pinned) is recorded, and the
   // restore carries on from it even if its EtcdRestore is edited or deleted (sync.ts, carriedOn).
   const pin = pinOf(check, obs.restore.source, before.uid);

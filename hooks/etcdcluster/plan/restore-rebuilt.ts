@@ -30,6 +30,8 @@ export function rebuiltRestore(
     name: own.name,
     phase: 'Restoring',
     s3: own.source.s3,
+    // The pin its EtcdRestore kept (status.checked): the record carries it on to every restored member's fetch.
+    ...(own.source.snapshot ? { snapshot: own.source.snapshot } : {}),
     ...(own.created ? { created: own.created } : {}),
     ...(since ? { since } : {}),
   };
@@ -54,6 +56,8 @@ function droppedFor(
     name: own.name,
     phase: 'Replacing',
     s3: own.source.s3,
+    // The pin its EtcdRestore kept (status.checked): the record carries it on to every restored member's fetch.
+    ...(own.source.snapshot ? { snapshot: own.source.snapshot } : {}),
     ...(own.created ? { created: own.created } : {}),
     ...(obs.now ? { since: rfc3339(obs.now) } : {}),
   };
