@@ -294,3 +294,202 @@ export const heldByRecordedHolder: Scenario = {
     return notes;
   },
 };
+
+const TOGETHER_NS = 'made-together';
+
+/** Which of two parents was made first, as lib/ownership.ts firstMade tells: creationTimestamp, then the lower uid. */
+function madeFirst(a: any, b: any): 'a' | 'b' {
+  const ta = Date.parse(a.metadata.creationTimestamp);
+  const tb = Date.parse(b.metadata.creationTimestamp);
+  if (ta !== tb) return ta < tb ? 'a' : 'b';
+  return a.metadata.uid < b.metadata.uid ? 'a' : 'b';
+}
+
+/** `Kind/name` of the parent an object belongs to: its controller, or (a StatefulSet's pod) the StatefulSet's. */
+async function parentOf(k: Parameters<Scenario['run']>[0], obj: any): Promise<string | undefined> {
+  const ref = (obj.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
+  if (!ref) return undefined;
+  if (ref.kind !== 'StatefulSet') return `${ref.kind}/${ref.name}`;
+  const sts = await k.getOrUndefined(['-n', TOGETHER_NS, 'statefulset', ref.name]);
+  return sts && sts.metadata.uid === ref.uid ? parentOf(k, sts) : `StatefulSet/${ref.name} (gone)`;
+}
+
+// Parents made together: one `kubectl apply` of a List holding a MySQLCluster `shop` and an EtcdCluster `shop-mysql`
+// (the Service shop-mysql and the pod shop-mysql-0 are both's), and two S3 resources naming one Secret. No kubelet
+// or scheduler runs here, so no member ever starts: neither workload served, and the one made second
+// (lib/ownership.ts firstMade: creationTimestamp, then the lower uid) yields; which one that is depends on the uids
+// the API server gave, and is read back. Exactly one of each pair keeps working, the other says why (Ready=False
+// `<Kind>NameTaken`, naming the first), and no Service selects pods of another parent.
+export const collisionsMadeTogether: Scenario = {
+  name: 'Parents made together (one kubectl apply of a List): a MySQLCluster and an EtcdCluster, two S3 resources, whose children would collide: exactly one of each keeps working, the other says why',
+  async run(k) {
+    const notes: string[] = [];
+    await k.kubectl(['create', 'namespace', TOGETHER_NS]);
+    const get = (...args: string[]) => k.getOrUndefined(['-n', TOGETHER_NS, ...args]);
+    const s3 = (name: string) => ({
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name },
+      spec: { bucketName: `made-together-${name}`, secretName: 'shared-credentials' },
+    });
+    const t0 = Date.now();
+    await k.kubectl(
+      ['apply', '-n', TOGETHER_NS, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'database.example.com/v1alpha1',
+            kind: 'MySQLCluster',
+            metadata: { name: 'shop' },
+            spec: { size: 1, version: '8.0' },
+          },
+          {
+            apiVersion: 'etcd.database.coreos.com/v1beta2',
+            kind: 'EtcdCluster',
+            metadata: { name: 'shop-mysql' },
+            spec: { size: 3, version: '3.5.17' },
+          },
+          s3('one'),
+          s3('two'),
+        ],
+      }),
+    );
+
+    // Two kinds: which was made first, as the hooks tell it.
+    const mysql0 = await get('mysqlcluster', 'shop');
+    const etcd0 = await get('etcdcluster', 'shop-mysql');
+    const mysqlFirst = madeFirst(mysql0, etcd0) === 'a';
+    const [first, second] = mysqlFirst
+      ? [
+          { kind: 'MySQLCluster', resource: 'mysqlcluster', name: 'shop', uid: mysql0.metadata.uid },
+          { kind: 'EtcdCluster', resource: 'etcdcluster', name: 'shop-mysql', uid: etcd0.metadata.uid },
+        ]
+      : [
+          { kind: 'EtcdCluster', resource: 'etcdcluster', name: 'shop-mysql', uid: etcd0.metadata.uid },
+          { kind: 'MySQLCluster', resource: 'mysqlcluster', name: 'shop', uid: mysql0.metadata.uid },
+        ];
+    notes.push(
+      `made ${mysql0.metadata.creationTimestamp} / ${etcd0.metadata.creationTimestamp}: ${first.kind} ${first.name} is first`,
+    );
+    const held = await waitFor(
+      `${second.kind} ${second.name} to say it yields to ${first.kind} ${first.name}`,
+      async () => {
+        const o = await get(second.resource, second.name);
+        const ready = condition(o, 'Ready');
+        const yields = (o?.status?.heldBy ?? []).some((r: any) => r.yieldsTo?.uid === first.uid);
+        if (ready?.status === 'False' && /NameTaken$/.test(ready.reason) && yields) return o;
+        throw new Error(`status: ${JSON.stringify(o?.status ?? null).slice(0, 600)}`);
+      },
+      120_000,
+    );
+    const why = condition(held, 'Ready');
+    assert.match(why.message, new RegExp(`${first.kind} ${first.name} \\(uid ${first.uid}\\), made before this`));
+    assert.match(why.message, /never served, so it yields/);
+    notes.push(
+      `${second.kind} ${second.name}: Ready=False ${why.reason} in ${secs(t0)}: ${why.message.slice(0, 100)}...`,
+    );
+    const working = await waitFor(
+      `${first.kind} ${first.name} to carry on (its names free)`,
+      async () => {
+        const o = await get(first.resource, first.name);
+        const reason = condition(o, 'Ready')?.reason ?? '';
+        if (reason && !/Name(Taken|Releasing)$/.test(reason)) {
+          const svc = await get('service', 'shop-mysql');
+          if (svc && (await parentOf(k, svc)) === `${first.kind}/${first.name}`) return o;
+        }
+        throw new Error(`status: ${JSON.stringify(o?.status ?? null).slice(0, 600)}`);
+      },
+      120_000,
+    );
+    notes.push(
+      `${first.kind} ${first.name}: Ready ${condition(working, 'Ready').reason}, holds Service shop-mysql, in ${secs(t0)}`,
+    );
+    if (mysqlFirst) {
+      const sts = await waitFor('the MySQLCluster`s StatefulSet', () => get('statefulset', 'shop-mysql'));
+      assert.equal(await parentOf(k, sts), 'MySQLCluster/shop');
+      const etcdPods = await k.json(['get', 'pods', '-n', TOGETHER_NS, '-l', 'etcd_cluster=shop-mysql']);
+      assert.deepEqual(
+        etcdPods.items.filter((p: any) => !p.metadata.deletionTimestamp).map((p: any) => p.metadata.name),
+        [],
+        'the EtcdCluster keeps no member pod the MySQLCluster wants',
+      );
+    } else {
+      const pod = await waitFor('the EtcdCluster`s member pod shop-mysql-0', async () => {
+        const p = await get('pod', 'shop-mysql-0');
+        return p && (await parentOf(k, p)) === 'EtcdCluster/shop-mysql' ? p : undefined;
+      });
+      assert.ok(pod);
+    }
+    // No Service selects pods of another parent (the pods of each Service's selector, by their parent).
+    const services = (await k.json(['get', 'services', '-n', TOGETHER_NS])).items;
+    const pods = (await k.json(['get', 'pods', '-n', TOGETHER_NS])).items;
+    for (const svc of services) {
+      const selector = svc.spec?.selector as Record<string, string> | undefined;
+      if (!selector || Object.keys(selector).length === 0) continue;
+      const owner = await parentOf(k, svc);
+      for (const p of pods) {
+        const labels = p.metadata.labels ?? {};
+        if (!Object.entries(selector).every(([key, v]) => labels[key] === v)) continue;
+        assert.equal(
+          await parentOf(k, p),
+          owner,
+          `Service ${svc.metadata.name} (${owner}) selects pod ${p.metadata.name}`,
+        );
+      }
+    }
+    notes.push(`${services.length} Services, ${pods.length} pods: no Service selects another parent's pods`);
+
+    // One kind: two S3 resources naming one Secret; exactly one holds it and is Ready.
+    const [winner, loser] = await waitFor(
+      'one S3 Ready with the Secret, the other SecretNameTaken',
+      async () => {
+        const a = await get('s3', 'one');
+        const b = await get('s3', 'two');
+        const secret = await get('secret', 'shared-credentials');
+        const holder = secret && (await parentOf(k, secret));
+        const pair = holder === 'S3/one' ? [a, b] : holder === 'S3/two' ? [b, a] : undefined;
+        if (!pair) throw new Error(`Secret shared-credentials held by ${holder}`);
+        if (condition(pair[0], 'Ready')?.status === 'True' && condition(pair[1], 'Ready')?.reason === 'SecretNameTaken')
+          return pair;
+        throw new Error(`statuses: ${JSON.stringify([condition(a, 'Ready'), condition(b, 'Ready')]).slice(0, 600)}`);
+      },
+      120_000,
+    );
+    assert.match(
+      condition(loser, 'Ready').message,
+      new RegExp(`^Secret shared-credentials belongs to S3 ${winner.metadata.name}`),
+    );
+    const secret = await get('secret', 'shared-credentials');
+    notes.push(
+      `S3 ${winner.metadata.name} Ready with the Secret; S3 ${loser.metadata.name} Ready=False SecretNameTaken`,
+    );
+
+    notes.push(
+      await k.assertQuiet({
+        namespace: TOGETHER_NS,
+        parents: ['mysqlclusters/shop', 'etcdclusters/shop-mysql', 's3s/one', 's3s/two'],
+        hooks: [
+          { hook: 'mysqlcluster/sync', parents: 1 },
+          { hook: 'etcdcluster/sync', parents: 1 },
+          { hook: 's3/sync', parents: 2 },
+        ],
+      }),
+    );
+    const after = await get('secret', 'shared-credentials');
+    assert.equal(after.metadata.uid, secret.metadata.uid);
+    assert.equal(after.data['AWS_ACCESS_KEY_ID'], secret.data['AWS_ACCESS_KEY_ID'], 'the key is never rotated');
+    assert.equal(condition(await get(second.resource, second.name), 'Ready')?.status, 'False', 'the second stays held');
+
+    for (const [kind, name] of [
+      ['s3', 'two'],
+      ['s3', 'one'],
+      ['etcdcluster', 'shop-mysql'],
+      ['mysqlcluster', 'shop'],
+    ])
+      await k.kubectl(['delete', kind!, name!, '-n', TOGETHER_NS, '--wait=true', '--timeout=60s']);
+    await k.kubectl(['delete', 'namespace', TOGETHER_NS, '--wait=false']);
+    return notes;
+  },
+};
