@@ -358,9 +358,9 @@ export const collisionsMadeTogether: Scenario = {
     );
 
     // Two kinds: exactly one keeps working (holds the Service shop-mysql and its members), the other is held and says
-    // why. Which one depends on which child each got first: the one made first (lib/ownership.ts firstMade) wins
-    // when the one made second is held too (it never served, so it yields); when the one made second got every
-    // name it wants first, it is never held, and the first stays held naming it (docs/failure-modes.md).
+    // why. The one made first (lib/ownership.ts firstMade): the one made second never served, so it yields, whether
+    // it is held by names the first got first, or got every name it wants first and reads that the first is held for
+    // them (its status.heldBy: lib/ownership.ts wantedByFirst).
     const mysql0 = await get('mysqlcluster', 'shop');
     const etcd0 = await get('etcdcluster', 'shop-mysql');
     const parents = [
@@ -386,7 +386,16 @@ export const collisionsMadeTogether: Scenario = {
         );
       return { working: parents[i]!, held: parents[1 - i]!, heldObj: objs[1 - i] };
     };
-    const split = await waitFor('exactly one of MySQLCluster shop and EtcdCluster shop-mysql held', settled, 120_000);
+    // The one made second never served (no member ever started here), so it yields, held or not: the first wins.
+    const split = await waitFor(
+      `${first.kind} ${first.name} (made first) working, the other held`,
+      async () => {
+        const s = await settled();
+        if (s.working.kind !== first.kind) throw new Error(`${s.working.kind} works, ${s.held.kind} held`);
+        return s;
+      },
+      120_000,
+    );
     const { working, held } = split;
     const why = condition(split.heldObj, 'Ready');
     assert.equal(why.status, 'False');
