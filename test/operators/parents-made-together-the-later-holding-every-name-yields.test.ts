@@ -143,3 +143,65 @@ t.test('a later EtcdCluster whose member ran keeps working; the first stays held
     message: /EtcdCluster shop-mysql .*made after.*does not say it releases them/,
   });
 });
+
+t.test('a later MySQLCluster that got every name first yields to the EtcdCluster made before it', async (t) => {
+  const etcd = etcdParent({ size: 3 });
+  etcd.metadata = {
+    ...etcd.metadata,
+    name: 'shop-mysql',
+    namespace: NS,
+    uid: 'uid-etcd-shop-mysql',
+    creationTimestamp: '2026-01-02T03:00:00Z',
+  };
+  const mysqlReq = request('mysqlcluster', { size: 1, version: '8.0' });
+  mysqlReq.parent.metadata = {
+    ...mysqlReq.parent.metadata,
+    name: 'shop',
+    namespace: NS,
+    uid: 'uid-mysql-shop',
+    creationTimestamp: '2026-01-02T03:00:01Z',
+  };
+  const etcdFirst = await etcdSync({ controller: {}, parent: etcd, children: {}, related: {} }, { etcd: noEtcd, now });
+  const mysqlFirst = mysqlSync(mysqlReq, now);
+  // The MySQLCluster got its Service shop-mysql, and its StatefulSet its pod shop-mysql-0 (Pending), first.
+  const mysqlMade = mysqlFirst.children.map((c) => created(c, mysqlReq.parent));
+  const sts = mysqlMade.find((c) => c.kind === 'StatefulSet')!;
+  const stsPod = created({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'shop-mysql-0' } }, sts, {
+    phase: 'Pending',
+  });
+  const etcdMade = etcdFirst.children
+    .filter((c) => !(c.kind === 'Service' && c.metadata.name === 'shop-mysql'))
+    .filter((c) => !(c.kind === 'Pod' && c.metadata.name === 'shop-mysql-0'))
+    .map((c) => created(c, etcd));
+  let etcdNow = { ...etcd, status: etcdFirst.status } as ParentObject;
+  let mysqlNow = { ...mysqlReq.parent, status: mysqlFirst.status } as ParentObject;
+  let etcdAgain = etcdFirst;
+  let mysqlAgain = mysqlFirst;
+  for (let round = 0; round < 3; round++) {
+    etcdAgain = await etcdSync(
+      {
+        controller: {},
+        parent: etcdNow,
+        children: objectMap(etcdMade),
+        related: objectMap([...mysqlMade, stsPod, mysqlNow as KubeObject]),
+      },
+      { etcd: noEtcd, now },
+    );
+    etcdNow = { ...etcdNow, status: etcdAgain.status } as ParentObject;
+    const again = request('mysqlcluster', { size: 1, version: '8.0' });
+    again.parent = mysqlNow;
+    again.children = objectMap(mysqlMade);
+    again.related = objectMap([...etcdMade, stsPod, etcdNow as KubeObject]);
+    mysqlAgain = mysqlSync(again, now);
+    mysqlNow = { ...mysqlNow, status: mysqlAgain.status } as ParentObject;
+  }
+  t.comment(JSON.stringify(ready(mysqlAgain)));
+  t.notOk(names(mysqlAgain).includes('Service/shop-mysql'), 'it releases its Service shop-mysql');
+  // The EtcdCluster is held for its Service first; once it has it, its member shop-mysql-0 is held by the StatefulSet's
+  // pod, and the MySQLCluster, held then, releases the StatefulSet too (parents-made-together-the-later-yields-...).
+  t.ok(
+    heldBy(mysqlAgain).some((h) => h.yieldsTo?.uid === 'uid-etcd-shop-mysql'),
+    'status.heldBy says it yields',
+  );
+  t.match(ready(etcdAgain), { reason: /NameReleasing$/ });
+});
