@@ -11,7 +11,7 @@
 // whose holders it can judge (`HolderWants`: a kind whose parents can want one name, such as two S3 resources
 // naming one secretName, asks customize for the parents of its kind and judges them by their childNames).
 import { conditionsFor, currentStatus } from './hook.js';
-import type { ConditionInput } from './conditions.js';
+import { previousConditions, type ConditionInput } from './conditions.js';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -710,6 +710,12 @@ export function takenIn(
   return takenNames(request, wanted, undefined, wants);
 }
 
+/** Whether an answer is one the hook held for taken names already (its Ready `<Kind>NameTaken` or `NameReleasing`). */
+function heldAnswer(response: CompositeSyncResponse): boolean {
+  const ready = previousConditions(response.status).find((c) => c.type === 'Ready');
+  return typeof ready?.reason === 'string' && /Name(Taken|Releasing)$/.test(ready.reason);
+}
+
 /**
  * The names of this parent's children that a parent made before it (firstMade) is held for: that parent's
  * status.heldBy records this parent, or one of its children (a StatefulSet whose pod takes a member name), as their
@@ -738,7 +744,7 @@ export function wantedByFirst(request: CompositeSyncRequest, wants: HolderWants)
       if (!ours.has(r.holder.uid)) continue;
       out.push({
         child: r.child,
-        holder: `${parentText(h)}, made before this ${what}, which wants it and is held for it (its status.heldBy)`,
+        holder: `this ${what} now, and is wanted by ${parentText(h)}, made before it, which is held for it (its status.heldBy)`,
         ref,
       });
     }
@@ -770,7 +776,8 @@ export function guardAnswer(
   const taken = takenIn(request, response, wants);
   if (taken.length === 0) {
     // A parent made before this one waits for names this one holds: this one yields when it never served; one that
-    // served carries on as it is (the first stays held, naming it).
+    // served carries on as it is (the first stays held, naming it). An answer the hook held already says so itself.
+    if (heldAnswer(response)) return response;
     const first = judged && options.served ? wantedByFirst(request, judged) : [];
     if (first.length === 0 || options.served!(request) !== undefined) return response;
     return heldForTakenNames(request, first, now, (response.status as Status | null) ?? undefined, {
