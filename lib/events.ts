@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent, type ObjectReference } from './kube.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, ParentObject } from './metacontroller.js';
 import { previousConditions } from './conditions.js';
+import { heldRecordsOf } from './ownership.js';
 
 /** What a hook has to say, before it is addressed to a resource and named. */
 export interface EventSpec {
@@ -287,6 +288,54 @@ export function conditionEvents(parent: ParentObject, status: unknown, rules: Co
   return out;
 }
 
+/**
+ * The events of a parent that yields names to, or waits for names from, a parent made in the same moment
+ * (lib/ownership.ts heldForTakenNames): Warning `NamesYielded` when the answer's status.heldBy starts to say it
+ * yields to a parent (HeldRecord.yieldsTo) that the parent's current status does not name (it releases children:
+ * Metacontroller deletes them), and Warning `<Kind>NameReleasing` when Ready takes that reason (it waits for the
+ * other parent to release them). Each names the other parent; the same status fed back says nothing.
+ */
+export function yieldEvents(parent: ParentObject, status: unknown, action: string): EventSpec[] {
+  const out: EventSpec[] = [];
+  const what = String(parent['kind'] ?? 'parent');
+  const before = new Set(heldRecordsOf(parent).flatMap((r) => (r.yieldsTo ? [r.yieldsTo.uid] : [])));
+  const records = heldRecordsOf({ metadata: {}, status } as unknown as ParentObject);
+  const told = new Set<string>();
+  for (const r of records) {
+    const to = r.yieldsTo;
+    if (!to || before.has(to.uid) || told.has(to.uid)) continue;
+    told.add(to.uid);
+    const names = records
+      .filter((x) => x.yieldsTo?.uid === to.uid)
+      .map((x) => `${x.child.kind} ${x.child.name}`)
+      .sort();
+    out.push({
+      type: 'Warning',
+      reason: 'NamesYielded',
+      action,
+      note:
+        `this ${what} yields to ${to.kind} ${to.name} (uid ${to.uid}), made before it, which wants names it holds ` +
+        `(${names.join(', ')}): it never served, so it releases the children that ${to.kind} wants ` +
+        `(Metacontroller deletes them) and stays held while the names are wanted there; to run both, rename this ${what}`,
+      subject: to.uid,
+      related: {
+        apiVersion: to.apiVersion,
+        kind: to.kind,
+        name: to.name,
+        namespace: parent.metadata.namespace ?? 'default',
+        uid: to.uid,
+      },
+    });
+  }
+  const ready = (s: unknown) => previousConditions(s).find((c) => c.type === 'Ready');
+  const was = ready(parent.status);
+  const is = ready(status);
+  const reason = typeof is?.reason === 'string' ? is.reason : '';
+  if (is && reason.endsWith('NameReleasing') && (was?.reason !== reason || was?.status !== is.status))
+    out.push({ type: 'Warning', reason, action, note: `Ready: ${String(is.message ?? '')}`, subject: 'Ready' });
+  return out;
+}
+
 /** What withEvents is given. */
 export interface EventfulCall {
   request: CompositeSyncRequest;
@@ -318,6 +367,9 @@ export async function withEvents({
   let events: EventSpec[];
   try {
     events = [...steps, ...(extra?.(response) ?? []), ...conditionEvents(request.parent, response.status, rules)];
+    // A parent made together with another that wants its names: what it yields, or waits for (once per change).
+    for (const e of yieldEvents(request.parent, response.status, rules.action))
+      if (!events.some((x) => x.reason === e.reason && x.subject === e.subject)) events.push(e);
   } catch (err) {
     log?.warn(
       { err: err instanceof Error ? err.message : String(err) },

@@ -11,7 +11,7 @@
 // whose holders it can judge (`HolderWants`: a kind whose parents can want one name, such as two S3 resources
 // naming one secretName, asks customize for the parents of its kind and judges them by their childNames).
 import { conditionsFor, currentStatus } from './hook.js';
-import type { ConditionInput } from './conditions.js';
+import { previousConditions, type ConditionInput } from './conditions.js';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -710,6 +710,49 @@ export function takenIn(
   return takenNames(request, wanted, undefined, wants);
 }
 
+/** Whether an answer is one the hook held for taken names already (its Ready `<Kind>NameTaken` or `NameReleasing`). */
+function heldAnswer(response: CompositeSyncResponse): boolean {
+  const ready = previousConditions(response.status).find((c) => c.type === 'Ready');
+  return typeof ready?.reason === 'string' && /Name(Taken|Releasing)$/.test(ready.reason);
+}
+
+/**
+ * The names of this parent's children that a parent made before it (firstMade) is held for: that parent's
+ * status.heldBy records this parent, or one of its children (a StatefulSet whose pod takes a member name), as their
+ * holder. Two parents made together each create what they can; when the one made second got every name it wants
+ * first, it is held by none, and would never learn that the first waits for it. Given as taken names (the holder:
+ * the first parent), so that heldForTakenNames judges it as it judges a parent held by the first: it yields when it
+ * never served (HeldOptions.served), else it keeps what it holds and both name each other. At most LISTED parents'
+ * records, in the parent's namespace, not being deleted; the first's records are observed data.
+ */
+export function wantedByFirst(request: CompositeSyncRequest, wants: HolderWants): TakenName[] {
+  const parent = request.parent;
+  const namespace = parent.metadata.namespace ?? '';
+  const ours = new Set(
+    [parent.metadata.uid, ...allObserved(request.children).map((c) => c.metadata.uid)].filter(
+      (u): u is string => typeof u === 'string' && u !== '',
+    ),
+  );
+  const what = String(parent['kind'] ?? 'parent');
+  const out: TakenName[] = [];
+  for (const h of allObserved(request.related)) {
+    if (h.metadata.uid === parent.metadata.uid || h.metadata.deletionTimestamp) continue;
+    if ((h.metadata.namespace ?? '') !== namespace || wants(h) === undefined) continue;
+    if (firstMade(parent, h) !== 'b' || !h.metadata.name || !h.metadata.uid) continue;
+    const ref: HolderRef = { apiVersion: h.apiVersion, kind: h.kind, name: h.metadata.name, uid: h.metadata.uid };
+    for (const r of heldRecordsOf(h as ParentObject)) {
+      if (!ours.has(r.holder.uid)) continue;
+      out.push({
+        child: r.child,
+        holder: `this ${what} now, and is wanted by ${parentText(h)}, made before it, which is held for it (its status.heldBy)`,
+        ref,
+      });
+    }
+    if (out.length >= LISTED * LISTED) break;
+  }
+  return out;
+}
+
 /**
  * The answer as it stands when none of its children's names is held by another owner; otherwise held
  * (heldForTakenNames), with the status the hook computed. Children observed as the parent's are not looked up.
@@ -729,10 +772,21 @@ export function guardAnswer(
     independent?: boolean;
   } = {},
 ): CompositeSyncResponse {
-  const taken = takenIn(request, response, wants);
-  if (taken.length === 0) return response;
-  const names = new Set(taken.map((t) => nameKey(t.child)));
   const judged = judgeOf(wants).wants;
+  const taken = takenIn(request, response, wants);
+  if (taken.length === 0) {
+    // A parent made before this one waits for names this one holds: this one yields when it never served; one that
+    // served carries on as it is (the first stays held, naming it). An answer the hook held already says so itself.
+    if (heldAnswer(response)) return response;
+    const first = judged && options.served ? wantedByFirst(request, judged) : [];
+    if (first.length === 0 || options.served!(request) !== undefined) return response;
+    return heldForTakenNames(request, first, now, (response.status as Status | null) ?? undefined, {
+      wants: judged!,
+      served: options.served!,
+      remember: true,
+    });
+  }
+  const names = new Set(taken.map((t) => nameKey(t.child)));
   const held: HeldOptions = {
     ...(judged ? { wants: judged } : {}),
     ...(options.served ? { served: options.served } : {}),

@@ -16,6 +16,7 @@ import {
   isTerminating,
   keepObserved,
   servedByStatus,
+  wantedByFirst,
   type KubeObject,
   observed,
   observedNamed,
@@ -550,6 +551,15 @@ function heldForNames(
   const taken = takenIn(request, planned, holderJudge(now));
   if (taken.length > 0)
     return heldForTakenNames(request, taken, now, undefined, {
+      remember: true,
+      wants: holderWants,
+      served: () => served(request, obs),
+    });
+  // Held by none, but a parent made before it waits for names it holds (lib/ownership.ts wantedByFirst): it yields
+  // when it never served.
+  const first = wantedByFirst(request, holderWants);
+  if (first.length > 0 && served(request, obs) === undefined)
+    return heldForTakenNames(request, first, now, undefined, {
       remember: true,
       wants: holderWants,
       served: () => served(request, obs),

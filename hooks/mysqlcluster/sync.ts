@@ -1233,7 +1233,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   });
   // A named StorageClass not seen (lib/storage-class.ts): no StatefulSet is made and none grows (its controller would
   // make the new members' claims); the one observed is kept, with every member and claim it has.
-  const held = heldForClass(hook, observedSts, wantedSts);
+  const held = heldForClass(hook, n, observedSts, wantedSts);
   const own = serviceSelectsOwn(request, n);
   const children: KubeObject[] = [
     ...(credentials ? [credentials] : []),
@@ -1297,9 +1297,17 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
  * StatefulSet is not made (`fresh`); an observed one keeps the replicas it has (the wanted StatefulSet is changed so:
  * its controller makes a new member's claim). Nothing observed is left out of the answer (Metacontroller would delete
  * it), and no member is removed or replaced for it. Undefined when nothing waits: the class is seen, or no claim is new.
+ *
+ * "Only new claims wait" does not hold for the members the StatefulSet keeps: its controller makes a member's claim
+ * again from volumeClaimTemplates whenever the claim is gone (deleted by hand, or by a clean-up) and the member's pod
+ * is made. The hook cannot stop that for a member below members that run (lowering replicas would stop them); it holds
+ * what it can: the replicas go down past the last members whose claim is gone and whose pod never started (no claim:
+ * no pod of theirs can have run on it since, and none runs), so that no claim is made for them. The members whose
+ * claim is gone (or going) and that stay below the replicas are named: their claims will be made of the class not seen.
  */
 function heldForClass(
   hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>,
+  n: Names,
   observedSts: KubeObject | undefined,
   wantedSts: KubeObject,
 ): Held | undefined {
@@ -1316,9 +1324,42 @@ function heldForClass(
   const replicas = (observedSts['spec'] as { replicas?: unknown } | undefined)?.replicas;
   // Kubernetes defaults a StatefulSet's replicas to 1; an observed one always has them.
   const has = typeof replicas === 'number' && Number.isInteger(replicas) && replicas >= 0 ? replicas : 1;
-  if (size <= has) return undefined;
-  (wantedSts['spec'] as { replicas: number }).replicas = has;
-  return { fresh: false, message: `${unseen}; ${size - has} new members wait (spec.size ${size}, ${has} kept)` };
+  const kept = Math.min(size, has);
+  // Any claim of a member's name is the one the StatefulSet controller uses (whoever made it); one being deleted is
+  // made again once its pod goes.
+  const claims = observedUnordered(hook.request.related, 'PersistentVolumeClaim', 'v1');
+  const claimOf = (i: number) => claims.find((c) => c?.metadata?.name === n.volume(i));
+  const gone = (i: number) => {
+    const c = claimOf(i);
+    return !c || isTerminating(c);
+  };
+  const pods = memberPods(hook.request, n);
+  const ran = (i: number) =>
+    pods.some((p) => p.metadata.name === n.member(i) && (isPodReady(p) || containersStarted(p)));
+  let top = kept;
+  while (top > 0 && !claimOf(top - 1) && !ran(top - 1)) top--;
+  const remade = Array.from({ length: top }, (_, i) => i).filter(gone);
+  if (size <= has && top === kept && remade.length === 0) return undefined;
+  (wantedSts['spec'] as { replicas: number }).replicas = top;
+  const parts: string[] = [];
+  if (size > has) parts.push(`${size - has} new members wait (spec.size ${size}, ${has} kept)`);
+  if (top < kept) {
+    const held = Array.from({ length: kept - top }, (_, i) => n.member(top + i)).join(', ');
+    parts.push(
+      `the claims of ${held} are gone: the StatefulSet goes down to ${top} replicas until the class is seen, so that ` +
+        `its controller does not make them again of a class not seen (no pod of theirs runs)`,
+    );
+  }
+  if (remade.length > 0) {
+    const names = remade.map((i) => `${n.volume(i)}${claimOf(i) ? ' (being deleted)' : ''}`);
+    parts.push(
+      `the claims ${names.slice(0, 3).join(', ')}${names.length > 3 ? ` (and ${names.length - 3} more)` : ''} of ` +
+        `members the StatefulSet keeps are gone or going: its controller makes them again from its template, of the ` +
+        `class not seen, when their pods are made (it cannot be held without stopping the members above them); ` +
+        `create the StorageClass, or do not delete a member's claim until it is seen (docs/mysqlcluster.md)`,
+    );
+  }
+  return { fresh: false, message: `${unseen}; ${parts.join('; ')}` };
 }
 
 /** What waits for the claims' StorageClass (heldForClass): a new cluster, or the members a scale-up adds. */

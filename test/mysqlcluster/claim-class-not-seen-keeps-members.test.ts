@@ -7,6 +7,7 @@
 // StatefulSet, and the members a scale-up adds (the StatefulSet controller makes their claims).
 import t from 'tap';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
+import { CLAIM_UID_LABEL } from '../../hooks/mysqlcluster/sync.js';
 import { mysqlSync } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
@@ -36,12 +37,29 @@ function pod(ordinal: number): KubeObject {
   } as KubeObject;
 }
 
+/** A member's data volume, as its StatefulSet's controller made it, bound. */
+function claim(ordinal: number, extra: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: `data-${STS}-${ordinal}`,
+      namespace: 'default',
+      labels: { ...labels, [CLAIM_UID_LABEL]: request('mysqlcluster', {}).parent.metadata.uid! },
+      ...extra,
+    },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', volumeName: `pv-${ordinal}` },
+    status: { phase: 'Bound' },
+  } as KubeObject;
+}
+
 /** A running cluster of `size` members, as its last answer made it with the class sent (its StatefulSet at size). */
 function running(size: number): { children: KubeObject[]; status: unknown } {
   let children: KubeObject[] = [];
   let status: unknown;
   for (let i = 0; i < 3; i++) {
-    const res = mysqlSync(req(spec(size), children, status, [fast], size), FIXED_NOW);
+    // Its members and their claims come once its StatefulSet is made (the first answer makes its Secret).
+    const res = mysqlSync(req(spec(size), children, status, [fast], size, i === 0 ? [] : undefined), FIXED_NOW);
     children = res.children;
     status = res.status;
   }
@@ -55,6 +73,8 @@ function req(
   status: unknown,
   related: KubeObject[],
   members: number,
+  /** The members' pods and claims, when not every member's running pod and bound claim. */
+  memberObjects?: KubeObject[],
 ): CompositeSyncRequest {
   const observed = children.map((c) => {
     if (c.kind !== 'StatefulSet') return asObserved(c);
@@ -69,7 +89,11 @@ function req(
   });
   const r = request('mysqlcluster', s, {
     children: objectMap(observed, 'v1', ['StatefulSet.apps/v1', 'Service.v1', 'Secret.v1']),
-    related: objectMap([...Array.from({ length: members }, (_, i) => pod(i)), ...related], 'v1', ['Pod.v1']),
+    related: objectMap(
+      [...(memberObjects ?? Array.from({ length: members }, (_, i) => [pod(i), claim(i)]).flat()), ...related],
+      'v1',
+      ['Pod.v1', 'PersistentVolumeClaim.v1'],
+    ),
   });
   if (status !== undefined) r.parent.status = structuredClone(status) as Record<string, unknown>;
   return r;
@@ -129,4 +153,56 @@ t.test('a scale-down goes on while the class is not sent', async (t) => {
   const res = mysqlSync(req(spec(2), children, status, [], 3), FIXED_NOW);
   t.equal(stsOf(res).spec.replicas, 2);
   t.notOk(condition(res, 'ClaimsHeld'));
+});
+
+// The StatefulSet controller makes a member's claim again from volumeClaimTemplates whenever it is gone and the
+// member's pod is made: "only new claims wait" does not hold for the members it keeps. The hook holds what it can.
+t.test('a member whose claim is gone and whose pod never ran is not kept past: no claim of it is made', async (t) => {
+  const { children, status } = running(3);
+  // Member 2's claim was deleted (and its pod with it); the StatefulSet controller made its pod again, Pending.
+  const pending = { ...pod(2), status: { phase: 'Pending' } } as KubeObject;
+  const res = mysqlSync(
+    req(spec(3), children, status, [], 3, [pod(0), claim(0), pod(1), claim(1), pending]),
+    FIXED_NOW,
+  );
+  t.equal(stsOf(res).spec.replicas, 2, 'the StatefulSet goes down to the members whose claims exist');
+  t.match(condition(res, 'ClaimsHeld'), {
+    status: 'True',
+    reason: 'StorageClassNotSeen',
+    message: /the claims of my-mysql-mysql-2 are gone: the StatefulSet goes down to 2 replicas/,
+  });
+  t.notOk(conditionsOf(res).some((c) => c['reason'] === 'InvalidSpec'));
+  const seen = mysqlSync(
+    req(spec(3), res.children, res.status, [fast], 2, [pod(0), claim(0), pod(1), claim(1)]),
+    FIXED_NOW,
+  );
+  t.equal(stsOf(seen).spec.replicas, 3, 'back to spec.size once the class is seen');
+  t.notOk(condition(seen, 'ClaimsHeld'));
+});
+
+t.test(
+  'a member whose claim is gone below running members is kept, and said to get a claim of that class',
+  async (t) => {
+    const { children, status } = running(3);
+    // Member 1's claim deleted and its pod gone; members 0 and 2 run on theirs: lowering replicas would stop member 2.
+    const res = mysqlSync(req(spec(3), children, status, [], 3, [pod(0), claim(0), pod(2), claim(2)]), FIXED_NOW);
+    t.equal(stsOf(res).spec.replicas, 3, 'no running member is stopped');
+    t.match(condition(res, 'ClaimsHeld'), {
+      status: 'True',
+      reason: 'StorageClassNotSeen',
+      message:
+        /the claims data-my-mysql-mysql-1 of members the StatefulSet keeps are gone or going: its controller makes them again/,
+    });
+  },
+);
+
+t.test('a running member whose claim is being deleted is kept, and said', async (t) => {
+  const { children, status } = running(3);
+  const going = claim(2, { deletionTimestamp: '2026-01-02T03:00:00Z', finalizers: ['kubernetes.io/pvc-protection'] });
+  const res = mysqlSync(
+    req(spec(3), children, status, [], 3, [pod(0), claim(0), pod(1), claim(1), pod(2), going]),
+    FIXED_NOW,
+  );
+  t.equal(stsOf(res).spec.replicas, 3, 'the member running on it is not stopped');
+  t.match(condition(res, 'ClaimsHeld'), { message: /data-my-mysql-mysql-2 \(being deleted\)/ });
 });

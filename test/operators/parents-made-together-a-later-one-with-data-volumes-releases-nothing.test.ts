@@ -76,3 +76,31 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a later MySQLCluster whose claim a WaitForFirstConsumer class bound when its pod was scheduled keeps its names: its init containers may have written there',
+  async (t) => {
+    // A claim of a `volumeBindingMode: WaitForFirstConsumer` class binds once a pod that mounts it is scheduled,
+    // before any server ran: it may hold nothing. But an init container may have written on it already (and a pod
+    // before this one may have run), which a sync cannot tell: a bound claim of its own counts as served (doubt:
+    // keep). Both stay held, each naming the other; the message says which volume keeps it.
+    const scheduled = {
+      phase: 'Pending',
+      initContainerStatuses: [{ name: 'init', ready: false, restartCount: 0, state: { running: {} } }],
+    };
+    const bound = dataVolume(2);
+    bound.metadata.annotations = { 'volume.kubernetes.io/selected-node': 'node-1' };
+    const r = await collide({
+      mysqlStatusLost: true,
+      mysqlPods: [['shop-mysql-2', scheduled]],
+      mysqlExtra: [bound],
+    });
+    t.ok(names(r.mysql).includes('StatefulSet/shop-mysql'), 'the StatefulSet is kept');
+    t.ok(names(r.mysql).includes('Service/shop-mysql'), 'the write Service is kept');
+    t.match(ready(r.mysql), { message: /keeps what it holds because its data volume data-shop-mysql-2 is bound/ });
+    t.notOk(
+      heldBy(r.mysql).some((h) => h.yieldsTo),
+      'it does not say it yields',
+    );
+  },
+);

@@ -294,3 +294,200 @@ export const heldByRecordedHolder: Scenario = {
     return notes;
   },
 };
+
+const TOGETHER_NS = 'made-together';
+
+/** Which of two parents was made first, as lib/ownership.ts firstMade tells: creationTimestamp, then the lower uid. */
+function madeFirst(a: any, b: any): 'a' | 'b' {
+  const ta = Date.parse(a.metadata.creationTimestamp);
+  const tb = Date.parse(b.metadata.creationTimestamp);
+  if (ta !== tb) return ta < tb ? 'a' : 'b';
+  return a.metadata.uid < b.metadata.uid ? 'a' : 'b';
+}
+
+/** `Kind/name` of the parent an object belongs to: its controller, or (a StatefulSet's pod) the StatefulSet's. */
+async function parentOf(k: Parameters<Scenario['run']>[0], obj: any): Promise<string | undefined> {
+  const ref = (obj.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
+  if (!ref) return undefined;
+  if (ref.kind !== 'StatefulSet') return `${ref.kind}/${ref.name}`;
+  const sts = await k.getOrUndefined(['-n', TOGETHER_NS, 'statefulset', ref.name]);
+  return sts && sts.metadata.uid === ref.uid ? parentOf(k, sts) : `StatefulSet/${ref.name} (gone)`;
+}
+
+// Parents made together: one `kubectl apply` of a List holding a MySQLCluster `shop` and an EtcdCluster `shop-mysql`
+// (the Service shop-mysql and the pod shop-mysql-0 are both's), and two S3 resources naming one Secret. No kubelet
+// or scheduler runs here, so no member ever starts: neither workload served, and the one made second
+// (lib/ownership.ts firstMade: creationTimestamp, then the lower uid) yields; which one that is depends on the uids
+// the API server gave, and is read back. Exactly one of each pair keeps working, the other says why (Ready=False
+// `<Kind>NameTaken`, naming the first), and no Service selects pods of another parent.
+export const collisionsMadeTogether: Scenario = {
+  name: 'Parents made together (one kubectl apply of a List): a MySQLCluster and an EtcdCluster, two S3 resources, whose children would collide: exactly one of each keeps working, the other says why',
+  async run(k) {
+    const notes: string[] = [];
+    await k.kubectl(['create', 'namespace', TOGETHER_NS]);
+    const get = (...args: string[]) => k.getOrUndefined(['-n', TOGETHER_NS, ...args]);
+    const s3 = (name: string) => ({
+      apiVersion: 'systek.no/v1',
+      kind: 'S3',
+      metadata: { name },
+      spec: { bucketName: `made-together-${name}`, secretName: 'shared-credentials' },
+    });
+    const t0 = Date.now();
+    await k.kubectl(
+      ['apply', '-n', TOGETHER_NS, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'database.example.com/v1alpha1',
+            kind: 'MySQLCluster',
+            metadata: { name: 'shop' },
+            spec: { size: 1, version: '8.0' },
+          },
+          {
+            apiVersion: 'etcd.database.coreos.com/v1beta2',
+            kind: 'EtcdCluster',
+            metadata: { name: 'shop-mysql' },
+            spec: { size: 3, version: '3.5.17' },
+          },
+          s3('one'),
+          s3('two'),
+        ],
+      }),
+    );
+
+    // Two kinds: exactly one keeps working (holds the Service shop-mysql and its members), the other is held and says
+    // why. The one made first (lib/ownership.ts firstMade): the one made second never served, so it yields, whether
+    // it is held by names the first got first, or got every name it wants first and reads that the first is held for
+    // them (its status.heldBy: lib/ownership.ts wantedByFirst).
+    const mysql0 = await get('mysqlcluster', 'shop');
+    const etcd0 = await get('etcdcluster', 'shop-mysql');
+    const parents = [
+      { kind: 'MySQLCluster', resource: 'mysqlcluster', name: 'shop', uid: mysql0.metadata.uid as string },
+      { kind: 'EtcdCluster', resource: 'etcdcluster', name: 'shop-mysql', uid: etcd0.metadata.uid as string },
+    ];
+    const first = madeFirst(mysql0, etcd0) === 'a' ? parents[0]! : parents[1]!;
+    notes.push(
+      `made ${mysql0.metadata.creationTimestamp} / ${etcd0.metadata.creationTimestamp}: ${first.kind} ${first.name} is first`,
+    );
+    const settled = async () => {
+      const objs = await Promise.all(parents.map((p) => get(p.resource, p.name)));
+      const heldAt = objs.map((o) => /Name(Taken|Releasing)$/.test(condition(o, 'Ready')?.reason ?? ''));
+      const svc = await get('service', 'shop-mysql');
+      const owner = svc && (await parentOf(k, svc));
+      const i = heldAt.indexOf(false);
+      if (heldAt.filter(Boolean).length !== 1 || owner !== `${parents[i]!.kind}/${parents[i]!.name}`)
+        throw new Error(
+          `held ${JSON.stringify(heldAt)}, Service shop-mysql of ${owner}: ${objs.map((o) => JSON.stringify(condition(o, 'Ready'))).join(' | ')}`.slice(
+            0,
+            900,
+          ),
+        );
+      return { working: parents[i]!, held: parents[1 - i]!, heldObj: objs[1 - i] };
+    };
+    // The one made second never served (no member ever started here), so it yields, held or not: the first wins.
+    const split = await waitFor(
+      `${first.kind} ${first.name} (made first) working, the other held`,
+      async () => {
+        const s = await settled();
+        if (s.working.kind !== first.kind) throw new Error(`${s.working.kind} works, ${s.held.kind} held`);
+        return s;
+      },
+      120_000,
+    );
+    const { working, held } = split;
+    const why = condition(split.heldObj, 'Ready');
+    assert.equal(why.status, 'False');
+    assert.match(
+      why.message,
+      new RegExp(`${working.kind} ${working.name} \\(uid ${working.uid}\\)`),
+      'it names the other',
+    );
+    notes.push(
+      `${working.kind} ${working.name} keeps working (holds Service shop-mysql); ${held.kind} ${held.name}: Ready=False ${why.reason} in ${secs(t0)}: ${why.message.slice(0, 160)}...`,
+    );
+    if (working.kind === 'MySQLCluster') {
+      const sts = await waitFor('the MySQLCluster`s StatefulSet', () => get('statefulset', 'shop-mysql'));
+      assert.equal(await parentOf(k, sts), 'MySQLCluster/shop');
+      const pod0 = await waitFor('its member pod shop-mysql-0', () => get('pod', 'shop-mysql-0'));
+      assert.equal(await parentOf(k, pod0), 'MySQLCluster/shop', 'member shop-mysql-0 is the MySQLCluster`s');
+    } else {
+      const pod = await waitFor('the EtcdCluster`s member pod shop-mysql-0', async () => {
+        const p = await get('pod', 'shop-mysql-0');
+        return p && (await parentOf(k, p)) === 'EtcdCluster/shop-mysql' ? p : undefined;
+      });
+      assert.ok(pod);
+    }
+    // No Service selects pods of another parent (the pods of each Service's selector, by their parent).
+    const services = (await k.json(['get', 'services', '-n', TOGETHER_NS])).items;
+    const pods = (await k.json(['get', 'pods', '-n', TOGETHER_NS])).items;
+    for (const svc of services) {
+      const selector = svc.spec?.selector as Record<string, string> | undefined;
+      if (!selector || Object.keys(selector).length === 0) continue;
+      const owner = await parentOf(k, svc);
+      for (const p of pods) {
+        const labels = p.metadata.labels ?? {};
+        if (!Object.entries(selector).every(([key, v]) => labels[key] === v)) continue;
+        assert.equal(
+          await parentOf(k, p),
+          owner,
+          `Service ${svc.metadata.name} (${owner}) selects pod ${p.metadata.name}`,
+        );
+      }
+    }
+    notes.push(`${services.length} Services, ${pods.length} pods: no Service selects another parent's pods`);
+
+    // One kind: two S3 resources naming one Secret; exactly one holds it and is Ready.
+    const [winner, loser] = await waitFor(
+      'one S3 Ready with the Secret, the other SecretNameTaken',
+      async () => {
+        const a = await get('s3', 'one');
+        const b = await get('s3', 'two');
+        const secret = await get('secret', 'shared-credentials');
+        const holder = secret && (await parentOf(k, secret));
+        const pair = holder === 'S3/one' ? [a, b] : holder === 'S3/two' ? [b, a] : undefined;
+        if (!pair) throw new Error(`Secret shared-credentials held by ${holder}`);
+        if (condition(pair[0], 'Ready')?.status === 'True' && condition(pair[1], 'Ready')?.reason === 'SecretNameTaken')
+          return pair;
+        throw new Error(`statuses: ${JSON.stringify([condition(a, 'Ready'), condition(b, 'Ready')]).slice(0, 600)}`);
+      },
+      120_000,
+    );
+    assert.match(
+      condition(loser, 'Ready').message,
+      new RegExp(`^Secret shared-credentials belongs to S3 ${winner.metadata.name}`),
+    );
+    const secret = await get('secret', 'shared-credentials');
+    notes.push(
+      `S3 ${winner.metadata.name} Ready with the Secret; S3 ${loser.metadata.name} Ready=False SecretNameTaken`,
+    );
+
+    notes.push(
+      await k.assertQuiet({
+        namespace: TOGETHER_NS,
+        parents: ['mysqlclusters/shop', 'etcdclusters/shop-mysql', 's3s/one', 's3s/two'],
+        hooks: [
+          { hook: 'mysqlcluster/sync', parents: 1 },
+          { hook: 'etcdcluster/sync', parents: 1 },
+          { hook: 's3/sync', parents: 2 },
+        ],
+      }),
+    );
+    const after = await get('secret', 'shared-credentials');
+    assert.equal(after.metadata.uid, secret.metadata.uid);
+    assert.equal(after.data['AWS_ACCESS_KEY_ID'], secret.data['AWS_ACCESS_KEY_ID'], 'the key is never rotated');
+    const still = await settled();
+    assert.deepEqual([still.working.kind, still.held.kind], [working.kind, held.kind], 'the same one stays held');
+
+    for (const [kind, name] of [
+      ['s3', 'two'],
+      ['s3', 'one'],
+      ['etcdcluster', 'shop-mysql'],
+      ['mysqlcluster', 'shop'],
+    ])
+      await k.kubectl(['delete', kind!, name!, '-n', TOGETHER_NS, '--wait=true', '--timeout=60s']);
+    await k.kubectl(['delete', 'namespace', TOGETHER_NS, '--wait=false']);
+    return notes;
+  },
+};
