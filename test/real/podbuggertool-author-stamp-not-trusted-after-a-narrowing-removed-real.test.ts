@@ -125,3 +125,61 @@ t.test('a tool written while the binding was narrowed is not trusted once the na
     "the forged stamp (system:masters) is not trusted: the tool was written before the binding's last change",
   );
 });
+
+t.test('a tool written while the policy was narrowed is not trusted once the narrowing is removed', async (t) => {
+  // The administrator narrows the policy in place: a matchCondition that leaves out the tools labelled skip...
+  kubectl([
+    'patch',
+    'mutatingadmissionpolicy',
+    AUTHOR_POLICY,
+    '--type=merge',
+    '-p',
+    JSON.stringify({
+      spec: {
+        matchConditions: [
+          { name: 'not-skipped', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" },
+        ],
+      },
+    }),
+  ]);
+  const narrowedAt = lastWritten(getJson(['mutatingadmissionpolicy', AUTHOR_POLICY]));
+  t.type(narrowedAt, 'number', 'the narrowing is dated by its managedFields');
+  await waitFor('the narrowed policy in force', async () => !stampedNow({ skip: 'yes' }), 60_000);
+  // ...and, past the grace, mallory writes a tool it leaves out, with an annotation of her own.
+  await sleep((narrowedAt as number) + AUTHOR_GRACE_MS + 2000 - Date.now());
+  as(
+    'mallory-token',
+    ['apply', '-f', '-'],
+    JSON.stringify(tool('forged-too', { skip: 'yes' }, { [AUTHOR_ANNOTATION]: FORGED })),
+  );
+  t.equal(
+    getJson(['pbt', 'forged-too', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION],
+    FORGED,
+    'the narrowed policy left her annotation',
+  );
+  await sleep(1500);
+  // The administrator puts the policy back as shipped, removing the matchCondition.
+  kubectl([
+    'patch',
+    'mutatingadmissionpolicy',
+    AUTHOR_POLICY,
+    '--type=json',
+    '-p',
+    JSON.stringify([{ op: 'remove', path: '/spec/matchConditions' }]),
+  ]);
+  const restored = getJson(['mutatingadmissionpolicy', AUTHOR_POLICY]);
+  t.ok((restored.metadata.generation ?? 0) >= 3, 'the policy changed after the tool was written (generation)');
+  await waitFor('the policy as shipped in force again', async () => stampedNow({ skip: 'yes' }), 60_000);
+  const forged = getJson(['pbt', 'forged-too', '-n', NS]);
+  t.ok(
+    (lastWritten(restored) ?? 0) < Date.parse(forged.metadata.creationTimestamp!),
+    "the policy's managedFields date no change after the tool was written (the cause)",
+  );
+  const verdict = await new AuthorCheck(api.kube(), new AuthorCache()).verify(forged);
+  t.comment(`verdict: ${JSON.stringify(verdict)}`);
+  t.match(
+    verdict,
+    { allowed: false, reason: 'AuthorUnverified' },
+    "the forged stamp (system:masters) is not trusted: the tool was written before the policy's last change",
+  );
+});
