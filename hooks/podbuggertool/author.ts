@@ -7,7 +7,10 @@
 // every update that changes the spec, from the request's own user information (name, UID, groups); on any other
 // update it puts back the stamp the tool had, so no client can set or change it. A stamp is trusted only on a tool
 // created after the policy and its binding (their creationTimestamps, which no client sets): a tool written before
-// they were in place (or while they were not) may carry a stamp written by hand. Before acting, the hook asks the API
+// they were in place (or while they were not) may carry a stamp written by hand. And only while both are at
+// metadata.generation 1 (their specs never changed since they were made; the API server sets it): a policy or binding
+// narrowed in place and put back may have left tools unstamped meanwhile, and nothing dates the change (managedFields
+// are not a change log: a field removed drops its manager's entry). Before acting, the hook asks the API
 // server (SubjectAccessReview) whether the author may patch pods/ephemeralcontainers in the tool's namespace: what
 // the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
 // API server of Kubernetes 1.36 stopped finding a policy's parameters once the policy had been deleted and created
@@ -432,14 +435,18 @@ export class AuthorCheck {
 
   /**
    * Since when the policy and its binding (to that policy) are both in place as they are now: the latest of their
-   * creationTimestamps and the times of their last changes (lastWritten: an edit in place and its revert keep the
-   * creationTimestamp) (ms); undefined when either is missing; the fields in which they are not as metaops ships them
-   * (and so may leave tools unstamped); or, when one was changed since it was made and its managedFields say not when,
-   * `unknown` (no stamp can be dated after it).
+   * creationTimestamps and the times of their last writes (lastWritten) (ms); undefined when either is missing; the
+   * fields in which they are not as metaops ships them (and so may leave tools unstamped); or the objects changed in
+   * place since they were made (`changed`: their metadata.generation, which the API server sets, is not 1). A change
+   * in place may have left tools unstamped for a while, and nothing on the object dates it: the API server moves a
+   * managedFields time only for a manager that sets or changes a field, and drops the entry of one left owning
+   * nothing, so a narrowing put back by removing what it added leaves only the creation's entry (at generation 3).
+   * Only a policy and binding never changed (generation 1) are dated by their creation; any other is trusted again
+   * once deleted and created again (generation 1, a new creationTimestamp).
    */
   private async inPlaceSince(
     over: () => boolean,
-  ): Promise<number | undefined | { differences: string[] } | { unknown: string[] }> {
+  ): Promise<number | undefined | { differences: string[] } | { changed: string[] }> {
     // Read at every check, never remembered: a policy removed (or made again, or changed) counts from the next check.
     if (over()) throw new OutOfTime();
     const [policy, binding] = await Promise.all([
@@ -452,9 +459,21 @@ export class AuthorCheck {
     // In place, and as shipped: a policy or binding narrowed (or otherwise changed) stamps some tools only.
     const differences = authorPolicyDifferences(policy, binding);
     if (differences.length > 0) return { differences };
+    // Never changed since made: a generation other than 1 (or none, which no API server stores) is a change in place.
+    const changed = (
+      [
+        ['MutatingAdmissionPolicy', policy],
+        ['MutatingAdmissionPolicyBinding', binding],
+      ] as const
+    )
+      .map(([kind, o]) => [kind, (o.metadata as { generation?: unknown }).generation] as const)
+      .filter(([, generation]) => generation !== 1)
+      .map(
+        ([kind, generation]) =>
+          `${kind} ${AUTHOR_POLICY} is ${typeof generation === 'number' ? `at generation ${generation}` : 'without a generation'}`,
+      );
+    if (changed.length > 0) return { changed };
     const written = [policy, binding].map(lastWritten);
-    const unknown = (['policy', 'binding'] as const).filter((_, i) => written[i] === null);
-    if (unknown.length > 0) return { unknown: [...unknown] };
     return Math.max(...created, ...written.filter((w): w is number => typeof w === 'number'));
   }
 
@@ -530,17 +549,17 @@ export class AuthorCheck {
         reason: 'AuthorUnverified',
         message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
       };
-    if (typeof since === 'object' && 'unknown' in since)
+    if (typeof since === 'object' && 'changed' in since)
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed since it was made (its ${since.unknown.join(' and ')} is past generation 1) and its managedFields do not say when, so a tool's stamp cannot be dated after the change and no author can be trusted: delete the policy and its binding and create them again from manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed in place since it was made (its ${since.changed.join(' and ')}, not 1): while it was otherwise, tools may have been written without the policy's stamp, and nothing says when it changed, so no author can be trusted: delete the MutatingAdmissionPolicy and the MutatingAdmissionPolicyBinding ${AUTHOR_POLICY} and create them again from manifests/admission/ (a new apply, or helm upgrade, does not do: it changes them in place), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
       };
     if (typeof since === 'object')
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp every tool and no author can be trusted: apply manifests/admission/ again, unchanged and not narrowed (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp every tool and no author can be trusted: delete the MutatingAdmissionPolicy and the MutatingAdmissionPolicyBinding ${AUTHOR_POLICY} and create them again from manifests/admission/, unchanged and not narrowed (an edit in place, or an apply over them, leaves them past generation 1, which trusts no stamp), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
       };
     // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
     const created = Date.parse(tool.metadata.creationTimestamp ?? '');

@@ -45,7 +45,7 @@ function apiServer() {
         ? {
             // The policy or its binding as metaops ships them.
             ...authorPolicyObjects()[resource === 'mutatingadmissionpolicies' ? 0 : 1],
-            metadata: { name, creationTimestamp: POLICY_CREATED },
+            metadata: { name, creationTimestamp: POLICY_CREATED, generation: 1 },
           }
         : undefined,
     create: async (_api: string, _resource: string, _ns: string, body: Record<string, any>) => {

@@ -233,7 +233,7 @@ t.test('answers are remembered for AUTHOR_CACHE_MS: a revoked right stops the to
   api.put({
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingAdmissionPolicyBinding',
-    metadata: { name: AUTHOR_POLICY, creationTimestamp: '2026-01-03T00:00:00Z' },
+    metadata: { name: AUTHOR_POLICY, creationTimestamp: '2026-01-03T00:00:00Z', generation: 1 },
     spec: { policyName: AUTHOR_POLICY },
   });
   t.match(await check.verify(stamped), { reason: 'AuthorUnverified', message: /was created before/ }, 'made again');
