@@ -828,10 +828,10 @@ export function recordedVersion(parent: ParentObject): string | undefined {
 }
 
 /**
- * The newest version status.version records (recordedVersion), as numbers: the evidence of what ran when nothing
- * observed says (runningNumbers finds no StatefulSet template and no member pod to read: the StatefulSet deleted with
- * its pods, scaled to 0). Only then: while members or a template are observed they say better (a version a member was
- * given but never started on is in status.version too, and reverting it is no downgrade). A status lost gives none.
+ * The newest version status.version records (recordedVersion), as numbers: the evidence of what ran when no member
+ * pod is observed and the StatefulSet's template says nothing (runningNumbers: the StatefulSet deleted with its pods,
+ * scaled to 0). Only then: while members are observed they say better (a version a member was given but never
+ * started on is in status.version too, and reverting it is no downgrade). A status lost gives none.
  */
 function recordedNumbers(parent: ParentObject): number[] | undefined {
   const tags = (recordedVersion(parent) ?? '')
@@ -842,16 +842,19 @@ function recordedNumbers(parent: ParentObject): number[] | undefined {
 }
 
 /**
- * A spec.version older than what the cluster runs (runningNumbers), or, with no StatefulSet template or member pod to
- * read, than what its status records the members ran (recordedNumbers): MySQL does not go back (InvalidSpec, nothing
- * replaced). With neither (the status lost too), there is no evidence and no floor (docs/mysqlcluster.md).
+ * A spec.version older than what the cluster runs (runningNumbers), or, with no member pod observed and no template
+ * that counts, than what its status records the members ran (recordedNumbers): MySQL does not go back (InvalidSpec,
+ * nothing replaced). With neither (the status lost too), there is no evidence and no floor (docs/mysqlcluster.md).
  */
 export function downgradeProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
   const version = (parent.spec as { version?: unknown } | undefined)?.version;
   if (typeof version !== 'string' && typeof version !== 'number') return undefined;
   const wanted = versionNumbers(mysqlVersion(version));
-  const observedRun = runningNumbers(request, namesOf(parent.metadata.name!, legacyNames(request)));
-  const running = observedRun ?? recordedNumbers(parent);
+  const n = namesOf(parent.metadata.name!, legacyNames(request));
+  const observedRun = runningNumbers(request, n);
+  // status.version only while no member pod is observed: pods that never started on a version (a typo) say that
+  // reverting it is no downgrade, though status.version names it.
+  const running = observedRun ?? (memberPods(request, n).length === 0 ? recordedNumbers(parent) : undefined);
   if (!running || atLeastAsNew(wanted, running)) return undefined;
   const shown = running.join('.');
   const floating =
@@ -860,7 +863,7 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
       : '';
   const which = observedRun
     ? 'which the members run'
-    : 'which the members ran (status.version records it; no member pod or StatefulSet template observed says what they run now)';
+    : 'which the members ran (status.version records it; no member pod is observed to say what they run now)';
   return `spec.version ${quoted(version)} is older than ${shown}, ${which}${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
 

@@ -6,15 +6,16 @@
 // downgrade it is: mysql:8.0.36 on the data directories 8.4 wrote crash-loops every member, for good.
 import t from 'tap';
 import { mysqlSync } from '../fixtures/hooks.js';
+import { clusterMember } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => (res.status.conditions as any[]).find((c) => c.type === 'Ready');
 const image = (res: any) =>
   res.children.find((c: any) => c.kind === 'StatefulSet')?.spec.template.spec.containers[0].image;
 
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>, generation = 1) {
+function parent(spec: Record<string, unknown>, status?: Record<string, unknown>, generation = 1, namespace = 'shop') {
   const r = request('mysqlcluster', spec);
-  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-db', generation };
+  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace, uid: 'uid-db', generation };
   if (status) r.parent.status = status;
   return r;
 }
@@ -49,4 +50,45 @@ t.test('a status lost gives no floor: with nothing observed the version asked is
   const res = mysqlSync(r, FIXED_NOW);
   t.not(ready(res)?.reason, 'InvalidSpec', 'no evidence, no refusal (docs/mysqlcluster.md: the gap)');
   t.equal(image(res), 'mysql:8.0.36');
+});
+
+t.test('a typo status.version names while every member waits on it is reverted: the pods say better', async (t) => {
+  // A new cluster given mysql:8.0.99 (no such tag): its members never start, and status.version says 8.0.99.
+  const typo = mysqlSync(parent({ size: 3, version: '8.0.99' }, undefined, 1, 'default'), FIXED_NOW);
+  const children = objectMap(typo.children.map((c) => asObserved(c)));
+  const waiting = (i: number) =>
+    clusterMember('db', i, {
+      image: 'mysql:8.0.99',
+      status: {
+        phase: 'Pending',
+        containerStatuses: ['mysql', 'replication'].map((name) => ({
+          name,
+          ready: false,
+          restartCount: 0,
+          image: 'mysql:8.0.99',
+          imageID: '',
+          state: { waiting: { reason: 'ImagePullBackOff' } },
+        })),
+      },
+    });
+  const related = objectMap([waiting(0), waiting(1), waiting(2)]);
+  const seen = mysqlSync(
+    {
+      ...parent({ size: 3, version: '8.0.99' }, typo.status as Record<string, unknown>, 1, 'default'),
+      children,
+      related,
+    },
+    FIXED_NOW,
+  );
+  t.equal((seen.status as any).version, '8.0.99', 'status.version names the version the pods were given');
+  const reverted = mysqlSync(
+    {
+      ...parent({ size: 3, version: '8.0.36' }, seen.status as Record<string, unknown>, 2, 'default'),
+      children,
+      related,
+    },
+    FIXED_NOW,
+  );
+  t.not(ready(reverted)?.reason, 'InvalidSpec', `the revert is taken (${ready(reverted)?.message})`);
+  t.equal(image(reverted), 'mysql:8.0.36');
 });
