@@ -47,7 +47,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
 
 /**
  * A membership change the hook made in this call (it succeeded): MemberAdded (with `skipped`, the member names it
- * skipped because another owner holds them: plan/members.ts nextOrdinal; cut to keep the note under the API
+ * skipped because another owner holds them: plan/ordinals.ts freeRun; cut to keep the note under the API
  * server's 1 kB), MemberRemoved, MemberPromoted.
  */
 export function memberEvent(

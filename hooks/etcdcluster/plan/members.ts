@@ -15,6 +15,7 @@ import { crashLoopVerdict } from './crash-loops.js';
 import { lostForGood } from './evidence.js';
 import { initialCluster, withImage } from './member-pods.js';
 import { noPods } from './no-pods.js';
+import { freeRun, skippedText } from './ordinals.js';
 import { etcdSilent } from './silent.js';
 import {
   type Decision,
@@ -409,35 +410,13 @@ function scaleUp(a: Answered): Decision | undefined {
 }
 
 /**
- * The ordinal a new member takes: the lowest above the last one given out whose names no other owner holds, among
- * those the customize answer in use asked for (Observation.ordinals; a name it did not ask for is not checked, so not
- * free), and the names skipped for that, with their holders. A member's name need only be new: the cluster is not
- * held (`PodNameTaken`) for a name another parent took before this cluster made it. When every name asked for is
- * taken, the next ordinal (held, as before: sync.ts heldForNames).
- */
-function nextOrdinal(a: Answered): { ordinal: number; skipped: string | undefined } {
-  const first = a.lastMemberIndex + 1;
-  const known = a.obs.ordinals;
-  if (!known) return { ordinal: first, skipped: undefined };
-  const taken = new Map(known.taken.map((t) => [t.ordinal, t]));
-  let ordinal = first;
-  while (ordinal <= known.askedUpTo && taken.has(ordinal)) ordinal++;
-  if (ordinal > known.askedUpTo || ordinal === first) return { ordinal: first, skipped: undefined };
-  const held = known.taken.filter((t) => t.ordinal >= first && t.ordinal < ordinal);
-  const listed = held
-    .slice(0, 3)
-    .map((t) => `${t.name} belongs to ${t.holder}`)
-    .join('; ');
-  const more = held.length > 3 ? ` (and ${held.length - 3} more)` : '';
-  return { ordinal, skipped: `skipped ${ordinal - first} member name(s) another owner holds: ${listed}${more}` };
-}
-
-/**
- * One member added (`learner`: as a learner), under the next free ordinal (nextOrdinal), its pod answered;
+ * One member added (`learner`: as a learner), under the next ordinal no other owner holds (ordinals.ts freeRun), its pod answered;
  * `condition` says so, and which names were skipped.
  */
 function addition(a: Answered, learner: boolean, condition: (pod: string) => ConditionInput): Decision {
-  const { ordinal: lastMemberIndex, skipped } = nextOrdinal(a);
+  const run = freeRun(a.obs, a.lastMemberIndex, 1);
+  const lastMemberIndex = run.first;
+  const skipped = skippedText(run.skipped);
   const pod = memberName(a.c.name, lastMemberIndex);
   const peers = [...a.members.filter((m) => m.pod).map((m) => ({ pod: m.pod! })), { pod }];
   const said = condition(pod);

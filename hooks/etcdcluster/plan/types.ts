@@ -56,8 +56,8 @@ export interface Observation {
   claimsHeld?: string;
   /**
    * What a new member's ordinal may be (names.ts memberOrdinals): the last ordinal the customize answer in use asked
-   * for, and the ordinals past the last one given out whose names another owner holds (skipped by an addition,
-   * members.ts nextOrdinal). Without it, an addition takes the next ordinal.
+   * for, and the ordinals past the last one given out whose names another owner holds (skipped by new members,
+   * plan/ordinals.ts freeRun). Without it, new members take the next ordinals.
    */
   ordinals?: { askedUpTo: number; taken: ReadonlyArray<{ ordinal: number; name: string; holder: string }> };
 }
