@@ -410,8 +410,8 @@ function scaleUp(a: Answered): Decision | undefined {
 }
 
 /**
- * One member added (`learner`: as a learner), under the next ordinal no other owner holds (ordinals.ts freeRun), its pod answered;
- * `condition` says so, and which names were skipped.
+ * One member added (`learner`: as a learner), under the next ordinal whose names no other owner holds (ordinals.ts
+ * freeRun), its pod answered; `condition` says so, and which names were skipped.
  */
 function addition(a: Answered, learner: boolean, condition: (pod: string) => ConditionInput): Decision {
   const run = freeRun(a.obs, a.lastMemberIndex, 1);
