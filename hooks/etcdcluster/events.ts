@@ -45,19 +45,26 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
   normals: new Set(['RestoreWaiting']),
 };
 
-/** A membership change the hook made in this call (it succeeded): MemberAdded, MemberRemoved, MemberPromoted. */
-export function memberEvent(action: {
-  type: 'add' | 'remove' | 'promote';
-  pod: string;
-  learner?: boolean;
-  why?: string;
-}): EventSpec {
+/**
+ * A membership change the hook made in this call (it succeeded): MemberAdded (with `skipped`, the member names it
+ * skipped because another owner holds them: plan/ordinals.ts freeRun; cut to keep the note under the API
+ * server's 1 kB), MemberRemoved, MemberPromoted.
+ */
+export function memberEvent(
+  action: {
+    type: 'add' | 'remove' | 'promote';
+    pod: string;
+    learner?: boolean;
+    why?: string;
+  },
+  skipped?: string,
+): EventSpec {
   if (action.type === 'add') {
     return {
       type: 'Normal',
       reason: 'MemberAdded',
       action: 'MemberAdd',
-      note: `added member ${action.pod}${action.learner ? ' as a learner' : ''}`,
+      note: `added member ${action.pod}${action.learner ? ' as a learner' : ''}${skipped ? `; ${skipped.slice(0, 600)}` : ''}`,
       subject: action.pod,
     };
   }

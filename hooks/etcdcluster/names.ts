@@ -22,10 +22,12 @@ import {
   type CompositeSyncResponse,
   conditionsFor,
   currentStatus,
+  holderJudge,
   keepObserved,
   observedNamed,
   type ParentObject,
   type Status,
+  takenNames,
 } from '../../lib/index.js';
 import { checkPodName } from './restore.js';
 import { MAX_SIZE } from './schema.js';
@@ -196,4 +198,48 @@ export function memberNamesNotAskedFor(parent: ParentObject, first: number, coun
   return Array.from({ length: Math.max(0, count) }, (_, i) => `${name}-${first + i}`).filter(
     (n, i) => first + i > asked.lastMemberIndex + NAMES_AHEAD && !listed.has(n),
   );
+}
+
+/** A member ordinal a new member does not take: another owner holds its pod's (or claim's) name. */
+export interface TakenOrdinal {
+  ordinal: number;
+  /** The child held, in words (`Pod web-pod-3`). */
+  name: string;
+  /** Who holds it, in words (lib/ownership.ts holderOf). */
+  holder: string;
+}
+
+/**
+ * The member ordinals a new member may take, as the sync sees them (plan/types.ts Observation.ordinals): the last
+ * ordinal the customize answer in use asked for (namesAskedWith's last one plus NAMES_AHEAD: beyond it a name is
+ * not checked, so not free), and the ordinals up to it, past that answer's last one, whose pod or (`storage`) claim
+ * name another owner holds (lib/ownership.ts takenNames, the holders judged as heldForNames judges them: a holder's
+ * object gone for a moment still holds its name). Member names are `<cluster>-<ordinal>` and only need be new: a
+ * member added takes the lowest ordinal above the last one given out that is neither, rather than waiting, held, for
+ * a name another parent took first (a PodSet `web` makes its pods `web-pod-<i>` at once, EtcdCluster `web-pod`'s
+ * names for members it has not made yet among them).
+ */
+export function memberOrdinals(
+  request: CompositeSyncRequest,
+  storage: boolean,
+  now: Date,
+): { askedUpTo: number; taken: TakenOrdinal[] } {
+  const parent = request.parent;
+  const name = parent.metadata.name ?? '';
+  const asked = namesAskedWith(parent);
+  const askedUpTo = asked.lastMemberIndex + NAMES_AHEAD;
+  const judge = holderJudge(now);
+  const taken: TakenOrdinal[] = [];
+  // (No related objects sent: no name is judged taken, as heldForNames judges none: lib/ownership.ts takenIn.)
+  if (!request.related) return { askedUpTo, taken };
+  for (let i = asked.lastMemberIndex + 1; i <= askedUpTo; i++) {
+    const member = `${name}-${i}`;
+    const wanted: ChildName[] = [
+      { apiVersion: 'v1', kind: 'Pod', name: member },
+      ...(storage ? [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: member }] : []),
+    ];
+    const held = takenNames(request, wanted, undefined, judge)[0];
+    if (held) taken.push({ ordinal: i, name: `${held.child.kind} ${member}`, holder: held.holder });
+  }
+  return { askedUpTo, taken };
 }

@@ -69,7 +69,7 @@ import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedS
 import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
-import { heldForNamesNotChecked, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
+import { heldForNamesNotChecked, memberOrdinals, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
 import { lastIndexSeen, type Previous } from './plan/view.js';
 import { restoredFrom } from './plan/restore-check.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
@@ -208,6 +208,8 @@ function withContext(
   obs.operatorImage = settings.image;
   const held = claimsUnseen(request, spec, settings);
   if (held) obs.claimsHeld = held;
+  // The ordinals a new member may take: those asked for whose names no other owner holds (names.ts memberOrdinals).
+  obs.ordinals = memberOrdinals(request, Boolean(spec.pod?.persistentVolumeClaimSpec), now);
 }
 
 /**
@@ -514,7 +516,7 @@ async function dialled(
       else if (a.type === 'remove') await client.memberRemove(endpoints, a.id);
       else await client.memberPromote(endpoints, a.id);
       answer = { ...decision, ...decision.onSuccess };
-      hook.event(memberEvent(a));
+      hook.event(memberEvent(a, decision.skipped));
     } catch (err) {
       // The condition names the kind of failure; etcd's own rejection is short and stable, a network error is
       // not (it alternates between syncs): that detail goes to the log only.

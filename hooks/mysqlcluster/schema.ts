@@ -69,7 +69,7 @@ export const MySQLClusterStatus = replicatedStatus({
   version: Type.Optional(
     Type.String({
       description:
-        'The MySQL version the member pods run (their image tag; several, comma-separated, during a rollout).',
+        'The MySQL version the member pods run (their image tag; several, comma-separated, during a rollout); while no member pod is observed, the one they ran last (a spec.version older than it is refused).',
     }),
   ),
   primary: Type.Optional(

@@ -815,19 +815,56 @@ function neverRan(sts: KubeObject, given: string, pods: KubeObject[], n: Names):
   return pods.every((p) => runningVersion([p]) !== given || neverStarted(p));
 }
 
-/** A spec.version older than what the cluster runs: MySQL does not go back (InvalidSpec, nothing replaced). */
+/** The longest status.version read back (the hook's own record: a few tags, comma-separated). */
+const RECORDED_VERSION_MAX = 200;
+
+/**
+ * The version status.version records, when it is one (observed data: a string, not too long): what the member pods
+ * ran when last seen, kept while none is observed (sync).
+ */
+export function recordedVersion(parent: ParentObject): string | undefined {
+  const v = (parent.status as { version?: unknown } | undefined)?.version;
+  return typeof v === 'string' && v !== '' && v.length <= RECORDED_VERSION_MAX ? v : undefined;
+}
+
+/**
+ * The newest version status.version records (recordedVersion), as numbers: the evidence of what ran when no member
+ * pod is observed and the StatefulSet's template says nothing (runningNumbers: the StatefulSet deleted with its pods,
+ * scaled to 0). Only then: while members are observed they say better (a version a member was given but never
+ * started on is in status.version too, and reverting it is no downgrade). A status lost gives none.
+ */
+function recordedNumbers(parent: ParentObject): number[] | undefined {
+  const tags = (recordedVersion(parent) ?? '')
+    .split(',')
+    .map((v) => versionNumbers(v.trim()))
+    .filter((v) => v.length > 0);
+  return tags.sort((a, b) => (atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1))[0];
+}
+
+/**
+ * A spec.version older than what the cluster runs (runningNumbers), or, with no member pod observed and no template
+ * that counts, than what its status records the members ran (recordedNumbers): MySQL does not go back (InvalidSpec,
+ * nothing replaced). With neither (the status lost too), there is no evidence and no floor (docs/mysqlcluster.md).
+ */
 export function downgradeProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
   const version = (parent.spec as { version?: unknown } | undefined)?.version;
   if (typeof version !== 'string' && typeof version !== 'number') return undefined;
   const wanted = versionNumbers(mysqlVersion(version));
-  const running = runningNumbers(request, namesOf(parent.metadata.name!, legacyNames(request)));
+  const n = namesOf(parent.metadata.name!, legacyNames(request));
+  const observedRun = runningNumbers(request, n);
+  // status.version only while no member pod is observed: pods that never started on a version (a typo) say that
+  // reverting it is no downgrade, though status.version names it.
+  const running = observedRun ?? (memberPods(request, n).length === 0 ? recordedNumbers(parent) : undefined);
   if (!running || atLeastAsNew(wanted, running)) return undefined;
   const shown = running.join('.');
   const floating =
     compareVersions(wanted, running) === 0
       ? ` (the tag ${shown} floats: it names the newest ${shown}.x, which may be newer than ${quoted(mysqlVersion(version)).slice(1, -1)}; name ${shown} or a newer series)`
       : '';
-  return `spec.version ${quoted(version)} is older than ${shown}, which the members run${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
+  const which = observedRun
+    ? 'which the members run'
+    : 'which the members ran (status.version records it; no member pod is observed to say what they run now)';
+  return `spec.version ${quoted(version)} is older than ${shown}, ${which}${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
 
 /** The parent's problems beyond its spec: its name, then a downgrade. */
@@ -1275,7 +1312,9 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   );
   if (spec.size > 0) status['primary'] = n.member(0);
   status['members'] = members;
-  const version = runningVersion(pods);
+  // What the member pods run; while none is observed (the StatefulSet deleted with its pods, scaled to 0), what they
+  // ran last: the downgrade guard's evidence then (downgradeProblem).
+  const version = runningVersion(pods) ?? recordedVersion(parent);
   if (version) status['version'] = version;
   if (observedSecret || (currentStatus(parent) as { secretName?: unknown }).secretName === n.secret)
     status['secretName'] = n.secret;

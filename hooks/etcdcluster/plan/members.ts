@@ -15,6 +15,7 @@ import { crashLoopVerdict } from './crash-loops.js';
 import { lostForGood } from './evidence.js';
 import { initialCluster, withImage } from './member-pods.js';
 import { noPods } from './no-pods.js';
+import { freeRun, skippedText } from './ordinals.js';
 import { etcdSilent } from './silent.js';
 import {
   type Decision,
@@ -408,12 +409,19 @@ function scaleUp(a: Answered): Decision | undefined {
   );
 }
 
-/** One member added (`learner`: as a learner), under the next ordinal, its pod answered; `condition` says so. */
+/**
+ * One member added (`learner`: as a learner), under the next ordinal whose names no other owner holds (ordinals.ts
+ * freeRun), its pod answered; `condition` says so, and which names were skipped.
+ */
 function addition(a: Answered, learner: boolean, condition: (pod: string) => ConditionInput): Decision {
-  const lastMemberIndex = a.lastMemberIndex + 1;
+  const run = freeRun(a.obs, a.lastMemberIndex, 1);
+  const lastMemberIndex = run.first;
+  const skipped = skippedText(run.skipped);
   const pod = memberName(a.c.name, lastMemberIndex);
   const peers = [...a.members.filter((m) => m.pod).map((m) => ({ pod: m.pod! })), { pod }];
-  return running(a, [condition(pod)], {
+  const said = condition(pod);
+  return running(a, [skipped ? { ...said, message: `${said.message}; ${skipped}` } : said], {
+    ...(skipped ? { skipped } : {}),
     lastMemberIndex,
     action: { type: 'add', pod, peerURL: peerURL(a.c, pod), learner },
     pods: [

@@ -13,6 +13,7 @@ import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, RESTORED_BY, RESTORED_NAME, type RestoreSource } from '../members.js';
 import { sanitize, sanitizeAws } from '../pods.js';
 import { memberNamesNotAskedFor } from '../names.js';
+import { freeRun, takenFrom } from './ordinals.js';
 import {
   checkedSize,
   checkFetchSeen,
@@ -67,9 +68,14 @@ export function afterCheck(
   // held (MemberNameNotChecked) once the running members are gone, leaving none. The running members are not dropped;
   // the restore waits at its passed check and says why (it carries on once the generation changes and the names are
   // asked for), and ends refused, the cluster as it was, past RESTORE_SECONDS since its check began.
-  const unasked = memberNamesNotAskedFor(parent, lastIndexOf(parent, spec, obs) + 1, spec.size);
-  if (unasked.length > 0) {
-    const why = namesWait(unasked, parent, spec);
+  // (They take consecutive ordinals none of whose names another owner holds, ordinals.ts freeRun; when no such run
+  // was asked for, the next ones: a name there another owner holds would hold them too, with no member left.)
+  const last = lastIndexOf(parent, spec, obs);
+  const { first } = freeRun(obs, last, spec.size);
+  const unasked = memberNamesNotAskedFor(parent, first, spec.size);
+  const taken = unasked.length > 0 ? [] : takenFrom(obs, first, spec.size);
+  if (unasked.length > 0 || taken.length > 0) {
+    const why = unasked.length > 0 ? namesWait(unasked, parent, spec) : takenWait(taken);
     if (restoreDeadlinePassed(before.since, obs.now))
       return refused(parent, spec, obs, before, `${why}, for ${RESTORE_SECONDS / 60} minutes`);
     const d = checking(parent, spec, obs, seen, obs.restore.source);
@@ -80,7 +86,7 @@ export function afterCheck(
         {
           type: 'MemberNamesHeld',
           status: true,
-          reason: 'MemberNameNotChecked',
+          reason: unasked.length > 0 ? 'MemberNameNotChecked' : 'MemberNameTaken',
           message: `EtcdRestore ${before.name}: ${why}`,
         },
       ],
@@ -98,6 +104,19 @@ export function afterCheck(
     ...(pin ? { snapshot: pin } : {}),
     ...now,
   });
+}
+
+/** Why a restore whose restored members' names another owner holds waits (no member dropped). */
+function takenWait(taken: ReadonlyArray<{ name: string; holder: string }>): string {
+  const listed = taken
+    .slice(0, 3)
+    .map((t) => `${t.name} belongs to ${t.holder}`)
+    .join('; ');
+  const more = taken.length > 3 ? ` (and ${taken.length - 3} more)` : '';
+  return sanitize(
+    `its snapshot passed its check, but the restored members' names are held by other owners (${listed}${more}) and no run of free names was asked for, so no running member is dropped; delete or rename what holds them`,
+    300,
+  );
 }
 
 /** Why a restore whose restored members' names were not asked for waits (no member dropped). */

@@ -16,6 +16,7 @@ import {
   type RestoreSource,
 } from '../members.js';
 import { memberNamesNotAskedFor } from '../names.js';
+import { freeRun } from './ordinals.js';
 import { sanitize } from '../pods.js';
 import { recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -140,11 +141,13 @@ function restoredPods(
   v: RestoreView,
   restore: { uid: string; name: string },
   source: RestoreSource,
-): { names: string[]; pods: KubeObject[] } {
+): { names: string[]; pods: KubeObject[]; last: number } {
   const { parent, spec } = v;
-  const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, v.lastIndex + 1 + i));
+  // Consecutive ordinals above the last, none of whose names another owner holds (ordinals.ts freeRun).
+  const { first } = freeRun(v.obs, v.lastIndex, spec.size);
+  const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
   const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, restore);
-  return { names, pods };
+  return { names, pods, last: first + spec.size - 1 };
 }
 
 /** The check just passed: the old members are dropped. */
@@ -170,7 +173,7 @@ function startRestoredMembers(v: RestoreView): Decision | undefined {
   // Restored members whose names the customize answer in use did not ask for are held (names.ts), and a held answer
   // keeps the status as it was: past RESTORE_SECONDS since the drop the restore ends failed, never Replacing for good.
   // (A restore checks this before it drops the members: restore-check.ts afterCheck; this is one dropped before.)
-  const unasked = memberNamesNotAskedFor(v.parent, v.lastIndex + 1, v.spec.size);
+  const unasked = memberNamesNotAskedFor(v.parent, freeRun(obs, v.lastIndex, v.spec.size).first, v.spec.size);
   if (unasked.length > 0 && restoreDeadlinePassed(before.since, obs.now))
     return restoreFailed(v.lastIndex, {
       ...before,
@@ -180,11 +183,11 @@ function startRestoredMembers(v: RestoreView): Decision | undefined {
         200,
       ),
     });
-  const { names, pods } = restoredPods(v, obs.restore, source);
+  const { names, pods, last } = restoredPods(v, obs.restore, source);
   return restoring(
     v,
     pods,
-    v.lastIndex + v.spec.size,
+    last,
     // Its deadline (RESTORE_SECONDS) counts from here: the old members are gone.
     { ...before, phase: 'Restoring', ...(obs.now ? { since: rfc3339(obs.now) } : {}) },
     `members ${names.join(', ')} start from the snapshot ${source.s3.path}`,
@@ -261,11 +264,11 @@ function restoredVanished(v: RestoreView): Decision | undefined {
       phase: 'Failed',
       reason: 'the restored members were lost and the EtcdRestore is gone',
     });
-  const { names, pods } = restoredPods(v, obs.restore, source);
+  const { names, pods, last } = restoredPods(v, obs.restore, source);
   return restoring(
     v,
     pods,
-    v.lastIndex + v.spec.size,
+    last,
     before,
     `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${source.s3.path}`,
   );

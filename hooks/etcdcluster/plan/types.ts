@@ -54,6 +54,12 @@ export interface Observation {
    * a restore whose snapshot passed its check waits there, its running members kept (restore-check.ts afterCheck).
    */
   claimsHeld?: string;
+  /**
+   * What a new member's ordinal may be (names.ts memberOrdinals): the last ordinal the customize answer in use asked
+   * for, and the ordinals past the last one given out whose names another owner holds (skipped by new members,
+   * plan/ordinals.ts freeRun). Without it, new members take the next ordinals.
+   */
+  ordinals?: { askedUpTo: number; taken: ReadonlyArray<{ ordinal: number; name: string; holder: string }> };
 }
 
 export interface MemberReport {
@@ -110,6 +116,8 @@ export interface Decision {
   upgradeFailed?: UpgradeFailure;
   /** Additions that failed and were cancelled (additions.ts), kept in status and on the member pods. */
   additionsFailed?: AdditionsFailed;
+  /** With an add: the member names it skipped, and who holds them, in words (said by its MemberAdded Event). */
+  skipped?: string;
   /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */
   onSuccess?: { members: MemberReport[] };
   /** With an action: the pods kept as they are when it fails, and the last ordinal (an add gives its one back). */
