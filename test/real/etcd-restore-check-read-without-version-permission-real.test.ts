@@ -1,8 +1,9 @@
 // A restore checks before it acts (issue 30.5), on real S3 semantics (moto, IAM enforced): a check that passes must
 // mean the restored members can fetch what it checked, since the live members are dropped on its word. In a bucket
 // that keeps versions the check reads the key with a plain GetObject and pins the version it read; each restored
-// member then fetches that version by VersionId, which needs s3:GetObjectVersion. Credentials allowed s3:GetObject
-// (and s3:PutObject) on the bucket but not s3:GetObjectVersion pass the check and fail every member's fetch.
+// member then fetches that version by VersionId, which needs s3:GetObjectVersion. The credentials policy
+// docs/etcdbackup.md gives (s3:PutObject, s3:GetObject, s3:DeleteObject on the prefix) passes the check and fails
+// every member's fetch.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,7 @@ t.test('a check that passes in a versioned bucket: the members fetch with the sa
   );
   const data = snapshot('the data the restore asked for\n');
   await admin.send(new PutObjectCommand({ Bucket: 'versioned', Key: 'ns/snap.db', Body: data }));
-  // The restore's credentials: read and write the backups, nothing about versions.
+  // The restore's credentials: the policy docs/etcdbackup.md gives for a namespace's prefix of a shared bucket.
   const iam = new IAMClient({ region: moto.region, endpoint: moto.endpoint, credentials: moto.admin });
   await iam.send(new CreateUserCommand({ UserName: 'restore' }));
   await iam.send(
@@ -42,7 +43,17 @@ t.test('a check that passes in a versioned bucket: the members fetch with the sa
       PolicyDocument: JSON.stringify({
         Version: '2012-10-17',
         Statement: [
-          { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: 'arn:aws:s3:::versioned/*' },
+          {
+            Effect: 'Allow',
+            Action: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
+            Resource: 'arn:aws:s3:::versioned/ns/*',
+          },
+          {
+            Effect: 'Allow',
+            Action: 's3:ListBucket',
+            Resource: 'arn:aws:s3:::versioned',
+            Condition: { StringLike: { 's3:prefix': 'ns/*' } },
+          },
         ],
       }),
     }),
