@@ -867,7 +867,8 @@ function metadataOf(
     [META.revision]: String(t.cluster.revision),
     [META.version]: t.cluster.version,
     [META.since]: lineage.since,
-    ...(lineage.floor ? { [META.floor]: lineage.floor } : {}),
+    // (Recorded only below the start: absent, it is the start.)
+    ...(lineage.floor && lineage.floor < lineage.since ? { [META.floor]: lineage.floor } : {}),
     [META.taken]: taken.toISOString(),
     ...(mark.hash ? { [META.hash]: mark.hash.hash, [META.compact]: mark.hash.compact } : {}),
     ...(mark.keys ? { [META.witness]: encodeWitnesses(mark.keys.keys) } : {}),

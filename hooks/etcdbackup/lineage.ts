@@ -21,7 +21,7 @@ export const META = {
   /**
    * The earliest stamp of the lineage's snapshots up to this one (stamps are the clocks of the nodes the Jobs ran on:
    * one that ran behind stamps a snapshot before the lineage's `since`, one that ran ahead stamps `since` itself late).
-   * Pruning reads the snapshots stamped from it on (pruneLineage).
+   * Pruning reads the snapshots stamped from it on (pruneLineage). Recorded only when before `since`.
    */
   floor: 'metaops-lineage-floor',
   /** When the snapshot was taken (RFC 3339). */
