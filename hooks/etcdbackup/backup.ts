@@ -1025,6 +1025,34 @@ interface Mark {
   keys?: Witnesses;
 }
 
+/** The lineage a new snapshot joins (or begins, and why), and the earliest stamp its snapshots carry. */
+interface Decided {
+  lineage: Lineage;
+  break?: LineageBreak;
+  floor: string;
+}
+
+/**
+ * The lineage of a snapshot this EtcdBackup (`uid`) takes at `stamp`, decided from its previous snapshot among those
+ * listed (previousOwn) and what etcd proves of it; what stops pruning goes to `problems`.
+ */
+async function lineageAt(
+  o: BackupOptions,
+  t: Target,
+  run: { uid: string; stamp: string },
+  snapshots: Snapshot[],
+  problems: string[],
+): Promise<Decided> {
+  const { previous, examined } = await previousOwn(o.s3, t.bucket, snapshots, { uid: run.uid, now: run.stamp });
+  if (!previous && examined >= MAX_EXAMINED)
+    problems.push(
+      `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
+    );
+  const history = await provenHistory(run.uid, t, previous, o.timeoutMs);
+  const decided = decideLineage(previous, run.uid, t.cluster.clusterId, t.cluster.revision, run.stamp, history);
+  return { ...decided, floor: floorOf(decided.lineage, run.stamp, previous) };
+}
+
 /**
  * A periodic backup: `<key>_v<revision>_<date>`, in the lineage of this EtcdBackup's previous snapshot when the same
  * cluster's revision did not go down (lineage.ts), then that lineage pruned to `maxBackups`. A listing or metadata
@@ -1035,8 +1063,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const stamp = stampOf(now);
   const key = periodicKey(t.baseKey, t.cluster.revision, now);
   const problems: string[] = [];
-  let found:
-    { snapshots: Snapshot[]; previous?: Snapshot; decided?: { lineage: Lineage; break?: LineageBreak } } | undefined;
+  let found: { snapshots: Snapshot[]; decided?: Decided } | undefined;
   try {
     const listed = await listSnapshots(o.s3, t.bucket, t.baseKey);
     if (listed.snapshots.some((s) => s.key === key))
@@ -1046,19 +1073,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
       };
     found = { snapshots: listed.snapshots };
     if (listed.truncated) problems.push(`${listed.why ?? 'the listing is incomplete'}: nothing pruned`);
-    else if (o.backup) {
-      const { previous, examined } = await previousOwn(o.s3, t.bucket, listed.snapshots, {
-        uid: o.backup.uid,
-        now: stamp,
-      });
-      if (!previous && examined >= MAX_EXAMINED)
-        problems.push(
-          `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
-        );
-      const history = await provenHistory(o.backup.uid, t, previous, o.timeoutMs);
-      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp, history);
-      if (previous) found.previous = previous;
-    }
+    else if (o.backup) found.decided = await lineageAt(o, t, { uid: o.backup.uid, stamp }, listed.snapshots, problems);
   } catch (err) {
     problems.push(
       `the snapshots under s3://${t.bucket}/${t.baseKey} could not be listed, nothing pruned: ${awsMessage(err)}`,
@@ -1067,7 +1082,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const decided = found?.decided;
   // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
   const since = decided?.lineage.since ?? stamp;
-  const floor = decided ? floorOf(decided.lineage, stamp, found?.previous) : stamp;
+  const floor = decided?.floor ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
   const mark = await markOf(t, o.timeoutMs, problems);
   const size = await write(o, t, key, metadataOf(o, t, { since, floor }, now, mark));
@@ -1076,9 +1091,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
     return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };
   if (typeof size !== 'number') return size;
   const pruned =
-    o.maxBackups > 0 && decided
-      ? await prune(o, t, { key, snapshots: found!.snapshots, floor, ...decided }, problems)
-      : [];
+    o.maxBackups > 0 && decided ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems) : [];
   return {
     ...written(t, key, size, now),
     lineage: since,
