@@ -26,6 +26,7 @@ import {
   dateOfStamp,
   decideLineage,
   encodeWitnesses,
+  floorOf,
   type FoundKey,
   judgeWitnesses,
   MAX_WITNESSES,
@@ -37,6 +38,7 @@ import {
   revisionOf,
   newestFirst,
   periodicSnapshot,
+  previousOf,
   sameLineage,
   stampOf,
   toPrune,
@@ -629,44 +631,50 @@ async function lineageNotKept(
 }
 
 /**
- * The newest snapshot this EtcdBackup wrote, read newest first in batches within the budget (metadata is read
- * only until it is found). Undefined when none is among the first MAX_EXAMINED.
+ * The snapshot this EtcdBackup wrote last (lineage.ts previousOf), for a run whose clock stamps `now`: read newest
+ * first by stamp in batches within the budget, until one of its own not stamped ahead of `now` is found (those ahead
+ * are read on the way: one of them may be the lineage's highest revision). Undefined when none is among the first
+ * MAX_EXAMINED.
  */
 async function previousOwn(
   s3: S3Client,
   bucket: string,
   snapshots: Snapshot[],
-  uid: string,
+  o: { uid: string; now: string },
 ): Promise<{ previous: Snapshot | undefined; examined: number }> {
   let examined = 0;
   while (examined < Math.min(snapshots.length, MAX_EXAMINED)) {
     const batch = snapshots.slice(examined, Math.min(examined + HEAD_CONCURRENCY, MAX_EXAMINED));
     await examine(s3, bucket, batch);
     examined += batch.length;
-    const own = batch.find((s) => s.meta?.[META.uid] === uid);
-    if (own) return { previous: own, examined };
+    if (batch.some((s) => s.meta?.[META.uid] === o.uid && s.stamp <= o.now)) break;
   }
-  return { previous: undefined, examined };
+  return { previous: previousOf(snapshots.slice(0, examined), o.uid, o.now), examined };
 }
 
 /**
- * Prunes the lineage a snapshot was just written to: reads the metadata of the snapshots taken since the lineage
- * began (older ones cannot be of it), within the budget, and deletes those of the lineage beyond the `max` newest.
+ * Prunes the lineage a snapshot was just written to: reads the metadata of the snapshots stamped from the lineage's
+ * floor on (the earliest stamp its snapshots carry, lineage.ts floorOf: older ones cannot be of it), within the
+ * budget, and deletes those of the lineage beyond the `max` highest revisions. A snapshot of the lineage at a higher
+ * revision than the one just written (`revision`) says the revision went back: nothing is pruned (`wentBack`).
  * Returns the keys deleted; throws what S3 said if a call failed (the keys deleted until then in `deleted`).
  */
 async function pruneLineage(
   s3: S3Client,
   bucket: string,
   snapshots: Snapshot[],
-  o: { lineage: Lineage; max: number; written: string; deleted: string[] },
-): Promise<{ failed: number }> {
+  o: { lineage: Lineage; floor: string; revision: number; max: number; written: string; deleted: string[] },
+): Promise<{ failed: number; wentBack?: Snapshot }> {
   const { lineage, max, written, deleted } = o;
-  const window = snapshots.filter((s) => s.stamp >= lineage.since && s.key !== written).slice(0, MAX_EXAMINED);
+  const from = o.floor < lineage.since ? o.floor : lineage.since;
+  const window = snapshots.filter((s) => s.stamp >= from && s.key !== written).slice(0, MAX_EXAMINED);
   await examine(
     s3,
     bucket,
     window.filter((s) => s.meta === undefined),
   );
+  const wentBack = window.find((s) => sameLineage(lineageOf(s.meta), lineage) && s.revision > o.revision);
+  if (wentBack) return { failed: window.filter((s) => s.unreadable).length, wentBack };
   for (const key of toPrune(window, lineage, max, written)) {
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     deleted.push(key);
@@ -724,6 +732,7 @@ export function clusterIdOf(status: any): string {
  * the record, not the hook's status (lost with it, or with a hook restarted): the snapshots under the path whose
  * names date them inside the interval are read (their metadata names their EtcdBackup), newest first. One whose
  * metadata cannot be read could be this EtcdBackup's, and a listing cut short could hide one: no snapshot then.
+ * A name dated after `now` (stamped by a node whose clock ran ahead) is not inside the interval: the clock rule.
  */
 async function tooSoon(o: BackupOptions, bucket: string, base: string, now: Date): Promise<BackupResult | undefined> {
   const interval = o.minIntervalSeconds ?? 0;
@@ -740,7 +749,12 @@ async function tooSoon(o: BackupOptions, bucket: string, base: string, now: Date
     return cannot(`the snapshots under s3://${bucket}/${base} could not be listed (${awsMessage(err)})`);
   }
   if (listed.truncated) return cannot(`more than ${MAX_LISTED} objects under s3://${bucket}/${base}_v`);
-  const recent = listed.snapshots.filter((s) => Date.parse(dateOfStamp(s.stamp)) > since);
+  // A stamp ahead of this run's clock was written by a node whose clock ran ahead: evidence of nothing (it would
+  // hold every run off until real time passed it), so not read as recent.
+  const recent = listed.snapshots.filter((s) => {
+    const at = Date.parse(dateOfStamp(s.stamp));
+    return at > since && at <= now.getTime();
+  });
   if (recent.length > MAX_EXAMINED) return cannot(`more than ${MAX_EXAMINED} snapshots in that time`);
   for (let i = 0; i < recent.length; i += HEAD_CONCURRENCY) {
     const batch = recent.slice(i, i + HEAD_CONCURRENCY);
@@ -840,13 +854,21 @@ interface Target {
   cluster: { revision: number; version: string; clusterId: string };
 }
 
-function metadataOf(o: BackupOptions, t: Target, since: string, taken: Date, mark: Mark = {}): Record<string, string> {
+function metadataOf(
+  o: BackupOptions,
+  t: Target,
+  lineage: { since: string; floor?: string },
+  taken: Date,
+  mark: Mark = {},
+): Record<string, string> {
   return {
     ...(o.backup ? { [META.uid]: o.backup.uid, [META.backup]: o.backup.name } : {}),
     [META.cluster]: t.cluster.clusterId,
     [META.revision]: String(t.cluster.revision),
     [META.version]: t.cluster.version,
-    [META.since]: since,
+    [META.since]: lineage.since,
+    // (Recorded only below the start: absent, it is the start.)
+    ...(lineage.floor && lineage.floor < lineage.since ? { [META.floor]: lineage.floor } : {}),
     [META.taken]: taken.toISOString(),
     ...(mark.hash ? { [META.hash]: mark.hash.hash, [META.compact]: mark.hash.compact } : {}),
     ...(mark.keys ? { [META.witness]: encodeWitnesses(mark.keys.keys) } : {}),
@@ -900,7 +922,7 @@ async function oneOffBackup(o: BackupOptions, t: Target): Promise<BackupResult> 
     existing = undefined;
   }
   if (existing) return existingOneOff(o, t, key, existing);
-  const size = await write(o, t, key, metadataOf(o, t, stampOf(now), now));
+  const size = await write(o, t, key, metadataOf(o, t, { since: stampOf(now) }, now));
   if (size === 'taken') {
     // Another backup wrote the key between the check and this write (two at once on one path): its object stays,
     // and it is said whose it is (or, ours after all: a run of this EtcdBackup raced itself).
@@ -1003,6 +1025,34 @@ interface Mark {
   keys?: Witnesses;
 }
 
+/** The lineage a new snapshot joins (or begins, and why), and the earliest stamp its snapshots carry. */
+interface Decided {
+  lineage: Lineage;
+  break?: LineageBreak;
+  floor: string;
+}
+
+/**
+ * The lineage of a snapshot this EtcdBackup (`uid`) takes at `stamp`, decided from its previous snapshot among those
+ * listed (previousOwn) and what etcd proves of it; what stops pruning goes to `problems`.
+ */
+async function lineageAt(
+  o: BackupOptions,
+  t: Target,
+  run: { uid: string; stamp: string },
+  snapshots: Snapshot[],
+  problems: string[],
+): Promise<Decided> {
+  const { previous, examined } = await previousOwn(o.s3, t.bucket, snapshots, { uid: run.uid, now: run.stamp });
+  if (!previous && examined >= MAX_EXAMINED)
+    problems.push(
+      `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
+    );
+  const history = await provenHistory(run.uid, t, previous, o.timeoutMs);
+  const decided = decideLineage(previous, run.uid, t.cluster.clusterId, t.cluster.revision, run.stamp, history);
+  return { ...decided, floor: floorOf(decided.lineage, run.stamp, previous) };
+}
+
 /**
  * A periodic backup: `<key>_v<revision>_<date>`, in the lineage of this EtcdBackup's previous snapshot when the same
  * cluster's revision did not go down (lineage.ts), then that lineage pruned to `maxBackups`. A listing or metadata
@@ -1013,7 +1063,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const stamp = stampOf(now);
   const key = periodicKey(t.baseKey, t.cluster.revision, now);
   const problems: string[] = [];
-  let found: { snapshots: Snapshot[]; decided?: { lineage: Lineage; break?: LineageBreak } } | undefined;
+  let found: { snapshots: Snapshot[]; decided?: Decided } | undefined;
   try {
     const listed = await listSnapshots(o.s3, t.bucket, t.baseKey);
     if (listed.snapshots.some((s) => s.key === key))
@@ -1023,15 +1073,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
       };
     found = { snapshots: listed.snapshots };
     if (listed.truncated) problems.push(`${listed.why ?? 'the listing is incomplete'}: nothing pruned`);
-    else if (o.backup) {
-      const { previous, examined } = await previousOwn(o.s3, t.bucket, listed.snapshots, o.backup.uid);
-      if (!previous && examined >= MAX_EXAMINED)
-        problems.push(
-          `no snapshot of this EtcdBackup among the newest ${MAX_EXAMINED}: a new lineage begins, nothing pruned`,
-        );
-      const history = await provenHistory(o.backup.uid, t, previous, o.timeoutMs);
-      found.decided = decideLineage(previous, o.backup.uid, t.cluster.clusterId, t.cluster.revision, stamp, history);
-    }
+    else if (o.backup) found.decided = await lineageAt(o, t, { uid: o.backup.uid, stamp }, listed.snapshots, problems);
   } catch (err) {
     problems.push(
       `the snapshots under s3://${t.bucket}/${t.baseKey} could not be listed, nothing pruned: ${awsMessage(err)}`,
@@ -1040,8 +1082,10 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const decided = found?.decided;
   // Without a lineage decided (the listing failed, or no EtcdBackup named), the snapshot begins one of its own.
   const since = decided?.lineage.since ?? stamp;
+  const floor = decided?.floor ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
-  const size = await write(o, t, key, metadataOf(o, t, since, now, await markOf(t, o.timeoutMs, problems)));
+  const mark = await markOf(t, o.timeoutMs, problems);
+  const size = await write(o, t, key, metadataOf(o, t, { since, floor }, now, mark));
   // (Written meanwhile by another backup of the path, in the same second at the same revision: it stays.)
   if (size === 'taken')
     return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };
@@ -1066,7 +1110,7 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
 async function prune(
   o: BackupOptions,
   t: Target,
-  w: { key: string; snapshots: Snapshot[]; lineage: Lineage },
+  w: { key: string; snapshots: Snapshot[]; lineage: Lineage; floor: string },
   problems: string[],
 ): Promise<string[]> {
   const pruned: string[] = [];
@@ -1084,17 +1128,23 @@ async function prune(
   try {
     // A snapshot an unfinished restore is about to fetch is never pruned (nor counted against maxBackups).
     const spare = new Set(o.spare ?? []);
-    const { failed } = await pruneLineage(
+    const { failed, wentBack } = await pruneLineage(
       o.s3,
       t.bucket,
       w.snapshots.filter((s) => !spare.has(s.key)),
       {
         lineage: w.lineage,
+        floor: w.floor,
+        revision: t.cluster.revision,
         max: o.maxBackups,
         written: w.key,
         deleted: pruned,
       },
     );
+    if (wentBack)
+      problems.push(
+        `nothing pruned: s3://${t.bucket}/${wentBack.key} of this lineage is at revision ${wentBack.revision}, above the ${t.cluster.revision} just written (the revision went back)`,
+      );
     if (failed > 0)
       problems.push(`the metadata of ${failed} snapshot(s) could not be read: they are kept, whatever their lineage`);
   } catch (err) {

@@ -18,6 +18,12 @@ export const META = {
   version: 'etcd-version',
   /** When the lineage began: the stamp of its first snapshot. */
   since: 'metaops-lineage-since',
+  /**
+   * The earliest stamp of the lineage's snapshots up to this one (stamps are the clocks of the nodes the Jobs ran on:
+   * one that ran behind stamps a snapshot before the lineage's `since`, one that ran ahead stamps `since` itself late).
+   * Pruning reads the snapshots stamped from it on (pruneLineage). Recorded only when before `since`.
+   */
+  floor: 'metaops-lineage-floor',
   /** When the snapshot was taken (RFC 3339). */
   taken: 'metaops-taken',
   /**
@@ -78,10 +84,51 @@ export function periodicSnapshot(base: string, key: string): Snapshot | undefine
   return m ? { key, revision: Number(m[1]), stamp: m[2]! } : undefined;
 }
 
-/** Newest first: by the stamp in the name, then the higher revision. */
+/**
+ * Newest first by the stamp in the name (the clock of the node the Job ran on), then the higher revision: the order of
+ * the listing, to read metadata in. It says which snapshot is newer only within a clock: never the order pruning or the
+ * lineage rests on (highestFirst, previousOf).
+ */
 export function newestFirst(a: Snapshot, b: Snapshot): number {
   if (a.stamp !== b.stamp) return a.stamp < b.stamp ? 1 : -1;
   return b.revision - a.revision;
+}
+
+/**
+ * Within one lineage the revision only grows (mayContinue): the highest revision first, which no clock orders; the
+ * stamp only between equal revisions (the same data).
+ */
+export function highestFirst(a: Snapshot, b: Snapshot): number {
+  return a.revision !== b.revision ? b.revision - a.revision : newestFirst(a, b);
+}
+
+/**
+ * The snapshot this EtcdBackup took last, among `examined` (newest first by stamp, metadata read), for a run whose
+ * clock stamps `now`: the lineage of its newest snapshot not stamped ahead of `now` (one ahead was stamped by a node
+ * whose clock ran ahead, and is evidence of nothing: a lineage ended long ago would stay "the last" until real time
+ * passed it), else, when every one is ahead (this run's clock is behind), of the newest; and of that lineage the
+ * snapshot at the highest revision (one stamped ahead included: the revision, not a clock, says which came last).
+ */
+export function previousOf(examined: readonly Snapshot[], uid: string, now: string): Snapshot | undefined {
+  const own = examined.filter((s) => s.meta?.[META.uid] === uid);
+  const anchor = own.find((s) => s.stamp <= now) ?? own[0];
+  const lineage = lineageOf(anchor?.meta);
+  if (!anchor || !lineage) return anchor;
+  return own.filter((s) => sameLineage(lineageOf(s.meta), lineage)).sort(highestFirst)[0];
+}
+
+/**
+ * The earliest stamp a lineage's snapshots carry, recorded with a new snapshot at `stamp` of `lineage`: the lineage's
+ * start, what the snapshot before it in the lineage recorded (and its own stamp), and its own stamp.
+ */
+export function floorOf(lineage: Lineage, stamp: string, previous?: Snapshot): string {
+  const stamps = [lineage.since, stamp];
+  if (previous && sameLineage(lineageOf(previous.meta), lineage)) {
+    stamps.push(previous.stamp);
+    const recorded = previous.meta?.[META.floor];
+    if (recorded && dateOfStamp(recorded)) stamps.push(recorded);
+  }
+  return stamps.filter((s) => dateOfStamp(s)).sort()[0] ?? stamp;
 }
 
 /** The lineage a snapshot's metadata records, if it records one whole. */
@@ -288,15 +335,15 @@ export function decideLineage(
 }
 
 /**
- * The snapshots to delete: those whose metadata records `lineage`, beyond its `max` newest, the one just `written`
- * counting as the newest (and never deleted). Nothing when `max` is 0 (keep all). A key given twice counts once (a
- * listing that repeats a key must not prune the lineage below `max`).
+ * The snapshots to delete: those whose metadata records `lineage`, beyond its `max` newest (by revision: highestFirst,
+ * never by a node's clock), the one just `written` counting as the newest (and never deleted). Nothing when `max` is
+ * 0 (keep all). A key given twice counts once (a listing that repeats a key must not prune the lineage below `max`).
  */
 export function toPrune(snapshots: readonly Snapshot[], lineage: Lineage, max: number, written: string): string[] {
   if (max <= 0) return [];
   const keys = new Set<string>();
   const mine = snapshots
     .filter((s) => s.key !== written && sameLineage(lineageOf(s.meta), lineage) && !keys.has(s.key) && keys.add(s.key))
-    .sort(newestFirst);
+    .sort(highestFirst);
   return mine.slice(max - 1).map((s) => s.key);
 }

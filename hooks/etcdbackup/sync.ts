@@ -502,19 +502,33 @@ function namespaceClusters(request: SyncHook<Spec, unknown, EtcdSettings>['reque
 
 /**
  * The newest results of this EtcdBackup's finished backup pods: the newest, and the newest that succeeded (a
- * namesake's, deleted and recreated, is not this one's: its results carry another UID).
+ * namesake's, deleted and recreated, is not this one's: its results carry another UID). Newest by the pods'
+ * `creationTimestamp` (the API server's clock, one for every run), never first by `finishedAt`, which the kubelet
+ * stamps with its node's clock: one run on a node whose clock is ahead would otherwise outrank every run after it, and
+ * the failures meanwhile go unreported (the clock rule). `finishedAt` only orders pods made in the same second, or a
+ * pod that carries no `creationTimestamp`.
  */
 function newestResults(pods: KubeObject[], uid: string): { latest?: BackupResult; lastGood?: BackupResult } {
   const results = pods
-    .map(podResult)
-    .filter((r): r is { result: BackupResult; at: string } => r !== undefined)
+    .map((pod) => {
+      const r = podResult(pod);
+      return r && { ...r, created: String(pod.metadata.creationTimestamp ?? '') || r.at };
+    })
+    .filter((r): r is { result: BackupResult; at: string; created: string } => r !== undefined)
     .filter((r) => r.result.backupUid === undefined || r.result.backupUid === uid)
     // A run that took no snapshot (the newest of this EtcdBackup is younger than its interval) says nothing new.
     .filter((r) => !r.result.skipped)
-    .sort((a, b) => (a.at < b.at ? 1 : -1));
+    .sort((a, b) => (a.created !== b.created ? byTime(b.created, a.created) : byTime(b.at, a.at)));
   const latest = results[0]?.result;
   const lastGood = results.find((r) => r.result.succeeded)?.result;
   return { ...(latest ? { latest } : {}), ...(lastGood ? { lastGood } : {}) };
+}
+
+/** Two Kubernetes times (RFC 3339, perhaps with fractions of a second) compared: as a sort's comparator. */
+function byTime(a: string, b: string): number {
+  const [x, y] = [Date.parse(a), Date.parse(b)];
+  if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) ? (Number.isNaN(y) ? 0 : -1) : 1;
+  return x - y;
 }
 
 /** The outcome of the newest backup into the status carried over: success, reason, what the last good one wrote. */
