@@ -64,7 +64,7 @@ t.test('a versioned bucket: the version with s3:GetObjectVersion, refused with n
     t.notOk(check.pinned, 'no copy made');
     await t.rejects(
       admin.send(new HeadObjectCommand({ Bucket: 'versioned', Key: 'ns/snap.db.restore-uid-v' })),
-      undefined,
+      { name: 'NotFound' },
       'nothing at the copy key',
     );
     const file = join(mkdtempSync(join(tmpdir(), 'restore-version-pin-')), 'snapshot.db');
