@@ -315,16 +315,32 @@ interface LineageStatus {
 }
 
 /**
+ * How far ahead of the API server's and the hook's clocks a node's clock is read to be, at most, when a snapshot's
+ * time (`metaops-taken`, stamped by the backup pod's node) is ordered against a restore's: a node that runs a few
+ * minutes ahead stamps the last snapshot of the old cluster after a restore that really came later.
+ */
+export const NODE_CLOCK_SLACK_SECONDS = 600;
+
+/**
  * The EtcdRestore that explains a lineage break, if one does: a restore of one of the clusters the backup dials,
  * over (Restored), that replaced the members after the last snapshot of the lineage before: made after it, or
  * (its check took minutes, and a backup of the old cluster ran meanwhile) whose members were dropped after it
- * (status.restore.since).
+ * (status.restore.since). That snapshot's time is its node's (the clock rule): read as up to NODE_CLOCK_SLACK_SECONDS
+ * ahead, and one ahead of the hook's `now` as now. A restore the lineage before began with (`credited`) explains
+ * that break, not this one.
  */
-function restoreExplaining(clusters: KubeObject[], brokeAfter: string): string | undefined {
-  const after = (at: string | undefined) => at !== undefined && Date.parse(at) >= Date.parse(brokeAfter);
+function restoreExplaining(
+  clusters: KubeObject[],
+  brokeAfter: string,
+  now: Date | undefined,
+  credited: string | undefined,
+): string | undefined {
+  const stamped = Date.parse(brokeAfter);
+  const bound = (now && stamped > now.getTime() ? now.getTime() : stamped) - NODE_CLOCK_SLACK_SECONDS * 1000;
+  const after = (at: string | undefined) => at !== undefined && Date.parse(at) >= bound;
   for (const cluster of clusters) {
     const r = restoreStateOf(cluster);
-    if (r?.phase === 'Restored' && r.name && (after(r.created) || after(r.since))) return r.name;
+    if (r?.phase === 'Restored' && r.name && r.name !== credited && (after(r.created) || after(r.since))) return r.name;
   }
   return undefined;
 }
@@ -334,7 +350,12 @@ function restoreExplaining(clusters: KubeObject[], brokeAfter: string): string |
  * keeps what status holds (the break it began with, if any); a new one records its break, and the EtcdRestore that
  * explains it.
  */
-export function lineageStatus(before: unknown, good: BackupResult, clusters: KubeObject[]): LineageStatus | undefined {
+export function lineageStatus(
+  before: unknown,
+  good: BackupResult,
+  clusters: KubeObject[],
+  now?: Date,
+): LineageStatus | undefined {
   if (!good.lineage || !good.clusterId) return before as LineageStatus | undefined;
   const since = dateOfStamp(good.lineage);
   const kept = before as Partial<LineageStatus> | undefined;
@@ -343,7 +364,7 @@ export function lineageStatus(before: unknown, good: BackupResult, clusters: Kub
   const out: LineageStatus = { clusterID: good.clusterId, since };
   const b = good.lineageBreak;
   if (b) {
-    const restoredBy = restoreExplaining(clusters, b.date);
+    const restoredBy = restoreExplaining(clusters, b.date, now, kept?.previous?.restoredBy);
     out.previous = {
       reason: b.reason,
       // What etcd said, from the Job's termination message: printable, bounded.
@@ -616,7 +637,7 @@ export function sync({
   const child = backupChild(parent, spec, settings.image, reach.endpoints, { spared, clusterIds: reach.clusterIds });
   if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {
-    const lineage = lineageStatus(previous['lineage'], lastGood, reach.dialled);
+    const lineage = lineageStatus(previous['lineage'], lastGood, reach.dialled, now);
     if (lineage) status['lineage'] = lineage;
   }
 

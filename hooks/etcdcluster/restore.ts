@@ -5,6 +5,7 @@
 // did not finish within RESTORE_CHECK_SECONDS, ends the restore failed with its reason (the EtcdRestore says
 // succeeded: false), and the cluster is untouched. Once the old members are dropped, the restored members have
 // RESTORE_SECONDS to serve; past that the restore ends RestoreFailed, naming why the pods wait.
+import { createHash } from 'node:crypto';
 import {
   childLabels,
   type KubeObject,
@@ -50,6 +51,7 @@ export function restoreCheckPod(
   // starts; the check still refuses to go on without the credentials it names.
   const access = s3Access(source.s3, { optionalVolume: true });
   const { volumes } = access;
+  const place = checkPlacement(spec);
   // The check keeps what it verified for the restored members (a copy beside the key, when the bucket keeps no
   // versions): each fetches those bytes later, whatever the key holds by then (snapshot.ts, pin).
   const args = [
@@ -68,7 +70,7 @@ export function restoreCheckPod(
       name: checkPodName(name),
       namespace: parent.metadata.namespace,
       labels: childLabels('etcd', name, 'restore-check'),
-      annotations: { 'etcd.database.coreos.com/restore-uid': restoreUid },
+      annotations: { 'etcd.database.coreos.com/restore-uid': restoreUid, [PLACEMENT_KEY]: placementDigest(place) },
     },
     spec: {
       restartPolicy: 'Never',
@@ -117,9 +119,54 @@ export function restoreCheckPod(
       securityContext: memberPodSecurity(spec.pod?.securityContext as Record<string, unknown> | undefined),
       // It dials S3 (or STS, a custom endpoint) by name: looked up as it is first (lib/names.ts).
       dnsConfig: podDnsConfig(),
+      ...place,
     },
   };
 }
+
+/** The digest of the placement a check pod was made with (checkPlacement): a pod's spec may not say it as made. */
+const PLACEMENT_KEY = 'etcd.metaops.io/check-placement';
+
+/**
+ * Where the check pod runs: where the restored members will (members.ts placement: spec.pod's nodeSelector,
+ * tolerations and node affinity), so that the images it starts are pulled and run on the nodes the members run on
+ * (an arm64 pool, a pool with its own registry mirror or credentials), not on some other node. The members' pod
+ * (anti-)affinity is not given to it: it places a member among the other members, and the check pod, no member,
+ * would be kept off every node where one runs (with one member to a node, off every node there is).
+ */
+export function checkPlacement(spec: EtcdClusterSpec): Record<string, unknown> {
+  const policy = spec.pod ?? {};
+  const out: Record<string, unknown> = {};
+  if (policy.nodeSelector) out['nodeSelector'] = policy.nodeSelector;
+  if (policy.tolerations) out['tolerations'] = policy.tolerations;
+  const nodeAffinity = (policy.affinity as { nodeAffinity?: unknown } | undefined)?.nodeAffinity;
+  if (nodeAffinity) out['affinity'] = { nodeAffinity: structuredClone(nodeAffinity) };
+  return out;
+}
+
+/**
+ * A short digest of a placement, recorded on the check pod (the API server may add tolerations of its own to the
+ * pod's spec): its JSON with every object's keys in order, so that the same placement reads the same however sent.
+ */
+function placementDigest(place: Record<string, unknown>): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(sorted(place)))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The digest of no placement (a check pod made by a metaops that gave it none). */
+const NO_PLACEMENT = placementDigest({});
 
 /** Whether an observed check pod is the one `expected` describes: the same restore, the same command. */
 export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
@@ -131,8 +178,13 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
     const c = container(p) as { image?: unknown; args?: unknown } | undefined;
     return JSON.stringify([c?.image, c?.args, Array.isArray(inits(p)) ? inits(p).map((i) => i?.image) : []]);
   };
+  // Its placement too (spec.pod's nodeSelector, tolerations or node affinity edited meanwhile: it proves the images
+  // on other nodes than the members'), by the digest recorded when it was made; one made before placements were
+  // given (no digest) was placed nowhere in particular.
   return (
     observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
+    (observed.metadata.annotations?.[PLACEMENT_KEY] ?? NO_PLACEMENT) ===
+      expected.metadata.annotations?.[PLACEMENT_KEY] &&
     command(observed) === command(expected)
   );
 }

@@ -133,6 +133,63 @@ function unpinnedPrunable(bucket: string, pinPath: string | undefined, why: stri
   return `not restored: a periodic EtcdBackup may prune this snapshot during the restore and no copy could be kept; turn on versioning for bucket ${bucket}, or allow the restore's credentials ${copy}${why ? ` (${why})` : ''}`;
 }
 
+/** A check whose key was written again between its read and its copy: nothing is pinned, nothing restored. */
+function writtenAgain(path: string, size: number): SnapshotCheck {
+  return {
+    succeeded: false,
+    size,
+    reason: `s3://${path} was written again while it was checked: check it again once it holds the snapshot to restore`,
+  };
+}
+
+/**
+ * Whether these credentials can make the request each restored member makes for a kept version: a GetObject naming
+ * its VersionId (only its first byte is asked for: the permission and the version's presence are the same). Undefined
+ * when they can; else why not (bounded).
+ */
+async function versionUnreadable(
+  s3: S3Client,
+  where: { bucket: string; key: string },
+  versionId: string,
+): Promise<string | undefined> {
+  try {
+    const res = await s3.send(
+      new GetObjectCommand({ Bucket: where.bucket, Key: where.key, VersionId: versionId, Range: 'bytes=0-0' }),
+    );
+    await discard(res.Body);
+    return undefined;
+  } catch (err) {
+    return reasonOf(err);
+  }
+}
+
+/** Lets go of a response body not needed: closed when it can be (a store that ignored the range), else drained. */
+async function discard(body: unknown): Promise<void> {
+  const stream = body as { destroy?: () => void } | undefined;
+  if (typeof stream?.destroy === 'function') {
+    stream.destroy();
+    return;
+  }
+  if (body && typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')
+    for await (const _ of body as AsyncIterable<unknown>) void _;
+}
+
+/**
+ * Why a check refuses a version it verified but that the restored members could not fetch (their GetObject by
+ * VersionId failed with the restore's credentials) when no copy could be kept either: dropping the live members on
+ * its word would leave every restored member failing its fetch. The permissions that let it go ahead come first.
+ */
+function versionUnkept(
+  path: string,
+  pinPath: string | undefined,
+  denied: string,
+  copyReason: string | undefined,
+): string {
+  const copy = pinPath ? `s3:PutObject on s3://${pinPath}` : 's3:PutObject on a copy beside the key';
+  const why = [denied.slice(0, 120), copyReason?.slice(0, 120)].filter(Boolean).join('; ');
+  return `not restored: the restored members would fetch the checked version by its VersionId, which the restore's credentials may not (s3:GetObjectVersion), and no copy could be kept; allow them s3:GetObjectVersion on s3://${path}, or ${copy} (${why})`;
+}
+
 export async function checkSnapshot(
   s3: S3Client,
   path: string,
@@ -154,14 +211,25 @@ export async function checkSnapshot(
         reason: `s3://${path} is not an intact etcd snapshot (its sha256 does not match: etcd would refuse to restore it)`,
       };
     const versionId = versionOf(res.VersionId);
-    if (versionId) return { succeeded: true, size, sha256, versionId };
-    const kept = await pin(s3, where, res.ETag, options.pinPath);
-    if (kept.changed)
+    if (versionId) {
+      // The members fetch this version by its VersionId: a request of its own (on AWS it needs s3:GetObjectVersion,
+      // which s3:GetObject does not give). Proved with these credentials before passing, else the copy is the pin.
+      const denied = await versionUnreadable(s3, where, versionId);
+      if (!denied) return { succeeded: true, size, sha256, versionId };
+      const copied = await pin(s3, where, res.ETag, options.pinPath);
+      if (copied.changed) return writtenAgain(path, size);
+      if (!copied.pinned)
+        return { succeeded: false, size, reason: versionUnkept(path, options.pinPath, denied, copied.reason) };
       return {
-        succeeded: false,
+        succeeded: true,
         size,
-        reason: `s3://${path} was written again while it was checked: check it again once it holds the snapshot to restore`,
+        sha256,
+        pinned: true,
+        pinReason: `version ${versionId.slice(0, 40)} not readable by its VersionId (s3:GetObjectVersion: ${denied.slice(0, 80)}): the members fetch the copy`,
       };
+    }
+    const kept = await pin(s3, where, res.ETag, options.pinPath);
+    if (kept.changed) return writtenAgain(path, size);
     if (!kept.pinned && prunable(where.key))
       return { succeeded: false, size, reason: unpinnedPrunable(where.bucket, options.pinPath, kept.reason) };
     return {

@@ -1,8 +1,8 @@
 // The pin a restore's check makes, and the fetch each restored member makes from it (hooks/etcdcommon/snapshot.ts),
-// against a stand-in S3 that records each call: a version where the bucket keeps one; else a server-side copy
-// beside the key, only of the object checked (its ETag), with its own metadata; a key written again meanwhile fails
-// the check; a copy refused leaves the sha256 alone to guard the fetch. Real S3 semantics: test/real/
-// etcd-restore-pin-real.test.ts.
+// against a stand-in S3 that records each call: a version where the bucket keeps one (and the members' GET of it
+// works); else a server-side copy beside the key, only of the object checked (its ETag), with its own metadata; a
+// key written again meanwhile fails the check; a copy refused leaves the sha256 alone to guard the fetch. Real S3
+// semantics: test/real/etcd-restore-pin-real.test.ts.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,10 +51,11 @@ t.test('a bucket that keeps versions: the version is the pin, no copy', async (t
   const { s3, calls } = fakeS3({ 'b/ns/snap.db': SNAP }, { versionId: 'v1' });
   const r = await checkSnapshot(s3, 'b/ns/snap.db', { pinPath: 'b/ns/snap.db.restore-u', env: {} });
   t.same(r, { succeeded: true, size: SNAP.length, sha256: sha(SNAP), versionId: 'v1' });
-  t.same(
-    calls.map((c) => c.name),
-    ['GetObjectCommand'],
-  );
+  // The read, then the request each member will make (a GetObject naming the version), proved with a first byte.
+  t.same(calls, [
+    { name: 'GetObjectCommand', input: { Bucket: 'b', Key: 'ns/snap.db' } },
+    { name: 'GetObjectCommand', input: { Bucket: 'b', Key: 'ns/snap.db', VersionId: 'v1', Range: 'bytes=0-0' } },
+  ]);
   // "null" is the version of an object in a bucket that keeps none: a copy then.
   const plain = fakeS3({ 'b/ns/snap.db': SNAP }, { versionId: 'null' });
   const p = await checkSnapshot(plain.s3, 'b/ns/snap.db', { pinPath: 'b/ns/snap.db.restore-u', env: {} });
