@@ -46,9 +46,13 @@ function unescape(part: string): string {
   return part.replace(/%(25|3B|2C|3D)/g, (_, code: string) => ({ '25': '%', '3B': ';', '2C': ',', '3D': '=' })[code]!);
 }
 
-/** The stamp's extra part, `<key>=<value>,...` (a key once per value), as a map of lists. */
+/**
+ * The stamp's extra part, `<key>=<value>,...` (a key once per value), as a map of lists. An object without a
+ * prototype: a key is the author's text, and one named `__proto__` is a key like any other (on a plain `{}` it would
+ * set the prototype and be lost from the review, the cache key and the impersonation headers).
+ */
 function parseExtra(text: string): Record<string, string[]> | undefined {
-  const extra: Record<string, string[]> = {};
+  const extra = Object.create(null) as Record<string, string[]>;
   for (const item of text === '' ? [] : text.split(',')) {
     const eq = item.indexOf('=');
     if (eq <= 0) return undefined;
