@@ -46,9 +46,13 @@ function unescape(part: string): string {
   return part.replace(/%(25|3B|2C|3D)/g, (_, code: string) => ({ '25': '%', '3B': ';', '2C': ',', '3D': '=' })[code]!);
 }
 
-/** The stamp's extra part, `<key>=<value>,...` (a key once per value), as a map of lists. */
+/**
+ * The stamp's extra part, `<key>=<value>,...` (a key once per value), as a map of lists. An object without a
+ * prototype: a key is the author's text, and one named `__proto__` is a key like any other (on a plain `{}` it would
+ * set the prototype and be lost from the review, the cache key and the impersonation headers).
+ */
 function parseExtra(text: string): Record<string, string[]> | undefined {
-  const extra: Record<string, string[]> = {};
+  const extra = Object.create(null) as Record<string, string[]>;
   for (const item of text === '' ? [] : text.split(',')) {
     const eq = item.indexOf('=');
     if (eq <= 0) return undefined;
@@ -448,6 +452,8 @@ export class AuthorCheck {
     over: () => boolean,
   ): Promise<number | undefined | { differences: string[] } | { changed: string[] }> {
     // Read at every check, never remembered: a policy removed (or made again, or changed) counts from the next check.
+    // As admissionregistration.k8s.io/v1 only (Kubernetes 1.36 and later): the manifests ship that version, and an API
+    // server of 1.34 or 1.35 (v1beta1 behind a feature gate) answers 404, read as not installed.
     if (over()) throw new OutOfTime();
     const [policy, binding] = await Promise.all([
       this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
@@ -547,7 +553,7 @@ export class AuthorCheck {
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (served as ${ADMISSION_API}: Kubernetes 1.36 or later; a 1.34 or 1.35 API server's v1beta1 policy is not read, docs/podbuggertool.md); nothing is injected`,
       };
     if (typeof since === 'object' && 'changed' in since)
       return {
