@@ -44,7 +44,7 @@ function restore(n: number): KubeObject {
     fields.push(entry);
     bytes += entry.length + 1;
   }
-  return {
+  const object = {
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     kind: 'EtcdRestore',
     metadata: {
@@ -66,6 +66,7 @@ function restore(n: number): KubeObject {
     },
     spec: { etcdCluster: { name: 'other' }, s3: { path: 'backups/tenant-a/snap.db', awsSecret: 'aws' } },
   };
+  return object as KubeObject;
 }
 
 /** Probes /healthz from a process of its own (a clock this thread cannot hold), as the kubelet does, for `ms`. */
