@@ -11,39 +11,19 @@
 // back to back (Metacontroller's 5 workers, each EtcdRestore change syncing every cluster of the namespace) the
 // readiness probe fails in a row, the replica leaves the Service, and every tenant's hooks go unanswered.
 // Expected: the server answers /healthz within the kubelet's probe timeout while it takes A's sync.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
+import { healthProbes, keyedManagedFields, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'related-managed-fields-token-0123456789';
-/** The kubelet's probe timeout (a probe's timeoutSeconds, 1 unless set; the Deployment's probes do not set it). */
-const PROBE_TIMEOUT_MS = 1000;
 /** What the API server stores of one object (etcd's request limit, 1.5 MiB), less room for the rest of it. */
 const OBJECT_BYTES = 1.4 * 1024 * 1024;
 
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-const fieldName = (i: number) => {
-  let s = '';
-  do {
-    s += ALPHABET[i % ALPHABET.length];
-    i = Math.floor(i / ALPHABET.length);
-  } while (i > 0);
-  return s;
-};
-
 /** An EtcdRestore of A's namespace whose managedFields hold a fieldsV1 of many small objects, each a key of its own. */
 function restore(n: number): KubeObject {
-  const fields: string[] = [];
-  let bytes = 0;
-  for (let i = 0; bytes < OBJECT_BYTES; i++) {
-    const entry = `"f:${fieldName(i)}":{"f:${fieldName(i + (n + 1) * 10_000_000)}":{}}`;
-    fields.push(entry);
-    bytes += entry.length + 1;
-  }
   const object = {
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     kind: 'EtcdRestore',
@@ -52,43 +32,11 @@ function restore(n: number): KubeObject {
       namespace: 'tenant-a',
       uid: `uid-r${n}`,
       creationTimestamp: '2026-01-01T00:00:00Z',
-      managedFields: [
-        {
-          manager: 'kubectl',
-          operation: 'Update',
-          apiVersion: 'etcd.database.coreos.com/v1beta2',
-          time: '2026-01-01T00:00:00Z',
-          fieldsType: 'FieldsV1',
-          // Parsed below: the body carries it as the API server sends it, JSON.
-          fieldsV1: JSON.parse(`{"f:spec":{${fields.join(',')}}}`) as Record<string, unknown>,
-        },
-      ],
+      managedFields: [keyedManagedFields('etcd.database.coreos.com/v1beta2', OBJECT_BYTES, n)],
     },
     spec: { etcdCluster: { name: 'other' }, s3: { path: 'backups/tenant-a/snap.db', awsSecret: 'aws' } },
   };
   return object as KubeObject;
-}
-
-/** Probes /healthz from a process of its own (a clock this thread cannot hold), as the kubelet does, for `ms`. */
-function probes(t: { teardown(fn: () => void): void }, url: string, ms: number) {
-  const script = `
-const [url, ms] = process.argv.slice(1);
-(async () => {
-  const until = Date.now() + Number(ms);
-  const took = [];
-  while (Date.now() < until) {
-    const at = Date.now();
-    await fetch(url, { signal: AbortSignal.timeout(60000) }).catch(() => undefined);
-    took.push(Date.now() - at);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  console.log(JSON.stringify(took));
-})();`;
-  const child = spawn(process.execPath, ['-e', script, url, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.teardown(() => child.kill());
-  return new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)).then(
-    (line) => JSON.parse(line) as number[],
-  );
 }
 
 t.test("the server answers /healthz within the probe timeout while it takes a namespace's sync", async (t) => {
@@ -108,7 +56,7 @@ t.test("the server answers /healthz within the probe timeout while it takes a na
       ),
     },
   });
-  const probed = probes(t, `${base}/healthz`, 15_000);
+  const probed = healthProbes(t, `${base}/healthz`, 15_000);
   await new Promise((r) => setTimeout(r, 1000));
   // A's clusters' syncs as Metacontroller's workers send them (5 per controller), each carrying the namespace's
   // EtcdRestores.

@@ -5,14 +5,13 @@
 // objects are listed as Metacontroller's informers read them. An EtcdCluster sync of A's namespace carries them (its
 // customize asks for every EtcdRestore of its namespace), and only the parent's managedFields are cut before the
 // parse: the server's one thread is held seconds, and the kubelet's /healthz probe (timeoutSeconds 1) goes unanswered.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { startApiServer } from '../fixtures/apiserver.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
+import { healthProbes, keyedFieldsV1, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
 import { FIXED_NOW, root } from '../fixtures/requests.js';
 
 const api = startApiServer(t, 'restores-managed-fields', ['tenant-a'], {
@@ -20,18 +19,7 @@ const api = startApiServer(t, 'restores-managed-fields', ['tenant-a'], {
   tokens: ['tenant-a-token,tenant-a-user,uid-tenant-a,tenants'],
 });
 const TOKEN = 'restores-managed-fields-token-0123456789';
-const PROBE_TIMEOUT_MS = 1000;
 const RESTORES = '/apis/etcd.database.coreos.com/v1beta2/namespaces/tenant-a/etcdrestores';
-
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-const fieldName = (i: number) => {
-  let s = '';
-  do {
-    s += ALPHABET[i % ALPHABET.length];
-    i = Math.floor(i / ALPHABET.length);
-  } while (i > 0);
-  return s;
-};
 
 /** Tenant A's call to the API server (its own token: it may only write EtcdRestores of its namespace). */
 async function asTenant(path: string, method = 'GET', body?: unknown): Promise<{ status: number; text: string }> {
@@ -41,27 +29,6 @@ async function asTenant(path: string, method = 'GET', body?: unknown): Promise<{
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, text: await res.text() };
-}
-
-function healthProbes(tt: { teardown(fn: () => void): void }, url: string, ms: number): Promise<number[]> {
-  const script = `
-const [url, ms] = process.argv.slice(1);
-(async () => {
-  const until = Date.now() + Number(ms);
-  const took = [];
-  while (Date.now() < until) {
-    const at = Date.now();
-    await fetch(url, { signal: AbortSignal.timeout(60000) }).catch(() => undefined);
-    took.push(Date.now() - at);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  console.log(JSON.stringify(took));
-})();`;
-  const child = spawn(process.execPath, ['-e', script, url, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  tt.teardown(() => child.kill());
-  return new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)).then(
-    (line) => JSON.parse(line) as number[],
-  );
 }
 
 t.test("a namespace's stored EtcdRestores do not hold the server's thread past the probe timeout", async (t) => {
@@ -90,13 +57,6 @@ t.test("a namespace's stored EtcdRestores do not hold the server's thread past t
     });
     t.equal(made.status, 201, `tenant A creates EtcdRestore r${n}`);
     const obj = JSON.parse(made.text) as KubeObject & { metadata: { managedFields?: unknown[] } };
-    const fields: string[] = [];
-    let bytes = 0;
-    for (let i = 0; bytes < 1.3 * 1024 * 1024; i++) {
-      const entry = `"f:${fieldName(i)}":{"f:${fieldName(i + (n + 1) * 10_000_000)}":{}}`;
-      fields.push(entry);
-      bytes += entry.length + 1;
-    }
     obj.metadata.managedFields = [
       ...(obj.metadata.managedFields ?? []),
       {
@@ -105,7 +65,7 @@ t.test("a namespace's stored EtcdRestores do not hold the server's thread past t
         apiVersion: 'etcd.database.coreos.com/v1beta2',
         time: '2026-01-01T00:00:00Z',
         fieldsType: 'FieldsV1',
-        fieldsV1: JSON.parse(`{"f:spec":{${fields.join(',')}}}`) as unknown,
+        fieldsV1: keyedFieldsV1(1.3 * 1024 * 1024, n),
       },
     ];
     const put = await asTenant(`${RESTORES}/r${n}`, 'PUT', obj);
