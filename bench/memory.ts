@@ -159,8 +159,8 @@ async function emptyObjects(def: CompositeHookDefinition): Promise<CompositeSync
 }
 
 /**
- * The same, the empty objects where the server still parses them: the observed pods' managedFields (the parent's are
- * cut out of the text before it is parsed, lib/json.ts withoutSubjectManagedFields).
+ * The same, the empty objects in the observed pods' managedFields: once the worst shape (the server parsed them whole);
+ * now cut out of the text before it is parsed as the parent's are (lib/json.ts withoutManagedFields), kept to show it.
  */
 async function emptyObjectsInPods(def: CompositeHookDefinition): Promise<CompositeSyncRequest> {
   const req = await fedBack(def, worstParent('podset', structuredClone(WORST_SPECS['podset']!)));
