@@ -24,13 +24,7 @@ import {
 import type { HookDefinition, Services } from './hook.js';
 import { hookRoutes, type ServerParts } from './hook-routes.js';
 import { instrumentedServices, instrumentPlugin, refuseClient } from './instrument.js';
-import {
-  MAX_JSON_DEPTH,
-  nestingRefused,
-  parseHookBody,
-  valueDepthExceeds,
-  withoutManagedFields,
-} from './json.js';
+import { MAX_JSON_DEPTH, nestingRefused, parseHookBody, valueDepthExceeds, withoutManagedFields } from './json.js';
 import { Metrics } from './metrics.js';
 import { routesOf, type HookRoute } from './routes.js';
 import { defaultServices } from './services.js';
