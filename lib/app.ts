@@ -24,13 +24,7 @@ import {
 import type { HookDefinition, Services } from './hook.js';
 import { hookRoutes, type ServerParts } from './hook-routes.js';
 import { instrumentedServices, instrumentPlugin, refuseClient } from './instrument.js';
-import {
-  MAX_JSON_DEPTH,
-  nestingRefused,
-  parseHookBody,
-  valueDepthExceeds,
-  withoutSubjectManagedFields,
-} from './json.js';
+import { MAX_JSON_DEPTH, nestingRefused, parseHookBody, valueDepthExceeds, withoutManagedFields } from './json.js';
 import { Metrics } from './metrics.js';
 import { routesOf, type HookRoute } from './routes.js';
 import { defaultServices } from './services.js';
@@ -178,9 +172,9 @@ function acceptJson(app: FastifyInstance): void {
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      // The managedFields of the object the request is about are cut out of the text first: never read, as large
-      // as its author makes them (lib/json.ts).
-      done(null, parseHookBody(withoutSubjectManagedFields(String(body))));
+      // The managedFields of every object the request carries are cut out of the text first: never read, as large
+      // as each object's writer makes them (lib/json.ts).
+      done(null, parseHookBody(withoutManagedFields(String(body))));
     } catch (err) {
       done(err instanceof Error ? err : new Error(String(err)), undefined);
     }

@@ -116,20 +116,24 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * A hook request's text without the `metadata.managedFields` of the object it is about (its top-level `parent`, or
- * `object` for a DecoratorController), cut out before it is parsed: no hook reads it (who made a PodBuggerTool is an
- * annotation the server trusts, docs/podbuggertool.md), and it is as large as its author makes it: a parent whose
- * managedFields were 8 MiB of `{},` parsed to ~136 MiB of heap (docs/operating.md, "Memory with the worst objects").
- * The rest is parsed as it was sent: observed children and related objects keep theirs, and a key named
- * `managedFields` anywhere else (in a spec, in an annotation's text, in the controller) is not touched.
+ * A hook request's text without the `metadata.managedFields` of any object it carries, cut out before it is parsed:
+ * the object it is about (its top-level `parent`, or `object` for a DecoratorController) and every observed object
+ * (each object of the maps of maps `children`, `attachments` and `related`, `{"<Kind>.<version>": {"<name>": {...}}}`).
+ * No hook reads them (who made a PodBuggerTool is an annotation the server trusts, and the author policy's own
+ * managedFields are read from the API, docs/podbuggertool.md), and each object's are as large as its writer makes
+ * them: a parent whose managedFields were 8 MiB of `{},` parsed to ~136 MiB of heap, and five EtcdRestores of a
+ * namespace with ~1.4 MiB each of small objects with keys of their own (`{"f:k1":{"f:x1":{}}, ...}`) held the
+ * server's thread 2.5-4.5 s a sync that carried them (docs/operating.md, "Memory with the worst objects" and the
+ * server's CPU). A key named `managedFields` anywhere else (in a spec, in an annotation's text, in the controller,
+ * under a top-level key of another name) is not touched.
  *
- * One pass over the text up to the end of the first top-level `parent` or `object` member, strings skipped whole with
- * indexOf as in jsonDepthExceeds: Metacontroller writes `controller` then `parent` (or `object`), so this reads the
- * controller and the subject (at most what the API server stores), whatever the size of the request. A key spelled
- * with escapes (`"managed\u0046ields"`) is left, and so is text this does not read as JSON, which JSON.parse then
- * refuses as it would have; the text inside a managedFields value cut out is not checked (it is never read).
+ * One pass over the text, each character read once (strings skipped whole with indexOf as in jsonDepthExceeds): the
+ * work is bounded by the size of the request, which the body limit bounds. A key spelled with escapes
+ * (`"managed\u0046ields"`) is left, and so is text this does not read as JSON, which JSON.parse then refuses as it
+ * would have (an object of another shape where one is expected is skipped whole and parsed as sent); the text inside
+ * a managedFields value cut out is not checked (it is never read).
  */
-export function withoutSubjectManagedFields(text: string): string {
+export function withoutManagedFields(text: string): string {
   const cuts: Array<[number, number]> = [];
   const metadata = (at: number): number => {
     // The end of the last member kept (-1: none yet): a member cut takes the comma before it, or the one after it
@@ -149,20 +153,31 @@ export function withoutSubjectManagedFields(text: string): string {
       return end;
     });
   };
-  // Every member of the subject named metadata (JSON.parse keeps the last of duplicates).
-  const subject = (at: number): number =>
-    eachMember(text, at, (keyStart, keyEnd, valueStart) =>
-      isKey(text, keyStart, keyEnd, 'metadata') && text.charCodeAt(valueStart) === 123 /* { */
-        ? metadata(valueStart)
-        : valueEnd(text, valueStart),
-    );
+  // An object carried: every member of it named metadata (JSON.parse keeps the last of duplicates). A value that is
+  // not an object is skipped whole.
+  const object = (at: number): number =>
+    text.charCodeAt(at) !== 123 /* { */
+      ? valueEnd(text, at)
+      : eachMember(text, at, (keyStart, keyEnd, valueStart) =>
+          isKey(text, keyStart, keyEnd, 'metadata') && text.charCodeAt(valueStart) === 123 /* { */
+            ? metadata(valueStart)
+            : valueEnd(text, valueStart),
+        );
+  // A map of objects (`{"<name>": {...}}`), and a map of those (`{"<Kind>.<version>": {...}}`).
+  const objects = (at: number): number =>
+    text.charCodeAt(at) !== 123 ? valueEnd(text, at) : eachMember(text, at, (_s, _e, valueStart) => object(valueStart));
+  const groups = (at: number): number =>
+    text.charCodeAt(at) !== 123
+      ? valueEnd(text, at)
+      : eachMember(text, at, (_s, _e, valueStart) => objects(valueStart));
   const read = eachMember(text, skipSpace(text, 0), (keyStart, keyEnd, valueStart) => {
+    if (isKey(text, keyStart, keyEnd, 'parent') || isKey(text, keyStart, keyEnd, 'object')) return object(valueStart);
     if (
-      (isKey(text, keyStart, keyEnd, 'parent') || isKey(text, keyStart, keyEnd, 'object')) &&
-      text.charCodeAt(valueStart) === 123
-    ) {
-      return subject(valueStart) < 0 ? UNREAD : STOP;
-    }
+      isKey(text, keyStart, keyEnd, 'children') ||
+      isKey(text, keyStart, keyEnd, 'attachments') ||
+      isKey(text, keyStart, keyEnd, 'related')
+    )
+      return groups(valueStart);
     return valueEnd(text, valueStart);
   });
   if (read === UNREAD || cuts.length === 0) return text;
@@ -175,13 +190,12 @@ export function withoutSubjectManagedFields(text: string): string {
   return out + text.slice(from);
 }
 
-/** What eachMember's visitor returns instead of a value's end: the text is not JSON as read, or reading stops here. */
+/** What eachMember's visitor returns instead of a value's end: the text is not JSON as read. */
 const UNREAD = -1;
-const STOP = -2;
 
 /**
  * The members of the object whose `{` is at `at`, in order: `visit` is given where each key's quotes start and end
- * and where its value starts, and returns where the value ends (or UNREAD, STOP). The index after the closing `}`,
+ * and where its value starts, and returns where the value ends (or UNREAD). The index after the closing `}`,
  * else what the visitor returned.
  */
 function eachMember(

@@ -626,8 +626,13 @@ export function services(parent: ParentObject, own = true): KubeObject[] {
 }
 
 /**
- * The cluster's PodDisruptionBudget: a voluntary disruption (a node drain) may take a member only while a
- * quorum of the desired size stays available (size 3: one at a time; size 1 or 2: none, a drain waits).
+ * The cluster's PodDisruptionBudget: a voluntary disruption (a node drain) may take a Ready member only while a
+ * quorum of the desired size stays available (size 3: one at a time; size 1 or 2: none, a drain waits), and a member
+ * that is not Ready at any time (`unhealthyPodEvictionPolicy: AlwaysAllow`). A member that is not Ready serves no
+ * quorum, and the tenant who writes the EtcdCluster chooses its image and its nodes: with the API server's default
+ * (IfHealthyBudget) members that never become Ready, pinned to nodes, kept those nodes from being drained for ever.
+ * The price: a member not Ready when its node is drained goes, and without storage its data (emptyDir) with it
+ * (docs/etcdcluster.md, docs/operating.md).
  */
 /**
  * minAvailable of the member pods: at rest a quorum of `size`. While the voters differ from the size (a
@@ -649,7 +654,7 @@ export function disruptionBudget(
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace: parent.metadata.namespace, labels: childLabels(APP, name, 'disruption-budget') },
-    spec: { minAvailable, selector: { matchLabels: selector(name, own) } },
+    spec: { minAvailable, selector: { matchLabels: selector(name, own) }, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
   };
 }
 

@@ -16,6 +16,7 @@ import {
   chainProblem,
   HANDSHAKE_RESET,
   MAX_ERROR_TEXT,
+  NamespaceShares,
 } from '../../lib/index.js';
 import { idOf } from './identity.js';
 
@@ -300,6 +301,14 @@ export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'];
  */
 export const MAX_KNOWN_PREFIXES = 1024;
 /**
+ * The endpoints whose prefix one namespace (a view's tenant) has remembered at most: a quarter of MAX_KNOWN_PREFIXES,
+ * its own least recently used forgotten first (lib/shares.ts NamespaceShares), as the TLS clients are shared
+ * (clientcache.ts). The server's plain client is one for every namespace: without shares one namespace's members
+ * (their names its to choose, ordinals only growing) pushed every other namespace's out, and each of their calls
+ * asked /v3 and /v3beta again before /v3alpha (etcd 3.2, the default version).
+ */
+export const MAX_KNOWN_PREFIXES_PER_NAMESPACE = MAX_KNOWN_PREFIXES / 4;
+/**
  * The bytes of TLS sessions one client remembers at most, the oldest forgotten first (and the count bound,
  * MAX_KNOWN_PREFIXES, kept): a session as Node hands it over carries the member's certificate, which the member
  * chooses (up to the 32 KiB the chain check lets through, and a TLS 1.2 ticket of up to 64 KiB more). The server keeps
@@ -371,7 +380,8 @@ export class HttpEtcdClient implements EtcdClient {
   /** The hook call's signal (withSignal): every call stops when it aborts. */
   private signal: AbortSignal | undefined;
   private readonly resolve: (url: string) => string;
-  private readonly prefixByEndpoint = new Map<string, string>();
+  /** The gateway prefix each endpoint serves, by the namespace of the view that learnt it (views without one: ''). */
+  private readonly prefixByEndpoint = new NamespaceShares<string>(MAX_KNOWN_PREFIXES, MAX_KNOWN_PREFIXES_PER_NAMESPACE);
   /**
    * The TLS session each member (host and port dialled) last offered, resumed by the next connection to it: a
    * resumed handshake costs no signature with the client key. At most MAX_KNOWN_PREFIXES of them and
@@ -620,17 +630,17 @@ export class HttpEtcdClient implements EtcdClient {
    * from 3.3 to 3.5 drops /v3beta).
    */
   private async rpc(endpoint: string, path: string, body: Json): Promise<Json> {
-    const known = this.prefixByEndpoint.get(endpoint);
+    // Remembered in the share of the namespace whose sync dials it (one endpoint is one namespace's member).
+    const tenant = this.scope?.dial.tenant ?? '';
+    const known = this.prefixByEndpoint.get(tenant, endpoint);
     for (const prefix of known ? [known, ...GATEWAY_PREFIXES.filter((p) => p !== known)] : GATEWAY_PREFIXES) {
       const res = await this.call('POST', endpoint + prefix + path, body);
       const json = parse(res.body);
       // A path etcd does not serve is a plain-text 404; etcd's own errors are JSON with a gRPC code, and some
       // of them are 404s too (member not found).
       if (res.status === 404 && typeof json['code'] !== 'number') continue;
-      this.prefixByEndpoint.delete(endpoint);
-      this.prefixByEndpoint.set(endpoint, prefix);
-      if (this.prefixByEndpoint.size > MAX_KNOWN_PREFIXES)
-        this.prefixByEndpoint.delete(this.prefixByEndpoint.keys().next().value!);
+      // Now the namespace's most recently used; past its share or the bound over all, the oldest goes.
+      this.prefixByEndpoint.set(tenant, endpoint, prefix);
       if (res.status !== 200 || typeof json['code'] === 'number') {
         // The member's words (its image is its cluster author's choice): one bounded line, as the API server's are.
         throw new EtcdError(
@@ -640,7 +650,7 @@ export class HttpEtcdClient implements EtcdClient {
       }
       return json;
     }
-    this.prefixByEndpoint.delete(endpoint);
+    this.prefixByEndpoint.delete(tenant, endpoint);
     throw new EtcdError(`${endpoint} has no v3 gateway`, 'Rejected');
   }
 

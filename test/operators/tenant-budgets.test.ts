@@ -13,7 +13,8 @@ import {
 import { boundedText, HttpKubeApi, KubeError, MAX_ERROR_TEXT, type KubeApi, type KubeEvent } from '../../lib/kube.js';
 import type { ParentObject } from '../../lib/metacontroller.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { HttpEtcdClient, MAX_KNOWN_PREFIXES } from '../../hooks/etcdcommon/etcd.js';
+import { HttpEtcdClient, MAX_KNOWN_PREFIXES, MAX_KNOWN_PREFIXES_PER_NAMESPACE } from '../../hooks/etcdcommon/etcd.js';
+import type { NamespaceShares } from '../../lib/shares.js';
 
 /** An API server whose event writes in `hanging` namespaces never finish; the others are written at once. */
 class Kube implements KubeApi {
@@ -152,7 +153,9 @@ t.test("the API server's words are one bounded line: in errors, and so in every 
 });
 
 t.test('the etcd client remembers the gateway prefix of at most MAX_KNOWN_PREFIXES endpoints', async (t) => {
-  // Every member of every cluster, ever, is an endpoint, and the client lives as long as the server.
+  // Every member of every cluster, ever, is an endpoint, and the client lives as long as the server: at most
+  // MAX_KNOWN_PREFIXES over all namespaces, and at most MAX_KNOWN_PREFIXES_PER_NAMESPACE of each (the namespace of
+  // the sync's view that dials it), the least recently used forgotten first.
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -163,14 +166,23 @@ t.test('the etcd client remembers the gateway prefix of at most MAX_KNOWN_PREFIX
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => server.close());
   const port = (server.address() as { port: number }).port;
-  const client = new HttpEtcdClient({ resolve: (url) => url.replace(/\/\/[^/]+/, `//127.0.0.1:${port}`) });
-  const known = () => (client as unknown as { prefixByEndpoint: Map<string, string> }).prefixByEndpoint;
-  for (let i = 0; i < MAX_KNOWN_PREFIXES + 100; i++) await client.memberList([`http://m${i}.tenant-a.example:2379`]);
-  t.equal(known().size, MAX_KNOWN_PREFIXES);
-  t.notOk(known().has('http://m0.tenant-a.example:2379'), 'the least recently used is forgotten');
-  t.ok(known().has(`http://m${MAX_KNOWN_PREFIXES + 99}.tenant-a.example:2379`));
+  const client = new HttpEtcdClient({ dnsLookup: async () => ({ address: '127.0.0.1', family: 4 }) });
+  const view = (tenant: string) =>
+    client.scoped({ signal: new AbortController().signal, allows: () => true, lookupName: (h) => h, tenant });
+  const known = () => (client as unknown as { prefixByEndpoint: NamespaceShares<string> }).prefixByEndpoint;
+  const url = (ns: number, i: number) => `http://m${i}.t${ns}.example:${port}`;
+  // Five namespaces, each dialling more endpoints than its share: more than the bound over all.
+  const namespaces = 5;
+  const each = MAX_KNOWN_PREFIXES_PER_NAMESPACE + 10;
+  t.ok(namespaces * MAX_KNOWN_PREFIXES_PER_NAMESPACE > MAX_KNOWN_PREFIXES, 'more than the bound over all');
+  for (let ns = 0; ns < namespaces; ns++) for (let i = 0; i < each; i++) await view(`t${ns}`).memberList([url(ns, i)]);
+  t.equal(known().size, MAX_KNOWN_PREFIXES, 'at most MAX_KNOWN_PREFIXES over all');
+  for (let ns = 0; ns < namespaces; ns++)
+    t.ok(known().held(`t${ns}`) <= MAX_KNOWN_PREFIXES_PER_NAMESPACE, `namespace t${ns} within its share`);
+  t.notOk(known().has('t0', url(0, 0)), 'the least recently used is forgotten');
+  t.ok(known().has('t4', url(4, each - 1)));
   // One used again is kept.
-  await client.memberList(['http://m200.tenant-a.example:2379']);
-  for (let i = 0; i < 10; i++) await client.memberList([`http://n${i}.tenant-b.example:2379`]);
-  t.ok(known().has('http://m200.tenant-a.example:2379'));
+  await view('t4').memberList([url(4, 200)]);
+  for (let i = 0; i < 10; i++) await view('t5').memberList([url(5, i)]);
+  t.ok(known().has('t4', url(4, 200)));
 });

@@ -1,0 +1,86 @@
+// Issue 29 (one object must not exhaust the shared server): the server parses each hook request on its one JavaScript
+// thread. The managedFields of the object a request is about are cut out of the text before it is parsed (lib/json.ts
+// withoutSubjectManagedFields), but the other objects a request carries are parsed whole. An EtcdCluster's sync
+// carries every EtcdRestore of its namespace (its customize asks for them all), and an EtcdRestore's managedFields
+// are its writer's to set (the API server keeps managedFields a client sends, each entry's fieldsV1 a set of field
+// paths: `{"f:<name>":{...}}`, any names). Tenant A's five EtcdRestores of ~1.4 MiB each (what the API server stores),
+// their fieldsV1 made of many small objects each with a key of its own (`{"f:k1":{"f:x1":{}}, ...}`), make each sync
+// of any of A's EtcdClusters a ~7 MiB body whose parse alone holds the thread ~4-5 s (a body of long strings of the
+// same size: milliseconds; of empty objects: ~1.5 s). Nothing else is answered meanwhile: the kubelet's probes of
+// /healthz and /readyz (the Deployment's, timeoutSeconds 1) fail while it lasts, and with A's clusters' syncs queued
+// back to back (Metacontroller's 5 workers, each EtcdRestore change syncing every cluster of the namespace) the
+// readiness probe fails in a row, the replica leaves the Service, and every tenant's hooks go unanswered.
+// Expected: the server answers /healthz within the kubelet's probe timeout while it takes A's sync.
+import t from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { testApp } from '../fixtures/app.js';
+import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
+import { healthProbes, keyedManagedFields, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+
+const TOKEN = 'related-managed-fields-token-0123456789';
+/** What the API server stores of one object (etcd's request limit, 1.5 MiB), less room for the rest of it. */
+const OBJECT_BYTES = 1.4 * 1024 * 1024;
+
+/** An EtcdRestore of A's namespace whose managedFields hold a fieldsV1 of many small objects, each a key of its own. */
+function restore(n: number): KubeObject {
+  const object = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdRestore',
+    metadata: {
+      name: `r${n}`,
+      namespace: 'tenant-a',
+      uid: `uid-r${n}`,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      managedFields: [keyedManagedFields('etcd.database.coreos.com/v1beta2', OBJECT_BYTES, n)],
+    },
+    spec: { etcdCluster: { name: 'other' }, s3: { path: 'backups/tenant-a/snap.db', awsSecret: 'aws' } },
+  };
+  return object as KubeObject;
+}
+
+t.test("the server answers /healthz within the probe timeout while it takes a namespace's sync", async (t) => {
+  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd } });
+  t.teardown(() => app.close());
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const parent = etcdParent({ size: 3 }, { phase: 'Running' });
+  parent.metadata = { ...parent.metadata, namespace: 'tenant-a' };
+  const restores = [0, 1, 2, 3, 4].map(restore);
+  const body = JSON.stringify({
+    controller: {},
+    parent,
+    children: { 'Pod.v1': {}, 'Service.v1': {} },
+    related: {
+      'EtcdRestore.etcd.database.coreos.com/v1beta2': Object.fromEntries(
+        restores.map((r) => [`tenant-a/${r.metadata.name}`, r]),
+      ),
+    },
+  });
+  const probed = healthProbes(t, `${base}/healthz`, 15_000);
+  await new Promise((r) => setTimeout(r, 1000));
+  // A's clusters' syncs as Metacontroller's workers send them (5 per controller), each carrying the namespace's
+  // EtcdRestores.
+  const began = Date.now();
+  const answers = await Promise.all(
+    [0, 1, 2, 3, 4].map(() =>
+      fetch(`${base}/hooks/etcdcluster/sync`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body,
+      }).then((r) => r.status),
+    ),
+  );
+  const took = Date.now() - began;
+  const seen = await probed;
+  const slowest = Math.max(...seen);
+  const late = seen.filter((ms) => ms >= PROBE_TIMEOUT_MS).length;
+  t.comment(
+    `A's syncs (${(body.length / 1048576).toFixed(1)} MiB each) answered ${JSON.stringify(answers)} within ${took} ms; ` +
+      `/healthz probed ${seen.length} times, ${late} answered after the probe timeout, the slowest in ${slowest} ms`,
+  );
+  t.ok(answers.includes(200), "A's syncs are answered");
+  t.ok(
+    slowest < PROBE_TIMEOUT_MS,
+    `/healthz answered within the kubelet's ${PROBE_TIMEOUT_MS} ms probe timeout (the slowest in ${slowest} ms)`,
+  );
+});

@@ -1,0 +1,73 @@
+// The PodBuggerTool injector decorates every pod of every namespace (manifests/controllers: a DecoratorController on
+// pods, no selector), and each of its syncs carries every PodBuggerTool of the pod's namespace (its customize: the
+// tools of the namespace, the same answer for every pod). A tool's managedFields are its writer's to set, and only the
+// managedFields of the object a request is about (here the pod) are cut out before the body is parsed (lib/json.ts):
+// tenant A's five tools of ~1.4 MiB each, their managedFields many small objects each with a field name of its own
+// (test/fixtures/keyed-managed-fields.ts), make the sync of every pod of A's namespace a ~7 MiB body whose parse holds
+// the server's one thread for seconds. Metacontroller syncs every pod a related object selects when it changes: one
+// edit of one tool syncs every pod of A's namespace (a PodSet of 1,000 pods is A's to make), each of them seconds of
+// the thread. Meanwhile nothing else is answered: the kubelet's probes (timeoutSeconds 1) of /healthz and /readyz
+// fail. Expected: the server answers /healthz within the probe timeout while it takes the injector's sync of A's pod.
+import t from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { testApp } from '../fixtures/app.js';
+import { healthProbes, keyedManagedFields, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+
+const TOKEN = 'injector-managed-fields-token-0123456789';
+const TOOL_API = 'debug.metaops.dev/v1alpha1';
+
+/** Tool `n` of A's namespace, its managedFields of ~1.4 MiB (what the API server stores of one object). */
+const tool = (n: number): KubeObject =>
+  ({
+    apiVersion: TOOL_API,
+    kind: 'PodBuggerTool',
+    metadata: {
+      name: `tool-${n}`,
+      namespace: 'tenant-a',
+      uid: `uid-tool-${n}`,
+      managedFields: [keyedManagedFields(TOOL_API, 1.4 * 1024 * 1024, n)],
+    },
+    spec: { label: 'app=none', image: 'busybox:1.36' },
+  }) as unknown as KubeObject;
+
+t.test("the server answers /healthz within the probe timeout while it injects into a namespace's pod", async (t) => {
+  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
+  t.teardown(() => app.close());
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const tools = [0, 1, 2, 3, 4].map(tool);
+  const body = JSON.stringify({
+    controller: {},
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-1', namespace: 'tenant-a', uid: 'uid-web-1', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'nginx' }] },
+      status: { phase: 'Running' },
+    },
+    attachments: {},
+    related: {
+      [`PodBuggerTool.${TOOL_API}`]: Object.fromEntries(tools.map((x) => [`tenant-a/${x.metadata.name}`, x])),
+    },
+  });
+  const probed = healthProbes(t, `${base}/healthz`, 8000);
+  await new Promise((r) => setTimeout(r, 1000));
+  const began = Date.now();
+  const res = await fetch(`${base}/hooks/podbuggertool-injector/sync`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body,
+  });
+  const took = Date.now() - began;
+  const seen = await probed;
+  const slowest = Math.max(...seen);
+  t.comment(
+    `the injector's sync of A's pod (${(body.length / 1048576).toFixed(1)} MiB) answered ${res.status} in ${took} ms; ` +
+      `/healthz probed ${seen.length} times, the slowest answered in ${slowest} ms`,
+  );
+  t.equal(res.status, 200, "the pod's sync is answered");
+  t.ok(
+    slowest < PROBE_TIMEOUT_MS,
+    `/healthz answered within the kubelet's ${PROBE_TIMEOUT_MS} ms probe timeout (the slowest in ${slowest} ms)`,
+  );
+});
