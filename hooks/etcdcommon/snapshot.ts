@@ -76,7 +76,7 @@ function reasonOf(err: unknown): string {
 
 /** An S3 version ID as the members are given it (bounded, plain), or undefined ("null": the bucket keeps none). */
 function versionOf(id: string | undefined): string | undefined {
-  return id !== 'null' && /^[A-Za-z0-9._+=-]{1,128}$/.test(id ?? '') ? id : undefined;
+  return id?.match(/^[A-Za-z0-9._+=-]{1,128}$/) && id !== 'null' ? id : undefined;
 }
 
 /**
