@@ -81,6 +81,7 @@ function errorCode(err: unknown): string {
   const code = e.Code ?? e.name ?? e.code ?? 'Unknown';
   if (!/^(Unknown|\d{3})$/.test(code)) return code;
   // Bodiless answers (HEAD) carry only their HTTP status.
+  // Stryker disable next-line OptionalChaining: every error the SDK's retry step passes on has a $metadata (it sets one)
   switch (e.$metadata?.httpStatusCode) {
     case 301:
       return 'PermanentRedirect';

@@ -323,6 +323,53 @@ t.test('managed policies: five versions at most, the oldest non-default deleted 
   t.equal(await api.policyDocument(arn, m.policies.get(arn)!.defaultVersion), '{"v":15}');
 });
 
+t.test(
+  'policy versions listed in any order: the oldest by date goes; a refused new version names its call',
+  async (t) => {
+    const { m, api, arn } = await withUser();
+    for (let i = 1; i <= 4; i++) await api.setPolicyDocument(arn, `{"v":${i}}`);
+    const p = m.policies.get(arn)!;
+    const [v1, v2, v3, v4, v5] = p.versions;
+    // IAM documents no order: the five, listed neither oldest nor newest first.
+    m.respond('ListPolicyVersions', {
+      Versions: [v3, v1, v5, v4, v2].map((v) => ({
+        VersionId: v!.id,
+        IsDefaultVersion: v!.id === p.defaultVersion,
+        CreateDate: v!.created,
+      })),
+    });
+    await api.setPolicyDocument(arn, '{"v":5}');
+    t.same(
+      p.versions.map((v) => v.document),
+      ['{"v":1}', '{"v":2}', '{"v":3}', '{"v":4}', '{"v":5}'],
+      `the oldest (${v1!.id}) went`,
+    );
+    t.notOk(
+      p.versions.some((v) => v.id === v1!.id),
+      'not the first listed',
+    );
+    m.fail('CreatePolicyVersion', () => awsError('AccessDenied', 403));
+    t.match(await awsErr(() => api.setPolicyDocument(arn, '{"v":6}')), {
+      code: 'AccessDenied',
+      operation: 'CreatePolicyVersion',
+    });
+  },
+);
+
+t.test('a code AWS names is kept, whatever the status: only a bare status or Unknown is read from it', async (t) => {
+  const { m, api } = await withUser();
+  const named = (name: string, status: number) => () =>
+    Object.assign(new Error('odd'), { name, $metadata: { httpStatusCode: status } });
+  // A 404 read as NotFound would be "no such user": the hook would create one again.
+  m.fail('GetUser', named('UnknownOperationException', 404));
+  t.match(await awsErr(() => api.getUser('u')), { code: 'UnknownOperationException', operation: 'GetUser' });
+  m.fail('GetUser', named('Status404', 404));
+  t.match(await awsErr(() => api.getUser('u')), { code: 'Status404', operation: 'GetUser' });
+  // Unknown with no HTTP status at all (the SDK never answered): Unknown.
+  m.fail('GetUser', () => Object.assign(new Error(''), { name: 'Unknown' }));
+  t.match(await awsErr(() => api.getUser('u')), { code: 'Unknown', operation: 'GetUser' });
+});
+
 t.test('deleting a policy: every other version first; gone already is done', async (t) => {
   const { m, api, arn } = await withUser();
   m.iamPageSize = 2;
@@ -431,7 +478,11 @@ t.test('attached policies and access keys, in pages of one', async (t) => {
   // An endpoint whose pages never end is cut off.
   const asked = m.calls.length;
   m.respond('ListAccessKeys', { AccessKeyMetadata: [], IsTruncated: true, Marker: 'again' }, MAX_PAGES);
-  t.match(await awsErr(() => api.listAccessKeys('u')), { code: 'ResponseTooLarge', operation: 'ListAccessKeys' });
+  t.match(await awsErr(() => api.listAccessKeys('u')), {
+    code: 'ResponseTooLarge',
+    operation: 'ListAccessKeys',
+    message: `more than ${MAX_PAGES} pages`,
+  });
   t.equal(m.calls.length - asked, MAX_PAGES, 'the 101st page never asked');
   m.respond('ListAccessKeys', { AccessKeyMetadata: [{ AccessKeyId: 'A' }], IsTruncated: true }, 1);
   t.same(
