@@ -596,7 +596,8 @@ export class SdkAwsApi implements AwsApi {
       marker = res.IsTruncated ? res.Marker : undefined;
       if (marker === undefined || policies.length > max) break;
     }
-    return { policies: policies.slice(0, max), truncated: policies.length > max || marker !== undefined };
+    // The loop ends at the last page, or with more than `max`: what is left is the one past `max`.
+    return { policies: policies.slice(0, max), truncated: policies.length > max };
   }
 
   async setPolicyDocument(arn: string, document: string): Promise<void> {

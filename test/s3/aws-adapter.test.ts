@@ -370,6 +370,49 @@ t.test('a code AWS names is kept, whatever the status: only a bare status or Unk
   t.match(await awsErr(() => api.getUser('u')), { code: 'Unknown', operation: 'GetUser' });
 });
 
+t.test('listing policies: short pages followed up to the most asked, what is left said', async (t) => {
+  const m = new AwsModel();
+  const api = m.api();
+  const asked: unknown[] = [];
+  const answer = m.answer.bind(m);
+  m.answer = (service, region, op, input) => {
+    if (op === 'ListPolicies') asked.push(input['MaxItems']);
+    return answer(service, region, op, input);
+  };
+  const arns: string[] = [];
+  for (const n of ['a', 'b', 'c', 'd', 'e']) arns.push(await api.createPolicy(n, '{}', new Map(), '/ours/'));
+  await api.createPolicy('z', '{}', new Map(), '/other/');
+  const names = (r: { policies: Array<{ name: string }> }) => r.policies.map((p) => p.name);
+  let r = await api.listPolicies('/ours/', 3);
+  t.same(
+    [names(r), r.truncated, asked.splice(0)],
+    [['a', 'b', 'c'], true, [4]],
+    'one more than asked tells what is left',
+  );
+  t.same(r.policies[0], { name: 'a', arn: arns[0], created: m.policies.get(arns[0]!)!.created });
+  m.iamPageSize = 2;
+  r = await api.listPolicies('/ours/', 4);
+  t.same([names(r), r.truncated, asked.splice(0)], [['a', 'b', 'c', 'd'], true, [5, 3, 1]], 'pages of two');
+  r = await api.listPolicies('/ours/', 5);
+  t.same([names(r), r.truncated, asked.splice(0)], [['a', 'b', 'c', 'd', 'e'], false, [6, 4, 2]], 'all of them');
+  r = await api.listPolicies('/ours/', 5000);
+  t.same([names(r), r.truncated, asked.splice(0)[0]], [['a', 'b', 'c', 'd', 'e'], false, 1000], 'IAM’s most');
+  m.respond('ListPolicies', {
+    Policies: [{ PolicyName: 'x' }, { Arn: 'arn:aws:iam::1:policy/y' }, { PolicyName: 'w', Arn: 'arn:w' }],
+  });
+  t.same((await api.listPolicies('/ours/', 5)).policies, [{ name: 'w', arn: 'arn:w', created: new Date(0) }]);
+  m.respond('ListPolicies', {});
+  t.same(await api.listPolicies('/ours/', 5), { policies: [], truncated: false }, 'an answer without its list');
+  const before = m.calls.length;
+  m.respond('ListPolicies', { Policies: [], IsTruncated: true, Marker: 'again' }, MAX_PAGES);
+  t.match(await awsErr(() => api.listPolicies('/ours/', 5)), {
+    code: 'ResponseTooLarge',
+    operation: 'ListPolicies',
+    message: `more than ${MAX_PAGES} pages`,
+  });
+  t.equal(m.calls.length - before, MAX_PAGES, 'pages that never end: cut off');
+});
+
 t.test('deleting a policy: every other version first; gone already is done', async (t) => {
   const { m, api, arn } = await withUser();
   m.iamPageSize = 2;
