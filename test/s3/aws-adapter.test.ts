@@ -454,6 +454,21 @@ t.test('attached policies and access keys, in pages of one', async (t) => {
   t.same(await api.attachedPolicies('u'), [...others, arn], 'every page read; attaching twice is one attachment');
   m.respond('ListAttachedUserPolicies', { AttachedPolicies: [{ PolicyName: 'no-arn' }, { PolicyArn: arn }] });
   t.same(await api.attachedPolicies('u'), [arn], 'an entry without its ARN is skipped');
+  m.respond('ListAttachedUserPolicies', {});
+  t.same(await api.attachedPolicies('u'), [], 'an answer without its list: none');
+  m.fail('ListAttachedUserPolicies', () => awsError('AccessDenied', 403));
+  t.match(await awsErr(() => api.attachedPolicies('u')), {
+    code: 'AccessDenied',
+    operation: 'ListAttachedUserPolicies',
+  });
+  m.respond('ListPolicyVersions', {
+    Versions: [
+      { VersionId: 'v9', IsDefaultVersion: false },
+      { VersionId: 'v1', IsDefaultVersion: true },
+    ],
+  });
+  m.fail('DeletePolicyVersion', () => awsError('AccessDenied', 403));
+  t.match(await awsErr(() => api.deletePolicy(arn)), { code: 'AccessDenied', operation: 'DeletePolicyVersion' });
   await api.detachPolicy('u', others[0]!);
   await api.detachPolicy('u', others[0]!);
   t.same(await api.attachedPolicies('u'), [others[1], others[2], arn], 'detached already: done');
@@ -474,6 +489,8 @@ t.test('attached policies and access keys, in pages of one', async (t) => {
     'both keys, over two pages, oldest first',
   );
   t.equal(m.calls.filter((c) => c === 'ListAccessKeys').length, 2);
+  m.respond('ListAccessKeys', {});
+  t.same(await api.listAccessKeys('u'), [], 'no AccessKeyMetadata: no keys');
   await api.deleteAccessKey('u', k1.id);
   await api.deleteAccessKey('u', k1.id);
   t.same(
