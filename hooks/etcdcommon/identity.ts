@@ -17,20 +17,23 @@ function first8(data: Buffer): bigint {
 /** The ID etcd gives a member of an initial cluster (bootstrap or restore): no time is mixed in. */
 export function initialMemberId(peerURLs: string[], token: string): string {
   const joined = [...peerURLs].sort().join('');
-  return first8(Buffer.from(joined + token, 'utf8')).toString();
+  return first8(Buffer.from(joined + token)).toString();
 }
 
 /** The ID of a cluster whose initial members have these IDs. */
 export function clusterIdOf(memberIds: string[]): string {
-  const ids = memberIds.map((id) => BigInt(id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const bytes = Buffer.alloc(8 * ids.length);
-  ids.forEach((id, i) => bytes.writeBigUInt64BE(id, 8 * i));
-  return first8(bytes).toString();
+  // Each ID as 8 bytes big-endian, whose byte order is their numeric order.
+  const ids = memberIds.map((id) => {
+    const bytes = Buffer.alloc(8);
+    bytes.writeBigUInt64BE(BigInt(id));
+    return bytes;
+  });
+  return first8(Buffer.concat(ids.sort(Buffer.compare))).toString();
 }
 
 /** An ID as etcd's gateway sent it (a decimal string, or a number), normalised; undefined if it is none. */
 export function idOf(value: unknown): string | undefined {
-  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  const text = Number.isSafeInteger(value) ? String(value) : value;
   if (typeof text !== 'string' || !ID_PATTERN.test(text)) return undefined;
   const id = BigInt(text);
   return id > 0n && id < 2n ** 64n ? id.toString() : undefined;

@@ -81,6 +81,7 @@ function errorCode(err: unknown): string {
   const code = e.Code ?? e.name ?? e.code ?? 'Unknown';
   if (!/^(Unknown|\d{3})$/.test(code)) return code;
   // Bodiless answers (HEAD) carry only their HTTP status.
+  // Stryker disable next-line OptionalChaining: every error the SDK's retry step passes on has a $metadata (it sets one)
   switch (e.$metadata?.httpStatusCode) {
     case 301:
       return 'PermanentRedirect';
@@ -595,7 +596,8 @@ export class SdkAwsApi implements AwsApi {
       marker = res.IsTruncated ? res.Marker : undefined;
       if (marker === undefined || policies.length > max) break;
     }
-    return { policies: policies.slice(0, max), truncated: policies.length > max || marker !== undefined };
+    // The loop ends at the last page, or with more than `max`: what is left is the one past `max`.
+    return { policies: policies.slice(0, max), truncated: policies.length > max };
   }
 
   async setPolicyDocument(arn: string, document: string): Promise<void> {

@@ -429,6 +429,34 @@ t.test('checkSnapshot: credentials, path, the object and its errors', async (t) 
   });
   const thrower = { send: async () => Promise.reject('plain string') } as any;
   t.same(await checkSnapshot(thrower, 'b/k', { env }), { succeeded: false, reason: 's3://b/k: Error: plain string' });
+  for (const nothing of [null, undefined]) {
+    const bare = { send: async () => Promise.reject(nothing) } as any;
+    t.same(
+      await checkSnapshot(bare, 'b/k', { env }),
+      { succeeded: false, reason: `s3://b/k: Error: ${String(nothing)}` },
+      `${String(nothing)} thrown`,
+    );
+  }
+  // AWS's words on one line, every run of white space one space, at most 300 characters.
+  const wordy = {
+    send: async () => Promise.reject(Object.assign(new Error('line one\n\n   line two\t\tend'), { name: 'Odd' })),
+  } as any;
+  t.same(await checkSnapshot(wordy, 'b/k', { env }), {
+    succeeded: false,
+    reason: 's3://b/k: Odd: line one line two end',
+  });
+  const long = { send: async () => Promise.reject(new Error('x'.repeat(1000))) } as any;
+  t.equal(
+    (await checkSnapshot(long, 'b/k', { env })).reason,
+    `s3://b/k: ${`Error: ${'x'.repeat(1000)}`.slice(0, 300)}`,
+  );
+  // Exactly the 32 bytes of a hash: no data, no snapshot.
+  objects['bucket/hash-only'] = createHash('sha256').update(Buffer.alloc(0)).digest();
+  t.same(await checkSnapshot(s3, 'bucket/hash-only', { env }), {
+    succeeded: false,
+    size: 32,
+    reason: 's3://bucket/hash-only has 32 bytes: it is no etcd snapshot',
+  });
   t.equal(credentialsProblem(undefined, {}), undefined);
   t.equal(credentialsProblem('aws', { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials' }) !== undefined, true);
   t.equal(
@@ -474,4 +502,19 @@ t.test('restore steps run again after the member started keep its data: prepareR
   const empty = join(root, 'empty');
   t.throws(() => placeRestored(join(root, 'none'), empty), /holds no restored member/);
   t.notOk(existsSync(empty));
+  // A restore directory etcdutl left without a member: an error too, the data directory left as it is.
+  mkdirSync(join(root, 'partial', 'wal'), { recursive: true });
+  mkdirSync(empty);
+  t.throws(() => placeRestored(join(root, 'partial'), empty), /holds no restored member/);
+  t.ok(existsSync(empty));
+  // The data directory is there (its volume) without a member, the snapshot kept: fetched, not kept.
+  writeFileSync(file, 'snapshot');
+  t.equal(prepareRestore(file, restored, empty), 'fetch', 'an empty data directory holds no member');
+  // No data directory at all: the restored member placed there.
+  const fresh = join(root, 'fresh');
+  mkdirSync(join(restored, 'member'), { recursive: true });
+  t.equal(placeRestored(restored, fresh), 'placed');
+  t.ok(existsSync(join(fresh, 'member')));
+  // The member has its data and the restore directory is gone already (emptied by prepareRestore): kept.
+  t.equal(placeRestored(join(root, 'never-made'), fresh), 'kept');
 });

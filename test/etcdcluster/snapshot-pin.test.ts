@@ -21,12 +21,12 @@ async function* chunks(data: Buffer) {
 
 type Call = { name: string; input: Record<string, unknown> };
 /** A stand-in S3: objects by `bucket/key`, what a version or a copy answers, every call recorded. */
-function fakeS3(objects: Record<string, Buffer>, options: { versionId?: string; copy?: Error } = {}) {
+function fakeS3(objects: Record<string, Buffer>, options: { versionId?: string; copy?: unknown } = {}) {
   const calls: Call[] = [];
   const send = async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
     calls.push({ name: cmd.constructor.name, input: cmd.input });
     if (cmd.constructor.name === 'CopyObjectCommand') {
-      if (options.copy) throw options.copy;
+      if ('copy' in options) throw options.copy;
       const [bucket, ...key] = String(cmd.input['CopySource']).split('/');
       objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`] =
         objects[`${bucket}/${decodeURIComponent(key.join('/'))}`]!;
@@ -136,6 +136,32 @@ t.test('a copy refused (credentials that may only read): passed, the sha256 the 
   t.match(r, { succeeded: true, sha256: sha(SNAP), pinned: false, pinReason: /^AccessDenied: Access Denied/ });
   t.ok(r.pinReason!.length <= 200, 'its reason bounded');
   t.notOk('versionId' in r);
+});
+
+t.test(
+  'a copy that fails without an S3 status (a dropped connection, a bare throw): passed unpinned, and why',
+  async (t) => {
+    const pinned = (copy: unknown) =>
+      checkSnapshot(fakeS3({ 'b/k': SNAP }, { copy }).s3, 'b/k', { pinPath: 'b/k.r', env: {} });
+    const unpinned = (pinReason: string) => ({
+      succeeded: true,
+      size: SNAP.length,
+      sha256: sha(SNAP),
+      pinned: false,
+      pinReason,
+    });
+    t.same(await pinned(new Error('socket hang up')), unpinned('Error: socket hang up'), 'no $metadata');
+    t.same(await pinned(null), unpinned('Error: null'), 'null thrown');
+    t.same(await pinned(undefined), unpinned('Error: undefined'), 'undefined thrown');
+  },
+);
+
+t.test('the copy names the key it keeps in at most 1024 characters of metadata', async (t) => {
+  const key = `ns/${'k'.repeat(1100)}`;
+  const { s3, calls } = fakeS3({ [`b/${key}`]: SNAP });
+  t.match(await checkSnapshot(s3, `b/${key}`, { pinPath: `b/${key}.r`, env: {} }), { succeeded: true, pinned: true });
+  const metadata = (calls[1]!.input['Metadata'] as Record<string, string>)['metaops-restore-of']!;
+  t.equal(metadata, `b/${key}`.slice(0, 1024));
 });
 
 t.test('fetchChecked: from the pin, only the bytes checked', async (t) => {

@@ -38,6 +38,38 @@ t.test("etcd's IDs, computed as etcd 3.6.9 computed them for a real two-member b
 });
 
 t.test(
+  "etcd's IDs of a member with two peer URLs and of a three-member bootstrap, as etcd 3.6.9 gave them",
+  async (t) => {
+    // etcd --name=a --initial-advertise-peer-urls=http://127.0.0.1:21702,http://127.0.0.1:21701
+    //   --initial-cluster=a=http://127.0.0.1:21702,a=http://127.0.0.1:21701 --initial-cluster-token=tok
+    // answered: member 16441444772084255806, cluster_id 2398811269662674398 (the URLs sorted, then joined).
+    const urls = ['http://127.0.0.1:21702', 'http://127.0.0.1:21701'];
+    t.equal(initialMemberId(urls, 'tok'), '16441444772084255806', 'the URLs in the order given');
+    t.equal(initialMemberId([...urls].reverse(), 'tok'), '16441444772084255806', 'and in the other order');
+    t.same(urls, ['http://127.0.0.1:21702', 'http://127.0.0.1:21701'], 'the list given is left as it was');
+    t.equal(clusterIdOf(['16441444772084255806']), '2398811269662674398');
+    // x, y, z at http://127.0.0.1:21721..21723, --initial-cluster-token=tok3: cluster_id 15654345310308190206.
+    const x = initialMemberId(['http://127.0.0.1:21721'], 'tok3');
+    const y = initialMemberId(['http://127.0.0.1:21722'], 'tok3');
+    const z = initialMemberId(['http://127.0.0.1:21723'], 'tok3');
+    t.same([x, y, z], ['5815489359721268528', '2815264625634053890', '17042405395452716003']);
+    for (const order of [
+      [x, y, z],
+      [x, z, y],
+      [y, x, z],
+      [y, z, x],
+      [z, x, y],
+      [z, y, x],
+    ])
+      t.equal(clusterIdOf(order), '15654345310308190206', `members in the order ${order.join(', ')}`);
+    // An ID a gateway sent as a JSON number past 2^53 has lost digits: it is no ID, not a rounded one.
+    t.equal(idOf(2 ** 60), undefined, 'a number past Number.MAX_SAFE_INTEGER');
+    t.equal(idOf(Number.MAX_SAFE_INTEGER), String(Number.MAX_SAFE_INTEGER), 'the largest exact number');
+    t.equal(idOf(['42']), undefined, 'a list holding an ID');
+  },
+);
+
+t.test(
   'a cluster ID is this cluster’s when it made it (a bootstrap or restore of its own names) or recorded it',
   async (t) => {
     const c = clusterOf(etcdParent({}), etcdSpec({}));

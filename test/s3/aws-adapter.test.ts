@@ -323,6 +323,96 @@ t.test('managed policies: five versions at most, the oldest non-default deleted 
   t.equal(await api.policyDocument(arn, m.policies.get(arn)!.defaultVersion), '{"v":15}');
 });
 
+t.test(
+  'policy versions listed in any order: the oldest by date goes; a refused new version names its call',
+  async (t) => {
+    const { m, api, arn } = await withUser();
+    for (let i = 1; i <= 4; i++) await api.setPolicyDocument(arn, `{"v":${i}}`);
+    const p = m.policies.get(arn)!;
+    const [v1, v2, v3, v4, v5] = p.versions;
+    // IAM documents no order: the five, listed neither oldest nor newest first.
+    m.respond('ListPolicyVersions', {
+      Versions: [v3, v1, v5, v4, v2].map((v) => ({
+        VersionId: v!.id,
+        IsDefaultVersion: v!.id === p.defaultVersion,
+        CreateDate: v!.created,
+      })),
+    });
+    await api.setPolicyDocument(arn, '{"v":5}');
+    t.same(
+      p.versions.map((v) => v.document),
+      ['{"v":1}', '{"v":2}', '{"v":3}', '{"v":4}', '{"v":5}'],
+      `the oldest (${v1!.id}) went`,
+    );
+    t.notOk(
+      p.versions.some((v) => v.id === v1!.id),
+      'not the first listed',
+    );
+    m.fail('CreatePolicyVersion', () => awsError('AccessDenied', 403));
+    t.match(await awsErr(() => api.setPolicyDocument(arn, '{"v":6}')), {
+      code: 'AccessDenied',
+      operation: 'CreatePolicyVersion',
+    });
+  },
+);
+
+t.test('a code AWS names is kept, whatever the status: only a bare status or Unknown is read from it', async (t) => {
+  const { m, api } = await withUser();
+  const named = (name: string, status: number) => () =>
+    Object.assign(new Error('odd'), { name, $metadata: { httpStatusCode: status } });
+  // A 404 read as NotFound would be "no such user": the hook would create one again.
+  m.fail('GetUser', named('UnknownOperationException', 404));
+  t.match(await awsErr(() => api.getUser('u')), { code: 'UnknownOperationException', operation: 'GetUser' });
+  m.fail('GetUser', named('Status404', 404));
+  t.match(await awsErr(() => api.getUser('u')), { code: 'Status404', operation: 'GetUser' });
+  // Unknown with no HTTP status at all (the SDK never answered): Unknown.
+  m.fail('GetUser', () => Object.assign(new Error(''), { name: 'Unknown' }));
+  t.match(await awsErr(() => api.getUser('u')), { code: 'Unknown', operation: 'GetUser' });
+});
+
+t.test('listing policies: short pages followed up to the most asked, what is left said', async (t) => {
+  const m = new AwsModel();
+  const api = m.api();
+  const asked: unknown[] = [];
+  const answer = m.answer.bind(m);
+  m.answer = (service, region, op, input) => {
+    if (op === 'ListPolicies') asked.push(input['MaxItems']);
+    return answer(service, region, op, input);
+  };
+  const arns: string[] = [];
+  for (const n of ['a', 'b', 'c', 'd', 'e']) arns.push(await api.createPolicy(n, '{}', new Map(), '/ours/'));
+  await api.createPolicy('z', '{}', new Map(), '/other/');
+  const names = (r: { policies: Array<{ name: string }> }) => r.policies.map((p) => p.name);
+  let r = await api.listPolicies('/ours/', 3);
+  t.same(
+    [names(r), r.truncated, asked.splice(0)],
+    [['a', 'b', 'c'], true, [4]],
+    'one more than asked tells what is left',
+  );
+  t.same(r.policies[0], { name: 'a', arn: arns[0], created: m.policies.get(arns[0]!)!.created });
+  m.iamPageSize = 2;
+  r = await api.listPolicies('/ours/', 4);
+  t.same([names(r), r.truncated, asked.splice(0)], [['a', 'b', 'c', 'd'], true, [5, 3, 1]], 'pages of two');
+  r = await api.listPolicies('/ours/', 5);
+  t.same([names(r), r.truncated, asked.splice(0)], [['a', 'b', 'c', 'd', 'e'], false, [6, 4, 2]], 'all of them');
+  r = await api.listPolicies('/ours/', 5000);
+  t.same([names(r), r.truncated, asked.splice(0)[0]], [['a', 'b', 'c', 'd', 'e'], false, 1000], 'IAM’s most');
+  m.respond('ListPolicies', {
+    Policies: [{ PolicyName: 'x' }, { Arn: 'arn:aws:iam::1:policy/y' }, { PolicyName: 'w', Arn: 'arn:w' }],
+  });
+  t.same((await api.listPolicies('/ours/', 5)).policies, [{ name: 'w', arn: 'arn:w', created: new Date(0) }]);
+  m.respond('ListPolicies', {});
+  t.same(await api.listPolicies('/ours/', 5), { policies: [], truncated: false }, 'an answer without its list');
+  const before = m.calls.length;
+  m.respond('ListPolicies', { Policies: [], IsTruncated: true, Marker: 'again' }, MAX_PAGES);
+  t.match(await awsErr(() => api.listPolicies('/ours/', 5)), {
+    code: 'ResponseTooLarge',
+    operation: 'ListPolicies',
+    message: `more than ${MAX_PAGES} pages`,
+  });
+  t.equal(m.calls.length - before, MAX_PAGES, 'pages that never end: cut off');
+});
+
 t.test('deleting a policy: every other version first; gone already is done', async (t) => {
   const { m, api, arn } = await withUser();
   m.iamPageSize = 2;
@@ -364,6 +454,21 @@ t.test('attached policies and access keys, in pages of one', async (t) => {
   t.same(await api.attachedPolicies('u'), [...others, arn], 'every page read; attaching twice is one attachment');
   m.respond('ListAttachedUserPolicies', { AttachedPolicies: [{ PolicyName: 'no-arn' }, { PolicyArn: arn }] });
   t.same(await api.attachedPolicies('u'), [arn], 'an entry without its ARN is skipped');
+  m.respond('ListAttachedUserPolicies', {});
+  t.same(await api.attachedPolicies('u'), [], 'an answer without its list: none');
+  m.fail('ListAttachedUserPolicies', () => awsError('AccessDenied', 403));
+  t.match(await awsErr(() => api.attachedPolicies('u')), {
+    code: 'AccessDenied',
+    operation: 'ListAttachedUserPolicies',
+  });
+  m.respond('ListPolicyVersions', {
+    Versions: [
+      { VersionId: 'v9', IsDefaultVersion: false },
+      { VersionId: 'v1', IsDefaultVersion: true },
+    ],
+  });
+  m.fail('DeletePolicyVersion', () => awsError('AccessDenied', 403));
+  t.match(await awsErr(() => api.deletePolicy(arn)), { code: 'AccessDenied', operation: 'DeletePolicyVersion' });
   await api.detachPolicy('u', others[0]!);
   await api.detachPolicy('u', others[0]!);
   t.same(await api.attachedPolicies('u'), [others[1], others[2], arn], 'detached already: done');
@@ -384,6 +489,8 @@ t.test('attached policies and access keys, in pages of one', async (t) => {
     'both keys, over two pages, oldest first',
   );
   t.equal(m.calls.filter((c) => c === 'ListAccessKeys').length, 2);
+  m.respond('ListAccessKeys', {});
+  t.same(await api.listAccessKeys('u'), [], 'no AccessKeyMetadata: no keys');
   await api.deleteAccessKey('u', k1.id);
   await api.deleteAccessKey('u', k1.id);
   t.same(
@@ -431,7 +538,11 @@ t.test('attached policies and access keys, in pages of one', async (t) => {
   // An endpoint whose pages never end is cut off.
   const asked = m.calls.length;
   m.respond('ListAccessKeys', { AccessKeyMetadata: [], IsTruncated: true, Marker: 'again' }, MAX_PAGES);
-  t.match(await awsErr(() => api.listAccessKeys('u')), { code: 'ResponseTooLarge', operation: 'ListAccessKeys' });
+  t.match(await awsErr(() => api.listAccessKeys('u')), {
+    code: 'ResponseTooLarge',
+    operation: 'ListAccessKeys',
+    message: `more than ${MAX_PAGES} pages`,
+  });
   t.equal(m.calls.length - asked, MAX_PAGES, 'the 101st page never asked');
   m.respond('ListAccessKeys', { AccessKeyMetadata: [{ AccessKeyId: 'A' }], IsTruncated: true }, 1);
   t.same(
