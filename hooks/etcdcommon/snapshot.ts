@@ -190,6 +190,26 @@ function versionUnkept(
   return `not restored: the restored members would fetch the checked version by its VersionId, which the restore's credentials may not (s3:GetObjectVersion), and no copy could be kept; allow them s3:GetObjectVersion on s3://${path}, or ${copy} (${why})`;
 }
 
+/**
+ * Whether the restored members can fetch the copy the check made, as they will: a GetObject of the pin path with
+ * these credentials, read whole, giving the bytes checked (sha256). A copy the credentials may not read (s3:GetObject
+ * granted on the snapshots' keys only), or one holding other bytes (a store that ignored CopySourceIfMatch while the
+ * key was written again), would leave every restored member failing its fetch after the live members were dropped.
+ * Undefined when it can; else why not (bounded, naming the copy and the permission).
+ */
+async function copyUnfetchable(s3: S3Client, pinPath: string, sha256: string): Promise<string | undefined> {
+  const target = split(pinPath);
+  if (!target) return `the copy's path s3://${pinPath.slice(0, 200)} is not "<bucket>/<key>"`;
+  try {
+    const res = await s3.send(new GetObjectCommand({ Bucket: target.bucket, Key: target.key }));
+    const got = await verifyStream(res.Body as Readable);
+    if (got.sha256 === sha256) return undefined;
+    return `not restored: the copy kept for the restored members, s3://${pinPath.slice(0, 200)}, does not hold the snapshot checked (sha256 ${got.sha256.slice(0, 12)}..., checked ${sha256.slice(0, 12)}...): the key was written again while it was copied, or the store ignored the copy's condition (CopySourceIfMatch); check it again once it holds the snapshot to restore`;
+  } catch (err) {
+    return `not restored: the restored members would fetch the copy s3://${pinPath.slice(0, 200)}, which the restore's credentials may not read; allow them s3:GetObject on s3://${pinPath.slice(0, 200)} (${reasonOf(err).slice(0, 120)})`;
+  }
+}
+
 export async function checkSnapshot(
   s3: S3Client,
   path: string,
@@ -220,6 +240,8 @@ export async function checkSnapshot(
       if (copied.changed) return writtenAgain(path, size);
       if (!copied.pinned)
         return { succeeded: false, size, reason: versionUnkept(path, options.pinPath, denied, copied.reason) };
+      const unfetchable = await copyUnfetchable(s3, options.pinPath!, sha256);
+      if (unfetchable) return { succeeded: false, size, reason: unfetchable };
       return {
         succeeded: true,
         size,
@@ -232,6 +254,10 @@ export async function checkSnapshot(
     if (kept.changed) return writtenAgain(path, size);
     if (!kept.pinned && prunable(where.key))
       return { succeeded: false, size, reason: unpinnedPrunable(where.bucket, options.pinPath, kept.reason) };
+    if (kept.pinned) {
+      const unfetchable = await copyUnfetchable(s3, options.pinPath!, sha256);
+      if (unfetchable) return { succeeded: false, size, reason: unfetchable };
+    }
     return {
       succeeded: true,
       size,
