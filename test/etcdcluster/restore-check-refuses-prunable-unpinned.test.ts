@@ -17,15 +17,18 @@ const SNAP = Buffer.concat([body, createHash('sha256').update(body).digest()]);
 const denied = () =>
   Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
 
-/** A stand-in S3 holding `key`: a version when given one, a copy refused when told. */
+/** A stand-in S3 holding `key`: a version when given one, a copy refused when told (a copy made is kept, to be read back). */
 function s3Of(key: string, o: { versionId?: string; copy?: 'denied' } = {}) {
   const calls: string[] = [];
+  const copies = new Set<string>();
   const send = async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
     calls.push(`${cmd.constructor.name} ${String(cmd.input['Key'])}`);
     if (cmd.constructor.name === 'CopyObjectCommand') {
       if (o.copy) throw denied();
+      copies.add(String(cmd.input['Key']));
       return {};
     }
+    if (copies.has(String(cmd.input['Key']))) return { Body: [SNAP], ETag: '"e"' };
     if (cmd.input['Key'] !== key) throw Object.assign(new Error('no such key'), { name: 'NoSuchKey' });
     return { Body: [SNAP], ETag: '"e"', ...(o.versionId ? { VersionId: o.versionId } : {}) };
   };
