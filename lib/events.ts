@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent, type ObjectReference } from './kube.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, ParentObject } from './metacontroller.js';
 import { previousConditions } from './conditions.js';
-import { heldRecordsOf } from './ownership.js';
+import { heldRecordsOf } from './held-records.js';
 
 /** What a hook has to say, before it is addressed to a resource and named. */
 export interface EventSpec {

@@ -20,14 +20,11 @@ import type {
   RelatedResourceRule,
   Status,
 } from './metacontroller.js';
+import { HELD_BY, heldRecordsOf, NAME_MAX, type ChildName, type HeldRecord, type HolderRef } from './held-records.js';
+export { HELD_BY, heldRecordsOf, type ChildName, type HeldRecord, type HolderRef } from './held-records.js';
 import { allObserved, keepObserved, observedNamed } from './objects.js';
 
 /** A child a parent may want, by type and name. */
-export interface ChildName {
-  apiVersion: string;
-  kind: string;
-  name: string;
-}
 
 /** The API resource of each child kind the operators make (the plural a customize rule names). */
 const RESOURCES: Readonly<Record<string, string>> = {
@@ -118,36 +115,6 @@ export function holderOf(obj: KubeObject): string {
   return `${text(ref.kind)} ${text(ref.name)} (uid ${text(ref.uid)})${going}`;
 }
 
-/** A controller reference, complete: who holds a name. */
-export interface HolderRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-}
-
-/**
- * What a held parent remembers in its status (`status.heldBy`, heldBySchema): each taken name and who held it. A
- * name that is free for a moment (its object deleted, by hand or by a clean-up) is still the holder's while the
- * holder exists and wants it: the holder makes it again, and a parent that took it meanwhile would serve the
- * holder's clients (and the holder would be the one held). At most LISTED records.
- */
-export interface HeldRecord {
-  child: ChildName;
-  holder: HolderRef;
-  /**
-   * The name free and the holder not among the related objects since this time (RFC 3339): held until
-   * HOLDER_UNSEEN_SECONDS after it, unless the holder is seen (HolderJudge.askedFor tells when "not sent" is "gone").
-   */
-  unseenSince?: string;
-  /**
-   * The parent, created before this one, that wants names this one wants, and to which this one yields: it never
-   * served (HeldOptions.served), so it releases every child that parent wants (heldForTakenNames). The older parent
-   * reads it here: while its younger holder says so, it waits (`NameReleasing`) instead of being held for good.
-   */
-  yieldsTo?: HolderRef;
-}
-
 /**
  * How long a recorded holder that the related objects do not show keeps a free name, from the first sync that did
  * not see it. Customize asks for a holder whose name the parent's own name makes whatever the status (lib/holders.ts
@@ -159,12 +126,6 @@ export interface HeldRecord {
  * generation changes: there the bound is what lets a holder gone for good go). lib/schemas.ts heldBySchema says it.
  */
 export const HOLDER_UNSEEN_SECONDS = 30 * 60;
-
-/** The status field of the records (HeldRecord). */
-export const HELD_BY = 'heldBy';
-
-/** The longest string a record keeps (a Kubernetes name). */
-const NAME_MAX = 253;
 
 function refOf(obj: KubeObject): HolderRef | undefined {
   const ref = controllerOf(obj);
@@ -197,48 +158,6 @@ export function heldRecords(
   const seen = new Set<string>();
   const first = all.filter((r) => !seen.has(r.holder.uid) && seen.add(r.holder.uid));
   return [...first, ...all.filter((r) => !first.includes(r))].slice(0, LISTED);
-}
-
-/** The records of the parent's status (observed data: an entry that is not a complete record is ignored). */
-export function heldRecordsOf(parent: ParentObject): HeldRecord[] {
-  const list = (parent.status as Record<string, unknown> | undefined)?.[HELD_BY];
-  if (!Array.isArray(list)) return [];
-  const ok = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.length <= NAME_MAX;
-  return (list as unknown[])
-    .filter((r): r is HeldRecord => {
-      const c = (r as Partial<HeldRecord> | null)?.child;
-      const h = (r as Partial<HeldRecord> | null)?.holder;
-      return (
-        !!c &&
-        !!h &&
-        ok(c.apiVersion) &&
-        ok(c.kind) &&
-        ok(c.name) &&
-        ok(h.apiVersion) &&
-        ok(h.kind) &&
-        ok(h.name) &&
-        ok(h.uid)
-      );
-    })
-    .slice(0, LISTED)
-    .map((r) => {
-      const record: HeldRecord = {
-        child: { apiVersion: r.child.apiVersion, kind: r.child.kind, name: r.child.name },
-        holder: { apiVersion: r.holder.apiVersion, kind: r.holder.kind, name: r.holder.name, uid: r.holder.uid },
-      };
-      const since = unseenTime(r.unseenSince);
-      if (since !== undefined) record.unseenSince = since;
-      const y = (r as { yieldsTo?: Partial<HolderRef> | null }).yieldsTo;
-      if (y && ok(y.apiVersion) && ok(y.kind) && ok(y.name) && ok(y.uid))
-        record.yieldsTo = { apiVersion: y.apiVersion, kind: y.kind, name: y.name, uid: y.uid };
-      return record;
-    });
-}
-
-/** A recorded unseen time, when it is one (RFC 3339, as this module writes it; observed data). */
-function unseenTime(v: unknown): string | undefined {
-  if (typeof v !== 'string' || v.length > 40 || !/^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/.test(v)) return undefined;
-  return Number.isFinite(Date.parse(v)) ? v : undefined;
 }
 
 /** The status without the records (a parent no longer held). */
