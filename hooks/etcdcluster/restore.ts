@@ -16,7 +16,7 @@ import {
   rfc3339,
 } from '../../lib/index.js';
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
-import { pinPath, type SnapshotPin } from '../etcdcommon/pin.js';
+import { pinPath, sha256Of, type SnapshotPin, versionIdOf } from '../etcdcommon/pin.js';
 import {
   DEFAULT_BUSYBOX_IMAGE,
   image as etcdImage,
@@ -221,12 +221,13 @@ export function pinOf(pod: KubeObject | undefined, source: RestoreSource, restor
   } catch {
     return undefined;
   }
-  if (typeof result?.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(result.sha256)) return undefined;
-  const version = typeof result.versionId === 'string' && /^[A-Za-z0-9._+=-]{1,128}$/.test(result.versionId);
+  const sha256 = sha256Of(result?.sha256);
+  if (!sha256) return undefined;
+  const versionId = versionIdOf(result.versionId);
   return {
-    sha256: result.sha256,
-    ...(version ? { versionId: result.versionId as string } : {}),
-    ...(!version && result.pinned === true ? { pinnedPath: pinPath(source.s3.path, restoreUid) } : {}),
+    sha256,
+    ...(versionId ? { versionId } : {}),
+    ...(!versionId && result.pinned === true ? { pinnedPath: pinPath(source.s3.path, restoreUid) } : {}),
   };
 }
 

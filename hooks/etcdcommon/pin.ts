@@ -38,7 +38,15 @@ export interface CheckedRecord {
   snapshot?: SnapshotPin;
 }
 
-const VERSION_ID = /^[A-Za-z0-9._+=-]{1,128}$/;
+/** An S3 version ID as the members are given it (bounded, plain), or undefined ("null": the bucket keeps none). */
+export function versionIdOf(id: unknown): string | undefined {
+  return typeof id === 'string' && id !== 'null' && /^[A-Za-z0-9._+=-]{1,128}$/.test(id) ? id : undefined;
+}
+
+/** A snapshot's sha256 as the check reports it (64 lowercase hex digits), or undefined. */
+export function sha256Of(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
+}
 
 /** The source's own fields, read as untrusted: undefined unless every field present has its type. */
 export function checkedSourceOf(value: unknown): CheckedSource | undefined {
@@ -63,10 +71,10 @@ export function checkedSourceOf(value: unknown): CheckedSource | undefined {
  */
 export function pinRecordOf(value: unknown, path: string, restoreUid: string): SnapshotPin | undefined {
   const pin = value as Record<string, unknown> | null | undefined;
-  const sha256 = pin?.['sha256'];
-  if (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-  const versionId = pin!['versionId'];
-  if (typeof versionId === 'string' && VERSION_ID.test(versionId)) return { sha256, versionId };
+  const sha256 = sha256Of(pin?.['sha256']);
+  if (!sha256) return undefined;
+  const versionId = versionIdOf(pin!['versionId']);
+  if (versionId) return { sha256, versionId };
   const pinned = pin!['pinnedPath'];
   return { sha256, ...(pinned === pinPath(path, restoreUid) ? { pinnedPath: pinned } : {}) };
 }

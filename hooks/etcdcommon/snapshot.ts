@@ -27,7 +27,7 @@ export interface SnapshotCheck {
 }
 
 import { PERIODIC_SUFFIX } from './index.js';
-import type { SnapshotPin } from './pin.js';
+import { type SnapshotPin, versionIdOf } from './pin.js';
 
 export { pinPath, type SnapshotPin } from './pin.js';
 
@@ -72,11 +72,6 @@ function reasonOf(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown };
   const text = `${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(err)}`;
   return text.replace(/\s+/g, ' ').slice(0, 300);
-}
-
-/** An S3 version ID as the members are given it (bounded, plain), or undefined ("null": the bucket keeps none). */
-function versionOf(id: unknown): string | undefined {
-  return typeof id === 'string' && id !== 'null' && /^[A-Za-z0-9._+=-]{1,128}$/.test(id) ? id : undefined;
 }
 
 /**
@@ -230,7 +225,7 @@ export async function checkSnapshot(
         size,
         reason: `s3://${path} is not an intact etcd snapshot (its sha256 does not match: etcd would refuse to restore it)`,
       };
-    const versionId = versionOf(res.VersionId);
+    const versionId = versionIdOf(res.VersionId);
     if (versionId) {
       // The members fetch this version by its VersionId: a request of its own (on AWS it needs s3:GetObjectVersion,
       // which s3:GetObject does not give). Proved with these credentials before passing, else the copy is the pin.
