@@ -24,7 +24,7 @@ import {
   type RestoreState,
 } from '../etcdcommon/index.js';
 import { restoreSourceProblem, tenancyOf } from '../etcdcommon/tenancy.js';
-import { checkedRecordOf, checkedSourceOf, pinRecordOf, type CheckedRecord } from '../etcdcommon/pin.js';
+import { checkedRecordFrom, checkedRecordOf, type CheckedRecord } from '../etcdcommon/pin.js';
 
 export const parser = specParser(EtcdRestoreSpec);
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
@@ -89,11 +89,7 @@ function checkedOf(parent: RestoreView['parent'], state: Partial<RestoreState> |
   const uid = parent.metadata.uid ?? parent.metadata.name ?? '';
   const kept = checkedRecordOf(parent.status, uid);
   if (kept) return kept;
-  if (!replacedMembers(state)) return undefined;
-  const s3 = checkedSourceOf(state?.s3);
-  if (!s3) return undefined;
-  const snapshot = pinRecordOf(state?.snapshot, s3.path, uid);
-  return { s3, ...(snapshot ? { snapshot } : {}) };
+  return replacedMembers(state) ? checkedRecordFrom(state, uid) : undefined;
 }
 
 /** What the restore hook reads: this EtcdRestore, its cluster as observed, and the cluster's record of a restore. */

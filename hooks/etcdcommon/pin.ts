@@ -79,11 +79,19 @@ export function pinRecordOf(value: unknown, path: string, restoreUid: string): S
   return { sha256, ...(pinned === pinPath(path, restoreUid) ? { pinnedPath: pinned } : {}) };
 }
 
-/** An EtcdRestore's status.checked, read as untrusted (undefined without a readable source). */
-export function checkedRecordOf(status: unknown, restoreUid: string): CheckedRecord | undefined {
-  const checked = (status as { checked?: { s3?: unknown; snapshot?: unknown } } | null | undefined)?.checked;
+/**
+ * A record of a checked source and its pin (`s3` and `snapshot`: an EtcdRestore's status.checked, or the cluster's
+ * record of a restore past its check), read as untrusted (undefined without a readable source).
+ */
+export function checkedRecordFrom(record: unknown, restoreUid: string): CheckedRecord | undefined {
+  const checked = record as { s3?: unknown; snapshot?: unknown } | null | undefined;
   const s3 = checkedSourceOf(checked?.s3);
   if (!s3) return undefined;
   const snapshot = pinRecordOf(checked?.snapshot, s3.path, restoreUid);
   return { s3, ...(snapshot ? { snapshot } : {}) };
+}
+
+/** An EtcdRestore's status.checked, read as untrusted (undefined without a readable source). */
+export function checkedRecordOf(status: unknown, restoreUid: string): CheckedRecord | undefined {
+  return checkedRecordFrom((status as { checked?: unknown } | null | undefined)?.checked, restoreUid);
 }
