@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { errorReason, type KubeApi, type KubeEvent, type ObjectReference } from './kube.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, ParentObject } from './metacontroller.js';
 import { previousConditions } from './conditions.js';
-import { heldRecordsOf } from './held-records.js';
+import { heldRecordsIn, heldRecordsOf } from './held-records.js';
 
 /** What a hook has to say, before it is addressed to a resource and named. */
 export interface EventSpec {
@@ -299,7 +299,7 @@ export function yieldEvents(parent: ParentObject, status: unknown, action: strin
   const out: EventSpec[] = [];
   const what = String(parent['kind'] ?? 'parent');
   const before = new Set(heldRecordsOf(parent).flatMap((r) => (r.yieldsTo ? [r.yieldsTo.uid] : [])));
-  const records = heldRecordsOf({ metadata: {}, status } as unknown as ParentObject);
+  const records = heldRecordsIn(status);
   const told = new Set<string>();
   for (const r of records) {
     const to = r.yieldsTo;

@@ -51,7 +51,12 @@ const HELD_LISTED = 3;
 
 /** The records of the parent's status (observed data: an entry that is not a complete record is ignored). */
 export function heldRecordsOf(parent: ParentObject): HeldRecord[] {
-  const list = (parent.status as Record<string, unknown> | undefined)?.[HELD_BY];
+  return heldRecordsIn(parent.status);
+}
+
+/** The records of a status (an answer's, or a parent's: heldRecordsOf). */
+export function heldRecordsIn(status: unknown): HeldRecord[] {
+  const list = (status as Record<string, unknown> | null | undefined)?.[HELD_BY];
   if (!Array.isArray(list)) return [];
   const ok = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.length <= NAME_MAX;
   return (list as unknown[])
