@@ -27,6 +27,7 @@ import {
   specParser,
   type SyncHook,
   takenIn,
+  takenNames,
   typeKey,
 } from '../../lib/index.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
@@ -62,6 +63,7 @@ import {
   RESTORED_BY,
   RESTORED_NAME,
   ownKey,
+  podOfMember,
   withInstanceLabel,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
@@ -197,11 +199,12 @@ function checkedSource(r: KubeObject, uid: string, image: string, policy: Backup
  * member claim can be made (claimsUnseen), if so.
  */
 function withContext(
-  obs: Observation,
+  obs: Observed,
   request: CompositeSyncRequest,
   spec: EtcdClusterSpec,
   settings: EtcdSettings,
   now: Date,
+  c: ReturnType<typeof clusterOf>,
 ): void {
   withRestores(obs, request, settings);
   obs.now = now;
@@ -210,6 +213,36 @@ function withContext(
   if (held) obs.claimsHeld = held;
   // The ordinals a new member may take: those asked for whose names no other owner holds (names.ts memberOrdinals).
   obs.ordinals = memberOrdinals(request, Boolean(spec.pod?.persistentVolumeClaimSpec), now);
+  const unstarted = unstartedTaken(request, c, obs, now);
+  if (unstarted.length > 0) obs.unstartedTaken = unstarted;
+}
+
+/**
+ * The members etcd lists that never started (etcd gives a member its name when it starts: one without joined
+ * nothing and holds no data) whose pod is not observed as this cluster's and whose pod name another owner holds
+ * (lib/ownership.ts takenNames, the holders judged as heldForNames judges them): a pod another parent made under
+ * the name between the sync that added the member and Metacontroller's create. That pod can never be made, so the
+ * member never starts; plan/members.ts cancels its addition. At most MAX_DIALLED_PODS members are looked at.
+ */
+function unstartedTaken(
+  request: CompositeSyncRequest,
+  c: ReturnType<typeof clusterOf>,
+  obs: Observed,
+  now: Date,
+): Array<{ pod: string; holder: string }> {
+  if (!request.related) return [];
+  const namespace = request.parent.metadata.namespace ?? '';
+  const wanted = (obs.etcd?.members ?? [])
+    .filter((m) => !m.name)
+    .slice(0, MAX_DIALLED_PODS)
+    .map((m) => podOfMember(c, m))
+    .filter((pod): pod is string => pod !== undefined && !observedNamed(request.children, 'Pod', 'v1', pod, namespace))
+    .map((pod) => ({ apiVersion: 'v1', kind: 'Pod', name: pod }));
+  if (wanted.length === 0) return [];
+  return takenNames(request, wanted, undefined, holderJudge(now)).map((t) => ({
+    pod: t.child.name,
+    holder: t.holder,
+  }));
 }
 
 /**
@@ -478,7 +511,7 @@ async function dialled(
 ): Promise<CompositeSyncResponse> {
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  withContext(obs, request, spec, settings, now);
+  withContext(obs, request, spec, settings, now, c);
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.
