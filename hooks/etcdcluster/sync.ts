@@ -1009,7 +1009,38 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
       now,
     ),
   );
+  conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;
+}
+
+/**
+ * Ready: True when the cluster is at rest (nothing left to converge, no call failed) with every voting member healthy
+ * and as many as spec.size (Available QuorumAvailable); else False, naming why (the reason of the first condition
+ * that is not as it should be, or `Converging` while a step is pending). A cluster held for a name another owner
+ * holds, or one not checked, answers its own Ready=False (lib/ownership.ts, names.ts).
+ */
+function readyCondition(conditions: readonly ConditionInput[], d: Answer, failure?: string): ConditionInput {
+  const available = conditions.find((x) => x.type === 'Available');
+  if (
+    d.phase === 'Running' &&
+    !d.converging &&
+    !failure &&
+    available?.status === true &&
+    available.reason === 'QuorumAvailable'
+  )
+    return { type: 'Ready', status: true, reason: 'ClusterReady', message: available.message };
+  const off = conditions.find(
+    (x) => (x.type === 'Available' && x.status !== true) || (x.type === 'Synced' && x.status === false),
+  );
+  if (off) return { type: 'Ready', status: false, reason: off.reason, message: off.message };
+  if (available?.status === true && available.reason !== 'QuorumAvailable')
+    return { type: 'Ready', status: false, reason: available.reason, message: available.message };
+  return {
+    type: 'Ready',
+    status: false,
+    reason: 'Converging',
+    message: `phase ${d.phase}: a step is pending (see Scaling, Recovering, Upgrading)`,
+  };
 }
 
 function specPodMap(parent: ParentObject, field: 'annotations' | 'labels'): Record<string, unknown> {
