@@ -199,12 +199,11 @@ function checkedSource(r: KubeObject, uid: string, image: string, policy: Backup
  * member claim can be made (claimsUnseen), if so.
  */
 function withContext(
-  obs: Observed,
+  obs: Observation,
   request: CompositeSyncRequest,
   spec: EtcdClusterSpec,
   settings: EtcdSettings,
   now: Date,
-  c: ReturnType<typeof clusterOf>,
 ): void {
   withRestores(obs, request, settings);
   obs.now = now;
@@ -213,8 +212,6 @@ function withContext(
   if (held) obs.claimsHeld = held;
   // The ordinals a new member may take: those asked for whose names no other owner holds (names.ts memberOrdinals).
   obs.ordinals = memberOrdinals(request, Boolean(spec.pod?.persistentVolumeClaimSpec), now);
-  const unstarted = unstartedTaken(request, c, obs, now);
-  if (unstarted.length > 0) obs.unstartedTaken = unstarted;
 }
 
 /**
@@ -511,7 +508,9 @@ async function dialled(
 ): Promise<CompositeSyncResponse> {
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  withContext(obs, request, spec, settings, now, c);
+  withContext(obs, request, spec, settings, now);
+  const unstarted = unstartedTaken(request, c, obs, now);
+  if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.
