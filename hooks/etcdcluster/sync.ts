@@ -27,6 +27,7 @@ import {
   specParser,
   type SyncHook,
   takenIn,
+  takenNames,
   typeKey,
 } from '../../lib/index.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
@@ -62,6 +63,7 @@ import {
   RESTORED_BY,
   RESTORED_NAME,
   ownKey,
+  podOfMember,
   withInstanceLabel,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
@@ -210,6 +212,34 @@ function withContext(
   if (held) obs.claimsHeld = held;
   // The ordinals a new member may take: those asked for whose names no other owner holds (names.ts memberOrdinals).
   obs.ordinals = memberOrdinals(request, Boolean(spec.pod?.persistentVolumeClaimSpec), now);
+}
+
+/**
+ * The members etcd lists that never started (etcd gives a member its name when it starts: one without joined
+ * nothing and holds no data) whose pod is not observed as this cluster's and whose pod name another owner holds
+ * (lib/ownership.ts takenNames, the holders judged as heldForNames judges them): a pod another parent made under
+ * the name between the sync that added the member and Metacontroller's create. That pod can never be made, so the
+ * member never starts; plan/members.ts cancels its addition. At most MAX_DIALLED_PODS members are looked at.
+ */
+function unstartedTaken(
+  request: CompositeSyncRequest,
+  c: ReturnType<typeof clusterOf>,
+  obs: Observed,
+  now: Date,
+): Array<{ pod: string; holder: string }> {
+  if (!request.related) return [];
+  const namespace = request.parent.metadata.namespace ?? '';
+  const wanted = (obs.etcd?.members ?? [])
+    .filter((m) => !m.name)
+    .slice(0, MAX_DIALLED_PODS)
+    .map((m) => podOfMember(c, m))
+    .filter((pod): pod is string => pod !== undefined && !observedNamed(request.children, 'Pod', 'v1', pod, namespace))
+    .map((pod) => ({ apiVersion: 'v1', kind: 'Pod', name: pod }));
+  if (wanted.length === 0) return [];
+  return takenNames(request, wanted, undefined, holderJudge(now)).map((t) => ({
+    pod: t.child.name,
+    holder: t.holder,
+  }));
 }
 
 /**
@@ -479,6 +509,8 @@ async function dialled(
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withContext(obs, request, spec, settings, now);
+  const unstarted = unstartedTaken(request, c, obs, now);
+  if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
   // which Secret and what; fixing the Secret lets the next sync carry on.
@@ -976,7 +1008,38 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
       now,
     ),
   );
+  conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;
+}
+
+/**
+ * Ready: True when the cluster is at rest (nothing left to converge, no call failed) with every voting member healthy
+ * and as many as spec.size (Available QuorumAvailable); else False, naming why (the reason of the first condition
+ * that is not as it should be, or `Converging` while a step is pending). A cluster held for a name another owner
+ * holds, or one not checked, answers its own Ready=False (lib/ownership.ts, names.ts).
+ */
+function readyCondition(conditions: readonly ConditionInput[], d: Answer, failure?: string): ConditionInput {
+  const available = conditions.find((x) => x.type === 'Available');
+  if (
+    d.phase === 'Running' &&
+    !d.converging &&
+    !failure &&
+    available?.status === true &&
+    available.reason === 'QuorumAvailable'
+  )
+    return { type: 'Ready', status: true, reason: 'ClusterReady', message: available.message };
+  const off = conditions.find(
+    (x) => (x.type === 'Available' && x.status !== true) || (x.type === 'Synced' && x.status === false),
+  );
+  if (off) return { type: 'Ready', status: false, reason: off.reason, message: off.message };
+  if (available?.status === true && available.reason !== 'QuorumAvailable')
+    return { type: 'Ready', status: false, reason: available.reason, message: available.message };
+  return {
+    type: 'Ready',
+    status: false,
+    reason: 'Converging',
+    message: `phase ${d.phase}: a step is pending (see Scaling, Recovering, Upgrading)`,
+  };
 }
 
 function specPodMap(parent: ParentObject, field: 'annotations' | 'labels'): Record<string, unknown> {

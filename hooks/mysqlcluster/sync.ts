@@ -815,6 +815,42 @@ function neverRan(sts: KubeObject, given: string, pods: KubeObject[], n: Names):
   return pods.every((p) => runningVersion([p]) !== given || neverStarted(p));
 }
 
+/** The image tags member pods were given and never started on (neverStarted: a pull that fails). */
+function unrunTags(pods: KubeObject[]): Set<string> {
+  return new Set(
+    pods
+      .filter(neverStarted)
+      .flatMap((p) => (runningVersion([p]) ?? '').split(', '))
+      .filter((v) => v !== ''),
+  );
+}
+
+/**
+ * Whether a pod's mysql container ever started on its image (the kubelet says so: it runs, ran or ended, was
+ * restarted, is ready, or its image was pulled and the container made: an image ID). A pod Pending, or waiting on a
+ * pull, did not: it wrote nothing with that version. What status.version records (sync).
+ */
+export function ranItsImage(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return false;
+  const mysql = (statuses as unknown[]).find(
+    (c): c is Record<string, unknown> =>
+      typeof c === 'object' && c !== null && (c as { name?: unknown }).name === 'mysql',
+  );
+  if (!mysql) return false;
+  const state = (mysql['state'] ?? {}) as { running?: unknown; terminated?: unknown };
+  const last = (mysql['lastState'] ?? {}) as { terminated?: unknown };
+  return (
+    mysql['ready'] === true ||
+    mysql['started'] === true ||
+    Boolean(state.running) ||
+    Boolean(state.terminated) ||
+    Boolean(last.terminated) ||
+    (typeof mysql['restartCount'] === 'number' && mysql['restartCount'] > 0) ||
+    (typeof mysql['imageID'] === 'string' && mysql['imageID'] !== '')
+  );
+}
+
 /** The longest status.version read back (the hook's own record: a few tags, comma-separated). */
 const RECORDED_VERSION_MAX = 200;
 
@@ -833,10 +869,12 @@ export function recordedVersion(parent: ParentObject): string | undefined {
  * scaled to 0). Only then: while members are observed they say better (a version a member was given but never
  * started on is in status.version too, and reverting it is no downgrade). A status lost gives none.
  */
-function recordedNumbers(parent: ParentObject): number[] | undefined {
+function recordedNumbers(parent: ParentObject, unrun: ReadonlySet<string> = new Set()): number[] | undefined {
   const tags = (recordedVersion(parent) ?? '')
     .split(',')
-    .map((v) => versionNumbers(v.trim()))
+    .map((v) => v.trim())
+    .filter((v) => !unrun.has(v))
+    .map((v) => versionNumbers(v))
     .filter((v) => v.length > 0);
   return tags.sort((a, b) => (atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1))[0];
 }
@@ -852,9 +890,11 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
   const wanted = versionNumbers(mysqlVersion(version));
   const n = namesOf(parent.metadata.name!, legacyNames(request));
   const observedRun = runningNumbers(request, n);
-  // status.version only while no member pod is observed: pods that never started on a version (a typo) say that
-  // reverting it is no downgrade, though status.version names it.
-  const running = observedRun ?? (memberPods(request, n).length === 0 ? recordedNumbers(parent) : undefined);
+  // status.version while no member pod says what runs (none observed, or each never started on its image: a typo
+  // every member waits on), but for the versions those pods were given and never started on: reverting such a typo
+  // is no downgrade, while the version the members ran before it still floors the spec.
+  const pods = memberPods(request, n);
+  const running = observedRun ?? recordedNumbers(parent, unrunTags(pods));
   if (!running || atLeastAsNew(wanted, running)) return undefined;
   const shown = running.join('.');
   const floating =
@@ -863,7 +903,9 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
       : '';
   const which = observedRun
     ? 'which the members run'
-    : 'which the members ran (status.version records it; no member pod is observed to say what they run now)';
+    : pods.length === 0
+      ? 'which the members ran (status.version records it; no member pod is observed to say what they run now)'
+      : 'which the members ran (status.version records it; no member pod observed has started on its image since)';
   return `spec.version ${quoted(version)} is older than ${shown}, ${which}${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
 
@@ -1312,9 +1354,11 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   );
   if (spec.size > 0) status['primary'] = n.member(0);
   status['members'] = members;
-  // What the member pods run; while none is observed (the StatefulSet deleted with its pods, scaled to 0), what they
-  // ran last: the downgrade guard's evidence then (downgradeProblem).
-  const version = runningVersion(pods) ?? recordedVersion(parent);
+  // What the member pods run, counting only those that started on their image; while none did (none observed: the
+  // StatefulSet deleted with its pods, scaled to 0; or each waits, on a typo it cannot pull), what they ran last: the
+  // downgrade guard's evidence then (downgradeProblem). A cluster none of whose members ever ran names what they were
+  // given (nothing ran: no data to protect; downgradeProblem discounts a version its pods never started on).
+  const version = runningVersion(pods.filter(ranItsImage)) ?? recordedVersion(parent) ?? runningVersion(pods);
   if (version) status['version'] = version;
   if (observedSecret || (currentStatus(parent) as { secretName?: unknown }).secretName === n.secret)
     status['secretName'] = n.secret;

@@ -174,11 +174,15 @@ function quorumOf(v: View, members: Listed[]): { voting: Listed[]; quorum: NonNu
  */
 function recreatedPods(v: View, members: Listed[]): KubeObject[] {
   const recreated: KubeObject[] = [];
+  // (A member that never started whose pod name another owner holds is not answered a pod: it cannot be created,
+  // and its addition is cancelled, members.ts cancelAddition.)
+  const taken = new Set((v.obs.unstartedTaken ?? []).map((t) => t.pod));
   for (const m of members) {
     if (
       (v.storage || !m.member.name) &&
       m.pod &&
       !m.observed &&
+      !(!m.member.name && taken.has(m.pod)) &&
       !v.obs.terminating.includes(m.pod) &&
       !(m.member.name && v.claimGone(m.pod))
     ) {

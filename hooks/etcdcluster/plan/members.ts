@@ -225,6 +225,9 @@ function expired(a: Answered, m: Listed): boolean {
  * again. It is cancelled only once it has run that version for PENDING_ADD_SECONDS without joining: rollBackClock.)
  */
 function stuckAddition(a: Answered): Listed | undefined {
+  // A member that never started whose pod name another owner holds: its pod can never be made (takenHolder).
+  const taken = a.members.find((m) => takenHolder(a, m) !== undefined);
+  if (taken) return taken;
   const over = a.members.length > a.spec.size + moveSlot(a);
   const pending = a.members.filter(
     (m) => (m.member.isLearner || !m.member.name) && !(m.pod && a.healthOf(m.pod).healthy),
@@ -241,6 +244,17 @@ function stuckAddition(a: Answered): Listed | undefined {
         (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== a.targetImage)) ||
         expired(a, m)),
   );
+}
+
+/**
+ * Who holds the pod name of a member that never started (etcd gave it no name: it joined nothing, holds no data) and
+ * whose pod is not observed as this cluster's (Observation.unstartedTaken), if so: that pod can never be created, so
+ * the member never starts. A member that started, or whose pod is observed, is never so judged (it stays, and the
+ * taken name holds the cluster: sync.ts heldForNames).
+ */
+function takenHolder(a: Answered, m: Listed): string | undefined {
+  if (m.member.name || !m.pod || m.observed) return undefined;
+  return a.obs.unstartedTaken?.find((t) => t.pod === m.pod)?.holder;
 }
 
 /**
@@ -274,6 +288,22 @@ function cancelAddition(a: Answered): Decision | undefined {
   const stuck = stuckAddition(a);
   if (!stuck || !(stuck.member.isLearner || quorumWithoutOne(a))) return undefined;
   const name = stuck.pod ?? stuck.member.id;
+  const holder = takenHolder(a, stuck);
+  if (holder !== undefined)
+    return running(
+      a,
+      [
+        scaling(
+          true,
+          'CancellingAddition',
+          `member ${name} never started and its pod name belongs to ${holder}: it holds no data and its pod cannot be made, so it is removed from etcd; a new member will be added under the next member name nobody holds`,
+        ),
+      ],
+      {
+        action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
+        pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
+      },
+    );
   const { failed, record } = failedAddition(a, stuck, name);
   const last = failed && additionsStopped(record);
   const why =

@@ -60,6 +60,13 @@ export interface Observation {
    * plan/ordinals.ts freeRun). Without it, new members take the next ordinals.
    */
   ordinals?: { askedUpTo: number; taken: ReadonlyArray<{ ordinal: number; name: string; holder: string }> };
+  /**
+   * Members etcd lists that never started (etcd gave them no name: they joined nothing and hold no data), whose pod
+   * is not observed as this cluster's and whose pod name another owner holds (sync.ts unstartedTaken): their pod can
+   * never be created. Such a member is not answered a pod; its addition is cancelled at once (members.ts
+   * cancelAddition) and the cluster grows under the next free name. A member that started is never among them.
+   */
+  unstartedTaken?: ReadonlyArray<{ pod: string; holder: string }>;
 }
 
 export interface MemberReport {
