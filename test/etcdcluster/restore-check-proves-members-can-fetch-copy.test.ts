@@ -102,3 +102,32 @@ t.test('a version not readable by its VersionId, the copy not readable either: r
     `the check passed (pinned: ${String(r.pinned)}), so each restored member can fetch what it pinned`,
   );
 });
+
+t.test('a store that ignores CopySourceIfMatch, the key written again before the copy: refused', async (t) => {
+  // A bucket without versions on an S3-compatible store that drops the copy's condition (a wrong dependency): the
+  // key is written again between the check's read and its copy, and the copy holds the new bytes. The members would
+  // refuse them (sha256) after the live members were dropped; the check must find it first.
+  const objects: Record<string, Buffer> = { 'b/ns/snap.db': SNAP };
+  const other = snapshot('other data\n');
+  const inner = partialS3(objects, () => true);
+  const s3 = {
+    send: async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
+      const res = await inner.send(cmd);
+      // The key written again right after the check read it.
+      if (cmd.constructor.name === 'GetObjectCommand' && cmd.input['Key'] === 'ns/snap.db')
+        objects['b/ns/snap.db'] = other;
+      return res;
+    },
+  } as any;
+  const pin = 'b/ns/snap.db.restore-u';
+  const r = await checkSnapshot(s3, 'b/ns/snap.db', { pinPath: pin, env: {} });
+  if (!r.succeeded) {
+    t.pass(`refused before anything is dropped: ${r.reason}`);
+    return;
+  }
+  t.equal(
+    await membersFetch(s3, 'b/ns/snap.db', pin, r),
+    'fetched',
+    `the check passed (pinned: ${String(r.pinned)}), so each restored member can fetch what it pinned`,
+  );
+});
