@@ -95,3 +95,21 @@ for (const how of ['ended', 'closed'] as const) {
     );
   });
 }
+
+t.test('a one-off backup whose snapshot stream ends early: not succeeded (it is never taken again)', async (t) => {
+  const s3 = new FakeS3();
+  const url = await cutShort(t, 'ended');
+  const r = await runBackup({
+    endpoints: [url],
+    path: 'bucket/ns/before-upgrade.db',
+    periodic: false,
+    maxBackups: 0,
+    timeoutMs: 2000,
+    s3: s3.client,
+    now: () => new Date(Date.UTC(2026, 0, 1, 1)),
+    backup: { uid: 'uid-a', name: 'ns/a' },
+  });
+  t.comment(JSON.stringify(r));
+  t.equal(r.succeeded, false, 'a snapshot without its sha256 trailer is no backup');
+  t.same(s3.keys('bucket', 'ns/'), [], 'nothing written at the key a one-off backup writes once');
+});
