@@ -102,7 +102,8 @@ export const UPGRADE_FAIL_SECONDS = 20;
  * whose etcd serves a minute or two after each start and then exits (a panic on a request its clients send every
  * minute, on a lease or a compaction that comes round after startup) is caught by the member it was tried on, never
  * rolled to the next: a member that exits within the soak is timed by the exit clock (UPGRADE_FAIL_SECONDS) and
- * fails the upgrade at its next exit. Five minutes (docs/etcdcluster.md, "Upgrades").
+ * fails the upgrade at its next exit. Five minutes by default; the server's METAOPS_ETCD_UPGRADE_SOAK_SECONDS sets
+ * it (20 to 3600; docs/etcdcluster.md, docs/operating.md).
  */
 export const UPGRADE_SOAK_SECONDS = 300;
 
@@ -554,14 +555,13 @@ function sinceMove(value: string | undefined, moved: string | undefined, now: Da
 /**
  * Whether a member upgraded in place has served steadily: syncs have seen its etcd container (the same one, by
  * etcdContainerMark, withSoakRecords) serve without a break (UPGRADE_SERVING_SINCE, by the hook's clock) for
- * UPGRADE_SOAK_SECONDS or longer. No time the kubelet stamps is read: its node's clock may be off.
+ * `soakSeconds` or longer (UPGRADE_SOAK_SECONDS unless the server is set otherwise: METAOPS_ETCD_UPGRADE_SOAK_SECONDS).
+ * No time the kubelet stamps is read: its node's clock may be off.
  */
-export function servedSteadily(pod: KubeObject, now: Date | undefined): boolean {
+export function servedSteadily(pod: KubeObject, now: Date | undefined, soakSeconds = UPGRADE_SOAK_SECONDS): boolean {
   const a = pod.metadata.annotations ?? {};
   const since = recordedTime(a[UPGRADE_SERVING_SINCE], now);
   return (
-    since !== undefined &&
-    a[UPGRADE_SERVING_CONTAINER] === etcdContainerMark(pod) &&
-    lastedFor(since, now, UPGRADE_SOAK_SECONDS)
+    since !== undefined && a[UPGRADE_SERVING_CONTAINER] === etcdContainerMark(pod) && lastedFor(since, now, soakSeconds)
   );
 }

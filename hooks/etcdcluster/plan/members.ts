@@ -519,7 +519,7 @@ function upgrade(a: Answered): Decision | undefined {
   const message = next
     ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
     : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +
-      (moving(lagging!) ? ` steadily for ${UPGRADE_SOAK_SECONDS / 60} minutes (the soak)` : '');
+      (moving(lagging!) ? ` steadily for ${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak)` : '');
   return running(
     a,
     [{ type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message }],
