@@ -24,6 +24,7 @@ t.test('the last member moved exits a minute after each start: upgrade failed, i
   const state = new Map<string, { restarts: number; since?: number; downUntil?: number }>();
   const lost: number[] = [];
   let exits = 0;
+  let afterLastMove: { reason?: string; marks: Array<string | undefined> } | undefined;
   for (let k = 0; k < 480; k++) {
     const now = FIXED_NOW.getTime() + k * STEP_MS;
     loop.now = new Date(now);
@@ -75,12 +76,22 @@ t.test('the last member moved exits a minute after each start: upgrade failed, i
     }
     if (serving < 2) lost.push(k);
     await loop.step();
+    // The sync after the last move, before its first exit: the rollout is not done while that member soaks.
+    if (order.length === 3 && exits === 0 && !afterLastMove) {
+      const upgrading = loop.s().conditions?.find((c: { type: string }) => c.type === 'Upgrading');
+      const marks = loop.children
+        .filter((c) => c.kind === 'Pod')
+        .map((p) => p.metadata.annotations?.['etcd.metaops.io/upgrade']);
+      afterLastMove = { reason: upgrading?.reason, marks };
+    }
   }
   const last = order[2];
   t.comment(`moved in order ${order.join(', ')}; ${exits} exits of ${last}`);
   t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
   t.equal(order.length, 3, 'every member was moved');
   t.ok(exits > 0, 'the member moved last exited on 3.5.1');
+  t.match(afterLastMove, { reason: 'WaitingForMember' }, 'while the member moved last soaks the rollout is under way');
+  t.same(afterLastMove?.marks, Array(3).fill('3.5.0->3.5.1'), 'the last good version kept on every member pod');
   t.same(lost, [], 'quorum never lost');
   t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0', member: last }, 'the upgrade is failed');
   t.equal(images(loop)[last!], OLD, 'the member moved last is back on 3.5.0');
