@@ -208,6 +208,7 @@ function withContext(
   withRestores(obs, request, settings);
   obs.now = now;
   obs.operatorImage = settings.image;
+  if (settings.upgradeSoakSeconds !== undefined) obs.upgradeSoakSeconds = settings.upgradeSoakSeconds;
   const held = claimsUnseen(request, spec, settings);
   if (held) obs.claimsHeld = held;
   // The ordinals a new member may take: those asked for whose names no other owner holds (names.ts memberOrdinals).

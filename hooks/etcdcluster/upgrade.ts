@@ -47,8 +47,8 @@ export const UPGRADED_FROM_IMAGE = 'etcd.metaops.io/upgraded-from-image';
  * The soak of a member upgraded in place (set on its pod by the answers while UPGRADED_AT is): when a sync first saw
  * its etcd exited or its image refused on the new image (UPGRADE_EXITED_AT: the failure clock, kept while it serves
  * between exits), and since when syncs have seen it serve without a break (UPGRADE_SERVING_SINCE). Its upgrade is
- * done, and the next member moved, only once it has served steadily for UPGRADE_FAIL_SECONDS (servedSteadily): a
- * member that serves a few seconds between crashes never gets a second member moved (quorum kept).
+ * done, and the next member moved, only once it has served steadily for UPGRADE_SOAK_SECONDS (servedSteadily): a
+ * member that serves a few seconds or minutes between crashes never gets a second member moved (quorum kept).
  */
 export const UPGRADE_EXITED_AT = 'etcd.metaops.io/upgrade-exited-at';
 export const UPGRADE_SERVING_SINCE = 'etcd.metaops.io/upgrade-serving-since';
@@ -93,6 +93,19 @@ export const UPGRADE_MEMBER_SECONDS = 300;
  * status's unhealthy clock (failureClock). An image no retry can pull (IMAGE_NEVER) fails at once.
  */
 export const UPGRADE_FAIL_SECONDS = 20;
+
+/**
+ * The soak: how long a member moved in place must serve its new image without a break, in one etcd container (its
+ * restartCount and containerID, etcdContainerMark: a restart starts the soak again), by the hook's clock, before the
+ * next member is moved, and before the rollout is done (the last good version is kept on every member pod, the
+ * upgrade-mark, until the last member moved has soaked: a member that fails meanwhile fails the upgrade). A version
+ * whose etcd serves a minute or two after each start and then exits (a panic on a request its clients send every
+ * minute, on a lease or a compaction that comes round after startup) is caught by the member it was tried on, never
+ * rolled to the next: a member that exits within the soak is timed by the exit clock (UPGRADE_FAIL_SECONDS) and
+ * fails the upgrade at its next exit. Five minutes by default; the server's METAOPS_ETCD_UPGRADE_SOAK_SECONDS sets
+ * it (20 to 3600; docs/etcdcluster.md, docs/operating.md).
+ */
+export const UPGRADE_SOAK_SECONDS = 300;
 
 export interface UpgradeFailure {
   /** The version that failed (spec.version when it did). */
@@ -542,14 +555,13 @@ function sinceMove(value: string | undefined, moved: string | undefined, now: Da
 /**
  * Whether a member upgraded in place has served steadily: syncs have seen its etcd container (the same one, by
  * etcdContainerMark, withSoakRecords) serve without a break (UPGRADE_SERVING_SINCE, by the hook's clock) for
- * UPGRADE_FAIL_SECONDS or longer. No time the kubelet stamps is read: its node's clock may be off.
+ * `soakSeconds` or longer (UPGRADE_SOAK_SECONDS unless the server is set otherwise: METAOPS_ETCD_UPGRADE_SOAK_SECONDS).
+ * No time the kubelet stamps is read: its node's clock may be off.
  */
-export function servedSteadily(pod: KubeObject, now: Date | undefined): boolean {
+export function servedSteadily(pod: KubeObject, now: Date | undefined, soakSeconds = UPGRADE_SOAK_SECONDS): boolean {
   const a = pod.metadata.annotations ?? {};
   const since = recordedTime(a[UPGRADE_SERVING_SINCE], now);
   return (
-    since !== undefined &&
-    a[UPGRADE_SERVING_CONTAINER] === etcdContainerMark(pod) &&
-    lastedFor(since, now, UPGRADE_FAIL_SECONDS)
+    since !== undefined && a[UPGRADE_SERVING_CONTAINER] === etcdContainerMark(pod) && lastedFor(since, now, soakSeconds)
   );
 }

@@ -329,6 +329,23 @@ export interface EtcdSettings {
    * METAOPS_ALLOW_STATIC_VOLUMES, lib/config.ts. Refused when absent.
    */
   allowStaticVolumes?: boolean;
+  /**
+   * The upgrade soak (METAOPS_ETCD_UPGRADE_SOAK_SECONDS, default 300, from 20 to 3600): how long a member moved to a
+   * new version must serve it, one etcd container without a restart, before the next member is moved and before the
+   * rollout is done (etcdcluster/upgrade.ts, UPGRADE_SOAK_SECONDS).
+   */
+  upgradeSoakSeconds?: number;
+}
+
+/** The bounds of METAOPS_ETCD_UPGRADE_SOAK_SECONDS: no shorter than an exit's bound (UPGRADE_FAIL_SECONDS), an hour at most. */
+export const UPGRADE_SOAK_BOUNDS = { min: 20, max: 3600 } as const;
+
+/** METAOPS_ETCD_UPGRADE_SOAK_SECONDS as read (undefined: not set or not a whole number within bounds). */
+function upgradeSoakOf(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS']?.trim();
+  if (raw === undefined || !/^\d{1,6}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n >= UPGRADE_SOAK_BOUNDS.min && n <= UPGRADE_SOAK_BOUNDS.max ? n : undefined;
 }
 
 // The cluster domain setting is the server's (lib/names.ts): the etcd family names it, the MySQL hook reads it too.
@@ -351,6 +368,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     // One cluster domain setting for the whole server: a backup's endpoints are checked against the same domains.
     backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
     allowStaticVolumes: staticVolumesAllowed(env),
+    ...(upgradeSoakOf(env) !== undefined ? { upgradeSoakSeconds: upgradeSoakOf(env)! } : {}),
   };
 }
 
@@ -360,6 +378,11 @@ export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   return [
     ...[clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []),
     ...staticVolumesProblems(env),
+    ...(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'] !== undefined && upgradeSoakOf(env) === undefined
+      ? [
+          `METAOPS_ETCD_UPGRADE_SOAK_SECONDS=${JSON.stringify(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'])}: expected a whole number of seconds from ${UPGRADE_SOAK_BOUNDS.min} to ${UPGRADE_SOAK_BOUNDS.max}`,
+        ]
+      : []),
   ];
 }
 

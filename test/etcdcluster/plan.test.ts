@@ -255,8 +255,9 @@ t.test(
   'an upgrade goes one member at a time over syncs, the leader last, each only once the last one runs the new version',
   async (t) => {
     const loop = new Loop(3, 3, '3.6.0');
-    // A sync every 30 s: a member moved serves steadily (20 s, UPGRADE_FAIL_SECONDS) before the next moves.
-    loop.seconds = 30;
+    // A sync every 2 minutes: a member moved serves steadily (the soak, 5 minutes, UPGRADE_SOAK_SECONDS) before the
+    // next moves.
+    loop.seconds = 120;
     const seen: string[][] = [];
     for (let i = 0; i < 20; i++) {
       const d = loop.step();

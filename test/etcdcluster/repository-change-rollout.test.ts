@@ -44,7 +44,7 @@ t.test('a repository that has the image: every member moved, one at a time, no m
   const loop = await running({ size: 3 });
   loop.spec = { ...loop.spec, repository: 'mirror.example.com/etcd' };
   let most = 0;
-  await minutes(loop, 0, 10, () => {
+  await minutes(loop, 0, 25, () => {
     most = Math.max(most, podsOf(loop).filter((p) => p.spec.containers[0].image.startsWith('mirror.')).length);
   });
   t.same(
@@ -121,8 +121,8 @@ t.test(
     t.ok(onMirror()[0].metadata.annotations['etcd.metaops.io/upgraded-from-image'], 'its move recorded until it runs');
     report(moved, `${MIRROR}:v3.5.0`);
     await loop.step();
-    t.equal(onMirror().length, 1, 'the next one waits while the first has not served steadily (20 s)');
-    loop.now = new Date(loop.now.getTime() + 30_000);
+    t.equal(onMirror().length, 1, 'the next one waits while the first has not served steadily (the soak, 5 minutes)');
+    loop.now = new Date(loop.now.getTime() + 300_000);
     await loop.step();
     t.equal(onMirror().length, 2, 'the next one moved once its container runs the new image, steadily');
     t.notOk(

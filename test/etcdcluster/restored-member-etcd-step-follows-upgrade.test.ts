@@ -41,7 +41,7 @@ t.test(
 
     versionsFromImages(loop);
     loop.spec = { ...loop.spec, repository: 'mirror.example/etcd', version: '3.5.1' };
-    for (let i = 0; i < 12 && !Object.values(images(loop)).every((img) => img === 'mirror.example/etcd:v3.5.1'); i++) {
+    for (let i = 0; i < 30 && !Object.values(images(loop)).every((img) => img === 'mirror.example/etcd:v3.5.1'); i++) {
       loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);
       await loop.step();
     }

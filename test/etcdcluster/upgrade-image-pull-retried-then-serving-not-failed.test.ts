@@ -35,7 +35,7 @@ t.test('an upgraded member whose image pull is refused once, then pulled, does n
   // (The kubelet reports the image the container runs.)
   const pulled = { name: 'etcd', image: 'quay.io/coreos/etcd:v3.5.1', restartCount: 0, state: { running: {} } };
   loop.podStatus.set(moved!, { containerStatuses: [pulled] });
-  for (let k = 0; k < 10; k++, i++) {
+  for (let k = 0; k < 25; k++, i++) {
     loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);
     await loop.step();
   }

@@ -54,7 +54,7 @@ t.test('a member that served the new version and crashes later is no failed upgr
   const loop = await running({ size: 3 });
   loop.etcd.version = '3.5.1';
   loop.spec = { ...loop.spec, version: '3.5.1' };
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < 25; i++) {
     loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
     await loop.step();
   }
@@ -67,7 +67,7 @@ t.test('a member that served the new version and crashes later is no failed upgr
   loop.etcd.up.delete('e-1');
   loop.podStatus.set('e-1', CRASHING);
   for (let i = 0; i < 3; i++) {
-    loop.now = new Date(FIXED_NOW.getTime() + (10 + i) * 60_000);
+    loop.now = new Date(FIXED_NOW.getTime() + (27 + i) * 60_000);
     await loop.step();
     t.notMatch(
       condition(loop.last, 'Upgrading') ?? {},

@@ -31,7 +31,7 @@ t.test('an upgraded member killed once that then serves the target does not fail
       },
     ],
   });
-  for (let k = 0; k < 10; k++, i++) {
+  for (let k = 0; k < 25; k++, i++) {
     loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);
     await loop.step();
   }

@@ -60,7 +60,7 @@ for (const [how, once] of Object.entries(ONCE))
           },
         ],
       });
-      for (let k = 1; k <= 10; k++) await step(35 + k * 60);
+      for (let k = 1; k <= 40; k++) await step(35 + k * 60);
       const upgrading = loop.s().conditions.find((c: any) => c.type === 'Upgrading');
       t.comment(`images ${JSON.stringify(images(loop))}; Upgrading ${JSON.stringify(upgrading)}`);
       t.notOk(loop.s().upgradeFailed, `no failed upgrade recorded: ${how}`);

@@ -34,7 +34,7 @@ t.test('a new spec.version while a failure is timed: one exit on it fails nothin
   loop.etcd.up.add(moved);
   const serving = { name: 'etcd', image: ON('3.5.2'), restartCount: 5, state: { running: {} } };
   loop.podStatus.set(moved, { containerStatuses: [serving] });
-  for (let k = 1; k <= 10; k++) await step(21 + k * 60);
+  for (let k = 1; k <= 25; k++) await step(21 + k * 60);
   const upgrading = loop.s().conditions.find((c: any) => c.type === 'Upgrading');
   t.comment(`images ${JSON.stringify(images(loop))}; Upgrading ${JSON.stringify(upgrading)}`);
   t.notOk(loop.s().upgradeFailed, 'no failed upgrade recorded');

@@ -16,7 +16,7 @@ t.test('a member that served the new version, killed once while the rollout goes
   // It serves 3.5.1 (the kubelet reports the image it runs); the rollout moves to a second member.
   const serving = { containerStatuses: [{ name: 'etcd', image: ON, restartCount: 0, state: { running: {} } }] };
   loop.podStatus.set(first, serving);
-  for (let k = 0; k < 5 && Object.values(images(loop)).filter((x) => x === ON).length < 2; k++, i++) {
+  for (let k = 0; k < 10 && Object.values(images(loop)).filter((x) => x === ON).length < 2; k++, i++) {
     loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
     await loop.step();
   }
@@ -43,7 +43,7 @@ t.test('a member that served the new version, killed once while the rollout goes
       },
     ],
   });
-  for (let k = 0; k < 10; k++, i++) {
+  for (let k = 0; k < 25; k++, i++) {
     loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 60_000);
     await loop.step();
   }

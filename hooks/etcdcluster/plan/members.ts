@@ -35,7 +35,7 @@ import {
   youngPod,
 } from '../additions.js';
 import { firstDecision, moving, ROLLED_BACK_AT, runsItsImage, upgradeServed, viewOf } from './view.js';
-import type { UpgradeFailure } from '../upgrade.js';
+import { UPGRADE_SOAK_SECONDS, type UpgradeFailure } from '../upgrade.js';
 
 /**
  * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
@@ -514,13 +514,15 @@ function scaleDown(a: Answered): Decision | undefined {
 }
 
 /**
- * 5. Version: one member at a time, the leader last; the next only once the last one runs the new version. The
- * member upgraded records the version it ran (UPGRADED_FROM) and since when (upgrade.ts).
+ * 5. Version: one member at a time, the leader last; the next only once the last one runs the new version and has
+ * soaked (upgradeServed: served it steadily for UPGRADE_SOAK_SECONDS). The member upgraded records the version it
+ * ran (UPGRADED_FROM) and since when (upgrade.ts). The rollout is under way (the upgrade-mark, the last good version,
+ * kept on every member pod) until the last member moved has soaked too: a member that fails meanwhile fails it.
  */
 function upgrade(a: Answered): Decision | undefined {
   const { live, targetImage, targetVersion, reports } = a;
-  const outdated = a.holdVersion ? [] : live.filter((p) => memberImage(p) !== targetImage);
-  if (outdated.length === 0) return undefined;
+  if (a.holdVersion) return undefined;
+  const outdated = live.filter((p) => memberImage(p) !== targetImage);
   const reportOf = (name: string | undefined) => reports.find((r) => r.name === name);
   const upgraded = live.filter((p) => memberImage(p) === targetImage);
   // (A member moved to another repository at the same version: until its container runs the new image.)
@@ -531,6 +533,8 @@ function upgrade(a: Answered): Decision | undefined {
       !runsItsImage(p) ||
       (moving(p) && !upgradeServed(p, a.obs)),
   );
+  // Every member on the target: done once none moved in place is still soaking.
+  if (outdated.length === 0 && !upgraded.some((p) => moving(p) && !upgradeServed(p, a.obs))) return undefined;
   const next = lagging
     ? undefined
     : [...outdated].sort((x, y) => {
@@ -544,7 +548,8 @@ function upgrade(a: Answered): Decision | undefined {
   const at = a.obs.now ? rfc3339(a.obs.now) : undefined;
   const message = next
     ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
-    : `waiting for ${lagging!.metadata.name} to run ${targetVersion}`;
+    : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +
+      (moving(lagging!) ? ` steadily for ${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak)` : '');
   return running(
     a,
     [{ type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message }],

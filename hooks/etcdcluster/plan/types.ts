@@ -21,6 +21,8 @@ export interface Observation {
   etcdError?: string;
   /** The time of this sync (for how long a member has been unhealthy); without it no member is replaced for that. */
   now?: Date;
+  /** The upgrade soak the server is set to (METAOPS_ETCD_UPGRADE_SOAK_SECONDS); UPGRADE_SOAK_SECONDS when unset. */
+  upgradeSoakSeconds?: number;
   /** Names of the observed member claims; undefined when the request did not say (then they are assumed). */
   claims?: string[];
   /** Names of observed claims that are being deleted (a subset of `claims`). */

@@ -157,14 +157,14 @@ function upgradesDone(obs: Observation): KubeObject[] {
  * Whether a member moved in place serves the version of its image, and has steadily (servedSteadily): one that
  * serves a few seconds between crashes has not.
  */
-export function upgradeServed(p: KubeObject, obs: Pick<Observation, 'health' | 'now'>): boolean {
+export function upgradeServed(p: KubeObject, obs: Pick<Observation, 'health' | 'now' | 'upgradeSoakSeconds'>): boolean {
   const h = obs.health[p.metadata.name!];
   return (
     runsItsImage(p) &&
     h?.healthy === true &&
     h.version !== undefined &&
     h.version === versionOfImage(memberImage(p)) &&
-    servedSteadily(p, obs.now)
+    servedSteadily(p, obs.now, obs.upgradeSoakSeconds)
   );
 }
 

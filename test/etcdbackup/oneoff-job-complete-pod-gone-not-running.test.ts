@@ -1,0 +1,53 @@
+// A one-off backup's record lives in its status and in its pod's termination message (issue 30.3). When both are
+// lost — the EtcdBackup's status written over or restored without it, and the finished pod gone (its node replaced,
+// terminated pods garbage-collected) — while its Job is still there, Complete: the hook reads no result, and the Job
+// is kept as it is, so nothing ever runs that could find the snapshot again (the CLI would answer alreadyTaken).
+// Ready then says "the backup Job is running" for good, about a Job that finished: the one-off backup taken before an
+// upgrade never reads as succeeded again. Expected: never "running" for a Job that completed; its outcome found again
+// (the Job run again finds its own snapshot) or said as unknown.
+import t from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { backupRequest, etcdCluster } from '../fixtures/backup.js';
+import { backupSync } from '../fixtures/hooks.js';
+import { FIXED_NOW, asObserved } from '../fixtures/requests.js';
+
+t.test('a one-off backup whose status and pod are lost, its Job Complete: not reported running', async (t) => {
+  const spec = { clusterName: 'example', s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' } };
+  const step = (status: Record<string, unknown> | undefined, children: KubeObject[], now: Date) =>
+    backupSync(
+      backupRequest({
+        spec,
+        uid: 'uid-ns-nightly',
+        ...(status ? { status } : {}),
+        children,
+        pods: [],
+        clusters: [etcdCluster('example', 'ns')],
+      }),
+      'metaops:test',
+      now,
+    );
+  const first = step(undefined, [], FIXED_NOW);
+  const job = first.children.find((c) => c.kind === 'Job');
+  t.ok(job, 'the Job is made');
+  // The Job finished (its pod succeeded, then was deleted), the status was lost meanwhile.
+  const done = asObserved(job!);
+  done.metadata.creationTimestamp = FIXED_NOW.toISOString();
+  done['status'] = {
+    succeeded: 1,
+    completionTime: FIXED_NOW.toISOString(),
+    conditions: [{ type: 'Complete', status: 'True' }],
+  };
+  let status: Record<string, unknown> | undefined;
+  let children = [done];
+  let res = step(undefined, children, new Date(FIXED_NOW.getTime() + 3_600_000));
+  for (let i = 1; i < 5; i++) {
+    status = res.status as Record<string, unknown>;
+    children = res.children.map((c) =>
+      c.kind === 'Job' && c.metadata.name === done.metadata.name ? done : asObserved(c),
+    );
+    res = step(status, children, new Date(FIXED_NOW.getTime() + 3_600_000 + i * 60_000));
+  }
+  const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+  t.comment(JSON.stringify(ready));
+  t.notMatch(ready, { reason: 'Running' }, 'a Job that completed is not said to be running');
+});
