@@ -10,11 +10,22 @@
 // its writer put in `defaults.example.com/author` (as a tenant's Kyverno Policy would patch it in, in their namespace).
 // Expected: a tool stored with a stamp the policy did not write is not trusted (the policy reinvoked after webhooks,
 // or a validating check that the stored stamp is the writer's): mallory's tool acts as mallory, who may not debug.
+//
+// metaops ships that validating check (a ValidatingAdmissionPolicy beside the mutating one, manifests/admission/):
+// with it in force, the API server refuses to store mallory's tool at all. A tool stored while it was not (an install
+// of the mutating half only, as before it was shipped) is not trusted either: the hook server trusts a stamp only
+// with all four objects in place as shipped, on a tool created after them.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { AUTHOR_ANNOTATION, AUTHOR_GRACE_MS, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
+import {
+  AUTHOR_ANNOTATION,
+  AUTHOR_GRACE_MS,
+  AUTHOR_POLICY,
+  AuthorCache,
+  AuthorCheck,
+} from '../../hooks/podbuggertool/author.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { waitFor } from '../e2e/cluster.js';
 import { startApiServer } from '../fixtures/apiserver.js';
@@ -138,12 +149,48 @@ t.test('a stamp rewritten by a mutating webhook after the author policy is not t
   const policy = getJson(['mutatingadmissionpolicy', 'metaops-podbuggertool-author']);
   const binding = getJson(['mutatingadmissionpolicybinding', 'metaops-podbuggertool-author']);
   const since = Math.max(
-    Date.parse(policy.metadata.creationTimestamp!),
-    Date.parse(binding.metadata.creationTimestamp!),
+    ...['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding', 'validatingadmissionpolicy'].map((kind) =>
+      Date.parse(getJson([kind, AUTHOR_POLICY]).metadata.creationTimestamp!),
+    ),
   );
   await sleep(since + AUTHOR_GRACE_MS + 2000 - Date.now());
 
-  // Mallory creates a tool, choosing the "default author" the tenant's mutation writes.
+  // With the validating policy in force, the API server refuses to store the tool with the stamp mallory chose.
+  const refusal = await waitFor(
+    'the webhook and the validating policy in force',
+    async () => {
+      try {
+        as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('forged', { [DEFAULT_AUTHOR]: FORGED })));
+      } catch (err) {
+        const said = String((err as { stderr?: Buffer }).stderr ?? err);
+        return said.includes('ValidatingAdmissionPolicy') ? said : undefined;
+      }
+      as('mallory-token', ['delete', 'pbt', 'forged', '-n', NS]);
+      return undefined;
+    },
+    60_000,
+  );
+  t.match(refusal, /ValidatingAdmissionPolicy 'metaops-podbuggertool-author'/, 'refused by the validating policy');
+  t.match(refusal, /author stamp/, 'saying why');
+  t.equal((getJson(['pbt', '-n', NS]) as { items?: unknown[] }).items?.length ?? 0, 0, 'nothing stored');
+  // Mallory's own tool, without the "default author", is stored, stamped as hers; a label, and a spec change, too.
+  as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('hers')));
+  as('mallory-token', ['label', 'pbt', 'hers', '-n', NS, 'reviewed=yes']);
+  as('mallory-token', ['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"spec":{"image":"busybox:1.37"}}']);
+  t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'hers');
+  // A write of metadata by another (a finalizer, as Metacontroller adds one) keeps her stamp, and is let through.
+  kubectl(['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/x"]}}']);
+  kubectl(['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'kept');
+  // Nor may the webhook rewrite the stamp on an update that changes neither spec nor stamp of its writer's.
+  t.throws(
+    () => as('mallory-token', ['annotate', 'pbt', 'hers', '-n', NS, `${DEFAULT_AUTHOR}=${FORGED}`]),
+    'an annotation the webhook copies into the stamp: refused',
+  );
+  t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'still');
+
+  // An install without the validating policy's binding (the mutating half only): the tool is stored as mallory chose.
+  kubectl(['delete', 'validatingadmissionpolicybinding', AUTHOR_POLICY]);
   await waitFor(
     'the webhook in force',
     async () => {
@@ -166,5 +213,17 @@ t.test('a stamp rewritten by a mutating webhook after the author policy is not t
     verdict,
     { allowed: false },
     "mallory's tool does not act as admin (system:masters): its stamp is not the policy's",
+  );
+  t.match(
+    verdict,
+    { reason: 'AuthorUnverified', message: /no ValidatingAdmissionPolicyBinding metaops-podbuggertool-author/ },
+    'the validating binding named',
+  );
+  // Installed again: the tool stored meanwhile is still not trusted (created before it).
+  kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  t.match(
+    await new AuthorCheck(api.kube(), new AuthorCache()).verify(getJson(['pbt', 'forged', '-n', NS])),
+    { allowed: false, reason: 'AuthorUnverified', message: /was created before the admission policy/ },
+    'installed again: the tool from before is not trusted',
   );
 });
