@@ -132,6 +132,27 @@ const STAMP = {
 };
 
 /**
+ * Whether the stored stamp (`written`) is the writer's (`stamp`): the validating policy's variables, `same` last.
+ */
+const SAME_STAMP = [
+  // Each part of both (`v1`, user, UID, groups, extra: a part's own `;` is escaped), and the extra part's
+  // items: the mutating policy lists userInfo.extra's keys in the order the API server iterates that map,
+  // which need not be the same at two evaluations, so the extra part is compared as a set of items.
+  { name: 'mine', expression: "variables.stamp.split(';')" },
+  { name: 'theirs', expression: "variables.written.split(';')" },
+  { name: 'myExtra', expression: "variables.mine[4].split(',')" },
+  {
+    name: 'theirExtra',
+    expression: "size(variables.theirs) == 5 ? variables.theirs[4].split(',') : ['']",
+  },
+  {
+    name: 'same',
+    expression:
+      'variables.written == variables.stamp || (size(variables.theirs) == 5 && variables.theirs[0] == variables.mine[0] && variables.theirs[1] == variables.mine[1] && variables.theirs[2] == variables.mine[2] && variables.theirs[3] == variables.mine[3] && size(variables.theirExtra) == size(variables.myExtra) && variables.theirExtra.all(e, e in variables.myExtra) && variables.myExtra.all(e, e in variables.theirExtra))',
+  },
+];
+
+/**
  * The objects that make the stamp, all four named AUTHOR_POLICY: the MutatingAdmissionPolicy that writes it and its
  * binding, and the ValidatingAdmissionPolicy that refuses a tool stored with a stamp that is not its writer's, and its
  * binding. Shipped in manifests/admission/ (npm run manifests) and in the Helm chart.
@@ -197,11 +218,12 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
           STAMP,
           // The stamp as the tool is to be stored: after every mutating policy and webhook.
           { name: 'written', expression: annotationOf('object') },
+          ...SAME_STAMP,
         ],
         validations: [
           {
             expression:
-              "!(variables.changed || (variables.written != variables.stored && variables.written != '')) || variables.written == variables.stamp",
+              "!(variables.changed || (variables.written != variables.stored && variables.written != '')) || variables.same",
             reason: 'Forbidden',
             message: `the PodBuggerTool's author stamp (annotation ${AUTHOR_ANNOTATION}) is not the one the MutatingAdmissionPolicy ${AUTHOR_POLICY} writes for the user who makes this request: a mutating webhook after that policy changed it, or the policy is not in force; metaops trusts a stamp only as its writer's, so this write is refused (docs/podbuggertool.md, "Who may debug")`,
           },
