@@ -5,14 +5,17 @@
 // The model (docs/podbuggertool.md, "Who may debug"): the API server stamps the author. A MutatingAdmissionPolicy
 // shipped with metaops (admissionregistration.k8s.io/v1) writes `debug.metaops.dev/author` on every create, and on
 // every update that changes the spec, from the request's own user information (name, UID, groups); on any other
-// update it puts back the stamp the tool had, so no client can set or change it. A stamp is trusted only on a tool
-// created after the policy and its binding (their creationTimestamps, which no client sets): a tool written before
-// they were in place (or while they were not) may carry a stamp written by hand. And only while both are at
-// metadata.generation 1 (their specs never changed since they were made; the API server sets it): a policy or binding
-// narrowed in place and put back may have left tools unstamped meanwhile, and nothing dates the change (managedFields
-// are not a change log: a field removed drops its manager's entry). Before acting, the hook asks the API
-// server (SubjectAccessReview) whether the author may patch pods/ephemeralcontainers in the tool's namespace: what
-// the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
+// update it puts back the stamp the tool had, so no client can set or change it. The API server runs it before the
+// mutating webhooks and never again, so a webhook after it could rewrite the stamp: a ValidatingAdmissionPolicy
+// shipped with it (validating admission runs after every mutation) computes the writer's stamp again and refuses a
+// create, or an update of the spec or the stamp, stored with any other. A stamp is trusted only on a tool created
+// after both policies and their bindings (their creationTimestamps, which no client sets): a tool written before
+// they were in place (or while they were not) may carry a stamp written by hand, or rewritten by a webhook. And only
+// while all four are at metadata.generation 1 (their specs never changed since they were made; the API server sets
+// it): a policy or binding narrowed in place and put back may have left tools unstamped meanwhile, and nothing dates
+// the change (managedFields are not a change log: a field removed drops its manager's entry). Before acting, the hook
+// asks the API server (SubjectAccessReview) whether the author may patch pods/ephemeralcontainers in the tool's
+// namespace: what the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
 // API server of Kubernetes 1.36 stopped finding a policy's parameters once the policy had been deleted and created
 // again, and refused every tool write: no parameter is used.)
 //
@@ -94,48 +97,92 @@ export function parseStamp(text: unknown): Author | undefined {
 /** A CEL expression that escapes `%`, `;`, `,` and `=` in the string `s`, as parseStamp undoes it. */
 const escaped = (s: string) => `${s}.replace('%', '%25').replace(';', '%3B').replace(',', '%2C').replace('=', '%3D')`;
 
+/** The author annotation of `obj` (`object` or `oldObject`) in CEL, '' when it has none. */
+const annotationOf = (obj: string) =>
+  `has(${obj}.metadata.annotations) && '${AUTHOR_ANNOTATION}' in ${obj}.metadata.annotations ? ${obj}.metadata.annotations['${AUTHOR_ANNOTATION}'] : ''`;
+
+/** The resources both policies match: every create and update of a PodBuggerTool (its status apart). */
+const MATCH_TOOLS = {
+  resourceRules: [
+    {
+      apiGroups: ['debug.metaops.dev'],
+      apiVersions: ['*'],
+      operations: ['CREATE', 'UPDATE'],
+      resources: ['podbuggertools'],
+    },
+  ],
+};
+
+/** Whether the request writes the spec: a create, or an update that changes it (the stamp is then the writer's). */
+const CHANGED = {
+  name: 'changed',
+  expression: "request.operation == 'CREATE' || object.spec != oldObject.spec",
+};
+/** The writer's stamp, from the request's userInfo: what parseStamp reads. */
+const STAMP = {
+  name: 'stamp',
+  expression: [
+    "'v1;'",
+    escaped('request.userInfo.username'),
+    `';' + ${escaped("(has(request.userInfo.uid) ? request.userInfo.uid : '')")}`,
+    `';' + (has(request.userInfo.groups) ? request.userInfo.groups.map(g, ${escaped('g')}).join(',') : '')`,
+    // userInfo.extra (scopes, a session's ID...): some authorizers decide on it, so the review sends it.
+    `';' + (has(request.userInfo.extra) ? request.userInfo.extra.map(k, request.userInfo.extra[k].map(v, ${escaped('k')} + '=' + ${escaped('v')}).join(',')).filter(e, e != '').join(',') : '')`,
+  ].join(' + '),
+};
+
 /**
- * The objects that make the stamp: the MutatingAdmissionPolicy and its binding. Shipped in manifests/admission/ (npm
- * run manifests) and in the Helm chart.
+ * Whether the stored stamp (`written`) is the writer's (`stamp`): the validating policy's variables, `same` last.
+ */
+const SAME_STAMP = [
+  // Each part of both (`v1`, user, UID, groups, extra: a part's own `;` is escaped), and the extra part's
+  // items: the mutating policy lists userInfo.extra's keys in the order the API server iterates that map,
+  // which need not be the same at two evaluations, so the extra part is compared as a set of items.
+  { name: 'mine', expression: "variables.stamp.split(';')" },
+  { name: 'theirs', expression: "variables.written.split(';')" },
+  { name: 'myExtra', expression: "variables.mine[4].split(',')" },
+  {
+    name: 'theirExtra',
+    expression: "size(variables.theirs) == 5 ? variables.theirs[4].split(',') : ['']",
+  },
+  {
+    name: 'same',
+    expression:
+      'variables.written == variables.stamp || (size(variables.theirs) == 5 && variables.theirs[0] == variables.mine[0] && variables.theirs[1] == variables.mine[1] && variables.theirs[2] == variables.mine[2] && variables.theirs[3] == variables.mine[3] && size(variables.theirExtra) == size(variables.myExtra) && variables.theirExtra.all(e, e in variables.myExtra) && variables.myExtra.all(e, e in variables.theirExtra))',
+  },
+];
+
+/**
+ * The objects that make the stamp, all four named AUTHOR_POLICY: the MutatingAdmissionPolicy that writes it and its
+ * binding, and the ValidatingAdmissionPolicy that refuses a tool stored with a stamp that is not its writer's, and its
+ * binding. Shipped in manifests/admission/ (npm run manifests) and in the Helm chart.
+ *
+ * Why both. The API server runs MutatingAdmissionPolicies before mutating admission webhooks, and the mutating
+ * policy is never reinvoked (reinvocationPolicy Never): a webhook after it (a tenant's Kyverno Policy that copies an
+ * annotation the tenant wrote, any "namespace defaults" webhook) may rewrite the stamp, and the tool would be stored
+ * with an author its writer chose. Validating admission runs after every mutation, on the object as it is to be
+ * stored: the validating policy computes the writer's stamp again (the same CEL as the mutating policy) and refuses
+ * a create, or an update that changes the spec or the stamp, whose stored stamp is not that stamp. An update that
+ * changes neither, or that only empties the stamp (no empty stamp is trusted: an update of a tool written before the
+ * policy, which the mutating policy gives an empty one), is let through, so Metacontroller's and other clients'
+ * writes of metadata go on.
  */
 export function authorPolicyObjects(): Array<Record<string, unknown>> {
   const labels = { 'app.kubernetes.io/part-of': 'metaops' };
-  const stored = `request.operation == 'UPDATE' && has(oldObject.metadata.annotations) && '${AUTHOR_ANNOTATION}' in oldObject.metadata.annotations ? oldObject.metadata.annotations['${AUTHOR_ANNOTATION}'] : ''`;
+  const stored = `request.operation == 'UPDATE' && ${annotationOf('oldObject')}`;
   return [
     {
       apiVersion: ADMISSION_API,
       kind: 'MutatingAdmissionPolicy',
       metadata: { name: AUTHOR_POLICY, labels },
       spec: {
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['debug.metaops.dev'],
-              apiVersions: ['*'],
-              operations: ['CREATE', 'UPDATE'],
-              resources: ['podbuggertools'],
-            },
-          ],
-        },
+        matchConstraints: MATCH_TOOLS,
         failurePolicy: 'Fail',
         reinvocationPolicy: 'Never',
         variables: [
-          {
-            name: 'changed',
-            expression: "request.operation == 'CREATE' || object.spec != oldObject.spec",
-          },
+          CHANGED,
           { name: 'stored', expression: stored },
-          {
-            name: 'stamp',
-            expression: [
-              "'v1;'",
-              escaped('request.userInfo.username'),
-              `';' + ${escaped("(has(request.userInfo.uid) ? request.userInfo.uid : '')")}`,
-              `';' + (has(request.userInfo.groups) ? request.userInfo.groups.map(g, ${escaped('g')}).join(',') : '')`,
-              // userInfo.extra (scopes, a session's ID...): some authorizers decide on it, so the review sends it.
-              `';' + (has(request.userInfo.extra) ? request.userInfo.extra.map(k, request.userInfo.extra[k].map(v, ${escaped('k')} + '=' + ${escaped('v')}).join(',')).filter(e, e != '').join(',') : '')`,
-            ].join(' + '),
-          },
+          STAMP,
           {
             name: 'value',
             expression:
@@ -157,6 +204,37 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
       kind: 'MutatingAdmissionPolicyBinding',
       metadata: { name: AUTHOR_POLICY, labels },
       spec: { policyName: AUTHOR_POLICY },
+    },
+    {
+      apiVersion: ADMISSION_API,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: AUTHOR_POLICY, labels },
+      spec: {
+        matchConstraints: MATCH_TOOLS,
+        failurePolicy: 'Fail',
+        variables: [
+          CHANGED,
+          { name: 'stored', expression: stored },
+          STAMP,
+          // The stamp as the tool is to be stored: after every mutating policy and webhook.
+          { name: 'written', expression: annotationOf('object') },
+          ...SAME_STAMP,
+        ],
+        validations: [
+          {
+            expression:
+              "!(variables.changed || (variables.written != variables.stored && variables.written != '')) || variables.same",
+            reason: 'Forbidden',
+            message: `the PodBuggerTool's author stamp (annotation ${AUTHOR_ANNOTATION}) is not the one the MutatingAdmissionPolicy ${AUTHOR_POLICY} writes for the user who makes this request: a mutating webhook after that policy changed it, or the policy is not in force; metaops trusts a stamp only as its writer's, so this write is refused (docs/podbuggertool.md, "Who may debug")`,
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: ADMISSION_API,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: AUTHOR_POLICY, labels },
+      spec: { policyName: AUTHOR_POLICY, validationActions: ['Deny'] },
     },
   ];
 }
@@ -201,9 +279,9 @@ function coverageOf(m: unknown): Json {
 }
 
 /**
- * The fields of the policy's and the binding's specs that decide which tools are stamped and with what: every field
- * of admissionregistration.k8s.io/v1 MutatingAdmissionPolicySpec and MutatingAdmissionPolicyBindingSpec, with the API
- * server's defaults written out.
+ * The fields of the policies' and the bindings' specs that decide which tools are stamped (or checked) and with what:
+ * every field of admissionregistration.k8s.io/v1 MutatingAdmissionPolicySpec, MutatingAdmissionPolicyBindingSpec,
+ * ValidatingAdmissionPolicySpec and ValidatingAdmissionPolicyBindingSpec, with the API server's defaults written out.
  */
 const POLICY_FIELDS: Record<string, (v: unknown) => Json> = {
   paramKind: (v) => (v ?? null) as Json,
@@ -219,6 +297,44 @@ const BINDING_FIELDS: Record<string, (v: unknown) => Json> = {
   paramRef: (v) => (v ?? null) as Json,
   matchResources: coverageOf,
 };
+const VALIDATING_POLICY_FIELDS: Record<string, (v: unknown) => Json> = {
+  paramKind: (v) => (v ?? null) as Json,
+  matchConstraints: coverageOf,
+  matchConditions: (v) => (v ?? []) as Json,
+  variables: (v) => (v ?? []) as Json,
+  validations: (v) => (v ?? []) as Json,
+  auditAnnotations: (v) => (v ?? []) as Json,
+  failurePolicy: (v) => (v ?? 'Fail') as Json,
+};
+const VALIDATING_BINDING_FIELDS: Record<string, (v: unknown) => Json> = {
+  policyName: (v) => (v ?? null) as Json,
+  paramRef: (v) => (v ?? null) as Json,
+  matchResources: coverageOf,
+  validationActions: (v) => (v ?? []) as Json,
+};
+
+/** The four objects of the author model, in the order authorPolicyObjects ships them, and how a refusal names each. */
+export const AUTHOR_OBJECTS = [
+  { kind: 'MutatingAdmissionPolicy', resource: 'mutatingadmissionpolicies', what: 'policy', fields: POLICY_FIELDS },
+  {
+    kind: 'MutatingAdmissionPolicyBinding',
+    resource: 'mutatingadmissionpolicybindings',
+    what: 'binding',
+    fields: BINDING_FIELDS,
+  },
+  {
+    kind: 'ValidatingAdmissionPolicy',
+    resource: 'validatingadmissionpolicies',
+    what: 'validating policy',
+    fields: VALIDATING_POLICY_FIELDS,
+  },
+  {
+    kind: 'ValidatingAdmissionPolicyBinding',
+    resource: 'validatingadmissionpolicybindings',
+    what: 'validating binding',
+    fields: VALIDATING_BINDING_FIELDS,
+  },
+] as const;
 
 /** A JSON value as text, its objects' keys sorted: equal texts for equal values whatever the order of keys. */
 function canonical(v: unknown): string {
@@ -232,25 +348,25 @@ function canonical(v: unknown): string {
 }
 
 /**
- * The fields of the stored policy and binding that are not what metaops ships (authorPolicyObjects, from which the
- * manifests and the chart are made), as `policy spec.<field>` / `binding spec.<field>`; none when both stamp every
- * tool as shipped. A binding narrowed by matchResources (a namespaceSelector, an objectSelector, excludeResourceRules),
- * a policy with other matchConstraints, matchConditions, variables, mutations or failurePolicy may leave some tools
- * unstamped (or stamp them otherwise), and their annotation is then whatever their writer put there.
+ * The fields of the stored policies and bindings (`stored`, in the order of AUTHOR_OBJECTS) that are not what metaops
+ * ships (authorPolicyObjects, from which the manifests and the chart are made), as `policy spec.<field>`, `binding
+ * spec.<field>`, `validating policy spec.<field>`, `validating binding spec.<field>`; none when all four stamp and
+ * check every tool as shipped. A binding narrowed by matchResources (a namespaceSelector, an objectSelector,
+ * excludeResourceRules), a policy with other matchConstraints, matchConditions, variables, mutations, validations or
+ * failurePolicy, a validating binding that only warns or audits, may leave some tools unstamped (or stamped
+ * otherwise, or a stamp rewritten after the mutating policy stored), and their annotation is then whatever their
+ * writer put there.
  */
-export function authorPolicyDifferences(policy: KubeObject, binding: KubeObject): string[] {
-  const [shippedPolicy, shippedBinding] = authorPolicyObjects() as [KubeObject, KubeObject];
+export function authorPolicyDifferences(stored: readonly KubeObject[]): string[] {
+  const shipped = authorPolicyObjects() as unknown as KubeObject[];
   const differences: string[] = [];
-  for (const [what, fields, stored, shipped] of [
-    ['policy', POLICY_FIELDS, policy, shippedPolicy],
-    ['binding', BINDING_FIELDS, binding, shippedBinding],
-  ] as const) {
-    const storedSpec = (stored['spec'] ?? {}) as Record<string, unknown>;
-    const shippedSpec = shipped['spec'] as Record<string, unknown>;
+  AUTHOR_OBJECTS.forEach(({ what, fields }, i) => {
+    const storedSpec = (stored[i]?.['spec'] ?? {}) as Record<string, unknown>;
+    const shippedSpec = shipped[i]!['spec'] as Record<string, unknown>;
     for (const [field, normal] of Object.entries(fields))
       if (canonical(normal(storedSpec[field])) !== canonical(normal(shippedSpec[field])))
         differences.push(`${what} spec.${field}`);
-  }
+  });
   return differences;
 }
 
@@ -430,6 +546,17 @@ export function lastWritten(obj: KubeObject): number | undefined | null {
 /** The managedFields entries read of one object: the API server keeps one per manager and operation. */
 const MAX_MANAGED_FIELDS = 256;
 
+/**
+ * The objects a refusal tells to delete and create again: each pair (a policy and its binding) of which one is at
+ * fault, both named, as `the MutatingAdmissionPolicy and the MutatingAdmissionPolicyBinding` (and the validating pair).
+ */
+function remade(kinds: readonly string[]): string {
+  const pairs = (['Mutating', 'Validating'] as const)
+    .filter((p) => kinds.some((k) => k.startsWith(p)))
+    .map((p) => `the ${p}AdmissionPolicy and the ${p}AdmissionPolicyBinding`);
+  return pairs.join(' and ');
+}
+
 /** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
 export class AuthorCheck {
   constructor(
@@ -438,48 +565,74 @@ export class AuthorCheck {
   ) {}
 
   /**
-   * Since when the policy and its binding (to that policy) are both in place as they are now: the latest of their
-   * creationTimestamps and the times of their last writes (lastWritten) (ms); undefined when either is missing; the
-   * fields in which they are not as metaops ships them (and so may leave tools unstamped); or the objects changed in
-   * place since they were made (`changed`: their metadata.generation, which the API server sets, is not 1). A change
-   * in place may have left tools unstamped for a while, and nothing on the object dates it: the API server moves a
-   * managedFields time only for a manager that sets or changes a field, and drops the entry of one left owning
-   * nothing, so a narrowing put back by removing what it added leaves only the creation's entry (at generation 3).
-   * Only a policy and binding never changed (generation 1) are dated by their creation; any other is trusted again
-   * once deleted and created again (generation 1, a new creationTimestamp).
+   * Since when the four objects of AUTHOR_OBJECTS (the mutating policy, the validating policy, and their bindings to
+   * them) are all in place as they are now: the latest of their creationTimestamps and the times of their last writes
+   * (lastWritten) (ms); those missing (`missing`: not found, bound to another policy, or without a creationTimestamp);
+   * the fields in which they are not as metaops ships them (and so may leave tools unstamped, or a stamp rewritten
+   * after the mutating policy unrefused); or the objects changed in place since they were made (`changed`: their
+   * metadata.generation, which the API server sets, is not 1). A change in place may have left tools unstamped for a
+   * while, and nothing on the object dates it: the API server moves a managedFields time only for a manager that sets
+   * or changes a field, and drops the entry of one left owning nothing, so a narrowing put back by removing what it
+   * added leaves only the creation's entry (at generation 3). Only objects never changed (generation 1) are dated by
+   * their creation; any other is trusted again once deleted and created again (generation 1, a new
+   * creationTimestamp). `kinds`: the kinds at fault, for the refusal's remedy.
    */
   private async inPlaceSince(
     over: () => boolean,
-  ): Promise<number | undefined | { differences: string[] } | { changed: string[] }> {
+  ): Promise<
+    | number
+    | { missing: string[]; kinds: string[] }
+    | { differences: string[]; kinds: string[] }
+    | { changed: string[]; kinds: string[] }
+  > {
     // Read at every check, never remembered: a policy removed (or made again, or changed) counts from the next check.
     // As admissionregistration.k8s.io/v1 only (Kubernetes 1.36 and later): the manifests ship that version, and an API
-    // server of 1.34 or 1.35 (v1beta1 behind a feature gate) answers 404, read as not installed.
+    // server of 1.34 or 1.35 (v1beta1 behind a feature gate) answers 404 for the mutating ones, read as not installed.
     if (over()) throw new OutOfTime();
-    const [policy, binding] = await Promise.all([
-      this.kube.get(ADMISSION_API, 'mutatingadmissionpolicies', '', AUTHOR_POLICY),
-      this.kube.get(ADMISSION_API, 'mutatingadmissionpolicybindings', '', AUTHOR_POLICY),
-    ]);
-    const bound = (binding?.['spec'] as { policyName?: unknown } | undefined)?.policyName === AUTHOR_POLICY;
-    const created = [policy, binding].map((o) => Date.parse(o?.metadata.creationTimestamp ?? ''));
-    if (!policy || !binding || !bound || created.some((t) => Number.isNaN(t))) return undefined;
-    // In place, and as shipped: a policy or binding narrowed (or otherwise changed) stamps some tools only.
-    const differences = authorPolicyDifferences(policy, binding);
-    if (differences.length > 0) return { differences };
+    const stored = await Promise.all(
+      AUTHOR_OBJECTS.map(({ resource }) => this.kube.get(ADMISSION_API, resource, '', AUTHOR_POLICY)),
+    );
+    const missing: string[] = [];
+    const kinds: string[] = [];
+    AUTHOR_OBJECTS.forEach(({ kind }, i) => {
+      const o = stored[i];
+      const fault = !o
+        ? `no ${kind} ${AUTHOR_POLICY}`
+        : kind.endsWith('Binding') && (o['spec'] as { policyName?: unknown } | undefined)?.policyName !== AUTHOR_POLICY
+          ? `the ${kind} ${AUTHOR_POLICY} bound to another policy`
+          : Number.isNaN(Date.parse(o.metadata.creationTimestamp ?? ''))
+            ? `the ${kind} ${AUTHOR_POLICY} without a creationTimestamp`
+            : undefined;
+      if (fault) {
+        missing.push(fault);
+        kinds.push(kind);
+      }
+    });
+    if (missing.length > 0) return { missing, kinds };
+    const objects = stored as KubeObject[];
+    // In place, and as shipped: a policy or binding narrowed (or otherwise changed) stamps or checks some tools only.
+    const differences = authorPolicyDifferences(objects);
+    if (differences.length > 0)
+      return {
+        differences,
+        kinds: AUTHOR_OBJECTS.filter(({ what }) => differences.some((d) => d.startsWith(`${what} spec.`))).map(
+          ({ kind }) => kind,
+        ),
+      };
     // Never changed since made: a generation other than 1 (or none, which no API server stores) is a change in place.
-    const changed = (
-      [
-        ['MutatingAdmissionPolicy', policy],
-        ['MutatingAdmissionPolicyBinding', binding],
-      ] as const
-    )
-      .map(([kind, o]) => [kind, (o.metadata as { generation?: unknown }).generation] as const)
-      .filter(([, generation]) => generation !== 1)
-      .map(
-        ([kind, generation]) =>
-          `${kind} ${AUTHOR_POLICY} is ${typeof generation === 'number' ? `at generation ${generation}` : 'without a generation'}`,
-      );
-    if (changed.length > 0) return { changed };
-    const written = [policy, binding].map(lastWritten);
+    const changed = AUTHOR_OBJECTS.map(({ kind }, i) => [kind, objects[i]!.metadata.generation] as const).filter(
+      ([, generation]) => generation !== 1,
+    );
+    if (changed.length > 0)
+      return {
+        changed: changed.map(
+          ([kind, generation]) =>
+            `${kind} ${AUTHOR_POLICY} is ${typeof generation === 'number' ? `at generation ${generation}` : 'without a generation'}`,
+        ),
+        kinds: changed.map(([kind]) => kind),
+      };
+    const created = objects.map((o) => Date.parse(o.metadata.creationTimestamp!));
+    const written = objects.map(lastWritten);
     return Math.max(...created, ...written.filter((w): w is number => typeof w === 'number'));
   }
 
@@ -549,23 +702,23 @@ export class AuthorCheck {
     const author = stampOf(tool);
     if (!author) return { allowed: false, reason: 'AuthorUnverified', message: unreadStamp(tool) };
     const since = await this.inPlaceSince(over);
-    if (since === undefined)
+    if (typeof since === 'object' && 'missing' in since)
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (and its binding) is not installed, so no author can be trusted: install manifests/admission/ (served as ${ADMISSION_API}: Kubernetes 1.36 or later; a 1.34 or 1.35 API server's v1beta1 policy is not read, docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} is not installed in full (${since.missing.join(', ')}; metaops ships a MutatingAdmissionPolicy that stamps each tool's author and a ValidatingAdmissionPolicy that refuses a stamp that is not its writer's, each with its binding, all named ${AUTHOR_POLICY}), so no author can be trusted: install manifests/admission/ (served as ${ADMISSION_API}: Kubernetes 1.36 or later; a 1.34 or 1.35 API server's v1beta1 policy is not read, docs/podbuggertool.md), then delete and create again the tools written before; nothing is injected`,
       };
     if (typeof since === 'object' && 'changed' in since)
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed in place since it was made (its ${since.changed.join(' and ')}, not 1): while it was otherwise, tools may have been written without the policy's stamp, and nothing says when it changed, so no author can be trusted: delete the MutatingAdmissionPolicy and the MutatingAdmissionPolicyBinding ${AUTHOR_POLICY} and create them again from manifests/admission/ (a new apply, or helm upgrade, does not do: it changes them in place), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) was changed in place since it was made (its ${since.changed.join(' and ')}, not 1): while it was otherwise, tools may have been written without the policy's stamp (or with a stamp rewritten after it), and nothing says when it changed, so no author can be trusted: delete ${remade(since.kinds)} ${AUTHOR_POLICY} and create them again from manifests/admission/ (a new apply, or helm upgrade, does not do: it changes them in place), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
       };
     if (typeof since === 'object')
       return {
         allowed: false,
         reason: 'AuthorUnverified',
-        message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp every tool and no author can be trusted: delete the MutatingAdmissionPolicy and the MutatingAdmissionPolicyBinding ${AUTHOR_POLICY} and create them again from manifests/admission/, unchanged and not narrowed (an edit in place, or an apply over them, leaves them past generation 1, which trusts no stamp), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
+        message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp (or check) every tool and no author can be trusted: delete ${remade(since.kinds)} ${AUTHOR_POLICY} and create them again from manifests/admission/, unchanged and not narrowed (an edit in place, or an apply over them, leaves them past generation 1, which trusts no stamp), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
       };
     // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
     const created = Date.parse(tool.metadata.creationTimestamp ?? '');

@@ -68,12 +68,13 @@ export const podbuggertool = defineComposite({
       'CountStale',
     ]),
   },
-  // The admission policy that stamps every tool with its author (author.ts): manifests/admission/.
+  // The admission policies that stamp every tool with its author and refuse any other stamp (author.ts):
+  // manifests/admission/.
   manifests: () => [
     {
       file: 'admission/podbuggertool-author.yaml',
       comment:
-        'Who wrote each PodBuggerTool, stamped by the API server (Kubernetes 1.36+: admissionregistration.k8s.io/v1\nMutatingAdmissionPolicy). The hook server acts for a tool only if its author may patch\npods/ephemeralcontainers in the tool\'s namespace (docs/podbuggertool.md, "Who may debug").',
+        'Who wrote each PodBuggerTool, stamped by the API server (Kubernetes 1.36+: admissionregistration.k8s.io/v1\nMutatingAdmissionPolicy), and a ValidatingAdmissionPolicy that refuses a tool stored with any other stamp (a\nmutating webhook after the policy may rewrite it). The hook server acts for a tool only if all four objects are\nin place as shipped and its author may patch pods/ephemeralcontainers in the tool\'s namespace\n(docs/podbuggertool.md, "Who may debug").',
       objects: authorPolicyObjects(),
     },
   ],

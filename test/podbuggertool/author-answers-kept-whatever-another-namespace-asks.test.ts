@@ -10,6 +10,7 @@
 import t from 'tap';
 import {
   AUTHOR_ANNOTATION,
+  AUTHOR_OBJECTS,
   AUTHOR_POLICY,
   AuthorCache,
   AuthorCheck,
@@ -43,8 +44,8 @@ function apiServer() {
     get: async (_api: string, resource: string, _ns: string, name: string) =>
       name === AUTHOR_POLICY
         ? {
-            // The policy or its binding as metaops ships them.
-            ...authorPolicyObjects()[resource === 'mutatingadmissionpolicies' ? 0 : 1],
+            // The policies and their bindings as metaops ships them.
+            ...authorPolicyObjects()[AUTHOR_OBJECTS.findIndex((o) => o.resource === resource)],
             metadata: { name, creationTimestamp: POLICY_CREATED, generation: 1 },
           }
         : undefined,

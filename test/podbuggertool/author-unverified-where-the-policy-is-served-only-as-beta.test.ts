@@ -38,6 +38,26 @@ t.test('a cluster serving the policy only as v1beta1: AuthorUnverified, not inst
       );
       return;
     }
+    // The validating policy and its binding, which a 1.35 API server serves as v1 (GA since 1.30).
+    const validating =
+      /^\/apis\/admissionregistration\.k8s\.io\/v1\/(validatingadmissionpolicies|validatingadmissionpolicybindings)\/(.*)$/.exec(
+        req.url ?? '',
+      );
+    if (req.method === 'GET' && validating && validating[2] === AUTHOR_POLICY) {
+      const kind =
+        validating[1] === 'validatingadmissionpolicies'
+          ? 'ValidatingAdmissionPolicy'
+          : 'ValidatingAdmissionPolicyBinding';
+      const shipped = (authorPolicyObjects() as any[]).find((o) => o.kind === kind);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          ...shipped,
+          metadata: { name: AUTHOR_POLICY, creationTimestamp: POLICY_CREATED, generation: 1 },
+        }),
+      );
+      return;
+    }
     if (req.method === 'POST' && req.url === '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
       res.writeHead(201, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ kind: 'SubjectAccessReview', status: { allowed: true } }));
@@ -53,16 +73,27 @@ t.test('a cluster serving the policy only as v1beta1: AuthorUnverified, not inst
 
   const stamped = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
   stamped.metadata.annotations[AUTHOR_ANNOTATION] = stamp('alice');
-  t.match(await new AuthorCheck(kube, new AuthorCache()).verify(stamped), {
+  const verdict = await new AuthorCheck(kube, new AuthorCache()).verify(stamped);
+  t.match(verdict, {
     allowed: false,
     reason: 'AuthorUnverified',
     message: /is not installed.*admissionregistration\.k8s\.io\/v1.*Kubernetes 1\.36 or later/,
   });
+  t.match(
+    verdict,
+    {
+      message:
+        /no MutatingAdmissionPolicy metaops-podbuggertool-author, no MutatingAdmissionPolicyBinding metaops-podbuggertool-author;/,
+    },
+    'the v1 objects it lacks named, not the validating ones it has',
+  );
   t.same(
     asked.sort(),
     [
       `GET /apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies/${AUTHOR_POLICY}`,
       `GET /apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings/${AUTHOR_POLICY}`,
+      `GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${AUTHOR_POLICY}`,
+      `GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${AUTHOR_POLICY}`,
     ],
     'the policy and binding asked for as v1, and no review asked',
   );

@@ -58,8 +58,8 @@ t.test('the stamp: v1, the user, the UID and the groups, each escaped', async (t
 });
 
 t.test('the admission policy and its binding: no parameter', async (t) => {
-  const [policy, binding] = authorPolicyObjects() as any[];
-  t.equal(authorPolicyObjects().length, 2);
+  const [policy, binding, validating, validatingBinding] = authorPolicyObjects() as any[];
+  t.equal(authorPolicyObjects().length, 4, 'the mutating policy, the validating policy, and their bindings');
   t.match(policy, {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingAdmissionPolicy',
@@ -83,6 +83,19 @@ t.test('the admission policy and its binding: no parameter', async (t) => {
   );
   t.match(policy.spec.mutations[0].applyConfiguration.expression, AUTHOR_ANNOTATION);
   t.same(binding.spec, { policyName: AUTHOR_POLICY });
+  // The validating policy: the same match, the same stamp (the same CEL), refusing any other, without parameters.
+  t.match(validating, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: AUTHOR_POLICY },
+    spec: { failurePolicy: 'Fail', matchConstraints: policy.spec.matchConstraints },
+  });
+  t.notOk('paramKind' in validating.spec, 'no parameter either');
+  const checked = Object.fromEntries(validating.spec.variables.map((v: any) => [v.name, v.expression]));
+  t.equal(checked.stamp, variables.stamp, 'the stamp computed as the mutating policy writes it');
+  t.equal(checked.changed, variables.changed);
+  t.equal(checked.stored, variables.stored);
+  t.same(validatingBinding.spec, { policyName: AUTHOR_POLICY, validationActions: ['Deny'] });
   t.same(AUTHOR_RIGHT, { verb: 'patch', group: '', resource: 'pods', subresource: 'ephemeralcontainers' });
 });
 
@@ -213,7 +226,7 @@ t.test('answers are remembered for AUTHOR_CACHE_MS: a revoked right stops the to
   now = AUTHOR_CACHE_MS - 1;
   t.match(await check.verify(stamped), { allowed: true }, 'remembered');
   t.equal(api.reviews.length, 1);
-  t.equal(api.gets.length, gets + 2, 'the policy and its binding are read again at every check, never remembered');
+  t.equal(api.gets.length, gets + 4, 'the policies and their bindings are read again at every check, never remembered');
   now = AUTHOR_CACHE_MS;
   t.match(await check.verify(stamped), { allowed: false, reason: 'AuthorNotAllowed' }, 'asked again');
   t.equal(api.reviews.length, 2);

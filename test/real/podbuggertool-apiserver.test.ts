@@ -104,9 +104,12 @@ t.before(async () => {
   );
   // A tool is trusted only past the policy's grace after its creation (author.ts AUTHOR_GRACE_MS).
   const since = Math.max(
-    ...['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding'].map((kind) =>
-      Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!),
-    ),
+    ...[
+      'mutatingadmissionpolicy',
+      'mutatingadmissionpolicybinding',
+      'validatingadmissionpolicy',
+      'validatingadmissionpolicybinding',
+    ].map((kind) => Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!)),
   );
   await new Promise((r) => setTimeout(r, Math.max(0, since + AUTHOR_GRACE_MS + 1500 - Date.now())));
   for (const sa of ['metaops', 'nobody'])
@@ -242,6 +245,18 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
     can('get', 'mutatingadmissionpolicybindings.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined),
     'yes',
   );
+  t.equal(
+    can('get', 'validatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined),
+    'yes',
+  );
+  t.equal(
+    can(
+      'get',
+      'validatingadmissionpolicybindings.admissionregistration.k8s.io/metaops-podbuggertool-author',
+      undefined,
+    ),
+    'yes',
+  );
   t.equal(can('create', 'events.events.k8s.io'), 'yes');
   t.equal(can('patch', 'events.events.k8s.io'), 'yes', 'a repeated event updates its series');
   for (const [verb, what, ns] of [
@@ -262,6 +277,13 @@ t.test('the RBAC grants the hook server what it uses, and no more', async (t) =>
     ['get', 'mutatingadmissionpolicies.admissionregistration.k8s.io/other', undefined],
     ['update', 'mutatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined],
     ['delete', 'mutatingadmissionpolicybindings.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined],
+    ['get', 'validatingadmissionpolicies.admissionregistration.k8s.io/other', undefined],
+    ['update', 'validatingadmissionpolicies.admissionregistration.k8s.io/metaops-podbuggertool-author', undefined],
+    [
+      'delete',
+      'validatingadmissionpolicybindings.admissionregistration.k8s.io/metaops-podbuggertool-author',
+      undefined,
+    ],
     ['create', 'events'],
     ['patch', 'events'],
     ['update', 'events.events.k8s.io'],

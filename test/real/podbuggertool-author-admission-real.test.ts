@@ -156,9 +156,12 @@ t.before(async () => {
     60_000,
   );
   const since = Math.max(
-    ...['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding'].map((kind) =>
-      Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!),
-    ),
+    ...[
+      'mutatingadmissionpolicy',
+      'mutatingadmissionpolicybinding',
+      'validatingadmissionpolicy',
+      'validatingadmissionpolicybinding',
+    ].map((kind) => Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!)),
   );
   await new Promise((r) => setTimeout(r, Math.max(0, since + AUTHOR_GRACE_MS + 1500 - Date.now())));
   writeFileSync(join(api.dir, 'metaops.token'), kubectl(['create', 'token', 'metaops', '-n', 'metaops']));

@@ -6,7 +6,8 @@
 // the lines) keeps only the entry of its creation, at generation 3. A tenant's tool written in between, outside the
 // narrowed binding, keeps the annotation its writer forged (here: a member of system:masters); once the binding is
 // as shipped again, that tool was created after every time the hook reads, and its forged stamp must still not be
-// trusted: the binding changed (generation 3) after it was written.
+// trusted: the binding changed (generation 3) after it was written. (The validating policy metaops ships beside it
+// refuses such a tool; narrowed the same way, it lets it through, and the same holds.)
 import { join } from 'node:path';
 import t from 'tap';
 import {
@@ -35,6 +36,10 @@ const getJson = (args: string[]) =>
 const NS = 'team-m';
 const FORGED = 'v1;admin;admin;system:masters,system:authenticated;';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+// An administrator who narrows "the author policy" narrows both halves metaops ships: the mutating policy that
+// stamps, and the validating one that refuses a tool stored with any other stamp (which alone would refuse her tool).
+const BINDINGS = ['mutatingadmissionpolicybinding', 'validatingadmissionpolicybinding'];
+const POLICIES = ['mutatingadmissionpolicy', 'validatingadmissionpolicy'];
 
 function tool(name: string, labels: Record<string, string> = {}, annotations: Record<string, string> = {}) {
   return {
@@ -72,14 +77,15 @@ t.before(async () => {
 
 t.test('a tool written while the binding was narrowed is not trusted once the narrowing is removed', async (t) => {
   // The administrator narrows the binding in place to the tools labelled stamped=yes...
-  kubectl([
-    'patch',
-    'mutatingadmissionpolicybinding',
-    AUTHOR_POLICY,
-    '--type=merge',
-    '-p',
-    JSON.stringify({ spec: { matchResources: { objectSelector: { matchLabels: { stamped: 'yes' } } } } }),
-  ]);
+  for (const kind of BINDINGS)
+    kubectl([
+      'patch',
+      kind,
+      AUTHOR_POLICY,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { matchResources: { objectSelector: { matchLabels: { stamped: 'yes' } } } } }),
+    ]);
   const narrowed = getJson(['mutatingadmissionpolicybinding', AUTHOR_POLICY]);
   const narrowedAt = lastWritten(narrowed);
   t.type(narrowedAt, 'number', 'the narrowing is dated by its managedFields');
@@ -91,14 +97,15 @@ t.test('a tool written while the binding was narrowed is not trusted once the na
   t.equal(written.metadata.annotations?.[AUTHOR_ANNOTATION], FORGED, 'the narrowed binding left her annotation');
   await sleep(1500);
   // The administrator puts the binding back as shipped, removing what was added (kubectl edit deleting the lines).
-  kubectl([
-    'patch',
-    'mutatingadmissionpolicybinding',
-    AUTHOR_POLICY,
-    '--type=json',
-    '-p',
-    JSON.stringify([{ op: 'remove', path: '/spec/matchResources' }]),
-  ]);
+  for (const kind of BINDINGS)
+    kubectl([
+      'patch',
+      kind,
+      AUTHOR_POLICY,
+      '--type=json',
+      '-p',
+      JSON.stringify([{ op: 'remove', path: '/spec/matchResources' }]),
+    ]);
   const restored = getJson(['mutatingadmissionpolicybinding', AUTHOR_POLICY]);
   t.ok((restored.metadata.generation ?? 0) >= 3, 'the binding changed after the tool was written (generation)');
   t.comment(
@@ -128,20 +135,21 @@ t.test('a tool written while the binding was narrowed is not trusted once the na
 
 t.test('a tool written while the policy was narrowed is not trusted once the narrowing is removed', async (t) => {
   // The administrator narrows the policy in place: a matchCondition that leaves out the tools labelled skip...
-  kubectl([
-    'patch',
-    'mutatingadmissionpolicy',
-    AUTHOR_POLICY,
-    '--type=merge',
-    '-p',
-    JSON.stringify({
-      spec: {
-        matchConditions: [
-          { name: 'not-skipped', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" },
-        ],
-      },
-    }),
-  ]);
+  for (const kind of POLICIES)
+    kubectl([
+      'patch',
+      kind,
+      AUTHOR_POLICY,
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        spec: {
+          matchConditions: [
+            { name: 'not-skipped', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" },
+          ],
+        },
+      }),
+    ]);
   const narrowedAt = lastWritten(getJson(['mutatingadmissionpolicy', AUTHOR_POLICY]));
   t.type(narrowedAt, 'number', 'the narrowing is dated by its managedFields');
   await waitFor('the narrowed policy in force', async () => !stampedNow({ skip: 'yes' }), 60_000);
@@ -159,14 +167,15 @@ t.test('a tool written while the policy was narrowed is not trusted once the nar
   );
   await sleep(1500);
   // The administrator puts the policy back as shipped, removing the matchCondition.
-  kubectl([
-    'patch',
-    'mutatingadmissionpolicy',
-    AUTHOR_POLICY,
-    '--type=json',
-    '-p',
-    JSON.stringify([{ op: 'remove', path: '/spec/matchConditions' }]),
-  ]);
+  for (const kind of POLICIES)
+    kubectl([
+      'patch',
+      kind,
+      AUTHOR_POLICY,
+      '--type=json',
+      '-p',
+      JSON.stringify([{ op: 'remove', path: '/spec/matchConditions' }]),
+    ]);
   const restored = getJson(['mutatingadmissionpolicy', AUTHOR_POLICY]);
   t.ok((restored.metadata.generation ?? 0) >= 3, 'the policy changed after the tool was written (generation)');
   await waitFor('the policy as shipped in force again', async () => stampedNow({ skip: 'yes' }), 60_000);

@@ -67,7 +67,7 @@ export const helm: Scenario = {
     // PodBuggerTool's author policy, when a scenario installed it (manifests/admission/): the chart ships its own.
     await k.kubectl([
       'delete',
-      'mutatingadmissionpolicybindings,mutatingadmissionpolicies',
+      'mutatingadmissionpolicybindings,mutatingadmissionpolicies,validatingadmissionpolicybindings,validatingadmissionpolicies',
       '-l',
       LABEL,
       '--wait=true',

@@ -1,14 +1,14 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { AUTHOR_GRACE_MS, AUTHOR_POLICY } from '../../../hooks/podbuggertool/author.js';
+import { AUTHOR_GRACE_MS, AUTHOR_OBJECTS, AUTHOR_POLICY } from '../../../hooks/podbuggertool/author.js';
 import { waitFor, type ControlPlane } from '../cluster.js';
 import { examples, secs, condition, type Scenario } from './common.js';
 
 /**
- * The author policy (manifests/admission/): every PodBuggerTool is stamped with the user who wrote it, and the hook
- * server acts for a tool only with that stamp, on a tool created past the policy's grace (this API server allows every
- * review: AlwaysAllow). Installed before any tool is written; applying it again changes nothing.
+ * The author policy (manifests/admission/): every PodBuggerTool is stamped with the user who wrote it (and refused when
+ * stored with another stamp), and the hook server acts for a tool only with that stamp, on a tool created past the
+ * policy's grace (this API server allows every review: AlwaysAllow). Installed before any tool is written; applying it again changes nothing.
  */
 export async function installAuthorPolicy(k: ControlPlane): Promise<void> {
   // The CRD first, whatever a scenario before did with the suite's CRDs (Helm replaces them).
@@ -21,9 +21,11 @@ export async function installAuthorPolicy(k: ControlPlane): Promise<void> {
   );
   await k.kubectl(['apply', '-f', join(k.repo, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
   // A tool created within AUTHOR_GRACE_MS of the policy is not trusted (hooks/podbuggertool/author.ts): wait past it.
-  const policy = await k.json(['get', 'mutatingadmissionpolicy', AUTHOR_POLICY]);
-  const binding = await k.json(['get', 'mutatingadmissionpolicybinding', AUTHOR_POLICY]);
-  const since = Math.max(Date.parse(policy.metadata.creationTimestamp), Date.parse(binding.metadata.creationTimestamp));
+  // All four objects (the mutating policy, the validating one, their bindings): the latest creation counts.
+  const created: number[] = [];
+  for (const kind of AUTHOR_OBJECTS)
+    created.push(Date.parse((await k.json(['get', kind.resource, AUTHOR_POLICY])).metadata.creationTimestamp));
+  const since = Math.max(...created);
   const wait = since + AUTHOR_GRACE_MS + 1500 - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }

@@ -1,0 +1,229 @@
+// The author stamp is written by the MutatingAdmissionPolicy metaops ships (reinvocationPolicy: Never). The API
+// server runs MutatingAdmissionPolicies before mutating admission webhooks (kube-apiserver's plugin order:
+// MutatingAdmissionPolicy, then MutatingAdmissionWebhook, then the validating ones), and a policy that is never
+// reinvoked does not see what a webhook did after it. So any mutating webhook that writes annotations a tenant
+// chooses (a Kyverno `Policy`, a custom resource a tenant may write in their own namespace, whose mutate rule sets
+// `metadata.annotations`; any "namespace defaults" webhook) rewrites the stamp after the policy wrote it, and the
+// tool is stored with the annotation the tenant chose: here a member of system:masters. The hook server trusts it.
+//
+// The webhook here stands for such a tenant's mutation: it sets the author annotation of a PodBuggerTool to the value
+// its writer put in `defaults.example.com/author` (as a tenant's Kyverno Policy would patch it in, in their namespace).
+// Expected: a tool stored with a stamp the policy did not write is not trusted (the policy reinvoked after webhooks,
+// or a validating check that the stored stamp is the writer's): mallory's tool acts as mallory, who may not debug.
+//
+// metaops ships that validating check (a ValidatingAdmissionPolicy beside the mutating one, manifests/admission/):
+// with it in force, the API server refuses to store mallory's tool at all. A tool stored while it was not (an install
+// of the mutating half only, as before it was shipped) is not trusted either: the hook server trusts a stamp only
+// with all four objects in place as shipped, on a tool created after them.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import {
+  AUTHOR_ANNOTATION,
+  AUTHOR_GRACE_MS,
+  AUTHOR_POLICY,
+  AuthorCache,
+  AuthorCheck,
+} from '../../hooks/podbuggertool/author.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { waitFor } from '../e2e/cluster.js';
+import { startApiServer } from '../fixtures/apiserver.js';
+import { freePort } from '../fixtures/net.js';
+import { root } from '../fixtures/requests.js';
+
+const api = startApiServer(t, 'pbt-author-later-mutation', [], {
+  authorization: 'RBAC',
+  tokens: ['mallory-token,mallory,uid-mallory,tenants'],
+});
+const kubectl = (args: string[], input?: string) => api.kubectl(args, input);
+const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
+const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
+const getJson = (args: string[]) =>
+  JSON.parse(kubectl(['get', ...args, '-o', 'json', '--show-managed-fields'])) as KubeObject;
+const NS = 'team-m';
+const FORGED = 'v1;admin;admin;system:masters,system:authenticated;';
+const DEFAULT_AUTHOR = 'defaults.example.com/author';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+function tool(name: string, annotations: Record<string, string> = {}) {
+  return {
+    apiVersion: 'debug.metaops.dev/v1alpha1',
+    kind: 'PodBuggerTool',
+    metadata: { name, namespace: NS, annotations },
+    spec: { label: 'app=web', image: 'busybox:1.36' },
+  };
+}
+
+/**
+ * A mutating webhook that writes the annotation its object's writer chose (a tenant's mutate rule), in a process of
+ * its own (kubectl runs synchronously here): its URL and CA once it listens.
+ */
+async function startWebhook(t: Test): Promise<{ url: string; ca: string }> {
+  const dir = api.dir;
+  execFileSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+      ...['-addext', 'subjectAltName=IP:127.0.0.1'],
+      ...['-keyout', join(dir, 'webhook.key'), '-out', join(dir, 'webhook.crt')],
+    ],
+    { stdio: 'ignore' },
+  );
+  const cert = readFileSync(join(dir, 'webhook.crt'));
+  const port = await freePort();
+  const script = `
+    const { createServer } = require('node:https');
+    const { readFileSync } = require('node:fs');
+    const server = createServer({ key: readFileSync(${JSON.stringify(join(dir, 'webhook.key'))}), cert: readFileSync(${JSON.stringify(join(dir, 'webhook.crt'))}) }, (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c.toString()));
+      req.on('end', () => {
+        const review = JSON.parse(body);
+        const wanted = review.request.object?.metadata?.annotations?.[${JSON.stringify(DEFAULT_AUTHOR)}];
+        const patch = wanted ? [{ op: 'add', path: ${JSON.stringify(`/metadata/annotations/${AUTHOR_ANNOTATION.replace('/', '~1')}`)}, value: wanted }] : [];
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true,
+          ...(patch.length > 0 ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') } : {}) } }));
+      });
+    });
+    server.listen(${port}, '127.0.0.1');
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  t.teardown(() => {
+    child.kill();
+  });
+  return { url: `https://127.0.0.1:${port}/mutate`, ca: cert.toString('base64') };
+}
+
+t.test('a stamp rewritten by a mutating webhook after the author policy is not trusted', async (t) => {
+  kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
+  apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
+  // Mallory may write PodBuggerTools in her namespace, and nothing else: no pods/ephemeralcontainers.
+  kubectl([
+    'create',
+    'clusterrole',
+    'tool-writer',
+    '--verb=get,list,create,update,patch,delete',
+    '--resource=podbuggertools.debug.metaops.dev',
+  ]);
+  kubectl(['create', 'rolebinding', 'tool-writer-mallory', '-n', NS, '--clusterrole=tool-writer', '--user=mallory']);
+  kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  const { url, ca } = await startWebhook(t);
+  apply({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: 'tenant-defaults' },
+    webhooks: [
+      {
+        name: 'tenant-defaults.example.com',
+        clientConfig: { url, caBundle: ca },
+        rules: [
+          {
+            apiGroups: ['debug.metaops.dev'],
+            apiVersions: ['*'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['podbuggertools'],
+            scope: 'Namespaced',
+          },
+        ],
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        timeoutSeconds: 5,
+      },
+    ],
+  });
+  // The policy in force (a tool written now is stamped with its writer).
+  await waitFor(
+    'the author policy in force',
+    async () => {
+      as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('probe')));
+      const stamp = getJson(['pbt', 'probe', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION] ?? '';
+      as('mallory-token', ['delete', 'pbt', 'probe', '-n', NS]);
+      return stamp.startsWith('v1;mallory;');
+    },
+    60_000,
+  );
+  const policy = getJson(['mutatingadmissionpolicy', 'metaops-podbuggertool-author']);
+  const binding = getJson(['mutatingadmissionpolicybinding', 'metaops-podbuggertool-author']);
+  const since = Math.max(
+    ...['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding', 'validatingadmissionpolicy'].map((kind) =>
+      Date.parse(getJson([kind, AUTHOR_POLICY]).metadata.creationTimestamp!),
+    ),
+  );
+  await sleep(since + AUTHOR_GRACE_MS + 2000 - Date.now());
+
+  // With the validating policy in force, the API server refuses to store the tool with the stamp mallory chose.
+  const refusal = await waitFor(
+    'the webhook and the validating policy in force',
+    async () => {
+      try {
+        as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('forged', { [DEFAULT_AUTHOR]: FORGED })));
+      } catch (err) {
+        const said = String((err as { stderr?: Buffer }).stderr ?? err);
+        return said.includes('ValidatingAdmissionPolicy') ? said : undefined;
+      }
+      as('mallory-token', ['delete', 'pbt', 'forged', '-n', NS]);
+      return undefined;
+    },
+    60_000,
+  );
+  t.match(refusal, /ValidatingAdmissionPolicy 'metaops-podbuggertool-author'/, 'refused by the validating policy');
+  t.match(refusal, /author stamp/, 'saying why');
+  t.equal((getJson(['pbt', '-n', NS]) as { items?: unknown[] }).items?.length ?? 0, 0, 'nothing stored');
+  // Mallory's own tool, without the "default author", is stored, stamped as hers; a label, and a spec change, too.
+  as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('hers')));
+  as('mallory-token', ['label', 'pbt', 'hers', '-n', NS, 'reviewed=yes']);
+  as('mallory-token', ['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"spec":{"image":"busybox:1.37"}}']);
+  t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'hers');
+  // A write of metadata by another (a finalizer, as Metacontroller adds one) keeps her stamp, and is let through.
+  kubectl(['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/x"]}}']);
+  kubectl(['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'kept');
+  // Nor may the webhook rewrite the stamp on an update that changes neither spec nor stamp of its writer's.
+  t.throws(
+    () => as('mallory-token', ['annotate', 'pbt', 'hers', '-n', NS, `${DEFAULT_AUTHOR}=${FORGED}`]),
+    'an annotation the webhook copies into the stamp: refused',
+  );
+  t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'still');
+
+  // An install without the validating policy's binding (the mutating half only): the tool is stored as mallory chose.
+  kubectl(['delete', 'validatingadmissionpolicybinding', AUTHOR_POLICY]);
+  await waitFor(
+    'the webhook in force',
+    async () => {
+      as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('forged', { [DEFAULT_AUTHOR]: FORGED })));
+      const stamp = getJson(['pbt', 'forged', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION];
+      if (stamp === FORGED) return true;
+      as('mallory-token', ['delete', 'pbt', 'forged', '-n', NS]);
+      return false;
+    },
+    60_000,
+  );
+  const forged = getJson(['pbt', 'forged', '-n', NS]);
+  t.equal(forged.metadata.annotations?.[AUTHOR_ANNOTATION], FORGED, 'stored with the stamp mallory chose');
+  t.equal(policy.metadata.generation, 1, 'the author policy is as shipped, never changed');
+  t.equal(binding.metadata.generation, 1, 'its binding is as shipped, never changed');
+
+  const verdict = await new AuthorCheck(api.kube(), new AuthorCache()).verify(forged);
+  t.comment(`verdict: ${JSON.stringify(verdict)}`);
+  t.match(
+    verdict,
+    { allowed: false },
+    "mallory's tool does not act as admin (system:masters): its stamp is not the policy's",
+  );
+  t.match(
+    verdict,
+    { reason: 'AuthorUnverified', message: /no ValidatingAdmissionPolicyBinding metaops-podbuggertool-author/ },
+    'the validating binding named',
+  );
+  // Installed again: the tool stored meanwhile is still not trusted (created before it).
+  kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  t.match(
+    await new AuthorCheck(api.kube(), new AuthorCache()).verify(getJson(['pbt', 'forged', '-n', NS])),
+    { allowed: false, reason: 'AuthorUnverified', message: /was created before the admission policy/ },
+    'installed again: the tool from before is not trusted',
+  );
+});
