@@ -26,10 +26,17 @@ process.on('SIGINT', () => void Promise.all([...planes].map((p) => p.down())).th
  * Every scenario on one release's control plane. Each scenario's lines (result, notes, and on failure the stack and
  * the component logs) are printed together when it ends, so that two releases running at once do not mix them.
  */
-async function runOn(bin: string, mc: MetacontrollerRelease): Promise<{ passed: number; failed: number }> {
+async function runOn(
+  bin: string,
+  mc: MetacontrollerRelease,
+): Promise<{ passed: number; failed: number; failures: string[] }> {
   const only = process.env['E2E_ONLY'];
   let passed = 0;
   let failed = 0;
+  // One line per failure (the scenario and the first line of its error), printed again at the very end of the run:
+  // a CI log cut to its tail still says what failed and why.
+  const failures: string[] = [];
+  const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
   const tag = `[mc ${mc.version}]`;
   console.log(`e2e: ${tag} Metacontroller ${mc.version}: ${mc.source}`);
   const plane = new ControlPlane(bin, root, { metacontroller: mc });
@@ -51,6 +58,7 @@ async function runOn(bin: string, mc: MetacontrollerRelease): Promise<{ passed: 
         console.log([`ok - ${tag} ${scenario.name} (${took()}s)`, ...(notes ?? []).map((n) => `    ${n}`)].join('\n'));
       } catch (err) {
         failed++;
+        failures.push(`not ok - ${tag} ${scenario.name.slice(0, 90)} (${took()}s): ${firstLine(err)}`);
         console.log(
           [
             `not ok - ${tag} ${scenario.name} (${took()}s)`,
@@ -62,6 +70,7 @@ async function runOn(bin: string, mc: MetacontrollerRelease): Promise<{ passed: 
     }
   } catch (err) {
     failed++;
+    failures.push(`not ok - ${tag} control plane: ${firstLine(err)}`);
     console.log(`not ok - ${tag} control plane: ${err instanceof Error ? err.stack : String(err)}\n${plane.logs()}`);
   } finally {
     // A failed run keeps the plane's folder (component logs, etcd data); E2E_KEEP=1 keeps every one.
@@ -69,7 +78,7 @@ async function runOn(bin: string, mc: MetacontrollerRelease): Promise<{ passed: 
     if (failed > 0) console.log(`e2e: ${tag} kept ${plane.dir}`);
     planes.delete(plane);
   }
-  return { passed, failed };
+  return { passed, failed, failures };
 }
 
 /**
@@ -93,6 +102,8 @@ async function main(): Promise<number> {
   if (process.env['E2E_SERIAL'] === '1') for (const mc of list) results.push(await runOne(mc));
   else results.push(...(await Promise.all(list.map(runOne))));
   console.log('');
+  const failures = results.flatMap((r) => r.failures);
+  if (failures.length > 0) console.log(['e2e: what failed (each with its logs above):', ...failures].join('\n'));
   for (const r of results) console.log(r.line);
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
