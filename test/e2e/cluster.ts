@@ -1,6 +1,7 @@
 // A real control plane on loopback for the end-to-end suite: etcd, kube-apiserver, kube-controller-manager,
 // Metacontroller and the metaops hook server, each a process this harness started and alone will stop.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { adminKubeconfig, apiServerArgs, etcdArgs } from '../fixtures/kube-args.js';
@@ -88,6 +89,29 @@ export interface QuietOptions {
   hooks: Array<string | { hook: string; parents: number }>;
   /** How long nothing may change; at least two resyncs. */
   seconds?: number;
+}
+
+/** The last line of a component's log. */
+function lastLogLine(log: string): string {
+  try {
+    return readFileSync(log, 'utf8').trimEnd().split('\n').pop() ?? '';
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** What a loopback HTTPS server (a self-signed one: kube-controller-manager's) answers to GET `path`, or undefined. */
+function httpsBody(port: number, path: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = httpsGet({ host: '127.0.0.1', port, path, rejectUnauthorized: false, timeout: 2000 }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += String(d)));
+      res.on('end', () => resolve(body));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
 }
 
 export class ControlPlane {
@@ -223,6 +247,15 @@ export class ControlPlane {
       '--kube-api-qps=100',
       '--kube-api-burst=200',
     ]);
+    // Serving, and itself (not another process that holds the port: it then exits at once, and nothing makes pods).
+    await waitFor(
+      'kube-controller-manager /healthz',
+      async () => {
+        this.assertRunning();
+        return (await httpsBody(kcmPort, '/healthz')) === 'ok';
+      },
+      60_000,
+    );
     if (this.hookToken) {
       // The Secret the shipped controllers' webhook `authorization` reads (README, "Install in a cluster").
       const { namespace, name, key } = PRODUCTION_AUTHORIZATION;
@@ -249,6 +282,7 @@ export class ControlPlane {
     await this.startHooks();
     writeFileSync(join(this.dir, 'controllers.yaml'), controllers(`http://127.0.0.1:${this.hookPort}`));
     await this.installControllers();
+    this.assertRunning();
   }
 
   /** Starts Metacontroller (again, after killMetacontroller) with the arguments `up` chose; its log goes on. */
@@ -528,6 +562,23 @@ export class ControlPlane {
       async () => this.syncsOf(route, name, namespace) >= from + count,
       timeoutMs,
     );
+  }
+
+  /**
+   * The components that exited though nothing here stopped them (those stopped on purpose are no longer listed in
+   * `procs`), each with its exit and the last line of its log: empty while all run. A component that died (one that
+   * found its port taken) otherwise shows only as every later scenario timing out.
+   */
+  exited(): string[] {
+    return this.procs
+      .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+      .map((p) => `${p.name} exited (${p.child.exitCode ?? p.child.signalCode}): ${lastLogLine(p.log).slice(0, 400)}`);
+  }
+
+  /** Fails, naming them, if a component exited though nothing here stopped it. */
+  assertRunning(): void {
+    const dead = this.exited();
+    if (dead.length > 0) throw new Error(`a component of the control plane is not running: ${dead.join('; ')}`);
   }
 
   /** The tail of every component log, for a failed scenario. */

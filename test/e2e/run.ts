@@ -53,6 +53,8 @@ async function runOn(
       const t0 = Date.now();
       const took = () => ((Date.now() - t0) / 1000).toFixed(1);
       try {
+        // A component that died during an earlier scenario fails this one at once, saying which and why.
+        plane.assertRunning();
         const notes = await scenario.run(plane);
         passed++;
         console.log([`ok - ${tag} ${scenario.name} (${took()}s)`, ...(notes ?? []).map((n) => `    ${n}`)].join('\n'));
