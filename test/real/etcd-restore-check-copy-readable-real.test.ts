@@ -5,18 +5,11 @@
 // and write under the prefix (s3:PutObject on `ns/*`) pass the check, which makes the copy and never reads it back,
 // and every member's fetch of the copy is refused (AccessDenied) after the live members were dropped.
 import t from 'tap';
-import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { startMoto } from '../fixtures/moto.js';
-import { motoS3, motoUser, refusedOrFetchable, snapshot } from '../fixtures/snapshot-s3.js';
+import { motoUser, motoWithSnapshot, refusedOrFetchable } from '../fixtures/snapshot-s3.js';
 import { pinPath } from '../../hooks/etcdcommon/snapshot.js';
 
 t.test('a check that pins a copy: the members fetch it with the same credentials, or the check refuses', async (t) => {
-  const moto = await startMoto();
-  t.teardown(() => moto.stop());
-  const admin = motoS3(moto, moto.admin);
-  await admin.send(new CreateBucketCommand({ Bucket: 'plain' }));
-  const data = snapshot('the data the restore asked for\n', 64);
-  await admin.send(new PutObjectCommand({ Bucket: 'plain', Key: 'ns/snap.db', Body: data }));
+  const { moto, data } = await motoWithSnapshot(t, 'plain');
   const restore = await motoUser(moto, 'restore', 'backups', [
     // Read the snapshots, write under the prefix: some requests allowed, others refused.
     { Effect: 'Allow', Action: 's3:GetObject', Resource: 'arn:aws:s3:::plain/ns/*.db' },

@@ -5,21 +5,11 @@
 // docs/etcdbackup.md gives (s3:PutObject, s3:GetObject, s3:DeleteObject on the prefix) passes the check and fails
 // every member's fetch.
 import t from 'tap';
-import { CreateBucketCommand, PutBucketVersioningCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { startMoto } from '../fixtures/moto.js';
-import { motoS3, motoUser, refusedOrFetchable, snapshot } from '../fixtures/snapshot-s3.js';
+import { motoUser, motoWithSnapshot, refusedOrFetchable } from '../fixtures/snapshot-s3.js';
 import { pinPath } from '../../hooks/etcdcommon/snapshot.js';
 
 t.test('a check that passes in a versioned bucket: the members fetch with the same credentials', async (t) => {
-  const moto = await startMoto();
-  t.teardown(() => moto.stop());
-  const admin = motoS3(moto, moto.admin);
-  await admin.send(new CreateBucketCommand({ Bucket: 'versioned' }));
-  await admin.send(
-    new PutBucketVersioningCommand({ Bucket: 'versioned', VersioningConfiguration: { Status: 'Enabled' } }),
-  );
-  const data = snapshot('the data the restore asked for\n', 64);
-  await admin.send(new PutObjectCommand({ Bucket: 'versioned', Key: 'ns/snap.db', Body: data }));
+  const { moto, data } = await motoWithSnapshot(t, 'versioned', { versioned: true });
   // The restore's credentials: the policy docs/etcdbackup.md gives for a namespace's prefix of a shared bucket.
   const restore = await motoUser(moto, 'restore', 'backups', [
     {

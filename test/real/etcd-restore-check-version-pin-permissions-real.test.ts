@@ -8,26 +8,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import {
-  CreateBucketCommand,
-  HeadObjectCommand,
-  PutBucketVersioningCommand,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
-import { startMoto } from '../fixtures/moto.js';
-import { motoS3, motoUser, snapshot } from '../fixtures/snapshot-s3.js';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { motoUser, motoWithSnapshot } from '../fixtures/snapshot-s3.js';
 import { checkSnapshot, fetchChecked, pinPath } from '../../hooks/etcdcommon/snapshot.js';
 
 t.test('a versioned bucket: the version with s3:GetObjectVersion, refused with neither it nor a copy', async (t) => {
-  const moto = await startMoto();
-  t.teardown(() => moto.stop());
-  const admin = motoS3(moto, moto.admin);
-  await admin.send(new CreateBucketCommand({ Bucket: 'versioned' }));
-  await admin.send(
-    new PutBucketVersioningCommand({ Bucket: 'versioned', VersioningConfiguration: { Status: 'Enabled' } }),
-  );
-  const data = snapshot('the data the restore asked for\n', 64);
-  await admin.send(new PutObjectCommand({ Bucket: 'versioned', Key: 'ns/snap.db', Body: data }));
+  const { moto, admin, data } = await motoWithSnapshot(t, 'versioned', { versioned: true });
   const user = (name: string, actions: string[]) =>
     motoUser(moto, name, 'backups', [{ Effect: 'Allow', Action: actions, Resource: 'arn:aws:s3:::versioned/ns/*' }]);
 
