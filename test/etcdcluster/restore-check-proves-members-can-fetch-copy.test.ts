@@ -6,23 +6,10 @@
 // that allows some requests and refuses others), pass the check today, and every restored member's fetch is refused
 // after the live members were dropped. The check must prove the members' own request, as it does for a version
 // (restore-check-proves-members-can-fetch-version.test.ts), or refuse before anything is dropped.
-import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { checkSnapshot, fetchChecked } from '../../hooks/etcdcommon/snapshot.js';
+import { accessDenied, chunks, copyObject, noSuchKey, refusedOrFetchable, snapshot } from '../fixtures/snapshot-s3.js';
 
-const snapshot = (text: string) => {
-  const body = Buffer.from(text.repeat(20));
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-};
-async function* chunks(data: Buffer) {
-  for (let i = 0; i < data.length; i += 50) yield data.subarray(i, i + 50);
-}
 const SNAP = snapshot('the data\n');
-const accessDenied = () =>
-  Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
 
 /**
  * S3 whose credentials may GetObject only the keys `readable` says (as an IAM Resource pattern would), may copy
@@ -37,10 +24,7 @@ function partialS3(
   const send = async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
     const name = cmd.constructor.name;
     if (name === 'CopyObjectCommand') {
-      const [bucket, ...key] = String(cmd.input['CopySource']).split('/');
-      const source = decodeURIComponent(key.join('/'));
-      if (!readable(source)) throw accessDenied();
-      objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`] = objects[`${bucket}/${source}`]!;
+      copyObject(objects, cmd.input, readable);
       return {};
     }
     if (name !== 'GetObjectCommand') throw new Error(`unexpected ${name}`);
@@ -48,41 +32,16 @@ function partialS3(
     if (!readable(key)) throw accessDenied();
     if (cmd.input['VersionId'] !== undefined && o.version) throw o.version;
     const body = objects[`${cmd.input['Bucket']}/${key}`];
-    if (!body) throw Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });
+    if (!body) throw noSuchKey();
     return { Body: chunks(body), ETag: '"etag-1"', ...(o.versioned ? { VersionId: 'v1' } : {}) };
   };
   return { send } as any;
 }
 
-/** What the members fetch with the check's result (as the cluster records its pin), or why they cannot. */
-async function membersFetch(s3: any, path: string, pinPath: string, r: Awaited<ReturnType<typeof checkSnapshot>>) {
-  const file = join(mkdtempSync(join(tmpdir(), 'restore-copy-fetch-')), 'snapshot.db');
-  try {
-    await fetchChecked(s3, path, file, {
-      sha256: r.sha256!,
-      ...(r.versionId ? { versionId: r.versionId } : {}),
-      ...(r.pinned ? { pinnedPath: pinPath } : {}),
-    });
-    return 'fetched';
-  } catch (err) {
-    return `${(err as Error).name}: ${(err as Error).message}`;
-  }
-}
-
 t.test('a bucket without versions, the copy not readable by these credentials: refused, or fetchable', async (t) => {
   // s3:GetObject on the snapshots (`*.db`), s3:PutObject on the prefix: the key reads, the copy is made, not read.
   const s3 = partialS3({ 'b/ns/snap.db': SNAP }, (key) => key.endsWith('.db'));
-  const pin = 'b/ns/snap.db.restore-u';
-  const r = await checkSnapshot(s3, 'b/ns/snap.db', { pinPath: pin, env: {} });
-  if (!r.succeeded) {
-    t.pass(`refused before anything is dropped: ${r.reason}`);
-    return;
-  }
-  t.equal(
-    await membersFetch(s3, 'b/ns/snap.db', pin, r),
-    'fetched',
-    `the check passed (pinned: ${String(r.pinned)}), so each restored member can fetch what it pinned`,
-  );
+  await refusedOrFetchable(t, s3, 'b/ns/snap.db', 'b/ns/snap.db.restore-u');
 });
 
 t.test('a version not readable by its VersionId, the copy not readable either: refused, or fetchable', async (t) => {
@@ -90,17 +49,7 @@ t.test('a version not readable by its VersionId, the copy not readable either: r
     versioned: true,
     version: accessDenied(),
   });
-  const pin = 'b/ns/snap.db.restore-u';
-  const r = await checkSnapshot(s3, 'b/ns/snap.db', { pinPath: pin, env: {} });
-  if (!r.succeeded) {
-    t.pass(`refused before anything is dropped: ${r.reason}`);
-    return;
-  }
-  t.equal(
-    await membersFetch(s3, 'b/ns/snap.db', pin, r),
-    'fetched',
-    `the check passed (pinned: ${String(r.pinned)}), so each restored member can fetch what it pinned`,
-  );
+  await refusedOrFetchable(t, s3, 'b/ns/snap.db', 'b/ns/snap.db.restore-u');
 });
 
 t.test('a store that ignores CopySourceIfMatch, the key written again before the copy: refused', async (t) => {
@@ -119,15 +68,5 @@ t.test('a store that ignores CopySourceIfMatch, the key written again before the
       return res;
     },
   } as any;
-  const pin = 'b/ns/snap.db.restore-u';
-  const r = await checkSnapshot(s3, 'b/ns/snap.db', { pinPath: pin, env: {} });
-  if (!r.succeeded) {
-    t.pass(`refused before anything is dropped: ${r.reason}`);
-    return;
-  }
-  t.equal(
-    await membersFetch(s3, 'b/ns/snap.db', pin, r),
-    'fetched',
-    `the check passed (pinned: ${String(r.pinned)}), so each restored member can fetch what it pinned`,
-  );
+  await refusedOrFetchable(t, s3, 'b/ns/snap.db', 'b/ns/snap.db.restore-u');
 });

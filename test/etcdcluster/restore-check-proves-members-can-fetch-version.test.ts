@@ -5,20 +5,8 @@
 // version needs s3:GetObjectVersion, which a read-only policy granting s3:GetObject (the common least privilege for
 // "read the backups") does not give; S3 answers 403 AccessDenied. The check passes, the members are dropped, and
 // every restored member's fetch step fails until RESTORE_SECONDS ends the restore failed, the cluster gone.
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { checkSnapshot, fetchChecked } from '../../hooks/etcdcommon/snapshot.js';
-
-const snapshot = (text: string) => {
-  const body = Buffer.from(text.repeat(20));
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-};
-async function* chunks(data: Buffer) {
-  for (let i = 0; i < data.length; i += 50) yield data.subarray(i, i + 50);
-}
+import { accessDenied, chunks, copyObject, noSuchKey, refusedOrFetchable, snapshot } from '../fixtures/snapshot-s3.js';
 
 /**
  * A bucket that keeps versions, read with credentials allowed s3:GetObject and s3:PutObject on the prefix but not
@@ -28,15 +16,13 @@ function versionedReadOnlyLatest(objects: Record<string, Buffer>) {
   const send = async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
     const name = cmd.constructor.name;
     if ((name === 'GetObjectCommand' || name === 'HeadObjectCommand') && cmd.input['VersionId'] !== undefined)
-      throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+      throw accessDenied();
     if (name === 'CopyObjectCommand') {
-      const [bucket, ...key] = String(cmd.input['CopySource']).split('/');
-      objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`] =
-        objects[`${bucket}/${decodeURIComponent(key.join('/'))}`]!;
+      copyObject(objects, cmd.input);
       return { VersionId: 'v-copy' };
     }
     const body = objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`];
-    if (!body) throw Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });
+    if (!body) throw noSuchKey();
     if (name === 'HeadObjectCommand') return { ContentLength: body.length, ETag: '"etag-1"', VersionId: 'v1' };
     return { Body: chunks(body), ETag: '"etag-1"', VersionId: 'v1' };
   };
@@ -46,25 +32,5 @@ function versionedReadOnlyLatest(objects: Record<string, Buffer>) {
 t.test('a restore check that passes in a versioned bucket leaves a pin the restored members can fetch', async (t) => {
   const SNAP = snapshot('the data\n');
   const s3 = versionedReadOnlyLatest({ 'b/ns/snap.db': SNAP });
-  const check = await checkSnapshot(s3, 'b/ns/snap.db', { pinPath: 'b/ns/snap.db.restore-u', env: {} });
-  if (!check.succeeded) {
-    t.pass(`the check refused before anything was dropped: ${check.reason}`);
-    return;
-  }
-  // The check passed: the plan drops the live members and each restored member fetches with this pin.
-  const file = join(mkdtempSync(join(tmpdir(), 'restore-pin-')), 'snapshot.db');
-  const pin = {
-    sha256: check.sha256!,
-    ...(check.versionId ? { versionId: check.versionId } : {}),
-    ...(check.pinned ? { pinnedPath: 'b/ns/snap.db.restore-u' } : {}),
-  };
-  let fetched: unknown;
-  try {
-    await fetchChecked(s3, 'b/ns/snap.db', file, pin);
-    fetched = 'ok';
-  } catch (err) {
-    fetched = `${(err as Error).name}: ${(err as Error).message}`;
-  }
-  t.equal(fetched, 'ok', `the restored members fetch what the check passed (pin ${JSON.stringify(pin)})`);
-  if (fetched === 'ok') t.ok(readFileSync(file).equals(SNAP));
+  await refusedOrFetchable(t, s3, 'b/ns/snap.db', 'b/ns/snap.db.restore-u', SNAP);
 });

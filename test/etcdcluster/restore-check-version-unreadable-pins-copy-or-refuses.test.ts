@@ -4,25 +4,15 @@
 // version is the pin; where it does not, the check keeps a copy beside the key (`<key>.restore-<uid>`) and the members
 // fetch that, saying so; where neither can be made it refuses, naming s3:GetObjectVersion, before anything is
 // dropped. Real S3 semantics (IAM enforced): test/real/etcd-restore-check-read-without-version-permission-real.test.ts.
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { checkSnapshot, fetchChecked } from '../../hooks/etcdcommon/snapshot.js';
 import { pinOf } from '../../hooks/etcdcluster/restore.js';
+import { accessDenied, chunks, copyObject, noSuchKey, sha, snapshot } from '../fixtures/snapshot-s3.js';
 
-const snapshot = (text: string) => {
-  const body = Buffer.from(text.repeat(20));
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-};
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-async function* chunks(data: Buffer) {
-  for (let i = 0; i < data.length; i += 50) yield data.subarray(i, i + 50);
-}
 const SNAP = snapshot('the data\n');
-const accessDenied = () =>
-  Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
 
 type Call = { name: string; input: Record<string, unknown> };
 /**
@@ -37,13 +27,11 @@ function versionedS3(objects: Record<string, Buffer>, options: { version?: Error
     if (name === 'GetObjectCommand' && cmd.input['VersionId'] !== undefined && options.version) throw options.version;
     if (name === 'CopyObjectCommand') {
       if (options.copy) throw options.copy;
-      const [bucket, ...key] = String(cmd.input['CopySource']).split('/');
-      objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`] =
-        objects[`${bucket}/${decodeURIComponent(key.join('/'))}`]!;
+      copyObject(objects, cmd.input);
       return { VersionId: 'v-copy' };
     }
     const body = objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`];
-    if (!body) throw Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });
+    if (!body) throw noSuchKey();
     return { Body: chunks(body), ETag: '"etag-1"', VersionId: 'v1' };
   };
   return { s3: { send } as any, calls, objects };

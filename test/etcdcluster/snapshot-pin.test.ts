@@ -3,21 +3,12 @@
 // works); else a server-side copy beside the key, only of the object checked (its ETag), with its own metadata; a
 // key written again meanwhile fails the check; a copy refused leaves the sha256 alone to guard the fetch. Real S3
 // semantics: test/real/etcd-restore-pin-real.test.ts.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { checkSnapshot, fetchChecked, pinPath } from '../../hooks/etcdcommon/snapshot.js';
-
-const snapshot = (text: string) => {
-  const body = Buffer.from(text.repeat(20));
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-};
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-async function* chunks(data: Buffer) {
-  for (let i = 0; i < data.length; i += 50) yield data.subarray(i, i + 50);
-}
+import { chunks, copyObject, noSuchKey, sha, snapshot } from '../fixtures/snapshot-s3.js';
 
 type Call = { name: string; input: Record<string, unknown> };
 /** A stand-in S3: objects by `bucket/key`, what a version or a copy answers, every call recorded. */
@@ -27,13 +18,11 @@ function fakeS3(objects: Record<string, Buffer>, options: { versionId?: string; 
     calls.push({ name: cmd.constructor.name, input: cmd.input });
     if (cmd.constructor.name === 'CopyObjectCommand') {
       if ('copy' in options) throw options.copy;
-      const [bucket, ...key] = String(cmd.input['CopySource']).split('/');
-      objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`] =
-        objects[`${bucket}/${decodeURIComponent(key.join('/'))}`]!;
+      copyObject(objects, cmd.input);
       return {};
     }
     const body = objects[`${cmd.input['Bucket']}/${cmd.input['Key']}`];
-    if (!body) throw Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });
+    if (!body) throw noSuchKey();
     return { Body: chunks(body), ETag: '"etag-1"', ...(options.versionId ? { VersionId: options.versionId } : {}) };
   };
   return { s3: { send } as any, calls, objects };

@@ -4,55 +4,14 @@
 // `kubectl describe` of each says so in an Event, a Warning naming the other parent: once when it starts (also when
 // the yielding one was held before it saw the other parent, its Ready reason unchanged), not at every sync.
 import t from 'tap';
-import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { EventSpec } from '../../lib/events.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
 import { etcdSync } from '../fixtures/hooks.js';
+import { created, NS, ready } from '../fixtures/parents-made-together.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const NS = 'shop';
-
-const noEtcd: EtcdClient = {
-  memberList: async () => ({ members: [] }),
-  health: async () => ({ healthy: false, error: 'down' }),
-  memberAdd: async () => {
-    throw new Error('not reached');
-  },
-  memberRemove: async () => {
-    throw new Error('not reached');
-  },
-  memberPromote: async () => {
-    throw new Error('not reached');
-  },
-};
-
-const ready = (res: CompositeSyncResponse) =>
-  (res.status as any).conditions.find((c: any) => c.type === 'Ready') as { reason: string; message: string };
-
-/** A child as the API server stores it, controlled by `owner`. */
-function created(child: KubeObject, owner: KubeObject): KubeObject {
-  const copy = structuredClone(child);
-  copy.metadata = {
-    ...copy.metadata,
-    namespace: NS,
-    uid: `uid-${child.kind}-${child.metadata.name}`,
-    resourceVersion: '1',
-    ownerReferences: [
-      {
-        apiVersion: owner.apiVersion,
-        kind: owner.kind,
-        name: owner.metadata.name!,
-        uid: owner.metadata.uid!,
-        controller: true,
-        blockOwnerDeletion: true,
-      },
-    ],
-  } as KubeObject['metadata'];
-  return copy;
-}
 
 async function mysqlSyncTold(req: ReturnType<typeof request>, now: Date, events: EventSpec[]) {
   return runHook(mysqlcluster, 'sync', req, {
@@ -80,7 +39,7 @@ async function collide(parentsSentFrom: number) {
   };
   const etcdFirst = await etcdSync(
     { controller: {}, parent: etcd, children: {}, related: {} },
-    { etcd: noEtcd, now: FIXED_NOW },
+    { etcd: quietEtcd, now: FIXED_NOW },
   );
   const mysqlFirst = await mysqlSyncTold(mysqlReq, FIXED_NOW, []);
   const mysqlMade = mysqlFirst.children.map((c) => created(c, mysqlReq.parent));
@@ -102,7 +61,7 @@ async function collide(parentsSentFrom: number) {
         children: objectMap(etcdMade),
         related: objectMap([...mysqlMade, ...(sent ? [mysqlNow as KubeObject] : [])]),
       },
-      { etcd: noEtcd, now, note: (e) => etcdEvents.push(e) },
+      { etcd: quietEtcd, now, note: (e) => etcdEvents.push(e) },
     );
     const again = request('mysqlcluster', { size: 3, version: '8.0' });
     again.parent = mysqlNow;

@@ -3,13 +3,10 @@
 // out) they are; narrowed or changed in any field that decides which tools are stamped, or with what, they are not,
 // and the refusal names the fields.
 import t from 'tap';
-import { AUTHOR_POLICY, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
-import { FakeApi, tool } from '../fixtures/pbt.js';
+import { FakeApi } from '../fixtures/pbt.js';
+import { bindingOf, check, policyOf, stampedTool, unverified } from '../fixtures/pbt-author.js';
 
-const check = (api: FakeApi) => new AuthorCheck(api, new AuthorCache(() => Date.parse('2026-01-03T00:00:00Z')));
-const stamped = tool('a', { label: 'app=web', image: 'busybox' });
-const policyOf = (api: FakeApi) => api.stored('MutatingAdmissionPolicy', '', AUTHOR_POLICY);
-const bindingOf = (api: FakeApi) => api.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY);
+const stamped = stampedTool();
 
 t.test('the policy and binding as the API server stores them (its defaults written out) are trusted', async (t) => {
   const api = new FakeApi();
@@ -75,9 +72,7 @@ t.test('a policy or binding narrowed or changed is not trusted, and the refusal 
   ] as const) {
     const api = new FakeApi();
     change(api);
-    const verdict = await check(api).verify(stamped);
-    t.match(verdict, { allowed: false, reason: 'AuthorUnverified', message: /is not as metaops ships it/ }, why);
-    t.match((verdict as { message: string }).message, field, `${why}: names ${field}`);
-    t.equal(api.reviews.length, 0, `${why}: no review`);
+    const message = await unverified(t, api, why, { message: /is not as metaops ships it/, of: stamped });
+    t.match(message, field, `${why}: names ${field}`);
   }
 });

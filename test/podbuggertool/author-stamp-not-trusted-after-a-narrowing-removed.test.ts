@@ -8,41 +8,24 @@
 // written while the binding was narrowed (outside it: its annotation is its writer's) was created after every time
 // the object shows, and must still not be trusted: the binding changed (generation 3) at a time nothing dates.
 import t from 'tap';
-import { AUTHOR_POLICY, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { FakeApi, POLICY_CREATED, TOOL_CREATED, tool } from '../fixtures/pbt.js';
-
-const check = (api: FakeApi) => new AuthorCheck(api, new AuthorCache(() => Date.parse('2026-01-03T00:00:00Z')));
+import { FakeApi, POLICY_CREATED, TOOL_CREATED } from '../fixtures/pbt.js';
+import { bindingPutBack, unverified } from '../fixtures/pbt-author.js';
 
 t.test('a tool written while the binding was narrowed is not trusted once the narrowing is removed', async (t) => {
   const api = new FakeApi();
   // Created 2026-01-01 by `kubectl apply` (generation 1); narrowed on 2026-01-01 at noon (generation 2); put back by
   // removing matchResources on 2026-01-02 at noon (generation 3). The tool was written at midnight, in between.
-  const binding = api.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY);
-  binding.metadata = {
-    ...binding.metadata,
-    creationTimestamp: POLICY_CREATED,
-    generation: 3,
-    managedFields: [
-      {
-        manager: 'kubectl-client-side-apply',
-        operation: 'Update',
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        time: POLICY_CREATED,
-        fieldsType: 'FieldsV1',
-        fieldsV1: {
-          'f:metadata': {
-            'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} },
-            'f:labels': { '.': {}, 'f:app.kubernetes.io/part-of': {} },
-          },
-          'f:spec': { 'f:policyName': {} },
-        },
+  bindingPutBack(api, {
+    manager: 'kubectl-client-side-apply',
+    time: POLICY_CREATED,
+    fieldsV1: {
+      'f:metadata': {
+        'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} },
+        'f:labels': { '.': {}, 'f:app.kubernetes.io/part-of': {} },
       },
-    ],
-  } as KubeObject['metadata'];
+      'f:spec': { 'f:policyName': {} },
+    },
+  });
   t.ok(Date.parse(TOOL_CREATED) > Date.parse(POLICY_CREATED), 'the tool was created after the binding');
-  const forged = tool('a', { label: 'app=web', image: 'busybox' });
-  const verdict = await check(api).verify(forged);
-  t.match(verdict, { allowed: false, reason: 'AuthorUnverified' }, 'the stamp is not trusted');
-  t.equal(api.reviews.length, 0, 'the stamped user is not asked about');
+  await unverified(t, api, 'the stamp is not trusted');
 });

@@ -5,38 +5,18 @@
 // the policy and binding, and they are as shipped when the hook looks: its stamp must still not be trusted, since
 // the binding changed after the tool was written (its generation and managedFields say when).
 import t from 'tap';
-import { AUTHOR_POLICY, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
-import { FakeApi, POLICY_CREATED, TOOL_CREATED, tool } from '../fixtures/pbt.js';
-
-const check = (api: FakeApi) => new AuthorCheck(api, new AuthorCache(() => Date.parse('2026-01-03T00:00:00Z')));
+import { FakeApi, TOOL_CREATED } from '../fixtures/pbt.js';
+import { bindingPutBack, unverified } from '../fixtures/pbt-author.js';
 
 t.test('a tool written while the binding was narrowed is not trusted once the binding is put back', async (t) => {
   const api = new FakeApi();
   // Created 2026-01-01 as shipped; narrowed to tools labelled stamped=yes (generation 2), then put back as shipped
   // on 2026-01-02 at noon (generation 3). The tool, labelled otherwise, was written on 2026-01-02 at midnight, in
   // between: its annotation `v1;alice;...` is its writer's (mallory's), not the policy's.
-  const binding = api.stored('MutatingAdmissionPolicyBinding', '', AUTHOR_POLICY);
-  binding.metadata = {
-    ...binding.metadata,
-    creationTimestamp: POLICY_CREATED,
-    generation: 3,
-    managedFields: [
-      {
-        manager: 'kubectl-edit',
-        operation: 'Update',
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        time: '2026-01-02T12:00:00Z',
-        fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:spec': {} },
-      },
-    ],
-  };
+  bindingPutBack(api, { manager: 'kubectl-edit', time: '2026-01-02T12:00:00Z', fieldsV1: { 'f:spec': {} } });
   t.ok(
     Date.parse(TOOL_CREATED) < Date.parse('2026-01-02T12:00:00Z'),
     'the tool was written before the binding was put back',
   );
-  const forged = tool('a', { label: 'app=web', image: 'busybox' });
-  const verdict = await check(api).verify(forged);
-  t.match(verdict, { allowed: false, reason: 'AuthorUnverified' }, 'the stamp is not trusted');
-  t.equal(api.reviews.length, 0, 'the stamped user is not asked about');
+  await unverified(t, api, 'the stamp is not trusted');
 });

@@ -5,15 +5,10 @@
 // authorizer, whatever the cluster holds as v1beta1.
 import { createServer } from 'node:http';
 import t from 'tap';
-import {
-  AUTHOR_ANNOTATION,
-  AUTHOR_POLICY,
-  AuthorCache,
-  AuthorCheck,
-  authorPolicyObjects,
-} from '../../hooks/podbuggertool/author.js';
+import { AUTHOR_ANNOTATION, AUTHOR_POLICY, authorPolicyObjects } from '../../hooks/podbuggertool/author.js';
 import { HttpKubeApi } from '../../lib/kube.js';
 import { POLICY_CREATED, stamp, tool } from '../fixtures/pbt.js';
+import { checkNow } from '../fixtures/pbt-author.js';
 
 t.test('a cluster serving the policy only as v1beta1: AuthorUnverified, not installed, 1.36 named', async (t) => {
   const asked: string[] = [];
@@ -73,7 +68,7 @@ t.test('a cluster serving the policy only as v1beta1: AuthorUnverified, not inst
 
   const stamped = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
   stamped.metadata.annotations[AUTHOR_ANNOTATION] = stamp('alice');
-  const verdict = await new AuthorCheck(kube, new AuthorCache()).verify(stamped);
+  const verdict = await checkNow(kube).verify(stamped);
   t.match(verdict, {
     allowed: false,
     reason: 'AuthorUnverified',

@@ -3,7 +3,6 @@
 // members fetch the version checked, and no copy is made; with credentials that may only read, no copy can be made:
 // each member then refuses bytes other than those checked (the key written again since), and leaves no file, rather
 // than start one cluster from two snapshots.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,49 +12,24 @@ import {
   HeadObjectCommand,
   PutBucketVersioningCommand,
   PutObjectCommand,
-  S3Client,
 } from '@aws-sdk/client-s3';
-import { CreateAccessKeyCommand, CreateUserCommand, IAMClient, PutUserPolicyCommand } from '@aws-sdk/client-iam';
 import { startMoto, type Moto } from '../fixtures/moto.js';
+import { motoS3, motoUser, sha, snapshot } from '../fixtures/snapshot-s3.js';
 import { checkSnapshot, fetchChecked, pinPath } from '../../hooks/etcdcommon/snapshot.js';
 
-const snapshot = (text: string) => {
-  const body = Buffer.from(text.repeat(64));
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-};
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-function client(moto: Moto, credentials: { accessKeyId: string; secretAccessKey: string }): S3Client {
-  return new S3Client({ region: moto.region, endpoint: moto.endpoint, forcePathStyle: true, credentials });
-}
-
 /** A user that may only read the bucket (a restore's least privilege): no copy can be made. */
-async function reader(moto: Moto, bucket: string) {
-  const iam = new IAMClient({ region: moto.region, endpoint: moto.endpoint, credentials: moto.admin });
-  await iam.send(new CreateUserCommand({ UserName: 'restore-reader' }));
-  await iam.send(
-    new PutUserPolicyCommand({
-      UserName: 'restore-reader',
-      PolicyName: 'read',
-      PolicyDocument: JSON.stringify({
-        Version: '2012-10-17',
-        Statement: [
-          { Effect: 'Allow', Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: `arn:aws:s3:::${bucket}/*` },
-        ],
-      }),
-    }),
-  );
-  const key = (await iam.send(new CreateAccessKeyCommand({ UserName: 'restore-reader' }))).AccessKey!;
-  return { accessKeyId: key.AccessKeyId!, secretAccessKey: key.SecretAccessKey! };
-}
+const reader = (moto: Moto, bucket: string) =>
+  motoUser(moto, 'restore-reader', 'read', [
+    { Effect: 'Allow', Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: `arn:aws:s3:::${bucket}/*` },
+  ]);
 
 t.test('the check pins what it verified; each member fetches those bytes or refuses', async (t) => {
   const moto = await startMoto();
   t.teardown(() => moto.stop());
-  const admin = client(moto, moto.admin);
+  const admin = motoS3(moto, moto.admin);
   const dir = mkdtempSync(join(tmpdir(), 'f-etcd5-pin-'));
-  const checked = snapshot('the data the restore asked for\n');
-  const later = snapshot('data written an hour later\n');
+  const checked = snapshot('the data the restore asked for\n', 64);
+  const later = snapshot('data written an hour later\n', 64);
 
   t.test('a bucket that keeps versions: the version checked, no copy', async (t) => {
     await admin.send(new CreateBucketCommand({ Bucket: 'versioned' }));
@@ -80,7 +54,7 @@ t.test('the check pins what it verified; each member fetches those bytes or refu
   t.test('credentials that may only read: no copy; the key written again is refused', async (t) => {
     await admin.send(new CreateBucketCommand({ Bucket: 'plain' }));
     await admin.send(new PutObjectCommand({ Bucket: 'plain', Key: 'ns/snap.db', Body: checked }));
-    const read = client(moto, await reader(moto, 'plain'));
+    const read = await reader(moto, 'plain');
     const result = await checkSnapshot(read, 'plain/ns/snap.db', {
       pinPath: pinPath('plain/ns/snap.db', 'u'),
       env: {},

@@ -23,28 +23,20 @@ import { HttpKubeApi, KubeError, type KubeApi } from '../../lib/kube.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { waitFor } from '../e2e/cluster.js';
-import { startApiServer } from '../fixtures/apiserver.js';
+import { createToolWriter, pbtApiServer } from '../fixtures/pbt-apiserver.js';
 import { FIXED_NOW, root } from '../fixtures/requests.js';
 
 // Tenant A, tenant B, and a user whose name has every character the stamp escapes; RBAC, so that the service
 // account has exactly what manifests/deploy/rbac.yaml grants.
-const api = startApiServer(t, 'pbt-apiserver', [], {
-  authorization: 'RBAC',
-  tokens: [
-    'alice-token,alice,uid-alice,team-a',
-    'bob-token,bob,uid-bob,team-b',
-    'odd-token,"o;dd,user%",uid-odd,g;1%',
-    // Rights revoked: carol's by her own RoleBinding, dave's by his group's.
-    'carol-token,carol,uid-carol,team-c',
-    'dave-token,dave,uid-dave,team-d',
-  ],
-});
+const { api, kubectl, apply, as, getJson } = pbtApiServer(t, 'pbt-apiserver', [
+  'alice-token,alice,uid-alice,team-a',
+  'bob-token,bob,uid-bob,team-b',
+  'odd-token,"o;dd,user%",uid-odd,g;1%',
+  // Rights revoked: carol's by her own RoleBinding, dave's by his group's.
+  'carol-token,carol,uid-carol,team-c',
+  'dave-token,dave,uid-dave,team-d',
+]);
 const dir = api.dir;
-const kubectl = (args: string[], input?: string) => api.kubectl(args, input);
-const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
-/** kubectl as one of the tokens' users. */
-const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
-const getJson = (args: string[]) => JSON.parse(kubectl(['get', ...args, '-o', 'json'])) as KubeObject;
 
 t.before(async () => {
   kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
@@ -59,13 +51,7 @@ t.before(async () => {
   kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
   // What the tenants may do: write PodBuggerTools in both namespaces (a shared role, too broad), and add
   // ephemeral containers only in their own.
-  kubectl([
-    'create',
-    'clusterrole',
-    'tool-writer',
-    '--verb=get,list,create,update,patch,delete',
-    '--resource=podbuggertools.debug.metaops.dev',
-  ]);
+  createToolWriter(kubectl);
   kubectl(['create', 'clusterrole', 'debugger', '--verb=patch', '--resource=pods/ephemeralcontainers']);
   for (const [user, ns, role] of [
     ['alice', 'team-a', 'tool-writer'],

@@ -16,17 +16,12 @@ import { HttpKubeApi, type KubeApi } from '../../lib/kube.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { waitFor } from '../e2e/cluster.js';
-import { startApiServer } from '../fixtures/apiserver.js';
+import { createToolWriter, pbtApiServer } from '../fixtures/pbt-apiserver.js';
 import { root } from '../fixtures/requests.js';
 
-const api = startApiServer(t, 'pbt-author-admission', [], {
-  authorization: 'RBAC',
-  tokens: ['alice-token,alice,uid-alice,tenants'],
-});
-const kubectl = (args: string[], input?: string) => api.kubectl(args, input);
-const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
-const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
-const getJson = (args: string[]) => JSON.parse(kubectl(['get', ...args, '-o', 'json'])) as KubeObject;
+const { api, kubectl, apply, as, getJson } = pbtApiServer(t, 'pbt-author-admission', [
+  'alice-token,alice,uid-alice,tenants',
+]);
 const NS = 'team-a';
 
 t.before(async () => {
@@ -74,13 +69,7 @@ t.before(async () => {
     '--clusterrole=metaops-act-as-tenants',
     '--serviceaccount=metaops:metaops',
   ]);
-  kubectl([
-    'create',
-    'clusterrole',
-    'tool-writer',
-    '--verb=get,list,create,update,patch,delete',
-    '--resource=podbuggertools.debug.metaops.dev',
-  ]);
+  createToolWriter(kubectl);
   kubectl(['create', 'clusterrole', 'debugger', '--verb=get,list,patch', '--resource=pods,pods/ephemeralcontainers']);
   for (const role of ['tool-writer', 'debugger'])
     kubectl(['create', 'rolebinding', `${role}-alice`, '-n', NS, `--clusterrole=${role}`, '--user=alice']);

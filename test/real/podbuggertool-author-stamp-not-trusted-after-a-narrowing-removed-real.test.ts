@@ -8,7 +8,6 @@
 // as shipped again, that tool was created after every time the hook reads, and its forged stamp must still not be
 // trusted: the binding changed (generation 3) after it was written. (The validating policy metaops ships beside it
 // refuses such a tool; narrowed the same way, it lets it through, and the same holds.)
-import { join } from 'node:path';
 import t from 'tap';
 import {
   AUTHOR_ANNOTATION,
@@ -18,28 +17,25 @@ import {
   AuthorCheck,
   lastWritten,
 } from '../../hooks/podbuggertool/author.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { waitFor } from '../e2e/cluster.js';
-import { startApiServer } from '../fixtures/apiserver.js';
-import { root } from '../fixtures/requests.js';
+import { FORGED, pbtApiServer, sleep, toolsWrittenBy } from '../fixtures/pbt-apiserver.js';
 
-const api = startApiServer(t, 'pbt-author-narrowing-removed', [], {
-  authorization: 'RBAC',
-  tokens: ['mallory-token,mallory,uid-mallory,tenants'],
-});
-const kubectl = (args: string[], input?: string) => api.kubectl(args, input);
-const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
-const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
 // With their managedFields, as the hook server reads them (kubectl leaves them out unless asked).
-const getJson = (args: string[]) =>
-  JSON.parse(kubectl(['get', ...args, '-o', 'json', '--show-managed-fields'])) as KubeObject;
+const { api, kubectl, as, getJson } = pbtApiServer(
+  t,
+  'pbt-author-narrowing-removed',
+  ['mallory-token,mallory,uid-mallory,tenants'],
+  { managedFields: true },
+);
 const NS = 'team-m';
-const FORGED = 'v1;admin;admin;system:masters,system:authenticated;';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 // An administrator who narrows "the author policy" narrows both halves metaops ships: the mutating policy that
 // stamps, and the validating one that refuses a tool stored with any other stamp (which alone would refuse her tool).
 const BINDINGS = ['mutatingadmissionpolicybinding', 'validatingadmissionpolicybinding'];
 const POLICIES = ['mutatingadmissionpolicy', 'validatingadmissionpolicy'];
+/** The author objects of these kinds patched in place (`merge` adds, a `json` remove takes away). */
+const patchEach = (kinds: string[], type: 'merge' | 'json', patch: unknown) => {
+  for (const kind of kinds) kubectl(['patch', kind, AUTHOR_POLICY, `--type=${type}`, '-p', JSON.stringify(patch)]);
+};
 
 function tool(name: string, labels: Record<string, string> = {}, annotations: Record<string, string> = {}) {
   return {
@@ -59,33 +55,14 @@ function stampedNow(labels: Record<string, string>): boolean {
 }
 
 t.before(async () => {
-  kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
-  apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
   // Mallory may write PodBuggerTools in her namespace, and nothing else: no pods/ephemeralcontainers.
-  kubectl([
-    'create',
-    'clusterrole',
-    'tool-writer',
-    '--verb=get,list,create,update,patch,delete',
-    '--resource=podbuggertools.debug.metaops.dev',
-  ]);
-  kubectl(['create', 'rolebinding', 'tool-writer-mallory', '-n', NS, '--clusterrole=tool-writer', '--user=mallory']);
-  kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  toolsWrittenBy(kubectl, 'mallory', NS);
   await waitFor('the author policy in force', async () => stampedNow({}), 60_000);
 });
 
 t.test('a tool written while the binding was narrowed is not trusted once the narrowing is removed', async (t) => {
   // The administrator narrows the binding in place to the tools labelled stamped=yes...
-  for (const kind of BINDINGS)
-    kubectl([
-      'patch',
-      kind,
-      AUTHOR_POLICY,
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { matchResources: { objectSelector: { matchLabels: { stamped: 'yes' } } } } }),
-    ]);
+  patchEach(BINDINGS, 'merge', { spec: { matchResources: { objectSelector: { matchLabels: { stamped: 'yes' } } } } });
   const narrowed = getJson(['mutatingadmissionpolicybinding', AUTHOR_POLICY]);
   const narrowedAt = lastWritten(narrowed);
   t.type(narrowedAt, 'number', 'the narrowing is dated by its managedFields');
@@ -97,15 +74,7 @@ t.test('a tool written while the binding was narrowed is not trusted once the na
   t.equal(written.metadata.annotations?.[AUTHOR_ANNOTATION], FORGED, 'the narrowed binding left her annotation');
   await sleep(1500);
   // The administrator puts the binding back as shipped, removing what was added (kubectl edit deleting the lines).
-  for (const kind of BINDINGS)
-    kubectl([
-      'patch',
-      kind,
-      AUTHOR_POLICY,
-      '--type=json',
-      '-p',
-      JSON.stringify([{ op: 'remove', path: '/spec/matchResources' }]),
-    ]);
+  patchEach(BINDINGS, 'json', [{ op: 'remove', path: '/spec/matchResources' }]);
   const restored = getJson(['mutatingadmissionpolicybinding', AUTHOR_POLICY]);
   t.ok((restored.metadata.generation ?? 0) >= 3, 'the binding changed after the tool was written (generation)');
   t.comment(
@@ -135,21 +104,13 @@ t.test('a tool written while the binding was narrowed is not trusted once the na
 
 t.test('a tool written while the policy was narrowed is not trusted once the narrowing is removed', async (t) => {
   // The administrator narrows the policy in place: a matchCondition that leaves out the tools labelled skip...
-  for (const kind of POLICIES)
-    kubectl([
-      'patch',
-      kind,
-      AUTHOR_POLICY,
-      '--type=merge',
-      '-p',
-      JSON.stringify({
-        spec: {
-          matchConditions: [
-            { name: 'not-skipped', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" },
-          ],
-        },
-      }),
-    ]);
+  patchEach(POLICIES, 'merge', {
+    spec: {
+      matchConditions: [
+        { name: 'not-skipped', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" },
+      ],
+    },
+  });
   const narrowedAt = lastWritten(getJson(['mutatingadmissionpolicy', AUTHOR_POLICY]));
   t.type(narrowedAt, 'number', 'the narrowing is dated by its managedFields');
   await waitFor('the narrowed policy in force', async () => !stampedNow({ skip: 'yes' }), 60_000);
@@ -167,15 +128,7 @@ t.test('a tool written while the policy was narrowed is not trusted once the nar
   );
   await sleep(1500);
   // The administrator puts the policy back as shipped, removing the matchCondition.
-  for (const kind of POLICIES)
-    kubectl([
-      'patch',
-      kind,
-      AUTHOR_POLICY,
-      '--type=json',
-      '-p',
-      JSON.stringify([{ op: 'remove', path: '/spec/matchConditions' }]),
-    ]);
+  patchEach(POLICIES, 'json', [{ op: 'remove', path: '/spec/matchConditions' }]);
   const restored = getJson(['mutatingadmissionpolicy', AUTHOR_POLICY]);
   t.ok((restored.metadata.generation ?? 0) >= 3, 'the policy changed after the tool was written (generation)');
   await waitFor('the policy as shipped in force again', async () => stampedNow({ skip: 'yes' }), 60_000);

@@ -26,25 +26,19 @@ import {
   AuthorCache,
   AuthorCheck,
 } from '../../hooks/podbuggertool/author.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { waitFor } from '../e2e/cluster.js';
-import { startApiServer } from '../fixtures/apiserver.js';
 import { freePort } from '../fixtures/net.js';
+import { FORGED, pbtApiServer, sleep, toolsWrittenBy } from '../fixtures/pbt-apiserver.js';
 import { root } from '../fixtures/requests.js';
 
-const api = startApiServer(t, 'pbt-author-later-mutation', [], {
-  authorization: 'RBAC',
-  tokens: ['mallory-token,mallory,uid-mallory,tenants'],
-});
-const kubectl = (args: string[], input?: string) => api.kubectl(args, input);
-const apply = (obj: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
-const as = (token: string, args: string[], input?: string) => kubectl([`--token=${token}`, ...args], input);
-const getJson = (args: string[]) =>
-  JSON.parse(kubectl(['get', ...args, '-o', 'json', '--show-managed-fields'])) as KubeObject;
+const { api, kubectl, apply, as, getJson } = pbtApiServer(
+  t,
+  'pbt-author-later-mutation',
+  ['mallory-token,mallory,uid-mallory,tenants'],
+  { managedFields: true },
+);
 const NS = 'team-m';
-const FORGED = 'v1;admin;admin;system:masters,system:authenticated;';
 const DEFAULT_AUTHOR = 'defaults.example.com/author';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 function tool(name: string, annotations: Record<string, string> = {}) {
   return {
@@ -97,19 +91,8 @@ async function startWebhook(t: Test): Promise<{ url: string; ca: string }> {
 }
 
 t.test('a stamp rewritten by a mutating webhook after the author policy is not trusted', async (t) => {
-  kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'podbuggertools.debug.metaops.dev.yaml')]);
-  apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/podbuggertools.debug.metaops.dev']);
   // Mallory may write PodBuggerTools in her namespace, and nothing else: no pods/ephemeralcontainers.
-  kubectl([
-    'create',
-    'clusterrole',
-    'tool-writer',
-    '--verb=get,list,create,update,patch,delete',
-    '--resource=podbuggertools.debug.metaops.dev',
-  ]);
-  kubectl(['create', 'rolebinding', 'tool-writer-mallory', '-n', NS, '--clusterrole=tool-writer', '--user=mallory']);
-  kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
+  toolsWrittenBy(kubectl, 'mallory', NS);
   const { url, ca } = await startWebhook(t);
   apply({
     apiVersion: 'admissionregistration.k8s.io/v1',
