@@ -80,3 +80,54 @@ for (const size of [1, 2]) {
     t.match(ready(down), { status: 'False', reason: 'InvalidSpec', message: /older than 8\.4\.3/ }, 'refused');
   });
 }
+
+t.test(
+  'mid-upgrade, the one member that ran 8.4.3 made again and waiting on its pull: 8.0.36 is refused',
+  async (t) => {
+    const related = (m2: KubeObject) => objectMap([member(0, '8.0.36', true), member(1, '8.0.36', true), m2]);
+    const ran = mysqlSync(
+      {
+        ...parent({ size: 3, version: '8.0.36' }),
+        related: objectMap([0, 1, 2].map((i) => member(i, '8.0.36', true))),
+      },
+      FIXED_NOW,
+    );
+    // The upgrade to 8.4.3: the StatefulSet carries it; its controller moves member 2 first, which starts on it and
+    // upgrades the data directory on its claim.
+    const up = mysqlSync(
+      {
+        ...parent({ size: 3, version: '8.4.3' }, ran.status as Record<string, unknown>, 2),
+        children: objectMap(ran.children.map((c) => asObserved(c))),
+        related: related(member(2, '8.4.3', true)),
+      },
+      FIXED_NOW,
+    );
+    t.equal(image(up), 'mysql:8.4.3', 'the StatefulSet was given mysql:8.4.3');
+    t.match((up.status as any).version, /8\.4\.3/, `status.version names 8.4.3 (${(up.status as any).version})`);
+    const children = objectMap(up.children.map((c) => asObserved(c)));
+    // Member 2 is made again (its node replaced) on a node that cannot pull mysql:8.4.3; the rollout waits on it.
+    const waiting = mysqlSync(
+      {
+        ...parent({ size: 3, version: '8.4.3' }, up.status as Record<string, unknown>, 2),
+        children,
+        related: related(member(2, '8.4.3', false)),
+      },
+      FIXED_NOW,
+    );
+    t.comment(`status.version while member 2 waits: ${JSON.stringify((waiting.status as any).version)}`);
+    const down = mysqlSync(
+      {
+        ...parent({ size: 3, version: '8.0.36' }, waiting.status as Record<string, unknown>, 3),
+        children,
+        related: related(member(2, '8.4.3', false)),
+      },
+      FIXED_NOW,
+    );
+    t.not(
+      image(down),
+      'mysql:8.0.36',
+      `no StatefulSet of mysql:8.0.36 over member 2's data, which 8.4.3 wrote (Ready: ${JSON.stringify(ready(down))})`,
+    );
+    t.match(ready(down), { status: 'False', reason: 'InvalidSpec', message: /older than 8\.4\.3/ }, 'refused');
+  },
+);
