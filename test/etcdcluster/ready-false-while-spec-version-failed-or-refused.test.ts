@@ -41,3 +41,21 @@ t.test('an upgrade that failed and was rolled back is not Ready; set back, it is
   }
   t.match(condition(loop.s(), 'Ready'), { status: 'True' }, 'Ready once spec.version is the one the members run');
 });
+
+// A spec.version refused outright (a downgrade, or a skip of a minor version: Upgrading=False UpgradeRefused) is the
+// same: the members stay on what they run, which is not what the generation asks for. MySQLCluster answers a
+// downgrade Ready=False InvalidSpec; an EtcdCluster is not Ready=True on it.
+for (const [version, why] of [
+  ['3.4.0', 'a downgrade'],
+  ['3.7.0', 'a minor version skipped'],
+]) {
+  t.test(`spec.version ${version} (${why}) refused: not Ready`, async (t) => {
+    const loop = await running({ size: 3 });
+    loop.spec = { ...loop.spec, version };
+    for (let k = 0; k < 3; k++) await loop.step();
+    t.match(condition(loop.s(), 'Upgrading'), { status: 'False', reason: 'UpgradeRefused' }, 'the version is refused');
+    const ready = condition(loop.s(), 'Ready');
+    t.equal(ready?.status, 'False', `not Ready (Ready: ${JSON.stringify(ready)})`);
+    t.match(ready, { reason: /UpgradeRefused|InvalidSpec/ }, 'Ready says the version is refused');
+  });
+}
