@@ -69,7 +69,7 @@ export const MySQLClusterStatus = replicatedStatus({
   version: Type.Optional(
     Type.String({
       description:
-        'The MySQL version the member pods run (their image tag; several, comma-separated, during a rollout); while no member pod is observed, the one they ran last (a spec.version older than it is refused).',
+        'The MySQL versions the members ran (the image tags a member pod started on; several, comma-separated, during a rollout), each kept while the pods that ran it wait on a pull or are gone, until a member runs a newer one; never a version no member started on. A spec.version older than any is refused.',
     }),
   ),
   primary: Type.Optional(

@@ -803,7 +803,7 @@ export function runningNumbers(request: CompositeSyncRequest, n: Names): number[
     .map(versionNumbers)
     .filter((v) => v.length > 0);
   // The newest: a floating tag (8) before the releases under it (8.0, 8.0.36).
-  return tags.sort((a, b) => (atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1))[0];
+  return tags.sort(newestFirst)[0];
 }
 
 /** Whether no member ever started on the template's version `given` (runningNumbers). */
@@ -813,16 +813,6 @@ function neverRan(sts: KubeObject, given: string, pods: KubeObject[], n: Names):
   const seen = new Set(pods.map((p) => memberOrdinal(n, p)));
   for (let i = 0; i < replicas; i++) if (!seen.has(i)) return false;
   return pods.every((p) => runningVersion([p]) !== given || neverStarted(p));
-}
-
-/** The image tags member pods were given and never started on (neverStarted: a pull that fails). */
-function unrunTags(pods: KubeObject[]): Set<string> {
-  return new Set(
-    pods
-      .filter(neverStarted)
-      .flatMap((p) => (runningVersion([p]) ?? '').split(', '))
-      .filter((v) => v !== ''),
-  );
 }
 
 /**
@@ -855,34 +845,63 @@ export function ranItsImage(pod: KubeObject): boolean {
 const RECORDED_VERSION_MAX = 200;
 
 /**
- * The version status.version records, when it is one (observed data: a string, not too long): what the member pods
- * ran when last seen, kept while none is observed (sync).
+ * The version status.version records, when it is one (observed data: a string, not too long): the versions the
+ * members ran (ranVersions), kept while no member pod observed runs a newer one.
  */
 export function recordedVersion(parent: ParentObject): string | undefined {
   const v = (parent.status as { version?: unknown } | undefined)?.version;
   return typeof v === 'string' && v !== '' && v.length <= RECORDED_VERSION_MAX ? v : undefined;
 }
 
-/**
- * The newest version status.version records (recordedVersion), as numbers: the evidence of what ran when no member
- * pod is observed and the StatefulSet's template says nothing (runningNumbers: the StatefulSet deleted with its pods,
- * scaled to 0). Only then: while members are observed they say better (a version a member was given but never
- * started on is in status.version too, and reverting it is no downgrade). A status lost gives none.
- */
-function recordedNumbers(parent: ParentObject, unrun: ReadonlySet<string> = new Set()): number[] | undefined {
-  const tags = (recordedVersion(parent) ?? '')
+/** The tags of a version list (status.version, runningVersion: comma-separated), each with its numbers. */
+function versionTags(list: string | undefined): Array<{ tag: string; numbers: number[] }> {
+  return (list ?? '')
     .split(',')
-    .map((v) => v.trim())
-    .filter((v) => !unrun.has(v))
-    .map((v) => versionNumbers(v))
-    .filter((v) => v.length > 0);
-  return tags.sort((a, b) => (atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1))[0];
+    .map((tag) => tag.trim())
+    .map((tag) => ({ tag, numbers: versionNumbers(tag) }))
+    .filter((v) => v.numbers.length > 0);
+}
+
+/** The newest first: a floating tag (8) before the releases under it (8.0, 8.0.36). */
+function newestFirst(a: readonly number[], b: readonly number[]): number {
+  return atLeastAsNew(a, b) ? (atLeastAsNew(b, a) ? 0 : -1) : 1;
 }
 
 /**
- * A spec.version older than what the cluster runs (runningNumbers), or, with no member pod observed and no template
- * that counts, than what its status records the members ran (recordedNumbers): MySQL does not go back (InvalidSpec,
- * nothing replaced). With neither (the status lost too), there is no evidence and no floor (docs/mysqlcluster.md).
+ * What status.version records: the versions the members ran. Each version a member pod observed started on
+ * (ranItsImage), and each version the record names that no such pod runs one at least as new as: a version that ran
+ * is kept while the pod that ran it waits (made again on a node that cannot pull it) or is gone (the StatefulSet
+ * deleted, scaled to 0), until a member runs a newer one. A version no member started on (a typo every pod waits on,
+ * a new cluster's pods Pending) is never recorded: a cluster none of whose members ever ran records none. The newest
+ * are kept when the list would be longer than what is read back (RECORDED_VERSION_MAX).
+ */
+export function ranVersions(parent: ParentObject, pods: KubeObject[]): string | undefined {
+  const started = versionTags(runningVersion(pods.filter(ranItsImage)));
+  const kept = versionTags(recordedVersion(parent)).filter(
+    (r) => !started.some((s) => atLeastAsNew(s.numbers, r.numbers)),
+  );
+  const byTag = new Map([...started, ...kept].map((v) => [v.tag, v.numbers]));
+  const tags: string[] = [];
+  for (const [tag] of [...byTag].sort((a, b) => newestFirst(a[1], b[1])))
+    if ([...tags, tag].join(', ').length <= RECORDED_VERSION_MAX) tags.push(tag);
+  return tags.length ? tags.sort().join(', ') : undefined;
+}
+
+/**
+ * The newest version status.version records (recordedVersion), as numbers: a version a member ran (ranVersions),
+ * whose data directory may be on a member's volume whatever its pod says now (waiting on a pull of it, gone). A status
+ * lost gives none.
+ */
+function recordedNumbers(parent: ParentObject): number[] | undefined {
+  return versionTags(recordedVersion(parent))
+    .map((v) => v.numbers)
+    .sort(newestFirst)[0];
+}
+
+/**
+ * A spec.version older than what the cluster runs (runningNumbers) or than what its status records the members ran
+ * (recordedNumbers): MySQL does not go back (InvalidSpec, nothing replaced). With neither (no member pod observed,
+ * the status lost too), there is no evidence and no floor (docs/mysqlcluster.md).
  */
 export function downgradeProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
   const version = (parent.spec as { version?: unknown } | undefined)?.version;
@@ -890,22 +909,22 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
   const wanted = versionNumbers(mysqlVersion(version));
   const n = namesOf(parent.metadata.name!, legacyNames(request));
   const observedRun = runningNumbers(request, n);
-  // status.version while no member pod says what runs (none observed, or each never started on its image: a typo
-  // every member waits on), but for the versions those pods were given and never started on: reverting such a typo
-  // is no downgrade, while the version the members ran before it still floors the spec.
-  const pods = memberPods(request, n);
-  const running = observedRun ?? recordedNumbers(parent, unrunTags(pods));
+  // status.version: the versions the members ran, kept while their pods wait on a pull of it or are gone. A pod made
+  // again on a version it ran, on a node that cannot pull it, says nothing of the data on its volume; the record does.
+  const recorded = recordedNumbers(parent);
+  const byRun = observedRun !== undefined && !atLeastAsNew(wanted, observedRun);
+  const running = byRun ? observedRun : recorded;
   if (!running || atLeastAsNew(wanted, running)) return undefined;
   const shown = running.join('.');
   const floating =
     compareVersions(wanted, running) === 0
       ? ` (the tag ${shown} floats: it names the newest ${shown}.x, which may be newer than ${quoted(mysqlVersion(version)).slice(1, -1)}; name ${shown} or a newer series)`
       : '';
-  const which = observedRun
+  const which = byRun
     ? 'which the members run'
-    : pods.length === 0
+    : memberPods(request, n).length === 0
       ? 'which the members ran (status.version records it; no member pod is observed to say what they run now)'
-      : 'which the members ran (status.version records it; no member pod observed has started on its image since)';
+      : 'which the members ran (status.version records it; no member pod observed has started on a newer one since)';
   return `spec.version ${quoted(version)} is older than ${shown}, ${which}${floating}: MySQL cannot open a data directory a newer version wrote (no downgrade; restore a backup into a new cluster instead)`;
 }
 
@@ -1354,11 +1373,10 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   );
   if (spec.size > 0) status['primary'] = n.member(0);
   status['members'] = members;
-  // What the member pods run, counting only those that started on their image; while none did (none observed: the
-  // StatefulSet deleted with its pods, scaled to 0; or each waits, on a typo it cannot pull), what they ran last: the
-  // downgrade guard's evidence then (downgradeProblem). A cluster none of whose members ever ran names what they were
-  // given (nothing ran: no data to protect; downgradeProblem discounts a version its pods never started on).
-  const version = runningVersion(pods.filter(ranItsImage)) ?? recordedVersion(parent) ?? runningVersion(pods);
+  // The versions the members ran (ranVersions): what the pods that started on their image run, and what the record
+  // names that none of them runs a newer one than (the pod that ran it waits on a pull, or is gone): the downgrade
+  // guard's floor (downgradeProblem). Never a version no member started on.
+  const version = ranVersions(parent, pods);
   if (version) status['version'] = version;
   if (observedSecret || (currentStatus(parent) as { secretName?: unknown }).secretName === n.secret)
     status['secretName'] = n.secret;
@@ -1517,12 +1535,21 @@ function replicationCondition(members: MemberState[], size: number, primary: str
  */
 export function invalid(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse {
   const res = invalidSpecResponse(request, message, now);
+  const status = res.status as Status;
   const before = (request.parent.status as Status | undefined)?.['conditions'];
   if (Array.isArray(before)) {
     const kept = before.filter((c) => c && typeof c === 'object' && (c as { type?: unknown }).type !== 'Ready');
-    const status = res.status as Status;
     status['conditions'] = [...(status['conditions'] as unknown[]), ...kept];
   }
+  // The record of what ran goes on while the spec is refused: the StatefulSet kept rolls on, and a member that starts
+  // on a newer version now is the floor of every later spec, even once its pod waits on a pull or is gone.
+  const pods = memberPods(request, namesOf(request.parent.metadata.name ?? '', legacyNames(request)));
+  const version = ranVersions(
+    request.parent,
+    pods.filter((p) => !isTerminating(p)),
+  );
+  if (version) status['version'] = version;
+  else delete status['version'];
   return res;
 }
 
