@@ -50,4 +50,18 @@ t.test('a one-off backup whose status and pod are lost, its Job Complete: not re
   const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
   t.comment(JSON.stringify(ready));
   t.notMatch(ready, { reason: 'Running' }, 'a Job that completed is not said to be running');
+  // What is known, and no more: the Job completed; no snapshot is recorded as taken without its result.
+  t.match(ready, {
+    status: 'False',
+    reason: 'ResultUnknown',
+    message: /completed.*s3:\/\/bucket\/ns\/before-upgrade\.db/,
+  });
+  t.not((res.status as any).succeeded, true, 'not reported succeeded: no result says which snapshot it wrote');
+  t.notOk((res.status as any).key, 'no key recorded as taken');
+  t.same(
+    res.children.filter((c) => c.kind === 'Job').map((c) => c.metadata.name),
+    [done.metadata.name],
+    'the Job kept as it is: nothing runs again on its own',
+  );
+  t.equal(res.resyncAfterSeconds, undefined, 'quiet at rest: nothing is polled while nothing changes');
 });
