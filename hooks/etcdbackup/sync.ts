@@ -269,17 +269,21 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   }
 }
 
-/** The bucket of the `--s3-path` a pod spec's backup container was given, if any. */
-function specBucket(podSpec: unknown): string | undefined {
+/** The `--s3-path` a pod spec's backup container was given, if any. */
+function specPath(podSpec: unknown): string | undefined {
   const containers = (podSpec as { containers?: unknown } | undefined)?.containers;
   const backup = (Array.isArray(containers) ? containers : []).find(
     (c): c is { args?: unknown } => (c as { name?: unknown } | null)?.name === 'backup',
   );
   const args = Array.isArray(backup?.args) ? (backup.args as unknown[]) : [];
   const path = args[args.indexOf('--s3-path') + 1];
-  return args.includes('--s3-path') && typeof path === 'string' && path.indexOf('/') > 0
-    ? path.slice(0, path.indexOf('/'))
-    : undefined;
+  return args.includes('--s3-path') && typeof path === 'string' && path.indexOf('/') > 0 ? path : undefined;
+}
+
+/** The bucket of the `--s3-path` a pod spec's backup container was given, if any. */
+function specBucket(podSpec: unknown): string | undefined {
+  const path = specPath(podSpec);
+  return path?.slice(0, path.indexOf('/'));
 }
 const podBucket = (pod: KubeObject) => specBucket(pod['spec']);
 /** The bucket the observed Job writes to (its pod template's arguments). */
@@ -731,6 +735,15 @@ function resultLost(job: KubeObject | undefined, spec: Spec) {
   if (!job || !complete) return undefined;
   const name = job.metadata.name ?? '';
   const when = typeof s.completionTime === 'string' ? ` at ${short(s.completionTime, 40)}` : '';
+  const ran = specPath((job['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec);
+  if (ran !== undefined && ran !== spec.s3.path)
+    // s3.path edited since the Job was made (a Job is never changed: OnDelete): its run says nothing of this path.
+    return {
+      type: 'Ready',
+      status: false as const,
+      reason: 'ResultUnknown',
+      message: `the backup Job ${name} completed${when} for s3://${short(ran, 1100)}, not for s3://${spec.s3.path} (s3.path was edited since; a Job is never changed): no snapshot is known at the path asked. Delete the Job ${name} to take it there`,
+    };
   return {
     type: 'Ready',
     status: false as const,
