@@ -21,6 +21,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { GATEWAY_PREFIXES, type TlsFiles } from '../etcdcommon/etcd.js';
+import { SnapshotTrailer } from '../etcdcommon/snapshot.js';
 import {
   compareHistory,
   dateOfStamp,
@@ -388,23 +389,55 @@ async function keysNow(
   return out;
 }
 
+/** The longest message of a snapshot stream read (etcd's carry 32 KiB of snapshot each, 44 KiB in base64). */
+const MAX_SNAPSHOT_LINE = 8 * 1024 * 1024;
+
+/** What went wrong on etcd's side of a snapshot (not S3's): an error message, a stream cut short, another cluster. */
+export class SnapshotStreamError extends Error {}
+
 /**
  * The snapshot as a byte stream, from the gateway's /v3/maintenance/snapshot (newline-separated JSON
- * messages, each with a base64 `blob`), without holding it in memory.
+ * messages, each with a base64 `blob`), without holding it in memory. etcd ends a whole snapshot with the sha256 of
+ * the bytes before it (its Snapshot RPC's last message; etcdutl snapshot restore, and the restore check,
+ * hooks/etcdcommon/snapshot.ts, refuse a snapshot without it): when the stream ends, that trailer is checked, and a
+ * stream that ended without it (cut short by a proxy or a member that closed the response as if complete) throws
+ * after its last bytes, before the upload that reads it completes: nothing is written, nothing pruned over it.
  */
 export async function* snapshotStream(ep: EtcdEndpoint, timeoutMs: number): AsyncGenerator<Buffer> {
+  const trailer = new SnapshotTrailer();
   const res = await post(ep, `${ep.prefix ?? '/v3'}/maintenance/snapshot`, {}, timeoutMs);
   let pending = '';
-  for await (const chunk of res) {
-    pending += (chunk as Buffer).toString('utf8');
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, nl).trim();
-      pending = pending.slice(nl + 1);
-      if (line) yield decodeMessage(line, ep.clusterId);
+  try {
+    for await (const chunk of res) {
+      pending += (chunk as Buffer).toString('utf8');
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl).trim();
+        pending = pending.slice(nl + 1);
+        if (line) yield checked(decodeMessage(line, ep.clusterId), trailer);
+      }
+      if (pending.length > MAX_SNAPSHOT_LINE)
+        throw new SnapshotStreamError(
+          `snapshot: etcd's answer holds a message longer than ${MAX_SNAPSHOT_LINE} characters (etcd sends 32 KiB at a time): it is not written`,
+        );
     }
+    if (pending.trim()) yield checked(decodeMessage(pending.trim(), ep.clusterId), trailer);
+  } catch (err) {
+    if (err instanceof SnapshotStreamError) throw err;
+    // The connection failed mid-stream (reset, closed, timed out), or etcd's answer was not its messages.
+    throw new SnapshotStreamError(
+      `snapshot: the stream from etcd broke after ${trailer.size} bytes (${(err as Error).message}): it is not written`,
+    );
   }
-  if (pending.trim()) yield decodeMessage(pending.trim(), ep.clusterId);
+  if (!trailer.intact())
+    throw new SnapshotStreamError(
+      `snapshot: the stream from etcd ended after ${trailer.size} bytes without the sha256 etcd ends a whole snapshot with (cut short): it is not written`,
+    );
+}
+
+function checked(bytes: Buffer, trailer: SnapshotTrailer): Buffer {
+  trailer.update(bytes);
+  return bytes;
 }
 
 function decodeMessage(line: string, clusterId: string | undefined): Buffer {
@@ -412,11 +445,11 @@ function decodeMessage(line: string, clusterId: string | undefined): Buffer {
     result?: { blob?: string; header?: { cluster_id?: unknown } };
     error?: { message?: string };
   };
-  if (msg.error) throw new Error(`snapshot: ${msg.error.message ?? 'error'}`);
+  if (msg.error) throw new SnapshotStreamError(`snapshot: ${msg.error.message ?? 'error'}`);
   // A message that names its cluster names the one expected: else the snapshot is of another, and is not written.
   const header = msg.result?.header;
   if (clusterId && header?.cluster_id !== undefined && clusterIdOf({ header }) !== clusterId)
-    throw new Error(
+    throw new SnapshotStreamError(
       `snapshot: answered by etcd cluster ${clusterIdOf({ header })}, not ${clusterId}: another cluster's snapshot is not written`,
     );
   return Buffer.from(msg.result?.blob ?? '', 'base64');
@@ -893,7 +926,10 @@ async function write(
     if (precondition(err)) return 'taken';
     return {
       succeeded: false,
-      reason: `upload to s3://${t.bucket}/${key} failed: ${awsMessage(err)}`,
+      reason:
+        err instanceof SnapshotStreamError
+          ? `no snapshot written to s3://${t.bucket}/${key}: ${err.message}`
+          : `upload to s3://${t.bucket}/${key} failed: ${awsMessage(err)}`,
       etcdVersion: t.cluster.version,
       etcdRevision: t.cluster.revision,
     };

@@ -23,6 +23,7 @@ export const ETCDBACKUP_EVENTS: ConditionEventRules = {
     'EtcdClusterChanged',
     'HistoryDiffers',
     'LineageUnproven',
+    'ResultUnknown',
   ]),
   normals: new Set(['Restored']),
 };

@@ -4,6 +4,7 @@
 import {
   childLabels,
   type CompositeSyncResponse,
+  type ConditionInput,
   conditionsFor,
   currentStatus,
   type CustomizeRequest,
@@ -268,17 +269,21 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   }
 }
 
-/** The bucket of the `--s3-path` a pod spec's backup container was given, if any. */
-function specBucket(podSpec: unknown): string | undefined {
+/** The `--s3-path` a pod spec's backup container was given, if any. */
+function specPath(podSpec: unknown): string | undefined {
   const containers = (podSpec as { containers?: unknown } | undefined)?.containers;
   const backup = (Array.isArray(containers) ? containers : []).find(
     (c): c is { args?: unknown } => (c as { name?: unknown } | null)?.name === 'backup',
   );
   const args = Array.isArray(backup?.args) ? (backup.args as unknown[]) : [];
   const path = args[args.indexOf('--s3-path') + 1];
-  return args.includes('--s3-path') && typeof path === 'string' && path.indexOf('/') > 0
-    ? path.slice(0, path.indexOf('/'))
-    : undefined;
+  return args.includes('--s3-path') && typeof path === 'string' && path.indexOf('/') > 0 ? path : undefined;
+}
+
+/** The bucket of the `--s3-path` a pod spec's backup container was given, if any. */
+function specBucket(podSpec: unknown): string | undefined {
+  const path = specPath(podSpec);
+  return path?.slice(0, path.indexOf('/'));
 }
 const podBucket = (pod: KubeObject) => specBucket(pod['spec']);
 /** The bucket the observed Job writes to (its pod template's arguments). */
@@ -641,16 +646,31 @@ export function sync({
     if (lineage) status['lineage'] = lineage;
   }
 
-  const done = status['succeeded'] === true || status['succeeded'] === false;
-  // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
-  const refused = done ? undefined : jobWithoutPod(job, pods, now);
-  const conditions = [refused ?? readyCondition(spec, status, periodic, done)];
+  const ready = readiness(spec, status, { periodic, job, pods, now });
+  const conditions = [ready.condition];
   if (periodic && status['lineage'])
     conditions.push(lineageCondition(status['lineage'] as LineageStatus, spec.backupPolicy.maxBackups));
   status['conditions'] = conditionsFor(parent, conditions, now);
   const response: CompositeSyncResponse = { status, children: [child] };
-  if (!done && !periodic) response.resyncAfterSeconds = RETRY_SECONDS.soon;
+  if (ready.pending) response.resyncAfterSeconds = RETRY_SECONDS.soon;
   return response;
+}
+
+/** Ready, and whether a one-off backup is still to be looked at again soon (its Job under way). */
+function readiness(
+  spec: Spec,
+  status: Status,
+  o: { periodic: boolean; job: KubeObject | undefined; pods: KubeObject[]; now: Date },
+): { condition: ConditionInput; pending: boolean } {
+  const done = status['succeeded'] === true || status['succeeded'] === false;
+  if (done) return { condition: readyCondition(spec, status, o.periodic, done), pending: false };
+  // A Job whose pods the API server refuses (admission) says so, rather than "running" for ever: events.ts.
+  const refused = jobWithoutPod(o.job, o.pods, o.now);
+  // A one-off Job that completed, its result lost: not running, and not taken as far as anyone can show. Nothing
+  // changes until the Job does (its deletion syncs the backup again): nothing is polled.
+  const lost = o.periodic ? undefined : resultLost(o.job, spec);
+  if (lost) return { condition: refused ?? lost, pending: false };
+  return { condition: refused ?? readyCondition(spec, status, o.periodic, done), pending: !o.periodic };
 }
 
 /**
@@ -699,6 +719,37 @@ function reachable(namespace: string, spec: Spec, clusters: KubeObject[], policy
   const proven = provenClusters(dialled, targets.endpoints, (c) => clientService(c, namespace, policy));
   if (!proven.ok) return { ok: false as const, why: proven, retry: true };
   return { ok: true as const, dialled, endpoints: targets.endpoints, clusterIds: proven.clusterIds };
+}
+
+/**
+ * A one-off backup's Job that completed while no result of it is read: its pod is gone (garbage-collected, its node
+ * replaced) or carries no termination message, and the status records no outcome (lost, or written over). The Job
+ * completing says its CLI exited 0, not which snapshot it wrote, nor that the snapshot is still there: the hook reads
+ * no S3, and a Job's status is no proof of a snapshot. So it is neither running nor succeeded: the condition says
+ * what is known and how to have the snapshot found (the Job made again finds its own snapshot at the key, writes
+ * nothing, and reports it as taken: backup.ts oneOffBackup, alreadyTaken). Undefined for any other Job.
+ */
+function resultLost(job: KubeObject | undefined, spec: Spec) {
+  const s = (job?.['status'] ?? {}) as JobStatus;
+  const complete = s.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') || (s.succeeded ?? 0) > 0;
+  if (!job || !complete) return undefined;
+  const name = job.metadata.name ?? '';
+  const when = typeof s.completionTime === 'string' ? ` at ${short(s.completionTime, 40)}` : '';
+  const ran = specPath((job['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec);
+  if (ran !== undefined && ran !== spec.s3.path)
+    // s3.path edited since the Job was made (a Job is never changed: OnDelete): its run says nothing of this path.
+    return {
+      type: 'Ready',
+      status: false as const,
+      reason: 'ResultUnknown',
+      message: `the backup Job ${name} completed${when} for s3://${short(ran, 1100)}, not for s3://${spec.s3.path} (s3.path was edited since; a Job is never changed): no snapshot is known at the path asked. Delete the Job ${name} to take it there`,
+    };
+  return {
+    type: 'Ready',
+    status: false as const,
+    reason: 'ResultUnknown',
+    message: `the backup Job ${name} completed${when}, but its result is lost (its pod is gone or says nothing, and the status records none): whether s3://${spec.s3.path} holds this EtcdBackup's snapshot is not known here, so it is not reported as taken. To have it found, delete the Job ${name}: made again, it finds this EtcdBackup's snapshot at the key and writes nothing (a one-off backup never overwrites one; if the key holds none, it takes one then)`,
+  };
 }
 
 /** Ready as the Job's state says: running (a periodic one waiting for its first backup), succeeded, or failed. */

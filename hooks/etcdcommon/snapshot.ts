@@ -48,23 +48,41 @@ export function credentialsProblem(awsSecret: string | undefined, env: NodeJS.Pr
   return `the awsSecret ${awsSecret} was not found in this namespace, or it has no credentials file (key "credentials") and no AWS_ACCESS_KEY_ID`;
 }
 
+/**
+ * The check of an etcd snapshot's trailer, fed its bytes as they come: the last 32 are the sha256 of all before them
+ * (etcd's Snapshot RPC sends them as its last message; etcdutl snapshot restore refuses a snapshot whose hash does
+ * not match). Holds at most those 32 bytes, whatever the size.
+ */
+export class SnapshotTrailer {
+  private readonly hash = createHash('sha256');
+  private tail = Buffer.alloc(0);
+  size = 0;
+
+  update(chunk: Uint8Array): void {
+    this.size += chunk.length;
+    const joined = Buffer.concat([this.tail, Buffer.from(chunk)]);
+    const cut = Math.max(0, joined.length - HASH_BYTES);
+    this.hash.update(joined.subarray(0, cut));
+    this.tail = Buffer.from(joined.subarray(cut));
+  }
+
+  /** Whether the bytes fed end with the sha256 of those before (and there are bytes before it). Call once, at the end. */
+  intact(): boolean {
+    return this.size > HASH_BYTES && this.hash.digest().equals(this.tail);
+  }
+}
+
 /** Reads a snapshot whole: its size, and whether its last 32 bytes are the sha256 of the rest. */
 export async function verifyStream(
   body: AsyncIterable<Uint8Array>,
 ): Promise<{ size: number; intact: boolean; sha256: string }> {
-  const hash = createHash('sha256');
+  const trailer = new SnapshotTrailer();
   const whole = createHash('sha256');
-  let tail = Buffer.alloc(0);
-  let size = 0;
   for await (const chunk of body) {
-    size += chunk.length;
+    trailer.update(chunk);
     whole.update(chunk);
-    const joined = Buffer.concat([tail, Buffer.from(chunk)]);
-    const cut = Math.max(0, joined.length - HASH_BYTES);
-    hash.update(joined.subarray(0, cut));
-    tail = joined.subarray(cut);
   }
-  return { size, intact: size > HASH_BYTES && hash.digest().equals(tail), sha256: whole.digest('hex') };
+  return { size: trailer.size, intact: trailer.intact(), sha256: whole.digest('hex') };
 }
 
 /** An AWS SDK error as a short reason: its name and message, one line, bounded. */

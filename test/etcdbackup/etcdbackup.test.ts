@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { runBackup, s3Region } from '../../hooks/etcdbackup/backup.js';
 import { schedule } from '../../hooks/etcdbackup/sync.js';
+import { intactSnapshot } from '../fixtures/fake-s3.js';
 
 /** The minutes of a week at which a schedule of the forms used (`*`, `*\/n`, `n` in minute and hour) fires. */
 function firings(cron: string): number[] {
@@ -62,8 +63,11 @@ async function oldGateway(t: { teardown(fn: () => void): void }, prefix: string,
       }
       if (req.url === `${prefix}/maintenance/snapshot`) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write(JSON.stringify({ result: { blob: Buffer.from('snap-').toString('base64') } }) + '\n');
-        return res.end(JSON.stringify({ result: { blob: Buffer.from(`of-${version}`).toString('base64') } }) + '\n');
+        // Whole, as etcd of every v3 version streams it: its bytes, then their sha256 (the last 32 bytes).
+        const whole = intactSnapshot(`snap-of-${version}`);
+        res.write(JSON.stringify({ result: { blob: whole.subarray(0, 5).toString('base64') } }) + '\n');
+        res.write(JSON.stringify({ result: { blob: whole.subarray(5, -32).toString('base64') } }) + '\n');
+        return res.end(JSON.stringify({ result: { blob: whole.subarray(-32).toString('base64') } }) + '\n');
       }
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('404 page not found\n');
@@ -106,7 +110,11 @@ for (const [prefix, version] of [
       s3: s3.client,
     });
     t.match(result, { succeeded: true, etcdVersion: version, etcdRevision: 42, key: 'snap.db' });
-    t.equal(s3.objects.get('bucket/snap.db')?.toString(), `snap-of-${version}`);
+    t.same(
+      s3.objects.get('bucket/snap.db'),
+      intactSnapshot(`snap-of-${version}`),
+      'the whole snapshot, its sha256 too',
+    );
     t.equal(gw.posts[gw.posts.length - 1], `${prefix}/maintenance/snapshot`);
   });
 }

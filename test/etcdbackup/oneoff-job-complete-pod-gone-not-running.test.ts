@@ -7,7 +7,7 @@
 // (the Job run again finds its own snapshot) or said as unknown.
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { backupRequest, etcdCluster } from '../fixtures/backup.js';
+import { backupPod, backupRequest, etcdCluster } from '../fixtures/backup.js';
 import { backupSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, asObserved } from '../fixtures/requests.js';
 
@@ -50,4 +50,70 @@ t.test('a one-off backup whose status and pod are lost, its Job Complete: not re
   const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
   t.comment(JSON.stringify(ready));
   t.notMatch(ready, { reason: 'Running' }, 'a Job that completed is not said to be running');
+  // What is known, and no more: the Job completed; no snapshot is recorded as taken without its result.
+  t.match(ready, {
+    status: 'False',
+    reason: 'ResultUnknown',
+    message: /completed.*s3:\/\/bucket\/ns\/before-upgrade\.db/,
+  });
+  t.not((res.status as any).succeeded, true, 'not reported succeeded: no result says which snapshot it wrote');
+  t.notOk((res.status as any).key, 'no key recorded as taken');
+  t.same(
+    res.children.filter((c) => c.kind === 'Job').map((c) => c.metadata.name),
+    [done.metadata.name],
+    'the Job kept as it is: nothing runs again on its own',
+  );
+  t.equal(res.resyncAfterSeconds, undefined, 'quiet at rest: nothing is polled while nothing changes');
+});
+
+// The same Job kept after s3.path is edited to another bucket (a Job is never changed, OnDelete): its finished pod
+// says it took the snapshot at the old path, which is not the one asked; before, Ready said "the backup Job is running"
+// for good. It says which path the Job ran for, and that none is known at the path asked.
+t.test('a one-off Job that completed for the path before s3.path was edited: not reported running', async (t) => {
+  let spec: Record<string, unknown> = {
+    clusterName: 'example',
+    s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' },
+  };
+  const step = (status: Record<string, unknown> | undefined, children: KubeObject[], pods: KubeObject[]) =>
+    backupSync(
+      backupRequest({
+        spec,
+        uid: 'uid-ns-nightly',
+        ...(status ? { status } : {}),
+        children,
+        pods,
+        clusters: [etcdCluster('example', 'ns')],
+      }),
+      'metaops:test',
+      FIXED_NOW,
+    );
+  const first = step(undefined, [], []);
+  const done = asObserved(first.children.find((c) => c.kind === 'Job')!);
+  done['status'] = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
+  const pod = backupPod(
+    'nightly',
+    'ns',
+    {
+      succeeded: true,
+      bucket: 'bucket',
+      key: 'ns/before-upgrade.db',
+      etcdRevision: 42,
+      lastSuccessDate: '2026-01-01T00:00:00Z',
+      backupUid: 'uid-ns-nightly',
+    },
+    '2026-01-01T00:00:00Z',
+  );
+  const taken = step(first.status as Record<string, unknown>, [done], [pod]);
+  t.match(taken.status, { succeeded: true, bucket: 'bucket', key: 'ns/before-upgrade.db' });
+  spec = { ...spec, s3: { path: 'dr-bucket/ns/before-upgrade.db', awsSecret: 'aws' } };
+  let res = step(taken.status as Record<string, unknown>, [done], [pod]);
+  res = step(res.status as Record<string, unknown>, [done], [pod]);
+  const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+  t.comment(JSON.stringify(ready));
+  t.match(ready, {
+    status: 'False',
+    reason: 'ResultUnknown',
+    message: /completed for s3:\/\/bucket\/ns\/before-upgrade\.db, not for s3:\/\/dr-bucket\/ns\/before-upgrade\.db/,
+  });
+  t.not((res.status as any).succeeded, true, 'nothing claimed in s3://dr-bucket');
 });

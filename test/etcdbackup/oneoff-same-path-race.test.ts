@@ -7,7 +7,7 @@
 import t from 'tap';
 import { PART_SIZE, precondition, runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { META } from '../../hooks/etcdbackup/lineage.js';
-import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { FakeS3, fakeGateway, intactSnapshot } from '../fixtures/fake-s3.js';
 
 const KEY = 'bucket/ns/pre-upgrade.db';
 const one = (s3: FakeS3, url: string, uid: string, periodic = false) =>
@@ -57,7 +57,7 @@ t.test('two one-off backups on one path at once: one succeeds, the other never o
     stored,
   );
   const winner = a.succeeded ? 'snapshot-of-a' : 'snapshot-of-b';
-  t.equal(stored.body.toString(), winner, 'the body is the winner snapshot');
+  t.same(stored.body, intactSnapshot(winner), 'the body is the winner snapshot, whole (its sha256 too)');
   t.ok(
     s3.calls.filter((c) => c.startsWith('PutObject')).length === 2,
     'both wrote, conditionally: the second was refused by the store',
@@ -79,7 +79,7 @@ t.test('the same with snapshots that take a multipart upload', async (t) => {
     ],
     stored,
   );
-  t.equal(stored.body.length, PART_SIZE + 1024);
+  t.equal(stored.body.length, PART_SIZE + 1024 + 32, 'the whole snapshot, and its sha256');
   t.equal(stored.body[0], (a.succeeded ? 'a' : 'b').charCodeAt(0), 'the body is the winner snapshot');
   t.equal(s3.calls.filter((c) => c.startsWith('AbortMultipartUpload')).length, 1, "the loser's upload is aborted");
 });

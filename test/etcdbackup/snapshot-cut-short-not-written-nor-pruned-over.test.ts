@@ -4,13 +4,12 @@
 // ends early without an error message — a wrong etcd or a proxy between that closes the response as if complete, or
 // the member's connection closed mid-stream — is written as a snapshot and the older ones of the lineage are pruned
 // over it: with maxBackups 2, a good snapshot is deleted for every such run, and the one left is refused at restore.
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { runBackup } from '../../hooks/etcdbackup/backup.js';
+import { PART_SIZE, runBackup } from '../../hooks/etcdbackup/backup.js';
 import { META } from '../../hooks/etcdbackup/lineage.js';
-import { FakeS3, fakeKvHash } from '../fixtures/fake-s3.js';
+import { FakeS3, fakeGateway, fakeKvHash, intactSnapshot } from '../fixtures/fake-s3.js';
 
 const CLUSTER = '1111111111111111111';
 const HEX = BigInt(CLUSTER).toString(16);
@@ -26,10 +25,7 @@ const meta = (revision: number): Record<string, string> => ({
 });
 
 /** An intact etcd snapshot: its body and the sha256 of it. */
-function intact(text: string): Buffer {
-  const body = Buffer.from(text.repeat(200));
-  return Buffer.concat([body, createHash('sha256').update(body).digest()]);
-}
+const intact = (text: string): Buffer => intactSnapshot(text.repeat(200));
 
 /**
  * A stand-in etcd v3 gateway at revision 120 whose snapshot stream is cut short after its first half: `how` says
@@ -112,4 +108,29 @@ t.test('a one-off backup whose snapshot stream ends early: not succeeded (it is 
   t.comment(JSON.stringify(r));
   t.equal(r.succeeded, false, 'a snapshot without its sha256 trailer is no backup');
   t.same(s3.keys('bucket', 'ns/'), [], 'nothing written at the key a one-off backup writes once');
+});
+
+t.test('a snapshot over one part whose stream ends early: the multipart upload aborted, nothing written', async (t) => {
+  const s3 = new FakeS3();
+  const gw = await fakeGateway(t, {
+    revision: 120,
+    clusterId: CLUSTER,
+    snapshot: 'x'.repeat(PART_SIZE + 4096),
+    snapshotCutShort: true,
+  });
+  const r = await runBackup({
+    endpoints: [gw.url],
+    path: 'bucket/ns/snap',
+    periodic: true,
+    maxBackups: 1,
+    timeoutMs: 5000,
+    s3: s3.client,
+    now: () => new Date(Date.UTC(2026, 0, 1, 1)),
+    backup: { uid: 'uid-a', name: 'ns/a' },
+  });
+  t.match(r, { succeeded: false, reason: /^no snapshot written to s3:\/\/bucket\/ns\/snap_v120_.*without the sha256/ });
+  t.equal(s3.count('UploadPart'), 1, 'a part went up before the end was seen');
+  t.equal(s3.count('CompleteMultipartUpload'), 0, 'the upload never completed');
+  t.equal(s3.openUploads, 0, 'and it was aborted');
+  t.same(s3.keys('bucket', 'ns/'), [], 'nothing written');
 });

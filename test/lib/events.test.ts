@@ -580,6 +580,38 @@ t.test('EtcdBackup: a Job that has no pod a minute after its creation says PodNo
   t.match(active.json().status.conditions[0], { reason: 'Running' }, 'a Job with a pod is running');
 });
 
+t.test(
+  'EtcdBackup: a one-off Job that completed, no result of it read, is a ResultUnknown Warning, once',
+  async (t) => {
+    const kube = new FakeKube();
+    const a = app(kube);
+    const complete = backupJob({
+      succeeded: 1,
+      completionTime: '2026-01-02T03:01:00Z',
+      conditions: [{ type: 'Complete', status: 'True' }],
+    });
+    const first = await a.inject({
+      method: 'POST',
+      url: '/hooks/etcdbackup/sync',
+      payload: backupRequest(complete),
+      headers: auth,
+    });
+    t.match(first.json().status.conditions[0], { status: 'False', reason: 'ResultUnknown', message: /completed/ });
+    t.same(
+      kube.created.map((e) => [e.type, e.reason]),
+      [['Warning', 'ResultUnknown']],
+    );
+    // The answer fed back: the same condition, no second Event.
+    await a.inject({
+      method: 'POST',
+      url: '/hooks/etcdbackup/sync',
+      payload: backupRequest(complete, first.json().status),
+      headers: auth,
+    });
+    t.equal(kube.created.length, 1, 'said once');
+  },
+);
+
 t.test('EtcdRestore: a restore that names no cluster is a Warning', async (t) => {
   const kube = new FakeKube();
   const payload: CompositeSyncRequest = {
