@@ -9,6 +9,7 @@ import {
   currentStatus,
   type CustomizeRequest,
   type CustomizeResponse,
+  isTerminal,
   keepObserved,
   type KubeObject,
   observed,
@@ -246,6 +247,13 @@ function short(text: string, max = 300): string {
     .replace(/\s+/g, ' ')
     .trim();
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+/** A backup pod not yet seen ended: neither in an ended phase nor with its backup container terminated. */
+function runningBackup(pod: KubeObject): boolean {
+  if (isTerminal(pod)) return false;
+  const statuses = (pod['status'] as PodStatus | undefined)?.containerStatuses ?? [];
+  return !statuses.find((s) => s.name === 'backup')?.state?.terminated;
 }
 
 /** The CLI's result in a finished pod's termination message, with the time it finished. */
@@ -668,7 +676,9 @@ function readiness(
   const refused = jobWithoutPod(o.job, o.pods, o.now);
   // A one-off Job that completed, its result lost: not running, and not taken as far as anyone can show. Nothing
   // changes until the Job does (its deletion syncs the backup again): nothing is polled.
-  const lost = o.periodic ? undefined : resultLost(o.job, spec);
+  // A pod of it not yet seen ended (the Job's Complete seen before the pod's end, two caches): its result is on its
+  // way, not lost.
+  const lost = o.periodic || o.pods.some(runningBackup) ? undefined : resultLost(o.job, spec);
   if (lost) return { condition: refused ?? lost, pending: false };
   return { condition: refused ?? readyCondition(spec, status, o.periodic, done), pending: !o.periodic };
 }

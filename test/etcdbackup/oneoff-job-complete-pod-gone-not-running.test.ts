@@ -117,3 +117,38 @@ t.test('a one-off Job that completed for the path before s3.path was edited: not
   });
   t.not((res.status as any).succeeded, true, 'nothing claimed in s3://dr-bucket');
 });
+
+// The Job's status is seen Complete before its pod's end is (two caches, one a little behind): the result is on its
+// way, not lost. No ResultUnknown (and no Warning Event) for that moment: still running, looked at again soon.
+t.test('a one-off Job seen Complete while its pod is still seen running: not said lost', async (t) => {
+  const spec = { clusterName: 'example', s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' } };
+  const step = (status: Record<string, unknown> | undefined, children: KubeObject[], pods: KubeObject[]) =>
+    backupSync(
+      backupRequest({
+        spec,
+        uid: 'uid-ns-nightly',
+        ...(status ? { status } : {}),
+        children,
+        pods,
+        clusters: [etcdCluster('example', 'ns')],
+      }),
+      'metaops:test',
+      new Date(FIXED_NOW.getTime() + 60_000),
+    );
+  const first = step(undefined, [], []);
+  const done = asObserved(first.children.find((c) => c.kind === 'Job')!);
+  done['status'] = {
+    succeeded: 1,
+    completionTime: FIXED_NOW.toISOString(),
+    conditions: [{ type: 'Complete', status: 'True' }],
+  };
+  const pod = backupPod('nightly', 'ns', {}, FIXED_NOW.toISOString());
+  pod['status'] = {
+    phase: 'Running',
+    containerStatuses: [{ name: 'backup', state: { running: { startedAt: FIXED_NOW.toISOString() } } }],
+  };
+  const res = step(first.status as Record<string, unknown>, [done], [pod]);
+  const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+  t.notMatch(ready, { reason: 'ResultUnknown' }, 'its pod has not ended yet as far as the hook sees: not lost');
+  t.ok(res.resyncAfterSeconds, 'looked at again soon, while the result is on its way');
+});
