@@ -20,34 +20,15 @@ import t, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
-import { fieldName, healthProbes, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { healthProbes, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { manyKeys, MAX_MEMBERS_PER_PARSE, watchParses } from '../fixtures/parsed-members.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'related-labels-token-0123456789';
-/** JSON.parse as the test found it (watchParses wraps the global one). */
-const parseText = JSON.parse;
 /** What the API server stores of one object (etcd's request limit, 1.5 MiB), less room for the rest of it. */
 const OBJECT_BYTES = 1.4 * 1024 * 1024;
 /** The API server's bound on an object's annotations (TotalAnnotationSizeLimitB, 256 KiB), less some room. */
 const ANNOTATION_BYTES = 250 * 1024;
-/**
- * The most object members one JSON.parse on the server's thread may create for a request: ~0.3-0.5 s of the thread at
- * the ~2-3 us a member this shape costs here (631,761 members: 1.7-2.2 s), under the probe timeout.
- */
-const MAX_MEMBERS_PER_PARSE = 150_000;
-
-/** `bytes` of short keys of their own (valid label keys and annotation keys), each with an empty value. */
-function manyKeys(bytes: number, seed: number): Record<string, string> {
-  const out: Record<string, string> = {};
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const key = `${fieldName(i)}-${fieldName(seed)}`;
-    out[key] = '';
-    size += key.length + 6;
-  }
-  return out;
-}
-
 function restore(n: number, metadata: Record<string, unknown>): KubeObject {
   return {
     apiVersion: 'etcd.database.coreos.com/v1beta2',
@@ -61,42 +42,6 @@ function restore(n: number, metadata: Record<string, unknown>): KubeObject {
     },
     spec: { etcdCluster: { name: 'other' }, s3: { path: 'backups/tenant-a/snap.db', awsSecret: 'aws' } },
   } as KubeObject;
-}
-
-/** The object members (keys of objects) a parsed value holds, walked without recursion. */
-function members(value: unknown): number {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-      continue;
-    }
-    for (const x of Object.values(v)) {
-      count++;
-      stack.push(x);
-    }
-  }
-  return count;
-}
-
-/**
- * Keeps the text of every JSON.parse over 1 MiB in this process (the server runs in it); the members each made are
- * counted after the requests, so that the count takes none of the server's thread while it answers.
- */
-function watchParses(t: { teardown(fn: () => void): void }): string[] {
-  const texts: string[] = [];
-  const original = JSON.parse;
-  JSON.parse = function parse(text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) {
-    if (typeof text === 'string' && text.length > 1024 * 1024) texts.push(text);
-    return original(text, reviver) as unknown;
-  } as typeof JSON.parse;
-  t.teardown(() => {
-    JSON.parse = original;
-  });
-  return texts;
 }
 
 async function syncsOfA(t: Test, restores: KubeObject[]): Promise<{ parses: number[]; answers: number[] }> {
@@ -117,7 +62,7 @@ async function syncsOfA(t: Test, restores: KubeObject[]): Promise<{ parses: numb
   });
   const probed = healthProbes(t, `${base}/healthz`, 12_000);
   await new Promise((r) => setTimeout(r, 1000));
-  const texts = watchParses(t);
+  const watched = watchParses(t);
   // A's clusters' syncs as Metacontroller's workers send them (5 per controller), each carrying the namespace's
   // EtcdRestores.
   const answers = await Promise.all(
@@ -130,7 +75,7 @@ async function syncsOfA(t: Test, restores: KubeObject[]): Promise<{ parses: numb
     ),
   );
   const seen = await probed;
-  const parses = texts.splice(0).map((text) => members(parseText(text)));
+  const parses = watched.counts();
   t.comment(
     `A's syncs (${(body.length / 1048576).toFixed(1)} MiB each) answered ${JSON.stringify(answers)}; the server's ` +
       `parses of them made ${JSON.stringify(parses)} object members; /healthz probed ${seen.length} times, ` +
