@@ -107,7 +107,6 @@ t.test("a namespace's stored EtcdRestores' labels are not parsed in one go with 
       `${Math.max(...seen)} ms (not asserted)`,
   );
   t.equal(res.status, 200, "A's sync is answered");
-  t.ok(parses.length > 0, "the server took A's sync");
   const most = Math.max(0, ...parses);
   t.ok(
     most <= MAX_MEMBERS_PER_PARSE,
