@@ -197,7 +197,7 @@ function acceptJson(app: FastifyInstance): void {
 
 /**
  * A stack overflow while answering a request nested deeper than MAX_JSON_DEPTH: the request's fault, answered as its
- * 400. Bodies are not scanned for depth as they arrive (lib/json.ts parseHookBody); the places known to walk request
+ * 400. Bodies are not refused for depth as they arrive (lib/json.ts parseHookBodyInPieces); the places known to walk request
  * data recursively are bounded before they do, and this holds the promise for any other: such a request is never a
  * 500. The body is walked only on this error path.
  */
