@@ -24,7 +24,13 @@ import {
 import type { HookDefinition, Services } from './hook.js';
 import { hookRoutes, type ServerParts } from './hook-routes.js';
 import { instrumentedServices, instrumentPlugin, refuseClient } from './instrument.js';
-import { MAX_JSON_DEPTH, nestingRefused, parseHookBody, valueDepthExceeds, withoutManagedFields } from './json.js';
+import {
+  MAX_JSON_DEPTH,
+  nestingRefused,
+  parseHookBodyInPieces,
+  valueDepthExceeds,
+  withoutManagedFields,
+} from './json.js';
 import { Metrics } from './metrics.js';
 import { routesOf, type HookRoute } from './routes.js';
 import { defaultServices } from './services.js';
@@ -171,19 +177,27 @@ declare module 'fastify' {
 function acceptJson(app: FastifyInstance): void {
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    let text: string;
     try {
       // The managedFields of every object the request carries are cut out of the text first: never read, as large
       // as each object's writer makes them (lib/json.ts).
-      done(null, parseHookBody(withoutManagedFields(String(body))));
+      text = withoutManagedFields(String(body));
     } catch (err) {
       done(err instanceof Error ? err : new Error(String(err)), undefined);
+      return;
     }
+    // What is left is parsed a piece at a time, the event loop turning between pieces, when it is large: the
+    // labels and annotations of a namespace's objects are as many keys as their writers make them (lib/json.ts).
+    parseHookBodyInPieces(text).then(
+      (parsed) => done(null, parsed),
+      (err: unknown) => done(err instanceof Error ? err : new Error(String(err)), undefined),
+    );
   });
 }
 
 /**
  * A stack overflow while answering a request nested deeper than MAX_JSON_DEPTH: the request's fault, answered as its
- * 400. Bodies are not scanned for depth as they arrive (lib/json.ts parseHookBody); the places known to walk request
+ * 400. Bodies are not refused for depth as they arrive (lib/json.ts parseHookBodyInPieces); the places known to walk request
  * data recursively are bounded before they do, and this holds the promise for any other: such a request is never a
  * 500. The body is walked only on this error path.
  */

@@ -97,12 +97,17 @@ export function parseHookBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    // V8 quotes the body around an unexpected token (`Unexpected token 'h', ..."assword": hunter2"... is not valid
-    // JSON`): that text is neither echoed nor logged, only the messages that say where the body went wrong.
-    const detail = (err as Error).message;
-    const where = detail.endsWith(' is not valid JSON') ? '' : `: ${detail}`;
-    throw Object.assign(new Error(`Body is not valid JSON${where}`), { statusCode: 400 });
+    throw notJson(err);
   }
+}
+
+/** The 400 of a body JSON.parse refused with `err`. */
+function notJson(err: unknown): Error & { statusCode: number } {
+  // V8 quotes the body around an unexpected token (`Unexpected token 'h', ..."assword": hunter2"... is not valid
+  // JSON`): that text is neither echoed nor logged, only the messages that say where the body went wrong.
+  const detail = (err as Error).message;
+  const where = detail.endsWith(' is not valid JSON') ? '' : `: ${detail}`;
+  return Object.assign(new Error(`Body is not valid JSON${where}`), { statusCode: 400 });
 }
 
 /**
@@ -279,4 +284,279 @@ function closingEnd(text: string, at: number): number {
     else if ((c === 125 || c === 93) && --depth === 0) return i + 1;
   }
   return UNREAD;
+}
+
+/**
+ * The largest text JSON.parse is given in one go by parseInPieces: below it a text is parsed whole, as before. A
+ * megabyte of the costliest shape to parse per byte, many short keys of their own (`{"a-0":"","b-0":"",...}`, ~9
+ * bytes a member), makes ~120,000 members: ~0.3 s of the server's thread on the loaded 2-core machine, under the
+ * kubelet's 1 s probe timeout. Ordinary requests (a parent with its children) are far below it.
+ */
+export const WHOLE_PARSE_BYTES = 1024 * 1024;
+/**
+ * The text of one piece parseInPieces gives JSON.parse: a run of an object's members (or an array's items) of about
+ * this many bytes, ending at the first separating comma past it (so at most this plus one member that is not itself
+ * split), at most ~15,000 members of short keys (~30-60 ms of the thread); the event loop turns between pieces.
+ */
+export const PIECE_BYTES = 128 * 1024;
+/**
+ * How deep parseInPieces looks for objects and arrays to split (the text's outermost is level 1): a Kubernetes
+ * object's maps of many keys (labels and annotations: request > related > kind > object > metadata > labels) are
+ * at level 6; a value deeper than this is parsed in one piece with the members around it, and one object stored by
+ * the API server is at most ~1.5 MiB (etcd's request limit). The scan keeps one frame a level up to this depth, never
+ * more, whatever the nesting.
+ */
+export const SPLIT_DEPTH = 32;
+/** The sizes parseInPieces works with: a text parsed whole up to `whole` bytes, else in pieces of about `piece`. */
+export interface PieceSizes {
+  whole: number;
+  piece: number;
+}
+const PIECES: PieceSizes = { whole: WHOLE_PARSE_BYTES, piece: PIECE_BYTES };
+/** How much text parseInPieces scans before it lets the event loop turn. */
+const SCAN_SLICE = 512 * 1024;
+
+/**
+ * An object or array of a text being split by parseInPieces: where it opens (its bracket), where its current member
+ * starts (after its opening bracket or the last comma of its own), the commas where its members are cut into
+ * pieces, and its members' values that are themselves split (larger than PIECE_BYTES).
+ */
+interface Frame {
+  open: number;
+  end: number;
+  object: boolean;
+  /** Where the member holding this value starts in its parent (after the parent's bracket or comma). */
+  memberStart: number;
+  current: number;
+  lastCut: number;
+  cuts: number[] | undefined;
+  split: Frame[] | undefined;
+}
+
+/** Why parseInPieces gave up on a text: it parses it whole instead (which says what is wrong with it). */
+class NotPieces extends Error {}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A JSON text parsed as JSON.parse parses it (the same values, key order, duplicate keys the last one's, `__proto__`
+ * an own property), without ever giving JSON.parse more than about PIECE_BYTES of it at once, and letting the event
+ * loop turn between pieces: the server's one thread is never held by one request's parse. What a parse costs grows
+ * with the members it makes, and a text of the body limit of many short keys (a namespace's objects' labels and
+ * annotations, which their writers choose) is ~600,000 of them, ~2 s of the thread in one JSON.parse, when nothing
+ * else is answered (docs/operating.md, "the server's thread while it parses a request").
+ *
+ * A text of at most WHOLE_PARSE_BYTES, or whose outermost value is not an object or an array, is parsed whole, at
+ * once. Otherwise, two passes. The scan (no recursion, the event loop turning every SCAN_SLICE) finds, for every
+ * object and array down to SPLIT_DEPTH, where it ends, the commas between its members that cut it into pieces of
+ * about PIECE_BYTES, and which of its members' values are larger than that; the build then parses each run of
+ * members between those cuts as an object (or array) of its own and copies its members into the value being built
+ * in order, and builds the larger values the same way, one level down. Every character of the text is read by one
+ * JSON.parse or checked by the build (brackets, separating commas, the keys of values split): a text that is not
+ * JSON is refused. Anything this does not read as it expects is parsed whole instead (JSON.parse then refuses a
+ * text that is not JSON with its own message, or parses one this misread): never another value than JSON.parse's.
+ */
+export async function parseInPieces(text: string, sizes: PieceSizes = PIECES): Promise<unknown> {
+  if (text.length <= sizes.whole) return JSON.parse(text);
+  const start = skipSpace(text, 0);
+  const first = text.charCodeAt(start);
+  if (first !== 123 /* { */ && first !== 91 /* [ */) return JSON.parse(text);
+  try {
+    return await build(text, await scanFrames(text, start, sizes.piece));
+  } catch {
+    // Not read as expected (NotPieces, or a piece JSON.parse refused): the text whole, as JSON.parse reads it.
+    return JSON.parse(text);
+  }
+}
+
+/** parseInPieces of a hook request's body, refused with parseHookBody's 400 when it is not JSON. */
+export async function parseHookBodyInPieces(text: string): Promise<unknown> {
+  try {
+    return await parseInPieces(text);
+  } catch (err) {
+    throw notJson(err);
+  }
+}
+
+/** The scan of parseInPieces: the outermost value's frame, its cuts and the frames of its values that are split. */
+async function scanFrames(text: string, start: number, piece: number): Promise<Frame> {
+  const scan = new FrameScan(text, piece);
+  let slice = SCAN_SLICE;
+  const n = text.length;
+  for (let i = start; i < n; i++) {
+    if (i >= slice) {
+      await turn();
+      slice = i + SCAN_SLICE;
+    }
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = stringEnd(text, i);
+      if (end < 0) throw new NotPieces();
+      i = end - 1;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) scan.open(i, c === 123);
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      const root = scan.close(i, c === 125);
+      if (root !== undefined) return root;
+    } else if (c === 44 /* , */) scan.comma(i);
+  }
+  throw new NotPieces();
+}
+
+/** What scanFrames keeps: a frame for each level open down to SPLIT_DEPTH, and a count of those open below. */
+class FrameScan {
+  private readonly frames: Frame[] = [];
+  private deeper = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly piece: number,
+  ) {}
+
+  open(at: number, object: boolean): void {
+    if (this.deeper > 0 || this.frames.length >= SPLIT_DEPTH) {
+      this.deeper++;
+      return;
+    }
+    const parent = this.frames[this.frames.length - 1];
+    this.frames.push({
+      open: at,
+      end: -1,
+      object,
+      memberStart: parent ? parent.current : at,
+      current: at + 1,
+      lastCut: at,
+      cuts: undefined,
+      split: undefined,
+    });
+  }
+
+  /** The outermost frame when this bracket closes it (only whitespace after it), else undefined. */
+  close(at: number, object: boolean): Frame | undefined {
+    if (this.deeper > 0) {
+      this.deeper--;
+      return undefined;
+    }
+    const frame = this.frames.pop();
+    if (frame === undefined || frame.object !== object) throw new NotPieces();
+    frame.end = at + 1;
+    const parent = this.frames[this.frames.length - 1];
+    if (parent === undefined) {
+      if (skipSpace(this.text, at + 1) !== this.text.length) throw new NotPieces();
+      return frame;
+    }
+    if (frame.end - frame.open > this.piece) (parent.split ??= []).push(frame);
+    return undefined;
+  }
+
+  comma(at: number): void {
+    if (this.deeper > 0) return;
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined) throw new NotPieces();
+    frame.current = at + 1;
+    if (at - frame.lastCut >= this.piece) {
+      (frame.cuts ??= []).push(at);
+      frame.lastCut = at;
+    }
+  }
+}
+
+/** The value of a frame of scanFrames: its runs of members parsed a piece at a time, its split values built. */
+async function build(text: string, frame: Frame): Promise<unknown> {
+  // The first piece parsed is the value built, when the frame starts with one (its members are not copied again).
+  let value: unknown[] | Record<string, unknown> | undefined;
+  const cuts = frame.cuts ?? [];
+  let cut = 0;
+  // The runs of members between the values split (and before the first, after the last), each cut at the frame's
+  // cuts that fall inside it.
+  const run = async (from: number, to: number): Promise<void> => {
+    for (;;) {
+      while (cut < cuts.length && cuts[cut]! < from) cut++;
+      const at = cut < cuts.length && cuts[cut]! < to ? cuts[cut]! : to;
+      const piece = text.slice(from, at);
+      if (isBlank(piece)) throw new NotPieces();
+      const parsed = JSON.parse(frame.object ? `{${piece}}` : `[${piece}]`) as unknown;
+      if (value === undefined) value = parsed as unknown[] | Record<string, unknown>;
+      else add(value, parsed);
+      await turn();
+      if (at === to) return;
+      from = at + 1;
+    }
+  };
+  let from = frame.open + 1;
+  const split = frame.split ?? [];
+  for (let k = 0; k < split.length; k++) {
+    const child = split[k]!;
+    // Before this member: after a split value, the comma that ends it; then members, each run ended by the comma
+    // before this member's start, unless this member follows the bracket or that comma.
+    if (k > 0) {
+      const comma = skipSpace(text, from);
+      if (text.charCodeAt(comma) !== 44 /* , */) throw new NotPieces();
+      from = comma + 1;
+    }
+    if (child.memberStart !== from) {
+      const comma = child.memberStart - 1;
+      const a = skipSpace(text, from);
+      if (text.charCodeAt(comma) !== 44 || a >= comma) throw new NotPieces();
+      await run(a, comma);
+    }
+    const built = await build(text, child);
+    value ??= frame.object ? {} : [];
+    if (frame.object) define(value as Record<string, unknown>, keyBefore(text, child.memberStart, child.open), built);
+    else if (isBlank(text.slice(child.memberStart, child.open))) (value as unknown[]).push(built);
+    else throw new NotPieces();
+    from = child.end;
+  }
+  // The members after the last split value (or all of them), to the closing bracket.
+  const close = frame.end - 1;
+  let a = skipSpace(text, from);
+  if (split.length > 0 && a < close) {
+    if (text.charCodeAt(a) !== 44 /* , */) throw new NotPieces();
+    a = skipSpace(text, a + 1);
+    if (a >= close) throw new NotPieces();
+  }
+  if (a < close) await run(a, close);
+  return value ?? (frame.object ? {} : []);
+}
+
+/** The key of the member whose value opens at `open`: `"key" :` between `from` and it, whitespace around. */
+function keyBefore(text: string, from: number, open: number): string {
+  const q = skipSpace(text, from);
+  if (text.charCodeAt(q) !== 34 /* " */) throw new NotPieces();
+  const e = stringEnd(text, q);
+  if (e < 0) throw new NotPieces();
+  const colon = skipSpace(text, e);
+  if (text.charCodeAt(colon) !== 58 /* : */ || skipSpace(text, colon + 1) !== open) throw new NotPieces();
+  const inner = text.slice(q + 1, e - 1);
+  // A key without escapes or control characters is its text; else JSON.parse reads (or refuses) it.
+  // eslint-disable-next-line no-control-regex
+  if (!/[\\\u0000-\u001f]/.test(inner)) return inner;
+  const key = JSON.parse(text.slice(q, e)) as unknown;
+  if (typeof key !== 'string') throw new NotPieces();
+  return key;
+}
+
+/** The members (or items) of a piece parsed, added to the value being built in their order. */
+function add(value: unknown[] | Record<string, unknown>, parsed: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of parsed as unknown[]) value.push(item);
+    return;
+  }
+  const members = parsed as Record<string, unknown>;
+  // Key by key (Object.assign took half as long again: 126,000 short keys), never assigned a `__proto__` (define).
+  for (const key of Object.keys(members)) define(value, key, members[key]);
+}
+
+/**
+ * A member set as JSON.parse sets it: an own property, in the place of the first member of that name (a later one
+ * replaces its value), `__proto__` too (assigned, it would set the object's prototype instead).
+ */
+function define(value: Record<string, unknown>, key: string, member: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(value, key, { value: member, writable: true, enumerable: true, configurable: true });
+  else value[key] = member;
+}
+
+/** Whether a text is only JSON whitespace (or nothing). */
+function isBlank(piece: string): boolean {
+  return skipSpace(piece, 0) === piece.length;
 }

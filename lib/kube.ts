@@ -4,6 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { call, type CallOptions, MAX_READ_BYTES } from './http.js';
+import { parseInPieces } from './json.js';
 import type { KubeObject } from './metacontroller.js';
 
 /** Preconditions of a write: the apiserver refuses it (409) when the object is no longer this one. */
@@ -717,7 +718,9 @@ export class HttpKubeApi implements KubeApi {
     if (ignoreSuccessBody && res.status >= 200 && res.status < 300) return undefined;
     let parsed: any;
     try {
-      parsed = JSON.parse(res.body);
+      // A page of a list is up to `maxBytes` (4 MiB of PodBuggerTools) of what the objects' writers put in them
+      // (labels, annotations: many keys): parsed a piece at a time, the server's thread not held by one read.
+      parsed = await parseInPieces(res.body);
     } catch {
       parsed = { message: res.body };
     }
