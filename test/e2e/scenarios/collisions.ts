@@ -495,3 +495,93 @@ export const collisionsMadeTogether: Scenario = {
     return notes;
   },
 };
+
+const RELEASED_NS = 'released-to-first';
+
+// The path of "Parents made together" that is left to chance there (which parent Metacontroller gets to first, and
+// the uids the API server gives), made certain: the parent made first is held by a name the later one took and then
+// released. EtcdCluster `bin-mysql` is made first with a spec its hook refuses (spec.repository with a trailing
+// space: InvalidSpec, nothing created); MySQLCluster `bin`, made a second later, takes Service `bin-mysql` and its
+// StatefulSet makes pod `bin-mysql-0`; the EtcdCluster's spec is then put right. The EtcdCluster (made first) is held
+// by both names and records them (status.heldBy); the MySQLCluster reads that, never served (no kubelet here), so it
+// yields: it releases its Service and StatefulSet (Metacontroller deletes them). The EtcdCluster must then take the
+// names: before lib/ownership.ts releasedTo it stayed `ServiceNameTaken` "..., which still exists and wants it" for
+// good while the MySQLCluster stayed held by it (both held: the CI rehearsal's failure on v4.17.2).
+export const collisionsReleasedToFirst: Scenario = {
+  name: 'Names a later parent released go to the first: an EtcdCluster made first takes the Service a MySQLCluster made after it took and released',
+  async run(k) {
+    const notes: string[] = [];
+    await k.kubectl(['create', 'namespace', RELEASED_NS]);
+    const apply = (obj: unknown) => k.kubectl(['apply', '-n', RELEASED_NS, '-f', '-'], JSON.stringify(obj));
+    const get = (...args: string[]) => k.getOrUndefined(['-n', RELEASED_NS, ...args]);
+    const etcd = (repository: string) => ({
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: 'bin-mysql' },
+      spec: { size: 3, version: '3.5.17', repository },
+    });
+    await apply(etcd('quay.io/coreos/etcd '));
+    await waitFor(
+      'EtcdCluster bin-mysql InvalidSpec',
+      async () => condition(await get('etcdcluster', 'bin-mysql'), 'Ready')?.reason === 'InvalidSpec',
+    );
+    const etcd0 = await get('etcdcluster', 'bin-mysql');
+    // The next second at least: made after it by creationTimestamp, whatever the uids.
+    const made = Date.parse(etcd0.metadata.creationTimestamp);
+    while (Date.now() < made + 1500) await new Promise((r) => setTimeout(r, 200));
+    await apply({
+      apiVersion: 'database.example.com/v1alpha1',
+      kind: 'MySQLCluster',
+      metadata: { name: 'bin' },
+      spec: { size: 1, version: '8.0' },
+    });
+    const ownerKind = (o: any) => (o?.metadata?.ownerReferences ?? []).find((r: any) => r.controller)?.kind;
+    await waitFor(
+      'the MySQLCluster`s Service bin-mysql',
+      async () => ownerKind(await get('service', 'bin-mysql')) === 'MySQLCluster',
+    );
+    const mysql0 = await get('mysqlcluster', 'bin');
+    assert.ok(
+      Date.parse(mysql0.metadata.creationTimestamp) > made,
+      `made after the EtcdCluster (${mysql0.metadata.creationTimestamp} / ${etcd0.metadata.creationTimestamp})`,
+    );
+    notes.push(
+      `MySQLCluster bin (made ${mysql0.metadata.creationTimestamp}) holds Service bin-mysql; EtcdCluster bin-mysql (made ${etcd0.metadata.creationTimestamp}) InvalidSpec`,
+    );
+    const t0 = Date.now();
+    await apply(etcd('quay.io/coreos/etcd'));
+    const held = (o: any) => /Name(Taken|Releasing)$/.test(condition(o, 'Ready')?.reason ?? '');
+    const done = await waitFor(
+      'the EtcdCluster (made first) takes Service bin-mysql, the MySQLCluster held',
+      async () => {
+        const e = await get('etcdcluster', 'bin-mysql');
+        const m = await get('mysqlcluster', 'bin');
+        const svc = await get('service', 'bin-mysql');
+        if (!held(e) && held(m) && ownerKind(svc) === 'EtcdCluster') return { e, m };
+        throw new Error(
+          `Service bin-mysql of ${ownerKind(svc)}; EtcdCluster ${JSON.stringify(condition(e, 'Ready'))} | MySQLCluster ${JSON.stringify(condition(m, 'Ready'))}`.slice(
+            0,
+            900,
+          ),
+        );
+      },
+      120_000,
+    );
+    const why = condition(done.m, 'Ready');
+    assert.match(
+      why.message,
+      new RegExp(`EtcdCluster bin-mysql \\(uid ${etcd0.metadata.uid}\\)`),
+      'it names the first',
+    );
+    notes.push(
+      `in ${secs(t0)}: EtcdCluster bin-mysql holds Service bin-mysql (Ready ${condition(done.e, 'Ready')?.reason}); MySQLCluster bin: Ready=False ${why.reason}: ${why.message.slice(0, 140)}...`,
+    );
+    for (const [kind, name] of [
+      ['mysqlcluster', 'bin'],
+      ['etcdcluster', 'bin-mysql'],
+    ])
+      await k.kubectl(['delete', kind!, name!, '-n', RELEASED_NS, '--wait=true', '--timeout=60s']);
+    await k.kubectl(['delete', 'namespace', RELEASED_NS, '--wait=false']);
+    return notes;
+  },
+};

@@ -13,7 +13,7 @@ import { podbuggertoolAtRest, podbuggertoolAtScale } from './podbuggertool-scale
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
-import { collisions, collisionsMadeTogether, heldByRecordedHolder } from './collisions.js';
+import { collisions, collisionsMadeTogether, collisionsReleasedToFirst, heldByRecordedHolder } from './collisions.js';
 import { generatedSelector, adoption, strategies, authorization, resyncAfter } from './features.js';
 
 export type { Scenario };
@@ -46,5 +46,6 @@ export const scenarios: Scenario[] = [
   helm,
   collisions,
   collisionsMadeTogether,
+  collisionsReleasedToFirst,
   heldByRecordedHolder,
 ];
