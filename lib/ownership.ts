@@ -211,6 +211,7 @@ function stillHeld(
     if (obj && judged !== undefined) {
       if (obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
       if (!judged.some((c) => same(c, child))) continue;
+      if (releasedTo(obj, request.parent)) continue;
       return {
         child,
         holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
@@ -228,6 +229,7 @@ function stillHeld(
       if (unseen) return unseen;
       continue;
     }
+    if (releasedTo(parent, request.parent)) continue;
     return {
       child,
       holder: `${holder.kind} ${holder.name} (uid ${holder.uid}) of ${parent.kind} ${parent.metadata.name} (uid ${String(parent.metadata.uid)}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
@@ -436,6 +438,17 @@ function childrenWantedBy(request: CompositeSyncRequest, holder: KubeObject, wan
       names.has(nameKey({ ...c, name: c.metadata.name })) ||
       (typeof c.metadata.uid === 'string' && c.metadata.uid !== '' && makers.has(c.metadata.uid)),
   );
+}
+
+/**
+ * Whether a name free now that `holder` (a parent, or the parent that makes the recorded holder) still wants was
+ * released to `parent`: the holder was made after it (firstMade) and its status says it yields to it (yieldsTo).
+ * Two parents made together: the one made second leaves the names the first wants out of its answer and Metacontroller
+ * deletes them; its kind still wants them (its childNames), but it does not make them again while it yields, so the
+ * first takes them (else each would wait for the other for good: the first held by a name nobody holds).
+ */
+function releasedTo(holder: KubeObject, parent: ParentObject): boolean {
+  return firstMade(parent, holder) === 'a' && yieldsTo(holder, parent);
 }
 
 /** Whether `holder`'s status says it yields to `parent` (HeldRecord.yieldsTo: its uid). */

@@ -13,7 +13,7 @@ import { podbuggertoolAtRest, podbuggertoolAtScale } from './podbuggertool-scale
 import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
-import { collisions, heldByRecordedHolder } from './collisions.js';
+import { collisions, collisionsMadeTogether, collisionsReleasedToFirst, heldByRecordedHolder } from './collisions.js';
 import { generatedSelector, adoption, strategies, authorization, resyncAfter } from './features.js';
 
 export type { Scenario };
@@ -45,7 +45,7 @@ export const scenarios: Scenario[] = [
   // Replaces the suite's CRDs and controllers with the chart's, then puts them back.
   helm,
   collisions,
-  // collisionsMadeTogether (./collisions.ts) is out of the run: on Metacontroller v1.5.20 under CI load neither parent
-  // was held and the EtcdCluster kept Service shop-mysql though the MySQLCluster was made first (open, issue 31).
+  collisionsMadeTogether,
+  collisionsReleasedToFirst,
   heldByRecordedHolder,
 ];
