@@ -231,7 +231,7 @@ t.test("a spec a webhook writes into another's write does not act as that other"
     orphaned = await waitFor(
       'the garbage collector takes the ownerReference away',
       async () => (ownersOf(getJson(['pbt', 'hers', '-n', NS])).length === 0 ? true : undefined),
-      120_000,
+      60_000,
     );
   } catch (err) {
     // A write of the garbage collector refused is one way to keep the stamp (the ownerReference then stays).

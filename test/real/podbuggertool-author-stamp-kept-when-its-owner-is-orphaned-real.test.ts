@@ -221,7 +221,7 @@ t.test('a tool whose owner is deleted with --cascade=orphan keeps its author', a
     orphaned = await waitFor(
       'the garbage collector takes the ownerReference away',
       async () => (ownersOf(getJson(['pbt', 'hers', '-n', NS])).length === 0 ? true : undefined),
-      120_000,
+      60_000,
     );
   } catch (err) {
     // A write of the garbage collector refused is one way to keep the stamp (the ownerReference then stays).
