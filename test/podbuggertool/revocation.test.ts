@@ -90,7 +90,7 @@ t.test(
       status: 'False',
       reason: 'AuthorNotAllowed',
       message:
-        /^its author carol may not patch pods\/ephemeralcontainers in namespace dbg \(asked of the API server now, with the groups system:authenticated stamped when the spec was last written\).*nothing more is injected\. Any debug-by-user added before stays \(an ephemeral container cannot be removed/,
+        /^its author carol may not patch pods\/ephemeralcontainers in namespace dbg \(asked of the API server now, with the groups system:authenticated stamped when the tool was created\).*nothing more is injected\. Any debug-by-user added before stays \(an ephemeral container cannot be removed/,
     });
     for (const field of ['matched', 'injected', 'pending', 'failed', 'failures', 'skips'])
       t.notOk(field in u.status!, `no ${field} in a refused status`);
@@ -298,7 +298,7 @@ t.test('the refusal names the groups asked with: none, or the first five and how
   };
   t.equal(
     await asked([]),
-    'its author erin may not patch pods/ephemeralcontainers in namespace dbg (asked of the API server now, with no groups stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected. Any debug-a added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod',
+    'its author erin may not patch pods/ephemeralcontainers in namespace dbg (asked of the API server now, with no groups stamped when the tool was created), and a tool does nothing its author could not do; nothing more is injected. Any debug-a added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod',
     'nothing counted: nothing said of pods',
   );
   t.match(
