@@ -109,7 +109,8 @@ async function startWebhook(t: Test): Promise<{ url: string; ca: string }> {
 }
 
 /** kube-controller-manager's garbage collector, with each controller's own service account (as clusters run it). */
-function startGarbageCollector(t: Test): void {
+async function startGarbageCollector(t: Test): Promise<void> {
+  const port = await freePort();
   const bin = execFileSync('bash', [join(root, 'e2e', 'build.sh'), 'kube', 'etcd'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -120,7 +121,7 @@ function startGarbageCollector(t: Test): void {
   const child = spawn(
     join(bin, 'kube-controller-manager'),
     [
-      ...['--kubeconfig', join(api.dir, 'kubeconfig'), '--bind-address', '127.0.0.1', '--secure-port', '20510'],
+      ...['--kubeconfig', join(api.dir, 'kubeconfig'), '--bind-address', '127.0.0.1', '--secure-port', String(port)],
       ...['--service-account-private-key-file', join(api.dir, 'sa.key')],
       ...['--root-ca-file', join(api.dir, 'pki', 'apiserver.crt')],
       ...['--controllers', 'garbage-collector-controller', '--leader-elect=false'],
@@ -152,7 +153,7 @@ t.test('a tool whose owner is deleted with --cascade=orphan keeps its author', a
   ]);
   kubectl(['create', 'rolebinding', 'tool-writer-mallory', '-n', NS, '--clusterrole=tool-writer', '--user=mallory']);
   kubectl(['apply', '-f', join(root, 'manifests', 'admission', 'podbuggertool-author.yaml')]);
-  startGarbageCollector(t);
+  await startGarbageCollector(t);
   const { url, ca } = await startWebhook(t);
   apply({
     apiVersion: 'admissionregistration.k8s.io/v1',
