@@ -26,10 +26,10 @@ t.test('a tool at generation 1: its creator is asked about, and it acts', async 
 
 t.test('a tool whose spec changed since its creation: AuthorUnverified, no review', async (t) => {
   for (const [why, changed, said] of [
-    ['generation 2', at(2), /at generation 2, not 1/],
-    ['generation 7', at(7), /at generation 7, not 1/],
+    ['generation 2', at(2), /it is at generation 2, not 1/],
+    ['generation 7', at(7), /it is at generation 7, not 1/],
     ['no generation', at(undefined), /it has no generation/],
-    ['generation 3, being deleted', at(3, '2026-01-02T12:00:00Z'), /at generation 3, being deleted, not 2/],
+    ['generation 3, being deleted', at(3, '2026-01-02T12:00:00Z'), /it is at generation 3, being deleted, not 2/],
   ] as const) {
     const api = new FakeApi();
     const verdict = await check(api).verify(changed);
