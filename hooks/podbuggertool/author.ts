@@ -595,6 +595,31 @@ function remade(kinds: readonly string[]): string {
   return pairs.join(' and ');
 }
 
+/**
+ * Why a tool's stamp is not trusted though the policies are in place since `since` (ms): the tool was created before
+ * them (or within AUTHOR_GRACE_MS of them), or its spec changed since its creation (specChanged). Undefined when
+ * neither.
+ */
+function untrustedTool(tool: KubeObject, since: number): AuthorVerdict | undefined {
+  // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
+  const created = Date.parse(tool.metadata.creationTimestamp ?? '');
+  if (!(created > since + AUTHOR_GRACE_MS))
+    return {
+      allowed: false,
+      reason: 'AuthorUnverified',
+      message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
+    };
+  // The spec as it was created: the stamp names who created the tool, and nobody else's spec acts under it.
+  const changedSpec = specChanged(tool);
+  if (changedSpec !== undefined)
+    return {
+      allowed: false,
+      reason: 'AuthorUnverified',
+      message: `the tool's spec was changed after it was created (${changedSpec}), though the admission policy ${AUTHOR_POLICY} refuses such a change: its author stamp names who created it, not who wrote this spec, so no author can be trusted: delete it and create it again; nothing is injected`,
+    };
+  return undefined;
+}
+
 /** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
 export class AuthorCheck {
   constructor(
@@ -758,22 +783,8 @@ export class AuthorCheck {
         reason: 'AuthorUnverified',
         message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp (or check) every tool and no author can be trusted: delete ${remade(since.kinds)} ${AUTHOR_POLICY} and create them again from manifests/admission/, unchanged and not narrowed (an edit in place, or an apply over them, leaves them past generation 1, which trusts no stamp), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
       };
-    // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
-    const created = Date.parse(tool.metadata.creationTimestamp ?? '');
-    if (!(created > since + AUTHOR_GRACE_MS))
-      return {
-        allowed: false,
-        reason: 'AuthorUnverified',
-        message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
-      };
-    // The spec as it was created: the stamp names who created the tool, and nobody else's spec acts under it.
-    const changedSpec = specChanged(tool);
-    if (changedSpec !== undefined)
-      return {
-        allowed: false,
-        reason: 'AuthorUnverified',
-        message: `the tool's spec was changed after it was created (${changedSpec}), though the admission policy ${AUTHOR_POLICY} refuses such a change: its author stamp names who created it, not who wrote this spec, so no author can be trusted: delete it and create it again; nothing is injected`,
-      };
+    const untrusted = untrustedTool(tool, since);
+    if (untrusted) return untrusted;
     if (pod === undefined) {
       if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
     } else if (perPod) {
