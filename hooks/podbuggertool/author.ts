@@ -3,17 +3,22 @@
 // anyone who may create PodBuggerTools.
 //
 // The model (docs/podbuggertool.md, "Who may debug"): the API server stamps the author. A MutatingAdmissionPolicy
-// shipped with metaops (admissionregistration.k8s.io/v1) writes `debug.metaops.dev/author` on every create, and on
-// every update that changes the spec, from the request's own user information (name, UID, groups); on any other
-// update it puts back the stamp the tool had, so no client can set or change it. The API server runs it before the
-// mutating webhooks and never again, so a webhook after it could rewrite the stamp: a ValidatingAdmissionPolicy
-// shipped with it (validating admission runs after every mutation) computes the writer's stamp again and refuses a
-// create, or an update of the spec or the stamp, stored with any other. A stamp is trusted only on a tool created
+// shipped with metaops (admissionregistration.k8s.io/v1) writes `debug.metaops.dev/author` on every create from the
+// request's own user information (name, UID, groups, extra); on every update it puts back the stamp the tool had, so
+// no client can set or change it. The API server runs it before the mutating webhooks and never again, so a webhook
+// after it could rewrite the stamp, or the spec: a ValidatingAdmissionPolicy shipped with it (validating admission
+// runs after every mutation) computes the creator's stamp again and refuses a create stored with any other, and
+// refuses every update that changes the spec, or stores a stamp other than the tool's own (or none). A tool's spec is
+// the one its creator wrote, whoever writes it later (a label, the garbage collector's orphaning) and whatever a
+// webhook does inside that write. (What admission cannot tell: a webhook that rewrites the spec inside another user's
+// create. No validator sees an object as its writer sent it; docs/podbuggertool.md says so.) A stamp is trusted only on a tool created
 // after both policies and their bindings (their creationTimestamps, which no client sets): a tool written before
 // they were in place (or while they were not) may carry a stamp written by hand, or rewritten by a webhook. And only
 // while all four are at metadata.generation 1 (their specs never changed since they were made; the API server sets
 // it): a policy or binding narrowed in place and put back may have left tools unstamped meanwhile, and nothing dates
-// the change (managedFields are not a change log: a field removed drops its manager's entry). Before acting, the hook
+// the change (managedFields are not a change log: a field removed drops its manager's entry). And only on a tool at
+// metadata.generation 1 (2 once its deletion began): a spec changed since its creation is nobody's the stamp names
+// (specChanged). Before acting, the hook
 // asks the API server (SubjectAccessReview) whether the author may patch pods/ephemeralcontainers in the tool's
 // namespace: what the tool does, and what `kubectl debug` needs. (An earlier design took an epoch from a parameter ConfigMap: the
 // API server of Kubernetes 1.36 stopped finding a policy's parameters once the policy had been deleted and created
@@ -24,7 +29,7 @@
 // ClusterRoleBinding revoked, whether it names the user or one of the stamped groups, refuses the author from the
 // next review on (AUTHOR_CACHE_MS at most). Group membership is the authenticator's, told only in the request that
 // wrote the spec, and nothing can derive it again later: a user taken out of a group at the identity provider keeps
-// that group's rights for their tools until the spec is written again (restamped) or the binding is revoked.
+// that group's rights for their tools until the tool is deleted and created again or the binding is revoked.
 import { createHash } from 'node:crypto';
 import { impersonationHeaders, type KubeApi, KubeError, type KubeObject } from '../../lib/index.js';
 import { SharedMemory } from './memory.js';
@@ -113,10 +118,14 @@ const MATCH_TOOLS = {
   ],
 };
 
-/** Whether the request writes the spec: a create, or an update that changes it (the stamp is then the writer's). */
-const CHANGED = {
-  name: 'changed',
-  expression: "request.operation == 'CREATE' || object.spec != oldObject.spec",
+/**
+ * Whether the request creates the tool: the only write that stamps it (the stamp is then the writer's). A tool's spec
+ * is fixed at its creation (the validating policy refuses an update that changes it), so the stamp names who wrote
+ * the spec, and no later write, nor a webhook inside one, gives that spec to another user.
+ */
+const CREATED = {
+  name: 'created',
+  expression: "request.operation == 'CREATE'",
 };
 /** The writer's stamp, from the request's userInfo: what parseStamp reads. */
 const STAMP = {
@@ -159,13 +168,15 @@ const SAME_STAMP = [
  *
  * Why both. The API server runs MutatingAdmissionPolicies before mutating admission webhooks, and the mutating
  * policy is never reinvoked (reinvocationPolicy Never): a webhook after it (a tenant's Kyverno Policy that copies an
- * annotation the tenant wrote, any "namespace defaults" webhook) may rewrite the stamp, and the tool would be stored
- * with an author its writer chose. Validating admission runs after every mutation, on the object as it is to be
- * stored: the validating policy computes the writer's stamp again (the same CEL as the mutating policy) and refuses
- * a create, or an update that changes the spec or the stamp, whose stored stamp is not that stamp. An update that
- * changes neither, or that only empties the stamp (no empty stamp is trusted: an update of a tool written before the
- * policy, which the mutating policy gives an empty one), is let through, so Metacontroller's and other clients'
- * writes of metadata go on.
+ * annotation the tenant wrote, any "namespace defaults" webhook) may rewrite the stamp, or the spec, and the tool
+ * would be stored with an author its writer chose, or with a spec under the name of a user who never wrote it.
+ * Validating admission runs after every mutation, on the object as it is to be stored: the validating policy
+ * computes the writer's stamp again (the same CEL as the mutating policy) and refuses a create whose stored stamp is
+ * not that stamp; it refuses every update that changes the spec (a tool is deleted and created again to change it),
+ * and every update whose stored stamp is not the tool's own, whoever writes it: a webhook that writes the stamp of a
+ * later writer (an administrator's label, the garbage collector's orphaning) has that write refused. An update that
+ * only empties the stamp (no empty stamp is trusted: an update of a tool written before the policy, which the
+ * mutating policy gives an empty one) is let through, so Metacontroller's and other clients' writes of metadata go on.
  */
 export function authorPolicyObjects(): Array<Record<string, unknown>> {
   const labels = { 'app.kubernetes.io/part-of': 'metaops' };
@@ -180,13 +191,13 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
         failurePolicy: 'Fail',
         reinvocationPolicy: 'Never',
         variables: [
-          CHANGED,
+          CREATED,
           { name: 'stored', expression: stored },
           STAMP,
           {
             name: 'value',
             expression:
-              "variables.changed ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
+              "variables.created ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
           },
         ],
         mutations: [
@@ -213,7 +224,7 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
         matchConstraints: MATCH_TOOLS,
         failurePolicy: 'Fail',
         variables: [
-          CHANGED,
+          CREATED,
           { name: 'stored', expression: stored },
           STAMP,
           // The stamp as the tool is to be stored: after every mutating policy and webhook.
@@ -222,10 +233,19 @@ export function authorPolicyObjects(): Array<Record<string, unknown>> {
         ],
         validations: [
           {
-            expression:
-              "!(variables.changed || (variables.written != variables.stored && variables.written != '')) || variables.same",
+            // The spec as it is to be stored, after every mutation: a webhook that rewrites the spec inside another
+            // user's write (an administrator's label, the garbage collector's orphaning) is refused with it.
+            expression: 'variables.created || object.spec == oldObject.spec',
             reason: 'Forbidden',
-            message: `the PodBuggerTool's author stamp (annotation ${AUTHOR_ANNOTATION}) is not the one the MutatingAdmissionPolicy ${AUTHOR_POLICY} writes for the user who makes this request: a mutating webhook after that policy changed it, or the policy is not in force; metaops trusts a stamp only as its writer's, so this write is refused (docs/podbuggertool.md, "Who may debug")`,
+            message: `a PodBuggerTool's spec cannot be changed once it is created: its author stamp (annotation ${AUTHOR_ANNOTATION}) names who created it, and the tool acts only with that user's rights; delete the tool and create it again with the new spec (docs/podbuggertool.md, "Who may debug")`,
+          },
+          {
+            // A create: the writer's stamp. An update: the stored stamp kept (or emptied: no empty stamp is trusted),
+            // whoever writes, so that no webhook gives the tool the name of the user of a later write.
+            expression:
+              "variables.created ? variables.same : (variables.written == variables.stored || variables.written == '')",
+            reason: 'Forbidden',
+            message: `the PodBuggerTool's author stamp (annotation ${AUTHOR_ANNOTATION}) is not the one the MutatingAdmissionPolicy ${AUTHOR_POLICY} writes: on a create, the stamp of the user who creates it; on an update, the stamp the tool has. A mutating webhook after that policy changed it, or the policy is not in force; metaops trusts a stamp only as its creator's, so this write is refused (docs/podbuggertool.md, "Who may debug")`,
           },
         ],
       },
@@ -543,6 +563,24 @@ export function lastWritten(obj: KubeObject): number | undefined | null {
   return typeof generation === 'number' && generation > 1 ? null : undefined;
 }
 
+/**
+ * Why the tool's spec may not be the one it was created with, or undefined when it is. The API server raises a
+ * custom resource's metadata.generation at every change of its spec (never at a write of its metadata or status), and
+ * once when its deletion begins (a finalizer holding it): a tool at generation 1, or 2 while it is being deleted, has
+ * the spec its creator wrote, which the stamp names. Any other generation (none included, which the API server never
+ * stores) is a spec written since by someone the stamp does not name: while the policies were not in force, or by a
+ * path that bypassed them.
+ */
+export function specChanged(tool: KubeObject): string | undefined {
+  const generation = tool.metadata.generation;
+  const deleting = typeof tool.metadata.deletionTimestamp === 'string' && tool.metadata.deletionTimestamp !== '';
+  const expected = deleting ? 2 : 1;
+  if (generation === expected || (deleting && generation === 1)) return undefined;
+  return typeof generation === 'number'
+    ? `it is at generation ${generation}${deleting ? ', being deleted' : ''}, not ${expected}`
+    : 'it has no generation';
+}
+
 /** The managedFields entries read of one object: the API server keeps one per manager and operation. */
 const MAX_MANAGED_FIELDS = 256;
 
@@ -555,6 +593,31 @@ function remade(kinds: readonly string[]): string {
     .filter((p) => kinds.some((k) => k.startsWith(p)))
     .map((p) => `the ${p}AdmissionPolicy and the ${p}AdmissionPolicyBinding`);
   return pairs.join(' and ');
+}
+
+/**
+ * Why a tool's stamp is not trusted though the policies are in place since `since` (ms): the tool was created before
+ * them (or within AUTHOR_GRACE_MS of them), or its spec changed since its creation (specChanged). Undefined when
+ * neither.
+ */
+function untrustedTool(tool: KubeObject, since: number): AuthorVerdict | undefined {
+  // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
+  const created = Date.parse(tool.metadata.creationTimestamp ?? '');
+  if (!(created > since + AUTHOR_GRACE_MS))
+    return {
+      allowed: false,
+      reason: 'AuthorUnverified',
+      message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
+    };
+  // The spec as it was created: the stamp names who created the tool, and nobody else's spec acts under it.
+  const changedSpec = specChanged(tool);
+  if (changedSpec !== undefined)
+    return {
+      allowed: false,
+      reason: 'AuthorUnverified',
+      message: `the tool's spec was changed after it was created (${changedSpec}), though the admission policy ${AUTHOR_POLICY} refuses such a change: its author stamp names who created it, not who wrote this spec, so no author can be trusted: delete it and create it again; nothing is injected`,
+    };
+  return undefined;
 }
 
 /** Whether a tool's author may do what it does, asked of the API server (through `kube`) and remembered in `cache`. */
@@ -720,14 +783,8 @@ export class AuthorCheck {
         reason: 'AuthorUnverified',
         message: `the admission policy ${AUTHOR_POLICY} (or its binding) is not as metaops ships it (${since.differences.join(', ')} differ${since.differences.length === 1 ? 's' : ''}), so it may not stamp (or check) every tool and no author can be trusted: delete ${remade(since.kinds)} ${AUTHOR_POLICY} and create them again from manifests/admission/, unchanged and not narrowed (an edit in place, or an apply over them, leaves them past generation 1, which trusts no stamp), then delete and create again the tools written before (docs/podbuggertool.md); nothing is injected`,
       };
-    // Past the grace: a tool written while the API server was taking the policy in may carry a stamp of its writer's.
-    const created = Date.parse(tool.metadata.creationTimestamp ?? '');
-    if (!(created > since + AUTHOR_GRACE_MS))
-      return {
-        allowed: false,
-        reason: 'AuthorUnverified',
-        message: `the tool was created before the admission policy ${AUTHOR_POLICY} was in place (or within ${AUTHOR_GRACE_MS / 1000} s of it), so its author stamp may not be the policy's: delete it and create it again; nothing is injected`,
-      };
+    const untrusted = untrustedTool(tool, since);
+    if (untrusted) return untrusted;
     if (pod === undefined) {
       if (await this.allowed(author, namespace, over)) return { allowed: true, author: author.user };
     } else if (perPod) {
@@ -738,7 +795,7 @@ export class AuthorCheck {
         allowed: false,
         reason: 'AuthorNotAllowed',
         onPod: true,
-        message: `its author ${author.user} may not patch pods/ephemeralcontainers of pod ${pod} in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written)`,
+        message: `its author ${author.user} may not patch pods/ephemeralcontainers of pod ${pod} in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the tool was created)`,
       };
     } else if ((await this.allowed(author, namespace, over, { cached: 'only' })) !== false) {
       // Asked about the pod by name, unless a refusal on the namespace's pods was heard (by either hook) within
@@ -751,13 +808,13 @@ export class AuthorCheck {
           allowed: false,
           reason: 'AuthorNotAllowed',
           onPod: true,
-          message: `its author ${author.user} may not patch pods/ephemeralcontainers of pod ${pod} in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written)`,
+          message: `its author ${author.user} may not patch pods/ephemeralcontainers of pod ${pod} in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the tool was created)`,
         };
     }
     return {
       allowed: false,
       reason: 'AuthorNotAllowed',
-      message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected`,
+      message: `its author ${author.user} may not patch pods/ephemeralcontainers in namespace ${namespace} (asked of the API server now, with ${groupsText(author.groups)} stamped when the tool was created), and a tool does nothing its author could not do; nothing more is injected`,
     };
   }
 

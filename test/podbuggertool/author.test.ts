@@ -79,8 +79,10 @@ t.test('the admission policy and its binding: no parameter', async (t) => {
   t.match(variables.stamp, /request\.userInfo\.groups/);
   t.equal(
     variables.value,
-    "variables.changed ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
+    "variables.created ? variables.stamp : (variables.stored.startsWith('v1;') ? variables.stored : '')",
+    'stamped at a create only; every update puts back the stamp the tool has',
   );
+  t.equal(variables.created, "request.operation == 'CREATE'");
   t.match(policy.spec.mutations[0].applyConfiguration.expression, AUTHOR_ANNOTATION);
   t.same(binding.spec, { policyName: AUTHOR_POLICY });
   // The validating policy: the same match, the same stamp (the same CEL), refusing any other, without parameters.
@@ -93,8 +95,17 @@ t.test('the admission policy and its binding: no parameter', async (t) => {
   t.notOk('paramKind' in validating.spec, 'no parameter either');
   const checked = Object.fromEntries(validating.spec.variables.map((v: any) => [v.name, v.expression]));
   t.equal(checked.stamp, variables.stamp, 'the stamp computed as the mutating policy writes it');
-  t.equal(checked.changed, variables.changed);
+  t.equal(checked.created, variables.created);
   t.equal(checked.stored, variables.stored);
+  // Refused: an update that changes the spec (whoever changed it), a create not stamped as its writer, an update
+  // that stores a stamp other than the tool's own (or none).
+  t.same(
+    validating.spec.validations.map((v: any) => v.expression),
+    [
+      'variables.created || object.spec == oldObject.spec',
+      "variables.created ? variables.same : (variables.written == variables.stored || variables.written == '')",
+    ],
+  );
   t.same(validatingBinding.spec, { policyName: AUTHOR_POLICY, validationActions: ['Deny'] });
   t.same(AUTHOR_RIGHT, { verb: 'patch', group: '', resource: 'pods', subresource: 'ephemeralcontainers' });
 });
@@ -123,7 +134,7 @@ t.test('verify: a stamp of the policy in force, and an author the API server all
     allowed: false,
     reason: 'AuthorNotAllowed',
     message:
-      'its author alice may not patch pods/ephemeralcontainers in namespace team-b (asked of the API server now, with the groups system:authenticated stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected',
+      'its author alice may not patch pods/ephemeralcontainers in namespace team-b (asked of the API server now, with the groups system:authenticated stamped when the tool was created), and a tool does nothing its author could not do; nothing more is injected',
   });
   // No stamp, or one that is not the policy's: unverified, and the API server is not even asked about the author.
   for (const annotations of [undefined, {}, { [AUTHOR_ANNOTATION]: 'admin' }, { [AUTHOR_ANNOTATION]: '' }]) {
@@ -376,7 +387,7 @@ t.test('the review asked: a SubjectAccessReview with the author UID when stamped
     allowed: false,
     reason: 'AuthorNotAllowed',
     message:
-      'its author alice may not patch pods/ephemeralcontainers in namespace team-b (asked of the API server now, with the groups system:authenticated stamped when the spec was last written), and a tool does nothing its author could not do; nothing more is injected',
+      'its author alice may not patch pods/ephemeralcontainers in namespace team-b (asked of the API server now, with the groups system:authenticated stamped when the tool was created), and a tool does nothing its author could not do; nothing more is injected',
   });
   t.same(calls, ['authorization.k8s.io/v1 subjectaccessreviews '], 'cluster-scoped');
   t.same(bodies[0], {

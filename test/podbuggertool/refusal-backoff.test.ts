@@ -54,11 +54,12 @@ t.test('retries double from 30 s to an hour; a changed tool or a recreated pod t
   }
   t.same(waits, [30, 60, 120, 240, 480, 960, 1920, 3600, 3600]);
   t.equal(api.patches.length, 9, 'one PATCH per retry');
-  // The tool changed (another command): its container is another one, tried at once, from 30 s again.
+  // The tool created again with another command (its spec is fixed at creation): its container is another one,
+  // tried at once, from 30 s again.
   const changed = tool('a', { label: 'app=web', image: 'busybox', command: ['sh'] });
-  api.put({ ...changed, metadata: { ...changed.metadata, generation: 2 } });
+  api.put({ ...changed, metadata: { ...changed.metadata, uid: 'uid-tool-a-again' } });
   const res = await injectAndApply(api, ['dbg', 'web-1'], { now: at(now - 3000) });
-  t.equal(api.patches.length, 10, 'a changed tool is tried at once');
+  t.equal(api.patches.length, 10, 'a tool created again with another spec is tried at once');
   t.equal(res.resyncAfterSeconds, 30);
   // The pod recreated under its name (another uid), carrying the old record: tried at once.
   const old = api.stored('Pod', 'dbg', 'web-1');

@@ -91,9 +91,11 @@ t.test('honest while not done, Ready once every pod carries it; then quiet at re
   api.put(pod('new', { app: 'web' }));
   const more = await status(api, ['dbg', 'a'], { now: later(300) });
   t.match(more.status, { matched: 7, injected: 6, pending: 1, countedAt: at(300) });
-  // A changed spec is counted at once, whatever the time of the last count.
+  // The tool created again with another spec (a spec is fixed at creation) is counted at once, whatever the time of
+  // the last count.
   const changed = api.stored('PodBuggerTool', 'dbg', 'a');
-  changed.metadata.generation = 2;
+  changed.metadata.uid = 'uid-tool-a-again';
+  delete changed.status;
   changed.spec.image = 'busybox:2';
   api.put(changed);
   const recount = await status(api, ['dbg', 'a'], { now: later(301) });
@@ -447,8 +449,8 @@ t.test(
     t.equal(api.lists.length, lists + 1, 'a countedAt that is no time');
     await status(api, ['dbg', 'a'], {}, { ...parent, status: { ...parent.status, countedAt: 7 } });
     t.equal(api.lists.length, lists + 2);
-    await status(api, ['dbg', 'a'], {}, { ...parent, metadata: { ...parent.metadata, generation: 2 } });
-    t.equal(api.lists.length, lists + 3, 'a new generation');
+    await status(api, ['dbg', 'a'], {}, { ...parent, status: { ...parent.status, observedGeneration: 2 } });
+    t.equal(api.lists.length, lists + 3, 'a status of another generation');
     const noGeneration = {
       ...parent,
       metadata: { ...parent.metadata, generation: undefined },

@@ -105,9 +105,11 @@ t.test(
     api.put(pod('p1', { app: 'web' }));
     await injectAll(api, 'dbg');
     report(api, 'p1', { waiting: { reason: 'ImagePullBackOff' } });
+    // The tool created again with the image fixed (a spec is fixed at creation).
     const fixed = api.stored('PodBuggerTool', 'dbg', 'a');
     fixed.spec.image = 'busybox:1.36';
-    fixed.metadata.generation = 2;
+    fixed.metadata.uid = 'uid-tool-a-again';
+    delete fixed.status;
     api.put(fixed);
     const res = await statusAndApply(api, ['dbg', 'a'], { now: new Date(FIXED_NOW.getTime() + 60_000) });
     t.match(res.status, { matched: 1, outdated: 1, failed: 0 });

@@ -309,21 +309,24 @@ t.test('the author stamp is the API server’s: whoever writes the spec, never w
   t.equal(A('team-b', 'stamped'), first, 'the stamp rewritten by bob: put back');
   as('bob-token', ['annotate', 'pbt', 'stamped', '-n', 'team-b', `${AUTHOR_ANNOTATION}-`]);
   t.equal(A('team-b', 'stamped'), first, 'removed by bob: put back');
-  as('bob-token', [
-    'patch',
-    'pbt',
-    'stamped',
-    '-n',
-    'team-b',
-    '--type=merge',
-    '-p',
-    '{"spec":{"image":"busybox:1.37"}}',
-  ]);
-  t.same(
-    parseStamp(A('team-b', 'stamped')),
-    { user: 'bob', uid: 'uid-bob', groups: ['team-b', 'system:authenticated'] },
-    'the spec changed by bob: bob’s now',
+  // The spec is fixed at creation: bob's change is refused, and the tool stays alice's, with alice's spec.
+  t.throws(
+    () =>
+      as('bob-token', [
+        'patch',
+        'pbt',
+        'stamped',
+        '-n',
+        'team-b',
+        '--type=merge',
+        '-p',
+        '{"spec":{"image":"busybox:1.37"}}',
+      ]),
+    /spec cannot be changed once it is created/,
+    'the spec changed by bob: refused, saying why',
   );
+  t.equal(A('team-b', 'stamped'), first, 'still alice’s');
+  t.match(getJson(['pbt', 'stamped', '-n', 'team-b'])['spec'], { image: 'busybox' }, 'with her spec');
   // Names with the characters the stamp escapes come back whole.
   as('odd-token', ['apply', '-f', '-'], JSON.stringify(tool('odd', { label: 'app=web', image: 'busybox' }, 'team-a')));
   t.same(parseStamp(A('team-a', 'odd')), {
@@ -395,8 +398,19 @@ t.test("tenant A's tool in tenant B's namespace injects nothing; B's own, and A'
     ['debug-hers'],
   );
   t.match(ready(await hooks.status('team-b', 'mine')), { status: 'True', reason: 'Injected' });
-  // Bob changes alice's tool (he may write tools in his namespace): it is his now, and it acts.
-  as('bob-token', ['patch', 'pbt', 'sneak', '-n', 'team-b', '--type=merge', '-p', '{"spec":{"command":["sh"]}}']);
+  // Bob may not change alice's tool (its spec is fixed at creation); he deletes it and creates his own under that
+  // name (he may write tools in his namespace): it is his, and it acts.
+  t.throws(
+    () =>
+      as('bob-token', ['patch', 'pbt', 'sneak', '-n', 'team-b', '--type=merge', '-p', '{"spec":{"command":["sh"]}}']),
+    /spec cannot be changed once it is created/,
+  );
+  as('bob-token', ['delete', 'pbt', 'sneak', '-n', 'team-b']);
+  as(
+    'bob-token',
+    ['apply', '-f', '-'],
+    JSON.stringify(tool('sneak', { label: 'app=web', image: 'busybox', command: ['sh'] }, 'team-b')),
+  );
   await hooks.inject('team-b', 'b-web');
   t.same(
     ephemeral('team-b', 'b-web')
@@ -705,7 +719,8 @@ t.test(
     const status = await hooks.status('strict', 'loose');
     t.match(status.status, { matched: 1, failed: 1, failures: [{ pod: 'web-3', reason: 'Forbidden' }] });
     t.match(ready(status), { reason: 'InjectionFailed', message: /web-3 \(Forbidden\)/ });
-    // The restricted profile, with a non-root user: admitted.
+    // The restricted profile, with a non-root user (the tool created again: its spec is fixed at creation): admitted.
+    kubectl(['delete', 'pbt', 'loose', '-n', 'strict']);
     kubectl(
       ['apply', '-f', '-'],
       JSON.stringify(

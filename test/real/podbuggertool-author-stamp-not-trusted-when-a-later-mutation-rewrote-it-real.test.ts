@@ -156,10 +156,25 @@ t.test('a stamp rewritten by a mutating webhook after the author policy is not t
   t.match(refusal, /ValidatingAdmissionPolicy 'metaops-podbuggertool-author'/, 'refused by the validating policy');
   t.match(refusal, /author stamp/, 'saying why');
   t.equal((getJson(['pbt', '-n', NS]) as { items?: unknown[] }).items?.length ?? 0, 0, 'nothing stored');
-  // Mallory's own tool, without the "default author", is stored, stamped as hers; a label, and a spec change, too.
+  // Mallory's own tool, without the "default author", is stored, stamped as hers; a label, too. A spec change is
+  // refused (a tool's spec is fixed at its creation), and leaves it as it was.
   as('mallory-token', ['apply', '-f', '-'], JSON.stringify(tool('hers')));
   as('mallory-token', ['label', 'pbt', 'hers', '-n', NS, 'reviewed=yes']);
-  as('mallory-token', ['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"spec":{"image":"busybox:1.37"}}']);
+  t.throws(
+    () =>
+      as('mallory-token', [
+        'patch',
+        'pbt',
+        'hers',
+        '-n',
+        NS,
+        '--type=merge',
+        '-p',
+        '{"spec":{"image":"busybox:1.37"}}',
+      ]),
+    /spec cannot be changed once it is created/,
+    'a spec change: refused',
+  );
   t.match(getJson(['pbt', 'hers', '-n', NS]).metadata.annotations?.[AUTHOR_ANNOTATION], /^v1;mallory;/, 'hers');
   // A write of metadata by another (a finalizer, as Metacontroller adds one) keeps her stamp, and is let through.
   kubectl(['patch', 'pbt', 'hers', '-n', NS, '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/x"]}}']);
