@@ -6,6 +6,8 @@
 // serving-since), so it is neither held to the soak nor counted against it.
 // - Another member's pod (still on the last good version) lost while the first one moved soaks: it is made again on
 //   the new version, a second member on a version nothing has soaked.
+// - The same without storage (the seed's default): the member lost is replaced (remove + add), and its replacement
+//   is added on the new version, again a second member on it.
 // - The member moved itself lost in its soak: made again on the new version without its move's records, it is taken
 //   as done at the next sync and the next member is moved at once.
 // The version here exits on a request its clients send every minute (the docs' own example): every member that runs
@@ -23,11 +25,11 @@ const requestAt = (ms: number) => ms % 60_000 === 30_000;
 const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 /**
- * An upgrade of three members with storage to 3.5.1 run sync by sync for `steps` syncs; `lose(k, moved)` names the
- * pods lost before sync k (moved: the first member moved to 3.5.1, once one is).
+ * An upgrade of three members (with storage unless `storage` is false) to 3.5.1 run sync by sync for `steps` syncs;
+ * `lose(k, moved)` names the pods lost before sync k (moved: the first member moved to 3.5.1, once one is).
  */
-async function upgradeLosing(lose: (k: number, moved: string | undefined) => string[], steps = 240) {
-  const loop: Loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+async function upgradeLosing(lose: (k: number, moved: string | undefined) => string[], storage = true, steps = 240) {
+  const loop: Loop = await running(storage ? { size: 3, pod: { persistentVolumeClaimSpec: PVC } } : { size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
   const state = new Map<string, { restarts: number; serving: boolean; downUntil?: number }>();
@@ -112,6 +114,25 @@ t.test('the member moved, its pod lost in its soak and made again, soaks before 
   t.ok(
     mostOnNewBeforeFailed <= 1,
     `no second member moved before the one made again soaked (${mostOnNewBeforeFailed} members on 3.5.1)`,
+  );
+  t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
+  t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
+  t.same(Object.values(images(loop)), Array(3).fill(OLD), 'every member back on 3.5.0');
+});
+
+t.test('without storage, a member lost while the member moved soaks is not replaced on the new version', async (t) => {
+  let victim: string | undefined;
+  const { loop, lost, mostOnNewBeforeFailed, moved } = await upgradeLosing((k, moved) => {
+    if (k !== 2 || !moved) return [];
+    victim = ['e-0', 'e-1', 'e-2'].find((p) => p !== moved && p !== 'e-0');
+    return [victim!];
+  }, false);
+  t.comment(`moved ${moved}, lost ${victim}; calls ${loop.etcd.calls.join(', ')}; quorum lost at ${lost.join(', ')} s`);
+  t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
+  t.ok(victim, 'a member on 3.5.0 was lost while the one moved soaked');
+  t.ok(
+    mostOnNewBeforeFailed <= 1,
+    `no second member on 3.5.1 before the one moved soaked (${mostOnNewBeforeFailed} members on it)`,
   );
   t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
   t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
