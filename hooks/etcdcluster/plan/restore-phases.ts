@@ -20,7 +20,8 @@ import { freeRun } from './ordinals.js';
 import { sanitize } from '../pods.js';
 import { recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { failureOnPods, heldSpec, recordedFailure, type UpgradeFailure } from '../upgrade.js';
+import { failureOnPods, heldSpec, markedFrom, recordedFailure, type UpgradeFailure } from '../upgrade.js';
+import { lastGoodVersion } from './versions.js';
 import { restoreFailed } from './conditions.js';
 import { failedInitStep, initFailure, liveMemberClaims, noMembersLeft, podsWereCreated } from './evidence.js';
 import { restoredMembers } from './member-pods.js';
@@ -50,6 +51,12 @@ interface RestoreView {
    * carried while the restore runs (its members' pods, which recorded it, are the ones dropped).
    */
   hold: UpgradeFailure | undefined;
+  /**
+   * An upgrade not soaked (under way, or asked for: spec.version newer than the version the members ran, as status
+   * last reported it or the upgrade-mark says): the restored members run the last good version, and the upgrade
+   * moves them one at a time once they serve (plan/versions.ts lastGoodVersion).
+   */
+  lastGood: string | undefined;
 }
 
 /**
@@ -94,7 +101,12 @@ function restoreView(
   const hold =
     recordedFailure(parent.status, etcdVersion(spec.version), image(spec)) ??
     failureOnPods(obs.pods, etcdVersion(spec.version), image(spec));
-  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold };
+  const target = etcdVersion(spec.version);
+  const reported = (parent.status as { currentVersion?: unknown } | undefined)?.currentVersion;
+  const current = typeof reported === 'string' ? reported : undefined;
+  // (The version the members last reported stands for etcd's cluster version: the lowest any member ran.)
+  const lastGood = hold ? undefined : lastGoodVersion(target, markedFrom(obs.pods, target) ?? current, current);
+  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold, lastGood };
 }
 
 /**
@@ -146,7 +158,8 @@ function restoredPods(
   // Consecutive ordinals above the last, none of whose names another owner holds (ordinals.ts freeRun).
   const { first } = freeRun(v.obs, v.lastIndex, spec.size);
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
-  const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, restore);
+  const made = v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
+  const pods = restoredMembers(parent, made, names, source, restore);
   return { names, pods, last: first + spec.size - 1 };
 }
 

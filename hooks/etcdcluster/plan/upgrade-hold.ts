@@ -25,7 +25,7 @@ import { isMemberReport, MAJORITY_LOST } from './evidence.js';
 import { decideMembers } from './members.js';
 import { additionsMemory, withAdditionsOnPods } from '../additions.js';
 import type { Decision, MemberReport, Observation } from './types.js';
-import { compareVersions, upgradeRefusal } from './versions.js';
+import { compareVersions, lastGoodVersion, upgradeRefusal } from './versions.js';
 
 /** The membership decision with the version held where an upgrade was refused or failed, and the upgrade records. */
 export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
@@ -37,11 +37,14 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
   const failure = refused ? undefined : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage });
   const held = refused ? { ...spec, version: running! } : failure ? heldSpec(spec, failure) : undefined;
+  // An upgrade that has not soaked (asked for, under way, its last member soaking): every pod made meanwhile runs the
+  // last good version; the upgrade moves members to the target one at a time, each soaked (plan/members.ts).
+  const lastGood = held ? undefined : lastGoodVersion(target, upgradeFrom ?? running, obs.etcd?.clusterVersion);
   const additions = additionsMemory(parent, spec, obs.pods);
   const d = withOutcomes(
     withAdditionsOnPods(
       upgradeRecords(
-        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), failure),
+        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), { rollBack: failure, lastGood }),
         target,
         failure,
         upgradeFrom ?? running,

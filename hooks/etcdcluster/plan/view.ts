@@ -38,6 +38,14 @@ export interface View {
   parent: ParentObject;
   /** The spec the members are built from (spec.version held at the version that ran while an upgrade is held). */
   spec: EtcdClusterSpec;
+  /**
+   * The spec every member pod this answer makes (made again, restarted on its claim, added, a replacement) is built
+   * from: `spec`, or while an upgrade has not soaked (under way, or asked for and not begun) `spec` at the last good
+   * version: no pod is made on a version no member has soaked; the upgrade moves members to it one at a time.
+   */
+  made: EtcdClusterSpec;
+  /** The image of `made`. */
+  madeImage: string;
   obs: Observation;
   c: Cluster;
   targetImage: string;
@@ -82,8 +90,9 @@ export interface View {
 }
 
 /**
- * The view of the observed cluster the membership rules read; `holdVersion` as in View, `failed` the failed upgrade
- * whose member is given back the version the cluster ran (View's rollBack and rollBackSince).
+ * The view of the observed cluster the membership rules read; `holdVersion` as in View, `rollBack` the failed upgrade
+ * whose member is given back the version the cluster ran (View's rollBack and rollBackSince), `lastGood` the version
+ * member pods are made on while an upgrade has not soaked (View's made).
  */
 export function viewOf(
   parent: ParentObject,
@@ -91,9 +100,13 @@ export function viewOf(
   obs: Observation,
   // Stryker disable next-line BooleanLiteral: never defaulted: decideMembers passes its own
   holdVersion = false,
-  failed?: Pick<UpgradeFailure, 'member' | 'since'>,
+  {
+    rollBack: failed,
+    lastGood,
+  }: { rollBack?: Pick<UpgradeFailure, 'member' | 'since'> | undefined; lastGood?: string | undefined } = {},
 ): View {
   const rollBack = failed?.member;
+  const made = lastGood ? { ...spec, version: lastGood } : spec;
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = etcdVersion(spec.version);
@@ -110,7 +123,19 @@ export function viewOf(
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
   const known = knownMembers(c, previous);
   return {
-    ...{ parent, spec, obs, c, targetImage, targetVersion, previous, holdVersion, rollBack },
+    ...{
+      parent,
+      spec,
+      made,
+      madeImage: image(made),
+      obs,
+      c,
+      targetImage,
+      targetVersion,
+      previous,
+      holdVersion,
+      rollBack,
+    },
     ...(failed ? { rollBackSince: failed.since } : {}),
     ...{ kept, lastMemberIndex, claimsSeen, storage, known, unstick },
     base: {
@@ -131,7 +156,7 @@ export function viewOf(
       missing.map((m) =>
         memberPod({
           parent,
-          spec,
+          spec: made,
           name: m.name,
           initialCluster: initialCluster(
             c,
