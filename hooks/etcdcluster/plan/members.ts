@@ -534,12 +534,15 @@ function upgrade(a: Answered): Decision | undefined {
   const upgraded = live.filter((p) => memberImage(p) === targetImage);
   // (A member moved to another repository at the same version: until its container runs the new image.)
   // (A member moved in place: until it has served steadily, upgradeServed.)
-  const lagging = upgraded.find(
-    (p) =>
-      reportOf(p.metadata.name)?.version !== targetVersion ||
-      !runsItsImage(p) ||
-      (moving(p) && !upgradeServed(p, a.obs)),
-  );
+  // (A member moved to an image the spec no longer names, a spec.version changed in its soak: it has soaked nothing
+  // either, and no second member leaves the last good version before it has.)
+  const lagging =
+    upgraded.find(
+      (p) =>
+        reportOf(p.metadata.name)?.version !== targetVersion ||
+        !runsItsImage(p) ||
+        (moving(p) && !upgradeServed(p, a.obs)),
+    ) ?? outdated.find((p) => moving(p) && !upgradeServed(p, a.obs));
   // Every member on the target: done once none moved in place is still soaking.
   if (outdated.length === 0 && !upgraded.some((p) => moving(p) && !upgradeServed(p, a.obs))) return undefined;
   const next = lagging
@@ -555,8 +558,11 @@ function upgrade(a: Answered): Decision | undefined {
   const at = a.obs.now ? rfc3339(a.obs.now) : undefined;
   const message = next
     ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
-    : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +
-      (moving(lagging!) ? ` steadily for ${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak)` : '');
+    : memberImage(lagging!) !== targetImage
+      ? `waiting for ${lagging!.metadata.name}, moved to ${memberImage(lagging!)}, to serve it steadily for ` +
+        `${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak) before another member is moved`
+      : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +
+        (moving(lagging!) ? ` steadily for ${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak)` : '');
   return running(
     a,
     [{ type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message }],
