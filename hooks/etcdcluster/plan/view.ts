@@ -220,6 +220,8 @@ function knownMembers(c: Cluster, previous: Previous): MemberReport[] {
  * quorum is lost. (Decided on the observed pod, which has a status; applied to its copy.)
  * So does one whose etcd keeps exiting on an image other than the spec's (a failed upgrade rolled back, or a
  * spec.version put back): the same member, on its data, starts again on the version that ran.
+ * So does a member moved in place and not soaked when the spec names again the image it ran (a roll back by
+ * spec.version: movedBack), whatever its health.
  * Never forward to a newer version than its own, unless it is the member being upgraded (UPGRADED_FROM): members
  * whose etcd keeps exiting on the version they ran (an OOM kill, their node) are no upgrade's to move, all at once
  * and while quorum is lost, their crash then blamed on the new version; the upgrade takes them one at a time once
@@ -232,6 +234,13 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
     return own !== undefined && compareVersions(own, targetVersion) <= 0;
   };
   const crashingBehind = (p: KubeObject) => etcdWaiting(p) === 'CrashLoopBackOff' && upgradesIt(p) && !moving(p);
+  // A member moved in place, not soaked, whose move the spec takes back (spec.version or spec.repository set to what it
+  // ran: a roll back): it is no upgrade's any more, and waiting for it to serve (a version that hangs) would end in its
+  // replacement, its data deleted; it gets the image it ran back in place, whatever its health.
+  const movedBack = (p: KubeObject) => {
+    const a = p.metadata.annotations ?? {};
+    return moving(p) && (a[UPGRADED_FROM_IMAGE] === targetImage || a[UPGRADED_FROM] === targetVersion);
+  };
   return new Set(
     obs.pods
       .filter(
@@ -240,6 +249,7 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
           // Stryker disable next-line StringLiteral: no placeholder is an image-pull reason
           (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
             (etcdWaiting(p) === 'CrashLoopBackOff' && !crashingBehind(p)) ||
+            movedBack(p) ||
             p.metadata.name === rollBack),
       )
       .map((p) => p.metadata.name!),
