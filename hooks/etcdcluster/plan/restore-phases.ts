@@ -101,12 +101,31 @@ function restoreView(
   const hold =
     recordedFailure(parent.status, etcdVersion(spec.version), image(spec)) ??
     failureOnPods(obs.pods, etcdVersion(spec.version), image(spec));
+  const lastGood = hold ? undefined : restoreLastGood(parent, spec, obs);
+  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold, lastGood };
+}
+
+/**
+ * The last good version of an upgrade not soaked, for a restore: the upgrade-mark's, else the version the members last
+ * reported (status.currentVersion: the lowest any member ran, which stands for etcd's cluster version too).
+ */
+function restoreLastGood(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): string | undefined {
   const target = etcdVersion(spec.version);
   const reported = (parent.status as { currentVersion?: unknown } | undefined)?.currentVersion;
   const current = typeof reported === 'string' ? reported : undefined;
-  // (The version the members last reported stands for etcd's cluster version: the lowest any member ran.)
-  const lastGood = hold ? undefined : lastGoodVersion(target, markedFrom(obs.pods, target) ?? current, current);
-  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold, lastGood };
+  return lastGoodVersion(target, markedFrom(obs.pods, target) ?? current, current);
+}
+
+/**
+ * The spec the restored members are made from, and their images checked with (restore-check.ts): at the version a
+ * failed upgrade holds the cluster on, else at the last good version of an upgrade not soaked, else the spec.
+ */
+export function restoredSpec(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): EtcdClusterSpec {
+  const target = etcdVersion(spec.version);
+  const hold = recordedFailure(parent.status, target, image(spec)) ?? failureOnPods(obs.pods, target, image(spec));
+  if (hold) return heldSpec(spec, hold);
+  const lastGood = restoreLastGood(parent, spec, obs);
+  return lastGood ? { ...spec, version: lastGood } : spec;
 }
 
 /**
