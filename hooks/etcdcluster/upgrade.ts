@@ -52,8 +52,20 @@ export const UPGRADED_FROM_IMAGE = 'etcd.metaops.io/upgraded-from-image';
  */
 export const UPGRADE_EXITED_AT = 'etcd.metaops.io/upgrade-exited-at';
 export const UPGRADE_SERVING_SINCE = 'etcd.metaops.io/upgrade-serving-since';
-/** The etcd container UPGRADE_SERVING_SINCE saw serve (etcdContainerMark): another one started since restarts it. */
+/**
+ * The etcd container UPGRADE_SERVING_SINCE saw serve (etcdContainerMark): another one started since restarts it, and
+ * one started since on the same image (its restartCount grown, another containerID: restartedInSoak) is an exit of
+ * the new version, counted as one seen waiting in CrashLoopBackOff is: the kubelet restarts an etcd whose last
+ * restart is over 10 minutes old at once, and no sync may see it down.
+ */
 export const UPGRADE_SERVING_CONTAINER = 'etcd.metaops.io/upgrade-serving-container';
+
+/**
+ * When a sync first saw a member moved in place not serving after a sync had seen it serve (UPGRADE_SERVING_SINCE):
+ * its unhealthy clock where the status records none (its quorum lost: a cluster of 1 or 2); gone once it serves. A
+ * member that served since its move is never taken as unhealthy since the move.
+ */
+export const UPGRADE_DOWN_AT = 'etcd.metaops.io/upgrade-down-at';
 
 /**
  * Where the upgrade's clock of a member upgraded in place starts, fixed by the first sync that saw its move (UPGRADED_AT):
@@ -227,8 +239,33 @@ function failingSince(
   { healthy, now }: { healthy?: Set<string> | undefined; now: Date | undefined },
 ): string | undefined {
   const name = pod.metadata.name!;
-  if (healthy?.has(name) || pod.metadata.annotations?.[UPGRADE_PAUSED] !== undefined) return undefined;
-  return recordedClock(since.get(name), pod, now) ?? upgradeClock(pod, recorded, { healthy, now });
+  const a = pod.metadata.annotations ?? {};
+  if (healthy?.has(name) || a[UPGRADE_PAUSED] !== undefined) return undefined;
+  const status = recordedClock(since.get(name), pod, now);
+  if (status) return status;
+  // A member seen serving since its move is unhealthy since a sync first saw it down (UPGRADE_DOWN_AT), at the
+  // earliest this one (the last sync saw it serve: UPGRADE_SERVING_SINCE), never since its move.
+  if (a[UPGRADE_SERVING_SINCE] !== undefined) return now ? rfc3339(now) : undefined;
+  const move = upgradeClock(pod, recorded, { healthy, now });
+  const down = recordedTime(a[UPGRADE_DOWN_AT], now);
+  return move && down ? laterOf(move, down) : move;
+}
+
+/**
+ * Whether the etcd container of a member moved in place was restarted on its image since a sync saw it serve
+ * (UPGRADE_SERVING_CONTAINER): its restartCount grew, or it is another container (containerID), on the same image.
+ * Not the restart of the move itself: the container that served then ran the image it was moved from
+ * (UPGRADED_CONTAINER, or another image in its mark).
+ */
+export function restartedInSoak(pod: KubeObject | undefined): boolean {
+  const a = pod?.metadata.annotations ?? {};
+  const before = a[UPGRADE_SERVING_CONTAINER];
+  if (!before || before === a[UPGRADED_CONTAINER]) return false;
+  const [count0, id0, , image0] = before.split('|');
+  const [count1, id1, , image1] = etcdContainerMark(pod).split('|');
+  if (!image0 || image0 !== image1) return false;
+  const grew = Number(count1) > Number(count0);
+  return grew || Boolean(id0 && id1 && id0 !== id1);
 }
 
 /**
@@ -247,7 +284,15 @@ function brokenVersion(
   const waiting = podWaiting(pod);
   const exited = etcdExited(pod);
   const reason = exited ? (waiting ?? 'its etcd exited') : waiting && IMAGE_WAITING.has(waiting) ? waiting : undefined;
-  if (reason === undefined) return undefined;
+  if (reason === undefined) {
+    // Restarted by the kubelet at once since a sync saw it serve (no back-off: its last restart long ago), whatever
+    // its health now: an exit, timed as the others are, from the first exit seen (UPGRADE_EXITED_AT).
+    if (!recorded || !restartedInSoak(pod)) return undefined;
+    return {
+      reason: 'its etcd exited and was restarted',
+      lasted: lastedFor(exitedAt(pod, input.now), input.now, UPGRADE_FAIL_SECONDS),
+    };
+  }
   const served = pod.metadata.annotations?.[UPGRADE_SERVED] !== undefined;
   const lasted =
     IMAGE_NEVER.has(reason) ||
@@ -523,7 +568,13 @@ export function withSoakRecords(
     memberImage(observed) === memberImage(pod);
   if (!same || !now) {
     let cleared = pod;
-    for (const key of [UPGRADE_EXITED_AT, UPGRADE_SERVING_SINCE, UPGRADE_SERVING_CONTAINER, UPGRADE_SEEN_AT])
+    for (const key of [
+      UPGRADE_EXITED_AT,
+      UPGRADE_SERVING_SINCE,
+      UPGRADE_SERVING_CONTAINER,
+      UPGRADE_SEEN_AT,
+      UPGRADE_DOWN_AT,
+    ])
       cleared = withAnnotation(cleared, key, undefined);
     return cleared;
   }
@@ -531,8 +582,7 @@ export function withSoakRecords(
   // No record of the hook's is older than the move it follows (UPGRADED_AT): one that is was written by a clock that
   // ran behind, and is not known (its clock starts now); one ahead of now reads as now.
   const known = (value: string | undefined) => sinceMove(value, a[UPGRADED_AT], now);
-  const waiting = podWaiting(observed);
-  const failing = etcdExited(observed) || (waiting !== undefined && IMAGE_WAITING.has(waiting));
+  const failing = failingInSoak(observed);
   const exited = known(a[UPGRADE_EXITED_AT]) ?? (failing ? at : undefined);
   // Serving since the first sync that saw this etcd container serve: another container (a restart between two syncs,
   // whatever clock its node stamps its start with) starts the soak again.
@@ -540,9 +590,33 @@ export function withSoakRecords(
   const sameContainer = a[UPGRADE_SERVING_CONTAINER] === mark;
   const serving =
     healthy && !failing ? ((sameContainer ? known(a[UPGRADE_SERVING_SINCE]) : undefined) ?? at) : undefined;
+  // Down since the first sync that saw it not serve after one saw it serve; gone once it serves.
+  const down = serving !== undefined ? undefined : downSince(a, known, at);
   let out = withAnnotation(withAnnotation(pod, UPGRADE_EXITED_AT, exited), UPGRADE_SERVING_SINCE, serving);
   out = withAnnotation(out, UPGRADE_SERVING_CONTAINER, serving !== undefined ? mark : undefined);
+  out = withAnnotation(out, UPGRADE_DOWN_AT, down);
   return withAnnotation(out, UPGRADE_SEEN_AT, known(a[UPGRADE_SEEN_AT]) ?? upgradeStart(pod, now) ?? at);
+}
+
+/**
+ * UPGRADE_DOWN_AT of a member moved in place that does not serve now (`a`: its pod's annotations): as recorded
+ * (`known`), else `at` when the last sync saw it serve (UPGRADE_SERVING_SINCE), else none.
+ */
+function downSince(
+  a: Record<string, string>,
+  known: (value: string | undefined) => string | undefined,
+  at: string,
+): string | undefined {
+  return known(a[UPGRADE_DOWN_AT]) ?? (a[UPGRADE_SERVING_SINCE] !== undefined ? at : undefined);
+}
+
+/**
+ * Whether the observed member moved in place fails as a broken version does: its etcd exited (not back), its image
+ * refused, or its etcd restarted on its image since a sync saw it serve (restartedInSoak).
+ */
+function failingInSoak(observed: KubeObject): boolean {
+  const waiting = podWaiting(observed);
+  return etcdExited(observed) || (waiting !== undefined && IMAGE_WAITING.has(waiting)) || restartedInSoak(observed);
 }
 
 /** A record of the soak (`value`), read as now when ahead of it, and not known when older than the move it follows. */

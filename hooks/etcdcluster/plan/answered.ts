@@ -190,7 +190,7 @@ function recreatedPods(v: View, members: Listed[]): KubeObject[] {
       recreated.push(
         memberPod({
           parent: v.parent,
-          spec: v.spec,
+          spec: v.made,
           name: m.pod,
           initialCluster: initialCluster(v.c, peers),
           state: 'existing',

@@ -5,6 +5,7 @@ import { etcdContainerMark, IMAGE_WAITING } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   UPGRADE_EXITED_AT,
+  UPGRADE_DOWN_AT,
   UPGRADE_SEEN_AT,
   UPGRADE_SERVED,
   UPGRADE_SERVING_CONTAINER,
@@ -46,6 +47,7 @@ export function withImage(
     [UPGRADE_SERVED]: _served,
     [UPGRADE_SERVING_CONTAINER]: _servingContainer,
     [UPGRADE_SEEN_AT]: _seen,
+    [UPGRADE_DOWN_AT]: _down,
     [UPGRADED_CONTAINER]: _container,
     ...annotations
   } = copy.metadata.annotations ?? {};
@@ -149,6 +151,7 @@ export function upgradeDone(pod: KubeObject, version?: string): KubeObject {
     [UPGRADE_SERVING_SINCE]: _serving,
     [UPGRADE_SERVING_CONTAINER]: _servingContainer,
     [UPGRADE_SEEN_AT]: _seen,
+    [UPGRADE_DOWN_AT]: _down,
     [UPGRADED_CONTAINER]: _container,
     ...annotations
   } = pod.metadata.annotations ?? {};

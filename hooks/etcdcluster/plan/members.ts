@@ -40,7 +40,8 @@ import { UPGRADE_SOAK_SECONDS, type UpgradeFailure } from '../upgrade.js';
 /**
  * The membership decision over one view of the observed cluster. `holdVersion`: no member's image is changed (an
  * upgrade was refused; new members take the running version); `rollBack`: the failed upgrade, whose member is given
- * back the version the cluster ran.
+ * back the version the cluster ran; `lastGood`: the version member pods are made on while an upgrade has not soaked
+ * (View.made).
  */
 export function decideMembers(
   parent: ParentObject,
@@ -48,9 +49,9 @@ export function decideMembers(
   obs: Observation,
   // Stryker disable next-line BooleanLiteral: never defaulted: upgrade-hold.ts passes Boolean(held)
   holdVersion = false,
-  rollBack?: Pick<UpgradeFailure, 'member' | 'since'>,
+  version: { rollBack?: Pick<UpgradeFailure, 'member' | 'since'> | undefined; lastGood?: string | undefined } = {},
 ): Decision {
-  const v = viewOf(parent, spec, obs, holdVersion, rollBack);
+  const v = viewOf(parent, spec, obs, holdVersion, version);
   if (obs.pods.length === 0) return noPods(v);
   if (!obs.etcd) return etcdSilent(v);
   const a = answeredOf(v, obs.etcd);
@@ -239,11 +240,17 @@ function stuckAddition(a: Answered): Listed | undefined {
   return pending.find(
     (m) =>
       (m.pod === undefined || m.pod !== a.rollBack || over || rolledBackStuck(m.pod)) &&
-      (over ||
-        !m.pod ||
-        (m.observed && (crashLooping(m.observed) || memberImage(m.observed) !== a.targetImage)) ||
-        expired(a, m)),
+      (over || !m.pod || (m.observed && (crashLooping(m.observed) || !madeOnSpec(a, m.observed))) || expired(a, m)),
   );
+}
+
+/**
+ * Whether a member pod runs an image of the spec of the moment: the target's, or the one pods are made on while an
+ * upgrade has not soaked (View.made: the last good version). An addition on another was made for an older spec.
+ */
+function madeOnSpec(a: Answered, pod: KubeObject): boolean {
+  const img = memberImage(pod);
+  return img === a.targetImage || img === a.madeImage;
 }
 
 /**
@@ -267,7 +274,7 @@ function failedAddition(a: Answered, stuck: Listed, name: string) {
     a.members.length <= a.spec.size + moveSlot(a) &&
     stuck.pod !== undefined &&
     stuck.observed !== undefined &&
-    memberImage(stuck.observed) === a.targetImage &&
+    madeOnSpec(a, stuck.observed) &&
     (crashLooping(stuck.observed) || expired(a, stuck));
   const record =
     failed && a.obs.additions
@@ -458,7 +465,7 @@ function addition(a: Answered, learner: boolean, condition: (pod: string) => Con
       ...a.livePods,
       memberPod({
         parent: a.parent,
-        spec: a.spec,
+        spec: a.made,
         name: pod,
         initialCluster: initialCluster(a.c, peers),
         state: 'existing',
@@ -527,12 +534,15 @@ function upgrade(a: Answered): Decision | undefined {
   const upgraded = live.filter((p) => memberImage(p) === targetImage);
   // (A member moved to another repository at the same version: until its container runs the new image.)
   // (A member moved in place: until it has served steadily, upgradeServed.)
-  const lagging = upgraded.find(
-    (p) =>
-      reportOf(p.metadata.name)?.version !== targetVersion ||
-      !runsItsImage(p) ||
-      (moving(p) && !upgradeServed(p, a.obs)),
-  );
+  // (A member moved to an image the spec no longer names, a spec.version changed in its soak: it has soaked nothing
+  // either, and no second member leaves the last good version before it has.)
+  const lagging =
+    upgraded.find(
+      (p) =>
+        reportOf(p.metadata.name)?.version !== targetVersion ||
+        !runsItsImage(p) ||
+        (moving(p) && !upgradeServed(p, a.obs)),
+    ) ?? outdated.find((p) => moving(p) && !upgradeServed(p, a.obs));
   // Every member on the target: done once none moved in place is still soaking.
   if (outdated.length === 0 && !upgraded.some((p) => moving(p) && !upgradeServed(p, a.obs))) return undefined;
   const next = lagging
@@ -548,8 +558,11 @@ function upgrade(a: Answered): Decision | undefined {
   const at = a.obs.now ? rfc3339(a.obs.now) : undefined;
   const message = next
     ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
-    : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +
-      (moving(lagging!) ? ` steadily for ${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak)` : '');
+    : memberImage(lagging!) !== targetImage
+      ? `waiting for ${lagging!.metadata.name}, moved to ${memberImage(lagging!)}, to serve it steadily for ` +
+        `${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak) before another member is moved`
+      : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +
+        (moving(lagging!) ? ` steadily for ${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak)` : '');
   return running(
     a,
     [{ type: 'Upgrading', status: true, reason: next ? 'UpgradingMember' : 'WaitingForMember', message }],

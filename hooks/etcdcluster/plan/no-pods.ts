@@ -52,7 +52,7 @@ function restartOnClaims(v: View): Decision | undefined {
   return {
     ...v.base,
     pods: v.claimsSeen.map((pod) =>
-      memberPod({ parent: v.parent, spec: v.spec, name: pod, initialCluster: all, state: 'new' }),
+      memberPod({ parent: v.parent, spec: v.made, name: pod, initialCluster: all, state: 'new' }),
     ),
     phase: 'Running',
     reason: 'MembersRestarting',

@@ -28,7 +28,7 @@ import {
 import type { EtcdClusterSpec } from '../schema.js';
 import { restoreFailed } from './conditions.js';
 import { lastIndexOf, liveMemberClaims, noMembersLeft } from './evidence.js';
-import { decideRestore } from './restore-phases.js';
+import { decideRestore, restoredSpec } from './restore-phases.js';
 import type { Decision, Observation } from './types.js';
 
 /** A restore whose check runs (`before`, Checking): its check pod's verdict, and the drop once it passed. */
@@ -41,7 +41,7 @@ export function afterCheck(
 ): Decision {
   // A check pod made for another restore, or with other arguments (the EtcdRestore's spec edited since), proves
   // nothing: it is dropped, and a new one checks (the deadline still counts from the first).
-  const expected = restoreCheckPod(parent, spec, obs.restore.source, before.uid);
+  const expected = restoreCheckPod(parent, restoredSpec(parent, spec, obs), obs.restore.source, before.uid);
   const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
   const verdict = checkVerdict(check, before.since, obs.now, before.checkFetch);
   const { checkFetch: _seen, ...unseen } = before;
@@ -282,7 +282,8 @@ export function checking(
   record: RestoreState,
   source: RestoreSource,
 ): Decision {
-  const made = restoreCheckPod(parent, spec, source, record.uid);
+  // (The images the restored members will run: restoredSpec.)
+  const made = restoreCheckPod(parent, restoredSpec(parent, spec, obs), source, record.uid);
   // A check pod that runs for this restore is answered as it was made: a pod's spec cannot change in place (a check
   // made by an earlier metaops, without its DNS settings, would otherwise be an update the API server refuses).
   const check = obs.restoreCheck && sameCheck(obs.restoreCheck, made) ? keepObserved(obs.restoreCheck) : made;

@@ -20,7 +20,8 @@ import { freeRun } from './ordinals.js';
 import { sanitize } from '../pods.js';
 import { recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
-import { failureOnPods, heldSpec, recordedFailure, type UpgradeFailure } from '../upgrade.js';
+import { failureOnPods, heldSpec, markedFrom, recordedFailure, type UpgradeFailure } from '../upgrade.js';
+import { lastGoodVersion } from './versions.js';
 import { restoreFailed } from './conditions.js';
 import { failedInitStep, initFailure, liveMemberClaims, noMembersLeft, podsWereCreated } from './evidence.js';
 import { restoredMembers } from './member-pods.js';
@@ -50,6 +51,12 @@ interface RestoreView {
    * carried while the restore runs (its members' pods, which recorded it, are the ones dropped).
    */
   hold: UpgradeFailure | undefined;
+  /**
+   * An upgrade not soaked (under way, or asked for: spec.version newer than the version the members ran, as status
+   * last reported it or the upgrade-mark says): the restored members run the last good version, and the upgrade
+   * moves them one at a time once they serve (plan/versions.ts lastGoodVersion).
+   */
+  lastGood: string | undefined;
 }
 
 /**
@@ -94,7 +101,31 @@ function restoreView(
   const hold =
     recordedFailure(parent.status, etcdVersion(spec.version), image(spec)) ??
     failureOnPods(obs.pods, etcdVersion(spec.version), image(spec));
-  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold };
+  const lastGood = hold ? undefined : restoreLastGood(parent, spec, obs);
+  return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold, lastGood };
+}
+
+/**
+ * The last good version of an upgrade not soaked, for a restore: the upgrade-mark's, else the version the members last
+ * reported (status.currentVersion: the lowest any member ran, which stands for etcd's cluster version too).
+ */
+function restoreLastGood(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): string | undefined {
+  const target = etcdVersion(spec.version);
+  const reported = (parent.status as { currentVersion?: unknown } | undefined)?.currentVersion;
+  const current = typeof reported === 'string' ? reported : undefined;
+  return lastGoodVersion(target, markedFrom(obs.pods, target) ?? current, current);
+}
+
+/**
+ * The spec the restored members are made from, and their images checked with (restore-check.ts): at the version a
+ * failed upgrade holds the cluster on, else at the last good version of an upgrade not soaked, else the spec.
+ */
+export function restoredSpec(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): EtcdClusterSpec {
+  const target = etcdVersion(spec.version);
+  const hold = recordedFailure(parent.status, target, image(spec)) ?? failureOnPods(obs.pods, target, image(spec));
+  if (hold) return heldSpec(spec, hold);
+  const lastGood = restoreLastGood(parent, spec, obs);
+  return lastGood ? { ...spec, version: lastGood } : spec;
 }
 
 /**
@@ -146,7 +177,8 @@ function restoredPods(
   // Consecutive ordinals above the last, none of whose names another owner holds (ordinals.ts freeRun).
   const { first } = freeRun(v.obs, v.lastIndex, spec.size);
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
-  const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, restore);
+  const made = v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
+  const pods = restoredMembers(parent, made, names, source, restore);
   return { names, pods, last: first + spec.size - 1 };
 }
 

@@ -97,7 +97,7 @@ function silentPods(v: View, bootstrapping: boolean): { pods: KubeObject[]; miss
     ...byClaim.map((pod) =>
       memberPod({
         parent: v.parent,
-        spec: v.spec,
+        spec: v.made,
         name: pod,
         initialCluster: initialCluster(v.c, peers),
         state: 'existing',

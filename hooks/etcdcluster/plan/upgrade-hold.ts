@@ -3,7 +3,7 @@
 // (upgrade.ts): either holds every member at the version the cluster ran; the membership rules decide with the
 // version held; the upgrade records go on the pods answered.
 import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
-import { clusterOf, etcdVersion, image, podOfMember } from '../members.js';
+import { clusterOf, etcdVersion, image, memberImage, podOfMember } from '../members.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   detectFailure,
@@ -25,7 +25,7 @@ import { isMemberReport, MAJORITY_LOST } from './evidence.js';
 import { decideMembers } from './members.js';
 import { additionsMemory, withAdditionsOnPods } from '../additions.js';
 import type { Decision, MemberReport, Observation } from './types.js';
-import { compareVersions, upgradeRefusal } from './versions.js';
+import { compareVersions, lastGoodVersion, upgradeRefusal, versionOfImage } from './versions.js';
 
 /** The membership decision with the version held where an upgrade was refused or failed, and the upgrade records. */
 export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
@@ -37,11 +37,16 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
   const failure = refused ? undefined : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage });
   const held = refused ? { ...spec, version: running! } : failure ? heldSpec(spec, failure) : undefined;
+  // An upgrade that has not soaked (asked for, under way, its last member soaking): every pod made meanwhile runs the
+  // last good version; the upgrade moves members to the target one at a time, each soaked (plan/members.ts).
+  // (Before the mark: the lowest version the member pods' images name; without a pod, the version running.)
+  const imaged = obs.pods.length > 0 ? lowestImageVersion(obs.pods) : running;
+  const lastGood = held ? undefined : lastGoodVersion(target, upgradeFrom ?? imaged, obs.etcd?.clusterVersion);
   const additions = additionsMemory(parent, spec, obs.pods);
   const d = withOutcomes(
     withAdditionsOnPods(
       upgradeRecords(
-        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), failure),
+        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), { rollBack: failure, lastGood }),
         target,
         failure,
         upgradeFrom ?? running,
@@ -58,6 +63,14 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
     upgrading(d, { type: 'Upgrading', status: false, reason: 'UpgradeRefused', message });
   }
   return d;
+}
+
+/** The lowest version the images of `pods` name, if any names one. */
+function lowestImageVersion(pods: KubeObject[]): string | undefined {
+  return pods
+    .map((p) => versionOfImage(memberImage(p)))
+    .filter((v): v is string => v !== undefined && /^\d+\.\d+\.\d+$/.test(v))
+    .sort(compareVersions)[0];
 }
 
 /** The Upgrading condition of `d` replaced by `condition`; no target version while the upgrade is held. */

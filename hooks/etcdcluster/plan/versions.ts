@@ -35,3 +35,20 @@ export function compareVersions(a: string, b: string): number {
   }
   return 0;
 }
+
+/**
+ * The last good version while an upgrade to `target` has not soaked: `from` (the version the cluster ran before it, as
+ * the upgrade-mark or the members say) when it is older than `target` and the cluster may still run it (etcd's cluster
+ * version, `clusterVersion`, is no newer minor than `from`: once every member ran the new minor, etcd refuses a member
+ * of the older one). Member pods made meanwhile run it; undefined otherwise (they run `target`).
+ */
+export function lastGoodVersion(
+  target: string,
+  from: string | undefined,
+  clusterVersion: string | undefined,
+): string | undefined {
+  if (!from || !/^\d+\.\d+\.\d+$/.test(from) || compareVersions(from, target) >= 0) return undefined;
+  const minor = (v: string) => v.split('.').slice(0, 2).join('.');
+  if (clusterVersion && compareVersions(minor(clusterVersion), minor(from)) > 0) return undefined;
+  return from;
+}

@@ -38,6 +38,14 @@ export interface View {
   parent: ParentObject;
   /** The spec the members are built from (spec.version held at the version that ran while an upgrade is held). */
   spec: EtcdClusterSpec;
+  /**
+   * The spec every member pod this answer makes (made again, restarted on its claim, added, a replacement) is built
+   * from: `spec`, or while an upgrade has not soaked (under way, or asked for and not begun) `spec` at the last good
+   * version: no pod is made on a version no member has soaked; the upgrade moves members to it one at a time.
+   */
+  made: EtcdClusterSpec;
+  /** The image of `made`. */
+  madeImage: string;
   obs: Observation;
   c: Cluster;
   targetImage: string;
@@ -82,8 +90,9 @@ export interface View {
 }
 
 /**
- * The view of the observed cluster the membership rules read; `holdVersion` as in View, `failed` the failed upgrade
- * whose member is given back the version the cluster ran (View's rollBack and rollBackSince).
+ * The view of the observed cluster the membership rules read; `holdVersion` as in View, `rollBack` the failed upgrade
+ * whose member is given back the version the cluster ran (View's rollBack and rollBackSince), `lastGood` the version
+ * member pods are made on while an upgrade has not soaked (View's made).
  */
 export function viewOf(
   parent: ParentObject,
@@ -91,9 +100,13 @@ export function viewOf(
   obs: Observation,
   // Stryker disable next-line BooleanLiteral: never defaulted: decideMembers passes its own
   holdVersion = false,
-  failed?: Pick<UpgradeFailure, 'member' | 'since'>,
+  {
+    rollBack: failed,
+    lastGood,
+  }: { rollBack?: Pick<UpgradeFailure, 'member' | 'since'> | undefined; lastGood?: string | undefined } = {},
 ): View {
   const rollBack = failed?.member;
+  const made = lastGood ? { ...spec, version: lastGood } : spec;
   const c = clusterOf(parent, spec);
   const targetImage = image(spec);
   const targetVersion = etcdVersion(spec.version);
@@ -110,7 +123,19 @@ export function viewOf(
   const storage = Boolean(spec.pod?.persistentVolumeClaimSpec);
   const known = knownMembers(c, previous);
   return {
-    ...{ parent, spec, obs, c, targetImage, targetVersion, previous, holdVersion, rollBack },
+    ...{
+      parent,
+      spec,
+      made,
+      madeImage: image(made),
+      obs,
+      c,
+      targetImage,
+      targetVersion,
+      previous,
+      holdVersion,
+      rollBack,
+    },
     ...(failed ? { rollBackSince: failed.since } : {}),
     ...{ kept, lastMemberIndex, claimsSeen, storage, known, unstick },
     base: {
@@ -131,7 +156,7 @@ export function viewOf(
       missing.map((m) =>
         memberPod({
           parent,
-          spec,
+          spec: made,
           name: m.name,
           initialCluster: initialCluster(
             c,
@@ -195,6 +220,8 @@ function knownMembers(c: Cluster, previous: Previous): MemberReport[] {
  * quorum is lost. (Decided on the observed pod, which has a status; applied to its copy.)
  * So does one whose etcd keeps exiting on an image other than the spec's (a failed upgrade rolled back, or a
  * spec.version put back): the same member, on its data, starts again on the version that ran.
+ * So does a member moved in place and not soaked when the spec names again the image it ran (a roll back by
+ * spec.version: movedBack), whatever its health.
  * Never forward to a newer version than its own, unless it is the member being upgraded (UPGRADED_FROM): members
  * whose etcd keeps exiting on the version they ran (an OOM kill, their node) are no upgrade's to move, all at once
  * and while quorum is lost, their crash then blamed on the new version; the upgrade takes them one at a time once
@@ -207,6 +234,13 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
     return own !== undefined && compareVersions(own, targetVersion) <= 0;
   };
   const crashingBehind = (p: KubeObject) => etcdWaiting(p) === 'CrashLoopBackOff' && upgradesIt(p) && !moving(p);
+  // A member moved in place, not soaked, whose move the spec takes back (spec.version or spec.repository set to what it
+  // ran: a roll back): it is no upgrade's any more, and waiting for it to serve (a version that hangs) would end in its
+  // replacement, its data deleted; it gets the image it ran back in place, whatever its health.
+  const movedBack = (p: KubeObject) => {
+    const a = p.metadata.annotations ?? {};
+    return moving(p) && (a[UPGRADED_FROM_IMAGE] === targetImage || a[UPGRADED_FROM] === targetVersion);
+  };
   return new Set(
     obs.pods
       .filter(
@@ -215,6 +249,7 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
           // Stryker disable next-line StringLiteral: no placeholder is an image-pull reason
           (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
             (etcdWaiting(p) === 'CrashLoopBackOff' && !crashingBehind(p)) ||
+            movedBack(p) ||
             p.metadata.name === rollBack),
       )
       .map((p) => p.metadata.name!),
