@@ -10,6 +10,17 @@ import { secs, condition, type Scenario } from './common.js';
 
 const NS = 'side-by-side';
 
+/**
+ * Waits until an object made now is made in a later second than `obj`: creationTimestamp has one-second resolution,
+ * and two parents made within one second are made together as far as anyone can tell (the hooks then break the tie
+ * by uid, not by the order they were applied in). On a quiet machine the second parent of a side-by-side pair was
+ * applied within the first's second, and the first, by uid the later, yielded its children to it.
+ */
+async function inALaterSecondThan(obj: { metadata: { creationTimestamp: string } }): Promise<void> {
+  const wait = Date.parse(obj.metadata.creationTimestamp) + 1100 - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+
 export const collisions: Scenario = {
   name: 'Parents side by side: a MySQLCluster and an EtcdCluster, two S3 resources, whose children would collide: the first keeps working, the second says why',
   async run(k) {
@@ -43,6 +54,7 @@ export const collisions: Scenario = {
     const before = await mysqlUids();
     assert.ok(before.every(Boolean), 'the MySQLCluster has its children');
 
+    await inALaterSecondThan(await get('mysqlcluster', 'shop'));
     await apply({
       apiVersion: 'etcd.database.coreos.com/v1beta2',
       kind: 'EtcdCluster',
@@ -96,6 +108,7 @@ export const collisions: Scenario = {
     await waitFor('S3 first Ready', async () => condition(await get('s3', 'first'), 'Ready')?.status === 'True');
     const secret = await get('secret', 'shared-credentials');
     const keyId = Buffer.from(secret.data['AWS_ACCESS_KEY_ID'], 'base64').toString();
+    await inALaterSecondThan(await get('s3', 'first'));
     await apply(s3('second'));
     const second = await waitFor('S3 second to say why', async () => {
       const r = await get('s3', 'second');
@@ -186,6 +199,7 @@ export const heldByRecordedHolder: Scenario = {
     const secret = await get('secret', 'till-mysql');
     assert.equal(controller(secret)?.name, 'payments');
 
+    await inALaterSecondThan(await get('s3', 'payments'));
     let t0 = Date.now();
     await apply({
       apiVersion: 'database.example.com/v1alpha1',
