@@ -359,6 +359,7 @@ function domainList(value: string | undefined): string[] {
 }
 
 export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
+  const upgradeSoakSeconds = upgradeSoakOf(env);
   const clusterDomain = clusterDomainOf(env);
   const allowedDomains = domainList(env['METAOPS_ETCD_CLUSTER_DOMAINS']);
   return {
@@ -368,7 +369,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     // One cluster domain setting for the whole server: a backup's endpoints are checked against the same domains.
     backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
     allowStaticVolumes: staticVolumesAllowed(env),
-    ...(upgradeSoakOf(env) !== undefined ? { upgradeSoakSeconds: upgradeSoakOf(env)! } : {}),
+    ...(upgradeSoakSeconds !== undefined ? { upgradeSoakSeconds } : {}),
   };
 }
 
