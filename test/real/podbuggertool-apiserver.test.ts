@@ -23,7 +23,7 @@ import { HttpKubeApi, KubeError, type KubeApi } from '../../lib/kube.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { waitFor } from '../e2e/cluster.js';
-import { createToolWriter, pbtApiServer } from '../fixtures/pbt-apiserver.js';
+import { authorPolicyCreated, createToolWriter, pastAuthorGrace, pbtApiServer } from '../fixtures/pbt-apiserver.js';
 import { FIXED_NOW, root } from '../fixtures/requests.js';
 
 // Tenant A, tenant B, and a user whose name has every character the stamp escapes; RBAC, so that the service
@@ -89,15 +89,7 @@ t.before(async () => {
     60_000,
   );
   // A tool is trusted only past the policy's grace after its creation (author.ts AUTHOR_GRACE_MS).
-  const since = Math.max(
-    ...[
-      'mutatingadmissionpolicy',
-      'mutatingadmissionpolicybinding',
-      'validatingadmissionpolicy',
-      'validatingadmissionpolicybinding',
-    ].map((kind) => Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!)),
-  );
-  await new Promise((r) => setTimeout(r, Math.max(0, since + AUTHOR_GRACE_MS + 1500 - Date.now())));
+  await pastAuthorGrace(authorPolicyCreated(getJson), 1500);
   for (const sa of ['metaops', 'nobody'])
     writeFileSync(join(dir, `${sa}.token`), kubectl(['create', 'token', sa, '-n', 'metaops']));
 });

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
-import { AUTHOR_ANNOTATION, AUTHOR_GRACE_MS, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
+import { AUTHOR_ANNOTATION, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
 import { podbuggertoolInjector } from '../../hooks/podbuggertool/index.js';
 import { WORK_BUDGET_MS } from '../../hooks/podbuggertool/inject.js';
 import { DEFAULT_POLICY, type DebugPolicy } from '../../hooks/podbuggertool/match.js';
@@ -16,7 +16,7 @@ import { HttpKubeApi, type KubeApi } from '../../lib/kube.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { waitFor } from '../e2e/cluster.js';
-import { createToolWriter, pbtApiServer } from '../fixtures/pbt-apiserver.js';
+import { authorPolicyCreated, createToolWriter, pastAuthorGrace, pbtApiServer } from '../fixtures/pbt-apiserver.js';
 import { root } from '../fixtures/requests.js';
 
 const { api, kubectl, apply, as, getJson } = pbtApiServer(t, 'pbt-author-admission', [
@@ -144,15 +144,7 @@ t.before(async () => {
     },
     60_000,
   );
-  const since = Math.max(
-    ...[
-      'mutatingadmissionpolicy',
-      'mutatingadmissionpolicybinding',
-      'validatingadmissionpolicy',
-      'validatingadmissionpolicybinding',
-    ].map((kind) => Date.parse(getJson([kind, 'metaops-podbuggertool-author']).metadata.creationTimestamp!)),
-  );
-  await new Promise((r) => setTimeout(r, Math.max(0, since + AUTHOR_GRACE_MS + 1500 - Date.now())));
+  await pastAuthorGrace(authorPolicyCreated(getJson), 1500);
   writeFileSync(join(api.dir, 'metaops.token'), kubectl(['create', 'token', 'metaops', '-n', 'metaops']));
 });
 

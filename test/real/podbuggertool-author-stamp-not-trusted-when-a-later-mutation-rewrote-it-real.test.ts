@@ -15,28 +15,25 @@
 // with it in force, the API server refuses to store mallory's tool at all. A tool stored while it was not (an install
 // of the mutating half only, as before it was shipped) is not trusted either: the hook server trusts a stamp only
 // with all four objects in place as shipped, on a tool created after them.
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import {
-  AUTHOR_ANNOTATION,
-  AUTHOR_GRACE_MS,
-  AUTHOR_POLICY,
-  AuthorCache,
-  AuthorCheck,
-} from '../../hooks/podbuggertool/author.js';
+import { AUTHOR_ANNOTATION, AUTHOR_POLICY, AuthorCache, AuthorCheck } from '../../hooks/podbuggertool/author.js';
 import { waitFor } from '../e2e/cluster.js';
-import { freePort } from '../fixtures/net.js';
-import { FORGED, pbtApiServer, sleep, toolsWrittenBy } from '../fixtures/pbt-apiserver.js';
+import {
+  authorPolicyCreated,
+  FORGED,
+  MALLORY,
+  pastAuthorGrace,
+  pbtApiServer,
+  startWebhook,
+  tenantDefaults,
+  toolsWrittenBy,
+} from '../fixtures/pbt-apiserver.js';
 import { root } from '../fixtures/requests.js';
 
-const { api, kubectl, apply, as, getJson } = pbtApiServer(
-  t,
-  'pbt-author-later-mutation',
-  ['mallory-token,mallory,uid-mallory,tenants'],
-  { managedFields: true },
-);
+const { api, kubectl, apply, as, getJson } = pbtApiServer(t, 'pbt-author-later-mutation', MALLORY, {
+  managedFields: true,
+});
 const NS = 'team-m';
 const DEFAULT_AUTHOR = 'defaults.example.com/author';
 
@@ -49,75 +46,19 @@ function tool(name: string, annotations: Record<string, string> = {}) {
   };
 }
 
-/**
- * A mutating webhook that writes the annotation its object's writer chose (a tenant's mutate rule), in a process of
- * its own (kubectl runs synchronously here): its URL and CA once it listens.
- */
-async function startWebhook(t: Test): Promise<{ url: string; ca: string }> {
-  const dir = api.dir;
-  execFileSync(
-    'openssl',
-    [
-      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-      ...['-addext', 'subjectAltName=IP:127.0.0.1'],
-      ...['-keyout', join(dir, 'webhook.key'), '-out', join(dir, 'webhook.crt')],
-    ],
-    { stdio: 'ignore' },
+/** A tenant's mutate rule (startWebhook): the author annotation set to what the object's writer put in DEFAULT_AUTHOR. */
+const startDefaultAuthorWebhook = (t: Test) =>
+  startWebhook(
+    t,
+    api.dir,
+    `const wanted = review.request.object?.metadata?.annotations?.[${JSON.stringify(DEFAULT_AUTHOR)}];
+        const patch = wanted ? [{ op: 'add', path: ${JSON.stringify(`/metadata/annotations/${AUTHOR_ANNOTATION.replace('/', '~1')}`)}, value: wanted }] : [];`,
   );
-  const cert = readFileSync(join(dir, 'webhook.crt'));
-  const port = await freePort();
-  const script = `
-    const { createServer } = require('node:https');
-    const { readFileSync } = require('node:fs');
-    const server = createServer({ key: readFileSync(${JSON.stringify(join(dir, 'webhook.key'))}), cert: readFileSync(${JSON.stringify(join(dir, 'webhook.crt'))}) }, (req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c.toString()));
-      req.on('end', () => {
-        const review = JSON.parse(body);
-        const wanted = review.request.object?.metadata?.annotations?.[${JSON.stringify(DEFAULT_AUTHOR)}];
-        const patch = wanted ? [{ op: 'add', path: ${JSON.stringify(`/metadata/annotations/${AUTHOR_ANNOTATION.replace('/', '~1')}`)}, value: wanted }] : [];
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true,
-          ...(patch.length > 0 ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') } : {}) } }));
-      });
-    });
-    server.listen(${port}, '127.0.0.1');
-  `;
-  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-  t.teardown(() => {
-    child.kill();
-  });
-  return { url: `https://127.0.0.1:${port}/mutate`, ca: cert.toString('base64') };
-}
 
 t.test('a stamp rewritten by a mutating webhook after the author policy is not trusted', async (t) => {
   // Mallory may write PodBuggerTools in her namespace, and nothing else: no pods/ephemeralcontainers.
   toolsWrittenBy(kubectl, 'mallory', NS);
-  const { url, ca } = await startWebhook(t);
-  apply({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'MutatingWebhookConfiguration',
-    metadata: { name: 'tenant-defaults' },
-    webhooks: [
-      {
-        name: 'tenant-defaults.example.com',
-        clientConfig: { url, caBundle: ca },
-        rules: [
-          {
-            apiGroups: ['debug.metaops.dev'],
-            apiVersions: ['*'],
-            operations: ['CREATE', 'UPDATE'],
-            resources: ['podbuggertools'],
-            scope: 'Namespaced',
-          },
-        ],
-        admissionReviewVersions: ['v1'],
-        sideEffects: 'None',
-        failurePolicy: 'Fail',
-        timeoutSeconds: 5,
-      },
-    ],
-  });
+  tenantDefaults(apply, await startDefaultAuthorWebhook(t));
   // The policy in force (a tool written now is stamped with its writer).
   await waitFor(
     'the author policy in force',
@@ -131,12 +72,10 @@ t.test('a stamp rewritten by a mutating webhook after the author policy is not t
   );
   const policy = getJson(['mutatingadmissionpolicy', 'metaops-podbuggertool-author']);
   const binding = getJson(['mutatingadmissionpolicybinding', 'metaops-podbuggertool-author']);
-  const since = Math.max(
-    ...['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding', 'validatingadmissionpolicy'].map((kind) =>
-      Date.parse(getJson([kind, AUTHOR_POLICY]).metadata.creationTimestamp!),
-    ),
-  );
-  await sleep(since + AUTHOR_GRACE_MS + 2000 - Date.now());
+  const since = authorPolicyCreated(getJson, {
+    kinds: ['mutatingadmissionpolicy', 'mutatingadmissionpolicybinding', 'validatingadmissionpolicy'],
+  });
+  await pastAuthorGrace(since, 2000);
 
   // With the validating policy in force, the API server refuses to store the tool with the stamp mallory chose.
   const refusal = await waitFor(
