@@ -5,43 +5,9 @@
 // members ran 8.4.3 (status.version recorded it, and the pods' never-started image says nothing), and refuse it as
 // InvalidSpec, rather than make a StatefulSet of mysql:8.0.36 over the data volumes 8.4.3 wrote.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const ready = (res: any) => (res.status.conditions as any[]).find((c) => c.type === 'Ready');
-const image = (res: any) =>
-  res.children.find((c: any) => c.kind === 'StatefulSet')?.spec.template.spec.containers[0].image;
-
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>, generation = 1) {
-  const r = request('mysqlcluster', spec);
-  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'default', uid: 'uid-db', generation };
-  if (status) r.parent.status = status;
-  return r;
-}
-
-/** Member `ordinal` of cluster db on `version`: running (it started on it), or waiting on a pull that fails. */
-function member(ordinal: number, version: string, running: boolean): KubeObject {
-  const state = running
-    ? { running: { startedAt: '2026-01-01T00:00:00Z' } }
-    : { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "mysql:${version}"` } };
-  return clusterMember('db', ordinal, {
-    image: `mysql:${version}`,
-    status: {
-      phase: running ? 'Running' : 'Pending',
-      conditions: [{ type: 'Ready', status: running ? 'True' : 'False' }],
-      containerStatuses: ['mysql', 'replication'].map((c) => ({
-        name: c,
-        ready: running,
-        restartCount: 0,
-        image: `mysql:${version}`,
-        imageID: running ? `docker.io/library/mysql@sha256:${'a'.repeat(64)}` : '',
-        state,
-      })),
-    },
-  });
-}
+import { image, member, parent, ready } from '../fixtures/mysql-versions.js';
+import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 for (const size of [1]) {
   t.test(`${size} member(s) that ran 8.4.3, all waiting on a typo: 8.0.36 is refused, 8.4.3 taken`, async (t) => {

@@ -7,40 +7,12 @@
 // than 8.4.99, which the members ran" (which no member did), which would leave the cluster on a version it can never
 // run until it is deleted.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const ready = (res: any) => (res.status.conditions as any[]).find((c) => c.type === 'Ready');
-const image = (res: any) =>
-  res.children.find((c: any) => c.kind === 'StatefulSet')?.spec.template.spec.containers[0].image;
-
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>, generation = 1) {
-  const r = request('mysqlcluster', spec);
-  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'default', uid: 'uid-db', generation };
-  if (status) r.parent.status = status;
-  return r;
-}
+import { image, member, parent, ready } from '../fixtures/mysql-versions.js';
+import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 /** Member `ordinal` of cluster db given `version`, waiting on a pull that fails: it never started. */
-function waiting(ordinal: number, version: string): KubeObject {
-  return clusterMember('db', ordinal, {
-    image: `mysql:${version}`,
-    status: {
-      phase: 'Pending',
-      conditions: [{ type: 'Ready', status: 'False' }],
-      containerStatuses: ['mysql', 'replication'].map((c) => ({
-        name: c,
-        ready: false,
-        restartCount: 0,
-        image: `mysql:${version}`,
-        imageID: '',
-        state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "mysql:${version}"` } },
-      })),
-    },
-  });
-}
+const waiting = (ordinal: number, version: string) => member(ordinal, version, false);
 
 for (const size of [1, 3]) {
   t.test(`a new cluster of ${size} on a typo, scaled to 0, takes the corrected version`, async (t) => {

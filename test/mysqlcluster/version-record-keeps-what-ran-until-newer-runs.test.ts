@@ -3,42 +3,12 @@
 // dropped once a member runs a newer one (the floor is then the newer one); a version no member started on is never
 // recorded; and the record stays short enough to be read back (a record too long to read would be no floor at all).
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const ready = (res: any) => (res.status.conditions as any[]).find((c) => c.type === 'Ready');
-const image = (res: any) =>
-  res.children.find((c: any) => c.kind === 'StatefulSet')?.spec.template.spec.containers[0].image;
-
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>, generation = 1) {
-  const r = request('mysqlcluster', spec);
-  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'default', uid: 'uid-db', generation };
-  if (status) r.parent.status = status;
-  return r;
-}
+import { image, member as memberOn, parent, ready } from '../fixtures/mysql-versions.js';
+import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 /** Member `ordinal` of cluster db on `version`: running, or Pending on it (not started yet: ContainerCreating). */
-function member(ordinal: number, version: string, running: boolean): KubeObject {
-  return clusterMember('db', ordinal, {
-    image: `mysql:${version}`,
-    status: {
-      phase: running ? 'Running' : 'Pending',
-      conditions: [{ type: 'Ready', status: running ? 'True' : 'False' }],
-      containerStatuses: ['mysql', 'replication'].map((c) => ({
-        name: c,
-        ready: running,
-        restartCount: 0,
-        image: `mysql:${version}`,
-        imageID: running ? `docker.io/library/mysql@sha256:${'a'.repeat(64)}` : '',
-        state: running
-          ? { running: { startedAt: '2026-01-01T00:00:00Z' } }
-          : { waiting: { reason: 'ContainerCreating' } },
-      })),
-    },
-  });
-}
+const member = (ordinal: number, version: string, running: boolean) => memberOn(ordinal, version, running, 'creating');
 
 const version = (res: any) => (res.status as any).version;
 

@@ -5,36 +5,9 @@
 // reverted spec heals within one resync". The downgrade guard must count what the members ran, not a version they
 // were only given: the reverted spec is taken, and the StatefulSet goes back to the version the members run.
 import t, { type Test } from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
+import { image, member, ready } from '../fixtures/mysql-versions.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-
-const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
-const image = (res: any) =>
-  res.children.find((c: any) => c.kind === 'StatefulSet')?.spec.template.spec.containers[0].image;
-
-/** A member pod of cluster `db` on `version`: running and Ready, or (pull failing) never started. */
-function member(ordinal: number, version: string, running: boolean): KubeObject {
-  const state = running
-    ? { running: { startedAt: '2026-01-01T00:00:00Z' } }
-    : { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "mysql:${version}"` } };
-  return clusterMember('db', ordinal, {
-    image: `mysql:${version}`,
-    status: {
-      phase: running ? 'Running' : 'Pending',
-      conditions: [{ type: 'Ready', status: running ? 'True' : 'False' }],
-      containerStatuses: ['mysql', 'replication'].map((c) => ({
-        name: c,
-        ready: running,
-        restartCount: 0,
-        image: `mysql:${version}`,
-        imageID: running ? `docker.io/library/mysql@sha256:${'a'.repeat(64)}` : '',
-        state,
-      })),
-    },
-  });
-}
 
 function cluster(t: Test, version: string) {
   const parent = (v: string) => {
