@@ -10,20 +10,19 @@
 import t from 'tap';
 import { images, restoredServe, restoreObject, running, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { CrashLoop } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
 const ON = 'quay.io/coreos/etcd:v3.5.1';
-const PANIC = { terminated: { exitCode: 2, reason: 'Error' } };
 /** How long etcd 3.5.1 serves after each start before it exits. */
 const SERVES_MS = 60_000;
 const STEP_MS = 5_000;
-const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 t.test('a restore while an upgrade soaks restores the members on the last good version', async (t) => {
   const loop = await running({ size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
-  const state = new Map<string, { restarts: number; since?: number; downUntil?: number }>();
+  const crash = new CrashLoop((now, since) => now - since >= SERVES_MS);
   const lostAfterRestore: number[] = [];
   let restoredImages: string[] | undefined;
   for (let k = 0; k < 120; k++) {
@@ -31,39 +30,7 @@ t.test('a restore while an upgrade soaks restores the members on the last good v
     loop.now = new Date(now);
     // Thirty seconds into e-1's soak, an EtcdRestore of the cluster.
     if (k === 6) loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-    let serving = 0;
-    const members = loop.pods();
-    for (const pod of members) {
-      const img = images(loop)[pod]!;
-      if (img !== ON) {
-        state.delete(pod);
-        serving++;
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: img, restartCount: 0, state: { running: {} } }],
-        });
-        continue;
-      }
-      const s = state.get(pod) ?? { restarts: 0, since: now };
-      if (s.since !== undefined && now - s.since >= SERVES_MS) {
-        s.restarts++;
-        s.since = undefined;
-        s.downUntil = now + backOff(s.restarts);
-      } else if (s.downUntil !== undefined && now >= s.downUntil) {
-        s.downUntil = undefined;
-        s.since = now;
-      }
-      state.set(pod, s);
-      const last = s.restarts ? { lastState: PANIC } : {};
-      if (s.since !== undefined) {
-        serving++;
-        loop.etcd.up.add(pod);
-      } else loop.etcd.up.delete(pod);
-      const etcd = s.since !== undefined ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff' } };
-      loop.podStatus.set(pod, {
-        containerStatuses: [{ name: 'etcd', image: ON, restartCount: s.restarts, state: etcd, ...last }],
-      });
-    }
+    const serving = crash.members(loop, now, (img) => img === ON, loop.pods());
     if (restoredImages && serving < 2) lostAfterRestore.push((k * STEP_MS) / 1000);
     await loop.step();
     const phase = loop.s().restore?.phase;

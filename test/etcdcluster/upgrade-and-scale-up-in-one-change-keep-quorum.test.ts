@@ -10,49 +10,25 @@
 import t from 'tap';
 import { images, running, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { CrashLoop } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
 const ON = 'quay.io/coreos/etcd:v3.5.1';
-const PANIC = { terminated: { exitCode: 2, reason: 'Error' } };
 const STEP_MS = 5_000;
 /** The request that makes etcd 3.5.1 exit comes every minute (`ms` after the change), half a minute past. */
 const requestAt = (ms: number) => ms % 60_000 === 30_000;
-const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 t.test('a new version and more members asked at once: no more than one member on a version not soaked', async (t) => {
   const loop = await running({ size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1', size: 5 };
-  const state = new Map<string, { restarts: number; serving: boolean; downUntil?: number }>();
+  const crash = new CrashLoop((now) => requestAt(now - FIXED_NOW.getTime()));
   const lost: string[] = [];
   let mostOnNewBeforeFailed = 0;
   for (let k = 0; k < 120; k++) {
     const now = FIXED_NOW.getTime() + k * STEP_MS;
     loop.now = new Date(now);
-    for (const [pod, img] of Object.entries(images(loop))) {
-      if (img !== ON) {
-        state.delete(pod);
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: img, restartCount: 0, state: { running: {} } }],
-        });
-        continue;
-      }
-      const s = state.get(pod) ?? { restarts: 0, serving: true };
-      if (s.serving && requestAt(now - FIXED_NOW.getTime())) {
-        s.restarts++;
-        s.serving = false;
-        s.downUntil = now + backOff(s.restarts);
-      } else if (!s.serving && now >= s.downUntil!) s.serving = true;
-      state.set(pod, s);
-      const last = s.restarts ? { lastState: PANIC } : {};
-      const etcd = s.serving ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff' } };
-      if (s.serving) loop.etcd.up.add(pod);
-      else loop.etcd.up.delete(pod);
-      loop.podStatus.set(pod, {
-        containerStatuses: [{ name: 'etcd', image: ON, restartCount: s.restarts, state: etcd, ...last }],
-      });
-    }
+    crash.members(loop, now, (img) => img === ON);
     // (Learners count for no quorum: the voters are what must keep one.)
     const voters = loop.etcd.members.filter((m) => !m.isLearner).map((m) => m.name || '');
     const votersUp = voters.filter((n) => loop.etcd.up.has(n)).length;

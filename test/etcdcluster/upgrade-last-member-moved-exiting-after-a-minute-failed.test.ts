@@ -7,23 +7,21 @@
 import t from 'tap';
 import { images, running, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { CrashLoop, servingMember } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
 const ON = 'quay.io/coreos/etcd:v3.5.1';
-const PANIC = { terminated: { exitCode: 2, reason: 'Error' } };
 /** How long etcd 3.5.1 serves on the member moved last after each start before it exits. */
 const SERVES_MS = 60_000;
 const STEP_MS = 5_000;
-const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 t.test('the last member moved exits a minute after each start: upgrade failed, it is back on 3.5.0', async (t) => {
   const loop = await running({ size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
   const order: string[] = [];
-  const state = new Map<string, { restarts: number; since?: number; downUntil?: number }>();
+  const crash = new CrashLoop((now, since) => now - since >= SERVES_MS);
   const lost: number[] = [];
-  let exits = 0;
   let afterLastMove: { reason?: string; marks: Array<string | undefined> } | undefined;
   for (let k = 0; k < 480; k++) {
     const now = FIXED_NOW.getTime() + k * STEP_MS;
@@ -33,51 +31,14 @@ t.test('the last member moved exits a minute after each start: upgrade failed, i
       if (img === ON && !order.includes(pod)) order.push(pod);
       const crashes = img === ON && order.length === 3 && pod === order[2];
       if (!crashes) {
+        servingMember(loop, pod, img, crash.state.get(pod)?.restarts ?? 0);
         serving++;
-        loop.etcd.up.add(pod);
-        const restartCount = state.get(pod)?.restarts ?? 0;
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: img, restartCount, state: { running: {} } }],
-        });
-        continue;
-      }
-      const s = state.get(pod) ?? { restarts: 0, since: now };
-      if (s.since !== undefined && now - s.since >= SERVES_MS) {
-        exits++;
-        s.restarts++;
-        s.since = undefined;
-        s.downUntil = now + backOff(s.restarts);
-      } else if (s.downUntil !== undefined && now >= s.downUntil) {
-        s.downUntil = undefined;
-        s.since = now;
-      }
-      state.set(pod, s);
-      const last = s.restarts ? { lastState: PANIC } : {};
-      if (s.since !== undefined) {
-        serving++;
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: ON, restartCount: s.restarts, state: { running: {} }, ...last }],
-        });
-      } else {
-        loop.etcd.up.delete(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [
-            {
-              name: 'etcd',
-              image: ON,
-              restartCount: s.restarts,
-              state: { waiting: { reason: 'CrashLoopBackOff' } },
-              ...last,
-            },
-          ],
-        });
-      }
+      } else if (crash.step(loop, pod, ON, now)) serving++;
     }
     if (serving < 2) lost.push(k);
     await loop.step();
     // The sync after the last move, before its first exit: the rollout is not done while that member soaks.
-    if (order.length === 3 && exits === 0 && !afterLastMove) {
+    if (order.length === 3 && crash.exits === 0 && !afterLastMove) {
       const upgrading = loop.s().conditions?.find((c: { type: string }) => c.type === 'Upgrading');
       const marks = loop.children
         .filter((c) => c.kind === 'Pod')
@@ -86,10 +47,10 @@ t.test('the last member moved exits a minute after each start: upgrade failed, i
     }
   }
   const last = order[2];
-  t.comment(`moved in order ${order.join(', ')}; ${exits} exits of ${last}`);
+  t.comment(`moved in order ${order.join(', ')}; ${crash.exits} exits of ${last}`);
   t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
   t.equal(order.length, 3, 'every member was moved');
-  t.ok(exits > 0, 'the member moved last exited on 3.5.1');
+  t.ok(crash.exits > 0, 'the member moved last exited on 3.5.1');
   t.match(afterLastMove, { reason: 'WaitingForMember' }, 'while the member moved last soaks the rollout is under way');
   t.same(afterLastMove?.marks, Array(3).fill('3.5.0->3.5.1'), 'the last good version kept on every member pod');
   t.same(lost, [], 'quorum never lost');

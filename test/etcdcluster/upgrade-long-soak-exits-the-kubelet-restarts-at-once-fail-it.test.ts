@@ -10,11 +10,9 @@
 // WaitingForMember for good, that member exiting every 15 minutes (its etcd back before the next sync each time).
 // Each answer is fed back as the next observed state, through the hook set to a one-hour soak.
 import t from 'tap';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
-import { runHook } from '../../lib/operator.js';
-import { objectMap } from '../fixtures/requests.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { GROUPS, images, Loop, running, versionsFromImages } from '../fixtures/etcd-loop.js';
+import { images, type Loop, running, versionsFromImages } from '../fixtures/etcd-loop.js';
+import { stepWithSoak } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
 const ON = 'quay.io/coreos/etcd:v3.5.1';
@@ -24,25 +22,7 @@ const SERVES_MS = 15 * 60_000;
 const STEP_MS = 5_000;
 
 /** The loop's sync through a hook server set to METAOPS_ETCD_UPGRADE_SOAK_SECONDS=3600. */
-async function step(loop: Loop): Promise<void> {
-  loop.last = await runHook(
-    etcdcluster,
-    'sync',
-    {
-      controller: {},
-      parent: loop.parent(),
-      children: objectMap(loop.observed(), 'v1', GROUPS),
-      related: objectMap(loop.related, 'v1', ['EtcdRestore.etcd.database.coreos.com/v1beta2', 'Secret.v1']),
-    },
-    {
-      now: loop.now,
-      clients: { etcd: () => loop.etcd },
-      settings: { image: loop.image, upgradeSoakSeconds: SOAK_SECONDS },
-    },
-  );
-  loop.status = loop.last.status as Record<string, unknown>;
-  loop.children = loop.last.children;
-}
+const step = (loop: Loop) => stepWithSoak(loop, SOAK_SECONDS);
 
 t.test('with a one-hour soak, a member on the new version that exits every 15 minutes fails the upgrade', async (t) => {
   const loop = await running({ size: 3 });

@@ -7,70 +7,27 @@
 import t from 'tap';
 import { images, running, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { CrashLoop } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
 const ON = 'quay.io/coreos/etcd:v3.5.1';
-const PANIC = { terminated: { exitCode: 2, reason: 'Error' } };
 /** How long etcd 3.5.1 serves after each start before it exits. */
 const SERVES_MS = 60_000;
 const STEP_MS = 5_000;
-const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 t.test('a member on the new version that exits a minute after each start: rollout halted, quorum kept', async (t) => {
   const loop = await running({ size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
   // Each member on 3.5.1: its restarts, and since when it serves (or until when it waits out its back-off).
-  const state = new Map<string, { restarts: number; since?: number; downUntil?: number }>();
+  const crash = new CrashLoop((now, since) => now - since >= SERVES_MS);
   const lost: number[] = [];
   let mostOnNew = 0;
   const moves: string[] = [];
   for (let k = 0; k < 180; k++) {
     const now = FIXED_NOW.getTime() + k * STEP_MS;
     loop.now = new Date(now);
-    let serving = 0;
-    for (const [pod, img] of Object.entries(images(loop))) {
-      if (img !== ON) {
-        state.delete(pod);
-        serving++;
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: img, restartCount: 0, state: { running: {} } }],
-        });
-        continue;
-      }
-      const s = state.get(pod) ?? { restarts: 0, since: now };
-      if (s.since !== undefined && now - s.since >= SERVES_MS) {
-        s.restarts++;
-        s.since = undefined;
-        s.downUntil = now + backOff(s.restarts);
-      } else if (s.downUntil !== undefined && now >= s.downUntil) {
-        s.downUntil = undefined;
-        s.since = now;
-      }
-      state.set(pod, s);
-      const last = s.restarts ? { lastState: PANIC } : {};
-      if (s.since !== undefined) {
-        serving++;
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: ON, restartCount: s.restarts, state: { running: {} }, ...last }],
-        });
-      } else {
-        loop.etcd.up.delete(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [
-            {
-              name: 'etcd',
-              image: ON,
-              restartCount: s.restarts,
-              state: { waiting: { reason: 'CrashLoopBackOff' } },
-              ...last,
-            },
-          ],
-        });
-      }
-    }
+    const serving = crash.members(loop, now, (img) => img === ON);
     if (serving < 2) lost.push(k);
     await loop.step();
     const onNew = Object.values(images(loop)).filter((x) => x === ON).length;

@@ -11,19 +11,18 @@
 import t from 'tap';
 import { images, running, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { CrashLoop } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
-const PANIC = { terminated: { exitCode: 2, reason: 'Error' } };
 const STEP_MS = 5_000;
 /** The request that makes etcd 3.5.1 and 3.5.2 exit comes every two minutes (`ms` after the upgrade started). */
 const requestAt = (ms: number) => ms % 120_000 === 110_000;
-const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 t.test('a new spec.version while a member moved soaks moves no second member before it soaked', async (t) => {
   const loop = await running({ size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
-  const state = new Map<string, { image: string; restarts: number; serving: boolean; downUntil?: number }>();
+  const crash = new CrashLoop((now) => requestAt(now - FIXED_NOW.getTime()));
   const lost: number[] = [];
   let mostMovedBeforeFailed = 0;
   let moved: string | undefined;
@@ -36,35 +35,7 @@ t.test('a new spec.version while a member moved soaks moves no second member bef
       loop.etcd.members = [m, ...loop.etcd.members.filter((x) => x !== m)];
       loop.spec = { ...loop.spec, version: '3.5.2' };
     }
-    let serving = 0;
-    for (const [pod, img] of Object.entries(images(loop))) {
-      if (img === OLD) {
-        state.delete(pod);
-        serving++;
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: img, restartCount: 0, state: { running: {} } }],
-        });
-        continue;
-      }
-      const was = state.get(pod);
-      const s = was?.image === img ? was : { image: img, restarts: was?.restarts ?? 0, serving: true };
-      if (s.serving && requestAt(now - FIXED_NOW.getTime())) {
-        s.restarts++;
-        s.serving = false;
-        s.downUntil = now + backOff(s.restarts);
-      } else if (!s.serving && now >= s.downUntil!) s.serving = true;
-      state.set(pod, s);
-      const last = s.restarts ? { lastState: PANIC } : {};
-      const etcd = s.serving ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff' } };
-      if (s.serving) {
-        serving++;
-        loop.etcd.up.add(pod);
-      } else loop.etcd.up.delete(pod);
-      loop.podStatus.set(pod, {
-        containerStatuses: [{ name: 'etcd', image: img, restartCount: s.restarts, state: etcd, ...last }],
-      });
-    }
+    const serving = crash.members(loop, now, (img) => img !== OLD);
     if (serving < 2) lost.push((k * STEP_MS) / 1000);
     await loop.step();
     moved ??= Object.entries(images(loop)).find(([, img]) => img !== OLD)?.[0];

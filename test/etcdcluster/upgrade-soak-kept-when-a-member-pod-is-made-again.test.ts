@@ -18,14 +18,13 @@
 import t from 'tap';
 import { images, PVC, running, type Loop, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { CrashLoop } from '../fixtures/upgrade-crash-loop.js';
 
 const OLD = 'quay.io/coreos/etcd:v3.5.0';
 const ON = 'quay.io/coreos/etcd:v3.5.1';
-const PANIC = { terminated: { exitCode: 2, reason: 'Error' } };
 const STEP_MS = 5_000;
 /** The request that makes etcd 3.5.1 exit comes every minute (`ms` after the upgrade started), half a minute past. */
 const requestAt = (ms: number) => ms % 60_000 === 30_000;
-const backOff = (restarts: number) => Math.min(10_000 * 2 ** (restarts - 1), 300_000);
 
 /**
  * An upgrade of three members (with storage unless `storage` is false) to 3.5.1 run sync by sync for `steps` syncs;
@@ -35,7 +34,7 @@ async function upgradeLosing(lose: (k: number, moved: string | undefined) => str
   const loop: Loop = await running(storage ? { size: 3, pod: { persistentVolumeClaimSpec: PVC } } : { size: 3 });
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
-  const state = new Map<string, { restarts: number; serving: boolean; downUntil?: number }>();
+  const crash = new CrashLoop((now) => requestAt(now - FIXED_NOW.getTime()));
   const lost: number[] = [];
   let moved: string | undefined;
   let mostOnNewBeforeFailed = 0;
@@ -44,36 +43,9 @@ async function upgradeLosing(lose: (k: number, moved: string | undefined) => str
     loop.now = new Date(now);
     for (const pod of lose(k, moved)) {
       loop.lose(pod);
-      state.delete(pod);
+      crash.state.delete(pod);
     }
-    let serving = 0;
-    for (const [pod, img] of Object.entries(images(loop))) {
-      if (img !== ON) {
-        state.delete(pod);
-        serving++;
-        loop.etcd.up.add(pod);
-        loop.podStatus.set(pod, {
-          containerStatuses: [{ name: 'etcd', image: img, restartCount: 0, state: { running: {} } }],
-        });
-        continue;
-      }
-      const s = state.get(pod) ?? { restarts: 0, serving: true };
-      if (s.serving && requestAt(now - FIXED_NOW.getTime())) {
-        s.restarts++;
-        s.serving = false;
-        s.downUntil = now + backOff(s.restarts);
-      } else if (!s.serving && now >= s.downUntil!) s.serving = true;
-      state.set(pod, s);
-      const last = s.restarts ? { lastState: PANIC } : {};
-      const etcd = s.serving ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff' } };
-      if (s.serving) {
-        serving++;
-        loop.etcd.up.add(pod);
-      } else loop.etcd.up.delete(pod);
-      loop.podStatus.set(pod, {
-        containerStatuses: [{ name: 'etcd', image: ON, restartCount: s.restarts, state: etcd, ...last }],
-      });
-    }
+    const serving = crash.members(loop, now, (img) => img === ON);
     // (The outage itself aside: counted once every member has a pod again.)
     if (Object.keys(images(loop)).length === 3 && serving < 2) lost.push((k * STEP_MS) / 1000);
     await loop.step();
