@@ -14,10 +14,9 @@
 // (lib/json.ts withoutManagedFields, lib/app.ts): what JSON.parse is given holds none of them, a small fraction of
 // the body. Asserted in bytes, not time (the /healthz probe's figures are reported as a comment only).
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { testApp } from '../fixtures/app.js';
-import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
-import { healthProbes, keyedManagedFields, parsedWhile, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { unreachableEtcd } from '../fixtures/etcd.js';
+import { keyedManagedFields, parsedWhile, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { listening, postHook, probing, syncOfA, tenantRestore } from '../fixtures/parsed-members.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'related-managed-fields-token-0123456789';
@@ -25,54 +24,19 @@ const TOKEN = 'related-managed-fields-token-0123456789';
 const OBJECT_BYTES = 1.4 * 1024 * 1024;
 
 /** An EtcdRestore of A's namespace whose managedFields hold a fieldsV1 of many small objects, each a key of its own. */
-function restore(n: number): KubeObject {
-  const object = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdRestore',
-    metadata: {
-      name: `r${n}`,
-      namespace: 'tenant-a',
-      uid: `uid-r${n}`,
-      creationTimestamp: '2026-01-01T00:00:00Z',
-      managedFields: [keyedManagedFields('etcd.database.coreos.com/v1beta2', OBJECT_BYTES, n)],
-    },
-    spec: { etcdCluster: { name: 'other' }, s3: { path: 'backups/tenant-a/snap.db', awsSecret: 'aws' } },
-  };
-  return object as KubeObject;
-}
+const restore = (n: number) =>
+  tenantRestore(n, { managedFields: [keyedManagedFields('etcd.database.coreos.com/v1beta2', OBJECT_BYTES, n)] });
 
 t.test("a namespace's sync is parsed without its EtcdRestores' managedFields", async (t) => {
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd } });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const parent = etcdParent({ size: 3 }, { phase: 'Running' });
-  parent.metadata = { ...parent.metadata, namespace: 'tenant-a' };
+  const base = await listening(t, TOKEN, { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd });
   const restores = [0, 1, 2, 3, 4].map(restore);
-  const body = JSON.stringify({
-    controller: {},
-    parent,
-    children: { 'Pod.v1': {}, 'Service.v1': {} },
-    related: {
-      'EtcdRestore.etcd.database.coreos.com/v1beta2': Object.fromEntries(
-        restores.map((r) => [`tenant-a/${r.metadata.name}`, r]),
-      ),
-    },
-  });
-  const probed = healthProbes(t, `${base}/healthz`, 15_000);
-  await new Promise((r) => setTimeout(r, 1000));
+  const body = syncOfA(restores);
+  const { probed } = await probing(t, base, 15_000);
   // A's clusters' syncs as Metacontroller's workers send them (5 per controller), each carrying the namespace's
   // EtcdRestores.
   const began = Date.now();
   const { result: answers, texts } = await parsedWhile(() =>
-    Promise.all(
-      [0, 1, 2, 3, 4].map(() =>
-        fetch(`${base}/hooks/etcdcluster/sync`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-          body,
-        }).then((r) => r.status),
-      ),
-    ),
+    Promise.all([0, 1, 2, 3, 4].map(() => postHook(`${base}/hooks/etcdcluster/sync`, TOKEN, body))),
   );
   const took = Date.now() - began;
   const seen = await probed;

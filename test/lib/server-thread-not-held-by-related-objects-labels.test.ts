@@ -18,10 +18,18 @@
 // (the house has no timing assertions); the /healthz figures are a comment only.
 import t, { type Test } from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { testApp } from '../fixtures/app.js';
-import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
-import { healthProbes, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
-import { manyKeys, MAX_MEMBERS_PER_PARSE, watchParses } from '../fixtures/parsed-members.js';
+import { unreachableEtcd } from '../fixtures/etcd.js';
+import { PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import {
+  listening,
+  manyKeys,
+  MAX_MEMBERS_PER_PARSE,
+  postHook,
+  probing,
+  syncOfA,
+  tenantRestore as restore,
+  watchParses,
+} from '../fixtures/parsed-members.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'related-labels-token-0123456789';
@@ -29,51 +37,15 @@ const TOKEN = 'related-labels-token-0123456789';
 const OBJECT_BYTES = 1.4 * 1024 * 1024;
 /** The API server's bound on an object's annotations (TotalAnnotationSizeLimitB, 256 KiB), less some room. */
 const ANNOTATION_BYTES = 250 * 1024;
-function restore(n: number, metadata: Record<string, unknown>): KubeObject {
-  return {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdRestore',
-    metadata: {
-      name: `r${n}`,
-      namespace: 'tenant-a',
-      uid: `uid-r${n}`,
-      creationTimestamp: '2026-01-01T00:00:00Z',
-      ...metadata,
-    },
-    spec: { etcdCluster: { name: 'other' }, s3: { path: 'backups/tenant-a/snap.db', awsSecret: 'aws' } },
-  } as KubeObject;
-}
 
 async function syncsOfA(t: Test, restores: KubeObject[]): Promise<{ parses: number[]; answers: number[] }> {
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd } });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const parent = etcdParent({ size: 3 }, { phase: 'Running' });
-  parent.metadata = { ...parent.metadata, namespace: 'tenant-a' };
-  const body = JSON.stringify({
-    controller: {},
-    parent,
-    children: { 'Pod.v1': {}, 'Service.v1': {} },
-    related: {
-      'EtcdRestore.etcd.database.coreos.com/v1beta2': Object.fromEntries(
-        restores.map((r) => [`tenant-a/${r.metadata.name}`, r]),
-      ),
-    },
-  });
-  const probed = healthProbes(t, `${base}/healthz`, 12_000);
-  await new Promise((r) => setTimeout(r, 1000));
+  const base = await listening(t, TOKEN, { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd });
+  const body = syncOfA(restores);
+  const { probed } = await probing(t, base, 12_000);
   const watched = watchParses(t);
   // A's clusters' syncs as Metacontroller's workers send them (5 per controller), each carrying the namespace's
   // EtcdRestores.
-  const answers = await Promise.all(
-    [0, 1, 2, 3, 4].map(() =>
-      fetch(`${base}/hooks/etcdcluster/sync`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-        body,
-      }).then((r) => r.status),
-    ),
-  );
+  const answers = await Promise.all([0, 1, 2, 3, 4].map(() => postHook(`${base}/hooks/etcdcluster/sync`, TOKEN, body)));
   const seen = await probed;
   const parses = watched.counts();
   t.comment(

@@ -8,65 +8,40 @@
 // Expected: no single JSON.parse the server makes of such a sync makes more than MAX_MEMBERS_PER_PARSE members
 // (counted, not timed; the /healthz figures are a comment only).
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { testApp } from '../fixtures/app.js';
-import { healthProbes, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
-import { manyKeys, MAX_MEMBERS_PER_PARSE, watchParses } from '../fixtures/parsed-members.js';
+import { PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import {
+  injectorSyncOfA,
+  listening,
+  manyKeys,
+  MAX_MEMBERS_PER_PARSE,
+  postHook,
+  probing,
+  tenantTool,
+  watchParses,
+} from '../fixtures/parsed-members.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'injector-labels-token-0123456789';
-const TOOL_API = 'debug.metaops.dev/v1alpha1';
 
 /** Tool `n` of A's namespace, with ~1.4 MiB of labels (what the API server stores of one object). */
-const tool = (n: number): KubeObject =>
-  ({
-    apiVersion: TOOL_API,
-    kind: 'PodBuggerTool',
-    metadata: {
-      name: `tool-${n}`,
-      namespace: 'tenant-a',
-      uid: `uid-tool-${n}`,
-      labels: manyKeys(1.4 * 1024 * 1024, n),
-    },
-    spec: { label: 'app=none', image: 'busybox:1.36' },
-  }) as unknown as KubeObject;
+const tool = (n: number) => tenantTool(n, { labels: manyKeys(1.4 * 1024 * 1024, n) });
 
 t.test("the injector's sync of a pod does not parse its namespace's tools' labels in one go", async (t) => {
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = await listening(t, TOKEN, { now: () => FIXED_NOW });
   const tools = [0, 1, 2, 3, 4].map(tool);
-  const body = JSON.stringify({
-    controller: {},
-    object: {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'web-1', namespace: 'tenant-a', uid: 'uid-web-1', labels: { app: 'web' } },
-      spec: { containers: [{ name: 'web', image: 'nginx' }] },
-      status: { phase: 'Running' },
-    },
-    attachments: {},
-    related: {
-      [`PodBuggerTool.${TOOL_API}`]: Object.fromEntries(tools.map((x) => [`tenant-a/${x.metadata.name}`, x])),
-    },
-  });
-  const probed = healthProbes(t, `${base}/healthz`, 8000);
-  await new Promise((r) => setTimeout(r, 1000));
+  const body = injectorSyncOfA(tools);
+  const { probed } = await probing(t, base, 8000);
   const watched = watchParses(t);
-  const res = await fetch(`${base}/hooks/podbuggertool-injector/sync`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body,
-  });
+  const status = await postHook(`${base}/hooks/podbuggertool-injector/sync`, TOKEN, body);
   const seen = await probed;
   const parses = watched.counts();
   t.comment(
-    `the injector's sync of A's pod (${(body.length / 1048576).toFixed(1)} MiB) answered ${res.status}; the server's ` +
+    `the injector's sync of A's pod (${(body.length / 1048576).toFixed(1)} MiB) answered ${status}; the server's ` +
       `parses of it made ${JSON.stringify(parses)} members; /healthz probed ${seen.length} times, ` +
       `${seen.filter((ms) => ms >= PROBE_TIMEOUT_MS).length} after the probe timeout, the slowest in ` +
       `${Math.max(...seen)} ms (not asserted)`,
   );
-  t.equal(res.status, 200, "the pod's sync is answered");
+  t.equal(status, 200, "the pod's sync is answered");
   const most = Math.max(0, ...parses);
   t.ok(
     most <= MAX_MEMBERS_PER_PARSE,

@@ -11,56 +11,23 @@
 // parsed (lib/json.ts withoutManagedFields, lib/app.ts): what JSON.parse is given holds none of the tools', a small
 // fraction of the body. Asserted in bytes, not time (the /healthz probe's figures are reported as a comment only).
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { testApp } from '../fixtures/app.js';
-import { healthProbes, keyedManagedFields, parsedWhile, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { keyedManagedFields, parsedWhile, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { injectorSyncOfA, listening, postHook, probing, tenantTool, TOOL_API } from '../fixtures/parsed-members.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const TOKEN = 'injector-managed-fields-token-0123456789';
-const TOOL_API = 'debug.metaops.dev/v1alpha1';
 
 /** Tool `n` of A's namespace, its managedFields of ~1.4 MiB (what the API server stores of one object). */
-const tool = (n: number): KubeObject =>
-  ({
-    apiVersion: TOOL_API,
-    kind: 'PodBuggerTool',
-    metadata: {
-      name: `tool-${n}`,
-      namespace: 'tenant-a',
-      uid: `uid-tool-${n}`,
-      managedFields: [keyedManagedFields(TOOL_API, 1.4 * 1024 * 1024, n)],
-    },
-    spec: { label: 'app=none', image: 'busybox:1.36' },
-  }) as unknown as KubeObject;
+const tool = (n: number) => tenantTool(n, { managedFields: [keyedManagedFields(TOOL_API, 1.4 * 1024 * 1024, n)] });
 
 t.test("the injector's sync of a namespace's pod is parsed without its tools' managedFields", async (t) => {
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW } });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = await listening(t, TOKEN, { now: () => FIXED_NOW });
   const tools = [0, 1, 2, 3, 4].map(tool);
-  const body = JSON.stringify({
-    controller: {},
-    object: {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'web-1', namespace: 'tenant-a', uid: 'uid-web-1', labels: { app: 'web' } },
-      spec: { containers: [{ name: 'web', image: 'nginx' }] },
-      status: { phase: 'Running' },
-    },
-    attachments: {},
-    related: {
-      [`PodBuggerTool.${TOOL_API}`]: Object.fromEntries(tools.map((x) => [`tenant-a/${x.metadata.name}`, x])),
-    },
-  });
-  const probed = healthProbes(t, `${base}/healthz`, 8000);
-  await new Promise((r) => setTimeout(r, 1000));
+  const body = injectorSyncOfA(tools);
+  const { probed } = await probing(t, base, 8000);
   const began = Date.now();
   const { result: status, texts } = await parsedWhile(() =>
-    fetch(`${base}/hooks/podbuggertool-injector/sync`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-      body,
-    }).then((r) => r.status),
+    postHook(`${base}/hooks/podbuggertool-injector/sync`, TOKEN, body),
   );
   const took = Date.now() - began;
   const seen = await probed;

@@ -8,48 +8,22 @@
 // Expected: every object's managedFields are cut out of the text before it is parsed (lib/json.ts withoutManagedFields,
 // lib/app.ts): what JSON.parse is given holds none of them, a small fraction of the body. Asserted in bytes, not time
 // (the /healthz probe's figures are reported as a comment only).
-import { join } from 'node:path';
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { startApiServer } from '../fixtures/apiserver.js';
-import { testApp } from '../fixtures/app.js';
-import { etcdParent, unreachableEtcd } from '../fixtures/etcd.js';
-import { healthProbes, keyedFieldsV1, parsedWhile, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
-import { FIXED_NOW, root } from '../fixtures/requests.js';
+import { unreachableEtcd } from '../fixtures/etcd.js';
+import { keyedFieldsV1, parsedWhile, PROBE_TIMEOUT_MS } from '../fixtures/keyed-managed-fields.js';
+import { listening, postHook, probing, RESTORES, syncOfA, tenantRestoresOn } from '../fixtures/parsed-members.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
 
 const api = startApiServer(t, 'restores-managed-fields', ['tenant-a'], {
   authorization: 'RBAC',
   tokens: ['tenant-a-token,tenant-a-user,uid-tenant-a,tenants'],
 });
 const TOKEN = 'restores-managed-fields-token-0123456789';
-const RESTORES = '/apis/etcd.database.coreos.com/v1beta2/namespaces/tenant-a/etcdrestores';
-
-/** Tenant A's call to the API server (its own token: it may only write EtcdRestores of its namespace). */
-async function asTenant(path: string, method = 'GET', body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`https://127.0.0.1:${api.port()}${path}`, {
-    method,
-    headers: { authorization: 'Bearer tenant-a-token', 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, text: await res.text() };
-}
 
 t.test("a namespace's sync is parsed without its stored EtcdRestores' managedFields", async (t) => {
-  process.env['NODE_TLS_REJECT_UNAUTHORIZED'] = '0';
-  t.teardown(() => delete process.env['NODE_TLS_REJECT_UNAUTHORIZED']);
-  api.kubectl(['apply', '-f', join(root, 'manifests', 'crds', 'etcdrestores.etcd.database.coreos.com.yaml')]);
-  api.kubectl(['wait', '--for=condition=Established', 'crd/etcdrestores.etcd.database.coreos.com', '--timeout=60s']);
-  // Tenant A's rights: EtcdRestores of its namespace, nothing else.
-  api.kubectl(
-    ['apply', '-f', '-'],
-    JSON.stringify({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'restores', namespace: 'tenant-a' },
-      rules: [{ apiGroups: ['etcd.database.coreos.com'], resources: ['etcdrestores'], verbs: ['*'] }],
-    }),
-  );
-  api.kubectl(['create', 'rolebinding', 'restores', '-n', 'tenant-a', '--role=restores', '--user=tenant-a-user']);
+  const { asTenant, listed } = tenantRestoresOn(t, api);
 
   for (let n = 0; n < 5; n++) {
     const made = await asTenant(RESTORES, 'POST', {
@@ -75,42 +49,14 @@ t.test("a namespace's sync is parsed without its stored EtcdRestores' managedFie
     t.equal(put.status, 200, `tenant A writes r${n}'s managedFields`);
   }
   // What Metacontroller's informer holds of them (a list, as the API server answers it).
-  const list = await fetch(`https://127.0.0.1:${api.port()}${RESTORES}`, {
-    headers: { authorization: 'Bearer admin-token' },
-  });
-  const listed = (await list.json()) as { items: KubeObject[] };
-  const restores = listed.items.map((r) => ({
-    ...r,
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdRestore',
-  }));
+  const restores = await listed();
   t.equal(restores.length, 5);
 
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd } });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const parent = etcdParent({ size: 3 }, { phase: 'Running' });
-  parent.metadata = { ...parent.metadata, namespace: 'tenant-a' };
-  const body = JSON.stringify({
-    controller: {},
-    parent,
-    children: { 'Pod.v1': {}, 'Service.v1': {} },
-    related: {
-      'EtcdRestore.etcd.database.coreos.com/v1beta2': Object.fromEntries(
-        restores.map((r) => [`tenant-a/${r.metadata.name}`, r]),
-      ),
-    },
-  });
-  const probed = healthProbes(t, `${base}/healthz`, 8000);
-  await new Promise((r) => setTimeout(r, 1000));
+  const base = await listening(t, TOKEN, { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd });
+  const body = syncOfA(restores);
+  const { probed } = await probing(t, base, 8000);
   const began = Date.now();
-  const { result: status, texts } = await parsedWhile(() =>
-    fetch(`${base}/hooks/etcdcluster/sync`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-      body,
-    }).then((r) => r.status),
-  );
+  const { result: status, texts } = await parsedWhile(() => postHook(`${base}/hooks/etcdcluster/sync`, TOKEN, body));
   const took = Date.now() - began;
   const seen = await probed;
   const syncs = texts.filter((x) => x.includes('"EtcdRestore.etcd.database.coreos.com/v1beta2"'));
