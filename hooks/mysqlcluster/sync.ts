@@ -762,6 +762,16 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
   return parentNameProblem(name, derivedNames(namesOf(name, legacyNames(request))));
 }
 
+/** The status the kubelet reports of a pod's mysql container, if any. */
+function mysqlStatus(pod: KubeObject): Record<string, unknown> | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return undefined;
+  return (statuses as unknown[]).find(
+    (c): c is Record<string, unknown> =>
+      typeof c === 'object' && c !== null && (c as { name?: unknown }).name === 'mysql',
+  );
+}
+
 /** Waiting reasons of a container whose image was never pulled: it never started on that image. */
 const PULL_FAILURES = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
@@ -770,12 +780,7 @@ const PULL_FAILURES = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImage
  * exist, a registry that refuses), has no image ID and never ended (no lastState). Such a pod wrote nothing with it.
  */
 export function neverStarted(pod: KubeObject): boolean {
-  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
-  if (!Array.isArray(statuses)) return false;
-  const mysql = (statuses as unknown[]).find(
-    (c): c is Record<string, unknown> =>
-      typeof c === 'object' && c !== null && (c as { name?: unknown }).name === 'mysql',
-  );
+  const mysql = mysqlStatus(pod);
   if (!mysql) return false;
   const waiting = (mysql['state'] as { waiting?: { reason?: unknown } } | undefined)?.waiting?.reason;
   const ended = (mysql['lastState'] as { terminated?: unknown } | undefined)?.terminated;
@@ -797,11 +802,7 @@ export function runningNumbers(request: CompositeSyncRequest, n: Names): number[
   const tags = [
     ...(given !== undefined && !neverRan(sts!, given, pods, n) ? [given] : []),
     runningVersion(pods.filter((p) => !neverStarted(p))),
-  ]
-    .filter((v): v is string => v !== undefined)
-    .flatMap((v) => v.split(', '))
-    .map(versionNumbers)
-    .filter((v) => v.length > 0);
+  ].flatMap((list) => versionTags(list).map((v) => v.numbers));
   // The newest: a floating tag (8) before the releases under it (8.0, 8.0.36).
   return tags.sort(newestFirst)[0];
 }
@@ -821,12 +822,7 @@ function neverRan(sts: KubeObject, given: string, pods: KubeObject[], n: Names):
  * pull, did not: it wrote nothing with that version. What status.version records (sync).
  */
 export function ranItsImage(pod: KubeObject): boolean {
-  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
-  if (!Array.isArray(statuses)) return false;
-  const mysql = (statuses as unknown[]).find(
-    (c): c is Record<string, unknown> =>
-      typeof c === 'object' && c !== null && (c as { name?: unknown }).name === 'mysql',
-  );
+  const mysql = mysqlStatus(pod);
   if (!mysql) return false;
   const state = (mysql['state'] ?? {}) as { running?: unknown; terminated?: unknown };
   const last = (mysql['lastState'] ?? {}) as { terminated?: unknown };
