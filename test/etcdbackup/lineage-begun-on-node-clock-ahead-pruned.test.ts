@@ -3,23 +3,12 @@
 // the node each backup Job ran on. A lineage whose first snapshot was taken on a node whose clock ran ahead excludes
 // every later snapshot taken on a right clock until real time passes that stamp: none of them is ever pruned.
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 
-async function run(s3: FakeS3, url: string, at: Date): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 2,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => at,
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
-}
+const run = backupAt;
 
 t.test('a lineage whose first snapshot was stamped a day ahead is still pruned to maxBackups', async (t) => {
   const s3 = new FakeS3();

@@ -3,23 +3,12 @@
 // the lineage began. It is still of the lineage (its metadata says so, its revision the highest then) and must be
 // pruned with it once newer revisions are taken, not kept for ever beside maxBackups.
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 
-async function run(s3: FakeS3, url: string, at: Date): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 2,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => at,
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
-}
+const run = backupAt;
 
 t.test('a snapshot taken on a node whose clock was a day behind is pruned with its lineage', async (t) => {
   const s3 = new FakeS3();

@@ -4,25 +4,14 @@
 // snapshot that looks younger than the interval until real time passes its stamp: every run meanwhile takes nothing
 // and says succeeded (skipped), so the cluster goes without backups for as long as that clock was ahead.
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const DAY = 86_400;
 const at = (day: number, hour = 0) => new Date(Date.UTC(2026, 0, day, hour));
 
-async function run(s3: FakeS3, url: string, now: Date): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 0,
-    minIntervalSeconds: 3 * DAY,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => now,
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
-}
+const run = (s3: FakeS3, url: string, now: Date) =>
+  backupAt(s3, url, now, { maxBackups: 0, minIntervalSeconds: 3 * DAY });
 
 t.test(
   'an every-3-days backup is taken again 3 days after a run on a node whose clock was a month ahead',

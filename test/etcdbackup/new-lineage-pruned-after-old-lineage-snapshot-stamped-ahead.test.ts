@@ -4,25 +4,14 @@
 // lineage taken on a node whose clock was ahead stays "the newest" until real time passes it: every later run of the
 // new cluster is compared with it, breaks again, and begins a lineage of its own; nothing is ever pruned.
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 const CLUSTER_1 = '1111111111111111111';
 const CLUSTER_2 = '2222222222222222222';
 
-async function run(s3: FakeS3, url: string, at: Date): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 2,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => at,
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
-}
+const run = backupAt;
 
 t.test(
   'a recreated cluster: its new lineage is pruned to maxBackups though the first one has a snapshot stamped ahead',

@@ -3,24 +3,13 @@
 // grows (lineage.ts mayContinue): it, not a node's clock, says which snapshots are the newest. Runs on a node whose
 // clock is a year ahead must not make the snapshots taken after it (newer data, higher revisions) the ones pruned.
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const hour = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
 const CLUSTER = '1111111111111111111';
 
-async function run(s3: FakeS3, url: string, at: Date, max: number): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: max,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => at,
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
-}
+const run = (s3: FakeS3, url: string, at: Date, max: number) => backupAt(s3, url, at, { maxBackups: max });
 
 t.test('maxBackups keeps the newest revisions of its lineage after runs on a node whose clock ran ahead', async (t) => {
   const s3 = new FakeS3();

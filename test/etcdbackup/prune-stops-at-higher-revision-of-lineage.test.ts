@@ -4,9 +4,9 @@
 // beyond them. The revision went back: nothing is pruned, and that is said, rather than prune the snapshots taken
 // before it over the lower revision written now.
 import t from 'tap';
-import { runBackup } from '../../hooks/etcdbackup/backup.js';
 import { META } from '../../hooks/etcdbackup/lineage.js';
 import { FakeS3, fakeGateway, fakeKvHash } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const CLUSTER = '1111111111111111111';
 const HEX = BigInt(CLUSTER).toString(16);
@@ -31,16 +31,7 @@ t.test('a snapshot of the lineage above the revision written now: nothing pruned
   for (let m = 0; m < 12; m++)
     s3.put('bucket', `ns/snap_v${100 + m}_${stampAt(m + 1)}`, 'x', meta(100 + m, '2025-12-31T00-00-00Z'));
   const gw = await fakeGateway(t, { revision: 120, clusterId: CLUSTER });
-  const r = await runBackup({
-    endpoints: [gw.url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 3,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => new Date(Date.UTC(2026, 0, 1, 1)),
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
+  const r = await backupAt(s3, gw.url, new Date(Date.UTC(2026, 0, 1, 1)), { maxBackups: 3 });
   t.match(r, { succeeded: true, pruned: [], pruneProblem: /revision 500, above the 120 just written/ });
   t.equal(s3.keys('bucket', 'ns/').length, 14, 'every snapshot kept');
 });

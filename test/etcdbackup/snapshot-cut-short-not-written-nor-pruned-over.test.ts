@@ -7,9 +7,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { PART_SIZE, runBackup } from '../../hooks/etcdbackup/backup.js';
+import { PART_SIZE } from '../../hooks/etcdbackup/backup.js';
 import { META } from '../../hooks/etcdbackup/lineage.js';
 import { FakeS3, fakeGateway, fakeKvHash, intactSnapshot } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const CLUSTER = '1111111111111111111';
 const HEX = BigInt(CLUSTER).toString(16);
@@ -72,16 +73,7 @@ for (const how of ['ended', 'closed'] as const) {
     s3.put('bucket', 'ns/snap_v100_2026-01-01T00-00-00Z', intact('at 100\n').toString('latin1'), meta(100));
     s3.put('bucket', 'ns/snap_v110_2026-01-01T00-10-00Z', intact('at 110\n').toString('latin1'), meta(110));
     const url = await cutShort(t, how);
-    const r = await runBackup({
-      endpoints: [url],
-      path: 'bucket/ns/snap',
-      periodic: true,
-      maxBackups: 2,
-      timeoutMs: 2000,
-      s3: s3.client,
-      now: () => new Date(Date.UTC(2026, 0, 1, 1)),
-      backup: { uid: 'uid-a', name: 'ns/a' },
-    });
+    const r = await backupAt(s3, url, new Date(Date.UTC(2026, 0, 1, 1)));
     t.comment(JSON.stringify({ ...r, pruneProblem: undefined }));
     t.equal(r.succeeded, false, 'a snapshot without its sha256 trailer is no backup');
     t.same(
@@ -95,15 +87,10 @@ for (const how of ['ended', 'closed'] as const) {
 t.test('a one-off backup whose snapshot stream ends early: not succeeded (it is never taken again)', async (t) => {
   const s3 = new FakeS3();
   const url = await cutShort(t, 'ended');
-  const r = await runBackup({
-    endpoints: [url],
+  const r = await backupAt(s3, url, new Date(Date.UTC(2026, 0, 1, 1)), {
     path: 'bucket/ns/before-upgrade.db',
     periodic: false,
     maxBackups: 0,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => new Date(Date.UTC(2026, 0, 1, 1)),
-    backup: { uid: 'uid-a', name: 'ns/a' },
   });
   t.comment(JSON.stringify(r));
   t.equal(r.succeeded, false, 'a snapshot without its sha256 trailer is no backup');
@@ -118,16 +105,7 @@ t.test('a snapshot over one part whose stream ends early: the multipart upload a
     snapshot: 'x'.repeat(PART_SIZE + 4096),
     snapshotCutShort: true,
   });
-  const r = await runBackup({
-    endpoints: [gw.url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 1,
-    timeoutMs: 5000,
-    s3: s3.client,
-    now: () => new Date(Date.UTC(2026, 0, 1, 1)),
-    backup: { uid: 'uid-a', name: 'ns/a' },
-  });
+  const r = await backupAt(s3, gw.url, new Date(Date.UTC(2026, 0, 1, 1)), { maxBackups: 1, timeoutMs: 5000 });
   t.match(r, { succeeded: false, reason: /^no snapshot written to s3:\/\/bucket\/ns\/snap_v120_.*without the sha256/ });
   t.equal(s3.count('UploadPart'), 1, 'a part went up before the end was seen');
   t.equal(s3.count('CompleteMultipartUpload'), 0, 'the upload never completed');
