@@ -15,7 +15,7 @@
 //   as done at the next sync and the next member is moved at once.
 // The version here exits on a request its clients send every minute (the docs' own example): every member that runs
 // it exits at once, so two members on it lose quorum. Each answer is fed back as the next observed state.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { images, PVC, running, type Loop, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 import { CrashLoop } from '../fixtures/upgrade-crash-loop.js';
@@ -56,6 +56,21 @@ async function upgradeLosing(lose: (k: number, moved: string | undefined) => str
   return { loop, lost, mostOnNewBeforeFailed, moved };
 }
 
+/**
+ * What every case asserts: no second member on 3.5.1 before the one moved soaked (`said`: how), quorum never lost,
+ * the upgrade failed, and every member back on 3.5.0.
+ */
+function heldAndFailed(
+  t: Test,
+  { loop, lost, mostOnNewBeforeFailed }: { loop: Loop; lost: number[]; mostOnNewBeforeFailed: number },
+  said = (n: number) => `no second member on 3.5.1 before the one moved soaked (${n} members on it)`,
+): void {
+  t.ok(mostOnNewBeforeFailed <= 1, said(mostOnNewBeforeFailed));
+  t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
+  t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
+  t.same(Object.values(images(loop)), Array(3).fill(OLD), 'every member back on 3.5.0');
+}
+
 t.test('a member pod lost while the member moved soaks is not made again on the new version', async (t) => {
   // Five seconds after the first member moved (and serves), the node of another member is drained.
   let victim: string | undefined;
@@ -67,13 +82,7 @@ t.test('a member pod lost while the member moved soaks is not made again on the 
   t.comment(`moved ${moved}, lost ${victim}; quorum lost at ${lost.join(', ')} s`);
   t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
   t.ok(victim, 'a member on 3.5.0 was lost while the one moved soaked');
-  t.ok(
-    mostOnNewBeforeFailed <= 1,
-    `no second member on 3.5.1 before the one moved soaked (${mostOnNewBeforeFailed} members on it)`,
-  );
-  t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
-  t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
-  t.same(Object.values(images(loop)), Array(3).fill(OLD), 'every member back on 3.5.0');
+  heldAndFailed(t, { loop, lost, mostOnNewBeforeFailed });
 });
 
 t.test('the member moved, its pod lost in its soak and made again, soaks before the next is moved', async (t) => {
@@ -87,13 +96,11 @@ t.test('the member moved, its pod lost in its soak and made again, soaks before 
   t.comment(`lost ${victim}; quorum lost at ${lost.join(', ')} s`);
   t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
   t.ok(victim, 'the member moved was lost in its soak');
-  t.ok(
-    mostOnNewBeforeFailed <= 1,
-    `no second member moved before the one made again soaked (${mostOnNewBeforeFailed} members on 3.5.1)`,
+  heldAndFailed(
+    t,
+    { loop, lost, mostOnNewBeforeFailed },
+    (n) => `no second member moved before the one made again soaked (${n} members on 3.5.1)`,
   );
-  t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
-  t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
-  t.same(Object.values(images(loop)), Array(3).fill(OLD), 'every member back on 3.5.0');
 });
 
 t.test('without storage, a member lost while the member moved soaks is not replaced on the new version', async (t) => {
@@ -106,13 +113,7 @@ t.test('without storage, a member lost while the member moved soaks is not repla
   t.comment(`moved ${moved}, lost ${victim}; calls ${loop.etcd.calls.join(', ')}; quorum lost at ${lost.join(', ')} s`);
   t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
   t.ok(victim, 'a member on 3.5.0 was lost while the one moved soaked');
-  t.ok(
-    mostOnNewBeforeFailed <= 1,
-    `no second member on 3.5.1 before the one moved soaked (${mostOnNewBeforeFailed} members on it)`,
-  );
-  t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
-  t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
-  t.same(Object.values(images(loop)), Array(3).fill(OLD), 'every member back on 3.5.0');
+  heldAndFailed(t, { loop, lost, mostOnNewBeforeFailed });
 });
 
 t.test('every member pod lost in the soak: none made again on a version not soaked', async (t) => {
@@ -122,11 +123,5 @@ t.test('every member pod lost in the soak: none made again on a version not soak
   const upgrading = loop.s().conditions?.find((c: { type: string }) => c.type === 'Upgrading');
   t.comment(`quorum lost at ${lost.join(', ')} s; Upgrading ${JSON.stringify(upgrading)}`);
   t.comment(`images ${JSON.stringify(images(loop))}; upgradeFailed ${JSON.stringify(loop.s().upgradeFailed)}`);
-  t.ok(
-    mostOnNewBeforeFailed <= 1,
-    `no second member on 3.5.1 before the one moved soaked (${mostOnNewBeforeFailed} members on it)`,
-  );
-  t.same(lost, [], 'quorum never lost to members on a version whose etcd exits');
-  t.match(loop.s().upgradeFailed, { version: '3.5.1', from: '3.5.0' }, 'the upgrade is failed');
-  t.same(Object.values(images(loop)), Array(3).fill(OLD), 'every member back on 3.5.0');
+  heldAndFailed(t, { loop, lost, mostOnNewBeforeFailed });
 });
