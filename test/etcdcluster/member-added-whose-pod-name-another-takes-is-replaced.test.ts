@@ -5,34 +5,13 @@
 // is removed and the cluster goes on to its size under the next name nobody holds.
 import t from 'tap';
 import type { EventSpec } from '../../lib/events.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { GROUPS, type Loop, running } from '../fixtures/etcd-loop.js';
 import { objectMap } from '../fixtures/requests.js';
+import { statefulSetPod } from '../fixtures/statefulset-web-pod.js';
 
 const ready = (s: any) => (s.conditions ?? []).find((c: any) => c.type === 'Ready');
-
-/**
- * A pod of StatefulSet `web` (another tool's, podManagementPolicy Parallel: its controller makes every missing
- * ordinal at once), made under the member name the cluster had just added.
- */
-function statefulSetPod(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-sts-${name}`,
-      labels: { app: 'web' },
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'uid-sts-web', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  } as unknown as KubeObject;
-}
 
 /** The generation of each spec, as the API server counts them (the loop's parent is always at 1). */
 const generations = new Map<Loop, { spec: string; generation: number }>();
@@ -63,19 +42,27 @@ async function step(loop: Loop, events: EventSpec[]): Promise<void> {
   for (const c of loop.children) if (c.kind === 'Pod') loop.etcd.up.add(c.metadata.name!);
 }
 
+/**
+ * Cluster web of three asked for four: one sync adds member web-3; between the sync's look and the create,
+ * StatefulSet web's controller made its pod web-3 (the cluster's pod web-3 is not created).
+ */
+async function web3TakenOnceAdded(): Promise<{ loop: Loop; events: EventSpec[] }> {
+  const loop = await running({ size: 3 }, 'web');
+  generations.set(loop, { spec: JSON.stringify(loop.spec), generation: 1 });
+  loop.related = [];
+  loop.spec = { ...loop.spec, size: 4 };
+  const events: EventSpec[] = [];
+  await step(loop, events);
+  loop.related.push(statefulSetPod('web-3'));
+  loop.children = loop.children.filter((c) => !(c.kind === 'Pod' && c.metadata.name === 'web-3'));
+  return { loop, events };
+}
+
 t.test(
   'a member whose pod name a StatefulSet took in the meantime is removed and the cluster reaches its size',
   async (t) => {
-    const loop = await running({ size: 3 }, 'web');
-    generations.set(loop, { spec: JSON.stringify(loop.spec), generation: 1 });
-    loop.related = [];
-    loop.spec = { ...loop.spec, size: 4 };
-    const events: EventSpec[] = [];
-    await step(loop, events);
+    const { loop, events } = await web3TakenOnceAdded();
     t.ok(loop.etcd.calls.includes('add web-3'), `web-3 is added (calls: ${loop.etcd.calls.join(', ')})`);
-    // Between the sync's look and the create, StatefulSet web's controller made its pod web-3.
-    loop.related.push(statefulSetPod('web-3'));
-    loop.children = loop.children.filter((c) => !(c.kind === 'Pod' && c.metadata.name === 'web-3'));
     const said: string[] = [];
     for (let i = 0; i < 40; i++) {
       await step(loop, events);
@@ -96,14 +83,7 @@ t.test(
 );
 
 t.test('held on that member, a size put back to what it was still removes it', async (t) => {
-  const loop = await running({ size: 3 }, 'web');
-  generations.set(loop, { spec: JSON.stringify(loop.spec), generation: 1 });
-  loop.related = [];
-  loop.spec = { ...loop.spec, size: 4 };
-  const events: EventSpec[] = [];
-  await step(loop, events);
-  loop.related.push(statefulSetPod('web-3'));
-  loop.children = loop.children.filter((c) => !(c.kind === 'Pod' && c.metadata.name === 'web-3'));
+  const { loop, events } = await web3TakenOnceAdded();
   for (let i = 0; i < 3; i++) await step(loop, events);
   // The user sees the cluster held and gives up the fourth member.
   loop.spec = { ...loop.spec, size: 3 };

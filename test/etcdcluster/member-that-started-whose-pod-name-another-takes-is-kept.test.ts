@@ -3,30 +3,13 @@
 // removed for it. That is doubt: the member is kept, no membership call is made, and the cluster is held, saying who
 // holds the name.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { GROUPS, type Loop, running } from '../fixtures/etcd-loop.js';
 import { objectMap } from '../fixtures/requests.js';
+import { statefulSetPod } from '../fixtures/statefulset-web-pod.js';
 
 const ready = (s: any) => (s.conditions ?? []).find((c: any) => c.type === 'Ready');
-
-function statefulSetPod(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-sts-${name}`,
-      labels: { app: 'web' },
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'uid-sts-web', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  } as unknown as KubeObject;
-}
 
 async function step(loop: Loop, generation: number): Promise<void> {
   loop.now = new Date(loop.now.getTime() + 60_000);
