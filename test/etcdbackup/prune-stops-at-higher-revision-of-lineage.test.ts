@@ -4,24 +4,11 @@
 // beyond them. The revision went back: nothing is pruned, and that is said, rather than prune the snapshots taken
 // before it over the lower revision written now.
 import t from 'tap';
-import { META } from '../../hooks/etcdbackup/lineage.js';
-import { FakeS3, fakeGateway, fakeKvHash } from '../fixtures/fake-s3.js';
-import { backupAt } from '../fixtures/periodic-backup.js';
+import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt, CLUSTER, lineageMeta } from '../fixtures/periodic-backup.js';
 
-const CLUSTER = '1111111111111111111';
-const HEX = BigInt(CLUSTER).toString(16);
-const SINCE = '2026-01-01T00-00-00Z';
 const stampAt = (m: number) => `2026-01-01T00-${String(m).padStart(2, '0')}-00Z`;
-const meta = (revision: number, floor?: string): Record<string, string> => ({
-  [META.uid]: 'uid-a',
-  [META.backup]: 'ns/a',
-  [META.cluster]: HEX,
-  [META.since]: SINCE,
-  [META.revision]: String(revision),
-  [META.hash]: String(fakeKvHash('h1', revision)),
-  [META.compact]: '-1',
-  ...(floor ? { [META.floor]: floor } : {}),
-});
+const meta = lineageMeta;
 
 t.test('a snapshot of the lineage above the revision written now: nothing pruned, and said', async (t) => {
   const s3 = new FakeS3();

@@ -8,22 +8,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { PART_SIZE } from '../../hooks/etcdbackup/backup.js';
-import { META } from '../../hooks/etcdbackup/lineage.js';
 import { FakeS3, fakeGateway, fakeKvHash, intactSnapshot } from '../fixtures/fake-s3.js';
-import { backupAt } from '../fixtures/periodic-backup.js';
+import { backupAt, CLUSTER, lineageMeta } from '../fixtures/periodic-backup.js';
 
-const CLUSTER = '1111111111111111111';
-const HEX = BigInt(CLUSTER).toString(16);
-const SINCE = '2026-01-01T00-00-00Z';
-const meta = (revision: number): Record<string, string> => ({
-  [META.uid]: 'uid-a',
-  [META.backup]: 'ns/a',
-  [META.cluster]: HEX,
-  [META.since]: SINCE,
-  [META.revision]: String(revision),
-  [META.hash]: String(fakeKvHash('h1', revision)),
-  [META.compact]: '-1',
-});
+const meta = (revision: number) => lineageMeta(revision);
 
 /** An intact etcd snapshot: its body and the sha256 of it. */
 const intact = (text: string): Buffer => intactSnapshot(text.repeat(200));
