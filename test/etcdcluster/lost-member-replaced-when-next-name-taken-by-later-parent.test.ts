@@ -12,18 +12,9 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 // Every kind defined, as in the server: the PodSet holder is judged by its own definition (lib/podholders.ts).
 import '../../main/operators.js';
 import { running } from '../fixtures/etcd-loop.js';
+import { PODSET_API, podsetWeb } from '../fixtures/pod-name-holders.js';
 
 const ready = (s: any) => (s.conditions ?? []).find((c: any) => c.type === 'Ready');
-
-const PODSET_API = 'apps.jicki.cn/v1alpha1';
-
-/** PodSet web, made a day after the cluster, of four pods. */
-const podsetWeb: KubeObject = {
-  apiVersion: PODSET_API,
-  kind: 'PodSet',
-  metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', generation: 1, creationTimestamp: '2026-06-02T00:00:00Z' },
-  spec: { size: 4, image: 'busybox', command: ['sleep', '3600'] },
-} as unknown as KubeObject;
 
 /** PodSet web's pod web-pod-<i>, running. */
 function podsetPod(i: number): KubeObject {

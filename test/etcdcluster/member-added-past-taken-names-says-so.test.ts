@@ -10,17 +10,10 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { GROUPS, type Loop, PVC, running } from '../fixtures/etcd-loop.js';
+import { PODSET_API, podsetWeb } from '../fixtures/pod-name-holders.js';
 import { objectMap } from '../fixtures/requests.js';
 
 const ready = (s: any) => (s.conditions ?? []).find((c: any) => c.type === 'Ready');
-const PODSET_API = 'apps.jicki.cn/v1alpha1';
-
-const podsetWeb: KubeObject = {
-  apiVersion: PODSET_API,
-  kind: 'PodSet',
-  metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', generation: 1, creationTimestamp: '2026-06-02T00:00:00Z' },
-  spec: { size: 4, image: 'busybox', command: ['sleep', '3600'] },
-} as unknown as KubeObject;
 
 /** An object of `kind` named `name`, held by PodSet web (a pod) or by nobody (made by hand). */
 function held(kind: 'Pod' | 'PersistentVolumeClaim', name: string, byPodSet: boolean): KubeObject {

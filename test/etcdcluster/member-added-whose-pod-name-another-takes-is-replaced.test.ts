@@ -9,7 +9,7 @@ import '../../main/operators.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { GROUPS, type Loop, running } from '../fixtures/etcd-loop.js';
 import { objectMap } from '../fixtures/requests.js';
-import { statefulSetPod } from '../fixtures/statefulset-web-pod.js';
+import { statefulSetPod } from '../fixtures/pod-name-holders.js';
 
 const ready = (s: any) => (s.conditions ?? []).find((c: any) => c.type === 'Ready');
 
