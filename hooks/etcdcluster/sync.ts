@@ -1015,16 +1015,23 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
 
 /**
  * Ready: True when the cluster is at rest (nothing left to converge, no call failed) with every voting member healthy
- * and as many as spec.size (Available QuorumAvailable); else False, naming why (the reason of the first condition
- * that is not as it should be, or `Converging` while a step is pending). A cluster held for a name another owner
- * holds, or one not checked, answers its own Ready=False (lib/ownership.ts, names.ts).
+ * and as many as spec.size (Available QuorumAvailable) on the spec.version asked for; else False, naming why (the
+ * reason of the first condition that is not as it should be, or `Converging` while a step is pending). A
+ * spec.version refused or whose upgrade failed (Upgrading=False UpgradeRefused, UpgradeFailed: the members are held
+ * on the version they run) is Ready=False with that reason until spec.version is one the members can run. A cluster
+ * held for a name another owner holds, or one not checked, answers its own Ready=False (lib/ownership.ts, names.ts).
  */
 function readyCondition(conditions: readonly ConditionInput[], d: Answer, failure?: string): ConditionInput {
   const available = conditions.find((x) => x.type === 'Available');
+  const versionHeld = conditions.find(
+    (x) =>
+      x.type === 'Upgrading' && x.status === false && (x.reason === 'UpgradeFailed' || x.reason === 'UpgradeRefused'),
+  );
   if (
     d.phase === 'Running' &&
     !d.converging &&
     !failure &&
+    !versionHeld &&
     available?.status === true &&
     available.reason === 'QuorumAvailable'
   )
@@ -1033,6 +1040,7 @@ function readyCondition(conditions: readonly ConditionInput[], d: Answer, failur
     (x) => (x.type === 'Available' && x.status !== true) || (x.type === 'Synced' && x.status === false),
   );
   if (off) return { type: 'Ready', status: false, reason: off.reason, message: off.message };
+  if (versionHeld) return { type: 'Ready', status: false, reason: versionHeld.reason, message: versionHeld.message };
   if (available?.status === true && available.reason !== 'QuorumAvailable')
     return { type: 'Ready', status: false, reason: available.reason, message: available.message };
   return {
