@@ -288,7 +288,8 @@ function restoredVanished(v: RestoreView): Decision | undefined {
  * answered only once its claim is observed as the cluster's (sync.ts childrenOf), so the restore's first answer makes
  * the claims and the next the pods. Every live member claim is one of the names the restore gave out (the spec.size
  * ordinals up to the last): the same members start under those names from the snapshot (their restore steps keep a
- * member's data that is there already: etcdcommon/snapshot.ts). Undefined otherwise (no claim: restoredPods).
+ * member's data that is there already: etcdcommon/snapshot.ts). Undefined otherwise (no claim, or the pods were made
+ * and vanished: restoredPods).
  */
 function restoredOnTheirClaims(
   v: RestoreView,
@@ -298,7 +299,8 @@ function restoredOnTheirClaims(
   const { parent, spec } = v;
   const claims = liveMemberClaims(v.c.name, v.obs);
   const first = v.lastIndex - spec.size + 1;
-  if (claims.length === 0 || first < 0) return undefined;
+  // (Pods that existed and vanished (PodsCreated=True) start again under new names: restoredPods.)
+  if (claims.length === 0 || first < 0 || podsWereCreated(parent)) return undefined;
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
   if (!claims.every((n) => names.includes(n))) return undefined;
   const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, restore);
