@@ -177,9 +177,17 @@ function restoredPods(
   // Consecutive ordinals above the last, none of whose names another owner holds (ordinals.ts freeRun).
   const { first } = freeRun(v.obs, v.lastIndex, spec.size);
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
-  const made = v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
-  const pods = restoredMembers(parent, made, names, source, restore);
+  const pods = restoredMembers(parent, madeSpec(v), names, source, restore);
   return { names, pods, last: first + spec.size - 1 };
+}
+
+/**
+ * The spec restored members are made from (restoredPods, restoredOnTheirClaims; restoredSpec for the check): at the
+ * version a failed upgrade holds the cluster on, else at the last good version of an upgrade not soaked, else the spec.
+ */
+function madeSpec(v: RestoreView): EtcdClusterSpec {
+  const { spec } = v;
+  return v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
 }
 
 /** The check just passed: the old members are dropped. */
@@ -335,7 +343,7 @@ function restoredOnTheirClaims(
   if (claims.length === 0 || first < 0 || podsWereCreated(parent)) return undefined;
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
   if (!claims.every((n) => names.includes(n))) return undefined;
-  const pods = restoredMembers(parent, v.hold ? heldSpec(spec, v.hold) : spec, names, source, restore);
+  const pods = restoredMembers(parent, madeSpec(v), names, source, restore);
   return { names, pods, last: v.lastIndex };
 }
 
