@@ -220,27 +220,39 @@ function withContext(
  * nothing and holds no data) whose pod is not observed as this cluster's and whose pod name another owner holds
  * (lib/ownership.ts takenNames, the holders judged as heldForNames judges them): a pod another parent made under
  * the name between the sync that added the member and Metacontroller's create. That pod can never be made, so the
- * member never starts; plan/members.ts cancels its addition. At most MAX_DIALLED_PODS members are looked at.
+ * member never starts; plan/members.ts cancels its addition. With storage the same for the member's claim name
+ * while no claim of that name is observed as this cluster's (a claim another owner made under it before
+ * Metacontroller's create: a StatefulSet `x` of template `data` names its claims `data-x-<i>`): its pod is never
+ * answered on that claim (childrenOf answers a new member pod only once its claim is observed as the cluster's), so
+ * the member never starts either. At most MAX_DIALLED_PODS members are looked at.
  */
 function unstartedTaken(
   request: CompositeSyncRequest,
   c: ReturnType<typeof clusterOf>,
   obs: Observed,
   now: Date,
-): Array<{ pod: string; holder: string }> {
+  storage: boolean,
+): Array<{ pod: string; holder: string; what: 'pod' | 'claim' }> {
   if (!request.related) return [];
   const namespace = request.parent.metadata.namespace ?? '';
-  const wanted = (obs.etcd?.members ?? [])
+  const pods = (obs.etcd?.members ?? [])
     .filter((m) => !m.name)
     .slice(0, MAX_DIALLED_PODS)
     .map((m) => podOfMember(c, m))
-    .filter((pod): pod is string => pod !== undefined && !observedNamed(request.children, 'Pod', 'v1', pod, namespace))
-    .map((pod) => ({ apiVersion: 'v1', kind: 'Pod', name: pod }));
-  if (wanted.length === 0) return [];
-  return takenNames(request, wanted, undefined, holderJudge(now)).map((t) => ({
-    pod: t.child.name,
-    holder: t.holder,
-  }));
+    .filter((pod): pod is string => pod !== undefined && !observedNamed(request.children, 'Pod', 'v1', pod, namespace));
+  if (pods.length === 0) return [];
+  const wanted = [
+    ...pods.map((pod) => ({ apiVersion: 'v1', kind: 'Pod', name: pod })),
+    ...(storage
+      ? pods
+          .filter((pod) => !observedNamed(request.children, 'PersistentVolumeClaim', 'v1', pod, namespace))
+          .map((pod) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: pod }))
+      : []),
+  ];
+  const seen = new Set<string>();
+  return takenNames(request, wanted, undefined, holderJudge(now))
+    .filter((t) => !seen.has(t.child.name) && Boolean(seen.add(t.child.name)))
+    .map((t) => ({ pod: t.child.name, holder: t.holder, what: t.child.kind === 'Pod' ? 'pod' : 'claim' }));
 }
 
 /**
@@ -510,7 +522,7 @@ async function dialled(
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withContext(obs, request, spec, settings, now);
-  const unstarted = unstartedTaken(request, c, obs, now);
+  const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
   if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
   // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
@@ -881,6 +893,19 @@ function childrenOf(
       .sort(byOrdinal(parent.metadata.name!))) {
       children.push(memberClaim(parent, spec, name));
     }
+    // A member pod not observed is answered only once its claim is observed as this cluster's (a child of it, not
+    // being deleted): answered together, the pod would be made even where the claim's create fails because another
+    // owner made a claim of that name first (a StatefulSet `x` of template `data` names its claims `data-x-<i>`), and
+    // would run on that owner's volume (a restore's member would clear it: etcdcommon/snapshot.ts placeRestored).
+    // The claim is answered now, the pod at the next sync (the claim's create brings it); a claim another owner holds
+    // never becomes the cluster's, and a member that never started on it is removed (plan/members.ts cancelAddition).
+    const seen = new Set(observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!));
+    const withheld = new Set(
+      pods
+        .map((p) => p.metadata.name!)
+        .filter((n) => !seen.has(n) && (live === undefined || !live.has(n)) && mountsClaim(pods, n)),
+    );
+    if (withheld.size > 0) children.splice(0, pods.length, ...pods.filter((p) => !withheld.has(p.metadata.name!)));
   }
   // The budget follows the voters as well as the size: while a scale-down or a growth is under way, a drain may
   // take no more members than both the current voters and the desired size can lose.
@@ -891,6 +916,15 @@ function childrenOf(
     disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length, own),
   );
   return children;
+}
+
+/** Whether the answered pod `name` mounts a claim of its own name (a member's data volume: members.ts). */
+function mountsClaim(pods: readonly KubeObject[], name: string): boolean {
+  const pod = pods.find((p) => p.metadata.name === name);
+  const volumes = ((pod?.['spec'] as { volumes?: unknown } | undefined)?.volumes ?? []) as Array<{
+    persistentVolumeClaim?: { claimName?: unknown };
+  }>;
+  return Array.isArray(volumes) && volumes.some((v) => v?.persistentVolumeClaim?.claimName === name);
 }
 
 /**

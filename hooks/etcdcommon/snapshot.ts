@@ -4,7 +4,7 @@
 // match). `metaops etcd-restore-check` runs it in a pod of the EtcdCluster (hooks/etcdcluster/restore.ts), with
 // the restore's S3 access; its result is the pod's termination message.
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -348,6 +348,9 @@ export function prepareRestore(file: string, restoreDir: string, dataDir: string
 /**
  * The last init step of a restored member: the data etcdutl restored becomes the member's, unless the member
  * already has data (the steps ran again after it started: its data is newer than the snapshot). 'placed' or 'kept'.
+ * A data directory that holds anything but a member (files of another owner's volume: the hook answers a member pod
+ * only on a claim observed as the cluster's own, sync.ts childrenOf; this is the last guard) is never removed: an
+ * error, nothing changed. An empty one (a crash before the place step) is replaced.
  */
 export function placeRestored(restoreDir: string, dataDir: string): 'placed' | 'kept' {
   if (existsSync(join(dataDir, 'member'))) {
@@ -355,7 +358,14 @@ export function placeRestored(restoreDir: string, dataDir: string): 'placed' | '
     return 'kept';
   }
   if (!existsSync(join(restoreDir, 'member'))) throw new Error(`${restoreDir} holds no restored member`);
-  rmSync(dataDir, { recursive: true, force: true });
+  if (existsSync(dataDir)) {
+    const found = readdirSync(dataDir);
+    if (found.length > 0)
+      throw new Error(
+        `${dataDir} holds no etcd member but other files (${found.slice(0, 3).join(', ')}${found.length > 3 ? ', ...' : ''}): nothing is removed; a restored member is placed only on a volume with no data`,
+      );
+    rmdirSync(dataDir);
+  }
   renameSync(restoreDir, dataDir);
   return 'placed';
 }

@@ -681,6 +681,7 @@ t.test(
     const etcd = new FakeEtcd();
     etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable'); // a wrong operatorSecret
     const loop = new Loop({ size: 3, pod: { persistentVolumeClaimSpec: PVC } }, etcd);
+    await loop.step(); // the claims; the pods once the claims are observed
     await loop.step();
     t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
     await loop.step();
@@ -749,7 +750,9 @@ t.test(
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
     await restoreStarted(loop);
     t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
+    await loop.step(); // the pods made
     loop.lose('e-3', 'e-4', 'e-5'); // a drain during the snapshot fetch
+    await loop.step(); // their claims; the pods once the claims are observed
     await loop.step();
     t.same(loop.pods(), ['e-6', 'e-7', 'e-8'], 'started again');
     t.ok(
@@ -874,6 +877,7 @@ t.test(
     loop.etcd.members = [];
     loop.etcd.up.clear();
     loop.etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable');
+    await loop.step(); // the restored members' claims; their pods once the claims are observed
     await loop.step();
     t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
     for (const p of loop.pods()) loop.podStatus.set(p, READY);

@@ -90,6 +90,14 @@ t.test(
     ] as const) {
       const gone = await lostAll(change);
       t.match(gone.s(), { phase: 'Creating', reason: 'Restoring', restore: { phase: 'Restoring' } }, why);
+      // Their claims first, their pods once the claims are observed as the cluster's (the next sync).
+      t.same(
+        gone.claims().filter((c) => /^e-\d+$/.test(c)),
+        ['e-3', 'e-4', 'e-5'],
+        `${why}: the restored members' claims`,
+      );
+      await gone.step();
+      t.match(gone.s(), { phase: 'Creating', reason: 'Restoring', restore: { phase: 'Restoring' } }, why);
       t.same(gone.pods(), ['e-3', 'e-4', 'e-5'], `${why}: the restored members start`);
       t.ok(
         gone.children

@@ -260,8 +260,13 @@ function madeOnSpec(a: Answered, pod: KubeObject): boolean {
  * taken name holds the cluster: sync.ts heldForNames).
  */
 function takenHolder(a: Answered, m: Listed): string | undefined {
+  return takenBy(a, m)?.holder;
+}
+
+/** The entry of Observation.unstartedTaken for `m` (takenHolder), if any. */
+function takenBy(a: Answered, m: Listed): { holder: string; what?: 'pod' | 'claim' } | undefined {
   if (m.member.name || !m.pod || m.observed) return undefined;
-  return a.obs.unstartedTaken?.find((t) => t.pod === m.pod)?.holder;
+  return a.obs.unstartedTaken?.find((t) => t.pod === m.pod);
 }
 
 /**
@@ -295,15 +300,17 @@ function cancelAddition(a: Answered): Decision | undefined {
   const stuck = stuckAddition(a);
   if (!stuck || !(stuck.member.isLearner || quorumWithoutOne(a))) return undefined;
   const name = stuck.pod ?? stuck.member.id;
-  const holder = takenHolder(a, stuck);
-  if (holder !== undefined)
+  const taken = takenBy(a, stuck);
+  if (taken !== undefined)
     return running(
       a,
       [
         scaling(
           true,
           'CancellingAddition',
-          `member ${name} never started and its pod name belongs to ${holder}: it holds no data and its pod cannot be made, so it is removed from etcd; a new member will be added under the next member name nobody holds`,
+          taken.what === 'claim'
+            ? `member ${name} never started and its claim name belongs to ${taken.holder}: it holds no data and its pod is never made on another owner's volume, so it is removed from etcd; a new member will be added under the next member name nobody holds`
+            : `member ${name} never started and its pod name belongs to ${taken.holder}: it holds no data and its pod cannot be made, so it is removed from etcd; a new member will be added under the next member name nobody holds`,
         ),
       ],
       {

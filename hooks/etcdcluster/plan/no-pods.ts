@@ -10,7 +10,15 @@ import type { Decision } from './types.js';
 import { firstDecision, type View } from './view.js';
 
 export function noPods(v: View): Decision {
-  return firstDecision(v, [waitingForTermination, restartOnClaims, restartOnVolumes, allMembersLost]) ?? bootstrap(v);
+  return (
+    firstDecision(v, [
+      waitingForTermination,
+      bootstrapOnItsClaims,
+      restartOnClaims,
+      restartOnVolumes,
+      allMembersLost,
+    ]) ?? bootstrap(v)
+  );
 }
 
 /** Pods being deleted: nothing is started beside them. */
@@ -35,6 +43,23 @@ function everRan(v: View): boolean {
   return (
     v.previous.phase === 'Running' || v.previous.reason === 'AllMembersLost' || v.known.length > 0 || storedOnClaims
   );
+}
+
+/**
+ * A bootstrap whose claims exist and whose pods are not made yet: with storage a new member's pod is answered only
+ * once its claim is observed as the cluster's (sync.ts childrenOf), so the bootstrap's first answer makes its claims
+ * and the next its pods. The status says a bootstrap runs (phase Creating, no member known) and every claim seen is
+ * one of the names it gave out (the spec.size ordinals up to lastMemberIndex): the same bootstrap goes on under those
+ * names, all started together (--initial-cluster-state=new), as bootstrap() answered them.
+ */
+function bootstrapOnItsClaims(v: View): Decision | undefined {
+  if (!v.storage || v.known.length > 0 || v.claimsSeen.length === 0 || v.previous.phase !== 'Creating')
+    return undefined;
+  const first = v.lastMemberIndex - v.spec.size + 1;
+  if (first < 0) return undefined;
+  const initial = Array.from({ length: v.spec.size }, (_, i) => memberName(v.c.name, first + i));
+  if (!v.claimsSeen.every((n) => initial.includes(n))) return undefined;
+  return bootstrapOf(v, initial, v.lastMemberIndex);
 }
 
 /**
@@ -125,13 +150,19 @@ function bootstrap(v: View): Decision {
   const { spec } = v;
   const from = neverCreated(v.parent.status, v.obs) ? Math.max(-1, v.lastMemberIndex - spec.size) : v.lastMemberIndex;
   const initial = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, from + 1 + i));
+  return bootstrapOf(v, initial, from + spec.size);
+}
+
+/** The bootstrap of the members `initial`, started together; `last`: the highest ordinal given out. */
+function bootstrapOf(v: View, initial: string[], last: number): Decision {
+  const { spec } = v;
   const all = initialCluster(
     v.c,
     initial.map((pod) => ({ pod })),
   );
   return {
     ...v.base,
-    lastMemberIndex: from + spec.size,
+    lastMemberIndex: last,
     pods: initial.map((pod) => memberPod({ parent: v.parent, spec, name: pod, initialCluster: all, state: 'new' })),
     phase: 'Creating',
     conditions: [

@@ -177,9 +177,17 @@ function restoredPods(
   // Consecutive ordinals above the last, none of whose names another owner holds (ordinals.ts freeRun).
   const { first } = freeRun(v.obs, v.lastIndex, spec.size);
   const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
-  const made = v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
-  const pods = restoredMembers(parent, made, names, source, restore);
+  const pods = restoredMembers(parent, madeSpec(v), names, source, restore);
   return { names, pods, last: first + spec.size - 1 };
+}
+
+/**
+ * The spec restored members are made from (restoredPods, restoredOnTheirClaims; restoredSpec for the check): at the
+ * version a failed upgrade holds the cluster on, else at the last good version of an upgrade not soaked, else the spec.
+ */
+function madeSpec(v: RestoreView): EtcdClusterSpec {
+  const { spec } = v;
+  return v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
 }
 
 /** The check just passed: the old members are dropped. */
@@ -296,6 +304,15 @@ function restoredVanished(v: RestoreView): Decision | undefined {
       phase: 'Failed',
       reason: 'the restored members were lost and the EtcdRestore is gone',
     });
+  const made = restoredOnTheirClaims(v, obs.restore, source);
+  if (made)
+    return restoring(
+      v,
+      made.pods,
+      made.last,
+      before,
+      `members ${made.names.join(', ')} start from the snapshot ${source.s3.path}`,
+    );
   const { names, pods, last } = restoredPods(v, obs.restore, source);
   return restoring(
     v,
@@ -304,6 +321,30 @@ function restoredVanished(v: RestoreView): Decision | undefined {
     before,
     `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${source.s3.path}`,
   );
+}
+
+/**
+ * The restored members whose claims exist and whose pods are not made (yet): with storage a new member's pod is
+ * answered only once its claim is observed as the cluster's (sync.ts childrenOf), so the restore's first answer makes
+ * the claims and the next the pods. Every live member claim is one of the names the restore gave out (the spec.size
+ * ordinals up to the last): the same members start under those names from the snapshot (their restore steps keep a
+ * member's data that is there already: etcdcommon/snapshot.ts). Undefined otherwise (no claim, or the pods were made
+ * and vanished: restoredPods).
+ */
+function restoredOnTheirClaims(
+  v: RestoreView,
+  restore: { uid: string; name: string },
+  source: RestoreSource,
+): { names: string[]; pods: KubeObject[]; last: number } | undefined {
+  const { parent, spec } = v;
+  const claims = liveMemberClaims(v.c.name, v.obs);
+  const first = v.lastIndex - spec.size + 1;
+  // (Pods that existed and vanished (PodsCreated=True) start again under new names: restoredPods.)
+  if (claims.length === 0 || first < 0 || podsWereCreated(parent)) return undefined;
+  const names = Array.from({ length: spec.size }, (_, i) => memberName(v.c.name, first + i));
+  if (!claims.every((n) => names.includes(n))) return undefined;
+  const pods = restoredMembers(parent, madeSpec(v), names, source, restore);
+  return { names, pods, last: v.lastIndex };
 }
 
 /**

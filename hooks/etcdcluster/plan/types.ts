@@ -64,11 +64,12 @@ export interface Observation {
   ordinals?: { askedUpTo: number; taken: ReadonlyArray<{ ordinal: number; name: string; holder: string }> };
   /**
    * Members etcd lists that never started (etcd gave them no name: they joined nothing and hold no data), whose pod
-   * is not observed as this cluster's and whose pod name another owner holds (sync.ts unstartedTaken): their pod can
-   * never be created. Such a member is not answered a pod; its addition is cancelled at once (members.ts
+   * is not observed as this cluster's and whose pod name, or (with storage) claim name while the claim is not observed
+   * as this cluster's, another owner holds (sync.ts unstartedTaken; `what` says which): their pod can never be created,
+   * or never on a volume of theirs. Such a member is not answered a pod; its addition is cancelled at once (members.ts
    * cancelAddition) and the cluster grows under the next free name. A member that started is never among them.
    */
-  unstartedTaken?: ReadonlyArray<{ pod: string; holder: string }>;
+  unstartedTaken?: ReadonlyArray<{ pod: string; holder: string; what?: 'pod' | 'claim' }>;
 }
 
 export interface MemberReport {
