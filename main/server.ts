@@ -95,7 +95,7 @@ for (const warning of configWarnings(process.env)) app.log.warn(warning);
 if (jsonKeepsKeys)
   app.log.error(
     { node: process.version },
-    "this Node release's JSON.parse reads an object key by what an earlier text held (Node 24.x to 24.21.0, 26.x to " +
+    "this Node release's JSON.parse reads an object key by what an earlier text held (Node 24.x, 25.x and 26.x up to " +
       '26.10.0): metaops reads every text with such a key by its own parser (lib/parse-json.ts), but run a fixed ' +
       'release (26.12.1 or later: scripts/node.sh, the Dockerfile) (docs/operating.md, "JSON parsing and the Node release")',
   );

@@ -1,4 +1,4 @@
-// One tenant's object never changes how another request is read. V8's JSON.parse in Node 24.x up to 24.21.0 and
+// One tenant's object never changes how another request is read. V8's JSON.parse in Node 24.x, 25.x and
 // 26.x up to 26.10.0 reads a key written as P and one escape (`"example.com/team\u003c"`) as P and a backslash once
 // an earlier text held, in the same place (an object with the same keys before it), the key P and a backslash
 // (`"example.com/team\\"`), in any later parse of the process (lib/parse-json.ts). Every parse goes through

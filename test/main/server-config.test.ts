@@ -293,7 +293,7 @@ t.test('METAOPS_DEBUG_AUTHOR_CHECK=off is said at start, once, as a warning', as
 t.test(
   'a Node release whose JSON.parse reads keys by what it parsed before is said at start, as an error',
   async (t) => {
-    // The server's runtime as it is, and with a JSON.parse that misreads as Node 24.21.0 and 26.9-26.10 do
+    // The server's runtime as it is, and with a JSON.parse that misreads as Node 24.x-26.10.0 do
     // (test/fixtures/json-keeps-keys.ts): the line is logged exactly when the runtime misreads. Whether this runtime
     // does is asked of a fresh process of it, as the bug shows itself (lib/parse-json.ts).
     const probe = spawnSync(
