@@ -40,3 +40,4 @@ export {
   staticVolumesAllowed,
   staticVolumesProblems,
 } from './config.js';
+export { parseJson } from './parse-json.js';

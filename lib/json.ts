@@ -1,3 +1,5 @@
+import { parseJson } from './parse-json.js';
+
 /**
  * The deepest nesting of objects and arrays a hook may be asked to walk. Kubernetes objects nest a few dozen levels;
  * code that walks a value recursively (structuredClone, schema checks, a serialiser with a replacer) overflows the
@@ -95,7 +97,7 @@ function membersOf(value: object): unknown[] {
  */
 export function parseHookBody(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (err) {
     throw notJson(err);
   }
@@ -357,15 +359,15 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * text that is not JSON with its own message, or parses one this misread): never another value than JSON.parse's.
  */
 export async function parseInPieces(text: string, sizes: PieceSizes = PIECES): Promise<unknown> {
-  if (text.length <= sizes.whole) return JSON.parse(text);
+  if (text.length <= sizes.whole) return parseJson(text);
   const start = skipSpace(text, 0);
   const first = text.charCodeAt(start);
-  if (first !== 123 /* { */ && first !== 91 /* [ */) return JSON.parse(text);
+  if (first !== 123 /* { */ && first !== 91 /* [ */) return parseJson(text);
   try {
     return await build(text, await scanFrames(text, start, sizes.piece));
   } catch {
     // Not read as expected (NotPieces, or a piece JSON.parse refused): the text whole, as JSON.parse reads it.
-    return JSON.parse(text);
+    return parseJson(text);
   }
 }
 
@@ -474,7 +476,7 @@ async function build(text: string, frame: Frame): Promise<unknown> {
       const at = cut < cuts.length && cuts[cut]! < to ? cuts[cut]! : to;
       const piece = text.slice(from, at);
       if (isBlank(piece)) throw new NotPieces();
-      const parsed = JSON.parse(frame.object ? `{${piece}}` : `[${piece}]`) as unknown;
+      const parsed = parseJson(frame.object ? `{${piece}}` : `[${piece}]`);
       if (value === undefined) value = parsed as unknown[] | Record<string, unknown>;
       else add(value, parsed);
       await turn();
@@ -530,7 +532,7 @@ function keyBefore(text: string, from: number, open: number): string {
   // A key without escapes or control characters is its text; else JSON.parse reads (or refuses) it.
   // eslint-disable-next-line no-control-regex
   if (!/[\\\u0000-\u001f]/.test(inner)) return inner;
-  const key = JSON.parse(text.slice(q, e)) as unknown;
+  const key = parseJson(text.slice(q, e));
   if (typeof key !== 'string') throw new NotPieces();
   return key;
 }

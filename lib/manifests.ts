@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { HookDefinition, ResourceDefinition } from './hook.js';
 import { routesOf, type HookRoute } from './routes.js';
 import { MAX_BYTES } from './schemas.js';
+import { parseJson } from './parse-json.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -15,7 +16,7 @@ type JsonObject = { [key: string]: Json };
  * x-kubernetes-preserve-unknown-fields.
  */
 export function structural(schema: TSchema | JsonObject): JsonObject {
-  const src = JSON.parse(JSON.stringify(schema)) as JsonObject;
+  const src = parseJson(JSON.stringify(schema)) as JsonObject;
   return convert(src);
 }
 
@@ -288,7 +289,7 @@ export function controller(def: HookDefinition, options: ControllerOptions): Jso
   for (const route of routesOf(def)) hooks[route.hook] = webhook(def, route, options);
   const rules = (def.type === 'composite' ? def.childResources : def.attachments).map((c) => {
     const rule: JsonObject = { apiVersion: c.apiVersion, resource: c.resource };
-    if (c.updateStrategy) rule['updateStrategy'] = JSON.parse(JSON.stringify(c.updateStrategy)) as Json;
+    if (c.updateStrategy) rule['updateStrategy'] = parseJson(JSON.stringify(c.updateStrategy)) as Json;
     return rule;
   });
   const metadata = { name: controllerName(def), labels: { 'app.kubernetes.io/part-of': 'metaops' } };
@@ -305,7 +306,7 @@ export function controller(def: HookDefinition, options: ControllerOptions): Jso
   }
   const spec: JsonObject = {
     resources: def.resources.map((r) => {
-      const { ignoreStatusChanges, ...rule } = JSON.parse(JSON.stringify(r)) as JsonObject;
+      const { ignoreStatusChanges, ...rule } = parseJson(JSON.stringify(r)) as JsonObject;
       return ignoreStatusChanges && (options.ignoreStatusChanges ?? true) ? { ...rule, ignoreStatusChanges } : rule;
     }),
     attachments: rules,

@@ -4,6 +4,7 @@ import { conditionsFor } from './hook.js';
 import type { EventSpec } from './events.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
 import { isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
+import { parseJson } from './parse-json.js';
 
 export interface ReplicaCounts {
   /** The size the spec asks for. */
@@ -240,7 +241,7 @@ export function workloadPending(workload: KubeObject | undefined, desired: KubeO
   let appliedSpec: unknown;
   if (typeof applied === 'string') {
     try {
-      appliedSpec = (JSON.parse(applied) as { spec?: unknown }).spec;
+      appliedSpec = (parseJson(applied) as { spec?: unknown }).spec;
     } catch {
       appliedSpec = undefined;
     }

@@ -7,6 +7,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { MAX_BYTES } from './schemas.js';
+import { parseJson } from './parse-json.js';
 
 export type SpecResult<T> = { ok: true; spec: T } | { ok: false; message: string };
 
@@ -97,7 +98,7 @@ function visit(value: unknown, path: readonly string[], at: string, fn: (value: 
  * JSON.stringify (without a replacer) recurses in V8, so the round trip is safe at any depth (lib/json.ts).
  */
 export function cloneData<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return parseJson(JSON.stringify(value)) as T;
 }
 
 type Present = (value: unknown) => boolean;

@@ -16,7 +16,13 @@ import { readFileSync, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import { buildApp } from '../lib/app.js';
 import { ConfigError, settingsFromEnv, type Settings } from '../lib/config.js';
+import { jsonParseKeepsKeys } from '../lib/parse-json.js';
 import { configProblems, configWarnings, operators } from './operators.js';
+
+// First, before the process has parsed much (the check needs a fresh place in V8's hidden classes): whether this
+// Node release's JSON.parse reads a key by what an earlier text held (lib/parse-json.ts). metaops parses every text
+// through parseJson, which holds on such a runtime too; the log says so, and which release to run instead.
+const jsonKeepsKeys = jsonParseKeepsKeys();
 
 let settings: Settings;
 try {
@@ -85,6 +91,14 @@ if (authenticatedBy.length > 0) {
 }
 
 for (const warning of configWarnings(process.env)) app.log.warn(warning);
+
+if (jsonKeepsKeys)
+  app.log.error(
+    { node: process.version },
+    "this Node release's JSON.parse reads an object key by what an earlier text held (Node 24.x, 25.x and 26.x up to " +
+      '26.10.0): metaops reads every text with such a key by its own parser (lib/parse-json.ts), but run a fixed ' +
+      'release (26.12.1 or later: scripts/node.sh, the Dockerfile) (docs/operating.md, "JSON parsing and the Node release")',
+  );
 
 if (https) {
   // Certificates rotate (cert-manager): reload them without a restart.

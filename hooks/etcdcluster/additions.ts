@@ -11,6 +11,7 @@ import { type KubeObject, type ParentObject } from '../../lib/index.js';
 import { phaseOf, podWaiting, sanitize } from './pods.js';
 import { withAnnotation } from './upgrade.js';
 import type { EtcdClusterSpec } from './schema.js';
+import { parseJson } from '../../lib/index.js';
 
 /** Failed additions after which no member is added until the user acts. */
 export const MAX_FAILED_ADDITIONS = 3;
@@ -98,7 +99,7 @@ export function additionsMemory(parent: ParentObject, spec: EtcdClusterSpec, pod
     const text = p.metadata.annotations?.[ADDITIONS_FAILED];
     if (!text || text.length > 2048) continue;
     try {
-      found.push(valid(JSON.parse(text), uid, fingerprint));
+      found.push(valid(parseJson(text), uid, fingerprint));
     } catch {
       // Not ours (edited by hand): no record.
     }

@@ -26,6 +26,7 @@ import {
 } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
+import { parseJson } from '../../lib/index.js';
 
 /** How long the snapshot check may take (fetching a large snapshot included) before the restore is refused. */
 export const RESTORE_CHECK_SECONDS = 600;
@@ -217,7 +218,7 @@ export function pinOf(pod: KubeObject | undefined, source: RestoreSource, restor
   const ended = pod ? checkState(pod)?.terminated : undefined;
   let result: { sha256?: unknown; versionId?: unknown; pinned?: unknown };
   try {
-    result = JSON.parse(String(ended?.message ?? '')) as typeof result;
+    result = parseJson(String(ended?.message ?? '')) as typeof result;
   } catch {
     return undefined;
   }
@@ -255,7 +256,7 @@ function checkState(pod: KubeObject): ContainerState['state'] | undefined {
 /** What the check's termination message says went wrong (the CLI's JSON reason: S3's words), scrubbed and sanitised. */
 function failureOf(t: { exitCode?: unknown; message?: unknown; reason?: unknown }): string {
   try {
-    const parsed = JSON.parse(String(t.message ?? '')) as { reason?: unknown };
+    const parsed = parseJson(String(t.message ?? '')) as { reason?: unknown };
     if (typeof parsed.reason === 'string' && parsed.reason) return sanitizeAws(parsed.reason, 180);
   } catch {
     // not the CLI's JSON: the container's own reason below
@@ -398,7 +399,7 @@ const TRANSIENT =
  */
 export function transientFailure(message: string | undefined): boolean {
   try {
-    const parsed = JSON.parse(message ?? '') as { reason?: unknown };
+    const parsed = parseJson(message ?? '') as { reason?: unknown };
     return typeof parsed?.reason === 'string' && TRANSIENT.test(parsed.reason);
   } catch {
     return false;
@@ -420,7 +421,7 @@ export function killedRun(t: { exitCode?: unknown; message?: unknown; reason?: u
   if (t.reason === 'ContainerStatusUnknown') return true;
   if (typeof t.exitCode !== 'number' || !KILLED_EXITS.has(t.exitCode)) return false;
   try {
-    const parsed = JSON.parse(String(t.message ?? '')) as { reason?: unknown } | null;
+    const parsed = parseJson(String(t.message ?? '')) as { reason?: unknown } | null;
     return typeof parsed?.reason !== 'string';
   } catch {
     return true;
@@ -503,7 +504,7 @@ export function restoreRoom(size: number): number {
 export function checkedSize(pod: KubeObject | undefined): number | undefined {
   const ended = pod ? checkState(pod)?.terminated : undefined;
   try {
-    const size = (JSON.parse(String(ended?.message ?? '')) as { size?: unknown })?.size;
+    const size = (parseJson(String(ended?.message ?? '')) as { size?: unknown })?.size;
     return typeof size === 'number' && Number.isFinite(size) && size >= 0 ? size : undefined;
   } catch {
     return undefined;

@@ -21,6 +21,7 @@ import {
   podWaiting,
   recordedClock,
 } from './pods.js';
+import { parseJson } from '../../lib/index.js';
 
 /**
  * The annotation a member pod upgraded in place carries until its member serves the new version: the version it ran
@@ -478,7 +479,7 @@ export function failureOnPods(pods: KubeObject[], target: string, targetImage: s
     const text = p.metadata.annotations?.[UPGRADE_FAILED];
     if (!text || text.length > 2048) continue;
     try {
-      const found = recordedFailure({ upgradeFailed: JSON.parse(text) as unknown }, target, targetImage);
+      const found = recordedFailure({ upgradeFailed: parseJson(text) as unknown }, target, targetImage);
       if (found && VERSION.test(found.from)) return found;
     } catch {
       // Not ours (edited by hand): no record.

@@ -19,6 +19,7 @@ import {
   NamespaceShares,
 } from '../../lib/index.js';
 import { idOf } from './identity.js';
+import { parseJson } from '../../lib/index.js';
 
 export interface EtcdMember {
   /** The member ID: a uint64, kept as the decimal string etcd's gateway sends. */
@@ -791,7 +792,7 @@ function defaultLookup(name: string): Promise<LookupAddress> {
 
 function parse(text: string): Json {
   try {
-    const value = JSON.parse(text) as unknown;
+    const value = parseJson(text) as unknown;
     return value && typeof value === 'object' ? (value as Json) : {};
   } catch {
     return { message: text.slice(0, 200) };

@@ -21,6 +21,7 @@ import {
 import { NamespaceShares } from './clientcache.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
+import { parseJson } from '../../lib/index.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
 export const METAOPS_IMAGE_DEFAULT = 'ghcr.io/metaops/metaops:0.1.0';
@@ -230,7 +231,7 @@ export function restoresCarriedOutKnown(
     if (typeof raw !== 'string' || raw.length > 64 * 1024) continue;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(raw);
+      parsed = parseJson(raw);
     } catch {
       continue;
     }

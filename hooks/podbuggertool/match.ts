@@ -16,6 +16,7 @@ import {
   type SKIP_REASONS,
   MAX_KUBELET_MESSAGE,
 } from './schema.js';
+import { parseJson } from '../../lib/index.js';
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
   if (!spec.selector && !spec.label)
@@ -563,7 +564,7 @@ export function recordedAttempts(pod: KubeObject): Map<string, Failure> {
   if (typeof text !== 'string' || text === '' || text.length > MAX_RECORD_CHARS) return out;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch {
     return out;
   }

@@ -2,6 +2,7 @@
 // bounded over the whole server and shared fairly, so that one namespace's objects never push out another's.
 
 import { NamespaceShares } from '../../lib/index.js';
+import { parseJson } from '../../lib/index.js';
 
 /**
  * Entries each memory of this kind keeps over every namespace, unless it says otherwise. Past it, an entry of the
@@ -13,7 +14,7 @@ export const MAX_REMEMBERED = 1000;
 /** The namespace of a key written as JSON with the namespace first ([namespace, ...]); '' for any other key. */
 export function namespaceOfKey(key: string): string {
   try {
-    const parsed: unknown = JSON.parse(key);
+    const parsed: unknown = parseJson(key);
     return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : '';
   } catch {
     return '';

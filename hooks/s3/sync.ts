@@ -86,6 +86,7 @@ import {
 } from './policy.js';
 import { keepEntry, namesAnotherNamespace, releaseEntry, releaseEntryIfAbsent, reserveBucket } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
+import { parseJson } from '../../lib/index.js';
 
 /**
  * What the server allows S3 resources: the KMS keys they may name (METAOPS_KMS_KEY_ALLOWLIST), and how many buckets
@@ -425,7 +426,7 @@ function recordedBuckets(previous: Previous): Set<string> {
 
 function sameJson(a: string, b: string): boolean {
   try {
-    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+    return JSON.stringify(parseJson(a)) === JSON.stringify(parseJson(b));
   } catch {
     return false;
   }

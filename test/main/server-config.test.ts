@@ -2,7 +2,7 @@
 // checked end to end on the server process: Basic credentials alone, the hook deadline (set, and its default),
 // and the PodBuggerTool image allowlist from METAOPS_DEBUG_IMAGE_ALLOWLIST. The values each test expects are
 // written out here, not read from the code under test.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -28,7 +28,8 @@ async function startServer(env: NodeJS.ProcessEnv, t: { teardown(fn: () => unkno
     proc.kill('SIGTERM');
     await exited;
   });
-  for (let i = 0; i < 100; i++) {
+  // Up to a minute or so: on a loaded machine, compiling and starting the server took more than 15 s.
+  for (let i = 0; i < 400; i++) {
     try {
       if ((await call(port, 'GET', '/healthz')).status === 200) return port;
     } catch {
@@ -77,17 +78,32 @@ function call(
 
 /** An AWS endpoint that accepts connections and never answers: every S3 call waits for the hook's budget. */
 async function blackHole(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  return (await awsEndpoint(t)).url;
+}
+
+/**
+ * An AWS endpoint the test steers: while `refusing`, every connection is reset as it comes (the call fails at once);
+ * else it is held, never answered, until the caller gives up on it. `held` counts the requests held.
+ */
+async function awsEndpoint(t: { teardown(fn: () => unknown): void }) {
   const sockets = new Set<Socket>();
+  const endpoint = { url: '', refusing: false, held: 0 };
   const server = createServer((s) => {
-    sockets.add(s);
     s.on('error', () => {});
+    if (endpoint.refusing) {
+      s.resetAndDestroy();
+      return;
+    }
+    sockets.add(s);
+    s.once('data', () => endpoint.held++);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => {
     for (const s of sockets) s.destroy();
     server.close();
   });
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  endpoint.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return endpoint;
 }
 
 const s3 = {
@@ -157,18 +173,30 @@ t.test(
 t.test(
   'without METAOPS_HOOK_DEADLINE_MS the default deadline (8.5 s, pinned in lib/config.test.ts) lets a hook that waits on AWS answer itself, not 429',
   async (t) => {
-    // Each S3 request gives up after 4 s (hooks/s3/aws.ts): the hook answers Unreachable well within the default.
-    const port = await startServer(
-      { METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, ...awsEnv(await blackHole(t)) },
-      t,
+    const aws = await awsEndpoint(t);
+    const port = await startServer({ METAOPS_BASIC_AUTH: `${BASIC.user}:${BASIC.password}`, ...awsEnv(aws.url) }, t);
+    const auth = { authorization: basic(BASIC.user, BASIC.password) };
+    // The AWS SDK is loaded on the first call of an S3 hook (hooks/s3/sync.ts), inside that call's deadline: on a
+    // loaded machine its loading took seconds of it. It is loaded first, by a sync whose AWS calls are refused at
+    // once, so that the sync below spends its deadline waiting on AWS, which is what this is about.
+    aws.refusing = true;
+    const warm = await call(port, 'POST', '/hooks/s3/sync', s3, auth);
+    t.equal(warm.status, 200, 'AWS refusing: the hook answered itself at once');
+    t.match(
+      warm.json?.status?.conditions?.find((c: any) => c.type === 'Ready'),
+      { status: 'False', reason: 'Unreachable' },
     );
-    const res = await call(port, 'POST', '/hooks/s3/sync', s3, { authorization: basic(BASIC.user, BASIC.password) });
+    // Each S3 request gives up after 4 s (hooks/s3/aws.ts): the hook answers Unreachable well within the default.
+    aws.refusing = false;
+    const res = await call(port, 'POST', '/hooks/s3/sync', s3, auth);
     t.equal(res.status, 200, 'the hook answered itself');
     t.match(
       res.json?.status?.conditions?.find((c: any) => c.type === 'Ready'),
-      { status: 'False', reason: 'Unreachable' },
+      { status: 'False', reason: 'Unreachable', message: /no answer within the deadline/ },
+      'it gave up on AWS by its own deadline for the call',
     );
     t.equal(res.json?.resyncAfterSeconds, 30);
+    t.ok(aws.held >= 1, 'AWS was sent the call and never answered it');
   },
 );
 
@@ -261,3 +289,52 @@ t.test('METAOPS_DEBUG_AUTHOR_CHECK=off is said at start, once, as a warning', as
     if (expected) t.match(JSON.parse(warnings[0]!), { level: 40, msg: /whoever wrote them/ });
   }
 });
+
+t.test(
+  'a Node release whose JSON.parse reads keys by what it parsed before is said at start, as an error',
+  async (t) => {
+    // The server's runtime as it is, and with a JSON.parse that misreads as Node 24.x-26.10.0 do
+    // (test/fixtures/json-keeps-keys.ts): the line is logged exactly when the runtime misreads. Whether this runtime
+    // does is asked of a fresh process of it, as the bug shows itself (lib/parse-json.ts).
+    const probe = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        'JSON.parse(\'{"u":0,"\\\\\\\\":1}\'); process.stdout.write(JSON.stringify(JSON.parse(\'{"u":0,"\\\\u0062":2}\')))',
+      ],
+      { encoding: 'utf8' },
+    );
+    const affected = probe.stdout !== '{"u":0,"b":2}';
+    t.match(probe.stdout, /^\{"u":0,"(b|\\\\)":2\}$/, 'the probe read one of the two');
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('METAOPS_') && !k.startsWith('AWS_')),
+    );
+    const preload = join(root, 'test', 'fixtures', 'json-keeps-keys-preload.ts');
+    for (const [name, extra, expected] of [
+      [`this runtime (${process.version}, ${affected ? 'affected' : 'not affected'})`, [], affected ? 1 : 0],
+      ['a JSON.parse that keeps keys across calls', ['--import', preload], 1],
+    ] as const) {
+      const port = await freePort();
+      const proc = spawn(process.execPath, ['--import', 'tsx', ...extra, join(root, 'main', 'server.ts')], {
+        cwd: root,
+        env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let out = '';
+      proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      const exited = new Promise((r) => proc.on('exit', r));
+      for (let i = 0; i < 400; i++) {
+        try {
+          if ((await call(port, 'GET', '/healthz')).status === 200) break;
+        } catch {
+          await new Promise((r) => setTimeout(r, 150));
+        }
+      }
+      proc.kill('SIGTERM');
+      await exited;
+      const lines = out.split('\n').filter((l) => l.includes('reads an object key by what an earlier text held'));
+      t.equal(lines.length, expected, name);
+      if (expected) t.match(JSON.parse(lines[0]!), { level: 50, node: process.version, msg: /26\.12\.1 or later/ });
+    }
+  },
+);

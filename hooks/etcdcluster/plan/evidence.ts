@@ -7,6 +7,7 @@ import { DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
 import { killedRun, transientFailure } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import type { MemberReport, Observation } from './types.js';
+import { parseJson } from '../../../lib/index.js';
 
 /**
  * The members among `names` whose data is gone for good. Without storage: the pod deleted (unobserved, or being
@@ -48,7 +49,7 @@ export function majorityLostOnPods(
     const text = p.metadata.annotations?.[MAJORITY_LOST];
     if (!text || text.length > 4096) continue;
     try {
-      const r = JSON.parse(text) as { lost?: unknown; voters?: unknown };
+      const r = parseJson(text) as { lost?: unknown; voters?: unknown };
       const lost = Array.isArray(r.lost)
         ? r.lost.filter(
             (l): l is { name: string; how: string } =>
@@ -72,7 +73,7 @@ export function initFailure(pod: KubeObject): string {
   const t = failed.terminated;
   let reason = t.reason ?? 'Error';
   try {
-    const parsed = JSON.parse(t.message ?? '') as { reason?: unknown };
+    const parsed = parseJson(t.message ?? '') as { reason?: unknown };
     if (typeof parsed.reason === 'string') reason = parsed.reason;
   } catch {
     if (t.message) reason = t.message;
