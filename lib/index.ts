@@ -6,6 +6,7 @@ export * from './children.js';
 export * from './conditions.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './go-json.js';
 export * from './hook.js';
 export * from './http.js';
 export * from './kube.js';

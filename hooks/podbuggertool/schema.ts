@@ -15,21 +15,26 @@ const LABEL_VALUE_LENGTH = 63;
 /**
  * What a debug container runs, and its selector, bounded so that the injector's request, which carries every tool of
  * the pod's namespace (Metacontroller v4 sends related objects whole), stays within the hook server's 8 MiB body
- * limit with TOOLS_PER_REQUEST tools at these bounds (test/podbuggertool/injector-request-bounded-by-tools.test.ts):
- * a spec is then at most about 140 KB as JSON, against some 790 KB before (11 tools filled a request).
+ * limit with TOOLS_PER_REQUEST tools at these bounds (test/podbuggertool/injector-request-bounded-by-tools.test.ts).
+ * The limit counts bytes as Metacontroller writes them (Go's encoding/json, lib/go-json.ts), where one character of
+ * the strings a tenant writes freely may take six (`<`, `>`, `&`, U+2028, U+2029 are written `\u003c`...), and the
+ * CRD bounds characters: so the bounds are set for that worst case, each character counted six bytes. A spec is
+ * then at most about 128 KB as sent, its command, args and env (15,360 characters) 92 KB of it; before, strings of
+ * `<` within 32 strings of 1024 characters (and env values of 1024) made 680 KB, and 32 such tools a request of
+ * 20 MiB (test/podbuggertool/injector-request-bounded-by-tools-as-metacontroller-encodes-them.test.ts).
  */
 export const SPEC_BOUNDS = {
   /** command and args, each. */
-  arguments: { maxItems: 32, maxLength: 1024 },
-  env: { maxItems: 32, nameLength: 256, valueLength: 1024 },
+  arguments: { maxItems: 16, maxLength: 384 },
+  env: { maxItems: 16, nameLength: 64, valueLength: 128 },
   matchExpressions: { maxItems: 16, maxValues: 16 },
 } as const;
 /**
  * The tools of one namespace at SPEC_BOUNDS, each with the largest status the hook writes (MAX_LISTED_PODS), that one
  * injector request holds within the 8 MiB body limit with room to spare, beside the largest pod the API server stores
- * (1.5 MiB, however it grew: 13 containers of tools at these bounds make 1.35 MiB): 6.9 MiB
- * (test/podbuggertool/injector-request-bounded-with-grown-pod.test.ts). 50 once, before the statuses were counted;
- * 40 before the pod was (8.05 MiB with that pod: 413).
+ * (1.5 MiB, however it grew: 15 containers of tools at these bounds make 1.34 MiB): 7.2 MiB as Metacontroller writes
+ * it, every string a tenant or the kubelet writes of `<` (test/podbuggertool/injector-request-bounded-with-grown-pod.test.ts).
+ * 50 once, before the statuses were counted; 40 before the pod was (8.05 MiB with that pod: 413).
  */
 export const TOOLS_PER_REQUEST = 32;
 const ARGUMENTS = SPEC_BOUNDS.arguments;

@@ -20,6 +20,7 @@ import {
   conditionsFor,
   DEFAULT_BODY_LIMIT,
   currentStatus,
+  goJsonBytes,
   errorReason,
   type KubeApi,
   KubeError,
@@ -368,19 +369,13 @@ function expired(err: unknown): boolean {
 }
 
 /**
- * At least the bytes of an object in a request Metacontroller sends (Go's encoding/json, which writes `<`, `>` and `&`
- * in six bytes each; its managedFields left out, which Metacontroller may not send): a lower bound, so that a pod it
- * says too large is one no request can carry.
+ * The bytes of an object in a request Metacontroller sends: as Go's encoding/json writes it (lib/go-json.ts: `<`, `>`,
+ * `&`, U+2028 and U+2029 in six bytes each), managedFields and all (Metacontroller v4 sends what its informers hold,
+ * whole; the hook server cuts them out only after the body limit took them, lib/app.ts acceptJson). What the body
+ * limit counts.
  */
 export function sentBytes(object: KubeObject): number {
-  const metadata: Record<string, unknown> = { ...object.metadata };
-  delete metadata['managedFields'];
-  const text = JSON.stringify({ ...object, metadata });
-  let escaped = 0;
-  for (let i = text.indexOf('<'); i !== -1; i = text.indexOf('<', i + 1)) escaped++;
-  for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) escaped++;
-  for (let i = text.indexOf('&'); i !== -1; i = text.indexOf('&', i + 1)) escaped++;
-  return Buffer.byteLength(text) + 5 * escaped;
+  return goJsonBytes(object);
 }
 
 /**

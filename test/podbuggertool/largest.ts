@@ -1,6 +1,12 @@
-// The largest PodBuggerTool (fixtures/sizes.ts LargestCase).
+// The largest PodBuggerTool (fixtures/sizes.ts LargestCase): at its CRD bounds, and at its largest as Metacontroller
+// sends it. Go's encoding/json writes `<` as `\u003c` (lib/go-json.ts): six bytes for one character, the most any
+// character takes, so the strings a tenant writes freely (command, args, env names and values) are of `<`.
 import { SPEC_BOUNDS as PBT } from '../../hooks/podbuggertool/schema.js';
 import { longestLabelKey, type LargestCase } from '../fixtures/sizes.js';
+
+/** The character that Go's encoding/json writes in the most bytes (six, `\u003c`; `>`, `&`, U+2028, U+2029 too). */
+export const WORST_CHARACTER = '<';
+const worst = (n: number) => WORST_CHARACTER.repeat(n);
 
 export const largest: Record<string, LargestCase> = {
   podbuggertool: {
@@ -15,12 +21,13 @@ export const largest: Record<string, LargestCase> = {
         })),
       },
       image: 'busybox',
-      command: Array.from({ length: PBT.arguments.maxItems }, () => 'c'.repeat(PBT.arguments.maxLength)),
-      args: Array.from({ length: PBT.arguments.maxItems }, () => 'a'.repeat(PBT.arguments.maxLength)),
+      command: Array.from({ length: PBT.arguments.maxItems }, () => worst(PBT.arguments.maxLength)),
+      args: Array.from({ length: PBT.arguments.maxItems }, () => worst(PBT.arguments.maxLength)),
       targetContainerName: 't'.repeat(63),
       env: Array.from({ length: PBT.env.maxItems }, (_, i) => ({
-        name: `E${i}`.padEnd(PBT.env.nameLength, 'E'),
-        value: 'v'.repeat(PBT.env.valueLength),
+        // Distinct names (the API server refuses a container with two of one name), the rest of each of `<`.
+        name: `E${i}`.padEnd(PBT.env.nameLength, WORST_CHARACTER),
+        value: worst(PBT.env.valueLength),
       })),
       securityProfile: 'general',
     },

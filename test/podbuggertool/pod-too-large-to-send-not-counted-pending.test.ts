@@ -10,13 +10,8 @@
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import { MAX_OBJECT_READ_BYTES } from '../../lib/kube.js';
+import { goJsonBytes } from '../../lib/go-json.js';
 import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
-
-/** A value's size as Go's encoding/json writes it (Metacontroller's requests, the API server's answers). */
-const goJsonBytes = (value: unknown) => {
-  const text = JSON.stringify(value);
-  return Buffer.byteLength(text) + 5 * (text.match(/[<>&]/g)?.length ?? 0);
-};
 
 t.test('a pod too large for any injector request is not counted pending', async (t) => {
   // 1.45 MB of `<` in one env value of the pod's own container: below etcd's 1.5 MiB, 8.7 MB as JSON.

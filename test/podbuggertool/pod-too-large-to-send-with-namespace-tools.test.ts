@@ -4,18 +4,15 @@
 // that fits with this tool but not with the other tools of its namespace is refused just the same, and must not be
 // counted pending for ever (Ready `Injecting` for a container that is never added).
 import t from 'tap';
+import { goJsonBytes } from '../../lib/go-json.js';
 import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
 
 const LIMIT = 512 * 1024;
-/** A value's size as Go's encoding/json writes it (Metacontroller's requests). */
-const goJsonBytes = (value: unknown) => {
-  const text = JSON.stringify(value);
-  return Buffer.byteLength(text) + 5 * (text.match(/[<>&]/g)?.length ?? 0);
-};
 
 t.test('a pod that fits with its tool but not with the tools of its namespace is not counted pending', async (t) => {
-  // Another tool of the namespace, within the CRD's bounds (32 args of 1024 characters): about 33 KB.
-  const other = tool('other', { label: 'app=db', image: 'busybox', args: Array(32).fill('x'.repeat(1024)) });
+  // Another tool of the namespace, within the CRD's bounds (16 args of 384 characters, `<`, six bytes each as
+  // Metacontroller's Go encoder writes them): about 37 KB as sent.
+  const other = tool('other', { label: 'app=db', image: 'busybox', args: Array(16).fill('<'.repeat(384)) });
   const big = pod(
     'big',
     { app: 'web' },
