@@ -80,3 +80,15 @@ t.test("another container's start is no start of mysql: no version is recorded",
     'the replication sidecar runs; the mysql container has not started',
   );
 });
+
+t.test('a spec refused keeps no record that names no version (nothing a floor could be read from)', async (t) => {
+  for (const old of ['latest', 'x'.repeat(201)]) {
+    const r = request('mysqlcluster', { size: 1, version: { major: 8 } });
+    r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'default', uid: 'uid-db', generation: 1 };
+    r.parent.status = { version: old };
+    const res = mysqlSync({ ...r, related: objectMap([member(notStarted)]) }, FIXED_NOW);
+    const ready = ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+    t.match(ready, { status: 'False', reason: 'InvalidSpec' }, 'the spec is refused');
+    t.equal((res.status as { version?: unknown }).version, undefined, `${old.slice(0, 10)}: dropped`);
+  }
+});
