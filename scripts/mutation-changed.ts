@@ -106,7 +106,12 @@ console.log(
   `mutation: ${modules.join(', ')} (${whole.length > 0 ? 'whole modules' : `lines changed since ${base}`}), tests: ${[...tests].join(', ')}`,
 );
 const started = Date.now();
-const run = spawnSync('npx', ['stryker', 'run', join(dir, 'stryker.config.json')], { stdio: 'inherit' });
+// Stryker's tap runner does not read .taprc: its timeout per test file (900 s) is given as tap's environment setting,
+// else a file of megabyte texts (lib/json.ts's) passes tap's 30 s default on a loaded machine and the initial run fails.
+const run = spawnSync('npx', ['stryker', 'run', join(dir, 'stryker.config.json')], {
+  stdio: 'inherit',
+  env: { ...process.env, TAP_TIMEOUT: process.env['TAP_TIMEOUT'] ?? '900' },
+});
 if (run.status !== 0) {
   console.log('mutation: Stryker failed');
   console.log('mutation: 0 passed, 1 failed');
