@@ -50,6 +50,7 @@ import {
   type Snapshot,
 } from './lineage.js';
 import { parseJson } from '../../lib/index.js';
+import { fitted } from './result.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -64,7 +65,13 @@ export interface BackupResult {
   bucket?: string;
   size?: number;
   lastSuccessDate?: string;
+  /**
+   * Keys of the snapshots the run pruned: the first of them, as many as fit PRUNED_LISTED_BYTES (fitted); all of them
+   * are counted in `prunedCount`.
+   */
   pruned?: string[];
+  /** How many snapshots the run pruned (`pruned` lists the first of them). */
+  prunedCount?: number;
   /** The etcd cluster ID (hex) the snapshot is of. */
   clusterId?: string;
   /** A periodic snapshot's lineage: when it began (lineage.ts). */
@@ -807,8 +814,15 @@ async function tooSoon(o: BackupOptions, bucket: string, base: string, now: Date
   return undefined;
 }
 
-/** One backup: the first endpoint that answers is snapshotted into S3. Never throws: failures are results. */
+/**
+ * One backup: the first endpoint that answers is snapshotted into S3. Never throws: failures are results. The result
+ * fits a termination message (fitted), where the EtcdBackup hook reads it.
+ */
 export async function runBackup(o: BackupOptions): Promise<BackupResult> {
+  return fitted(await backupRun(o));
+}
+
+async function backupRun(o: BackupOptions): Promise<BackupResult> {
   let bucket: string;
   let baseKey: string;
   try {

@@ -27,6 +27,7 @@ import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import { clientService, etcdTargets, s3TargetProblem, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
+import { TERMINATION_MESSAGE_BYTES } from './result.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
 import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
@@ -271,11 +272,26 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
     }
     return { result, at: String(terminated.finishedAt ?? '') };
   } catch {
-    return {
-      result: { succeeded: false, reason: String(terminated.message).slice(0, 300) },
-      at: String(terminated.finishedAt ?? ''),
-    };
+    return { result: { succeeded: false, reason: unreadable(terminated) }, at: String(terminated.finishedAt ?? '') };
   }
+}
+
+/**
+ * Why a termination message that is no JSON gives no result. The kubelet keeps the last TERMINATION_MESSAGE_BYTES of
+ * the file and drops the front: a message that long was cut (a result written by a CLI before results were bounded),
+ * and its tail is no reason; it is said as such, with the container's exit code (0: the run said it succeeded).
+ * Anything else shorter is quoted (300 characters).
+ */
+function unreadable(terminated: { message?: string; exitCode?: number }): string {
+  const text = String(terminated.message);
+  // (Bytes the cut split are read back as U+FFFD: a few more bytes than were kept.)
+  if (Buffer.byteLength(text) < TERMINATION_MESSAGE_BYTES - 4) return text.slice(0, 300);
+  const code = typeof terminated.exitCode === 'number' ? `, its container exited ${terminated.exitCode}` : '';
+  return (
+    `the backup's result was longer than the ${TERMINATION_MESSAGE_BYTES} bytes the kubelet keeps of a termination ` +
+    `message and was cut: it cannot be read${code}; a backup Job made by this version of the hook writes a result ` +
+    `that fits`
+  );
 }
 
 /** The `--s3-path` a pod spec's backup container was given, if any. */

@@ -183,6 +183,11 @@ export function detectFailure(input: {
   upgradeFrom?: string | undefined;
   /** Whether the other members' own outage keeps quorum from this member (othersOutage). */
   outage?: (pod: string) => boolean;
+  /**
+   * Why that outage is the version's doing, if it is: it began after this member's move and the hook says it will
+   * not heal (outageSinceMove).
+   */
+  lastingOutage?: (pod: KubeObject) => string | undefined;
   /** The version each member that serves reports. */
   versions?: Record<string, string | undefined>;
 }): UpgradeFailure | undefined {
@@ -198,8 +203,15 @@ export function detectFailure(input: {
     const from = fromVersion(input, recorded, recordedImage);
     const name = pod.metadata.name!;
     // While the other members' own outage (their etcd down: an OOM kill, their node rebooted) keeps quorum from this
-    // one, nothing it does is the image's doing: no member serves without a quorum.
-    if (!from || input.outage?.(name)) continue;
+    // one, nothing it does is the image's doing: no member serves without a quorum. Unless that outage began after
+    // its move and will not heal (lastingOutage): the members not moved keep exiting since it runs the new version
+    // (something it sends them they cannot apply), and going back in place, on its data, is the one step left.
+    if (!from) continue;
+    if (input.outage?.(name)) {
+      const lasting = input.lastingOutage?.(pod);
+      if (lasting) return failureOf(input, { from, name, reason: lasting, recordedImage });
+      continue;
+    }
     const first = failingSince(pod, recorded ?? recordedImage, since, input);
     const stale =
       input.now !== undefined &&
@@ -212,18 +224,44 @@ export function detectFailure(input: {
         : stale
           ? `unhealthy since ${first}`
           : otherVersion(pod, recorded ?? recordedImage, input.versions, target, input.now);
-    if (reason)
-      return {
-        version: target,
-        from,
-        image: input.targetImage,
-        fromImage: recordedImage ?? `${repositoryOf(input.targetImage, target) ?? ''}:v${from}`,
-        member: name,
-        reason,
-        since: input.now ? rfc3339(input.now) : 'unknown',
-      };
+    if (reason) return failureOf(input, { from, name, reason, recordedImage });
   }
   return undefined;
+}
+
+/** The failed upgrade of member `name` to the target, moved from `from` (`recordedImage`), failed as `reason` says. */
+function failureOf(
+  input: { targetImage: string; target: string; now: Date | undefined },
+  f: { from: string; name: string; reason: string; recordedImage: string | undefined },
+): UpgradeFailure {
+  return {
+    version: input.target,
+    from: f.from,
+    image: input.targetImage,
+    fromImage: f.recordedImage ?? `${repositoryOf(input.targetImage, input.target) ?? ''}:v${f.from}`,
+    member: f.name,
+    reason: f.reason,
+    since: input.now ? rfc3339(input.now) : 'unknown',
+  };
+}
+
+/**
+ * Whether the other members' outage that keeps quorum from a member moved in place (`pod`, as observed) began after
+ * its move: the answers paused its upgrade clock for it (UPGRADE_PAUSED, set only while a move is recorded) no
+ * earlier than the move (UPGRADED_AT), and the quorum was lost (`lostSince`: Available's QuorumLost, as status
+ * recorded it) no earlier than the move either. Unreadable records: no.
+ */
+export function outageSinceMove(pod: KubeObject, lostSince: string | undefined): boolean {
+  const a = pod.metadata.annotations ?? {};
+  const moved = Date.parse(a[UPGRADED_AT] ?? '');
+  const paused = Date.parse(a[UPGRADE_PAUSED] ?? '');
+  const lost = Date.parse(lostSince ?? '');
+  return (
+    (a[UPGRADED_FROM] !== undefined || a[UPGRADED_FROM_IMAGE] !== undefined) &&
+    [moved, paused, lost].every(Number.isFinite) &&
+    paused >= moved &&
+    lost >= moved
+  );
 }
 
 /**

@@ -17,6 +17,9 @@ export const MAJORITY_CRASH_LOOPING = 'MajorityCrashLooping';
 export interface CrashLoopVerdict {
   reason: string;
   conditions: ConditionInput[];
+  /** The voting members whose etcd keeps exiting (pod names), and since when quorum is lost (status). */
+  looping: string[];
+  since: string;
 }
 
 /**
@@ -45,6 +48,8 @@ export function crashLoopVerdict(
   return {
     reason: MAJORITY_CRASH_LOOPING,
     conditions: [available(false, MAJORITY_CRASH_LOOPING, message), recovering(false, MAJORITY_CRASH_LOOPING, message)],
+    looping,
+    since,
   };
 }
 

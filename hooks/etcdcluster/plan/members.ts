@@ -128,7 +128,15 @@ function quorumLost(a: Answered): Decision | undefined {
     a.voting.map((m) => m.pod ?? m.member.id),
     a.obs.now,
   );
-  if (loops) return { ...a.common, pods, phase: 'Running', ...loops, converging: false };
+  if (loops)
+    return {
+      ...a.common,
+      pods,
+      phase: 'Running',
+      reason: loops.reason,
+      conditions: loops.conditions,
+      converging: false,
+    };
   const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}. No membership change until they return.`;
   return {
     ...a.common,

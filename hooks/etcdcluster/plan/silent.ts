@@ -189,7 +189,10 @@ function waiting(v: View): Decision {
   // Kept away past the limit by members whose etcd keeps exiting: said as such, synced when a pod changes.
   const loops =
     creating || unreachable ? undefined : crashLoopVerdict(v.parent, v.obs.pods, voters(v, members), v.obs.now);
-  if (loops) return { ...v.base, pods, phase: 'Running', ...loops, members, quorum, converging: false };
+  if (loops) {
+    const { reason, conditions } = loops;
+    return { ...v.base, pods, phase: 'Running', reason, conditions, members, quorum, converging: false };
+  }
   return {
     ...v.base,
     pods,

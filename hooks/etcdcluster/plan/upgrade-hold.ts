@@ -12,6 +12,7 @@ import {
   heldSpec,
   markedFrom,
   othersOutage,
+  outageSinceMove,
   recordedFailure,
   UPGRADE_FAILED,
   UPGRADE_MARK,
@@ -21,6 +22,7 @@ import {
   withUpgradeClock,
 } from '../upgrade.js';
 import { withOutcomes } from './conditions.js';
+import { crashLoopVerdict, MAJORITY_CRASH_LOOPING } from './crash-loops.js';
 import { isMemberReport, MAJORITY_LOST } from './evidence.js';
 import { decideMembers } from './members.js';
 import { additionsMemory, withAdditionsOnPods } from '../additions.js';
@@ -35,7 +37,10 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const upgradeFrom = markedFrom(obs.pods, target);
   const voters = votingMembers(parent, spec, obs);
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
-  const failure = refused ? undefined : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage });
+  const lastingOutage = outageNotHealing(parent, obs, voters, target);
+  const failure = refused
+    ? undefined
+    : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage, lastingOutage });
   const held = refused ? { ...spec, version: running! } : failure ? heldSpec(spec, failure) : undefined;
   // An upgrade that has not soaked (asked for, under way, its last member soaking): every pod made meanwhile runs the
   // last good version; the upgrade moves members to the target one at a time, each soaked (plan/members.ts).
@@ -57,12 +62,69 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   if (failure) {
     upgrading(d, { type: 'Upgrading', status: false, reason: 'UpgradeFailed', message: failureMessage(failure) });
     d.upgradeFailed = failure;
-  }
+  } else if (!refused) underWay(d, obs, target, image(spec), upgradeFrom);
+  if (failure)
+    namedInCrashLoops(
+      d,
+      `the upgrade to ${failure.version} failed (Upgrading): ${failure.member} runs ${failure.from} again`,
+    );
   if (refused) {
     const message = `spec.version ${target} is refused: ${refused}; the cluster stays at ${running}`;
     upgrading(d, { type: 'Upgrading', status: false, reason: 'UpgradeRefused', message });
   }
   return d;
+}
+
+/**
+ * Why the other members' outage that keeps quorum from a member moved in place is the version's doing, if it is: it
+ * began after the move (outageSinceMove), and the hook itself says the quorum will not come back
+ * (MajorityCrashLooping: a majority's etcd keeps exiting, the quorum lost for over UNHEALTHY_REPLACE_SECONDS). The
+ * member moved then goes back to the last good version in place, on its data (the others may crash on what it sends
+ * them); a shorter outage, or one that began before the move, is no evidence against the version.
+ */
+function outageNotHealing(
+  parent: ParentObject,
+  obs: Observation,
+  voters: string[],
+  target: string,
+): ((pod: KubeObject) => string | undefined) | undefined {
+  const loops = crashLoopVerdict(parent, obs.pods, voters, obs.now);
+  if (!loops) return undefined;
+  const named = loops.looping.slice(0, 3).join(', ') + (loops.looping.length > 3 ? ', …' : '');
+  return (pod) =>
+    outageSinceMove(pod, loops.since)
+      ? `${loops.looping.length} of ${voters.length} members (${named}) keep exiting since it runs ${target}: ` +
+        `quorum lost since ${loops.since}, ${MAJORITY_CRASH_LOOPING}`
+      : undefined;
+}
+
+/**
+ * While etcd is silent or the quorum is lost, the membership rules say nothing of an upgrade under way (the rule that
+ * moves members runs only with a quorum): Upgrading and targetVersion kept from the member pods' records (the
+ * upgrade-mark, the members on the target image), naming the members moved. Whoever reads a lost quorum's status is
+ * told first that a member was moved to another version.
+ */
+function underWay(d: Decision, obs: Observation, target: string, targetImage: string, from: string | undefined): void {
+  if (d.conditions.some((c) => c.type === 'Upgrading') || (obs.etcd !== undefined && d.quorum?.ok !== false)) return;
+  if (!from || !d.pods.some((p) => markedFrom([p], target))) return;
+  const on = obs.pods.filter((p) => memberImage(p) === targetImage).map((p) => p.metadata.name!);
+  const named = on.slice(0, 5).join(', ') + (on.length > 5 ? `, and ${on.length - 5} more` : '');
+  const moved = on.length
+    ? `${named} moved to ${target} (${on.length} of ${obs.pods.length} member pods)`
+    : `no member moved to ${target} yet`;
+  const message =
+    `the upgrade from ${from} to ${target} is under way: ${moved}; no member is moved while etcd does not answer ` +
+    `with a quorum`;
+  d.conditions = [...d.conditions, { type: 'Upgrading', status: true, reason: 'WaitingForQuorum', message }];
+  d.targetVersion = target;
+  namedInCrashLoops(d, message);
+}
+
+/** The MajorityCrashLooping conditions of `d`, if any, with `upgrade` said at the end of their message. */
+function namedInCrashLoops(d: Decision, upgrade: string): void {
+  d.conditions = d.conditions.map((c) =>
+    c.reason === MAJORITY_CRASH_LOOPING && c.message !== undefined ? { ...c, message: `${c.message}; ${upgrade}` } : c,
+  );
 }
 
 /** The lowest version the images of `pods` name, if any names one. */
@@ -100,7 +162,12 @@ function upgradeFailure(
   parent: ParentObject,
   spec: EtcdClusterSpec,
   obs: Observation,
-  o: { running?: string; upgradeFrom?: string; outage: (pod: string) => boolean },
+  o: {
+    running?: string;
+    upgradeFrom?: string;
+    outage: (pod: string) => boolean;
+    lastingOutage: ((pod: KubeObject) => string | undefined) | undefined;
+  },
 ): UpgradeFailure | undefined {
   const target = etcdVersion(spec.version);
   return (
@@ -115,6 +182,7 @@ function upgradeFailure(
       now: obs.now,
       upgradeFrom: o.upgradeFrom,
       outage: o.outage,
+      ...(o.lastingOutage ? { lastingOutage: o.lastingOutage } : {}),
       versions: Object.fromEntries(Object.entries(obs.health).map(([n, h]) => [n, h.healthy ? h.version : undefined])),
       // (A Ready pod serves too: its probe asks etcd in the pod, on the version it runs, whether or not the hook
       // can reach it.)
