@@ -89,3 +89,41 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a MySQLCluster of the names before the suffix holds the StatefulSet: its version is no floor of this one',
+  async (t) => {
+    // MySQLCluster `db-mysql`, made by a metaops from before the `-mysql` suffix, runs 8.4.3 in StatefulSet `db-mysql`.
+    const older = {
+      apiVersion: 'database.example.com/v1',
+      kind: 'MySQLCluster',
+      metadata: { name: 'db-mysql', namespace: 'shop', uid: 'uid-db-mysql', creationTimestamp: '2025-01-01T00:00:00Z' },
+      spec: { size: 2, version: '8.4.3' },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }], readyReplicas: 2, version: '8.4.3' },
+    } as unknown as KubeObject;
+    const [sts, ...pods] = otherRelease('mysql:8.4.3');
+    sts!.metadata.ownerReferences = [
+      {
+        apiVersion: 'database.example.com/v1',
+        kind: 'MySQLCluster',
+        name: 'db-mysql',
+        uid: 'uid-db-mysql',
+        controller: true,
+      },
+    ];
+    const held = mysqlSync({ ...cluster(), related: objectMap([older, sts!, ...pods]) }, FIXED_NOW);
+    t.match(
+      ready(held),
+      { status: 'False', reason: /NameTaken$/ },
+      `held for the name (${ready(held).reason}: ${ready(held).message})`,
+    );
+    t.equal((held.status as any).version, undefined, 'no member of this cluster ran: status.version records none');
+    // MySQLCluster db-mysql is deleted with its StatefulSet and pods: db makes its own.
+    const freed = mysqlSync({ ...cluster(structuredClone(held.status) as Record<string, unknown>) }, FIXED_NOW);
+    t.not(
+      ready(freed)?.reason,
+      'InvalidSpec',
+      `then it carries on (${ready(freed)?.reason}: ${ready(freed)?.message})`,
+    );
+  },
+);
