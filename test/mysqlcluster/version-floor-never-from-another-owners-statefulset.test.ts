@@ -102,7 +102,7 @@ t.test(
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }], readyReplicas: 2, version: '8.4.3' },
     } as unknown as KubeObject;
     const [sts, ...pods] = otherRelease('mysql:8.4.3');
-    sts!.metadata.ownerReferences = [
+    (sts!.metadata as Record<string, unknown>)['ownerReferences'] = [
       {
         apiVersion: 'database.example.com/v1',
         kind: 'MySQLCluster',
