@@ -43,6 +43,7 @@ import {
   holderWants,
   servedByStatus,
   holderOf,
+  imageTag,
   invalidSpecResponse,
   isPodReady,
   isTerminating,
@@ -713,7 +714,10 @@ export function memberStates(name: string, pods: KubeObject[]): MemberState[] {
   return out.sort((a, b) => a.ordinal - b.ordinal).map(({ ordinal: _o, ...m }) => m);
 }
 
-/** The MySQL version the pods run (the tag of their mysql container's image); several during a rollout. */
+/**
+ * The MySQL version the pods run (the tag of their mysql container's image, lib/images.ts: never its digest); several
+ * during a rollout.
+ */
 export function runningVersion(pods: KubeObject[]): string | undefined {
   const tags = new Set<string>();
   for (const pod of pods) {
@@ -722,8 +726,9 @@ export function runningVersion(pods: KubeObject[]): string | undefined {
     const mysql = containers.find((c) => c && typeof c === 'object' && (c as { name?: unknown }).name === 'mysql') as
       { image?: unknown } | undefined;
     if (typeof mysql?.image !== 'string') continue;
-    const at = mysql.image.lastIndexOf(':');
-    if (at > mysql.image.lastIndexOf('/')) tags.add(mysql.image.slice(at + 1));
+    // The tag, whatever digest an admission policy pinned the image to (`mysql:8.4.3@sha256:...` runs 8.4.3).
+    const tag = imageTag(mysql.image);
+    if (tag !== undefined) tags.add(tag);
   }
   return tags.size ? [...tags].sort().join(', ') : undefined;
 }
