@@ -73,7 +73,11 @@ t.test(
       'InvalidSpec',
       `a new cluster is not refused as a downgrade from the other owner's MySQL (${ready(held).reason}: ${ready(held).message})`,
     );
-    t.match(ready(held), { status: 'False', reason: /NameTaken$/ }, 'held, naming what holds its name');
+    t.match(
+      ready(held),
+      { status: 'False', reason: 'StatefulSetNameTaken', message: /StatefulSet db-mysql belongs to no controller/ },
+      'held for the StatefulSet name, naming what holds it',
+    );
     t.equal((held.status as any).version, undefined, 'no member of this cluster ran: status.version records none');
 
     // The other release is uninstalled: the name is free, and the cluster (spec unchanged) makes its StatefulSet.
@@ -114,7 +118,11 @@ t.test(
     const held = mysqlSync({ ...cluster(), related: objectMap([older, sts!, ...pods]) }, FIXED_NOW);
     t.match(
       ready(held),
-      { status: 'False', reason: /NameTaken$/ },
+      {
+        status: 'False',
+        reason: 'StatefulSetNameTaken',
+        message: /StatefulSet db-mysql belongs to MySQLCluster db-mysql/,
+      },
       `held for the name (${ready(held).reason}: ${ready(held).message})`,
     );
     t.equal((held.status as any).version, undefined, 'no member of this cluster ran: status.version records none');
