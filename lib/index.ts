@@ -9,6 +9,18 @@ export * from './events.js';
 export * from './go-json.js';
 export * from './hook.js';
 export * from './http.js';
+export {
+  IMAGE_HOST,
+  IMAGE_PATH_SEGMENT,
+  imageTag,
+  imageText,
+  type ImageRef,
+  isRegistryHost,
+  normalRegistry,
+  parseImage,
+  resolvedImage,
+  sameImageTag,
+} from './images.js';
 export * from './kube.js';
 export * from './labels.js';
 export * from './metacontroller.js';

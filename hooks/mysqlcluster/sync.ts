@@ -43,6 +43,7 @@ import {
   holderWants,
   servedByStatus,
   holderOf,
+  imageTag,
   invalidSpecResponse,
   isPodReady,
   isTerminating,
@@ -713,7 +714,10 @@ export function memberStates(name: string, pods: KubeObject[]): MemberState[] {
   return out.sort((a, b) => a.ordinal - b.ordinal).map(({ ordinal: _o, ...m }) => m);
 }
 
-/** The MySQL version the pods run (the tag of their mysql container's image); several during a rollout. */
+/**
+ * The MySQL version the pods run (the tag of their mysql container's image, lib/images.ts: never its digest); several
+ * during a rollout.
+ */
 export function runningVersion(pods: KubeObject[]): string | undefined {
   const tags = new Set<string>();
   for (const pod of pods) {
@@ -722,8 +726,9 @@ export function runningVersion(pods: KubeObject[]): string | undefined {
     const mysql = containers.find((c) => c && typeof c === 'object' && (c as { name?: unknown }).name === 'mysql') as
       { image?: unknown } | undefined;
     if (typeof mysql?.image !== 'string') continue;
-    const at = mysql.image.lastIndexOf(':');
-    if (at > mysql.image.lastIndexOf('/')) tags.add(mysql.image.slice(at + 1));
+    // The tag, whatever digest an admission policy pinned the image to (`mysql:8.4.3@sha256:...` runs 8.4.3).
+    const tag = imageTag(mysql.image);
+    if (tag !== undefined) tags.add(tag);
   }
   return tags.size ? [...tags].sort().join(', ') : undefined;
 }
@@ -930,20 +935,55 @@ export function parentProblem(parent: ParentObject, request: CompositeSyncReques
 }
 
 /**
- * Whether a pod was made by this cluster's StatefulSet: its controller is a StatefulSet of that name, and the one
- * observed (by UID) when one is. A pod named like a member that something else made (`kubectl run db-mysql-7`,
- * another controller's) holds none of the cluster's data.
+ * Whether a pod was made by this cluster's StatefulSet: its controller is a StatefulSet of that name, and proven this
+ * cluster's. With its StatefulSet observed (a child: its controller is this cluster), the pod's controller is that
+ * one (by UID). Without, a StatefulSet of that name that another owner holds (a Helm release `<name>` of a MySQL chart,
+ * a MySQLCluster `<name>-mysql` of the names before the suffix: the cluster is held for the name) made its own pods,
+ * never this cluster's; and any other pod is this cluster's only if it carries the label this cluster's pod template
+ * sets (INSTANCE_LABEL: its StatefulSet deleted and its pods not yet). A pod named like a member that something else
+ * made (`kubectl run db-mysql-7`, another controller's, another owner's StatefulSet of the name) holds none of the
+ * cluster's data: no member, and no version of it is a floor of spec.version or recorded in status.version.
  */
-function madeByStatefulSet(n: Names, sts: KubeObject | undefined, pod: KubeObject): boolean {
+function madeByStatefulSet(
+  request: CompositeSyncRequest,
+  n: Names,
+  sts: KubeObject | undefined,
+  pod: KubeObject,
+): boolean {
   const ref = controllerOf(pod);
-  return ref?.kind === 'StatefulSet' && ref.name === n.statefulSet && (!sts || ref.uid === sts.metadata.uid);
+  if (ref?.kind !== 'StatefulSet' || ref.name !== n.statefulSet) return false;
+  if (sts) return ref.uid === sts.metadata.uid;
+  const parent = request.parent.metadata;
+  const other = observedNamed(request.related, 'StatefulSet', 'apps/v1', n.statefulSet, parent.namespace ?? '');
+  if (other && ref.uid === other.metadata.uid)
+    return parent.uid !== undefined && controllerOf(other)?.uid === parent.uid;
+  return pod.metadata.labels?.[INSTANCE_LABEL] === parent.name;
+}
+
+/**
+ * Whether a pod was made by another owner's StatefulSet of this cluster's StatefulSet's name (observed among the related
+ * objects, not this cluster's). Not a member (madeByStatefulSet), and not named as a taken member either: the answer is
+ * held for the StatefulSet's name itself (StatefulSetNameTaken, naming its owner: lib/ownership.ts guardAnswer), which
+ * holds its pods' names with it.
+ */
+function madeByHolder(request: CompositeSyncRequest, n: Names, sts: KubeObject | undefined, pod: KubeObject): boolean {
+  if (sts) return false;
+  const ref = controllerOf(pod);
+  const other = observedNamed(
+    request.related,
+    'StatefulSet',
+    'apps/v1',
+    n.statefulSet,
+    request.parent.metadata.namespace ?? '',
+  );
+  return ref?.kind === 'StatefulSet' && !!other && ref.uid === other.metadata.uid;
 }
 
 /** The member pods among the related objects: named as members and made by this cluster's StatefulSet. */
 export function memberPods(request: CompositeSyncRequest, n: Names): KubeObject[] {
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   return observedUnordered(request.related, 'Pod', 'v1').filter(
-    (p) => memberOrdinal(n, p) !== undefined && madeByStatefulSet(n, sts, p),
+    (p) => memberOrdinal(n, p) !== undefined && madeByStatefulSet(request, n, sts, p),
   );
 }
 
@@ -954,7 +994,7 @@ function memberOrdinal(n: Names, pod: KubeObject): number | undefined {
 
 /**
  * The pods and data volumes the StatefulSet will make for members below `size` that another owner holds: a pod of
- * that name not made by this cluster's StatefulSet, a claim of that name not labelled as this cluster's (the
+ * that name not made by this cluster's StatefulSet (nor by another owner's StatefulSet of its name: madeByHolder), a claim of that name not labelled as this cluster's (the
  * StatefulSet would mount it: another owner's data).
  */
 export function takenMembers(
@@ -976,7 +1016,9 @@ export function takenMembers(
     request,
     wanted,
     (child, obj) =>
-      child.kind === 'PersistentVolumeClaim' ? volumeOurs(request, n, obj) : madeByStatefulSet(n, sts, obj),
+      child.kind === 'PersistentVolumeClaim'
+        ? volumeOurs(request, n, obj)
+        : madeByStatefulSet(request, n, sts, obj) || madeByHolder(request, n, sts, obj),
     holderJudge(now),
   );
 }

@@ -2,10 +2,18 @@
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
 import {
+  IMAGE_HOST,
+  IMAGE_PATH_SEGMENT,
+  imageText,
+  type ImageRef,
+  isRegistryHost,
   isTerminating,
   type KubeObject,
   type LabelSelector,
   matchesSelector,
+  normalRegistry,
+  parseImage,
+  resolvedImage,
   RETRY_SECONDS,
   specParser,
 } from '../../lib/index.js';
@@ -17,6 +25,9 @@ import {
   MAX_KUBELET_MESSAGE,
 } from './schema.js';
 import { parseJson } from '../../lib/index.js';
+
+// Image references are parsed in lib/images.ts (every kind reads them); the allowlist decides on them here.
+export { imageText, type ImageRef, parseImage, resolvedImage };
 
 export const parser = specParser(PodBuggerToolSpec, (spec) => {
   if (!spec.selector && !spec.label)
@@ -243,81 +254,6 @@ function ephemeralNamed(pod: KubeObject, name: string): Record<string, unknown> 
   return found && typeof found === 'object' ? (found as Record<string, unknown>) : undefined;
 }
 
-/** A container image reference, normalised as the container runtime resolves it (Docker Hub by default). */
-export interface ImageRef {
-  registry: string;
-  repository: string;
-  tag?: string;
-  digest?: string;
-}
-
-const PATH_SEGMENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[A-Za-z0-9=_-]{32,}$/;
-
-/** True when the first path component of a reference names a registry host (as the Docker reference grammar). */
-function isHost(component: string): boolean {
-  return component.includes('.') || component.includes(':') || component === 'localhost';
-}
-
-function normalRegistry(host: string): string {
-  const lower = host.toLowerCase();
-  return lower === 'index.docker.io' || lower === 'registry-1.docker.io' ? 'docker.io' : lower;
-}
-
-/** Splits `path` into registry and repository; undefined when a part is not valid. */
-function repositoryOf(path: string): { registry: string; repository: string } | undefined {
-  const parts = path.split('/');
-  let registry = 'docker.io';
-  if (parts.length > 1 && isHost(parts[0]!)) {
-    if (!HOST.test(parts[0]!)) return undefined;
-    registry = normalRegistry(parts.shift()!);
-  }
-  if (registry === 'docker.io' && parts.length === 1) parts.unshift('library');
-  if (!parts.every((p) => PATH_SEGMENT.test(p))) return undefined;
-  return { registry, repository: parts.join('/') };
-}
-
-/** Parses `[registry/]repository[:tag][@digest]`; undefined for anything that is not a valid reference. */
-export function parseImage(image: string): ImageRef | undefined {
-  let rest = image;
-  let digest: string | undefined;
-  const at = rest.indexOf('@');
-  if (at >= 0) {
-    digest = rest.slice(at + 1);
-    rest = rest.slice(0, at);
-    if (!DIGEST.test(digest)) return undefined;
-  }
-  let tag: string | undefined;
-  const colon = rest.lastIndexOf(':');
-  if (colon > rest.lastIndexOf('/')) {
-    tag = rest.slice(colon + 1);
-    rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) return undefined;
-  }
-  const repo = repositoryOf(rest);
-  if (!repo) return undefined;
-  return { ...repo, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
-}
-
-/** A parsed reference written out in full: `registry/repository[:tag][@digest]`. */
-export function imageText(ref: ImageRef): string {
-  return `${ref.registry}/${ref.repository}${ref.tag !== undefined ? `:${ref.tag}` : ''}${ref.digest !== undefined ? `@${ref.digest}` : ''}`;
-}
-
-/**
- * An image as the allowlist decides on it, fully named (`busybox:1.36` is `docker.io/library/busybox:1.36`): the
- * container the hook adds names this, so that the node pulls the image that was allowed, not one a short name
- * resolves to there (CRI-O and Podman try each of `unqualified-search-registries` in turn: quay.io/busybox is any
- * Quay user's). A reference that is not valid is returned as written (never allowed, so never sent).
- */
-export function resolvedImage(image: string): string {
-  const ref = parseImage(image);
-  return ref ? imageText(ref) : image;
-}
-
 /**
  * One allowlist entry as a test on a parsed image. Matching is by registry and repository, never by string
  * prefix (`busybox*` once allowed `busybox.evil.example/pwn`):
@@ -334,11 +270,11 @@ export function allowlistEntry(entry: string): ((image: ImageRef) => boolean) | 
   if (entry.endsWith('/*')) {
     const parts = entry.slice(0, -2).split('/');
     let registry = 'docker.io';
-    if (isHost(parts[0]!)) {
-      if (!HOST.test(parts[0]!)) return never;
+    if (isRegistryHost(parts[0]!)) {
+      if (!IMAGE_HOST.test(parts[0]!)) return never;
       registry = normalRegistry(parts.shift()!);
     }
-    if (parts.length > 0 && !parts.every((p) => PATH_SEGMENT.test(p))) return never;
+    if (parts.length > 0 && !parts.every((p) => IMAGE_PATH_SEGMENT.test(p))) return never;
     const below = parts.length > 0 ? `${parts.join('/')}/` : '';
     return (image) => image.registry === registry && image.repository.startsWith(below);
   }

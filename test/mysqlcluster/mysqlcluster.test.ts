@@ -306,7 +306,11 @@ function memberPod(ordinal: number, opts: { image?: string; ready?: boolean; rep
     metadata: {
       name: `my-mysql-mysql-${ordinal}`,
       namespace: 'default',
-      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' },
+      labels: {
+        'app.kubernetes.io/name': 'mysql',
+        'app.kubernetes.io/instance': 'my-mysql',
+        [INSTANCE_LABEL]: 'my-mysql',
+      },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'my-mysql-mysql', controller: true }],
     },
     spec: {

@@ -116,7 +116,11 @@ t.test('3. a primary whose data directory was lost stays read-only, and the stat
     metadata: {
       name: 'db-mysql-0',
       namespace: 'default',
-      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db' },
+      labels: {
+        'app.kubernetes.io/name': 'mysql',
+        'app.kubernetes.io/instance': 'db',
+        'mysqlcluster.metaops.io/instance': 'db',
+      },
       ownerReferences: [
         { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db-mysql', uid: 'u-sts', controller: true },
       ],

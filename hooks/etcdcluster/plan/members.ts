@@ -24,7 +24,7 @@ import {
   PENDING_ADD_SECONDS,
   UNHEALTHY_REPLACE_SECONDS,
 } from './types.js';
-import { supportsLearners, versionOfImage } from './versions.js';
+import { atImage, supportsLearners, versionOfImage } from './versions.js';
 import {
   additionsStopped,
   howItFailed,
@@ -544,9 +544,9 @@ function scaleDown(a: Answered): Decision | undefined {
 function upgrade(a: Answered): Decision | undefined {
   const { live, targetImage, targetVersion, reports } = a;
   if (a.holdVersion) return undefined;
-  const outdated = live.filter((p) => memberImage(p) !== targetImage);
+  const outdated = live.filter((p) => !atImage(memberImage(p), targetImage));
   const reportOf = (name: string | undefined) => reports.find((r) => r.name === name);
-  const upgraded = live.filter((p) => memberImage(p) === targetImage);
+  const upgraded = live.filter((p) => atImage(memberImage(p), targetImage));
   // (A member moved to another repository at the same version: until its container runs the new image.)
   // (A member moved in place: until it has served steadily, upgradeServed.)
   // (A member moved to an image the spec no longer names, a spec.version changed in its soak: it has soaked nothing
@@ -573,7 +573,7 @@ function upgrade(a: Answered): Decision | undefined {
   const at = a.obs.now ? rfc3339(a.obs.now) : undefined;
   const message = next
     ? `upgrading ${next.metadata.name} to ${targetVersion} (${upgraded.length} of ${live.length} done)`
-    : memberImage(lagging!) !== targetImage
+    : !atImage(memberImage(lagging!), targetImage)
       ? `waiting for ${lagging!.metadata.name}, moved to ${memberImage(lagging!)}, to serve it steadily for ` +
         `${a.obs.upgradeSoakSeconds ?? UPGRADE_SOAK_SECONDS} s (the soak) before another member is moved`
       : `waiting for ${lagging!.metadata.name} to run ${targetVersion}` +

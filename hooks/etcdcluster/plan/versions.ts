@@ -1,9 +1,18 @@
 // etcd versions: read from an image, compared, and whether etcd goes from one to another in place.
+import { imageTag, sameImageTag } from '../../../lib/index.js';
 import { etcdVersion } from '../members.js';
 
 export function versionOfImage(img: string | undefined): string | undefined {
-  const tag = img?.split(':').pop();
+  const tag = img === undefined ? undefined : imageTag(img);
   return tag ? etcdVersion(tag) : undefined;
+}
+
+/**
+ * Whether a member's image is the target: the same repository and tag, whatever digest an admission policy pinned the
+ * pod's image to (Kyverno's mutateDigest writes `quay.io/coreos/etcd:v3.5.0@sha256:...` for the image answered).
+ */
+export function atImage(img: string | undefined, target: string): boolean {
+  return sameImageTag(img, target);
 }
 
 /** etcd supports learners (non-voting members that catch up before they count) from 3.4. */
