@@ -197,10 +197,8 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
       if (answer instanceof Promise) {
         // The body is held until the hook settles, even past its deadline or a caller gone.
         turn?.done(answer);
-        // The deadline counts from the request's arrival: the time it waited for its turn, and its body's reading
-        // and parse (a large body's over many turns of the event loop), are spent.
-        const spent = turn ? Math.floor(performance.now() - turn.arrived) : 0;
-        return withDeadline(answer, Math.max(0, deadline - spent), ctx).then((result) => {
+        // The deadline counts from the request's arrival: the time it waited for its turn is spent.
+        return withDeadline(answer, deadline - (turn?.waitedMs ?? 0), ctx).then((result) => {
           answered(result);
         });
       }
@@ -213,10 +211,9 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
   );
 }
 
-/** A request's turn of the body budget: when its request arrived, and what of the request still holds its body. */
+/** A request's turn of the body budget: how long it waited, and what of the request still holds its body. */
 interface Turn {
-  /** performance.now() when the request asked for its turn (its caller checked, its body not yet read). */
-  arrived: number;
+  waitedMs: number;
   release: Release;
   /** Whether the caller has gone (or its answer was sent). */
   readonly gone: boolean;
@@ -281,7 +278,7 @@ async function takeTurn(
     void hook.then(giveBack, giveBack);
   };
   const turn: Turn = {
-    arrived: started,
+    waitedMs: Math.floor(performance.now() - started),
     release,
     get gone() {
       return closed;
