@@ -6,7 +6,8 @@
 // bodies in hand, parsed at their worst (~136-171 MiB), then fit in the Deployment's heap cap (`--max-old-space-size=256`,
 // manifests/deploy/deployment.yaml), where two (~300 MiB) would not (docs/operating.md, "Memory with the worst
 // objects"). A request takes its turn before its body is read (its Content-Length; the body limit when it has none)
-// and gives it back once its answer is sent or its caller has gone and its hook has settled; one that waits longer
+// and gives it back once its answer is sent or its caller has gone, and its body's parse has ended and its hook has
+// settled (lib/hook-routes.ts takeTurn; a caller gone before its hook ran has its hook not run); one that waits longer
 // than its wait is answered 429 with Retry-After (lib/answer.ts), which Metacontroller honours. Turns are given in
 // arrival order: a large body is not passed by small ones forever.
 //

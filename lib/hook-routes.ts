@@ -156,17 +156,32 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
           (err: unknown) => done(err as Error),
         );
       },
+      // An error answered before the handler ran (a body cut short, unparsable or refused by its schema): nothing
+      // more holds the body. After the handler ran this does nothing (its turn is already done with).
+      onError: (request, _reply, _error, done) => {
+        turns.get(request)?.done();
+        done();
+      },
       onResponse: countCalls(options.metrics, name),
       ...(def.tooLarge ? { config: { tooLarge: def.tooLarge } } : {}),
     },
     (request, reply) => {
       const body: Static<B> = request.body;
       const subject = answering.subject(body);
+      const turn = turns.get(request);
+      // A caller that went while its body was read and parsed (a large body is parsed a piece at a time, over many
+      // turns of the event loop) reads no answer: its hook is not run (Metacontroller calls again, and hooks are
+      // functions of what it sends), and the turn is given back now that the parse has ended.
+      if (turn?.gone) {
+        turn.done();
+        request.log.debug('the caller went before its hook ran: not run');
+        reply.hijack();
+        return undefined;
+      }
       // The object the hook is about is what hooks walk recursively (its spec parsed, fields of it cloned into
       // children): its depth is bounded here, before any hook runs; the rest of the body is read field by field.
       // perf: docs/performance.md (no scan of the whole body).
       if (valueDepthExceeds(subject, MAX_JSON_DEPTH)) throw nestingRefused();
-      const turn = turns.get(request);
       // A turn of the small requests' reserve stays with the request's namespace only within its share.
       if (turn && !options.bodies.budget.claim(turn.release, subject?.metadata?.namespace ?? ''))
         throw new StatusError(
@@ -181,7 +196,7 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
       const answer = answering.answer(body, ctx);
       if (answer instanceof Promise) {
         // The body is held until the hook settles, even past its deadline or a caller gone.
-        if (turn) turn.pending = answer;
+        turn?.done(answer);
         // The deadline counts from the request's arrival: the time it waited for its turn is spent.
         return withDeadline(answer, deadline - (turn?.waitedMs ?? 0), ctx).then((result) => {
           answered(result);
@@ -189,17 +204,24 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
       }
       // Hooks that decide without calling out answer synchronously: no promise, no deadline timer, no tick.
       // (A synchronous handler returns nothing: Fastify would send a returned value a second time.)
+      turn?.done();
       answered(answer);
       return undefined;
     },
   );
 }
 
-/** A request's turn of the body budget: how long it waited, and its hook while that runs. */
+/** A request's turn of the body budget: how long it waited, and what of the request still holds its body. */
 interface Turn {
   waitedMs: number;
   release: Release;
-  pending?: Promise<unknown>;
+  /** Whether the caller has gone (or its answer was sent). */
+  readonly gone: boolean;
+  /**
+   * The request is done with its body, but for `hook` while that runs: called by its handler (with the hook's
+   * promise, if it has one), or by an error answered before the handler ran. Only the first call counts.
+   */
+  done(hook?: Promise<unknown>): void;
 }
 
 const turns = new WeakMap<FastifyRequest, Turn>();
@@ -212,8 +234,10 @@ function declaredLength(request: FastifyRequest): number | undefined {
 
 /**
  * Waits for the request's turn of the server's body budget (at most half the hook's deadline: the other half is the
- * hook's), and gives it back once the answer is sent or the caller has gone, and the hook has settled (or a deadline
- * more has passed: a hook that never settles does not keep its turn for ever). No turn in time: a 429 with Retry-After.
+ * hook's), and gives it back once the answer is sent or the caller has gone, and the request is done with its body:
+ * its parse has ended (a large body is parsed a piece at a time over many turns of the event loop, lib/json.ts, and
+ * goes on when its caller goes) and its hook has settled, or an error was answered before its hook ran. A hook that
+ * never settles keeps the turn at most a deadline more than that. No turn in time: a 429 with Retry-After.
  */
 async function takeTurn(
   request: FastifyRequest,
@@ -236,14 +260,41 @@ async function takeTurn(
       );
     throw err;
   }
-  const turn: Turn = { waitedMs: Math.floor(performance.now() - started), release };
-  turns.set(request, turn);
+  // Given back when both have happened: the caller has gone (or its answer was sent: 'close' follows), and the
+  // request is done with its body, but for its hook while that runs.
+  let closed = false;
+  let finished = false;
+  let hook: Promise<unknown> | undefined;
+  let cap: NodeJS.Timeout | undefined;
   const giveBack = () => {
-    if (!turn.pending) return release();
-    const cap = setTimeout(release, deadline);
-    cap.unref();
-    void turn.pending.then(release, release).finally(() => clearTimeout(cap));
+    clearTimeout(cap);
+    release();
   };
-  if (gone.signal.aborted) giveBack();
-  else reply.raw.once('close', giveBack);
+  const whenBoth = () => {
+    if (!closed || !finished || cap) return;
+    if (!hook) return giveBack();
+    cap = setTimeout(giveBack, deadline);
+    cap.unref();
+    void hook.then(giveBack, giveBack);
+  };
+  const turn: Turn = {
+    waitedMs: Math.floor(performance.now() - started),
+    release,
+    get gone() {
+      return closed;
+    },
+    done: (pending) => {
+      if (finished) return;
+      finished = true;
+      hook = pending;
+      whenBoth();
+    },
+  };
+  turns.set(request, turn);
+  const close = () => {
+    closed = true;
+    whenBoth();
+  };
+  if (gone.signal.aborted) close();
+  else reply.raw.once('close', close);
 }

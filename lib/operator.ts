@@ -83,9 +83,10 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    */
   parentProblem?(parent: ParentObject, request: CompositeSyncRequest): string | undefined;
   /**
-   * A problem of a valid spec under the server's settings (a KMS key the server does not allow in the parent's
-   * namespace, a claim's storage class given the related StorageClass): answered InvalidSpec, every observed child
-   * kept, before the sync acts. Finalize is not held by it.
+   * A problem of a valid spec under the server's settings (a claim's storage class given the related StorageClass):
+   * answered InvalidSpec, every observed child kept, before the sync acts. Finalize is not held by it. A refusal
+   * that must also undo what the setting allowed before (S3: a KMS key taken off the allowlist is withdrawn from
+   * the policy) is the sync's own.
    */
   settingsProblem?(
     spec: Static<S>,

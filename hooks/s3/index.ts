@@ -1,6 +1,6 @@
 import { type ClientEnvironment, type ConditionEventRules, defineComposite, jsonBytes } from '../../lib/index.js';
 import { bucketsPerNamespaceFromEnv, bucketsPerNamespaceProblems } from './ledger.js';
-import { kmsAllowlistFromEnv, kmsAllowlistProblems, kmsKeyIdProblem, kmsKeyNotAllowed, tagsProblem } from './policy.js';
+import { kmsAllowlistFromEnv, kmsAllowlistProblems, kmsKeyIdProblem, tagsProblem } from './policy.js';
 import { resource } from './schema.js';
 import {
   childNames,
@@ -53,11 +53,8 @@ export const s3 = defineComposite({
     bucketsPerNamespace: bucketsPerNamespaceFromEnv(env),
   }),
   configProblems: (env) => [...kmsAllowlistProblems(env), ...bucketsPerNamespaceProblems(env)],
-  // A customer managed key only where the server allows it, checked before any AWS call.
-  settingsProblem: (spec, settings: S3Settings, parent) =>
-    spec.encryption.type === 'SSE-KMS' && spec.encryption.kmsKeyId
-      ? kmsKeyNotAllowed(spec.encryption.kmsKeyId, parent.metadata.namespace ?? 'default', settings.kms)
-      : undefined,
+  // A customer managed key only where the server allows it: checked by the sync before anything is made, which
+  // then also withdraws a grant of the key made while it was allowed (sync.ts refusedKmsKey).
   // One Secret: the keys, region, bucket, endpoint, names and labels fit in 4 KiB besides its name.
   answerBudget: {
     estimate: (spec, parent) => ({

@@ -90,6 +90,29 @@ export function bucketPolicy(bucket: string, kmsKeyArn?: string): string {
 }
 
 /**
+ * The policy document without its statements that allow any KMS action (bucketPolicy's `Kms`), or undefined when it
+ * has none: every other statement kept as written. A document that is not JSON with a Statement array is not
+ * touched (undefined).
+ */
+export function withoutKmsGrant(document: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(document);
+  } catch {
+    return undefined;
+  }
+  const statements = (parsed as { Statement?: unknown } | null)?.Statement;
+  if (!Array.isArray(statements)) return undefined;
+  const grantsKms = (s: unknown) =>
+    ([] as unknown[])
+      .concat((s as { Action?: unknown } | null)?.Action ?? [])
+      .some((a) => typeof a === 'string' && a.toLowerCase().startsWith('kms:'));
+  const kept = statements.filter((s) => !grantsKms(s));
+  if (kept.length === statements.length) return undefined;
+  return JSON.stringify({ ...(parsed as object), Statement: kept });
+}
+
+/**
  * An exact KMS key ARN, `arn:<partition>:kms:<region>:<account>:key/<key id>`, the key ID a UUID or a multi-Region
  * key's `mrk-` and 32 hex digits: nothing an IAM policy reads as more than one key (no `*`, no alias, no bare ID
  * that the region and account would have to complete). The CRD's pattern for spec.encryption.kmsKeyId.

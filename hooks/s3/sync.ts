@@ -35,6 +35,7 @@ import {
   type HeldRecord,
   heldRecords,
   heldRecordsOf,
+  invalidSpecResponse,
   type CompositeSyncRequest,
   type TakenName,
   withoutHeldRecords,
@@ -79,10 +80,12 @@ import {
   type KmsAllowlist,
   bucketNameProblem,
   bucketPolicy,
+  kmsKeyNotAllowed,
   kmsKeyRefusal,
   policyName,
   scrubAwsText,
   userName,
+  withoutKmsGrant,
 } from './policy.js';
 import { keepEntry, namesAnotherNamespace, releaseEntry, releaseEntryIfAbsent, reserveBucket } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
@@ -576,6 +579,12 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
     bucketsPerNamespace: hook.settings.bucketsPerNamespace,
     now,
   };
+  // A customer managed key the server does not allow the namespace (METAOPS_KMS_KEY_ALLOWLIST): the spec is refused
+  // before anything is made, and a grant of a key made while it was allowed (the admin took it off the list since, or
+  // gave it to another namespace only) is withdrawn from the policy; nothing else is touched.
+  const kmsKey = grantedKmsKey(spec.encryption);
+  const notAllowed = kmsKey && kmsKeyNotAllowed(kmsKey, owner.namespace, hook.settings.kms);
+  if (notAllowed) return refusedKmsKey(run, request, notAllowed);
   // A bucket found lost before (made again empty) is still said, for as long as the resource names it.
   const lostBefore = bucketLostBefore(parent, spec.bucketName);
   if (lostBefore) run.notes.push(lostBefore);
@@ -632,6 +641,52 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
     children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
     ...resyncAfter(waiting, key.recheckIn),
   };
+}
+
+/**
+ * A spec naming a KMS key the server does not allow the namespace: answered InvalidSpec, every child kept (the
+ * Secret and its access key, the bucket and its data, the user are not touched), once no policy of this resource
+ * grants a KMS key any more (withdrawKmsGrant). The bucket's default encryption is left as it is: the objects
+ * written under the key stay encrypted under it, and the tenant's user can no longer read them or write new ones
+ * until the spec names a key the server allows (or none) or the server allows the key again; nothing is deleted or
+ * re-encrypted. Withdrawing fails: the refusal and the failure are said, and the sync is tried again.
+ */
+async function refusedKmsKey(
+  run: SyncRun,
+  request: CompositeSyncRequest,
+  refusal: string,
+): Promise<CompositeSyncResponse> {
+  try {
+    await withdrawKmsGrant(run);
+  } catch (err) {
+    throw awsFailure(err, `${refusal}; its grant could not be withdrawn yet: ${describe(err)}`, {
+      conditions: ['Ready', 'Synced'],
+    });
+  }
+  return invalidSpecResponse(request, refusal, run.now);
+}
+
+/**
+ * Takes every KMS statement out of this resource's IAM policy (ours by its tags; bucketPolicy's `Kms`), the rest of
+ * the document kept as it is. Reads only, unless the policy grants a key: no user or policy made, none of another
+ * owner touched.
+ */
+async function withdrawKmsGrant(run: SyncRun): Promise<void> {
+  const { aws, owner, user } = run;
+  const iamUser = await aws.getUser(user);
+  if (!iamUser || !owns(owner, iamUser.tags)) return;
+  const arn = arnParts(iamUser.arn);
+  if (!arn) return;
+  const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
+  await withdrawKmsStatements(aws, owner, policyArn);
+}
+
+/** The policy's KMS statements taken out, if the policy exists, is ours, and has any. */
+async function withdrawKmsStatements(aws: AwsApi, owner: Owner, policyArn: string): Promise<void> {
+  const policy = await aws.getPolicy(policyArn);
+  if (!policy || !owns(owner, policy.tags)) return;
+  const without = withoutKmsGrant(await aws.policyDocument(policyArn, policy.defaultVersionId));
+  if (without !== undefined) await aws.setPolicyDocument(policyArn, without);
 }
 
 /**
@@ -1090,7 +1145,11 @@ async function ensurePolicy(
   const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policy}`;
   const key = grantedKmsKey(spec.encryption);
   const refusal = key ? kmsKeyRefusal(key, { ...arn, region }) : undefined;
-  if (refusal) throw new PermanentError('InvalidSpec', `spec.encryption.kmsKeyId: ${refusal}`);
+  if (refusal) {
+    // A key granted before (the spec named another) is not granted past the refusal.
+    await withdrawKmsStatements(aws, owner, policyArn);
+    throw new PermanentError('InvalidSpec', `spec.encryption.kmsKeyId: ${refusal}`);
+  }
   const document = bucketPolicy(spec.bucketName, key);
   const existingPolicy = await aws.getPolicy(policyArn);
   if (!existingPolicy) await aws.createPolicy(policy, document, ownerTags(owner));

@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import {
   CreateUserCommand,
+  GetPolicyCommand,
   GetPolicyVersionCommand,
   GetUserCommand,
   IAMClient,
@@ -587,6 +588,39 @@ t.test('SSE-KMS: tenant B’s own key is granted exactly; tenant A cannot name i
   const plain = new Resource('nokms', { bucketName: 'nokms-bucket', encryption: { type: 'SSE-KMS' } });
   t.match(cond(await plain.sync(), 'Ready'), { status: 'True' });
   t.same(await granted(plain), [], 'no KMS grant without a customer key');
+  // The cluster admin takes B's key off the allowlist: B's next sync is refused and the grant is withdrawn from the
+  // policy IAM holds (its default version), the bucket, the user, its access key and the Secret kept.
+  const policyArn = ((b.status as any).policyArn as string).replace('<account>', '123456789012');
+  const keysOf = async () =>
+    ((await admin.iam.send(new ListAccessKeysCommand({ UserName: b.user }))).AccessKeyMetadata ?? []).map(
+      (k) => k.AccessKeyId,
+    );
+  const keysBefore = await keysOf();
+  b.kms = [];
+  t.match(cond(await b.sync(), 'Ready'), {
+    status: 'False',
+    reason: 'InvalidSpec',
+    message: /allows no customer managed KMS key/,
+  });
+  const version = (await admin.iam.send(new GetPolicyCommand({ PolicyArn: policyArn }))).Policy!.DefaultVersionId!;
+  const withdrawn = JSON.parse(
+    decodeURIComponent(
+      (await admin.iam.send(new GetPolicyVersionCommand({ PolicyArn: policyArn, VersionId: version }))).PolicyVersion!
+        .Document!,
+    ),
+  );
+  t.same(
+    withdrawn.Statement.map((s: any) => s.Sid),
+    ['Bucket', 'Objects'],
+    'the key withdrawn in IAM, the bucket statements kept',
+  );
+  await t.resolves(admin.s3.send(new HeadBucketCommand({ Bucket: 'team-b-kms' })), 'the bucket kept');
+  t.same(await keysOf(), keysBefore, 'the user and its access key kept');
+  t.same(
+    b.children.map((c) => c.kind),
+    ['Secret'],
+    'the Secret kept',
+  );
 });
 
 t.test('parents named like Object.prototype members and a tag key __proto__ work', async (t) => {
