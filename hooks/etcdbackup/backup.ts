@@ -50,46 +50,12 @@ import {
   type Snapshot,
 } from './lineage.js';
 import { parseJson } from '../../lib/index.js';
-import { fitted } from './result.js';
+import { fitted, type BackupResult } from './result.js';
 
 /** S3 needs parts of at least 5 MiB (but the last). */
 export const PART_SIZE = 8 * 1024 * 1024;
 
-export interface BackupResult {
-  succeeded: boolean;
-  reason?: string;
-  etcdVersion?: string;
-  etcdRevision?: number;
-  key?: string;
-  /** The bucket of `key` (status.key alone does not say where the snapshot is). */
-  bucket?: string;
-  size?: number;
-  lastSuccessDate?: string;
-  /**
-   * Keys of the snapshots the run pruned: the first of them, as many as fit PRUNED_LISTED_BYTES (fitted); all of them
-   * are counted in `prunedCount`.
-   */
-  pruned?: string[];
-  /** How many snapshots the run pruned (`pruned` lists the first of them). */
-  prunedCount?: number;
-  /** The etcd cluster ID (hex) the snapshot is of. */
-  clusterId?: string;
-  /** A periodic snapshot's lineage: when it began (lineage.ts). */
-  lineage?: string;
-  /** This snapshot began a new lineage although the EtcdBackup had one: why, and its last snapshot (kept). */
-  lineageBreak?: LineageBreak;
-  /** The snapshot was written, but pruning was skipped or stopped: why. */
-  pruneProblem?: string;
-  /** A one-off backup found its own snapshot already there (its Job ran again): nothing written. */
-  alreadyTaken?: boolean;
-  /** The UID of the EtcdBackup that ran it (the CLI adds it): the hook takes no other's result for its own. */
-  backupUid?: string;
-  /**
-   * A periodic run that took no snapshot, because the newest of this EtcdBackup is younger than its interval
-   * (`minIntervalSeconds`): which one, and when the next is due. Nothing was written or pruned.
-   */
-  skipped?: string;
-}
+export type { BackupResult } from './result.js';
 
 /** `bucket/key` as etcd-operator wrote it. */
 export function splitPath(path: string): { bucket: string; key: string } {

@@ -1,5 +1,6 @@
 // Pure pieces of the S3 controller: bucket name rules, IAM names, the least-privilege policy.
 import { createHash } from 'node:crypto';
+import { parseJson } from '../../lib/index.js';
 
 /**
  * S3's bucket naming rules (general purpose buckets), beyond the CRD's pattern: undefined when the name is
@@ -97,7 +98,7 @@ export function bucketPolicy(bucket: string, kmsKeyArn?: string): string {
 export function withoutKmsGrant(document: string): string | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(document);
+    parsed = parseJson(document);
   } catch {
     return undefined;
   }
