@@ -8,7 +8,7 @@
 // status.upgradeFailed and is bound to the image that failed (repository and version): it holds as long as the spec
 // names that image; another spec.version or spec.repository (the old one: a roll back; a mirror that has the tag; a
 // newer version) clears it.
-import { type KubeObject, rfc3339 } from '../../lib/index.js';
+import { type KubeObject, rfc3339, sameImageTag } from '../../lib/index.js';
 import { memberImage } from './members.js';
 import {
   endedByNode,
@@ -195,7 +195,7 @@ export function detectFailure(input: {
   const since = unhealthySince(input.previous);
   const failed = unhealthySince(input.previous, true);
   for (const pod of input.pods) {
-    if (memberImage(pod) !== input.targetImage) continue;
+    if (!sameImageTag(memberImage(pod), input.targetImage)) continue;
     // The version this member ran before it was upgraded and has not served the target since (fromVersion).
     const recorded = pod.metadata.annotations?.[UPGRADED_FROM];
     // The image it ran before it was moved to the target (a change of spec.repository moves it at the same version).
@@ -604,7 +604,7 @@ export function withSoakRecords(
     observed !== undefined &&
     a[UPGRADED_AT] !== undefined &&
     observed.metadata.annotations?.[UPGRADED_AT] === a[UPGRADED_AT] &&
-    memberImage(observed) === memberImage(pod);
+    sameImageTag(memberImage(observed), memberImage(pod));
   if (!same || !now) {
     let cleared = pod;
     for (const key of [

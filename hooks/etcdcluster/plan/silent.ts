@@ -12,6 +12,7 @@ import { crashLoopVerdict } from './crash-loops.js';
 import { lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
+import { atImage } from './versions.js';
 import { firstDecision, type View } from './view.js';
 
 export function etcdSilent(v: View): Decision {
@@ -56,7 +57,7 @@ function starting(restoring: boolean): Decision['conditions'] {
 function restartBootstrap(v: View): Decision | undefined {
   const { obs } = v;
   const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
-  const failed = vanished || obs.pods.some((p) => crashLooping(p) || memberImage(p) !== v.targetImage);
+  const failed = vanished || obs.pods.some((p) => crashLooping(p) || !atImage(memberImage(p), v.targetImage));
   if (!bootstrapState(v).bootstrapping || !failed) return undefined;
   const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
   return {

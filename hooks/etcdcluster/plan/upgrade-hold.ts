@@ -27,7 +27,7 @@ import { isMemberReport, MAJORITY_LOST } from './evidence.js';
 import { decideMembers } from './members.js';
 import { additionsMemory, withAdditionsOnPods } from '../additions.js';
 import type { Decision, MemberReport, Observation } from './types.js';
-import { compareVersions, lastGoodVersion, upgradeRefusal, versionOfImage } from './versions.js';
+import { atImage, compareVersions, lastGoodVersion, upgradeRefusal, versionOfImage } from './versions.js';
 
 /** The membership decision with the version held where an upgrade was refused or failed, and the upgrade records. */
 export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): Decision {
@@ -107,7 +107,7 @@ function outageNotHealing(
 function underWay(d: Decision, obs: Observation, target: string, targetImage: string, from: string | undefined): void {
   if (d.conditions.some((c) => c.type === 'Upgrading') || (obs.etcd !== undefined && d.quorum?.ok !== false)) return;
   if (!from || !d.pods.some((p) => markedFrom([p], target))) return;
-  const on = obs.pods.filter((p) => memberImage(p) === targetImage).map((p) => p.metadata.name!);
+  const on = obs.pods.filter((p) => atImage(memberImage(p), targetImage)).map((p) => p.metadata.name!);
   const named = on.slice(0, 5).join(', ') + (on.length > 5 ? `, and ${on.length - 5} more` : '');
   const moved = on.length
     ? `${named} moved to ${target} (${on.length} of ${obs.pods.length} member pods)`

@@ -24,7 +24,7 @@ import {
 import { isMemberReport, liveMemberClaims } from './evidence.js';
 import { initialCluster, upgradeDone, withImage, withOperatorSteps } from './member-pods.js';
 import type { Decision, MemberReport, Observation } from './types.js';
-import { compareVersions, versionOfImage } from './versions.js';
+import { atImage, compareVersions, versionOfImage } from './versions.js';
 
 /** What the status last said (the hook's own record, fed back: it may be lost or stale). */
 export interface Previous {
@@ -245,7 +245,7 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
     obs.pods
       .filter(
         (p) =>
-          memberImage(p) !== targetImage &&
+          !atImage(memberImage(p), targetImage) &&
           // Stryker disable next-line StringLiteral: no placeholder is an image-pull reason
           (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
             (etcdWaiting(p) === 'CrashLoopBackOff' && !crashingBehind(p)) ||
@@ -300,7 +300,7 @@ function withRollBackClock(
  * spec of the moment). No time the kubelet stamps is compared with the hook's clock: its node's clock may be off.
  */
 function runsGivenImage(pod: KubeObject, img: string, recorded: string | undefined): boolean {
-  if (memberImage(pod) !== img) return false;
+  if (!atImage(memberImage(pod), img)) return false;
   const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   const etcd = Array.isArray(statuses)
     ? (statuses as Array<{ name?: unknown; image?: unknown } | null>).find((c) => c?.name === 'etcd')
