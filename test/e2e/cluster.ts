@@ -228,7 +228,9 @@ export class ControlPlane {
     // Started once metaops's CRDs are Established, so that its garbage collector watches their kinds from the start
     // (it discovers kinds added later only every 30 s: a parent deleted before that left its children that long).
     // Garbage collection (children of a deleted parent), Deployments/ReplicaSets/StatefulSets/Jobs creating pods,
-    // ResourceQuotas' usage (what their admission counts).
+    // ResourceQuotas' usage (what their admission counts), and the claims' protection (a deleted claim goes once no pod
+    // uses it: without it, claims keep their kubernetes.io/pvc-protection finalizer and an EtcdCluster with storage is
+    // never finalized).
     this.start('kube-controller-manager', join(this.bin, 'kube-controller-manager'), [
       '--kubeconfig',
       this.kubeconfig,
@@ -241,7 +243,7 @@ export class ControlPlane {
       '--root-ca-file',
       join(pki, 'apiserver.crt'),
       '--controllers',
-      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,resourcequota-controller',
+      'namespace-controller,garbage-collector-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,resourcequota-controller,persistentvolumeclaim-protection-controller',
       '--leader-elect=false',
       // Its default of 20 requests a second would take a minute to make or replace 1000 pods (PodBuggerTool at rest).
       '--kube-api-qps=100',

@@ -433,7 +433,19 @@ export const collisionsMadeTogether: Scenario = {
     } else {
       const pod = await waitFor('the EtcdCluster`s member pod cart-mysql-0', async () => {
         const p = await get('pod', 'cart-mysql-0');
-        return p && (await parentOf(k, p)) === 'EtcdCluster/cart-mysql' ? p : undefined;
+        const of = p && (await parentOf(k, p));
+        if (of === 'EtcdCluster/cart-mysql') return p;
+        // What the cluster says while it waits: a timeout names the holder and the cluster's conditions.
+        const etcd = await get('etcdcluster', 'cart-mysql');
+        const pods = (await k.json(['get', 'pods', '-n', TOGETHER_NS])).items.map(
+          (x: { metadata: { name: string } }) => x.metadata.name,
+        );
+        throw new Error(
+          `pod cart-mysql-0 ${p ? `of ${of}` : 'not there'}; pods ${JSON.stringify(pods)}; EtcdCluster conditions ${JSON.stringify(etcd?.status?.conditions ?? [])}; heldBy ${JSON.stringify(etcd?.status?.heldBy ?? [])}`.slice(
+            0,
+            1500,
+          ),
+        );
       });
       assert.ok(pod);
     }

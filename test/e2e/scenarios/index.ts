@@ -7,6 +7,7 @@ import { rollingCanary } from './rolling-canary.js';
 import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
+import { etcdStorage } from './etcd-storage.js';
 import { s3 } from './s3.js';
 import { podbuggertool, podbuggertoolUpgrade } from './podbuggertool.js';
 import { podbuggertoolAtRest, podbuggertoolAtScale } from './podbuggertool-scale.js';
@@ -27,6 +28,7 @@ export const scenarios: Scenario[] = [
   mysqlRecovered,
   hookDown,
   etcd,
+  etcdStorage,
   s3,
   podbuggertool,
   podbuggertoolUpgrade,
