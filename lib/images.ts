@@ -103,3 +103,37 @@ export function sameImageTag(a: string | undefined, b: string | undefined): bool
     !!x && !!y && x.tag !== undefined && x.tag === y.tag && x.registry === y.registry && x.repository === y.repository
   );
 }
+
+/**
+ * Whether a container observed on `observed` was given the image `given` (the text its owner wrote), as the API server
+ * holds it once an admission policy pinned it by digest: written alike; the same repository (its registry spelled out
+ * or not) at the same tag, a digest added (Kyverno's mutateDigest, Connaisseur, Ratify: `repo:tag@sha256:<hex>`);
+ * or, with `tagDropped`, the digest in place of the tag (Sigstore's policy-controller writes `repo@sha256:<hex>`). A
+ * reference whose tag was taken off names no version: only an owner that holds its own record of what it gave (the
+ * image, or its version, on the object) may read it as that. A `given` pinned itself is observed at its digest.
+ */
+export function asGiven(observed: string | undefined, given: string | undefined, tagDropped = false): boolean {
+  if (observed === undefined || given === undefined) return false;
+  if (observed === given) return true;
+  const [o, g] = [parseImage(observed), parseImage(given)];
+  if (!o || !g || o.registry !== g.registry || o.repository !== g.repository) return false;
+  if (g.digest !== undefined)
+    return o.digest === g.digest && (o.tag === undefined || g.tag === undefined || o.tag === g.tag);
+  // (A digest without a tag: the tag taken off, `latest` as much as any other.)
+  if (o.tag === undefined && o.digest !== undefined) return tagDropped;
+  return o.tag === g.tag;
+}
+
+/**
+ * `image`'s repository as written (its registry too) at `tag`, without the tag or digest it has: the reference an
+ * owner gave before a policy put a digest in place of its tag, rebuilt from the owner's record of the tag. Undefined
+ * when either is not valid.
+ */
+export function imageAtTag(image: string, tag: string): string | undefined {
+  if (!parseImage(image) || !TAG.test(tag)) return undefined;
+  const at = image.indexOf('@');
+  let rest = at >= 0 ? image.slice(0, at) : image;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) rest = rest.slice(0, colon);
+  return `${rest}:${tag}`;
+}

@@ -10,8 +10,10 @@ export * from './go-json.js';
 export * from './hook.js';
 export * from './http.js';
 export {
+  asGiven,
   IMAGE_HOST,
   IMAGE_PATH_SEGMENT,
+  imageAtTag,
   imageTag,
   imageText,
   type ImageRef,

@@ -9,6 +9,7 @@ import {
   type KubeObject,
   observed,
   previousConditions,
+  sameImageTag,
 } from '../../lib/index.js';
 import { memberImage } from './members.js';
 
@@ -103,7 +104,8 @@ function upgradesIn(before: Map<string, string | undefined>, response: Composite
     if (pod.kind !== 'Pod' || !pod.metadata?.name) continue;
     const had = before.get(pod.metadata.name);
     const wants = memberImage(pod);
-    if (had === undefined || wants === undefined || had === wants) continue;
+    // (The same image, however an admission policy pinned the observed one: memberImage reads the one given.)
+    if (had === undefined || wants === undefined || sameImageTag(had, wants)) continue;
     out.push({
       type: 'Normal',
       reason: 'UpgradingMember',

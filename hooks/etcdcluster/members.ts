@@ -1,6 +1,8 @@
 // How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
 import {
+  asGiven,
   childLabels,
+  imageAtTag,
   type KubeObject,
   ordinalName,
   ordinalOf,
@@ -393,6 +395,13 @@ export interface MemberPodOptions {
   restoreName?: string | undefined;
 }
 
+/**
+ * The etcd version a member pod's image was given at (its tag `v<version>`), recorded with it whenever the hook gives
+ * the pod an image (memberPod, plan/member-pods.ts withImage): the hook's own record, read when an admission policy
+ * put a digest in place of the tag (memberImage). Written over any spec.pod.annotations of the same key.
+ */
+export const MEMBER_VERSION = 'etcd.version';
+
 /** The annotation naming the EtcdRestore (uid) a member pod was restored for; never taken from spec.pod. */
 export const RESTORED_BY = 'etcd.metaops.io/restored-by';
 
@@ -463,7 +472,7 @@ export function memberPod({
       },
       annotations: {
         ...userAnnotations(policy.annotations),
-        'etcd.version': version,
+        [MEMBER_VERSION]: version,
         ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
         ...(restore && restoreName ? { [RESTORED_NAME]: restoreName } : {}),
         // The restores carried out before this member was made (restored members: those before theirs; a member
@@ -658,8 +667,25 @@ export function disruptionBudget(
   };
 }
 
-/** The image of a member pod's etcd container (the first container when none is named etcd). */
+/**
+ * The image the hook gave a member pod's etcd container (the first container when none is named etcd), read from the
+ * pod as observed: an admission policy that pins images by digest rewrites it when the pod is made or moved
+ * (`quay.io/coreos/etcd:v3.5.0` is held as `...:v3.5.0@sha256:<hex>` by Kyverno, as `quay.io/coreos/etcd@sha256:<hex>`
+ * by Sigstore's policy-controller, which drops the tag). The hook never gives a digest, and records the version it
+ * gives with the image (the pod's `etcd.version`, MEMBER_VERSION): a pinned image of that version (lib/images.ts
+ * asGiven, the tag dropped or kept) is `<repository>:v<version>`, the image given; any other is read as written.
+ * Every comparison of a member's image with the spec's, and every version read from it, reads this.
+ */
 export function memberImage(pod: KubeObject): string | undefined {
+  const written = memberImageAsWritten(pod);
+  if (written === undefined) return undefined;
+  const version = pod.metadata?.annotations?.[MEMBER_VERSION];
+  const given = typeof version === 'string' ? imageAtTag(written, `v${version}`) : undefined;
+  return given !== undefined && asGiven(written, given, true) ? given : written;
+}
+
+/** The image of a member pod's etcd container as the pod's spec writes it (a digest a policy pinned included). */
+export function memberImageAsWritten(pod: KubeObject): string | undefined {
   const listed = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
   if (!Array.isArray(listed)) return undefined;
   // Observed pods are input: an entry may be anything (null), and is then no container.

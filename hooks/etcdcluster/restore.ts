@@ -7,6 +7,7 @@
 // RESTORE_SECONDS to serve; past that the restore ends RestoreFailed, naming why the pods wait.
 import { createHash } from 'node:crypto';
 import {
+  asGiven,
   childLabels,
   type KubeObject,
   type ParentObject,
@@ -64,6 +65,7 @@ export function restoreCheckPod(
     ...access.args,
   ];
   if (source.s3.awsSecret) args.push('--aws-secret', source.s3.awsSecret);
+  const busybox = spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -71,7 +73,11 @@ export function restoreCheckPod(
       name: checkPodName(name),
       namespace: parent.metadata.namespace,
       labels: childLabels('etcd', name, 'restore-check'),
-      annotations: { 'etcd.database.coreos.com/restore-uid': restoreUid, [PLACEMENT_KEY]: placementDigest(place) },
+      annotations: {
+        'etcd.database.coreos.com/restore-uid': restoreUid,
+        [PLACEMENT_KEY]: placementDigest(place),
+        [CHECK_IMAGES_KEY]: imagesDigest([source.image, busybox, etcdImage(spec), etcdImage(spec)]),
+      },
     },
     spec: {
       restartPolicy: 'Never',
@@ -81,7 +87,7 @@ export function restoreCheckPod(
       initContainers: [
         {
           name: 'busybox-image',
-          image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
+          image: busybox,
           command: ['/bin/sh', '-c', 'true'],
           securityContext: restrictedContainerSecurity(),
         },
@@ -166,6 +172,17 @@ function placementDigest(place: Record<string, unknown>): string {
     .slice(0, 16);
 }
 
+/**
+ * The digest of the images a check pod was given (its container's, then its steps'), recorded on it: an admission
+ * policy that pins images by digest may take their tags off (Sigstore's policy-controller writes `repo@sha256:<hex>`),
+ * and the pod so observed is known by this record as the one given them (sameCheck).
+ */
+const CHECK_IMAGES_KEY = 'etcd.metaops.io/check-images';
+
+function imagesDigest(images: string[]): string {
+  return createHash('sha256').update(JSON.stringify(images)).digest('hex').slice(0, 16);
+}
+
 /** The digest of no placement (a check pod made by a metaops that gave it none). */
 const NO_PLACEMENT = placementDigest({});
 
@@ -175,10 +192,20 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   const container = (p: KubeObject) => (p['spec'] as { containers?: unknown[] } | undefined)?.containers?.[0];
   const inits = (p: KubeObject) =>
     ((p['spec'] as { initContainers?: unknown } | undefined)?.initContainers ?? []) as Array<{ image?: unknown }>;
-  const command = (p: KubeObject) => {
-    const c = container(p) as { image?: unknown; args?: unknown } | undefined;
-    return JSON.stringify([c?.image, c?.args, Array.isArray(inits(p)) ? inits(p).map((i) => i?.image) : []]);
+  const images = (p: KubeObject) => {
+    const c = container(p) as { image?: unknown } | undefined;
+    return [c?.image, ...(Array.isArray(inits(p)) ? inits(p).map((i) => i?.image) : [])];
   };
+  const args = (p: KubeObject) => JSON.stringify((container(p) as { args?: unknown } | undefined)?.args);
+  // Its images are the ones given, whatever digest an admission policy pinned each to (lib/images.ts asGiven): a tag
+  // kept, or (the pod records the very images given: CHECK_IMAGES_KEY) taken off.
+  const recorded =
+    observed.metadata.annotations?.[CHECK_IMAGES_KEY] !== undefined &&
+    observed.metadata.annotations[CHECK_IMAGES_KEY] === expected.metadata.annotations?.[CHECK_IMAGES_KEY];
+  const [seen, given] = [images(observed), images(expected)];
+  const sameImages =
+    seen.length === given.length &&
+    seen.every((img, i) => typeof img === 'string' && asGiven(img, given[i] as string | undefined, recorded));
   // Its placement too (spec.pod's nodeSelector, tolerations or node affinity edited meanwhile: it proves the images
   // on other nodes than the members'), by the digest recorded when it was made; one made before placements were
   // given (no digest) was placed nowhere in particular.
@@ -186,7 +213,8 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
     observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
     (observed.metadata.annotations?.[PLACEMENT_KEY] ?? NO_PLACEMENT) ===
       expected.metadata.annotations?.[PLACEMENT_KEY] &&
-    command(observed) === command(expected)
+    args(observed) === args(expected) &&
+    sameImages
   );
 }
 

@@ -412,7 +412,7 @@ function fromVersion(
 /** The image a member pod moved to `targetImage` ran before (UPGRADED_FROM_IMAGE), when it is another, else undefined. */
 function movedFrom(pod: KubeObject, targetImage: string): string | undefined {
   const img = pod.metadata.annotations?.[UPGRADED_FROM_IMAGE];
-  return img && img !== targetImage && img.length <= 512 ? img : undefined;
+  return img && img.length <= 512 && !sameImageTag(img, targetImage) ? img : undefined;
 }
 
 /**

@@ -17,6 +17,7 @@
 // password is generated only when the cluster has never had one: not if a Secret that existed disappears, and
 // not if data volumes of a previous cluster with this name exist (they keep the password they were made with).
 import {
+  asGiven,
   CLASS_NOT_SEEN,
   claimClassProblem,
   claimClassUnseen,
@@ -43,6 +44,7 @@ import {
   holderWants,
   servedByStatus,
   holderOf,
+  imageAtTag,
   imageTag,
   invalidSpecResponse,
   isPodReady,
@@ -726,11 +728,28 @@ export function runningVersion(pods: KubeObject[]): string | undefined {
     const mysql = containers.find((c) => c && typeof c === 'object' && (c as { name?: unknown }).name === 'mysql') as
       { image?: unknown } | undefined;
     if (typeof mysql?.image !== 'string') continue;
-    // The tag, whatever digest an admission policy pinned the image to (`mysql:8.4.3@sha256:...` runs 8.4.3).
-    const tag = imageTag(mysql.image);
+    // The tag, whatever digest an admission policy pinned the image to (`mysql:8.4.3@sha256:...` runs 8.4.3); when
+    // the policy took the tag off (Sigstore's policy-controller: `mysql@sha256:...`), the version the hook gave with
+    // it, recorded on the pod (and the StatefulSet's template) as its version label: the hook's own record.
+    const tag = imageTag(mysql.image) ?? recordedTag(pod, mysql.image);
     if (tag !== undefined) tags.add(tag);
   }
   return tags.size ? [...tags].sort().join(', ') : undefined;
+}
+
+/** The label the hook records a member's version with (lib/labels.ts childLabels), the pod template's and the pods'. */
+const VERSION_LABEL = 'app.kubernetes.io/version';
+
+/**
+ * The version a pod (or pod template) whose mysql image has no tag was given with it (statefulSet: its
+ * app.kubernetes.io/version label), when the image is that one pinned by digest (lib/images.ts asGiven: the tag taken
+ * off); else undefined (no version known).
+ */
+function recordedTag(pod: KubeObject, image: string): string | undefined {
+  const label = pod.metadata?.labels?.[VERSION_LABEL];
+  if (typeof label !== 'string' || !VERSION_PATTERN.test(label)) return undefined;
+  const given = imageAtTag(image, label);
+  return given !== undefined && asGiven(image, given, true) && asGiven(given, `mysql:${label}`) ? label : undefined;
 }
 
 /** `spec.version` when it is neither a string nor a number: what the field takes, not a schema's words. */

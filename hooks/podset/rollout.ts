@@ -6,7 +6,7 @@
 // rolling update looks children up by bare name and never finds a namespaced one, so a rollout stops after the first
 // pod, waiting forever on "missing child" (docs/metacontroller.md).
 import { createHash } from 'node:crypto';
-import { type ConditionInput, isPodReady, type KubeObject } from '../../lib/index.js';
+import { asGiven, type ConditionInput, isPodReady, type KubeObject } from '../../lib/index.js';
 
 /** The label on every pod naming the template it was made from (a hash of its labels and pod spec). */
 export const TEMPLATE_HASH_LABEL = 'metaops.dev/template-hash';
@@ -36,7 +36,9 @@ export function isCurrent(pod: KubeObject, hash: string, legacy: LegacyTemplate)
   if (!Array.isArray(containers) || containers.length !== 1) return false;
   const c = containers[0] as { image?: unknown; command?: unknown } | null | undefined;
   return (
-    c?.image === legacy.image &&
+    // Its image as given, whatever digest an admission policy pinned it to (its tag kept: lib/images.ts asGiven).
+    typeof c?.image === 'string' &&
+    asGiven(c.image, legacy.image) &&
     Array.isArray(c.command) &&
     c.command.length === legacy.command.length &&
     c.command.every((arg, i) => arg === legacy.command[i])

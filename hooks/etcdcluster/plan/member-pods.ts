@@ -1,6 +1,6 @@
 // The member pods the plan answers: on an image, without an upgrade record, started together from a snapshot.
-import { keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
-import { type Cluster, clusterOf, memberPod, peerURL, type RestoreSource } from '../members.js';
+import { asGiven, keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import { type Cluster, clusterOf, MEMBER_VERSION, memberPod, peerURL, type RestoreSource } from '../members.js';
 import { etcdContainerMark, IMAGE_WAITING } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
@@ -15,6 +15,7 @@ import {
   UPGRADED_FROM,
   UPGRADED_FROM_IMAGE,
 } from '../upgrade.js';
+import { atImage } from './versions.js';
 
 /**
  * The pod with the etcd container on `img`. `from`: the version its member ran before (an upgrade), recorded on the
@@ -52,10 +53,10 @@ export function withImage(
     ...annotations
   } = copy.metadata.annotations ?? {};
   const newVersion = from !== undefined && from !== version;
-  const newImage = fromImage !== undefined && fromImage !== img;
+  const newImage = fromImage !== undefined && !atImage(fromImage, img);
   copy.metadata.annotations = {
     ...annotations,
-    'etcd.version': version,
+    [MEMBER_VERSION]: version,
     ...(newVersion ? { [UPGRADED_FROM]: from } : {}),
     ...(newImage ? { [UPGRADED_FROM_IMAGE]: fromImage } : {}),
     // When, and the etcd container it runs as it is moved (the observed pod's): any other reported since runs the
@@ -95,13 +96,16 @@ export function withOperatorSteps(pod: KubeObject, observed: KubeObject, image: 
   const wanted = (c: Step | null): string | undefined => {
     if (typeof c?.name !== 'string') return undefined;
     if (OPERATOR_STEPS.has(c.name)) return image;
-    if (c.name === ETCD_STEP && typeof etcdImage === 'string' && toolIn(c, pod.metadata.annotations?.['etcd.version']))
+    if (c.name === ETCD_STEP && typeof etcdImage === 'string' && toolIn(c, pod.metadata.annotations?.[MEMBER_VERSION]))
       return etcdImage;
     return undefined;
   };
+  // A step is on the image wanted when it was given it, whatever digest an admission policy pinned it to (the tag
+  // kept: a tag taken off names no version, and the pod records none for its steps), or runs the etcd container's
+  // own pinned image (the same digest).
   const stale = (c: Step | null) => {
     const w = wanted(c);
-    return w !== undefined && c!.image !== w;
+    return w !== undefined && !(typeof c!.image === 'string' && asGiven(c!.image, w));
   };
   // Only when a step that waits for its image would take another: a step waiting for the image of the moment is
   // helped by nothing here (the image cannot be had), and the pod is left as it is.

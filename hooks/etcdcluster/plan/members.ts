@@ -258,7 +258,7 @@ function stuckAddition(a: Answered): Listed | undefined {
  */
 function madeOnSpec(a: Answered, pod: KubeObject): boolean {
   const img = memberImage(pod);
-  return img === a.targetImage || img === a.madeImage;
+  return atImage(img, a.targetImage) || atImage(img, a.madeImage);
 }
 
 /**

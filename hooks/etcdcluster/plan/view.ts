@@ -7,6 +7,7 @@ import {
   etcdVersion,
   image,
   memberImage,
+  memberImageAsWritten,
   memberIndex,
   memberPod,
   podOfPeerURL,
@@ -239,7 +240,7 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
   // replacement, its data deleted; it gets the image it ran back in place, whatever its health.
   const movedBack = (p: KubeObject) => {
     const a = p.metadata.annotations ?? {};
-    return moving(p) && (a[UPGRADED_FROM_IMAGE] === targetImage || a[UPGRADED_FROM] === targetVersion);
+    return moving(p) && (atImage(a[UPGRADED_FROM_IMAGE], targetImage) || a[UPGRADED_FROM] === targetVersion);
   };
   return new Set(
     obs.pods
@@ -305,7 +306,7 @@ function runsGivenImage(pod: KubeObject, img: string, recorded: string | undefin
   const etcd = Array.isArray(statuses)
     ? (statuses as Array<{ name?: unknown; image?: unknown } | null>).find((c) => c?.name === 'etcd')
     : undefined;
-  if (typeof etcd?.image !== 'string' || normalized(etcd.image) === normalized(img)) return true;
+  if (typeof etcd?.image !== 'string' || reportsSpecImage(etcd.image, pod, img)) return true;
   return recorded !== undefined && etcdContainerMark(pod) !== recorded;
 }
 
@@ -331,6 +332,18 @@ export function moving(p: KubeObject): boolean {
 const normalized = (img: string) => img.replace(/^docker\.io\//, '').replace(/^library\//, '');
 
 /**
+ * Whether the image an etcd container status reports is its pod's: the image given (`given`), or the one its spec
+ * writes (memberImageAsWritten: a runtime reports the digest an admission policy pinned it to as the spec says it).
+ */
+function reportsSpecImage(reported: string, pod: KubeObject, given: string): boolean {
+  const written = memberImageAsWritten(pod);
+  return (
+    normalized(reported) === normalized(given) ||
+    (written !== undefined && normalized(reported) === normalized(written))
+  );
+}
+
+/**
  * Whether the pod's etcd container runs the image its spec names since it was moved to it (UPGRADED_FROM_IMAGE): its
  * status reports that image (never while it reports the image it was moved from, or none running), or it is another
  * running container than the one it ran at the move (UPGRADED_CONTAINER,
@@ -351,7 +364,7 @@ export function runsItsImage(p: KubeObject): boolean {
   if (!etcd) return true;
   const want = memberImage(p);
   const reported = typeof etcd.image === 'string' ? normalized(etcd.image) : undefined;
-  if (reported !== undefined && want !== undefined && reported === normalized(want)) return true;
+  if (reported !== undefined && want !== undefined && reportsSpecImage(etcd.image as string, p, want)) return true;
   // The image it was moved from, or no container running: not (yet) the image of its spec.
   if (reported === normalized(a[UPGRADED_FROM_IMAGE]) || !etcd.state?.running) return false;
   const recorded = a[UPGRADED_CONTAINER];
