@@ -90,3 +90,23 @@ for (const [kmsKeyId, grant] of earlierGrants) {
     t.same(kmsGranted(aws), [], 'no policy grants a KMS key once the spec is refused');
   });
 }
+
+// The same withdrawal when the spec is refused for another field: a key the cluster admin gave to tenant B only stays
+// granted to tenant A for as long as A's spec is refused before the sync (a tag AWS refuses, here), since only a sync
+// that reaches the allowlist check withdraws it.
+t.test('a key given to another namespace only is withdrawn while the spec is refused for another field', async (t) => {
+  const aws = new FakeAws();
+  const first = await sync(request(KEY), aws, FIXED_NOW, { kms: [{ arn: KEY, namespace: 'team-a' }] });
+  const secret = first.children.find((c) => c.kind === 'Secret')!;
+  t.same(kmsGranted(aws), [KEY], 'granted while the server allows it for team-a');
+  // Tenant A adds a tag AWS refuses; the admin gives the key to team-b only (the server restarted with it).
+  const refused = request(KEY, first.status as Record<string, unknown>, [secret]);
+  (refused.parent.spec as Record<string, unknown>)['tags'] = { 'aws:owner': 'team-a' };
+  const after = await sync(refused, aws, FIXED_NOW, { kms: [{ arn: KEY, namespace: 'team-b' }] });
+  t.match(
+    (after.status as { conditions: unknown[] }).conditions,
+    [{ type: 'Ready', status: 'False', reason: 'InvalidSpec' }],
+    'refused',
+  );
+  t.same(kmsGranted(aws), [], 'no policy grants team-a the key the server now allows team-b only');
+});
