@@ -33,6 +33,7 @@ export {
   type DecorateHook,
   type DecoratorOperator,
   type FinalizeHook,
+  type RefusedHook,
   type SyncHook,
 } from './operator.js';
 export * from './ownership.js';
