@@ -674,10 +674,10 @@ async function refusedKmsKey(
  * schema; the resource's name; the answer budget): no sync runs while it is refused, so what an earlier answer (of
  * this metaops, or of one with older rules) granted is held to today's rules here (narrowGrant), and the refusal is
  * then answered InvalidSpec, every child kept. A key the raw spec names and the rules allow stays granted: a spec
- * refused for another field cuts no access the rules give. Checking fails (AWS unreachable, throttled): the refusal
- * and the failure are said, and the sync is tried again.
+ * refused for another field cuts no access the rules give. Checking fails (AWS unreachable, throttled): the
+ * InvalidSpec message says the failure too, and the sync is tried again.
  */
-export async function refused(hook: RefusedHook<S3Clients, S3Settings>, refusal: string): Promise<void> {
+export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise<void> {
   const { parent } = hook;
   const owner = ownerOf(parent);
   const key = rawKmsKey(parent.spec);
@@ -686,13 +686,10 @@ export async function refused(hook: RefusedHook<S3Clients, S3Settings>, refusal:
     const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
     await narrowGrant(aws, owner, recordedBuckets(previousOf(parent)), allowed, hook.log);
   } catch (err) {
-    throw awsFailure(
-      err,
-      `${refusal}; what this resource was granted before could not be checked yet: ${describe(err)}`,
-      {
-        conditions: ['Ready', 'Synced'],
-      },
-    );
+    // Said after the refusal in the InvalidSpec answer (lib/operator.ts), which is asked again after its retry.
+    throw awsFailure(err, `what this resource was granted before could not be checked yet: ${describe(err)}`, {
+      conditions: ['Ready', 'Synced'],
+    });
   }
 }
 

@@ -11,7 +11,7 @@ import { s3Sync as sync } from '../fixtures/hooks.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 import { S3_DEFAULTS, s3Request } from '../fixtures/s3.js';
-import { OWNER_TAG, OWNER_UID_TAG } from '../../hooks/s3/api.js';
+import { AwsError, OWNER_TAG, OWNER_UID_TAG } from '../../hooks/s3/api.js';
 import { ledgerPath } from '../../hooks/s3/ledger.js';
 
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
@@ -198,4 +198,21 @@ t.test("a refused spec takes no place in the namespace's ledger and frees none",
   t.same(ledger(), entries, 'the ledger as it was');
   t.same(aws.calls, [], 'nothing written');
   t.notOk(aws.buckets.has('team-a-more'), 'no bucket made');
+});
+
+t.test('AWS failing while the spec is refused: still InvalidSpec, the failure said, asked again', async (t) => {
+  const aws = new FakeAws();
+  const first = await sync(request({}), aws, FIXED_NOW, { kms: [{ arn: KEY }] });
+  aws.getUser = async () => {
+    throw new AwsError('Throttling', 'Rate exceeded', 'GetUser');
+  };
+  const after = await sync(
+    request({ tags: { 'aws:owner': 'team-a' } }, first.status as Record<string, unknown>),
+    aws,
+    FIXED_NOW,
+    { kms: [] },
+  );
+  refusedFor(t, after.status as Record<string, unknown>, /aws:.*could not be checked yet: GetUser: Throttling/);
+  t.ok((after.resyncAfterSeconds ?? 0) > 0, 'asked again');
+  t.same(kmsGranted(aws), [KEY], 'the grant stands until AWS answers');
 });
