@@ -35,6 +35,7 @@ export {
   type DecorateHook,
   type DecoratorOperator,
   type FinalizeHook,
+  type RefusedHook,
   type SyncHook,
 } from './operator.js';
 export * from './ownership.js';

@@ -133,6 +133,15 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
   independentChildren?: boolean;
   /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
   invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
+  /**
+   * What a sync does, before it answers InvalidSpec, with a spec refused by any check above (the raw spec's, the
+   * schema's, the parent's, the settings', the answer budget's): takes back what an earlier answer granted outside
+   * Kubernetes that the rules would not grant now (S3: a KMS key in the tenant's IAM policy), since no sync runs
+   * while the spec is refused. Given the parent as it is (no parsed spec) and the refusal's words; it narrows, it
+   * makes nothing. A TemporaryError it throws (AWS unreachable) is told in the InvalidSpec answer's message, which
+   * is asked again after its retryAfterSeconds: the spec is still what the user must fix; anything else is a bug.
+   */
+  refused?(hook: RefusedHook<C, K>, refusal: string): Promise<void> | void;
   /** Which condition reasons become Events (none: the operator records no Events). */
   events?: ConditionEventRules;
   /**
@@ -144,6 +153,9 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
   finalize?(hook: FinalizeHook<Static<S>, C, K>): Answer;
   customize?(request: CustomizeRequest): CustomizeResponse;
 }
+
+/** What a composite's `refused` is given: a sync hook's call, without a parsed spec (the spec was refused). */
+export type RefusedHook<C, K = unknown> = Omit<SyncHook<undefined, C, K>, 'spec'>;
 
 /** What a DecoratorController's sync (or finalize) hook is given: its call's context, and the object. */
 export interface DecorateHook<C, K = unknown> extends CallContext<C, K> {
@@ -203,7 +215,16 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
     ...(op.answerBudget ? { answerBudget: op.answerBudget as AnswerBudget<unknown> } : {}),
     sync: (request, ctx) =>
       call(op, request, ctx, 'sync', (parsed, now, event) => {
-        if (!parsed.ok) return invalid(request, parsed.message, now);
+        if (!parsed.ok) {
+          const { message } = parsed;
+          const refused = op.refused?.(new HookCall(request, undefined, now, ctx, event), message);
+          return refused instanceof Promise
+            ? refused.then(
+                () => invalid(request, message, now),
+                (err: unknown) => refusedFailed(request, message, now, err, invalid),
+              )
+            : invalid(request, message, now);
+        }
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
         const judge = op.judgesUnseenHolders ? holderWants : holderJudge(now);
@@ -225,6 +246,22 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
       : {}),
     ...(customize ? { customize: (request) => customizeFor(request, customize, finalize !== undefined) } : {}),
   };
+}
+
+/**
+ * The InvalidSpec answer when the operator's `refused` failed: the refusal and the failure said, the sync asked again
+ * (a TemporaryError's or PermanentError's retryAfterSeconds, else RETRY_SECONDS.failure). Anything else is a bug.
+ */
+function refusedFailed(
+  request: CompositeSyncRequest,
+  message: string,
+  now: Date,
+  err: unknown,
+  invalid: (request: CompositeSyncRequest, message: string, now: Date) => CompositeSyncResponse,
+): CompositeSyncResponse {
+  if (!isHookFailure(err)) throw err;
+  const retry = err instanceof TemporaryError ? err.retryAfterSeconds : RETRY_SECONDS.failure;
+  return { ...invalid(request, `${message}; ${err.message}`, now), resyncAfterSeconds: retry };
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   finalize,
   nameProblem,
   parser,
+  refused,
   s3Clients,
   secretName,
   sync,
@@ -48,6 +49,9 @@ export const s3 = defineComposite({
   spec: parser,
   // Read from the raw spec before the schema: a key ARN said plainly, and a tag set AWS would refuse (InvalidTag).
   specProblem: (spec) => kmsKeyIdProblem(spec) ?? tagsProblem(spec),
+  // A spec refused by any check before the sync keeps no grant the rules would not give now (sync.ts refused): a
+  // KMS key the raw spec does not name exactly, or the server no longer allows, is withdrawn from the policy.
+  refused,
   settings: ({ env }: ClientEnvironment): S3Settings => ({
     kms: kmsAllowlistFromEnv(env),
     bucketsPerNamespace: bucketsPerNamespaceFromEnv(env),

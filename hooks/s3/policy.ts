@@ -83,19 +83,44 @@ export function bucketPolicy(bucket: string, kmsKeyArn?: string): string {
         ],
         Resource: [`${bucketArn(bucket)}/*`],
       },
-      ...(kmsKeyArn
-        ? [{ Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] }]
-        : []),
+      ...(kmsKeyArn ? [kmsStatement(kmsKeyArn)] : []),
     ],
   });
 }
 
+/** bucketPolicy's statement granting a KMS key: its data-key and decrypt actions on that key alone. */
+function kmsStatement(kmsKeyArn: string): Record<string, unknown> {
+  return { Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] };
+}
+
+/**
+ * The bucket a policy document of bucketPolicy's grants: its `Bucket` statement's one resource, a valid bucket name;
+ * undefined for any other document (nothing is guessed from it).
+ */
+export function grantedBucket(document: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = parseJson(document);
+  } catch {
+    return undefined;
+  }
+  const statements = (parsed as { Statement?: unknown } | null)?.Statement;
+  if (!Array.isArray(statements)) return undefined;
+  const resources = statements
+    .filter((s) => (s as { Sid?: unknown } | null)?.Sid === 'Bucket')
+    .flatMap((s) => ([] as unknown[]).concat((s as { Resource?: unknown }).Resource ?? []));
+  if (resources.length !== 1 || typeof resources[0] !== 'string') return undefined;
+  const bucket = /^arn:aws:s3:::(.+)$/.exec(resources[0])?.[1];
+  return bucket !== undefined && !bucketNameProblem(bucket) ? bucket : undefined;
+}
+
 /**
  * The policy document without its statements that allow any KMS action (bucketPolicy's `Kms`), or undefined when it
- * has none: every other statement kept as written. A document that is not JSON with a Statement array is not
- * touched (undefined).
+ * has none: every other statement kept as written. `keep`: the key the rules grant now, whose statement is kept when
+ * it is exactly bucketPolicy's for that key (any other KMS statement goes: a wildcard, a condition, another key). A
+ * document that is not JSON with a Statement array is not touched (undefined).
  */
-export function withoutKmsGrant(document: string): string | undefined {
+export function withoutKmsGrant(document: string, keep?: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = parseJson(document);
@@ -108,7 +133,9 @@ export function withoutKmsGrant(document: string): string | undefined {
     ([] as unknown[])
       .concat((s as { Action?: unknown } | null)?.Action ?? [])
       .some((a) => typeof a === 'string' && a.toLowerCase().startsWith('kms:'));
-  const kept = statements.filter((s) => !grantsKms(s));
+  const kept = statements.filter(
+    (s) => !grantsKms(s) || (keep !== undefined && JSON.stringify(s) === JSON.stringify(kmsStatement(keep))),
+  );
   if (kept.length === statements.length) return undefined;
   return JSON.stringify({ ...(parsed as object), Statement: kept });
 }
@@ -127,6 +154,16 @@ export function kmsKeyParts(arn: string): { partition: string; region: string; a
   if (!KMS_KEY_ARN.test(arn)) return undefined;
   const [, partition, , region, account] = arn.split(':') as [string, string, string, string, string];
   return { partition, region, account };
+}
+
+/**
+ * The KMS key a raw spec (one that may not pass the schema) asks to be granted: spec.encryption.kmsKeyId with type
+ * SSE-KMS, when it is an exact key ARN; else undefined.
+ */
+export function rawKmsKey(spec: unknown): string | undefined {
+  const encryption = (spec as { encryption?: unknown } | null | undefined)?.encryption;
+  const { type, kmsKeyId } = (encryption ?? {}) as { type?: unknown; kmsKeyId?: unknown };
+  return type === 'SSE-KMS' && typeof kmsKeyId === 'string' && kmsKeyParts(kmsKeyId) ? kmsKeyId : undefined;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   RETRY_SECONDS,
   specParser,
   type SyncHook,
+  type RefusedHook,
   TAKEN_RESYNC_SECONDS,
   takenCondition,
   takenNames,
@@ -82,7 +83,9 @@ import {
   bucketPolicy,
   kmsKeyNotAllowed,
   kmsKeyRefusal,
+  grantedBucket,
   policyName,
+  rawKmsKey,
   scrubAwsText,
   userName,
   withoutKmsGrant,
@@ -657,7 +660,7 @@ async function refusedKmsKey(
   refusal: string,
 ): Promise<CompositeSyncResponse> {
   try {
-    await withdrawKmsGrant(run);
+    await narrowGrant(run.aws, run.owner, run.recorded, undefined, run.log);
   } catch (err) {
     throw awsFailure(err, `${refusal}; its grant could not be withdrawn yet: ${describe(err)}`, {
       conditions: ['Ready', 'Synced'],
@@ -667,18 +670,69 @@ async function refusedKmsKey(
 }
 
 /**
- * Takes every KMS statement out of this resource's IAM policy (ours by its tags; bucketPolicy's `Kms`), the rest of
- * the document kept as it is. Reads only, unless the policy grants a key: no user or policy made, none of another
- * owner touched.
+ * A spec refused before the sync (index.ts specProblem: a kmsKeyId that is no exact key ARN, a tag AWS refuses; the
+ * schema; the resource's name; the answer budget): no sync runs while it is refused, so what an earlier answer (of
+ * this metaops, or of one with older rules) granted is held to today's rules here (narrowGrant), and the refusal is
+ * then answered InvalidSpec, every child kept. A key the raw spec names and the rules allow stays granted: a spec
+ * refused for another field cuts no access the rules give. Checking fails (AWS unreachable, throttled): the
+ * InvalidSpec message says the failure too, and the sync is tried again.
  */
-async function withdrawKmsGrant(run: SyncRun): Promise<void> {
-  const { aws, owner, user } = run;
+export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise<void> {
+  const { parent } = hook;
+  const owner = ownerOf(parent);
+  const key = rawKmsKey(parent.spec);
+  const allowed = key !== undefined && !kmsKeyNotAllowed(key, owner.namespace, hook.settings.kms) ? key : undefined;
+  try {
+    const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
+    await narrowGrant(aws, owner, recordedBuckets(previousOf(parent)), allowed, hook.log);
+  } catch (err) {
+    // Said after the refusal in the InvalidSpec answer (lib/operator.ts), which is asked again after its retry.
+    throw awsFailure(err, `what this resource was granted before could not be checked yet: ${describe(err)}`, {
+      conditions: ['Ready', 'Synced'],
+    });
+  }
+}
+
+/**
+ * Holds this resource's IAM policy (ours by its tags) to what the rules grant now, while its spec is refused and no
+ * sync checks it: every KMS statement goes but bucketPolicy's own for `keep` (a key the raw spec names and the
+ * server allows the namespace), and that one too unless the key is in the operator's partition and account (the
+ * user's) and the region of the bucket the policy grants, found and ours; a policy granting a bucket whose tags name
+ * another owner (an older metaops let two resources take one bucket) is detached from the user, as the sync's
+ * lostBucket does on that definite answer (its keys and Secret go at the first sync of a valid spec). Nothing is
+ * made, no bucket, key or Secret touched, none of another owner's objects written; reads only when nothing is to
+ * narrow. `recorded`: the buckets the status records (a bucket tagged by name alone by a metaops before the UID tag
+ * is this resource's when its status names it, as the sync reads it).
+ */
+async function narrowGrant(
+  aws: AwsApi,
+  owner: Owner,
+  recorded: ReadonlySet<string>,
+  keep: string | undefined,
+  log: SyncHook<Spec, S3Clients>['log'],
+): Promise<void> {
+  const user = userName(owner.namespace, owner.name, owner.uid);
   const iamUser = await aws.getUser(user);
   if (!iamUser || !owns(owner, iamUser.tags)) return;
   const arn = arnParts(iamUser.arn);
   if (!arn) return;
   const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
-  await withdrawKmsStatements(aws, owner, policyArn);
+  const policy = await aws.getPolicy(policyArn);
+  if (!policy || !owns(owner, policy.tags)) return;
+  const document = await aws.policyDocument(policyArn, policy.defaultVersionId);
+  const bucket = grantedBucket(document);
+  const found = bucket !== undefined ? await aws.findBucket(bucket) : undefined;
+  // Its owner tags decide (a definite answer); a bucket gone, or untagged (a stale read, a sync killed before
+  // tagging it), is no answer: nothing is detached on it, and no key kept for it.
+  const owned = found && found.tags.size > 0 ? owns(owner, found.tags, recorded.has(bucket!)) : undefined;
+  if (owned === false && (await aws.attachedPolicies(user)).includes(policyArn)) {
+    await aws.detachPolicy(user, policyArn);
+    log.warn({ bucket, user }, "S3: the policy of a refused spec grants another resource's bucket: detached");
+  }
+  const kept =
+    keep !== undefined && owned === true && !kmsKeyRefusal(keep, { ...arn, region: found!.region }) ? keep : undefined;
+  const without = withoutKmsGrant(document, kept);
+  if (without !== undefined) await aws.setPolicyDocument(policyArn, without);
 }
 
 /** The policy's KMS statements taken out, if the policy exists, is ours, and has any. */
