@@ -25,9 +25,8 @@ t.test(
     const tools = [...api.objects.values()].filter((o) => o.kind === 'PodBuggerTool');
     const toolBytes = tools.reduce((n, o) => n + goJsonBytes(o), 0);
 
-    // web-1, padded (an annotation of its owner's) so that it and the tools, each measured alone, are 64 bytes short
-    // of the limit (as put;
-    // the API server's resourceVersion may add a byte).
+    // web-1, padded (an annotation of its owner's) so that it and the tools, each measured alone, are about 64 bytes
+    // short of the limit (the API server's resourceVersion may add a byte).
     const web = pod('web-1', { app: 'web' });
     web.metadata.annotations = { pad: '' };
     web.metadata.annotations.pad = 'x'.repeat(LIMIT - 64 - toolBytes - goJsonBytes(web));
