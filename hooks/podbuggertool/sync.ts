@@ -379,10 +379,47 @@ export function sentBytes(object: KubeObject): number {
 }
 
 /**
- * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the tools
- * sent with it): Metacontroller's request for it is refused (413), so the injector never acts on it; counted skipped,
- * TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no room), not pending for ever. Only a pending pod is
- * measured (at rest there are none).
+ * What the injector's request holds besides the pod and the tools, as the DecoratorController's shipped manifest stands
+ * on the API server (manifests/controllers/metaops-podbuggertool-injector.yaml): Metacontroller sends the whole
+ * DecoratorController as its informer holds it in `controller`, metadata and all. Measured on a real API server
+ * (test/real/podbuggertool-injector-controller-within-request-allowance-real.test.ts), as Metacontroller writes it:
+ * 2.2 KB installed by Helm, 3.2 KB applied with `kubectl apply` (its last-applied-configuration annotation,
+ * managedFields), 3.3 KB created then applied, 3.6 KB applied server-side over that with a label and an annotation
+ * added by hand. The allowance is more than twice the largest: an administrator who adds kilobytes of their own to
+ * it adds them to every injector request, and the status's measure falls short by as much beyond it.
+ */
+export const CONTROLLER_ALLOWANCE = 8 * 1024;
+
+/**
+ * The key of the related tools in the injector's request: Metacontroller's GroupVersionKind as text, `Kind.group/version`
+ * (v4.17.2 and v1.5.20 pkg/controller/common RelativeObjectMap).
+ */
+const RELATED_KEY = `${resource.kind}.${TOOL_API}`;
+
+/**
+ * The bytes of the injector's request besides the pod and each tool with its key: Metacontroller v4.17.2 and v1.5.20
+ * send `{"controller":<DecoratorController>,"object":<pod>,"attachments":{},"related":{"<RELATED_KEY>":{<tools>}},
+ * "finalizing":false}` (pkg/controller/decorator DecoratorHookRequest / SyncHookRequest), the controller counted as its
+ * allowance (CONTROLLER_ALLOWANCE). The skeleton is measured with `{}` for the controller and the pod (four bytes more
+ * than it holds, as many as `null` for `attachments` would take).
+ */
+export const REQUEST_ENVELOPE_BYTES =
+  goJsonBytes({ controller: {}, object: {}, attachments: {}, related: { [RELATED_KEY]: {} }, finalizing: false }) +
+  CONTROLLER_ALLOWANCE;
+
+/**
+ * The bytes a tool takes in the injector's request: the tool (sentBytes) and its key in the related map, its name
+ * (a pod's related objects of its own namespace are keyed by name alone: relativeName), a colon and a comma.
+ */
+export function relatedBytes(tool: KubeObject): number {
+  return sentBytes(tool) + goJsonBytes(tool.metadata.name ?? '') + 2;
+}
+
+/**
+ * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the request's
+ * envelope, REQUEST_ENVELOPE_BYTES, and the tools sent with it): Metacontroller's request for it is refused (413), so
+ * the injector never acts on it; counted skipped, TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no
+ * room), not pending for ever. Only a pending pod is measured (at rest there are none).
  */
 function sendable(state: PodState, pod: KubeObject, room: number): PodState {
   if (state.state !== 'pending') return state;
@@ -391,10 +428,10 @@ function sendable(state: PodState, pod: KubeObject, room: number): PodState {
 }
 
 /**
- * The bytes of every PodBuggerTool of the namespace, as sentBytes measures them: what Metacontroller sends with each
- * of its pods besides the pod (the injector's customize asks for them all, and v4 sends related objects whole, status
- * included). Read a page at a time, each page one of the count's (`over`), and only until they pass `limit`.
- * Undefined when not known (an error, the budget spent).
+ * The bytes every PodBuggerTool of the namespace takes in the injector's request (relatedBytes: each tool and its key):
+ * what Metacontroller sends with each of its pods besides the pod (the injector's customize asks for them all, and v4
+ * sends related objects whole, status included). Read a page at a time, each page one of the count's (`over`), and
+ * only until they pass `limit`. Undefined when not known (an error, the budget spent).
  */
 export async function toolsSentBytes(
   kube: KubeApi,
@@ -409,7 +446,7 @@ export async function toolsSentBytes(
     if (over()) return undefined;
     try {
       const page = await kube.list!(TOOL_API, resource.plural, namespace, pageOptions('', size, next));
-      for (const tool of page.items) total += sentBytes(tool);
+      for (const tool of page.items) total += relatedBytes(tool);
       next = page.continue;
       if (!next || total > limit) return total;
     } catch (err) {
@@ -470,11 +507,15 @@ export async function countPods(
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
-  // The bytes an injector request has for its pod: the body limit, less the tools of the namespace sent with it, read
-  // once a pod is pending (none at rest); not known, less this tool alone (a pod is said too large only when it is).
+  // The bytes an injector request has for its pod: the body limit, less the request's envelope and the tools of the
+  // namespace sent with it, read once a pod is pending (none at rest); not known, less this tool alone (a pod is said
+  // too large only when it is).
   let room: number | undefined;
   const roomFor = async (): Promise<number> =>
-    (room ??= bodyLimit - Math.max(sentBytes(tool), (await toolsSentBytes(kube, namespace, bodyLimit, over)) ?? 0));
+    (room ??=
+      bodyLimit -
+      REQUEST_ENVELOPE_BYTES -
+      Math.max(relatedBytes(tool), (await toolsSentBytes(kube, namespace, bodyLimit, over)) ?? 0));
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
