@@ -111,6 +111,11 @@ function emptyCounts(): Counts {
   };
 }
 
+/** A copy of the counts that adding to them (tally) leaves as it is. */
+function copied(counts: Counts): Counts {
+  return { ...counts, failures: [...counts.failures], skips: [...counts.skips], skippedBy: { ...counts.skippedBy } };
+}
+
 /** Adds one pod's state to the counts. */
 export function tally(counts: Counts, pod: string, state: PodState): void {
   counts.matched += 1;
@@ -431,7 +436,8 @@ function sendable(state: PodState, pod: KubeObject, room: number): PodState {
  * The bytes every PodBuggerTool of the namespace takes in the injector's request (relatedBytes: each tool and its key):
  * what Metacontroller sends with each of its pods besides the pod (the injector's customize asks for them all, and v4
  * sends related objects whole, status included). Read a page at a time, each page one of the count's (`over`), and
- * only until they pass `limit`. Undefined when not known (an error, the budget spent).
+ * only until they pass `limit`. Undefined when not known (the count's time or its share of pages spent: `over`); a
+ * list the API server refuses is that temporary error (the count is not taken without them).
  */
 export async function toolsSentBytes(
   kube: KubeApi,
@@ -450,7 +456,14 @@ export async function toolsSentBytes(
       next = page.continue;
       if (!next || total > limit) return total;
     } catch (err) {
-      if ((err as Error | undefined)?.name !== 'AnswerTooLargeError' || size === 1) return undefined;
+      if ((err as Error | undefined)?.name !== 'AnswerTooLargeError')
+        throw new TemporaryError(
+          errorReason(err),
+          `could not list the PodBuggerTools of namespace ${namespace} (what each injector request carries, measured against the body limit): ${errorReason(err)}`,
+          { retryAfterSeconds: RETRY_SECONDS.failure },
+        );
+      // One tool alone larger than any answer read (lib/kube.ts MAX_OBJECT_READ_BYTES): the tools are at least that.
+      if (size === 1) return total + MAX_OBJECT_READ_BYTES > limit ? total + MAX_OBJECT_READ_BYTES : undefined;
       size = Math.max(1, Math.floor(size / 2));
     }
   }
@@ -508,14 +521,15 @@ export async function countPods(
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
   // The bytes an injector request has for its pod: the body limit, less the request's envelope and the tools of the
-  // namespace sent with it, read once a pod is pending (none at rest); not known, less this tool alone (a pod is said
-  // too large only when it is).
+  // namespace sent with it, read once a pod waits on a request (none at rest). Undefined while not known: the count's
+  // time or the namespace's share of pages ran out while the tools were listed.
   let room: number | undefined;
-  const roomFor = async (): Promise<number> =>
-    (room ??=
-      bodyLimit -
-      REQUEST_ENVELOPE_BYTES -
-      Math.max(relatedBytes(tool), (await toolsSentBytes(kube, namespace, bodyLimit, over)) ?? 0));
+  const roomFor = async (): Promise<number | undefined> => {
+    if (room !== undefined) return room;
+    const tools = await toolsSentBytes(kube, namespace, bodyLimit, over);
+    if (tools === undefined) return undefined;
+    return (room = bodyLimit - REQUEST_ENVELOPE_BYTES - Math.max(relatedBytes(tool), tools));
+  };
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
@@ -533,19 +547,23 @@ export async function countPods(
       }
     : restart();
   const labelSelector = selectorText(selectorOf(spec));
+  /** The count cut short where it stands: the next page's token and the counts before it, to resume from. */
+  const cutShort = (at: { counts: Counts; next: string | undefined; read: number }): CountResult => ({
+    complete: false,
+    read: at.read,
+    ...(at.next ? { progress: { ...finished(at.counts), generation, continue: at.next, read: at.read } } : {}),
+  });
   let limit = PAGE_SIZE;
   for (;;) {
-    if (over())
-      return {
-        complete: false,
-        read,
-        ...(next ? { progress: { ...finished(counts), generation, continue: next, read } } : {}),
-      };
+    if (over()) return cutShort({ counts, next, read });
+    // Where the page starts: a page whose pods cannot all be placed (the size of the namespace's tools not known) is
+    // not counted in part, and the count resumes from here.
+    const page = { counts: copied(counts), next, read };
     let items: KubeObject[] = [];
     try {
-      const page = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
-      items = page.items;
-      next = page.continue;
+      const answer = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
+      items = answer.items;
+      next = answer.continue;
       // Past the large pod, the pages grow again (one large pod does not make the rest of the count one per page).
       limit = Math.min(PAGE_SIZE, limit * 2);
     } catch (err) {
@@ -568,8 +586,14 @@ export async function countPods(
     for (const pod of items) {
       // The server's selection is checked again: only the tool's own selector, read here, decides.
       if (!countedPod(spec, namespace, pod)) continue;
-      const state = podState(pod, name, spec);
-      tally(counts, pod.metadata.name!, state.state === 'pending' ? sendable(state, pod, await roomFor()) : state);
+      let state = podState(pod, name, spec);
+      if (state.state === 'pending') {
+        // An unknown size never counts as fitting: the count stops before this page (at rest the status is kept).
+        const room = await roomFor();
+        if (room === undefined) return cutShort(page);
+        state = sendable(state, pod, room);
+      }
+      tally(counts, pod.metadata.name!, state);
     }
     // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
     counts = finished(counts);
@@ -909,6 +933,8 @@ async function countOrExplain(...args: Parameters<typeof countPods>): Promise<Co
   try {
     return await countPods(...args);
   } catch (err) {
+    // Already said (the namespace's tools could not be listed).
+    if (err instanceof TemporaryError) throw err;
     throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
       retryAfterSeconds: RETRY_SECONDS.failure,
     });
