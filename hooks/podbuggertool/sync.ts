@@ -39,6 +39,7 @@ import { actingAuthor, OutOfTime, PER_POD, type AuthorVerdict } from './author.j
 import {
   containerName,
   countedPod,
+  ephemeralImages,
   FIRST_RETRY_SECONDS,
   MAX_RETRY_SECONDS,
   podState,
@@ -421,13 +422,22 @@ export function relatedBytes(tool: KubeObject): number {
 }
 
 /**
- * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the request's
- * envelope, REQUEST_ENVELOPE_BYTES, and the tools sent with it): Metacontroller's request for it is refused (413), so
- * the injector never acts on it; counted skipped, TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no
- * room), not pending for ever. Only a pending pod is measured (at rest there are none).
+ * True when where the pod stands waits on an injector request: pending, or failed and to be retried (the injector's
+ * failure recorded on it, the container not on it: wantsContainer). A container on the pod that does not run is
+ * never retried, and waits on nothing.
+ */
+function awaitsRequest(state: PodState, pod: KubeObject, tool: string): boolean {
+  return state.state === 'pending' || (state.state === 'failed' && !ephemeralImages(pod).has(containerName(tool)));
+}
+
+/**
+ * A pod waiting on an injector request (awaitsRequest: pending, or failed and to be retried) whose request would pass
+ * the hook server's body limit (`room`: the limit less the request's envelope, REQUEST_ENVELOPE_BYTES, and the tools
+ * sent with it): Metacontroller's request for it is refused (413), so the injector never acts on it, nor retries it;
+ * counted skipped, TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no room), not pending for ever nor
+ * said to be retried. Only such pods are measured (at rest there are none).
  */
 function sendable(state: PodState, pod: KubeObject, room: number): PodState {
-  if (state.state !== 'pending') return state;
   if (room <= 0) return { state: 'skipped', reason: 'ToolsTooLargeToSend' };
   return sentBytes(pod) <= room ? state : { state: 'skipped', reason: 'TooLargeToSend' };
 }
@@ -587,7 +597,7 @@ export async function countPods(
       // The server's selection is checked again: only the tool's own selector, read here, decides.
       if (!countedPod(spec, namespace, pod)) continue;
       let state = podState(pod, name, spec);
-      if (state.state === 'pending') {
+      if (awaitsRequest(state, pod, name)) {
         // An unknown size never counts as fitting: the count stops before this page (at rest the status is kept).
         const room = await roomFor();
         if (room === undefined) return cutShort(page);
