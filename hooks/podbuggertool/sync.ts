@@ -512,6 +512,26 @@ async function tooLarge(
 }
 
 /**
+ * The bytes an injector request has for a pod of the tool's namespace: the body limit, less the request's envelope
+ * and the tools of the namespace sent with it, read when first asked (once a pod waits on a request: none at rest).
+ * Undefined while not known: the count's time or the namespace's share of pages ran out while the tools were listed.
+ */
+function requestRoom(
+  kube: KubeApi,
+  tool: ParentObject,
+  bodyLimit: number,
+  over: () => boolean,
+): () => Promise<number | undefined> {
+  let room: number | undefined;
+  return async () => {
+    if (room !== undefined) return room;
+    const tools = await toolsSentBytes(kube, tool.metadata.namespace ?? 'default', bodyLimit, over);
+    if (tools === undefined) return undefined;
+    return (room = bodyLimit - REQUEST_ENVELOPE_BYTES - Math.max(relatedBytes(tool), tools));
+  };
+}
+
+/**
  * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
  * with large annotations) is asked for again at half the size. No page is asked for after the budget: a count cut
  * short returns where it stands (the next page's token and the counts so far) for the next sync to resume from
@@ -530,16 +550,7 @@ export async function countPods(
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
-  // The bytes an injector request has for its pod: the body limit, less the request's envelope and the tools of the
-  // namespace sent with it, read once a pod waits on a request (none at rest). Undefined while not known: the count's
-  // time or the namespace's share of pages ran out while the tools were listed.
-  let room: number | undefined;
-  const roomFor = async (): Promise<number | undefined> => {
-    if (room !== undefined) return room;
-    const tools = await toolsSentBytes(kube, namespace, bodyLimit, over);
-    if (tools === undefined) return undefined;
-    return (room = bodyLimit - REQUEST_ENVELOPE_BYTES - Math.max(relatedBytes(tool), tools));
-  };
+  const roomFor = requestRoom(kube, tool, bodyLimit, over);
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
