@@ -39,6 +39,7 @@ import { actingAuthor, OutOfTime, PER_POD, type AuthorVerdict } from './author.j
 import {
   containerName,
   countedPod,
+  ephemeralImages,
   FIRST_RETRY_SECONDS,
   MAX_RETRY_SECONDS,
   podState,
@@ -109,6 +110,11 @@ function emptyCounts(): Counts {
     skips: [],
     skippedBy: {},
   };
+}
+
+/** A copy of the counts that adding to them (tally) leaves as it is. */
+function copied(counts: Counts): Counts {
+  return { ...counts, failures: [...counts.failures], skips: [...counts.skips], skippedBy: { ...counts.skippedBy } };
 }
 
 /** Adds one pod's state to the counts. */
@@ -379,22 +385,69 @@ export function sentBytes(object: KubeObject): number {
 }
 
 /**
- * A pending pod whose injector request would pass the hook server's body limit (`room`: the limit less the tools
- * sent with it): Metacontroller's request for it is refused (413), so the injector never acts on it; counted skipped,
- * TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no room), not pending for ever. Only a pending pod is
- * measured (at rest there are none).
+ * What the injector's request holds besides the pod and the tools, as the DecoratorController's shipped manifest stands
+ * on the API server (manifests/controllers/metaops-podbuggertool-injector.yaml): Metacontroller sends the whole
+ * DecoratorController as its informer holds it in `controller`, metadata and all. Measured on a real API server
+ * (test/real/podbuggertool-injector-controller-within-request-allowance-real.test.ts), as Metacontroller writes it:
+ * 2.2 KB installed by Helm, 3.2 KB applied with `kubectl apply` (its last-applied-configuration annotation,
+ * managedFields), 3.3 KB created then applied, 3.6 KB applied server-side over that with a label and an annotation
+ * added by hand. The allowance is more than twice the largest: an administrator who adds kilobytes of their own to
+ * it adds them to every injector request, and the status's measure falls short by as much beyond it.
+ */
+export const CONTROLLER_ALLOWANCE = 8 * 1024;
+
+/**
+ * The key of the related tools in the injector's request: Metacontroller's GroupVersionKind as text, `Kind.group/version`
+ * (v4.17.2 and v1.5.20 pkg/controller/common RelativeObjectMap).
+ */
+const RELATED_KEY = `${resource.kind}.${TOOL_API}`;
+
+/**
+ * The bytes of the injector's request besides the pod and each tool with its key: Metacontroller v4.17.2 and v1.5.20
+ * send `{"controller":<DecoratorController>,"object":<pod>,"attachments":{},"related":{"<RELATED_KEY>":{<tools>}},
+ * "finalizing":false}` (pkg/controller/decorator DecoratorHookRequest / SyncHookRequest), the controller counted as its
+ * allowance (CONTROLLER_ALLOWANCE). The skeleton is measured with `{}` for the controller and the pod (four bytes more
+ * than it holds, as many as `null` for `attachments` would take).
+ */
+export const REQUEST_ENVELOPE_BYTES =
+  goJsonBytes({ controller: {}, object: {}, attachments: {}, related: { [RELATED_KEY]: {} }, finalizing: false }) +
+  CONTROLLER_ALLOWANCE;
+
+/**
+ * The bytes a tool takes in the injector's request: the tool (sentBytes) and its key in the related map, its name
+ * (a pod's related objects of its own namespace are keyed by name alone: relativeName), a colon and a comma.
+ */
+export function relatedBytes(tool: KubeObject): number {
+  return sentBytes(tool) + goJsonBytes(tool.metadata.name ?? '') + 2;
+}
+
+/**
+ * True when where the pod stands waits on an injector request: pending, or failed and to be retried (the injector's
+ * failure recorded on it, the container not on it: wantsContainer). A container on the pod that does not run is
+ * never retried, and waits on nothing.
+ */
+function awaitsRequest(state: PodState, pod: KubeObject, tool: string): boolean {
+  return state.state === 'pending' || (state.state === 'failed' && !ephemeralImages(pod).has(containerName(tool)));
+}
+
+/**
+ * A pod waiting on an injector request (awaitsRequest: pending, or failed and to be retried) whose request would pass
+ * the hook server's body limit (`room`: the limit less the request's envelope, REQUEST_ENVELOPE_BYTES, and the tools
+ * sent with it): Metacontroller's request for it is refused (413), so the injector never acts on it, nor retries it;
+ * counted skipped, TooLargeToSend (ToolsTooLargeToSend when the tools alone leave no room), not pending for ever nor
+ * said to be retried. Only such pods are measured (at rest there are none).
  */
 function sendable(state: PodState, pod: KubeObject, room: number): PodState {
-  if (state.state !== 'pending') return state;
   if (room <= 0) return { state: 'skipped', reason: 'ToolsTooLargeToSend' };
   return sentBytes(pod) <= room ? state : { state: 'skipped', reason: 'TooLargeToSend' };
 }
 
 /**
- * The bytes of every PodBuggerTool of the namespace, as sentBytes measures them: what Metacontroller sends with each
- * of its pods besides the pod (the injector's customize asks for them all, and v4 sends related objects whole, status
- * included). Read a page at a time, each page one of the count's (`over`), and only until they pass `limit`.
- * Undefined when not known (an error, the budget spent).
+ * The bytes every PodBuggerTool of the namespace takes in the injector's request (relatedBytes: each tool and its key):
+ * what Metacontroller sends with each of its pods besides the pod (the injector's customize asks for them all, and v4
+ * sends related objects whole, status included). Read a page at a time, each page one of the count's (`over`), and
+ * only until they pass `limit`. Undefined when not known (the count's time or its share of pages spent: `over`); a
+ * list the API server refuses is that temporary error (the count is not taken without them).
  */
 export async function toolsSentBytes(
   kube: KubeApi,
@@ -409,11 +462,18 @@ export async function toolsSentBytes(
     if (over()) return undefined;
     try {
       const page = await kube.list!(TOOL_API, resource.plural, namespace, pageOptions('', size, next));
-      for (const tool of page.items) total += sentBytes(tool);
+      for (const tool of page.items) total += relatedBytes(tool);
       next = page.continue;
       if (!next || total > limit) return total;
     } catch (err) {
-      if ((err as Error | undefined)?.name !== 'AnswerTooLargeError' || size === 1) return undefined;
+      if ((err as Error | undefined)?.name !== 'AnswerTooLargeError')
+        throw new TemporaryError(
+          errorReason(err),
+          `could not list the PodBuggerTools of namespace ${namespace} (what each injector request carries, measured against the body limit): ${errorReason(err)}`,
+          { retryAfterSeconds: RETRY_SECONDS.failure },
+        );
+      // One tool alone larger than any answer read (lib/kube.ts MAX_OBJECT_READ_BYTES): the tools are at least that.
+      if (size === 1) return total + MAX_OBJECT_READ_BYTES > limit ? total + MAX_OBJECT_READ_BYTES : undefined;
       size = Math.max(1, Math.floor(size / 2));
     }
   }
@@ -452,6 +512,26 @@ async function tooLarge(
 }
 
 /**
+ * The bytes an injector request has for a pod of the tool's namespace: the body limit, less the request's envelope
+ * and the tools of the namespace sent with it, read when first asked (once a pod waits on a request: none at rest).
+ * Undefined while not known: the count's time or the namespace's share of pages ran out while the tools were listed.
+ */
+function requestRoom(
+  kube: KubeApi,
+  tool: ParentObject,
+  bodyLimit: number,
+  over: () => boolean,
+): () => Promise<number | undefined> {
+  let room: number | undefined;
+  return async () => {
+    if (room !== undefined) return room;
+    const tools = await toolsSentBytes(kube, tool.metadata.namespace ?? 'default', bodyLimit, over);
+    if (tools === undefined) return undefined;
+    return (room = bodyLimit - REQUEST_ENVELOPE_BYTES - Math.max(relatedBytes(tool), tools));
+  };
+}
+
+/**
  * Reads the pods the tool selects, a page at a time, and counts where each stands. A page too large to read (pods
  * with large annotations) is asked for again at half the size. No page is asked for after the budget: a count cut
  * short returns where it stands (the next page's token and the counts so far) for the next sync to resume from
@@ -470,11 +550,7 @@ export async function countPods(
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
   const name = tool.metadata.name!;
-  // The bytes an injector request has for its pod: the body limit, less the tools of the namespace sent with it, read
-  // once a pod is pending (none at rest); not known, less this tool alone (a pod is said too large only when it is).
-  let room: number | undefined;
-  const roomFor = async (): Promise<number> =>
-    (room ??= bodyLimit - Math.max(sentBytes(tool), (await toolsSentBytes(kube, namespace, bodyLimit, over)) ?? 0));
+  const roomFor = requestRoom(kube, tool, bodyLimit, over);
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
   let { counts, next, read } = resume
@@ -492,19 +568,23 @@ export async function countPods(
       }
     : restart();
   const labelSelector = selectorText(selectorOf(spec));
+  /** The count cut short where it stands: the next page's token and the counts before it, to resume from. */
+  const cutShort = (at: { counts: Counts; next: string | undefined; read: number }): CountResult => ({
+    complete: false,
+    read: at.read,
+    ...(at.next ? { progress: { ...finished(at.counts), generation, continue: at.next, read: at.read } } : {}),
+  });
   let limit = PAGE_SIZE;
   for (;;) {
-    if (over())
-      return {
-        complete: false,
-        read,
-        ...(next ? { progress: { ...finished(counts), generation, continue: next, read } } : {}),
-      };
+    if (over()) return cutShort({ counts, next, read });
+    // Where the page starts: a page whose pods cannot all be placed (the size of the namespace's tools not known) is
+    // not counted in part, and the count resumes from here.
+    const page = { counts: copied(counts), next, read };
     let items: KubeObject[] = [];
     try {
-      const page = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
-      items = page.items;
-      next = page.continue;
+      const answer = await kube.list!('v1', 'pods', namespace, pageOptions(labelSelector, limit, next));
+      items = answer.items;
+      next = answer.continue;
       // Past the large pod, the pages grow again (one large pod does not make the rest of the count one per page).
       limit = Math.min(PAGE_SIZE, limit * 2);
     } catch (err) {
@@ -527,8 +607,14 @@ export async function countPods(
     for (const pod of items) {
       // The server's selection is checked again: only the tool's own selector, read here, decides.
       if (!countedPod(spec, namespace, pod)) continue;
-      const state = podState(pod, name, spec);
-      tally(counts, pod.metadata.name!, state.state === 'pending' ? sendable(state, pod, await roomFor()) : state);
+      let state = podState(pod, name, spec);
+      if (awaitsRequest(state, pod, name)) {
+        // An unknown size never counts as fitting: the count stops before this page (at rest the status is kept).
+        const room = await roomFor();
+        if (room === undefined) return cutShort(page);
+        state = sendable(state, pod, room);
+      }
+      tally(counts, pod.metadata.name!, state);
     }
     // The lists are kept sorted and cut as they grow: the same as sorting and cutting them at the end.
     counts = finished(counts);
@@ -868,6 +954,8 @@ async function countOrExplain(...args: Parameters<typeof countPods>): Promise<Co
   try {
     return await countPods(...args);
   } catch (err) {
+    // Already said (the namespace's tools could not be listed).
+    if (err instanceof TemporaryError) throw err;
     throw new TemporaryError(errorReason(err), `could not list the pods the tool selects: ${errorReason(err)}`, {
       retryAfterSeconds: RETRY_SECONDS.failure,
     });

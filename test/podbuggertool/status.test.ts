@@ -308,13 +308,16 @@ t.test(
     const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
     for (const n of names(PAGE_SIZE + 5)) api.put(pod(n, { app: 'web' }));
     const complete = await statusAndApply(api, ['dbg', 'a']);
-    // The deadline passes after the first page (or COUNT_BUDGET_MS, whichever comes first): no page after it.
+    // The deadline passes after the first page (or COUNT_BUDGET_MS, whichever comes first): no page of pods after it.
     t.equal(COUNT_BUDGET_MS, 4000);
     const list = api.list.bind(api);
     const aborted = new AbortController();
+    // Past the first page of pods and the namespace's tools it needs (its pods are pending: each is measured with
+    // them; a count whose time runs out before they are listed stops before that page,
+    // namespace-tools-size-unknown-never-counted-fitting.test.ts).
     api.list = async (...args) => {
       const page = await list(...args);
-      aborted.abort(new Error('deadline'));
+      if (args[1] === 'podbuggertools') aborted.abort(new Error('deadline'));
       return page;
     };
     const cut = await status(api, ['dbg', 'a'], { now: later(120), signal: aborted.signal });
@@ -352,7 +355,7 @@ t.test(
     const stopFirst = new AbortController();
     first.list = async (...args) => {
       const page = await firstList(...args);
-      stopFirst.abort(new Error('deadline'));
+      if (args[1] === 'podbuggertools') stopFirst.abort(new Error('deadline'));
       return page;
     };
     const partial = await status(first, ['dbg', 'c'], { signal: stopFirst.signal });
