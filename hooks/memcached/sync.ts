@@ -120,11 +120,15 @@ export function service(parent: ParentObject, spec: Spec, legacy: boolean, own =
 }
 
 /**
- * A pod of this Memcached's Deployment: its controller is a ReplicaSet named `<deployment>-<pod-template-hash>`, as
- * a Deployment names its ReplicaSets (the Deployment `<name>` is this Memcached's own child). Labels alone are not
- * ownership (`INSTANCE_LABEL`).
+ * A pod of this Memcached's Deployment: the Deployment `<name>` is observed as this Memcached's own child (`deployment`,
+ * from request.children: Metacontroller sends only objects the parent controls), and the pod's controller is a
+ * ReplicaSet named `<name>-<pod-template-hash>`, as a Deployment names its ReplicaSets. Labels alone are not ownership
+ * (`INSTANCE_LABEL`), and neither is the ReplicaSet's name alone: another owner's Deployment of that name (a Helm
+ * release installed with fullnameOverride, which holds this Memcached `DeploymentNameTaken`) names its ReplicaSets
+ * the same way, and its pods are not this Memcached's.
  */
-export function ownPod(name: string, pod: KubeObject): boolean {
+export function ownPod(name: string, pod: KubeObject, deployment: KubeObject | undefined): boolean {
+  if (!deployment) return false;
   const hash = pod.metadata.labels?.['pod-template-hash'];
   if (!hash) return false;
   const owner = controllerOf(pod);
@@ -210,8 +214,9 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
   // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
   const pending = workloadPending(observedDeployment, wanted);
-  // Only the Deployment's pods: another workload's pods may carry the same name/instance labels (`INSTANCE_LABEL`).
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p));
+  // Only the pods of its own Deployment: another workload's pods may carry the same name/instance labels
+  // (`INSTANCE_LABEL`), and another owner's Deployment of its name the same ReplicaSet names (`ownPod`).
+  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p, observedDeployment));
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
     selector: selectorString(APP, name),
     ...(refused ? { ready: refused } : {}),

@@ -104,7 +104,9 @@ t.test('a pod being deleted is not listed', async (t) => {
       metadata: { name: 'p2', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z' },
     }),
   ].map((p) => deploymentPod(p, 'memcached-sample'));
-  const res = sync(request('memcached', { size: 1 }, { related: objectMap(pods) }), now);
+  // The pods of its own Deployment (observed as its child): another owner's Deployment of its name has none of its.
+  const deploy = asObserved(child(sync(request('memcached', { size: 1 }), now), 'Deployment'), { replicas: 1 });
+  const res = sync(request('memcached', { size: 1 }, { children: objectMap([deploy]), related: objectMap(pods) }), now);
   t.same((res.status as any).nodes, ['p1']);
 });
 

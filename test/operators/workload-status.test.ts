@@ -126,8 +126,13 @@ t.test('Memcached: Degraded when pods fail, with their names and reasons, stable
     status: { conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }] },
   } as KubeObject;
   t.match(degraded(stalled, []), { status: true, reason: 'ProgressDeadlineExceeded' });
+  // The pods of its own Deployment, observed as its child (another owner's Deployment of its name has none of its).
   const owned = failing.slice(0, 2).map((p) => deploymentPod(p, 'memcached-sample'));
-  const res = memcachedSync(request('memcached', { size: 2 }, { related: objectMap(owned) }), now);
+  const deployment = asObserved(memcachedSync(request('memcached', { size: 2 }), now).children[0]!);
+  const res = memcachedSync(
+    request('memcached', { size: 2 }, { children: objectMap([deployment]), related: objectMap(owned) }),
+    now,
+  );
   t.match(cond(res, 'Degraded'), { status: 'True', reason: 'PodsFailing' });
 });
 
@@ -453,10 +458,15 @@ t.test(
       metadata: { name: 'm-1', namespace: 'default' },
       status: { containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
     } as KubeObject;
+    // Its Deployment just made (observed as its child, its status not written yet), a pod of it crash-looping.
     const fresh = await told(
-      request('memcached', { size: 2 }, { related: objectMap([deploymentPod(crash, 'memcached-sample')]) }),
+      request(
+        'memcached',
+        { size: 2 },
+        { children: objectMap([observed[0]!]), related: objectMap([deploymentPod(crash, 'memcached-sample')]) },
+      ),
     );
-    t.same(fresh.events[1], {
+    t.same(fresh.events[0], {
       type: 'Warning',
       reason: 'PodsFailing',
       action: 'Reconcile',
