@@ -50,6 +50,7 @@ import {
   creationAsked,
   keepObserved,
   type KubeObject,
+  MANAGED_BY,
   memberStatus,
   observedNamed,
   observedUnordered,
@@ -219,10 +220,40 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
   if (has('StatefulSet', 'apps/v1', before.statefulSet) || has('Service', 'v1', before.headless)) return true;
   if (has('Service', 'v1', before.client) || has('Service', 'v1', before.read)) return true;
   // Claims labelled as either naming's StatefulSet labels them, whether or not they are this cluster's (a claim of
-  // another owner holds the cluster: takenMembers); the names decide which claims are looked at.
+  // another owner holds the cluster: takenMembers); the names decide which claims are looked at. Claims of the names
+  // before beside another owner's StatefulSet of that name (a Helm release `<name>` of a MySQL chart: StatefulSet
+  // `<name>`, claims `data-<name>-<i>` labelled just so) are that owner's live volumes, no sign of this cluster's past:
+  // a new cluster beside them takes its own names.
   if (volumeClaims(request, now, false).length > 0) return false;
-  if (volumeClaims(request, before, false).length > 0) return true;
+  if (volumeClaims(request, before, false).length > 0 && !anotherOwnersStatefulSet(request, before)) return true;
   return currentStatus(request.parent)['writeService'] === before.client;
+}
+
+/**
+ * Whether a StatefulSet that is not a child (among the related objects) was left by a MySQLCluster of this name
+ * (kubectl delete --cascade=orphan): no controller, and the labels metaops gives this cluster's children.
+ */
+function leftByNamesake(request: CompositeSyncRequest, sts: KubeObject): boolean {
+  const labels = sts.metadata.labels;
+  return (
+    !controllerOf(sts) &&
+    !!labels &&
+    typeof labels === 'object' &&
+    labels['app.kubernetes.io/name'] === APP &&
+    labels['app.kubernetes.io/instance'] === request.parent.metadata.name &&
+    labels['app.kubernetes.io/managed-by'] === MANAGED_BY
+  );
+}
+
+/**
+ * Whether a StatefulSet of the names `n` that is not this cluster's child (legacyNames looked at those first) exists
+ * and is another owner's: not one a MySQLCluster of this name left (leftByNamesake). The claims `data-<it>-<i>` are its
+ * volumes.
+ */
+function anotherOwnersStatefulSet(request: CompositeSyncRequest, n: Names): boolean {
+  const ns = request.parent.metadata.namespace ?? '';
+  const sts = observedNamed(request.related, 'StatefulSet', 'apps/v1', n.statefulSet, ns);
+  return sts !== undefined && !leftByNamesake(request, sts);
 }
 
 /**
