@@ -52,6 +52,7 @@ import {
   creationAsked,
   keepObserved,
   type KubeObject,
+  MANAGED_BY,
   memberStatus,
   observedNamed,
   observedUnordered,
@@ -221,10 +222,40 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
   if (has('StatefulSet', 'apps/v1', before.statefulSet) || has('Service', 'v1', before.headless)) return true;
   if (has('Service', 'v1', before.client) || has('Service', 'v1', before.read)) return true;
   // Claims labelled as either naming's StatefulSet labels them, whether or not they are this cluster's (a claim of
-  // another owner holds the cluster: takenMembers); the names decide which claims are looked at.
+  // another owner holds the cluster: takenMembers); the names decide which claims are looked at. Claims of the names
+  // before beside another owner's StatefulSet of that name (a Helm release `<name>` of a MySQL chart: StatefulSet
+  // `<name>`, claims `data-<name>-<i>` labelled just so) are that owner's live volumes, no sign of this cluster's past:
+  // a new cluster beside them takes its own names.
   if (volumeClaims(request, now, false).length > 0) return false;
-  if (volumeClaims(request, before, false).length > 0) return true;
+  if (volumeClaims(request, before, false).length > 0 && !anotherOwnersStatefulSet(request, before)) return true;
   return currentStatus(request.parent)['writeService'] === before.client;
+}
+
+/**
+ * Whether a StatefulSet that is not a child (among the related objects) was left by a MySQLCluster of this name
+ * (kubectl delete --cascade=orphan): no controller, and the labels metaops gives this cluster's children.
+ */
+function leftByNamesake(request: CompositeSyncRequest, sts: KubeObject): boolean {
+  const labels = sts.metadata.labels;
+  return (
+    !controllerOf(sts) &&
+    !!labels &&
+    typeof labels === 'object' &&
+    labels['app.kubernetes.io/name'] === APP &&
+    labels['app.kubernetes.io/instance'] === request.parent.metadata.name &&
+    labels['app.kubernetes.io/managed-by'] === MANAGED_BY
+  );
+}
+
+/**
+ * Whether a StatefulSet of the names `n` that is not this cluster's child (legacyNames looked at those first) exists
+ * and is another owner's: not one a MySQLCluster of this name left (leftByNamesake). The claims `data-<it>-<i>` are its
+ * volumes.
+ */
+function anotherOwnersStatefulSet(request: CompositeSyncRequest, n: Names): boolean {
+  const ns = request.parent.metadata.namespace ?? '';
+  const sts = observedNamed(request.related, 'StatefulSet', 'apps/v1', n.statefulSet, ns);
+  return sts !== undefined && !leftByNamesake(request, sts);
 }
 
 /**
@@ -953,15 +984,53 @@ export function parentProblem(parent: ParentObject, request: CompositeSyncReques
   return nameProblem(parent, request) ?? downgradeProblem(parent, request);
 }
 
+/** Whether a pod mounts the claim `name` (observed data: any entry may be malformed). */
+function mountsClaim(pod: KubeObject, name: string): boolean {
+  const volumes = (pod['spec'] as { volumes?: unknown } | undefined)?.volumes;
+  if (!Array.isArray(volumes) || name === '') return false;
+  return (volumes as unknown[]).some(
+    (v) => (v as { persistentVolumeClaim?: { claimName?: unknown } } | null)?.persistentVolumeClaim?.claimName === name,
+  );
+}
+
 /**
- * Whether a pod was made by this cluster's StatefulSet: its controller is a StatefulSet of that name, and proven this
- * cluster's. With its StatefulSet observed (a child: its controller is this cluster), the pod's controller is that
- * one (by UID). Without, a StatefulSet of that name that another owner holds (a Helm release `<name>` of a MySQL chart,
- * a MySQLCluster `<name>-mysql` of the names before the suffix: the cluster is held for the name) made its own pods,
- * never this cluster's; and any other pod is this cluster's only if it carries the label this cluster's pod template
- * sets (INSTANCE_LABEL: its StatefulSet deleted and its pods not yet). A pod named like a member that something else
- * made (`kubectl run db-mysql-7`, another controller's, another owner's StatefulSet of the name) holds none of the
- * cluster's data: no member, and no version of it is a floor of spec.version or recorded in status.version.
+ * What the data volume a pod named as a member mounts says of it: `ours` when the pod mounts the member's claim
+ * `data-<statefulset>-<i>` and that claim, observed, is this cluster's (volumeOurs: marked with its uid, or with its own
+ * StatefulSet's lineage); `another` when that claim is marked (CLAIM_UID_LABEL) with another uid (a MySQLCluster of
+ * this name that was deleted, whose pods the garbage collector has not deleted yet); undefined when it says nothing
+ * (no such claim mounted or observed, or an unmarked claim of an earlier metaops).
+ */
+function claimVerdict(request: CompositeSyncRequest, n: Names, pod: KubeObject): 'ours' | 'another' | undefined {
+  const ordinal = memberOrdinal(n, pod);
+  if (ordinal === undefined) return undefined;
+  const volume = n.volume(ordinal);
+  if (!mountsClaim(pod, volume)) return undefined;
+  const claim = observedNamed(
+    request.related,
+    'PersistentVolumeClaim',
+    'v1',
+    volume,
+    request.parent.metadata.namespace ?? '',
+  );
+  if (!claim) return undefined;
+  if (volumeOurs(request, n, claim)) return 'ours';
+  const mark = claim.metadata.labels?.[CLAIM_UID_LABEL];
+  return typeof mark === 'string' && mark !== '' ? 'another' : undefined;
+}
+
+/**
+ * Whether a pod was made by this cluster's StatefulSet, or is one of its members that the StatefulSet, made again,
+ * adopts. With its StatefulSet observed (a child: its controller is this cluster), a pod whose controller is that one
+ * (by UID). A StatefulSet of that name that another owner holds (a Helm release `<name>` of a MySQL chart, a
+ * MySQLCluster `<name>-mysql` of the names before the suffix: the cluster is held for the name) made its own pods,
+ * never this cluster's. A pod whose controller is a StatefulSet of that name not observed (deleted, its pods not yet)
+ * carries the label this cluster's pod template sets (INSTANCE_LABEL), and is not disproven by its data: its claim
+ * marked with another uid, or (its claim saying nothing) the pod made before this cluster was. A MySQLCluster of this
+ * name deleted and made again at once sees the old cluster's pods so, with the same label, for a while. A pod without
+ * a controller (its StatefulSet deleted with --cascade=orphan: the garbage collector removed the pods' owner
+ * references) is this cluster's only when proven by its data: the label and its claim this cluster's (claimVerdict).
+ * A pod named like a member that something else made (`kubectl run db-mysql-7`, a copy of the labels) holds none of
+ * the cluster's data: no member, and no version of it is a floor of spec.version or recorded in status.version.
  */
 function madeByStatefulSet(
   request: CompositeSyncRequest,
@@ -969,14 +1038,20 @@ function madeByStatefulSet(
   sts: KubeObject | undefined,
   pod: KubeObject,
 ): boolean {
-  const ref = controllerOf(pod);
-  if (ref?.kind !== 'StatefulSet' || ref.name !== n.statefulSet) return false;
-  if (sts) return ref.uid === sts.metadata.uid;
   const parent = request.parent.metadata;
+  const labelled = pod.metadata.labels?.[INSTANCE_LABEL] === parent.name;
+  const ref = controllerOf(pod);
+  if (!ref) return labelled && claimVerdict(request, n, pod) === 'ours';
+  if (ref.kind !== 'StatefulSet' || ref.name !== n.statefulSet) return false;
+  if (sts) return ref.uid === sts.metadata.uid;
   const other = observedNamed(request.related, 'StatefulSet', 'apps/v1', n.statefulSet, parent.namespace ?? '');
   if (other && ref.uid === other.metadata.uid)
     return parent.uid !== undefined && controllerOf(other)?.uid === parent.uid;
-  return pod.metadata.labels?.[INSTANCE_LABEL] === parent.name;
+  if (!labelled) return false;
+  const verdict = claimVerdict(request, n, pod);
+  if (verdict !== undefined) return verdict === 'ours';
+  const [made, since] = [creationTime(pod), creationTime(request.parent)];
+  return made === undefined || since === undefined || made >= since;
 }
 
 /**
