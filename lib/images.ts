@@ -79,6 +79,35 @@ export interface ImageProblem {
   problem: string;
 }
 
+/** What is wrong with a digest (`<algorithm>:<hex>`), as go-digest reads it for the kubelet; undefined: nothing. */
+function digestProblem(digest: string): string | undefined {
+  if (!DIGEST.test(digest)) return 'has a digest that is not <algorithm>:<hex>';
+  const [algorithm, hex] = digest.split(':') as [string, string];
+  const length = Object.hasOwn(DIGEST_HEX, algorithm) ? DIGEST_HEX[algorithm] : undefined;
+  if (length === undefined) return `has a digest algorithm "${algorithm}" that is not sha256, sha384 or sha512`;
+  if (hex.length !== length || !/^[0-9a-f]+$/.test(hex))
+    return `has a ${algorithm} digest that is not exactly ${length} lower-case hex characters`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a name (`[registry[:port]/]path`) as the kubelet splits it (splitDockerDomain) and measures it
+ * (the path at most MAX_IMAGE_PATH characters, a Docker Hub name of one component as `library/<name>`, the host no
+ * part of it); undefined: nothing.
+ */
+function nameProblem(name: string): string | undefined {
+  const slash = name.indexOf('/');
+  const host = slash > 0 && isRegistryHost(name.slice(0, slash)) ? name.slice(0, slash) : undefined;
+  const path = host === undefined ? name : name.slice(slash + 1);
+  const hub = host === undefined || normalRegistry(host) === 'docker.io';
+  const measured = hub && !path.includes('/') ? `library/${path}` : path;
+  if (measured.length > MAX_IMAGE_PATH)
+    return `has a repository path longer than ${MAX_IMAGE_PATH} characters${measured === path ? '' : ` (as the kubelet reads it: ${host ?? 'docker.io'}/library/...)`}`;
+  if (host !== undefined && !IMAGE_HOST.test(host))
+    return `is not an image reference: its registry host "${host}" is not a host name (labels of letters, digits and '-' split by '.', and a port)`;
+  return undefined;
+}
+
 /**
  * Reads `[registry[:port]/]path[:tag][@digest]` as the kubelet does: the reference, or what is wrong with it (the
  * kubelet could not pull it by that name).
@@ -94,13 +123,8 @@ export function readImage(image: string): ImageRef | ImageProblem {
   const at = rest.indexOf('@');
   if (at >= 0) {
     digest = rest.slice(at + 1);
-    if (!DIGEST.test(digest)) return wrong('has a digest that is not <algorithm>:<hex>');
-    const [algorithm, hex] = digest.split(':') as [string, string];
-    const length = Object.hasOwn(DIGEST_HEX, algorithm) ? DIGEST_HEX[algorithm] : undefined;
-    if (length === undefined)
-      return wrong(`has a digest algorithm "${algorithm}" that is not sha256, sha384 or sha512`);
-    if (hex.length !== length || !/^[0-9a-f]+$/.test(hex))
-      return wrong(`has a ${algorithm} digest that is not exactly ${length} lower-case hex characters`);
+    const problem = digestProblem(digest);
+    if (problem) return wrong(problem);
     rest = rest.slice(0, at);
   }
   let tag: string | undefined;
@@ -111,20 +135,8 @@ export function readImage(image: string): ImageRef | ImageProblem {
       return wrong("has a tag that is not 1 to 128 letters, digits, '_', '.' and '-' (not starting with '.' or '-')");
     rest = rest.slice(0, colon);
   }
-  const slash = rest.indexOf('/');
-  const host = slash > 0 && isRegistryHost(rest.slice(0, slash)) ? rest.slice(0, slash) : undefined;
-  // The path as the kubelet measures it: a Docker Hub name of one component is `library/<name>`.
-  const path = host === undefined ? rest : rest.slice(slash + 1);
-  const hub = host === undefined || normalRegistry(host) === 'docker.io';
-  const measured = hub && !path.includes('/') ? `library/${path}` : path;
-  if (measured.length > MAX_IMAGE_PATH)
-    return wrong(
-      `has a repository path longer than ${MAX_IMAGE_PATH} characters${measured === path ? '' : ` (as the kubelet reads it: ${host ?? 'docker.io'}/library/...)`}`,
-    );
-  if (host !== undefined && !IMAGE_HOST.test(host))
-    return wrong(
-      `is not an image reference: its registry host "${host}" is not a host name (labels of letters, digits and '-' split by '.', and a port)`,
-    );
+  const problem = nameProblem(rest);
+  if (problem) return wrong(problem);
   const repo = repositoryOf(rest);
   if (!repo)
     return wrong(
