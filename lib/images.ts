@@ -12,22 +12,53 @@ export interface ImageRef {
   digest?: string;
 }
 
+// The distribution reference grammar (github.com/distribution/reference: regexp.go, and normalize.go's
+// ParseNormalizedNamed, which the kubelet's image manager calls: an image it cannot parse is InvalidImageName, the pod
+// never runs), written here once: lib/values.ts imageProblem (what a spec may name) and parseImage (what a member runs,
+// what the debug allowlist decides on) read references alike, so that an image a spec was let through with is always
+// one whose tag, registry and repository the hooks can read.
+
 /** One path component of a repository. */
 export const IMAGE_PATH_SEGMENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-/** A registry host, with its port. */
+/** A registry host, with its port (an IPv6 address in brackets). */
 export const IMAGE_HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?$/;
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:]+\])(?::[0-9]+)?$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[A-Za-z0-9=_-]{32,}$/;
+/** A digest as the grammar reads it (digestPat): an algorithm, ':' and its encoding. */
+const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/;
+/**
+ * The digest algorithms the kubelet's parser knows (github.com/opencontainers/go-digest, as the reference parser
+ * validates a digest), each with the exact number of lower-case hex characters it takes.
+ */
+const DIGEST_HEX: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
+/** A whole reference of 64 lower-case hex characters: an image ID, which the parser refuses as a repository name. */
+const IMAGE_ID = /^[a-f0-9]{64}$/;
+/** The longest repository path the grammar accepts (RepositoryNameTotalLengthMax). */
+export const MAX_IMAGE_PATH = 255;
 
-/** True when the first path component of a reference names a registry host (as the Docker reference grammar). */
+/**
+ * True when the first path component of a reference names a registry host, as the kubelet's parser splits a
+ * reference (splitDockerDomain): `localhost`, anything with a '.' or a ':' (a domain, an address, a port), and a
+ * component not all in lower case (a repository path never has capitals, so `Registry/etcd` is host Registry's etcd).
+ */
 export function isRegistryHost(component: string): boolean {
-  return component.includes('.') || component.includes(':') || component === 'localhost';
+  return (
+    component.includes('.') ||
+    component.includes(':') ||
+    component === 'localhost' ||
+    component.toLowerCase() !== component
+  );
 }
 
+/**
+ * A registry host as hosts are compared (host names are case-insensitive): in lower case, Docker Hub's other names
+ * `docker.io`. A host of one label in capitals keeps them: written in lower case (`registry/etcd`) it would read as a
+ * Docker Hub path, another image altogether.
+ */
 export function normalRegistry(host: string): string {
   const lower = host.toLowerCase();
-  return lower === 'index.docker.io' || lower === 'registry-1.docker.io' ? 'docker.io' : lower;
+  if (lower === 'index.docker.io' || lower === 'registry-1.docker.io') return 'docker.io';
+  return isRegistryHost(lower) ? lower : host;
 }
 
 /** Splits `path` into registry and repository; undefined when a part is not valid. */
@@ -43,26 +74,87 @@ function repositoryOf(path: string): { registry: string; repository: string } | 
   return { registry, repository: parts.join('/') };
 }
 
-/** Parses `[registry/]repository[:tag][@digest]`; undefined for anything that is not a valid reference. */
-export function parseImage(image: string): ImageRef | undefined {
+/** A reference the grammar refuses: what is wrong with it, said as "must ...", "has ...", "is ...". */
+export interface ImageProblem {
+  problem: string;
+}
+
+/** What is wrong with a digest (`<algorithm>:<hex>`), as go-digest reads it for the kubelet; undefined: nothing. */
+function digestProblem(digest: string): string | undefined {
+  if (!DIGEST.test(digest)) return 'has a digest that is not <algorithm>:<hex>';
+  const [algorithm, hex] = digest.split(':') as [string, string];
+  const length = Object.hasOwn(DIGEST_HEX, algorithm) ? DIGEST_HEX[algorithm] : undefined;
+  if (length === undefined) return `has a digest algorithm "${algorithm}" that is not sha256, sha384 or sha512`;
+  if (hex.length !== length || !/^[0-9a-f]+$/.test(hex))
+    return `has a ${algorithm} digest that is not exactly ${length} lower-case hex characters`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a name (`[registry[:port]/]path`) as the kubelet splits it (splitDockerDomain) and measures it
+ * (the path at most MAX_IMAGE_PATH characters, a Docker Hub name of one component as `library/<name>`, the host no
+ * part of it); undefined: nothing.
+ */
+function nameProblem(name: string): string | undefined {
+  const slash = name.indexOf('/');
+  const host = slash > 0 && isRegistryHost(name.slice(0, slash)) ? name.slice(0, slash) : undefined;
+  const path = host === undefined ? name : name.slice(slash + 1);
+  const hub = host === undefined || normalRegistry(host) === 'docker.io';
+  const measured = hub && !path.includes('/') ? `library/${path}` : path;
+  if (measured.length > MAX_IMAGE_PATH)
+    return `has a repository path longer than ${MAX_IMAGE_PATH} characters${measured === path ? '' : ` (as the kubelet reads it: ${host ?? 'docker.io'}/library/...)`}`;
+  if (host !== undefined && !IMAGE_HOST.test(host))
+    return `is not an image reference: its registry host "${host}" is not a host name (labels of letters, digits and '-' split by '.', and a port)`;
+  return undefined;
+}
+
+/**
+ * Reads `[registry[:port]/]path[:tag][@digest]` as the kubelet does: the reference, or what is wrong with it (the
+ * kubelet could not pull it by that name).
+ */
+export function readImage(image: string): ImageRef | ImageProblem {
+  const wrong = (problem: string): ImageProblem => ({ problem });
+  if (image.length === 0) return wrong('must not be empty');
+  if (image.trim() !== image) return wrong('must not have leading or trailing whitespace');
+  if (IMAGE_ID.test(image))
+    return wrong('is 64 hex characters, an image ID, which the kubelet refuses as a repository name');
   let rest = image;
   let digest: string | undefined;
   const at = rest.indexOf('@');
   if (at >= 0) {
     digest = rest.slice(at + 1);
+    const problem = digestProblem(digest);
+    if (problem) return wrong(problem);
     rest = rest.slice(0, at);
-    if (!DIGEST.test(digest)) return undefined;
   }
   let tag: string | undefined;
   const colon = rest.lastIndexOf(':');
   if (colon > rest.lastIndexOf('/')) {
     tag = rest.slice(colon + 1);
+    if (!TAG.test(tag))
+      return wrong("has a tag that is not 1 to 128 letters, digits, '_', '.' and '-' (not starting with '.' or '-')");
     rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) return undefined;
   }
+  const problem = nameProblem(rest);
+  if (problem) return wrong(problem);
   const repo = repositoryOf(rest);
-  if (!repo) return undefined;
+  if (!repo)
+    return wrong(
+      "is not an image reference: [registry[:port]/]path[:tag][@digest], the path in lower-case letters, digits and the separators '.', '_', '__' and '-'",
+    );
   return { ...repo, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
+}
+
+/** Parses `[registry/]repository[:tag][@digest]`; undefined for anything the kubelet could not pull (readImage). */
+export function parseImage(image: string): ImageRef | undefined {
+  const read = readImage(image);
+  return 'problem' in read ? undefined : read;
+}
+
+/** What is wrong with a container image reference (undefined: the kubelet can pull it by that name). */
+export function imageReferenceProblem(image: string): string | undefined {
+  const read = readImage(image);
+  return 'problem' in read ? read.problem : undefined;
 }
 
 /** A parsed reference written out in full: `registry/repository[:tag][@digest]`. */

@@ -5,8 +5,10 @@
 // `InvalidSpec` naming the field (lib/operator.ts), every child kept as it is.
 //
 // The rules are Kubernetes' own (k8s.io/apimachinery/pkg/util/validation, the container image check of
-// pkg/apis/core/validation, the distribution reference grammar the kubelet parses images with), each written
-// here once.
+// pkg/apis/core/validation, the distribution reference grammar the kubelet parses images with, in lib/images.ts),
+// each written once.
+
+import { imageReferenceProblem } from './images.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -80,54 +82,13 @@ export function parentNameProblem(name: string, names: readonly DerivedName[]): 
   return undefined;
 }
 
-// The distribution reference grammar (github.com/distribution/reference, regexp.go), as the kubelet parses an image
-// (an image it cannot parse is InvalidImageName: the pod never runs).
-const ALNUM = '[a-z0-9]+';
-const SEPARATOR = '(?:[._]|__|[-]+)';
-const PATH_COMPONENT = `${ALNUM}(?:${SEPARATOR}${ALNUM})*`;
-const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
-const HOST = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])`;
-const DOMAIN = `${HOST}(?::[0-9]+)?`;
-const NAME = new RegExp(`^(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
-const TAG = /^[\w][\w.-]{0,127}$/;
-const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/;
 /**
- * The digest algorithms the kubelet's parser knows (github.com/opencontainers/go-digest, as the reference parser
- * validates a digest), each with the exact number of lower-case hex characters it takes.
+ * What is wrong with a container image reference (undefined: the kubelet can pull it by that name). The grammar is
+ * lib/images.ts's, the one every hook reads a member's image with: a reference accepted here is one whose registry,
+ * repository and tag the hooks can read (an upgrade reads the version it moves to from the tag).
  */
-const DIGEST_HEX: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
-/** A whole reference of 64 lower-case hex characters: an image ID, which the parser refuses as a repository name. */
-const IMAGE_ID = /^[a-f0-9]{64}$/;
-/** The longest repository name the grammar accepts. */
-const MAX_NAME = 255;
-
-/** What is wrong with a container image reference (undefined: the kubelet can pull it by that name). */
 export function imageProblem(image: string): string | undefined {
-  if (image.length === 0) return 'must not be empty';
-  if (image.trim() !== image) return 'must not have leading or trailing whitespace';
-  if (IMAGE_ID.test(image)) return 'is 64 hex characters, an image ID, which the kubelet refuses as a repository name';
-  let rest = image;
-  const at = rest.indexOf('@');
-  if (at >= 0) {
-    const digest = rest.slice(at + 1);
-    if (!DIGEST.test(digest)) return 'has a digest that is not <algorithm>:<hex>';
-    const [algorithm, hex] = digest.split(':') as [string, string];
-    const length = Object.hasOwn(DIGEST_HEX, algorithm) ? DIGEST_HEX[algorithm] : undefined;
-    if (length === undefined) return `has a digest algorithm "${algorithm}" that is not sha256, sha384 or sha512`;
-    if (hex.length !== length || !/^[0-9a-f]+$/.test(hex))
-      return `has a ${algorithm} digest that is not exactly ${length} lower-case hex characters`;
-    rest = rest.slice(0, at);
-  }
-  const colon = rest.lastIndexOf(':');
-  if (colon > rest.lastIndexOf('/')) {
-    if (!TAG.test(rest.slice(colon + 1)))
-      return "has a tag that is not 1 to 128 letters, digits, '_', '.' and '-' (not starting with '.' or '-')";
-    rest = rest.slice(0, colon);
-  }
-  if (rest.length > MAX_NAME) return `has a repository name longer than ${MAX_NAME} characters`;
-  if (!NAME.test(rest))
-    return "is not an image reference: [registry[:port]/]path[:tag][@digest], the path in lower-case letters, digits and the separators '.', '_', '__' and '-'";
-  return undefined;
+  return imageReferenceProblem(image);
 }
 
 const QUANTITY = /^([0-9]+)(?:\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;

@@ -749,6 +749,13 @@ t.test('the running version: the tag of each mysql container, whatever else the 
   t.equal(runningVersion([memberPod(0, { image: 'mysql:8.4' }), memberPod(1, { image: 'mysql:8.0' })]), '8.0, 8.4');
   t.equal(runningVersion([memberPod(0, { image: 'registry.local:5000/mysql' })]), undefined, 'a port is no tag');
   t.equal(runningVersion([memberPod(0, { image: 'registry.local:5000/mysql:8.4' })]), '8.4');
+  // A policy that moves images to a mirror whose host is one label in capitals (a host to the kubelet's grammar) and
+  // pins them by digest: the tag is still the version.
+  t.equal(
+    runningVersion([memberPod(0, { image: `Mirror/library/mysql:8.4.3@sha256:${'e'.repeat(64)}` })]),
+    '8.4.3',
+    'a one-label registry host in capitals, pinned by digest',
+  );
   t.equal(runningVersion([memberPod(0, { image: 'mysql' })]), undefined);
   t.equal(
     runningVersion([

@@ -31,3 +31,15 @@ for (const [written, resolved] of [
     t.equal(ephemeralContainer('dbg', spec(written), pod)['image'], resolved);
   });
 }
+
+// A registry host of one label in capitals (`Registry/tool`: a host to the kubelet's grammar, lib/images.ts) is that
+// host, allowed by an entry naming it, and the container names it as a host still: written in lower case,
+// `registry/tool` would be Docker Hub's registry/tool, an image no entry allowed.
+t.test('Registry/tool: allowed by Registry/*, never by Docker Hub entries, sent as a host', async (t) => {
+  t.ok(imageAllowed('Registry/tool:1', ['Registry/*']), 'the host entry allows it');
+  t.ok(imageAllowed('Registry/tool:1', ['Registry/tool:1']));
+  t.notOk(imageAllowed('Registry/tool:1', ['registry/*']), "Docker Hub's registry/* is another place");
+  t.notOk(imageAllowed('registry/tool:1', ['Registry/*']), "Docker Hub's registry/tool is not host Registry's");
+  t.notOk(imageAllowed('Registry/tool:1', ['docker.io/*']));
+  t.equal(ephemeralContainer('dbg', spec('Registry/tool:1'), pod)['image'], 'Registry/tool:1');
+});

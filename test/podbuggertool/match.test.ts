@@ -78,11 +78,9 @@ t.test('image references: registry, repository, tag and digest, exactly', async 
   t.strictSame(parseImage('org/x'), { registry: 'docker.io', repository: 'org/x' }, 'a Docker Hub organisation');
   for (const ok of ['org/a.b', 'org/a--b', 'org/a__b', 'org/a.bc', 'org/a_b-c.d'])
     t.ok(parseImage(ok), `${ok}: a valid path`);
-  t.strictSame(
-    parseImage(`x@sha256+b64u:${'A'.repeat(43)}`),
-    { registry: 'docker.io', repository: 'library/x', digest: `sha256+b64u:${'A'.repeat(43)}` },
-    'a digest algorithm with a separator',
-  );
+  // One grammar with lib/values.ts imageProblem: a digest the kubelet's parser refuses (an algorithm go-digest does
+  // not know) is no reference the runtime could pull, so no image an allowlist could let through.
+  t.equal(parseImage(`x@sha256+b64u:${'A'.repeat(43)}`), undefined, 'a digest algorithm the kubelet does not know');
   for (const bad of [
     'org/abc-',
     'org/-abc',

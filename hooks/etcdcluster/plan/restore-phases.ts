@@ -16,7 +16,7 @@ import {
   type RestoreSource,
 } from '../members.js';
 import { memberNamesNotAskedFor } from '../names.js';
-import { freeRun } from './ordinals.js';
+import { freeRun, takenFrom } from './ordinals.js';
 import { sanitize } from '../pods.js';
 import { recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -304,6 +304,23 @@ function restoredVanished(v: RestoreView): Decision | undefined {
       phase: 'Failed',
       reason: 'the restored members were lost and the EtcdRestore is gone',
     });
+  // A name of the run given out taken by another owner since (its pod's or claim's create refused): that member could
+  // never start, nor the restore end. None of the run started (no pod), so none holds more than the snapshot: the
+  // restore starts again under names nobody holds, as it would have taken them had the name been taken before.
+  const moved = takenOfRun(v);
+  if (moved.length > 0) {
+    const { names, pods, last } = restoredPods(v, obs.restore, source);
+    return restoring(
+      v,
+      pods,
+      last,
+      before,
+      sanitize(
+        `${takenText(moved)}: the restored members start under names nobody holds, ${names.join(', ')}, from the snapshot ${source.s3.path}`,
+        400,
+      ),
+    );
+  }
   const made = restoredOnTheirClaims(v, obs.restore, source);
   if (made)
     return restoring(
@@ -321,6 +338,26 @@ function restoredVanished(v: RestoreView): Decision | undefined {
     before,
     `the restored members were lost before they ran: ${names.join(', ')} start again from the snapshot ${source.s3.path}`,
   );
+}
+
+/**
+ * The names of the run the restore last gave out (the spec.size ordinals up to the last) that another owner holds, as
+ * the customize answer in use saw them (Observation.ordinals): a pod or claim another parent made under the name
+ * between the answer that gave it out and Metacontroller's create (a StatefulSet `x` of template `data` names its
+ * claims `data-x-<i>`), which never becomes the cluster's. Asked only once none of the run has a pod.
+ */
+function takenOfRun(v: RestoreView): ReturnType<typeof takenFrom> {
+  const first = v.lastIndex - v.spec.size + 1;
+  return first < 0 ? [] : takenFrom(v.obs, first, v.spec.size);
+}
+
+/** The names another owner took and their holders, in words (at most three listed). */
+function takenText(taken: ReturnType<typeof takenFrom>): string {
+  const listed = taken
+    .slice(0, 3)
+    .map((t) => `${t.name} belongs to ${t.holder}`)
+    .join('; ');
+  return `${listed}${taken.length > 3 ? ` (and ${taken.length - 3} more)` : ''}`;
 }
 
 /**
