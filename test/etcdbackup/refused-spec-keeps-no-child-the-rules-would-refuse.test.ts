@@ -7,6 +7,7 @@
 import t from 'tap';
 import { etcdbackup } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
+import { LAST_APPLIED } from '../../lib/objects.js';
 import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { backupRequest, etcdCluster } from '../fixtures/backup.js';
@@ -69,7 +70,7 @@ t.test('a child an older rule allowed that the rules refuse now is not kept whil
     ['a path outside any prefix', withArg(today, '--s3-path', 'shared/orders')],
     ['a path climbing out of its prefix', withArg(today, '--s3-path', `shared/${A}/../${B}/orders`)],
     ["another namespace's etcd", withArg(today, '--endpoints', `http://orders-client.${B}.svc.cluster.local:2379`)],
-    ['an address of the tenant\'s choosing', withArg(today, '--endpoints', 'http://10.96.0.10:2379')],
+    ["an address of the tenant's choosing", withArg(today, '--endpoints', 'http://10.96.0.10:2379')],
     [
       "its own cluster by a relative name (ndots: looked up in namespace svc's first)",
       withArg(today, '--endpoints', `http://web-client.${A}.svc:2379`),
@@ -109,6 +110,11 @@ t.test('a child an older rule allowed that the rules refuse now is not kept whil
     t.match(ready(res), { status: 'False', reason: 'InvalidSpec', message: /maxBackups/ }, `${what}: InvalidSpec`);
     t.same(res.children, [], `${what}: the CronJob is not kept`);
   }
+  // What the answer would keep is read: the configuration Metacontroller last applied (lib/objects.ts keepObserved).
+  const applied = withArg(today, '--s3-path', `shared/${B}/orders`);
+  const live = structuredClone(today);
+  live.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(applied) };
+  t.same(backup(typo(good), { children: [live] }).children, [], 'the form last applied is the one checked');
   // A one-off Job the same way.
   const job = withArg(made({ clusterName: 'web', s3: own }), '--s3-path', `shared/${B}/orders`);
   const res = backup({ clusterName: 'web', s3: own, backupPolicy: { maxBackups: 'three' } }, { children: [job] });
@@ -141,11 +147,7 @@ t.test('a child the rules allow now is kept as it is while the spec is refused f
       { etcdEndpoints: ['http://10.0.0.9:2379'], backupPolicy: hourly, s3: own },
       { METAOPS_BACKUP_ETCD_ENDPOINTS: 'http://10.0.0.9:2379' },
     ],
-    [
-      'TLS to its own cluster',
-      { clusterName: 'web', clientTLSSecret: 'web-tls', backupPolicy: hourly, s3: own },
-      {},
-    ],
+    ['TLS to its own cluster', { clusterName: 'web', clientTLSSecret: 'web-tls', backupPolicy: hourly, s3: own }, {}],
   ] as [string, Record<string, unknown>, NodeJS.ProcessEnv][]) {
     const child = made(spec, env);
     t.same(backup(typo(spec), { env, children: [child] }).children, [child], `${what}: kept`);
