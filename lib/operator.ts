@@ -131,8 +131,17 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * answers every other child as its hook made it (lib/ownership.ts guardAnswer).
    */
   independentChildren?: boolean;
-  /** The answer to an invalid spec, when it keeps more than lib/hook.ts invalidSpecResponse does. */
-  invalidSpec?(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse;
+  /**
+   * The answer to an invalid spec, when it keeps more (MySQLCluster: its other conditions) or fewer (EtcdBackup: no
+   * child today's tenancy rules refuse) than lib/hook.ts invalidSpecResponse does. Given the sync's call, without a
+   * spec, for the server's settings. Pure.
+   */
+  invalidSpec?(
+    request: CompositeSyncRequest,
+    message: string,
+    now: Date,
+    hook: RefusedHook<C, K>,
+  ): CompositeSyncResponse;
   /**
    * What a sync does, before it answers InvalidSpec, with a spec refused by any check above (the raw spec's, the
    * schema's, the parent's, the settings', the answer budget's): takes back what an earlier answer granted outside
@@ -200,7 +209,6 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   op: CompositeOperator<S, C, K>,
 ): CompositeHookDefinition<C, K> {
   const { sync, finalize } = op;
-  const invalid = op.invalidSpec ?? invalidSpecResponse;
   const customize = customizeOf(op);
   // The kind's pod names, known to every parent of a kind that declares them (lib/podholders.ts).
   if (op.podNames) registerPodNames(op.resource, op.podNames);
@@ -217,13 +225,16 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
       call(op, request, ctx, 'sync', (parsed, now, event) => {
         if (!parsed.ok) {
           const { message } = parsed;
-          const refused = op.refused?.(new HookCall(request, undefined, now, ctx, event), message);
+          const hook = new HookCall(request, undefined, now, ctx, event);
+          const answer = (text: string) =>
+            op.invalidSpec ? op.invalidSpec(request, text, now, hook) : invalidSpecResponse(request, text, now);
+          const refused = op.refused?.(hook, message);
           return refused instanceof Promise
             ? refused.then(
-                () => invalid(request, message, now),
-                (err: unknown) => refusedFailed(request, message, now, err, invalid),
+                () => answer(message),
+                (err: unknown) => refusedFailed(message, err, answer),
               )
-            : invalid(request, message, now);
+            : answer(message);
         }
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
@@ -253,15 +264,13 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
  * (a TemporaryError's or PermanentError's retryAfterSeconds, else RETRY_SECONDS.failure). Anything else is a bug.
  */
 function refusedFailed(
-  request: CompositeSyncRequest,
   message: string,
-  now: Date,
   err: unknown,
-  invalid: (request: CompositeSyncRequest, message: string, now: Date) => CompositeSyncResponse,
+  invalid: (message: string) => CompositeSyncResponse,
 ): CompositeSyncResponse {
   if (!isHookFailure(err)) throw err;
   const retry = err instanceof TemporaryError ? err.retryAfterSeconds : RETRY_SECONDS.failure;
-  return { ...invalid(request, `${message}; ${err.message}`, now), resyncAfterSeconds: retry };
+  return { ...invalid(`${message}; ${err.message}`), resyncAfterSeconds: retry };
 }
 
 /**

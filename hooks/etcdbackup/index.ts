@@ -10,6 +10,7 @@ import {
 import { etcdSettings } from '../etcdcommon/index.js';
 import { tenancyProblems } from '../etcdcommon/tenancy.js';
 import { backupWritten, ETCDBACKUP_EVENTS, ETCDRESTORE_EVENTS } from './events.js';
+import { invalidBackup } from './refused.js';
 import { customize as customizeRestore, parser as restoreParser, sync as syncRestore } from './restore.js';
 import { backupResource, restoreResource } from './schema.js';
 import { customize, MAX_SPARED, parser, sync } from './sync.js';
@@ -59,6 +60,8 @@ export const etcdbackup = defineComposite({
   // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
   configProblems: tenancyProblems,
+  // A spec refused before the sync keeps only the Job or CronJob today's tenancy rules allow (refused.ts).
+  invalidSpec: invalidBackup,
   // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names, and the
   // snapshots its prune spares (at most MAX_SPARED keys of an S3 path's length).
   answerBudget: {

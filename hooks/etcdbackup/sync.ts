@@ -34,7 +34,7 @@ import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } fro
 import { parseJson } from '../../lib/index.js';
 
 const APP = 'etcdbackup';
-const TLS_DIR = '/etc/metaops/etcd-tls';
+export const TLS_DIR = '/etc/metaops/etcd-tls';
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
 
 const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);

@@ -35,7 +35,7 @@ export const METAOPS_CLI = ['node', '/app/dist/main/cli.js'];
  */
 export const PERIODIC_SUFFIX = /_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
 
-const AWS_DIR = '/etc/metaops/aws';
+export const AWS_DIR = '/etc/metaops/aws';
 
 /** Where a backup lives or comes from: the bucket path, the AWS Secret, a compatible endpoint. */
 export interface S3Location {

@@ -261,6 +261,27 @@ export function etcdTargets(
 }
 
 /**
+ * Whether an endpoint a backup child was made to dial is one today's rules would give it: an endpoint on the server's
+ * allowlist for this namespace, or the client Service of an EtcdCluster of the namespace by its fully qualified name
+ * in one of the server's cluster domains, on the client port (what etcdTargets writes; never a relative name, which
+ * the pod would look up in another namespace first). For a child made by an earlier metaops, read back while its
+ * spec is refused (hooks/etcdbackup/refused.ts): whether the cluster still exists is not asked here.
+ */
+export function dialledEndpointAllowed(endpoint: string, namespace: string, policy: BackupTenancy): boolean {
+  const url = normalUrl(endpoint);
+  if (!url) return false;
+  if (allowed(policy.etcdEndpoints, namespace, url)) return true;
+  const u = new URL(url);
+  const cluster = clusterOfHost(u.hostname, namespace, policy.clusterDomains);
+  return (
+    cluster !== undefined &&
+    u.port === CLIENT_PORT &&
+    u.pathname === '/' &&
+    policy.clusterDomains.some((d) => u.hostname === `${cluster}-client.${namespace}.svc.${d}`)
+  );
+}
+
+/**
  * Why an EtcdRestore (as observed: its spec unchecked) may not restore from its source, or undefined: the same
  * rules as a backup's, in the restore's own namespace. The EtcdCluster hook starts no restore from a refused
  * source; the EtcdRestore hook says why.
