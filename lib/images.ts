@@ -33,8 +33,8 @@ const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]
 const DIGEST_HEX: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
 /** A whole reference of 64 lower-case hex characters: an image ID, which the parser refuses as a repository name. */
 const IMAGE_ID = /^[a-f0-9]{64}$/;
-/** The longest repository path the grammar accepts (RepositoryNameTotalLengthMax). */
-export const MAX_IMAGE_PATH = 255;
+/** The longest repository name the grammar accepts (NameTotalLengthMax), registry included. */
+export const MAX_IMAGE_NAME = 255;
 
 /**
  * True when the first path component of a reference names a registry host, as the kubelet's parser splits a
@@ -91,18 +91,19 @@ function digestProblem(digest: string): string | undefined {
 }
 
 /**
- * What is wrong with a name (`[registry[:port]/]path`) as the kubelet splits it (splitDockerDomain) and measures it
- * (the path at most MAX_IMAGE_PATH characters, a Docker Hub name of one component as `library/<name>`, the host no
- * part of it); undefined: nothing.
+ * What is wrong with a name (`[registry[:port]/]path`) as the kubelet splits it (splitDockerDomain) and measures it:
+ * the name it reads, `<registry>/<path>` with Docker Hub's `docker.io/library/<name>` for a name of one component, at
+ * most MAX_IMAGE_NAME characters. (distribution/reference v0.6 counts the path only, the releases before it the whole
+ * name: the whole name is what every kubelet accepts.) Undefined: nothing.
  */
 function nameProblem(name: string): string | undefined {
   const slash = name.indexOf('/');
   const host = slash > 0 && isRegistryHost(name.slice(0, slash)) ? name.slice(0, slash) : undefined;
   const path = host === undefined ? name : name.slice(slash + 1);
-  const hub = host === undefined || normalRegistry(host) === 'docker.io';
-  const measured = hub && !path.includes('/') ? `library/${path}` : path;
-  if (measured.length > MAX_IMAGE_PATH)
-    return `has a repository path longer than ${MAX_IMAGE_PATH} characters${measured === path ? '' : ` (as the kubelet reads it: ${host ?? 'docker.io'}/library/...)`}`;
+  const domain = host === undefined || host === 'index.docker.io' ? 'docker.io' : host;
+  const read = `${domain}/${domain === 'docker.io' && !path.includes('/') ? 'library/' : ''}${path}`;
+  if (read.length > MAX_IMAGE_NAME)
+    return `has a repository name longer than ${MAX_IMAGE_NAME} characters as the kubelet reads it (${read.length}: ${read.slice(0, 24)}...)`;
   if (host !== undefined && !IMAGE_HOST.test(host))
     return `is not an image reference: its registry host "${host}" is not a host name (labels of letters, digits and '-' split by '.', and a port)`;
   return undefined;

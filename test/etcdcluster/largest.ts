@@ -41,8 +41,9 @@ export const largest: Record<string, LargestCase> = {
     spec: {
       size: ETCD_MAX_SIZE,
       version: `3.5.17-${'a'.repeat(57)}`,
-      // The longest repository name an image may have; its tag is `v<version>`.
-      repository: 'r'.repeat(255),
+      // The longest repository name an image may have (255 as the kubelet reads it, registry included); its tag is
+      // `v<version>`.
+      repository: `h.i/${'r'.repeat(251)}`,
       paused: false,
       pod: etcdPod,
       // No TLS: its three Secret names (253 characters each) hold the pods until the Secrets are observed, and add

@@ -3,8 +3,8 @@
 // is let through with is always one whose tag the hooks can read, and a reference the hooks cannot read is refused as
 // InvalidSpec before anything runs it. Both follow the kubelet's reader (github.com/distribution/reference
 // ParseNormalizedNamed): a first component that is not all in lower case is a registry host (`Registry/etcd` is host
-// Registry's etcd), and the repository path is at most 255 characters as the kubelet reads it (`library/<name>` for a
-// Docker Hub name of one component).
+// Registry's etcd), and the repository name is at most 255 characters as the kubelet reads it, registry included
+// (`docker.io/library/<name>` for a Docker Hub name of one component).
 import t from 'tap';
 import { imageTag, parseImage, resolvedImage, sameImageTag } from '../../lib/index.js';
 import { imageProblem } from '../../lib/values.js';
@@ -39,10 +39,10 @@ const REFERENCES = [
   `x@sha256+b64u:${'A'.repeat(43)}`,
   'a'.repeat(64),
   `team/${'a'.repeat(64)}`,
-  `${'a'.repeat(247)}:tag`,
-  `${'a'.repeat(248)}:tag`,
-  `registry.example/${'a'.repeat(255)}`,
-  `registry.example/${'a'.repeat(256)}`,
+  `${'a'.repeat(237)}:tag`,
+  `${'a'.repeat(238)}:tag`,
+  `registry.example/${'a'.repeat(238)}`,
+  `registry.example/${'a'.repeat(239)}`,
   'busybox:.x',
   `busybox:${'w'.repeat(129)}`,
 ];

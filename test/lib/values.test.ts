@@ -293,9 +293,9 @@ t.test('the rules\u2019 words and edges, exactly', async (t) => {
   t.equal(s3Name(p('A')), `metadata.name "A" cannot name Secret "A-credentials": it ${says.dns1123Subdomain}`);
   // Image references at their edges.
   const hex = 'a'.repeat(64);
-  // The repository path is at most 255 characters as the kubelet reads it: a Docker Hub name of one component is
-  // `library/<name>`, a registry host is no part of the path.
-  for (const ok of [`b@sha256:${hex}`, `team/${'a'.repeat(250)}:tag`, `registry.example/${'a'.repeat(255)}:tag`])
+  // The repository name is at most 255 characters as the kubelet reads it, registry included: a Docker Hub name of
+  // one component is `docker.io/library/<name>`.
+  for (const ok of [`b@sha256:${hex}`, `${'a'.repeat(237)}:tag`, `registry.example/${'a'.repeat(238)}:tag`])
     t.equal(imageProblem(ok), undefined, ok.slice(0, 40));
   for (const bad of [
     // The grammar's digest forms that go-digest does not know (the kubelet refuses them: InvalidImageName).
@@ -310,10 +310,10 @@ t.test('the rules\u2019 words and edges, exactly', async (t) => {
     t.match(imageProblem(bad), /digest/, bad.slice(0, 30));
   t.match(imageProblem(`${'a'.repeat(256)}:tag`), /longer than 255/);
   t.match(
-    imageProblem(`${'a'.repeat(248)}:tag`),
-    /longer than 255 characters \(as the kubelet reads it: docker\.io\/library/,
+    imageProblem(`${'a'.repeat(238)}:tag`),
+    /longer than 255 characters as the kubelet reads it \(256: docker\.io\/library/,
   );
-  t.match(imageProblem(`team/${'a'.repeat(251)}`), /longer than 255/);
+  t.match(imageProblem(`registry.example/${'a'.repeat(239)}`), /longer than 255/);
   // Quantities: a fraction of several digits; leading zeros are not digits of the value.
   t.equal(quantityProblem('1.25Gi'), undefined);
   t.equal(quantityProblem(`00${'9'.repeat(18)}`), undefined);
