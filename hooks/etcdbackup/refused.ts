@@ -125,7 +125,8 @@ export function childAllowed(child: KubeObject, namespace: string, policy: Backu
 /**
  * The InvalidSpec answer of an EtcdBackup: lib/hook.ts invalidSpecResponse (the status kept, the condition said),
  * with only the observed children today's rules allow, each kept as it is (childAllowed reads the form the answer
- * keeps: the configuration last applied). Pure: the same observed children, the same answer.
+ * keeps: the configuration last applied; a child with no pod template is kept). Pure: the same observed children, the
+ * same answer.
  */
 export function invalidBackup(
   request: CompositeSyncRequest,
@@ -135,8 +136,10 @@ export function invalidBackup(
 ): CompositeSyncResponse {
   const namespace = request.parent.metadata.namespace ?? '';
   const policy = tenancyOf(hook.settings);
+  // A child with no pod template to read (the API server never stores a Job or CronJob without one) runs nothing
+  // the hook can judge: kept, as on any doubt; one whose template runs what today's rules refuse is not.
   const children = allObserved(request.children)
     .map(keepObserved)
-    .filter((child) => childAllowed(child, namespace, policy));
+    .filter((child) => podSpecOf(child) === undefined || childAllowed(child, namespace, policy));
   return { ...invalidSpecResponse(request, message, now), children };
 }
