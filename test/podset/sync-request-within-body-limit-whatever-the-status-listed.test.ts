@@ -12,7 +12,7 @@ import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { controllerRef, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SIZE = 1000;
 const SPEC = { size: SIZE, image: 'busybox:1.36', command: ['sleep', '3600'] };
@@ -50,16 +50,7 @@ function stored(pod: KubeObject, parent: ParentObject, i: number): KubeObject {
       resourceVersion: String(1000000 + i),
       creationTimestamp: CREATED,
       labels: { ...pod.metadata.labels, 'controller-uid': parent.metadata.uid! },
-      ownerReferences: [
-        {
-          apiVersion: parent.apiVersion,
-          kind: parent.kind,
-          name: parent.metadata.name!,
-          uid: parent.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(parent)],
       managedFields: [
         {
           apiVersion: 'v1',
