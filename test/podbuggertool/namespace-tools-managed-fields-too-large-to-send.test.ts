@@ -9,7 +9,8 @@
 // say Injecting for ever: the count measures the namespace's tools without their managedFields
 // (hooks/podbuggertool/sync.ts sentBytes), a bound that the very requests it stands for do not keep.
 import t from 'tap';
-import { FakeApi, injectorRequest, postToInjector, pod, status, tool } from '../fixtures/pbt.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 import { keyedManagedFields } from '../fixtures/keyed-managed-fields.js';
 
 const LIMIT = 64 * 1024;

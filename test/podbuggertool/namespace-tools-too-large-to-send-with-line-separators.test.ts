@@ -6,7 +6,8 @@
 // (413), and another author's tool there says its pods are pending, Injecting, for ever, rather than
 // ToolsTooLargeToSend ("not pending for ever", docs/podbuggertool.md).
 import t from 'tap';
-import { FakeApi, injectorRequest, postToInjector, pod, status, tool } from '../fixtures/pbt.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 
 const LIMIT = 64 * 1024;
 

@@ -5,7 +5,8 @@
 // tools, ToolsTooLargeToSend), not count the pod pending (Ready `Injecting` for a container never added).
 import t from 'tap';
 import { asGoWritesIt, goJsonBytes } from '../../lib/go-json.js';
-import { FakeApi, injectorRequest, postToInjector, pod, status, tool } from '../fixtures/pbt.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 
 const LIMIT = 64 * 1024;
 

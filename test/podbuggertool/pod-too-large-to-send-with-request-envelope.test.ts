@@ -7,7 +7,8 @@
 // call just the same, and must not be counted pending for ever (Ready `Injecting` for a container never added).
 import t from 'tap';
 import { asGoWritesIt, goJsonBytes } from '../../lib/go-json.js';
-import { FakeApi, injectorRequest, postToInjector, pod, status, tool } from '../fixtures/pbt.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 
 const LIMIT = 256 * 1024;
 
