@@ -5,23 +5,13 @@
 // images compared as text with the spec's, the digest read as "the spec changed", and every bootstrap of such a
 // cluster deleted its pods and started again at each sync before etcd could answer.)
 import t from 'tap';
-import type { KubeObject } from '../../lib/index.js';
 import { decide } from '../../hooks/etcdcluster/plan.js';
 import { names, parent, pod, range, spec } from '../fixtures/etcd-plan.js';
-
-const DIGEST = `ab${'12'.repeat(31)}`;
-
-/** `p` as the API server holds it once the policy pinned its containers' images. */
-function pinned(p: KubeObject): KubeObject {
-  const copy = structuredClone(p) as any;
-  for (const c of copy.spec?.containers ?? [])
-    if (typeof c.image === 'string' && !c.image.includes('@')) c.image = `${c.image}@sha256:${DIGEST}`;
-  return copy;
-}
+import { pinnedPod } from '../fixtures/etcd-loop.js';
 
 t.test('a bootstrap whose pods are pinned by digest, etcd not answering yet, is waited for', async (t) => {
   const d = decide(parent({ size: 3 }, { phase: 'Creating', lastMemberIndex: 2 }), spec({ size: 3 }), {
-    pods: range(3).map((i) => pinned(pod(i, { phase: 'Pending' }))),
+    pods: range(3).map((i) => pinnedPod(pod(i, { phase: 'Pending' }))),
     terminating: [],
     health: {},
   });

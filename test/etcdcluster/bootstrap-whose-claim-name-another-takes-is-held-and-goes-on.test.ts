@@ -9,24 +9,12 @@
 // names the holder, no member pod is made (none on the other owner's claim), the claims it made are kept, and once
 // the other owner's claim is gone the same bootstrap goes on under its names and the cluster comes up.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
 import { clusterOf, peerURL } from '../../hooks/etcdcluster/members.js';
-import { FakeEtcd, Loop, PVC } from '../fixtures/etcd-loop.js';
+import { FakeEtcd, Loop, PVC, statefulSetClaim } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const condition = (s: any, type: string) => (s?.conditions ?? []).find((c: any) => c.type === type);
-
-/** A claim of StatefulSet `x`, made by the StatefulSet controller: no owner reference. */
-function statefulSetClaim(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: 'ns', uid: `uid-sts-claim-${name}`, labels: { app: 'x' } },
-    spec: PVC,
-    status: { phase: 'Bound' },
-  } as unknown as KubeObject;
-}
 
 /**
  * The bootstrap's pods start: etcd lists every initial member (e-0..e-2, named once its pod runs), and each pod made

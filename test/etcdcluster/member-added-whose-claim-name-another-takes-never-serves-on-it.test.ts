@@ -10,33 +10,12 @@
 // the member goes and the cluster reaches its size under names nobody holds.
 import t from 'tap';
 import type { EventSpec } from '../../lib/events.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
 import { etcdSync } from '../fixtures/hooks.js';
-import { GROUPS, type Loop, PVC, running } from '../fixtures/etcd-loop.js';
+import { GROUPS, type Loop, mountedForeign, PVC, running, statefulSetClaim } from '../fixtures/etcd-loop.js';
 import { objectMap } from '../fixtures/requests.js';
 
 const ready = (s: any) => (s.conditions ?? []).find((c: any) => c.type === 'Ready');
-
-/** A claim of StatefulSet `x` (template `data`), made by the StatefulSet controller: no owner reference. */
-function statefulSetClaim(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: 'ns', uid: `uid-sts-claim-${name}`, labels: { app: 'x' } },
-    spec: PVC,
-    status: { phase: 'Bound' },
-  } as unknown as KubeObject;
-}
-
-/** Pods answered whose claim another owner holds: the claim of that name they mount. */
-function mountedForeign(loop: Loop): string[] {
-  const foreign = new Set(loop.related.filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => o.metadata.name));
-  return loop.children
-    .filter((c) => c.kind === 'Pod')
-    .filter((c) => ((c as any).spec?.volumes ?? []).some((v: any) => foreign.has(v.persistentVolumeClaim?.claimName)))
-    .map((c) => c.metadata.name!);
-}
 
 /** Pods that do not start (Pending: the other owner's volume is bound on a node this pod cannot run on). */
 const pending = new Set<string>();

@@ -5,24 +5,16 @@
 // (Seen: the hook reads the digest as another version, "upgrades" a member to the version it runs, then waits for it
 // to soak for good: Ready=False Converging at rest, and a later spec.version never starts.)
 import t from 'tap';
-import { running } from '../fixtures/etcd-loop.js';
+import { pinAll, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const condition = (s: any, type: string) => (s.conditions ?? []).find((c: any) => c.type === type);
-const DIGEST = `ab${'12'.repeat(31)}`;
 
 t.test('member pods whose images a policy pinned by digest are at their version: Ready, nothing moved', async (t) => {
   const loop = await running({ size: 3 });
   t.match(condition(loop.s(), 'Ready'), { status: 'True' }, 'Ready before the pods are seen pinned');
   // Every pod as the API server holds it: its etcd image pinned by the policy (on create and on update).
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: any) => {
-      if (o.kind === 'Pod')
-        for (const c of o.spec?.containers ?? [])
-          if (typeof c.image === 'string' && !c.image.includes('@')) c.image = `${c.image}@sha256:${DIGEST}`;
-      return o;
-    });
+  pinAll(loop);
   for (let i = 0; i < 10; i++) {
     loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
     await loop.step();

@@ -9,6 +9,7 @@ import t from 'tap';
 import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
 import { running, type Loop } from '../fixtures/etcd-loop.js';
+import { replicaSetPod } from '../fixtures/pod-name-holders.js';
 
 const customize = (parent: ParentObject) =>
   (etcdcluster.customize as any)({ controller: {}, parent }, {}).relatedResources as RelatedResourceRule[];
@@ -34,21 +35,6 @@ function firstNotAsked(rules: RelatedResourceRule[]): number {
   while (pods.has(`e-${i}`)) i++;
   return i;
 }
-
-const foreignPod = (name: string): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-other-${name}`,
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: 'uid-rs-other', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  }) as KubeObject;
 
 const ready = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === 'Ready');
@@ -88,7 +74,7 @@ t.test('a member name past what the answer in use asked for is not made, and no 
   const k = firstNotAsked(rules);
   t.ok(k > 3, `the answer asks for the first ordinals (up to e-${k - 1})`);
   // Another owner's pod under the first member name the answer does not ask for: in the cluster, not in related.
-  const cluster = [foreignPod(`e-${k}`)];
+  const cluster = [replicaSetPod(`e-${k}`)];
   let held: CompositeSyncResponse | undefined;
   const unasked: string[] = [];
   for (let round = 0; round < k + 2 && !held; round++) {

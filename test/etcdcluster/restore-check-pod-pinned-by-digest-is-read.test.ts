@@ -5,25 +5,11 @@
 // members and the restored ones start), not taken for a check "with other arguments" and dropped, made again, dropped
 // at every other sync until the check's deadline. Each answer is fed back as the next observed state.
 import t from 'tap';
-import { restoreObject, running, type Loop } from '../fixtures/etcd-loop.js';
-
-const DIGEST = `ab${'12'.repeat(31)}`;
-
-/** From now on every pod is observed as the API server holds it once the policy pinned its images. */
-function pinAll(loop: Loop): void {
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: any) => {
-      if (o.kind === 'Pod')
-        for (const c of [...(o.spec?.containers ?? []), ...(o.spec?.initContainers ?? [])])
-          if (typeof c.image === 'string' && !c.image.includes('@')) c.image = `${c.image}@sha256:${DIGEST}`;
-      return o;
-    });
-}
+import { pinAll, restoreObject, running, withDigest } from '../fixtures/etcd-loop.js';
 
 t.test('a restore whose check pod is pinned by digest reads its check and goes on', async (t) => {
   const loop = await running({ size: 3 });
-  pinAll(loop);
+  pinAll(loop, withDigest, true);
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');

@@ -4,28 +4,11 @@
 // images (spec.pod.busyboxImage edited since it was made) is not taken for the check of the images of the moment: it
 // is made again. Each answer is fed back as the next observed state.
 import t from 'tap';
-import { restoreObject, running, type Loop } from '../fixtures/etcd-loop.js';
-
-const DIGEST = `ab${'12'.repeat(31)}`;
-
-/** `image` at a digest, its tag taken off. */
-const resolved = (image: string) => `${image.replace(/:[^:/@]+$/, '')}@sha256:${DIGEST}`;
-
-/** From now on every pod is observed as the API server holds it once the policy resolved its images. */
-function pinAll(loop: Loop): void {
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: any) => {
-      if (o.kind === 'Pod')
-        for (const c of [...(o.spec?.containers ?? []), ...(o.spec?.initContainers ?? [])])
-          if (typeof c.image === 'string' && !c.image.includes('@')) c.image = resolved(c.image);
-      return o;
-    });
-}
+import { pinAll, resolvedToDigest, restoreObject, running } from '../fixtures/etcd-loop.js';
 
 t.test('a check pod pinned by digest without its tags reads its passed check and goes on', async (t) => {
   const loop = await running({ size: 3 });
-  pinAll(loop);
+  pinAll(loop, resolvedToDigest, true);
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
@@ -39,7 +22,7 @@ t.test('a check pod pinned by digest without its tags reads its passed check and
 
 t.test('a check pod pinned without its tags, made for another busybox image, is made again', async (t) => {
   const loop = await running({ size: 3, pod: { busyboxImage: 'busybox:1.36' } });
-  pinAll(loop);
+  pinAll(loop, resolvedToDigest, true);
   loop.check = 'running';
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   await loop.step();

@@ -10,32 +10,11 @@
 // owner takes (member-added-whose-claim-name-another-takes-never-serves-on-it), it reaches its size under names nobody
 // holds, and no member pod is answered on the other owner's claim.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
-import { type Loop, PVC, restoreObject, restoredServe, running } from '../fixtures/etcd-loop.js';
+import { mountedForeign, PVC, restoreObject, restoredServe, running, statefulSetClaim } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const condition = (s: any, type: string) => (s?.conditions ?? []).find((c: any) => c.type === type);
-
-/** A claim of StatefulSet `x`, made by the StatefulSet controller: no owner reference. */
-function statefulSetClaim(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: 'ns', uid: `uid-sts-claim-${name}`, labels: { app: 'x' } },
-    spec: PVC,
-    status: { phase: 'Bound' },
-  } as unknown as KubeObject;
-}
-
-/** Pods answered that mount a claim another owner holds. */
-function mountedForeign(loop: Loop): string[] {
-  const foreign = new Set(loop.related.filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => o.metadata.name));
-  return loop.children
-    .filter((c) => c.kind === 'Pod')
-    .filter((c) => ((c as any).spec?.volumes ?? []).some((v: any) => foreign.has(v.persistentVolumeClaim?.claimName)))
-    .map((c) => c.metadata.name!);
-}
 
 for (const before of [false, true])
   t.test(

@@ -5,47 +5,25 @@
 // answered as it is, not given the same image again at every sync (which the policy pins again). A step on an older
 // image still takes the current one. Each answer is fed back as the next observed state.
 import t from 'tap';
-import type { KubeObject } from '../../lib/index.js';
 import {
   answeredPod as pod,
+  DIGEST,
+  pinAll,
   restoredServe,
   restoreStarted,
   running,
   stepImages,
+  STEPS_WAIT_FOR_IMAGE,
   type Loop,
 } from '../fixtures/etcd-loop.js';
 
-const DIGEST = `ab${'12'.repeat(31)}`;
-
-/** From now on every pod is observed as the API server holds it once the policy pinned its images. */
-function pinAll(loop: Loop): void {
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: KubeObject) => {
-      if (o.kind !== 'Pod') return o;
-      const copy = structuredClone(o) as any;
-      for (const c of [...(copy.spec?.containers ?? []), ...(copy.spec?.initContainers ?? [])])
-        if (typeof c.image === 'string' && !c.image.includes('@'))
-          c.image = `${c.image.split('/')[0].includes('.') ? '' : 'docker.io/library/'}${c.image}@sha256:${DIGEST}`;
-      return copy;
-    });
-}
-
-/** The pod's sandbox recreated: its first operator step waits for its image. */
-const waitingForImage = {
-  phase: 'Pending',
-  initContainerStatuses: [
-    { name: 'check-dns', state: { terminated: { exitCode: 0, reason: 'Completed' } } },
-    { name: 'fetch-snapshot', state: { waiting: { reason: 'ImagePullBackOff' } } },
-    { name: 'restore-snapshot', state: { waiting: { reason: 'PodInitializing' } } },
-    { name: 'place-snapshot', state: { waiting: { reason: 'PodInitializing' } } },
-  ],
-  containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'PodInitializing' } } }],
-};
+/** `image` as Kyverno's mutateDigest holds it: a Docker Hub image's name in full, at a digest. */
+const pinnedInFull = (image: string) =>
+  `${image.split('/')[0]!.includes('.') ? '' : 'docker.io/library/'}${image}@sha256:${DIGEST}`;
 
 async function restoredAndPinned(): Promise<Loop> {
   const loop = await running({ size: 3 });
-  pinAll(loop);
+  pinAll(loop, pinnedInFull, true);
   await restoreStarted(loop);
   restoredServe(loop);
   for (let i = 0; i < 3; i++) await loop.step();
@@ -55,7 +33,7 @@ async function restoredAndPinned(): Promise<Loop> {
 t.test('restore steps pinned to the image of the moment, waiting for it, are answered as they are', async (t) => {
   const loop = await restoredAndPinned();
   t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'the restored members');
-  loop.podStatus.set('e-4', waitingForImage);
+  loop.podStatus.set('e-4', STEPS_WAIT_FOR_IMAGE);
   loop.etcd.up.delete('e-4');
   const pinned = stepImages(loop.observed().find((o) => o.metadata.name === 'e-4'));
   t.match(pinned, { 'fetch-snapshot': `docker.io/library/metaops:test@sha256:${DIGEST}` }, 'observed pinned');
@@ -69,7 +47,7 @@ t.test('restore steps pinned to the image of the moment, waiting for it, are ans
 t.test('restore steps pinned to an older metaops image, waiting for it, take the current one', async (t) => {
   const loop = await restoredAndPinned();
   loop.image = 'metaops:v2';
-  loop.podStatus.set('e-4', waitingForImage);
+  loop.podStatus.set('e-4', STEPS_WAIT_FOR_IMAGE);
   loop.etcd.up.delete('e-4');
   await loop.step();
   t.match(

@@ -6,19 +6,14 @@
 // image may change, and restarts a pod that runs nothing); a restored member that runs is never restarted only
 // because metaops has a new image.
 import t from 'tap';
-import { answeredPod as pod, restoredServe, restoreStarted, running, stepImages } from '../fixtures/etcd-loop.js';
-
-/** The pod's sandbox recreated on a node without the old image: its first operator step waits for it. */
-const stuckOnOldImage = {
-  phase: 'Pending',
-  initContainerStatuses: [
-    { name: 'check-dns', state: { terminated: { exitCode: 0, reason: 'Completed' } } },
-    { name: 'fetch-snapshot', state: { waiting: { reason: 'ImagePullBackOff' } } },
-    { name: 'restore-snapshot', state: { waiting: { reason: 'PodInitializing' } } },
-    { name: 'place-snapshot', state: { waiting: { reason: 'PodInitializing' } } },
-  ],
-  containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'PodInitializing' } } }],
-};
+import {
+  answeredPod as pod,
+  restoredServe,
+  restoreStarted,
+  running,
+  stepImages,
+  STEPS_WAIT_FOR_IMAGE,
+} from '../fixtures/etcd-loop.js';
 
 t.test(
   'after a metaops upgrade a restored member whose restore steps wait for the old image takes the current one; running ones are kept as they are',
@@ -44,7 +39,7 @@ t.test(
     );
 
     // e-4's sandbox is recreated on a node that no longer has the old image.
-    loop.podStatus.set('e-4', stuckOnOldImage);
+    loop.podStatus.set('e-4', STEPS_WAIT_FOR_IMAGE);
     loop.etcd.up.delete('e-4');
     await loop.step();
     t.same(loop.pods(), restored, 'the same members: e-4 is not replaced');
@@ -94,7 +89,7 @@ t.test(
     loop.image = 'metaops:v2';
     // No member answers: etcd is silent (quorum lost while they all wait).
     for (const p of restored) {
-      loop.podStatus.set(p, stuckOnOldImage);
+      loop.podStatus.set(p, STEPS_WAIT_FOR_IMAGE);
       loop.etcd.up.delete(p);
     }
     await loop.step();

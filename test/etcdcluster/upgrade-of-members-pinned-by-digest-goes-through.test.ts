@@ -6,24 +6,16 @@
 // image, so the moved member's upgrade clock was started again at every sync and the rollout stayed on its first
 // member.) Each answer is fed back as the next observed state (test/fixtures/etcd-loop.ts).
 import t from 'tap';
-import { images, running, versionsFromImages } from '../fixtures/etcd-loop.js';
+import { images, pinAll, running, versionsFromImages } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const condition = (s: any, type: string) => (s.conditions ?? []).find((c: any) => c.type === type);
-const DIGEST = `ab${'12'.repeat(31)}`;
 
 // Also for a repository on a registry host of one label in capitals (`Registry/etcd`: a host to the kubelet's grammar).
 for (const repository of ['quay.io/coreos/etcd', 'Registry/etcd'])
   t.test(`an upgrade of member pods of ${repository} pinned by digest moves every member and ends`, async (t) => {
     const loop = await running({ size: 3, repository });
-    const observed = loop.observed.bind(loop);
-    loop.observed = () =>
-      observed().map((o: any) => {
-        if (o.kind === 'Pod')
-          for (const c of o.spec?.containers ?? [])
-            if (typeof c.image === 'string' && !c.image.includes('@')) c.image = `${c.image}@sha256:${DIGEST}`;
-        return o;
-      });
+    pinAll(loop);
     versionsFromImages(loop);
     // etcd reports the version it is (3.5.1), not its image's digest.
     const etcd = loop.etcd as any;

@@ -7,55 +7,12 @@
 // cluster's name that is gone, on a claim that says nothing, made before the cluster was, is a namesake's (no floor).
 import t from 'tap';
 import { memberPods, namesOf } from '../../hooks/mysqlcluster/sync.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
+import { memberClaim, memberPod } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => ((res.status.conditions ?? []) as any[]).find((c) => c.type === 'Ready');
-const running = {
-  phase: 'Running',
-  conditions: [{ type: 'Ready', status: 'True' }],
-  containerStatuses: [
-    { name: 'mysql', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } },
-    { name: 'replication', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } },
-  ],
-};
 const spec = { size: 2, version: '8.0.40' };
-
-function pod(
-  name: string,
-  i: number,
-  o: { controller: boolean; mounts?: boolean; created?: string; image?: string },
-): KubeObject {
-  const p = clusterMember(name, i, { image: o.image ?? 'mysql:8.4.3', status: running });
-  if (!o.controller) delete (p.metadata as Record<string, unknown>)['ownerReferences'];
-  if (o.created) p.metadata.creationTimestamp = o.created;
-  if (o.mounts !== false)
-    (p['spec'] as Record<string, unknown>)['volumes'] = [
-      { name: 'data', persistentVolumeClaim: { claimName: `data-${name}-mysql-${i}` } },
-    ];
-  return p;
-}
-
-function claim(name: string, i: number, mark: string | undefined): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: {
-      name: `data-${name}-mysql-${i}`,
-      namespace: 'default',
-      uid: `uid-claim-${i}`,
-      labels: {
-        'app.kubernetes.io/name': 'mysql',
-        'app.kubernetes.io/instance': name,
-        ...(mark ? { 'mysqlcluster.metaops.io/uid': mark } : {}),
-      },
-    },
-    spec: { accessModes: ['ReadWriteOnce'], volumeName: `pv-${i}` },
-    status: { phase: 'Bound' },
-  } as unknown as KubeObject;
-}
 
 t.test('orphaned members on their own claims, the StatefulSet made again and not yet adopting them', async (t) => {
   const first = mysqlSync(request('mysqlcluster', spec), FIXED_NOW);
@@ -69,7 +26,10 @@ t.test('orphaned members on their own claims, the StatefulSet made again and not
   };
   again.children = objectMap(first.children.map((c) => asObserved(c)));
   again.related = objectMap(
-    [0, 1].flatMap((i) => [pod(name, i, { controller: false, image: 'mysql:8.0.40' }), claim(name, i, uid)]),
+    [0, 1].flatMap((i) => [
+      memberPod(name, i, { controller: false, image: 'mysql:8.0.40' }),
+      memberClaim(name, i, uid),
+    ]),
   );
   t.equal(memberPods(again, namesOf(name)).length, 2, 'both are members');
   const res = mysqlSync(again, FIXED_NOW);
@@ -88,9 +48,9 @@ t.test('pods without a controller that are not proven the cluster by a claim are
   const r = request('mysqlcluster', spec);
   const name = r.parent.metadata.name!;
   r.related = objectMap([
-    pod(name, 0, { controller: false }),
-    claim(name, 0, 'uid-of-a-cluster-deleted'),
-    pod(name, 1, { controller: false, mounts: false }),
+    memberPod(name, 0, { controller: false }),
+    memberClaim(name, 0, 'uid-of-a-cluster-deleted'),
+    memberPod(name, 1, { controller: false, mounts: false }),
   ]);
   t.same(memberPods(r, namesOf(name)), [], 'neither is a member');
   const res = mysqlSync(r, FIXED_NOW);
@@ -101,8 +61,8 @@ t.test("a gone StatefulSet's pod on a claim that says nothing, made before the c
   const r = request('mysqlcluster', spec);
   const name = r.parent.metadata.name!;
   r.parent.metadata = { ...r.parent.metadata, creationTimestamp: '2026-01-02T03:04:00Z' };
-  const before = pod(name, 0, { controller: true, mounts: false, created: '2025-06-01T00:00:00Z' });
-  const since = pod(name, 1, { controller: true, mounts: false, created: '2026-01-02T03:04:00Z' });
+  const before = memberPod(name, 0, { controller: true, mounts: false, created: '2025-06-01T00:00:00Z' });
+  const since = memberPod(name, 1, { controller: true, mounts: false, created: '2026-01-02T03:04:00Z' });
   r.related = objectMap([before, since]);
   t.same(
     memberPods(r, namesOf(name)).map((p) => p.metadata.name),

@@ -8,21 +8,11 @@
 // own), not another owner's: the cluster makes its StatefulSet again, and is not held PodNameTaken advising to rename
 // itself (a new name is a new cluster without its data) or to delete what holds the names.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
+import { memberClaim, memberPod } from '../fixtures/mysql-pods.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => ((res.status.conditions ?? []) as any[]).find((c) => c.type === 'Ready');
-const running = {
-  phase: 'Running',
-  conditions: [{ type: 'Ready', status: 'True' }],
-  containerStatuses: [
-    { name: 'mysql', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } },
-    { name: 'replication', ready: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } },
-  ],
-};
-
 t.test(
   "a StatefulSet deleted with --cascade=orphan: its members are the cluster's own and it is made again",
   async (t) => {
@@ -33,33 +23,8 @@ t.test(
     const uid = created.parent.metadata.uid!;
     // Its Secret and Services, observed; its StatefulSet deleted (orphaning its pods).
     const kept = first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c));
-    const pods = [0, 1].map((i) => {
-      const pod = clusterMember(name, i, { image: 'mysql:8.0.40', status: running });
-      delete (pod.metadata as Record<string, unknown>)['ownerReferences'];
-      (pod['spec'] as Record<string, unknown>)['volumes'] = [
-        { name: 'data', persistentVolumeClaim: { claimName: `data-${name}-mysql-${i}` } },
-      ];
-      return pod;
-    });
-    const claims = [0, 1].map(
-      (i) =>
-        ({
-          apiVersion: 'v1',
-          kind: 'PersistentVolumeClaim',
-          metadata: {
-            name: `data-${name}-mysql-${i}`,
-            namespace: 'default',
-            uid: `uid-claim-${i}`,
-            labels: {
-              'app.kubernetes.io/name': 'mysql',
-              'app.kubernetes.io/instance': name,
-              'mysqlcluster.metaops.io/uid': uid,
-            },
-          },
-          spec: { accessModes: ['ReadWriteOnce'], volumeName: `pv-${i}` },
-          status: { phase: 'Bound' },
-        }) as unknown as KubeObject,
-    );
+    const pods = [0, 1].map((i) => memberPod(name, i, { controller: false, image: 'mysql:8.0.40' }));
+    const claims = [0, 1].map((i) => memberClaim(name, i, uid));
     const again = request('mysqlcluster', spec);
     again.parent.status = {
       ...(first.status as Record<string, unknown>),

@@ -10,7 +10,7 @@
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { shopPod } from '../fixtures/mysql-pods.js';
+import { memberClaim, shopPod } from '../fixtures/mysql-pods.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => ((res.status.conditions ?? []) as any[]).find((c) => c.type === 'Ready');
@@ -36,25 +36,7 @@ const oldPods = [0, 1].map((i) => {
   return pod;
 });
 /** Their data volumes, marked with the old cluster's uid by its claim template. */
-const oldClaims = [0, 1].map(
-  (i) =>
-    ({
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: {
-        name: `data-db-mysql-${i}`,
-        namespace: 'shop',
-        uid: `uid-claim-${i}-before`,
-        labels: {
-          'app.kubernetes.io/name': 'mysql',
-          'app.kubernetes.io/instance': 'db',
-          'mysqlcluster.metaops.io/uid': OLD_UID,
-        },
-      },
-      spec: { accessModes: ['ReadWriteOnce'], volumeName: `pv-${i}` },
-      status: { phase: 'Bound' },
-    }) as unknown as KubeObject,
-);
+const oldClaims = [0, 1].map((i) => memberClaim('db', i, OLD_UID, { namespace: 'shop', uid: `uid-claim-${i}-before` }));
 
 function cluster(related: KubeObject[], status?: Record<string, unknown>) {
   const r = request('mysqlcluster', { size: 2, version: '8.0.40' });

@@ -8,36 +8,14 @@
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { parent, pinnedMember } from '../fixtures/mysql-versions.js';
+import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 const ready = (res: any) => ((res.status.conditions ?? []) as any[]).find((c) => c.type === 'Ready');
 
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>) {
-  const r = request('mysqlcluster', spec);
-  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'default', uid: 'uid-db', generation: 1 };
-  if (status) r.parent.status = status;
-  return r;
-}
-
 /** Member `ordinal` of cluster db, running `image` (as the admission policy rewrote it). */
-function member(ordinal: number, image: string): KubeObject {
-  return clusterMember('db', ordinal, {
-    image,
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: ['mysql', 'replication'].map((c) => ({
-        name: c,
-        ready: true,
-        restartCount: 0,
-        image,
-        imageID: `docker.io/library/mysql@sha256:${'a'.repeat(64)}`,
-        state: { running: { startedAt: '2026-01-01T00:00:00Z' } },
-      })),
-    },
-  });
-}
+const member = (ordinal: number, image: string): KubeObject =>
+  pinnedMember(ordinal, image, `docker.io/library/mysql@sha256:${'a'.repeat(64)}`);
 
 /** The cluster of `size` on 8.4.3, its members' images pinned to `digest`: the second sync's answer. */
 function pinned(size: number, digest: string, status?: Record<string, unknown>) {

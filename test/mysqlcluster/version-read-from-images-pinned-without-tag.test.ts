@@ -8,39 +8,16 @@ import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { runningVersion } from '../../hooks/mysqlcluster/sync.js';
 import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { parent, pinnedMember } from '../fixtures/mysql-versions.js';
+import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 const ready = (res: any) => ((res.status.conditions ?? []) as any[]).find((c) => c.type === 'Ready');
 const PINNED = `index.docker.io/library/mysql@sha256:${'ab12'.repeat(16)}`;
 const VERSION = { 'app.kubernetes.io/version': '8.4.3' };
 
-function parent(spec: Record<string, unknown>, status?: Record<string, unknown>) {
-  const r = request('mysqlcluster', spec);
-  r.parent.metadata = { ...r.parent.metadata, name: 'db', namespace: 'default', uid: 'uid-db', generation: 1 };
-  if (status) r.parent.status = status;
-  return r;
-}
-
 /** Member `ordinal` of cluster db, running `image` (as the admission policy rewrote it), with `labels`. */
-function member(ordinal: number, image: string, labels: Record<string, string> = VERSION): KubeObject {
-  return clusterMember('db', ordinal, {
-    image,
-    labels,
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: ['mysql', 'replication'].map((c) => ({
-        name: c,
-        ready: true,
-        restartCount: 0,
-        image,
-        imageID: PINNED,
-        state: { running: { startedAt: '2026-01-01T00:00:00Z' } },
-      })),
-    },
-  });
-}
+const member = (ordinal: number, image: string, labels: Record<string, string> = VERSION): KubeObject =>
+  pinnedMember(ordinal, image, PINNED, labels);
 
 /** Every image of an observed object's pod template as the policy writes it. */
 function pinTemplate(o: KubeObject): KubeObject {

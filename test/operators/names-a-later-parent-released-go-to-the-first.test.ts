@@ -15,7 +15,7 @@ import t from 'tap';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
 import { etcdSync, mysqlSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { controllerRef, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const NS = 'shop';
 const now = FIXED_NOW;
@@ -55,16 +55,7 @@ async function run(opts: { mysqlUid: string; etcdUid: string; order: Actor[]; ro
       namespace: NS,
       uid: `uid-${child.kind}-${child.metadata.name}-${++serial}`,
       resourceVersion: '1',
-      ownerReferences: [
-        {
-          apiVersion: owner.apiVersion,
-          kind: owner.kind,
-          name: owner.metadata.name!,
-          uid: owner.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(owner)],
     } as KubeObject['metadata'];
     return copy;
   };

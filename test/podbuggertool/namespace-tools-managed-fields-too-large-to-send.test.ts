@@ -9,15 +9,12 @@
 // say Injecting for ever: the count measures the namespace's tools without their managedFields
 // (hooks/podbuggertool/sync.ts sentBytes), a bound that the very requests it stands for do not keep.
 import t from 'tap';
-import { operators as hooks } from '../../main/operators.js';
-import { buildApp } from '../../lib/app.js';
-import { ANY, FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 import { keyedManagedFields } from '../fixtures/keyed-managed-fields.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
 
 const LIMIT = 64 * 1024;
 const TOOL_API = 'debug.metaops.dev/v1alpha1';
-const TOKEN = 'token-0123456789abcdef';
 
 t.test(
   "a namespace's tools past the body limit by their managedFields: the status says no pod can be sent",
@@ -31,21 +28,8 @@ t.test(
     }
 
     // The injector's request for web-1, as Metacontroller v4 sends it: refused for its size, so nothing is added.
-    const app = buildApp({
-      operators: hooks,
-      auth: { bearer: TOKEN },
-      bodyLimit: LIMIT,
-      services: { kube: () => api, now: () => FIXED_NOW },
-      settings: { 'podbuggertool-injector': { policy: ANY } },
-    });
-    t.teardown(() => app.close());
     const payload = JSON.stringify(injectorRequest(api, 'dbg', 'web-1'));
-    const res = await app.inject({
-      method: 'POST',
-      url: '/hooks/podbuggertool-injector/sync',
-      payload,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    });
+    const res = await postToInjector(t, api, payload, LIMIT);
     t.equal(res.statusCode, 413, `the injector's request of ${payload.length} bytes is refused for its size`);
     t.same(api.ephemeralNames('dbg', 'web-1'), [], 'nothing is added to web-1');
 

@@ -6,13 +6,10 @@
 // (413), and another author's tool there says its pods are pending, Injecting, for ever, rather than
 // ToolsTooLargeToSend ("not pending for ever", docs/podbuggertool.md).
 import t from 'tap';
-import { operators as hooks } from '../../main/operators.js';
-import { buildApp } from '../../lib/app.js';
-import { ANY, FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 
 const LIMIT = 64 * 1024;
-const TOKEN = 'token-0123456789abcdef';
 
 /** JSON text as Go's encoding/json writes it (Metacontroller's request): `<`, `>`, `&`, U+2028, U+2029 escaped. */
 function asGoWritesIt(text: string): string {
@@ -30,21 +27,8 @@ t.test(
       );
 
     // The injector's request for web-1, as Metacontroller sends it: refused for its size, so nothing is added.
-    const app = buildApp({
-      operators: hooks,
-      auth: { bearer: TOKEN },
-      bodyLimit: LIMIT,
-      services: { kube: () => api, now: () => FIXED_NOW },
-      settings: { 'podbuggertool-injector': { policy: ANY } },
-    });
-    t.teardown(() => app.close());
     const payload = asGoWritesIt(JSON.stringify(injectorRequest(api, 'dbg', 'web-1')));
-    const res = await app.inject({
-      method: 'POST',
-      url: '/hooks/podbuggertool-injector/sync',
-      payload,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    });
+    const res = await postToInjector(t, api, payload, LIMIT);
     t.equal(
       res.statusCode,
       413,

@@ -4,14 +4,11 @@
 // request of the namespace is refused (413) however small the pod, and the status must say so (the namespace's
 // tools, ToolsTooLargeToSend), not count the pod pending (Ready `Injecting` for a container never added).
 import t from 'tap';
-import { operators as hooks } from '../../main/operators.js';
-import { buildApp } from '../../lib/app.js';
 import { asGoWritesIt, goJsonBytes } from '../../lib/go-json.js';
-import { ANY, FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 
 const LIMIT = 64 * 1024;
-const TOKEN = 'token-0123456789abcdef';
 
 t.test("a namespace's tools that leave no room once in the request that carries them are said so", async (t) => {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
@@ -29,20 +26,7 @@ t.test("a namespace's tools that leave no room once in the request that carries 
 
   // The request Metacontroller sends for web-1, with an empty controller (the least it can be): past the limit.
   const payload = asGoWritesIt(JSON.stringify({ ...injectorRequest(api, 'dbg', 'web-1'), finalizing: false }));
-  const app = buildApp({
-    operators: hooks,
-    auth: { bearer: TOKEN },
-    bodyLimit: LIMIT,
-    services: { kube: () => api, now: () => FIXED_NOW },
-    settings: { 'podbuggertool-injector': { policy: ANY } },
-  });
-  t.teardown(() => app.close());
-  const res = await app.inject({
-    method: 'POST',
-    url: '/hooks/podbuggertool-injector/sync',
-    payload,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-  });
+  const res = await postToInjector(t, api, payload, LIMIT);
   t.equal(res.statusCode, 413, `the injector's request of ${Buffer.byteLength(payload)} bytes is refused`);
 
   const s = (await status(api, ['dbg', 'a'], { bodyLimit: LIMIT })).status as any;

@@ -6,14 +6,11 @@
 // namespace's tools by the count's measure, but not once the request's own keys are added, is refused (413) at every
 // call just the same, and must not be counted pending for ever (Ready `Injecting` for a container never added).
 import t from 'tap';
-import { operators as hooks } from '../../main/operators.js';
-import { buildApp } from '../../lib/app.js';
 import { asGoWritesIt, goJsonBytes } from '../../lib/go-json.js';
-import { ANY, FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { FakeApi, injectorRequest, pod, status, tool } from '../fixtures/pbt.js';
+import { postToInjector } from '../fixtures/pbt-app.js';
 
 const LIMIT = 256 * 1024;
-const TOKEN = 'token-0123456789abcdef';
 
 t.test(
   'a pod that fits with the namespace tools but not in the request that carries them is not counted pending',
@@ -37,20 +34,7 @@ t.test(
 
     // The request Metacontroller sends for web-1 (with an empty controller, the least it can be): past the limit.
     const payload = asGoWritesIt(JSON.stringify({ ...injectorRequest(api, 'dbg', 'web-1'), finalizing: false }));
-    const app = buildApp({
-      operators: hooks,
-      auth: { bearer: TOKEN },
-      bodyLimit: LIMIT,
-      services: { kube: () => api, now: () => FIXED_NOW },
-      settings: { 'podbuggertool-injector': { policy: ANY } },
-    });
-    t.teardown(() => app.close());
-    const res = await app.inject({
-      method: 'POST',
-      url: '/hooks/podbuggertool-injector/sync',
-      payload,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    });
+    const res = await postToInjector(t, api, payload, LIMIT);
     t.equal(res.statusCode, 413, `the injector's request of ${Buffer.byteLength(payload)} bytes is refused`);
     t.same(api.ephemeralNames('dbg', 'web-1'), [], 'nothing is added to web-1');
 

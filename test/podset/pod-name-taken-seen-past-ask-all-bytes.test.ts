@@ -6,37 +6,19 @@
 // PodSet's own pods asked again stay within the bound.
 import fc from 'fast-check';
 import t from 'tap';
-import { podset } from '../../hooks/podset/index.js';
 import { ASK_ALL_BYTES } from '../../hooks/podset/sync.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { podsetSync } from '../fixtures/hooks.js';
+import type { CompositeSyncResponse, ParentObject } from '../../lib/metacontroller.js';
+import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
+import { replicaSetPod } from '../fixtures/pod-name-holders.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SPEC = { size: 1000, image: 'busybox:1.36', command: ['sleep', '3600'] };
-const customize = (parent: ParentObject) =>
-  (podset.customize as any)({ controller: {}, parent }, {}).relatedResources as RelatedResourceRule[];
 const asked = (parent: ParentObject) =>
-  customize(parent)
+  podsetCustomize(parent)
     .filter((r) => r.apiVersion === 'v1' && r.resource === 'pods')
     .flatMap((r) => r.names ?? []);
 const ready = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === 'Ready');
-
-function foreignPod(name: string, namespace: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace,
-      uid: `uid-other-${name}`,
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: 'uid-rs-other', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  } as KubeObject;
-}
 
 t.test('a new 1000-pod PodSet: a pod name another owner holds among those asked is seen', async (t) => {
   const req = request('podset', SPEC);
@@ -45,7 +27,7 @@ t.test('a new 1000-pod PodSet: a pod name another owner holds among those asked 
   const names = new Set(asked(req.parent));
   const taken = `${name}-pod-7`;
   t.ok(names.has(taken), `${taken} asked for`);
-  const related = [foreignPod(taken, namespace!)].filter((p) => names.has(p.metadata.name!));
+  const related = [replicaSetPod(taken, namespace!)].filter((p) => names.has(p.metadata.name!));
   const res = podsetSync(request('podset', SPEC, { parent: req.parent, related: objectMap(related) }), FIXED_NOW);
   t.match(ready(res), { status: 'False', reason: 'PodNameTaken', message: new RegExp(`^Pod ${taken} belongs to`) });
   t.notOk(
@@ -68,7 +50,7 @@ t.test('a 1000-pod PodSet listing its pods: a pod gone and its name taken since 
   t.ok(names.has(gone), `${gone}, not listed, asked for`);
   t.notOk(names.has(`${name}-pod-0`), 'the pods it lists are not asked for again');
   const observed = pods.filter((p) => p.metadata.name !== gone);
-  const related = [foreignPod(gone, namespace!)].filter((p) => names.has(p.metadata.name!));
+  const related = [replicaSetPod(gone, namespace!)].filter((p) => names.has(p.metadata.name!));
   const res = podsetSync(
     request('podset', SPEC, { parent, children: objectMap(observed), related: objectMap(related) }),
     FIXED_NOW,

@@ -5,15 +5,13 @@
 // while status.nodes listed the pod would not have asked for it, and the sync would answer a pod Metacontroller
 // cannot create, saying nothing.
 import t from 'tap';
-import { podset } from '../../hooks/podset/index.js';
 import { ASK_ALL_BYTES } from '../../hooks/podset/sync.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { podsetSync } from '../fixtures/hooks.js';
+import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
+import { replicaSetPod } from '../fixtures/pod-name-holders.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SPEC = { size: 3, image: 'busybox', command: ['sleep', '3600'] };
-const customize = (parent: ParentObject) =>
-  (podset.customize as any)({ controller: {}, parent }, {}).relatedResources as RelatedResourceRule[];
 const ready = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === 'Ready');
 
@@ -28,22 +26,6 @@ function relatedFor(rules: RelatedResourceRule[], cluster: KubeObject[]): KubeOb
         (r.names ?? []).includes(o.metadata.name!),
     ),
   );
-}
-
-function foreignPod(name: string, namespace: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace,
-      uid: `uid-other-${name}`,
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: 'uid-rs-other', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  } as KubeObject;
 }
 
 /** A settled PodSet: its pods answered, observed Running, and its status listing them. */
@@ -65,10 +47,10 @@ t.test('a pod gone since the answer was asked: another owner holding its name is
     'the status lists the pods',
   );
   // The answer Metacontroller keeps for this generation, asked while the status listed every pod.
-  const rules = customize(parent);
+  const rules = podsetCustomize(parent);
   // Pod 1 evicted and gone; another owner's pod made under its name before the PodSet makes it again.
   const gone = `${name}-pod-1`;
-  const cluster = [foreignPod(gone, ns)];
+  const cluster = [replicaSetPod(gone, ns)];
   const observed = pods.filter((p) => p.metadata.name !== gone);
   const res = podsetSync(
     request('podset', SPEC, { parent, children: objectMap(observed), related: objectMap(relatedFor(rules, cluster)) }),
@@ -97,7 +79,7 @@ t.test('a rollout after a spec change: the pod it replaces is asked for although
   // A new image: a new generation, asked for with the status of the moment (every pod listed, all outdated).
   const spec = { ...SPEC, image: 'busybox:1.36' };
   const changed = { ...parent, spec, metadata: { ...parent.metadata, generation: 3 } } as ParentObject;
-  const rules = customize(changed);
+  const rules = podsetCustomize(changed);
   for (let i = 0; i < 3; i++)
     t.ok(
       rules.some((r) => r.resource === 'pods' && (r.names ?? []).includes(`${name}-pod-${i}`)),
@@ -112,7 +94,7 @@ t.test('a rollout after a spec change: the pod it replaces is asked for although
     request('podset', spec, {
       parent: { ...changed, status: replaced.status! } as ParentObject,
       children: objectMap(observed),
-      related: objectMap(relatedFor(rules, [foreignPod(victim!, ns)])),
+      related: objectMap(relatedFor(rules, [replicaSetPod(victim!, ns)])),
     }),
     FIXED_NOW,
   );
@@ -132,7 +114,7 @@ t.test('a PodSet whose pods would be sent again past ASK_ALL_BYTES leaves out th
     status: { nodes: nodes.slice(0, 998) },
   } as ParentObject;
   t.ok(1000 * (4096 + 3 * 512) > ASK_ALL_BYTES, 'past the bound');
-  const asked = customize(parent)
+  const asked = podsetCustomize(parent)
     .filter((r) => r.resource === 'pods')
     .flatMap((r) => r.names ?? [])
     .filter((n) => n.startsWith('big-pod-'));

@@ -9,18 +9,14 @@
 // PodSet is not synced again (on v1.5.20, until its spec changes; then the answer is asked again with the status of
 // then, which still lists none). Issue 31: "10,000 pods in one request"; every fan-out bounded.
 import t from 'tap';
-import { podset } from '../../hooks/podset/index.js';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { podsetSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
+import { controllerRef, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SIZE = 1000;
 const SPEC = { size: SIZE, image: 'busybox:1.36', command: ['sleep', '3600'] };
 const CREATED = '2026-01-02T03:00:00Z';
-
-const customize = (parent: ParentObject) =>
-  (podset.customize as any)({ controller: {}, parent }, {}).relatedResources as RelatedResourceRule[];
 
 /** A pod the PodSet answered, as the API server stores it and Metacontroller's informer holds it (~5 KiB). */
 function stored(pod: KubeObject, parent: ParentObject, i: number): KubeObject {
@@ -54,16 +50,7 @@ function stored(pod: KubeObject, parent: ParentObject, i: number): KubeObject {
       resourceVersion: String(1000000 + i),
       creationTimestamp: CREATED,
       labels: { ...pod.metadata.labels, 'controller-uid': parent.metadata.uid! },
-      ownerReferences: [
-        {
-          apiVersion: parent.apiVersion,
-          kind: parent.kind,
-          name: parent.metadata.name!,
-          uid: parent.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(parent)],
       managedFields: [
         {
           apiVersion: 'v1',
@@ -192,7 +179,7 @@ function relatedFor(rules: RelatedResourceRule[], pods: KubeObject[]): KubeObjec
 
 /** The sync request of the PodSet with its pods running, given the customize answer Metacontroller kept. */
 function syncBody(asked: ParentObject, now: ParentObject, pods: KubeObject[]): string {
-  const related = relatedFor(customize(asked), pods);
+  const related = relatedFor(podsetCustomize(asked), pods);
   return JSON.stringify({
     controller: {
       apiVersion: 'metacontroller.k8s.io/v1alpha1',
