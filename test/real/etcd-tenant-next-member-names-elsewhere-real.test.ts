@@ -13,7 +13,7 @@ const settled = (size: number) => (res: CompositeSyncResponse) =>
   status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
 t.test("a running cluster's next member names resolving to another tenant's etcd change nothing there", async (t) => {
-  const b = new EtcdKubelet('x', { size: 3, version: '3.6.9' }, 'b', { uid: 'uid-b-x' });
+  const b = new EtcdKubelet('w', { size: 3, version: '3.6.9' }, 'tb', { uid: 'uid-tb-w' });
   t.teardown(() => b.shutdown());
   await b.converge('B: size 3', settled(3));
   for (let i = 0; i < 10; i++) await b.put(`b-key-${i}`, `b-value-${i}`);
@@ -25,7 +25,7 @@ t.test("a running cluster's next member names resolving to another tenant's etcd
       b
         .livePods()
         .map(async (p) =>
-          (await b.client.memberList([`http://${p}.x.b.svc:2379`]).catch(() => ({ members: [] }))).members
+          (await b.client.memberList([`http://${p}.w.tb.svc:2379`]).catch(() => ({ members: [] }))).members
             .map((m) => `${m.id} ${m.isLearner ? 'learner' : 'voter'} ${m.peerURLs[0]}`)
             .sort(),
         ),
@@ -33,12 +33,12 @@ t.test("a running cluster's next member names resolving to another tenant's etcd
   const before = await bMembers();
   t.equal(before.length, 3);
 
-  const a = new EtcdKubelet('x', { size: 3, version: '3.6.9' }, 'a', { uid: 'uid-a-x' });
+  const a = new EtcdKubelet('w', { size: 3, version: '3.6.9' }, 'ta', { uid: 'uid-ta-w' });
   t.teardown(() => a.shutdown());
   // A's ordinals 3 and up (not made yet) resolve to B's members.
   for (let i = 3; i < 12; i++) {
-    const ip = b.members.get(`x-${i % 3}`)!.ip;
-    for (const host of [`x-${i}.x.a.svc`, `x-${i}.x.a.svc.cluster.local`]) a.alias(host, ip);
+    const ip = b.members.get(`w-${i % 3}`)!.ip;
+    for (const host of [`w-${i}.w.ta.svc`, `w-${i}.w.ta.svc.cluster.local`]) a.alias(host, ip);
   }
   await a.converge('A: size 3', settled(3));
   const aIds: string[] = status(await a.step()).memberList.map((m: any) => m.id);

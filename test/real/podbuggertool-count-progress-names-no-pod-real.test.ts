@@ -34,15 +34,23 @@ t.test(
     const fake = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' }));
     fake.allowList = () => false;
     const real = api.kube();
-    // The pods are the real API server's; the first page comes back just after the count's budget (a slow API server).
+    // The pods are the real API server's; the first list of the namespace's tools (read after the first page of pods,
+    // whose room in a request depends on their size) comes back just after the count's budget (a slow API server):
+    // the first page is counted, and the count is cut short before the second.
     let pages = 0;
+    let toolsListed = 0;
     const kube: KubeApi = {
       get: fake.get.bind(fake),
       create: fake.create.bind(fake),
       addEphemeralContainers: fake.addEphemeralContainers.bind(fake),
       list: async (...args: Parameters<NonNullable<KubeApi['list']>>) => {
-        const page = await real.list(...args);
-        if (pages++ === 0) await new Promise((r) => setTimeout(r, COUNT_BUDGET_MS + 200));
+        if (args[1] === 'pods') {
+          pages++;
+          return real.list(...args);
+        }
+        // The tools are the fake's (no PodBuggerTool CRD on this API server).
+        const page = await fake.list(...args);
+        if (toolsListed++ === 0) await new Promise((r) => setTimeout(r, COUNT_BUDGET_MS + 200));
         return page;
       },
     };
