@@ -93,11 +93,8 @@ function kmsStatement(kmsKeyArn: string): Record<string, unknown> {
   return { Sid: 'Kms', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] };
 }
 
-/**
- * The bucket a policy document of bucketPolicy's grants: its `Bucket` statement's one resource, a valid bucket name;
- * undefined for any other document (nothing is guessed from it).
- */
-export function grantedBucket(document: string): string | undefined {
+/** A policy document read, with its Statement array; undefined for a text that is not JSON or has no such array. */
+function readPolicy(document: string): { parsed: object; statements: unknown[] } | undefined {
   let parsed: unknown;
   try {
     parsed = parseJson(document);
@@ -105,7 +102,16 @@ export function grantedBucket(document: string): string | undefined {
     return undefined;
   }
   const statements = (parsed as { Statement?: unknown } | null)?.Statement;
-  if (!Array.isArray(statements)) return undefined;
+  return Array.isArray(statements) ? { parsed: parsed as object, statements } : undefined;
+}
+
+/**
+ * The bucket a policy document of bucketPolicy's grants: its `Bucket` statement's one resource, a valid bucket name;
+ * undefined for any other document (nothing is guessed from it).
+ */
+export function grantedBucket(document: string): string | undefined {
+  const statements = readPolicy(document)?.statements;
+  if (!statements) return undefined;
   const resources = statements
     .filter((s) => (s as { Sid?: unknown } | null)?.Sid === 'Bucket')
     .flatMap((s) => ([] as unknown[]).concat((s as { Resource?: unknown }).Resource ?? []));
@@ -121,14 +127,9 @@ export function grantedBucket(document: string): string | undefined {
  * document that is not JSON with a Statement array is not touched (undefined).
  */
 export function withoutKmsGrant(document: string, keep?: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = parseJson(document);
-  } catch {
-    return undefined;
-  }
-  const statements = (parsed as { Statement?: unknown } | null)?.Statement;
-  if (!Array.isArray(statements)) return undefined;
+  const policy = readPolicy(document);
+  if (!policy) return undefined;
+  const { parsed, statements } = policy;
   const grantsKms = (s: unknown) =>
     ([] as unknown[])
       .concat((s as { Action?: unknown } | null)?.Action ?? [])
@@ -137,7 +138,7 @@ export function withoutKmsGrant(document: string, keep?: string): string | undef
     (s) => !grantsKms(s) || (keep !== undefined && JSON.stringify(s) === JSON.stringify(kmsStatement(keep))),
   );
   if (kept.length === statements.length) return undefined;
-  return JSON.stringify({ ...(parsed as object), Statement: kept });
+  return JSON.stringify({ ...parsed, Statement: kept });
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   bucketArn,
   bucketNameProblem,
   bucketPolicy,
+  grantedBucket,
   kmsAllowlistFromEnv,
   kmsAllowlistProblems,
   kmsKeyIdProblem,
@@ -16,6 +17,7 @@ import {
   policyName,
   scrubAwsText,
   userName,
+  withoutKmsGrant,
 } from '../../hooks/s3/policy.js';
 import { AwsError } from '../../hooks/s3/api.js';
 import { s3 } from '../../hooks/s3/index.js';
@@ -491,3 +493,16 @@ t.test('AWS errors that name the account bare or an IAM unique ID reach the tena
   const text = JSON.stringify(res.status) + JSON.stringify(events);
   t.notMatch(text, /123456789012|AROA3|AIDAJ|ASIAY/, 'neither the account nor an IAM ID, in the status or the Events');
 });
+
+t.test(
+  'a policy document that is not JSON, or has no Statement array, grants no bucket and is not rewritten',
+  async (t) => {
+    const kms = bucketPolicy('tenant-bucket', 'arn:aws:kms:us-east-1:123456789012:key/k');
+    t.equal(grantedBucket(kms), 'tenant-bucket', 'a document of bucketPolicy grants its bucket');
+    t.type(withoutKmsGrant(kms), 'string', 'and its KMS statement is taken out');
+    for (const document of ['not json', 'null', '"Statement"', '{}', '{"Statement":{"Sid":"Bucket"}}', '[]']) {
+      t.equal(grantedBucket(document), undefined, `${document}: no bucket`);
+      t.equal(withoutKmsGrant(document), undefined, `${document}: not rewritten`);
+    }
+  },
+);
