@@ -5,6 +5,8 @@
 // anything is built); the framework refuses a spec over the budget as InvalidSpec, every observed child kept
 // (lib/operator.ts). The CRDs bound every field copied into children (lib/schemas.ts), so that the largest spec a CRD
 // accepts fits in its kind's budget (test/lib/budget.test.ts checks both, kind by kind).
+import { DEFAULT_BODY_LIMIT } from './config.js';
+import { asGoWritesIt, goJsonBytes, goJsonTextBytes } from './go-json.js';
 import type { ParentObject } from './metacontroller.js';
 
 /** The most an answer's children may weigh as JSON, unless an operator states less. */
@@ -25,6 +27,91 @@ export interface AnswerBudget<Spec> {
   advice: string;
   /** The limit, when less than MAX_ANSWER_BYTES. */
   maxBytes?: number;
+  /**
+   * An upper bound of each sync request about a parent of this spec once every child it answers exists (the parent,
+   * its children as the API server stores them and Metacontroller sends them back, appliedTwiceBytes, and the related
+   * objects customize asks for because of the spec), for kinds whose children are many: refused past
+   * MAX_REQUEST_BYTES (InvalidSpec, every child kept). Without the bound such a spec is answered, its children are
+   * made, and from then on every sync of it is larger than the hook server's body limit and refused (413): no status
+   * is written again, no child lost is made again, nothing says why.
+   */
+  request?(spec: Spec, parent: ParentObject): AnswerEstimate;
+}
+
+/**
+ * The most a sync request about a parent may be, as a spec's request estimate counts it: the hook server's default
+ * body limit (METAOPS_BODY_LIMIT may be raised, never lowered below what the accepted specs need; docs/operating.md).
+ */
+export const MAX_REQUEST_BYTES = DEFAULT_BODY_LIMIT;
+
+/**
+ * The most the API server lets an object's annotations be: their keys and values together (`metadata.annotations:
+ * Too long: must have at most 262144 bytes`). Metacontroller's last-applied copy of a child is one of them: a child
+ * whose copy is over it cannot be created at all.
+ */
+export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+/** The annotation in which Metacontroller keeps the child it last applied, as JSON (docs/metacontroller.md). */
+const LAST_APPLIED_KEY = 'metacontroller.k8s.io/last-applied-configuration';
+
+/**
+ * The bytes the annotations of a child answered as `value` take as the API server counts them: Metacontroller's
+ * last-applied copy of it (its JSON as Go writes it, lib/go-json.ts) and its key.
+ */
+export function lastAppliedBytes(value: unknown): number {
+  return LAST_APPLIED_KEY.length + goJsonBytes(value);
+}
+
+/**
+ * Why a child of `children` could not be created or updated, or undefined when none: its own annotations and
+ * Metacontroller's last-applied copy of it together over MAX_ANNOTATIONS_BYTES (the API server refuses the object, and
+ * Metacontroller says so only in its own log). Measured on the answer built, whatever the kind's spec checks said.
+ * `answerBytes`, the children's JSON bytes as measured (answerSizeProblem): a child's annotations and its copy are at
+ * most seven times its JSON, so below a seventh of the limit no child is measured.
+ */
+export function lastAppliedProblem(
+  children: ReadonlyArray<{ kind?: string; metadata?: { name?: string; annotations?: unknown } }>,
+  answerBytes: number,
+): string | undefined {
+  if (7 * answerBytes + LAST_APPLIED_KEY.length <= MAX_ANNOTATIONS_BYTES) return undefined;
+  for (const child of children) {
+    const text = JSON.stringify(child) ?? '';
+    if (7 * Buffer.byteLength(text) + LAST_APPLIED_KEY.length <= MAX_ANNOTATIONS_BYTES) continue;
+    const own = child.metadata?.annotations;
+    let bytes = LAST_APPLIED_KEY.length + goJsonTextBytes(text);
+    if (own && typeof own === 'object')
+      for (const [k, v] of Object.entries(own)) bytes += Buffer.byteLength(k) + Buffer.byteLength(String(v));
+    if (bytes > MAX_ANNOTATIONS_BYTES)
+      return `${child.kind ?? 'a child'} ${child.metadata?.name ?? ''} would carry ${kib(bytes)} of annotations with the copy of it Metacontroller keeps in one (the child as JSON: \`<\`, \`>\` and \`&\` six bytes each), more than the ${kib(MAX_ANNOTATIONS_BYTES)} the API server allows: it could not be created or updated, so the status stored and every child are kept as they are`;
+  }
+  return undefined;
+}
+
+/**
+ * The bytes a child answered as `value` takes in each sync request once the API server stores it, less what the API
+ * server and the kubelet add: its fields twice, once in the object and once more in Metacontroller's last-applied
+ * annotation (the applied child as JSON, a string in the object: each `"` and `\` in it escaped again), both as Go
+ * writes them (lib/go-json.ts), with the annotation's key.
+ */
+export function appliedTwiceBytes(value: unknown): number {
+  const text = JSON.stringify(value) ?? '';
+  return goJsonTextBytes(text) + goJsonBytes(asGoWritesIt(text)) + LAST_APPLIED_KEY.length + 32;
+}
+
+/**
+ * What a sync request carries of its parent beyond the spec and the status, counted whatever they hold: its
+ * metadata (annotations, at most 256 KiB as the API server counts them, kubectl's last-applied copy of the spec among
+ * them; labels; managedFields, which the hook server cuts only after the body limit took them) and the request's
+ * envelope (the controller, the keys).
+ */
+export const PARENT_METADATA_BYTES = 320 * 1024;
+
+/**
+ * The bytes of the parent in a sync request with this spec and a status of at most `statusBytes`: the spec twice
+ * (in the object, and kubectl's last-applied copy escaped in an annotation) and its metadata (PARENT_METADATA_BYTES).
+ */
+export function parentRequestBytes(spec: unknown, statusBytes: number): number {
+  return appliedTwiceBytes(spec) + statusBytes + PARENT_METADATA_BYTES;
 }
 
 /**
@@ -67,8 +154,11 @@ export function answerBudgetProblem<Spec>(
 ): string | undefined {
   const max = Math.min(budget.maxBytes ?? MAX_ANSWER_BYTES, MAX_ANSWER_BYTES);
   const { bytes, what } = budget.estimate(spec, parent);
-  if (bytes <= max) return undefined;
-  return `${what} make an answer of ~${mib(bytes)}, more than the ${mib(max)} a ${kind} may have: ${budget.advice}`;
+  if (bytes > max)
+    return `${what} make an answer of ~${mib(bytes)}, more than the ${mib(max)} a ${kind} may have: ${budget.advice}`;
+  const request = budget.request?.(spec, parent);
+  if (!request || request.bytes <= MAX_REQUEST_BYTES) return undefined;
+  return `${request.what} make sync requests of ~${mib(request.bytes)} once they exist (each comes back as the API server stores it, with Metacontroller's last-applied copy of it), more than the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have: ${budget.advice}`;
 }
 
 /**
@@ -84,7 +174,12 @@ export function namesBytes(parent: ParentObject): number {
  * answer itself, whatever the estimate said (observed children a tenant labelled may add to what a spec asks for).
  * Children too large to be written as one string are over it.
  */
-export function answerSizeProblem(kind: string, children: unknown, maxBytes?: number): string | undefined {
+export function answerSizeProblem(
+  kind: string,
+  children: unknown,
+  maxBytes?: number,
+  measured?: (bytes: number) => void,
+): string | undefined {
   const max = Math.min(maxBytes ?? MAX_ANSWER_BYTES, MAX_ANSWER_BYTES);
   let bytes: number;
   try {
@@ -92,6 +187,7 @@ export function answerSizeProblem(kind: string, children: unknown, maxBytes?: nu
   } catch {
     bytes = Number.POSITIVE_INFINITY;
   }
+  measured?.(bytes);
   if (bytes <= max) return undefined;
   const size = Number.isFinite(bytes) ? `~${mib(bytes)}` : 'more than a string can hold';
   return `the children this sync made are ${size}, more than the ${mib(max)} a ${kind} answer may have: the status stored and every child are kept as they are`;

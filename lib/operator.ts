@@ -8,7 +8,13 @@
 // object's labels, annotations and status left as they are, and for a temporary failure a resync.
 import type { FastifyBaseLogger } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
-import { answerBudgetProblem, answerSizeProblem, statusBudgetProblem, type AnswerBudget } from './budget.js';
+import {
+  answerBudgetProblem,
+  answerSizeProblem,
+  lastAppliedProblem,
+  statusBudgetProblem,
+  type AnswerBudget,
+} from './budget.js';
 import { isHookFailure, RETRY_SECONDS, TemporaryError, type HookFailure } from './errors.js';
 import { NO_EVENTS, withEvents, type ConditionEventRules, type EventSpec } from './events.js';
 import {
@@ -535,10 +541,18 @@ function withinAnswerBudget(
   response: CompositeSyncResponse,
   { now, ctx }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'> },
 ): CompositeSyncResponse {
-  const problem = answerSizeProblem(kind, response.children, budget?.maxBytes);
-  if (!problem) return response;
-  ctx.log.warn({ reason: 'AnswerTooLarge' }, problem);
-  return held(request, response, now, 'AnswerTooLarge', problem);
+  let bytes = 0;
+  const problem = answerSizeProblem(kind, response.children, budget?.maxBytes, (b) => (bytes = b));
+  if (problem) {
+    ctx.log.warn({ reason: 'AnswerTooLarge' }, problem);
+    return held(request, response, now, 'AnswerTooLarge', problem);
+  }
+  // A child whose annotations, with Metacontroller's last-applied copy of it, the API server refuses: nothing that
+  // depends on it is made, the status says which (lib/budget.ts lastAppliedProblem).
+  const copy = lastAppliedProblem(response.children, bytes);
+  if (!copy) return response;
+  ctx.log.warn({ reason: 'ChildTooLarge' }, copy);
+  return held(request, response, now, 'ChildTooLarge', copy);
 }
 
 /** The answer kept when the one built is refused: the status stored, every observed child, a condition. */

@@ -3,6 +3,7 @@
 // template replaces the pods one at a time (rollout.ts).
 import {
   type AnswerBudget,
+  appliedTwiceBytes,
   byCodeUnits,
   childLabels,
   type ChildName,
@@ -14,12 +15,16 @@ import {
   keepObserved,
   kib,
   type KubeObject,
+  lastAppliedBytes,
+  MAX_ANNOTATIONS_BYTES,
+  MAX_REQUEST_BYTES,
   memberStatus,
   podsDegraded,
   observedUnordered,
   ordinalName,
   ordinalOf,
   parentNameProblem,
+  parentRequestBytes,
   type ParentObject,
   restrictedContainerSecurity,
   restrictedPodSecurity,
@@ -46,8 +51,72 @@ const NOBODY = 65534;
 const MISSING_PODS_RESYNC_SECONDS = 60;
 export const parser = specParser(PodSetSpec, (spec) => {
   const image = imageProblem(spec.image);
-  return image ? `spec.image ${JSON.stringify(spec.image)} ${image}` : undefined;
+  if (image) return `spec.image ${JSON.stringify(spec.image)} ${image}`;
+  // Metacontroller keeps a copy of each pod it creates in the pod's annotations, which the API server holds to 256
+  // KiB: a pod over it is refused, whatever its size. Counted with the longest names a PodSet may have.
+  const copy = lastAppliedBytes(answeredPod(LONGEST_NAMES, spec));
+  if (copy <= MAX_ANNOTATIONS_BYTES) return undefined;
+  return `spec.command makes each pod ${kib(copy)} as JSON, and Metacontroller keeps a copy of it in the pod's annotations, which the API server holds to ${kib(MAX_ANNOTATIONS_BYTES)}: no pod could be created; shorten spec.command`;
 });
+
+/** A parent of the longest name and namespace a PodSet may have (its pods' label values: 63). */
+const LONGEST_NAMES: ParentObject = {
+  apiVersion: 'apps.jicki.cn/v1alpha1',
+  kind: 'PodSet',
+  metadata: { name: 'n'.repeat(63), namespace: 'n'.repeat(63) },
+};
+
+/** A pod of this spec as answered (the highest ordinal a PodSet may have, a template hash of its length). */
+function answeredPod(parent: ParentObject, spec: { image: string; command: string[] }): KubeObject {
+  const labels = podLabels(parent);
+  labels[TEMPLATE_HASH_LABEL] = '0'.repeat(10);
+  const template = podSpec({ size: 0, ...spec });
+  return pod(parent, podName(podBase(parent.metadata.name ?? ''), MAX_SIZE - 1), labels, template);
+}
+
+/**
+ * What the API server and the kubelet add to a pod of this image as it is stored and sent back, at most: defaults,
+ * the service account volume, status (the image twice more, as the runtime names it: `docker.io/library/` added,
+ * and its ID, the repository with a digest), the owner reference, uid and managedFields. A pod of busybox:1.36 as a
+ * 1.30+ kubelet reports it carries 3,991 bytes of these
+ * (test/podset/sync-request-within-body-limit-for-every-accepted-command.test.ts).
+ */
+function storedOverhead(image: string): number {
+  return 4096 + 2 * (image.length + 96);
+}
+
+/**
+ * A pod of this spec as Metacontroller sends it back in each sync, at most: what the hook answered, twice (the pod,
+ * and Metacontroller's last-applied copy of it, lib/budget.ts appliedTwiceBytes), and what the API server and the
+ * kubelet add (storedOverhead).
+ */
+export function storedPodBytes(parent: ParentObject, spec: { image: string; command: string[] }): number {
+  return appliedTwiceBytes(answeredPod(parent, spec)) + storedOverhead(spec.image);
+}
+
+/**
+ * The status of a PodSet of `size` pods, at most: each pod's name in status.nodes, and the rest (conditions naming
+ * up to three pods, counts, heldBy, the selector, the hash).
+ */
+function statusBytes(parent: ParentObject, size: number): number {
+  return size * (Buffer.byteLength(podName(podBase(parent.metadata.name ?? ''), MAX_SIZE - 1)) + 3) + 32 * 1024;
+}
+
+/**
+ * Each sync request of a PodSet once its pods run, at most, less the pods customize asks for again (childNames,
+ * which asks for no more than the room this leaves within MAX_REQUEST_BYTES): the parent (lib/budget.ts
+ * parentRequestBytes) and every pod as it comes back (storedPodBytes).
+ */
+export function requestBytes(
+  parent: ParentObject,
+  spec: { size: number; image: string; command: string[] },
+): { bytes: number; perPod: number } {
+  const perPod = storedPodBytes(parent, spec);
+  const bytes =
+    parentRequestBytes({ size: spec.size, image: spec.image, command: spec.command }, statusBytes(parent, spec.size)) +
+    spec.size * perPod;
+  return { bytes, perPod };
+}
 
 /**
  * The answer this spec asks for (lib/budget.ts), refused past MAX_ANSWER_BYTES (InvalidSpec, every child kept):
@@ -66,6 +135,13 @@ export const answerBudget: AnswerBudget<Spec> = {
   },
   advice: 'shorten spec.command or lower spec.size',
   maxBytes: MAX_ANSWER_BYTES,
+  // Each pod comes back in every sync twice over (Metacontroller's last-applied copy of it) with what the API server
+  // and the kubelet add: a spec whose pods, once they run, would make syncs past the body limit is refused here, before
+  // any pod is made (docs/podset.md, Bounds).
+  request(spec, parent) {
+    const { bytes, perPod } = requestBytes(parent, spec);
+    return { bytes, what: `spec.size ${spec.size} pods of ~${kib(perPod)} each as the API server stores them` };
+  },
 };
 
 /** What the pods' names start with: `<podset>-pod`, or `<podset>` for a PodSet made before the `-pod-`. */
@@ -99,24 +175,26 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
 }
 
 /**
- * How many bytes of the PodSet's own pods customize may have Metacontroller send again as related objects: below it,
- * customize asks for every pod name whatever the status (childNames); past it, at most this many bytes' worth of
- * names of each form. A pod as observed is its answer (the image and the command) and ~4.5 KiB the API server and the
- * kubelet add (status, defaults, managedFields).
+ * How many bytes of the PodSet's own pods customize may have Metacontroller send again as related objects, at most:
+ * below it, customize asks for every pod name whatever the status (childNames); past it, at most this many bytes' worth
+ * of names of each form. Less when the pods themselves leave less room within MAX_REQUEST_BYTES (askAgainBytes).
  */
 export const ASK_ALL_BYTES = 2 * 1024 * 1024;
 
-/** A pod of this spec as Metacontroller observes it, in bytes, at most (spec as written: any field may be malformed). */
-function observedPodBytes(spec: { image?: unknown; command?: unknown } | undefined): number {
-  const image = typeof spec?.image === 'string' ? spec.image.length : 0;
+/**
+ * The bytes of the PodSet's own pods customize may ask for again: ASK_ALL_BYTES, or the room its pods, once they run,
+ * and its parent leave within MAX_REQUEST_BYTES (requestBytes), if less; `perPod`, each such pod's bytes. From the
+ * spec as written (any field may be malformed: what is not a string counts as empty).
+ */
+export function askAgainBytes(parent: ParentObject): { bytes: number; perPod: number } {
+  const spec = parent.spec as { size?: unknown; image?: unknown; command?: unknown } | undefined;
+  const image = typeof spec?.image === 'string' ? spec.image : '';
   const command = Array.isArray(spec?.command)
-    ? (spec.command as unknown[]).reduce<number>((n, a) => n + (typeof a === 'string' ? a.length + 3 : 0), 0)
-    : 0;
-  // The image three times (the pod's spec, status.containerStatuses image and imageID), the command in the spec and
-  // in managedFields' keys none; the labels, defaults, status and managedFields ~4.5 KiB (a pod of busybox:1.36 as a
-  // 1.30+ kubelet reports it, with its managedFields, is 4,610 bytes:
-  // test/podset/sync-request-within-body-limit-whatever-the-status-listed.test.ts).
-  return 4608 + 3 * image + command;
+    ? (spec.command as unknown[]).filter((a): a is string => typeof a === 'string')
+    : [];
+  const size = Math.min(Math.max(0, Number(spec?.size) || 0), MAX_SIZE);
+  const { bytes, perPod } = requestBytes(parent, { size, image, command });
+  return { bytes: Math.max(0, Math.min(ASK_ALL_BYTES, MAX_REQUEST_BYTES - bytes)), perPod };
 }
 
 /**
@@ -125,21 +203,23 @@ function observedPodBytes(spec: { image?: unknown; command?: unknown } | undefin
  * v4.17 up to 20 minutes) and a status write does not change it, so an answer that left out the pods status.nodes
  * listed would not ask for one deleted since (a rollout's, an evicted one) that the PodSet makes again, and another
  * owner's pod made under that name meanwhile would not be seen (docs/podset.md). The PodSet's own pods are then sent
- * twice (as children and as related objects). For a PodSet whose pods would be more than ASK_ALL_BYTES so, the names
- * its status lists are left out, and of those it does not list at most ASK_ALL_BYTES' worth of each form, the lowest
- * ordinals first: the answer Metacontroller keeps may be one asked when the status listed none of the pods that run
- * now (the PodSet was new, or its status was lost: a restore from a backup writes none), and asking for every name
- * then would send all of them twice with each sync, past the body limit (refused, so that no status is ever written
- * to narrow the ask again). Its own pods are of one form: at most ASK_ALL_BYTES of them are sent twice, whatever the
- * status the answer was asked with (docs/operating.md).
+ * twice (as children and as related objects). For a PodSet whose pods would be more than askAgainBytes so (at most
+ * ASK_ALL_BYTES, less when its pods leave less room within the body limit), the names its status lists are left out,
+ * and of those it does not list at most askAgainBytes' worth of each form, the lowest ordinals first: the answer
+ * Metacontroller keeps may be one asked when the status listed none of the pods that run now (the PodSet was new, or
+ * its status was lost: a restore from a backup writes none), and asking for every name then would send all of them
+ * twice with each sync, past the body limit (refused, so that no status is ever written to narrow the ask again). Its
+ * own pods are of one form: at most askAgainBytes of them are sent twice, whatever the status the answer was asked
+ * with (docs/operating.md).
  */
 export function childNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name!;
-  const spec = parent.spec as { size?: unknown; image?: unknown; command?: unknown } | undefined;
+  const spec = parent.spec as { size?: unknown } | undefined;
   // Not a number (a spec the CRD would refuse): NaN, so no name.
   const count = Math.min(Number(spec?.size), MAX_SIZE);
   const listed = (parent.status as { nodes?: unknown } | null | undefined)?.nodes;
-  const perForm = Math.floor(ASK_ALL_BYTES / observedPodBytes(spec));
+  const room = askAgainBytes(parent);
+  const perForm = Math.floor(room.bytes / room.perPod);
   const askAll = count <= perForm;
   const have = new Set(!askAll && Array.isArray(listed) ? listed.slice(0, MAX_SIZE) : []);
   const names: ChildName[] = [];
