@@ -22,6 +22,7 @@ import {
   DEFAULT_BUSYBOX_IMAGE,
   image as etcdImage,
   memberPodSecurity,
+  RESTORE_STEPS,
   restoreTool,
   type RestoreSource,
 } from './members.js';
@@ -504,7 +505,7 @@ export function killedRun(t: { exitCode?: unknown; message?: unknown; reason?: u
 }
 
 /**
- * A restore step (fetch or restore of the snapshot) the pod runs now, within RESTORE_STEP_SECONDS of the restore's
+ * A restore step (fetch or restore of the snapshot, by name: RESTORE_STEPS) the pod runs now, within RESTORE_STEP_SECONDS of the restore's
  * drop of the old members (`began`, recorded by the hook's own clock: no step of this restore ran before it): its
  * name. A step at work is no evidence the restore failed (a large snapshot through a slow S3). The step's own
  * state.running.startedAt is stamped by its node's clock and is never compared with the hook's (a node whose clock
@@ -517,7 +518,7 @@ function runningStep(pod: KubeObject, began: number, now: Date): { name: string 
     name?: unknown;
     state?: { running?: unknown };
   } | null>) {
-    if (!c || c.name === 'check-dns' || typeof c.name !== 'string') continue;
+    if (!c || typeof c.name !== 'string' || !RESTORE_STEPS.has(c.name)) continue;
     if (c.state?.running !== undefined && c.state.running !== null) return { name: c.name };
   }
   return undefined;
