@@ -78,7 +78,7 @@ export function initFailure(pod: KubeObject): string {
   } catch {
     if (t.message) reason = t.message;
   }
-  return sanitizeAws(`${failed.name ?? 'init'}: ${reason}`);
+  return sanitizeAws(`${failed.name}: ${reason}`);
 }
 
 /** Whether a restore record leaves the cluster without members: failed after dropping them, or refused on none. */
@@ -128,7 +128,7 @@ const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number
  * restart, a node's SIGTERM, an OOM kill: restore.ts killedRun), which the kubelet runs again within the restore's
  * deadline.
  */
-export function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
+export function failedInitStep(pod: KubeObject): { name: string; terminated: Terminated } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return undefined;
   const retried = (pod['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy !== 'Never';
@@ -138,7 +138,7 @@ export function failedInitStep(pod: KubeObject): { name?: string; terminated: Te
     if (s.state?.running || (now && !failedExit(now))) continue;
     const terminated = failedExit(now) ? now! : s.lastState?.terminated;
     if (failedExit(terminated) && !(retried && (transientFailure(terminated!.message) || killedRun(terminated!))))
-      return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
+      return { name: String(s.name), terminated: terminated! };
   }
   return undefined;
 }
