@@ -58,6 +58,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/upgrade-rolled-back-by-spec-moves-hanging-member-back.test.ts',
   'test/etcdcluster/restore-one-at-a-time-rules.test.ts',
   'test/etcdcluster/restore-newer-refused-keeps-running-restore.test.ts',
+  // A restored member's restore steps read by name (evidence.ts failedInitStep): a webhook's init container is none.
+  'test/etcdcluster/restored-member-injected-init-container-is-no-restore-step.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -198,6 +200,11 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/restore-check-snapshot-fits-member-claims.test.ts',
       'test/etcdcluster/restore-check-starts-members-etcd-image.test.ts',
       'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
+      // Containers a mutating webhook adds: the check pod's own read by name (sameCheck, foreignStepEnded), and a
+      // restored member's restore steps (runningStep).
+      'test/etcdcluster/restore-check-pod-with-injected-containers-is-read.test.ts',
+      'test/etcdcluster/restore-check-pod-ended-by-injected-init-container.test.ts',
+      'test/etcdcluster/restored-member-injected-init-container-is-no-restore-step.test.ts',
     ],
     target: 85,
   },

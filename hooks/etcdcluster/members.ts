@@ -311,6 +311,12 @@ export function restoreTool(spec: EtcdClusterSpec): string {
 }
 
 /**
+ * The names of a restored member's restore steps (restoreInitContainers): any other init container of its pod is its
+ * DNS wait (check-dns) or not the hook's (one a mutating webhook added: istio-init, linkerd-init, vault-agent-init).
+ */
+export const RESTORE_STEPS: ReadonlySet<string> = new Set(['fetch-snapshot', 'restore-snapshot', 'place-snapshot']);
+
+/**
  * The init steps of a member restored from a snapshot: fetch it from S3 (this project's CLI), then
  * `etcdutl snapshot restore` (etcdctl before 3.5) into the member's data directory.
  */

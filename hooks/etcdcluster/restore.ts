@@ -22,6 +22,7 @@ import {
   DEFAULT_BUSYBOX_IMAGE,
   image as etcdImage,
   memberPodSecurity,
+  RESTORE_STEPS,
   restoreTool,
   type RestoreSource,
 } from './members.js';
@@ -186,26 +187,42 @@ function imagesDigest(images: string[]): string {
 /** The digest of no placement (a check pod made by a metaops that gave it none). */
 const NO_PLACEMENT = placementDigest({});
 
-/** Whether an observed check pod is the one `expected` describes: the same restore, the same command. */
+/** The check pod's own steps, before its check (restoreCheckPod): any other init container is not the hook's. */
+const CHECK_STEPS: ReadonlySet<string> = new Set(['busybox-image', 'etcd-image', 'restore-tool']);
+
+type Container = { name?: unknown; image?: unknown; args?: unknown };
+
+/** A pod's containers or init containers as listed (observed data: an entry may be anything, null). */
+function listed(p: KubeObject, field: 'containers' | 'initContainers'): Array<Container | null> {
+  const list = (p['spec'] as Record<string, unknown> | undefined)?.[field];
+  return Array.isArray(list) ? (list as Array<Container | null>) : [];
+}
+
+/**
+ * Whether an observed check pod is the one `expected` describes: the same restore, the same command. The hook's own
+ * containers are found by name (the check, its steps): a mutating admission webhook may add its own to the pod as it
+ * is made (Istio's istio-init or istio-validation put before the pod's own init containers, Linkerd's linkerd-init,
+ * Vault's vault-agent-init; a sidecar after the check, or before it), which are not the hook's and are not read.
+ */
 export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   const key = 'etcd.database.coreos.com/restore-uid';
-  const container = (p: KubeObject) => (p['spec'] as { containers?: unknown[] } | undefined)?.containers?.[0];
-  const inits = (p: KubeObject) =>
-    ((p['spec'] as { initContainers?: unknown } | undefined)?.initContainers ?? []) as Array<{ image?: unknown }>;
-  const images = (p: KubeObject) => {
-    const c = container(p) as { image?: unknown } | undefined;
-    return [c?.image, ...(Array.isArray(inits(p)) ? inits(p).map((i) => i?.image) : [])];
-  };
-  const args = (p: KubeObject) => JSON.stringify((container(p) as { args?: unknown } | undefined)?.args);
   // Its images are the ones given, whatever digest an admission policy pinned each to (lib/images.ts asGiven): a tag
   // kept, or (the pod records the very images given: CHECK_IMAGES_KEY) taken off.
   const recorded =
     observed.metadata.annotations?.[CHECK_IMAGES_KEY] !== undefined &&
     observed.metadata.annotations[CHECK_IMAGES_KEY] === expected.metadata.annotations?.[CHECK_IMAGES_KEY];
-  const [seen, given] = [images(observed), images(expected)];
-  const sameImages =
-    seen.length === given.length &&
-    seen.every((img, i) => typeof img === 'string' && asGiven(img, given[i] as string | undefined, recorded));
+  // Each container given (the check, then its steps) is there under its name, on the image given, with the
+  // arguments given.
+  const sameContainers = (['containers', 'initContainers'] as const).every((field) =>
+    listed(expected, field).every((given) => {
+      const seen = listed(observed, field).find((c) => c?.name === given?.name);
+      return (
+        typeof seen?.image === 'string' &&
+        asGiven(seen.image, given?.image as string | undefined, recorded) &&
+        JSON.stringify(seen.args) === JSON.stringify(given?.args)
+      );
+    }),
+  );
   // Its placement too (spec.pod's nodeSelector, tolerations or node affinity edited meanwhile: it proves the images
   // on other nodes than the members'), by the digest recorded when it was made; one made before placements were
   // given (no digest) was placed nowhere in particular.
@@ -213,8 +230,7 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
     observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
     (observed.metadata.annotations?.[PLACEMENT_KEY] ?? NO_PLACEMENT) ===
       expected.metadata.annotations?.[PLACEMENT_KEY] &&
-    args(observed) === args(expected) &&
-    sameImages
+    sameContainers
   );
 }
 
@@ -381,38 +397,70 @@ export function checkVerdict(
   const late = now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000;
   const fetching = late && pod !== undefined && checkFetching(pod, began, now, fetch, since);
   const overdue = late && !fetching;
-  if (pod && !overdue && endedByNode(pod)) return { state: 'again' };
+  // Its node ended it, or an init container the check did not make (a webhook's: istio-validation before the mesh is
+  // ready on its node) before its own steps and its check ran: nothing of the snapshot or of the members' images was
+  // tried, and a new one checks.
+  if (pod && !overdue && (endedByNode(pod) || foreignStepEnded(pod) !== undefined)) return { state: 'again' };
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
   const step = pod ? failedStep(pod) : undefined;
   if (step) return { state: 'failed', reason: step };
   return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
 }
 
+/** The check pod's init containers that ended with an error, as its status reports them. */
+function failedInits(pod: KubeObject): Array<ContainerState & { state: { terminated: { exitCode: number } } }> {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  return ((Array.isArray(statuses) ? statuses : []) as Array<ContainerState | null>).filter(
+    (c): c is ContainerState & { state: { terminated: { exitCode: number } } } => {
+      const t = c?.state?.terminated;
+      return typeof t?.exitCode === 'number' && t.exitCode !== 0;
+    },
+  );
+}
+
+/**
+ * An init container the check did not make (CHECK_STEPS: a mutating webhook's) that exited with an error and so
+ * ended the check pod (restartPolicy Never) before its check ran (neither the check nor a step of its own ended
+ * it): its name and exit, or undefined.
+ */
+function foreignStepEnded(pod: KubeObject): string | undefined {
+  if ((pod['status'] as { phase?: unknown } | undefined)?.phase !== 'Failed') return undefined;
+  if (checkState(pod)?.terminated || failedStep(pod)) return undefined;
+  const c = failedInits(pod).find((x) => !CHECK_STEPS.has(String(x.name)));
+  return c
+    ? sanitize(
+        `${String(c.name)} exited with ${c.state.terminated.exitCode} (${String(c.state.terminated.reason ?? 'Error')})`,
+        100,
+      )
+    : undefined;
+}
+
 /**
  * Why a step of the check pod before the check itself failed (its pod, restartPolicy Never, ends there): one of the
- * images the restored members need (busybox, their etcd image) could not run what they will run from it.
+ * images the restored members need (busybox, their etcd image) could not run what they will run from it. Only its
+ * own steps (CHECK_STEPS) say so: an init container a webhook added says nothing of those images (foreignStepEnded).
  */
 function failedStep(pod: KubeObject): string | undefined {
-  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
-  for (const c of (Array.isArray(statuses) ? statuses : []) as Array<ContainerState | null>) {
-    const t = c?.state?.terminated;
-    if (!t || typeof t.exitCode !== 'number' || t.exitCode === 0) continue;
-    const inits = (pod['spec'] as { initContainers?: unknown } | undefined)?.initContainers;
-    const spec = (Array.isArray(inits) ? inits : []).find((x: { name?: unknown } | null) => x?.name === c!.name) as
-      { image?: unknown } | undefined;
-    return sanitize(
-      `the check's step ${String(c!.name)} (image ${String(spec?.image ?? 'unknown')}) exited with ${t.exitCode} (${String(t.reason ?? 'Error')}): the restored members could not run that image`,
-      200,
-    );
-  }
-  return undefined;
+  const c = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
+  if (!c) return undefined;
+  const t = c.state.terminated;
+  const spec = listed(pod, 'initContainers').find((x) => x?.name === c.name);
+  return sanitize(
+    `the check's step ${String(c.name)} (image ${String(spec?.image ?? 'unknown')}) exited with ${t.exitCode} (${String(t.reason ?? 'Error')}): the restored members could not run that image`,
+    200,
+  );
 }
 
 /** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
 function overdueReason(pod: KubeObject | undefined): string {
   if (pod && checkState(pod)?.running)
     return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container was first seen running`;
-  const why = pod ? waitingReason(pod) : 'its pod was not created';
+  const foreign = pod ? foreignStepEnded(pod) : undefined;
+  const why = foreign
+    ? `its pod ended on ${foreign}, an init container the check did not make (an admission webhook's)`
+    : pod
+      ? waitingReason(pod)
+      : 'its pod was not created';
   return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }
 
@@ -457,7 +505,7 @@ export function killedRun(t: { exitCode?: unknown; message?: unknown; reason?: u
 }
 
 /**
- * A restore step (fetch or restore of the snapshot) the pod runs now, within RESTORE_STEP_SECONDS of the restore's
+ * A restore step (fetch or restore of the snapshot, by name: RESTORE_STEPS) the pod runs now, within RESTORE_STEP_SECONDS of the restore's
  * drop of the old members (`began`, recorded by the hook's own clock: no step of this restore ran before it): its
  * name. A step at work is no evidence the restore failed (a large snapshot through a slow S3). The step's own
  * state.running.startedAt is stamped by its node's clock and is never compared with the hook's (a node whose clock
@@ -470,7 +518,7 @@ function runningStep(pod: KubeObject, began: number, now: Date): { name: string 
     name?: unknown;
     state?: { running?: unknown };
   } | null>) {
-    if (!c || c.name === 'check-dns' || typeof c.name !== 'string') continue;
+    if (!c || typeof c.name !== 'string' || !RESTORE_STEPS.has(c.name)) continue;
     if (c.state?.running !== undefined && c.state.running !== null) return { name: c.name };
   }
   return undefined;

@@ -270,7 +270,8 @@ t.test('init steps read from statuses that lack parts: only a non-zero exit code
     t.not(d.reason, 'RestoreFailed', `${JSON.stringify(status)}: not a failed restore`);
     t.same(d.restore, restoring);
   }
-  // The reasons of a failed step: the JSON reason, the container's reason, 'Error', the step's name or 'init'.
+  // The reasons of a failed step: the JSON reason, the container's reason, 'Error', and the step's name. A status
+  // without a name is none of the restore's steps (found by name: an init container a webhook added is none either).
   const reasonOf = (terminated: Record<string, unknown>, name?: string) =>
     run({
       phase: 'Failed',
@@ -278,7 +279,9 @@ t.test('init steps read from statuses that lack parts: only a non-zero exit code
     }).restore?.reason;
   t.equal(reasonOf({ message: '{"code":7}', reason: 'OOMKilled' }, 'fetch-snapshot'), 'fetch-snapshot: OOMKilled');
   t.equal(reasonOf({}, 'fetch-snapshot'), 'fetch-snapshot: Error');
-  t.equal(reasonOf({ message: '{"reason":"no such bucket"}' }), 'init: no such bucket');
+  t.equal(reasonOf({ message: '{"reason":"no such bucket"}' }, 'fetch-snapshot'), 'fetch-snapshot: no such bucket');
+  t.equal(reasonOf({ message: '{"reason":"no such bucket"}' }), undefined, 'no name: no restore step');
+  t.equal(reasonOf({ message: '{"reason":"no such bucket"}' }, 'istio-validation'), undefined, "a webhook's: none");
   t.equal(reasonOf({ message: '  spaced\u0000out  ' }, 'fetch-snapshot'), 'fetch-snapshot: spaced out');
 });
 

@@ -2,7 +2,7 @@
 // claims, pods that existed, a restore step that failed.
 import { type KubeObject, type ParentObject, previousConditions } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
-import { clusterOf, memberIndex } from '../members.js';
+import { clusterOf, memberIndex, RESTORE_STEPS } from '../members.js';
 import { DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
 import { killedRun, transientFailure } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -78,7 +78,7 @@ export function initFailure(pod: KubeObject): string {
   } catch {
     if (t.message) reason = t.message;
   }
-  return sanitizeAws(`${failed.name ?? 'init'}: ${reason}`);
+  return sanitizeAws(`${failed.name}: ${reason}`);
 }
 
 /** Whether a restore record leaves the cluster without members: failed after dropping them, or refused on none. */
@@ -120,24 +120,25 @@ type InitStatus = {
 const failedExit = (t: Terminated | undefined) => typeof t?.exitCode === 'number' && t.exitCode !== 0;
 
 /**
- * The first of the pod's restore steps (the snapshot fetch and restore; not the DNS wait) that exited with an
+ * The first of the pod's restore steps (the snapshot fetch and restore, found by name: RESTORE_STEPS; not the DNS
+ * wait, nor an init container a mutating webhook added, whose exits say nothing of the snapshot) that exited with an
  * error, if any, and how: as it ended (restartPolicy Never), or as it last ended before the kubelet tries it again
  * (Always). A step the kubelet runs again, or that succeeded since, has not failed; nor has one that S3 failed for a
  * moment (503 SlowDown, a reset connection: restore.ts transientFailure), nor one killed under it (a container runtime
  * restart, a node's SIGTERM, an OOM kill: restore.ts killedRun), which the kubelet runs again within the restore's
  * deadline.
  */
-export function failedInitStep(pod: KubeObject): { name?: string; terminated: Terminated } | undefined {
+export function failedInitStep(pod: KubeObject): { name: string; terminated: Terminated } | undefined {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return undefined;
   const retried = (pod['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy !== 'Never';
   for (const s of statuses as Array<InitStatus | null>) {
-    if (!s || s.name === 'check-dns') continue;
+    if (!s || !RESTORE_STEPS.has(String(s.name))) continue;
     const now = s.state?.terminated;
     if (s.state?.running || (now && !failedExit(now))) continue;
     const terminated = failedExit(now) ? now! : s.lastState?.terminated;
     if (failedExit(terminated) && !(retried && (transientFailure(terminated!.message) || killedRun(terminated!))))
-      return { ...(s.name ? { name: s.name } : {}), terminated: terminated! };
+      return { name: String(s.name), terminated: terminated! };
   }
   return undefined;
 }
