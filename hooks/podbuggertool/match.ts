@@ -2,6 +2,7 @@
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
 import {
+  asGiven,
   IMAGE_HOST,
   IMAGE_PATH_SEGMENT,
   imageText,
@@ -231,18 +232,94 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-/** The compared fields in which a container found on a pod differs from the one a spec would add. */
+/**
+ * The settings a mutating admission policy adds to every container it admits ("restricted defaults": Kyverno's
+ * add-default-securitycontext, Gatekeeper's mutations), each at the one value that takes rights away: a container
+ * whose securityContext has one of these beside what the spec set does less than the spec asks, never more. Any other
+ * setting the spec did not ask for (`privileged: true`, `runAsUser: 0`, `seLinuxOptions`, a `Localhost` seccomp
+ * profile, `procMount: Unmasked`, `windowsOptions`) may grant something: not one of these.
+ */
+const ADDED_RESTRICTIONS: Readonly<Record<string, unknown>> = {
+  allowPrivilegeEscalation: false,
+  privileged: false,
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+  procMount: 'Default',
+  seccompProfile: { type: 'RuntimeDefault' },
+  appArmorProfile: { type: 'RuntimeDefault' },
+};
+
+const plainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const json = (v: unknown) => JSON.stringify(canonical(v));
+/** The elements of a list as JSON texts (a set: admission may add to a list, or write it in another order). */
+const elements = (v: unknown): Set<string> | undefined =>
+  v === undefined ? new Set() : Array.isArray(v) ? new Set(v.map(json)) : undefined;
+
+/**
+ * True when a found container's capabilities are the wanted ones, or those with more dropped: the same added (as a
+ * set), every wanted drop kept, and any other drop beside them (the runtime drops them after adding: a drop only ever
+ * takes a capability away). Nothing else in them.
+ */
+function capabilitiesNoLooser(found: unknown, wanted: unknown): boolean {
+  if (!plainObject(found) || !plainObject(wanted)) return json(found) === json(wanted);
+  if (Object.keys(found).some((k) => k !== 'add' && k !== 'drop')) return false;
+  const [fa, wa, fd, wd] = [
+    elements(found['add']),
+    elements(wanted['add']),
+    elements(found['drop']),
+    elements(wanted['drop']),
+  ];
+  if (!fa || !wa || !fd || !wd) return json(found) === json(wanted);
+  return fa.size === wa.size && [...wa].every((c) => fa.has(c)) && [...wd].every((c) => fd.has(c));
+}
+
+/**
+ * True when a found container's securityContext grants nothing the wanted one does not: every setting the spec made
+ * kept as it is (capabilities: the same added, more may be dropped), and beside them only ADDED_RESTRICTIONS, the
+ * settings a restricting admission policy adds. So a container stored as admission restricted it is the spec's, and
+ * a container with a right the spec does not give (`privileged`, a capability added, a setting of the spec's loosened
+ * or removed: an earlier `sysadmin` tool's for a `restricted` one) never is.
+ */
+function securityContextNoLooser(found: unknown, wanted: unknown): boolean {
+  const [f, w] = [canonical(found ?? {}), canonical(wanted ?? {})];
+  if (!plainObject(f) || !plainObject(w)) return json(found) === json(wanted);
+  for (const [k, value] of Object.entries(w)) {
+    if (!Object.hasOwn(f, k)) return false;
+    if (k === 'capabilities' ? !capabilitiesNoLooser(f[k], value) : json(f[k]) !== json(value)) return false;
+  }
+  return Object.entries(f).every(
+    ([k, value]) =>
+      Object.hasOwn(w, k) ||
+      (k === 'capabilities'
+        ? capabilitiesNoLooser(value, {})
+        : Object.hasOwn(ADDED_RESTRICTIONS, k) && json(value) === json(ADDED_RESTRICTIONS[k])),
+  );
+}
+
+/**
+ * The compared fields in which a container found on a pod differs from the one a spec would add. The API server
+ * stores the container as mutating admission left it (it runs on pods/ephemeralcontainers as on any write of a pod),
+ * so two of them are compared for what admission does to a container without changing what it is:
+ * - the image as given (lib/images.ts asGiven): the same registry, repository and tag, spelled out or not
+ *   (`busybox:1.36` is `docker.io/library/busybox:1.36`), with or without a digest added (Kyverno's mutateDigest,
+ *   Connaisseur, Ratify pin `busybox:1.36` as `docker.io/library/busybox:1.36@sha256:<hex>`: the image that tag
+ *   named). Another tag, repository or registry, a tag taken off for a digest, or another digest than a pinned
+ *   spec's, is another image;
+ * - the securityContext granting nothing more than the spec's (securityContextNoLooser): restrictions added, none
+ *   taken away.
+ * The others are compared as the API server stores them (canonical).
+ */
 export function containerDiffers(found: Record<string, unknown>, wanted: Record<string, unknown>): CompareField[] {
   const stored = (v: unknown) => {
     const c = canonical(v);
     return unstored(c) ? undefined : c;
   };
-  // Images as the runtime resolves them: a container added as `busybox:1.36` (before the hook named images fully) is
-  // the one `docker.io/library/busybox:1.36` names, not an outdated one.
-  const value = (c: Record<string, unknown>, f: CompareField) =>
-    f === 'image' && typeof c[f] === 'string' ? resolvedImage(c[f]) : c[f];
-  const same = (f: CompareField) =>
-    JSON.stringify(stored(value(found, f))) === JSON.stringify(stored(value(wanted, f)));
+  const same = (f: CompareField) => {
+    const [a, b] = [found[f], wanted[f]];
+    if (f === 'image' && typeof a === 'string' && typeof b === 'string') return asGiven(a, b);
+    if (f === 'securityContext') return securityContextNoLooser(a, b);
+    return JSON.stringify(stored(a)) === JSON.stringify(stored(b));
+  };
   return COMPARED_FIELDS.filter((f) => !same(f));
 }
 
