@@ -239,60 +239,70 @@ function canonical(value: unknown): unknown {
  * setting the spec did not ask for (`privileged: true`, `runAsUser: 0`, `seLinuxOptions`, a `Localhost` seccomp
  * profile, `procMount: Unmasked`, `windowsOptions`) may grant something: not one of these.
  */
-const ADDED_RESTRICTIONS: Readonly<Record<string, unknown>> = {
-  allowPrivilegeEscalation: false,
-  privileged: false,
-  readOnlyRootFilesystem: true,
-  runAsNonRoot: true,
-  procMount: 'Default',
-  seccompProfile: { type: 'RuntimeDefault' },
-  appArmorProfile: { type: 'RuntimeDefault' },
-};
+const ADDED_RESTRICTIONS = new Map<string, string>(
+  Object.entries({
+    allowPrivilegeEscalation: false,
+    privileged: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    procMount: 'Default',
+    seccompProfile: { type: 'RuntimeDefault' },
+    appArmorProfile: { type: 'RuntimeDefault' },
+  }).map(([k, v]) => [k, JSON.stringify(v)]),
+);
 
-const plainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+/** A value as JSON text, as the API server stores it (canonical). */
 const json = (v: unknown) => JSON.stringify(canonical(v));
-/** The elements of a list as JSON texts (a set: admission may add to a list, or write it in another order). */
-const elements = (v: unknown): Set<string> | undefined =>
+
+/**
+ * A securityContext, or its capabilities, as its settings, the empty ones dropped (canonical); undefined when it is
+ * not an object (malformed: it is no container the spec adds).
+ */
+function settingsOf(value: unknown): Record<string, unknown> | undefined {
+  const c = canonical(value ?? {});
+  return typeof c === 'object' && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
+}
+
+/** A list of capabilities as a set (admission may add to it, or write it in another order); undefined: malformed. */
+const capabilitySet = (v: unknown): Set<string> | undefined =>
   v === undefined ? new Set() : Array.isArray(v) ? new Set(v.map(json)) : undefined;
+
+/** The capabilities a spec's container has (ephemeralContainer's: well formed). */
+interface Capabilities {
+  add?: unknown;
+  drop?: unknown;
+}
 
 /**
  * True when a found container's capabilities are the wanted ones, or those with more dropped: the same added (as a
  * set), every wanted drop kept, and any other drop beside them (the runtime drops them after adding: a drop only ever
  * takes a capability away). Nothing else in them.
  */
-function capabilitiesNoLooser(found: unknown, wanted: unknown): boolean {
-  if (!plainObject(found) || !plainObject(wanted)) return json(found) === json(wanted);
-  if (Object.keys(found).some((k) => k !== 'add' && k !== 'drop')) return false;
-  const [fa, wa, fd, wd] = [
-    elements(found['add']),
-    elements(wanted['add']),
-    elements(found['drop']),
-    elements(wanted['drop']),
-  ];
-  if (!fa || !wa || !fd || !wd) return json(found) === json(wanted);
-  return fa.size === wa.size && [...wa].every((c) => fa.has(c)) && [...wd].every((c) => fd.has(c));
+function capabilitiesNoLooser(found: unknown, wanted: Capabilities): boolean {
+  const f = settingsOf(found);
+  if (!f || Object.keys(f).some((k) => k !== 'add' && k !== 'drop')) return false;
+  const [fa, fd] = [capabilitySet(f['add']), capabilitySet(f['drop'])];
+  const [wa, wd] = [capabilitySet(wanted.add)!, capabilitySet(wanted.drop)!];
+  return !!fa && !!fd && fa.size === wa.size && [...wa].every((c) => fa.has(c)) && [...wd].every((c) => fd.has(c));
 }
 
 /**
- * True when a found container's securityContext grants nothing the wanted one does not: every setting the spec made
- * kept as it is (capabilities: the same added, more may be dropped), and beside them only ADDED_RESTRICTIONS, the
- * settings a restricting admission policy adds. So a container stored as admission restricted it is the spec's, and
- * a container with a right the spec does not give (`privileged`, a capability added, a setting of the spec's loosened
- * or removed: an earlier `sysadmin` tool's for a `restricted` one) never is.
+ * True when a found container's securityContext grants nothing the wanted one (ephemeralContainer's: well formed)
+ * does not: every setting the spec made kept as it is (capabilities: the same added, more may be dropped), and beside
+ * them only ADDED_RESTRICTIONS, the settings a restricting admission policy adds. So a container stored as admission
+ * restricted it is the spec's, and a container with a right the spec does not give (`privileged`, a capability added,
+ * a setting of the spec's loosened or removed: an earlier `sysadmin` tool's for a `restricted` one) never is.
  */
 function securityContextNoLooser(found: unknown, wanted: unknown): boolean {
-  const [f, w] = [canonical(found ?? {}), canonical(wanted ?? {})];
-  if (!plainObject(f) || !plainObject(w)) return json(found) === json(wanted);
-  for (const [k, value] of Object.entries(w)) {
-    if (!Object.hasOwn(f, k)) return false;
-    if (k === 'capabilities' ? !capabilitiesNoLooser(f[k], value) : json(f[k]) !== json(value)) return false;
-  }
+  const [f, w] = [settingsOf(found), settingsOf(wanted)!];
+  if (!f) return false;
+  for (const [k, value] of Object.entries(w))
+    if (k === 'capabilities' ? !capabilitiesNoLooser(f[k], value as Capabilities) : json(f[k]) !== json(value))
+      return false;
   return Object.entries(f).every(
     ([k, value]) =>
       Object.hasOwn(w, k) ||
-      (k === 'capabilities'
-        ? capabilitiesNoLooser(value, {})
-        : Object.hasOwn(ADDED_RESTRICTIONS, k) && json(value) === json(ADDED_RESTRICTIONS[k])),
+      (k === 'capabilities' ? capabilitiesNoLooser(value, {}) : ADDED_RESTRICTIONS.get(k) === json(value)),
   );
 }
 
@@ -307,7 +317,8 @@ function securityContextNoLooser(found: unknown, wanted: unknown): boolean {
  *   spec's, is another image;
  * - the securityContext granting nothing more than the spec's (securityContextNoLooser): restrictions added, none
  *   taken away.
- * The others are compared as the API server stores them (canonical).
+ * The others are compared as the API server stores them (canonical). `wanted` is the container ephemeralContainer
+ * makes for the spec; `found` may be anything.
  */
 export function containerDiffers(found: Record<string, unknown>, wanted: Record<string, unknown>): CompareField[] {
   const stored = (v: unknown) => {
@@ -316,7 +327,7 @@ export function containerDiffers(found: Record<string, unknown>, wanted: Record<
   };
   const same = (f: CompareField) => {
     const [a, b] = [found[f], wanted[f]];
-    if (f === 'image' && typeof a === 'string' && typeof b === 'string') return asGiven(a, b);
+    if (f === 'image') return typeof a === 'string' && asGiven(a, b as string);
     if (f === 'securityContext') return securityContextNoLooser(a, b);
     return JSON.stringify(stored(a)) === JSON.stringify(stored(b));
   };

@@ -122,7 +122,12 @@ t.test('a right the spec does not give: outdated, whatever restrictions come wit
     [{}, { readOnlyRootFilesystem: false, runAsNonRoot: false }],
     [{}, { capabilities: { drop: ['NET_RAW'], extra: ['x'] } }],
     [{}, { capabilities: { drop: 'ALL' } }],
+    [{ securityProfile: 'general' }, { capabilities: { add: ['SYS_ADMIN'] } }],
+    [{}, { capabilities: { add: 'SYS_ADMIN' } }],
+    [{}, { capabilities: 'ALL' }],
     [{}, 'privileged'],
+    [{}, 5],
+    [{}, []],
     [{}, [{ privileged: true }]],
   ] as const) {
     t.match(
@@ -141,6 +146,11 @@ t.test('the spec keeps its own rights: a container with fewer of them is not its
     'securityContext',
   ]);
   t.same(containerDiffers(added({}), added({ securityProfile: 'sysadmin' })), ['securityContext']);
+});
+
+t.test('an image that is not text is no image the spec adds', async (t) => {
+  for (const image of [5, null, undefined, ['busybox:1.36'], { name: 'busybox:1.36' }])
+    t.same(containerDiffers({ ...added({}), image }, added({})), ['image'], JSON.stringify(image));
 });
 
 t.test(
