@@ -2,6 +2,7 @@
 // pending, skipped, failed), the container each one adds, its name, the allowlist and the server's policy.
 import { createHash } from 'node:crypto';
 import {
+  asGiven,
   IMAGE_HOST,
   IMAGE_PATH_SEGMENT,
   imageText,
@@ -231,18 +232,105 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-/** The compared fields in which a container found on a pod differs from the one a spec would add. */
+/**
+ * The settings a mutating admission policy adds to every container it admits ("restricted defaults": Kyverno's
+ * add-default-securitycontext, Gatekeeper's mutations), each at the one value that takes rights away: a container
+ * whose securityContext has one of these beside what the spec set does less than the spec asks, never more. Any other
+ * setting the spec did not ask for (`privileged: true`, `runAsUser: 0`, `seLinuxOptions`, a `Localhost` seccomp
+ * profile, `procMount: Unmasked`, `windowsOptions`) may grant something: not one of these.
+ */
+const ADDED_RESTRICTIONS = new Map<string, string>(
+  Object.entries({
+    allowPrivilegeEscalation: false,
+    privileged: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    procMount: 'Default',
+    seccompProfile: { type: 'RuntimeDefault' },
+    appArmorProfile: { type: 'RuntimeDefault' },
+  }).map(([k, v]) => [k, JSON.stringify(v)]),
+);
+
+/** A value as JSON text, as the API server stores it (canonical). */
+const json = (v: unknown) => JSON.stringify(canonical(v));
+
+/**
+ * A securityContext, or its capabilities, as its settings, the empty ones dropped (canonical); undefined when it is
+ * not an object (malformed: it is no container the spec adds).
+ */
+function settingsOf(value: unknown): Record<string, unknown> | undefined {
+  const c = canonical(value ?? {});
+  return typeof c === 'object' && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
+}
+
+/** A list of capabilities as a set (admission may add to it, or write it in another order); undefined: malformed. */
+const capabilitySet = (v: unknown): Set<string> | undefined =>
+  v === undefined ? new Set() : Array.isArray(v) ? new Set(v.map(json)) : undefined;
+
+/** The capabilities a spec's container has (ephemeralContainer's: well formed). */
+interface Capabilities {
+  add?: unknown;
+  drop?: unknown;
+}
+
+/**
+ * True when a found container's capabilities are the wanted ones, or those with more dropped: the same added (as a
+ * set), every wanted drop kept, and any other drop beside them (the runtime drops them after adding: a drop only ever
+ * takes a capability away). Nothing else in them.
+ */
+function capabilitiesNoLooser(found: unknown, wanted: Capabilities): boolean {
+  const f = settingsOf(found);
+  if (!f || Object.keys(f).some((k) => k !== 'add' && k !== 'drop')) return false;
+  const [fa, fd] = [capabilitySet(f['add']), capabilitySet(f['drop'])];
+  const [wa, wd] = [capabilitySet(wanted.add)!, capabilitySet(wanted.drop)!];
+  return !!fa && !!fd && fa.size === wa.size && [...wa].every((c) => fa.has(c)) && [...wd].every((c) => fd.has(c));
+}
+
+/**
+ * True when a found container's securityContext grants nothing the wanted one (ephemeralContainer's: well formed)
+ * does not: every setting the spec made kept as it is (capabilities: the same added, more may be dropped), and beside
+ * them only ADDED_RESTRICTIONS, the settings a restricting admission policy adds. So a container stored as admission
+ * restricted it is the spec's, and a container with a right the spec does not give (`privileged`, a capability added,
+ * a setting of the spec's loosened or removed: an earlier `sysadmin` tool's for a `restricted` one) never is.
+ */
+function securityContextNoLooser(found: unknown, wanted: unknown): boolean {
+  const [f, w] = [settingsOf(found), settingsOf(wanted)!];
+  if (!f) return false;
+  for (const [k, value] of Object.entries(w))
+    if (k === 'capabilities' ? !capabilitiesNoLooser(f[k], value as Capabilities) : json(f[k]) !== json(value))
+      return false;
+  return Object.entries(f).every(
+    ([k, value]) =>
+      Object.hasOwn(w, k) ||
+      (k === 'capabilities' ? capabilitiesNoLooser(value, {}) : ADDED_RESTRICTIONS.get(k) === json(value)),
+  );
+}
+
+/**
+ * The compared fields in which a container found on a pod differs from the one a spec would add. The API server
+ * stores the container as mutating admission left it (it runs on pods/ephemeralcontainers as on any write of a pod),
+ * so two of them are compared for what admission does to a container without changing what it is:
+ * - the image as given (lib/images.ts asGiven): the same registry, repository and tag, spelled out or not
+ *   (`busybox:1.36` is `docker.io/library/busybox:1.36`), with or without a digest added (Kyverno's mutateDigest,
+ *   Connaisseur, Ratify pin `busybox:1.36` as `docker.io/library/busybox:1.36@sha256:<hex>`: the image that tag
+ *   named). Another tag, repository or registry, a tag taken off for a digest, or another digest than a pinned
+ *   spec's, is another image;
+ * - the securityContext granting nothing more than the spec's (securityContextNoLooser): restrictions added, none
+ *   taken away.
+ * The others are compared as the API server stores them (canonical). `wanted` is the container ephemeralContainer
+ * makes for the spec; `found` may be anything.
+ */
 export function containerDiffers(found: Record<string, unknown>, wanted: Record<string, unknown>): CompareField[] {
   const stored = (v: unknown) => {
     const c = canonical(v);
     return unstored(c) ? undefined : c;
   };
-  // Images as the runtime resolves them: a container added as `busybox:1.36` (before the hook named images fully) is
-  // the one `docker.io/library/busybox:1.36` names, not an outdated one.
-  const value = (c: Record<string, unknown>, f: CompareField) =>
-    f === 'image' && typeof c[f] === 'string' ? resolvedImage(c[f]) : c[f];
-  const same = (f: CompareField) =>
-    JSON.stringify(stored(value(found, f))) === JSON.stringify(stored(value(wanted, f)));
+  const same = (f: CompareField) => {
+    const [a, b] = [found[f], wanted[f]];
+    if (f === 'image') return typeof a === 'string' && asGiven(a, b as string);
+    if (f === 'securityContext') return securityContextNoLooser(a, b);
+    return JSON.stringify(stored(a)) === JSON.stringify(stored(b));
+  };
   return COMPARED_FIELDS.filter((f) => !same(f));
 }
 

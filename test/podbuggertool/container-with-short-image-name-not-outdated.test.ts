@@ -1,8 +1,10 @@
 // The container a tool adds names its image fully (`docker.io/library/busybox:1.36` for `busybox:1.36`: the image
 // the allowlist allowed). Containers added before it did carry the image as the tool wrote it (`busybox:1.36`): they
 // are the same image, so the same container, injected and not outdated (an ephemeral container cannot be replaced:
-// an outdated one only says "delete those pods"). The image is compared as the runtime resolves it, and nothing
-// else compares equal: another tag, another registry, a digest.
+// an outdated one only says "delete those pods"). The image is compared as the runtime resolves it, and so is the
+// tag pinned by a digest that admission added (`busybox:1.36@sha256:...`: Kyverno's mutateDigest pins the image the
+// tag named, as far as the tool's author can tell the same image). Nothing else compares equal: another tag, another
+// registry or repository, a tag taken off for a digest, another digest than the one a tool pinned.
 import t from 'tap';
 import { containerDiffers, ephemeralContainer, parser, podState } from '../../hooks/podbuggertool/match.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
@@ -29,6 +31,10 @@ t.test('a container added with the image as the tool wrote it is the one the too
     ['busybox', 'busybox'],
     ['docker.io/library/busybox', 'busybox'],
     ['ghcr.io/org/debug:1', 'ghcr.io/org/debug:1'],
+    ['busybox:1.36', `busybox:1.36@sha256:${'a'.repeat(64)}`],
+    ['busybox:1.36', `docker.io/library/busybox:1.36@sha256:${'a'.repeat(64)}`],
+    [`busybox:1.36@sha256:${'a'.repeat(64)}`, `busybox:1.36@sha256:${'a'.repeat(64)}`],
+    [`busybox@sha256:${'a'.repeat(64)}`, `busybox@sha256:${'a'.repeat(64)}`],
   ] as const) {
     t.same(podState(carrying(stored), 'a', spec(written)), { state: 'injected' }, `${stored} for ${written}`);
   }
@@ -40,7 +46,13 @@ t.test('another image is still another image: outdated', async (t) => {
     ['busybox:1.36', 'busybox'],
     ['busybox', 'busybox:latest'],
     ['busybox:1.36', 'quay.io/busybox:1.36'],
-    ['busybox:1.36', `busybox:1.36@sha256:${'a'.repeat(64)}`],
+    ['busybox:1.36', `busybox:1.35@sha256:${'a'.repeat(64)}`],
+    ['busybox:1.36', `quay.io/busybox:1.36@sha256:${'a'.repeat(64)}`],
+    ['busybox:1.36', `library/other:1.36@sha256:${'a'.repeat(64)}`],
+    ['busybox:1.36', `busybox@sha256:${'a'.repeat(64)}`],
+    ['busybox', `busybox@sha256:${'a'.repeat(64)}`],
+    [`busybox:1.36@sha256:${'a'.repeat(64)}`, `busybox:1.36@sha256:${'b'.repeat(64)}`],
+    [`busybox:1.36@sha256:${'a'.repeat(64)}`, 'busybox:1.36'],
     ['busybox:1.36', 'not a reference'],
   ] as const) {
     t.match(
