@@ -91,7 +91,13 @@ for (const [kind, def, name, spec, taken] of [
     async (t) => {
       const etcd = etcdCluster(taken);
       const held = await syncIn(def, parentOf(kind, name, spec), [etcd, peerService(taken)]);
-      t.match(ready(held), { status: 'False', reason: 'ServiceNameTaken' }, 'held while the Service exists');
+      // Held for the Service, and (a MySQLCluster) for its StatefulSet's pod names shop-mysql-<i>, which the
+      // EtcdCluster's listed members want too: the reason names the first.
+      t.match(
+        ready(held),
+        { status: 'False', reason: /^(Service|Pod)NameTaken$/, message: new RegExp(`EtcdCluster ${taken} `) },
+        'held while the Service exists',
+      );
       t.ok((held.status as any).heldBy, 'and records the holder');
 
       // The status is lost (no status.heldBy), then the peer Service is deleted; the EtcdCluster is still there,
