@@ -103,35 +103,61 @@ const SERVER_METADATA = [
 ] as const;
 
 /**
+ * What Metacontroller last applied to an observed object (its last-applied annotation, parsed), when the annotation
+ * names this object (its kind and name), else undefined. The annotation is text whoever may edit the object writes
+ * (the tenant, in its own namespace): read a value from it only where the tenant could write that value into the
+ * object itself (a password of its own cluster), never to answer it (keepObserved answers only the observed values).
+ */
+export function lastApplied(obj: KubeObject): KubeObject | undefined {
+  if (valueDepthExceeds(obj, MAX_JSON_DEPTH)) throw nestingRefused();
+  const text = obj.metadata.annotations?.[LAST_APPLIED];
+  // Nested deeper than a request may be, it is not parsed (the answer would nest past the limit).
+  if (typeof text !== 'string' || !text) return undefined;
+  try {
+    const parsed = parseJsonBody(text) as KubeObject;
+    return parsed &&
+      typeof parsed === 'object' &&
+      !Array.isArray(parsed) &&
+      parsed.kind === obj.kind &&
+      parsed.metadata?.name === obj.metadata.name
+      ? parsed
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The desired form of an observed child, for answers that must leave it exactly as it is (an invalid spec,
- * a dependency that is down). Metacontroller applies what a hook returns: returning the configuration it
- * last applied changes nothing. When that annotation is absent (server-side apply), the object is returned
- * without its server-populated fields and status.
+ * a dependency that is down). Metacontroller applies what a hook returns (every field the answer names is set on the
+ * object, every field it last applied and the answer leaves out is removed), so the answer is the object in the shape
+ * Metacontroller last applied (its annotation), with the observed object's values: the fields the annotation names
+ * that the object has, each with the object's value (lists matched element by element: keepShape). The annotation is
+ * text whoever may edit the child writes, so nothing in it but its shape reaches the answer: not another namespace,
+ * kind, apiVersion or name, and no value the object does not have (a ServiceAccount, a volume, a Secret's data, a
+ * Service's selector). When that annotation is absent (server-side apply) or names another object, the object is
+ * returned without its server-populated fields and status.
  */
 export function keepObserved(obj: KubeObject): KubeObject {
   // Handed back whole: the request is not scanned for depth as it arrives (lib/json.ts parseHookBody), so an object
   // nested deeper than a request may be is refused here, where it would be copied into the answer.
-  if (valueDepthExceeds(obj, MAX_JSON_DEPTH)) throw nestingRefused();
-  const lastApplied = obj.metadata.annotations?.[LAST_APPLIED];
-  // The annotation is text anyone who can edit the object may write: nested deeper than a request may be, it is
-  // not parsed (the answer would nest past the limit), and the sanitised copy is used instead.
-  if (typeof lastApplied === 'string' && lastApplied) {
-    try {
-      const parsed = parseJsonBody(lastApplied) as KubeObject;
-      if (
-        parsed &&
-        typeof parsed === 'object' &&
-        parsed.kind === obj.kind &&
-        parsed.metadata?.name === obj.metadata.name
-      ) {
-        return { ...parsed, apiVersion: obj.apiVersion, kind: obj.kind };
-      }
-    } catch {
-      // fall through to the sanitised copy
+  const applied = lastApplied(obj);
+  if (applied) {
+    const kept = keepShape(applied, obj);
+    if (isPlainObject(kept) && isPlainObject(kept['metadata'])) {
+      // Identity is the observed object's, whatever the annotation says (keepShape took name and namespace from it).
+      return sanitised({ ...kept, apiVersion: obj.apiVersion, kind: obj.kind } as KubeObject);
     }
   }
-  // A shallow copy of the levels it changes (top, metadata, annotations): the rest is handed back as it came,
-  // which also spares a deep clone of whatever nesting an object has.
+  return sanitised(obj);
+}
+
+/**
+ * The object without its status, its server-populated metadata and the last-applied annotations. A shallow copy of
+ * the levels it changes (top, metadata, annotations): the rest is handed back as it came, which also spares a deep
+ * clone of whatever nesting an object has.
+ */
+function sanitised(obj: KubeObject): KubeObject {
   const { status: _status, ...copy } = obj as KubeObject & { status?: unknown };
   const meta: Record<string, unknown> = { ...(obj.metadata as Record<string, unknown>) };
   for (const field of SERVER_METADATA) delete meta[field];
@@ -144,6 +170,136 @@ export function keepObserved(obj: KubeObject): KubeObject {
     else meta['annotations'] = kept;
   }
   return { ...copy, metadata: meta } as KubeObject;
+}
+
+/** What keepShape leaves out: a field the observed object does not have. */
+const ABSENT = Symbol('absent');
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * `applied`'s shape with `live`'s values: an object keeps the keys of `applied` that `live` has, each recursively; a
+ * scalar, or a list of scalars (whose order is its meaning), is `live`'s; a list of objects keeps each element of
+ * `applied` that has a counterpart in `live` (keepListShape), recursively. Where `live` has a value of another type
+ * than `applied`, `live`'s is taken whole (left out, Metacontroller would remove the field: it removes what it last
+ * applied and the answer leaves out). Every value returned is one `live` has, in a fresh object or list (the request
+ * is never handed out to be written to). It recurses only where `live` has a counterpart: as deep as the object.
+ */
+function keepShape(applied: unknown, live: unknown): unknown {
+  if (live === undefined) return ABSENT;
+  if (isPlainObject(applied) && isPlainObject(live)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(applied)) {
+      if (!Object.hasOwn(live, key)) continue;
+      const value = keepShape(applied[key], live[key]);
+      // defineProperty: a key `__proto__` (JSON.parse makes it an own key) is a key, not the prototype.
+      if (value !== ABSENT) {
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    return out;
+  }
+  if (Array.isArray(applied) && Array.isArray(live) && applied.some(isPlainObject)) {
+    return keepListShape(applied, live);
+  }
+  return live !== null && typeof live === 'object' ? structuredClone(live) : live;
+}
+
+/**
+ * The merge keys Metacontroller's dynamic apply guesses for a list of objects (pkg/dynamic/apply/apply.go
+ * knownMergeKeys), by precedence: a list every element of which, on both sides, has one of them is merged by it.
+ */
+const MERGE_KEYS = ['containerPort', 'port', 'mountPath', 'name', 'uid', 'ip', 'path'] as const;
+
+/** The key Metacontroller merges these lists by (detectListMapKey), or undefined: the list is replaced whole. */
+function listMapKey(...lists: unknown[][]): string | undefined {
+  const items = lists.flat();
+  if (!items.every(isPlainObject)) return undefined;
+  // Every element has the key (a list with no element has none: Metacontroller guesses none either).
+  return items.length === 0 ? undefined : MERGE_KEYS.find((key) => items.every((item) => Object.hasOwn(item, key)));
+}
+
+/** A merge key's value as Metacontroller compares it (stringMergeKey: a string as it is, anything else printed). */
+function mergeKeyText(value: unknown): string {
+  return typeof value === 'string' ? value : canonicalText(value);
+}
+
+/**
+ * A list of objects in `applied`'s shape with `live`'s elements. A list Metacontroller merges by a key: each element
+ * of `applied` whose key `live` has is that element (an element `live` lacks is left out: removing it removes
+ * nothing). Any other list (Metacontroller replaces it whole): for each element of `applied` that fits into the
+ * element of `live` at its index, else is equal to an element of `live` not taken yet, that element of `live` whole;
+ * the others left out.
+ */
+function keepListShape(applied: unknown[], live: unknown[]): unknown[] {
+  const used = new Array<boolean>(live.length).fill(false);
+  const key = listMapKey(live, applied);
+  let byKey: Map<string, number[]> | undefined;
+  let byText: Map<string, number[]> | undefined;
+  const take = (indexes: number[] | undefined): number | undefined => {
+    const index = indexes?.find((i) => !used[i]);
+    if (index !== undefined) used[index] = true;
+    return index;
+  };
+  const out: unknown[] = [];
+  applied.forEach((element, i) => {
+    let match: number | undefined;
+    if (key !== undefined) {
+      byKey ??= indexBy(live, (l) => mergeKeyText((l as Record<string, unknown>)[key]));
+      match = take(byKey.get(mergeKeyText((element as Record<string, unknown>)[key])));
+    } else if (i < live.length && !used[i] && fitsInto(element, live[i])) {
+      used[i] = true;
+      match = i;
+    } else {
+      byText ??= indexBy(live, canonicalText);
+      match = take(byText.get(canonicalText(element)));
+    }
+    if (match === undefined) return;
+    // A list Metacontroller replaces whole takes each element as answered: one of the object's elements, whole (the
+    // annotation's shape of it could say more: a toleration without its key tolerates every taint).
+    const value = key === undefined ? structuredClone(live[match]) : keepShape(element, live[match]);
+    if (value !== ABSENT) out.push(value);
+  });
+  return out;
+}
+
+function indexBy(list: unknown[], key: (value: unknown) => string | undefined): Map<string, number[]> {
+  const map = new Map<string, number[]>();
+  list.forEach((value, i) => {
+    const k = key(value);
+    if (k === undefined) return;
+    const at = map.get(k);
+    if (at) at.push(i);
+    else map.set(k, [i]);
+  });
+  return map;
+}
+
+/** True when every value `applied` names is `live`'s (objects: `live` may have more keys; lists: more elements). */
+function fitsInto(applied: unknown, live: unknown): boolean {
+  if (isPlainObject(applied)) {
+    return (
+      isPlainObject(live) && Object.keys(applied).every((k) => Object.hasOwn(live, k) && fitsInto(applied[k], live[k]))
+    );
+  }
+  if (Array.isArray(applied)) {
+    return Array.isArray(live) && applied.length <= live.length && applied.every((a, i) => fitsInto(a, live[i]));
+  }
+  return applied === live;
+}
+
+/** A value as text with its objects' keys sorted: two equal values, whatever their key order, give the same text. */
+function canonicalText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalText).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalText(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** Kubernetes Pod readiness: phase Running and the Ready condition True. */

@@ -36,6 +36,7 @@ import type {
   DecoratorSyncRequest,
   DecoratorSyncResponse,
   HookName,
+  KubeObject,
   ParentObject,
   Status,
 } from './metacontroller.js';
@@ -334,11 +335,12 @@ export function defineDecorator<C = Record<string, never>, K = Record<string, ne
     (which: 'sync' | 'finalize', run: (hook: DecorateHook<C, K>) => DecoratorAnswer) =>
     (request: DecoratorSyncRequest, ctx: CallContext<C, K>): DecoratorAnswer => {
       const failed = (err: unknown) => renderedDecoration(request, err, ctx.log, which);
+      const within = (response: DecoratorSyncResponse) => attachedWithin(request, response, ctx.log, which);
       try {
         const result = run(new DecorateCall(request, ctx.services.now(), ctx));
-        return result instanceof Promise ? result.catch(failed) : result;
+        return result instanceof Promise ? result.then(within, failed) : within(result);
       } catch (err) {
-        return failed(err);
+        return within(failed(err));
       }
     };
   return {
@@ -396,13 +398,16 @@ function call<S extends TSchema, C, K>(
         withinStatusBudget(
           op.resource.kind,
           request,
-          withinAnswerBudget(op.resource.kind, op.answerBudget, request, response, { now, ctx }),
+          withinAnswerBudget(op.resource.kind, op.answerBudget, request, withinNamespace(request, response, now, ctx), {
+            now,
+            ctx,
+          }),
           now,
           ctx,
         ),
         parsed.ok,
       );
-    const failed = (err: unknown) => rendered(request, err, now, ctx.log, which);
+    const failed = (err: unknown) => withinNamespace(request, rendered(request, err, now, ctx.log, which), now, ctx);
     try {
       const result = run(parsed, now, event);
       return result instanceof Promise ? result.then(stamp, failed) : stamp(result);
@@ -525,6 +530,30 @@ function renderedDecoration(
 }
 
 /**
+ * A decorator's answer whose attachments reach past the decorated object's namespace (childrenElsewhere) is not
+ * given: every observed attachment kept, no label, annotation or status, a finalize not released, a resync.
+ */
+function attachedWithin(
+  request: DecoratorSyncRequest,
+  response: DecoratorSyncResponse,
+  log: FastifyBaseLogger,
+  which: 'sync' | 'finalize',
+): DecoratorSyncResponse {
+  const elsewhere = childrenElsewhere(request.object, response.attachments);
+  if (elsewhere.length === 0) return response;
+  log.warn(
+    { reason: 'ChildOutsideNamespace', elsewhere },
+    `the answer names an attachment outside namespace ${request.object.metadata.namespace}: not given`,
+  );
+  const kept: DecoratorSyncResponse = {
+    attachments: allObserved(request.attachments).map(keepObserved),
+    resyncAfterSeconds: RETRY_SECONDS.failure,
+  };
+  if (which === 'finalize') kept.finalized = false;
+  return kept;
+}
+
+/**
  * An answer whose status is over its budget (lib/budget.ts MAX_STATUS_BYTES) is not given: the status stored is
  * kept with Ready=False StatusTooLarge, every observed child kept, and the sync tried again later. A hook bounds
  * what it reports where it reads it; this holds when one did not.
@@ -553,6 +582,50 @@ function withinAnswerBudget(
   if (!copy) return response;
   ctx.log.warn({ reason: 'ChildTooLarge' }, copy);
   return held(request, response, now, 'ChildTooLarge', copy);
+}
+
+/**
+ * The children of an answer named in another namespace than their namespaced parent's (decorated object's), as
+ * `namespace/name` (at most `limit`). Metacontroller fills only an empty namespace with the parent's (v4.17.2
+ * applyNamespaceDefaults) and creates a desired child in the namespace it names, with its own rights: a child answered
+ * in another namespace is an object made there, for whoever wrote what the hook answered from.
+ */
+export function childrenElsewhere(
+  parent: { metadata?: { namespace?: unknown } } | null | undefined,
+  children: readonly KubeObject[] | null | undefined,
+  limit = 3,
+): string[] {
+  const own = parent?.metadata?.namespace;
+  if (typeof own !== 'string' || own === '' || !Array.isArray(children)) return [];
+  const out: string[] = [];
+  for (const child of children) {
+    const namespace = (child as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
+    if (namespace === undefined || namespace === null || namespace === '' || namespace === own) continue;
+    out.push(`${child.kind} ${String(namespace)}/${String(child.metadata?.name)}`);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * The last line of defence against an answer that reaches past its parent's namespace (lib/objects.ts keepObserved
+ * answers a kept child in its own, whatever its annotation says; a hook builds its children in the parent's): such
+ * an answer is not given. The status stored and every observed child are kept, Ready=False ChildOutsideNamespace
+ * says which, and the sync is tried again later. A cluster-scoped parent (no namespace) is not held by it.
+ */
+function withinNamespace(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  now: Date,
+  ctx: Pick<CallContext<unknown, unknown>, 'log'>,
+): CompositeSyncResponse {
+  const elsewhere = childrenElsewhere(request.parent, response.children);
+  if (elsewhere.length === 0) return response;
+  const problem =
+    `the answer names a child outside namespace ${request.parent.metadata.namespace} (${elsewhere.join(', ')}): ` +
+    'not given; every observed child is kept as it is';
+  ctx.log.warn({ reason: 'ChildOutsideNamespace' }, problem);
+  return held(request, response, now, 'ChildOutsideNamespace', problem);
 }
 
 /** The answer kept when the one built is refused: the status stored, every observed child, a condition. */

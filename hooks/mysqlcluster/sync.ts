@@ -51,6 +51,7 @@ import {
   isTerminating,
   creationAsked,
   keepObserved,
+  lastApplied,
   type KubeObject,
   MANAGED_BY,
   memberStatus,
@@ -1337,14 +1338,17 @@ function passwords(
   const peers = peerOrdinals(spec.size, volumes, n, neverBoundVolumes(request, n));
   const previous = currentStatus(parent) as { secretName?: unknown };
   const encode = () => Buffer.from(services.randomSecret(PASSWORD_BYTES), 'utf8').toString('base64');
-  const keptRoot = observedPassword(observedSecret);
+  // The root password: the observed one, else (a key removed or emptied by an edit) the one Metacontroller last
+  // applied. The annotation is text the tenant may write, like the Secret itself: only the password is read from it,
+  // and the Secret answered is the hook's own (its namespace, name, labels and keys), never the annotation's.
+  const applied = observedSecret ? lastApplied(observedSecret) : undefined;
+  const keptRoot = observedPassword(observedSecret) ?? observedPassword(applied);
   // The replication password the replicas were pointed at: the observed one, else (a key removed or emptied by an edit)
   // the one Metacontroller last applied. Made only when neither has one (a cluster from before replication, or a
   // Secret made by hand with the root password alone): the primary's sidecar sets the replication user's password from
   // the Secret, and each replica points at the primary with it again when it starts (scripts.ts).
   if (keptRoot) {
-    const replication =
-      observedKey(observedSecret, REPLICATION_KEY) ?? observedKey(keepObserved(observedSecret!), REPLICATION_KEY);
+    const replication = observedKey(observedSecret, REPLICATION_KEY) ?? observedKey(applied, REPLICATION_KEY);
     return { secret: secret(parent, keptRoot, replication ?? encode(), peers) };
   }
   const recorded = observedSecret !== undefined || previous.secretName === n.secret;

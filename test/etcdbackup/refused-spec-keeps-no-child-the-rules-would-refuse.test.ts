@@ -110,11 +110,22 @@ t.test('a child an older rule allowed that the rules refuse now is not kept whil
     t.match(ready(res), { status: 'False', reason: 'InvalidSpec', message: /maxBackups/ }, `${what}: InvalidSpec`);
     t.same(res.children, [], `${what}: the CronJob is not kept`);
   }
-  // What the answer would keep is read: the configuration Metacontroller last applied (lib/objects.ts keepObserved).
-  const applied = withArg(today, '--s3-path', `shared/${B}/orders`);
-  const live = structuredClone(today);
-  live.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(applied) };
-  t.same(backup(typo(good), { children: [live] }).children, [], 'the form last applied is the one checked');
+  // What the answer would keep is read: the observed child's values, in the shape Metacontroller last applied
+  // (lib/objects.ts keepObserved). Its last-applied annotation is text the tenant may write: a child that runs what
+  // the rules refuse is not kept however allowed its annotation says it is, and one that runs what they allow is kept
+  // with its own values, never the annotation's.
+  const refusedLive = withArg(today, '--s3-path', `shared/${B}/orders`);
+  refusedLive.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(today) };
+  t.same(backup(typo(good), { children: [refusedLive] }).children, [], 'the observed form is the one checked');
+  const allowedLive = structuredClone(today);
+  allowedLive.metadata.annotations = {
+    [LAST_APPLIED]: JSON.stringify(withArg(today, '--s3-path', `shared/${B}/orders`)),
+  };
+  t.same(
+    backup(typo(good), { children: [allowedLive] }).children,
+    [today],
+    'an allowed child is kept with its own values, not the annotation the tenant rewrote',
+  );
   // A one-off Job the same way.
   const job = withArg(made({ clusterName: 'web', s3: own }), '--s3-path', `shared/${B}/orders`);
   const res = backup({ clusterName: 'web', s3: own, backupPolicy: { maxBackups: 'three' } }, { children: [job] });

@@ -292,8 +292,14 @@ t.test('keepObserved: the last applied object only when it is this object; other
       ...base,
       metadata: { ...base.metadata, annotations: { [LAST_APPLIED]: JSON.stringify(applied), ...more } },
     }) as unknown as KubeObject;
-  const applied = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { applied: 'yes' } };
+  const applied = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { live: 'yes' } };
   t.same(keepObserved(withApplied(applied)), applied, 'the last applied object');
+  // The annotation is text whoever may edit the object writes: only its shape is kept, with the observed values.
+  t.same(
+    keepObserved(withApplied({ ...applied, data: { live: 'no', applied: 'yes' } })),
+    applied,
+    'the observed values in the shape last applied: none the object does not have',
+  );
   for (const [label, other] of [
     ['another kind', { ...applied, kind: 'Secret' }],
     ['another name', { ...applied, metadata: { name: 'other' } }],

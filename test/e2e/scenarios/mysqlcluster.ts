@@ -226,8 +226,8 @@ export const mysqlRecovered: Scenario = {
         `ran the condition's command word for word (${command.replace(/ --from-literal=\S+/, ' --from-literal=root-password=...')}): Ready in ${secs(t0)}, the Secret adopted`,
       );
 
-      // The root password removed from the Secret: the hook keeps the Secret as Metacontroller last applied it
-      // (keepObserved), and that configuration holds the password, so Metacontroller puts it back by itself.
+      // The root password removed from the Secret: the hook reads it from the configuration Metacontroller last applied
+      // (lib/objects.ts lastApplied) and answers its own Secret with it, so Metacontroller puts it back by itself.
       t0 = Date.now();
       await k.kubectl([
         'patch',
