@@ -7,7 +7,8 @@
 // The ledger lives in AWS, beside the buckets (it outlives a restart of metaops, holds between replicas and between
 // clusters sharing the account): one IAM managed policy per bucket, under the namespace's own path
 // (/metaops/namespace-buckets/<namespace>/), granting nothing and attached to no one. Counting is one ListPolicies
-// call (Scope Local, PathPrefix), made only before a CreateBucket, never at rest.
+// call (Scope Local, PathPrefix), made only before a CreateBucket, before anything is made for it (countBuckets: a
+// resource the bound refuses makes no IAM user), never at rest but by a refused resource, whose recheck it is.
 //
 // Crash-consistent: the entry is written before CreateBucket and removed only once its bucket is gone; a sync killed
 // in between leaves an entry that counts (never a bucket that does not), and the next sync of the resource finds its
@@ -101,14 +102,16 @@ export interface Reservation {
 }
 
 /** The namespace's entries, one ListPolicies (its short pages followed): at most MAX_BUCKETS_PER_NAMESPACE + 100. */
-async function entries(r: Reservation): Promise<{ listed: ListedPolicy[]; truncated: boolean }> {
+async function entries(
+  r: Pick<Reservation, 'aws' | 'namespace'>,
+): Promise<{ listed: ListedPolicy[]; truncated: boolean }> {
   const { policies, truncated } = await r.aws.listPolicies(ledgerPath(r.namespace), MAX_BUCKETS_PER_NAMESPACE + 100);
   // Only this namespace's own entries (the prefix ends with a slash, so namespace a-b's are not listed for a; the
   // name's hash of the namespace is checked as well).
   return { listed: policies.filter((p) => bucketOf(r.namespace, p) !== undefined), truncated };
 }
 
-function refusal(r: Reservation, count: number): string {
+function refusal(r: Pick<Reservation, 'namespace' | 'bucket' | 'limit'>, count: number): string {
   return `namespace ${r.namespace} already holds ${count} buckets made by metaops (retained ones included), the most this server allows a namespace (${BUCKETS_PER_NAMESPACE_ENV}=${r.limit}); bucket ${r.bucket} was not created. To free a place: delete buckets you no longer need in AWS (ask the operator; a retained bucket leaves the count once it is gone), and use deletionPolicy: Delete on S3 resources whose buckets need not outlive them`;
 }
 
@@ -157,7 +160,10 @@ export function namesAnotherNamespace(tags: Map<string, string> | undefined, nam
  * older than ENTRY_SETTLE_SECONDS, removed (at most PRUNE_PER_SYNC entries looked at, starting at a place that moves
  * with the clock, so that successive syncs look at every entry). How many went.
  */
-async function prune(r: Reservation, listed: ListedPolicy[]): Promise<number> {
+async function prune(
+  r: Pick<Reservation, 'aws' | 'namespace' | 'bucket' | 'accountArn' | 'now'>,
+  listed: ListedPolicy[],
+): Promise<number> {
   const old = listed.filter((e) => r.now.getTime() - e.created.getTime() >= ENTRY_SETTLE_SECONDS * 1000);
   if (old.length === 0) return 0;
   const start = (Math.floor(r.now.getTime() / 60_000) * PRUNE_PER_SYNC) % old.length;
@@ -184,19 +190,56 @@ function admitted(listed: ListedPolicy[], name: string, limit: number): boolean 
   return listed.filter((e) => e.name !== name && e.created.getTime() <= own.created.getTime()).length < limit;
 }
 
+/** The namespace's entries as one ListPolicies gave them (countBuckets), for reserveBucket to go on from. */
+export interface Counted {
+  listed: ListedPolicy[];
+  truncated: boolean;
+}
+
+const full = (c: Counted, limit: number) => c.truncated || c.listed.length >= limit;
+
+/**
+ * Before anything is made for a new bucket (the resource's IAM user, the bucket's claim, its entry): the namespace's
+ * entries (one ListPolicies, which needs no ARN of the account), and the bound applied as reserveBucket applies it. A
+ * full namespace (its entries of buckets no longer its own, older than ENTRY_SETTLE_SECONDS, pruned first) refuses
+ * TooManyBuckets, unless the bucket's own entry is there (listed, or, for a resource whose user exists, read with
+ * GetPolicy: a sync of it killed after writing its entry, not listed yet): reserveBucket then goes on as before. A
+ * resource refused here has made nothing in the account: no IAM user (the account's users are a quota every tenant
+ * shares: one per refused resource would let a namespace at its bound fill it), no claim, no entry. A resource
+ * without its user wrote no entry (its entry is written after its user), so it reads none: its calls at rest are
+ * GetUser, the bucket's lookup and this ListPolicies, and the prune's (docs/s3.md).
+ *
+ * `accountArn`: the resource's user's when it exists. The count and an ARN of the account (the user's, else any
+ * listed entry's; undefined when the user does not exist and the namespace has no entry).
+ */
+export async function countBuckets(
+  r: Omit<Reservation, 'accountArn' | 'tags'> & { accountArn: string | undefined },
+): Promise<{ counted: Counted; accountArn: string | undefined }> {
+  let counted = await entries(r);
+  const accountArn = r.accountArn ?? counted.listed[0]?.arn;
+  if (!full(counted, r.limit) || !accountArn) return { counted, accountArn };
+  if (counted.listed.some((e) => e.name === ledgerName(r.namespace, r.bucket))) return { counted, accountArn };
+  const own = r.accountArn ? ledgerArn(r.accountArn, r.namespace, r.bucket) : undefined;
+  if (own && (await r.aws.getPolicy(own))) return { counted, accountArn };
+  if ((await prune({ ...r, accountArn }, counted.listed)) > 0) counted = await entries(r);
+  if (full(counted, r.limit)) throw new PermanentError('TooManyBuckets', refusal(r, counted.listed.length));
+  return { counted, accountArn };
+}
+
 /**
  * Before a CreateBucket: the bucket's entry in the namespace's ledger, found (a sync killed after writing it, or
  * another resource of the namespace making the same bucket) or written now, and admitted (see admitted). Refused (TooManyBuckets, no bucket made) when the namespace is full: a PermanentError when it was
  * full before this sync wrote anything, a TemporaryError (retried soon) when another sync took the last place at the
  * same moment (this sync's entry is removed again).
  */
-export async function reserveBucket(r: Reservation): Promise<void> {
+export async function reserveBucket(r: Reservation & { counted?: Counted }): Promise<void> {
   const arn = ledgerArn(r.accountArn, r.namespace, r.bucket);
   if (!arn) throw new AwsError('InvalidResponse', 'the IAM user has no usable ARN', 'GetUser');
   const name = ledgerName(r.namespace, r.bucket);
   let wrote = false;
   if (!(await r.aws.getPolicy(arn))) {
-    let { listed, truncated } = await entries(r);
+    // The count made before the user (countBuckets), else one now.
+    let { listed, truncated } = r.counted ?? (await entries(r));
     if (truncated || listed.length >= r.limit) {
       if ((await prune(r, listed)) > 0) ({ listed, truncated } = await entries(r));
       if (truncated || listed.length >= r.limit) throw new PermanentError('TooManyBuckets', refusal(r, listed.length));

@@ -90,7 +90,14 @@ import {
   userName,
   withoutKmsGrant,
 } from './policy.js';
-import { keepEntry, namesAnotherNamespace, releaseEntry, releaseEntryIfAbsent, reserveBucket } from './ledger.js';
+import {
+  countBuckets,
+  keepEntry,
+  namesAnotherNamespace,
+  releaseEntry,
+  releaseEntryIfAbsent,
+  reserveBucket,
+} from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
 import { parseJson } from '../../lib/index.js';
 
@@ -902,13 +909,7 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   if (!found) {
     await refuseBeyondLeftBehind(run);
     region = spec.region ?? aws.region;
-    const iamUser = await makeUser();
-    // A bucket another resource has claimed is not even asked for (the claim is taken once it exists, below).
-    const claim = await aws.getPolicy(claimArnOf(iamUser.arn, bucket));
-    if (claim && !owns(owner, claim.tags)) await claimOrRefuse(run, iamUser.arn, found);
-    // A place in the namespace's ledger, taken before the bucket exists (refused when the namespace is full).
-    const entry = { aws, namespace: owner.namespace, bucket, accountArn: iamUser.arn, tags: ownerTags(owner) };
-    await reserveBucket({ ...entry, limit: run.bucketsPerNamespace, now: run.now });
+    const { iamUser, entry } = await placeNewBucket(run, makeUser);
     if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
     await aws.createBucket(bucket, region).catch(async (err: unknown) => {
       // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
@@ -971,6 +972,34 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   for (const [b] of listed) run.records.delete(b);
   run.intent = undefined;
   return region;
+}
+
+/**
+ * Before the spec's bucket is made: the namespace's bound counted (ledger.ts countBuckets), before anything is made
+ * for the bucket: a resource it refuses makes no IAM user (the account's users are a quota every tenant shares), no
+ * claim and no entry. A bucket another resource has claimed is not even asked for (the claim is taken once it exists),
+ * and, when the account is known without the user (the user's, or the namespace's entries'), no user is made for it.
+ * Then this resource's user, and the bucket's place in the namespace's ledger (refused when the namespace is full).
+ */
+async function placeNewBucket(
+  run: SyncRun,
+  makeUser: () => Promise<IamUser>,
+): Promise<{ iamUser: IamUser; entry: Parameters<typeof keepEntry>[0] }> {
+  const { aws, owner } = run;
+  const bucket = run.spec.bucketName;
+  const limit = run.bucketsPerNamespace;
+  const count = { aws, namespace: owner.namespace, bucket, limit, now: run.now };
+  const { counted, accountArn } = await countBuckets({ ...count, accountArn: run.iamUser?.arn });
+  const refuseClaimed = async (arn: string) => {
+    const claim = await aws.getPolicy(claimArnOf(arn, bucket));
+    if (claim && !owns(owner, claim.tags)) await claimOrRefuse(run, arn, undefined);
+  };
+  if (accountArn) await refuseClaimed(accountArn);
+  const iamUser = await makeUser();
+  if (!accountArn) await refuseClaimed(iamUser.arn);
+  const entry = { aws, namespace: owner.namespace, bucket, accountArn: iamUser.arn, tags: ownerTags(owner) };
+  await reserveBucket({ ...entry, limit, now: run.now, counted });
+  return { iamUser, entry };
 }
 
 /**
