@@ -9,10 +9,7 @@
 // nothing (`heldForTakenNames`). A held parent remembers who held each name (status.heldBy): when the name is free
 // for a moment (its object deleted), it stays held while that holder still exists and wants the name, for the kinds
 // whose holders it can judge (`HolderWants`: a kind whose parents can want one name, such as two S3 resources
-// naming one secretName, asks customize for the parents of its kind and judges them by their childNames). A free
-// name is also kept from a parent, records or not (its status lost with a restore from a backup, written over, or a
-// parent made while the name is free), while a parent made before it that customize sent, not being deleted, wants
-// the name and does not wait for it (`wantedByEarlier`): the first made keeps the name.
+// naming one secretName, asks customize for the parents of its kind and judges them by their childNames).
 import { conditionsFor, currentStatus } from './hook.js';
 import { previousConditions, type ConditionInput } from './conditions.js';
 import type {
@@ -295,8 +292,7 @@ function wantingParent(
  * related objects customize asked for) that is not the parent's. The parent's own are those observed as its
  * children, those whose controller reference is the parent's UID, and those `ours` accepts (objects another of the
  * parent's children makes, such as a StatefulSet's pods). Names not seen at all are free, unless the parent's status
- * records them as held by an owner that still exists and wants them (`wants` judges the holder: stillHeld), or a
- * parent made before this one wants them, records or not (wantedByEarlier).
+ * records them as held by an owner that still exists and wants them (`wants` judges the holder: stillHeld).
  */
 export function takenNames(
   request: CompositeSyncRequest,
@@ -306,15 +302,15 @@ export function takenNames(
 ): TakenName[] {
   const parent = request.parent;
   const namespace = parent.metadata.namespace ?? '';
-  const free = freeNameJudge(request, judgeOf(wants));
+  const judge = judgeOf(wants);
+  const records = judge.wants ? heldRecordsOf(parent) : [];
   const taken: TakenName[] = [];
   for (const child of wanted) {
     const obj = observedNamed(request.related, child.kind, child.apiVersion, child.name, namespace);
     if (!obj) {
-      const held = observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)
-        ? undefined
-        : free(child);
-      if (held) taken.push(held);
+      const held = records.length > 0 ? stillHeld(request, child, records, judge) : undefined;
+      if (held && !observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace))
+        taken.push(held);
       continue;
     }
     if (observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)) continue;
@@ -331,93 +327,6 @@ export function takenNames(
     });
   }
   return taken;
-}
-
-/**
- * Who keeps a name no object of which is observed: the holder the parent's status records, while it still exists and
- * wants it (stillHeld), else a parent made before this one that wants it (wantedByEarlier: the status lost, or the
- * parent made while the name is free for a moment). Undefined: the name is free. Without a judge, every such name
- * is free. The earlier parents are found once, when a first name needs them.
- */
-function freeNameJudge(
-  request: CompositeSyncRequest,
-  judge: Partial<HolderJudge>,
-): (child: ChildName) => TakenName | undefined {
-  const { wants } = judge;
-  if (!wants) return () => undefined;
-  const records = heldRecordsOf(request.parent);
-  let earlier: EarlierParent[] | undefined;
-  return (child) => {
-    const held = records.length > 0 ? stillHeld(request, child, records, judge) : undefined;
-    if (held) return held;
-    earlier ??= earlierParents(request, wants);
-    return wantedByEarlier(request.parent, child, earlier);
-  };
-}
-
-/** A parent made before the one judged, and the names it wants (nameKey). */
-interface EarlierParent {
-  parent: KubeObject;
-  ref: HolderRef;
-  names: ReadonlySet<string>;
-}
-
-/**
- * The related objects that keep a free name from `request.parent` whatever its status records: parents of a kind
- * `wants` judges, in the parent's namespace, made before it (firstMade), not being deleted, and not waiting for it.
- * One waits for it when its own status.heldBy records the parent, one of the parent's observed children, or an object
- * of a name the parent wants as the holder of a name (it is held for names this parent served first: a parent made
- * first whose spec came to want them later), or says it yields to it. Customize sends the parents whose children can
- * take the parent's names whatever its status (lib/holders.ts holderRules), so this does not depend on a record the
- * parent may have lost. At most the related objects customize asked for; each one's names computed once.
- */
-function earlierParents(request: CompositeSyncRequest, wants: HolderWants): EarlierParent[] {
-  const parent = request.parent;
-  const namespace = parent.metadata.namespace ?? '';
-  const ours = new Set(
-    [parent.metadata.uid, ...allObserved(request.children).map((c) => c.metadata.uid)].filter(
-      (u): u is string => typeof u === 'string' && u !== '',
-    ),
-  );
-  const own = new Set((wants(parent) ?? []).map(nameKey));
-  const out: EarlierParent[] = [];
-  for (const h of allObserved(request.related)) {
-    const { name, uid } = h.metadata;
-    if (!name || !uid || uid === parent.metadata.uid || h.metadata.deletionTimestamp) continue;
-    if ((h.metadata.namespace ?? '') !== namespace || firstMade(parent, h) !== 'b') continue;
-    const names = wants(h);
-    if (names === undefined || names.length === 0) continue;
-    const waits = heldRecordsOf(h as ParentObject).some(
-      (r) => ours.has(r.holder.uid) || own.has(nameKey(r.holder)) || r.yieldsTo?.uid === parent.metadata.uid,
-    );
-    if (waits) continue;
-    out.push({
-      parent: h,
-      ref: { apiVersion: h.apiVersion, kind: h.kind, name, uid },
-      names: new Set(names.map(nameKey)),
-    });
-  }
-  return out;
-}
-
-/**
- * A name free now (no object of it is observed) that a parent made before this one wants (earlierParents): this
- * parent does not take it, whatever its own status records. The holder recorded is that parent.
- */
-function wantedByEarlier(
-  parent: ParentObject,
-  child: ChildName,
-  earlier: readonly EarlierParent[],
-): TakenName | undefined {
-  const key = nameKey(child);
-  const first = earlier.find((e) => e.names.has(key));
-  if (!first) return undefined;
-  const what = String(parent['kind'] ?? 'parent');
-  return {
-    child,
-    holder: `${parentText(first.parent)}, made before this ${what}, which wants it (no object holds the name now: it makes it again, or has not made it yet)`,
-    ref: first.ref,
-  };
 }
 
 /** Taken names listed in a condition message, at most this many (a PodSet may want a thousand pods). */
