@@ -590,6 +590,12 @@ function withinAnswerBudget(
  * applyNamespaceDefaults) and creates a desired child in the namespace it names, with its own rights: a child answered
  * in another namespace is an object made there, for whoever wrote what the hook answered from.
  */
+/** A value of an observed object as text for a message: JSON for what is not text (`String` throws on an object whose
+ * own `toString` is not a function, which valid JSON can write). */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
+}
+
 export function childrenElsewhere(
   parent: { metadata?: { namespace?: unknown } } | null | undefined,
   children: readonly KubeObject[] | null | undefined,
@@ -601,7 +607,7 @@ export function childrenElsewhere(
   for (const child of children) {
     const namespace = (child as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
     if (namespace === undefined || namespace === null || namespace === '' || namespace === own) continue;
-    out.push(`${child.kind} ${String(namespace)}/${String(child.metadata?.name)}`);
+    out.push(`${shown(child.kind)} ${shown(namespace)}/${shown(child.metadata?.name)}`);
     if (out.length >= limit) break;
   }
   return out;
