@@ -10,10 +10,10 @@ import fc from 'fast-check';
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { podsetSync } from '../fixtures/hooks.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { longestImage } from '../fixtures/sizes.js';
-import { sentBytes, storedPod } from '../fixtures/stored-objects.js';
+import { podsetSyncRequest, sentBytes, storedPod } from '../fixtures/stored-objects.js';
 
 const ready = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === 'Ready');
@@ -29,26 +29,8 @@ function running(spec: Record<string, unknown>, name = 'web') {
 
 /** Each sync's request once the pods run, with the customize answer Metacontroller kept (asked with `asked`). */
 function syncRequest(asked: ParentObject, now: ParentObject, pods: KubeObject[]) {
-  const names = new Set(
-    podsetCustomize(asked)
-      .filter((r) => r.apiVersion === 'v1' && r.resource === 'pods')
-      .flatMap((r) => r.names ?? []),
-  );
-  const related = pods.filter((p) => names.has(p.metadata.name!));
-  return {
-    body: {
-      controller: {
-        apiVersion: 'metacontroller.k8s.io/v1alpha1',
-        kind: 'CompositeController',
-        metadata: { name: 'podset' },
-      },
-      parent: now,
-      children: objectMap(pods),
-      related: objectMap(related),
-      finalizing: false,
-    },
-    askedAgain: related.length,
-  };
+  const { body, related } = podsetSyncRequest(asked, now, pods);
+  return { body, askedAgain: related.length };
 }
 
 /** The sync requests of every status the customize answer may have been asked with, and the status of now. */

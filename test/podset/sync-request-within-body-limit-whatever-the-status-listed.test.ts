@@ -10,194 +10,25 @@
 // then, which still lists none). Issue 31: "10,000 pods in one request"; every fan-out bounded.
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
-import type { KubeObject, ParentObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
-import { controllerRef, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { podsetSync } from '../fixtures/hooks.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
+import { podsetSyncRequest, storedPodLight } from '../fixtures/stored-objects.js';
 
 const SIZE = 1000;
 const SPEC = { size: SIZE, image: 'busybox:1.36', command: ['sleep', '3600'] };
 const CREATED = '2026-01-02T03:00:00Z';
 
-/** A pod the PodSet answered, as the API server stores it and Metacontroller's informer holds it (~5 KiB). */
-function stored(pod: KubeObject, parent: ParentObject, i: number): KubeObject {
-  const spec = pod['spec'] as { containers: Array<Record<string, unknown>> } & Record<string, unknown>;
-  const name = pod.metadata.name!;
-  const container = {
-    ...spec.containers[0],
-    imagePullPolicy: 'Always',
-    resources: {},
-    terminationMessagePath: '/dev/termination-log',
-    terminationMessagePolicy: 'File',
-    volumeMounts: [
-      {
-        mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
-        name: `kube-api-access-${String(i).padStart(5, 'x')}`,
-        readOnly: true,
-      },
-    ],
-  };
-  const fields = (o: unknown): unknown =>
-    o && typeof o === 'object' && !Array.isArray(o)
-      ? Object.fromEntries(Object.entries(o).map(([k, v]) => [`f:${k}`, fields(v)]))
-      : {};
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: parent.metadata.namespace,
-      uid: `0b6f${String(i).padStart(4, '0')}-1c2d-4e5f-8a9b-0c1d2e3f4a5b`,
-      resourceVersion: String(1000000 + i),
-      creationTimestamp: CREATED,
-      labels: { ...pod.metadata.labels, 'controller-uid': parent.metadata.uid! },
-      ownerReferences: [controllerRef(parent)],
-      managedFields: [
-        {
-          apiVersion: 'v1',
-          fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': fields({ labels: pod.metadata.labels }), 'f:spec': fields(spec) },
-          manager: 'metacontroller',
-          operation: 'Update',
-          time: CREATED,
-        },
-        {
-          apiVersion: 'v1',
-          fieldsType: 'FieldsV1',
-          fieldsV1: {
-            'f:status': {
-              'f:conditions': {
-                'k:{"type":"ContainersReady"}': { '.': {}, 'f:lastProbeTime': {}, 'f:status': {}, 'f:type': {} },
-                'k:{"type":"Initialized"}': { '.': {}, 'f:lastProbeTime': {}, 'f:status': {}, 'f:type': {} },
-                'k:{"type":"PodReadyToStartContainers"}': {
-                  '.': {},
-                  'f:lastProbeTime': {},
-                  'f:lastTransitionTime': {},
-                  'f:status': {},
-                  'f:type': {},
-                },
-                'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:status': {}, 'f:type': {} },
-              },
-              'f:containerStatuses': {},
-              'f:hostIP': {},
-              'f:hostIPs': {},
-              'f:phase': {},
-              'f:podIP': {},
-              'f:podIPs': { '.': {}, 'k:{"ip":"10.244.1.7"}': { '.': {}, 'f:ip': {} } },
-              'f:startTime': {},
-            },
-          },
-          manager: 'kubelet',
-          operation: 'Update',
-          subresource: 'status',
-          time: CREATED,
-        },
-      ],
-    },
-    spec: {
-      ...spec,
-      containers: [container],
-      dnsPolicy: 'ClusterFirst',
-      enableServiceLinks: true,
-      nodeName: 'worker-1',
-      preemptionPolicy: 'PreemptLowerPriority',
-      priority: 0,
-      schedulerName: 'default-scheduler',
-      serviceAccount: 'default',
-      serviceAccountName: 'default',
-      terminationGracePeriodSeconds: 30,
-      tolerations: [
-        { effect: 'NoExecute', key: 'node.kubernetes.io/not-ready', operator: 'Exists', tolerationSeconds: 300 },
-        { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 300 },
-      ],
-      volumes: [
-        {
-          name: `kube-api-access-${String(i).padStart(5, 'x')}`,
-          projected: {
-            defaultMode: 420,
-            sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-              { configMap: { items: [{ key: 'ca.crt', path: 'ca.crt' }], name: 'kube-root-ca.crt' } },
-              {
-                downwardAPI: {
-                  items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }],
-                },
-              },
-            ],
-          },
-        },
-      ],
-    },
-    status: {
-      phase: 'Running',
-      // As a kubelet of Kubernetes 1.30 or later reports it (PodReadyToStartContainers, hostIPs, volumeMounts).
-      conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(
-        (type) => ({
-          lastProbeTime: null,
-          lastTransitionTime: CREATED,
-          status: 'True',
-          type,
-        }),
-      ),
-      containerStatuses: [
-        {
-          containerID: `containerd://${'9'.repeat(60)}${String(i).padStart(4, '0')}`,
-          image: 'docker.io/library/busybox:1.36',
-          imageID: `docker.io/library/busybox@sha256:${'a'.repeat(64)}`,
-          lastState: {},
-          name: 'busybox',
-          ready: true,
-          restartCount: 0,
-          started: true,
-          state: { running: { startedAt: CREATED } },
-          volumeMounts: [
-            {
-              mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
-              name: `kube-api-access-${String(i).padStart(5, 'x')}`,
-              readOnly: true,
-              recursiveReadOnly: 'Disabled',
-            },
-          ],
-        },
-      ],
-      hostIP: '172.18.0.3',
-      hostIPs: [{ ip: '172.18.0.3' }],
-      podIP: '10.244.1.7',
-      podIPs: [{ ip: '10.244.1.7' }],
-      qosClass: 'BestEffort',
-      startTime: CREATED,
-    },
-  } as unknown as KubeObject;
-}
-
-/** The pods `rules` ask for by name, as Metacontroller hands them to sync as related objects. */
-function relatedFor(rules: RelatedResourceRule[], pods: KubeObject[]): KubeObject[] {
-  const asked = new Set(
-    rules.filter((r) => r.apiVersion === 'v1' && r.resource === 'pods').flatMap((r) => r.names ?? []),
-  );
-  return pods.filter((p) => asked.has(p.metadata.name!));
-}
-
 /** The sync request of the PodSet with its pods running, given the customize answer Metacontroller kept. */
 function syncBody(asked: ParentObject, now: ParentObject, pods: KubeObject[]): string {
-  const related = relatedFor(podsetCustomize(asked), pods);
-  return JSON.stringify({
-    controller: {
-      apiVersion: 'metacontroller.k8s.io/v1alpha1',
-      kind: 'CompositeController',
-      metadata: { name: 'podset' },
-    },
-    parent: now,
-    children: objectMap(pods),
-    related: objectMap(related),
-    finalizing: false,
-  });
+  return JSON.stringify(podsetSyncRequest(asked, now, pods).body);
 }
 
 function running() {
   const req = request('podset', SPEC);
   req.parent.metadata = { ...req.parent.metadata, name: 'web', namespace: 'shop', creationTimestamp: CREATED };
   const first = podsetSync(req, FIXED_NOW);
-  const pods = first.children.map((p, i) => stored(p, req.parent, i));
+  const pods = first.children.map((p, i) => storedPodLight(p, req.parent, i));
   return { parent: req.parent, pods };
 }
 
