@@ -9,19 +9,17 @@ import { operators } from '../../main/operators.js';
 import { answerBudgetProblem, jsonBytes, MAX_ANSWER_BYTES, namesBytes } from '../../lib/budget.js';
 import { crd } from '../../lib/manifests.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
-import type { CompositeSyncResponse, ParentObject } from '../../lib/metacontroller.js';
-import { runHook } from '../../lib/operator.js';
 import { freeForm, MAX_BYTES, stringMap } from '../../lib/schemas.js';
 import { byteBounds, specParser } from '../../lib/spec.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
-import { failingClient, testApp } from '../fixtures/app.js';
+import { testApp } from '../fixtures/app.js';
 import {
   blob,
   LONGEST_NAMESPACE,
   oversizedParent,
+  readyOf,
   syncRequest,
-  WORST_SETTINGS,
   WORST_SPECS,
+  worstAnswer,
   worstParent,
 } from '../fixtures/worst.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
@@ -126,20 +124,6 @@ t.test('every kind states an answer budget', async (t) => {
   for (const def of operators) t.ok(def.answerBudget, `${def.name} has one`);
 });
 
-/** What a kind's sync answers for `parent`, with stand-ins for the clients that act, on a server that allows it. */
-function answer(def: CompositeHookDefinition, parent: ParentObject, children = {}): Promise<CompositeSyncResponse> {
-  const calls: string[] = [];
-  return runHook(def, 'sync', syncRequest(parent, children), {
-    now: FIXED_NOW,
-    settings: WORST_SETTINGS,
-    clients: { aws: async () => new FakeAws(), etcd: () => failingClient(calls, 'etcd') },
-    services: { kube: () => failingClient(calls, 'kube') },
-  });
-}
-
-const readyOf = (res: CompositeSyncResponse) =>
-  ((res.status as any)?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
-
 t.test(
   'the largest spec of every kind is answered within its estimate, and the estimate within the budget',
   async (t) => {
@@ -148,7 +132,7 @@ t.test(
       for (const name of ['a', 'n'.repeat(40)]) {
         const parent = worstParent(def.name, structuredClone(WORST_SPECS[def.name]!));
         parent.metadata.name = name;
-        const res = await answer(def, parent);
+        const res = await worstAnswer(def, parent);
         t.not(
           readyOf(res)?.reason,
           'InvalidSpec',
@@ -193,7 +177,7 @@ t.test(
     const size = jsonBytes(parent);
     t.ok(size > 1.4 * 1024 * 1024, `the parent is ${size} bytes`);
     const kept = { apiVersion: 'v1', kind: 'Service', metadata: { name: `${parent.metadata.name}-client` } };
-    const res = await answer(etcd, parent, objectMap([asObserved(kept as any)]));
+    const res = await worstAnswer(etcd, parent, objectMap([asObserved(kept as any)]));
     t.match(readyOf(res), {
       reason: 'InvalidSpec',
       message: /^spec\.pod\.affinity is \d+ bytes as JSON: at most 16384$/,

@@ -13,28 +13,12 @@ import { MAX_ANNOTATIONS_BYTES, lastAppliedBytes } from '../../lib/budget.js';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { runHook } from '../../lib/operator.js';
 import { operators } from '../../main/operators.js';
-import { failingClient } from '../fixtures/app.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
-import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
+import { objectMap } from '../fixtures/requests.js';
 import { applied, sentBytes, storedPod } from '../fixtures/stored-objects.js';
-import { syncRequest, WORST_SETTINGS, WORST_SPECS, worstParent } from '../fixtures/worst.js';
+import { readyOf, WORST_SPECS, worstAnswer, worstParent } from '../fixtures/worst.js';
 
 const composites = operators.filter((d): d is CompositeHookDefinition => d.type === 'composite');
-
-function answer(def: CompositeHookDefinition, parent: ParentObject, children = {}): Promise<CompositeSyncResponse> {
-  const calls: string[] = [];
-  return runHook(def, 'sync', syncRequest(parent, children), {
-    now: FIXED_NOW,
-    settings: WORST_SETTINGS,
-    clients: { aws: async () => new FakeAws(), etcd: () => failingClient(calls, 'etcd') },
-    services: { kube: () => failingClient(calls, 'kube') },
-  });
-}
-
-const readyOf = (res: CompositeSyncResponse) =>
-  ((res.status as any)?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
 
 /** The children of `res` as the API server stores them once made (pods running, claims bound). */
 function stored(res: CompositeSyncResponse, parent: ParentObject): KubeObject[] {
@@ -62,11 +46,11 @@ function annotationBytes(child: KubeObject): number {
  */
 async function withPods(def: CompositeHookDefinition, parent: ParentObject) {
   let now = parent;
-  let res = await answer(def, now);
+  let res = await worstAnswer(def, now);
   for (let round = 0; round < 2 && !res.children.some((c) => c.kind === 'Pod'); round++) {
     const made = stored(res, now);
     now = { ...now, status: res.status } as ParentObject;
-    res = await answer(def, now, objectMap(made));
+    res = await worstAnswer(def, now, objectMap(made));
   }
   const children = stored(res, now);
   now = { ...now, status: res.status } as ParentObject;
