@@ -584,18 +584,18 @@ function withinAnswerBudget(
   return held(request, response, now, 'ChildTooLarge', copy);
 }
 
-/**
- * The children of an answer named in another namespace than their namespaced parent's (decorated object's), as
- * `namespace/name` (at most `limit`). Metacontroller fills only an empty namespace with the parent's (v4.17.2
- * applyNamespaceDefaults) and creates a desired child in the namespace it names, with its own rights: a child answered
- * in another namespace is an object made there, for whoever wrote what the hook answered from.
- */
 /** A value of an observed object as text for a message: JSON for what is not text (`String` throws on an object whose
  * own `toString` is not a function, which valid JSON can write). */
 function shown(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
 }
 
+/**
+ * The children of an answer named in another namespace than their namespaced parent's (decorated object's), as
+ * `namespace/name` (at most `limit`). Metacontroller fills only an empty namespace with the parent's (v4.17.2
+ * applyNamespaceDefaults) and creates a desired child in the namespace it names, with its own rights: a child answered
+ * in another namespace is an object made there, for whoever wrote what the hook answered from.
+ */
 export function childrenElsewhere(
   parent: { metadata?: { namespace?: unknown } } | null | undefined,
   children: readonly KubeObject[] | null | undefined,
