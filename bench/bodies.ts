@@ -12,6 +12,7 @@ import { operators as hooks } from '../main/operators.js';
 import { MAX_SIZES, memcachedSync, mysqlSync, podsetSync } from '../test/fixtures/hooks.js';
 import type { CompositeSyncRequest, KubeObject } from '../lib/metacontroller.js';
 import { objectMap, request, root } from '../test/fixtures/requests.js';
+import { serviceAccountVolume } from '../test/fixtures/stored-objects.js';
 
 /**
  * The spec as Metacontroller sends it: the API server has filled in the CRD's defaults (generated from the same
@@ -182,24 +183,7 @@ function podSpecStored(spec: Record<string, any>, name: string): Record<string, 
       { effect: 'NoExecute', key: 'node.kubernetes.io/not-ready', operator: 'Exists', tolerationSeconds: 300 },
       { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 300 },
     ],
-    volumes: [
-      ...(spec['volumes'] ?? []),
-      {
-        name: volume,
-        projected: {
-          defaultMode: 420,
-          sources: [
-            { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-            { configMap: { items: [{ key: 'ca.crt', path: 'ca.crt' }], name: 'kube-root-ca.crt' } },
-            {
-              downwardAPI: {
-                items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }],
-              },
-            },
-          ],
-        },
-      },
-    ],
+    volumes: [...(spec['volumes'] ?? []), serviceAccountVolume(volume)],
   };
 }
 
