@@ -263,8 +263,22 @@ export interface ConditionEventRules {
 }
 
 /**
+ * The reasons the framework itself holds an answer for, whatever the kind (lib/operator.ts: children over the kind's
+ * budget, a child the API server would refuse for its annotations, a child outside a namespaced parent's namespace, a
+ * status over its bound): each is a Warning for every kind that tells Events, so `kubectl describe` says why nothing
+ * is made, without each operator naming them.
+ */
+export const FRAMEWORK_WARNINGS: ReadonlySet<string> = new Set([
+  'AnswerTooLarge',
+  'ChildTooLarge',
+  'ChildOutsideNamespace',
+  'StatusTooLarge',
+]);
+
+/**
  * The events a new status says: each condition whose reason (or status) differs from the one in the parent's
- * current status, when that reason is one the rules name. The same status fed back says nothing.
+ * current status, when that reason is one the rules name (or one of FRAMEWORK_WARNINGS). The same status fed back
+ * says nothing.
  */
 export function conditionEvents(parent: ParentObject, status: unknown, rules: ConditionEventRules): EventSpec[] {
   const before = previousConditions(parent.status);
@@ -273,7 +287,7 @@ export function conditionEvents(parent: ParentObject, status: unknown, rules: Co
     const prev = before.find((p) => p.type === c.type);
     if (prev && prev.reason === c.reason && prev.status === c.status) continue;
     const reason = typeof c.reason === 'string' ? c.reason : '';
-    const warning = rules.warnings.has(reason) && c.status !== 'True';
+    const warning = (rules.warnings.has(reason) || FRAMEWORK_WARNINGS.has(reason)) && c.status !== 'True';
     if (!warning && !rules.normals?.has(reason)) continue;
     // Two conditions that take the same reason at once (Ready and Synced) are one occurrence.
     if (out.some((e) => e.reason === reason)) continue;

@@ -171,6 +171,24 @@ t.test(
   },
 );
 
+t.test(
+  'conditionEvents: a reason the framework holds an answer for is a Warning for every kind, named in its rules or not',
+  async (t) => {
+    const rules = { action: 'Reconcile', warnings: new Set(['PodNameTaken']) };
+    for (const reason of ['AnswerTooLarge', 'ChildTooLarge', 'ChildOutsideNamespace', 'StatusTooLarge']) {
+      const status = { conditions: [{ type: 'Ready', status: 'False', reason, message: `held: ${reason}` }] };
+      t.match(
+        conditionEvents(parentOf('PodSet'), status, rules),
+        [{ type: 'Warning', reason, note: `Ready: held: ${reason}`, subject: 'Ready' }],
+        reason,
+      );
+      t.same(conditionEvents(parentOf('PodSet', status), status, rules), [], `${reason} fed back: nothing`);
+    }
+    const other = { conditions: [{ type: 'Ready', status: 'False', reason: 'Progressing', message: 'rolling' }] };
+    t.same(conditionEvents(parentOf('PodSet'), other, rules), [], 'a reason neither names: nothing');
+  },
+);
+
 // --- Through the server ---------------------------------------------------------------------------------------
 
 const cluster = clusterOf(etcdParent({}), etcdParent({}).spec as any);
