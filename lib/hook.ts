@@ -208,8 +208,22 @@ export function conditionsFor(parent: ParentObject, inputs: ConditionInput[], no
 }
 
 /**
+ * Conditions for an answer that changes nothing (a spec refused, an answer held): `inputs` as conditionsFor builds
+ * them, then every other condition of the current status as it is (the first of each type), so that what still holds
+ * of the children kept (Available while the members serve, Upgrading) is not dropped by a refusal that leaves them
+ * running.
+ */
+export function conditionsKeepingOthers(parent: ParentObject, inputs: ConditionInput[], now: Date) {
+  const built = conditionsFor(parent, inputs, now);
+  const types = new Set<string>(built.map((c) => c.type));
+  const others = previousConditions(parent.status).filter((c) => !types.has(c.type) && types.add(c.type));
+  return [...built, ...others];
+}
+
+/**
  * The answer to a spec that fails validation: every observed child returned as it is (nothing is deleted or
- * changed), the rest of the status kept, and Ready=False with reason InvalidSpec saying what is wrong.
+ * changed), the rest of the status kept (its other conditions among it: conditionsKeepingOthers), and Ready=False with
+ * reason InvalidSpec saying what is wrong.
  */
 export function invalidSpecResponse(
   request: CompositeSyncRequest,
@@ -218,7 +232,7 @@ export function invalidSpecResponse(
   otherConditions: ConditionInput[] = [],
 ): CompositeSyncResponse {
   const parent = request.parent;
-  const conditions = conditionsFor(
+  const conditions = conditionsKeepingOthers(
     parent,
     [{ type: 'Ready', status: false, reason: 'InvalidSpec', message }, ...otherConditions],
     now,

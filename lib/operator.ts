@@ -19,6 +19,7 @@ import { isHookFailure, RETRY_SECONDS, TemporaryError, type HookFailure } from '
 import { NO_EVENTS, withEvents, type ConditionEventRules, type EventSpec } from './events.js';
 import {
   conditionsFor,
+  conditionsKeepingOthers,
   currentStatus,
   invalidSpecResponse,
   type CompositeHookDefinition,
@@ -646,7 +647,7 @@ function held(
   const answer: CompositeSyncResponse = {
     status: {
       ...currentStatus(parent),
-      conditions: conditionsFor(parent, [{ type: 'Ready', status: false, reason, message }], now),
+      conditions: conditionsKeepingOthers(parent, [{ type: 'Ready', status: false, reason, message }], now),
     },
     children: allObserved(request.children).map(keepObserved),
     resyncAfterSeconds: RETRY_SECONDS.failure,

@@ -1667,16 +1667,12 @@ function replicationCondition(members: MemberState[], size: number, primary: str
 
 /**
  * An invalid spec changes nothing: children kept as they are, the rest of the status kept, and the last
- * conditions other than Ready (Available, Progressing, ...) kept as they were, beside Ready=False InvalidSpec.
+ * conditions other than Ready (Available, Progressing, ...) kept as they were, beside Ready=False InvalidSpec (lib/hook.ts
+ * invalidSpecResponse), and the record of the versions that ran.
  */
 export function invalid(request: CompositeSyncRequest, message: string, now: Date): CompositeSyncResponse {
   const res = invalidSpecResponse(request, message, now);
   const status = res.status as Status;
-  const before = (request.parent.status as Status | undefined)?.['conditions'];
-  if (Array.isArray(before)) {
-    const kept = before.filter((c) => c && typeof c === 'object' && (c as { type?: unknown }).type !== 'Ready');
-    status['conditions'] = [...(status['conditions'] as unknown[]), ...kept];
-  }
   // The record of what ran goes on while the spec is refused: the StatefulSet kept rolls on, and a member that starts
   // on a newer version now is the floor of every later spec, even once its pod waits on a pull or is gone.
   const pods = memberPods(request, namesOf(request.parent.metadata.name ?? '', legacyNames(request)));
