@@ -47,7 +47,13 @@ const LIMIT_MIB = 512;
 const BODY_LIMIT = 8 * 1024 * 1024;
 
 function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0; // the process is gone
+  }
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(text);
   return m ? Number(m[1]) / 1024 : 0;
 }
 
@@ -97,11 +103,17 @@ async function post(
   path: string,
   body: string,
 ): Promise<{ status: number; bytes: number; ready?: string }> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-  });
+  let res: Response;
+  try {
+    res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    });
+  } catch {
+    // The connection cut: the server died (its heap past the cap, on the rows without the budget). Status 0.
+    return { status: 0, bytes: 0 };
+  }
   const text = await res.text();
   if (res.status !== 200) return { status: res.status, bytes: text.length };
   const conditions = (JSON.parse(text).status?.conditions ?? []) as Array<{ type: string; reason?: string }>;
@@ -230,14 +242,21 @@ async function measure(
   for (const n of AT_ONCE) {
     const server = await start(env);
     if (n === 1) baselineMiB = status(server.proc.pid!, 'VmRSS');
+    // The high-water mark, read as it goes too: a server that dies (status 0) takes its own with it.
+    let sampled = 0;
+    const sampler = setInterval(() => (sampled = Math.max(sampled, status(server.proc.pid!, 'VmHWM'))), 20);
     const large = Promise.all(Array.from({ length: n }, () => post(server.port, path, body)));
     // The requests alongside arrive once the large ones hold the budget: they take their turns from the reserve.
     if (alongside.length) await new Promise((r) => setTimeout(r, 100));
     const [answers] = await Promise.all([large, Promise.all(alongside.map((b) => post(server.port, path, b)))]);
-    const peakMiB = status(server.proc.pid!, 'VmHWM');
+    clearInterval(sampler);
+    const peakMiB = Math.max(sampled, status(server.proc.pid!, 'VmHWM'));
     server.proc.kill();
     const statuses: Record<string, number> = {};
-    for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    for (const a of answers) {
+      const code = a.status === 0 ? 'died' : String(a.status);
+      statuses[code] = (statuses[code] ?? 0) + 1;
+    }
     atOnce[n] = { peakMiB, statuses };
     if (n === 1) {
       const answer = answers[0]!;
@@ -313,7 +332,7 @@ const table = [
   `| --- | --- | ---: | ---: | ---: | ${AT_ONCE.map(() => '---:').join(' | ')} | --- |`,
   ...rows.map(
     (r) =>
-      `| ${r.kind} | ${r.scenario} | ${r.budgetMiB === UNBOUNDED_MIB ? `${r.budgetMiB} (no bound)` : r.budgetMiB} | ${f(r.requestMiB)} | ${f(r.baselineMiB)} | ${AT_ONCE.map((n) => `${f(r.atOnce[n]!.peakMiB)}${n > 1 && counted(r.atOnce[n]!.statuses) !== '200' ? ` (${counted(r.atOnce[n]!.statuses)})` : ''}`).join(' | ')} | ${r.one.status} ${r.one.ready ?? ''}, ${f(r.one.answerKiB)} KiB |`,
+      `| ${r.kind} | ${r.scenario} | ${r.budgetMiB === UNBOUNDED_MIB ? `${r.budgetMiB} (no bound)` : r.budgetMiB} | ${f(r.requestMiB)} | ${f(r.baselineMiB)} | ${AT_ONCE.map((n) => `${f(r.atOnce[n]!.peakMiB)}${n > 1 && counted(r.atOnce[n]!.statuses) !== '200' ? ` (${counted(r.atOnce[n]!.statuses)})` : ''}`).join(' | ')} | ${r.one.status === 0 ? 'died' : r.one.status} ${r.one.ready ?? ''}, ${f(r.one.answerKiB)} KiB |`,
   ),
 ].join('\n');
 // The bound is what the budget holds; the rows without it are the comparison.
