@@ -14,7 +14,7 @@ import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import '../../main/operators.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
+import { NS, relatedFor, rulesOf, shopMysqlSecret } from '../fixtures/held-names.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 
 /** The EtcdCluster `name`, running three members, made an hour before the other parent. */
@@ -108,3 +108,74 @@ for (const [kind, def, name, spec, taken] of [
     },
   );
 }
+
+// The same for an S3 resource held for a MySQLCluster's Secret (S3 `payments`, spec.secretName `shop-mysql`;
+// MySQLCluster `shop`, made before it, holds Secret `shop-mysql`, its root and replication passwords): the S3
+// resource's status lost, then the Secret deleted by mistake. Customize sends MySQLCluster `shop` whatever the S3
+// resource's status (lib/holders.ts: the shape `<name>-mysql` makes it): the S3 resource must not make an IAM user and
+// key and answer Secret `shop-mysql` with them (the MySQLCluster's passwords could then never be put back under
+// their name).
+t.test(
+  'an S3 resource held for a MySQLCluster`s Secret, its status lost, makes no key and does not answer the Secret while it is gone for a moment',
+  async (t) => {
+    const { s3 } = await import('../../hooks/s3/index.js');
+    const { FakeAws } = await import('../fixtures/fake-aws.js');
+    const mysql = {
+      apiVersion: 'database.example.com/v1alpha1',
+      kind: 'MySQLCluster',
+      metadata: {
+        name: 'shop',
+        namespace: NS,
+        uid: 'uid-mysqlcluster-shop',
+        generation: 1,
+        creationTimestamp: '2020-01-01T00:00:00Z',
+      },
+      spec: { size: 3, version: '8.0' },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }] },
+    } as unknown as KubeObject;
+    const payments = (status?: unknown) =>
+      ({
+        controller: {},
+        parent: {
+          apiVersion: 'systek.no/v1',
+          kind: 'S3',
+          metadata: {
+            name: 'payments',
+            namespace: NS,
+            uid: 'uid-s3-payments',
+            generation: 1,
+            creationTimestamp: '2020-01-01T01:00:00Z',
+          },
+          spec: {
+            bucketName: 'shop-payments',
+            secretName: 'shop-mysql',
+            versioning: false,
+            encryption: { type: 'SSE-S3' },
+            publicAccessBlock: {},
+            deletionPolicy: 'Retain',
+            forceDelete: false,
+          },
+          ...(status ? { status } : {}),
+        },
+        children: { 'Secret.v1': {} },
+      }) as unknown as CompositeSyncRequest;
+    const aws = new FakeAws();
+    const run = async (req: CompositeSyncRequest, namespace: KubeObject[]) =>
+      runHook(
+        s3,
+        'sync',
+        { ...req, related: relatedFor(rulesOf(s3, req.parent), namespace) },
+        { now: FIXED_NOW, clients: { aws: async () => aws as never } },
+      );
+    const held = await run(payments(), [mysql, shopMysqlSecret(mysql)]);
+    t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
+    // The status lost, then the Secret deleted; MySQLCluster shop still exists and wants it.
+    t.same(aws.calls, [], 'no AWS call while held');
+    const res = await run(payments(), [mysql]);
+    t.notOk(
+      res.children.some((c) => c.kind === 'Secret' && c.metadata.name === 'shop-mysql'),
+      'the S3 resource does not answer Secret shop-mysql while MySQLCluster shop, made before it, exists and wants it',
+    );
+    t.same(aws.calls, [], `no AWS object is made meanwhile (made: ${JSON.stringify(aws.calls).slice(0, 300)})`);
+  },
+);
