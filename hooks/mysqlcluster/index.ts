@@ -15,6 +15,7 @@ import {
   customize,
   invalid,
   mysqlEvents,
+  namesNow,
   served,
   parentProblem,
   parser,
@@ -50,6 +51,7 @@ export const mysqlcluster = defineComposite({
   specProblem: versionProblem,
   parentProblem,
   childNames,
+  namesNow,
   // Made together with a parent made before it that wants its names, it yields when it never served.
   served,
   // The StatefulSet `<name>-mysql`, its Services `<name>-mysql`, `-mysql-read`, `-mysql-headless`, the Secret
