@@ -124,11 +124,9 @@ export function childAllowed(child: KubeObject, namespace: string, policy: Backu
 
 /**
  * The InvalidSpec answer of an EtcdBackup: lib/hook.ts invalidSpecResponse (the status kept, the condition said),
- * with only the observed children today's rules allow, each kept as it is. childAllowed reads the child as it is
- * stored, what it runs: not the configuration last applied, whose annotation is text the tenant may write on its own
- * children (trimmed to the child's identity, or to today's pod template, a kept child would be answered in that shape
- * and Metacontroller would leave every field it leaves out as it runs: a path into another namespace's prefix, a second
- * container, a host volume). A child with no pod template is kept. Pure: the same observed children, the same answer.
+ * with only the observed children today's rules allow, each kept as it is (childAllowed reads the form the answer
+ * keeps: the configuration last applied; a child with no pod template is kept). Pure: the same observed children, the
+ * same answer.
  */
 export function invalidBackup(
   request: CompositeSyncRequest,
@@ -141,7 +139,7 @@ export function invalidBackup(
   // A child with no pod template to read (the API server never stores a Job or CronJob without one) runs nothing
   // the hook can judge: kept, as on any doubt; one whose template runs what today's rules refuse is not.
   const children = allObserved(request.children)
-    .filter((child) => podSpecOf(child) === undefined || childAllowed(child, namespace, policy))
-    .map(keepObserved);
+    .map(keepObserved)
+    .filter((child) => podSpecOf(child) === undefined || childAllowed(child, namespace, policy));
   return { ...invalidSpecResponse(request, message, now), children };
 }
