@@ -12,6 +12,7 @@ import {
   allObserved,
   invalidSpecResponse,
   keepObserved,
+  parseImage,
   type CompositeSyncRequest,
   type CompositeSyncResponse,
   type KubeObject,
@@ -19,7 +20,7 @@ import {
 } from '../../lib/index.js';
 import { AWS_DIR, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import { dialledEndpointAllowed, s3TargetProblem, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
-import { TLS_DIR } from './sync.js';
+import { backupPodFixed, TLS_DIR } from './sync.js';
 
 /** The options of `metaops etcd-backup` a backup container is given (main/cli.ts OPTIONS, as it parses them). */
 const BACKUP_OPTIONS = {
@@ -48,25 +49,82 @@ function podSpecOf(child: KubeObject): Record<string, unknown> | undefined {
   return pod && typeof pod === 'object' && !Array.isArray(pod) ? (pod as Record<string, unknown>) : undefined;
 }
 
-const list = (v: unknown): unknown[] | undefined => (v === undefined ? [] : Array.isArray(v) ? v : undefined);
+const list = (v: unknown): unknown[] | undefined =>
+  v === undefined || v === null ? [] : Array.isArray(v) ? v : undefined;
 
 type Options = ReturnType<typeof parseArgs<{ options: typeof BACKUP_OPTIONS; strict: true }>>['values'];
 
-/** The pod spec, its one container `backup`, and that container's options as the CLI reads them; or undefined. */
-function backupCommand(child: KubeObject) {
-  const pod = podSpecOf(child);
-  const containers = list(pod?.['containers']);
-  if (!pod || containers?.length !== 1) return undefined;
-  if (['initContainers', 'ephemeralContainers'].some((f) => list(pod[f])?.length !== 0)) return undefined;
+/**
+ * Server defaults the API server writes into a pod template metaops gave without them (SetDefaults_PodSpec,
+ * SetDefaults_Container): a stored child carries them, and they run nothing else.
+ */
+const POD_DEFAULTS: Record<string, unknown> = {
+  terminationGracePeriodSeconds: 30,
+  dnsPolicy: 'ClusterFirst',
+  schedulerName: 'default-scheduler',
+  securityContext: {},
+};
+const CONTAINER_DEFAULTS: Record<string, (v: unknown) => boolean> = {
+  terminationMessagePath: (v) => v === '/dev/termination-log',
+  imagePullPolicy: (v) => v === 'Always' || v === 'IfNotPresent' || v === 'Never',
+  resources: (v) => isDeepStrictEqual(v, {}),
+};
+
+/** At most this many characters of a value read from a child go into a message (it is the tenant's text). */
+const SHOWN = 120;
+const clip = (text: string): string => (text.length > SHOWN ? `${text.slice(0, SHOWN - 3)}...` : text);
+/** A value as JSON, clipped (JSON.stringify of a value read from a request never throws: it is JSON). */
+const shown = (v: unknown): string => clip(JSON.stringify(v) ?? 'nothing');
+
+/**
+ * Why the pod spec or its backup container sets what today's child does not (a field metaops never writes, or one it
+ * writes with another value), or undefined. Each field is the observed one: what the pod runs.
+ */
+function fixedFieldsProblem(pod: Record<string, unknown>, container: Record<string, unknown>): string | undefined {
+  const fixed = backupPodFixed();
+  const podFixed: Record<string, unknown> = fixed.pod;
+  for (const key of Object.keys(pod)) {
+    if (['containers', 'initContainers', 'ephemeralContainers', 'volumes'].includes(key)) continue;
+    const value = pod[key];
+    if (Object.hasOwn(podFixed, key) && isDeepStrictEqual(value, podFixed[key])) continue;
+    if (Object.hasOwn(POD_DEFAULTS, key) && isDeepStrictEqual(value, POD_DEFAULTS[key])) continue;
+    return `its pod sets ${shown(key)} to ${shown(value)}, which metaops does not`;
+  }
+  const containerFixed: Record<string, unknown> = fixed.container;
+  for (const key of Object.keys(container)) {
+    if (['name', 'image', 'args', 'env', 'envFrom', 'volumeMounts'].includes(key)) continue;
+    const value = container[key];
+    if (Object.hasOwn(containerFixed, key) && isDeepStrictEqual(value, containerFixed[key])) continue;
+    if (Object.hasOwn(CONTAINER_DEFAULTS, key) && CONTAINER_DEFAULTS[key]!(value)) continue;
+    return `its container sets ${shown(key)} to ${shown(value)}, which metaops does not`;
+  }
+  for (const key of Object.keys(podFixed)) {
+    // securityContext and the rest: a pod without what metaops sets runs with less than it asks (DNS as the node has
+    // it; as root): not today's child.
+    if (!Object.hasOwn(pod, key)) return `its pod has no ${key}, which metaops sets`;
+  }
+  for (const key of Object.keys(containerFixed)) {
+    if (!Object.hasOwn(container, key)) return `its container has no ${key}, which metaops sets`;
+  }
+  return undefined;
+}
+
+/** The pod spec, its one container `backup`, and that container's options as the CLI reads them; or why not. */
+function backupCommand(pod: Record<string, unknown>) {
+  const containers = list(pod['containers']);
+  if (containers?.length !== 1) return { problem: 'its pod runs other containers than the backup one' };
+  if (['initContainers', 'ephemeralContainers'].some((f) => list(pod[f])?.length !== 0))
+    return { problem: 'its pod runs init or ephemeral containers' };
   const container = containers[0] as Record<string, unknown> | null;
   const args = container?.['args'];
-  if (container?.['name'] !== 'backup' || !Array.isArray(args) || args[0] !== 'etcd-backup') return undefined;
-  if (!args.every((a) => typeof a === 'string')) return undefined;
+  const notCli = { problem: 'its container does not run metaops etcd-backup with options the command reads' };
+  if (!container || typeof container !== 'object' || container['name'] !== 'backup') return notCli;
+  if (!Array.isArray(args) || args[0] !== 'etcd-backup' || !args.every((a) => typeof a === 'string')) return notCli;
   try {
     const values: Options = parseArgs({ args: args.slice(1), options: BACKUP_OPTIONS, strict: true }).values;
-    return { pod, container, values };
+    return { container, values };
   } catch {
-    return undefined;
+    return notCli;
   }
 }
 
@@ -81,32 +139,59 @@ function secretOf(pod: Record<string, unknown>, container: Record<string, unknow
   let awsSecret: string | null = null;
   for (const v of volumes as (Record<string, unknown> | null)[]) {
     const secret = v?.['secret'] as Record<string, unknown> | undefined;
-    const only = v !== null && Object.keys(v).every((k) => k === 'name' || k === 'secret');
+    const only = v !== null && typeof v === 'object' && Object.keys(v).every((k) => k === 'name' || k === 'secret');
     if (!only || typeof secret?.['secretName'] !== 'string') return undefined;
     if (v['name'] === 'aws') awsSecret = secret['secretName'];
     else if (v['name'] !== 'etcd-tls') return undefined;
   }
   const at: Record<string, string> = { aws: AWS_DIR, 'etcd-tls': TLS_DIR };
   const mounted = (mounts as (Record<string, unknown> | null)[]).every(
-    (m) => typeof m?.['name'] === 'string' && at[m['name']] !== undefined && m['mountPath'] === at[m['name']],
+    (m) =>
+      typeof m?.['name'] === 'string' &&
+      Object.hasOwn(at, m['name']) &&
+      m['mountPath'] === at[m['name']] &&
+      Object.keys(m).every((k) => k === 'name' || k === 'mountPath' || k === 'readOnly'),
   );
   return mounted ? awsSecret : undefined;
 }
 
+/** Why `seen` is no image of metaops's repository (`image`, the server's setting), or undefined. */
+function otherImage(seen: unknown, image: string): string | undefined {
+  const given = parseImage(image);
+  const ref = typeof seen === 'string' ? parseImage(seen) : undefined;
+  if (given && ref && ref.registry === given.registry && ref.repository === given.repository) return undefined;
+  return `its container runs image ${shown(seen)}, not metaops's ${image}`;
+}
+
 /**
- * Whether a backup child reaches only what today's rules allow namespace `namespace`: one container, `backup`, run
- * as `metaops etcd-backup` with options the CLI reads; its S3 path, credentials and endpoint pass s3TargetProblem;
- * every etcd endpoint passes dialledEndpointAllowed; its S3 access wired as s3Access wires it today (the Secret's
- * keys one by one, the instance metadata service off; no envFrom); no volume but the Secret's and the client TLS
- * Secret's. Anything not read as such is not shown allowed, and not kept.
+ * Why a backup child, as observed (what it runs: its live pod template, never the configuration last applied, which
+ * the tenant may write), runs what today's rules would not make for namespace `namespace`; undefined when it runs
+ * only that. Today's child: one container, `backup`, on this metaops's image (its repository: a tag or digest of
+ * another release of it runs the same command), running `metaops etcd-backup` with options the CLI reads; no init or
+ * ephemeral container; its S3 path, credentials and endpoint pass s3TargetProblem; every etcd endpoint passes
+ * dialledEndpointAllowed; its S3 access wired as s3Access wires it today (the Secret's keys one by one, the instance
+ * metadata service off; no envFrom); no volume but the Secret's and the client TLS Secret's; every other field of the
+ * pod and of its container as today's child sets it (or the API server's default of one it leaves out).
  */
-export function childAllowed(child: KubeObject, namespace: string, policy: BackupTenancy): boolean {
-  const command = backupCommand(child);
-  if (!command) return false;
-  const { pod, container, values } = command;
+export function childProblem(
+  child: KubeObject,
+  namespace: string,
+  policy: BackupTenancy,
+  image: string,
+): string | undefined {
+  const pod = podSpecOf(child);
+  if (!pod) return 'it has no pod template metaops can read';
+  const command = backupCommand(pod);
+  if (!command.values) return command.problem;
+  const { container, values } = command;
+  const other = otherImage(container['image'], image);
+  if (other) return other;
+  const fixed = fixedFieldsProblem(pod, container);
+  if (fixed) return fixed;
   const secret = secretOf(pod, container);
+  if (secret === undefined) return "its volumes are not only the S3 Secret's and the client TLS Secret's";
   const path = values['s3-path'];
-  if (secret === undefined || !path || !values.endpoints) return false;
+  if (!path || !values.endpoints) return 'its command names no S3 path or no etcd endpoint';
   const awsSecret = secret ?? undefined;
   const endpoint = values['s3-endpoint'];
   const access = s3Access({ awsSecret, endpoint, forcePathStyle: values['force-path-style'] });
@@ -115,18 +200,19 @@ export function childAllowed(child: KubeObject, namespace: string, policy: Backu
     (values['tls-dir'] === undefined || values['tls-dir'] === TLS_DIR) &&
     isDeepStrictEqual(list(container['env']), access.env) &&
     list(container['envFrom'])?.length === 0;
-  return (
-    wired &&
-    s3TargetProblem(namespace, { path, awsSecret, endpoint }, policy) === undefined &&
-    values.endpoints.split(',').every((e) => dialledEndpointAllowed(e, namespace, policy))
-  );
+  if (!wired) return "its S3 credentials are not wired as metaops wires them (the Secret's keys one by one)";
+  const s3 = s3TargetProblem(namespace, { path, awsSecret, endpoint }, policy);
+  if (s3) return clip(s3);
+  const far = values.endpoints.split(',').find((e) => !dialledEndpointAllowed(e, namespace, policy));
+  return far === undefined ? undefined : `it dials etcd at ${shown(far)}, which this namespace may not reach`;
 }
 
 /**
  * The InvalidSpec answer of an EtcdBackup: lib/hook.ts invalidSpecResponse (the status kept, the condition said),
- * with only the observed children today's rules allow, each kept as it is (childAllowed reads the form the answer
- * keeps: the configuration last applied; a child with no pod template is kept). Pure: the same observed children, the
- * same answer.
+ * with only the observed children today's rules allow, each kept as it is (keepObserved), judged by what it runs
+ * (childProblem reads the observed child, not the form the answer keeps: Metacontroller's apply leaves in place
+ * whatever its last-applied annotation, which the tenant may write, leaves out). The condition names each child not
+ * kept and why. Pure: the same observed children, the same answer.
  */
 export function invalidBackup(
   request: CompositeSyncRequest,
@@ -136,10 +222,17 @@ export function invalidBackup(
 ): CompositeSyncResponse {
   const namespace = request.parent.metadata.namespace ?? '';
   const policy = tenancyOf(hook.settings);
-  // A child with no pod template to read (the API server never stores a Job or CronJob without one) runs nothing
-  // the hook can judge: kept, as on any doubt; one whose template runs what today's rules refuse is not.
-  const children = allObserved(request.children)
-    .map(keepObserved)
-    .filter((child) => podSpecOf(child) === undefined || childAllowed(child, namespace, policy));
-  return { ...invalidSpecResponse(request, message, now), children };
+  const children: KubeObject[] = [];
+  const dropped: string[] = [];
+  for (const child of allObserved(request.children)) {
+    // A child with no pod template to read (the API server never stores a Job or CronJob without one) runs nothing
+    // the hook can judge: kept, as on any doubt. The rest is judged as observed.
+    const problem =
+      podSpecOf(child) === undefined ? undefined : childProblem(child, namespace, policy, hook.settings.image);
+    if (problem === undefined) children.push(keepObserved(child));
+    else dropped.push(`${child.kind} ${shown(child.metadata.name)} is not kept: ${problem}`);
+  }
+  // At most two children (a Job and a CronJob of its name) are observed; any more are named by count.
+  const said = dropped.slice(0, 2).join('; ') + (dropped.length > 2 ? `; and ${dropped.length - 2} more` : '');
+  return { ...invalidSpecResponse(request, dropped.length ? `${message}; ${said}` : message, now), children };
 }

@@ -166,32 +166,52 @@ function podTemplate(
     mounts.push({ name: 'etcd-tls', mountPath: TLS_DIR, readOnly: true });
     args.push('--tls-dir', TLS_DIR);
   }
+  const fixed = backupPodFixed();
   return {
     metadata: { labels: childLabels(APP, name, 'backup') },
     spec: {
-      restartPolicy: 'Never',
-      securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } },
+      restartPolicy: fixed.pod.restartPolicy,
+      securityContext: fixed.pod.securityContext,
       containers: [
         {
           name: 'backup',
           image,
-          command: METAOPS_CLI,
+          command: fixed.container.command,
           args,
           env: access.env,
           envFrom: access.envFrom,
           volumeMounts: mounts,
-          terminationMessagePolicy: 'File',
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ['ALL'] },
-          },
+          terminationMessagePolicy: fixed.container.terminationMessagePolicy,
+          securityContext: fixed.container.securityContext,
         },
       ],
       volumes,
+      dnsConfig: fixed.pod.dnsConfig,
+    },
+  };
+}
+
+/**
+ * The fields of a backup pod that no spec changes: the pod's and its one container's. A kept child is judged against
+ * them (refused.ts), so both read them from here. Fresh objects at each call (an answer is never shared).
+ */
+export function backupPodFixed() {
+  return {
+    pod: {
+      restartPolicy: 'Never',
+      securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } },
       // It dials S3 (or STS, a custom endpoint) by name: looked up as it is first (lib/names.ts). A running Job keeps
       // its template (the Jobs' update strategy is OnDelete); a CronJob's next Jobs take it.
       dnsConfig: podDnsConfig(),
+    },
+    container: {
+      command: [...METAOPS_CLI],
+      terminationMessagePolicy: 'File',
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      },
     },
   };
 }
