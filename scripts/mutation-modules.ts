@@ -410,7 +410,12 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     target: 85,
   },
   'hooks/etcdbackup/refused.ts': {
-    tests: ['test/etcdbackup/refused-spec-keeps-no-child-the-rules-would-refuse.test.ts'],
+    tests: [
+      'test/etcdbackup/refused-spec-keeps-no-child-the-rules-would-refuse.test.ts',
+      // Judged by what the child runs, every field of its pod (not its last-applied annotation).
+      'test/etcdbackup/refused-spec-judges-the-child-as-it-runs.test.ts',
+      'test/etcdbackup/refused-spec-judges-every-field-the-pod-runs.test.ts',
+    ],
     target: 85,
   },
   'hooks/etcdbackup/lineage.ts': {
