@@ -31,8 +31,6 @@ interface Namer {
   shapes: readonly NameShape[];
   /** Pods are judged by the kind's podNames (what it wants now), not its childNames (what it may ever take). */
   namesPods: boolean;
-  /** The names its answer makes now, from the parent alone (one naming scheme): childNames when not declared. */
-  namesNow?: (parent: ParentObject) => ChildName[];
 }
 
 const namers = new Map<string, Namer>();
@@ -47,7 +45,6 @@ export function registerChildNames(
   childNames: (parent: ParentObject) => ChildName[],
   shapes: readonly NameShape[],
   podNames?: PodNames,
-  namesNow?: (parent: ParentObject) => ChildName[],
 ): void {
   const apiVersion = `${resource.group}/${resource.version}`;
   namers.set(keyOf(apiVersion, resource.kind), {
@@ -57,7 +54,6 @@ export function registerChildNames(
     childNames,
     shapes: shapes.map((s) => ({ ...s })),
     namesPods: podNames !== undefined,
-    ...(namesNow ? { namesNow } : {}),
   });
   ordered = [...namers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, n]) => n);
 }
@@ -67,24 +63,11 @@ export function registerChildNames(
  * kind (a record of it holds nothing): its childNames, with its pods those its podNames want now.
  */
 export function holderWants(holder: KubeObject): ChildName[] | undefined {
-  return wantedBy(holder, false);
-}
-
-/**
- * The names a parent of a kind that declared child names makes now (lib/ownership.ts HolderJudge.wantsNow): its
- * kind's namesNow (one naming scheme, the one its status says), else its childNames; with its pods those its podNames
- * want now. Undefined for another kind.
- */
-export function holderWantsNow(holder: KubeObject): ChildName[] | undefined {
-  return wantedBy(holder, true);
-}
-
-function wantedBy(holder: KubeObject, now: boolean): ChildName[] | undefined {
   const namer = namers.get(keyOf(holder.apiVersion, holder.kind));
   const pods = podHolderWants(holder);
   if (!namer) return pods;
   if (!holder.metadata?.name) return [];
-  const names = ((now && namer.namesNow) || namer.childNames)(holder as ParentObject);
+  const names = namer.childNames(holder as ParentObject);
   return [...(namer.namesPods ? names.filter((n) => n.kind !== 'Pod') : names), ...(pods ?? [])];
 }
 
@@ -179,7 +162,7 @@ export function askedFor(parent: ParentObject, holder: HolderRef): 'always' | 'r
 
 /** How a parent of any kind judges the holders it recorded, at `now` (lib/ownership.ts HolderJudge). */
 export function holderJudge(now: Date): HolderJudge {
-  return { wants: holderWants, wantsNow: holderWantsNow, askedFor, now };
+  return { wants: holderWants, askedFor, now };
 }
 
 /** The shapes a kind declared (a test checks each of its childNames against them). */

@@ -42,14 +42,7 @@ import type {
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
-import {
-  holderJudge,
-  holderRules,
-  holderWants,
-  holderWantsNow,
-  registerChildNames,
-  type NameShape,
-} from './holders.js';
+import { holderJudge, holderRules, holderWants, registerChildNames, type NameShape } from './holders.js';
 import { guardAnswer, namedRules, type ChildName } from './ownership.js';
 import { registerPodNames } from './podholders.js';
 import type { SpecParser } from './spec.js';
@@ -121,13 +114,6 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * `<Kind>NameTaken` (lib/ownership.ts).
    */
   childNames?(parent: ParentObject): ChildName[];
-  /**
-   * The names the parent's answer makes now, judged from the parent alone (its spec and status): one naming scheme
-   * where childNames gives every scheme it may use (a kind that renamed its children asks for both). A parent made
-   * before another keeps a free one of these from it, records or not (lib/ownership.ts wantedByEarlier). Default
-   * childNames.
-   */
-  namesNow?(parent: ParentObject): ChildName[];
   /**
    * How the parent's children are named (lib/holders.ts NameShape): `<prefix><name><suffix>`, with an ordinal or not,
    * or a name the spec chooses; every non-pod name childNames gives has one (test/operators/name-shapes.test.ts). A
@@ -235,8 +221,7 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   // The kind's pod names, known to every parent of a kind that declares them (lib/podholders.ts).
   if (op.podNames) registerPodNames(op.resource, op.podNames);
   // The kind's child names and their shapes, known to every parent of a kind that declares them (lib/holders.ts).
-  if (op.childNames)
-    registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], op.podNames, op.namesNow?.bind(op));
+  if (op.childNames) registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], op.podNames);
   return {
     type: 'composite',
     ...baseOf(op),
@@ -261,7 +246,7 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         }
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;
-        const judge = op.judgesUnseenHolders ? { wants: holderWants, wantsNow: holderWantsNow } : holderJudge(now);
+        const judge = op.judgesUnseenHolders ? holderWants : holderJudge(now);
         const held = {
           ...(op.served ? { served: op.served.bind(op) } : {}),
           ...(op.independentChildren ? { independent: true } : {}),

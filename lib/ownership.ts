@@ -9,10 +9,7 @@
 // nothing (`heldForTakenNames`). A held parent remembers who held each name (status.heldBy): when the name is free
 // for a moment (its object deleted), it stays held while that holder still exists and wants the name, for the kinds
 // whose holders it can judge (`HolderWants`: a kind whose parents can want one name, such as two S3 resources
-// naming one secretName, asks customize for the parents of its kind and judges them by their childNames). A free
-// name is also kept from a parent, records or not (its status lost with a restore from a backup, written over), while
-// a parent made before it (an earlier creationTimestamp), which customize sends whatever the status, is not being
-// deleted, is not held itself, and wants the name now (`wantedByEarlier`): the first made keeps the name.
+// naming one secretName, asks customize for the parents of its kind and judges them by their childNames).
 import { conditionsFor, currentStatus } from './hook.js';
 import { previousConditions, type ConditionInput } from './conditions.js';
 import type {
@@ -183,24 +180,13 @@ export type HolderWants = (holder: KubeObject) => readonly ChildName[] | undefin
  */
 export interface HolderJudge {
   wants: HolderWants;
-  /**
-   * The names a parent's answer makes now, from the parent alone (its kind's namesNow: one naming scheme, not every
-   * one it may take): a parent made before the one judged keeps a free one of them (wantedByEarlier). Default `wants`.
-   */
-  wantsNow?: HolderWants;
   /** `always`: asked for whatever the status (not sent is gone); `recorded`: only as status.heldBy records it. */
   askedFor: (parent: ParentObject, holder: HolderRef) => 'always' | 'recorded' | undefined;
   now: Date;
 }
 
-/**
- * A judge of holders: a bare HolderWants, or its parts (a HolderJudge; or `wants` and `wantsNow` alone, for a caller
- * that judges the holders not sent itself).
- */
-export type HolderJudging = HolderWants | (Partial<HolderJudge> & { wants: HolderWants });
-
 /** The judge's parts: a bare HolderWants judges only the holders sent (a caller that judges the others itself). */
-function judgeOf(judge: HolderJudging | undefined): Partial<HolderJudge> {
+function judgeOf(judge: HolderWants | HolderJudge | undefined): Partial<HolderJudge> {
   return typeof judge === 'function' ? { wants: judge } : (judge ?? {});
 }
 
@@ -312,19 +298,19 @@ export function takenNames(
   request: CompositeSyncRequest,
   wanted: readonly ChildName[],
   ours?: (child: ChildName, obj: KubeObject) => boolean,
-  wants?: HolderJudging,
+  wants?: HolderWants | HolderJudge,
 ): TakenName[] {
   const parent = request.parent;
   const namespace = parent.metadata.namespace ?? '';
-  const free = freeNameJudge(request, judgeOf(wants));
+  const judge = judgeOf(wants);
+  const records = judge.wants ? heldRecordsOf(parent) : [];
   const taken: TakenName[] = [];
   for (const child of wanted) {
     const obj = observedNamed(request.related, child.kind, child.apiVersion, child.name, namespace);
     if (!obj) {
-      const held = observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)
-        ? undefined
-        : free(child);
-      if (held) taken.push(held);
+      const held = records.length > 0 ? stillHeld(request, child, records, judge) : undefined;
+      if (held && !observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace))
+        taken.push(held);
       continue;
     }
     if (observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)) continue;
@@ -341,93 +327,6 @@ export function takenNames(
     });
   }
   return taken;
-}
-
-/**
- * Who keeps a name no object of which is observed: the holder the parent's status records, while it still exists and
- * wants it (stillHeld), else a parent made before this one that wants it now (wantedByEarlier). Undefined: the name is
- * free. Without a judge, every such name is free. The earlier parents are found once, when a first name needs them.
- */
-function freeNameJudge(
-  request: CompositeSyncRequest,
-  judge: Partial<HolderJudge>,
-): (child: ChildName) => TakenName | undefined {
-  const { wants } = judge;
-  if (!wants) return () => undefined;
-  const records = heldRecordsOf(request.parent);
-  let earlier: EarlierParent[] | undefined;
-  return (child) => {
-    const held = records.length > 0 ? stillHeld(request, child, records, judge) : undefined;
-    if (held) return held;
-    earlier ??= earlierParents(request, judge.wantsNow ?? wants);
-    return wantedByEarlier(request.parent, child, earlier);
-  };
-}
-
-/** A parent made before the one judged, and the names its answer makes now (nameKey). */
-interface EarlierParent {
-  parent: KubeObject;
-  names: ReadonlySet<string>;
-}
-
-/** Whether a parent says it is held for names (status.heldBy, or Ready `<Kind>NameTaken` / `NameReleasing`). */
-function isHeld(parent: KubeObject): boolean {
-  if (heldRecordsOf(parent as ParentObject).length > 0) return true;
-  const ready = previousConditions(parent['status']).find((c) => c.type === 'Ready');
-  return typeof ready?.reason === 'string' && /Name(Taken|Releasing)$/.test(ready.reason);
-}
-
-/**
- * The related objects that keep a free name from `request.parent` whatever its status records: parents of a kind
- * `wantsNow` judges, in the parent's namespace, made before it (an earlier creationTimestamp: parents made in the same
- * second are judged by wantedByFirst and the yield), not being deleted, and not held themselves. A held parent makes
- * none of its free names (its answer keeps what it has), so it keeps none from another: were it to, parents each held
- * for a name the next serves would wait for each other in a circle, for good. Judged by the names its answer makes now
- * (wantsNow: one naming scheme, the one its status says), not every name it may take: a Memcached serving under
- * `<name>-memcached` keeps no Service `<name>` from an EtcdCluster made after it. Customize sends the parents whose
- * children can take the parent's names whatever its status (lib/holders.ts holderRules), so this depends on no record
- * the parent may have lost. At most the related objects customize asked for; each one's names computed once.
- */
-function earlierParents(request: CompositeSyncRequest, wantsNow: HolderWants): EarlierParent[] {
-  const parent = request.parent;
-  const namespace = parent.metadata.namespace ?? '';
-  const time = (o: KubeObject) => {
-    const v = (o.metadata as { creationTimestamp?: unknown }).creationTimestamp;
-    return typeof v === 'string' ? Date.parse(v) : NaN;
-  };
-  const made = time(parent);
-  if (!Number.isFinite(made)) return [];
-  const out: EarlierParent[] = [];
-  for (const h of allObserved(request.related)) {
-    const { name, uid } = h.metadata;
-    if (!name || !uid || uid === parent.metadata.uid || h.metadata.deletionTimestamp) continue;
-    if ((h.metadata.namespace ?? '') !== namespace || !(time(h) < made)) continue;
-    const names = wantsNow(h);
-    if (names === undefined || names.length === 0 || isHeld(h)) continue;
-    out.push({ parent: h, names: new Set(names.map(nameKey)) });
-  }
-  return out;
-}
-
-/**
- * A name free now (no object of it is observed) that a parent made before this one wants (earlierParents): this
- * parent does not take it, whatever its own status records. Not recorded in status.heldBy (no `ref`): it is judged
- * again at each sync from the related objects, the same observed state giving the same answer, and lets go as soon as
- * that parent no longer wants the name, is deleted, or is held itself.
- */
-function wantedByEarlier(
-  parent: ParentObject,
-  child: ChildName,
-  earlier: readonly EarlierParent[],
-): TakenName | undefined {
-  const key = nameKey(child);
-  const first = earlier.find((e) => e.names.has(key));
-  if (!first) return undefined;
-  const what = String(parent['kind'] ?? 'parent');
-  return {
-    child,
-    holder: `${parentText(first.parent)}, made before this ${what}, which wants it (no object holds the name now: it makes it again, or has not made it yet)`,
-  };
 }
 
 /** Taken names listed in a condition message, at most this many (a PodSet may want a thousand pods). */
@@ -733,7 +632,7 @@ export function heldForTakenNames(
 export function takenIn(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  wants?: HolderJudging,
+  wants?: HolderWants | HolderJudge,
 ): TakenName[] {
   if (!request.related) return [];
   // The hook's own children: each with its kind and name (what else an answer may hold names nothing).
@@ -794,7 +693,7 @@ export function guardAnswer(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
   now: Date,
-  wants?: HolderJudging,
+  wants?: HolderWants | HolderJudge,
   options: {
     /** HeldOptions.served: what the parent holds of value, when it says (else it never yields). */
     served?: (request: CompositeSyncRequest) => string | undefined;

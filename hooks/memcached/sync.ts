@@ -166,19 +166,6 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
   return parentNameProblem(parent.metadata.name ?? '', [service]);
 }
 
-/**
- * The names a Memcached's answer makes now, from the Memcached alone (lib/operator.ts namesNow): the Deployment and one
- * Service, `<name>` when its status records that one (a Memcached from before the suffix), else `<name>-memcached`.
- */
-export function namesNow(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name!;
-  const legacy = currentStatus(parent)['serviceName'] === serviceName(name, true);
-  return [
-    { apiVersion: 'apps/v1', kind: 'Deployment', name },
-    { apiVersion: 'v1', kind: 'Service', name: serviceName(name, legacy) },
-  ];
-}
-
 /** Every name a Memcached's children may take (either Service name). */
 export function childNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name!;

@@ -15,7 +15,6 @@ import {
   customize,
   invalid,
   mysqlEvents,
-  namesNow,
   served,
   parentProblem,
   parser,
@@ -51,7 +50,6 @@ export const mysqlcluster = defineComposite({
   specProblem: versionProblem,
   parentProblem,
   childNames,
-  namesNow,
   // Made together with a parent made before it that wants its names, it yields when it never served.
   served,
   // The StatefulSet `<name>-mysql`, its Services `<name>-mysql`, `-mysql-read`, `-mysql-headless`, the Secret

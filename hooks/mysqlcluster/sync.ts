@@ -1728,31 +1728,18 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
  */
 export function childNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name!;
-  return [...namesOfScheme(namesOf(name)), ...namesOfScheme(namesOf(name, true)), secretName(name)];
-}
-
-/**
- * The names a cluster's answer makes now, from the cluster alone (lib/operator.ts namesNow): one naming scheme, the one
- * before the suffixes when its status.writeService records it, else today's, and the Secret.
- */
-export function namesNow(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name!;
-  const legacy = currentStatus(parent)['writeService'] === namesOf(name, true).client;
-  return [...namesOfScheme(namesOf(name, legacy)), secretName(name)];
-}
-
-/** The StatefulSet, Services, member pods and data volumes of one naming scheme. */
-function namesOfScheme(n: ReturnType<typeof namesOf>): ChildName[] {
-  const out: ChildName[] = [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet }];
-  for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
-  for (let i = 0; i < MAX_SIZE; i++) {
-    out.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
-    out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
+  const out: ChildName[] = [];
+  for (const n of [namesOf(name), namesOf(name, true)]) {
+    out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
+    for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
+    for (let i = 0; i < MAX_SIZE; i++) {
+      out.push({ apiVersion: 'v1', kind: 'Pod', name: n.member(i) });
+      out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
+    }
   }
+  out.push({ apiVersion: 'v1', kind: 'Secret', name: namesOf(name).secret });
   return out;
 }
-
-const secretName = (name: string): ChildName => ({ apiVersion: 'v1', kind: 'Secret', name: namesOf(name).secret });
 
 /**
  * Events beside the conditions' (lib/events.ts): the StatefulSet created and scaled, read from the observed

@@ -41,7 +41,6 @@ import {
   type TakenName,
   withoutHeldRecords,
   holderWants as namesHolderWants,
-  holderWantsNow,
 } from '../../lib/index.js';
 import {
   AwsError,
@@ -602,7 +601,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
   // A Secret of that name another owner holds is never taken, and no key is made or rotated for it.
   // A name free for a moment whose holder (remembered in status.heldBy) still exists and wants it is still taken.
   const wanted: ChildName = { apiVersion: 'v1', kind: 'Secret', name: wantedSecret };
-  const taken = takenNames(request, [wanted], undefined, { wants: holderWants, wantsNow: holderWantsNow });
+  const taken = takenNames(request, [wanted], undefined, holderWants);
   // A recorded holder the related objects do not show: AWS says whether it still exists.
   if (taken.length === 0) {
     try {
