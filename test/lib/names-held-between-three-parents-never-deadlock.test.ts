@@ -54,7 +54,7 @@ const answerFor = (p: ParentObject): CompositeSyncResponse => ({
 
 /** One sync of `p` among `parents` and the Services `services`. */
 function sync(p: ParentObject, parents: ParentObject[], services: KubeObject[]): CompositeSyncResponse {
-  const own = (s: KubeObject) => s.metadata.ownerReferences?.[0]?.uid === p.metadata.uid;
+  const own = (s: KubeObject) => (s.metadata as any).ownerReferences?.[0]?.uid === p.metadata.uid;
   const request: CompositeSyncRequest = {
     controller: {},
     parent: p,
