@@ -28,6 +28,8 @@ interface Namer {
   apiVersion: string;
   resource: string;
   childNames: (parent: ParentObject) => ChildName[];
+  /** The names its answer makes now (CompositeOperator.currentNames), when they are fewer than childNames. */
+  currentNames?: (parent: ParentObject) => ChildName[];
   shapes: readonly NameShape[];
   /** Pods are judged by the kind's podNames (what it wants now), not its childNames (what it may ever take). */
   namesPods: boolean;
@@ -45,6 +47,7 @@ export function registerChildNames(
   childNames: (parent: ParentObject) => ChildName[],
   shapes: readonly NameShape[],
   podNames?: PodNames,
+  currentNames?: (parent: ParentObject) => ChildName[],
 ): void {
   const apiVersion = `${resource.group}/${resource.version}`;
   namers.set(keyOf(apiVersion, resource.kind), {
@@ -52,6 +55,7 @@ export function registerChildNames(
     apiVersion,
     resource: resource.plural,
     childNames,
+    ...(currentNames ? { currentNames } : {}),
     shapes: shapes.map((s) => ({ ...s })),
     namesPods: podNames !== undefined,
   });
@@ -60,14 +64,17 @@ export function registerChildNames(
 
 /**
  * The names a holder of a kind that declared child names wants (lib/ownership.ts HolderWants), undefined for another
- * kind (a record of it holds nothing): its childNames, with its pods those its podNames want now.
+ * kind (a record of it holds nothing): the names its answer makes now (its kind's currentNames, else its childNames),
+ * with its pods those its podNames want now. Not every name it may ever take: a parent of a kind that kept a naming
+ * from before a suffix, serving under the suffixed name, does not want the unsuffixed one, and a parent of another
+ * kind made after it that wants that name takes it.
  */
 export function holderWants(holder: KubeObject): ChildName[] | undefined {
   const namer = namers.get(keyOf(holder.apiVersion, holder.kind));
   const pods = podHolderWants(holder);
   if (!namer) return pods;
   if (!holder.metadata?.name) return [];
-  const names = namer.childNames(holder as ParentObject);
+  const names = (namer.currentNames ?? namer.childNames)(holder as ParentObject);
   return [...(namer.namesPods ? names.filter((n) => n.kind !== 'Pod') : names), ...(pods ?? [])];
 }
 

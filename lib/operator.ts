@@ -115,6 +115,15 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    */
   childNames?(parent: ParentObject): ChildName[];
   /**
+   * The names the parent's answer makes now, read from its object as stored (spec and status: a parent of another
+   * kind sees no children of it), pods left to podNames: a kind whose childNames list names it may take besides the
+   * ones it uses (a naming kept for parents made before a suffix) says which of them it uses. A parent of another kind
+   * judges a holder, or a parent made before it, by these (lib/holders.ts holderWants): never by a name the holder's
+   * answer does not make, which would keep that name from every parent made after it for good. Without it,
+   * childNames.
+   */
+  currentNames?(parent: ParentObject): ChildName[];
+  /**
    * How the parent's children are named (lib/holders.ts NameShape): `<prefix><name><suffix>`, with an ordinal or not,
    * or a name the spec chooses; every non-pod name childNames gives has one (test/operators/name-shapes.test.ts). A
    * parent of any kind held for one of its names finds this kind's parent that holds it by name (customize), remembers
@@ -221,7 +230,8 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   // The kind's pod names, known to every parent of a kind that declares them (lib/podholders.ts).
   if (op.podNames) registerPodNames(op.resource, op.podNames);
   // The kind's child names and their shapes, known to every parent of a kind that declares them (lib/holders.ts).
-  if (op.childNames) registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], op.podNames);
+  if (op.childNames)
+    registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], op.podNames, op.currentNames?.bind(op));
   return {
     type: 'composite',
     ...baseOf(op),

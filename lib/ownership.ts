@@ -9,7 +9,11 @@
 // nothing (`heldForTakenNames`). A held parent remembers who held each name (status.heldBy): when the name is free
 // for a moment (its object deleted), it stays held while that holder still exists and wants the name, for the kinds
 // whose holders it can judge (`HolderWants`: a kind whose parents can want one name, such as two S3 resources
-// naming one secretName, asks customize for the parents of its kind and judges them by their childNames).
+// naming one secretName, asks customize for the parents of its kind and judges them by what their answers make now).
+// A free name is also kept from a parent whose status holds no record (lost, or never written), while a parent made
+// before it, sent by customize, not held itself, makes the name (`keptByEarlier`): the first made keeps the name. A
+// parent held for names (`<Kind>NameTaken`) creates nothing, so it keeps no free name from anyone, recorded or not:
+// held parents never wait for one another in a circle.
 import { conditionsFor, currentStatus } from './hook.js';
 import { previousConditions, type ConditionInput } from './conditions.js';
 import type {
@@ -192,7 +196,8 @@ function judgeOf(judge: HolderWants | HolderJudge | undefined): Partial<HolderJu
 
 /**
  * A name free now that the parent's status records as held by another owner that still exists (among the related
- * objects, the same UID, not being deleted) and still wants it (`wants`).
+ * objects, the same UID, not being deleted), still wants it (`wants`), and is not held for names itself (it would not
+ * make the name again while held) unless the parent yields to it (keepsNothing).
  */
 function stillHeld(
   request: CompositeSyncRequest,
@@ -204,14 +209,14 @@ function stillHeld(
   if (!wants) return undefined;
   const namespace = request.parent.metadata.namespace ?? '';
   const same = (a: ChildName, b: ChildName) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.name === b.name;
-  for (const { child: recorded, holder, unseenSince } of records) {
+  for (const { child: recorded, holder, unseenSince, yieldsTo: yielded } of records) {
     if (!same(recorded, child) || holder.uid === request.parent.metadata.uid) continue;
     const obj = observedNamed(request.related, holder.kind, holder.apiVersion, holder.name, namespace);
     const judged = obj ? wants(obj) : undefined;
     if (obj && judged !== undefined) {
       if (obj.metadata.uid !== holder.uid || obj.metadata.deletionTimestamp) continue;
       if (!judged.some((c) => same(c, child))) continue;
-      if (releasedTo(obj, request.parent)) continue;
+      if (releasedTo(obj, request.parent) || keepsNothing(obj, yielded)) continue;
       return {
         child,
         holder: `${holder.kind} ${holder.name} (uid ${holder.uid}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
@@ -229,7 +234,7 @@ function stillHeld(
       if (unseen) return unseen;
       continue;
     }
-    if (releasedTo(parent, request.parent)) continue;
+    if (releasedTo(parent, request.parent) || keepsNothing(parent, yielded)) continue;
     return {
       child,
       holder: `${holder.kind} ${holder.name} (uid ${holder.uid}) of ${parent.kind} ${parent.metadata.name} (uid ${String(parent.metadata.uid)}), which still exists and wants it (the ${child.kind} is gone for a moment: it makes it again)`,
@@ -292,7 +297,8 @@ function wantingParent(
  * related objects customize asked for) that is not the parent's. The parent's own are those observed as its
  * children, those whose controller reference is the parent's UID, and those `ours` accepts (objects another of the
  * parent's children makes, such as a StatefulSet's pods). Names not seen at all are free, unless the parent's status
- * records them as held by an owner that still exists and wants them (`wants` judges the holder: stillHeld).
+ * records them as held by an owner that still exists and wants them (`wants` judges the holder: stillHeld), or a
+ * parent made before this one makes them, records or not (keptByEarlier).
  */
 export function takenNames(
   request: CompositeSyncRequest,
@@ -304,13 +310,18 @@ export function takenNames(
   const namespace = parent.metadata.namespace ?? '';
   const judge = judgeOf(wants);
   const records = judge.wants ? heldRecordsOf(parent) : [];
+  let earlier: readonly EarlierParent[] | undefined;
   const taken: TakenName[] = [];
   for (const child of wanted) {
     const obj = observedNamed(request.related, child.kind, child.apiVersion, child.name, namespace);
     if (!obj) {
-      const held = records.length > 0 ? stillHeld(request, child, records, judge) : undefined;
-      if (held && !observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace))
-        taken.push(held);
+      if (!judge.wants || observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace))
+        continue;
+      earlier ??= earlierParents(request, judge.wants);
+      const held =
+        (records.length > 0 ? stillHeld(request, child, records, judge) : undefined) ??
+        keptByEarlier(parent, child, earlier);
+      if (held) taken.push(held);
       continue;
     }
     if (observedNamed(request.children, child.kind, child.apiVersion, child.name, namespace)) continue;
@@ -327,6 +338,85 @@ export function takenNames(
     });
   }
   return taken;
+}
+
+/**
+ * Whether a parent's own status says it is held for names another owner holds (Ready=False `<Kind>NameTaken`): it
+ * creates nothing meanwhile, so a free name it wants keeps nobody else from it (keptByEarlier, stillHeld). Otherwise
+ * parents each held for a name the next one makes, the last wanting a name the first never made, would wait for one
+ * another for good. One that waits for names released to it (`<Kind>NameReleasing`) makes them once they are free,
+ * and keeps them.
+ */
+function heldByNames(obj: KubeObject): boolean {
+  const ready = previousConditions(obj['status']).find((c) => c.type === 'Ready');
+  return ready?.status === 'False' && typeof ready.reason === 'string' && /NameTaken$/.test(ready.reason);
+}
+
+/**
+ * Whether a recorded holder held for names itself keeps nothing free from the parent (heldByNames), unless the parent
+ * yields to it (its record's yieldsTo names it): a parent that released its children to the first made waits for it,
+ * else it would take the names again, the first would be held by them and it would release them again, round after
+ * round.
+ */
+function keepsNothing(holder: KubeObject, yielded: HolderRef | undefined): boolean {
+  return heldByNames(holder) && yielded?.uid !== holder.metadata.uid;
+}
+
+/** A parent made before the one judged, and the names its answer makes now (nameKey). */
+interface EarlierParent {
+  parent: KubeObject;
+  ref: HolderRef;
+  names: ReadonlySet<string>;
+}
+
+/**
+ * The related parents that keep a free name from `request.parent` whatever its own status records (a status lost
+ * with a restore from a backup, written over, or a parent made while the name is free for a moment): of a kind
+ * `wants` judges, in the parent's namespace, made before it (firstMade: creationTimestamp, the same second the lower
+ * uid), not being deleted, and not held for names themselves (heldByNames). Each is judged by the names its answer
+ * makes now (lib/holders.ts holderWants: a kind's currentNames and its podNames, from its spec and status), never by
+ * every name its kind may take. Customize sends the parents whose children can take the parent's names whatever its
+ * status (lib/holders.ts holderRules): this does not depend on a record the parent may have lost. At most the related
+ * objects customize asked for; each one's names computed once a sync.
+ */
+function earlierParents(request: CompositeSyncRequest, wants: HolderWants): EarlierParent[] {
+  const parent = request.parent;
+  const namespace = parent.metadata.namespace ?? '';
+  const out: EarlierParent[] = [];
+  for (const h of allObserved(request.related)) {
+    const { name, uid } = h.metadata;
+    if (!name || !uid || uid === parent.metadata.uid || h.metadata.deletionTimestamp) continue;
+    if ((h.metadata.namespace ?? '') !== namespace || firstMade(parent, h) !== 'b' || heldByNames(h)) continue;
+    const names = wants(h);
+    if (!names || names.length === 0) continue;
+    out.push({
+      parent: h,
+      ref: { apiVersion: h.apiVersion, kind: h.kind, name, uid },
+      names: new Set(names.map(nameKey)),
+    });
+  }
+  return out;
+}
+
+/**
+ * A name free now (no object of it is observed) that a parent made before this one wants (earlierParents): the first
+ * made keeps it, and this parent does not take it, whatever its own status records. The holder recorded is that
+ * parent (status.heldBy): a parent made later that never served yields to it (heldForTakenNames).
+ */
+function keptByEarlier(
+  parent: ParentObject,
+  child: ChildName,
+  earlier: readonly EarlierParent[],
+): TakenName | undefined {
+  const key = nameKey(child);
+  const first = earlier.find((e) => e.names.has(key));
+  if (!first) return undefined;
+  const what = String(parent['kind'] ?? 'parent');
+  return {
+    child,
+    holder: `${parentText(first.parent)}, made before this ${what}, which wants it (no object holds the name now: gone for a moment, or not made yet)`,
+    ref: first.ref,
+  };
 }
 
 /** Taken names listed in a condition message, at most this many (a PodSet may want a thousand pods). */
@@ -518,13 +608,21 @@ function laterSide(
       },
     };
   // It says it yields to a first it holds something of (a child the first wants, or one the first is held by): the
-  // first waits for that; to a first it holds nothing of, there is nothing to say.
+  // first waits for that; to a first it holds nothing of, there is nothing to say. Once said, it keeps saying it while
+  // it yields to that first (its own status.heldBy): it released the names, and waits for that first even while the
+  // first is held for other names (stillHeld, keepsNothing), rather than take them again and release them again.
   const ours = new Set([request.parent.metadata.uid, ...allObserved(request.children).map((c) => c.metadata.uid)]);
+  const yielded = new Set(heldRecordsOf(request.parent).flatMap((r) => (r.yieldsTo ? [r.yieldsTo.uid] : [])));
   const told = new Set<KubeObject>();
   for (const h of before) {
     const wanted = childrenWantedBy(request, h, options.wants!);
     for (const c of wanted) released.add(c);
-    if (wanted.length > 0 || heldRecordsOf(h as ParentObject).some((r) => ours.has(r.holder.uid))) told.add(h);
+    if (
+      wanted.length > 0 ||
+      yielded.has(h.metadata.uid!) ||
+      heldRecordsOf(h as ParentObject).some((r) => ours.has(r.holder.uid))
+    )
+      told.add(h);
   }
   taken.forEach((t, i) => {
     const h = holders[i];

@@ -1,6 +1,6 @@
 import { type ConditionEventRules, defineComposite, namesBytes, serviceRule } from '../../lib/index.js';
 import { resource } from './schema.js';
-import { childNames, customize, memcachedEvents, nameProblem, parser, sync } from './sync.js';
+import { childNames, currentNames, customize, memcachedEvents, nameProblem, parser, sync } from './sync.js';
 
 /** Memcached condition reasons told as Warning events (lib/events.ts); created, scaled and failing pods: sync.ts. */
 export const MEMCACHED_EVENTS: ConditionEventRules = {
@@ -28,6 +28,8 @@ export const memcached = defineComposite({
     advice: 'shorten spec.image',
   },
   childNames,
+  // One of the two Service names, by its status (a parent of another kind judges it by what it makes now).
+  currentNames,
   // The Deployment `<name>`, the Service `<name>-memcached` (`<name>` before the suffix), lib/holders.ts: a parent
   // of another kind held for one of them judges this Memcached.
   nameShapes: [

@@ -177,6 +177,21 @@ export function childNames(parent: ParentObject): ChildName[] {
 }
 
 /**
+ * The names a Memcached's answer makes now, read from its stored object (a parent of another kind judges it by them,
+ * lib/holders.ts): the Deployment, and the one Service name it serves under. Its status.serviceName says which: the
+ * unsuffixed name only when it records it (a Memcached from before the suffix); a status lost makes a Memcached with
+ * no Service observed take the suffixed name (legacyNames), and so it is judged.
+ */
+export function currentNames(parent: ParentObject): ChildName[] {
+  const name = parent.metadata.name!;
+  const legacy = currentStatus(parent)['serviceName'] === serviceName(name, true);
+  return [
+    { apiVersion: 'apps/v1', kind: 'Deployment', name },
+    { apiVersion: 'v1', kind: 'Service', name: serviceName(name, legacy) },
+  ];
+}
+
+/**
  * Degraded (the Operator SDK sample's condition): True when pods fail (a container that crashes or whose image
  * cannot be pulled, a pod Failed and not yet replaced), when the Deployment cannot create its pods, or when its rollout passed its
  * progress deadline. The message names the pods and their reasons, never the kubelet's changing words.

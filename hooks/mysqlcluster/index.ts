@@ -12,7 +12,9 @@ import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js'
 import { MAX_SIZE, resource } from './schema.js';
 import {
   childNames,
+  currentNames,
   customize,
+  legacyByStatus,
   invalid,
   mysqlEvents,
   served,
@@ -50,6 +52,8 @@ export const mysqlcluster = defineComposite({
   specProblem: versionProblem,
   parentProblem,
   childNames,
+  // The names of the one naming it uses, by its status (a parent of another kind judges it by what it makes now).
+  currentNames,
   // Made together with a parent made before it that wants its names, it yields when it never served.
   served,
   // The StatefulSet `<name>-mysql`, its Services `<name>-mysql`, `-mysql-read`, `-mysql-headless`, the Secret
@@ -64,10 +68,11 @@ export const mysqlcluster = defineComposite({
     { apiVersion: 'v1', kind: 'Secret', suffix: '-mysql' },
   ],
   // Members are `<name>-mysql-<i>` (`<name>-<i>` before the `-mysql`), the ordinals below spec.size: a PodSet or an
-  // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts).
+  // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts), under the naming the cluster uses
+  // (its status.writeService says which).
   podNames: {
     suffixes: ['-mysql', ''],
-    wants: (holder) => ordinalPodNames(holder, ['-mysql', ''], MAX_SIZE),
+    wants: (holder) => ordinalPodNames(holder, [legacyByStatus(holder) ? '' : '-mysql'], MAX_SIZE),
   },
   invalidSpec: invalid,
   // The cluster domain members name each other in (the server's one setting, lib/names.ts).

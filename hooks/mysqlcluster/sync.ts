@@ -1742,6 +1742,31 @@ export function childNames(parent: ParentObject): ChildName[] {
 }
 
 /**
+ * Whether a stored MySQLCluster (a parent of another kind sees no children of it) uses the names from before the
+ * `-mysql` suffix: its status.writeService records them. A status lost makes a cluster with no child observed take
+ * the suffixed names (legacyNames), and so it is judged.
+ */
+export function legacyByStatus(parent: KubeObject): boolean {
+  const name = parent.metadata.name ?? '';
+  return currentStatus(parent as ParentObject)['writeService'] === namesOf(name, true).client;
+}
+
+/**
+ * The names a MySQLCluster's answer makes now, read from its stored object (a parent of another kind judges it by
+ * them, lib/holders.ts): the StatefulSet, its three Services and its data claims below spec.size under the one naming
+ * it uses (legacyByStatus), and its Secret. Its pods: podNames (index.ts), the same naming.
+ */
+export function currentNames(parent: ParentObject): ChildName[] {
+  const n = namesOf(parent.metadata.name!, legacyByStatus(parent));
+  const size = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE);
+  const out: ChildName[] = [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet }];
+  for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
+  for (let i = 0; i < size; i++) out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
+  out.push({ apiVersion: 'v1', kind: 'Secret', name: n.secret });
+  return out;
+}
+
+/**
  * Events beside the conditions' (lib/events.ts): the StatefulSet created and scaled, read from the observed
  * StatefulSet (before) and the answer (after).
  */

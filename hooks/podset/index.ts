@@ -1,6 +1,6 @@
 import { defineComposite, degradedEvent, ordinalPodNames } from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
-import { answerBudget, childNames, nameProblem, parser, sync } from './sync.js';
+import { answerBudget, childNames, legacyByStatus, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
@@ -16,8 +16,12 @@ export const podset = defineComposite({
   // Its pods do not depend on one another: a pod name another owner holds is the one pod not made; every other pod
   // is answered as the sync made it (a lost one made again under its free name).
   independentChildren: true,
-  // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size.
-  podNames: { suffixes: ['-pod', ''], wants: (holder) => ordinalPodNames(holder, ['-pod', ''], MAX_SIZE) },
+  // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size; a PodSet wants them
+  // under the naming it uses (its status.nodes says which).
+  podNames: {
+    suffixes: ['-pod', ''],
+    wants: (holder) => ordinalPodNames(holder, [legacyByStatus(holder) ? '' : '-pod'], MAX_SIZE),
+  },
   // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
   // (refused by a quota or an admission webhook), and pods that start failing (Degraded: named with their reason).
   events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec', 'ProgressDeadlineExceeded']) },

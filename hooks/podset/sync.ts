@@ -160,6 +160,20 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
 }
 
 /**
+ * Whether a stored PodSet names its pods as a metaops from before `-pod-` did, read from its object alone (a parent
+ * of another kind sees none of its pods): its status.nodes lists such a pod (legacyNames reads its pods). Its podNames
+ * want pods under that one naming.
+ */
+export function legacyByStatus(holder: KubeObject): boolean {
+  const name = holder.metadata.name ?? '';
+  const nodes = (holder['status'] as { nodes?: unknown } | null | undefined)?.nodes;
+  return (
+    Array.isArray(nodes) &&
+    (nodes as unknown[]).slice(0, MAX_SIZE).some((n) => typeof n === 'string' && ordinalOf(name, n) !== undefined)
+  );
+}
+
+/**
  * The names a PodSet's name makes: its label values (`app`, the instance: at most 63) and its pods' names (at the
  * highest ordinal a PodSet may have).
  */

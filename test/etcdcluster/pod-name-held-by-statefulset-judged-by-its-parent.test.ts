@@ -27,12 +27,21 @@ t.test('a pod name recorded as held by a StatefulSet stays held while the parent
   t.same(res.children, [], 'no etcd member under a database member name');
 });
 
+/** `parent` with its creationTimestamp at `time` (which of two parents was made first: lib/ownership.ts firstMade). */
+const madeAt = <T extends ParentObject>(parent: T, time: string): T => {
+  parent.metadata = { ...parent.metadata, creationTimestamp: time } as never;
+  return parent;
+};
+
 t.test('the name is free once no parent wants the StatefulSet and the name', async (t) => {
+  // The MySQLCluster scaled below those members still wants db-mysql-0: here it was made after the EtcdCluster (it
+  // took the names it holds while they were free), so that name is not kept from the EtcdCluster (next test).
   for (const [what, related, pods] of [
     ['the MySQLCluster is gone', [], [0, 1, 2]],
-    ['the MySQLCluster was scaled below those members', [mysqlDb(1)], [1, 2]],
+    ['the MySQLCluster was scaled below those members', [madeAt(mysqlDb(1), '2020-01-01T01:00:00Z')], [1, 2]],
   ] as const) {
-    const res = await syncDbMysql(t, heldByStatefulSet([...pods]), [...related]);
+    const parent = madeAt(heldByStatefulSet([...pods]), '2020-01-01T00:00:00Z');
+    const res = await syncDbMysql(t, parent, [...related]);
     t.not(ready(res.status)?.reason, 'PodNameTaken', `${what}: not held`);
     t.ok(
       res.children.some((c) => c.kind === 'Pod' && c.metadata.name === 'db-mysql-1'),
@@ -40,3 +49,20 @@ t.test('the name is free once no parent wants the StatefulSet and the name', asy
     );
   }
 });
+
+t.test(
+  'a MySQLCluster made before the EtcdCluster, scaled below the recorded members, still keeps the name it wants',
+  async (t) => {
+    const mysql = madeAt(mysqlDb(1), '2020-01-01T00:00:00Z');
+    const parent = madeAt(heldByStatefulSet([1, 2]), '2020-01-01T01:00:00Z');
+    const res = await syncDbMysql(t, parent, [mysql]);
+    t.match(ready(res.status), {
+      status: 'False',
+      reason: 'PodNameTaken',
+      message:
+        /^Pod db-mysql-0 belongs to MySQLCluster db \(uid uid-db\), made before this EtcdCluster, which wants it/,
+    });
+    t.notMatch(ready(res.status)?.message, /db-mysql-[12] belongs/, 'the names it no longer wants are not held');
+    t.same(res.children, [], 'no etcd member under the database member name it still wants');
+  },
+);

@@ -18,7 +18,7 @@ const holder = (over: Partial<KubeObject['metadata']> = {}, wantsIt = true) =>
   ({
     apiVersion: 'example.com/v1',
     kind: 'Holder',
-    metadata: { name: 'x', namespace: NS, uid: 'uid-holder', ...over },
+    metadata: { name: 'x', namespace: NS, uid: 'uid-holder', creationTimestamp: '2020-01-01T00:00:00Z', ...over },
     spec: { wantsIt },
   }) as unknown as KubeObject;
 const service = {
@@ -36,7 +36,13 @@ const parent = (status?: Record<string, unknown>): ParentObject =>
   ({
     apiVersion: 'example.com/v1',
     kind: 'Wanter',
-    metadata: { name: 'x-memcached', namespace: NS, uid: 'uid-wanter', generation: 1 },
+    metadata: {
+      name: 'x-memcached',
+      namespace: NS,
+      uid: 'uid-wanter',
+      generation: 1,
+      creationTimestamp: '2020-01-01T01:00:00Z',
+    },
     spec: {},
     ...(status ? { status } : {}),
   }) as ParentObject;
@@ -67,7 +73,11 @@ t.test('the name free for a moment: held while the recorded holder exists and wa
   const cases: Array<[string, KubeObject[]]> = [
     ['the holder gone', []],
     ['the holder being deleted', [holder({ deletionTimestamp: 'x' })]],
-    ['another holder of that name (new uid)', [holder({ uid: 'uid-other' })]],
+    // Made again after the parent (one made before it that wants the name keeps it, records or not).
+    [
+      'another holder of that name (new uid)',
+      [holder({ uid: 'uid-other', creationTimestamp: '2020-01-01T02:00:00Z' })],
+    ],
     ['the holder no longer wanting it', [holder({}, false)]],
   ];
   for (const [what, related] of cases) {

@@ -101,12 +101,25 @@ t.test('PodSet web holds web-pod-*, its pods gone for a moment: EtcdCluster web-
     message: /^Pod web-pod-0 belongs to PodSet web \(uid uid-web\), which still exists and wants it/,
   });
   t.same(res.children, [], 'no member pod under the PodSet name, no Service');
-  t.same(heldBy(res), [record('web-pod-0', PODSET_OWNER)], 'still remembered');
+  // Remembered, with the cluster's other names the PodSet (made first: the lower uid, no creationTimestamp here)
+  // still wants (lib/ownership.ts keptByEarlier); the next sync answers the same.
+  const records = [0, 1, 2].map((i) => record(`web-pod-${i}`, PODSET_OWNER));
+  t.same(heldBy(res), records, 'still remembered');
+  const again = await etcdSync(etcdRequest({ ...parent, status: res.status as never }, [podsetWeb()]), {
+    etcd: watchedEtcd(t),
+    now: FIXED_NOW,
+  });
+  t.same(heldBy(again), records, 'the same records at the next sync');
+  t.same(again.children, []);
 });
 
 t.test('the PodSet that held the name deleted and made again (a new UID) is not the holder remembered', async (t) => {
   const parent = etcdWebPod([], 'uid-web-pod', { heldBy: [record('web-pod-0', PODSET_OWNER)] });
-  const res = await etcdSync(etcdRequest(parent, [podsetWeb(3, 'uid-web-new')]), {
+  // Made again after the cluster (a PodSet made before it that wants the names would keep them, records or not).
+  parent.metadata = { ...parent.metadata, creationTimestamp: '2020-01-01T00:00:00Z' };
+  const remade = podsetWeb(3, 'uid-web-new');
+  remade.metadata = { ...remade.metadata, creationTimestamp: '2020-01-01T01:00:00Z' };
+  const res = await etcdSync(etcdRequest(parent, [remade]), {
     etcd: watchedEtcd(t),
     now: FIXED_NOW,
   });

@@ -18,7 +18,14 @@ const parent = (name: string, status?: unknown): ParentObject =>
   ({
     apiVersion: 'systek.no/v1',
     kind: 'S3',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1 },
+    // S3 first made an hour before S3 second.
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-${name}`,
+      generation: 1,
+      creationTimestamp: name === 'first' ? '2020-01-01T00:00:00Z' : '2020-01-01T01:00:00Z',
+    },
     spec: { bucketName: `bucket-${name}`, secretName: 'shared' },
     ...(status ? { status } : {}),
   }) as ParentObject;
@@ -113,7 +120,14 @@ const freed: Array<[string, () => KubeObject[], ((aws: FakeAws) => void)?]> = [
   ],
   [
     'a new S3 first (another uid) stands in its place',
-    () => [{ ...parent('first'), metadata: { ...parent('first').metadata, uid: 'uid-new' } } as KubeObject],
+    // (made again after the held resource: one made before it that names the Secret keeps it, records or not)
+    () =>
+      [
+        {
+          ...parent('first'),
+          metadata: { ...parent('first').metadata, uid: 'uid-new', creationTimestamp: '2020-01-01T02:00:00Z' },
+        },
+      ] as KubeObject[],
   ],
   [
     'the holder names another secretName now',

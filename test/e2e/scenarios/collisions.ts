@@ -538,7 +538,11 @@ const RELEASED_NS = 'released-to-first';
 // by both names and records them (status.heldBy); the MySQLCluster reads that, never served (no kubelet here), so it
 // yields: it releases its Service and StatefulSet (Metacontroller deletes them). The EtcdCluster must then take the
 // names: before lib/ownership.ts releasedTo it stayed `ServiceNameTaken` "..., which still exists and wants it" for
-// good while the MySQLCluster stayed held by it (both held: the CI rehearsal's failure on v4.17.2).
+// good while the MySQLCluster stayed held by it (both held: the CI rehearsal's failure on v4.17.2). Since a free name
+// a parent made before makes is kept from a later one, records or not (lib/ownership.ts keptByEarlier: the EtcdCluster,
+// refused but not held for names, still wants its peer Service), the MySQLCluster takes the Service only when its
+// first sync does not see the EtcdCluster yet; otherwise it is held from the start and the EtcdCluster, once its spec
+// is put right, takes its names as the first: the end is the same.
 export const collisionsReleasedToFirst: Scenario = {
   name: 'Names a later parent released go to the first: an EtcdCluster made first takes the Service a MySQLCluster made after it took and released',
   async run(k) {
@@ -568,9 +572,18 @@ export const collisionsReleasedToFirst: Scenario = {
       spec: { size: 1, version: '8.0' },
     });
     const ownerKind = (o: any) => (o?.metadata?.ownerReferences ?? []).find((r: any) => r.controller)?.kind;
+    // The MySQLCluster takes Service bin-mysql only when its first sync does not see the EtcdCluster (a customize
+    // answer asked before the EtcdCluster was in Metacontroller's cache); seeing it, it is held from the start: the
+    // EtcdCluster, made before it, wants the name although no object holds it (lib/ownership.ts keptByEarlier).
+    // Either way the EtcdCluster must end with the Service.
+    const heldFromStart = (o: any) =>
+      /Name(Taken|Releasing)$/.test(condition(o, 'Ready')?.reason ?? '') &&
+      /EtcdCluster bin-mysql .*made before this MySQLCluster/.test(condition(o, 'Ready')?.message ?? '');
     await waitFor(
-      'the MySQLCluster`s Service bin-mysql',
-      async () => ownerKind(await get('service', 'bin-mysql')) === 'MySQLCluster',
+      'the MySQLCluster`s Service bin-mysql, or the MySQLCluster held for the EtcdCluster made before it',
+      async () =>
+        ownerKind(await get('service', 'bin-mysql')) === 'MySQLCluster' ||
+        heldFromStart(await get('mysqlcluster', 'bin')),
     );
     const mysql0 = await get('mysqlcluster', 'bin');
     assert.ok(
@@ -578,7 +591,7 @@ export const collisionsReleasedToFirst: Scenario = {
       `made after the EtcdCluster (${mysql0.metadata.creationTimestamp} / ${etcd0.metadata.creationTimestamp})`,
     );
     notes.push(
-      `MySQLCluster bin (made ${mysql0.metadata.creationTimestamp}) holds Service bin-mysql; EtcdCluster bin-mysql (made ${etcd0.metadata.creationTimestamp}) InvalidSpec`,
+      `MySQLCluster bin (made ${mysql0.metadata.creationTimestamp}) ${heldFromStart(mysql0) ? 'held from the start (Service bin-mysql not taken)' : 'holds Service bin-mysql'}; EtcdCluster bin-mysql (made ${etcd0.metadata.creationTimestamp}) InvalidSpec`,
     );
     const t0 = Date.now();
     await apply(etcd('quay.io/coreos/etcd'));
