@@ -41,6 +41,16 @@ export function podWaiting(pod: KubeObject | undefined): string | undefined {
   return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
 }
 
+/**
+ * Why the pod's etcd container waits, if it does, sanitised for a message. A member is judged by its etcd container
+ * only: a container a mutating webhook injected (a sidecar waiting for its image, vault-agent on a rate-limited
+ * registry) says nothing of the member's version.
+ */
+export function memberWaiting(pod: KubeObject): string | undefined {
+  const reason = etcdWaiting(pod);
+  return reason === undefined ? undefined : sanitize(reason, 64);
+}
+
 /** Why the pod's etcd container waits, if it does. */
 export function etcdWaiting(pod: KubeObject): string | undefined {
   const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
