@@ -240,12 +240,32 @@ export type CheckVerdict = { state: 'passed' } | { state: 'failed'; reason: stri
 const NODE_REASONS = ['Evicted', 'Preempting', 'Shutdown', 'Terminated', 'NodeLost', 'NodeShutdown'];
 
 /**
- * Whether the check pod was ended by its node, not by its check: evicted (a drain, node pressure), preempted, or
- * shut down with its node. That says nothing of the snapshot: the check runs again (within its deadline).
+ * The reasons a kubelet gives a pod it rejects at admission, before any container of it runs (the scheduler and the
+ * kubelet racing after a node restart, a device plugin not ready): `OutOf<resource>` (OutOfcpu, OutOfmemory, OutOfpods,
+ * ...) and these. The pod ends Failed having run nothing: it says nothing of the snapshot either.
+ */
+const ADMISSION_REASONS = new Set([
+  'UnexpectedAdmissionError',
+  'NodeAffinity',
+  'NodeSelectorMismatching',
+  'InvalidNodeInfo',
+  'TopologyAffinityError',
+  'SMTAlignmentError',
+  'NodeTaint',
+]);
+
+function rejectedAtAdmission(reason: string): boolean {
+  return ADMISSION_REASONS.has(reason) || /^OutOf[A-Za-z0-9.-]+$/.test(reason);
+}
+
+/**
+ * Whether the check pod was ended by its node, not by its check: evicted (a drain, node pressure), preempted, shut
+ * down with its node, or rejected by its kubelet at admission (ADMISSION_REASONS). That says nothing of the snapshot: the check runs again (within its deadline).
  */
 function endedByNode(pod: KubeObject): boolean {
   const status = (pod['status'] ?? {}) as { reason?: unknown; conditions?: unknown };
   if (typeof status.reason === 'string' && NODE_REASONS.includes(status.reason)) return true;
+  if (typeof status.reason === 'string' && rejectedAtAdmission(status.reason)) return true;
   const conditions = Array.isArray(status.conditions) ? (status.conditions as unknown[]) : [];
   return conditions.some((c) => {
     const x = c as { type?: unknown; status?: unknown } | null;
