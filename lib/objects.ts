@@ -236,11 +236,16 @@ function mergeKeyText(value: unknown): string {
 function keepListShape(applied: unknown[], live: unknown[]): unknown[] {
   const used = new Array<boolean>(live.length).fill(false);
   const key = listMapKey(live, applied);
-  let byKey: Map<string, number[]> | undefined;
-  let byText: Map<string, number[]> | undefined;
-  const take = (indexes: number[] | undefined): number | undefined => {
-    const index = indexes?.find((i) => !used[i]);
-    if (index !== undefined) used[index] = true;
+  let byKey: Map<string, Candidates> | undefined;
+  let byText: Map<string, Candidates> | undefined;
+  // The first candidate not taken yet: a candidate once taken stays taken, so each list's cursor only moves on (work
+  // in proportion to the list, however many elements share a key: a tenant's 4,000 env entries of one name).
+  const take = (c: Candidates | undefined): number | undefined => {
+    if (!c) return undefined;
+    while (c.next < c.at.length && used[c.at[c.next]!]) c.next++;
+    if (c.next === c.at.length) return undefined;
+    const index = c.at[c.next++]!;
+    used[index] = true;
     return index;
   };
   const out: unknown[] = [];
@@ -265,14 +270,20 @@ function keepListShape(applied: unknown[], live: unknown[]): unknown[] {
   return out;
 }
 
-function indexBy(list: unknown[], key: (value: unknown) => string | undefined): Map<string, number[]> {
-  const map = new Map<string, number[]>();
+/** The indexes of a list's elements of one key, in order, and the first that may not be taken yet. */
+interface Candidates {
+  at: number[];
+  next: number;
+}
+
+function indexBy(list: unknown[], key: (value: unknown) => string | undefined): Map<string, Candidates> {
+  const map = new Map<string, Candidates>();
   list.forEach((value, i) => {
     const k = key(value);
     if (k === undefined) return;
-    const at = map.get(k);
-    if (at) at.push(i);
-    else map.set(k, [i]);
+    const c = map.get(k);
+    if (c) c.at.push(i);
+    else map.set(k, { at: [i], next: 0 });
   });
   return map;
 }
