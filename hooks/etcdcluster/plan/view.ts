@@ -12,7 +12,7 @@ import {
   memberPod,
   podOfPeerURL,
 } from '../members.js';
-import { etcdContainerMark, etcdWaiting, IMAGE_WAITING, podWaiting } from '../pods.js';
+import { etcdContainerMark, etcdWaiting, IMAGE_WAITING } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   servedSteadily,
@@ -248,7 +248,7 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
         (p) =>
           !atImage(memberImage(p), targetImage) &&
           // Stryker disable next-line StringLiteral: no placeholder is an image-pull reason
-          (IMAGE_WAITING.has(podWaiting(p) ?? '') ||
+          (IMAGE_WAITING.has(etcdWaiting(p) ?? '') ||
             (etcdWaiting(p) === 'CrashLoopBackOff' && !crashingBehind(p)) ||
             movedBack(p) ||
             p.metadata.name === rollBack),
