@@ -8,7 +8,7 @@
 // recreated under the same name starts afresh).
 import { createHash } from 'node:crypto';
 import { type KubeObject, type ParentObject } from '../../lib/index.js';
-import { phaseOf, podWaiting, sanitize } from './pods.js';
+import { etcdWaiting, phaseOf, sanitize } from './pods.js';
 import { withAnnotation } from './upgrade.js';
 import type { EtcdClusterSpec } from './schema.js';
 import { parseJson } from '../../lib/index.js';
@@ -139,7 +139,10 @@ export function additionsStopped(record: AdditionsFailed | undefined): record is
 
 type Terminated = { exitCode?: unknown; reason?: unknown };
 
-/** How a member pod that did not start failed: its etcd's last exit (reason, exit code), else why it waits. */
+/**
+ * How a member pod that did not start failed: its etcd's last exit (reason, exit code), else why its etcd waits (a
+ * sidecar's wait says nothing of it), else its phase (and the reason its node gave).
+ */
 export function howItFailed(pod: KubeObject | undefined, fallback: string): string {
   const statuses = (pod?.['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   const etcd = Array.isArray(statuses)
@@ -156,10 +159,16 @@ export function howItFailed(pod: KubeObject | undefined, fallback: string): stri
     const reason = typeof t.reason === 'string' && t.reason ? sanitize(t.reason, 64) : 'exited';
     return `${reason}, exit code ${t.exitCode}`;
   }
-  const waiting = podWaiting(pod);
+  const waiting = etcdWaiting(pod);
   if (waiting) return waiting;
   const phase = pod ? phaseOf(pod) : '';
-  return phase && phase !== 'Running' ? `pod ${sanitize(phase, 32)}` : fallback;
+  return phase && phase !== 'Running' ? `pod ${sanitize(phase, 32)}${nodeReason(pod)}` : fallback;
+}
+
+/** The reason a pod's node gave when it ended or refused it (Evicted, OutOfcpu, UnexpectedAdmissionError), as ` (<reason>)`. */
+function nodeReason(pod: KubeObject | undefined): string {
+  const why = (pod?.['status'] as { reason?: unknown } | undefined)?.reason;
+  return typeof why === 'string' && why ? ` (${sanitize(why, 64)})` : '';
 }
 
 /** What Scaling says once additions stopped: which members, how the last failed, what runs, how to resume. */

@@ -32,34 +32,20 @@ export function phaseOf(pod: KubeObject): string {
   return (pod['status'] as { phase?: string } | undefined)?.phase ?? '';
 }
 
-/** Why a pod's first waiting container waits (ImagePullBackOff, CrashLoopBackOff...), or undefined. */
-export function podWaiting(pod: KubeObject | undefined): string | undefined {
-  const status = pod?.['status'] as
-    { containerStatuses?: Array<{ state?: { waiting?: { reason?: unknown } } }> } | undefined;
-  const reason = status?.containerStatuses?.find((c) => typeof c.state?.waiting?.reason === 'string')?.state?.waiting
-    ?.reason;
-  return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
-}
-
 /**
- * Why the pod's etcd container waits, if it does, sanitised for a message. A member is judged by its etcd container
- * only: a container a mutating webhook injected (a sidecar waiting for its image, vault-agent on a rate-limited
- * registry) says nothing of the member's version.
+ * Why the pod's etcd container waits (ImagePullBackOff, CrashLoopBackOff...), if it does; read by its name only. A
+ * container a mutating webhook added to the pod (Vault's agent, a mesh proxy, a log shipper), before or after etcd,
+ * says nothing of the etcd version the member runs or is moved to: its wait never makes a member count as stuck on
+ * its image, failing or crash-looping. Bounded (observed data).
  */
-export function memberWaiting(pod: KubeObject): string | undefined {
-  const reason = etcdWaiting(pod);
-  return reason === undefined ? undefined : sanitize(reason, 64);
-}
-
-/** Why the pod's etcd container waits, if it does. */
-export function etcdWaiting(pod: KubeObject): string | undefined {
-  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+export function etcdWaiting(pod: KubeObject | undefined): string | undefined {
+  const statuses = (pod?.['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   if (!Array.isArray(statuses)) return undefined;
   const etcd = (statuses as Array<{ name?: unknown; state?: { waiting?: { reason?: unknown } } } | null>).find(
     (c) => c?.name === 'etcd',
   );
   const reason = etcd?.state?.waiting?.reason;
-  return typeof reason === 'string' ? reason : undefined;
+  return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
 }
 
 /**

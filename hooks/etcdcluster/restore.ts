@@ -260,17 +260,48 @@ function rejectedAtAdmission(reason: string): boolean {
 
 /**
  * Whether the check pod was ended by its node, not by its check: evicted (a drain, node pressure), preempted, shut
- * down with its node, or rejected by its kubelet at admission (ADMISSION_REASONS). That says nothing of the snapshot: the check runs again (within its deadline).
+ * down with its node, or rejected by its kubelet at admission (ADMISSION_REASONS, or any reason given before a
+ * container of its own ran: rejectedByNode). That says nothing of the snapshot:
+ * the check runs again (within its deadline).
  */
 function endedByNode(pod: KubeObject): boolean {
   const status = (pod['status'] ?? {}) as { reason?: unknown; conditions?: unknown };
   if (typeof status.reason === 'string' && NODE_REASONS.includes(status.reason)) return true;
   if (typeof status.reason === 'string' && rejectedAtAdmission(status.reason)) return true;
   const conditions = Array.isArray(status.conditions) ? (status.conditions as unknown[]) : [];
-  return conditions.some((c) => {
-    const x = c as { type?: unknown; status?: unknown } | null;
-    return x?.type === 'DisruptionTarget' && x.status === 'True';
-  });
+  return (
+    conditions.some((c) => {
+      const x = c as { type?: unknown; status?: unknown } | null;
+      return x?.type === 'DisruptionTarget' && x.status === 'True';
+    }) || rejectedByNode(pod)
+  );
+}
+
+/**
+ * Whether the check pod was rejected by its node's kubelet at admission: Failed with a `status.reason` (OutOfcpu,
+ * OutOfmemory, OutOfpods and the other OutOf<resource>, UnexpectedAdmissionError, NodeAffinity, TopologyAffinityError,
+ * ... as the kubelet names its refusal: the scheduler and the kubelet disagreeing just after a node restart, a device
+ * plugin not yet registered) before any container of the check's own (its steps, its check) ran. Nothing of the
+ * snapshot, its credentials or the restored members' images was tried.
+ */
+function rejectedByNode(pod: KubeObject): boolean {
+  const status = (pod['status'] ?? {}) as {
+    phase?: unknown;
+    reason?: unknown;
+    initContainerStatuses?: unknown;
+    containerStatuses?: unknown;
+  };
+  if (status.phase !== 'Failed' || typeof status.reason !== 'string' || status.reason === '') return false;
+  const ran = [status.initContainerStatuses, status.containerStatuses]
+    .flatMap((l) => (Array.isArray(l) ? (l as Array<ContainerState | null>) : []))
+    .some(
+      (c) =>
+        c !== null &&
+        (c.name === 'check' || CHECK_STEPS.has(String(c.name))) &&
+        ((c.state?.running ?? c.state?.terminated) !== undefined ||
+          (c as { lastState?: { terminated?: unknown } }).lastState?.terminated !== undefined),
+    );
+  return !ran;
 }
 
 /**
@@ -328,10 +359,14 @@ function failureOf(t: { exitCode?: unknown; message?: unknown; reason?: unknown 
   return sanitize(`the snapshot check exited with ${String(t.exitCode)} (${String(t.reason ?? 'Error')})`, 180);
 }
 
-/** Why a pod waits: its phase and the first waiting reason of a container (or init container), if any. */
+/**
+ * Why a pod waits, for a message: the first waiting reason of a container (or init container), named with it, if any;
+ * else its phase, with the reason its node gave when it ended it.
+ */
 export function waitingReason(pod: KubeObject): string {
   const status = (pod['status'] ?? {}) as {
     phase?: unknown;
+    reason?: unknown;
     initContainerStatuses?: unknown;
     containerStatuses?: unknown;
   };
@@ -341,7 +376,9 @@ export function waitingReason(pod: KubeObject): string {
       if (typeof reason === 'string' && reason) return sanitize(`${String(c!.name)}: ${reason}`, 80);
     }
   }
-  return typeof status.phase === 'string' && status.phase ? sanitize(status.phase, 40) : 'not started';
+  // A pod its node ended or refused says why in its reason (Evicted, OutOfcpu, UnexpectedAdmissionError).
+  const reason = typeof status.reason === 'string' && status.reason ? ` (${status.reason})` : '';
+  return typeof status.phase === 'string' && status.phase ? sanitize(`${status.phase}${reason}`, 80) : 'not started';
 }
 
 /** What the check's running container is, told without a clock: its pod's uid, containerID and restartCount. */
@@ -420,11 +457,18 @@ export function checkVerdict(
   // Its node ended it, or an init container the check did not make (a webhook's: istio-validation before the mesh is
   // ready on its node) before its own steps and its check ran: nothing of the snapshot or of the members' images was
   // tried, and a new one checks.
-  if (pod && !overdue && (endedByNode(pod) || foreignStepEnded(pod) !== undefined)) return { state: 'again' };
+  // So has a run that ended on nothing said of the snapshot (endedOnNothing: S3 or the network failing for a moment,
+  // its container or one of its own steps lost or killed under it).
+  if (pod && !overdue && provedNothing(pod)) return { state: 'again' };
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
   const step = pod ? failedStep(pod) : undefined;
   if (step) return { state: 'failed', reason: step };
   return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
+}
+
+/** Whether the check pod ended without trying the snapshot or the images (checkVerdict: made again). */
+function provedNothing(pod: KubeObject): boolean {
+  return endedByNode(pod) || foreignStepEnded(pod) !== undefined || endedOnNothing(pod) !== undefined;
 }
 
 /** The check pod's init containers that ended with an error, as its status reports them. */
@@ -462,7 +506,8 @@ function foreignStepEnded(pod: KubeObject): string | undefined {
  */
 function failedStep(pod: KubeObject): string | undefined {
   const c = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
-  if (!c) return undefined;
+  // A step ended under it (lost by the runtime, killed) did not fail on its image: endedOnNothing.
+  if (!c || killedRun(c.state.terminated)) return undefined;
   const t = c.state.terminated;
   const spec = listed(pod, 'initContainers').find((x) => x?.name === c.name);
   return sanitize(
@@ -471,16 +516,44 @@ function failedStep(pod: KubeObject): string | undefined {
   );
 }
 
+/**
+ * How the check pod's run ended without a word on the snapshot, if it did: its check's verdict is one S3 or the
+ * network calls transient (transientFailure: SlowDown, ServiceUnavailable after the CLI's own attempts, a connection
+ * refused by a mesh proxy a webhook injected that was not yet listening), or its check or one of its own steps
+ * (CHECK_STEPS) was ended under it (killedRun: lost by the container runtime, ContainerStatusUnknown; killed by a
+ * signal without a verdict of its own). As a restored member's step that ends so is run again (evidence.ts
+ * failedInitStep), the check is made again, within its deadline. A verdict on the snapshot (AccessDenied, NoSuchKey,
+ * a snapshot that does not verify) and a step that exited by itself (its image cannot run it) are not so.
+ */
+function endedOnNothing(pod: KubeObject): string | undefined {
+  const ended = checkState(pod)?.terminated;
+  if (ended) {
+    if (typeof ended.exitCode !== 'number' || ended.exitCode === 0) return undefined;
+    const message = typeof ended.message === 'string' ? ended.message : undefined;
+    return transientFailure(message) || killedRun(ended) ? failureOf(ended) : undefined;
+  }
+  const step = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
+  if (!step || !killedRun(step.state.terminated)) return undefined;
+  const t = step.state.terminated;
+  return sanitize(
+    `its step ${String(step.name)} ended under it, exit ${t.exitCode} (${String(t.reason ?? 'Error')})`,
+    120,
+  );
+}
+
 /** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
 function overdueReason(pod: KubeObject | undefined): string {
   if (pod && checkState(pod)?.running)
     return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container was first seen running`;
   const foreign = pod ? foreignStepEnded(pod) : undefined;
+  const nothing = pod ? endedOnNothing(pod) : undefined;
   const why = foreign
     ? `its pod ended on ${foreign}, an init container the check did not make (an admission webhook's)`
-    : pod
-      ? waitingReason(pod)
-      : 'its pod was not created';
+    : nothing
+      ? `its last run ended on ${nothing}`
+      : pod
+        ? waitingReason(pod)
+        : 'its pod was not created';
   return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }
 

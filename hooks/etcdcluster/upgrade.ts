@@ -18,7 +18,7 @@ import {
   IMAGE_WAITING,
   etcdContainerMark,
   laterOf,
-  memberWaiting,
+  etcdWaiting,
   recordedClock,
 } from './pods.js';
 import { parseJson } from '../../lib/index.js';
@@ -320,7 +320,7 @@ function brokenVersion(
   clocks: Map<string, string>,
   input: { healthy?: Set<string> | undefined; now: Date | undefined; previous: unknown },
 ): { reason: string; lasted: boolean } | undefined {
-  const waiting = memberWaiting(pod);
+  const waiting = etcdWaiting(pod);
   const exited = etcdExited(pod);
   const reason = exited ? (waiting ?? 'its etcd exited') : waiting && IMAGE_WAITING.has(waiting) ? waiting : undefined;
   if (reason === undefined) {
@@ -654,7 +654,7 @@ function downSince(
  * refused, or its etcd restarted on its image since a sync saw it serve (restartedInSoak).
  */
 function failingInSoak(observed: KubeObject): boolean {
-  const waiting = memberWaiting(observed);
+  const waiting = etcdWaiting(observed);
   return etcdExited(observed) || (waiting !== undefined && IMAGE_WAITING.has(waiting)) || restartedInSoak(observed);
 }
 

@@ -282,9 +282,20 @@ t.test('checkVerdict, waitingReason and restoreOverdue, field by field', async (
     state: 'failed',
     reason: 'NoSuchKey',
   });
-  t.same(checkVerdict(ended({ exitCode: 137, reason: 'OOMKilled' }), since, FIXED_NOW), {
+  // A check killed under it (no verdict of its own) proved nothing: made again within its deadline, and refused past
+  // it naming the exit. One that wrote its verdict before the kill is refused at once.
+  t.same(checkVerdict(ended({ exitCode: 137, reason: 'OOMKilled' }), since, FIXED_NOW), { state: 'again' });
+  t.same(
+    checkVerdict(
+      ended({ exitCode: 137, reason: 'OOMKilled' }),
+      since,
+      new Date(Date.parse(since) + (RESTORE_CHECK_SECONDS + 1) * 1000),
+    ),
+    { state: 'failed', reason: 'the snapshot check exited with 137 (OOMKilled)' },
+  );
+  t.same(checkVerdict(ended({ exitCode: 137, message: '{"reason":"AccessDenied"}' }), since, FIXED_NOW), {
     state: 'failed',
-    reason: 'the snapshot check exited with 137 (OOMKilled)',
+    reason: 'AccessDenied',
   });
   t.same(checkVerdict(ended({ exitCode: 2, message: 'not json' }), since, FIXED_NOW), {
     state: 'failed',

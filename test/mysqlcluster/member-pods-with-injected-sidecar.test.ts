@@ -4,7 +4,7 @@
 // never the sidecar's, and a replica replicates as its replication container says.
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { memberStates, REPLICATION_CONTAINER, runningVersion } from '../../hooks/mysqlcluster/sync.js';
+import { memberStates, neverStarted, REPLICATION_CONTAINER, runningVersion } from '../../hooks/mysqlcluster/sync.js';
 
 const PROXY = { name: 'istio-proxy', image: 'docker.io/istio/proxyv2:1.24.2' };
 
@@ -46,3 +46,24 @@ for (const where of ['first', 'last'] as const)
       'each replica replicates as its replication container says',
     );
   });
+
+t.test("a sidecar waiting for its image says nothing of whether the member's mysql started", async (t) => {
+  const pod = (statuses: unknown[]): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'db-0', namespace: 'ns' },
+    spec: { containers: [PROXY, { name: 'mysql', image: 'mysql:8.4.3' }] },
+    status: { phase: 'Pending', containerStatuses: statuses },
+  });
+  const proxyWaits = { name: PROXY.name, state: { waiting: { reason: 'ImagePullBackOff' } } };
+  t.notOk(neverStarted(pod([proxyWaits, { name: 'mysql', imageID: 'sha', state: { running: {} } }])), 'mysql runs');
+  t.ok(
+    neverStarted(
+      pod([
+        { name: PROXY.name, state: { running: {} } },
+        { name: 'mysql', state: { waiting: { reason: 'ErrImagePull' } } },
+      ]),
+    ),
+    "mysql's own pull fails",
+  );
+});

@@ -7,7 +7,7 @@
 // step.
 import { type ConditionInput, type KubeObject, rfc3339, type ParentObject } from '../../../lib/index.js';
 import { memberImage, memberIndex, memberName, memberPod, peerURL } from '../members.js';
-import { crashLooping, DEAD_PHASES, phaseOf, podWaiting } from '../pods.js';
+import { crashLooping, DEAD_PHASES, etcdWaiting, phaseOf } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { answeredOf, type Answered, type Listed } from './answered.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
@@ -330,7 +330,7 @@ function cancelAddition(a: Answered): Decision | undefined {
   const last = failed && additionsStopped(record);
   const why =
     failed && !crashLooping(stuck.observed!)
-      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${podWaiting(stuck.observed) ? ` (${podWaiting(stuck.observed)})` : ''}: its addition is cancelled${last ? '' : ', a new member will be added'}`
+      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${etcdWaiting(stuck.observed) ? ` (${etcdWaiting(stuck.observed)})` : ''}: its addition is cancelled${last ? '' : ', a new member will be added'}`
       : 'never started: its addition is cancelled';
   const count =
     failed && record
