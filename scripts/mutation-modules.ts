@@ -353,6 +353,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/pod-name-taken-seen-past-ask-all-bytes.test.ts',
       'test/podset/sync-request-bound-counts-what-comes-back.test.ts',
       'test/podset/sync-request-within-body-limit-for-every-accepted-command.test.ts',
+      'test/podset/sync-request-within-body-limit-with-injected-sidecars.test.ts',
     ],
     target: 70,
   },

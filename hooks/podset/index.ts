@@ -23,8 +23,12 @@ export const podset = defineComposite({
     wants: (holder) => ordinalPodNames(holder, [legacyByStatus(holder) ? '' : '-pod'], MAX_SIZE),
   },
   // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
-  // (refused by a quota or an admission webhook), and pods that start failing (Degraded: named with their reason).
-  events: { action: 'Reconcile', warnings: new Set(['PodNameTaken', 'InvalidSpec', 'ProgressDeadlineExceeded']) },
+  // (refused by a quota or an admission webhook), pods not made because their syncs would be past the body limit
+  // (RequestTooLarge: sync.ts podsThatFit), and pods that start failing (Degraded: named with their reason).
+  events: {
+    action: 'Reconcile',
+    warnings: new Set(['PodNameTaken', 'InvalidSpec', 'ProgressDeadlineExceeded', 'RequestTooLarge']),
+  },
   eventsOf: (request) => (response) => {
     const failing = degradedEvent(request.parent, response.status);
     return failing ? [failing] : [];

@@ -6,6 +6,7 @@ import {
   appliedTwiceBytes,
   byCodeUnits,
   childLabels,
+  type ConditionInput,
   type ChildName,
   type CompositeSyncRequest,
   type CompositeSyncResponse,
@@ -19,6 +20,7 @@ import {
   MAX_ANNOTATIONS_BYTES,
   MAX_REQUEST_BYTES,
   memberStatus,
+  mib,
   podsDegraded,
   observedUnordered,
   ordinalName,
@@ -36,6 +38,7 @@ import {
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
 // and from another PodSet's (lib/ownership.ts). A PodSet made before that keeps naming its pods `<name>-<ordinal>`
 // while it has any (answering new names would delete every running pod at once).
+import { type Answered, measuredAddedBytes } from './measure.js';
 import { MAX_ANSWER_BYTES, MAX_SIZE, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 import {
   liveMember,
@@ -212,6 +215,36 @@ export function askAgainBytes(parent: ParentObject): { bytes: number; perPod: nu
 }
 
 /**
+ * What a pod not yet seen as stored may carry in each sync request beyond the estimate (storedPodBytes), as the
+ * first pods of a PodSet are made: what a mutating admission webhook adds (Istio's sidecar: istio-proxy, istio-init,
+ * eight volumes, labels, annotations and two more container statuses, ~12 KB; test/fixtures/sidecars.ts). A PodSet
+ * whose pods all fit so is made at once; a larger one is made in batches: this many first, the rest once pods are
+ * seen and measured (measure.ts).
+ */
+export const UNSEEN_POD_BYTES = 16 * 1024;
+
+/**
+ * How many pods of this PodSet fit within MAX_REQUEST_BYTES, each `perPod` bytes in each sync: its parent
+ * (requestBytes), every pod once as a child, and the pods customize asks for again (at most askAgainBytes' worth of
+ * names as the estimate counts them, whatever status the answer Metacontroller keeps was asked with: childNames),
+ * each `perPod` bytes too. At least `size` when `perPod` is the estimate (answerBudget.request accepted the spec so).
+ */
+export function podsThatFit(
+  parent: ParentObject,
+  spec: { size: number; image: string; command: string[] },
+  perPod: number,
+): number {
+  const room = askAgainBytes(parent);
+  const again = Math.floor(room.bytes / room.perPod);
+  const parentBytes = parentRequestBytes(
+    { size: spec.size, image: spec.image, command: spec.command },
+    statusBytes(parent, spec.size),
+  );
+  const sendable = Math.max(0, Math.floor((MAX_REQUEST_BYTES - parentBytes) / perPod));
+  return sendable >= 2 * again ? sendable - again : Math.floor(sendable / 2);
+}
+
+/**
  * The names a PodSet's pods may take: each ordinal below its size (at most the maximum), in either form. Asked for by
  * name whatever the status: Metacontroller keeps a customize answer until the parent's generation changes (v1.5.20;
  * v4.17 up to 20 minutes) and a status write does not change it, so an answer that left out the pods status.nodes
@@ -316,6 +349,79 @@ export function isFinished(pod: KubeObject): boolean {
   return phase === 'Failed' || phase === 'Succeeded';
 }
 
+/** The containers the hook answers in each pod (podSpec). */
+const CONTAINERS: ReadonlySet<string> = new Set(['busybox']);
+
+/** How many pods fit, and why not more (podsWithin). */
+interface Fit {
+  size: number;
+  current: number;
+  fit: number;
+  perPod: number;
+  added: number;
+  seen: boolean;
+  unmade: number;
+}
+
+/**
+ * What the status says of pods left unmade for the body limit: while no pod is seen yet, Progressing (they are made
+ * in batches); once pods are measured, Ready and Progressing False `RequestTooLarge` (a Warning event, index.ts)
+ * naming the size measured per pod and how many fit. Nothing when every pod is made.
+ */
+function limitCondition(f: Fit): { ready?: ConditionInput; progressing?: ConditionInput } {
+  if (f.unmade === 0) return {};
+  if (!f.seen)
+    return {
+      progressing: {
+        type: 'Progressing',
+        status: true,
+        reason: 'ScalingUp',
+        message: `${f.current} of ${f.size} members exist; ${f.fit} made first, the rest once these are seen as the API server stores them (with what admission webhooks add, their size decides how many fit in a sync request)`,
+      },
+    };
+  const message = `each pod comes back in every sync request as ~${kib(f.perPod)} (~${kib(f.added)} of it added to what the PodSet answered, by admission webhooks or other writers: sidecars, volumes, labels), so ${f.fit} of ${f.size} pods fit within the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have; the ${f.current} that exist are kept and ${f.unmade} are not made: lower spec.size to ${f.fit}, or keep the webhook from adding to these pods`;
+  const condition = (type: string): ConditionInput => ({ type, status: false, reason: 'RequestTooLarge', message });
+  return { ready: condition('Ready'), progressing: condition('Progressing') };
+}
+
+/**
+ * The missing members not made because they would not fit within the body limit (podsThatFit), and what the status
+ * says of them: each pod as the estimate counts it, and what the pods seen carry beyond it (an admission webhook's
+ * sidecar: measured on a few of them, those of the current template first), or, while none is seen, what such a
+ * webhook may add (UNSEEN_POD_BYTES). Missing pods are made, the lowest ordinals first, while the pods observed and
+ * those made fit; a pod that exists is never deleted for this.
+ */
+function podsWithin(
+  parent: ParentObject,
+  spec: Spec,
+  base: string,
+  members: readonly Member[],
+  observedPods: KubeObject[],
+): { unmade: Set<string>; limited: { ready?: ConditionInput; progressing?: ConditionInput } } {
+  const current = members.filter((m) => m.current).map((m) => m.pod!);
+  const measured = byOrdinal(base, current.length > 0 ? current : observedPods);
+  const answered: Answered = {
+    containers: CONTAINERS,
+    labels: new Set([...Object.keys(podLabels(parent)), TEMPLATE_HASH_LABEL]),
+  };
+  const added = measured.length > 0 ? measuredAddedBytes(measured, answered) : UNSEEN_POD_BYTES;
+  const perPod = storedPodBytes(parent, spec) + added;
+  const fit = Math.max(1, podsThatFit(parent, spec, perPod));
+  let room = fit - observedPods.length;
+  const unmade = new Set<string>();
+  for (const m of members) {
+    if (m.state !== 'absent') continue;
+    if (room > 0) room--;
+    else unmade.add(m.name);
+  }
+  const live = members.filter((m) => m.state === 'live').length;
+  const seen = measured.length > 0;
+  return {
+    unmade,
+    limited: limitCondition({ size: spec.size, current: live, fit, perPod, added, seen, unmade: unmade.size }),
+  };
+}
+
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
   const base = podBase(name, legacyNames(request));
@@ -346,14 +452,16 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     if (pod) members.push(liveMember(podNamed, pod, hash, spec));
     else members.push({ name: podNamed, state: seen.has(podNamed) ? 'going' : 'absent' });
   }
-  const rollout = planRollout(members, hash);
+
+  const { unmade, limited } = podsWithin(parent, spec, base, members, observedPods);
+  const rollout = planRollout(unmade.size > 0 ? members.filter((m) => !unmade.has(m.name)) : members, hash);
 
   // The answer: the current template for every member but the outdated pods, which stay as they are (OnDelete:
   // Metacontroller changes no pod in place either way) until the rollout replaces them; left out: the pod the
-  // rollout replaces now, finished pods, and pods beyond the size.
+  // rollout replaces now, finished pods, pods beyond the size, and missing pods that would not fit.
   const children: KubeObject[] = [];
   for (const m of members) {
-    if (m.name === rollout.replace || finished.has(m.name)) continue;
+    if (m.name === rollout.replace || finished.has(m.name) || unmade.has(m.name)) continue;
     children.push(m.pod && !m.current ? keepObserved(m.pod) : pod(parent, m.name, labels, template));
   }
   const ready = pods.filter(isPodReady).length;
@@ -367,6 +475,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
       selector: selectorString(APP, name),
       // Degraded: pods that fail (a crash loop, an image that cannot be pulled), named; told as a Warning (index.ts).
       extra: [rollout.condition, podsDegraded(pods)],
+      ...limited,
     },
   );
   status['updatedReplicas'] = rollout.updated;
@@ -376,6 +485,6 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A rollout
   // goes on at each pod's change; it also looks again on its own.
   if (rollout.outdated > 0) response.resyncAfterSeconds = ROLLOUT_RESYNC_SECONDS;
-  else if (counts.current < counts.desired) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
+  else if (counts.current < counts.desired && !limited.ready) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
   return response;
 }

@@ -42,13 +42,21 @@ function annotationBytes(child: KubeObject): number {
 
 /**
  * Syncs `parent` with what it made fed back, stored, until its answer has pods (an EtcdCluster makes its claims
- * first, its members once they are bound): the answer with pods, and the request that carries them back.
+ * first, its members once they are bound), a PodSet until it makes no more (a large one makes its pods in batches):
+ * the answer with pods, and the request that carries them back.
  */
 async function withPods(def: CompositeHookDefinition, parent: ParentObject) {
   let now = parent;
   let res = await worstAnswer(def, now);
-  for (let round = 0; round < 2 && !res.children.some((c) => c.kind === 'Pod'); round++) {
+  const pods = (children: KubeObject[]) => children.filter((c) => c.kind === 'Pod').length;
+  let fed = 0;
+  for (
+    let round = 0;
+    round < 4 && (pods(res.children) === 0 || (def.name === 'podset' && pods(res.children) > fed));
+    round++
+  ) {
     const made = stored(res, now);
+    fed = pods(made);
     now = { ...now, status: res.status } as ParentObject;
     res = await worstAnswer(def, now, objectMap(made));
   }

@@ -13,7 +13,7 @@ import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/
 import { podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { longestImage } from '../fixtures/sizes.js';
-import { podsetSyncRequest, sentBytes, storedPod } from '../fixtures/stored-objects.js';
+import { podsetRounds, podsetSyncRequest, sentBytes } from '../fixtures/stored-objects.js';
 
 const ready = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === 'Ready');
@@ -22,9 +22,10 @@ const ready = (res: CompositeSyncResponse) =>
 function running(spec: Record<string, unknown>, name = 'web') {
   const req = request('podset', spec);
   req.parent.metadata = { ...req.parent.metadata, name, namespace: 'shop' };
-  const first = podsetSync(req, FIXED_NOW);
-  if (ready(first)?.['reason'] === 'InvalidSpec') return undefined;
-  return { parent: req.parent, pods: first.children.map((p, i) => storedPod(p, req.parent, i)) };
+  // A large PodSet is made in batches (hooks/podset/sync.ts podsThatFit): each synced until it makes no more.
+  const rounds = podsetRounds(req, FIXED_NOW);
+  if (ready(rounds[0]!.res)?.['reason'] === 'InvalidSpec') return undefined;
+  return { parent: req.parent, pods: rounds.at(-1)!.pods };
 }
 
 /** Each sync's request once the pods run, with the customize answer Metacontroller kept (asked with `asked`). */
