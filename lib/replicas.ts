@@ -268,15 +268,24 @@ const FAILING = new Set([
   'RunContainerError',
 ]);
 
-/** Why a pod is failing (a container's waiting reason, or the pod's phase Failed), or undefined. */
-export function podFailure(pod: KubeObject): string | undefined {
-  const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
+/**
+ * Why a pod is failing (a container's waiting reason, or the pod's phase Failed), or undefined. `own`: the names of the
+ * containers (and init containers) the parent answered in its pods; only those are read. A container another writer
+ * added (an injected sidecar: Istio's istio-proxy, Vault's agent) waiting for its image neither makes the workload
+ * failing nor hides its own container's failure (lib/replicas.ts podsFailing). Without `own`, every container counts.
+ */
+export function podFailure(pod: KubeObject, own?: ReadonlySet<string>): string | undefined {
+  const status = pod['status'] as
+    { phase?: unknown; containerStatuses?: unknown; initContainerStatuses?: unknown } | undefined;
   if (status?.phase === 'Failed') return 'Failed';
-  const containers = status?.containerStatuses;
-  if (!Array.isArray(containers)) return undefined;
-  for (const c of containers) {
-    const reason = (c as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting?.reason;
-    if (FAILING.has(reason as string)) return reason as string;
+  for (const list of [status?.initContainerStatuses, status?.containerStatuses]) {
+    if (!Array.isArray(list)) continue;
+    for (const c of list) {
+      const container = c as { name?: unknown; state?: { waiting?: { reason?: unknown } } } | null;
+      if (own && !own.has(container?.name as string)) continue;
+      const reason = container?.state?.waiting?.reason;
+      if (FAILING.has(reason as string)) return reason as string;
+    }
   }
   return undefined;
 }
@@ -287,12 +296,12 @@ const LISTED_PODS = 3;
 /**
  * Degraded=True / PodsFailing (the Operator SDK sample's condition) when some of these pods fail: a container that
  * crashes or whose image cannot be pulled, a pod Failed. The message names the first pods (by name) and their
- * reasons, never the kubelet's changing words; undefined when none fails.
+ * reasons, never the kubelet's changing words; undefined when none fails. `own`: the containers read (podFailure).
  */
-export function podsFailing(pods: readonly KubeObject[]): ConditionInput | undefined {
+export function podsFailing(pods: readonly KubeObject[], own?: ReadonlySet<string>): ConditionInput | undefined {
   const failing: string[] = [];
   for (const p of pods) {
-    const why = podFailure(p);
+    const why = podFailure(p, own);
     if (why) failing.push(`${p.metadata.name}: ${why}`);
   }
   if (failing.length === 0) return undefined;
@@ -308,10 +317,14 @@ export function podsFailing(pods: readonly KubeObject[]): ConditionInput | undef
 
 /**
  * Degraded as the pods say it: their failures (podsFailing), or False AsExpected when no `member` (a pod, a member)
- * fails. The one place the at-rest Degraded condition is built.
+ * fails, reading the containers named in `own` only (podFailure). The one place the at-rest Degraded condition is built.
  */
-export function podsDegraded(pods: readonly KubeObject[], member: 'pod' | 'member' = 'pod'): ConditionInput {
-  return podsFailing(pods) ?? notDegraded(member);
+export function podsDegraded(
+  pods: readonly KubeObject[],
+  own: ReadonlySet<string>,
+  member: 'pod' | 'member' = 'pod',
+): ConditionInput {
+  return podsFailing(pods, own) ?? notDegraded(member);
 }
 
 /** Degraded=False AsExpected: no `member` (a pod, a member) is failing. */

@@ -80,6 +80,13 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
  */
 export const INSTANCE_LABEL = 'memcached.metaops.io/instance';
 
+/**
+ * The container a Memcached's pods run of its own: the only one Degraded reads (lib/replicas.ts podFailure). A sidecar
+ * an admission webhook injected (Istio's istio-proxy, Vault's agent) waiting for its image is not the cache failing, and
+ * does not hide the cache's own failure.
+ */
+export const CONTAINERS: ReadonlySet<string> = new Set(['memcached']);
+
 export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   const name = parent.metadata.name!;
   const labels = childLabels(APP, name, 'cache');
@@ -201,7 +208,10 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
   // Deployment has every replica it wants Ready, it was replaced and fails nothing now.
   const wanted = (workload?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const replaced = typeof wanted === 'number' && statusNumber(workload, 'readyReplicas') >= wanted;
-  const failing = podsFailing(pods.filter((p) => !isTerminating(p) && !(replaced && isTerminal(p))));
+  const failing = podsFailing(
+    pods.filter((p) => !isTerminating(p) && !(replaced && isTerminal(p))),
+    CONTAINERS,
+  );
   if (failing) return failing;
   const refused = workloadFailure(workload);
   if (refused) return { type: 'Degraded', status: true, reason: refused.reason, message: refused.message };

@@ -574,6 +574,13 @@ type EnvVar = { name: string; value?: string; valueFrom?: unknown };
 type Mount = { name: string; mountPath: string };
 
 /** The member's MySQL server: its root password from the cluster's Secret, its data on the member's claim. */
+/**
+ * The containers a member's pod runs of the cluster's own (its init container `config`, the server `mysql` and the
+ * `replication` sidecar): the only ones its Degraded reads (lib/replicas.ts podFailure). An injected sidecar waiting
+ * for its image is not the member failing.
+ */
+export const MEMBER_CONTAINERS: ReadonlySet<string> = new Set(['config', 'mysql', REPLICATION_CONTAINER]);
+
 function serverContainer(name: string, image: string, mounts: Mount[]) {
   return {
     name: 'mysql',
@@ -1487,7 +1494,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   extra.push(replicationCondition(members, spec.size, n.member(0)));
   // Members whose server crash-loops or whose image cannot be pulled (the Operator SDK sample's Degraded, as
   // Memcached and PodSet say it: lib/replicas.ts), named with the kubelet's reason; told as a Warning (mysqlEvents).
-  extra.push(podsDegraded(pods, 'member'));
+  extra.push(podsDegraded(pods, MEMBER_CONTAINERS, 'member'));
   const refusal = primaryRefusal(pods.find((p) => p.metadata.name === n.member(0)));
   const ready = lost
     ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)

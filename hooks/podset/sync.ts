@@ -473,8 +473,9 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     now,
     {
       selector: selectorString(APP, name),
-      // Degraded: pods that fail (a crash loop, an image that cannot be pulled), named; told as a Warning (index.ts).
-      extra: [rollout.condition, podsDegraded(pods)],
+      // Degraded: pods whose own container fails (a crash loop, an image that cannot be pulled; a sidecar another
+      // writer added is not read), named; told as a Warning (index.ts).
+      extra: [rollout.condition, podsDegraded(pods, CONTAINERS)],
       ...limited,
     },
   );

@@ -154,7 +154,7 @@ t.test('Memcached Events: created, scaled, pods failing, a name taken; nothing w
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'm-1', namespace: 'default' },
-    status: { containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
+    status: { containerStatuses: [{ name: 'memcached', state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
   };
   const failing = request(
     'memcached',
@@ -366,7 +366,9 @@ t.test(
   async (t) => {
     const pod = (name: string, status: unknown) =>
       ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, status }) as KubeObject;
-    const waiting = (reason: string) => ({ containerStatuses: [{ state: { waiting: { reason } } }] });
+    const waiting = (reason: string) => ({
+      containerStatuses: [{ name: 'memcached', state: { waiting: { reason } } }],
+    });
     for (const reason of [
       'CrashLoopBackOff',
       'ImagePullBackOff',
@@ -456,7 +458,7 @@ t.test(
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'm-1', namespace: 'default' },
-      status: { containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
+      status: { containerStatuses: [{ name: 'memcached', state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
     } as KubeObject;
     // Its Deployment just made (observed as its child, its status not written yet), a pod of it crash-looping.
     const fresh = await told(
