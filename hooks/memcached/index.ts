@@ -11,6 +11,8 @@ export const MEMCACHED_EVENTS: ConditionEventRules = {
     'DeploymentNameTaken',
     'FailedCreate',
     'ProgressDeadlineExceeded',
+    // Its pods not asked for: they could not be sent within the body limit (sync.ts podsListed).
+    'RequestTooLarge',
   ]),
 };
 

@@ -6,6 +6,7 @@
 // before that keeps its Service `<name>`, which its clients use: the observed Service, else status.serviceName,
 // says which (a child the answer left out would be deleted).
 import {
+  appliedTwiceBytes,
   childLabels,
   type ChildName,
   type CompositeSyncRequest,
@@ -22,11 +23,16 @@ import {
   degradedEvent,
   isTerminal,
   isTerminating,
+  goJsonBytes,
+  kib,
   type KubeObject,
+  MAX_REQUEST_BYTES,
+  mib,
   memberStatus,
   observedNamed,
   observedUnordered,
   parentNameProblem,
+  parentRequestBytes,
   type ParentObject,
   livePodNames,
   notDegraded,
@@ -45,7 +51,7 @@ import {
   workloadFailure,
   workloadPending,
 } from '../../lib/index.js';
-import { MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
+import { DEFAULT_PORT, MAX_SIZE, MEMCACHED_IMAGE, MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
 const APP = 'memcached';
 /** The `memcache` user of the official memcached images (Debian and Alpine). */
@@ -146,12 +152,14 @@ export function ownPod(name: string, pod: KubeObject, deployment: KubeObject | u
  * Whether the Service selects on `INSTANCE_LABEL`: once it does (observed), for good; before, once the observed
  * Deployment's template carries it and every pod of the Deployment does (a Memcached from before the label rolls its
  * pods once; switching earlier would leave the Service without endpoints mid-rollout); a new Memcached at once.
+ * `pods` undefined: the pods were not asked for (podsListed), and the Deployment's status says it instead (its
+ * controller observed the template and every replica it has is updated).
  */
 export function serviceSelectsOwn(
   request: CompositeSyncRequest,
   legacy: boolean,
   workload: KubeObject | undefined,
-  pods: KubeObject[],
+  pods: KubeObject[] | undefined,
 ): boolean {
   const name = request.parent.metadata.name!;
   const svc = observedNamed(request.children, 'Service', 'v1', serviceName(name, legacy));
@@ -161,7 +169,15 @@ export function serviceSelectsOwn(
   const template = (workload['spec'] as { template?: { metadata?: { labels?: Record<string, unknown> } } } | undefined)
     ?.template;
   if (template?.metadata?.labels?.[INSTANCE_LABEL] !== name) return false;
-  return pods.every((p) => p.metadata.labels?.[INSTANCE_LABEL] === name);
+  if (pods) return pods.every((p) => p.metadata.labels?.[INSTANCE_LABEL] === name);
+  // The pods not asked for (podsListed): the Deployment says whether every pod it has runs the current template.
+  const generation = workload.metadata.generation;
+  const status = (workload['status'] ?? {}) as { observedGeneration?: unknown };
+  return (
+    typeof generation === 'number' &&
+    status.observedGeneration === generation &&
+    statusNumber(workload, 'updatedReplicas') === statusNumber(workload, 'replicas')
+  );
 }
 
 /**
@@ -227,6 +243,93 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
   return notDegraded();
 }
 
+/**
+ * What an admission webhook may add to each pod as the API server stores it, counted for pods a Memcached does not
+ * make itself (its Deployment does) and asks for among the related objects: Istio's sidecar injector adds the
+ * istio-proxy container, istio-init, eight volumes, labels and annotations, and the kubelet two more container
+ * statuses, ~12 KB a pod (test/fixtures/sidecars.ts); Linkerd's and Vault's agent likewise. PodSet counts the same for
+ * the pods it has not seen (hooks/podset/sync.ts UNSEEN_POD_BYTES).
+ */
+export const INJECTED_POD_BYTES = 16 * 1024;
+
+/**
+ * The pods a Deployment of `size` replicas may have at once: the replicas, its surge during a rollout (25%, rounded
+ * up) and as many old ones being deleted (objects until their grace period ends).
+ */
+export function podsAtOnce(size: number): number {
+  return size + 2 * Math.ceil(size / 4);
+}
+
+/**
+ * A pod of this Memcached's Deployment as the API server stores it and Metacontroller sends it among the related
+ * objects, at most: the template (labels, spec) with the ReplicaSet's name, hash and owner reference, twice (the pod,
+ * and the managedFields key tree of its creator), what the API server and the kubelet add to any pod (~4 KiB:
+ * defaults, the service account volume, status with the image twice more), and what an admission webhook may add
+ * (INJECTED_POD_BYTES).
+ */
+export function relatedPodBytes(parent: ParentObject, spec: Spec): number {
+  const template = (deployment(parent, spec)['spec'] as { template: unknown }).template;
+  return 2 * (goJsonBytes(template) + 1024) + 4096 + 2 * (spec.image.length + 96) + INJECTED_POD_BYTES;
+}
+
+/** What each sync request carries besides the pods asked for: the Memcached, its Deployment and Service, others' names. */
+function requestBytesBesidePods(parent: ParentObject, spec: Spec): number {
+  const name = Buffer.byteLength(parent.metadata.name ?? '');
+  const status = podsAtOnce(spec.size) * (name + 24) + 32 * 1024;
+  const children = appliedTwiceBytes(deployment(parent, spec)) + appliedTwiceBytes(service(parent, spec, true)) + 16384;
+  // The children asked by name again and the parents of other kinds customize asks for (lib/holders.ts): a few.
+  return parentRequestBytes(spec, status) + 2 * children + 128 * 1024;
+}
+
+/**
+ * Whether customize asks for the pods of a Memcached of this spec: the pods its Deployment may have at once
+ * (podsAtOnce), each as relatedPodBytes counts it, fit within MAX_REQUEST_BYTES with the rest of each sync request.
+ * Past it (~1000 pods could never be sent with a sidecar injected: ~17 MB), the pods are not asked for: Metacontroller
+ * sends every pod a label selector matches, and a request past the body limit is refused (413), so that no status is
+ * written again and nothing says why. From the spec and name alone, so that customize (whose answer Metacontroller
+ * keeps for a generation) and sync decide alike.
+ */
+export function podsListed(parent: ParentObject, spec: Spec): boolean {
+  return (
+    requestBytesBesidePods(parent, spec) + podsAtOnce(spec.size) * relatedPodBytes(parent, spec) <= MAX_REQUEST_BYTES
+  );
+}
+
+/** The largest size whose pods are listed (podsListed), for a spec otherwise like this one. */
+function largestListed(parent: ParentObject, spec: Spec): number {
+  let lo = 0;
+  let hi = spec.size;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (podsListed(parent, { ...spec, size: mid })) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The condition a Memcached whose pods are not asked for (podsListed) carries: why, and what lists them. */
+function notListed(parent: ParentObject, spec: Spec): ConditionInput {
+  const perPod = relatedPodBytes(parent, spec);
+  const bytes = requestBytesBesidePods(parent, spec) + podsAtOnce(spec.size) * perPod;
+  return {
+    type: 'PodsListed',
+    status: false,
+    reason: 'RequestTooLarge',
+    message: `spec.size ${spec.size} pods (up to ${podsAtOnce(spec.size)} at once in a rollout) of up to ~${kib(perPod)} each as the API server stores them (~${kib(INJECTED_POD_BYTES)} of it what an admission webhook may add: a service mesh's sidecar) would make sync requests of up to ~${mib(bytes)}, more than the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have: the pods are not asked for, so status.nodes is left out and Degraded reads the Deployment's conditions only; the Deployment and Service are served as usual (at spec.size ${largestListed(parent, spec)} or less the pods are listed)`,
+  };
+}
+
+/** Asks for the pods of a Memcached that lists them (podsListed), from its spec as written (any field malformed). */
+function listsPods(parent: ParentObject): boolean {
+  const raw = (parent.spec ?? {}) as { size?: unknown; image?: unknown; port?: unknown };
+  const spec: Spec = {
+    size: Math.max(0, Math.min(Number(raw.size) || 0, MAX_SIZE)),
+    image: typeof raw.image === 'string' ? raw.image : MEMCACHED_IMAGE,
+    port: typeof raw.port === 'number' ? raw.port : DEFAULT_PORT,
+  };
+  return podsListed(parent, spec);
+}
+
 export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
   const name = parent.metadata.name!;
   const legacy = legacyNames(request);
@@ -241,15 +344,20 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   const pending = workloadPending(observedDeployment, wanted);
   // Only the pods of its own Deployment: another workload's pods may carry the same name/instance labels
   // (`INSTANCE_LABEL`), and another owner's Deployment of its name the same ReplicaSet names (`ownPod`).
-  const pods = observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p, observedDeployment));
+  // Pods not asked for when they could not all be sent within the body limit (podsListed): none read, none listed.
+  const listed = podsListed(parent, spec);
+  const pods = listed
+    ? observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p, observedDeployment))
+    : [];
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
     selector: selectorString(APP, name),
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
-    extra: [degraded(observedDeployment, pods)],
+    extra: [degraded(observedDeployment, pods), ...(listed ? [] : [notListed(parent, spec)])],
   });
+  if (!listed) delete status['nodes'];
   status['serviceName'] = serviceName(name, legacy);
-  const own = serviceSelectsOwn(request, legacy, observedDeployment, pods);
+  const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
   return { status, children: [wanted, service(parent, spec, legacy, own)] };
 }
 
@@ -294,8 +402,12 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
   };
 }
 
-/** Asks for the pods of this Memcached so that status.nodes can list them. */
+/**
+ * Asks for the pods of this Memcached so that status.nodes can list them, when they fit within the body limit
+ * (podsListed); else for none.
+ */
 export function customize(request: CustomizeRequest): CustomizeResponse {
   const parent = request.parent;
+  if (parent && !listsPods(parent)) return { relatedResources: [] };
   return relatedPods(selectorLabels(APP, parent?.metadata.name ?? ''));
 }
