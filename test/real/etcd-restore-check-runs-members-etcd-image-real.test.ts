@@ -1,6 +1,8 @@
 // A restore checks before it acts (issue 30.5), on real etcd: the check pod's etcd-image and restore-tool steps run
 // the restored members' etcd image (`etcd --version`, `etcdutl version`) as the test kubelet runs images. With the
-// image good, those steps pass and the check goes on to S3 (here a key that does not exist: refused for that). With
+// image good, those steps pass and the check goes on to S3 (here moto, with a bucket that does not exist: a verdict on
+// the snapshot, refused for that at once; an endpoint nothing listens on would be made again until the check's
+// deadline, as a mesh proxy not yet listening refuses connections too). With
 // an image whose etcd cannot run (a broken build, the wrong architecture), the check fails at that step, at once,
 // naming it; in both cases no member is dropped and every key stays readable.
 import { chmodSync, writeFileSync } from 'node:fs';
@@ -8,11 +10,16 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { startMoto, type Moto } from '../fixtures/moto.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 
 etcdBin();
-/** An S3 endpoint nothing listens on: a check that gets past the image steps fails there. */
-const S3 = 'http://127.0.0.1:9';
+/** A real S3 (moto) without the restores' bucket: a check that gets past the image steps fails there (NoSuchBucket). */
+let moto: Moto;
+t.before(async () => {
+  moto = await startMoto();
+});
+t.teardown(() => moto?.stop());
 const status = (res: CompositeSyncResponse) => res.status as any;
 const settled = (res: CompositeSyncResponse) =>
   status(res).members.ready.length === 3 && status(res).members.unready.length === 0;
@@ -24,14 +31,14 @@ const restore = (name: string, created: string): KubeObject => ({
   spec: {
     etcdCluster: { name: 'img' },
     backupStorageType: 'S3',
-    s3: { path: 'etcd-backups/default/img/none.db', endpoint: S3, awsSecret: 'aws' },
+    s3: { path: 'etcd-backups/default/img/none.db', endpoint: moto.endpoint, awsSecret: 'aws' },
   },
 });
 
 t.test("the check runs the members' etcd image before any member is dropped", async (t) => {
   const k = new EtcdKubelet('img', { size: 3, version: '3.6.9' });
   t.teardown(() => k.shutdown());
-  k.settings = { backup: etcdSettings({ env: { METAOPS_BACKUP_S3_ENDPOINTS: S3 } }).backup! };
+  k.settings = { backup: etcdSettings({ env: { METAOPS_BACKUP_S3_ENDPOINTS: moto.endpoint } }).backup! };
   k.setSecret('aws', { credentials: '[default]\naws_access_key_id = a\naws_secret_access_key = b\n' });
   await k.converge('size 3', settled);
   for (let i = 0; i < 20; i++) await k.put(`key-${i}`, 'kept');
@@ -49,7 +56,7 @@ t.test("the check runs the members' etcd image before any member is dropped", as
       60_000,
     );
   };
-  // The image good: its steps pass, the check reaches S3 (nothing listens there) and fails for that.
+  // The image good: its steps pass, the check reaches S3 (no such bucket there) and fails for that.
   await until('a good image', restore('r1', '2026-07-01T00:00:00Z'));
   t.notMatch(status(await k.step()).restore.reason, /etcd-image|restore-tool/, 'the image steps passed');
 
