@@ -311,10 +311,10 @@ function securityContextNoLooser(found: unknown, wanted: unknown): boolean {
  * stores the container as mutating admission left it (it runs on pods/ephemeralcontainers as on any write of a pod),
  * so two of them are compared for what admission does to a container without changing what it is:
  * - the image as given (lib/images.ts asGiven): the same registry, repository and tag, spelled out or not
- *   (`busybox:1.36` is `docker.io/library/busybox:1.36`), with or without a digest added (Kyverno's mutateDigest,
- *   Connaisseur, Ratify pin `busybox:1.36` as `docker.io/library/busybox:1.36@sha256:<hex>`: the image that tag
- *   named). Another tag, repository or registry, a tag taken off for a digest, or another digest than a pinned
- *   spec's, is another image;
+ *   (`busybox:1.36` is `docker.io/library/busybox:1.36`, `busybox` is `busybox:latest`), with or without a digest
+ *   added (Kyverno's mutateDigest, Connaisseur, Ratify pin `busybox:1.36` as
+ *   `docker.io/library/busybox:1.36@sha256:<hex>`: the image that tag named). Another tag, repository or registry, a
+ *   tag taken off for a digest, or another digest than a pinned spec's, is another image;
  * - the securityContext granting nothing more than the spec's (securityContextNoLooser): restrictions added, none
  *   taken away.
  * The others are compared as the API server stores them (canonical). `wanted` is the container ephemeralContainer
