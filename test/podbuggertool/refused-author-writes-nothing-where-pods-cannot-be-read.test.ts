@@ -7,7 +7,7 @@
 import t from 'tap';
 import { FAILURES_ANNOTATION } from '../../hooks/podbuggertool/match.js';
 import { KubeError } from '../../lib/kube.js';
-import { FakeApi, inject, pod, tool } from '../fixtures/pbt.js';
+import { ANY, FakeApi, inject, injectorRequest, pod, tool } from '../fixtures/pbt.js';
 
 t.test('a refused author writes nothing on pods the hook server may not read', async (t) => {
   const api = new FakeApi()
@@ -50,4 +50,62 @@ t.test("the same tool whose author may debug: the refused read is that pod's fai
   };
   const res = await inject(api, ['team-b', 'web-1']);
   t.match(res.annotations?.[FAILURES_ANNOTATION], /"debug-a":"Forbidden;n=1;/);
+});
+
+/** The API server as the hook server sees a namespace not opted in: its pods may not be read there. */
+function podsUnreadable(api: FakeApi, namespace = 'team-b'): FakeApi {
+  const get = api.get.bind(api);
+  api.get = async (apiVersion: string, resource: string, ns: string, name: string) => {
+    if (resource === 'pods' && ns === namespace) throw new KubeError(403, 'forbidden', 'Forbidden');
+    return get(apiVersion, resource, ns, name);
+  };
+  return api;
+}
+
+// The other ways a tool does not act on the pod, decided on the tool alone, hold whatever became of the pod: nothing
+// recorded on a pod the hook server could not read, no Event, and no review asked for a tool that acts nowhere.
+t.test('a tool that does not act, decided on the tool alone, writes nothing on pods that cannot be read', async (t) => {
+  await t.test('its status refuses its author for this generation (a review now would allow it)', async (t) => {
+    const refused = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+    refused.status = {
+      observedGeneration: 1,
+      conditions: [{ type: 'Ready', status: 'False', reason: 'AuthorNotAllowed', message: 'refused' }],
+    };
+    const api = podsUnreadable(new FakeApi().put(refused).put(pod('web-1', { app: 'web' }, {}, 'team-b')));
+    const res = await inject(
+      api,
+      ['team-b', 'web-1'],
+      {},
+      injectorRequest(api, 'team-b', 'web-1', [tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice')]),
+    );
+    t.notOk(res.annotations?.[FAILURES_ANNOTATION], 'nothing recorded');
+    t.same(api.events, [], 'no Event');
+    t.same(api.reviews, [], 'no review asked');
+  });
+
+  await t.test('deleted since the request', async (t) => {
+    const api = podsUnreadable(new FakeApi().put(pod('web-1', { app: 'web' }, {}, 'team-b')));
+    const gone = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+    const res = await inject(api, ['team-b', 'web-1'], {}, injectorRequest(api, 'team-b', 'web-1', [gone]));
+    t.notOk(res.annotations?.[FAILURES_ANNOTATION], 'nothing recorded');
+    t.same(api.events, [], 'no Event');
+  });
+
+  await t.test('its image no longer allowed by the server', async (t) => {
+    const api = podsUnreadable(
+      new FakeApi()
+        .put(tool('a', { label: 'app=web', image: 'alpine' }, 'team-b', 'alice'))
+        .put(pod('web-1', { app: 'web' }, {}, 'team-b')),
+    );
+    const asRequested = tool('a', { label: 'app=web', image: 'busybox' }, 'team-b', 'alice');
+    const policy = { ...ANY, allowlist: ['busybox'] };
+    const res = await inject(
+      api,
+      ['team-b', 'web-1'],
+      { policy },
+      injectorRequest(api, 'team-b', 'web-1', [asRequested]),
+    );
+    t.notOk(res.annotations?.[FAILURES_ANNOTATION], 'nothing recorded');
+    t.same(api.events, [], 'no Event');
+  });
 });
