@@ -16,6 +16,7 @@ import {
   parseImage,
   resolvedImage,
   RETRY_SECONDS,
+  ruleProblem,
   specParser,
 } from '../../lib/index.js';
 import {
@@ -451,8 +452,8 @@ export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
 
 /**
  * What is wrong with the METAOPS_DEBUG_* settings, checked at startup with every other setting (lib/config.ts): an
- * allowlist entry that could never match, a profile that does not exist, a variable set but empty (which would
- * silently fall back to the default).
+ * allowlist entry that could never match, an excluded namespace that is no namespace's name, a profile that does not
+ * exist, a variable set but empty (which would silently fall back to the default).
  */
 export function policyProblems(env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
@@ -464,6 +465,16 @@ export function policyProblems(env: NodeJS.ProcessEnv): string[] {
     if (!allowlistEntry(entry))
       problems.push(
         `METAOPS_DEBUG_IMAGE_ALLOWLIST entry ${JSON.stringify(entry)} is not an image reference, repository* or path/*: it would match nothing`,
+      );
+  }
+  // A namespace is named by a DNS-1123 label, compared as written (inject.ts, refusal): an entry that is none (a
+  // pattern, `kube-*`; capitals; `_` or `/`) keeps no namespace out, and the server would debug the very namespaces
+  // the administrator meant to exclude.
+  for (const entry of parseList(env['METAOPS_DEBUG_EXCLUDED_NAMESPACES']) ?? []) {
+    const problem = ruleProblem('dns1123Label', entry);
+    if (problem)
+      problems.push(
+        `METAOPS_DEBUG_EXCLUDED_NAMESPACES entry ${JSON.stringify(entry)} names no namespace (a namespace's name ${problem}; entries are exact names, not patterns): it would exclude nothing`,
       );
   }
   const check = env['METAOPS_DEBUG_AUTHOR_CHECK'];
