@@ -197,11 +197,15 @@ export function sameImageTag(a: string | undefined, b: string | undefined): bool
   );
 }
 
+/** The tag a reference without one names, as the kubelet pulls it. */
+const LATEST = 'latest';
+
 /**
  * Whether a container observed on `observed` was given the image `given` (the text its owner wrote), as the API server
  * holds it once an admission policy pinned it by digest: written alike; the same repository (its registry spelled out
  * or not) at the same tag, a digest added (Kyverno's mutateDigest, Connaisseur, Ratify: `repo:tag@sha256:<hex>`);
  * or, with `tagDropped`, the digest in place of the tag (Sigstore's policy-controller writes `repo@sha256:<hex>`). A
+ * reference without a tag is at `latest` (`busybox` given is observed as `busybox:latest@sha256:<hex>`). A
  * reference whose tag was taken off names no version: only an owner that holds its own record of what it gave (the
  * image, or its version, on the object) may read it as that. A `given` pinned itself is observed at its digest.
  */
@@ -214,7 +218,10 @@ export function asGiven(observed: string | undefined, given: string | undefined,
     return o.digest === g.digest && (o.tag === undefined || g.tag === undefined || o.tag === g.tag);
   // (A digest without a tag: the tag taken off, `latest` as much as any other.)
   if (o.tag === undefined && o.digest !== undefined) return tagDropped;
-  return o.tag === g.tag;
+  // A reference without a tag is the image at `latest`, as the kubelet pulls it (and as the debug allowlist reads it):
+  // `busybox` given is `docker.io/library/busybox:latest` once a policy spells the tag out (Kyverno's mutateDigest
+  // writes it beside the digest it pins); another tag is another image.
+  return (o.tag ?? LATEST) === (g.tag ?? LATEST);
 }
 
 /**

@@ -228,6 +228,9 @@ export function wantedBy(pod: KubeObject, tools: Tool[], policy: DebugPolicy): T
     .sort((a, b) => rank(a) - rank(b) || byCodeUnits(a.name, b.name));
 }
 
+/** The pod as the API server has it (undefined: not there), or the error its read ended in. */
+type PodRead = { pod: KubeObject | undefined } | { error: unknown };
+
 interface Work {
   /** The failures to record on the pod, by container (and the overflow's, OVERFLOW_KEY). */
   record: Map<string, Failure>;
@@ -594,20 +597,33 @@ class Attempt {
 
   private async act(): Promise<Work> {
     if (this.over()) return this.outOfTime();
-    let pod: KubeObject | undefined;
+    let read: PodRead;
     try {
-      pod = await this.read();
+      read = await this.read();
     } catch (err) {
       return this.fail(err);
     }
     const policy = this.hook.settings.policy;
+    // The tool first, as the API server has it: one that does not act here (gone, another of that name, refused by
+    // the policy) passes over the pod, whatever became of it. A refusal the tool's own sync recorded for this very
+    // spec holds here too, whatever this server remembers or the order in which the two controllers run: no pod gets
+    // the container until that sync finds it allowed. Acting as the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), one
+    // who cannot be impersonated exactly gets nothing (the tool's status says why): never the server's own PATCH.
+    if (!toolDecidedAgain(this.namespace, this.real, this.tool, policy) || refusedNow(policy, this.real!))
+      return this.passed();
+    // A pod the hook server could not read (a namespace not opted in answers 403) is that pod's failure only for a
+    // tool its author may run: the author is asked first, and a tool its author could not run records nothing on the
+    // pod and tells no Event (checkAuthor), in a namespace its author may only write tools in too.
+    if ('error' in read) {
+      if (policy.authorCheck !== 'off') {
+        const refused = await this.checkAuthor();
+        if (refused) return refused;
+      }
+      return this.fail(read.error);
+    }
+    const pod = read.pod;
     const spec = decidedAgain(this.namespace, pod, this.real, this.tool, policy);
     if (!spec) return this.passed();
-    // A refusal the tool's own sync recorded for this very spec holds here too, whatever this server remembers or
-    // the order in which the two controllers run: no pod gets the container until that sync finds it allowed.
-    // Acting as the author (METAOPS_DEBUG_ACT_AS_AUTHOR=true), one who cannot be impersonated exactly gets nothing
-    // (the tool's status says why): never the server's own PATCH instead.
-    if (refusedNow(policy, this.real!)) return this.passed();
     if (policy.authorCheck !== 'off') {
       const refused = await this.checkAuthor();
       if (refused) return refused;
@@ -623,17 +639,22 @@ class Attempt {
     return this.added();
   }
 
-  /** The pod and the tool as the API server has them now, side by side: the pod (the tool is kept as `real`). */
-  private async read(): Promise<KubeObject | undefined> {
-    const [pod, real] = await Promise.all([
+  /**
+   * The pod and the tool as the API server has them now, side by side: the pod, or why it could not be read (the
+   * tool is kept as `real`). A tool that could not be read is thrown: nothing is known without it.
+   */
+  private async read(): Promise<PodRead> {
+    const [pod, real] = await Promise.allSettled([
       // A pod may be larger than MAX_READ_BYTES as JSON (Metacontroller sent it): read up to the largest one.
       this.kube.get('v1', 'pods', this.namespace, this.podName, { maxBytes: MAX_OBJECT_READ_BYTES }),
       this.kube.get(TOOL_API, resource.plural, this.namespace, this.tool.name),
     ]);
-    this.real = real;
-    this.podUid = pod?.metadata.uid ?? this.podUid;
-    this.toolUid = real?.metadata.uid && !this.tool.uid ? real.metadata.uid : this.toolUid;
-    return pod;
+    if (real.status === 'rejected') throw real.reason;
+    this.real = real.value;
+    this.toolUid = real.value?.metadata.uid && !this.tool.uid ? real.value.metadata.uid : this.toolUid;
+    if (pod.status === 'rejected') return { error: pod.reason };
+    this.podUid = pod.value?.metadata.uid ?? this.podUid;
+    return { pod: pod.value };
   }
 
   /** The author check: the attempt's answer when the author is refused, undefined when allowed. */
@@ -896,13 +917,26 @@ export function decidedAgain(
   tool: Tool,
   policy: DebugPolicy,
 ): PodBuggerToolSpec | undefined {
-  if (!pod || !real || isTerminating(pod) || isTerminating(real)) return undefined;
-  const here = (o: KubeObject) => (o.metadata.namespace ?? namespace) === namespace;
-  if (!here(pod) || !here(real)) return undefined;
+  const spec = toolDecidedAgain(namespace, real, tool, policy);
+  if (!spec || !pod || isTerminating(pod) || (pod.metadata.namespace ?? namespace) !== namespace) return undefined;
+  if (!matches(spec, pod)) return undefined;
+  return wantsContainer(pod, tool.name, spec) ? spec : undefined;
+}
+
+/**
+ * The tool's spec, when the part of decidedAgain that is the tool's holds on the tool as the API server has it: in
+ * the namespace, the same one, not being deleted, valid, allowed by the policy. Whatever the pod is.
+ */
+function toolDecidedAgain(
+  namespace: string,
+  real: KubeObject | undefined,
+  tool: Tool,
+  policy: DebugPolicy,
+): PodBuggerToolSpec | undefined {
+  if (!real || isTerminating(real) || (real.metadata.namespace ?? namespace) !== namespace) return undefined;
   if (tool.uid && real.metadata.uid && real.metadata.uid !== tool.uid) return undefined;
   const parsed = parser.parse(real['spec']);
-  if (!parsed.ok || refusal(parsed.spec, namespace, policy) || !matches(parsed.spec, pod)) return undefined;
-  return wantsContainer(pod, tool.name, parsed.spec) ? parsed.spec : undefined;
+  return parsed.ok && !refusal(parsed.spec, namespace, policy) ? parsed.spec : undefined;
 }
 
 /** The refusals of a tool's status (sync.ts): its author's, or the server's policy's. */

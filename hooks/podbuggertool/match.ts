@@ -16,6 +16,7 @@ import {
   parseImage,
   resolvedImage,
   RETRY_SECONDS,
+  ruleProblem,
   specParser,
 } from '../../lib/index.js';
 import {
@@ -311,10 +312,10 @@ function securityContextNoLooser(found: unknown, wanted: unknown): boolean {
  * stores the container as mutating admission left it (it runs on pods/ephemeralcontainers as on any write of a pod),
  * so two of them are compared for what admission does to a container without changing what it is:
  * - the image as given (lib/images.ts asGiven): the same registry, repository and tag, spelled out or not
- *   (`busybox:1.36` is `docker.io/library/busybox:1.36`), with or without a digest added (Kyverno's mutateDigest,
- *   Connaisseur, Ratify pin `busybox:1.36` as `docker.io/library/busybox:1.36@sha256:<hex>`: the image that tag
- *   named). Another tag, repository or registry, a tag taken off for a digest, or another digest than a pinned
- *   spec's, is another image;
+ *   (`busybox:1.36` is `docker.io/library/busybox:1.36`, `busybox` is `busybox:latest`), with or without a digest
+ *   added (Kyverno's mutateDigest, Connaisseur, Ratify pin `busybox:1.36` as
+ *   `docker.io/library/busybox:1.36@sha256:<hex>`: the image that tag named). Another tag, repository or registry, a
+ *   tag taken off for a digest, or another digest than a pinned spec's, is another image;
  * - the securityContext granting nothing more than the spec's (securityContextNoLooser): restrictions added, none
  *   taken away.
  * The others are compared as the API server stores them (canonical). `wanted` is the container ephemeralContainer
@@ -451,8 +452,8 @@ export function policyFromEnv(env: NodeJS.ProcessEnv): DebugPolicy {
 
 /**
  * What is wrong with the METAOPS_DEBUG_* settings, checked at startup with every other setting (lib/config.ts): an
- * allowlist entry that could never match, a profile that does not exist, a variable set but empty (which would
- * silently fall back to the default).
+ * allowlist entry that could never match, an excluded namespace that is no namespace's name, a profile that does not
+ * exist, a variable set but empty (which would silently fall back to the default).
  */
 export function policyProblems(env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
@@ -464,6 +465,16 @@ export function policyProblems(env: NodeJS.ProcessEnv): string[] {
     if (!allowlistEntry(entry))
       problems.push(
         `METAOPS_DEBUG_IMAGE_ALLOWLIST entry ${JSON.stringify(entry)} is not an image reference, repository* or path/*: it would match nothing`,
+      );
+  }
+  // A namespace is named by a DNS-1123 label, compared as written (inject.ts, refusal): an entry that is none (a
+  // pattern, `kube-*`; capitals; `_` or `/`) keeps no namespace out, and the server would debug the very namespaces
+  // the administrator meant to exclude.
+  for (const entry of parseList(env['METAOPS_DEBUG_EXCLUDED_NAMESPACES']) ?? []) {
+    const problem = ruleProblem('dns1123Label', entry);
+    if (problem)
+      problems.push(
+        `METAOPS_DEBUG_EXCLUDED_NAMESPACES entry ${JSON.stringify(entry)} names no namespace (a namespace's name ${problem}; entries are exact names, not patterns): it would exclude nothing`,
       );
   }
   const check = env['METAOPS_DEBUG_AUTHOR_CHECK'];

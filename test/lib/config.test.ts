@@ -102,6 +102,7 @@ t.test('every wrong setting is refused, by name', async (t) => {
     [{ METAOPS_DEBUG_IMAGE_ALLOWLIST: ' ' }, /METAOPS_DEBUG_IMAGE_ALLOWLIST is empty/],
     [{ METAOPS_DEBUG_PROFILES: 'general,sysadmn' }, /no profile "sysadmn"/],
     [{ METAOPS_DEBUG_EXCLUDED_NAMESPACES: '' }, /METAOPS_DEBUG_EXCLUDED_NAMESPACES is empty/],
+    [{ METAOPS_DEBUG_EXCLUDED_NAMESPACES: 'kube-system,kube-*' }, /entry "kube-\*" names no namespace/],
     [{ METAOPS_TLS_CERT_FILE: notPem, METAOPS_TLS_KEY_FILE: notPem }, /cannot be used together/],
     [{ METAOPS_TLS_CERT_FILE: pki.path('a.crt'), METAOPS_TLS_KEY_FILE: pki.path('b.key') }, /cannot be used together/],
     [

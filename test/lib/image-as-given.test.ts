@@ -2,7 +2,8 @@
 // images by digest adds one with the tag kept (Kyverno's mutateDigest, Connaisseur, Ratify: `repo:tag@sha256:<hex>`)
 // or puts it in place of the tag (Sigstore's policy-controller: `repo@sha256:<hex>`), the registry spelled out or
 // not. A reference whose tag was taken off is read as the one given only by an owner that says it holds its own
-// record of what it gave; and the reference given is rebuilt from such a record of its tag (imageAtTag).
+// record of what it gave; and the reference given is rebuilt from such a record of its tag (imageAtTag). A reference
+// without a tag is the image at `latest`, as the kubelet pulls it.
 import t from 'tap';
 import { asGiven, imageAtTag } from '../../lib/index.js';
 
@@ -31,6 +32,18 @@ t.test('the tag taken off: the image given only for an owner holding its own rec
   t.notOk(asGiven(`busybox@sha256:${HEX}`, 'busybox'), 'given without a tag: a digest alone may be any tag’s');
   t.ok(asGiven(`docker.io/library/busybox@sha256:${HEX}`, 'busybox', true), 'the latest, by the owner’s record');
   t.ok(asGiven('docker.io/library/busybox', 'busybox'), 'the latest, spelled out');
+});
+
+t.test('a reference without a tag is the image at latest', async (t) => {
+  t.ok(asGiven(`docker.io/library/busybox:latest@sha256:${HEX}`, 'busybox'), 'pinned, latest spelled out');
+  t.ok(asGiven('docker.io/library/busybox:latest', 'busybox'), 'latest spelled out');
+  t.ok(asGiven('busybox', 'busybox:latest'), 'given at latest, observed without a tag');
+  t.ok(asGiven(`quay.io/coreos/etcd:latest@sha256:${HEX}`, 'quay.io/coreos/etcd'), 'another registry alike');
+  t.notOk(asGiven(`docker.io/library/busybox:1.36@sha256:${HEX}`, 'busybox'), 'another tag is another image');
+  t.notOk(asGiven('busybox:1.36', 'busybox'), 'another tag, no digest');
+  t.notOk(asGiven('busybox', 'busybox:1.36'), 'no tag for a tag given: latest, not the one given');
+  t.notOk(asGiven('quay.io/coreos/etcd:latest', given, true), 'latest is no version the owner gave');
+  t.notOk(asGiven(`docker.io/library/alpine:latest@sha256:${HEX}`, 'busybox'), 'another repository');
 });
 
 t.test('an image given pinned itself is observed at its digest', async (t) => {

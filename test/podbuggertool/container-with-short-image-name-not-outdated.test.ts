@@ -3,7 +3,8 @@
 // are the same image, so the same container, injected and not outdated (an ephemeral container cannot be replaced:
 // an outdated one only says "delete those pods"). The image is compared as the runtime resolves it, and so is the
 // tag pinned by a digest that admission added (`busybox:1.36@sha256:...`: Kyverno's mutateDigest pins the image the
-// tag named, as far as the tool's author can tell the same image). Nothing else compares equal: another tag, another
+// tag named, as far as the tool's author can tell the same image); an image without a tag is the one at `latest`, as
+// the allowlist and the kubelet read it. Nothing else compares equal: another tag, another
 // registry or repository, a tag taken off for a digest, another digest than the one a tool pinned.
 import t from 'tap';
 import { containerDiffers, ephemeralContainer, parser, podState } from '../../hooks/podbuggertool/match.js';
@@ -30,6 +31,8 @@ t.test('a container added with the image as the tool wrote it is the one the too
     ['busybox:1.36', 'index.docker.io/library/busybox:1.36'],
     ['busybox', 'busybox'],
     ['docker.io/library/busybox', 'busybox'],
+    ['busybox', 'busybox:latest'],
+    ['busybox', `docker.io/library/busybox:latest@sha256:${'a'.repeat(64)}`],
     ['ghcr.io/org/debug:1', 'ghcr.io/org/debug:1'],
     ['busybox:1.36', `busybox:1.36@sha256:${'a'.repeat(64)}`],
     ['busybox:1.36', `docker.io/library/busybox:1.36@sha256:${'a'.repeat(64)}`],
@@ -44,7 +47,6 @@ t.test('another image is still another image: outdated', async (t) => {
   for (const [written, stored] of [
     ['busybox:1.36', 'busybox:1.35'],
     ['busybox:1.36', 'busybox'],
-    ['busybox', 'busybox:latest'],
     ['busybox:1.36', 'quay.io/busybox:1.36'],
     ['busybox:1.36', `busybox:1.35@sha256:${'a'.repeat(64)}`],
     ['busybox:1.36', `quay.io/busybox:1.36@sha256:${'a'.repeat(64)}`],

@@ -22,3 +22,11 @@ t.test('a pod from before the hash pinned by digest runs the spec image', async 
   t.notOk(isCurrent(legacy(`docker.io/library/busybox:1.35@sha256:${HEX}`), 'abc', spec), 'another tag');
   t.notOk(isCurrent(legacy(`busybox@sha256:${HEX}`), 'abc', spec), 'the tag taken off: not known');
 });
+
+t.test('a pod from before the hash of an untagged image, pinned at latest, runs the spec image', async (t) => {
+  // `busybox` is the image at `latest`: a policy that writes the tag it resolved beside the digest spells it out.
+  const untagged = { image: 'busybox', command: ['sleep', '3600'] };
+  t.ok(isCurrent(legacy(`docker.io/library/busybox:latest@sha256:${HEX}`), 'abc', untagged), 'latest spelled out');
+  t.ok(isCurrent(legacy('busybox:latest'), 'abc', untagged), 'latest, no digest');
+  t.notOk(isCurrent(legacy(`docker.io/library/busybox:1.36@sha256:${HEX}`), 'abc', untagged), 'another tag');
+});
