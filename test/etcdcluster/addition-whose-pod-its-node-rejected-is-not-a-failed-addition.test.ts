@@ -41,3 +41,30 @@ for (const reason of ['OutOfcpu', 'UnexpectedAdmissionError', 'Evicted'])
       t.equal(loop.etcd.members.filter((m) => !m.isLearner).length, 4, 'the cluster reaches its size');
     },
   );
+
+t.test(
+  'the replacement of a lost member whose pods its node rejects for a while leaves the cluster at its size',
+  async (t) => {
+    const loop = await running({ size: 3 });
+    loop.lose('e-2');
+    // A node restarted: for a minute the kubelet rejects the new pods at admission (no container of them ran).
+    const ended = new Set<string>();
+    for (let s = 0; s <= 60; s += 5) {
+      loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
+      for (const p of loop.pods())
+        if (!['e-0', 'e-1'].includes(p)) {
+          ended.add(p);
+          loop.podStatus.set(p, { phase: 'Failed', reason: 'UnexpectedAdmissionError' });
+        }
+      await loop.step();
+    }
+    for (let s = 65; s <= 1200 && loop.etcd.members.filter((m) => !m.isLearner).length < 3; s += 5) {
+      loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
+      for (const p of loop.pods()) if (!['e-0', 'e-1'].includes(p) && !ended.has(p)) loop.etcd.up.add(p);
+      await loop.step();
+    }
+    const scaling = (loop.s().conditions as any[]).find((c) => c.type === 'Scaling');
+    t.notMatch(scaling, { reason: 'ScaleUpFailed' }, `not stopped: ${scaling?.message}`);
+    t.equal(loop.etcd.members.filter((m) => !m.isLearner).length, 3, 'three voting members again');
+  },
+);
