@@ -530,7 +530,7 @@ function endedOnNothing(pod: KubeObject): string | undefined {
   if (ended) {
     if (typeof ended.exitCode !== 'number' || ended.exitCode === 0) return undefined;
     const message = typeof ended.message === 'string' ? ended.message : undefined;
-    return transientFailure(message) || killedRun(ended) ? failureOf(ended) : undefined;
+    return transientFailure(message, stepPaths(pod, 'check')) || killedRun(ended) ? failureOf(ended) : undefined;
   }
   const step = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
   if (!step || !killedRun(step.state.terminated)) return undefined;
@@ -558,21 +558,57 @@ function overdueReason(pod: KubeObject | undefined): string {
 }
 
 /** S3's answers and network failures that say "try again" (the kubelet runs the step again, with a back-off). */
+const TRANSIENT_CODES =
+  /^(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED)\b/;
+/** The same in a reason whose snapshot paths are taken out (withoutPaths): S3's code after the path, or the network's. */
 const TRANSIENT =
-  /^(?:s3:\/\/\S+: )?(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED|socket hang up)\b/;
+  /^(?:s3:\/\/-: )?(?:Error: )?(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED|socket hang up)\b/;
+
+/**
+ * A reason with every snapshot path it names taken out (`s3://-`): the paths the step was given (`paths`, its
+ * arguments, whatever they hold), then any other `s3://` word. The path is the EtcdRestore author's: a key named
+ * `etcd-ECONNRESET-test.db` says nothing of the network.
+ */
+function withoutPaths(reason: string, paths: readonly string[]): string {
+  let text = reason;
+  for (const p of [...paths].sort((x, y) => y.length - x.length)) if (p) text = text.split(`s3://${p}`).join('s3://-');
+  return text.replace(/s3:\/\/\S*/g, (m) =>
+    m === 's3://-' || m === 's3://-:' ? m : m.endsWith(':') ? 's3://-:' : 's3://-',
+  );
+}
 
 /**
  * Whether a restore step's termination message (the CLI's JSON: succeeded false, S3's reason) names a failure S3
  * or the network calls transient: no evidence against the restore. Anything else (AccessDenied, NoSuchKey, a
- * snapshot written again, no JSON at all) is.
+ * snapshot written again, no JSON at all) is. Judged by the failure's own name and code (the CLI's `error`) when the
+ * message has one; else by the reason without the snapshot paths it names (`paths`: the step's own arguments), so
+ * that no word of the tenant's path makes a verdict on the snapshot one that proves nothing.
  */
-export function transientFailure(message: string | undefined): boolean {
+export function transientFailure(message: string | undefined, paths: readonly string[] = []): boolean {
   try {
-    const parsed = parseJson(message ?? '') as { reason?: unknown };
-    return typeof parsed?.reason === 'string' && TRANSIENT.test(parsed.reason);
+    const parsed = parseJson(message ?? '') as { reason?: unknown; error?: unknown };
+    if (typeof parsed?.error === 'string') return TRANSIENT_CODES.test(parsed.error);
+    return typeof parsed?.reason === 'string' && TRANSIENT.test(withoutPaths(parsed.reason, paths));
   } catch {
     return false;
   }
+}
+
+/** The snapshot paths a step of a pod was given (`--s3-path`, `--pin-path`, `--pinned-path`): its container `name`'s. */
+export function stepPaths(pod: KubeObject, name: string): string[] {
+  const spec = pod['spec'] as { containers?: unknown; initContainers?: unknown } | undefined;
+  const all = [
+    ...(Array.isArray(spec?.containers) ? spec.containers : []),
+    ...(Array.isArray(spec?.initContainers) ? spec.initContainers : []),
+  ] as Array<{ name?: unknown; args?: unknown } | null>;
+  const args = all.find((c) => c?.name === name)?.args;
+  if (!Array.isArray(args)) return [];
+  const paths: string[] = [];
+  args.forEach((a, i) => {
+    const v = args[i + 1];
+    if ((a === '--s3-path' || a === '--pin-path' || a === '--pinned-path') && typeof v === 'string') paths.push(v);
+  });
+  return paths.slice(0, 3);
 }
 
 /** The exits of a process killed by a signal a node or a container runtime sends: SIGKILL (137), SIGTERM (143). */
