@@ -447,6 +447,7 @@ export function checkVerdict(
   since: string | undefined,
   now: Date | undefined,
   fetch?: RestoreState['checkFetch'],
+  lastRun?: string,
 ): CheckVerdict {
   const ended = pod ? checkState(pod)?.terminated : undefined;
   if (ended && ended.exitCode === 0) return { state: 'passed' };
@@ -463,7 +464,64 @@ export function checkVerdict(
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
   const step = pod ? failedStep(pod) : undefined;
   if (step) return { state: 'failed', reason: step };
-  return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
+  return overdue ? { state: 'failed', reason: overdueReason(pod, lastRun) } : { state: 'waiting' };
+}
+
+/**
+ * The wait before a check pod dropped as a run that proved nothing is made again, from the second one dropped (the
+ * first is made again at once: a drain, a node restarted); doubled for each next.
+ */
+export const CHECK_BACKOFF_SECONDS = 10;
+/** The longest such wait. */
+export const MAX_CHECK_BACKOFF_SECONDS = 160;
+
+/** The wait after `runs` check pods dropped as runs that proved nothing: none, 10 s, 20 s, ... at most 160 s. */
+export function checkBackoff(runs: number): number {
+  if (runs <= 1) return 0;
+  return Math.min(CHECK_BACKOFF_SECONDS * 2 ** (runs - 2), MAX_CHECK_BACKOFF_SECONDS);
+}
+
+/** What a check pod's run that proved nothing ended on (checkVerdict 'again'), for the record and a refusal. */
+export function againReason(pod: KubeObject): string {
+  if (endedByNode(pod)) {
+    const why = (pod['status'] as { reason?: unknown } | undefined)?.reason;
+    return sanitize(`its node ended its pod${typeof why === 'string' && why ? ` (${why})` : ''}`, 120);
+  }
+  const foreign = foreignStepEnded(pod);
+  if (foreign) return sanitize(`${foreign}, an init container the check did not make (an admission webhook's)`, 200);
+  return sanitizeAws(endedOnNothing(pod) ?? 'a run that proved nothing', 200);
+}
+
+/** What a check pod not the one asked for (sameCheck false: changed at admission, or made for another) ended on. */
+export const CHECK_CHANGED =
+  'a pod not the one asked for (changed at admission: its containers, images, arguments or placement; or made for another check)';
+
+/**
+ * The record of one more check pod dropped as a run that proved nothing (its run ended on `last`) at `now`. During the
+ * back-off no check pod is made: one seen then is the one dropped, going, and counts once (its time and count kept).
+ */
+export function droppedCheck(
+  recorded: RestoreState['checkAgain'],
+  last: string,
+  now: Date | undefined,
+): RestoreState['checkAgain'] {
+  if (recorded && checkBackingOff(recorded, now)) return recorded;
+  return {
+    runs: Math.min((recorded?.runs ?? 0) + 1, 99),
+    at: now ? rfc3339(now) : (recorded?.at ?? ''),
+    last: sanitize(last, 200),
+  };
+}
+
+/**
+ * Whether the next check pod waits (its back-off after the last dropped, checkBackoff, not yet passed by `now`). A
+ * time recorded ahead of now reads as now.
+ */
+export function checkBackingOff(recorded: RestoreState['checkAgain'], now: Date | undefined): boolean {
+  if (!recorded || !now) return false;
+  const at = Date.parse(recorded.at);
+  if (!Number.isFinite(at)) return false;
+  return Math.min(at, now.getTime()) + checkBackoff(recorded.runs) * 1000 > now.getTime();
 }
 
 /** Whether the check pod ended without trying the snapshot or the images (checkVerdict: made again). */
@@ -542,7 +600,7 @@ function endedOnNothing(pod: KubeObject): string | undefined {
 }
 
 /** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
-function overdueReason(pod: KubeObject | undefined): string {
+function overdueReason(pod: KubeObject | undefined, lastRun?: string): string {
   if (pod && checkState(pod)?.running)
     return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container was first seen running`;
   const foreign = pod ? foreignStepEnded(pod) : undefined;
@@ -553,7 +611,9 @@ function overdueReason(pod: KubeObject | undefined): string {
       ? `its last run ended on ${nothing}`
       : pod
         ? waitingReason(pod)
-        : 'its pod was not created';
+        : lastRun
+          ? `its last run ended on ${lastRun}`
+          : 'its pod was not created';
   return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }
 

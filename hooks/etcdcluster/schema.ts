@@ -268,6 +268,19 @@ export const EtcdClusterStatus = Type.Object(
             },
           ),
         ),
+        checkAgain: Type.Optional(
+          Type.Object(
+            {
+              runs: Type.Integer({ minimum: 1, maximum: 99 }),
+              at: Type.String({ maxLength: 40 }),
+              last: Type.String({ maxLength: 200 }),
+            },
+            {
+              description:
+                "Check pods dropped as runs that proved nothing (S3 throttling, a node that ended it, a pod changed at admission), when the last was, by the hook's clock, and what it ended on: the first is made again at once, the next after 10 s, doubled each time up to 160 s; a refusal at the deadline names it.",
+            },
+          ),
+        ),
         snapshot: Type.Optional(
           Type.Object(
             {
