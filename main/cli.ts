@@ -22,13 +22,7 @@ import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { runBackup, s3Region, secretCredentials, type BackupOptions } from '../hooks/etcdbackup/backup.js';
-import {
-  checkSnapshot,
-  errorOf,
-  fetchChecked,
-  placeRestored,
-  prepareRestore,
-} from '../hooks/etcdcommon/snapshot.js';
+import { checkSnapshot, errorOf, fetchChecked, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 

@@ -335,6 +335,19 @@ function cancelAddition(a: Answered): Decision | undefined {
       },
     );
   const { failed, ended, record } = failedAddition(a, stuck, name);
+  const { why, count } = cancelledText(stuck, { failed, ended, record });
+  return running(a, [scaling(true, 'CancellingAddition', `member ${name} ${why}${count}`)], {
+    additionsFailed: record,
+    action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
+    pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
+  });
+}
+
+/** What the cancel of a stuck addition says: why, and how it counts (a failed addition, or one its node ended). */
+function cancelledText(
+  stuck: Listed,
+  { failed, ended, record }: ReturnType<typeof failedAddition>,
+): { why: string; count: string } {
   const last = (failed || ended) && additionsStopped(record);
   const why = ended
     ? `was ended by its node before its etcd ran (${record?.reason ?? 'pod Failed'}): no failed addition; its addition is cancelled${last ? '' : ', a new member will be added after a back-off'}`
@@ -347,11 +360,7 @@ function cancelAddition(a: Answered): Decision | undefined {
       : ended && record?.ended
         ? ` (${record.ended.count} of ${MAX_ENDED_ADDITIONS} in a row${last ? ': no member is added again' : ''})`
         : '';
-  return running(a, [scaling(true, 'CancellingAddition', `member ${name} ${why}${count}`)], {
-    additionsFailed: record,
-    action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
-    pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
-  });
+  return { why, count };
 }
 
 /**

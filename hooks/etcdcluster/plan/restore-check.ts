@@ -48,23 +48,19 @@ export function afterCheck(
   const expected = restoreCheckPod(parent, restoredSpec(parent, spec, obs), obs.restore.source, before.uid);
   const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
   const verdict = checkVerdict(check, before.since, obs.now, before.checkFetch, before.checkAgain?.last);
-  const { checkFetch: _seen, checkAgain: _again, ...unseen } = before;
+  const { checkFetch: _seen, ...kept } = before;
+  const { checkAgain: _again, ...unseen } = kept;
   // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks. Each new
   // one after a back-off (restore.ts checkBackoff: 10 s, doubling, at most 160 s; each fetches the whole snapshot,
   // from an S3 that may have asked for fewer requests); what the dropped run ended on is recorded, so that a refusal
   // at the deadline names it whichever sync the deadline falls on (restore.ts droppedCheck).
-  if ((obs.restoreCheck && !check) || verdict.state === 'again') {
-    const last = check ? againReason(check) : CHECK_CHANGED;
-    const checkAgain = droppedCheck(before.checkAgain, last, obs.now);
-    const record: RestoreState = { ...before, ...(checkAgain ? { checkAgain } : {}) };
-    return { ...checking(parent, spec, obs, record, obs.restore.source), restoreCheck: undefined } as Decision;
-  }
+  if ((obs.restoreCheck && !check) || verdict.state === 'again') return dropped(parent, spec, obs, before, check);
   if (verdict.state === 'failed') return refused(parent, spec, obs, unseen, verdict.reason);
   // Its container at work is timed from when this hook first saw it run (restore.ts checkFetchSeen), never from the
   // start its node's clock stamped: that sight is kept in the record while it is checked.
   const fetch = checkFetchSeen(check, before.checkFetch, before.since, obs.now);
-  const again = before.checkAgain ? { checkAgain: before.checkAgain } : {};
-  const seen: RestoreState = fetch ? { ...unseen, ...again, checkFetch: fetch } : { ...unseen, ...again };
+  // (Its drops kept while it is checked: the back-off and the refusal at the deadline read them.)
+  const seen: RestoreState = fetch ? { ...kept, checkFetch: fetch } : kept;
   if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, seen, obs.restore.source);
   // A snapshot the restored members cannot hold on their data volumes is refused while the running members still
   // hold the data (restore.ts, roomProblem).
@@ -116,6 +112,23 @@ export function afterCheck(
     ...(pin ? { snapshot: pin } : {}),
     ...now,
   });
+}
+
+/**
+ * The check pod observed dropped as a run that proved nothing (`check`: it, when it is the one asked for; else one
+ * changed at admission or made for another check), recorded (restore.ts droppedCheck) for the back-off before the
+ * next and for a refusal at the deadline.
+ */
+function dropped(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation & { restore: NonNullable<Observation['restore']> },
+  before: RestoreState,
+  check: KubeObject | undefined,
+): Decision {
+  const checkAgain = droppedCheck(before.checkAgain, check ? againReason(check) : CHECK_CHANGED, obs.now);
+  const record: RestoreState = { ...before, ...(checkAgain ? { checkAgain } : {}) };
+  return { ...checking(parent, spec, obs, record, obs.restore.source), restoreCheck: undefined } as Decision;
 }
 
 /** Why a restore whose restored members' names another owner holds waits (no member dropped). */
