@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { runBackup, s3Region, secretCredentials, type BackupOptions } from '../hooks/etcdbackup/backup.js';
-import { checkSnapshot, fetchChecked, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
+import { checkSnapshot, errorOf, fetchChecked, placeRestored, prepareRestore } from '../hooks/etcdcommon/snapshot.js';
 
 const TERMINATION_LOG = process.env['METAOPS_TERMINATION_LOG'] ?? '/dev/termination-log';
 
@@ -231,8 +231,13 @@ async function restoreCommand(
         report({ succeeded: true, size, file: values.file }, undefined);
         return 0;
       } catch (err) {
+        // Its `error` (name and code, no path) is what the hook judges a transient failure by (restore.ts).
         report(
-          { succeeded: false, reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}` },
+          {
+            succeeded: false,
+            reason: `${(err as { name?: string }).name ?? 'Error'}: ${(err as Error).message}`,
+            error: errorOf(err),
+          },
           undefined,
         );
         return 1;

@@ -6,8 +6,13 @@
 // the EtcdCluster), or lowers spec.size to the members there are. The record lives in status.additionsFailed and
 // on every member pod (ADDITIONS_FAILED): it survives a status lost, and is bound to the EtcdCluster's UID (one
 // recreated under the same name starts afresh).
+// A member whose pod its node ended before its etcd could fail (refused at admission: OutOfcpu,
+// UnexpectedAdmissionError after a node restart; evicted; endedByNode) is no failed addition: the spec is not to
+// blame, and the next is added once a back-off has passed (ENDED_BACKOFF_SECONDS, doubling to
+// MAX_ENDED_BACKOFF_SECONDS, counted in the same record: `ended`); nodes that end MAX_ENDED_ADDITIONS new members'
+// pods in a row stop additions as failed ones do. A member at rest at size clears the count.
 import { createHash } from 'node:crypto';
-import { type KubeObject, type ParentObject } from '../../lib/index.js';
+import { type KubeObject, type ParentObject, rfc3339 } from '../../lib/index.js';
 import { etcdWaiting, phaseOf, sanitize } from './pods.js';
 import { withAnnotation } from './upgrade.js';
 import type { EtcdClusterSpec } from './schema.js';
@@ -31,6 +36,20 @@ export interface AdditionsFailed {
   reason: string;
   /** When the first one failed. */
   since: string;
+  /** New members in a row whose pod their node ended before their etcd ran, and when the last was cancelled. */
+  ended?: { count: number; at: string };
+}
+
+/** New members in a row whose pods their nodes end after which no member is added until the user acts. */
+export const MAX_ENDED_ADDITIONS = 8;
+/** The wait before a member is added after the first new member whose pod its node ended; doubled for each next. */
+export const ENDED_BACKOFF_SECONDS = 10;
+/** The longest such wait. */
+export const MAX_ENDED_BACKOFF_SECONDS = 300;
+
+/** The wait after `count` new members in a row whose pods their nodes ended (10 s, 20 s, ... at most 5 minutes). */
+export function endedBackoff(count: number): number {
+  return Math.min(ENDED_BACKOFF_SECONDS * 2 ** Math.max(0, count - 1), MAX_ENDED_BACKOFF_SECONDS);
 }
 
 /** Keys sorted at every level: the same spec, whatever order its fields came in, gives the same text. */
@@ -67,14 +86,20 @@ function valid(r: unknown, uid: string, spec: string): AdditionsFailed | undefin
   const x = r as Partial<AdditionsFailed> | null | undefined;
   if (!x || x.uid !== uid || x.spec !== spec || typeof x.reason !== 'string' || typeof x.since !== 'string')
     return undefined;
-  if (!Array.isArray(x.members) || !x.members.every((m) => typeof m === 'string') || x.members.length === 0)
-    return undefined;
+  const e = x.ended as { count?: unknown; at?: unknown } | null | undefined;
+  const ended =
+    e && Number.isSafeInteger(e.count) && (e.count as number) > 0 && typeof e.at === 'string'
+      ? { count: Math.min(e.count as number, MAX_ENDED_ADDITIONS), at: sanitize(e.at, 40) }
+      : undefined;
+  if (!Array.isArray(x.members) || !x.members.every((m) => typeof m === 'string')) return undefined;
+  if (x.members.length === 0 && !ended) return undefined;
   return {
     uid,
     spec,
     members: x.members.slice(-MAX_FAILED_ADDITIONS).map((m) => sanitize(m, 64)),
     reason: sanitize(x.reason, 200),
     since: sanitize(x.since, 40),
+    ...(ended ? { ended } : {}),
   };
 }
 
@@ -106,7 +131,7 @@ export function additionsMemory(parent: ParentObject, spec: EtcdClusterSpec, pod
   }
   const record = found
     .filter((r): r is AdditionsFailed => r !== undefined)
-    .sort((a, b) => b.members.length - a.members.length)[0];
+    .sort((a, b) => b.members.length - a.members.length || (b.ended?.count ?? 0) - (a.ended?.count ?? 0))[0];
   return { uid, spec: fingerprint, ...(record ? { record } : {}) };
 }
 
@@ -118,6 +143,44 @@ export function withFailedAddition(
   const base = memory.record ?? { uid: memory.uid, spec: memory.spec, members: [] as string[], since: f.now };
   const members = base.members.includes(f.member) ? base.members : [...base.members, f.member];
   return { ...base, members: members.slice(-MAX_FAILED_ADDITIONS), reason: sanitize(f.reason, 200) };
+}
+
+/**
+ * The record with one more new member whose pod its node ended before its etcd ran (`member`, the node's `reason`):
+ * no failed addition; the next waits endedBackoff of the count.
+ */
+export function withEndedAddition(
+  memory: AdditionsMemory,
+  f: { member: string; reason: string; now: string },
+): AdditionsFailed {
+  const base: AdditionsFailed = memory.record ?? {
+    uid: memory.uid,
+    spec: memory.spec,
+    members: [],
+    reason: '',
+    since: f.now,
+  };
+  const count = Math.min((base.ended?.count ?? 0) + 1, MAX_ENDED_ADDITIONS);
+  return { ...base, reason: sanitize(f.reason, 200), ended: { count, at: f.now } };
+}
+
+/** The record without its count of ended pods (a member at rest at size: the nodes take pods), or none left. */
+export function withoutEnded(record: AdditionsFailed | undefined): AdditionsFailed | undefined {
+  if (!record?.ended) return record;
+  const { ended: _ended, ...rest } = record;
+  return rest.members.length > 0 ? rest : undefined;
+}
+
+/**
+ * When the next member may be added after new members' pods their nodes ended (`ended.at` plus endedBackoff), if
+ * that is still ahead of `now`; else undefined. A time recorded ahead of now reads as now.
+ */
+export function nextAdditionAt(record: AdditionsFailed | undefined, now: Date | undefined): string | undefined {
+  if (!record?.ended || !now) return undefined;
+  const at = Date.parse(record.ended.at);
+  if (!Number.isFinite(at)) return undefined;
+  const next = Math.min(at, now.getTime()) + endedBackoff(record.ended.count) * 1000;
+  return next > now.getTime() ? rfc3339(new Date(next)) : undefined;
 }
 
 /**
@@ -134,7 +197,7 @@ export function youngPod(pod: KubeObject | undefined, now: Date): boolean {
 
 /** Whether the record stops additions. */
 export function additionsStopped(record: AdditionsFailed | undefined): record is AdditionsFailed {
-  return (record?.members.length ?? 0) >= MAX_FAILED_ADDITIONS;
+  return (record?.members.length ?? 0) >= MAX_FAILED_ADDITIONS || (record?.ended?.count ?? 0) >= MAX_ENDED_ADDITIONS;
 }
 
 type Terminated = { exitCode?: unknown; reason?: unknown };
@@ -175,11 +238,18 @@ function nodeReason(pod: KubeObject | undefined): string {
 export function stoppedMessage(r: AdditionsFailed, members: number, size: number): string {
   const tolerated = Math.max(0, members - (Math.floor(members / 2) + 1));
   return (
-    `adding a member failed ${r.members.length} times since ${r.since} (${r.members.join(', ')}; the last: ${r.reason}): ` +
+    `${stoppedWhy(r)}: ` +
     `no member is added, the cluster runs ${members} of ${size} members (${tolerated} failure${tolerated === 1 ? '' : 's'} tolerated). ` +
     `Fix the cause (spec.pod resources, the image, the nodes) and change the spec, or set the annotation ${RETRY_ADDITIONS} ` +
     `on the EtcdCluster to a new value to try again; or set spec.size to ${members}`
   );
+}
+
+/** Why additions stopped: failed additions, or new members' pods their nodes kept ending. */
+export function stoppedWhy(r: AdditionsFailed): string {
+  return r.members.length >= MAX_FAILED_ADDITIONS
+    ? `adding a member failed ${r.members.length} times since ${r.since} (${r.members.join(', ')}; the last: ${r.reason})`
+    : `the nodes ended the pods of ${r.ended?.count ?? 0} new members in a row before their etcd ran, since ${r.since} (the last: ${r.reason})`;
 }
 
 /** The decision's pods (and those kept if its action fails) with its record on them, or without one: none holds. */

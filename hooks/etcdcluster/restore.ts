@@ -447,6 +447,7 @@ export function checkVerdict(
   since: string | undefined,
   now: Date | undefined,
   fetch?: RestoreState['checkFetch'],
+  lastRun?: string,
 ): CheckVerdict {
   const ended = pod ? checkState(pod)?.terminated : undefined;
   if (ended && ended.exitCode === 0) return { state: 'passed' };
@@ -463,7 +464,64 @@ export function checkVerdict(
   if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
   const step = pod ? failedStep(pod) : undefined;
   if (step) return { state: 'failed', reason: step };
-  return overdue ? { state: 'failed', reason: overdueReason(pod) } : { state: 'waiting' };
+  return overdue ? { state: 'failed', reason: overdueReason(pod, lastRun) } : { state: 'waiting' };
+}
+
+/**
+ * The wait before a check pod dropped as a run that proved nothing is made again, from the second one dropped (the
+ * first is made again at once: a drain, a node restarted); doubled for each next.
+ */
+export const CHECK_BACKOFF_SECONDS = 10;
+/** The longest such wait. */
+export const MAX_CHECK_BACKOFF_SECONDS = 160;
+
+/** The wait after `runs` check pods dropped as runs that proved nothing: none, 10 s, 20 s, ... at most 160 s. */
+export function checkBackoff(runs: number): number {
+  if (runs <= 1) return 0;
+  return Math.min(CHECK_BACKOFF_SECONDS * 2 ** (runs - 2), MAX_CHECK_BACKOFF_SECONDS);
+}
+
+/** What a check pod's run that proved nothing ended on (checkVerdict 'again'), for the record and a refusal. */
+export function againReason(pod: KubeObject): string {
+  if (endedByNode(pod)) {
+    const why = (pod['status'] as { reason?: unknown } | undefined)?.reason;
+    return sanitize(`its node ended its pod${typeof why === 'string' && why ? ` (${why})` : ''}`, 120);
+  }
+  const foreign = foreignStepEnded(pod);
+  if (foreign) return sanitize(`${foreign}, an init container the check did not make (an admission webhook's)`, 200);
+  return sanitizeAws(endedOnNothing(pod) ?? 'a run that proved nothing', 200);
+}
+
+/** What a check pod not the one asked for (sameCheck false: changed at admission, or made for another) ended on. */
+export const CHECK_CHANGED =
+  'a pod not the one asked for (changed at admission: its containers, images, arguments or placement; or made for another check)';
+
+/**
+ * The record of one more check pod dropped as a run that proved nothing (its run ended on `last`) at `now`. During the
+ * back-off no check pod is made: one seen then is the one dropped, going, and counts once (its time and count kept).
+ */
+export function droppedCheck(
+  recorded: RestoreState['checkAgain'],
+  last: string,
+  now: Date | undefined,
+): RestoreState['checkAgain'] {
+  if (recorded && checkBackingOff(recorded, now)) return recorded;
+  return {
+    runs: Math.min((recorded?.runs ?? 0) + 1, 99),
+    at: now ? rfc3339(now) : (recorded?.at ?? ''),
+    last: sanitize(last, 200),
+  };
+}
+
+/**
+ * Whether the next check pod waits (its back-off after the last dropped, checkBackoff, not yet passed by `now`). A
+ * time recorded ahead of now reads as now.
+ */
+export function checkBackingOff(recorded: RestoreState['checkAgain'], now: Date | undefined): boolean {
+  if (!recorded || !now) return false;
+  const at = Date.parse(recorded.at);
+  if (!Number.isFinite(at)) return false;
+  return Math.min(at, now.getTime()) + checkBackoff(recorded.runs) * 1000 > now.getTime();
 }
 
 /** Whether the check pod ended without trying the snapshot or the images (checkVerdict: made again). */
@@ -530,7 +588,7 @@ function endedOnNothing(pod: KubeObject): string | undefined {
   if (ended) {
     if (typeof ended.exitCode !== 'number' || ended.exitCode === 0) return undefined;
     const message = typeof ended.message === 'string' ? ended.message : undefined;
-    return transientFailure(message) || killedRun(ended) ? failureOf(ended) : undefined;
+    return transientFailure(message, stepPaths(pod, 'check')) || killedRun(ended) ? failureOf(ended) : undefined;
   }
   const step = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
   if (!step || !killedRun(step.state.terminated)) return undefined;
@@ -542,7 +600,7 @@ function endedOnNothing(pod: KubeObject): string | undefined {
 }
 
 /** Why a check past its deadline failed: still fetching past its own limit, or why its pod waits. */
-function overdueReason(pod: KubeObject | undefined): string {
+function overdueReason(pod: KubeObject | undefined, lastRun?: string): string {
   if (pod && checkState(pod)?.running)
     return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container was first seen running`;
   const foreign = pod ? foreignStepEnded(pod) : undefined;
@@ -553,26 +611,64 @@ function overdueReason(pod: KubeObject | undefined): string {
       ? `its last run ended on ${nothing}`
       : pod
         ? waitingReason(pod)
-        : 'its pod was not created';
+        : lastRun
+          ? `its last run ended on ${lastRun}`
+          : 'its pod was not created';
   return `the snapshot check did not finish within ${RESTORE_CHECK_SECONDS / 60} minutes (${why})`;
 }
 
 /** S3's answers and network failures that say "try again" (the kubelet runs the step again, with a back-off). */
+const TRANSIENT_CODES =
+  /^(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED)\b/;
+/** The same in a reason whose snapshot paths are taken out (withoutPaths): S3's code after the path, or the network's. */
 const TRANSIENT =
-  /^(?:s3:\/\/\S+: )?(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED|socket hang up)\b/;
+  /^(?:s3:\/\/-: )?(?:Error: )?(?:SlowDown|ServiceUnavailable|InternalError|RequestTimeout|Throttling\w*|TooManyRequests\w*|TimeoutError)\b|\b(?:ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ECONNREFUSED|socket hang up)\b/;
+
+/**
+ * A reason with every snapshot path it names taken out (`s3://-`): the paths the step was given (`paths`, its
+ * arguments, whatever they hold), then any other `s3://` word. The path is the EtcdRestore author's: a key named
+ * `etcd-ECONNRESET-test.db` says nothing of the network.
+ */
+function withoutPaths(reason: string, paths: readonly string[]): string {
+  let text = reason;
+  for (const p of [...paths].sort((x, y) => y.length - x.length)) if (p) text = text.split(`s3://${p}`).join('s3://-');
+  return text.replace(/s3:\/\/\S*/g, (m) =>
+    m === 's3://-' || m === 's3://-:' ? m : m.endsWith(':') ? 's3://-:' : 's3://-',
+  );
+}
 
 /**
  * Whether a restore step's termination message (the CLI's JSON: succeeded false, S3's reason) names a failure S3
  * or the network calls transient: no evidence against the restore. Anything else (AccessDenied, NoSuchKey, a
- * snapshot written again, no JSON at all) is.
+ * snapshot written again, no JSON at all) is. Judged by the failure's own name and code (the CLI's `error`) when the
+ * message has one; else by the reason without the snapshot paths it names (`paths`: the step's own arguments), so
+ * that no word of the tenant's path makes a verdict on the snapshot one that proves nothing.
  */
-export function transientFailure(message: string | undefined): boolean {
+export function transientFailure(message: string | undefined, paths: readonly string[] = []): boolean {
   try {
-    const parsed = parseJson(message ?? '') as { reason?: unknown };
-    return typeof parsed?.reason === 'string' && TRANSIENT.test(parsed.reason);
+    const parsed = parseJson(message ?? '') as { reason?: unknown; error?: unknown };
+    if (typeof parsed?.error === 'string') return TRANSIENT_CODES.test(parsed.error);
+    return typeof parsed?.reason === 'string' && TRANSIENT.test(withoutPaths(parsed.reason, paths));
   } catch {
     return false;
   }
+}
+
+/** The snapshot paths a step of a pod was given (`--s3-path`, `--pin-path`, `--pinned-path`): its container `name`'s. */
+export function stepPaths(pod: KubeObject, name: string): string[] {
+  const spec = pod['spec'] as { containers?: unknown; initContainers?: unknown } | undefined;
+  const all = [
+    ...(Array.isArray(spec?.containers) ? spec.containers : []),
+    ...(Array.isArray(spec?.initContainers) ? spec.initContainers : []),
+  ] as Array<{ name?: unknown; args?: unknown } | null>;
+  const args = all.find((c) => c?.name === name)?.args;
+  if (!Array.isArray(args)) return [];
+  const paths: string[] = [];
+  args.forEach((a, i) => {
+    const v = args[i + 1];
+    if ((a === '--s3-path' || a === '--pin-path' || a === '--pinned-path') && typeof v === 'string') paths.push(v);
+  });
+  return paths.slice(0, 3);
 }
 
 /** The exits of a process killed by a signal a node or a container runtime sends: SIGKILL (137), SIGTERM (143). */

@@ -268,6 +268,19 @@ export const EtcdClusterStatus = Type.Object(
             },
           ),
         ),
+        checkAgain: Type.Optional(
+          Type.Object(
+            {
+              runs: Type.Integer({ minimum: 1, maximum: 99 }),
+              at: Type.String({ maxLength: 40 }),
+              last: Type.String({ maxLength: 200 }),
+            },
+            {
+              description:
+                "Check pods dropped as runs that proved nothing (S3 throttling, a node that ended it, a pod changed at admission), when the last was, by the hook's clock, and what it ended on: the first is made again at once, the next after 10 s, doubled each time up to 160 s; a refusal at the deadline names it.",
+            },
+          ),
+        ),
         snapshot: Type.Optional(
           Type.Object(
             {
@@ -329,6 +342,18 @@ export const EtcdClusterStatus = Type.Object(
           members: Type.Array(Type.String(), { maxItems: 3, description: 'The additions that failed, oldest first.' }),
           reason: Type.String({ maxLength: 200, description: "How the last one failed (its etcd's last exit)." }),
           since: Type.String({ description: 'When the first one failed.' }),
+          ended: Type.Optional(
+            Type.Object(
+              {
+                count: Type.Integer({ minimum: 1, maximum: 8 }),
+                at: Type.String({ description: 'When the last one was cancelled.' }),
+              },
+              {
+                description:
+                  'New members in a row whose pod their node ended before their etcd ran (refused at admission, evicted): no failed additions; the next waits 10 s, doubled each time up to 5 minutes; after 8, no member is added until the user acts.',
+              },
+            ),
+          ),
         },
         {
           description:

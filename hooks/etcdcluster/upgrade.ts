@@ -20,6 +20,7 @@ import {
   laterOf,
   etcdWaiting,
   recordedClock,
+  sanitize,
 } from './pods.js';
 import { parseJson } from '../../lib/index.js';
 
@@ -677,4 +678,107 @@ export function servedSteadily(pod: KubeObject, now: Date | undefined, soakSecon
   return (
     since !== undefined && a[UPGRADE_SERVING_CONTAINER] === etcdContainerMark(pod) && lastedFor(since, now, soakSeconds)
   );
+}
+
+/**
+ * The evictions of members on the image upgraded to (their pod ended by its node: `Failed` with a `status.reason`,
+ * endedByNode), kept on every member pod answered while the upgrade is under way (JSON of UpgradeEvictions). One
+ * eviction is the node's doing, no failed upgrade; MAX_UPGRADE_EVICTIONS of them, of members moved to the same image,
+ * are the version's (it writes more to its emptyDir than the pod's ephemeral-storage limit, needs more memory than
+ * its nodes have): the upgrade fails (evictionFailure), every member on the last good version.
+ */
+export const UPGRADE_EVICTIONS = 'etcd.metaops.io/upgrade-evictions';
+
+/** Evictions of members on the image upgraded to after which the upgrade has failed. */
+export const MAX_UPGRADE_EVICTIONS = 3;
+
+export interface UpgradeEvictions {
+  /** The image upgraded to: a record of another is not read. */
+  image: string;
+  /** The evictions seen, each once. */
+  count: number;
+  /** Which pods' evictions were counted (`<pod>|<its move, or its uid>`), the last MAX_UPGRADE_EVICTIONS. */
+  seen: string[];
+  /** The member last evicted, and what its node said. */
+  member: string;
+  last: string;
+}
+
+/** The record of evictions on `targetImage` the member pods carry (the one that counts most), if any. */
+export function evictionsOnPods(pods: KubeObject[], targetImage: string): UpgradeEvictions | undefined {
+  let found: UpgradeEvictions | undefined;
+  for (const p of pods) {
+    const text = p.metadata.annotations?.[UPGRADE_EVICTIONS];
+    if (!text || text.length > 2048) continue;
+    try {
+      const r = parseJson(text) as Partial<UpgradeEvictions> | null;
+      if (
+        r?.image !== targetImage ||
+        !Number.isSafeInteger(r.count) ||
+        (r.count as number) < 1 ||
+        !Array.isArray(r.seen) ||
+        !r.seen.every((s) => typeof s === 'string') ||
+        typeof r.member !== 'string' ||
+        typeof r.last !== 'string'
+      )
+        continue;
+      const rec: UpgradeEvictions = {
+        image: targetImage,
+        count: Math.min(r.count as number, MAX_UPGRADE_EVICTIONS),
+        seen: r.seen.slice(-MAX_UPGRADE_EVICTIONS).map((s) => s.slice(0, 300)),
+        member: r.member.slice(0, 64),
+        last: r.last.slice(0, 200),
+      };
+      if (!found || rec.count > found.count) found = rec;
+    } catch {
+      // Not ours (edited by hand): no record.
+    }
+  }
+  return found;
+}
+
+/**
+ * The record with the evictions of member pods on `targetImage` observed now counted, each once (by its pod and its
+ * move in place, UPGRADED_AT, or its uid: the same pod seen evicted at several syncs is one eviction; one made again
+ * under its name and moved again is another).
+ */
+export function withEvictions(
+  recorded: UpgradeEvictions | undefined,
+  pods: KubeObject[],
+  targetImage: string,
+): UpgradeEvictions | undefined {
+  let rec = recorded;
+  for (const pod of pods) {
+    if (!sameImageTag(memberImage(pod), targetImage) || !endedByNode(pod)) continue;
+    const name = pod.metadata.name!;
+    const key = `${name}|${pod.metadata.annotations?.[UPGRADED_AT] ?? pod.metadata.uid ?? ''}`.slice(0, 300);
+    if (rec?.seen.includes(key)) continue;
+    const status = (pod['status'] ?? {}) as { reason?: unknown; message?: unknown };
+    const said = [status.reason, status.message].filter((x) => typeof x === 'string' && x).join(': ');
+    rec = {
+      image: targetImage,
+      count: Math.min((rec?.count ?? 0) + 1, MAX_UPGRADE_EVICTIONS),
+      seen: [...(rec?.seen ?? []), key].slice(-MAX_UPGRADE_EVICTIONS),
+      member: name,
+      last: sanitize(said || 'evicted', 160),
+    };
+  }
+  return rec;
+}
+
+/**
+ * The failed upgrade MAX_UPGRADE_EVICTIONS evictions of members on the image upgraded to make, from `from` (the
+ * version the cluster ran), if they did.
+ */
+export function evictionFailure(
+  rec: UpgradeEvictions | undefined,
+  input: { target: string; targetImage: string; from: string | undefined; now: Date | undefined },
+): UpgradeFailure | undefined {
+  if (!rec || rec.count < MAX_UPGRADE_EVICTIONS || !input.from || input.from === input.target) return undefined;
+  return failureOf(input, {
+    from: input.from,
+    name: rec.member,
+    reason: `${rec.count} members on it were evicted by their nodes; the last, ${rec.member}: ${rec.last}`,
+    recordedImage: undefined,
+  });
 }

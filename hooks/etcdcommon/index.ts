@@ -141,6 +141,12 @@ export interface RestoreState {
    * its node's clock stamped (etcdcluster restore.ts, checkFetchSeen).
    */
   checkFetch?: { id: string; seen: string };
+  /**
+   * While Checking: the check pods dropped as runs that proved nothing (`runs`), when the last was (`at`, the hook's
+   * clock) and what its run ended on (`last`): the next is made only after a back-off (etcdcluster restore.ts,
+   * checkBackoff), and a refusal at the deadline names `last`.
+   */
+  checkAgain?: { runs: number; at: string; last: string };
 }
 
 /** Whether a restore record is of one its check refused: it dropped nothing (`untouched` before `refused` was kept). */

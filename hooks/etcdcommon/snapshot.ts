@@ -24,6 +24,11 @@ export interface SnapshotCheck {
   pinned?: boolean;
   /** Why it was not (the members then fetch the key and refuse other bytes). */
   pinReason?: string;
+  /**
+   * The failure's own name and code (S3's error code, `TimeoutError`, a network code such as `ECONNRESET`), apart
+   * from the reason, which names the tenant's path: the hook judges a run that proved nothing by it (errorOf).
+   */
+  error?: string;
 }
 
 import { PERIODIC_SUFFIX } from './index.js';
@@ -86,6 +91,16 @@ export async function verifyStream(
 }
 
 /** An AWS SDK error as a short reason: its name and message, one line, bounded. */
+/**
+ * A failure's name and code (`SlowDown`, `NoSuchKey`, `Error ECONNRESET`, `TimeoutError`), at most 100 printable
+ * characters, without its message: what S3 or the network said, never the path the request named.
+ */
+export function errorOf(err: unknown): string {
+  const e = err as { name?: unknown; code?: unknown } | null | undefined;
+  const parts = [e?.name, e?.code].filter((x): x is string => typeof x === 'string' && x !== '');
+  return (parts.length ? [...new Set(parts)].join(' ') : 'Error').replace(/[^\x21-\x7e]+/g, ' ').slice(0, 100);
+}
+
 function reasonOf(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown };
   const text = `${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(err)}`;
@@ -279,7 +294,7 @@ export async function checkSnapshot(
       ...(kept.reason ? { pinReason: kept.reason.slice(0, 200) } : {}),
     };
   } catch (err) {
-    return { succeeded: false, reason: `s3://${path}: ${reasonOf(err)}` };
+    return { succeeded: false, reason: `s3://${path}: ${reasonOf(err)}`, error: errorOf(err) };
   }
 }
 

@@ -413,10 +413,12 @@ t.test('checkSnapshot: credentials, path, the object and its errors', async (t) 
   t.same(await checkSnapshot(s3, 'bucket/none.db', { env }), {
     succeeded: false,
     reason: 's3://bucket/none.db: NoSuchKey: The specified key does not exist.',
+    error: 'NoSuchKey',
   });
   t.same(await checkSnapshot(s3, 'nobucket/snap.db', { env }), {
     succeeded: false,
     reason: 's3://nobucket/snap.db: NoSuchBucket: The specified bucket does not exist',
+    error: 'NoSuchBucket',
   });
   sent.length = 0;
   t.match(await checkSnapshot(s3, 'bucket/snap.db', { awsSecret: 'aws', env: {} }), {
@@ -439,12 +441,16 @@ t.test('checkSnapshot: credentials, path, the object and its errors', async (t) 
     reason: /is not an intact etcd snapshot/,
   });
   const thrower = { send: async () => Promise.reject('plain string') } as any;
-  t.same(await checkSnapshot(thrower, 'b/k', { env }), { succeeded: false, reason: 's3://b/k: Error: plain string' });
+  t.same(await checkSnapshot(thrower, 'b/k', { env }), {
+    succeeded: false,
+    reason: 's3://b/k: Error: plain string',
+    error: 'Error',
+  });
   for (const nothing of [null, undefined]) {
     const bare = { send: async () => Promise.reject(nothing) } as any;
     t.same(
       await checkSnapshot(bare, 'b/k', { env }),
-      { succeeded: false, reason: `s3://b/k: Error: ${String(nothing)}` },
+      { succeeded: false, reason: `s3://b/k: Error: ${String(nothing)}`, error: 'Error' },
       `${String(nothing)} thrown`,
     );
   }
@@ -455,6 +461,7 @@ t.test('checkSnapshot: credentials, path, the object and its errors', async (t) 
   t.same(await checkSnapshot(wordy, 'b/k', { env }), {
     succeeded: false,
     reason: 's3://b/k: Odd: line one line two end',
+    error: 'Odd',
   });
   const long = { send: async () => Promise.reject(new Error('x'.repeat(1000))) } as any;
   t.equal(

@@ -4,7 +4,7 @@ import { type KubeObject, type ParentObject, previousConditions } from '../../..
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, memberIndex, RESTORE_STEPS } from '../members.js';
 import { DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
-import { killedRun, transientFailure } from '../restore.js';
+import { killedRun, stepPaths, transientFailure } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import type { MemberReport, Observation } from './types.js';
 import { parseJson } from '../../../lib/index.js';
@@ -137,7 +137,8 @@ export function failedInitStep(pod: KubeObject): { name: string; terminated: Ter
     const now = s.state?.terminated;
     if (s.state?.running || (now && !failedExit(now))) continue;
     const terminated = failedExit(now) ? now! : s.lastState?.terminated;
-    if (failedExit(terminated) && !(retried && (transientFailure(terminated!.message) || killedRun(terminated!))))
+    const transient = () => transientFailure(terminated!.message, stepPaths(pod, String(s.name)));
+    if (failedExit(terminated) && !(retried && (transient() || killedRun(terminated!))))
       return { name: String(s.name), terminated: terminated! };
   }
   return undefined;

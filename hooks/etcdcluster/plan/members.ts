@@ -7,7 +7,7 @@
 // step.
 import { type ConditionInput, type KubeObject, rfc3339, type ParentObject } from '../../../lib/index.js';
 import { memberImage, memberIndex, memberName, memberPod, peerURL } from '../members.js';
-import { crashLooping, DEAD_PHASES, etcdWaiting, phaseOf } from '../pods.js';
+import { crashLooping, DEAD_PHASES, endedByNode, etcdExited, etcdWaiting, phaseOf } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { answeredOf, type Answered, type Listed } from './answered.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
@@ -28,10 +28,15 @@ import { atImage, supportsLearners, versionOfImage } from './versions.js';
 import {
   additionsStopped,
   howItFailed,
+  MAX_ENDED_ADDITIONS,
   MAX_FAILED_ADDITIONS,
+  nextAdditionAt,
   RETRY_ADDITIONS,
   stoppedMessage,
+  stoppedWhy,
+  withEndedAddition,
   withFailedAddition,
+  withoutEnded,
   youngPod,
 } from '../additions.js';
 import { firstDecision, moving, ROLLED_BACK_AT, runsItsImage, upgradeServed, viewOf } from './view.js';
@@ -280,24 +285,27 @@ function takenBy(a: Answered, m: Listed): { holder: string; what?: 'pod' | 'clai
 /**
  * Whether the stuck addition failed on the spec of the moment (its etcd exited, or it did not start in time), and the
  * record with it: after MAX_FAILED_ADDITIONS no member is added again (additions.ts). Not one cancelled for a change
- * of the spec or the size.
+ * of the spec or the size. One whose pod its node ended before its etcd could fail (refused at admission, evicted:
+ * endedByNode) is no failed addition (`ended`): the record counts it apart, and the next addition waits a back-off
+ * (additions.ts withEndedAddition).
  */
 function failedAddition(a: Answered, stuck: Listed, name: string) {
-  const failed =
+  const onSpec =
     a.members.length <= a.spec.size + moveSlot(a) &&
     stuck.pod !== undefined &&
     stuck.observed !== undefined &&
-    madeOnSpec(a, stuck.observed) &&
-    (crashLooping(stuck.observed) || expired(a, stuck));
+    madeOnSpec(a, stuck.observed);
+  const ended = onSpec && endedByNode(stuck.observed!);
+  const failed = onSpec && !ended && (etcdExited(stuck.observed!) || expired(a, stuck));
+  const now = a.obs.now ? rfc3339(a.obs.now) : 'unknown';
+  const reason = howItFailed(stuck.observed, `did not start within ${PENDING_ADD_SECONDS / 60} minutes`);
   const record =
     failed && a.obs.additions
-      ? withFailedAddition(a.obs.additions, {
-          member: name,
-          reason: howItFailed(stuck.observed, `did not start within ${PENDING_ADD_SECONDS / 60} minutes`),
-          now: a.obs.now ? rfc3339(a.obs.now) : 'unknown',
-        })
-      : a.common.additionsFailed;
-  return { failed, record };
+      ? withFailedAddition(a.obs.additions, { member: name, reason, now })
+      : ended && a.obs.additions
+        ? withEndedAddition(a.obs.additions, { member: name, reason, now })
+        : a.common.additionsFailed;
+  return { failed, ended, record };
 }
 
 /**
@@ -326,21 +334,33 @@ function cancelAddition(a: Answered): Decision | undefined {
         pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
       },
     );
-  const { failed, record } = failedAddition(a, stuck, name);
-  const last = failed && additionsStopped(record);
-  const why =
-    failed && !crashLooping(stuck.observed!)
-      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${etcdWaiting(stuck.observed) ? ` (${etcdWaiting(stuck.observed)})` : ''}: its addition is cancelled${last ? '' : ', a new member will be added'}`
-      : 'never started: its addition is cancelled';
-  const count =
-    failed && record
-      ? ` (failed addition ${record.members.length} of ${MAX_FAILED_ADDITIONS}${last ? ': no member is added again' : ''})`
-      : '';
+  const { failed, ended, record } = failedAddition(a, stuck, name);
+  const { why, count } = cancelledText(stuck, { failed, ended, record });
   return running(a, [scaling(true, 'CancellingAddition', `member ${name} ${why}${count}`)], {
     additionsFailed: record,
     action: { type: 'remove', id: stuck.member.id, pod: name, why: 'cancel' },
     pods: a.livePods.filter((p) => p.metadata.name !== stuck.pod),
   });
+}
+
+/** What the cancel of a stuck addition says: why, and how it counts (a failed addition, or one its node ended). */
+function cancelledText(
+  stuck: Listed,
+  { failed, ended, record }: ReturnType<typeof failedAddition>,
+): { why: string; count: string } {
+  const last = (failed || ended) && additionsStopped(record);
+  const why = ended
+    ? `was ended by its node before its etcd ran (${record?.reason ?? 'pod Failed'}): no failed addition; its addition is cancelled${last ? '' : ', a new member will be added after a back-off'}`
+    : failed && !crashLooping(stuck.observed!)
+      ? `did not start within ${PENDING_ADD_SECONDS / 60} minutes${etcdWaiting(stuck.observed) ? ` (${etcdWaiting(stuck.observed)})` : ''}: its addition is cancelled${last ? '' : ', a new member will be added'}`
+      : 'never started: its addition is cancelled';
+  const count =
+    failed && record
+      ? ` (failed addition ${record.members.length} of ${MAX_FAILED_ADDITIONS}${last ? ': no member is added again' : ''})`
+      : ended && record?.ended
+        ? ` (${record.ended.count} of ${MAX_ENDED_ADDITIONS} in a row${last ? ': no member is added again' : ''})`
+        : '';
+  return { why, count };
 }
 
 /**
@@ -453,12 +473,25 @@ function scaleUp(a: Answered): Decision | undefined {
     const message = stoppedMessage(a.common.additionsFailed, a.members.length, a.spec.size);
     return running(a, [scaling(false, 'ScaleUpFailed', message)], { converging: false });
   }
+  const wait = endedWait(a);
+  if (wait) return running(a, [scaling(true, 'WaitingToAdd', wait)]);
   const clusterVersion = a.obs.etcd!.clusterVersion;
   const learner = supportsLearners(clusterVersion);
   if (!learner && a.voting.length < 2) return scaleUpRefused(a, clusterVersion);
   return addition(a, learner, (pod) =>
     scaling(true, 'ScalingUp', `adding member ${pod} (${a.members.length + 1} of ${a.spec.size})`),
   );
+}
+
+/**
+ * Why no member is added yet after new members' pods their nodes ended (additions.ts nextAdditionAt): the back-off,
+ * and until when; else undefined.
+ */
+function endedWait(a: Answered): string | undefined {
+  const r = a.common.additionsFailed;
+  const next = nextAdditionAt(r, a.obs.now);
+  if (!next || !r?.ended) return undefined;
+  return `the nodes ended the pods of ${r.ended.count} new member${r.ended.count === 1 ? '' : 's'} in a row before their etcd ran (the last: ${r.reason}): the next member is added from ${next}`;
 }
 
 /**
@@ -617,11 +650,14 @@ function moveToRestartInPlace(a: Answered): Decision | undefined {
     if (additionsStopped(a.common.additionsFailed)) {
       const r = a.common.additionsFailed;
       const said = message(
-        `adding its replacement failed ${r.members.length} times since ${r.since} (${r.members.join(', ')}; the last: ${r.reason}): it stays as it is and no member is added. ` +
+        `its replacement: ${stoppedWhy(r)}: it stays as it is and no member is added. ` +
           `Fix the cause (spec.pod resources, the image, the nodes) and change the spec, or set the annotation ${RETRY_ADDITIONS} on the EtcdCluster to a new value to try again`,
       );
       return running(a, [recovering(false, 'MoveToRestartInPlaceFailed', said)], { converging: false });
     }
+    const wait = endedWait(a);
+    if (wait)
+      return running(a, [recovering(true, 'MovingToRestartInPlace', message(`its replacement waits: ${wait}`))]);
     return addition(a, true, (pod) =>
       recovering(
         true,
@@ -685,7 +721,9 @@ function atRest(a: Answered): Decision {
     ],
     {
       // At size, every member older than NEW_MEMBER_SECONDS: no addition fails any more, the record goes.
-      additionsFailed: a.obs.now && a.live.some((p) => youngPod(p, a.obs.now!)) ? a.common.additionsFailed : undefined,
+      // (The count of new members' pods their nodes ended goes at once: a member joined and serves.)
+      additionsFailed:
+        a.obs.now && a.live.some((p) => youngPod(p, a.obs.now!)) ? withoutEnded(a.common.additionsFailed) : undefined,
       converging: a.recreated.length > 0 || a.live.length !== a.obs.pods.length,
     },
   );

@@ -15,9 +15,13 @@ import { sanitize, sanitizeAws } from '../pods.js';
 import { memberNamesNotAskedFor } from '../names.js';
 import { freeRun, takenFrom } from './ordinals.js';
 import {
+  againReason,
+  CHECK_CHANGED,
+  checkBackingOff,
   checkedSize,
   checkFetchSeen,
   checkVerdict,
+  droppedCheck,
   pinOf,
   RESTORE_SECONDS,
   restoreCheckPod,
@@ -43,16 +47,20 @@ export function afterCheck(
   // nothing: it is dropped, and a new one checks (the deadline still counts from the first).
   const expected = restoreCheckPod(parent, restoredSpec(parent, spec, obs), obs.restore.source, before.uid);
   const check = obs.restoreCheck && sameCheck(obs.restoreCheck, expected) ? obs.restoreCheck : undefined;
-  const verdict = checkVerdict(check, before.since, obs.now, before.checkFetch);
-  const { checkFetch: _seen, ...unseen } = before;
-  // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks.
-  if ((obs.restoreCheck && !check) || verdict.state === 'again')
-    return { ...checking(parent, spec, obs, before, obs.restore.source), restoreCheck: undefined } as Decision;
+  const verdict = checkVerdict(check, before.since, obs.now, before.checkFetch, before.checkAgain?.last);
+  const { checkFetch: _seen, ...kept } = before;
+  const { checkAgain: _again, ...unseen } = kept;
+  // A check pod its node ended (evicted by a drain) proved nothing either: dropped, and a new one checks. Each new
+  // one after a back-off (restore.ts checkBackoff: 10 s, doubling, at most 160 s; each fetches the whole snapshot,
+  // from an S3 that may have asked for fewer requests); what the dropped run ended on is recorded, so that a refusal
+  // at the deadline names it whichever sync the deadline falls on (restore.ts droppedCheck).
+  if ((obs.restoreCheck && !check) || verdict.state === 'again') return dropped(parent, spec, obs, before, check);
   if (verdict.state === 'failed') return refused(parent, spec, obs, unseen, verdict.reason);
   // Its container at work is timed from when this hook first saw it run (restore.ts checkFetchSeen), never from the
   // start its node's clock stamped: that sight is kept in the record while it is checked.
   const fetch = checkFetchSeen(check, before.checkFetch, before.since, obs.now);
-  const seen: RestoreState = fetch ? { ...unseen, checkFetch: fetch } : unseen;
+  // (Its drops kept while it is checked: the back-off and the refusal at the deadline read them.)
+  const seen: RestoreState = fetch ? { ...kept, checkFetch: fetch } : kept;
   if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, seen, obs.restore.source);
   // A snapshot the restored members cannot hold on their data volumes is refused while the running members still
   // hold the data (restore.ts, roomProblem).
@@ -104,6 +112,23 @@ export function afterCheck(
     ...(pin ? { snapshot: pin } : {}),
     ...now,
   });
+}
+
+/**
+ * The check pod observed dropped as a run that proved nothing (`check`: it, when it is the one asked for; else one
+ * changed at admission or made for another check), recorded (restore.ts droppedCheck) for the back-off before the
+ * next and for a refusal at the deadline.
+ */
+function dropped(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation & { restore: NonNullable<Observation['restore']> },
+  before: RestoreState,
+  check: KubeObject | undefined,
+): Decision {
+  const checkAgain = droppedCheck(before.checkAgain, check ? againReason(check) : CHECK_CHANGED, obs.now);
+  const record: RestoreState = { ...before, ...(checkAgain ? { checkAgain } : {}) };
+  return { ...checking(parent, spec, obs, record, obs.restore.source), restoreCheck: undefined } as Decision;
 }
 
 /** Why a restore whose restored members' names another owner holds waits (no member dropped). */
@@ -286,7 +311,12 @@ export function checking(
   const made = restoreCheckPod(parent, restoredSpec(parent, spec, obs), source, record.uid);
   // A check pod that runs for this restore is answered as it was made: a pod's spec cannot change in place (a check
   // made by an earlier metaops, without its DNS settings, would otherwise be an update the API server refuses).
-  const check = obs.restoreCheck && sameCheck(obs.restoreCheck, made) ? keepObserved(obs.restoreCheck) : made;
+  // After a check pod dropped as a run that proved nothing, none is made until its back-off passed (afterCheck).
+  const check = checkBackingOff(record.checkAgain, obs.now)
+    ? undefined
+    : obs.restoreCheck && sameCheck(obs.restoreCheck, made)
+      ? keepObserved(obs.restoreCheck)
+      : made;
   if (record.noMembers) {
     // No member to keep running meanwhile (a restore before this one failed after dropping them): none is
     // started, and status speaks of this restore, not of the one that failed.

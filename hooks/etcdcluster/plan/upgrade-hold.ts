@@ -7,6 +7,8 @@ import { clusterOf, etcdVersion, image, memberImage, podOfMember } from '../memb
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   detectFailure,
+  evictionFailure,
+  evictionsOnPods,
   failureMessage,
   failureOnPods,
   heldSpec,
@@ -14,9 +16,12 @@ import {
   othersOutage,
   outageSinceMove,
   recordedFailure,
+  UPGRADE_EVICTIONS,
   UPGRADE_FAILED,
   UPGRADE_MARK,
+  type UpgradeEvictions,
   type UpgradeFailure,
+  withEvictions,
   withAnnotation,
   withSoakRecords,
   withUpgradeClock,
@@ -38,9 +43,11 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const voters = votingMembers(parent, spec, obs);
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
   const lastingOutage = outageNotHealing(parent, obs, voters, target);
+  // Members on the image upgraded to evicted by their nodes, each counted once (upgrade.ts withEvictions).
+  const evictions = refused ? undefined : withEvictions(evictionsOnPods(obs.pods, image(spec)), obs.pods, image(spec));
   const failure = refused
     ? undefined
-    : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage, lastingOutage });
+    : upgradeFailure(parent, spec, obs, { running, upgradeFrom, outage, lastingOutage, evictions });
   const held = refused ? { ...spec, version: running! } : failure ? heldSpec(spec, failure) : undefined;
   // An upgrade that has not soaked (asked for, under way, its last member soaking): every pod made meanwhile runs the
   // last good version; the upgrade moves members to the target one at a time, each soaked (plan/members.ts).
@@ -55,7 +62,13 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
         target,
         failure,
         upgradeFrom ?? running,
-        { answered: obs.etcd !== undefined, outage, obs, ...(obs.now ? { now: rfc3339(obs.now) } : {}) },
+        {
+          answered: obs.etcd !== undefined,
+          outage,
+          obs,
+          evictions,
+          ...(obs.now ? { now: rfc3339(obs.now) } : {}),
+        },
       ),
     ),
   );
@@ -167,12 +180,20 @@ function upgradeFailure(
     upgradeFrom?: string;
     outage: (pod: string) => boolean;
     lastingOutage: ((pod: KubeObject) => string | undefined) | undefined;
+    evictions: UpgradeEvictions | undefined;
   },
 ): UpgradeFailure | undefined {
   const target = etcdVersion(spec.version);
   return (
     recordedFailure(parent.status, target, image(spec)) ??
     failureOnPods(obs.pods, target, image(spec)) ??
+    // Members on the image upgraded to evicted again and again: the version's doing (its storage, its memory).
+    evictionFailure(o.evictions, {
+      target,
+      targetImage: image(spec),
+      from: o.upgradeFrom ?? (o.running !== target ? o.running : undefined),
+      now: obs.now,
+    }) ??
     detectFailure({
       pods: obs.pods,
       targetImage: image(spec),
@@ -206,21 +227,26 @@ function upgradeRecords(
   target: string,
   failure: UpgradeFailure | undefined,
   from: string | undefined,
-  o: { answered: boolean; outage: (pod: string) => boolean; obs: Observation; now?: string },
+  o: {
+    answered: boolean;
+    outage: (pod: string) => boolean;
+    obs: Observation;
+    evictions: UpgradeEvictions | undefined;
+    now?: string;
+  },
 ): Decision {
   const observed = new Map(o.obs.pods.map((p) => [p.metadata.name!, p]));
   const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
   const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
   const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
   const failed = failure ? JSON.stringify(failure) : undefined;
+  // The evictions on the image upgraded to, while it is under way (none once it is done, failed or asked no more).
+  const evicted = mark && !failure && o.evictions ? JSON.stringify(o.evictions) : undefined;
   const record = (p: KubeObject) => {
     const name = p.metadata.name!;
+    const marked = withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed);
     const upgrade = withSoakRecords(
-      withUpgradeClock(
-        withAnnotation(withAnnotation(p, UPGRADE_MARK, mark), UPGRADE_FAILED, failed),
-        o.outage(name),
-        o.now,
-      ),
+      withUpgradeClock(withAnnotation(marked, UPGRADE_EVICTIONS, evicted), o.outage(name), o.now),
       observed.get(name),
       o.obs.health[name]?.healthy === true,
       o.obs.now,
