@@ -1,7 +1,8 @@
 // A restore's check pod is observed data: its container statuses are the request's JSON, and valid JSON of any shape
 // must be judged, never thrown on (the framework's rule, test/lib/framework-on-doubt.test.ts: a throw in a sync is a
 // 500, and the cluster is never synced again while the pod is observed as it is). The verdict names how a step or the
-// check ended with `String(terminated.reason)`, which throws on `{"toString": 1}`.
+// check ended, and why its pod waits, with `String(...)` of the container's reason or name, which throws on
+// `{"toString": 1}`.
 import t from 'tap';
 import { checkVerdict } from '../../hooks/etcdcluster/restore.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
@@ -31,6 +32,19 @@ const cases: Array<[string, KubeObject]> = [
   [
     'the check killed (137) with a reason that is an object',
     checkPod({ containerStatuses: [{ name: 'check', state: { terminated: { exitCode: 137, reason: odd } } }] }),
+  ],
+  [
+    'a container named by an object, waiting',
+    checkPod({
+      phase: 'Pending',
+      containerStatuses: [{ name: odd, state: { waiting: { reason: 'ErrImagePull' } } }],
+    }),
+  ],
+  [
+    "an init container of a webhook's failed with a reason that is an object",
+    checkPod({
+      initContainerStatuses: [{ name: 'istio-validation', state: { terminated: { exitCode: 1, reason: odd } } }],
+    }),
   ],
 ];
 
