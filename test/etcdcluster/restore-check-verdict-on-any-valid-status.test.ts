@@ -46,6 +46,10 @@ const cases: Array<[string, KubeObject]> = [
       initContainerStatuses: [{ name: 'istio-validation', state: { terminated: { exitCode: 1, reason: odd } } }],
     }),
   ],
+  [
+    'its node refused it (a reason of its own) and a container status named by an object',
+    checkPod({ reason: 'UnexpectedNodeRefusal', initContainerStatuses: [{ name: odd, state: { waiting: {} } }] }),
+  ],
 ];
 
 for (const [what, pod] of cases)
