@@ -4,6 +4,7 @@
 // check ended, and why its pod waits, with `String(...)` of the container's reason or name, which throws on
 // `{"toString": 1}`.
 import t from 'tap';
+import { failedInitStep } from '../../hooks/etcdcluster/plan/evidence.js';
 import { checkVerdict } from '../../hooks/etcdcluster/restore.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 
@@ -60,3 +61,16 @@ for (const [what, pod] of cases)
       t.match(verdict, { state: /^(again|failed|waiting)$/ }, `at ${now}: ${JSON.stringify(verdict)}`);
     }
   });
+
+t.test('a restored member whose init container status is named by an object: its steps are judged', async (t) => {
+  const member = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'e-3' },
+    status: {
+      phase: 'Pending',
+      initContainerStatuses: [{ name: odd, state: { waiting: { reason: 'PodInitializing' } } }],
+    },
+  } as never as KubeObject;
+  t.doesNotThrow(() => failedInitStep(member), 'judged: no failed step');
+});
