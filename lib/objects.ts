@@ -82,10 +82,6 @@ export function compareObjects(a: KubeObject, b: KubeObject): number {
   return a1 < b1 ? -1 : a1 > b1 ? 1 : 0;
 }
 
-function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
 /** The annotation in which Metacontroller's dynamic apply keeps the last desired state it applied. */
 export const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -380,4 +376,16 @@ export function confineRelated<
 function inOtherNamespace(o: unknown, namespace: string): boolean {
   const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
   return typeof ns === 'string' && ns !== '' && ns !== namespace;
+}
+
+/**
+ * An observed value as text, for a message or a comparison: a string as it is, a number, boolean or bigint spelled,
+ * anything else (an object, a list, null where the kubelet writes text) `fallback`. Never throws: `String(v)` and a
+ * template literal throw on an object whose own `toString` is no function (valid JSON: `{"toString": 1}`), and a hook
+ * answers every valid request.
+ */
+export function textOf(v: unknown, fallback = ''): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return fallback;
 }

@@ -31,7 +31,7 @@ import { TERMINATION_MESSAGE_BYTES } from './result.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
 import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
-import { parseJson } from '../../lib/index.js';
+import { parseJson, textOf } from '../../lib/index.js';
 
 const APP = 'etcdbackup';
 export const TLS_DIR = '/etc/metaops/etcd-tls';
@@ -290,9 +290,9 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
       const bucket = podBucket(pod);
       if (bucket) result.bucket = bucket;
     }
-    return { result, at: String(terminated.finishedAt ?? '') };
+    return { result, at: textOf(terminated.finishedAt) };
   } catch {
-    return { result: { succeeded: false, reason: unreadable(terminated) }, at: String(terminated.finishedAt ?? '') };
+    return { result: { succeeded: false, reason: unreadable(terminated) }, at: textOf(terminated.finishedAt) };
   }
 }
 
@@ -303,7 +303,7 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
  * Anything else shorter is quoted (300 characters).
  */
 function unreadable(terminated: { message?: string; exitCode?: number }): string {
-  const text = String(terminated.message);
+  const text = textOf(terminated.message);
   // (Bytes the cut split are read back as U+FFFD: a few more bytes than were kept.)
   if (Buffer.byteLength(text) < TERMINATION_MESSAGE_BYTES - 4) return text.slice(0, 300);
   const code = typeof terminated.exitCode === 'number' ? `, its container exited ${terminated.exitCode}` : '';

@@ -28,7 +28,7 @@ import {
 } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
-import { parseJson } from '../../lib/index.js';
+import { parseJson, textOf } from '../../lib/index.js';
 
 /** How long the snapshot check may take (fetching a large snapshot included) before the restore is refused. */
 export const RESTORE_CHECK_SECONDS = 600;
@@ -297,7 +297,7 @@ function rejectedByNode(pod: KubeObject): boolean {
     .some(
       (c) =>
         c !== null &&
-        (c.name === 'check' || CHECK_STEPS.has(String(c.name))) &&
+        (c.name === 'check' || CHECK_STEPS.has(textOf(c.name))) &&
         ((c.state?.running ?? c.state?.terminated) !== undefined ||
           (c as { lastState?: { terminated?: unknown } }).lastState?.terminated !== undefined),
     );
@@ -313,7 +313,7 @@ export function pinOf(pod: KubeObject | undefined, source: RestoreSource, restor
   const ended = pod ? checkState(pod)?.terminated : undefined;
   let result: { sha256?: unknown; versionId?: unknown; pinned?: unknown };
   try {
-    result = parseJson(String(ended?.message ?? '')) as typeof result;
+    result = parseJson(textOf(ended?.message)) as typeof result;
   } catch {
     return undefined;
   }
@@ -351,12 +351,15 @@ function checkState(pod: KubeObject): ContainerState['state'] | undefined {
 /** What the check's termination message says went wrong (the CLI's JSON reason: S3's words), scrubbed and sanitised. */
 function failureOf(t: { exitCode?: unknown; message?: unknown; reason?: unknown }): string {
   try {
-    const parsed = parseJson(String(t.message ?? '')) as { reason?: unknown };
+    const parsed = parseJson(textOf(t.message)) as { reason?: unknown };
     if (typeof parsed.reason === 'string' && parsed.reason) return sanitizeAws(parsed.reason, 180);
   } catch {
     // not the CLI's JSON: the container's own reason below
   }
-  return sanitize(`the snapshot check exited with ${String(t.exitCode)} (${String(t.reason ?? 'Error')})`, 180);
+  return sanitize(
+    `the snapshot check exited with ${textOf(t.exitCode, '?')} (${textOf(t.reason ?? 'Error', 'Error')})`,
+    180,
+  );
 }
 
 /**
@@ -373,7 +376,7 @@ export function waitingReason(pod: KubeObject): string {
   for (const list of [status.initContainerStatuses, status.containerStatuses]) {
     for (const c of (Array.isArray(list) ? list : []) as Array<ContainerState | null>) {
       const reason = c?.state?.waiting?.reason;
-      if (typeof reason === 'string' && reason) return sanitize(`${String(c!.name)}: ${reason}`, 80);
+      if (typeof reason === 'string' && reason) return sanitize(`${textOf(c!.name, '?')}: ${reason}`, 80);
     }
   }
   // A pod its node ended or refused says why in its reason (Evicted, OutOfcpu, UnexpectedAdmissionError).
@@ -548,10 +551,10 @@ function failedInits(pod: KubeObject): Array<ContainerState & { state: { termina
 function foreignStepEnded(pod: KubeObject): string | undefined {
   if ((pod['status'] as { phase?: unknown } | undefined)?.phase !== 'Failed') return undefined;
   if (checkState(pod)?.terminated || failedStep(pod)) return undefined;
-  const c = failedInits(pod).find((x) => !CHECK_STEPS.has(String(x.name)));
+  const c = failedInits(pod).find((x) => !CHECK_STEPS.has(textOf(x.name)));
   return c
     ? sanitize(
-        `${String(c.name)} exited with ${c.state.terminated.exitCode} (${String(c.state.terminated.reason ?? 'Error')})`,
+        `${textOf(c.name, '?')} exited with ${c.state.terminated.exitCode} (${textOf(c.state.terminated.reason ?? 'Error', 'Error')})`,
         100,
       )
     : undefined;
@@ -563,13 +566,13 @@ function foreignStepEnded(pod: KubeObject): string | undefined {
  * own steps (CHECK_STEPS) say so: an init container a webhook added says nothing of those images (foreignStepEnded).
  */
 function failedStep(pod: KubeObject): string | undefined {
-  const c = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
+  const c = failedInits(pod).find((x) => CHECK_STEPS.has(textOf(x.name)));
   // A step ended under it (lost by the runtime, killed) did not fail on its image: endedOnNothing.
   if (!c || killedRun(c.state.terminated)) return undefined;
   const t = c.state.terminated;
   const spec = listed(pod, 'initContainers').find((x) => x?.name === c.name);
   return sanitize(
-    `the check's step ${String(c.name)} (image ${String(spec?.image ?? 'unknown')}) exited with ${t.exitCode} (${String(t.reason ?? 'Error')}): the restored members could not run that image`,
+    `the check's step ${textOf(c.name, '?')} (image ${textOf(spec?.image ?? 'unknown', 'unknown')}) exited with ${t.exitCode} (${textOf(t.reason ?? 'Error', 'Error')}): the restored members could not run that image`,
     200,
   );
 }
@@ -590,11 +593,11 @@ function endedOnNothing(pod: KubeObject): string | undefined {
     const message = typeof ended.message === 'string' ? ended.message : undefined;
     return transientFailure(message, stepPaths(pod, 'check')) || killedRun(ended) ? failureOf(ended) : undefined;
   }
-  const step = failedInits(pod).find((x) => CHECK_STEPS.has(String(x.name)));
+  const step = failedInits(pod).find((x) => CHECK_STEPS.has(textOf(x.name)));
   if (!step || !killedRun(step.state.terminated)) return undefined;
   const t = step.state.terminated;
   return sanitize(
-    `its step ${String(step.name)} ended under it, exit ${t.exitCode} (${String(t.reason ?? 'Error')})`,
+    `its step ${textOf(step.name, '?')} ended under it, exit ${t.exitCode} (${textOf(t.reason ?? 'Error', 'Error')})`,
     120,
   );
 }
@@ -686,7 +689,7 @@ export function killedRun(t: { exitCode?: unknown; message?: unknown; reason?: u
   if (t.reason === 'ContainerStatusUnknown') return true;
   if (typeof t.exitCode !== 'number' || !KILLED_EXITS.has(t.exitCode)) return false;
   try {
-    const parsed = parseJson(String(t.message ?? '')) as { reason?: unknown } | null;
+    const parsed = parseJson(textOf(t.message)) as { reason?: unknown } | null;
     return typeof parsed?.reason !== 'string';
   } catch {
     return true;
@@ -748,7 +751,7 @@ function lastExit(pod: KubeObject): string {
   } | null>) {
     const t = c?.lastState?.terminated;
     if (!c || c.name === 'check-dns' || !c.state?.waiting || typeof t?.exitCode !== 'number') continue;
-    return ` ${sanitize(`(last exit ${t.exitCode}${typeof t.reason === 'string' && t.reason ? ` ${t.reason}` : ''})`, 60)}`;
+    return ` ${sanitize(`(last exit ${textOf(t.exitCode, '?')}${typeof t.reason === 'string' && t.reason ? ` ${t.reason}` : ''})`, 60)}`;
   }
   return '';
 }
@@ -769,7 +772,7 @@ export function restoreRoom(size: number): number {
 export function checkedSize(pod: KubeObject | undefined): number | undefined {
   const ended = pod ? checkState(pod)?.terminated : undefined;
   try {
-    const size = (parseJson(String(ended?.message ?? '')) as { size?: unknown })?.size;
+    const size = (parseJson(textOf(ended?.message)) as { size?: unknown })?.size;
     return typeof size === 'number' && Number.isFinite(size) && size >= 0 ? size : undefined;
   } catch {
     return undefined;

@@ -7,7 +7,7 @@ import { DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
 import { killedRun, stepPaths, transientFailure } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import type { MemberReport, Observation } from './types.js';
-import { parseJson } from '../../../lib/index.js';
+import { parseJson, textOf } from '../../../lib/index.js';
 
 /**
  * The members among `names` whose data is gone for good. Without storage: the pod deleted (unobserved, or being
@@ -133,13 +133,13 @@ export function failedInitStep(pod: KubeObject): { name: string; terminated: Ter
   if (!Array.isArray(statuses)) return undefined;
   const retried = (pod['spec'] as { restartPolicy?: unknown } | undefined)?.restartPolicy !== 'Never';
   for (const s of statuses as Array<InitStatus | null>) {
-    if (!s || !RESTORE_STEPS.has(String(s.name))) continue;
+    if (!s || !RESTORE_STEPS.has(textOf(s.name))) continue;
     const now = s.state?.terminated;
     if (s.state?.running || (now && !failedExit(now))) continue;
     const terminated = failedExit(now) ? now! : s.lastState?.terminated;
-    const transient = () => transientFailure(terminated!.message, stepPaths(pod, String(s.name)));
+    const transient = () => transientFailure(terminated!.message, stepPaths(pod, textOf(s.name)));
     if (failedExit(terminated) && !(retried && (transient() || killedRun(terminated!))))
-      return { name: String(s.name), terminated: terminated! };
+      return { name: textOf(s.name), terminated: terminated! };
   }
   return undefined;
 }
