@@ -15,7 +15,7 @@ import type {
   RelatedResourceRule,
   Status,
 } from './metacontroller.js';
-import { allObserved, keepObserved } from './objects.js';
+import { allObserved, isPodReady, isTerminal, isTerminating, keepObserved, observedUnordered } from './objects.js';
 import type { AnswerBudget } from './budget.js';
 import type { EventRecorder } from './events.js';
 import type { KubeApi } from './kube.js';
@@ -207,14 +207,48 @@ export function conditionsFor(parent: ParentObject, inputs: ConditionInput[], no
   return buildConditions(inputs, previousConditions(parent.status), parent.metadata.generation, now);
 }
 
+/** The most names of a status list (status.nodes, status.memberList) read when judging kept conditions. */
+const LISTED_MAX = 2048;
+
+/**
+ * Whether what the parent's stored status said of its children still holds of those observed now, so that its other
+ * conditions (Available, Synced, Upgrading...) may be kept by an answer that changes nothing. The status names the
+ * pods it counted (status.nodes, status.memberList's names): each must still be observed live (a child or a related
+ * pod, not being deleted, not ended), and at least status.readyReplicas of them Ready. A status that names none of
+ * its pods (S3, EtcdBackup: a Secret, a Job) said something of its children only while one of them is observed. Read
+ * from observed data: every list bounded (LISTED_MAX), any field may be malformed.
+ */
+export function keptConditionsHold(request: CompositeSyncRequest): boolean {
+  const status = currentStatus(request.parent);
+  const live = new Map<string, KubeObject>();
+  for (const map of [request.children, request.related])
+    for (const pod of observedUnordered(map, 'Pod', 'v1'))
+      if (pod.metadata?.name && !isTerminating(pod) && !isTerminal(pod)) live.set(pod.metadata.name, pod);
+  const nodes = Array.isArray(status['nodes']) ? (status['nodes'] as unknown[]) : undefined;
+  const members = Array.isArray(status['memberList'])
+    ? (status['memberList'] as unknown[]).map((m) => (m as { name?: unknown } | null)?.name)
+    : undefined;
+  if (nodes === undefined && members === undefined)
+    return allObserved(request.children).some((c) => !isTerminating(c) && !(c.kind === 'Pod' && isTerminal(c)));
+  const listed = [...(nodes ?? []), ...(members ?? [])].slice(0, LISTED_MAX);
+  if (!listed.every((n) => typeof n === 'string' && live.has(n))) return false;
+  const ready = new Set(listed.filter((n) => isPodReady(live.get(n as string)!))).size;
+  const claimed = status['readyReplicas'];
+  return typeof claimed !== 'number' || ready >= claimed;
+}
+
 /**
  * Conditions for an answer that changes nothing (a spec refused, an answer held): `inputs` as conditionsFor builds
  * them, then every other condition of the current status as it is (the first of each type), so that what still holds
  * of the children kept (Available while the members serve, Upgrading) is not dropped by a refusal that leaves them
- * running.
+ * running. Kept only while it still holds (keptConditionsHold): once the children it was said of are gone (a node
+ * lost, pods evicted or deleted by hand, the Secret deleted) and nothing is made again while the answer changes
+ * nothing, they are dropped, and only `inputs` say what the parent is. The same observed state gives the same answer.
  */
-export function conditionsKeepingOthers(parent: ParentObject, inputs: ConditionInput[], now: Date) {
+export function conditionsKeepingOthers(request: CompositeSyncRequest, inputs: ConditionInput[], now: Date) {
+  const parent = request.parent;
   const built = conditionsFor(parent, inputs, now);
+  if (!keptConditionsHold(request)) return built;
   const types = new Set<string>(built.map((c) => c.type));
   const others = previousConditions(parent.status).filter((c) => !types.has(c.type) && types.add(c.type));
   return [...built, ...others];
@@ -222,7 +256,7 @@ export function conditionsKeepingOthers(parent: ParentObject, inputs: ConditionI
 
 /**
  * The answer to a spec that fails validation: every observed child returned as it is (nothing is deleted or
- * changed), the rest of the status kept (its other conditions among it: conditionsKeepingOthers), and Ready=False with
+ * changed), the rest of the status kept (its other conditions among it while they hold: conditionsKeepingOthers), and Ready=False with
  * reason InvalidSpec saying what is wrong.
  */
 export function invalidSpecResponse(
@@ -233,7 +267,7 @@ export function invalidSpecResponse(
 ): CompositeSyncResponse {
   const parent = request.parent;
   const conditions = conditionsKeepingOthers(
-    parent,
+    request,
     [{ type: 'Ready', status: false, reason: 'InvalidSpec', message }, ...otherConditions],
     now,
   );

@@ -657,7 +657,7 @@ function held(
   const answer: CompositeSyncResponse = {
     status: {
       ...currentStatus(parent),
-      conditions: conditionsKeepingOthers(parent, [{ type: 'Ready', status: false, reason, message }], now),
+      conditions: conditionsKeepingOthers(request, [{ type: 'Ready', status: false, reason, message }], now),
     },
     children: allObserved(request.children).map(keepObserved),
     resyncAfterSeconds: RETRY_SECONDS.failure,
