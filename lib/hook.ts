@@ -15,7 +15,15 @@ import type {
   RelatedResourceRule,
   Status,
 } from './metacontroller.js';
-import { allObserved, isPodReady, isTerminal, isTerminating, keepObserved, observedUnordered } from './objects.js';
+import {
+  allObserved,
+  isPodReady,
+  isTerminal,
+  isTerminating,
+  keepObserved,
+  observedUnordered,
+  statusNumber,
+} from './objects.js';
 import type { AnswerBudget } from './budget.js';
 import type { EventRecorder } from './events.js';
 import type { KubeApi } from './kube.js';
@@ -212,11 +220,13 @@ const LISTED_MAX = 2048;
 
 /**
  * Whether what the parent's stored status said of its children still holds of those observed now, so that its other
- * conditions (Available, Synced, Upgrading...) may be kept by an answer that changes nothing. The status names the
- * pods it counted (status.nodes, status.memberList's names): each must still be observed live (a child or a related
- * pod, not being deleted, not ended), and at least status.readyReplicas of them Ready. A status that names none of
- * its pods (S3, EtcdBackup: a Secret, a Job) said something of its children only while one of them is observed. Read
- * from observed data: every list bounded (LISTED_MAX), any field may be malformed.
+ * conditions (Available, Synced, Upgrading...) may be kept by an answer that changes nothing. The pods it named
+ * (status.nodes, status.memberList's names) must each still be observed live (a child or a related pod, not being
+ * deleted, not ended), and as many Ready as status.readyReplicas counted (of those named; a status that names none,
+ * such as a MySQLCluster's whose count is its StatefulSet's: the Ready pods observed, or the readyReplicas its
+ * StatefulSets and Deployments report, whichever is more). A status that names no pod and counts none (S3's Secret,
+ * EtcdBackup's Job) said something of its children only while one of them is observed. Read from observed data: every
+ * list bounded (LISTED_MAX), any field may be malformed.
  */
 export function keptConditionsHold(request: CompositeSyncRequest): boolean {
   const status = currentStatus(request.parent);
@@ -224,17 +234,25 @@ export function keptConditionsHold(request: CompositeSyncRequest): boolean {
   for (const map of [request.children, request.related])
     for (const pod of observedUnordered(map, 'Pod', 'v1'))
       if (pod.metadata?.name && !isTerminating(pod) && !isTerminal(pod)) live.set(pod.metadata.name, pod);
-  const nodes = Array.isArray(status['nodes']) ? (status['nodes'] as unknown[]) : undefined;
+  const nodes = Array.isArray(status['nodes']) ? (status['nodes'] as unknown[]) : [];
   const members = Array.isArray(status['memberList'])
     ? (status['memberList'] as unknown[]).map((m) => (m as { name?: unknown } | null)?.name)
-    : undefined;
-  if (nodes === undefined && members === undefined)
-    return allObserved(request.children).some((c) => !isTerminating(c) && !(c.kind === 'Pod' && isTerminal(c)));
-  const listed = [...(nodes ?? []), ...(members ?? [])].slice(0, LISTED_MAX);
+    : [];
+  const listed = [...new Set([...nodes, ...members].slice(0, LISTED_MAX))];
   if (!listed.every((n) => typeof n === 'string' && live.has(n))) return false;
-  const ready = new Set(listed.filter((n) => isPodReady(live.get(n as string)!))).size;
   const claimed = status['readyReplicas'];
-  return typeof claimed !== 'number' || ready >= claimed;
+  if (typeof claimed === 'number' && claimed > 0) {
+    if (listed.length > 0)
+      return listed.filter((n) => isPodReady(live.get(n as string)!)).length >= Math.min(claimed, listed.length);
+    const pods = [...live.values()].filter(isPodReady).length;
+    const workloads = [
+      ...observedUnordered(request.children, 'StatefulSet', 'apps/v1'),
+      ...observedUnordered(request.children, 'Deployment', 'apps/v1'),
+    ].reduce((sum, w) => sum + (isTerminating(w) ? 0 : statusNumber(w, 'readyReplicas')), 0);
+    return Math.max(pods, workloads) >= claimed;
+  }
+  if (listed.length > 0 || Array.isArray(status['nodes']) || Array.isArray(status['memberList'])) return true;
+  return allObserved(request.children).some((c) => !isTerminating(c) && !(c.kind === 'Pod' && isTerminal(c)));
 }
 
 /**
