@@ -33,6 +33,8 @@ interface Namer {
   shapes: readonly NameShape[];
   /** Pods are judged by the kind's podNames (what it wants now), not its childNames (what it may ever take). */
   namesPods: boolean;
+  /** The parent's name makes no child under any naming it may use now (CompositeOperator.nameRefused). */
+  nameRefused?: (holder: KubeObject) => boolean;
 }
 
 const namers = new Map<string, Namer>();
@@ -46,8 +48,15 @@ export function registerChildNames(
   resource: ResourceDefinition,
   childNames: (parent: ParentObject) => ChildName[],
   shapes: readonly NameShape[],
-  podNames?: PodNames,
-  currentNames?: (parent: ParentObject) => ChildName[],
+  {
+    podNames,
+    currentNames,
+    nameRefused,
+  }: {
+    podNames?: PodNames | undefined;
+    currentNames?: ((parent: ParentObject) => ChildName[]) | undefined;
+    nameRefused?: ((holder: KubeObject) => boolean) | undefined;
+  } = {},
 ): void {
   const apiVersion = `${resource.group}/${resource.version}`;
   namers.set(keyOf(apiVersion, resource.kind), {
@@ -58,6 +67,7 @@ export function registerChildNames(
     ...(currentNames ? { currentNames } : {}),
     shapes: shapes.map((s) => ({ ...s })),
     namesPods: podNames !== undefined,
+    ...(nameRefused ? { nameRefused } : {}),
   });
   ordered = [...namers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, n]) => n);
 }
@@ -67,15 +77,41 @@ export function registerChildNames(
  * kind (a record of it holds nothing): the names its answer makes now (its kind's currentNames, else its childNames),
  * with its pods those its podNames want now. Not every name it may ever take: a parent of a kind that kept a naming
  * from before a suffix, serving under the suffixed name, does not want the unsuffixed one, and a parent of another
- * kind made after it that wants that name takes it.
+ * kind made after it that wants that name takes it. A parent whose name its kind refuses under every naming it may use
+ * (nameRefused: refused InvalidSpec for its name, which cannot change) makes no child, ever: it wants nothing, and
+ * keeps no name from anyone.
  */
 export function holderWants(holder: KubeObject): ChildName[] | undefined {
   const namer = namers.get(keyOf(holder.apiVersion, holder.kind));
+  if (!namer) return podHolderWants(holder);
+  if (!holder.metadata?.name || namer.nameRefused?.(holder)) return [];
   const pods = podHolderWants(holder);
-  if (!namer) return pods;
-  if (!holder.metadata?.name) return [];
   const names = (namer.currentNames ?? namer.childNames)(holder as ParentObject);
   return [...(namer.namesPods ? names.filter((n) => n.kind !== 'Pod') : names), ...(pods ?? [])];
+}
+
+/**
+ * The namings a parent of a kind that kept a naming from before a suffix may use now, read from its object as stored
+ * (a parent of another kind sees none of its children): `true` the naming before the suffix, `false` today's. The one
+ * its status records (`recorded`); today's when the status records a sync (conditions, observedGeneration) but no
+ * naming (a cluster of today, refused or held before it made anything); both when the status records nothing (lost:
+ * a restore from a backup, written over, or never written), since a parent from before the suffix may serve under the
+ * names before it: never taken on doubt. Of those, the ones whose names the kind accepts (`fits`): a naming its name
+ * cannot make (too long for it) makes nothing.
+ */
+export function namingsOf(
+  holder: KubeObject,
+  recorded: boolean | undefined,
+  fits: (legacy: boolean) => boolean,
+): boolean[] {
+  const status = holder['status'] as { conditions?: unknown; observedGeneration?: unknown } | null | undefined;
+  const synced =
+    !!status &&
+    typeof status === 'object' &&
+    ((Array.isArray(status.conditions) && status.conditions.length > 0) ||
+      typeof status.observedGeneration === 'number');
+  const candidates = recorded !== undefined ? [recorded] : synced ? [false] : [false, true];
+  return candidates.filter(fits);
 }
 
 /** The parent's name `name` makes under `shape` when it has that type and fits, else undefined. */

@@ -15,7 +15,15 @@ import type {
   RelatedResourceRule,
   Status,
 } from './metacontroller.js';
-import { allObserved, keepObserved } from './objects.js';
+import {
+  allObserved,
+  isPodReady,
+  isTerminal,
+  isTerminating,
+  keepObserved,
+  observedUnordered,
+  statusNumber,
+} from './objects.js';
 import type { AnswerBudget } from './budget.js';
 import type { EventRecorder } from './events.js';
 import type { KubeApi } from './kube.js';
@@ -207,14 +215,58 @@ export function conditionsFor(parent: ParentObject, inputs: ConditionInput[], no
   return buildConditions(inputs, previousConditions(parent.status), parent.metadata.generation, now);
 }
 
+/** The most names of a status list (status.nodes, status.memberList) read when judging kept conditions. */
+const LISTED_MAX = 2048;
+
+/**
+ * Whether what the parent's stored status said of its children still holds of those observed now, so that its other
+ * conditions (Available, Synced, Upgrading...) may be kept by an answer that changes nothing. The pods it named
+ * (status.nodes, status.memberList's names) must each still be observed live (a child or a related pod, not being
+ * deleted, not ended), and as many Ready as status.readyReplicas counted (of those named; a status that names none,
+ * such as a MySQLCluster's whose count is its StatefulSet's: the Ready pods observed, or the readyReplicas its
+ * StatefulSets and Deployments report, whichever is more). A status that names no pod and counts none (S3's Secret,
+ * EtcdBackup's Job) said something of its children only while one of them is observed. Read from observed data: every
+ * list bounded (LISTED_MAX), any field may be malformed.
+ */
+export function keptConditionsHold(request: CompositeSyncRequest): boolean {
+  const status = currentStatus(request.parent);
+  const live = new Map<string, KubeObject>();
+  for (const map of [request.children, request.related])
+    for (const pod of observedUnordered(map, 'Pod', 'v1'))
+      if (pod.metadata?.name && !isTerminating(pod) && !isTerminal(pod)) live.set(pod.metadata.name, pod);
+  const nodes = Array.isArray(status['nodes']) ? (status['nodes'] as unknown[]) : [];
+  const members = Array.isArray(status['memberList'])
+    ? (status['memberList'] as unknown[]).map((m) => (m as { name?: unknown } | null)?.name)
+    : [];
+  const listed = [...new Set([...nodes, ...members].slice(0, LISTED_MAX))];
+  if (!listed.every((n) => typeof n === 'string' && live.has(n))) return false;
+  const claimed = status['readyReplicas'];
+  if (typeof claimed === 'number' && claimed > 0) {
+    if (listed.length > 0)
+      return listed.filter((n) => isPodReady(live.get(n as string)!)).length >= Math.min(claimed, listed.length);
+    const pods = [...live.values()].filter(isPodReady).length;
+    const workloads = [
+      ...observedUnordered(request.children, 'StatefulSet', 'apps/v1'),
+      ...observedUnordered(request.children, 'Deployment', 'apps/v1'),
+    ].reduce((sum, w) => sum + (isTerminating(w) ? 0 : statusNumber(w, 'readyReplicas')), 0);
+    return Math.max(pods, workloads) >= claimed;
+  }
+  if (listed.length > 0 || Array.isArray(status['nodes']) || Array.isArray(status['memberList'])) return true;
+  return allObserved(request.children).some((c) => !isTerminating(c) && !(c.kind === 'Pod' && isTerminal(c)));
+}
+
 /**
  * Conditions for an answer that changes nothing (a spec refused, an answer held): `inputs` as conditionsFor builds
  * them, then every other condition of the current status as it is (the first of each type), so that what still holds
  * of the children kept (Available while the members serve, Upgrading) is not dropped by a refusal that leaves them
- * running.
+ * running. Kept only while it still holds (keptConditionsHold): once the children it was said of are gone (a node
+ * lost, pods evicted or deleted by hand, the Secret deleted) and nothing is made again while the answer changes
+ * nothing, they are dropped, and only `inputs` say what the parent is. The same observed state gives the same answer.
  */
-export function conditionsKeepingOthers(parent: ParentObject, inputs: ConditionInput[], now: Date) {
+export function conditionsKeepingOthers(request: CompositeSyncRequest, inputs: ConditionInput[], now: Date) {
+  const parent = request.parent;
   const built = conditionsFor(parent, inputs, now);
+  if (!keptConditionsHold(request)) return built;
   const types = new Set<string>(built.map((c) => c.type));
   const others = previousConditions(parent.status).filter((c) => !types.has(c.type) && types.add(c.type));
   return [...built, ...others];
@@ -222,7 +274,7 @@ export function conditionsKeepingOthers(parent: ParentObject, inputs: ConditionI
 
 /**
  * The answer to a spec that fails validation: every observed child returned as it is (nothing is deleted or
- * changed), the rest of the status kept (its other conditions among it: conditionsKeepingOthers), and Ready=False with
+ * changed), the rest of the status kept (its other conditions among it while they hold: conditionsKeepingOthers), and Ready=False with
  * reason InvalidSpec saying what is wrong.
  */
 export function invalidSpecResponse(
@@ -233,7 +285,7 @@ export function invalidSpecResponse(
 ): CompositeSyncResponse {
   const parent = request.parent;
   const conditions = conditionsKeepingOthers(
-    parent,
+    request,
     [{ type: 'Ready', status: false, reason: 'InvalidSpec', message }, ...otherConditions],
     now,
   );

@@ -40,7 +40,7 @@ export {
 } from './operator.js';
 export * from './ownership.js';
 export { ordinalPodNames, podHolderRules, podHolderWants } from './podholders.js';
-export { holderJudge, holderRules, holderWants, type NameShape } from './holders.js';
+export { holderJudge, holderRules, holderWants, namingsOf, type NameShape } from './holders.js';
 export * from './replicas.js';
 export * from './schemas.js';
 export * from './shares.js';

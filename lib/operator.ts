@@ -124,6 +124,14 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    */
   currentNames?(parent: ParentObject): ChildName[];
   /**
+   * Whether the parent's name, read from its object as stored, makes no child under any naming it may use now (too
+   * long, or a character its children's names cannot carry: what parentProblem refuses of the name). A name cannot
+   * change, so such a parent is refused InvalidSpec for good and makes nothing: a parent of another kind does not
+   * judge it as wanting any name (lib/holders.ts holderWants). A kind whose naming depends on its status (a naming
+   * from before a suffix) leaves a naming its name cannot make out of currentNames and podNames instead.
+   */
+  nameRefused?(holder: KubeObject): boolean;
+  /**
    * How the parent's children are named (lib/holders.ts NameShape): `<prefix><name><suffix>`, with an ordinal or not,
    * or a name the spec chooses; every non-pod name childNames gives has one (test/operators/name-shapes.test.ts). A
    * parent of any kind held for one of its names finds this kind's parent that holds it by name (customize), remembers
@@ -231,7 +239,11 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
   if (op.podNames) registerPodNames(op.resource, op.podNames);
   // The kind's child names and their shapes, known to every parent of a kind that declares them (lib/holders.ts).
   if (op.childNames)
-    registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], op.podNames, op.currentNames?.bind(op));
+    registerChildNames(op.resource, op.childNames, op.nameShapes ?? [], {
+      podNames: op.podNames,
+      currentNames: op.currentNames?.bind(op),
+      nameRefused: op.nameRefused?.bind(op),
+    });
   return {
     type: 'composite',
     ...baseOf(op),
@@ -657,7 +669,7 @@ function held(
   const answer: CompositeSyncResponse = {
     status: {
       ...currentStatus(parent),
-      conditions: conditionsKeepingOthers(parent, [{ type: 'Ready', status: false, reason, message }], now),
+      conditions: conditionsKeepingOthers(request, [{ type: 'Ready', status: false, reason, message }], now),
     },
     children: allObserved(request.children).map(keepObserved),
     resyncAfterSeconds: RETRY_SECONDS.failure,

@@ -52,6 +52,9 @@ export const etcdbackup = defineComposite({
   spec: parser,
   parentProblem: backupNameProblem,
   childNames: backupChildNames,
+  // A name refused for its children (InvalidSpec for good: a name cannot change) makes nothing: it holds no name from
+  // a parent of another kind (lib/holders.ts holderWants).
+  nameRefused: (holder) => backupNameProblem(holder as ParentObject) !== undefined,
   // The Job or CronJob `<name>-backup` (lib/holders.ts).
   nameShapes: [
     { apiVersion: 'batch/v1', kind: 'Job', suffix: '-backup' },

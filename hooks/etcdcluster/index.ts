@@ -168,6 +168,9 @@ export const etcdcluster = defineComposite({
   spec: parser,
   parentProblem: etcdParentProblem,
   childNames: etcdChildNames,
+  // A name refused for its children (InvalidSpec for good: a name cannot change) makes nothing: it holds no name from
+  // a parent of another kind (lib/holders.ts holderWants).
+  nameRefused: (holder) => etcdNameProblem(holder as ParentObject) !== undefined,
   // Its peer Service is `<name>`, its client Service `<name>-client`, its budget `<name>`, a member's claim
   // `<name>-<i>` (lib/holders.ts): a parent of another kind held for one of them judges this cluster.
   nameShapes: [

@@ -31,6 +31,7 @@ import {
   memberStatus,
   observedNamed,
   observedUnordered,
+  namingsOf,
   parentNameProblem,
   parentRequestBytes,
   type ParentObject,
@@ -200,17 +201,25 @@ export function childNames(parent: ParentObject): ChildName[] {
 }
 
 /**
- * The names a Memcached's answer makes now, read from its stored object (a parent of another kind judges it by them,
- * lib/holders.ts): the Deployment, and the one Service name it serves under. Its status.serviceName says which: the
- * unsuffixed name only when it records it (a Memcached from before the suffix); a status lost makes a Memcached with
- * no Service observed take the suffixed name (legacyNames), and so it is judged.
+ * The names a Memcached's answer may make now, read from its stored object (a parent of another kind judges it by
+ * them, lib/holders.ts): the Deployment, and the Service name of each naming it may use (lib/holders.ts namingsOf):
+ * the one its status.serviceName records (the unsuffixed name only when it records it), today's when its status
+ * records a sync and no Service, both when its status records nothing (lost: a Memcached from before the suffix may
+ * serve under `<name>`); of those, the ones its name can make (nameProblem). None: its name makes nothing, ever.
  */
 export function currentNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name!;
-  const legacy = currentStatus(parent)['serviceName'] === serviceName(name, true);
+  const recorded = currentStatus(parent)['serviceName'];
+  const namings = namingsOf(
+    parent,
+    recorded === serviceName(name, true) ? true : recorded === serviceName(name) ? false : undefined,
+    (legacy) =>
+      parentNameProblem(name, [{ what: 'Service', rule: 'dns1035', suffix: legacy ? '' : '-memcached' }]) === undefined,
+  );
+  if (namings.length === 0) return [];
   return [
     { apiVersion: 'apps/v1', kind: 'Deployment', name },
-    { apiVersion: 'v1', kind: 'Service', name: serviceName(name, legacy) },
+    ...namings.map((legacy) => ({ apiVersion: 'v1', kind: 'Service', name: serviceName(name, legacy) })),
   ];
 }
 

@@ -14,7 +14,7 @@ import {
   childNames,
   currentNames,
   customize,
-  legacyByStatus,
+  namingsByStatus,
   invalid,
   mysqlEvents,
   served,
@@ -68,11 +68,16 @@ export const mysqlcluster = defineComposite({
     { apiVersion: 'v1', kind: 'Secret', suffix: '-mysql' },
   ],
   // Members are `<name>-mysql-<i>` (`<name>-<i>` before the `-mysql`), the ordinals below spec.size: a PodSet or an
-  // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts), under the naming the cluster uses
-  // (its status.writeService says which).
+  // EtcdCluster whose pod names a member's is judged by them (lib/podholders.ts), under the namings the cluster may
+  // use (its status.writeService says which; both when its status is lost; none its name cannot make).
   podNames: {
     suffixes: ['-mysql', ''],
-    wants: (holder) => ordinalPodNames(holder, [legacyByStatus(holder) ? '' : '-mysql'], MAX_SIZE),
+    wants: (holder) =>
+      ordinalPodNames(
+        holder,
+        namingsByStatus(holder).map((legacy) => (legacy ? '' : '-mysql')),
+        MAX_SIZE,
+      ),
   },
   invalidSpec: invalid,
   // The cluster domain members name each other in (the server's one setting, lib/names.ts).

@@ -57,6 +57,7 @@ import {
   memberStatus,
   observedNamed,
   observedUnordered,
+  namingsOf,
   parentNameProblem,
   type ParentObject,
   quantityProblem,
@@ -1751,7 +1752,7 @@ export function childNames(parent: ParentObject): ChildName[] {
 /**
  * Whether a stored MySQLCluster (a parent of another kind sees no children of it) uses the names from before the
  * `-mysql` suffix: its status.writeService records them. A status lost makes a cluster with no child observed take
- * the suffixed names (legacyNames), and so it is judged.
+ * the suffixed names (legacyNames).
  */
 export function legacyByStatus(parent: KubeObject): boolean {
   const name = parent.metadata.name ?? '';
@@ -1759,17 +1760,40 @@ export function legacyByStatus(parent: KubeObject): boolean {
 }
 
 /**
- * The names a MySQLCluster's answer makes now, read from its stored object (a parent of another kind judges it by
- * them, lib/holders.ts): the StatefulSet, its three Services and its data claims below spec.size under the one naming
- * it uses (legacyByStatus), and its Secret. Its pods: podNames (index.ts), the same naming.
+ * The namings a stored MySQLCluster may use now (lib/holders.ts namingsOf): the one its status.writeService records,
+ * today's when its status records a sync and no Service, both when its status records nothing (lost: a cluster from
+ * before the suffix may serve under `<name>`, `<name>-read`); of those, the ones its name can make (nameProblem: a
+ * 47-character name makes no `<name>-mysql` StatefulSet, so such a cluster of today makes nothing, ever).
+ */
+export function namingsByStatus(parent: KubeObject): boolean[] {
+  const name = parent.metadata.name ?? '';
+  const writeService = currentStatus(parent as ParentObject)['writeService'];
+  const recorded =
+    writeService === namesOf(name, true).client ? true : writeService === namesOf(name).client ? false : undefined;
+  return namingsOf(
+    parent,
+    recorded,
+    (legacy) => parentNameProblem(name, derivedNames(namesOf(name, legacy))) === undefined,
+  );
+}
+
+/**
+ * The names a MySQLCluster's answer may make now, read from its stored object (a parent of another kind judges it by
+ * them, lib/holders.ts): the StatefulSet, its three Services and its data claims below spec.size under each naming it
+ * may use (namingsByStatus), and its Secret (none when its name makes nothing). Its pods: podNames (index.ts), the
+ * same namings.
  */
 export function currentNames(parent: ParentObject): ChildName[] {
-  const n = namesOf(parent.metadata.name!, legacyByStatus(parent));
+  const namings = namingsByStatus(parent);
   const size = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE);
-  const out: ChildName[] = [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet }];
-  for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
-  for (let i = 0; i < size; i++) out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
-  out.push({ apiVersion: 'v1', kind: 'Secret', name: n.secret });
+  const out: ChildName[] = [];
+  for (const legacy of namings) {
+    const n = namesOf(parent.metadata.name!, legacy);
+    out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
+    for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
+    for (let i = 0; i < size; i++) out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
+  }
+  if (namings.length > 0) out.push({ apiVersion: 'v1', kind: 'Secret', name: namesOf(parent.metadata.name!).secret });
   return out;
 }
 

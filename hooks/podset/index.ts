@@ -1,6 +1,6 @@
 import { defineComposite, degradedEvent, ordinalPodNames } from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
-import { answerBudget, childNames, legacyByStatus, nameProblem, parser, sync } from './sync.js';
+import { answerBudget, childNames, namingsByStatus, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
@@ -17,10 +17,16 @@ export const podset = defineComposite({
   // is answered as the sync made it (a lost one made again under its free name).
   independentChildren: true,
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size; a PodSet wants them
-  // under the naming it uses (its status.nodes says which).
+  // under the namings it may use (its status.nodes says which; both when its status is lost; none its name cannot
+  // make).
   podNames: {
     suffixes: ['-pod', ''],
-    wants: (holder) => ordinalPodNames(holder, [legacyByStatus(holder) ? '' : '-pod'], MAX_SIZE),
+    wants: (holder) =>
+      ordinalPodNames(
+        holder,
+        namingsByStatus(holder).map((legacy) => (legacy ? '' : '-pod')),
+        MAX_SIZE,
+      ),
   },
   // Events (lib/events.ts): a pod name held by another owner, a spec refused, pods missing past the progress deadline
   // (refused by a quota or an admission webhook), pods not made because their syncs would be past the body limit

@@ -25,6 +25,7 @@ import {
   observedUnordered,
   ordinalName,
   ordinalOf,
+  namingsOf,
   parentNameProblem,
   parentRequestBytes,
   type ParentObject,
@@ -177,16 +178,35 @@ export function legacyByStatus(holder: KubeObject): boolean {
 }
 
 /**
+ * The namings a stored PodSet may use now (lib/holders.ts namingsOf): before the `-pod-` when its status.nodes lists
+ * such a pod (legacyByStatus), today's when its status records a sync, both when it records nothing (lost); of those,
+ * the ones its name can make (a name too long for its pods under a naming makes none of them).
+ */
+export function namingsByStatus(holder: KubeObject): boolean[] {
+  const name = holder.metadata.name ?? '';
+  return namingsOf(
+    holder,
+    legacyByStatus(holder) ? true : undefined,
+    (legacy) => podNameProblem(name, legacy) === undefined,
+  );
+}
+
+/**
  * The names a PodSet's name makes: its label values (`app`, the instance: at most 63) and its pods' names (at the
  * highest ordinal a PodSet may have).
  */
 export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
-  return parentNameProblem(parent.metadata.name ?? '', [
+  return podNameProblem(parent.metadata.name ?? '', legacyNames(request));
+}
+
+/** What nameProblem refuses of a PodSet's name under one naming (`legacy`: pods `<name>-<i>`). */
+function podNameProblem(name: string, legacy: boolean): string | undefined {
+  return parentNameProblem(name, [
     { what: 'label app.kubernetes.io/instance', rule: 'labelValue' },
     {
       what: 'Pod',
       rule: 'dns1123Subdomain',
-      suffix: podName(podBase('', legacyNames(request)), MAX_SIZE - 1),
+      suffix: podName(podBase('', legacy), MAX_SIZE - 1),
     },
   ]);
 }

@@ -1,4 +1,10 @@
-import { type ClientEnvironment, type ConditionEventRules, defineComposite, jsonBytes } from '../../lib/index.js';
+import {
+  type ClientEnvironment,
+  type ConditionEventRules,
+  defineComposite,
+  jsonBytes,
+  type ParentObject,
+} from '../../lib/index.js';
 import { bucketsPerNamespaceFromEnv, bucketsPerNamespaceProblems } from './ledger.js';
 import { kmsAllowlistFromEnv, kmsAllowlistProblems, kmsKeyIdProblem, tagsProblem } from './policy.js';
 import { resource } from './schema.js';
@@ -69,6 +75,9 @@ export const s3 = defineComposite({
   },
   parentProblem: nameProblem,
   childNames,
+  // A name refused for its children (InvalidSpec for good: a name cannot change) makes nothing: it holds no name from
+  // a parent of another kind (lib/holders.ts holderWants).
+  nameRefused: (holder) => nameProblem(holder as ParentObject) !== undefined,
   // The Secret `<name>-credentials`, or any name spec.secretName chooses (lib/holders.ts): a parent of another kind
   // held for a Secret name asks for every S3 resource of its namespace, and judges the one that holds it.
   nameShapes: [{ apiVersion: 'v1', kind: 'Secret', chosen: true }],

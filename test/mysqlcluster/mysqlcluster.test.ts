@@ -389,7 +389,12 @@ t.test('while InvalidSpec, the last Available and Progressing conditions are kep
   const settled = sync(settledReq, now, newPassword).status as any;
   const available = settled.conditions.find((c: any) => c.type === 'Available');
   t.equal(available.status, 'True');
-  const badReq = request('mysqlcluster', { size: 1, version: 'eight' }, { children: observed });
+  // The member still serves (its pod observed, as Metacontroller sends it): what Available said still holds.
+  const badReq = request(
+    'mysqlcluster',
+    { size: 1, version: 'eight' },
+    { children: observed, related: objectMap([memberPod(0)]) },
+  );
   badReq.parent.status = settled;
   const bad = sync(badReq, new Date(now.getTime() + 60_000), newPassword).status as any;
   t.match(
@@ -862,7 +867,9 @@ t.test("existing volumes: this cluster's claims that are not going away, by name
 });
 
 t.test('an invalid spec keeps the conditions other than Ready, whatever else the list holds', async (t) => {
-  const req = request('mysqlcluster', { size: 1, version: '8.0' });
+  // A child is observed (what Available said may still hold: lib/hook.ts keptConditionsHold).
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-mysql-mysql', namespace: 'default' } };
+  const req = request('mysqlcluster', { size: 1, version: '8.0' }, { children: objectMap([secret as KubeObject]) });
   req.parent.status = {
     conditions: [null, 'x', { type: 'Ready', status: 'True' }, { type: 'Available', status: 'True' }],
   };
