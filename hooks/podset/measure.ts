@@ -111,6 +111,24 @@ const objectsIn = (list: unknown): Array<Record<string, unknown>> =>
   Array.isArray(list) ? list.filter((v): v is Record<string, unknown> => Boolean(v) && typeof v === 'object') : [];
 
 /**
+ * One of the hook's own containers' statuses as the estimate counts it (a container that runs): its `lastState` empty
+ * and its state without the kubelet's message. What a restart adds (`lastState.terminated`, with the termination
+ * message the container wrote: up to 4096 bytes, each `<`, `>` or `&` six as Go writes JSON) and a waiting or
+ * terminated state's message are then counted as added (addedPodBytes), as stored and sent.
+ */
+function runningOnly(s: Record<string, unknown>): Record<string, unknown> {
+  const state = s['state'];
+  const plain: Record<string, unknown> = {};
+  if (state && typeof state === 'object' && !Array.isArray(state))
+    for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
+      const { message: _message, ...rest } = v as Record<string, unknown>;
+      plain[k] = rest;
+    }
+  return { ...s, lastState: {}, state: plain };
+}
+
+/**
  * A pod as observed with only what the answer's estimate counts (sync.ts storedPodBytes): its own containers and
  * their statuses (with the token's mount, the defaults, no env or other mounts), the service account's volume, the
  * labels the hook answers (and Metacontroller's `controller-uid`), Metacontroller's last-applied annotation.
@@ -151,7 +169,7 @@ function answeredPart(pod: KubeObject, answered: Answered): KubeObject {
       ? {
           status: {
             ...status,
-            containerStatuses: objectsIn(status['containerStatuses']).filter(own),
+            containerStatuses: objectsIn(status['containerStatuses']).filter(own).map(runningOnly),
             initContainerStatuses: undefined,
           },
         }
@@ -161,25 +179,31 @@ function answeredPart(pod: KubeObject, answered: Answered): KubeObject {
 
 /**
  * What this pod carries in each sync request beyond what the hook answered and the API server and the kubelet add to
- * any pod (which the answer's estimate counts): what an admission webhook or a writer of the pod added (containers,
- * init containers, volumes, environment, mounts, labels, annotations), their statuses to come, and their
- * managedFields.
+ * any pod that runs (which the answer's estimate counts): what an admission webhook or a writer of the pod added
+ * (containers, init containers, volumes, environment, mounts, labels, annotations), their statuses to come, and their
+ * managedFields; and what the kubelet reports of the hook's own container past a running one (a restart's
+ * `lastState.terminated` with its termination message, a waiting or terminated state's message: runningOnly).
  */
 export function addedPodBytes(pod: KubeObject, answered: Answered): number {
   return Math.max(0, sentPodBytes(pod) - sentPodBytes(answeredPart(pod, answered)));
 }
 
 /**
- * The most any of a few of these pods carries beyond what the hook answered (addedPodBytes): MEASURED_PODS of them
- * spread evenly over the list (in ordinal order: the same pods for the same observed state), or 0 when there is none.
+ * The most `weigh` gives any of a few of these pods: MEASURED_PODS of them spread evenly over the list (in ordinal
+ * order: the same pods for the same observed state), or 0 when there is none. The cost is bounded whatever the count.
  */
-export function measuredAddedBytes(pods: readonly KubeObject[], answered: Answered): number {
+export function measuredMost(pods: readonly KubeObject[], weigh: (pod: KubeObject) => number): number {
   const n = pods.length;
   const count = Math.min(n, MEASURED_PODS);
   let most = 0;
   for (let k = 0; k < count; k++) {
     const pod = pods[count === 1 ? 0 : Math.round((k * (n - 1)) / (count - 1))]!;
-    most = Math.max(most, addedPodBytes(pod, answered));
+    most = Math.max(most, weigh(pod));
   }
   return most;
+}
+
+/** The most any of a few of these pods carries beyond what the hook answered (addedPodBytes; measuredMost). */
+export function measuredAddedBytes(pods: readonly KubeObject[], answered: Answered): number {
+  return measuredMost(pods, (pod) => addedPodBytes(pod, answered));
 }

@@ -97,10 +97,16 @@ function waitingFor(m: Member): string {
  * - an outdated pod that is not Ready goes first (replacing it costs no availability), but only while every pod on
  *   the current template is Ready: the new template is proven on one pod before the next is replaced;
  * - an outdated Ready pod is replaced only when every other member is Ready;
- * - among equals, the highest ordinal first (as a StatefulSet rolls).
+ * - among equals, the highest ordinal first (as a StatefulSet rolls);
+ * - nothing is replaced while `blocked` says why the candidate's replacement would not be made (sync.ts: it would not
+ *   fit within the body limit): the running pod is kept, the rollout waits and says so.
  * `members` are in ordinal order.
  */
-export function planRollout(members: readonly Member[], hash: string): RolloutPlan {
+export function planRollout(
+  members: readonly Member[],
+  hash: string,
+  blocked?: (candidate: Member) => string | undefined,
+): RolloutPlan {
   let updated = 0;
   let outdated = 0;
   for (const m of members) {
@@ -140,6 +146,19 @@ export function planRollout(members: readonly Member[], hash: string): RolloutPl
   // first), so an outdated Ready pod is replaced only when every other member is Ready.
   const unproven = members.find((m) => m.current && !m.ready);
   if (unproven) return waiting(unproven, candidate);
+  // A pod is deleted only for a replacement that will be made: never one the next sync would leave unmade.
+  const why = blocked?.(candidate);
+  if (why)
+    return {
+      updated,
+      outdated,
+      condition: {
+        type: 'Updated',
+        status: false,
+        reason: 'RolloutWaiting',
+        message: `${progress}; next to replace: ${candidate.name}; not replaced: ${why}`,
+      },
+    };
   return {
     replace: candidate.name,
     updated,

@@ -39,7 +39,7 @@ import {
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
 // and from another PodSet's (lib/ownership.ts). A PodSet made before that keeps naming its pods `<name>-<ordinal>`
 // while it has any (answering new names would delete every running pod at once).
-import { type Answered, measuredAddedBytes } from './measure.js';
+import { addedPodBytes, type Answered, measuredAddedBytes, measuredMost } from './measure.js';
 import { MAX_ANSWER_BYTES, MAX_SIZE, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 import {
   liveMember,
@@ -244,15 +244,25 @@ export function askAgainBytes(parent: ParentObject): { bytes: number; perPod: nu
 export const UNSEEN_POD_BYTES = 16 * 1024;
 
 /**
- * How many pods of this PodSet fit within MAX_REQUEST_BYTES, each `perPod` bytes in each sync: its parent
+ * The pods of the first batch of a PodSet none of whose pods is seen yet, at most (as the ReplicaSet controller's slow
+ * start begins small): whatever an admission webhook adds to them, the sync after them carries few, and the rest are
+ * made as the pods seen are measured (measure.ts). 32 pods of up to ~128 KB each as stored, sent twice, fit.
+ */
+export const FIRST_BATCH = 32;
+
+/**
+ * How many pods of the current template fit within MAX_REQUEST_BYTES, each `perPod` bytes in each sync, beside
+ * `other.count` pods of `other.perPod` bytes each (those of older templates, and pods being deleted): its parent
  * (requestBytes), every pod once as a child, and the pods customize asks for again (at most askAgainBytes' worth of
  * names as the estimate counts them, whatever status the answer Metacontroller keeps was asked with: childNames),
- * each `perPod` bytes too. At least `size` when `perPod` is the estimate (answerBudget.request accepted the spec so).
+ * each counted at the larger of the two. At least `size` when `perPod` is the estimate and there are no others
+ * (answerBudget.request accepted the spec so).
  */
 export function podsThatFit(
   parent: ParentObject,
   spec: { size: number; image: string; command: string[] },
   perPod: number,
+  other: { count: number; perPod: number } = { count: 0, perPod: 0 },
 ): number {
   const room = askAgainBytes(parent);
   const again = Math.floor(room.bytes / room.perPod);
@@ -260,8 +270,14 @@ export function podsThatFit(
     { size: spec.size, image: spec.image, command: spec.command },
     statusBytes(parent, spec.size),
   );
-  const sendable = Math.max(0, Math.floor((MAX_REQUEST_BYTES - parentBytes) / perPod));
-  return sendable >= 2 * again ? sendable - again : Math.floor(sendable / 2);
+  const budget = MAX_REQUEST_BYTES - parentBytes - other.count * other.perPod;
+  const largest = Math.max(perPod, other.perPod);
+  // At least `again` pods in all: `again` of them sent twice.
+  const past = Math.floor((budget - again * largest) / perPod);
+  if (past + other.count >= again) return Math.max(0, past);
+  // Fewer: each of them sent twice.
+  const within = Math.floor((budget - other.count * largest) / (perPod + largest));
+  return Math.max(0, Math.min(within, again - other.count));
 }
 
 /**
@@ -404,12 +420,40 @@ function limitCondition(f: Fit): { ready?: ConditionInput; progressing?: Conditi
   return { ready: condition('Ready'), progressing: condition('Progressing') };
 }
 
+/** The image and command of a pod's own container as observed (the spec's where it has none that reads). */
+function templateOf(pod: KubeObject, spec: Spec): { image: string; command: string[] } {
+  const containers = (pod['spec'] as { containers?: unknown } | undefined)?.containers;
+  const own = Array.isArray(containers)
+    ? (containers as unknown[]).find(
+        (c): c is Record<string, unknown> =>
+          Boolean(c) && typeof c === 'object' && CONTAINERS.has((c as { name?: unknown }).name as string),
+      )
+    : undefined;
+  const image = typeof own?.['image'] === 'string' ? own['image'] : spec.image;
+  const command = Array.isArray(own?.['command'])
+    ? (own['command'] as unknown[]).filter((a): a is string => typeof a === 'string')
+    : spec.command;
+  return { image, command };
+}
+
+/** What podsWithin found: the members not made, what the status says, and why a rollout may not replace a pod. */
+interface Within {
+  unmade: Set<string>;
+  limited: { ready?: ConditionInput; progressing?: ConditionInput };
+  /** Why the candidate's replacement would not be made (planRollout's `blocked`), or undefined. */
+  blocked: (candidate: Member) => string | undefined;
+}
+
 /**
  * The missing members not made because they would not fit within the body limit (podsThatFit), and what the status
- * says of them: each pod as the estimate counts it, and what the pods seen carry beyond it (an admission webhook's
- * sidecar: measured on a few of them, those of the current template first), or, while none is seen, what such a
- * webhook may add (UNSEEN_POD_BYTES). Missing pods are made, the lowest ordinals first, while the pods observed and
- * those made fit; a pod that exists is never deleted for this.
+ * says of them. Every pod observed is counted at what the pods of its kind weigh, measured on a few of them: those
+ * of the current template (and those to make) as the estimate counts them plus what the pods seen carry beyond it
+ * (an admission webhook's sidecar, a restart's termination message: measured on those of the current template, or on
+ * the others while none is seen), or, while no pod is seen at all, what such a webhook may add (UNSEEN_POD_BYTES; at
+ * most FIRST_BATCH made then); the others (older templates, pods being deleted) each as its own image and command
+ * make it plus what it carries beyond it. Missing pods are made, the lowest ordinals first, while the pods observed
+ * and those made fit; a pod that exists is never deleted for this, nor replaced by a rollout for a pod that would not
+ * fit.
  */
 function podsWithin(
   parent: ParentObject,
@@ -417,17 +461,31 @@ function podsWithin(
   base: string,
   members: readonly Member[],
   observedPods: KubeObject[],
-): { unmade: Set<string>; limited: { ready?: ConditionInput; progressing?: ConditionInput } } {
-  const current = members.filter((m) => m.current).map((m) => m.pod!);
-  const measured = byOrdinal(base, current.length > 0 ? current : observedPods);
+): Within {
+  const current = byOrdinal(
+    base,
+    members.filter((m) => m.current).map((m) => m.pod!),
+  );
+  const currentNames = new Set(current.map((p) => p.metadata.name));
+  const others = byOrdinal(
+    base,
+    observedPods.filter((p) => !currentNames.has(p.metadata.name)),
+  );
   const answered: Answered = {
     containers: CONTAINERS,
     labels: new Set([...Object.keys(podLabels(parent)), TEMPLATE_HASH_LABEL]),
   };
-  const added = measured.length > 0 ? measuredAddedBytes(measured, answered) : UNSEEN_POD_BYTES;
-  const perPod = storedPodBytes(parent, spec) + added;
-  const fit = Math.max(1, podsThatFit(parent, spec, perPod));
-  let room = fit - observedPods.length;
+  const seen = observedPods.length > 0;
+  const estimate = storedPodBytes(parent, spec);
+  const added = seen ? measuredAddedBytes(current.length > 0 ? current : others, answered) : UNSEEN_POD_BYTES;
+  const perPod = estimate + added;
+  const other = {
+    count: others.length,
+    perPod: measuredMost(others, (p) => storedPodBytes(parent, templateOf(p, spec)) + addedPodBytes(p, answered)),
+  };
+  const fitCurrent = podsThatFit(parent, spec, perPod, other);
+  let room = Math.max(fitCurrent - current.length, seen ? 0 : 1);
+  if (!seen) room = Math.min(room, FIRST_BATCH);
   const unmade = new Set<string>();
   for (const m of members) {
     if (m.state !== 'absent') continue;
@@ -435,10 +493,20 @@ function podsWithin(
     else unmade.add(m.name);
   }
   const live = members.filter((m) => m.state === 'live').length;
-  const seen = measured.length > 0;
+  // While none is seen: how many are made first (the first batch).
+  const fit = Math.max(1, Math.min(spec.size, others.length + fitCurrent, seen ? Infinity : FIRST_BATCH));
+  const lowestUnmade = Math.min(...[...unmade].map((n) => ordinalOf(base, n) ?? Infinity));
+  const blocked = (candidate: Member): string | undefined => {
+    // Once the candidate is deleted, its replacement is made if it fits beside the others left, and no member left
+    // unmade comes before it (the lowest ordinals are made first).
+    const after = podsThatFit(parent, spec, perPod, { count: other.count - 1, perPod: other.perPod });
+    if (after > current.length && (ordinalOf(base, candidate.name) ?? Infinity) < lowestUnmade) return undefined;
+    return `its replacement, ~${kib(perPod)} in every sync request, would not fit within the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have beside the ${observedPods.length - 1} other pods (RequestTooLarge): the running pod is kept; lower spec.size, or keep a webhook from adding to these pods`;
+  };
   return {
     unmade,
     limited: limitCondition({ size: spec.size, current: live, fit, perPod, added, seen, unmade: unmade.size }),
+    blocked,
   };
 }
 
@@ -473,8 +541,8 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     else members.push({ name: podNamed, state: seen.has(podNamed) ? 'going' : 'absent' });
   }
 
-  const { unmade, limited } = podsWithin(parent, spec, base, members, observedPods);
-  const rollout = planRollout(unmade.size > 0 ? members.filter((m) => !unmade.has(m.name)) : members, hash);
+  const { unmade, limited, blocked } = podsWithin(parent, spec, base, members, observedPods);
+  const rollout = planRollout(unmade.size > 0 ? members.filter((m) => !unmade.has(m.name)) : members, hash, blocked);
 
   // The answer: the current template for every member but the outdated pods, which stay as they are (OnDelete:
   // Metacontroller changes no pod in place either way) until the rollout replaces them; left out: the pod the

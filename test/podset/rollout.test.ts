@@ -394,6 +394,25 @@ t.test('planRollout on its own: counts, and nothing to do without outdated pods'
   t.equal(mixed.condition.message, '1 of 3 pods on template h; replacing a-2 (outdated), one pod at a time');
 });
 
+t.test('planRollout: a candidate whose replacement would not be made is not replaced, and it says why', async (t) => {
+  const live = (name: string, current: boolean, ready: boolean) => ({ name, state: 'live' as const, current, ready });
+  const members = [live('a-0', false, true), live('a-1', true, true), live('a-2', false, true)];
+  const asked: string[] = [];
+  const held = planRollout(members, 'h', (candidate) => {
+    asked.push(candidate.name);
+    return 'no room';
+  });
+  t.equal(held.replace, undefined, 'nothing replaced');
+  t.same(asked, ['a-2'], 'asked of the candidate');
+  t.same(held.condition, {
+    type: 'Updated',
+    status: false,
+    reason: 'RolloutWaiting',
+    message: '1 of 3 pods on template h; next to replace: a-2; not replaced: no room',
+  });
+  t.equal(planRollout(members, 'h', () => undefined).replace, 'a-2', 'replaced when nothing blocks it');
+});
+
 t.test("why a pod is not Ready: its first waiting container's reason, or its phase", async (t) => {
   const pod = (status: unknown) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, status }) as KubeObject;
   t.equal(notReadyReason(undefined), '');
