@@ -3,7 +3,7 @@
 // counts what the hook answered and what the API server and the kubelet add to a plain pod; a mutating admission
 // webhook may add much more (Istio's sidecar: the istio-proxy container, istio-init, eight volumes, labels and
 // annotations, two more container statuses: ~12 KB a pod), which only the pods as stored show.
-import { goJsonBytes, type KubeObject, LAST_APPLIED } from '../../lib/index.js';
+import { goJsonBytes, type KubeObject, LAST_APPLIED, textOf } from '../../lib/index.js';
 
 /** Pods measured per sync at most, spread over the ordinals; the largest counts. */
 export const MEASURED_PODS = 8;
@@ -163,7 +163,7 @@ function answeredPart(pod: KubeObject, answered: Answered): KubeObject {
       ...spec,
       containers,
       initContainers: undefined,
-      volumes: objectsIn(spec['volumes']).filter((v) => String(v['name']).startsWith('kube-api-access-')),
+      volumes: objectsIn(spec['volumes']).filter((v) => textOf(v['name']).startsWith('kube-api-access-')),
     },
     ...(status
       ? {
