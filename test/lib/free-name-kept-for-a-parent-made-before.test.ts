@@ -112,6 +112,18 @@ t.test('the free name is this parent`s when the other parent cannot keep it', as
     // Held for names itself (by this parent, or by anyone): it creates nothing, so a name it does not make is not
     // kept from anyone; else parents each held for a name the next one makes would wait for one another for good.
     ['the other held for names itself', [holder({}, true, heldStatus('ServiceNameTaken'))]],
+    [
+      'the other held for names itself, its Ready after another condition',
+      [
+        holder({}, true, {
+          ...heldStatus('ServiceNameTaken'),
+          conditions: [
+            { type: 'Available', status: 'True', reason: 'Available' },
+            ...heldStatus('ServiceNameTaken').conditions,
+          ],
+        }),
+      ],
+    ],
   ];
   for (const [what, related] of cases) {
     const sts = {
