@@ -87,7 +87,14 @@ function fixedFieldsProblem(pod: Record<string, unknown>, container: Record<stri
     if (['containers', 'initContainers', 'ephemeralContainers', 'volumes'].includes(key)) continue;
     const value = pod[key];
     if (Object.hasOwn(podFixed, key) && isDeepStrictEqual(value, podFixed[key])) continue;
-    if (Object.hasOwn(POD_DEFAULTS, key) && isDeepStrictEqual(value, POD_DEFAULTS[key])) continue;
+    // A server default stands only for a field metaops leaves out: the `{}` stored for a pod written without a
+    // security context is a pod running as root where metaops sets one.
+    if (
+      !Object.hasOwn(podFixed, key) &&
+      Object.hasOwn(POD_DEFAULTS, key) &&
+      isDeepStrictEqual(value, POD_DEFAULTS[key])
+    )
+      continue;
     return `its pod sets ${shown(key)} to ${shown(value)}, which metaops does not`;
   }
   const containerFixed: Record<string, unknown> = fixed.container;
@@ -95,7 +102,12 @@ function fixedFieldsProblem(pod: Record<string, unknown>, container: Record<stri
     if (['name', 'image', 'args', 'env', 'envFrom', 'volumeMounts'].includes(key)) continue;
     const value = container[key];
     if (Object.hasOwn(containerFixed, key) && isDeepStrictEqual(value, containerFixed[key])) continue;
-    if (Object.hasOwn(CONTAINER_DEFAULTS, key) && CONTAINER_DEFAULTS[key]!(value)) continue;
+    if (
+      !Object.hasOwn(containerFixed, key) &&
+      Object.hasOwn(CONTAINER_DEFAULTS, key) &&
+      CONTAINER_DEFAULTS[key]!(value)
+    )
+      continue;
     return `its container sets ${shown(key)} to ${shown(value)}, which metaops does not`;
   }
   for (const key of Object.keys(podFixed)) {

@@ -51,6 +51,8 @@ t.test("a refused child running what today's child does not is not kept, and the
       /dns/,
     ],
     ['root (no pod security context)', (pod) => delete pod['securityContext'], /securityContext/],
+    // What the API server stores for a pod template written without one: the empty default.
+    ['root (the empty pod security context as stored)', (pod) => (pod['securityContext'] = {}), /securityContext/],
     [
       'a privileged container',
       (pod) => (pod['containers'][0].securityContext = { privileged: true }),
