@@ -1714,12 +1714,16 @@ function storageClassOf(claims: unknown[]): string | undefined | false {
   return cls === undefined || cls === null ? undefined : typeof cls === 'string' ? cls : false;
 }
 
-/** Asks for the cluster's pods (status.members, status.version, member 0's refusal to open). */
+/**
+ * The StorageClass the claims name. The cluster's pods (status.members, status.version, member 0's refusal to open)
+ * are asked for by name in its namespace with every name a child may take (childNames): a member pod is one named as
+ * a member (memberPods). No rule by labels: Metacontroller v1.5.20 matches a changed object against such a rule by
+ * its labels alone, whatever its namespace, so a pod of another namespace with this cluster's selector labels would
+ * sync it (docs/metacontroller.md, "Related objects and other namespaces").
+ */
 export function customize(request: CustomizeRequest): CustomizeResponse {
-  const name = request.parent?.metadata.name ?? '';
   return {
     relatedResources: [
-      { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: selectorLabels(APP, name) } },
       // The StorageClass the claims name (cluster-scoped): whether it provisions volumes (storageSettingsProblem).
       ...storageClassRule(
         (request.parent?.['spec'] as { storage?: { storageClassName?: unknown } } | undefined)?.storage

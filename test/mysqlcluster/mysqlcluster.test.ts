@@ -472,38 +472,47 @@ t.test(
   },
 );
 
-t.test('customize asks for the pods, and by name for every child, pod and volume either naming may take', async (t) => {
-  const res = mysqlcluster.customize!(
-    { controller: {}, parent: request('mysqlcluster', { size: 1 }).parent },
-    {} as never,
-  );
-  t.same(res.relatedResources[0], {
-    apiVersion: 'v1',
-    resource: 'pods',
-    labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' } },
-  });
-  const rule = (resource: string) => res.relatedResources.find((r) => r.resource === resource && r.names)!;
-  // In the cluster's namespace: a names rule without one lists every namespace (v4.17).
-  t.equal(rule('persistentvolumeclaims').namespace, 'default');
-  t.same(
-    rule('persistentvolumeclaims').names,
-    [
-      ...Array.from({ length: 9 }, (_, i) => `data-my-mysql-${i}`),
-      ...Array.from({ length: 9 }, (_, i) => `data-my-mysql-mysql-${i}`),
-    ].sort(),
-  );
-  t.same(rule('services').names, [
-    'my-mysql',
-    'my-mysql-headless',
-    'my-mysql-mysql',
-    'my-mysql-mysql-headless',
-    'my-mysql-mysql-read',
-    'my-mysql-read',
-  ]);
-  t.same(rule('statefulsets').names, ['my-mysql', 'my-mysql-mysql']);
-  t.same(rule('secrets').names, ['my-mysql-mysql']);
-  t.equal(rule('pods').names!.length, 18);
-});
+t.test(
+  'customize asks by name, in its namespace, for every child, pod and volume either naming may take',
+  async (t) => {
+    const res = mysqlcluster.customize!(
+      { controller: {}, parent: request('mysqlcluster', { size: 1 }).parent },
+      {} as never,
+    );
+    // No rule by labels (Metacontroller v1.5.20 matches one by labels whatever the namespace): every rule names the
+    // cluster's namespace, or is for the cluster-scoped StorageClass.
+    t.same(
+      res.relatedResources.filter(
+        (r) => r.labelSelector || (r.namespace !== 'default' && r.resource !== 'storageclasses'),
+      ),
+      [],
+    );
+    const rule = (resource: string) => res.relatedResources.find((r) => r.resource === resource && r.names)!;
+    // The member pods by name (memberPods), under either naming.
+    for (const pod of ['my-mysql-0', 'my-mysql-8', 'my-mysql-mysql-0', 'my-mysql-mysql-8'])
+      t.ok(rule('pods').names!.includes(pod), pod);
+    // In the cluster's namespace: a names rule without one lists every namespace (v4.17).
+    t.equal(rule('persistentvolumeclaims').namespace, 'default');
+    t.same(
+      rule('persistentvolumeclaims').names,
+      [
+        ...Array.from({ length: 9 }, (_, i) => `data-my-mysql-${i}`),
+        ...Array.from({ length: 9 }, (_, i) => `data-my-mysql-mysql-${i}`),
+      ].sort(),
+    );
+    t.same(rule('services').names, [
+      'my-mysql',
+      'my-mysql-headless',
+      'my-mysql-mysql',
+      'my-mysql-mysql-headless',
+      'my-mysql-mysql-read',
+      'my-mysql-read',
+    ]);
+    t.same(rule('statefulsets').names, ['my-mysql', 'my-mysql-mysql']);
+    t.same(rule('secrets').names, ['my-mysql-mysql']);
+    t.equal(rule('pods').names!.length, 18);
+  },
+);
 
 t.test('password memory: each answer fed back as the next observed state, for several syncs', async (t) => {
   // Metacontroller's loop: the children answered are what the next sync observes (the Secret with them), the
@@ -884,9 +893,8 @@ t.test('an invalid spec keeps the conditions other than Ready, whatever else the
 });
 
 t.test('customize without a parent, and in a namespace', async (t) => {
-  const none = customize({ controller: {} } as never);
-  t.equal(none.relatedResources[0]!.labelSelector!.matchLabels!['app.kubernetes.io/instance'], '');
-  t.same(mysqlcluster.customize!({ controller: {} }, {} as never).relatedResources.length, 1, 'no parent: no names');
+  t.same(customize({ controller: {} } as never), { relatedResources: [] });
+  t.same(mysqlcluster.customize!({ controller: {} }, {} as never).relatedResources.length, 0, 'no parent: no names');
   const there = mysqlcluster.customize!(
     { controller: {}, parent: { ...request('mysqlcluster', {}).parent, metadata: { name: 'db', namespace: 'prod' } } },
     {} as never,
