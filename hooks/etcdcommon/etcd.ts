@@ -72,7 +72,8 @@ export interface DialScope {
   lookupName(hostname: string): string;
   /**
    * At most this many calls of the view in flight at once (SYNC_MAX_CALLS by default; with a tenant, at most the
-   * tenant's share): what the view takes of its tenant's share.
+   * tenant's share). What the view takes of its tenant's share is this, or a TENANT_MAX_SYNCS-th of the share if
+   * more (so that at most TENANT_MAX_SYNCS views of a tenant dial at once however few calls each makes).
    */
   maxCalls?: number;
   /**
@@ -289,6 +290,15 @@ export const SYNC_MAX_CALLS = 64;
  * members are slow or costly waits for its own turns; the others' calls are not queued behind it.
  */
 export const TENANT_MAX_CALLS = 48;
+/**
+ * The syncs of one tenant that dial at once, at most: each view takes at least TENANT_MAX_CALLS / TENANT_MAX_SYNCS
+ * (24) of its tenant's share, whatever its own cap on calls (a sync of one member needs 5). The share is counted in
+ * calls, and a sync's calls are few when its cluster is small: counted only by them, 9 syncs of a namespace's
+ * single-member clusters fitted at once, more than Metacontroller's 5 workers (shared by every namespace), each held
+ * up to a call deadline or two by members that are silent or answer slowly; now at most 2 of the workers wait on one
+ * namespace's members (a sync of 9 members, 37 calls, dials alone), the namespace's other syncs answered 429.
+ */
+export const TENANT_MAX_SYNCS = 2;
 /** Total time a membership change may spend trying endpoints one after another. */
 export const MUTATION_BUDGET_MS = 3000;
 /** What an etcd version looks like; anything else a member answers is not reported. */
@@ -396,14 +406,16 @@ export class HttpEtcdClient implements EtcdClient {
   /** The caps per tenant (shared by the clients etcdClients makes). */
   readonly tenants: Shares;
   /**
-   * A sync's view (scoped): the hosts it may dial, its own cap (`room`: what it takes of its tenant's share), the
-   * address each host had in this sync, and its room in the share.
+   * A sync's view (scoped): the hosts it may dial, its own cap (`room`), what it takes of its tenant's share
+   * (`reserve`: its cap, or a TENANT_MAX_SYNCS-th of the share if more), the address each host had in this sync, and
+   * its room in the share.
    */
   private scope:
     | {
         dial: DialScope;
         limiter: Limiter;
         room: number;
+        reserve: number;
         addresses: Map<string, Promise<LookupAddress>>;
         share: ViewShare;
       }
@@ -432,10 +444,14 @@ export class HttpEtcdClient implements EtcdClient {
     const view = this.withSignal(dial.signal);
     const wanted = Math.max(1, dial.maxCalls ?? SYNC_MAX_CALLS);
     const room = dial.tenant === undefined ? wanted : Math.min(wanted, this.tenants.max);
+    // However few calls the view makes, it takes a TENANT_MAX_SYNCS-th of the share: a tenant's views dial at most
+    // TENANT_MAX_SYNCS at a time, so that its small clusters' syncs cannot hold every one of the hook's callers.
+    const reserve = Math.min(this.tenants.max, Math.max(room, Math.ceil(this.tenants.max / TENANT_MAX_SYNCS)));
     view.scope = {
       dial,
       limiter: new Limiter(room),
       room,
+      reserve,
       addresses: new Map(),
       share: { held: false, inFlight: 0, answered: 0, timedOut: 0 },
     };
@@ -447,7 +463,7 @@ export class HttpEtcdClient implements EtcdClient {
     const scope = this.scope;
     if (!scope || scope.dial.tenant === undefined) return true;
     const share = scope.share;
-    share.release ??= this.tenants.tryTake(scope.dial.tenant, scope.room);
+    share.release ??= this.tenants.tryTake(scope.dial.tenant, scope.reserve);
     if (!share.release) return false;
     share.held = true;
     return true;
@@ -677,7 +693,7 @@ export class HttpEtcdClient implements EtcdClient {
   private async inShare<T>(tenant: string, task: () => Promise<T>): Promise<T> {
     const scope = this.scope!;
     const share = scope.share;
-    share.release ??= this.tenants.tryTake(tenant, scope.room);
+    share.release ??= this.tenants.tryTake(tenant, scope.reserve);
     if (!share.release)
       throw new EtcdError(
         `namespace ${tenant} has no room for this sync's calls in its share of calls to etcd (${this.tenants.max} in flight): nothing was sent`,
