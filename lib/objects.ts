@@ -74,12 +74,17 @@ export function allObserved(map: ObjectMap | null | undefined): KubeObject[] {
 export function compareObjects(a: KubeObject, b: KubeObject): number {
   // Only names are checked by the envelope schema: a namespace of another type (an object with its own
   // toString, which `<` would call) sorts as none rather than throwing.
-  const an = textOf(a.metadata.namespace);
-  const bn = textOf(b.metadata.namespace);
+  const an = stringOf(a.metadata.namespace);
+  const bn = stringOf(b.metadata.namespace);
   if (an !== bn) return an < bn ? -1 : 1;
-  const a1 = textOf(a.metadata.name);
-  const b1 = textOf(b.metadata.name);
+  const a1 = stringOf(a.metadata.name);
+  const b1 = stringOf(b.metadata.name);
   return a1 < b1 ? -1 : a1 > b1 ? 1 : 0;
+}
+
+/** A value that is a string, else '' (a namespace or name that is not a string sorts as none). */
+function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 /** The annotation in which Metacontroller's dynamic apply keeps the last desired state it applied. */
