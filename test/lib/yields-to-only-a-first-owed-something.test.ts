@@ -1,0 +1,123 @@
+// lib/ownership.ts laterSide: a parent made second that never served yields to the parent made first, and records it
+// (status.heldBy[].yieldsTo) only for a first it owes something: a child the first wants, a first it said so before,
+// or a first whose records (its status.heldBy) name this parent or one of its children as a holder — any one of
+// them, among records that name other holders too. The first reads that record: a name it was held for by this
+// parent is released to it (releasedTo), so it takes the name once free instead of waiting for good. To a first it
+// owes nothing (it holds no child the first wants, and no record of the first names it) it says nothing.
+import t from 'tap';
+import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import { guardAnswer, type HolderWants } from '../../lib/ownership.js';
+import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
+
+const NS = 'ns';
+const API = 'example.com/v1';
+const made = { e: '2020-01-01T01:00:00Z', p: '2020-01-01T02:00:00Z' } as const;
+type Name = keyof typeof made;
+const ref = (name: Name) => ({ apiVersion: API, kind: 'Holder', name, uid: `uid-${name}` });
+const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', name });
+/** A record of status.heldBy: Service `child` held by `holder` (a parent's uid, or a child's). */
+const record = (child: string, holder: { name: string; uid: string }) => ({
+  child: svc(child),
+  holder: { apiVersion: API, kind: 'Holder', ...holder },
+});
+const byOther = record('y', { name: 'x', uid: 'uid-x' });
+const byP = (child: string) => record(child, { name: 'p', uid: 'uid-p' });
+
+const parent = (name: Name, wanted: string[], status?: Record<string, unknown>): ParentObject =>
+  ({
+    apiVersion: API,
+    kind: 'Holder',
+    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: made[name] },
+    spec: { wants: wanted },
+    ...(status ? { status } : {}),
+  }) as ParentObject;
+const wants: HolderWants = (h) =>
+  h.kind === 'Holder' ? ((h as any).spec.wants as string[]).map((name) => svc(name)) : undefined;
+// e served; p never did (it yields to a parent made before it).
+const served = (r: CompositeSyncRequest) => (r.parent.metadata.name === 'p' ? undefined : 'it serves');
+
+const service = (name: string, owner: Name): KubeObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-svc-${name}`,
+      ownerReferences: [{ apiVersion: API, kind: 'Holder', name: owner, uid: `uid-${owner}`, controller: true }],
+    },
+  }) as unknown as KubeObject;
+
+/** `self`'s sync: its answer names a Service for each name it wants; `others` and their Services are related. */
+const sync = (self: ParentObject, others: ParentObject[], services: KubeObject[]) => {
+  const own = services.filter((s) => (s.metadata as any).ownerReferences[0].uid === self.metadata.uid);
+  const request: CompositeSyncRequest = {
+    controller: {},
+    parent: self,
+    children: objectMap(own),
+    related: objectMap([...others, ...services.filter((s) => !own.includes(s))]),
+  };
+  const names = (self.spec as { wants: string[] }).wants;
+  const answer = {
+    status: { conditions: [] },
+    children: names.map((n) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: n } }) as KubeObject),
+  };
+  return guardAnswer(request, answer, FIXED_NOW, wants, { served });
+};
+const ready = (res: { status?: unknown }) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
+
+t.test('a first owed nothing (no child of this parent it wants, no record naming it): no yieldsTo', async (t) => {
+  // e holds Service a; its only record names another holder (x, for y). p wants a, holds nothing.
+  const e = parent('e', ['a'], { heldBy: [byOther] });
+  const p = parent('p', ['a']);
+  const res = sync(p, [e], [service('a', 'e')]);
+  t.match(ready(res), {
+    status: 'False',
+    reason: 'ServiceNameTaken',
+    message: /Holder e .*never served, so it yields/,
+  });
+  t.same(res.children, [], 'p creates nothing');
+  t.same((res.status as any).heldBy, [{ child: svc('a'), holder: ref('e') }], 'e is the holder; p yields to nothing');
+});
+
+t.test('a first that wants a child of this parent: it is released and yieldsTo recorded (the contrast)', async (t) => {
+  const e = parent('e', ['a', 'b'], { heldBy: [] });
+  const p = parent('p', ['a', 'b']);
+  const res = sync(p, [e], [service('a', 'e'), service('b', 'p')]);
+  t.same(res.children, [], 'b is released (left out of the answer)');
+  t.same((res.status as any).heldBy, [{ child: svc('a'), holder: ref('e'), yieldsTo: ref('e') }]);
+});
+
+for (const [order, records] of [
+  ['after another holder', [byOther, byP('z')]],
+  ['before another holder', [byP('z'), byOther]],
+] as const)
+  t.test(
+    `one of several records of the first names this parent (${order}): yieldsTo, and the first takes the name`,
+    async (t) => {
+      // p released Service z already (Metacontroller deleted it); e's records still say p holds z (and x held y). p
+      // holds no child e wants, and its own status is lost (no yieldsTo of its own to keep saying).
+      const e = parent('e', ['a', 'z'], { heldBy: records, conditions: [] });
+      const p = parent('p', ['a', 'z']);
+      const services = [service('a', 'e')];
+      const res = sync(p, [e], services);
+      t.same(res.children, [], 'p creates nothing');
+      t.match(ready(res), { status: 'False', reason: 'ServiceNameTaken', message: /Holder e / });
+      const heldBy = (res.status as any).heldBy as any[];
+      t.same(
+        heldBy.map((r) => [r.child.name, r.holder.name, r.yieldsTo?.name]),
+        [
+          ['a', 'e', 'e'],
+          ['z', 'e', 'e'],
+        ],
+        'p records that it yields to e, for each name',
+      );
+      // e's next sync reads p's record: z, free, is released to it, so e makes it and is held by nothing.
+      const next = sync(e, [parent('p', ['a', 'z'], res.status as Record<string, unknown>)], services);
+      t.ok(
+        next.children.some((c) => c?.metadata?.name === 'z'),
+        'e makes Service z',
+      );
+      t.notOk(ready(next), "e is not held (the hook's answer, without a Ready of its own, stands)");
+    },
+  );
