@@ -121,3 +121,30 @@ for (const [order, records] of [
       t.notOk(ready(next), "e is not held (the hook's answer, without a Ready of its own, stands)");
     },
   );
+
+t.test('a record of the first that names a child of this parent (its StatefulSet) as holder: yieldsTo', async (t) => {
+  // p's StatefulSet made a pod named z (gone now); e's record says that StatefulSet holds z. e wants no child of p's.
+  const sts = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: {
+      name: 'p',
+      namespace: NS,
+      uid: 'uid-sts-p',
+      ownerReferences: [{ apiVersion: API, kind: 'Holder', name: 'p', uid: 'uid-p', controller: true }],
+    },
+  } as unknown as KubeObject;
+  const bySts = {
+    child: { apiVersion: 'v1', kind: 'Pod', name: 'z' },
+    holder: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'p', uid: 'uid-sts-p' },
+  };
+  const e = parent('e', ['a'], { heldBy: [byOther, bySts] });
+  const p = parent('p', ['a']);
+  const res = sync(p, [e], [service('a', 'e'), sts]);
+  t.same(
+    res.children.map((c) => `${c?.kind} ${c?.metadata?.name}`),
+    ['StatefulSet p'],
+    'p keeps its StatefulSet (e does not want it)',
+  );
+  t.same((res.status as any).heldBy, [{ child: svc('a'), holder: ref('e'), yieldsTo: ref('e') }]);
+});
