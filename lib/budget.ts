@@ -45,6 +45,14 @@ export interface AnswerBudget<Spec> {
 export const MAX_REQUEST_BYTES = DEFAULT_BODY_LIMIT;
 
 /**
+ * What an admission webhook may add to each pod as the API server stores it, counted for pods a hook has not measured
+ * (PodSet's pods not yet seen, the pods a Memcached's Deployment makes): Istio's sidecar injector adds the istio-proxy
+ * container, istio-init, eight volumes, labels and annotations, and the kubelet two more container statuses, ~12 KB a
+ * pod (test/fixtures/sidecars.ts); Linkerd's and Vault's agent likewise.
+ */
+export const INJECTED_POD_BYTES = 16 * 1024;
+
+/**
  * The most the API server lets an object's annotations be: their keys and values together (`metadata.annotations:
  * Too long: must have at most 262144 bytes`). Metacontroller's last-applied copy of a child is one of them: a child
  * whose copy is over it cannot be created at all.

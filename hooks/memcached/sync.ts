@@ -26,6 +26,7 @@ import {
   goJsonBytes,
   kib,
   type KubeObject,
+  INJECTED_POD_BYTES,
   MAX_REQUEST_BYTES,
   mib,
   memberStatus,
@@ -251,15 +252,6 @@ export function degraded(workload: KubeObject | undefined, pods: KubeObject[]): 
   }
   return notDegraded();
 }
-
-/**
- * What an admission webhook may add to each pod as the API server stores it, counted for pods a Memcached does not
- * make itself (its Deployment does) and asks for among the related objects: Istio's sidecar injector adds the
- * istio-proxy container, istio-init, eight volumes, labels and annotations, and the kubelet two more container
- * statuses, ~12 KB a pod (test/fixtures/sidecars.ts); Linkerd's and Vault's agent likewise. PodSet counts the same for
- * the pods it has not seen (hooks/podset/sync.ts UNSEEN_POD_BYTES).
- */
-export const INJECTED_POD_BYTES = 16 * 1024;
 
 /**
  * The pods a Deployment of `size` replicas may have at once: the replicas, its surge during a rollout (25%, rounded

@@ -18,6 +18,7 @@ import {
   type KubeObject,
   lastAppliedBytes,
   MAX_ANNOTATIONS_BYTES,
+  INJECTED_POD_BYTES,
   MAX_REQUEST_BYTES,
   memberStatus,
   mib,
@@ -235,15 +236,6 @@ export function askAgainBytes(parent: ParentObject): { bytes: number; perPod: nu
 }
 
 /**
- * What a pod not yet seen as stored may carry in each sync request beyond the estimate (storedPodBytes), as the
- * first pods of a PodSet are made: what a mutating admission webhook adds (Istio's sidecar: istio-proxy, istio-init,
- * eight volumes, labels, annotations and two more container statuses, ~12 KB; test/fixtures/sidecars.ts). A PodSet
- * whose pods all fit so is made at once; a larger one is made in batches: this many first, the rest once pods are
- * seen and measured (measure.ts).
- */
-export const UNSEEN_POD_BYTES = 16 * 1024;
-
-/**
  * The pods of the first batch of a PodSet none of whose pods is seen yet, at most (as the ReplicaSet controller's slow
  * start begins small): whatever an admission webhook adds to them, the sync after them carries few, and the rest are
  * made as the pods seen are measured (measure.ts). 32 pods of up to ~128 KB each as stored, sent twice, fit.
@@ -449,7 +441,7 @@ interface Within {
  * says of them. Every pod observed is counted at what the pods of its kind weigh, measured on a few of them: those
  * of the current template (and those to make) as the estimate counts them plus what the pods seen carry beyond it
  * (an admission webhook's sidecar, a restart's termination message: measured on those of the current template, or on
- * the others while none is seen), or, while no pod is seen at all, what such a webhook may add (UNSEEN_POD_BYTES; at
+ * the others while none is seen), or, while no pod is seen at all, what such a webhook may add (INJECTED_POD_BYTES; at
  * most FIRST_BATCH made then); the others (older templates, pods being deleted) each as its own image and command
  * make it plus what it carries beyond it. Missing pods are made, the lowest ordinals first, while the pods observed
  * and those made fit; a pod that exists is never deleted for this, nor replaced by a rollout for a pod that would not
@@ -477,7 +469,7 @@ function podsWithin(
   };
   const seen = observedPods.length > 0;
   const estimate = storedPodBytes(parent, spec);
-  const added = seen ? measuredAddedBytes(current.length > 0 ? current : others, answered) : UNSEEN_POD_BYTES;
+  const added = seen ? measuredAddedBytes(current.length > 0 ? current : others, answered) : INJECTED_POD_BYTES;
   const perPod = estimate + added;
   const other = {
     count: others.length,

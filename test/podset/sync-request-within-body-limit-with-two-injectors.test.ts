@@ -1,5 +1,5 @@
 // A PodSet's first pods are made before the hook has seen any of them as stored: each is counted with an allowance
-// for what an admission webhook may add (hooks/podset/sync.ts UNSEEN_POD_BYTES), and only as many are made as fit so.
+// for what an admission webhook may add (lib/budget.ts INJECTED_POD_BYTES), and only as many are made as fit so.
 // A namespace may have more than one injector: Istio's sidecar (test/fixtures/sidecars.ts) and HashiCorp Vault's
 // agent (an init container and a sidecar, each carrying the agent's configuration as base64 in VAULT_CONFIG, three
 // volumes, an annotation), as a mesh with secrets delivered by Vault has. The sync after the first batch carries those
