@@ -264,7 +264,7 @@ function rejectedAtAdmission(reason: string): boolean {
  * container of its own ran: rejectedByNode). That says nothing of the snapshot:
  * the check runs again (within its deadline).
  */
-function endedByNode(pod: KubeObject): boolean {
+function checkEndedByNode(pod: KubeObject): boolean {
   const status = (pod['status'] ?? {}) as { reason?: unknown; conditions?: unknown };
   if (typeof status.reason === 'string' && NODE_REASONS.includes(status.reason)) return true;
   if (typeof status.reason === 'string' && rejectedAtAdmission(status.reason)) return true;
@@ -486,7 +486,7 @@ export function checkBackoff(runs: number): number {
 
 /** What a check pod's run that proved nothing ended on (checkVerdict 'again'), for the record and a refusal. */
 export function againReason(pod: KubeObject): string {
-  if (endedByNode(pod)) {
+  if (checkEndedByNode(pod)) {
     const why = (pod['status'] as { reason?: unknown } | undefined)?.reason;
     return sanitize(`its node ended its pod${typeof why === 'string' && why ? ` (${why})` : ''}`, 120);
   }
@@ -529,7 +529,7 @@ export function checkBackingOff(recorded: RestoreState['checkAgain'], now: Date 
 
 /** Whether the check pod ended without trying the snapshot or the images (checkVerdict: made again). */
 function provedNothing(pod: KubeObject): boolean {
-  return endedByNode(pod) || foreignStepEnded(pod) !== undefined || endedOnNothing(pod) !== undefined;
+  return checkEndedByNode(pod) || foreignStepEnded(pod) !== undefined || endedOnNothing(pod) !== undefined;
 }
 
 /** The check pod's init containers that ended with an error, as its status reports them. */
