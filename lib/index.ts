@@ -47,6 +47,7 @@ export * from './shares.js';
 export * from './spec.js';
 export * from './storage-class.js';
 export * from './values.js';
+export * from './pod-policy.js';
 export * from './tls-inspect.js';
 export {
   DEFAULT_BODY_LIMIT,

@@ -82,6 +82,12 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_ETCD_CLUSTER_DOMAINS`,
     `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
+    // The taints a tenant's EtcdCluster members may tolerate (besides PreferNoSchedule and a node that stopped
+    // reporting): none unless the values name them.
+    `${i}{{- with .Values.podPolicy.tolerations }}`,
+    `${i}- name: METAOPS_POD_TOLERATIONS`,
+    `${i}  value: {{ join "," . | quote }}`,
+    `${i}{{- end }}`,
     // Static binding (storageClassName "") for the claims EtcdClusters and MySQLClusters ask for: off unless set.
     `${i}{{- if .Values.volumePolicy.allowStaticVolumes }}`,
     `${i}- name: METAOPS_ALLOW_STATIC_VOLUMES`,
@@ -328,6 +334,7 @@ export function renderChart(
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '', actAsAuthor: false },
     etcdPolicy: { clusterDomain: '', clusterDomains: [] },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
+    podPolicy: { tolerations: [] },
     volumePolicy: { allowStaticVolumes: false },
     s3Policy: { bucketsPerNamespace: '' },
     metacontroller: { namespace: 'metacontroller' },
@@ -378,6 +385,12 @@ export function renderChart(
     'Where EtcdBackups and EtcdRestores may reach (docs/etcdbackup.md); empty keeps the strict defaults.\n' +
       'ambientCredentials: METAOPS_BACKUP_AMBIENT_CREDENTIALS (namespaces, or "*", that may go without an awsSecret),\n' +
       's3Endpoints: METAOPS_BACKUP_S3_ENDPOINTS, etcdEndpoints: METAOPS_BACKUP_ETCD_ENDPOINTS (URL or namespace=URL).',
+  );
+  comment(
+    ['podPolicy'],
+    'What a custom resource may ask of the pods metaops makes for it (docs/operating.md, "Tenants"). tolerations:\n' +
+      'METAOPS_POD_TOLERATIONS, the taint keys (or "*") EtcdCluster members may tolerate; empty: none beyond\n' +
+      'PreferNoSchedule and a node that stopped reporting (a taint keeps nodes to a tenant or the control plane).',
   );
   comment(
     ['volumePolicy'],

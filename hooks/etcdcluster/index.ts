@@ -1,6 +1,8 @@
 import {
   affinityProblem,
+  annotationReachProblem,
   claimSpecProblem,
+  confinementProblem,
   defineComposite,
   envProblem,
   type KubeObject,
@@ -17,6 +19,7 @@ import {
   ruleProblem,
   serviceRule,
   stringMapProblem,
+  tolerationsPolicyProblem,
   tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
@@ -78,6 +81,12 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     ),
   ].find(Boolean);
   if (maps) return maps;
+  // What a member pod may ask beyond its namespace, though well formed (lib/pod-policy.ts): the tolerations are the
+  // server's to allow (settingsProblem below).
+  const reach =
+    confinementProblem('spec.pod.securityContext', pod['securityContext']) ??
+    annotationReachProblem('spec.pod.annotations', pod['annotations'], parent.metadata.namespace ?? 'default');
+  if (reach) return reach;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
 }
 
@@ -187,6 +196,7 @@ export const etcdcluster = defineComposite({
   // allows static binding (lib/storage-class.ts; customize asks for the named class). A named class not seen is no
   // invalid spec: the sync makes no new claim until it is seen, and keeps what exists (sync.ts holdForStorageClass).
   settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
+    tolerationsPolicyProblem('spec.pod.tolerations', spec.pod?.tolerations, settings.podTolerations ?? []) ??
     claimClassProblem(
       'spec.pod.persistentVolumeClaimSpec.storageClassName',
       claimClassName(spec.pod?.persistentVolumeClaimSpec),

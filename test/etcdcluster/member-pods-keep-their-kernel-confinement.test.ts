@@ -9,16 +9,24 @@
 // tenant creates no pods, so runs its own code unconfined on shared nodes through metaops.
 //
 // Must hold: no member pod metaops answers runs without the kernel confinement the default gives it (seccomp and
-// AppArmor not Unconfined, no unconfined SELinux type), unless the server's settings allow it.
+// AppArmor not Unconfined, no unconfined SELinux type, Pod Security `baseline`): such a spec is InvalidSpec naming
+// the field, and a running cluster edited to it keeps its members as they are.
 import t from 'tap';
 import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
 import { etcdParent } from '../fixtures/etcd.js';
 import { running } from '../fixtures/etcd-loop.js';
 
-const cases: Array<[string, Record<string, unknown>]> = [
-  ['seccomp Unconfined', { seccompProfile: { type: 'Unconfined' } }],
-  ['AppArmor Unconfined', { appArmorProfile: { type: 'Unconfined' } }],
-  ['SELinux type spc_t', { seLinuxOptions: { type: 'spc_t' } }],
+const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+  [
+    'seccomp Unconfined',
+    { seccompProfile: { type: 'Unconfined' } },
+    /securityContext\.seccompProfile\.type "Unconfined"/,
+  ],
+  ['AppArmor Unconfined', { appArmorProfile: { type: 'Unconfined' } }, /securityContext\.appArmorProfile\.type/],
+  ['SELinux type spc_t', { seLinuxOptions: { type: 'spc_t' } }, /securityContext\.seLinuxOptions\.type "spc_t"/],
+  ['an SELinux user of its own', { seLinuxOptions: { user: 'system_u' } }, /securityContext\.seLinuxOptions\.user/],
+  ['a Windows host process', { windowsOptions: { hostProcess: true } }, /windowsOptions\.hostProcess/],
+  ['an unsafe sysctl', { sysctls: [{ name: 'kernel.msgmax', value: '1' }] }, /sysctls\[0\] "kernel\.msgmax"/],
 ];
 
 /** What of a pod's (and its containers') security contexts leaves the kernel unconfined. */
@@ -35,24 +43,59 @@ function unconfined(pod: any): string[] {
     if (s?.seccompProfile?.type === 'Unconfined') out.push(`${who}: seccomp Unconfined`);
     if (s?.appArmorProfile?.type === 'Unconfined') out.push(`${who}: AppArmor Unconfined`);
     if (s?.seLinuxOptions?.type === 'spc_t') out.push(`${who}: SELinux spc_t`);
+    if (s?.seLinuxOptions?.user) out.push(`${who}: SELinux user`);
+    if (s?.windowsOptions?.hostProcess) out.push(`${who}: host process`);
+    if ((s?.sysctls ?? []).length) out.push(`${who}: sysctls`);
   }
-  // A container's own profile overrides the pod's: the pod's counts for the containers that set none.
   return out;
 }
 
-for (const [what, securityContext] of cases) {
-  t.test(`spec.pod.securityContext with ${what}: no member pod runs unconfined`, async (t) => {
-    const spec = {
-      size: 3,
-      repository: 'registry.tenant-a.example/exfil',
-      version: '3.5.0',
-      pod: { securityContext },
-    };
-    const problem = etcdValueProblem(etcdParent(spec));
-    const loop = await running(spec);
+for (const [what, securityContext, field] of cases) {
+  t.test(`spec.pod.securityContext with ${what}: InvalidSpec, no member pod runs unconfined`, async (t) => {
+    const spec = { size: 3, repository: 'registry.tenant-a.example/exfil', version: '3.5.0', pod: { securityContext } };
+    t.match(etcdValueProblem(etcdParent(spec)), field, 'refused naming the field');
+    const fresh = await running(spec);
+    t.same(fresh.pods(), [], 'a new cluster makes no member');
+    // A running cluster edited to it keeps its members, as they are.
+    const loop = await running({ size: 3, repository: 'registry.tenant-a.example/exfil', version: '3.5.0' });
+    const before = loop.pods();
+    loop.spec = { ...loop.spec, pod: { securityContext } };
+    loop.lose('e-2');
+    for (let i = 0; i < 3; i++) await loop.step();
+    const ready = loop.s().conditions.find((c: any) => c.type === 'Ready');
+    t.match(ready, { status: 'False', reason: 'InvalidSpec', message: field });
+    t.same(
+      loop.pods(),
+      before.filter((p) => p !== 'e-2'),
+      'the members kept, the lost one not made again',
+    );
     const pods = loop.children.filter((c) => c.kind === 'Pod');
-    t.ok(pods.length > 0, `member pods answered (${pods.map((p) => p.metadata.name).join(', ')})`);
-    const found = pods.flatMap((p) => unconfined(p).map((u) => `${p.metadata.name} ${u}`));
-    t.same(found, [], `no member pod runs unconfined (spec check: ${problem ?? 'accepted'})`);
+    t.same(
+      pods.flatMap((p) => unconfined(p).map((u) => `${p.metadata.name} ${u}`)),
+      [],
+      'no member pod runs unconfined',
+    );
+    t.same(
+      loop.etcd.calls.filter((c) => /^add|^remove/.test(c)),
+      [],
+      'membership unchanged',
+    );
+  });
+}
+
+for (const [what, securityContext] of [
+  ['seccomp RuntimeDefault', { seccompProfile: { type: 'RuntimeDefault' } }],
+  ['a Localhost AppArmor profile', { appArmorProfile: { type: 'Localhost', localhostProfile: 'etcd' } }],
+  ['SELinux type container_t with a level', { seLinuxOptions: { type: 'container_t', level: 's0:c1,c2' } }],
+  ['a safe sysctl', { sysctls: [{ name: 'net.ipv4.tcp_keepalive_time', value: '60' }] }],
+  ['a safe sysctl spelled with slashes', { sysctls: [{ name: 'net/ipv4/tcp_syncookies', value: '1' }] }],
+] as Array<[string, Record<string, unknown>]>) {
+  t.test(`spec.pod.securityContext with ${what}: accepted, copied into every member`, async (t) => {
+    const spec = { size: 3, pod: { securityContext } };
+    t.equal(etcdValueProblem(etcdParent(spec)), undefined);
+    const loop = await running(spec);
+    t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
+    for (const p of loop.children.filter((c) => c.kind === 'Pod'))
+      t.match((p['spec'] as any).securityContext, securityContext, `${p.metadata.name} carries it`);
   });
 }

@@ -2,9 +2,11 @@
 // resourcesProblem, tolerationsProblem, envProblem, podSecurityContextProblem, imageProblem for busyboxImage) are
 // the API server's own rules, not a guess: on a real kube-apiserver, a pod carrying each value (created with
 // dryRun=All) is accepted exactly when etcdValueProblem finds nothing, for values either side of each rule. A check
-// stricter than the API server would refuse clusters that work; one looser would answer pods it refuses.
+// stricter than the API server would refuse clusters that work; one looser would answer pods it refuses. (Stricter
+// on purpose only where a tenant's pods may not ask what the API server takes: lib/pod-policy.ts.)
 import t from 'tap';
 import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
+import { confinementProblem } from '../../lib/pod-policy.js';
 import { etcdParent } from '../fixtures/etcd.js';
 import { startApiServer } from '../fixtures/apiserver.js';
 
@@ -104,6 +106,16 @@ t.test('each spec.pod value: refused by the hook exactly when the API server ref
       refusal = String((e as { stderr?: unknown }).stderr ?? e).trim();
     }
     const problem = etcdValueProblem(etcdParent({ size: 1, pod }));
+    // What the API server takes but a tenant's pods may not ask (lib/pod-policy.ts: kernel confinement) is refused
+    // by the hook whatever the API server says: stricter by design, never looser.
+    const policy = confinementProblem('spec.pod.securityContext', pod['securityContext']);
+    if (policy) {
+      t.ok(
+        problem,
+        `${JSON.stringify(pod)}: hook ${problem ?? 'accepts'} (policy: ${policy}); API server ${refusal ?? 'accepts'}`,
+      );
+      continue;
+    }
     t.equal(
       problem === undefined,
       refusal === undefined,

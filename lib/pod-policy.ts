@@ -1,0 +1,178 @@
+// What a custom resource's author may ask of the pods metaops makes for it. Metacontroller creates those pods with
+// its own rights, in a namespace whose administrator may have set no Pod Security label and no toleration
+// restriction because its tenants create no pods themselves (docs/operating.md "Tenants"). So the fields a spec copies
+// into a pod are held here to what reaches no further than the author's namespace: the kernel confinement of Pod
+// Security's `baseline` level, no taint of someone else's nodes, no annotation that a cluster component follows into
+// another namespace. Checked before anything is made (InvalidSpec naming the field); what exists is kept.
+import { parseJson } from './parse-json.js';
+
+/** Taints every pod may tolerate: the ones Kubernetes itself puts on a node that stopped reporting (its pods' grace). */
+const ALWAYS_TOLERATED: ReadonlySet<string> = new Set([
+  'node.kubernetes.io/not-ready',
+  'node.kubernetes.io/unreachable',
+]);
+
+/** The setting that names the taint keys a tenant's pods may tolerate besides those (`*`: any taint). */
+export const POD_TOLERATIONS_SETTING = 'METAOPS_POD_TOLERATIONS';
+
+/** The taint keys of the server's METAOPS_POD_TOLERATIONS (comma-separated; `*` for every taint). */
+export function podTolerationsOf(env: NodeJS.ProcessEnv): string[] {
+  return (env[POD_TOLERATIONS_SETTING] ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+}
+
+/** What is wrong with METAOPS_POD_TOLERATIONS (the server refuses to start): each entry a taint key or `*`. */
+export function podTolerationsProblems(env: NodeJS.ProcessEnv): string[] {
+  return podTolerationsOf(env)
+    .filter((k) => k !== '*' && !TAINT_KEY.test(k))
+    .map(
+      (k) =>
+        `${POD_TOLERATIONS_SETTING}: ${JSON.stringify(k)} is no taint key (such as dedicated or example.com/pool), nor *`,
+    );
+}
+
+/** A taint key as the API server takes it: a qualified name with an optional DNS prefix. */
+const TAINT_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * The first toleration (already well formed: lib/values.ts tolerationsProblem) that tolerates a taint the server does
+ * not let tenants tolerate, or undefined. A taint keeps a node to one tenant (`dedicated=team-b:NoSchedule`) or to
+ * the control plane: a pod that tolerates it may be placed there, and a member held by its PodDisruptionBudget then
+ * keeps that node from draining. Allowed: PreferNoSchedule (it only weighs where a pod goes), the taints of a node
+ * that stopped reporting, and the keys the server names (`allowed`; `*` for every taint).
+ */
+export function tolerationsPolicyProblem(
+  field: string,
+  tolerations: unknown,
+  allowed: readonly string[],
+): string | undefined {
+  if (!Array.isArray(tolerations) || allowed.includes('*')) return undefined;
+  for (const [i, t] of (tolerations as unknown[]).entries()) {
+    const { key, effect } = (t ?? {}) as { key?: unknown; effect?: unknown };
+    if (effect === 'PreferNoSchedule') continue;
+    if (typeof key === 'string' && key !== '' && (ALWAYS_TOLERATED.has(key) || allowed.includes(key))) continue;
+    const what = typeof key === 'string' && key !== '' ? `the taint ${JSON.stringify(key)}` : 'every taint';
+    const now = allowed.length ? `it names ${allowed.map((k) => JSON.stringify(k)).join(', ')}` : 'it names none';
+    return (
+      `${field}[${i}] tolerates ${what}: taints keep nodes to one tenant or to the control plane, and the server lets ` +
+      `the pods it makes tolerate only the taints its administrator names in ${POD_TOLERATIONS_SETTING} (${now})`
+    );
+  }
+  return undefined;
+}
+
+/** The SELinux types Pod Security `baseline` allows a pod (those of an ordinary container). */
+const CONFINED_SELINUX_TYPES: ReadonlySet<string> = new Set([
+  'container_t',
+  'container_init_t',
+  'container_kvm_t',
+  'container_engine_t',
+]);
+
+/** The sysctls Pod Security `baseline` allows (namespaced, and safe to let any pod set). */
+const SAFE_SYSCTLS: ReadonlySet<string> = new Set([
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports',
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
+]);
+
+/**
+ * What of a pod security context (already well formed: lib/values.ts podSecurityContextProblem) takes away the kernel
+ * confinement Pod Security's `baseline` level keeps, or undefined: a seccomp or AppArmor profile `Unconfined`, an
+ * SELinux type other than a container's or a user or role of its own, a Windows host process, a sysctl outside the
+ * safe set. RuntimeDefault is what keeps a container from the kernel calls most escapes to the node start with, and
+ * the node is every tenant's.
+ */
+export function confinementProblem(field: string, context: unknown): string | undefined {
+  if (!context || typeof context !== 'object' || Array.isArray(context)) return undefined;
+  const c = context as Record<string, unknown>;
+  const baseline = 'the pods metaops makes keep the confinement of Pod Security "baseline"';
+  for (const profile of ['seccompProfile', 'appArmorProfile']) {
+    const type = (c[profile] as { type?: unknown } | null | undefined)?.type;
+    if (type === 'Unconfined') return `${field}.${profile}.type "Unconfined" is not allowed: ${baseline}`;
+  }
+  const se = (c['seLinuxOptions'] ?? {}) as { type?: unknown; user?: unknown; role?: unknown };
+  if (typeof se.type === 'string' && se.type !== '' && !CONFINED_SELINUX_TYPES.has(se.type))
+    return `${field}.seLinuxOptions.type ${JSON.stringify(se.type)} is not allowed (${[...CONFINED_SELINUX_TYPES].join(', ')}): ${baseline}`;
+  for (const part of ['user', 'role'] as const)
+    if (typeof se[part] === 'string' && se[part] !== '')
+      return `${field}.seLinuxOptions.${part} is not allowed: ${baseline}`;
+  if ((c['windowsOptions'] as { hostProcess?: unknown } | null | undefined)?.hostProcess === true)
+    return `${field}.windowsOptions.hostProcess is not allowed: ${baseline}`;
+  return sysctlsPolicyProblem(`${field}.sysctls`, c['sysctls'], baseline);
+}
+
+/** The first sysctl outside Pod Security `baseline`'s safe set (a name may be spelled with slashes), or undefined. */
+function sysctlsPolicyProblem(field: string, sysctls: unknown, baseline: string): string | undefined {
+  for (const [i, s] of (Array.isArray(sysctls) ? (sysctls as unknown[]) : []).entries()) {
+    const name = (s as { name?: unknown } | null)?.name;
+    if (typeof name === 'string' && !SAFE_SYSCTLS.has(name.replaceAll('/', '.')))
+      return `${field}[${i}] ${JSON.stringify(name)} is not allowed (only the safe sysctls: ${[...SAFE_SYSCTLS].join(', ')}): ${baseline}`;
+  }
+  return undefined;
+}
+
+/** Multus's annotations: the networks a pod is attached to, each `[<namespace>/]<name>[@<interface>]` or JSON. */
+const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
+
+/**
+ * The first annotation (already well formed) that a cluster component follows into another namespace than `own`, or
+ * undefined: Multus attaches a pod to each NetworkAttachmentDefinition its `k8s.v1.cni.cncf.io/networks` names
+ * (`team-b/storage-net`, or `[{"name": ..., "namespace": "team-b"}]`) and to its `v1.multus-cni.io/default-network`,
+ * whatever namespace those live in: a pod of tenant A's would sit on tenant B's secondary network, past B's
+ * NetworkPolicies (which do not see secondary networks). The same reach is refused in affinity terms.
+ */
+export function annotationReachProblem(field: string, annotations: unknown, own: string): string | undefined {
+  if (!annotations || typeof annotations !== 'object' || Array.isArray(annotations)) return undefined;
+  const a = annotations as Record<string, unknown>;
+  for (const key of [NETWORKS, DEFAULT_NETWORK]) {
+    const value = a[key];
+    if (typeof value !== 'string') continue;
+    const named = networkNamespaces(value);
+    const other = named === undefined ? undefined : named.find((ns) => ns !== '' && ns !== own);
+    if (named === undefined)
+      return `${field}[${JSON.stringify(key)}] is not a list of networks (names, or a JSON list of {name, namespace})`;
+    if (other !== undefined)
+      return `${field}[${JSON.stringify(key)}] names a network of namespace ${JSON.stringify(other)}: a pod is attached only to networks of its own namespace`;
+  }
+  return undefined;
+}
+
+/** The namespaces a Multus networks value names (empty: its own), or undefined when it is JSON of another shape. */
+function networkNamespaces(value: string): string[] | undefined {
+  const text = value.trim();
+  if (text.startsWith('[') || text.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = parseJson(text);
+    } catch {
+      return undefined;
+    }
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    const out: string[] = [];
+    for (const n of list) {
+      if (!n || typeof n !== 'object' || Array.isArray(n)) return undefined;
+      const ns = (n as { namespace?: unknown }).namespace;
+      if (ns === undefined) continue;
+      if (typeof ns !== 'string') return undefined;
+      out.push(ns);
+    }
+    return out;
+  }
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.includes('/'))
+    .map((entry) => entry.slice(0, entry.indexOf('/')));
+}
