@@ -8,7 +8,7 @@ import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { EventRecorder, EventSpec } from '../../lib/events.js';
 import { asGoWritesIt } from '../../lib/go-json.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { subjectOfHead } from '../../lib/body-head.js';
+import { HEAD_BYTES, subjectOfHead } from '../../lib/body-head.js';
 import { testApp } from '../fixtures/app.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { podsetRounds, podsetSyncRequest } from '../fixtures/stored-objects.js';
@@ -160,4 +160,27 @@ t.test('the start of a body names the object it is about, read by type, wherever
   t.equal(subjectOfHead(odd), undefined);
   t.equal(subjectOfHead('not json'), undefined);
   t.equal(subjectOfHead(''), undefined);
+});
+
+t.test('a body whose start names no object (its metadata alone past what is read): refused, no event', async (t) => {
+  const recorded: Array<{ parent: ParentObject; spec: EventSpec }> = [];
+  const a = app(t, recorded);
+  const body = JSON.stringify({
+    controller: {},
+    parent: {
+      apiVersion: 'apps.jicki.cn/v1alpha1',
+      kind: 'PodSet',
+      metadata: { annotations: { big: 'x'.repeat(HEAD_BYTES) }, name: 'web', namespace: 'shop' },
+    },
+    children: {},
+    pad: 'x'.repeat(DEFAULT_BODY_LIMIT),
+  });
+  const res = await a.inject({
+    method: 'POST',
+    url: '/hooks/podset/sync',
+    payload: body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+  });
+  t.equal(res.statusCode, 413);
+  t.same(recorded, []);
 });
