@@ -3,12 +3,14 @@
 // six bytes as Go sends it): its sync requests are past the 8 MiB body limit and refused (413) before the hook runs,
 // so no status is written. The server reads the start of such a body and says so on the PodSet: a Warning Event
 // `RequestTooLarge` naming the size, the limit and what to do (docs/podset.md, Bounds).
+import { PassThrough } from 'node:stream';
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { EventRecorder, EventSpec } from '../../lib/events.js';
 import { asGoWritesIt } from '../../lib/go-json.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { HEAD_BYTES, subjectOfHead } from '../../lib/body-head.js';
+import { MAX_HEADS_READ } from '../../lib/hook-routes.js';
 import { testApp } from '../fixtures/app.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { podsetRounds, podsetSyncRequest } from '../fixtures/stored-objects.js';
@@ -183,4 +185,41 @@ t.test('a body whose start names no object (its metadata alone past what is read
   });
   t.equal(res.statusCode, 413);
   t.same(recorded, []);
+});
+
+t.test('at most MAX_HEADS_READ oversized bodies are read at once: past it, refused unread and untold', async (t) => {
+  const recorded: Array<{ parent: ParentObject; spec: EventSpec }> = [];
+  const a = app(t, recorded);
+  const start = JSON.stringify({
+    controller: {},
+    parent: { apiVersion: 'apps.jicki.cn/v1alpha1', kind: 'PodSet', metadata: { name: 'web', namespace: 'shop' } },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${TOKEN}`,
+    'content-length': String(DEFAULT_BODY_LIMIT + 1),
+  };
+  // Callers that send the start of their body and then stall: each holds one read.
+  const stalled = Array.from({ length: MAX_HEADS_READ }, () => {
+    const payload = new PassThrough();
+    payload.write(start);
+    return { payload, answer: a.inject({ method: 'POST', url: '/hooks/podset/sync', payload, headers }) };
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const past = await a.inject({
+    method: 'POST',
+    url: '/hooks/podset/sync',
+    payload: start + ' '.repeat(DEFAULT_BODY_LIMIT + 1 - start.length),
+    headers,
+  });
+  t.equal(past.statusCode, 413, 'refused at once');
+  t.same(recorded, [], 'not read: nothing told');
+  // The stalled ones end (their callers go): each is refused and told.
+  for (const s of stalled) s.payload.end();
+  const answers = await Promise.all(stalled.map((s) => s.answer));
+  t.same(
+    answers.map((r) => r.statusCode),
+    stalled.map(() => 413),
+  );
+  t.equal(recorded.length, MAX_HEADS_READ);
 });
