@@ -22,6 +22,7 @@ import {
 import type { Metrics } from './metrics.js';
 import { MAX_JSON_DEPTH, nestingRefused, valueDepthExceeds } from './json.js';
 import { confineRelated } from './objects.js';
+import { HEAD_BYTES, subjectOfHead } from './body-head.js';
 import { routesOf, type HookRoute } from './routes.js';
 
 /** What every operator's routes share: the server's, given once by buildApp. */
@@ -151,6 +152,15 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
       onRequest: guardRoute(options.guard, route.effects),
       // After the caller's check, before the body is read: a turn of the server's body budget.
       preParsing: (request, reply, payload, done) => {
+        // A body declared over the limit is refused (413) once this returns, unread: who it is about is told first.
+        const declared = declaredLength(request);
+        if (declared !== undefined && declared > options.bodies.bodyLimit) {
+          tellOversized(request, payload, declared, route, options).then(
+            () => done(null, payload),
+            () => done(null, payload),
+          );
+          return;
+        }
         takeTurn(request, reply, options.bodies, deadline).then(
           () => done(null, payload),
           (err: unknown) => done(err as Error),
@@ -297,4 +307,86 @@ async function takeTurn(
   };
   if (gone.signal.aborted) close();
   else reply.raw.once('close', close);
+}
+
+/** Oversized bodies whose start is being read at once, at most; past it, one is refused without being read. */
+export const MAX_HEADS_READ = 4;
+let headsReading = 0;
+
+/** The first `max` bytes of a body (fewer if it ends, fails or its caller goes first); the rest is left unread. */
+function readHead(payload: NodeJS.ReadableStream, max: number): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      payload.removeListener('data', onData);
+      payload.removeListener('end', finish);
+      payload.removeListener('error', finish);
+      payload.removeListener('close', finish);
+      payload.pause();
+      resolve(Buffer.concat(chunks).subarray(0, max).toString('utf8'));
+    };
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      chunks.push(b);
+      bytes += b.length;
+      if (bytes >= max) finish();
+    };
+    payload.on('data', onData);
+    payload.once('end', finish);
+    payload.once('error', finish);
+    payload.once('close', finish);
+  });
+}
+
+/**
+ * A request over the body limit is refused before it is read, so its hook never runs: no status is written, and
+ * nothing the user sees would say why. For an authenticated caller (Metacontroller), the start of the body (at most
+ * HEAD_BYTES, MAX_HEADS_READ requests at once) names the object the request is about (lib/body-head.ts): a Warning
+ * Event `RequestTooLarge` on it says so in `kubectl describe`, with what the operator says such a request means
+ * (`tooLarge`), and the recorder logs it (one event per object and hook every ten minutes, its repeats a series:
+ * lib/events.ts). Never fails: the request is refused as before whatever happens here.
+ */
+async function tellOversized(
+  request: FastifyRequest,
+  payload: NodeJS.ReadableStream,
+  declared: number,
+  route: HookRoute,
+  options: HookRoutesOptions,
+): Promise<void> {
+  if (!request.authenticated || headsReading >= MAX_HEADS_READ) return;
+  headsReading++;
+  let head: string;
+  try {
+    head = await readHead(payload, HEAD_BYTES);
+  } finally {
+    headsReading--;
+  }
+  const subject = subjectOfHead(head);
+  const limit = options.bodies.bodyLimit;
+  if (!subject) {
+    request.log.warn(
+      { hook: `${route.name}/${route.hook}`, bytes: declared, limit },
+      'a request over the body limit refused; its start names no object',
+    );
+    return;
+  }
+  const why = options.def.tooLarge ? `: ${options.def.tooLarge}` : '';
+  await options.services.events().record(
+    subject,
+    [
+      {
+        type: 'Warning',
+        reason: 'RequestTooLarge',
+        action: route.hook === 'customize' ? 'Customize' : 'Reconcile',
+        subject: route.hook,
+        note: `a ${route.hook} request about this ${subject.kind} was ${declared} bytes, over the ${limit} a request to the hooks may have (METAOPS_BODY_LIMIT): refused unread, so its hook does not run, no status is written and nothing it owns is made again or changed until its requests are smaller${why}`,
+      },
+    ],
+    new Date(),
+    request.log,
+  );
 }

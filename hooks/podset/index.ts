@@ -39,6 +39,10 @@ export const podset = defineComposite({
     const failing = degradedEvent(request.parent, response.status);
     return failing ? [failing] : [];
   },
+  // Its sync requests carry every pod as stored: pods that grew after they were made (all crashing with long
+  // termination messages, a sidecar added since) can take them past the body limit (docs/podset.md, Bounds).
+  tooLarge:
+    'its pods as the API server stores them are more than a sync request may carry (pods that grew after they were made: containers that crash with long termination messages, up to 4 KiB each in state and again in lastState, a sidecar added since); the pods are kept, none is made again, replaced or deleted until they are lighter or fewer: fix what makes them crash, or lower spec.size (docs/podset.md, Bounds)',
   childResources: [
     {
       apiVersion: 'v1',
