@@ -194,6 +194,13 @@ export const EtcdClusterStatus = Type.Object(
     observedGeneration: Type.Optional(Type.Integer()),
     memberList: Type.Optional(Type.Array(MemberStatus, { description: 'Every etcd member, with ids and the leader.' })),
     leader: Type.Optional(Type.String({ description: 'Name of the leader.' })),
+    healthReportedAt: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'When what the members say (health, leader, quorum, the conditions read from them) last changed in this status; the next such change is reported once 15 s have passed, so that a member that flaps does not make a sync of every status write.',
+      }),
+    ),
     heldBy: Type.Optional(heldBySchema()),
     clusterID: Type.Optional(
       Type.String({

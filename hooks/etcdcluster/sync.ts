@@ -72,6 +72,7 @@ import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored
 import { recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, memberOrdinals, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
+import { settleReport } from './settle.js';
 import { lastIndexSeen, type Previous } from './plan/view.js';
 import { restoredFrom } from './plan/restore-check.js';
 import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
@@ -461,7 +462,8 @@ function memberNames(request: CompositeSyncRequest, tls: TlsState | undefined): 
  * (names.ts namesAskedWith), so that a later sync of the generation knows which member names it checked.
  */
 export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
-  return withNamesAskedWith(hook.parent, await syncCluster(hook));
+  // What members say settles before the status says it again (settle.ts): no sync loop on a member that flaps.
+  return settleReport(hook.parent, withNamesAskedWith(hook.parent, await syncCluster(hook)), hook.now);
 }
 
 async function syncCluster(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {

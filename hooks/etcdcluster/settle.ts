@@ -1,0 +1,100 @@
+// What members say settles before the status says it again. Metacontroller writes an answered status that differs
+// from the stored one, and the write is a change of the EtcdCluster it watches: the cluster is synced again at once.
+// A member that answers healthy and unhealthy in turn, or members that name another leader at each sync (an election
+// storm, a flapping network, a tenant's image answering so), changed the status at every sync: syncs, dials of every
+// member and status writes one after another for as long as it lasted. So a change of only what members say (their
+// health, the leader, versions, the quorum and the conditions read from them) is reported at once, and then the next
+// one only once REPORT_HOLD_SECONDS have passed since (status.healthReportedAt), the status meanwhile answered as it
+// is stored, and the cluster asked again when the hold ends. What the planner remembers (the members, their clocks,
+// records of additions, upgrades and restores) is never held: a sync that changes it writes its whole status, and
+// every decision is made from what the members said in this sync, never from the held report.
+import { rfc3339, type CompositeSyncResponse, type ParentObject } from '../../lib/index.js';
+
+/** How long a reported change of what members say stands before the next such change is reported (seconds). */
+export const REPORT_HOLD_SECONDS = 15;
+
+/** The status field that records when what members say was last reported. */
+export const REPORTED_AT = 'healthReportedAt';
+
+/** The status fields that only report what members said in the sync. */
+const REPORT_KEYS: ReadonlySet<string> = new Set([
+  'members',
+  'ready',
+  'leader',
+  'quorum',
+  'conditions',
+  'currentVersion',
+]);
+/** A listed member's fields that only report what it said. */
+const MEMBER_REPORT_KEYS: ReadonlySet<string> = new Set(['healthy', 'leader', 'version', 'alarm']);
+/** Fields stamped after the hook (lib/operator.ts) or by this step: neither report nor memory. */
+const STAMPS: ReadonlySet<string> = new Set(['observedGeneration', REPORTED_AT]);
+
+type Status = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Status {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON with every object's keys sorted: the stored status comes back from the API server in its own key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isRecord(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** A status's two parts, each as canonical text: what members said (report), and everything else (memory). */
+function parts(status: Status): { report: string; memory: string } {
+  const report: Status = {};
+  const memory: Status = {};
+  for (const [k, v] of Object.entries(status)) {
+    if (STAMPS.has(k)) continue;
+    if (REPORT_KEYS.has(k)) report[k] = v;
+    else if (k === 'memberList' && Array.isArray(v)) {
+      const said: unknown[] = [];
+      const kept: unknown[] = [];
+      for (const m of v as unknown[]) {
+        const s: Status = {};
+        const rest: Status = {};
+        for (const [mk, mv] of Object.entries(isRecord(m) ? m : { value: m }))
+          (MEMBER_REPORT_KEYS.has(mk) ? s : rest)[mk] = mv;
+        said.push(s);
+        kept.push(rest);
+      }
+      report[k] = said;
+      memory[k] = kept;
+    } else memory[k] = v;
+  }
+  return { report: canonical(report), memory: canonical(memory) };
+}
+
+/**
+ * The answer with its status settled (see above): as answered, stamped when what members say changed; or, when only
+ * that changed and it was last reported less than REPORT_HOLD_SECONDS ago, the stored status as it is, and the
+ * cluster asked again once the hold ends.
+ */
+export function settleReport(parent: ParentObject, response: CompositeSyncResponse, now: Date | undefined) {
+  const before = parent.status;
+  const after = response.status;
+  if (!now || !isRecord(after)) return response;
+  const stamped = (at: unknown) =>
+    typeof at === 'string' ? { ...response, status: { ...after, [REPORTED_AT]: at } } : response;
+  if (!isRecord(before)) return stamped(rfc3339(now));
+  const was = parts(before);
+  const is = parts(after);
+  if (was.report === is.report) return stamped(before[REPORTED_AT]);
+  const at = typeof before[REPORTED_AT] === 'string' ? Date.parse(before[REPORTED_AT]) : Number.NaN;
+  const since = (now.getTime() - at) / 1000;
+  if (was.memory !== is.memory || !(since >= 0 && since < REPORT_HOLD_SECONDS)) return stamped(rfc3339(now));
+  const wait = Math.max(1, Math.ceil(REPORT_HOLD_SECONDS - since));
+  const resync = response.resyncAfterSeconds;
+  return {
+    ...response,
+    status: structuredClone(before),
+    resyncAfterSeconds: typeof resync === 'number' && resync > 0 ? Math.min(resync, wait) : wait,
+  };
+}
