@@ -21,6 +21,7 @@ import {
 import { NamespaceShares } from './clientcache.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 import { staticVolumesAllowed, staticVolumesProblems } from '../../lib/index.js';
+import { etcdReferencesAllowed, etcdReferencesProblems } from '../../lib/index.js';
 import { parseJson } from '../../lib/index.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
@@ -337,6 +338,12 @@ export interface EtcdSettings {
    */
   allowStaticVolumes?: boolean;
   /**
+   * Whether an EtcdCluster's spec may name Secrets and ConfigMaps (spec.pod.etcdEnv valueFrom) and volume sources
+   * (the claim spec's dataSource, dataSourceRef) for its members: METAOPS_ETCD_ALLOW_REFERENCES, lib/config.ts.
+   * Refused when absent (etcdcluster/references.ts).
+   */
+  allowReferences?: boolean;
+  /**
    * The upgrade soak (METAOPS_ETCD_UPGRADE_SOAK_SECONDS, default 300, from 20 to 3600): how long a member moved to a
    * new version must serve it, one etcd container without a restart, before the next member is moved and before the
    * rollout is done (etcdcluster/upgrade.ts, UPGRADE_SOAK_SECONDS).
@@ -376,6 +383,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     // One cluster domain setting for the whole server: a backup's endpoints are checked against the same domains.
     backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
     allowStaticVolumes: staticVolumesAllowed(env),
+    allowReferences: etcdReferencesAllowed(env),
     ...(upgradeSoakSeconds !== undefined ? { upgradeSoakSeconds } : {}),
   };
 }
@@ -386,6 +394,7 @@ export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   return [
     ...[clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []),
     ...staticVolumesProblems(env),
+    ...etcdReferencesProblems(env),
     ...(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'] !== undefined && upgradeSoakOf(env) === undefined
       ? [
           `METAOPS_ETCD_UPGRADE_SOAK_SECONDS=${JSON.stringify(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'])}: expected a whole number of seconds from ${UPGRADE_SOAK_BOUNDS.min} to ${UPGRADE_SOAK_BOUNDS.max}`,
