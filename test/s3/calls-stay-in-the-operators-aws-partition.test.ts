@@ -56,8 +56,20 @@ t.test("the SDK client dials only hosts of the operator's partition", async (t) 
     credentials: { accessKeyId: 'AKIAOPERATOREXAMPLE1', secretAccessKey: 'operator-secret' },
     requestTimeoutMs: 1000,
   });
-  for (const region of FOREIGN) await api.findBucket('tenant-a-data', region).catch(() => undefined);
+  // A region of the operator's own partition is dialled (the lookups are seen), then the foreign ones are refused.
+  await api.findBucket('tenant-a-data', 'us-west-2').catch(() => undefined);
+  t.ok(looked.length > 0, `hosts looked up in the operator's partition: ${[...new Set(looked)].join(', ')}`);
+  for (const region of FOREIGN) {
+    const err = await api.findBucket('tenant-b-data', region).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.match(err, { code: 'InvalidRegion' }, `${region}: refused before any call`);
+  }
   const outside = [...new Set(looked)].filter((h) => !h.endsWith('.amazonaws.com'));
-  t.ok(looked.length > 0, `hosts looked up: ${[...new Set(looked)].join(', ')}`);
+  t.notOk(
+    looked.some((h) => h.includes('tenant-b-data')),
+    'nothing looked up for the foreign regions',
+  );
   t.same(outside, [], "no host outside the operator's partition (amazonaws.com) is dialled");
 });
