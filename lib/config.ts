@@ -305,6 +305,29 @@ export function staticVolumesProblems(env: NodeJS.ProcessEnv): string[] {
   return problems;
 }
 
+/**
+ * METAOPS_ETCD_ALLOW_REFERENCES=true lets an EtcdCluster's spec name other objects of its namespace for its members to
+ * take: `spec.pod.etcdEnv[].valueFrom.secretKeyRef` / `configMapKeyRef` (a Secret's or ConfigMap's value handed to
+ * the member container, which runs the spec's own image) and `spec.pod.persistentVolumeClaimSpec.dataSource` /
+ * `dataSourceRef` (every member volume filled from a claim or VolumeSnapshot). Metacontroller makes the members with
+ * its own rights, so nothing checks that the EtcdCluster's author may read what the spec names. Off by default
+ * (InvalidSpec naming the field): a cluster admin turns it on where whoever may create an EtcdCluster may read the
+ * namespace's Secrets, ConfigMaps and volumes anyway.
+ */
+export const ETCD_REFERENCES_ENV = 'METAOPS_ETCD_ALLOW_REFERENCES';
+
+/** Whether an EtcdCluster may name Secrets, ConfigMaps and volume sources (false on a value not true/1/false/0). */
+export function etcdReferencesAllowed(env: NodeJS.ProcessEnv): boolean {
+  return flag(env, ETCD_REFERENCES_ENV, []);
+}
+
+/** What is wrong with METAOPS_ETCD_ALLOW_REFERENCES (the server refuses to start). */
+export function etcdReferencesProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  flag(env, ETCD_REFERENCES_ENV, problems);
+  return problems;
+}
+
 /** The refusal of a claim's `storageClassName: ""`, named by its field, and how an administrator allows it. */
 export function staticVolumeRefusal(field: string): string {
   return `${field} "" is not allowed: a claim with no class binds any pre-made PersistentVolume that fits, whoever made it; name a StorageClass, or leave the field out for the default one (a cluster admin may allow static binding with ${STATIC_VOLUMES_ENV}=true)`;

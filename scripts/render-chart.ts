@@ -93,6 +93,11 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_ALLOW_STATIC_VOLUMES`,
     `${i}  value: "true"`,
     `${i}{{- end }}`,
+    // EtcdCluster references to Secrets, ConfigMaps and volume sources of their namespace: refused unless set.
+    `${i}{{- if .Values.etcdPolicy.allowReferences }}`,
+    `${i}- name: METAOPS_ETCD_ALLOW_REFERENCES`,
+    `${i}  value: "true"`,
+    `${i}{{- end }}`,
     // The most buckets one namespace's S3 resources may hold in the operator's AWS account (unset: the server's 100).
     `${i}{{- with .Values.s3Policy.bucketsPerNamespace }}`,
     `${i}- name: METAOPS_S3_BUCKETS_PER_NAMESPACE`,
@@ -332,7 +337,7 @@ export function renderChart(
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '', actAsAuthor: false },
-    etcdPolicy: { clusterDomain: '', clusterDomains: [] },
+    etcdPolicy: { clusterDomain: '', clusterDomains: [], allowReferences: false },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     podPolicy: { tolerations: [] },
     volumePolicy: { allowStaticVolumes: false },
@@ -378,7 +383,9 @@ export function renderChart(
     ['etcdPolicy'],
     "The Kubernetes cluster's DNS domain for the etcd family (docs/etcdcluster.md, docs/etcdbackup.md).\n" +
       "clusterDomain: METAOPS_ETCD_CLUSTER_DOMAIN (default cluster.local): EtcdCluster members and a backup's\n" +
-      'etcdEndpoints are named in it; clusterDomains: METAOPS_ETCD_CLUSTER_DOMAINS, other domains a spec may name.',
+      'etcdEndpoints are named in it; clusterDomains: METAOPS_ETCD_CLUSTER_DOMAINS, other domains a spec may name.\n' +
+      'allowReferences: METAOPS_ETCD_ALLOW_REFERENCES; false (the default) refuses an EtcdCluster naming Secrets,\n' +
+      'ConfigMaps (etcdEnv valueFrom) or volume sources (claim dataSource) as InvalidSpec (docs/operating.md).',
   );
   comment(
     ['backupPolicy'],

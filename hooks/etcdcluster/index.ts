@@ -26,6 +26,7 @@ import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } fr
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys } from './members.js';
 import { tlsSecretNames } from './tls.js';
+import { referenceProblem } from './references.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
@@ -195,8 +196,11 @@ export const etcdcluster = defineComposite({
   // A member claim with no class, or of a class of pre-made volumes, binds pre-made volumes: only where the server
   // allows static binding (lib/storage-class.ts; customize asks for the named class). A named class not seen is no
   // invalid spec: the sync makes no new claim until it is seen, and keeps what exists (sync.ts holdForStorageClass).
+  // Secrets, ConfigMaps and volume sources the spec names for its members: only where the server allows them
+  // (references.ts); a running cluster so refused keeps its members (InvalidSpec keeps every child).
   settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
     tolerationsPolicyProblem('spec.pod.tolerations', spec.pod?.tolerations, settings.podTolerations ?? []) ??
+    referenceProblem(spec, settings.allowReferences) ??
     claimClassProblem(
       'spec.pod.persistentVolumeClaimSpec.storageClassName',
       claimClassName(spec.pod?.persistentVolumeClaimSpec),

@@ -453,6 +453,9 @@ export function memberPod({
     // endpoint by name, and with ndots 5 a tenant's namespace `com` would answer `sts.amazonaws.com` first. Only
     // pods made from now on: a running member is kept as it was made (its DNS settings cannot change in place).
     dnsConfig: podDnsConfig(),
+    // The spec's image calls no Kubernetes API: no token of the namespace's default ServiceAccount (issue 29). Only
+    // pods made from now on, as dnsConfig: a running member is kept as it was made (the field cannot change in place).
+    automountServiceAccountToken: false,
   };
   if (restore) {
     (podSpec['initContainers'] as unknown[]).push(...restoreInitContainers(c, spec, pod, uid, restore, initialCluster));

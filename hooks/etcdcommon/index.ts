@@ -26,6 +26,7 @@ import {
   staticVolumesAllowed,
   staticVolumesProblems,
 } from '../../lib/index.js';
+import { etcdReferencesAllowed, etcdReferencesProblems } from '../../lib/index.js';
 import { parseJson } from '../../lib/index.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
@@ -344,6 +345,12 @@ export interface EtcdSettings {
   /** The taint keys a member pod may tolerate besides a node that stopped reporting (METAOPS_POD_TOLERATIONS). */
   podTolerations?: readonly string[];
   /**
+   * Whether an EtcdCluster's spec may name Secrets and ConfigMaps (spec.pod.etcdEnv valueFrom) and volume sources
+   * (the claim spec's dataSource, dataSourceRef) for its members: METAOPS_ETCD_ALLOW_REFERENCES, lib/config.ts.
+   * Refused when absent (etcdcluster/references.ts).
+   */
+  allowReferences?: boolean;
+  /**
    * The upgrade soak (METAOPS_ETCD_UPGRADE_SOAK_SECONDS, default 300, from 20 to 3600): how long a member moved to a
    * new version must serve it, one etcd container without a restart, before the next member is moved and before the
    * rollout is done (etcdcluster/upgrade.ts, UPGRADE_SOAK_SECONDS).
@@ -384,6 +391,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
     allowStaticVolumes: staticVolumesAllowed(env),
     podTolerations: podTolerationsOf(env),
+    allowReferences: etcdReferencesAllowed(env),
     ...(upgradeSoakSeconds !== undefined ? { upgradeSoakSeconds } : {}),
   };
 }
@@ -395,6 +403,7 @@ export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
     ...[clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []),
     ...staticVolumesProblems(env),
     ...podTolerationsProblems(env),
+    ...etcdReferencesProblems(env),
     ...(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'] !== undefined && upgradeSoakOf(env) === undefined
       ? [
           `METAOPS_ETCD_UPGRADE_SOAK_SECONDS=${JSON.stringify(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'])}: expected a whole number of seconds from ${UPGRADE_SOAK_BOUNDS.min} to ${UPGRADE_SOAK_BOUNDS.max}`,

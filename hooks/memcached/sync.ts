@@ -111,6 +111,8 @@ export function deployment(parent: ParentObject, spec: Spec): KubeObject {
         spec: {
           // Pod Security `restricted`: the official image's own user, memcache (uid 11211).
           securityContext: restrictedPodSecurity(MEMCACHE_UID),
+          // memcached calls no Kubernetes API: no token of the namespace's default ServiceAccount (issue 29).
+          automountServiceAccountToken: false,
           containers: [
             {
               name: 'memcached',

@@ -200,3 +200,34 @@ export function normaliseRegion(value: string | null | undefined): string {
     throw new AwsError('InvalidRegion', `AWS named the region "${value.slice(0, 40)}"`, 'GetBucketLocation');
   return value;
 }
+
+/**
+ * The AWS partition of a region, by its prefix: `aws-cn` (cn-north-1), `aws-us-gov` (us-gov-west-1), `aws-iso`
+ * (us-iso-east-1), `aws-iso-b` (us-isob-east-1), `aws-iso-e` (eu-isoe-west-1), `aws-iso-f` (us-isof-south-1), and
+ * `aws` for the rest. Each partition is its own set of accounts and endpoints (amazonaws.com.cn, c2s.ic.gov, ...).
+ */
+export function partitionOf(region: string): string {
+  if (region.startsWith('cn-')) return 'aws-cn';
+  if (region.startsWith('us-gov-')) return 'aws-us-gov';
+  const iso = /^[a-z]{2}-iso([a-z]?)-/.exec(region);
+  if (iso) return iso[1] ? `aws-iso-${iso[1]}` : 'aws-iso';
+  return 'aws';
+}
+
+/** The operator's region (AWS_REGION, AWS_DEFAULT_REGION, else us-east-1), as the SDK client takes it. */
+export function operatorRegionOf(env: NodeJS.ProcessEnv): string {
+  return env['AWS_REGION']?.trim() || env['AWS_DEFAULT_REGION']?.trim() || 'us-east-1';
+}
+
+/**
+ * A region outside the operator's partition: no bucket of the operator's account can be there, and a call would
+ * send the operator's signed request (its access key ID, the bucket's name) to another partition's hosts.
+ */
+export function foreignRegionProblem(field: string, region: unknown, operatorRegion: string): string | undefined {
+  if (typeof region !== 'string' || region === '') return undefined;
+  const own = partitionOf(operatorRegion);
+  const theirs = partitionOf(region);
+  return theirs === own
+    ? undefined
+    : `${field} ${JSON.stringify(region)} is in AWS partition ${theirs}, not the operator's (${own}, region ${operatorRegion}): its buckets are not the operator's account's, and metaops sends no request there`;
+}

@@ -49,6 +49,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import {
   AwsError,
+  foreignRegionProblem,
   normaliseRegion,
   tagList,
   tagMap,
@@ -246,6 +247,9 @@ export class SdkAwsApi implements AwsApi {
   }
 
   private s3In(region: string): S3Client {
+    // Never a signed request to another partition's hosts (a tenant's spec.region, a location AWS named).
+    const foreign = foreignRegionProblem('region', region, this.region);
+    if (foreign) throw new AwsError('InvalidRegion', foreign, 'S3');
     let client = this.s3Clients.get(region);
     if (client) this.s3Clients.delete(region);
     else {

@@ -8,6 +8,7 @@ import {
 import { bucketsPerNamespaceFromEnv, bucketsPerNamespaceProblems } from './ledger.js';
 import { kmsAllowlistFromEnv, kmsAllowlistProblems, kmsKeyIdProblem, tagsProblem } from './policy.js';
 import { resource } from './schema.js';
+import { foreignRegionProblem, operatorRegionOf } from './api.js';
 import {
   childNames,
   customize,
@@ -61,7 +62,11 @@ export const s3 = defineComposite({
   settings: ({ env }: ClientEnvironment): S3Settings => ({
     kms: kmsAllowlistFromEnv(env),
     bucketsPerNamespace: bucketsPerNamespaceFromEnv(env),
+    operatorRegion: operatorRegionOf(env),
   }),
+  // A bucket region of another AWS partition than the operator's: refused before any call (api.ts).
+  settingsProblem: (spec, settings: S3Settings) =>
+    foreignRegionProblem('spec.region', spec.region, settings.operatorRegion ?? 'us-east-1'),
   configProblems: (env) => [...kmsAllowlistProblems(env), ...bucketsPerNamespaceProblems(env)],
   // A customer managed key only where the server allows it: checked by the sync before anything is made, which
   // then also withdraws a grant of the key made while it was allowed (sync.ts refusedKmsKey).

@@ -108,6 +108,8 @@ import { parseJson } from '../../lib/index.js';
 export interface S3Settings {
   kms: KmsAllowlist;
   bucketsPerNamespace: number;
+  /** The operator's region (AWS_REGION...): a spec.region outside its AWS partition is refused (api.ts). */
+  operatorRegion?: string;
 }
 
 export const parser = specParser(S3Spec, (spec) => {

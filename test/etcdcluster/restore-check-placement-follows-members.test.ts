@@ -25,7 +25,7 @@ const checkPod = (loop: { children: any[] }) =>
 
 t.test("the check pod gets the members' node affinity, not their pod (anti-)affinity", async (t) => {
   const loop = await running({ size: 3 });
-  loop.podTolerations = ['dedicated']; // the server allows the taint the test places members by
+  loop.settings = { podTolerations: ['dedicated'] }; // the server allows the taint the test places members by
   loop.spec = {
     ...loop.spec,
     pod: { ...(loop.spec.pod ?? {}), antiAffinity: true, affinity: { nodeAffinity, podAffinity } },
@@ -57,7 +57,7 @@ t.test('no placement in spec.pod: none on the check pod', async (t) => {
 
 t.test('a placement edited while the check runs: a new check pod; tolerations the API server adds: none', async (t) => {
   const loop = await running({ size: 3 });
-  loop.podTolerations = ['dedicated']; // the server allows the taint the test places members by
+  loop.settings = { podTolerations: ['dedicated'] }; // the server allows the taint the test places members by
   const tolerations = [{ key: 'dedicated', operator: 'Equal', value: 'etcd', effect: 'NoSchedule' }];
   loop.spec = { ...loop.spec, pod: { ...(loop.spec.pod ?? {}), nodeSelector: { pool: 'etcd' }, tolerations } };
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];

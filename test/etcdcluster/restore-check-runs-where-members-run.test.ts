@@ -14,7 +14,7 @@ const placement = {
 
 t.test('the restore check pod is placed where the restored members will run (spec.pod placement)', async (t) => {
   const loop = await running({ size: 3 });
-  loop.podTolerations = ['dedicated']; // the server allows the taint the test places members by
+  loop.settings = { podTolerations: ['dedicated'] }; // the server allows the taint the test places members by
   loop.spec = { ...loop.spec, version: '3.5.99', pod: { ...(loop.spec.pod ?? {}), ...placement } };
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   loop.check = 'running';

@@ -358,8 +358,9 @@ t.test(
     t.same(s3.settings!({ env: { METAOPS_KMS_KEY_ALLOWLIST: `team-b=${KEY_B}` } }), {
       kms: [{ arn: KEY_B, namespace: 'team-b' }],
       bucketsPerNamespace: 100,
+      operatorRegion: 'us-east-1',
     });
-    t.same(s3.settings!({ env: {} }), { kms: [], bucketsPerNamespace: 100 });
+    t.same(s3.settings!({ env: {} }), { kms: [], bucketsPerNamespace: 100, operatorRegion: 'us-east-1' });
     t.same(s3.configProblems!({ METAOPS_KMS_KEY_ALLOWLIST: `team-b=${KEY_B}` }), []);
     t.match(s3.configProblems!({ METAOPS_KMS_KEY_ALLOWLIST: '*' }), [/METAOPS_KMS_KEY_ALLOWLIST entry "\*"/]);
     const { settingsFromEnv, ConfigError } = await import('../../lib/config.js');
