@@ -3,30 +3,11 @@
 // and every other field of the pod and of its container as today's child sets it, or as the API server defaults it.
 // A child that runs anything else is not kept, and the InvalidSpec condition names it and says why.
 import t from 'tap';
-import { etcdbackup } from '../../hooks/etcdbackup/index.js';
-import { etcdSettings } from '../../hooks/etcdcommon/index.js';
-import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { backupRequest, etcdCluster } from '../fixtures/backup.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { backup, good, hourly, podSpecOf } from './refused-spec.js';
 
-const A = 'team-a';
-const hourly = { backupIntervalInSecond: 3600, maxBackups: 3 };
-const good = { clusterName: 'web', backupPolicy: hourly, s3: { path: `shared/${A}/web`, awsSecret: 'a-aws' } };
 const typo = { ...good, backupPolicy: { ...hourly, maxBackups: 'three' } };
-const IMAGE = 'registry.example.com/metaops:1.4.0';
 
-function backup(spec: Record<string, unknown>, children: KubeObject[] = []): CompositeSyncResponse {
-  return runPure(
-    etcdbackup,
-    'sync',
-    backupRequest({ namespace: A, name: 'a-backup', spec, clusters: [etcdCluster('web', A)], children }),
-    { now: FIXED_NOW, settings: etcdSettings({ env: { METAOPS_IMAGE: IMAGE } }) },
-  );
-}
-
-const podSpecOf = (child: any) =>
-  (child.kind === 'CronJob' ? child.spec.jobTemplate.spec : child.spec).template.spec as Record<string, any>;
 const ready = (res: CompositeSyncResponse) => (res.status as any).conditions[0];
 
 const today = backup(good).children[0] as KubeObject;

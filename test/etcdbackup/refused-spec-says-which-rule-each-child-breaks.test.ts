@@ -6,31 +6,12 @@
 // metaops, or left to the API server's defaults). What today's hook makes, with the API server's defaults in any of
 // their allowed values, is kept.
 import t from 'tap';
-import { etcdbackup } from '../../hooks/etcdbackup/index.js';
-import { etcdSettings } from '../../hooks/etcdcommon/index.js';
-import { runPure } from '../../lib/operator.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { backupRequest, etcdCluster } from '../fixtures/backup.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { A, backup, good, hourly, IMAGE, podSpecOf } from './refused-spec.js';
 
-const A = 'team-a';
-const hourly = { backupIntervalInSecond: 3600, maxBackups: 3 };
-const good = { clusterName: 'web', backupPolicy: hourly, s3: { path: `shared/${A}/web`, awsSecret: 'a-aws' } };
 const typo = (spec: Record<string, unknown>) => ({ ...spec, backupPolicy: { ...hourly, maxBackups: 'three' } });
-const IMAGE = 'registry.example.com/metaops:1.4.0';
 const OWN = `http://web-client.${A}.svc.cluster.local:2379`;
 
-function backup(spec: Record<string, unknown>, children: KubeObject[] = []): CompositeSyncResponse {
-  return runPure(
-    etcdbackup,
-    'sync',
-    backupRequest({ namespace: A, name: 'a-backup', spec, clusters: [etcdCluster('web', A)], children }),
-    { now: FIXED_NOW, settings: etcdSettings({ env: { METAOPS_IMAGE: IMAGE } }) },
-  );
-}
-
-const podSpecOf = (child: any) =>
-  (child.kind === 'CronJob' ? child.spec.jobTemplate.spec : child.spec).template.spec as Record<string, any>;
 const message = (res: CompositeSyncResponse): string => (res.status as any).conditions[0].message;
 
 function made(spec: Record<string, unknown>): KubeObject {
