@@ -3,7 +3,7 @@
 // A member that answers healthy and unhealthy in turn, or members that name another leader at each sync (an election
 // storm, a flapping network, a tenant's image answering so), changed the status at every sync: syncs, dials of every
 // member and status writes one after another for as long as it lasted. So a change of only what members say (their
-// health, the leader, versions, the quorum and the conditions read from them) is reported at once, and then the next
+// health, the leader, versions, the quorum and the conditions read from them: HEALTH_REASONS) is reported at once, and then the next
 // one only once REPORT_HOLD_SECONDS have passed since (status.healthReportedAt), the status meanwhile answered as it
 // is stored, and the cluster asked again when the hold ends. What the planner remembers (the members, their clocks,
 // records of additions, upgrades and restores) is never held: a sync that changes it writes its whole status, and
@@ -17,13 +17,20 @@ export const REPORT_HOLD_SECONDS = 15;
 export const REPORTED_AT = 'healthReportedAt';
 
 /** The status fields that only report what members said in the sync. */
-const REPORT_KEYS: ReadonlySet<string> = new Set([
-  'members',
-  'ready',
-  'leader',
-  'quorum',
-  'conditions',
-  'currentVersion',
+const REPORT_KEYS: ReadonlySet<string> = new Set(['members', 'ready', 'leader', 'quorum', 'currentVersion']);
+/**
+ * The reasons of the conditions read from what members said while the cluster runs (Ready, Available, Scaling,
+ * Upgrading, Recovering of a cluster whose members are all there or some are down): those conditions settle; any
+ * other (a step under way, a refusal, a lost quorum, a held name or class) is written at once.
+ */
+const HEALTH_REASONS: ReadonlySet<string> = new Set([
+  'ClusterReady',
+  'Degraded',
+  'QuorumAvailable',
+  'WaitingForHealthy',
+  'AtSize',
+  'AtVersion',
+  'Healthy',
 ]);
 /** A listed member's fields that only report what it said. */
 const MEMBER_REPORT_KEYS: ReadonlySet<string> = new Set(['healthy', 'leader', 'version', 'alarm']);
@@ -54,7 +61,11 @@ function parts(status: Status): { report: string; memory: string } {
   for (const [k, v] of Object.entries(status)) {
     if (STAMPS.has(k)) continue;
     if (REPORT_KEYS.has(k)) report[k] = v;
-    else if (k === 'memberList' && Array.isArray(v)) {
+    else if (k === 'conditions' && Array.isArray(v)) {
+      const said = (c: unknown) => isRecord(c) && typeof c['reason'] === 'string' && HEALTH_REASONS.has(c['reason']);
+      report[k] = v.filter(said);
+      memory[k] = v.filter((c) => !said(c));
+    } else if (k === 'memberList' && Array.isArray(v)) {
       const said: unknown[] = [];
       const kept: unknown[] = [];
       for (const m of v as unknown[]) {
