@@ -176,7 +176,7 @@ function otherImage(seen: unknown, image: string): string | undefined {
 }
 
 /**
- * Why a backup child, as observed (what it runs: its live pod template, never the configuration last applied, which
+ * Why a backup child, as observed (`pod`, its live pod template's spec, never the configuration last applied, which
  * the tenant may write), runs what today's rules would not make for namespace `namespace`; undefined when it runs
  * only that. Today's child: one container, `backup`, on this metaops's image (its repository: a tag or digest of
  * another release of it runs the same command), running `metaops etcd-backup` with options the CLI reads; no init or
@@ -186,13 +186,11 @@ function otherImage(seen: unknown, image: string): string | undefined {
  * pod and of its container as today's child sets it (or the API server's default of one it leaves out).
  */
 export function childProblem(
-  child: KubeObject,
+  pod: Record<string, unknown>,
   namespace: string,
   policy: BackupTenancy,
   image: string,
 ): string | undefined {
-  const pod = podSpecOf(child);
-  if (!pod) return 'it has no pod template metaops can read';
   const command = backupCommand(pod);
   if (!command.values) return command.problem;
   const { container, values } = command;
@@ -239,8 +237,8 @@ export function invalidBackup(
   for (const child of allObserved(request.children)) {
     // A child with no pod template to read (the API server never stores a Job or CronJob without one) runs nothing
     // the hook can judge: kept, as on any doubt. The rest is judged as observed.
-    const problem =
-      podSpecOf(child) === undefined ? undefined : childProblem(child, namespace, policy, hook.settings.image);
+    const pod = podSpecOf(child);
+    const problem = pod === undefined ? undefined : childProblem(pod, namespace, policy, hook.settings.image);
     if (problem === undefined) children.push(keepObserved(child));
     else dropped.push(`${child.kind} ${shown(child.metadata.name)} is not kept: ${problem}`);
   }

@@ -112,3 +112,92 @@ function texts(out: BackupResult): Array<{ value: string; set: (v: string) => vo
   }
   return list;
 }
+
+/** The reasons a lineage break gives (lineage.ts LineageBreak). */
+export const BREAK_REASONS: ReadonlySet<string> = new Set([
+  'RevisionWentBack',
+  'EtcdClusterChanged',
+  'HistoryDiffers',
+  'LineageUnproven',
+]);
+/** The names and dates of a result: every one a string the result's budget holds (RESULT_BYTES: fitted). */
+const TEXTS = ['etcdVersion', 'key', 'bucket', 'lastSuccessDate', 'clusterId', 'lineage'] as const;
+/**
+ * The words of a result (what failed, what pruning skipped): strings of any length, cut to RESULT_BYTES characters
+ * (a CLI from before results were bounded wrote them longer; the status shortens them further).
+ */
+const WORDS = ['reason', 'pruneProblem', 'skipped'] as const;
+/** The counts of a result: each a whole number, not negative. */
+const COUNTS = ['etcdRevision', 'size', 'prunedCount'] as const;
+/** The longest UID a result may name its EtcdBackup by (a Kubernetes UID is 36 characters). */
+const UID_CHARS = 128;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length <= RESULT_BYTES;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * A backup's result as its pod reports it (the JSON of its termination message: observed data, which a pod a tenant
+ * made with the backup's labels, or a run gone odd, may fill with anything), read field by field by its type. A
+ * result that names its EtcdBackup by no readable UID (not a string, or longer than any UID) is no EtcdBackup's:
+ * undefined. One that is no object, or has a field of the wrong type, or a name or date longer than a result holds
+ * (RESULT_BYTES), is malformed: read as a failure saying which field, nothing of it copied (a result's fields go
+ * together: a key dropped from a success would leave its revision paired with the key before). Its words (reason,
+ * pruneProblem, skipped, a lineage break's why) are cut to RESULT_BYTES characters. Fields no result has are not read.
+ */
+export function readResult(v: unknown): BackupResult | undefined {
+  if (!isObject(v)) return malformed('it is no JSON object');
+  const uid = v['backupUid'];
+  if (uid !== undefined && !(typeof uid === 'string' && uid.length <= UID_CHARS)) return undefined;
+  const owner = uid === undefined ? {} : { backupUid: uid };
+  const wrong = wrongField(v);
+  if (wrong) return { ...malformed(wrong), ...owner };
+  const out: BackupResult = { succeeded: v['succeeded'] as boolean, ...owner };
+  for (const f of TEXTS) if (v[f] !== undefined) out[f] = v[f] as string;
+  for (const f of WORDS) if (v[f] !== undefined) out[f] = (v[f] as string).slice(0, RESULT_BYTES);
+  for (const f of COUNTS) if (v[f] !== undefined) out[f] = v[f] as number;
+  if (v['pruned'] !== undefined) out.pruned = [...(v['pruned'] as string[])];
+  if (v['alreadyTaken'] !== undefined) out.alreadyTaken = v['alreadyTaken'] as boolean;
+  const b = v['lineageBreak'] as Record<string, unknown> | undefined;
+  if (b !== undefined)
+    out.lineageBreak = {
+      reason: b['reason'] as LineageBreak['reason'],
+      ...(b['why'] !== undefined ? { why: (b['why'] as string).slice(0, RESULT_BYTES) } : {}),
+      key: b['key'] as string,
+      revision: b['revision'] as number,
+      clusterId: b['clusterId'] as string,
+      date: b['date'] as string,
+    };
+  return out;
+}
+
+/** A result that cannot be read, as a failure that says why. */
+const malformed = (why: string): BackupResult => ({
+  succeeded: false,
+  reason: `the backup's result is malformed: ${why}`,
+});
+
+/** The first field of a result of the wrong type (or too long), if any. */
+function wrongField(v: Record<string, unknown>): string | undefined {
+  if (typeof v['succeeded'] !== 'boolean') return 'succeeded is not true or false';
+  for (const f of TEXTS) if (v[f] !== undefined && !isText(v[f])) return `${f} is not a string of a result's length`;
+  for (const f of WORDS) if (v[f] !== undefined && typeof v[f] !== 'string') return `${f} is not a string`;
+  for (const f of COUNTS) if (v[f] !== undefined && !isCount(v[f])) return `${f} is not a whole number`;
+  const pruned = v['pruned'];
+  if (pruned !== undefined && !(Array.isArray(pruned) && pruned.length <= RESULT_BYTES && pruned.every(isText)))
+    return 'pruned is not a list of keys';
+  if (v['alreadyTaken'] !== undefined && typeof v['alreadyTaken'] !== 'boolean')
+    return 'alreadyTaken is not true or false';
+  return v['lineageBreak'] === undefined ? undefined : wrongBreak(v['lineageBreak']);
+}
+
+/** What of a result's lineage break is of the wrong type (or too long, or a reason none known), if anything. */
+function wrongBreak(b: unknown): string | undefined {
+  if (!isObject(b)) return 'lineageBreak is not an object';
+  if (typeof b['reason'] !== 'string' || !BREAK_REASONS.has(b['reason'])) return 'lineageBreak.reason is none known';
+  for (const f of ['key', 'clusterId', 'date'] as const)
+    if (!isText(b[f])) return `lineageBreak.${f} is not a string of a result's length`;
+  if (b['why'] !== undefined && typeof b['why'] !== 'string') return 'lineageBreak.why is not a string';
+  if (!isCount(b['revision'])) return 'lineageBreak.revision is not a whole number';
+  return undefined;
+}

@@ -27,10 +27,11 @@ import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import { clientService, etcdTargets, s3TargetProblem, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
-import { TERMINATION_MESSAGE_BYTES } from './result.js';
+import { BREAK_REASONS, readResult, RESULT_BYTES, TERMINATION_MESSAGE_BYTES } from './result.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
 import { jobWithoutPod } from './events.js';
-import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, type EtcdBackupSpec as Spec } from './schema.js';
+import { CLUSTER_NAME_PATTERN, EtcdBackupSpec, EtcdBackupStatus, type EtcdBackupSpec as Spec } from './schema.js';
+import { Value } from '@sinclair/typebox/value';
 import { parseJson, textOf } from '../../lib/index.js';
 
 const APP = 'etcdbackup';
@@ -278,22 +279,28 @@ function runningBackup(pod: KubeObject): boolean {
   return !statuses.find((s) => s.name === 'backup')?.state?.terminated;
 }
 
-/** The CLI's result in a finished pod's termination message, with the time it finished. */
+/**
+ * The CLI's result in a finished pod's termination message, with the time it finished: read by type (readResult);
+ * none from a result that names its EtcdBackup by no readable UID.
+ */
 export function podResult(pod: KubeObject): { result: BackupResult; at: string } | undefined {
   const statuses = (pod['status'] as PodStatus | undefined)?.containerStatuses ?? [];
   const terminated = statuses.find((s) => s.name === 'backup')?.state?.terminated;
   if (!terminated?.message) return undefined;
+  let parsed: unknown;
   try {
-    const result = parseJson(terminated.message) as BackupResult;
-    // A result from before the CLI said its bucket: the bucket of the path its pod was given.
-    if (result && typeof result === 'object' && result.bucket === undefined) {
-      const bucket = podBucket(pod);
-      if (bucket) result.bucket = bucket;
-    }
-    return { result, at: textOf(terminated.finishedAt) };
+    parsed = parseJson(textOf(terminated.message));
   } catch {
     return { result: { succeeded: false, reason: unreadable(terminated) }, at: textOf(terminated.finishedAt) };
   }
+  const result = readResult(parsed);
+  if (!result) return undefined;
+  // A result from before the CLI said its bucket: the bucket of the path its pod was given.
+  if (result.bucket === undefined) {
+    const bucket = podBucket(pod);
+    if (bucket) result.bucket = bucket;
+  }
+  return { result, at: textOf(terminated.finishedAt) };
 }
 
 /**
@@ -334,6 +341,18 @@ const podBucket = (pod: KubeObject) => specBucket(pod['spec']);
 /** The bucket the observed Job writes to (its pod template's arguments). */
 const jobBucket = (job: KubeObject | undefined) =>
   specBucket((job?.['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec);
+
+/**
+ * Whether a status field of the last sync is carried: of the type the CRD's schema says (a status written by another
+ * version, or edited, may hold anything: copied as it is, the whole status would be refused), within a result's
+ * bounds, and a lineage break's reason one the Lineage condition knows.
+ */
+function carried(k: (typeof CARRIED)[number], v: unknown): boolean {
+  if (v === undefined || !Value.Check(EtcdBackupStatus.properties[k], v)) return false;
+  if (Buffer.byteLength(JSON.stringify(v)) > RESULT_BYTES) return false;
+  const reason = (v as { previous?: { reason?: unknown } }).previous?.reason;
+  return k !== 'lineage' || reason === undefined || BREAK_REASONS.has(textOf(reason));
+}
 
 /** The status fields a backup's outcome sets, carried from one sync to the next. */
 const CARRIED = [
@@ -387,10 +406,17 @@ function restoreExplaining(
 ): string | undefined {
   const stamped = Date.parse(brokeAfter);
   const bound = (now && stamped > now.getTime() ? now.getTime() : stamped) - NODE_CLOCK_SLACK_SECONDS * 1000;
-  const after = (at: string | undefined) => at !== undefined && Date.parse(at) >= bound;
+  const after = (at: unknown) => typeof at === 'string' && Date.parse(at) >= bound;
   for (const cluster of clusters) {
     const r = restoreStateOf(cluster);
-    if (r?.phase === 'Restored' && r.name && r.name !== credited && (after(r.created) || after(r.since))) return r.name;
+    if (
+      r?.phase === 'Restored' &&
+      typeof r.name === 'string' &&
+      r.name &&
+      r.name !== credited &&
+      (after(r.created) || after(r.since))
+    )
+      return r.name;
   }
   return undefined;
 }
@@ -495,7 +521,7 @@ export function sparedSnapshots(
       .map((r) => (r['spec'] as { s3?: { path?: unknown } } | undefined)?.s3?.path),
     ...clusters
       .map(restoreStateOf)
-      .filter((r) => RESTORING.has(String(r?.phase)))
+      .filter((r) => RESTORING.has(textOf(r?.phase)))
       .map((r) => r?.s3?.path),
   ];
   const keys = new Set<string>();
@@ -539,7 +565,7 @@ export function provenClusters(
       const holders = heldBy
         .slice(0, 3)
         .map((h) => (h as { holder?: { kind?: unknown; name?: unknown } } | null)?.holder)
-        .map((h) => `${String(h?.kind ?? '?')} ${String(h?.name ?? '?')}`);
+        .map((h) => `${textOf(h?.kind, '?')} ${textOf(h?.name, '?')}`);
       return {
         ok: false,
         reason: 'ClusterHeld',
@@ -583,7 +609,7 @@ function newestResults(pods: KubeObject[], uid: string): { latest?: BackupResult
   const results = pods
     .map((pod) => {
       const r = podResult(pod);
-      return r && { ...r, created: String(pod.metadata.creationTimestamp ?? '') || r.at };
+      return r && { ...r, created: textOf(pod.metadata.creationTimestamp) || r.at };
     })
     .filter((r): r is { result: BackupResult; at: string; created: string } => r !== undefined)
     .filter((r) => r.result.backupUid === undefined || r.result.backupUid === uid)
@@ -612,7 +638,7 @@ function applyOutcome(
   if (latest) {
     status['succeeded'] = latest.succeeded;
     if (latest.succeeded) delete status['reason'];
-    else status['reason'] = short(String(latest.reason ?? 'backup failed'));
+    else status['reason'] = short(latest.reason ?? 'backup failed');
   }
   if (lastGood) {
     if (lastGood.etcdVersion) status['etcdVersion'] = lastGood.etcdVersion;
@@ -626,17 +652,19 @@ function applyOutcome(
   }
   if (!latest && jobFailed) {
     status['succeeded'] = false;
-    status['reason'] = short(jobFailed.message ?? 'the backup Job failed');
+    status['reason'] = short(textOf(jobFailed.message, 'the backup Job failed'));
   }
   mirrorReason(status);
 }
 
 function succeededCondition(spec: Spec, status: Status, note = '') {
+  const bucket = textOf(status['bucket'], spec.s3.path.split('/')[0]);
+  const problem = textOf(status['pruneProblem']);
   return {
     type: 'Ready',
     status: true as const,
     reason: 'BackupSucceeded',
-    message: `snapshot at revision ${status['etcdRevision']} in s3://${String(status['bucket'] ?? spec.s3.path.split('/')[0])}/${status['key']}${note}${status['pruneProblem'] ? `; ${String(status['pruneProblem'])}` : ''}`,
+    message: `snapshot at revision ${textOf(status['etcdRevision'], '?')} in s3://${bucket}/${textOf(status['key'], '?')}${note}${problem ? `; ${problem}` : ''}`,
   };
 }
 
@@ -687,7 +715,7 @@ export function sync({
   const child = backupChild(parent, spec, settings.image, reach.endpoints, { spared, clusterIds: reach.clusterIds });
   if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {
-    const lineage = lineageStatus(previous['lineage'], lastGood, reach.dialled, now);
+    const lineage = lineageStatus(status['lineage'], lastGood, reach.dialled, now);
     if (lineage) status['lineage'] = lineage;
   }
 
@@ -730,7 +758,7 @@ function recordedResults(
   previous: Status,
 ) {
   const status: Status = {};
-  for (const k of CARRIED) if (previous[k] !== undefined) status[k] = previous[k];
+  for (const k of CARRIED) if (carried(k, previous[k])) status[k] = previous[k];
   const pods = observed(request.related, 'Pod', 'v1');
   const { latest, lastGood } = newestResults(pods, parent.metadata.uid ?? '');
   const job = observedNamed(request.children, 'Job', 'batch/v1', `${parent.metadata.name!}-backup`);
@@ -807,12 +835,12 @@ function readyCondition(spec: Spec, status: Status, periodic: boolean, done: boo
       status: false as const,
       reason: 'Running',
       message: periodic
-        ? `waiting for the first backup (${String(status['schedule'])}${status['scheduleNote'] ? `: ${String(status['scheduleNote'])}` : ''})`
+        ? `waiting for the first backup (${textOf(status['schedule'])}${status['scheduleNote'] ? `: ${textOf(status['scheduleNote'])}` : ''})`
         : 'the backup Job is running',
     };
   return status['succeeded']
     ? succeededCondition(spec, status)
-    : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: String(status['reason']) };
+    : { type: 'Ready', status: false as const, reason: 'BackupFailed', message: textOf(status['reason']) };
 }
 
 /** A backup that runs nothing (refused, or waiting for its cluster to be proven the one named): looked at again. */

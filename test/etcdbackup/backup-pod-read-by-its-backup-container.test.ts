@@ -11,7 +11,7 @@ const pod = (containerStatuses: unknown[]): KubeObject => ({
   metadata: { name: 'b-1-x', namespace: 'ns' },
   status: { phase: 'Running', containerStatuses },
 });
-const result = { succeeded: true, key: 'bk/e_v1_2026.db', revision: 7 };
+const result = { succeeded: true, key: 'bk/e_v1_2026.db', etcdRevision: 7 };
 const backup = {
   name: 'backup',
   state: { terminated: { exitCode: 0, message: JSON.stringify(result), finishedAt: '2026-07-01T00:00:00Z' } },
