@@ -97,6 +97,9 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   };
 }
 
+/** The longest peer URL a member report carries (ours are a DNS name, a port and a scheme: far shorter). */
+export const MAX_PEER_URL = 512;
+
 /**
  * One member's report: every field is optional on the wire; the clocks as in memberClocks (`madeAgain`: its pod is
  * missing and made again by this answer).
@@ -110,7 +113,9 @@ function memberReport(
 ): MemberReport {
   const h = pod ? v.healthOf(pod) : { healthy: false };
   const report: MemberReport = { name: pod ?? member.name, id: member.id, healthy: h.healthy };
-  if (member.peerURLs[0]) report.peerURL = member.peerURLs[0];
+  // What etcd answers is read by type: a peer URL that is no string, or longer than any of ours, is left out.
+  const peer: unknown = member.peerURLs[0];
+  if (typeof peer === 'string' && peer && peer.length <= MAX_PEER_URL) report.peerURL = peer;
   if (pod) report.clientURL = clientURL(v.c, pod);
   if (leaderId && member.id === leaderId) report.leader = true;
   if (member.isLearner) report.learner = true;

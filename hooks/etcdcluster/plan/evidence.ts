@@ -71,12 +71,14 @@ export function initFailure(pod: KubeObject): string {
   // Stryker disable next-line StringLiteral: unreached: its one caller passes a pod failedInitStep picked
   if (!failed) return 'a restored member failed';
   const t = failed.terminated;
-  let reason = t.reason ?? 'Error';
+  // The pod's status is observed data: its reason and message are read by type (an object is no text).
+  let reason = textOf(t.reason, 'Error');
+  const message = textOf(t.message);
   try {
-    const parsed = parseJson(t.message ?? '') as { reason?: unknown };
-    if (typeof parsed.reason === 'string') reason = parsed.reason;
+    const parsed = parseJson(message) as { reason?: unknown } | null;
+    if (typeof parsed?.reason === 'string') reason = parsed.reason;
   } catch {
-    if (t.message) reason = t.message;
+    if (message) reason = message;
   }
   return sanitizeAws(`${failed.name}: ${reason}`);
 }
@@ -137,7 +139,7 @@ export function failedInitStep(pod: KubeObject): { name: string; terminated: Ter
     const now = s.state?.terminated;
     if (s.state?.running || (now && !failedExit(now))) continue;
     const terminated = failedExit(now) ? now! : s.lastState?.terminated;
-    const transient = () => transientFailure(terminated!.message, stepPaths(pod, textOf(s.name)));
+    const transient = () => transientFailure(textOf(terminated!.message), stepPaths(pod, textOf(s.name)));
     if (failedExit(terminated) && !(retried && (transient() || killedRun(terminated!))))
       return { name: textOf(s.name), terminated: terminated! };
   }
