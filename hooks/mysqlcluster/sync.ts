@@ -1230,11 +1230,10 @@ function withClaimAdvice(
   }
   if (advice === '') return held;
   const status = held.status as Status;
-  const conditions = (status['conditions'] as Array<Record<string, unknown>>).map((c) => {
-    if (c['type'] !== 'Ready') return c;
-    const message = textOf(c['message']);
-    return { ...c, message: `${message.endsWith('.') ? message : `${message}.`}${advice}` };
-  });
+  // The held message (lib/ownership.ts takenCondition) ends without a full stop: the advice is its next sentence.
+  const conditions = (status['conditions'] as Array<Record<string, unknown>>).map((c) =>
+    c['type'] === 'Ready' ? { ...c, message: `${textOf(c['message'])}.${advice}` } : c,
+  );
   return { ...held, status: { ...status, conditions } };
 }
 

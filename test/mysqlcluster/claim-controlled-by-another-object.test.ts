@@ -121,3 +121,55 @@ t.test('volumeOurs: a controller reference decides before any label', async (t) 
   (notController.metadata as any).ownerReferences[0].controller = false;
   t.equal(volumeOurs(r, n, notController), true, 'an owner reference that is not a controller decides nothing');
 });
+
+t.test('three owned claims: all three listed, no count of more', async (t) => {
+  const { res } = sync(
+    [0, 1, 2].map((i) => claim(i, widget)),
+    3,
+  );
+  const m: string = ready(res).message;
+  t.match(m, 'The PersistentVolumeClaims data-db-mysql-0 data-db-mysql-1 data-db-mysql-2 are the data of');
+  t.notMatch(m, /more: the same for each/);
+});
+
+t.test("a taken member pod's name is no claim: no claim advice for it", async (t) => {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'db-mysql-0', namespace: 'shop', uid: 'uid-pod' },
+    spec: {},
+  } as unknown as KubeObject;
+  // A claim that happens to carry the pod's name (not a member's claim name) changes nothing.
+  const odd = { ...claim(0), metadata: { ...claim(0).metadata, name: 'db-mysql-0', labels: {} } } as KubeObject;
+  const { res } = sync([pod, odd]);
+  const m: string = ready(res).message;
+  t.match(m, /Pod db-mysql-0 belongs to no controller/);
+  t.notMatch(m, /PersistentVolumeClaims/, 'no claim advice');
+  t.notMatch(m, /pvc/);
+});
+
+t.test(
+  'a claim name an earlier EtcdCluster wants, the claim not observed: held naming it, no claim command',
+  async (t) => {
+    const etcd = {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: {
+        name: 'data-db-mysql',
+        namespace: 'shop',
+        uid: 'uid-etcd',
+        creationTimestamp: '2020-01-01T00:00:00Z',
+      },
+      spec: { size: 1 },
+    } as unknown as KubeObject;
+    const { res } = sync([etcd]);
+    const c = ready(res);
+    t.notOk(
+      res.children.some((ch) => ch.kind === 'StatefulSet'),
+      `held (Ready: ${c.reason}: ${c.message})`,
+    );
+    t.match(c.message, /PersistentVolumeClaim data-db-mysql-0 belongs to EtcdCluster data-db-mysql/);
+    t.notMatch(c.message, /PersistentVolumeClaims/, 'no advice for a claim that is not there');
+    t.notMatch(c.message, /pvc/);
+  },
+);
