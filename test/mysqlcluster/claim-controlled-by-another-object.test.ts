@@ -147,29 +147,3 @@ t.test("a taken member pod's name is no claim: no claim advice for it", async (t
   t.notMatch(m, /PersistentVolumeClaims/, 'no claim advice');
   t.notMatch(m, /pvc/);
 });
-
-t.test(
-  'a claim name an earlier EtcdCluster wants, the claim not observed: held naming it, no claim command',
-  async (t) => {
-    const etcd = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdCluster',
-      metadata: {
-        name: 'data-db-mysql',
-        namespace: 'shop',
-        uid: 'uid-etcd',
-        creationTimestamp: '2020-01-01T00:00:00Z',
-      },
-      spec: { size: 1 },
-    } as unknown as KubeObject;
-    const { res } = sync([etcd]);
-    const c = ready(res);
-    t.notOk(
-      res.children.some((ch) => ch.kind === 'StatefulSet'),
-      `held (Ready: ${c.reason}: ${c.message})`,
-    );
-    t.match(c.message, /PersistentVolumeClaim data-db-mysql-0 belongs to EtcdCluster data-db-mysql/);
-    t.notMatch(c.message, /PersistentVolumeClaims/, 'no advice for a claim that is not there');
-    t.notMatch(c.message, /pvc/);
-  },
-);
