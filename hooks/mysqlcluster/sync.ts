@@ -309,13 +309,13 @@ function creationTime(obj: KubeObject | undefined): number | undefined {
  * Whether a claim's controller (ownerReference with controller: true) is an object other than this cluster and its
  * observed StatefulSet (by uid): another parent's data volume (an EtcdCluster's member claim `data-<name>-mysql-<i>`,
  * another MySQLCluster's, whatever made it), never this cluster's whatever its labels say, CLAIM_UID_LABEL included.
- * A controller reference that names no uid is another object's too (never adopted on doubt).
+ * A controller reference whose uid is not a string is another object's too (never adopted on doubt).
  */
 function controlledByAnother(request: CompositeSyncRequest, sts: KubeObject | undefined, claim: KubeObject): boolean {
   const ref = controllerOf(claim);
   if (!ref) return false;
   const uid: unknown = ref.uid;
-  if (typeof uid !== 'string' || uid === '') return true;
+  if (typeof uid !== 'string') return true;
   return uid !== request.parent.metadata.uid && uid !== sts?.metadata.uid;
 }
 
