@@ -74,6 +74,7 @@ import {
   workloadPending,
   degradedEvent,
   podsDegraded,
+  textOf,
 } from '../../lib/index.js';
 import {
   MAX_SIZE,
@@ -271,7 +272,8 @@ export const INSTANCE_LABEL = 'mysqlcluster.metaops.io/instance';
  * The label of the data volumes this cluster's StatefulSet makes (through its claim template): the UID of the
  * MySQLCluster that made the StatefulSet. A claim of a member's name without it, or with another UID, holds another
  * MySQL's data (a Helm release's, one made by hand, a MySQLCluster of this name that was deleted) and is never
- * mounted unless the user adopts it by setting this label to the cluster's UID (docs/mysqlcluster.md).
+ * mounted unless the user adopts it by setting this label to the cluster's UID (docs/mysqlcluster.md). A claim another
+ * object controls is never adopted so: the label decides nothing there (controlledByAnother).
  */
 export const CLAIM_UID_LABEL = 'mysqlcluster.metaops.io/uid';
 
@@ -304,7 +306,21 @@ function creationTime(obj: KubeObject | undefined): number | undefined {
 }
 
 /**
- * Whether a data volume is this cluster's. Marked (CLAIM_UID_LABEL): with this cluster's UID (made by its
+ * Whether a claim's controller (ownerReference with controller: true) is an object other than this cluster and its
+ * observed StatefulSet (by uid): another parent's data volume (an EtcdCluster's member claim `data-<name>-mysql-<i>`,
+ * another MySQLCluster's, whatever made it), never this cluster's whatever its labels say, CLAIM_UID_LABEL included.
+ * A controller reference whose uid is not a string is another object's too (never adopted on doubt).
+ */
+function controlledByAnother(request: CompositeSyncRequest, sts: KubeObject | undefined, claim: KubeObject): boolean {
+  const ref = controllerOf(claim);
+  if (!ref) return false;
+  const uid: unknown = ref.uid;
+  if (typeof uid !== 'string') return true;
+  return uid !== request.parent.metadata.uid && uid !== sts?.metadata.uid;
+}
+
+/**
+ * Whether a data volume is this cluster's. A claim another object controls never is (controlledByAnother). Marked (CLAIM_UID_LABEL): with this cluster's UID (made by its
  * StatefulSet, or adopted by the user), or with the mark of its observed StatefulSet's claim template (a StatefulSet
  * this cluster adopted after a delete with --cascade=orphan: its lineage). Unmarked: only a claim its own observed
  * StatefulSet made before claims were marked (an earlier metaops: its claim template has no mark), that is one it
@@ -313,6 +329,7 @@ function creationTime(obj: KubeObject | undefined): number | undefined {
 export function volumeOurs(request: CompositeSyncRequest, n: Names, claim: KubeObject): boolean {
   const mark = claim.metadata.labels?.[CLAIM_UID_LABEL];
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
+  if (controlledByAnother(request, sts, claim)) return false;
   const lineage = templateMark(sts);
   if (typeof mark === 'string' && mark !== '')
     return mark === request.parent.metadata.uid || (lineage !== undefined && mark === lineage);
@@ -1166,29 +1183,56 @@ function boundVolumes(request: CompositeSyncRequest, n: Names): string[] {
 }
 
 /**
- * A held answer whose taken names include data volumes: Ready says what they are and the two ways out, delete them
- * (their data is not wanted) or adopt them (CLAIM_UID_LABEL set to this cluster's UID: they are this cluster's data,
- * e.g. of a MySQLCluster of this name deleted and made again). The StatefulSet is not made, so nothing mounts them.
+ * A held answer whose taken names include data volumes: Ready says what they are and what the user can do. A claim
+ * another object controls (controlledByAnother: an EtcdCluster's member volume, another MySQLCluster's) is that
+ * owner's live data: named with its owner, and no command is offered (no label makes it this cluster's, and deleting
+ * it would delete the owner's data). A claim without a controller (made by hand, or left by a MySQL or a MySQLCluster
+ * of this name that was deleted) may be deleted (its data is not wanted) or adopted (CLAIM_UID_LABEL set to this
+ * cluster's UID: it is this cluster's data). A claim not observed (held for a holder that wants it) gets neither. The
+ * StatefulSet is not made, so nothing mounts them.
  */
 function withClaimAdvice(
-  parent: ParentObject,
+  request: CompositeSyncRequest,
   held: CompositeSyncResponse,
   taken: ReturnType<typeof takenNames>,
 ): CompositeSyncResponse {
-  const claims = taken.filter((t) => t.child.kind === 'PersistentVolumeClaim').map((t) => t.child.name);
-  if (claims.length === 0) return held;
+  const parent = request.parent;
   const ns = parent.metadata.namespace ?? 'default';
-  const list = claims.slice(0, 3).join(' ');
-  const more = claims.length > 3 ? ` (and ${claims.length - 3} more: the same for each)` : '';
-  const advice =
-    ` The PersistentVolumeClaims ${list}${more} were not made for this MySQLCluster (their label ${CLAIM_UID_LABEL} ` +
-    `is not its uid): they hold another MySQL's data, or that of a MySQLCluster of this name that was deleted, and ` +
-    `no member mounts them. If that data is not wanted, delete them: kubectl -n ${ns} delete pvc ${list}. If it is ` +
-    `this cluster's to keep, adopt them: kubectl -n ${ns} label pvc ${list} ${CLAIM_UID_LABEL}=${parent.metadata.uid ?? ''} --overwrite ` +
-    `(docs/mysqlcluster.md, "Data volumes another MySQL left").`;
+  const [owned, loose]: [KubeObject[], KubeObject[]] = [[], []];
+  for (const t of taken) {
+    if (t.child.kind !== 'PersistentVolumeClaim') continue;
+    const claim = observedNamed(request.related, 'PersistentVolumeClaim', 'v1', t.child.name, ns);
+    if (claim) (controllerOf(claim) ? owned : loose).push(claim);
+  }
+  const named = (claims: KubeObject[]) => {
+    const list = claims
+      .slice(0, 3)
+      .map((c) => c.metadata.name)
+      .join(' ');
+    return [list, claims.length > 3 ? ` (and ${claims.length - 3} more: the same for each)` : ''];
+  };
+  let advice = '';
+  if (owned.length > 0) {
+    const [list, more] = named(owned);
+    advice +=
+      ` The PersistentVolumeClaims ${list}${more} are the data of their controller (${holderOf(owned[0]!)}` +
+      `${owned.length > 1 ? ', for the first' : ''}): no member of this MySQLCluster mounts them, and no label makes ` +
+      `them its own; give this MySQLCluster another name.`;
+  }
+  if (loose.length > 0) {
+    const [list, more] = named(loose);
+    advice +=
+      ` The PersistentVolumeClaims ${list}${more} were not made for this MySQLCluster (their label ${CLAIM_UID_LABEL} ` +
+      `is not its uid) and have no controller: made by hand, or left by another MySQL or by a MySQLCluster of this ` +
+      `name that was deleted; no member mounts them. If that data is not wanted, delete them: kubectl -n ${ns} ` +
+      `delete pvc ${list}. If it is this cluster's to keep, adopt them: kubectl -n ${ns} label pvc ${list} ` +
+      `${CLAIM_UID_LABEL}=${parent.metadata.uid ?? ''} --overwrite (docs/mysqlcluster.md, "Data volumes another MySQL left").`;
+  }
+  if (advice === '') return held;
   const status = held.status as Status;
+  // The held message (lib/ownership.ts takenCondition) ends without a full stop: the advice is its next sentence.
   const conditions = (status['conditions'] as Array<Record<string, unknown>>).map((c) =>
-    c['type'] === 'Ready' ? { ...c, message: `${String(c['message'])}${advice}` } : c,
+    c['type'] === 'Ready' ? { ...c, message: `${textOf(c['message'])}.${advice}` } : c,
   );
   return { ...held, status: { ...status, conditions } };
 }
@@ -1530,7 +1574,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const taken = takenMembers(request, n, spec.size, now);
   if (taken.length > 0)
     return withClaimAdvice(
-      parent,
+      request,
       heldForTakenNames(request, taken, now, status, { remember: true, wants: holderWants, served }),
       taken,
     );
