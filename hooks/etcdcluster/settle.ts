@@ -60,7 +60,12 @@ function parts(status: Status): { report: string; memory: string } {
   const memory: Status = {};
   for (const [k, v] of Object.entries(status)) {
     if (STAMPS.has(k)) continue;
-    if (REPORT_KEYS.has(k)) report[k] = v;
+    if (k === 'quorum' && isRecord(v)) {
+      // Whether quorum holds is read back by the planner (upgrade.ts quorumLostIn): never held.
+      const { ok, ...counts } = v;
+      report[k] = counts;
+      memory['quorumOk'] = ok;
+    } else if (REPORT_KEYS.has(k)) report[k] = v;
     else if (k === 'conditions' && Array.isArray(v)) {
       const said = (c: unknown) => isRecord(c) && typeof c['reason'] === 'string' && HEALTH_REASONS.has(c['reason']);
       report[k] = v.filter(said);

@@ -5,7 +5,7 @@
 // answered meanwhile and the cluster asked again when the hold ends; what the planner remembers is always written.
 import t from 'tap';
 import type { MemberHealth } from '../../hooks/etcdcommon/etcd.js';
-import { REPORT_HOLD_SECONDS, REPORTED_AT } from '../../hooks/etcdcluster/settle.js';
+import { REPORT_HOLD_SECONDS, REPORTED_AT, settleReport } from '../../hooks/etcdcluster/settle.js';
 import { running, type Loop } from '../fixtures/etcd-loop.js';
 
 /** Every member pod Ready (its readiness probe asks etcd in the pod), as a cluster that serves has them. */
@@ -94,4 +94,25 @@ t.test('a steady cluster: the stamp is carried, the status unchanged sync after 
   const changes = await syncs(loop, 5, () => undefined);
   t.equal(changes, 0);
   t.type(loop.s()[REPORTED_AT], 'string');
+});
+
+t.test('whether quorum holds is never held (the planner reads it back)', async (t) => {
+  const parent = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name: 'e', namespace: 'ns' },
+    status: {
+      phase: 'Running',
+      quorum: { members: 3, healthy: 2, needed: 2, ok: true },
+      [REPORTED_AT]: '2026-01-01T00:00:00Z',
+    },
+  };
+  const now = new Date('2026-01-01T00:00:01Z');
+  const lost = { phase: 'Running', quorum: { members: 3, healthy: 1, needed: 2, ok: false } };
+  const answer = settleReport(parent as never, { status: lost, children: [] }, now);
+  t.match(answer.status, { quorum: { ok: false } }, 'quorum lost written within the hold');
+  const fewer = { phase: 'Running', quorum: { members: 3, healthy: 3, needed: 2, ok: true } };
+  const held = settleReport(parent as never, { status: fewer, children: [] }, now);
+  t.match(held.status, { quorum: { healthy: 2 } }, 'a count of healthy members alone is held');
+  t.equal(held.resyncAfterSeconds, REPORT_HOLD_SECONDS - 1, 'asked again when the hold ends');
 });
