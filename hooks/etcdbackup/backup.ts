@@ -1098,11 +1098,9 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   let found: { snapshots: Snapshot[]; decided?: Decided } | undefined;
   try {
     const listed = await listSnapshots(o.s3, t.bucket, t.baseKey);
-    if (listed.snapshots.some((s) => s.key === key)) {
-      const own = await ownKeyFor(o, t, key);
-      if (!own || listed.snapshots.some((s) => s.key === own)) return alreadyThere(t, key);
-      key = own;
-    }
+    const free = await freeKey(o, t, key, listed.snapshots);
+    if (!free) return alreadyThere(t, key);
+    key = free;
     found = { snapshots: listed.snapshots };
     if (listed.truncated) problems.push(`${listed.why ?? 'the listing is incomplete'}: nothing pruned`);
     else if (o.backup) found.decided = await lineageAt(o, t, { uid: o.backup.uid, stamp }, listed.snapshots, problems);
@@ -1118,17 +1116,10 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
   const mark = await markOf(t, o.timeoutMs, problems);
   const metadata = metadataOf(o, t, { since, floor }, now, mark);
-  let size = await write(o, t, key, metadata);
-  // Written meanwhile by another backup of the path, in the same second at the same revision: it stays, and this
-  // EtcdBackup writes under its own key (once: its own key taken too is a failure, never an overwrite).
-  if (size === 'taken') {
-    const own = await ownKeyFor(o, t, key);
-    if (!own) return alreadyThere(t, key);
-    key = own;
-    size = await write(o, t, key, metadata);
-    if (size === 'taken') return alreadyThere(t, key);
-  }
-  if (typeof size !== 'number') return size;
+  const out = await writeOwn(o, t, key, metadata);
+  if ('succeeded' in out) return out;
+  const size = out.size;
+  key = out.key;
   const pruned =
     o.maxBackups > 0 && decided ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems) : [];
   return {
@@ -1138,6 +1129,34 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
     pruned,
     ...(problems.length ? { pruneProblem: problems.join('; ').slice(0, 600) } : {}),
   };
+}
+
+/**
+ * Writes a periodic snapshot at `key`; when another backup of the path wrote it meanwhile (in the same second at the
+ * same revision) that one stays, and this EtcdBackup writes under its own key (once: its own key taken too is a
+ * failure, never an overwrite).
+ */
+async function writeOwn(
+  o: BackupOptions,
+  t: Target,
+  key: string,
+  metadata: Record<string, string>,
+): Promise<BackupResult | { key: string; size: number }> {
+  const size = await write(o, t, key, metadata);
+  if (typeof size === 'number') return { key, size };
+  if (size !== 'taken') return size;
+  const own = await ownKeyFor(o, t, key);
+  if (!own) return alreadyThere(t, key);
+  const again = await write(o, t, own, metadata);
+  if (again === 'taken') return alreadyThere(t, own);
+  return typeof again === 'number' ? { key: own, size: again } : again;
+}
+
+/** The key to write, given the snapshots listed: `key`, else this EtcdBackup's own (ownKeyFor), else none. */
+async function freeKey(o: BackupOptions, t: Target, key: string, listed: Snapshot[]): Promise<string | undefined> {
+  if (!listed.some((s) => s.key === key)) return key;
+  const own = await ownKeyFor(o, t, key);
+  return own && !listed.some((s) => s.key === own) ? own : undefined;
 }
 
 function alreadyThere(t: Target, key: string): BackupResult {
