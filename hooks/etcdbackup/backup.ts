@@ -64,9 +64,24 @@ export function splitPath(path: string): { bucket: string; key: string } {
   return { bucket: path.slice(0, at), key: path.slice(at + 1) };
 }
 
-/** Periodic backups are <key>_v<revision>_<date>; a one-off backup is written to <key> itself. */
-export function periodicKey(key: string, revision: number, date: Date): string {
-  return `${key}_v${revision}_${stampOf(date)}`;
+/**
+ * Periodic backups are <key>_v<revision>_<date> (coreos's shape), or <key>_v<revision>_<date>-<owner> when another
+ * EtcdBackup of the path wrote that key first (ownerSuffix); a one-off backup is written to <key> itself.
+ */
+export function periodicKey(key: string, revision: number, date: Date, owner = ''): string {
+  return `${key}_v${revision}_${stampOf(date)}${owner ? `-${owner}` : ''}`;
+}
+
+/**
+ * What an EtcdBackup's UID adds to a periodic key another EtcdBackup took first: the UID in the characters the
+ * periodic pattern accepts (a Kubernetes UID is lowercase hex and `-`, kept whole), at most 63; '' when none remain.
+ */
+export function ownerSuffix(uid: string): string {
+  return uid
+    .toLowerCase()
+    .replace(/[^0-9a-z-]/g, '')
+    .replace(/^-+/, '')
+    .slice(0, 63);
 }
 
 interface EtcdEndpoint {
@@ -1078,16 +1093,14 @@ async function lineageAt(
 async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult> {
   const now = (o.now ?? (() => new Date()))();
   const stamp = stampOf(now);
-  const key = periodicKey(t.baseKey, t.cluster.revision, now);
+  let key = periodicKey(t.baseKey, t.cluster.revision, now);
   const problems: string[] = [];
   let found: { snapshots: Snapshot[]; decided?: Decided } | undefined;
   try {
     const listed = await listSnapshots(o.s3, t.bucket, t.baseKey);
-    if (listed.snapshots.some((s) => s.key === key))
-      return {
-        succeeded: false,
-        reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot`,
-      };
+    const free = await freeKey(o, t, key, listed.snapshots);
+    if (!free) return alreadyThere(t, key);
+    key = free;
     found = { snapshots: listed.snapshots };
     if (listed.truncated) problems.push(`${listed.why ?? 'the listing is incomplete'}: nothing pruned`);
     else if (o.backup) found.decided = await lineageAt(o, t, { uid: o.backup.uid, stamp }, listed.snapshots, problems);
@@ -1102,11 +1115,11 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const floor = decided?.floor ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
   const mark = await markOf(t, o.timeoutMs, problems);
-  const size = await write(o, t, key, metadataOf(o, t, { since, floor }, now, mark));
-  // (Written meanwhile by another backup of the path, in the same second at the same revision: it stays.)
-  if (size === 'taken')
-    return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };
-  if (typeof size !== 'number') return size;
+  const metadata = metadataOf(o, t, { since, floor }, now, mark);
+  const out = await writeOwn(o, t, key, metadata);
+  if ('succeeded' in out) return out;
+  const size = out.size;
+  key = out.key;
   const pruned =
     o.maxBackups > 0 && decided ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems) : [];
   return {
@@ -1116,6 +1129,57 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
     pruned,
     ...(problems.length ? { pruneProblem: problems.join('; ').slice(0, 600) } : {}),
   };
+}
+
+/**
+ * Writes a periodic snapshot at `key`; when another backup of the path wrote it meanwhile (in the same second at the
+ * same revision) that one stays, and this EtcdBackup writes under its own key (once: its own key taken too is a
+ * failure, never an overwrite).
+ */
+async function writeOwn(
+  o: BackupOptions,
+  t: Target,
+  key: string,
+  metadata: Record<string, string>,
+): Promise<BackupResult | { key: string; size: number }> {
+  const size = await write(o, t, key, metadata);
+  if (typeof size === 'number') return { key, size };
+  if (size !== 'taken') return size;
+  const own = await ownKeyFor(o, t, key);
+  if (!own) return alreadyThere(t, key);
+  const again = await write(o, t, own, metadata);
+  if (again === 'taken') return alreadyThere(t, own);
+  return typeof again === 'number' ? { key: own, size: again } : again;
+}
+
+/** The key to write, given the snapshots listed: `key`, else this EtcdBackup's own (ownKeyFor), else none. */
+async function freeKey(o: BackupOptions, t: Target, key: string, listed: Snapshot[]): Promise<string | undefined> {
+  if (!listed.some((s) => s.key === key)) return key;
+  const own = await ownKeyFor(o, t, key);
+  return own && !listed.some((s) => s.key === own) ? own : undefined;
+}
+
+function alreadyThere(t: Target, key: string): BackupResult {
+  return { succeeded: false, reason: `s3://${t.bucket}/${key} already exists: a backup never overwrites a snapshot` };
+}
+
+/**
+ * The key this EtcdBackup writes when `key` (coreos's shape) is already there: its own (`key-<owner>`), unless the
+ * object there is this EtcdBackup's (its Job ran again within the second: no second copy) or no EtcdBackup is named.
+ * An object whose writer cannot be read (no GetObject, no metadata) counts as another's: the own key is written with
+ * the same condition (If-None-Match), so nothing is ever overwritten either way.
+ */
+async function ownKeyFor(o: BackupOptions, t: Target, key: string): Promise<string | undefined> {
+  const owner = o.backup ? ownerSuffix(o.backup.uid) : '';
+  if (!o.backup || !owner || key.endsWith(`-${owner}`)) return undefined;
+  let meta: Record<string, string> | undefined;
+  try {
+    meta = await head(o.s3, t.bucket, key);
+  } catch {
+    meta = undefined;
+  }
+  if (meta && meta[META.uid] === o.backup.uid) return undefined;
+  return `${key}-${owner}`;
 }
 
 /**

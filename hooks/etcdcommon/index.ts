@@ -36,10 +36,12 @@ export const METAOPS_CLI = ['node', '/app/dist/main/cli.js'];
 
 /**
  * What a periodic backup appends to its path's key (etcdbackup/backup.ts, periodicKey): `_v<revision>_<stamp>`, the
- * revision and the stamp captured. The one definition: a restore's check (snapshot.ts, prunable) and pruning
- * (etcdbackup/lineage.ts) read keys by it.
+ * revision and the stamp captured, and `-<owner>` (the writing EtcdBackup's UID) only when another EtcdBackup of the
+ * same path took that key in the same second. The one definition: a restore's check (snapshot.ts, prunable) and
+ * pruning (etcdbackup/lineage.ts) read keys by it. A restore's copy (`<key>.restore-<uid>`) has a `.` the owner part
+ * never has, and stays outside it.
  */
-export const PERIODIC_SUFFIX = /_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
+export const PERIODIC_SUFFIX = /_v(\d+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)(?:-([0-9a-z][0-9a-z-]{0,62}))?$/;
 
 export const AWS_DIR = '/etc/metaops/aws';
 

@@ -659,7 +659,7 @@ t.test('a one-off backup writes its key once and never overwrites a snapshot', a
   t.equal(s3.objects.get('bucket/ns/before-upgrade.db')!.body.toString(), body, 'still the point-in-time snapshot');
 });
 
-t.test('a periodic key that exists already is not overwritten', async (t) => {
+t.test('a periodic key another EtcdBackup wrote is not overwritten: this one writes its own key', async (t) => {
   const s3 = new FakeS3();
   const gw = await fakeGateway(t, { revision: 10, clusterId: CLUSTER_1 });
   s3.put(
@@ -668,11 +668,16 @@ t.test('a periodic key that exists already is not overwritten', async (t) => {
     'another writer, the same second',
     lineageMeta('uid-b', 'c', 'x'),
   );
-  t.match(await run(s3, gw.url, { at: hour(0) }), { succeeded: false, reason: /already exists/ });
+  t.match(await run(s3, gw.url, { at: hour(0) }), {
+    succeeded: true,
+    key: 'ns/snap_v10_2026-01-01T00-00-00Z-uid-a',
+  });
   t.equal(
     s3.objects.get('bucket/ns/snap_v10_2026-01-01T00-00-00Z')!.body.toString(),
     'another writer, the same second',
   );
+  // Its own key taken too (anyone's): never overwritten, the run fails.
+  t.match(await run(s3, gw.url, { at: hour(0), uid: 'uid-a' }), { succeeded: false, reason: /already exists/ });
 });
 
 t.test('etcd that half-works: a snapshot that breaks off writes nothing and prunes nothing', async (t) => {

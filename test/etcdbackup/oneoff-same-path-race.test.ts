@@ -95,22 +95,28 @@ t.test('two runs of the same one-off EtcdBackup at once: both say the one snapsh
   t.equal(s3.objects.get(KEY)!.metadata[META.uid], 'uid-a');
 });
 
-t.test('two periodic backups of one path writing the same key at once: the first object stays', async (t) => {
-  const s3 = new FakeS3();
-  const gwA = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111', snapshot: 'snapshot-of-a' });
-  const gwB = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111', snapshot: 'snapshot-of-b' });
-  const [a, b] = await Promise.all([one(s3, gwA.url, 'uid-a', true), one(s3, gwB.url, 'uid-b', true)]);
-  const keys = [...s3.objects.keys()];
-  t.equal(keys.length, 1, `one key: ${keys.join(', ')}`);
-  oneWinner(
-    t,
-    [
-      [a, 'uid-a'],
-      [b, 'uid-b'],
-    ],
-    s3.objects.get(keys[0]!)!,
-  );
-});
+t.test(
+  'two periodic backups of one path writing the same key at once: the first object stays, the second gets its own key',
+  async (t) => {
+    const s3 = new FakeS3();
+    const gwA = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111', snapshot: 'snapshot-of-a' });
+    const gwB = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111', snapshot: 'snapshot-of-b' });
+    const [a, b] = await Promise.all([one(s3, gwA.url, 'uid-a', true), one(s3, gwB.url, 'uid-b', true)]);
+    const keys = [...s3.objects.keys()].sort();
+    t.equal(keys.length, 2, `two keys: ${keys.join(', ')}`);
+    t.equal(keys[0], 'bucket/ns/pre-upgrade.db_v10_2026-01-01T00-00-00Z', "coreos's key, written once");
+    t.match(keys[1], /^bucket\/ns\/pre-upgrade\.db_v10_2026-01-01T00-00-00Z-uid-[ab]$/, "the other's own key");
+    for (const [r, uid, bytes] of [
+      [a, 'uid-a', 'snapshot-of-a'],
+      [b, 'uid-b', 'snapshot-of-b'],
+    ] as const) {
+      t.equal(r.succeeded, true, `${uid} succeeded`);
+      const stored = s3.objects.get(`bucket/${r.key}`)!;
+      t.equal(stored.metadata[META.uid], uid, `${uid}'s key holds its metadata`);
+      t.ok(stored.body.toString().startsWith(bytes), `${uid}'s key holds its own snapshot: nothing overwritten`);
+    }
+  },
+);
 
 t.test(
   'a write lost to another: 412 PreconditionFailed or 409 ConditionalRequestConflict, by name or by status',
