@@ -49,8 +49,9 @@ export const largest: Record<string, LargestCase> = {
       // No TLS: its three Secret names (253 characters each) hold the pods until the Secrets are observed, and add
       // two volumes per pod when they are.
     },
-    settings: { allowedDomains: [LONGEST_DOMAIN] },
-    env: { METAOPS_ETCD_CLUSTER_DOMAINS: LONGEST_DOMAIN },
+    // Its tolerations (every taint) are the server's to allow: METAOPS_POD_TOLERATIONS=* (lib/pod-policy.ts).
+    settings: { allowedDomains: [LONGEST_DOMAIN], podTolerations: ['*'] },
+    env: { METAOPS_ETCD_CLUSTER_DOMAINS: LONGEST_DOMAIN, METAOPS_POD_TOLERATIONS: '*' },
     // spec.pod.affinity is kept open by the CRD: the API server stores whatever it holds.
     grow: (spec, bytes) => {
       spec['pod'].affinity = { nodeAffinity: blob(bytes + 16 * 1024 - 17) };
