@@ -3,24 +3,16 @@
 // between) they snapshot the same revision. When both runs land in the same second their keys
 // (`<key>_v<revision>_<stamp>`) are the same: each EtcdBackup must still get its own snapshot written.
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
+import type { BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { META } from '../../hooks/etcdbackup/lineage.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h, 0, 3));
 
-async function run(s3: FakeS3, url: string, uid: string, when: Date): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 2,
-    timeoutMs: 2000,
-    s3: s3.client,
-    now: () => when,
-    backup: { uid, name: `ns/${uid}` },
-  });
-}
+/** A periodic backup of EtcdBackup ns/<uid> to bucket/ns/snap, keeping two, at `when` (fixtures/periodic-backup.ts). */
+const run = (s3: FakeS3, url: string, uid: string, when: Date): Promise<BackupResult> =>
+  backupAt(s3, url, when, { backup: { uid, name: `ns/${uid}` } });
 
 t.test('two EtcdBackups on one path whose Jobs run in the same second both write a snapshot', async (t) => {
   const s3 = new FakeS3();
