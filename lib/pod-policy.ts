@@ -5,6 +5,7 @@
 // Security's `baseline` level, no taint of someone else's nodes, no annotation that a cluster component follows into
 // another namespace. Checked before anything is made (InvalidSpec naming the field); what exists is kept.
 import { parseJson } from './parse-json.js';
+import { labelKeyProblem } from './values.js';
 
 /** Taints every pod may tolerate: the ones Kubernetes itself puts on a node that stopped reporting (its pods' grace). */
 const ALWAYS_TOLERATED: ReadonlySet<string> = new Set([
@@ -26,16 +27,12 @@ export function podTolerationsOf(env: NodeJS.ProcessEnv): string[] {
 /** What is wrong with METAOPS_POD_TOLERATIONS (the server refuses to start): each entry a taint key or `*`. */
 export function podTolerationsProblems(env: NodeJS.ProcessEnv): string[] {
   return podTolerationsOf(env)
-    .filter((k) => k !== '*' && !TAINT_KEY.test(k))
+    .filter((k) => k !== '*' && labelKeyProblem(k) !== undefined)
     .map(
       (k) =>
         `${POD_TOLERATIONS_SETTING}: ${JSON.stringify(k)} is no taint key (such as dedicated or example.com/pool), nor *`,
     );
 }
-
-/** A taint key as the API server takes it: a qualified name with an optional DNS prefix. */
-const TAINT_KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 /**
  * The first toleration (already well formed: lib/values.ts tolerationsProblem) that tolerates a taint the server does
