@@ -15,19 +15,12 @@
 // Stand-in: as another-namespace-sync-reached-while-a-namespace-members-are-silent.test.ts (5 workers taking keys in
 // the order queued, A's clusters first, then B's), A's clusters of one member each.
 import t, { type Test } from 'tap';
-import { HttpEtcdClient, TENANT_MAX_CALLS } from '../../hooks/etcdcommon/etcd.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { testApp } from '../fixtures/app.js';
-import { etcdParent } from '../fixtures/etcd.js';
 import { METACONTROLLER_TIMEOUT_MS } from '../fixtures/other-tenant.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WORKERS, membersBehind, reachB, syncBody } from '../fixtures/etcd-workers.js';
 import { silentEtcd } from '../fixtures/net.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
 
-const TOKEN = 'etcd-workers-token-0123456789abcdef';
-/** Metacontroller's workers per controller (its default). */
-const WORKERS = 5;
 /** A's EtcdClusters of one member that never answers. */
 const A_SILENT_CLUSTERS = 40;
 /** A's EtcdClusters of one member that answers each call just within the deadline. */
@@ -35,36 +28,6 @@ const A_SLOW_CLUSTERS = 25;
 /** The cluster and member ID A's slow members answer with (recorded in each cluster's status). */
 const CLUSTER_ID = '1234567890123456789';
 const MEMBER_ID = '987654321';
-/** How long the stand-in runs at most. */
-const GIVE_UP_MS = 45_000;
-
-/** The sync request of EtcdCluster `name` in `namespace`, with `members` member pods (none: a new cluster). */
-function syncBody(namespace: string, name: string, members: number, status: Record<string, unknown> = {}) {
-  const pods: Record<string, KubeObject> = {};
-  for (let i = 0; i < members; i++) {
-    const pod = `${name}-${i}`;
-    pods[pod] = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: pod, namespace, labels: { app: 'etcd', etcd_cluster: name } },
-      spec: { containers: [{ name: 'etcd', image: 'quay.io/coreos/etcd:v3.5.0' }] },
-      status: { phase: 'Running' },
-    };
-  }
-  return JSON.stringify({
-    controller: {},
-    parent: {
-      ...etcdParent(
-        { size: members || 9 },
-        members ? { phase: 'Running', lastMemberIndex: members - 1, ...status } : undefined,
-      ),
-      metadata: { name, namespace, uid: `uid-${namespace}-${name}`, generation: 1 },
-    },
-    children: { 'Pod.v1': pods, 'Service.v1': {} },
-    related: {},
-    finalizing: false,
-  });
-}
 
 /** A's members behind one server that answers every call after `delayMs`, as the member its path names. */
 async function slowEtcd(t: Test, delayMs: number): Promise<number> {
@@ -100,80 +63,13 @@ async function slowEtcd(t: Test, delayMs: number): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/**
- * Metacontroller's workers on a queue of A's syncs then B's: how long B waited, and how long A's syncs held a worker.
- */
-async function reachB(t: Test, port: number, hostInPath: boolean, aBodies: string[]) {
-  const client = new HttpEtcdClient({
-    timeoutMs: 1500,
-    resolve: (url) => {
-      const u = new URL(url);
-      return `http://127.0.0.1:${port}${hostInPath ? `/${u.hostname}` : ''}${u.pathname}`;
-    },
-  });
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => client } });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-
-  const queue: Array<{ key: string; body: string }> = aBodies.map((body, i) => ({ key: `ns-a/a${i}`, body }));
-  queue.push({ key: 'ns-b/b', body: syncBody('ns-b', 'b', 0) });
-
-  const began = Date.now();
-  let bAnswered: { at: number; status: number } | undefined;
-  const held: number[] = [];
-  const statuses: Record<string, number> = {};
-  const stop = new AbortController();
-  const later: NodeJS.Timeout[] = [];
-  t.teardown(() => {
-    stop.abort();
-    for (const timer of later) clearTimeout(timer);
-  });
-
-  const worker = async () => {
-    while (!bAnswered && !stop.signal.aborted && Date.now() - began < GIVE_UP_MS) {
-      const item = queue.shift();
-      if (!item) {
-        await new Promise((r) => setTimeout(r, 20));
-        continue;
-      }
-      const at = Date.now();
-      const r = await fetch(`${base}/hooks/etcdcluster/sync`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-        body: item.body,
-        signal: AbortSignal.any([stop.signal, AbortSignal.timeout(METACONTROLLER_TIMEOUT_MS)]),
-      }).then(
-        async (res) => {
-          await res.arrayBuffer();
-          return { status: res.status, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
-        },
-        () => ({ status: 0, retryAfter: 0 }),
-      );
-      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-      if (item.key.startsWith('ns-a/')) held.push(Date.now() - at);
-      if (item.key === 'ns-b/b') bAnswered = { at: Date.now() - began, status: r.status };
-      // Metacontroller requeues a key told to retry after Retry-After (v4.17), or with its backoff on an error.
-      else if (r.status !== 200) later.push(setTimeout(() => queue.push(item), (r.retryAfter || 1) * 1000));
-    }
-  };
-  await Promise.all(Array.from({ length: WORKERS }, worker));
-  stop.abort();
-  const mean = held.length ? held.reduce((a, b) => a + b, 0) / held.length : 0;
-  t.comment(
-    `A's ${held.length} syncs answered held a worker ${Math.round(mean)} ms on average (longest ${Math.max(0, ...held)} ms; ` +
-      `one call deadline is 1500 ms; the namespace's share ${TENANT_MAX_CALLS} calls); statuses ${JSON.stringify(statuses)}; ` +
-      `B ${bAnswered ? `answered ${bAnswered.status} after ${bAnswered.at} ms` : `not reached in ${GIVE_UP_MS} ms`}`,
-  );
-  return bAnswered;
-}
-
 t.test(
   "another namespace's EtcdCluster gets a worker while a namespace's many single-member clusters have silent members",
   async (t) => {
     // A's members, which accept every connection and never answer (A's image).
     const { port } = await silentEtcd(t);
     const bodies = Array.from({ length: A_SILENT_CLUSTERS }, (_, i) => syncBody('ns-a', `a${i}`, 1));
-    const b = await reachB(t, port, false, bodies);
+    const b = await reachB(t, membersBehind(port, false), bodies);
     t.equal(b?.status, 200, "B's sync answered");
     t.ok(
       b !== undefined && b.at < METACONTROLLER_TIMEOUT_MS,
@@ -189,7 +85,7 @@ t.test(
     const bodies = Array.from({ length: A_SLOW_CLUSTERS }, (_, i) =>
       syncBody('ns-a', `a${i}`, 1, { clusterID: CLUSTER_ID }),
     );
-    const b = await reachB(t, port, true, bodies);
+    const b = await reachB(t, membersBehind(port, true), bodies);
     t.equal(b?.status, 200, "B's sync answered");
     t.ok(
       b !== undefined && b.at < METACONTROLLER_TIMEOUT_MS,

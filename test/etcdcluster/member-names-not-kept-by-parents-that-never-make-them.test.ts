@@ -6,10 +6,7 @@ import t from 'tap';
 import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { etcdFirstSync, laterEtcdCluster, NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
 
 const earlier = { creationTimestamp: '2020-01-01T00:00:00Z', generation: 1 };
 const ready = [{ type: 'Ready', status: 'True', reason: 'Ready' }];
@@ -30,17 +27,7 @@ const podsetX = {
   status: { observedGeneration: 1, conditions: ready },
 } as unknown as KubeObject;
 
-function etcdX() {
-  const parent = etcdParent({ size: 3 });
-  parent.metadata = {
-    ...parent.metadata,
-    name: 'x',
-    namespace: NS,
-    uid: 'uid-etcd-x',
-    creationTimestamp: '2020-01-01T01:00:00Z',
-  } as never;
-  return parent;
-}
+const etcdX = () => laterEtcdCluster('x', 3);
 
 for (const [what, other] of [
   ['MySQLCluster', mysqlX],
@@ -56,10 +43,7 @@ for (const [what, other] of [
     );
     const related = relatedFor(rules, [fixApiVersion(other, rules)]);
     t.ok(Object.keys(related ?? {}).length > 0, `the ${what} is sent`);
-    const res = await etcdSync(
-      { controller: {}, parent, children: {}, related },
-      { etcd: watchedEtcd(t), now: FIXED_NOW },
-    );
+    const res = await etcdFirstSync(t, parent, related);
     const r = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
     t.notMatch(r, { reason: /NameTaken$/ }, `not held for a name (Ready: ${JSON.stringify(r)})`);
     t.ok(

@@ -4,27 +4,11 @@
 // replaced), and an upgrade moves each member's etcd container to the new image, never the sidecar's, and finishes.
 // Each answer is fed back as the next observed state (test/fixtures/etcd-loop.ts).
 import t from 'tap';
-import type { KubeObject } from '../../lib/index.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { type Loop, running } from '../fixtures/etcd-loop.js';
+import { type Loop, running, injectIntoMembers } from '../fixtures/etcd-loop.js';
 
 const PROXY = { name: 'istio-proxy', image: 'docker.io/istio/proxyv2:1.24.2', args: ['proxy', 'sidecar'] };
 const INIT = { name: 'istio-init', image: 'docker.io/istio/proxyv2:1.24.2', args: ['istio-iptables'] };
-
-/** From now on every member pod is observed as the injector made it: its sidecar first, its init container first. */
-function inject(loop: Loop): void {
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: KubeObject) => {
-      if (o.kind !== 'Pod' || o.metadata.name === 'e-restore-check') return o;
-      const copy = structuredClone(o) as any;
-      if (!copy.spec.containers.some((c: any) => c.name === PROXY.name))
-        copy.spec.containers = [PROXY, ...copy.spec.containers];
-      if (!(copy.spec.initContainers ?? []).some((c: any) => c.name === INIT.name))
-        copy.spec.initContainers = [INIT, ...(copy.spec.initContainers ?? [])];
-      return copy;
-    });
-}
 
 /** Each member pod's containers as answered: name=image. */
 const containers = (loop: Loop) =>
@@ -46,7 +30,7 @@ t.test(
   'members with an injected sidecar before etcd are kept at rest and upgraded by their etcd container',
   async (t) => {
     const loop = await running({ size: 3 });
-    inject(loop);
+    injectIntoMembers(loop, { first: [PROXY], init: [INIT] });
     await loop.step();
     const atRest = containers(loop);
     for (let i = 0; i < 3; i++) {

@@ -9,22 +9,9 @@ import t from 'tap';
 import type { KubeObject } from '../../lib/index.js';
 import { etcdWaiting } from '../../hooks/etcdcluster/pods.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { images, type Loop, running } from '../fixtures/etcd-loop.js';
+import { images, running, injectIntoMembers, firstMoved } from '../fixtures/etcd-loop.js';
 
 const SIDECAR = { name: 'log-shipper', image: 'registry.example/shipper:1.0' };
-
-/** From now on every member pod is observed with the injected sidecar before etcd. */
-function inject(loop: Loop): void {
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: KubeObject) => {
-      if (o.kind !== 'Pod' || o.metadata.name === 'e-restore-check') return o;
-      const copy = structuredClone(o) as any;
-      if (!copy.spec.containers.some((c: any) => c.name === SIDECAR.name))
-        copy.spec.containers = [SIDECAR, ...copy.spec.containers];
-      return copy;
-    });
-}
 
 /** A pod status whose sidecar (listed first) is in `state` while etcd runs `image`. */
 const sidecarState = (image: string, state: Record<string, unknown>) => ({
@@ -63,7 +50,7 @@ for (const [what, state] of [
 ] as const)
   t.test(`members whose injected sidecar ${what} are kept, quiet, for 15 minutes`, async (t) => {
     const loop = await running({ size: 3 });
-    inject(loop);
+    injectIntoMembers(loop, { first: [SIDECAR] });
     await loop.step();
     const before = JSON.stringify(loop.children);
     for (let i = 0; i < 15; i++) {
@@ -80,14 +67,7 @@ for (const [what, state] of [
 
 for (const reason of ['OutOfcpu', 'UnexpectedAdmissionError', 'NodeAffinity'])
   t.test(`an upgraded member whose pod its node rejected at admission (${reason}) fails no upgrade`, async (t) => {
-    const loop = await running({ size: 3 });
-    loop.spec = { ...loop.spec, version: '3.5.1' };
-    let moved: string | undefined;
-    for (let i = 0; i < 5 && !moved; i++) {
-      loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
-      await loop.step();
-      moved = Object.entries(images(loop)).find(([, img]) => img.endsWith(':v3.5.1'))?.[0];
-    }
+    const { loop, moved } = await firstMoved();
     t.ok(moved, `a member is upgraded in place: ${moved}`);
     // Its node restarts and its kubelet refuses the pod as it admits it again: Failed, no container ran.
     loop.etcd.up.delete(moved!);

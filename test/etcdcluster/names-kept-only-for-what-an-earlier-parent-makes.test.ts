@@ -6,13 +6,9 @@
 // MySQLCluster from before the suffix (status.writeService `x`) makes Service `x` and member `x-0`: the EtcdCluster
 // waits for it, naming it.
 import t, { type Test } from 'tap';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { etcdFirstSync, etcdRelated, laterEtcdCluster, NS } from '../fixtures/held-names.js';
 
 const EARLY = '2020-01-01T00:00:00Z';
 
@@ -34,29 +30,16 @@ const podsetX = {
   status: { nodes: ['x-pod-0', 'x-pod-1'], conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }] },
 } as unknown as KubeObject;
 
-function etcdX() {
-  const parent = etcdParent({ size: 1 });
-  parent.metadata = {
-    ...parent.metadata,
-    name: 'x',
-    namespace: NS,
-    uid: 'uid-etcd-x',
-    creationTimestamp: '2020-01-01T01:00:00Z',
-  } as never;
-  return parent;
-}
+const etcdX = () => laterEtcdCluster('x', 1);
 
 async function firstSync(t: Test, earlier: KubeObject) {
   const parent = etcdX();
-  const related = relatedFor(rulesOf(etcdcluster, parent), [earlier]);
+  const related = etcdRelated(parent, [earlier]);
   t.ok(
     Object.values(related ?? {}).some((m) => Object.values(m).some((o) => o.metadata.uid === earlier.metadata.uid)),
     `customize asks for ${earlier.kind} x`,
   );
-  const res = await etcdSync(
-    { controller: {}, parent, children: {}, related },
-    { etcd: watchedEtcd(t), now: FIXED_NOW },
-  );
+  const res = await etcdFirstSync(t, parent, related);
   const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
   const names = res.children.map((c) => `${c.kind} ${c.metadata.name}`);
   return { ready, names };

@@ -4,14 +4,11 @@
 // Service and member pods such a cluster would have made. Nothing ever makes them but the EtcdCluster: held for the
 // MySQLCluster (lib/ownership.ts wantedByEarlier), it would wait for good for names nobody can make.
 import t from 'tap';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import '../../main/operators.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
-import { etcdSync } from '../fixtures/hooks.js';
+import { etcdFirstSync, etcdRelated, laterEtcdCluster, NS } from '../fixtures/held-names.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 
 const longName = 'orders-archive-eu-west-replica-primary-cluster1';
@@ -37,20 +34,10 @@ t.test('an EtcdCluster takes names a MySQLCluster made before it can never make'
   t.same(own.children, [], 'and makes nothing');
   const mysql = { ...req.parent, status: own.status } as unknown as KubeObject;
 
-  const parent = etcdParent({ size: 3 });
-  parent.metadata = {
-    ...parent.metadata,
-    name: `${longName}-mysql`,
-    namespace: NS,
-    uid: 'uid-etcd-long',
-    creationTimestamp: '2020-01-01T01:00:00Z',
-  } as never;
-  const related = relatedFor(rulesOf(etcdcluster, parent), [mysql]);
+  const parent = laterEtcdCluster(`${longName}-mysql`, 3, 'uid-etcd-long');
+  const related = etcdRelated(parent, [mysql]);
   t.ok(Object.keys(related ?? {}).length > 0, 'customize asks for the MySQLCluster');
-  const res = await etcdSync(
-    { controller: {}, parent, children: {}, related },
-    { etcd: watchedEtcd(t), now: FIXED_NOW },
-  );
+  const res = await etcdFirstSync(t, parent, related);
   const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
   t.notMatch(ready, { reason: /NameTaken$/ }, `not held (${ready?.reason}: ${ready?.message?.slice(0, 200)})`);
   t.ok(

@@ -5,53 +5,16 @@
 // cluster waits for it, naming it; a Memcached serving under `x-memcached` keeps nothing of it
 // (peer-service-not-kept-by-a-memcached-that-never-makes-it.test.ts), nor one whose status names another Service.
 import t, { type Test } from 'tap';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { etcdFirstSync, etcdRelated, laterEtcdCluster, memcachedX } from '../fixtures/held-names.js';
 
-function memcachedX(serviceName: string | undefined): KubeObject {
-  return {
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: {
-      name: 'x',
-      namespace: NS,
-      uid: 'uid-memcached-x',
-      generation: 1,
-      creationTimestamp: '2020-01-01T00:00:00Z',
-    },
-    spec: { size: 1 },
-    status: {
-      ...(serviceName === undefined ? {} : { serviceName }),
-      observedGeneration: 1,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }],
-    },
-  } as unknown as KubeObject;
-}
-
-function etcdX() {
-  const parent = etcdParent({ size: 1 });
-  parent.metadata = {
-    ...parent.metadata,
-    name: 'x',
-    namespace: NS,
-    uid: 'uid-etcd-x',
-    creationTimestamp: '2020-01-01T01:00:00Z',
-  } as never;
-  return parent;
-}
+const etcdX = () => laterEtcdCluster('x', 1);
 
 async function firstSync(t: Test, memcached: KubeObject) {
   const parent = etcdX();
-  const related = relatedFor(rulesOf(etcdcluster, parent), [memcached]);
-  const res = await etcdSync(
-    { controller: {}, parent, children: {}, related },
-    { etcd: watchedEtcd(t), now: FIXED_NOW },
-  );
+  const related = etcdRelated(parent, [memcached]);
+  const res = await etcdFirstSync(t, parent, related);
   const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
   const names = res.children.map((c) => `${c.kind} ${c.metadata.name}`);
   return { ready, names };

@@ -5,32 +5,13 @@
 // hand to change its type): held, the cluster would wait for good for a Service nobody makes, its members unable to
 // find each other by their peer names.
 import t from 'tap';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { etcdFirstSync, etcdRelated, laterEtcdCluster, memcachedX, NS } from '../fixtures/held-names.js';
 import { running } from '../fixtures/etcd-loop.js';
 
-const memcachedX = {
-  apiVersion: 'cache.example.com/v1alpha1',
-  kind: 'Memcached',
-  metadata: {
-    name: 'x',
-    namespace: NS,
-    uid: 'uid-memcached-x',
-    generation: 1,
-    creationTimestamp: '2020-01-01T00:00:00Z',
-  },
-  spec: { size: 1 },
-  status: {
-    serviceName: 'x-memcached',
-    observedGeneration: 1,
-    conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }],
-  },
-} as unknown as KubeObject;
+/** Memcached `x`, made before the EtcdCluster, its Service x-memcached. */
+const memcached = memcachedX('x-memcached');
 
 const memcachedService = {
   apiVersion: 'v1',
@@ -40,31 +21,18 @@ const memcachedService = {
     namespace: NS,
     uid: 'uid-svc-x-memcached',
     ownerReferences: [
-      { apiVersion: memcachedX.apiVersion, kind: 'Memcached', name: 'x', uid: 'uid-memcached-x', controller: true },
+      { apiVersion: memcached.apiVersion, kind: 'Memcached', name: 'x', uid: 'uid-memcached-x', controller: true },
     ],
   },
   spec: { selector: { 'memcached.metaops.io/instance': 'x' } },
 } as unknown as KubeObject;
 
-function etcdX() {
-  const parent = etcdParent({ size: 1 });
-  parent.metadata = {
-    ...parent.metadata,
-    name: 'x',
-    namespace: NS,
-    uid: 'uid-etcd-x',
-    creationTimestamp: '2020-01-01T01:00:00Z',
-  } as never;
-  return parent;
-}
+const etcdX = () => laterEtcdCluster('x', 1);
 
 t.test('an EtcdCluster takes its peer Service name that an earlier Memcached of its name never makes', async (t) => {
   const parent = etcdX();
-  const related = relatedFor(rulesOf(etcdcluster, parent), [memcachedX, memcachedService]);
-  const res = await etcdSync(
-    { controller: {}, parent, children: {}, related },
-    { etcd: watchedEtcd(t), now: FIXED_NOW },
-  );
+  const related = etcdRelated(parent, [memcached, memcachedService]);
+  const res = await etcdFirstSync(t, parent, related);
   const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
   t.notMatch(ready, { reason: /NameTaken$/ }, `not held for a name (Ready: ${JSON.stringify(ready)})`);
   t.ok(
@@ -78,7 +46,7 @@ t.test('a running EtcdCluster whose peer Service is deleted by hand makes it aga
   t.equal(loop.s()?.phase, 'Running', 'running');
   // Memcached x of the same namespace, made before the cluster, serving under x-memcached.
   loop.related = [
-    { ...memcachedX, metadata: { ...memcachedX.metadata, namespace: 'ns' } } as KubeObject,
+    { ...memcached, metadata: { ...memcached.metadata, namespace: 'ns' } } as KubeObject,
     { ...memcachedService, metadata: { ...memcachedService.metadata, namespace: 'ns' } } as KubeObject,
   ];
   await loop.step();

@@ -15,7 +15,7 @@ import { decide } from '../../hooks/etcdcluster/plan.js';
 import { memberHost, memberPod, clusterOf } from '../../hooks/etcdcluster/members.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { restoredMembersWait, restoreObject, running } from '../fixtures/etcd-loop.js';
-import { etcdHealthy, etcdParent, etcdPod, etcdSpec, quietEtcd } from '../fixtures/etcd.js';
+import { etcdParent, etcdSpec, quietEtcd, scaledFromMembersMadeBefore } from '../fixtures/etcd.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 import { lookups, resolvConfOf } from '../fixtures/resolver.js';
@@ -93,19 +93,11 @@ t.test(
   'running members made before are answered as they were made; only new pods look names up as they are',
   async (t) => {
     // Three members made by an earlier metaops (no DNS settings), scaled to four.
-    const made = (i: number): KubeObject => {
-      const p = etcdPod(i) as any;
-      delete p.spec.dnsConfig;
-      return p;
-    };
-    const obs = { ...etcdHealthy(3), pods: [0, 1, 2].map(made), now: FIXED_NOW };
-    const d = decide(etcdParent({ size: 4 }, { phase: 'Running' }), etcdSpec({ size: 4 }), obs);
-    const answered = new Map(d.pods.map((p) => [p.metadata.name!, p]));
+    const { made, answered, added } = scaledFromMembersMadeBefore((p) => delete p.spec.dnsConfig);
     for (const i of [0, 1, 2]) {
       const { status: _s, ...expected } = made(i) as any;
       t.same(answered.get(`e-${i}`)?.['spec'], expected.spec, `e-${i}: its pod spec as it was made (no roll)`);
     }
-    const added = d.pods.find((p) => !['e-0', 'e-1', 'e-2'].includes(p.metadata.name!));
     t.ok(added, 'a member is added');
     t.same((added!['spec'] as any).dnsConfig, { options: [{ name: 'ndots', value: '1' }] }, 'the new one: ndots 1');
 

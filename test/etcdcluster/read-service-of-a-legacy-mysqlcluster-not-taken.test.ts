@@ -6,13 +6,9 @@
 // not take the name meanwhile: the cluster's read clients would reach etcd, and the cluster be the one held. The
 // cluster's status says nothing of its scheme, so a name of either scheme is one it may make now.
 import t from 'tap';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import '../../main/operators.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
-import { etcdSync } from '../fixtures/hooks.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import { etcdFirstSync, etcdRelated, laterEtcdCluster, NS } from '../fixtures/held-names.js';
 
 /** MySQLCluster `shop` from before the suffixes, made before the EtcdCluster, its status lost. */
 const legacyShop = {
@@ -31,20 +27,10 @@ const legacyShop = {
 t.test(
   'an EtcdCluster does not take a Service name a MySQLCluster made before it, its status lost, may serve under',
   async (t) => {
-    const parent = etcdParent({ size: 3 });
-    parent.metadata = {
-      ...parent.metadata,
-      name: 'shop-read',
-      namespace: NS,
-      uid: 'uid-etcd-shop-read',
-      creationTimestamp: '2020-01-01T01:00:00Z',
-    } as never;
-    const related = relatedFor(rulesOf(etcdcluster, parent), [legacyShop]);
+    const parent = laterEtcdCluster('shop-read', 3, 'uid-etcd-shop-read');
+    const related = etcdRelated(parent, [legacyShop]);
     t.ok(Object.keys(related ?? {}).length > 0, 'customize asks for MySQLCluster shop');
-    const res = await etcdSync(
-      { controller: {}, parent, children: {}, related },
-      { etcd: watchedEtcd(t), now: FIXED_NOW },
-    );
+    const res = await etcdFirstSync(t, parent, related);
     t.notOk(
       res.children.some((c) => c.kind === 'Service' && c.metadata.name === 'shop-read'),
       `Service shop-read not answered (answered: ${res.children.map((c) => `${c.kind} ${c.metadata.name}`).join(', ')})`,

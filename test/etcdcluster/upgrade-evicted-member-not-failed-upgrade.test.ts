@@ -4,21 +4,8 @@
 // is marked failed (blaming 3.5.1), halted for as long as spec.version asks for 3.5.1, and the only way on is to edit
 // spec.version away and back. Each answer fed back as the next observed state.
 import t from 'tap';
-import { images, running, type Loop } from '../fixtures/etcd-loop.js';
+import { firstMoved } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-
-/** A running cluster of three upgraded to 3.5.1, one sync a minute, until a member is upgraded in place: that one. */
-async function firstMoved(): Promise<{ loop: Loop; moved: string | undefined }> {
-  const loop = await running({ size: 3 });
-  loop.spec = { ...loop.spec, version: '3.5.1' };
-  let moved: string | undefined;
-  for (let i = 0; i < 5 && !moved; i++) {
-    loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
-    await loop.step();
-    moved = Object.entries(images(loop)).find(([, img]) => img.endsWith(':v3.5.1'))?.[0];
-  }
-  return { loop, moved };
-}
 
 t.test('an upgraded member evicted by its node is no failed upgrade', async (t) => {
   const { loop, moved } = await firstMoved();

@@ -6,24 +6,18 @@
 // member is not "stuck on its image" (moved to the target at once, unsoaked) because its sidecar waits for one.
 // Each answer is fed back as the next observed state (test/fixtures/etcd-loop.ts).
 import t from 'tap';
-import type { KubeObject } from '../../lib/index.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-import { images, type Loop, onNewVersion, running, upgradeFirst, versionsFromImages } from '../fixtures/etcd-loop.js';
+import {
+  images,
+  type Loop,
+  onNewVersion,
+  running,
+  upgradeFirst,
+  versionsFromImages,
+  injectIntoMembers,
+} from '../fixtures/etcd-loop.js';
 
 const AGENT = { name: 'vault-agent', image: 'docker.io/hashicorp/vault:latest', args: ['agent'] };
-
-/** From now on every member pod is observed with the injected sidecar after etcd. */
-function inject(loop: Loop): void {
-  const observed = loop.observed.bind(loop);
-  loop.observed = () =>
-    observed().map((o: KubeObject) => {
-      if (o.kind !== 'Pod' || o.metadata.name === 'e-restore-check') return o;
-      const copy = structuredClone(o) as any;
-      if (!copy.spec.containers.some((c: any) => c.name === AGENT.name))
-        copy.spec.containers = [...copy.spec.containers, AGENT];
-      return copy;
-    });
-}
 
 /** A member whose etcd container runs its spec's image and whose sidecar waits for its own image. */
 function sidecarPullRefused(loop: Loop, pod: string): void {
@@ -48,7 +42,7 @@ function sidecarPullRefused(loop: Loop, pod: string): void {
 
 t.test('an upgrade of members whose injected sidecar waits for its image moves one member at a time', async (t) => {
   const loop = await running({ size: 3 });
-  inject(loop);
+  injectIntoMembers(loop, { last: [AGENT] });
   await loop.step();
   versionsFromImages(loop);
   loop.spec = { ...loop.spec, version: '3.5.1' };
@@ -71,7 +65,7 @@ t.test(
   'a member moved to the new version whose injected sidecar then waits for its image fails no upgrade',
   async (t) => {
     const loop = await running({ size: 3 });
-    inject(loop);
+    injectIntoMembers(loop, { last: [AGENT] });
     await loop.step();
     const up = await upgradeFirst(loop);
     t.ok(up.moved, `a member is moved: ${up.moved}`);

@@ -11,41 +11,19 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { guardAnswer, type HolderWants } from '../../lib/ownership.js';
+import { guardAnswer } from '../../lib/ownership.js';
+import { holderParent, holderService, holderWants as wants, servedBut } from '../fixtures/holders.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
-const NS = 'ns';
-const API = 'example.com/v1';
 const made = { x: '2020-01-01T00:00:00Z', e: '2020-01-01T01:00:00Z', p: '2020-01-01T02:00:00Z' } as const;
 const specs = { x: ['m'], e: ['m', 'n'], p: ['n'] } as const;
 type Name = keyof typeof made;
 
-const parent = (name: Name, status?: unknown): ParentObject =>
-  ({
-    apiVersion: API,
-    kind: 'Holder',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: made[name] },
-    spec: { wants: specs[name] },
-    ...(status ? { status } : {}),
-  }) as ParentObject;
-const wants: HolderWants = (h) =>
-  h.kind === 'Holder'
-    ? ((h as any).spec.wants as string[]).map((name) => ({ apiVersion: 'v1', kind: 'Service', name }))
-    : undefined;
+const parent = (name: Name, status?: unknown): ParentObject => holderParent(name, made[name], specs[name], status);
 // p never served (it yields to a parent made before it); x and e did.
-const served = (r: CompositeSyncRequest) => (r.parent.metadata.name === 'p' ? undefined : 'it serves');
-
-const service = (name: string, owner: Name): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: NS,
-      uid: `uid-svc-${name}-${owner}`,
-      ownerReferences: [{ apiVersion: API, kind: 'Holder', name: owner, uid: `uid-${owner}`, controller: true }],
-    },
-  }) as unknown as KubeObject;
+const served = servedBut('p');
+/** Service `name`, made by `owner` (a uid of its own each time it is made). */
+const service = (name: string, owner: Name): KubeObject => holderService(name, owner, `uid-svc-${name}-${owner}`);
 
 t.test('a parent that yielded to a held first waits for it, and does not take the name again', async (t) => {
   let services: KubeObject[] = [service('m', 'x')];

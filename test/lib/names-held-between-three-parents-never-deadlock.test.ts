@@ -10,38 +10,16 @@ import type {
   KubeObject,
   ParentObject,
 } from '../../lib/metacontroller.js';
-import { guardAnswer, type HolderWants } from '../../lib/ownership.js';
+import { guardAnswer } from '../../lib/ownership.js';
+import { holderParent, holderService as service, holderWants as wants } from '../fixtures/holders.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
-const NS = 'ns';
-const API = 'example.com/v1';
-const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', name });
 const made = { a: '2020-01-01T00:00:00Z', b: '2020-01-01T01:00:00Z', c: '2020-01-01T02:00:00Z' } as const;
 type Name = keyof typeof made;
 
-function parent(name: Name, wants: string[], status?: Record<string, unknown>): ParentObject {
-  return {
-    apiVersion: API,
-    kind: 'Holder',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: made[name] },
-    spec: { wants },
-    ...(status ? { status } : {}),
-  } as ParentObject;
+function parent(name: Name, wanted: string[], status?: Record<string, unknown>): ParentObject {
+  return holderParent(name, made[name], wanted, status);
 }
-const wants: HolderWants = (h) => (h.kind === 'Holder' ? ((h as any).spec.wants as string[]).map(svc) : undefined);
-
-/** Service `name`, made by parent `owner`. */
-const service = (name: string, owner: Name): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: NS,
-      uid: `uid-svc-${name}`,
-      ownerReferences: [{ apiVersion: API, kind: 'Holder', name: owner, uid: `uid-${owner}`, controller: true }],
-    },
-  }) as unknown as KubeObject;
 
 const answerFor = (p: ParentObject): CompositeSyncResponse => ({
   status: { ...((p.status as object) ?? {}), conditions: [] },

@@ -6,15 +6,21 @@
 // owes nothing (it holds no child the first wants, and no record of the first names it) it says nothing.
 import t from 'tap';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { guardAnswer, type HolderWants } from '../../lib/ownership.js';
+import { guardAnswer } from '../../lib/ownership.js';
+import {
+  HOLDER_API as API,
+  holderChild,
+  holderParent,
+  holderService as service,
+  holderWants as wants,
+  servedBut,
+  svc,
+} from '../fixtures/holders.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
-const NS = 'ns';
-const API = 'example.com/v1';
 const made = { e: '2020-01-01T01:00:00Z', p: '2020-01-01T02:00:00Z' } as const;
 type Name = keyof typeof made;
 const ref = (name: Name) => ({ apiVersion: API, kind: 'Holder', name, uid: `uid-${name}` });
-const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', name });
 /** A record of status.heldBy: Service `child` held by `holder` (a parent's uid, or a child's). */
 const record = (child: string, holder: { name: string; uid: string }) => ({
   child: svc(child),
@@ -24,29 +30,9 @@ const byOther = record('y', { name: 'x', uid: 'uid-x' });
 const byP = (child: string) => record(child, { name: 'p', uid: 'uid-p' });
 
 const parent = (name: Name, wanted: string[], status?: Record<string, unknown>): ParentObject =>
-  ({
-    apiVersion: API,
-    kind: 'Holder',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: made[name] },
-    spec: { wants: wanted },
-    ...(status ? { status } : {}),
-  }) as ParentObject;
-const wants: HolderWants = (h) =>
-  h.kind === 'Holder' ? ((h as any).spec.wants as string[]).map((name) => svc(name)) : undefined;
+  holderParent(name, made[name], wanted, status);
 // e served; p never did (it yields to a parent made before it).
-const served = (r: CompositeSyncRequest) => (r.parent.metadata.name === 'p' ? undefined : 'it serves');
-
-const service = (name: string, owner: Name): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: NS,
-      uid: `uid-svc-${name}`,
-      ownerReferences: [{ apiVersion: API, kind: 'Holder', name: owner, uid: `uid-${owner}`, controller: true }],
-    },
-  }) as unknown as KubeObject;
+const served = servedBut('p');
 
 /** `self`'s sync: its answer names a Service for each name it wants; `others` and their Services are related. */
 const sync = (self: ParentObject, others: ParentObject[], services: KubeObject[]) => {
@@ -124,16 +110,7 @@ for (const [order, records] of [
 
 t.test('a record of the first that names a child of this parent (its StatefulSet) as holder: yieldsTo', async (t) => {
   // p's StatefulSet made a pod named z (gone now); e's record says that StatefulSet holds z. e wants no child of p's.
-  const sts = {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: {
-      name: 'p',
-      namespace: NS,
-      uid: 'uid-sts-p',
-      ownerReferences: [{ apiVersion: API, kind: 'Holder', name: 'p', uid: 'uid-p', controller: true }],
-    },
-  } as unknown as KubeObject;
+  const sts = holderChild('apps/v1', 'StatefulSet', 'p', 'p', 'uid-sts-p');
   const bySts = {
     child: { apiVersion: 'v1', kind: 'Pod', name: 'z' },
     holder: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'p', uid: 'uid-sts-p' },

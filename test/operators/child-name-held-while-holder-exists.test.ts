@@ -13,67 +13,24 @@
 import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
-import type { CompositeHookDefinition } from '../../lib/hook.js';
-import type { CompositeSyncRequest, KubeObject, RelatedResourceRule } from '../../lib/metacontroller.js';
-import { runHook } from '../../lib/operator.js';
+import { s3 } from '../../hooks/s3/index.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
 // Every kind metaops serves is defined, as in the server: a kind's child names are known once its definition is made
 // (lib/holders.ts), and an EtcdCluster holder is judged by its own.
 import '../../main/operators.js';
-import { NS, relatedFor, rulesOf, shopMysqlSecret } from '../fixtures/held-names.js';
-import { FIXED_NOW, request } from '../fixtures/requests.js';
-
-/** The EtcdCluster `name`, running three members, as stored. */
-function etcdCluster(name: string): KubeObject {
-  return {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: { name, namespace: NS, uid: `uid-etcd-${name}`, generation: 1 },
-    spec: { size: 3, repository: 'quay.io/coreos/etcd', version: '3.5.0' },
-    status: {
-      phase: 'Running',
-      lastMemberIndex: 2,
-      memberList: [0, 1, 2].map((i) => ({ name: `${name}-${i}` })),
-    },
-  } as unknown as KubeObject;
-}
-
-/** The EtcdCluster's headless peer Service `name`, as its hook made it. */
-function peerService(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: NS,
-      uid: `uid-svc-${name}`,
-      labels: { app: 'etcd', etcd_cluster: name },
-      ownerReferences: [
-        {
-          apiVersion: 'etcd.database.coreos.com/v1beta2',
-          kind: 'EtcdCluster',
-          name,
-          uid: `uid-etcd-${name}`,
-          controller: true,
-        },
-      ],
-    },
-    spec: { clusterIP: 'None', selector: { app: 'etcd', etcd_cluster: name }, ports: [{ name: 'peer', port: 2380 }] },
-  } as unknown as KubeObject;
-}
-
-/** A sync of `def`'s parent as Metacontroller makes it: related objects per its customize, from `namespace`. */
-async function syncIn(def: CompositeHookDefinition, req: CompositeSyncRequest, namespace: KubeObject[]) {
-  return runHook(def, 'sync', { ...req, related: relatedFor(rulesOf(def, req.parent), namespace) }, { now: FIXED_NOW });
-}
-
-function parentOf(kind: 'memcached' | 'mysqlcluster', name: string, spec: Record<string, unknown>) {
-  const req = request(kind, spec);
-  req.parent.metadata = { ...req.parent.metadata, name, namespace: NS, uid: `uid-${kind}-${name}` };
-  return req;
-}
-
-const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
-const services = (res: any) => res.children.filter((c: any) => c.kind === 'Service').map((c: any) => c.metadata.name);
+import { FakeAws } from '../fixtures/fake-aws.js';
+import {
+  etcdCluster,
+  NS,
+  parentOf,
+  paymentsS3,
+  peerService,
+  ready,
+  services,
+  shopMysqlCluster,
+  shopMysqlSecret,
+  syncIn,
+} from '../fixtures/held-names.js';
 
 for (const [kind, def, name, spec, taken] of [
   ['memcached', memcached, 'x', { size: 1 }, 'x-memcached'],
@@ -118,19 +75,19 @@ for (const [kind, def, name, spec, taken] of [
 t.test(
   'a MySQLCluster held for Secret shop-mysql, an S3 resource`s credentials, stays held while the Secret is gone for a moment and the S3 resource still names it',
   async (t) => {
-    const s3 = {
+    const payments = {
       apiVersion: 'systek.no/v1',
       kind: 'S3',
       metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
       spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
     } as unknown as KubeObject;
-    const secret = shopMysqlSecret(s3);
+    const secret = shopMysqlSecret(payments);
     const spec = { size: 3, version: '8.0' };
-    const held = await syncIn(mysqlcluster, parentOf('mysqlcluster', 'shop', spec), [s3, secret]);
+    const held = await syncIn(mysqlcluster, parentOf('mysqlcluster', 'shop', spec), [payments, secret]);
     t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
     const next = parentOf('mysqlcluster', 'shop', spec);
     next.parent.status = held.status as never;
-    const res = await syncIn(mysqlcluster, next, [s3]);
+    const res = await syncIn(mysqlcluster, next, [payments]);
     const secrets = res.children.filter((c) => c.kind === 'Secret').map((c) => c.metadata.name);
     t.notOk(
       secrets.includes('shop-mysql'),
@@ -150,49 +107,13 @@ t.test(
 t.test(
   'an S3 resource held for a MySQLCluster`s Secret stays held while that Secret is gone for a moment and the MySQLCluster still wants it',
   async (t) => {
-    const { s3 } = await import('../../hooks/s3/index.js');
-    const { FakeAws } = await import('../fixtures/fake-aws.js');
-    const mysql = {
-      apiVersion: 'database.example.com/v1alpha1',
-      kind: 'MySQLCluster',
-      metadata: { name: 'shop', namespace: NS, uid: 'uid-mysqlcluster-shop', generation: 1 },
-      spec: { size: 3, version: '8.0' },
-    } as unknown as KubeObject;
+    const mysql = shopMysqlCluster();
     const secret = shopMysqlSecret(mysql);
-    const payments = (status?: unknown) =>
-      ({
-        controller: {},
-        parent: {
-          apiVersion: 'systek.no/v1',
-          kind: 'S3',
-          metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
-          spec: {
-            bucketName: 'shop-payments',
-            secretName: 'shop-mysql',
-            versioning: false,
-            encryption: { type: 'SSE-S3' },
-            publicAccessBlock: {},
-            deletionPolicy: 'Retain',
-            forceDelete: false,
-          },
-          ...(status ? { status } : {}),
-        },
-        children: { 'Secret.v1': {} },
-      }) as unknown as CompositeSyncRequest;
     const aws = new FakeAws();
-    const run = async (req: CompositeSyncRequest, namespace: KubeObject[]) => {
-      const rules = (s3.customize!({ controller: {}, parent: req.parent } as any, {} as any) as any)
-        .relatedResources as RelatedResourceRule[];
-      return runHook(
-        s3,
-        'sync',
-        { ...req, related: relatedFor(rules, namespace) },
-        { now: FIXED_NOW, clients: { aws: async () => aws as never } },
-      );
-    };
-    const held = await run(payments(), [mysql, secret]);
+    const clients = { aws: async () => aws as never };
+    const held = await syncIn(s3, paymentsS3(), [mysql, secret], clients);
     t.match(ready(held), { status: 'False', reason: 'SecretNameTaken' }, 'held while the Secret exists');
-    const res = await run(payments(held.status), [mysql]);
+    const res = await syncIn(s3, paymentsS3(held.status), [mysql], clients);
     t.notOk(
       res.children.some((c) => c.kind === 'Secret' && c.metadata.name === 'shop-mysql'),
       'the S3 resource does not answer Secret shop-mysql while MySQLCluster shop exists and wants it',

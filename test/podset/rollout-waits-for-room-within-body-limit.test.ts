@@ -6,36 +6,13 @@
 import t from 'tap';
 import { FIRST_BATCH } from '../../hooks/podset/sync.js';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { podsetSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-import { withIstioSidecar } from '../fixtures/sidecars.js';
-import { podsetRounds, podsetSyncRequest, sentBytes, storedPod } from '../fixtures/stored-objects.js';
+import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
+import { largestPodsetRequest, podsetRounds, podsetSyncsFrom, storedPod } from '../fixtures/stored-objects.js';
+import { BUSYBOX, conditionOf, injected, podsetRequest, podsOf, rolledOut } from './syncs.js';
 
 const CREATED = '2026-01-02T03:00:00Z';
-const BUSYBOX = { image: 'busybox:1.36', command: ['sleep', '3600'] };
-const injected = (pod: KubeObject, parent: ParentObject, i: number) => withIstioSidecar(storedPod(pod, parent, i));
-const podsOf = (res: CompositeSyncResponse) => res.children.filter((c) => c.kind === 'Pod');
-const conditionOf = (res: CompositeSyncResponse, type: string) =>
-  ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === type);
-
-function podsetRequest(spec: Record<string, unknown>) {
-  const req = request('podset', spec);
-  req.parent.metadata = { ...req.parent.metadata, name: 'web', namespace: 'shop' };
-  return req;
-}
-
-/** The largest of the sync requests with these pods, whatever status the customize answer kept was asked with. */
-function largestRequest(parent: ParentObject, pods: KubeObject[]): number {
-  const lost = { ...parent, status: {} } as ParentObject;
-  return Math.max(
-    ...[
-      [parent, parent],
-      [lost, lost],
-      [lost, parent],
-    ].map(([asked, now]) => sentBytes(podsetSyncRequest(asked!, now!, pods).body)),
-  );
-}
 
 /** Syncs as Metacontroller would: pods left out deleted, new ones stored by `store`, the status written. */
 function syncs(
@@ -44,22 +21,9 @@ function syncs(
   most: number,
   store: (pod: KubeObject, parent: ParentObject, i: number) => KubeObject,
 ) {
-  const req = podsetRequest({});
-  const stored = new Map(pods.map((p) => [p.metadata.name!, p]));
-  const answers: CompositeSyncResponse[] = [];
-  for (let round = 0; round < most; round++) {
-    const res = podsetSync({ ...req, parent, children: objectMap([...stored.values()]) }, FIXED_NOW);
-    const answered = new Set<string>();
-    for (const p of podsOf(res)) {
-      const name = p.metadata.name!;
-      answered.add(name);
-      if (!stored.has(name)) stored.set(name, store(p, parent, Number(name.slice(name.lastIndexOf('-') + 1))));
-    }
-    for (const name of [...stored.keys()]) if (!answered.has(name)) stored.delete(name);
-    parent = { ...parent, status: res.status } as ParentObject;
-    answers.push(res);
-  }
-  return { answers, stored, parent };
+  const rounds = podsetSyncsFrom(podsetRequest({}), parent, pods, FIXED_NOW, most, store);
+  const last = rounds.at(-1)!;
+  return { answers: rounds.map((r) => r.res), stored: last.pods, parent: last.parent };
 }
 
 t.test('every member made, a webhook since makes them weigh more than fits: a rollout keeps them all', async (t) => {
@@ -71,14 +35,9 @@ t.test('every member made, a webhook since makes them weigh more than fits: a ro
   const pods = made.map((p, i) => injected(p, req.parent, i));
   t.equal(pods.length, 400);
   const held = podsetSync({ ...req, children: objectMap(pods) }, FIXED_NOW);
-  const parent = {
-    ...req.parent,
-    metadata: { ...req.parent.metadata, generation: 2 },
-    spec: { ...spec, image: 'busybox:1.37' },
-    status: held.status,
-  } as ParentObject;
+  const parent = rolledOut(req.parent, { ...spec, image: 'busybox:1.37' }, held.status);
   const { answers, stored } = syncs(parent, pods, 5, injected);
-  t.equal(stored.size, 400, 'every pod kept');
+  t.equal(stored.length, 400, 'every pod kept');
   for (const res of answers) t.equal(podsOf(res).length, 400, 'each answer names all 400');
   t.match(conditionOf(answers.at(-1)!, 'Updated'), {
     status: 'False',
@@ -95,16 +54,12 @@ t.test('a rollout to pods lighter than those they replace goes on, each sync wit
   const spec = { size: 1000, ...BUSYBOX };
   const last = podsetRounds(podsetRequest(spec), FIXED_NOW, injected).at(-1)!;
   const before = last.pods.length;
-  const parent = {
-    ...last.parent,
-    metadata: { ...last.parent.metadata, generation: 2 },
-    spec: { ...spec, image: 'busybox:1.37' },
-  } as ParentObject;
+  const parent = rolledOut(last.parent, { ...spec, image: 'busybox:1.37' });
   const { answers, stored, parent: after } = syncs(parent, last.pods, 16, storedPod);
   const updated = (answers.at(-1)!.status as any).updatedReplicas as number;
   t.ok(updated >= 4, `${updated} pods replaced in 16 syncs`);
-  t.ok(stored.size >= before, `${stored.size} pods, as many as before (${before}) or more`);
-  t.ok(largestRequest(after, [...stored.values()]) <= DEFAULT_BODY_LIMIT, 'the last sync within the body limit');
+  t.ok(stored.length >= before, `${stored.length} pods, as many as before (${before}) or more`);
+  t.ok(largestPodsetRequest(after, stored) <= DEFAULT_BODY_LIMIT, 'the last sync within the body limit');
 });
 
 /** The pod crash-looping as its kubelet reports it, its last exit's termination message `message`. */
@@ -140,7 +95,7 @@ t.test('pods of the first batch crashing with a long termination message: the re
   t.ok(last.pods.length < 500, `held at ${last.pods.length} pods`);
   t.match(conditionOf(last.res, 'Ready'), { status: 'False', reason: 'RequestTooLarge' });
   for (const [i, round] of rounds.entries()) {
-    const bytes = largestRequest(round.parent, round.pods);
+    const bytes = largestPodsetRequest(round.parent, round.pods);
     t.ok(bytes <= DEFAULT_BODY_LIMIT, `sync ${i + 2}: ${round.pods.length} pods, the largest request ${bytes} bytes`);
   }
 });

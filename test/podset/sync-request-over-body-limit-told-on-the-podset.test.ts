@@ -55,6 +55,16 @@ function crashing(pod: KubeObject, message: string): KubeObject {
   };
 }
 
+/** A request to PodSet `web`'s sync hook whose parent has these metadata, padded past the body limit. */
+function oversized(metadata: Record<string, unknown>): string {
+  return JSON.stringify({
+    controller: {},
+    parent: { apiVersion: 'apps.jicki.cn/v1alpha1', kind: 'PodSet', metadata },
+    children: {},
+    pad: 'x'.repeat(DEFAULT_BODY_LIMIT),
+  });
+}
+
 function app(t: { teardown(fn: () => unknown): void }, recorded: Array<{ parent: ParentObject; spec: EventSpec }>) {
   const events: EventRecorder = {
     record: async (parent, specs) => void recorded.push(...specs.map((spec) => ({ parent, spec }))),
@@ -109,12 +119,7 @@ t.test(
   async (t) => {
     const recorded: Array<{ parent: ParentObject; spec: EventSpec }> = [];
     const a = app(t, recorded);
-    const body = JSON.stringify({
-      controller: {},
-      parent: { apiVersion: 'apps.jicki.cn/v1alpha1', kind: 'PodSet', metadata: { name: 'web', namespace: 'shop' } },
-      children: {},
-      pad: 'x'.repeat(DEFAULT_BODY_LIMIT),
-    });
+    const body = oversized({ name: 'web', namespace: 'shop' });
     const res = await a.inject({
       method: 'POST',
       url: '/hooks/podset/sync',
@@ -167,16 +172,7 @@ t.test('the start of a body names the object it is about, read by type, wherever
 t.test('a body whose start names no object (its metadata alone past what is read): refused, no event', async (t) => {
   const recorded: Array<{ parent: ParentObject; spec: EventSpec }> = [];
   const a = app(t, recorded);
-  const body = JSON.stringify({
-    controller: {},
-    parent: {
-      apiVersion: 'apps.jicki.cn/v1alpha1',
-      kind: 'PodSet',
-      metadata: { annotations: { big: 'x'.repeat(HEAD_BYTES) }, name: 'web', namespace: 'shop' },
-    },
-    children: {},
-    pad: 'x'.repeat(DEFAULT_BODY_LIMIT),
-  });
+  const body = oversized({ annotations: { big: 'x'.repeat(HEAD_BYTES) }, name: 'web', namespace: 'shop' });
   const res = await a.inject({
     method: 'POST',
     url: '/hooks/podset/sync',

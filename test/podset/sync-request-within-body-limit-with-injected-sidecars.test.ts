@@ -11,49 +11,19 @@ import { podset } from '../../hooks/podset/index.js';
 import { FIRST_BATCH } from '../../hooks/podset/sync.js';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { EventSpec } from '../../lib/events.js';
-import type {
-  CompositeSyncRequest,
-  CompositeSyncResponse,
-  KubeObject,
-  ParentObject,
-} from '../../lib/metacontroller.js';
+import type { ParentObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { podsetSync } from '../fixtures/hooks.js';
-import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-import { withIstioSidecar } from '../fixtures/sidecars.js';
-import { podsetRounds, podsetSyncRequest, sentBytes, storedPod } from '../fixtures/stored-objects.js';
-
-const BUSYBOX = { image: 'busybox:1.36', command: ['sleep', '3600'] };
-const injected = (pod: KubeObject, parent: ParentObject, i: number) => withIstioSidecar(storedPod(pod, parent, i));
-
-const conditionOf = (res: CompositeSyncResponse, type: string) =>
-  ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === type);
-const podsOf = (res: CompositeSyncResponse) => res.children.filter((c) => c.kind === 'Pod');
-
-function podsetRequest(spec: Record<string, unknown>): CompositeSyncRequest {
-  const req = request('podset', spec);
-  req.parent.metadata = { ...req.parent.metadata, name: 'web', namespace: 'shop' };
-  return req;
-}
-
-/** The largest of the sync requests with these pods, whatever status the customize answer kept was asked with. */
-function largestRequest(parent: ParentObject, pods: KubeObject[]): number {
-  const lost = { ...parent, status: {} } as ParentObject;
-  return Math.max(
-    ...[
-      [parent, parent],
-      [lost, lost],
-      [lost, parent],
-    ].map(([asked, now]) => sentBytes(podsetSyncRequest(asked!, now!, pods).body)),
-  );
-}
+import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
+import { largestPodsetRequest, podsetRounds, sentBytes } from '../fixtures/stored-objects.js';
+import { BUSYBOX, conditionOf, injected, podsetRequest, podsOf } from './syncs.js';
 
 t.test('a 1000-pod PodSet whose pods a sidecar injector grows: every sync request within the body limit', async (t) => {
   const req = podsetRequest({ size: 1000, ...BUSYBOX });
   const rounds = podsetRounds(req, FIXED_NOW, injected);
   t.not(conditionOf(rounds[0]!.res, 'Ready')?.['reason'], 'InvalidSpec', 'the spec is accepted');
   for (const [i, round] of rounds.entries()) {
-    const bytes = largestRequest(round.parent, round.pods);
+    const bytes = largestPodsetRequest(round.parent, round.pods);
     t.ok(
       bytes <= DEFAULT_BODY_LIMIT,
       `sync ${i + 1}: ${round.pods.length} pods stored, the largest request ${bytes} bytes, within ${DEFAULT_BODY_LIMIT}`,
@@ -142,7 +112,7 @@ t.test('a PodSet whose pods fit is made from a small first batch, the rest once 
   t.equal(rounds[1]!.made, 100 - FIRST_BATCH, 'the second, the first batch measured, makes the rest');
   t.equal(rounds.length, 3, 'the next sync makes none');
   t.not(conditionOf(rounds[2]!.res, 'Ready')?.['reason'], 'RequestTooLarge');
-  for (const round of rounds) t.ok(largestRequest(round.parent, round.pods) <= DEFAULT_BODY_LIMIT);
+  for (const round of rounds) t.ok(largestPodsetRequest(round.parent, round.pods) <= DEFAULT_BODY_LIMIT);
 });
 
 t.test('a large PodSet of plain pods is made in two batches, then every pod', async (t) => {
@@ -157,7 +127,7 @@ t.test('a large PodSet of plain pods is made in two batches, then every pod', as
   });
   t.equal(rounds[1]!.pods.length, 1000, 'the second sync, the first pods measured, makes the rest');
   t.equal(rounds.length, 3, 'the third makes none');
-  for (const round of rounds) t.ok(largestRequest(round.parent, round.pods) <= DEFAULT_BODY_LIMIT);
+  for (const round of rounds) t.ok(largestPodsetRequest(round.parent, round.pods) <= DEFAULT_BODY_LIMIT);
   const progressing = conditionOf(rounds[2]!.res, 'Progressing');
   t.not(progressing?.['reason'], 'RequestTooLarge');
 });

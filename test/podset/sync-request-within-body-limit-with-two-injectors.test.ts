@@ -9,32 +9,19 @@
 import t from 'tap';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
-import { FIXED_NOW, request } from '../fixtures/requests.js';
-import { withIstioSidecar, withVaultAgent } from '../fixtures/sidecars.js';
-import { podsetRounds, podsetSyncRequest, sentBytes, storedPod } from '../fixtures/stored-objects.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+import { withVaultAgent } from '../fixtures/sidecars.js';
+import { largestPodsetRequest, podsetRounds, sentBytes } from '../fixtures/stored-objects.js';
+import { BUSYBOX, injected, podsetRequest } from './syncs.js';
 
-const injected = (pod: KubeObject, parent: ParentObject, i: number) =>
-  withVaultAgent(withIstioSidecar(storedPod(pod, parent, i)));
-
-/** The largest of the sync requests with these pods, whatever status the customize answer kept was asked with. */
-function largestRequest(parent: ParentObject, pods: KubeObject[]): number {
-  const lost = { ...parent, status: {} } as ParentObject;
-  return Math.max(
-    ...[
-      [parent, parent],
-      [lost, lost],
-      [lost, parent],
-    ].map(([asked, now]) => sentBytes(podsetSyncRequest(asked!, now!, pods).body)),
-  );
-}
+/** Istio's sidecar, then Vault's agent. */
+const injectedTwice = (pod: KubeObject, parent: ParentObject, i: number) => withVaultAgent(injected(pod, parent, i));
 
 t.test('a 1000-pod PodSet whose pods two injectors grow: every sync request within the body limit', async (t) => {
-  const req = request('podset', { size: 1000, image: 'busybox:1.36', command: ['sleep', '3600'] });
-  req.parent.metadata = { ...req.parent.metadata, name: 'web', namespace: 'shop' };
-  const rounds = podsetRounds(req, FIXED_NOW, injected);
+  const rounds = podsetRounds(podsetRequest({ size: 1000, ...BUSYBOX }), FIXED_NOW, injectedTwice);
   t.comment(`a pod as stored: ${sentBytes(rounds[0]!.pods[0])} bytes`);
   for (const [i, round] of rounds.entries()) {
-    const bytes = largestRequest(round.parent, round.pods);
+    const bytes = largestPodsetRequest(round.parent, round.pods);
     t.ok(
       bytes <= DEFAULT_BODY_LIMIT,
       `sync ${i + 2}: ${round.pods.length} pods stored, the largest request ${bytes} bytes, within ${DEFAULT_BODY_LIMIT}`,
