@@ -145,7 +145,7 @@ export function keepObserved(obj: KubeObject): KubeObject {
   const applied = lastApplied(obj);
   if (applied) {
     const kept = keepShape(applied, obj);
-    if (isPlainObject(kept) && isPlainObject(kept['metadata'])) {
+    if (isRecord(kept) && isRecord(kept['metadata'])) {
       // Identity is the observed object's, whatever the annotation says (keepShape took name and namespace from it).
       return sanitised({ ...kept, apiVersion: obj.apiVersion, kind: obj.kind } as KubeObject);
     }
@@ -176,7 +176,8 @@ function sanitised(obj: KubeObject): KubeObject {
 /** What keepShape leaves out: a field the observed object does not have. */
 const ABSENT = Symbol('absent');
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object: not null, not a list. What an untrusted field is checked with before its keys are read. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -190,7 +191,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 function keepShape(applied: unknown, live: unknown): unknown {
   if (live === undefined) return ABSENT;
-  if (isPlainObject(applied) && isPlainObject(live)) {
+  if (isRecord(applied) && isRecord(live)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(applied)) {
       if (!Object.hasOwn(live, key)) continue;
@@ -202,7 +203,7 @@ function keepShape(applied: unknown, live: unknown): unknown {
     }
     return out;
   }
-  if (Array.isArray(applied) && Array.isArray(live) && applied.some(isPlainObject)) {
+  if (Array.isArray(applied) && Array.isArray(live) && applied.some(isRecord)) {
     return keepListShape(applied, live);
   }
   return live !== null && typeof live === 'object' ? structuredClone(live) : live;
@@ -217,7 +218,7 @@ const MERGE_KEYS = ['containerPort', 'port', 'mountPath', 'name', 'uid', 'ip', '
 /** The key Metacontroller merges these lists by (detectListMapKey), or undefined: the list is replaced whole. */
 function listMapKey(...lists: unknown[][]): string | undefined {
   const items = lists.flat();
-  if (!items.every(isPlainObject)) return undefined;
+  if (!items.every(isRecord)) return undefined;
   // Every element has the key (a list with no element has none: Metacontroller guesses none either).
   return items.length === 0 ? undefined : MERGE_KEYS.find((key) => items.every((item) => Object.hasOwn(item, key)));
 }
@@ -291,10 +292,8 @@ function indexBy(list: unknown[], key: (value: unknown) => string | undefined): 
 
 /** True when every value `applied` names is `live`'s (objects: `live` may have more keys; lists: more elements). */
 function fitsInto(applied: unknown, live: unknown): boolean {
-  if (isPlainObject(applied)) {
-    return (
-      isPlainObject(live) && Object.keys(applied).every((k) => Object.hasOwn(live, k) && fitsInto(applied[k], live[k]))
-    );
+  if (isRecord(applied)) {
+    return isRecord(live) && Object.keys(applied).every((k) => Object.hasOwn(live, k) && fitsInto(applied[k], live[k]));
   }
   if (Array.isArray(applied)) {
     return Array.isArray(live) && applied.length <= live.length && applied.every((a, i) => fitsInto(a, live[i]));
@@ -305,7 +304,7 @@ function fitsInto(applied: unknown, live: unknown): boolean {
 /** A value as text with its objects' keys sorted: two equal values, whatever their key order, give the same text. */
 function canonicalText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalText).join(',')}]`;
-  if (isPlainObject(value)) {
+  if (isRecord(value)) {
     return `{${Object.keys(value)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonicalText(value[k])}`)

@@ -365,9 +365,10 @@ export function renderChart(
   comment(['logLevel'], 'pino level: fatal, error, warn, info, debug, trace.');
   comment(
     ['authToken'],
-    'The Bearer token every webhook sends and the hook server requires (docs/operating.md, Security):\n' +
-      'the key `key` of the Secret `secretName` in the release namespace. create: true makes that Secret, with\n' +
-      '`value`, or else a random token kept across upgrades; create: false (the default) uses one you made:\n' +
+    'The Bearer token (METAOPS_AUTH_TOKEN) every webhook sends and the hook server requires (docs/operating.md,\n' +
+      'Security): the key `key` of the Secret `secretName` in the release namespace. create: true makes that\n' +
+      'Secret, with `value`, or else a random token kept across upgrades; create: false (the default) uses one you\n' +
+      'made:\n' +
       '  kubectl -n metaops create secret generic metaops-hook-token --from-literal=token="$(openssl rand -hex 32)"',
   );
   comment(['operators'], 'Which operators to install: each is its CRD (kept by helm uninstall) and its controller.');

@@ -9,6 +9,7 @@
 // it again, as the rules allow. A child today's rules allow is kept whatever the typo: a valid schedule never goes.
 import { parseArgs, isDeepStrictEqual } from 'node:util';
 import {
+  isRecord,
   allObserved,
   invalidSpecResponse,
   keepObserved,
@@ -46,7 +47,7 @@ function podSpecOf(child: KubeObject): Record<string, unknown> | undefined {
   const spec = child['spec'] as Record<string, any> | undefined;
   const job = child.kind === 'CronJob' ? spec?.['jobTemplate']?.['spec'] : child.kind === 'Job' ? spec : undefined;
   const pod = job?.['template']?.['spec'] as unknown;
-  return pod && typeof pod === 'object' && !Array.isArray(pod) ? (pod as Record<string, unknown>) : undefined;
+  return isRecord(pod) ? pod : undefined;
 }
 
 const list = (v: unknown): unknown[] | undefined =>

@@ -2,6 +2,7 @@
 // termination message, where the EtcdBackup hook reads it (sync.ts podResult). The kubelet keeps only the last
 // TERMINATION_MESSAGE_BYTES of that file, so the result is bounded (fitted) whatever the keys' lengths and however
 // many snapshots a run pruned.
+import { isRecord } from '../../lib/index.js';
 import type { LineageBreak } from './lineage.js';
 
 /** What a backup run reports (runBackup): the CLI writes it on stdout and as the container's termination message. */
@@ -132,7 +133,6 @@ const COUNTS = ['etcdRevision', 'size', 'prunedCount'] as const;
 /** The longest UID a result may name its EtcdBackup by (a Kubernetes UID is 36 characters). */
 const UID_CHARS = 128;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length <= RESULT_BYTES;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
@@ -146,7 +146,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
  * pruneProblem, skipped, a lineage break's why) are cut to RESULT_BYTES characters. Fields no result has are not read.
  */
 export function readResult(v: unknown): BackupResult | undefined {
-  if (!isObject(v)) return malformed('it is no JSON object');
+  if (!isRecord(v)) return malformed('it is no JSON object');
   const uid = v['backupUid'];
   if (uid !== undefined && !(typeof uid === 'string' && uid.length <= UID_CHARS)) return undefined;
   const owner = uid === undefined ? {} : { backupUid: uid };
@@ -193,7 +193,7 @@ function wrongField(v: Record<string, unknown>): string | undefined {
 
 /** What of a result's lineage break is of the wrong type (or too long, or a reason none known), if anything. */
 function wrongBreak(b: unknown): string | undefined {
-  if (!isObject(b)) return 'lineageBreak is not an object';
+  if (!isRecord(b)) return 'lineageBreak is not an object';
   if (typeof b['reason'] !== 'string' || !BREAK_REASONS.has(b['reason'])) return 'lineageBreak.reason is none known';
   for (const f of ['key', 'clusterId', 'date'] as const)
     if (!isText(b[f])) return `lineageBreak.${f} is not a string of a result's length`;

@@ -4,11 +4,9 @@
 // the members with its own rights and the API server checks only that the pod's (or claim's) creator may create it,
 // so whoever may create an EtcdCluster would read, with the spec's own image, what it may not read itself. Refused
 // unless the server allows it (METAOPS_ETCD_ALLOW_REFERENCES, lib/config.ts); docs/etcdcluster.md "References".
-import { ETCD_REFERENCES_ENV } from '../../lib/index.js';
+import { ETCD_REFERENCES_ENV, isRecord } from '../../lib/index.js';
 
 const WHY = `metaops cannot check that the EtcdCluster's author may read what it names (a cluster admin may allow such references with ${ETCD_REFERENCES_ENV}=true)`;
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The first field of the spec that names another object of the namespace for the members to take, as the InvalidSpec
@@ -16,11 +14,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
  */
 export function referenceProblem(spec: unknown, allowed: boolean | undefined): string | undefined {
   if (allowed) return undefined;
-  const pod = isObject(spec) && isObject(spec['pod']) ? spec['pod'] : {};
+  const pod = isRecord(spec) && isRecord(spec['pod']) ? spec['pod'] : {};
   const env = Array.isArray(pod['etcdEnv']) ? (pod['etcdEnv'] as unknown[]) : [];
   for (const [i, entry] of env.entries()) {
-    const from = isObject(entry) ? entry['valueFrom'] : undefined;
-    if (!isObject(from)) continue;
+    const from = isRecord(entry) ? entry['valueFrom'] : undefined;
+    if (!isRecord(from)) continue;
     if (from['secretKeyRef'] !== undefined)
       return `spec.pod.etcdEnv[${i}].valueFrom.secretKeyRef is not allowed: it hands a Secret of the namespace to the members, which run the spec's image; ${WHY}`;
     if (from['configMapKeyRef'] !== undefined)
@@ -28,7 +26,7 @@ export function referenceProblem(spec: unknown, allowed: boolean | undefined): s
   }
   const claim = pod['persistentVolumeClaimSpec'];
   for (const field of ['dataSource', 'dataSourceRef'] as const) {
-    if (isObject(claim) && claim[field] !== undefined && claim[field] !== null)
+    if (isRecord(claim) && claim[field] !== undefined && claim[field] !== null)
       return `spec.pod.persistentVolumeClaimSpec.${field} is not allowed: it fills every member volume from a claim or snapshot of the namespace, mounted by the spec's image; ${WHY}`;
   }
   return undefined;

@@ -8,7 +8,7 @@
 // is stored, and the cluster asked again when the hold ends. What the planner remembers (the members, their clocks,
 // records of additions, upgrades and restores) is never held: a sync that changes it writes its whole status, and
 // every decision is made from what the members said in this sync, never from the held report.
-import { rfc3339, type CompositeSyncResponse, type ParentObject } from '../../lib/index.js';
+import { isRecord, rfc3339, type CompositeSyncResponse, type ParentObject } from '../../lib/index.js';
 
 /** How long a reported change of what members say stands before the next such change is reported (seconds). */
 export const REPORT_HOLD_SECONDS = 15;
@@ -38,10 +38,6 @@ const MEMBER_REPORT_KEYS: ReadonlySet<string> = new Set(['healthy', 'leader', 'v
 const STAMPS: ReadonlySet<string> = new Set(['observedGeneration', REPORTED_AT]);
 
 type Status = Record<string, unknown>;
-
-function isRecord(v: unknown): v is Status {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** JSON with every object's keys sorted: the stored status comes back from the API server in its own key order. */
 function canonical(v: unknown): string {

@@ -1,6 +1,7 @@
 // EtcdCluster sync and finalize: observe etcd (member list, health), decide (plan.ts, pure), make the one
 // membership change decided, answer with the pods and Services and an etcd-operator style status.
 import {
+  isRecord,
   claimClassUnseen,
   claimsHeldCondition,
   CLASS_NOT_SEEN,
@@ -1089,7 +1090,7 @@ function readyCondition(conditions: readonly ConditionInput[], d: Answer, failur
 
 function specPodMap(parent: ParentObject, field: 'annotations' | 'labels'): Record<string, unknown> {
   const a = ((parent['spec'] as { pod?: Record<string, unknown> } | undefined)?.pod?.[field] ?? {}) as unknown;
-  return typeof a === 'object' && a !== null && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
+  return isRecord(a) ? a : {};
 }
 
 /** The ID of the etcd cluster this EtcdCluster made, as last read (identity.ts): only its answers count. */
