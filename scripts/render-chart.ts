@@ -354,7 +354,11 @@ export function renderChart(
     const item = pair(values, path);
     if (item) (item.key as YAML.Scalar).commentBefore = ` ${text.split('\n').join('\n ')}`;
   };
-  comment(['image'], 'The hook server\'s image (`npm run image` builds it). tag: "" means the chart\'s appVersion.');
+  comment(
+    ['image'],
+    "The hook server's image (`npm run image` builds it), also the one backup Jobs and restore steps run\n" +
+      '(METAOPS_IMAGE). tag: "" means the chart\'s appVersion.',
+  );
   comment(['replicas'], 'Hook server replicas (a PodDisruptionBudget keeps one through drains).');
   comment(['resources'], "The hook server container's requests and limits.");
   comment(

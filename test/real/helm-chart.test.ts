@@ -118,6 +118,7 @@ t.test('each value shows in what Helm renders', async (t) => {
   );
   const env = Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
   t.equal(env.LOG_LEVEL, 'debug');
+  t.equal(env.METAOPS_IMAGE, c.image, "backup Jobs and restore steps run the chart's image");
   t.same(env.METAOPS_AUTH_TOKEN, { secretKeyRef: { name: 'hooks-token', key: 'bearer' } });
   t.equal(env.METAOPS_DEBUG_IMAGE_ALLOWLIST, 'busybox*,ghcr.io/org/*');
   t.equal(env.METAOPS_DEBUG_PROFILES, 'general,baseline');
@@ -250,5 +251,9 @@ t.test("the README's kustomize overlay points the manifests at another image", a
   writeFileSync(join(dir, 'my-metaops', 'kustomization.yaml'), overlay!);
   const objs = docs(execFileSync(join(bin, 'kubectl'), ['kustomize', join(dir, 'my-metaops')], { encoding: 'utf8' }));
   const deployment = objs.find((o) => o.kind === 'Deployment' && o.metadata.name === 'metaops');
-  t.equal(deployment.spec.template.spec.containers[0].image, 'registry.example.com/metaops:0.1.0');
+  const c = deployment.spec.template.spec.containers[0];
+  t.equal(c.image, 'registry.example.com/metaops:0.1.0');
+  const image = c.env.find((e: any) => e.name === 'METAOPS_IMAGE');
+  t.equal(image?.value, c.image, 'backup Jobs and restore steps run the same image');
+  t.equal(c.env.filter((e: any) => e.name === 'METAOPS_IMAGE').length, 1, 'set once');
 });
