@@ -3,7 +3,7 @@
 // counts what the hook answered and what the API server and the kubelet add to a plain pod; a mutating admission
 // webhook may add much more (Istio's sidecar: the istio-proxy container, istio-init, eight volumes, labels and
 // annotations, two more container statuses: ~12 KB a pod), which only the pods as stored show.
-import { goJsonBytes, type KubeObject, LAST_APPLIED, textOf } from '../../lib/index.js';
+import { goJsonBytes, isRecord, type KubeObject, LAST_APPLIED, textOf } from '../../lib/index.js';
 
 /** Pods measured per sync at most, spread over the ordinals; the largest counts. */
 export const MEASURED_PODS = 8;
@@ -27,9 +27,7 @@ function fieldsBytes(value: unknown, depth: number): number {
   if (depth > WALK_DEPTH) return goJsonBytes(value);
   let n = 2;
   if (Array.isArray(value)) {
-    for (const v of value)
-      if (v && typeof v === 'object' && !Array.isArray(v))
-        n += elementKeyBytes(v as Record<string, unknown>) + 8 + fieldsBytes(v, depth + 1);
+    for (const v of value) if (isRecord(v)) n += elementKeyBytes(v) + 8 + fieldsBytes(v, depth + 1);
     return n;
   }
   for (const [k, v] of Object.entries(value)) n += Buffer.byteLength(k) + 6 + fieldsBytes(v, depth + 1);
@@ -41,8 +39,7 @@ function containersOf(pod: KubeObject): Array<Record<string, unknown>> {
   const spec = pod['spec'] as { containers?: unknown; initContainers?: unknown } | undefined;
   const out: Array<Record<string, unknown>> = [];
   for (const list of [spec?.containers, spec?.initContainers])
-    if (Array.isArray(list))
-      for (const c of list) if (c && typeof c === 'object' && !Array.isArray(c)) out.push(c as Record<string, unknown>);
+    if (Array.isArray(list)) for (const c of list) if (isRecord(c)) out.push(c);
   return out;
 }
 
@@ -119,10 +116,10 @@ const objectsIn = (list: unknown): Array<Record<string, unknown>> =>
 function runningOnly(s: Record<string, unknown>): Record<string, unknown> {
   const state = s['state'];
   const plain: Record<string, unknown> = {};
-  if (state && typeof state === 'object' && !Array.isArray(state))
-    for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
-      if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
-      const { message: _message, ...rest } = v as Record<string, unknown>;
+  if (isRecord(state))
+    for (const [k, v] of Object.entries(state)) {
+      if (!isRecord(v)) continue;
+      const { message: _message, ...rest } = v;
       plain[k] = rest;
     }
   return { ...s, lastState: {}, state: plain };
