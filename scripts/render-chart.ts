@@ -103,6 +103,20 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_S3_BUCKETS_PER_NAMESPACE`,
     `${i}  value: {{ . | quote }}`,
     `${i}{{- end }}`,
+    // The customer managed KMS keys S3 resources may name (any namespace, or namespace=ARN): none unless listed.
+    `${i}{{- with .Values.s3Policy.kmsKeyAllowlist }}`,
+    `${i}- name: METAOPS_KMS_KEY_ALLOWLIST`,
+    `${i}  value: {{ join "," . | quote }}`,
+    `${i}{{- end }}`,
+    // The EtcdCluster upgrade soak in seconds (unset: the server's 300).
+    `${i}{{- with .Values.etcdPolicy.upgradeSoakSeconds }}`,
+    `${i}- name: METAOPS_ETCD_UPGRADE_SOAK_SECONDS`,
+    `${i}  value: {{ . | quote }}`,
+    `${i}{{- end }}`,
+    // Any other setting of docs/operating.md, written as container env entries; last, so they win over the above.
+    `${i}{{- with .Values.extraEnv }}`,
+    `${i}{{- toYaml . | nindent ${i.length} }}`,
+    `${i}{{- end }}`,
   ],
   // The rule for HTTPS out (the API server, AWS): anywhere by default (manifests/deploy/networkpolicy.yaml says
   // why), or only to the CIDRs the values name.
@@ -337,11 +351,12 @@ export function renderChart(
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '', actAsAuthor: false },
-    etcdPolicy: { clusterDomain: '', clusterDomains: [], allowReferences: false },
+    etcdPolicy: { clusterDomain: '', clusterDomains: [], allowReferences: false, upgradeSoakSeconds: '' },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
     podPolicy: { tolerations: [] },
     volumePolicy: { allowStaticVolumes: false },
-    s3Policy: { bucketsPerNamespace: '' },
+    s3Policy: { bucketsPerNamespace: '', kmsKeyAllowlist: [] },
+    extraEnv: [],
     metacontroller: { namespace: 'metacontroller' },
     networkPolicy: { egress: { https: 'anywhere', apiServerCidrs: [], awsCidrs: [], extra: [] } },
     webhook: { url: '' },
@@ -390,7 +405,9 @@ export function renderChart(
       "clusterDomain: METAOPS_ETCD_CLUSTER_DOMAIN (default cluster.local): EtcdCluster members and a backup's\n" +
       'etcdEndpoints are named in it; clusterDomains: METAOPS_ETCD_CLUSTER_DOMAINS, other domains a spec may name.\n' +
       'allowReferences: METAOPS_ETCD_ALLOW_REFERENCES; false (the default) refuses an EtcdCluster naming Secrets,\n' +
-      'ConfigMaps (etcdEnv valueFrom) or volume sources (claim dataSource) as InvalidSpec (docs/operating.md).',
+      'ConfigMaps (etcdEnv valueFrom) or volume sources (claim dataSource) as InvalidSpec (docs/operating.md).\n' +
+      'upgradeSoakSeconds: METAOPS_ETCD_UPGRADE_SOAK_SECONDS (20-3600; empty: 300), how long a member moved to a new\n' +
+      'version must serve before the next one moves (docs/etcdcluster.md, "Upgrades").',
   );
   comment(
     ['backupPolicy'],
@@ -414,7 +431,16 @@ export function renderChart(
     ['s3Policy'],
     'S3 resources: bucketsPerNamespace is METAOPS_S3_BUCKETS_PER_NAMESPACE, the most buckets the S3 resources of one\n' +
       "namespace may hold in the operator's AWS account, retained ones included (1-900; empty: the server's 100).\n" +
-      'Namespaces times this should stay under the account\'s bucket quota (docs/s3.md, "Limits").',
+      'Namespaces times this should stay under the account\'s bucket quota (docs/s3.md, "Limits").\n' +
+      'kmsKeyAllowlist: METAOPS_KMS_KEY_ALLOWLIST, the customer managed KMS key ARNs S3 resources may name, each\n' +
+      '"<key ARN>" (any namespace) or "<namespace>=<key ARN>"; empty: none, SSE-KMS uses the AWS managed key\n' +
+      '(docs/operating.md, "KMS keys").',
+  );
+  comment(
+    ['extraEnv'],
+    'More settings of the hook server (docs/operating.md, "Settings"), as container env entries, e.g.\n' +
+      '  - {name: METAOPS_HOOK_DEADLINE_MS, value: "9000"}   (a value is a string: quote it; --set-string)\n' +
+      'Name no setting that has a value above (the same variable twice is refused by server-side apply).',
   );
   comment(
     ['metacontroller'],

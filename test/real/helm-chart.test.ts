@@ -101,8 +101,14 @@ t.test('each value shows in what Helm renders', async (t) => {
       'backupPolicy.etcdEndpoints={https://etcd.example:2379}',
       'etcdPolicy.clusterDomain=k8s.internal',
       'etcdPolicy.clusterDomains={corp.example,b.example}',
+      'etcdPolicy.upgradeSoakSeconds=600',
+      's3Policy.kmsKeyAllowlist={arn:aws:kms:eu-north-1:123456789012:key/k1,team-a=arn:aws:kms:eu-north-1:123456789012:key/k2}',
+      'extraEnv[0].name=METAOPS_HOOK_DEADLINE_MS',
       'metacontroller.namespace=mc',
     ].join(','),
+    // An env value is a string: --set would make 9000 a number, which the API server refuses.
+    '--set-string',
+    'extraEnv[0].value=9000',
   ]);
   const objs = byKey(out);
   const deployment = objs.get('Deployment/ops/metaops');
@@ -129,6 +135,13 @@ t.test('each value shows in what Helm renders', async (t) => {
   t.equal(env.METAOPS_BACKUP_ETCD_ENDPOINTS, 'https://etcd.example:2379');
   t.equal(env.METAOPS_ETCD_CLUSTER_DOMAIN, 'k8s.internal');
   t.equal(env.METAOPS_ETCD_CLUSTER_DOMAINS, 'corp.example,b.example');
+  t.equal(env.METAOPS_ETCD_UPGRADE_SOAK_SECONDS, '600');
+  t.equal(
+    env.METAOPS_KMS_KEY_ALLOWLIST,
+    'arn:aws:kms:eu-north-1:123456789012:key/k1,team-a=arn:aws:kms:eu-north-1:123456789012:key/k2',
+  );
+  t.equal(env.METAOPS_HOOK_DEADLINE_MS, '9000', 'extraEnv entries are container env entries');
+  t.equal(new Set(c.env.map((e: any) => e.name)).size, c.env.length, 'no variable is set twice');
   const secret = objs.get('Secret/ops/hooks-token');
   t.equal(Buffer.from(secret.data.bearer, 'base64').toString(), '0123456789abcdef0123456789abcdef');
   t.notOk(objs.has('CustomResourceDefinition//s3s.systek.no'), 'S3 off: no CRD');
