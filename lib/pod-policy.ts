@@ -119,6 +119,109 @@ function sysctlsPolicyProblem(field: string, sysctls: unknown, baseline: string)
   return undefined;
 }
 
+/** The setting that names the label and annotation key prefixes a tenant's pods may carry besides the defaults. */
+export const POD_METADATA_SETTING = 'METAOPS_POD_METADATA_PREFIXES';
+
+/**
+ * The key prefixes every tenant's pod labels and annotations may use besides keys without a prefix: the labels
+ * Kubernetes recommends for applications and Prometheus' scrape annotations. No cluster component acts on them beyond
+ * the pod's namespace.
+ */
+export const POD_METADATA_ALWAYS_ALLOWED: readonly string[] = ['app.kubernetes.io', 'prometheus.io'];
+
+/**
+ * The entries of the server's METAOPS_POD_METADATA_PREFIXES (comma-separated): key prefixes (`example.com`), their
+ * subdomains (`*.example.com`), `*` for any, or a key without a prefix that is refused by default (`aadpodidbinding`).
+ */
+export function podMetadataPrefixesOf(env: NodeJS.ProcessEnv): string[] {
+  return (env[POD_METADATA_SETTING] ?? '')
+    .split(',')
+    .map((k) => k.trim().toLowerCase())
+    .filter((k) => k !== '');
+}
+
+/** What is wrong with METAOPS_POD_METADATA_PREFIXES (the server refuses to start): each a DNS prefix, `*.`one, or `*`. */
+export function podMetadataPrefixesProblems(env: NodeJS.ProcessEnv): string[] {
+  const prefix = /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  return podMetadataPrefixesOf(env)
+    .filter((k) => k !== '*' && (k.length > 253 || !prefix.test(k)))
+    .map(
+      (k) =>
+        `${POD_METADATA_SETTING}: ${JSON.stringify(k)} is no key prefix (such as example.com or *.example.com), nor *`,
+    );
+}
+
+/**
+ * Keys without a prefix that a cluster component still reads as an instruction reaching past the namespace: AAD Pod
+ * Identity gives a pod the Azure identity its `aadpodidbinding` label names, in any namespace unless it runs
+ * forceNamespaced (off by default). Refused unless the administrator names the key itself.
+ */
+const UNPREFIXED_INSTRUCTIONS: ReadonlySet<string> = new Set(['aadpodidbinding']);
+
+/** Whether a key prefix (lower case) is one every pod may carry or one the server's administrator names. */
+function prefixAllowed(prefix: string, allowed: readonly string[]): boolean {
+  return [...POD_METADATA_ALWAYS_ALLOWED, ...allowed].some(
+    (a) => a === '*' || a === prefix || (a.startsWith('*.') && prefix.endsWith(a.slice(1))),
+  );
+}
+
+/**
+ * The first label or annotation key (already well formed) with a prefix the server does not let tenants put on the
+ * pods it makes, or undefined. Cluster components read prefixed pod labels and annotations as instructions that a
+ * pod's own spec could never give: a service mesh's injector adds host volumes and runs an image the annotation names
+ * in a privileged init container (`sidecar.istio.io/...`), a CNI plugin takes an address from another tenant's pool
+ * (`cni.projectcalico.org/ipv4pools`), an autoscaler keeps a shared node (`karpenter.sh/do-not-disrupt`). Their list
+ * has no end, so the rule names what may pass: keys without a prefix, the prefixes every pod may carry
+ * (POD_METADATA_ALWAYS_ALLOWED), and those the server's administrator names in METAOPS_POD_METADATA_PREFIXES.
+ */
+export function metadataPolicyProblem(field: string, map: unknown, allowed: readonly string[]): string | undefined {
+  if (!map || typeof map !== 'object' || Array.isArray(map)) return undefined;
+  for (const key of Object.keys(map)) {
+    const slash = key.indexOf('/');
+    if (slash < 0 && UNPREFIXED_INSTRUCTIONS.has(key.toLowerCase()) && !prefixAllowed(key.toLowerCase(), allowed))
+      return (
+        `${field}[${JSON.stringify(key)}] is read by a cluster component as a request for another identity, and the ` +
+        `pods metaops makes carry it only where the server's administrator names it in ${POD_METADATA_SETTING}`
+      );
+    if (slash < 0) continue;
+    const prefix = key.slice(0, slash).toLowerCase();
+    if (prefixAllowed(prefix, allowed)) continue;
+    const now = allowed.length ? `it names ${allowed.map((k) => JSON.stringify(k)).join(', ')}` : 'it names none';
+    return (
+      `${field}[${JSON.stringify(key)}]: the prefix ${JSON.stringify(prefix)} is a cluster component's to read, and ` +
+      `the pods metaops makes carry only keys without a prefix, ${POD_METADATA_ALWAYS_ALLOWED.join('/, ')}/ and the ` +
+      `prefixes the server's administrator names in ${POD_METADATA_SETTING} (${now})`
+    );
+  }
+  return undefined;
+}
+
+/** The annotations by which the API server still sets a container's AppArmor or seccomp profile. */
+const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
+const SECCOMP_ANNOTATIONS = [
+  'seccomp.security.alpha.kubernetes.io/pod',
+  'container.seccomp.security.alpha.kubernetes.io/',
+];
+
+/**
+ * The first annotation that sets a profile Pod Security `baseline` refuses, or undefined: an AppArmor annotation other
+ * than `runtime/default` or `localhost/<profile>`, a seccomp annotation `unconfined`. The API server turns them into
+ * the container's profile as it does the fields confinementProblem checks, whatever server setting allows prefixes.
+ */
+export function annotationConfinementProblem(field: string, annotations: unknown): string | undefined {
+  if (!annotations || typeof annotations !== 'object' || Array.isArray(annotations)) return undefined;
+  for (const [key, value] of Object.entries(annotations as Record<string, unknown>)) {
+    const k = key.toLowerCase();
+    const v = typeof value === 'string' ? value.trim().toLowerCase() : '';
+    const apparmor = k.startsWith(APPARMOR_ANNOTATION) && v !== 'runtime/default' && !v.startsWith('localhost/');
+    const seccomp =
+      SECCOMP_ANNOTATIONS.some((a) => k === a || (a.endsWith('/') && k.startsWith(a))) && v === 'unconfined';
+    if (apparmor || seccomp)
+      return `${field}[${JSON.stringify(key)}] ${JSON.stringify(value)} is not allowed: the pods metaops makes keep the confinement of Pod Security "baseline" (as securityContext.appArmorProfile and seccompProfile)`;
+  }
+  return undefined;
+}
+
 /** Multus's annotations: the networks a pod is attached to, each `[<namespace>/]<name>[@<interface>]` or JSON. */
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
@@ -160,10 +263,13 @@ function networkNamespaces(value: string): string[] | undefined {
     const out: string[] = [];
     for (const n of list) {
       if (!n || typeof n !== 'object' || Array.isArray(n)) return undefined;
-      const ns = (n as { namespace?: unknown }).namespace;
-      if (ns === undefined) continue;
-      if (typeof ns !== 'string') return undefined;
-      out.push(ns);
+      // Multus reads the JSON with Go's encoding/json, whose field names match keys in any case, with Unicode's
+      // simple folding ("Namespace", "NAMESPACE", "nameſpace"): every key so folded to namespace counts.
+      for (const [key, ns] of Object.entries(n as Record<string, unknown>)) {
+        if (goFolded(key) !== 'namespace') continue;
+        if (typeof ns !== 'string') return undefined;
+        out.push(ns);
+      }
     }
     return out;
   }
@@ -172,4 +278,9 @@ function networkNamespaces(value: string): string[] | undefined {
     .map((entry) => entry.trim())
     .filter((entry) => entry.includes('/'))
     .map((entry) => entry.slice(0, entry.indexOf('/')));
+}
+
+/** A JSON key as Go's encoding/json compares it with a field name: lower case, the long s and Kelvin sign folded. */
+function goFolded(key: string): string {
+  return key.toLowerCase().replaceAll('\u017f', 's');
 }

@@ -88,6 +88,11 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_POD_TOLERATIONS`,
     `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
+    // The label and annotation key prefixes a tenant's member pods may carry beyond the defaults.
+    `${i}{{- with .Values.podPolicy.metadataPrefixes }}`,
+    `${i}- name: METAOPS_POD_METADATA_PREFIXES`,
+    `${i}  value: {{ join "," . | quote }}`,
+    `${i}{{- end }}`,
     // Static binding (storageClassName "") for the claims EtcdClusters and MySQLClusters ask for: off unless set.
     `${i}{{- if .Values.volumePolicy.allowStaticVolumes }}`,
     `${i}- name: METAOPS_ALLOW_STATIC_VOLUMES`,
@@ -353,7 +358,7 @@ export function renderChart(
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '', actAsAuthor: false },
     etcdPolicy: { clusterDomain: '', clusterDomains: [], allowReferences: false, upgradeSoakSeconds: '' },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
-    podPolicy: { tolerations: [] },
+    podPolicy: { tolerations: [], metadataPrefixes: [] },
     volumePolicy: { allowStaticVolumes: false },
     s3Policy: { bucketsPerNamespace: '', kmsKeyAllowlist: [] },
     extraEnv: [],
@@ -419,7 +424,10 @@ export function renderChart(
     ['podPolicy'],
     'What a custom resource may ask of the pods metaops makes for it (docs/operating.md, "Tenants"). tolerations:\n' +
       'METAOPS_POD_TOLERATIONS, the taint keys (or "*") EtcdCluster members may tolerate; empty: none beyond\n' +
-      'PreferNoSchedule and a node that stopped reporting (a taint keeps nodes to a tenant or the control plane).',
+      'PreferNoSchedule and a node that stopped reporting (a taint keeps nodes to a tenant or the control plane).\n' +
+      'metadataPrefixes: METAOPS_POD_METADATA_PREFIXES, the label and annotation key prefixes (example.com,\n' +
+      '*.example.com, or "*") spec.pod.labels and annotations may use besides unprefixed keys, app.kubernetes.io/\n' +
+      'and prometheus.io/ (mesh injectors, CNIs and credential agents read prefixed pod keys as instructions).',
   );
   comment(
     ['volumePolicy'],

@@ -1,5 +1,6 @@
 import {
   affinityProblem,
+  annotationConfinementProblem,
   annotationReachProblem,
   claimSpecProblem,
   confinementProblem,
@@ -9,6 +10,7 @@ import {
   imageProblem,
   jsonBytes,
   kib,
+  metadataPolicyProblem,
   namesBytes,
   parentNameProblem,
   type ParentObject,
@@ -86,6 +88,7 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
   // server's to allow (settingsProblem below).
   const reach =
     confinementProblem('spec.pod.securityContext', pod['securityContext']) ??
+    annotationConfinementProblem('spec.pod.annotations', pod['annotations']) ??
     annotationReachProblem('spec.pod.annotations', pod['annotations'], parent.metadata.namespace ?? 'default');
   if (reach) return reach;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
@@ -200,6 +203,8 @@ export const etcdcluster = defineComposite({
   // (references.ts); a running cluster so refused keeps its members (InvalidSpec keeps every child).
   settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
     tolerationsPolicyProblem('spec.pod.tolerations', spec.pod?.tolerations, settings.podTolerations ?? []) ??
+    metadataPolicyProblem('spec.pod.annotations', spec.pod?.annotations, settings.podMetadataPrefixes ?? []) ??
+    metadataPolicyProblem('spec.pod.labels', spec.pod?.labels, settings.podMetadataPrefixes ?? []) ??
     referenceProblem(spec, settings.allowReferences) ??
     claimClassProblem(
       'spec.pod.persistentVolumeClaimSpec.storageClassName',

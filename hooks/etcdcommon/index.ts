@@ -21,6 +21,8 @@ import {
 import { NamespaceShares } from './clientcache.js';
 import { tenancyFromEnv, type BackupTenancy } from './tenancy.js';
 import {
+  podMetadataPrefixesOf,
+  podMetadataPrefixesProblems,
   podTolerationsOf,
   podTolerationsProblems,
   staticVolumesAllowed,
@@ -346,6 +348,8 @@ export interface EtcdSettings {
   allowStaticVolumes?: boolean;
   /** The taint keys a member pod may tolerate besides a node that stopped reporting (METAOPS_POD_TOLERATIONS). */
   podTolerations?: readonly string[];
+  /** The label and annotation key prefixes a member pod may carry besides the defaults (METAOPS_POD_METADATA_PREFIXES). */
+  podMetadataPrefixes?: readonly string[];
   /**
    * Whether an EtcdCluster's spec may name Secrets and ConfigMaps (spec.pod.etcdEnv valueFrom) and volume sources
    * (the claim spec's dataSource, dataSourceRef) for its members: METAOPS_ETCD_ALLOW_REFERENCES, lib/config.ts.
@@ -393,6 +397,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     backup: tenancyFromEnv(env, [clusterDomain, ...allowedDomains]),
     allowStaticVolumes: staticVolumesAllowed(env),
     podTolerations: podTolerationsOf(env),
+    podMetadataPrefixes: podMetadataPrefixesOf(env),
     allowReferences: etcdReferencesAllowed(env),
     ...(upgradeSoakSeconds !== undefined ? { upgradeSoakSeconds } : {}),
   };
@@ -405,6 +410,7 @@ export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
     ...[clusterDomain!, ...allowedDomains!].flatMap((d) => clusterDomainProblem(d) ?? []),
     ...staticVolumesProblems(env),
     ...podTolerationsProblems(env),
+    ...podMetadataPrefixesProblems(env),
     ...etcdReferencesProblems(env),
     ...(env['METAOPS_ETCD_UPGRADE_SOAK_SECONDS'] !== undefined && upgradeSoakOf(env) === undefined
       ? [

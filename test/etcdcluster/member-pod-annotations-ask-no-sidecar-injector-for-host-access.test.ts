@@ -13,8 +13,7 @@
 // Must hold: no member pod carries an annotation asking an admission component for a host volume or for its own image
 // in a privileged container: such a spec is InvalidSpec naming the field, and no member pod carries it.
 import t from 'tap';
-import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdRefusal } from '../fixtures/etcd.js';
 import { running } from '../fixtures/etcd-loop.js';
 
 const escape = {
@@ -52,7 +51,7 @@ const cases: Array<[string, Record<string, unknown>, RegExp]> = [
 for (const [what, pod, field] of cases) {
   t.test(`spec.pod asking Istio's injector for ${what}: InvalidSpec, no member carries it`, async (t) => {
     const spec = { size: 3, repository: 'registry.tenant-a.example/exfil', version: '3.5.0', pod };
-    t.match(etcdValueProblem(etcdParent(spec)), field, 'refused naming the field');
+    t.match(await etcdRefusal(spec), field, 'refused naming the field');
     const fresh = await running(spec);
     const asking = fresh.children
       .filter((c) => c.kind === 'Pod')

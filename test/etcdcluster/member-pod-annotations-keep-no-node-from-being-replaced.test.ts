@@ -12,8 +12,7 @@
 // Must hold: no member pod carries an annotation that keeps its node from being replaced or removed: such a spec is
 // InvalidSpec naming the field, and no member pod carries it.
 import t from 'tap';
-import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdRefusal } from '../fixtures/etcd.js';
 import { running } from '../fixtures/etcd-loop.js';
 
 const HOLDING: Array<[string, string]> = [
@@ -25,7 +24,7 @@ for (const [key, value] of HOLDING) {
   t.test(`spec.pod.annotations ${key}: ${value}: InvalidSpec, no member pod carries it`, async (t) => {
     const pod = { annotations: { [key]: value } };
     const spec = { size: 3, pod };
-    t.match(etcdValueProblem(etcdParent(spec)), /spec\.pod\.annotations/, 'refused naming the field');
+    t.match(await etcdRefusal(spec), /spec\.pod\.annotations/, 'refused naming the field');
     const fresh = await running(spec);
     t.same(
       fresh.children

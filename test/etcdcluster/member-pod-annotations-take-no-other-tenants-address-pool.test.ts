@@ -14,8 +14,7 @@
 // than its namespace's own (refused unless the server's administrator allows it): InvalidSpec naming the field, no
 // member pod carries it.
 import t from 'tap';
-import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdRefusal } from '../fixtures/etcd.js';
 import { running } from '../fixtures/etcd-loop.js';
 
 const POOLS: Array<[string, string]> = [
@@ -35,7 +34,7 @@ for (const [key, value] of POOLS) {
       version: '3.5.0',
       pod: { annotations: { [key]: value } },
     };
-    t.match(etcdValueProblem(etcdParent(spec)), /spec\.pod\.annotations/, 'refused naming the field');
+    t.match(await etcdRefusal(spec), /spec\.pod\.annotations/, 'refused naming the field');
     const fresh = await running(spec);
     t.same(
       fresh.children

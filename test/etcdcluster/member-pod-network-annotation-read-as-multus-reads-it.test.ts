@@ -73,7 +73,7 @@ for (const [what, key, value] of refused) {
     );
     const crossing = loop.children
       .filter((c) => c.kind === 'Pod' && typeof c.metadata.annotations?.[key] === 'string')
-      .filter((p) => multusNamespaces(p.metadata.annotations[key], 'ns').some((n) => n !== 'ns'))
+      .filter((p) => multusNamespaces(p.metadata.annotations?.[key] ?? '', 'ns').some((n) => n !== 'ns'))
       .map((p) => p.metadata.name);
     t.same(crossing, [], "no member pod is attached to another namespace's network");
   });

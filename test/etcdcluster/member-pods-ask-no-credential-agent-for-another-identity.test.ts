@@ -12,8 +12,7 @@
 // Must hold: no member pod asks a credential agent for an identity (an annotation or label those agents read) unless
 // the server's administrator allows it: such a spec is InvalidSpec naming the field, and no member pod carries it.
 import t from 'tap';
-import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
-import { etcdParent } from '../fixtures/etcd.js';
+import { etcdRefusal } from '../fixtures/etcd.js';
 import { running } from '../fixtures/etcd-loop.js';
 
 const cases: Array<[string, 'labels' | 'annotations', string, string]> = [
@@ -35,7 +34,7 @@ for (const [what, where, key, value] of cases) {
       version: '3.5.0',
       pod: { [where]: { [key]: value } },
     };
-    t.match(etcdValueProblem(etcdParent(spec)), new RegExp(`spec\\.pod\\.${where}`), 'refused naming the field');
+    t.match(await etcdRefusal(spec), new RegExp(`spec\\.pod\\.${where}`), 'refused naming the field');
     const fresh = await running(spec);
     t.same(
       fresh.children
