@@ -126,6 +126,12 @@ export const EtcdBackupStatus = Type.Object(
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
+    podsLabelled: Type.Optional(
+      Type.Boolean({
+        description:
+          "Every backup pod whose result is read carries the EtcdBackup's uid label, by which its pods are asked for (docs/etcdbackup.md).",
+      }),
+    ),
     heldBy: Type.Optional(heldBySchema()),
   },
   { additionalProperties: false },

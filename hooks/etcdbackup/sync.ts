@@ -16,11 +16,15 @@ import {
   observedNamed,
   type ParentObject,
   podDnsConfig,
+  PODS_LABELLED,
+  relatedPodRules,
   RETRY_SECONDS,
   scrubAwsText,
   selectorLabels,
   specParser,
   type SyncHook,
+  templateLabelled,
+  uidLabelOf,
 } from '../../lib/index.js';
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
@@ -37,6 +41,13 @@ import { parseJson, textOf } from '../../lib/index.js';
 const APP = 'etcdbackup';
 export const TLS_DIR = '/etc/metaops/etcd-tls';
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
+
+/**
+ * The label with the EtcdBackup's uid on its Job's (or CronJob's) pod template, by which customize asks for its backup
+ * pods (lib/hook.ts relatedPodRules): on Metacontroller v1.5.20 a rule by name/instance was matched by labels alone, so
+ * that a pod of any namespace carrying them synced this backup as often as it was written.
+ */
+export const UID_LABEL = 'etcdbackup.metaops.io/parent-uid';
 
 const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
 // Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
@@ -169,7 +180,7 @@ function podTemplate(
   }
   const fixed = backupPodFixed();
   return {
-    metadata: { labels: childLabels(APP, name, 'backup') },
+    metadata: { labels: { ...childLabels(APP, name, 'backup'), ...uidLabelOf(parent, UID_LABEL) } },
     spec: {
       restartPolicy: fixed.pod.restartPolicy,
       securityContext: fixed.pod.securityContext,
@@ -685,7 +696,42 @@ function takenOnce(status: Status, spec: Spec): boolean {
   return false;
 }
 
-export function sync({
+export function sync(hook: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
+  const response = syncBackup(hook);
+  if (podsLabelled(hook.request, hook.parent, response.status ?? {})) (response.status ?? {})[PODS_LABELLED] = true;
+  return response;
+}
+
+/**
+ * Whether every backup pod whose result is still to be read carries the backup's uid label (UID_LABEL), so that
+ * customize asks for them by it alone (lib/hook.ts relatedPodRules): recorded before (it stays); no Job or CronJob
+ * observed (any made now has it); the observed one's pod template carries it; or a one-off Job from before the label
+ * whose outcome the status records (its pod is read no more). Until then the pods of a backup made by an earlier
+ * metaops are asked for by name/instance too: its one-off Job, which is never changed, is not judged `ResultUnknown`
+ * for a result its pod holds. A CronJob's template takes the label at the sync after the upgrade; a Job it started
+ * before runs with pods without it, whose result is not read (the status keeps the one before: nothing is judged).
+ */
+function podsLabelled(
+  request: SyncHook<Spec, unknown, EtcdSettings>['request'],
+  parent: ParentObject,
+  status: Record<string, unknown>,
+): boolean {
+  if (currentStatus(parent)[PODS_LABELLED] === true) return true;
+  const name = `${parent.metadata.name!}-backup`;
+  const job = observedNamed(request.children, 'Job', 'batch/v1', name);
+  const cron = observedNamed(request.children, 'CronJob', 'batch/v1', name);
+  if (job && !templateLabelled(jobTemplate(job), parent, UID_LABEL) && typeof status['succeeded'] !== 'boolean')
+    return false;
+  const cronJob = (cron?.['spec'] as { jobTemplate?: unknown } | undefined)?.jobTemplate;
+  return !cron || templateLabelled(jobTemplate(cronJob), parent, UID_LABEL);
+}
+
+/** The pod template of a Job (or of a CronJob's jobTemplate), as observed. */
+function jobTemplate(job: unknown): unknown {
+  return ((job as { spec?: unknown } | null | undefined)?.spec as { template?: unknown } | null | undefined)?.template;
+}
+
+function syncBackup({
   request,
   parent,
   spec,
@@ -870,11 +916,8 @@ function mirrorReason(status: Status): void {
 export function customize(request: CustomizeRequest): CustomizeResponse {
   return {
     relatedResources: [
-      {
-        apiVersion: 'v1',
-        resource: 'pods',
-        labelSelector: { matchLabels: selectorLabels(APP, request.parent?.metadata.name ?? '') },
-      },
+      // By its uid label, which no other tenant can know (and by name/instance while pods from before it may exist).
+      ...relatedPodRules(request.parent, UID_LABEL, selectorLabels(APP, request.parent?.metadata.name ?? '')),
       // The clusters a backup may dial are its namespace's own (issue 29.6); confined to it (a rule without a
       // namespace lists every namespace in v4.17: pkg/controller/common/customize/manager.go L665-683).
       { apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '' },

@@ -36,6 +36,12 @@ export const MemcachedStatus = replicatedStatus({
         'The Service in front of the pods: <name>-memcached (<name> for a Memcached made before the suffix, which keeps it).',
     }),
   ),
+  podsLabelled: Type.Optional(
+    Type.Boolean({
+      description:
+        "Every pod of the Deployment carries the Memcached's uid label, by which its pods are asked for (docs/memcached.md).",
+    }),
+  ),
   heldBy: Type.Optional(heldBySchema()),
 });
 

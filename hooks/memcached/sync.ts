@@ -40,7 +40,10 @@ import {
   notDegraded,
   podsFailing,
   previousConditions,
-  relatedPods,
+  PODS_LABELLED,
+  relatedPodRules,
+  templateLabelled,
+  uidLabelOf,
   restrictedContainerSecurity,
   restrictedPodSecurity,
   selectorLabels,
@@ -89,6 +92,14 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
 export const INSTANCE_LABEL = 'memcached.metaops.io/instance';
 
 /**
+ * The label with the Memcached's uid on its pod template, by which customize asks for its pods (lib/hook.ts
+ * relatedPodRules): on Metacontroller v1.5.20 a rule by name/instance was matched by labels alone, so that a pod of any
+ * namespace carrying them synced this Memcached as often as it was written. The Deployment's selector is not changed
+ * (it cannot be): adding the label rolls the pods of a Memcached made before it once.
+ */
+export const UID_LABEL = 'memcached.metaops.io/parent-uid';
+
+/**
  * The container a Memcached's pods run of its own: the only one Degraded reads (lib/replicas.ts podFailure). A sidecar
  * an admission webhook injected (Istio's istio-proxy, Vault's agent) waiting for its image is not the cache failing, and
  * does not hide the cache's own failure.
@@ -98,7 +109,7 @@ export const CONTAINERS: ReadonlySet<string> = new Set(['memcached']);
 export function deployment(parent: ParentObject, spec: Spec): KubeObject {
   const name = parent.metadata.name!;
   const labels = childLabels(APP, name, 'cache');
-  const podLabels = { ...labels, [INSTANCE_LABEL]: name };
+  const podLabels = { ...labels, [INSTANCE_LABEL]: name, ...uidLabelOf(parent, UID_LABEL) };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -360,8 +371,29 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   });
   if (!listed) delete status['nodes'];
   status['serviceName'] = serviceName(name, legacy);
+  if (podsLabelled(parent, observedDeployment)) status[PODS_LABELLED] = true;
   const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
   return { status, children: [wanted, service(parent, spec, legacy, own)] };
+}
+
+/**
+ * Whether every pod of the Memcached's Deployment carries its uid label (UID_LABEL), so that customize asks for them by it
+ * alone (lib/hook.ts relatedPodRules): recorded before (it stays), or no Deployment observed (any it makes has it), or
+ * the Deployment's template carries it and its controller reports every replica it has made from that template. Until
+ * then the pods of a Memcached made before the label (its rollout under way) are asked for by name/instance too, so
+ * that status.nodes and Degraded see them all.
+ */
+export function podsLabelled(parent: ParentObject, workload: KubeObject | undefined): boolean {
+  if (currentStatus(parent)[PODS_LABELLED] === true || !workload) return true;
+  const template = (workload['spec'] as { template?: unknown } | undefined)?.template;
+  if (!templateLabelled(template, parent, UID_LABEL)) return false;
+  const generation = workload.metadata.generation;
+  const status = (workload['status'] ?? {}) as { observedGeneration?: unknown };
+  return (
+    typeof generation === 'number' &&
+    status.observedGeneration === generation &&
+    statusNumber(workload, 'updatedReplicas') === statusNumber(workload, 'replicas')
+  );
 }
 
 /**
@@ -407,10 +439,11 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
 
 /**
  * Asks for the pods of this Memcached so that status.nodes can list them, when they fit within the body limit
- * (podsListed); else for none.
+ * (podsListed); else for none. By its uid label (UID_LABEL), which no other tenant can know: and by name/instance
+ * while its status says pods from before that label may exist (lib/hook.ts relatedPodRules).
  */
 export function customize(request: CustomizeRequest): CustomizeResponse {
   const parent = request.parent;
-  if (parent && !listsPods(parent)) return { relatedResources: [] };
-  return relatedPods(selectorLabels(APP, parent?.metadata.name ?? ''));
+  if (!parent || !listsPods(parent)) return { relatedResources: [] };
+  return { relatedResources: relatedPodRules(parent, UID_LABEL, selectorLabels(APP, parent.metadata.name ?? '')) };
 }

@@ -378,16 +378,15 @@ t.test('what the hook answers, word for word: the Job, the messages, the related
       {
         apiVersion: 'v1',
         resource: 'pods',
-        labelSelector: {
-          matchLabels: { 'app.kubernetes.io/name': 'etcdbackup', 'app.kubernetes.io/instance': 'nightly' },
-        },
+        // By the label carrying its uid (docs/etcdbackup.md): no other tenant can know it.
+        labelSelector: { matchLabels: { 'etcdbackup.metaops.io/parent-uid': 'uid-team-a-nightly' } },
       },
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdclusters', namespace: 'team-a' },
       // The namespace's EtcdRestores: the snapshots one under way restores are never pruned.
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace: 'team-a' },
     ],
   });
-  t.same(customize({ controller: {} } as any).relatedResources[1], {
+  t.same(customize({ controller: {} } as any).relatedResources[0], {
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     resource: 'etcdclusters',
     namespace: '',

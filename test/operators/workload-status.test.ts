@@ -491,15 +491,13 @@ t.test(
       (await told(request('memcached', { size: 2, image: 'a b' }))).events.map((e) => e.reason),
       ['InvalidSpec'],
     );
-    // customize asks for its pods by label, its Deployment and both Service names by name.
+    // customize asks for its pods by the label carrying its uid, its Deployment and both Service names by name.
     t.same(memcached.customize!({ controller: {}, parent: request('memcached', { size: 1 }).parent }, {} as never), {
       relatedResources: [
         {
           apiVersion: 'v1',
           resource: 'pods',
-          labelSelector: {
-            matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'memcached-sample' },
-          },
+          labelSelector: { matchLabels: { 'memcached.metaops.io/parent-uid': '6f1c1f3e-8a53-4d0b-9a61-2b6d3c1f0a11' } },
         },
         { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'default', names: ['memcached-sample'] },
         {

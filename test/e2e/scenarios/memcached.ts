@@ -1,7 +1,7 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
-import { waitFor } from '../cluster.js';
-import { examples, secs, condition, type Scenario } from './common.js';
+import { E2E_RESYNC_SECONDS, waitFor } from '../cluster.js';
+import { assertNotWokenFromAnotherNamespace, examples, secs, condition, type Scenario } from './common.js';
 
 export const memcached: Scenario = {
   name: 'Memcached: the tutorial sample gets its Deployment and Service, nodes, kubectl scale, deletion',
@@ -58,6 +58,18 @@ export const memcached: Scenario = {
       90_000,
     );
     notes.push(`size 3 -> 4 converged in ${secs(t0)}`);
+
+    // A pod of another namespace carrying every label of the Memcached's pods but its uid syncs it no more than its
+    // resyncs do (on v1.5.20 a rule by name/instance was matched by labels alone: each write synced it).
+    notes.push(
+      await assertNotWokenFromAnotherNamespace(k, {
+        hook: 'memcached/sync',
+        ownPods: [selector],
+        namespace: 'default',
+        uidLabel: 'memcached.metaops.io/parent-uid',
+        seconds: E2E_RESYNC_SECONDS,
+      }),
+    );
     notes.push(await k.assertQuiet({ parents: ['memcacheds/memcached-sample'], hooks: ['memcached/sync'] }));
 
     t0 = Date.now();
