@@ -23,7 +23,6 @@ import {
   keepObserved,
   observedUnordered,
   statusNumber,
-  textOf,
 } from './objects.js';
 import type { AnswerBudget } from './budget.js';
 import type { EventRecorder } from './events.js';
@@ -306,56 +305,3 @@ export function relatedPods(matchLabels: Record<string, string>): CustomizeRespo
   return { relatedResources: [rule] };
 }
 
-/**
- * The status field a kind's sync sets once every pod its children make carries the parent's uid label
- * (`relatedPodRules`): from then on customize asks for the pods by that label alone.
- */
-export const PODS_LABELLED = 'podsLabelled';
-
-/**
- * The rules that ask Metacontroller for the pods a parent's children make, by a label whose value is the parent's uid
- * (`uidLabel`, on the pod templates of its children), which a tenant of another namespace can neither know nor guess.
- * Metacontroller v1.5.20 matches a changed object against a rule by labels alone, whatever its namespace
- * (`pkg/controller/common/customize/manager.go` matchesRelatedRule): with the recommended name/instance labels, a pod
- * any tenant makes with them would sync this parent as often as it is written (docs/metacontroller.md). The uid does
- * not change for the life of the parent, so the answer Metacontroller keeps per generation stays right.
- *
- * A parent whose status records a sync (`observedGeneration`) but not `status.podsLabelled` (PODS_LABELLED) was synced by
- * a metaops from before the label: its pods may lack it until its children roll them, so the rule by the `legacy`
- * labels is asked too, until its sync records that every pod carries the uid label. A new parent (no status yet) is
- * asked by the uid alone. No uid (not a stored object): no pods.
- */
-export function relatedPodRules(
-  parent: ParentObject | null | undefined,
-  uidLabel: string,
-  legacy: Record<string, string>,
-): RelatedResourceRule[] {
-  const uid = textOf(parent?.metadata?.uid);
-  if (!parent || !uid) return [];
-  const rules: RelatedResourceRule[] = [
-    { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: { [uidLabel]: uid } } },
-  ];
-  const status = currentStatus(parent);
-  if (status['observedGeneration'] !== undefined && status[PODS_LABELLED] !== true)
-    rules.push({ apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: legacy } });
-  return rules;
-}
-
-/**
- * The label a pod template carries with the parent's uid (`relatedPodRules`); none for a parent without a uid.
- */
-export function uidLabelOf(parent: ParentObject, uidLabel: string): Record<string, string> {
-  const uid = textOf(parent.metadata.uid);
-  return uid ? { [uidLabel]: uid } : {};
-}
-
-/**
- * Whether a pod template (an observed child's `spec.template`) carries the parent's uid label (`relatedPodRules`).
- */
-export function templateLabelled(template: unknown, parent: ParentObject, uidLabel: string): boolean {
-  const labels = (template as { metadata?: { labels?: unknown } } | null | undefined)?.metadata?.labels;
-  const uid = textOf(parent.metadata.uid);
-  return (
-    uid !== '' && labels !== null && typeof labels === 'object' && (labels as Record<string, unknown>)[uidLabel] === uid
-  );
-}

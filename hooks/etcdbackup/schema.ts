@@ -126,10 +126,11 @@ export const EtcdBackupStatus = Type.Object(
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
-    podsLabelled: Type.Optional(
-      Type.Boolean({
+    podsLabel: Type.Optional(
+      Type.String({
+        maxLength: 63,
         description:
-          "Every backup pod whose result is read carries the EtcdBackup's uid label, by which its pods are asked for (docs/etcdbackup.md).",
+          'The value of the label etcdbackup.metaops.io/parent-id every backup pod whose result is read carries, by which its pods are asked for (docs/etcdbackup.md).',
       }),
     ),
     heldBy: Type.Optional(heldBySchema()),

@@ -36,10 +36,11 @@ export const MemcachedStatus = replicatedStatus({
         'The Service in front of the pods: <name>-memcached (<name> for a Memcached made before the suffix, which keeps it).',
     }),
   ),
-  podsLabelled: Type.Optional(
-    Type.Boolean({
+  podsLabel: Type.Optional(
+    Type.String({
+      maxLength: 63,
       description:
-        "Every pod of the Deployment carries the Memcached's uid label, by which its pods are asked for (docs/memcached.md).",
+        'The value of the label memcached.metaops.io/parent-id every pod of the Deployment carries, by which its pods are asked for (docs/memcached.md).',
     }),
   ),
   heldBy: Type.Optional(heldBySchema()),

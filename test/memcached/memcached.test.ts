@@ -1,4 +1,5 @@
 import t from 'tap';
+import { parentLabelValue } from '../../lib/parent-label.js';
 import { customize } from '../../hooks/memcached/sync.js';
 import { memcachedSync as sync } from '../fixtures/hooks.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
@@ -141,14 +142,18 @@ t.test('a name that cannot name a Service is refused, not half-applied', async (
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /at most 63/ });
 });
 
-t.test('customize asks for the pods of this Memcached only, by its uid label', async (t) => {
+t.test('customize asks for the pods of this Memcached only, by its parent label', async (t) => {
   const res = customize(example('memcached-customize'));
   t.same(res, {
     relatedResources: [
       {
         apiVersion: 'v1',
         resource: 'pods',
-        labelSelector: { matchLabels: { 'memcached.metaops.io/parent-uid': '6f1c1f3e-8a53-4d0b-9a61-2b6d3c1f0a11' } },
+        labelSelector: {
+          matchLabels: {
+            'memcached.metaops.io/parent-id': parentLabelValue(undefined, 'Memcached', 'default', 'memcached-sample'),
+          },
+        },
       },
     ],
   });
@@ -226,7 +231,7 @@ t.test('the children whole: what memcached runs with, and the Service in front o
     labels: {
       ...labels,
       'memcached.metaops.io/instance': 'memcached-sample',
-      'memcached.metaops.io/parent-uid': '6f1c1f3e-8a53-4d0b-9a61-2b6d3c1f0a11',
+      'memcached.metaops.io/parent-id': parentLabelValue(undefined, 'Memcached', 'default', 'memcached-sample'),
     },
   });
   const container = deploy.spec.template.spec.containers[0];

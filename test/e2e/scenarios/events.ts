@@ -151,14 +151,15 @@ export const eventsRestrictedEtcd: Scenario = {
         ],
       }),
     );
-    // A pod of another namespace carrying every label of the backup's pods but its uid syncs it no more than its
+    // A pod of another namespace carrying every label of the backup's pods but its keyed parent label syncs it no more than its
     // resyncs do (on v1.5.20 a rule by name/instance was matched by labels alone: each write synced it).
     notes.push(
       await assertNotWokenFromAnotherNamespace(k, {
         hook: 'etcdbackup/sync',
         ownPods: ['app.kubernetes.io/name=etcdbackup', 'app.kubernetes.io/instance=once'],
         namespace: ns,
-        uidLabel: 'etcdbackup.metaops.io/parent-uid',
+        parentLabel: 'etcdbackup.metaops.io/parent-id',
+        parent: { kind: 'EtcdBackup', name: 'once' },
         // Counted as if synced every 2 s (the shortest resyncAfterSeconds a hook answers): generous beside its 5 s resync.
         seconds: 2,
       }),

@@ -59,14 +59,15 @@ export const memcached: Scenario = {
     );
     notes.push(`size 3 -> 4 converged in ${secs(t0)}`);
 
-    // A pod of another namespace carrying every label of the Memcached's pods but its uid syncs it no more than its
-    // resyncs do (on v1.5.20 a rule by name/instance was matched by labels alone: each write synced it).
+    // A pod of another namespace carrying every label of the Memcached's pods but its keyed parent label syncs it no
+    // more than its resyncs do (on v1.5.20 a rule by name/instance was matched by labels alone: each write synced it).
     notes.push(
       await assertNotWokenFromAnotherNamespace(k, {
         hook: 'memcached/sync',
         ownPods: [selector],
         namespace: 'default',
-        uidLabel: 'memcached.metaops.io/parent-uid',
+        parentLabel: 'memcached.metaops.io/parent-id',
+        parent: { kind: 'Memcached', name: 'memcached-sample' },
         seconds: E2E_RESYNC_SECONDS,
       }),
     );
@@ -84,6 +85,22 @@ export const memcached: Scenario = {
       90_000,
     );
     notes.push(`delete -> children gone in ${secs(t0)}`);
+
+    // Made again under its name: on v1.5.20 (customize answers kept by name and generation) it is handed the answer
+    // of the one before, which must ask for the pods its Deployment makes now: its nodes are listed.
+    t0 = Date.now();
+    await k.kubectl(['apply', '-f', examples(k.repo, 'memcached.yaml')]);
+    await waitFor(
+      'the Memcached made again under its name to list its 3 pods in status.nodes',
+      async () => {
+        await k.markPodsReady(selector);
+        const m = await k.json(['get', 'memcached', 'memcached-sample']);
+        return m.status?.nodes?.length === 3 ? m : undefined;
+      },
+      120_000,
+    );
+    notes.push(`made again under its name: its 3 pods listed in ${secs(t0)}`);
+    await k.kubectl(['delete', 'memcached', 'memcached-sample', '--wait=true', '--timeout=60s']);
     return notes;
   },
 };
