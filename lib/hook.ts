@@ -304,4 +304,3 @@ export function relatedPods(matchLabels: Record<string, string>): CustomizeRespo
   const rule: RelatedResourceRule = { apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels } };
   return { relatedResources: [rule] };
 }
-
