@@ -13,8 +13,6 @@
 // a value that changed with each restart, or differed between replicas, would roll every Memcached's pods.
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ClientEnvironment } from './hook.js';
-import { currentStatus } from './hook.js';
 import type { ParentObject, RelatedResourceRule } from './metacontroller.js';
 import { textOf } from './objects.js';
 
@@ -56,7 +54,7 @@ export function labelKeyFrom(env: NodeJS.ProcessEnv): Buffer | undefined {
 }
 
 /** A kind's settings: the parent label's key, read once per server. */
-export function parentLabelSettings({ env }: ClientEnvironment): ParentLabelSettings {
+export function parentLabelSettings({ env }: { env: NodeJS.ProcessEnv }): ParentLabelSettings {
   return { labelKey: labelKeyFrom(env) };
 }
 
@@ -96,9 +94,15 @@ export function parentLabelOf(settings: ParentLabelSettings | undefined, parent:
  */
 export const PODS_LABEL = 'podsLabel';
 
+/** The parent's status as stored: an object, else none (as lib/hook.ts reads it; not imported: config imports this). */
+function statusOf(parent: ParentObject): Record<string, unknown> {
+  const status = parent.status;
+  return status && typeof status === 'object' ? (status as Record<string, unknown>) : {};
+}
+
 /** The value the parent's status records in PODS_LABEL, when it has the shape of one; else undefined. */
 export function recordedPodsLabel(parent: ParentObject): string | undefined {
-  const value = currentStatus(parent)[PODS_LABEL];
+  const value = statusOf(parent)[PODS_LABEL];
   return typeof value === 'string' && VALUE.test(value) ? value : undefined;
 }
 
@@ -126,7 +130,7 @@ export function relatedPodRules(
   const rules = [byValue(value)];
   const recorded = recordedPodsLabel(parent);
   if (recorded !== undefined && recorded !== value) rules.push(byValue(recorded));
-  else if (recorded === undefined && currentStatus(parent)['observedGeneration'] !== undefined)
+  else if (recorded === undefined && statusOf(parent)['observedGeneration'] !== undefined)
     rules.push({ apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: legacy } });
   return rules;
 }
