@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { AuthConfig } from './auth.js';
 import { DEFAULT_BODY_BUDGET } from './body-budget.js';
+import { LABEL_KEY_ENV, MIN_LABEL_KEY_LENGTH } from './parent-label.js';
 
 export interface TlsSettings {
   certFile: string;
@@ -134,6 +135,18 @@ function authSettings(env: NodeJS.ProcessEnv, problems: string[]): AuthConfig {
   return auth;
 }
 
+/**
+ * METAOPS_LABEL_KEY (or its _FILE): the key of the label by which Memcached and EtcdBackup ask for their pods
+ * (lib/parent-label.ts reads it); too short a key could be guessed, and the label value computed from it.
+ */
+function labelKeyProblems(env: NodeJS.ProcessEnv, problems: string[]): void {
+  const key = secret(env, LABEL_KEY_ENV, problems);
+  if (key !== undefined && key.length < MIN_LABEL_KEY_LENGTH)
+    problems.push(
+      `${LABEL_KEY_ENV} is shorter than ${MIN_LABEL_KEY_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`,
+    );
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string, problems: string[]): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return false;
@@ -247,6 +260,7 @@ export function settingsFromEnv(
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`LOG_LEVEL=${JSON.stringify(env['LOG_LEVEL'])}: expected one of ${LOG_LEVELS.join(', ')}`);
   const auth = authSettings(env, problems);
+  labelKeyProblems(env, problems);
   const allowUnauthenticated = flag(env, 'METAOPS_ALLOW_UNAUTHENTICATED', problems);
   const bodyLimit = integer(env, 'METAOPS_BODY_LIMIT', DEFAULT_BODY_LIMIT, 1024, MAX_BODY_LIMIT, problems);
   const bodyBudget = integer(

@@ -48,6 +48,7 @@ export * from './spec.js';
 export * from './storage-class.js';
 export * from './values.js';
 export * from './pod-policy.js';
+export * from './parent-label.js';
 export * from './tls-inspect.js';
 export {
   DEFAULT_BODY_LIMIT,

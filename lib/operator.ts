@@ -185,7 +185,11 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
   eventsOf?(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[];
   sync(hook: SyncHook<Static<S>, C, K>): Answer;
   finalize?(hook: FinalizeHook<Static<S>, C, K>): Answer;
-  customize?(request: CustomizeRequest): CustomizeResponse;
+  /**
+   * The related objects the parent's hooks are sent (pure: it names them, it does not act), under the server's settings
+   * (undefined for a call made without them, e.g. a test's).
+   */
+  customize?(request: CustomizeRequest, settings: K | undefined): CustomizeResponse;
 }
 
 /** What a composite's `refused` is given: a sync hook's call, without a parsed spec (the spec was refused). */
@@ -285,7 +289,12 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
             ),
         }
       : {}),
-    ...(customize ? { customize: (request) => customizeFor(request, customize, finalize !== undefined) } : {}),
+    ...(customize
+      ? {
+          customize: (request, ctx) =>
+            customizeFor(request, (r) => customize(r, ctx?.settings), finalize !== undefined),
+        }
+      : {}),
   };
 }
 
@@ -327,11 +336,11 @@ function customizeFor(
  */
 function customizeOf<S extends TSchema, C, K>(
   op: CompositeOperator<S, C, K>,
-): ((request: CustomizeRequest) => CustomizeResponse) | undefined {
+): ((request: CustomizeRequest, settings: K | undefined) => CustomizeResponse) | undefined {
   const { customize, childNames } = op;
   if (!childNames) return customize;
-  return (request) => {
-    const own = customize?.(request).relatedResources ?? [];
+  return (request, settings) => {
+    const own = customize?.(request, settings).relatedResources ?? [];
     const parent = request.parent;
     if (!parent) return { relatedResources: own };
     const rules = [...own, ...namedRules(parent.metadata.namespace ?? '', childNames(parent)), ...holderRules(parent)];

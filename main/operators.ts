@@ -29,5 +29,6 @@ export function configProblems(env: NodeJS.ProcessEnv): string[] {
 
 /** What the environment makes an operator do that the server warns about at start. */
 export function configWarnings(env: NodeJS.ProcessEnv): string[] {
-  return operators.flatMap((op) => op.configWarnings?.(env) ?? []);
+  // Once each: operators that share a setting share its warning (Memcached's and EtcdBackup's parent label).
+  return [...new Set(operators.flatMap((op) => op.configWarnings?.(env) ?? []))];
 }

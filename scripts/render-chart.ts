@@ -235,6 +235,9 @@ function deployTemplates(manifests: string, image: string): Map<string, string> 
               doc.setIn([...at, 'env', ei, 'valueFrom', 'secretKeyRef', 'name'], mark('secretName'));
               doc.setIn([...at, 'env', ei, 'valueFrom', 'secretKeyRef', 'key'], mark('secretKey'));
             }
+            // METAOPS_LABEL_KEY: the optional key `label-key` of the same Secret, wherever the values put it.
+            if (ref?.name === PRODUCTION_AUTHORIZATION.name && ref.key === 'label-key')
+              doc.setIn([...at, 'env', ei, 'valueFrom', 'secretKeyRef', 'name'], mark('secretName'));
           });
           const env = doc.getIn([...at, 'env'], true) as YAML.YAMLSeq | undefined;
           if (env) env.add(doc.createNode(mark('debugEnv')));
@@ -391,8 +394,8 @@ export function renderChart(
     ['authToken'],
     'The Bearer token (METAOPS_AUTH_TOKEN) every webhook sends and the hook server requires (docs/operating.md,\n' +
       'Security): the key `key` of the Secret `secretName` in the release namespace. create: true makes that\n' +
-      'Secret, with `value`, or else a random token kept across upgrades; create: false (the default) uses one you\n' +
-      'made:\n' +
+      'Secret, with `value`, or else a random token kept across upgrades, and a random `label-key`\n' +
+      '(METAOPS_LABEL_KEY, kept too); create: false (the default) uses one you made (its `label-key` optional):\n' +
       '  kubectl -n metaops create secret generic metaops-hook-token --from-literal=token="$(openssl rand -hex 32)"',
   );
   comment(['operators'], 'Which operators to install: each is its CRD (kept by helm uninstall) and its controller.');
@@ -490,6 +493,11 @@ export function renderChart(
         '{{- if and (not $token) $old $old.data (hasKey $old.data $key) }}',
         '{{- $token = index $old.data $key | b64dec }}',
         '{{- end }}',
+        // METAOPS_LABEL_KEY (docs/operating.md): random once, kept across upgrades like the token.
+        '{{- $labelKey := "" }}',
+        '{{- if and $old $old.data (hasKey $old.data "label-key") }}',
+        '{{- $labelKey = index $old.data "label-key" | b64dec }}',
+        '{{- end }}',
         'apiVersion: v1',
         'kind: Secret',
         'metadata:',
@@ -501,6 +509,7 @@ export function renderChart(
         'type: Opaque',
         'data:',
         '  {{ $key }}: {{ $token | default (randAlphaNum 64) | b64enc | quote }}',
+        '  label-key: {{ $labelKey | default (randAlphaNum 64) | b64enc | quote }}',
         '{{- end }}',
         '',
       ].join('\n'),

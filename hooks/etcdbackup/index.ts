@@ -4,6 +4,7 @@ import {
   type DerivedName,
   jsonBytes,
   namesBytes,
+  parentLabelWarnings,
   parentNameProblem,
   type ParentObject,
 } from '../../lib/index.js';
@@ -63,6 +64,8 @@ export const etcdbackup = defineComposite({
   // The image of the backup Job (the backup itself runs there, not in the hook), and where backups may reach.
   settings: etcdSettings,
   configProblems: tenancyProblems,
+  // Without a key, the label by which its pods are asked for can be computed (lib/parent-label.ts).
+  configWarnings: parentLabelWarnings,
   // A spec refused before the sync keeps only the Job or CronJob today's tenancy rules allow (refused.ts).
   invalidSpec: invalidBackup,
   // One Job or CronJob: its fixed fields, the spec (endpoints, S3 location, Secret names) twice, the names, and the

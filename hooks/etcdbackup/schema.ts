@@ -126,6 +126,13 @@ export const EtcdBackupStatus = Type.Object(
     ),
     observedGeneration: Type.Optional(Type.Integer()),
     conditions: Type.Optional(Conditions),
+    podsLabel: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        description:
+          'The value of the label etcdbackup.metaops.io/parent-id every backup pod whose result is read carries, by which its pods are asked for (docs/etcdbackup.md).',
+      }),
+    ),
     heldBy: Type.Optional(heldBySchema()),
   },
   { additionalProperties: false },

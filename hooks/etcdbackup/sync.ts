@@ -16,11 +16,16 @@ import {
   observedNamed,
   type ParentObject,
   podDnsConfig,
+  parentLabelOf,
+  PODS_LABEL,
+  recordedPodsLabel,
+  relatedPodRules,
   RETRY_SECONDS,
   scrubAwsText,
   selectorLabels,
   specParser,
   type SyncHook,
+  templateLabelled,
 } from '../../lib/index.js';
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
@@ -37,6 +42,14 @@ import { parseJson, textOf } from '../../lib/index.js';
 const APP = 'etcdbackup';
 export const TLS_DIR = '/etc/metaops/etcd-tls';
 const CLUSTERS = 'etcd.database.coreos.com/v1beta2';
+
+/**
+ * The parent label on the EtcdBackup's Job's (or CronJob's) pod template, by which customize asks for its backup pods
+ * (lib/parent-label.ts): a keyed MAC of its kind, namespace and name, the same for a backup made again under its name
+ * and one no tenant can compute for another namespace's. On Metacontroller v1.5.20 a rule by name/instance was matched
+ * by labels alone, so that a pod of any namespace carrying them synced this backup as often as it was written.
+ */
+export const PARENT_LABEL = 'etcdbackup.metaops.io/parent-id';
 
 const CLUSTER_NAME = new RegExp(CLUSTER_NAME_PATTERN);
 // Checked here as well as in the CRD (a request may come from an older CRD): the cluster name becomes a host name.
@@ -128,8 +141,15 @@ function podTemplate(
   spec: Spec,
   image: string,
   endpoints: string[],
-  /** A periodic backup: the snapshots its prune spares; and the etcd cluster ID (hex) each endpoint must answer with. */
-  { periodic, clusterIds }: { periodic: Spared | undefined; clusterIds: Record<string, string> },
+  /**
+   * A periodic backup: the snapshots its prune spares; the etcd cluster ID (hex) each endpoint must answer with; and
+   * the parent label's value (parentLabelOf).
+   */
+  {
+    periodic,
+    clusterIds,
+    podLabel,
+  }: { periodic: Spared | undefined; clusterIds: Record<string, string>; podLabel: string },
 ): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
@@ -169,7 +189,7 @@ function podTemplate(
   }
   const fixed = backupPodFixed();
   return {
-    metadata: { labels: childLabels(APP, name, 'backup') },
+    metadata: { labels: { ...childLabels(APP, name, 'backup'), ...(podLabel ? { [PARENT_LABEL]: podLabel } : {}) } },
     spec: {
       restartPolicy: fixed.pod.restartPolicy,
       securityContext: fixed.pod.securityContext,
@@ -226,11 +246,14 @@ export function backupChild(
   {
     spared = { keys: [], all: false },
     clusterIds = {},
+    podLabel = parentLabelOf(undefined, parent),
   }: {
     /** Snapshots its prune spares (a periodic backup). */
     spared?: Spared;
     /** The etcd cluster ID (hex) each endpoint must answer with, by endpoint (provenClusters). */
     clusterIds?: Record<string, string>;
+    /** The parent label's value its pods carry (parentLabelOf; by default the unkeyed value). */
+    podLabel?: string;
   } = {},
 ): KubeObject {
   const name = parent.metadata.name!;
@@ -238,7 +261,11 @@ export function backupChild(
   const jobSpec = {
     backoffLimit: 2,
     activeDeadlineSeconds: spec.backupPolicy.timeoutInSecond * 3,
-    template: podTemplate(parent, spec, image, endpoints, { periodic: periodic ? spared : undefined, clusterIds }),
+    template: podTemplate(parent, spec, image, endpoints, {
+      periodic: periodic ? spared : undefined,
+      clusterIds,
+      podLabel,
+    }),
   };
   const metadata = {
     name: `${name}-backup`,
@@ -685,7 +712,47 @@ function takenOnce(status: Status, spec: Spec): boolean {
   return false;
 }
 
-export function sync({
+export function sync(hook: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
+  const response = syncBackup(hook);
+  const status = response.status ?? {};
+  const labelled = podsLabel(hook.request, hook.parent, status, parentLabelOf(hook.settings, hook.parent));
+  if (labelled !== undefined) status[PODS_LABEL] = labelled;
+  return response;
+}
+
+/**
+ * The parent label's value every backup pod whose result is still to be read carries (status.podsLabel), by which
+ * customize asks for them (lib/parent-label.ts relatedPodRules): `current` when the status records it already, or when
+ * no Job or CronJob is observed (any made now has it), or when the observed one's pod template carries it, or for a
+ * one-off Job from before it whose outcome the status records (its pod is read no more); else the value recorded
+ * before, if any. Until then the pods of a backup made before the label (or before a key change) are asked for by what
+ * they carry too: its one-off Job, which is never changed, is not judged `ResultUnknown` for a result its pod holds. A
+ * CronJob's template takes the value at the next sync; a Job it started before runs with pods without it, whose result
+ * is not read (the status keeps the one before: nothing is judged).
+ */
+function podsLabel(
+  request: SyncHook<Spec, unknown, EtcdSettings>['request'],
+  parent: ParentObject,
+  status: Record<string, unknown>,
+  current: string,
+): string | undefined {
+  const recorded = recordedPodsLabel(parent);
+  if (!current || recorded === current) return current || undefined;
+  const name = `${parent.metadata.name!}-backup`;
+  const job = observedNamed(request.children, 'Job', 'batch/v1', name);
+  const cron = observedNamed(request.children, 'CronJob', 'batch/v1', name);
+  if (job && !templateLabelled(jobTemplate(job), PARENT_LABEL, current) && typeof status['succeeded'] !== 'boolean')
+    return recorded;
+  const cronJob = (cron?.['spec'] as { jobTemplate?: unknown } | undefined)?.jobTemplate;
+  return !cron || templateLabelled(jobTemplate(cronJob), PARENT_LABEL, current) ? current : recorded;
+}
+
+/** The pod template of a Job (or of a CronJob's jobTemplate), as observed. */
+function jobTemplate(job: unknown): unknown {
+  return ((job as { spec?: unknown } | null | undefined)?.spec as { template?: unknown } | null | undefined)?.template;
+}
+
+function syncBackup({
   request,
   parent,
   spec,
@@ -712,7 +779,11 @@ export function sync({
     return response;
   }
   const spared = periodic ? sparedSnapshots(request, namespace, spec.s3.path, clusters) : { keys: [], all: false };
-  const child = backupChild(parent, spec, settings.image, reach.endpoints, { spared, clusterIds: reach.clusterIds });
+  const child = backupChild(parent, spec, settings.image, reach.endpoints, {
+    spared,
+    clusterIds: reach.clusterIds,
+    podLabel: parentLabelOf(settings, parent),
+  });
   if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {
     const lineage = lineageStatus(status['lineage'], lastGood, reach.dialled, now);
@@ -867,14 +938,17 @@ function mirrorReason(status: Status): void {
 }
 
 /** The backup pods (labelled by the Job template), for their termination messages, and the namespace's clusters. */
-export function customize(request: CustomizeRequest): CustomizeResponse {
+export function customize(request: CustomizeRequest, settings?: EtcdSettings): CustomizeResponse {
   return {
     relatedResources: [
-      {
-        apiVersion: 'v1',
-        resource: 'pods',
-        labelSelector: { matchLabels: selectorLabels(APP, request.parent?.metadata.name ?? '') },
-      },
+      // By its parent label, which no other tenant can compute (and by the value or the name/instance labels its pods
+      // carried before, while pods from before it may exist).
+      ...relatedPodRules(
+        request.parent,
+        PARENT_LABEL,
+        request.parent ? parentLabelOf(settings, request.parent) : '',
+        selectorLabels(APP, request.parent?.metadata.name ?? ''),
+      ),
       // The clusters a backup may dial are its namespace's own (issue 29.6); confined to it (a rule without a
       // namespace lists every namespace in v4.17: pkg/controller/common/customize/manager.go L665-683).
       { apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '' },

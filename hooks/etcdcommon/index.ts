@@ -28,7 +28,12 @@ import {
   staticVolumesAllowed,
   staticVolumesProblems,
 } from '../../lib/index.js';
-import { etcdReferencesAllowed, etcdReferencesProblems } from '../../lib/index.js';
+import {
+  etcdReferencesAllowed,
+  etcdReferencesProblems,
+  labelKeyFrom,
+  type ParentLabelSettings,
+} from '../../lib/index.js';
 import { parseJson } from '../../lib/index.js';
 
 /** This project's image when METAOPS_IMAGE is not set: the children that run `metaops` commands use it. */
@@ -322,8 +327,8 @@ export interface EtcdClients {
   etcd(tls?: TlsFiles, namespace?: string): EtcdClient;
 }
 
-/** The etcd family's settings. */
-export interface EtcdSettings {
+/** The etcd family's settings (an EtcdBackup's parent label's key: lib/parent-label.ts). */
+export interface EtcdSettings extends ParentLabelSettings {
   /** This project's image (METAOPS_IMAGE), for the children that run `metaops` commands. */
   image: string;
   /**
@@ -399,6 +404,7 @@ export function etcdSettings({ env }: ClientEnvironment): EtcdSettings {
     podTolerations: podTolerationsOf(env),
     podMetadataPrefixes: podMetadataPrefixesOf(env),
     allowReferences: etcdReferencesAllowed(env),
+    labelKey: labelKeyFrom(env),
     ...(upgradeSoakSeconds !== undefined ? { upgradeSoakSeconds } : {}),
   };
 }

@@ -1,4 +1,11 @@
-import { type ConditionEventRules, defineComposite, namesBytes, serviceRule } from '../../lib/index.js';
+import {
+  type ConditionEventRules,
+  defineComposite,
+  namesBytes,
+  parentLabelSettings,
+  parentLabelWarnings,
+  serviceRule,
+} from '../../lib/index.js';
 import { resource } from './schema.js';
 import { childNames, currentNames, customize, memcachedEvents, nameProblem, parser, sync } from './sync.js';
 
@@ -21,6 +28,9 @@ export const memcached = defineComposite({
   resource,
   spec: parser,
   parentProblem: nameProblem,
+  // The key of the label by which its pods are asked for (lib/parent-label.ts), and the line said without one.
+  settings: parentLabelSettings,
+  configWarnings: parentLabelWarnings,
   // A Deployment and a Service: their fixed fields, the image and the names.
   answerBudget: {
     estimate: (spec, parent) => ({

@@ -36,6 +36,13 @@ export const MemcachedStatus = replicatedStatus({
         'The Service in front of the pods: <name>-memcached (<name> for a Memcached made before the suffix, which keeps it).',
     }),
   ),
+  podsLabel: Type.Optional(
+    Type.String({
+      maxLength: 63,
+      description:
+        'The value of the label memcached.metaops.io/parent-id every pod of the Deployment carries, by which its pods are asked for (docs/memcached.md).',
+    }),
+  ),
   heldBy: Type.Optional(heldBySchema()),
 });
 

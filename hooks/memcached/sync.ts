@@ -40,7 +40,12 @@ import {
   notDegraded,
   podsFailing,
   previousConditions,
-  relatedPods,
+  parentLabelOf,
+  type ParentLabelSettings,
+  PODS_LABEL,
+  recordedPodsLabel,
+  relatedPodRules,
+  templateLabelled,
   restrictedContainerSecurity,
   restrictedPodSecurity,
   selectorLabels,
@@ -89,16 +94,29 @@ export function legacyNames(request: CompositeSyncRequest): boolean {
 export const INSTANCE_LABEL = 'memcached.metaops.io/instance';
 
 /**
+ * The parent label on the Memcached's pod template, by which customize asks for its pods (lib/parent-label.ts): a keyed
+ * MAC of its kind, namespace and name, the same for a Memcached made again under its name and one no tenant can compute
+ * for another namespace's. On Metacontroller v1.5.20 a rule by name/instance was matched by labels alone, so that a pod
+ * of any namespace carrying them synced this Memcached as often as it was written. The Deployment's selector is not
+ * changed (it cannot be): the label rolls the pods of a Memcached made before it once, and again when the key changes.
+ */
+export const PARENT_LABEL = 'memcached.metaops.io/parent-id';
+
+/**
  * The container a Memcached's pods run of its own: the only one Degraded reads (lib/replicas.ts podFailure). A sidecar
  * an admission webhook injected (Istio's istio-proxy, Vault's agent) waiting for its image is not the cache failing, and
  * does not hide the cache's own failure.
  */
 export const CONTAINERS: ReadonlySet<string> = new Set(['memcached']);
 
-export function deployment(parent: ParentObject, spec: Spec): KubeObject {
+/**
+ * The Memcached's Deployment; its pods carry the parent label with `podLabel` (parentLabelOf; by default the unkeyed
+ * value, as long as any: what the size estimates need).
+ */
+export function deployment(parent: ParentObject, spec: Spec, podLabel = parentLabelOf(undefined, parent)): KubeObject {
   const name = parent.metadata.name!;
   const labels = childLabels(APP, name, 'cache');
-  const podLabels = { ...labels, [INSTANCE_LABEL]: name };
+  const podLabels = { ...labels, [INSTANCE_LABEL]: name, ...(podLabel ? { [PARENT_LABEL]: podLabel } : {}) };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -333,10 +351,17 @@ function listsPods(parent: ParentObject): boolean {
   return podsListed(parent, spec);
 }
 
-export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
+export function sync({
+  request,
+  parent,
+  spec,
+  now,
+  settings,
+}: SyncHook<Spec, unknown, ParentLabelSettings>): CompositeSyncResponse {
   const name = parent.metadata.name!;
   const legacy = legacyNames(request);
-  const wanted = deployment(parent, spec);
+  const podLabel = parentLabelOf(settings, parent);
+  const wanted = deployment(parent, spec, podLabel);
 
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
@@ -360,8 +385,32 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   });
   if (!listed) delete status['nodes'];
   status['serviceName'] = serviceName(name, legacy);
+  const labelled = podsLabel(parent, observedDeployment, podLabel);
+  if (labelled !== undefined) status[PODS_LABEL] = labelled;
   const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
   return { status, children: [wanted, service(parent, spec, legacy, own)] };
+}
+
+/**
+ * The parent label's value every pod of the Memcached's Deployment carries (status.podsLabel), by which customize asks
+ * for them (lib/parent-label.ts relatedPodRules): `current` (the value its answer gives the template) when the status
+ * records it already, when no Deployment is observed (any it makes has it), or when the Deployment's template carries it
+ * and its controller reports every replica it has made from that template; else the value recorded before, if any (a
+ * Memcached made before the label, or a key changed: its rollout under way), so that customize goes on asking for the
+ * pods made before, and status.nodes and Degraded see them all.
+ */
+export function podsLabel(parent: ParentObject, workload: KubeObject | undefined, current: string): string | undefined {
+  const recorded = recordedPodsLabel(parent);
+  if (recorded === current || !workload) return current || undefined;
+  const template = (workload['spec'] as { template?: unknown } | undefined)?.template;
+  const generation = workload.metadata.generation;
+  const status = (workload['status'] ?? {}) as { observedGeneration?: unknown };
+  const rolled =
+    templateLabelled(template, PARENT_LABEL, current) &&
+    typeof generation === 'number' &&
+    status.observedGeneration === generation &&
+    statusNumber(workload, 'updatedReplicas') === statusNumber(workload, 'replicas');
+  return rolled ? current : recorded;
 }
 
 /**
@@ -407,10 +456,12 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
 
 /**
  * Asks for the pods of this Memcached so that status.nodes can list them, when they fit within the body limit
- * (podsListed); else for none.
+ * (podsListed); else for none. By its parent label (PARENT_LABEL), which no other tenant can compute; and by the value
+ * or the name/instance labels its pods carried before, while its status says such pods may exist (relatedPodRules).
  */
-export function customize(request: CustomizeRequest): CustomizeResponse {
+export function customize(request: CustomizeRequest, settings?: ParentLabelSettings): CustomizeResponse {
   const parent = request.parent;
-  if (parent && !listsPods(parent)) return { relatedResources: [] };
-  return relatedPods(selectorLabels(APP, parent?.metadata.name ?? ''));
+  if (!parent || !listsPods(parent)) return { relatedResources: [] };
+  const legacy = selectorLabels(APP, parent.metadata.name ?? '');
+  return { relatedResources: relatedPodRules(parent, PARENT_LABEL, parentLabelOf(settings, parent), legacy) };
 }

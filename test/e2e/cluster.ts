@@ -52,6 +52,8 @@ export async function waitFor<T>(
 
 /** Every controller of the suite resyncs this often, so that a quiet period covers at least two resyncs. */
 export const E2E_RESYNC_SECONDS = 5;
+/** METAOPS_LABEL_KEY of the suite's hook server: a fixed key (the suite's own, published with it like its token). */
+export const E2E_LABEL_KEY = 'e2e-label-key-of-the-metaops-suite-0123456789abcdef';
 /** The shortest resyncAfterSeconds a hook answers with (EtcdCluster while a step is pending). */
 const MIN_RESYNC_SECONDS = 2;
 
@@ -348,6 +350,9 @@ export class ControlPlane {
         ? { METAOPS_AUTH_TOKEN: this.hookToken, METAOPS_ALLOW_UNAUTHENTICATED: undefined }
         : { METAOPS_AUTH_TOKEN: undefined, METAOPS_ALLOW_UNAUTHENTICATED: 'true' }),
       METAOPS_BASIC_AUTH: undefined,
+      // The key of the label by which Memcached and EtcdBackup ask for their pods (lib/parent-label.ts): set on both
+      // releases, so that v1.5.20 (no token) runs with a keyed label too, as an install with its own key would.
+      METAOPS_LABEL_KEY: E2E_LABEL_KEY,
     });
     await waitFor('metaops /readyz', async () => {
       const res = await fetch(`http://127.0.0.1:${this.hookPort}/readyz`);

@@ -3,6 +3,7 @@
 // reported; the failure reason is spelled as etcd-operator spelled it too. Each answer's status is fed back as the
 // next request's, its children as the next observed children, as Metacontroller does.
 import t from 'tap';
+import { parentLabelValue } from '../../lib/parent-label.js';
 import { ETCDBACKUP_EVENTS, backupWritten } from '../../hooks/etcdbackup/events.js';
 import { conditionEvents } from '../../lib/events.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
@@ -378,8 +379,11 @@ t.test('what the hook answers, word for word: the Job, the messages, the related
       {
         apiVersion: 'v1',
         resource: 'pods',
+        // By its parent label (docs/etcdbackup.md); unkeyed here: a server without a key.
         labelSelector: {
-          matchLabels: { 'app.kubernetes.io/name': 'etcdbackup', 'app.kubernetes.io/instance': 'nightly' },
+          matchLabels: {
+            'etcdbackup.metaops.io/parent-id': parentLabelValue(undefined, 'EtcdBackup', 'team-a', 'nightly'),
+          },
         },
       },
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdclusters', namespace: 'team-a' },
@@ -387,7 +391,7 @@ t.test('what the hook answers, word for word: the Job, the messages, the related
       { apiVersion: 'etcd.database.coreos.com/v1beta2', resource: 'etcdrestores', namespace: 'team-a' },
     ],
   });
-  t.same(customize({ controller: {} } as any).relatedResources[1], {
+  t.same(customize({ controller: {} } as any).relatedResources[0], {
     apiVersion: 'etcd.database.coreos.com/v1beta2',
     resource: 'etcdclusters',
     namespace: '',

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { parentLabelValue } from '../../lib/parent-label.js';
 import { customize } from '../../hooks/memcached/sync.js';
 import { memcachedSync as sync } from '../fixtures/hooks.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
@@ -141,7 +142,7 @@ t.test('a name that cannot name a Service is refused, not half-applied', async (
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /at most 63/ });
 });
 
-t.test('customize asks for the pods of this Memcached only', async (t) => {
+t.test('customize asks for the pods of this Memcached only, by its parent label', async (t) => {
   const res = customize(example('memcached-customize'));
   t.same(res, {
     relatedResources: [
@@ -149,7 +150,9 @@ t.test('customize asks for the pods of this Memcached only', async (t) => {
         apiVersion: 'v1',
         resource: 'pods',
         labelSelector: {
-          matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'memcached-sample' },
+          matchLabels: {
+            'memcached.metaops.io/parent-id': parentLabelValue(undefined, 'Memcached', 'default', 'memcached-sample'),
+          },
         },
       },
     ],
@@ -224,7 +227,13 @@ t.test('the children whole: what memcached runs with, and the Service in front o
   };
   const deploy = child(res, 'Deployment');
   t.same(deploy.metadata, { name: 'memcached-sample', namespace: 'default', labels });
-  t.same(deploy.spec.template.metadata, { labels: { ...labels, 'memcached.metaops.io/instance': 'memcached-sample' } });
+  t.same(deploy.spec.template.metadata, {
+    labels: {
+      ...labels,
+      'memcached.metaops.io/instance': 'memcached-sample',
+      'memcached.metaops.io/parent-id': parentLabelValue(undefined, 'Memcached', 'default', 'memcached-sample'),
+    },
+  });
   const container = deploy.spec.template.spec.containers[0];
   t.equal(container.name, 'memcached');
   t.same(container.command, ['memcached', '-m', '64', '-o', 'modern', '-v', '-p', '11311']);
@@ -260,10 +269,7 @@ t.test('a ReplicaFailure left on a Deployment whose pods are all ready does not 
   );
 });
 
-t.test('customize without a parent (never sent for a CompositeController) answers, naming no instance', async (t) => {
+t.test('customize without a parent (never sent for a CompositeController) answers, asking for no pod', async (t) => {
   const res = customize({ controller: {} } as never);
-  t.same(res.relatedResources[0]!.labelSelector!.matchLabels, {
-    'app.kubernetes.io/name': 'memcached',
-    'app.kubernetes.io/instance': '',
-  });
+  t.same(res.relatedResources, []);
 });

@@ -1,10 +1,13 @@
 // Every customize answer is a function of its own parent: two parents of one name in two namespaces (the same spec,
-// the same generation) get answers that differ only in the namespace, and every related rule names the parent's own
-// namespace. Metacontroller v1.5.20 caches customize answers by the parent's name and generation alone
-// (pkg/controller/common/customize/cache.go, manager.go L73-91) and hands one parent's answer to the other, which then
+// the same generation) get answers that differ only in the namespace (and the parent label's value, a MAC of kind,
+// namespace and name by which Memcached and EtcdBackup ask for their pods), and every related rule names the parent's
+// own namespace. Metacontroller v1.5.20 caches customize
+// answers by the parent's name and generation alone (pkg/controller/common/customize/cache.go, manager.go L73-91) and
+// hands one parent's answer to the other, which then
 // fails with "requested related object namespace team-a differs from parent object namespace team-b"
 // (docs/metacontroller.md): that fault is Metacontroller's, since our answers are right per parent, as this shows.
 import t from 'tap';
+import { parentLabelValue } from '../../lib/parent-label.js';
 import { operators } from '../../main/operators.js';
 
 const SPECS: Record<string, unknown> = {
@@ -55,10 +58,11 @@ t.test('two same-named parents in two namespaces: each answer names its own pare
         t.notMatch(JSON.stringify(rule), ns === 'team-a' ? /team-b|uid-b/ : /team-a|uid-a/, 'nothing of the other');
       }
     }
+    const valueIn = (ns: string) => parentLabelValue(undefined, kind, ns, 'x');
     t.same(
-      JSON.parse(JSON.stringify(b).replaceAll('team-b', 'team-a')),
+      JSON.parse(JSON.stringify(b).replaceAll('team-b', 'team-a').replaceAll(valueIn('team-b'), valueIn('team-a'))),
       a,
-      `${def.name}: the answers differ in the namespace alone`,
+      `${def.name}: the answers differ in the namespace (and the parent label's value, which Memcached's and EtcdBackup's pods carry) alone`,
     );
     // The answer a v1.5.20 would reuse for the other parent is the one it then refuses: it names the other namespace.
     t.ok(

@@ -3,6 +3,7 @@
 // and what fails; MySQL versions the scripts cannot run and downgrades refused; a primary that will not open for
 // writes named in the status, with what the user can do.
 import t from 'tap';
+import { parentLabelValue } from '../../lib/parent-label.js';
 import { memcached } from '../../hooks/memcached/index.js';
 import { degraded } from '../../hooks/memcached/sync.js';
 import { podFailure } from '../../lib/replicas.js';
@@ -491,14 +492,16 @@ t.test(
       (await told(request('memcached', { size: 2, image: 'a b' }))).events.map((e) => e.reason),
       ['InvalidSpec'],
     );
-    // customize asks for its pods by label, its Deployment and both Service names by name.
+    // customize asks for its pods by its parent label (unkeyed here: no key in the test), its Deployment and both Service names by name.
     t.same(memcached.customize!({ controller: {}, parent: request('memcached', { size: 1 }).parent }, {} as never), {
       relatedResources: [
         {
           apiVersion: 'v1',
           resource: 'pods',
           labelSelector: {
-            matchLabels: { 'app.kubernetes.io/name': 'memcached', 'app.kubernetes.io/instance': 'memcached-sample' },
+            matchLabels: {
+              'memcached.metaops.io/parent-id': parentLabelValue(undefined, 'Memcached', 'default', 'memcached-sample'),
+            },
           },
         },
         { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'default', names: ['memcached-sample'] },

@@ -126,6 +126,11 @@ t.test('each value shows in what Helm renders', async (t) => {
   t.equal(env.LOG_LEVEL, 'debug');
   t.equal(env.METAOPS_IMAGE, c.image, "backup Jobs and restore steps run the chart's image");
   t.same(env.METAOPS_AUTH_TOKEN, { secretKeyRef: { name: 'hooks-token', key: 'bearer' } });
+  t.same(
+    env.METAOPS_LABEL_KEY,
+    { secretKeyRef: { name: 'hooks-token', key: 'label-key', optional: true } },
+    "the parent label's key: the optional label-key of the token's Secret",
+  );
   t.equal(env.METAOPS_DEBUG_IMAGE_ALLOWLIST, 'busybox*,ghcr.io/org/*');
   t.equal(env.METAOPS_DEBUG_PROFILES, 'general,baseline');
   t.equal(env.METAOPS_DEBUG_EXCLUDED_NAMESPACES, 'kube-system,prod');
@@ -163,6 +168,9 @@ t.test(
     const objs = byKey(render(['--set', 'authToken.create=true,webhook.url=http://127.0.0.1:8080/']));
     const token = Buffer.from(objs.get('Secret/metaops/metaops-hook-token').data.token, 'base64').toString();
     t.match(token, /^[A-Za-z0-9]{64}$/, 'a 64-character token, as the server accepts');
+    const labelKey = Buffer.from(objs.get('Secret/metaops/metaops-hook-token').data['label-key'], 'base64').toString();
+    t.match(labelKey, /^[A-Za-z0-9]{64}$/, 'and a random label-key (METAOPS_LABEL_KEY), at least 32 characters');
+    t.not(labelKey, token, 'not the token');
     const other = Buffer.from(
       byKey(render(['--set', 'authToken.create=true'])).get('Secret/metaops/metaops-hook-token').data.token,
       'base64',

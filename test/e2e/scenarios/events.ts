@@ -1,7 +1,7 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
 import { waitFor } from '../cluster.js';
-import { examples, secs, condition, type Scenario } from './common.js';
+import { assertNotWokenFromAnotherNamespace, examples, secs, condition, type Scenario } from './common.js';
 
 export const eventsRestrictedEtcd: Scenario = {
   name: 'Events and restricted etcd: member pods and a backup Job admitted under restricted; a refused pod in the status; an AWS failure in kubectl describe',
@@ -149,6 +149,19 @@ export const eventsRestrictedEtcd: Scenario = {
           { hook: 'etcdbackup/sync', parents: 1 },
           { hook: 's3/sync', parents: 1 },
         ],
+      }),
+    );
+    // A pod of another namespace carrying every label of the backup's pods but its keyed parent label syncs it no more than its
+    // resyncs do (on v1.5.20 a rule by name/instance was matched by labels alone: each write synced it).
+    notes.push(
+      await assertNotWokenFromAnotherNamespace(k, {
+        hook: 'etcdbackup/sync',
+        ownPods: ['app.kubernetes.io/name=etcdbackup', 'app.kubernetes.io/instance=once'],
+        namespace: ns,
+        parentLabel: 'etcdbackup.metaops.io/parent-id',
+        parent: { kind: 'EtcdBackup', name: 'once' },
+        // Counted as if synced every 2 s (the shortest resyncAfterSeconds a hook answers): generous beside its 5 s resync.
+        seconds: 2,
       }),
     );
     await k.kubectl(['delete', 's3', 'taken', '-n', ns, '--wait=true', '--timeout=60s']);
