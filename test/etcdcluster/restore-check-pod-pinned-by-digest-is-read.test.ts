@@ -12,8 +12,16 @@
 //   at `latest`, as the kubelet pulls it), pinned with the tag resolved written beside the digest, `latest` included
 //   (Kyverno's mutateDigest: `ghcr.io/example/metaops:latest@sha256:<hex>`): its passed check is read (lib/images.ts
 //   asGiven: no tag is `latest`). One pinned at another tag is another image: not read, the check made again.
-import t from 'tap';
-import { DIGEST, pinAll, resolvedToDigest, restoreObject, running, withDigest } from '../fixtures/etcd-loop.js';
+import t, { type Test } from 'tap';
+import {
+  DIGEST,
+  pinAll,
+  resolvedToDigest,
+  restoreObject,
+  running,
+  withDigest,
+  type Loop,
+} from '../fixtures/etcd-loop.js';
 
 /** `image` pinned by digest with the tag it resolved to written out (`latest` for an image given without a tag). */
 const atTagAndDigest = (tag: string) => (image: string) =>
@@ -29,6 +37,15 @@ async function restoring(pin: (image: string) => string, o: { pod?: Record<strin
   pinAll(loop, pin, true);
   loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
   return loop;
+}
+
+/** The check passed (its pod Succeeded, the verdict in its termination message): read at the next sync, then the restored members made. */
+async function passedCheckGoesOn(t: Test, loop: Loop): Promise<void> {
+  await loop.step();
+  t.not(loop.s().restore?.phase, 'Checking', 'the passed check is read at the next sync');
+  await loop.step();
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'the restored members are made');
 }
 
 t.test('a restore whose check pod is pinned by digest reads its check and goes on', async (t) => {
@@ -51,11 +68,7 @@ t.test('a check pod pinned by digest without its tags reads its passed check and
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
   t.ok(loop.checkPod(), 'the check pod answered');
-  await loop.step();
-  t.not(loop.s().restore?.phase, 'Checking', 'the passed check is read at the next sync');
-  await loop.step();
-  await loop.step();
-  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'the restored members are made');
+  await passedCheckGoesOn(t, loop);
 });
 
 t.test('a check pod pinned without its tags, made for another busybox image, is made again', async (t) => {
@@ -79,11 +92,7 @@ t.test('a check pod of untagged images pinned at latest reads its passed check a
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
   const made = loop.checkPod() as any;
   t.equal(made?.spec.containers[0].image, 'ghcr.io/example/metaops', 'the check is made on the image given');
-  await loop.step();
-  t.not(loop.s().restore?.phase, 'Checking', 'the passed check is read at the next sync');
-  await loop.step();
-  await loop.step();
-  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'the restored members are made');
+  await passedCheckGoesOn(t, loop);
 });
 
 t.test('a check pod of untagged images pinned at another tag is another check', async (t) => {
