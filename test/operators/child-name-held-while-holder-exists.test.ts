@@ -28,15 +28,14 @@ import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import { s3 } from '../../hooks/s3/index.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 // Every kind metaops serves is defined, as in the server: a kind's child names are known once its definition is made
 // (lib/holders.ts), and an EtcdCluster holder is judged by its own.
 import '../../main/operators.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
 import {
   etcdCluster,
-  NS,
   parentOf,
+  paymentsHolder,
   paymentsS3,
   peerService,
   ready,
@@ -92,12 +91,7 @@ for (const [kind, def, name, spec, taken] of heldForService) {
 t.test(
   'a MySQLCluster held for Secret shop-mysql, an S3 resource`s credentials, stays held while the Secret is gone for a moment and the S3 resource still names it',
   async (t) => {
-    const payments = {
-      apiVersion: 'systek.no/v1',
-      kind: 'S3',
-      metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
-      spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
-    } as unknown as KubeObject;
+    const payments = paymentsHolder();
     const secret = shopMysqlSecret(payments);
     const spec = { size: 3, version: '8.0' };
     const held = await syncIn(mysqlcluster, parentOf('mysqlcluster', 'shop', spec), [payments, secret]);
