@@ -8,27 +8,10 @@
 // against too (refused.ts): what is made and what is kept agree.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { etcdbackup } from '../../hooks/etcdbackup/index.js';
-import { etcdSettings } from '../../hooks/etcdcommon/index.js';
-import { runPure } from '../../lib/operator.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { backupRequest, etcdCluster } from '../fixtures/backup.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { backup, good, hourly, podSpecOf } from './refused-spec.js';
 
-const A = 'team-a';
-const s3 = { path: `shared/${A}/web`, awsSecret: 'a-aws' };
-const hourly = { backupIntervalInSecond: 3600, maxBackups: 3 };
-
-function backup(spec: Record<string, unknown>, children: KubeObject[] = []): CompositeSyncResponse {
-  return runPure(
-    etcdbackup,
-    'sync',
-    backupRequest({ namespace: A, name: 'a-backup', spec, clusters: [etcdCluster('web', A)], children }),
-    { now: FIXED_NOW, settings: etcdSettings({ env: { METAOPS_IMAGE: 'registry.example.com/metaops:1.4.0' } }) },
-  );
-}
-const podSpecOf = (child: any) =>
-  (child.kind === 'CronJob' ? child.spec.jobTemplate.spec : child.spec).template.spec as Record<string, any>;
+const { s3 } = good;
 
 t.test('the CLI the image builds is where the backup pod runs it', async (t) => {
   const docker = readFileSync('Dockerfile', 'utf8');

@@ -3,32 +3,12 @@
 // last-applied annotation: that annotation is text the tenant may write on its own children, and a kept child left
 // out of it (no pod template in the annotation) keeps running with the pod template it has.
 import t from 'tap';
-import { etcdbackup } from '../../hooks/etcdbackup/index.js';
-import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { LAST_APPLIED } from '../../lib/objects.js';
-import { runPure } from '../../lib/operator.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { backupRequest, etcdCluster } from '../fixtures/backup.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { backup, good, hourly, podSpecOf } from './refused-spec.js';
 
-const A = 'team-a';
 const B = 'team-b';
-const own = { path: `shared/${A}/web`, awsSecret: 'a-aws' };
-const hourly = { backupIntervalInSecond: 3600, maxBackups: 3 };
-const good = { clusterName: 'web', backupPolicy: hourly, s3: own };
 const typo = { ...good, backupPolicy: { ...hourly, maxBackups: 'three' } };
-
-function backup(spec: Record<string, unknown>, children: KubeObject[] = []): CompositeSyncResponse {
-  return runPure(
-    etcdbackup,
-    'sync',
-    backupRequest({ namespace: A, name: 'a-backup', spec, clusters: [etcdCluster('web', A)], children }),
-    { now: FIXED_NOW, settings: etcdSettings({ env: { METAOPS_IMAGE: 'metaops:test' } }) },
-  );
-}
-
-const podSpecOf = (child: any) =>
-  (child.kind === 'CronJob' ? child.spec.jobTemplate.spec : child.spec).template.spec as Record<string, any>;
 
 t.test('a refused child whose last-applied annotation names no pod template is not kept', async (t) => {
   const today = backup(good).children[0] as KubeObject;

@@ -1,5 +1,6 @@
 // The EtcdBackup in team-a, its cluster and metaops's image, synced by the pure hook: shared by the tests of a spec
-// refused before the sync (refused-spec-*.test.ts).
+// refused before the sync (refused-spec-*.test.ts) and of the backup pod those refusals judge a kept child against
+// (backup-pod-runs-the-image-cli-unprivileged.test.ts).
 import { etcdbackup } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { runPure } from '../../lib/operator.js';

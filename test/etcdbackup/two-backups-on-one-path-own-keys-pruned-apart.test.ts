@@ -8,25 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import t from 'tap';
-import { runBackup, type BackupResult } from '../../hooks/etcdbackup/backup.js';
+import type { BackupResult } from '../../hooks/etcdbackup/backup.js';
 import { META, periodicSnapshot } from '../../hooks/etcdbackup/lineage.js';
 import { checkSnapshot, fetchChecked, pinPath, prunable } from '../../hooks/etcdcommon/snapshot.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
+import { backupAt } from '../fixtures/periodic-backup.js';
 
 const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h, 0, 3));
 
-function run(s3: { send: (cmd: any) => Promise<any> }, url: string, uid: string, when: Date): Promise<BackupResult> {
-  return runBackup({
-    endpoints: [url],
-    path: 'bucket/ns/snap',
-    periodic: true,
-    maxBackups: 2,
-    timeoutMs: 2000,
-    s3: s3 as any,
-    now: () => when,
-    backup: { uid, name: `ns/${uid}` },
-  });
-}
+/** EtcdBackup ns/<uid>'s backup at `when` (backupAt: periodic to bucket/ns/snap, keeping two), through `client`. */
+const run = (s3: FakeS3, url: string, uid: string, when: Date, client = s3.client): Promise<BackupResult> =>
+  backupAt(s3, url, when, { s3: client, backup: { uid, name: `ns/${uid}` } });
 
 const whose = (s3: FakeS3, uid: string) =>
   s3.keys('bucket', 'ns/').filter((k) => s3.objects.get(`bucket/${k}`)!.metadata[META.uid] === uid);
@@ -38,8 +30,8 @@ t.test(
     const gw = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111' });
     const prunedBy: Record<string, string[]> = { a: [], b: [] };
     for (let i = 0; i < 4; i++) {
-      const a = await run(s3.client, gw.url, 'uid-a', at(i));
-      const b = await run(s3.client, gw.url, 'uid-b', at(i));
+      const a = await run(s3, gw.url, 'uid-a', at(i));
+      const b = await run(s3, gw.url, 'uid-b', at(i));
       t.match(a, { succeeded: true, key: `ns/snap_v10_2026-01-01T0${i}-00-03Z` }, `run ${i}: a keeps coreos's key`);
       t.match(b, { succeeded: true, key: `ns/snap_v10_2026-01-01T0${i}-00-03Z-uid-b` }, `run ${i}: b writes its own`);
       prunedBy.a!.push(...(a.pruned ?? []));
@@ -70,12 +62,12 @@ t.test('the key taken between the listing and the write: the second EtcdBackup w
       const out = await s3.client.send(cmd);
       if (!raced && cmd.constructor.name === 'ListObjectsV2Command') {
         raced = true;
-        t.match(await run(s3.client, gw.url, 'uid-a', at(0)), { succeeded: true });
+        t.match(await run(s3, gw.url, 'uid-a', at(0)), { succeeded: true });
       }
       return out;
     },
   };
-  const b = await run(racing, gw.url, 'uid-b', at(0));
+  const b = await run(s3, gw.url, 'uid-b', at(0), racing);
   t.match(b, { succeeded: true, key: 'ns/snap_v10_2026-01-01T00-00-03Z-uid-b' }, `b written (${b.reason ?? ''})`);
   t.same(whose(s3, 'uid-a'), ['ns/snap_v10_2026-01-01T00-00-03Z'], "a's snapshot is kept as a wrote it");
   t.same(whose(s3, 'uid-b'), ['ns/snap_v10_2026-01-01T00-00-03Z-uid-b']);
@@ -84,16 +76,16 @@ t.test('the key taken between the listing and the write: the second EtcdBackup w
 t.test('the same EtcdBackup run twice in one second writes no second copy under another key', async (t) => {
   const s3 = new FakeS3();
   const gw = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111' });
-  t.match(await run(s3.client, gw.url, 'uid-a', at(0)), { succeeded: true });
-  t.match(await run(s3.client, gw.url, 'uid-a', at(0)), { succeeded: false, reason: /already exists/ });
+  t.match(await run(s3, gw.url, 'uid-a', at(0)), { succeeded: true });
+  t.match(await run(s3, gw.url, 'uid-a', at(0)), { succeeded: false, reason: /already exists/ });
   t.equal(s3.keys('bucket', 'ns/').length, 1);
 });
 
 t.test("a restore of the second EtcdBackup's key reads it as written, and pins it as a periodic key", async (t) => {
   const s3 = new FakeS3();
   const gw = await fakeGateway(t, { revision: 10, clusterId: '1111111111111111111' });
-  await run(s3.client, gw.url, 'uid-a', at(0));
-  const b = await run(s3.client, gw.url, 'uid-b', at(0));
+  await run(s3, gw.url, 'uid-a', at(0));
+  const b = await run(s3, gw.url, 'uid-b', at(0));
   const key = b.key!;
   t.ok(periodicSnapshot('ns/snap', key), 'a periodic snapshot of the path (found and pruned by its lineage)');
   t.match(periodicSnapshot('ns/snap', key), { revision: 10, stamp: '2026-01-01T00-00-03Z' });

@@ -11,13 +11,8 @@ import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 import { etcdClaimRequest, quietEtcd } from '../fixtures/etcd.js';
+import { fastClass as fast } from '../fixtures/storage-classes.js';
 
-const fast = {
-  apiVersion: 'storage.k8s.io/v1',
-  kind: 'StorageClass',
-  metadata: { name: 'fast', uid: 'sc-fast' },
-  provisioner: 'ebs.csi.aws.com',
-};
 const claimsOf = (res: { children: unknown[] }) =>
   res.children.filter((c: any) => c.kind === 'PersistentVolumeClaim') as any[];
 const reasons = (res: { status?: unknown }) =>

@@ -10,13 +10,7 @@ import t from 'tap';
 import { clusterOf, peerURL } from '../../hooks/etcdcluster/members.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { FakeEtcd, Loop, PVC, restoreObject } from '../fixtures/etcd-loop.js';
-
-const fast: KubeObject = {
-  apiVersion: 'storage.k8s.io/v1',
-  kind: 'StorageClass',
-  metadata: { name: 'fast', uid: 'sc-fast' },
-  provisioner: 'ebs.csi.aws.com',
-} as KubeObject;
+import { fastClass as fast } from '../fixtures/storage-classes.js';
 
 const spec = (size: number) => ({ size, pod: { persistentVolumeClaimSpec: { ...PVC, storageClassName: 'fast' } } });
 

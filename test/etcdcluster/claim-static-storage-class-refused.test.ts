@@ -10,22 +10,14 @@ import t from 'tap';
 import { etcdSync } from '../fixtures/hooks.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 import { etcdClaimRequest, quietEtcd } from '../fixtures/etcd.js';
-
-/** A class of pre-made local volumes, as Kubernetes documents it (storage/volumes#local). */
-const localStorage = {
-  apiVersion: 'storage.k8s.io/v1',
-  kind: 'StorageClass',
-  metadata: { name: 'local-storage', uid: 'sc-uid' },
-  provisioner: 'kubernetes.io/no-provisioner',
-  volumeBindingMode: 'WaitForFirstConsumer',
-};
+import { localStorageClass } from '../fixtures/storage-classes.js';
 
 t.test(
   'a member claim of a class whose volumes are pre-made (no provisioner) is refused unless static binding is allowed',
   async (t) => {
     const request = etcdClaimRequest({ storageClassName: 'local-storage' });
     // Given the class, whether or not the hook asked for it (the API server has it; the hook may read it).
-    request.related = { 'StorageClass.storage.k8s.io/v1': { 'local-storage': localStorage } };
+    request.related = { 'StorageClass.storage.k8s.io/v1': { 'local-storage': localStorageClass } };
     const res = await etcdSync(request, { etcd: quietEtcd as never, now: FIXED_NOW });
     const claims = res.children.filter((c) => c.kind === 'PersistentVolumeClaim') as any[];
     t.same(

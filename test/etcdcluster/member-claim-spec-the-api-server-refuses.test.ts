@@ -6,10 +6,9 @@
 // Pending for good. Issue 31: every value copied into a child is checked and answered InvalidSpec naming the field,
 // before anything running is replaced; a member lost meanwhile is not replaced by one whose claim cannot be made.
 import t from 'tap';
-import type { CompositeSyncResponse } from '../../lib/index.js';
 import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
 import { etcdParent } from '../fixtures/etcd.js';
-import { running } from '../fixtures/etcd-loop.js';
+import { podEditedThenLost } from '../fixtures/etcd-loop.js';
 
 const noAccessModes = { resources: { requests: { storage: '1Gi' } } };
 const cases: Array<[string, Record<string, unknown>]> = [
@@ -33,12 +32,8 @@ for (const [what, claim] of cases) {
 t.test(
   'a member lost while the claim spec is one the API server refuses: nothing removed from or added to etcd',
   async (t) => {
-    const loop = await running({ size: 3 });
-    loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: noAccessModes } };
-    loop.lose('e-2');
-    let res: CompositeSyncResponse | undefined;
-    for (let i = 0; i < 3; i++) res = await loop.step();
-    const ready = (res!.status as any).conditions.find((c: any) => c.type === 'Ready');
+    const { loop, res } = await podEditedThenLost({ persistentVolumeClaimSpec: noAccessModes }, 'e-2');
+    const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
     t.match(
       ready,
       { status: 'False', reason: 'InvalidSpec', message: /spec\.pod\.persistentVolumeClaimSpec/ },

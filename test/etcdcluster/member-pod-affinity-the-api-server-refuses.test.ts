@@ -8,10 +8,9 @@
 // anything running is replaced; a member lost meanwhile must not be replaced (removed from etcd, another added) by a
 // pod the API server will refuse.
 import t from 'tap';
-import type { CompositeSyncResponse } from '../../lib/index.js';
 import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
 import { etcdParent } from '../fixtures/etcd.js';
-import { running } from '../fixtures/etcd-loop.js';
+import { podEditedThenLost } from '../fixtures/etcd-loop.js';
 
 const required = (terms: unknown[]) => ({
   nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } },
@@ -44,12 +43,8 @@ for (const [what, affinity] of cases) {
 t.test(
   'a member lost while spec.pod.affinity is one the API server refuses: nothing removed from or added to etcd',
   async (t) => {
-    const loop = await running({ size: 3 });
-    loop.spec = { ...loop.spec, pod: { affinity: required([]) } };
-    loop.lose('e-2');
-    let res: CompositeSyncResponse | undefined;
-    for (let i = 0; i < 3; i++) res = await loop.step();
-    const ready = (res!.status as any).conditions.find((c: any) => c.type === 'Ready');
+    const { loop, res } = await podEditedThenLost({ affinity: required([]) }, 'e-2');
+    const ready = (res.status as any).conditions.find((c: any) => c.type === 'Ready');
     t.match(ready, { status: 'False', reason: 'InvalidSpec', message: /spec\.pod\.affinity/ }, JSON.stringify(ready));
     t.same(
       loop.etcd.calls.filter((c) => /^add|^remove/.test(c)),

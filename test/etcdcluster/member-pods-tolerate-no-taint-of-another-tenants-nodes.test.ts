@@ -16,7 +16,7 @@ import t from 'tap';
 import { runHook } from '../../lib/operator.js';
 import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
-import { running } from '../fixtures/etcd-loop.js';
+import { podEditedThenLost, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 /** Whether a toleration tolerates a taint, as the scheduler reads it (v1 Toleration.ToleratesTaint). */
@@ -103,10 +103,7 @@ for (const [what, pod] of cases) {
     });
     t.same(crossing(res.children), [], 'no member pod answered tolerates it');
     t.same((await running(spec)).pods(), [], 'a new cluster makes no member');
-    const loop = await running({ size: 3 });
-    loop.spec = { ...loop.spec, pod };
-    loop.lose('e-1');
-    for (let i = 0; i < 3; i++) await loop.step();
+    const { loop } = await podEditedThenLost(pod, 'e-1');
     t.match(
       loop.s().conditions.find((c: any) => c.type === 'Ready'),
       { reason: 'InvalidSpec' },

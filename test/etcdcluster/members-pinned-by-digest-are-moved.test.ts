@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import type { KubeObject } from '../../lib/index.js';
-import { running, type Loop } from '../fixtures/etcd-loop.js';
+import { running, syncsUntilMoved, versionsFromImages, type Loop } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const condition = (s: any, type: string) => (s.conditions ?? []).find((c: any) => c.type === type);
@@ -59,16 +59,7 @@ function runs(loop: Loop): Record<string, string> {
 }
 
 /** Each member serves the version of the image it runs (its etcd answers so, never with its digest). */
-function versionsFromDigests(loop: Loop): void {
-  const etcd = loop.etcd as any;
-  const health = etcd.health.bind(etcd);
-  etcd.health = async (url: string) => {
-    const h = await health(url);
-    const img = runs(loop)[new URL(url).hostname.split('.')[0]!];
-    if (h.healthy && img) h.version = img.split(':v')[1];
-    return h;
-  };
-}
+const versionsFromDigests = (loop: Loop) => versionsFromImages(loop, runs);
 
 t.test('an upgrade of members pinned by digest without their tag moves every member and ends', async (t) => {
   const loop = await running({ size: 3 });
@@ -121,12 +112,10 @@ for (const keepTag of [false, true])
       versionsFromDigests(loop);
       loop.spec = { ...loop.spec, repository: 'mirror.example.com/etcd' };
       // The mirror's image starts but its etcd never serves.
-      let moved: string | undefined;
-      for (let i = 0; i < 5 && !moved; i++) {
-        loop.now = new Date(FIXED_NOW.getTime() + i * 60_000);
-        await loop.step();
-        moved = Object.entries(runs(loop)).find(([, img]) => img.startsWith('mirror.'))?.[0];
-      }
+      const { moved } = await syncsUntilMoved(
+        loop,
+        (l) => Object.entries(runs(l)).find(([, img]) => img.startsWith('mirror.'))?.[0],
+      );
       if (!moved) return t.fail(`no member moved: ${JSON.stringify(runs(loop))}`);
       loop.etcd.up.delete(moved);
       loop.podStatus.set(moved, { containerStatuses: [{ name: 'etcd', restartCount: 0, state: { running: {} } }] });

@@ -13,6 +13,7 @@ import { specParser } from '../../lib/spec.js';
 import { resource as podsetResource } from '../../hooks/podset/schema.js';
 import { operators } from '../../main/operators.js';
 import { testApp } from '../fixtures/app.js';
+import { dependenciesDown, down } from '../fixtures/dependencies-down.js';
 import {
   debugInjectorRequest,
   debugToolRequest,
@@ -41,7 +42,6 @@ t.test('valueDepthExceeds says what jsonDepthExceeds says of the same JSON, at a
 });
 
 /** Every dependency answers, with a failure: the hooks answer what they do when one is down. */
-const down = () => Promise.reject(new Error('dependency down'));
 const failing: any = new Proxy(
   {},
   {
@@ -56,18 +56,7 @@ const failing: any = new Proxy(
   },
 );
 const app = testApp({
-  deps: {
-    now: () => FIXED_NOW,
-    etcdClient: () => ({
-      memberList: down,
-      memberAdd: down,
-      memberRemove: down,
-      memberPromote: down,
-      health: async () => ({ healthy: false }),
-    }),
-    aws: async () => failing,
-    kube: () => failing,
-  },
+  deps: { ...dependenciesDown, aws: async () => failing, kube: () => failing },
   hookDeadlineMs: 2000,
   allowUnauthenticated: true,
 });

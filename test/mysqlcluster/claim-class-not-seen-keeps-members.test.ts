@@ -10,13 +10,8 @@ import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.
 import { CLAIM_UID_LABEL } from '../../hooks/mysqlcluster/sync.js';
 import { mysqlSync } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import { fastClass as fast } from '../fixtures/storage-classes.js';
 
-const fast = {
-  apiVersion: 'storage.k8s.io/v1',
-  kind: 'StorageClass',
-  metadata: { name: 'fast', uid: 'sc-fast' },
-  provisioner: 'ebs.csi.aws.com',
-} as KubeObject;
 const spec = (size: number) => ({ size, version: '8.0', storage: { size: '1Gi', storageClassName: 'fast' } });
 const STS = 'my-mysql-mysql';
 const labels = { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'my-mysql' };

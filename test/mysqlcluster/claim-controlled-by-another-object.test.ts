@@ -6,26 +6,20 @@ import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { CLAIM_UID_LABEL, namesOf, volumeOurs } from '../../hooks/mysqlcluster/sync.js';
 import { mysqlSync } from '../fixtures/hooks.js';
+import { memberClaim, shopPod } from '../fixtures/mysql-pods.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => (res.status.conditions as any[]).find((c) => c.type === 'Ready');
 const n = namesOf('db');
 
-/** Claim `data-db-mysql-<i>`, labelled as this cluster's StatefulSet labels its claims and marked with its uid. */
+/**
+ * Claim `data-db-mysql-<i>` in namespace shop, labelled as this cluster's StatefulSet labels its claims and marked with
+ * its uid (CLAIM_UID_LABEL uid-db); controlled by `owner` where given.
+ */
 function claim(i: number, owner?: Record<string, unknown>): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: {
-      name: `data-db-mysql-${i}`,
-      namespace: 'shop',
-      uid: `uid-claim-${i}`,
-      labels: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/instance': 'db', [CLAIM_UID_LABEL]: 'uid-db' },
-      ...(owner ? { ownerReferences: [{ controller: true, blockOwnerDeletion: true, ...owner }] } : {}),
-    },
-    spec: { volumeName: `pv-${i}`, accessModes: ['ReadWriteOnce'] },
-    status: { phase: 'Bound' },
-  } as unknown as KubeObject;
+  const c = memberClaim('db', i, 'uid-db', { namespace: 'shop' });
+  if (owner) (c.metadata as any).ownerReferences = [{ controller: true, blockOwnerDeletion: true, ...owner }];
+  return c;
 }
 
 function sync(related: KubeObject[], size = 1) {
@@ -133,12 +127,7 @@ t.test('three owned claims: all three listed, no count of more', async (t) => {
 });
 
 t.test("a taken member pod's name is no claim: no claim advice for it", async (t) => {
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'db-mysql-0', namespace: 'shop', uid: 'uid-pod' },
-    spec: {},
-  } as unknown as KubeObject;
+  const pod = shopPod('db-mysql-0');
   // A claim that happens to carry the pod's name (not a member's claim name) changes nothing.
   const odd = { ...claim(0), metadata: { ...claim(0).metadata, name: 'db-mysql-0', labels: {} } } as KubeObject;
   const { res } = sync([pod, odd]);

@@ -5,14 +5,7 @@
 import t from 'tap';
 import { mysqlSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
-
-const localStorage = {
-  apiVersion: 'storage.k8s.io/v1',
-  kind: 'StorageClass',
-  metadata: { name: 'local-storage', uid: 'sc-uid' },
-  provisioner: 'kubernetes.io/no-provisioner',
-  volumeBindingMode: 'WaitForFirstConsumer',
-};
+import { localStorageClass } from '../fixtures/storage-classes.js';
 
 t.test(
   'storage.storageClassName of a class whose volumes are pre-made (no provisioner) is refused by default',
@@ -22,7 +15,7 @@ t.test(
       version: '8.0',
       storage: { size: '1Gi', storageClassName: 'local-storage' },
     }) as any;
-    req.related = { ...(req.related ?? {}), 'StorageClass.storage.k8s.io/v1': { 'local-storage': localStorage } };
+    req.related = { ...(req.related ?? {}), 'StorageClass.storage.k8s.io/v1': { 'local-storage': localStorageClass } };
     const res = mysqlSync(req, FIXED_NOW);
     const sts = res.children.find((c) => c.kind === 'StatefulSet') as any;
     t.not(

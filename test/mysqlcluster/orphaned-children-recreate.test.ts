@@ -9,19 +9,29 @@ import type { KubeObject } from '../../lib/metacontroller.js';
 import { mysqlSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
+/** MySQLCluster shop/db made again (uid uid-new) after the one of its name (uid uid-old) was deleted orphaning. */
+function recreated() {
+  const req = request('mysqlcluster', { size: 1, version: '8.0' });
+  req.parent.metadata = { ...req.parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-new' };
+  return req;
+}
+
+/** The labels of what the old cluster left: this cluster's, and the old parent's controller-uid. */
+const labels = {
+  'app.kubernetes.io/name': 'mysql',
+  'app.kubernetes.io/instance': 'db',
+  'app.kubernetes.io/managed-by': 'metaops',
+  'controller-uid': 'uid-old',
+};
+
+/** A child the old cluster left behind, without owner: its kind, apiVersion and name, and `extra` fields. */
+const left = (kind: string, apiVersion: string, name: string, extra: Record<string, unknown> = {}) =>
+  ({ apiVersion, kind, metadata: { name, namespace: 'shop', uid: `uid-${name}`, labels }, ...extra }) as KubeObject;
+
 t.test(
   'a Secret left without a controller under the cluster\u2019s name is not reported missing; the advice adopts it',
   async (t) => {
-    const req = request('mysqlcluster', { size: 1, version: '8.0' });
-    req.parent.metadata = { ...req.parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-new' };
-    const labels = {
-      'app.kubernetes.io/name': 'mysql',
-      'app.kubernetes.io/instance': 'db',
-      'app.kubernetes.io/managed-by': 'metaops',
-      'controller-uid': 'uid-old',
-    };
-    const left = (kind: string, apiVersion: string, name: string, extra: Record<string, unknown> = {}) =>
-      ({ apiVersion, kind, metadata: { name, namespace: 'shop', uid: `uid-${name}`, labels }, ...extra }) as KubeObject;
+    const req = recreated();
     const secret = left('Secret', 'v1', 'db-mysql', {
       data: { 'root-password': Buffer.from('the-password').toString('base64') },
     });
@@ -56,16 +66,7 @@ t.test(
 t.test(
   'a StatefulSet and Services left behind (--cascade=orphan) are held, named as left behind, with the label that adopts them',
   async (t) => {
-    const req = request('mysqlcluster', { size: 1, version: '8.0' });
-    req.parent.metadata = { ...req.parent.metadata, name: 'db', namespace: 'shop', uid: 'uid-new' };
-    const labels = {
-      'app.kubernetes.io/name': 'mysql',
-      'app.kubernetes.io/instance': 'db',
-      'app.kubernetes.io/managed-by': 'metaops',
-      'controller-uid': 'uid-old',
-    };
-    const left = (kind: string, apiVersion: string, name: string) =>
-      ({ apiVersion, kind, metadata: { name, namespace: 'shop', uid: `uid-${name}`, labels } }) as KubeObject;
+    const req = recreated();
     // A Service made by hand with the same name but another instance's labels is not offered for adoption.
     const other = {
       apiVersion: 'v1',

@@ -17,7 +17,7 @@ import { runHook } from '../../lib/operator.js';
 import { HOLDER_UNSEEN_SECONDS } from '../../lib/ownership.js';
 // Every kind metaops serves is defined, as in the server (lib/holders.ts knows a kind once its definition is made).
 import '../../main/operators.js';
-import { NS, relatedFor, rulesOf, shopMysqlSecret } from '../fixtures/held-names.js';
+import { NS, paymentsHolder, relatedFor, rulesOf, shopMysqlSecret } from '../fixtures/held-names.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 
 /**
@@ -48,12 +48,7 @@ const named = (res: any, kind: string) =>
 const later = (seconds: number, from: Date = FIXED_NOW) => new Date(from.getTime() + seconds * 1000);
 
 // MySQLCluster `shop` wants Secret `shop-mysql`; S3 resource `payments` chose that name (spec.secretName) and holds it.
-const payments = {
-  apiVersion: 'systek.no/v1',
-  kind: 'S3',
-  metadata: { name: 'payments', namespace: NS, uid: 'uid-s3-payments', generation: 1 },
-  spec: { bucketName: 'shop-payments', secretName: 'shop-mysql' },
-} as unknown as KubeObject;
+const payments = paymentsHolder();
 const paymentsSecret = shopMysqlSecret(payments);
 const SPEC = { size: 3, version: '8.0' };
 

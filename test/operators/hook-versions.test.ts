@@ -4,41 +4,13 @@ import t, { type Test } from 'tap';
 import { operators as hooks } from '../../main/operators.js';
 import { testApp as buildApp } from '../fixtures/app.js';
 import type { TestDeps as Deps } from '../fixtures/app.js';
+import { dependenciesDown } from '../fixtures/dependencies-down.js';
 import type { HookDefinition } from '../../lib/hook.js';
 import { firstRequest, observedAfter } from '../fixtures/generated-request.js';
-import { example, FIXED_NOW } from '../fixtures/requests.js';
+import { example } from '../fixtures/requests.js';
 import { greeting } from '../toy/index.js';
 
-const down = () => Promise.reject(new Error('dependency down'));
-const deps: Partial<Deps> = {
-  now: () => FIXED_NOW,
-  randomSecret: () => 'not-random-in-this-test',
-  etcdClient: () =>
-    ({
-      memberList: down,
-      memberAdd: down,
-      memberRemove: down,
-      memberPromote: down,
-      health: async () => ({ healthy: false }),
-    }) as any,
-  aws: async () => {
-    const api: any = new Proxy(
-      {},
-      {
-        get: (_o, p) =>
-          p === 'withDeadline'
-            ? () => api
-            : p === 'region'
-              ? 'us-east-1'
-              : p === 'endpoint' || p === 'then'
-                ? undefined
-                : down,
-      },
-    );
-    return api;
-  },
-  kube: () => ({ get: down, addEphemeralContainers: down }) as any,
-};
+const deps: Partial<Deps> = { ...dependenciesDown, randomSecret: () => 'not-random-in-this-test' };
 
 type ObjectMap = Record<string, Record<string, any>>;
 

@@ -5,22 +5,12 @@
 // ("some pod of the namespace") with a refusal for such a rule, so a tool asked about its namespace first is refused
 // as a whole: its author gets nothing on web-1 either, though the tool does only what they may do.
 import t from 'tap';
-import { FakeApi, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
+import { injectAll, statusAndApply, webAndVaultAllowedByName } from '../fixtures/pbt.js';
 
 t.test('an author allowed on one pod by name gets the container into that pod', async (t) => {
-  const api = new FakeApi()
-    .put(tool('a', { label: 'app=web', image: 'busybox' }))
-    .put(pod('web-1', { app: 'web' }))
-    .put(pod('vault-0', { app: 'web' }));
   // RBAC with `resourceNames: [web-1]` on pods/ephemeralcontainers (and `list pods`): allowed only when asked about
   // web-1 by name; a review that names no pod matches no rule with resourceNames.
-  const create = api.create.bind(api);
-  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
-    const answer: any = await create(apiVersion, resource, ns, body);
-    const a = body.spec?.resourceAttributes;
-    if (a?.subresource === 'ephemeralcontainers') answer.status = { allowed: a.name === 'web-1' };
-    return answer;
-  };
+  const api = webAndVaultAllowedByName(['web-1']);
   await statusAndApply(api, ['dbg', 'a']);
   await injectAll(api, 'dbg');
   t.same(api.ephemeralNames('dbg', 'web-1'), ['debug-a'], 'the author may patch web-1: the container is added');

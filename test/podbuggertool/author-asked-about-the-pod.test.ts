@@ -9,20 +9,28 @@ import { AUTHOR_ANNOTATION } from '../../hooks/podbuggertool/author.js';
 import { FAILURES_ANNOTATION } from '../../hooks/podbuggertool/match.js';
 import { FakeApi, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
 
-t.test("the author's review names the pod: a pod the author may not patch gets no container", async (t) => {
+/**
+ * Tool a (app=web) over pods web-1 and vault-0; the cluster's authorizer refuses the reviews whose resourceAttributes
+ * `refused` says, and answers the others as the fake API server does.
+ */
+function webAndVaultRefusing(refused: (attributes: any) => boolean): FakeApi {
   const api = new FakeApi()
     .put(tool('a', { label: 'app=web', image: 'busybox' }))
     .put(pod('web-1', { app: 'web' }))
     .put(pod('vault-0', { app: 'web' }));
-  // The cluster's authorizer: alice may add ephemeral containers to any pod of dbg except vault-0.
   const create = api.create.bind(api);
   api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
     const answer: any = await create(apiVersion, resource, ns, body);
-    const a = body.spec.resourceAttributes;
-    // A webhook authorizer with a deny rule on one object: it answers for the object it is asked about.
-    if (a.subresource === 'ephemeralcontainers' && a.name === 'vault-0') answer.status = { allowed: false };
+    if (refused(body.spec.resourceAttributes)) answer.status = { allowed: false };
     return answer;
   };
+  return api;
+}
+
+t.test("the author's review names the pod: a pod the author may not patch gets no container", async (t) => {
+  // The cluster's authorizer: alice may add ephemeral containers to any pod of dbg except vault-0 (a webhook
+  // authorizer with a deny rule on one object: it answers for the object it is asked about).
+  const api = webAndVaultRefusing((a) => a.subresource === 'ephemeralcontainers' && a.name === 'vault-0');
   await injectAll(api, 'dbg');
   t.same(api.ephemeralNames('dbg', 'vault-0'), [], 'the author may not patch vault-0: no container there');
   t.same(api.ephemeralNames('dbg', 'web-1'), ['debug-a'], 'the author may patch web-1: the container is added');
@@ -49,16 +57,7 @@ t.test("the author's review sends the stamped userInfo.extra", async (t) => {
 // Refused on one pod while allowed on the namespace's others: that pod's failure (AuthorNotAllowed), recorded on it,
 // counted by the status and retried with the backoff, not a pod left pending for ever.
 t.test('a pod the author may not patch is counted as failed, AuthorNotAllowed', async (t) => {
-  const api = new FakeApi()
-    .put(tool('a', { label: 'app=web', image: 'busybox' }))
-    .put(pod('web-1', { app: 'web' }))
-    .put(pod('vault-0', { app: 'web' }));
-  const create = api.create.bind(api);
-  api.create = async (apiVersion: string, resource: string, ns: string, body: any) => {
-    const answer: any = await create(apiVersion, resource, ns, body);
-    if (body.spec.resourceAttributes.name === 'vault-0') answer.status = { allowed: false };
-    return answer;
-  };
+  const api = webAndVaultRefusing((a) => a.name === 'vault-0');
   await injectAll(api, 'dbg');
   t.equal(api.patches.length, 1, 'no PATCH for vault-0');
   t.match(api.stored('Pod', 'dbg', 'vault-0').metadata.annotations, { [FAILURES_ANNOTATION]: /AuthorNotAllowed/ });

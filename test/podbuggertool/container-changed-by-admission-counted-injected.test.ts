@@ -7,24 +7,12 @@
 // (not `outdated`, which says "delete those pods to have the current one": a pod made again gets the same container,
 // changed the same way, and is outdated again for ever).
 import t from 'tap';
-import { FakeApi, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
+import { admitting, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
-/** The API server with a mutating admission that changes each ephemeral container as it is added. */
-function admitted(change: (container: any) => void): FakeApi {
-  const api = new FakeApi();
-  const add = api.addEphemeralContainers.bind(api);
-  api.addEphemeralContainers = async (ns, name, containers, precondition) => {
-    const changed = structuredClone(containers);
-    for (const c of changed) change(c);
-    return add(ns, name, changed, precondition);
-  };
-  return api;
-}
-
 t.test('a debug container whose image admission pinned by digest is counted injected', async (t) => {
-  const api = admitted((c) => {
+  const api = admitting((c) => {
     c.image = `${c.image}@${DIGEST}`;
   })
     .put(tool('a', { label: 'app=web', image: 'busybox:1.36' }))
@@ -42,7 +30,7 @@ t.test('a debug container whose image admission pinned by digest is counted inje
 });
 
 t.test('a debug container to which admission added restrictions is counted injected', async (t) => {
-  const api = admitted((c) => {
+  const api = admitting((c) => {
     c.securityContext = {
       ...c.securityContext,
       allowPrivilegeEscalation: false,

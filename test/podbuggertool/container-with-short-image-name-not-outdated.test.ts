@@ -7,20 +7,15 @@
 // the allowlist and the kubelet read it. Nothing else compares equal: another tag, another
 // registry or repository, a tag taken off for a digest, another digest than the one a tool pinned.
 import t from 'tap';
-import { containerDiffers, ephemeralContainer, parser, podState } from '../../hooks/podbuggertool/match.js';
+import { containerDiffers, ephemeralContainer, podState } from '../../hooks/podbuggertool/match.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { FakeApi, pod, statusAndApply, tool } from '../fixtures/pbt.js';
+import { FakeApi, pod, statusAndApply, tool, toolSpec } from '../fixtures/pbt.js';
 
-const spec = (image: string) => {
-  const parsed = parser.parse({ label: 'app=web', image });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed));
-  return parsed.spec;
-};
 const carrying = (image: string): KubeObject =>
   pod(
     'p',
     { app: 'web' },
-    { ephemeralContainers: [{ ...ephemeralContainer('a', spec('busybox'), pod('p', {})), image }] },
+    { ephemeralContainers: [{ ...ephemeralContainer('a', toolSpec({ image: 'busybox' }), pod('p', {})), image }] },
   );
 
 t.test('a container added with the image as the tool wrote it is the one the tool adds', async (t) => {
@@ -39,7 +34,11 @@ t.test('a container added with the image as the tool wrote it is the one the too
     [`busybox:1.36@sha256:${'a'.repeat(64)}`, `busybox:1.36@sha256:${'a'.repeat(64)}`],
     [`busybox@sha256:${'a'.repeat(64)}`, `busybox@sha256:${'a'.repeat(64)}`],
   ] as const) {
-    t.same(podState(carrying(stored), 'a', spec(written)), { state: 'injected' }, `${stored} for ${written}`);
+    t.same(
+      podState(carrying(stored), 'a', toolSpec({ image: written })),
+      { state: 'injected' },
+      `${stored} for ${written}`,
+    );
   }
 });
 
@@ -58,7 +57,7 @@ t.test('another image is still another image: outdated', async (t) => {
     ['busybox:1.36', 'not a reference'],
   ] as const) {
     t.match(
-      podState(carrying(stored), 'a', spec(written)),
+      podState(carrying(stored), 'a', toolSpec({ image: written })),
       { state: 'outdated', image: stored, differs: ['image'] },
       `${stored} for ${written}`,
     );

@@ -4,13 +4,8 @@
 // as text and no namespace is called), a name in capitals or with characters no namespace name has. The server
 // would otherwise start and debug the very namespaces the administrator meant to keep out.
 import t from 'tap';
-import { policyFromEnv, policyProblems, refusal, parser } from '../../hooks/podbuggertool/match.js';
-
-const spec = () => {
-  const parsed = parser.parse({ label: 'app=web', image: 'busybox:1.36' });
-  if (!parsed.ok) throw new Error(parsed.message);
-  return parsed.spec;
-};
+import { policyFromEnv, policyProblems, refusal } from '../../hooks/podbuggertool/match.js';
+import { toolSpec } from '../fixtures/pbt.js';
 
 t.test('an excluded namespace entry that names no namespace is a problem at start', async (t) => {
   // Each entry, and a namespace the administrator meant it to keep out.
@@ -23,7 +18,7 @@ t.test('an excluded namespace entry that names no namespace is a problem at star
   ] as const) {
     const env = { METAOPS_DEBUG_EXCLUDED_NAMESPACES: entry };
     // As the server reads it, the entry keeps no namespace out: the tool acts there.
-    t.equal(refusal(spec(), meant, policyFromEnv(env)), undefined, `${entry}: ${meant} is not excluded`);
+    t.equal(refusal(toolSpec(), meant, policyFromEnv(env)), undefined, `${entry}: ${meant} is not excluded`);
     t.match(
       policyProblems(env),
       [new RegExp(`METAOPS_DEBUG_EXCLUDED_NAMESPACES.*${entry.replace(/[*/]/g, '\\$&')}`)],

@@ -6,7 +6,8 @@
 // that has it (quay.io/busybox: any Quay user's), an image the allowlist entry `busybox` never allowed.
 import t from 'tap';
 import type { KubeObject } from '../../lib/index.js';
-import { DEFAULT_POLICY, ephemeralContainer, imageAllowed, parser } from '../../hooks/podbuggertool/match.js';
+import { DEFAULT_POLICY, ephemeralContainer, imageAllowed } from '../../hooks/podbuggertool/match.js';
+import { toolSpec } from '../fixtures/pbt.js';
 
 const pod = {
   apiVersion: 'v1',
@@ -15,12 +16,6 @@ const pod = {
   spec: { containers: [{ name: 'app', image: 'nginx' }] },
 } as KubeObject;
 
-const spec = (image: string) => {
-  const parsed = parser.parse({ label: 'app=web', image });
-  if (!parsed.ok) throw new Error(parsed.message);
-  return parsed.spec;
-};
-
 for (const [written, resolved] of [
   ['busybox', 'docker.io/library/busybox'],
   ['busybox:1.36', 'docker.io/library/busybox:1.36'],
@@ -28,7 +23,7 @@ for (const [written, resolved] of [
 ] as const) {
   t.test(`${written}: the container names the image the allowlist allowed (${resolved})`, async (t) => {
     t.ok(imageAllowed(written, DEFAULT_POLICY.allowlist), 'allowed by the default allowlist');
-    t.equal(ephemeralContainer('dbg', spec(written), pod)['image'], resolved);
+    t.equal(ephemeralContainer('dbg', toolSpec({ image: written }), pod)['image'], resolved);
   });
 }
 
@@ -41,5 +36,5 @@ t.test('Registry/tool: allowed by Registry/*, never by Docker Hub entries, sent 
   t.notOk(imageAllowed('Registry/tool:1', ['registry/*']), "Docker Hub's registry/* is another place");
   t.notOk(imageAllowed('registry/tool:1', ['Registry/*']), "Docker Hub's registry/tool is not host Registry's");
   t.notOk(imageAllowed('Registry/tool:1', ['docker.io/*']));
-  t.equal(ephemeralContainer('dbg', spec('Registry/tool:1'), pod)['image'], 'Registry/tool:1');
+  t.equal(ephemeralContainer('dbg', toolSpec({ image: 'Registry/tool:1' }), pod)['image'], 'Registry/tool:1');
 });

@@ -16,22 +16,24 @@ t.test('a pod relabelled since the request gets nothing, and nothing is recorded
   t.same(api.events, []);
 });
 
-t.test('a pod deleted and made again under its name, no longer selected, gets nothing', async (t) => {
+/** Pod web-1 (app=web, which tool a selects) as the request named it, then deleted and made again with `labels`. */
+function madeAgainSince(labels: Record<string, string>) {
   const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
   const request = injectorRequest(api, 'dbg', 'web-1');
-  const again = pod('web-1', { app: 'db' });
+  const again = pod('web-1', labels);
   again.metadata.uid = 'uid-web-1-again';
   api.put(again);
+  return { api, request };
+}
+
+t.test('a pod deleted and made again under its name, no longer selected, gets nothing', async (t) => {
+  const { api, request } = madeAgainSince({ app: 'db' });
   await inject(api, ['dbg', 'web-1'], {}, request);
   t.same(api.patches, []);
 });
 
 t.test('a pod made again under its name, still selected: the PATCH names the pod read, not the request', async (t) => {
-  const api = new FakeApi().put(tool('a', { label: 'app=web', image: 'busybox' })).put(pod('web-1', { app: 'web' }));
-  const request = injectorRequest(api, 'dbg', 'web-1');
-  const again = pod('web-1', { app: 'web' });
-  again.metadata.uid = 'uid-web-1-again';
-  api.put(again);
+  const { api, request } = madeAgainSince({ app: 'web' });
   await inject(api, ['dbg', 'web-1'], {}, request);
   t.equal(api.patches.length, 1);
   t.equal(api.patches[0]!.precondition?.uid, 'uid-web-1-again');

@@ -6,13 +6,8 @@
 // container once added can be neither removed nor replaced: the pod must be skipped, with that reason, not patched.
 import t from 'tap';
 import type { KubeObject } from '../../lib/index.js';
-import { parser, podState, wantsContainer } from '../../hooks/podbuggertool/match.js';
-
-const spec = (s: Record<string, unknown>) => {
-  const parsed = parser.parse({ label: 'app=web', image: 'busybox:1.36', ...s });
-  if (!parsed.ok) throw new Error(parsed.message);
-  return parsed.spec;
-};
+import { podState, wantsContainer } from '../../hooks/podbuggertool/match.js';
+import { toolSpec } from '../fixtures/pbt.js';
 
 const pod = (securityContext: Record<string, unknown>): KubeObject =>
   ({
@@ -28,7 +23,7 @@ for (const profile of ['baseline', 'general', 'netadmin'] as const) {
     `${profile}: a pod that runs as non-root with no user named is skipped (RunsAsRoot), not patched`,
     async (t) => {
       const nonRoot = pod({ runAsNonRoot: true });
-      const s = spec({ securityProfile: profile });
+      const s = toolSpec({ securityProfile: profile });
       t.same(podState(nonRoot, 'dbg', s), { state: 'skipped', reason: 'RunsAsRoot' });
       t.equal(wantsContainer(nonRoot, 'dbg', s), false, 'no PATCH is sent for it');
     },
@@ -36,7 +31,7 @@ for (const profile of ['baseline', 'general', 'netadmin'] as const) {
 }
 
 t.test('the same pod with a user named by the pod or the tool still takes the container', async (t) => {
-  t.same(podState(pod({ runAsNonRoot: true, runAsUser: 1000 }), 'dbg', spec({})), { state: 'pending' });
-  t.same(podState(pod({ runAsNonRoot: true }), 'dbg', spec({ runAsUser: 1000 })), { state: 'pending' });
-  t.same(podState(pod({}), 'dbg', spec({})), { state: 'pending' }, 'a pod that does not ask for non-root');
+  t.same(podState(pod({ runAsNonRoot: true, runAsUser: 1000 }), 'dbg', toolSpec({})), { state: 'pending' });
+  t.same(podState(pod({ runAsNonRoot: true }), 'dbg', toolSpec({ runAsUser: 1000 })), { state: 'pending' });
+  t.same(podState(pod({}), 'dbg', toolSpec({})), { state: 'pending' }, 'a pod that does not ask for non-root');
 });

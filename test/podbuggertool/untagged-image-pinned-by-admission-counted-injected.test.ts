@@ -7,21 +7,15 @@
 // as a tagged image pinned the same way is (container-changed-by-admission-counted-injected.test.ts), not `outdated`
 // for ever ("delete those pods to have the current one": a pod made again gets the same pinned container).
 import t from 'tap';
-import { FakeApi, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
+import { admitting, injectAll, pod, statusAndApply, tool } from '../fixtures/pbt.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
 /** The API server with a mutating admission that rewrites each ephemeral container's image as it is added. */
-function admitted(image: (given: string) => string): FakeApi {
-  const api = new FakeApi();
-  const add = api.addEphemeralContainers.bind(api);
-  api.addEphemeralContainers = async (ns, name, containers, precondition) => {
-    const changed = structuredClone(containers);
-    for (const c of changed) c['image'] = image(c['image'] as string);
-    return add(ns, name, changed, precondition);
-  };
-  return api;
-}
+const admitted = (image: (given: string) => string) =>
+  admitting((c) => {
+    c['image'] = image(c['image'] as string);
+  });
 
 for (const [how, image] of [
   ['pinned by digest with its tag spelled out (Kyverno mutateDigest)', (given: string) => `${given}:latest@${DIGEST}`],
