@@ -44,11 +44,16 @@ t.test('a member whose volume comes back empty does not rejoin under its old ID 
   t.same(readdirSync(claim), [], 'the claim of wipe-2 is empty');
 
   // Metacontroller and the kubelet carry on for up to a minute.
+  // (Until wipe-2 runs again under its old ID, or is replaced: the cluster back at size without it.)
   let last = await k.step();
+  const said: string[] = [];
   const start = Date.now();
   while (Date.now() - start < 60_000) {
     last = await k.step();
+    const recovering = condition(last, 'Recovering');
+    if (recovering?.reason === 'MemberDataLost') said.push(recovering.message);
     if (settled(3)(last) && k.livePods().includes('wipe-2') && idOf(last, 'wipe-2') === oldId) break;
+    if (settled(3)(last) && !status(last).memberList.some((m: any) => m.id === oldId)) break;
     await new Promise((r) => setTimeout(r, 500));
   }
   const wal = join(claim, 'data', 'member', 'wal');
@@ -65,8 +70,22 @@ t.test('a member whose volume comes back empty does not rejoin under its old ID 
   const servingEmptyUnderOldId = k.livePods().includes('wipe-2') && idOf(last, 'wipe-2') === oldId && existsSync(wal);
   t.notOk(
     servingEmptyUnderOldId,
-    `wipe-2 does not run again as member ${oldId} on its emptied volume (it did: live ${k.livePods().join(', ')}, ` +
+    `wipe-2 does not run again as member ${oldId} on its emptied volume (live ${k.livePods().join(', ')}, ` +
       `ready ${status(last).members.ready.join(', ')})`,
+  );
+  t.match(
+    said[0],
+    /member wipe-2 came back on a claim holding none of its data/,
+    'the status said why (MemberDataLost)',
+  );
+  t.notOk(
+    status(last).memberList.some((m: any) => m.id === oldId),
+    `member ${oldId} is removed from the cluster`,
+  );
+  t.ok(settled(3)(last), 'a new member under a new name took its place: 3 members, all ready');
+  t.notOk(
+    status(last).memberList.some((m: any) => m.name === 'wipe-2'),
+    'none under the name wipe-2',
   );
   for (let i = 0; i < 50; i += 10) t.equal(await k.get(`key-${i}`), `value-${i}`, `key-${i} kept`);
 });
@@ -126,4 +145,24 @@ t.test('a write acknowledged by a majority is not lost through a member that cam
     t.equal(await k.get('before'), 'kept', 'the cluster serves (a key written before Z went down is read back)');
   }
   t.not(value, undefined, 'the cluster never serves without the acknowledged write (it answers it, or nothing)');
+  const held = await k.step();
+  t.match(
+    condition(held, 'Recovering'),
+    { reason: 'MemberDataLost', message: /lose-1 came back on a claim holding none of its data/ },
+    "while quorum is lost the status says Y's data is gone",
+  );
+  t.ok(
+    status(held).memberList.some((m: any) => m.name === Y),
+    'and no member is removed while quorum is lost',
+  );
+
+  // X comes back: X and Z hold a quorum without Y, and Y is replaced under a new name; the write is there.
+  k.restart(X);
+  await k.converge(
+    'Y replaced',
+    (res) => settled(3)(res) && !status(res).memberList.some((m: any) => m.name === Y),
+    90_000,
+  );
+  t.equal(await k.get('acked'), 'committed by X and Y', 'the acknowledged write is read back');
+  t.equal(await k.get('before'), 'kept', 'and the one before');
 });
