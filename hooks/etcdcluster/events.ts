@@ -22,6 +22,8 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'AllMembersLost',
     'MajorityLost',
     'MajorityCrashLooping',
+    // A member made again on its claim found none of its data there: not started under its old ID, replaced.
+    'MemberDataLost',
     'NoSpace',
     'RestoreFailed',
     'UpgradeRefused',

@@ -256,6 +256,51 @@ export function checkDns(c: Cluster, spec: EtcdClusterSpec, pod: string): Record
   };
 }
 
+/** The init step that checks a member made again on its claim holds that member's data (checkData). */
+export const DATA_CHECK = 'check-data';
+/** Its exit code when the data is missing (sysexits' EX_NOINPUT); any other exit says nothing of the data. */
+export const DATA_MISSING_EXIT = 66;
+/** The words its message starts with when the data is missing: read with DATA_MISSING_EXIT (pods.ts dataMissing). */
+export const DATA_MISSING_MARK = 'etcd member data missing';
+
+/**
+ * The `check-data` init step of a member that started once and is made again on its claim (its pod lost: plan
+ * answered.ts recreatedPods, view.ts restartPods): etcd is started with `--initial-cluster-state=existing`, and on an
+ * empty data directory it would take the member's old ID from its peers with an empty raft log, and vote as if it
+ * remembered what it acknowledged (a committed write can be lost). So the step exits DATA_MISSING_EXIT, saying
+ * DATA_MISSING_MARK, when `<data-dir>/member/snap` or a `member/wal/*.wal` file is missing, and the hook replaces the
+ * member (plan/members.ts replaceDataLost). It runs the busybox image the DNS wait runs (official etcd images from
+ * 3.5 have no shell). A directory it cannot read is no proof of anything: it exits 1 (not read as data lost), and
+ * the kubelet runs it again. Its message is its output (FallbackToLogsOnError): nothing writes a file for it.
+ */
+export function checkData(spec: EtcdClusterSpec): Record<string, unknown> {
+  const member = `${DATA_DIR}/member`;
+  const script = [
+    `for d in ${DATA_DIR} ${member} ${member}/wal; do`,
+    '  if [ -e "$d" ] && ! ls "$d" >/dev/null 2>&1; then',
+    '    echo "cannot read $d: the data check proves nothing"',
+    '    exit 1',
+    '  fi',
+    'done',
+    'missing=""',
+    `[ -d ${member}/snap ] || missing="${member}/snap"`,
+    `set -- ${member}/wal/*.wal`,
+    `[ -f "$1" ] || missing="\${missing:+$missing and }${member}/wal/*.wal"`,
+    'if [ -n "$missing" ]; then',
+    `  echo "${DATA_MISSING_MARK}: no $missing on the member's volume; etcd is not started under the member's old ID"`,
+    `  exit ${DATA_MISSING_EXIT}`,
+    'fi',
+  ].join('\n');
+  return {
+    name: DATA_CHECK,
+    image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
+    command: ['/bin/sh', '-c', script],
+    volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd', readOnly: true }],
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    securityContext: restrictedContainerSecurity(),
+  };
+}
+
 /**
  * The check-dns loop head for a relative member name (`<pod>.<cluster>.<ns>.svc`, a cluster that keeps the names its
  * members were made with). The pod resolves with `ndots:1` (podDnsConfig): glibc's resolver (the default busybox)
@@ -393,6 +438,11 @@ export interface MemberPodOptions {
   initialCluster: string;
   /** `--initial-cluster-state`: `new` for members that bootstrap together, `existing` to join or restart. */
   state: 'new' | 'existing';
+  /**
+   * A member that started once, made again on its claim: etcd starts only if the claim holds its data (checkData).
+   * Never for a member made fresh (a bootstrap, an addition, a restore: an empty data directory is right there).
+   */
+  requireData?: boolean | undefined;
   /** Where its data comes from when it is restored from a snapshot. */
   restore?: RestoreSource | undefined;
   /** The EtcdRestore it is restored for (its uid), recorded on the pod (RESTORED_BY): it outlives a lost status. */
@@ -427,6 +477,7 @@ export function memberPod({
   name: pod,
   initialCluster,
   state,
+  requireData,
   restore,
   restoreUid,
   restoreName,
@@ -446,7 +497,8 @@ export function memberPod({
     // stays unhealthy past UNHEALTHY_REPLACE_SECONDS, is replaced (plan.ts).
     restartPolicy: 'Always',
     // Its own DNS name first: etcd exits on a peer name that does not resolve yet (check-dns, as etcd-operator).
-    initContainers: [checkDns(c, spec, pod)],
+    // A member made again on its claim first proves the claim holds its data (checkData).
+    initContainers: [...(requireData && !restore ? [checkData(spec)] : []), checkDns(c, spec, pod)],
     containers: [container],
     volumes,
     // Names with a dot looked up as they are first (lib/names.ts): the restore steps dial S3, STS or a custom

@@ -1,6 +1,7 @@
 // What an observed member pod's status says: whether it finished, why its etcd waits, whether its etcd keeps exiting.
 // Observed pods are input: every field may be missing or of another type.
-import { type KubeObject, rfc3339, scrubAwsText } from '../../lib/index.js';
+import { type KubeObject, rfc3339, scrubAwsText, textOf } from '../../lib/index.js';
+import { DATA_CHECK, DATA_MISSING_EXIT, DATA_MISSING_MARK } from './members.js';
 
 /** Phases of a pod that will not run again (restartPolicy Never, or evicted). */
 export const DEAD_PHASES = new Set(['Failed', 'Succeeded']);
@@ -46,6 +47,35 @@ export function etcdWaiting(pod: KubeObject | undefined): string | undefined {
   );
   const reason = etcd?.state?.waiting?.reason;
   return typeof reason === 'string' ? sanitize(reason, 64) : undefined;
+}
+
+/**
+ * What the pod's data check (members.ts checkData, found by name among the init containers its spec has) said when it
+ * last ended for want of the member's data (its exit DATA_MISSING_EXIT and its message starting DATA_MISSING_MARK),
+ * while it has not passed since: the member's data is not on its claim. Anything else is no proof: a check that did
+ * not run (its image cannot be pulled), ran and passed, exited otherwise (killed, a directory it cannot read), or a
+ * pod without the step (made before it, or made fresh). Bounded (observed data).
+ */
+export function dataMissing(pod: KubeObject | undefined): string | undefined {
+  const spec = pod?.['spec'] as { initContainers?: unknown } | undefined;
+  const steps = Array.isArray(spec?.initContainers) ? (spec.initContainers as Array<{ name?: unknown } | null>) : [];
+  if (!steps.some((c) => c?.name === DATA_CHECK)) return undefined;
+  const statuses = (pod?.['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  if (!Array.isArray(statuses)) return undefined;
+  type Ended = { exitCode?: unknown; message?: unknown };
+  const check = (
+    statuses as Array<{
+      name?: unknown;
+      state?: { waiting?: unknown; running?: unknown; terminated?: Ended };
+      lastState?: { terminated?: Ended };
+    } | null>
+  ).find((c) => c?.name === DATA_CHECK);
+  if (!check || check.state?.running) return undefined;
+  // As it ended now, or (the kubelet waits to run it again) as it last ended.
+  const ended = check.state?.terminated ?? (check.state?.waiting ? check.lastState?.terminated : undefined);
+  const message = sanitize(textOf(ended?.message), 200);
+  if (ended?.exitCode !== DATA_MISSING_EXIT || !message.startsWith(DATA_MISSING_MARK)) return undefined;
+  return message;
 }
 
 /**

@@ -82,7 +82,7 @@ export const PodPolicy = Type.Object(
       Type.String({
         maxLength: MAX_IMAGE_LENGTH,
         description:
-          "Image of the init step that waits for the member's DNS name before etcd starts (nslookup, as etcd-operator); default busybox:1.28.0-glibc.",
+          "Image of the init steps before etcd starts: the wait for the member's DNS name (nslookup, as etcd-operator) and, for a member made again on its claim, the check that the claim holds its data (sh, ls); default busybox:1.28.0-glibc.",
       }),
     ),
     DNSTimeoutInSecond: Type.Optional(

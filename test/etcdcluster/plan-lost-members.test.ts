@@ -159,7 +159,14 @@ t.test('with storage, when the request did not list claims, a lost member pod co
   t.strictSame(view(d), {
     pods: [
       ...kept(0, 1),
-      { name: 'e-2', cluster: cluster(0, 1, 2), state: 'existing', image: 'quay.io/coreos/etcd:v3.5.0' },
+      // (Made again on its claim, it starts only on its data: check-data.)
+      {
+        name: 'e-2',
+        cluster: cluster(0, 1, 2),
+        state: 'existing',
+        image: 'quay.io/coreos/etcd:v3.5.0',
+        init: ['check-data'],
+      },
     ],
     phase: 'Running',
     conditions: [

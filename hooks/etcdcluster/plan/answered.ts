@@ -3,7 +3,7 @@
 import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
 import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
-import { DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
+import { dataMissing, DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
 import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
@@ -41,8 +41,18 @@ export interface Answered extends View {
   >;
   /** Pods of members whose pod is missing, made again (see recreatedPods). */
   recreated: KubeObject[];
-  /** With storage, member pods that finished: dropped, so that the next sync recreates them on their claims. */
+  /**
+   * With storage, member pods that finished: dropped, so that the next sync recreates them on their claims. And the
+   * pod of a member that never started (no name in etcd: it has no data) whose data check failed (a pod made on its
+   * claim while etcd was silent, its status lost): made again without the check.
+   */
   finishedWithStorage: string[];
+  /**
+   * Members that started (etcd gave them a name) whose pod, made again on their claim, found none of their data
+   * there (pods.ts dataMissing), with what the check said: never started under their old ID, replaced once a quorum
+   * holds without them (members.ts replaceDataLost).
+   */
+  dataLost: Array<{ listed: Listed; said: string }>;
   /** Member pods that run (pods that are no member's are dropped: a removal whose pod delete failed, leftovers). */
   live: KubeObject[];
   /** The pods answered: the live ones (unstuck) and the recreated. */
@@ -80,6 +90,12 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(v.obs.pods[0]!));
   const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
   const liveNames = new Set(live.map((p) => p.metadata.name!));
+  const checked = members.flatMap((m) => {
+    const said = v.storage && m.observed && liveNames.has(m.pod!) ? dataMissing(m.observed) : undefined;
+    return said ? [{ listed: m, said }] : [];
+  });
+  const dataLost = checked.filter((d) => d.listed.member.name);
+  const uncheckedAgain = checked.filter((d) => !d.listed.member.name).map((d) => d.listed.pod!);
   return {
     ...v,
     ...{ members, reports, voting, quorum, leaderId, recreated, live, readyPod },
@@ -87,12 +103,19 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
     // With storage, a member pod that finished (crashed; restartPolicy Never) is dropped so that the next sync
     // recreates it on its claim, as the same member.
     finishedWithStorage: v.storage
-      ? v.obs.pods
-          .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
-          .map((p) => p.metadata.name!)
+      ? [
+          ...v.obs.pods
+            .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
+            .map((p) => p.metadata.name!),
+          ...uncheckedAgain,
+        ]
       : [],
+    dataLost,
     // (The copies of the view: a member that serves the image it was moved to has its move's records dropped.)
-    livePods: [...v.kept.filter((p) => liveNames.has(p.metadata.name!)), ...recreated],
+    livePods: [
+      ...v.kept.filter((p) => liveNames.has(p.metadata.name!) && !uncheckedAgain.includes(p.metadata.name!)),
+      ...recreated,
+    ],
     runningConditions: (extra) => [runningAvailable(quorum, v.spec.size), ...extra],
   };
 }
@@ -199,6 +222,8 @@ function recreatedPods(v: View, members: Listed[]): KubeObject[] {
           name: m.pod,
           initialCluster: initialCluster(v.c, peers),
           state: 'existing',
+          // A member that started has data: etcd starts only on it, never empty under the member's old ID.
+          requireData: Boolean(m.member.name),
         }),
       );
     }

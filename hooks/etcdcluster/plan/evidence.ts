@@ -3,7 +3,7 @@
 import { type KubeObject, type ParentObject, previousConditions } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { clusterOf, memberIndex, RESTORE_STEPS } from '../members.js';
-import { DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
+import { dataMissing, DEAD_PHASES, phaseOf, sanitize, sanitizeAws } from '../pods.js';
 import { killedRun, stepPaths, transientFailure } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import type { MemberReport, Observation } from './types.js';
@@ -13,7 +13,8 @@ import { parseJson, textOf } from '../../../lib/index.js';
  * The members among `names` whose data is gone for good. Without storage: the pod deleted (unobserved, or being
  * deleted) or finished (Failed, Succeeded: it never runs again, its emptyDir goes with it). With storage: the claim
  * gone or being deleted while the pod is gone too (`claimGone`); a member's data lives on its claim, and a member
- * whose claim is there is made again on it.
+ * whose claim is there is made again on it, unless that pod's data check found none of its data on the claim (an
+ * empty volume: pods.ts dataMissing), which is as lost.
  */
 export function lostForGood(
   names: string[],
@@ -23,9 +24,11 @@ export function lostForGood(
 ): Array<{ name: string; how: string }> {
   const byName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
   if (storage) {
-    return names
-      .filter((name) => claimGone(name) && (!byName.has(name) || obs.terminating.includes(name)))
-      .map((name) => ({ name, how: 'pod and claim deleted' }));
+    return names.flatMap((name) => {
+      const gone = !byName.has(name) || obs.terminating.includes(name);
+      if (claimGone(name) && gone) return [{ name, how: 'pod and claim deleted' }];
+      return !gone && dataMissing(byName.get(name)) ? [{ name, how: 'its claim holds none of its data' }] : [];
+    });
   }
   return names.flatMap((name) => {
     const pod = byName.get(name);

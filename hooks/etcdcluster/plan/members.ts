@@ -66,6 +66,7 @@ export function decideMembers(
       noSpace,
       paused,
       restartingMembers,
+      replaceDataLost,
       removeDead,
       cancelAddition,
       replaceUnhealthy,
@@ -143,14 +144,67 @@ function quorumLost(a: Answered): Decision | undefined {
       converging: false,
     };
   const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}. No membership change until they return.`;
+  // A member whose claim came back without its data waits too: removing it needs a quorum (replaceDataLost).
+  const gone = dataLostText(a);
   return {
     ...a.common,
     pods,
     phase: 'Running',
     reason: 'QuorumLost',
-    conditions: [available(false, 'QuorumLost', message), recovering(true, 'QuorumLost', message)],
+    conditions: [
+      available(false, 'QuorumLost', message),
+      gone
+        ? recovering(true, 'MemberDataLost', `${gone}; it is replaced once a quorum holds without it (${message})`)
+        : recovering(true, 'QuorumLost', message),
+    ],
     converging: true,
   };
+}
+
+/**
+ * What the members whose claim came back without their data (Answered.dataLost) say, as a condition tells it, or
+ * undefined when there are none.
+ */
+function dataLostText(a: Answered): string | undefined {
+  if (a.dataLost.length === 0) return undefined;
+  const names = a.dataLost.map((d) => d.listed.pod!);
+  const one = names.length === 1;
+  return (
+    `member${one ? '' : 's'} ${names.join(', ')} came back on ${one ? 'a claim' : 'claims'} holding none of ${one ? 'its' : 'their'} data ` +
+    `(${a.dataLost[0]!.said}): not started under ${one ? 'its' : 'their'} old member ID${one ? '' : 's'}`
+  );
+}
+
+/**
+ * A member that started, made again on its claim, whose data check found none of its data there (an empty volume: a
+ * replaced local disk, a volume restored from the wrong snapshot, a data directory removed by hand; pods.ts
+ * dataMissing). Its etcd never runs under its old ID (it would vote with an empty log and could lose a write a
+ * majority acknowledged): like a member whose claim is gone, it is removed (its pod and claim with it, a recorded
+ * decision), only while the quorum holds without it, and a new member under a new name replaces it (a later add).
+ * While the quorum is lost nothing is removed (quorumLost says why).
+ */
+function replaceDataLost(a: Answered): Decision | undefined {
+  const text = dataLostText(a);
+  const first = a.dataLost[0];
+  if (!text || !first) return undefined;
+  const { member, pod } = first.listed;
+  if (!member.isLearner && !quorumWithoutOne(a))
+    return running(
+      a,
+      [recovering(true, 'MemberDataLost', `${text}; not removed: the quorum would not hold without it`)],
+      {
+        pods: a.livePods,
+      },
+    );
+  return removal(
+    a,
+    { id: member.id, pod: pod!, why: 'data lost' },
+    recovering(
+      true,
+      'MemberDataLost',
+      `${text}; removing member ${pod} (ID ${member.id}), a new member will replace it`,
+    ),
+  );
 }
 
 /** etcd raised the NOSPACE alarm: writes are refused, and no membership change is made meanwhile. */

@@ -5,7 +5,7 @@
 import { isPodReady, type KubeObject } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import { memberImage, memberIndex, memberPod } from '../members.js';
-import { crashLooping, DEAD_PHASES, phaseOf } from '../pods.js';
+import { crashLooping, dataMissing, DEAD_PHASES, phaseOf } from '../pods.js';
 import { withAnnotation } from '../upgrade.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
 import { crashLoopVerdict } from './crash-loops.js';
@@ -102,6 +102,9 @@ function silentPods(v: View, bootstrapping: boolean): { pods: KubeObject[]; miss
         name: pod,
         initialCluster: initialCluster(v.c, peers),
         state: 'existing',
+        // Whether it ever started is not known (its status lost): it starts only on data of its own (checkData).
+        // One that never started (etcd lists it without a name once it answers) is made again without the check.
+        requireData: true,
       }),
     ),
   ];
@@ -194,12 +197,21 @@ function waiting(v: View): Decision {
     const { reason, conditions } = loops;
     return { ...v.base, pods, phase: 'Running', reason, conditions, members, quorum, converging: false };
   }
+  // Members whose pod, made again on their claim, found none of their data there: not started, and said so; nothing
+  // is removed before etcd answers with a quorum (plan/members.ts replaceDataLost).
+  const gone = v.obs.pods.filter((p) => dataMissing(p)).map((p) => p.metadata.name!);
+  const goneText = `${gone.join(', ')} came back on ${gone.length === 1 ? 'a claim' : 'claims'} holding none of ${gone.length === 1 ? 'its' : 'their'} data (${dataMissing(v.obs.pods.find((p) => p.metadata.name === gone[0]))}): not started under the old member ID; replaced once a quorum holds without it (${message})`;
   return {
     ...v.base,
     pods,
     phase: creating ? 'Creating' : 'Running',
     ...(creating ? {} : { reason }),
-    conditions: creating ? starting(restoring) : [available(false, reason, message), recovering(true, reason, message)],
+    conditions: creating
+      ? starting(restoring)
+      : [
+          available(false, reason, message),
+          gone.length > 0 ? recovering(true, 'MemberDataLost', goneText) : recovering(true, reason, message),
+        ],
     members,
     quorum,
     converging: true,

@@ -85,7 +85,8 @@ export interface View {
   healthOf: (pod: string) => MemberHealth;
   /**
    * Pods of known members, recreated under the same name on the same claim: etcd restarts them from their data as
-   * the same member (same ID); the initial-cluster flags are ignored when the data directory exists.
+   * the same member (same ID); the initial-cluster flags are ignored when the data directory exists. A member that
+   * started is made so only on its data: its pod's first step checks the claim holds it (members.ts checkData).
    */
   restartPods: (missing: MemberReport[]) => KubeObject[];
 }
@@ -164,6 +165,8 @@ export function viewOf(
             known.map((k) => ({ pod: k.name })),
           ),
           state: 'existing',
+          // A member that started (no addition pending) has data: etcd starts only on it (members.ts checkData).
+          requireData: !m.pendingSince,
         }),
       ),
   };
