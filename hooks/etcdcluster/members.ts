@@ -169,12 +169,15 @@ function labels(cluster: string, version?: string): Record<string, string> {
 }
 
 /**
- * A member pod with INSTANCE_LABEL (a copy; the pod itself untouched). A running member's pod takes it in place: a
- * label is metadata, which Metacontroller updates in place (childResources pods: InPlace); nothing else changes.
+ * A member pod with INSTANCE_LABEL and etcd-operator's etcd_node=<pod name> (a copy; the pod itself untouched). A
+ * running member's pod made before either takes them in place: a label is metadata, which Metacontroller updates in
+ * place (childResources pods: InPlace); nothing else changes.
  */
-export function withInstanceLabel(pod: KubeObject, cluster: string): KubeObject {
-  if (pod.metadata.labels?.[INSTANCE_LABEL] === cluster) return pod;
-  return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [INSTANCE_LABEL]: cluster } } };
+export function withMemberLabels(pod: KubeObject, cluster: string): KubeObject {
+  const node = pod.metadata.name!;
+  if (pod.metadata.labels?.[INSTANCE_LABEL] === cluster && pod.metadata.labels?.['etcd_node'] === node) return pod;
+  const labels = { ...pod.metadata.labels, [INSTANCE_LABEL]: cluster, etcd_node: node };
+  return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
 const PEER_TLS_DIR = '/etc/etcdtls/member/peer-tls';

@@ -1,8 +1,8 @@
 // Issue 30, "coreos compatibility where users read it: the etcd_node pod label". etcd-operator labelled every member
 // pod etcd_node=<pod name>; this version labels the pods it makes (members.ts memberPod), and a running member's pod
-// can take a new label in place (a label is metadata, which Metacontroller updates in place: withInstanceLabel does
-// so for INSTANCE_LABEL). Member pods made before this version (restartPolicy Never) get the label only when they
-// are moved to restart in place, and some are never moved ("moved once the cluster has storage, 3 members, or etcd
+// can take a new label in place (a label is metadata, which Metacontroller updates in place: sync.ts
+// withMemberLabels sets it with INSTANCE_LABEL). Member pods made before this version (restartPolicy Never) must not
+// wait to be moved to restart in place for it, as some are never moved ("moved once the cluster has storage, 3 members, or etcd
 // 3.4+ with 2", plan/members.ts): a single-member cluster without storage keeps its pod for as long as it runs, and a
 // selector on etcd_node (`kubectl get pod -l etcd_node=e-0`, a coreos-era dashboard, alert or backup script) finds
 // no member of it, ever.
