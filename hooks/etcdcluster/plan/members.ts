@@ -456,7 +456,31 @@ function waitForHealthy(a: Answered): Decision | undefined {
   if (unhealthy.length === 0) return undefined;
   const ready = unhealthy.filter(a.readyPod);
   const message = `waiting for ${unhealthy.join(', ')} to be healthy before the next change${ready.length ? ` (${ready.join(', ')}: pod Ready, but the hook cannot reach its etcd or read its status: check network policies and TLS.static.operatorSecret; not replaced for that)` : ''}`;
+  // The next change is the upgrade's (no scaling asked): the rollout is under way, and waits (a member moved, down
+  // for a moment: its etcd exited once and the kubelet restarts it).
+  if (a.members.length === a.spec.size && upgradeUnderWay(a))
+    return running(
+      a,
+      [
+        {
+          type: 'Upgrading',
+          status: true,
+          reason: 'WaitingForMember',
+          message: `the upgrade to ${a.targetVersion} is under way: ${message}`,
+        },
+      ],
+      { targetVersion: a.targetVersion },
+    );
   return running(a, [scaling(true, 'WaitingForHealthy', message)]);
+}
+
+/**
+ * Whether the upgrade rule has a member to move or to wait for (upgrade): a member not on the target image, or one
+ * moved in place that has not soaked yet.
+ */
+function upgradeUnderWay(a: Answered): boolean {
+  if (a.holdVersion) return false;
+  return a.live.some((p) => !atImage(memberImage(p), a.targetImage) || (moving(p) && !upgradeServed(p, a.obs)));
 }
 
 /**
