@@ -157,7 +157,7 @@ function quorumLost(a: Answered): Decision | undefined {
 function noSpace(a: Answered): Decision | undefined {
   const members = a.reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
   if (members.length === 0) return undefined;
-  const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile`;
+  const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact, defragment every member, then etcdctl alarm disarm); no membership change meanwhile. A higher quota in pod.etcdEnv (ETCD_QUOTA_BACKEND_BYTES) reaches only member pods made after it is set, not the running members`;
   return {
     ...a.common,
     pods: a.kept,
