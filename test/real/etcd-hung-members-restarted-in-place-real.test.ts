@@ -30,20 +30,22 @@ const membership = (res: CompositeSyncResponse) =>
     .sort();
 
 /**
- * What the probe asks of etcd's client port, as a path: an httpGet's own path; an exec of etcdctl `endpoint health`
- * its /health (quorum read), or with `--consistency=s` its local /health?serializable=true; any other exec command
- * the local check.
+ * Where the probe asks: an httpGet's own port (the pod's address: its 0.0.0.0 listeners bind it) and path; an exec of
+ * etcdctl `endpoint health` etcd's client port's /health (quorum read), or with `--consistency=s` its local
+ * /health?serializable=true; any other exec command (`endpoint status`) the local check.
  */
-function probePath(probe: any): string {
-  if (probe.httpGet) return String(probe.httpGet.path ?? '/');
+function probeUrl(k: EtcdKubelet, pod: string, probe: any): string {
+  if (probe.httpGet)
+    return `${String(probe.httpGet.scheme ?? 'HTTP').toLowerCase()}://${k.members.get(pod)!.ip}:${probe.httpGet.port}${probe.httpGet.path ?? '/'}`;
   const cmd = ((probe.exec?.command ?? []) as string[]).join(' ');
-  return /endpoint health/.test(cmd) && !/consistency=s/.test(cmd) ? '/health' : '/health?serializable=true';
+  const path = /endpoint health/.test(cmd) && !/consistency=s/.test(cmd) ? '/health' : '/health?serializable=true';
+  return `${k.endpoint(pod)}${path}`;
 }
 
-/** Whether the member's etcd answers the probe's path with 200 within `timeoutMs`. */
-async function answers(k: EtcdKubelet, pod: string, path: string, timeoutMs: number): Promise<boolean> {
+/** Whether the member's etcd answers the probe's URL with 200 within `timeoutMs`. */
+async function answers(url: string, timeoutMs: number): Promise<boolean> {
   try {
-    const res = await call(new URL(`${k.endpoint(pod)}${path}`), {
+    const res = await call(new URL(url), {
       method: 'GET',
       timeoutMs,
       timeoutError: () => new Error('timed out'),
@@ -63,8 +65,10 @@ function livenessProber(k: EtcdKubelet, killed: string[]): () => void {
       for (const pod of k.children.filter((c) => c.kind === 'Pod') as KubeObject[]) {
         const probe = (pod['spec'] as any).containers.find((c: any) => c.name === 'etcd')?.livenessProbe;
         const name = pod.metadata.name!;
-        if (!probe || !k.members.get(name)?.proc) continue;
-        const ok = await answers(k, name, probePath(probe), Math.min(2, probe.timeoutSeconds ?? 1) * 1000);
+        // (A container that is not running is not probed: one that exited, or that a test holds down.)
+        const proc = k.members.get(name)?.proc;
+        if (!probe || !proc || proc.exitCode !== null || proc.signalCode !== null) continue;
+        const ok = await answers(probeUrl(k, name, probe), Math.min(2, probe.timeoutSeconds ?? 1) * 1000);
         const n = ok ? 0 : (failures.get(name) ?? 0) + 1;
         failures.set(name, n);
         if (n >= (probe.failureThreshold ?? 3)) {
@@ -122,3 +126,32 @@ t.test('2 of 3 etcd processes hung at once, no storage: restarted in place, ever
   t.notOk(killed.includes('hung-0'), 'the member that served was never restarted by its probe');
   for (let i = 0; i < 50; i++) t.equal(await k.get(`key-${i}`), `value-${i}`);
 });
+
+// The probe asks the member alone: a member that serves while quorum is lost (the other two down for longer than the
+// probe's whole failure budget) passes it and is never restarted, on 3.6 (/livez) and 3.5 (/metrics) alike. A check
+// that asked for quorum (/health, `etcdctl endpoint health`) would restart it in a loop for as long as quorum is lost.
+for (const version of ['3.6.9', '3.5.21']) {
+  t.test(`etcd ${version}: the member that serves while quorum is lost passes its probe`, async (t) => {
+    const k = new EtcdKubelet(`alone${version.replaceAll('.', '')}`, { size: 3, version });
+    const killed: string[] = [];
+    const stopProbes = livenessProber(k, killed);
+    t.teardown(async () => {
+      stopProbes();
+      await k.shutdown();
+    });
+    await k.converge('size 3', settled(3));
+    const [serving, ...others] = k.livePods();
+    for (const p of others) await k.stop(p!); // down, and held down: not restarted by the kubelet
+    const during = await k.step();
+    t.match(condition(during, 'Available'), { status: 'False' }, 'quorum lost');
+    const probe = (k.children.find((c) => c.kind === 'Pod' && c.metadata.name === serving)!['spec'] as any)
+      .containers[0].livenessProbe;
+    // Twice the probe's failure budget at the prober's one-second period.
+    await new Promise((r) => setTimeout(r, 2 * (probe.failureThreshold ?? 3) * 1000 + 2000));
+    t.ok(await answers(probeUrl(k, serving!, probe), 2000), `${serving} answers its probe while quorum is lost`);
+    t.same(killed, [], 'no container restarted by its probe');
+    for (const p of others) k.restart(p!);
+    const back = await k.converge('quorum back', settled(3));
+    t.ok(back, 'the cluster back as it was');
+  });
+}
