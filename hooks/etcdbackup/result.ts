@@ -14,6 +14,11 @@ export interface BackupResult {
   key?: string;
   /** The bucket of `key` (status.key alone does not say where the snapshot is). */
   bucket?: string;
+  /**
+   * The S3 endpoint the run wrote to ('' for AWS's own): the hook's, from the pod's (or the Job's) `--s3-endpoint`;
+   * never read from the CLI's message.
+   */
+  endpoint?: string;
   size?: number;
   lastSuccessDate?: string;
   /**

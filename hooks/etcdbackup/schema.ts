@@ -106,6 +106,12 @@ export const EtcdBackupStatus = Type.Object(
     lastSuccessDate: Type.Optional(Type.String()),
     key: Type.Optional(Type.String({ description: 'The S3 object the last backup wrote.' })),
     bucket: Type.Optional(Type.String({ description: 'The bucket of key.' })),
+    endpoint: Type.Optional(
+      Type.String({
+        maxLength: 512,
+        description: "The S3 endpoint of bucket ('': AWS's own), as the Job was given it.",
+      }),
+    ),
     lineage: Type.Optional(
       Type.Object(
         {

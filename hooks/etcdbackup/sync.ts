@@ -327,6 +327,9 @@ export function podResult(pod: KubeObject): { result: BackupResult; at: string }
     const bucket = podBucket(pod);
     if (bucket) result.bucket = bucket;
   }
+  // The store it wrote to: the endpoint its pod was given (the CLI does not say it).
+  const endpoint = specEndpoint(pod['spec']);
+  if (endpoint !== undefined) result.endpoint = endpoint;
   return { result, at: textOf(terminated.finishedAt) };
 }
 
@@ -359,6 +362,24 @@ function specPath(podSpec: unknown): string | undefined {
   return args.includes('--s3-path') && typeof path === 'string' && path.indexOf('/') > 0 ? path : undefined;
 }
 
+/**
+ * The `--s3-endpoint` a pod spec's backup container was given: '' when it was given an `--s3-path` and no endpoint
+ * (AWS's own); undefined when its arguments are not seen.
+ */
+function specEndpoint(podSpec: unknown): string | undefined {
+  if (specPath(podSpec) === undefined) return undefined;
+  const containers = (podSpec as { containers?: unknown[] }).containers as unknown[];
+  const args = (containers.find((c) => (c as { name?: unknown } | null)?.name === 'backup') as { args: unknown[] })
+    .args;
+  const at = args.indexOf('--s3-endpoint');
+  if (at < 0) return '';
+  const endpoint = args[at + 1];
+  return typeof endpoint === 'string' && endpoint.length <= 512 ? endpoint : undefined;
+}
+/** The endpoint the observed Job writes to (its pod template's arguments). */
+const jobEndpoint = (job: KubeObject | undefined) =>
+  specEndpoint((job?.['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec);
+
 /** The bucket of the `--s3-path` a pod spec's backup container was given, if any. */
 function specBucket(podSpec: unknown): string | undefined {
   const path = specPath(podSpec);
@@ -390,6 +411,7 @@ const CARRIED = [
   'lastSuccessDate',
   'key',
   'bucket',
+  'endpoint',
   'lineage',
   'pruneProblem',
 ] as const;
@@ -668,6 +690,10 @@ function applyOutcome(
     else status['reason'] = short(latest.reason ?? 'backup failed');
   }
   if (lastGood) {
+    // (An endpoint not seen, its pod's and its Job's arguments both gone, keeps the one recorded for this key.)
+    const sameKey = status['key'] === lastGood.key && status['bucket'] === lastGood.bucket;
+    if (lastGood.endpoint !== undefined) status['endpoint'] = lastGood.endpoint;
+    else if (lastGood.key && !sameKey) delete status['endpoint'];
     if (lastGood.etcdVersion) status['etcdVersion'] = lastGood.etcdVersion;
     if (lastGood.etcdRevision !== undefined) status['etcdRevision'] = lastGood.etcdRevision;
     if (lastGood.lastSuccessDate) status['lastSuccessDate'] = lastGood.lastSuccessDate;
@@ -696,18 +722,30 @@ function succeededCondition(spec: Spec, status: Status, note = '') {
 }
 
 /**
- * A one-off backup is taken once (issue 30.3): once its snapshot of this path (bucket and key) is recorded, nothing
- * runs again: its Job is kept as it is while it is there, and not made again when it is gone (a TTL, a clean-up).
- * The same key in another bucket is another snapshot, and a record of another path says nothing of this one: it is
- * dropped (no snapshot claimed here). A record without its bucket (made before it was kept) runs once more; the CLI
- * then finds its own snapshot there and writes nothing (alreadyTaken).
+ * A one-off backup is taken once (issue 30.3): once its snapshot of this destination (the store's endpoint, bucket
+ * and key) is recorded, nothing runs again: its Job is kept as it is while it is there, and not made again when it is
+ * gone (a TTL, a clean-up). The same key in another bucket or another store is another snapshot, and a record of
+ * another destination says nothing of this one: it is dropped (no snapshot claimed here). A record without its
+ * bucket or endpoint (made before they were kept) runs once more; the CLI then finds its own snapshot there and
+ * writes nothing (alreadyTaken). (The region and credentials are the Secret's: they name no other store.)
  */
 function takenOnce(status: Status, spec: Spec): boolean {
   const at = spec.s3.path.indexOf('/');
   const [bucket, key] = [spec.s3.path.slice(0, at), spec.s3.path.slice(at + 1)];
   if (status['succeeded'] !== true) return false;
-  if (status['key'] === key && status['bucket'] === bucket) return true;
-  for (const k of ['succeeded', 'reason', 'Reason', 'etcdVersion', 'etcdRevision', 'lastSuccessDate', 'key', 'bucket'])
+  if (status['key'] === key && status['bucket'] === bucket && status['endpoint'] === (spec.s3.endpoint ?? ''))
+    return true;
+  for (const k of [
+    'succeeded',
+    'reason',
+    'Reason',
+    'etcdVersion',
+    'etcdRevision',
+    'lastSuccessDate',
+    'key',
+    'bucket',
+    'endpoint',
+  ])
     delete status[k];
   return false;
 }
@@ -835,14 +873,13 @@ function recordedResults(
   const job = observedNamed(request.children, 'Job', 'batch/v1', `${parent.metadata.name!}-backup`);
   const jobStatus = (job?.['status'] ?? {}) as JobStatus;
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  // (A result that names no bucket, from a CLI before it did and a pod without its arguments: the Job's.)
+  // (A result that names no bucket, from a CLI before it did and a pod without its arguments: the Job's; its
+  // endpoint likewise.)
   const fallback = jobBucket(job);
-  applyOutcome(
-    status,
-    latest,
-    lastGood && !lastGood.bucket && fallback ? { ...lastGood, bucket: fallback } : lastGood,
-    jobFailed,
-  );
+  const endpoint = jobEndpoint(job);
+  let good = lastGood && !lastGood.bucket && fallback ? { ...lastGood, bucket: fallback } : lastGood;
+  if (good && good.endpoint === undefined && endpoint !== undefined) good = { ...good, endpoint };
+  applyOutcome(status, latest, good, jobFailed);
   return { status, job, pods, lastGood };
 }
 
@@ -881,14 +918,22 @@ function resultLost(job: KubeObject | undefined, spec: Spec) {
   if (!job || !complete) return undefined;
   const name = job.metadata.name ?? '';
   const when = typeof s.completionTime === 'string' ? ` at ${short(s.completionTime, 40)}` : '';
-  const ran = specPath((job['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec);
+  const template = (job['spec'] as { template?: { spec?: unknown } } | undefined)?.template?.spec;
+  const ranAt = specEndpoint(template);
+  const path = specPath(template);
+  // s3.endpoint edited likewise: the same path in another store is another snapshot.
+  const ran =
+    path !== undefined && ranAt !== undefined && ranAt !== (spec.s3.endpoint ?? '')
+      ? `${path} at ${ranAt || "AWS's own endpoint"}`
+      : path;
   if (ran !== undefined && ran !== spec.s3.path)
-    // s3.path edited since the Job was made (a Job is never changed: OnDelete): its run says nothing of this path.
+    // s3.path (or s3.endpoint) edited since the Job was made (a Job is never changed: OnDelete): its run says
+    // nothing of this path.
     return {
       type: 'Ready',
       status: false as const,
       reason: 'ResultUnknown',
-      message: `the backup Job ${name} completed${when} for s3://${short(ran, 1100)}, not for s3://${spec.s3.path} (s3.path was edited since; a Job is never changed): no snapshot is known at the path asked. Delete the Job ${name} to take it there`,
+      message: `the backup Job ${name} completed${when} for s3://${short(ran, 1100)}, not for s3://${spec.s3.path} (s3.path or s3.endpoint was edited since; a Job is never changed): no snapshot is known at the path asked. Delete the Job ${name} to take it there`,
     };
   return {
     type: 'Ready',

@@ -24,6 +24,8 @@ import type { EtcdClusterSpec } from './schema.js';
 
 export const CLIENT_PORT = 2379;
 export const PEER_PORT = 2380;
+/** etcd's metrics listener (--listen-metrics-urls, plain HTTP, etcd 3.3+): the liveness probe asks it (livenessProbe). */
+export const METRICS_PORT = 2381;
 export const DATA_DIR = '/var/etcd/data';
 export const ETCD_BINARY = '/usr/local/bin/etcd';
 const APP = 'etcd';
@@ -169,12 +171,15 @@ function labels(cluster: string, version?: string): Record<string, string> {
 }
 
 /**
- * A member pod with INSTANCE_LABEL (a copy; the pod itself untouched). A running member's pod takes it in place: a
- * label is metadata, which Metacontroller updates in place (childResources pods: InPlace); nothing else changes.
+ * A member pod with INSTANCE_LABEL and etcd-operator's etcd_node=<pod name> (a copy; the pod itself untouched). A
+ * running member's pod made before either takes them in place: a label is metadata, which Metacontroller updates in
+ * place (childResources pods: InPlace); nothing else changes.
  */
-export function withInstanceLabel(pod: KubeObject, cluster: string): KubeObject {
-  if (pod.metadata.labels?.[INSTANCE_LABEL] === cluster) return pod;
-  return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [INSTANCE_LABEL]: cluster } } };
+export function withMemberLabels(pod: KubeObject, cluster: string): KubeObject {
+  const node = pod.metadata.name!;
+  if (pod.metadata.labels?.[INSTANCE_LABEL] === cluster && pod.metadata.labels?.['etcd_node'] === node) return pod;
+  const labels = { ...pod.metadata.labels, [INSTANCE_LABEL]: cluster, etcd_node: node };
+  return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
 const PEER_TLS_DIR = '/etc/etcdtls/member/peer-tls';
@@ -488,7 +493,10 @@ export function memberPod({
   const uid = parent.metadata.uid ?? c.name;
   const history = restoresCarriedOutAnnotation(restoresCarriedOut(parent));
   const { volumes, mounts } = memberVolumes(c, spec, pod);
-  const container = etcdContainer(c, spec, mounts, memberCommand(c, pod, initialCluster, state, uid));
+  const command = memberCommand(c, pod, initialCluster, state, uid);
+  // etcd 3.3+ serves /metrics (and 3.5.11+ /livez) on a plain HTTP listener of its own: the liveness probe's.
+  if (atLeast(version, 3, 3)) command.push(`--listen-metrics-urls=http://0.0.0.0:${METRICS_PORT}`);
+  const container = etcdContainer(c, spec, mounts, command, version);
   const podSpec: Record<string, unknown> = {
     hostname: pod,
     subdomain: c.name,
@@ -564,8 +572,11 @@ function memberVolumes(c: Cluster, spec: EtcdClusterSpec, pod: string): { volume
   return { volumes, mounts };
 }
 
-/** The readiness probe's command: etcdctl's endpoint health of the member itself (with its certificate under TLS). */
-function healthCommand(c: Cluster): string[] {
+/**
+ * The readiness probe's command: etcdctl's endpoint health of the member itself (with its certificate under TLS);
+ * `status`: its endpoint status (the liveness probe's, before etcd 3.3).
+ */
+function healthCommand(c: Cluster, check: 'health' | 'status' = 'health'): string[] {
   const probeEndpoint = `${c.clientTLS ? 'https' : 'http'}://localhost:${CLIENT_PORT}`;
   return [
     '/usr/local/bin/etcdctl',
@@ -578,8 +589,41 @@ function healthCommand(c: Cluster): string[] {
         ]
       : []),
     'endpoint',
-    'health',
+    check,
   ];
+}
+
+/** Whether an etcd version (`3.5.17`, `3.6.0-rc.1`) is `major.minor` or newer. */
+function atLeast(version: string, major: number, minor: number): boolean {
+  const [ma, mi] = version.split('.').map((x) => Number.parseInt(x, 10));
+  if (ma === undefined || mi === undefined || Number.isNaN(ma) || Number.isNaN(mi)) return false;
+  return ma > major || (ma === major && mi >= minor);
+}
+
+/**
+ * The liveness probe of a member's etcd (the kubelet restarts its container in place when it fails): whether this
+ * etcd process still serves, asked of the member alone, never of the cluster: a member that serves while quorum is
+ * lost passes it (else every member would be restarted in a loop for as long as quorum is lost). A process frozen
+ * (alive, not serving: a stalled disk, a deadlock, a cgroup freeze) fails it and is restarted, on its data.
+ * - etcd 3.6+: GET /livez on the metrics listener (a serializable read of the member's own store; no alarm, no
+ *   leader asked: NOSPACE restarts nothing);
+ * - 3.3 to 3.5: GET /metrics there (the process answers; /livez only came with 3.5.11, and a patch change in place
+ *   to an older 3.5 would fail it for good; /health asks for quorum, or fails on an alarm, in those versions);
+ * - older (no metrics listener): `etcdctl endpoint status`, the member's own Status (local; it answers without a
+ *   leader), with its certificate under TLS.
+ * A version changed in place (an upgrade) keeps the probe its pod was made with: each works on the later versions.
+ * Generous: 3 minutes of no answer (6 periods of 30 s, 10 s each) before a restart, so that a defragmentation or a
+ * slow disk does not have a member killed; the startup probe gives a member 10 minutes to start (a large WAL replayed)
+ * before liveness counts.
+ */
+export function livenessProbe(c: Cluster, version: string): { startupProbe: unknown; livenessProbe: unknown } {
+  const handler = atLeast(version, 3, 3)
+    ? { httpGet: { path: atLeast(version, 3, 6) ? '/livez' : '/metrics', port: METRICS_PORT, scheme: 'HTTP' } }
+    : { exec: { command: healthCommand(c, 'status') } };
+  return {
+    startupProbe: { ...handler, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
+    livenessProbe: { ...handler, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 6 },
+  };
 }
 
 /** A member's etcd container: `command`, its volumes `mounts`, spec.pod's env and resources. */
@@ -588,6 +632,7 @@ function etcdContainer(
   spec: EtcdClusterSpec,
   mounts: unknown[],
   command: string[],
+  version: string,
 ): Record<string, unknown> {
   const policy = spec.pod ?? {};
   const container: Record<string, unknown> = {
@@ -607,6 +652,7 @@ function etcdContainer(
       timeoutSeconds: 5,
       failureThreshold: 3,
     },
+    ...livenessProbe(c, version),
     securityContext: restrictedContainerSecurity(),
   };
   if (policy.resources) container['resources'] = policy.resources;

@@ -65,7 +65,7 @@ import {
   RESTORED_NAME,
   ownKey,
   podOfMember,
-  withInstanceLabel,
+  withMemberLabels,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
@@ -874,7 +874,7 @@ function childrenOf(
 ): KubeObject[] {
   // The history of restores carried out, as the status written with these children lists it.
   const history = withRestoreCarriedOut(knownRestores(request), d.restore);
-  const pods = d.pods.map((p) => withRestoreHistory(withInstanceLabel(p, parent.metadata.name!), history));
+  const pods = d.pods.map((p) => withRestoreHistory(withMemberLabels(p, parent.metadata.name!), history));
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the

@@ -182,6 +182,49 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
   t.same(stored.spec.volumes, [{ name: 'etcd-data', persistentVolumeClaim: { claimName: 'e-0' } }]);
 });
 
+t.test('a member pod: its liveness probe asks the member alone, by version', async (t) => {
+  const probes = (version: string, extra: Record<string, unknown> = {}) => {
+    const c = podOf({ version, ...extra }).spec.containers[0];
+    return { c, metrics: c.command.filter((a: string) => a.startsWith('--listen-metrics-urls')) };
+  };
+  const timing = {
+    startup: { periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
+    liveness: { periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 6 },
+  };
+  // etcd 3.6+: /livez on the metrics listener (a serializable read of its own store; no leader, no alarm asked).
+  for (const v of ['3.6.9', 'v3.6.0-rc.1', '3.7.0']) {
+    const { c, metrics } = probes(v);
+    t.same(metrics, ['--listen-metrics-urls=http://0.0.0.0:2381'], `${v}: the metrics listener`);
+    const get = { httpGet: { path: '/livez', port: 2381, scheme: 'HTTP' } };
+    t.same(c.livenessProbe, { ...get, ...timing.liveness }, `${v}: /livez`);
+    t.same(c.startupProbe, { ...get, ...timing.startup }, `${v}: the same check, 10 minutes to start`);
+  }
+  // 3.3 to 3.5: /metrics there (/livez came with 3.5.11; /health asks for quorum or fails on an alarm there).
+  for (const v of ['3.3.0', '3.4.27', '3.5.21']) {
+    const { c, metrics } = probes(v);
+    t.same(metrics, ['--listen-metrics-urls=http://0.0.0.0:2381'], `${v}: the metrics listener`);
+    t.same(c.livenessProbe.httpGet, { path: '/metrics', port: 2381, scheme: 'HTTP' }, `${v}: /metrics`);
+  }
+  // Under client TLS the metrics listener stays plain HTTP: no certificate for the kubelet to present.
+  t.same(probes('3.6.9', { TLS }).c.livenessProbe.httpGet, { path: '/livez', port: 2381, scheme: 'HTTP' });
+  // Before 3.3 (the default 3.2.13): no metrics listener (etcd would refuse the flag); the member's own Status.
+  const old = probes('3.2.13');
+  t.same(old.metrics, [], '3.2: no --listen-metrics-urls');
+  t.same(old.c.livenessProbe, {
+    exec: { command: ['/usr/local/bin/etcdctl', '--endpoints=http://localhost:2379', 'endpoint', 'status'] },
+    ...timing.liveness,
+  });
+  t.same(probes('3.2.13', { TLS }).c.livenessProbe.exec.command, [
+    '/usr/local/bin/etcdctl',
+    '--endpoints=https://localhost:2379',
+    '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
+    '--cert=/etc/etcdtls/member/server-tls/server.crt',
+    '--key=/etc/etcdtls/member/server-tls/server.key',
+    'endpoint',
+    'status',
+  ]);
+});
+
 t.test("a member pod follows the spec's pod policy", async (t) => {
   const policy = {
     resources: { limits: { memory: '1Gi' } },

@@ -13,7 +13,7 @@ t.test('NOSPACE: reported as such, pods kept, no change', async (t) => {
   obs.health['e-1'] = { healthy: false, alarm: 'NOSPACE', version: '3.5.0' } as MemberHealth;
   const d = decide(parent({ size: 5 }, { phase: 'Running', lastMemberIndex: 2 }), spec({ size: 5 }), obs);
   const message =
-    'etcd raised the NOSPACE alarm (e-1): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile';
+    'etcd raised the NOSPACE alarm (e-1): writes are refused until space is freed (compact, defragment every member, then etcdctl alarm disarm); no membership change meanwhile. A higher quota in pod.etcdEnv (ETCD_QUOTA_BACKEND_BYTES) reaches only member pods made after it is set, not the running members';
   t.equal(d.reason, 'NoSpace');
   t.same(d.conditions, [
     { type: 'Available', status: false, reason: 'NoSpace', message },
@@ -292,6 +292,6 @@ t.test('NOSPACE on two members names both', async (t) => {
   const d = decide(parent({ size: 3 }, { phase: 'Running' }), spec({ size: 3 }), obs);
   t.equal(
     d.conditions[0]!.message,
-    'etcd raised the NOSPACE alarm (e-1, e-2): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile',
+    'etcd raised the NOSPACE alarm (e-1, e-2): writes are refused until space is freed (compact, defragment every member, then etcdctl alarm disarm); no membership change meanwhile. A higher quota in pod.etcdEnv (ETCD_QUOTA_BACKEND_BYTES) reaches only member pods made after it is set, not the running members',
   );
 });

@@ -183,13 +183,10 @@ t.test('EtcdCluster, NOSPACE: once space is freed and the alarm disarmed, it is 
   const full = etcdHealthy(3);
   full.health['e-1'] = { healthy: false, alarm: 'NOSPACE', version: '3.5.0' } as any;
   const alarm = decide(parent, etcdSpec({ size: 3 }), full);
-  t.match(
-    alarm.conditions[0]!.message,
-    /compact and defragment, or raise --quota-backend-bytes through pod\.etcdEnv\) and the alarm is disarmed/,
-  );
+  t.match(alarm.conditions[0]!.message, /compact, defragment every member, then etcdctl alarm disarm\)/);
   const freed = decide(parent, etcdSpec({ size: 3 }), etcdHealthy(3));
   t.match(freed.conditions[0], { type: 'Available', status: true });
-  // "raise --quota-backend-bytes through pod.etcdEnv": a member made with it carries it.
+  // "A higher quota in pod.etcdEnv ... reaches only member pods made after it is set": a member made with it carries it.
   const env = [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: '8589934592' }];
   const raised = decide(etcdParent({ size: 1 }), etcdSpec({ size: 1, pod: { etcdEnv: env } }), {
     pods: [],

@@ -211,7 +211,7 @@ function replaceDataLost(a: Answered): Decision | undefined {
 function noSpace(a: Answered): Decision | undefined {
   const members = a.reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
   if (members.length === 0) return undefined;
-  const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact and defragment, or raise --quota-backend-bytes through pod.etcdEnv) and the alarm is disarmed; no membership change meanwhile`;
+  const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact, defragment every member, then etcdctl alarm disarm); no membership change meanwhile. A higher quota in pod.etcdEnv (ETCD_QUOTA_BACKEND_BYTES) reaches only member pods made after it is set, not the running members`;
   return {
     ...a.common,
     pods: a.kept,
@@ -510,7 +510,31 @@ function waitForHealthy(a: Answered): Decision | undefined {
   if (unhealthy.length === 0) return undefined;
   const ready = unhealthy.filter(a.readyPod);
   const message = `waiting for ${unhealthy.join(', ')} to be healthy before the next change${ready.length ? ` (${ready.join(', ')}: pod Ready, but the hook cannot reach its etcd or read its status: check network policies and TLS.static.operatorSecret; not replaced for that)` : ''}`;
+  // The next change is the upgrade's (no scaling asked): the rollout is under way, and waits (a member moved, down
+  // for a moment: its etcd exited once and the kubelet restarts it).
+  if (a.members.length === a.spec.size && upgradeUnderWay(a))
+    return running(
+      a,
+      [
+        {
+          type: 'Upgrading',
+          status: true,
+          reason: 'WaitingForMember',
+          message: `the upgrade to ${a.targetVersion} is under way: ${message}`,
+        },
+      ],
+      { targetVersion: a.targetVersion },
+    );
   return running(a, [scaling(true, 'WaitingForHealthy', message)]);
+}
+
+/**
+ * Whether the upgrade rule has a member to move or to wait for (upgrade): a member not on the target image, or one
+ * moved in place that has not soaked yet.
+ */
+function upgradeUnderWay(a: Answered): boolean {
+  if (a.holdVersion) return false;
+  return a.live.some((p) => !atImage(memberImage(p), a.targetImage) || (moving(p) && !upgradeServed(p, a.obs)));
 }
 
 /**
