@@ -9,6 +9,7 @@ import {
   RETRY_SECONDS,
   scrubAwsText,
   specParser,
+  textOf,
   type SyncHook,
 } from '../../lib/index.js';
 import { EtcdRestoreSpec, type EtcdRestoreSpec as Spec } from './schema.js';
@@ -172,7 +173,7 @@ function recordedOutcome(succeeded: boolean, reason: unknown, spec: Spec): Outco
         reason: 'Restored',
         message: `EtcdCluster ${spec.etcdCluster.name} was restored from the snapshot ${spec.s3.path}`,
       }
-    : { succeeded, reason: 'RestoreFailed', message: scrubAwsText(String(reason ?? 'the restore failed')) };
+    : { succeeded, reason: 'RestoreFailed', message: scrubAwsText(textOf(reason, 'the restore failed')) };
 }
 
 /** A restore not over yet, in the order the outcomes take precedence: too old, replayed, not taken, no cluster, progress. */
@@ -236,8 +237,8 @@ function takenBy({ parent, state, mine }: RestoreView): string | undefined {
   // said so: the cluster's record of it lost meanwhile, found again from its restored members, plan/restore-rebuilt.ts).
   if (refusedByCheck(state) && wasPastNoReturn(parent)) return undefined;
   const born = parent.metadata.creationTimestamp ? Date.parse(parent.metadata.creationTimestamp) : NaN;
-  return takenInstead(state, parent.metadata.name, Date.parse(state.created), born)
-    ? String(state.name ?? '')
+  return takenInstead(state, parent.metadata.name, Date.parse(textOf(state.created)), born)
+    ? textOf(state.name)
     : undefined;
 }
 
@@ -250,7 +251,7 @@ function progress({ spec, state, mine }: RestoreView): Outcome {
       succeeded: true,
       reason: 'Restored',
       // The snapshot its check verified (the cluster's record), not the spec if edited since.
-      message: `EtcdCluster ${clusterName} runs from the snapshot ${own.s3?.path ?? spec.s3.path}`,
+      message: `EtcdCluster ${clusterName} runs from the snapshot ${textOf(own.s3?.path, spec.s3.path)}`,
     };
   if (own?.phase === 'Failed')
     return {
@@ -258,20 +259,20 @@ function progress({ spec, state, mine }: RestoreView): Outcome {
       reason: 'RestoreFailed',
       // The cluster's words come from S3 (its check, its members' init step): scrubbed there, and here again for a
       // status written before that (lib/aws-text.ts).
-      message: `the snapshot could not be restored: ${scrubAwsText(String(own.reason ?? 'a restored member failed')).slice(0, 200)}`,
+      message: `the snapshot could not be restored: ${scrubAwsText(textOf(own.reason, 'a restored member failed')).slice(0, 200)}`,
     };
   if (own)
     return {
       succeeded: undefined,
-      reason: own.phase ?? 'Pending',
-      message: `EtcdCluster ${clusterName}: ${own.phase}`,
+      reason: textOf(own.phase, 'Pending'),
+      message: `EtcdCluster ${clusterName}: ${textOf(own.phase, 'Pending')}`,
     };
   // Another restore past its point of no return (its old members dropped) is finished first (plan/restore-queue.ts).
   if (pastNoReturn(state))
     return {
       succeeded: undefined,
       reason: 'Waiting',
-      message: `EtcdCluster ${clusterName} is being restored by EtcdRestore ${String(state?.name ?? '')} (its old members dropped): this one is checked once that restore has ended`,
+      message: `EtcdCluster ${clusterName} is being restored by EtcdRestore ${textOf(state?.name)} (its old members dropped): this one is checked once that restore has ended`,
     };
   return {
     succeeded: undefined,
