@@ -9,11 +9,13 @@
 // records of additions, upgrades and restores) is not held: a sync that changes it writes its whole status, and
 // every decision is made from what the members said in this sync, never from the held report. But for one thing: a
 // member clock (MEMBER_CLOCKS: since when a member whose pod is not Ready is unhealthy, since when an addition waits)
-// that starts in a sync whose report is held waits for the hold's end with it. A member that flaps started its clock
-// at one sync and dropped it at the next, a status write each; so a start is written at most once per hold, and the
+// that starts again less than REPORT_HOLD_SECONDS after the member was seen up with its clock running (seenUpAt: it
+// flaps), in a sync whose report is held, waits for the hold's end with it. A member that flaps started its clock at
+// one sync and dropped it at the next, a status write each; so a start is written at most once per hold, and the
 // clock then starts later (a start held is not recorded: the next sync that sees the member down starts it anew), so
-// nothing is timed from before it was seen down. A clock dropped (the member seen healthy, its pod Ready) is written
-// at once: a member is never timed across a sync that saw it up, so one that flaps is never replaced.
+// nothing is timed from before it was seen down. A member that did not flap lately is timed from the first sync that
+// sees it down, as before. A clock dropped (the member seen healthy, its pod Ready) is written at once: a member is
+// never timed across a sync that saw it up, so one that flaps is never replaced.
 import { isRecord, rfc3339, type CompositeSyncResponse, type ParentObject } from '../../lib/index.js';
 
 /** How long a reported change of what members say stands before the next such change is reported (seconds). */
@@ -118,16 +120,25 @@ function timed(status: Status, clock: string): Set<string> {
   return names;
 }
 
+/** Whether a listed member was seen up, its clock dropped, less than REPORT_HOLD_SECONDS before `now`. */
+function upLately(m: Status, now: Date): boolean {
+  const at = typeof m['seenUpAt'] === 'string' ? Date.parse(m['seenUpAt']) : Number.NaN;
+  const since = (now.getTime() - at) / 1000;
+  return since >= 0 && since < REPORT_HOLD_SECONDS;
+}
+
 /**
- * `after` without the clocks it starts: those of members `before` lists without them. (A clock dropped, or recorded
- * at another time, stays: only a start is ever held.)
+ * `after` without the clocks it starts of members seen up lately (upLately): those `before` lists, seen up lately,
+ * without them. (A clock dropped, or recorded at another time, stays, and so does the start of a member that did
+ * not flap lately: only a start that follows a drop is ever held.)
  */
-function withoutStarts(before: Status, after: Status): Status {
+function withoutStarts(before: Status, after: Status, now: Date): Status {
   const list = after['memberList'];
   if (!Array.isArray(list)) return after;
   const listed = new Set(
     (Array.isArray(before['memberList']) ? (before['memberList'] as unknown[]) : [])
       .filter(isRecord)
+      .filter((m) => upLately(m, now))
       .map((m) => m['name'])
       .filter((n) => typeof n === 'string'),
   );
@@ -195,7 +206,7 @@ export function settleReport(parent: ParentObject, response: CompositeSyncRespon
   const at = typeof before[REPORTED_AT] === 'string' ? Date.parse(before[REPORTED_AT]) : Number.NaN;
   const since = (now.getTime() - at) / 1000;
   // A clock started with what members say waits for the hold's end as they do (a later start: never sooner).
-  const started = was.memory !== is.memory && was.memory === parts(withoutStarts(before, after)).memory;
+  const started = was.memory !== is.memory && was.memory === parts(withoutStarts(before, after, now)).memory;
   if ((was.memory !== is.memory && !started) || !(since >= 0 && since < REPORT_HOLD_SECONDS))
     return stamped(rfc3339(now));
   const wait = Math.max(1, Math.ceil(REPORT_HOLD_SECONDS - since));
