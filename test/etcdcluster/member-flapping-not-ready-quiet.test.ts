@@ -90,3 +90,38 @@ t.test('a member that goes down for good after flapping is replaced the limit af
   t.same(removals(loop), ['remove 3'], 'replaced');
   t.ok(at > up + UNHEALTHY_REPLACE_SECONDS * 1000, 'never sooner than the limit after it was last seen up');
 });
+
+t.test('a member that did not flap is timed from the first sync that sees it down, within a hold', async (t) => {
+  const loop = await withNotReadyMember();
+  // e-1 (its pod Ready) misses one answer: a change of what members say, reported, the hold begins.
+  loop.etcd.up.delete('e-1');
+  loop.now = new Date(loop.now.getTime() + 1000);
+  await loop.step();
+  loop.etcd.up.add('e-1');
+  // 2 s later, within the hold: e-2 goes down.
+  loop.etcd.up.delete('e-2');
+  loop.now = new Date(loop.now.getTime() + 2000);
+  await loop.step();
+  const e2 = loop.s().memberList.find((m: any) => m.name === 'e-2');
+  t.equal(e2.unhealthySince, loop.now.toISOString().replace(/\.\d+Z$/, 'Z'), 'its clock starts at once');
+  t.equal(e2.seenUpAt, undefined);
+});
+
+t.test('a flapping member records when it was seen up; a start within 15 s of that is held', async (t) => {
+  const loop = await withNotReadyMember();
+  await syncs(loop, 1, 200, () => false);
+  t.type(loop.s().memberList.find((m: any) => m.name === 'e-2').unhealthySince, 'string', 'down: timed');
+  await syncs(loop, 1, 200, () => true);
+  const up = loop.s().memberList.find((m: any) => m.name === 'e-2');
+  t.equal(up.unhealthySince, undefined, 'up: the clock dropped, written at once');
+  t.equal(up.seenUpAt, loop.now.toISOString().replace(/\.\d+Z$/, 'Z'));
+  t.equal(await syncs(loop, 1, 200, () => false), 0, 'down again 200 ms later: nothing written');
+  t.ok(loop.last.resyncAfterSeconds! <= REPORT_HOLD_SECONDS, 'asked again when the hold ends');
+  loop.now = new Date(Date.parse(up.seenUpAt) + REPORT_HOLD_SECONDS * 1000);
+  await syncs(loop, 1, 1000, () => false);
+  t.equal(
+    loop.s().memberList.find((m: any) => m.name === 'e-2').unhealthySince,
+    loop.now.toISOString().replace(/\.\d+Z$/, 'Z'),
+    'after the hold: timed from that sync',
+  );
+});
