@@ -169,6 +169,13 @@ const MemberStatus = Type.Object({
         'Since when the added member (a learner, or a voter not yet started) waits to start; cancelled after 10 minutes.',
     }),
   ),
+  seenUpAt: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description:
+        'When a sync last saw the member up while its clock ran (the clock dropped): a clock of it started again within 15 s waits for the 15 s hold of what members say, so that a member that flaps is not a status write at each sync.',
+    }),
+  ),
 });
 
 export const EtcdClusterStatus = Type.Object(

@@ -6,8 +6,16 @@
 // health, the leader, versions, the quorum and the conditions read from them: HEALTH_REASONS) is reported at once, and then the next
 // one only once REPORT_HOLD_SECONDS have passed since (status.healthReportedAt), the status meanwhile answered as it
 // is stored, and the cluster asked again when the hold ends. What the planner remembers (the members, their clocks,
-// records of additions, upgrades and restores) is never held: a sync that changes it writes its whole status, and
-// every decision is made from what the members said in this sync, never from the held report.
+// records of additions, upgrades and restores) is not held: a sync that changes it writes its whole status, and
+// every decision is made from what the members said in this sync, never from the held report. But for one thing: a
+// member clock (MEMBER_CLOCKS: since when a member whose pod is not Ready is unhealthy, since when an addition waits)
+// that starts again less than REPORT_HOLD_SECONDS after the member was seen up with its clock running (seenUpAt: it
+// flaps), in a sync whose report is held, waits for the hold's end with it. A member that flaps started its clock at
+// one sync and dropped it at the next, a status write each; so a start is written at most once per hold, and the
+// clock then starts later (a start held is not recorded: the next sync that sees the member down starts it anew), so
+// nothing is timed from before it was seen down. A member that did not flap lately is timed from the first sync that
+// sees it down, as before. A clock dropped (the member seen healthy, its pod Ready) is written at once: a member is
+// never timed across a sync that saw it up, so one that flaps is never replaced.
 import { isRecord, rfc3339, type CompositeSyncResponse, type ParentObject } from '../../lib/index.js';
 
 /** How long a reported change of what members say stands before the next such change is reported (seconds). */
@@ -23,7 +31,7 @@ const REPORT_KEYS: ReadonlySet<string> = new Set(['members', 'ready', 'leader', 
  * Upgrading, Recovering of a cluster whose members are all there or some are down): those conditions settle; any
  * other (a step under way, a refusal, a lost quorum, a held name or class) is written at once.
  */
-const HEALTH_REASONS: ReadonlySet<string> = new Set([
+export const HEALTH_REASONS: ReadonlySet<string> = new Set([
   'ClusterReady',
   'Degraded',
   'QuorumAvailable',
@@ -31,6 +39,52 @@ const HEALTH_REASONS: ReadonlySet<string> = new Set([
   'AtSize',
   'AtVersion',
   'Healthy',
+]);
+/**
+ * The reasons of every other condition the planner answers: written at once. Every condition reason in
+ * hooks/etcdcluster is in exactly one of the two lists (test/etcdcluster/settle-reasons-classified.test.ts reads the
+ * sources): a reason added there and not classified here fails it.
+ */
+export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
+  // Steps under way and their waits.
+  'Bootstrapping',
+  'CancellingAddition',
+  'Converging',
+  'MembersRestarting',
+  'MoveToRestartInPlaceFailed',
+  'MovingToRestartInPlace',
+  'PromotingLearner',
+  'ReplacingDeadMember',
+  'ReplacingUnhealthyMember',
+  'RestartingBootstrap',
+  'RestartingMember',
+  'RestartingMembers',
+  'Restoring',
+  'ScalingDown',
+  'ScalingUp',
+  'UpgradingMember',
+  'WaitingForLearner',
+  'WaitingForMember',
+  'WaitingForQuorum',
+  'WaitingForTermination',
+  'WaitingForVersion',
+  'WaitingToAdd',
+  // Refusals, failures, held names and classes.
+  'MemberNameNotChecked',
+  'RestoreFailed',
+  'ScaleUpFailed',
+  'ScaleUpRefused',
+  'StorageClassNotSeen',
+  'TLSFailed',
+  'UpgradeFailed',
+  'UpgradeRefused',
+  // A quorum lost, a member out of space, members lost for good.
+  'AllMembersLost',
+  'EtcdUnreachable',
+  'MajorityCrashLooping',
+  'MajorityLost',
+  'NoSpace',
+  'QuorumLost',
 ]);
 /** A listed member's fields that only report what it said. */
 const MEMBER_REPORT_KEYS: ReadonlySet<string> = new Set(['healthy', 'leader', 'version', 'alarm']);
@@ -48,6 +102,56 @@ function canonical(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
       .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The planner's clocks a member's answer starts (plan/answered.ts memberClocks): since when a started member whose pod
+ * is not Ready is unhealthy, since when an addition waits for its member to start. Each starts at the first sync that
+ * sees it so and is dropped at the first that does not.
+ */
+export const MEMBER_CLOCKS: ReadonlyArray<string> = ['unhealthySince', 'pendingSince'];
+
+/** The names of the listed members that carry `clock` in a status. */
+function timed(status: Status, clock: string): Set<string> {
+  const list = status['memberList'];
+  const names = new Set<string>();
+  for (const m of Array.isArray(list) ? (list as unknown[]) : [])
+    if (isRecord(m) && typeof m['name'] === 'string' && m[clock] !== undefined) names.add(m['name']);
+  return names;
+}
+
+/** Whether a listed member was seen up, its clock dropped, less than REPORT_HOLD_SECONDS before `now`. */
+function upLately(m: Status, now: Date): boolean {
+  const at = typeof m['seenUpAt'] === 'string' ? Date.parse(m['seenUpAt']) : Number.NaN;
+  const since = (now.getTime() - at) / 1000;
+  return since >= 0 && since < REPORT_HOLD_SECONDS;
+}
+
+/**
+ * `after` without the clocks it starts of members seen up lately (upLately): those `before` lists, seen up lately,
+ * without them. (A clock dropped, or recorded at another time, stays, and so does the start of a member that did
+ * not flap lately: only a start that follows a drop is ever held.)
+ */
+function withoutStarts(before: Status, after: Status, now: Date): Status {
+  const list = after['memberList'];
+  if (!Array.isArray(list)) return after;
+  const listed = new Set(
+    (Array.isArray(before['memberList']) ? (before['memberList'] as unknown[]) : [])
+      .filter(isRecord)
+      .filter((m) => upLately(m, now))
+      .map((m) => m['name'])
+      .filter((n) => typeof n === 'string'),
+  );
+  const running = new Map(MEMBER_CLOCKS.map((c) => [c, timed(before, c)]));
+  return {
+    ...after,
+    memberList: (list as unknown[]).map((m) => {
+      if (!isRecord(m) || typeof m['name'] !== 'string' || !listed.has(m['name'])) return m;
+      const kept: Status = { ...m };
+      for (const c of MEMBER_CLOCKS) if (!running.get(c)!.has(m['name'])) delete kept[c];
+      return kept;
+    }),
+  };
 }
 
 /** A status's two parts, each as canonical text: what members said (report), and everything else (memory). */
@@ -101,7 +205,10 @@ export function settleReport(parent: ParentObject, response: CompositeSyncRespon
   if (was.report === is.report) return stamped(before[REPORTED_AT]);
   const at = typeof before[REPORTED_AT] === 'string' ? Date.parse(before[REPORTED_AT]) : Number.NaN;
   const since = (now.getTime() - at) / 1000;
-  if (was.memory !== is.memory || !(since >= 0 && since < REPORT_HOLD_SECONDS)) return stamped(rfc3339(now));
+  // A clock started with what members say waits for the hold's end as they do (a later start: never sooner).
+  const started = was.memory !== is.memory && was.memory === parts(withoutStarts(before, after, now)).memory;
+  if ((was.memory !== is.memory && !started) || !(since >= 0 && since < REPORT_HOLD_SECONDS))
+    return stamped(rfc3339(now));
   const wait = Math.max(1, Math.ceil(REPORT_HOLD_SECONDS - since));
   const resync = response.resyncAfterSeconds;
   return {

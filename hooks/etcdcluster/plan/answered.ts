@@ -177,6 +177,24 @@ function memberClocks(
     const since = v.known.find((k) => k.name === report.name)?.pendingSince ?? now;
     if (since) report.pendingSince = since;
   }
+  return seenUp(
+    report,
+    v.known.find((k) => k.name === report.name),
+    now,
+  );
+}
+
+/**
+ * When the member was last seen up while a clock of it ran: now, when this sync drops a clock the status records;
+ * else as the status records it (read by type). settle.ts holds a clock that starts again soon after (a member that
+ * flaps).
+ */
+function seenUp(report: MemberReport, known: MemberReport | undefined, now: string | undefined): MemberReport {
+  const timed = (r: MemberReport | undefined) =>
+    typeof r?.unhealthySince === 'string' || typeof r?.pendingSince === 'string';
+  const recorded: unknown = known?.seenUpAt;
+  if (now && timed(known) && !timed(report)) report.seenUpAt = now;
+  else if (typeof recorded === 'string' && recorded.length <= 40) report.seenUpAt = recorded;
   return report;
 }
 

@@ -87,6 +87,11 @@ export interface MemberReport {
   unhealthySince?: string;
   /** Since when an addition (a learner, or a voter that never started) is seen waiting for its member to start. */
   pendingSince?: string;
+  /**
+   * When a sync last saw the member up while one of its clocks ran (the clock dropped then): a clock of it that starts
+   * again within REPORT_HOLD_SECONDS waits for the report's hold (settle.ts).
+   */
+  seenUpAt?: string;
 }
 
 /** A started member unhealthy for longer than this, while the others keep quorum without it, is replaced. */
