@@ -54,6 +54,7 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'MoveToRestartInPlaceFailed',
   'MovingToRestartInPlace',
   'PromotingLearner',
+  'MemberDataLost',
   'ReplacingDeadMember',
   'ReplacingUnhealthyMember',
   'RestartingBootstrap',
