@@ -24,39 +24,45 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * Whether some string of `text` that is followed by a colon (an object key) holds a backslash. Strings are skipped
- * whole with indexOf (to the next quote not escaped by an odd run of backslashes, as lib/json.ts reads them).
- * Text that is not JSON may be answered either way: JSON.parse or parseByHand then refuses it.
+ * Whether some string of `text` that is followed by a colon (an object key) holds a backslash. Only the strings that
+ * hold one are read: from the first backslash past the strings read so far (in JSON, where a backslash is only ever
+ * inside a string, the first escape of the next string that has one) to that string's closing quote, the first quote
+ * not part of an escape; then the next backslash after it. The strings JSON.parse reads (up to where it refuses a
+ * text that is not JSON) are read as it reads them; past that, text that is not JSON may be answered either way:
+ * JSON.parse or parseByHand then refuses it.
+ *
+ * perf: backslashes are found with indexOf and each string holding one is read by a regular expression, instead of
+ * every string being skipped in turn: 2.7 us against 78 us on a 10-pod PodSet sync request after its managedFields
+ * are cut (39 KB; the parent's last-applied annotation holds its 172 backslashes), 30 us against 155 us with
+ * Metacontroller's last-applied annotation in every pod (2,492), in process on Node 26 (docs/performance.md).
  */
 export function hasEscapedKey(text: string): boolean {
   let slash = text.indexOf('\\');
-  if (slash < 0) return false;
-  let i = text.indexOf('"');
-  while (i >= 0) {
-    const end = closingQuote(text, i);
-    if (end < 0) return false;
-    // The first backslash at or after this string's opening quote (found again only once passed: one pass).
-    if (slash < i) slash = text.indexOf('\\', i);
-    if (slash < 0) return false;
-    if (slash < end && text.charCodeAt(skipSpace(text, end + 1)) === 58 /* : */) return true;
-    i = text.indexOf('"', end + 1);
+  while (slash >= 0) {
+    let i = slash;
+    for (;;) {
+      STRING_REST.lastIndex = i;
+      STRING_REST.test(text);
+      i = STRING_REST.lastIndex;
+      const c = text.charCodeAt(i);
+      if (c === 34 /* " */) break;
+      // 256 escapes read: on from the next; else the text ends inside the string (not JSON).
+      if (c !== 92 /* \ */ || i + 1 >= text.length) return false;
+    }
+    if (text.charCodeAt(skipSpace(text, i + 1)) === 58 /* : */) return true;
+    slash = text.indexOf('\\', i + 1);
   }
   return false;
 }
 
-/** The closing quote of the string whose opening quote is at `at`: the next one not escaped, else -1. */
-function closingQuote(text: string, at: number): number {
-  let from = at;
-  for (;;) {
-    const quote = text.indexOf('"', from + 1);
-    if (quote < 0) return -1;
-    let b = quote - 1;
-    while (text.charCodeAt(b) === 92 /* \ */) b--;
-    // An even number of backslashes before it (none, or escaped backslashes): the string ends here.
-    if ((quote - 1 - b) % 2 === 0) return quote;
-    from = quote;
-  }
-}
+/**
+ * The rest of a string from an escape in it (or from any character that is not a quote or a backslash): its escapes
+ * (a backslash and the character after it; `\uXXXX`'s tail is plain) and the characters between them, up to its
+ * closing quote, or a backslash after 256 escapes (the search then goes on from it: a bounded repetition, because an
+ * unbounded one runs out of the regular expression engine's stack on a megabyte of escapes), or the end of the text.
+ * It always matches, so it never backtracks.
+ */
+const STRING_REST = /[^"\\]*(?:\\[^][^"\\]*){0,256}/y;
 
 function skipSpace(text: string, i: number): number {
   for (;;) {

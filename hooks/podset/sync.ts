@@ -431,6 +431,14 @@ function templateOf(pod: KubeObject, spec: Spec): { image: string; command: stri
   return { image, command };
 }
 
+/** What the pods weigh in each sync (podsWithin): those of the current template, and the others. */
+interface Weight {
+  /** What each pod of the current template carries beyond the estimate (measured, or INJECTED_POD_BYTES). */
+  added: number;
+  perPod: number;
+  other: { count: number; perPod: number };
+}
+
 /** What podsWithin found: the members not made, what the status says, and why a rollout may not replace a pod. */
 interface Within {
   unmade: Set<string>;
@@ -448,7 +456,7 @@ interface Within {
  * most FIRST_BATCH made then); the others (older templates, pods being deleted) each as its own image and command
  * make it plus what it carries beyond it. Missing pods are made, the lowest ordinals first, while the pods observed
  * and those made fit; a pod that exists is never deleted for this, nor replaced by a rollout for a pod that would not
- * fit.
+ * fit. The pods are weighed only when a missing pod could be made or a pod replaced: otherwise nothing depends on it.
  */
 function podsWithin(
   parent: ParentObject,
@@ -471,33 +479,47 @@ function podsWithin(
     labels: new Set([...Object.keys(podLabels(parent)), TEMPLATE_HASH_LABEL]),
   };
   const seen = observedPods.length > 0;
-  const estimate = storedPodBytes(parent, spec);
-  const added = seen ? measuredAddedBytes(current.length > 0 ? current : others, answered) : INJECTED_POD_BYTES;
-  const perPod = estimate + added;
-  const other = {
-    count: others.length,
-    perPod: measuredMost(others, (p) => storedPodBytes(parent, templateOf(p, spec)) + addedPodBytes(p, answered)),
+  // What the pods weigh, measured only when a pod is to be made (a member absent) or replaced (blocked): in a sync
+  // with neither, nothing it measures reaches the answer, and a steady PodSet's every resync is such a sync.
+  // perf: docs/performance.md (the measure was ~27% of a 10-pod sync's CPU, none of it used).
+  let weighed: Weight | undefined;
+  const weigh = (): Weight => {
+    if (weighed) return weighed;
+    const added = seen ? measuredAddedBytes(current.length > 0 ? current : others, answered) : INJECTED_POD_BYTES;
+    const other = {
+      count: others.length,
+      perPod: measuredMost(others, (p) => storedPodBytes(parent, templateOf(p, spec)) + addedPodBytes(p, answered)),
+    };
+    weighed = { added, perPod: storedPodBytes(parent, spec) + added, other };
+    return weighed;
   };
-  const fitCurrent = podsThatFit(parent, spec, perPod, other);
-  let room = Math.max(fitCurrent - current.length, seen ? 0 : 1);
-  if (!seen) room = Math.min(room, FIRST_BATCH);
   const unmade = new Set<string>();
-  for (const m of members) {
-    if (m.state !== 'absent') continue;
-    if (room > 0) room--;
-    else unmade.add(m.name);
+  const absent = members.filter((m) => m.state === 'absent');
+  let fitCurrent = 0;
+  if (absent.length > 0) {
+    const { perPod, other } = weigh();
+    fitCurrent = podsThatFit(parent, spec, perPod, other);
+    let room = Math.max(fitCurrent - current.length, seen ? 0 : 1);
+    if (!seen) room = Math.min(room, FIRST_BATCH);
+    for (const m of absent) {
+      if (room > 0) room--;
+      else unmade.add(m.name);
+    }
   }
-  const live = members.filter((m) => m.state === 'live').length;
-  // While none is seen: how many are made first (the first batch).
-  const fit = Math.max(1, Math.min(spec.size, others.length + fitCurrent, seen ? Infinity : FIRST_BATCH));
   const lowestUnmade = Math.min(...[...unmade].map((n) => ordinalOf(base, n) ?? Infinity));
   const blocked = (candidate: Member): string | undefined => {
     // Once the candidate is deleted, its replacement is made if it fits beside the others left, and no member left
     // unmade comes before it (the lowest ordinals are made first).
+    const { perPod, other } = weigh();
     const after = podsThatFit(parent, spec, perPod, { count: other.count - 1, perPod: other.perPod });
     if (after > current.length && (ordinalOf(base, candidate.name) ?? Infinity) < lowestUnmade) return undefined;
     return `its replacement, ~${kib(perPod)} in every sync request, would not fit within the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have beside the ${observedPods.length - 1} other pods (RequestTooLarge): the running pod is kept; lower spec.size, or keep a webhook from adding to these pods`;
   };
+  if (unmade.size === 0) return { unmade, limited: {}, blocked };
+  const { perPod, added } = weigh();
+  const live = members.filter((m) => m.state === 'live').length;
+  // While none is seen: how many are made first (the first batch).
+  const fit = Math.max(1, Math.min(spec.size, others.length + fitCurrent, seen ? Infinity : FIRST_BATCH));
   return {
     unmade,
     limited: limitCondition({ size: spec.size, current: live, fit, perPod, added, seen, unmade: unmade.size }),

@@ -180,3 +180,66 @@ t.test('hasEscapedKey finds a key holding a backslash, and nothing else', async 
   t.equal(hasEscapedKey('{"a":"\\\\", "b\\n":1}'), true, 'after a value that ends in an escaped backslash');
   t.equal(hasEscapedKey('{"plain":1}'), false);
 });
+
+/** Whether a key of JSON `text` is written with a backslash, read a character at a time (the reference). */
+function keyWrittenWithBackslash(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '"') continue;
+    let slash = false;
+    for (i++; text[i] !== '"'; i++)
+      if (text[i] === '\\') {
+        slash = true;
+        i++;
+      }
+    let j = i + 1;
+    while (' \t\n\r'.includes(text[j] ?? '.')) j++;
+    if (slash && text[j] === ':') return true;
+  }
+  return false;
+}
+
+t.test('hasEscapedKey answers as a reading of every character does, on JSON of any shape', async (t) => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
+  const chars = ['a', '\\', '"', ':', ',', '{', '}', '[', ']', ' ', '\n', 'u', '\u2028', 'é'];
+  const text = () => Array.from({ length: Math.floor(random() * 6) }, () => pick(chars)).join('');
+  const space = () => (random() < 0.2 ? pick([' ', '\n', '\t', '\r']) : '');
+  const value = (depth: number): string => {
+    const r = random();
+    if (depth > 3 || r < 0.3) return JSON.stringify(text());
+    if (r < 0.4) return pick(['1', 'true', 'null']);
+    const n = Math.floor(random() * 4);
+    const object = r < 0.7;
+    const members = Array.from({ length: n }, () =>
+      object
+        ? `${space()}${JSON.stringify(text())}${space()}:${space()}${value(depth + 1)}${space()}`
+        : `${space()}${value(depth + 1)}${space()}`,
+    );
+    return object ? `{${members.join(',')}}` : `[${members.join(',')}]`;
+  };
+  let differ = 0;
+  let keys = 0;
+  for (let k = 0; k < 20_000; k++) {
+    const json = value(0);
+    const expected = keyWrittenWithBackslash(json);
+    if (expected) keys++;
+    if (hasEscapedKey(json) !== expected && differ++ < 3) t.fail(`${JSON.stringify(json)}: not ${expected}`);
+  }
+  t.equal(differ, 0, `20,000 texts, ${keys} with such a key`);
+  t.ok(keys > 1000, 'keys with a backslash among them');
+  // Strings of many escapes: read on past each search's 256, and 8 MiB of them read without running out of stack.
+  const escapes = '\\n\\"\\\\'.repeat(200);
+  t.equal(hasEscapedKey(`{"a":"${escapes}","b":1}`), false, 'a value of 600 escapes');
+  t.equal(hasEscapedKey(`{"a":1,"${escapes}x":1}`), true, 'a key of 600 escapes');
+  t.equal(
+    hasEscapedKey(`{"a":"${'\\n'.repeat(1 << 22)}"}`),
+    false,
+    'a value of four million escapes (8 MiB, the body limit)',
+  );
+  t.equal(
+    hasEscapedKey(`{"${'\\n'.repeat(1 << 22)}":1}`),
+    true,
+    'a key of four million escapes (8 MiB, the body limit)',
+  );
+});
