@@ -174,9 +174,17 @@ function prefixAllowed(prefix: string, allowed: readonly string[]): boolean {
  * has no end, so the rule names what may pass: keys without a prefix, the prefixes every pod may carry
  * (POD_METADATA_ALWAYS_ALLOWED), and those the server's administrator names in METAOPS_POD_METADATA_PREFIXES.
  */
-export function metadataPolicyProblem(field: string, map: unknown, allowed: readonly string[]): string | undefined {
+export function metadataPolicyProblem(
+  field: string,
+  map: unknown,
+  allowed: readonly string[],
+  ownKey: (key: string) => boolean = () => false,
+): string | undefined {
   if (!map || typeof map !== 'object' || Array.isArray(map)) return undefined;
   for (const key of Object.keys(map)) {
+    // The hook's own keys never reach a pod from the spec (dropped, and said so); Multus's two network annotations
+    // are checked for what they reach (annotationReachProblem).
+    if (ownKey(key) || key === NETWORKS || key === DEFAULT_NETWORK) continue;
     const slash = key.indexOf('/');
     if (slash < 0 && UNPREFIXED_INSTRUCTIONS.has(key.toLowerCase()) && !prefixAllowed(key.toLowerCase(), allowed))
       return (

@@ -26,7 +26,7 @@ import {
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
-import { memberLabelKeys } from './members.js';
+import { memberLabelKeys, ownKey } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
@@ -203,8 +203,8 @@ export const etcdcluster = defineComposite({
   // (references.ts); a running cluster so refused keeps its members (InvalidSpec keeps every child).
   settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
     tolerationsPolicyProblem('spec.pod.tolerations', spec.pod?.tolerations, settings.podTolerations ?? []) ??
-    metadataPolicyProblem('spec.pod.annotations', spec.pod?.annotations, settings.podMetadataPrefixes ?? []) ??
-    metadataPolicyProblem('spec.pod.labels', spec.pod?.labels, settings.podMetadataPrefixes ?? []) ??
+    metadataPolicyProblem('spec.pod.annotations', spec.pod?.annotations, settings.podMetadataPrefixes ?? [], ownKey) ??
+    metadataPolicyProblem('spec.pod.labels', spec.pod?.labels, settings.podMetadataPrefixes ?? [], ownKey) ??
     referenceProblem(spec, settings.allowReferences) ??
     claimClassProblem(
       'spec.pod.persistentVolumeClaimSpec.storageClassName',
