@@ -49,9 +49,14 @@ export const largest: Record<string, LargestCase> = {
       // No TLS: its three Secret names (253 characters each) hold the pods until the Secrets are observed, and add
       // two volumes per pod when they are.
     },
-    // Its tolerations (every taint) are the server's to allow: METAOPS_POD_TOLERATIONS=* (lib/pod-policy.ts).
-    settings: { allowedDomains: [LONGEST_DOMAIN], podTolerations: ['*'] },
-    env: { METAOPS_ETCD_CLUSTER_DOMAINS: LONGEST_DOMAIN, METAOPS_POD_TOLERATIONS: '*' },
+    // Its tolerations (every taint) and its label and annotation keys (any prefix) are the server's to allow:
+    // METAOPS_POD_TOLERATIONS=*, METAOPS_POD_METADATA_PREFIXES=* (lib/pod-policy.ts).
+    settings: { allowedDomains: [LONGEST_DOMAIN], podTolerations: ['*'], podMetadataPrefixes: ['*'] },
+    env: {
+      METAOPS_ETCD_CLUSTER_DOMAINS: LONGEST_DOMAIN,
+      METAOPS_POD_TOLERATIONS: '*',
+      METAOPS_POD_METADATA_PREFIXES: '*',
+    },
     // spec.pod.affinity is kept open by the CRD: the API server stores whatever it holds.
     grow: (spec, bytes) => {
       spec['pod'].affinity = { nodeAffinity: blob(bytes + 16 * 1024 - 17) };
