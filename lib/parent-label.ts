@@ -31,7 +31,7 @@ export interface ParentLabelSettings {
 }
 
 /** A secret the server is configured with (the variable, or the file its `_FILE` names), when readable and not blank. */
-function configured(env: NodeJS.ProcessEnv, name: string): string | undefined {
+export function configuredSecret(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const file = env[`${name}_FILE`];
   try {
     const value = file !== undefined ? readFileSync(file, 'utf8') : env[name];
@@ -48,7 +48,9 @@ function configured(env: NodeJS.ProcessEnv, name: string): string | undefined {
  */
 export function labelKeyFrom(env: NodeJS.ProcessEnv): Buffer | undefined {
   const secret =
-    configured(env, LABEL_KEY_ENV) ?? configured(env, 'METAOPS_AUTH_TOKEN') ?? configured(env, 'METAOPS_BASIC_AUTH');
+    configuredSecret(env, LABEL_KEY_ENV) ??
+    configuredSecret(env, 'METAOPS_AUTH_TOKEN') ??
+    configuredSecret(env, 'METAOPS_BASIC_AUTH');
   if (!secret) return undefined;
   return Buffer.from(hkdfSync('sha256', secret, 'metaops', 'parent label of related pods', 32));
 }

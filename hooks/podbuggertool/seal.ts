@@ -10,8 +10,7 @@
 // resumes only on the process that cut it short, and starts again from the first page elsewhere. A token that does
 // not open (another key, a rotated credential, anything written by hand) is no token: the count starts again.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import type { KubeObject } from '../../lib/index.js';
+import { configuredSecret, type KubeObject } from '../../lib/index.js';
 
 const PREFIX = 's1.';
 const IV_BYTES = 12;
@@ -27,24 +26,12 @@ export const MAX_SEALED_TOKEN = 2 * BLOCK - 2;
 /** A key of this process: used when the server has no credential to derive one from. */
 const PROCESS_KEY = randomBytes(32);
 
-/** A credential the server is configured with (the variable, or the file its `_FILE` names), when readable. */
-function credential(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const file = env[`${name}_FILE`];
-  try {
-    const value = file !== undefined ? readFileSync(file, 'utf8') : env[name];
-    return value?.trim() || undefined;
-  } catch {
-    // The server's configuration check refuses to start with an unreadable file (lib/config.ts): not reached there.
-    return undefined;
-  }
-}
-
 /**
  * The key that seals continue tokens: derived (HKDF-SHA256) from the server's credential, the same on every replica
  * and after a restart; the process's own without one.
  */
 export function countKeyFrom(env: NodeJS.ProcessEnv): Buffer {
-  const secret = credential(env, 'METAOPS_AUTH_TOKEN') ?? credential(env, 'METAOPS_BASIC_AUTH');
+  const secret = configuredSecret(env, 'METAOPS_AUTH_TOKEN') ?? configuredSecret(env, 'METAOPS_BASIC_AUTH');
   if (!secret) return PROCESS_KEY;
   return Buffer.from(hkdfSync('sha256', secret, 'metaops', 'podbuggertool countProgress.continue', 32));
 }
@@ -99,7 +86,7 @@ export function openToken(key: Buffer | undefined, tool: KubeObject, sealed: str
  * there (the pod is tried at once, and its record written again).
  */
 export function recordKeyFrom(env: NodeJS.ProcessEnv): Buffer {
-  const secret = credential(env, 'METAOPS_AUTH_TOKEN') ?? credential(env, 'METAOPS_BASIC_AUTH');
+  const secret = configuredSecret(env, 'METAOPS_AUTH_TOKEN') ?? configuredSecret(env, 'METAOPS_BASIC_AUTH');
   if (!secret) return PROCESS_KEY;
   return Buffer.from(hkdfSync('sha256', secret, 'metaops', 'podbuggertool failure record', 32));
 }

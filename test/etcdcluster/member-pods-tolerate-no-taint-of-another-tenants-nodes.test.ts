@@ -13,11 +13,8 @@
 // unless the server's administrator names the taint in METAOPS_POD_TOLERATIONS. PreferNoSchedule (it only weighs)
 // and the taints of a node that stopped reporting (not-ready, unreachable) are every pod's.
 import t from 'tap';
-import { runHook } from '../../lib/operator.js';
-import { etcdcluster } from '../../hooks/etcdcluster/index.js';
-import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
+import { etcdFirstSync } from '../fixtures/etcd.js';
 import { podEditedThenLost, running } from '../fixtures/etcd-loop.js';
-import { FIXED_NOW } from '../fixtures/requests.js';
 
 /** Whether a toleration tolerates a taint, as the scheduler reads it (v1 Toleration.ToleratesTaint). */
 function tolerates(tl: any, taint: { key: string; value: string; effect: string }): boolean {
@@ -73,22 +70,7 @@ function crossing(children: Array<{ kind: string; metadata: { name?: string }; [
 }
 
 const sync = (spec: Record<string, unknown>, podTolerations?: string[]) =>
-  runHook(
-    etcdcluster,
-    'sync',
-    {
-      controller: {},
-      parent: etcdParent(spec),
-      children: { 'Pod.v1': {}, 'Service.v1': {} },
-      related: {},
-      finalizing: false,
-    } as any,
-    {
-      now: FIXED_NOW,
-      clients: { etcd: () => quietEtcd as never },
-      ...(podTolerations ? { settings: { podTolerations } } : {}),
-    },
-  );
+  etcdFirstSync(spec, podTolerations ? { podTolerations } : undefined);
 
 const ready = (res: { status?: unknown }) =>
   ((res.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready') as Record<string, unknown> | undefined;
