@@ -77,7 +77,9 @@ t.test('one backup: a Job; the snapshot lands in S3 with the revision reported',
   t.ok(result.size > 10_000, `a real snapshot (${result.size} bytes)`);
   t.match(object.Metadata, { 'metaops-backup-uid': 'uid-nightly', 'etcd-cluster-id': result.clusterId });
 
-  const reported = backupHook(spec, { clusters: ['src'], pods: [finishedPod(result, '2026-01-01T00:00:00Z')] });
+  // The pod as the API server has it: the Job's pod spec, whose arguments say the store it wrote to.
+  const pod = { ...finishedPod(result, '2026-01-01T00:00:00Z'), spec: (job['spec'] as any).template.spec };
+  const reported = backupHook(spec, { clusters: ['src'], pods: [pod] });
   t.match(status(reported), {
     succeeded: true,
     etcdRevision: result.etcdRevision,
