@@ -13,7 +13,7 @@
 import t from 'tap';
 import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
 import { etcdParent } from '../fixtures/etcd.js';
-import { running } from '../fixtures/etcd-loop.js';
+import { podEditedThenLost, running } from '../fixtures/etcd-loop.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
@@ -63,10 +63,7 @@ for (const [what, key, value] of refused) {
     const field = new RegExp(`spec\\.pod\\.annotations\\["${key.replaceAll('.', '\\.')}"\\]`);
     t.match(etcdValueProblem(etcdParent(spec)), field, 'refused naming the field');
     t.same((await running(spec)).pods(), [], 'a new cluster makes no member');
-    const loop = await running({ size: 3 });
-    loop.spec = { ...loop.spec, pod };
-    loop.lose('e-1');
-    for (let i = 0; i < 3; i++) await loop.step();
+    const { loop } = await podEditedThenLost(pod, 'e-1');
     t.match(
       loop.s().conditions.find((c: any) => c.type === 'Ready'),
       { reason: 'InvalidSpec', message: field },

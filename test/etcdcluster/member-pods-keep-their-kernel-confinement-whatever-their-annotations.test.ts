@@ -13,7 +13,7 @@
 import t from 'tap';
 import { etcdValueProblem } from '../../hooks/etcdcluster/index.js';
 import { etcdParent } from '../fixtures/etcd.js';
-import { running } from '../fixtures/etcd-loop.js';
+import { podEditedThenLost, running } from '../fixtures/etcd-loop.js';
 
 const APPARMOR = 'container.apparmor.security.beta.kubernetes.io/';
 
@@ -39,10 +39,11 @@ for (const container of ['etcd', 'check-dns']) {
         [],
         'a new cluster makes no member whose annotation unconfines AppArmor',
       );
-      const loop = await running({ size: 3, repository: 'registry.tenant-a.example/exfil', version: '3.5.0' });
-      loop.spec = { ...loop.spec, pod };
-      loop.lose('e-1');
-      for (let i = 0; i < 3; i++) await loop.step();
+      const { loop } = await podEditedThenLost(pod, 'e-1', {
+        size: 3,
+        repository: 'registry.tenant-a.example/exfil',
+        version: '3.5.0',
+      });
       t.match(
         loop.s().conditions.find((c: any) => c.type === 'Ready'),
         { reason: 'InvalidSpec', message: field },
