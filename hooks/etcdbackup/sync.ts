@@ -402,8 +402,8 @@ function carried(k: (typeof CARRIED)[number], v: unknown): boolean {
   return k !== 'lineage' || reason === undefined || BREAK_REASONS.has(textOf(reason));
 }
 
-/** The status fields a backup's outcome sets, carried from one sync to the next. */
-const CARRIED = [
+/** The status fields a backup's outcome sets (with `Reason`, the mirror of `reason`): a one-off's record of a snapshot. */
+const OUTCOME = [
   'succeeded',
   'reason',
   'etcdVersion',
@@ -412,9 +412,10 @@ const CARRIED = [
   'key',
   'bucket',
   'endpoint',
-  'lineage',
-  'pruneProblem',
 ] as const;
+
+/** The status fields carried from one sync to the next: the outcome, and what a periodic backup's lineage says. */
+const CARRIED = [...OUTCOME, 'lineage', 'pruneProblem'] as const;
 
 type Status = Record<string, unknown>;
 interface Previous {
@@ -735,18 +736,7 @@ function takenOnce(status: Status, spec: Spec): boolean {
   if (status['succeeded'] !== true) return false;
   if (status['key'] === key && status['bucket'] === bucket && status['endpoint'] === (spec.s3.endpoint ?? ''))
     return true;
-  for (const k of [
-    'succeeded',
-    'reason',
-    'Reason',
-    'etcdVersion',
-    'etcdRevision',
-    'lastSuccessDate',
-    'key',
-    'bucket',
-    'endpoint',
-  ])
-    delete status[k];
+  for (const k of [...OUTCOME, 'Reason']) delete status[k];
   return false;
 }
 

@@ -117,3 +117,35 @@ t.test(
     t.same(third.children, [], 'taken once: not again once its Job is gone');
   },
 );
+
+t.test('a one-off record of another destination is dropped whole: no reason left under either spelling', async (t) => {
+  // A status written by another version (or edited) may hold a success and a reason at once; the reason is then
+  // mirrored as etcd-operator spells it (`Reason`). Once the path moves, nothing of that record is this snapshot's.
+  const res = backupSync(
+    backupRequest({
+      spec: { clusterName: 'example', s3: { path: 'dr-bucket/ns/before-upgrade.db', awsSecret: 'aws' } },
+      uid: 'uid-ns-nightly',
+      status: {
+        succeeded: true,
+        reason: 'an old run failed',
+        key: 'ns/before-upgrade.db',
+        bucket: 'bucket',
+        endpoint: '',
+        etcdRevision: 42,
+      },
+      children: [],
+      pods: [],
+      clusters: [etcdCluster('example', 'ns')],
+    }),
+    'metaops:test',
+    FIXED_NOW,
+  );
+  t.same(
+    res.children.map((c) => c.kind),
+    ['Job'],
+    'the new destination is a new snapshot',
+  );
+  const status = res.status as Record<string, unknown>;
+  for (const k of ['succeeded', 'reason', 'Reason', 'key', 'bucket', 'etcdRevision'])
+    t.notOk(k in status, `${k} of the other destination's record is not kept`);
+});
