@@ -83,5 +83,5 @@ t.test('a command that crashes after it starts: the rollout replaces one Ready p
     stillServing >= 1,
     `not every pod is replaced by one on a template that crashes (pods after 20 syncs: ${images.join(', ')})`,
   );
-  t.equal(stillServing, 2, 'as docs/podset.md says: one pod taken down, the rollout stopped there'));
+  t.equal(stillServing, 2, 'as docs/podset.md says: one pod taken down, the rollout stopped there');
 });
