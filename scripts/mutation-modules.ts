@@ -364,10 +364,20 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/sync-request-bound-counts-what-comes-back.test.ts',
       'test/podset/sync-request-within-body-limit-for-every-accepted-command.test.ts',
       'test/podset/sync-request-within-body-limit-with-injected-sidecars.test.ts',
+      'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
     ],
     target: 70,
   },
-  'hooks/podset/rollout.ts': { tests: ['test/podset/rollout.test.ts', 'test/podset/podset.test.ts'], target: 70 },
+  'hooks/podset/rollout.ts': {
+    tests: [
+      // A pod on the new template proves it by staying Ready for minReadySeconds (liveMember, planRollout).
+      'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
+      'test/podset/rollout.test.ts',
+      'test/podset/podset.test.ts',
+      'test/podset/rollout-stops-on-a-command-that-crashes-after-it-starts.test.ts',
+    ],
+    target: 70,
+  },
   'hooks/memcached/sync.ts': {
     tests: [
       'test/memcached/memcached.test.ts',

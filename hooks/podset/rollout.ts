@@ -54,6 +54,11 @@ export interface Member {
   pod?: KubeObject;
   current?: boolean;
   ready?: boolean;
+  /**
+   * Ready, and for less than the PodSet's minReadySeconds: the seconds left until it has been (by its Ready
+   * condition's lastTransitionTime). A pod on the current template proves it only once that has passed.
+   */
+  settling?: number;
 }
 
 export interface RolloutPlan {
@@ -65,6 +70,8 @@ export interface RolloutPlan {
   outdated: number;
   /** `Updated`: whether every pod runs the current template, else how far the rollout is and what it waits for. */
   condition: ConditionInput;
+  /** Waiting for a pod on the current template to have been Ready long enough: the seconds until it has. */
+  recheckIn?: number;
 }
 
 /** Why a pod is not Ready, in a word or two (the kubelet's reason for its first waiting container), or ''. */
@@ -88,6 +95,7 @@ export function notReadyReason(pod: KubeObject | undefined): string {
 function waitingFor(m: Member): string {
   if (m.state === 'absent') return `${m.name} to be created (if it stays missing, kubectl get events says why)`;
   if (m.state === 'going') return `${m.name} to be deleted and made again`;
+  if (m.ready) return `${m.name} (current template) to stay Ready for minReadySeconds`;
   return `${m.name} (current template) to be Ready${notReadyReason(m.pod)}`;
 }
 
@@ -95,7 +103,9 @@ function waitingFor(m: Member): string {
  * The next step of the rollout, one pod at a time:
  * - nothing is replaced while a member is missing or being deleted (a replacement in flight);
  * - an outdated pod that is not Ready goes first (replacing it costs no availability), but only while every pod on
- *   the current template is Ready: the new template is proven on one pod before the next is replaced;
+ *   the current template is Ready, each for minReadySeconds (`settling`): the new template is proven on one pod
+ *   before the next is replaced, and a command that crashes seconds after it starts, Ready between its restarts,
+ *   proves nothing;
  * - an outdated Ready pod is replaced only when every other member is Ready;
  * - among equals, the highest ordinal first (as a StatefulSet rolls);
  * - nothing is replaced while `blocked` says why the candidate's replacement would not be made (sync.ts: it would not
@@ -144,8 +154,11 @@ export function planRollout(
   // The new template proven first: a pod on it that is not Ready holds the rollout. Past this point every member is
   // live and every current one Ready; a Ready candidate means no outdated pod is not Ready either (those are picked
   // first), so an outdated Ready pod is replaced only when every other member is Ready.
-  const unproven = members.find((m) => m.current && !m.ready);
-  if (unproven) return waiting(unproven, candidate);
+  const unproven = members.find((m) => m.current && (!m.ready || m.settling !== undefined));
+  if (unproven) {
+    const plan = waiting(unproven, candidate);
+    return unproven.settling === undefined ? plan : { ...plan, recheckIn: unproven.settling };
+  }
   // A pod is deleted only for a replacement that will be made: never one the next sync would leave unmade.
   const why = blocked?.(candidate);
   if (why)
@@ -182,7 +195,47 @@ function pickCandidate(members: readonly Member[]): Member {
   return pick!;
 }
 
-/** Reads a pod's readiness and template for the plan. */
-export function liveMember(name: string, pod: KubeObject, hash: string, legacy: LegacyTemplate): Member {
-  return { name, state: 'live', pod, current: isCurrent(pod, hash, legacy), ready: isPodReady(pod) };
+/** Reads a pod's readiness and template for the plan, and how long it has to stay Ready to prove its template. */
+export function liveMember(
+  name: string,
+  pod: KubeObject,
+  hash: string,
+  legacy: LegacyTemplate & { minReadySeconds: number },
+  now: Date,
+): Member {
+  const ready = isPodReady(pod);
+  const member: Member = { name, state: 'live', pod, current: isCurrent(pod, hash, legacy), ready };
+  const left = ready ? settlingFor(pod, legacy.minReadySeconds, now) : undefined;
+  if (left !== undefined) member.settling = left;
+  return member;
+}
+
+/**
+ * The whole seconds a Ready pod has yet to stay Ready for `minReady` seconds, by its Ready condition's
+ * lastTransitionTime (one in the future, a node's clock ahead, counts from now), or undefined once it has. A Ready
+ * condition without a time (the kubelet always writes one) is taken as Ready long enough unless a container of the
+ * pod has restarted: then it waits the whole time, and (the time never coming) holds the rollout, as a crash does.
+ */
+function settlingFor(pod: KubeObject, minReady: number, now: Date): number | undefined {
+  if (minReady <= 0) return undefined;
+  const conditions = (pod['status'] as { conditions?: unknown } | undefined)?.conditions;
+  const ready = (Array.isArray(conditions) ? conditions : []).find(
+    (c: unknown) => (c as { type?: unknown } | null)?.type === 'Ready',
+  ) as { lastTransitionTime?: unknown };
+  const since = typeof ready.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN;
+  if (Number.isNaN(since)) return restarted(pod) ? minReady : undefined;
+  const left = minReady - Math.max(0, now.getTime() - since) / 1000;
+  return left > 0 ? Math.ceil(left) : undefined;
+}
+
+/** Whether a container of the pod has restarted (its status' restartCount above 0). */
+function restarted(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  return (
+    Array.isArray(statuses) &&
+    statuses.some((s: unknown) => {
+      const count = (s as { restartCount?: unknown } | null)?.restartCount;
+      return typeof count === 'number' && count > 0;
+    })
+  );
 }

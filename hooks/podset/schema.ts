@@ -16,6 +16,9 @@ export const MAX_ARGUMENTS = 64;
 export const MAX_SIZE = 1000;
 
 export const MAX_ARGUMENT_LENGTH = 4096;
+/** A rollout's pod proves its template by staying Ready this long (spec.minReadySeconds' default, and its bound). */
+export const DEFAULT_MIN_READY_SECONDS = 10;
+export const MAX_MIN_READY_SECONDS = 3600;
 /**
  * The most a PodSet's answer may weigh: every pod repeats the image and the command, so `size` times their
  * length is bounded too (a 1000-pod PodSet with a 100 KB image once made a 100 MB answer and 385 MB of RSS).
@@ -31,6 +34,13 @@ export const PodSetSpec = Type.Object(
       maxItems: MAX_ARGUMENTS,
       default: DEFAULT_COMMAND,
       description: `The command every pod runs (at most ${MAX_ARGUMENTS} arguments of ${MAX_ARGUMENT_LENGTH} characters).`,
+    }),
+    minReadySeconds: Type.Integer({
+      minimum: 0,
+      maximum: MAX_MIN_READY_SECONDS,
+      default: DEFAULT_MIN_READY_SECONDS,
+      description:
+        "How long a pod made from a changed template must stay Ready before the rollout replaces the next pod (as a Deployment's minReadySeconds): a command that crashes sooner after it starts stops the rollout at that pod. 0: Ready is enough.",
     }),
   },
   { description: 'PodSetSpec defines the desired state of PodSet.' },

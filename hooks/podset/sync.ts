@@ -75,7 +75,7 @@ const LONGEST_NAMES: ParentObject = {
 function answeredPod(parent: ParentObject, spec: { image: string; command: string[] }): KubeObject {
   const labels = podLabels(parent);
   labels[TEMPLATE_HASH_LABEL] = '0'.repeat(10);
-  const template = podSpec({ size: 0, ...spec });
+  const template = podSpec({ size: 0, minReadySeconds: 0, ...spec });
   return pod(parent, podName(podBase(parent.metadata.name ?? ''), MAX_SIZE - 1), labels, template);
 }
 
@@ -554,7 +554,7 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   for (let i = 0; i < spec.size; i++) {
     const podNamed = podName(base, i);
     const pod = live.get(podNamed);
-    if (pod) members.push(liveMember(podNamed, pod, hash, spec));
+    if (pod) members.push(liveMember(podNamed, pod, hash, spec, now));
     else members.push({ name: podNamed, state: seen.has(podNamed) ? 'going' : 'absent' });
   }
 
@@ -590,7 +590,8 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
   // Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are missing, look again
   // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A rollout
   // goes on at each pod's change; it also looks again on its own.
-  if (rollout.outdated > 0) response.resyncAfterSeconds = ROLLOUT_RESYNC_SECONDS;
+  if (rollout.outdated > 0)
+    response.resyncAfterSeconds = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
   else if (counts.current < counts.desired && !limited.ready) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
   return response;
 }

@@ -15,21 +15,24 @@ import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures
 type Spec = Record<string, unknown>;
 const image = (pod: KubeObject) => (pod as any).spec.containers[0].image as string;
 
-/** The kubelet's report of a container that crashes seconds after it starts, `restarts` restarts in. */
-function crashing(restarts: number, running: boolean): Record<string, unknown> {
+/**
+ * The kubelet's report of a container that crashes seconds after it starts, `restarts` restarts in; its Ready
+ * condition turned at `at` (each report here is a turn: Ready, crashed, Ready again).
+ */
+function crashing(restarts: number, running: boolean, at: string): Record<string, unknown> {
   const lastState =
     restarts > 0 ? { terminated: { exitCode: 1, reason: 'Error', startedAt: 'x', finishedAt: 'x' } } : {};
   return running
     ? {
         phase: 'Running',
-        conditions: [{ type: 'Ready', status: 'True' }],
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }],
         containerStatuses: [
           { name: 'busybox', ready: true, restartCount: restarts, state: { running: { startedAt: 'x' } }, lastState },
         ],
       }
     : {
         phase: 'Running',
-        conditions: [{ type: 'Ready', status: 'False' }],
+        conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: at }],
         containerStatuses: [
           {
             name: 'busybox',
@@ -48,9 +51,13 @@ t.test('a command that crashes after it starts: the rollout replaces one Ready p
   const age = new Map<string, number>();
   let status: Record<string, unknown> | undefined;
   let spec: Spec = { size: 3 };
+  // Each round is 5 s of the cluster's time: the pod changes, Metacontroller syncs.
+  let clock = FIXED_NOW.getTime();
   const round = () => {
+    clock += 5000;
+    const now = new Date(clock);
     const parent = { ...request('podset', spec).parent, status };
-    const res = sync(request('podset', spec, { parent, children: objectMap([...pods.values()], 'v2') }), FIXED_NOW);
+    const res = sync(request('podset', spec, { parent, children: objectMap([...pods.values()], 'v2') }), now);
     status = res.status ?? undefined;
     const wanted = new Map(res.children.map((c) => [c.metadata.name!, c]));
     for (const name of [...pods.keys()]) if (!wanted.has(name)) pods.delete(name);
@@ -69,7 +76,7 @@ t.test('a command that crashes after it starts: the rollout replaces one Ready p
       }
       const n = age.get(name) ?? 0;
       age.set(name, n + 1);
-      pods.set(name, { ...pod, status: crashing(Math.floor(n / 2), n % 2 === 0) });
+      pods.set(name, { ...pod, status: crashing(Math.floor(n / 2), n % 2 === 0, now.toISOString()) });
     }
   };
   for (let i = 0; i < 4; i++) round();
