@@ -82,7 +82,10 @@ if (authenticatedBy.length > 0) {
 } else if (settings.allowUnauthenticated) {
   app.log.warn(
     'METAOPS_ALLOW_UNAUTHENTICATED=true: hooks that act on the cluster, etcd and AWS serve callers WITHOUT credentials; ' +
-      'anyone who can reach this port can use them. For development only.',
+      'anyone who can reach this port can use them. For development only. It is how Metacontroller v1.5.20, which ' +
+      'cannot send credentials, is served: v1.5.20 keeps customize answers by parent name and generation, so a ' +
+      "parent in one namespace can keep another namespace's same-named parent of its kind from being synced; not for " +
+      'a cluster shared by tenants (docs/metacontroller.md).',
   );
 } else {
   app.log.warn(

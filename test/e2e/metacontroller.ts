@@ -30,6 +30,12 @@ export interface MetacontrollerFeatures {
   rollingUpdate: boolean;
   /** A DecoratorController's `ignoreStatusChanges` (no call about a change of a decorated object's status alone). */
   ignoreStatusChanges: boolean;
+  /**
+   * It keeps a customize answer per parent uid and generation (v4: manager.go L187, L228). v1.5.20 keeps one per parent
+   * name and generation (pkg/controller/common/customize/manager.go L73-91): a same-named parent of another
+   * namespace at the same generation is handed the first one's answer and refused (docs/metacontroller.md).
+   */
+  customizeByUid: boolean;
 }
 
 export interface MetacontrollerRelease {
@@ -69,6 +75,7 @@ export function v1(bin: string): MetacontrollerRelease {
       revisionKeepsParentPatch: false,
       rollingUpdate: true,
       ignoreStatusChanges: false,
+      customizeByUid: false,
     },
     connect: (o) => ['--client-config-path', o.kubeconfig, `--debug-addr=127.0.0.1:${o.port}`],
     defaultArgs: [...TUNING, '-v=4'],
@@ -101,6 +108,7 @@ export function v4(repo: string): MetacontrollerRelease {
       revisionKeepsParentPatch: true,
       rollingUpdate: false,
       ignoreStatusChanges: true,
+      customizeByUid: true,
     },
     connect: (o) => [
       `--kubeconfig=${o.kubeconfig}`,

@@ -177,4 +177,5 @@ t.test('the opt-out is announced as a warning at startup (a real process)', asyn
   const line = JSON.parse(out.split('\n').find((l) => l.includes('METAOPS_ALLOW_UNAUTHENTICATED'))!);
   t.equal(line.level, 40, 'at warn');
   t.match(line.msg, /WITHOUT credentials/);
+  t.match(line.msg, /v1\.5\.20[^]*same-named parent[^]*not for a cluster shared by tenants/, 'and what v1.5.20 means');
 });

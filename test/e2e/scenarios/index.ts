@@ -15,6 +15,7 @@ import { restricted } from './restricted.js';
 import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
 import { collisions, collisionsMadeTogether, collisionsReleasedToFirst, heldByRecordedHolder } from './collisions.js';
+import { tenantSameName } from './tenant-same-name.js';
 import { generatedSelector, adoption, strategies, authorization, resyncAfter } from './features.js';
 
 export type { Scenario };
@@ -50,4 +51,5 @@ export const scenarios: Scenario[] = [
   collisionsMadeTogether,
   collisionsReleasedToFirst,
   heldByRecordedHolder,
+  tenantSameName,
 ];
