@@ -458,7 +458,7 @@ export function renderChart(
       '*.example.com, or "*") spec.pod.labels and annotations may use besides unprefixed keys, app.kubernetes.io/\n' +
       'and prometheus.io/ (mesh injectors, CNIs and credential agents read prefixed pod keys as instructions).\n' +
       'allowSeLinuxLevel: METAOPS_POD_ALLOW_SELINUX_LEVEL; false (the default) refuses an EtcdCluster whose\n' +
-      'spec.pod.securityContext names seLinuxOptions.level (another namespace\'s MCS categories reach its volumes).',
+      "spec.pod.securityContext names seLinuxOptions.level (another namespace's MCS categories reach its volumes).",
   );
   comment(
     ['volumePolicy'],
