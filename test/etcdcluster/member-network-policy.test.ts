@@ -11,10 +11,11 @@
 // (METAOPS_BACKUP_AMBIENT_CREDENTIALS). METAOPS_ETCD_NETWORK_POLICY=false answers none. A running cluster of an earlier
 // metaops gets the policy and nothing else changes; the answer fed back changes nothing.
 import t from 'tap';
+import { ETCDCLUSTER_EVENTS } from '../../hooks/etcdcluster/events.js';
 import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import type { EtcdClusterSettings } from '../../hooks/etcdcluster/network.js';
 import { etcdFirstSync } from '../fixtures/etcd.js';
-import { running } from '../fixtures/etcd-loop.js';
+import { FakeEtcd, Loop, running } from '../fixtures/etcd-loop.js';
 
 type Obj = {
   kind: string;
@@ -171,4 +172,23 @@ t.test('a running cluster of an earlier metaops gets the policy, nothing else ch
   await loop.step();
   t.same(loop.children, answered, 'fed back: the same children');
   t.same(loop.s(), status, 'and the same status');
+});
+
+t.test("a NetworkPolicy of the cluster's name another owner holds is not taken: NetworkPolicyNameTaken", async (t) => {
+  const loop = new Loop({ size: 3 }, new FakeEtcd('e'));
+  const theirs = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'e-members', namespace: 'ns', uid: 'uid-theirs' },
+    spec: { podSelector: {}, policyTypes: ['Ingress'] },
+  };
+  loop.related = [theirs];
+  await loop.step();
+  t.match(
+    loop.s().conditions.find((c: any) => c.type === 'Ready'),
+    { reason: 'NetworkPolicyNameTaken', message: /NetworkPolicy e-members/ },
+  );
+  t.same(loop.pods(), [], 'no member made');
+  t.same(policyOf(loop.children as Obj[]), [], 'the policy is not answered over theirs');
+  t.ok(ETCDCLUSTER_EVENTS.warnings.has('NetworkPolicyNameTaken'), 'told as a warning Event as the other names taken');
 });
