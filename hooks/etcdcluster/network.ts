@@ -61,7 +61,7 @@ export function networkSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   return problems;
 }
 
-/** The etcd family's settings and the NetworkPolicy's. */
+/** The NetworkPolicy's settings (METAOPS_ETCD_NETWORK_POLICY, METAOPS_ETCD_METRICS_NAMESPACES). */
 export function networkSettings(
   env: NodeJS.ProcessEnv,
 ): Pick<EtcdClusterSettings, 'memberNetworkPolicy' | 'metricsNamespaces'> {
