@@ -36,6 +36,7 @@ const RESOURCES: Readonly<Record<string, string>> = {
   CronJob: 'cronjobs',
   Deployment: 'deployments',
   Job: 'jobs',
+  NetworkPolicy: 'networkpolicies',
   PersistentVolumeClaim: 'persistentvolumeclaims',
   Pod: 'pods',
   PodDisruptionBudget: 'poddisruptionbudgets',

@@ -109,6 +109,42 @@ export function confinementProblem(field: string, context: unknown): string | un
   return sysctlsPolicyProblem(`${field}.sysctls`, c['sysctls'], baseline);
 }
 
+/** The setting that lets the pods metaops makes carry an SELinux level (`seLinuxOptions.level`) of the spec's choosing. */
+export const POD_SELINUX_LEVEL_SETTING = 'METAOPS_POD_ALLOW_SELINUX_LEVEL';
+
+/** METAOPS_POD_ALLOW_SELINUX_LEVEL: true only when `true` or `1`. */
+export function podSeLinuxLevelAllowed(env: NodeJS.ProcessEnv): boolean {
+  const text = (env[POD_SELINUX_LEVEL_SETTING] ?? '').trim().toLowerCase();
+  return text === 'true' || text === '1';
+}
+
+/** What is wrong with METAOPS_POD_ALLOW_SELINUX_LEVEL (the server refuses to start): true or false. */
+export function podSeLinuxLevelProblems(env: NodeJS.ProcessEnv): string[] {
+  const raw = env[POD_SELINUX_LEVEL_SETTING];
+  if (raw === undefined || raw.trim() === '' || ['true', 'false', '1', '0'].includes(raw.trim().toLowerCase()))
+    return [];
+  return [`${POD_SELINUX_LEVEL_SETTING}=${JSON.stringify(raw)}: expected true or false`];
+}
+
+/**
+ * An SELinux level (already well formed) in a pod security context, or undefined when there is none or the server
+ * allows it (`allowed`). Pod Security `baseline` lets a pod set `seLinuxOptions.level`, but where the runtime gives
+ * each namespace its own MCS categories (`s0:c26,c5`, as OpenShift-like setups do, and volumes carry them), a pod of
+ * tenant A's that names tenant B's level reads and writes B's volumes on the node: the pods metaops makes take the
+ * level their namespace's runtime gives them, unless the server's administrator allows one by the spec.
+ */
+export function seLinuxLevelProblem(field: string, context: unknown, allowed: boolean): string | undefined {
+  if (allowed || !context || typeof context !== 'object' || Array.isArray(context)) return undefined;
+  const level = ((context as Record<string, unknown>)['seLinuxOptions'] as { level?: unknown } | null | undefined)
+    ?.level;
+  if (typeof level !== 'string' || level === '') return undefined;
+  return (
+    `${field}.seLinuxOptions.level is not allowed: an SELinux level (MCS categories) is what keeps one namespace's ` +
+    `volumes from another's where the runtime gives each namespace its own, and the pods metaops makes take the ` +
+    `level their namespace gives them (a cluster admin may allow one with ${POD_SELINUX_LEVEL_SETTING}=true)`
+  );
+}
+
 /** The first sysctl outside Pod Security `baseline`'s safe set (a name may be spelled with slashes), or undefined. */
 function sysctlsPolicyProblem(field: string, sysctls: unknown, baseline: string): string | undefined {
   for (const [i, s] of (Array.isArray(sysctls) ? (sysctls as unknown[]) : []).entries()) {

@@ -113,6 +113,21 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_KMS_KEY_ALLOWLIST`,
     `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
+    // The EtcdCluster members' NetworkPolicy: answered unless the values turn it off; the namespaces whose pods may
+    // read every cluster's metrics port (a Prometheus).
+    `${i}{{- if not .Values.etcdPolicy.memberNetworkPolicy }}`,
+    `${i}- name: METAOPS_ETCD_NETWORK_POLICY`,
+    `${i}  value: "false"`,
+    `${i}{{- end }}`,
+    `${i}{{- with .Values.etcdPolicy.metricsNamespaces }}`,
+    `${i}- name: METAOPS_ETCD_METRICS_NAMESPACES`,
+    `${i}  value: {{ join "," . | quote }}`,
+    `${i}{{- end }}`,
+    // An SELinux level of the spec's choosing in the pods metaops makes: refused unless set.
+    `${i}{{- if .Values.podPolicy.allowSeLinuxLevel }}`,
+    `${i}- name: METAOPS_POD_ALLOW_SELINUX_LEVEL`,
+    `${i}  value: "true"`,
+    `${i}{{- end }}`,
     // The EtcdCluster upgrade soak in seconds (unset: the server's 300).
     `${i}{{- with .Values.etcdPolicy.upgradeSoakSeconds }}`,
     `${i}- name: METAOPS_ETCD_UPGRADE_SOAK_SECONDS`,
@@ -359,9 +374,16 @@ export function renderChart(
     },
     operators: Object.fromEntries(defs.map((d) => [d.name, true])),
     debugPolicy: { imageAllowlist: [], profiles: [], excludedNamespaces: [], authorCheck: '', actAsAuthor: false },
-    etcdPolicy: { clusterDomain: '', clusterDomains: [], allowReferences: false, upgradeSoakSeconds: '' },
+    etcdPolicy: {
+      clusterDomain: '',
+      clusterDomains: [],
+      allowReferences: false,
+      upgradeSoakSeconds: '',
+      memberNetworkPolicy: true,
+      metricsNamespaces: [],
+    },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
-    podPolicy: { tolerations: [], metadataPrefixes: [] },
+    podPolicy: { tolerations: [], metadataPrefixes: [], allowSeLinuxLevel: false },
     volumePolicy: { allowStaticVolumes: false },
     s3Policy: { bucketsPerNamespace: '', kmsKeyAllowlist: [] },
     extraEnv: [],
@@ -415,7 +437,11 @@ export function renderChart(
       'allowReferences: METAOPS_ETCD_ALLOW_REFERENCES; false (the default) refuses an EtcdCluster naming Secrets,\n' +
       'ConfigMaps (etcdEnv valueFrom) or volume sources (claim dataSource) as InvalidSpec (docs/operating.md).\n' +
       'upgradeSoakSeconds: METAOPS_ETCD_UPGRADE_SOAK_SECONDS (20-3600; empty: 300), how long a member moved to a new\n' +
-      'version must serve before the next one moves (docs/etcdcluster.md, "Upgrades").',
+      'version must serve before the next one moves (docs/etcdcluster.md, "Upgrades").\n' +
+      'memberNetworkPolicy: METAOPS_ETCD_NETWORK_POLICY; true (the default) gives every EtcdCluster a NetworkPolicy\n' +
+      '<name>-members: peers only from its members, metrics only from its namespace and metricsNamespaces\n' +
+      '(METAOPS_ETCD_METRICS_NAMESPACES, e.g. [monitoring]), no way out to the instance metadata service; false for\n' +
+      'clusters whose CNI enforces no NetworkPolicy or whose admins write their own (docs/etcdcluster.md).',
   );
   comment(
     ['backupPolicy'],
@@ -430,7 +456,9 @@ export function renderChart(
       'PreferNoSchedule and a node that stopped reporting (a taint keeps nodes to a tenant or the control plane).\n' +
       'metadataPrefixes: METAOPS_POD_METADATA_PREFIXES, the label and annotation key prefixes (example.com,\n' +
       '*.example.com, or "*") spec.pod.labels and annotations may use besides unprefixed keys, app.kubernetes.io/\n' +
-      'and prometheus.io/ (mesh injectors, CNIs and credential agents read prefixed pod keys as instructions).',
+      'and prometheus.io/ (mesh injectors, CNIs and credential agents read prefixed pod keys as instructions).\n' +
+      'allowSeLinuxLevel: METAOPS_POD_ALLOW_SELINUX_LEVEL; false (the default) refuses an EtcdCluster whose\n' +
+      "spec.pod.securityContext names seLinuxOptions.level (another namespace's MCS categories reach its volumes).",
   );
   comment(
     ['volumePolicy'],

@@ -42,6 +42,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'PodNameTaken',
     'ServiceNameTaken',
     'PodDisruptionBudgetNameTaken',
+    'NetworkPolicyNameTaken',
     'PersistentVolumeClaimNameTaken',
   ]),
   // A newer EtcdRestore waits for the restore past its point of no return (plan/restore-queue.ts).

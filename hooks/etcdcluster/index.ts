@@ -14,17 +14,20 @@ import {
   namesBytes,
   parentNameProblem,
   type ParentObject,
+  podSeLinuxLevelAllowed,
+  podSeLinuxLevelProblems,
   podSecurityContextProblem,
   quantityProblem,
   type RelatedResourceRule,
   resourcesProblem,
   ruleProblem,
+  seLinuxLevelProblem,
   serviceRule,
   stringMapProblem,
   tolerationsPolicyProblem,
   tolerationsProblem,
 } from '../../lib/index.js';
-import { etcdClients, etcdSettings, etcdSettingsProblems, type EtcdSettings } from '../etcdcommon/index.js';
+import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys, ownKey } from './members.js';
 import { tlsSecretNames } from './tls.js';
@@ -33,6 +36,7 @@ import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
 import { finalize, parser, sync } from './sync.js';
 import { etcdChildNames } from './names.js';
+import { networkSettings, networkSettingsProblems, type EtcdClusterSettings } from './network.js';
 
 /**
  * The names an EtcdCluster's name makes: its Services (`<name>`, `<name>-client`, coreos's), its budget, its member
@@ -190,19 +194,26 @@ export const etcdcluster = defineComposite({
     { apiVersion: 'v1', kind: 'Service' },
     { apiVersion: 'v1', kind: 'Service', suffix: '-client' },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', suffix: '-members' },
     { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ordinal: true },
   ],
   // Members are `<name>-<i>`, the ones its status lists (a member replaced under a new name releases the old one).
   podNames: { suffixes: [''], wants: listedMembers },
   clients: etcdClients,
-  settings: etcdSettings,
+  // The etcd family's settings, and who may reach the members (network.ts).
+  settings: (environment): EtcdClusterSettings => ({
+    ...etcdSettings(environment),
+    ...networkSettings(environment.env),
+    allowSeLinuxLevel: podSeLinuxLevelAllowed(environment.env),
+  }),
   // A member claim with no class, or of a class of pre-made volumes, binds pre-made volumes: only where the server
   // allows static binding (lib/storage-class.ts; customize asks for the named class). A named class not seen is no
   // invalid spec: the sync makes no new claim until it is seen, and keeps what exists (sync.ts holdForStorageClass).
   // Secrets, ConfigMaps and volume sources the spec names for its members: only where the server allows them
   // (references.ts); a running cluster so refused keeps its members (InvalidSpec keeps every child).
-  settingsProblem: (spec, settings: EtcdSettings, _parent, request) =>
+  settingsProblem: (spec, settings: EtcdClusterSettings, _parent, request) =>
     tolerationsPolicyProblem('spec.pod.tolerations', spec.pod?.tolerations, settings.podTolerations ?? []) ??
+    seLinuxLevelProblem('spec.pod.securityContext', spec.pod?.securityContext, settings.allowSeLinuxLevel ?? false) ??
     metadataPolicyProblem('spec.pod.annotations', spec.pod?.annotations, settings.podMetadataPrefixes ?? [], ownKey) ??
     metadataPolicyProblem('spec.pod.labels', spec.pod?.labels, settings.podMetadataPrefixes ?? [], ownKey) ??
     referenceProblem(spec, settings.allowReferences) ??
@@ -213,7 +224,7 @@ export const etcdcluster = defineComposite({
       settings.allowStaticVolumes,
     ),
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
-  // the names; two Services and a PodDisruptionBudget.
+  // the names; two Services, a PodDisruptionBudget and a NetworkPolicy.
   answerBudget: {
     estimate: (spec, parent) => {
       // A pod repeats spec.pod (its claim spec goes to the claim instead), the image twice, the TLS Secrets' names.
@@ -225,13 +236,17 @@ export const etcdcluster = defineComposite({
         2 * (jsonBytes(spec.repository) + jsonBytes(spec.version)) +
         2 * jsonBytes(spec.TLS);
       return {
-        bytes: (MAX_SIZE + 1) * perMember + 3 * (2048 + namesBytes(parent)),
+        bytes: (MAX_SIZE + 1) * perMember + 4 * (2048 + namesBytes(parent)),
         what: `${MAX_SIZE + 1} members of ~${kib(perMember)} each (spec.pod)`,
       };
     },
     advice: 'make spec.pod smaller',
   },
-  configProblems: etcdSettingsProblems,
+  configProblems: (env) => [
+    ...etcdSettingsProblems(env),
+    ...networkSettingsProblems(env),
+    ...podSeLinuxLevelProblems(env),
+  ],
   childResources: [
     {
       apiVersion: 'v1',
@@ -251,6 +266,12 @@ export const etcdcluster = defineComposite({
       resource: 'persistentvolumeclaims',
       updateStrategy: { method: 'OnDelete' },
       why: 'a member data volume is never replaced or changed under a running member',
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      resource: 'networkpolicies',
+      updateStrategy: { method: 'InPlace' },
+      why: 'who may reach the members and what they may reach (the metrics and peer ports, the instance metadata service); changing it in place restarts nothing',
     },
   ],
   resyncPeriodSeconds: 30,

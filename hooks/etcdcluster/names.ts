@@ -30,6 +30,7 @@ import {
   takenNames,
 } from '../../lib/index.js';
 import { checkPodName } from './restore.js';
+import { networkPolicyName } from './network.js';
 import { MAX_SIZE } from './schema.js';
 
 /** How many member ordinals past the last one customize asks for (member names a cluster may take next). */
@@ -79,6 +80,7 @@ export function etcdChildNames(parent: ParentObject): ChildName[] {
     { apiVersion: 'v1', kind: 'Service', name },
     { apiVersion: 'v1', kind: 'Service', name: `${name}-client` },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name },
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
     { apiVersion: 'v1', kind: 'Pod', name: checkPodName(name) },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),

@@ -46,6 +46,7 @@ import {
   type EtcdSettings,
   type RestoreState,
 } from '../etcdcommon/index.js';
+import { memberNetworkPolicy, type EtcdClusterSettings } from './network.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import { checkedRecordOf } from '../etcdcommon/pin.js';
 import {
@@ -462,12 +463,16 @@ function memberNames(request: CompositeSyncRequest, tls: TlsState | undefined): 
  * The cluster's sync; every answer records what the customize answer of this generation was asked with
  * (names.ts namesAskedWith), so that a later sync of the generation knows which member names it checked.
  */
-export async function sync(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
+export async function sync(
+  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
+): Promise<CompositeSyncResponse> {
   // What members say settles before the status says it again (settle.ts): no sync loop on a member that flaps.
   return settleReport(hook.parent, withNamesAskedWith(hook.parent, await syncCluster(hook)), hook.now);
 }
 
-async function syncCluster(hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>): Promise<CompositeSyncResponse> {
+async function syncCluster(
+  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
+): Promise<CompositeSyncResponse> {
   const { parent, now, clients, settings } = hook;
   // Only pods and claims that can be this cluster's members are considered at all (observe.ts memberWindow): the
   // work of the sync and its answer are bounded whatever a tenant labels with the cluster's selector.
@@ -519,7 +524,7 @@ interface Prepared {
 
 /** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
 async function dialled(
-  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdSettings>,
+  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
   { request, ignored, tls, spec, c, client, etcd, operatorUnusable }: Prepared,
 ): Promise<CompositeSyncResponse> {
   const { parent, now, settings, log } = hook;
@@ -547,7 +552,7 @@ async function dialled(
   // member is added for a pod that could not be created or checked. Made together with a parent made before it that
   // wants the same names, a cluster that never served yields (lib/ownership.ts): it releases the pods and Services
   // that parent wants.
-  const held = heldForNames(request, respond(request, spec, { ...decision, classUnseen }, now), now, obs);
+  const held = heldForNames(request, respond(request, spec, { ...decision, classUnseen, settings }, now), now, obs);
   if (held) return held;
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
@@ -574,7 +579,13 @@ async function dialled(
     }
   }
   if (obs.etcdError) log.debug({ error: obs.etcdError }, 'etcd member list failed');
-  const response = respond(request, spec, { ...withIdentity(answer, obs), ignored, classUnseen }, now, failure);
+  const response = respond(
+    request,
+    spec,
+    { ...withIdentity(answer, obs), ignored, classUnseen, settings },
+    now,
+    failure,
+  );
   // Not one member answered and some were silent: the next look waits longer than a step (each costs a deadline).
   if (
     client.silent?.() &&
@@ -780,6 +791,8 @@ type Answer = Decision & {
   ignored?: Ignored;
   /** The claims' named StorageClass was not seen: no claim is answered that is not observed (childrenOf). */
   classUnseen?: boolean;
+  /** The server's settings the children are answered under (the members' NetworkPolicy: network.ts). */
+  settings?: EtcdClusterSettings;
 };
 
 function respond(
@@ -918,6 +931,9 @@ function childrenOf(
     ),
     disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length, own),
   );
+  // Who may reach the members and what they may reach (network.ts); none when the server's setting turns it off.
+  const policy = memberNetworkPolicy(parent, d.settings ?? {}, own);
+  if (policy) children.push(policy);
   return children;
 }
 

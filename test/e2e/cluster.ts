@@ -77,6 +77,7 @@ const WATCHED = [
   'jobs.batch',
   'cronjobs.batch',
   'poddisruptionbudgets.policy',
+  'networkpolicies.networking.k8s.io',
   'controllerrevisions.metacontroller.k8s.io',
 ];
 

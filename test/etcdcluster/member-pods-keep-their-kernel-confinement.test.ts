@@ -86,6 +86,8 @@ for (const [what, securityContext, field] of cases) {
 for (const [what, securityContext] of [
   ['seccomp RuntimeDefault', { seccompProfile: { type: 'RuntimeDefault' } }],
   ['a Localhost AppArmor profile', { appArmorProfile: { type: 'Localhost', localhostProfile: 'etcd' } }],
+  ['SELinux type container_t', { seLinuxOptions: { type: 'container_t' } }],
+  // A level only where the server allows it (member-pods-carry-no-selinux-level-of-their-choosing.test.ts).
   ['SELinux type container_t with a level', { seLinuxOptions: { type: 'container_t', level: 's0:c1,c2' } }],
   ['a safe sysctl', { sysctls: [{ name: 'net.ipv4.tcp_keepalive_time', value: '60' }] }],
   ['a safe sysctl spelled with slashes', { sysctls: [{ name: 'net/ipv4/tcp_syncookies', value: '1' }] }],
@@ -93,7 +95,8 @@ for (const [what, securityContext] of [
   t.test(`spec.pod.securityContext with ${what}: accepted, copied into every member`, async (t) => {
     const spec = { size: 3, pod: { securityContext } };
     t.equal(etcdValueProblem(etcdParent(spec)), undefined);
-    const loop = await running(spec);
+    const levelled = (securityContext['seLinuxOptions'] as { level?: string } | undefined)?.level !== undefined;
+    const loop = await running(spec, 'e', levelled ? { allowSeLinuxLevel: true } : undefined);
     t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
     for (const p of loop.children.filter((c) => c.kind === 'Pod'))
       t.match((p['spec'] as any).securityContext, securityContext, `${p.metadata.name} carries it`);

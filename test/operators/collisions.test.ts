@@ -427,7 +427,7 @@ t.test('names the children cannot carry: EtcdCluster names with dots or too long
   t.equal(names.filter((n) => n.kind === 'PersistentVolumeClaim').length, NAMES_AHEAD + 1);
   t.same(
     names.filter((n) => n.kind !== 'Pod' && n.kind !== 'PersistentVolumeClaim').map((n) => `${n.kind}/${n.name}`),
-    ['Service/e', 'Service/e-client', 'PodDisruptionBudget/e'],
+    ['Service/e', 'Service/e-client', 'PodDisruptionBudget/e', 'NetworkPolicy/e-members'],
   );
 });
 
@@ -585,6 +585,7 @@ t.test(
       ['CronJob', 'batch/v1', 'cronjobs'],
       ['Deployment', 'apps/v1', 'deployments'],
       ['Job', 'batch/v1', 'jobs'],
+      ['NetworkPolicy', 'networking.k8s.io/v1', 'networkpolicies'],
       ['PersistentVolumeClaim', 'v1', 'persistentvolumeclaims'],
       ['Pod', 'v1', 'pods'],
       ['PodDisruptionBudget', 'policy/v1', 'poddisruptionbudgets'],

@@ -4,7 +4,7 @@ import { waitFor } from '../cluster.js';
 import { examples, secs, condition, type Scenario } from './common.js';
 
 export const etcd: Scenario = {
-  name: 'EtcdCluster: the seed etcd-cluster-cr.yaml applies verbatim; seed member pod and Services; columns; finalize',
+  name: 'EtcdCluster: the seed etcd-cluster-cr.yaml applies verbatim; seed member pod, Services and NetworkPolicy; columns; finalize',
   async run(k) {
     const notes: string[] = [];
     const t0 = Date.now();
@@ -46,6 +46,25 @@ export const etcd: Scenario = {
     );
     assert.notEqual(client.spec.clusterIP, 'None');
     assert.deepEqual(client.spec.selector, ownPods, 'the client Service selects only its own member pods');
+    // The members' NetworkPolicy, as the API server stored it (docs/etcdcluster.md): peers only from the members,
+    // metrics only from the namespace, out to everything but the instance metadata service.
+    const policy = await waitFor('the members NetworkPolicy', () =>
+      k.getOrUndefined(['networkpolicy', 'example-etcd-cluster-members']),
+    );
+    assert.deepEqual(policy.spec.podSelector, { matchLabels: ownPods });
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress', 'Egress']);
+    assert.deepEqual(
+      policy.spec.ingress.map((r: any) => [r.ports.map((p: any) => p.port), r.from ?? 'anywhere']),
+      [
+        [[2379], 'anywhere'],
+        [[2380], [{ podSelector: { matchLabels: ownPods } }]],
+        [[2381], [{ podSelector: {} }]],
+      ],
+    );
+    assert.deepEqual(policy.spec.egress[0].to.slice(0, 2), [
+      { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+      { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128'] } },
+    ]);
     // No kubelet runs etcd here and the pods are never Ready, so etcd never answers. What the hook reports then
     // depends on the status Metacontroller sends: with the status of the bootstrap it wrote, Creating /
     // Bootstrapping. With a Ready pod (another scenario's kubelet), Running / EtcdUnreachable. A sync that
@@ -128,9 +147,10 @@ export const etcd: Scenario = {
       'Services gone',
       async () =>
         !(await k.getOrUndefined(['service', 'example-etcd-cluster'])) &&
-        !(await k.getOrUndefined(['service', 'example-etcd-cluster-client'])),
+        !(await k.getOrUndefined(['service', 'example-etcd-cluster-client'])) &&
+        !(await k.getOrUndefined(['networkpolicy', 'example-etcd-cluster-members'])),
     );
-    notes.push(`finalize removed the pod and Services before the EtcdCluster went (${secs(t1)})`);
+    notes.push(`finalize removed the pod, Services and NetworkPolicy before the EtcdCluster went (${secs(t1)})`);
     return notes;
   },
 };
