@@ -9,6 +9,7 @@
 import t from 'tap';
 import { operators } from '../../main/operators.js';
 import type { DebugPolicy } from '../../hooks/podbuggertool/match.js';
+import { jsonBytes } from '../../lib/budget.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import { FakeApi, inject, pod, status, tool } from '../fixtures/pbt.js';
 import {
@@ -16,6 +17,7 @@ import {
   LONGEST_NAMESPACE,
   longestLabelKey,
   readyOf,
+  settledRequest,
   WORST_SETTINGS,
   WORST_SPECS,
   worstAnswer,
@@ -92,4 +94,27 @@ t.test('podbuggertool: the largest tool adds its ephemeral container, whole, to 
   // The tool's own hook counts it there.
   const res = await status(api, [LONGEST_NAMESPACE, LONGEST_NAME], { policy });
   t.match((res.status as any)?.injected, 1, `status: ${JSON.stringify(res.status).slice(0, 300)}`);
+});
+
+t.test('the request measured is the one with every child made, and its answer is within the estimate', async (t) => {
+  // bench/memory.ts sends each kind's largest parent with its children as observed once they stop growing: a PodSet
+  // makes its pods in bursts (32 first), an EtcdCluster its first member before the others; the first answer fed
+  // back once is a request of a fraction of the children.
+  const count = (children: object | undefined, type: string) =>
+    Object.keys((children as Record<string, object> | undefined)?.[type] ?? {}).length;
+  const podset = composites.find((d) => d.name === 'podset')!;
+  const parent = worstParent('podset', structuredClone(WORST_SPECS['podset']!));
+  const settled = await settledRequest(podset, parent);
+  t.equal(count(settled.children, 'Pod.v1'), (WORST_SPECS['podset'] as { size: number }).size, 'every pod observed');
+  const res = await worstAnswer(podset, parent, settled.children);
+  const actual = res.children.reduce((n, c) => n + jsonBytes(c), 0);
+  const { bytes } = podset.answerBudget!.estimate(parent.spec, parent);
+  t.ok(actual <= bytes, `podset: ${actual} bytes of children with every pod observed, estimated ${bytes}`);
+  const etcd = composites.find((d) => d.name === 'etcdcluster')!;
+  const cluster = await settledRequest(etcd, worstParent('etcdcluster', structuredClone(WORST_SPECS['etcdcluster']!)));
+  t.equal(
+    count(cluster.children, 'Pod.v1'),
+    (WORST_SPECS['etcdcluster'] as { size: number }).size,
+    'every member pod observed',
+  );
 });
