@@ -2,9 +2,16 @@
 // worst object of every kind, one at a time and two at once, against the Deployment's 512 MiB limit
 // (manifests/deploy/deployment.yaml). For each kind:
 // - largest accepted: the largest spec its CRD and hook accept (test/fixtures/worst.ts), the parent's metadata at
-//   the API server's limits, its own answer fed back as the observed children (as Metacontroller sends a resync);
+//   the API server's limits, its own answers fed back as the observed children until they stop growing (as
+//   Metacontroller sends a resync once every child is made);
 // - largest stored: the same parent grown to what the API server stores (1.44 MiB), where the CRD keeps a field
 //   open (EtcdCluster's pod policy: refused by the hook); the other kinds have no open field to grow;
+// - for PodBuggerTool, whose containers are added through the API server, not answered: the injector's call about a
+//   pod the largest tool selects (the tool as its related object), which builds the ephemeral container and PATCHes
+//   it, and the tool's own sync, which counts that pod; both against a stand-in API server (standInApi) that serves
+//   the pod, the tool and the pod list and counts the PATCHes (the author check off: test/podbuggertool/largest.ts);
+// each under the server settings that let it act (WORST_ENV: allowlists, prefixes), so that it is answered on the
+// path that builds its children, not refused before it;
 // and the largest request the server reads at all (METAOPS_BODY_LIMIT, 8 MiB: a PodSet's 1000 observed pods, their
 // annotations grown to it), in four shapes: one long string per pod, many tiny fields (`"k1":""`: 14 times its size
 // parsed), the parent's managedFields full of empty objects (`{},`: cut out of the text before it is parsed,
@@ -21,7 +28,10 @@
 // container's on this machine), MEMORY_BUDGET_MIB=<n> with METAOPS_BODY_BUDGET of n MiB; each prints the table and
 // writes nothing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operators } from '../main/operators.js';
 import type { CompositeHookDefinition } from '../lib/hook.js';
@@ -32,10 +42,11 @@ import { MAX_BODY_BUDGET } from '../lib/config.js';
 import { failingClient } from '../test/fixtures/app.js';
 import { FakeAws } from '../test/fixtures/fake-aws.js';
 import { freePort } from '../test/fixtures/net.js';
-import { asObserved, objectMap, request, root } from '../test/fixtures/requests.js';
+import { objectMap, request, root } from '../test/fixtures/requests.js';
 import {
+  longestLabelKey,
   oversizedParent,
-  syncRequest,
+  settledRequest,
   WORST_ENV,
   WORST_SETTINGS,
   WORST_SPECS,
@@ -122,16 +133,20 @@ async function post(
   return { status: res.status, bytes: text.length, ...(ready ? { ready } : {}) };
 }
 
-/** The request Metacontroller sends at a resync: the parent, and the children the hook answered, as observed. */
-async function fedBack(def: CompositeHookDefinition, parent: ParentObject): Promise<CompositeSyncRequest> {
+/**
+ * The request Metacontroller sends at a resync once every child is made: the parent, and the children the hook
+ * answered, as observed, fed back until they stop growing (test/fixtures/worst.ts settledRequest: a PodSet's 900 pods,
+ * not the first burst of 32; an EtcdCluster's every member, not its first).
+ */
+function fedBack(def: CompositeHookDefinition, parent: ParentObject): Promise<CompositeSyncRequest> {
   const calls: string[] = [];
-  const first = await runHook(def, 'sync', syncRequest(parent), {
-    settings: WORST_SETTINGS,
-    clients: { aws: async () => new FakeAws(), etcd: () => failingClient(calls, 'etcd') },
-    services: { kube: () => failingClient(calls, 'kube') },
-  });
-  const observed = first.children.map((c) => asObserved(c as KubeObject));
-  return syncRequest(parent, objectMap(observed));
+  return settledRequest(def, parent, (request) =>
+    runHook(def, 'sync', request, {
+      settings: WORST_SETTINGS,
+      clients: { aws: async () => new FakeAws(), etcd: () => failingClient(calls, 'etcd') },
+      services: { kube: () => failingClient(calls, 'kube') },
+    }),
+  );
 }
 
 /** The largest request the server reads: a PodSet's observed pods, their annotations grown to the body limit. */
@@ -233,9 +248,10 @@ async function measure(
   body: string,
   budgetMiB?: number,
   alongside: string[] = [],
+  serverEnv: Record<string, string> = {},
 ): Promise<Row> {
   const budget = budgetMiB ?? Number(process.env['MEMORY_BUDGET_MIB'] ?? DEFAULT_BUDGET_MIB);
-  const env = { METAOPS_BODY_BUDGET: String(budget * 1048576) };
+  const env = { ...serverEnv, METAOPS_BODY_BUDGET: String(budget * 1048576) };
   const atOnce: Row['atOnce'] = {};
   let baselineMiB = 0;
   let one: Row['one'] | undefined;
@@ -279,6 +295,119 @@ async function measure(
   };
 }
 
+/**
+ * A stand-in for the API server, as far as PodBuggerTool's hooks call it with the author check off: the pod and the
+ * tool read back, the pods and the tools of the namespace listed (the pod, the tool), the PATCH of ephemeral containers taken (counted,
+ * its size kept; the pod is left as it was, so each call adds the container again), Events taken; anything else 404.
+ * Reached through a kubeconfig (KUBECONFIG, lib/kube.ts fromKubeconfig) over plain HTTP.
+ */
+async function standInApi(pod: KubeObject, tool: ParentObject) {
+  const ns = pod.metadata.namespace!;
+  const podPath = `/api/v1/namespaces/${ns}/pods/${pod.metadata.name!}`;
+  const toolPath = `/apis/${tool.apiVersion}/namespaces/${ns}/podbuggertools/${tool.metadata.name!}`;
+  const patched = { count: 0, largestBytes: 0 };
+  // The largest tool's label selector makes a list URL past Node's default 16 KiB of headers: Go's net/http, which
+  // kube-apiserver serves with, reads up to 1 MiB.
+  const server = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
+    let bytes = 0;
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://api');
+      const send = (code: number, body: unknown) => {
+        res.writeHead(code, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === 'PATCH' && url.pathname === `${podPath}/ephemeralcontainers`) {
+        patched.count++;
+        patched.largestBytes = Math.max(patched.largestBytes, bytes);
+        return send(200, pod);
+      }
+      if (req.method === 'GET' && url.pathname === podPath) return send(200, pod);
+      if (req.method === 'GET' && url.pathname === toolPath) return send(200, tool);
+      if (req.method === 'GET' && url.pathname === `/api/v1/namespaces/${ns}/pods`)
+        return send(200, { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '1' }, items: [pod] });
+      // The tools of the namespace (the count weighs the injector's requests by them): the tool alone.
+      if (req.method === 'GET' && url.pathname === toolPath.slice(0, toolPath.lastIndexOf('/')))
+        return send(200, { apiVersion: tool.apiVersion, kind: 'PodBuggerToolList', metadata: {}, items: [tool] });
+      if (req.method === 'POST' && url.pathname.endsWith('/events')) return send(201, {});
+      send(404, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404 });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const dir = mkdtempSync(join(tmpdir(), 'metaops-memory-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  // A kubeconfig is YAML, of which JSON is a part.
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'bench',
+      clusters: [{ name: 'bench', cluster: { server: `http://127.0.0.1:${port}` } }],
+      users: [{ name: 'bench', user: { token: 'bench' } }],
+      contexts: [{ name: 'bench', context: { cluster: 'bench', user: 'bench' } }],
+    }),
+  );
+  return {
+    env: { KUBECONFIG: kubeconfig },
+    patched,
+    close: () => {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * PodBuggerTool's rows: the injector about a pod the largest tool selects (it builds the tool's ephemeral container
+ * and PATCHes it), and the tool's own sync (it lists and counts that pod), against the stand-in API server. A row
+ * whose PATCHes did not all arrive measured no injection: the benchmark stops rather than write it.
+ */
+async function podBuggerToolRows(def: CompositeHookDefinition, path: string, accepted: CompositeSyncRequest) {
+  const tool = accepted.parent;
+  const spec = tool.spec as { targetContainerName?: string };
+  // Every label the tool's selector asks for (test/podbuggertool/largest.ts), and its target container.
+  const labels = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [longestLabelKey(i), 'v'.repeat(63)]));
+  const pod: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: tool.metadata.namespace!, uid: 'uid-p', resourceVersion: '1', labels },
+    spec: { containers: [{ name: spec.targetContainerName ?? 'app', image: 'nginx' }] },
+    status: { phase: 'Running', containerStatuses: [{ name: spec.targetContainerName ?? 'app', ready: true }] },
+  };
+  const api = await standInApi(pod, tool);
+  try {
+    const injector = {
+      controller: {},
+      object: pod,
+      attachments: {},
+      related: objectMap([tool as KubeObject]),
+    };
+    const before = api.patched.count;
+    await run(
+      def.resource.kind,
+      'largest accepted, injected',
+      '/hooks/podbuggertool-injector/sync',
+      JSON.stringify(injector),
+      undefined,
+      [],
+      api.env,
+    );
+    const sent = api.patched.count - before;
+    const expected = AT_ONCE.reduce((a, b) => a + b, 0);
+    const row = rows.at(-1);
+    if (row?.scenario === 'largest accepted, injected') {
+      if (sent !== expected)
+        throw new Error(`the injector PATCHed ${sent} times, not ${expected}: the rows measured no injection`);
+      row.scenario = `largest accepted, injected (PATCH of ${(api.patched.largestBytes / 1024).toFixed(1)} KiB)`;
+    }
+    await run(def.resource.kind, 'largest accepted, counted', path, JSON.stringify(accepted), undefined, [], api.env);
+  } finally {
+    api.close();
+  }
+}
+
 const rows: Row[] = [];
 const only = process.env['MEMORY_ONLY'];
 const scenarioOnly = process.env['MEMORY_SCENARIO'];
@@ -292,6 +421,10 @@ for (const def of operators) {
   if (def.type !== 'composite' || (only && !def.name.includes(only))) continue;
   const path = `/hooks/${def.name}/sync`;
   const accepted = await fedBack(def, worstParent(def.name, structuredClone(WORST_SPECS[def.name]!)));
+  if (def.name === 'podbuggertool') {
+    await podBuggerToolRows(def, path, accepted);
+    continue;
+  }
   await run(def.resource.kind, 'largest accepted', path, JSON.stringify(accepted));
   if (def.name === 'etcdcluster') {
     const stored = { ...accepted, parent: oversizedParent(def.name) };
@@ -332,7 +465,7 @@ const table = [
   `| --- | --- | ---: | ---: | ---: | ${AT_ONCE.map(() => '---:').join(' | ')} | --- |`,
   ...rows.map(
     (r) =>
-      `| ${r.kind} | ${r.scenario} | ${r.budgetMiB === UNBOUNDED_MIB ? `${r.budgetMiB} (no bound)` : r.budgetMiB} | ${f(r.requestMiB)} | ${f(r.baselineMiB)} | ${AT_ONCE.map((n) => `${f(r.atOnce[n]!.peakMiB)}${n > 1 && counted(r.atOnce[n]!.statuses) !== '200' ? ` (${counted(r.atOnce[n]!.statuses)})` : ''}`).join(' | ')} | ${r.one.status === 0 ? 'died' : r.one.status} ${r.one.ready ?? ''}, ${f(r.one.answerKiB)} KiB |`,
+      `| ${r.kind} | ${r.scenario} | ${r.budgetMiB === UNBOUNDED_MIB ? `${r.budgetMiB} (no bound)` : r.budgetMiB} | ${f(r.requestMiB)} | ${f(r.baselineMiB)} | ${AT_ONCE.map((n) => `${f(r.atOnce[n]!.peakMiB)}${n > 1 && counted(r.atOnce[n]!.statuses) !== '200' ? ` (${counted(r.atOnce[n]!.statuses)})` : ''}`).join(' | ')} | ${r.one.status === 0 ? 'died' : r.one.status}${r.one.ready ? ` ${r.one.ready}` : ''}, ${f(r.one.answerKiB)} KiB |`,
   ),
 ].join('\n');
 // The bound is what the budget holds; the rows without it are the comparison.

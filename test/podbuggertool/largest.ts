@@ -1,12 +1,20 @@
 // The largest PodBuggerTool (fixtures/sizes.ts LargestCase): at its CRD bounds, and at its largest as Metacontroller
 // sends it. Go's encoding/json writes `<` as `\u003c` (lib/go-json.ts): six bytes for one character, the most any
-// character takes, so the strings a tenant writes freely (command, args, env names and values) are of `<`.
+// character takes, so the strings a tenant writes freely (command, args, env names and values) are of `<`. With the
+// server settings that let it act (its image on the allowlist), so that it is answered on the path that builds its
+// ephemeral container, not refused before it (ImageNotAllowed, ProfileNotAllowed).
+import { DEFAULT_POLICY, type DebugPolicy } from '../../hooks/podbuggertool/match.js';
 import { SPEC_BOUNDS as PBT } from '../../hooks/podbuggertool/schema.js';
-import { longestLabelKey, type LargestCase } from '../fixtures/sizes.js';
+import { longestImage, longestLabelKey, type LargestCase } from '../fixtures/sizes.js';
 
 /** The character that Go's encoding/json writes in the most bytes (six, `\u003c`; `>`, `&`, U+2028, U+2029 too). */
 export const WORST_CHARACTER = '<';
 const worst = (n: number) => WORST_CHARACTER.repeat(n);
+
+/** The longest image a tool may name (fixtures/sizes.ts longestImage). */
+export const IMAGE = longestImage('i');
+/** The server's debug policy that lets the largest tool act: its image allowed, the author check off (below). */
+const policy: DebugPolicy = { ...DEFAULT_POLICY, allowlist: [IMAGE], authorCheck: 'off' };
 
 export const largest: Record<string, LargestCase> = {
   podbuggertool: {
@@ -20,7 +28,8 @@ export const largest: Record<string, LargestCase> = {
           values: Array.from({ length: PBT.matchExpressions.maxValues }, () => 'v'.repeat(63)),
         })),
       },
-      image: 'busybox',
+      // The longest image reference (MAX_IMAGE_LENGTH), on the server's allowlist.
+      image: IMAGE,
       command: Array.from({ length: PBT.arguments.maxItems }, () => worst(PBT.arguments.maxLength)),
       args: Array.from({ length: PBT.arguments.maxItems }, () => worst(PBT.arguments.maxLength)),
       targetContainerName: 't'.repeat(63),
@@ -29,7 +38,19 @@ export const largest: Record<string, LargestCase> = {
         name: `E${i}`.padEnd(PBT.env.nameLength, WORST_CHARACTER),
         value: worst(PBT.env.valueLength),
       })),
-      securityProfile: 'general',
+      // The profile that writes the most into the container's securityContext (runAsNonRoot, no privilege
+      // escalation, every capability dropped, RuntimeDefault seccomp), with the largest user ID: one the server
+      // allows by default.
+      securityProfile: 'restricted',
+      runAsUser: 2147483647,
+    },
+    settings: { policy },
+    env: {
+      METAOPS_DEBUG_IMAGE_ALLOWLIST: IMAGE,
+      // The author's permission, which a SubjectAccessReview to the API server decides (hooks/podbuggertool/author.ts):
+      // there is no API server where the memory is measured. Off, the tool acts as an author allowed everywhere
+      // would; the review's own size does not grow with the spec.
+      METAOPS_DEBUG_AUTHOR_CHECK: 'off',
     },
   },
 };
