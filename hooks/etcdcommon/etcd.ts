@@ -104,7 +104,8 @@ export interface EtcdClient {
   scoped?(scope: DialScope): EtcdClient;
   /**
    * A view's room in its tenant's share, taken now for every call until `release` (a sync takes it before it
-   * dials anything): false when the share has not that room now (nothing dialled; the caller comes back later).
+   * dials anything), with its calls of the server's (Shares.tryTake): false when the share has not that room now, or
+   * the server no call its namespace may take (nothing dialled; the caller comes back later).
    * Without it, a view takes the room at its first call and gives it back once none of its calls is in flight;
    * a call for which there is no room fails at once (EtcdError Busy), nothing sent.
    */
