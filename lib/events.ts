@@ -17,6 +17,7 @@ import { errorReason, type KubeApi, type KubeEvent, type ObjectReference } from 
 import type { CompositeSyncRequest, CompositeSyncResponse, ParentObject } from './metacontroller.js';
 import { previousConditions } from './conditions.js';
 import { heldRecordsIn, heldRecordsOf } from './held-records.js';
+import { fairTake } from './shares.js';
 
 /** What a hook has to say, before it is addressed to a resource and named. */
 export interface EventSpec {
@@ -115,7 +116,8 @@ export function eventFor(parent: ParentObject, spec: EventSpec, now: Date): Kube
 
 /**
  * The server's budget of Event writes: at most MAX_EVENTS_IN_FLIGHT under way, and each namespace's share
- * (NAMESPACE_EVENTS). One per Kubernetes client (eventBudgetFor), so that every writer of Events through it (the
+ * (NAMESPACE_EVENTS), within which it takes no more of the server's writes than it leaves free (lib/shares.ts
+ * fairTake): eight namespaces whose writes hang cannot take all 64 (they take 60; another finds 2, a next 1). One per Kubernetes client (eventBudgetFor), so that every writer of Events through it (the
  * recorder, and the PodBuggerTool injector's failure Events) draws on the same share of each namespace.
  */
 export class EventBudget {
@@ -145,6 +147,9 @@ export class EventBudget {
     share.at = now;
     if (share.inFlight >= NAMESPACE_EVENTS.inFlight)
       return `${NAMESPACE_EVENTS.inFlight} events of namespace ${namespace} are being written already`;
+    // Never more than it leaves free of the server's writes, so that namespaces whose writes hang cannot take them all.
+    if (fairTake(1, share.inFlight, this.inFlight, MAX_EVENTS_IN_FLIGHT, NAMESPACE_EVENTS.inFlight) < 1)
+      return `${share.inFlight} events of namespace ${namespace} are being written already, and ${MAX_EVENTS_IN_FLIGHT - this.inFlight} of the server's ${MAX_EVENTS_IN_FLIGHT} are left: a namespace holds at most as many as it leaves free`;
     if (share.tokens < 1)
       return `namespace ${namespace} wrote its ${NAMESPACE_EVENTS.burst} events, and gets ${NAMESPACE_EVENTS.perSecond} a second`;
     share.tokens -= 1;

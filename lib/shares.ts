@@ -109,3 +109,18 @@ export class NamespaceShares<V> {
     if (oldest && !oldest.done) this.delete(namespace, oldest.value);
   }
 }
+
+/**
+ * What a namespace may take now of a cap every namespace shares (the server's calls to etcd in flight, its Event
+ * writes under way), up to `want`: never past its own `share`, and never more than leaves as much free as it then
+ * holds (it holds at most half, rounded up, of what it holds and what is free). However the namespaces come, each
+ * one that fills what it may leaves at least half of the room it found to the next: with a cap of 256 and shares of
+ * 48, eleven namespaces are needed to take it all (48, 48, 48, 48, 32, 16, 8, 4, 2, 1, 1), and a namespace holding
+ * none still finds 8 beside six that took all they could; with 64 and 8, 2 beside eight. A namespace alone takes its
+ * whole share while the share is at most half the cap.
+ */
+export function fairTake(want: number, held: number, total: number, bound: number, share: number): number {
+  const free = bound - total;
+  const most = Math.min(share, Math.ceil((free + held) / 2));
+  return Math.max(0, Math.min(want, most - held, free));
+}

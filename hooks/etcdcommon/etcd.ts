@@ -17,6 +17,7 @@ import {
   HANDSHAKE_RESET,
   MAX_ERROR_TEXT,
   NamespaceShares,
+  fairTake,
 } from '../../lib/index.js';
 import { idOf } from './identity.js';
 import { parseJson } from '../../lib/index.js';
@@ -103,7 +104,8 @@ export interface EtcdClient {
   scoped?(scope: DialScope): EtcdClient;
   /**
    * A view's room in its tenant's share, taken now for every call until `release` (a sync takes it before it
-   * dials anything): false when the share has not that room now (nothing dialled; the caller comes back later).
+   * dials anything), with its calls of the server's (Shares.tryTake): false when the share has not that room now, or
+   * the server no call its namespace may take (nothing dialled; the caller comes back later).
    * Without it, a view takes the room at its first call and gives it back once none of its calls is in flight;
    * a call for which there is no room fails at once (EtcdError Busy), nothing sent.
    */
@@ -200,14 +202,28 @@ export class Limiter {
   }
 }
 
-/** One Limiter per key (a tenant), made when it is first used and forgotten when idle. */
+/** What `Shares.tryTake` gave: the function that gives it all back (once), and the view's part of the server's calls. */
+export type TakenShare = (() => void) & {
+  /** The view's calls in flight at once, of the server's (at least 1, at most what was asked). */
+  readonly calls: number;
+};
+
+/**
+ * One Limiter per key (a tenant), made when it is first used and forgotten when idle; and each key's part of the
+ * server's calls in flight (`bound`, SERVER_MAX_CALLS), taken at once by a view and shared fairly between keys
+ * (lib/shares.ts fairTake): a key holds at most `max` of them and never more than it leaves free, so that keys that
+ * take all they may still leave the next one some.
+ */
 export class Shares {
-  private readonly byKey = new Map<string, { limiter: Limiter; users: number }>();
-  constructor(readonly max: number) {}
+  private readonly byKey = new Map<string, { limiter: Limiter; users: number; calls: number }>();
+  private calls = 0;
+  constructor(
+    readonly max: number,
+    readonly bound: number = SERVER_MAX_CALLS,
+  ) {}
 
   async run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    let share = this.byKey.get(key);
-    if (!share) this.byKey.set(key, (share = { limiter: new Limiter(this.max), users: 0 }));
+    const share = this.entry(key);
     share.users++;
     try {
       return await share.limiter.run(task, signal);
@@ -217,33 +233,49 @@ export class Shares {
   }
 
   /**
-   * `n` turns of `key`'s share at once, now or not at all: the function that gives them back (once), or undefined
-   * when the share has not that room now.
+   * `n` turns of `key`'s share at once, and between 1 and `calls` (n by default) of the server's calls in flight,
+   * now or not at all: what was taken and the function that gives it back (once), or undefined when the key's share
+   * has not `n` free now or the server has no call it may take.
    */
-  tryTake(key: string, n: number): (() => void) | undefined {
-    let share = this.byKey.get(key);
-    if (!share) this.byKey.set(key, (share = { limiter: new Limiter(this.max), users: 0 }));
-    share.users++;
-    const held = share;
+  tryTake(key: string, n: number, calls: number = n): TakenShare | undefined {
+    const held = this.entry(key);
+    held.users++;
     const done = () => {
       if (--held.users === 0 && this.byKey.get(key) === held) this.byKey.delete(key);
     };
-    if (!held.limiter.tryTake(n)) {
+    const granted = fairTake(Math.max(1, calls), held.calls, this.calls, this.bound, this.max);
+    if (granted < 1 || !held.limiter.tryTake(n)) {
       done();
       return undefined;
     }
+    held.calls += granted;
+    this.calls += granted;
     let given = false;
-    return () => {
+    const give = () => {
       if (given) return;
       given = true;
+      held.calls -= granted;
+      this.calls -= granted;
       held.limiter.give(n);
       done();
     };
+    return Object.assign(give, { calls: granted });
   }
 
   /** The keys with calls in flight or waiting (what a test reads: none are kept once idle). */
   get size(): number {
     return this.byKey.size;
+  }
+
+  /** The server's calls the keys' views hold together (what a test reads). */
+  get held(): number {
+    return this.calls;
+  }
+
+  private entry(key: string) {
+    let share = this.byKey.get(key);
+    if (!share) this.byKey.set(key, (share = { limiter: new Limiter(this.max), users: 0, calls: 0 }));
+    return share;
   }
 }
 
@@ -251,6 +283,8 @@ export class Shares {
 interface ViewShare {
   /** Gives the room back; set while the view has it. */
   release?: () => void;
+  /** The view's calls in flight at once within what it took of the server's (set with `release`). */
+  calls?: Limiter;
   /** Taken by `hold`: kept until `release`, even while no call is in flight. */
   held: boolean;
   inFlight: number;
@@ -287,7 +321,9 @@ export const SYNC_MAX_CALLS = 64;
 /**
  * Calls to etcd in flight at once for one tenant (a namespace, over all its clusters): a quarter of the server's,
  * more than one sync of the largest cluster needs (MAX_DIALLED_PODS members, 37 calls). A namespace whose
- * members are slow or costly waits for its own turns; the others' calls are not queued behind it.
+ * members are slow or costly waits for its own turns; the others' calls are not queued behind it. Of the server's
+ * calls a namespace's views take no more than they leave free (Shares, lib/shares.ts fairTake): six namespaces of 48
+ * (more than 256) take 240 and leave the seventh 8, where before they held all 256 and it waited for them.
  */
 export const TENANT_MAX_CALLS = 48;
 /**
@@ -463,8 +499,7 @@ export class HttpEtcdClient implements EtcdClient {
     const scope = this.scope;
     if (!scope || scope.dial.tenant === undefined) return true;
     const share = scope.share;
-    share.release ??= this.tenants.tryTake(scope.dial.tenant, scope.reserve);
-    if (!share.release) return false;
+    if (!this.take(scope.dial.tenant)) return false;
     share.held = true;
     return true;
   }
@@ -682,7 +717,23 @@ export class HttpEtcdClient implements EtcdClient {
   private giveBack(share: ViewShare): void {
     const release = share.release;
     delete share.release;
+    delete share.calls;
     release?.();
+  }
+
+  /**
+   * The view's room in its tenant's share and its part of the server's calls (Shares.tryTake), taken unless the view
+   * has them: whether it has them now.
+   */
+  private take(tenant: string): boolean {
+    const scope = this.scope!;
+    const share = scope.share;
+    if (share.release) return true;
+    const taken = this.tenants.tryTake(tenant, scope.reserve, scope.room);
+    if (!taken) return false;
+    share.release = taken;
+    share.calls = new Limiter(taken.calls);
+    return true;
   }
 
   /**
@@ -693,15 +744,14 @@ export class HttpEtcdClient implements EtcdClient {
   private async inShare<T>(tenant: string, task: () => Promise<T>): Promise<T> {
     const scope = this.scope!;
     const share = scope.share;
-    share.release ??= this.tenants.tryTake(tenant, scope.reserve);
-    if (!share.release)
+    if (!this.take(tenant))
       throw new EtcdError(
-        `namespace ${tenant} has no room for this sync's calls in its share of calls to etcd (${this.tenants.max} in flight): nothing was sent`,
+        `namespace ${tenant} has no room for this sync's calls in its share of calls to etcd (${this.tenants.max} in flight, and no more than it leaves free of the server's ${this.tenants.bound}): nothing was sent`,
         'Busy',
       );
     share.inFlight++;
     try {
-      return await task();
+      return await share.calls!.run(task, this.signal);
     } finally {
       if (--share.inFlight === 0 && !share.held) this.giveBack(share);
     }
