@@ -495,13 +495,14 @@ async function syncCluster(
   // Members serve TLS but the operator's certificate is unusable: nothing is dialled with it.
   const operatorUnusable = Boolean(tls && c.clientTLS && !tls.operator);
   const etcd = operatorUnusable ? noDial(tls!.problems.join('; ')) : client;
-  // The sync's room in its namespace's share of calls to etcd (etcd.ts TENANT_MAX_CALLS), taken before anything is
-  // dialled, or the sync is answered at once with 429 and Retry-After, nothing done: the namespace's other syncs hold
-  // the share (their members slow or silent), and this one would otherwise wait for them in the hook, holding one of
-  // the workers Metacontroller shares between every namespace.
+  // The sync's room in its namespace's share of calls to etcd (etcd.ts TENANT_MAX_CALLS) and its part of the server's
+  // (lib/shares.ts fairTake), taken before anything is dialled, or the sync is answered at once with 429 and
+  // Retry-After, nothing done: the namespace's other syncs hold the share, or other namespaces' syncs the server's
+  // calls (their members slow or silent), and this one would otherwise wait for them in the hook, holding one of the
+  // workers Metacontroller shares between every namespace.
   if (pods > 0 && !operatorUnusable && client.hold && !client.hold())
     throw new RetryLaterError(
-      `namespace ${parent.metadata.namespace ?? ''} holds its share of calls to etcd with its other clusters' syncs: retried later, nothing done`,
+      `no call to etcd free for namespace ${parent.metadata.namespace ?? ''}: its share is held by its other clusters' syncs, or the server's calls by other namespaces' syncs: retried later, nothing done`,
     );
   try {
     return await dialled(hook, { request, ignored, tls, spec, c, client, etcd, operatorUnusable });

@@ -63,6 +63,7 @@ t.test("a sync without room in its namespace's share is answered 429 at once, no
   const refused = await sync();
   t.equal(refused.statusCode, 429, 'told to come back later');
   t.equal(refused.headers['retry-after'], String(RETRY_AFTER_SECONDS), 'with Retry-After');
+  t.match(refused.body, /no call to etcd free for namespace ns-a: its share is held/, 'and why');
   t.notMatch(refused.body, /"status"|"children"/, 'no status and no children answered: nothing changed');
   t.equal(members.seen.total, 0, 'no member was dialled');
 
