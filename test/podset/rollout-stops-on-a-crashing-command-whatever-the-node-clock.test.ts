@@ -1,0 +1,94 @@
+// The same as rollout-stops-on-a-command-that-crashes-after-it-starts.test.ts, with the kubelet's clock 60 s behind
+// the hook's (every lastTransitionTime it writes is 60 s early, a pod's creationTimestamp being the API server's):
+// minReadySeconds is read from the Ready condition's time alone, so each pod on the crashing template looks Ready for
+// a minute the moment it starts, and the rollout takes every pod onto it.
+import t from 'tap';
+import { podsetSync as sync } from '../fixtures/hooks.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
+import { LAST_APPLIED } from '../../lib/objects.js';
+import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+
+type Spec = Record<string, unknown>;
+const image = (pod: KubeObject) => (pod as any).spec.containers[0].image as string;
+
+/**
+ * The kubelet's report of a container that crashes seconds after it starts, `restarts` restarts in; its Ready
+ * condition turned at `at` (each report here is a turn: Ready, crashed, Ready again).
+ */
+function crashing(restarts: number, running: boolean, at: string): Record<string, unknown> {
+  const lastState =
+    restarts > 0 ? { terminated: { exitCode: 1, reason: 'Error', startedAt: 'x', finishedAt: 'x' } } : {};
+  return running
+    ? {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }],
+        containerStatuses: [
+          { name: 'busybox', ready: true, restartCount: restarts, state: { running: { startedAt: 'x' } }, lastState },
+        ],
+      }
+    : {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: at }],
+        containerStatuses: [
+          {
+            name: 'busybox',
+            ready: false,
+            restartCount: restarts,
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState,
+          },
+        ],
+      };
+}
+
+t.test('its node 60 s behind: the rollout still replaces one Ready pod and stops', async (t) => {
+  const pods = new Map<string, KubeObject>();
+  /** For each pod on the new image: how many kubelet reports it has had. */
+  const age = new Map<string, number>();
+  let status: Record<string, unknown> | undefined;
+  let spec: Spec = { size: 3 };
+  // Each round is 5 s of the cluster's time: the pod changes, Metacontroller syncs.
+  let clock = FIXED_NOW.getTime();
+  const round = () => {
+    clock += 5000;
+    const now = new Date(clock);
+    const parent = { ...request('podset', spec).parent, status };
+    const res = sync(request('podset', spec, { parent, children: objectMap([...pods.values()], 'v2') }), now);
+    status = res.status ?? undefined;
+    const wanted = new Map(res.children.map((c) => [c.metadata.name!, c]));
+    for (const name of [...pods.keys()]) if (!wanted.has(name)) pods.delete(name);
+    for (const [name, desired] of wanted)
+      if (!pods.has(name)) {
+        const pod = asObserved(desired, { phase: 'Pending' });
+        pod.metadata.creationTimestamp = now.toISOString();
+        pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LAST_APPLIED]: JSON.stringify(desired) };
+        pods.set(name, pod);
+        age.delete(name);
+      }
+    // The kubelet: the old image runs; the new one is Ready, crashes, is Ready again after a restart, ...
+    for (const [name, pod] of pods) {
+      if (image(pod) !== 'app:2') {
+        pods.set(name, { ...pod, status: readyPod });
+        continue;
+      }
+      const n = age.get(name) ?? 0;
+      age.set(name, n + 1);
+      pods.set(name, {
+        ...pod,
+        status: crashing(Math.floor(n / 2), n % 2 === 0, new Date(clock - 60_000).toISOString()),
+      });
+    }
+  };
+  for (let i = 0; i < 4; i++) round();
+  t.same([...pods.values()].map(image), ['busybox', 'busybox', 'busybox'], 'settled on busybox');
+
+  spec = { size: 3, image: 'app:2' };
+  for (let i = 0; i < 20; i++) round();
+  const images = [...pods.values()].map(image);
+  const stillServing = images.filter((i) => i === 'busybox').length;
+  t.ok(
+    stillServing >= 1,
+    `not every pod is replaced by one on a template that crashes (pods after 20 syncs: ${images.join(', ')})`,
+  );
+  t.equal(stillServing, 2, 'as docs/podset.md says: one pod taken down, the rollout stopped there');
+});
