@@ -6,7 +6,7 @@
 // rolling update looks children up by bare name and never finds a namespaced one, so a rollout stops after the first
 // pod, waiting forever on "missing child" (docs/metacontroller.md).
 import { createHash } from 'node:crypto';
-import { asGiven, type ConditionInput, isPodReady, type KubeObject } from '../../lib/index.js';
+import { asGiven, type ConditionInput, isPodReady, type KubeObject, textOf } from '../../lib/index.js';
 
 /** The label on every pod naming the template it was made from (a hash of its labels and pod spec). */
 export const TEMPLATE_HASH_LABEL = 'metaops.dev/template-hash';
@@ -59,6 +59,11 @@ export interface Member {
    * condition's lastTransitionTime). A pod on the current template proves it only once that has passed.
    */
   settling?: number;
+  /**
+   * Ready, and a container of it has restarted: on the current template it proves nothing, however long it has been
+   * Ready (the node's clock may run behind the hook's; the restart count is no clock's), and the rollout stops there.
+   */
+  restarted?: boolean;
 }
 
 export interface RolloutPlan {
@@ -95,6 +100,8 @@ export function notReadyReason(pod: KubeObject | undefined): string {
 function waitingFor(m: Member): string {
   if (m.state === 'absent') return `${m.name} to be created (if it stays missing, kubectl get events says why)`;
   if (m.state === 'going') return `${m.name} to be deleted and made again`;
+  if (m.restarted)
+    return `${m.name} (current template), which restarted: delete it to try the template again, or change the template`;
   if (m.ready) return `${m.name} (current template) to stay Ready for minReadySeconds`;
   return `${m.name} (current template) to be Ready${notReadyReason(m.pod)}`;
 }
@@ -103,9 +110,9 @@ function waitingFor(m: Member): string {
  * The next step of the rollout, one pod at a time:
  * - nothing is replaced while a member is missing or being deleted (a replacement in flight);
  * - an outdated pod that is not Ready goes first (replacing it costs no availability), but only while every pod on
- *   the current template is Ready, each for minReadySeconds (`settling`): the new template is proven on one pod
- *   before the next is replaced, and a command that crashes seconds after it starts, Ready between its restarts,
- *   proves nothing;
+ *   the current template is Ready, each for minReadySeconds (`settling`) and none restarted: the new template is
+ *   proven on one pod before the next is replaced, and a command that crashes seconds after it starts, Ready
+ *   between its restarts, proves nothing;
  * - an outdated Ready pod is replaced only when every other member is Ready;
  * - among equals, the highest ordinal first (as a StatefulSet rolls);
  * - nothing is replaced while `blocked` says why the candidate's replacement would not be made (sync.ts: it would not
@@ -154,7 +161,7 @@ export function planRollout(
   // The new template proven first: a pod on it that is not Ready holds the rollout. Past this point every member is
   // live and every current one Ready; a Ready candidate means no outdated pod is not Ready either (those are picked
   // first), so an outdated Ready pod is replaced only when every other member is Ready.
-  const unproven = members.find((m) => m.current && (!m.ready || m.settling !== undefined));
+  const unproven = members.find((m) => m.current && (!m.ready || m.settling !== undefined || m.restarted));
   if (unproven) {
     const plan = waiting(unproven, candidate);
     return unproven.settling === undefined ? plan : { ...plan, recheckIn: unproven.settling };
@@ -195,7 +202,7 @@ function pickCandidate(members: readonly Member[]): Member {
   return pick!;
 }
 
-/** Reads a pod's readiness and template for the plan, and how long it has to stay Ready to prove its template. */
+/** Reads a pod's readiness and template for the plan, and whether it has proved its template yet. */
 export function liveMember(
   name: string,
   pod: KubeObject,
@@ -205,25 +212,32 @@ export function liveMember(
 ): Member {
   const ready = isPodReady(pod);
   const member: Member = { name, state: 'live', pod, current: isCurrent(pod, hash, legacy), ready };
-  const left = ready ? settlingFor(pod, legacy.minReadySeconds, now) : undefined;
-  if (left !== undefined) member.settling = left;
+  if (!ready || legacy.minReadySeconds <= 0) return member;
+  if (restarted(pod)) member.restarted = true;
+  else {
+    const left = settlingFor(pod, legacy.minReadySeconds, now);
+    if (left !== undefined) member.settling = left;
+  }
   return member;
 }
 
 /**
- * The whole seconds a Ready pod has yet to stay Ready for `minReady` seconds, by its Ready condition's
- * lastTransitionTime (one in the future, a node's clock ahead, counts from now), or undefined once it has. A Ready
- * condition without a time (the kubelet always writes one) is taken as Ready long enough unless a container of the
- * pod has restarted: then it waits the whole time, and (the time never coming) holds the rollout, as a crash does.
+ * The whole seconds a Ready pod whose containers never restarted has yet to stay Ready for `minReady` seconds, or
+ * undefined once it has. Ready since its Ready condition's lastTransitionTime (the node's clock), never before the pod
+ * was made (its creationTimestamp, the API server's clock: a node behind cannot make a pod proven at once); a time
+ * in the future (a node ahead) says nothing and the pod's creation is taken instead. With neither time (the kubelet
+ * and the API server always write them) it is taken as Ready long enough, as before minReadySeconds.
  */
 function settlingFor(pod: KubeObject, minReady: number, now: Date): number | undefined {
-  if (minReady <= 0) return undefined;
   const conditions = (pod['status'] as { conditions?: unknown } | undefined)?.conditions;
   const ready = (Array.isArray(conditions) ? conditions : []).find(
     (c: unknown) => (c as { type?: unknown } | null)?.type === 'Ready',
-  ) as { lastTransitionTime?: unknown };
-  const since = typeof ready.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN;
-  if (Number.isNaN(since)) return restarted(pod) ? minReady : undefined;
+  ) as { lastTransitionTime?: unknown } | undefined;
+  const turned = typeof ready?.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN;
+  const made = Date.parse(textOf(pod.metadata.creationTimestamp));
+  const since =
+    Number.isNaN(turned) || turned > now.getTime() ? made : Math.max(turned, Number.isNaN(made) ? turned : made);
+  if (Number.isNaN(since)) return undefined;
   const left = minReady - Math.max(0, now.getTime() - since) / 1000;
   return left > 0 ? Math.ceil(left) : undefined;
 }

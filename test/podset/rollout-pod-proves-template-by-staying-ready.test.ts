@@ -52,7 +52,10 @@ t.test('once it has stayed Ready for minReadySeconds, the next pod is replaced',
 
 t.test('the seconds left are whole and never more than minReadySeconds', async (t) => {
   t.equal(member(pod('a-1', 'new', true, at(9.5))).settling, 1, 'half a second left: 1');
-  t.equal(member(pod('a-1', 'new', true, at(-3600))).settling, 10, "a node's clock an hour ahead: 10 s from now");
+  const ahead = pod('a-1', 'new', true, at(-3600));
+  ahead.metadata.creationTimestamp = at(3);
+  t.equal(member(ahead).settling, 7, "a node's clock an hour ahead says nothing: Ready since it was made, 3 s ago");
+  t.equal(member(pod('a-1', 'new', true, at(-3600))).settling, undefined, 'nor made at a known time: Ready enough');
   t.equal(member(pod('a-1', 'new', true, at(0)), 45).settling, 45, 'its own minReadySeconds');
 });
 
@@ -61,12 +64,32 @@ t.test('minReadySeconds 0: Ready is enough', async (t) => {
   t.equal(member(pod('a-1', 'new', true, undefined, 3), 0).settling, undefined, 'restarts do not count either');
 });
 
-t.test('a Ready condition without a time: Ready enough unless a container restarted', async (t) => {
+t.test('a Ready condition without a time: Ready enough, or since the pod was made', async (t) => {
   t.equal(member(pod('a-1', 'new', true)).settling, undefined, 'no restart: as before minReadySeconds');
   t.equal(member(pod('a-1', 'new', true, 'not a time')).settling, undefined, 'a time that does not parse: the same');
-  t.equal(member(pod('a-1', 'new', true, undefined, 1)).settling, 10, 'restarted: the whole wait');
-  const plan = planRollout([member(pod('a-0', 'old', true)), member(pod('a-1', 'new', true, undefined, 1))], 'new');
-  t.equal(plan.replace, undefined, 'and the rollout waits');
+  const numbered = pod('a-1', 'new', true);
+  (numbered as any).status.conditions[0].lastTransitionTime = 0;
+  numbered.metadata.creationTimestamp = at(4);
+  t.equal(member(numbered).settling, 6, 'a time that is not text is no time (not the year 2000): since it was made');
+});
+
+t.test('a pod on the new template that restarted proves nothing, however long it has been Ready', async (t) => {
+  const restarted = member(pod('a-1', 'new', true, at(3600), 1));
+  t.equal(restarted.restarted, true);
+  t.equal(restarted.settling, undefined, 'no time to wait for: it stays unproven');
+  const plan = planRollout([member(pod('a-0', 'old', true, at(600))), restarted], 'new');
+  t.equal(plan.replace, undefined, 'the rollout stops there');
+  t.equal(plan.recheckIn, undefined, 'nothing changes by waiting');
+  t.match(plan.condition.message, /a-1 \(current template\), which restarted: delete it to try the template again/);
+  const sidecar = pod('a-1', 'new', true, at(3600), 0);
+  (sidecar as any).status.containerStatuses.push({ name: 'proxy', restartCount: 2 }, null, { restartCount: '9' });
+  t.equal(member(sidecar).restarted, true, 'any container restarted counts, whatever else the list holds');
+  (sidecar as any).status.containerStatuses = [null, { restartCount: '9' }, { name: 'a' }];
+  t.equal(member(sidecar).restarted, undefined, 'a count that is not a number is no restart');
+  t.equal(member(pod('a-1', 'new', false, at(1), 3)).restarted, undefined, 'not Ready: it waits to be Ready first');
+  const untimed = planRollout([member(pod('a-0', 'old', true)), member(pod('a-1', 'new', true, undefined, 1))], 'new');
+  t.equal(untimed.replace, undefined, 'with no time written either');
+  t.equal(member(pod('a-1', 'new', true, at(3600), 5), 0).restarted, undefined, 'minReadySeconds 0: Ready is enough');
 });
 
 t.test('a pod that is not Ready is not settling: it waits to be Ready', async (t) => {
