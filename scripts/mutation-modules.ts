@@ -148,6 +148,9 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   'hooks/etcdcluster/observe.ts': {
     tests: [
+      // Its functions called directly against a stub etcd client (fast: listed first), then the member window's.
+      'test/etcdcluster/sync-reads-its-own-members-health-and-claims.test.ts',
+      'test/etcdcluster/member-window.test.ts',
       'test/etcdcommon/identity.test.ts',
       'test/etcdcommon/dials.test.ts',
       'test/etcdcluster/etcdcluster.test.ts',
