@@ -483,3 +483,85 @@ t.test('observe: a parent without status reads as one with an empty status', asy
     error: 'answered as a member of another etcd cluster, or as another member',
   });
 });
+
+t.test('memberWindow: a child sent as null is left out and counted', async (t) => {
+  const req = {
+    controller: {},
+    parent: parent(),
+    children: {
+      'Pod.v1': { a: null, 'e-0': pod('e-0') },
+      'PersistentVolumeClaim.v1': { b: null, 'e-0': claim('e-0') },
+    },
+  } as any;
+  const { request: r, ignored } = memberWindow(req, 'e', {});
+  t.same(Object.keys(r.children!['Pod.v1']!), ['e-0']);
+  t.same(Object.keys(r.children!['PersistentVolumeClaim.v1']!), ['e-0']);
+  t.same(ignored, { pods: 1, claims: 1 });
+});
+
+t.test('memberWindow: of more ordinals given out than the window holds, the newest are kept', async (t) => {
+  const many = Array.from({ length: 40 }, (_, i) => pod(`e-${i}`));
+  const { request: r } = memberWindow(request(parent(), many), 'e', { lastMemberIndex: 30 });
+  const kept = Object.keys(r.children!['Pod.v1']!).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2)));
+  t.same(
+    kept,
+    Array.from({ length: MAX_MEMBER_NAMES }, (_, i) => `e-${31 - MAX_MEMBER_NAMES + i}`),
+  );
+});
+
+t.test('observe: the pods named foreign are in ordinal order, whatever order they were dialled in', async (t) => {
+  // Given out up to e-10: dialled newest first.
+  const p = parent({ clusterID: CLUSTER_ID, lastMemberIndex: 10 });
+  const pods = ['e-1', 'e-2', 'e-10'].map((n) => pod(n));
+  const etcd = new Stub(new EtcdError('foreign', 'Foreign'));
+  const all = await observe(p, request(p, pods), etcd, p.spec as any, []);
+  t.same(etcd.lists, [[url('e-10'), url('e-2'), url('e-1')]]);
+  t.same(all.foreign, ['e-1', 'e-2', 'e-10']);
+  const answered = await observe(
+    p,
+    request(p, pods),
+    new Stub(new EtcdError('foreign', 'Foreign'), {
+      [url('e-1')]: healthy('1', OTHER_ID),
+      [url('e-2')]: healthy('2', OTHER_ID),
+      [url('e-10')]: healthy('3', OTHER_ID),
+    }),
+    p.spec as any,
+    [],
+  );
+  t.same(answered.foreign, ['e-1', 'e-2', 'e-10']);
+});
+
+t.test(
+  'observe: with a member list read, a member answering with another accepted cluster ID is foreign',
+  async (t) => {
+    // The status recorded one ID; the list answered comes from a cluster this one made since (its UID, its names).
+    const peer = (i: number) => `http://e-${i}.e.ns.svc:2380`;
+    const ids = [0, 1].map((i) => initialMemberId([peer(i)], 'uid-e'));
+    const made = clusterIdOf(ids);
+    const p = parent({ clusterID: CLUSTER_ID });
+    const etcd = new Stub(
+      { clusterId: made, members: ids.map((id, i) => member(`e-${i}`, id)) },
+      { [url('e-0')]: healthy(ids[0]!, made), [url('e-1')]: healthy(ids[1]!, CLUSTER_ID) },
+    );
+    const obs = await observe(p, request(p, [pod('e-0'), pod('e-1')]), etcd, p.spec as any, []);
+    t.equal(obs.clusterId, made);
+    t.same(obs.health['e-0'], healthy(ids[0]!, made));
+    t.equal(obs.health['e-1']!.healthy, false, 'the recorded cluster’s answer is not this list’s member');
+    t.same(obs.foreign, ['e-1']);
+  },
+);
+
+t.test('observe: a pod not named as a member does not hide the cluster ID this cluster made', async (t) => {
+  const peer = (i: number) => `http://e-${i}.e.ns.svc:2380`;
+  const ids = [0, 1, 2].map((i) => initialMemberId([peer(i)], 'uid-e'));
+  const made = clusterIdOf(ids);
+  const p = parent();
+  const obs = await observe(
+    p,
+    request(p, [pod('e-0'), pod('e-1'), pod('e-2'), pod('other')]),
+    new Stub({ clusterId: made, members: [] }),
+    p.spec as any,
+    [],
+  );
+  t.equal(obs.clusterId, made);
+});
