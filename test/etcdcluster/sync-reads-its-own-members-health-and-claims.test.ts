@@ -565,3 +565,72 @@ t.test('observe: a pod not named as a member does not hide the cluster ID this c
   );
   t.equal(obs.clusterId, made);
 });
+
+t.test('observe: a cluster ID of members past the highest ordinal seen is not this cluster’s', async (t) => {
+  // A cluster bootstrapped from e-1 alone, while only e-0 (and a pod not named as a member) is seen and the status
+  // says nothing: no window of this cluster's starts past e-0.
+  const fromOne = clusterIdOf([initialMemberId(['http://e-1.e.ns.svc:2380'], 'uid-e')]);
+  for (const status of [undefined, { lastMemberIndex: 'x' }]) {
+    const p = parent(status);
+    const obs = await observe(
+      p,
+      request(p, [pod('e-0'), pod('other')]),
+      new Stub({ clusterId: fromOne, members: [] }),
+      p.spec as any,
+      [],
+    );
+    t.equal(obs.etcdError, 'the member list came from another etcd cluster');
+  }
+  // Seen from e-1: it is.
+  const p = parent();
+  const seen = await observe(
+    p,
+    request(p, [pod('e-1')]),
+    new Stub({ clusterId: fromOne, members: [] }),
+    p.spec as any,
+    [],
+  );
+  t.equal(seen.clusterId, fromOne);
+});
+
+t.test('memberWindow: a pod not named as a member is left out, however few pods there are', async (t) => {
+  const { request: r, ignored } = memberWindow(request(parent(), [pod('e-0'), pod('other')]), 'e', {});
+  t.same(Object.keys(r.children!['Pod.v1']!), ['e-0']);
+  t.equal(ignored.pods, 1);
+});
+
+t.test('memberWindow: without a status, the lowest ordinals are kept', async (t) => {
+  const many = Array.from({ length: 30 }, (_, i) => pod(`e-${29 - i}`));
+  const { request: r } = memberWindow(request(parent(), many), 'e', {});
+  const kept = Object.keys(r.children!['Pod.v1']!).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2)));
+  t.same(
+    kept,
+    Array.from({ length: MAX_MEMBER_NAMES }, (_, i) => `e-${i}`),
+  );
+});
+
+t.test('observe: a request without children is read as one with none', async (t) => {
+  const p = parent({ clusterID: CLUSTER_ID });
+  const etcd = new Stub({ clusterId: CLUSTER_ID, members: [] });
+  const obs = await observe(p, { controller: {}, parent: p } as any, etcd, p.spec as any, []);
+  t.same(obs.pods, []);
+  t.equal(obs.claims, undefined);
+  t.same(etcd.lists, []);
+});
+
+t.test(
+  'observe: a member ID the status recorded is not undone by a later entry of the same name without one',
+  async (t) => {
+    const p = parent({
+      clusterID: CLUSTER_ID,
+      memberList: [
+        { name: 'e-0', id: '11' },
+        { name: 'e-0', id: 'x' },
+      ],
+    });
+    const etcd = new Stub(new EtcdError('timed out', 'Timeout'), { [url('e-0')]: healthy('99') });
+    const obs = await observe(p, request(p, [pod('e-0')]), etcd, p.spec as any, []);
+    t.equal(obs.health['e-0']!.healthy, false);
+    t.same(obs.foreign, ['e-0']);
+  },
+);
