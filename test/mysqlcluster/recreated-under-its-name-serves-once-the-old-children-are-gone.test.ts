@@ -44,7 +44,7 @@ const oldChild = (kind: string, apiVersion: string, name: string): KubeObject =>
       ownerReferences: [{ apiVersion: API, kind: 'MySQLCluster', name: 'db', uid: 'uid-db-before', controller: true }],
     },
     ...(kind === 'Secret' ? { data: {} } : { spec: {} }),
-  }) as KubeObject;
+  }) as unknown as KubeObject;
 
 t.test("a MySQLCluster made again under its name serves once the old cluster's children are gone", async (t) => {
   const parentApi = cluster([]).parent.apiVersion;
