@@ -139,12 +139,14 @@ function orphanOf(parent: ParentObject, obj: KubeObject): string | undefined {
 }
 
 /** What a holder that is the parent replaced (replacedBy) is, in words, after holderOf. */
-function replacedText(parent: ParentObject): string {
-  const what = String(parent['kind'] ?? 'parent');
+const replacedText = (parent: ParentObject) => `the ${String(parent['kind'] ?? 'parent')} of this name before this one`;
+
+/** What the user can do about names the parent replaced holds (takenCondition): nothing but wait, or force a stuck one. */
+function replacedAdvice(what: string): string {
   return (
-    `the ${what} of this name before this one (deleted, and made again): its garbage collection deletes it, and ` +
-    `this ${what} makes it once it is gone, never taking it over (if it stays, ${what} deleted with ` +
-    `--cascade=orphan or a node lost, delete it: this ${what} makes it again at its next sync)`
+    `the ${what} this one replaced (deleted, and made again under its name) is gone: the garbage collector deletes ` +
+    `its children, never taken over, and this ${what} makes them at its next sync once they are gone (one that stays ` +
+    `being deleted, a pod on a lost node, goes with kubectl delete --force)`
   );
 }
 
@@ -505,7 +507,10 @@ export function takenCondition(
     orphans.length === 0
       ? ''
       : `${orphans.length} of them ${orphans.length === 1 ? 'carries' : 'carry'} this ${what}'s labels and another controller-uid (${[...new Set(orphans.map((o) => o.orphanOf))].slice(0, LISTED).join(', ')}): left behind by a ${what} of this name deleted with --cascade=orphan. If they are this ${what}'s, let Metacontroller adopt them: ${commands}`;
-  const advice = `rename this ${what}, or delete or rename what holds the name`;
+  const replaced = taken.some((t) => t.replaced) ? replacedAdvice(what) : '';
+  const advice = taken.every((t) => t.replaced)
+    ? replaced
+    : `rename this ${what}, or delete or rename what holds the name${replaced ? `. ${replaced}` : ''}`;
   return {
     type: 'Ready',
     status: false,

@@ -56,7 +56,8 @@ t.test('the replaced parent holds a name while its child is seen, and is not rec
   t.match(ready(held), {
     status: 'False',
     reason: 'ServiceNameTaken',
-    message: /Wanter web \(uid uid-before\) \(being deleted\), the Wanter of this name before this one/,
+    message:
+      /Wanter web \(uid uid-before\) \(being deleted\), the Wanter of this name before this one: .*the garbage collector deletes its children, never taken over, and this Wanter makes them at its next sync/,
   });
   t.notOk(made(held), 'the child is not taken over while seen');
   t.notOk('heldBy' in (held.status as any), 'the replaced parent is not recorded');
@@ -64,6 +65,21 @@ t.test('the replaced parent holds a name while its child is seen, and is not rec
   const notYet = guardAnswer(req([controlledBy(OLD, false)]), answer() as any, at(0), judge(at(0)));
   t.match(ready(notYet), { reason: 'ServiceNameTaken' });
   t.notOk(made(notYet));
+  // Beside a name a third owner holds: that one is advised as before, the replaced parent's as its own.
+  const third = {
+    ...service({ name: 'web-other', uid: 'uid-other' }),
+    metadata: { name: 'web-other', namespace: NS, uid: 'uid-other' },
+  };
+  const two = {
+    status: { conditions: [] },
+    children: [...answer().children, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-other' } }],
+  };
+  const mixed = guardAnswer(req([controlledBy(OLD), third as KubeObject]), two as any, at(0), judge(at(0)));
+  t.match(ready(mixed), {
+    reason: 'ServiceNameTaken',
+    message:
+      /Service web-other belongs to no controller.*rename this Wanter, or delete or rename what holds the name\. the Wanter this one replaced/,
+  });
   // Gone: the next sync makes it.
   const next = guardAnswer(req([], held.status as any), answer() as any, at(5), judge(at(5)));
   t.ok(made(next), 'made at the next sync once it is not seen');
