@@ -57,8 +57,9 @@ t.test('the replaced parent holds a name while its child is seen, and is not rec
     status: 'False',
     reason: 'ServiceNameTaken',
     message:
-      /Wanter web \(uid uid-before\) \(being deleted\), the Wanter of this name before this one: .*the garbage collector deletes its children, never taken over, and this Wanter makes them at its next sync/,
+      /Wanter web \(uid uid-before\) \(being deleted\), the Wanter of this name before this one: .*the garbage collector deletes its children, never taken over, and this Wanter makes them at its next sync.*kubectl delete --force\)$/,
   });
+  t.notMatch(ready(held).message, /rename this Wanter/, "renaming is not advised: the name is the parent's once free");
   t.notOk(made(held), 'the child is not taken over while seen');
   t.notOk('heldBy' in (held.status as any), 'the replaced parent is not recorded');
   // Not being deleted yet (the garbage collector has not come to it): held as well.
@@ -107,10 +108,13 @@ t.test('a record of the replaced parent (written before) holds nothing once its 
     ['its kind in another API group', { ...OLD, apiVersion: 'other.example.com/v1' }],
     ['a core kind of that name', { ...OLD, apiVersion: 'v1' }],
     ['its kind under another name', { ...OLD, name: 'web2' }],
-    ['a parent without a uid', OLD, ''],
+    ['a parent with an empty uid', OLD, ''],
+    ['a parent with no uid', OLD],
   ];
   for (const [what, holder, uid] of others) {
-    const kept = guardAnswer(req([], recorded(holder), uid), answer() as any, at(5), judge(at(5)));
+    const request = req([], recorded(holder), uid);
+    if (uid === undefined && what.endsWith('no uid')) delete request.parent.metadata.uid;
+    const kept = guardAnswer(request, answer() as any, at(5), judge(at(5)));
     t.match(ready(kept), { reason: 'ServiceNameTaken', message: /do not show since/ }, `${what}: still held`);
     t.notOk(made(kept), `${what}: not made`);
   }
