@@ -97,6 +97,34 @@ export interface TakenName {
    * labels metaops gives this parent's children, and the `controller-uid` label of the parent before (its value).
    */
   orphanOf?: string;
+  /**
+   * The holder is the parent this one replaced: a parent of its kind (API group), namespace and name with another uid
+   * (replacedBy). It holds the name while its object is seen (its garbage collection deletes it), and is not recorded.
+   */
+  replaced?: true;
+}
+
+/** An API version's group (`apps` of `apps/v1`, `` of `v1`). */
+const groupOf = (apiVersion: string) => apiVersion.slice(0, Math.max(0, apiVersion.lastIndexOf('/')));
+
+/**
+ * Whether `holder` is the parent `parent` replaced: of the parent's kind and API group, with the parent's name (a
+ * holder's reference is in the parent's namespace: the child it controls is), and another uid. The API server keeps
+ * one object per name: that parent is gone (deleted, and made again under its name: kubectl replace --force, a delete
+ * and an apply), and nothing can make a child for it again. Its children still seen (being deleted by its garbage
+ * collection, or in Metacontroller's informer cache a moment longer) hold their names while seen: never taken over;
+ * once they are not seen, it holds nothing (no record: HOLDER_UNSEEN_SECONDS is for a holder that may exist).
+ */
+export function replacedBy(parent: ParentObject, holder: HolderRef): boolean {
+  const uid = parent.metadata.uid;
+  return (
+    typeof uid === 'string' &&
+    uid !== '' &&
+    holder.uid !== uid &&
+    holder.kind === parent.kind &&
+    holder.name === parent.metadata.name &&
+    groupOf(holder.apiVersion) === groupOf(String(parent.apiVersion))
+  );
 }
 
 /** The `controller-uid` of the parent before, when `obj` is a child it left behind (TakenName.orphanOf). */
@@ -109,6 +137,18 @@ function orphanOf(parent: ParentObject, obj: KubeObject): string | undefined {
     labels['app.kubernetes.io/instance'] === parent.metadata.name &&
     labels['app.kubernetes.io/managed-by'] === 'metaops';
   return mine && typeof uid === 'string' && uid !== '' && uid !== parent.metadata.uid ? uid.slice(0, 63) : undefined;
+}
+
+/** What a holder that is the parent replaced (replacedBy) is, in words, after holderOf. */
+const replacedText = (parent: ParentObject) => `the ${String(parent['kind'] ?? 'parent')} of this name before this one`;
+
+/** What the user can do about names the parent replaced holds (takenCondition): nothing but wait, or force a stuck one. */
+function replacedAdvice(what: string): string {
+  return (
+    `the ${what} this one replaced (deleted, and made again under its name) is gone: the garbage collector deletes ` +
+    `its children, never taken over, and this ${what} makes them at its next sync once they are gone (one that stays ` +
+    `being deleted, a pod on a lost node, goes with kubectl delete --force)`
+  );
 }
 
 /** Who holds an object, in words: its controller (kind, name, uid), or nobody. */
@@ -149,7 +189,7 @@ export function heldRecords(
   yieldsTo: (t: TakenName) => HolderRef | undefined = () => undefined,
 ): HeldRecord[] {
   const all = taken.flatMap((t) => {
-    if (!t.ref) return [];
+    if (!t.ref || t.replaced) return [];
     const to = yieldsTo(t);
     return [
       {
@@ -212,6 +252,8 @@ function stillHeld(
   const same = (a: ChildName, b: ChildName) => a.kind === b.kind && a.apiVersion === b.apiVersion && a.name === b.name;
   for (const { child: recorded, holder, unseenSince, yieldsTo: yielded } of records) {
     if (!same(recorded, child) || holder.uid === request.parent.metadata.uid) continue;
+    // The parent this one replaced (a record written before it was known so): its children not seen, it holds nothing.
+    if (replacedBy(request.parent, holder)) continue;
     const obj = observedNamed(request.related, holder.kind, holder.apiVersion, holder.name, namespace);
     const judged = obj ? wants(obj) : undefined;
     if (obj && judged !== undefined) {
@@ -329,16 +371,23 @@ export function takenNames(
     const ref = controllerOf(obj);
     if (ref && parent.metadata.uid !== undefined && ref.uid === parent.metadata.uid) continue;
     if (ours?.(child, obj)) continue;
-    const before = orphanOf(parent, obj);
-    const held = refOf(obj);
-    taken.push({
-      child,
-      holder: holderOf(obj),
-      ...(held ? { ref: held } : {}),
-      ...(before ? { orphanOf: before } : {}),
-    });
+    taken.push(takenBy(parent, child, obj));
   }
   return taken;
+}
+
+/** The name `child` that `obj`, another owner's object, holds: who holds it, in words and as recorded. */
+function takenBy(parent: ParentObject, child: ChildName, obj: KubeObject): TakenName {
+  const before = orphanOf(parent, obj);
+  const held = refOf(obj);
+  const replaced = held !== undefined && replacedBy(parent, held);
+  return {
+    child,
+    holder: replaced ? `${holderOf(obj)}, ${replacedText(parent)}` : holderOf(obj),
+    ...(held ? { ref: held } : {}),
+    ...(before ? { orphanOf: before } : {}),
+    ...(replaced ? { replaced: true as const } : {}),
+  };
 }
 
 /**
@@ -459,7 +508,10 @@ export function takenCondition(
     orphans.length === 0
       ? ''
       : `${orphans.length} of them ${orphans.length === 1 ? 'carries' : 'carry'} this ${what}'s labels and another controller-uid (${[...new Set(orphans.map((o) => o.orphanOf))].slice(0, LISTED).join(', ')}): left behind by a ${what} of this name deleted with --cascade=orphan. If they are this ${what}'s, let Metacontroller adopt them: ${commands}`;
-  const advice = `rename this ${what}, or delete or rename what holds the name`;
+  const replaced = taken.some((t) => t.replaced) ? replacedAdvice(what) : '';
+  const advice = taken.every((t) => t.replaced)
+    ? replaced
+    : `rename this ${what}, or delete or rename what holds the name${replaced ? `. ${replaced}` : ''}`;
   return {
     type: 'Ready',
     status: false,
