@@ -14,9 +14,9 @@ export const NETWORK_POLICY_SETTING = 'METAOPS_ETCD_NETWORK_POLICY';
 /** The server setting naming the namespaces (besides a cluster's own) whose pods may read members' metrics. */
 export const METRICS_NAMESPACES_SETTING = 'METAOPS_ETCD_METRICS_NAMESPACES';
 
-/** The instance metadata addresses of the clouds (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS's IPv6 one). */
+/** The instance metadata addresses of the clouds (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS's and GCP's IPv6 ones). */
 export const METADATA_V4 = '169.254.169.254/32';
-export const METADATA_V6 = 'fd00:ec2::254/128';
+export const METADATA_V6 = ['fd00:ec2::254/128', 'fd20:ce::254/128'];
 
 /** The NetworkPolicy's name: `<cluster>-members` (a tenant's own policy named as the cluster is not taken). */
 export function networkPolicyName(cluster: string): string {
@@ -76,7 +76,7 @@ export function networkSettings(
  * - the metrics port 2381 from pods of the cluster's namespace and of the namespaces the server names
  *   (METAOPS_ETCD_METRICS_NAMESPACES: a Prometheus). The kubelet's probes come from the node, which the CNIs that
  *   enforce NetworkPolicy let in whatever the policy says (docs/etcdcluster.md);
- * and lets out everything but the instance metadata service (169.254.169.254, fd00:ec2::254): every address outside
+ * and lets out everything but the instance metadata service (169.254.169.254, fd00:ec2::254, fd20:ce::254): every address outside
  * those, and every pod of every namespace (a CNI may not match pod addresses by ipBlock). A namespace the server lets
  * use the node's own credentials (METAOPS_BACKUP_AMBIENT_CREDENTIALS: a restored member's fetch step without an
  * awsSecret asks the metadata service for them) keeps the metadata service.
@@ -119,7 +119,7 @@ export function memberNetworkPolicy(
         {
           to: [
             { ipBlock: metadata ? { cidr: '0.0.0.0/0' } : { cidr: '0.0.0.0/0', except: [METADATA_V4] } },
-            { ipBlock: metadata ? { cidr: '::/0' } : { cidr: '::/0', except: [METADATA_V6] } },
+            { ipBlock: metadata ? { cidr: '::/0' } : { cidr: '::/0', except: [...METADATA_V6] } },
             { namespaceSelector: {} },
           ],
         },

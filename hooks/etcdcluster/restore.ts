@@ -82,6 +82,8 @@ export function restoreCheckPod(
     },
     spec: {
       restartPolicy: 'Never',
+      // The tenant's images (busybox, etcd) call no Kubernetes API: no token of the namespace's default account.
+      automountServiceAccountToken: false,
       // The restored members' DNS step runs spec.pod.busyboxImage, which no running member may have pulled (pods
       // keep the init steps they were made with): the check starts it first, so that an image the nodes cannot
       // pull or run is found before any member is dropped (the check waits on it, then fails at its deadline).
