@@ -118,3 +118,19 @@ t.test('the wait is read from the stored condition by type, bounded both ways', 
   t.equal(tenantWaitSeconds(parent('yesterday'), now), RETRY_SECONDS.soon, 'not a time: 10 s');
   t.equal(tenantWaitSeconds({ metadata: {}, status: 'x' } as any, now), RETRY_SECONDS.soon, 'no conditions: 10 s');
 });
+
+t.test('a finalize waiting on AWS after a long wait on its tenant looks again soon', async (t) => {
+  const { fake, r } = await deletedFull();
+  for (let i = 0; i < 8; i++) {
+    const res = await r.finalize();
+    fake.now = new Date(fake.now.getTime() + res.resyncAfterSeconds! * 1000);
+  }
+  t.equal((await r.finalize()).resyncAfterSeconds, TENANT_WAIT_MAX_SECONDS, 'waiting on the tenant: 5 minutes');
+  // The tenant empties the bucket; IAM has not let the user go yet.
+  fake.buckets.get('tenant-a-data')!.objects = 0;
+  fake.deleteUser = async () => {};
+  const res = await r.finalize();
+  t.equal(res.finalized, false);
+  t.match(finalizedOf(res.status ?? undefined), { status: 'False', reason: 'Deleting' });
+  t.equal(res.resyncAfterSeconds, RETRY_SECONDS.soon, 'waiting on AWS: 10 s');
+});
