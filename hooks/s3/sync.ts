@@ -15,6 +15,8 @@ import {
   conditionsFor,
   currentStatus,
   type EventSpec,
+  previousConditions,
+  textOf,
   type FinalizeHook,
   keepObserved,
   type KubeObject,
@@ -1452,6 +1454,22 @@ async function removeIam(down: Teardown, userOurs: boolean, policyArn: string | 
   if (userOurs) await aws.deleteUser(user);
 }
 
+/** The longest a finalize waiting on its tenant (a bucket it alone can empty) waits before it looks again. */
+export const TENANT_WAIT_MAX_SECONDS = 300;
+
+/**
+ * How long a finalize waiting on its tenant waits before it looks again: as long as it has waited so far (since the
+ * stored Finalized=False condition's lastTransitionTime, the wait's start), at least RETRY_SECONDS.soon and at most
+ * TENANT_WAIT_MAX_SECONDS: 10 s, 10 s, 20 s, 40 s... then every 5 minutes. The stored time is read by type; one that
+ * does not parse, or lies ahead, starts the wait again (10 s).
+ */
+export function tenantWaitSeconds(parent: ParentObject, now: Date): number {
+  const before = previousConditions(parent.status).find((c) => c.type === 'Finalized');
+  const since = before && before.status === 'False' ? Date.parse(textOf(before.lastTransitionTime)) : NaN;
+  const waited = Number.isFinite(since) ? Math.floor((now.getTime() - since) / 1000) : 0;
+  return Math.min(TENANT_WAIT_MAX_SECONDS, Math.max(RETRY_SECONDS.soon, waited));
+}
+
 /** The Finalized condition: waiting for a bucket to empty, for AWS, or done (what was deleted, retained, left alone). */
 function finalizedCondition(down: Teardown, waiting: string[], done: boolean): ConditionInput {
   const { deletionPolicy, forceDelete, retained, notOwned, unclaimed, unconfirmed } = down;
@@ -1463,7 +1481,8 @@ function finalizedCondition(down: Teardown, waiting: string[], done: boolean): C
         reason: 'BucketNotEmpty',
         message: forceDelete
           ? `emptying bucket ${waiting.join(', ')}`
-          : `bucket ${waiting.join(', ')} is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain`,
+          : `bucket ${waiting.join(', ')} is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain ` +
+            `(looked at again less and less often, at least every ${TENANT_WAIT_MAX_SECONDS / 60} minutes: an emptied bucket is deleted within ${TENANT_WAIT_MAX_SECONDS / 60} minutes)`,
       }
     : done
       ? {
@@ -1490,6 +1509,14 @@ function finalizedCondition(down: Teardown, waiting: string[], done: boolean): C
             ? `bucket ${unconfirmed.join(', ')} read without its owner tags: tagged again under this resource's claim, deleted at the next call`
             : 'waiting for AWS to confirm the deletions',
         };
+}
+
+/** Whether the resource's user and policy are gone (absent, or no longer tagged as this resource's). */
+async function iamGone(aws: AwsApi, owner: Owner, user: string, policyArn: string | undefined): Promise<boolean> {
+  const userLeft = await aws.getUser(user);
+  if (userLeft && owns(owner, userLeft.tags)) return false;
+  const policyLeft = policyArn ? await aws.getPolicy(policyArn) : undefined;
+  return !policyLeft || !owns(owner, policyLeft.tags);
 }
 
 export async function finalize(hook: FinalizeHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
@@ -1531,20 +1558,24 @@ export async function finalize(hook: FinalizeHook<Spec, S3Clients, S3Settings>):
       await removeIam(down, revoked.ours, policyArn);
       await retireLegacyUser(aws, owner, previous, user);
     }
-    const userLeft = await aws.getUser(user);
-    const userGone = !userLeft || !owns(owner, userLeft.tags);
-    const policyLeft = policyArn ? await aws.getPolicy(policyArn) : undefined;
-    const policyGone = !policyLeft || !owns(owner, policyLeft.tags);
-    const done = userGone && policyGone && waiting.length === 0 && unconfirmed.length === 0;
+    // While a bucket waits the user and its policy stay: done is false without reading them again.
+    const done = waiting.length === 0 && unconfirmed.length === 0 && (await iamGone(aws, owner, user, policyArn));
     const finalized = finalizedCondition(down, waiting, done);
     const status: Record<string, unknown> = {
       ...currentStatus(parent),
       ...bucketLists(created, retained),
       conditions: conditionsFor(parent, [finalized], now),
     };
+    // Only the tenant ends a wait on a bucket it must empty (forceDelete false): looked at again less and less often.
+    const onTenant = waiting.length > 0 && !forceDelete && unconfirmed.length === 0;
     return done
       ? { status, children: [], finalized: true }
-      : { status, children: [], finalized: false, resyncAfterSeconds: RETRY_SECONDS.soon };
+      : {
+          status,
+          children: [],
+          finalized: false,
+          resyncAfterSeconds: onTenant ? tenantWaitSeconds(parent, now) : RETRY_SECONDS.soon,
+        };
   } catch (err) {
     throw awsFailure(err, describe(err), { conditions: ['Finalized'] });
   }

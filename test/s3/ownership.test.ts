@@ -734,7 +734,8 @@ t.test(
       conditions: [
         {
           message:
-            'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain',
+            'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain ' +
+            '(looked at again less and less often, at least every 5 minutes: an emptied bucket is deleted within 5 minutes)',
         },
       ],
     });
@@ -803,7 +804,8 @@ t.test('finalize that must wait: a bucket not empty, deletions not yet confirmed
     status: 'False',
     reason: 'BucketNotEmpty',
     message:
-      'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain',
+      'bucket full is not empty and forceDelete is false: empty it, set forceDelete: true, or set deletionPolicy: Retain ' +
+      '(looked at again less and less often, at least every 5 minutes: an emptied bucket is deleted within 5 minutes)',
   });
   // With forceDelete, a bucket AWS has not emptied yet.
   const aws2 = new FakeAws();
