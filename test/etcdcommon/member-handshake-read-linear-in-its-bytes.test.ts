@@ -38,5 +38,5 @@ t.test('reading a handshake a byte at a time costs in proportion to its bytes', 
     whole < 8 * quarter,
     `four times the bytes cost less than eight times as much (${(whole / quarter).toFixed(1)}x)`,
   );
-  t.ok(whole < 250, `36,000 one-byte chunks cost the thread less than 250 ms (${whole.toFixed(0)} ms)`);
+  t.ok(whole < 500, `36,000 one-byte chunks cost the thread less than 500 ms (${whole.toFixed(0)} ms)`);
 });
