@@ -6,7 +6,7 @@
 // and it is read (its size, how many certificates, each one's public key) before a byte of it reaches OpenSSL; a
 // chain over the bounds is refused there, the connection closed, nothing verified. The callers that inspect offer
 // TLS 1.2 only (1.3 encrypts the Certificate message).
-import { X509Certificate, type KeyObject } from 'node:crypto';
+import { constants as cryptoConstants, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
@@ -273,7 +273,13 @@ export function inspectedTlsConnection(
     ...(servername ? { servername } : {}),
     socket: inspected(socket, reader),
     maxVersion: 'TLSv1.2',
+    // No renegotiation: a renegotiated handshake is encrypted, its chain never read here, and each one is a full
+    // handshake (signed with the client's key) on the server's one thread, as often as the server asks. OpenSSL
+    // answers a HelloRequest with a no_renegotiation alert and goes on; disableRenegotiation ends the connection
+    // should a renegotiation start anyway.
+    secureOptions: (options.secureOptions ?? 0) | cryptoConstants.SSL_OP_NO_RENEGOTIATION,
   });
+  tls.disableRenegotiation();
   // In TLS 1.2 a server that refuses the client's certificate sends its alert and closes while the client's last
   // flight is unread: the close often arrives as a reset that discards the alert. A reset after the server's chain
   // was read and before the handshake ended is said so (HANDSHAKE_RESET), for the caller to name what it means.
