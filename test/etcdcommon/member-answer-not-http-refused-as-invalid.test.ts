@@ -47,6 +47,11 @@ t.test('an informational answer from a member ends the call as its invalid answe
   const health = await client(port).health('http://a-0.a.ns-a.svc:2379');
   t.equal(health.healthy, false);
   t.match(health.error, /sent no etcd answer \(more than 0 informational \(1xx\) answers\): the answer is refused/);
+  await t.rejects(
+    client(port).memberList(['http://a-0.a.ns-a.svc:2379']),
+    { code: 'Invalid', message: /sent no etcd answer/ },
+    "the member list through it: the member's invalid answer",
+  );
 });
 
 t.test(
@@ -61,6 +66,11 @@ t.test(
     const refused = await client(past).health('http://a-0.a.ns-a.svc:2379');
     t.equal(refused.healthy, false);
     t.match(refused.error, new RegExp(`sent no etcd answer \\(an answer in more than ${MAX_ANSWER_PIECES} pieces\\)`));
+    await t.rejects(
+      client(past).memberList(['http://a-0.a.ns-a.svc:2379']),
+      { code: 'Invalid', message: /an answer in more than/ },
+      "the member list through it: the member's invalid answer",
+    );
   },
 );
 
