@@ -37,6 +37,14 @@ export interface CallOptions {
    * answer the caller does not use, which may be as large as the object written). Errors are read as usual.
    */
   ignoreSuccessBody?: boolean;
+  /**
+   * The most informational (1xx) answers read before the answer (default MAX_INFORMATIONAL); one more fails the
+   * call (InvalidAnswerError). metaops never sends `Expect: 100-continue`: a server that answers 1xx is not one a
+   * caller needs to wait through.
+   */
+  maxInformational?: number;
+  /** The most pieces (Node's 'data' events) an answer's body is read in; one more fails the call (InvalidAnswerError). */
+  maxPieces?: number;
   /** Abandons the call when it aborts (the hook route's deadline), with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -56,6 +64,20 @@ export interface CallOptions {
  * answers hundreds of megabytes must not be buffered (one such member once drove the server from 72 MB to 1.8 GB).
  */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Informational answers read before an answer at most: a server that sends them without end (102 Processing, a
+ * few dozen bytes each) was once parsed ~500,000 times in one 1.5 s call, ~500 ms of the server's one thread.
+ */
+export const MAX_INFORMATIONAL = 8;
+
+/** An answer that is no HTTP answer a caller reads: endless informational answers, a body in too many pieces. */
+export class InvalidAnswerError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'InvalidAnswerError';
+  }
+}
 
 export class AnswerTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -113,6 +135,12 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
       }
     }
     req.on('close', () => clearTimeout(timer));
+    let informational = 0;
+    const maxInformational = o.maxInformational ?? MAX_INFORMATIONAL;
+    req.on('information', () => {
+      if (++informational > maxInformational)
+        fail(new InvalidAnswerError(`more than ${maxInformational} informational (1xx) answers`));
+    });
     if (https && o.tlsSessions) watchTls(req, o.tlsSessions);
     req.on('error', fail);
     req.end(o.body);
@@ -138,6 +166,8 @@ function readBody(
     return;
   }
   let size = 0;
+  let pieces = 0;
+  const maxPieces = o.maxPieces ?? Infinity;
   const finish = () => to.done(Buffer.concat(chunks).toString('utf8'));
   const large = o.large && o.large.above < limit ? o.large : undefined;
   let turn: 'none' | 'asked' | 'given' = large ? 'none' : 'given';
@@ -156,6 +186,15 @@ function readBody(
   res.on('data', (c: Buffer) => {
     if (to.settled()) return;
     size += c.length;
+    if (++pieces > maxPieces) {
+      chunks.length = 0;
+      // Paused first: the parser goes on through the rest of the bytes read from the socket (up to 64 KiB) within
+      // this turn, and a paused answer buffers them, no callback of this reader each, instead of emitting them.
+      res.pause();
+      res.destroy();
+      to.fail(new InvalidAnswerError(`an answer in more than ${maxPieces} pieces`));
+      return;
+    }
     if (size > limit) {
       chunks.length = 0;
       res.destroy();

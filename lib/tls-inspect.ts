@@ -6,7 +6,7 @@
 // and it is read (its size, how many certificates, each one's public key) before a byte of it reaches OpenSSL; a
 // chain over the bounds is refused there, the connection closed, nothing verified. The callers that inspect offer
 // TLS 1.2 only (1.3 encrypts the Certificate message).
-import { X509Certificate, type KeyObject } from 'node:crypto';
+import { constants as cryptoConstants, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
@@ -77,14 +77,60 @@ const CERTIFICATE = 11;
 const SERVER_HELLO_DONE = 14;
 
 /**
+ * The most bytes of a server's handshake read before its certificates: the Certificate message at its bound and
+ * room for what comes before it (ServerHello, ~100 bytes). Every byte is counted, read or not: a server that sends
+ * handshake records of other types for ever is refused at this bound, not held until the call's deadline (one
+ * health read once held 135 MiB that way).
+ */
+export const MAX_HANDSHAKE_READ_BYTES = MAX_CHAIN_BYTES + 4096;
+
+/** Bytes appended at the end and read from the front, in one buffer that grows by doubling: linear in its bytes. */
+class Bytes {
+  private buf = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  append(chunk: Buffer): void {
+    if (this.end + chunk.length > this.buf.length) {
+      const grown = Buffer.alloc(Math.max(2 * this.buf.length, this.end + chunk.length, 256));
+      this.buf.copy(grown, 0, 0, this.end);
+      this.buf = grown;
+    }
+    chunk.copy(this.buf, this.end);
+    this.end += chunk.length;
+  }
+
+  /** The unread bytes (a view, valid until the next append). */
+  view(): Buffer {
+    return this.buf.subarray(this.start, this.end);
+  }
+
+  /** Every byte appended, read or not (a view). */
+  all(): Buffer {
+    return this.buf.subarray(0, this.end);
+  }
+
+  skip(n: number): void {
+    this.start += n;
+  }
+}
+
+/**
  * Reads the server's side of a TLS 1.2 handshake as it arrives: holds every byte back until the Certificate message
  * is whole and checked (or the handshake shows there is none: a resumed session, an alert, anything not a
- * handshake record), then lets everything through unread.
+ * handshake record), then lets everything through unread. At most MAX_HANDSHAKE_READ_BYTES are held, and each
+ * byte is copied a bounded number of times (a server that sends a byte per segment costs no more than one that
+ * sends its flight at once, per byte).
  */
 export class ChainReader {
-  private held: Buffer[] = [];
-  private records = Buffer.alloc(0);
-  private handshake = Buffer.alloc(0);
+  /** Every byte pushed until done (given on whole); records are read from its front. */
+  private records = new Bytes();
+  /** The handshake messages of the records read. */
+  private handshake = new Bytes();
   done = false;
 
   constructor(private readonly check: (certs: Buffer[]) => string | undefined) {}
@@ -92,19 +138,19 @@ export class ChainReader {
   /** The bytes that may go on to OpenSSL now; throws ChainRefusedError for a chain over the bounds. */
   push(chunk: Buffer): Buffer | undefined {
     if (this.done) return chunk;
-    this.held.push(chunk);
-    this.records = Buffer.concat([this.records, chunk]);
+    this.records.append(chunk);
     while (!this.done && this.records.length >= 5) {
-      const type = this.records[0]!;
-      const length = this.records.readUInt16BE(3);
+      const unread = this.records.view();
+      const type = unread[0]!;
+      const length = unread.readUInt16BE(3);
       if (type !== HANDSHAKE) return this.release();
-      if (this.records.length < 5 + length) break;
-      this.handshake = Buffer.concat([this.handshake, this.records.subarray(5, 5 + length)]);
-      this.records = this.records.subarray(5 + length);
+      if (unread.length < 5 + length) break;
+      this.handshake.append(unread.subarray(5, 5 + length));
+      this.records.skip(5 + length);
       this.messages();
     }
     if (this.done) return this.release();
-    if (this.handshake.length + this.records.length > MAX_CHAIN_BYTES + 4096)
+    if (this.records.all().length > MAX_HANDSHAKE_READ_BYTES)
       throw new ChainRefusedError(
         `the server's handshake is larger than the hook server reads before its certificates`,
       );
@@ -113,25 +159,25 @@ export class ChainReader {
 
   private release(): Buffer {
     this.done = true;
-    const out = Buffer.concat(this.held);
-    this.held = [];
-    this.records = Buffer.alloc(0);
-    this.handshake = Buffer.alloc(0);
+    const out = this.records.all();
+    this.records = new Bytes();
+    this.handshake = new Bytes();
     return out;
   }
 
   /** Reads whole handshake messages: the Certificate message is checked, ServerHelloDone ends the reading. */
   private messages(): void {
     while (this.handshake.length >= 4) {
-      const type = this.handshake[0]!;
-      const length = this.handshake.readUIntBE(1, 3);
+      const unread = this.handshake.view();
+      const type = unread[0]!;
+      const length = unread.readUIntBE(1, 3);
       if (type === CERTIFICATE && length > MAX_CHAIN_BYTES)
         throw new ChainRefusedError(
           `the server's certificate chain is ${Math.ceil(length / 1024)} KiB, more than the ${MAX_CHAIN_BYTES / 1024} KiB the hook server verifies`,
         );
-      if (this.handshake.length < 4 + length) return;
-      const body = this.handshake.subarray(4, 4 + length);
-      this.handshake = this.handshake.subarray(4 + length);
+      if (unread.length < 4 + length) return;
+      const body = unread.subarray(4, 4 + length);
+      this.handshake.skip(4 + length);
       if (type === CERTIFICATE) {
         const problem = this.check(certificates(body));
         if (problem) throw new ChainRefusedError(problem);
@@ -227,7 +273,13 @@ export function inspectedTlsConnection(
     ...(servername ? { servername } : {}),
     socket: inspected(socket, reader),
     maxVersion: 'TLSv1.2',
+    // No renegotiation: a renegotiated handshake is encrypted, its chain never read here, and each one is a full
+    // handshake (signed with the client's key) on the server's one thread, as often as the server asks. OpenSSL
+    // answers a HelloRequest with a no_renegotiation alert and goes on; disableRenegotiation ends the connection
+    // should a renegotiation start anyway.
+    secureOptions: (options.secureOptions ?? 0) | cryptoConstants.SSL_OP_NO_RENEGOTIATION,
   });
+  tls.disableRenegotiation();
   // In TLS 1.2 a server that refuses the client's certificate sends its alert and closes while the client's last
   // flight is unread: the close often arrives as a reset that discards the alert. A reset after the server's chain
   // was read and before the handshake ended is said so (HANDSHAKE_RESET), for the caller to name what it means.

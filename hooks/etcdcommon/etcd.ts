@@ -15,6 +15,7 @@ import {
   ChainRefusedError,
   chainProblem,
   HANDSHAKE_RESET,
+  InvalidAnswerError,
   MAX_ERROR_TEXT,
   NamespaceShares,
   fairTake,
@@ -304,6 +305,18 @@ type Json = Record<string, unknown>;
  * answers the list too); a member that answers more is not etcd as this cluster runs it, and is not parsed.
  */
 export const MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * The most pieces an answer's body is read in (Node emits one for each chunk it parses): at least 64 bytes a piece
+ * on average for the largest answer, where etcd's answers come in a few. A member that sends its answer a byte a
+ * chunk cost a callback per byte (156,912 in one health read, ~300 ms of the server's one thread); past this bound
+ * the answer is refused as that member's (Invalid).
+ */
+export const MAX_ANSWER_PIECES = 1024;
+/**
+ * Informational (1xx) answers read before an answer: none. The client never sends `Expect: 100-continue` and etcd
+ * answers none; a member that sends them (endless `102`, once ~500,000 parsed in one call) is refused at the first.
+ */
+export const MAX_INFORMATIONAL_ANSWERS = 0;
 /**
  * The most members a member list may hold: the largest cluster the CRD allows, an addition under way and room
  * for leftovers (MAX_DIALLED_PODS, hooks/etcdcluster/observe.ts), twice over. A longer list is no answer.
@@ -775,6 +788,8 @@ export class HttpEtcdClient implements EtcdClient {
         ...(this.options.tls ? { inspectChain: chainProblem } : {}),
         timeoutError: () => new EtcdError(`timed out after ${this.timeoutMs}ms`, 'Timeout'),
         maxBytes: MAX_ANSWER_BYTES,
+        maxPieces: MAX_ANSWER_PIECES,
+        maxInformational: MAX_INFORMATIONAL_ANSWERS,
         ...(this.signal ? { signal: this.signal } : {}),
         ...(scope ? { lookup: this.pinnedLookup(scope) } : {}),
       })
@@ -794,6 +809,11 @@ export class HttpEtcdClient implements EtcdClient {
           if (err instanceof AnswerTooLargeError)
             throw new EtcdError(
               `${new URL(url).host} answered more than the ${MAX_ANSWER_BYTES / 1024} KiB an etcd answer may have: the answer is refused`,
+              'Invalid',
+            );
+          if (err instanceof InvalidAnswerError)
+            throw new EtcdError(
+              `${new URL(url).host} sent no etcd answer (${err.reason}): the answer is refused`,
               'Invalid',
             );
           throw why ? new EtcdError(why, 'TLS') : err;
