@@ -45,5 +45,10 @@ t.test(
       'the loss said for good, naming e-1',
     );
     t.equal(last.phase, 'Failed');
+    t.match(
+      last.quorum,
+      { members: 2, healthy: 1, needed: 2, ok: false, down: ['e-1'] },
+      'the learner counted in no quorum',
+    );
   },
 );

@@ -132,7 +132,9 @@ function silentMembers(v: View): MemberReport[] {
     .sort((a, b) => (memberIndex(v.c.name, a.name) ?? 0) - (memberIndex(v.c.name, b.name) ?? 0));
 }
 
-function quorumOf(members: MemberReport[]): NonNullable<Decision['quorum']> {
+/** The quorum of the voting members: a learner (as recorded) counts neither as a member nor as one down. */
+function quorumOf(all: MemberReport[]): NonNullable<Decision['quorum']> {
+  const members = all.filter((m) => m.learner !== true);
   const down = members.filter((m) => !m.healthy).map((m) => m.name);
   return {
     members: members.length,
