@@ -29,7 +29,7 @@ import {
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { claimClassProblem, storageClassRule } from '../../lib/index.js';
-import { memberLabelKeys, ownKey } from './members.js';
+import { memberLabelKeys, ownKey, shadowedVariables } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
@@ -88,6 +88,8 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     ),
   ].find(Boolean);
   if (maps) return maps;
+  const shadow = shadowProblem(version, pod['etcdEnv']);
+  if (shadow) return shadow;
   // What a member pod may ask beyond its namespace, though well formed (lib/pod-policy.ts): the tolerations are the
   // server's to allow (settingsProblem below).
   const reach =
@@ -96,6 +98,24 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     annotationReachProblem('spec.pod.annotations', pod['annotations'], parent.metadata.namespace ?? 'default');
   if (reach) return reach;
   return claimProblem(pod['persistentVolumeClaimSpec']) ?? tlsNameProblem(spec.TLS);
+}
+
+/**
+ * A variable of spec.pod.etcdEnv that etcd reads for a flag the member's command sets (members.ts shadowedVariables):
+ * etcd 3.5+ exits at start on it ("conflicting environment variable is shadowed by corresponding command-line
+ * flag"), so no member made from the spec would ever start; earlier versions ignore it.
+ */
+function shadowProblem(version: string, env: unknown): string | undefined {
+  if (!Array.isArray(env)) return undefined;
+  const variables = shadowedVariables(version);
+  for (const [i, e] of env.entries()) {
+    // envProblem has taken each entry's name as a string.
+    const name: unknown = e && typeof e === 'object' ? (e as Record<string, unknown>)['name'] : undefined;
+    const flag = typeof name === 'string' ? variables.get(name) : undefined;
+    if (flag)
+      return `spec.pod.etcdEnv[${i}].name ${String(name)} is the variable of ${flag}, which the hook sets on every member's command: etcd 3.5+ exits at start on it (a variable shadowed by a command-line flag), earlier versions ignore it; remove it from spec.pod.etcdEnv`;
+  }
+  return undefined;
 }
 
 /**

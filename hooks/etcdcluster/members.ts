@@ -226,6 +226,34 @@ export function memberCommand(
   return cmd;
 }
 
+/** A member's etcd command line on `version`: `command` (memberCommand) and the metrics listener of etcd 3.3+. */
+export function withMetricsListener(version: string, command: string[]): string[] {
+  // etcd 3.3+ serves /metrics (and 3.5.11+ /livez) on a plain HTTP listener of its own: the liveness probe's.
+  return atLeast(version, 3, 3) ? [...command, `--listen-metrics-urls=http://0.0.0.0:${METRICS_PORT}`] : command;
+}
+
+/**
+ * The variables etcd reads for the flags a member's command sets on `version` (`--data-dir` -> ETCD_DATA_DIR), each
+ * with its flag, over every command a member of that version is started with (TLS or not, new or existing). etcd
+ * 3.5+ exits at start on such a variable in its environment ("conflicting environment variable is shadowed by
+ * corresponding command-line flag"), earlier versions ignore it: spec.pod.etcdEnv naming one is refused (index.ts).
+ */
+export function shadowedVariables(version: string): Map<string, string> {
+  const variables = new Map<string, string>();
+  const variants = [false, true].flatMap((peerTLS) =>
+    [false, true].flatMap((clientTLS) =>
+      (['new', 'existing'] as const).map((state) => ({ peerTLS, clientTLS, state })),
+    ),
+  );
+  for (const { peerTLS, clientTLS, state } of variants) {
+    const c: Cluster = { name: 'e', namespace: 'n', domain: '.cluster.local', peerTLS, clientTLS };
+    const command = withMetricsListener(version, memberCommand(c, 'e-0', 'e-0=http://e-0:2380', state, 't'));
+    for (const flag of command.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]!))
+      variables.set(`ETCD_${flag.replace(/-/g, '_').toUpperCase()}`, `--${flag}`);
+  }
+  return variables;
+}
+
 /** etcd-operator's busybox image for the DNS check (spec.pod.busyboxImage overrides it). */
 export const DEFAULT_BUSYBOX_IMAGE = 'busybox:1.28.0-glibc';
 
@@ -493,9 +521,7 @@ export function memberPod({
   const uid = parent.metadata.uid ?? c.name;
   const history = restoresCarriedOutAnnotation(restoresCarriedOut(parent));
   const { volumes, mounts } = memberVolumes(c, spec, pod);
-  const command = memberCommand(c, pod, initialCluster, state, uid);
-  // etcd 3.3+ serves /metrics (and 3.5.11+ /livez) on a plain HTTP listener of its own: the liveness probe's.
-  if (atLeast(version, 3, 3)) command.push(`--listen-metrics-urls=http://0.0.0.0:${METRICS_PORT}`);
+  const command = withMetricsListener(version, memberCommand(c, pod, initialCluster, state, uid));
   const container = etcdContainer(c, spec, mounts, command, version);
   const podSpec: Record<string, unknown> = {
     hostname: pod,

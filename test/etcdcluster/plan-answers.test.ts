@@ -77,7 +77,14 @@ t.test('each action comes with the answer for its success and for its failure', 
   t.equal(a.onFailure?.lastMemberIndex, 2);
   t.same(
     a.onSuccess?.members.map((m) => m.name),
+    ['e-0', 'e-1', 'e-2', 'e-3'],
+    'on success the new member is recorded at once',
+  );
+  t.same(a.onSuccess?.members[3], { name: 'e-3', healthy: false, learner: true }, 'as the learner it was added as');
+  t.same(
+    a.members.map((m) => m.name),
     ['e-0', 'e-1', 'e-2'],
+    'on failure it is not',
   );
   // Promote: nothing leaves, nothing is given back.
   const obs = healthy(3);

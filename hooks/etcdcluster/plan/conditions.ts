@@ -1,7 +1,7 @@
 // What the plan answers in words: the conditions, a failed restore's answer, and the outcomes of an action.
 import type { ConditionInput } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
-import type { Decision } from './types.js';
+import type { Decision, MemberReport } from './types.js';
 
 /** A restore that failed: Failed/RestoreFailed, no pod, until the user creates a new EtcdRestore. */
 export function restoreFailed(lastMemberIndex: number, restore: RestoreState): Decision {
@@ -28,9 +28,20 @@ export function withOutcomes(d: Decision): Decision {
   if (!a) return d;
   return {
     ...d,
-    onSuccess: { members: a.type === 'remove' ? d.members.filter((m) => m.name !== a.pod) : d.members },
+    onSuccess: { members: membersAfter(d.members, a) },
     onFailure: { pods: d.fallbackPods, lastMemberIndex: a.type === 'add' ? d.lastMemberIndex - 1 : d.lastMemberIndex },
   };
+}
+
+/**
+ * The members once the action succeeded: a removed one leaves the list; an added one is recorded at once with what it
+ * is, so that should etcd stop answering before it lists the new member, a learner is still known as one that votes
+ * in no quorum (silent.ts learnerNames), a voter (etcd 3.3, no learners) as a voter.
+ */
+function membersAfter(members: MemberReport[], a: NonNullable<Decision['action']>): MemberReport[] {
+  if (a.type === 'remove') return members.filter((m) => m.name !== a.pod);
+  if (a.type === 'add') return [...members, { name: a.pod, healthy: false, ...(a.learner ? { learner: true } : {}) }];
+  return members;
 }
 
 /** What Available says when a majority lost its data: who, how, and the way out. */

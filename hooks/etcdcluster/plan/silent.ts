@@ -9,7 +9,7 @@ import { crashLooping, dataMissing, DEAD_PHASES, phaseOf } from '../pods.js';
 import { withAnnotation } from '../upgrade.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
 import { crashLoopVerdict } from './crash-loops.js';
-import { lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
+import { isMemberReport, lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
 import { atImage } from './versions.js';
@@ -123,14 +123,18 @@ function silentMembers(v: View): MemberReport[] {
     ...v.known.filter((m) => !podNames.has(m.name)).map((m): MemberReport => ({ ...m, healthy: false })),
     ...v.obs.pods.map((p) => {
       const k = v.known.find((m) => m.name === p.metadata.name);
-      return { ...(k ?? { name: p.metadata.name! }), healthy: v.healthOf(p.metadata.name!).healthy };
+      // A member added as a learner before etcd listed it (no ID yet) stays said to be one.
+      const added = learnerNames(v).has(p.metadata.name!) ? { learner: true } : {};
+      return { ...(k ?? { name: p.metadata.name!, ...added }), healthy: v.healthOf(p.metadata.name!).healthy };
     }),
   ]
     .map(({ unhealthySince: _clock, ...m }: MemberReport) => m)
     .sort((a, b) => (memberIndex(v.c.name, a.name) ?? 0) - (memberIndex(v.c.name, b.name) ?? 0));
 }
 
-function quorumOf(members: MemberReport[]): NonNullable<Decision['quorum']> {
+/** The quorum of the voting members: a learner (as recorded) counts neither as a member nor as one down. */
+function quorumOf(all: MemberReport[]): NonNullable<Decision['quorum']> {
+  const members = all.filter((m) => m.learner !== true);
   const down = members.filter((m) => !m.healthy).map((m) => m.name);
   return {
     members: members.length,
@@ -152,7 +156,7 @@ function majorityLost(v: View): Decision | undefined {
   const { creating, bootstrapping } = bootstrapState(v);
   if (creating) return undefined;
   const members = silentMembers(v);
-  const learners = new Set(v.known.filter((m) => m.learner === true).map((m) => m.name));
+  const learners = learnerNames(v);
   const counted = lostForGood(
     v.known.filter((m) => !learners.has(m.name)).map((m) => m.name),
     v.obs,
@@ -220,6 +224,16 @@ function waiting(v: View): Decision {
 
 /** The voting members as known (learners, as etcd last listed them, left out) and observed, by pod name. */
 function voters(v: View, members: MemberReport[]): string[] {
-  const learners = new Set(v.known.filter((m) => m.learner === true).map((m) => m.name));
+  const learners = learnerNames(v);
   return members.map((m) => m.name).filter((n) => !learners.has(n));
+}
+
+/**
+ * The learners as the status last recorded them: those etcd listed as learners, and one added as a learner in the
+ * last sync that reached etcd, recorded before etcd gave it an ID (plan/members.ts addition). A learner votes in no
+ * quorum.
+ */
+function learnerNames(v: View): Set<string> {
+  const list: unknown[] = Array.isArray(v.previous.memberList) ? v.previous.memberList : [];
+  return new Set(list.filter((m): m is MemberReport => isMemberReport(m) && m.learner === true).map((m) => m.name));
 }
