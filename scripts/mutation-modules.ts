@@ -387,7 +387,6 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // The node's clock read against the pod's creation (ahead, behind).
       'test/podset/rollout-pod-not-proven-before-it-was-made.test.ts',
       'test/podset/rollout-wait-ends-whatever-the-node-clock-says.test.ts',
-      'test/podset/rollout-stops-on-a-crashing-command-whatever-the-node-clock.test.ts',
     ],
     target: 70,
   },

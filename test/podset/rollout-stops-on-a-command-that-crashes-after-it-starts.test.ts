@@ -6,7 +6,7 @@
 // restartCount, its lastState.terminated): it has not proved itself, and no other Ready pod may be replaced for it.
 // Metacontroller and the kubelet are played as in rollout.test.ts (OnDelete: the answer's missing pods created, the
 // pods it leaves out deleted), each pod's change followed by a sync.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { podsetSync as sync } from '../fixtures/hooks.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { LAST_APPLIED } from '../../lib/objects.js';
@@ -45,13 +45,17 @@ function crashing(restarts: number, running: boolean, at: string): Record<string
       };
 }
 
-t.test('a command that crashes after it starts: the rollout replaces one Ready pod and stops', async (t) => {
+/**
+ * A PodSet of 3 settled on busybox, then its image changed to one whose command crashes after it starts; 20 syncs,
+ * each 5 s of the cluster's time. The kubelet writes its times `nodeSkewMs` off the hook's (a pod's creationTimestamp
+ * is the API server's, in time). The pods' images after it.
+ */
+function rolloutOntoCrashingCommand(t: Test, nodeSkewMs: number): string[] {
   const pods = new Map<string, KubeObject>();
   /** For each pod on the new image: how many kubelet reports it has had. */
   const age = new Map<string, number>();
   let status: Record<string, unknown> | undefined;
   let spec: Spec = { size: 3 };
-  // Each round is 5 s of the cluster's time: the pod changes, Metacontroller syncs.
   let clock = FIXED_NOW.getTime();
   const round = () => {
     clock += 5000;
@@ -64,11 +68,13 @@ t.test('a command that crashes after it starts: the rollout replaces one Ready p
     for (const [name, desired] of wanted)
       if (!pods.has(name)) {
         const pod = asObserved(desired, { phase: 'Pending' });
+        pod.metadata.creationTimestamp = now.toISOString();
         pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LAST_APPLIED]: JSON.stringify(desired) };
         pods.set(name, pod);
         age.delete(name);
       }
     // The kubelet: the old image runs; the new one is Ready, crashes, is Ready again after a restart, ...
+    const at = new Date(clock + nodeSkewMs).toISOString();
     for (const [name, pod] of pods) {
       if (image(pod) !== 'app:2') {
         pods.set(name, { ...pod, status: readyPod });
@@ -76,19 +82,31 @@ t.test('a command that crashes after it starts: the rollout replaces one Ready p
       }
       const n = age.get(name) ?? 0;
       age.set(name, n + 1);
-      pods.set(name, { ...pod, status: crashing(Math.floor(n / 2), n % 2 === 0, now.toISOString()) });
+      pods.set(name, { ...pod, status: crashing(Math.floor(n / 2), n % 2 === 0, at) });
     }
   };
   for (let i = 0; i < 4; i++) round();
   t.same([...pods.values()].map(image), ['busybox', 'busybox', 'busybox'], 'settled on busybox');
-
   spec = { size: 3, image: 'app:2' };
   for (let i = 0; i < 20; i++) round();
-  const images = [...pods.values()].map(image);
-  const stillServing = images.filter((i) => i === 'busybox').length;
-  t.ok(
-    stillServing >= 1,
-    `not every pod is replaced by one on a template that crashes (pods after 20 syncs: ${images.join(', ')})`,
+  return [...pods.values()].map(image);
+}
+
+for (const [clocks, skew] of [
+  ['its node and the hook agreeing', 0],
+  // A node behind writes every Ready time early: a crash loop would look Ready for a minute the moment it starts.
+  ['its node 60 s behind', -60_000],
+  ['its node 60 s ahead', 60_000],
+] as const)
+  t.test(
+    `a command that crashes after it starts, ${clocks}: the rollout replaces one Ready pod and stops`,
+    async (t) => {
+      const images = rolloutOntoCrashingCommand(t, skew);
+      const stillServing = images.filter((i) => i === 'busybox').length;
+      t.ok(
+        stillServing >= 1,
+        `not every pod is replaced by one on a template that crashes (pods after 20 syncs: ${images.join(', ')})`,
+      );
+      t.equal(stillServing, 2, 'as docs/podset.md says: one pod taken down, the rollout stopped there');
+    },
   );
-  t.equal(stillServing, 2, 'as docs/podset.md says: one pod taken down, the rollout stopped there');
-});
