@@ -15,69 +15,17 @@
 //
 // Must hold: a chain the reader refuses is never verified, on any handshake of a connection: the member's renegotiation
 // with it does not go through.
-import { execFileSync, spawn } from 'node:child_process';
-import { createPrivateKey, generatePrimeSync, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { HttpEtcdClient } from '../../hooks/etcdcommon/etcd.js';
 import { Pki } from '../fixtures/pki.js';
+import { CHAIN, writeHostileChain } from '../fixtures/hostile-chain.js';
 
 const pki = new Pki();
 pki.issue('srv', 'etcd', { san: 'DNS:*.a.ns-a.svc,IP:127.0.0.1' });
 
-/** An RSA key of 3072 bits whose public exponent has 3071 bits (as member-certificate-chain-bound.test.ts makes it). */
-function bigExponentKey(): string {
-  const egcd = (a: bigint, b: bigint): [bigint, bigint] => {
-    let [x0, x1] = [1n, 0n];
-    while (b) {
-      const q = a / b;
-      [a, b] = [b, a % b];
-      [x0, x1] = [x1, x0 - q * x1];
-    }
-    return [a, x0];
-  };
-  const inverse = (a: bigint, m: bigint) => ((egcd(((a % m) + m) % m, m)[1] % m) + m) % m;
-  let p: bigint, q: bigint, n: bigint;
-  do {
-    p = generatePrimeSync(1536, { bigint: true });
-    q = generatePrimeSync(1536, { bigint: true });
-    n = p * q;
-  } while (n.toString(2).length !== 3072 || p === q);
-  const phi = (p - 1n) * (q - 1n);
-  let e: bigint;
-  do e = (BigInt(`0x${randomBytes(384).toString('hex')}`) % n) | 1n;
-  while (e.toString(2).length < 3070 || egcd(e, phi)[0] !== 1n);
-  const d = inverse(e, phi);
-  const b64u = (x: bigint) => {
-    const hex = x.toString(16);
-    return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex').toString('base64url');
-  };
-  const jwk = { kty: 'RSA', n: b64u(n), e: b64u(e), d: b64u(d), p: b64u(p), q: b64u(q) } as Record<string, string>;
-  Object.assign(jwk, { dp: b64u(d % (p - 1n)), dq: b64u(d % (q - 1n)), qi: b64u(inverse(q, p)) });
-  return createPrivateKey({ key: jwk as never, format: 'jwk' }).export({ type: 'pkcs8', format: 'pem' }) as string;
-}
-
-/** A's CA and a chain of 70 intermediates under it, every key the big-exponent one. */
-const CHAIN = 70;
-writeFileSync(pki.path('big-e.key'), bigExponentKey());
-const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
-writeFileSync(pki.path('ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=keyCertSign\n');
-writeFileSync(pki.path('leaf.ext'), 'subjectAltName=DNS:*.a.ns-a.svc,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
-openssl('req', '-x509', '-new', '-key', 'big-e.key', '-subj', '/CN=tenant-a-ca', '-days', '1', '-out', 'a-ca.crt');
-let issuer = 'a-ca';
-for (let i = 1; i <= CHAIN + 1; i++) {
-  const name = i > CHAIN ? 'leaf' : `i${i}`;
-  openssl('req', '-new', '-key', 'big-e.key', '-subj', `/CN=${name}`, '-out', `${name}.csr`);
-  const ext = i > CHAIN ? 'leaf.ext' : 'ca.ext';
-  const args = ['-CA', `${issuer}.crt`, '-CAkey', 'big-e.key', '-set_serial', String(i), '-days', '1'];
-  openssl('x509', '-req', '-in', `${name}.csr`, ...args, '-extfile', ext, '-out', `${name}.crt`);
-  issuer = name;
-}
-writeFileSync(
-  pki.path('chain.pem'),
-  Buffer.concat([pki.read('leaf.crt'), ...Array.from({ length: CHAIN }, (_, i) => pki.read(`i${CHAIN - i}.crt`))]),
-);
+writeHostileChain(pki);
 
 /**
  * A's member (a child process): a TLS 1.2 server with session tickets under one key. It serves the ordinary
