@@ -63,7 +63,7 @@ export const etcd: Scenario = {
     );
     assert.deepEqual(policy.spec.egress[0].to.slice(0, 2), [
       { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
-      { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128'] } },
+      { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128', 'fd20:ce::254/128'] } },
     ]);
     // No kubelet runs etcd here and the pods are never Ready, so etcd never answers. What the hook reports then
     // depends on the status Metacontroller sends: with the status of the bootstrap it wrote, Creating /
