@@ -34,9 +34,9 @@ import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
-import { finalize, parser, servicesSelectOwn, sync } from './sync.js';
+import { finalize, parser, sync } from './sync.js';
 import { etcdChildNames } from './names.js';
-import { invalidClusterSpec, networkSettings, networkSettingsProblems, type EtcdClusterSettings } from './network.js';
+import { networkSettings, networkSettingsProblems, type EtcdClusterSettings } from './network.js';
 
 /**
  * The names an EtcdCluster's name makes: its Services (`<name>`, `<name>-client`, coreos's), its budget, its member
@@ -299,8 +299,6 @@ export const etcdcluster = defineComposite({
   // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
   events: ETCDCLUSTER_EVENTS,
   eventsOf: upgradeEvents,
-  invalidSpec: (request, message, now, hook) =>
-    invalidClusterSpec(request, message, now, hook, servicesSelectOwn(request)),
   sync,
   finalize: ({ request }) => finalize(request),
   customize: (request) => {

@@ -4,18 +4,7 @@
 // one, every pod of every namespace reads a member's metrics and health (2381, plain HTTP also under TLS: the
 // kubelet's probes ask it) and speaks to its peer port (2380), and the tenant's code in a member takes the node's
 // credentials from the cloud's instance metadata service. docs/etcdcluster.md "Network policy".
-import {
-  childLabels,
-  type CompositeSyncRequest,
-  type CompositeSyncResponse,
-  invalidSpecResponse,
-  type KubeObject,
-  observed,
-  observedNamed,
-  type ParentObject,
-  type RefusedHook,
-  ruleProblem,
-} from '../../lib/index.js';
+import { childLabels, type KubeObject, type ParentObject, ruleProblem } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
 import { CLIENT_PORT, METRICS_PORT, PEER_PORT, selector } from './members.js';
@@ -137,30 +126,4 @@ export function memberNetworkPolicy(
       ],
     },
   };
-}
-
-/**
- * The InvalidSpec answer of an EtcdCluster (every observed child kept, nothing made), with its members' NetworkPolicy
- * while members run: a running cluster of an earlier metaops, or of a server that had the policy off, whose spec is
- * now refused (a key, a toleration, an SELinux level the rules refuse) would else keep members that run the tenant's
- * image without it for as long as the spec stays refused. The policy makes no pod and only narrows what the members
- * reach. Not while its name is another owner's (a related object of that name: the sync says NetworkPolicyNameTaken).
- * `own`: whether the members are selected by INSTANCE_LABEL too (sync.ts servicesSelectOwn).
- */
-export function invalidClusterSpec(
-  request: CompositeSyncRequest,
-  message: string,
-  now: Date,
-  hook: RefusedHook<unknown, EtcdClusterSettings>,
-  own: boolean,
-): CompositeSyncResponse {
-  const response = invalidSpecResponse(request, message, now);
-  const parent = request.parent;
-  const name = networkPolicyName(parent.metadata.name ?? '');
-  const running = observed(request.children, 'Pod', 'v1').length > 0;
-  const taken = observedNamed(request.related, 'NetworkPolicy', 'networking.k8s.io/v1', name) !== undefined;
-  const policy = running && !taken ? memberNetworkPolicy(parent, hook.settings ?? {}, own) : undefined;
-  if (!policy) return response;
-  const children = response.children.filter((c) => !(c.kind === 'NetworkPolicy' && c.metadata.name === name));
-  return { ...response, children: [...children, policy] };
 }
