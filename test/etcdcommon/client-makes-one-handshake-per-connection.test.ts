@@ -11,42 +11,20 @@
 // RSA 2048 key and tickets); a sync of a 9-member cluster holds ~30 such connections, two of A's syncs at a time.
 //
 // Must hold: the hook server's client makes one handshake per connection: a member's request for another is refused.
-import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { etcdAt } from '../fixtures/etcd-tenant-tls.js';
 import { Pki } from '../fixtures/pki.js';
 
 const pki = new Pki();
-const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
-/** A certificate of the test CA for `key` (made by `keyArgs`), with `san`. */
-function issued(file: string, keyArgs: string[], san?: string): { cert: Buffer; key: Buffer } {
-  openssl('genpkey', ...keyArgs, '-out', `${file}.key`);
-  openssl('req', '-new', '-key', `${file}.key`, '-subj', `/CN=${file}`, '-out', `${file}.csr`);
-  const ext = san ? ['-extfile', pki.path(`${file}.cnf`)] : [];
-  if (san) writeFileSync(pki.path(`${file}.cnf`), `subjectAltName=${san}\n`);
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    `${file}.csr`,
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-days',
-    '1',
-    '-out',
-    `${file}.crt`,
-    ...ext,
-  );
-  return { cert: pki.read(`${file}.crt`), key: pki.read(`${file}.key`) };
-}
 // The operator key A gives the server: RSA 4096, the largest the server takes (etcd-client-key-bound); A's members
 // sign with P-256, which costs them little.
-const client = issued('client', ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:4096']);
-issued('srv', ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'], 'DNS:*.a.ns-a.svc,IP:127.0.0.1');
+const client = pki.issue('client', 'client', { key: ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:4096'] });
+pki.issue('srv', 'srv', {
+  key: ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+  san: 'DNS:*.a.ns-a.svc,IP:127.0.0.1',
+});
 
 /**
  * A's members (one TLS 1.2 server in a child process, without tickets: every handshake in full): it never answers a
