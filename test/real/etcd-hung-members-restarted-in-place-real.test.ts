@@ -14,20 +14,9 @@ import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { call } from '../../lib/http.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { allReady, condition, membership, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
-const settled = (size: number) => (res: CompositeSyncResponse) => {
-  const s = status(res);
-  return s.members.ready.length === size && s.members.unready.length === 0 && s.size === size;
-};
-const membership = (res: CompositeSyncResponse) =>
-  status(res)
-    .memberList.map((m: any) => `${m.name}=${m.id}`)
-    .sort();
 
 /**
  * Where the probe asks: an httpGet's own port (the pod's address: its 0.0.0.0 listeners bind it) and path; an exec of
@@ -95,7 +84,7 @@ t.test('2 of 3 etcd processes hung at once, no storage: restarted in place, ever
     for (const m of k.members.values()) m.proc?.kill('SIGCONT');
     await k.shutdown();
   });
-  await k.converge('size 3', settled(3));
+  await k.converge('size 3', allReady(3));
   for (let i = 0; i < 50; i++) await k.put(`key-${i}`, `value-${i}`);
   const before = await k.step();
   const members = membership(before);
@@ -110,7 +99,7 @@ t.test('2 of 3 etcd processes hung at once, no storage: restarted in place, ever
   while (Date.now() - start < 90_000) {
     const res = await k.step();
     reasons.add(`${condition(res, 'Available')?.reason}`);
-    if (settled(3)(res)) {
+    if (allReady(3)(res)) {
       back = res;
       break;
     }
@@ -139,7 +128,7 @@ for (const version of ['3.6.9', '3.5.21']) {
       stopProbes();
       await k.shutdown();
     });
-    await k.converge('size 3', settled(3));
+    await k.converge('size 3', allReady(3));
     const [serving, ...others] = k.livePods();
     for (const p of others) await k.stop(p!); // down, and held down: not restarted by the kubelet
     const during = await k.step();
@@ -151,7 +140,7 @@ for (const version of ['3.6.9', '3.5.21']) {
     t.ok(await answers(probeUrl(k, serving!, probe), 2000), `${serving} answers its probe while quorum is lost`);
     t.same(killed, [], 'no container restarted by its probe');
     for (const p of others) k.restart(p!);
-    const back = await k.converge('quorum back', settled(3));
+    const back = await k.converge('quorum back', allReady(3));
     t.ok(back, 'the cluster back as it was');
   });
 }

@@ -11,13 +11,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { condition, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
 
 const PVC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return (

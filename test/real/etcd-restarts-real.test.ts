@@ -7,12 +7,10 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { condition, membership, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
 
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number, version?: string) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return (
@@ -33,10 +31,6 @@ function cluster(t: Tap, name: string, spec: Record<string, unknown>): EtcdKubel
 }
 
 /** The membership as the hook reports it: each member's name and ID. */
-const membership = (res: CompositeSyncResponse) =>
-  status(res)
-    .memberList.map((m: any) => `${m.name}=${m.id}`)
-    .sort();
 
 /** Drives the hook until `done`, checking at every sync that no membership change was decided or made. */
 async function convergeWithout(

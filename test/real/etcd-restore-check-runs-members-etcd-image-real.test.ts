@@ -12,6 +12,7 @@ import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
+import { status } from '../fixtures/etcd-status.js';
 
 etcdBin();
 /** A real S3 (moto) without the restores' bucket: a check that gets past the image steps fails there (NoSuchBucket). */
@@ -20,7 +21,6 @@ t.before(async () => {
   moto = await startMoto();
 });
 t.teardown(() => moto?.stop());
-const status = (res: CompositeSyncResponse) => res.status as any;
 const settled = (res: CompositeSyncResponse) =>
   status(res).members.ready.length === 3 && status(res).members.unready.length === 0;
 

@@ -4,7 +4,8 @@
 // key readable); one with everything right restores the snapshot. The check pod runs as the test kubelet runs pods:
 // this project's CLI, with the pod's Secret volumes and environment.
 import t from 'tap';
-import { RestoresOnMoto, settled, status } from '../fixtures/etcd-restore-moto.js';
+import { RestoresOnMoto } from '../fixtures/etcd-restore-moto.js';
+import { allReady, status } from '../fixtures/etcd-status.js';
 
 const on = new RestoresOnMoto('chk');
 const { restore } = on;
@@ -77,7 +78,7 @@ t.test(
       (res) => {
         const phase = status(res).restore?.phase;
         if (phase && phases.at(-1) !== phase) phases.push(phase);
-        return phase === 'Restored' && settled(3)(res);
+        return phase === 'Restored' && allReady(3)(res);
       },
       120_000,
     );
@@ -92,7 +93,7 @@ t.test(
     on.moto.pause();
     try {
       await Promise.all(k.livePods().map((p) => k.recreateSandbox(p)));
-      await k.converge('back after the sandboxes were recreated', settled(3), 60_000);
+      await k.converge('back after the sandboxes were recreated', allReady(3), 60_000);
     } finally {
       on.moto.resume();
     }

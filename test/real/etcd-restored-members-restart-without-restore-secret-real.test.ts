@@ -5,7 +5,8 @@
 // kubelet has to mount that volume before the steps that would find the data kept can run. The test kubelet runs the
 // pods as test/real/etcd-restore-real.test.ts does (a Secret volume that does not exist keeps the pod waiting).
 import t from 'tap';
-import { RestoresOnMoto, settled, status } from '../fixtures/etcd-restore-moto.js';
+import { RestoresOnMoto } from '../fixtures/etcd-restore-moto.js';
+import { allReady, status } from '../fixtures/etcd-status.js';
 
 const on = new RestoresOnMoto('kept');
 const { restore } = on;
@@ -22,7 +23,7 @@ t.test(
       awsSecret: 'aws',
     });
     k.related = [good];
-    await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
+    await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && allReady(3)(res), 120_000);
     t.equal((good['status'] as any).succeeded, true, 'restored');
     await k.put('after-restore', 'written since');
     const restored = status(await k.step())
@@ -34,7 +35,7 @@ t.test(
     await Promise.all(k.livePods().map((p) => k.recreateSandbox(p)));
     let back = true;
     try {
-      await k.converge('back after the sandboxes were recreated', settled(3), 60_000);
+      await k.converge('back after the sandboxes were recreated', allReady(3), 60_000);
     } catch (err) {
       back = false;
       t.comment((err as Error).message.slice(0, 600));

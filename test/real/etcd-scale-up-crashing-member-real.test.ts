@@ -3,28 +3,16 @@
 // (Scaling=False/ScaleUpFailed naming how the last one exited), the cluster kept at its three members with every key,
 // and no membership change at the syncs that follow. Changing the spec (the bad value removed) adds the member.
 import t from 'tap';
-import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { MAX_FAILED_ADDITIONS } from '../../hooks/etcdcluster/additions.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { allReady, condition, membership, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
-const membership = (res: CompositeSyncResponse) =>
-  status(res)
-    .memberList.map((m: any) => `${m.name}=${m.id}`)
-    .sort();
-const settled = (size: number) => (res: CompositeSyncResponse) => {
-  const s = status(res);
-  return s.members.ready.length === size && s.members.unready.length === 0 && s.size === size;
-};
 
 t.test('a scale-up whose new member exits at every start stops after a few attempts, the cluster whole', async (t) => {
   const k = new EtcdKubelet('grows', { size: 3, version: '3.6.9' });
   t.teardown(() => k.shutdown());
-  await k.converge('size 3', (res) => settled(3)(res) && condition(res, 'Scaling')?.reason === 'AtSize');
+  await k.converge('size 3', (res) => allReady(3)(res) && condition(res, 'Scaling')?.reason === 'AtSize');
   for (let i = 0; i < 50; i++) await k.put(`key-${i}`, `value-${i}`);
   const before = membership(await k.step());
   const first = status(await k.step()).lastMemberIndex;
@@ -61,6 +49,6 @@ t.test('a scale-up whose new member exits at every start stops after a few attem
 
   // The spec fixed: the member is added and starts.
   k.setSpec({ ...k.spec, pod: {} });
-  await k.converge('size 4', (res) => settled(4)(res) && condition(res, 'Scaling')?.reason === 'AtSize', 120_000);
+  await k.converge('size 4', (res) => allReady(4)(res) && condition(res, 'Scaling')?.reason === 'AtSize', 120_000);
   t.equal(status(await k.step()).additionsFailed, undefined, 'the record is gone');
 });

@@ -5,17 +5,14 @@
 import t from 'tap';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { allReady, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const settled = (size: number) => (res: CompositeSyncResponse) =>
-  status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
 t.test("a running cluster's next member names resolving to another tenant's etcd change nothing there", async (t) => {
   const b = new EtcdKubelet('w', { size: 3, version: '3.6.9' }, 'tb', { uid: 'uid-tb-w' });
   t.teardown(() => b.shutdown());
-  await b.converge('B: size 3', settled(3));
+  await b.converge('B: size 3', allReady(3));
   for (let i = 0; i < 10; i++) await b.put(`b-key-${i}`, `b-value-${i}`);
   await new Promise((r) => setTimeout(r, 6000));
   const bStatus = status(await b.step());
@@ -40,7 +37,7 @@ t.test("a running cluster's next member names resolving to another tenant's etcd
     const ip = b.members.get(`w-${i % 3}`)!.ip;
     for (const host of [`w-${i}.w.ta.svc`, `w-${i}.w.ta.svc.cluster.local`]) a.alias(host, ip);
   }
-  await a.converge('A: size 3', settled(3));
+  await a.converge('A: size 3', allReady(3));
   const aIds: string[] = status(await a.step()).memberList.map((m: any) => m.id);
   t.comment(`A ${aIds.join(', ')}; B ${bIds.join(', ')} cluster ${bStatus.clusterID}`);
 

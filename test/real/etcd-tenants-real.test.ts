@@ -6,17 +6,14 @@
 import t from 'tap';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { allReady, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const settled = (size: number) => (res: CompositeSyncResponse) =>
-  status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
 t.test("tenant A's EtcdCluster cannot remove, add or read tenant B's members (two real etcd clusters)", async (t) => {
   const b = new EtcdKubelet('x', { size: 3, version: '3.6.9' }, 'b', { uid: 'uid-b-x' });
   t.teardown(() => b.shutdown());
-  await b.converge('B: size 3', settled(3));
+  await b.converge('B: size 3', allReady(3));
   for (let i = 0; i < 20; i++) await b.put(`b-key-${i}`, `b-value-${i}`);
   // etcd refuses membership changes until every member has been connected for 5 s (its strict reconfig check):
   // past that, a change that reached B would be made.

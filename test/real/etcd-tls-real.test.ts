@@ -20,6 +20,7 @@ import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
 import { Pki } from '../fixtures/pki.js';
 import { root } from '../fixtures/requests.js';
+import { condition, status } from '../fixtures/etcd-status.js';
 
 etcdBin(); // build or find the binaries before the clock starts
 
@@ -48,9 +49,6 @@ const operatorData = (files = operator, caFile = ca) => ({
 });
 const operatorFiles: TlsFiles = { ca: ca.toString(), cert: operator.cert.toString(), key: operator.key.toString() };
 
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number, version?: string) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return (

@@ -9,12 +9,10 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { condition, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
 
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number, version: string) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return s.members.ready.length === size && s.members.unready.length === 0 && s.currentVersion === version;

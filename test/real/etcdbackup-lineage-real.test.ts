@@ -11,12 +11,12 @@ import { etcdrestore } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
 import { runPure } from '../../lib/operator.js';
-import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 import { backupPod, etcdCluster, etcdRestore } from '../fixtures/backup.js';
 import type { BackupRig, Credentials } from '../fixtures/backup-kubelet.js';
 import { BackupsOnMoto } from '../fixtures/backup-lineage.js';
 import type { Moto } from '../fixtures/moto.js';
+import { status } from '../fixtures/etcd-status.js';
 
 const on = new BackupsOnMoto(['backups', 'shared']);
 const { cluster, objects, periodic, fire } = on;
@@ -28,8 +28,6 @@ t.before(() => {
   ({ moto, admin, rig } = on);
   iam = new IAMClient({ endpoint: moto.endpoint, region: moto.region, credentials: moto.admin });
 });
-
-const status = (res: CompositeSyncResponse) => res.status as any;
 
 const uidOf = async (bucket: string, key: string) =>
   (await admin.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).Metadata?.['metaops-backup-uid'];

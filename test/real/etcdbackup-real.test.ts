@@ -5,12 +5,13 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client }
 import t from 'tap';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { tenancyFromEnv } from '../../hooks/etcdcommon/tenancy.js';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import type { KubeObject } from '../../lib/metacontroller.js';
 import { backupPod, etcdRestore } from '../fixtures/backup.js';
 import { BackupRig } from '../fixtures/backup-kubelet.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
 import { driveRestores as driveRestoresWith } from '../fixtures/etcd-restore-moto.js';
 import { startMoto, type Moto } from '../fixtures/moto.js';
+import { allReady, status } from '../fixtures/etcd-status.js';
 
 etcdBin();
 let moto: Moto;
@@ -21,10 +22,6 @@ t.before(async () => {
   await admin.send(new CreateBucketCommand({ Bucket: 'etcd-backups' }));
 });
 t.teardown(() => moto?.stop());
-
-const status = (res: CompositeSyncResponse) => res.status as any;
-const settled = (size: number) => (res: CompositeSyncResponse) =>
-  status(res).members.ready.length === size && status(res).members.unready.length === 0 && status(res).size === size;
 
 let rig: BackupRig;
 t.before(() => {
@@ -56,7 +53,7 @@ const finishedPod = (result: unknown, at: string, name = 'nightly'): KubeObject 
 t.test('one backup: a Job; the snapshot lands in S3 with the revision reported', async (t) => {
   const k = new EtcdKubelet('src', { size: 1, version: '3.6.9' });
   t.teardown(() => k.shutdown());
-  await k.converge('size 1', settled(1));
+  await k.converge('size 1', allReady(1));
   for (let i = 0; i < 20; i++) await k.put(`key-${i}`, `value-${i}`);
   const spec = {
     clusterName: 'src',
@@ -92,7 +89,7 @@ t.test('one backup: a Job; the snapshot lands in S3 with the revision reported',
 t.test('periodic backups with maxBackups 2 leave exactly the two newest', async (t) => {
   const k = new EtcdKubelet('per', { size: 1, version: '3.6.9' });
   t.teardown(() => k.shutdown());
-  await k.converge('size 1', settled(1));
+  await k.converge('size 1', allReady(1));
   const spec = {
     clusterName: 'per',
     backupPolicy: { backupIntervalInSecond: 600, maxBackups: 2 },
@@ -123,7 +120,7 @@ t.test('periodic backups with maxBackups 2 leave exactly the two newest', async 
 t.test('bad credentials or a missing bucket: a clear failed status, never a crash', async (t) => {
   const k = new EtcdKubelet('bad', { size: 1, version: '3.6.9' });
   t.teardown(() => k.shutdown());
-  await k.converge('size 1', settled(1));
+  await k.converge('size 1', allReady(1));
   const spec = (path: string, timeoutInSecond = 60) => ({
     clusterName: 'bad',
     backupPolicy: { timeoutInSecond },
@@ -158,7 +155,7 @@ t.test(
   async (t) => {
     const k = new EtcdKubelet('rest', { size: 3, version: '3.6.9' });
     t.teardown(() => k.shutdown());
-    await k.converge('size 3', settled(3));
+    await k.converge('size 3', allReady(3));
     const keys = Array.from({ length: 30 }, (_, i) => `restore-key-${i}`);
     for (const key of keys) await k.put(key, `v-${key}`);
     // The members of the moment (under load a bootstrap may have started over with new ordinals).
@@ -199,7 +196,7 @@ t.test(
       (res) => {
         const phase = status(res).restore?.phase;
         if (phase && phases[phases.length - 1] !== phase) phases.push(phase);
-        return phase === 'Restored' && settled(3)(res);
+        return phase === 'Restored' && allReady(3)(res);
       },
       120_000,
     );
@@ -238,7 +235,7 @@ t.test(
     const k = new EtcdKubelet('badrest', { size: 3, version: '3.6.9' });
     t.teardown(() => k.shutdown());
     driveRestores(k);
-    await k.converge('size 3', settled(3));
+    await k.converge('size 3', allReady(3));
     await k.put('kept', 'in the snapshot');
     const spec = {
       clusterName: 'badrest',
@@ -270,7 +267,7 @@ t.test(
     restoresFromMoto(k);
     const fixed = restoreOf('fixed-creds', 'badrest', 'etcd-backups/default/badrest/snap.db', '2026-01-02T00:00:00Z');
     k.related = [bad, fixed];
-    await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(3)(res), 120_000);
+    await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && allReady(3)(res), 120_000);
     t.equal((fixed['status'] as any).succeeded, true);
     t.equal(await k.get('kept'), 'in the snapshot');
   },
@@ -278,7 +275,7 @@ t.test(
 
 t.test('a cluster deleted and recreated under the same name is left alone by the old EtcdRestore', async (t) => {
   const old = new EtcdKubelet('again', { size: 1, version: '3.6.9' });
-  await old.converge('size 1', settled(1));
+  await old.converge('size 1', allReady(1));
   await old.put('first life', 'x');
   const spec = {
     clusterName: 'again',
@@ -292,7 +289,7 @@ t.test('a cluster deleted and recreated under the same name is left alone by the
   const restore = restoreOf('again-restore', 'again', 'etcd-backups/default/again/snap.db', '2026-01-01T00:00:00Z');
   old.related = [restore];
   driveRestores(old);
-  await old.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(1)(res), 120_000);
+  await old.converge('restored', (res) => status(res).restore?.phase === 'Restored' && allReady(1)(res), 120_000);
   t.equal((restore['status'] as any).succeeded, true);
   await old.shutdown(); // the EtcdCluster is deleted
 
@@ -302,7 +299,7 @@ t.test('a cluster deleted and recreated under the same name is left alone by the
   restoresFromMoto(k);
   k.related = [restore];
   driveRestores(k);
-  await k.converge('the new cluster', settled(3));
+  await k.converge('the new cluster', allReady(3));
   await k.put('second life', 'kept');
   const pods = k.livePods();
   for (let i = 0; i < 4; i++) {
@@ -319,7 +316,7 @@ t.test("a restore with an awsSecret fetches with that Secret's credentials, unde
   const k = new EtcdKubelet('secrest', { size: 1, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   driveRestores(k);
-  await k.converge('size 1', settled(1));
+  await k.converge('size 1', allReady(1));
   await k.put('kept', 'in the snapshot');
   const path = 'etcd-backups/default/secrest/snap.db';
   const spec = { clusterName: 'secrest', s3: { path, endpoint: moto.endpoint, awsSecret: 'aws' } };
@@ -345,7 +342,7 @@ t.test("a restore with an awsSecret fetches with that Secret's credentials, unde
       '2026-01-01T00:00:00Z',
     ),
   ];
-  await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && settled(1)(res), 120_000);
+  await k.converge('restored', (res) => status(res).restore?.phase === 'Restored' && allReady(1)(res), 120_000);
   t.equal(await k.get('kept'), 'in the snapshot');
   t.equal((k.related[0]!['status'] as any).succeeded, true);
 });

@@ -3,12 +3,10 @@
 import t from 'tap';
 import type { CompositeSyncResponse } from '../../lib/metacontroller.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { condition, status } from '../fixtures/etcd-status.js';
 
 etcdBin(); // build or find the binaries before the clock starts
 
-const status = (res: CompositeSyncResponse) => res.status as any;
-const condition = (res: CompositeSyncResponse, type: string) =>
-  status(res).conditions.find((c: any) => c.type === type);
 const settled = (size: number, version?: string) => (res: CompositeSyncResponse) => {
   const s = status(res);
   return (
