@@ -1,15 +1,9 @@
-// The one route list: which hooks a definition has, where each is served, what its request is about and whether it
-// may act. The server's routes (lib/hook-routes.ts), GET /hooks, and every webhook of the generated controllers
-// (lib/manifests.ts, and through it `npm run manifests` and the Helm chart) read it; nothing else says which hooks
-// exist.
+// The one route list: which hooks a definition has, where each is served and whether it may act. The server's routes
+// (lib/hook-routes.ts, which also says what each request is about: its body's parent or object), GET /hooks, and
+// every webhook of the generated controllers (lib/manifests.ts, and through it `npm run manifests` and the Helm chart)
+// read it; nothing else says which hooks exist.
 import type { HookDefinition } from './hook.js';
 import type { HookName } from './metacontroller.js';
-
-/**
- * What a request is about: a CompositeController's `parent`, a DecoratorController's `object` (only the member its
- * schema checks: the envelope is open, so it may carry the other of any shape), or either for customize.
- */
-export type Subject = 'parent' | 'object' | 'either';
 
 /** One hook of one definition, as served and as Metacontroller is told to call it. */
 export interface HookRoute {
@@ -21,8 +15,6 @@ export interface HookRoute {
   hook: HookName;
   method: 'POST';
   path: string;
-  /** What the request is about. */
-  subject: Subject;
   /** The hook acts outside Metacontroller's apply: it serves only an authenticated caller. Customize never does. */
   effects: boolean;
 }
@@ -35,21 +27,19 @@ export function hookPath(name: string, hook: HookName): string {
 /** The routes a definition has, in this order: sync, and finalize and customize when it defines them. */
 export function routesOf(def: HookDefinition): HookRoute[] {
   const effects = def.effects === true;
-  const subject: Subject = def.type === 'composite' ? 'parent' : 'object';
   const kind = def.type === 'composite' ? def.resource.kind : def.name;
-  const route = (hook: HookName, about: Subject, acts: boolean): HookRoute => ({
+  const route = (hook: HookName, acts: boolean): HookRoute => ({
     name: def.name,
     kind,
     type: def.type,
     hook,
     method: 'POST',
     path: hookPath(def.name, hook),
-    subject: about,
     effects: acts,
   });
-  const routes = [route('sync', subject, effects)];
-  if (def.finalize) routes.push(route('finalize', subject, effects));
+  const routes = [route('sync', effects)];
+  if (def.finalize) routes.push(route('finalize', effects));
   // Customize answers only name related objects: pure, whatever the definition does in sync.
-  if (def.customize) routes.push(route('customize', 'either', false));
+  if (def.customize) routes.push(route('customize', false));
   return routes;
 }

@@ -87,11 +87,20 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   // The HTTP layer: the app and its plugins (the guard, instrumentation, the hook routes, the route list), and the
   // answer (the deadline and the ETag, whose target was 85 within lib/app.ts already).
   ...Object.fromEntries(
-    ['lib/app.ts', 'lib/guard.ts', 'lib/instrument.ts', 'lib/hook-routes.ts', 'lib/routes.ts'].map((file) => [
+    ['lib/app.ts', 'lib/guard.ts', 'lib/instrument.ts', 'lib/routes.ts'].map((file) => [
       file,
       { tests: HTTP_TESTS, target: 70 },
     ]),
   ),
+  // The hook routes also take a turn of the body budget before a body is read, and tell an oversized request's object.
+  'lib/hook-routes.ts': {
+    tests: [
+      ...HTTP_TESTS,
+      'test/lib/body-budget.test.ts',
+      'test/lib/request-over-body-limit-told-on-the-object-it-is-about.test.ts',
+    ],
+    target: 70,
+  },
   'lib/answer.ts': { tests: HTTP_TESTS, target: 85 },
   'lib/config.ts': { tests: ['test/lib/config.test.ts', 'test/lib/security.test.ts'], target: 70 },
   'lib/json.ts': {
