@@ -229,6 +229,8 @@ function readBody(
   if (large && Number.isFinite(declared) && declared > large.above) askTurn();
 }
 
+const SLICED = Symbol('sliceReads');
+
 /**
  * Hands the HTTP parser each of the socket's reads (its 'data' events, up to 64 KiB) in slices of at most `most`
  * bytes, one 'data' event each, and none once the call has settled or the socket is destroyed: what the parser reads
@@ -237,13 +239,19 @@ function readBody(
  * is a stream parser: slices parse as the whole read does.
  */
 export function sliceReads(socket: Duplex, most: number, settled: () => boolean): void {
+  // One wrapper a socket: a socket a keep-alive agent gives again to the next call takes that call's bound and state.
+  const sliced = socket as Duplex & { [SLICED]?: { most: number; settled: () => boolean } };
+  const had = sliced[SLICED];
+  sliced[SLICED] = { most, settled };
+  if (had) return;
   const emit = socket.emit;
   socket.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
     const data = args[0];
-    if (event !== 'data' || !Buffer.isBuffer(data) || data.length <= most) return emit.call(this, event, ...args);
+    const now = sliced[SLICED]!;
+    if (event !== 'data' || !Buffer.isBuffer(data) || data.length <= now.most) return emit.call(this, event, ...args);
     let handled = false;
-    for (let at = 0; at < data.length && !settled() && !this.destroyed; at += most)
-      handled = emit.call(this, event, data.subarray(at, at + most)) || handled;
+    for (let at = 0; at < data.length && !now.settled() && !this.destroyed; at += now.most)
+      handled = emit.call(this, event, data.subarray(at, at + now.most)) || handled;
     return handled;
   } as typeof socket.emit;
 }

@@ -94,3 +94,26 @@ t.test('an answer read in slices is the answer sent', async (t) => {
   t.equal(answer.body, body);
   t.ok(body.length > 4 * SLICE, 'the answer spans several slices');
 });
+
+t.test("a socket a keep-alive agent gives again is sliced with the next call's bound", async (t) => {
+  let connections = 0;
+  let requests = 0;
+  const srv = createServer((s: Socket) => {
+    connections++;
+    s.on('error', () => {});
+    s.on('data', () => {
+      // The first request is answered and the connection kept; the second with endless informational answers.
+      if (++requests === 1) s.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
+      else s.write('HTTP/1.1 102 P\r\n\r\n'.repeat(4096));
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.teardown(() => srv.close());
+  const url = new URL(`http://127.0.0.1:${(srv.address() as { port: number }).port}/`);
+  t.equal((await call(url, options)).body, '{}');
+  const parsed = counting(t, ClientRequest.prototype, 'emit', 'information');
+  const err = await call(url, { ...options, maxInformational: 0 }).catch((e) => e);
+  t.type(err, InvalidAnswerError);
+  t.equal(connections, 1, "the second call went over the first one's connection");
+  t.ok(parsed.n <= 1 + SLICE / 18 + 1, `${parsed.n} informational answers parsed`);
+});
