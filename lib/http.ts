@@ -3,6 +3,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { inspectedTlsConnection } from './tls-inspect.js';
 
@@ -43,8 +44,17 @@ export interface CallOptions {
    * caller needs to wait through.
    */
   maxInformational?: number;
-  /** The most pieces (Node's 'data' events) an answer's body is read in; one more fails the call (InvalidAnswerError). */
+  /**
+   * The most pieces an answer's body is read in (what Node's HTTP parser hands it: one per chunk of a socket read);
+   * one more fails the call (InvalidAnswerError) as the parser hands it, not once the answer is read.
+   */
   maxPieces?: number;
+  /**
+   * The most bytes of one socket read handed to Node's HTTP parser at once (sliceReads): a read is up to 64 KiB, and
+   * the parser goes through all of it, a callback per informational answer or body chunk, before a bound that trips
+   * within it can stop it; in slices, it stops at the end of the slice in which the call failed. Unsliced by default.
+   */
+  maxParsedBytes?: number;
   /** Abandons the call when it aborts (the hook route's deadline), with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -142,6 +152,10 @@ export function call(url: URL, o: CallOptions): Promise<{ status: number; body: 
         fail(new InvalidAnswerError(`more than ${maxInformational} informational (1xx) answers`));
     });
     if (https && o.tlsSessions) watchTls(req, o.tlsSessions);
+    if (o.maxParsedBytes !== undefined) {
+      const most = o.maxParsedBytes;
+      req.once('socket', (socket) => sliceReads(socket, most, () => settled));
+    }
     req.on('error', fail);
     req.end(o.body);
   });
@@ -166,6 +180,7 @@ function readBody(
     return;
   }
   let size = 0;
+  let pushed = 0;
   let pieces = 0;
   const maxPieces = o.maxPieces ?? Infinity;
   const finish = () => to.done(Buffer.concat(chunks).toString('utf8'));
@@ -183,24 +198,27 @@ function readBody(
       else res.resume();
     }, to.fail);
   };
+  // The bounds are held as the parser hands the answer its pieces, within its pass over a socket read: the 'data'
+  // events come later (the answer starts flowing on the next tick), once the parser has gone through the whole read.
+  const push = res.push;
+  res.push = function (this: IncomingMessage, chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (chunk === null || to.settled()) return push.call(this, chunk, encoding);
+    pushed += Buffer.isBuffer(chunk) ? chunk.length : 0;
+    if (++pieces > maxPieces) {
+      res.destroy();
+      to.fail(new InvalidAnswerError(`an answer in more than ${maxPieces} pieces`));
+      return false;
+    }
+    if (pushed > limit) {
+      res.destroy();
+      to.fail(new AnswerTooLargeError(limit));
+      return false;
+    }
+    return push.call(this, chunk, encoding);
+  };
   res.on('data', (c: Buffer) => {
     if (to.settled()) return;
     size += c.length;
-    if (++pieces > maxPieces) {
-      chunks.length = 0;
-      // Paused first: the parser goes on through the rest of the bytes read from the socket (up to 64 KiB) within
-      // this turn, and a paused answer buffers them, no callback of this reader each, instead of emitting them.
-      res.pause();
-      res.destroy();
-      to.fail(new InvalidAnswerError(`an answer in more than ${maxPieces} pieces`));
-      return;
-    }
-    if (size > limit) {
-      chunks.length = 0;
-      res.destroy();
-      to.fail(new AnswerTooLargeError(limit));
-      return;
-    }
     chunks.push(c);
     if (large && size > large.above) askTurn();
   });
@@ -209,6 +227,33 @@ function readBody(
     if (turn !== 'asked') finish();
   });
   if (large && Number.isFinite(declared) && declared > large.above) askTurn();
+}
+
+const SLICED = Symbol('sliceReads');
+
+/**
+ * Hands the HTTP parser each of the socket's reads (its 'data' events, up to 64 KiB) in slices of at most `most`
+ * bytes, one 'data' event each, and none once the call has settled or the socket is destroyed: what the parser reads
+ * past a bound that ended the call (an informational answer too many, a piece too many, a byte too many) is at most
+ * one slice, where it was the rest of the read (~3,600 informational answers, ~11,000 one-byte chunks). The parser
+ * is a stream parser: slices parse as the whole read does.
+ */
+export function sliceReads(socket: Duplex, most: number, settled: () => boolean): void {
+  // One wrapper a socket: a socket a keep-alive agent gives again to the next call takes that call's bound and state.
+  const sliced = socket as Duplex & { [SLICED]?: { most: number; settled: () => boolean } };
+  const had = sliced[SLICED];
+  sliced[SLICED] = { most, settled };
+  if (had) return;
+  const emit = socket.emit;
+  socket.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
+    const data = args[0];
+    const now = sliced[SLICED]!;
+    if (event !== 'data' || !Buffer.isBuffer(data) || data.length <= now.most) return emit.call(this, event, ...args);
+    let handled = false;
+    for (let at = 0; at < data.length && !now.settled() && !this.destroyed; at += now.most)
+      handled = emit.call(this, event, data.subarray(at, at + now.most)) || handled;
+    return handled;
+  } as typeof socket.emit;
 }
 
 /**

@@ -318,6 +318,14 @@ export const MAX_ANSWER_PIECES = 1024;
  */
 export const MAX_INFORMATIONAL_ANSWERS = 0;
 /**
+ * The most bytes of a socket read Node's HTTP parser is handed at once (lib/http.ts sliceReads). The parser goes
+ * through a whole read (up to 64 KiB), a callback per informational answer or body chunk, before a bound that trips
+ * within it can stop it: the rest of one read of a member's endless `102`s was ~3,600 answers parsed after the first
+ * refused it, of its one-byte chunks ~11,000 after the 1,024th; per call, on the server's one thread, beside every
+ * other tenant's syncs. In 1 KiB slices, at most ~57 and ~170; etcd's answers (a few KiB) are a few slices.
+ */
+export const MAX_PARSED_BYTES = 1024;
+/**
  * The most members a member list may hold: the largest cluster the CRD allows, an addition under way and room
  * for leftovers (MAX_DIALLED_PODS, hooks/etcdcluster/observe.ts), twice over. A longer list is no answer.
  */
@@ -790,6 +798,7 @@ export class HttpEtcdClient implements EtcdClient {
         maxBytes: MAX_ANSWER_BYTES,
         maxPieces: MAX_ANSWER_PIECES,
         maxInformational: MAX_INFORMATIONAL_ANSWERS,
+        maxParsedBytes: MAX_PARSED_BYTES,
         ...(this.signal ? { signal: this.signal } : {}),
         ...(scope ? { lookup: this.pinnedLookup(scope) } : {}),
       })

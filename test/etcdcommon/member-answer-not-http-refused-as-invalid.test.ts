@@ -3,7 +3,8 @@
 // informational answers of every call (MAX_INFORMATIONAL), and a body's pieces when asked.
 import { createServer, type Server, type Socket } from 'node:net';
 import t from 'tap';
-import { HttpEtcdClient, MAX_ANSWER_PIECES } from '../../hooks/etcdcommon/etcd.js';
+import { ClientRequest } from 'node:http';
+import { HttpEtcdClient, MAX_ANSWER_PIECES, MAX_PARSED_BYTES } from '../../hooks/etcdcommon/etcd.js';
 import { call, InvalidAnswerError, MAX_INFORMATIONAL } from '../../lib/http.js';
 
 const HEALTH = '{"health":"true"}';
@@ -53,6 +54,29 @@ t.test('an informational answer from a member ends the call as its invalid answe
     "the member list through it: the member's invalid answer",
   );
 });
+
+t.test(
+  "a member's informational answers are parsed no further than the slice in which the first was refused",
+  async (t) => {
+    const informational = 'HTTP/1.1 102 Processing\r\n\r\n';
+    const port = await server(t, (s) => s.write(informational.repeat(4096)));
+    let parsed = 0;
+    const emit = ClientRequest.prototype.emit;
+    ClientRequest.prototype.emit = function (this: ClientRequest, event: string | symbol, ...args: unknown[]) {
+      if (event === 'information') parsed++;
+      return emit.call(this, event, ...args);
+    } as typeof emit;
+    t.teardown(() => {
+      ClientRequest.prototype.emit = emit;
+    });
+    const health = await client(port).health('http://a-0.a.ns-a.svc:2379');
+    ClientRequest.prototype.emit = emit;
+    t.equal(health.healthy, false);
+    // A health read is three calls; each parses at most one slice of MAX_PARSED_BYTES (a socket read is up to 64 KiB).
+    const most = 3 * (Math.ceil(MAX_PARSED_BYTES / informational.length) + 1);
+    t.ok(parsed <= most, `${parsed} informational answers parsed in one health read, at most ${most}`);
+  },
+);
 
 t.test(
   "an answer in more pieces than the bound ends the call as the member's invalid answer; at the bound it is read",
