@@ -4,10 +4,19 @@
 // one, every pod of every namespace reads a member's metrics and health (2381, plain HTTP also under TLS: the
 // kubelet's probes ask it) and speaks to its peer port (2380), and the tenant's code in a member takes the node's
 // credentials from the cloud's instance metadata service. docs/etcdcluster.md "Network policy".
-import { childLabels, type KubeObject, type ParentObject, ruleProblem } from '../../lib/index.js';
+import {
+  childLabels,
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  holderJudge,
+  type KubeObject,
+  type ParentObject,
+  ruleProblem,
+  takenNames,
+} from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
-import { CLIENT_PORT, METRICS_PORT, PEER_PORT, selector } from './members.js';
+import { CLIENT_PORT, memberIndex, METRICS_PORT, PEER_PORT, selector } from './members.js';
 
 /** The server setting that turns the members' NetworkPolicy off (`false`): on by default. */
 export const NETWORK_POLICY_SETTING = 'METAOPS_ETCD_NETWORK_POLICY';
@@ -126,4 +135,40 @@ export function memberNetworkPolicy(
       ],
     },
   };
+}
+
+/**
+ * An answer that keeps the observed children and makes nothing (a refused spec, InvalidSpec; a cluster held for a
+ * name another owner holds, `<Kind>NameTaken`, or not checked, MemberNameNotChecked), with the members'
+ * NetworkPolicy while member pods of the cluster are kept in it: a running cluster of an earlier metaops, or of a
+ * server that had the policy off, would else keep members that run the tenant's image without it for as long as
+ * its spec stays refused or its names held. The policy makes no pod and only narrows what the members reach. It is
+ * the policy the sync answers (same settings, same `own`: sync.ts servicesSelectOwn), so the answers of a cluster
+ * that goes between refused, held and running agree. Not while its name is another owner's (a related object of
+ * that name that is not the cluster's, or a holder lib/ownership.ts judges wants it): that answer says
+ * NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile.
+ */
+export function withMemberPolicy(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  settings: Partial<EtcdClusterSettings>,
+  own: boolean,
+  now: Date,
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const cluster = parent.metadata.name ?? '';
+  const members = response.children.some(
+    (c: KubeObject | null) =>
+      c?.kind === 'Pod' && c.apiVersion === 'v1' && memberIndex(cluster, c.metadata?.name ?? '') !== undefined,
+  );
+  if (!members) return response;
+  const policy = memberNetworkPolicy(parent, settings, own);
+  if (!policy) return response;
+  const name = networkPolicyName(cluster);
+  const child = { apiVersion: policy.apiVersion, kind: policy.kind, name };
+  if (takenNames(request, [child], undefined, holderJudge(now)).length > 0) return response;
+  const others = response.children.filter(
+    (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
+  );
+  return { ...response, children: [...others, policy] };
 }

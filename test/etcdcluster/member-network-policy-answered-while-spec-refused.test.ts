@@ -26,7 +26,11 @@ for (const [what, pod] of Object.entries(refused)) {
     loop.children = loop.children.filter((c: any) => c.kind !== 'NetworkPolicy');
     loop.spec = { ...loop.spec, pod };
     const res: any = await loop.step();
-    t.match(res.status?.conditions?.find((c: any) => c.type === 'Ready'), { reason: 'InvalidSpec' }, 'refused');
+    t.match(
+      res.status?.conditions?.find((c: any) => c.type === 'Ready'),
+      { reason: 'InvalidSpec' },
+      'refused',
+    );
     t.equal(loop.children.filter((c: any) => c.kind === 'Pod').length, 3, 'the members are kept (they run)');
     t.ok(
       loop.children.some((c: any) => c.kind === 'NetworkPolicy' && c.metadata.name === 'e-members'),
