@@ -46,7 +46,7 @@ import {
   type EtcdSettings,
   type RestoreState,
 } from '../etcdcommon/index.js';
-import { memberNetworkPolicy, withMemberPolicy, type EtcdClusterSettings } from './network.js';
+import { memberNetworkPolicy, networkPolicyCreated, withMemberPolicy, type EtcdClusterSettings } from './network.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import { checkedRecordOf } from '../etcdcommon/pin.js';
 import {
@@ -1064,6 +1064,9 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
       now,
     ),
   );
+  // Whether the members' NetworkPolicy exists beside running members (network.ts): said while it does not.
+  const policy = networkPolicyCreated(request, d.settings ?? {}, now);
+  if (policy) conditions.push(policy);
   conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;
 }

@@ -104,7 +104,7 @@ t.test('a held running cluster gets the policy while its name is free, and stays
   const loop = await withoutPolicy();
   // Its headless Service `e` went (deleted by hand) and another owner made a Service of that name meanwhile.
   loop.children = loop.children.filter((c) => !(c.kind === 'Service' && c.metadata.name === 'e'));
-  const service: KubeObject = {
+  const service = {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: {
@@ -115,7 +115,7 @@ t.test('a held running cluster gets the policy while its name is free, and stays
         { apiVersion: 'apps/v1', kind: 'Deployment', name: 'other', uid: 'uid-other', controller: true },
       ],
     },
-  };
+  } as KubeObject;
   const seen: string[] = [];
   for (let i = 0; i < 3; i++) {
     loop.related = relatedWithOwn(loop, [service]);
