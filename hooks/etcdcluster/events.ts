@@ -33,6 +33,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'InvalidMemberList',
     'ClusterDomainNotAllowed',
     'PodNotCreated',
+    'NetworkPolicyNotCreated',
     'InvalidSpec',
     'TLSFailed',
     'EtcdUnreachable',

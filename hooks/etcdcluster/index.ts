@@ -28,15 +28,15 @@ import {
   tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
-import { claimClassProblem, storageClassRule } from '../../lib/index.js';
+import { claimClassProblem, invalidSpecResponse, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys, ownKey, shadowedVariables } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { DEFAULT_REPOSITORY, MAX_SIZE, resource } from './schema.js';
-import { finalize, parser, sync } from './sync.js';
+import { finalize, parser, servicesSelectOwn, sync } from './sync.js';
 import { etcdChildNames } from './names.js';
-import { networkSettings, networkSettingsProblems, type EtcdClusterSettings } from './network.js';
+import { networkSettings, networkSettingsProblems, withMemberPolicy, type EtcdClusterSettings } from './network.js';
 
 /**
  * The names an EtcdCluster's name makes: its Services (`<name>`, `<name>-client`, coreos's), its budget, its member
@@ -299,6 +299,15 @@ export const etcdcluster = defineComposite({
   // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
   events: ETCDCLUSTER_EVENTS,
   eventsOf: upgradeEvents,
+  // A refused spec keeps every observed child, and the members' NetworkPolicy while members run (network.ts).
+  invalidSpec: (request, message, now, hook) =>
+    withMemberPolicy(
+      request,
+      invalidSpecResponse(request, message, now),
+      hook.settings ?? {},
+      servicesSelectOwn(request),
+      now,
+    ),
   sync,
   finalize: ({ request }) => finalize(request),
   customize: (request) => {

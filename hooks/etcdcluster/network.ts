@@ -4,10 +4,23 @@
 // one, every pod of every namespace reads a member's metrics and health (2381, plain HTTP also under TLS: the
 // kubelet's probes ask it) and speaks to its peer port (2380), and the tenant's code in a member takes the node's
 // credentials from the cloud's instance metadata service. docs/etcdcluster.md "Network policy".
-import { childLabels, type KubeObject, type ParentObject, ruleProblem } from '../../lib/index.js';
+import {
+  childLabels,
+  type ConditionInput,
+  type CompositeSyncRequest,
+  type CompositeSyncResponse,
+  holderJudge,
+  type KubeObject,
+  observed,
+  observedNamed,
+  type ParentObject,
+  previousConditions,
+  ruleProblem,
+  takenNames,
+} from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
-import { CLIENT_PORT, METRICS_PORT, PEER_PORT, selector } from './members.js';
+import { CLIENT_PORT, memberIndex, METRICS_PORT, PEER_PORT, selector } from './members.js';
 
 /** The server setting that turns the members' NetworkPolicy off (`false`): on by default. */
 export const NETWORK_POLICY_SETTING = 'METAOPS_ETCD_NETWORK_POLICY';
@@ -125,5 +138,89 @@ export function memberNetworkPolicy(
         },
       ],
     },
+  };
+}
+
+/**
+ * An answer that keeps the observed children and makes nothing (a refused spec, InvalidSpec; a cluster held for a
+ * name another owner holds, `<Kind>NameTaken`, or not checked, MemberNameNotChecked), with the members'
+ * NetworkPolicy while member pods of the cluster are kept in it: a running cluster of an earlier metaops, or of a
+ * server that had the policy off, would else keep members that run the tenant's image without it for as long as
+ * its spec stays refused or its names held. The policy makes no pod and only narrows what the members reach. It is
+ * the policy the sync answers (same settings, same `own`: sync.ts servicesSelectOwn), so the answers of a cluster
+ * that goes between refused, held and running agree. Not while its name is another owner's (a related object of
+ * that name that is not the cluster's, or a holder lib/ownership.ts judges wants it): that answer says
+ * NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile.
+ */
+export function withMemberPolicy(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  settings: Partial<EtcdClusterSettings>,
+  own: boolean,
+  now: Date,
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const cluster = parent.metadata.name ?? '';
+  const members = response.children.some(
+    (c: KubeObject | null) =>
+      c?.kind === 'Pod' && c.apiVersion === 'v1' && memberIndex(cluster, c.metadata?.name ?? '') !== undefined,
+  );
+  if (!members) return response;
+  const policy = memberNetworkPolicy(parent, settings, own);
+  if (!policy) return response;
+  const name = networkPolicyName(cluster);
+  const child = { apiVersion: policy.apiVersion, kind: policy.kind, name };
+  if (takenNames(request, [child], undefined, holderJudge(now)).length > 0) return response;
+  const others = response.children.filter(
+    (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
+  );
+  return { ...response, children: [...others, policy] };
+}
+
+/** How long the members' NetworkPolicy may stay unobserved beside running members before the status says it failed. */
+export const POLICY_ABSENT_SECONDS = 60;
+
+/**
+ * The NetworkPolicyCreated condition, while member pods of the cluster run and the policy the sync answers is not
+ * observed (else none: nothing to say, and a cluster that has it carries no condition about it). Metacontroller
+ * creates each child on its own and tells the hook nothing when a create fails (a Metacontroller installed without
+ * rights on networkpolicies, an admission policy, a quota: its SyncError Event says why); the members are kept and
+ * new ones are made as before (taking running members away, or holding a lost member's replacement, would cost the
+ * cluster's quorum over a policy), so the status must say that they run without it: `CreatingNetworkPolicy` at first
+ * (the sync after an earlier metaops's, or a policy deleted), `NetworkPolicyNotCreated` (a Warning Event, events.ts)
+ * once it is still absent POLICY_ABSENT_SECONDS after it was first missed (this condition's lastTransitionTime).
+ */
+export function networkPolicyCreated(
+  request: CompositeSyncRequest,
+  settings: Partial<EtcdClusterSettings>,
+  now: Date,
+): ConditionInput | undefined {
+  const parent = request.parent;
+  const cluster = parent.metadata.name ?? '';
+  if (settings.memberNetworkPolicy === false) return undefined;
+  const members = observed(request.children, 'Pod', 'v1').filter(
+    (p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined,
+  );
+  const name = networkPolicyName(cluster);
+  if (members.length === 0 || observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', name))
+    return undefined;
+  const prev = previousConditions(parent.status).find((c) => c.type === 'NetworkPolicyCreated');
+  const since = prev?.status === 'False' && prev.lastTransitionTime ? Date.parse(prev.lastTransitionTime) : NaN;
+  const running = `${members.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
+  if (Number.isFinite(since) && now.getTime() - since >= POLICY_ABSENT_SECONDS * 1000)
+    return {
+      type: 'NetworkPolicyCreated',
+      status: false,
+      reason: 'NetworkPolicyNotCreated',
+      message:
+        `NetworkPolicy ${name} has not been created ${POLICY_ABSENT_SECONDS} s after it was asked for and ${running}: ` +
+        `Metacontroller could not create it (see the SyncError event on this EtcdCluster: kubectl describe; it needs ` +
+        `create on networkpolicies of networking.k8s.io, and no admission policy or quota refusing it)`,
+    };
+  return {
+    type: 'NetworkPolicyCreated',
+    status: false,
+    reason: 'CreatingNetworkPolicy',
+    message: `waiting for NetworkPolicy ${name} to be created; until then ${running}`,
   };
 }

@@ -46,7 +46,7 @@ import {
   type EtcdSettings,
   type RestoreState,
 } from '../etcdcommon/index.js';
-import { memberNetworkPolicy, type EtcdClusterSettings } from './network.js';
+import { memberNetworkPolicy, networkPolicyCreated, withMemberPolicy, type EtcdClusterSettings } from './network.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import { checkedRecordOf } from '../etcdcommon/pin.js';
 import {
@@ -554,7 +554,8 @@ async function dialled(
   // wants the same names, a cluster that never served yields (lib/ownership.ts): it releases the pods and Services
   // that parent wants.
   const held = heldForNames(request, respond(request, spec, { ...decision, classUnseen, settings }, now), now, obs);
-  if (held) return held;
+  // Held, its running members keep (or get) their NetworkPolicy where its name is free (network.ts).
+  if (held) return withMemberPolicy(request, held, settings ?? {}, servicesSelectOwn(request), now);
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods
@@ -1063,6 +1064,9 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
       now,
     ),
   );
+  // Whether the members' NetworkPolicy exists beside running members (network.ts): said while it does not.
+  const policy = networkPolicyCreated(request, d.settings ?? {}, now);
+  if (policy) conditions.push(policy);
   conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;
 }

@@ -206,9 +206,10 @@ t.test('an invalid version is refused and the cluster left alone', async (t) => 
     { controller: {}, parent: p, children: objectMap([pod(0)]) },
     { etcd: new FailingClient(), now: FIXED_NOW },
   );
+  // Its running member kept as it is, and the members' NetworkPolicy (network.ts withMemberPolicy).
   t.same(
     res.children.map((c) => c.metadata.name),
-    ['e-0'],
+    ['e-0', 'e-members'],
   );
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /spec\.version is "latest"/ });
 });

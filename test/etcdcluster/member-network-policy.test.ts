@@ -167,11 +167,22 @@ t.test('a running cluster of an earlier metaops gets the policy, nothing else ch
     before,
     'every other child answered as it was: no member restarted',
   );
+  // The sync that answers it says the members run without it yet (network.ts networkPolicyCreated), and no more.
+  t.match(
+    (loop.s().conditions as any[]).find((c) => c.type === 'NetworkPolicyCreated'),
+    { reason: 'CreatingNetworkPolicy' },
+  );
   const answered = structuredClone(loop.children);
-  const status = structuredClone(loop.s());
   await loop.step();
   t.same(loop.children, answered, 'fed back: the same children');
-  t.same(loop.s(), status, 'and the same status');
+  t.notOk(
+    (loop.s().conditions as any[]).some((c) => c.type === 'NetworkPolicyCreated'),
+    'the policy observed: nothing said',
+  );
+  const status = structuredClone(loop.s());
+  await loop.step();
+  t.same(loop.children, answered, 'and again');
+  t.same(loop.s(), status, 'with the same status');
 });
 
 t.test("a NetworkPolicy of the cluster's name another owner holds is not taken: NetworkPolicyNameTaken", async (t) => {
