@@ -8,13 +8,25 @@ export const ConditionStatus = Type.Union([Type.Literal('True'), Type.Literal('F
 
 // Only type and status are required: Metacontroller itself adds an `Updated` condition during rolling
 // updates, without a timestamp, and the CRD must accept it.
-export const Condition = Type.Object({
+const conditionFields = {
   type: Type.String({ description: 'Type of condition in CamelCase, e.g. Ready.' }),
   status: ConditionStatus,
   reason: Type.Optional(Type.String({ description: 'One-word CamelCase reason for the last transition.' })),
   message: Type.Optional(Type.String({ description: 'Human-readable details.' })),
   lastTransitionTime: Type.Optional(Type.String({ format: 'date-time' })),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+};
+export const Condition = Type.Object(conditionFields);
+/** A condition of a replicated kind (lib/replicas.ts): its Progressing=True also says when progress was last made. */
+export const ReplicatedCondition = Type.Object({
+  ...conditionFields,
+  lastUpdateTime: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        "Progressing=True: when the members last made progress (one created, turned Ready or updated), as a Deployment's; the progress deadline counts from it.",
+    }),
+  ),
 });
 export type Condition = {
   type: string;
@@ -22,10 +34,16 @@ export type Condition = {
   reason: string;
   message: string;
   lastTransitionTime: string;
+  /** Progressing=True of a replicated kind (lib/replicas.ts): when its members last made progress. */
+  lastUpdateTime?: string;
   observedGeneration?: number;
 };
 
 export const Conditions = Type.Array(Condition, {
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+});
+export const ReplicatedConditions = Type.Array(ReplicatedCondition, {
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],
 });

@@ -1,5 +1,5 @@
 // The Available / Progressing / Ready conditions of a replicated workload, from observed counts.
-import { previousConditions, type ConditionInput } from './conditions.js';
+import { type Condition, previousConditions, rfc3339, type ConditionInput } from './conditions.js';
 import { conditionsFor } from './hook.js';
 import type { EventSpec } from './events.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
@@ -78,15 +78,52 @@ export function replicaConditions(c: ReplicaCounts): ConditionInput[] {
   ];
 }
 
-/** How long members may stay missing before the status says that creating them is failing (as a Deployment's). */
+/**
+ * How long members may stay missing with no progress before the status says that creating them is failing (as a
+ * Deployment's progressDeadlineSeconds).
+ */
 export const PROGRESS_DEADLINE_SECONDS = 600;
 
 /**
- * Progressing=False / ProgressDeadlineExceeded when members have been missing (Creating, ScalingUp) since longer
- * than PROGRESS_DEADLINE_SECONDS: children that Metacontroller cannot create (refused by Pod Security admission
- * or a quota, too large for etcd) are otherwise invisible in the parent's status. The start is the Progressing
- * condition's lastTransitionTime, which the status carries from sync to sync; once exceeded it stays so, with
- * the same text, until the members exist.
+ * Whether these counts show progress over those the previous answer wrote in the status (as a Deployment's
+ * controller estimates it): more members exist (one was created), more are Ready, or more are on the current
+ * template (`updatedReplicas`, where the status records it). Counts the status does not hold (lost, malformed) show
+ * none.
+ */
+function progressed(parent: ParentObject, c: ReplicaCounts): boolean {
+  const before = parent.status as { replicas?: unknown; readyReplicas?: unknown; updatedReplicas?: unknown } | null;
+  const rose = (was: unknown, now: number | undefined) => typeof was === 'number' && now !== undefined && now > was;
+  return (
+    rose(before?.replicas, c.current) ||
+    rose(before?.readyReplicas, c.ready) ||
+    rose(before?.updatedReplicas, c.updated)
+  );
+}
+
+/** A time of a condition as a number (ms), or NaN when it is not an RFC 3339 string. */
+function timeOf(value: unknown): number {
+  return typeof value === 'string' ? Date.parse(value) : NaN;
+}
+
+/**
+ * When the members last made progress, by the Progressing=True condition of the previous answer: its lastUpdateTime
+ * (moved at each progress), never before its lastTransitionTime (when it turned True); NaN when it says neither.
+ */
+function lastProgress(before: Condition): number {
+  const turned = timeOf(before.lastTransitionTime);
+  const updated = timeOf(before.lastUpdateTime);
+  if (Number.isNaN(updated)) return turned;
+  return Number.isNaN(turned) ? updated : Math.max(turned, updated);
+}
+
+/**
+ * Progressing=False / ProgressDeadlineExceeded when members have been missing (Creating, ScalingUp) and no progress
+ * was made (progressed: none created, none turned Ready, none updated) for longer than PROGRESS_DEADLINE_SECONDS:
+ * children that Metacontroller cannot create (refused by Pod Security admission or a quota, too large for etcd) are
+ * otherwise invisible in the parent's status. The deadline counts from the last progress (lastProgress: the
+ * Progressing condition's lastUpdateTime, which the status carries from sync to sync, as a Deployment's), so a long
+ * rollout that replaces a member every few minutes never reaches it. Once exceeded it stays so, with the same text,
+ * until progress is made again.
  */
 function stalled(
   parent: ParentObject,
@@ -96,17 +133,31 @@ function stalled(
 ): ConditionInput | undefined {
   if (progressing.status !== true || (progressing.reason !== 'Creating' && progressing.reason !== 'ScalingUp'))
     return undefined;
+  if (progressed(parent, c)) return undefined;
   const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
   const exceeded: ConditionInput = {
     type: 'Progressing',
     status: false,
     reason: 'ProgressDeadlineExceeded',
-    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s: creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why`,
+    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why`,
   };
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
-  if (before?.status !== 'True' || !before.lastTransitionTime) return undefined;
-  const since = Date.parse(before.lastTransitionTime);
+  if (before?.status !== 'True') return undefined;
+  const since = lastProgress(before);
   return Number.isFinite(since) && now.getTime() - since > PROGRESS_DEADLINE_SECONDS * 1000 ? exceeded : undefined;
+}
+
+/**
+ * The lastUpdateTime of a Progressing=True condition (as a Deployment's): now when it just turned True or the members
+ * progressed (progressed), else the previous answer's last progress as it wrote it (lastProgress; its
+ * lastTransitionTime where it wrote none that reads), so that a status at rest stays as it is.
+ */
+function progressStamp(parent: ParentObject, c: ReplicaCounts, condition: Condition, now: Date): string {
+  const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
+  if (before?.status !== 'True' || progressed(parent, c)) return rfc3339(now);
+  if (typeof before.lastUpdateTime === 'string' && lastProgress(before) === timeOf(before.lastUpdateTime))
+    return before.lastUpdateTime;
+  return condition.lastTransitionTime;
 }
 
 /**
@@ -169,13 +220,16 @@ export function memberStatus(
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };
   }
+  const conditions = conditionsFor(parent, [...inputs, ...(options.extra ?? [])], now);
+  const progressing = conditions.find((c) => c.type === 'Progressing');
+  if (progressing?.status === 'True') progressing.lastUpdateTime = progressStamp(parent, counts, progressing, now);
   const status: Status = {
     nodes,
     replicas: counts.current,
     readyReplicas: counts.ready,
     ready: `${counts.ready}/${counts.desired}`,
     observedGeneration: parent.metadata.generation ?? 0,
-    conditions: conditionsFor(parent, [...inputs, ...(options.extra ?? [])], now),
+    conditions,
   };
   if (options.selector !== undefined) status['selector'] = options.selector;
   return status;

@@ -1,6 +1,6 @@
 // Schema pieces shared by the controllers' spec and status.
 import { Type, type TProperties } from '@sinclair/typebox';
-import { Conditions } from './conditions.js';
+import { ReplicatedConditions } from './conditions.js';
 import { DNS1123_SUBDOMAIN_PATTERN } from './values.js';
 
 /**
@@ -162,7 +162,7 @@ export function replicatedStatus<P extends TProperties>(extra: P) {
       observedGeneration: Type.Optional(
         Type.Integer({ minimum: 0, description: 'The metadata.generation this status describes.' }),
       ),
-      conditions: Type.Optional(Conditions),
+      conditions: Type.Optional(ReplicatedConditions),
       ...extra,
     },
     { additionalProperties: false },
