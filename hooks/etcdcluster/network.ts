@@ -4,7 +4,14 @@
 // one, every pod of every namespace reads a member's metrics and health (2381, plain HTTP also under TLS: the
 // kubelet's probes ask it) and speaks to its peer port (2380), and the tenant's code in a member takes the node's
 // credentials from the cloud's instance metadata service. docs/etcdcluster.md "Network policy".
-import { childLabels, type KubeObject, type ParentObject, ruleProblem } from '../../lib/index.js';
+import {
+  childLabels,
+  type KubeObject,
+  METADATA_V4,
+  METADATA_V6,
+  type ParentObject,
+  ruleProblem,
+} from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
 import { CLIENT_PORT, METRICS_PORT, PEER_PORT, selector } from './members.js';
@@ -13,10 +20,6 @@ import { CLIENT_PORT, METRICS_PORT, PEER_PORT, selector } from './members.js';
 export const NETWORK_POLICY_SETTING = 'METAOPS_ETCD_NETWORK_POLICY';
 /** The server setting naming the namespaces (besides a cluster's own) whose pods may read members' metrics. */
 export const METRICS_NAMESPACES_SETTING = 'METAOPS_ETCD_METRICS_NAMESPACES';
-
-/** The instance metadata addresses of the clouds (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS's and GCP's IPv6 ones). */
-export const METADATA_V4 = '169.254.169.254/32';
-export const METADATA_V6 = ['fd00:ec2::254/128', 'fd20:ce::254/128'];
 
 /** The NetworkPolicy's name: `<cluster>-members` (a tenant's own policy named as the cluster is not taken). */
 export function networkPolicyName(cluster: string): string {
