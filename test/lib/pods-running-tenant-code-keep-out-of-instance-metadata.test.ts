@@ -23,7 +23,8 @@ function metadataKeptOut(children: any[], labels: Record<string, string>): boole
     return !((c.spec.egress ?? []) as any[]).some((rule) =>
       (rule.to ?? [{ ipBlock: { cidr: '0.0.0.0/0' } }]).some(
         (peer: any) =>
-          peer.ipBlock?.cidr === '0.0.0.0/0' && !((peer.ipBlock.except ?? []) as string[]).includes('169.254.169.254/32'),
+          peer.ipBlock?.cidr === '0.0.0.0/0' &&
+          !((peer.ipBlock.except ?? []) as string[]).includes('169.254.169.254/32'),
       ),
     );
   });
