@@ -342,7 +342,10 @@ export function childNames(parent: ParentObject): ChildName[] {
       names.push({ apiVersion: 'v1', kind: 'Pod', name: pod });
     }
   }
-  names.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) });
+  // Its pods' NetworkPolicy, when its name makes pods under a naming it may use (one refused for its name makes
+  // nothing and wants no name: lib/holders.ts).
+  if (namingsByStatus(parent).length > 0)
+    names.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) });
   return names;
 }
 
