@@ -25,6 +25,7 @@ export {
 } from './images.js';
 export * from './kube.js';
 export * from './labels.js';
+export * from './network-policy.js';
 export * from './metacontroller.js';
 export * from './names.js';
 export * from './objects.js';

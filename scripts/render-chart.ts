@@ -123,6 +123,12 @@ const BLOCKS: Record<string, (indent: string, key: string) => string[]> = {
     `${i}- name: METAOPS_ETCD_METRICS_NAMESPACES`,
     `${i}  value: {{ join "," . | quote }}`,
     `${i}{{- end }}`,
+    // The NetworkPolicy of PodSet and Memcached pods (the spec's image kept from the instance metadata service):
+    // answered unless the values turn it off.
+    `${i}{{- if not .Values.podPolicy.workloadNetworkPolicy }}`,
+    `${i}- name: METAOPS_WORKLOAD_NETWORK_POLICY`,
+    `${i}  value: "false"`,
+    `${i}{{- end }}`,
     // An SELinux level of the spec's choosing in the pods metaops makes: refused unless set.
     `${i}{{- if .Values.podPolicy.allowSeLinuxLevel }}`,
     `${i}- name: METAOPS_POD_ALLOW_SELINUX_LEVEL`,
@@ -383,7 +389,7 @@ export function renderChart(
       metricsNamespaces: [],
     },
     backupPolicy: { ambientCredentials: [], s3Endpoints: [], etcdEndpoints: [] },
-    podPolicy: { tolerations: [], metadataPrefixes: [], allowSeLinuxLevel: false },
+    podPolicy: { tolerations: [], metadataPrefixes: [], allowSeLinuxLevel: false, workloadNetworkPolicy: true },
     volumePolicy: { allowStaticVolumes: false },
     s3Policy: { bucketsPerNamespace: '', kmsKeyAllowlist: [] },
     extraEnv: [],
@@ -458,7 +464,11 @@ export function renderChart(
       '*.example.com, or "*") spec.pod.labels and annotations may use besides unprefixed keys, app.kubernetes.io/\n' +
       'and prometheus.io/ (mesh injectors, CNIs and credential agents read prefixed pod keys as instructions).\n' +
       'allowSeLinuxLevel: METAOPS_POD_ALLOW_SELINUX_LEVEL; false (the default) refuses an EtcdCluster whose\n' +
-      "spec.pod.securityContext names seLinuxOptions.level (another namespace's MCS categories reach its volumes).",
+      "spec.pod.securityContext names seLinuxOptions.level (another namespace's MCS categories reach its volumes).\n" +
+      'workloadNetworkPolicy: METAOPS_WORKLOAD_NETWORK_POLICY; true (the default) gives every PodSet and Memcached a\n' +
+      "NetworkPolicy (<name>-podset, <name>-memcached) keeping its pods (the spec's image) from the instance metadata\n" +
+      'service; false where the CNI enforces no NetworkPolicy or admins write their own egress policies (its rule\n' +
+      'lets the pods reach every other address, past a namespace default-deny egress: docs/operating.md).',
   );
   comment(
     ['volumePolicy'],

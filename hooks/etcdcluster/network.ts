@@ -11,6 +11,8 @@ import {
   type CompositeSyncResponse,
   holderJudge,
   type KubeObject,
+  METADATA_V4,
+  METADATA_V6,
   observed,
   observedNamed,
   type ParentObject,
@@ -26,10 +28,6 @@ import { CLIENT_PORT, memberIndex, METRICS_PORT, PEER_PORT, selector } from './m
 export const NETWORK_POLICY_SETTING = 'METAOPS_ETCD_NETWORK_POLICY';
 /** The server setting naming the namespaces (besides a cluster's own) whose pods may read members' metrics. */
 export const METRICS_NAMESPACES_SETTING = 'METAOPS_ETCD_METRICS_NAMESPACES';
-
-/** The instance metadata addresses of the clouds (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS's and GCP's IPv6 ones). */
-export const METADATA_V4 = '169.254.169.254/32';
-export const METADATA_V6 = ['fd00:ec2::254/128', 'fd20:ce::254/128'];
 
 /** The NetworkPolicy's name: `<cluster>-members` (a tenant's own policy named as the cluster is not taken). */
 export function networkPolicyName(cluster: string): string {

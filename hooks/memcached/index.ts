@@ -4,10 +4,22 @@ import {
   namesBytes,
   parentLabelSettings,
   parentLabelWarnings,
+  networkPolicyRule,
   serviceRule,
+  workloadNetworkProblems,
+  workloadNetworkSettings,
 } from '../../lib/index.js';
 import { resource } from './schema.js';
-import { childNames, currentNames, customize, memcachedEvents, nameProblem, parser, sync } from './sync.js';
+import {
+  childNames,
+  currentNames,
+  customize,
+  type MemcachedSettings,
+  memcachedEvents,
+  nameProblem,
+  parser,
+  sync,
+} from './sync.js';
 
 /** Memcached condition reasons told as Warning events (lib/events.ts); created, scaled and failing pods: sync.ts. */
 export const MEMCACHED_EVENTS: ConditionEventRules = {
@@ -16,6 +28,7 @@ export const MEMCACHED_EVENTS: ConditionEventRules = {
     'InvalidSpec',
     'ServiceNameTaken',
     'DeploymentNameTaken',
+    'NetworkPolicyNameTaken',
     'FailedCreate',
     'ProgressDeadlineExceeded',
     // Its pods not asked for: they could not be sent within the body limit (sync.ts podsListed).
@@ -29,25 +42,31 @@ export const memcached = defineComposite({
   spec: parser,
   parentProblem: nameProblem,
   // The key of the label by which its pods are asked for (lib/parent-label.ts), and the line said without one.
-  settings: parentLabelSettings,
+  // Whether its pods get a NetworkPolicy (METAOPS_WORKLOAD_NETWORK_POLICY, lib/network-policy.ts).
+  settings: (environment): MemcachedSettings => ({
+    ...parentLabelSettings(environment),
+    ...workloadNetworkSettings(environment),
+  }),
+  configProblems: workloadNetworkProblems,
   configWarnings: parentLabelWarnings,
-  // A Deployment and a Service: their fixed fields, the image and the names.
+  // A Deployment, a Service and a NetworkPolicy: their fixed fields, the image and the names.
   answerBudget: {
     estimate: (spec, parent) => ({
-      bytes: 2 * (4096 + namesBytes(parent)) + spec.image.length,
-      what: 'a Deployment and a Service',
+      bytes: 3 * (4096 + namesBytes(parent)) + spec.image.length,
+      what: 'a Deployment, a Service and a NetworkPolicy',
     }),
     advice: 'shorten spec.image',
   },
   childNames,
   // One of the two Service names, by its status (a parent of another kind judges it by what it makes now).
   currentNames,
-  // The Deployment `<name>`, the Service `<name>-memcached` (`<name>` before the suffix), lib/holders.ts: a parent
-  // of another kind held for one of them judges this Memcached.
+  // The Deployment `<name>`, the Service `<name>-memcached` (`<name>` before the suffix), the NetworkPolicy
+  // `<name>-memcached`, lib/holders.ts: a parent of another kind held for one of them judges this Memcached.
   nameShapes: [
     { apiVersion: 'apps/v1', kind: 'Deployment' },
     { apiVersion: 'v1', kind: 'Service', suffix: '-memcached' },
     { apiVersion: 'v1', kind: 'Service' },
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', suffix: '-memcached' },
   ],
   childResources: [
     {
@@ -57,6 +76,7 @@ export const memcached = defineComposite({
       why: 'the Deployment rolls its own pods; updating it in place keeps the cache up during a change',
     },
     serviceRule,
+    networkPolicyRule,
   ],
   events: MEMCACHED_EVENTS,
   eventsOf: memcachedEvents,

@@ -55,6 +55,8 @@ import {
   statusNumber,
   type SyncHook,
   workloadCounts,
+  workloadNetworkPolicy,
+  type WorkloadNetworkSettings,
   workloadFailure,
   workloadPending,
 } from '../../lib/index.js';
@@ -71,6 +73,30 @@ export const parser = specParser(MemcachedSpec, (spec) => {
 /** The Service's name: `<name>-memcached`; `<name>` for a Memcached made before the suffix (`legacy`). */
 export function serviceName(name: string, legacy = false): string {
   return legacy ? name : `${name}-memcached`;
+}
+
+/** The NetworkPolicy of its pods (lib/network-policy.ts): `<name>-memcached`, beside the Service of that name. */
+export function networkPolicyName(name: string): string {
+  return `${name}-memcached`;
+}
+
+/** The settings of a Memcached: the parent label's key (lib/parent-label.ts) and its pods' NetworkPolicy. */
+export type MemcachedSettings = ParentLabelSettings & WorkloadNetworkSettings;
+
+/**
+ * The NetworkPolicy of the Memcached's pods, or undefined when the server's setting turns it off: selecting them as its
+ * Service does (`own`: by INSTANCE_LABEL once every pod carries it, serviceSelectsOwn; before, every pod of its
+ * Deployment's selector), their way out anywhere but the instance metadata service, who may reach them left to the
+ * namespace (clients of the cache).
+ */
+export function networkPolicy(
+  parent: ParentObject,
+  own: boolean,
+  settings: WorkloadNetworkSettings | undefined,
+): KubeObject | undefined {
+  const name = parent.metadata.name!;
+  const pods = own ? { ...selectorLabels(APP, name), [INSTANCE_LABEL]: name } : selectorLabels(APP, name);
+  return workloadNetworkPolicy(parent, { app: APP, suffix: '-memcached', pods, settings });
 }
 
 /**
@@ -218,6 +244,7 @@ export function childNames(parent: ParentObject): ChildName[] {
     { apiVersion: 'apps/v1', kind: 'Deployment', name },
     { apiVersion: 'v1', kind: 'Service', name: serviceName(name) },
     { apiVersion: 'v1', kind: 'Service', name: serviceName(name, true) },
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) },
   ];
 }
 
@@ -241,6 +268,7 @@ export function currentNames(parent: ParentObject): ChildName[] {
   return [
     { apiVersion: 'apps/v1', kind: 'Deployment', name },
     ...namings.map((legacy) => ({ apiVersion: 'v1', kind: 'Service', name: serviceName(name, legacy) })),
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) },
   ];
 }
 
@@ -297,7 +325,12 @@ export function relatedPodBytes(parent: ParentObject, spec: Spec): number {
 function requestBytesBesidePods(parent: ParentObject, spec: Spec): number {
   const name = Buffer.byteLength(parent.metadata.name ?? '');
   const status = podsAtOnce(spec.size) * (name + 24) + 32 * 1024;
-  const children = appliedTwiceBytes(deployment(parent, spec)) + appliedTwiceBytes(service(parent, spec, true)) + 16384;
+  const policy = networkPolicy(parent, true, undefined);
+  const children =
+    appliedTwiceBytes(deployment(parent, spec)) +
+    appliedTwiceBytes(service(parent, spec, true)) +
+    (policy ? appliedTwiceBytes(policy) : 0) +
+    16384;
   // The children asked by name again and the parents of other kinds customize asks for (lib/holders.ts): a few.
   return parentRequestBytes(spec, status) + 2 * children + 128 * 1024;
 }
@@ -357,7 +390,7 @@ export function sync({
   spec,
   now,
   settings,
-}: SyncHook<Spec, unknown, ParentLabelSettings>): CompositeSyncResponse {
+}: SyncHook<Spec, unknown, MemcachedSettings>): CompositeSyncResponse {
   const name = parent.metadata.name!;
   const legacy = legacyNames(request);
   const podLabel = parentLabelOf(settings, parent);
@@ -388,7 +421,9 @@ export function sync({
   const labelled = podsLabel(parent, observedDeployment, podLabel);
   if (labelled !== undefined) status[PODS_LABEL] = labelled;
   const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
-  return { status, children: [wanted, service(parent, spec, legacy, own)] };
+  // What its pods (the spec's image) may reach: not the instance metadata service (lib/network-policy.ts).
+  const policy = networkPolicy(parent, own, settings);
+  return { status, children: [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : [])] };
 }
 
 /**

@@ -1,4 +1,11 @@
-import { defineComposite, degradedEvent, ordinalPodNames } from '../../lib/index.js';
+import {
+  defineComposite,
+  degradedEvent,
+  networkPolicyRule,
+  ordinalPodNames,
+  workloadNetworkProblems,
+  workloadNetworkSettings,
+} from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
 import { answerBudget, childNames, namingsByStatus, nameProblem, parser, sync } from './sync.js';
 
@@ -11,8 +18,12 @@ export const podset = defineComposite({
   childNames,
   // A pod name an EtcdCluster, a MySQLCluster or another PodSet holds stays held while its holder exists and wants
   // it, even while its pod is gone for a moment (lib/podholders.ts): customize asks for those parents by name
-  // (lib/holders.ts holderRules, added by defineComposite). A PodSet's children are its pods alone.
-  nameShapes: [],
+  // (lib/holders.ts holderRules, added by defineComposite). Its children besides its pods: the NetworkPolicy
+  // `<name>-podset` (a parent of another kind held for that name judges this PodSet).
+  nameShapes: [{ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', suffix: '-podset' }],
+  // Whether its pods get a NetworkPolicy (METAOPS_WORKLOAD_NETWORK_POLICY, lib/network-policy.ts).
+  settings: workloadNetworkSettings,
+  configProblems: workloadNetworkProblems,
   // Its pods do not depend on one another: a pod name another owner holds is the one pod not made; every other pod
   // is answered as the sync made it (a lost one made again under its free name).
   independentChildren: true,
@@ -33,7 +44,13 @@ export const podset = defineComposite({
   // (RequestTooLarge: sync.ts podsThatFit), and pods that start failing (Degraded: named with their reason).
   events: {
     action: 'Reconcile',
-    warnings: new Set(['PodNameTaken', 'InvalidSpec', 'ProgressDeadlineExceeded', 'RequestTooLarge']),
+    warnings: new Set([
+      'PodNameTaken',
+      'NetworkPolicyNameTaken',
+      'InvalidSpec',
+      'ProgressDeadlineExceeded',
+      'RequestTooLarge',
+    ]),
   },
   eventsOf: (request) => (response) => {
     const failing = degradedEvent(request.parent, response.status);
@@ -50,6 +67,7 @@ export const podset = defineComposite({
       updateStrategy: { method: 'OnDelete' },
       why: 'the hook replaces outdated pods itself, one at a time (hooks/podset/rollout.ts), and Metacontroller only creates and deletes them: its RollingRecreate never finishes on v4 (docs/metacontroller.md)',
     },
+    networkPolicyRule,
   ],
   sync,
 });

@@ -32,9 +32,12 @@ import {
   type ParentObject,
   restrictedContainerSecurity,
   restrictedPodSecurity,
+  selectorLabels,
   selectorString,
   specParser,
   type SyncHook,
+  workloadNetworkPolicy,
+  type WorkloadNetworkSettings,
 } from '../../lib/index.js';
 //
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
@@ -107,6 +110,42 @@ function statusBytes(parent: ParentObject, size: number): number {
   return size * (Buffer.byteLength(podName(podBase(parent.metadata.name ?? ''), MAX_SIZE - 1)) + 3) + 32 * 1024;
 }
 
+/** The NetworkPolicy of a PodSet's pods (lib/network-policy.ts): `<name>-podset`. */
+export function networkPolicyName(name: string): string {
+  return `${name}-podset`;
+}
+
+/**
+ * The NetworkPolicy of the PodSet's pods, or undefined when the server's setting turns it off: selecting every pod of
+ * this PodSet (its name and instance labels, which its pods of every template carry), their way out anywhere but the
+ * instance metadata service, who may reach them left to the namespace.
+ */
+export function networkPolicy(
+  parent: ParentObject,
+  settings: WorkloadNetworkSettings | undefined,
+): KubeObject | undefined {
+  const pods = selectorLabels(APP, parent.metadata.name ?? '');
+  return workloadNetworkPolicy(parent, { app: APP, suffix: '-podset', pods, settings });
+}
+
+/** The NetworkPolicy of the PodSet's pods as a list of children: empty when the server's setting turns it off. */
+function policyOf(parent: ParentObject, settings: WorkloadNetworkSettings | undefined): KubeObject[] {
+  const policy = networkPolicy(parent, settings);
+  return policy ? [policy] : [];
+}
+
+/**
+ * What each sync request of a PodSet carries besides its pods, at most: the parent (lib/budget.ts parentRequestBytes)
+ * and its NetworkPolicy as it comes back (Metacontroller's last-applied copy with it).
+ */
+function besidePodsBytes(parent: ParentObject, spec: { size: number; image: string; command: string[] }): number {
+  const policy = networkPolicy(parent, undefined);
+  return (
+    parentRequestBytes({ size: spec.size, image: spec.image, command: spec.command }, statusBytes(parent, spec.size)) +
+    (policy ? appliedTwiceBytes(policy) + 2048 : 0)
+  );
+}
+
 /**
  * Each sync request of a PodSet once its pods run, at most, less the pods customize asks for again (childNames,
  * which asks for no more than the room this leaves within MAX_REQUEST_BYTES): the parent (lib/budget.ts
@@ -117,9 +156,7 @@ export function requestBytes(
   spec: { size: number; image: string; command: string[] },
 ): { bytes: number; perPod: number } {
   const perPod = storedPodBytes(parent, spec);
-  const bytes =
-    parentRequestBytes({ size: spec.size, image: spec.image, command: spec.command }, statusBytes(parent, spec.size)) +
-    spec.size * perPod;
+  const bytes = besidePodsBytes(parent, spec) + spec.size * perPod;
   return { bytes, perPod };
 }
 
@@ -133,9 +170,10 @@ export const answerBudget: AnswerBudget<Spec> = {
     // security context, and the names (the pod's own with `-pod`).
     let perPod = 640 + 4 * Buffer.byteLength(parent.metadata.name ?? '') + '-pod'.length + spec.image.length;
     for (const arg of spec.command) perPod += arg.length + 3;
+    // And the pods' NetworkPolicy: its fixed fields and the names.
     return {
-      bytes: perPod * spec.size,
-      what: `spec.size ${spec.size} pods of ~${kib(perPod)} each (image and command)`,
+      bytes: perPod * spec.size + 1024 + 4 * Buffer.byteLength(parent.metadata.name ?? ''),
+      what: `spec.size ${spec.size} pods of ~${kib(perPod)} each (image and command) and a NetworkPolicy`,
     };
   },
   advice: 'shorten spec.command or lower spec.size',
@@ -258,10 +296,7 @@ export function podsThatFit(
 ): number {
   const room = askAgainBytes(parent);
   const again = Math.floor(room.bytes / room.perPod);
-  const parentBytes = parentRequestBytes(
-    { size: spec.size, image: spec.image, command: spec.command },
-    statusBytes(parent, spec.size),
-  );
+  const parentBytes = besidePodsBytes(parent, spec);
   const budget = MAX_REQUEST_BYTES - parentBytes - other.count * other.perPod;
   const largest = Math.max(perPod, other.perPod);
   // At least `again` pods in all: `again` of them sent twice.
@@ -307,6 +342,10 @@ export function childNames(parent: ParentObject): ChildName[] {
       names.push({ apiVersion: 'v1', kind: 'Pod', name: pod });
     }
   }
+  // Its pods' NetworkPolicy, when its name makes pods under a naming it may use (one refused for its name makes
+  // nothing and wants no name: lib/holders.ts).
+  if (namingsByStatus(parent).length > 0)
+    names.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) });
   return names;
 }
 
@@ -527,7 +566,13 @@ function podsWithin(
   };
 }
 
-export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): CompositeSyncResponse {
+export function sync({
+  request,
+  parent,
+  spec,
+  now,
+  settings,
+}: SyncHook<Spec, unknown, WorkloadNetworkSettings>): CompositeSyncResponse {
   const name = parent.metadata.name ?? '';
   const base = podBase(name, legacyNames(request));
 
@@ -569,6 +614,8 @@ export function sync({ request, parent, spec, now }: SyncHook<Spec, unknown>): C
     if (m.name === rollout.replace || finished.has(m.name) || unmade.has(m.name)) continue;
     children.push(m.pod && !m.current ? keepObserved(m.pod) : pod(parent, m.name, labels, template));
   }
+  // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
+  children.push(...policyOf(parent, settings));
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(

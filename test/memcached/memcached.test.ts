@@ -15,7 +15,7 @@ function child(res: { children: KubeObject[] }, kind: string): KubeObject & { sp
 
 t.test('a new Memcached gets a Deployment of its size and a Service', async (t) => {
   const res = sync(example('memcached-sync'), now);
-  t.equal(res.children.length, 2);
+  t.equal(res.children.length, 3, "and its pods' NetworkPolicy (pods-network-policy.test.ts)");
   const deploy = child(res, 'Deployment');
   t.equal(deploy.apiVersion, 'apps/v1');
   t.equal(deploy.metadata.name, 'memcached-sample');
@@ -123,7 +123,7 @@ t.test('an invalid spec keeps every observed child and says why', async (t) => {
     const req = request('memcached', spec as any, { children: objectMap(observed) });
     req.parent.status = { nodes: ['kept'], conditions: [] };
     const res = sync(req, now);
-    t.equal(res.children.length, 2, `${JSON.stringify(spec)}: both children kept`);
+    t.equal(res.children.length, 3, `${JSON.stringify(spec)}: the three children kept`);
     const deploy = child(res, 'Deployment');
     t.equal(deploy.spec.replicas, 3, 'the Deployment is returned unchanged');
     t.notOk((deploy as any).status, 'without its status');

@@ -65,7 +65,7 @@ t.test("a Memcached made again under its name serves once the old Memcached's ch
   }
   t.same(
     res.children.map((c) => `${c.kind}/${c.metadata.name}`).sort(),
-    ['Deployment/web', 'Service/web-memcached'],
-    `five minutes after the old children went, its Deployment and Service are answered (Ready: ${ready(res).reason})`,
+    ['Deployment/web', 'NetworkPolicy/web-memcached', 'Service/web-memcached'],
+    `five minutes after the old children went, its Deployment, Service and NetworkPolicy are answered (Ready: ${ready(res).reason})`,
   );
 });

@@ -240,12 +240,12 @@ t.test('Memcached: a Service name another owner holds holds the Memcached; its o
   t.not(ready(kept).reason, 'ServiceNameTaken');
   t.same(
     kept.children.map((c) => c.metadata.name),
-    ['x-memcached', 'x-memcached'],
-    'the older one keeps its Deployment and its Service x-memcached',
+    ['x-memcached', 'x-memcached', 'x-memcached-memcached'],
+    "the older one keeps its Deployment and its Service x-memcached (and its pods' NetworkPolicy)",
   );
   // Once the holder is gone, the Memcached proceeds.
   req.related = objectMap([]);
-  t.equal(memcachedSync(req, now).children.length, 2);
+  t.equal(memcachedSync(req, now).children.length, 3, 'its Deployment, Service and NetworkPolicy');
 });
 
 t.test('PodSet: pods whose names another owner holds: none is created, running ones are kept', async (t) => {
@@ -259,8 +259,8 @@ t.test('PodSet: pods whose names another owner holds: none is created, running o
   t.match(ready(res), { status: 'False', reason: 'PodNameTaken', message: /^Pod web-pod-2 belongs to no controller/ });
   t.same(
     res.children.map((c) => c.metadata.name),
-    ['web-pod-0', 'web-pod-1'],
-    'the running pods are kept as they are, the taken one is not asked for',
+    ['web-pod-0', 'web-pod-1', 'web-podset'],
+    'the running pods are kept as they are (their NetworkPolicy answered), the taken one is not asked for',
   );
 });
 

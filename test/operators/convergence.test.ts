@@ -90,7 +90,8 @@ function podsetRollout(
     const named = new Set(answer.children.map((c) => c.metadata.name));
     const left = expected.filter((n) => !named.has(n));
     // A new PodSet (no pod observed) makes a first batch of FIRST_BATCH, the rest once it is seen (hooks/podset/sync.ts).
-    const firstBatch = pods.length === 0 && answer.children.length === Math.min(size, FIRST_BATCH);
+    const firstBatch =
+      pods.length === 0 && answer.children.filter((c) => c.kind === 'Pod').length === Math.min(size, FIRST_BATCH);
     if (left.length > 1 && !firstBatch)
       throw new Error(`size ${size}, round ${round}: ${left.length} members left out: ${left}`);
     if (left.length === 0) return answer;

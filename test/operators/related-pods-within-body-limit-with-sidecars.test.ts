@@ -162,8 +162,9 @@ t.test('a Memcached whose pods are not asked for says so, serves as usual, and i
     [
       ['Deployment', 'cache', 1000],
       ['Service', 'cache-memcached', undefined],
+      ['NetworkPolicy', 'cache-memcached', undefined],
     ],
-    'the Deployment and Service answered as usual: nothing deleted',
+    'the Deployment, Service and NetworkPolicy answered as usual: nothing deleted',
   );
   t.ok(
     first.events.some((e) => e.type === 'Warning' && e.reason === 'RequestTooLarge'),

@@ -492,7 +492,7 @@ t.test(
       (await told(request('memcached', { size: 2, image: 'a b' }))).events.map((e) => e.reason),
       ['InvalidSpec'],
     );
-    // customize asks for its pods by its parent label (unkeyed here: no key in the test), its Deployment and both Service names by name.
+    // customize asks for its pods by its parent label (unkeyed here: no key in the test), its Deployment, its pods' NetworkPolicy and both Service names by name.
     t.same(memcached.customize!({ controller: {}, parent: request('memcached', { size: 1 }).parent }, {} as never), {
       relatedResources: [
         {
@@ -505,6 +505,12 @@ t.test(
           },
         },
         { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'default', names: ['memcached-sample'] },
+        {
+          apiVersion: 'networking.k8s.io/v1',
+          resource: 'networkpolicies',
+          namespace: 'default',
+          names: ['memcached-sample-memcached'],
+        },
         {
           apiVersion: 'v1',
           resource: 'services',

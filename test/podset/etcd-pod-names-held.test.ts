@@ -7,7 +7,7 @@ import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { etcdChildNames } from '../../hooks/etcdcluster/index.js';
 import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { etcdSync, podsetSync } from '../fixtures/hooks.js';
+import { etcdSync, podsetPodsSync as podsetSync } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
 const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { ASK_ALL_BYTES, FIRST_BATCH } from '../../hooks/podset/sync.js';
 import type { CompositeSyncResponse, ParentObject } from '../../lib/metacontroller.js';
-import { podsetCustomize, podsetSync } from '../fixtures/hooks.js';
+import { podsetCustomize, podsetPodsSync as podsetSync } from '../fixtures/hooks.js';
 import { replicaSetPod } from '../fixtures/pod-name-holders.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 

@@ -19,7 +19,7 @@ import { etcdcluster } from '../../hooks/etcdcluster/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import { podset } from '../../hooks/podset/index.js';
 import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
-import { etcdSync, mysqlSync, podsetSync } from '../fixtures/hooks.js';
+import { etcdSync, mysqlSync, podsetPodsSync as podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');

@@ -2,7 +2,7 @@ import t from 'tap';
 import { answerBudget, byOrdinal, ordinalOf, parser } from '../../hooks/podset/sync.js';
 import { answerBudgetProblem } from '../../lib/budget.js';
 import { MAX_ANSWER_BYTES } from '../../hooks/podset/schema.js';
-import { podsetSync as sync } from '../fixtures/hooks.js';
+import { podsetPodsSync as sync } from '../fixtures/hooks.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { asObserved, example, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
@@ -258,9 +258,9 @@ t.test(
 );
 
 t.test('the answer a spec asks for is bounded: size times (~640 bytes, the image and each argument + 3)', async (t) => {
-  // 512 pods of 640 + 4 (the `-pod` of its name) + 7 (busybox) + (4096 + 3) + (3439 + 3) = 8192 bytes: exactly the
-  // limit (a parent named '').
-  t.equal(512 * 8192, MAX_ANSWER_BYTES);
+  // 512 pods of 640 + 4 (the `-pod` of its name) + 7 (busybox) + (4096 + 3) + (3437 + 3) = 8190 bytes and the pods'
+  // NetworkPolicy's 1024: exactly the limit (a parent named '').
+  t.equal(512 * 8190 + 1024, MAX_ANSWER_BYTES);
   const spec = (last: number) => ({ size: 512, image: 'busybox', command: ['x'.repeat(4096), 'y'.repeat(last)] });
   // The answer's bound alone: the bound of the sync requests its pods make once they run (answerBudget.request) is
   // tighter, and refuses every one of these first (test/podset/sync-request-bound-counts-what-comes-back.test.ts).
@@ -272,22 +272,22 @@ t.test('the answer a spec asks for is bounded: size times (~640 bytes, the image
     return problem ? { ok: false, message: problem } : { ok: true };
   };
   const parent = request('podset', {}).parent;
-  t.same(check(spec(3439)), { ok: true }, 'at the limit');
-  t.same(check(spec(3440)), {
+  t.same(check(spec(3437)), { ok: true }, 'at the limit');
+  t.same(check(spec(3438)), {
     ok: false,
     message:
-      'spec.size 512 pods of ~9 KiB each (image and command) make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
+      'spec.size 512 pods of ~8 KiB each (image and command) and a NetworkPolicy make an answer of ~4.0 MiB, more than the 4.0 MiB a ' +
       'PodSet may have: shorten spec.command or lower spec.size',
   });
   // The image counts as much as an argument's characters.
-  t.same(check({ ...spec(3438), image: 'busybox2' }), { ok: true });
-  t.equal(check({ ...spec(3438), image: 'busybox23' }).ok, false);
+  t.same(check({ ...spec(3436), image: 'busybox2' }), { ok: true });
+  t.equal(check({ ...spec(3436), image: 'busybox23' }).ok, false);
   // Each argument counts 3 bytes more than its characters.
-  t.same(check({ ...spec(3439), command: ['x'.repeat(4096), 'y'.repeat(3436), ''] }), { ok: true });
-  t.equal(check({ ...spec(3439), command: ['x'.repeat(4096), 'y'.repeat(3437), ''] }).ok, false);
-  // The parent's name counts four times per pod (the pod's name and labels).
-  t.same(check(spec(3435), 'a'), { ok: true });
-  t.equal(check(spec(3436), 'a').ok, false);
+  t.same(check({ ...spec(3437), command: ['x'.repeat(4096), 'y'.repeat(3434), ''] }), { ok: true });
+  t.equal(check({ ...spec(3437), command: ['x'.repeat(4096), 'y'.repeat(3435), ''] }).ok, false);
+  // The parent's name counts four times per pod (the pod's name and labels), and four times in the NetworkPolicy.
+  t.same(check(spec(3432), 'a'), { ok: true });
+  t.equal(check(spec(3433), 'a').ok, false);
   // The framework refuses it: InvalidSpec, the observed pods kept.
   const res = sync(request('podset', spec(3440)), now);
   t.match(res.status, { conditions: [{ type: 'Ready', reason: 'InvalidSpec', message: /more than the 4\.0 MiB/ }] });

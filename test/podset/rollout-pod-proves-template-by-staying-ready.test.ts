@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { liveMember, planRollout, type Member } from '../../hooks/podset/rollout.js';
-import { podsetSync as sync } from '../fixtures/hooks.js';
+import { podsetPodsSync as sync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const at = (secondsBeforeNow: number) => new Date(FIXED_NOW.getTime() - secondsBeforeNow * 1000).toISOString();

@@ -7,7 +7,7 @@
 // Metacontroller and the kubelet are played as in rollout.test.ts (OnDelete: the answer's missing pods created, the
 // pods it leaves out deleted), each pod's change followed by a sync.
 import t, { type Test } from 'tap';
-import { podsetSync as sync } from '../fixtures/hooks.js';
+import { podsetPodsSync as sync } from '../fixtures/hooks.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { LAST_APPLIED } from '../../lib/objects.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';

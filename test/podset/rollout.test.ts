@@ -9,7 +9,7 @@ import {
   TEMPLATE_HASH_LABEL,
   templateHash,
 } from '../../hooks/podset/rollout.js';
-import { podsetSync as sync } from '../fixtures/hooks.js';
+import { podsetPodsSync as sync } from '../fixtures/hooks.js';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { LAST_APPLIED } from '../../lib/objects.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';

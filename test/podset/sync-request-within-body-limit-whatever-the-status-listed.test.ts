@@ -28,7 +28,7 @@ function running() {
   const req = request('podset', SPEC);
   req.parent.metadata = { ...req.parent.metadata, name: 'web', namespace: 'shop', creationTimestamp: CREATED };
   const first = podsetSync(req, FIXED_NOW);
-  const pods = first.children.map((p, i) => storedPodLight(p, req.parent, i));
+  const pods = first.children.filter((c) => c.kind === 'Pod').map((p, i) => storedPodLight(p, req.parent, i));
   return { parent: req.parent, pods };
 }
 

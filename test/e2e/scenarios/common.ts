@@ -68,3 +68,23 @@ export async function assertNotWokenFromAnotherNamespace(
     );
   return `${writes} writes of a pod with the labels of ${o.ownPods.join(',')} but the keyed parent label, in another namespace: ${o.hook} called ${calls} times in ${window.toFixed(1)}s (resyncs explain ${resyncs})`;
 }
+
+/**
+ * The spec of a PodSet's or Memcached's NetworkPolicy selecting `pods`, as the hook answers it
+ * (lib/network-policy.ts) and the API server must store it unchanged (no defaulted field: quiet at rest).
+ */
+export function workloadPolicySpec(pods: Record<string, string>): Record<string, unknown> {
+  return {
+    podSelector: { matchLabels: pods },
+    policyTypes: ['Egress'],
+    egress: [
+      {
+        to: [
+          { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+          { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128', 'fd20:ce::254/128'] } },
+          { namespaceSelector: {} },
+        ],
+      },
+    ],
+  };
+}

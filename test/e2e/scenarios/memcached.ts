@@ -1,7 +1,14 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
 import { E2E_RESYNC_SECONDS, waitFor } from '../cluster.js';
-import { assertNotWokenFromAnotherNamespace, examples, secs, condition, type Scenario } from './common.js';
+import {
+  assertNotWokenFromAnotherNamespace,
+  examples,
+  secs,
+  condition,
+  type Scenario,
+  workloadPolicySpec,
+} from './common.js';
 
 export const memcached: Scenario = {
   name: 'Memcached: the tutorial sample gets its Deployment and Service, nodes, kubectl scale, deletion',
@@ -19,6 +26,12 @@ export const memcached: Scenario = {
     );
     assert.equal(svc.spec.ports[0].port, 11211);
     notes.push(`Deployment and Service created in ${secs(t0)}`);
+    // Its pods' NetworkPolicy as the API server stores it: exactly what the hook answers (lib/network-policy.ts), its
+    // selector the Service's.
+    const policy = await waitFor('NetworkPolicy memcached-sample-memcached', () =>
+      k.getOrUndefined(['networkpolicy', 'memcached-sample-memcached']),
+    );
+    assert.deepEqual(policy.spec, workloadPolicySpec(svc.spec.selector));
 
     t0 = Date.now();
     const selector = 'app.kubernetes.io/instance=memcached-sample';

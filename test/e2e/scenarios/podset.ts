@@ -1,7 +1,7 @@
 // An end-to-end scenario (test/e2e/run.ts runs them in order on one control plane).
 import assert from 'node:assert/strict';
 import { waitFor } from '../cluster.js';
-import { examples, secs, condition, type Scenario } from './common.js';
+import { examples, secs, condition, type Scenario, workloadPolicySpec } from './common.js';
 
 export const podset: Scenario = {
   name: 'PodSet: three pods <name>-pod-<ordinal>, a deleted pod returns, kubectl scale to 1, printer columns',
@@ -25,6 +25,16 @@ export const podset: Scenario = {
       assert.equal(p.metadata.ownerReferences?.[0]?.kind, 'PodSet', 'owned directly by the PodSet');
     }
     notes.push(`three pods in ${secs(t0)}`);
+    // Their NetworkPolicy as the API server stores it: exactly what the hook answers (lib/network-policy.ts), so that
+    // the quiet period below holds; it selects every pod of the PodSet.
+    const policy = await waitFor('NetworkPolicy podset-sample-podset', () =>
+      k.getOrUndefined(['networkpolicy', 'podset-sample-podset']),
+    );
+    assert.deepEqual(
+      policy.spec,
+      workloadPolicySpec({ 'app.kubernetes.io/name': 'podset', 'app.kubernetes.io/instance': 'podset-sample' }),
+    );
+    assert.equal(policy.metadata.ownerReferences?.[0]?.kind, 'PodSet', 'owned by the PodSet');
 
     t0 = Date.now();
     const before = pods.find((p: any) => p.metadata.name === 'podset-sample-pod-1').metadata.uid;
