@@ -214,3 +214,80 @@ t.test('a bootstrap that forms on its second start runs, the record of the faile
   for (const p of second)
     t.equal(answeredPod(loop, p)?.metadata.annotations?.[BOOTSTRAP_FAILED], undefined, `${p} unmarked`);
 });
+
+t.test('the record of failed starts is read by type, from status or pods, and bounded', async (t) => {
+  const { bootstrapMemory, bootstrapSpec, howStartFailed, withFailedStart } =
+    await import('../../hooks/etcdcluster/bootstraps.js');
+  const s = spec({ size: 1 });
+  const p = parent({ size: 1 });
+  const mine = bootstrapSpec(p, s);
+  t.equal(bootstrapSpec(p, { ...s, paused: true }), mine, 'paused is no change of what a start is made from');
+  t.equal(
+    bootstrapSpec(p, { ...s, pod: { clusterDomain: 'cluster.local' } } as any),
+    mine,
+    'nor the cluster domain the server fills in',
+  );
+  t.not(bootstrapSpec(p, { ...s, pod: { labels: { a: 'b' } } } as any), mine);
+  t.not(bootstrapSpec({ ...p, metadata: { ...p.metadata, annotations: { [RETRY_BOOTSTRAP]: 'x' } } }, s), mine);
+  const uid = p.metadata.uid!;
+  const good = { uid, spec: mine, starts: 2, reason: 'r', since: 's' };
+  const withStatus = (r: unknown) => ({ ...p, status: { bootstrapFailed: r } });
+  t.same(bootstrapMemory(withStatus(good), s, []).record, good);
+  t.equal(bootstrapMemory(withStatus(good), s, []).onPods, false);
+  for (const bad of [
+    { ...good, uid: 'another' },
+    { ...good, starts: '2' },
+    { ...good, starts: 0 },
+    { ...good, starts: 1.5 },
+    { ...good, spec: 7 },
+    null,
+    'text',
+  ])
+    t.notOk(bootstrapMemory(withStatus(bad), s, []).record, `refused: ${JSON.stringify(bad)}`);
+  const capped = bootstrapMemory(
+    withStatus({ ...good, starts: 99, reason: `a\u0000b${'x'.repeat(300)}`, since: 5 }),
+    s,
+    [],
+  );
+  t.equal(capped.record?.starts, 3, 'starts capped');
+  t.equal(capped.record?.reason.length, 200, 'reason bounded');
+  t.match(capped.record?.reason, /^a b/, 'printable');
+  t.equal(capped.record?.since, '5', 'a number read as text');
+  // From the pods: only a record of this EtcdCluster that parses; of this spec first, then the one counting more.
+  const marked = (v: string) => {
+    const x = pod(0);
+    x.metadata.annotations = { ...x.metadata.annotations, [BOOTSTRAP_FAILED]: v };
+    return x;
+  };
+  const other = { ...good, spec: 'another', starts: 3 };
+  const m = bootstrapMemory(p, s, [marked('{not json'), marked(JSON.stringify(other)), marked(JSON.stringify(good))]);
+  t.same(m.record, good, "this spec's record before one counting more of another");
+  t.equal(m.onPods, true);
+  t.same(bootstrapMemory(p, s, [marked(JSON.stringify(other))]).record, other, 'another spec: still read (a change)');
+  t.same(
+    bootstrapMemory(p, s, [marked(JSON.stringify({ ...good, starts: 1 })), marked(JSON.stringify(good))]).record,
+    good,
+    'the one counting more',
+  );
+  const long = JSON.stringify({ ...good, reason: 'y'.repeat(2100) });
+  t.equal(bootstrapMemory(p, s, [marked(long)]).onPods, false, 'an annotation past 2 KiB is not read');
+  t.equal(bootstrapMemory(p, s, [marked(JSON.stringify({ ...good, uid: 'x' }))]).onPods, false);
+  // The next count: from this spec's record, its first time kept; from none, at now.
+  const next = withFailedStart({ uid, spec: mine, record: good, onPods: false }, 'why', 'now');
+  t.same(next, { uid, spec: mine, starts: 3, reason: 'why', since: 's' });
+  t.same(withFailedStart({ uid, spec: mine, record: other, onPods: false }, 'why', 'now'), {
+    uid,
+    spec: mine,
+    starts: 1,
+    reason: 'why',
+    since: 'now',
+  });
+  // How a start failed: the first member by name whose etcd exited, the end of its log, bounded.
+  const log = `${'start '.repeat(40)}the end`;
+  const how = howStartFailed([pod(1, crashed('b')), pod(0, crashed(log)), pod(2)], 'fallback');
+  t.match(how, /^e-0: Error, exit code 1: \.\.\./);
+  t.match(how, /the end$/);
+  t.equal(how.length, 'e-0: Error, exit code 1: '.length + 120);
+  t.equal(howStartFailed([pod(0), pod(1)], 'fallback'), 'fallback', 'none exited');
+  t.equal(howStartFailed([pod(0, crashed(''))], 'fallback'), 'e-0: Error, exit code 1', 'no message');
+});
