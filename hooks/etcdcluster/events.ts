@@ -39,6 +39,8 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'EtcdUnreachable',
     'ScaleUpRefused',
     'ScaleUpFailed',
+    // A bootstrap whose starts kept failing stopped (bootstraps.ts): the message says how and how to retry.
+    'BootstrapFailed',
     // A child's name another owner holds (lib/ownership.ts): the message names the holder.
     'PodNameTaken',
     'ServiceNameTaken',

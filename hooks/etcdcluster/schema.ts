@@ -375,6 +375,27 @@ export const EtcdClusterStatus = Type.Object(
         },
       ),
     ),
+    bootstrapFailed: Type.Optional(
+      Type.Object(
+        {
+          uid: Type.String({ description: "The EtcdCluster's UID." }),
+          spec: Type.String({
+            description:
+              'Fingerprint of the spec (but paused) and of etcd.metaops.io/retry-bootstrap the starts were made from.',
+          }),
+          starts: Type.Integer({ minimum: 1, maximum: 3, description: 'Starts of the bootstrap that failed.' }),
+          reason: Type.String({
+            maxLength: 200,
+            description: "How the last one failed: a member pod, its etcd's last exit and termination message.",
+          }),
+          since: Type.String({ description: 'When the first one failed.' }),
+        },
+        {
+          description:
+            'Starts of a bootstrap (the first members, before the cluster formed) that failed; after 3, no new start is made (BootstrapFailed) until the spec or the annotation etcd.metaops.io/retry-bootstrap changes.',
+        },
+      ),
+    ),
     lastMemberIndex: Type.Optional(
       Type.Integer({ description: 'Highest member ordinal used so far; new members take the next one.' }),
     ),

@@ -837,6 +837,7 @@ function respond(
   if (carriedOut.length > 0) status['restoresCarriedOut'] = carriedOut;
   if (d.upgradeFailed) status['upgradeFailed'] = d.upgradeFailed;
   if (d.additionsFailed) status['additionsFailed'] = d.additionsFailed;
+  if (d.bootstrapFailed) status['bootstrapFailed'] = d.bootstrapFailed;
   const response: CompositeSyncResponse = {
     status,
     children: childrenOf(parent, spec, d, request, own),

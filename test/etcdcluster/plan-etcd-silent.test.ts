@@ -102,7 +102,8 @@ t.test('pods while bootstrapping and etcd not yet answering: Creating, waiting f
       claims: ['e-0', 'e-1', 'e-2'],
     },
   );
-  const restart = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+  const restart =
+    'a member of the bootstrap failed or the spec changed: starting the bootstrap again (1 of 3 starts failed; the last: e-0: pod Failed)';
   t.same(failed.pods, []);
   t.same(failed.keepClaims, []);
   t.equal(failed.phase, 'Creating');
@@ -171,7 +172,8 @@ t.test('a bootstrap: a Ready member means the cluster formed; pods being deleted
     terminating: [],
     health: {},
   });
-  const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+  const message =
+    'a member of the bootstrap failed or the spec changed: starting the bootstrap again (1 of 3 starts failed; the last: e-0: pod Failed)';
   t.strictSame(view(over), {
     pods: [],
     phase: 'Creating',

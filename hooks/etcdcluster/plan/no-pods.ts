@@ -1,6 +1,7 @@
 // The membership rules when no member pod is observed, in order: wait for the pods being deleted to go; start
 // again on the claims of a cluster whose status was lost; restart the known members on their volumes (or say a
 // majority lost its data); say every member was lost with its data; else bootstrap.
+import { bootstrapStopped, bootstrapStoppedMessage, BOOTSTRAP_FAILED_REASON, currentRecord } from '../bootstraps.js';
 import { neverCreated } from '../events.js';
 import { memberName, memberPod } from '../members.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
@@ -13,6 +14,7 @@ export function noPods(v: View): Decision {
   return (
     firstDecision(v, [
       waitingForTermination,
+      bootstrapStoppedWithoutPods,
       bootstrapOnItsClaims,
       restartOnClaims,
       restartOnVolumes,
@@ -31,6 +33,33 @@ function waitingForTermination(v: View): Decision | undefined {
     conditions: [scaling(true, 'WaitingForTermination', `waiting for ${v.obs.terminating.join(', ')} to go`)],
     members: v.known,
     converging: true,
+    // (Between a failed start and the next, the status alone holds their record.)
+    ...(bootstrapRecord(v) ? { bootstrapFailed: bootstrapRecord(v) } : {}),
+  };
+}
+
+/** The failed starts recorded for the spec of the moment while no member is known (a bootstrap's), if any. */
+function bootstrapRecord(v: View) {
+  return v.known.length === 0 ? currentRecord(v.obs.bootstrap) : undefined;
+}
+
+/**
+ * A bootstrap that stopped (bootstraps.ts) whose pods were deleted since: still stopped, nothing started, until the
+ * spec changes or a retry is asked for.
+ */
+function bootstrapStoppedWithoutPods(v: View): Decision | undefined {
+  const record = bootstrapRecord(v);
+  if (!record || !bootstrapStopped(record)) return undefined;
+  const message = bootstrapStoppedMessage(record);
+  return {
+    ...v.base,
+    pods: [],
+    phase: 'Failed',
+    reason: BOOTSTRAP_FAILED_REASON,
+    conditions: [available(false, BOOTSTRAP_FAILED_REASON, message), scaling(false, BOOTSTRAP_FAILED_REASON, message)],
+    members: [],
+    converging: false,
+    bootstrapFailed: record,
   };
 }
 
@@ -84,6 +113,7 @@ function restartOnClaims(v: View): Decision | undefined {
     conditions: [available(false, 'MembersRestarting', message), recovering(true, 'RestartingMembers', message)],
     members: [],
     converging: true,
+    ...(bootstrapRecord(v) ? { bootstrapFailed: bootstrapRecord(v) } : {}),
   };
 }
 
@@ -171,5 +201,6 @@ function bootstrapOf(v: View, initial: string[], last: number): Decision {
     ],
     members: [],
     converging: true,
+    ...(bootstrapRecord(v) ? { bootstrapFailed: bootstrapRecord(v) } : {}),
   };
 }

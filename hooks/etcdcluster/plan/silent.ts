@@ -2,8 +2,19 @@
 // membership change either way. In order: start a bootstrap that cannot finish again; say a majority lost for
 // good; else wait (for the first members, for the hook to reach etcd, for a quorum), restarting the members whose
 // pod vanished on their volumes.
-import { isPodReady, type KubeObject } from '../../../lib/index.js';
+import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
+import {
+  BOOTSTRAP_FAILED_REASON,
+  type BootstrapFailed,
+  type BootstrapMemory,
+  MAX_BOOTSTRAP_STARTS,
+  bootstrapStopped,
+  bootstrapStoppedMessage,
+  currentRecord,
+  howStartFailed,
+  withFailedStart,
+} from '../bootstraps.js';
 import { memberImage, memberIndex, memberPod } from '../members.js';
 import { crashLooping, dataMissing, DEAD_PHASES, phaseOf } from '../pods.js';
 import { withAnnotation } from '../upgrade.js';
@@ -19,8 +30,18 @@ export function etcdSilent(v: View): Decision {
   return firstDecision(v, [restartBootstrap, majorityLost]) ?? waiting(v);
 }
 
-/** Whether the hook's own record says it is bootstrapping, and whether a restore runs (status lost: not assumed). */
-function bootstrapState(v: View): { bootstrapping: boolean; creating: boolean; formed: boolean; restoring: boolean } {
+/**
+ * Whether the hook's own record says it is bootstrapping, and whether a restore runs (status lost: not assumed, unless
+ * the pods carry the record of this EtcdCluster's failed starts: bootstraps.ts); `stopped`: the status says the
+ * bootstrap stopped (BootstrapFailed).
+ */
+function bootstrapState(v: View): {
+  bootstrapping: boolean;
+  creating: boolean;
+  formed: boolean;
+  restoring: boolean;
+  stopped: boolean;
+} {
   // (Not while a restore runs: its members carry the snapshot; a failed restore is decided in decide().)
   const restorePhase = (v.parent.status as { restore?: RestoreState } | undefined)?.restore?.phase;
   const restoringNow = restorePhase === 'Restoring';
@@ -29,11 +50,22 @@ function bootstrapState(v: View): { bootstrapping: boolean; creating: boolean; f
   // policy): from then on it is never treated as a bootstrap again.
   const formed = v.obs.pods.some(isPodReady);
   // (Nor while Replacing: pods seen then are old members kept when the EtcdRestore went before they were dropped.)
-  const bootstrapping =
-    v.previous.phase === 'Creating' && v.known.length === 0 && !restoringNow && restorePhase !== 'Replacing' && !formed;
+  const stopped = v.previous.phase === 'Failed' && v.previous.reason === BOOTSTRAP_FAILED_REASON;
+  // (The status lost: the pods of a start that followed a failed one carry the record, bootstraps.ts.)
+  const marked = v.previous.phase === undefined && v.obs.bootstrap?.onPods === true;
+  const started = v.previous.phase === 'Creating' || stopped || marked;
+  const bootstrapping = started && v.known.length === 0 && !restoringNow && restorePhase !== 'Replacing' && !formed;
   // Creating only while the hook's own record says it is bootstrapping (status lost: not assumed).
   const creating = bootstrapping || (v.previous.phase === 'Creating' && restoringNow && !formed);
-  return { bootstrapping, creating, formed, restoring: creating && !bootstrapping };
+  return { bootstrapping, creating, formed, restoring: creating && !bootstrapping, stopped };
+}
+
+/**
+ * Whether a member answered at all (healthy, or with a cluster ID of its own): a bootstrap one of whose members
+ * answered is no failed bootstrap; nothing is started over it.
+ */
+function someMemberAnswered(v: View): boolean {
+  return Object.values(v.obs.health).some((h) => h?.healthy === true || typeof h?.clusterId === 'string');
 }
 
 /**
@@ -52,22 +84,79 @@ function starting(restoring: boolean): Decision['conditions'] {
 /**
  * A bootstrap that cannot finish (a member failed, or the spec changed since: a typo fixed) starts over with the
  * current spec; nothing was stored in it: the hook wrote Creating when it started these members, has seen no
- * member Ready since, and none is Ready now. The claims go with the pods (explicit decision).
+ * member Ready since, none is Ready now and none answered. The claims go with the pods (explicit decision). A start
+ * of the spec of the moment that failed is counted (bootstraps.ts); after MAX_BOOTSTRAP_STARTS the bootstrap stops,
+ * its last pods kept, until the spec changes or a retry is asked for (RETRY_BOOTSTRAP).
  */
 function restartBootstrap(v: View): Decision | undefined {
-  const { obs } = v;
-  const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
-  const failed = vanished || obs.pods.some((p) => crashLooping(p) || !atImage(memberImage(p), v.targetImage));
-  if (!bootstrapState(v).bootstrapping || !failed) return undefined;
+  const state = bootstrapState(v);
+  if (!state.bootstrapping || someMemberAnswered(v)) return undefined;
+  const memory = v.obs.bootstrap ?? { uid: v.parent.metadata.uid ?? '', spec: '', onPods: false };
+  const record = currentRecord(memory);
+  // Stopped with this spec: the same answer, whatever the pods do now.
+  if (record && bootstrapStopped(record)) return bootstrapFailed(v, record);
+  const outcome = startOutcome(v, memory, state.stopped);
+  if (!outcome) return undefined;
+  const { next } = outcome;
+  if (next && bootstrapStopped(next)) return bootstrapFailed(v, next);
   const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+  const counted = next ? ` (${next.starts} of ${MAX_STARTS_TEXT} starts failed; the last: ${next.reason})` : '';
   return {
     ...v.base,
     keepClaims: [],
     pods: [],
     phase: 'Creating',
-    conditions: [available(false, 'Bootstrapping', message), scaling(true, 'RestartingBootstrap', message)],
+    conditions: [
+      available(false, 'Bootstrapping', `${message}${counted}`),
+      scaling(true, 'RestartingBootstrap', `${message}${counted}`),
+    ],
     members: [],
     converging: true,
+    ...(next ? { bootstrapFailed: next } : {}),
+  };
+}
+
+const MAX_STARTS_TEXT = String(MAX_BOOTSTRAP_STARTS);
+
+/**
+ * Whether the start under way failed (a member pod vanished or its etcd exited) or the spec changed since it was
+ * made (an image of another spec; failed starts recorded for another spec: a retry asked for); undefined when
+ * neither. `next`: the failed starts with this one counted, when it was a start of the spec of the moment.
+ */
+function startOutcome(
+  v: View,
+  memory: BootstrapMemory,
+  stopped: boolean,
+): { next: BootstrapFailed | undefined } | undefined {
+  const { obs } = v;
+  const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
+  const imageChanged = obs.pods.some((p) => !atImage(memberImage(p), v.targetImage));
+  // The spec changed since the failed starts recorded (or a retry was asked for): their count is not this spec's.
+  const specChanged = imageChanged || (memory.record !== undefined && currentRecord(memory) === undefined);
+  const failed = vanished || imageChanged || obs.pods.some((p) => crashLooping(p));
+  // (Stopped, then the spec changed: a new start at once.)
+  if (!failed && !(stopped && specChanged)) return undefined;
+  if (specChanged) return { next: undefined };
+  const how = howStartFailed(obs.pods, vanished ? 'a member pod was deleted' : 'a member failed');
+  return { next: withFailedStart(memory, how, obs.now ? rfc3339(obs.now) : '') };
+}
+
+/**
+ * The bootstrap stopped (`record`: MAX_BOOTSTRAP_STARTS starts of this spec failed): no new start; the last start's
+ * pods (and claims) are kept as they are, for their logs, and a start that heals by itself forms the cluster after
+ * all. Said once as a Warning (BootstrapFailed); the hook stops asking to be synced.
+ */
+function bootstrapFailed(v: View, record: BootstrapFailed): Decision {
+  const message = bootstrapStoppedMessage(record);
+  return {
+    ...v.base,
+    pods: v.kept,
+    phase: 'Failed',
+    reason: BOOTSTRAP_FAILED_REASON,
+    conditions: [available(false, BOOTSTRAP_FAILED_REASON, message), scaling(false, BOOTSTRAP_FAILED_REASON, message)],
+    members: silentMembers(v),
+    converging: false,
+    bootstrapFailed: record,
   };
 }
 
@@ -210,6 +299,8 @@ function waiting(v: View): Decision {
     pods,
     phase: creating ? 'Creating' : 'Running',
     ...(creating ? {} : { reason }),
+    // (A bootstrap's start that follows failed ones carries their record: status and pods.)
+    ...(bootstrapping && currentRecord(v.obs.bootstrap) ? { bootstrapFailed: currentRecord(v.obs.bootstrap) } : {}),
     conditions: creating
       ? starting(restoring)
       : [

@@ -5,6 +5,7 @@ import type { RestoreState } from '../../etcdcommon/index.js';
 import type { RestoreSource } from '../members.js';
 import type { UpgradeFailure } from '../upgrade.js';
 import type { AdditionsFailed, AdditionsMemory } from '../additions.js';
+import type { BootstrapFailed, BootstrapMemory } from '../bootstraps.js';
 
 export type Action =
   | { type: 'add'; pod: string; peerURL: string; learner: boolean }
@@ -46,6 +47,8 @@ export interface Observation {
   restoreCheck?: KubeObject;
   /** The failed additions recorded for this EtcdCluster and spec (additions.ts); read in decideVersion. */
   additions?: AdditionsMemory;
+  /** The failed starts of the bootstrap recorded for this EtcdCluster (bootstraps.ts); read by the bootstrap rules. */
+  bootstrap?: BootstrapMemory;
   /**
    * This project's image of the moment (METAOPS_IMAGE): what a restored member's restore steps that wait for an
    * image take (member-pods.ts, withOperatorSteps). Without it, they stay as they were made.
@@ -131,6 +134,8 @@ export interface Decision {
   upgradeFailed?: UpgradeFailure;
   /** Additions that failed and were cancelled (additions.ts), kept in status and on the member pods. */
   additionsFailed?: AdditionsFailed;
+  /** The failed starts of a bootstrap not formed yet (bootstraps.ts), kept in status and on its next start's pods. */
+  bootstrapFailed?: BootstrapFailed;
   /** With an add: the member names it skipped, and who holds them, in words (said by its MemberAdded Event). */
   skipped?: string;
   /** With an action: the member list once it succeeded (a member removed on purpose leaves it at once). */

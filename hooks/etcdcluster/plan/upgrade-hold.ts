@@ -31,6 +31,7 @@ import { crashLoopVerdict, MAJORITY_CRASH_LOOPING } from './crash-loops.js';
 import { isMemberReport, MAJORITY_LOST } from './evidence.js';
 import { decideMembers } from './members.js';
 import { additionsMemory, withAdditionsOnPods } from '../additions.js';
+import { bootstrapMemory, withBootstrapOnPods } from '../bootstraps.js';
 import type { Decision, MemberReport, Observation } from './types.js';
 import { atImage, compareVersions, lastGoodVersion, upgradeRefusal, versionOfImage } from './versions.js';
 
@@ -55,20 +56,26 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const imaged = obs.pods.length > 0 ? lowestImageVersion(obs.pods) : running;
   const lastGood = held ? undefined : lastGoodVersion(target, upgradeFrom ?? imaged, obs.etcd?.clusterVersion);
   const additions = additionsMemory(parent, spec, obs.pods);
+  const bootstrap = bootstrapMemory(parent, spec, obs.pods);
   const d = withOutcomes(
     withAdditionsOnPods(
-      upgradeRecords(
-        decideMembers(parent, held ?? spec, { ...obs, additions }, Boolean(held), { rollBack: failure, lastGood }),
-        target,
-        failure,
-        upgradeFrom ?? running,
-        {
-          answered: obs.etcd !== undefined,
-          outage,
-          obs,
-          evictions,
-          ...(obs.now ? { now: rfc3339(obs.now) } : {}),
-        },
+      withBootstrapOnPods(
+        upgradeRecords(
+          decideMembers(parent, held ?? spec, { ...obs, additions, bootstrap }, Boolean(held), {
+            rollBack: failure,
+            lastGood,
+          }),
+          target,
+          failure,
+          upgradeFrom ?? running,
+          {
+            answered: obs.etcd !== undefined,
+            outage,
+            obs,
+            evictions,
+            ...(obs.now ? { now: rfc3339(obs.now) } : {}),
+          },
+        ),
       ),
     ),
   );
