@@ -8,7 +8,7 @@
 // checked by `npm run typecheck`, as before.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire, registerHooks, stripTypeScriptTypes } from 'node:module';
+import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -45,7 +45,7 @@ function stripped(source) {
   const emitWarning = process.emitWarning;
   process.emitWarning = () => {}; // "stripTypeScriptTypes is an experimental feature", once per process
   try {
-    return stripTypeScriptTypes(source);
+    return nodeModule.stripTypeScriptTypes(source);
   } catch (err) {
     if (err?.code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') return undefined;
     throw err;
@@ -55,7 +55,7 @@ function stripped(source) {
 }
 
 function esbuildOf(source, file) {
-  esbuild ??= createRequire(import.meta.url)('esbuild');
+  esbuild ??= nodeModule.createRequire(import.meta.url)('esbuild');
   return esbuild.transformSync(source, {
     loader: 'ts',
     format: 'esm',
@@ -67,23 +67,28 @@ function esbuildOf(source, file) {
   }).code;
 }
 
-process.setSourceMapsEnabled(true);
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (
-      (specifier.startsWith('./') || specifier.startsWith('../')) &&
-      specifier.endsWith('.js') &&
-      context.parentURL &&
-      ours(context.parentURL)
-    ) {
-      const ts = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
-      if (existsSync(fileURLToPath(ts))) return nextResolve(ts.href, context);
-    }
-    return nextResolve(specifier, context);
-  },
-  load(url, context, nextLoad) {
-    if (!ours(url) || !url.endsWith('.ts')) return nextLoad(url, context);
-    const file = fileURLToPath(url);
-    return { format: 'module', source: transformed(readFileSync(file, 'utf8'), file), shortCircuit: true };
-  },
-});
+// Node.js before 22.15 (engines allows 22) has neither in-thread hooks nor type stripping: tsx's loader, as before.
+if (typeof nodeModule.registerHooks !== 'function' || typeof nodeModule.stripTypeScriptTypes !== 'function') {
+  await import('tsx');
+} else {
+  process.setSourceMapsEnabled(true);
+  nodeModule.registerHooks({
+    resolve(specifier, context, nextResolve) {
+      if (
+        (specifier.startsWith('./') || specifier.startsWith('../')) &&
+        specifier.endsWith('.js') &&
+        context.parentURL &&
+        ours(context.parentURL)
+      ) {
+        const ts = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
+        if (existsSync(fileURLToPath(ts))) return nextResolve(ts.href, context);
+      }
+      return nextResolve(specifier, context);
+    },
+    load(url, context, nextLoad) {
+      if (!ours(url) || !url.endsWith('.ts')) return nextLoad(url, context);
+      const file = fileURLToPath(url);
+      return { format: 'module', source: transformed(readFileSync(file, 'utf8'), file), shortCircuit: true };
+    },
+  });
+}
