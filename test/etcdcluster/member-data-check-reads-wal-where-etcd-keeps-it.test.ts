@@ -9,7 +9,8 @@
 // replaced when the quorum holds without it (a full re-sync for nothing), never started when it does not: two of
 // three pods lost is then a permanent outage with every member's data on its claim.
 //
-// Must hold: a member whose claim holds its data, as etcd wrote it under the spec's own etcdEnv, comes back as itself.
+// Must hold: a spec whose etcdEnv moves the WAL is refused (InvalidSpec naming the variable, no member made), or a
+// member whose claim holds its data, as etcd wrote it under the spec's own etcdEnv, comes back as itself.
 // The check-data script the hook answers is run here by /bin/sh on a folder standing for each claim (its paths moved
 // under that folder), its exit and output given back as the kubelet reports an init step; each answer fed back.
 import t from 'tap';
@@ -62,7 +63,9 @@ function kubelet(loop: Loop, volumes: Record<string, string>, results: Record<st
           lastState: { terminated: { exitCode: r.exitCode, reason: 'Error', message: r.message.trim() } },
         },
       ],
-      containerStatuses: [{ name: 'etcd', ready: false, restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } }],
+      containerStatuses: [
+        { name: 'etcd', ready: false, restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } },
+      ],
     });
   }
 }
@@ -77,6 +80,12 @@ for (const lost of [['e-2'], ['e-1', 'e-2']])
         size: 3,
         pod: { persistentVolumeClaimSpec: PVC, etcdEnv: [{ name: 'ETCD_WAL_DIR', value: '/var/etcd/wal' }] },
       });
+      if (loop.pods().length === 0) {
+        const ready = loop.s().conditions.find((c: any) => c.type === 'Ready');
+        t.equal(ready?.reason, 'InvalidSpec', 'refused, no member made');
+        t.match(ready?.message, /ETCD_WAL_DIR/, 'naming the variable');
+        return;
+      }
       t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'the spec is taken: a running cluster');
       const volumes: Record<string, string> = {};
       for (const m of loop.pods()) {
@@ -99,10 +108,6 @@ for (const lost of [['e-2'], ['e-1', 'e-2']])
       for (const m of lost) t.equal(results[m], 0, `${m}'s check finds the data its claim holds`);
       t.same(loop.etcd.calls, [], 'no member removed or added');
       t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'the same members');
-      t.same(
-        Object.fromEntries(loop.s().memberList.map((m: any) => [m.name, m.id])),
-        ids,
-        'under their member IDs',
-      );
+      t.same(Object.fromEntries(loop.s().memberList.map((m: any) => [m.name, m.id])), ids, 'under their member IDs');
     },
   );

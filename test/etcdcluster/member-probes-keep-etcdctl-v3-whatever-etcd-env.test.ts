@@ -31,8 +31,8 @@ for (const version of ['3.2.13', '3.4.27', '3.5.21']) {
     }
     for (const p of pods) {
       const etcd = p.spec.containers.find((c: any) => c.name === 'etcd');
-      const probes = [etcd.readinessProbe, etcd.livenessProbe, etcd.startupProbe].filter(
-        (x: any) => x?.exec?.command?.[0]?.endsWith('etcdctl'),
+      const probes = [etcd.readinessProbe, etcd.livenessProbe, etcd.startupProbe].filter((x: any) =>
+        x?.exec?.command?.[0]?.endsWith('etcdctl'),
       );
       t.ok(probes.length > 0, `${p.metadata.name} has etcdctl probes`);
       const api = resolved(etcd.env ?? [], 'ETCDCTL_API');
