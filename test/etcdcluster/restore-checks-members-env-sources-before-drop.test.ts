@@ -45,39 +45,40 @@ function kubelet(loop: Loop, running: Set<string>): void {
   }
 }
 
-t.test(
-  "a restore whose members' etcdEnv names a Secret that is gone drops no running member",
-  async (t) => {
-    const loop = await running({
+t.test("a restore whose members' etcdEnv names a Secret that is gone drops no running member", async (t) => {
+  const loop = await running(
+    {
       size: 3,
       pod: {
         etcdEnv: [
           { name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: { secretKeyRef: { name: 'etcd-tuning', key: 'quota' } } },
         ],
       },
-    }, 'e', { allowReferences: true });
-    const live = new Set(loop.pods());
-    t.same([...live], ['e-0', 'e-1', 'e-2'], 'a running cluster whose members got the value when they were made');
-    loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-    const dropped = new Set<string>();
-    for (let minute = 1; minute <= 20; minute++) {
-      loop.now = new Date(FIXED_NOW.getTime() + minute * 60_000);
-      kubelet(loop, live);
-      await loop.step();
-      // Members dropped stop answering, as their pods go.
-      for (const m of live)
-        if (!loop.pods().includes(m)) {
-          dropped.add(m);
-          loop.etcd.up.delete(m);
-        }
-    }
-    const restore = loop.s().restore;
-    t.comment(
-      `pods ${loop.pods().join(', ')}; check pod ${loop.checkPod() ? checkPodName('e') : 'none'}; restore ${JSON.stringify(restore)}`,
-    );
-    t.comment(
-      JSON.stringify(loop.s().conditions.map((c: any) => [c.type, c.status, c.reason, String(c.message).slice(0, 200)])),
-    );
-    t.same([...dropped], [], 'no running member dropped');
-  },
-);
+    },
+    'e',
+    { allowReferences: true },
+  );
+  const live = new Set(loop.pods());
+  t.same([...live], ['e-0', 'e-1', 'e-2'], 'a running cluster whose members got the value when they were made');
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  const dropped = new Set<string>();
+  for (let minute = 1; minute <= 20; minute++) {
+    loop.now = new Date(FIXED_NOW.getTime() + minute * 60_000);
+    kubelet(loop, live);
+    await loop.step();
+    // Members dropped stop answering, as their pods go.
+    for (const m of live)
+      if (!loop.pods().includes(m)) {
+        dropped.add(m);
+        loop.etcd.up.delete(m);
+      }
+  }
+  const restore = loop.s().restore;
+  t.comment(
+    `pods ${loop.pods().join(', ')}; check pod ${loop.checkPod() ? checkPodName('e') : 'none'}; restore ${JSON.stringify(restore)}`,
+  );
+  t.comment(
+    JSON.stringify(loop.s().conditions.map((c: any) => [c.type, c.status, c.reason, String(c.message).slice(0, 200)])),
+  );
+  t.same([...dropped], [], 'no running member dropped');
+});
