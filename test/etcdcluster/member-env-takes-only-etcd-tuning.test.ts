@@ -56,6 +56,72 @@ for (const name of taken)
     for (const version of ['3.2.13', '3.4.27', '3.5.21', '3.6.9']) t.equal(problem(name, version), undefined, version);
   });
 
+/** etcd's tuning flags (3.2-3.6 `etcd --help`), each of which spec.pod.etcdEnv may set as ETCD_<FLAG>. */
+const TUNING = [
+  'heartbeat-interval',
+  'election-timeout',
+  'initial-election-tick-advance',
+  'pre-vote',
+  'snapshot-count',
+  'snapshot-catchup-entries',
+  'experimental-snapshot-catchup-entries',
+  'max-snapshots',
+  'max-wals',
+  'quota-backend-bytes',
+  'backend-batch-interval',
+  'backend-batch-limit',
+  'backend-bbolt-freelist-type',
+  'experimental-backend-bbolt-freelist-type',
+  'auto-compaction-retention',
+  'auto-compaction-mode',
+  'compaction-batch-limit',
+  'experimental-compaction-batch-limit',
+  'compaction-sleep-interval',
+  'experimental-compaction-sleep-interval',
+  'bootstrap-defrag-threshold-megabytes',
+  'experimental-bootstrap-defrag-threshold-megabytes',
+  'memory-mlock',
+  'experimental-memory-mlock',
+  'max-request-bytes',
+  'max-txn-ops',
+  'max-concurrent-streams',
+  'grpc-keepalive-min-time',
+  'grpc-keepalive-interval',
+  'grpc-keepalive-timeout',
+  'watch-progress-notify-interval',
+  'experimental-watch-progress-notify-interval',
+  'warning-apply-duration',
+  'experimental-warning-apply-duration',
+  'warning-unary-request-duration',
+  'experimental-warning-unary-request-duration',
+  'experimental-txn-mode-write-with-shared-buffer',
+  'experimental-stop-grpc-service-on-defrag',
+  'experimental-enable-lease-checkpoint',
+  'experimental-enable-lease-checkpoint-persist',
+  'initial-corrupt-check',
+  'experimental-initial-corrupt-check',
+  'corrupt-check-time',
+  'experimental-corrupt-check-time',
+  'compact-hash-check-time',
+  'experimental-compact-hash-check-enabled',
+  'experimental-compact-hash-check-time',
+  'feature-gates',
+  'log-level',
+  'log-format',
+  'debug',
+  'log-package-levels',
+  'logger',
+  'metrics',
+  'enable-pprof',
+  'enable-v2',
+  'unsupported-arch',
+].map((flag) => `ETCD_${flag.replace(/-/g, '_').toUpperCase()}`);
+
+t.test("each of etcd's tuning variables is taken, and no other ETCD_ name", async (t) => {
+  for (const name of TUNING) t.equal(problem(name), undefined, name);
+  t.same([...TUNING_VARIABLES].sort(), [...TUNING].sort(), 'the allowlist is these');
+});
+
 t.test('no tuning variable is one a member command sets (etcd 3.5+ would exit on it)', async (t) => {
   for (const version of ['3.2.13', '3.3.27', '3.4.27', '3.5.21', '3.6.9']) {
     const shadowed = shadowedVariables(version);
