@@ -150,12 +150,12 @@ const ENV_SOURCES_KEY = 'etcd.metaops.io/check-env-sources';
  * The entries of spec.pod.etcdEnv that take a Secret's or ConfigMap's value (valueFrom secretKeyRef, configMapKeyRef:
  * allowed only under METAOPS_ETCD_ALLOW_REFERENCES, checked well formed by envProblem), as the check's etcd-image step
  * carries them: under names etcd does not read (METAOPS_ETCD_ENV_<i>), the reference as the members take it. Other
- * sources (fieldRef, resourceFieldRef) name the pod itself and cannot be missing. At most the 64 entries of etcdEnv.
+ * sources (fieldRef, resourceFieldRef) name the pod itself and cannot be missing. Bounded by etcdEnv (64 entries, schema.ts).
  */
 export function envSources(env: unknown): Array<Record<string, unknown>> {
   if (!Array.isArray(env)) return [];
   const sources: Array<Record<string, unknown>> = [];
-  for (const [i, entry] of env.slice(0, 64).entries()) {
+  for (const [i, entry] of env.entries()) {
     const from = isRecord(entry) ? entry['valueFrom'] : undefined;
     if (!isRecord(from)) continue;
     for (const kind of ['secretKeyRef', 'configMapKeyRef'] as const)

@@ -48,6 +48,11 @@ t.test('without such values the check pod is as before', async (t) => {
 
 t.test('a check pod made for other env sources is not the one asked for', async (t) => {
   const asked = checkPod([{ name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: secret }]);
+  t.match(
+    asked.metadata.annotations['etcd.metaops.io/check-env-sources'],
+    /^[0-9a-f]{16}$/,
+    'the references it was made with, recorded on it',
+  );
   t.ok(sameCheck(asked, asked), 'the same');
   t.notOk(sameCheck(checkPod(undefined), asked), 'one made without them');
   t.notOk(
