@@ -238,6 +238,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/restore-check-pod-with-injected-containers-is-read.test.ts',
       'test/etcdcluster/restore-check-pod-ended-by-injected-init-container.test.ts',
       'test/etcdcluster/restored-member-injected-init-container-is-no-restore-step.test.ts',
+      // The members' env sources the check resolves (envSources, its digest in sameCheck).
+      'test/etcdcluster/restore-check-pod-resolves-members-env-sources.test.ts',
     ],
     target: 85,
   },
@@ -261,6 +263,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/lib/framework-on-doubt.test.ts',
       'test/etcdcluster/restore-pin-and-retry.test.ts',
       'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
+      // The etcd variables spec.pod.etcdEnv may set (TUNING_VARIABLES).
+      'test/etcdcluster/member-env-takes-only-etcd-tuning.test.ts',
     ],
     target: 70,
   },

@@ -29,7 +29,7 @@ import {
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
 import { claimClassProblem, invalidSpecResponse, storageClassRule } from '../../lib/index.js';
-import { memberLabelKeys, ownKey, shadowedVariables } from './members.js';
+import { memberLabelKeys, ownKey, shadowedVariables, TUNING_VARIABLES } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
@@ -88,7 +88,7 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     ),
   ].find(Boolean);
   if (maps) return maps;
-  const shadow = shadowProblem(version, pod['etcdEnv']);
+  const shadow = shadowProblem(version, pod['etcdEnv']) ?? etcdVariableProblem(pod['etcdEnv']);
   if (shadow) return shadow;
   // What a member pod may ask beyond its namespace, though well formed (lib/pod-policy.ts): the tolerations are the
   // server's to allow (settingsProblem below).
@@ -114,6 +114,33 @@ function shadowProblem(version: string, env: unknown): string | undefined {
     const flag = typeof name === 'string' ? variables.get(name) : undefined;
     if (flag)
       return `spec.pod.etcdEnv[${i}].name ${String(name)} is the variable of ${flag}, which the hook sets on every member's command: etcd 3.5+ exits at start on it (a variable shadowed by a command-line flag), earlier versions ignore it; remove it from spec.pod.etcdEnv`;
+  }
+  return undefined;
+}
+
+/** Go's proxy variables: etcd's peer transport dials through the proxy they name (http.ProxyFromEnvironment). */
+const PROXY_VARIABLES: ReadonlySet<string> = new Set(['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']);
+
+/**
+ * A variable of spec.pod.etcdEnv that would change what the hook relies on in a member: an etcd variable (ETCD_) not
+ * among its tuning (members.ts TUNING_VARIABLES: --wal-dir moves the WAL the check-data step looks for,
+ * --enable-grpc-gateway and --listen-client-http-urls the HTTP gateway the hook speaks to), an etcdctl one
+ * (ETCDCTL_API=2 and the others change what the probes' etcdctl runs and dials), or a proxy that peer traffic would
+ * go through. Other names (GOMAXPROCS, GOMEMLIMIT, TZ...) are the tenant's.
+ */
+function etcdVariableProblem(env: unknown): string | undefined {
+  if (!Array.isArray(env)) return undefined;
+  for (const [i, e] of env.entries()) {
+    // envProblem has taken each entry's name as a string.
+    const name: unknown = e && typeof e === 'object' ? (e as Record<string, unknown>)['name'] : undefined;
+    if (typeof name !== 'string') continue;
+    const field = `spec.pod.etcdEnv[${i}].name ${name}`;
+    if (name.startsWith('ETCDCTL_'))
+      return `${field} is an etcdctl variable: the members' probes run etcdctl v3 against the member itself, and it would change what they run or dial; remove it from spec.pod.etcdEnv`;
+    if (name.startsWith('ETCD_') && !TUNING_VARIABLES.has(name))
+      return `${field} is not among the etcd tuning variables spec.pod.etcdEnv may set (docs/etcdcluster.md "etcdEnv"): where a member keeps its data and WAL, how it listens and serves its HTTP gateway, its peers and TLS are the hook's, which the data check, the probes and the hook rely on; remove it from spec.pod.etcdEnv`;
+    if (PROXY_VARIABLES.has(name))
+      return `${field} would send the members' peer traffic through a proxy; remove it from spec.pod.etcdEnv`;
   }
   return undefined;
 }

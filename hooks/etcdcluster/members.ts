@@ -254,6 +254,82 @@ export function shadowedVariables(version: string): Map<string, string> {
   return variables;
 }
 
+/**
+ * The etcd variables (ETCD_<FLAG>) spec.pod.etcdEnv may set: etcd's tuning, which changes how fast or how much a
+ * member does, never where it keeps its data, where or how it listens, which peers or TLS it uses, or how it logs to
+ * anything but its output. Every other ETCD_ variable is refused (index.ts etcdVariableProblem): an allowlist, because
+ * etcd reads every ETCD_ variable as one of its flags and each release adds flags (3.5 --listen-client-http-urls moves
+ * the HTTP gateway the hook speaks to off the client port, --wal-dir moves the WAL the check-data step looks for,
+ * --enable-grpc-gateway=false takes that gateway away), so a denylist is out of date with the next release. Read from
+ * `etcd --help` of 3.2 to 3.6: a name a member's version does not know is only warned about by etcd.
+ */
+export const TUNING_VARIABLES: ReadonlySet<string> = new Set(
+  [
+    // Raft timing and snapshots.
+    'heartbeat-interval',
+    'election-timeout',
+    'initial-election-tick-advance',
+    'pre-vote',
+    'snapshot-count',
+    'snapshot-catchup-entries',
+    'experimental-snapshot-catchup-entries',
+    'max-snapshots',
+    'max-wals',
+    // Backend size and batching, compaction.
+    'quota-backend-bytes',
+    'backend-batch-interval',
+    'backend-batch-limit',
+    'backend-bbolt-freelist-type',
+    'experimental-backend-bbolt-freelist-type',
+    'auto-compaction-retention',
+    'auto-compaction-mode',
+    'compaction-batch-limit',
+    'experimental-compaction-batch-limit',
+    'compaction-sleep-interval',
+    'experimental-compaction-sleep-interval',
+    'bootstrap-defrag-threshold-megabytes',
+    'experimental-bootstrap-defrag-threshold-megabytes',
+    'memory-mlock',
+    'experimental-memory-mlock',
+    // Requests and gRPC.
+    'max-request-bytes',
+    'max-txn-ops',
+    'max-concurrent-streams',
+    'grpc-keepalive-min-time',
+    'grpc-keepalive-interval',
+    'grpc-keepalive-timeout',
+    'watch-progress-notify-interval',
+    'experimental-watch-progress-notify-interval',
+    'warning-apply-duration',
+    'experimental-warning-apply-duration',
+    'warning-unary-request-duration',
+    'experimental-warning-unary-request-duration',
+    'experimental-txn-mode-write-with-shared-buffer',
+    'experimental-stop-grpc-service-on-defrag',
+    // Leases, corruption checks.
+    'experimental-enable-lease-checkpoint',
+    'experimental-enable-lease-checkpoint-persist',
+    'initial-corrupt-check',
+    'experimental-initial-corrupt-check',
+    'corrupt-check-time',
+    'experimental-corrupt-check-time',
+    'compact-hash-check-time',
+    'experimental-compact-hash-check-enabled',
+    'experimental-compact-hash-check-time',
+    'feature-gates',
+    // Logs to the container's output, metrics, profiling; the v2 API (3.2-3.5) and unsupported architectures.
+    'log-level',
+    'log-format',
+    'debug',
+    'log-package-levels',
+    'logger',
+    'metrics',
+    'enable-pprof',
+    'enable-v2',
+    'unsupported-arch',
+  ].map((flag) => `ETCD_${flag.replace(/-/g, '_').toUpperCase()}`),
+);
+
 /** etcd-operator's busybox image for the DNS check (spec.pod.busyboxImage overrides it). */
 export const DEFAULT_BUSYBOX_IMAGE = 'busybox:1.28.0-glibc';
 

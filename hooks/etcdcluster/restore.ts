@@ -28,7 +28,7 @@ import {
 } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
-import { parseJson, textOf } from '../../lib/index.js';
+import { isRecord, parseJson, textOf } from '../../lib/index.js';
 
 /** How long the snapshot check may take (fetching a large snapshot included) before the restore is refused. */
 export const RESTORE_CHECK_SECONDS = 600;
@@ -67,6 +67,7 @@ export function restoreCheckPod(
   ];
   if (source.s3.awsSecret) args.push('--aws-secret', source.s3.awsSecret);
   const busybox = spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE;
+  const sources = envSources(spec.pod?.etcdEnv);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -78,6 +79,7 @@ export function restoreCheckPod(
         'etcd.database.coreos.com/restore-uid': restoreUid,
         [PLACEMENT_KEY]: placementDigest(place),
         [CHECK_IMAGES_KEY]: imagesDigest([source.image, busybox, etcdImage(spec), etcdImage(spec)]),
+        [ENV_SOURCES_KEY]: envSourcesDigest(sources),
       },
     },
     spec: {
@@ -103,6 +105,10 @@ export function restoreCheckPod(
           name: 'etcd-image',
           image: etcdImage(spec),
           command: ['/usr/local/bin/etcd', '--version'],
+          // The Secrets' and ConfigMaps' values the restored members' etcd container takes (spec.pod.etcdEnv
+          // valueFrom): the kubelet resolves them as it will for the members, so that one gone (or its key) keeps the
+          // check waiting, CreateContainerConfigError, refused at its deadline, before any member is dropped.
+          ...(sources.length > 0 ? { env: sources } : {}),
           securityContext: restrictedContainerSecurity(),
         },
         {
@@ -136,6 +142,34 @@ export function restoreCheckPod(
 
 /** The digest of the placement a check pod was made with (checkPlacement): a pod's spec may not say it as made. */
 const PLACEMENT_KEY = 'etcd.metaops.io/check-placement';
+
+/** The digest of the env sources a check pod was given (envSources), recorded on it. */
+const ENV_SOURCES_KEY = 'etcd.metaops.io/check-env-sources';
+
+/**
+ * The entries of spec.pod.etcdEnv that take a Secret's or ConfigMap's value (valueFrom secretKeyRef, configMapKeyRef:
+ * allowed only under METAOPS_ETCD_ALLOW_REFERENCES, checked well formed by envProblem), as the check's etcd-image step
+ * carries them: under names etcd does not read (METAOPS_ETCD_ENV_<i>), the reference as the members take it. Other
+ * sources (fieldRef, resourceFieldRef) name the pod itself and cannot be missing. Bounded by etcdEnv (64 entries, schema.ts).
+ */
+export function envSources(env: unknown): Array<Record<string, unknown>> {
+  if (!Array.isArray(env)) return [];
+  const sources: Array<Record<string, unknown>> = [];
+  for (const [i, entry] of env.entries()) {
+    const from = isRecord(entry) ? entry['valueFrom'] : undefined;
+    if (!isRecord(from)) continue;
+    for (const kind of ['secretKeyRef', 'configMapKeyRef'] as const)
+      if (isRecord(from[kind])) sources.push({ name: `METAOPS_ETCD_ENV_${i}`, valueFrom: { [kind]: from[kind] } });
+  }
+  return sources;
+}
+
+function envSourcesDigest(sources: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(sources)).digest('hex').slice(0, 16);
+}
+
+/** The digest of no env source: a check pod made before they were checked (no digest) was given none. */
+const NO_ENV_SOURCES = envSourcesDigest([]);
 
 /**
  * Where the check pod runs: where the restored members will (members.ts placement: spec.pod's nodeSelector,
@@ -232,6 +266,9 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
     observed.metadata.annotations?.[key] === expected.metadata.annotations?.[key] &&
     (observed.metadata.annotations?.[PLACEMENT_KEY] ?? NO_PLACEMENT) ===
       expected.metadata.annotations?.[PLACEMENT_KEY] &&
+    // And the env sources it resolves (spec.pod.etcdEnv edited meanwhile: it proves other Secrets than the members').
+    (observed.metadata.annotations?.[ENV_SOURCES_KEY] ?? NO_ENV_SOURCES) ===
+      expected.metadata.annotations?.[ENV_SOURCES_KEY] &&
     sameContainers
   );
 }
