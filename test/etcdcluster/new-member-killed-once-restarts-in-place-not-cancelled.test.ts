@@ -45,7 +45,11 @@ t.test('the replacement of a lost member killed once, then serving, is kept as t
   loop.etcd.up.add('e-3');
   for (let k = 0; k < 10; k++) await tick();
   t.comment(`calls ${JSON.stringify(loop.etcd.calls)}; pods ${loop.pods().join(', ')}`);
-  t.same(loop.etcd.calls.filter((c) => c.startsWith('remove ')), ['remove 2'], 'the new member is never removed');
+  t.same(
+    loop.etcd.calls.filter((c) => c.startsWith('remove ')),
+    ['remove 2'],
+    'the new member is never removed',
+  );
   t.ok(loop.pods().includes('e-3'), 'its pod is kept: it comes back as itself');
   t.notOk(loop.s().additionsFailed, 'no failed addition recorded for one exit');
 });

@@ -176,13 +176,7 @@ function memberClocks(
   if (!report.healthy && (member.isLearner || !member.name)) {
     const since = v.known.find((k) => k.name === report.name)?.pendingSince ?? now;
     if (since) report.pendingSince = since;
-    // Its etcd seen exited: since the first sync that saw it, kept while the addition is pending (one that serves a
-    // while between exits keeps the clock of its first), never ahead of now.
-    const observed = pod ? v.podByName.get(pod) : undefined;
-    const text = textOf(v.known.find((k) => k.name === report.name)?.exitedSince, '');
-    const valid = text.length <= 40 && Number.isFinite(Date.parse(text));
-    const recorded = valid ? recordedClock(text, observed, v.obs.now) : undefined;
-    const exited = recorded ?? (observed && crashLooping(observed) ? now : undefined);
+    const exited = exitClock(v, report.name, pod ? v.podByName.get(pod) : undefined, now);
     if (exited) report.exitedSince = exited;
   }
   return seenUp(
@@ -190,6 +184,23 @@ function memberClocks(
     v.known.find((k) => k.name === report.name),
     now,
   );
+}
+
+/**
+ * Since when a pending addition's etcd is seen exited (pods.ts exitLasted): from the first sync that saw it, kept
+ * while the addition is pending (one that runs a while between exits keeps the clock of its first), read by type,
+ * never ahead of now nor before its pod (recordedClock); undefined while none was seen.
+ */
+function exitClock(
+  v: View,
+  name: string,
+  observed: KubeObject | undefined,
+  now: string | undefined,
+): string | undefined {
+  const text = textOf(v.known.find((k) => k.name === name)?.exitedSince, '');
+  const valid = text.length <= 40 && Number.isFinite(Date.parse(text));
+  const recorded = valid ? recordedClock(text, observed, v.obs.now) : undefined;
+  return recorded ?? (observed && crashLooping(observed) ? now : undefined);
 }
 
 /**
