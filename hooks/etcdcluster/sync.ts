@@ -553,7 +553,7 @@ async function dialled(
         `etcd's authentication is enabled (${sanitize(obs.auth, 80)}): metaops has no credentials for the cluster and cannot manage it; disable it (etcdctl auth disable) for metaops to manage the members`,
       ],
       true,
-      AUTH_ENABLED,
+      true,
     );
   // A named StorageClass not seen (lib/storage-class.ts: not created yet, or not yet sent by Metacontroller after an
   // upgrade of metaops): no new claim is made. The members and claims that exist stay as they are and every step
@@ -691,24 +691,30 @@ function holdForClass(
 }
 
 /** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
-/** The reason a cluster held for etcd's authentication carries (Available Unknown, Synced False). */
-export const AUTH_ENABLED = 'AuthenticationEnabled';
-
-function holdForTls(d: Decision, problems: string[], blind: boolean, reason = 'TLSFailed'): void {
+function holdForTls(d: Decision, problems: string[], blind: boolean, auth = false): void {
   const message = `${problems.join('; ')}; no change is made until this is fixed`;
   delete d.action;
   d.pods = d.fallbackPods;
   d.converging = true;
   const held = ['Scaling', 'Upgrading', 'Recovering', ...(blind ? ['Available'] : [])];
   d.conditions = [
-    ...(blind ? [{ type: 'Available', status: 'Unknown' as const, reason, message }] : []),
+    ...(blind
+      ? [
+          {
+            type: 'Available',
+            status: 'Unknown' as const,
+            reason: auth ? 'AuthenticationEnabled' : 'TLSFailed',
+            message,
+          },
+        ]
+      : []),
     ...d.conditions.filter((x) => !held.includes(x.type)),
-    { type: 'Synced', status: false, reason, message },
+    { type: 'Synced', status: false, reason: auth ? 'AuthenticationEnabled' : 'TLSFailed', message },
   ];
   if (blind) {
     // etcd was not seen: its quorum is not known, and the cluster is not reported lost.
     delete d.quorum;
-    d.reason = reason;
+    d.reason = auth ? 'AuthenticationEnabled' : 'TLSFailed';
   }
 }
 
