@@ -28,6 +28,8 @@ export const MAX_DIALLED_PODS = MAX_SIZE + 3;
 export interface Observed extends Observation {
   /** Every member failed the TLS handshake: what that means. */
   tls?: string;
+  /** etcd refused the member list for want of credentials (its authentication is on): what it said. */
+  auth?: string;
   /** Pods whose address answered as a member of another etcd cluster (or as another member): never used. */
   foreign: string[];
   /** Pods not dialled in this sync (beyond MAX_DIALLED_PODS). */
@@ -235,6 +237,8 @@ function listFailure(obs: Observed, c: Cluster, list: Listed, dialled: string[])
   obs.foreign.sort((x, y) => memberIndex(c.name, x)! - memberIndex(c.name, y)!);
   // Every member failed the TLS handshake: what that means goes into a condition.
   if (failure?.code === 'TLS') obs.tls = failure.message;
+  // etcd's authentication is on: its members serve, but not the hook, which has no credentials (docs/etcdcluster.md).
+  if (failure?.code === 'Unauthenticated') obs.auth = failure.message;
 }
 
 /** The member claims observed, when the request says (undefined otherwise: then they are assumed). */

@@ -102,6 +102,21 @@ export function crashLooping(pod: KubeObject): boolean {
 }
 
 /**
+ * How long a member's etcd may stay exited (CrashLoopBackOff, by the hook's clock from the first sync that saw it
+ * exit) before the member counts as failing: one kill (an OOM, a container-runtime restart) is restarted in place by
+ * the kubelet within its first back-off (10 s), and no sync that sees that back-off may take it as a failure. One
+ * rule for a member upgraded in place (upgrade.ts UPGRADE_FAIL_SECONDS) and for a new member (plan/members.ts
+ * stuckAddition, from its status clock `exitedSince`).
+ */
+export const EXIT_GRACE_SECONDS = 20;
+
+/** Whether an exit first seen at `since` has lasted EXIT_GRACE_SECONDS by `now` (either unknown: no). */
+export function exitLasted(since: string | undefined, now: Date | undefined): boolean {
+  const at = Date.parse(since ?? '');
+  return now !== undefined && Number.isFinite(at) && now.getTime() - at >= EXIT_GRACE_SECONDS * 1000;
+}
+
+/**
  * Whether the pod's etcd itself exited (its version may be to blame), as opposed to the pod being ended by its node:
  * an eviction (node pressure, a drain), a node shutdown or an admission refusal set the pod's `status.reason`
  * (Evicted, Shutdown, NodeShutdown, Terminated, OutOf...); a container that exited by itself leaves none.

@@ -169,6 +169,13 @@ const MemberStatus = Type.Object({
         'Since when the added member (a learner, or a voter not yet started) waits to start; cancelled after 10 minutes.',
     }),
   ),
+  exitedSince: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description:
+        'Since when the added member, not yet started, is seen with its etcd exited; its addition is cancelled once that lasts 20 seconds (one kill is restarted in place).',
+    }),
+  ),
   seenUpAt: Type.Optional(
     Type.String({
       maxLength: 40,

@@ -77,6 +77,7 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'ScaleUpRefused',
   'StorageClassNotSeen',
   'TLSFailed',
+  'AuthenticationEnabled',
   'UpgradeFailed',
   'UpgradeRefused',
   // A quorum lost, a member out of space, members lost for good.

@@ -544,6 +544,17 @@ async function dialled(
     );
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
+  // etcd's authentication on: its members serve, the hook (no credentials) cannot read or change its membership;
+  // held as a TLS problem is (nothing removed or replaced as "not answering"), a condition names the cause.
+  else if (obs.auth)
+    holdForTls(
+      decision,
+      [
+        `etcd's authentication is enabled (${sanitize(obs.auth, 80)}): metaops has no credentials for the cluster and cannot manage it; disable it (etcdctl auth disable) for metaops to manage the members`,
+      ],
+      true,
+      true,
+    );
   // A named StorageClass not seen (lib/storage-class.ts: not created yet, or not yet sent by Metacontroller after an
   // upgrade of metaops): no new claim is made. The members and claims that exist stay as they are and every step
   // that makes no new claim goes on; a step that would (a bootstrap, an addition, a replacement's new member, a
@@ -681,21 +692,30 @@ function holdForClass(
 }
 
 /** The decision held for a TLS problem: the observed pods as they are, no action, the problem as conditions. */
-function holdForTls(d: Decision, problems: string[], blind: boolean): void {
+function holdForTls(d: Decision, problems: string[], blind: boolean, auth = false): void {
   const message = `${problems.join('; ')}; no change is made until this is fixed`;
   delete d.action;
   d.pods = d.fallbackPods;
   d.converging = true;
   const held = ['Scaling', 'Upgrading', 'Recovering', ...(blind ? ['Available'] : [])];
   d.conditions = [
-    ...(blind ? [{ type: 'Available', status: 'Unknown' as const, reason: 'TLSFailed', message }] : []),
+    ...(blind
+      ? [
+          {
+            type: 'Available',
+            status: 'Unknown' as const,
+            reason: auth ? 'AuthenticationEnabled' : 'TLSFailed',
+            message,
+          },
+        ]
+      : []),
     ...d.conditions.filter((x) => !held.includes(x.type)),
-    { type: 'Synced', status: false, reason: 'TLSFailed', message },
+    { type: 'Synced', status: false, reason: auth ? 'AuthenticationEnabled' : 'TLSFailed', message },
   ];
   if (blind) {
     // etcd was not seen: its quorum is not known, and the cluster is not reported lost.
     delete d.quorum;
-    d.reason = 'TLSFailed';
+    d.reason = auth ? 'AuthenticationEnabled' : 'TLSFailed';
   }
 }
 

@@ -14,6 +14,8 @@ import {
   endedByNode,
   etcdExited,
   etcdNotRunning,
+  EXIT_GRACE_SECONDS,
+  exitLasted,
   IMAGE_NEVER,
   IMAGE_WAITING,
   etcdContainerMark,
@@ -106,7 +108,7 @@ export const UPGRADE_MEMBER_SECONDS = 300;
  * limit) is retried by the kubelet within its first back-off (10 s) and is no failed version. Measured by the
  * status's unhealthy clock (failureClock). An image no retry can pull (IMAGE_NEVER) fails at once.
  */
-export const UPGRADE_FAIL_SECONDS = 20;
+export const UPGRADE_FAIL_SECONDS = EXIT_GRACE_SECONDS;
 
 /**
  * The soak: how long a member moved in place must serve its new image without a break, in one etcd container (its
@@ -330,14 +332,14 @@ function brokenVersion(
     if (!recorded || !restartedInSoak(pod)) return undefined;
     return {
       reason: 'its etcd exited and was restarted',
-      lasted: lastedFor(exitedAt(pod, input.now), input.now, UPGRADE_FAIL_SECONDS),
+      lasted: exitLasted(exitedAt(pod, input.now), input.now),
     };
   }
   const served = pod.metadata.annotations?.[UPGRADE_SERVED] !== undefined;
   const lasted =
     IMAGE_NEVER.has(reason) ||
     (exited && !recorded && !served) ||
-    lastedFor(failureClock(pod, recorded, clocks, input), input.now, UPGRADE_FAIL_SECONDS);
+    exitLasted(failureClock(pod, recorded, clocks, input), input.now);
   return { reason, lasted };
 }
 

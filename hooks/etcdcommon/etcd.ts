@@ -122,7 +122,9 @@ export class EtcdError extends Error {
     message: string,
     /** Invalid: an answer no etcd of a cluster the CRD allows gives (a member list of thousands). */
     /** Busy: the tenant's share of calls has no room for the view's now; nothing was sent. */
-    readonly code: 'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused' | 'Invalid' | 'Busy',
+    /** Unauthenticated: etcd's authentication is on and the call carried no credentials (authRefusal). */
+    readonly code:
+      'Unreachable' | 'Timeout' | 'Rejected' | 'TLS' | 'Foreign' | 'Refused' | 'Invalid' | 'Busy' | 'Unauthenticated',
   ) {
     super(message);
   }
@@ -142,6 +144,22 @@ export interface HttpEtcdOptions {
   tenants?: Shares;
   /** DNS lookup (tests); node:dns lookup by default. */
   dnsLookup?: (name: string) => Promise<LookupAddress>;
+}
+
+/**
+ * Whether etcd refused a call for want of credentials (its authentication on: `etcdctl auth enable`): HTTP 401 or
+ * 403, gRPC Unauthenticated (16) or PermissionDenied (7), or the InvalidArgument (3, HTTP 400) etcd answers a call
+ * with no user ("etcdserver: user name is empty").
+ */
+export function authRefusal(status: number, json: Json): boolean {
+  const code = json['code'];
+  return (
+    status === 401 ||
+    status === 403 ||
+    code === 16 ||
+    code === 7 ||
+    (code === 3 && json['message'] === 'etcdserver: user name is empty')
+  );
 }
 
 /** At most `max` tasks at once; the others wait their turn, in order, or until their signal aborts. */
@@ -664,6 +682,7 @@ export class HttpEtcdClient implements EtcdClient {
             reject(
               firstOf.get('Invalid') ??
                 firstOf.get('Foreign') ??
+                firstOf.get('Unauthenticated') ??
                 firstOf.get('Rejected') ??
                 new EtcdError(`no etcd endpoint answered (${errors.join('; ')})`, 'Unreachable'),
             );
@@ -718,7 +737,7 @@ export class HttpEtcdClient implements EtcdClient {
         // The member's words (its image is its cluster author's choice): one bounded line, as the API server's are.
         throw new EtcdError(
           boundedText(json['message'] ?? json['error'] ?? `HTTP ${res.status}`, MAX_ERROR_TEXT),
-          'Rejected',
+          authRefusal(res.status, json) ? 'Unauthenticated' : 'Rejected',
         );
       }
       return json;

@@ -1,9 +1,9 @@
 // What the membership rules read once etcd answered with its member list (members.ts): each member with its pod,
 // its report, the quorum, and the pods kept, computed once.
-import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
+import { isPodReady, type KubeObject, rfc3339, textOf } from '../../../lib/index.js';
 import type { EtcdMember } from '../../etcdcommon/etcd.js';
 import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
-import { dataMissing, DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
+import { crashLooping, dataMissing, DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
 import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
 import type { Decision, MemberReport } from './types.js';
@@ -176,12 +176,31 @@ function memberClocks(
   if (!report.healthy && (member.isLearner || !member.name)) {
     const since = v.known.find((k) => k.name === report.name)?.pendingSince ?? now;
     if (since) report.pendingSince = since;
+    const exited = exitClock(v, report.name, pod ? v.podByName.get(pod) : undefined, now);
+    if (exited) report.exitedSince = exited;
   }
   return seenUp(
     report,
     v.known.find((k) => k.name === report.name),
     now,
   );
+}
+
+/**
+ * Since when a pending addition's etcd is seen exited (pods.ts exitLasted): from the first sync that saw it, kept
+ * while the addition is pending (one that runs a while between exits keeps the clock of its first), read by type,
+ * never ahead of now nor before its pod (recordedClock); undefined while none was seen.
+ */
+function exitClock(
+  v: View,
+  name: string,
+  observed: KubeObject | undefined,
+  now: string | undefined,
+): string | undefined {
+  const text = textOf(v.known.find((k) => k.name === name)?.exitedSince, '');
+  const valid = text.length <= 40 && Number.isFinite(Date.parse(text));
+  const recorded = valid ? recordedClock(text, observed, v.obs.now) : undefined;
+  return recorded ?? (observed && crashLooping(observed) ? now : undefined);
 }
 
 /**

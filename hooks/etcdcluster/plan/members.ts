@@ -7,7 +7,7 @@
 // step.
 import { type ConditionInput, type KubeObject, rfc3339, type ParentObject } from '../../../lib/index.js';
 import { memberImage, memberIndex, memberName, memberPod, peerURL } from '../members.js';
-import { crashLooping, DEAD_PHASES, endedByNode, etcdExited, etcdWaiting, phaseOf } from '../pods.js';
+import { crashLooping, DEAD_PHASES, endedByNode, etcdExited, etcdWaiting, exitLasted, phaseOf } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { answeredOf, type Answered, type Listed } from './answered.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
@@ -307,8 +307,19 @@ function stuckAddition(a: Answered): Listed | undefined {
   return pending.find(
     (m) =>
       (m.pod === undefined || m.pod !== a.rollBack || over || rolledBackStuck(m.pod)) &&
-      (over || !m.pod || (m.observed && (crashLooping(m.observed) || !madeOnSpec(a, m.observed))) || expired(a, m)),
+      (over || !m.pod || (m.observed && (exitedForGood(a, m) || !madeOnSpec(a, m.observed))) || expired(a, m)),
   );
+}
+
+/**
+ * Whether the etcd of a pending addition exited for good: its pod ended (it never runs again), or it has stayed
+ * exited past the grace one kill gets (pods.ts exitLasted, from its status clock exitedSince): the kubelet restarts
+ * an etcd killed once in place after its back-off, and the member then catches up as itself.
+ */
+function exitedForGood(a: Answered, m: Listed): boolean {
+  if (!m.observed || !crashLooping(m.observed)) return false;
+  // Stryker disable next-line OptionalChaining: m is one of a.members, and reports maps them one to one
+  return DEAD_PHASES.has(phaseOf(m.observed)) || exitLasted(a.reports[a.members.indexOf(m)]?.exitedSince, a.obs.now);
 }
 
 /**

@@ -91,6 +91,11 @@ export interface MemberReport {
   /** Since when an addition (a learner, or a voter that never started) is seen waiting for its member to start. */
   pendingSince?: string;
   /**
+   * Since when a sync first saw the etcd of a pending addition exited (CrashLoopBackOff), kept while the addition is
+   * pending: it is cancelled as failed only once that has lasted EXIT_GRACE_SECONDS (pods.ts exitLasted).
+   */
+  exitedSince?: string;
+  /**
    * When a sync last saw the member up while one of its clocks ran (the clock dropped then): a clock of it that starts
    * again within REPORT_HOLD_SECONDS waits for the report's hold (settle.ts).
    */
