@@ -523,25 +523,24 @@ interface Prepared {
   operatorUnusable: boolean;
 }
 
-/** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
-async function dialled(
-  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
-  { request, ignored, tls, spec, c, client, etcd, operatorUnusable }: Prepared,
-): Promise<CompositeSyncResponse> {
-  const { parent, now, settings, log } = hook;
-  const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  withContext(obs, request, spec, settings, now);
-  const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
-  if (unstarted.length > 0) obs.unstartedTaken = unstarted;
-  const decision = decide(withOrdinalFloor(parent, request), spec, obs);
-  // A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says
-  // which Secret and what; fixing the Secret lets the next sync carry on.
+/**
+ * A TLS problem holds the cluster as it is: no membership change, no pod made or changed, a condition says which
+ * Secret and what; fixing the Secret lets the next sync carry on. etcd's authentication on is held the same way.
+ */
+function holdForAccess(
+  decision: Decision,
+  obs: Observed,
+  {
+    namespace,
+    spec,
+    tls,
+    operatorUnusable,
+  }: { namespace: string; spec: EtcdClusterSpec; tls: Prepared['tls']; operatorUnusable: boolean },
+): void {
   const tlsProblems = [...(tls?.problems ?? [])];
   if (obs.tls && !operatorUnusable) {
     const name = tlsSecretNames(spec).operatorSecret;
-    tlsProblems.push(
-      `etcd cannot be reached with Secret ${parent.metadata.namespace ?? 'default'}/${name} (TLS.static.operatorSecret): ${obs.tls}`,
-    );
+    tlsProblems.push(`etcd cannot be reached with Secret ${namespace}/${name} (TLS.static.operatorSecret): ${obs.tls}`);
   }
   if (tlsProblems.length > 0) holdForTls(decision, tlsProblems, !obs.etcd);
   // etcd's authentication on: its members serve, the hook (no credentials) cannot read or change its membership;
@@ -555,6 +554,20 @@ async function dialled(
       true,
       true,
     );
+}
+
+/** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
+async function dialled(
+  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
+  { request, ignored, tls, spec, c, client, etcd, operatorUnusable }: Prepared,
+): Promise<CompositeSyncResponse> {
+  const { parent, now, settings, log } = hook;
+  const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
+  withContext(obs, request, spec, settings, now);
+  const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
+  if (unstarted.length > 0) obs.unstartedTaken = unstarted;
+  const decision = decide(withOrdinalFloor(parent, request), spec, obs);
+  holdForAccess(decision, obs, { namespace: parent.metadata.namespace ?? 'default', spec, tls, operatorUnusable });
   // A named StorageClass not seen (lib/storage-class.ts: not created yet, or not yet sent by Metacontroller after an
   // upgrade of metaops): no new claim is made. The members and claims that exist stay as they are and every step
   // that makes no new claim goes on; a step that would (a bootstrap, an addition, a replacement's new member, a
