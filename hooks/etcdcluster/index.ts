@@ -336,7 +336,7 @@ export const etcdcluster = defineComposite({
       now,
     ),
   sync,
-  finalize: ({ request }) => finalize(request),
+  finalize: ({ request, settings, now }) => finalize(request, settings ?? {}, now),
   customize: (request) => {
     // The EtcdRestores of the namespace (a restore naming this cluster replaces it), and the TLS Secrets (checked
     // before any pod that mounts them is made, and the operator's client certificate).

@@ -30,7 +30,7 @@ import {
   takenNames,
 } from '../../lib/index.js';
 import { checkPodName } from './restore.js';
-import { networkPolicyName } from './network.js';
+import { networkPolicyName, restoreCheckPolicyName } from './network.js';
 import { MAX_SIZE } from './schema.js';
 
 /** How many member ordinals past the last one customize asks for (member names a cluster may take next). */
@@ -70,7 +70,8 @@ function askedWithOf(name: string, status: unknown, generation: number): NamesAs
 
 /**
  * The names an EtcdCluster's children may take, asked for by name (lib/ownership.ts): its Services and budget, the
- * members its status lists, the next NAMES_AHEAD ordinals (a new member's pod and claim) and a restore's check pod.
+ * members its status lists, the next NAMES_AHEAD ordinals (a new member's pod and claim) and a restore's check pod
+ * and its NetworkPolicy.
  */
 export function etcdChildNames(parent: ParentObject): ChildName[] {
   const name = parent.metadata.name ?? '';
@@ -83,6 +84,7 @@ export function etcdChildNames(parent: ParentObject): ChildName[] {
     { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: networkPolicyName(name) },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', name: p })),
     { apiVersion: 'v1', kind: 'Pod', name: checkPodName(name) },
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: restoreCheckPolicyName(name) },
     ...pods.map((p) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: p })),
   ];
 }

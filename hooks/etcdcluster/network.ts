@@ -18,11 +18,14 @@ import {
   type ParentObject,
   previousConditions,
   ruleProblem,
+  selectorLabels,
   takenNames,
+  textOf,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
-import { CLIENT_PORT, memberIndex, METRICS_PORT, PEER_PORT, selector } from './members.js';
+import { CLIENT_PORT, INSTANCE_LABEL, memberIndex, METRICS_PORT, PEER_PORT, selector } from './members.js';
+import { checkPodName } from './restore.js';
 
 /** The server setting that turns the members' NetworkPolicy off (`false`): on by default. */
 export const NETWORK_POLICY_SETTING = 'METAOPS_ETCD_NETWORK_POLICY';
@@ -32,6 +35,14 @@ export const METRICS_NAMESPACES_SETTING = 'METAOPS_ETCD_METRICS_NAMESPACES';
 /** The NetworkPolicy's name: `<cluster>-members` (a tenant's own policy named as the cluster is not taken). */
 export function networkPolicyName(cluster: string): string {
   return `${cluster}-members`;
+}
+
+/**
+ * The restore check pod's NetworkPolicy: `<cluster>-restore-check` (the check pod's own name; a NetworkPolicy, so no
+ * member's, whose policy ends in `-members`).
+ */
+export function restoreCheckPolicyName(cluster: string): string {
+  return checkPodName(cluster);
 }
 
 /** The EtcdCluster hook's settings: the etcd family's, and the members' NetworkPolicy. */
@@ -109,7 +120,6 @@ export function memberNetworkPolicy(
         matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [...others] }],
       },
     });
-  const metadata = ambientAllowed(tenancyOf(settings), namespace);
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -126,17 +136,105 @@ export function memberNetworkPolicy(
         { from: [{ podSelector: members }], ports: [{ protocol: 'TCP', port: PEER_PORT }] },
         { from: metricsFrom, ports: [{ protocol: 'TCP', port: METRICS_PORT }] },
       ],
-      egress: [
-        {
-          to: [
-            { ipBlock: metadata ? { cidr: '0.0.0.0/0' } : { cidr: '0.0.0.0/0', except: [METADATA_V4] } },
-            { ipBlock: metadata ? { cidr: '::/0' } : { cidr: '::/0', except: [...METADATA_V6] } },
-            { namespaceSelector: {} },
-          ],
-        },
-      ],
+      egress: egressOf(settings, namespace),
     },
   };
+}
+
+/**
+ * The way out of the cluster's pods that run the tenant's images: every address but the instance metadata service,
+ * and every pod of every namespace; all of it in a namespace the server lets use the node's credentials
+ * (METAOPS_BACKUP_AMBIENT_CREDENTIALS: a fetch without an awsSecret asks the metadata service for them).
+ */
+function egressOf(settings: Partial<EtcdClusterSettings>, namespace: string): unknown[] {
+  const metadata = ambientAllowed(tenancyOf(settings), namespace);
+  return [
+    {
+      to: [
+        { ipBlock: metadata ? { cidr: '0.0.0.0/0' } : { cidr: '0.0.0.0/0', except: [METADATA_V4] } },
+        { ipBlock: metadata ? { cidr: '::/0' } : { cidr: '::/0', except: [...METADATA_V6] } },
+        { namespaceSelector: {} },
+      ],
+    },
+  ];
+}
+
+/**
+ * The restore check pod's NetworkPolicy (restore.ts restoreCheckPod), or undefined when the server's setting turns the
+ * cluster's policies off (METAOPS_ETCD_NETWORK_POLICY). The check pod runs the tenant's images first
+ * (spec.pod.busyboxImage's /bin/sh, `<spec.repository>:v<spec.version>`), and carries none of the members' labels:
+ * it is selected by the labels only it carries (its component, restore-check). It serves nothing: no one may reach it
+ * (policyTypes Ingress with no rule). Out: as the members (egressOf): the S3 endpoint, STS and DNS stay reachable, the
+ * metadata service only where the server lets the namespace use the node's credentials (the check's fetch without an
+ * awsSecret asks it for them).
+ */
+export function restoreCheckNetworkPolicy(
+  parent: ParentObject,
+  settings: Partial<EtcdClusterSettings>,
+): KubeObject | undefined {
+  if (settings.memberNetworkPolicy === false) return undefined;
+  const name = parent.metadata.name!;
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: restoreCheckPolicyName(name),
+      namespace: parent.metadata.namespace,
+      labels: childLabels('etcd', name, 'network-policy'),
+    },
+    spec: {
+      podSelector: { matchLabels: { ...selectorLabels('etcd', name), 'app.kubernetes.io/component': 'restore-check' } },
+      policyTypes: ['Ingress', 'Egress'],
+      egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
+    },
+  };
+}
+
+/**
+ * How long after its EtcdCluster's deletion the cluster's NetworkPolicies are kept while its pods are observed
+ * (finalize, policiesKeptAtDeletion): the pods' grace period (30 s, none set) with room for Metacontroller's calls.
+ * Past it the policies go with everything else, whatever pods are left (a pod a node never ends): a deletion never
+ * waits on them longer than it waits on the pods.
+ */
+export const POLICY_KEPT_AT_DELETION_SECONDS = 120;
+
+/**
+ * A finalize's children: the cluster's NetworkPolicies that are observed, each while a pod it selects is observed
+ * (running or in its grace period), so that no pod running the tenant's image runs its last seconds without it (it
+ * would read the metadata service on SIGTERM); at most POLICY_KEPT_AT_DELETION_SECONDS after the parent's
+ * deletionTimestamp. Only a policy observed as the cluster's child is kept (nothing is made while it is deleted); it
+ * is answered as the sync answers it, with the selector it has (INSTANCE_LABEL or not): the pods it selects stay
+ * selected.
+ */
+export function policiesKeptAtDeletion(
+  request: CompositeSyncRequest,
+  settings: Partial<EtcdClusterSettings>,
+  now: Date,
+): KubeObject[] {
+  const parent = request.parent;
+  const cluster = parent.metadata.name ?? '';
+  const since = Date.parse(textOf(parent.metadata.deletionTimestamp, ''));
+  if (!Number.isFinite(since) || now.getTime() - since >= POLICY_KEPT_AT_DELETION_SECONDS * 1000) return [];
+  const pods = observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name ?? '');
+  const kept: KubeObject[] = [];
+  const members = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', networkPolicyName(cluster));
+  if (members && pods.some((p) => memberIndex(cluster, p) !== undefined)) {
+    const labels = (members['spec'] as { podSelector?: { matchLabels?: Record<string, unknown> } } | undefined)
+      ?.podSelector?.matchLabels;
+    const policy = memberNetworkPolicy(parent, settings, labels?.[INSTANCE_LABEL] === cluster);
+    if (policy) kept.push(policy);
+  }
+  const check = observedNamed(
+    request.children,
+    'NetworkPolicy',
+    'networking.k8s.io/v1',
+    restoreCheckPolicyName(cluster),
+  );
+  if (check && pods.includes(checkPodName(cluster))) {
+    const policy = restoreCheckNetworkPolicy(parent, settings);
+    if (policy) kept.push(policy);
+  }
+  return kept;
 }
 
 /**
@@ -148,7 +246,8 @@ export function memberNetworkPolicy(
  * the policy the sync answers (same settings, same `own`: sync.ts servicesSelectOwn), so the answers of a cluster
  * that goes between refused, held and running agree. Not while its name is another owner's (a related object of
  * that name that is not the cluster's, or a holder lib/ownership.ts judges wants it): that answer says
- * NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile.
+ * NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile. The same for
+ * the restore check pod's policy while the answer keeps the check pod (restoreCheckNetworkPolicy).
  */
 export function withMemberPolicy(
   request: CompositeSyncRequest,
@@ -159,20 +258,25 @@ export function withMemberPolicy(
 ): CompositeSyncResponse {
   const parent = request.parent;
   const cluster = parent.metadata.name ?? '';
-  const members = response.children.some(
-    (c: KubeObject | null) =>
-      c?.kind === 'Pod' && c.apiVersion === 'v1' && memberIndex(cluster, c.metadata?.name ?? '') !== undefined,
-  );
-  if (!members) return response;
-  const policy = memberNetworkPolicy(parent, settings, own);
-  if (!policy) return response;
-  const name = networkPolicyName(cluster);
-  const child = { apiVersion: policy.apiVersion, kind: policy.kind, name };
-  if (takenNames(request, [child], undefined, holderJudge(now)).length > 0) return response;
-  const others = response.children.filter(
-    (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
-  );
-  return { ...response, children: [...others, policy] };
+  const pods = response.children
+    .filter((c: KubeObject | null) => c?.kind === 'Pod' && c.apiVersion === 'v1')
+    .map((c: KubeObject | null) => c?.metadata?.name ?? '');
+  const wanted = [
+    pods.some((p) => memberIndex(cluster, p) !== undefined) ? memberNetworkPolicy(parent, settings, own) : undefined,
+    pods.includes(checkPodName(cluster)) ? restoreCheckNetworkPolicy(parent, settings) : undefined,
+  ];
+  let children = response.children;
+  for (const policy of wanted) {
+    if (!policy) continue;
+    const name = policy.metadata.name!;
+    const child = { apiVersion: policy.apiVersion, kind: policy.kind, name };
+    if (takenNames(request, [child], undefined, holderJudge(now)).length > 0) continue;
+    const others = children.filter(
+      (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
+    );
+    children = [...others, policy];
+  }
+  return children === response.children ? response : { ...response, children };
 }
 
 /** How long the members' NetworkPolicy may stay unobserved beside running members before the status says it failed. */

@@ -46,7 +46,14 @@ import {
   type EtcdSettings,
   type RestoreState,
 } from '../etcdcommon/index.js';
-import { memberNetworkPolicy, networkPolicyCreated, withMemberPolicy, type EtcdClusterSettings } from './network.js';
+import {
+  memberNetworkPolicy,
+  networkPolicyCreated,
+  policiesKeptAtDeletion,
+  restoreCheckNetworkPolicy,
+  withMemberPolicy,
+  type EtcdClusterSettings,
+} from './network.js';
 import { restoreSourceProblem, STRICT_TENANCY, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
 import { checkedRecordOf } from '../etcdcommon/pin.js';
 import {
@@ -71,7 +78,7 @@ import {
 import { memberEvent, podsCreated } from './events.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
 import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
-import { recordedSource } from './restore.js';
+import { checkPodName, recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, memberOrdinals, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
 import { settleReport } from './settle.js';
@@ -970,6 +977,12 @@ function childrenOf(
   // Who may reach the members and what they may reach (network.ts); none when the server's setting turns it off.
   const policy = memberNetworkPolicy(parent, d.settings ?? {}, own);
   if (policy) children.push(policy);
+  // The restore check pod runs the tenant's images too: its own policy while it is answered or still observed (a
+  // check pod deleted runs its grace period; the policy goes once the pod is gone).
+  if (d.restoreCheck || observedNamed(request.children, 'Pod', 'v1', checkPodName(parent.metadata.name!))) {
+    const check = restoreCheckNetworkPolicy(parent, d.settings ?? {});
+    if (check) children.push(check);
+  }
   return children;
 }
 
@@ -1176,13 +1189,24 @@ function foreignCondition(pods: string[]): ConditionInput {
 }
 
 /**
- * Finalize: the pods, their claims and the Services are deleted by answering no children; the parent is
- * released once none of them is observed any more.
+ * Finalize: the pods, their claims and the Services are deleted by answering no other children; the cluster's
+ * NetworkPolicies are answered while pods they select are observed, for at most POLICY_KEPT_AT_DELETION_SECONDS
+ * (network.ts policiesKeptAtDeletion: a pod in its grace period runs the tenant's image still). The parent is
+ * released once no child is observed any more.
  */
-export function finalize(request: CompositeSyncRequest): CompositeSyncResponse {
+export function finalize(
+  request: CompositeSyncRequest,
+  settings: Partial<EtcdClusterSettings> = {},
+  now: Date = new Date(),
+): CompositeSyncResponse {
   const left = Object.values(request.children ?? {}).reduce((n, group) => n + Object.keys(group).length, 0);
   const status = { ...currentStatus(request.parent), phase: 'Terminating' };
   return left === 0
     ? { status, children: [], finalized: true }
-    : { status, children: [], finalized: false, resyncAfterSeconds: 2 };
+    : {
+        status,
+        children: policiesKeptAtDeletion(request, settings, now),
+        finalized: false,
+        resyncAfterSeconds: 2,
+      };
 }

@@ -17,7 +17,7 @@ t.test('a check pod changed at admission every time: made again with a back-off,
   for (let s = 0; s <= 2 * RESTORE_CHECK_SECONDS && (s === 0 || loop.s().restore?.phase === 'Checking'); s += 5) {
     loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
     await loop.step();
-    const check = loop.children.find((c) => c.metadata.name === 'e-restore-check') as any;
+    const check = loop.children.find((c) => c.kind === 'Pod' && c.metadata.name === 'e-restore-check') as any;
     // The policy rewrites its check's image as the API server admits it.
     if (check && !there) check.spec.containers[0].image = 'registry.example/rewritten:1';
     const has = check !== undefined;
