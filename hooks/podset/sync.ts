@@ -566,6 +566,16 @@ function podsWithin(
   };
 }
 
+/**
+ * The members whose pod is being deleted: made again only once it is gone, named past the progress deadline (a pod
+ * stuck Terminating on a lost node waits for kubectl delete --force: lib/replicas.ts stalled).
+ */
+function membersBeingDeleted(members: readonly Member[], observedPods: readonly KubeObject[]): string[] {
+  const deleting = new Set<string>();
+  for (const p of observedPods) if (isTerminating(p)) deleting.add(p.metadata.name!);
+  return members.filter((m) => m.state === 'going' && deleting.has(m.name)).map((m) => m.name);
+}
+
 export function sync({
   request,
   parent,
@@ -617,11 +627,6 @@ export function sync({
   // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
   children.push(...policyOf(parent, settings));
   const ready = pods.filter(isPodReady).length;
-  // Members whose pod is being deleted: made again only once it is gone, named past the progress deadline (a pod
-  // stuck Terminating on a lost node waits for kubectl delete --force: lib/replicas.ts stalled).
-  const deleting = new Set<string>();
-  for (const p of observedPods) if (isTerminating(p)) deleting.add(p.metadata.name!);
-  const going = members.filter((m) => m.state === 'going' && deleting.has(m.name)).map((m) => m.name);
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(
     parent,
@@ -634,7 +639,7 @@ export function sync({
       // writer added is not read), named; told as a Warning (index.ts).
       extra: [rollout.condition, podsDegraded(pods, CONTAINERS)],
       ...limited,
-      going,
+      going: membersBeingDeleted(members, observedPods),
     },
   );
   status['updatedReplicas'] = rollout.updated;

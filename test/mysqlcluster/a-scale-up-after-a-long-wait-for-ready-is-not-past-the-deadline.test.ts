@@ -20,7 +20,7 @@ function applied(desired: KubeObject, status: Record<string, unknown>): KubeObje
   return obj;
 }
 
-function syncAt(size: number, status: unknown, s: number, others: KubeObject[]) {
+function syncAt(size: number, status: Record<string, unknown>, s: number, others: KubeObject[]) {
   const spec = { size, version: '8.0' };
   const wanted = mysqlSync(request('mysqlcluster', spec), FIXED_NOW).children.find((c) => c.kind === 'StatefulSet')!;
   const sts = applied(wanted, { replicas: 3, readyReplicas: 2, updatedReplicas: 3 });
@@ -32,7 +32,7 @@ function syncAt(size: number, status: unknown, s: number, others: KubeObject[]) 
 t.test('a MySQLCluster scaled up after a long WaitingForReady starts its deadline then', async (t) => {
   const first = mysqlSync(request('mysqlcluster', { size: 3, version: '8.0' }), FIXED_NOW);
   const others = first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c));
-  let status: unknown = first.status;
+  let status = first.status as Record<string, unknown>;
   for (const s of [10, 60, 1800]) status = syncAt(3, status, s, others);
   t.match(progressing(status), { status: 'True', reason: 'WaitingForReady' }, 'waiting for the 3rd member');
   const scaled = syncAt(4, status, 1805, others);
