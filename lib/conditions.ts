@@ -24,7 +24,7 @@ export const ReplicatedCondition = Type.Object({
     Type.String({
       format: 'date-time',
       description:
-        "Progressing=True: when the members last made progress (one created, turned Ready or updated), as a Deployment's; the progress deadline counts from it.",
+        "Progressing=True: when the members last made progress (one created, turned Ready or updated) or started missing, as a Deployment's; the progress deadline counts from it.",
     }),
   ),
 });

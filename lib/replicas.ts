@@ -116,45 +116,72 @@ function lastProgress(before: Condition): number {
   return Number.isNaN(turned) ? updated : Math.max(turned, updated);
 }
 
+/** Whether a Progressing reason says members are missing (being created, scaled up): what the deadline is for. */
+function missing(reason: unknown): boolean {
+  return reason === 'Creating' || reason === 'ScalingUp';
+}
+
+/** Pods named in a ProgressDeadlineExceeded message, at most. */
+const GOING_LISTED = 3;
+
 /**
  * Progressing=False / ProgressDeadlineExceeded when members have been missing (Creating, ScalingUp) and no progress
  * was made (progressed: none created, none turned Ready, none updated) for longer than PROGRESS_DEADLINE_SECONDS:
  * children that Metacontroller cannot create (refused by Pod Security admission or a quota, too large for etcd) are
- * otherwise invisible in the parent's status. The deadline counts from the last progress (lastProgress: the
- * Progressing condition's lastUpdateTime, which the status carries from sync to sync, as a Deployment's), so a long
- * rollout that replaces a member every few minutes never reaches it. Once exceeded it stays so, with the same text,
- * until progress is made again.
+ * otherwise invisible in the parent's status. The deadline counts from the last progress or from when members started
+ * missing, whichever is later (lastProgress: the Progressing condition's lastUpdateTime, which the status carries from
+ * sync to sync and progressStamp moves when the reason turns Creating/ScalingUp from another, as a Deployment's clock
+ * restarts on a scale or a new ReplicaSet), so a long rollout that replaces a member every few minutes never reaches
+ * it, nor does a member lost (or a scale-up) after a long wait for Ready: the sync that first sees members missing is
+ * never past it. `going`: members whose pod is being deleted (made again only once gone): named, with the way out
+ * of a pod stuck Terminating on a lost node, rather than blaming their creation. Once exceeded it stays so, until
+ * progress is made again.
  */
 function stalled(
   parent: ParentObject,
   progressing: ConditionInput,
   c: ReplicaCounts,
   now: Date,
+  going: readonly string[],
 ): ConditionInput | undefined {
-  if (progressing.status !== true || (progressing.reason !== 'Creating' && progressing.reason !== 'ScalingUp'))
-    return undefined;
+  if (progressing.status !== true || !missing(progressing.reason)) return undefined;
   if (progressed(parent, c)) return undefined;
   const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
   const exceeded: ConditionInput = {
     type: 'Progressing',
     status: false,
     reason: 'ProgressDeadlineExceeded',
-    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why`,
+    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: ${stallCause(c, going)}`,
   };
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
-  if (before?.status !== 'True') return undefined;
+  if (before?.status !== 'True' || !missing(before.reason)) return undefined;
   const since = lastProgress(before);
   return Number.isFinite(since) && now.getTime() - since > PROGRESS_DEADLINE_SECONDS * 1000 ? exceeded : undefined;
 }
 
+/** Why members stay missing: the pods being deleted (`going`, named, bounded), else (or also) refused creations. */
+function stallCause(c: ReplicaCounts, going: readonly string[]): string {
+  const refused =
+    "creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why";
+  if (going.length === 0) return refused;
+  const names = [...going].sort();
+  const listed = names.slice(0, GOING_LISTED).join(', ');
+  const more = names.length > GOING_LISTED ? ` and ${names.length - GOING_LISTED} more` : '';
+  const one = names.length === 1;
+  const deleting = `pod${one ? '' : 's'} ${listed}${more} ${one ? 'is' : 'are'} being deleted and made again only once gone: a pod stuck Terminating on a lost node goes only with kubectl delete pod --force, once the node is confirmed gone (kubectl get nodes)`;
+  return names.length >= c.desired - c.current ? deleting : `${deleting}; ${refused}`;
+}
+
 /**
- * The lastUpdateTime of a Progressing=True condition (as a Deployment's): now when it just turned True or the members
- * progressed (progressed), else the previous answer's last progress as it wrote it (lastProgress; its
+ * The lastUpdateTime of a Progressing=True condition (as a Deployment's): now when it just turned True, the members
+ * progressed (progressed) or members started missing (its reason turned Creating/ScalingUp from another: the deadline
+ * counts from then), else the previous answer's last progress as it wrote it (lastProgress; its
  * lastTransitionTime where it wrote none that reads), so that a status at rest stays as it is.
  */
 function progressStamp(parent: ParentObject, c: ReplicaCounts, condition: Condition, now: Date): string {
   const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
-  if (before?.status !== 'True' || progressed(parent, c)) return rfc3339(now);
+  if (before?.status !== 'True' || progressed(parent, c) || (missing(condition.reason) && !missing(before.reason)))
+    return rfc3339(now);
   if (typeof before.lastUpdateTime === 'string' && lastProgress(before) === timeOf(before.lastUpdateTime))
     return before.lastUpdateTime;
   return condition.lastTransitionTime;
@@ -210,12 +237,19 @@ export function memberStatus(
   counts: ReplicaCounts,
   nodes: string[],
   now: Date,
-  options: { extra?: ConditionInput[]; ready?: ConditionInput; progressing?: ConditionInput; selector?: string } = {},
+  options: {
+    extra?: ConditionInput[];
+    ready?: ConditionInput;
+    progressing?: ConditionInput;
+    selector?: string;
+    /** Members whose pod is being deleted (Terminating): named past the progress deadline (stalled). */
+    going?: readonly string[];
+  } = {},
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
   if (options.progressing) inputs[2] = options.progressing;
-  const stall = stalled(parent, inputs[2]!, counts, now);
+  const stall = stalled(parent, inputs[2]!, counts, now, options.going ?? []);
   if (stall) {
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };

@@ -566,6 +566,16 @@ function podsWithin(
   };
 }
 
+/**
+ * The members whose pod is being deleted: made again only once it is gone, named past the progress deadline (a pod
+ * stuck Terminating on a lost node waits for kubectl delete --force: lib/replicas.ts stalled).
+ */
+function membersBeingDeleted(members: readonly Member[], observedPods: readonly KubeObject[]): string[] {
+  const deleting = new Set<string>();
+  for (const p of observedPods) if (isTerminating(p)) deleting.add(p.metadata.name!);
+  return members.filter((m) => m.state === 'going' && deleting.has(m.name)).map((m) => m.name);
+}
+
 export function sync({
   request,
   parent,
@@ -629,6 +639,7 @@ export function sync({
       // writer added is not read), named; told as a Warning (index.ts).
       extra: [rollout.condition, podsDegraded(pods, CONTAINERS)],
       ...limited,
+      going: membersBeingDeleted(members, observedPods),
     },
   );
   status['updatedReplicas'] = rollout.updated;

@@ -122,3 +122,50 @@ t.test('no lastUpdateTime on a condition that is not Progressing=True', async (t
     'nor on the others',
   );
 });
+
+t.test('the deadline counts from when members started missing, not from progress made before', async (t) => {
+  // Waiting for Ready (all exist) since 0, no progress since: then a member is missing at `late`.
+  for (const reason of ['WaitingForReady', 'Updating', 'ScalingDown']) {
+    const waiting = written(
+      { replicas: 5, readyReplicas: 4 },
+      { status: 'True', reason, lastTransitionTime: iso(0), lastUpdateTime: iso(0) },
+    );
+    const lost = memberStatus(parent(waiting), counts(4, 4), [], at(late));
+    t.match(
+      progressing(lost),
+      { status: 'True', reason: 'ScalingUp', lastTransitionTime: iso(0), lastUpdateTime: iso(late) },
+      `${reason}, then a member missing: its clock starts now`,
+    );
+    t.same(
+      memberStatus(parent(lost), counts(4, 4), [], at(late + 60)),
+      memberStatus(parent(lost), counts(4, 4), [], at(late + 60)),
+    );
+    const kept = memberStatus(parent(lost), counts(4, 4), [], at(late + 60));
+    t.match(progressing(kept), { status: 'True', lastUpdateTime: iso(late) }, 'then kept as written (quiet at rest)');
+    t.match(
+      progressing(memberStatus(parent(kept), counts(4, 4), [], at(late + PROGRESS_DEADLINE_SECONDS + 1))),
+      { status: 'False', reason: 'ProgressDeadlineExceeded' },
+      'a true stall still says it, counted from then',
+    );
+  }
+  const creating = written(
+    {},
+    { status: 'True', reason: 'Creating', lastTransitionTime: iso(0), lastUpdateTime: iso(0) },
+  );
+  t.match(
+    progressing(memberStatus(parent(creating), counts(3), [], at(late))),
+    { status: 'False', reason: 'ProgressDeadlineExceeded' },
+    'Creating then ScalingUp: members missing all along, the clock goes on',
+  );
+});
+
+t.test('members being deleted are named past the deadline, bounded, with the way out', async (t) => {
+  const old = written({}, { status: 'True', lastTransitionTime: iso(0), lastUpdateTime: iso(0) });
+  const msg = (going: string[], current = 3) =>
+    progressing(memberStatus(parent(old), counts(current), [], at(late), { going })).message as string;
+  t.match(msg(['x-1', 'x-0']), /pods x-0, x-1 are being deleted .*kubectl delete pod --force/);
+  t.notMatch(msg(['x-1', 'x-0']), /creating the others fails/, 'both missing members explained');
+  t.match(msg(['x-1']), /pod x-1 is being deleted.*; creating the others fails/, 'one of two: the other refused');
+  t.match(msg(['a', 'b', 'c', 'd', 'e'], 0), /pods a, b, c and 2 more are being deleted/);
+  t.match(msg([]), /creating the others fails/);
+});
