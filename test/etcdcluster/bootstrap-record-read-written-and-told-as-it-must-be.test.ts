@@ -316,6 +316,56 @@ t.test('how a start failed: the first member by name whose etcd exited, with the
   );
 });
 
+t.test('how a start failed, from a pod that says little of it', async (t) => {
+  const failed = (containerStatuses: unknown[]) => ({ phase: 'Failed', containerStatuses });
+  t.equal(
+    howStartFailed([memberPod('e-0', failed([{ name: 'proxy', state: { terminated: { exitCode: 2 } } }]))], 'none'),
+    'e-0: pod Failed',
+    'no status of its etcd container',
+  );
+  t.equal(
+    howStartFailed(
+      [memberPod('e-0', failed([{ name: 'etcd', lastState: { terminated: { exitCode: 1, message: 'before' } } }]))],
+      'none',
+    ),
+    'e-0: exited, exit code 1: before',
+    'no state now, the last exit',
+  );
+  t.equal(
+    howStartFailed([memberPod('e-0', failed([{ name: 'etcd', state: { running: {} } }]))], 'none'),
+    'e-0: pod Failed',
+    'no exit at all',
+  );
+  t.equal(
+    howStartFailed(
+      [memberPod('e-0', { containerStatuses: [{ name: 'etcd', state: { waiting: { reason: 'CrashLoopBackOff' } } }] })],
+      'none',
+    ),
+    'e-0: CrashLoopBackOff',
+    'waiting to restart, its last exit not reported',
+  );
+  // Pods come from the API server with names; one without, or with a name of another type, is still read.
+  const unnamed = (name: unknown) => {
+    const p = memberPod('x', crashed('log'));
+    (p.metadata as Record<string, unknown>)['name'] = name;
+    return p;
+  };
+  t.equal(howStartFailed([unnamed({ toString: 1 })], 'none'), ': Error, exit code 1: log', 'a name of another type');
+  for (const p of [unnamed(undefined), unnamed('')]) {
+    const named = memberPod('e-0', crashed('e-0 log'));
+    t.equal(
+      howStartFailed([p, named], 'none'),
+      howStartFailed([named, p], 'none'),
+      'the same pod told whatever the order, one without a name too',
+    );
+  }
+});
+
+t.test('the record is kept in the annotation earlier versions wrote', async (t) => {
+  t.equal(BOOTSTRAP_FAILED, 'etcd.metaops.io/bootstrap-failed');
+  t.equal(RETRY_BOOTSTRAP, 'etcd.metaops.io/retry-bootstrap');
+});
+
 t.test('a stopped bootstrap says how often, since when, how the last start failed and how to try again', async (t) => {
   t.equal(
     bootstrapStoppedMessage(record({ starts: 3, reason: 'e-6: Error, exit code 1: bad flag' })),
