@@ -46,3 +46,54 @@ t.test('a bootstrap whose member pods are evicted by their nodes is not stopped 
       `${JSON.stringify(s.bootstrapFailed ?? null)}`,
   );
 });
+
+const crashed = {
+  containerStatuses: [
+    {
+      name: 'etcd',
+      restartCount: 4,
+      state: { waiting: { reason: 'CrashLoopBackOff' } },
+      lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'etcdmain: flag provided but not defined' } },
+    },
+  ],
+};
+
+/** Steps until a bootstrap's pods are answered (the ended start's pods go first). */
+async function nextStart(loop: Loop): Promise<string[]> {
+  for (let i = 0; i < 4; i++) {
+    await loop.step();
+    if (loop.pods().length > 0) return loop.pods();
+  }
+  return loop.pods();
+}
+
+const scaling = (loop: Loop) => loop.s().conditions.find((c: { type: string }) => c.type === 'Scaling');
+
+t.test(
+  'a start its node ended is made again, said as such, and the failed starts counted before are kept',
+  async (t) => {
+    const loop = new Loop({ size: 3 }, new FakeEtcd());
+    // A real failed start first: counted.
+    for (const p of await nextStart(loop)) loop.podStatus.set(p, crashed);
+    await loop.step();
+    t.equal(loop.s().bootstrapFailed?.starts, 1, 'a start whose etcd exited is counted');
+    // The next start's pods are evicted: made again, the count as it was, the message naming the eviction.
+    const second = await nextStart(loop);
+    t.equal(second.length, 3);
+    loop.podStatus.set(second[1]!, evicted);
+    await loop.step();
+    t.same(loop.pods(), [], 'the start is made again');
+    t.equal(loop.s().phase, 'Creating');
+    t.equal(loop.s().bootstrapFailed?.starts, 1, 'not counted, and the earlier count kept');
+    t.match(scaling(loop).message, `${second[1]}: Evicted`);
+    t.match(scaling(loop).message, 'ended by its node');
+    t.notMatch(scaling(loop).message, 'failed or the spec changed');
+    // A start with one pod evicted and another whose etcd exited is counted, said by the one whose etcd exited.
+    const third = await nextStart(loop);
+    loop.podStatus.set(third[0]!, evicted);
+    loop.podStatus.set(third[2]!, crashed);
+    await loop.step();
+    t.equal(loop.s().bootstrapFailed?.starts, 2, 'an etcd that exited is counted');
+    t.match(loop.s().bootstrapFailed?.reason, new RegExp(`^${third[2]}: `), 'said by the member whose etcd exited');
+  },
+);
