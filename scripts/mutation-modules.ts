@@ -34,6 +34,9 @@ const ETCD_DECISION_TESTS = [
   ...ETCD_PLAN_TESTS,
   // A bootstrap whose starts keep failing stops (bootstraps.ts, plan/silent.ts restartBootstrap, plan/no-pods.ts).
   'test/etcdcluster/bootstrap-that-keeps-failing-stops.test.ts',
+  // A start its node ended is not counted; a mirror's rewritten images are read as given (the bound holds).
+  'test/etcdcluster/bootstrap-evicted-by-its-nodes-is-no-failed-start.test.ts',
+  'test/etcdcluster/bootstrap-whose-images-admission-rewrites-is-still-bounded.test.ts',
   'test/operators/records-fed-back.test.ts',
   'test/etcdcluster/upgrade.test.ts',
   'test/etcdcluster/upgrade-last-member-fails.test.ts',
@@ -240,6 +243,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/restored-member-injected-init-container-is-no-restore-step.test.ts',
       // The members' env sources the check resolves (envSources, its digest in sameCheck).
       'test/etcdcluster/restore-check-pod-resolves-members-env-sources.test.ts',
+      // Its images as a registry mirror's webhook rewrote them (sameCheck, atTagGiven).
+      'test/etcdcluster/restore-check-pod-on-a-registry-mirror-is-read.test.ts',
     ],
     target: 85,
   },
@@ -265,6 +270,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/pods-look-up-external-names-as-given.test.ts',
       // The etcd variables spec.pod.etcdEnv may set (TUNING_VARIABLES).
       'test/etcdcluster/member-env-takes-only-etcd-tuning.test.ts',
+      // The image given, read through a registry mirror's rewrite (memberImage, MEMBER_IMAGE).
+      'test/etcdcluster/members-on-a-registry-mirror-are-moved.test.ts',
     ],
     target: 70,
   },
