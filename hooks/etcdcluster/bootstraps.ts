@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { type KubeObject, type ParentObject, parseJson, textOf } from '../../lib/index.js';
 import { howItFailed } from './additions.js';
-import { crashLooping, sanitize } from './pods.js';
+import { etcdExited, sanitize } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 import { withAnnotation } from './upgrade.js';
 
@@ -136,12 +136,13 @@ export function withFailedStart(memory: BootstrapMemory, reason: string, now: st
 }
 
 /**
- * How a start failed, from its pods (input: bounded, printable): the first member whose etcd exited (by name), its
- * last exit and its termination message (etcd's last log lines: FallbackToLogsOnError); else `fallback`.
+ * How a start failed, from its pods (input: bounded, printable): the first member whose etcd exited (by name; not one
+ * its node ended: etcdExited), its last exit and its termination message (etcd's last log lines:
+ * FallbackToLogsOnError); else `fallback`.
  */
 export function howStartFailed(pods: KubeObject[], fallback: string): string {
   const failed = pods
-    .filter((p) => crashLooping(p))
+    .filter((p) => etcdExited(p))
     .sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')))[0];
   if (!failed) return fallback;
   const name = sanitize(textOf(failed.metadata.name, ''), 64);

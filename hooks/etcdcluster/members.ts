@@ -1,6 +1,7 @@
 // How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
 import {
   asGiven,
+  parseImage,
   childLabels,
   imageAtTag,
   type KubeObject,
@@ -567,6 +568,14 @@ export interface MemberPodOptions {
  */
 export const MEMBER_VERSION = 'etcd.version';
 
+/**
+ * The image the hook gave a member pod's etcd container (`<spec.repository>:v<version>`), recorded with it whenever it
+ * gives one (memberPod, plan/member-pods.ts withImage), beside MEMBER_VERSION: read when an admission webhook pointed
+ * the image at another registry or repository (a registry mirror) at the same tag (memberImage). Written over any
+ * spec.pod.annotations of the same key.
+ */
+export const MEMBER_IMAGE = 'etcd.metaops.io/image';
+
 /** The annotation naming the EtcdRestore (uid) a member pod was restored for; never taken from spec.pod. */
 export const RESTORED_BY = 'etcd.metaops.io/restored-by';
 
@@ -644,6 +653,7 @@ export function memberPod({
       annotations: {
         ...userAnnotations(policy.annotations),
         [MEMBER_VERSION]: version,
+        [MEMBER_IMAGE]: image(spec),
         ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
         ...(restore && restoreName ? { [RESTORED_NAME]: restoreName } : {}),
         // The restores carried out before this member was made (restored members: those before theirs; a member
@@ -882,15 +892,30 @@ export function disruptionBudget(
  * (`quay.io/coreos/etcd:v3.5.0` is held as `...:v3.5.0@sha256:<hex>` by Kyverno, as `quay.io/coreos/etcd@sha256:<hex>`
  * by Sigstore's policy-controller, which drops the tag). The hook never gives a digest, and records the version it
  * gives with the image (the pod's `etcd.version`, MEMBER_VERSION): a pinned image of that version (lib/images.ts
- * asGiven, the tag dropped or kept) is `<repository>:v<version>`, the image given; any other is read as written.
- * Every comparison of a member's image with the spec's, and every version read from it, reads this.
+ * asGiven, the tag dropped or kept) is `<repository>:v<version>`, the image given. An admission webhook that points
+ * images at a registry mirror (Kyverno's "replace image registry", an air-gapped cluster's rewriter:
+ * `quay.io/coreos/etcd:v3.5.0` held as `mirror.example.com/coreos/etcd:v3.5.0`) keeps the tag: an image of another
+ * registry or repository at the tag of the image the hook recorded giving (MEMBER_IMAGE, at `v<etcd.version>`) is
+ * that image. Any other is read as written. Every comparison of a member's image with the spec's, and every version
+ * read from it, reads this.
  */
 export function memberImage(pod: KubeObject): string | undefined {
   const written = memberImageAsWritten(pod);
   if (written === undefined) return undefined;
   const version = pod.metadata?.annotations?.[MEMBER_VERSION];
-  const given = typeof version === 'string' ? imageAtTag(written, `v${version}`) : undefined;
-  return given !== undefined && asGiven(written, given, true) ? given : written;
+  if (typeof version !== 'string') return written;
+  const given = imageAtTag(written, `v${version}`);
+  const at = given !== undefined && asGiven(written, given, true) ? given : written;
+  const recorded = pod.metadata.annotations?.[MEMBER_IMAGE];
+  return typeof recorded === 'string' && bothAtTag(at, recorded, `v${version}`) ? recorded : at;
+}
+
+/** Whether both images name `tag` (whatever registry and repository: one rewritten by admission). */
+function bothAtTag(at: string, recorded: string, tag: string): boolean {
+  // (Input: an image reference is at most 255 characters of name, 128 of tag and a digest.)
+  if (recorded.length > 512) return false;
+  const [a, r] = [parseImage(at), parseImage(recorded)];
+  return a?.tag === tag && r?.tag === tag;
 }
 
 /** The image of a member pod's etcd container as the pod's spec writes it (a digest a policy pinned included). */

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import {
   asGiven,
+  parseImage,
   childLabels,
   type KubeObject,
   type ParentObject,
@@ -220,6 +221,17 @@ function imagesDigest(images: string[]): string {
   return createHash('sha256').update(JSON.stringify(images)).digest('hex').slice(0, 16);
 }
 
+/**
+ * Whether `observed` names the tag `given` names (`latest` when it names none), whatever its registry and repository:
+ * the image given as a webhook that points images at a registry mirror holds it. Read only of a pod that records the
+ * very images it was given (CHECK_IMAGES_KEY).
+ */
+function atTagGiven(observed: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const [o, g] = [parseImage(observed), parseImage(given)];
+  return o?.tag !== undefined && g !== undefined && o.tag === (g.tag ?? 'latest');
+}
+
 /** The digest of no placement (a check pod made by a metaops that gave it none). */
 const NO_PLACEMENT = placementDigest({});
 
@@ -243,7 +255,8 @@ function listed(p: KubeObject, field: 'containers' | 'initContainers'): Array<Co
 export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
   const key = 'etcd.database.coreos.com/restore-uid';
   // Its images are the ones given, whatever digest an admission policy pinned each to (lib/images.ts asGiven): a tag
-  // kept, or (the pod records the very images given: CHECK_IMAGES_KEY) taken off.
+  // kept, or (the pod records the very images given: CHECK_IMAGES_KEY) taken off; or, the pod recording them, at the
+  // tag given in another registry or repository (a webhook pointing images at a registry mirror: atTagGiven).
   const recorded =
     observed.metadata.annotations?.[CHECK_IMAGES_KEY] !== undefined &&
     observed.metadata.annotations[CHECK_IMAGES_KEY] === expected.metadata.annotations?.[CHECK_IMAGES_KEY];
@@ -254,7 +267,8 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
       const seen = listed(observed, field).find((c) => c?.name === given?.name);
       return (
         typeof seen?.image === 'string' &&
-        asGiven(seen.image, given?.image as string | undefined, recorded) &&
+        (asGiven(seen.image, given?.image as string | undefined, recorded) ||
+          (recorded && atTagGiven(seen.image, given?.image))) &&
         JSON.stringify(seen.args) === JSON.stringify(given?.args)
       );
     }),

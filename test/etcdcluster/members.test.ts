@@ -158,7 +158,7 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
     'e-0',
     "etcd-operator's etcd_node label names the member; a pod label cannot override it",
   );
-  t.same(pod.metadata.annotations, { 'etcd.version': '3.5.9' });
+  t.same(pod.metadata.annotations, { 'etcd.version': '3.5.9', 'etcd.metaops.io/image': 'quay.io/coreos/etcd:v3.5.9' });
 
   const tls = podOf({ TLS }).spec;
   t.same(tls.volumes.slice(1), [
@@ -243,7 +243,11 @@ t.test("a member pod follows the spec's pod policy", async (t) => {
   t.same(pod.spec.containers[0].env, [{ name: 'ETCDCTL_API', value: '3' }, ...policy.etcdEnv]);
   t.equal(pod.metadata.labels.team, 'a');
   t.equal(pod.metadata.labels.app, 'etcd', 'the selector labels win');
-  t.same(pod.metadata.annotations, { note: 'x', 'etcd.version': '3.5.0' });
+  t.same(pod.metadata.annotations, {
+    note: 'x',
+    'etcd.version': '3.5.0',
+    'etcd.metaops.io/image': 'quay.io/coreos/etcd:v3.5.0',
+  });
   t.equal(pod.spec.securityContext.runAsUser, 2000);
   t.same(pod.spec.affinity, { nodeAffinity: { preferred: true } });
   const anti = podOf({ pod: { ...policy, antiAffinity: true } });

@@ -139,6 +139,7 @@ t.test('an upgrade changes only the etcd container, keeps the pod annotations, t
   );
   t.strictSame(e1.metadata.annotations, {
     'etcd.version': '3.5.1',
+    'etcd.metaops.io/image': 'quay.io/coreos/etcd:v3.5.1',
     'etcd.metaops.io/upgraded-from': '3.5.0',
     'etcd.metaops.io/upgraded-from-image': 'quay.io/coreos/etcd:v3.5.0',
     // The upgrade under way, on every member pod (upgrade.ts UPGRADE_MARK).

@@ -1,6 +1,14 @@
 // The member pods the plan answers: on an image, without an upgrade record, started together from a snapshot.
 import { asGiven, keepObserved, type KubeObject, type ParentObject } from '../../../lib/index.js';
-import { type Cluster, clusterOf, MEMBER_VERSION, memberPod, peerURL, type RestoreSource } from '../members.js';
+import {
+  type Cluster,
+  clusterOf,
+  MEMBER_IMAGE,
+  MEMBER_VERSION,
+  memberPod,
+  peerURL,
+  type RestoreSource,
+} from '../members.js';
 import { etcdContainerMark, IMAGE_WAITING } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
@@ -57,6 +65,7 @@ export function withImage(
   copy.metadata.annotations = {
     ...annotations,
     [MEMBER_VERSION]: version,
+    [MEMBER_IMAGE]: img,
     ...(newVersion ? { [UPGRADED_FROM]: from } : {}),
     ...(newImage ? { [UPGRADED_FROM_IMAGE]: fromImage } : {}),
     // When, and the etcd container it runs as it is moved (the observed pod's): any other reported since runs the

@@ -2,7 +2,7 @@
 // membership change either way. In order: start a bootstrap that cannot finish again; say a majority lost for
 // good; else wait (for the first members, for the hook to reach etcd, for a quorum), restarting the members whose
 // pod vanished on their volumes.
-import { isPodReady, type KubeObject, rfc3339 } from '../../../lib/index.js';
+import { isPodReady, type KubeObject, rfc3339, textOf } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import {
   BOOTSTRAP_FAILED_REASON,
@@ -16,7 +16,7 @@ import {
   withFailedStart,
 } from '../bootstraps.js';
 import { memberImage, memberIndex, memberPod } from '../members.js';
-import { crashLooping, dataMissing, DEAD_PHASES, phaseOf } from '../pods.js';
+import { dataMissing, DEAD_PHASES, endedByNode, etcdExited, phaseOf, sanitize } from '../pods.js';
 import { withAnnotation } from '../upgrade.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
 import { crashLoopVerdict } from './crash-loops.js';
@@ -99,7 +99,9 @@ function restartBootstrap(v: View): Decision | undefined {
   if (!outcome) return undefined;
   const { next } = outcome;
   if (next && bootstrapStopped(next)) return bootstrapFailed(v, next);
-  const message = 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+  const message = outcome.endedByNode
+    ? `a member pod of the bootstrap was ended by its node (${endedHow(v.obs.pods)}), not by its etcd: starting the bootstrap again, not counted as a failed start`
+    : 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
   const counted = next ? ` (${next.starts} of ${MAX_STARTS_TEXT} starts failed; the last: ${next.reason})` : '';
   return {
     ...v.base,
@@ -118,25 +120,40 @@ function restartBootstrap(v: View): Decision | undefined {
 
 const MAX_STARTS_TEXT = String(MAX_BOOTSTRAP_STARTS);
 
+/** The first member pod its node ended (by name) and the reason its status gives (input: bounded, printable). */
+function endedHow(pods: KubeObject[]): string {
+  const pod = pods
+    .filter((p) => endedByNode(p))
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
+  const reason = textOf((pod?.['status'] as { reason?: unknown } | undefined)?.reason, '');
+  return sanitize(`${textOf(pod?.metadata.name, '')}: ${reason}`, 100);
+}
+
 /**
- * Whether the start under way failed (a member pod vanished or its etcd exited) or the spec changed since it was
- * made (an image of another spec; failed starts recorded for another spec: a retry asked for); undefined when
- * neither. `next`: the failed starts with this one counted, when it was a start of the spec of the moment.
+ * Whether the start under way failed (a member pod vanished or its etcd exited), a member pod was ended by its node
+ * (`endedByNode`: made again, not counted) or the spec changed since it was made (an image of another spec; failed
+ * starts recorded for another spec: a retry asked for); undefined when none. `next`: the failed starts with this one
+ * counted, when it was a start of the spec of the moment that failed (the count as it was when its node ended it).
  */
 function startOutcome(
   v: View,
   memory: BootstrapMemory,
   stopped: boolean,
-): { next: BootstrapFailed | undefined } | undefined {
+): { next: BootstrapFailed | undefined; endedByNode?: true } | undefined {
   const { obs } = v;
   const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
   const imageChanged = obs.pods.some((p) => !atImage(memberImage(p), v.targetImage));
   // The spec changed since the failed starts recorded (or a retry was asked for): their count is not this spec's.
   const specChanged = imageChanged || (memory.record !== undefined && currentRecord(memory) === undefined);
-  const failed = vanished || imageChanged || obs.pods.some((p) => crashLooping(p));
+  const exited = obs.pods.some((p) => etcdExited(p));
+  // A member pod its node ended (evicted under node pressure, a node shut down: endedByNode) never runs again, but
+  // the spec did not fail: the start is made again, not counted (the record as it was).
+  const ended = obs.pods.some((p) => endedByNode(p));
+  const failed = vanished || imageChanged || exited || ended;
   // (Stopped, then the spec changed: a new start at once.)
   if (!failed && !(stopped && specChanged)) return undefined;
   if (specChanged) return { next: undefined };
+  if (!vanished && !exited) return { next: currentRecord(memory), endedByNode: true };
   const how = howStartFailed(obs.pods, vanished ? 'a member pod was deleted' : 'a member failed');
   return { next: withFailedStart(memory, how, obs.now ? rfc3339(obs.now) : '') };
 }
