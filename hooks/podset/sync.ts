@@ -37,6 +37,9 @@ import {
   specParser,
   type SyncHook,
   workloadNetworkPolicy,
+  policyCreatedCondition,
+  policyNameTaken,
+  withPodsPolicy,
   type WorkloadNetworkSettings,
 } from '../../lib/index.js';
 //
@@ -128,10 +131,20 @@ export function networkPolicy(
   return workloadNetworkPolicy(parent, { app: APP, suffix: '-podset', pods, settings });
 }
 
-/** The NetworkPolicy of the PodSet's pods as a list of children: empty when the server's setting turns it off. */
-function policyOf(parent: ParentObject, settings: WorkloadNetworkSettings | undefined): KubeObject[] {
-  const policy = networkPolicy(parent, settings);
-  return policy ? [policy] : [];
+/**
+ * An answer that keeps the observed children (a spec refused), with its pods' NetworkPolicy while any of its pods is
+ * kept (lib/network-policy.ts withPodsPolicy): the policy the sync answers. A PodSet held for a pod name answers its
+ * other children as the sync made them, the policy among them; held for the policy's name, none is added.
+ */
+export function kept(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  settings: WorkloadNetworkSettings | undefined,
+  now: Date,
+): CompositeSyncResponse {
+  if (!request.parent.metadata.name) return response;
+  const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
+  return withPodsPolicy(request, response, networkPolicy(request.parent, settings), runs, now);
 }
 
 /**
@@ -615,7 +628,22 @@ export function sync({
     children.push(m.pod && !m.current ? keepObserved(m.pod) : pod(parent, m.name, labels, template));
   }
   // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
-  children.push(...policyOf(parent, settings));
+  const policy = networkPolicy(parent, settings);
+  if (policy) children.push(policy);
+  // Whether its pods run without their NetworkPolicy: said while they do, unless its name is another owner's (held:
+  // its Ready says so).
+  const unguarded =
+    policy && pods.length > 0 && !policyNameTaken(request, policy, now)
+      ? policyCreatedCondition(
+          request,
+          {
+            name: networkPolicyName(name),
+            kind: 'PodSet',
+            running: `${pods.length} pod(s) run the spec's image and command without it: they reach the instance metadata service`,
+          },
+          now,
+        )
+      : undefined;
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(
@@ -627,7 +655,7 @@ export function sync({
       selector: selectorString(APP, name),
       // Degraded: pods whose own container fails (a crash loop, an image that cannot be pulled; a sidecar another
       // writer added is not read), named; told as a Warning (index.ts).
-      extra: [rollout.condition, podsDegraded(pods, CONTAINERS)],
+      extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...(unguarded ? [unguarded] : [])],
       ...limited,
     },
   );
