@@ -167,3 +167,12 @@ export function policyCreatedCondition(
     message: `waiting for NetworkPolicy ${name} to be created; until then ${running}`,
   };
 }
+
+/**
+ * When to look again while a NetworkPolicyCreated condition says `CreatingNetworkPolicy` (POLICY_ABSENT_SECONDS: a
+ * kind without a resync period would else say it until an unrelated event, never `NetworkPolicyNotCreated`), else
+ * undefined: a policy created wakes the parent by itself (a child observed), and one said not created stays so.
+ */
+export function policyResync(condition: ConditionInput | undefined): number | undefined {
+  return condition?.reason === 'CreatingNetworkPolicy' ? POLICY_ABSENT_SECONDS : undefined;
+}

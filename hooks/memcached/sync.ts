@@ -59,6 +59,7 @@ import {
   type WorkloadNetworkSettings,
   policyCreatedCondition,
   policyNameTaken,
+  policyResync,
   takenIn,
   holderJudge,
   withPodsPolicy,
@@ -453,7 +454,8 @@ export function sync({
   status['serviceName'] = serviceName(name, legacy);
   const labelled = podsLabel(parent, observedDeployment, podLabel);
   if (labelled !== undefined) status[PODS_LABEL] = labelled;
-  return { status, children };
+  const again = policyResync(unguarded);
+  return { status, children, ...(again !== undefined ? { resyncAfterSeconds: again } : {}) };
 }
 
 /**

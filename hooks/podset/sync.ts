@@ -39,6 +39,7 @@ import {
   workloadNetworkPolicy,
   policyCreatedCondition,
   policyNameTaken,
+  policyResync,
   withPodsPolicy,
   type WorkloadNetworkSettings,
 } from '../../lib/index.js';
@@ -668,5 +669,8 @@ export function sync({
   if (rollout.outdated > 0)
     response.resyncAfterSeconds = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
   else if (counts.current < counts.desired && !limited.ready) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
+  // Pods running without their NetworkPolicy: looked at again to say whether it was created (lib/network-policy.ts).
+  const again = policyResync(unguarded);
+  if (again !== undefined) response.resyncAfterSeconds = Math.min(response.resyncAfterSeconds ?? Infinity, again);
   return response;
 }
