@@ -580,6 +580,29 @@ function podsWithin(
   };
 }
 
+/**
+ * Whether its `running` pods run without their NetworkPolicy (lib/network-policy.ts policyCreatedCondition): said
+ * while they do, unless its name is another owner's (held: its Ready says so).
+ */
+function unguardedPods(
+  request: CompositeSyncRequest,
+  policy: KubeObject | undefined,
+  running: number,
+  now: Date,
+): ConditionInput[] {
+  if (!policy || running === 0 || policyNameTaken(request, policy, now)) return [];
+  const said = policyCreatedCondition(
+    request,
+    {
+      name: policy.metadata.name!,
+      kind: 'PodSet',
+      running: `${running} pod(s) run the spec's image and command without it: they reach the instance metadata service`,
+    },
+    now,
+  );
+  return said ? [said] : [];
+}
+
 export function sync({
   request,
   parent,
@@ -630,21 +653,8 @@ export function sync({
   }
   // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
   const policy = networkPolicy(parent, settings);
-  if (policy) children.push(policy);
-  // Whether its pods run without their NetworkPolicy: said while they do, unless its name is another owner's (held:
-  // its Ready says so).
-  const unguarded =
-    policy && pods.length > 0 && !policyNameTaken(request, policy, now)
-      ? policyCreatedCondition(
-          request,
-          {
-            name: networkPolicyName(name),
-            kind: 'PodSet',
-            running: `${pods.length} pod(s) run the spec's image and command without it: they reach the instance metadata service`,
-          },
-          now,
-        )
-      : undefined;
+  children.push(...[policy].filter((p): p is KubeObject => p !== undefined));
+  const unguarded = unguardedPods(request, policy, pods.length, now);
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(
@@ -656,21 +666,32 @@ export function sync({
       selector: selectorString(APP, name),
       // Degraded: pods whose own container fails (a crash loop, an image that cannot be pulled; a sidecar another
       // writer added is not read), named; told as a Warning (index.ts).
-      extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...(unguarded ? [unguarded] : [])],
+      extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...unguarded],
       ...limited,
     },
   );
   status['updatedReplicas'] = rollout.updated;
   status['templateHash'] = hash;
   const response: CompositeSyncResponse = { status, children };
-  // Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are missing, look again
-  // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A rollout
-  // goes on at each pod's change; it also looks again on its own.
-  if (rollout.outdated > 0)
-    response.resyncAfterSeconds = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
-  else if (counts.current < counts.desired && !limited.ready) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
-  // Pods running without their NetworkPolicy: looked at again to say whether it was created (lib/network-policy.ts).
-  const again = policyResync(unguarded);
-  if (again !== undefined) response.resyncAfterSeconds = Math.min(response.resyncAfterSeconds ?? Infinity, again);
+  const again = resyncAfter(rollout, counts.current < counts.desired && !limited.ready, unguarded[0]);
+  if (again !== undefined) response.resyncAfterSeconds = again;
   return response;
+}
+
+/**
+ * When to look again. Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are
+ * `missing`, every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A
+ * rollout goes on at each pod's change; it also looks again on its own. Pods running without their NetworkPolicy:
+ * to say whether it was created (lib/network-policy.ts policyResync).
+ */
+function resyncAfter(
+  rollout: { outdated: number; recheckIn?: number | undefined },
+  missing: boolean,
+  unguarded: ConditionInput | undefined,
+): number | undefined {
+  let again: number | undefined;
+  if (rollout.outdated > 0) again = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
+  else if (missing) again = MISSING_PODS_RESYNC_SECONDS;
+  const policy = policyResync(unguarded);
+  return policy === undefined ? again : Math.min(again ?? Infinity, policy);
 }
