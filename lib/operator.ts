@@ -161,6 +161,17 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * child today's tenancy rules refuse) than lib/hook.ts invalidSpecResponse does. Given the sync's call, without a
    * spec, for the server's settings. Pure.
    */
+  /**
+   * What an answer that keeps the observed children adds (a spec refused: InvalidSpec, after `invalidSpec`; an answer
+   * held for a name another owner holds, by guardAnswer): the NetworkPolicy of the pods it keeps running
+   * (lib/network-policy.ts withPodsPolicy). Given the server's settings. Pure.
+   */
+  kept?(
+    request: CompositeSyncRequest,
+    response: CompositeSyncResponse,
+    settings: K | undefined,
+    now: Date,
+  ): CompositeSyncResponse;
   invalidSpec?(
     request: CompositeSyncRequest,
     message: string,
@@ -260,8 +271,10 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
         if (!parsed.ok) {
           const { message } = parsed;
           const hook = new HookCall(request, undefined, now, ctx, event);
-          const answer = (text: string) =>
+          const refusal = (text: string) =>
             op.invalidSpec ? op.invalidSpec(request, text, now, hook) : invalidSpecResponse(request, text, now);
+          const answer = (text: string) =>
+            op.kept ? op.kept(request, refusal(text), hook.settings, now) : refusal(text);
           const refused = op.refused?.(hook, message);
           return refused instanceof Promise
             ? refused.then(
@@ -277,9 +290,12 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
           ...(op.served ? { served: op.served.bind(op) } : {}),
           ...(op.independentChildren ? { independent: true } : {}),
         };
-        return answer instanceof Promise
-          ? answer.then((a) => guardAnswer(request, a, now, judge, held))
-          : guardAnswer(request, answer, now, judge, held);
+        // A held answer keeps the observed children: the kind adds what they need (`kept`).
+        const guarded = (a: CompositeSyncResponse) => {
+          const g = guardAnswer(request, a, now, judge, held);
+          return g !== a && op.kept ? op.kept(request, g, ctx.settings, now) : g;
+        };
+        return answer instanceof Promise ? answer.then(guarded) : guarded(answer);
       }),
     ...(finalize
       ? {

@@ -9,18 +9,18 @@ import {
   type ConditionInput,
   type CompositeSyncRequest,
   type CompositeSyncResponse,
-  holderJudge,
   type KubeObject,
   METADATA_V4,
   METADATA_V6,
   observed,
   observedNamed,
   type ParentObject,
-  previousConditions,
+  POLICY_ABSENT_SECONDS as LIB_POLICY_ABSENT_SECONDS,
+  policyCreatedCondition,
   ruleProblem,
   selectorLabels,
-  takenNames,
   textOf,
+  withPodsPolicy,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
@@ -256,41 +256,29 @@ export function withMemberPolicy(
   own: boolean,
   now: Date,
 ): CompositeSyncResponse {
-  const parent = request.parent;
-  const cluster = parent.metadata.name ?? '';
-  const pods = response.children
-    .filter((c: KubeObject | null) => c?.kind === 'Pod' && c.apiVersion === 'v1')
-    .map((c: KubeObject | null) => c?.metadata?.name ?? '');
-  const wanted = [
-    pods.some((p) => memberIndex(cluster, p) !== undefined) ? memberNetworkPolicy(parent, settings, own) : undefined,
-    pods.includes(checkPodName(cluster)) ? restoreCheckNetworkPolicy(parent, settings) : undefined,
-  ];
-  let children = response.children;
-  for (const policy of wanted) {
-    if (!policy) continue;
-    const name = policy.metadata.name!;
-    const child = { apiVersion: policy.apiVersion, kind: policy.kind, name };
-    if (takenNames(request, [child], undefined, holderJudge(now)).length > 0) continue;
-    const others = children.filter(
-      (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
-    );
-    children = [...others, policy];
-  }
-  return children === response.children ? response : { ...response, children };
+  const cluster = request.parent.metadata.name ?? '';
+  const pod = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
+  const member = (c: KubeObject) => pod(c) && memberIndex(cluster, c.metadata?.name ?? '') !== undefined;
+  const check = (c: KubeObject) => pod(c) && c.metadata?.name === checkPodName(cluster);
+  const withMembers = withPodsPolicy(
+    request,
+    response,
+    memberNetworkPolicy(request.parent, settings, own),
+    member,
+    now,
+  );
+  return withPodsPolicy(request, withMembers, restoreCheckNetworkPolicy(request.parent, settings), check, now);
 }
 
 /** How long the members' NetworkPolicy may stay unobserved beside running members before the status says it failed. */
-export const POLICY_ABSENT_SECONDS = 60;
+export const POLICY_ABSENT_SECONDS = LIB_POLICY_ABSENT_SECONDS;
 
 /**
  * The NetworkPolicyCreated condition, while member pods of the cluster run and the policy the sync answers is not
- * observed (else none: nothing to say, and a cluster that has it carries no condition about it). Metacontroller
- * creates each child on its own and tells the hook nothing when a create fails (a Metacontroller installed without
- * rights on networkpolicies, an admission policy, a quota: its SyncError Event says why); the members are kept and
- * new ones are made as before (taking running members away, or holding a lost member's replacement, would cost the
- * cluster's quorum over a policy), so the status must say that they run without it: `CreatingNetworkPolicy` at first
- * (the sync after an earlier metaops's, or a policy deleted), `NetworkPolicyNotCreated` (a Warning Event, events.ts)
- * once it is still absent POLICY_ABSENT_SECONDS after it was first missed (this condition's lastTransitionTime).
+ * observed (lib/network-policy.ts policyCreatedCondition). The members are kept and new ones are made as before
+ * (taking running members away, or holding a lost member's replacement, would cost the cluster's quorum over a
+ * policy), so the status says that they run without it: `CreatingNetworkPolicy`, then `NetworkPolicyNotCreated` (a
+ * Warning Event, events.ts) POLICY_ABSENT_SECONDS after it was first missed.
  */
 export function networkPolicyCreated(
   request: CompositeSyncRequest,
@@ -303,26 +291,10 @@ export function networkPolicyCreated(
   const members = observed(request.children, 'Pod', 'v1').filter(
     (p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined,
   );
-  const name = networkPolicyName(cluster);
-  if (members.length === 0 || observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', name))
-    return undefined;
-  const prev = previousConditions(parent.status).find((c) => c.type === 'NetworkPolicyCreated');
-  const since = prev?.status === 'False' && prev.lastTransitionTime ? Date.parse(prev.lastTransitionTime) : NaN;
   const running = `${members.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
-  if (Number.isFinite(since) && now.getTime() - since >= POLICY_ABSENT_SECONDS * 1000)
-    return {
-      type: 'NetworkPolicyCreated',
-      status: false,
-      reason: 'NetworkPolicyNotCreated',
-      message:
-        `NetworkPolicy ${name} has not been created ${POLICY_ABSENT_SECONDS} s after it was asked for and ${running}: ` +
-        `Metacontroller could not create it (see the SyncError event on this EtcdCluster: kubectl describe; it needs ` +
-        `create on networkpolicies of networking.k8s.io, and no admission policy or quota refusing it)`,
-    };
-  return {
-    type: 'NetworkPolicyCreated',
-    status: false,
-    reason: 'CreatingNetworkPolicy',
-    message: `waiting for NetworkPolicy ${name} to be created; until then ${running}`,
-  };
+  return policyCreatedCondition(
+    request,
+    { name: networkPolicyName(cluster), kind: 'EtcdCluster', running: members.length === 0 ? undefined : running },
+    now,
+  );
 }

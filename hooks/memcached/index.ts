@@ -14,6 +14,7 @@ import {
   childNames,
   currentNames,
   customize,
+  kept,
   type MemcachedSettings,
   memcachedEvents,
   nameProblem,
@@ -31,6 +32,8 @@ export const MEMCACHED_EVENTS: ConditionEventRules = {
     'NetworkPolicyNameTaken',
     'FailedCreate',
     'ProgressDeadlineExceeded',
+    // Its pods run without their NetworkPolicy a minute after it was asked for (lib/network-policy.ts).
+    'NetworkPolicyNotCreated',
     // Its pods not asked for: they could not be sent within the body limit (sync.ts podsListed).
     'RequestTooLarge',
   ]),
@@ -81,5 +84,7 @@ export const memcached = defineComposite({
   events: MEMCACHED_EVENTS,
   eventsOf: memcachedEvents,
   sync,
+  // A refused or held answer keeps the Deployment: its pods keep (or get) their NetworkPolicy (sync.ts kept).
+  kept,
   customize,
 });

@@ -57,6 +57,12 @@ import {
   workloadCounts,
   workloadNetworkPolicy,
   type WorkloadNetworkSettings,
+  policyCreatedCondition,
+  policyNameTaken,
+  policyResync,
+  takenIn,
+  holderJudge,
+  withPodsPolicy,
   workloadFailure,
   workloadPending,
 } from '../../lib/index.js';
@@ -398,32 +404,81 @@ export function sync({
 
   // Status reports what was observed: the Deployment's counts and the pods it runs (related objects).
   const observedDeployment = observedNamed(request.children, 'Deployment', 'apps/v1', name);
-  const counts = workloadCounts(observedDeployment, spec.size);
-  // Pods the API server refuses (Pod Security admission, a quota) are said in Ready, with the refusal's reason.
-  const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
-  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
-  const pending = workloadPending(observedDeployment, wanted);
-  // Only the pods of its own Deployment: another workload's pods may carry the same name/instance labels
-  // (`INSTANCE_LABEL`), and another owner's Deployment of its name the same ReplicaSet names (`ownPod`).
   // Pods not asked for when they could not all be sent within the body limit (podsListed): none read, none listed.
   const listed = podsListed(parent, spec);
+  // Only the pods of its own Deployment: another workload's pods may carry the same name/instance labels
+  // (`INSTANCE_LABEL`), and another owner's Deployment of its name the same ReplicaSet names (`ownPod`).
   const pods = listed
     ? observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p, observedDeployment))
     : [];
+  const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
+  // What its pods (the spec's image) may reach: not the instance metadata service (lib/network-policy.ts).
+  const policy = networkPolicy(parent, own, settings);
+  const children = [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : [])];
+  // Held for a name another owner holds (lib/ownership.ts guardAnswer, after this answer): the Deployment is kept as
+  // observed, so the status describes it as it is (its replicas), not a change nothing gives it.
+  const held = takenIn(request, { status: {}, children }, holderJudge(now)).length > 0;
+  const heldReplicas = (observedDeployment?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+  const desired = held && typeof heldReplicas === 'number' ? heldReplicas : spec.size;
+  const counts = workloadCounts(observedDeployment, desired);
+  // Pods the API server refuses (Pod Security admission, a quota) are said in Ready, with the refusal's reason.
+  const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
+  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
+  const pending = held ? undefined : workloadPending(observedDeployment, wanted);
+  // Whether its pods run without their NetworkPolicy (lib/network-policy.ts): said while they do, unless its name is
+  // another owner's (held: its Ready says so).
+  const running = statusNumber(observedDeployment, 'replicas');
+  const unguarded =
+    policy && running > 0 && !policyNameTaken(request, policy, now)
+      ? policyCreatedCondition(
+          request,
+          {
+            name: networkPolicyName(name),
+            kind: 'Memcached',
+            running: `${running} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`,
+          },
+          now,
+        )
+      : undefined;
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
     selector: selectorString(APP, name),
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
-    extra: [degraded(observedDeployment, pods), ...(listed ? [] : [notListed(parent, spec)])],
+    extra: [
+      degraded(observedDeployment, pods),
+      ...(listed ? [] : [notListed(parent, spec)]),
+      ...(unguarded ? [unguarded] : []),
+    ],
   });
   if (!listed) delete status['nodes'];
   status['serviceName'] = serviceName(name, legacy);
   const labelled = podsLabel(parent, observedDeployment, podLabel);
   if (labelled !== undefined) status[PODS_LABEL] = labelled;
-  const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
-  // What its pods (the spec's image) may reach: not the instance metadata service (lib/network-policy.ts).
-  const policy = networkPolicy(parent, own, settings);
-  return { status, children: [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : [])] };
+  const again = policyResync(unguarded);
+  return { status, children, ...(again !== undefined ? { resyncAfterSeconds: again } : {}) };
+}
+
+/**
+ * An answer that keeps the observed children (a spec refused, held for a name another owner holds), with its pods'
+ * NetworkPolicy while its Deployment is kept (lib/network-policy.ts withPodsPolicy): the policy the sync answers, its
+ * selector as the sync reads it (serviceSelectsOwn, the pods asked for as customize asks for them: listsPods).
+ */
+export function kept(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  settings: MemcachedSettings | undefined,
+  now: Date,
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const name = parent.metadata.name ?? '';
+  if (name === '') return response;
+  const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  const pods = listsPods(parent)
+    ? observedUnordered(request.related, 'Pod', 'v1').filter((p) => ownPod(name, p, workload))
+    : undefined;
+  const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
+  const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
+  return withPodsPolicy(request, response, networkPolicy(parent, own, settings), runs, now);
 }
 
 /**

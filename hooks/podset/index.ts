@@ -7,7 +7,7 @@ import {
   workloadNetworkSettings,
 } from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
-import { answerBudget, childNames, namingsByStatus, nameProblem, parser, sync } from './sync.js';
+import { answerBudget, childNames, kept, namingsByStatus, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
@@ -50,6 +50,8 @@ export const podset = defineComposite({
       'InvalidSpec',
       'ProgressDeadlineExceeded',
       'RequestTooLarge',
+      // Its pods run without their NetworkPolicy a minute after it was asked for (lib/network-policy.ts).
+      'NetworkPolicyNotCreated',
     ]),
   },
   eventsOf: (request) => (response) => {
@@ -70,4 +72,6 @@ export const podset = defineComposite({
     networkPolicyRule,
   ],
   sync,
+  // A refused answer keeps the pods: they keep (or get) their NetworkPolicy (sync.ts kept).
+  kept,
 });

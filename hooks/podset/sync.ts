@@ -37,6 +37,10 @@ import {
   specParser,
   type SyncHook,
   workloadNetworkPolicy,
+  policyCreatedCondition,
+  policyNameTaken,
+  policyResync,
+  withPodsPolicy,
   type WorkloadNetworkSettings,
 } from '../../lib/index.js';
 //
@@ -128,10 +132,20 @@ export function networkPolicy(
   return workloadNetworkPolicy(parent, { app: APP, suffix: '-podset', pods, settings });
 }
 
-/** The NetworkPolicy of the PodSet's pods as a list of children: empty when the server's setting turns it off. */
-function policyOf(parent: ParentObject, settings: WorkloadNetworkSettings | undefined): KubeObject[] {
-  const policy = networkPolicy(parent, settings);
-  return policy ? [policy] : [];
+/**
+ * An answer that keeps the observed children (a spec refused), with its pods' NetworkPolicy while any of its pods is
+ * kept (lib/network-policy.ts withPodsPolicy): the policy the sync answers. A PodSet held for a pod name answers its
+ * other children as the sync made them, the policy among them; held for the policy's name, none is added.
+ */
+export function kept(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  settings: WorkloadNetworkSettings | undefined,
+  now: Date,
+): CompositeSyncResponse {
+  if (!request.parent.metadata.name) return response;
+  const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
+  return withPodsPolicy(request, response, networkPolicy(request.parent, settings), runs, now);
 }
 
 /**
@@ -576,6 +590,29 @@ function membersBeingDeleted(members: readonly Member[], observedPods: readonly 
   return members.filter((m) => m.state === 'going' && deleting.has(m.name)).map((m) => m.name);
 }
 
+/**
+ * Whether its `running` pods run without their NetworkPolicy (lib/network-policy.ts policyCreatedCondition): said
+ * while they do, unless its name is another owner's (held: its Ready says so).
+ */
+function unguardedPods(
+  request: CompositeSyncRequest,
+  policy: KubeObject | undefined,
+  running: number,
+  now: Date,
+): ConditionInput[] {
+  if (!policy || running === 0 || policyNameTaken(request, policy, now)) return [];
+  const said = policyCreatedCondition(
+    request,
+    {
+      name: policy.metadata.name!,
+      kind: 'PodSet',
+      running: `${running} pod(s) run the spec's image and command without it: they reach the instance metadata service`,
+    },
+    now,
+  );
+  return said ? [said] : [];
+}
+
 export function sync({
   request,
   parent,
@@ -625,7 +662,9 @@ export function sync({
     children.push(m.pod && !m.current ? keepObserved(m.pod) : pod(parent, m.name, labels, template));
   }
   // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
-  children.push(...policyOf(parent, settings));
+  const policy = networkPolicy(parent, settings);
+  children.push(...[policy].filter((p): p is KubeObject => p !== undefined));
+  const unguarded = unguardedPods(request, policy, pods.length, now);
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(
@@ -637,7 +676,7 @@ export function sync({
       selector: selectorString(APP, name),
       // Degraded: pods whose own container fails (a crash loop, an image that cannot be pulled; a sidecar another
       // writer added is not read), named; told as a Warning (index.ts).
-      extra: [rollout.condition, podsDegraded(pods, CONTAINERS)],
+      extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...unguarded],
       ...limited,
       going: membersBeingDeleted(members, observedPods),
     },
@@ -645,11 +684,25 @@ export function sync({
   status['updatedReplicas'] = rollout.updated;
   status['templateHash'] = hash;
   const response: CompositeSyncResponse = { status, children };
-  // Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are missing, look again
-  // every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A rollout
-  // goes on at each pod's change; it also looks again on its own.
-  if (rollout.outdated > 0)
-    response.resyncAfterSeconds = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
-  else if (counts.current < counts.desired && !limited.ready) response.resyncAfterSeconds = MISSING_PODS_RESYNC_SECONDS;
+  const again = resyncAfter(rollout, counts.current < counts.desired && !limited.ready, unguarded[0]);
+  if (again !== undefined) response.resyncAfterSeconds = again;
   return response;
+}
+
+/**
+ * When to look again. Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are
+ * `missing`, every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A
+ * rollout goes on at each pod's change; it also looks again on its own. Pods running without their NetworkPolicy:
+ * to say whether it was created (lib/network-policy.ts policyResync).
+ */
+function resyncAfter(
+  rollout: { outdated: number; recheckIn?: number | undefined },
+  missing: boolean,
+  unguarded: ConditionInput | undefined,
+): number | undefined {
+  let again: number | undefined;
+  if (rollout.outdated > 0) again = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
+  else if (missing) again = MISSING_PODS_RESYNC_SECONDS;
+  const policy = policyResync(unguarded);
+  return policy === undefined ? again : Math.min(again ?? Infinity, policy);
 }

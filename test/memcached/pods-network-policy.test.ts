@@ -139,7 +139,17 @@ t.test('a running Memcached of an earlier metaops gains the policy and nothing e
   again.parent.status = res.status;
   const next = sync(again);
   t.same(next.children, res.children, 'the same answer');
-  t.same(next.status, res.status, 'the same status');
+  // Until the policy is observed its pods run without it, and the status says so; once it is, nothing else changed.
+  const creating = (s: any) => (s.conditions as any[]).find((c) => c.type === 'NetworkPolicyCreated');
+  t.match(creating(res.status), { status: 'False', reason: 'CreatingNetworkPolicy' });
+  t.equal(creating(next.status), undefined, 'said no more once the policy is observed');
+  const without = {
+    ...res.status,
+    conditions: (res.status as any).conditions.filter((c: any) => !creating({ conditions: [c] })),
+  };
+  t.same(next.status, without, 'the same status but for NetworkPolicyCreated');
+  again.parent.status = next.status;
+  t.same(sync(again).status, next.status, 'at rest');
 });
 
 t.test('a refused spec keeps the observed policy', async (t) => {

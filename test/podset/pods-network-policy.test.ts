@@ -127,14 +127,22 @@ t.test('a running PodSet of an earlier metaops gains the policy and nothing else
     'the same pods, same labels (template hash): none replaced',
   );
   t.equal(policiesOf(res).length, 1, 'the policy is answered');
-  t.equal(res.resyncAfterSeconds, undefined, 'nothing to wait for');
-  // Fed back as the API server stores it: the answer is the same.
+  // Until the policy is observed its pods run without it: the status says so, and it looks again to see it created.
+  const creating = (s: any) => (s.conditions as any[]).find((c) => c.type === 'NetworkPolicyCreated');
+  t.match(creating(res.status), { status: 'False', reason: 'CreatingNetworkPolicy' });
+  t.equal(res.resyncAfterSeconds, 60, 'looks again to see the policy created');
+  // Fed back as the API server stores it: the answer is the same, and nothing else of the status changed.
   const again = named('web', { size: 3 });
   again.children = objectMap([...pods, asObserved(policiesOf(res)[0])]);
   again.parent.status = res.status;
   const next = sync(again);
   t.same(next.children, res.children, 'the same answer');
-  t.same(next.status, res.status, 'the same status');
+  t.equal(next.resyncAfterSeconds, undefined, 'nothing to wait for');
+  t.equal(creating(next.status), undefined, 'said no more once the policy is observed');
+  const without = (res.status as any).conditions.filter((c: any) => c.type !== 'NetworkPolicyCreated');
+  t.same(next.status, { ...res.status, conditions: without }, 'the same status but for NetworkPolicyCreated');
+  again.parent.status = next.status;
+  t.same(sync(again).status, next.status, 'at rest');
 });
 
 t.test('a refused spec keeps the observed policy with the pods', async (t) => {
