@@ -10,13 +10,10 @@
 //
 // Must hold: an answer is read in a bounded number of pieces (here at most 1,024 'data' events, where etcd's own
 // answers come in a few); B's healthy members, synced beside A's clusters whose members answer so, read as healthy.
-import { spawn } from 'node:child_process';
 import { IncomingMessage } from 'node:http';
-import { createInterface } from 'node:readline';
 import t from 'tap';
 import { HttpEtcdClient } from '../../hooks/etcdcommon/etcd.js';
-import { available, membersOfB, ready, syncAt, tenantB } from '../fixtures/etcd-tenant-tls.js';
-import { syncBody } from '../fixtures/etcd-workers.js';
+import { bBesideStandInsOfA, standInsOfA } from '../fixtures/etcd-tenant-tls.js';
 
 /** A's member (a child process): to every request, 200 with a 60,000-byte body in chunks of one byte. */
 const MEMBER = `
@@ -29,19 +26,8 @@ const server = net.createServer((s) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-/** A's members: `n` processes of the member above; their ports. */
-async function membersOfA(t: { teardown(fn: () => void): void }, n: number): Promise<number[]> {
-  return Promise.all(
-    Array.from({ length: n }, async () => {
-      const proc = spawn(process.execPath, ['-e', MEMBER], { stdio: ['ignore', 'pipe', 'inherit'] });
-      t.teardown(() => proc.kill('SIGKILL'));
-      return Number(await new Promise<string>((r) => createInterface({ input: proc.stdout }).once('line', r)));
-    }),
-  );
-}
-
 t.test("a member's answer cut into one-byte chunks is read in a bounded number of pieces", async (t) => {
-  const [port] = await membersOfA(t, 1);
+  const [port] = await standInsOfA(t, MEMBER, 1);
   const etcd = new HttpEtcdClient({
     resolve: (url) => {
       const u = new URL(url);
@@ -72,21 +58,5 @@ t.test("a member's answer cut into one-byte chunks is read in a bounded number o
 });
 
 t.test("A's members answering in one-byte chunks do not make B's healthy etcd read as down", async (t) => {
-  const aPorts = await membersOfA(t, 3);
-  const bPort = await membersOfB(t);
-  const port = (host: string) =>
-    host.startsWith('b-') ? bPort(host) : aPorts[Number(/-(\d+)\./.exec(host)?.[1] ?? 0) % aPorts.length]!;
-  const alone = await syncAt(tenantB, port);
-  t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
-  const syncsOfA = ['a', 'a2'].map((name) =>
-    syncAt(JSON.parse(syncBody('ns-a', name, 9)), port).catch(() => undefined),
-  );
-  await new Promise((r) => setTimeout(r, 50));
-  const began = Date.now();
-  const b = await syncAt(tenantB, port);
-  const took = Date.now() - began;
-  await Promise.all(syncsOfA);
-  t.comment(`B's sync beside two of A's: ${took} ms; ready ${JSON.stringify(ready(b))}; ${available(b)?.message}`);
-  t.same(ready(b), ['b-0', 'b-1', 'b-2'], "B's members are still read as healthy");
-  t.equal(available(b)?.status, 'True', 'B is still Available');
+  await bBesideStandInsOfA(t, await standInsOfA(t, MEMBER, 3), 50);
 });

@@ -18,8 +18,7 @@ import { ClientRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { HttpEtcdClient, MAX_ANSWER_BYTES } from '../../hooks/etcdcommon/etcd.js';
-import { available, membersOfB, ready, syncAt, tenantB } from '../fixtures/etcd-tenant-tls.js';
-import { syncBody } from '../fixtures/etcd-workers.js';
+import { bBesideStandInsOfA, standInsOfA } from '../fixtures/etcd-tenant-tls.js';
 
 /** The bytes of one informational answer the member sends. */
 const INFORMATIONAL_BYTES = 'HTTP/1.1 102 P\r\n\r\n'.length;
@@ -95,34 +94,6 @@ t.test('a member that answers only informational answers is read a bounded numbe
   );
 });
 
-/** A's members: `n` processes of the member above; their ports. */
-async function membersOfA(t: { teardown(fn: () => void): void }, n: number): Promise<number[]> {
-  return Promise.all(
-    Array.from({ length: n }, async () => {
-      const proc = spawn(process.execPath, ['-e', MEMBER], { stdio: ['ignore', 'pipe', 'inherit'] });
-      t.teardown(() => proc.kill('SIGKILL'));
-      return Number(await new Promise<string>((r) => createInterface({ input: proc.stdout }).once('line', r)));
-    }),
-  );
-}
-
 t.test("A's members answering only informational answers do not make B's healthy etcd read as down", async (t) => {
-  const aPorts = await membersOfA(t, 3);
-  const bPort = await membersOfB(t);
-  const port = (host: string) =>
-    host.startsWith('b-') ? bPort(host) : aPorts[Number(/-(\d+)\./.exec(host)?.[1] ?? 0) % aPorts.length]!;
-  const alone = await syncAt(tenantB, port);
-  t.same(ready(alone), ['b-0', 'b-1', 'b-2'], 'alone, B reads its three members healthy');
-  // Two of A's running clusters of 9 members (a namespace's syncs dial two at a time), then B's, as a worker picks it up.
-  const syncsOfA = ['a', 'a2'].map((name) =>
-    syncAt(JSON.parse(syncBody('ns-a', name, 9)), port).catch(() => undefined),
-  );
-  await new Promise((r) => setTimeout(r, 100));
-  const began = Date.now();
-  const b = await syncAt(tenantB, port);
-  const took = Date.now() - began;
-  await Promise.all(syncsOfA);
-  t.comment(`B's sync beside two of A's: ${took} ms; ready ${JSON.stringify(ready(b))}; ${available(b)?.message}`);
-  t.same(ready(b), ['b-0', 'b-1', 'b-2'], "B's members are still read as healthy");
-  t.equal(available(b)?.status, 'True', 'B is still Available');
+  await bBesideStandInsOfA(t, await standInsOfA(t, MEMBER, 3), 100);
 });
