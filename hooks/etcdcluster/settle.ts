@@ -78,6 +78,7 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'StorageClassNotSeen',
   'TLSFailed',
   'AuthenticationEnabled',
+  'BootstrapFailed',
   'UpgradeFailed',
   'UpgradeRefused',
   // A quorum lost, a member out of space, members lost for good.
