@@ -142,7 +142,7 @@ export function withFailedStart(memory: BootstrapMemory, reason: string, now: st
 export function howStartFailed(pods: KubeObject[], fallback: string): string {
   const failed = pods
     .filter((p) => crashLooping(p))
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
+    .sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')))[0];
   if (!failed) return fallback;
   const name = sanitize(textOf(failed.metadata.name, ''), 64);
   const how = howItFailed(failed, 'failed');

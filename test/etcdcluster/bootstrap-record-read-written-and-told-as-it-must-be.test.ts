@@ -253,6 +253,15 @@ t.test('how a start failed: the first member by name whose etcd exited, with the
     );
   t.equal(howStartFailed([memberPod('e-0'), memberPod('e-1', { phase: 'Running' })], 'none'), 'none', 'none exited');
   t.equal(howStartFailed([], 'none'), 'none');
+  for (const pods of [
+    [memberPod(7 as any, crashed('log of 7')), memberPod('e-0', crashed('log of e-0'))],
+    [memberPod('e-0', crashed('log of e-0')), memberPod(7 as any, crashed('log of 7'))],
+  ])
+    t.equal(
+      howStartFailed(pods, 'none'),
+      '7: Error, exit code 1: log of 7',
+      'a pod whose name is no string is read by type (it sorts as its text), not thrown on',
+    );
   const sidecar = { name: 'proxy', lastState: { terminated: { exitCode: 2, message: 'proxy log' } } };
   t.equal(
     howStartFailed([memberPod('e-0', crashed('etcd log', [null as any, sidecar]))], 'none'),
