@@ -67,7 +67,7 @@ t.test('POST /hooks/memcached/sync answers with every field of every child', asy
 t.test('the three hooks answer their example requests', async (t) => {
   const app = build(t);
   for (const [url, file, kinds] of [
-    ['/hooks/podset/sync', 'podset-sync', ['Pod', 'Pod']],
+    ['/hooks/podset/sync', 'podset-sync', ['Pod', 'Pod', 'NetworkPolicy']],
     ['/hooks/mysqlcluster/sync', 'mysqlcluster-sync', ['Secret', 'StatefulSet', 'Service', 'Service', 'Service']],
   ] as const) {
     const res = await app.inject({ method: 'POST', url, payload: example(file) });
@@ -189,7 +189,7 @@ t.test('over a real socket', async (t) => {
   const body = (await res.json()) as any;
   t.same(
     body.children.map((c: any) => c.metadata.name),
-    ['podset-sample-0', 'podset-sample-1'],
+    ['podset-sample-0', 'podset-sample-1', 'podset-sample-podset'],
   );
 });
 
