@@ -52,7 +52,7 @@ function rollout(rounds: number, admitted = Infinity) {
     status = res.status ?? undefined;
     const progressing = (status as any).conditions.find((c: any) => c.type === 'Progressing');
     log.push({ at: (clock - changed) / 1000, status: status!, progressing });
-    const wanted = new Map(res.children.map((c) => [c.metadata.name!, c]));
+    const wanted = new Map(res.children.filter((c) => c.kind === 'Pod').map((c) => [c.metadata.name!, c]));
     for (const name of [...pods.keys()])
       if (!wanted.has(name) && !going.has(name)) {
         going.set(name, r);
