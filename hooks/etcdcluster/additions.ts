@@ -64,22 +64,27 @@ function sorted(value: unknown): unknown {
 }
 
 /**
- * The fingerprint of what a new member is made from: a change of it (or of RETRY_ADDITIONS) retries at once. Not the
- * cluster domain: the sync fills it in with the server's when the spec names none (identity.ts namedSpec), which is
- * no change of the user's.
+ * The fingerprint of what members are made from (`made`: the spec less what does not make them) and of the parent's
+ * retry annotation `retry`: a change of either tries again. Not the cluster domain: the sync fills it in with the
+ * server's when the spec names none (identity.ts namedSpec), which is no change of the user's.
  */
-export function additionSpec(parent: ParentObject, spec: EtcdClusterSpec): string {
-  const { size: _size, paused: _paused, ...made } = spec;
+export function madeFingerprint(parent: ParentObject, made: Partial<EtcdClusterSpec>, retry: string): string {
   if (made.pod) {
     const { clusterDomain: _domain, ClusterDomain: _coreos, ...pod } = made.pod as Record<string, unknown>;
     if (Object.keys(pod).length > 0) made.pod = pod as typeof made.pod;
     else delete made.pod;
   }
-  const retry = parent.metadata.annotations?.[RETRY_ADDITIONS] ?? '';
+  const again = parent.metadata.annotations?.[retry] ?? '';
   return createHash('sha256')
-    .update(JSON.stringify(sorted({ made, retry })))
+    .update(JSON.stringify(sorted({ made, retry: again })))
     .digest('hex')
     .slice(0, 16);
+}
+
+/** The fingerprint of what a new member is made from: a change of it (or of RETRY_ADDITIONS) retries at once. */
+export function additionSpec(parent: ParentObject, spec: EtcdClusterSpec): string {
+  const { size: _size, paused: _paused, ...made } = spec;
+  return madeFingerprint(parent, made, RETRY_ADDITIONS);
 }
 
 function valid(r: unknown, uid: string, spec: string): AdditionsFailed | undefined {

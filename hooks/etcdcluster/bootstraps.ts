@@ -8,9 +8,8 @@
 // how they failed (BootstrapFailed). The record lives in status.bootstrapFailed and on every pod of the next start
 // (BOOTSTRAP_FAILED): it survives a status lost while pods exist, and is bound to the EtcdCluster's UID and to a
 // fingerprint of its spec (a spec changed starts the count afresh). Once the cluster forms, no answer carries it.
-import { createHash } from 'node:crypto';
 import { type KubeObject, type ParentObject, parseJson, textOf } from '../../lib/index.js';
-import { howItFailed } from './additions.js';
+import { howItFailed, madeFingerprint } from './additions.js';
 import { etcdExited, sanitize } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 import { withAnnotation } from './upgrade.js';
@@ -37,33 +36,13 @@ export interface BootstrapFailed {
   since: string;
 }
 
-/** Keys sorted at every level: the same spec, whatever order its fields came in, gives the same text. */
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
-  );
-}
-
 /**
  * The fingerprint of what a bootstrap is made from: the spec but `paused` (and the cluster domain the sync fills in
  * with the server's when the spec names none), and RETRY_BOOTSTRAP. A change of it tries again.
  */
 export function bootstrapSpec(parent: ParentObject, spec: EtcdClusterSpec): string {
   const { paused: _paused, ...made } = spec;
-  if (made.pod) {
-    const { clusterDomain: _domain, ClusterDomain: _coreos, ...pod } = made.pod as Record<string, unknown>;
-    if (Object.keys(pod).length > 0) made.pod = pod as typeof made.pod;
-    else delete made.pod;
-  }
-  const retry = parent.metadata.annotations?.[RETRY_BOOTSTRAP] ?? '';
-  return createHash('sha256')
-    .update(JSON.stringify(sorted({ made, retry })))
-    .digest('hex')
-    .slice(0, 16);
+  return madeFingerprint(parent, made, RETRY_BOOTSTRAP);
 }
 
 /** The record as read (status or a pod: input), when it is this EtcdCluster's; bounded. */
