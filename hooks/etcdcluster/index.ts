@@ -235,13 +235,15 @@ export const etcdcluster = defineComposite({
   // A name refused for its children (InvalidSpec for good: a name cannot change) makes nothing: it holds no name from
   // a parent of another kind (lib/holders.ts holderWants).
   nameRefused: (holder) => etcdNameProblem(holder as ParentObject) !== undefined,
-  // Its peer Service is `<name>`, its client Service `<name>-client`, its budget `<name>`, a member's claim
-  // `<name>-<i>` (lib/holders.ts): a parent of another kind held for one of them judges this cluster.
+  // Its peer Service is `<name>`, its client Service `<name>-client`, its budget `<name>`, its policies
+  // `<name>-members` and `<name>-restore-check`, a member's claim `<name>-<i>` (lib/holders.ts): a parent of another
+  // kind held for one of them judges this cluster.
   nameShapes: [
     { apiVersion: 'v1', kind: 'Service' },
     { apiVersion: 'v1', kind: 'Service', suffix: '-client' },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
     { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', suffix: '-members' },
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', suffix: '-restore-check' },
     { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ordinal: true },
   ],
   // Members are `<name>-<i>`, the ones its status lists (a member replaced under a new name releases the old one).

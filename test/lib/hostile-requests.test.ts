@@ -340,9 +340,8 @@ t.test('sizes: the stated maxima are served; past them, InvalidSpec and every ch
     for (const size of [max + 1, 2147483647]) {
       const req = example(`${kind}-sync`) as any;
       req.parent.spec.size = size;
-      const observed = Object.values(req.children as Record<string, Record<string, unknown>>).reduce(
-        (n, g) => n + Object.keys(g).length,
-        0,
+      const observed = Object.values(req.children as Record<string, Record<string, any>>).flatMap((g) =>
+        Object.values(g).map((c) => `${c.kind}/${c.metadata.name}`),
       );
       const started = Date.now();
       const res = await app.inject({ method: 'POST', url: `/hooks/${kind}/sync`, payload: req });
@@ -352,7 +351,21 @@ t.test('sizes: the stated maxima are served; past them, InvalidSpec and every ch
         { reason: 'InvalidSpec', message: new RegExp(`less or equal to ${max}`) },
         `${kind} at ${size}`,
       );
-      t.equal(res.json().children.length, observed, 'every observed child kept');
+      const answered = (res.json().children as any[]).map((c) => `${c.kind}/${c.metadata.name}`);
+      t.same(
+        answered.filter((n) => observed.includes(n)).sort(),
+        [...observed].sort(),
+        `${kind} at ${size}: every observed child kept`,
+      );
+      // A refused spec adds nothing but the pods' NetworkPolicy, and that only beside pods it keeps (the example's
+      // PodSet observes pods; lib/network-policy.ts withPodsPolicy).
+      const added = answered.filter((n) => !observed.includes(n));
+      const policy = `NetworkPolicy/${req.parent.metadata.name}-${kind}`;
+      t.same(
+        added,
+        kind === 'podset' ? [policy] : added.filter((n) => n === policy),
+        `${kind} at ${size}: nothing made but the pods' policy`,
+      );
       t.ok(Date.now() - started < 2000, 'answered at once');
     }
   }

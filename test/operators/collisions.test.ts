@@ -416,7 +416,7 @@ t.test('names the children cannot carry: EtcdCluster names with dots or too long
   t.match((res.status as any).conditions[0], { reason: 'InvalidSpec', message: /metadata.name "my.etcd"/ });
   t.same(res.children, []);
   // The names customize asks for: Services, budget, members listed and the next ordinals, pods and claims, and a
-  // restore's check pod.
+  // restore's check pod with its policy.
   const names = etcdChildNames(
     etcdParent({ size: 3 }, { lastMemberIndex: 4, memberList: [{ name: 'e-3' }, { name: 'other-1' }, null] }),
   );
@@ -427,7 +427,13 @@ t.test('names the children cannot carry: EtcdCluster names with dots or too long
   t.equal(names.filter((n) => n.kind === 'PersistentVolumeClaim').length, NAMES_AHEAD + 1);
   t.same(
     names.filter((n) => n.kind !== 'Pod' && n.kind !== 'PersistentVolumeClaim').map((n) => `${n.kind}/${n.name}`),
-    ['Service/e', 'Service/e-client', 'PodDisruptionBudget/e', 'NetworkPolicy/e-members'],
+    [
+      'Service/e',
+      'Service/e-client',
+      'PodDisruptionBudget/e',
+      'NetworkPolicy/e-members',
+      'NetworkPolicy/e-restore-check',
+    ],
   );
 });
 
