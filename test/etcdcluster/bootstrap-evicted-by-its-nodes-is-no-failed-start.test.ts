@@ -12,7 +12,7 @@
 // Must hold: member pods that their node ended (phase Failed with a status.reason) are not counted as failed starts
 // of the spec: no BootstrapFailed after any number of them (the bootstrap starts over, as before the bound).
 import t from 'tap';
-import { FakeEtcd, Loop } from '../fixtures/etcd-loop.js';
+import { CRASHED_ON_A_FLAG, FakeEtcd, Loop } from '../fixtures/etcd-loop.js';
 
 const evicted = {
   phase: 'Failed',
@@ -47,17 +47,6 @@ t.test('a bootstrap whose member pods are evicted by their nodes is not stopped 
   );
 });
 
-const crashed = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 4,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'etcdmain: flag provided but not defined' } },
-    },
-  ],
-};
-
 /** Steps until a bootstrap's pods are answered (the ended start's pods go first). */
 async function nextStart(loop: Loop): Promise<string[]> {
   for (let i = 0; i < 4; i++) {
@@ -74,7 +63,7 @@ t.test(
   async (t) => {
     const loop = new Loop({ size: 3 }, new FakeEtcd());
     // A real failed start first: counted.
-    for (const p of await nextStart(loop)) loop.podStatus.set(p, crashed);
+    for (const p of await nextStart(loop)) loop.podStatus.set(p, CRASHED_ON_A_FLAG);
     await loop.step();
     t.equal(loop.s().bootstrapFailed?.starts, 1, 'a start whose etcd exited is counted');
     // The next start's pods are evicted: made again, the count as it was, the message naming the eviction.
@@ -91,7 +80,7 @@ t.test(
     // A start with one pod evicted and another whose etcd exited is counted, said by the one whose etcd exited.
     const third = await nextStart(loop);
     loop.podStatus.set(third[0]!, evicted);
-    loop.podStatus.set(third[2]!, crashed);
+    loop.podStatus.set(third[2]!, CRASHED_ON_A_FLAG);
     await loop.step();
     t.equal(loop.s().bootstrapFailed?.starts, 2, 'an etcd that exited is counted');
     t.match(loop.s().bootstrapFailed?.reason, new RegExp(`^${third[2]}: `), 'said by the member whose etcd exited');

@@ -13,18 +13,7 @@
 // did to the images.
 import t from 'tap';
 import { MAX_BOOTSTRAP_STARTS } from '../../hooks/etcdcluster/bootstraps.js';
-import { FakeEtcd, Loop } from '../fixtures/etcd-loop.js';
-
-const crashed = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 4,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'etcdmain: flag provided but not defined' } },
-    },
-  ],
-};
+import { CRASHED_ON_A_FLAG, FakeEtcd, Loop } from '../fixtures/etcd-loop.js';
 
 t.test('a bootstrap whose images an admission webhook points at a mirror is still bounded', async (t) => {
   const loop = new Loop({ size: 3 }, new FakeEtcd());
@@ -40,7 +29,7 @@ t.test('a bootstrap whose images an admission webhook points at a mirror is stil
         k.image = String(k.image).replace(/^quay\.io\//, 'mirror.example.com/');
     }
     if (loop.pods().length > 0) starts.add(loop.pods()[0]!);
-    for (const p of loop.pods()) loop.podStatus.set(p, crashed);
+    for (const p of loop.pods()) loop.podStatus.set(p, CRASHED_ON_A_FLAG);
   }
   t.ok(
     starts.size <= MAX_BOOTSTRAP_STARTS,

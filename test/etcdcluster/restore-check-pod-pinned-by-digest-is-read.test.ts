@@ -12,59 +12,24 @@
 //   at `latest`, as the kubelet pulls it), pinned with the tag resolved written beside the digest, `latest` included
 //   (Kyverno's mutateDigest: `ghcr.io/example/metaops:latest@sha256:<hex>`): its passed check is read (lib/images.ts
 //   asGiven: no tag is `latest`). One pinned at another tag is another image: not read, the check made again.
-import t, { type Test } from 'tap';
-import {
-  DIGEST,
-  pinAll,
-  resolvedToDigest,
-  restoreObject,
-  running,
-  withDigest,
-  type Loop,
-} from '../fixtures/etcd-loop.js';
+import t from 'tap';
+import { DIGEST, resolvedToDigest, withDigest } from '../fixtures/etcd-loop.js';
+import { passedCheckGoesOn, restoringPinned } from '../fixtures/restore-steps.js';
 
 /** `image` pinned by digest with the tag it resolved to written out (`latest` for an image given without a tag). */
 const atTagAndDigest = (tag: string) => (image: string) =>
   /:[^:/@]+$/.test(image) ? `${image}@sha256:${DIGEST}` : `${image}:${tag}@sha256:${DIGEST}`;
 
-/**
- * EtcdCluster e of three running members (spec.pod `pod` where given; metaops's image `image` where given) asked for
- * restore r, its pods' images (the check pod's init containers too) observed as `pin` pins them.
- */
-async function restoring(pin: (image: string) => string, o: { pod?: Record<string, unknown>; image?: string } = {}) {
-  const loop = await running({ size: 3, ...(o.pod ? { pod: o.pod } : {}) });
-  if (o.image) loop.image = o.image;
-  pinAll(loop, pin, true);
-  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
-  return loop;
-}
-
-/** The check passed (its pod Succeeded, the verdict in its termination message): read at the next sync, then the restored members made. */
-async function passedCheckGoesOn(t: Test, loop: Loop): Promise<void> {
-  await loop.step();
-  t.not(loop.s().restore?.phase, 'Checking', 'the passed check is read at the next sync');
-  await loop.step();
-  await loop.step();
-  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'the restored members are made');
-}
-
 t.test('a restore whose check pod is pinned by digest reads its check and goes on', async (t) => {
-  const loop = await restoring(withDigest);
+  const loop = await restoringPinned(withDigest);
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
   t.ok(loop.checkPod(), 'the check pod answered');
-  // The check passed (its pod Succeeded with the verdict in its termination message).
-  const phases: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    await loop.step();
-    phases.push(String(loop.s().restore?.phase));
-  }
-  t.not(phases[0], 'Checking', `the passed check is read at the next sync (phases ${phases.join(', ')})`);
-  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'the restored members are made');
+  await passedCheckGoesOn(t, loop);
 });
 
 t.test('a check pod pinned by digest without its tags reads its passed check and goes on', async (t) => {
-  const loop = await restoring(resolvedToDigest);
+  const loop = await restoringPinned(resolvedToDigest);
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
   t.ok(loop.checkPod(), 'the check pod answered');
@@ -72,7 +37,7 @@ t.test('a check pod pinned by digest without its tags reads its passed check and
 });
 
 t.test('a check pod pinned without its tags, made for another busybox image, is made again', async (t) => {
-  const loop = await restoring(resolvedToDigest, { pod: { busyboxImage: 'busybox:1.36' } });
+  const loop = await restoringPinned(resolvedToDigest, { pod: { busyboxImage: 'busybox:1.36' } });
   loop.check = 'running';
   await loop.step();
   const made = loop.checkPod() as any;
@@ -87,7 +52,7 @@ t.test('a check pod pinned without its tags, made for another busybox image, is 
 
 t.test('a check pod of untagged images pinned at latest reads its passed check and goes on', async (t) => {
   const untagged = { pod: { busyboxImage: 'busybox' }, image: 'ghcr.io/example/metaops' };
-  const loop = await restoring(atTagAndDigest('latest'), untagged);
+  const loop = await restoringPinned(atTagAndDigest('latest'), untagged);
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
   const made = loop.checkPod() as any;
@@ -97,7 +62,7 @@ t.test('a check pod of untagged images pinned at latest reads its passed check a
 
 t.test('a check pod of untagged images pinned at another tag is another check', async (t) => {
   const untagged = { pod: { busyboxImage: 'busybox' }, image: 'ghcr.io/example/metaops' };
-  const loop = await restoring(atTagAndDigest('1.36'), untagged);
+  const loop = await restoringPinned(atTagAndDigest('1.36'), untagged);
   await loop.step();
   t.match(loop.s().restore, { phase: 'Checking' }, 'the check runs first');
   await loop.step();
