@@ -13,7 +13,6 @@ import {
   METADATA_V4,
   METADATA_V6,
   observed,
-  observedNamed,
   type ParentObject,
   POLICY_ABSENT_SECONDS as LIB_POLICY_ABSENT_SECONDS,
   POLICY_KEPT_AT_DELETION_SECONDS as LIB_POLICY_KEPT_AT_DELETION_SECONDS,
@@ -22,7 +21,6 @@ import {
   policyMatchLabels,
   ruleProblem,
   selectorLabels,
-  textOf,
   withPodsPolicy,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
