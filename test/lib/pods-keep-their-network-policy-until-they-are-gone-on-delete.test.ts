@@ -224,3 +224,22 @@ t.test('a Memcached being deleted keeps cache-memcached while its pods remain, t
   t.equal(none.res.finalized, true, 'no pod: released');
   t.same(none.res.children, [], 'the policy let go');
 });
+
+t.test('a Memcached whose pods are not listed (too many to send) keeps its policy for the bound alone', async (t) => {
+  const { MAX_SIZE } = await import('../../hooks/memcached/schema.js');
+  const { podsListed } = await import('../../hooks/memcached/sync.js');
+  const req = request('memcached', { size: MAX_SIZE, image: 'attacker.example/x:1' });
+  req.parent.metadata = { ...req.parent.metadata, name: 'big', namespace: 'team-a', uid: 'uid-big' };
+  t.notOk(podsListed(req.parent, { size: MAX_SIZE, image: 'attacker.example/x:1', port: 11211 }), 'not listed');
+  const policy = asObserved(memcachedSync(req, FIXED_NOW).children.find((c) => c.kind === 'NetworkPolicy')!);
+  const world = deleting({ ...req, children: objectMap([policy]), related: {} });
+  const rules = (memcached.customize as any)({ controller: {}, parent: world.parent }, {}).relatedResources;
+  t.same(rules, [], 'no pods asked for at deletion either');
+  const within = (await finalizeOf(memcached, world)).res;
+  t.same(policies(within), ['big-memcached'], 'kept within the bound');
+  t.match(finalized(within)?.message, /not listed/, 'the status says it waits on time alone');
+  const after = new Date(DELETED.getTime() + POLICY_KEPT_AT_DELETION_SECONDS * 1000);
+  const past = await finalizeOf(memcached, world, after);
+  t.equal(past.res.finalized, true, 'released at the bound');
+  t.same(past.events, [], 'no pod known to name: no Warning');
+});
