@@ -26,6 +26,7 @@ export {
 export * from './kube.js';
 export * from './labels.js';
 export * from './network-policy.js';
+export * from './policy-at-deletion.js';
 export * from './metacontroller.js';
 export * from './names.js';
 export * from './objects.js';

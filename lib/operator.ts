@@ -39,6 +39,7 @@ import type {
   HookName,
   KubeObject,
   ParentObject,
+  RelatedResourceRule,
   Status,
 } from './metacontroller.js';
 import { allObserved, keepObserved } from './objects.js';
@@ -64,10 +65,11 @@ export interface SyncHook<Spec, C, K = unknown> extends CallContext<C, K> {
 }
 
 /**
- * What a finalize hook is given: the spec only when it is valid (a parent is deleted whatever its spec), and no
- * related objects (customize asks for none once the parent is being deleted: `customizeFor`).
+ * What a finalize hook is given: the spec only when it is valid (a parent is deleted whatever its spec), and only the
+ * related objects its operator's `relatedAtDeletion` names (customize asks for no others once the parent is being
+ * deleted: `customizeFor`).
  */
-export interface FinalizeHook<Spec, C, K = unknown> extends Omit<SyncHook<Spec, C, K>, 'spec' | 'related'> {
+export interface FinalizeHook<Spec, C, K = unknown> extends Omit<SyncHook<Spec, C, K>, 'spec'> {
   spec: Spec | undefined;
 }
 
@@ -201,6 +203,12 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * (undefined for a call made without them, e.g. a test's).
    */
   customize?(request: CustomizeRequest, settings: K | undefined): CustomizeResponse;
+  /**
+   * The related objects its finalize reads once the parent is being deleted, instead of customize's: pods only (a
+   * core kind no uninstall removes; `customizeFor` keeps no other rule), such as a Memcached's, which its Deployment
+   * makes and which its finalize waits for (lib/policy-at-deletion.ts).
+   */
+  relatedAtDeletion?(request: CustomizeRequest, settings: K | undefined): RelatedResourceRule[];
 }
 
 /** What a composite's `refused` is given: a sync hook's call, without a parsed spec (the spec was refused). */
@@ -308,7 +316,12 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
     ...(customize
       ? {
           customize: (request, ctx) =>
-            customizeFor(request, (r) => customize(r, ctx?.settings), finalize !== undefined),
+            customizeFor(
+              request,
+              (r) => customize(r, ctx?.settings),
+              finalize !== undefined,
+              op.relatedAtDeletion && ((r) => op.relatedAtDeletion!(r, ctx?.settings)),
+            ),
         }
       : {}),
   };
@@ -329,7 +342,8 @@ function refusedFailed(
 }
 
 /**
- * A parent that is being deleted and that a finalize hook releases is answered no related objects. Metacontroller
+ * A parent that is being deleted and that a finalize hook releases is answered no related objects but the pods its
+ * finalize reads (`atDeletion`: pods of core v1 only, which no uninstall removes). Metacontroller
  * (v1.5.20 and v4.17.2, pkg/controller/composite/controller.go syncParentObject) looks the related objects up
  * before it calls finalize, and a look-up that fails fails the whole sync: at uninstall the CRD of a related kind
  * (an EtcdCluster's EtcdRestores) can be gone before the parent is finalized, and the parent would keep its
@@ -340,8 +354,12 @@ function customizeFor(
   request: CustomizeRequest,
   customize: (request: CustomizeRequest) => CustomizeResponse,
   finalizes: boolean,
+  atDeletion?: (request: CustomizeRequest) => RelatedResourceRule[],
 ): CustomizeResponse {
-  if (finalizes && request.parent?.metadata?.deletionTimestamp) return { relatedResources: [] };
+  if (finalizes && request.parent?.metadata?.deletionTimestamp) {
+    const pods = (atDeletion?.(request) ?? []).filter((r) => r.apiVersion === 'v1' && r.resource === 'pods');
+    return { relatedResources: pods };
+  }
   return customize(request);
 }
 

@@ -13,13 +13,14 @@ import {
   METADATA_V4,
   METADATA_V6,
   observed,
-  observedNamed,
   type ParentObject,
   POLICY_ABSENT_SECONDS as LIB_POLICY_ABSENT_SECONDS,
+  POLICY_KEPT_AT_DELETION_SECONDS as LIB_POLICY_KEPT_AT_DELETION_SECONDS,
   policyCreatedCondition,
+  policyKeptAtDeletion,
+  policyMatchLabels,
   ruleProblem,
   selectorLabels,
-  textOf,
   withPodsPolicy,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
@@ -190,21 +191,16 @@ export function restoreCheckNetworkPolicy(
   };
 }
 
-/**
- * How long after its EtcdCluster's deletion the cluster's NetworkPolicies are kept while its pods are observed
- * (finalize, policiesKeptAtDeletion): the pods' grace period (30 s, none set) with room for Metacontroller's calls.
- * Past it the policies go with everything else, whatever pods are left (a pod a node never ends): a deletion never
- * waits on them longer than it waits on the pods.
- */
-export const POLICY_KEPT_AT_DELETION_SECONDS = 120;
+/** How long after its EtcdCluster's deletion its NetworkPolicies are kept while its pods are observed (lib). */
+export const POLICY_KEPT_AT_DELETION_SECONDS = LIB_POLICY_KEPT_AT_DELETION_SECONDS;
 
 /**
  * A finalize's children: the cluster's NetworkPolicies that are observed, each while a pod it selects is observed
  * (running or in its grace period), so that no pod running the tenant's image runs its last seconds without it (it
  * would read the metadata service on SIGTERM); at most POLICY_KEPT_AT_DELETION_SECONDS after the parent's
- * deletionTimestamp. Only a policy observed as the cluster's child is kept (nothing is made while it is deleted); it
- * is answered as the sync answers it, with the selector it has (INSTANCE_LABEL or not): the pods it selects stay
- * selected.
+ * deletionTimestamp (lib/policy-at-deletion.ts policyKeptAtDeletion, which PodSet and Memcached use too). Only a
+ * policy observed as the cluster's child is kept (nothing is made while it is deleted); it is answered as the sync
+ * answers it, with the selector it has (INSTANCE_LABEL or not): the pods it selects stay selected.
  */
 export function policiesKeptAtDeletion(
   request: CompositeSyncRequest,
@@ -213,28 +209,27 @@ export function policiesKeptAtDeletion(
 ): KubeObject[] {
   const parent = request.parent;
   const cluster = parent.metadata.name ?? '';
-  const since = Date.parse(textOf(parent.metadata.deletionTimestamp, ''));
-  if (!Number.isFinite(since) || now.getTime() - since >= POLICY_KEPT_AT_DELETION_SECONDS * 1000) return [];
-  const pods = observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name ?? '');
-  const kept: KubeObject[] = [];
-  const members = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', networkPolicyName(cluster));
-  if (members && pods.some((p) => memberIndex(cluster, p) !== undefined)) {
-    const labels = (members['spec'] as { podSelector?: { matchLabels?: Record<string, unknown> } } | undefined)
-      ?.podSelector?.matchLabels;
-    const policy = memberNetworkPolicy(parent, settings, labels?.[INSTANCE_LABEL] === cluster);
-    if (policy) kept.push(policy);
-  }
-  const check = observedNamed(
-    request.children,
-    'NetworkPolicy',
-    'networking.k8s.io/v1',
-    restoreCheckPolicyName(cluster),
+  const pods = observed(request.children, 'Pod', 'v1');
+  const members = policyKeptAtDeletion(
+    request,
+    {
+      name: networkPolicyName(cluster),
+      waiting: pods.filter((p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined),
+      answer: (policy) =>
+        memberNetworkPolicy(parent, settings, policyMatchLabels(policy)?.[INSTANCE_LABEL] === cluster),
+    },
+    now,
   );
-  if (check && pods.includes(checkPodName(cluster))) {
-    const policy = restoreCheckNetworkPolicy(parent, settings);
-    if (policy) kept.push(policy);
-  }
-  return kept;
+  const check = policyKeptAtDeletion(
+    request,
+    {
+      name: restoreCheckPolicyName(cluster),
+      waiting: pods.filter((p) => p.metadata.name === checkPodName(cluster)),
+      answer: () => restoreCheckNetworkPolicy(parent, settings),
+    },
+    now,
+  );
+  return [members, check].filter((p): p is KubeObject => p !== undefined);
 }
 
 /**

@@ -14,11 +14,13 @@ import {
   childNames,
   currentNames,
   customize,
+  finalize,
   kept,
   type MemcachedSettings,
   memcachedEvents,
   nameProblem,
   parser,
+  relatedAtDeletion,
   sync,
 } from './sync.js';
 
@@ -37,6 +39,8 @@ export const MEMCACHED_EVENTS: ConditionEventRules = {
     // Its pods not asked for: they could not be sent within the body limit (sync.ts podsListed).
     'RequestTooLarge',
   ]),
+  // Deleted: its pods' NetworkPolicy kept while they stop (lib/policy-at-deletion.ts).
+  normals: new Set(['KeepingNetworkPolicy']),
 };
 
 export const memcached = defineComposite({
@@ -82,8 +86,13 @@ export const memcached = defineComposite({
     networkPolicyRule,
   ],
   events: MEMCACHED_EVENTS,
-  eventsOf: memcachedEvents,
+  // A Memcached being deleted tells only its finalize's Events (no Deployment "scaled" to none).
+  eventsOf: (request) => (request.parent.metadata.deletionTimestamp ? () => [] : memcachedEvents(request)),
   sync,
+  // Deleted: the Deployment and Service go, the pods' NetworkPolicy stays while a pod it selects is observed, at
+  // most 120 s (sync.ts finalize); customize still asks for the pods then.
+  finalize,
+  relatedAtDeletion,
   // A refused or held answer keeps the Deployment: its pods keep (or get) their NetworkPolicy (sync.ts kept).
   kept,
   customize,

@@ -18,6 +18,8 @@ import {
   type CustomizeResponse,
   type DerivedName,
   type EventSpec,
+  type FinalizeHook,
+  finalizeKeepingPolicy,
   imageProblem,
   creationAsked,
   degradedEvent,
@@ -30,6 +32,7 @@ import {
   MAX_REQUEST_BYTES,
   mib,
   memberStatus,
+  observed,
   observedNamed,
   observedUnordered,
   namingsOf,
@@ -42,6 +45,8 @@ import {
   previousConditions,
   parentLabelOf,
   type ParentLabelSettings,
+  podSelected,
+  policyMatchLabels,
   PODS_LABEL,
   recordedPodsLabel,
   relatedPodRules,
@@ -554,4 +559,40 @@ export function customize(request: CustomizeRequest, settings?: ParentLabelSetti
   if (!parent || !listsPods(parent)) return { relatedResources: [] };
   const legacy = selectorLabels(APP, parent.metadata.name ?? '');
   return { relatedResources: relatedPodRules(parent, PARENT_LABEL, parentLabelOf(settings, parent), legacy) };
+}
+
+/**
+ * Finalize: the Deployment and the Service are deleted (answered no more; the garbage collector deletes the
+ * Deployment's ReplicaSet and pods) and the pods' NetworkPolicy `<name>-memcached` is kept while a pod it selects is
+ * observed among the related pods (running or in its grace period: the spec's image runs until it stops), at most
+ * lib/policy-at-deletion.ts POLICY_KEPT_AT_DELETION_SECONDS after the deletion. customize still asks for the pods then
+ * (relatedAtDeletion). A Memcached whose pods are not asked for (podsListed: too many to send) keeps it for that bound
+ * alone. Released then, or at once when none of its pods is observed or it has no policy of its own. Answered as the
+ * sync answers it (with the selector it has), whatever the server's setting now: it only narrows what the pods reach.
+ */
+export function finalize({
+  request,
+  parent,
+  now,
+  event,
+}: FinalizeHook<Spec, unknown, MemcachedSettings>): CompositeSyncResponse {
+  const name = parent.metadata.name ?? '';
+  const policyName = networkPolicyName(name);
+  const stored = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', policyName);
+  const own = policyMatchLabels(stored)?.[INSTANCE_LABEL] === name;
+  const selector = policyMatchLabels(networkPolicy(parent, own, undefined)) ?? {};
+  const waiting = listsPods(parent)
+    ? observed(request.related, 'Pod', 'v1').filter((p) => podSelected(p, selector))
+    : undefined;
+  return finalizeKeepingPolicy(
+    request,
+    { name: policyName, kind: 'Memcached', waiting, answer: () => networkPolicy(parent, own, undefined) },
+    now,
+    event,
+  );
+}
+
+/** The related objects a Memcached's finalize reads: its pods, asked for as customize asks for them. */
+export function relatedAtDeletion(request: CustomizeRequest, settings?: ParentLabelSettings) {
+  return customize(request, settings).relatedResources;
 }

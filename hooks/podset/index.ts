@@ -7,7 +7,7 @@ import {
   workloadNetworkSettings,
 } from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
-import { answerBudget, childNames, kept, namingsByStatus, nameProblem, parser, sync } from './sync.js';
+import { answerBudget, childNames, finalize, kept, namingsByStatus, nameProblem, parser, sync } from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
@@ -53,6 +53,8 @@ export const podset = defineComposite({
       // Its pods run without their NetworkPolicy a minute after it was asked for (lib/network-policy.ts).
       'NetworkPolicyNotCreated',
     ]),
+    // Deleted: its NetworkPolicy kept while its pods stop (lib/policy-at-deletion.ts).
+    normals: new Set(['KeepingNetworkPolicy']),
   },
   eventsOf: (request) => (response) => {
     const failing = degradedEvent(request.parent, response.status);
@@ -72,6 +74,8 @@ export const podset = defineComposite({
     networkPolicyRule,
   ],
   sync,
+  // Deleted: its pods go, their NetworkPolicy stays while any of them is observed, at most 120 s (sync.ts finalize).
+  finalize,
   // A refused answer keeps the pods: they keep (or get) their NetworkPolicy (sync.ts kept).
   kept,
 });

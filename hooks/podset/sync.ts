@@ -10,6 +10,8 @@ import {
   type ChildName,
   type CompositeSyncRequest,
   type CompositeSyncResponse,
+  type FinalizeHook,
+  finalizeKeepingPolicy,
   imageProblem,
   isPodReady,
   isTerminating,
@@ -23,6 +25,7 @@ import {
   memberStatus,
   mib,
   podsDegraded,
+  observed,
   observedUnordered,
   ordinalName,
   ordinalOf,
@@ -146,6 +149,32 @@ export function kept(
   if (!request.parent.metadata.name) return response;
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
   return withPodsPolicy(request, response, networkPolicy(request.parent, settings), runs, now);
+}
+
+/**
+ * Finalize: the pods are deleted (answered no more) and their NetworkPolicy `<name>-podset` is kept while any of them
+ * is observed (running or in its grace period: the spec's image and command run until it stops), at most
+ * lib/policy-at-deletion.ts POLICY_KEPT_AT_DELETION_SECONDS after the deletion; the PodSet is released then, or at once
+ * when it has no pod or no policy of its own. Answered as the sync answers it, whatever the server's setting now: it
+ * only narrows what the pods reach.
+ */
+export function finalize({
+  request,
+  parent,
+  now,
+  event,
+}: FinalizeHook<Spec, unknown, WorkloadNetworkSettings>): CompositeSyncResponse {
+  return finalizeKeepingPolicy(
+    request,
+    {
+      name: networkPolicyName(parent.metadata.name ?? ''),
+      kind: 'PodSet',
+      waiting: observed(request.children, 'Pod', 'v1'),
+      answer: () => networkPolicy(parent, undefined),
+    },
+    now,
+    event,
+  );
 }
 
 /**

@@ -2,7 +2,8 @@
 // pkg/controller/composite/controller.go syncParentObject) looks up the related objects customize asks for before
 // it calls finalize, and a failed look-up fails the sync: at uninstall an EtcdCluster relating the EtcdRestores of
 // its namespace, whose CRD was removed first, kept its finalizer and its CRD for good. So customize asks for
-// nothing once the parent is being deleted, for every operator that finalizes (finalize reads only the children).
+// nothing once the parent is being deleted, for every operator that finalizes (finalize reads only the children),
+// but the pods a finalize waits for (core v1, which no uninstall removes: a Memcached's, its relatedAtDeletion).
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import type { CustomizeRequest } from '../../lib/metacontroller.js';
@@ -54,7 +55,13 @@ t.test(
           live.some((r: any) => r.resource === 'etcdrestores'),
           'etcdcluster: among them EtcdRestores, a kind of metaops whose CRD an uninstall removes with it',
         );
-      t.same(call(parentOf(apiVersion, kind, DELETED)), [], `${def.name}: none for a parent being deleted`);
+      const deleting = call(parentOf(apiVersion, kind, DELETED));
+      if (def.name === 'memcached')
+        t.ok(
+          deleting.length > 0 && deleting.every((r: any) => r.apiVersion === 'v1' && r.resource === 'pods'),
+          'memcached: only its pods for a parent being deleted (its finalize waits for them)',
+        );
+      else t.same(deleting, [], `${def.name}: none for a parent being deleted`);
     }
   },
 );
@@ -85,4 +92,11 @@ t.test('the framework: a parent being deleted is asked nothing only where a fina
   t.same(ask(withFinalize, deleted), [], 'being deleted, with a finalize hook: nothing');
   t.same(ask(without, deleted), [rule], 'without a finalize hook nothing holds the parent: the operator answers');
   t.same(ask(withFinalize, undefined), [rule], 'a request without a parent: the operator answers');
+  const pods = { apiVersion: 'v1', resource: 'pods', namespace: 'team', labelSelector: { matchLabels: { a: 'b' } } };
+  const readsPods = defineComposite({
+    ...base,
+    finalize: () => ({ status: {}, children: [], finalized: true }),
+    relatedAtDeletion: () => [rule, pods],
+  });
+  t.same(ask(readsPods, deleted), [pods], 'relatedAtDeletion: its pods only, no other kind');
 });

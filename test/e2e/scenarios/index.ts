@@ -2,6 +2,7 @@
 import type { Scenario } from './common.js';
 import { memcached } from './memcached.js';
 import { podset } from './podset.js';
+import { deletionPolicy } from './deletion-policy.js';
 import { rollout, rolloutBlocked } from './rollout.js';
 import { rollingCanary } from './rolling-canary.js';
 import { mysql, mysqlRecovered } from './mysqlcluster.js';
@@ -22,6 +23,7 @@ export type { Scenario };
 export const scenarios: Scenario[] = [
   memcached,
   podset,
+  deletionPolicy,
   rollout,
   rolloutBlocked,
   rollingCanary,
