@@ -216,6 +216,7 @@ t.test("the parent's own policy does not count", async (t) => {
     egressBy: [],
     ingressBy: [],
   });
-  const res = podsetSync(withRelated(base, [ours]), FIXED_NOW) as any;
+  // Observed as its child, and among the namespace's policies: still answered.
+  const res = podsetSync(withRelated({ ...base, children: objectMap([ours]) }, [ours]), FIXED_NOW) as any;
   t.equal(policies(res).length, 1, 'its own policy observed: answered as before');
 });
