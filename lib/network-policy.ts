@@ -9,7 +9,7 @@ import type { ChildResourceRule } from './hook.js';
 import { holderJudge } from './holders.js';
 import { childLabels } from './labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from './metacontroller.js';
-import { observedNamed } from './objects.js';
+import { isRecord, observedNamed, textOf } from './objects.js';
 import { takenNames } from './ownership.js';
 
 /** The instance metadata addresses of the clouds (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS's and GCP's IPv6 ones). */
@@ -175,4 +175,257 @@ export function policyCreatedCondition(
  */
 export function policyResync(condition: ConditionInput | undefined): number | undefined {
   return condition?.reason === 'CreatingNetworkPolicy' ? POLICY_ABSENT_SECONDS : undefined;
+}
+
+/**
+ * The customize rule that asks Metacontroller for the NetworkPolicies of the parent's namespace (every one: a policy
+ * selects pods by labels, so no name or label narrows which may govern the parent's pods), for namespaceGovernance.
+ * Confined to the namespace (a rule without one lists every namespace in v4.17, pkg/controller/common/customize/
+ * manager.go L665-683; v1.5.20 the same shape as the EtcdRestores rule). Metacontroller watches them (its shipped
+ * ClusterRole, and the rights it needs on networkpolicies to make the pods' policy: get, list, watch) and syncs the
+ * parent again when one changes.
+ */
+export function namespacePolicyRules(parent: { metadata?: { namespace?: unknown } } | null | undefined) {
+  const namespace = textOf(parent?.metadata?.namespace, '');
+  if (namespace === '') return [];
+  return [{ apiVersion: 'networking.k8s.io/v1', resource: 'networkpolicies', namespace }];
+}
+
+/** At most this many NetworkPolicies of the namespace are read; past it every pod counts as governed (doubt). */
+export const MAX_NAMESPACE_POLICIES = 512;
+/** At most this many distinct label sets of the pods are judged; past it the pods count as governed (doubt). */
+export const MAX_POD_LABEL_SETS = 32;
+/** At most this many expressions in a selector, values in an expression: past it the selector selects (doubt). */
+const MAX_EXPRESSIONS = 64;
+const MAX_VALUES = 256;
+/** How many governing policies a condition names. */
+const NAMED = 3;
+
+/** Which directions of the pods the namespace's own NetworkPolicies govern, and which policies do (a few named). */
+export interface NamespaceGovernance {
+  egress: boolean;
+  ingress: boolean;
+  /** Up to 3 names of the policies that select the pods for egress (`…` for a doubt without a name). */
+  egressBy: string[];
+  ingressBy: string[];
+}
+
+/**
+ * Whether a label selector (a NetworkPolicy's podSelector, untrusted: read by type) selects a pod of these labels,
+ * as Kubernetes evaluates it (k8s.io/apimachinery metav1.LabelSelectorAsSelector: matchLabels and every expression
+ * ANDed; In: the label present with one of the values, NotIn: absent or none of them, Exists, DoesNotExist). An
+ * absent or empty selector selects every pod (a NetworkPolicy's podSelector is not a pointer: `{}` is all). Anything
+ * it cannot read (not an object, a value not a string, an unknown operator, In without values, too many expressions
+ * or values) counts as selecting: metaops never widens on doubt.
+ */
+export function selectorSelects(selector: unknown, labels: Readonly<Record<string, string>>): boolean {
+  if (selector === undefined || selector === null) return true;
+  if (!isRecord(selector)) return true;
+  const byLabels = labelsSelect(selector['matchLabels'], labels);
+  if (byLabels !== false && byLabels !== true) return true;
+  const expressions = selector['matchExpressions'];
+  if (expressions === undefined || expressions === null) return byLabels;
+  if (!Array.isArray(expressions) || expressions.length > MAX_EXPRESSIONS) return true;
+  let result = byLabels;
+  for (const e of expressions as unknown[]) {
+    const one = expressionSelects(e, labels);
+    if (one === 'doubt') return true;
+    if (!one) result = false;
+  }
+  return result;
+}
+
+/** matchLabels: whether every pair is the pods' ('doubt': not a map of strings). */
+function labelsSelect(matchLabels: unknown, labels: Readonly<Record<string, string>>): boolean | 'doubt' {
+  if (matchLabels === undefined || matchLabels === null) return true;
+  if (!isRecord(matchLabels)) return 'doubt';
+  let result = true;
+  for (const key of Object.keys(matchLabels)) {
+    const want = matchLabels[key];
+    if (typeof want !== 'string') return 'doubt';
+    if (!Object.prototype.hasOwnProperty.call(labels, key) || labels[key] !== want) result = false;
+  }
+  return result;
+}
+
+/** One matchExpressions entry ('doubt': one it cannot read). */
+function expressionSelects(e: unknown, labels: Readonly<Record<string, string>>): boolean | 'doubt' {
+  if (!isRecord(e) || typeof e['key'] !== 'string' || typeof e['operator'] !== 'string') return 'doubt';
+  const raw = e['values'];
+  const values = raw === undefined || raw === null ? [] : raw;
+  if (!Array.isArray(values) || values.length > MAX_VALUES || values.some((v) => typeof v !== 'string')) return 'doubt';
+  const present = Object.prototype.hasOwnProperty.call(labels, e['key']);
+  const value = present ? labels[e['key']] : undefined;
+  switch (e['operator']) {
+    case 'In':
+      return values.length === 0 ? 'doubt' : present && values.includes(value);
+    case 'NotIn':
+      return values.length === 0 ? 'doubt' : !present || !values.includes(value);
+    case 'Exists':
+      return values.length !== 0 ? 'doubt' : present;
+    case 'DoesNotExist':
+      return values.length !== 0 ? 'doubt' : !present;
+    default:
+      return 'doubt';
+  }
+}
+
+/**
+ * The directions a NetworkPolicy (untrusted) governs, as the API server defaults policyTypes: the listed ones when
+ * the list is not empty (Ingress, Egress; another word is doubt: both), else Ingress, and Egress when it has egress
+ * rules. A spec it cannot read governs both.
+ */
+function policyDirections(spec: unknown): { ingress: boolean; egress: boolean } {
+  if (!isRecord(spec)) return { ingress: true, egress: true };
+  const types = spec['policyTypes'];
+  if (Array.isArray(types) && types.length > 0) {
+    if (types.length > 8 || types.some((t) => t !== 'Ingress' && t !== 'Egress'))
+      return { ingress: true, egress: true };
+    return { ingress: types.includes('Ingress'), egress: types.includes('Egress') };
+  }
+  if (types !== undefined && types !== null && !Array.isArray(types)) return { ingress: true, egress: true };
+  const egress = spec['egress'];
+  if (egress !== undefined && egress !== null && !Array.isArray(egress)) return { ingress: true, egress: true };
+  return { ingress: true, egress: Array.isArray(egress) && egress.length > 0 };
+}
+
+/** The distinct label sets (string values only), at most MAX_POD_LABEL_SETS + 1 of them, in one order. */
+function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, string>> {
+  const seen = new Map<string, Record<string, string>>();
+  for (const s of sets) {
+    if (!isRecord(s)) continue;
+    const labels: Record<string, string> = {};
+    for (const k of Object.keys(s).sort()) {
+      const v = s[k];
+      if (typeof v === 'string') labels[k] = v;
+    }
+    const key = JSON.stringify(labels);
+    if (!seen.has(key)) seen.set(key, labels);
+    if (seen.size > MAX_POD_LABEL_SETS) break;
+  }
+  return [...seen.keys()].sort().map((k) => seen.get(k)!);
+}
+
+/**
+ * Whether the namespace's own NetworkPolicies (the related objects customize asked for: namespacePolicyRules) govern
+ * the parent's pods: a policy other than the parent's own (`own`: its names; one of those names another owner holds
+ * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts) whose
+ * podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
+ * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
+ * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
+ * MAX_NAMESPACE_POLICIES policies, or more than MAX_POD_LABEL_SETS label sets, govern both (doubt: never widen).
+ * Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still governs until
+ * it is gone. Pure: the same observed state, the same answer.
+ */
+export function namespaceGovernance(
+  request: Pick<CompositeSyncRequest, 'parent' | 'related'>,
+  options: { pods: readonly unknown[]; own: readonly string[] },
+): NamespaceGovernance {
+  const doubt: NamespaceGovernance = { egress: true, ingress: true, egressBy: ['…'], ingressBy: ['…'] };
+  const namespace = textOf(request.parent.metadata.namespace, '');
+  const group = (request.related as Record<string, unknown> | null | undefined)?.['NetworkPolicy.networking.k8s.io/v1'];
+  const out: NamespaceGovernance = { egress: false, ingress: false, egressBy: [], ingressBy: [] };
+  if (group === undefined || group === null) return out;
+  if (!isRecord(group)) return doubt;
+  const keys: string[] = [];
+  for (const key in group) {
+    keys.push(key);
+    if (keys.length > MAX_NAMESPACE_POLICIES) return doubt;
+  }
+  const sets = distinctLabelSets(options.pods);
+  if (sets.length > MAX_POD_LABEL_SETS) return doubt;
+  if (sets.length === 0) return out;
+  for (const key of keys.sort()) {
+    const judged = judgePolicy(group[key], namespace, options.own, sets);
+    if (!judged) continue;
+    if (judged.egress) mark(out, 'egress', judged.name);
+    if (judged.ingress) mark(out, 'ingress', judged.name);
+  }
+  return out;
+}
+
+/** What one policy (untrusted) governs of pods of these label sets: undefined when none of them. */
+function judgePolicy(
+  policy: unknown,
+  namespace: string,
+  own: readonly string[],
+  sets: ReadonlyArray<Record<string, string>>,
+): { name: string; ingress: boolean; egress: boolean } | undefined {
+  if (!isRecord(policy)) return { name: '…', ingress: true, egress: true };
+  const metadata = isRecord(policy['metadata']) ? policy['metadata'] : {};
+  const name = textOf(metadata['name'], '…').slice(0, 253);
+  const ns = metadata['namespace'];
+  if (typeof ns === 'string' && ns !== '' && namespace !== '' && ns !== namespace) return undefined;
+  if (own.includes(name)) return undefined;
+  const spec = policy['spec'];
+  const selector = isRecord(spec) ? spec['podSelector'] : undefined;
+  if (!sets.some((labels) => selectorSelects(selector, labels))) return undefined;
+  return { name, ...policyDirections(spec) };
+}
+
+function mark(out: NamespaceGovernance, direction: 'egress' | 'ingress', name: string): void {
+  out[direction] = true;
+  const by = direction === 'egress' ? out.egressBy : out.ingressBy;
+  if (by.length < NAMED && !by.includes(name)) by.push(name);
+}
+
+/** The governing policies named in words: `NetworkPolicy a, b` (three at most, `and others` past them). */
+export function governingNames(by: readonly string[]): string {
+  const named = by.filter((n) => n !== '…');
+  const words = named.length ? `NetworkPolicy ${named.join(', ')}` : 'a NetworkPolicy it could not read';
+  return by.length >= NAMED ? `${words} (and maybe others)` : words;
+}
+
+/**
+ * The NetworkPolicyCreated condition of pods whose egress the namespace's own policies govern (namespaceGovernance):
+ * metaops answers them no way out (its policy would add one: NetworkPolicies add up), so they reach what the
+ * namespace's policies allow and nothing more. `created`: whether a policy of the parent is still answered (EtcdCluster's
+ * members keep theirs for ingress: True), else none is (PodSet, Memcached: False). Said while pods run.
+ */
+export function namespaceGovernsCondition(
+  by: readonly string[],
+  options: { name: string; created: boolean },
+): ConditionInput {
+  const what = options.created
+    ? `NetworkPolicy ${options.name} leaves egress out`
+    : `no NetworkPolicy ${options.name} is made`;
+  return {
+    type: 'NetworkPolicyCreated',
+    status: options.created,
+    reason: 'NamespaceGovernsEgress',
+    message: `the namespace's own ${governingNames(by)} select(s) these pods for egress: ${what}, so they reach only what the namespace's policies allow (metaops never widens them)`,
+  };
+}
+
+/**
+ * The label sets of the pods among these objects (answered children, observed children or related objects): a Pod's
+ * labels, a Deployment's pod template's. At most MAX_POD_LABEL_SETS + 1 distinct ones matter (namespaceGovernance);
+ * the objects are untrusted: a field of another type is skipped.
+ */
+export function podLabelSets(...lists: ReadonlyArray<ReadonlyArray<KubeObject | null | undefined>>): unknown[] {
+  const out: unknown[] = [];
+  for (const list of lists)
+    for (const o of list) {
+      if (!isRecord(o)) continue;
+      if (o.kind === 'Pod') out.push(isRecord(o.metadata) ? o.metadata.labels : undefined);
+      else if (o.kind === 'Deployment') {
+        const spec = o['spec'];
+        const template = isRecord(spec) ? spec['template'] : undefined;
+        const metadata = isRecord(template) ? template['metadata'] : undefined;
+        out.push(isRecord(metadata) ? metadata['labels'] : undefined);
+      }
+    }
+  return out.filter((l) => l !== undefined);
+}
+
+/**
+ * An answer without the parent's policy `name` (a kept answer keeps every observed child): where the namespace's own
+ * policies govern the pods' egress, the policy metaops answered before would go on adding to what they allow while
+ * the parent is refused or held. Taking it away only narrows what the pods reach.
+ */
+export function withoutPolicy(response: CompositeSyncResponse, name: string): CompositeSyncResponse {
+  const children = response.children.filter(
+    (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
+  );
+  return children.length === response.children.length ? response : { ...response, children };
 }

@@ -28,7 +28,7 @@ import {
   tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
-import { claimClassProblem, invalidSpecResponse, storageClassRule } from '../../lib/index.js';
+import { claimClassProblem, invalidSpecResponse, namespacePolicyRules, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys, ownKey, shadowedVariables, TUNING_VARIABLES } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
@@ -353,6 +353,9 @@ export const etcdcluster = defineComposite({
     // The StorageClass the member claims name (cluster-scoped): whether it provisions volumes (settingsProblem).
     const pod = (request.parent?.['spec'] as { pod?: { persistentVolumeClaimSpec?: unknown } } | undefined)?.pod;
     rules.push(...storageClassRule(claimClassName(pod?.persistentVolumeClaimSpec)));
+    // The NetworkPolicies of the namespace: where they govern the members' egress or ingress, the members' policy
+    // adds no way out and lets in only what the cluster needs (network.ts clusterGovernance).
+    rules.push(...namespacePolicyRules(request.parent));
     return { relatedResources: rules };
   },
 });

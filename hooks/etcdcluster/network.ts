@@ -12,7 +12,11 @@ import {
   type KubeObject,
   METADATA_V4,
   METADATA_V6,
+  namespaceGovernance,
+  namespaceGovernsCondition,
+  type NamespaceGovernance,
   observed,
+  podLabelSets,
   type ParentObject,
   POLICY_ABSENT_SECONDS as LIB_POLICY_ABSENT_SECONDS,
   POLICY_KEPT_AT_DELETION_SECONDS as LIB_POLICY_KEPT_AT_DELETION_SECONDS,
@@ -21,7 +25,9 @@ import {
   policyMatchLabels,
   ruleProblem,
   selectorLabels,
+  textOf,
   withPodsPolicy,
+  withoutPolicy,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
@@ -108,6 +114,7 @@ export function memberNetworkPolicy(
   parent: ParentObject,
   settings: Partial<EtcdClusterSettings>,
   own: boolean,
+  governance?: Pick<NamespaceGovernance, 'egress' | 'ingress'>,
 ): KubeObject | undefined {
   if (settings.memberNetworkPolicy === false) return undefined;
   const name = parent.metadata.name!;
@@ -131,15 +138,31 @@ export function memberNetworkPolicy(
     },
     spec: {
       podSelector: members,
-      policyTypes: ['Ingress', 'Egress'],
-      ingress: [
-        { ports: [{ protocol: 'TCP', port: CLIENT_PORT }] },
-        { from: [{ podSelector: members }], ports: [{ protocol: 'TCP', port: PEER_PORT }] },
-        { from: metricsFrom, ports: [{ protocol: 'TCP', port: METRICS_PORT }] },
-      ],
-      egress: egressOf(settings, namespace),
+      ...directions(
+        [
+          { ports: [{ protocol: 'TCP', port: CLIENT_PORT }] },
+          { from: [{ podSelector: members }], ports: [{ protocol: 'TCP', port: PEER_PORT }] },
+          { from: metricsFrom, ports: [{ protocol: 'TCP', port: METRICS_PORT }] },
+        ],
+        egressOf(settings, namespace),
+        governance,
+      ),
     },
   };
+}
+
+/**
+ * The policy's types and rules: Ingress with `ingress`, and Egress with `egress` unless the namespace's own policies
+ * govern the pods' egress (namespaceGovernance: ours would only add to what they allow; the pods reach what they
+ * allow). Ingress stays: its rules only narrow who reaches the pods to what they need.
+ */
+function directions(
+  ingress: unknown[] | undefined,
+  egress: unknown[],
+  governance: Pick<NamespaceGovernance, 'egress'> | undefined,
+): Record<string, unknown> {
+  if (governance?.egress) return { policyTypes: ['Ingress'], ...(ingress ? { ingress } : {}) };
+  return { policyTypes: ['Ingress', 'Egress'], ...(ingress ? { ingress } : {}), egress };
 }
 
 /**
@@ -172,6 +195,7 @@ function egressOf(settings: Partial<EtcdClusterSettings>, namespace: string): un
 export function restoreCheckNetworkPolicy(
   parent: ParentObject,
   settings: Partial<EtcdClusterSettings>,
+  governance?: Pick<NamespaceGovernance, 'egress'>,
 ): KubeObject | undefined {
   if (settings.memberNetworkPolicy === false) return undefined;
   const name = parent.metadata.name!;
@@ -185,8 +209,7 @@ export function restoreCheckNetworkPolicy(
     },
     spec: {
       podSelector: { matchLabels: { ...selectorLabels('etcd', name), 'app.kubernetes.io/component': 'restore-check' } },
-      policyTypes: ['Ingress', 'Egress'],
-      egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
+      ...directions(undefined, egressOf(settings, parent.metadata.namespace ?? 'default'), governance),
     },
   };
 }
@@ -216,7 +239,12 @@ export function policiesKeptAtDeletion(
       name: networkPolicyName(cluster),
       waiting: pods.filter((p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined),
       answer: (policy) =>
-        memberNetworkPolicy(parent, settings, policyMatchLabels(policy)?.[INSTANCE_LABEL] === cluster),
+        memberNetworkPolicy(
+          parent,
+          settings,
+          policyMatchLabels(policy)?.[INSTANCE_LABEL] === cluster,
+          observedGovernance(policy),
+        ),
     },
     now,
   );
@@ -225,11 +253,48 @@ export function policiesKeptAtDeletion(
     {
       name: restoreCheckPolicyName(cluster),
       waiting: pods.filter((p) => p.metadata.name === checkPodName(cluster)),
-      answer: () => restoreCheckNetworkPolicy(parent, settings),
+      answer: (policy) => restoreCheckNetworkPolicy(parent, settings, observedGovernance(policy)),
     },
     now,
   );
   return [members, check].filter((p): p is KubeObject => p !== undefined);
+}
+
+/**
+ * At deletion (finalize is sent no related objects) a policy is kept as observed: without Egress when it was answered
+ * so (the namespace's policies governed the pods' egress), so that finalize adds no way out the sync had left out.
+ */
+function observedGovernance(policy: KubeObject): Pick<NamespaceGovernance, 'egress' | 'ingress'> {
+  const types = (policy['spec'] as { policyTypes?: unknown } | undefined)?.policyTypes;
+  return { egress: !(Array.isArray(types) && types.includes('Egress')), ingress: false };
+}
+
+/** The namespace's governance of the cluster's pods: the members', the restore check pod's (namespaceGovernance). */
+export interface ClusterGovernance {
+  members: NamespaceGovernance;
+  check: NamespaceGovernance;
+}
+
+/**
+ * Whether the namespace's own NetworkPolicies govern the members' / the restore check pod's traffic: judged on the
+ * labels of the pods answered (`answered`) and of those observed, the members' and the check pod's apart; the
+ * cluster's own policies (`<name>-members`, `<name>-restore-check`, controlled by it) left out.
+ */
+export function clusterGovernance(
+  request: CompositeSyncRequest,
+  answered: readonly (KubeObject | null)[],
+): ClusterGovernance {
+  const cluster = request.parent.metadata.name ?? '';
+  const pods = [...answered, ...observed(request.children, 'Pod', 'v1')].filter(
+    (p): p is KubeObject => !!p && p.kind === 'Pod',
+  );
+  const own = [networkPolicyName(cluster), restoreCheckPolicyName(cluster)];
+  const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
+  const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
+  return {
+    members: namespaceGovernance(request, { pods: podLabelSets(member), own }),
+    check: namespaceGovernance(request, { pods: podLabelSets(check), own }),
+  };
 }
 
 /**
@@ -255,14 +320,17 @@ export function withMemberPolicy(
   const pod = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
   const member = (c: KubeObject) => pod(c) && memberIndex(cluster, c.metadata?.name ?? '') !== undefined;
   const check = (c: KubeObject) => pod(c) && c.metadata?.name === checkPodName(cluster);
-  const withMembers = withPodsPolicy(
-    request,
-    response,
-    memberNetworkPolicy(request.parent, settings, own),
-    member,
-    now,
-  );
-  return withPodsPolicy(request, withMembers, restoreCheckNetworkPolicy(request.parent, settings), check, now);
+  const governance = clusterGovernance(request, response.children);
+  const memberPolicy = memberNetworkPolicy(request.parent, settings, own, governance.members);
+  const checkPolicy = restoreCheckNetworkPolicy(request.parent, settings, governance.check);
+  // A kept answer keeps the observed policies as they were: where the namespace now governs a direction, the one
+  // answered is put in their place (withPodsPolicy), or, with no pod to keep it for, the old one is taken away.
+  let out = withPodsPolicy(request, response, memberPolicy, member, now);
+  if (out === response && governance.members.egress) out = withoutPolicy(out, networkPolicyName(cluster));
+  const before = out;
+  out = withPodsPolicy(request, out, checkPolicy, check, now);
+  if (out === before && governance.check.egress) out = withoutPolicy(out, restoreCheckPolicyName(cluster));
+  return out;
 }
 
 /** How long the members' NetworkPolicy may stay unobserved beside running members before the status says it failed. */
@@ -279,6 +347,7 @@ export function networkPolicyCreated(
   request: CompositeSyncRequest,
   settings: Partial<EtcdClusterSettings>,
   now: Date,
+  governance?: NamespaceGovernance,
 ): ConditionInput | undefined {
   const parent = request.parent;
   const cluster = parent.metadata.name ?? '';
@@ -287,9 +356,12 @@ export function networkPolicyCreated(
     (p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined,
   );
   const running = `${members.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
-  return policyCreatedCondition(
+  const said = policyCreatedCondition(
     request,
     { name: networkPolicyName(cluster), kind: 'EtcdCluster', running: members.length === 0 ? undefined : running },
     now,
   );
+  // Created, without Egress: the namespace's own policies govern the members' egress (said while members run).
+  if (said || members.length === 0 || !governance?.egress) return said;
+  return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(cluster), created: true });
 }

@@ -47,6 +47,7 @@ import {
   type RestoreState,
 } from '../etcdcommon/index.js';
 import {
+  clusterGovernance,
   memberNetworkPolicy,
   networkPolicyCreated,
   policiesKeptAtDeletion,
@@ -975,12 +976,14 @@ function childrenOf(
     disruptionBudget(parent, spec.size, d.quorum?.members ?? spec.size, pods.length, own),
   );
   // Who may reach the members and what they may reach (network.ts); none when the server's setting turns it off.
-  const policy = memberNetworkPolicy(parent, d.settings ?? {}, own);
+  // Without Egress where the namespace's own policies govern the pods' egress (ours would add to it).
+  const governance = clusterGovernance(request, children);
+  const policy = memberNetworkPolicy(parent, d.settings ?? {}, own, governance.members);
   if (policy) children.push(policy);
   // The restore check pod runs the tenant's images too: its own policy while it is answered or still observed (a
   // check pod deleted runs its grace period; the policy goes once the pod is gone).
   if (d.restoreCheck || observedNamed(request.children, 'Pod', 'v1', checkPodName(parent.metadata.name!))) {
-    const check = restoreCheckNetworkPolicy(parent, d.settings ?? {});
+    const check = restoreCheckNetworkPolicy(parent, d.settings ?? {}, governance.check);
     if (check) children.push(check);
   }
   return children;
@@ -1112,7 +1115,8 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
     ),
   );
   // Whether the members' NetworkPolicy exists beside running members (network.ts): said while it does not.
-  const policy = networkPolicyCreated(request, d.settings ?? {}, now);
+  const answered = d.pods.map((p) => withMemberLabels(p, request.parent.metadata.name!));
+  const policy = networkPolicyCreated(request, d.settings ?? {}, now, clusterGovernance(request, answered).members);
   if (policy) conditions.push(policy);
   conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;

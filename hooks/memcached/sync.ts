@@ -68,6 +68,12 @@ import {
   takenIn,
   holderJudge,
   withPodsPolicy,
+  namespaceGovernance,
+  namespaceGovernsCondition,
+  namespacePolicyRules,
+  podLabelSets,
+  withoutPolicy,
+  type NamespaceGovernance,
   workloadFailure,
   workloadPending,
 } from '../../lib/index.js';
@@ -104,10 +110,31 @@ export function networkPolicy(
   parent: ParentObject,
   own: boolean,
   settings: WorkloadNetworkSettings | undefined,
+  governance?: NamespaceGovernance,
 ): KubeObject | undefined {
+  // The namespace's own policies govern the pods' egress: ours would only add to what they allow (issue 29).
+  if (governance?.egress) return undefined;
   const name = parent.metadata.name!;
   const pods = own ? { ...selectorLabels(APP, name), [INSTANCE_LABEL]: name } : selectorLabels(APP, name);
   return workloadNetworkPolicy(parent, { app: APP, suffix: '-memcached', pods, settings });
+}
+
+/**
+ * Whether the namespace's own NetworkPolicies govern the Memcached's pods (lib/network-policy.ts
+ * namespaceGovernance): judged on the pod template of the Deployment answered and of the one observed, and on the
+ * labels of its pods observed (`pods`, when customize asks for them).
+ */
+export function governanceOf(
+  request: CompositeSyncRequest,
+  children: readonly (KubeObject | null)[],
+  pods: readonly KubeObject[] | undefined,
+): NamespaceGovernance {
+  const name = request.parent.metadata.name ?? '';
+  const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  return namespaceGovernance(request, {
+    pods: podLabelSets(children, workload ? [workload] : [], pods ?? []),
+    own: [networkPolicyName(name)],
+  });
 }
 
 /**
@@ -395,6 +422,38 @@ function listsPods(parent: ParentObject): boolean {
   return podsListed(parent, spec);
 }
 
+/**
+ * What the status says of its pods' NetworkPolicy while `running` pods of its Deployment run: the namespace's own
+ * policies govern their egress (none answered: NamespaceGovernsEgress), or they run without it (policyCreatedCondition),
+ * unless its name is another owner's (held: its Ready says so).
+ */
+function policyCondition(
+  request: CompositeSyncRequest,
+  options: {
+    policy: KubeObject | undefined;
+    governance: NamespaceGovernance;
+    settings: MemcachedSettings | undefined;
+    running: number;
+  },
+  now: Date,
+): ConditionInput | undefined {
+  const { policy, governance, settings, running } = options;
+  const name = request.parent.metadata.name ?? '';
+  if (running <= 0) return undefined;
+  if (governance.egress && settings?.workloadNetworkPolicy !== false)
+    return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(name), created: false });
+  if (!policy || policyNameTaken(request, policy, now)) return undefined;
+  return policyCreatedCondition(
+    request,
+    {
+      name: networkPolicyName(name),
+      kind: 'Memcached',
+      running: `${running} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`,
+    },
+    now,
+  );
+}
+
 export function sync({
   request,
   parent,
@@ -418,7 +477,9 @@ export function sync({
     : [];
   const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
   // What its pods (the spec's image) may reach: not the instance metadata service (lib/network-policy.ts).
-  const policy = networkPolicy(parent, own, settings);
+  // Not where the namespace's own policies govern their egress (ours would add to it): the status says so.
+  const governance = governanceOf(request, [wanted], pods);
+  const policy = networkPolicy(parent, own, settings, governance);
   const children = [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : [])];
   // Held for a name another owner holds (lib/ownership.ts guardAnswer, after this answer): the Deployment is kept as
   // observed, so the status describes it as it is (its replicas), not a change nothing gives it.
@@ -433,18 +494,7 @@ export function sync({
   // Whether its pods run without their NetworkPolicy (lib/network-policy.ts): said while they do, unless its name is
   // another owner's (held: its Ready says so).
   const running = statusNumber(observedDeployment, 'replicas');
-  const unguarded =
-    policy && running > 0 && !policyNameTaken(request, policy, now)
-      ? policyCreatedCondition(
-          request,
-          {
-            name: networkPolicyName(name),
-            kind: 'Memcached',
-            running: `${running} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`,
-          },
-          now,
-        )
-      : undefined;
+  const unguarded = policyCondition(request, { policy, governance, settings, running }, now);
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
     selector: selectorString(APP, name),
     ...(refused ? { ready: refused } : {}),
@@ -483,6 +533,7 @@ export function kept(
     : undefined;
   const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
   const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
+  if (governanceOf(request, response.children, pods).egress) return withoutPolicy(response, networkPolicyName(name));
   return withPodsPolicy(request, response, networkPolicy(parent, own, settings), runs, now);
 }
 
@@ -556,9 +607,13 @@ export function memcachedEvents(request: CompositeSyncRequest): (response: Compo
  */
 export function customize(request: CustomizeRequest, settings?: ParentLabelSettings): CustomizeResponse {
   const parent = request.parent;
-  if (!parent || !listsPods(parent)) return { relatedResources: [] };
+  // The NetworkPolicies of its namespace: where they govern its pods' egress it answers none (governanceOf).
+  const policies = namespacePolicyRules(parent);
+  if (!parent || !listsPods(parent)) return { relatedResources: policies };
   const legacy = selectorLabels(APP, parent.metadata.name ?? '');
-  return { relatedResources: relatedPodRules(parent, PARENT_LABEL, parentLabelOf(settings, parent), legacy) };
+  return {
+    relatedResources: [...relatedPodRules(parent, PARENT_LABEL, parentLabelOf(settings, parent), legacy), ...policies],
+  };
 }
 
 /**

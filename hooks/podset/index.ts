@@ -1,6 +1,7 @@
 import {
   defineComposite,
   degradedEvent,
+  namespacePolicyRules,
   networkPolicyRule,
   ordinalPodNames,
   workloadNetworkProblems,
@@ -78,4 +79,6 @@ export const podset = defineComposite({
   finalize,
   // A refused answer keeps the pods: they keep (or get) their NetworkPolicy (sync.ts kept).
   kept,
+  // The NetworkPolicies of its namespace: where they govern its pods' egress it answers none (sync.ts governanceOf).
+  customize: (request) => ({ relatedResources: namespacePolicyRules(request.parent) }),
 });

@@ -44,6 +44,11 @@ import {
   policyNameTaken,
   policyResync,
   withPodsPolicy,
+  namespaceGovernance,
+  namespaceGovernsCondition,
+  podLabelSets,
+  withoutPolicy,
+  type NamespaceGovernance,
   type WorkloadNetworkSettings,
 } from '../../lib/index.js';
 //
@@ -130,9 +135,27 @@ export function networkPolicyName(name: string): string {
 export function networkPolicy(
   parent: ParentObject,
   settings: WorkloadNetworkSettings | undefined,
+  governance?: NamespaceGovernance,
 ): KubeObject | undefined {
+  // The namespace's own policies govern the pods' egress: ours would only add to what they allow (issue 29).
+  if (governance?.egress) return undefined;
   const pods = selectorLabels(APP, parent.metadata.name ?? '');
   return workloadNetworkPolicy(parent, { app: APP, suffix: '-podset', pods, settings });
+}
+
+/**
+ * Whether the namespace's own NetworkPolicies govern the PodSet's pods (lib/network-policy.ts namespaceGovernance):
+ * judged on the labels of the pods answered (`children`) and of those observed.
+ */
+export function governanceOf(
+  request: CompositeSyncRequest,
+  children: readonly (KubeObject | null)[],
+): NamespaceGovernance {
+  const name = request.parent.metadata.name ?? '';
+  return namespaceGovernance(request, {
+    pods: podLabelSets(children, observedUnordered(request.children, 'Pod', 'v1')),
+    own: [networkPolicyName(name)],
+  });
 }
 
 /**
@@ -148,6 +171,8 @@ export function kept(
 ): CompositeSyncResponse {
   if (!request.parent.metadata.name) return response;
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
+  const governance = governanceOf(request, response.children);
+  if (governance.egress) return withoutPolicy(response, networkPolicyName(request.parent.metadata.name));
   return withPodsPolicy(request, response, networkPolicy(request.parent, settings), runs, now);
 }
 
@@ -642,6 +667,28 @@ function unguardedPods(
   return said ? [said] : [];
 }
 
+/**
+ * What the status says of its pods' NetworkPolicy while `running` pods run: the namespace's own policies govern their
+ * egress (none answered: NamespaceGovernsEgress), or they run without it (unguardedPods).
+ */
+function policyConditions(
+  request: CompositeSyncRequest,
+  options: {
+    policy: KubeObject | undefined;
+    governance: NamespaceGovernance;
+    settings: WorkloadNetworkSettings | undefined;
+    running: number;
+  },
+  now: Date,
+): ConditionInput[] {
+  const { policy, governance, settings, running } = options;
+  if (governance.egress && settings?.workloadNetworkPolicy !== false && running > 0) {
+    const name = networkPolicyName(request.parent.metadata.name ?? '');
+    return [namespaceGovernsCondition(governance.egressBy, { name, created: false })];
+  }
+  return unguardedPods(request, policy, running, now);
+}
+
 export function sync({
   request,
   parent,
@@ -691,9 +738,11 @@ export function sync({
     children.push(m.pod && !m.current ? keepObserved(m.pod) : pod(parent, m.name, labels, template));
   }
   // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
-  const policy = networkPolicy(parent, settings);
+  // Not where the namespace's own policies govern their egress (ours would add to it): the status says so.
+  const governance = governanceOf(request, children);
+  const policy = networkPolicy(parent, settings, governance);
   children.push(...[policy].filter((p): p is KubeObject => p !== undefined));
-  const unguarded = unguardedPods(request, policy, pods.length, now);
+  const unguarded = policyConditions(request, { policy, governance, settings, running: pods.length }, now);
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(

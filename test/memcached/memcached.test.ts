@@ -155,6 +155,8 @@ t.test('customize asks for the pods of this Memcached only, by its parent label'
           },
         },
       },
+      // And the NetworkPolicies of its namespace: where they govern its pods' egress, it answers none.
+      { apiVersion: 'networking.k8s.io/v1', resource: 'networkpolicies', namespace: 'default' },
     ],
   });
 });

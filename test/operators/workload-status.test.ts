@@ -504,6 +504,8 @@ t.test(
             },
           },
         },
+        // Every NetworkPolicy of its namespace: where one governs its pods' egress it answers none.
+        { apiVersion: 'networking.k8s.io/v1', resource: 'networkpolicies', namespace: 'default' },
         { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'default', names: ['memcached-sample'] },
         {
           apiVersion: 'networking.k8s.io/v1',
