@@ -105,6 +105,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       ...HTTP_TESTS,
       'test/lib/body-budget.test.ts',
       'test/lib/request-over-body-limit-told-on-the-object-it-is-about.test.ts',
+      // A caller gone while its body is parsed in pieces: its hook not run, its turn given back (about 2 s a run).
+      'test/lib/hook-not-run-for-a-caller-gone-while-its-body-is-parsed.test.ts',
     ],
     target: 70,
   },
