@@ -39,7 +39,7 @@ function served(t: Test) {
     operators: [...registry, greeting],
     auth: { bearer: TOKEN },
     services: { now: () => new Date('2026-11-29T12:00:00Z') },
-    clients: { greeting: { translator: () => ({ translate: async (text) => (translated.push(text), text) }) } },
+    clients: { greeting: { translator: () => ({ translate: async (text: string) => (translated.push(text), text) }) } },
     env: { TOY_LANGUAGE: 'nb' },
     bodyBudget: budget,
   });
