@@ -29,5 +29,7 @@ for (const storage of [false, true])
         /QuorumLost|members down/,
         `every member serves; Available says ${available?.reason}: ${available?.message}`,
       );
+      t.equal(available?.status, 'Unknown', 'their quorum is not known to this EtcdCluster');
+      t.equal(available?.reason, 'ForeignMember', 'Available says what is true: the members answer as another cluster');
     },
   );
