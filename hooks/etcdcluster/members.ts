@@ -687,10 +687,10 @@ function memberVolumes(c: Cluster, spec: EtcdClusterSpec, pod: string): { volume
 }
 
 /**
- * The readiness probe's command: etcdctl's endpoint health of the member itself (with its certificate under TLS);
- * `status`: its endpoint status (the liveness probe's, before etcd 3.3).
+ * An etcdctl v3 command run against the member itself (with its server certificate under TLS): `endpoint status`
+ * (the liveness probe's before etcd 3.3), `alarm list` (the readiness probe's before 3.6).
  */
-function healthCommand(c: Cluster, check: 'health' | 'status' = 'health'): string[] {
+function etcdctlCommand(c: Cluster, args: string[]): string[] {
   const probeEndpoint = `${c.clientTLS ? 'https' : 'http'}://localhost:${CLIENT_PORT}`;
   return [
     '/usr/local/bin/etcdctl',
@@ -702,8 +702,7 @@ function healthCommand(c: Cluster, check: 'health' | 'status' = 'health'): strin
           `--key=${SERVER_TLS_DIR}/server.key`,
         ]
       : []),
-    'endpoint',
-    check,
+    ...args,
   ];
 }
 
@@ -733,11 +732,36 @@ function atLeast(version: string, major: number, minor: number): boolean {
 export function livenessProbe(c: Cluster, version: string): { startupProbe: unknown; livenessProbe: unknown } {
   const handler = atLeast(version, 3, 3)
     ? { httpGet: { path: atLeast(version, 3, 6) ? '/livez' : '/metrics', port: METRICS_PORT, scheme: 'HTTP' } }
-    : { exec: { command: healthCommand(c, 'status') } };
+    : { exec: { command: etcdctlCommand(c, ['endpoint', 'status']) } };
   return {
     startupProbe: { ...handler, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 60 },
     livenessProbe: { ...handler, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 6 },
   };
+}
+
+/**
+ * The readiness probe of a member's etcd (a Ready member is in the client Service, and counts as available to the
+ * PodDisruptionBudget): whether this member serves its clients, which it cannot without quorum, nor as a learner
+ * (etcd refuses a learner every client request but serializable reads). Asked without credentials, and etcd's
+ * authentication enabled (docs/etcdcluster.md, not supported, but the members keep serving) must not make a serving
+ * member NotReady: `etcdctl endpoint health` counts `permission denied` as healthy but not etcd's answer to a request
+ * without a user, `user name is empty` (coreos/etcd-operator#1051), so every member went NotReady.
+ * - etcd 3.6+: GET /readyz on the metrics listener (plain HTTP, also under TLS): a linearizable read (quorum) and a
+ *   serializable one, made by etcd as root, not a learner, no CORRUPT alarm;
+ * - before 3.6: `etcdctl alarm list` (with its certificate under TLS): a request through raft (quorum; a learner is
+ *   refused it) that etcd before 3.6 answers without credentials. /readyz only came with 3.5.11 (a patch change in
+ *   place to an older 3.5 would fail it for good), and /health does not refuse a learner, which the disruption
+ *   budget would then count as available.
+ * An active alarm (NOSPACE) keeps a serving member Ready: an alarm is the cluster's, and every member NotReady at once
+ * would empty the client Service through which it is dealt with and let a drain evict them all.
+ * A version changed in place (an upgrade) keeps the probe its pod was made with: `alarm list` asks for credentials
+ * from 3.6 on, so a member made before 3.6 is NotReady there only while authentication is enabled.
+ */
+export function readinessProbe(c: Cluster, version: string): Record<string, unknown> {
+  const handler = atLeast(version, 3, 6)
+    ? { httpGet: { path: '/readyz', port: METRICS_PORT, scheme: 'HTTP' } }
+    : { exec: { command: etcdctlCommand(c, ['alarm', 'list']) } };
+  return { ...handler, initialDelaySeconds: 1, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 3 };
 }
 
 /** A member's etcd container: `command`, its volumes `mounts`, spec.pod's env and resources. */
@@ -759,13 +783,7 @@ function etcdContainer(
     ],
     env: [{ name: 'ETCDCTL_API', value: '3' }, ...(policy.etcdEnv ?? [])],
     volumeMounts: mounts,
-    readinessProbe: {
-      exec: { command: healthCommand(c) },
-      initialDelaySeconds: 1,
-      periodSeconds: 5,
-      timeoutSeconds: 5,
-      failureThreshold: 3,
-    },
+    readinessProbe: readinessProbe(c, version),
     ...livenessProbe(c, version),
     securityContext: restrictedContainerSecurity(),
   };

@@ -78,6 +78,7 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'StorageClassNotSeen',
   'TLSFailed',
   'AuthenticationEnabled',
+  'ForeignMember',
   'BootstrapFailed',
   'UpgradeFailed',
   'UpgradeRefused',

@@ -543,7 +543,8 @@ function holdForAccess(
     spec,
     tls,
     operatorUnusable,
-  }: { namespace: string; spec: EtcdClusterSpec; tls: Prepared['tls']; operatorUnusable: boolean },
+    known,
+  }: { namespace: string; spec: EtcdClusterSpec; tls: Prepared['tls']; operatorUnusable: boolean; known: boolean },
 ): void {
   const tlsProblems = [...(tls?.problems ?? [])];
   if (obs.tls && !operatorUnusable) {
@@ -562,6 +563,26 @@ function holdForAccess(
       true,
       true,
     );
+  // An EtcdCluster that has not yet known its etcd cluster (no status.clusterID: a new object), every pod that
+  // answered answering as another etcd cluster's member (deleted with --cascade=orphan and applied again over its
+  // running members: their cluster was made under the old UID): they serve, nothing is read or changed through them
+  // (ForeignMember), and they are not said down nor the quorum lost. A cluster that knew its own etcd and now finds
+  // another at its names (identity.ts) has lost its own members from view: QuorumLost stays.
+  else if (!known && !obs.etcd && obs.foreign.length > 0 && decision.reason === 'QuorumLost')
+    notSaidDown(decision, obs.foreign);
+}
+
+/** A wait for a quorum whose members answered, as another cluster's: said as such, its quorum not reported. */
+function notSaidDown(d: Decision, foreign: string[]): void {
+  const names = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ` and ${foreign.length - 5} more` : '');
+  const message = `${names} answered as members of an etcd cluster this EtcdCluster did not make (an EtcdCluster deleted with --cascade=orphan and created again: its members' cluster was made under the old object's UID): they are not reported down, nothing is read from them or changed through them, and this cluster's quorum is not known`;
+  const held = ['Available', 'Recovering'];
+  d.conditions = [
+    { type: 'Available', status: 'Unknown' as const, reason: 'ForeignMember', message },
+    ...d.conditions.filter((x) => !held.includes(x.type)),
+  ];
+  delete d.quorum;
+  d.reason = 'ForeignMember';
 }
 
 /** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
@@ -575,7 +596,13 @@ async function dialled(
   const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
   if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
-  holdForAccess(decision, obs, { namespace: parent.metadata.namespace ?? 'default', spec, tls, operatorUnusable });
+  holdForAccess(decision, obs, {
+    namespace: parent.metadata.namespace ?? 'default',
+    spec,
+    tls,
+    operatorUnusable,
+    known: clusterIdOf(parent, {}) !== undefined,
+  });
   // A named StorageClass not seen (lib/storage-class.ts: not created yet, or not yet sent by Metacontroller after an
   // upgrade of metaops): no new claim is made. The members and claims that exist stay as they are and every step
   // that makes no new claim goes on; a step that would (a bootstrap, an addition, a replacement's new member, a

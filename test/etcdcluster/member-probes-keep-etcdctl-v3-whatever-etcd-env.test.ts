@@ -1,4 +1,4 @@
-// A member's readiness probe (`etcdctl endpoint health`) and, before etcd 3.3, its liveness probe (`etcdctl endpoint
+// A member's readiness probe (before etcd 3.6 `etcdctl alarm list`, `etcdctl endpoint health` before that) and, before etcd 3.3, its liveness probe (`etcdctl endpoint
 // status`) are etcdctl v3 commands: the hook sets ETCDCTL_API=3 on the etcd container for them (etcdctl before 3.4
 // speaks v2 unless told). spec.pod.etcdEnv is appended after it, and the kubelet takes the last entry of a name: a
 // tenant's ETCDCTL_API (2, as coreos-era runbooks set it for `etcdctl cluster-health`) reaches the probes. etcdctl then

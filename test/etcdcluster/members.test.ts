@@ -98,8 +98,8 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
   t.same(c.readinessProbe.exec.command, [
     '/usr/local/bin/etcdctl',
     '--endpoints=http://localhost:2379',
-    'endpoint',
-    'health',
+    'alarm',
+    'list',
   ]);
   t.notOk(c.resources);
   t.same(pod.spec.volumes, [{ name: 'etcd-data', emptyDir: {} }]);
@@ -175,8 +175,8 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
     '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
     '--cert=/etc/etcdtls/member/server-tls/server.crt',
     '--key=/etc/etcdtls/member/server-tls/server.key',
-    'endpoint',
-    'health',
+    'alarm',
+    'list',
   ]);
   const stored = podOf({ pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } } });
   t.same(stored.spec.volumes, [{ name: 'etcd-data', persistentVolumeClaim: { claimName: 'e-0' } }]);
@@ -222,6 +222,40 @@ t.test('a member pod: its liveness probe asks the member alone, by version', asy
     '--key=/etc/etcdtls/member/server-tls/server.key',
     'endpoint',
     'status',
+  ]);
+});
+
+t.test('a member pod: its readiness probe asks for quorum without credentials, by version', async (t) => {
+  const readiness = (version: string, extra: Record<string, unknown> = {}) =>
+    podOf({ version, ...extra }).spec.containers[0].readinessProbe;
+  const timing = { initialDelaySeconds: 1, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 3 };
+  // etcd 3.6+: /readyz on the metrics listener (quorum read as root, not a learner), also under client TLS.
+  for (const v of ['3.6.9', 'v3.6.0-rc.1', '3.7.0']) {
+    const get = { httpGet: { path: '/readyz', port: 2381, scheme: 'HTTP' } };
+    t.same(readiness(v), { ...get, ...timing }, `${v}: /readyz`);
+    t.same(readiness(v, { TLS }), { ...get, ...timing }, `${v} under TLS: /readyz`);
+  }
+  // Before 3.6: etcdctl alarm list (through raft: quorum; a learner refused; no credentials asked before 3.6).
+  for (const v of ['3.2.13', '3.3.0', '3.4.27', '3.5.21']) {
+    const p = readiness(v);
+    t.same(
+      p,
+      {
+        exec: { command: ['/usr/local/bin/etcdctl', '--endpoints=http://localhost:2379', 'alarm', 'list'] },
+        ...timing,
+      },
+      `${v}: alarm list`,
+    );
+  }
+  // Under client TLS, with the member's server certificate (the member's own name: localhost).
+  t.same(readiness('3.5.21', { TLS }).exec.command, [
+    '/usr/local/bin/etcdctl',
+    '--endpoints=https://localhost:2379',
+    '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
+    '--cert=/etc/etcdtls/member/server-tls/server.crt',
+    '--key=/etc/etcdtls/member/server-tls/server.key',
+    'alarm',
+    'list',
   ]);
 });
 
