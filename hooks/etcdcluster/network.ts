@@ -16,11 +16,11 @@ import {
   observedNamed,
   type ParentObject,
   POLICY_ABSENT_SECONDS as LIB_POLICY_ABSENT_SECONDS,
-  policyCreatedCondition,
+  policiesCreatedCondition,
   ruleProblem,
   selectorLabels,
   textOf,
-  withPodsPolicy,
+  keptWithPolicies,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
 import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
@@ -247,7 +247,11 @@ export function policiesKeptAtDeletion(
  * that goes between refused, held and running agree. Not while its name is another owner's (a related object of
  * that name that is not the cluster's, or a holder lib/ownership.ts judges wants it): that answer says
  * NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile. The same for
- * the restore check pod's policy while the answer keeps the check pod (restoreCheckNetworkPolicy).
+ * the restore check pod's policy while the answer keeps the check pod (restoreCheckNetworkPolicy). NetworkPolicyCreated
+ * says which of the two is not observed while the pods it selects run (lib/network-policy.ts keptWithPolicies), as
+ * the sync's networkPolicyCreated does. The cluster's `kept` (index.ts): every answer of the sync that keeps the
+ * observed children goes through it (a refused spec, a name held, a TemporaryError or PermanentError such as
+ * ClusterDomainNotAllowed, an answer not given: lib/operator.ts).
  */
 export function withMemberPolicy(
   request: CompositeSyncRequest,
@@ -260,22 +264,33 @@ export function withMemberPolicy(
   const pod = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
   const member = (c: KubeObject) => pod(c) && memberIndex(cluster, c.metadata?.name ?? '') !== undefined;
   const check = (c: KubeObject) => pod(c) && c.metadata?.name === checkPodName(cluster);
-  const withMembers = withPodsPolicy(
+  return keptWithPolicies(
     request,
     response,
-    memberNetworkPolicy(request.parent, settings, own),
-    member,
+    'EtcdCluster',
+    [
+      { policy: memberNetworkPolicy(request.parent, settings, own), runs: member, running: membersRunning },
+      { policy: restoreCheckNetworkPolicy(request.parent, settings), runs: check, running: () => CHECK_RUNNING },
+    ],
     now,
   );
-  return withPodsPolicy(request, withMembers, restoreCheckNetworkPolicy(request.parent, settings), check, now);
 }
+
+/** What `count` member pods reach without their policy, in words. */
+function membersRunning(pods: readonly unknown[]): string {
+  return `${pods.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
+}
+
+/** What the restore check pod reaches without its policy, in words. */
+const CHECK_RUNNING =
+  "the restore check pod runs the spec's images without it: it reaches the instance metadata service";
 
 /** How long the members' NetworkPolicy may stay unobserved beside running members before the status says it failed. */
 export const POLICY_ABSENT_SECONDS = LIB_POLICY_ABSENT_SECONDS;
 
 /**
  * The NetworkPolicyCreated condition, while member pods of the cluster run and the policy the sync answers is not
- * observed (lib/network-policy.ts policyCreatedCondition). The members are kept and new ones are made as before
+ * observed, or the restore check pod is observed without its own (lib/network-policy.ts policiesCreatedCondition). The members are kept and new ones are made as before
  * (taking running members away, or holding a lost member's replacement, would cost the cluster's quorum over a
  * policy), so the status says that they run without it: `CreatingNetworkPolicy`, then `NetworkPolicyNotCreated` (a
  * Warning Event, events.ts) POLICY_ABSENT_SECONDS after it was first missed.
@@ -291,10 +306,16 @@ export function networkPolicyCreated(
   const members = observed(request.children, 'Pod', 'v1').filter(
     (p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined,
   );
-  const running = `${members.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
-  return policyCreatedCondition(
+  const check = observedNamed(request.children, 'Pod', 'v1', checkPodName(cluster));
+  return policiesCreatedCondition(
     request,
-    { name: networkPolicyName(cluster), kind: 'EtcdCluster', running: members.length === 0 ? undefined : running },
+    {
+      kind: 'EtcdCluster',
+      policies: [
+        { name: networkPolicyName(cluster), running: members.length === 0 ? undefined : membersRunning(members) },
+        { name: restoreCheckPolicyName(cluster), running: check ? CHECK_RUNNING : undefined },
+      ],
+    },
     now,
   );
 }

@@ -1,4 +1,4 @@
-// Attack (a-tenant35): a running cluster without its members' NetworkPolicy (made by an earlier metaops, or while
+// A running cluster without its members' NetworkPolicy (made by an earlier metaops, or while
 // METAOPS_ETCD_NETWORK_POLICY=false) gets it at its next sync, and so it must while its answer keeps every observed
 // child and makes nothing (network.ts withMemberPolicy: "a running cluster of an earlier metaops ... would else keep
 // members that run the tenant's image without it for as long as its spec stays refused"). InvalidSpec and

@@ -1,4 +1,4 @@
-// Attack (a-tenant35): members that run without their NetworkPolicy are said in the status (network.ts
+// Members that run without their NetworkPolicy are said in the status (network.ts
 // networkPolicyCreated: CreatingNetworkPolicy, then NetworkPolicyNotCreated and a Warning Event 60 s on), "the
 // status must say that they run without it". A refused spec (InvalidSpec) keeps the members running and answers the
 // policy (withMemberPolicy), but when Metacontroller cannot create it (no rights on networkpolicies, an admission

@@ -1,4 +1,4 @@
-// Attack (a-tenant35): the restore check pod runs the tenant's images (spec.pod.busyboxImage, the etcd image) and is
+// The restore check pod runs the tenant's images (spec.pod.busyboxImage, the etcd image) and is
 // answered together with its own NetworkPolicy `<cluster>-restore-check`. When that policy is never created
 // (Metacontroller without rights, an admission policy, a NetworkPolicy quota the tenant fills with its own clusters)
 // the check pod runs on without it, reaching the instance metadata service (the node's credentials, shared with
