@@ -160,8 +160,7 @@ export function policiesCreatedCondition(
   now: Date,
 ): ConditionInput | undefined {
   const missing = options.policies.filter(
-    (p) =>
-      p.running !== undefined && !observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', p.name),
+    (p) => p.running !== undefined && !observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', p.name),
   );
   if (missing.length === 0) return undefined;
   const named =
@@ -258,7 +257,10 @@ function withPolicyCondition(
   const resync =
     again === undefined
       ? response.resyncAfterSeconds
-      : Math.min(again, response.resyncAfterSeconds && response.resyncAfterSeconds > 0 ? response.resyncAfterSeconds : again);
+      : Math.min(
+          again,
+          response.resyncAfterSeconds && response.resyncAfterSeconds > 0 ? response.resyncAfterSeconds : again,
+        );
   return {
     ...response,
     status: { ...status, conditions: [...others, ...built] },

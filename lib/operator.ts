@@ -460,9 +460,7 @@ function call<S extends TSchema, C, K>(
             withinNamespace(request, response, now, ctx, keep),
             { now, ctx, keep },
           ),
-          now,
-          ctx,
-          keep,
+          { now, ctx, keep },
         ),
         parsed.ok,
       );
@@ -726,11 +724,9 @@ function withinStatusBudget(
   kind: string,
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  now: Date,
   // The call's context, not its logger: the logger (a child with the call's fields) is made only if a line is logged.
   // perf: docs/performance.md (made on every call it was ~10% of a 10-pod PodSet sync's CPU).
-  ctx: Pick<CallContext<unknown, unknown>, 'log'>,
-  keep: Keep,
+  { now, ctx, keep }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'>; keep: Keep },
 ): CompositeSyncResponse {
   const problem = statusBudgetProblem(kind, response.status);
   if (!problem) return response;

@@ -28,7 +28,7 @@ import {
   tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
-import { claimClassProblem, invalidSpecResponse, storageClassRule } from '../../lib/index.js';
+import { claimClassProblem, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys, ownKey, shadowedVariables, TUNING_VARIABLES } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
