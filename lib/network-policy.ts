@@ -4,7 +4,7 @@
 // make no pods: without one, the tenant's code takes the node's credentials from the cloud's instance metadata service
 // (the node's role, which every tenant's pods on that node share). The EtcdCluster members' policy keeps the same
 // addresses out (hooks/etcdcluster/network.ts). docs/podset.md, docs/memcached.md "Network policy".
-import { previousConditions, type ConditionInput } from './conditions.js';
+import { buildConditions, previousConditions, type ConditionInput } from './conditions.js';
 import type { ChildResourceRule } from './hook.js';
 import { holderJudge } from './holders.js';
 import { childLabels } from './labels.js';
@@ -146,8 +146,28 @@ export function policyCreatedCondition(
   now: Date,
 ): ConditionInput | undefined {
   const { name, kind, running } = options;
-  if (running === undefined || observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', name))
-    return undefined;
+  return policiesCreatedCondition(request, { kind, policies: [{ name, running }] }, now);
+}
+
+/**
+ * policyCreatedCondition for a parent whose pods have more than one policy (an EtcdCluster's members and its restore
+ * check pod): one NetworkPolicyCreated condition naming every policy not observed while the pods it selects run
+ * (`running` as there), in the order given.
+ */
+export function policiesCreatedCondition(
+  request: CompositeSyncRequest,
+  options: { kind: string; policies: ReadonlyArray<{ name: string; running: string | undefined }> },
+  now: Date,
+): ConditionInput | undefined {
+  const missing = options.policies.filter(
+    (p) => p.running !== undefined && !observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', p.name),
+  );
+  if (missing.length === 0) return undefined;
+  const named =
+    missing.length === 1
+      ? `NetworkPolicy ${missing[0]!.name} has`
+      : `NetworkPolicies ${missing.map((p) => p.name).join(', ')} have`;
+  const running = missing.map((p) => p.running).join('; ');
   const prev = previousConditions(request.parent.status).find((c) => c.type === 'NetworkPolicyCreated');
   const since = prev?.status === 'False' && prev.lastTransitionTime ? Date.parse(prev.lastTransitionTime) : NaN;
   if (Number.isFinite(since) && now.getTime() - since >= POLICY_ABSENT_SECONDS * 1000)
@@ -156,15 +176,95 @@ export function policyCreatedCondition(
       status: false,
       reason: 'NetworkPolicyNotCreated',
       message:
-        `NetworkPolicy ${name} has not been created ${POLICY_ABSENT_SECONDS} s after it was asked for and ${running}: ` +
-        `Metacontroller could not create it (see the SyncError event on this ${kind}: kubectl describe; it needs ` +
-        `create on networkpolicies of networking.k8s.io, and no admission policy or quota refusing it)`,
+        `${named} not been created ${POLICY_ABSENT_SECONDS} s after it was asked for and ${running}: ` +
+        `Metacontroller could not create it (see the SyncError event on this ${options.kind}: kubectl describe; it ` +
+        `needs create on networkpolicies of networking.k8s.io, and no admission policy or quota refusing it)`,
     };
   return {
     type: 'NetworkPolicyCreated',
     status: false,
     reason: 'CreatingNetworkPolicy',
-    message: `waiting for NetworkPolicy ${name} to be created; until then ${running}`,
+    message: `waiting for ${missing.length === 1 ? 'NetworkPolicy' : 'NetworkPolicies'} ${missing
+      .map((p) => p.name)
+      .join(', ')} to be created; until then ${running}`,
+  };
+}
+
+/**
+ * A NetworkPolicy of a kind's pods, as the kind declares it for its answers that keep the observed children
+ * (keptWithPolicies).
+ */
+export interface PodsPolicy {
+  /** The policy the sync answers, undefined when the server's setting turns it off. */
+  policy: KubeObject | undefined;
+  /** Whether a child of the answer runs pods the policy selects (a pod, a Deployment). */
+  runs: (child: KubeObject) => boolean;
+  /**
+   * What the pods of those children (`kept`: at least one) reach without the policy, in words, or undefined when
+   * none runs (a Deployment scaled to 0).
+   */
+  running: (kept: readonly KubeObject[]) => string | undefined;
+}
+
+/**
+ * The one rule of every answer that keeps the observed children and makes nothing, for every kind whose pods run a
+ * tenant's image (a kind's `kept`, lib/operator.ts: a spec refused, InvalidSpec; an answer held for a name another
+ * owner holds; a TemporaryError or PermanentError of the sync; an answer not given, AnswerTooLarge, ChildTooLarge,
+ * StatusTooLarge, ChildOutsideNamespace): each of the kind's pods' policies is answered while a child that runs its
+ * pods is kept and its name is free (withPodsPolicy), and the NetworkPolicyCreated condition says which of them is
+ * not observed while those pods run (policiesCreatedCondition: CreatingNetworkPolicy, NetworkPolicyNotCreated 60 s
+ * on), or is dropped once none is missing. A policy whose name is another owner's is neither answered nor said here.
+ */
+export function keptWithPolicies(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  kind: string,
+  policies: readonly PodsPolicy[],
+  now: Date,
+): CompositeSyncResponse {
+  let answer = response;
+  const said: Array<{ name: string; running: string | undefined }> = [];
+  for (const p of policies) {
+    answer = withPodsPolicy(request, answer, p.policy, p.runs, now);
+    if (!p.policy || policyNameTaken(request, p.policy, now)) continue;
+    const kept = answer.children.filter((c: KubeObject | null): c is KubeObject => !!c && p.runs(c));
+    said.push({ name: p.policy.metadata.name!, running: kept.length > 0 ? p.running(kept) : undefined });
+  }
+  return withPolicyCondition(request, answer, policiesCreatedCondition(request, { kind, policies: said }, now), now);
+}
+
+/**
+ * The answer with its NetworkPolicyCreated condition as `condition` says (none: any it carries is dropped), its
+ * lastTransitionTime carried over from the parent's status, and a resync within POLICY_ABSENT_SECONDS while it says
+ * CreatingNetworkPolicy (policyResync). An answer without a status object is left as it is.
+ */
+function withPolicyCondition(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  condition: ConditionInput | undefined,
+  now: Date,
+): CompositeSyncResponse {
+  const status = response.status;
+  if (!status || typeof status !== 'object') return response;
+  const carried = previousConditions(status);
+  const others = carried.filter((c) => c.type !== 'NetworkPolicyCreated');
+  if (!condition && others.length === carried.length) return response;
+  const parent = request.parent;
+  const built = condition
+    ? buildConditions([condition], previousConditions(parent.status), parent.metadata.generation, now)
+    : [];
+  const again = policyResync(condition);
+  const resync =
+    again === undefined
+      ? response.resyncAfterSeconds
+      : Math.min(
+          again,
+          response.resyncAfterSeconds && response.resyncAfterSeconds > 0 ? response.resyncAfterSeconds : again,
+        );
+  return {
+    ...response,
+    status: { ...status, conditions: [...others, ...built] },
+    ...(resync !== undefined ? { resyncAfterSeconds: resync } : {}),
   };
 }
 

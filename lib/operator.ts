@@ -164,9 +164,12 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * spec, for the server's settings. Pure.
    */
   /**
-   * What an answer that keeps the observed children adds (a spec refused: InvalidSpec, after `invalidSpec`; an answer
-   * held for a name another owner holds, by guardAnswer): the NetworkPolicy of the pods it keeps running
-   * (lib/network-policy.ts withPodsPolicy). Given the server's settings. Pure.
+   * What an answer of the sync that keeps the observed children adds: the NetworkPolicies of the pods it keeps
+   * running, and the condition saying which is missing (lib/network-policy.ts keptWithPolicies). Every such answer
+   * of the sync goes through it: a spec refused (InvalidSpec, after `invalidSpec`), an answer held for a name another
+   * owner holds (guardAnswer), a TemporaryError or PermanentError thrown (`rendered`), and an answer not given
+   * (`held`: ChildOutsideNamespace, AnswerTooLarge, ChildTooLarge, StatusTooLarge). Not a finalize's: nothing is made
+   * while the parent is deleted. Given the server's settings. Pure.
    */
   kept?(
     request: CompositeSyncRequest,
@@ -457,6 +460,10 @@ function call<S extends TSchema, C, K>(
 ): Answer {
   const now = ctx.services.now();
   const parsed = parse(op, request, which, ctx.settings);
+  // What a sync's answer that keeps the observed children adds (the kind's `kept`: its pods' NetworkPolicies).
+  const kept = op.kept;
+  const keep: Keep =
+    which === 'sync' && kept ? (response) => kept.call(op, request, response, ctx.settings, now) : (r) => r;
   const answer = (event: (e: EventSpec) => void): Answer => {
     const stamp = (response: CompositeSyncResponse) =>
       stamped(
@@ -464,16 +471,19 @@ function call<S extends TSchema, C, K>(
         withinStatusBudget(
           op.resource.kind,
           request,
-          withinAnswerBudget(op.resource.kind, op.answerBudget, request, withinNamespace(request, response, now, ctx), {
-            now,
-            ctx,
-          }),
-          now,
-          ctx,
+          withinAnswerBudget(
+            op.resource.kind,
+            op.answerBudget,
+            request,
+            withinNamespace(request, response, now, ctx, keep),
+            { now, ctx, keep },
+          ),
+          { now, ctx, keep },
         ),
         parsed.ok,
       );
-    const failed = (err: unknown) => withinNamespace(request, rendered(request, err, now, ctx.log, which), now, ctx);
+    const failed = (err: unknown) =>
+      withinNamespace(request, keep(rendered(request, err, now, ctx.log, which)), now, ctx, keep);
     try {
       const result = run(parsed, now, event);
       return result instanceof Promise ? result.then(stamp, failed) : stamp(result);
@@ -494,6 +504,9 @@ function call<S extends TSchema, C, K>(
 }
 
 function ignore(): void {}
+
+/** What a sync's answer that keeps the observed children adds (CompositeOperator.kept), or nothing. */
+type Keep = (response: CompositeSyncResponse) => CompositeSyncResponse;
 
 /**
  * The operator's reader of more Events, given the request. Events never change the answer: a reader that fails
@@ -634,20 +647,20 @@ function withinAnswerBudget(
   budget: { maxBytes?: number } | undefined,
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  { now, ctx }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'> },
+  { now, ctx, keep }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'>; keep: Keep },
 ): CompositeSyncResponse {
   let bytes = 0;
   const problem = answerSizeProblem(kind, response.children, budget?.maxBytes, (b) => (bytes = b));
   if (problem) {
     ctx.log.warn({ reason: 'AnswerTooLarge' }, problem);
-    return held(request, response, now, 'AnswerTooLarge', problem);
+    return keep(held(request, response, now, 'AnswerTooLarge', problem));
   }
   // A child whose annotations, with Metacontroller's last-applied copy of it, the API server refuses: nothing that
   // depends on it is made, the status says which (lib/budget.ts lastAppliedProblem).
   const copy = lastAppliedProblem(response.children, bytes);
   if (!copy) return response;
   ctx.log.warn({ reason: 'ChildTooLarge' }, copy);
-  return held(request, response, now, 'ChildTooLarge', copy);
+  return keep(held(request, response, now, 'ChildTooLarge', copy));
 }
 
 /** A value of an observed object as text for a message: JSON for what is not text (`String` throws on an object whose
@@ -690,6 +703,7 @@ function withinNamespace(
   response: CompositeSyncResponse,
   now: Date,
   ctx: Pick<CallContext<unknown, unknown>, 'log'>,
+  keep: Keep,
 ): CompositeSyncResponse {
   const elsewhere = childrenElsewhere(request.parent, response.children);
   if (elsewhere.length === 0) return response;
@@ -697,10 +711,13 @@ function withinNamespace(
     `the answer names a child outside namespace ${request.parent.metadata.namespace} (${elsewhere.join(', ')}): ` +
     'not given; every observed child is kept as it is';
   ctx.log.warn({ reason: 'ChildOutsideNamespace' }, problem);
-  return held(request, response, now, 'ChildOutsideNamespace', problem);
+  return keep(held(request, response, now, 'ChildOutsideNamespace', problem));
 }
 
-/** The answer kept when the one built is refused: the status stored, every observed child, a condition. */
+/**
+ * The answer kept when the one built is refused: the status stored, every observed child, a condition (and, by the
+ * caller, what the kind adds to such an answer: Keep).
+ */
 function held(
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
@@ -725,15 +742,14 @@ function withinStatusBudget(
   kind: string,
   request: CompositeSyncRequest,
   response: CompositeSyncResponse,
-  now: Date,
   // The call's context, not its logger: the logger (a child with the call's fields) is made only if a line is logged.
   // perf: docs/performance.md (made on every call it was ~10% of a 10-pod PodSet sync's CPU).
-  ctx: Pick<CallContext<unknown, unknown>, 'log'>,
+  { now, ctx, keep }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'>; keep: Keep },
 ): CompositeSyncResponse {
   const problem = statusBudgetProblem(kind, response.status);
   if (!problem) return response;
   ctx.log.warn({ reason: 'StatusTooLarge' }, problem);
-  return held(request, response, now, 'StatusTooLarge', problem);
+  return keep(held(request, response, now, 'StatusTooLarge', problem));
 }
 
 /**

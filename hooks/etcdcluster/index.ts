@@ -28,7 +28,7 @@ import {
   tolerationsProblem,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
-import { claimClassProblem, invalidSpecResponse, namespacePolicyRules, storageClassRule } from '../../lib/index.js';
+import { claimClassProblem, namespacePolicyRules, storageClassRule } from '../../lib/index.js';
 import { memberLabelKeys, ownKey, shadowedVariables, TUNING_VARIABLES } from './members.js';
 import { tlsSecretNames } from './tls.js';
 import { referenceProblem } from './references.js';
@@ -328,15 +328,11 @@ export const etcdcluster = defineComposite({
   // Events (lib/events.ts): the membership changes made, the upgrade steps answered, the conditions changed.
   events: ETCDCLUSTER_EVENTS,
   eventsOf: upgradeEvents,
-  // A refused spec keeps every observed child, and the members' NetworkPolicy while members run (network.ts).
-  invalidSpec: (request, message, now, hook) =>
-    withMemberPolicy(
-      request,
-      invalidSpecResponse(request, message, now),
-      hook.settings ?? {},
-      servicesSelectOwn(request),
-      now,
-    ),
+  // Every answer of the sync that keeps the observed children (a refused spec, a name held, an error, an answer not
+  // given: lib/operator.ts) keeps the members' and the check pod's NetworkPolicy while they run, and says which is
+  // missing (network.ts withMemberPolicy).
+  kept: (request, response, settings, now) =>
+    withMemberPolicy(request, response, settings ?? {}, servicesSelectOwn(request), now),
   sync,
   finalize: ({ request, settings, now }) => finalize(request, settings ?? {}, now),
   customize: (request) => {

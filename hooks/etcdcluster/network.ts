@@ -16,17 +16,18 @@ import {
   namespaceGovernsCondition,
   type NamespaceGovernance,
   observed,
+  observedNamed,
   podLabelSets,
   type ParentObject,
   POLICY_ABSENT_SECONDS as LIB_POLICY_ABSENT_SECONDS,
   POLICY_KEPT_AT_DELETION_SECONDS as LIB_POLICY_KEPT_AT_DELETION_SECONDS,
-  policyCreatedCondition,
+  policiesCreatedCondition,
   policyKeptAtDeletion,
   policyMatchLabels,
   ruleProblem,
   selectorLabels,
   textOf,
-  withPodsPolicy,
+  keptWithPolicies,
   withoutPolicy,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
@@ -307,7 +308,11 @@ export function clusterGovernance(
  * that goes between refused, held and running agree. Not while its name is another owner's (a related object of
  * that name that is not the cluster's, or a holder lib/ownership.ts judges wants it): that answer says
  * NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile. The same for
- * the restore check pod's policy while the answer keeps the check pod (restoreCheckNetworkPolicy).
+ * the restore check pod's policy while the answer keeps the check pod (restoreCheckNetworkPolicy). NetworkPolicyCreated
+ * says which of the two is not observed while the pods it selects run (lib/network-policy.ts keptWithPolicies), as
+ * the sync's networkPolicyCreated does. The cluster's `kept` (index.ts): every answer of the sync that keeps the
+ * observed children goes through it (a refused spec, a name held, a TemporaryError or PermanentError such as
+ * ClusterDomainNotAllowed, an answer not given: lib/operator.ts).
  */
 export function withMemberPolicy(
   request: CompositeSyncRequest,
@@ -323,22 +328,40 @@ export function withMemberPolicy(
   const governance = clusterGovernance(request, response.children);
   const memberPolicy = memberNetworkPolicy(request.parent, settings, own, governance.members);
   const checkPolicy = restoreCheckNetworkPolicy(request.parent, settings, governance.check);
-  // A kept answer keeps the observed policies as they were: where the namespace now governs a direction, the one
-  // answered is put in their place (withPodsPolicy), or, with no pod to keep it for, the old one is taken away.
-  let out = withPodsPolicy(request, response, memberPolicy, member, now);
-  if (out === response && governance.members.egress) out = withoutPolicy(out, networkPolicyName(cluster));
-  const before = out;
-  out = withPodsPolicy(request, out, checkPolicy, check, now);
-  if (out === before && governance.check.egress) out = withoutPolicy(out, restoreCheckPolicyName(cluster));
+  let out = keptWithPolicies(
+    request,
+    response,
+    'EtcdCluster',
+    [
+      { policy: memberPolicy, runs: member, running: membersRunning },
+      { policy: checkPolicy, runs: check, running: () => CHECK_RUNNING },
+    ],
+    now,
+  );
+  // A kept answer keeps the observed policies as they were: where the namespace now governs their egress, the one
+  // answered took their place (keptWithPolicies), or, with no pod to keep it for, the old one is taken away.
+  if (governance.members.egress && !(memberPolicy && out.children.includes(memberPolicy)))
+    out = withoutPolicy(out, networkPolicyName(cluster));
+  if (governance.check.egress && !(checkPolicy && out.children.includes(checkPolicy)))
+    out = withoutPolicy(out, restoreCheckPolicyName(cluster));
   return out;
 }
+
+/** What `count` member pods reach without their policy, in words. */
+function membersRunning(pods: readonly unknown[]): string {
+  return `${pods.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
+}
+
+/** What the restore check pod reaches without its policy, in words. */
+const CHECK_RUNNING =
+  "the restore check pod runs the spec's images without it: it reaches the instance metadata service";
 
 /** How long the members' NetworkPolicy may stay unobserved beside running members before the status says it failed. */
 export const POLICY_ABSENT_SECONDS = LIB_POLICY_ABSENT_SECONDS;
 
 /**
  * The NetworkPolicyCreated condition, while member pods of the cluster run and the policy the sync answers is not
- * observed (lib/network-policy.ts policyCreatedCondition). The members are kept and new ones are made as before
+ * observed, or the restore check pod is observed without its own (lib/network-policy.ts policiesCreatedCondition). The members are kept and new ones are made as before
  * (taking running members away, or holding a lost member's replacement, would cost the cluster's quorum over a
  * policy), so the status says that they run without it: `CreatingNetworkPolicy`, then `NetworkPolicyNotCreated` (a
  * Warning Event, events.ts) POLICY_ABSENT_SECONDS after it was first missed.
@@ -355,10 +378,16 @@ export function networkPolicyCreated(
   const members = observed(request.children, 'Pod', 'v1').filter(
     (p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined,
   );
-  const running = `${members.length} member pod(s) run without it: other namespaces reach their peer and metrics ports and they reach the instance metadata service`;
-  const said = policyCreatedCondition(
+  const check = observedNamed(request.children, 'Pod', 'v1', checkPodName(cluster));
+  const said = policiesCreatedCondition(
     request,
-    { name: networkPolicyName(cluster), kind: 'EtcdCluster', running: members.length === 0 ? undefined : running },
+    {
+      kind: 'EtcdCluster',
+      policies: [
+        { name: networkPolicyName(cluster), running: members.length === 0 ? undefined : membersRunning(members) },
+        { name: restoreCheckPolicyName(cluster), running: check ? CHECK_RUNNING : undefined },
+      ],
+    },
     now,
   );
   // Created, without Egress: the namespace's own policies govern the members' egress (said while members run).

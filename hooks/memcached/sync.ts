@@ -67,7 +67,7 @@ import {
   policyResync,
   takenIn,
   holderJudge,
-  withPodsPolicy,
+  keptWithPolicies,
   namespaceGovernance,
   namespaceGovernsCondition,
   namespacePolicyRules,
@@ -514,8 +514,9 @@ export function sync({
 }
 
 /**
- * An answer that keeps the observed children (a spec refused, held for a name another owner holds), with its pods'
- * NetworkPolicy while its Deployment is kept (lib/network-policy.ts withPodsPolicy): the policy the sync answers, its
+ * An answer that keeps the observed children (a spec refused, held for a name another owner holds, an error, an
+ * answer not given), with its pods' NetworkPolicy while its Deployment is kept, and NetworkPolicyCreated while its
+ * pods run without it (lib/network-policy.ts keptWithPolicies): the policy the sync answers, its
  * selector as the sync reads it (serviceSelectsOwn, the pods asked for as customize asks for them: listsPods).
  */
 export function kept(
@@ -534,7 +535,19 @@ export function kept(
   const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
   const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
   if (governanceOf(request, response.children, pods).egress) return withoutPolicy(response, networkPolicyName(name));
-  return withPodsPolicy(request, response, networkPolicy(parent, own, settings), runs, now);
+  const running = () => {
+    const replicas = statusNumber(workload, 'replicas');
+    return replicas > 0
+      ? `${replicas} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`
+      : undefined;
+  };
+  return keptWithPolicies(
+    request,
+    response,
+    'Memcached',
+    [{ policy: networkPolicy(parent, own, settings), runs, running }],
+    now,
+  );
 }
 
 /**

@@ -43,7 +43,7 @@ import {
   policyCreatedCondition,
   policyNameTaken,
   policyResync,
-  withPodsPolicy,
+  keptWithPolicies,
   namespaceGovernance,
   namespaceGovernsCondition,
   podLabelSets,
@@ -159,8 +159,9 @@ export function governanceOf(
 }
 
 /**
- * An answer that keeps the observed children (a spec refused), with its pods' NetworkPolicy while any of its pods is
- * kept (lib/network-policy.ts withPodsPolicy): the policy the sync answers. A PodSet held for a pod name answers its
+ * An answer that keeps the observed children (a spec refused, an error, an answer not given), with its pods'
+ * NetworkPolicy while any of its pods is kept, and NetworkPolicyCreated while they run without it
+ * (lib/network-policy.ts keptWithPolicies): the policy the sync answers. A PodSet held for a pod name answers its
  * other children as the sync made them, the policy among them; held for the policy's name, none is added.
  */
 export function kept(
@@ -171,9 +172,17 @@ export function kept(
 ): CompositeSyncResponse {
   if (!request.parent.metadata.name) return response;
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
-  const governance = governanceOf(request, response.children);
-  if (governance.egress) return withoutPolicy(response, networkPolicyName(request.parent.metadata.name));
-  return withPodsPolicy(request, response, networkPolicy(request.parent, settings), runs, now);
+  if (governanceOf(request, response.children).egress)
+    return withoutPolicy(response, networkPolicyName(request.parent.metadata.name));
+  const running = (pods: readonly KubeObject[]) =>
+    `${pods.length} pod(s) run the spec's image and command without it: they reach the instance metadata service`;
+  return keptWithPolicies(
+    request,
+    response,
+    'PodSet',
+    [{ policy: networkPolicy(request.parent, settings), runs, running }],
+    now,
+  );
 }
 
 /**
