@@ -40,3 +40,30 @@ t.test('a bootstrap evicted at every start for its own storage limit is not star
     `${starts.length} starts of 3 pods in one hour (last: ${starts.at(-1)?.join(',')}), phase ${loop.s().phase}`,
   );
 });
+
+t.test('with member claims, each start makes new volumes: bounded as well', async (t) => {
+  const loop = new Loop(
+    {
+      size: 3,
+      pod: {
+        resources: { limits: { 'ephemeral-storage': '1Gi' } },
+        persistentVolumeClaimSpec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      },
+    },
+    new FakeEtcd(),
+  );
+  const claims = new Set<string>();
+  const starts: string[][] = [];
+  for (let i = 0; i < 120; i++) {
+    loop.now = new Date(FIXED_NOW.getTime() + i * 30_000);
+    await loop.step();
+    for (const c of loop.claims()) claims.add(c);
+    const pods = loop.pods();
+    if (pods.length === 0 || starts.some((s) => s[0] === pods[0])) continue;
+    starts.push(pods);
+    for (const p of pods) loop.podStatus.set(p, ownLimit);
+  }
+  // Each claim is a volume the provisioner creates and deletes with the cluster's cloud credentials (one API rate
+  // for every tenant of the account).
+  t.ok(claims.size <= 18, `${claims.size} member claims made (and deleted) in one hour over ${starts.length} starts`);
+});
