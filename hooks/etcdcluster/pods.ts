@@ -132,6 +132,52 @@ export function endedByNode(pod: KubeObject): boolean {
 }
 
 /**
+ * The kubelet's eviction message when it evicted the pod for the pod's own limits, else '': its containers over their
+ * ephemeral-storage limit (together or one of them), an emptyDir over its sizeLimit. That is what the pod's image
+ * does, not what its node suffers (pressure, a drain, a shutdown: endedByNode alone). Read by type, bounded.
+ */
+export function evictedForOwnLimits(pod: KubeObject): string {
+  if (!endedByNode(pod)) return '';
+  const status = pod['status'] as { reason?: unknown; message?: unknown } | undefined;
+  if (status?.reason !== 'Evicted') return '';
+  const message = sanitize(textOf(status.message, ''), 400);
+  return OWN_LIMIT_EVICTION.test(message) ? sanitize(message.trim(), 160) : '';
+}
+
+/** The kubelet's eviction messages for a pod's own limits (pkg/kubelet/eviction/helpers.go), not node pressure. */
+const OWN_LIMIT_EVICTION =
+  /exceeds the total limit of containers|exceeded its local ephemeral storage limit|Usage of EmptyDir volume .{0,300} exceeds the limit/;
+
+/**
+ * The init step of the pod that keeps failing, if one does: its name, why the kubelet waits (CrashLoopBackOff) and
+ * its last exit (its termination message, else reason and code), bounded and without counts or back-off times
+ * (the same failure says the same words at every sync); else ''. Read by type (observed data).
+ */
+export function initStepFailing(pod: KubeObject): string {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  if (!Array.isArray(statuses)) return '';
+  type Ended = { exitCode?: unknown; reason?: unknown; message?: unknown };
+  for (const c of statuses.slice(0, 16) as Array<{
+    name?: unknown;
+    state?: { waiting?: { reason?: unknown }; terminated?: Ended };
+    lastState?: { terminated?: Ended };
+  } | null>) {
+    const waiting = c?.state?.waiting?.reason === 'CrashLoopBackOff';
+    const ended = c?.state?.terminated ?? (waiting ? c?.lastState?.terminated : undefined);
+    const failedNow = typeof ended?.exitCode === 'number' && ended.exitCode !== 0;
+    if (!waiting && !failedNow) continue;
+    const said = sanitize(textOf(ended?.message, ''), 400).trim();
+    const exit =
+      typeof ended?.exitCode === 'number'
+        ? `exit code ${ended.exitCode}${said ? `: ${said.length > 120 ? `...${said.slice(-117)}` : said}` : ''}`
+        : '';
+    const name = sanitize(textOf(c?.name, ''), 64);
+    return sanitize(`${name} (${[waiting ? 'CrashLoopBackOff' : '', exit].filter(Boolean).join(', ')})`, 200);
+  }
+  return '';
+}
+
+/**
  * A member's unhealthy clock as recorded in the status (`recorded`), never earlier than the observed pod shows
  * (podClockFloor): a status that is stale (resent by Metacontroller from before the pod was made again, or before
  * the member was Ready again) counts no time the pod was not there, or served; never later than `now` (a clock
