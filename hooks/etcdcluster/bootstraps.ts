@@ -199,7 +199,7 @@ export function bootstrapStoppedMessage(r: BootstrapFailed): string {
   return (
     `${why}; no new start is made. ` +
     `The last start's pods are kept (kubectl logs --previous). Fix the cause (spec.version, spec.repository, ` +
-    `spec.pod, the nodes) and change the spec, or set the annotation ${RETRY_BOOTSTRAP} on the EtcdCluster to a new value to ` +
+    `spec.pod) and change the spec, or set the annotation ${RETRY_BOOTSTRAP} on the EtcdCluster to a new value to ` +
     `try again`
   );
 }

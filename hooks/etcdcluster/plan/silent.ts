@@ -126,10 +126,23 @@ function bootstrapExitClock(v: View, pod: KubeObject): string | undefined {
 
 /**
  * Whether a bootstrap member's etcd failed: its pod finished by itself, or its etcd stayed exited past the grace one
- * kill gets (EXIT_GRACE_SECONDS, as for a new member: the kubelet restarts it in place within its first back-off).
+ * kill gets (EXIT_GRACE_SECONDS, as for a new member: the kubelet restarts it in place within its first back-off), or
+ * it exited again after the kubelet restarted it (restartCount 2 or more: no single kill, a crash loop).
  */
 function bootstrapMemberFailed(v: View, pod: KubeObject): boolean {
-  return etcdExited(pod) && (DEAD_PHASES.has(phaseOf(pod)) || exitLasted(bootstrapExitClock(v, pod), v.obs.now));
+  return (
+    etcdExited(pod) &&
+    (DEAD_PHASES.has(phaseOf(pod)) || etcdRestarts(pod) >= 2 || exitLasted(bootstrapExitClock(v, pod), v.obs.now))
+  );
+}
+
+/** The etcd container's restartCount as the kubelet reports it (read by type; unknown: 0). */
+function etcdRestarts(pod: KubeObject): number {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const etcd = (Array.isArray(statuses) ? statuses : []).find(
+    (c) => (c as { name?: unknown } | null)?.name === 'etcd',
+  ) as { restartCount?: unknown } | undefined;
+  return typeof etcd?.restartCount === 'number' && Number.isFinite(etcd.restartCount) ? etcd.restartCount : 0;
 }
 
 /**
