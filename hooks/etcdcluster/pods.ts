@@ -156,25 +156,36 @@ const OWN_LIMIT_EVICTION =
 export function initStepFailing(pod: KubeObject): string {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
   if (!Array.isArray(statuses)) return '';
-  type Ended = { exitCode?: unknown; reason?: unknown; message?: unknown };
-  for (const c of statuses.slice(0, 16) as Array<{
-    name?: unknown;
-    state?: { waiting?: { reason?: unknown }; terminated?: Ended };
-    lastState?: { terminated?: Ended };
-  } | null>) {
-    const waiting = c?.state?.waiting?.reason === 'CrashLoopBackOff';
-    const ended = c?.state?.terminated ?? (waiting ? c?.lastState?.terminated : undefined);
-    const failedNow = typeof ended?.exitCode === 'number' && ended.exitCode !== 0;
-    if (!waiting && !failedNow) continue;
-    const said = sanitize(textOf(ended?.message, ''), 400).trim();
-    const exit =
-      typeof ended?.exitCode === 'number'
-        ? `exit code ${ended.exitCode}${said ? `: ${said.length > 120 ? `...${said.slice(-117)}` : said}` : ''}`
-        : '';
-    const name = sanitize(textOf(c?.name, ''), 64);
-    return sanitize(`${name} (${[waiting ? 'CrashLoopBackOff' : '', exit].filter(Boolean).join(', ')})`, 200);
+  for (const c of statuses.slice(0, 16) as Array<InitStatus | null>) {
+    const said = c ? initStepSaid(c) : '';
+    if (said) return said;
   }
   return '';
+}
+
+type Ended = { exitCode?: unknown; reason?: unknown; message?: unknown };
+type InitStatus = {
+  name?: unknown;
+  state?: { waiting?: { reason?: unknown }; terminated?: Ended };
+  lastState?: { terminated?: Ended };
+};
+
+/** What one init step's status says when it keeps failing (see initStepFailing), else ''. */
+function initStepSaid(c: InitStatus): string {
+  const waiting = c.state?.waiting?.reason === 'CrashLoopBackOff';
+  const ended = c.state?.terminated ?? (waiting ? c.lastState?.terminated : undefined);
+  const code = typeof ended?.exitCode === 'number' ? ended.exitCode : undefined;
+  if (!waiting && (code === undefined || code === 0)) return '';
+  const exit = code === undefined ? '' : `exit code ${code}${endOf(textOf(ended?.message, ''))}`;
+  const name = sanitize(textOf(c.name, ''), 64);
+  return sanitize(`${name} (${[waiting ? 'CrashLoopBackOff' : '', exit].filter(Boolean).join(', ')})`, 200);
+}
+
+/** `: <the end of a termination message>` (its last 120 characters, printable), or '' for none. */
+function endOf(message: string): string {
+  const said = sanitize(message, 400).trim();
+  if (!said) return '';
+  return `: ${said.length > 120 ? `...${said.slice(-117)}` : said}`;
 }
 
 /**
