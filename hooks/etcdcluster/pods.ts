@@ -149,9 +149,9 @@ const OWN_LIMIT_EVICTION =
   /exceeds the total limit of containers|exceeded its local ephemeral storage limit|Usage of EmptyDir volume .{0,300} exceeds the limit/;
 
 /**
- * The init step of the pod that keeps failing, if one does: its name, why the kubelet waits (CrashLoopBackOff) and
- * its last exit (its termination message, else reason and code), bounded and without counts or back-off times
- * (the same failure says the same words at every sync); else ''. Read by type (observed data).
+ * The init step of the pod that keeps failing, if one does: its name and its last failed exit (code and the end of
+ * its termination message) while the kubelet waits to run it again (CrashLoopBackOff) or runs it again, bounded and
+ * without counts or back-off times (the same failure says the same words at every sync); else ''. Read by type.
  */
 export function initStepFailing(pod: KubeObject): string {
   const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
@@ -166,19 +166,20 @@ export function initStepFailing(pod: KubeObject): string {
 type Ended = { exitCode?: unknown; reason?: unknown; message?: unknown };
 type InitStatus = {
   name?: unknown;
-  state?: { waiting?: { reason?: unknown }; terminated?: Ended };
+  state?: { waiting?: { reason?: unknown }; running?: unknown; terminated?: Ended };
   lastState?: { terminated?: Ended };
 };
 
 /** What one init step's status says when it keeps failing (see initStepFailing), else ''. */
 function initStepSaid(c: InitStatus): string {
   const waiting = c.state?.waiting?.reason === 'CrashLoopBackOff';
-  const ended = c.state?.terminated ?? (waiting ? c.lastState?.terminated : undefined);
+  // (Waiting to run it again, or running it again: its last exit; the same words in both, no churn.)
+  const again = waiting || (c.state?.running !== undefined && c.state.running !== null);
+  const ended = c.state?.terminated ?? (again ? c.lastState?.terminated : undefined);
   const code = typeof ended?.exitCode === 'number' ? ended.exitCode : undefined;
-  if (!waiting && (code === undefined || code === 0)) return '';
-  const exit = code === undefined ? '' : `exit code ${code}${endOf(textOf(ended?.message, ''))}`;
+  if (code === undefined || code === 0) return waiting ? `${sanitize(textOf(c.name, ''), 64)} (CrashLoopBackOff)` : '';
   const name = sanitize(textOf(c.name, ''), 64);
-  return sanitize(`${name} (${[waiting ? 'CrashLoopBackOff' : '', exit].filter(Boolean).join(', ')})`, 200);
+  return sanitize(`${name} (exit code ${code}${endOf(textOf(ended?.message, ''))})`, 200);
 }
 
 /** `: <the end of a termination message>` (its last 120 characters, printable), or '' for none. */

@@ -202,9 +202,9 @@ function endedHow(pods: KubeObject[]): string {
     .filter((p) => endedByNode(p))
     .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
   const status = pod?.['status'] as { reason?: unknown; message?: unknown } | undefined;
-  const reason = textOf(status?.reason, '');
+  const why = textOf(status?.reason, '');
   const said = sanitize(textOf(status?.message, ''), 400).trim();
-  return sanitize(`${textOf(pod?.metadata.name, '')}: ${reason}${said ? `: ${said}` : ''}`, 160);
+  return sanitize(`${textOf(pod?.metadata.name, '')}: ${why}${said ? `: ${said}` : ''}`, 160);
 }
 
 /**
