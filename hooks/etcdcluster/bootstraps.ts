@@ -8,9 +8,14 @@
 // how they failed (BootstrapFailed). The record lives in status.bootstrapFailed and on every pod of the next start
 // (BOOTSTRAP_FAILED): it survives a status lost while pods exist, and is bound to the EtcdCluster's UID and to a
 // fingerprint of its spec (a spec changed starts the count afresh). Once the cluster forms, no answer carries it.
-import { type KubeObject, type ParentObject, parseJson, textOf } from '../../lib/index.js';
-import { howItFailed, madeFingerprint } from './additions.js';
-import { etcdExited, sanitize } from './pods.js';
+// A start whose member pod the kubelet evicted for the pod's own limits (its ephemeral storage, an emptyDir's
+// sizeLimit: the image's doing, pods.ts evictedForOwnLimits) is a failed start as an exit is. A start whose pod its
+// node ended for the node's reasons (pressure, a drain, a shutdown, a rejection at admission: OutOfcpu) is none, but
+// is bounded as additions are (additions.ts): the next start waits endedBackoff (10 s doubling to 5 minutes), and
+// after MAX_ENDED_BOOTSTRAPS such starts in a row none is made (BootstrapFailed, naming the node's message).
+import { type KubeObject, type ParentObject, parseJson, rfc3339, textOf } from '../../lib/index.js';
+import { endedBackoff, howItFailed, madeFingerprint, MAX_ENDED_ADDITIONS } from './additions.js';
+import { etcdExited, evictedForOwnLimits, sanitize } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
 import { withAnnotation } from './upgrade.js';
 
@@ -20,6 +25,8 @@ export const MAX_BOOTSTRAP_STARTS = 3;
 export const BOOTSTRAP_FAILED = 'etcd.metaops.io/bootstrap-failed';
 /** An annotation on the EtcdCluster: a new value asks for new starts with the same spec. */
 export const RETRY_BOOTSTRAP = 'etcd.metaops.io/retry-bootstrap';
+/** Starts in a row whose pods their nodes ended after which none is made until the user acts (as for additions). */
+export const MAX_ENDED_BOOTSTRAPS = MAX_ENDED_ADDITIONS;
 /** The reason Available and Scaling take once the bootstrap stopped. */
 export const BOOTSTRAP_FAILED_REASON = 'BootstrapFailed';
 
@@ -28,12 +35,14 @@ export interface BootstrapFailed {
   uid: string;
   /** Fingerprint of the spec (but paused) and RETRY_BOOTSTRAP the failed starts were made from. */
   spec: string;
-  /** Starts that failed with this spec (1..MAX_BOOTSTRAP_STARTS). */
+  /** Starts that failed with this spec (0..MAX_BOOTSTRAP_STARTS; 0 when only `ended` counts). */
   starts: number;
   /** How the last one failed (a member pod and its etcd's last exit), bounded. */
   reason: string;
   /** When the first one failed. */
   since: string;
+  /** Starts in a row whose member pods their nodes ended (no failed start), and when the last was started again. */
+  ended?: { count: number; at: string };
 }
 
 /**
@@ -49,13 +58,19 @@ export function bootstrapSpec(parent: ParentObject, spec: EtcdClusterSpec): stri
 function valid(r: unknown, uid: string): BootstrapFailed | undefined {
   const x = r as Partial<Record<keyof BootstrapFailed, unknown>> | null | undefined;
   if (!x || typeof x !== 'object' || x.uid !== uid || typeof x.spec !== 'string') return undefined;
-  if (!Number.isSafeInteger(x.starts) || (x.starts as number) < 1) return undefined;
+  const e = x.ended as { count?: unknown; at?: unknown } | null | undefined;
+  const ended =
+    e && typeof e === 'object' && Number.isSafeInteger(e.count) && (e.count as number) >= 1 && typeof e.at === 'string'
+      ? { count: Math.min(e.count as number, MAX_ENDED_BOOTSTRAPS), at: sanitize(e.at, 40) }
+      : undefined;
+  if (!Number.isSafeInteger(x.starts) || (x.starts as number) < (ended ? 0 : 1)) return undefined;
   return {
     uid,
     spec: sanitize(x.spec, 64),
     starts: Math.min(x.starts as number, MAX_BOOTSTRAP_STARTS),
     reason: sanitize(textOf(x.reason, ''), 200),
     since: sanitize(textOf(x.since, ''), 40),
+    ...(ended ? { ended } : {}),
   };
 }
 
@@ -97,9 +112,12 @@ export function currentRecord(memory: BootstrapMemory | undefined): BootstrapFai
   return memory?.record && memory.record.spec === memory.spec ? memory.record : undefined;
 }
 
-/** Whether the record stops the bootstrap. */
+/** Whether the record stops the bootstrap: failed starts, or starts in a row whose pods their nodes ended. */
 export function bootstrapStopped(record: BootstrapFailed | undefined): boolean {
-  return record !== undefined && record.starts >= MAX_BOOTSTRAP_STARTS;
+  return (
+    record !== undefined &&
+    (record.starts >= MAX_BOOTSTRAP_STARTS || (record.ended?.count ?? 0) >= MAX_ENDED_BOOTSTRAPS)
+  );
 }
 
 /** The record with one more failed start (`reason`), at `now`. */
@@ -111,7 +129,33 @@ export function withFailedStart(memory: BootstrapMemory, reason: string, now: st
     starts: Math.min((r?.starts ?? 0) + 1, MAX_BOOTSTRAP_STARTS),
     reason: sanitize(reason, 200),
     since: r?.since || now,
+    ...(r?.ended ? { ended: r.ended } : {}),
   };
+}
+
+/** The record with one more start whose pods their nodes ended (`reason`: the node's), started again at `now`. */
+export function withEndedStart(memory: BootstrapMemory, reason: string, now: string): BootstrapFailed {
+  const r = currentRecord(memory);
+  return {
+    uid: memory.uid,
+    spec: memory.spec,
+    starts: r?.starts ?? 0,
+    reason: sanitize(reason, 200),
+    since: r?.since || now,
+    ended: { count: Math.min((r?.ended?.count ?? 0) + 1, MAX_ENDED_BOOTSTRAPS), at: now },
+  };
+}
+
+/**
+ * When the bootstrap may start again after starts whose pods their nodes ended (`ended.at` plus endedBackoff of the
+ * count), if that is still ahead of `now`; else undefined. A time recorded ahead of now reads as now.
+ */
+export function nextStartAt(record: BootstrapFailed | undefined, now: Date | undefined): string | undefined {
+  if (!record?.ended || !now) return undefined;
+  const at = Date.parse(record.ended.at);
+  if (!Number.isFinite(at)) return undefined;
+  const next = Math.min(at, now.getTime()) + endedBackoff(record.ended.count) * 1000;
+  return next > now.getTime() ? rfc3339(new Date(next)) : undefined;
 }
 
 /**
@@ -121,10 +165,12 @@ export function withFailedStart(memory: BootstrapMemory, reason: string, now: st
  */
 export function howStartFailed(pods: KubeObject[], fallback: string): string {
   const failed = pods
-    .filter((p) => etcdExited(p))
+    .filter((p) => etcdExited(p) || evictedForOwnLimits(p))
     .sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')))[0];
   if (!failed) return fallback;
   const name = sanitize(textOf(failed.metadata.name, ''), 64);
+  const evicted = evictedForOwnLimits(failed);
+  if (evicted) return sanitize(`${name}: evicted for its own limits: ${evicted}`, 200);
   const how = howItFailed(failed, 'failed');
   const message = terminationMessage(failed);
   return sanitize(`${name}: ${how}${message ? `: ${message}` : ''}`, 200);
@@ -146,8 +192,12 @@ function terminationMessage(pod: KubeObject): string {
 
 /** What Available and Scaling say once the bootstrap stopped: how often, how the last start failed, how to retry. */
 export function bootstrapStoppedMessage(r: BootstrapFailed): string {
+  const why =
+    r.starts >= MAX_BOOTSTRAP_STARTS
+      ? `the bootstrap failed ${r.starts} times since ${r.since} (the last: ${r.reason})`
+      : `the nodes ended the member pods of ${r.ended?.count ?? 0} starts of the bootstrap in a row since ${r.since} (the last: ${r.reason})`;
   return (
-    `the bootstrap failed ${r.starts} times since ${r.since} (the last: ${r.reason}); no new start is made. ` +
+    `${why}; no new start is made. ` +
     `The last start's pods are kept (kubectl logs --previous). Fix the cause (spec.version, spec.repository, ` +
     `spec.pod) and change the spec, or set the annotation ${RETRY_BOOTSTRAP} on the EtcdCluster to a new value to ` +
     `try again`

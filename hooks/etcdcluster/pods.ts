@@ -132,6 +132,64 @@ export function endedByNode(pod: KubeObject): boolean {
 }
 
 /**
+ * The kubelet's eviction message when it evicted the pod for the pod's own limits, else '': its containers over their
+ * ephemeral-storage limit (together or one of them), an emptyDir over its sizeLimit. That is what the pod's image
+ * does, not what its node suffers (pressure, a drain, a shutdown: endedByNode alone). Read by type, bounded.
+ */
+export function evictedForOwnLimits(pod: KubeObject): string {
+  if (!endedByNode(pod)) return '';
+  const status = pod['status'] as { reason?: unknown; message?: unknown } | undefined;
+  if (status?.reason !== 'Evicted') return '';
+  const message = sanitize(textOf(status.message, ''), 400);
+  return OWN_LIMIT_EVICTION.test(message) ? sanitize(message.trim(), 160) : '';
+}
+
+/** The kubelet's eviction messages for a pod's own limits (pkg/kubelet/eviction/helpers.go), not node pressure. */
+const OWN_LIMIT_EVICTION =
+  /exceeds the total limit of containers|exceeded its local ephemeral storage limit|Usage of EmptyDir volume .{0,300} exceeds the limit/;
+
+/**
+ * The init step of the pod that keeps failing, if one does: its name and its last failed exit (code and the end of
+ * its termination message) while the kubelet waits to run it again (CrashLoopBackOff) or runs it again, bounded and
+ * without counts or back-off times (the same failure says the same words at every sync); else ''. Read by type.
+ */
+export function initStepFailing(pod: KubeObject): string {
+  const statuses = (pod['status'] as { initContainerStatuses?: unknown } | undefined)?.initContainerStatuses;
+  if (!Array.isArray(statuses)) return '';
+  for (const c of statuses.slice(0, 16) as Array<InitStatus | null>) {
+    const said = c ? initStepSaid(c) : '';
+    if (said) return said;
+  }
+  return '';
+}
+
+type Ended = { exitCode?: unknown; reason?: unknown; message?: unknown };
+type InitStatus = {
+  name?: unknown;
+  state?: { waiting?: { reason?: unknown }; running?: unknown; terminated?: Ended };
+  lastState?: { terminated?: Ended };
+};
+
+/** What one init step's status says when it keeps failing (see initStepFailing), else ''. */
+function initStepSaid(c: InitStatus): string {
+  const waiting = c.state?.waiting?.reason === 'CrashLoopBackOff';
+  // (Waiting to run it again, or running it again: its last exit; the same words in both, no churn.)
+  const again = waiting || (c.state?.running !== undefined && c.state.running !== null);
+  const ended = c.state?.terminated ?? (again ? c.lastState?.terminated : undefined);
+  const code = typeof ended?.exitCode === 'number' ? ended.exitCode : undefined;
+  if (code === undefined || code === 0) return waiting ? `${sanitize(textOf(c.name, ''), 64)} (CrashLoopBackOff)` : '';
+  const name = sanitize(textOf(c.name, ''), 64);
+  return sanitize(`${name} (exit code ${code}${endOf(textOf(ended?.message, ''))})`, 200);
+}
+
+/** `: <the end of a termination message>` (its last 120 characters, printable), or '' for none. */
+function endOf(message: string): string {
+  const said = sanitize(message, 400).trim();
+  if (!said) return '';
+  return `: ${said.length > 120 ? `...${said.slice(-117)}` : said}`;
+}
+
+/**
  * A member's unhealthy clock as recorded in the status (`recorded`), never earlier than the observed pod shows
  * (podClockFloor): a status that is stale (resent by Metacontroller from before the pod was made again, or before
  * the member was Ready again) counts no time the pod was not there, or served; never later than `now` (a clock

@@ -390,12 +390,24 @@ export const EtcdClusterStatus = Type.Object(
             description:
               'Fingerprint of the spec (but paused) and of etcd.metaops.io/retry-bootstrap the starts were made from.',
           }),
-          starts: Type.Integer({ minimum: 1, maximum: 3, description: 'Starts of the bootstrap that failed.' }),
+          starts: Type.Integer({ minimum: 0, maximum: 3, description: 'Starts of the bootstrap that failed.' }),
           reason: Type.String({
             maxLength: 200,
             description: "How the last one failed: a member pod, its etcd's last exit and termination message.",
           }),
           since: Type.String({ description: 'When the first one failed.' }),
+          ended: Type.Optional(
+            Type.Object(
+              {
+                count: Type.Integer({ minimum: 1, maximum: 8 }),
+                at: Type.String({ description: 'When the last of them was started again.' }),
+              },
+              {
+                description:
+                  'Starts in a row whose member pods their nodes ended (evicted under node pressure, rejected at admission: OutOfcpu): no failed start; the next waits a back-off (10 s doubling to 5 minutes), and after 8 none is made (BootstrapFailed).',
+              },
+            ),
+          ),
         },
         {
           description:

@@ -58,6 +58,8 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'ReplacingDeadMember',
   'ReplacingUnhealthyMember',
   'RestartingBootstrap',
+  'BootstrapBackingOff',
+  'MemberInitFailing',
   'RestartingMember',
   'RestartingMembers',
   'Restoring',

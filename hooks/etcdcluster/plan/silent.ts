@@ -9,14 +9,29 @@ import {
   type BootstrapFailed,
   type BootstrapMemory,
   MAX_BOOTSTRAP_STARTS,
+  MAX_ENDED_BOOTSTRAPS,
   bootstrapStopped,
   bootstrapStoppedMessage,
   currentRecord,
   howStartFailed,
+  nextStartAt,
+  withEndedStart,
   withFailedStart,
 } from '../bootstraps.js';
 import { memberImage, memberIndex, memberPod } from '../members.js';
-import { dataMissing, DEAD_PHASES, endedByNode, etcdExited, phaseOf, sanitize } from '../pods.js';
+import {
+  crashLooping,
+  dataMissing,
+  DEAD_PHASES,
+  endedByNode,
+  etcdExited,
+  evictedForOwnLimits,
+  exitLasted,
+  initStepFailing,
+  phaseOf,
+  recordedClock,
+  sanitize,
+} from '../pods.js';
 import { withAnnotation } from '../upgrade.js';
 import { available, majorityLostMessage, recovering, scaling } from './conditions.js';
 import { crashLoopVerdict } from './crash-loops.js';
@@ -72,13 +87,62 @@ function someMemberAnswered(v: View): boolean {
  * The conditions while the first members start: a bootstrap (an empty cluster), or a restore's members, started
  * from its snapshot, said as a restore (Restoring), never as a bootstrap.
  */
-function starting(restoring: boolean): Decision['conditions'] {
+function starting(restoring: boolean, initFailing: string): Decision['conditions'] {
+  // A member whose init step keeps failing (check-dns past DNSTimeoutInSecond) is named with the step and its message.
+  const why = initFailing ? `; ${initFailing}` : '';
   if (restoring) {
-    const message = 'waiting for the restored members to answer';
+    const message = `waiting for the restored members to answer${why}`;
     return [available(false, 'Restoring', message), recovering(true, 'Restoring', message)];
   }
-  const message = 'waiting for the first members to answer';
-  return [available(false, 'Bootstrapping', message), scaling(true, 'Bootstrapping', message)];
+  const message = `waiting for the first members to answer${why}`;
+  return [
+    available(false, 'Bootstrapping', message),
+    scaling(true, initFailing ? 'MemberInitFailing' : 'Bootstrapping', message),
+  ];
+}
+
+/** The first member pod (by name) whose init step keeps failing, said as `<pod>'s init step <step> (...) keeps failing`. */
+function initFailingOf(pods: KubeObject[]): string {
+  for (const p of [...pods].sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')))) {
+    const step = initStepFailing(p);
+    if (step) return `${sanitize(textOf(p.metadata.name, ''), 64)}'s init step ${step} keeps failing`;
+  }
+  return '';
+}
+
+/**
+ * Since when a bootstrap member's etcd is seen exited (pods.ts exitLasted): from the first sync that saw it (status
+ * memberList, exitedSince), kept while the pod is there (one that runs a while between exits keeps its first), never
+ * ahead of now nor before its pod (recordedClock); undefined while none was seen.
+ */
+function bootstrapExitClock(v: View, pod: KubeObject): string | undefined {
+  const list: unknown[] = Array.isArray(v.previous.memberList) ? v.previous.memberList : [];
+  const entry = list.find((m): m is MemberReport => isMemberReport(m) && m.name === pod.metadata.name);
+  const text = textOf(entry?.exitedSince, '');
+  const valid = text.length <= 40 && Number.isFinite(Date.parse(text));
+  const recorded = valid ? recordedClock(text, pod, v.obs.now) : undefined;
+  return recorded ?? (crashLooping(pod) && v.obs.now ? rfc3339(v.obs.now) : undefined);
+}
+
+/**
+ * Whether a bootstrap member's etcd failed: its pod finished by itself, or its etcd stayed exited past the grace one
+ * kill gets (EXIT_GRACE_SECONDS, as for a new member: the kubelet restarts it in place within its first back-off), or
+ * it exited again after the kubelet restarted it (restartCount 2 or more: no single kill, a crash loop).
+ */
+function bootstrapMemberFailed(v: View, pod: KubeObject): boolean {
+  return (
+    etcdExited(pod) &&
+    (DEAD_PHASES.has(phaseOf(pod)) || etcdRestarts(pod) >= 2 || exitLasted(bootstrapExitClock(v, pod), v.obs.now))
+  );
+}
+
+/** The etcd container's restartCount as the kubelet reports it (read by type; unknown: 0). */
+function etcdRestarts(pod: KubeObject): number {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const etcd = (Array.isArray(statuses) ? statuses : []).find(
+    (c) => (c as { name?: unknown } | null)?.name === 'etcd',
+  ) as { restartCount?: unknown } | undefined;
+  return typeof etcd?.restartCount === 'number' && Number.isFinite(etcd.restartCount) ? etcd.restartCount : 0;
 }
 
 /**
@@ -99,10 +163,18 @@ function restartBootstrap(v: View): Decision | undefined {
   if (!outcome) return undefined;
   const { next } = outcome;
   if (next && bootstrapStopped(next)) return bootstrapFailed(v, next);
+  // Ended by their nodes: started again once the back-off since the last such start has passed.
+  const previous = currentRecord(memory);
+  const wait = outcome.endedByNode ? nextStartAt(previous, v.obs.now) : undefined;
+  if (wait && previous) return backingOff(v, previous, wait);
   const message = outcome.endedByNode
     ? `a member pod of the bootstrap was ended by its node (${endedHow(v.obs.pods)}), not by its etcd: starting the bootstrap again, not counted as a failed start`
     : 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
-  const counted = next ? ` (${next.starts} of ${MAX_STARTS_TEXT} starts failed; the last: ${next.reason})` : '';
+  const counted = !next
+    ? ''
+    : outcome.endedByNode
+      ? ` (${next.ended?.count ?? 0} of ${MAX_ENDED_TEXT} starts in a row ended by their nodes)`
+      : ` (${next.starts} of ${MAX_STARTS_TEXT} starts failed; the last: ${next.reason})`;
   return {
     ...v.base,
     keepClaims: [],
@@ -119,14 +191,37 @@ function restartBootstrap(v: View): Decision | undefined {
 }
 
 const MAX_STARTS_TEXT = String(MAX_BOOTSTRAP_STARTS);
+const MAX_ENDED_TEXT = String(MAX_ENDED_BOOTSTRAPS);
 
-/** The first member pod its node ended (by name) and the reason its status gives (input: bounded, printable). */
+/**
+ * The first member pod its node ended (by name), the reason and the message its status gives (OutOfcpu: "Pod was
+ * rejected: ..."; input: bounded, printable).
+ */
 function endedHow(pods: KubeObject[]): string {
   const pod = pods
     .filter((p) => endedByNode(p))
     .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
-  const reason = textOf((pod?.['status'] as { reason?: unknown } | undefined)?.reason, '');
-  return sanitize(`${textOf(pod?.metadata.name, '')}: ${reason}`, 100);
+  const status = pod?.['status'] as { reason?: unknown; message?: unknown } | undefined;
+  const why = textOf(status?.reason, '');
+  const said = sanitize(textOf(status?.message, ''), 400).trim();
+  return sanitize(`${textOf(pod?.metadata.name, '')}: ${why}${said ? `: ${said}` : ''}`, 160);
+}
+
+/**
+ * A start whose member pods their nodes ended, before the back-off since the last such start passed: its pods are
+ * kept as they are (their node's word stays readable) and the next start waits, said with when.
+ */
+function backingOff(v: View, record: BootstrapFailed, at: string): Decision {
+  const message = `a member pod of the bootstrap was ended by its node (${endedHow(v.obs.pods)}), not by its etcd: starting the bootstrap again at ${at} (${record.ended?.count ?? 0} of ${MAX_ENDED_TEXT} starts in a row ended by their nodes)`;
+  return {
+    ...v.base,
+    pods: v.kept,
+    phase: 'Creating',
+    conditions: [available(false, 'Bootstrapping', message), scaling(true, 'BootstrapBackingOff', message)],
+    members: silentMembers(v),
+    converging: true,
+    bootstrapFailed: record,
+  };
 }
 
 /**
@@ -145,17 +240,21 @@ function startOutcome(
   const imageChanged = obs.pods.some((p) => !atImage(memberImage(p), v.targetImage));
   // The spec changed since the failed starts recorded (or a retry was asked for): their count is not this spec's.
   const specChanged = imageChanged || (memory.record !== undefined && currentRecord(memory) === undefined);
-  const exited = obs.pods.some((p) => etcdExited(p));
-  // A member pod its node ended (evicted under node pressure, a node shut down: endedByNode) never runs again, but
-  // the spec did not fail: the start is made again, not counted (the record as it was).
+  // (One exit is given the kubelet's first back-off, as a new member's: bootstrapMemberFailed.) A pod the kubelet
+  // evicted for its own limits (its storage: the image's doing) failed as one whose etcd exited.
+  const exited = obs.pods.some((p) => bootstrapMemberFailed(v, p) || evictedForOwnLimits(p) !== '');
+  // A member pod its node ended (evicted under node pressure, a node shut down, refused at admission: endedByNode)
+  // never runs again, but the spec did not fail: the start is made again, not counted as failed, but counted apart
+  // (withEndedStart: a back-off, and a stop after MAX_ENDED_BOOTSTRAPS in a row).
   const ended = obs.pods.some((p) => endedByNode(p));
   const failed = vanished || imageChanged || exited || ended;
   // (Stopped, then the spec changed: a new start at once.)
   if (!failed && !(stopped && specChanged)) return undefined;
   if (specChanged) return { next: undefined };
-  if (!vanished && !exited) return { next: currentRecord(memory), endedByNode: true };
+  const now = obs.now ? rfc3339(obs.now) : '';
+  if (!vanished && !exited) return { next: withEndedStart(memory, endedHow(obs.pods), now), endedByNode: true };
   const how = howStartFailed(obs.pods, vanished ? 'a member pod was deleted' : 'a member failed');
-  return { next: withFailedStart(memory, how, obs.now ? rfc3339(obs.now) : '') };
+  return { next: withFailedStart(memory, how, now) };
 }
 
 /**
@@ -291,7 +390,13 @@ function majorityLost(v: View): Decision | undefined {
 function waiting(v: View): Decision {
   const { bootstrapping, creating, formed, restoring } = bootstrapState(v);
   const { pods, missing } = silentPods(v, bootstrapping);
-  const members = silentMembers(v);
+  // A bootstrap's members carry the clock of their etcd's exit (bootstrapExitClock).
+  const members = silentMembers(v).map((m) => {
+    const pod = bootstrapping ? v.obs.pods.find((p) => p.metadata.name === m.name) : undefined;
+    const since = pod ? bootstrapExitClock(v, pod) : undefined;
+    return since ? { ...m, exitedSince: since } : m;
+  });
+  const initFailing = creating ? initFailingOf(v.obs.pods) : '';
   const quorum = quorumOf(members);
   const unreachable = !creating && formed;
   const restarting = missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : '';
@@ -319,14 +424,15 @@ function waiting(v: View): Decision {
     // (A bootstrap's start that follows failed ones carries their record: status and pods.)
     ...(bootstrapping && currentRecord(v.obs.bootstrap) ? { bootstrapFailed: currentRecord(v.obs.bootstrap) } : {}),
     conditions: creating
-      ? starting(restoring)
+      ? starting(restoring, initFailing)
       : [
           available(false, reason, message),
           gone.length > 0 ? recovering(true, 'MemberDataLost', goneText) : recovering(true, reason, message),
         ],
     members,
     quorum,
-    converging: true,
+    // (An init step failing: the kubelet's back-off paces it, and a pod's change syncs; no 5 s steps meanwhile.)
+    converging: !initFailing,
   };
 }
 
