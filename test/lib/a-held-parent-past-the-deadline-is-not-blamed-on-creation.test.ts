@@ -99,3 +99,43 @@ t.test('new MySQLCluster held for its read Service name, 700 s on', async (t) =>
   }
   check(t, res, /ServiceNameTaken/);
 });
+
+t.test('the held PodSet tells no Warning blaming the API server past the deadline', async (t) => {
+  const { podset } = await import('../../hooks/podset/index.js');
+  const { runHook } = await import('../../lib/operator.js');
+  const spec = { size: 3, image: 'busybox', command: ['sleep', '3600'] };
+  const named = () => {
+    const r = request('podset', spec);
+    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
+    return r;
+  };
+  const first = podsetSync(named(), at(0));
+  const kept = first.children
+    .filter((c) => c.kind !== 'Pod' || c.metadata.name !== 'web-pod-2')
+    .map((c) => (c.kind === 'Pod' ? asObserved(c, readyPod) : asObserved(c)));
+  const handmade = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web-pod-2', namespace: 'shop', uid: 'uid-handmade' },
+  } as KubeObject;
+  let status: any = first.status;
+  const told: any[] = [];
+  for (const s of STEPS) {
+    const r = named();
+    r.children = objectMap(kept);
+    r.related = objectMap([handmade]);
+    r.parent.status = status;
+    const res: any = await runHook(podset as any, 'sync', r, {
+      now: at(s),
+      settings: podset.settings!({ env: {} } as any),
+      services: { events: () => ({ record: async (_p: unknown, e: unknown[]) => void told.push(...e) }) },
+    } as never);
+    status = res.status;
+  }
+  const blamed = told.filter((e) => /creating the others fails/.test(e.note));
+  t.same(
+    blamed.map((e) => `${e.type} ${e.reason}`),
+    [],
+    `no Warning Event blames the API server: ${JSON.stringify(blamed.map((e) => e.note))}`,
+  );
+});
