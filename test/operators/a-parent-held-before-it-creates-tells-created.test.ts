@@ -11,7 +11,12 @@ import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { EventSpec } from '../../lib/events.js';
-import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  KubeObject,
+  ParentObject,
+} from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
@@ -101,7 +106,9 @@ for (const [kind, hook, spec, olds] of [
     // The old children are gone: everything is created.
     const b = await told(hook, named(a.res.status), at(5));
     t.ok(
-      b.res.children.some((c) => c.kind === (kind === 'memcached' ? 'Deployment' : 'StatefulSet')),
+      (b.res as CompositeSyncResponse).children.some(
+        (c: KubeObject) => c.kind === (kind === 'memcached' ? 'Deployment' : 'StatefulSet'),
+      ),
       'the workload is answered (created)',
     );
     t.ok(
