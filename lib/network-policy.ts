@@ -4,7 +4,7 @@
 // make no pods: without one, the tenant's code takes the node's credentials from the cloud's instance metadata service
 // (the node's role, which every tenant's pods on that node share). The EtcdCluster members' policy keeps the same
 // addresses out (hooks/etcdcluster/network.ts). docs/podset.md, docs/memcached.md "Network policy".
-import { previousConditions, type ConditionInput } from './conditions.js';
+import { buildConditions, previousConditions, type ConditionInput } from './conditions.js';
 import type { ChildResourceRule } from './hook.js';
 import { holderJudge } from './holders.js';
 import { childLabels } from './labels.js';
@@ -175,4 +175,31 @@ export function policyCreatedCondition(
  */
 export function policyResync(condition: ConditionInput | undefined): number | undefined {
   return condition?.reason === 'CreatingNetworkPolicy' ? POLICY_ABSENT_SECONDS : undefined;
+}
+
+/**
+ * A refused answer (InvalidSpec: its other conditions are the previous status's) with its NetworkPolicyCreated
+ * condition as the pods and policy are now (policyCreatedCondition: `condition`, undefined when nothing is to be said),
+ * and the resync it asks for (policyResync): never a stale one kept, either way.
+ */
+export function withPolicyCondition(
+  request: CompositeSyncRequest,
+  response: CompositeSyncResponse,
+  condition: ConditionInput | undefined,
+  now: Date,
+): CompositeSyncResponse {
+  const status = (response.status ?? {}) as Record<string, unknown>;
+  const others = previousConditions(status).filter((c) => c.type !== 'NetworkPolicyCreated');
+  const said = condition
+    ? buildConditions([condition], previousConditions(request.parent.status), request.parent.metadata.generation, now)
+    : [];
+  const again = policyResync(condition);
+  const out: CompositeSyncResponse = { ...response, status: { ...status, conditions: [...others, ...said] } };
+  if (again !== undefined) out.resyncAfterSeconds = Math.min(response.resyncAfterSeconds ?? Infinity, again);
+  return out;
+}
+
+/** Whether an answer is a refused spec's (Ready InvalidSpec). */
+export function refusedAnswer(response: CompositeSyncResponse): boolean {
+  return previousConditions(response.status).some((c) => c.type === 'Ready' && c.reason === 'InvalidSpec');
 }

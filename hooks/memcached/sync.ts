@@ -60,6 +60,8 @@ import {
   policyCreatedCondition,
   policyNameTaken,
   policyResync,
+  refusedAnswer,
+  withPolicyCondition,
   takenIn,
   holderJudge,
   withPodsPolicy,
@@ -478,7 +480,25 @@ export function kept(
     : undefined;
   const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
   const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
-  return withPodsPolicy(request, response, networkPolicy(parent, own, settings), runs, now);
+  const policy = networkPolicy(parent, own, settings);
+  const out = withPodsPolicy(request, response, policy, runs, now);
+  if (!refusedAnswer(out)) return out;
+  // Refused: whether its running pods run without their policy, as the sync says it (else the previous status's).
+  const running = statusNumber(workload, 'replicas');
+  const answered = out.children.some((c: KubeObject | null) => c?.kind === 'NetworkPolicy');
+  const unguarded =
+    answered && policy && running > 0 && !policyNameTaken(request, policy, now)
+      ? policyCreatedCondition(
+          request,
+          {
+            name: networkPolicyName(name),
+            kind: 'Memcached',
+            running: `${running} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`,
+          },
+          now,
+        )
+      : undefined;
+  return withPolicyCondition(request, out, unguarded, now);
 }
 
 /**

@@ -40,6 +40,8 @@ import {
   policyCreatedCondition,
   policyNameTaken,
   policyResync,
+  refusedAnswer,
+  withPolicyCondition,
   withPodsPolicy,
   type WorkloadNetworkSettings,
 } from '../../lib/index.js';
@@ -145,7 +147,15 @@ export function kept(
 ): CompositeSyncResponse {
   if (!request.parent.metadata.name) return response;
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
-  return withPodsPolicy(request, response, networkPolicy(request.parent, settings), runs, now);
+  const policy = networkPolicy(request.parent, settings);
+  const out = withPodsPolicy(request, response, policy, runs, now);
+  if (!refusedAnswer(out)) return out;
+  // Refused: whether its running pods run without their policy, as the sync says it (else the previous status's).
+  const running = observedUnordered(request.children, 'Pod', 'v1').filter(
+    (p) => !isTerminating(p) && !isFinished(p),
+  ).length;
+  const answered = out.children.some((c: KubeObject | null) => c?.kind === 'NetworkPolicy');
+  return withPolicyCondition(request, out, answered ? unguardedPods(request, policy, running, now)[0] : undefined, now);
 }
 
 /**

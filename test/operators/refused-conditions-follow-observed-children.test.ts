@@ -106,13 +106,20 @@ t.test(
     const both = await runHook(op, 'sync', refusedRequest('podset', status, [pod('web-pod-0'), pod('web-pod-1')]), {
       now: FIXED_NOW,
     });
-    t.same(types(both), ['Ready=False', 'Available=True', 'Synced=True', 'Upgrading=False'], 'kept while they serve');
+    // Its pods run and their NetworkPolicy is not observed: the refused answer says so as the sync would
+    // (NetworkPolicyCreated=False CreatingNetworkPolicy, lib/network-policy.ts withPolicyCondition).
+    const policy = 'NetworkPolicyCreated=False';
+    t.same(
+      types(both),
+      ['Ready=False', 'Available=True', 'Synced=True', 'Upgrading=False', policy],
+      'kept while they serve',
+    );
     const one = await runHook(op, 'sync', refusedRequest('podset', status, [pod('web-pod-0')]), { now: FIXED_NOW });
-    t.same(types(one), ['Ready=False'], 'dropped once a pod it counted is gone');
+    t.same(types(one), ['Ready=False', policy], 'dropped once a pod it counted is gone');
     const notReady = { ...pod('web-pod-1'), status: { phase: 'Running', conditions: [] } } as unknown as KubeObject;
     const unready = await runHook(op, 'sync', refusedRequest('podset', status, [pod('web-pod-0'), notReady]), {
       now: FIXED_NOW,
     });
-    t.same(types(unready), ['Ready=False'], 'dropped once fewer are Ready than it counted');
+    t.same(types(unready), ['Ready=False', policy], 'dropped once fewer are Ready than it counted');
   },
 );

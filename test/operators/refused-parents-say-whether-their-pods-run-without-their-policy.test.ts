@@ -29,7 +29,7 @@ const KINDS = [
 
 /** The parent settled with its pods running, everything observed but its NetworkPolicy. */
 function settled(kind: string, hook: any, spec: object) {
-  const first = run(hook, request(kind, spec), at(0));
+  const first = run(hook, request(kind as never, spec as never), at(0));
   const policy = asObserved(first.children.find((c) => c.kind === 'NetworkPolicy')!);
   const observed = first.children
     .filter((c) => c.kind !== 'NetworkPolicy')
