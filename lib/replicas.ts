@@ -142,8 +142,7 @@ function stalled(
   progressing: ConditionInput,
   c: ReplicaCounts,
   now: Date,
-  going: readonly string[],
-  waiting?: MembersWaiting,
+  why: { going: readonly string[]; waiting?: MembersWaiting | undefined },
 ): ConditionInput | undefined {
   if (progressing.status !== true || !missing(progressing.reason)) return undefined;
   if (progressed(parent, c)) return undefined;
@@ -152,7 +151,7 @@ function stalled(
     type: 'Progressing',
     status: false,
     reason: 'ProgressDeadlineExceeded',
-    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: ${stallCause(c, going, waiting)}`,
+    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: ${stallCause(c, why.going, why.waiting)}`,
   };
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
   if (before?.status !== 'True' || !missing(before.reason)) return undefined;
@@ -269,7 +268,7 @@ export function memberStatus(
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
   if (options.progressing) inputs[2] = options.progressing;
-  const stall = stalled(parent, inputs[2]!, counts, now, options.going ?? [], options.waiting);
+  const stall = stalled(parent, inputs[2]!, counts, now, { going: options.going ?? [], waiting: options.waiting });
   if (stall) {
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };
