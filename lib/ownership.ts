@@ -15,7 +15,7 @@
 // parent held for names (`<Kind>NameTaken`) creates nothing, so it keeps no free name from anyone, recorded or not:
 // held parents never wait for one another in a circle.
 import { conditionsFor, currentStatus } from './hook.js';
-import { previousConditions, type ConditionInput } from './conditions.js';
+import { previousConditions, type Condition, type ConditionInput } from './conditions.js';
 import type {
   CompositeSyncRequest,
   CompositeSyncResponse,
@@ -757,7 +757,9 @@ export function heldForTakenNames(
   const { released, yieldTo, side } = sides(request, taken, options);
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken, side)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
-  const others = before.filter((c) => c && typeof c === 'object' && c.type !== 'Ready');
+  const others = before
+    .filter((c) => c && typeof c === 'object' && c.type !== 'Ready')
+    .map((c) => (heldProgress(c) ? heldProgressing(parent, ready!, now) : c));
   // A status field that names a taken object (status.writeService, serviceName, ...) would send the clients and tools
   // that read it to the other owner's: it is left out while held.
   const names = new Set([...taken.map((t) => t.child.name), ...[...released].map((c) => c.metadata.name)]);
@@ -777,6 +779,40 @@ export function heldForTakenNames(
     children: children.filter(keptChild),
     resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
   };
+}
+
+/**
+ * Whether a Progressing condition says members are missing (Creating, ScalingUp) or that making them is past the
+ * progress deadline (lib/replicas.ts stalled): the hook judged that without the hold, which makes nothing under a
+ * held name by design.
+ */
+function heldProgress(c: { type?: unknown; status?: unknown; reason?: unknown }): boolean {
+  if (c.type !== 'Progressing') return false;
+  if (c.status === 'True') return c.reason === 'Creating' || c.reason === 'ScalingUp';
+  return c.status === 'False' && c.reason === 'ProgressDeadlineExceeded';
+}
+
+/**
+ * Progressing while held (heldForTakenNames): members missing under a held name are the hold's, not a refused creation
+ * (no ProgressDeadlineExceeded blaming the API server, no `Created` taken as asked before: lib/replicas.ts
+ * creationAsked). False with Ready's reason (told once, as Ready's: lib/events.ts); once the name is free the reason
+ * turns to Creating/ScalingUp again, and the progress deadline counts from then (lib/replicas.ts progressStamp).
+ */
+function heldProgressing(parent: ParentObject, ready: { reason?: unknown }, now: Date): Condition {
+  const reason = typeof ready.reason === 'string' ? ready.reason : 'NameTaken';
+  const [progressing] = conditionsFor(
+    parent,
+    [
+      {
+        type: 'Progressing',
+        status: false,
+        reason,
+        message: 'no member is made under a name another owner holds (Ready says which) until that name is free',
+      },
+    ],
+    now,
+  );
+  return progressing!;
 }
 
 /** The names of an answer's children that another owner holds (takenNames). */

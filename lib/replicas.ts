@@ -142,7 +142,7 @@ function stalled(
   progressing: ConditionInput,
   c: ReplicaCounts,
   now: Date,
-  going: readonly string[],
+  why: { going: readonly string[]; waiting?: MembersWaiting | undefined },
 ): ConditionInput | undefined {
   if (progressing.status !== true || !missing(progressing.reason)) return undefined;
   if (progressed(parent, c)) return undefined;
@@ -151,7 +151,7 @@ function stalled(
     type: 'Progressing',
     status: false,
     reason: 'ProgressDeadlineExceeded',
-    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: ${stallCause(c, going)}`,
+    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: ${stallCause(c, why.going, why.waiting)}`,
   };
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
   if (before?.status !== 'True' || !missing(before.reason)) return undefined;
@@ -159,10 +159,27 @@ function stalled(
   return Number.isFinite(since) && now.getTime() - since > PROGRESS_DEADLINE_SECONDS * 1000 ? exceeded : undefined;
 }
 
-/** Why members stay missing: the pods being deleted (`going`, named, bounded), else (or also) refused creations. */
-function stallCause(c: ReplicaCounts, going: readonly string[]): string {
-  const refused =
-    "creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why";
+/**
+ * A member the workload waits for before it makes the others (a StatefulSet's OrderedReady: the next member only once
+ * this one is Ready), or one not Ready beside missing ones: named past the progress deadline (stalled) with its state.
+ */
+export interface MembersWaiting {
+  /** The member(s) not Ready and their state, in words (bounded by the caller). */
+  text: string;
+  /** The workload makes no other member until they are Ready (OrderedReady): no creation was refused. */
+  ordered: boolean;
+}
+
+/**
+ * Why members stay missing: the pods being deleted (`going`, named, bounded); a member the workload waits for
+ * (`waiting`: alone when it makes members one at a time), else (or also) refused creations.
+ */
+function stallCause(c: ReplicaCounts, going: readonly string[], waiting?: MembersWaiting): string {
+  const refused = waiting
+    ? waiting.ordered
+      ? `the workload makes the next member only once the one before is Ready: ${waiting.text}`
+      : `${waiting.text}; creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why`
+    : "creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why";
   if (going.length === 0) return refused;
   const names = [...going].sort();
   const listed = names.slice(0, GOING_LISTED).join(', ');
@@ -244,12 +261,14 @@ export function memberStatus(
     selector?: string;
     /** Members whose pod is being deleted (Terminating): named past the progress deadline (stalled). */
     going?: readonly string[];
+    /** A member not Ready that the workload waits for (stallCause): named past the progress deadline. */
+    waiting?: MembersWaiting;
   } = {},
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
   if (options.progressing) inputs[2] = options.progressing;
-  const stall = stalled(parent, inputs[2]!, counts, now, options.going ?? []);
+  const stall = stalled(parent, inputs[2]!, counts, now, { going: options.going ?? [], waiting: options.waiting });
   if (stall) {
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };

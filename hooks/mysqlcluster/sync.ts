@@ -50,11 +50,14 @@ import {
   isPodReady,
   isTerminating,
   creationAsked,
+  podFailure,
+  type ReplicaCounts,
   keepObserved,
   lastApplied,
   type KubeObject,
   MANAGED_BY,
   memberStatus,
+  type MembersWaiting,
   observedNamed,
   observedUnordered,
   namingsOf,
@@ -1529,7 +1532,11 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
     readService(parent, n, own),
   ];
 
-  const pods = memberPods(request, n).filter((p) => !isTerminating(p));
+  const seenPods = memberPods(request, n);
+  const pods = seenPods.filter((p) => !isTerminating(p));
+  // Members whose pod is being deleted: made again by the StatefulSet only once gone (a pod stuck Terminating on a lost
+  // node: kubectl delete --force), named past the progress deadline (lib/replicas.ts stalled).
+  const going = seenPods.filter(isTerminating).map((p) => p.metadata.name!);
   const members = memberStates(n.statefulSet, pods);
   const extra: ConditionInput[] = [
     ...(lost ? [lost] : []),
@@ -1547,9 +1554,11 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       ? refusalCondition(n, refusal)
       : heldReady(held);
   const progressing = heldProgressing(held) ?? updating(workloadPending(observedSts, wantedSts));
+  const counts = membersCounted(workloadCounts(observedSts, spec.size), going.length, pods.length);
+  const waiting = membersWaiting(pods, observedSts);
   const status = memberStatus(
     parent,
-    workloadCounts(observedSts, spec.size),
+    counts,
     members.map((m) => m.name),
     now,
     {
@@ -1557,6 +1566,8 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       extra,
       ...(ready ? { ready } : {}),
       ...(progressing ? { progressing } : {}),
+      going,
+      ...(waiting ? { waiting } : {}),
     },
   );
   if (spec.size > 0) status['primary'] = n.member(0);
@@ -1578,7 +1589,55 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       heldForTakenNames(request, taken, now, status, { remember: true, wants: holderWants, served }),
       taken,
     );
-  return { status, children };
+  // Metacontroller tells the hook nothing when the API server refuses a member's pod or claim (nor does the
+  // StatefulSet's status change): while members are missing, look again, so that the progress deadline is said.
+  const missing = counts.current < counts.desired;
+  return { status, children, ...(missing ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}) };
+}
+
+/** How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, is 600 s). */
+const MISSING_MEMBERS_RESYNC_SECONDS = 60;
+
+/**
+ * The StatefulSet's counts without the members being deleted (`going`; `live`: the member pods seen not being
+ * deleted): its controller counts every pod it created in status.replicas, a pod stuck Terminating too, and leaves it
+ * out of updatedReplicas only; such a member is missing (made again once gone), not one an update waits for. Only
+ * while a pod is seen being deleted (the member pods are then listed): otherwise the StatefulSet's counts as they are.
+ */
+function membersCounted(counts: ReplicaCounts, going: number, live: number): ReplicaCounts {
+  if (going === 0) return counts;
+  const current = Math.min(counts.current, live);
+  return {
+    ...counts,
+    current,
+    ready: Math.min(counts.ready, current),
+    ...(counts.updated !== undefined ? { updated: Math.min(counts.updated, current) } : {}),
+  };
+}
+
+/** Members not Ready named past the progress deadline, at most. */
+const WAITING_LISTED = 3;
+
+/**
+ * The members not Ready (cloning the primary's data, crash-looping), named with their state, for the progress
+ * deadline (lib/replicas.ts stallCause): a StatefulSet of OrderedReady (one made before podManagementPolicy Parallel)
+ * makes the next member only once these are Ready, so no creation was refused; with Parallel, the others' creation is
+ * also said. Undefined when every live member is Ready.
+ */
+function membersWaiting(pods: readonly KubeObject[], observedSts: KubeObject | undefined): MembersWaiting | undefined {
+  const waiting = pods
+    .filter((p) => !isPodReady(p))
+    .map((p) => {
+      const failing = podFailure(p, MEMBER_CONTAINERS);
+      const state =
+        failing ?? (containerReady(p, 'mysql') ? 'its data is being copied or it does not replicate yet' : 'starting');
+      return `${p.metadata.name!} is not Ready (${state})`;
+    })
+    .sort();
+  if (waiting.length === 0) return undefined;
+  const more = waiting.length > WAITING_LISTED ? ` and ${waiting.length - WAITING_LISTED} more` : '';
+  const policy = (observedSts?.['spec'] as { podManagementPolicy?: unknown } | undefined)?.podManagementPolicy;
+  return { text: `${waiting.slice(0, WAITING_LISTED).join(', ')}${more}`, ordered: policy !== 'Parallel' };
 }
 
 /**
