@@ -22,17 +22,11 @@ const mcSettings = memcached.settings!({ env: {} } as any);
 const mcSync = (req: CompositeSyncRequest, now: Date) =>
   runPure(memcached, 'sync', req, { now, settings: mcSettings }) as CompositeSyncResponse;
 
-function check(t: any, res: CompositeSyncResponse, taken: RegExp) {
-  t.match(condition(res, 'Ready'), { status: 'False', reason: taken }, 'held, and Ready says so');
-  const p = condition(res, 'Progressing');
-  t.notMatch(
-    p.message,
-    /creating the others fails|Pod Security admission/,
-    `Progressing does not blame the API server for members nothing asked for: ${p.reason}: ${p.message}`,
-  );
-}
-
-t.test('PodSet held for one pod name, 700 s on', async (t) => {
+/**
+ * PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds: `named()` its request, `first`
+ * its first answer, `kept` what it made observed (its pods Ready), `handmade` the holder.
+ */
+function heldPodSet() {
   const spec = { size: 3, image: 'busybox', command: ['sleep', '3600'] };
   const named = () => {
     const r = request('podset', spec);
@@ -48,6 +42,21 @@ t.test('PodSet held for one pod name, 700 s on', async (t) => {
     kind: 'Pod',
     metadata: { name: 'web-pod-2', namespace: 'shop', uid: 'uid-handmade' },
   };
+  return { named, first, kept, handmade };
+}
+
+function check(t: any, res: CompositeSyncResponse, taken: RegExp) {
+  t.match(condition(res, 'Ready'), { status: 'False', reason: taken }, 'held, and Ready says so');
+  const p = condition(res, 'Progressing');
+  t.notMatch(
+    p.message,
+    /creating the others fails|Pod Security admission/,
+    `Progressing does not blame the API server for members nothing asked for: ${p.reason}: ${p.message}`,
+  );
+}
+
+t.test('PodSet held for one pod name, 700 s on', async (t) => {
+  const { named, kept, handmade, first } = heldPodSet();
   let status: any = first.status;
   let res!: CompositeSyncResponse;
   for (const s of STEPS) {
@@ -103,21 +112,7 @@ t.test('new MySQLCluster held for its read Service name, 700 s on', async (t) =>
 t.test('the held PodSet tells no Warning blaming the API server past the deadline', async (t) => {
   const { podset } = await import('../../hooks/podset/index.js');
   const { runHook } = await import('../../lib/operator.js');
-  const spec = { size: 3, image: 'busybox', command: ['sleep', '3600'] };
-  const named = () => {
-    const r = request('podset', spec);
-    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
-    return r;
-  };
-  const first = podsetSync(named(), at(0));
-  const kept = first.children
-    .filter((c) => c.kind !== 'Pod' || c.metadata.name !== 'web-pod-2')
-    .map((c) => (c.kind === 'Pod' ? asObserved(c, readyPod) : asObserved(c)));
-  const handmade = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'web-pod-2', namespace: 'shop', uid: 'uid-handmade' },
-  } as KubeObject;
+  const { named, kept, handmade, first } = heldPodSet();
   let status: any = first.status;
   const told: any[] = [];
   for (const s of STEPS) {

@@ -16,6 +16,17 @@ const run = (hook: any, req: CompositeSyncRequest, now: Date) =>
 const said = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as any[]).filter((c) => /NetworkPolicy/.test(`${c.type} ${c.reason} ${c.message}`));
 
+/** What the first answer made, as observed once created: everything but its NetworkPolicy (refused), pods Ready. */
+const createdButThePolicy = (first: CompositeSyncResponse) =>
+  first.children
+    .filter((c) => c.kind !== 'NetworkPolicy')
+    .map((c) =>
+      asObserved(
+        c,
+        c.kind === 'Pod' ? readyPod : c.kind === 'Deployment' ? { replicas: 2, readyReplicas: 2 } : undefined,
+      ),
+    );
+
 for (const [kind, hook, spec] of [
   ['podset', podset, { size: 2 }],
   ['memcached', memcached, { size: 2 }],
@@ -23,14 +34,7 @@ for (const [kind, hook, spec] of [
   t.test(`${kind}: pods running 10 minutes without their NetworkPolicy say so`, async (t) => {
     const first = run(hook, request(kind, spec), at(0));
     // Everything is created but the NetworkPolicy, which the API server refuses.
-    const observed = first.children
-      .filter((c) => c.kind !== 'NetworkPolicy')
-      .map((c) =>
-        asObserved(
-          c,
-          c.kind === 'Pod' ? readyPod : c.kind === 'Deployment' ? { replicas: 2, readyReplicas: 2 } : undefined,
-        ),
-      );
+    const observed = createdButThePolicy(first);
     let status = first.status;
     let res = first;
     for (const s of [10, 60, 600]) {
@@ -57,14 +61,7 @@ for (const [kind, hook, spec] of [
 ] as const) {
   t.test(`${kind}: CreatingNetworkPolicy, then NetworkPolicyNotCreated 60 s after it was first missed`, async (t) => {
     const first = run(hook, request(kind, spec), at(0));
-    const observed = first.children
-      .filter((c) => c.kind !== 'NetworkPolicy')
-      .map((c) =>
-        asObserved(
-          c,
-          c.kind === 'Pod' ? readyPod : c.kind === 'Deployment' ? { replicas: 2, readyReplicas: 2 } : undefined,
-        ),
-      );
+    const observed = createdButThePolicy(first);
     const step = (status: unknown, s: number) => {
       const req = request(kind, spec, { children: objectMap(observed) });
       req.parent.status = status as never;
@@ -96,14 +93,7 @@ for (const [kind, hook, spec, suffix] of [
 ] as const) {
   t.test(`${kind}: its policy's name another owner's: held says why, NetworkPolicyCreated says nothing`, async (t) => {
     const first = run(hook, request(kind, spec), at(0));
-    const observed = first.children
-      .filter((c) => c.kind !== 'NetworkPolicy')
-      .map((c) =>
-        asObserved(
-          c,
-          c.kind === 'Pod' ? readyPod : c.kind === 'Deployment' ? { replicas: 2, readyReplicas: 2 } : undefined,
-        ),
-      );
+    const observed = createdButThePolicy(first);
     const parent = request(kind, spec).parent;
     const admins = {
       apiVersion: 'networking.k8s.io/v1',
