@@ -19,6 +19,9 @@ import { FIXED_NOW } from '../fixtures/requests.js';
 const api = startApiServer(t, 'restores-managed-fields', ['tenant-a'], {
   authorization: 'RBAC',
   tokens: ['tenant-a-token,tenant-a-user,uid-tenant-a,tenants'],
+  // A create of ~1.3 MiB of keys of its own can outlast the server's default 1m here (a 504 for r3 of 5 in a quiet
+  // rehearsal, 2026-11-29; another at load ~40): not what the test is about.
+  requestTimeout: '4m',
 });
 const TOKEN = 'restores-managed-fields-token-0123456789';
 
