@@ -99,36 +99,7 @@ export function restoreCheckPod(
       // The restored members' DNS step runs spec.pod.busyboxImage, which no running member may have pulled (pods
       // keep the init steps they were made with): the check starts it first, so that an image the nodes cannot
       // pull or run is found before any member is dropped (the check waits on it, then fails at its deadline).
-      initContainers: [
-        {
-          name: 'busybox-image',
-          image: busybox,
-          command: ['/bin/sh', '-c', BUSYBOX_PROGRAMS],
-          securityContext: restrictedContainerSecurity(),
-        },
-        // The restored members' etcd image (`<spec.repository>:v<spec.version>`), which their restore-snapshot step
-        // and their etcd container run: edited with the EtcdRestore (a mirror, a tag that does not exist), no
-        // running member has pulled it. The check runs both binaries the members run from it, so that an image
-        // the nodes cannot pull keeps the check waiting (refused at its deadline) and one that cannot run them
-        // fails the check (checkVerdict: a step that failed), before any member is dropped.
-        {
-          name: 'etcd-image',
-          image: etcdImage(spec),
-          command: ['/usr/local/bin/etcd', '--version'],
-          // The Secrets' and ConfigMaps' values the restored members' etcd container takes (spec.pod.etcdEnv
-          // valueFrom): the kubelet resolves them as it will for the members, so that one gone (or its key) keeps the
-          // check waiting, CreateContainerConfigError, refused at its deadline, before any member is dropped.
-          ...(sources.length > 0 ? { env: sources } : {}),
-          securityContext: restrictedContainerSecurity(),
-        },
-        {
-          name: 'restore-tool',
-          image: etcdImage(spec),
-          command: [restoreTool(spec), 'version'],
-          env: [{ name: 'ETCDCTL_API', value: '3' }],
-          securityContext: restrictedContainerSecurity(),
-        },
-      ],
+      initContainers: checkSteps(spec, busybox, sources),
       containers: [
         {
           name: 'check',
@@ -265,6 +236,44 @@ function etcdStartFailed(pod: KubeObject, spec?: Container | null): string | und
     `the restored members' etcd (image ${textOf(spec?.image ?? 'unknown', 'unknown')}, spec.pod.etcdEnv) exited at start with ${t.exitCode}${said ? `: ${said}` : ''}`,
     300,
   );
+}
+
+/**
+ * The check pod's own steps before its check (CHECK_STEPS): the restored members' busybox image (`busybox`) running
+ * the programs their steps run, and their etcd image running the binaries they run from it, with the references their
+ * env takes (`sources`, envSources).
+ */
+function checkSteps(spec: EtcdClusterSpec, busybox: string, sources: unknown[]): unknown[] {
+  return [
+    {
+      name: 'busybox-image',
+      image: busybox,
+      command: ['/bin/sh', '-c', BUSYBOX_PROGRAMS],
+      securityContext: restrictedContainerSecurity(),
+    },
+    // The restored members' etcd image (`<spec.repository>:v<spec.version>`), which their restore-snapshot step
+    // and their etcd container run: edited with the EtcdRestore (a mirror, a tag that does not exist), no
+    // running member has pulled it. The check runs both binaries the members run from it, so that an image
+    // the nodes cannot pull keeps the check waiting (refused at its deadline) and one that cannot run them
+    // fails the check (checkVerdict: a step that failed), before any member is dropped.
+    {
+      name: 'etcd-image',
+      image: etcdImage(spec),
+      command: ['/usr/local/bin/etcd', '--version'],
+      // The Secrets' and ConfigMaps' values the restored members' etcd container takes (spec.pod.etcdEnv
+      // valueFrom): the kubelet resolves them as it will for the members, so that one gone (or its key) keeps the
+      // check waiting, CreateContainerConfigError, refused at its deadline, before any member is dropped.
+      ...(sources.length > 0 ? { env: sources } : {}),
+      securityContext: restrictedContainerSecurity(),
+    },
+    {
+      name: 'restore-tool',
+      image: etcdImage(spec),
+      command: [restoreTool(spec), 'version'],
+      env: [{ name: 'ETCDCTL_API', value: '3' }],
+      securityContext: restrictedContainerSecurity(),
+    },
+  ];
 }
 
 /** The digest of the placement a check pod was made with (checkPlacement): a pod's spec may not say it as made. */
@@ -647,18 +656,28 @@ export function checkVerdict(
   // So has a run that ended on nothing said of the snapshot (endedOnNothing: S3 or the network failing for a moment,
   // its container or one of its own steps lost or killed under it).
   if (pod && !overdue && provedNothing(pod)) return { state: 'again' };
-  if (ended && typeof ended.exitCode === 'number' && ended.exitCode !== 0)
-    return { state: 'failed', reason: failureOf(ended) };
-  const step = pod ? failedStep(pod) : undefined;
-  if (step) return { state: 'failed', reason: step };
-  const etcd = pod
-    ? etcdStartFailed(
-        pod,
-        listed(pod, 'containers').find((c) => c?.name === ETCD_START),
-      )
-    : undefined;
-  if (etcd) return { state: 'failed', reason: etcd };
+  const failure = failureIn(pod, ended);
+  if (failure) return { state: 'failed', reason: failure };
   return overdue ? { state: 'failed', reason: overdueReason(pod, lastRun) } : { state: 'waiting' };
+}
+
+/**
+ * What failed in a check pod, first found: its check's verdict on the snapshot (`ended`), a step of its own that
+ * exited by itself (an image the restored members cannot run), or its etcd that exited (etcdStartFailed).
+ */
+function failureIn(
+  pod: KubeObject | undefined,
+  ended: { exitCode?: unknown; message?: unknown; reason?: unknown } | undefined,
+): string | undefined {
+  if (ended && typeof ended.exitCode === 'number' && ended.exitCode !== 0) return failureOf(ended);
+  if (!pod) return undefined;
+  return (
+    failedStep(pod) ??
+    etcdStartFailed(
+      pod,
+      listed(pod, 'containers').find((c) => c?.name === ETCD_START),
+    )
+  );
 }
 
 /**
