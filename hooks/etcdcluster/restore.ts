@@ -76,7 +76,7 @@ export function restoreCheckPod(
   if (source.s3.awsSecret) args.push('--aws-secret', source.s3.awsSecret);
   const busybox = spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE;
   const sources = envSources(spec.pod?.etcdEnv);
-  const etcd = etcdStartContainer(spec, restoreUid);
+  const etcd = etcdStartContainer(spec);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -158,7 +158,7 @@ const LOCAL = 'http://127.0.0.1';
  * passes only once it is Ready (its probe: `etcdctl endpoint health` on loopback, which a member's etcd that started
  * answers), and fails when it exits (checkVerdict: its last log lines say why, FallbackToLogsOnError).
  */
-export function etcdStartContainer(spec: EtcdClusterSpec, restoreUid: string): Record<string, unknown> {
+export function etcdStartContainer(spec: EtcdClusterSpec): Record<string, unknown> {
   const version = etcdVersion(spec.version);
   const name = 'restore-check';
   const command = [
@@ -171,7 +171,7 @@ export function etcdStartContainer(spec: EtcdClusterSpec, restoreUid: string): R
     `--advertise-client-urls=${LOCAL}:${CLIENT_PORT}`,
     `--initial-cluster=${name}=${LOCAL}:${PEER_PORT}`,
     '--initial-cluster-state=new',
-    `--initial-cluster-token=${restoreUid}`,
+    `--initial-cluster-token=${name}`,
   ];
   return {
     name: ETCD_START,
