@@ -20,7 +20,14 @@ import {
 import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, sha256Of, type SnapshotPin, versionIdOf } from '../etcdcommon/pin.js';
 import {
+  CLIENT_PORT,
+  DATA_DIR,
   DEFAULT_BUSYBOX_IMAGE,
+  ETCD_BINARY,
+  etcdVersion,
+  METRICS_PORT,
+  PEER_PORT,
+  withMetricsListener,
   image as etcdImage,
   memberPodSecurity,
   RESTORE_STEPS,
@@ -69,6 +76,7 @@ export function restoreCheckPod(
   if (source.s3.awsSecret) args.push('--aws-secret', source.s3.awsSecret);
   const busybox = spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE;
   const sources = envSources(spec.pod?.etcdEnv);
+  const etcd = etcdStartContainer(spec);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -79,8 +87,9 @@ export function restoreCheckPod(
       annotations: {
         'etcd.database.coreos.com/restore-uid': restoreUid,
         [PLACEMENT_KEY]: placementDigest(place),
-        [CHECK_IMAGES_KEY]: imagesDigest([source.image, busybox, etcdImage(spec), etcdImage(spec)]),
+        [CHECK_IMAGES_KEY]: imagesDigest([source.image, etcdImage(spec), busybox, etcdImage(spec), etcdImage(spec)]),
         [ENV_SOURCES_KEY]: envSourcesDigest(sources),
+        [ETCD_START_KEY]: envSourcesDigest([etcd.command, etcd.env]),
       },
     },
     spec: {
@@ -90,36 +99,7 @@ export function restoreCheckPod(
       // The restored members' DNS step runs spec.pod.busyboxImage, which no running member may have pulled (pods
       // keep the init steps they were made with): the check starts it first, so that an image the nodes cannot
       // pull or run is found before any member is dropped (the check waits on it, then fails at its deadline).
-      initContainers: [
-        {
-          name: 'busybox-image',
-          image: busybox,
-          command: ['/bin/sh', '-c', 'true'],
-          securityContext: restrictedContainerSecurity(),
-        },
-        // The restored members' etcd image (`<spec.repository>:v<spec.version>`), which their restore-snapshot step
-        // and their etcd container run: edited with the EtcdRestore (a mirror, a tag that does not exist), no
-        // running member has pulled it. The check runs both binaries the members run from it, so that an image
-        // the nodes cannot pull keeps the check waiting (refused at its deadline) and one that cannot run them
-        // fails the check (checkVerdict: a step that failed), before any member is dropped.
-        {
-          name: 'etcd-image',
-          image: etcdImage(spec),
-          command: ['/usr/local/bin/etcd', '--version'],
-          // The Secrets' and ConfigMaps' values the restored members' etcd container takes (spec.pod.etcdEnv
-          // valueFrom): the kubelet resolves them as it will for the members, so that one gone (or its key) keeps the
-          // check waiting, CreateContainerConfigError, refused at its deadline, before any member is dropped.
-          ...(sources.length > 0 ? { env: sources } : {}),
-          securityContext: restrictedContainerSecurity(),
-        },
-        {
-          name: 'restore-tool',
-          image: etcdImage(spec),
-          command: [restoreTool(spec), 'version'],
-          env: [{ name: 'ETCDCTL_API', value: '3' }],
-          securityContext: restrictedContainerSecurity(),
-        },
-      ],
+      initContainers: checkSteps(spec, busybox, sources),
       containers: [
         {
           name: 'check',
@@ -131,14 +111,169 @@ export function restoreCheckPod(
           volumeMounts: access.mounts,
           securityContext: restrictedContainerSecurity(),
         },
+        etcd,
       ],
-      volumes,
+      volumes: [...volumes, { name: ETCD_START_VOLUME, emptyDir: {} }],
       securityContext: memberPodSecurity(spec.pod?.securityContext as Record<string, unknown> | undefined),
       // It dials S3 (or STS, a custom endpoint) by name: looked up as it is first (lib/names.ts).
       dnsConfig: podDnsConfig(),
       ...place,
     },
   };
+}
+
+/**
+ * The check's busybox-image step: each program a member's steps run from spec.pod.busyboxImage (check-dns: nslookup,
+ * sed, sleep; check-data: ls) run once from it, so that an image with a shell but without one of them (a distro base
+ * image put in place of busybox) fails the check, not every restored member. A program the shell cannot find or run
+ * exits 127 or 126; any other exit (nslookup finding no `localhost` on a cluster's DNS) is the program at work.
+ */
+export const BUSYBOX_PROGRAMS = [
+  'nslookup localhost >/dev/null 2>&1',
+  '[ $? -lt 126 ] || { echo "nslookup cannot run in this image"; exit 1; }',
+  'sed -n p /dev/null',
+  '[ $? -lt 126 ] || { echo "sed cannot run in this image"; exit 1; }',
+  'sleep 0',
+  '[ $? -lt 126 ] || { echo "sleep cannot run in this image"; exit 1; }',
+  'ls / >/dev/null',
+  '[ $? -lt 126 ] || { echo "ls cannot run in this image"; exit 1; }',
+].join('\n');
+
+/** The digest of the command and env the check's etcd was given (etcdStartContainer), recorded on the check pod. */
+const ETCD_START_KEY = 'etcd.metaops.io/check-etcd-start';
+
+/** The check pod's container that starts etcd as the restored members will (etcdStartContainer). */
+export const ETCD_START = 'etcd-start';
+const ETCD_START_VOLUME = 'etcd-start-data';
+const LOCAL = 'http://127.0.0.1';
+
+/**
+ * The check's etcd: the restored members' image (`<spec.repository>:v<spec.version>`) started with the flags a
+ * member's command sets (memberCommand, withMetricsListener: the same flags, so that etcd reads the same variables as
+ * flags and refuses the same ones) and the members' env (`ETCDCTL_API` and spec.pod.etcdEnv, values and Secret or
+ * ConfigMap references as they take them), as a cluster of one on the pod's own loopback (nothing reaches it; no
+ * member's TLS), on an empty data directory. spec.pod.etcdEnv reaches only pods made after it is set: a value etcd
+ * refuses (`ETCD_QUOTA_BACKEND_BYTES=8G`, "invalid value") is found here, where etcd exits at start, before any running
+ * member is dropped. It serves until the check pod goes (the hook drops it once the verdict is taken); the check
+ * passes only once it is Ready (its probe: `etcdctl endpoint health` on loopback, which a member's etcd that started
+ * answers), and fails when it exits (checkVerdict: its last log lines say why, FallbackToLogsOnError).
+ */
+export function etcdStartContainer(spec: EtcdClusterSpec): Record<string, unknown> {
+  const version = etcdVersion(spec.version);
+  const name = 'restore-check';
+  const command = [
+    ETCD_BINARY,
+    `--data-dir=${DATA_DIR}`,
+    `--name=${name}`,
+    `--initial-advertise-peer-urls=${LOCAL}:${PEER_PORT}`,
+    `--listen-peer-urls=${LOCAL}:${PEER_PORT}`,
+    `--listen-client-urls=${LOCAL}:${CLIENT_PORT}`,
+    `--advertise-client-urls=${LOCAL}:${CLIENT_PORT}`,
+    `--initial-cluster=${name}=${LOCAL}:${PEER_PORT}`,
+    '--initial-cluster-state=new',
+    `--initial-cluster-token=${name}`,
+  ];
+  return {
+    name: ETCD_START,
+    image: etcdImage(spec),
+    command: withMetricsListener(version, command).map((a) =>
+      a.replace(`http://0.0.0.0:${METRICS_PORT}`, `${LOCAL}:${METRICS_PORT}`),
+    ),
+    env: [{ name: 'ETCDCTL_API', value: '3' }, ...((spec.pod?.etcdEnv as unknown[] | undefined) ?? [])],
+    volumeMounts: [{ name: ETCD_START_VOLUME, mountPath: '/var/etcd' }],
+    readinessProbe: {
+      exec: { command: ['/usr/local/bin/etcdctl', `--endpoints=${LOCAL}:${CLIENT_PORT}`, 'endpoint', 'health'] },
+      initialDelaySeconds: 1,
+      periodSeconds: 2,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    },
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    securityContext: restrictedContainerSecurity(),
+  };
+}
+
+/** The state and readiness of the check pod's etcd (etcdStartContainer), if the pod reports them. */
+function etcdStartState(pod: KubeObject): { state?: ContainerState['state']; ready: boolean } | undefined {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!Array.isArray(statuses)) return undefined;
+  const c = (statuses as Array<(ContainerState & { ready?: unknown }) | null>).find((x) => x?.name === ETCD_START);
+  return c ? { ...(c.state ? { state: c.state } : {}), ready: c.ready === true } : undefined;
+}
+
+/**
+ * What etcd said as it exited (its termination message: its last log lines), for a reason: the last of its JSON log
+ * lines that carries a `msg` and an `error` (etcd's "failed to verify flags": `invalid value "8G" for
+ * ETCD_QUOTA_BACKEND_BYTES`), else its last line. Observed text: at most 80 lines read, each of at most 2000 characters.
+ */
+function etcdSaid(message: unknown): string {
+  const lines = textOf(message)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .slice(-80);
+  for (const line of [...lines].reverse()) {
+    try {
+      const entry = parseJson(line.slice(0, 2000)) as { msg?: unknown; error?: unknown } | null;
+      if (isRecord(entry) && typeof entry.msg === 'string' && typeof entry.error === 'string')
+        return `${entry.msg}: ${entry.error}`;
+    } catch {
+      // not one of etcd's JSON log lines
+    }
+  }
+  return lines.at(-1)?.slice(0, 300) ?? '';
+}
+
+/**
+ * Why the check's etcd (etcdStartContainer) failed: it exited by itself (not killed under it: killedRun), which the
+ * restored members' etcd, started on the same image, flags and env, would do too. Undefined while it runs or waits.
+ */
+function etcdStartFailed(pod: KubeObject, spec?: Container | null): string | undefined {
+  const t = etcdStartState(pod)?.state?.terminated;
+  if (!t || typeof t.exitCode !== 'number' || killedRun({ ...t, message: undefined })) return undefined;
+  const said = etcdSaid(t.message);
+  return sanitize(
+    `the restored members' etcd (image ${textOf(spec?.image ?? 'unknown', 'unknown')}, spec.pod.etcdEnv) exited at start with ${t.exitCode}${said ? `: ${said}` : ''}`,
+    300,
+  );
+}
+
+/**
+ * The check pod's own steps before its check (CHECK_STEPS): the restored members' busybox image (`busybox`) running
+ * the programs their steps run, and their etcd image running the binaries they run from it, with the references their
+ * env takes (`sources`, envSources).
+ */
+function checkSteps(spec: EtcdClusterSpec, busybox: string, sources: unknown[]): unknown[] {
+  return [
+    {
+      name: 'busybox-image',
+      image: busybox,
+      command: ['/bin/sh', '-c', BUSYBOX_PROGRAMS],
+      securityContext: restrictedContainerSecurity(),
+    },
+    // The restored members' etcd image (`<spec.repository>:v<spec.version>`), which their restore-snapshot step
+    // and their etcd container run: edited with the EtcdRestore (a mirror, a tag that does not exist), no
+    // running member has pulled it. The check runs both binaries the members run from it, so that an image
+    // the nodes cannot pull keeps the check waiting (refused at its deadline) and one that cannot run them
+    // fails the check (checkVerdict: a step that failed), before any member is dropped.
+    {
+      name: 'etcd-image',
+      image: etcdImage(spec),
+      command: ['/usr/local/bin/etcd', '--version'],
+      // The Secrets' and ConfigMaps' values the restored members' etcd container takes (spec.pod.etcdEnv
+      // valueFrom): the kubelet resolves them as it will for the members, so that one gone (or its key) keeps the
+      // check waiting, CreateContainerConfigError, refused at its deadline, before any member is dropped.
+      ...(sources.length > 0 ? { env: sources } : {}),
+      securityContext: restrictedContainerSecurity(),
+    },
+    {
+      name: 'restore-tool',
+      image: etcdImage(spec),
+      command: [restoreTool(spec), 'version'],
+      env: [{ name: 'ETCDCTL_API', value: '3' }],
+      securityContext: restrictedContainerSecurity(),
+    },
+  ];
 }
 
 /** The digest of the placement a check pod was made with (checkPlacement): a pod's spec may not say it as made. */
@@ -283,6 +418,9 @@ export function sameCheck(observed: KubeObject, expected: KubeObject): boolean {
     // And the env sources it resolves (spec.pod.etcdEnv edited meanwhile: it proves other Secrets than the members').
     (observed.metadata.annotations?.[ENV_SOURCES_KEY] ?? NO_ENV_SOURCES) ===
       expected.metadata.annotations?.[ENV_SOURCES_KEY] &&
+    // And the command and env its etcd was started with (etcdStartContainer: spec.pod.etcdEnv edited meanwhile, a
+    // value the restored members would take that this etcd never read), recorded when it was made.
+    observed.metadata.annotations?.[ETCD_START_KEY] === expected.metadata.annotations?.[ETCD_START_KEY] &&
     sameContainers
   );
 }
@@ -350,7 +488,7 @@ function rejectedByNode(pod: KubeObject): boolean {
     .some(
       (c) =>
         c !== null &&
-        (c.name === 'check' || CHECK_STEPS.has(textOf(c.name))) &&
+        (c.name === 'check' || c.name === ETCD_START || CHECK_STEPS.has(textOf(c.name))) &&
         ((c.state?.running ?? c.state?.terminated) !== undefined ||
           (c as { lastState?: { terminated?: unknown } }).lastState?.terminated !== undefined),
     );
@@ -506,7 +644,8 @@ export function checkVerdict(
   lastRun?: string,
 ): CheckVerdict {
   const ended = pod ? checkState(pod)?.terminated : undefined;
-  if (ended && ended.exitCode === 0) return { state: 'passed' };
+  // The snapshot checked, and etcd started as the restored members' will be (etcdStartContainer) serves.
+  if (ended && ended.exitCode === 0 && pod && etcdStartState(pod)?.ready) return { state: 'passed' };
   const began = Date.parse(since ?? '');
   const late = now !== undefined && Number.isFinite(began) && now.getTime() - began > RESTORE_CHECK_SECONDS * 1000;
   const fetching = late && pod !== undefined && checkFetching(pod, began, now, fetch, since);
@@ -517,10 +656,28 @@ export function checkVerdict(
   // So has a run that ended on nothing said of the snapshot (endedOnNothing: S3 or the network failing for a moment,
   // its container or one of its own steps lost or killed under it).
   if (pod && !overdue && provedNothing(pod)) return { state: 'again' };
-  if (ended && typeof ended.exitCode === 'number') return { state: 'failed', reason: failureOf(ended) };
-  const step = pod ? failedStep(pod) : undefined;
-  if (step) return { state: 'failed', reason: step };
+  const failure = failureIn(pod, ended);
+  if (failure) return { state: 'failed', reason: failure };
   return overdue ? { state: 'failed', reason: overdueReason(pod, lastRun) } : { state: 'waiting' };
+}
+
+/**
+ * What failed in a check pod, first found: its check's verdict on the snapshot (`ended`), a step of its own that
+ * exited by itself (an image the restored members cannot run), or its etcd that exited (etcdStartFailed).
+ */
+function failureIn(
+  pod: KubeObject | undefined,
+  ended: { exitCode?: unknown; message?: unknown; reason?: unknown } | undefined,
+): string | undefined {
+  if (ended && typeof ended.exitCode === 'number' && ended.exitCode !== 0) return failureOf(ended);
+  if (!pod) return undefined;
+  return (
+    failedStep(pod) ??
+    etcdStartFailed(
+      pod,
+      listed(pod, 'containers').find((c) => c?.name === ETCD_START),
+    )
+  );
 }
 
 /**
@@ -641,6 +798,13 @@ function failedStep(pod: KubeObject): string | undefined {
  */
 function endedOnNothing(pod: KubeObject): string | undefined {
   const ended = checkState(pod)?.terminated;
+  const etcd = etcdStartState(pod)?.state?.terminated;
+  // The check's etcd (etcdStartContainer) killed under it (lost by the runtime, an OOM kill, a node's SIGTERM).
+  if (etcd && killedRun({ ...etcd, message: undefined }) && !(ended && ended.exitCode !== 0))
+    return sanitize(
+      `its ${ETCD_START} ended under it, exit ${textOf(etcd.exitCode, '?')} (${textOf(etcd.reason ?? 'Error', 'Error')})`,
+      120,
+    );
   if (ended) {
     if (typeof ended.exitCode !== 'number' || ended.exitCode === 0) return undefined;
     const message = typeof ended.message === 'string' ? ended.message : undefined;
@@ -659,6 +823,9 @@ function endedOnNothing(pod: KubeObject): string | undefined {
 function overdueReason(pod: KubeObject | undefined, lastRun?: string): string {
   if (pod && checkState(pod)?.running)
     return `the snapshot check was still fetching the snapshot ${RESTORE_STEP_SECONDS / 60} minutes after its container was first seen running`;
+  const etcd = pod ? etcdStartState(pod) : undefined;
+  if (pod && checkState(pod)?.terminated?.exitCode === 0 && etcd?.state?.running && !etcd.ready)
+    return `the snapshot checked, but etcd started as the restored members' will be (${ETCD_START}) was not ready within ${RESTORE_CHECK_SECONDS / 60} minutes`;
   const foreign = pod ? foreignStepEnded(pod) : undefined;
   const nothing = pod ? endedOnNothing(pod) : undefined;
   const why = foreign

@@ -249,7 +249,11 @@ t.test('the check pod: the restore’s S3 access with its Secret optional, no me
     'aws',
   ]);
   t.equal(c.image, 'metaops:test');
-  t.same(pod.spec.volumes, [{ name: 'aws', secret: { secretName: 'aws', optional: true } }]);
+  t.same(pod.spec.volumes, [
+    { name: 'aws', secret: { secretName: 'aws', optional: true } },
+    // The data directory of its etcd, started as the restored members' will be (etcdStartContainer).
+    { name: 'etcd-start-data', emptyDir: {} },
+  ]);
   t.same(c.volumeMounts, [{ name: 'aws', mountPath: '/etc/metaops/aws', readOnly: true }]);
   // The Secret's credentials only, as a backup takes them (its keys one by one, no envFrom, no metadata service).
   t.same(c.envFrom, []);
@@ -264,7 +268,7 @@ t.test('the check pod: the restore’s S3 access with its Secret optional, no me
   t.match(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 10001 });
   const ambient = restoreCheckPod(etcdParent({}), etcdSpec({}), { s3: { path: 'b/k' }, image: 'i' }, 'u') as any;
   t.same(ambient.spec.containers[0].args, ['etcd-restore-check', '--s3-path', 'b/k', '--pin-path', 'b/k.restore-u']);
-  t.same(ambient.spec.volumes, []);
+  t.same(ambient.spec.volumes, [{ name: 'etcd-start-data', emptyDir: {} }]);
 });
 
 t.test('checkVerdict, waitingReason and restoreOverdue, field by field', async (t) => {
@@ -277,7 +281,15 @@ t.test('checkVerdict, waitingReason and restoreOverdue, field by field', async (
       ],
     });
   const since = '2026-01-02T03:04:05Z';
-  t.same(checkVerdict(ended({ exitCode: 0 }), since, FIXED_NOW), { state: 'passed' });
+  // Passed once its etcd, started as the restored members' will be, is Ready too (etcdStartContainer).
+  t.same(checkVerdict(ended({ exitCode: 0 }), since, FIXED_NOW), { state: 'waiting' });
+  const passed = pod({
+    containerStatuses: [
+      { name: 'check', state: { terminated: { exitCode: 0 } } },
+      { name: 'etcd-start', ready: true, state: { running: {} } },
+    ],
+  });
+  t.same(checkVerdict(passed, since, FIXED_NOW), { state: 'passed' });
   t.same(checkVerdict(ended({ exitCode: 1, message: '{"reason":"NoSuchKey"}' }), since, FIXED_NOW), {
     state: 'failed',
     reason: 'NoSuchKey',
