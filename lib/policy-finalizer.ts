@@ -60,7 +60,9 @@ export function podSelectorLabels(policy: KubeObject): Record<string, string> | 
  * these answers by name and generation alone: docs/metacontroller.md).
  */
 export function podsPolicyCustomize(request: CustomizeRequest): CustomizeResponse {
-  const policy = request.object;
+  // Metacontroller sends a DecoratorController's object as `parent` in a customize request (v4.17.2
+  // pkg/controller/common/customize/api/v1/hooks.go L30, v1.5.20 hook.go L20), as `object` in sync and finalize.
+  const policy = request.parent ?? request.object;
   if (!policy || !policy.metadata?.deletionTimestamp) return { relatedResources: [] };
   const labels = podSelectorLabels(policy);
   if (!labels) return { relatedResources: [] };
@@ -81,7 +83,7 @@ function labelsOf(pod: KubeObject): Record<string, string> {
  * ended), or undefined when none were asked for (podSelectorLabels: the policy is kept for the bound alone).
  */
 export function podsStillSelected(request: DecoratorSyncRequest): KubeObject[] | undefined {
-  const policy = request.object;
+  const policy = request.parent ?? request.object;
   if (!podSelectorLabels(policy)) return undefined;
   const namespace = textOf(policy.metadata?.namespace, 'default');
   const spec = policy['spec'];

@@ -132,7 +132,13 @@ t.test('a pods policy is released at the latest 120 s after its own deletion, an
 t.test('customize asks for nothing while a policy lives, and for its pods by label once it is deleted', async (t) => {
   const { policy } = (await policiesOfEveryKind())[0]!;
   const alive = { ...asObserved(policy!), metadata: { ...asObserved(policy!).metadata, namespace: 'team-a' } };
-  const customize = (o: KubeObject) => podNetworkPolicy.customize!({ controller: {}, object: o as any }, {} as any);
+  // As Metacontroller sends it: the decorated object under `parent` (both releases); `object` read too.
+  const customize = (o: KubeObject) => podNetworkPolicy.customize!({ controller: {}, parent: o as any }, {} as any);
+  t.same(
+    podNetworkPolicy.customize!({ controller: {}, object: deleted(policy!) as any }, {} as any).relatedResources.length,
+    1,
+    'the object under `object` is read as well',
+  );
   t.same(customize(alive).relatedResources, [], 'nothing while it lives (no call per pod change)');
   const rules = customize(deleted(policy!)).relatedResources;
   t.same(
