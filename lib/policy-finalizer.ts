@@ -83,7 +83,7 @@ function labelsOf(pod: KubeObject): Record<string, string> {
  * ended), or undefined when none were asked for (podSelectorLabels: the policy is kept for the bound alone).
  */
 export function podsStillSelected(request: DecoratorSyncRequest): KubeObject[] | undefined {
-  const policy = request.parent ?? request.object;
+  const policy = request.object;
   if (!podSelectorLabels(policy)) return undefined;
   const namespace = textOf(policy.metadata?.namespace, 'default');
   const spec = policy['spec'];
