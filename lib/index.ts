@@ -27,6 +27,7 @@ export * from './kube.js';
 export * from './labels.js';
 export * from './network-policy.js';
 export * from './policy-at-deletion.js';
+export * from './policy-finalizer.js';
 export * from './metacontroller.js';
 export * from './names.js';
 export * from './objects.js';

@@ -6,6 +6,7 @@ import { etcdcluster } from '../hooks/etcdcluster/index.js';
 import { memcached } from '../hooks/memcached/index.js';
 import { mysqlcluster } from '../hooks/mysqlcluster/index.js';
 import { podbuggertool, podbuggertoolInjector } from '../hooks/podbuggertool/index.js';
+import { podNetworkPolicy } from '../hooks/podpolicy/index.js';
 import { podset } from '../hooks/podset/index.js';
 import { s3 } from '../hooks/s3/index.js';
 
@@ -19,6 +20,7 @@ export const operators: HookDefinition[] = [
   s3,
   podbuggertool,
   podbuggertoolInjector,
+  podNetworkPolicy,
 ];
 
 /** What is wrong in the server's environment for any operator (lib/config.ts refuses to start with these). */

@@ -58,7 +58,7 @@ const SPEC = {
 };
 
 /** The kinds whose answer names no namespace (docs/metacontroller.md, v1.5.20 and same-named parents). */
-const SHARED = ['etcdrestore', 'podbuggertool-injector'];
+const SHARED = ['etcdrestore', 'pod-network-policy', 'podbuggertool-injector'];
 
 t.test("v1.5.20 hands team-a's answer to team-b's same-named parent: refused, or within team-b alone", async (t) => {
   const refused: string[] = [];

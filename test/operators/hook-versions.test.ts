@@ -116,6 +116,28 @@ function requests(): Array<[string, any]> {
     ['s3/sync', s3],
     ['podbuggertool/sync', { controller: {}, parent: tool, children: {} }],
     [
+      'pod-network-policy/sync',
+      {
+        controller: {},
+        object: {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'NetworkPolicy',
+          metadata: { name: 'web-podset', namespace: 'default', uid: 'u-np', generation: 1 },
+          spec: { podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'web' } }, policyTypes: ['Egress'] },
+        },
+        attachments: {},
+        related: {
+          'Pod.v1': {
+            'web-0': {
+              apiVersion: 'v1',
+              kind: 'Pod',
+              metadata: { name: 'web-0', namespace: 'default', labels: { 'app.kubernetes.io/instance': 'web' } },
+            },
+          },
+        },
+      },
+    ],
+    [
       'podbuggertool-injector/sync',
       {
         controller: {},

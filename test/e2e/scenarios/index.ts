@@ -8,6 +8,7 @@ import { rollingCanary } from './rolling-canary.js';
 import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
+import { etcdForegroundDeletion } from './etcd-foreground-deletion.js';
 import { etcdStorage } from './etcd-storage.js';
 import { s3 } from './s3.js';
 import { podbuggertool, podbuggertoolUpgrade } from './podbuggertool.js';
@@ -31,6 +32,7 @@ export const scenarios: Scenario[] = [
   mysqlRecovered,
   hookDown,
   etcd,
+  etcdForegroundDeletion,
   etcdStorage,
   s3,
   podbuggertool,
