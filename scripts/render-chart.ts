@@ -426,7 +426,17 @@ export function renderChart(
       '(METAOPS_LABEL_KEY, kept too); create: false (the default) uses one you made (its `label-key` optional):\n' +
       '  kubectl -n metaops create secret generic metaops-hook-token --from-literal=token="$(openssl rand -hex 32)"',
   );
-  comment(['operators'], 'Which operators to install: each is its CRD (kept by helm uninstall) and its controller.');
+  comment(
+    ['operators'],
+    'Which operators to install: each is its CRD (kept by helm uninstall) and its controller.\n' +
+      "pod-network-policy puts Metacontroller's finalizer on every pods' NetworkPolicy (docs/operating.md, Tenants).\n" +
+      'After turning it off, remove that finalizer from those policies: Metacontroller does not when the controller\n' +
+      'goes (metacontroller#1062; while it runs it puts it back), and each such policy deleted later would stay\n' +
+      'Terminating for good. Per namespace, once the controller is gone:\n' +
+      '  kubectl -n <ns> get networkpolicy -o name \\\n' +
+      '    -l app.kubernetes.io/component=network-policy,app.kubernetes.io/managed-by=metaops | xargs -r -n1 \\\n' +
+      '    kubectl -n <ns> patch --type=json -p \'[{"op":"remove","path":"/metadata/finalizers"}]\'',
+  );
   comment(
     ['debugPolicy'],
     "What PodBuggerTools may do (docs/podbuggertool.md); empty keeps the server's defaults.\n" +
