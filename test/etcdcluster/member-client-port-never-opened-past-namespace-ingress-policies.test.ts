@@ -184,6 +184,20 @@ t.test("a backup's pods carry the label the members' policy lets in, for the clu
   );
 });
 
+t.test('an answer that keeps what exists (a refused spec) answers the narrowed policy', async (t) => {
+  const loop = await running({ size: 3 }, 'e', { serverNamespace: 'metaops' } as never);
+  t.same(byPort(membersPolicy(loop.children))[2379], 'everyone', 'observed open, as an earlier metaops made it');
+  loop.related = [denyIngress('ns')];
+  loop.spec = { ...loop.spec, pod: { tolerations: [{ key: 'dedicated', operator: 'Exists' }] } };
+  const res: any = await loop.step();
+  t.match(
+    res.status?.conditions?.find((c: any) => c.type === 'Ready'),
+    { reason: 'InvalidSpec' },
+  );
+  t.equal(loop.children.filter((c) => c.kind === 'Pod').length, 3, 'the members are kept');
+  t.not(byPort(membersPolicy(loop.children))[2379], 'everyone', 'the client port narrowed all the same');
+});
+
 t.test('finalize keeps the policy as narrow as it was observed', async (t) => {
   const loop = await running({ size: 3 }, 'e', { serverNamespace: 'metaops' } as never);
   loop.related = [denyIngress('ns')];
