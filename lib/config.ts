@@ -346,3 +346,36 @@ export function etcdReferencesProblems(env: NodeJS.ProcessEnv): string[] {
 export function staticVolumeRefusal(field: string): string {
   return `${field} "" is not allowed: a claim with no class binds any pre-made PersistentVolume that fits, whoever made it; name a StorageClass, or leave the field out for the default one (a cluster admin may allow static binding with ${STATIC_VOLUMES_ENV}=true)`;
 }
+
+/**
+ * METAOPS_SERVER_NAMESPACE: the namespace the hook server's own pods run in (the shipped Deployment and the Helm chart
+ * set it from the pod's own namespace, the downward API's `metadata.namespace`). The hooks that dial pods of a
+ * tenant's namespace let the server's pods in by it where the namespace's own NetworkPolicies govern those pods'
+ * ingress (an EtcdCluster's members' client port: hooks/etcdcluster/network.ts). Unset: no such rule, and the status
+ * says so.
+ */
+export const SERVER_NAMESPACE_ENV = 'METAOPS_SERVER_NAMESPACE';
+
+/**
+ * The labels every pod of the hook server carries (manifests/deploy/deployment.yaml's pod template, which the Helm
+ * chart renders unchanged): the pods a NetworkPolicy lets in as the server's, in METAOPS_SERVER_NAMESPACE.
+ */
+export const SERVER_POD_LABELS: Readonly<Record<string, string>> = Object.freeze({
+  'app.kubernetes.io/name': 'metaops',
+  'app.kubernetes.io/component': 'hooks',
+});
+
+const NAMESPACE_NAME = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** METAOPS_SERVER_NAMESPACE, trimmed, or undefined when unset, empty or not a namespace's name. */
+export function serverNamespaceOf(env: NodeJS.ProcessEnv): string | undefined {
+  const text = (env[SERVER_NAMESPACE_ENV] ?? '').trim();
+  return NAMESPACE_NAME.test(text) ? text : undefined;
+}
+
+/** What is wrong with METAOPS_SERVER_NAMESPACE (the server refuses to start): set, but not a namespace's name. */
+export function serverNamespaceProblems(env: NodeJS.ProcessEnv): string[] {
+  const raw = env[SERVER_NAMESPACE_ENV];
+  if (raw === undefined || raw.trim() === '' || serverNamespaceOf(env) !== undefined) return [];
+  return [`${SERVER_NAMESPACE_ENV}=${JSON.stringify(raw)}: expected the name of a namespace (a DNS label)`];
+}

@@ -63,5 +63,9 @@ export {
   staticVolumeRefusal,
   staticVolumesAllowed,
   staticVolumesProblems,
+  SERVER_NAMESPACE_ENV,
+  SERVER_POD_LABELS,
+  serverNamespaceOf,
+  serverNamespaceProblems,
 } from './config.js';
 export { parseJson } from './parse-json.js';

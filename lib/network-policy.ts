@@ -7,7 +7,7 @@
 import { buildConditions, previousConditions, type ConditionInput } from './conditions.js';
 import type { ChildResourceRule } from './hook.js';
 import { holderJudge } from './holders.js';
-import { childLabels } from './labels.js';
+import { childLabels, MANAGED_BY } from './labels.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from './metacontroller.js';
 import { isRecord, observedNamed, textOf } from './objects.js';
 import { takenNames } from './ownership.js';
@@ -409,8 +409,9 @@ function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, strin
 /**
  * Whether the namespace's own NetworkPolicies (the related objects customize asked for: namespacePolicyRules) govern
  * the parent's pods: a policy other than the parent's own (`own`: its names; one of those names another owner holds
- * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts) whose
- * podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
+ * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), and other
+ * than another metaops parent's pods' policy (anotherParentsPolicy: managed-by metaops and controlled by a metaops
+ * kind; it goes with that parent), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
  * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
  * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
  * MAX_NAMESPACE_POLICIES policies, or more than MAX_POD_LABEL_SETS label sets, govern both (doubt: never widen).
@@ -457,10 +458,58 @@ function judgePolicy(
   const ns = metadata['namespace'];
   if (typeof ns === 'string' && ns !== '' && namespace !== '' && ns !== namespace) return undefined;
   if (own.includes(name)) return undefined;
+  if (anotherParentsPolicy(metadata)) return undefined;
   const spec = policy['spec'];
   const selector = isRecord(spec) ? spec['podSelector'] : undefined;
   if (!sets.some((labels) => selectorSelects(selector, labels))) return undefined;
   return { name, ...policyDirections(spec) };
+}
+
+/**
+ * The kinds of metaops' parents (`<group>/<kind>`), whose NetworkPolicies (the pods' policies Metacontroller makes
+ * for them) are not the namespace's own governance (anotherParentsPolicy). Every kind main/operators.ts serves
+ * (test/operators/another-parents-policy-is-not-the-namespaces.test.ts checks that the two lists agree).
+ */
+export const METAOPS_PARENT_KINDS: readonly string[] = Object.freeze([
+  'cache.example.com/Memcached',
+  'apps.jicki.cn/PodSet',
+  'database.example.com/MySQLCluster',
+  'etcd.database.coreos.com/EtcdCluster',
+  'etcd.database.coreos.com/EtcdBackup',
+  'etcd.database.coreos.com/EtcdRestore',
+  'systek.no/S3',
+  'debug.metaops.dev/PodBuggerTool',
+]);
+
+/** At most this many ownerReferences of a policy are read; past it the policy counts as the namespace's (doubt). */
+const MAX_OWNER_REFERENCES = 16;
+
+/**
+ * Whether a NetworkPolicy (its metadata, untrusted) is another metaops parent's pods' policy, not the namespace's
+ * own: labelled `app.kubernetes.io/managed-by: metaops` AND controlled (an ownerReference with `controller: true`,
+ * as Metacontroller sets on every child) by a kind of METAOPS_PARENT_KINDS. Such a policy selects that parent's pods
+ * by labels, which another parent's pods may carry too (a PodSet's spec chooses its pods' labels); counted, it made
+ * the second parent answer its pods no policy, and when the first parent went (its policy with it) the second's pods
+ * ran unguarded. It is metaops' own answer, and goes with its parent: the namespace's admin wrote none of it. Anything
+ * short of both marks, or read with doubt (labels or ownerReferences not of their type, too many ownerReferences),
+ * counts as the namespace's: a policy a tenant labels as metaops' without such an owner still governs (never widen on
+ * doubt). One a tenant who may write NetworkPolicies forges with both marks opens nothing that tenant could not open
+ * by writing a policy that allows it (NetworkPolicies add up; docs/operating.md "Tenants").
+ */
+export function anotherParentsPolicy(metadata: Record<string, unknown>): boolean {
+  const labels = metadata['labels'];
+  if (!isRecord(labels) || labels['app.kubernetes.io/managed-by'] !== MANAGED_BY) return false;
+  const refs = metadata['ownerReferences'];
+  if (!Array.isArray(refs) || refs.length > MAX_OWNER_REFERENCES) return false;
+  return refs.some((r: unknown) => {
+    if (!isRecord(r) || r['controller'] !== true) return false;
+    const apiVersion = r['apiVersion'];
+    const kind = r['kind'];
+    if (typeof apiVersion !== 'string' || typeof kind !== 'string') return false;
+    const slash = apiVersion.indexOf('/');
+    if (slash <= 0) return false;
+    return METAOPS_PARENT_KINDS.includes(`${apiVersion.slice(0, slash)}/${kind}`);
+  });
 }
 
 function mark(out: NamespaceGovernance, direction: 'egress' | 'ingress', name: string): void {

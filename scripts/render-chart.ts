@@ -457,7 +457,10 @@ export function renderChart(
       'memberNetworkPolicy: METAOPS_ETCD_NETWORK_POLICY; true (the default) gives every EtcdCluster a NetworkPolicy\n' +
       '<name>-members: peers only from its members, metrics only from its namespace and metricsNamespaces\n' +
       '(METAOPS_ETCD_METRICS_NAMESPACES, e.g. [monitoring]), no way out to the instance metadata service; false for\n' +
-      'clusters whose CNI enforces no NetworkPolicy or whose admins write their own (docs/etcdcluster.md).',
+      'clusters whose CNI enforces no NetworkPolicy or whose admins write their own (docs/etcdcluster.md).\n' +
+      "METAOPS_SERVER_NAMESPACE is set from the release's namespace (the downward API), no value: where a namespace\n" +
+      "denies its members' ingress by default, <name>-members lets the client port in only from the members, the\n" +
+      "cluster's backup pods and the hook server's pods of that namespace.",
   );
   comment(
     ['backupPolicy'],

@@ -30,7 +30,15 @@ import {
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
-import { clientService, etcdTargets, s3TargetProblem, tenancyOf, type BackupTenancy } from '../etcdcommon/tenancy.js';
+import {
+  BACKUP_CLIENT_VALUE,
+  backupClientLabel,
+  clientService,
+  etcdTargets,
+  s3TargetProblem,
+  tenancyOf,
+  type BackupTenancy,
+} from '../etcdcommon/tenancy.js';
 import type { BackupResult } from './backup.js';
 import { BREAK_REASONS, readResult, RESULT_BYTES, TERMINATION_MESSAGE_BYTES } from './result.js';
 import { dateOfStamp, periodicSnapshot } from './lineage.js';
@@ -149,7 +157,8 @@ function podTemplate(
     periodic,
     clusterIds,
     podLabel,
-  }: { periodic: Spared | undefined; clusterIds: Record<string, string>; podLabel: string },
+    clusters,
+  }: { periodic: Spared | undefined; clusterIds: Record<string, string>; podLabel: string; clusters: string[] },
 ): Record<string, unknown> {
   const name = parent.metadata.name!;
   const access = s3Access(spec.s3);
@@ -189,7 +198,14 @@ function podTemplate(
   }
   const fixed = backupPodFixed();
   return {
-    metadata: { labels: { ...childLabels(APP, name, 'backup'), ...(podLabel ? { [PARENT_LABEL]: podLabel } : {}) } },
+    metadata: {
+      labels: {
+        ...childLabels(APP, name, 'backup'),
+        ...(podLabel ? { [PARENT_LABEL]: podLabel } : {}),
+        // The clusters it dials let it in by these where their namespace governs the members' ingress.
+        ...Object.fromEntries(clusters.map((c) => [backupClientLabel(c), BACKUP_CLIENT_VALUE])),
+      },
+    },
     spec: {
       restartPolicy: fixed.pod.restartPolicy,
       securityContext: fixed.pod.securityContext,
@@ -247,6 +263,7 @@ export function backupChild(
     spared = { keys: [], all: false },
     clusterIds = {},
     podLabel = parentLabelOf(undefined, parent),
+    clusters = [],
   }: {
     /** Snapshots its prune spares (a periodic backup). */
     spared?: Spared;
@@ -254,6 +271,11 @@ export function backupChild(
     clusterIds?: Record<string, string>;
     /** The parent label's value its pods carry (parentLabelOf; by default the unkeyed value). */
     podLabel?: string;
+    /**
+     * The EtcdClusters of the namespace it dials: its pods carry backupClientLabel of each (a Job made before keeps
+     * its pods' labels: a Job is never changed, OnDelete; a CronJob's next Jobs take them).
+     */
+    clusters?: readonly string[];
   } = {},
 ): KubeObject {
   const name = parent.metadata.name!;
@@ -265,6 +287,7 @@ export function backupChild(
       periodic: periodic ? spared : undefined,
       clusterIds,
       podLabel,
+      clusters: [...new Set(clusters)].sort(),
     }),
   };
   const metadata = {
@@ -811,6 +834,7 @@ function syncBackup({
     spared,
     clusterIds: reach.clusterIds,
     podLabel: parentLabelOf(settings, parent),
+    clusters: reach.dialled.map((c) => c.metadata.name!),
   });
   if (periodic) scheduleStatus(status, spec.backupPolicy.backupIntervalInSecond);
   if (periodic && lastGood) {

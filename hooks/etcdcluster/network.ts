@@ -13,6 +13,7 @@ import {
   METADATA_V4,
   METADATA_V6,
   namespaceGovernance,
+  governingNames,
   namespaceGovernsCondition,
   type NamespaceGovernance,
   observed,
@@ -26,12 +27,16 @@ import {
   policyMatchLabels,
   ruleProblem,
   selectorLabels,
+  SERVER_NAMESPACE_ENV,
+  SERVER_POD_LABELS,
+  serverNamespaceOf,
+  serverNamespaceProblems,
   textOf,
   keptWithPolicies,
   withoutPolicy,
 } from '../../lib/index.js';
 import type { EtcdSettings } from '../etcdcommon/index.js';
-import { ambientAllowed, tenancyOf } from '../etcdcommon/tenancy.js';
+import { ambientAllowed, BACKUP_CLIENT_VALUE, backupClientLabel, tenancyOf } from '../etcdcommon/tenancy.js';
 import { CLIENT_PORT, INSTANCE_LABEL, memberIndex, METRICS_PORT, PEER_PORT, selector } from './members.js';
 import { checkPodName } from './restore.js';
 
@@ -59,6 +64,11 @@ export interface EtcdClusterSettings extends EtcdSettings {
   memberNetworkPolicy?: boolean;
   /** Namespaces whose pods may read every cluster's metrics port besides its own (METAOPS_ETCD_METRICS_NAMESPACES). */
   metricsNamespaces?: readonly string[];
+  /**
+   * The namespace of the hook server's pods (METAOPS_SERVER_NAMESPACE, from the downward API): let in on the client
+   * port where the namespace's own policies govern the members' ingress; absent: they are not, and the status says so.
+   */
+  serverNamespace?: string;
   /** Whether spec.pod.securityContext may name an SELinux level (METAOPS_POD_ALLOW_SELINUX_LEVEL; absent: no). */
   allowSeLinuxLevel?: boolean;
 }
@@ -88,24 +98,37 @@ export function networkSettingsProblems(env: NodeJS.ProcessEnv): string[] {
     if (ruleProblem('dns1123Label', ns) !== undefined)
       problems.push(`${METRICS_NAMESPACES_SETTING}: ${JSON.stringify(ns)} is not a namespace`);
   if (metricsNamespacesOf(env).length > 64) problems.push(`${METRICS_NAMESPACES_SETTING}: at most 64 namespaces`);
+  problems.push(...serverNamespaceProblems(env));
   return problems;
 }
 
-/** The NetworkPolicy's settings (METAOPS_ETCD_NETWORK_POLICY, METAOPS_ETCD_METRICS_NAMESPACES). */
+/**
+ * The NetworkPolicy's settings (METAOPS_ETCD_NETWORK_POLICY, METAOPS_ETCD_METRICS_NAMESPACES, and the server's own
+ * namespace, METAOPS_SERVER_NAMESPACE).
+ */
 export function networkSettings(
   env: NodeJS.ProcessEnv,
-): Pick<EtcdClusterSettings, 'memberNetworkPolicy' | 'metricsNamespaces'> {
-  return { memberNetworkPolicy: memberNetworkPolicyOf(env), metricsNamespaces: metricsNamespacesOf(env) };
+): Pick<EtcdClusterSettings, 'memberNetworkPolicy' | 'metricsNamespaces' | 'serverNamespace'> {
+  const serverNamespace = serverNamespaceOf(env);
+  return {
+    memberNetworkPolicy: memberNetworkPolicyOf(env),
+    metricsNamespaces: metricsNamespacesOf(env),
+    ...(serverNamespace ? { serverNamespace } : {}),
+  };
 }
 
 /**
  * The members' NetworkPolicy, or undefined when the server's setting turns it off. It selects the member pods as the
  * Services do (`own`: by INSTANCE_LABEL once every member carries it, sync.ts servicesSelectOwn) and lets in:
- * - the client port 2379 from anywhere, as before (the cluster's clients; TLS protects it when spec.TLS asks);
+ * - the client port 2379 from anywhere, as before (the cluster's clients; TLS protects it when spec.TLS asks), unless
+ *   the namespace's own policies govern the members' ingress (`governance.ingress`, namespaceGovernance: a default-deny
+ *   ingress): then only from what the cluster needs (clientPeers: its members, its backup pods, the hook server's
+ *   pods), never from everyone, since NetworkPolicies add up and a rule of ours would open what the namespace closes;
  * - the peer port 2380 from the cluster's own members only (same selector);
- * - the metrics port 2381 from pods of the cluster's namespace and of the namespaces the server names
- *   (METAOPS_ETCD_METRICS_NAMESPACES: a Prometheus). The kubelet's probes come from the node, which the CNIs that
- *   enforce NetworkPolicy let in whatever the policy says (docs/etcdcluster.md);
+ * - the metrics port 2381 from pods of the cluster's namespace (not where the namespace governs the members'
+ *   ingress) and of the namespaces the server names (METAOPS_ETCD_METRICS_NAMESPACES: a Prometheus, the cluster
+ *   admin's choice). The kubelet's probes come from the node, which the CNIs that enforce NetworkPolicy let in
+ *   whatever the policy says (docs/etcdcluster.md);
  * and lets out everything but the instance metadata service (169.254.169.254, fd00:ec2::254, fd20:ce::254): every address outside
  * those, and every pod of every namespace (a CNI may not match pod addresses by ipBlock). A namespace the server lets
  * use the node's own credentials (METAOPS_BACKUP_AMBIENT_CREDENTIALS: a restored member's fetch step without an
@@ -121,7 +144,10 @@ export function memberNetworkPolicy(
   const name = parent.metadata.name!;
   const namespace = parent.metadata.namespace ?? 'default';
   const members = { matchLabels: selector(name, own) };
-  const metricsFrom: unknown[] = [{ podSelector: {} }];
+  // Where the namespace's own policies govern the members' ingress, nothing of the namespace beyond what the cluster
+  // needs: its pods are let in no more than those policies let them.
+  const governed = governance?.ingress === true;
+  const metricsFrom: unknown[] = governed ? [] : [{ podSelector: {} }];
   const others = (settings.metricsNamespaces ?? []).filter((n) => n !== namespace);
   if (others.length)
     metricsFrom.push({
@@ -129,6 +155,9 @@ export function memberNetworkPolicy(
         matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [...others] }],
       },
     });
+  const client = governed
+    ? { from: clientPeers(name, members, settings), ports: [{ protocol: 'TCP', port: CLIENT_PORT }] }
+    : { ports: [{ protocol: 'TCP', port: CLIENT_PORT }] };
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -141,15 +170,41 @@ export function memberNetworkPolicy(
       podSelector: members,
       ...directions(
         [
-          { ports: [{ protocol: 'TCP', port: CLIENT_PORT }] },
+          client,
           { from: [{ podSelector: members }], ports: [{ protocol: 'TCP', port: PEER_PORT }] },
-          { from: metricsFrom, ports: [{ protocol: 'TCP', port: METRICS_PORT }] },
+          ...(metricsFrom.length ? [{ from: metricsFrom, ports: [{ protocol: 'TCP', port: METRICS_PORT }] }] : []),
         ],
         egressOf(settings, namespace),
         governance,
       ),
     },
   };
+}
+
+/**
+ * Who may reach the client port where the namespace's own policies govern the members' ingress: the cluster's own
+ * members; its backup pods, of the cluster's namespace (an EtcdBackup's Job pods carry backupClientLabel of each
+ * cluster they dial; a Job made before that label runs with pods without it, the next ones have it); and the hook
+ * server's pods (the hook dials every member), by SERVER_POD_LABELS in METAOPS_SERVER_NAMESPACE, only when that
+ * setting is given (the shipped manifests and chart set it from the downward API); without it no peer of another
+ * namespace, never everyone (networkPolicyCreated says so). The restore check pod dials no member (it checks the
+ * snapshot with an etcd of its own, on localhost).
+ */
+function clientPeers(
+  cluster: string,
+  members: { matchLabels: Record<string, string> },
+  settings: Partial<EtcdClusterSettings>,
+): unknown[] {
+  const peers: unknown[] = [
+    { podSelector: members },
+    { podSelector: { matchLabels: { [backupClientLabel(cluster)]: BACKUP_CLIENT_VALUE } } },
+  ];
+  if (settings.serverNamespace)
+    peers.push({
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': settings.serverNamespace } },
+      podSelector: { matchLabels: { ...SERVER_POD_LABELS } },
+    });
+  return peers;
 }
 
 /**
@@ -263,11 +318,27 @@ export function policiesKeptAtDeletion(
 
 /**
  * At deletion (finalize is sent no related objects) a policy is kept as observed: without Egress when it was answered
- * so (the namespace's policies governed the pods' egress), so that finalize adds no way out the sync had left out.
+ * so (the namespace's policies governed the pods' egress), and with the client port let in only to what the cluster
+ * needs when it was answered so (they governed its ingress), so that finalize adds no way out or in the sync had left
+ * out.
  */
 function observedGovernance(policy: KubeObject): Pick<NamespaceGovernance, 'egress' | 'ingress'> {
-  const types = (policy['spec'] as { policyTypes?: unknown } | undefined)?.policyTypes;
-  return { egress: !(Array.isArray(types) && types.includes('Egress')), ingress: false };
+  const spec = policy['spec'] as { policyTypes?: unknown; ingress?: unknown } | undefined;
+  const types = spec?.policyTypes;
+  // The client port opened to everyone only when it was answered so (a rule without `from`): else it stays closed to
+  // all but what the cluster needs, as the sync answered it where the namespace governed the members' ingress.
+  const rules = Array.isArray(spec?.ingress) ? (spec.ingress as unknown[]) : [];
+  const open = rules.some((r) => {
+    const rule = r as { from?: unknown; ports?: unknown } | null;
+    return (
+      !!rule &&
+      typeof rule === 'object' &&
+      (rule.from === undefined || rule.from === null) &&
+      Array.isArray(rule.ports) &&
+      (rule.ports as unknown[]).some((p) => (p as { port?: unknown } | null)?.port === CLIENT_PORT)
+    );
+  });
+  return { egress: !(Array.isArray(types) && types.includes('Egress')), ingress: !open };
 }
 
 /** The namespace's governance of the cluster's pods: the members', the restore check pod's (namespaceGovernance). */
@@ -338,9 +409,11 @@ export function withMemberPolicy(
     ],
     now,
   );
-  // A kept answer keeps the observed policies as they were: where the namespace now governs their egress, the one
-  // answered took their place (keptWithPolicies), or, with no pod to keep it for, the old one is taken away.
-  if (governance.members.egress && !(memberPolicy && out.children.includes(memberPolicy)))
+  // A kept answer keeps the observed policies as they were: where the namespace now governs their egress (or the
+  // members' ingress), the one answered took their place (keptWithPolicies), or, with no pod to keep it for, the old
+  // one is taken away.
+  const governed = governance.members.egress || governance.members.ingress;
+  if (governed && !(memberPolicy && out.children.includes(memberPolicy)))
     out = withoutPolicy(out, networkPolicyName(cluster));
   if (governance.check.egress && !(checkPolicy && out.children.includes(checkPolicy)))
     out = withoutPolicy(out, restoreCheckPolicyName(cluster));
@@ -390,7 +463,43 @@ export function networkPolicyCreated(
     },
     now,
   );
-  // Created, without Egress: the namespace's own policies govern the members' egress (said while members run).
-  if (said || members.length === 0 || !governance?.egress) return said;
-  return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(cluster), created: true });
+  // Created, without Egress: the namespace's own policies govern the members' egress (said while members run); with
+  // the client port let in only to what the cluster needs: they govern its ingress.
+  if (said || members.length === 0 || !governance || !(governance.egress || governance.ingress)) return said;
+  if (!governance.ingress)
+    return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(cluster), created: true });
+  return namespaceGovernsIngress(cluster, settings, governance);
+}
+
+/**
+ * NetworkPolicyCreated=True while members run and the namespace's own policies govern their ingress (and maybe their
+ * egress): `NamespaceGovernsIngress` (`NamespaceGovernsEgressAndIngress`), naming the governing policies, who may reach
+ * the client port (memberNetworkPolicy: the members, the cluster's backup pods, the hook server's pods when
+ * METAOPS_SERVER_NAMESPACE is set; said when it is not: then the hook reaches the members only where the namespace's
+ * policies let it in) and the metrics port.
+ */
+function namespaceGovernsIngress(
+  cluster: string,
+  settings: Partial<EtcdClusterSettings>,
+  governance: NamespaceGovernance,
+): ConditionInput {
+  const server = settings.serverNamespace
+    ? `and the metaops server's pods (namespace ${settings.serverNamespace})`
+    : `and no pod of the metaops server: ${SERVER_NAMESPACE_ENV} is not set, so the hook reaches the members only where the namespace's own policies let it in`;
+  const others = (settings.metricsNamespaces ?? []).filter((n) => n !== '');
+  const metrics = others.length
+    ? `its metrics port only from namespace(s) ${others.slice(0, 3).join(', ')}${others.length > 3 ? ' and others' : ''}`
+    : 'its metrics port from no pod (the kubelet probes from the node)';
+  const egress = governance.egress
+    ? `; ${governingNames(governance.egressBy)} select(s) them for egress: it leaves egress out, so they reach only what the namespace's policies allow`
+    : '';
+  return {
+    type: 'NetworkPolicyCreated',
+    status: true,
+    reason: governance.egress ? 'NamespaceGovernsEgressAndIngress' : 'NamespaceGovernsIngress',
+    message:
+      `the namespace's own ${governingNames(governance.ingressBy)} select(s) the members for ingress: NetworkPolicy ` +
+      `${networkPolicyName(cluster)} lets their client port in only from the cluster's members, its backup pods ` +
+      `(label ${backupClientLabel(cluster)}=${BACKUP_CLIENT_VALUE}) ${server}, ${metrics}${egress} (metaops never widens them)`,
+  };
 }

@@ -303,3 +303,19 @@ export function restoreSourceProblem(
     policy,
   );
 }
+
+/**
+ * The label a backup pod carries for each EtcdCluster of its namespace it dials (`client.etcd.metaops.io/<cluster>:
+ * backup`), by which that cluster's members' NetworkPolicy lets it in on the client port where the namespace's own
+ * policies govern the members' ingress (hooks/etcdcluster/network.ts). Only pods of the cluster's namespace are let in
+ * by it (a podSelector without a namespaceSelector): a pod of another namespace carrying it reaches nothing.
+ */
+export function backupClientLabel(cluster: string): string {
+  return `${BACKUP_CLIENT_PREFIX}${cluster}`;
+}
+
+/** The prefix of backupClientLabel's keys. */
+export const BACKUP_CLIENT_PREFIX = 'client.etcd.metaops.io/';
+
+/** backupClientLabel's value. */
+export const BACKUP_CLIENT_VALUE = 'backup';

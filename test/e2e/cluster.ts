@@ -354,6 +354,9 @@ export class ControlPlane {
       // The key of the label by which Memcached and EtcdBackup ask for their pods (lib/parent-label.ts): set on both
       // releases, so that v1.5.20 (no token) runs with a keyed label too, as an install with its own key would.
       METAOPS_LABEL_KEY: E2E_LABEL_KEY,
+      // The server's namespace, as the shipped Deployment sets it (downward API): a namespace that denies its
+      // EtcdCluster members' ingress lets the server's pods of this namespace in (scenario "Namespace ingress").
+      METAOPS_SERVER_NAMESPACE: 'metaops',
     });
     await waitFor('metaops /readyz', async () => {
       const res = await fetch(`http://127.0.0.1:${this.hookPort}/readyz`);

@@ -9,6 +9,7 @@ import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
 import { etcdForegroundDeletion } from './etcd-foreground-deletion.js';
+import { ingressGoverned } from './ingress-governed.js';
 import { etcdStorage } from './etcd-storage.js';
 import { s3 } from './s3.js';
 import { podbuggertool, podbuggertoolUpgrade } from './podbuggertool.js';
@@ -33,6 +34,7 @@ export const scenarios: Scenario[] = [
   hookDown,
   etcd,
   etcdForegroundDeletion,
+  ingressGoverned,
   etcdStorage,
   s3,
   podbuggertool,
