@@ -411,7 +411,8 @@ function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, strin
  * the parent's pods: a policy other than the parent's own (`own`: its names; one of those names another owner holds
  * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), and other
  * than another metaops parent's pods' policy (anotherParentsPolicy: managed-by metaops and controlled by a metaops
- * kind; it goes with that parent), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
+ * kind; it goes with that parent), and other than one of the names `ownIfMarked` that is the parent's (ownPolicy:
+ * a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
  * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
  * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
  * MAX_NAMESPACE_POLICIES policies, or more than MAX_POD_LABEL_SETS label sets, govern both (doubt: never widen).
@@ -420,10 +421,12 @@ function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, strin
  */
 export function namespaceGovernance(
   request: Pick<CompositeSyncRequest, 'parent' | 'related'>,
-  options: { pods: readonly unknown[]; own: readonly string[] },
+  options: { pods: readonly unknown[]; own: readonly string[]; ownIfMarked?: readonly string[] },
 ): NamespaceGovernance {
   const doubt: NamespaceGovernance = { egress: true, ingress: true, egressBy: ['…'], ingressBy: ['…'] };
   const namespace = textOf(request.parent.metadata.namespace, '');
+  const uid = request.parent.metadata.uid;
+  const parentUid = typeof uid === 'string' && uid !== '' ? uid : undefined;
   const group = (request.related as Record<string, unknown> | null | undefined)?.['NetworkPolicy.networking.k8s.io/v1'];
   const out: NamespaceGovernance = { egress: false, ingress: false, egressBy: [], ingressBy: [] };
   if (group === undefined || group === null) return out;
@@ -437,7 +440,11 @@ export function namespaceGovernance(
   if (sets.length > MAX_POD_LABEL_SETS) return doubt;
   if (sets.length === 0) return out;
   for (const key of keys.sort()) {
-    const judged = judgePolicy(group[key], namespace, options.own, sets);
+    const judged = judgePolicy(
+      group[key],
+      { namespace, own: options.own, ownIfMarked: options.ownIfMarked ?? [], parentUid },
+      sets,
+    );
     if (!judged) continue;
     if (judged.egress) mark(out, 'egress', judged.name);
     if (judged.ingress) mark(out, 'ingress', judged.name);
@@ -448,16 +455,17 @@ export function namespaceGovernance(
 /** What one policy (untrusted) governs of pods of these label sets: undefined when none of them. */
 function judgePolicy(
   policy: unknown,
-  namespace: string,
-  own: readonly string[],
+  parent: { namespace: string; own: readonly string[]; ownIfMarked: readonly string[]; parentUid: string | undefined },
   sets: ReadonlyArray<Record<string, string>>,
 ): { name: string; ingress: boolean; egress: boolean } | undefined {
   if (!isRecord(policy)) return { name: '…', ingress: true, egress: true };
   const metadata = isRecord(policy['metadata']) ? policy['metadata'] : {};
   const name = textOf(metadata['name'], '…').slice(0, 253);
   const ns = metadata['namespace'];
+  const { namespace, own, ownIfMarked, parentUid } = parent;
   if (typeof ns === 'string' && ns !== '' && namespace !== '' && ns !== namespace) return undefined;
   if (own.includes(name)) return undefined;
+  if (ownIfMarked.includes(name) && ownPolicy(metadata, parentUid)) return undefined;
   if (anotherParentsPolicy(metadata)) return undefined;
   const spec = policy['spec'];
   const selector = isRecord(spec) ? spec['podSelector'] : undefined;
@@ -483,6 +491,24 @@ export const METAOPS_PARENT_KINDS: readonly string[] = Object.freeze([
 
 /** At most this many ownerReferences of a policy are read; past it the policy counts as the namespace's (doubt). */
 const MAX_OWNER_REFERENCES = 16;
+
+/**
+ * Whether a policy named as one of the parent's own (`own`) is the parent's: labelled
+ * `app.kubernetes.io/managed-by: metaops` (every policy metaops answers is) and controlled by no other object than the
+ * parent (a controller ownerReference, when it has one, with the parent's UID). A policy that only shares the name (an
+ * admin's `x-restore-check` while the tenant names its cluster `x`) is the namespace's own and governs: left out by
+ * name alone, the members' policy was answered with the egress the admin's denies.
+ */
+function ownPolicy(metadata: Record<string, unknown>, parentUid: string | undefined): boolean {
+  const labels = metadata['labels'];
+  if (!isRecord(labels) || labels['app.kubernetes.io/managed-by'] !== MANAGED_BY) return false;
+  const refs = metadata['ownerReferences'];
+  if (refs === undefined) return true;
+  if (!Array.isArray(refs) || refs.length > MAX_OWNER_REFERENCES) return false;
+  return refs.every(
+    (r: unknown) => isRecord(r) && (r['controller'] !== true || (parentUid !== undefined && r['uid'] === parentUid)),
+  );
+}
 
 /**
  * Whether a NetworkPolicy (its metadata, untrusted) is another metaops parent's pods' policy, not the namespace's

@@ -360,12 +360,15 @@ export function clusterGovernance(
   const pods = [...answered, ...observed(request.children, 'Pod', 'v1')].filter(
     (p): p is KubeObject => !!p && p.kind === 'Pod',
   );
-  const own = [networkPolicyName(cluster), restoreCheckPolicyName(cluster)];
+  // The members' policy name is held when another owner has it (NetworkPolicyNameTaken); the restore check's only
+  // while a restore runs: a policy of that name counts as the cluster's own only when it is (lib ownPolicy).
+  const own = [networkPolicyName(cluster)];
+  const ownIfMarked = [restoreCheckPolicyName(cluster)];
   const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
   const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
   return {
-    members: namespaceGovernance(request, { pods: podLabelSets(member), own }),
-    check: namespaceGovernance(request, { pods: podLabelSets(check), own }),
+    members: namespaceGovernance(request, { pods: podLabelSets(member), own, ownIfMarked }),
+    check: namespaceGovernance(request, { pods: podLabelSets(check), own, ownIfMarked }),
   };
 }
 
