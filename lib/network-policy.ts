@@ -293,6 +293,8 @@ export function namespacePolicyRules(parent: { metadata?: { namespace?: unknown 
 
 /** At most this many NetworkPolicies of the namespace are read; past it every pod counts as governed (doubt). */
 export const MAX_NAMESPACE_POLICIES = 512;
+/** At most this many policies are walked at all (other metaops parents' among them: a request holds ~100,000 at most). */
+export const MAX_LISTED_POLICIES = 65_536;
 /** At most this many distinct label sets of the pods are judged; past it the pods count as governed (doubt). */
 export const MAX_POD_LABEL_SETS = 32;
 /** At most this many expressions in a selector, values in an expression: past it the selector selects (doubt). */
@@ -415,7 +417,8 @@ function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, strin
  * a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
  * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
  * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
- * MAX_NAMESPACE_POLICIES policies, or more than MAX_POD_LABEL_SETS label sets, govern both (doubt: never widen).
+ * MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all), or more than
+ * MAX_POD_LABEL_SETS label sets, govern both (doubt: never widen).
  * Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still governs until
  * it is gone. Pure: the same observed state, the same answer.
  */
@@ -431,8 +434,14 @@ export function namespaceGovernance(
   const out: NamespaceGovernance = { egress: false, ingress: false, egressBy: [], ingressBy: [] };
   if (group === undefined || group === null) return out;
   if (!isRecord(group)) return doubt;
+  // Other metaops parents' policies are left out before the count (a tenant's 513 EtcdClusters made every PodSet's
+  // pods "governed" by number alone); the walk over them is bounded by MAX_LISTED_POLICIES.
   const keys: string[] = [];
+  let listed = 0;
   for (const key in group) {
+    if (++listed > MAX_LISTED_POLICIES) return doubt;
+    const policy = group[key];
+    if (isRecord(policy) && isRecord(policy['metadata']) && anotherParentsPolicy(policy['metadata'])) continue;
     keys.push(key);
     if (keys.length > MAX_NAMESPACE_POLICIES) return doubt;
   }
