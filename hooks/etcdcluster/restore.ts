@@ -89,7 +89,9 @@ export function restoreCheckPod(
         [PLACEMENT_KEY]: placementDigest(place),
         [CHECK_IMAGES_KEY]: imagesDigest([source.image, etcdImage(spec), busybox, etcdImage(spec), etcdImage(spec)]),
         [ENV_SOURCES_KEY]: envSourcesDigest(sources),
-        [ETCD_START_KEY]: envSourcesDigest([etcd.command, etcd.env]),
+        // (Its resources, given only with a resourceFieldRef, only then: a check pod made before they were given
+        // keeps its digest.)
+        [ETCD_START_KEY]: envSourcesDigest([etcd.command, etcd.env, ...(etcd.resources ? [etcd.resources] : [])]),
       },
     },
     spec: {
@@ -173,13 +175,17 @@ export function etcdStartContainer(spec: EtcdClusterSpec): Record<string, unknow
     '--initial-cluster-state=new',
     `--initial-cluster-token=${name}`,
   ];
+  // A value the env takes from a container's resources (resourceFieldRef: GOMEMLIMIT from limits.memory) is the
+  // members' only if this etcd has their resources: it is given them then (etcdStartEnv), and only then.
+  const resources = takesResources(spec.pod?.etcdEnv) ? spec.pod?.resources : undefined;
   return {
     name: ETCD_START,
     image: etcdImage(spec),
     command: withMetricsListener(version, command).map((a) =>
       a.replace(`http://0.0.0.0:${METRICS_PORT}`, `${LOCAL}:${METRICS_PORT}`),
     ),
-    env: [{ name: 'ETCDCTL_API', value: '3' }, ...((spec.pod?.etcdEnv as unknown[] | undefined) ?? [])],
+    env: [{ name: 'ETCDCTL_API', value: '3' }, ...etcdStartEnv(spec.pod?.etcdEnv)],
+    ...(resources ? { resources: structuredClone(resources) } : {}),
     volumeMounts: [{ name: ETCD_START_VOLUME, mountPath: '/var/etcd' }],
     readinessProbe: {
       exec: { command: ['/usr/local/bin/etcdctl', `--endpoints=${LOCAL}:${CLIENT_PORT}`, 'endpoint', 'health'] },
@@ -191,6 +197,33 @@ export function etcdStartContainer(spec: EtcdClusterSpec): Record<string, unknow
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: restrictedContainerSecurity(),
   };
+}
+
+/** Whether an etcdEnv takes a value from a container's resources (valueFrom.resourceFieldRef). */
+function takesResources(env: unknown): boolean {
+  return (
+    Array.isArray(env) &&
+    env.some((e) => isRecord(e) && isRecord(e['valueFrom']) && isRecord(e['valueFrom']['resourceFieldRef']))
+  );
+}
+
+/**
+ * spec.pod.etcdEnv as the check's etcd takes it: as written, but a resourceFieldRef naming the members' etcd
+ * container (`containerName: etcd`, the GOMEMLIMIT idiom) names this one. The kubelet resolves such a reference
+ * against the pod it is in, and the check pod has no container `etcd`: as written, its etcd would never be made
+ * (CreateContainerConfigError) and every restore of such a cluster would be refused at the check's deadline. Given
+ * the members' resources too (etcdStartContainer), the reference resolves here to the value it has in a member.
+ * Any other container named is left as written (a member's pod has no other of the hook's: such a reference fails
+ * there as here).
+ */
+function etcdStartEnv(env: unknown): unknown[] {
+  if (!Array.isArray(env)) return [];
+  return env.map((e) => {
+    const from = isRecord(e) ? e['valueFrom'] : undefined;
+    const ref = isRecord(from) ? from['resourceFieldRef'] : undefined;
+    if (!isRecord(ref) || ref['containerName'] !== 'etcd') return e;
+    return { ...e, valueFrom: { ...from, resourceFieldRef: { ...ref, containerName: ETCD_START } } };
+  });
 }
 
 /** The state and readiness of the check pod's etcd (etcdStartContainer), if the pod reports them. */

@@ -53,6 +53,15 @@ t.test("the check pod's etcd env resolves where the members' does", async (t) =>
   const check = restoreCheckPod(parent, spec, source, 'uid-r');
   for (const c of ((check['spec'] as any).containers as any[]).map((x) => x.name))
     t.equal(envError(check, c), undefined, `the check pod's ${c} env resolves in the check pod`);
+  // It resolves to the member's value: the container it names has the members' etcd resources.
+  const start = ((check['spec'] as any).containers as any[]).find((x) => x.name === 'etcd-start');
+  const ref = start.env.find((e: any) => e.name === 'GOMEMLIMIT').valueFrom.resourceFieldRef;
+  t.equal(ref.containerName, 'etcd-start', "the reference names the check pod's etcd");
+  t.same(start.resources, (member['spec'] as any).containers[0].resources, "with the members' etcd resources");
+  // Without such a reference the check's etcd is given no resources (a check pod made before keeps its record).
+  const plain = restoreCheckPod(parent, { ...spec, pod: { resources } }, source, 'uid-r');
+  const plainStart = ((plain['spec'] as any).containers as any[]).find((x) => x.name === 'etcd-start');
+  t.equal(plainStart.resources, undefined, 'no resources without a resourceFieldRef');
 });
 
 t.test('a restore of a cluster whose members take GOMEMLIMIT from their etcd container is carried out', async (t) => {
