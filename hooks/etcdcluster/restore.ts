@@ -221,7 +221,7 @@ function etcdStartEnv(env: unknown): unknown[] {
   return env.map((e) => {
     const from = isRecord(e) ? e['valueFrom'] : undefined;
     const ref = isRecord(from) ? from['resourceFieldRef'] : undefined;
-    if (!isRecord(ref) || ref['containerName'] !== 'etcd') return e;
+    if (!isRecord(e) || !isRecord(from) || !isRecord(ref) || ref['containerName'] !== 'etcd') return e;
     return { ...e, valueFrom: { ...from, resourceFieldRef: { ...ref, containerName: ETCD_START } } };
   });
 }
