@@ -17,7 +17,7 @@ import {
   restrictedContainerSecurity,
   rfc3339,
 } from '../../lib/index.js';
-import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
+import { type CheckedSpec, METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, sha256Of, type SnapshotPin, versionIdOf } from '../etcdcommon/pin.js';
 import {
   CLIENT_PORT,
@@ -224,6 +224,52 @@ function etcdStartEnv(env: unknown): unknown[] {
     if (!isRecord(e) || !isRecord(from) || !isRecord(ref) || ref['containerName'] !== 'etcd') return e;
     return { ...e, valueFrom: { ...from, resourceFieldRef: { ...ref, containerName: ETCD_START } } };
   });
+}
+
+/**
+ * What the check starts the restored members' etcd and images as, of the spec its pod is made from (restoredSpec):
+ * recorded with the drop of the old members (RestoreState.checked), so that the restored members, made later, are
+ * made so (madeAsChecked), whatever the spec says by then: an etcdEnv, version, repository or busyboxImage edited
+ * after the check passed (a GitOps tool syncing, a hand edit) reaches no restored member unchecked. Bounded as the
+ * spec's fields are (schema.ts).
+ */
+export function checkedOf(spec: EtcdClusterSpec): CheckedSpec {
+  const env = spec.pod?.etcdEnv as unknown[] | undefined;
+  const resources = takesResources(env) ? (spec.pod?.resources as Record<string, unknown> | undefined) : undefined;
+  return {
+    version: spec.version,
+    repository: spec.repository,
+    ...(spec.pod?.busyboxImage ? { busyboxImage: spec.pod.busyboxImage } : {}),
+    ...(env && env.length > 0 ? { etcdEnv: structuredClone(env) } : {}),
+    ...(resources ? { resources: structuredClone(resources) } : {}),
+  };
+}
+
+/**
+ * `spec` as the check started the restored members (`checked`, the restore's record: read by type; a record not
+ * readable, or none (written before it was kept), leaves the spec as it is): its version, repository,
+ * busyboxImage and etcdEnv, and the etcd resources when the check's etcd was given them (etcdStartContainer).
+ */
+export function madeAsChecked(spec: EtcdClusterSpec, checked: unknown): EtcdClusterSpec {
+  if (!isRecord(checked) || typeof checked['version'] !== 'string' || typeof checked['repository'] !== 'string')
+    return spec;
+  const { busyboxImage, etcdEnv, resources } = checked;
+  if (busyboxImage !== undefined && typeof busyboxImage !== 'string') return spec;
+  if (etcdEnv !== undefined && !(Array.isArray(etcdEnv) && etcdEnv.length <= 64 && etcdEnv.every(isRecord)))
+    return spec;
+  if (resources !== undefined && !isRecord(resources)) return spec;
+  const { busyboxImage: _busybox, etcdEnv: _env, ...pod } = spec.pod ?? {};
+  return {
+    ...spec,
+    version: checked['version'],
+    repository: checked['repository'],
+    pod: {
+      ...pod,
+      ...(busyboxImage ? { busyboxImage } : {}),
+      ...(etcdEnv ? { etcdEnv: structuredClone(etcdEnv) } : {}),
+      ...(resources ? { resources: structuredClone(resources) } : {}),
+    } as EtcdClusterSpec['pod'],
+  };
 }
 
 /** The state and readiness of the check pod's etcd (etcdStartContainer), if the pod reports them. */

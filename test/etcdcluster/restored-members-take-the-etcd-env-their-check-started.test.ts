@@ -32,3 +32,35 @@ t.test("the restored members' etcd takes the env their check's etcd started with
     t.same(env, checked, `${name}'s etcd env is the one its check started: ${JSON.stringify(env)}`);
   }
 });
+
+// The same window for the images the check ran: a repository (a mirror) or busyboxImage edited after the check passed
+// reaches no restored member unchecked; they take what the check ran, and the edit reaches pods made later.
+t.test('the restored members take the images their check ran, whatever the spec says after it passed', async (t) => {
+  const loop = await running({ size: 3, version: '3.6.9' });
+  loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
+  await loop.step();
+  const check: any = loop.checkPod();
+  const etcdImage = check.spec.containers.find((c: any) => c.name === 'etcd-start').image;
+  const busybox = check.spec.initContainers.find((c: any) => c.name === 'busybox-image').image;
+  await loop.step();
+  t.match(loop.s().restore, { phase: 'Replacing' }, 'the check passed: the old members are dropped');
+  loop.spec = {
+    ...loop.spec,
+    repository: 'mirror.example.com/etcd',
+    pod: { ...(loop.spec as any).pod, busyboxImage: 'registry.example.com/busybox:9' },
+  };
+  loop.etcd.members = [];
+  loop.etcd.up.clear();
+  for (let i = 0; i < 3; i++) await loop.step();
+  const restored = loop.pods();
+  t.ok(restored.length > 0, `restored members: ${restored.join(', ')}`);
+  for (const name of restored) {
+    const spec = (answeredPod(loop, name) as any).spec;
+    t.equal(spec.containers.find((c: any) => c.name === 'etcd').image, etcdImage, `${name}'s etcd image was checked`);
+    t.equal(
+      spec.initContainers.find((c: any) => c.name === 'check-dns').image,
+      busybox,
+      `${name}'s busybox image was checked`,
+    );
+  }
+});
