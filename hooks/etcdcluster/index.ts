@@ -285,7 +285,8 @@ export const etcdcluster = defineComposite({
         2 * (jsonBytes(spec.repository) + jsonBytes(spec.version)) +
         2 * jsonBytes(spec.TLS);
       return {
-        bytes: (MAX_SIZE + 1) * perMember + 4 * (2048 + namesBytes(parent)),
+        // (And a restore's record of what its check started, status.restore.checked: at most spec.pod again.)
+        bytes: (MAX_SIZE + 1) * perMember + 4 * (2048 + namesBytes(parent)) + jsonBytes(spec.pod),
         what: `${MAX_SIZE + 1} members of ~${kib(perMember)} each (spec.pod)`,
       };
     },

@@ -385,9 +385,19 @@ export const DATA_MISSING_MARK = 'etcd member data missing';
  * 3.5 have no shell). A directory it cannot read is no proof of anything: it exits 1 (not read as data lost), and
  * the kubelet runs it again. Its message is its output (FallbackToLogsOnError): nothing writes a file for it.
  */
-export function checkData(spec: EtcdClusterSpec): Record<string, unknown> {
+export function checkData(spec: EtcdClusterSpec, fresh = false): Record<string, unknown> {
   const member = `${DATA_DIR}/member`;
   const script = [
+    // A pod made fresh (freshDataCheck): its first run records that this pod started etcd on the volume, and passes
+    // on an empty one; every later run (its sandbox made again) checks as for a pod made again on its claim.
+    ...(fresh
+      ? [
+          `if [ ! -e ${STARTED_DIR}/started ]; then`,
+          `  echo started > ${STARTED_DIR}/started || { echo "cannot record the first start in ${STARTED_DIR}"; exit 1; }`,
+          '  exit 0',
+          'fi',
+        ]
+      : []),
     `for d in ${DATA_DIR} ${member} ${member}/wal; do`,
     '  if [ -e "$d" ] && ! ls "$d" >/dev/null 2>&1; then',
     '    echo "cannot read $d: the data check proves nothing"',
@@ -407,10 +417,34 @@ export function checkData(spec: EtcdClusterSpec): Record<string, unknown> {
     name: DATA_CHECK,
     image: spec.pod?.busyboxImage || DEFAULT_BUSYBOX_IMAGE,
     command: ['/bin/sh', '-c', script],
-    volumeMounts: [{ name: 'etcd-data', mountPath: '/var/etcd', readOnly: true }],
+    volumeMounts: [
+      { name: 'etcd-data', mountPath: '/var/etcd', readOnly: true },
+      ...(fresh ? [{ name: STARTED_VOLUME, mountPath: STARTED_DIR }] : []),
+    ],
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: restrictedContainerSecurity(),
   };
+}
+
+/**
+ * The volume a member pod made fresh with a claim records its first start on (its data check, checkData `fresh`): an
+ * emptyDir, which lives as long as the pod, through its sandbox made again (a node reboot, a container runtime
+ * restart), and goes with it. Not the data volume: it is the one that may come back empty.
+ */
+export const STARTED_VOLUME = 'member-started';
+const STARTED_DIR = '/var/lib/etcd-member';
+
+/**
+ * The data check of a member pod made fresh on a claim (a bootstrap member, an addition, a replacement: its data
+ * directory is empty when it first starts). Its first run passes and records the start (STARTED_VOLUME); when its
+ * sandbox is made again and the claim came back empty (a local volume on a wiped disk), it finds no data and the
+ * member is replaced, never started under its old ID with an empty log (which etcd would do: the member ID comes from
+ * its peers, or, for `new`, from its name and peer URLs). Limits: a start recorded before etcd wrote its data (the
+ * sandbox made again in between) reads as data lost too (a member that never started is made again fresh:
+ * plan/answered.ts); an emptyDir lost with the node's disk while the pod stays reads as a first start.
+ */
+export function freshDataCheck(spec: EtcdClusterSpec): Record<string, unknown> {
+  return checkData(spec, true);
 }
 
 /**
@@ -552,7 +586,8 @@ export interface MemberPodOptions {
   state: 'new' | 'existing';
   /**
    * A member that started once, made again on its claim: etcd starts only if the claim holds its data (checkData).
-   * Never for a member made fresh (a bootstrap, an addition, a restore: an empty data directory is right there).
+   * Not for a member made fresh (a bootstrap, an addition, a restore: an empty data directory is right there); one
+   * made fresh on a claim checks its claim from its second run of its steps on (freshDataCheck).
    */
   requireData?: boolean | undefined;
   /** Where its data comes from when it is restored from a snapshot. */
@@ -610,6 +645,8 @@ export function memberPod({
   const { volumes, mounts } = memberVolumes(c, spec, pod);
   const command = withMetricsListener(version, memberCommand(c, pod, initialCluster, state, uid));
   const container = etcdContainer(c, spec, mounts, command, version);
+  const fresh = !requireData && !restore && Boolean(spec.pod?.persistentVolumeClaimSpec);
+  if (fresh) volumes.push({ name: STARTED_VOLUME, emptyDir: { sizeLimit: '1Mi' } });
   const podSpec: Record<string, unknown> = {
     hostname: pod,
     subdomain: c.name,
@@ -619,7 +656,13 @@ export function memberPod({
     restartPolicy: 'Always',
     // Its own DNS name first: etcd exits on a peer name that does not resolve yet (check-dns, as etcd-operator).
     // A member made again on its claim first proves the claim holds its data (checkData).
-    initContainers: [...(requireData && !restore ? [checkData(spec)] : []), checkDns(c, spec, pod)],
+    // A member made fresh on a claim checks it too whenever its sandbox is made again (freshDataCheck), after its
+    // DNS wait: its first start is recorded as late as it can be. (Restored members: their restore steps.)
+    initContainers: [
+      ...(requireData && !restore ? [checkData(spec)] : []),
+      checkDns(c, spec, pod),
+      ...(fresh ? [freshDataCheck(spec)] : []),
+    ],
     containers: [container],
     volumes,
     // Names with a dot looked up as they are first (lib/names.ts): the restore steps dial S3, STS or a custom

@@ -54,7 +54,7 @@ export function etcdWaiting(pod: KubeObject | undefined): string | undefined {
  * last ended for want of the member's data (its exit DATA_MISSING_EXIT and its message starting DATA_MISSING_MARK),
  * while it has not passed since: the member's data is not on its claim. Anything else is no proof: a check that did
  * not run (its image cannot be pulled), ran and passed, exited otherwise (killed, a directory it cannot read), or a
- * pod without the step (made before it, or made fresh). Bounded (observed data).
+ * pod without the step (made before it, or made fresh without a claim). Bounded (observed data).
  */
 export function dataMissing(pod: KubeObject | undefined): string | undefined {
   const spec = pod?.['spec'] as { initContainers?: unknown } | undefined;

@@ -17,7 +17,7 @@ import {
   restrictedContainerSecurity,
   rfc3339,
 } from '../../lib/index.js';
-import { METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
+import { type CheckedSpec, METAOPS_CLI, s3Access, type RestoreState } from '../etcdcommon/index.js';
 import { pinPath, sha256Of, type SnapshotPin, versionIdOf } from '../etcdcommon/pin.js';
 import {
   CLIENT_PORT,
@@ -89,7 +89,9 @@ export function restoreCheckPod(
         [PLACEMENT_KEY]: placementDigest(place),
         [CHECK_IMAGES_KEY]: imagesDigest([source.image, etcdImage(spec), busybox, etcdImage(spec), etcdImage(spec)]),
         [ENV_SOURCES_KEY]: envSourcesDigest(sources),
-        [ETCD_START_KEY]: envSourcesDigest([etcd.command, etcd.env]),
+        // (Its resources, given only with a resourceFieldRef, only then: a check pod made before they were given
+        // keeps its digest.)
+        [ETCD_START_KEY]: envSourcesDigest([etcd.command, etcd.env, ...(etcd.resources ? [etcd.resources] : [])]),
       },
     },
     spec: {
@@ -173,13 +175,17 @@ export function etcdStartContainer(spec: EtcdClusterSpec): Record<string, unknow
     '--initial-cluster-state=new',
     `--initial-cluster-token=${name}`,
   ];
+  // A value the env takes from a container's resources (resourceFieldRef: GOMEMLIMIT from limits.memory) is the
+  // members' only if this etcd has their resources: it is given them then (etcdStartEnv), and only then.
+  const resources = takesResources(spec.pod?.etcdEnv) ? spec.pod?.resources : undefined;
   return {
     name: ETCD_START,
     image: etcdImage(spec),
     command: withMetricsListener(version, command).map((a) =>
       a.replace(`http://0.0.0.0:${METRICS_PORT}`, `${LOCAL}:${METRICS_PORT}`),
     ),
-    env: [{ name: 'ETCDCTL_API', value: '3' }, ...((spec.pod?.etcdEnv as unknown[] | undefined) ?? [])],
+    env: [{ name: 'ETCDCTL_API', value: '3' }, ...etcdStartEnv(spec.pod?.etcdEnv)],
+    ...(resources ? { resources: structuredClone(resources) } : {}),
     volumeMounts: [{ name: ETCD_START_VOLUME, mountPath: '/var/etcd' }],
     readinessProbe: {
       exec: { command: ['/usr/local/bin/etcdctl', `--endpoints=${LOCAL}:${CLIENT_PORT}`, 'endpoint', 'health'] },
@@ -190,6 +196,79 @@ export function etcdStartContainer(spec: EtcdClusterSpec): Record<string, unknow
     },
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: restrictedContainerSecurity(),
+  };
+}
+
+/** Whether an etcdEnv takes a value from a container's resources (valueFrom.resourceFieldRef). */
+function takesResources(env: unknown): boolean {
+  return (
+    Array.isArray(env) &&
+    env.some((e) => isRecord(e) && isRecord(e['valueFrom']) && isRecord(e['valueFrom']['resourceFieldRef']))
+  );
+}
+
+/**
+ * spec.pod.etcdEnv as the check's etcd takes it: as written, but a resourceFieldRef naming the members' etcd
+ * container (`containerName: etcd`, the GOMEMLIMIT idiom) names this one. The kubelet resolves such a reference
+ * against the pod it is in, and the check pod has no container `etcd`: as written, its etcd would never be made
+ * (CreateContainerConfigError) and every restore of such a cluster would be refused at the check's deadline. Given
+ * the members' resources too (etcdStartContainer), the reference resolves here to the value it has in a member.
+ * Any other container named is left as written (a member's pod has no other of the hook's: such a reference fails
+ * there as here).
+ */
+function etcdStartEnv(env: unknown): unknown[] {
+  if (!Array.isArray(env)) return [];
+  return env.map((e) => {
+    const from = isRecord(e) ? e['valueFrom'] : undefined;
+    const ref = isRecord(from) ? from['resourceFieldRef'] : undefined;
+    if (!isRecord(e) || !isRecord(from) || !isRecord(ref) || ref['containerName'] !== 'etcd') return e;
+    return { ...e, valueFrom: { ...from, resourceFieldRef: { ...ref, containerName: ETCD_START } } };
+  });
+}
+
+/**
+ * What the check starts the restored members' etcd and images as, of the spec its pod is made from (restoredSpec):
+ * recorded with the drop of the old members (RestoreState.checked), so that the restored members, made later, are
+ * made so (madeAsChecked), whatever the spec says by then: an etcdEnv, version, repository or busyboxImage edited
+ * after the check passed (a GitOps tool syncing, a hand edit) reaches no restored member unchecked. Bounded as the
+ * spec's fields are (schema.ts).
+ */
+export function checkedOf(spec: EtcdClusterSpec): CheckedSpec {
+  const env = spec.pod?.etcdEnv as unknown[] | undefined;
+  const resources = takesResources(env) ? (spec.pod?.resources as Record<string, unknown> | undefined) : undefined;
+  return {
+    version: spec.version,
+    repository: spec.repository,
+    ...(spec.pod?.busyboxImage ? { busyboxImage: spec.pod.busyboxImage } : {}),
+    ...(env && env.length > 0 ? { etcdEnv: structuredClone(env) } : {}),
+    ...(resources ? { resources: structuredClone(resources) } : {}),
+  };
+}
+
+/**
+ * `spec` as the check started the restored members (`checked`, the restore's record: read by type; a record not
+ * readable, or none (written before it was kept), leaves the spec as it is): its version, repository,
+ * busyboxImage and etcdEnv, and the etcd resources when the check's etcd was given them (etcdStartContainer).
+ */
+export function madeAsChecked(spec: EtcdClusterSpec, checked: unknown): EtcdClusterSpec {
+  if (!isRecord(checked) || typeof checked['version'] !== 'string' || typeof checked['repository'] !== 'string')
+    return spec;
+  const { busyboxImage, etcdEnv, resources } = checked;
+  if (busyboxImage !== undefined && typeof busyboxImage !== 'string') return spec;
+  if (etcdEnv !== undefined && !(Array.isArray(etcdEnv) && etcdEnv.length <= 64 && etcdEnv.every(isRecord)))
+    return spec;
+  if (resources !== undefined && !isRecord(resources)) return spec;
+  const { busyboxImage: _busybox, etcdEnv: _env, ...pod } = spec.pod ?? {};
+  return {
+    ...spec,
+    version: checked['version'],
+    repository: checked['repository'],
+    pod: {
+      ...pod,
+      ...(busyboxImage ? { busyboxImage } : {}),
+      ...(etcdEnv ? { etcdEnv: structuredClone(etcdEnv) } : {}),
+      ...(resources ? { resources: structuredClone(resources) } : {}),
+    } as EtcdClusterSpec['pod'],
   };
 }
 

@@ -302,6 +302,33 @@ export const EtcdClusterStatus = Type.Object(
             },
           ),
         ),
+        checked: Type.Optional(
+          Type.Object(
+            {
+              version: Type.String({ maxLength: 64 }),
+              repository: Type.String({ maxLength: 512 }),
+              busyboxImage: Type.Optional(Type.String({ maxLength: 512 })),
+              etcdEnv: Type.Optional(
+                freeFormList(
+                  'The etcdEnv the check started etcd with.',
+                  { what: 'core/v1 EnvVar', maxBytes: 8 * 1024 },
+                  64,
+                  32 * 1024,
+                ),
+              ),
+              resources: Type.Optional(
+                freeForm(
+                  "The etcd resources the check's etcd had (only with a resourceFieldRef in etcdEnv).",
+                  4 * 1024,
+                ),
+              ),
+            },
+            {
+              description:
+                "What the check started (the restored members' version, repository, busyboxImage, etcdEnv), recorded once the old members are dropped: the restored members are made with it, whatever the spec says by then.",
+            },
+          ),
+        ),
         snapshot: Type.Optional(
           Type.Object(
             {

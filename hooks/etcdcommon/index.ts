@@ -151,6 +151,11 @@ export interface RestoreState {
    */
   snapshot?: { sha256: string; versionId?: string; pinnedPath?: string };
   /**
+   * What the check started the restored members' etcd and images as (etcdcluster restore.ts checkedOf), recorded with
+   * `s3`: the restored members are made so (an edit of the spec after the check passed reaches pods made later).
+   */
+  checked?: CheckedSpec;
+  /**
    * While Checking: the check's running container (`id`: its pod's uid, containerID and restartCount) and when the
    * hook first saw it run (`seen`, the hook's own clock). A check at work is spared from then, never from the start
    * its node's clock stamped (etcdcluster restore.ts, checkFetchSeen).
@@ -162,6 +167,15 @@ export interface RestoreState {
    * checkBackoff), and a refusal at the deadline names `last`.
    */
   checkAgain?: { runs: number; at: string; last: string };
+}
+
+/** The spec fields a restore's check started the restored members' etcd and images with (RestoreState.checked). */
+export interface CheckedSpec {
+  version: string;
+  repository: string;
+  busyboxImage?: string;
+  etcdEnv?: unknown[];
+  resources?: Record<string, unknown>;
 }
 
 /** Whether a restore record is of one its check refused: it dropped nothing (`untouched` before `refused` was kept). */

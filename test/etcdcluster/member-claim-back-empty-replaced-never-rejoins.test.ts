@@ -35,11 +35,22 @@ const dataMissing = checkFails({ exitCode: 66, reason: 'Error', message: MISSING
 const initNames = (p: KubeObject | undefined) =>
   ((p?.['spec'] as any)?.initContainers ?? []).map((c: any) => c.name as string);
 const condition = (loop: { s(): any }, type: string) => loop.s().conditions.find((c: any) => c.type === type);
+/** Whether a pod's check-data step passes its first run (a fresh pod's: it records the start on member-started). */
+const freshCheck = (pod: any) => {
+  const step = pod.spec.initContainers.find((c: any) => c.name === 'check-data');
+  return {
+    first: /if \[ ! -e \/var\/lib\/etcd-member\/started \]/.test(step?.command?.[2] ?? ''),
+    volume: pod.spec.volumes.some((v: any) => v.name === 'member-started' && v.emptyDir),
+  };
+};
 const idOf = (loop: { s(): any }, name: string) => loop.s().memberList.find((m: any) => m.name === name)?.id;
 
 t.test('a member pod made again on its claim checks the claim holds its data; a fresh member does not', async (t) => {
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
-  t.same(initNames(answeredPod(loop, 'e-0')), ['check-dns'], 'a bootstrap member starts on an empty volume');
+  // A member made fresh on a claim checks it only from the second run of its steps on (its sandbox made again): its
+  // first run records the start on an emptyDir of the pod's own and passes on the empty volume.
+  t.same(initNames(answeredPod(loop, 'e-0')), ['check-dns', 'check-data'], 'a bootstrap member checks after DNS');
+  t.match(freshCheck(answeredPod(loop, 'e-0')), { first: true, volume: true }, 'it starts on an empty volume first');
   loop.lose('e-2');
   await loop.step();
   const pod = answeredPod(loop, 'e-2');
@@ -61,7 +72,8 @@ t.test('a member pod made again on its claim checks the claim holds its data; a 
   loop.etcd.up.add('e-2');
   for (let i = 0; i < 4; i++) await loop.step();
   t.ok(loop.etcd.calls.includes('add e-3'), 'a member is added');
-  t.same(initNames(answeredPod(loop, 'e-3')), ['check-dns'], 'the new member starts on its empty volume');
+  t.same(initNames(answeredPod(loop, 'e-3')), ['check-dns', 'check-data'], 'the new member checks after DNS');
+  t.match(freshCheck(answeredPod(loop, 'e-3')), { first: true, volume: true }, 'it starts on its empty volume first');
 });
 
 t.test('a member whose claim came back empty is removed and replaced under a new name', async (t) => {
@@ -175,6 +187,8 @@ t.test('a data check that proves nothing is no data lost', async (t) => {
   }
   // A pod made without the step (before this version), whose status says the step failed: not read.
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  const made = loop.children.find((c) => c.kind === 'Pod' && c.metadata.name === 'e-2')!['spec'] as any;
+  made.initContainers = made.initContainers.filter((c: any) => c.name !== 'check-data');
   loop.podStatus.set('e-2', dataMissing);
   loop.etcd.up.delete('e-2');
   for (let i = 0; i < 3; i++) await loop.step();
@@ -200,7 +214,8 @@ t.test('a member that never started, made on its claim with the check, is made a
   );
   loop.podStatus.delete('e-3');
   await loop.step();
-  t.same(initNames(answeredPod(loop, 'e-3')), ['check-dns'], 'made again without the check: it has no data to find');
+  t.same(initNames(answeredPod(loop, 'e-3')), ['check-dns', 'check-data'], 'made again fresh');
+  t.match(freshCheck(answeredPod(loop, 'e-3')), { first: true }, 'without the check of data: it has no data to find');
 });
 
 t.test(

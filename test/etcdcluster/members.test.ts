@@ -179,7 +179,11 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
     'list',
   ]);
   const stored = podOf({ pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } } });
-  t.same(stored.spec.volumes, [{ name: 'etcd-data', persistentVolumeClaim: { claimName: 'e-0' } }]);
+  // And, made fresh on its claim, the emptyDir its data check records its first start on (members.ts freshDataCheck).
+  t.same(stored.spec.volumes, [
+    { name: 'etcd-data', persistentVolumeClaim: { claimName: 'e-0' } },
+    { name: 'member-started', emptyDir: { sizeLimit: '1Mi' } },
+  ]);
 });
 
 t.test('a member pod: its liveness probe asks the member alone, by version', async (t) => {

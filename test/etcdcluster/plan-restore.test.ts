@@ -71,6 +71,8 @@ t.test('restore: replacing, waiting for the old members, then every member from 
     phase: 'Replacing',
     created: '2026-01-02T03:00:00Z',
     s3: SNAPSHOT.s3,
+    // What its check started the restored members as: they are made so.
+    checked: { version: '3.5.0', repository: 'quay.io/coreos/etcd' },
   });
   t.equal(first.reason, 'Restoring');
   t.equal(first.phase, 'Creating');
@@ -402,7 +404,13 @@ t.test('restore: ordinals grow past every pod seen, when status lost its count',
   t.equal(first.lastMemberIndex, 2);
   t.same(
     first.restore,
-    { uid: 'r1', name: 'rest', phase: 'Replacing', s3: RESTORE.source.s3 },
+    {
+      uid: 'r1',
+      name: 'rest',
+      phase: 'Replacing',
+      s3: RESTORE.source.s3,
+      checked: { version: '3.5.0', repository: 'quay.io/coreos/etcd' },
+    },
     'the checked snapshot recorded',
   );
   // A pod that is no member of this cluster (its name has no ordinal) moves nothing.

@@ -19,6 +19,7 @@ import {
   CHECK_CHANGED,
   checkBackingOff,
   checkedSize,
+  checkedOf,
   checkFetchSeen,
   checkVerdict,
   droppedCheck,
@@ -110,6 +111,8 @@ export function afterCheck(
     phase: 'Replacing',
     s3: obs.restore.source.s3,
     ...(pin ? { snapshot: pin } : {}),
+    // And what the check started the restored members as: they are made so (restore.ts checkedOf, madeAsChecked).
+    checked: checkedOf(restoredSpec(parent, spec, obs)),
     ...now,
   });
 }

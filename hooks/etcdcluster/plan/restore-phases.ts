@@ -18,7 +18,7 @@ import {
 import { memberNamesNotAskedFor } from '../names.js';
 import { freeRun, takenFrom } from './ordinals.js';
 import { sanitize } from '../pods.js';
-import { recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
+import { madeAsChecked, recordedSource, RESTORE_SECONDS, restoreDeadlinePassed, restoreOverdue } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import { failureOnPods, heldSpec, markedFrom, recordedFailure, type UpgradeFailure } from '../upgrade.js';
 import { lastGoodVersion } from './versions.js';
@@ -187,7 +187,9 @@ function restoredPods(
  */
 function madeSpec(v: RestoreView): EtcdClusterSpec {
   const { spec } = v;
-  return v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
+  const made = v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
+  // As its check started them (the restore's record, restore.ts madeAsChecked): an edit since reaches later pods.
+  return v.before?.checked ? madeAsChecked(made, v.before.checked) : made;
 }
 
 /** The check just passed: the old members are dropped. */
@@ -444,14 +446,16 @@ function failedRestoreLeftNone(v: RestoreView): Decision | undefined {
 function withRestoreRecord(d: Decision, v: RestoreView): Decision {
   const { before, obs } = v;
   if (!before) return d;
+  // (What its check started is kept only while its members are made: a record that ended drops it.)
+  const { checked: _checked, ...ended } = before;
   if (before.phase === 'Failed') {
-    d.restore = before;
+    d.restore = ended;
     return d;
   }
   const restored =
     // Stryker disable next-line StringLiteral: no phase is '': a Restored record keeps its phase below either way
     before.phase === 'Restored' ||
     (before.phase === 'Restoring' && (d.quorum?.ok === true || obs.pods.some(isPodReady)));
-  d.restore = { ...before, phase: restored ? 'Restored' : before.phase };
+  d.restore = restored ? { ...ended, phase: 'Restored' } : before;
   return d;
 }
