@@ -249,6 +249,16 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   'hooks/etcdcluster/restore.ts': {
     tests: [
+      // Its functions called directly (no cluster loop): the etcd the check starts, the verdict, the steps' failures.
+      'test/etcdcluster/restore-check-starts-etcd-as-restored-members-before-drop.test.ts',
+      'test/etcdcluster/restore-check-verdict-on-any-valid-status.test.ts',
+      'test/etcdcluster/restore-check-verdict-on-snapshot-whatever-its-path-says.test.ts',
+      'test/etcdcluster/restore-check-version-unreadable-pins-copy-or-refuses.test.ts',
+      'test/etcdcluster/restore-check-that-proves-nothing-refused-at-its-deadline-says-why.test.ts',
+      'test/etcdcluster/restore-check-runs-what-restored-members-run-from-busybox-image.test.ts',
+      'test/etcdcluster/restore-check-pod-runs-tenant-images-without-service-account-token.test.ts',
+      'test/etcdcluster/restore-check-network-policy-rules.test.ts',
+      'test/etcdcluster/restore-step-transient-judged-by-error-not-path.test.ts',
       'test/etcdcluster/restore-check.test.ts',
       'test/etcdcluster/restore-check-spares-running-fetch.test.ts',
       'test/etcdcluster/restore-aws-text.test.ts',

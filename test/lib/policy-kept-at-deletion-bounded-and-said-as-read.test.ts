@@ -81,6 +81,7 @@ t.test("a policy's matchLabels and a pod's labels are read as maps of strings", 
   t.equal(policyMatchLabels(withLabels(['app', 'web'])), undefined, 'a list is none');
   t.equal(policyMatchLabels(withLabels(null)), undefined);
   t.equal(policyMatchLabels({ ...POLICY, spec: undefined } as any), undefined, 'no spec');
+  t.equal(policyMatchLabels({ ...POLICY, spec: {} } as any), undefined, 'no podSelector');
   t.equal(policyMatchLabels(undefined), undefined, 'no policy');
   t.equal(podSelected(pod('a', { app: 'web', x: 'y' }), { app: 'web' }), true);
   t.equal(podSelected(pod('a', { app: 'other' }), { app: 'web' }), false);
