@@ -68,6 +68,7 @@ t.test('the time since a deletion: never negative, none without a time', async (
   t.equal(secondsSinceDeletion(alive(), FIXED_NOW), undefined, 'not deleted');
   t.equal(secondsSinceDeletion(parent('yesterday'), FIXED_NOW), undefined, 'no time');
   t.equal(secondsSinceDeletion(parent({ toString: 1 }), FIXED_NOW), undefined, 'no string');
+  t.equal(secondsSinceDeletion({} as ParentObject, FIXED_NOW), undefined, 'an object without metadata: not deleted');
   t.equal(withinDeletionBound(parent(), at(119.9)), true);
   t.equal(withinDeletionBound(parent(), at(120)), false, 'the bound itself is past');
   t.equal(withinDeletionBound(parent(), at(-30)), true, 'ahead of the clock: within');
@@ -116,6 +117,8 @@ t.test('the status says which policy is kept, for which pods, until when', async
   );
   const untimed = keepingCondition(parent('soon'), { policy: 'web-podset', kind: 'PodSet', waiting: [] });
   t.match(untimed.message, /at the latest 120 s after the deletion$/, 'no end told without a time to count from');
+  const bare = keepingCondition({} as ParentObject, { policy: 'web-podset', kind: 'PodSet', waiting: [] });
+  t.match(bare.message, /at the latest 120 s after the deletion$/, 'nor without metadata');
   t.equal(
     outlivedNote({ policy: 'web-podset', kind: 'PodSet', pods: pods(1) }),
     'released 120 s after the deletion with 1 pod(s) of this PodSet still observed (web-pod-0): NetworkPolicy ' +
