@@ -21,6 +21,7 @@ import {
   podsPolicySync,
   podsStillSelected,
 } from '../../lib/policy-finalizer.js';
+import { typeKey } from '../../lib/objects.js';
 import { FIXED_NOW, objectMap } from '../fixtures/requests.js';
 
 const DELETED = new Date(FIXED_NOW.getTime() - 10_000);
@@ -103,6 +104,12 @@ t.test('pods in the policy namespace, read as `default` when either says none', 
   );
   t.same(podsStillSelected(finalizeRequest(policy(sel), [noNamespace])), [], 'not for one of team-a');
   t.equal(podsPolicyFinalize(finalizeRequest(bare, [noNamespace]), FIXED_NOW).finalized, false, 'held');
+  // Objects without metadata (input): a policy in `default`, a pod with no labels in `default`.
+  const noMetadata = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', spec: sel } as unknown as KubeObject;
+  const pods = { [typeKey('Pod', 'v1')]: { a: { apiVersion: 'v1', kind: 'Pod' } } } as any;
+  t.same(podsStillSelected({ ...finalizeRequest(noMetadata), related: pods }), [], 'a pod without metadata: none');
+  t.same(podsStillSelected(finalizeRequest(noMetadata, [inDefault]))?.length, 1, 'a policy without metadata: default');
+  t.same(podsPolicyCustomize({ controller: {}, parent: noMetadata as any }).relatedResources, [], 'not deleted');
 });
 
 t.test("a pod's labels are read as strings: another type is no label", async (t) => {
@@ -127,6 +134,8 @@ t.test('a policy held is asked again within 5 s and when the bound ends, rounded
   t.equal(finalize(at(116.5)).resyncAfterSeconds, 4, '116.5 s after: at the bound, 3.5 s rounded up');
   t.equal(finalize(at(119.5)).resyncAfterSeconds, 1, '119.5 s after: in 1 s');
   t.same(finalize(at(120)), { attachments: [], finalized: true }, 'at the bound: released');
+  const gone = podsPolicyFinalize(finalizeRequest(policy(sel), []), at(10));
+  t.same(gone, { attachments: [], finalized: true }, 'no pod left: released, nothing attached');
   // A deletionTimestamp ahead of this hook's clock (the API server's clock ahead): a deletion just made.
   const ahead = finalize(at(-30));
   t.same(ahead, { attachments: [], finalized: false, resyncAfterSeconds: 5 }, 'deleted in the future: held');

@@ -89,6 +89,7 @@ t.test("a policy's matchLabels and a pod's labels are read as maps of strings", 
   t.equal(podSelected(pod('a', { app: 'web' }), { app: 'web', tier: 'cache' }), false, 'every label of the policy');
   t.equal(podSelected(pod('a', undefined), {}), false, 'a pod without labels is selected by none');
   t.equal(podSelected(pod('a', 'web'), { 0: 'w' }), false, 'labels of a string are none');
+  t.equal(podSelected({} as KubeObject, {}), false, 'a pod without metadata is selected by none');
 });
 
 t.test('a message names at most 5 pods, the rest counted, each name read by type', async (t) => {
@@ -96,6 +97,7 @@ t.test('a message names at most 5 pods, the rest counted, each name read by type
   t.equal(podList(pods(7)), 'web-pod-0, web-pod-1, web-pod-2, web-pod-3, web-pod-4 and 2 more');
   t.equal(podList([pod({ toString: 1 }), pod('b')]), '?, b');
   t.equal(podList([]), '');
+  t.equal(podList([{} as KubeObject]), '?', 'a pod without metadata');
 });
 
 t.test('the status says which policy is kept, for which pods, until when', async (t) => {
