@@ -251,6 +251,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     tests: [
       // Its functions called directly (no cluster loop): the etcd the check starts, the verdict, the steps' failures.
       'test/etcdcluster/restore-check-starts-etcd-as-restored-members-before-drop.test.ts',
+      'test/etcdcluster/restore-check-etcd-exit-read-by-type-and-bounded.test.ts',
       'test/etcdcluster/restore-check-verdict-on-any-valid-status.test.ts',
       'test/etcdcluster/restore-check-verdict-on-snapshot-whatever-its-path-says.test.ts',
       'test/etcdcluster/restore-check-version-unreadable-pins-copy-or-refuses.test.ts',

@@ -1,0 +1,60 @@
+// The restore check's etcd (etcd-start: the restored members' image, flags and env) is read from what its pod says,
+// which is observed input: its readiness, its exit, its last log lines (FallbackToLogsOnError).
+//
+// Must hold: only `ready: true` is ready (a string "true" is not: the check waits); an etcd killed under it (137, 143)
+// proves nothing whatever its logs say (they are etcd's, not a verdict: made again); the reason names the last of
+// etcd's JSON log lines whose `msg` and `error` are strings (one whose error is no string is skipped), read from its
+// last 80 lines, each at most 2000 characters (a longer one is no JSON read: the last line is told as text).
+import t from 'tap';
+import { checkVerdict } from '../../hooks/etcdcluster/restore.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+
+const since = '2026-01-02T03:04:05Z';
+
+function pod(etcd: Record<string, unknown>): any {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'e-restore-check' },
+    spec: { containers: [{ name: 'etcd-start', image: 'quay.io/coreos/etcd:v3.6.9' }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [
+        { name: 'check', state: { terminated: { exitCode: 0 } } },
+        { name: 'etcd-start', ...etcd },
+      ],
+    },
+  };
+}
+
+const exited = (message: string, exitCode = 1) => pod({ ready: false, state: { terminated: { exitCode, message } } });
+const reason = (message: string) => (checkVerdict(exited(message), since, FIXED_NOW) as { reason?: string }).reason;
+const line = (msg: string, error: unknown) => JSON.stringify({ level: 'warn', msg, error });
+
+t.test('only a readiness of true is ready', async (t) => {
+  t.same(checkVerdict(pod({ ready: true, state: { running: {} } }), since, FIXED_NOW), { state: 'passed' });
+  t.same(checkVerdict(pod({ ready: 'true', state: { running: {} } }), since, FIXED_NOW), { state: 'waiting' });
+  t.same(checkVerdict(pod({ ready: 1, state: { running: {} } }), since, FIXED_NOW), { state: 'waiting' });
+});
+
+t.test('an etcd killed under it proves nothing, whatever its logs say', async (t) => {
+  const logged = JSON.stringify({ level: 'warn', msg: 'received signal', reason: 'terminated' });
+  t.same(checkVerdict(exited(logged, 137), since, FIXED_NOW), { state: 'again' }, '137');
+  t.same(checkVerdict(exited(logged, 143), since, FIXED_NOW), { state: 'again' }, '143');
+  t.match(checkVerdict(exited(logged, 1), since, FIXED_NOW), { state: 'failed' }, 'an exit of its own fails it');
+});
+
+t.test("the reason: etcd's last JSON line with a msg and an error, from its last 80 lines of 2000", async (t) => {
+  const flags = line('failed to verify flags', 'invalid value "8G" for ETCD_QUOTA_BACKEND_BYTES');
+  t.match(reason(flags), /exited at start with 1: failed to verify flags: invalid value "8G"/);
+  const odd = line('closing', { code: 5 });
+  const r = reason(`${flags}\n${odd}`);
+  t.match(r, /: failed to verify flags: invalid value "8G"/, 'an error that is no string is skipped');
+  t.notMatch(r, /closing/);
+  const later = Array.from({ length: 80 }, (_, i) => `plain line ${i}`);
+  const far = reason([flags, ...later].join('\n'));
+  t.match(far, /exited at start with 1: plain line 79$/, 'a line before the last 80 is not read: the last told');
+  t.match(reason([flags, ...later.slice(1)].join('\n')), /: failed to verify flags/, 'the 80th from the end is');
+  const long = line('failed to verify flags', `invalid value ${'x'.repeat(2000)}`);
+  t.match(reason(long), /exited at start with 1: \{"level":"warn"/, 'a line past 2000 characters is no JSON read');
+});
