@@ -42,6 +42,12 @@ t.test('an etcd killed under it proves nothing, whatever its logs say', async (t
   t.same(checkVerdict(exited(logged, 137), since, FIXED_NOW), { state: 'again' }, '137');
   t.same(checkVerdict(exited(logged, 143), since, FIXED_NOW), { state: 'again' }, '143');
   t.match(checkVerdict(exited(logged, 1), since, FIXED_NOW), { state: 'failed' }, 'an exit of its own fails it');
+  // Past the check's deadline (no new run): refused as killed under it, not as an etcd that refused its start.
+  const late = new Date(Date.parse(since) + 601_000);
+  const refused = checkVerdict(exited(logged, 137), since, late) as { state: string; reason?: string };
+  t.equal(refused.state, 'failed');
+  t.match(refused.reason, /etcd-start ended under it, exit 137/);
+  t.notMatch(refused.reason, /exited at start/);
 });
 
 t.test("the reason: etcd's last JSON line with a msg and an error, from its last 80 lines of 2000", async (t) => {
