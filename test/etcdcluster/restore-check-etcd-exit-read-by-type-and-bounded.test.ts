@@ -1,12 +1,12 @@
 // The restore check's etcd (etcd-start: the restored members' image, flags and env) is read from what its pod says,
 // which is observed input: its readiness, its exit, its last log lines (FallbackToLogsOnError).
 //
-// Must hold: only `ready: true` is ready (a string "true" is not: the check waits); an etcd killed under it (137, 143)
+// Must hold: the check's etcd serves its metrics (as a member's does, 3.3+) on the pod's loopback; only `ready: true` is ready (a string "true" is not: the check waits); an etcd killed under it (137, 143)
 // proves nothing whatever its logs say (they are etcd's, not a verdict: made again); the reason names the last of
 // etcd's JSON log lines whose `msg` and `error` are strings (one whose error is no string is skipped), read from its
 // last 80 lines, each at most 2000 characters (a longer one is no JSON read: the last line is told as text).
 import t from 'tap';
-import { checkVerdict } from '../../hooks/etcdcluster/restore.js';
+import { checkVerdict, etcdStartContainer } from '../../hooks/etcdcluster/restore.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const since = '2026-01-02T03:04:05Z';
@@ -63,4 +63,14 @@ t.test("the reason: etcd's last JSON line with a msg and an error, from its last
   t.match(reason([flags, ...later.slice(1)].join('\n')), /: failed to verify flags/, 'the 80th from the end is');
   const long = line('failed to verify flags', `invalid value ${'x'.repeat(2000)}`);
   t.match(reason(long), /exited at start with 1: \{"level":"warn"/, 'a line past 2000 characters is no JSON read');
+});
+
+t.test("the check's etcd serves its metrics on the pod's loopback, as a member's etcd serves them", async (t) => {
+  const command = etcdStartContainer({ size: 3, version: '3.6.9', repository: 'quay.io/coreos/etcd' } as any)[
+    'command'
+  ] as string[];
+  t.same(
+    command.filter((a) => a.startsWith('--listen-metrics-urls=')),
+    ['--listen-metrics-urls=http://127.0.0.1:2381'],
+  );
 });
