@@ -1,12 +1,14 @@
 // The restore check's etcd (etcd-start: the restored members' image, flags and env) is read from what its pod says,
 // which is observed input: its readiness, its exit, its last log lines (FallbackToLogsOnError).
 //
-// Must hold: the check's etcd serves its metrics (as a member's does, 3.3+) on the pod's loopback; only `ready: true` is ready (a string "true" is not: the check waits); an etcd killed under it (137, 143)
-// proves nothing whatever its logs say (they are etcd's, not a verdict: made again); the reason names the last of
-// etcd's JSON log lines whose `msg` and `error` are strings (one whose error is no string is skipped), read from its
-// last 80 lines, each at most 2000 characters (a longer one is no JSON read: the last line is told as text).
+// Must hold: the check's etcd serves its metrics (as a member's does, 3.3+) on the pod's loopback; only `ready: true`
+// is ready (a string "true" is not: the check waits); an etcd killed under it (137, 143) proves nothing whatever its
+// logs say (they are etcd's, not a verdict: made again, or past the deadline refused as killed); the reason names the
+// last of etcd's JSON log lines whose `msg` and `error` are strings (one whose error is no string is skipped), read
+// from its last 80 lines, each at most 2000 characters (a longer one is no JSON read: the last line is told as text);
+// a check pod's busybox image given without a tag is at :latest, in whatever registry a mirror webhook points it to.
 import t from 'tap';
-import { checkVerdict, etcdStartContainer } from '../../hooks/etcdcluster/restore.js';
+import { checkVerdict, etcdStartContainer, restoreCheckPod, sameCheck } from '../../hooks/etcdcluster/restore.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const since = '2026-01-02T03:04:05Z';
@@ -73,4 +75,21 @@ t.test("the check's etcd serves its metrics on the pod's loopback, as a member's
     command.filter((a) => a.startsWith('--listen-metrics-urls=')),
     ['--listen-metrics-urls=http://127.0.0.1:2381'],
   );
+});
+
+t.test('a check pod whose untagged busybox image a mirror webhook rewrote at :latest is the check given', async (t) => {
+  const parent: any = { metadata: { name: 'e', namespace: 'n', uid: 'u' }, spec: {} };
+  const spec: any = { size: 3, version: '3.6.9', repository: 'quay.io/coreos/etcd', pod: { busyboxImage: 'busybox' } };
+  const expected = restoreCheckPod(
+    parent,
+    spec,
+    { s3: { path: 'b/n/s.db', awsSecret: 'aws' }, image: 'metaops:test' },
+    'uid-r',
+  ) as any;
+  const observed = structuredClone(expected);
+  const step = observed.spec.initContainers.find((c: any) => c.name === 'busybox-image');
+  step.image = 'mirror.example.com/library/busybox:latest';
+  t.ok(sameCheck(observed, expected), 'no tag given reads as latest');
+  step.image = 'mirror.example.com/library/busybox:1.36';
+  t.notOk(sameCheck(observed, expected), 'another tag is another image');
 });
