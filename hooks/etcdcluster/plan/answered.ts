@@ -6,7 +6,7 @@ import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
 import { crashLooping, dataMissing, DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
 import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
-import { etcdNeverRan, remadeForSpec } from './respec.js';
+import { etcdNeverRan, remadeForSpec, restoreReplacing } from './respec.js';
 import type { Decision, MemberReport } from './types.js';
 import { compareVersions, versionOfImage } from './versions.js';
 import type { View } from './view.js';
@@ -138,6 +138,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
  * made again), without it only a member that never started whose etcd never ran in its pod (it holds nothing).
  */
 function respecced(v: View, members: Listed[], live: KubeObject[]): string[] {
+  if (restoreReplacing(v.parent)) return [];
   const byPod = new Map(members.filter((m) => m.pod).map((m) => [m.pod!, m]));
   return remadeForSpec(live, v.made, (p) => {
     const m = byPod.get(p.metadata.name!)!;

@@ -11,9 +11,10 @@
 //   pod: it holds nothing. A member that started holds its data in its pod's emptyDir: it is never made again, and
 //   the status says so (crash-loops.ts).
 // Never a pod whose etcd runs (even not Ready yet: a WAL replayed), one that is Ready, nor one without the record
-// (made before it: what it was made from is not known). A pod made again carries the spec's fingerprint: it is
+// (made before it: what it was made from is not known), nor while a restore replaces the members. A pod made again carries the spec's fingerprint: it is
 // made again once per change of spec.pod, never in a loop.
-import { isPodReady, type KubeObject } from '../../../lib/index.js';
+import { isPodReady, type KubeObject, type ParentObject } from '../../../lib/index.js';
+import type { RestoreState } from '../../etcdcommon/index.js';
 import { POD_SPEC, podSpecFingerprint } from '../members.js';
 import { DEAD_PHASES, IMAGE_WAITING, phaseOf } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -69,6 +70,15 @@ export function etcdNeverRan(pod: KubeObject): boolean {
 export function madeFromOtherSpec(pod: KubeObject, spec: EtcdClusterSpec): boolean {
   const recorded: unknown = pod.metadata.annotations?.[POD_SPEC];
   return typeof recorded === 'string' && recorded !== podSpecFingerprint(spec);
+}
+
+/**
+ * Whether a restore replaces the members (Replacing, Restoring): its pods are the restore's (restore-phases.ts), none
+ * is made again here.
+ */
+export function restoreReplacing(parent: ParentObject): boolean {
+  const phase = (parent.status as { restore?: Partial<RestoreState> } | undefined)?.restore?.phase;
+  return phase === 'Replacing' || phase === 'Restoring';
 }
 
 /**

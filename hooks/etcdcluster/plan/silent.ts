@@ -39,7 +39,7 @@ import { available, majorityLostMessage, recovering, scaling } from './condition
 import { crashLoopVerdict } from './crash-loops.js';
 import { isMemberReport, lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
 import { initialCluster } from './member-pods.js';
-import { CANNOT_START, remadeForSpec } from './respec.js';
+import { CANNOT_START, remadeForSpec, restoreReplacing } from './respec.js';
 import type { Decision, MemberReport } from './types.js';
 import { atImage } from './versions.js';
 import { firstDecision, type View } from './view.js';
@@ -335,7 +335,7 @@ function silentPods(
   const peers = [...new Set([...known.map((m) => m.name), ...claimsSeen])].map((pod) => ({ pod }));
   const hasData = (name: string) => known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
   const remade =
-    storage && !bootstrapState(v).creating
+    storage && !bootstrapState(v).creating && !restoreReplacing(v.parent)
       ? remadeForSpec(obs.pods, v.made, (p) => hasData(p.metadata.name!) && !v.claimGone(p.metadata.name!))
       : [];
   const pods = [
