@@ -40,9 +40,9 @@ t.test(
     const crash = () => {
       for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, oomAtStart);
     };
-    let s = await ticks(loop, 0, 30, crash);
+    const s = await ticks(loop, 0, 30, crash);
     loop.spec = { ...loop.spec, pod: { resources: big } };
-    s = await ticks(loop, s, 30, crash);
+    await ticks(loop, s, 30, crash);
     t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
     for (const n of loop.pods()) t.equal(limitOf(loop, n), '256Mi', `${n} is kept as it was made, its data with it`);
     t.notMatch(loop.etcd.calls.join(','), /remove|add/, 'no membership change');
@@ -86,8 +86,8 @@ t.test('a member pod that does not record the spec.pod it was made from is not m
   const crash = () => {
     for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, oomAtStart);
   };
-  let s = await ticks(loop, 0, 5, crash);
+  const s = await ticks(loop, 0, 5, crash);
   loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: big } };
-  s = await ticks(loop, s, 10, crash);
+  await ticks(loop, s, 10, crash);
   for (const n of loop.pods()) t.equal(limitOf(loop, n), '256Mi', `${n} is kept as it was made`);
 });
