@@ -67,6 +67,11 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/restore-newer-refused-keeps-running-restore.test.ts',
   // A restored member's restore steps read by name (evidence.ts failedInitStep): a webhook's init container is none.
   'test/etcdcluster/restored-member-injected-init-container-is-no-restore-step.test.ts',
+  // Member pods that cannot start on the spec.pod they were made from are made again with the spec's, only when
+  // sound (plan/respec.ts); a bootstrap whose members' etcd cannot start says why (plan/silent.ts initFailingOf).
+  'test/etcdcluster/majority-crash-looping-on-its-pod-spec-recovers-once-the-spec-is-fixed.test.ts',
+  'test/etcdcluster/member-pod-spec-made-again-only-when-sound.test.ts',
+  'test/etcdcluster/bootstrap-whose-members-etcd-cannot-start-says-why.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -80,6 +85,7 @@ const ETCD_PLAN_FILES = [
   'hooks/etcdcluster/plan/no-pods.ts',
   'hooks/etcdcluster/plan/restore-check.ts',
   'hooks/etcdcluster/plan/restore-phases.ts',
+  'hooks/etcdcluster/plan/respec.ts',
   'hooks/etcdcluster/plan/restore-queue.ts',
   'hooks/etcdcluster/plan/silent.ts',
   'hooks/etcdcluster/plan/types.ts',

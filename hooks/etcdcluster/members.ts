@@ -1,4 +1,5 @@
 // How an etcd member is named, reached and run: its pod, its URLs, and the cluster's Services.
+import { createHash } from 'node:crypto';
 import {
   asGiven,
   parseImage,
@@ -623,6 +624,43 @@ export const RESTORED_BY = 'etcd.metaops.io/restored-by';
  */
 export const RESTORED_NAME = 'etcd.metaops.io/restored-name';
 
+/**
+ * The fingerprint of the spec.pod a member pod was made from (podSpecFingerprint), recorded on it (memberPod): a
+ * member pod that does not run etcd (it cannot start on that spec) and whose fingerprint is not the spec's is made
+ * again with the spec of the moment (plan/respec.ts). Never taken from spec.pod.
+ */
+export const POD_SPEC = 'etcd.metaops.io/pod-spec';
+
+/** Keys sorted at every level: the same spec, whatever order its fields came in, gives the same text. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/**
+ * The fingerprint of what of spec.pod shapes a member pod (its resources, etcdEnv, busyboxImage, placement, labels
+ * and annotations...): not the claim's spec (a claim is never changed under a member, and a member made again keeps
+ * its claim) nor the cluster domain (the sync fills it in with the server's when the spec names none). The version
+ * and repository are the upgrade's (upgrade.ts), not in it.
+ */
+export function podSpecFingerprint(spec: EtcdClusterSpec): string {
+  const {
+    persistentVolumeClaimSpec: _claim,
+    clusterDomain: _domain,
+    ClusterDomain: _coreos,
+    ...pod
+  } = (spec.pod ?? {}) as Record<string, unknown>;
+  return createHash('sha256')
+    .update(JSON.stringify(sortedKeys(pod)))
+    .digest('hex')
+    .slice(0, 16);
+}
+
 type PodPolicy = NonNullable<EtcdClusterSpec['pod']>;
 
 /** The pod of a new member. Existing members keep the pod they were created with (see sync.ts). */
@@ -699,6 +737,7 @@ export function memberPod({
         ...userAnnotations(policy.annotations),
         [MEMBER_VERSION]: version,
         [MEMBER_IMAGE]: image(spec),
+        [POD_SPEC]: podSpecFingerprint(spec),
         ...(restore && restoreUid ? { [RESTORED_BY]: restoreUid } : {}),
         ...(restore && restoreName ? { [RESTORED_NAME]: restoreName } : {}),
         // The restores carried out before this member was made (restored members: those before theirs; a member

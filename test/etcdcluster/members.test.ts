@@ -158,7 +158,12 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
     'e-0',
     "etcd-operator's etcd_node label names the member; a pod label cannot override it",
   );
-  t.same(pod.metadata.annotations, { 'etcd.version': '3.5.9', 'etcd.metaops.io/image': 'quay.io/coreos/etcd:v3.5.9' });
+  t.same(pod.metadata.annotations, {
+    'etcd.version': '3.5.9',
+    'etcd.metaops.io/image': 'quay.io/coreos/etcd:v3.5.9',
+    // The fingerprint of the spec.pod it was made from (plan/respec.ts): here none.
+    'etcd.metaops.io/pod-spec': '44136fa355b3678a',
+  });
 
   const tls = podOf({ TLS }).spec;
   t.same(tls.volumes.slice(1), [
@@ -285,6 +290,7 @@ t.test("a member pod follows the spec's pod policy", async (t) => {
     note: 'x',
     'etcd.version': '3.5.0',
     'etcd.metaops.io/image': 'quay.io/coreos/etcd:v3.5.0',
+    'etcd.metaops.io/pod-spec': 'b2b71d8a137bc1f6',
   });
   t.equal(pod.spec.securityContext.runAsUser, 2000);
   t.same(pod.spec.affinity, { nodeAffinity: { preferred: true } });

@@ -144,6 +144,8 @@ t.test('an upgrade changes only the etcd container, keeps the pod annotations, t
     'etcd.metaops.io/upgraded-from-image': 'quay.io/coreos/etcd:v3.5.0',
     // The upgrade under way, on every member pod (upgrade.ts UPGRADE_MARK).
     'etcd.metaops.io/upgrade': '3.5.0->3.5.1',
+    // The spec.pod it was made from (plan/respec.ts), kept as it was.
+    'etcd.metaops.io/pod-spec': '44136fa355b3678a',
     team: 'storage',
   });
   t.equal(memberImage(d.pods.find((p) => p.metadata.name === 'e-0')!), 'quay.io/coreos/etcd:v3.5.0');

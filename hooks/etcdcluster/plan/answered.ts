@@ -6,6 +6,7 @@ import { clientURL, memberImage, memberPod, podOfMember } from '../members.js';
 import { crashLooping, dataMissing, DEAD_PHASES, phaseOf, recordedClock } from '../pods.js';
 import { available, degraded, shortOfSize } from './conditions.js';
 import { initialCluster } from './member-pods.js';
+import { etcdNeverRan, remadeForSpec, restoreReplacing } from './respec.js';
 import type { Decision, MemberReport } from './types.js';
 import { compareVersions, versionOfImage } from './versions.js';
 import type { View } from './view.js';
@@ -44,9 +45,12 @@ export interface Answered extends View {
   /**
    * With storage, member pods that finished: dropped, so that the next sync recreates them on their claims. And the
    * pod of a member that never started (no name in etcd: it has no data) whose data check failed (a pod made on its
-   * claim while etcd was silent, its status lost): made again without the check.
+   * claim while etcd was silent, its status lost): made again without the check. And member pods that cannot start
+   * on the spec.pod they were made from, changed since (plan/respec.ts): made again with the spec's.
    */
   finishedWithStorage: string[];
+  /** Of those, the member pods that cannot start on the spec.pod they were made from (plan/respec.ts). */
+  remade: string[];
   /**
    * Members that started (etcd gave them a name) whose pod, made again on their claim, found none of their data
    * there (pods.ts dataMissing), with what the check said: never started under their old ID, replaced once a quorum
@@ -96,6 +100,7 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   });
   const dataLost = checked.filter((d) => d.listed.member.name);
   const uncheckedAgain = checked.filter((d) => !d.listed.member.name).map((d) => d.listed.pod!);
+  const remade = respecced(v, members, live).filter((n) => !uncheckedAgain.includes(n));
   return {
     ...v,
     ...{ members, reports, voting, quorum, leaderId, recreated, live, readyPod },
@@ -108,16 +113,38 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
             .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
             .map((p) => p.metadata.name!),
           ...uncheckedAgain,
+          ...remade,
         ]
-      : [],
+      : remade,
+    remade,
     dataLost,
     // (The copies of the view: a member that serves the image it was moved to has its move's records dropped.)
     livePods: [
-      ...v.kept.filter((p) => liveNames.has(p.metadata.name!) && !uncheckedAgain.includes(p.metadata.name!)),
+      ...v.kept.filter(
+        (p) =>
+          liveNames.has(p.metadata.name!) &&
+          !uncheckedAgain.includes(p.metadata.name!) &&
+          !remade.includes(p.metadata.name!),
+      ),
       ...recreated,
     ],
     runningConditions: (extra) => [runningAvailable(quorum, v.spec.size), ...extra],
   };
+}
+
+/**
+ * The live member pods that cannot start on the spec.pod they were made from, changed since (plan/respec.ts), that
+ * the next sync makes again (recreatedPods): with storage on their claim (a member whose claim is gone is lost, not
+ * made again), without it only a member that never started whose etcd never ran in its pod (it holds nothing).
+ */
+function respecced(v: View, members: Listed[], live: KubeObject[]): string[] {
+  if (restoreReplacing(v.parent)) return [];
+  const byPod = new Map(members.filter((m) => m.pod).map((m) => [m.pod!, m]));
+  return remadeForSpec(live, v.made, (p) => {
+    const m = byPod.get(p.metadata.name!)!;
+    if (v.storage) return !(m.member.name && v.claimGone(m.pod!));
+    return !m.member.name && etcdNeverRan(p);
+  });
 }
 
 /** The longest peer URL a member report carries (ours are a DNS name, a port and a scheme: far shorter). */

@@ -3,7 +3,8 @@
 // again (data it cannot read, a full volume, a flag its version refuses) is never Failed: it is CrashLoopBackOff for
 // ever. Past the limit that is no temporary outage: it is said as such, naming the members, how they exit and the
 // way out, and the hook stops asking to be synced every few seconds (a pod that starts is a change Metacontroller
-// syncs on). Nothing is deleted: the pods keep their data, and start again by themselves once the cause is fixed.
+// syncs on). Nothing is deleted: the pods keep their data, and start again by themselves once the cause is fixed;
+// with storage, a cause in spec.pod fixed there reaches them (plan/respec.ts), without it never (said so).
 import { type ConditionInput, type KubeObject, type ParentObject, previousConditions } from '../../../lib/index.js';
 import { howItFailed } from '../additions.js';
 import { etcdWaiting, sanitize } from '../pods.js';
@@ -32,6 +33,7 @@ export function crashLoopVerdict(
   pods: readonly KubeObject[],
   voters: readonly string[],
   now: Date | undefined,
+  storage: boolean,
 ): CrashLoopVerdict | undefined {
   const byName = new Map(pods.map((p) => [p.metadata.name!, p]));
   const looping = voters.filter((n) => byName.has(n) && etcdWaiting(byName.get(n)!) === 'CrashLoopBackOff');
@@ -42,15 +44,35 @@ export function crashLoopVerdict(
   const how = looping.map((n) => `${n} (${exits(byName.get(n)!)})`).join(', ');
   const message =
     `${how} keep exiting: ${looping.length} of ${voters.length} members cannot start, so quorum cannot come back, ` +
-    `lost since ${since} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes). Nothing is deleted (their data stays on ` +
-    `their pods): read their logs (kubectl logs --previous), fix the cause (the volume, spec.pod resources, the ` +
-    `image) and they start again by themselves; or restore from a backup (EtcdRestore)`;
+    `lost since ${since} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes). ${wayOut(storage)}`;
   return {
     reason: MAJORITY_CRASH_LOOPING,
     conditions: [available(false, MAJORITY_CRASH_LOOPING, message), recovering(false, MAJORITY_CRASH_LOOPING, message)],
     looping,
     since,
   };
+}
+
+/**
+ * The way out, as it is (plan/respec.ts): with storage, a cause in spec.pod fixed there reaches the members (each
+ * pod that cannot start is made again on its claim with the fixed spec); without storage their data is only in
+ * their pods (emptyDir): they are never made again, and a fix of spec.pod never reaches them.
+ */
+function wayOut(storage: boolean): string {
+  const logs = 'read their logs (kubectl logs --previous)';
+  if (storage)
+    return (
+      `Nothing is deleted (their data stays on their claims): ${logs}; a cause in spec.pod (spec.pod resources, ` +
+      `etcdEnv, busyboxImage): fix it there and each member pod that cannot start is made again on its claim with ` +
+      `the fixed spec, its data kept; a cause outside it (the volume, the image, the node): fix it and they start ` +
+      `again by themselves; or restore from a backup (EtcdRestore)`
+    );
+  return (
+    `Nothing is deleted: without storage their data is only in their pods (emptyDir), so they are never made again ` +
+    `and a change of spec.pod (spec.pod resources, etcdEnv, busyboxImage) never reaches them; ${logs}; a cause ` +
+    `outside their pods (the node, the image): fix it and they start again by themselves; else restore from a ` +
+    `backup (EtcdRestore)`
+  );
 }
 
 /** Since when Available has said the quorum is lost (or this verdict), as status recorded it. */

@@ -133,6 +133,7 @@ function quorumLost(a: Answered): Decision | undefined {
     a.obs.pods,
     a.voting.map((m) => m.pod ?? m.member.id),
     a.obs.now,
+    a.storage,
   );
   if (loops)
     return {
@@ -243,11 +244,15 @@ function paused(a: Answered): Decision | undefined {
 function restartingMembers(a: Answered): Decision | undefined {
   const names = [...a.recreated.map((p) => p.metadata.name!), ...a.finishedWithStorage];
   if (names.length === 0) return undefined;
+  // (Those that could not start on the spec.pod they were made from are made again with the spec's: plan/respec.ts.)
+  const respec = a.remade.length
+    ? `; ${a.remade.join(', ')} could not start on the spec.pod ${a.remade.length > 1 ? 'they were' : 'it was'} made from: made again with the spec's`
+    : '';
   return running(a, [
     recovering(
       true,
       'RestartingMember',
-      `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}`,
+      `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}${respec}`,
     ),
   ]);
 }

@@ -25,6 +25,8 @@ import {
   DEAD_PHASES,
   endedByNode,
   etcdExited,
+  etcdWaiting,
+  IMAGE_WAITING,
   evictedForOwnLimits,
   exitLasted,
   initStepFailing,
@@ -37,6 +39,7 @@ import { available, majorityLostMessage, recovering, scaling } from './condition
 import { crashLoopVerdict } from './crash-loops.js';
 import { isMemberReport, lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
 import { initialCluster } from './member-pods.js';
+import { CANNOT_START, remadeForSpec, restoreReplacing } from './respec.js';
 import type { Decision, MemberReport } from './types.js';
 import { atImage } from './versions.js';
 import { firstDecision, type View } from './view.js';
@@ -97,17 +100,48 @@ function starting(restoring: boolean, initFailing: string): Decision['conditions
   const message = `waiting for the first members to answer${why}`;
   return [
     available(false, 'Bootstrapping', message),
-    scaling(true, initFailing ? 'MemberInitFailing' : 'Bootstrapping', message),
+    scaling(true, initFailing ? initFailingReason(initFailing) : 'Bootstrapping', message),
   ];
 }
 
-/** The first member pod (by name) whose init step keeps failing, said as `<pod>'s init step <step> (...) keeps failing`. */
+/** Scaling's reason for a member named by initFailingOf: its init step fails, or its etcd cannot start. */
+function initFailingReason(said: string): string {
+  return said.includes("'s etcd cannot start: ") ? 'MemberCannotStart' : 'MemberInitFailing';
+}
+
+/**
+ * The first member pod (by name) whose init step keeps failing, said as `<pod>'s init step <step> (...) keeps
+ * failing`; else the first whose etcd cannot be started (its image cannot be had, a Secret or ConfigMap its env
+ * names is missing: etcdCannotStart), said as `<pod>'s etcd cannot start: <reason> (...)`.
+ */
 function initFailingOf(pods: KubeObject[]): string {
-  for (const p of [...pods].sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')))) {
+  const sorted = [...pods].sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')));
+  for (const p of sorted) {
     const step = initStepFailing(p);
     if (step) return `${sanitize(textOf(p.metadata.name, ''), 64)}'s init step ${step} keeps failing`;
   }
+  for (const p of sorted) {
+    const why = etcdCannotStart(p);
+    if (why) return `${sanitize(textOf(p.metadata.name, ''), 64)}'s etcd cannot start: ${why}`;
+  }
   return '';
+}
+
+/**
+ * Why the pod's etcd container cannot be started, if the kubelet says so (CANNOT_START but a crash loop, which the
+ * bootstrap's own rules read): the reason, and for an image the image, else the kubelet's message (a Secret not
+ * found), bounded; the same failure says the same words at every sync. Else ''.
+ */
+function etcdCannotStart(pod: KubeObject): string {
+  const reason = etcdWaiting(pod);
+  if (!reason || reason === 'CrashLoopBackOff' || !CANNOT_START.has(reason)) return '';
+  if (IMAGE_WAITING.has(reason)) return `${reason} (${sanitize(memberImage(pod) ?? '', 120)})`;
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  const etcd = (Array.isArray(statuses) ? statuses : []).find(
+    (c) => (c as { name?: unknown } | null)?.name === 'etcd',
+  ) as { state?: { waiting?: { message?: unknown } } } | undefined;
+  const said = sanitize(textOf(etcd?.state?.waiting?.message, ''), 400).trim();
+  return said ? `${reason} (${said.length > 120 ? `${said.slice(0, 117)}...` : said})` : reason;
 }
 
 /**
@@ -276,8 +310,15 @@ function bootstrapFailed(v: View, record: BootstrapFailed): Decision {
   };
 }
 
-/** The pods to keep while etcd is silent, and the members restarted on their volumes (`missing`). */
-function silentPods(v: View, bootstrapping: boolean): { pods: KubeObject[]; missing: MemberReport[] } {
+/**
+ * The pods to keep while etcd is silent, the members restarted on their volumes (`missing`), and those dropped to be
+ * made again with the spec of the moment (`remade`: with storage, members that cannot start on the spec.pod they were
+ * made from, changed since: plan/respec.ts; not while the first members or a restore's start).
+ */
+function silentPods(
+  v: View,
+  bootstrapping: boolean,
+): { pods: KubeObject[]; missing: MemberReport[]; remade: string[] } {
   const { obs, storage, known, claimsSeen } = v;
   const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
   // With storage, members whose pod vanished come back on their volumes (quorum may need them).
@@ -293,11 +334,17 @@ function silentPods(v: View, bootstrapping: boolean): { pods: KubeObject[]; miss
       : [];
   const peers = [...new Set([...known.map((m) => m.name), ...claimsSeen])].map((pod) => ({ pod }));
   const hasData = (name: string) => known.some((m) => m.name === name) || (!bootstrapping && claimsSeen.includes(name));
+  const remade =
+    storage && !bootstrapState(v).creating && !restoreReplacing(v.parent)
+      ? remadeForSpec(obs.pods, v.made, (p) => hasData(p.metadata.name!) && !v.claimGone(p.metadata.name!))
+      : [];
   const pods = [
     // (A crashed pod is dropped so that the next sync recreates it on its claim: decided on the observed pod,
     // which has a phase; `kept` holds copies without status.)
     ...v.kept.filter(
-      (_, i) => !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!)),
+      (_, i) =>
+        !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!)) &&
+        !remade.includes(obs.pods[i]!.metadata.name!),
     ),
     ...v.restartPods(missing),
     ...byClaim.map((pod) =>
@@ -314,7 +361,7 @@ function silentPods(v: View, bootstrapping: boolean): { pods: KubeObject[]; miss
     ),
   ];
   // Stryker disable next-line BooleanLiteral: `missing` is read only for its names
-  return { pods, missing: [...missing, ...byClaim.map((name) => ({ name, healthy: false }))] };
+  return { pods, missing: [...missing, ...byClaim.map((name) => ({ name, healthy: false }))], remade };
 }
 
 /**
@@ -386,10 +433,21 @@ function majorityLost(v: View): Decision | undefined {
   };
 }
 
+/**
+ * What a wait for a quorum says it does meanwhile: the members restarted on their volumes (`missing`), and those made
+ * again with the spec of the moment (`remade`).
+ */
+function restartingText(missing: MemberReport[], remade: string[]): string {
+  const restarting = missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : '';
+  if (!remade.length) return restarting;
+  const many = remade.length > 1;
+  return `${restarting}; ${remade.join(', ')} could not start on the spec.pod ${many ? 'they were' : 'it was'} made from: made again with the spec's on ${many ? 'their claims' : 'its claim'}`;
+}
+
 /** Waiting: for the first members to answer (bootstrapping), for the hook to reach etcd, or for a quorum. */
 function waiting(v: View): Decision {
   const { bootstrapping, creating, formed, restoring } = bootstrapState(v);
-  const { pods, missing } = silentPods(v, bootstrapping);
+  const { pods, missing, remade } = silentPods(v, bootstrapping);
   // A bootstrap's members carry the clock of their etcd's exit (bootstrapExitClock).
   const members = silentMembers(v).map((m) => {
     const pod = bootstrapping ? v.obs.pods.find((p) => p.metadata.name === m.name) : undefined;
@@ -399,7 +457,7 @@ function waiting(v: View): Decision {
   const initFailing = creating ? initFailingOf(v.obs.pods) : '';
   const quorum = quorumOf(members);
   const unreachable = !creating && formed;
-  const restarting = missing.length ? `; restarting ${missing.map((m) => m.name).join(', ')} on their volumes` : '';
+  const restarting = restartingText(missing, remade);
   // The kind of failure only: the raw error alternates between syncs (status churn); it goes to the log.
   const message = unreachable
     ? `members are Ready but the hook cannot reach etcd; no membership change until it can (check TLS.static.operatorSecret and network policies)${restarting}`
@@ -407,7 +465,9 @@ function waiting(v: View): Decision {
   const reason = unreachable ? 'EtcdUnreachable' : 'QuorumLost';
   // Kept away past the limit by members whose etcd keeps exiting: said as such, synced when a pod changes.
   const loops =
-    creating || unreachable ? undefined : crashLoopVerdict(v.parent, v.obs.pods, voters(v, members), v.obs.now);
+    creating || unreachable
+      ? undefined
+      : crashLoopVerdict(v.parent, v.obs.pods, voters(v, members), v.obs.now, v.storage);
   if (loops) {
     const { reason, conditions } = loops;
     return { ...v.base, pods, phase: 'Running', reason, conditions, members, quorum, converging: false };

@@ -43,7 +43,7 @@ export function decideVersion(parent: ParentObject, spec: EtcdClusterSpec, obs: 
   const upgradeFrom = markedFrom(obs.pods, target);
   const voters = votingMembers(parent, spec, obs);
   const outage = (pod: string) => othersOutage(pod, voters, obs.pods);
-  const lastingOutage = outageNotHealing(parent, obs, voters, target);
+  const lastingOutage = outageNotHealing(parent, obs, voters, target, Boolean(spec.pod?.persistentVolumeClaimSpec));
   // Members on the image upgraded to evicted by their nodes, each counted once (upgrade.ts withEvictions).
   const evictions = refused ? undefined : withEvictions(evictionsOnPods(obs.pods, image(spec)), obs.pods, image(spec));
   const failure = refused
@@ -107,8 +107,9 @@ function outageNotHealing(
   obs: Observation,
   voters: string[],
   target: string,
+  storage: boolean,
 ): ((pod: KubeObject) => string | undefined) | undefined {
-  const loops = crashLoopVerdict(parent, obs.pods, voters, obs.now);
+  const loops = crashLoopVerdict(parent, obs.pods, voters, obs.now, storage);
   if (!loops) return undefined;
   const named = loops.looping.slice(0, 3).join(', ') + (loops.looping.length > 3 ? ', …' : '');
   return (pod) =>
