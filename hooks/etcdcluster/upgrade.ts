@@ -327,13 +327,7 @@ function brokenVersion(
   const waiting = etcdWaiting(pod);
   const exited = etcdExited(pod);
   const evicted = evictedForOwnLimits(pod);
-  const reason = evicted
-    ? `evicted for its own limits: ${evicted}`
-    : exited
-      ? (waiting ?? 'its etcd exited')
-      : waiting && IMAGE_WAITING.has(waiting)
-        ? waiting
-        : undefined;
+  const reason = exited ? (waiting ?? 'its etcd exited') : waiting && IMAGE_WAITING.has(waiting) ? waiting : undefined;
   if (reason === undefined) {
     // Restarted by the kubelet at once since a sync saw it serve (no back-off: its last restart long ago), whatever
     // its health now: an exit, timed as the others are, from the first exit seen (UPGRADE_EXITED_AT).
@@ -351,7 +345,7 @@ function brokenVersion(
     IMAGE_NEVER.has(reason) ||
     (exited && !recorded && !served) ||
     exitLasted(failureClock(pod, recorded, clocks, input), input.now);
-  return { reason, lasted };
+  return { reason: evicted ? `evicted for its own limits: ${evicted}` : reason, lasted };
 }
 
 /** Whether `now` is `seconds` or more after `since` (neither unknown). */
