@@ -6,7 +6,7 @@
 #   metacontroller + its CRD manifests                 (github.com/metacontroller/metacontroller, e2e/tools/metacontroller)
 #   helm                                               (helm.sh/helm/v3, e2e/tools/helm; cached on its own, linked in)
 # Each is rebuilt only when missing. Prints the bin directory on the last line of stdout.
-# Usage: e2e/build.sh [kube] [etcd] [metacontroller] [helm]   (no argument: all of them)
+# Usage: e2e/build.sh [kube] [etcd] [metacontroller] [helm] [etcdctl]   (no argument: all of them but etcdctl)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -86,6 +86,18 @@ if want helm && [ ! -x "$HELM_DIR/helm" ]; then
   (cd "$here/tools/helm" && timed go build -trimpath -ldflags "$HELM_LDFLAGS" -o "$HELM_DIR/helm" helm.sh/helm/v3/cmd/helm) >&2
 fi
 if want helm; then ln -sfn "$HELM_DIR/helm" "$BIN/helm"; fi
+
+# A stand-in for the etcdctl commands a member pod's probes run (e2e/tools/etcdctl: etcdctl's own module is not served
+# here), for the real probe tests; built only when asked for (`e2e/build.sh etcdctl`), named by its sources' hash.
+if [[ " $WANT " == *" etcdctl "* ]]; then
+  ctl=$BIN/etcdctl-probes-$(cat "$here"/tools/etcdctl/go.mod "$here"/tools/etcdctl/go.sum "$here"/tools/etcdctl/main.go |
+    sha256sum | cut -c1-12)
+  if [ ! -x "$ctl" ]; then
+    step "building the etcdctl stand-in for member probes"
+    (cd "$here/tools/etcdctl" && timed go build -trimpath -ldflags "-s -w" -o "$ctl" .) >&2
+  fi
+  ln -sf "$(basename "$ctl")" "$BIN/etcdctl-probes"
+fi
 
 step "components ready in $BIN"
 echo "$BIN"

@@ -167,6 +167,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // Starts whose pods their nodes ended (withEndedStart, nextStartAt), and images a webhook rewrote.
       'test/etcdcluster/bootstrap-evicted-by-its-nodes-is-no-failed-start.test.ts',
       'test/etcdcluster/bootstrap-whose-images-admission-rewrites-is-still-bounded.test.ts',
+      // A start evicted for its own limits: said with the member and the kubelet's message (howStartFailed).
+      'test/etcdcluster/bootstrap-evicted-for-its-own-limits-is-bounded.test.ts',
     ],
     target: 85,
   },
@@ -177,6 +179,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/additions-record-read-back-as-written-and-from-any-pod.test.ts',
       'test/etcdcluster/failed-additions-stop.test.ts',
       'test/etcdcluster/scale-up-crashing-member-not-readded-forever.test.ts',
+      // A new member evicted for its own limits: a failed addition, said with the kubelet's message (howItFailed).
+      'test/etcdcluster/addition-evicted-for-its-own-limits-is-a-failed-addition.test.ts',
     ],
     target: 85,
   },
@@ -238,6 +242,9 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // A long soak: one missed health check is no failure; exits the kubelet restarts at once are.
       'test/etcdcluster/upgrade-long-soak-one-missed-health-check-not-failed.test.ts',
       'test/etcdcluster/upgrade-long-soak-exits-the-kubelet-restarts-at-once-fail-it.test.ts',
+      // A member moved evicted for its own limits: failed at once, said so; not one of the nodes' evictions.
+      'test/etcdcluster/upgrade-member-evicted-for-its-own-limits-fails-the-upgrade.test.ts',
+      'test/etcdcluster/upgrade-evictions-counted-once-and-bound-to-the-image.test.ts',
     ],
     target: 85,
   },
@@ -250,6 +257,11 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // The unhealthy clock's floor (recordedClock), read by the member's clock and the upgrade's.
       'test/etcdcluster/member-clock-stale-status.test.ts',
       'test/etcdcluster/upgrade-clock-stale-status.test.ts',
+      // The eviction read (evictedForOwnLimits): the pod's own failure, or its node's (etcdExited, endedByNode).
+      'test/etcdcluster/addition-evicted-for-its-own-limits-is-a-failed-addition.test.ts',
+      'test/etcdcluster/addition-whose-pod-its-node-rejected-is-not-a-failed-addition.test.ts',
+      'test/etcdcluster/upgrade-member-evicted-for-its-own-limits-fails-the-upgrade.test.ts',
+      'test/etcdcluster/upgrade-evicted-member-not-failed-upgrade.test.ts',
     ],
     target: 85,
   },

@@ -7,13 +7,16 @@
 // on every member pod (ADDITIONS_FAILED): it survives a status lost, and is bound to the EtcdCluster's UID (one
 // recreated under the same name starts afresh).
 // A member whose pod its node ended before its etcd could fail (refused at admission: OutOfcpu,
-// UnexpectedAdmissionError after a node restart; evicted; endedByNode) is no failed addition: the spec is not to
-// blame, and the next is added once a back-off has passed (ENDED_BACKOFF_SECONDS, doubling to
+// UnexpectedAdmissionError after a node restart; evicted under node pressure or by a drain; endedByNode) is no failed
+// addition: the spec is not to blame, and the next is added once a back-off has passed (ENDED_BACKOFF_SECONDS, doubling to
 // MAX_ENDED_BACKOFF_SECONDS, counted in the same record: `ended`); nodes that end MAX_ENDED_ADDITIONS new members'
-// pods in a row stop additions as failed ones do. A member at rest at size clears the count.
+// pods in a row stop additions as failed ones do. A member at rest at size clears the count. A pod the kubelet evicted
+// for its own limits (its container over its ephemeral-storage limit, an emptyDir over its sizeLimit: pods.ts
+// evictedForOwnLimits, the one reader bootstraps and upgrades use too) is the member's own failure, as an exit is: a
+// failed addition.
 import { createHash } from 'node:crypto';
 import { type KubeObject, type ParentObject, rfc3339 } from '../../lib/index.js';
-import { etcdWaiting, phaseOf, sanitize } from './pods.js';
+import { etcdWaiting, evictedForOwnLimits, phaseOf, sanitize } from './pods.js';
 import { withAnnotation } from './upgrade.js';
 import type { EtcdClusterSpec } from './schema.js';
 import { parseJson } from '../../lib/index.js';
@@ -208,10 +211,13 @@ export function additionsStopped(record: AdditionsFailed | undefined): record is
 type Terminated = { exitCode?: unknown; reason?: unknown };
 
 /**
- * How a member pod that did not start failed: its etcd's last exit (reason, exit code), else why its etcd waits (a
- * sidecar's wait says nothing of it), else its phase (and the reason its node gave).
+ * How a member pod that did not start failed: evicted for its own limits (the kubelet's message), else its etcd's
+ * last exit (reason, exit code), else why its etcd waits (a sidecar's wait says nothing of it), else its phase (and
+ * the reason its node gave).
  */
 export function howItFailed(pod: KubeObject | undefined, fallback: string): string {
+  const evicted = pod ? evictedForOwnLimits(pod) : '';
+  if (evicted) return `evicted for its own limits: ${evicted}`;
   const statuses = (pod?.['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   const etcd = Array.isArray(statuses)
     ? (

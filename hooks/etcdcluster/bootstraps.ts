@@ -165,13 +165,13 @@ export function nextStartAt(record: BootstrapFailed | undefined, now: Date | und
  */
 export function howStartFailed(pods: KubeObject[], fallback: string): string {
   const failed = pods
-    .filter((p) => etcdExited(p) || evictedForOwnLimits(p))
+    .filter((p) => etcdExited(p))
     .sort((a, b) => textOf(a.metadata.name, '').localeCompare(textOf(b.metadata.name, '')))[0];
   if (!failed) return fallback;
   const name = sanitize(textOf(failed.metadata.name, ''), 64);
-  const evicted = evictedForOwnLimits(failed);
-  if (evicted) return sanitize(`${name}: evicted for its own limits: ${evicted}`, 200);
+  // (Evicted for its own limits: the kubelet's message, howItFailed.)
   const how = howItFailed(failed, 'failed');
+  if (evictedForOwnLimits(failed)) return sanitize(`${name}: ${how}`, 200);
   const message = terminationMessage(failed);
   return sanitize(`${name}: ${how}${message ? `: ${message}` : ''}`, 200);
 }

@@ -117,27 +117,42 @@ export function exitLasted(since: string | undefined, now: Date | undefined): bo
 }
 
 /**
- * Whether the pod's etcd itself exited (its version may be to blame), as opposed to the pod being ended by its node:
- * an eviction (node pressure, a drain), a node shutdown or an admission refusal set the pod's `status.reason`
- * (Evicted, Shutdown, NodeShutdown, Terminated, OutOf...); a container that exited by itself leaves none.
+ * Whether the member failed by its own doing (its version, its image, its spec may be to blame), as opposed to the pod
+ * being ended by its node: its etcd exited and has not come back (crashLooping) in a pod no node ended, or the kubelet
+ * evicted the pod for the pod's own limits (evictedForOwnLimits: what its image does, not what its node suffers). An
+ * eviction for node pressure, a drain, a node shutdown or an admission refusal sets the pod's `status.reason`
+ * (Evicted, Shutdown, NodeShutdown, Terminated, OutOf...) and is none (endedByNode); a container that exited by
+ * itself leaves none. The one reader of both for every path: a bootstrap (bootstraps.ts), an addition
+ * (plan/members.ts failedAddition), an upgrade (upgrade.ts).
  */
 export function etcdExited(pod: KubeObject): boolean {
-  return !endedByNode(pod) && crashLooping(pod);
+  return evictedForOwnLimits(pod) !== '' || (!endedWithReason(pod) && crashLooping(pod));
 }
 
-/** Whether the pod finished with a `status.reason`: ended by its node (evicted, shut down), not by its etcd. */
+/**
+ * Whether the pod was ended by its node for the node's reasons (evicted under node pressure or by a drain, shut
+ * down, refused at admission), not by its etcd nor for its own limits (evictedForOwnLimits: its own failure).
+ */
 export function endedByNode(pod: KubeObject): boolean {
+  return endedWithReason(pod) && evictedForOwnLimits(pod) === '';
+}
+
+/** Whether the pod finished with a `status.reason`: ended by the kubelet (evicted, shut down, refused), not by etcd. */
+function endedWithReason(pod: KubeObject): boolean {
   const reason = (pod['status'] as { reason?: unknown } | undefined)?.reason;
   return DEAD_PHASES.has(phaseOf(pod)) && typeof reason === 'string' && reason !== '';
 }
 
 /**
- * The kubelet's eviction message when it evicted the pod for the pod's own limits, else '': its containers over their
- * ephemeral-storage limit (together or one of them), an emptyDir over its sizeLimit. That is what the pod's image
- * does, not what its node suffers (pressure, a drain, a shutdown: endedByNode alone). Read by type, bounded.
+ * The kubelet's eviction message when it evicted the pod for the pod's own limits, else '': a container over its
+ * ephemeral-storage limit (the message names the container and its limit), the containers together over theirs, an
+ * emptyDir over its sizeLimit. That is what the pod's image does, not what its node suffers (pressure, a drain, a
+ * shutdown: endedByNode). Memory over a container's limit is no eviction but an OOM kill (an exit: crashLooping); the
+ * kubelet's memory-pressure eviction names a container's request, not its limit, and is the node's. Read by type,
+ * bounded.
  */
 export function evictedForOwnLimits(pod: KubeObject): string {
-  if (!endedByNode(pod)) return '';
+  if (!endedWithReason(pod)) return '';
   const status = pod['status'] as { reason?: unknown; message?: unknown } | undefined;
   if (status?.reason !== 'Evicted') return '';
   const message = sanitize(textOf(status.message, ''), 400);

@@ -14,6 +14,7 @@ import {
   endedByNode,
   etcdExited,
   etcdNotRunning,
+  evictedForOwnLimits,
   EXIT_GRACE_SECONDS,
   exitLasted,
   IMAGE_NEVER,
@@ -325,6 +326,7 @@ function brokenVersion(
 ): { reason: string; lasted: boolean } | undefined {
   const waiting = etcdWaiting(pod);
   const exited = etcdExited(pod);
+  const evicted = evictedForOwnLimits(pod);
   const reason = exited ? (waiting ?? 'its etcd exited') : waiting && IMAGE_WAITING.has(waiting) ? waiting : undefined;
   if (reason === undefined) {
     // Restarted by the kubelet at once since a sync saw it serve (no back-off: its last restart long ago), whatever
@@ -336,11 +338,14 @@ function brokenVersion(
     };
   }
   const served = pod.metadata.annotations?.[UPGRADE_SERVED] !== undefined;
+  // (Evicted for its own limits: its pod never runs again, no restart in place to wait for; the member goes with its
+  // pod at this sync, plan/members.ts, so the failure is told now or never.)
   const lasted =
+    evicted !== '' ||
     IMAGE_NEVER.has(reason) ||
     (exited && !recorded && !served) ||
     exitLasted(failureClock(pod, recorded, clocks, input), input.now);
-  return { reason, lasted };
+  return { reason: evicted ? `evicted for its own limits: ${evicted}` : reason, lasted };
 }
 
 /** Whether `now` is `seconds` or more after `since` (neither unknown). */
@@ -684,7 +689,8 @@ export function servedSteadily(pod: KubeObject, now: Date | undefined, soakSecon
 
 /**
  * The evictions of members on the image upgraded to (their pod ended by its node: `Failed` with a `status.reason`,
- * endedByNode), kept on every member pod answered while the upgrade is under way (JSON of UpgradeEvictions). One
+ * endedByNode; not one evicted for its own limits, pods.ts evictedForOwnLimits: that is the version's own failure, an
+ * exit timed as any, brokenVersion), kept on every member pod answered while the upgrade is under way (JSON of UpgradeEvictions). One
  * eviction is the node's doing, no failed upgrade; MAX_UPGRADE_EVICTIONS of them, of members moved to the same image,
  * are the version's (it writes more to its emptyDir than the pod's ephemeral-storage limit, needs more memory than
  * its nodes have): the upgrade fails (evictionFailure), every member on the last good version.

@@ -252,6 +252,18 @@ t.test('how a start failed: the first member by name whose etcd exited, with the
       `by name, whatever the order (${order.join(', ')})`,
     );
   t.equal(howStartFailed([memberPod('e-0'), memberPod('e-1', { phase: 'Running' })], 'none'), 'none', 'none exited');
+  // Evicted for its own limits: the kubelet's message, not the log the killed etcd left.
+  const evicted = {
+    ...crashed('log of e-0'),
+    phase: 'Failed',
+    reason: 'Evicted',
+    message: 'Container etcd exceeded its local ephemeral storage limit "1Gi". ',
+  };
+  t.equal(
+    howStartFailed([memberPod('e-0', evicted)], 'none'),
+    'e-0: evicted for its own limits: Container etcd exceeded its local ephemeral storage limit "1Gi".',
+    'an eviction for its own limits',
+  );
   t.equal(howStartFailed([], 'none'), 'none');
   for (const pods of [
     [memberPod(7 as any, crashed('log of 7')), memberPod('e-0', crashed('log of e-0'))],

@@ -27,7 +27,6 @@ import {
   etcdExited,
   etcdWaiting,
   IMAGE_WAITING,
-  evictedForOwnLimits,
   exitLasted,
   initStepFailing,
   phaseOf,
@@ -275,8 +274,8 @@ function startOutcome(
   // The spec changed since the failed starts recorded (or a retry was asked for): their count is not this spec's.
   const specChanged = imageChanged || (memory.record !== undefined && currentRecord(memory) === undefined);
   // (One exit is given the kubelet's first back-off, as a new member's: bootstrapMemberFailed.) A pod the kubelet
-  // evicted for its own limits (its storage: the image's doing) failed as one whose etcd exited.
-  const exited = obs.pods.some((p) => bootstrapMemberFailed(v, p) || evictedForOwnLimits(p) !== '');
+  // evicted for its own limits (its storage: the image's doing) failed as one whose etcd exited (pods.ts etcdExited).
+  const exited = obs.pods.some((p) => bootstrapMemberFailed(v, p));
   // A member pod its node ended (evicted under node pressure, a node shut down, refused at admission: endedByNode)
   // never runs again, but the spec did not fail: the start is made again, not counted as failed, but counted apart
   // (withEndedStart: a back-off, and a stop after MAX_ENDED_BOOTSTRAPS in a row).
