@@ -99,60 +99,20 @@ export function policyNameTaken(request: CompositeSyncRequest, policy: KubeObjec
   return takenNames(request, [child], undefined, holderJudge(now)).length > 0;
 }
 
-/**
- * An answer that keeps the observed children and makes nothing (a spec refused: InvalidSpec; a parent held for a name
- * another owner holds: `<Kind>NameTaken`), with its pods' NetworkPolicy while pods of the parent are kept in it
- * (`runs`: a child of the answer that runs them, a pod or a Deployment): a running parent of an earlier metaops, or of
- * a server that had the policy off, or whose policy was deleted, would else keep pods that run the tenant's image
- * without it for as long as its spec stays refused or its names held. The policy makes no pod and only narrows what
- * the pods reach; it is the policy the sync answers (`policy`, undefined when the server's setting turns it off), so
- * that the answers of a parent that goes between refused, held and running agree. Not while its name is another
- * owner's (a related object of that name that is not the parent's, or a holder lib/ownership.ts judges wants it): that
- * answer says NetworkPolicyNameTaken once the spec is accepted, and nothing is taken from the other owner meanwhile.
- * EtcdCluster's members (hooks/etcdcluster/network.ts withMemberPolicy), PodSet, Memcached.
- */
-export function withPodsPolicy(
-  request: CompositeSyncRequest,
-  response: CompositeSyncResponse,
-  policy: KubeObject | undefined,
-  runs: (child: KubeObject) => boolean,
-  now: Date,
-): CompositeSyncResponse {
-  if (!policy || !response.children.some((c: KubeObject | null) => !!c && runs(c))) return response;
-  if (policyNameTaken(request, policy, now)) return response;
-  const name = policy.metadata.name!;
-  const others = response.children.filter(
-    (c: KubeObject | null) => !(c?.kind === 'NetworkPolicy' && c.metadata?.name === name),
-  );
-  return { ...response, children: [...others, policy] };
-}
-
 /** How long a pods' NetworkPolicy may stay unobserved beside running pods before the status says it failed. */
 export const POLICY_ABSENT_SECONDS = 60;
 
 /**
- * The NetworkPolicyCreated condition, while pods of the parent run (`running`: how many, and what they reach without
- * it, in words; undefined: none run) and its policy (`name`) is not observed (else none: nothing to say, and a parent
- * that has it carries no condition about it). Metacontroller creates each child on its own and tells the hook nothing
- * when a create fails (a Metacontroller installed without rights on networkpolicies, an admission policy, a quota:
- * its SyncError Event says why); the pods are kept and made as before, so the status must say that they run without
- * it: `CreatingNetworkPolicy` at first (the sync after an earlier metaops's, or a policy deleted),
- * `NetworkPolicyNotCreated` (a Warning Event) once it is still absent POLICY_ABSENT_SECONDS after it was first missed
- * (this condition's lastTransitionTime). `kind`: the parent's, named in the advice.
- */
-export function policyCreatedCondition(
-  request: CompositeSyncRequest,
-  options: { name: string; kind: string; running: string | undefined },
-  now: Date,
-): ConditionInput | undefined {
-  const { name, kind, running } = options;
-  return policiesCreatedCondition(request, { kind, policies: [{ name, running }] }, now);
-}
-
-/**
- * policyCreatedCondition for a parent whose pods have more than one policy (an EtcdCluster's members and its restore
- * check pod): one NetworkPolicyCreated condition naming every policy not observed while the pods it selects run
- * (`running` as there), in the order given.
+ * The NetworkPolicyCreated condition of a parent's pods' policies (`policies`, by name: a PodSet's or a Memcached's
+ * one, an EtcdCluster's members' and its restore check pod's): one condition naming every policy not observed while
+ * the pods it selects run (`running`: what they reach without it, in words; undefined: none run), in the order given,
+ * else none: nothing to say, and a parent that has them carries no condition about them. Metacontroller creates each
+ * child on its own and tells the hook nothing when a create fails (a Metacontroller installed without rights on
+ * networkpolicies, an admission policy, a quota: its SyncError Event says why); the pods are kept and made as before,
+ * so the status must say that they run without it: `CreatingNetworkPolicy` at first (the sync after an earlier
+ * metaops's, or a policy deleted), `NetworkPolicyNotCreated` (a Warning Event) once it is still absent
+ * POLICY_ABSENT_SECONDS after it was first missed (this condition's lastTransitionTime). `kind`: the parent's, named
+ * in the advice.
  */
 export function policiesCreatedCondition(
   request: CompositeSyncRequest,
@@ -190,6 +150,36 @@ export function policiesCreatedCondition(
   };
 }
 
+/** A NetworkPolicy of a parent's pods as NetworkPolicyCreated reads it (podsPolicies). */
+export interface WatchedPolicy {
+  /** The policy the sync answers, undefined when the server's setting turns it off. */
+  policy: KubeObject | undefined;
+  /** What the pods it selects reach without it, in words, or undefined when none runs. */
+  running: string | undefined;
+}
+
+/**
+ * What a parent's pods' policies (`policies`, in order) come to, the one rule of the sync of every kind whose pods run
+ * a tenant's image (PodSet, Memcached) and of every answer of it that keeps the observed children (keptWithPolicies):
+ * `free`, the entries whose policy is answered (not turned off) and its name no other owner's (policyNameTaken, asked
+ * once each: a name held holds the parent, NetworkPolicyNameTaken, its Ready says so, and nothing is taken from the
+ * other owner), and `condition`, NetworkPolicyCreated naming those of them not observed while their pods run
+ * (policiesCreatedCondition). `kind`: the parent's, named in the advice.
+ */
+export function podsPolicies<T extends WatchedPolicy>(
+  request: CompositeSyncRequest,
+  options: { kind: string; policies: readonly T[] },
+  now: Date,
+): { free: Array<T & { policy: KubeObject }>; condition: ConditionInput | undefined } {
+  const free: Array<T & { policy: KubeObject }> = [];
+  for (const entry of options.policies) {
+    const policy = entry.policy;
+    if (policy && !policyNameTaken(request, policy, now)) free.push({ ...entry, policy });
+  }
+  const said = free.map((p) => ({ name: p.policy.metadata.name!, running: p.running }));
+  return { free, condition: policiesCreatedCondition(request, { kind: options.kind, policies: said }, now) };
+}
+
 /**
  * A NetworkPolicy of a kind's pods, as the kind declares it for its answers that keep the observed children
  * (keptWithPolicies).
@@ -211,9 +201,14 @@ export interface PodsPolicy {
  * tenant's image (a kind's `kept`, lib/operator.ts: a spec refused, InvalidSpec; an answer held for a name another
  * owner holds; a TemporaryError or PermanentError of the sync; an answer not given, AnswerTooLarge, ChildTooLarge,
  * StatusTooLarge, ChildOutsideNamespace): each of the kind's pods' policies is answered while a child that runs its
- * pods is kept and its name is free (withPodsPolicy), and the NetworkPolicyCreated condition says which of them is
- * not observed while those pods run (policiesCreatedCondition: CreatingNetworkPolicy, NetworkPolicyNotCreated 60 s
- * on), or is dropped once none is missing. A policy whose name is another owner's is neither answered nor said here.
+ * pods (`runs`) is kept in it: a running parent of an earlier metaops, or of a server that had the policy off, or
+ * whose policy was deleted, would else keep pods that run the tenant's image without it for as long as its spec stays
+ * refused or its names held. The policy makes no pod and only narrows what the pods reach; it is the policy the sync
+ * answers, so that the answers of a parent that goes between refused, held and running agree. The
+ * NetworkPolicyCreated condition says which of them is not observed while those pods run (CreatingNetworkPolicy,
+ * NetworkPolicyNotCreated 60 s on), or is dropped once none is missing: podsPolicies, as the sync says it. A policy
+ * whose name is another owner's is neither answered nor said here (that answer says NetworkPolicyNameTaken once the
+ * spec is accepted). EtcdCluster's members (hooks/etcdcluster/network.ts withMemberPolicy), PodSet, Memcached.
  */
 export function keptWithPolicies(
   request: CompositeSyncRequest,
@@ -222,15 +217,20 @@ export function keptWithPolicies(
   policies: readonly PodsPolicy[],
   now: Date,
 ): CompositeSyncResponse {
+  const watched = policies.map((p) => {
+    const kept = response.children.filter((c: KubeObject | null): c is KubeObject => !!c && p.runs(c));
+    return { policy: p.policy, kept: kept.length > 0, running: kept.length > 0 ? p.running(kept) : undefined };
+  });
+  const { free, condition } = podsPolicies(request, { kind, policies: watched }, now);
   let answer = response;
-  const said: Array<{ name: string; running: string | undefined }> = [];
-  for (const p of policies) {
-    answer = withPodsPolicy(request, answer, p.policy, p.runs, now);
-    if (!p.policy || policyNameTaken(request, p.policy, now)) continue;
-    const kept = answer.children.filter((c: KubeObject | null): c is KubeObject => !!c && p.runs(c));
-    said.push({ name: p.policy.metadata.name!, running: kept.length > 0 ? p.running(kept) : undefined });
-  }
-  return withPolicyCondition(request, answer, policiesCreatedCondition(request, { kind, policies: said }, now), now);
+  for (const p of free) if (p.kept) answer = withChildPolicy(answer, p.policy);
+  return withPolicyCondition(request, answer, condition, now);
+}
+
+/** The answer with `policy` in place of any child of its kind and name. */
+function withChildPolicy(response: CompositeSyncResponse, policy: KubeObject): CompositeSyncResponse {
+  const others = withoutPolicy(response, policy.metadata.name!);
+  return { ...others, children: [...others.children, policy] };
 }
 
 /**

@@ -454,6 +454,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/sync-request-within-body-limit-for-every-accepted-command.test.ts',
       'test/podset/sync-request-within-body-limit-with-injected-sidecars.test.ts',
       'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
+      // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
+      'test/podset/pods-network-policy.test.ts',
     ],
     target: 70,
   },
@@ -482,6 +484,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // currentNames: the one Service name it serves under, as a parent of another kind made after it judges it.
       'test/etcdcluster/peer-service-not-kept-by-a-memcached-that-never-makes-it.test.ts',
       'test/etcdcluster/peer-service-kept-by-a-memcached-from-before-the-suffix.test.ts',
+      // Its pods' NetworkPolicy and NetworkPolicyCreated (policyCondition, kept).
+      'test/memcached/pods-network-policy.test.ts',
     ],
     target: 70,
   },
@@ -631,4 +635,24 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   // The AWS SDK adapter of the S3 hook, against IAM and S3 as documented (quotas, short pages, throttling; issue 35).
   'hooks/s3/aws.ts': { tests: ['test/s3/aws-adapter.test.ts', 'test/lib/deadlines.test.ts'], target: 80 },
+  // The pods' NetworkPolicy of the kinds that run a tenant's image: what it allows, NetworkPolicyCreated in the sync and
+  // in every answer that keeps the observed children (podsPolicies, keptWithPolicies), the namespace's own policies.
+  'lib/network-policy.ts': {
+    tests: [
+      'test/podset/pods-network-policy.test.ts',
+      'test/memcached/pods-network-policy.test.ts',
+      'test/memcached/held-memcached-does-not-say-its-deployment-is-given-the-new-spec.test.ts',
+      'test/operators/pods-without-their-network-policy-say-so.test.ts',
+      'test/operators/pods-policy-in-every-answer-that-keeps-what-exists.test.ts',
+      'test/operators/refused-parents-say-whether-their-pods-run-without-their-policy.test.ts',
+      'test/operators/running-pods-get-their-network-policy-while-refused-or-held.test.ts',
+      'test/operators/namespace-network-policies-are-never-widened.test.ts',
+      'test/operators/refused-conditions-follow-observed-children.test.ts',
+      'test/etcdcluster/member-network-policy.test.ts',
+      'test/etcdcluster/network-policy-not-created-is-said.test.ts',
+      'test/etcdcluster/restore-check-pod-without-its-network-policy-is-said.test.ts',
+      'test/etcdcluster/members-without-network-policy-said-while-spec-refused.test.ts',
+    ],
+    target: 80,
+  },
 };

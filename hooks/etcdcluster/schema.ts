@@ -185,6 +185,20 @@ const MemberStatus = Type.Object({
   ),
 });
 
+/**
+ * The record of tries in a row whose pods their nodes ended before their etcd ran (additionsFailed.ended,
+ * bootstrapFailed.ended): how many, 1 to 8, and when the last one was (`at`, its description), the record described
+ * by `description`.
+ */
+function endedInARow(at: string, description: string) {
+  return Type.Optional(
+    Type.Object(
+      { count: Type.Integer({ minimum: 1, maximum: 8 }), at: Type.String({ description: at }) },
+      { description },
+    ),
+  );
+}
+
 export const EtcdClusterStatus = Type.Object(
   {
     phase: Type.Optional(Type.String({ description: 'Creating, Running or Failed, as etcd-operator reported it.' })),
@@ -390,17 +404,9 @@ export const EtcdClusterStatus = Type.Object(
           members: Type.Array(Type.String(), { maxItems: 3, description: 'The additions that failed, oldest first.' }),
           reason: Type.String({ maxLength: 200, description: "How the last one failed (its etcd's last exit)." }),
           since: Type.String({ description: 'When the first one failed.' }),
-          ended: Type.Optional(
-            Type.Object(
-              {
-                count: Type.Integer({ minimum: 1, maximum: 8 }),
-                at: Type.String({ description: 'When the last one was cancelled.' }),
-              },
-              {
-                description:
-                  'New members in a row whose pod their node ended before their etcd ran (refused at admission, evicted): no failed additions; the next waits 10 s, doubled each time up to 5 minutes; after 8, no member is added until the user acts.',
-              },
-            ),
+          ended: endedInARow(
+            'When the last one was cancelled.',
+            'New members in a row whose pod their node ended before their etcd ran (refused at admission, evicted): no failed additions; the next waits 10 s, doubled each time up to 5 minutes; after 8, no member is added until the user acts.',
           ),
         },
         {
@@ -423,17 +429,9 @@ export const EtcdClusterStatus = Type.Object(
             description: "How the last one failed: a member pod, its etcd's last exit and termination message.",
           }),
           since: Type.String({ description: 'When the first one failed.' }),
-          ended: Type.Optional(
-            Type.Object(
-              {
-                count: Type.Integer({ minimum: 1, maximum: 8 }),
-                at: Type.String({ description: 'When the last of them was started again.' }),
-              },
-              {
-                description:
-                  'Starts in a row whose member pods their nodes ended (evicted under node pressure, rejected at admission: OutOfcpu): no failed start; the next waits a back-off (10 s doubling to 5 minutes), and after 8 none is made (BootstrapFailed).',
-              },
-            ),
+          ended: endedInARow(
+            'When the last of them was started again.',
+            'Starts in a row whose member pods their nodes ended (evicted under node pressure, rejected at admission: OutOfcpu): no failed start; the next waits a back-off (10 s doubling to 5 minutes), and after 8 none is made (BootstrapFailed).',
           ),
         },
         {

@@ -62,8 +62,7 @@ import {
   workloadCounts,
   workloadNetworkPolicy,
   type WorkloadNetworkSettings,
-  policyCreatedCondition,
-  policyNameTaken,
+  podsPolicies,
   policyResync,
   takenIn,
   holderJudge,
@@ -424,8 +423,9 @@ function listsPods(parent: ParentObject): boolean {
 
 /**
  * What the status says of its pods' NetworkPolicy while `running` pods of its Deployment run: the namespace's own
- * policies govern their egress (none answered: NamespaceGovernsEgress), or they run without it (policyCreatedCondition),
- * unless its name is another owner's (held: its Ready says so).
+ * policies govern their egress (none answered: NamespaceGovernsEgress), or they run without it (lib/network-policy.ts
+ * podsPolicies, as the answers that keep the observed children say it: kept), unless its name is another owner's
+ * (held: its Ready says so).
  */
 function policyCondition(
   request: CompositeSyncRequest,
@@ -442,16 +442,18 @@ function policyCondition(
   if (running <= 0) return undefined;
   if (governance.egress && settings?.workloadNetworkPolicy !== false)
     return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(name), created: false });
-  if (!policy || policyNameTaken(request, policy, now)) return undefined;
-  return policyCreatedCondition(
+  return podsPolicies(
     request,
-    {
-      name: networkPolicyName(name),
-      kind: 'Memcached',
-      running: `${running} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`,
-    },
+    { kind: 'Memcached', policies: [{ policy, running: runningWithout(name, running) }] },
     now,
-  );
+  ).condition;
+}
+
+/** What the `replicas` pods of its Deployment reach without their NetworkPolicy, in words (undefined: none run). */
+function runningWithout(name: string, replicas: number): string | undefined {
+  return replicas > 0
+    ? `${replicas} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`
+    : undefined;
 }
 
 export function sync({
@@ -535,12 +537,7 @@ export function kept(
   const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
   const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
   if (governanceOf(request, response.children, pods).egress) return withoutPolicy(response, networkPolicyName(name));
-  const running = () => {
-    const replicas = statusNumber(workload, 'replicas');
-    return replicas > 0
-      ? `${replicas} pod(s) of Deployment ${name} run the spec's image without it: they reach the instance metadata service`
-      : undefined;
-  };
+  const running = () => runningWithout(name, statusNumber(workload, 'replicas'));
   return keptWithPolicies(
     request,
     response,

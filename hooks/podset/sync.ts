@@ -40,8 +40,7 @@ import {
   specParser,
   type SyncHook,
   workloadNetworkPolicy,
-  policyCreatedCondition,
-  policyNameTaken,
+  podsPolicies,
   policyResync,
   keptWithPolicies,
   namespaceGovernance,
@@ -174,8 +173,7 @@ export function kept(
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
   if (governanceOf(request, response.children).egress)
     return withoutPolicy(response, networkPolicyName(request.parent.metadata.name));
-  const running = (pods: readonly KubeObject[]) =>
-    `${pods.length} pod(s) run the spec's image and command without it: they reach the instance metadata service`;
+  const running = (pods: readonly KubeObject[]) => runningWithout(pods.length);
   return keptWithPolicies(
     request,
     response,
@@ -653,32 +651,17 @@ function membersBeingDeleted(members: readonly Member[], observedPods: readonly 
   return members.filter((m) => m.state === 'going' && deleting.has(m.name)).map((m) => m.name);
 }
 
-/**
- * Whether its `running` pods run without their NetworkPolicy (lib/network-policy.ts policyCreatedCondition): said
- * while they do, unless its name is another owner's (held: its Ready says so).
- */
-function unguardedPods(
-  request: CompositeSyncRequest,
-  policy: KubeObject | undefined,
-  running: number,
-  now: Date,
-): ConditionInput[] {
-  if (!policy || running === 0 || policyNameTaken(request, policy, now)) return [];
-  const said = policyCreatedCondition(
-    request,
-    {
-      name: policy.metadata.name!,
-      kind: 'PodSet',
-      running: `${running} pod(s) run the spec's image and command without it: they reach the instance metadata service`,
-    },
-    now,
-  );
-  return said ? [said] : [];
+/** What its `count` pods reach without their NetworkPolicy, in words (undefined: none run). */
+function runningWithout(count: number): string | undefined {
+  return count > 0
+    ? `${count} pod(s) run the spec's image and command without it: they reach the instance metadata service`
+    : undefined;
 }
 
 /**
  * What the status says of its pods' NetworkPolicy while `running` pods run: the namespace's own policies govern their
- * egress (none answered: NamespaceGovernsEgress), or they run without it (unguardedPods).
+ * egress (none answered: NamespaceGovernsEgress), or they run without it (lib/network-policy.ts podsPolicies, as the
+ * answers that keep the observed children say it: kept), unless its name is another owner's (held: its Ready says so).
  */
 function policyConditions(
   request: CompositeSyncRequest,
@@ -695,7 +678,12 @@ function policyConditions(
     const name = networkPolicyName(request.parent.metadata.name ?? '');
     return [namespaceGovernsCondition(governance.egressBy, { name, created: false })];
   }
-  return unguardedPods(request, policy, running, now);
+  const { condition } = podsPolicies(
+    request,
+    { kind: 'PodSet', policies: [{ policy, running: runningWithout(running) }] },
+    now,
+  );
+  return condition ? [condition] : [];
 }
 
 export function sync({

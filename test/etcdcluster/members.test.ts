@@ -19,6 +19,15 @@ import { etcdParent, etcdSpec } from '../fixtures/etcd.js';
 
 const TLS = { static: { member: { peerSecret: 'peer', serverSecret: 'server' }, operatorSecret: 'op' } };
 const SOURCE = { s3: { path: 'bucket/snap.db', awsSecret: 'aws' }, image: 'metaops:test' };
+/** A member's etcdctl `args` under client TLS: to itself (localhost), with its server certificate. */
+const tlsEtcdctl = (...args: string[]) => [
+  '/usr/local/bin/etcdctl',
+  '--endpoints=https://localhost:2379',
+  '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
+  '--cert=/etc/etcdtls/member/server-tls/server.crt',
+  '--key=/etc/etcdtls/member/server-tls/server.key',
+  ...args,
+];
 const podOf = (s: Record<string, unknown>, restore?: typeof SOURCE) =>
   memberPod({
     parent: etcdParent(s),
@@ -174,15 +183,7 @@ t.test('a member pod: container, probe, volumes, labels and annotations', async 
     { name: 'member-peer-tls', mountPath: '/etc/etcdtls/member/peer-tls', readOnly: true },
     { name: 'member-server-tls', mountPath: '/etc/etcdtls/member/server-tls', readOnly: true },
   ]);
-  t.same(tls.containers[0].readinessProbe.exec.command, [
-    '/usr/local/bin/etcdctl',
-    '--endpoints=https://localhost:2379',
-    '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
-    '--cert=/etc/etcdtls/member/server-tls/server.crt',
-    '--key=/etc/etcdtls/member/server-tls/server.key',
-    'alarm',
-    'list',
-  ]);
+  t.same(tls.containers[0].readinessProbe.exec.command, tlsEtcdctl('alarm', 'list'));
   const stored = podOf({ pod: { persistentVolumeClaimSpec: { resources: { requests: { storage: '1Gi' } } } } });
   // And, made fresh on its claim, the emptyDir its data check records its first start on (members.ts freshDataCheck).
   t.same(stored.spec.volumes, [
@@ -223,15 +224,7 @@ t.test('a member pod: its liveness probe asks the member alone, by version', asy
     exec: { command: ['/usr/local/bin/etcdctl', '--endpoints=http://localhost:2379', 'endpoint', 'status'] },
     ...timing.liveness,
   });
-  t.same(probes('3.2.13', { TLS }).c.livenessProbe.exec.command, [
-    '/usr/local/bin/etcdctl',
-    '--endpoints=https://localhost:2379',
-    '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
-    '--cert=/etc/etcdtls/member/server-tls/server.crt',
-    '--key=/etc/etcdtls/member/server-tls/server.key',
-    'endpoint',
-    'status',
-  ]);
+  t.same(probes('3.2.13', { TLS }).c.livenessProbe.exec.command, tlsEtcdctl('endpoint', 'status'));
 });
 
 t.test('a member pod: its readiness probe asks for quorum without credentials, by version', async (t) => {
@@ -257,15 +250,7 @@ t.test('a member pod: its readiness probe asks for quorum without credentials, b
     );
   }
   // Under client TLS, with the member's server certificate (the member's own name: localhost).
-  t.same(readiness('3.5.21', { TLS }).exec.command, [
-    '/usr/local/bin/etcdctl',
-    '--endpoints=https://localhost:2379',
-    '--cacert=/etc/etcdtls/member/server-tls/server-ca.crt',
-    '--cert=/etc/etcdtls/member/server-tls/server.crt',
-    '--key=/etc/etcdtls/member/server-tls/server.key',
-    'alarm',
-    'list',
-  ]);
+  t.same(readiness('3.5.21', { TLS }).exec.command, tlsEtcdctl('alarm', 'list'));
 });
 
 t.test("a member pod follows the spec's pod policy", async (t) => {

@@ -358,7 +358,7 @@ t.test('sizes: the stated maxima are served; past them, InvalidSpec and every ch
         `${kind} at ${size}: every observed child kept`,
       );
       // A refused spec adds nothing but the pods' NetworkPolicy, and that only beside pods it keeps (the example's
-      // PodSet observes pods; lib/network-policy.ts withPodsPolicy).
+      // PodSet observes pods; lib/network-policy.ts keptWithPolicies).
       const added = answered.filter((n) => !observed.includes(n));
       const policy = `NetworkPolicy/${req.parent.metadata.name}-${kind}`;
       t.same(

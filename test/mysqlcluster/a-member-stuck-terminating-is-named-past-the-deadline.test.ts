@@ -12,8 +12,8 @@ import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { observedChildren, statefulSetMember } from '../fixtures/mysql-pods.js';
+import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SPEC = { size: 3, version: '8.0.36' };
 const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
@@ -21,21 +21,8 @@ const run = (req: CompositeSyncRequest, now: Date) =>
   runHook(mysqlcluster, 'sync', req, { now, services: { randomSecret: () => 'pw' } });
 
 function member(i: number, stsUid: string, stuck = false): KubeObject {
-  const name = `my-mysql-mysql-${i}`;
   const ready = !stuck;
-  const p = clusterMember('my-mysql', i, {
-    image: 'mysql:8.0.36',
-    owner: stsUid,
-    labels: { 'mysqlcluster.metaops.io/instance': 'my-mysql', 'statefulset.kubernetes.io/pod-name': name },
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
-      containerStatuses: [
-        { name: 'mysql', ready, restartCount: 0, state: { running: { startedAt: '2026-11-27T00:00:00Z' } } },
-        { name: 'replication', ready: ready && i > 0, state: { running: {} } },
-      ],
-    },
-  });
+  const p = statefulSetMember(i, stsUid, { ready, replicationReady: ready && i > 0 });
   if (stuck) p.metadata.deletionTimestamp = at(15).toISOString();
   return p;
 }
@@ -43,10 +30,7 @@ function member(i: number, stsUid: string, stuck = false): KubeObject {
 for (const replicas of [3, 2])
   t.test(`member 2 stuck Terminating for an hour (StatefulSet status.replicas ${replicas})`, async (t) => {
     const created = await run(request('mysqlcluster', SPEC), at(0));
-    const observe = (st: Record<string, number>) =>
-      created.children.map((c) =>
-        c.kind === 'StatefulSet' ? asObserved(c, { ...st, observedGeneration: 1 }) : asObserved(c),
-      );
+    const observe = (st: Record<string, number>) => observedChildren(created.children, st);
     const healthy = observe({ replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3 });
     const stsUid = healthy.find((c) => c.kind === 'StatefulSet')!.metadata.uid!;
     let status: any = created.status;

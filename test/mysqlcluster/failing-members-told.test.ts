@@ -11,8 +11,8 @@ import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { EventSpec } from '../../lib/events.js';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { observedChildren, statefulSetMember } from '../fixtures/mysql-pods.js';
+import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const SPEC = { size: 3, version: '8.0.36' };
 
@@ -27,44 +27,29 @@ async function told(req: CompositeSyncRequest) {
 
 /** Member `i` of my-mysql as the kubelet reports it: running and Ready, or its mysql container `failing`. */
 function member(i: number, stsUid: string, failing?: 'CrashLoopBackOff' | 'ImagePullBackOff'): KubeObject {
-  const name = `my-mysql-mysql-${i}`;
-  const mysql = failing
-    ? {
-        name: 'mysql',
-        ready: false,
-        restartCount: failing === 'CrashLoopBackOff' ? 7 : 0,
-        state: { waiting: { reason: failing, message: 'back-off restarting failed container' } },
-        ...(failing === 'CrashLoopBackOff'
-          ? { lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }
-          : {}),
-      }
-    : { name: 'mysql', ready: true, restartCount: 0, state: { running: { startedAt: '2026-11-27T00:00:00Z' } } };
-  return clusterMember('my-mysql', i, {
-    image: 'mysql:8.0.36',
-    owner: stsUid,
-    labels: { 'mysqlcluster.metaops.io/instance': 'my-mysql', 'statefulset.kubernetes.io/pod-name': name },
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: failing ? 'False' : 'True' }],
-      containerStatuses: [
-        mysql,
-        // The sidecar: member 0's probe needs its server open; a replica's stays Ready on what it received while
-        // member 0 is down (IO thread Connecting, SQL thread done: scripts.ts REPLICATION_PROBE), not while its own
-        // server is down.
-        { name: 'replication', ready: !failing && i > 0, state: { running: {} } },
-      ],
-    },
-  });
+  // The sidecar: member 0's probe needs its server open; a replica's stays Ready on what it received while member 0
+  // is down (IO thread Connecting, SQL thread done: scripts.ts REPLICATION_PROBE), not while its own server is down.
+  const replicationReady = !failing && i > 0;
+  if (!failing) return statefulSetMember(i, stsUid, { ready: true, replicationReady });
+  const mysql = {
+    name: 'mysql',
+    ready: false,
+    restartCount: failing === 'CrashLoopBackOff' ? 7 : 0,
+    state: { waiting: { reason: failing, message: 'back-off restarting failed container' } },
+    ...(failing === 'CrashLoopBackOff' ? { lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } } : {}),
+  };
+  return statefulSetMember(i, stsUid, { ready: false, replicationReady, mysql });
 }
 
 /** The cluster settled (3/3), then its members as `failing` says. */
 async function cluster(failing: Record<number, 'CrashLoopBackOff' | 'ImagePullBackOff'>) {
   const created = await told(request('mysqlcluster', SPEC));
-  const observed = created.res.children.map((c) =>
-    c.kind === 'StatefulSet'
-      ? asObserved(c, { replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, observedGeneration: 1 })
-      : asObserved(c),
-  );
+  const observed = observedChildren(created.res.children, {
+    replicas: 3,
+    readyReplicas: 3,
+    currentReplicas: 3,
+    updatedReplicas: 3,
+  });
   const sts = observed.find((c) => c.kind === 'StatefulSet')!;
   const stsUid = sts.metadata.uid!;
   const healthy = request('mysqlcluster', SPEC, {

@@ -2,7 +2,7 @@
 // create it: its rights on networkpolicies, an admission policy, a quota; it tells the hook nothing), the status says
 // so: NetworkPolicyCreated=False CreatingNetworkPolicy, then NetworkPolicyNotCreated". A refused spec (InvalidSpec:
 // a GitOps typo such as a trailing space in the image) keeps the pods running and answers their policy
-// (withPodsPolicy), but the status of a refused answer is the previous one (conditionsKeepingOthers): the
+// (keptWithPolicies), but the status of a refused answer is the previous one (conditionsKeepingOthers): the
 // NetworkPolicyCreated condition is never computed while the spec stays refused, and no resync is asked for.
 // 1. Pods running, their policy never observed, spec refused for 10 minutes: nothing says the pods reach the
 //    instance metadata service.
