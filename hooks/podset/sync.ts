@@ -23,6 +23,8 @@ import {
   INJECTED_POD_BYTES,
   MAX_REQUEST_BYTES,
   memberStatus,
+  type MembersWaiting,
+  podFailure,
   mib,
   podsDegraded,
   observed,
@@ -90,7 +92,7 @@ const LONGEST_NAMES: ParentObject = {
 function answeredPod(parent: ParentObject, spec: { image: string; command: string[] }): KubeObject {
   const labels = podLabels(parent);
   labels[TEMPLATE_HASH_LABEL] = '0'.repeat(10);
-  const template = podSpec({ size: 0, minReadySeconds: 0, ...spec });
+  const template = podSpec({ size: 0, minReadySeconds: 0, progressDeadlineSeconds: 0, ...spec });
   return pod(parent, podName(podBase(parent.metadata.name ?? ''), MAX_SIZE - 1), labels, template);
 }
 
@@ -643,6 +645,30 @@ function podsWithin(
   };
 }
 
+/** Pods not Ready named past the progress deadline, at most. */
+const NOT_READY_LISTED = 3;
+
+/**
+ * The live pods that are not Ready, named past the progress deadline (lib/replicas.ts stalled) with why: their own
+ * container's waiting reason (ErrImagePull, CrashLoopBackOff: podFailure), else that they are not Ready yet; at most
+ * NOT_READY_LISTED named, "and N more". Nothing when every live pod is Ready.
+ */
+function notReady(pods: readonly KubeObject[]): { waiting?: MembersWaiting } {
+  const named: string[] = [];
+  for (const p of pods)
+    if (!isPodReady(p)) named.push(`${p.metadata.name!} (${podFailure(p, CONTAINERS) ?? 'not Ready'})`);
+  if (named.length === 0) return {};
+  named.sort();
+  const more = named.length > NOT_READY_LISTED ? ` and ${named.length - NOT_READY_LISTED} more` : '';
+  const one = named.length === 1;
+  return {
+    waiting: {
+      text: `pod${one ? '' : 's'} ${named.slice(0, NOT_READY_LISTED).join(', ')}${more} ${one ? 'is' : 'are'} not Ready`,
+      ordered: false,
+    },
+  };
+}
+
 /**
  * The members whose pod is being deleted: made again only once it is gone, named past the progress deadline (a pod
  * stuck Terminating on a lost node waits for kubectl delete --force: lib/replicas.ts stalled).
@@ -766,30 +792,35 @@ export function sync({
       extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...unguarded],
       ...limited,
       going: membersBeingDeleted(members, observedPods),
+      ...notReady(pods),
+      deadlineSeconds: spec.progressDeadlineSeconds,
     },
   );
   status['updatedReplicas'] = rollout.updated;
   status['templateHash'] = hash;
   const response: CompositeSyncResponse = { status, children };
-  const again = resyncAfter(rollout, counts.current < counts.desired && !limited.ready, unguarded[0]);
+  // Pods missing or not Ready: looked at again by the deadline at the latest, so that it is noticed.
+  const waitingFor = (counts.current < counts.desired || ready < counts.current) && !limited.ready;
+  const again = resyncAfter(rollout, waitingFor ? spec.progressDeadlineSeconds : undefined, unguarded[0]);
   if (again !== undefined) response.resyncAfterSeconds = again;
   return response;
 }
 
 /**
  * When to look again. Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are
- * `missing`, every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A
+ * missing or not Ready (`deadline`: spec.progressDeadlineSeconds), every minute, or just past the deadline when it is
+ * shorter, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A
  * rollout goes on at each pod's change; it also looks again on its own. Pods running without their NetworkPolicy:
  * to say whether it was created (lib/network-policy.ts policyResync).
  */
 function resyncAfter(
   rollout: { outdated: number; recheckIn?: number | undefined },
-  missing: boolean,
+  deadline: number | undefined,
   unguarded: ConditionInput | undefined,
 ): number | undefined {
   let again: number | undefined;
   if (rollout.outdated > 0) again = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
-  else if (missing) again = MISSING_PODS_RESYNC_SECONDS;
+  else if (deadline !== undefined) again = Math.min(MISSING_PODS_RESYNC_SECONDS, deadline + 1);
   const policy = policyResync(unguarded);
   return policy === undefined ? again : Math.min(again ?? Infinity, policy);
 }
