@@ -3,7 +3,7 @@ import { type Condition, previousConditions, rfc3339, type ConditionInput } from
 import { conditionsFor } from './hook.js';
 import type { EventSpec } from './events.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
-import { isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
+import { isPodReady, isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
 import { parseJson } from './parse-json.js';
 
 export interface ReplicaCounts {
@@ -503,6 +503,29 @@ export function podFailure(pod: KubeObject, own?: ReadonlySet<string>): string |
     }
   }
   return undefined;
+}
+
+/** Pods not Ready named past the progress deadline, at most. */
+const NOT_READY_LISTED = 3;
+
+/**
+ * The live pods that are not Ready, for the progress deadline (stalled names them): each with its own container's
+ * waiting reason (ErrImagePull, CrashLoopBackOff: podFailure, reading the containers in `own`), else "not Ready"; at
+ * most NOT_READY_LISTED named, "and N more". Nothing when every pod is Ready.
+ */
+export function podsNotReady(pods: readonly KubeObject[], own: ReadonlySet<string>): { waiting?: MembersWaiting } {
+  const named: string[] = [];
+  for (const p of pods) if (!isPodReady(p)) named.push(`${p.metadata.name!} (${podFailure(p, own) ?? 'not Ready'})`);
+  if (named.length === 0) return {};
+  named.sort();
+  const more = named.length > NOT_READY_LISTED ? ` and ${named.length - NOT_READY_LISTED} more` : '';
+  const one = named.length === 1;
+  return {
+    waiting: {
+      text: `pod${one ? '' : 's'} ${named.slice(0, NOT_READY_LISTED).join(', ')}${more} ${one ? 'is' : 'are'} not Ready`,
+      ordered: false,
+    },
+  };
 }
 
 /** Pods named in the Degraded message, at most. */

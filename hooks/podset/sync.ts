@@ -23,8 +23,7 @@ import {
   INJECTED_POD_BYTES,
   MAX_REQUEST_BYTES,
   memberStatus,
-  type MembersWaiting,
-  podFailure,
+  podsNotReady,
   mib,
   podsDegraded,
   observed,
@@ -645,30 +644,6 @@ function podsWithin(
   };
 }
 
-/** Pods not Ready named past the progress deadline, at most. */
-const NOT_READY_LISTED = 3;
-
-/**
- * The live pods that are not Ready, named past the progress deadline (lib/replicas.ts stalled) with why: their own
- * container's waiting reason (ErrImagePull, CrashLoopBackOff: podFailure), else that they are not Ready yet; at most
- * NOT_READY_LISTED named, "and N more". Nothing when every live pod is Ready.
- */
-function notReady(pods: readonly KubeObject[]): { waiting?: MembersWaiting } {
-  const named: string[] = [];
-  for (const p of pods)
-    if (!isPodReady(p)) named.push(`${p.metadata.name!} (${podFailure(p, CONTAINERS) ?? 'not Ready'})`);
-  if (named.length === 0) return {};
-  named.sort();
-  const more = named.length > NOT_READY_LISTED ? ` and ${named.length - NOT_READY_LISTED} more` : '';
-  const one = named.length === 1;
-  return {
-    waiting: {
-      text: `pod${one ? '' : 's'} ${named.slice(0, NOT_READY_LISTED).join(', ')}${more} ${one ? 'is' : 'are'} not Ready`,
-      ordered: false,
-    },
-  };
-}
-
 /**
  * The members whose pod is being deleted: made again only once it is gone, named past the progress deadline (a pod
  * stuck Terminating on a lost node waits for kubectl delete --force: lib/replicas.ts stalled).
@@ -792,7 +767,7 @@ export function sync({
       extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...unguarded],
       ...limited,
       going: membersBeingDeleted(members, observedPods),
-      ...notReady(pods),
+      ...podsNotReady(pods, CONTAINERS),
       deadlineSeconds: spec.progressDeadlineSeconds,
     },
   );

@@ -21,7 +21,9 @@ const mcSync = (req: CompositeSyncRequest, now: Date) =>
 const pulling = {
   phase: 'Pending',
   conditions: [{ type: 'Ready', status: 'False' }],
-  containerStatuses: [{ name: 'busybox', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } }],
+  containerStatuses: [
+    { name: 'busybox', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } },
+  ],
 };
 
 /** PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds, synced at STEPS. */
@@ -127,4 +129,66 @@ t.test('new MySQLCluster held for its read Service name makes nothing: the hold,
   }
   t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' });
   t.match(condition(res, 'Progressing'), { status: 'False', reason: 'ServiceNameTaken' });
+});
+
+t.test('MySQLCluster running, held for its read Service name, a member never Ready', async (t) => {
+  const { LAST_APPLIED } = await import('../../lib/objects.js');
+  const { clusterMember } = await import('../fixtures/mysql-pods.js');
+  const spec = { size: 2, version: '8.0' };
+  const first = mysqlSync(request('mysqlcluster', spec), at(0));
+  const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
+  const sts = asObserved(wanted, {
+    replicas: 2,
+    readyReplicas: 1,
+    currentReplicas: 2,
+    updatedReplicas: 2,
+    observedGeneration: 1,
+  });
+  sts.metadata.generation = 1;
+  sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(wanted) };
+  const others = first.children
+    .filter((c) => c.kind !== 'StatefulSet' && !(c.kind === 'Service' && /-read$/.test(c.metadata.name!)))
+    .map((c) => asObserved(c));
+  const running = { startedAt: '2026-01-02T03:00:00Z' };
+  const pod = (i: number, ready: boolean) =>
+    clusterMember('my-mysql', i, {
+      image: 'mysql:8.0',
+      owner: sts.metadata.uid!,
+      status: {
+        phase: ready ? 'Running' : 'Pending',
+        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+        containerStatuses: [
+          ready
+            ? { name: 'mysql', ready: true, restartCount: 0, state: { running } }
+            : { name: 'mysql', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff' } } },
+          { name: 'replication', ready, restartCount: 0, state: { running } },
+        ],
+      },
+    });
+  const readOther: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'my-mysql-mysql-read', namespace: 'default', uid: 'uid-x' },
+    spec: {},
+  };
+  let status: any = first.status;
+  let res!: CompositeSyncResponse;
+  for (const s of STEPS) {
+    const parent = { ...request('mysqlcluster', spec).parent, status };
+    res = mysqlSync(
+      request('mysqlcluster', spec, {
+        parent,
+        children: objectMap([sts, ...others]),
+        related: objectMap([pod(0, true), pod(1, false), readOther]),
+      }),
+      at(s),
+    );
+    status = res.status;
+  }
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' }, 'held, and Ready says so');
+  const p = condition(res, 'Progressing');
+  t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, JSON.stringify(p));
+  t.match(p.message, /1 of 2 members are Ready \(Service my-mysql-mysql-read is another owner's/);
+  t.match(p.message, /my-mysql-mysql-1 is not Ready \(ImagePullBackOff\)/);
+  t.notMatch(p.message, /creating the others fails/);
 });
