@@ -1593,8 +1593,16 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   // Metacontroller tells the hook nothing when the API server refuses a member's pod or claim (nor does the
   // StatefulSet's status change): while members are missing or not Ready (a pod waiting on its image
   // changes nothing either), look again, so that the progress deadline is said.
-  const missing = counts.current < counts.desired || counts.ready < counts.current;
-  return { status, children, ...(missing ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}) };
+  return {
+    status,
+    children,
+    ...(waitsForMembers(counts) ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}),
+  };
+}
+
+/** Whether members are missing or not Ready: the deadline is looked at again (MISSING_MEMBERS_RESYNC_SECONDS). */
+function waitsForMembers(counts: ReplicaCounts): boolean {
+  return counts.current < counts.desired || counts.ready < counts.current;
 }
 
 /** How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, is 600 s). */
