@@ -138,7 +138,21 @@ function lastProgress(before: Condition): number {
  * (Updating: it proves each member before the next) nor a rest (Complete).
  */
 function missing(reason: unknown): boolean {
-  return reason === 'Creating' || reason === 'ScalingUp' || reason === 'WaitingForReady';
+  return membersMissing(reason) || reason === 'WaitingForReady';
+}
+
+/** Whether a Progressing reason says members are missing (being created, scaled up). */
+function membersMissing(reason: unknown): boolean {
+  return reason === 'Creating' || reason === 'ScalingUp';
+}
+
+/**
+ * Whether members start missing in this Progressing=True answer where the previous one said they all existed
+ * (another reason: WaitingForReady, Updating...): the deadline counts from here (progressStamp), and this sync is
+ * never past it (stalled).
+ */
+function turnedMissing(before: Condition | undefined, reason: unknown): boolean {
+  return before?.status === 'True' && membersMissing(reason) && !membersMissing(before.reason);
 }
 
 /** Pods named in a ProgressDeadlineExceeded message, at most. */
@@ -181,6 +195,7 @@ function stalled(
     reason: 'ProgressDeadlineExceeded',
     message: `${counted}${held} after more than ${seconds} s without progress: ${stallCause(c, why.going, why.waiting)}`,
   };
+  if (turnedMissing(before, progressing.reason)) return undefined;
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
   if (before?.status !== 'True' || !missing(before.reason)) return undefined;
   const since = lastProgress(before);
@@ -249,6 +264,7 @@ function progressStamp(parent: ParentObject, c: ReplicaCounts, condition: Condit
     before?.status !== 'True' ||
     progressed(parent, c) ||
     startedMissing(parent, c) ||
+    turnedMissing(before, condition.reason) ||
     (missing(condition.reason) && !missing(before.reason))
   )
     return rfc3339(now);
