@@ -224,8 +224,9 @@ export interface MembersWaiting {
 }
 
 /**
- * Why members stay missing: the pods being deleted (`going`, named, bounded); a member the workload waits for
- * (`waiting`: alone when it makes members one at a time), else (or also) refused creations.
+ * Why members stay missing or not Ready: the pods being deleted (`going`, named, bounded); the members not Ready
+ * (`waiting`: alone when the workload makes members one at a time); refused creations only for members missing
+ * beyond those being deleted; members made and not Ready without a `waiting` text: kubectl describe pod.
  */
 function stallCause(c: ReplicaCounts, going: readonly string[], waiting?: MembersWaiting): string {
   const creating =
