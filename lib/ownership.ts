@@ -27,6 +27,7 @@ import type {
 import { HELD_BY, heldRecordsOf, NAME_MAX, type ChildName, type HeldRecord, type HolderRef } from './held-records.js';
 export { HELD_BY, heldRecordsOf, type ChildName, type HeldRecord, type HolderRef } from './held-records.js';
 import { allObserved, keepObserved, observedNamed } from './objects.js';
+import { heldDeadline } from './replicas.js';
 
 /** A child a parent may want, by type and name. */
 
@@ -757,9 +758,18 @@ export function heldForTakenNames(
   const { released, yieldTo, side } = sides(request, taken, options);
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken, side)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
+  // Progressing judged on what the parent makes while held (lib/replicas.ts heldDeadline: the members under held
+  // names left out and named), else the hold.
+  const judged = (): Condition =>
+    heldDeadline(
+      parent,
+      status,
+      { heldMembers: heldPods(taken), independent: options.children !== undefined, hold: holdText(taken) },
+      now,
+    ) ?? heldProgressing(parent, ready!, now);
   const others = before
     .filter((c) => c && typeof c === 'object' && c.type !== 'Ready')
-    .map((c) => (heldProgress(c) ? heldProgressing(parent, ready!, now) : c));
+    .map((c) => (heldProgress(c) ? judged() : c));
   // A status field that names a taken object (status.writeService, serviceName, ...) would send the clients and tools
   // that read it to the other owner's: it is left out while held.
   const names = new Set([...taken.map((t) => t.child.name), ...[...released].map((c) => c.metadata.name)]);
@@ -788,8 +798,22 @@ export function heldForTakenNames(
  */
 function heldProgress(c: { type?: unknown; status?: unknown; reason?: unknown }): boolean {
   if (c.type !== 'Progressing') return false;
-  if (c.status === 'True') return c.reason === 'Creating' || c.reason === 'ScalingUp';
+  if (c.status === 'True') return c.reason === 'Creating' || c.reason === 'ScalingUp' || c.reason === 'WaitingForReady';
   return c.status === 'False' && c.reason === 'ProgressDeadlineExceeded';
+}
+
+/** The member names (pods) among the taken names: members the parent cannot make while held. */
+function heldPods(taken: readonly TakenName[]): number {
+  return new Set(taken.filter((t) => t.child.kind === 'Pod' && t.child.apiVersion === 'v1').map((t) => t.child.name))
+    .size;
+}
+
+/** The taken names in words, for a Progressing message (at most LISTED named, "and N more"). */
+function holdText(taken: readonly TakenName[]): string {
+  const names = [...new Set(taken.map((t) => `${t.child.kind} ${t.child.name}`))].sort();
+  const more = names.length > LISTED ? ` and ${names.length - LISTED} more` : '';
+  const one = names.length === 1;
+  return `${names.slice(0, LISTED).join(', ')}${more} ${one ? 'is' : 'are'} another owner's, not made nor counted; Ready says whose`;
 }
 
 /**

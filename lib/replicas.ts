@@ -3,7 +3,7 @@ import { type Condition, previousConditions, rfc3339, type ConditionInput } from
 import { conditionsFor } from './hook.js';
 import type { EventSpec } from './events.js';
 import type { KubeObject, ObjectMap, ParentObject, Status } from './metacontroller.js';
-import { isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
+import { isPodReady, isTerminal, isTerminating, LAST_APPLIED, observedUnordered, statusNumber } from './objects.js';
 import { parseJson } from './parse-json.js';
 
 export interface ReplicaCounts {
@@ -100,6 +100,22 @@ function progressed(parent: ParentObject, c: ReplicaCounts): boolean {
   );
 }
 
+/**
+ * Whether members start missing in this sync: fewer exist than wanted now where the previous answer's status counted
+ * every member it wanted (`replicas` against the wanted count of its `ready`, `<ready>/<desired>`), or more are wanted
+ * than it wanted (a scale-up). The deadline counts from here (as a Deployment's clock restarts on a scale): a member
+ * lost, or a scale-up, after a long wait for a member to be Ready is not past it in this sync. A status that does not
+ * say (lost, malformed) says no.
+ */
+function startedMissing(parent: ParentObject, c: ReplicaCounts): boolean {
+  if (c.current >= c.desired) return false;
+  const before = parent.status as { replicas?: unknown; ready?: unknown } | null;
+  const m = typeof before?.ready === 'string' ? /^\d{1,9}\/(\d{1,9})$/.exec(before.ready) : null;
+  if (!m || typeof before?.replicas !== 'number') return false;
+  const wanted = Number(m[1]);
+  return c.desired > wanted || before.replicas >= wanted;
+}
+
 /** A time of a condition as a number (ms), or NaN when it is not an RFC 3339 string. */
 function timeOf(value: unknown): number {
   return typeof value === 'string' ? Date.parse(value) : NaN;
@@ -116,47 +132,84 @@ function lastProgress(before: Condition): number {
   return Number.isNaN(turned) ? updated : Math.max(turned, updated);
 }
 
-/** Whether a Progressing reason says members are missing (being created, scaled up): what the deadline is for. */
+/**
+ * Whether a Progressing reason is one the deadline judges: members missing (being created, scaled up) or made and not
+ * yet Ready (WaitingForReady), as a Deployment's progress counts its new pods becoming available. Not a rollout
+ * (Updating: it proves each member before the next) nor a rest (Complete).
+ */
 function missing(reason: unknown): boolean {
+  return membersMissing(reason) || reason === 'WaitingForReady';
+}
+
+/** Whether a Progressing reason says members are missing (being created, scaled up). */
+function membersMissing(reason: unknown): boolean {
   return reason === 'Creating' || reason === 'ScalingUp';
+}
+
+/**
+ * Whether members start missing in this Progressing=True answer where the previous one said they all existed
+ * (another reason: WaitingForReady, Updating...): the deadline counts from here (progressStamp), and this sync is
+ * never past it (stalled).
+ */
+function turnedMissing(before: Condition | undefined, reason: unknown): boolean {
+  return before?.status === 'True' && membersMissing(reason) && !membersMissing(before.reason);
 }
 
 /** Pods named in a ProgressDeadlineExceeded message, at most. */
 const GOING_LISTED = 3;
 
 /**
- * Progressing=False / ProgressDeadlineExceeded when members have been missing (Creating, ScalingUp) and no progress
- * was made (progressed: none created, none turned Ready, none updated) for longer than PROGRESS_DEADLINE_SECONDS:
- * children that Metacontroller cannot create (refused by Pod Security admission or a quota, too large for etcd) are
- * otherwise invisible in the parent's status. The deadline counts from the last progress or from when members started
- * missing, whichever is later (lastProgress: the Progressing condition's lastUpdateTime, which the status carries from
- * sync to sync and progressStamp moves when the reason turns Creating/ScalingUp from another, as a Deployment's clock
- * restarts on a scale or a new ReplicaSet), so a long rollout that replaces a member every few minutes never reaches
- * it, nor does a member lost (or a scale-up) after a long wait for Ready: the sync that first sees members missing is
- * never past it. `going`: members whose pod is being deleted (made again only once gone): named, with the way out
- * of a pod stuck Terminating on a lost node, rather than blaming their creation. Once exceeded it stays so, until
- * progress is made again.
+ * Progressing=False / ProgressDeadlineExceeded when members have been missing (Creating, ScalingUp) or not Ready
+ * (WaitingForReady) and no progress was made (progressed: none created, none turned Ready, none updated) for longer
+ * than the deadline (`why.seconds`, PROGRESS_DEADLINE_SECONDS unless the spec says: PodSet's
+ * spec.progressDeadlineSeconds): children that Metacontroller cannot create (refused by Pod Security admission or a
+ * quota, too large for etcd) and pods that never start (an image that cannot be pulled, a container that crashes) are
+ * otherwise invisible in the parent's Progressing condition. The deadline counts from the last progress or from when
+ * members started missing or not Ready, whichever is later (lastProgress: the Progressing condition's
+ * lastUpdateTime, which the status carries from sync to sync and progressStamp moves when the reason turns to one the
+ * deadline judges from another, as a Deployment's clock restarts on a scale or a new ReplicaSet), so a long rollout
+ * that replaces a member every few minutes never reaches it: the sync that first sees members missing is never past
+ * it. `going`: members whose pod is being deleted (made again only once gone): named, with the way out of a pod stuck
+ * Terminating on a lost node, rather than blaming their creation. `held`: the names another owner holds, left out of
+ * the counts (heldDeadline) and named. Once exceeded it stays so, until progress is made again.
  */
 function stalled(
   parent: ParentObject,
   progressing: ConditionInput,
   c: ReplicaCounts,
   now: Date,
-  why: { going: readonly string[]; waiting?: MembersWaiting | undefined },
+  why: Why,
 ): ConditionInput | undefined {
   if (progressing.status !== true || !missing(progressing.reason)) return undefined;
-  if (progressed(parent, c)) return undefined;
+  if (progressed(parent, c) || startedMissing(parent, c)) return undefined;
   const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
+  const seconds = why.seconds ?? PROGRESS_DEADLINE_SECONDS;
+  const counted =
+    c.current >= c.desired && c.current > 0
+      ? `${c.ready} of ${c.desired} members are Ready`
+      : `${c.current} of ${c.desired} members exist`;
+  const held = why.held ? ` (${why.held})` : '';
   const exceeded: ConditionInput = {
     type: 'Progressing',
     status: false,
     reason: 'ProgressDeadlineExceeded',
-    message: `${c.current} of ${c.desired} members exist after more than ${PROGRESS_DEADLINE_SECONDS} s without progress: ${stallCause(c, why.going, why.waiting)}`,
+    message: `${counted}${held} after more than ${seconds} s without progress: ${stallCause(c, why.going, why.waiting)}`,
   };
+  if (turnedMissing(before, progressing.reason)) return undefined;
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
   if (before?.status !== 'True' || !missing(before.reason)) return undefined;
   const since = lastProgress(before);
-  return Number.isFinite(since) && now.getTime() - since > PROGRESS_DEADLINE_SECONDS * 1000 ? exceeded : undefined;
+  return Number.isFinite(since) && now.getTime() - since > seconds * 1000 ? exceeded : undefined;
+}
+
+/** What stalled names and how long it waits. */
+interface Why {
+  going: readonly string[];
+  waiting?: MembersWaiting | undefined;
+  /** The deadline in seconds (PROGRESS_DEADLINE_SECONDS when undefined). */
+  seconds?: number | undefined;
+  /** The hold, in words, when names another owner holds are left out of the counts (heldDeadline). */
+  held?: string | undefined;
 }
 
 /**
@@ -171,22 +224,33 @@ export interface MembersWaiting {
 }
 
 /**
- * Why members stay missing: the pods being deleted (`going`, named, bounded); a member the workload waits for
- * (`waiting`: alone when it makes members one at a time), else (or also) refused creations.
+ * Why members stay missing or not Ready: the pods being deleted (`going`, named, bounded); the members not Ready
+ * (`waiting`: alone when the workload makes members one at a time); refused creations only for members missing
+ * beyond those being deleted; members made and not Ready without a `waiting` text: kubectl describe pod.
  */
 function stallCause(c: ReplicaCounts, going: readonly string[], waiting?: MembersWaiting): string {
-  const refused = waiting
-    ? waiting.ordered
-      ? `the workload makes the next member only once the one before is Ready: ${waiting.text}`
-      : `${waiting.text}; creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why`
-    : "creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why";
-  if (going.length === 0) return refused;
-  const names = [...going].sort();
-  const listed = names.slice(0, GOING_LISTED).join(', ');
-  const more = names.length > GOING_LISTED ? ` and ${names.length - GOING_LISTED} more` : '';
-  const one = names.length === 1;
-  const deleting = `pod${one ? '' : 's'} ${listed}${more} ${one ? 'is' : 'are'} being deleted and made again only once gone: a pod stuck Terminating on a lost node goes only with kubectl delete pod --force, once the node is confirmed gone (kubectl get nodes)`;
-  return names.length >= c.desired - c.current ? deleting : `${deleting}; ${refused}`;
+  const creating =
+    "creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why";
+  const parts: string[] = [];
+  if (going.length > 0) {
+    const names = [...going].sort();
+    const listed = names.slice(0, GOING_LISTED).join(', ');
+    const more = names.length > GOING_LISTED ? ` and ${names.length - GOING_LISTED} more` : '';
+    const one = names.length === 1;
+    parts.push(
+      `pod${one ? '' : 's'} ${listed}${more} ${one ? 'is' : 'are'} being deleted and made again only once gone: a pod stuck Terminating on a lost node goes only with kubectl delete pod --force, once the node is confirmed gone (kubectl get nodes)`,
+    );
+  }
+  const others = c.desired - c.current - going.length > 0;
+  if (others && waiting?.ordered)
+    parts.push(`the workload makes the next member only once the one before is Ready: ${waiting.text}`);
+  else {
+    if (waiting) parts.push(waiting.text);
+    if (others) parts.push(creating);
+  }
+  if (parts.length === 0)
+    parts.push("members are made and not Ready: kubectl describe pod and their containers' logs say why");
+  return parts.join('; ');
 }
 
 /**
@@ -197,7 +261,13 @@ function stallCause(c: ReplicaCounts, going: readonly string[], waiting?: Member
  */
 function progressStamp(parent: ParentObject, c: ReplicaCounts, condition: Condition, now: Date): string {
   const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
-  if (before?.status !== 'True' || progressed(parent, c) || (missing(condition.reason) && !missing(before.reason)))
+  if (
+    before?.status !== 'True' ||
+    progressed(parent, c) ||
+    startedMissing(parent, c) ||
+    turnedMissing(before, condition.reason) ||
+    (missing(condition.reason) && !missing(before.reason))
+  )
     return rfc3339(now);
   if (typeof before.lastUpdateTime === 'string' && lastProgress(before) === timeOf(before.lastUpdateTime))
     return before.lastUpdateTime;
@@ -244,6 +314,26 @@ export function livePodNames(pods: KubeObject[]): string[] {
     .sort();
 }
 
+/** What memberStatus judged a status's Progressing condition on, by status object (heldDeadline reads it again). */
+interface Judged {
+  counts: ReplicaCounts;
+  /** The Progressing input before the deadline (replicaConditions', or the hook's own). */
+  progressing: ConditionInput;
+  why: Why;
+}
+const judgedOn = new WeakMap<object, Judged>();
+
+/**
+ * The Progressing condition of these inputs: past the deadline (stalled) or as given, with its lastUpdateTime when
+ * True (progressStamp).
+ */
+function progressingOf(parent: ParentObject, judged: Judged, now: Date): Condition {
+  const stall = stalled(parent, judged.progressing, judged.counts, now, judged.why);
+  const [condition] = conditionsFor(parent, [stall ?? judged.progressing], now);
+  if (condition!.status === 'True') condition!.lastUpdateTime = progressStamp(parent, judged.counts, condition!, now);
+  return condition!;
+}
+
 /**
  * The status of a replicated parent: member names, counts, `ready` as kubectl shows it, the generation it
  * describes and the replica conditions; `ready` and `progressing` replace those conditions when something else
@@ -263,12 +353,16 @@ export function memberStatus(
     going?: readonly string[];
     /** A member not Ready that the workload waits for (stallCause): named past the progress deadline. */
     waiting?: MembersWaiting;
+    /** The progress deadline in seconds (PROGRESS_DEADLINE_SECONDS when not given). */
+    deadlineSeconds?: number;
   } = {},
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
   if (options.progressing) inputs[2] = options.progressing;
-  const stall = stalled(parent, inputs[2]!, counts, now, { going: options.going ?? [], waiting: options.waiting });
+  const why: Why = { going: options.going ?? [], waiting: options.waiting, seconds: options.deadlineSeconds };
+  const stall = stalled(parent, inputs[2]!, counts, now, why);
+  const judged: Judged = { counts, progressing: inputs[2]!, why };
   if (stall) {
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };
@@ -285,7 +379,38 @@ export function memberStatus(
     conditions,
   };
   if (options.selector !== undefined) status['selector'] = options.selector;
+  judgedOn.set(status, judged);
   return status;
+}
+
+/**
+ * The Progressing condition of a parent held for names another owner holds (lib/ownership.ts heldForTakenNames),
+ * judged on what it can make, or undefined when memberStatus did not build `status` (the caller then says the hold)
+ * or the parent makes no member while held. The members under held names (`heldMembers`: another owner's pods) are
+ * left out of the count it is judged on, and named (`hold`); where the held answer keeps the observed children
+ * rather than the hook's (`independent` false: its workload as observed, which makes what it made), only the members
+ * that exist are judged (their readiness), never members its kept workload may not ask for. A parent whose members
+ * it can make all exist and are Ready gets undefined (the hold is all there is to say).
+ */
+export function heldDeadline(
+  parent: ParentObject,
+  status: object,
+  held: { heldMembers: number; independent: boolean; hold: string },
+  now: Date,
+): Condition | undefined {
+  const judged = judgedOn.get(status);
+  if (!judged?.counts.exists) return undefined;
+  const c = judged.counts;
+  const desired = held.independent ? Math.max(0, c.desired - held.heldMembers) : Math.min(c.desired, c.current);
+  const counts: ReplicaCounts = { ...c, desired };
+  if (desired === 0 || (c.current >= desired && c.ready >= desired)) return undefined;
+  const base = replicaConditions(counts)[2]!;
+  // The hook's own Progressing (a rollout, a limit) stays as it said, the hold named; else the counts' without the
+  // held members.
+  const progressing: ConditionInput = missing(judged.progressing.reason)
+    ? { ...base, message: `${base.message} (${held.hold})` }
+    : judged.progressing;
+  return progressingOf(parent, { counts, progressing, why: { ...judged.why, held: held.hold } }, now);
 }
 
 /** Longest message copied from a workload's condition into the parent's status. */
@@ -395,6 +520,29 @@ export function podFailure(pod: KubeObject, own?: ReadonlySet<string>): string |
     }
   }
   return undefined;
+}
+
+/** Pods not Ready named past the progress deadline, at most. */
+const NOT_READY_LISTED = 3;
+
+/**
+ * The live pods that are not Ready, for the progress deadline (stalled names them): each with its own container's
+ * waiting reason (ErrImagePull, CrashLoopBackOff: podFailure, reading the containers in `own`), else "not Ready"; at
+ * most NOT_READY_LISTED named, "and N more". Nothing when every pod is Ready.
+ */
+export function podsNotReady(pods: readonly KubeObject[], own: ReadonlySet<string>): { waiting?: MembersWaiting } {
+  const named: string[] = [];
+  for (const p of pods) if (!isPodReady(p)) named.push(`${p.metadata.name!} (${podFailure(p, own) ?? 'not Ready'})`);
+  if (named.length === 0) return {};
+  named.sort();
+  const more = named.length > NOT_READY_LISTED ? ` and ${named.length - NOT_READY_LISTED} more` : '';
+  const one = named.length === 1;
+  return {
+    waiting: {
+      text: `pod${one ? '' : 's'} ${named.slice(0, NOT_READY_LISTED).join(', ')}${more} ${one ? 'is' : 'are'} not Ready`,
+      ordered: false,
+    },
+  };
 }
 
 /** Pods named in the Degraded message, at most. */

@@ -25,6 +25,7 @@ import {
   degradedEvent,
   isTerminal,
   isTerminating,
+  podsNotReady,
   goJsonBytes,
   kib,
   type KubeObject,
@@ -499,6 +500,11 @@ export function sync({
   const unguarded = policyCondition(request, { policy, governance, settings, running }, now);
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
     selector: selectorString(APP, name),
+    // Its pods not Ready, named past the progress deadline with their reason (when they are listed).
+    ...podsNotReady(
+      pods.filter((p) => !isTerminating(p) && !isTerminal(p)),
+      CONTAINERS,
+    ),
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
     extra: [

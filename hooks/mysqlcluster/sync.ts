@@ -1570,6 +1570,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       ...(waiting ? { waiting } : {}),
     },
   );
+  notReadyNamed(status, membersReport(n, spec.size, seenPods));
   if (spec.size > 0) status['primary'] = n.member(0);
   status['members'] = members;
   // The versions the members ran (ranVersions): what the pods that started on their image run, and what the record
@@ -1590,9 +1591,18 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       taken,
     );
   // Metacontroller tells the hook nothing when the API server refuses a member's pod or claim (nor does the
-  // StatefulSet's status change): while members are missing, look again, so that the progress deadline is said.
-  const missing = counts.current < counts.desired;
-  return { status, children, ...(missing ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}) };
+  // StatefulSet's status change): while members are missing or not Ready (a pod waiting on its image
+  // changes nothing either), look again, so that the progress deadline is said.
+  return {
+    status,
+    children,
+    ...(waitsForMembers(counts) ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}),
+  };
+}
+
+/** Whether members are missing or not Ready: the deadline is looked at again (MISSING_MEMBERS_RESYNC_SECONDS). */
+function waitsForMembers(counts: ReplicaCounts): boolean {
+  return counts.current < counts.desired || counts.ready < counts.current;
 }
 
 /** How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, is 600 s). */
@@ -1617,6 +1627,52 @@ function membersCounted(counts: ReplicaCounts, going: number, live: number): Rep
 
 /** Members not Ready named past the progress deadline, at most. */
 const WAITING_LISTED = 3;
+
+/**
+ * Each member below `size` that does not serve, in ordinal order, with why: missing (no pod: not made yet, or its
+ * creation refused), being deleted (a pod stuck Terminating on a lost node waits for kubectl delete --force), its
+ * own container failing (the kubelet's waiting reason: ErrImagePull, CrashLoopBackOff...), starting, or (a replica
+ * whose server runs) not replicating or still copying the primary's data. At most WAITING_LISTED named, "and N
+ * more"; undefined when every member serves.
+ */
+function membersReport(n: Names, size: number, seenPods: readonly KubeObject[]): string | undefined {
+  const byName = new Map<string, KubeObject>();
+  for (const p of seenPods) byName.set(p.metadata.name!, p);
+  const out: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const name = n.member(i);
+    const pod = byName.get(name);
+    let state: string | undefined;
+    if (!pod) state = 'missing: not made yet, or its creation refused (kubectl get events says why)';
+    else if (isTerminating(pod)) state = 'being deleted (stuck Terminating on a lost node: kubectl delete pod --force)';
+    else if (!isPodReady(pod)) {
+      const failing = podFailure(pod, MEMBER_CONTAINERS);
+      state = failing
+        ? `not Ready: ${failing}`
+        : i > 0 && containerReady(pod, 'mysql')
+          ? "not replicating, or still copying the primary's data (Replicating says)"
+          : 'not Ready: starting';
+    }
+    if (state) out.push(`${name} ${state}`);
+  }
+  if (out.length === 0) return undefined;
+  const more = out.length > WAITING_LISTED ? ` and ${out.length - WAITING_LISTED} more` : '';
+  return `${out.slice(0, WAITING_LISTED).join('; ')}${more}`;
+}
+
+/**
+ * Ready and Available as the counts say them when not available (NotAvailable, MinimumReplicasUnavailable: `r/d
+ * ready`) name the members that do not serve and why (membersReport); any other reason says its own.
+ */
+function notReadyNamed(status: Status, report: string | undefined): void {
+  if (!report || !Array.isArray(status['conditions'])) return;
+  for (const c of status['conditions'] as Array<{ type?: unknown; reason?: unknown; message?: unknown }>)
+    if (
+      (c.type === 'Ready' && c.reason === 'NotAvailable') ||
+      (c.type === 'Available' && c.reason === 'MinimumReplicasUnavailable')
+    )
+      c.message = `${String(c.message)}: ${report}`;
+}
 
 /**
  * The members not Ready (cloning the primary's data, crash-looping), named with their state, for the progress

@@ -23,6 +23,7 @@ import {
   INJECTED_POD_BYTES,
   MAX_REQUEST_BYTES,
   memberStatus,
+  podsNotReady,
   mib,
   podsDegraded,
   observed,
@@ -89,7 +90,7 @@ const LONGEST_NAMES: ParentObject = {
 function answeredPod(parent: ParentObject, spec: { image: string; command: string[] }): KubeObject {
   const labels = podLabels(parent);
   labels[TEMPLATE_HASH_LABEL] = '0'.repeat(10);
-  const template = podSpec({ size: 0, minReadySeconds: 0, ...spec });
+  const template = podSpec({ size: 0, minReadySeconds: 0, progressDeadlineSeconds: 0, ...spec });
   return pod(parent, podName(podBase(parent.metadata.name ?? ''), MAX_SIZE - 1), labels, template);
 }
 
@@ -754,30 +755,35 @@ export function sync({
       extra: [rollout.condition, podsDegraded(pods, CONTAINERS), ...unguarded],
       ...limited,
       going: membersBeingDeleted(members, observedPods),
+      ...podsNotReady(pods, CONTAINERS),
+      deadlineSeconds: spec.progressDeadlineSeconds,
     },
   );
   status['updatedReplicas'] = rollout.updated;
   status['templateHash'] = hash;
   const response: CompositeSyncResponse = { status, children };
-  const again = resyncAfter(rollout, counts.current < counts.desired && !limited.ready, unguarded[0]);
+  // Pods missing or not Ready: looked at again by the deadline at the latest, so that it is noticed.
+  const waitingFor = (counts.current < counts.desired || ready < counts.current) && !limited.ready;
+  const again = resyncAfter(rollout, waitingFor ? spec.progressDeadlineSeconds : undefined, unguarded[0]);
   if (again !== undefined) response.resyncAfterSeconds = again;
   return response;
 }
 
 /**
  * When to look again. Metacontroller creates the pods and tells the hook nothing when it cannot: while pods are
- * `missing`, every minute, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A
+ * missing or not Ready (`deadline`: spec.progressDeadlineSeconds), every minute, or just past the deadline when it is
+ * shorter, so that the progress deadline (lib/replicas.ts) is noticed without an unrelated event. A
  * rollout goes on at each pod's change; it also looks again on its own. Pods running without their NetworkPolicy:
  * to say whether it was created (lib/network-policy.ts policyResync).
  */
 function resyncAfter(
   rollout: { outdated: number; recheckIn?: number | undefined },
-  missing: boolean,
+  deadline: number | undefined,
   unguarded: ConditionInput | undefined,
 ): number | undefined {
   let again: number | undefined;
   if (rollout.outdated > 0) again = Math.min(ROLLOUT_RESYNC_SECONDS, rollout.recheckIn ?? Infinity);
-  else if (missing) again = MISSING_PODS_RESYNC_SECONDS;
+  else if (deadline !== undefined) again = Math.min(MISSING_PODS_RESYNC_SECONDS, deadline + 1);
   const policy = policyResync(unguarded);
   return policy === undefined ? again : Math.min(again ?? Infinity, policy);
 }

@@ -31,7 +31,11 @@ t.test('a scale-up after a long WaitingForReady is not ProgressDeadlineExceeded 
     res = sync(req, at(s));
     status = res.status;
   }
-  t.match(progressing(res), { status: 'True', reason: 'WaitingForReady' }, 'waiting for one pod to be Ready');
+  t.match(
+    progressing(res),
+    { status: 'False', reason: 'ProgressDeadlineExceeded', message: /2 of 3 members are Ready/ },
+    'waiting for one pod to be Ready, past the deadline',
+  );
   const bigger = sync(request('memcached', { size: 4 }), at(1805));
   const req = request('memcached', { size: 4 }, { children: objectMap(observed(bigger, 2, waiting)) });
   req.parent.status = status as never;

@@ -34,7 +34,11 @@ t.test('a MySQLCluster scaled up after a long WaitingForReady starts its deadlin
   const others = first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c));
   let status = first.status as Record<string, unknown>;
   for (const s of [10, 60, 1800]) status = syncAt(3, status, s, others);
-  t.match(progressing(status), { status: 'True', reason: 'WaitingForReady' }, 'waiting for the 3rd member');
+  t.match(
+    progressing(status),
+    { status: 'False', reason: 'ProgressDeadlineExceeded', message: /2 of 3 members are Ready/ },
+    'waiting for the 3rd member, past the deadline',
+  );
   const scaled = syncAt(4, status, 1805, others);
   t.match(progressing(scaled), { status: 'True', reason: 'ScalingUp' }, 'the 4th member missing for 0 s');
   t.match(progressing(syncAt(4, scaled, 1805 + PROGRESS_DEADLINE_SECONDS - 5, others)), { status: 'True' }, 'not yet');

@@ -1,7 +1,7 @@
 // The progress deadline (lib/replicas.ts) is for members that have been missing (Creating, ScalingUp) for
 // PROGRESS_DEADLINE_SECONDS without progress: "creating the others fails (Pod Security admission, a quota...)".
-// A PodSet whose members all exist but one of which crash-loops (Progressing=True WaitingForReady) for half an hour,
-// and which then loses a member (its node drained, the pod deleted), has had a member missing for seconds: it must
+// A PodSet whose members all exist but one of which crash-loops (Progressing=True WaitingForReady, past the deadline
+// since minute 10, naming that pod) for half an hour, and which then loses a member (its node drained, the pod deleted), has had a member missing for seconds: it must
 // not say ProgressDeadlineExceeded (a Warning Event naming admission and quotas) before its missing pod was even
 // asked for again. Same when the user scales it up by one then.
 import t from 'tap';
@@ -48,7 +48,16 @@ async function waitingForReady(wait: number) {
     req.parent.status = status as never;
     status = (await told(req, at(s))).res.status;
   }
-  t.match(progressing(status), { status: 'True', reason: 'WaitingForReady' }, 'waiting for pod 2 to be Ready');
+  // Past the deadline waiting for it (a Deployment's would be too), naming it: no creation blamed.
+  t.match(
+    progressing(status),
+    {
+      status: 'False',
+      reason: 'ProgressDeadlineExceeded',
+      message: /podset-sample-pod-2 \(CrashLoopBackOff\) is not Ready$/,
+    },
+    'waiting for pod 2 to be Ready, past the deadline',
+  );
   return { spec, pods, status };
 }
 

@@ -5,6 +5,7 @@ import { podset } from './podset.js';
 import { deletionPolicy } from './deletion-policy.js';
 import { rollout, rolloutBlocked } from './rollout.js';
 import { rollingCanary } from './rolling-canary.js';
+import { progressDeadline } from './progress-deadline.js';
 import { mysql, mysqlRecovered } from './mysqlcluster.js';
 import { hookDown } from './hook-down.js';
 import { etcd } from './etcd.js';
@@ -29,6 +30,7 @@ export const scenarios: Scenario[] = [
   rollout,
   rolloutBlocked,
   rollingCanary,
+  progressDeadline,
   mysql,
   mysqlRecovered,
   hookDown,

@@ -1,0 +1,194 @@
+// A parent held for a child name another owner holds (lib/ownership.ts heldForTakenNames) makes what it can beside
+// the held name: a PodSet its other pods, a Memcached or MySQLCluster that already runs keeps its workload. Its
+// progress deadline is judged on those (lib/replicas.ts heldDeadline): members under held names are left out of the
+// count and named, and members it makes that never become Ready are past the deadline as an unheld parent's are.
+// Before, a held parent's deadline was not judged at all: its Progressing said the hold for as long as it lasted.
+import t from 'tap';
+import { memcached } from '../../hooks/memcached/index.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { runPure } from '../../lib/operator.js';
+import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
+import { mysqlSync, podsetSync } from '../fixtures/hooks.js';
+import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+
+const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
+const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
+const condition = (res: CompositeSyncResponse, type: string) =>
+  ((res.status as any).conditions as any[]).find((c) => c.type === type);
+const mcSettings = memcached.settings!({ env: {} } as any);
+const mcSync = (req: CompositeSyncRequest, now: Date) =>
+  runPure(memcached, 'sync', req, { now, settings: mcSettings }) as CompositeSyncResponse;
+const pulling = {
+  phase: 'Pending',
+  conditions: [{ type: 'Ready', status: 'False' }],
+  containerStatuses: [
+    { name: 'busybox', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } },
+  ],
+};
+
+/** PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds, synced at STEPS. */
+function heldPodSet(state: Record<string, unknown>) {
+  const spec = { size: 3, image: 'busybox:no-such-tag', command: ['sleep', '3600'] };
+  const named = () => {
+    const r = request('podset', spec);
+    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
+    return r;
+  };
+  const first = podsetSync(named(), at(0));
+  const kept = first.children
+    .filter((c) => c.kind !== 'Pod' || c.metadata.name !== 'web-pod-2')
+    .map((c) => (c.kind === 'Pod' ? asObserved(c, state) : asObserved(c)));
+  const handmade: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web-pod-2', namespace: 'shop', uid: 'uid-handmade' },
+  };
+  let status: any = first.status;
+  const seen: CompositeSyncResponse[] = [];
+  for (const s of STEPS) {
+    const r = named();
+    r.children = objectMap(kept);
+    r.related = objectMap([handmade]);
+    r.parent.status = status;
+    const res = podsetSync(r, at(s));
+    seen.push(res);
+    status = res.status;
+  }
+  return seen;
+}
+
+t.test('PodSet held for one pod name whose other pods never become Ready', async (t) => {
+  const seen = heldPodSet(pulling);
+  const early = seen[2]!;
+  t.match(condition(early, 'Ready'), { status: 'False', reason: 'PodNameTaken' }, 'held, and Ready says so');
+  t.match(condition(early, 'Progressing'), { status: 'True', reason: 'WaitingForReady' }, '300 s: waiting for Ready');
+  t.match(condition(early, 'Progressing').message, /Pod web-pod-2 is another owner's/, 'the hold named');
+  const res = seen.at(-1)!;
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'PodNameTaken' }, 'still held, Ready says so');
+  const p = condition(res, 'Progressing');
+  t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, 'judged on the two pods it makes');
+  t.match(p.message, /^0 of 2 members are Ready \(Pod web-pod-2 is another owner's/, p.message);
+  t.match(p.message, /web-pod-0 \(ErrImagePull\), web-pod-1 \(ErrImagePull\) are not Ready/);
+  t.notMatch(p.message, /creating the others fails/, 'no creation blamed: the held pod was never asked for');
+});
+
+t.test('PodSet held for one pod name whose other pods are Ready says the hold, no deadline', async (t) => {
+  const res = heldPodSet(readyPod).at(-1)!;
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'PodNameTaken' });
+  t.match(condition(res, 'Progressing'), { status: 'False', reason: 'PodNameTaken' });
+});
+
+t.test('Memcached running, held for its Service name, its pods never Ready', async (t) => {
+  const other: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'cache-memcached', namespace: 'ns', uid: 'uid-other' },
+    spec: {},
+  };
+  const named = () => {
+    const r = request('memcached', { size: 2 });
+    r.parent.metadata = { ...r.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
+    return r;
+  };
+  const first = mcSync(named(), at(0));
+  const deployment = first.children.find((c) => c.kind === 'Deployment')!;
+  const observed = asObserved(deployment, { observedGeneration: 1, replicas: 2, readyReplicas: 0, updatedReplicas: 2 });
+  observed.metadata.generation = 1;
+  let status: any;
+  let res!: CompositeSyncResponse;
+  for (const s of STEPS) {
+    const r = named();
+    r.children = objectMap([observed]);
+    r.related = objectMap([other]);
+    if (status) r.parent.status = status;
+    res = mcSync(r, at(s));
+    status = res.status;
+  }
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' }, 'held, and Ready says so');
+  const p = condition(res, 'Progressing');
+  t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, JSON.stringify(p));
+  t.match(p.message, /0 of 2 members are Ready \(Service cache-memcached is another owner's/);
+  t.notMatch(p.message, /creating the others fails/);
+});
+
+t.test('new MySQLCluster held for its read Service name makes nothing: the hold, no deadline', async (t) => {
+  let status: any;
+  let res!: CompositeSyncResponse;
+  for (const s of [0, ...STEPS]) {
+    const r = request('mysqlcluster', { size: 2, version: '8.0' });
+    const other = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: `${r.parent.metadata.name}-mysql-read`, namespace: r.parent.metadata.namespace, uid: 'uid-x' },
+      spec: {},
+    } as KubeObject;
+    r.related = objectMap([other]);
+    if (status) r.parent.status = status;
+    res = await mysqlSync(r, at(s));
+    status = res.status;
+  }
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' });
+  t.match(condition(res, 'Progressing'), { status: 'False', reason: 'ServiceNameTaken' });
+});
+
+t.test('MySQLCluster running, held for its read Service name, a member never Ready', async (t) => {
+  const { LAST_APPLIED } = await import('../../lib/objects.js');
+  const { clusterMember } = await import('../fixtures/mysql-pods.js');
+  const spec = { size: 2, version: '8.0' };
+  const first = mysqlSync(request('mysqlcluster', spec), at(0));
+  const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
+  const sts = asObserved(wanted, {
+    replicas: 2,
+    readyReplicas: 1,
+    currentReplicas: 2,
+    updatedReplicas: 2,
+    observedGeneration: 1,
+  });
+  sts.metadata.generation = 1;
+  sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(wanted) };
+  const others = first.children
+    .filter((c) => c.kind !== 'StatefulSet' && !(c.kind === 'Service' && /-read$/.test(c.metadata.name!)))
+    .map((c) => asObserved(c));
+  const running = { startedAt: '2026-01-02T03:00:00Z' };
+  const pod = (i: number, ready: boolean) =>
+    clusterMember('my-mysql', i, {
+      image: 'mysql:8.0',
+      owner: sts.metadata.uid!,
+      status: {
+        phase: ready ? 'Running' : 'Pending',
+        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+        containerStatuses: [
+          ready
+            ? { name: 'mysql', ready: true, restartCount: 0, state: { running } }
+            : { name: 'mysql', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff' } } },
+          { name: 'replication', ready, restartCount: 0, state: { running } },
+        ],
+      },
+    });
+  const readOther: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'my-mysql-mysql-read', namespace: 'default', uid: 'uid-x' },
+    spec: {},
+  };
+  let status: any = first.status;
+  let res!: CompositeSyncResponse;
+  for (const s of STEPS) {
+    const parent = { ...request('mysqlcluster', spec).parent, status };
+    res = mysqlSync(
+      request('mysqlcluster', spec, {
+        parent,
+        children: objectMap([sts, ...others]),
+        related: objectMap([pod(0, true), pod(1, false), readOther]),
+      }),
+      at(s),
+    );
+    status = res.status;
+  }
+  t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' }, 'held, and Ready says so');
+  const p = condition(res, 'Progressing');
+  t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, JSON.stringify(p));
+  t.match(p.message, /1 of 2 members are Ready \(Service my-mysql-mysql-read is another owner's/);
+  t.match(p.message, /my-mysql-mysql-1 is not Ready \(ImagePullBackOff\)/);
+  t.notMatch(p.message, /creating the others fails/);
+});
