@@ -298,6 +298,20 @@ export const MAX_NAMESPACE_POLICIES = 512;
  * policies' selectors name (selectorKeys): past it, those judged decide (namespaceGovernance).
  */
 export const MAX_POD_LABEL_SETS = 32;
+/**
+ * What one NetworkPolicy of the namespace weighs in a sync request, as the request bounds count it: metaops' own as
+ * stored, of the longest names (an EtcdCluster's `<name>-members`, the largest: ~3.7 KB with its managedFields and
+ * Metacontroller's last-applied copy), and an admin's of a few rules.
+ */
+export const NAMESPACE_POLICY_BYTES = 4 * 1024;
+/**
+ * What the namespace's NetworkPolicies (namespacePolicyRules: customize asks for every one) add to each sync request
+ * of a parent, as the kinds' request bounds count it (PodSet's answerBudget.request and the pods it makes, Memcached's
+ * podsListed): MAX_NAMESPACE_POLICIES of NAMESPACE_POLICY_BYTES, the most namespaceGovernance reads (2 MiB). A tenant
+ * who may write only custom resources makes them by making parents (an EtcdCluster's `<name>-members`); more, or
+ * larger ones, are the namespace administrator's (docs/operating.md, Tenants).
+ */
+export const NAMESPACE_POLICIES_BYTES = MAX_NAMESPACE_POLICIES * NAMESPACE_POLICY_BYTES;
 /** At most this many expressions in a selector, values in an expression: past it the selector selects (doubt). */
 const MAX_EXPRESSIONS = 64;
 const MAX_VALUES = 256;
