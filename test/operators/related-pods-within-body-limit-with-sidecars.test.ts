@@ -126,7 +126,7 @@ t.test(
       if (related.length > 0) listedUpTo = size;
       t.ok(bytes <= DEFAULT_BODY_LIMIT, `size ${size}, ${related.length} pods sent: ${bytes} bytes`);
     }
-    t.ok(listedUpTo >= 150, `the pods are listed up to ${listedUpTo} replicas at the longest names and image`);
+    t.ok(listedUpTo >= 100, `the pods are listed up to ${listedUpTo} replicas at the longest names and image`);
   },
 );
 
