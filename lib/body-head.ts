@@ -20,6 +20,7 @@ const WANTED = new Map<string, Field>([
   ['metadata/name', 'name'],
   ['metadata/namespace', 'namespace'],
   ['metadata/uid', 'uid'],
+  ['metadata/deletionTimestamp', 'deletionTimestamp'],
 ]);
 
 /** The string literal at `text[start]` (its opening quote): its end (after the closing quote), or -1 if cut. */
@@ -45,7 +46,7 @@ function literal(text: string): string | undefined {
   }
 }
 
-type Field = 'apiVersion' | 'kind' | 'name' | 'namespace' | 'uid';
+type Field = 'apiVersion' | 'kind' | 'name' | 'namespace' | 'uid' | 'deletionTimestamp';
 
 /** The walk over a body's start: the containers open from the top, and the subject's fields found so far. */
 class HeadWalk {
@@ -101,7 +102,7 @@ class HeadWalk {
 
 /**
  * The object a hook request is about, as far as the start of its body names it (apiVersion, kind, name, namespace,
- * uid; strings only), or undefined when the start does not name it (a name and a kind at least). `head` may be cut
+ * uid, and deletionTimestamp, which sorts before the name; strings only), or undefined when the start does not name it (a name and a kind at least). `head` may be cut
  * anywhere. Linear in its length; no value but those fields is decoded.
  */
 export function subjectOfHead(head: string): ParentObject | undefined {
@@ -122,5 +123,6 @@ export function subjectOfHead(head: string): ParentObject | undefined {
   const metadata: ParentObject['metadata'] = { name: found.name };
   if (found.namespace) metadata.namespace = found.namespace;
   if (found.uid) metadata.uid = found.uid;
+  if (found.deletionTimestamp) metadata.deletionTimestamp = found.deletionTimestamp;
   return { apiVersion: found.apiVersion ?? '', kind: found.kind, metadata };
 }

@@ -2,7 +2,7 @@
 // each typed by its request and answer schemas (lib/metacontroller.ts), its caller checked before the body is read
 // (lib/guard.ts), its answer given within the deadline and with its ETag (lib/answer.ts), its calls counted
 // (lib/instrument.ts).
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { LazyCallContext, OVERLOADED, RETRY_AFTER_SECONDS, StatusError, withDeadline } from './answer.js';
@@ -155,8 +155,12 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
         // A body declared over the limit is refused (413) once this returns, unread: who it is about is told first.
         const declared = declaredLength(request);
         if (declared !== undefined && declared > options.bodies.bodyLimit) {
-          tellOversized(request, payload, declared, route, options).then(
-            () => done(null, payload),
+          // Unless the operator answers such a request from its start (answerOversized): then the answer is sent
+          // here and the rest of the body is never read.
+          tellOversized({ request, reply, payload }, declared, route, options).then(
+            (answered) => {
+              if (!answered) done(null, payload);
+            },
             () => done(null, payload),
           );
           return;
@@ -345,19 +349,21 @@ function readHead(payload: NodeJS.ReadableStream, max: number): Promise<string> 
 /**
  * A request over the body limit is refused before it is read, so its hook never runs: no status is written, and
  * nothing the user sees would say why. For an authenticated caller (Metacontroller), the start of the body (at most
- * HEAD_BYTES, MAX_HEADS_READ requests at once) names the object the request is about (lib/body-head.ts): a Warning
- * Event `RequestTooLarge` on it says so in `kubectl describe`, with what the operator says such a request means
- * (`tooLarge`), and the recorder logs it (one event per object and hook every ten minutes, its repeats a series:
- * lib/events.ts). Never fails: the request is refused as before whatever happens here.
+ * HEAD_BYTES, MAX_HEADS_READ requests at once) names the object the request is about (lib/body-head.ts). A decorator's
+ * finalize that answers such a request from it (`finalizeOversized`: the pods' NetworkPolicy decorator releases a
+ * policy past its bound by its deletionTimestamp, whatever pods the request carries) is answered so: true when the
+ * answer was sent. Else a Warning Event `RequestTooLarge` on the object says so in `kubectl describe`, with what the
+ * operator says such a request means (`tooLarge`), and the recorder logs it (one event per object and hook every ten
+ * minutes, its repeats a series: lib/events.ts). Never fails: the request is refused as before whatever happens here.
  */
 async function tellOversized(
-  request: FastifyRequest,
-  payload: NodeJS.ReadableStream,
+  call: { request: FastifyRequest; reply: FastifyReply; payload: NodeJS.ReadableStream },
   declared: number,
   route: HookRoute,
   options: HookRoutesOptions,
-): Promise<void> {
-  if (!request.authenticated || headsReading >= MAX_HEADS_READ) return;
+): Promise<boolean> {
+  const { request, payload } = call;
+  if (!request.authenticated || headsReading >= MAX_HEADS_READ) return false;
   headsReading++;
   let head: string;
   try {
@@ -372,8 +378,9 @@ async function tellOversized(
       { hook: `${route.name}/${route.hook}`, bytes: declared, limit },
       'a request over the body limit refused; its start names no object',
     );
-    return;
+    return false;
   }
+  if (answerOversized(call, subject, declared, route, options)) return true;
   const why = options.def.tooLarge ? `: ${options.def.tooLarge}` : '';
   await options.services.events().record(
     subject,
@@ -389,4 +396,40 @@ async function tellOversized(
     new Date(),
     request.log,
   );
+  return false;
+}
+
+/**
+ * A decorator's finalize over the body limit answered from the start of its body (`finalizeOversized`, with the
+ * server's clock), as its route answers (the response schema, the ETag): true when it was; false when the operator
+ * answers none, and the request is refused (413) as any other.
+ */
+function answerOversized(
+  { request, reply }: { request: FastifyRequest; reply: FastifyReply },
+  subject: ParentObject,
+  declared: number,
+  route: HookRoute,
+  options: HookRoutesOptions,
+): boolean {
+  const { def } = options;
+  if (route.hook !== 'finalize' || def.type !== 'decorator' || !def.finalizeOversized) return false;
+  let answer: DecoratorSyncResponse | undefined;
+  try {
+    answer = def.finalizeOversized(subject, options.services.now());
+  } catch (err) {
+    request.log.warn({ err, hook: `${route.name}/${route.hook}` }, 'an oversized request not answered from its start');
+    return false;
+  }
+  if (!answer) return false;
+  request.log.info(
+    {
+      hook: `${route.name}/${route.hook}`,
+      bytes: declared,
+      limit: options.bodies.bodyLimit,
+      finalized: answer.finalized,
+    },
+    'a request over the body limit answered from its start',
+  );
+  reply.sendTagged(reply.getSerializationFunction('200')!(answer));
+  return true;
 }

@@ -199,6 +199,13 @@ export interface DecoratorHookDefinition<C = any, K = any> extends OperatorBase<
     request: DecoratorSyncRequest,
     ctx: CallContext<C, K>,
   ): DecoratorSyncResponse | Promise<DecoratorSyncResponse>;
+  /**
+   * The finalize's answer to a request over the body limit, from the start of its body alone (lib/body-head.ts: the
+   * object's kind, name, namespace, uid and deletionTimestamp), or undefined to refuse it unread (413) as any other.
+   * For a decorator whose finalize must end within a bound however much its related objects weigh: a request refused
+   * at every retry would hold the object's finalizer for good. Pure: the same head, the same answer.
+   */
+  finalizeOversized?(object: ParentObject, now: Date): DecoratorSyncResponse | undefined;
   customize?(request: CustomizeRequest, ctx: CallContext<C, K>): CustomizeResponse;
 }
 

@@ -295,8 +295,25 @@ export function namespacePolicyRules(parent: { metadata?: { namespace?: unknown 
 export const MAX_NAMESPACE_POLICIES = 512;
 /** At most this many policies are walked at all (other metaops parents' among them: a request holds ~100,000 at most). */
 export const MAX_LISTED_POLICIES = 65_536;
-/** At most this many distinct label sets of the pods are judged; past it the pods count as governed (doubt). */
+/**
+ * At most this many distinct label sets of the pods are judged, each the pods' labels on the keys the namespace's
+ * policies' selectors name (selectorKeys): past it, those judged decide (namespaceGovernance).
+ */
 export const MAX_POD_LABEL_SETS = 32;
+/**
+ * What one NetworkPolicy of the namespace weighs in a sync request, as the request bounds count it: metaops' own as
+ * stored, of the longest names (an EtcdCluster's `<name>-members`, the largest: ~3.7 KB with its managedFields and
+ * Metacontroller's last-applied copy), and an admin's of a few rules.
+ */
+export const NAMESPACE_POLICY_BYTES = 4 * 1024;
+/**
+ * What the namespace's NetworkPolicies (namespacePolicyRules: customize asks for every one) add to each sync request
+ * of a parent, as the kinds' request bounds count it (PodSet's answerBudget.request and the pods it makes, Memcached's
+ * podsListed): MAX_NAMESPACE_POLICIES of NAMESPACE_POLICY_BYTES, the most namespaceGovernance reads (2 MiB). A tenant
+ * who may write only custom resources makes them by making parents (an EtcdCluster's `<name>-members`); more, or
+ * larger ones, are the namespace administrator's (docs/operating.md, Tenants).
+ */
+export const NAMESPACE_POLICIES_BYTES = MAX_NAMESPACE_POLICIES * NAMESPACE_POLICY_BYTES;
 /** At most this many expressions in a selector, values in an expression: past it the selector selects (doubt). */
 const MAX_EXPRESSIONS = 64;
 const MAX_VALUES = 256;
@@ -391,19 +408,43 @@ function policyDirections(spec: unknown): { ingress: boolean; egress: boolean } 
   return { ingress: true, egress: Array.isArray(egress) && egress.length > 0 };
 }
 
-/** The distinct label sets (string values only), at most MAX_POD_LABEL_SETS + 1 of them, in one order. */
-function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, string>> {
+/**
+ * The label keys the selectors of these policies (untrusted) name: matchLabels' keys and matchExpressions' `key`s, of
+ * the selectors selectorSelects reads. Nothing else of a pod's labels changes what a selector says of it (one it
+ * cannot read selects whatever the labels), so pods whose labels agree on these keys are judged alike.
+ */
+function selectorKeys(policies: readonly unknown[]): Set<string> {
+  const keys = new Set<string>();
+  for (const policy of policies) {
+    const spec = isRecord(policy) ? policy['spec'] : undefined;
+    const selector = isRecord(spec) ? spec['podSelector'] : undefined;
+    if (!isRecord(selector)) continue;
+    const matchLabels = selector['matchLabels'];
+    if (isRecord(matchLabels)) for (const k of Object.keys(matchLabels)) keys.add(k);
+    const expressions = selector['matchExpressions'];
+    if (!Array.isArray(expressions) || expressions.length > MAX_EXPRESSIONS) continue;
+    for (const e of expressions as unknown[]) if (isRecord(e) && typeof e['key'] === 'string') keys.add(e['key']);
+  }
+  return keys;
+}
+
+/**
+ * The distinct label sets of the pods (string values only) on the keys `named` (selectorKeys), sorted: the same pods,
+ * the same sets in the same order, whatever order they came in. A PodSet's pods of many templates (each its
+ * template-hash), a Deployment's pods of many ReplicaSets, differ on keys no policy names and are one set here.
+ */
+function distinctLabelSets(sets: readonly unknown[], named: ReadonlySet<string>): Array<Record<string, string>> {
   const seen = new Map<string, Record<string, string>>();
   for (const s of sets) {
     if (!isRecord(s)) continue;
-    const labels: Record<string, string> = {};
+    const entries: Array<[string, string]> = [];
     for (const k of Object.keys(s).sort()) {
       const v = s[k];
-      if (typeof v === 'string') labels[k] = v;
+      if (typeof v === 'string' && named.has(k)) entries.push([k, v]);
     }
-    const key = JSON.stringify(labels);
-    if (!seen.has(key)) seen.set(key, labels);
-    if (seen.size > MAX_POD_LABEL_SETS) break;
+    const key = JSON.stringify(entries);
+    // Own properties whatever the key (`__proto__` too).
+    if (!seen.has(key)) seen.set(key, Object.fromEntries(entries));
   }
   return [...seen.keys()].sort().map((k) => seen.get(k)!);
 }
@@ -417,8 +458,13 @@ function distinctLabelSets(sets: readonly unknown[]): Array<Record<string, strin
  * a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
  * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
  * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
- * MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all), or more than
- * MAX_POD_LABEL_SETS label sets, govern both (doubt: never widen).
+ * MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all) govern both (doubt: never
+ * widen). The pods are judged on the labels the policies'
+ * selectors name (selectorKeys: the pods of a PodSet's 33 templates are one set); where they still make more than
+ * MAX_POD_LABEL_SETS distinct sets, the first MAX_POD_LABEL_SETS of them (sorted: the same pods, the same ones) are
+ * judged and the rest are not: a direction is governed where a policy selects a set judged, and where none does it is
+ * not, so that metaops' policy, which keeps the instance metadata service out, is still answered (doubt never takes
+ * that away: docs/operating.md, Tenants).
  * Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still governs until
  * it is gone. Pure: the same observed state, the same answer.
  */
@@ -445,8 +491,10 @@ export function namespaceGovernance(
     keys.push(key);
     if (keys.length > MAX_NAMESPACE_POLICIES) return doubt;
   }
-  const sets = distinctLabelSets(options.pods);
-  if (sets.length > MAX_POD_LABEL_SETS) return doubt;
+  const sets = distinctLabelSets(options.pods, selectorKeys(keys.map((key) => group[key]))).slice(
+    0,
+    MAX_POD_LABEL_SETS,
+  );
   if (sets.length === 0) return out;
   for (const key of keys.sort()) {
     const judged = judgePolicy(
@@ -583,8 +631,8 @@ export function namespaceGovernsCondition(
 
 /**
  * The label sets of the pods among these objects (answered children, observed children or related objects): a Pod's
- * labels, a Deployment's pod template's. At most MAX_POD_LABEL_SETS + 1 distinct ones matter (namespaceGovernance);
- * the objects are untrusted: a field of another type is skipped.
+ * labels, a Deployment's pod template's (namespaceGovernance judges them on the keys its policies name); the objects
+ * are untrusted: a field of another type is skipped.
  */
 export function podLabelSets(...lists: ReadonlyArray<ReadonlyArray<KubeObject | null | undefined>>): unknown[] {
   const out: unknown[] = [];

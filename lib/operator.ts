@@ -420,6 +420,7 @@ export function defineDecorator<C = Record<string, never>, K = Record<string, ne
     ...(op.answerBudget ? { answerBudget: op.answerBudget } : {}),
     sync: decorate('sync', sync),
     ...(finalize ? { finalize: decorate('finalize', finalize) } : {}),
+    ...(op.finalizeOversized ? { finalizeOversized: op.finalizeOversized } : {}),
     ...(customize ? { customize: (request) => customize(request) } : {}),
   };
 }

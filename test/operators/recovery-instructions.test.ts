@@ -59,7 +59,7 @@ t.test('PodSet, answer too large: "shorten spec.command or lower spec.size", eac
   const refused = ready(spec);
   t.equal(refused.reason, 'InvalidSpec');
   t.match(refused.message, /: shorten spec\.command or lower spec\.size$/);
-  t.not(ready({ ...spec, command: ['x'.repeat(4096)] }).reason, 'InvalidSpec', 'shortened');
+  t.not(ready({ ...spec, command: ['x'.repeat(2048)] }).reason, 'InvalidSpec', 'shortened');
   t.not(ready({ ...spec, size: 256 }).reason, 'InvalidSpec', 'lowered');
 });
 

@@ -7,18 +7,38 @@
 // kinds' children are few (a Memcached's Deployment and Services, a MySQLCluster's StatefulSet, Services and Secret,
 // an EtcdCluster's members, their claims, two Services and a budget) and their bounds per object keep them within it.
 // Each child's last-applied copy must also fit in the 256 KiB the API server allows an object's annotations, with its
-// own annotations, or the child cannot be created at all.
+// own annotations, or the child cannot be created at all. The kinds whose pods get a NetworkPolicy (EtcdCluster,
+// Memcached, PodSet) are sent every NetworkPolicy of the namespace as well (lib/network-policy.ts
+// namespacePolicyRules): counted at the most namespaceGovernance reads, 512 EtcdClusters' member policies of the
+// longest names.
 import t from 'tap';
 import { MAX_ANNOTATIONS_BYTES, lastAppliedBytes } from '../../lib/budget.js';
 import { DEFAULT_BODY_LIMIT } from '../../lib/config.js';
 import type { CompositeHookDefinition } from '../../lib/hook.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { operators } from '../../main/operators.js';
+import { memberNetworkPolicy } from '../../hooks/etcdcluster/network.js';
+import { MAX_NAMESPACE_POLICIES } from '../../lib/network-policy.js';
 import { objectMap } from '../fixtures/requests.js';
 import { applied, sentBytes, storedPod } from '../fixtures/stored-objects.js';
 import { readyOf, WORST_SPECS, worstAnswer, worstParent } from '../fixtures/worst.js';
 
 const composites = operators.filter((d): d is CompositeHookDefinition => d.type === 'composite');
+
+/** The namespace's NetworkPolicies as stored: MAX_NAMESPACE_POLICIES EtcdClusters' member policies, longest names. */
+function namespacePolicies(namespace: string): Record<string, unknown> {
+  const policies: KubeObject[] = [];
+  for (let i = 0; i < MAX_NAMESPACE_POLICIES; i++) {
+    const cluster = {
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: `${'e'.repeat(59)}${String(i).padStart(4, '0')}`, namespace, uid: `0000-uid-${i}` },
+      spec: { size: 1 },
+    } as unknown as ParentObject;
+    policies.push(applied(memberNetworkPolicy(cluster, {}, true)!, cluster, i));
+  }
+  return objectMap(policies, 'v1', ['NetworkPolicy.networking.k8s.io/v1']);
+}
 
 /** The children of `res` as the API server stores them once made (pods running, claims bound). */
 function stored(res: CompositeSyncResponse, parent: ParentObject): KubeObject[] {
@@ -62,7 +82,8 @@ async function withPods(def: CompositeHookDefinition, parent: ParentObject) {
   }
   const children = stored(res, now);
   now = { ...now, status: res.status } as ParentObject;
-  const body = { controller: { metadata: { name: def.name } }, parent: now, children: objectMap(children) };
+  const related = def.name === 'mysqlcluster' ? {} : namespacePolicies(now.metadata.namespace ?? 'default');
+  const body = { controller: { metadata: { name: def.name } }, parent: now, children: objectMap(children), related };
   return { res, children, bytes: sentBytes(body) };
 }
 

@@ -12,7 +12,7 @@ import { podsetCustomize, podsetPodsSync as podsetSync } from '../fixtures/hooks
 import { replicaSetPod } from '../fixtures/pod-name-holders.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
-const SPEC = { size: 1000, image: 'busybox:1.36', command: ['sleep', '3600'] };
+const SPEC = { size: 900, image: 'busybox:1.36', command: ['sleep', '3600'] };
 const asked = (parent: ParentObject) =>
   podsetCustomize(parent)
     .filter((r) => r.apiVersion === 'v1' && r.resource === 'pods')
@@ -20,7 +20,7 @@ const asked = (parent: ParentObject) =>
 const ready = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as Array<Record<string, unknown>>).find((c) => c['type'] === 'Ready');
 
-t.test('a new 1000-pod PodSet: a pod name another owner holds among those asked is seen', async (t) => {
+t.test('a new 900-pod PodSet: a pod name another owner holds among those asked is seen', async (t) => {
   const req = request('podset', SPEC);
   const { name, namespace } = req.parent.metadata;
   // The answer asked when the PodSet was new (no status), kept for its generation.
@@ -34,18 +34,18 @@ t.test('a new 1000-pod PodSet: a pod name another owner holds among those asked 
     res.children.some((c) => c.metadata.name === taken),
     'no pod answered under the name another owner holds',
   );
-  // A new PodSet of 1000 pods is made in batches (hooks/podset/sync.ts podsThatFit): every other pod of the first.
+  // A new PodSet of 900 pods is made in batches (hooks/podset/sync.ts podsThatFit): every other pod of the first.
   const batch = podsetSync(request('podset', SPEC, { parent: req.parent }), FIXED_NOW).children.length;
   t.equal(batch, FIRST_BATCH, `a first batch of ${batch} pods`);
   t.equal(res.children.length, batch - 1, 'every other pod of the first batch answered');
 });
 
-t.test('a 1000-pod PodSet listing its pods: a pod gone and its name taken since is seen', async (t) => {
+t.test('a 900-pod PodSet listing its pods: a pod gone and its name taken since is seen', async (t) => {
   // Made in two batches: the first, and once it is seen, the rest.
   const batch = podsetSync(request('podset', SPEC), FIXED_NOW).children.map((c) => asObserved(c, { phase: 'Running' }));
   const first = podsetSync(request('podset', SPEC, { children: objectMap(batch) }), FIXED_NOW);
   const pods = first.children.map((c) => asObserved(c, { phase: 'Running' }));
-  t.equal(pods.length, 1000);
+  t.equal(pods.length, 900);
   const req = request('podset', SPEC, { children: objectMap(pods) });
   const { name, namespace } = req.parent.metadata;
   const gone = `${name}-pod-612`;
@@ -66,7 +66,7 @@ t.test('a 1000-pod PodSet listing its pods: a pod gone and its name taken since 
     res.children.some((c) => c.metadata.name === gone),
     'no pod answered under the name another owner holds',
   );
-  t.equal(res.children.length, 999, 'the running pods kept');
+  t.equal(res.children.length, 899, 'the running pods kept');
 });
 
 t.test("whatever the status the answer was asked with, at most ASK_ALL_BYTES' worth of each form", async (t) => {
@@ -75,8 +75,8 @@ t.test("whatever the status the answer was asked with, at most ASK_ALL_BYTES' wo
   // A pod of this spec as a 1.30+ kubelet reports it, with managedFields: ~4.6 KB
   // (test/podset/sync-request-within-body-limit-whatever-the-status-listed.test.ts).
   const bound = Math.floor(ASK_ALL_BYTES / 4600);
-  const modern = Array.from({ length: 1000 }, (_, i) => `${name}-pod-${i}`);
-  const legacy = Array.from({ length: 1000 }, (_, i) => `${name}-${i}`);
+  const modern = Array.from({ length: 900 }, (_, i) => `${name}-pod-${i}`);
+  const legacy = Array.from({ length: 900 }, (_, i) => `${name}-${i}`);
   fc.assert(
     fc.property(
       fc.oneof(

@@ -51,7 +51,7 @@ t.test('every member made, a webhook since makes them weigh more than fits: a ro
 t.test('a rollout to pods lighter than those they replace goes on, each sync within the body limit', async (t) => {
   // Held at what fits with Istio's sidecar; the injection turned off and the image bumped: each plain replacement
   // frees room.
-  const spec = { size: 1000, ...BUSYBOX };
+  const spec = { size: 900, ...BUSYBOX };
   const last = podsetRounds(podsetRequest(spec), FIXED_NOW, injected).at(-1)!;
   const before = last.pods.length;
   const parent = rolledOut(last.parent, { ...spec, image: 'busybox:1.37' });
@@ -88,7 +88,7 @@ function crashing(pod: KubeObject, message: string): KubeObject {
 t.test('pods of the first batch crashing with a long termination message: the rest made as they fit', async (t) => {
   // The command writes 4096 `<` to /dev/termination-log and exits: 24 KiB in each pod's status as sent.
   const script = 'printf "%4096s" | tr " " "<" > /dev/termination-log; exit 1';
-  const req = podsetRequest({ size: 1000, image: 'busybox:1.36', command: ['sh', '-c', script] });
+  const req = podsetRequest({ size: 900, image: 'busybox:1.36', command: ['sh', '-c', script] });
   const rounds = podsetRounds(req, FIXED_NOW, (p, parent, i) => crashing(storedPod(p, parent, i), '<'.repeat(4096)));
   t.equal(rounds[0]!.made, FIRST_BATCH, 'the first batch');
   const last = rounds.at(-1)!;

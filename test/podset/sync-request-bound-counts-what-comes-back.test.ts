@@ -46,27 +46,28 @@ function requests(parent: ParentObject, pods: KubeObject[]) {
   ];
 }
 
-t.test('a 1000-pod PodSet of the default command: within the body limit, and pods still asked for again', async (t) => {
-  const { parent, pods } = running({ size: 1000, image: 'busybox:1.36', command: ['sleep', '3600'] })!;
-  t.equal(pods.length, 1000);
+t.test('a 900-pod PodSet of the default command: within the body limit, and pods still asked for again', async (t) => {
+  const { parent, pods } = running({ size: 900, image: 'busybox:1.36', command: ['sleep', '3600'] })!;
+  t.equal(pods.length, 900);
   for (const { what, body, askedAgain } of requests(parent, pods)) {
     const bytes = sentBytes(body);
     t.ok(bytes <= DEFAULT_BODY_LIMIT, `${what}: ${bytes} bytes, ${askedAgain} pods asked for again`);
     if (what.startsWith('the status lost'))
-      t.ok(askedAgain >= 300, `the status lost: ${askedAgain} pods asked for again, whose names are checked`);
+      t.ok(askedAgain >= 80, `the status lost: ${askedAgain} pods asked for again, whose names are checked`);
   }
 });
 
-t.test('a PodSet of the longest image and name: accepted near 1000 pods, within the body limit', async (t) => {
+t.test('a PodSet of the longest image and name: accepted near 700 pods, within the body limit', async (t) => {
   // The largest size accepted (each pod carries `automountServiceAccountToken: false` since 2026-11-28, twice as
-  // stored: ~990 pods of the longest image under a 40-character name, 1000 before).
+  // stored: ~990 pods of the longest image under a 40-character name, 1000 before; ~720 since the namespace's
+  // NetworkPolicies are counted beside them).
   const spec = (size: number) => ({ size, image: longestImage('p'), command: ['sleep', '3600'] });
-  let size = 1000;
-  while (size > 900 && !running(spec(size), 'n'.repeat(40))) size -= 5;
-  t.ok(size >= 950, `${size} pods accepted`);
+  let size = 800;
+  while (size > 600 && !running(spec(size), 'n'.repeat(40))) size -= 5;
+  t.ok(size >= 700, `${size} pods accepted`);
   const { parent, pods } = running(spec(size), 'n'.repeat(40))!;
   t.equal(pods.length, size);
-  t.notOk(running(spec(size + 5), 'n'.repeat(40)) && size < 1000, 'five more are refused');
+  t.notOk(running(spec(size + 5), 'n'.repeat(40)) && size < 800, 'five more are refused');
   for (const { what, body } of requests(parent, pods)) {
     const bytes = sentBytes(body);
     t.ok(bytes <= DEFAULT_BODY_LIMIT, `${what}: ${bytes} bytes`);

