@@ -60,6 +60,7 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'RestartingBootstrap',
   'BootstrapBackingOff',
   'MemberInitFailing',
+  'MemberCannotStart',
   'RestartingMember',
   'RestartingMembers',
   'Restoring',

@@ -99,13 +99,19 @@ function starting(restoring: boolean, initFailing: string): Decision['conditions
   const message = `waiting for the first members to answer${why}`;
   return [
     available(false, 'Bootstrapping', message),
-    scaling(true, initFailing ? initFailingReason(initFailing) : 'Bootstrapping', message),
+    // Scaling's reason for a member named by initFailingOf: its init step fails, or its etcd cannot start (literals
+    // here: settle-reasons-classified reads the reasons where the condition is made).
+    scaling(
+      true,
+      initFailing ? (cannotStart(initFailing) ? 'MemberCannotStart' : 'MemberInitFailing') : 'Bootstrapping',
+      message,
+    ),
   ];
 }
 
-/** Scaling's reason for a member named by initFailingOf: its init step fails, or its etcd cannot start. */
-function initFailingReason(said: string): string {
-  return said.includes("'s etcd cannot start: ") ? 'MemberCannotStart' : 'MemberInitFailing';
+/** Whether initFailingOf's words say the member's etcd cannot start (else its init step fails). */
+function cannotStart(said: string): boolean {
+  return said.includes("'s etcd cannot start: ");
 }
 
 /**
@@ -132,15 +138,15 @@ function initFailingOf(pods: KubeObject[]): string {
  * found), bounded; the same failure says the same words at every sync. Else ''.
  */
 function etcdCannotStart(pod: KubeObject): string {
-  const reason = etcdWaiting(pod);
-  if (!reason || reason === 'CrashLoopBackOff' || !CANNOT_START.has(reason)) return '';
-  if (IMAGE_WAITING.has(reason)) return `${reason} (${sanitize(memberImage(pod) ?? '', 120)})`;
+  const waiting = etcdWaiting(pod);
+  if (!waiting || waiting === 'CrashLoopBackOff' || !CANNOT_START.has(waiting)) return '';
+  if (IMAGE_WAITING.has(waiting)) return `${waiting} (${sanitize(memberImage(pod) ?? '', 120)})`;
   const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   const etcd = (Array.isArray(statuses) ? statuses : []).find(
     (c) => (c as { name?: unknown } | null)?.name === 'etcd',
   ) as { state?: { waiting?: { message?: unknown } } } | undefined;
   const said = sanitize(textOf(etcd?.state?.waiting?.message, ''), 400).trim();
-  return said ? `${reason} (${said.length > 120 ? `${said.slice(0, 117)}...` : said})` : reason;
+  return said ? `${waiting} (${said.length > 120 ? `${said.slice(0, 117)}...` : said})` : waiting;
 }
 
 /**
