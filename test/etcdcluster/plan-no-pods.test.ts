@@ -136,11 +136,13 @@ t.test('every pod gone: claims without a known member restart; storage without c
   });
   const message = 'every member pod is gone; starting e-0, e-1 again on their volumes';
   t.strictSame(view(byClaims), {
+    // (Made on their claims, they check their data on every later start: check-data.)
     pods: [0, 1].map((i) => ({
       name: `e-${i}`,
       cluster: cluster(0, 1),
       state: 'new',
       image: 'quay.io/coreos/etcd:v3.5.0',
+      init: ['check-data'],
     })),
     phase: 'Running',
     reason: 'MembersRestarting',

@@ -893,8 +893,10 @@ t.test(
       t.ok(
         loop.children
           .filter((c) => c.kind === 'Pod')
-          .every((p: any) => p.spec.initContainers.every((x: any) => x.name === 'check-dns')),
-        'no restore step',
+          .every((p: any) =>
+            p.spec.initContainers.every((x: any) => x.name === 'check-dns' || x.name === 'check-data'),
+          ),
+        'no restore step (the DNS wait, and on a claim the data check, only)',
       );
     }
   },
