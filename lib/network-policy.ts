@@ -523,7 +523,7 @@ function judgePolicy(
   if (typeof ns === 'string' && ns !== '' && namespace !== '' && ns !== namespace) return undefined;
   if (own.includes(name)) return undefined;
   if (ownIfMarked.includes(name) && ownPolicy(metadata, parentUid)) return undefined;
-  if (anotherParentsPolicy(metadata)) return undefined;
+  // (Other parents' policies never reach here: namespaceGovernance leaves them out before it counts.)
   const spec = policy['spec'];
   const selector = isRecord(spec) ? spec['podSelector'] : undefined;
   if (!sets.some((labels) => selectorSelects(selector, labels))) return undefined;
