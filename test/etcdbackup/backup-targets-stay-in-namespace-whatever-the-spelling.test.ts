@@ -1,7 +1,7 @@
 // Tenant A (team-a) spelling a backup's etcd endpoint, S3 path or S3 endpoint so that a URL parser, an S3 client or a
 // resolver reads it as tenant B's (team-b) or as an address of A's choosing: percent-encoded dots, a full-width dot,
 // a trailing dot, a tab WHATWG's parser drops, a backslash before `@`, a leading zero in the port, hex IP literals,
-// `..` spelled as `%2e%2e`. Each is either refused or read as A's own (an attack of 2026-11-29, issue 29: these held).
+// `..` spelled as `%2e%2e`. Each is either refused or read as A's own.
 import t from 'tap';
 import { etcdTargets, normalUrl, s3TargetProblem, STRICT_TENANCY } from '../../hooks/etcdcommon/tenancy.js';
 
