@@ -77,6 +77,7 @@ import {
   type NamespaceGovernance,
   workloadFailure,
   workloadPending,
+  workloadWithheld,
 } from '../../lib/index.js';
 import { DEFAULT_PORT, MAX_SIZE, MEMCACHED_IMAGE, MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
@@ -497,8 +498,11 @@ export function sync({
   const counts = workloadCounts(observedDeployment, desired);
   // Pods the API server refuses (Pod Security admission, a quota) are said in Ready, with the refusal's reason.
   const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
-  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
-  const pending = held ? undefined : workloadPending(observedDeployment, wanted);
+  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say. Held, it
+  // is kept as observed: a spec it was never given is said as kept back (withheld, lib/ownership.ts heldForTakenNames),
+  // a spec it was given and has not observed yet as under way.
+  const withheld = workloadWithheld(observedDeployment, wanted);
+  const pending = held && withheld ? undefined : workloadPending(observedDeployment, wanted);
   // Whether its pods run without their NetworkPolicy (lib/network-policy.ts): said while they do, unless its name is
   // another owner's (held: its Ready says so).
   const running = statusNumber(observedDeployment, 'replicas');
@@ -512,6 +516,7 @@ export function sync({
     ),
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
+    ...(withheld ? { withheld } : {}),
     extra: [
       degraded(observedDeployment, pods),
       ...(listed ? [] : [notListed(parent, spec)]),
