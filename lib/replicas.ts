@@ -202,6 +202,30 @@ function stalled(
   return Number.isFinite(since) && now.getTime() - since > seconds * 1000 ? exceeded : undefined;
 }
 
+/**
+ * A rollout that completed stays complete while the spec does not change (as a Deployment's: its controller never
+ * times out a Deployment whose Progressing says its new ReplicaSet is available): members that all exist and one of
+ * which is not Ready since (a container that crashes, a node that stops reporting it Ready) are no rollout, and no
+ * progress deadline is judged for them; Available, Ready and Degraded say it. Progressing=False Complete with the count
+ * Ready now, where the previous answer said Complete at this generation (its Progressing condition's
+ * observedGeneration) and the counts say WaitingForReady, else undefined. A change of the spec (the generation moves:
+ * a scale, a new template) starts a rollout, judged by the deadline again; members missing (being deleted, made again,
+ * their creation refused: nothing else says it) are judged as before (ScalingUp).
+ */
+function atRest(parent: ParentObject, progressing: ConditionInput, c: ReplicaCounts): ConditionInput | undefined {
+  if (progressing.status !== true || progressing.reason !== 'WaitingForReady') return undefined;
+  const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
+  if (before?.status !== 'False' || before.reason !== 'Complete') return undefined;
+  const generation = parent.metadata.generation;
+  if (typeof generation !== 'number' || before.observedGeneration !== generation) return undefined;
+  return {
+    type: 'Progressing',
+    status: false,
+    reason: 'Complete',
+    message: `generation ${generation} rolled out (all ${c.desired} members were up to date and ready); ${c.ready}/${c.desired} ready now: a member not Ready since is no rollout (Available and Degraded say why), and no progress deadline applies until the spec changes or a member is missing`,
+  };
+}
+
 /** What stalled names and how long it waits. */
 interface Why {
   going: readonly string[];
@@ -384,6 +408,8 @@ export function memberStatus(
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
   if (options.progressing) inputs[2] = options.progressing;
+  // A rollout that completed at this generation stays complete while members only stop being Ready (atRest).
+  inputs[2] = atRest(parent, inputs[2]!, counts) ?? inputs[2]!;
   const why: Why = {
     going: options.going ?? [],
     waiting: options.waiting,
