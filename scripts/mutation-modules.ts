@@ -442,6 +442,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // Held, a spec change the kept StatefulSet is never given says the hold; OrderedReady blames no creation.
       'test/mysqlcluster/held-cluster-scaled-up-does-not-say-its-statefulset-is-given-the-new-spec.test.ts',
       'test/mysqlcluster/ordered-scale-up-behind-a-member-stuck-terminating-is-not-blamed-on-creation.test.ts',
+      // spec.progressDeadlineSeconds is the deadline, and the resync just past a shorter one (deadlineOptions).
+      'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
     ],
     target: 85,
   },
@@ -495,6 +497,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/memcached/too-large-to-list-pods-judged-on-its-pod-template.test.ts',
       // Held, a spec change the kept Deployment is never given says the hold, not Complete (withheld).
       'test/memcached/held-memcached-with-a-changed-spec-is-not-complete.test.ts',
+      // spec.progressDeadlineSeconds is the deadline (deadlineSeconds).
+      'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
     ],
     target: 70,
   },

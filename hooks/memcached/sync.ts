@@ -22,6 +22,7 @@ import {
   finalizeKeepingPolicy,
   imageProblem,
   creationAsked,
+  DEFAULT_PROGRESS_DEADLINE_SECONDS,
   degradedEvent,
   isTerminal,
   isTerminating,
@@ -424,6 +425,7 @@ function listsPods(parent: ParentObject): boolean {
     size: Math.max(0, Math.min(Number(raw.size) || 0, MAX_SIZE)),
     image: typeof raw.image === 'string' ? raw.image : MEMCACHED_IMAGE,
     port: typeof raw.port === 'number' ? raw.port : DEFAULT_PORT,
+    progressDeadlineSeconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
   };
   return podsListed(parent, spec);
 }
@@ -517,6 +519,7 @@ export function sync({
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
     ...(withheld ? { withheld } : {}),
+    deadlineSeconds: spec.progressDeadlineSeconds,
     extra: [
       degraded(observedDeployment, pods),
       ...(listed ? [] : [notListed(parent, spec)]),

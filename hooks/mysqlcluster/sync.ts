@@ -1555,9 +1555,6 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       ? refusalCondition(n, refusal)
       : heldReady(held);
   const progressing = heldProgressing(held) ?? updating(workloadPending(observedSts, wantedSts));
-  // A spec change the StatefulSet is not given while the cluster is held for a name another owner holds (kept as
-  // observed: lib/ownership.ts heldForTakenNames says the hold, not the change).
-  const withheld = workloadWithheld(observedSts, wantedSts);
   const counts = membersCounted(workloadCounts(observedSts, spec.size), going.length, pods.length);
   const waiting = membersWaiting(pods, observedSts);
   const status = memberStatus(
@@ -1572,8 +1569,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       ...(progressing ? { progressing } : {}),
       going,
       ...(waiting ? { waiting } : {}),
-      ordered: orderedReady(observedSts),
-      ...(withheld ? { withheld } : {}),
+      ...deadlineOptions(spec, observedSts, wantedSts),
     },
   );
   notReadyNamed(status, membersReport(n, spec.size, seenPods));
@@ -1602,8 +1598,34 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   return {
     status,
     children,
-    ...(waitsForMembers(counts) ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}),
+    ...membersResync(counts, spec.progressDeadlineSeconds),
   };
+}
+
+/**
+ * What the progress deadline reads of the StatefulSet (lib/replicas.ts memberStatus): spec.progressDeadlineSeconds;
+ * whether it makes one member at a time (orderedReady); a spec change it is not given while the cluster is held for
+ * a name another owner holds (kept as observed: lib/ownership.ts heldForTakenNames says the hold, not the change).
+ */
+function deadlineOptions(
+  spec: Spec,
+  observedSts: KubeObject | undefined,
+  wantedSts: KubeObject,
+): { deadlineSeconds: number; ordered: boolean; withheld?: string } {
+  const withheld = workloadWithheld(observedSts, wantedSts);
+  return {
+    deadlineSeconds: spec.progressDeadlineSeconds,
+    ordered: orderedReady(observedSts),
+    ...(withheld ? { withheld } : {}),
+  };
+}
+
+/**
+ * While members are missing or not Ready, a look again every MISSING_MEMBERS_RESYNC_SECONDS, or just past the deadline
+ * (`deadline`) when it is shorter, so that the deadline is said with no other event.
+ */
+function membersResync(counts: ReplicaCounts, deadline: number): { resyncAfterSeconds?: number } {
+  return waitsForMembers(counts) ? { resyncAfterSeconds: Math.min(MISSING_MEMBERS_RESYNC_SECONDS, deadline + 1) } : {};
 }
 
 /** Whether members are missing or not Ready: the deadline is looked at again (MISSING_MEMBERS_RESYNC_SECONDS). */
@@ -1611,7 +1633,10 @@ function waitsForMembers(counts: ReplicaCounts): boolean {
   return counts.current < counts.desired || counts.ready < counts.current;
 }
 
-/** How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, is 600 s). */
+/**
+ * How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, spec.progressDeadlineSeconds,
+ * 600 s by default; just past it when it is shorter).
+ */
 const MISSING_MEMBERS_RESYNC_SECONDS = 60;
 
 /**
