@@ -27,7 +27,7 @@ import type {
 import { HELD_BY, heldRecordsOf, NAME_MAX, type ChildName, type HeldRecord, type HolderRef } from './held-records.js';
 export { HELD_BY, heldRecordsOf, type ChildName, type HeldRecord, type HolderRef } from './held-records.js';
 import { allObserved, keepObserved, observedNamed } from './objects.js';
-import { heldDeadline } from './replicas.js';
+import { heldDeadline, withheldIn, withheldText } from './replicas.js';
 
 /** A child a parent may want, by type and name. */
 
@@ -759,17 +759,17 @@ export function heldForTakenNames(
   const [ready] = conditionsFor(parent, [takenCondition(parent, taken, side)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
   // Progressing judged on what the parent makes while held (lib/replicas.ts heldDeadline: the members under held
-  // names left out and named), else the hold.
+  // names left out and named), else the hold. A workload kept as observed whose spec the hook's answer changes
+  // (withheldIn) is never given it while held: its Progressing (the change under way, or a rest its counts show for
+  // the spec it was given before) says the hold.
+  const independent = options.children !== undefined;
+  const withheld = independent ? undefined : withheldIn(status);
   const judged = (): Condition =>
-    heldDeadline(
-      parent,
-      status,
-      { heldMembers: heldPods(taken), independent: options.children !== undefined, hold: holdText(taken) },
-      now,
-    ) ?? heldProgressing(parent, ready!, now);
+    heldDeadline(parent, status, { heldMembers: heldPods(taken), independent, hold: holdText(taken) }, now) ??
+    heldProgressing(parent, ready!, now, withheld);
   const others = before
     .filter((c) => c && typeof c === 'object' && c.type !== 'Ready')
-    .map((c) => (heldProgress(c) ? judged() : c));
+    .map((c) => (heldProgress(c) || (withheld !== undefined && c.type === 'Progressing') ? judged() : c));
   // A status field that names a taken object (status.writeService, serviceName, ...) would send the clients and tools
   // that read it to the other owner's: it is left out while held.
   const names = new Set([...taken.map((t) => t.child.name), ...[...released].map((c) => c.metadata.name)]);
@@ -821,21 +821,14 @@ function holdText(taken: readonly TakenName[]): string {
  * (no ProgressDeadlineExceeded blaming the API server, no `Created` taken as asked before: lib/replicas.ts
  * creationAsked). False with Ready's reason (told once, as Ready's: lib/events.ts); once the name is free the reason
  * turns to Creating/ScalingUp again, and the progress deadline counts from then (lib/replicas.ts progressStamp).
+ * `withheld`: the workload kept as observed with a spec it was never given (lib/replicas.ts withheldIn), said instead.
  */
-function heldProgressing(parent: ParentObject, ready: { reason?: unknown }, now: Date): Condition {
+function heldProgressing(parent: ParentObject, ready: { reason?: unknown }, now: Date, withheld?: string): Condition {
   const reason = typeof ready.reason === 'string' ? ready.reason : 'NameTaken';
-  const [progressing] = conditionsFor(
-    parent,
-    [
-      {
-        type: 'Progressing',
-        status: false,
-        reason,
-        message: 'no member is made under a name another owner holds (Ready says which) until that name is free',
-      },
-    ],
-    now,
-  );
+  const message = withheld
+    ? `${withheldText(withheld)} (Ready says which name is another owner's)`
+    : 'no member is made under a name another owner holds (Ready says which) until that name is free';
+  const [progressing] = conditionsFor(parent, [{ type: 'Progressing', status: false, reason, message }], now);
   return progressing!;
 }
 

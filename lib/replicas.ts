@@ -193,13 +193,37 @@ function stalled(
     type: 'Progressing',
     status: false,
     reason: 'ProgressDeadlineExceeded',
-    message: `${counted}${held} after more than ${seconds} s without progress: ${stallCause(c, why.going, why.waiting)}`,
+    message: `${counted}${held} after more than ${seconds} s without progress: ${stallCause(c, why)}`,
   };
   if (turnedMissing(before, progressing.reason)) return undefined;
   if (before?.status === 'False' && before.reason === 'ProgressDeadlineExceeded') return exceeded;
   if (before?.status !== 'True' || !missing(before.reason)) return undefined;
   const since = lastProgress(before);
   return Number.isFinite(since) && now.getTime() - since > seconds * 1000 ? exceeded : undefined;
+}
+
+/**
+ * A rollout that completed stays complete while the spec does not change (as a Deployment's: its controller never
+ * times out a Deployment whose Progressing says its new ReplicaSet is available): members that all exist and one of
+ * which is not Ready since (a container that crashes, a node that stops reporting it Ready) are no rollout, and no
+ * progress deadline is judged for them; Available, Ready and Degraded say it. Progressing=False Complete with the count
+ * Ready now, where the previous answer said Complete at this generation (its Progressing condition's
+ * observedGeneration) and the counts say WaitingForReady, else undefined. A change of the spec (the generation moves:
+ * a scale, a new template) starts a rollout, judged by the deadline again; members missing (being deleted, made again,
+ * their creation refused: nothing else says it) are judged as before (ScalingUp).
+ */
+function atRest(parent: ParentObject, progressing: ConditionInput, c: ReplicaCounts): ConditionInput | undefined {
+  if (progressing.status !== true || progressing.reason !== 'WaitingForReady') return undefined;
+  const before = previousConditions(parent.status).find((p) => p.type === 'Progressing');
+  if (before?.status !== 'False' || before.reason !== 'Complete') return undefined;
+  const generation = parent.metadata.generation;
+  if (typeof generation !== 'number' || before.observedGeneration !== generation) return undefined;
+  return {
+    type: 'Progressing',
+    status: false,
+    reason: 'Complete',
+    message: `generation ${generation} rolled out (all ${c.desired} members were up to date and ready); ${c.ready}/${c.desired} ready now: a member not Ready since is no rollout (Available and Degraded say why), and no progress deadline applies until the spec changes or a member is missing`,
+  };
 }
 
 /** What stalled names and how long it waits. */
@@ -210,6 +234,11 @@ interface Why {
   seconds?: number | undefined;
   /** The hold, in words, when names another owner holds are left out of the counts (heldDeadline). */
   held?: string | undefined;
+  /**
+   * The workload makes one member at a time (a StatefulSet's OrderedReady): the next only once the one before is Ready
+   * and none is being deleted, so a member missing behind one not Ready or being deleted was never asked for.
+   */
+  ordered?: boolean | undefined;
 }
 
 /**
@@ -226,9 +255,12 @@ export interface MembersWaiting {
 /**
  * Why members stay missing or not Ready: the pods being deleted (`going`, named, bounded); the members not Ready
  * (`waiting`: alone when the workload makes members one at a time); refused creations only for members missing
- * beyond those being deleted; members made and not Ready without a `waiting` text: kubectl describe pod.
+ * beyond those being deleted, and never where the workload makes one member at a time (`ordered`, or `waiting`'s)
+ * behind a member not Ready or being deleted: it did not ask for them; members made and not Ready without a `waiting`
+ * text: kubectl describe pod.
  */
-function stallCause(c: ReplicaCounts, going: readonly string[], waiting?: MembersWaiting): string {
+function stallCause(c: ReplicaCounts, why: Why): string {
+  const { going, waiting } = why;
   const creating =
     "creating the others fails (Pod Security admission, a quota, an object too large); kubectl get events and Metacontroller's log say why";
   const parts: string[] = [];
@@ -242,8 +274,11 @@ function stallCause(c: ReplicaCounts, going: readonly string[], waiting?: Member
     );
   }
   const others = c.desired - c.current - going.length > 0;
-  if (others && waiting?.ordered)
+  const ordered = waiting?.ordered === true || why.ordered === true;
+  if (others && ordered && waiting)
     parts.push(`the workload makes the next member only once the one before is Ready: ${waiting.text}`);
+  else if (others && ordered && going.length > 0)
+    parts.push('the workload makes the next member only once the one being deleted is gone and made again Ready');
   else {
     if (waiting) parts.push(waiting.text);
     if (others) parts.push(creating);
@@ -320,6 +355,8 @@ interface Judged {
   /** The Progressing input before the deadline (replicaConditions', or the hook's own). */
   progressing: ConditionInput;
   why: Why;
+  /** The workload whose spec this answer changes (memberStatus's `withheld`): a held answer does not give it. */
+  withheld?: string | undefined;
 }
 const judgedOn = new WeakMap<object, Judged>();
 
@@ -355,14 +392,32 @@ export function memberStatus(
     waiting?: MembersWaiting;
     /** The progress deadline in seconds (PROGRESS_DEADLINE_SECONDS when not given). */
     deadlineSeconds?: number;
+    /**
+     * The workload makes one member at a time (a StatefulSet's OrderedReady): a member missing behind one being
+     * deleted was never asked for (stallCause).
+     */
+    ordered?: boolean;
+    /**
+     * The workload, in words (`Deployment <name>`), whose spec this answer changes (workloadWithheld): an answer held
+     * for a name another owner holds keeps it as observed, so its Progressing says the hold, never the change nor a
+     * rest (heldDeadline, lib/ownership.ts heldForTakenNames).
+     */
+    withheld?: string;
   } = {},
 ): Status {
   const inputs = replicaConditions(counts);
   if (options.ready) inputs[0] = options.ready;
   if (options.progressing) inputs[2] = options.progressing;
-  const why: Why = { going: options.going ?? [], waiting: options.waiting, seconds: options.deadlineSeconds };
+  // A rollout that completed at this generation stays complete while members only stop being Ready (atRest).
+  inputs[2] = atRest(parent, inputs[2]!, counts) ?? inputs[2]!;
+  const why: Why = {
+    going: options.going ?? [],
+    waiting: options.waiting,
+    seconds: options.deadlineSeconds,
+    ordered: options.ordered,
+  };
   const stall = stalled(parent, inputs[2]!, counts, now, why);
-  const judged: Judged = { counts, progressing: inputs[2]!, why };
+  const judged: Judged = { counts, progressing: inputs[2]!, why, withheld: options.withheld };
   if (stall) {
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };
@@ -384,13 +439,27 @@ export function memberStatus(
 }
 
 /**
+ * The workload (in words) whose spec the answer that built `status` (memberStatus) changes, or undefined: held, the
+ * answer keeps it as observed and never gives it that spec (lib/ownership.ts heldForTakenNames says the hold).
+ */
+export function withheldIn(status: object): string | undefined {
+  return judgedOn.get(status)?.withheld;
+}
+
+/** A held parent's workload kept as observed with a spec it was never given (withheldIn), in words. */
+export function withheldText(workload: string): string {
+  return `${workload} is kept as observed: the spec changed since it was given, and it gets the change only once the name is free`;
+}
+
+/**
  * The Progressing condition of a parent held for names another owner holds (lib/ownership.ts heldForTakenNames),
  * judged on what it can make, or undefined when memberStatus did not build `status` (the caller then says the hold)
  * or the parent makes no member while held. The members under held names (`heldMembers`: another owner's pods) are
  * left out of the count it is judged on, and named (`hold`); where the held answer keeps the observed children
  * rather than the hook's (`independent` false: its workload as observed, which makes what it made), only the members
- * that exist are judged (their readiness), never members its kept workload may not ask for. A parent whose members
- * it can make all exist and are Ready gets undefined (the hold is all there is to say).
+ * that exist are judged (their readiness), never members its kept workload may not ask for, and a spec change the
+ * answer would give the workload (withheldIn) is said as kept back, never as given. A parent whose members it can
+ * make all exist and are Ready gets undefined (the hold is all there is to say).
  */
 export function heldDeadline(
   parent: ParentObject,
@@ -405,11 +474,13 @@ export function heldDeadline(
   const counts: ReplicaCounts = { ...c, desired };
   if (desired === 0 || (c.current >= desired && c.ready >= desired)) return undefined;
   const base = replicaConditions(counts)[2]!;
+  const withheld = held.independent ? undefined : judged.withheld;
   // The hook's own Progressing (a rollout, a limit) stays as it said, the hold named; else the counts' without the
-  // held members.
-  const progressing: ConditionInput = missing(judged.progressing.reason)
-    ? { ...base, message: `${base.message} (${held.hold})` }
-    : judged.progressing;
+  // held members. A change the kept workload is never given is no rollout: the counts', the spec kept back named.
+  const progressing: ConditionInput =
+    missing(judged.progressing.reason) || withheld
+      ? { ...base, message: `${base.message} (${held.hold}${withheld ? `; ${withheldText(withheld)}` : ''})` }
+      : judged.progressing;
   return progressingOf(parent, { counts, progressing, why: { ...judged.why, held: held.hold } }, now);
 }
 
@@ -461,14 +532,10 @@ function canonical(value: unknown): string {
 }
 
 /**
- * Why a workload (Deployment, StatefulSet) is not yet running the spec this answer gives it, or undefined: the
- * spec Metacontroller last applied (its last-applied annotation) differs from the answer's, which Metacontroller
- * applies after this sync; or the workload's controller has not observed its latest generation. A status built
- * from the workload's counts describes an older spec until then: it must not say the change is complete.
+ * Whether the spec Metacontroller last applied to a workload (its last-applied annotation; its replicas where it
+ * records none) differs from the one `desired` gives it.
  */
-export function workloadPending(workload: KubeObject | undefined, desired: KubeObject): string | undefined {
-  if (!workload) return undefined;
-  const kind = `${desired.kind} ${desired.metadata.name}`;
+function specChanged(workload: KubeObject, desired: KubeObject): boolean {
   const applied = workload.metadata.annotations?.[LAST_APPLIED];
   let appliedSpec: unknown;
   if (typeof applied === 'string') {
@@ -481,12 +548,33 @@ export function workloadPending(workload: KubeObject | undefined, desired: KubeO
   if (appliedSpec === undefined) appliedSpec = { replicas: (workload['spec'] as { replicas?: unknown })?.replicas };
   const wanted =
     typeof applied === 'string' ? desired['spec'] : { replicas: (desired['spec'] as { replicas?: unknown })?.replicas };
-  if (canonical(appliedSpec) !== canonical(wanted)) return `${kind} is given the new spec`;
+  return canonical(appliedSpec) !== canonical(wanted);
+}
+
+/**
+ * Why a workload (Deployment, StatefulSet) is not yet running the spec this answer gives it, or undefined: the
+ * spec Metacontroller last applied (its last-applied annotation) differs from the answer's, which Metacontroller
+ * applies after this sync; or the workload's controller has not observed its latest generation. A status built
+ * from the workload's counts describes an older spec until then: it must not say the change is complete.
+ */
+export function workloadPending(workload: KubeObject | undefined, desired: KubeObject): string | undefined {
+  if (!workload) return undefined;
+  const kind = `${desired.kind} ${desired.metadata.name}`;
+  if (specChanged(workload, desired)) return `${kind} is given the new spec`;
   const generation = workload.metadata.generation;
   const seen = (workload['status'] as { observedGeneration?: unknown } | undefined)?.observedGeneration;
   if (typeof generation === 'number' && (typeof seen !== 'number' || seen < generation))
     return `${kind} has not observed generation ${generation} yet`;
   return undefined;
+}
+
+/**
+ * The observed workload, in words (`Deployment <name>`), when this answer changes its spec (the spec Metacontroller
+ * last applied differs from `desired`'s), else undefined: memberStatus's `withheld`, which an answer held for a name
+ * another owner holds never gives it (it keeps the workload as observed).
+ */
+export function workloadWithheld(workload: KubeObject | undefined, desired: KubeObject): string | undefined {
+  return workload && specChanged(workload, desired) ? `${desired.kind} ${desired.metadata.name}` : undefined;
 }
 
 /** Container waiting reasons that mean a pod is failing rather than starting. */

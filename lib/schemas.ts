@@ -95,6 +95,23 @@ export function sizeField(description: string, maximum: number) {
   return Type.Integer({ minimum: 0, maximum, format: 'int32', description: `${description} At most ${maximum}.` });
 }
 
+/** How long a rollout may go without progress (spec.progressDeadlineSeconds' default, a Deployment's). */
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+export const MAX_PROGRESS_DEADLINE_SECONDS = 86400;
+
+/**
+ * spec.progressDeadlineSeconds of a replicated kind (PodSet, Memcached, MySQLCluster: lib/replicas.ts stalled), whose
+ * members are `what` (pods, members): as a Deployment's, for a rollout or scale only.
+ */
+export function progressDeadlineField(what: string) {
+  return Type.Integer({
+    minimum: 1,
+    maximum: MAX_PROGRESS_DEADLINE_SECONDS,
+    default: DEFAULT_PROGRESS_DEADLINE_SECONDS,
+    description: `How long a rollout or scale may go without progress (no ${what.replace(/s$/, '')} made, turned Ready or updated) while ${what} are missing or not Ready before Progressing turns False with reason ProgressDeadlineExceeded (as a Deployment's progressDeadlineSeconds). Once the rollout completed, ${what} that stop being Ready are no rollout: Available and Degraded say it, and no deadline applies until the spec changes or ${what} are missing.`,
+  });
+}
+
 /** The longest container image reference accepted (registry, path, tag and digest fit well within it). */
 export const MAX_IMAGE_LENGTH = 512;
 

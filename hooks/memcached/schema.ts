@@ -4,6 +4,7 @@ import {
   commonPrinterColumns,
   heldBySchema,
   imageField,
+  progressDeadlineField,
   replicatedStatus,
   type ResourceDefinition,
   sizeField,
@@ -24,6 +25,7 @@ export const MemcachedSpec = Type.Object(
       default: DEFAULT_PORT,
       description: 'The port memcached listens on.',
     }),
+    progressDeadlineSeconds: progressDeadlineField('pods'),
   },
   { description: 'MemcachedSpec defines the desired state of Memcached.' },
 );

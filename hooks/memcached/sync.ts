@@ -22,6 +22,7 @@ import {
   finalizeKeepingPolicy,
   imageProblem,
   creationAsked,
+  DEFAULT_PROGRESS_DEADLINE_SECONDS,
   degradedEvent,
   isTerminal,
   isTerminating,
@@ -77,6 +78,7 @@ import {
   type NamespaceGovernance,
   workloadFailure,
   workloadPending,
+  workloadWithheld,
 } from '../../lib/index.js';
 import { DEFAULT_PORT, MAX_SIZE, MEMCACHED_IMAGE, MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
@@ -423,6 +425,7 @@ function listsPods(parent: ParentObject): boolean {
     size: Math.max(0, Math.min(Number(raw.size) || 0, MAX_SIZE)),
     image: typeof raw.image === 'string' ? raw.image : MEMCACHED_IMAGE,
     port: typeof raw.port === 'number' ? raw.port : DEFAULT_PORT,
+    progressDeadlineSeconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
   };
   return podsListed(parent, spec);
 }
@@ -497,8 +500,11 @@ export function sync({
   const counts = workloadCounts(observedDeployment, desired);
   // Pods the API server refuses (Pod Security admission, a quota) are said in Ready, with the refusal's reason.
   const refused = counts.ready < counts.desired ? workloadFailure(observedDeployment) : undefined;
-  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say.
-  const pending = held ? undefined : workloadPending(observedDeployment, wanted);
+  // Until the Deployment runs this spec, its counts describe the last one: not complete, whatever they say. Held, it
+  // is kept as observed: a spec it was never given is said as kept back (withheld, lib/ownership.ts heldForTakenNames),
+  // a spec it was given and has not observed yet as under way.
+  const withheld = workloadWithheld(observedDeployment, wanted);
+  const pending = held && withheld ? undefined : workloadPending(observedDeployment, wanted);
   // Whether its pods run without their NetworkPolicy (lib/network-policy.ts): said while they do, unless its name is
   // another owner's (held: its Ready says so).
   const running = statusNumber(observedDeployment, 'replicas');
@@ -512,6 +518,8 @@ export function sync({
     ),
     ...(refused ? { ready: refused } : {}),
     ...(pending ? { progressing: { type: 'Progressing', status: true, reason: 'Updating', message: pending } } : {}),
+    ...(withheld ? { withheld } : {}),
+    deadlineSeconds: spec.progressDeadlineSeconds,
     extra: [
       degraded(observedDeployment, pods),
       ...(listed ? [] : [notListed(parent, spec)]),

@@ -4,6 +4,7 @@ import {
   commonPrinterColumns,
   heldBySchema,
   MAX_NAME_LENGTH,
+  progressDeadlineField,
   replicatedStatus,
   type ResourceDefinition,
   sizeField,
@@ -59,6 +60,7 @@ export const MySQLClusterSpec = Type.Object(
       },
       { default: {}, description: 'Each member keeps its data in a volume of its own.' },
     ),
+    progressDeadlineSeconds: progressDeadlineField('members'),
   },
   { description: 'MySQLClusterSpec defines the desired state of MySQLCluster.' },
 );

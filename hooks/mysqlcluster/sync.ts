@@ -75,6 +75,7 @@ import {
   takenNames,
   workloadCounts,
   workloadPending,
+  workloadWithheld,
   degradedEvent,
   podsDegraded,
   textOf,
@@ -1568,6 +1569,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
       ...(progressing ? { progressing } : {}),
       going,
       ...(waiting ? { waiting } : {}),
+      ...deadlineOptions(spec, observedSts, wantedSts),
     },
   );
   notReadyNamed(status, membersReport(n, spec.size, seenPods));
@@ -1596,8 +1598,34 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   return {
     status,
     children,
-    ...(waitsForMembers(counts) ? { resyncAfterSeconds: MISSING_MEMBERS_RESYNC_SECONDS } : {}),
+    ...membersResync(counts, spec.progressDeadlineSeconds),
   };
+}
+
+/**
+ * What the progress deadline reads of the StatefulSet (lib/replicas.ts memberStatus): spec.progressDeadlineSeconds;
+ * whether it makes one member at a time (orderedReady); a spec change it is not given while the cluster is held for
+ * a name another owner holds (kept as observed: lib/ownership.ts heldForTakenNames says the hold, not the change).
+ */
+function deadlineOptions(
+  spec: Spec,
+  observedSts: KubeObject | undefined,
+  wantedSts: KubeObject,
+): { deadlineSeconds: number; ordered: boolean; withheld?: string } {
+  const withheld = workloadWithheld(observedSts, wantedSts);
+  return {
+    deadlineSeconds: spec.progressDeadlineSeconds,
+    ordered: orderedReady(observedSts),
+    ...(withheld ? { withheld } : {}),
+  };
+}
+
+/**
+ * While members are missing or not Ready, a look again every MISSING_MEMBERS_RESYNC_SECONDS, or just past the deadline
+ * (`deadline`) when it is shorter, so that the deadline is said with no other event.
+ */
+function membersResync(counts: ReplicaCounts, deadline: number): { resyncAfterSeconds?: number } {
+  return waitsForMembers(counts) ? { resyncAfterSeconds: Math.min(MISSING_MEMBERS_RESYNC_SECONDS, deadline + 1) } : {};
 }
 
 /** Whether members are missing or not Ready: the deadline is looked at again (MISSING_MEMBERS_RESYNC_SECONDS). */
@@ -1605,7 +1633,10 @@ function waitsForMembers(counts: ReplicaCounts): boolean {
   return counts.current < counts.desired || counts.ready < counts.current;
 }
 
-/** How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, is 600 s). */
+/**
+ * How often a cluster with members missing looks again (the progress deadline, lib/replicas.ts, spec.progressDeadlineSeconds,
+ * 600 s by default; just past it when it is shorter).
+ */
 const MISSING_MEMBERS_RESYNC_SECONDS = 60;
 
 /**
@@ -1692,8 +1723,17 @@ function membersWaiting(pods: readonly KubeObject[], observedSts: KubeObject | u
     .sort();
   if (waiting.length === 0) return undefined;
   const more = waiting.length > WAITING_LISTED ? ` and ${waiting.length - WAITING_LISTED} more` : '';
+  return { text: `${waiting.slice(0, WAITING_LISTED).join(', ')}${more}`, ordered: orderedReady(observedSts) };
+}
+
+/**
+ * Whether the StatefulSet makes its members one at a time (OrderedReady: one made before podManagementPolicy
+ * Parallel): the next only once the one before is Ready and none is being deleted, so a member missing behind a member
+ * not Ready or stuck Terminating was never asked for (lib/replicas.ts stallCause).
+ */
+function orderedReady(observedSts: KubeObject | undefined): boolean {
   const policy = (observedSts?.['spec'] as { podManagementPolicy?: unknown } | undefined)?.podManagementPolicy;
-  return { text: `${waiting.slice(0, WAITING_LISTED).join(', ')}${more}`, ordered: policy !== 'Parallel' };
+  return policy !== 'Parallel';
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   commonPrinterColumns,
   heldBySchema,
   imageField,
+  progressDeadlineField,
   replicatedStatus,
   type ResourceDefinition,
   sizeField,
@@ -19,9 +20,6 @@ export const MAX_ARGUMENT_LENGTH = 4096;
 /** A rollout's pod proves its template by staying Ready this long (spec.minReadySeconds' default, and its bound). */
 export const DEFAULT_MIN_READY_SECONDS = 10;
 export const MAX_MIN_READY_SECONDS = 3600;
-/** How long pods may stay missing or not Ready without progress (spec.progressDeadlineSeconds' default, a Deployment's). */
-export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
-export const MAX_PROGRESS_DEADLINE_SECONDS = 86400;
 /**
  * The most a PodSet's answer may weigh: every pod repeats the image and the command, so `size` times their
  * length is bounded too (a 1000-pod PodSet with a 100 KB image once made a 100 MB answer and 385 MB of RSS).
@@ -45,13 +43,7 @@ export const PodSetSpec = Type.Object(
       description:
         "How long a pod made from a changed template must stay Ready before the rollout replaces the next pod (as a Deployment's minReadySeconds): a command that crashes sooner after it starts stops the rollout at that pod. 0: Ready is enough.",
     }),
-    progressDeadlineSeconds: Type.Integer({
-      minimum: 1,
-      maximum: MAX_PROGRESS_DEADLINE_SECONDS,
-      default: DEFAULT_PROGRESS_DEADLINE_SECONDS,
-      description:
-        "How long pods may stay missing or not Ready without progress (none made, turned Ready or updated) before Progressing turns False with reason ProgressDeadlineExceeded (as a Deployment's progressDeadlineSeconds).",
-    }),
+    progressDeadlineSeconds: progressDeadlineField('pods'),
   },
   { description: 'PodSetSpec defines the desired state of PodSet.' },
 );

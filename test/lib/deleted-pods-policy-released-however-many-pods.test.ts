@@ -57,12 +57,17 @@ for (const istio of [false, true])
   t.test(
     `a Memcached of 1000 mid-rollout${istio ? ' (Istio injected)' : ''}: its policy released 120 s after deletion`,
     async (t) => {
-      const req = request('memcached', { size: 1000, image: 'memcached:1.6.38-alpine', port: 11211 });
+      const req = request('memcached', {
+        size: 1000,
+        image: 'memcached:1.6.38-alpine',
+        port: 11211,
+        progressDeadlineSeconds: 600,
+      });
       const parent = {
         ...req.parent,
         metadata: { ...req.parent.metadata, name: 'cache', namespace: 'team-a' },
       } as ParentObject;
-      const spec = { size: 1000, image: 'memcached:1.6.38-alpine', port: 11211 };
+      const spec = { size: 1000, image: 'memcached:1.6.38-alpine', port: 11211, progressDeadlineSeconds: 600 };
       parent.spec = spec;
       t.notOk(podsListed(parent, spec), 'the Memcached itself does not ask for its pods: they do not fit');
       const answer = memcachedSync({ ...req, parent }, FIXED_NOW) as any;

@@ -230,7 +230,15 @@ t.test('a Memcached whose pods are not listed (too many to send) keeps its polic
   const { podsListed } = await import('../../hooks/memcached/sync.js');
   const req = request('memcached', { size: MAX_SIZE, image: 'attacker.example/x:1' });
   req.parent.metadata = { ...req.parent.metadata, name: 'big', namespace: 'team-a', uid: 'uid-big' };
-  t.notOk(podsListed(req.parent, { size: MAX_SIZE, image: 'attacker.example/x:1', port: 11211 }), 'not listed');
+  t.notOk(
+    podsListed(req.parent, {
+      size: MAX_SIZE,
+      image: 'attacker.example/x:1',
+      port: 11211,
+      progressDeadlineSeconds: 600,
+    }),
+    'not listed',
+  );
   const policy = asObserved(memcachedSync(req, FIXED_NOW).children.find((c) => c.kind === 'NetworkPolicy')!);
   const world = deleting({ ...req, children: objectMap([policy]), related: {} });
   const rules = (memcached.customize as any)({ controller: {}, parent: world.parent }, {}).relatedResources;

@@ -13,7 +13,7 @@ import { objectMap, request } from '../fixtures/requests.js';
 import { withIstioSidecar, withVaultAgent } from '../fixtures/sidecars.js';
 import { applied, sentBytes, storedPod } from '../fixtures/stored-objects.js';
 
-type Spec = { size: number; image: string; port: number };
+type Spec = { size: number; image: string; port: number; progressDeadlineSeconds: number };
 
 /** The largest size whose pods customize asks for, for a spec otherwise like `spec`. */
 function largestListed(parent: ParentObject, spec: Spec): number {
@@ -60,7 +60,7 @@ for (const name of ['cache', 'c'.repeat(40)]) {
         ...req.parent,
         metadata: { ...req.parent.metadata, name, namespace: 'shop', uid: '9f8e7d6c-0000-4000-8000-000000000009' },
       } as ParentObject;
-      const base: Spec = { size: 0, image: 'memcached:1.6.38-alpine', port: 11211 };
+      const base: Spec = { size: 0, image: 'memcached:1.6.38-alpine', port: 11211, progressDeadlineSeconds: 600 };
       const size = largestListed(parent, base);
       t.ok(size > 100 && size < 1000, `pods listed up to size ${size}`);
       const spec = { ...base, size };

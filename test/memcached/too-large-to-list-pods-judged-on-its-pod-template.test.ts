@@ -17,7 +17,7 @@ import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
 
 t.test('a Memcached too large to list its pods is judged on its pod template alone', async (t) => {
-  const spec = { size: 1000, image: 'memcached:1.6.38-alpine', port: 11211 };
+  const spec = { size: 1000, image: 'memcached:1.6.38-alpine', port: 11211, progressDeadlineSeconds: 600 };
   const base = request('memcached', spec);
   const ns = base.parent.metadata.namespace!;
   t.notOk(podsListed(base.parent, spec), 'its pods are not asked for');
