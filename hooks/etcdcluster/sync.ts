@@ -998,7 +998,7 @@ function childrenOf(
   );
   // Who may reach the members and what they may reach (network.ts); none when the server's setting turns it off.
   // Without Egress where the namespace's own policies govern the pods' egress (ours would add to it).
-  const governance = clusterGovernance(request, children);
+  const governance = clusterGovernance(request, children, d.settings);
   const policy = memberNetworkPolicy(parent, d.settings ?? {}, own, governance.members);
   if (policy) children.push(policy);
   // The restore check pod runs the tenant's images too: its own policy while it is answered or still observed (a
@@ -1137,7 +1137,12 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
   );
   // Whether the members' NetworkPolicy exists beside running members (network.ts): said while it does not.
   const answered = d.pods.map((p) => withMemberLabels(p, request.parent.metadata.name!));
-  const policy = networkPolicyCreated(request, d.settings ?? {}, now, clusterGovernance(request, answered).members);
+  const policy = networkPolicyCreated(
+    request,
+    d.settings ?? {},
+    now,
+    clusterGovernance(request, answered, d.settings).members,
+  );
   if (policy) conditions.push(policy);
   conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;
