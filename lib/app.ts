@@ -21,7 +21,7 @@ import {
   safeUrl,
   type CallerGuard,
 } from './guard.js';
-import type { HookDefinition, Services } from './hook.js';
+import { parentKindsOf, type HookDefinition, type Services } from './hook.js';
 import { hookRoutes, type ServerParts } from './hook-routes.js';
 import { instrumentedServices, instrumentPlugin, refuseClient } from './instrument.js';
 import {
@@ -233,7 +233,8 @@ function serverParts(options: AppOptions, metrics: Metrics): ServerParts {
           : serverBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET),
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     },
-    environment: { env: options.env ?? process.env },
+    // The registry's parent kinds go with it into every operator's settings (lib/hook-routes.ts).
+    environment: { env: options.env ?? process.env, parentKinds: parentKindsOf(options.operators) },
   };
 }
 

@@ -76,7 +76,12 @@ export const hookRoutes: FastifyPluginCallbackTypebox<HookRoutesOptions> = (app,
   const built: Record<string, unknown> = { ...def.clients?.(options.environment), ...options.clients };
   const clients = instrumentedClients(built, options.metrics);
   const refused = Object.fromEntries(Object.keys(built).map((key) => [key, refuseClient]));
-  const settings: Record<string, unknown> = { ...def.settings?.(options.environment), ...options.settings };
+  // Every operator's settings carry the registry's parent kinds (lib/network-policy.ts ParentKindSettings).
+  const settings: Record<string, unknown> = {
+    ...def.settings?.(options.environment),
+    parentKinds: options.environment.parentKinds ?? [],
+    ...options.settings,
+  };
   const contextOf = (request: FastifyRequest, name: string, subject: ParentObject | undefined) =>
     request.authenticated
       ? new LazyCallContext(options.services, clients, settings, { log: request.log, name, subject })

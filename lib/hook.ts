@@ -60,6 +60,18 @@ export interface CallContext<C = ClientFactories, K = unknown> {
 /** What an operator's `clients` and `settings` functions are given: the server's environment, read once at start. */
 export interface ClientEnvironment {
   env: NodeJS.ProcessEnv;
+  /**
+   * The kinds of the parents the server serves (`<group>/<kind>`: parentKindsOf the definitions the app is built from).
+   * Every operator's settings carry them as `parentKinds` (lib/hook-routes.ts): whose pods' NetworkPolicies are another
+   * parent's, not the namespace's own governance (lib/network-policy.ts anotherParentsPolicy).
+   */
+  parentKinds?: readonly string[];
+}
+
+/** The kinds (`<group>/<kind>`) of the composite definitions of a registry: the parents metaops serves. */
+export function parentKindsOf(defs: readonly HookDefinition[]): string[] {
+  const kinds = defs.flatMap((d) => (d.type === 'composite' ? [`${d.resource.group}/${d.resource.kind}`] : []));
+  return [...new Set(kinds)].sort();
 }
 
 /** One printer column of `kubectl get`. */

@@ -23,8 +23,18 @@ export const METADATA_V6 = ['fd00:ec2::254/128', 'fd20:ce::254/128'];
  */
 export const WORKLOAD_NETWORK_POLICY_SETTING = 'METAOPS_WORKLOAD_NETWORK_POLICY';
 
+/**
+ * What every operator's settings carry from the registry the server is built from (lib/hook.ts ClientEnvironment,
+ * lib/hook-routes.ts): the kinds of the parents it serves (`<group>/<kind>`), whose pods' NetworkPolicies are another
+ * parent's, not the namespace's own governance (anotherParentsPolicy). lib names no operator: the kinds are the
+ * registry's, whatever operators it holds.
+ */
+export interface ParentKindSettings {
+  parentKinds?: readonly string[];
+}
+
 /** The settings of a kind that answers the workload NetworkPolicy. */
-export interface WorkloadNetworkSettings {
+export interface WorkloadNetworkSettings extends ParentKindSettings {
   /** Whether the hook answers its pods' NetworkPolicy (METAOPS_WORKLOAD_NETWORK_POLICY; absent: yes). */
   workloadNetworkPolicy?: boolean;
 }
@@ -453,8 +463,8 @@ function distinctLabelSets(sets: readonly unknown[], named: ReadonlySet<string>)
  * Whether the namespace's own NetworkPolicies (the related objects customize asked for: namespacePolicyRules) govern
  * the parent's pods: a policy other than the parent's own (`own`: its names; one of those names another owner holds
  * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), and other
- * than another metaops parent's pods' policy (anotherParentsPolicy: managed-by metaops and controlled by a metaops
- * kind; it goes with that parent), and other than one of the names `ownIfMarked` that is the parent's (ownPolicy:
+ * than another metaops parent's pods' policy (anotherParentsPolicy: managed-by metaops and controlled by a kind the
+ * server serves, `parentKinds`; it goes with that parent), and other than one of the names `ownIfMarked` that is the parent's (ownPolicy:
  * a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
  * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
  * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
@@ -470,7 +480,13 @@ function distinctLabelSets(sets: readonly unknown[], named: ReadonlySet<string>)
  */
 export function namespaceGovernance(
   request: Pick<CompositeSyncRequest, 'parent' | 'related'>,
-  options: { pods: readonly unknown[]; own: readonly string[]; ownIfMarked?: readonly string[] },
+  options: {
+    pods: readonly unknown[];
+    own: readonly string[];
+    ownIfMarked?: readonly string[];
+    /** The parent kinds the server serves (ParentKindSettings): absent, none. */
+    parentKinds: readonly string[] | undefined;
+  },
 ): NamespaceGovernance {
   const doubt: NamespaceGovernance = { egress: true, ingress: true, egressBy: ['…'], ingressBy: ['…'] };
   const namespace = textOf(request.parent.metadata.namespace, '');
@@ -483,11 +499,12 @@ export function namespaceGovernance(
   // Other metaops parents' policies are left out before the count (a tenant's 513 EtcdClusters made every PodSet's
   // pods "governed" by number alone); the walk over them is bounded by MAX_LISTED_POLICIES.
   const keys: string[] = [];
+  const kinds = options.parentKinds ?? [];
   let listed = 0;
   for (const key in group) {
     if (++listed > MAX_LISTED_POLICIES) return doubt;
     const policy = group[key];
-    if (isRecord(policy) && isRecord(policy['metadata']) && anotherParentsPolicy(policy['metadata'])) continue;
+    if (isRecord(policy) && isRecord(policy['metadata']) && anotherParentsPolicy(policy['metadata'], kinds)) continue;
     keys.push(key);
     if (keys.length > MAX_NAMESPACE_POLICIES) return doubt;
   }
@@ -530,22 +547,6 @@ function judgePolicy(
   return { name, ...policyDirections(spec) };
 }
 
-/**
- * The kinds of metaops' parents (`<group>/<kind>`), whose NetworkPolicies (the pods' policies Metacontroller makes
- * for them) are not the namespace's own governance (anotherParentsPolicy). Every kind main/operators.ts serves
- * (test/operators/another-parents-policy-is-not-the-namespaces.test.ts checks that the two lists agree).
- */
-export const METAOPS_PARENT_KINDS: readonly string[] = Object.freeze([
-  'cache.example.com/Memcached',
-  'apps.jicki.cn/PodSet',
-  'database.example.com/MySQLCluster',
-  'etcd.database.coreos.com/EtcdCluster',
-  'etcd.database.coreos.com/EtcdBackup',
-  'etcd.database.coreos.com/EtcdRestore',
-  'systek.no/S3',
-  'debug.metaops.dev/PodBuggerTool',
-]);
-
 /** At most this many ownerReferences of a policy are read; past it the policy counts as the namespace's (doubt). */
 const MAX_OWNER_REFERENCES = 16;
 
@@ -570,7 +571,7 @@ function ownPolicy(metadata: Record<string, unknown>, parentUid: string | undefi
 /**
  * Whether a NetworkPolicy (its metadata, untrusted) is another metaops parent's pods' policy, not the namespace's
  * own: labelled `app.kubernetes.io/managed-by: metaops` AND controlled (an ownerReference with `controller: true`,
- * as Metacontroller sets on every child) by a kind of METAOPS_PARENT_KINDS. Such a policy selects that parent's pods
+ * as Metacontroller sets on every child) by one of `parentKinds`, the kinds the server serves (ParentKindSettings). Such a policy selects that parent's pods
  * by labels, which another parent's pods may carry too (a PodSet's spec chooses its pods' labels); counted, it made
  * the second parent answer its pods no policy, and when the first parent went (its policy with it) the second's pods
  * ran unguarded. It is metaops' own answer, and goes with its parent: the namespace's admin wrote none of it. Anything
@@ -579,7 +580,7 @@ function ownPolicy(metadata: Record<string, unknown>, parentUid: string | undefi
  * doubt). One a tenant who may write NetworkPolicies forges with both marks opens nothing that tenant could not open
  * by writing a policy that allows it (NetworkPolicies add up; docs/operating.md "Tenants").
  */
-export function anotherParentsPolicy(metadata: Record<string, unknown>): boolean {
+export function anotherParentsPolicy(metadata: Record<string, unknown>, parentKinds: readonly string[]): boolean {
   const labels = metadata['labels'];
   if (!isRecord(labels) || labels['app.kubernetes.io/managed-by'] !== MANAGED_BY) return false;
   const refs = metadata['ownerReferences'];
@@ -591,7 +592,7 @@ export function anotherParentsPolicy(metadata: Record<string, unknown>): boolean
     if (typeof apiVersion !== 'string' || typeof kind !== 'string') return false;
     const slash = apiVersion.indexOf('/');
     if (slash <= 0) return false;
-    return METAOPS_PARENT_KINDS.includes(`${apiVersion.slice(0, slash)}/${kind}`);
+    return parentKinds.includes(`${apiVersion.slice(0, slash)}/${kind}`);
   });
 }
 

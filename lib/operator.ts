@@ -27,6 +27,7 @@ import {
   type CallContext,
   type HookDefinition,
   type OperatorBase,
+  parentKindsOf,
   type Services,
 } from './hook.js';
 import type {
@@ -864,7 +865,12 @@ function invoke<C, K>(
     log: options.log ?? silentLog,
     services,
     clients: { ...(def.clients?.({ env: {} }) ?? {}), ...options.clients } as C,
-    settings: { ...(def.settings?.({ env: {} }) ?? {}), ...options.settings } as K,
+    // Without a registry, the definition run is the only parent kind served (a test names others in its settings).
+    settings: {
+      ...(def.settings?.({ env: {} }) ?? {}),
+      parentKinds: parentKindsOf([def]),
+      ...options.settings,
+    } as K,
     signal: options.signal ?? new AbortController().signal,
   };
   const fn = (hook === 'sync' ? def.sync : def.finalize) as

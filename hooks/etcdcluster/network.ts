@@ -16,6 +16,7 @@ import {
   governingNames,
   namespaceGovernsCondition,
   type NamespaceGovernance,
+  type ParentKindSettings,
   observed,
   observedNamed,
   podLabelSets,
@@ -59,7 +60,7 @@ export function restoreCheckPolicyName(cluster: string): string {
 }
 
 /** The EtcdCluster hook's settings: the etcd family's, and the members' NetworkPolicy. */
-export interface EtcdClusterSettings extends EtcdSettings {
+export interface EtcdClusterSettings extends EtcdSettings, ParentKindSettings {
   /** Whether the hook answers the members' NetworkPolicy (METAOPS_ETCD_NETWORK_POLICY; absent: yes). */
   memberNetworkPolicy?: boolean;
   /** Namespaces whose pods may read every cluster's metrics port besides its own (METAOPS_ETCD_METRICS_NAMESPACES). */
@@ -355,6 +356,7 @@ export interface ClusterGovernance {
 export function clusterGovernance(
   request: CompositeSyncRequest,
   answered: readonly (KubeObject | null)[],
+  settings: Partial<EtcdClusterSettings> | undefined,
 ): ClusterGovernance {
   const cluster = request.parent.metadata.name ?? '';
   const pods = [...answered, ...observed(request.children, 'Pod', 'v1')].filter(
@@ -366,9 +368,10 @@ export function clusterGovernance(
   const ownIfMarked = [restoreCheckPolicyName(cluster)];
   const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
   const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
+  const parentKinds = settings?.parentKinds;
   return {
-    members: namespaceGovernance(request, { pods: podLabelSets(member), own, ownIfMarked }),
-    check: namespaceGovernance(request, { pods: podLabelSets(check), own, ownIfMarked }),
+    members: namespaceGovernance(request, { pods: podLabelSets(member), own, ownIfMarked, parentKinds }),
+    check: namespaceGovernance(request, { pods: podLabelSets(check), own, ownIfMarked, parentKinds }),
   };
 }
 
@@ -399,7 +402,7 @@ export function withMemberPolicy(
   const pod = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
   const member = (c: KubeObject) => pod(c) && memberIndex(cluster, c.metadata?.name ?? '') !== undefined;
   const check = (c: KubeObject) => pod(c) && c.metadata?.name === checkPodName(cluster);
-  const governance = clusterGovernance(request, response.children);
+  const governance = clusterGovernance(request, response.children, settings);
   const memberPolicy = memberNetworkPolicy(request.parent, settings, own, governance.members);
   const checkPolicy = restoreCheckNetworkPolicy(request.parent, settings, governance.check);
   let out = keptWithPolicies(

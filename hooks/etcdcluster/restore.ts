@@ -248,15 +248,16 @@ export function checkedOf(spec: EtcdClusterSpec): CheckedSpec {
 /**
  * `spec` as the check started the restored members (`checked`, the restore's record: read by type; a record not
  * readable, or none (written before it was kept), leaves the spec as it is): its version, repository,
- * busyboxImage and etcdEnv, and the etcd resources when the check's etcd was given them (etcdStartContainer).
+ * busyboxImage and etcdEnv, and the etcd resources when the check's etcd was given them (etcdStartContainer). The
+ * record is the status's: the sync checks what this makes of it as the spec is checked (spec-checks.ts
+ * checkedRecordProblem) before any member is made from it.
  */
 export function madeAsChecked(spec: EtcdClusterSpec, checked: unknown): EtcdClusterSpec {
   if (!isRecord(checked) || typeof checked['version'] !== 'string' || typeof checked['repository'] !== 'string')
     return spec;
   const { busyboxImage, etcdEnv, resources } = checked;
   if (busyboxImage !== undefined && typeof busyboxImage !== 'string') return spec;
-  if (etcdEnv !== undefined && !(Array.isArray(etcdEnv) && etcdEnv.length <= 64 && etcdEnv.every(isRecord)))
-    return spec;
+  if (etcdEnv !== undefined && !(Array.isArray(etcdEnv) && etcdEnv.every(isRecord))) return spec;
   if (resources !== undefined && !isRecord(resources)) return spec;
   const { busyboxImage: _busybox, etcdEnv: _env, ...pod } = spec.pod ?? {};
   return {

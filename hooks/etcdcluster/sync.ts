@@ -25,7 +25,6 @@ import {
   holderJudge,
   RETRY_SECONDS,
   RetryLaterError,
-  specParser,
   type SyncHook,
   takenIn,
   takenNames,
@@ -33,7 +32,6 @@ import {
 } from '../../lib/index.js';
 import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
 import {
-  plainDomain,
   alreadyRestored,
   restoresCarriedOutKnown,
   withRestoreCarriedOut,
@@ -85,8 +83,12 @@ import { heldForNamesNotChecked, memberOrdinals, namesAskedWith, notAskedFor, wi
 import { settleReport } from './settle.js';
 import { lastIndexSeen, type Previous } from './plan/view.js';
 import { restoredFrom } from './plan/restore-check.js';
-import { DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
-import { type TlsState, tlsSecretNames, tlsSpecProblem, tlsState } from './tls.js';
+import type { EtcdClusterSpec } from './schema.js';
+import { type TlsState, tlsSecretNames, tlsState } from './tls.js';
+import { checkedRecordProblem, parser } from './spec-checks.js';
+
+// The spec's parser (spec-checks.ts), where the tests and tools have always taken it.
+export { parser };
 
 /**
  * Seconds before the next step while the cluster converges, and after a failed call to etcd: `soon`, not
@@ -99,25 +101,6 @@ export const ETCD_RETRY_SECONDS = RETRY_SECONDS.soon;
  * timing out (silent members: each such sync waits a call deadline): `failure`, not the 5 s of a converging cluster.
  */
 export const ETCD_SILENT_RETRY_SECONDS = RETRY_SECONDS.failure;
-
-const DOMAIN = new RegExp(DOMAIN_PATTERN);
-// Checked here as well as in the CRD: a request may come from an older CRD, or straight to the webhook. Every
-// field that goes into a URL the hook dials is a DNS name, or the spec is refused (nothing is dialled).
-export const parser = specParser(EtcdClusterSpec, (spec) => {
-  if (!VERSION_PATTERN.test(spec.version.trim()))
-    return `spec.version is ${JSON.stringify(spec.version)}: expected an etcd version such as "3.5.17"`;
-  for (const field of ['clusterDomain', 'ClusterDomain'] as const) {
-    const domain = spec.pod?.[field];
-    if (domain && (domain.length > 200 || !DOMAIN.test(domain)))
-      return `spec.pod.${field} must be a DNS name such as "cluster.local"`;
-  }
-  // etcd-operator's spelling and ours name one field: both set, they must agree.
-  const [lower, upper] = [spec.pod?.clusterDomain, spec.pod?.ClusterDomain];
-  if (lower && upper && plainDomain(lower) !== plainDomain(upper))
-    return `spec.pod.clusterDomain ${JSON.stringify(lower)} and spec.pod.ClusterDomain ${JSON.stringify(upper)} (etcd-operator's spelling of the same field) differ: set one of them`;
-  if (spec.size > MAX_SIZE) return `spec.size is at most ${MAX_SIZE}`;
-  return tlsSpecProblem(spec);
-});
 
 /** A client that dials nothing: the operator's TLS material is unusable, every call fails with why. */
 function noDial(why: string): EtcdClient {
@@ -593,6 +576,17 @@ async function dialled(
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withContext(obs, request, spec, settings, now);
+  // The restore's record of what its check started is the status's, which whoever may write it can change: checked as
+  // the spec is (as this call's spec passed) before any restored member is made from it.
+  const restore = (parent.status as { restore?: unknown } | undefined)?.restore;
+  const refused = checkedRecordProblem(
+    parent,
+    hook.spec,
+    isRecord(restore) ? restore['checked'] : undefined,
+    settings,
+    request,
+  );
+  if (refused) obs.checkedRefused = refused;
   const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
   if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
@@ -1004,7 +998,7 @@ function childrenOf(
   );
   // Who may reach the members and what they may reach (network.ts); none when the server's setting turns it off.
   // Without Egress where the namespace's own policies govern the pods' egress (ours would add to it).
-  const governance = clusterGovernance(request, children);
+  const governance = clusterGovernance(request, children, d.settings);
   const policy = memberNetworkPolicy(parent, d.settings ?? {}, own, governance.members);
   if (policy) children.push(policy);
   // The restore check pod runs the tenant's images too: its own policy while it is answered or still observed (a
@@ -1143,7 +1137,12 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
   );
   // Whether the members' NetworkPolicy exists beside running members (network.ts): said while it does not.
   const answered = d.pods.map((p) => withMemberLabels(p, request.parent.metadata.name!));
-  const policy = networkPolicyCreated(request, d.settings ?? {}, now, clusterGovernance(request, answered).members);
+  const policy = networkPolicyCreated(
+    request,
+    d.settings ?? {},
+    now,
+    clusterGovernance(request, answered, d.settings).members,
+  );
   if (policy) conditions.push(policy);
   conditions.unshift(readyCondition(conditions, d, failure));
   return conditions;

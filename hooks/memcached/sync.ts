@@ -131,12 +131,14 @@ export function governanceOf(
   request: CompositeSyncRequest,
   children: readonly (KubeObject | null)[],
   pods: readonly KubeObject[] | undefined,
+  settings: WorkloadNetworkSettings | undefined,
 ): NamespaceGovernance {
   const name = request.parent.metadata.name ?? '';
   const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   return namespaceGovernance(request, {
     pods: podLabelSets(children, workload ? [workload] : [], pods ?? []),
     own: [networkPolicyName(name)],
+    parentKinds: settings?.parentKinds,
   });
 }
 
@@ -489,7 +491,7 @@ export function sync({
   const own = serviceSelectsOwn(request, legacy, observedDeployment, listed ? pods : undefined);
   // What its pods (the spec's image) may reach: not the instance metadata service (lib/network-policy.ts).
   // Not where the namespace's own policies govern their egress (ours would add to it): the status says so.
-  const governance = governanceOf(request, [wanted], pods);
+  const governance = governanceOf(request, [wanted], pods, settings);
   const policy = networkPolicy(parent, own, settings, governance);
   const children = [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : [])];
   // Held for a name another owner holds (lib/ownership.ts guardAnswer, after this answer): the Deployment is kept as
@@ -555,7 +557,8 @@ export function kept(
     : undefined;
   const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
   const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
-  if (governanceOf(request, response.children, pods).egress) return withoutPolicy(response, networkPolicyName(name));
+  if (governanceOf(request, response.children, pods, settings).egress)
+    return withoutPolicy(response, networkPolicyName(name));
   const running = () => runningWithout(name, statusNumber(workload, 'replicas'));
   return keptWithPolicies(
     request,

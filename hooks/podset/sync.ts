@@ -151,11 +151,13 @@ export function networkPolicy(
 export function governanceOf(
   request: CompositeSyncRequest,
   children: readonly (KubeObject | null)[],
+  settings: WorkloadNetworkSettings | undefined,
 ): NamespaceGovernance {
   const name = request.parent.metadata.name ?? '';
   return namespaceGovernance(request, {
     pods: podLabelSets(children, observedUnordered(request.children, 'Pod', 'v1')),
     own: [networkPolicyName(name)],
+    parentKinds: settings?.parentKinds,
   });
 }
 
@@ -173,7 +175,7 @@ export function kept(
 ): CompositeSyncResponse {
   if (!request.parent.metadata.name) return response;
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
-  if (governanceOf(request, response.children).egress)
+  if (governanceOf(request, response.children, settings).egress)
     return withoutPolicy(response, networkPolicyName(request.parent.metadata.name));
   const running = (pods: readonly KubeObject[]) => runningWithout(pods.length);
   return keptWithPolicies(
@@ -740,7 +742,7 @@ export function sync({
   }
   // What the pods (the spec's image and command) may reach: not the instance metadata service (lib/network-policy.ts).
   // Not where the namespace's own policies govern their egress (ours would add to it): the status says so.
-  const governance = governanceOf(request, children);
+  const governance = governanceOf(request, children, settings);
   const policy = networkPolicy(parent, settings, governance);
   children.push(...[policy].filter((p): p is KubeObject => p !== undefined));
   const unguarded = policyConditions(request, { policy, governance, settings, running: pods.length }, now);

@@ -19,7 +19,10 @@ const policy = (name: string, podSelector: unknown, policyTypes = ['Egress']): K
   spec: { podSelector, policyTypes },
 });
 const govern = (policies: KubeObject[], pods: unknown[]) =>
-  namespaceGovernance({ parent: base.parent, related: objectMap(policies, 'v1') }, { pods, own: ['mine-podset'] });
+  namespaceGovernance(
+    { parent: base.parent, related: objectMap(policies, 'v1') },
+    { pods, own: ['mine-podset'], parentKinds: [] },
+  );
 /** Pods of one app, each of its own template. */
 const templates = (n: number, extra: (i: number) => Record<string, string> = () => ({})) =>
   Array.from({ length: n }, (_, i) => ({ app: 'web', 'metaops.dev/template-hash': `h${1000 + i}`, ...extra(i) }));

@@ -7,12 +7,16 @@
 // Must hold: a policy labelled `app.kubernetes.io/managed-by: metaops` AND controlled by a metaops kind (an
 // ownerReference with controller: true, as Metacontroller sets) is not the namespace's governance; a policy short of
 // either mark (a tenant labelling its policy as metaops', an owner of another kind, an owner that does not control
-// it, metadata not of its type) still counts (never widen on doubt); the kinds recognised are exactly those the
-// server serves; the same observed state gives the same answer.
+// it, metadata not of its type) still counts (never widen on doubt); the kinds recognised are those of the registry
+// the server is built from (lib/hook.ts parentKindsOf: lib names no operator), an operator added to it included; the
+// same observed state gives the same answer.
 import t from 'tap';
-import { METAOPS_PARENT_KINDS, anotherParentsPolicy, namespaceGovernance } from '../../lib/network-policy.js';
+import { buildApp } from '../../lib/app.js';
+import { parentKindsOf, type HookDefinition } from '../../lib/hook.js';
+import { anotherParentsPolicy, namespaceGovernance } from '../../lib/network-policy.js';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
 import { operators } from '../../main/operators.js';
+import { greeting } from '../toy/index.js';
 import { podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
@@ -120,20 +124,75 @@ t.test('namespaceGovernance leaves out only another parent’s policy, for eithe
   const both = policyOfA(ns);
   (both as any).spec = { podSelector: {}, policyTypes: ['Ingress', 'Egress'] };
   const pods = [{ 'app.kubernetes.io/name': 'podset', 'app.kubernetes.io/instance': 'b' }];
-  const judged = namespaceGovernance({ parent: base.parent, related: objectMap([both], 'v1') }, { pods, own: [] });
+  const parentKinds = ['apps.jicki.cn/PodSet'];
+  const judged = namespaceGovernance(
+    { parent: base.parent, related: objectMap([both], 'v1') },
+    { pods, own: [], parentKinds },
+  );
   t.same(judged, { egress: false, ingress: false, egressBy: [], ingressBy: [] });
   const tenant = policyOfA(ns, { ownerReferences: [] });
   (tenant as any).spec = { podSelector: {}, policyTypes: ['Ingress', 'Egress'] };
-  const counted = namespaceGovernance({ parent: base.parent, related: objectMap([tenant], 'v1') }, { pods, own: [] });
+  const counted = namespaceGovernance(
+    { parent: base.parent, related: objectMap([tenant], 'v1') },
+    { pods, own: [], parentKinds },
+  );
   t.same(counted, { egress: true, ingress: true, egressBy: ['a-podset'], ingressBy: ['a-podset'] });
-  t.notOk(anotherParentsPolicy({}), 'no metadata: not another parent’s');
-  t.notOk(anotherParentsPolicy({ labels: { toString: 1 }, ownerReferences: [{ toString: 1 }] }), 'hostile: counts');
+  t.notOk(anotherParentsPolicy({}, parentKinds), 'no metadata: not another parent’s');
+  t.notOk(
+    anotherParentsPolicy({ labels: { toString: 1 }, ownerReferences: [{ toString: 1 }] }, parentKinds),
+    'hostile: counts',
+  );
+  const none = namespaceGovernance(
+    { parent: base.parent, related: objectMap([both], 'v1') },
+    { pods, own: [], parentKinds: undefined },
+  );
+  t.same(none.egress, true, 'no kinds served: a PodSet’s policy is no other parent’s, and governs');
 });
 
-t.test('the kinds recognised are the kinds the server serves', async (t) => {
-  const served = operators
-    .filter((d) => d.type === 'composite')
-    .map((d) => `${(d as any).resource.group}/${(d as any).resource.kind}`)
-    .sort();
-  t.same([...METAOPS_PARENT_KINDS].sort(), served);
+/** A server built from `registry`; its PodSet sync's answer to `req`. */
+async function servedSync(registry: HookDefinition[], req: CompositeSyncRequest): Promise<any> {
+  const app = buildApp({
+    operators: registry,
+    allowUnauthenticated: true,
+    services: { now: () => FIXED_NOW },
+    env: { TOY_LANGUAGE: 'nb' },
+  });
+  try {
+    const res = await app.inject({ method: 'POST', url: '/hooks/podset/sync', payload: req as object });
+    return res.json();
+  } finally {
+    await app.close();
+  }
+}
+
+/** A policy of PodSet a's shape, controlled by a parent of `groupKind` (`<group>/<kind>`). */
+function policyOf(namespace: string, groupKind: string): KubeObject {
+  const slash = groupKind.indexOf('/');
+  const owner = {
+    apiVersion: `${groupKind.slice(0, slash)}/v1`,
+    kind: groupKind.slice(slash + 1),
+    name: 'o',
+    uid: 'u',
+  };
+  return policyOfA(namespace, { ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }] });
+}
+
+t.test("a policy of any kind the server's registry serves is another parent's, an added operator's too", async (t) => {
+  const base = request('podset', { size: 1, image: 'busybox:1.36', command: ['sleep', '3600'] });
+  const ns = base.parent.metadata.namespace!;
+  const registry = [...operators, greeting];
+  const kinds = parentKindsOf(registry);
+  t.ok(kinds.includes('toy.metaops.dev/Greeting'), `the toy operator's kind is served: ${kinds.join(', ')}`);
+  t.ok(kinds.length >= 8, 'every composite kind of the registry');
+  const alone = policies(await servedSync(registry, base));
+  t.equal(alone.length, 1, 'a namespace without policies: its own policy');
+  for (const kind of kinds) {
+    const res = await servedSync(registry, withRelated(base, [policyOf(ns, kind)]));
+    t.same(policies(res), alone, `a policy controlled by a ${kind}: another parent's, its own policy all the same`);
+  }
+  // The same toy kind, on a server whose registry does not hold it: a policy the namespace's, which governs.
+  const without = await servedSync(operators, withRelated(base, [policyOf(ns, 'toy.metaops.dev/Greeting')]));
+  t.same(policies(without), [], "a kind the server does not serve: the namespace's policy, no policy over it");
+  const other = await servedSync(registry, withRelated(base, [policyOf(ns, 'example.com/Other')]));
+  t.same(policies(other), [], "a kind no registry holds: the namespace's policy");
 });

@@ -176,7 +176,10 @@ t.test('hostile NetworkPolicy objects are read by type and bounded, never a fail
   t.same(policies(res), [], 'past the bound on policies: doubt, no egress added');
   t.ok(Date.now() - started < 2000, 'answered at once');
   t.same(
-    namespaceGovernance({ parent: base.parent, related: { [NP]: 'x' } as any }, { pods: [{}], own: [] }).egress,
+    namespaceGovernance(
+      { parent: base.parent, related: { [NP]: 'x' } as any },
+      { pods: [{}], own: [], parentKinds: [] },
+    ).egress,
     true,
     'a map of another type: doubt',
   );
@@ -210,12 +213,18 @@ t.test("the parent's own policy does not count", async (t) => {
   const name = `${base.parent.metadata.name}-podset`;
   const ours = (podsetSync(base, FIXED_NOW) as any).children.find((c: any) => c.kind === 'NetworkPolicy');
   const pods = [ours.spec.podSelector.matchLabels];
-  t.same(namespaceGovernance({ parent: base.parent, related: objectMap([ours], 'v1') }, { pods, own: [name] }), {
-    egress: false,
-    ingress: false,
-    egressBy: [],
-    ingressBy: [],
-  });
+  t.same(
+    namespaceGovernance(
+      { parent: base.parent, related: objectMap([ours], 'v1') },
+      { pods, own: [name], parentKinds: [] },
+    ),
+    {
+      egress: false,
+      ingress: false,
+      egressBy: [],
+      ingressBy: [],
+    },
+  );
   // Observed as its child, and among the namespace's policies: still answered.
   const res = podsetSync(withRelated({ ...base, children: objectMap([ours]) }, [ours]), FIXED_NOW) as any;
   t.equal(policies(res).length, 1, 'its own policy observed: answered as before');

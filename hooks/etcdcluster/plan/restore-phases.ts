@@ -73,6 +73,7 @@ export function decideRestore(
   return (
     firstDecision(v, [
       replacingNow,
+      recordRefused,
       startRestoredMembers,
       restoreDeletedAfterDrop,
       restoredLostBeforeServing,
@@ -204,6 +205,29 @@ function replacingNow(v: RestoreView): Decision | undefined {
     replacing,
     `EtcdRestore ${replacing.name}: replacing the cluster with the snapshot ${path}`,
   );
+}
+
+/**
+ * The restored members are to be made (the old members gone; or restored ones lost before they served, to start
+ * again) and the restore's record of what its check started, which they are made from, is one the spec's checks
+ * refuse (obs.checkedRefused, spec-checks.ts checkedRecordProblem: whoever may write the status could have written
+ * it). Doubt: nothing is made from it, and nothing else either: the check pod that knew what it ran is gone, and the
+ * spec as it is now is not what the check ran. The restore ends failed with the field named (RestoreFailed, a
+ * Warning Event): nothing is bootstrapped over the cluster (failedRestoreLeftNone), and a new EtcdRestore, checked
+ * again, restores it. Only once nothing of the cluster runs (no pod observed, none going): it drops nothing that was
+ * not already dropped; a record changed under running members is not read, so nothing is done on it.
+ */
+function recordRefused(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  if (!obs.checkedRefused || (before?.phase !== 'Replacing' && before?.phase !== 'Restoring')) return undefined;
+  if (obs.pods.length > 0 || obs.terminating.length > 0) return undefined;
+  // (The record refused is not kept: a failed restore makes nothing.)
+  const { checked: _refused, ...failed } = before;
+  return restoreFailed(v.lastIndex, {
+    ...failed,
+    phase: 'Failed',
+    reason: sanitize(`no member made from a record the spec's checks refuse: ${obs.checkedRefused}`, 200),
+  });
 }
 
 /** Replacing: once the old members went, the restored members start from the checked snapshot (Restoring). */

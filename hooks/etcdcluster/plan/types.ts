@@ -55,6 +55,12 @@ export interface Observation {
    */
   operatorImage?: string;
   /**
+   * What the spec's checks refuse of the restore's record of what its check started (status.restore.checked,
+   * spec-checks.ts checkedRecordProblem), the record's field named: no restored member is made from it
+   * (plan/restore-phases.ts recordRefused). Absent: no record, or one they accept.
+   */
+  checkedRefused?: string;
+  /**
    * Why no new member claim can be made (their named StorageClass not seen: lib/storage-class.ts claimClassUnseen):
    * a restore whose snapshot passed its check waits there, its running members kept (restore-check.ts afterCheck).
    */
