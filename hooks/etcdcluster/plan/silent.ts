@@ -41,6 +41,7 @@ import { initialCluster } from './member-pods.js';
 import {
   CANNOT_START,
   cannotStart as podCannotStart,
+  etcdNeverRan,
   madeFromOtherSpec,
   remadeForSpec,
   restoreReplacing,
@@ -293,10 +294,10 @@ function startOutcome(
   const { obs } = v;
   const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
   const imageChanged = obs.pods.some((p) => !atImage(memberImage(p), v.targetImage));
-  // A member pod that cannot start (its etcd or an init step waits: CreateContainerConfigError for a Secret its
-  // etcdEnv names, an image, a crash loop) on the spec.pod it was made from, changed since (plan/respec.ts): a pod is
-  // never changed in place, so the fix reaches it only in a new start (no member answered: nothing was stored). The
-  // new start's pods carry the spec's fingerprint: once per change of spec.pod.
+  // A member pod whose etcd never ran because it cannot start (its etcd or an init step waits:
+  // CreateContainerConfigError for a Secret its etcdEnv names, an image) on the spec.pod it was made from, changed
+  // since (plan/respec.ts): a pod is never changed in place, so the fix reaches it only in a new start (no member
+  // answered, it stored nothing). The new start's pods carry the spec's fingerprint: once per change of spec.pod.
   const podChanged = respecced(v).length > 0;
   // The spec changed since the failed starts recorded (or a retry was asked for): their count is not this spec's.
   const specChanged =
@@ -320,12 +321,12 @@ function startOutcome(
 
 /**
  * The bootstrap's member pods (by name) that cannot start (plan/respec.ts cannotStart: their etcd or an init step waits:
- * CreateContainerConfigError for a Secret their etcdEnv names, an image, a crash loop) on the spec.pod they were made
- * from, changed since.
+ * CreateContainerConfigError for a Secret their etcdEnv names, an image) on the spec.pod they were made from, changed
+ * since, and whose etcd never ran (it stored nothing; one whose etcd exits is the failed start's rules').
  */
 function respecced(v: View): string[] {
   return v.obs.pods
-    .filter((p) => podCannotStart(p) && madeFromOtherSpec(p, v.spec))
+    .filter((p) => podCannotStart(p) && etcdNeverRan(p) && madeFromOtherSpec(p, v.spec))
     .map((p) => textOf(p.metadata.name, ''))
     .sort();
 }
