@@ -390,6 +390,13 @@ export const EtcdClusterStatus = Type.Object(
           member: Type.String(),
           reason: Type.String({ maxLength: 200 }),
           since: Type.String(),
+          podSpec: Type.Optional(
+            Type.String({
+              maxLength: 64,
+              description:
+                'The fingerprint of spec.pod when it failed: held as long as spec.pod is the same (a change tries again).',
+            }),
+          ),
         },
         { description: 'An upgrade that failed on a member: halted, every member on `from` (issue 30.4).' },
       ),

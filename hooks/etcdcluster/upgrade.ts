@@ -137,18 +137,33 @@ export interface UpgradeFailure {
   member: string;
   reason: string;
   since: string;
+  /**
+   * The fingerprint of the spec.pod of the moment it failed (members.ts podSpecFingerprint): the hold is bound to it
+   * too (a memory limit the version needs, raised, tries again). A record without it holds whatever spec.pod says.
+   */
+  podSpec?: string;
 }
 
 /**
  * The failed upgrade the status records, when it is for the image the spec still names (`targetImage`; a record
- * from before images were recorded: for the version the spec asks for).
+ * from before images were recorded: for the version the spec asks for) and for the spec.pod it still names (`podSpec`,
+ * its fingerprint; a record without one, or no `podSpec` given: whatever spec.pod says).
  */
-export function recordedFailure(status: unknown, target: string, targetImage: string): UpgradeFailure | undefined {
+export function recordedFailure(
+  status: unknown,
+  target: string,
+  targetImage: string,
+  podSpec?: string,
+): UpgradeFailure | undefined {
   const r = (status as { upgradeFailed?: Partial<UpgradeFailure> } | undefined)?.upgradeFailed;
   if (!r || r.version !== target || (r.image !== undefined && r.image !== targetImage)) return undefined;
   const ok = [r.from, r.member, r.reason].every((v) => typeof v === 'string' && v);
   if (!ok) return undefined;
-  const { fromImage, ...rest } = r as UpgradeFailure;
+  // (Read by type: a fingerprint that is no string is none.)
+  const recordedPod: unknown = r.podSpec;
+  if (typeof recordedPod === 'string' && podSpec !== undefined && recordedPod !== podSpec) return undefined;
+  const { fromImage, podSpec: _pod, ...kept } = r as UpgradeFailure;
+  const rest: UpgradeFailure = typeof recordedPod === 'string' ? { ...kept, podSpec: recordedPod.slice(0, 64) } : kept;
   // A from-image that is not an image of `from` (edited by hand) is not one to run: spec.repository at `from`.
   return fromImage !== undefined && repositoryOf(fromImage, rest.from) !== undefined ? { ...rest, fromImage } : rest;
 }
@@ -520,12 +535,17 @@ export function markedFrom(pods: KubeObject[], target: string): string | undefin
 }
 
 /** The failed upgrade to `targetImage` (at `target`) a member pod records (UPGRADE_FAILED), if any. */
-export function failureOnPods(pods: KubeObject[], target: string, targetImage: string): UpgradeFailure | undefined {
+export function failureOnPods(
+  pods: KubeObject[],
+  target: string,
+  targetImage: string,
+  podSpec?: string,
+): UpgradeFailure | undefined {
   for (const p of pods) {
     const text = p.metadata.annotations?.[UPGRADE_FAILED];
     if (!text || text.length > 2048) continue;
     try {
-      const found = recordedFailure({ upgradeFailed: parseJson(text) as unknown }, target, targetImage);
+      const found = recordedFailure({ upgradeFailed: parseJson(text) as unknown }, target, targetImage, podSpec);
       if (found && VERSION.test(found.from)) return found;
     } catch {
       // Not ours (edited by hand): no record.

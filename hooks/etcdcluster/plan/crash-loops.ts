@@ -7,6 +7,7 @@
 // with storage, a cause in spec.pod fixed there reaches them (plan/respec.ts), without it never (said so).
 import { type ConditionInput, type KubeObject, type ParentObject, previousConditions } from '../../../lib/index.js';
 import { howItFailed } from '../additions.js';
+import { POD_SPEC } from '../members.js';
 import { etcdWaiting, sanitize } from '../pods.js';
 import { available, recovering } from './conditions.js';
 import { UNHEALTHY_REPLACE_SECONDS } from './types.js';
@@ -42,9 +43,12 @@ export function crashLoopVerdict(
   const since = quorumLostSince(parent);
   if (!now || !since || now.getTime() - Date.parse(since) <= UNHEALTHY_REPLACE_SECONDS * 1000) return undefined;
   const how = looping.map((n) => `${n} (${exits(byName.get(n)!)})`).join(', ');
+  const unrecorded = storage
+    ? looping.filter((n) => typeof byName.get(n)!.metadata.annotations?.[POD_SPEC] !== 'string')
+    : [];
   const message =
     `${how} keep exiting: ${looping.length} of ${voters.length} members cannot start, so quorum cannot come back, ` +
-    `lost since ${since} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes). ${wayOut(storage)}`;
+    `lost since ${since} (over ${UNHEALTHY_REPLACE_SECONDS / 60} minutes). ${wayOut(storage)}${byHand(unrecorded)}`;
   return {
     reason: MAJORITY_CRASH_LOOPING,
     conditions: [available(false, MAJORITY_CRASH_LOOPING, message), recovering(false, MAJORITY_CRASH_LOOPING, message)],
@@ -72,6 +76,23 @@ function wayOut(storage: boolean): string {
     `and a change of spec.pod (spec.pod resources, etcdEnv, busyboxImage) never reaches them; ${logs}; a cause ` +
     `outside their pods (the node, the image): fix it and they start again by themselves; else restore from a ` +
     `backup (EtcdRestore)`
+  );
+}
+
+/**
+ * With storage, what reaches the looping member pods made before they recorded the spec.pod they were made from
+ * (POD_SPEC: an earlier metaops): plan/respec.ts never makes them again (what they were made from is not known: their
+ * own fields are not the spec's even when made from it, the API server and admission fill some in), so a fix of
+ * spec.pod reaches them only by hand: their pod deleted, made again on its claim with the spec's, its data kept.
+ */
+function byHand(unrecorded: string[]): string {
+  if (unrecorded.length === 0) return '';
+  const many = unrecorded.length > 1;
+  return (
+    `; ${unrecorded.join(', ')} ${many ? 'were' : 'was'} made before metaops recorded the spec.pod a member pod is ` +
+    `made from (${POD_SPEC}): a fix of spec.pod does not reach ${many ? 'them' : 'it'}; once it is fixed, delete ` +
+    `${many ? 'their pods' : 'its pod'} (kubectl delete pod; the claim stays) and each is made again on its claim ` +
+    `with the spec's, its data kept`
   );
 }
 

@@ -248,13 +248,21 @@ function restartingMembers(a: Answered): Decision | undefined {
   const respec = a.remade.length
     ? `; ${a.remade.join(', ')} could not start on the spec.pod ${a.remade.length > 1 ? 'they were' : 'it was'} made from: made again with the spec's`
     : '';
-  return running(a, [
-    recovering(
-      true,
-      'RestartingMember',
-      `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}${respec}`,
-    ),
-  ]);
+  const restarting = `restarting ${names.join(', ')} as the same member${names.length > 1 ? 's' : ''}${respec}`;
+  // An upgrade under way is still said while a member is made again (with storage the member moved, which could not
+  // start on the spec.pod it was made from, is made again on the last good version: the rollout moves it again).
+  const upgradeToo =
+    upgradeUnderWay(a) || (!a.holdVersion && a.recreated.some((p) => !atImage(memberImage(p), a.targetImage)));
+  if (!upgradeToo) return running(a, [recovering(true, 'RestartingMember', restarting)]);
+  const upgrading = {
+    type: 'Upgrading',
+    status: true,
+    reason: 'WaitingForMember',
+    message: `the upgrade to ${a.targetVersion} is under way: ${restarting}`,
+  };
+  return running(a, [recovering(true, 'RestartingMember', restarting), upgrading], {
+    targetVersion: a.targetVersion,
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   image,
   memberIndex,
   memberName,
+  podSpecFingerprint,
   type RestoreSource,
 } from '../members.js';
 import { memberNamesNotAskedFor } from '../names.js';
@@ -99,11 +100,22 @@ function restoreView(
     ...seen,
     -1,
   );
-  const hold =
-    recordedFailure(parent.status, etcdVersion(spec.version), image(spec)) ??
-    failureOnPods(obs.pods, etcdVersion(spec.version), image(spec));
+  const hold = heldBy(parent, spec, obs);
   const lastGood = hold ? undefined : restoreLastGood(parent, spec, obs);
   return { parent, spec, obs, before, replacing, c, lastIndex, source: checkedSource(before, obs), hold, lastGood };
+}
+
+/**
+ * The failed upgrade that holds the cluster on the version it ran, as the status or the member pods record it: for
+ * the image and the spec.pod the spec names (plan/upgrade-hold.ts).
+ */
+function heldBy(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): UpgradeFailure | undefined {
+  const target = etcdVersion(spec.version);
+  const podSpec = podSpecFingerprint(spec);
+  return (
+    recordedFailure(parent.status, target, image(spec), podSpec) ??
+    failureOnPods(obs.pods, target, image(spec), podSpec)
+  );
 }
 
 /**
@@ -122,8 +134,7 @@ function restoreLastGood(parent: ParentObject, spec: EtcdClusterSpec, obs: Obser
  * failed upgrade holds the cluster on, else at the last good version of an upgrade not soaked, else the spec.
  */
 export function restoredSpec(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): EtcdClusterSpec {
-  const target = etcdVersion(spec.version);
-  const hold = recordedFailure(parent.status, target, image(spec)) ?? failureOnPods(obs.pods, target, image(spec));
+  const hold = heldBy(parent, spec, obs);
   if (hold) return heldSpec(spec, hold);
   const lastGood = restoreLastGood(parent, spec, obs);
   return lastGood ? { ...spec, version: lastGood } : spec;

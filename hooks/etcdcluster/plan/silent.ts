@@ -38,7 +38,14 @@ import { available, majorityLostMessage, recovering, scaling } from './condition
 import { crashLoopVerdict } from './crash-loops.js';
 import { isMemberReport, lostForGood, MAJORITY_LOST, majorityLostOnPods, podsWereCreated } from './evidence.js';
 import { initialCluster } from './member-pods.js';
-import { CANNOT_START, remadeForSpec, restoreReplacing } from './respec.js';
+import {
+  CANNOT_START,
+  cannotStart as podCannotStart,
+  etcdNeverRan,
+  madeFromOtherSpec,
+  remadeForSpec,
+  restoreReplacing,
+} from './respec.js';
 import type { Decision, MemberReport } from './types.js';
 import { atImage } from './versions.js';
 import { firstDecision, type View } from './view.js';
@@ -206,27 +213,37 @@ function restartBootstrap(v: View): Decision | undefined {
   const previous = currentRecord(memory);
   const wait = outcome.endedByNode ? nextStartAt(previous, v.obs.now) : undefined;
   if (wait && previous) return backingOff(v, previous, wait);
-  const message = outcome.endedByNode
-    ? `a member pod of the bootstrap was ended by its node (${endedHow(v.obs.pods)}), not by its etcd: starting the bootstrap again, not counted as a failed start`
-    : 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
-  const counted = !next
-    ? ''
-    : outcome.endedByNode
-      ? ` (${next.ended?.count ?? 0} of ${MAX_ENDED_TEXT} starts in a row ended by their nodes)`
-      : ` (${next.starts} of ${MAX_STARTS_TEXT} starts failed; the last: ${next.reason})`;
+  const said = startedAgainText(v, outcome);
   return {
     ...v.base,
     keepClaims: [],
     pods: [],
     phase: 'Creating',
-    conditions: [
-      available(false, 'Bootstrapping', `${message}${counted}`),
-      scaling(true, 'RestartingBootstrap', `${message}${counted}`),
-    ],
+    conditions: [available(false, 'Bootstrapping', said), scaling(true, 'RestartingBootstrap', said)],
     members: [],
     converging: true,
     ...(next ? { bootstrapFailed: next } : {}),
   };
+}
+
+/**
+ * What a bootstrap started again says: why (ended by a node; members that could not start on the spec.pod they were
+ * made from, changed since; else a member failed or the spec changed), and the starts counted, if any.
+ */
+function startedAgainText(v: View, outcome: { next: BootstrapFailed | undefined; endedByNode?: true }): string {
+  const { next } = outcome;
+  const respec = respecced(v);
+  const message = outcome.endedByNode
+    ? `a member pod of the bootstrap was ended by its node (${endedHow(v.obs.pods)}), not by its etcd: starting the bootstrap again, not counted as a failed start`
+    : respec.length && !next
+      ? `${respec.join(', ')} could not start on the spec.pod ${respec.length > 1 ? 'they were' : 'it was'} made from: starting the bootstrap again with the spec's`
+      : 'a member of the bootstrap failed or the spec changed: starting the bootstrap again';
+  const counted = !next
+    ? ''
+    : outcome.endedByNode
+      ? ` (${next.ended?.count ?? 0} of ${MAX_ENDED_TEXT} starts in a row ended by their nodes)`
+      : ` (${next.starts} of ${MAX_STARTS_TEXT} starts failed; the last: ${next.reason})`;
+  return `${message}${counted}`;
 }
 
 const MAX_STARTS_TEXT = String(MAX_BOOTSTRAP_STARTS);
@@ -277,8 +294,14 @@ function startOutcome(
   const { obs } = v;
   const vanished = obs.pods.length + obs.terminating.length < v.spec.size && podsWereCreated(v.parent);
   const imageChanged = obs.pods.some((p) => !atImage(memberImage(p), v.targetImage));
+  // A member pod whose etcd never ran because it cannot start (its etcd or an init step waits:
+  // CreateContainerConfigError for a Secret its etcdEnv names, an image) on the spec.pod it was made from, changed
+  // since (plan/respec.ts): a pod is never changed in place, so the fix reaches it only in a new start (no member
+  // answered, it stored nothing). The new start's pods carry the spec's fingerprint: once per change of spec.pod.
+  const podChanged = respecced(v).length > 0;
   // The spec changed since the failed starts recorded (or a retry was asked for): their count is not this spec's.
-  const specChanged = imageChanged || (memory.record !== undefined && currentRecord(memory) === undefined);
+  const specChanged =
+    imageChanged || podChanged || (memory.record !== undefined && currentRecord(memory) === undefined);
   // (One exit is given the kubelet's first back-off, as a new member's: bootstrapMemberFailed.) A pod the kubelet
   // evicted for its own limits (its storage: the image's doing) failed as one whose etcd exited (pods.ts etcdExited).
   const exited = obs.pods.some((p) => bootstrapMemberFailed(v, p));
@@ -286,7 +309,7 @@ function startOutcome(
   // never runs again, but the spec did not fail: the start is made again, not counted as failed, but counted apart
   // (withEndedStart: a back-off, and a stop after MAX_ENDED_BOOTSTRAPS in a row).
   const ended = obs.pods.some((p) => endedByNode(p));
-  const failed = vanished || imageChanged || exited || ended;
+  const failed = vanished || imageChanged || podChanged || exited || ended;
   // (Stopped, then the spec changed: a new start at once.)
   if (!failed && !(stopped && specChanged)) return undefined;
   if (specChanged) return { next: undefined };
@@ -294,6 +317,18 @@ function startOutcome(
   if (!vanished && !exited) return { next: withEndedStart(memory, endedHow(obs.pods), now), endedByNode: true };
   const how = howStartFailed(obs.pods, vanished ? 'a member pod was deleted' : 'a member failed');
   return { next: withFailedStart(memory, how, now) };
+}
+
+/**
+ * The bootstrap's member pods (by name) that cannot start (plan/respec.ts cannotStart: their etcd or an init step waits:
+ * CreateContainerConfigError for a Secret their etcdEnv names, an image) on the spec.pod they were made from, changed
+ * since, and whose etcd never ran (it stored nothing; one whose etcd exits is the failed start's rules').
+ */
+function respecced(v: View): string[] {
+  return v.obs.pods
+    .filter((p) => podCannotStart(p) && etcdNeverRan(p) && madeFromOtherSpec(p, v.spec))
+    .map((p) => textOf(p.metadata.name, ''))
+    .sort();
 }
 
 /**

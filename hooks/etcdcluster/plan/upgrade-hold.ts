@@ -3,7 +3,7 @@
 // (upgrade.ts): either holds every member at the version the cluster ran; the membership rules decide with the
 // version held; the upgrade records go on the pods answered.
 import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
-import { clusterOf, etcdVersion, image, memberImage, podOfMember } from '../members.js';
+import { clusterOf, etcdVersion, image, memberImage, podOfMember, podSpecFingerprint } from '../members.js';
 import type { EtcdClusterSpec } from '../schema.js';
 import {
   detectFailure,
@@ -192,9 +192,14 @@ function upgradeFailure(
   },
 ): UpgradeFailure | undefined {
   const target = etcdVersion(spec.version);
-  return (
-    recordedFailure(parent.status, target, image(spec)) ??
-    failureOnPods(obs.pods, target, image(spec)) ??
+  // The hold is bound to the spec.pod it failed on too: a change of it (a memory limit the version needs, raised)
+  // tries again, once per change (a failure seen now records the spec.pod of the moment).
+  const podSpec = podSpecFingerprint(spec);
+  const held =
+    recordedFailure(parent.status, target, image(spec), podSpec) ??
+    failureOnPods(obs.pods, target, image(spec), podSpec);
+  if (held) return held;
+  const seen =
     // Members on the image upgraded to evicted again and again: the version's doing (its storage, its memory).
     evictionFailure(o.evictions, {
       target,
@@ -221,8 +226,8 @@ function upgradeFailure(
           .map(([n]) => n),
         ...obs.pods.filter(isPodReady).map((p) => p.metadata.name!),
       ]),
-    })
-  );
+    });
+  return seen ? { ...seen, podSpec } : undefined;
 }
 
 /**
