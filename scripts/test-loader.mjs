@@ -72,6 +72,11 @@ if (typeof nodeModule.registerHooks !== 'function' || typeof nodeModule.stripTyp
   await import('tsx');
 } else {
   process.setSourceMapsEnabled(true);
+  // V8's compiled code of every module loaded from here on (the test file, tap, lib/, fastify...) kept on disk and
+  // read back by the next process that loads the same source (Node.js's compile cache, checked against the source's
+  // hash; NODE_DISABLE_COMPILE_CACHE=1 turns it off): each of the ~700 test processes and the CLI processes the
+  // fixtures start compiled the same modules again (docs/testing.md "CI time").
+  nodeModule.enableCompileCache?.(join(cache, 'v8'));
   nodeModule.registerHooks({
     resolve(specifier, context, nextResolve) {
       if (
