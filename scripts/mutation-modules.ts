@@ -72,6 +72,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/majority-crash-looping-on-its-pod-spec-recovers-once-the-spec-is-fixed.test.ts',
   'test/etcdcluster/member-pod-spec-made-again-only-when-sound.test.ts',
   'test/etcdcluster/bootstrap-whose-members-etcd-cannot-start-says-why.test.ts',
+  // plan/respec.ts's functions called directly (under a second): what a pod that cannot start is, read by type.
+  'test/etcdcluster/member-pod-that-cannot-start-read-as-its-statuses-say.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -512,6 +514,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/lib/yields-to-only-a-first-owed-something.test.ts',
       // A holder that is the parent replaced (its kind and name, another uid) holds a name only while seen (replacedBy).
       'test/lib/replaced-parent-holds-its-names-only-while-seen.test.ts',
+      // A held parent's Progressing says the hold (heldProgress, heldProgressing, holdText, heldPods), and its progress
+      // deadline is judged on what it makes beside the held names.
+      'test/operators/a-parent-held-before-it-creates-tells-created.test.ts',
+      'test/lib/a-held-parent-judges-its-deadline-on-what-it-makes.test.ts',
     ],
     target: 85,
   },
