@@ -152,6 +152,7 @@ t.test("a pod's etcd never ran only when its status says so exactly", async (t) 
   t.equal(etcdNeverRan(pod({ containerStatuses: [never] })), true, 'no restart, waiting, no last state');
   t.equal(etcdNeverRan(pod({ containerStatuses: [{ name: 'etcd', restartCount: 0 }] })), true, 'no state at all');
   t.equal(etcdNeverRan(pod({ containerStatuses: [waiting('proxy', 'x'), never] })), true, 'etcd found by its name');
+  t.equal(etcdNeverRan(pod({ containerStatuses: [null, never] })), true, 'a null status read as none');
   t.equal(etcdNeverRan(pod({})), false, 'no etcd status: it may have run');
   t.equal(etcdNeverRan(pod({ containerStatuses: [{ ...never, name: 'proxy' }] })), false, "a sidecar's status");
   t.equal(etcdNeverRan(pod({ containerStatuses: [{ ...never, restartCount: 1 }] })), false, 'restarted once');
