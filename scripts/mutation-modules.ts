@@ -518,6 +518,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // deadline is judged on what it makes beside the held names.
       'test/operators/a-parent-held-before-it-creates-tells-created.test.ts',
       'test/lib/a-held-parent-judges-its-deadline-on-what-it-makes.test.ts',
+      // The held members counted are its pods' names only; every held name told, "is" or "are", up to LISTED.
+      'test/lib/held-parent-progress-counts-only-its-held-pods-and-names-every-held-name.test.ts',
     ],
     target: 85,
   },
