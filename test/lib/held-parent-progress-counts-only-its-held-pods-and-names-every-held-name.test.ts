@@ -1,9 +1,12 @@
 // A PodSet held for names another owner holds (lib/ownership.ts heldForTakenNames, independent children) makes its
 // other pods, and its progress deadline is judged on them: the members left out of the count are the held names of
 // its pods only (a held NetworkPolicy name is no member), and Progressing names every held name, up to three, with
-// "is" for one and "are" for more.
+// "is" for one and "are" for more. A Memcached held for its Service name whose pods are not Ready yet says the hold
+// while it waits for them too, not only once past the deadline.
 import t from 'tap';
-import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { memcached } from '../../hooks/memcached/index.js';
+import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import { runPure } from '../../lib/operator.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
 import { podsetSync } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
@@ -78,4 +81,40 @@ t.test('held for three names: each named, none said to be "more"', async (t) => 
   );
   t.match(p.message, /^0 of 1 members are Ready \(NetworkPolicy web-podset, Pod web-pod-1, Pod web-pod-2 are another/);
   t.notMatch(p.message, /and \d+ more/);
+});
+
+t.test('a Memcached held for its Service name says the hold while it waits for its pods to be Ready', async (t) => {
+  const settings = memcached.settings!({ env: {} } as any);
+  const sync = (req: CompositeSyncRequest, now: Date) =>
+    runPure(memcached, 'sync', req, { now, settings }) as CompositeSyncResponse;
+  const other: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'cache-memcached', namespace: 'ns', uid: 'uid-other' },
+    spec: {},
+  };
+  const named = () => {
+    const r = request('memcached', { size: 2 });
+    r.parent.metadata = { ...r.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
+    return r;
+  };
+  const first = sync(named(), at(0));
+  const deployment = first.children.find((c) => c.kind === 'Deployment')!;
+  const observed = asObserved(deployment, { observedGeneration: 1, replicas: 2, readyReplicas: 0, updatedReplicas: 2 });
+  observed.metadata.generation = 1;
+  let status: any;
+  for (const s of [10, 70]) {
+    const r = named();
+    r.children = objectMap([observed]);
+    r.related = objectMap([other]);
+    if (status) r.parent.status = status;
+    const res = sync(r, at(s));
+    status = res.status;
+  }
+  const p = (status.conditions as any[]).find((c) => c.type === 'Progressing');
+  t.match(p, { status: 'True', reason: 'WaitingForReady' });
+  t.match(
+    p.message,
+    /^0\/2 ready \(Service cache-memcached is another owner's, not made nor counted; Ready says whose\)$/,
+  );
 });
