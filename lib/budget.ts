@@ -196,7 +196,8 @@ export function answerSizeProblem(
   try {
     // A list of children is written a child at a time and counted as JSON writes the list (`[`, commas, `]`, `null`
     // for what JSON writes so), each child's text handed on (`measured`) for lastAppliedProblem. perf:
-    // docs/performance.md: an answer of 100 pods was written whole here and each pod again there (~67 KB twice).
+    // docs/performance.md: an answer of 100 pods was written whole here and each pod again there (~67 KB twice):
+    // 117 -> 70 us for both checks on the 100-pod PodSet answer, in process.
     if (Array.isArray(children)) {
       texts = children.map((child: unknown) => JSON.stringify(child) ?? 'null');
       bytes = Math.max(1, texts.length) + 1;
