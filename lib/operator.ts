@@ -652,14 +652,18 @@ function withinAnswerBudget(
   { now, ctx, keep }: { now: Date; ctx: Pick<CallContext<unknown, unknown>, 'log'>; keep: Keep },
 ): CompositeSyncResponse {
   let bytes = 0;
-  const problem = answerSizeProblem(kind, response.children, budget?.maxBytes, (b) => (bytes = b));
+  let texts: readonly string[] | undefined;
+  const problem = answerSizeProblem(kind, response.children, budget?.maxBytes, (b, t) => {
+    bytes = b;
+    texts = t;
+  });
   if (problem) {
     ctx.log.warn({ reason: 'AnswerTooLarge' }, problem);
     return keep(held(request, response, now, 'AnswerTooLarge', problem));
   }
   // A child whose annotations, with Metacontroller's last-applied copy of it, the API server refuses: nothing that
   // depends on it is made, the status says which (lib/budget.ts lastAppliedProblem).
-  const copy = lastAppliedProblem(response.children, bytes);
+  const copy = lastAppliedProblem(response.children, bytes, texts);
   if (!copy) return response;
   ctx.log.warn({ reason: 'ChildTooLarge' }, copy);
   return keep(held(request, response, now, 'ChildTooLarge', copy));
