@@ -47,3 +47,42 @@ for (const killed of [['e-1'], ['e-1', 'e-2']])
     }
     t.same(loop.etcd.calls, [], 'no membership change');
   });
+
+// A single-node cluster rebooted: every member pod's sandbox is made again, and its check-dns step fails until the
+// cluster DNS is back (CoreDNS restarts on the same node), the kubelet backing it off (CrashLoopBackOff). The same
+// rule deletes all three members at once to make them again on the edited spec.pod.
+t.test('storage, spec.pod edited since, every member waiting for DNS after a node reboot', async (t) => {
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
+  loop.spec = {
+    ...loop.spec,
+    pod: { persistentVolumeClaimSpec: PVC, nodeSelector: { pool: 'etcd-large' } },
+  };
+  for (let i = 0; i < 3; i++) {
+    loop.now = new Date(FIXED_NOW.getTime() + i * 10_000);
+    await loop.step();
+  }
+  const members = ['e-0', 'e-1', 'e-2'];
+  loop.etcd.listError = new Error('etcdserver: request timed out');
+  for (const p of members) {
+    loop.etcd.up.delete(p);
+    loop.podStatus.set(p, {
+      phase: 'Pending',
+      initContainerStatuses: [
+        {
+          name: 'check-dns',
+          restartCount: 1,
+          state: { waiting: { reason: 'CrashLoopBackOff' } },
+          lastState: { terminated: { exitCode: 1, reason: 'Error' } },
+        },
+      ],
+      containerStatuses: [{ name: 'etcd', restartCount: 3, state: { waiting: { reason: 'PodInitializing' } } }],
+    });
+  }
+  for (let i = 3; i < 6; i++) {
+    loop.now = new Date(FIXED_NOW.getTime() + i * 10_000);
+    await loop.step();
+    t.same(loop.pods(), members, `sync ${i - 2}: every member kept, waiting for DNS on its node`);
+    for (const p of members)
+      t.notOk(podSpec(loop, p)?.nodeSelector, `sync ${i - 2}: ${p} is not made again on the edited spec.pod`);
+  }
+});
