@@ -12,6 +12,7 @@
 import t from 'tap';
 import { OOM_KILLED, PVC, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { cannotStart, FAILED_START_MS, FAILED_STARTS } from '../../hooks/etcdcluster/plan/respec.js';
 
 const podSpec = (loop: any, name: string) =>
   loop.children.find((c: any) => c.kind === 'Pod' && c.metadata.name === name)?.spec;
@@ -86,3 +87,58 @@ t.test('storage, spec.pod edited since, every member waiting for DNS after a nod
       t.notOk(podSpec(loop, p)?.nodeSelector, `sync ${i - 2}: ${p} is not made again on the edited spec.pod`);
   }
 });
+
+// The rule itself: what a pod shows before it is read as one that cannot start on its spec.pod.
+t.test(
+  'cannotStart: image and config errors at once, a crash loop only after several short failed starts',
+  async (t) => {
+    const pod = (status: Record<string, unknown>) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'e-1' },
+      status,
+    });
+    const etcd = (s: Record<string, unknown>) => pod({ phase: 'Running', containerStatuses: [{ name: 'etcd', ...s }] });
+    const loop = (restartCount: number, lastState?: Record<string, unknown>) =>
+      etcd({ restartCount, state: { waiting: { reason: 'CrashLoopBackOff' } }, ...(lastState ? { lastState } : {}) });
+    const run = (seconds: number) => ({
+      terminated: {
+        exitCode: 137,
+        startedAt: '2026-01-01T00:00:00Z',
+        finishedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, seconds)).toISOString(),
+      },
+    });
+    t.ok(cannotStart(etcd({ restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff' } } })), 'an image error');
+    t.ok(
+      cannotStart(etcd({ restartCount: 0, state: { waiting: { reason: 'CreateContainerConfigError' } } })),
+      'a config error',
+    );
+    t.notOk(cannotStart(loop(1)), 'killed once: the kubelet restarts it');
+    t.notOk(cannotStart(loop(FAILED_STARTS - 1)), `${FAILED_STARTS - 1} failed starts: not yet`);
+    t.ok(cannotStart(loop(FAILED_STARTS)), `${FAILED_STARTS} failed starts, no run known`);
+    t.ok(cannotStart(loop(6, run(2))), 'six starts, the last of two seconds (OOMKilled at start)');
+    t.notOk(
+      cannotStart(loop(6, run(FAILED_START_MS / 1000))),
+      'the last run served a minute: killed, not failing to start',
+    );
+    t.notOk(cannotStart(loop(6, run(3600))), 'the last run served an hour');
+    const init = (etcdStatus: Record<string, unknown>, restartCount: number) =>
+      pod({
+        phase: 'Pending',
+        initContainerStatuses: [
+          { name: 'check-dns', restartCount, state: { waiting: { reason: 'CrashLoopBackOff' } } },
+        ],
+        containerStatuses: [{ name: 'etcd', ...etcdStatus }],
+      });
+    const initializing = { state: { waiting: { reason: 'PodInitializing' } } };
+    t.ok(
+      cannotStart(init({ restartCount: 0, ...initializing }, 5)),
+      'an init step failing in a pod whose etcd never ran',
+    );
+    t.notOk(cannotStart(init({ restartCount: 0, ...initializing }, 1)), 'an init step failed once');
+    t.notOk(
+      cannotStart(init({ restartCount: 3, ...initializing }, 9)),
+      'an init step failing after its etcd ran in the pod (DNS after a node reboot): its node, not its spec',
+    );
+  },
+);
