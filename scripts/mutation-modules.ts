@@ -595,6 +595,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdbackup/lineage.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',
       'test/etcdbackup/oneoff-same-path-race.test.ts',
+      // A one-off's record bound to its cluster (takenOnce sameSource; the command's alreadyTaken by cluster ID).
+      'test/etcdbackup/oneoff-backup-retargeted-to-another-cluster-claims-no-snapshot-of-it.test.ts',
       // A snapshot stream cut short (no sha256 trailer, an error, a reset): nothing written, nothing pruned.
       'test/etcdbackup/snapshot-cut-short-not-written-nor-pruned-over.test.ts',
       'test/etcdbackup/snapshot-stream-failure-named-in-reason.test.ts',
@@ -617,6 +619,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdbackup/backup-result-read-by-type.test.ts',
       // A one-off's record of another destination (bucket, store) dropped whole (takenOnce).
       'test/etcdbackup/oneoff-other-bucket-is-new-snapshot.test.ts',
+      // A one-off's record bound to its cluster (takenOnce sameSource; the command's alreadyTaken by cluster ID).
+      'test/etcdbackup/oneoff-backup-retargeted-to-another-cluster-claims-no-snapshot-of-it.test.ts',
     ],
     target: 85,
   },
