@@ -77,6 +77,7 @@ import {
   withMemberLabels,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
+import { disarmStrangers, disarmedEvent } from './alarms.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
 import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { checkPodName, recordedSource } from './restore.js';
@@ -593,6 +594,10 @@ async function dialled(
   const { parent, now, settings, log } = hook;
   const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
   withContext(obs, request, spec, settings, now);
+  // Alarms kept under member IDs no member has (a snapshot restored that was taken under NOSPACE): disarmed, said.
+  const alarms = await disarmStrangers(c, obs, etcd);
+  if (alarms?.disarmed.length) hook.event(disarmedEvent(alarms));
+  if (alarms?.error) log.warn({ error: alarms.error }, 'disarming the alarms of non-members failed');
   const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
   if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);
