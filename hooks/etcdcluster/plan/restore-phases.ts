@@ -269,13 +269,33 @@ function restoreDeletedAfterDrop(v: RestoreView): Decision | undefined {
   });
 }
 
+/**
+ * How many restored members the restore made: the members its `restore-snapshot` step names in its initial cluster
+ * (every restored pod names the whole run), not spec.size, which may have been raised or lowered since (the scale
+ * follows the restore). `size` when no observed pod says (observed data: read by type, bounded).
+ */
+export function restoredRun(pods: readonly KubeObject[], size: number): number {
+  for (const pod of pods.slice(0, 64)) {
+    const inits = (pod['spec'] as { initContainers?: unknown } | undefined)?.initContainers;
+    const step = Array.isArray(inits)
+      ? (inits.slice(0, 16) as Array<{ name?: unknown; command?: unknown } | null>).find(
+          (c) => c?.name === 'restore-snapshot',
+        )
+      : undefined;
+    const command = Array.isArray(step?.command) ? (step.command.slice(0, 64) as unknown[]) : [];
+    const arg = command.find((a): a is string => typeof a === 'string' && a.startsWith('--initial-cluster='));
+    if (arg) return arg.slice('--initial-cluster='.length).split(',').length;
+  }
+  return size;
+}
+
 /** Some restored members vanished before any served: they hold only the snapshot; all start again from it. */
 function restoredLostBeforeServing(v: RestoreView): Decision | undefined {
   const { before, obs } = v;
   if (
     before?.phase !== 'Restoring' ||
     obs.pods.length === 0 ||
-    obs.pods.length + obs.terminating.length >= v.spec.size ||
+    obs.pods.length + obs.terminating.length >= restoredRun(obs.pods, v.spec.size) ||
     !podsWereCreated(v.parent) ||
     obs.etcd ||
     obs.pods.some(isPodReady) ||

@@ -9,6 +9,7 @@
 import t from 'tap';
 import { restoreStarted, restoredServe, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
+import { restoredRun } from '../../hooks/etcdcluster/plan/restore-phases.js';
 
 t.test('spec.size raised while restored members start: they are kept, no restore started again', async (t) => {
   const loop = await running({ size: 3 });
@@ -33,4 +34,45 @@ t.test('spec.size raised while restored members start: they are kept, no restore
     ['e-3', 'e-4', 'e-5'].every((p) => loop.pods().includes(p)),
     'the restored three serve; growth follows',
   );
+  for (let i = 6; i < 16; i++) {
+    loop.now = new Date(FIXED_NOW.getTime() + (i + 1) * 30_000);
+    await loop.step();
+    for (const p of loop.pods()) loop.etcd.up.add(p);
+  }
+  t.same(
+    loop.etcd.calls.filter((c) => c.startsWith('add')),
+    ['add e-6', 'add e-7'],
+    'then the cluster grows to 5, one member at a time',
+  );
+});
+
+// The rule still tells a restored member lost from one not made: with spec.size raised, one of the three restored
+// members vanished before any served (they hold only the snapshot): the restore starts again.
+t.test('spec.size raised while restoring, a restored member lost: the restore starts again', async (t) => {
+  const loop = await running({ size: 3 });
+  await restoreStarted(loop);
+  loop.spec = { ...loop.spec, size: 5 };
+  loop.now = new Date(FIXED_NOW.getTime() + 30_000);
+  await loop.step();
+  t.same(loop.pods(), ['e-3', 'e-4', 'e-5'], 'kept while all are there');
+  loop.lose('e-4');
+  loop.now = new Date(FIXED_NOW.getTime() + 60_000);
+  await loop.step();
+  const recovering = loop.s().conditions.find((c: any) => c.type === 'Recovering');
+  t.match(recovering?.message, /lost before they served/, 'the loss is said');
+  t.notOk(loop.pods().includes('e-3'), 'the restore starts again from the snapshot');
+});
+
+t.test('restoredRun: the members a restored pod names, else spec.size', async (t) => {
+  const pod = (command: unknown) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'e-3' },
+    spec: { initContainers: [{ name: 'fetch-snapshot' }, { name: 'restore-snapshot', command }] },
+  });
+  t.equal(restoredRun([pod(['etcdutl', '--initial-cluster=e-3=http://a,e-4=http://b,e-5=http://c'])], 5), 3);
+  t.equal(restoredRun([pod(['etcdutl', '--initial-cluster=e-3=http://a'])], 5), 1);
+  t.equal(restoredRun([pod('not a list')], 5), 5, 'a command of another type: spec.size');
+  t.equal(restoredRun([{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'e-3' } }], 4), 4, 'no step: spec.size');
+  t.equal(restoredRun([], 3), 3);
 });
