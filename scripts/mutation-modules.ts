@@ -49,6 +49,9 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/member-killed-once-after-spec-pod-edit-restarts-in-place.test.ts',
   // A size raised while restored members start is a scale after the restore (plan/restore-phases.ts restoredRun).
   'test/etcdcluster/restore-scaled-up-while-restoring-keeps-its-members.test.ts',
+  // A restore past its deadline keeps members whose etcd runs; spec.paused holds a restore (plan/restore-phases.ts).
+  'test/etcdcluster/restore-past-deadline-keeps-members-whose-etcd-runs.test.ts',
+  'test/etcdcluster/restore-paused-while-restoring-waits.test.ts',
   // QuorumLost tells members lost for good apart; a new member's first pod is no restart (plan/members.ts).
   'test/etcdcluster/quorum-lost-says-no-storage-member-deleted-never-returns.test.ts',
   'test/etcdcluster/new-member-first-pod-on-its-claim-is-a-scale-up-not-a-restart.test.ts',

@@ -4,7 +4,7 @@
 // members lost before they served (all start again); a restore step that failed or is overdue (Failed); a failed
 // restore whose record was lost with the status, or that left no member (nothing bootstrapped over it). A restore
 // record in status follows the cluster: Restored once the restored members serve.
-import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
+import { isPodReady, keepObserved, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import {
   type Cluster,
@@ -73,6 +73,7 @@ export function decideRestore(
   return (
     firstDecision(v, [
       replacingNow,
+      pausedWhileReplacing,
       startRestoredMembers,
       restoreDeletedAfterDrop,
       restoredLostBeforeServing,
@@ -190,6 +191,29 @@ function madeSpec(v: RestoreView): EtcdClusterSpec {
   const made = v.hold ? heldSpec(spec, v.hold) : v.lastGood ? { ...spec, version: v.lastGood } : spec;
   // As its check started them (the restore's record, restore.ts madeAsChecked): an edit since reaches later pods.
   return v.before?.checked ? madeAsChecked(made, v.before.checked) : made;
+}
+
+/**
+ * spec.paused while a restore replaces the members (Replacing, Restoring): the pods as they are, none made, dropped or
+ * made again (a restored member lost is not answered by starting the restore again), and the deadline waits: once
+ * unpaused, the restore goes on from where it is, its deadline counted afresh from then. (A restore's check does not
+ * start while paused: restore-check.ts.)
+ */
+function pausedWhileReplacing(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  if (!v.spec.paused || (before?.phase !== 'Replacing' && before?.phase !== 'Restoring')) return undefined;
+  const message = `spec.paused is true: EtcdRestore ${before.name} (${before.phase}) waits, no member pod made or dropped`;
+  const d = restoring(
+    v,
+    obs.pods.map(keepObserved),
+    v.lastIndex,
+    // Its deadline counts from the end of the pause (`since` moves on while paused).
+    { ...before, ...(obs.now && before.phase === 'Restoring' ? { since: rfc3339(obs.now) } : {}) },
+    message,
+  );
+  d.conditions.push({ type: 'Paused', status: true, reason: 'SpecPaused', message });
+  d.converging = false;
+  return d;
 }
 
 /** The check just passed: the old members are dropped. */
@@ -423,8 +447,31 @@ function restoreStepFailed(v: RestoreView): Decision | undefined {
   if (failed && !serving)
     return restoreFailed(v.lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   const overdue = !serving ? restoreOverdue(before, obs.pods, obs.now) : undefined;
-  if (overdue) return restoreFailed(v.lastIndex, { ...before, phase: 'Failed', reason: overdue });
-  return undefined;
+  if (!overdue) return undefined;
+  // A restored member whose etcd runs holds the restored data and may yet serve once its peers start (their pods
+  // stuck on an image, a node): the restored members are kept, never deleted for time; the restore ends failed all
+  // the same, saying so, and the members are the cluster's if they serve (a new EtcdRestore replaces them).
+  const runs = obs.pods.filter(etcdRuns).map((p) => p.metadata.name!);
+  const ended = restoreFailed(v.lastIndex, {
+    ...before,
+    phase: 'Failed',
+    reason: runs.length
+      ? sanitize(`${overdue}; the restored members are kept (etcd runs in ${runs.join(', ')})`, 300)
+      : overdue,
+  });
+  if (runs.length === 0) return ended;
+  const kept = obs.pods.map(keepObserved);
+  return { ...ended, pods: kept, fallbackPods: kept };
+}
+
+/** Whether the pod's etcd container runs (observed data, read by type). */
+function etcdRuns(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  return (
+    Array.isArray(statuses)
+      ? (statuses.slice(0, 16) as Array<{ name?: unknown; state?: { running?: unknown } } | null>)
+      : []
+  ).some((s) => s?.name === 'etcd' && Boolean(s.state?.running));
 }
 
 /**
