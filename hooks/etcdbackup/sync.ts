@@ -986,15 +986,8 @@ function resultLost(job: KubeObject | undefined, spec: Spec) {
     path !== undefined && ranAt !== undefined && ranAt !== (spec.s3.endpoint ?? '')
       ? `${path} at ${ranAt || "AWS's own endpoint"}`
       : path;
-  const dialled = dialledCluster(job);
-  if (dialled !== undefined && spec.clusterName !== undefined && dialled !== spec.clusterName)
-    // clusterName edited since the Job was made: its snapshot is of another cluster.
-    return {
-      type: 'Ready',
-      status: false as const,
-      reason: 'ResultUnknown',
-      message: `the backup Job ${name} completed${when} for EtcdCluster ${dialled}, not for ${spec.clusterName} (clusterName was edited since; a Job is never changed): no snapshot of ${spec.clusterName} is known. Delete the Job ${name} to take one (a one-off backup never overwrites a snapshot: name another s3.path if the key holds ${dialled}'s)`,
-    };
+  const otherCluster = ranForOtherCluster(job, spec, `the backup Job ${name} completed${when}`);
+  if (otherCluster) return otherCluster;
   if (ran !== undefined && ran !== spec.s3.path)
     // s3.path (or s3.endpoint) edited since the Job was made (a Job is never changed: OnDelete): its run says
     // nothing of this path.
@@ -1009,6 +1002,22 @@ function resultLost(job: KubeObject | undefined, spec: Spec) {
     status: false as const,
     reason: 'ResultUnknown',
     message: `the backup Job ${name} completed${when}, but its result is lost (its pod is gone or says nothing, and the status records none): whether s3://${spec.s3.path} holds this EtcdBackup's snapshot is not known here, so it is not reported as taken. To have it found, delete the Job ${name}: made again, it finds this EtcdBackup's snapshot at the key and writes nothing (a one-off backup never overwrites one; if the key holds none, it takes one then)`,
+  };
+}
+
+/**
+ * The condition of a completed one-off Job made for another EtcdCluster than the one named now (clusterName edited
+ * since: a Job is never changed): its snapshot is of that cluster. Undefined for a Job of this one, or not known.
+ */
+function ranForOtherCluster(job: KubeObject, spec: Spec, completed: string) {
+  const dialled = dialledCluster(job);
+  if (dialled === undefined || spec.clusterName === undefined || dialled === spec.clusterName) return undefined;
+  const name = job.metadata.name ?? '';
+  return {
+    type: 'Ready',
+    status: false as const,
+    reason: 'ResultUnknown',
+    message: `${completed} for EtcdCluster ${dialled}, not for ${spec.clusterName} (clusterName was edited since; a Job is never changed): no snapshot of ${spec.clusterName} is known. Delete the Job ${name} to take one (a one-off backup never overwrites a snapshot: name another s3.path if the key holds ${dialled}'s)`,
   };
 }
 
