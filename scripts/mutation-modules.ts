@@ -45,6 +45,16 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/majority-lost-without-storage.test.ts',
   'test/etcdcluster/restore-new-after-failed.test.ts',
   'test/etcdcluster/restarts.test.ts',
+  // A member killed once is restarted in place, not made again on an edited spec.pod (plan/respec.ts).
+  'test/etcdcluster/member-killed-once-after-spec-pod-edit-restarts-in-place.test.ts',
+  // A size raised while restored members start is a scale after the restore (plan/restore-phases.ts restoredRun).
+  'test/etcdcluster/restore-scaled-up-while-restoring-keeps-its-members.test.ts',
+  // A restore past its deadline keeps members whose etcd runs; spec.paused holds a restore (plan/restore-phases.ts).
+  'test/etcdcluster/restore-past-deadline-keeps-members-whose-etcd-runs.test.ts',
+  'test/etcdcluster/restore-paused-while-restoring-waits.test.ts',
+  // QuorumLost tells members lost for good apart; a new member's first pod is no restart (plan/members.ts).
+  'test/etcdcluster/quorum-lost-says-no-storage-member-deleted-never-returns.test.ts',
+  'test/etcdcluster/new-member-first-pod-on-its-claim-is-a-scale-up-not-a-restart.test.ts',
   'test/etcdcluster/restore-check.test.ts',
   'test/etcdcluster/restore-aws-text.test.ts',
   'test/etcdcluster/restore-source-edited-after-check.test.ts',
@@ -233,6 +243,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/lib/deadlines.test.ts',
       // An answer that is no etcd answer at the HTTP level (1xx, too many pieces): the member's Invalid.
       'test/etcdcommon/member-answer-not-http-refused-as-invalid.test.ts',
+      // etcd's Maintenance Alarm API: alarms read by type, a disarm naming member and kind.
+      'test/etcdcommon/client-alarms-listed-and-disarmed.test.ts',
     ],
     target: 85,
   },
@@ -622,6 +634,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdbackup/lineage.test.ts',
       'test/etcdbackup/etcdbackup.test.ts',
       'test/etcdbackup/oneoff-same-path-race.test.ts',
+      // A one-off's record bound to its cluster (takenOnce sameSource; the command's alreadyTaken by cluster ID).
+      'test/etcdbackup/oneoff-backup-retargeted-to-another-cluster-claims-no-snapshot-of-it.test.ts',
       // A snapshot stream cut short (no sha256 trailer, an error, a reset): nothing written, nothing pruned.
       'test/etcdbackup/snapshot-cut-short-not-written-nor-pruned-over.test.ts',
       'test/etcdbackup/snapshot-stream-failure-named-in-reason.test.ts',
@@ -644,6 +658,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdbackup/backup-result-read-by-type.test.ts',
       // A one-off's record of another destination (bucket, store) dropped whole (takenOnce).
       'test/etcdbackup/oneoff-other-bucket-is-new-snapshot.test.ts',
+      // A one-off's record bound to its cluster (takenOnce sameSource; the command's alreadyTaken by cluster ID).
+      'test/etcdbackup/oneoff-backup-retargeted-to-another-cluster-claims-no-snapshot-of-it.test.ts',
     ],
     target: 85,
   },

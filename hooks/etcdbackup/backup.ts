@@ -984,11 +984,23 @@ function written(t: Target, key: string, size: number, now: Date): BackupResult 
   };
 }
 
+/** Whether a cluster ID (hex) is one etcd gave (not `unknown`). */
+const knownId = (id: string) => /^[0-9a-f]{1,16}$/.test(id);
+
 /**
- * A one-off backup's key holds an object: this EtcdBackup's own is its result (taken already); another's is a
- * failure that says whose it is.
+ * A one-off backup's key holds an object: this EtcdBackup's own of this etcd cluster is its result (taken already);
+ * its own of another cluster (both IDs known), or another's, is a failure that says whose it is.
  */
 function existingOneOff(o: BackupOptions, t: Target, key: string, existing: Record<string, string>): BackupResult {
+  const held = existing[META.cluster];
+  if (o.backup && existing[META.uid] === o.backup.uid && held && knownId(held) && knownId(t.cluster.clusterId))
+    if (held !== t.cluster.clusterId)
+      // Its own snapshot, but of another etcd cluster (clusterName edited, or the cluster recreated under its name):
+      // no snapshot of this one, and none is written over it.
+      return {
+        succeeded: false,
+        reason: `s3://${t.bucket}/${key} holds this EtcdBackup's snapshot of etcd cluster ${held}, not of ${t.cluster.clusterId} (the cluster it names now): a one-off backup never overwrites one (name another s3.path, or delete that object)`,
+      };
   if (o.backup && existing[META.uid] === o.backup.uid) {
     const revision = Number(existing[META.revision]);
     return {

@@ -112,6 +112,18 @@ export const EtcdBackupStatus = Type.Object(
         description: "The S3 endpoint of bucket ('': AWS's own), as the Job was given it.",
       }),
     ),
+    clusterName: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        description: "The EtcdCluster a one-off backup's snapshot at key is of (as its Job dialled it).",
+      }),
+    ),
+    clusterID: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{1,16}$',
+        description: "The etcd cluster ID (hex) of a one-off backup's snapshot at key.",
+      }),
+    ),
     lineage: Type.Optional(
       Type.Object(
         {

@@ -26,11 +26,13 @@ import {
   specParser,
   type SyncHook,
   templateLabelled,
+  isRecord,
 } from '../../lib/index.js';
 import type { JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { PodStatus } from 'kubernetes-types/core/v1.js';
 import { METAOPS_CLI, restoreStateOf, s3Access, type EtcdSettings } from '../etcdcommon/index.js';
 import {
+  BACKUP_CLIENT_PREFIX,
   BACKUP_CLIENT_VALUE,
   backupClientLabel,
   clientService,
@@ -435,6 +437,8 @@ const OUTCOME = [
   'key',
   'bucket',
   'endpoint',
+  'clusterName',
+  'clusterID',
 ] as const;
 
 /** The status fields carried from one sync to the next: the outcome, and what a periodic backup's lineage says. */
@@ -753,14 +757,33 @@ function succeededCondition(spec: Spec, status: Status, note = '') {
  * bucket or endpoint (made before they were kept) runs once more; the CLI then finds its own snapshot there and
  * writes nothing (alreadyTaken). (The region and credentials are the Secret's: they name no other store.)
  */
-function takenOnce(status: Status, spec: Spec): boolean {
+function takenOnce(status: Status, spec: Spec, clusters: KubeObject[]): boolean {
   const at = spec.s3.path.indexOf('/');
   const [bucket, key] = [spec.s3.path.slice(0, at), spec.s3.path.slice(at + 1)];
   if (status['succeeded'] !== true) return false;
-  if (status['key'] === key && status['bucket'] === bucket && status['endpoint'] === (spec.s3.endpoint ?? ''))
+  if (
+    status['key'] === key &&
+    status['bucket'] === bucket &&
+    status['endpoint'] === (spec.s3.endpoint ?? '') &&
+    sameSource(status, spec, clusters)
+  )
     return true;
   for (const k of [...OUTCOME, 'Reason']) delete status[k];
   return false;
+}
+
+/**
+ * Whether the snapshot recorded is of the cluster the spec names (issue 30.3): the EtcdCluster recorded is the one
+ * named (clusterName edited: another cluster), and the etcd cluster ID recorded is the one that EtcdCluster records
+ * now (recreated under its name: another cluster). What is not recorded (a record made before) is not compared.
+ */
+function sameSource(status: Status, spec: Spec, clusters: KubeObject[]): boolean {
+  const name = status['clusterName'];
+  if (typeof name === 'string' && name !== (spec.clusterName ?? '')) return false;
+  const id = status['clusterID'];
+  const cluster = clusters.find((c) => c.metadata.name === spec.clusterName);
+  const now = cluster && recordedId(cluster);
+  return typeof id !== 'string' || now === undefined || now === id;
 }
 
 export function sync(hook: SyncHook<Spec, unknown, EtcdSettings>): CompositeSyncResponse {
@@ -815,14 +838,14 @@ function syncBackup({
   const previous = currentStatus(parent) as Status;
   const { status, job, pods, lastGood } = recordedResults(request, parent, previous);
 
-  if (!periodic && takenOnce(status, spec)) {
+  const clusters = namespaceClusters(request, namespace);
+  if (!periodic && takenOnce(status, spec, clusters)) {
     const note = job ? '' : ' (taken once: the Job is not made again)';
     status['conditions'] = conditionsFor(parent, [succeededCondition(spec, status, note)], now);
     return { status, children: job ? [keepObserved(job)] : [] };
   }
 
   const policy = tenancyOf(settings);
-  const clusters = namespaceClusters(request, namespace);
   const reach = reachable(namespace, spec, clusters, policy);
   if (!reach.ok) {
     const response = waiting(parent, status, reach.why, now);
@@ -894,7 +917,30 @@ function recordedResults(
   let good = lastGood && !lastGood.bucket && fallback ? { ...lastGood, bucket: fallback } : lastGood;
   if (good && good.endpoint === undefined && endpoint !== undefined) good = { ...good, endpoint };
   applyOutcome(status, latest, good, jobFailed);
+  if (lastGood) recordSource(status, lastGood, job);
   return { status, job, pods, lastGood };
+}
+
+/**
+ * The source of the snapshot recorded (issue 30.3): the etcd cluster ID its result names (hex, as etcd gave it), and
+ * the EtcdCluster the Job that took it dialled (the client label of its pod template: a Job is never changed). A
+ * result read while no Job says which cluster it dialled keeps the name recorded for the same key.
+ */
+function recordSource(status: Status, good: BackupResult, job: KubeObject | undefined): void {
+  const id = good.clusterId;
+  if (typeof id === 'string' && /^[0-9a-f]{1,16}$/.test(id)) status['clusterID'] = id;
+  else delete status['clusterID'];
+  const dialled = dialledCluster(job);
+  if (dialled !== undefined) status['clusterName'] = dialled;
+}
+
+/** The one EtcdCluster a backup Job dialled, by the client label of its pod template (undefined: none, or several). */
+function dialledCluster(job: KubeObject | undefined): string | undefined {
+  const labels = (jobTemplate(job) as { metadata?: { labels?: unknown } } | undefined)?.metadata?.labels;
+  const dialled = Object.keys(isRecord(labels) ? labels : {})
+    .filter((k) => k.startsWith(BACKUP_CLIENT_PREFIX))
+    .map((k) => k.slice(BACKUP_CLIENT_PREFIX.length));
+  return dialled.length === 1 ? dialled[0] : undefined;
 }
 
 /**
@@ -940,6 +986,8 @@ function resultLost(job: KubeObject | undefined, spec: Spec) {
     path !== undefined && ranAt !== undefined && ranAt !== (spec.s3.endpoint ?? '')
       ? `${path} at ${ranAt || "AWS's own endpoint"}`
       : path;
+  const otherCluster = ranForOtherCluster(job, spec, `the backup Job ${name} completed${when}`);
+  if (otherCluster) return otherCluster;
   if (ran !== undefined && ran !== spec.s3.path)
     // s3.path (or s3.endpoint) edited since the Job was made (a Job is never changed: OnDelete): its run says
     // nothing of this path.
@@ -954,6 +1002,22 @@ function resultLost(job: KubeObject | undefined, spec: Spec) {
     status: false as const,
     reason: 'ResultUnknown',
     message: `the backup Job ${name} completed${when}, but its result is lost (its pod is gone or says nothing, and the status records none): whether s3://${spec.s3.path} holds this EtcdBackup's snapshot is not known here, so it is not reported as taken. To have it found, delete the Job ${name}: made again, it finds this EtcdBackup's snapshot at the key and writes nothing (a one-off backup never overwrites one; if the key holds none, it takes one then)`,
+  };
+}
+
+/**
+ * The condition of a completed one-off Job made for another EtcdCluster than the one named now (clusterName edited
+ * since: a Job is never changed): its snapshot is of that cluster. Undefined for a Job of this one, or not known.
+ */
+function ranForOtherCluster(job: KubeObject, spec: Spec, completed: string) {
+  const dialled = dialledCluster(job);
+  if (dialled === undefined || spec.clusterName === undefined || dialled === spec.clusterName) return undefined;
+  const name = job.metadata.name ?? '';
+  return {
+    type: 'Ready',
+    status: false as const,
+    reason: 'ResultUnknown',
+    message: `${completed} for EtcdCluster ${dialled}, not for ${spec.clusterName} (clusterName was edited since; a Job is never changed): no snapshot of ${spec.clusterName} is known. Delete the Job ${name} to take one (a one-off backup never overwrites a snapshot: name another s3.path if the key holds ${dialled}'s)`,
   };
 }
 

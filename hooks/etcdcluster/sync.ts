@@ -75,6 +75,7 @@ import {
   withMemberLabels,
 } from './members.js';
 import { memberEvent, podsCreated } from './events.js';
+import { disarmStrangers, disarmedEvent } from './alarms.js';
 import { checkClusterDomain, dialScope, domainsOf, type MemberNamesInput, namedSpec } from './identity.js';
 import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored, type Observed } from './observe.js';
 import { checkPodName, recordedSource } from './restore.js';
@@ -568,16 +569,20 @@ function notSaidDown(d: Decision, foreign: string[]): void {
   d.reason = 'ForeignMember';
 }
 
-/** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
-async function dialled(
+/**
+ * What the sync settles on the observation before it decides: the restore's record of what its check started
+ * (the status's, which whoever may write it can change) checked as the spec is, before any restored member is made
+ * from it; and alarms kept under member IDs no member has (a snapshot restored that was taken under NOSPACE)
+ * disarmed and said.
+ */
+async function beforeDecision(
   hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
-  { request, ignored, tls, spec, c, client, etcd, operatorUnusable }: Prepared,
-): Promise<CompositeSyncResponse> {
-  const { parent, now, settings, log } = hook;
-  const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
-  withContext(obs, request, spec, settings, now);
-  // The restore's record of what its check started is the status's, which whoever may write it can change: checked as
-  // the spec is (as this call's spec passed) before any restored member is made from it.
+  request: Prepared['request'],
+  obs: Observed,
+  c: Prepared['c'],
+  etcd: Prepared['etcd'],
+): Promise<void> {
+  const { parent, settings, log } = hook;
   const restore = (parent.status as { restore?: unknown } | undefined)?.restore;
   const refused = checkedRecordProblem(
     parent,
@@ -587,6 +592,20 @@ async function dialled(
     request,
   );
   if (refused) obs.checkedRefused = refused;
+  const alarms = await disarmStrangers(c, obs, etcd);
+  if (alarms?.disarmed.length) hook.event(disarmedEvent(alarms));
+  if (alarms?.error) log.warn({ error: alarms.error }, 'disarming the alarms of non-members failed');
+}
+
+/** The sync once its room to dial is held: observe, decide, make the one change decided, answer. */
+async function dialled(
+  hook: SyncHook<EtcdClusterSpec, EtcdClients, EtcdClusterSettings>,
+  { request, ignored, tls, spec, c, client, etcd, operatorUnusable }: Prepared,
+): Promise<CompositeSyncResponse> {
+  const { parent, now, settings, log } = hook;
+  const obs = await observe(parent, request, etcd, spec, domainsOf(settings).allowed);
+  withContext(obs, request, spec, settings, now);
+  await beforeDecision(hook, request, obs, c, etcd);
   const unstarted = unstartedTaken(request, c, obs, now, Boolean(spec.pod?.persistentVolumeClaimSpec));
   if (unstarted.length > 0) obs.unstartedTaken = unstarted;
   const decision = decide(withOrdinalFloor(parent, request), spec, obs);

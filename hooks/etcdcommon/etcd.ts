@@ -55,6 +55,15 @@ export interface TlsFiles {
   key?: string;
 }
 
+/** An active etcd alarm: the member ID that raised it and its kind (NOSPACE, CORRUPT). */
+export interface EtcdAlarm {
+  memberId: string;
+  alarm: string;
+}
+
+/** At most this many alarms are read of one answer (one per member and kind: far fewer). */
+export const MAX_LISTED_ALARMS = 64;
+
 /** What a member list answer holds: the members, the cluster version, and the cluster's ID from its header. */
 export interface MemberListAnswer {
   members: EtcdMember[];
@@ -99,6 +108,10 @@ export interface EtcdClient {
   memberPromote(endpoints: string[], id: string): Promise<void>;
   /** Health, version and leader of one member, through its own client URL. */
   health(clientURL: string): Promise<MemberHealth>;
+  /** The cluster's active alarms (etcd's Maintenance Alarm GET), through the first endpoint that answers. */
+  alarms?(endpoints: string[]): Promise<EtcdAlarm[]>;
+  /** Disarms one alarm of one member ID (Maintenance Alarm DEACTIVATE). */
+  alarmDisarm?(endpoints: string[], alarm: EtcdAlarm): Promise<void>;
   /** The same client, every call of which stops when `signal` aborts (clients without one ignore the signal). */
   withSignal?(signal: AbortSignal): EtcdClient;
   /** One sync's view: its signal, the only hosts it dials, its own cap on calls in flight. */
@@ -612,6 +625,29 @@ export class HttpEtcdClient implements EtcdClient {
 
   async memberPromote(endpoints: string[], id: string) {
     await this.first(endpoints, (ep) => this.rpc(ep, '/cluster/member/promote', { ID: id }));
+  }
+
+  async alarms(endpoints: string[]): Promise<EtcdAlarm[]> {
+    return this.any(endpoints, async (ep) => {
+      const body = await this.rpc(ep, '/maintenance/alarm', { action: 'GET' });
+      const listed = Array.isArray(body['alarms']) ? (body['alarms'] as unknown[]).slice(0, MAX_LISTED_ALARMS) : [];
+      // Read by type: an alarm without a member ID, or of a kind not spelled as etcd's (NONE: the enum's 0,
+      // left out of the JSON), is none.
+      return listed.flatMap((raw) => {
+        const a = raw as { memberID?: unknown; alarm?: unknown } | null;
+        const memberId = idOf(a?.memberID);
+        const alarm = a?.alarm;
+        return memberId && typeof alarm === 'string' && /^[A-Z]{1,16}$/.test(alarm) && alarm !== 'NONE'
+          ? [{ memberId, alarm }]
+          : [];
+      });
+    });
+  }
+
+  async alarmDisarm(endpoints: string[], a: EtcdAlarm) {
+    await this.first(endpoints, (ep) =>
+      this.rpc(ep, '/maintenance/alarm', { action: 'DEACTIVATE', memberID: a.memberId, alarm: a.alarm }),
+    );
   }
 
   async health(clientURL: string): Promise<MemberHealth> {

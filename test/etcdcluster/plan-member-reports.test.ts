@@ -44,7 +44,8 @@ t.test('members: ordinals seen in the member list count, an unstarted member rec
         ['e-4'],
         '; 1 of the 5 members asked for missing: tolerating 1 failure where 5 members tolerate 2 failures',
       ),
-      { type: 'Recovering', status: true, reason: 'RestartingMember', message: 'restarting e-3 as the same member' },
+      // (e-3 never started: its pod made is its addition going on, not a restart.)
+      { type: 'Scaling', status: true, reason: 'WaitingForLearner', message: 'waiting for learner e-3 to start' },
     ],
     members: [
       report(0, { leader: true }),

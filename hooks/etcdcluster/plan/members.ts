@@ -144,7 +144,13 @@ function quorumLost(a: Answered): Decision | undefined {
       conditions: loops.conditions,
       converging: false,
     };
-  const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}. No membership change until they return.`;
+  // Members lost for good (without storage, their pod deleted or finished; with it, their claim gone) never return:
+  // said apart, they are replaced once the quorum is back.
+  const returning = quorum.down.filter((p) => !lost.some((l) => l.name === p));
+  const goneText = lost.length
+    ? ` Lost for good: ${lost.map((l) => `${l.name} (${l.how})`).join(', ')}; replaced once the quorum is back.`
+    : '';
+  const message = `${quorum.healthy} of ${quorum.members} members healthy, ${quorum.needed} needed; down: ${quorum.down.join(', ')}.${goneText} No membership change until ${returning.length === quorum.down.length ? 'they return' : returning.length ? `${returning.join(', ')} ${returning.length > 1 ? 'return' : 'returns'}` : 'the quorum is back'}.`;
   // A member whose claim came back without its data waits too: removing it needs a quorum (replaceDataLost).
   const gone = dataLostText(a);
   return {
@@ -240,9 +246,14 @@ function paused(a: Answered): Decision | undefined {
   );
 }
 
-/** Members whose pod is made again (recreated) or dropped to be (finished, with storage): the same members. */
+/**
+ * Members whose pod is made again (recreated) or dropped to be (finished, with storage): the same members. A member
+ * that never started (etcd lists it without a name: an addition, a replacement) whose first pod is made on its claim
+ * restarts nothing: its addition goes on as such (Scaling), said by the rules after.
+ */
 function restartingMembers(a: Answered): Decision | undefined {
-  const names = [...a.recreated.map((p) => p.metadata.name!), ...a.finishedWithStorage];
+  const started = new Set(a.members.filter((m) => m.member.name && m.pod).map((m) => m.pod!));
+  const names = [...a.recreated.map((p) => p.metadata.name!).filter((n) => started.has(n)), ...a.finishedWithStorage];
   if (names.length === 0) return undefined;
   // (Those that could not start on the spec.pod they were made from are made again with the spec's: plan/respec.ts.)
   const respec = a.remade.length

@@ -2,7 +2,9 @@
 // Member pods are never changed in place (sync.ts: a pod keeps what it was made with, but its image), so a memory
 // limit etcd is OOMKilled under at start, an etcdEnv value etcd refuses or a busyboxImage the nodes cannot pull keeps
 // the member down after the user fixed spec.pod, as the status tells. A member pod that runs no etcd because it
-// cannot start (cannotStart: not Ready, its etcd or an init step waiting in a crash loop or for what it cannot have)
+// cannot start (cannotStart: not Ready, its etcd or an init step waiting for what it cannot have, or in a crash loop of
+// several short failed starts; a member killed once, or after serving, and one whose init step fails after its etcd
+// ran in the pod (check-dns after a node reboot) are the kubelet's to restart in place)
 // and that was made from another spec.pod than the spec's (POD_SPEC, the fingerprint recorded on it) is dropped, and
 // the next sync makes it again with the spec of the moment:
 // - with storage, on its claim, as the same member (its data stays on the claim; a member that started proves its
@@ -42,22 +44,51 @@ function statusesOf(pod: KubeObject, field: 'containerStatuses' | 'initContainer
   return Array.isArray(statuses) ? (statuses.slice(0, 16) as Status[]) : [];
 }
 
-/** Whether a container waits for a reason of CANNOT_START. */
-function waitsCannotStart(s: Status): boolean {
+/** Failed starts in a pod before a crash loop reads as "cannot start on its spec" (one kill is the kubelet's). */
+export const FAILED_STARTS = 3;
+
+/** The longest run of etcd that still counts as a failed start: a run longer than this served (it was killed). */
+export const FAILED_START_MS = 60_000;
+
+/** How long the container's last run lasted, by its lastState (undefined when not known). */
+function lastRunMs(s: Status): number | undefined {
+  const t = s?.lastState?.terminated as { startedAt?: unknown; finishedAt?: unknown } | null | undefined;
+  if (typeof t?.startedAt !== 'string' || typeof t.finishedAt !== 'string') return undefined;
+  const ms = Date.parse(t.finishedAt) - Date.parse(t.startedAt);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * Whether a container's wait shows it cannot start on what its pod gives it: an image or config error at once; a
+ * crash loop only after FAILED_STARTS failed starts in this pod, the last of them short (a member killed once, or
+ * killed after serving, is restarted in place by the kubelet: issue 30). An init step's crash loop counts only while
+ * the pod's etcd never ran (`etcdRan`): its init steps passed on this spec once, so what fails now is its node's
+ * (a DNS not back after a reboot), not its spec.
+ */
+function failsToStart(s: Status, etcdRan: boolean): boolean {
   const reason = s?.state?.waiting?.reason;
-  return typeof reason === 'string' && CANNOT_START.has(reason);
+  if (typeof reason !== 'string' || !CANNOT_START.has(reason)) return false;
+  if (reason !== 'CrashLoopBackOff') return true;
+  if (etcdRan) return false;
+  const restarts = s?.restartCount;
+  if (typeof restarts !== 'number' || restarts < FAILED_STARTS) return false;
+  const ran = lastRunMs(s);
+  return ran === undefined || ran < FAILED_START_MS;
 }
 
 /**
  * Whether the pod runs no etcd because it cannot start: not Ready, not finished (a finished pod is the crash rules'),
- * and its etcd container or one of its init steps waits for a reason of CANNOT_START. A pod being created, or whose
- * etcd runs, is not.
+ * and its etcd container or one of its init steps demonstrably fails to start (failsToStart). A pod being created,
+ * whose etcd runs, or whose etcd was killed once and is backed off by the kubelet, is not.
  */
 export function cannotStart(pod: KubeObject): boolean {
   if (isPodReady(pod) || DEAD_PHASES.has(phaseOf(pod))) return false;
   const etcd = statusesOf(pod, 'containerStatuses').find((s) => s?.name === 'etcd');
   if (etcd?.state?.running) return false;
-  return waitsCannotStart(etcd ?? null) || statusesOf(pod, 'initContainerStatuses').some(waitsCannotStart);
+  const etcdRan = !!etcd && !etcdNeverRan(pod);
+  return (
+    failsToStart(etcd ?? null, false) || statusesOf(pod, 'initContainerStatuses').some((s) => failsToStart(s, etcdRan))
+  );
 }
 
 /** Whether the pod's etcd never ran: no restart, no exit, not running (unknown: it ran). */

@@ -4,7 +4,7 @@
 // members lost before they served (all start again); a restore step that failed or is overdue (Failed); a failed
 // restore whose record was lost with the status, or that left no member (nothing bootstrapped over it). A restore
 // record in status follows the cluster: Restored once the restored members serve.
-import { isPodReady, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
+import { isPodReady, keepObserved, type KubeObject, type ParentObject, rfc3339 } from '../../../lib/index.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import {
   type Cluster,
@@ -74,6 +74,7 @@ export function decideRestore(
   return (
     firstDecision(v, [
       replacingNow,
+      pausedWhileReplacing,
       recordRefused,
       startRestoredMembers,
       restoreDeletedAfterDrop,
@@ -204,6 +205,29 @@ function madeSpec(v: RestoreView): EtcdClusterSpec {
   return v.before?.checked ? madeAsChecked(made, v.before.checked) : made;
 }
 
+/**
+ * spec.paused while a restore replaces the members (Replacing, Restoring): the pods as they are, none made, dropped or
+ * made again (a restored member lost is not answered by starting the restore again), and the deadline waits: once
+ * unpaused, the restore goes on from where it is, its deadline counted afresh from then. (A restore's check does not
+ * start while paused: restore-check.ts.)
+ */
+function pausedWhileReplacing(v: RestoreView): Decision | undefined {
+  const { before, obs } = v;
+  if (!v.spec.paused || (before?.phase !== 'Replacing' && before?.phase !== 'Restoring')) return undefined;
+  const message = `spec.paused is true: EtcdRestore ${before.name} (${before.phase}) waits, no member pod made or dropped`;
+  const d = restoring(
+    v,
+    obs.pods.map(keepObserved),
+    v.lastIndex,
+    // Its deadline counts from the end of the pause (`since` moves on while paused).
+    { ...before, ...(obs.now && before.phase === 'Restoring' ? { since: rfc3339(obs.now) } : {}) },
+    message,
+  );
+  d.conditions.push({ type: 'Paused', status: true, reason: 'SpecPaused', message });
+  d.converging = false;
+  return d;
+}
+
 /** The check just passed: the old members are dropped. */
 function replacingNow(v: RestoreView): Decision | undefined {
   const { replacing, obs } = v;
@@ -304,13 +328,33 @@ function restoreDeletedAfterDrop(v: RestoreView): Decision | undefined {
   });
 }
 
+/**
+ * How many restored members the restore made: the members its `restore-snapshot` step names in its initial cluster
+ * (every restored pod names the whole run), not spec.size, which may have been raised or lowered since (the scale
+ * follows the restore). `size` when no observed pod says (observed data: read by type, bounded).
+ */
+export function restoredRun(pods: readonly KubeObject[], size: number): number {
+  for (const pod of pods.slice(0, 64)) {
+    const inits = (pod['spec'] as { initContainers?: unknown } | undefined)?.initContainers;
+    const step = Array.isArray(inits)
+      ? (inits.slice(0, 16) as Array<{ name?: unknown; command?: unknown } | null>).find(
+          (c) => c?.name === 'restore-snapshot',
+        )
+      : undefined;
+    const command = Array.isArray(step?.command) ? (step.command.slice(0, 64) as unknown[]) : [];
+    const arg = command.find((a): a is string => typeof a === 'string' && a.startsWith('--initial-cluster='));
+    if (arg) return arg.slice('--initial-cluster='.length).split(',').length;
+  }
+  return size;
+}
+
 /** Some restored members vanished before any served: they hold only the snapshot; all start again from it. */
 function restoredLostBeforeServing(v: RestoreView): Decision | undefined {
   const { before, obs } = v;
   if (
     before?.phase !== 'Restoring' ||
     obs.pods.length === 0 ||
-    obs.pods.length + obs.terminating.length >= v.spec.size ||
+    obs.pods.length + obs.terminating.length >= restoredRun(obs.pods, v.spec.size) ||
     !podsWereCreated(v.parent) ||
     obs.etcd ||
     obs.pods.some(isPodReady) ||
@@ -438,8 +482,31 @@ function restoreStepFailed(v: RestoreView): Decision | undefined {
   if (failed && !serving)
     return restoreFailed(v.lastIndex, { ...before, phase: 'Failed', reason: initFailure(failed) });
   const overdue = !serving ? restoreOverdue(before, obs.pods, obs.now) : undefined;
-  if (overdue) return restoreFailed(v.lastIndex, { ...before, phase: 'Failed', reason: overdue });
-  return undefined;
+  if (!overdue) return undefined;
+  // A restored member whose etcd runs holds the restored data and may yet serve once its peers start (their pods
+  // stuck on an image, a node): the restored members are kept, never deleted for time; the restore ends failed all
+  // the same, saying so, and the members are the cluster's if they serve (a new EtcdRestore replaces them).
+  const runs = obs.pods.filter(etcdRuns).map((p) => p.metadata.name!);
+  const ended = restoreFailed(v.lastIndex, {
+    ...before,
+    phase: 'Failed',
+    reason: runs.length
+      ? sanitize(`${overdue}; the restored members are kept (etcd runs in ${runs.join(', ')})`, 300)
+      : overdue,
+  });
+  if (runs.length === 0) return ended;
+  const kept = obs.pods.map(keepObserved);
+  return { ...ended, pods: kept, fallbackPods: kept };
+}
+
+/** Whether the pod's etcd container runs (observed data, read by type). */
+function etcdRuns(pod: KubeObject): boolean {
+  const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  return (
+    Array.isArray(statuses)
+      ? (statuses.slice(0, 16) as Array<{ name?: unknown; state?: { running?: unknown } } | null>)
+      : []
+  ).some((s) => s?.name === 'etcd' && Boolean(s.state?.running));
 }
 
 /**
