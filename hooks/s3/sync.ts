@@ -999,7 +999,7 @@ async function refuseOfAnotherAccount(run: SyncRun, err: unknown): Promise<never
   throw new AwsError(
     'BucketAlreadyExists',
     `bucket ${bucket} is owned by another AWS account, not the operator's (S3 refuses it to calls that expect the operator's account as its owner): it is never taken as this resource's, and nothing was made for it`,
-    'GetBucketTagging',
+    (err as AwsError).operation,
   );
 }
 
